@@ -1,0 +1,35 @@
+/*
+ * ls_classify.h — turn a log record's message text into an event.
+ *
+ * Recognises the lock-wait messages of storage/lmgr/proc.c, deadlock
+ * reports of deadlock.c, the errors that matter to lock analysis, statement
+ * and duration lines, connections and disconnections (English messages,
+ * lc_messages = 'C'). See ls_event.h for what each kind carries.
+ */
+#ifndef LS_CLASSIFY_H
+#define LS_CLASSIFY_H
+
+#include "ls_event.h"
+
+typedef struct ls_classifier ls_classifier;
+
+int ls_classifier_new(ls_classifier **out);
+void ls_classifier_free(ls_classifier *c);
+
+/*
+ * Classify `rec` into *ev (ev->rec = rec). Always returns 0 with
+ * ev->kind = LS_EV_OTHER when nothing is recognised, or LS_ENOMEM.
+ * Strings in *ev point into rec or into c's scratch memory and stay valid
+ * until the next call on c.
+ */
+int ls_classify(ls_classifier *c, const ls_record *rec, ls_event *ev);
+
+/*
+ * Parse a lock target as DescribeLockTag() prints it ("transaction 742",
+ * "tuple (0,1) of relation 16384 of database 5", ...). `len` bytes of s.
+ * Returns 0 and fills *out (text included), -1 if unrecognised
+ * (out->kind = LS_TGT_UNKNOWN, text still copied).
+ */
+int ls_parse_lock_target(ls_lock_target *out, const char *s, size_t len);
+
+#endif

@@ -1,0 +1,50 @@
+/*
+ * ls_common.h — error codes, small helpers and the time type shared by
+ * every stage of the pipeline.
+ */
+#ifndef LS_COMMON_H
+#define LS_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LS_VERSION "0.1.0"
+
+/* Return codes: 0 on success, negative on failure (libgit2 style). */
+enum {
+    LS_OK = 0,
+    LS_ERR = -1,       /* generic failure, message already reported */
+    LS_ENOMEM = -2,    /* memory exhaustion: stops the run */
+    LS_EIO = -3,       /* I/O error on an input or output file: stops the run */
+    LS_ESTORE = -4,    /* SQLite error: stops the run */
+    LS_EUSAGE = -5,    /* unusable command-line arguments */
+    LS_EFORMAT = -6    /* input not understood (e.g. prefix cannot be matched) */
+};
+
+/*
+ * Timestamps travel as microseconds since the Unix epoch, UTC.
+ * LS_TS_NONE marks "not known".
+ */
+typedef int64_t ls_ts;
+#define LS_TS_NONE INT64_MIN
+
+/*
+ * Parse a PostgreSQL timestamp as %t / %m / %s / csvlog / jsonlog print it:
+ * "YYYY-MM-DD HH:MM:SS[.fff] ZONE" where ZONE is an abbreviation (UTC, CET,
+ * MSK, ...), a numeric offset ("+03", "-0330", "+05:30") or absent (UTC is
+ * assumed). Returns 0 and sets *out, or -1 when the text is not a timestamp
+ * or the zone is unknown. `len` bytes of `s` are read; no NUL is needed.
+ */
+int ls_ts_parse(ls_ts *out, const char *s, size_t len);
+
+/* Format as "YYYY-MM-DD HH:MM:SS.ffffff" UTC (27 bytes with the NUL). */
+void ls_ts_format(char out[32], ls_ts ts);
+
+/* Allocation helpers that report LS_ENOMEM through a NULL return only. */
+void *ls_malloc(size_t n);
+void *ls_calloc(size_t count, size_t n);
+void *ls_realloc(void *p, size_t n);
+char *ls_strndup(const char *s, size_t n);
+char *ls_strdup(const char *s);
+
+#endif

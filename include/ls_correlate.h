@@ -1,0 +1,23 @@
+/*
+ * ls_correlate.h — correlation: from logged lock-wait messages to wait
+ * episodes linked to their direct and root blockers.
+ *
+ * Runs on a store after ingest (ls_store_index done). Rebuilds the derived
+ * tables (lock_waits, relations) from the raw ones, so it can run again
+ * after more files are ingested.
+ */
+#ifndef LS_CORRELATE_H
+#define LS_CORRELATE_H
+
+#include "ls_store.h"
+
+typedef struct ls_correlate_stats {
+    int64_t waits;          /* wait episodes built */
+    int64_t linked;         /* with a direct blocker */
+    int64_t chained;        /* whose root differs from the direct blocker */
+    int64_t root_by_xid;    /* root session found through the awaited xid */
+} ls_correlate_stats;
+
+int ls_correlate(ls_store *store, ls_correlate_stats *stats);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * ls_ingest.h — drive the pipeline for a list of input paths:
+ * input → framing → format parser → classifier → store.
+ */
+#ifndef LS_INGEST_H
+#define LS_INGEST_H
+
+#include <stdint.h>
+
+#include "ls_store.h"
+
+typedef struct ls_ingest_opts {
+    const char *prefix;  /* log_line_prefix for stderr logs, NULL = default */
+    int progress;        /* print progress on stderr (when it is a terminal) */
+    int max_bad_shown;   /* unparsable lines printed per file (rest counted) */
+} ls_ingest_opts;
+
+typedef struct ls_ingest_totals {
+    uint64_t files, skipped_files, bytes, lines, records, events, bad_lines;
+} ls_ingest_totals;
+
+/*
+ * Ingest every path (files as given; expand directories first with
+ * ls_paths_expand). Bad lines are reported on stderr with file:line and
+ * counted; only I/O, memory and store errors return non-zero.
+ */
+int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *opts,
+                    ls_ingest_totals *totals);
+
+#endif

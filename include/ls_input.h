@@ -1,0 +1,53 @@
+/*
+ * ls_input.h — the first two pipeline stages: reading bytes (plain files,
+ * gzip through zlib, stdin) and framing them into lines.
+ *
+ * Lines are split on '\n' only: a bare '\r' inside a statement is data.
+ * A line longer than LS_LINE_MAX is cut there; the rest of it is skipped
+ * and the line is flagged as truncated. Memory stays bounded by the read
+ * buffer plus the longest line.
+ */
+#ifndef LS_INPUT_H
+#define LS_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LS_LINE_MAX (8u * 1024u * 1024u)
+
+typedef struct ls_input ls_input;
+
+/*
+ * Open `path` ("-" = stdin). gzip data is detected by its magic bytes,
+ * whatever the file is called. Returns LS_EIO with a message in errbuf
+ * when the file cannot be opened.
+ */
+int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen);
+void ls_input_close(ls_input *in);
+
+/*
+ * Next line: sets *line / *len (without the '\n'; valid until the next
+ * call) and *lineno. Returns 1 for a line, 0 at end of input, LS_EIO on a
+ * read or decompression error (message in errbuf). *truncated is set when
+ * the line was longer than LS_LINE_MAX.
+ */
+int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *lineno,
+                       int *truncated, char *errbuf, size_t errlen);
+
+/* Bytes consumed so far from the underlying file (compressed size for gz). */
+uint64_t ls_input_raw_offset(const ls_input *in);
+/* Bytes of decompressed text delivered so far. */
+uint64_t ls_input_text_offset(const ls_input *in);
+/* Total size of the file when known (regular files), else 0. */
+uint64_t ls_input_raw_size(const ls_input *in);
+int ls_input_is_gzip(const ls_input *in);
+
+/*
+ * Expand command-line PATHs into files: a directory gives its log files
+ * (names containing ".log", ".csv", ".json", optionally ".gz") sorted by name.
+ * *out is a NULL-terminated array owned by the caller: ls_paths_free().
+ */
+int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, size_t errlen);
+void ls_paths_free(char **paths);
+
+#endif

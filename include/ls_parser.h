@@ -1,0 +1,43 @@
+/*
+ * ls_parser.h — the interface every log format parser implements.
+ *
+ * Input is framed into lines before it reaches a parser (ls_input.h); the
+ * parser assembles lines into ls_records and passes each to the sink.
+ * Parsers know nothing of SQLite. A line the parser cannot use is reported
+ * to sink->bad() and counted, never fatal.
+ */
+#ifndef LS_PARSER_H
+#define LS_PARSER_H
+
+#include <stdint.h>
+
+#include "ls_record.h"
+
+typedef struct ls_sink {
+    /* A complete record. Return 0, or a negative code to stop the run. */
+    int (*record)(void *ctx, const ls_record *rec);
+    /* A line that could not be parsed; `text` is len bytes of it. */
+    void (*bad)(void *ctx, const char *file, uint64_t line, const char *reason,
+                const char *text, size_t len);
+    void *ctx;
+} ls_sink;
+
+typedef struct ls_parse_opts {
+    const char *file;   /* name used in messages and records */
+    const char *prefix; /* log_line_prefix for stderr logs; NULL = default */
+} ls_parse_opts;
+
+typedef struct ls_parser_ops {
+    const char *name; /* "stderr", "csvlog", "jsonlog", ... */
+    int (*create)(void **out, const ls_parse_opts *opts, const ls_sink *sink,
+                  char *errbuf, size_t errlen);
+    /* One line without its '\n'; lineno counts from 1. */
+    int (*feed)(void *state, const char *line, size_t len, uint64_t lineno);
+    /* End of input: flush whatever is pending. */
+    int (*finish)(void *state);
+    void (*destroy)(void *state);
+} ls_parser_ops;
+
+extern const ls_parser_ops ls_stderr_parser;
+
+#endif

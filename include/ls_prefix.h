@@ -1,0 +1,73 @@
+/*
+ * ls_prefix.h — log_line_prefix compiled into one PCRE2 pattern.
+ *
+ * The pattern matches a whole stderr line head: the prefix as configured,
+ * then "SEVERITY:" (optionally followed by a verbose-mode SQLSTATE "XXXXX:")
+ * and the two spaces PostgreSQL writes before the message. Matching yields
+ * byte slices into the caller's line; nothing is copied.
+ *
+ * Escapes: %a %u %d %r %h %b %p %P %t %m %n %i %e %c %l %s %v %x %q %Q %%,
+ * with optional padding (%-10u, %5p). Text after %q is optional, because
+ * non-session processes (checkpointer, autovacuum launcher, ...) stop there.
+ */
+#ifndef LS_PREFIX_H
+#define LS_PREFIX_H
+
+#include <stddef.h>
+
+typedef enum ls_prefix_field {
+    LS_PF_APP = 0,     /* %a */
+    LS_PF_USER,        /* %u */
+    LS_PF_DB,          /* %d */
+    LS_PF_REMOTE,      /* %r: host(port) */
+    LS_PF_HOST,        /* %h */
+    LS_PF_BTYPE,       /* %b */
+    LS_PF_PID,         /* %p */
+    LS_PF_LEADER,      /* %P */
+    LS_PF_TIME,        /* %t: seconds */
+    LS_PF_TIME_MS,     /* %m: milliseconds */
+    LS_PF_EPOCH,       /* %n: epoch seconds.millis */
+    LS_PF_TAG,         /* %i */
+    LS_PF_SQLSTATE,    /* %e */
+    LS_PF_SESSION,     /* %c */
+    LS_PF_LINE,        /* %l */
+    LS_PF_SESS_START,  /* %s */
+    LS_PF_VXID,        /* %v */
+    LS_PF_XID,         /* %x */
+    LS_PF_QUERYID,     /* %Q */
+    LS_PF_SEVERITY,    /* the severity word after the prefix (LOG, DETAIL, ...) */
+    LS_PF_VSQLSTATE,   /* verbose-mode SQLSTATE after the severity */
+    LS_PF__COUNT
+} ls_prefix_field;
+
+typedef struct ls_slice {
+    const char *ptr; /* NULL when the field is not in the prefix or did not match */
+    size_t len;
+} ls_slice;
+
+typedef struct ls_prefix_match {
+    ls_slice f[LS_PF__COUNT]; /* padding spaces already trimmed */
+    size_t msg_off;           /* offset of the message text in the line */
+} ls_prefix_match;
+
+typedef struct ls_prefix ls_prefix;
+
+/*
+ * Compile `spec` (the log_line_prefix value exactly as in postgresql.conf,
+ * without the surrounding quotes). On failure returns LS_EFORMAT and writes
+ * a message into errbuf. *out is owned by the caller: ls_prefix_free().
+ */
+int ls_prefix_compile(ls_prefix **out, const char *spec, char *errbuf, size_t errlen);
+void ls_prefix_free(ls_prefix *p);
+
+/* The prefix as given to ls_prefix_compile (owned by p). */
+const char *ls_prefix_spec(const ls_prefix *p);
+
+/*
+ * Match one line (len bytes, no trailing newline needed). Returns 1 and
+ * fills *out when the line starts with the prefix and a severity, 0 when
+ * it does not, negative on internal error. Not thread-safe per ls_prefix.
+ */
+int ls_prefix_match_line(ls_prefix *p, const char *line, size_t len, ls_prefix_match *out);
+
+#endif

@@ -1,0 +1,346 @@
+/*
+ * prefix.c — compile a log_line_prefix into one anchored PCRE2 pattern and
+ * match stderr line heads with it (contract: include/ls_prefix.h).
+ *
+ * The pattern mirrors log_line_prefix() in PostgreSQL's utils/error/elog.c
+ * (15-17): every escape becomes the sub-pattern of what that escape prints,
+ * literal text is escaped byte by byte, and the severity word, the optional
+ * verbose-mode SQLSTATE and the spaces before the message are appended.
+ *
+ * Choices worth knowing:
+ * - Free-text values (%a %u %d %r %h %b %i) are lazy and bounded to
+ *   FREE_MAX bytes, so the literal text after them anchors them and a line
+ *   that does not match fails in bounded time. A value that contains the
+ *   literal that follows it (user "a@b" in "%u@%d") is split at the first
+ *   occurrence: the log itself is ambiguous there.
+ * - Padded escapes (%-10u, %5p) accept any number of spaces on both sides of
+ *   the value; the spaces are outside the capture group, so slices come out
+ *   trimmed.
+ * - Everything after the first %q is one optional group: postmaster,
+ *   checkpointer, parallel workers and other processes without a client
+ *   connection stop printing the prefix there.
+ * - Verbose mode prints "LOG:  00000: msg" (two spaces after the severity,
+ *   then the SQLSTATE, a colon and one space). The SQLSTATE is only looked
+ *   for after primary severities (LOG, ERROR, ...), never after DETAIL,
+ *   CONTEXT and the other secondary lines, which do not carry one.
+ * - Between the severity and the message one or two spaces are accepted
+ *   (PostgreSQL writes two), or the end of the line for an empty message;
+ *   further spaces belong to the message.
+ * - An unknown escape prints nothing in PostgreSQL, so it matches nothing
+ *   here; ls_prefix_compile() still succeeds but leaves a note in errbuf.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "ls_buf.h"
+#include "ls_common.h"
+#include "ls_prefix.h"
+
+/* Upper bound for one free-text value; host names reach 1025 bytes. */
+#define FREE_MAX "1100"
+#define FREE_RE ".{0," FREE_MAX "}?"
+
+/* A date and time as pg_strftime("%Y-%m-%d %H:%M:%S") prints it. */
+#define DATETIME_RE "[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}"
+
+/*
+ * The zone as %Z prints it: a tzdb abbreviation (UTC, CEST, ChST) or a
+ * numeric one (+03, -0330, +05:30). Narrower than [A-Za-z0-9:+-]+ on
+ * purpose: that class would swallow the ':' separators of prefixes such as
+ * RDS's "%t:%r:%u@%d:[%p]:".
+ */
+#define ZONE_RE "(?:[A-Za-z]{1,6}|[+-][0-9]{2}(?::?[0-9]{2}){0,2})"
+
+/* A line that needs more backtracking than this is treated as not matching. */
+#define MATCH_LIMIT 1000000u
+
+/* Caps the compiled pattern; real prefixes produce well under 4 KB. */
+#define PATTERN_MAX ((size_t)1 << 20)
+
+typedef struct escape_def {
+    char letter;
+    int field;      /* ls_prefix_field */
+    const char *re; /* what PostgreSQL prints, without a capture group */
+} escape_def;
+
+static const escape_def escapes[] = {
+    {'a', LS_PF_APP, FREE_RE},
+    {'u', LS_PF_USER, FREE_RE},
+    {'d', LS_PF_DB, FREE_RE},
+    {'r', LS_PF_REMOTE, FREE_RE},
+    {'h', LS_PF_HOST, FREE_RE},
+    {'b', LS_PF_BTYPE, FREE_RE},
+    {'p', LS_PF_PID, "[0-9]+"},
+    {'P', LS_PF_LEADER, "[0-9]*"},
+    {'t', LS_PF_TIME, DATETIME_RE " " ZONE_RE},
+    {'m', LS_PF_TIME_MS, DATETIME_RE "\\.[0-9]{3} " ZONE_RE},
+    {'n', LS_PF_EPOCH, "[0-9]+\\.[0-9]{3}"},
+    {'i', LS_PF_TAG, FREE_RE},
+    {'e', LS_PF_SQLSTATE, "[0-9A-Z]{5}"},
+    {'c', LS_PF_SESSION, "[0-9a-f]+\\.[0-9a-f]+"},
+    {'l', LS_PF_LINE, "[0-9]+"},
+    {'s', LS_PF_SESS_START, DATETIME_RE " " ZONE_RE},
+    {'v', LS_PF_VXID, "(?:-?[0-9]+/[0-9]+)?"},
+    {'x', LS_PF_XID, "[0-9]+"},
+    {'Q', LS_PF_QUERYID, "-?[0-9]+"},
+};
+
+/*
+ * Severity words in their English form (error_severity() in elog.c). Branch
+ * reset keeps the severity in one group number across both alternatives.
+ */
+static const char severity_re[] =
+    "(?|(LOG|ERROR|FATAL|PANIC|WARNING|NOTICE|INFO|DEBUG[1-5]?):(?:  ?(?:([0-9A-Z]{5}): )?|$)"
+    "|(DETAIL|HINT|QUERY|CONTEXT|LOCATION|STATEMENT):(?:  ?|$))";
+
+struct ls_prefix {
+    char *spec; /* owned copy of the log_line_prefix */
+    pcre2_code *code;
+    pcre2_match_data *md; /* allocated once, reused by every match */
+    pcre2_match_context *mctx;
+    pcre2_jit_stack *jit_stack; /* NULL when JIT is unavailable */
+    int jit;                    /* 1 when pcre2_jit_compile() succeeded */
+    int group[LS_PF__COUNT];    /* capture group of each field, 0 = none */
+};
+
+static const escape_def *escape_find(char letter)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(escapes) / sizeof(escapes[0]); i++)
+        if (escapes[i].letter == letter)
+            return &escapes[i];
+    return NULL;
+}
+
+/* Append one literal prefix byte so that PCRE2 matches exactly that byte. */
+static void pattern_add_literal(ls_buf *b, unsigned char c)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+        ls_buf_addc(b, (char)c);
+    else if (c >= 0x20 && c < 0x7f)
+        ls_buf_printf(b, "\\%c", c); /* backslash + punctuation is always literal */
+    else
+        ls_buf_printf(b, "\\x{%02x}", c);
+}
+
+/*
+ * Build the pattern for `spec` into b, recording capture groups in p->group.
+ * Unknown escapes are listed in `unknown` (for the note in errbuf).
+ */
+static void pattern_build(ls_prefix *p, ls_buf *b, const char *spec, ls_buf *unknown)
+{
+    const char *s = spec;
+    int ngroups = 0;
+    int in_q = 0;
+
+    while (*s) {
+        const escape_def *e;
+        int padded = 0;
+
+        if (*s != '%') {
+            pattern_add_literal(b, (unsigned char)*s++);
+            continue;
+        }
+        s++;
+        if (*s == '\0')
+            break; /* a trailing '%' prints nothing */
+        if (*s == '-' || (*s >= '0' && *s <= '9')) {
+            /* process_log_prefix_padding(): sign, digits, then the letter */
+            if (*s == '-')
+                s++;
+            while (*s >= '0' && *s <= '9') {
+                if (*s != '0')
+                    padded = 1;
+                s++;
+            }
+            if (*s == '\0')
+                break; /* PostgreSQL stops printing the prefix here */
+        }
+        if (*s == '%') {
+            pattern_add_literal(b, '%');
+        } else if (*s == 'q') {
+            if (!in_q) {
+                ls_buf_adds(b, "(?:");
+                in_q = 1;
+            }
+        } else if ((e = escape_find(*s)) != NULL) {
+            int capture = p->group[e->field] == 0;
+
+            if (padded)
+                ls_buf_adds(b, " *");
+            if (capture) {
+                p->group[e->field] = ++ngroups;
+                ls_buf_printf(b, "(%s)", e->re);
+            } else {
+                ls_buf_printf(b, "(?:%s)", e->re);
+            }
+            if (padded)
+                ls_buf_adds(b, " *");
+        } else {
+            ls_buf_printf(unknown, "%s%%%c", unknown->len ? ", " : "", *s);
+        }
+        s++;
+    }
+    if (in_q)
+        ls_buf_adds(b, ")?");
+    ls_buf_adds(b, severity_re);
+    p->group[LS_PF_SEVERITY] = ++ngroups;
+    p->group[LS_PF_VSQLSTATE] = ++ngroups;
+}
+
+void ls_prefix_free(ls_prefix *p)
+{
+    if (!p)
+        return;
+    pcre2_match_data_free(p->md);
+    pcre2_match_context_free(p->mctx);
+    pcre2_jit_stack_free(p->jit_stack);
+    pcre2_code_free(p->code);
+    free(p->spec);
+    free(p);
+}
+
+int ls_prefix_compile(ls_prefix **out, const char *spec, char *errbuf, size_t errlen)
+{
+    ls_prefix *p = NULL;
+    ls_buf pat = LS_BUF_INIT(PATTERN_MAX);
+    ls_buf unknown = LS_BUF_INIT(4096);
+    const char *nl;
+    int errcode = 0;
+    PCRE2_SIZE erroff = 0;
+    int rc = LS_EFORMAT;
+
+    *out = NULL;
+    if (errbuf && errlen)
+        errbuf[0] = '\0';
+    if (!spec) {
+        if (errbuf && errlen)
+            snprintf(errbuf, errlen, "log_line_prefix missing: pass the value of log_line_prefix");
+        return LS_EFORMAT;
+    }
+    nl = strpbrk(spec, "\r\n");
+    if (nl) {
+        if (errbuf && errlen)
+            snprintf(errbuf, errlen,
+                     "log_line_prefix \"%s\": line break at byte %zu; a prefix that spans "
+                     "lines cannot be matched line by line",
+                     spec, (size_t)(nl - spec));
+        return LS_EFORMAT;
+    }
+
+    p = ls_calloc(1, sizeof(*p));
+    if (!p || !(p->spec = ls_strdup(spec))) {
+        rc = LS_ENOMEM;
+        goto out;
+    }
+    pattern_build(p, &pat, spec, &unknown);
+    if (ls_buf_failed(&pat) || ls_buf_failed(&unknown)) {
+        rc = pat.err == LS_ENOMEM || unknown.err == LS_ENOMEM ? LS_ENOMEM : LS_EFORMAT;
+        if (rc == LS_EFORMAT && errbuf && errlen)
+            snprintf(errbuf, errlen, "log_line_prefix \"%s\": too long to compile", spec);
+        goto out;
+    }
+
+    p->code =
+        pcre2_compile((PCRE2_SPTR)pat.ptr, pat.len, PCRE2_ANCHORED | PCRE2_DOTALL | PCRE2_NEVER_UTF,
+                      &errcode, &erroff, NULL);
+    if (!p->code) {
+        PCRE2_UCHAR msg[256];
+
+        if (pcre2_get_error_message(errcode, msg, sizeof(msg)) < 0)
+            msg[0] = '\0';
+        if (errbuf && errlen)
+            snprintf(errbuf, errlen,
+                     "log_line_prefix \"%s\": generated pattern does not compile (%s at offset "
+                     "%zu); this is a bug in lockspan, please report the prefix",
+                     spec, (const char *)msg, (size_t)erroff);
+        goto out;
+    }
+    if (pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE) == 0) {
+        p->jit = 1;
+        p->jit_stack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+        if (!p->jit_stack) {
+            rc = LS_ENOMEM;
+            goto out;
+        }
+    }
+    p->md = pcre2_match_data_create_from_pattern(p->code, NULL);
+    p->mctx = pcre2_match_context_create(NULL);
+    if (!p->md || !p->mctx) {
+        rc = LS_ENOMEM;
+        goto out;
+    }
+    pcre2_set_match_limit(p->mctx, MATCH_LIMIT);
+    if (p->jit_stack)
+        pcre2_jit_stack_assign(p->mctx, NULL, p->jit_stack);
+
+    if (unknown.len && errbuf && errlen)
+        snprintf(errbuf, errlen,
+                 "log_line_prefix \"%s\": unknown escape %s ignored (PostgreSQL prints nothing "
+                 "for it)",
+                 spec, ls_buf_str(&unknown));
+    *out = p;
+    p = NULL;
+    rc = LS_OK;
+out:
+    if (rc == LS_ENOMEM && errbuf && errlen)
+        snprintf(errbuf, errlen, "log_line_prefix \"%s\": out of memory", spec);
+    ls_prefix_free(p);
+    ls_buf_free(&pat);
+    ls_buf_free(&unknown);
+    return rc;
+}
+
+const char *ls_prefix_spec(const ls_prefix *p)
+{
+    return p->spec;
+}
+
+int ls_prefix_match_line(ls_prefix *p, const char *line, size_t len, ls_prefix_match *out)
+{
+    const PCRE2_SIZE *ov;
+    PCRE2_SPTR subject = (PCRE2_SPTR)(line ? line : "");
+    int rc, i;
+
+    if (!line)
+        len = 0;
+    if (p->jit)
+        rc = pcre2_jit_match(p->code, subject, len, 0, 0, p->md, p->mctx);
+    else
+        rc = pcre2_match(p->code, subject, len, 0, 0, p->md, p->mctx);
+    if (rc < 0) {
+        switch (rc) {
+        case PCRE2_ERROR_NOMATCH:
+        /* Lines that exhaust the limits are data we cannot read, not failures. */
+        case PCRE2_ERROR_MATCHLIMIT:
+        case PCRE2_ERROR_DEPTHLIMIT:
+        case PCRE2_ERROR_HEAPLIMIT:
+        case PCRE2_ERROR_JIT_STACKLIMIT:
+            return 0;
+        case PCRE2_ERROR_NOMEMORY:
+            return LS_ENOMEM;
+        default:
+            return LS_ERR;
+        }
+    }
+
+    ov = pcre2_get_ovector_pointer(p->md);
+    for (i = 0; i < LS_PF__COUNT; i++) {
+        int g = p->group[i];
+
+        if (g > 0 && g < rc && ov[2 * g] != PCRE2_UNSET) {
+            out->f[i].ptr = line + ov[2 * g];
+            out->f[i].len = ov[2 * g + 1] - ov[2 * g];
+        } else {
+            out->f[i].ptr = NULL;
+            out->f[i].len = 0;
+        }
+    }
+    out->msg_off = ov[1];
+    return 1;
+}

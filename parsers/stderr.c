@@ -1,0 +1,413 @@
+/*
+ * stderr.c — parser for PostgreSQL's stderr log format.
+ *
+ * Each line is either
+ *   - a prefixed line: log_line_prefix, "SEVERITY:  text". LOG/ERROR/...
+ *     start a record; DETAIL/HINT/QUERY/CONTEXT/LOCATION/STATEMENT add a
+ *     secondary field to the pending record of the same pid;
+ *   - a continuation: a line starting with TAB continues the field written
+ *     by the line before it (elog.c turns "\n" inside a message into
+ *     "\n\t");
+ *   - anything else, which is counted and reported as unparsable.
+ *
+ * Records of different processes may interleave (a large message written
+ * without the logging collector), so pending records are kept per pid in a
+ * small table and flushed when their pid starts a new message, when they
+ * have been quiet for FLUSH_AFTER lines, or at the end of input. Memory is
+ * bounded by MAX_PENDING records of at most RECORD_MAX bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_buf.h"
+#include "ls_common.h"
+#include "ls_parser.h"
+#include "ls_prefix.h"
+
+#define MAX_PENDING 32
+#define FLUSH_AFTER 64
+#define RECORD_MAX (32u * 1024u * 1024u)
+
+/* String fields a pending record keeps, as offsets into its buffer. */
+enum {
+    SF_USER,
+    SF_DB,
+    SF_APP,
+    SF_REMOTE,
+    SF_BTYPE,
+    SF_TAG,
+    SF_SESSION,
+    SF_VXID,
+    SF_SEVERITY,
+    SF_MESSAGE,
+    SF_DETAIL,
+    SF_HINT,
+    SF_QUERY,
+    SF_CONTEXT,
+    SF_STATEMENT,
+    SF_LOCATION,
+    SF__COUNT
+};
+
+typedef struct pending {
+    int used;
+    int pid;
+    uint64_t line;        /* first line of the record */
+    uint64_t last_line;   /* last line that added to it */
+    ls_record rec;        /* scalar fields; string pointers set at flush */
+    ls_buf text;          /* NUL-separated strings */
+    size_t off[SF__COUNT];
+    int has[SF__COUNT];
+    int truncated;        /* some text was dropped to stay under RECORD_MAX */
+} pending;
+
+typedef struct stderr_parser {
+    ls_parse_opts opts;
+    char *file;
+    ls_sink sink;
+    ls_prefix *prefix;
+    pending slots[MAX_PENDING];
+    pending *current;     /* record the previous line belonged to */
+    uint64_t lineno;
+} stderr_parser;
+
+/* The default log_line_prefix of PostgreSQL 15. */
+static const char default_prefix[] = "%m [%p] ";
+
+static const struct {
+    const char *word;
+    int field;
+} secondary_fields[] = {
+    {"DETAIL", SF_DETAIL},     {"HINT", SF_HINT},         {"QUERY", SF_QUERY},
+    {"CONTEXT", SF_CONTEXT},   {"LOCATION", SF_LOCATION}, {"STATEMENT", SF_STATEMENT},
+};
+
+static int slice_is(ls_slice s, const char *w)
+{
+    size_t n = strlen(w);
+    return s.ptr && s.len == n && memcmp(s.ptr, w, n) == 0;
+}
+
+/* Parse an unsigned decimal slice; returns -1 if not all digits. */
+static int64_t slice_uint(ls_slice s)
+{
+    int64_t v = 0;
+    size_t i;
+    if (!s.ptr || s.len == 0 || s.len > 18)
+        return -1;
+    for (i = 0; i < s.len; i++) {
+        if (s.ptr[i] < '0' || s.ptr[i] > '9')
+            return -1;
+        v = v * 10 + (s.ptr[i] - '0');
+    }
+    return v;
+}
+
+/* "%n": epoch seconds with milliseconds, "1733140000.123". */
+static ls_ts slice_epoch(ls_slice s)
+{
+    size_t i = 0;
+    int64_t sec = 0, frac = 0, scale = 1000000;
+    if (!s.ptr || s.len == 0)
+        return LS_TS_NONE;
+    for (; i < s.len && s.ptr[i] >= '0' && s.ptr[i] <= '9'; i++)
+        sec = sec * 10 + (s.ptr[i] - '0');
+    if (i < s.len && s.ptr[i] == '.') {
+        for (i++; i < s.len && s.ptr[i] >= '0' && s.ptr[i] <= '9' && scale > 1; i++) {
+            scale /= 10;
+            frac += (s.ptr[i] - '0') * scale;
+        }
+    }
+    return sec * 1000000 + frac;
+}
+
+static void pending_set(pending *p, int field, const char *s, size_t n)
+{
+    if (ls_buf_failed(&p->text))
+        return;
+    p->off[field] = p->text.len;
+    p->has[field] = 1;
+    if (p->text.len + n + 1 > RECORD_MAX) {
+        n = 0;
+        p->truncated = 1;
+    }
+    ls_buf_add(&p->text, s, n);
+    ls_buf_addc(&p->text, '\0');
+}
+
+static void pending_set_slice(pending *p, int field, ls_slice s)
+{
+    if (s.ptr)
+        pending_set(p, field, s.ptr, s.len);
+}
+
+/* Append a continuation to the last field written (it ends the buffer). */
+static void pending_continue(pending *p, const char *s, size_t n)
+{
+    if (ls_buf_failed(&p->text) || p->text.len == 0)
+        return;
+    if (p->text.len + n + 2 > RECORD_MAX) {
+        p->truncated = 1;
+        return;
+    }
+    p->text.len--; /* drop the field's NUL */
+    ls_buf_addc(&p->text, '\n');
+    ls_buf_add(&p->text, s, n);
+    ls_buf_addc(&p->text, '\0');
+}
+
+static int pending_flush(stderr_parser *sp, pending *p)
+{
+    ls_record *r = &p->rec;
+    const char *base;
+    int rc;
+
+    if (!p->used)
+        return 0;
+    if (ls_buf_failed(&p->text) == LS_ENOMEM)
+        return LS_ENOMEM;
+    base = ls_buf_str(&p->text);
+#define F(sf) (p->has[sf] ? base + p->off[sf] : NULL)
+    r->user = F(SF_USER);
+    r->database = F(SF_DB);
+    r->application = F(SF_APP);
+    r->remote = F(SF_REMOTE);
+    r->backend_type = F(SF_BTYPE);
+    r->command_tag = F(SF_TAG);
+    r->session_id = F(SF_SESSION);
+    r->vxid = F(SF_VXID);
+    r->severity = F(SF_SEVERITY);
+    r->message = F(SF_MESSAGE);
+    r->detail = F(SF_DETAIL);
+    r->hint = F(SF_HINT);
+    r->query = F(SF_QUERY);
+    r->context = F(SF_CONTEXT);
+    r->statement = F(SF_STATEMENT);
+    r->location = F(SF_LOCATION);
+#undef F
+    r->file = sp->file;
+    r->line = p->line;
+    if (p->truncated && sp->sink.bad)
+        sp->sink.bad(sp->sink.ctx, sp->file, p->line, "record longer than 32 MiB, text cut",
+                     "", 0);
+    rc = sp->sink.record(sp->sink.ctx, r);
+    p->used = 0;
+    if (sp->current == p)
+        sp->current = NULL;
+    return rc;
+}
+
+static pending *slot_for_pid(stderr_parser *sp, int pid)
+{
+    int i;
+    for (i = 0; i < MAX_PENDING; i++)
+        if (sp->slots[i].used && sp->slots[i].pid == pid)
+            return &sp->slots[i];
+    return NULL;
+}
+
+/* A free slot, flushing the oldest pending record if all are busy. */
+static int slot_take(stderr_parser *sp, pending **out)
+{
+    int i, oldest = 0;
+    for (i = 0; i < MAX_PENDING; i++) {
+        if (!sp->slots[i].used) {
+            *out = &sp->slots[i];
+            return 0;
+        }
+        if (sp->slots[i].last_line < sp->slots[oldest].last_line)
+            oldest = i;
+    }
+    *out = &sp->slots[oldest];
+    return pending_flush(sp, &sp->slots[oldest]);
+}
+
+/* Flush records nobody has added to for FLUSH_AFTER lines. */
+static int flush_quiet(stderr_parser *sp)
+{
+    int i, rc;
+    for (i = 0; i < MAX_PENDING; i++) {
+        pending *p = &sp->slots[i];
+        if (p->used && p->last_line + FLUSH_AFTER < sp->lineno)
+            if ((rc = pending_flush(sp, p)) != 0)
+                return rc;
+    }
+    return 0;
+}
+
+static int start_record(stderr_parser *sp, const ls_prefix_match *m, const char *line,
+                        size_t len, uint64_t lineno, int pid)
+{
+    pending *p = slot_for_pid(sp, pid);
+    ls_record *r;
+    int rc;
+    ls_slice sev = m->f[LS_PF_SEVERITY], st;
+
+    if (p && (rc = pending_flush(sp, p)) != 0)
+        return rc;
+    if ((rc = slot_take(sp, &p)) != 0)
+        return rc;
+    if (!p->text.max)
+        ls_buf_init(&p->text, RECORD_MAX + 64);
+    ls_buf_reset(&p->text);
+    memset(p->has, 0, sizeof(p->has));
+    p->used = 1;
+    p->truncated = 0;
+    p->pid = pid;
+    p->line = p->last_line = lineno;
+    r = &p->rec;
+    memset(r, 0, sizeof(*r));
+    r->pid = pid;
+    r->ts = LS_TS_NONE;
+    r->session_start = LS_TS_NONE;
+    r->session_line = -1;
+
+    if (m->f[LS_PF_TIME_MS].ptr)
+        ls_ts_parse(&r->ts, m->f[LS_PF_TIME_MS].ptr, m->f[LS_PF_TIME_MS].len);
+    else if (m->f[LS_PF_TIME].ptr)
+        ls_ts_parse(&r->ts, m->f[LS_PF_TIME].ptr, m->f[LS_PF_TIME].len);
+    else if (m->f[LS_PF_EPOCH].ptr)
+        r->ts = slice_epoch(m->f[LS_PF_EPOCH]);
+    if (m->f[LS_PF_SESS_START].ptr)
+        ls_ts_parse(&r->session_start, m->f[LS_PF_SESS_START].ptr, m->f[LS_PF_SESS_START].len);
+    r->session_line = slice_uint(m->f[LS_PF_LINE]);
+    {
+        int64_t x = slice_uint(m->f[LS_PF_XID]);
+        r->xid = x > 0 && x <= UINT32_MAX ? (uint32_t)x : 0;
+    }
+    st = m->f[LS_PF_VSQLSTATE].ptr ? m->f[LS_PF_VSQLSTATE] : m->f[LS_PF_SQLSTATE];
+    if (st.ptr && st.len == 5) {
+        memcpy(r->sqlstate, st.ptr, 5);
+        r->sqlstate[5] = '\0';
+    }
+    pending_set_slice(p, SF_USER, m->f[LS_PF_USER]);
+    pending_set_slice(p, SF_DB, m->f[LS_PF_DB]);
+    pending_set_slice(p, SF_APP, m->f[LS_PF_APP]);
+    pending_set_slice(p, SF_REMOTE, m->f[LS_PF_REMOTE].ptr ? m->f[LS_PF_REMOTE]
+                                                            : m->f[LS_PF_HOST]);
+    pending_set_slice(p, SF_BTYPE, m->f[LS_PF_BTYPE]);
+    pending_set_slice(p, SF_TAG, m->f[LS_PF_TAG]);
+    pending_set_slice(p, SF_SESSION, m->f[LS_PF_SESSION]);
+    pending_set_slice(p, SF_VXID, m->f[LS_PF_VXID]);
+    pending_set(p, SF_SEVERITY, sev.ptr, sev.len);
+    /* The message goes last so that continuation lines extend it. */
+    pending_set(p, SF_MESSAGE, line + m->msg_off, len - m->msg_off);
+    sp->current = p;
+    return 0;
+}
+
+static int stderr_feed(void *state, const char *line, size_t len, uint64_t lineno)
+{
+    stderr_parser *sp = state;
+    ls_prefix_match m;
+    int rc, pid, i;
+
+    sp->lineno = lineno;
+    if (len > 0 && line[0] == '\t') {
+        if (sp->current) {
+            pending_continue(sp->current, line + 1, len - 1);
+            sp->current->last_line = lineno;
+        } else if (sp->sink.bad) {
+            sp->sink.bad(sp->sink.ctx, sp->file, lineno,
+                         "continuation line without a record before it", line, len);
+        }
+        return 0;
+    }
+    if (len == 0 || (len == 1 && line[0] == '\r'))
+        return 0;
+
+    rc = ls_prefix_match_line(sp->prefix, line, len, &m);
+    if (rc < 0)
+        return rc;
+    if (rc == 0) {
+        sp->current = NULL;
+        if (sp->sink.bad)
+            sp->sink.bad(sp->sink.ctx, sp->file, lineno,
+                         "line does not start with the log_line_prefix", line, len);
+        return flush_quiet(sp);
+    }
+    {
+        int64_t v = slice_uint(m.f[LS_PF_PID]);
+        pid = v > 0 && v <= INT32_MAX ? (int)v : 0;
+    }
+    for (i = 0; i < (int)(sizeof(secondary_fields) / sizeof(secondary_fields[0])); i++) {
+        if (slice_is(m.f[LS_PF_SEVERITY], secondary_fields[i].word)) {
+            pending *p = slot_for_pid(sp, pid);
+            if (!p) {
+                sp->current = NULL;
+                if (sp->sink.bad)
+                    sp->sink.bad(sp->sink.ctx, sp->file, lineno,
+                                 "secondary line with no message of its process before it",
+                                 line, len);
+                return 0;
+            }
+            pending_set(p, secondary_fields[i].field, line + m.msg_off, len - m.msg_off);
+            p->last_line = lineno;
+            sp->current = p;
+            return 0;
+        }
+    }
+    if ((rc = start_record(sp, &m, line, len, lineno, pid)) != 0)
+        return rc;
+    return flush_quiet(sp);
+}
+
+static int stderr_finish(void *state)
+{
+    stderr_parser *sp = state;
+    int i, rc;
+    /* Flush in order of first line so records keep their log order. */
+    for (;;) {
+        pending *first = NULL;
+        for (i = 0; i < MAX_PENDING; i++)
+            if (sp->slots[i].used && (!first || sp->slots[i].line < first->line))
+                first = &sp->slots[i];
+        if (!first)
+            return 0;
+        if ((rc = pending_flush(sp, first)) != 0)
+            return rc;
+    }
+}
+
+static void stderr_destroy(void *state)
+{
+    stderr_parser *sp = state;
+    int i;
+    if (!sp)
+        return;
+    for (i = 0; i < MAX_PENDING; i++)
+        ls_buf_free(&sp->slots[i].text);
+    ls_prefix_free(sp->prefix);
+    free(sp->file);
+    free(sp);
+}
+
+static int stderr_create(void **out, const ls_parse_opts *opts, const ls_sink *sink,
+                         char *errbuf, size_t errlen)
+{
+    stderr_parser *sp = ls_calloc(1, sizeof(*sp));
+    int rc;
+
+    *out = NULL;
+    if (!sp)
+        return LS_ENOMEM;
+    sp->opts = *opts;
+    sp->sink = *sink;
+    sp->file = ls_strdup(opts->file ? opts->file : "-");
+    if (!sp->file) {
+        stderr_destroy(sp);
+        return LS_ENOMEM;
+    }
+    rc = ls_prefix_compile(&sp->prefix, opts->prefix ? opts->prefix : default_prefix, errbuf,
+                           errlen);
+    if (rc) {
+        stderr_destroy(sp);
+        return rc;
+    }
+    *out = sp;
+    return 0;
+}
+
+const ls_parser_ops ls_stderr_parser = {
+    "stderr", stderr_create, stderr_feed, stderr_finish, stderr_destroy,
+};

@@ -1,0 +1,128 @@
+/*
+ * escape.c — the escaping routines every log-derived string passes
+ * through on its way into a report. Log text is attacker-controlled: a
+ * statement, an application name or a DETAIL can hold markup, control
+ * characters and invalid UTF-8.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_common.h"
+#include "ls_report.h"
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+    if (s[0] >= 0xe0 && s[0] <= 0xef) {
+        if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+            return 0;
+        if (s[0] == 0xe0 && s[1] < 0xa0)
+            return 0; /* overlong */
+        if (s[0] == 0xed && s[1] >= 0xa0)
+            return 0; /* surrogate */
+        return 3;
+    }
+    if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+        if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+            return 0;
+        if (s[0] == 0xf0 && s[1] < 0x90)
+            return 0;
+        if (s[0] == 0xf4 && s[1] >= 0x90)
+            return 0;
+        return 4;
+    }
+    return 0;
+}
+
+char *ls_utf8_clean(const char *s)
+{
+    static const char repl[] = "\xef\xbf\xbd";
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = strlen((const char *)p), o = 0;
+    char *out = ls_malloc(n * 3 + 1);
+
+    if (!out)
+        return NULL;
+    while (*p) {
+        size_t k = utf8_len(p);
+        if (k == 1 && *p < 0x20 && *p != '\n' && *p != '\t')
+            k = 0;
+        if (k == 1 && *p == 0x7f)
+            k = 0;
+        if (k == 0) {
+            memcpy(out + o, repl, 3);
+            o += 3;
+            p++;
+        } else {
+            memcpy(out + o, p, k);
+            o += k;
+            p += k;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+void ls_md_cell(FILE *f, const char *s, size_t max)
+{
+    size_t n = 0;
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    int space = 0;
+
+    for (; *p; p++) {
+        unsigned char c = *p;
+        if (n >= max) {
+            fputs("…", f);
+            break;
+        }
+        if (c == '\n' || c == '\t' || c == '\r' || c == ' ') {
+            if (!space && n)
+                fputc(' ', f), n++;
+            space = 1;
+            continue;
+        }
+        space = 0;
+        if ((c & 0xc0) != 0x80)
+            n++;
+        switch (c) {
+        /* Markdown/HTML specials become entities: nothing can open a tag,
+         * a link, emphasis, code or a new table cell. */
+        case '|': fputs("&#124;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '`': fputs("&#96;", f); break;
+        case '*': fputs("&#42;", f); break;
+        case '_': fputs("&#95;", f); break;
+        case '[': fputs("&#91;", f); break;
+        case ']': fputs("&#93;", f); break;
+        case '\\': fputs("&#92;", f); break;
+        case '#': fputs("&#35;", f); break;
+        case '~': fputs("&#126;", f); break;
+        case '!': fputs("&#33;", f); break;
+        case '$': fputs("&#36;", f); break;
+        default: fputc(c, f); break;
+        }
+    }
+}
+
+void ls_md_code_block(FILE *f, const char *lang, const char *s)
+{
+    size_t run = 0, longest = 0, i;
+    const char *p;
+    for (p = s; *p; p++) {
+        run = *p == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    for (i = 0; i < (longest < 3 ? 3 : longest + 1); i++)
+        fputc('`', f);
+    fprintf(f, "%s\n%s\n", lang, s);
+    for (i = 0; i < (longest < 3 ? 3 : longest + 1); i++)
+        fputc('`', f);
+    fputc('\n', f);
+}

@@ -1,0 +1,478 @@
+/*
+ * model.c — build the report model (a cJSON tree) from the store.
+ *
+ * Every section is one query; every string read from the store is cleaned
+ * to valid UTF-8 before it enters the model, so the renderers only have to
+ * escape for their own syntax. Lists are bounded by opts->top and
+ * opts->max_waits; the summary's totals are always exact.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_report.h"
+
+typedef struct model_ctx {
+    ls_store *store;
+    const ls_report_opts *opts;
+    int rc;
+} model_ctx;
+
+static void add_str(cJSON *o, const char *key, const char *v)
+{
+    char *c;
+    if (!v) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    c = ls_utf8_clean(v);
+    if (c) {
+        cJSON_AddStringToObject(o, key, c);
+        free(c);
+    }
+}
+
+static void iso_time(char out[40], int64_t us)
+{
+    char tmp[32];
+    ls_ts_format(tmp, us);
+    /* "YYYY-MM-DD HH:MM:SS.ffffff" → "YYYY-MM-DDTHH:MM:SS.ffffffZ" */
+    tmp[10] = 'T';
+    snprintf(out, 40, "%sZ", tmp);
+}
+
+static void add_col_ts(cJSON *o, const char *key, ls_stmt *q, int col)
+{
+    char buf[40];
+    if (ls_stmt_isnull(q, col)) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    iso_time(buf, ls_stmt_int64(q, col));
+    cJSON_AddStringToObject(o, key, buf);
+}
+
+static void add_col_int(cJSON *o, const char *key, ls_stmt *q, int col)
+{
+    if (ls_stmt_isnull(q, col))
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddNumberToObject(o, key, (double)ls_stmt_int64(q, col));
+}
+
+static void add_col_ms(cJSON *o, const char *key, ls_stmt *q, int col)
+{
+    if (ls_stmt_isnull(q, col)) {
+        cJSON_AddNullToObject(o, key);
+    } else {
+        /* Milliseconds to the microsecond, stable across platforms. */
+        double v = (double)(int64_t)(ls_stmt_double(q, col) * 1000.0 + 0.5) / 1000.0;
+        cJSON_AddNumberToObject(o, key, v);
+    }
+}
+
+static void add_col_str(cJSON *o, const char *key, ls_stmt *q, int col)
+{
+    add_str(o, key, ls_stmt_isnull(q, col) ? NULL : ls_stmt_text(q, col));
+}
+
+/* "1,2,3" → [1,2,3] */
+static void add_pid_list(cJSON *o, const char *key, const char *list)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, key);
+    const char *p = list;
+    while (a && p && *p) {
+        long v = 0;
+        int digits = 0;
+        for (; *p >= '0' && *p <= '9'; p++, digits++)
+            v = v * 10 + (*p - '0');
+        if (digits)
+            cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v));
+        while (*p && (*p < '0' || *p > '9'))
+            p++;
+    }
+}
+
+/* Run `sql` (binding ?1 = limit when limit >= 0) and call row() per row. */
+static int each_row(model_ctx *m, const char *sql, int64_t limit,
+                    void (*row)(model_ctx *, ls_stmt *, void *), void *arg)
+{
+    ls_stmt *q;
+    int rc = ls_store_prepare(m->store, sql, &q);
+    if (rc)
+        return m->rc = rc;
+    if (limit >= 0)
+        ls_stmt_bind_int64(q, 1, limit);
+    while ((rc = ls_stmt_step(q)) == 1)
+        row(m, q, arg);
+    ls_stmt_finalize(q);
+    if (rc < 0)
+        m->rc = rc;
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- summary ---- */
+
+static const char summary_sql[] =
+    "SELECT (SELECT min(first_ts) FROM files), (SELECT max(last_ts) FROM files),"
+    " (SELECT count(*) FROM files), (SELECT coalesce(sum(lines),0) FROM files),"
+    " (SELECT coalesce(sum(records),0) FROM files), (SELECT coalesce(sum(bad_lines),0) FROM files),"
+    " (SELECT count(*) FROM sessions),"
+    " (SELECT count(*) FROM lock_waits), (SELECT coalesce(sum(waited_ms),0) FROM lock_waits),"
+    " (SELECT coalesce(max(waited_ms),0) FROM lock_waits),"
+    " (SELECT count(*) FROM deadlocks),"
+    " (SELECT count(*) FROM errors WHERE class = 'lock_timeout'),"
+    " (SELECT count(*) FROM errors WHERE class = 'lock_nowait'),"
+    " (SELECT count(*) FROM errors WHERE class = 'statement_timeout'),"
+    " (SELECT count(*) FROM errors WHERE class = 'serialization_failure'),"
+    " (SELECT count(*) FROM errors WHERE class = 'idle_in_transaction_timeout'),"
+    " (SELECT count(*) FROM statements),"
+    " (SELECT count(*) FROM lock_waits WHERE blocker_pid IS NOT NULL)";
+
+static void summary_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *s = arg, *range = cJSON_AddObjectToObject(s, "time_range");
+    add_col_ts(range, "start", q, 0);
+    add_col_ts(range, "end", q, 1);
+    add_col_int(s, "files", q, 2);
+    add_col_int(s, "lines", q, 3);
+    add_col_int(s, "records", q, 4);
+    add_col_int(s, "bad_lines", q, 5);
+    add_col_int(s, "sessions", q, 6);
+    add_col_int(s, "statements", q, 16);
+    add_col_int(s, "waits", q, 7);
+    add_col_int(s, "waits_linked", q, 17);
+    add_col_ms(s, "total_wait_ms", q, 8);
+    add_col_ms(s, "max_wait_ms", q, 9);
+    add_col_int(s, "deadlocks", q, 10);
+    add_col_int(s, "lock_timeouts", q, 11);
+    add_col_int(s, "lock_nowait_failures", q, 12);
+    add_col_int(s, "statement_timeouts", q, 13);
+    add_col_int(s, "serialization_failures", q, 14);
+    add_col_int(s, "idle_in_transaction_timeouts", q, 15);
+    (void)m;
+}
+
+static void outcome_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON_AddNumberToObject(arg, ls_stmt_text(q, 0), (double)ls_stmt_int64(q, 1));
+    (void)m;
+}
+
+/* ---- hot rows ---- */
+
+/* A row is its relation (name, else OID) and ctid; lock targets without a
+ * row (relations, advisory locks, ...) are grouped by their target. */
+#define ROW_KEY                                                                          \
+    "coalesce(relation, CASE WHEN rel_oid IS NOT NULL THEN 'relation ' || rel_oid END, " \
+    "target)"
+
+static const char hot_rows_sql[] =
+    "SELECT " ROW_KEY " AS rel, ctid, count(*), sum(waited_ms), max(waited_ms),"
+    " count(DISTINCT pid), min(start_ts), max(coalesce(end_ts, logged_ts)),"
+    " group_concat(DISTINCT root_pid), min(rel_oid), max(target_kind)"
+    " FROM lock_waits GROUP BY rel, ctid ORDER BY sum(waited_ms) DESC, rel, ctid LIMIT ?1";
+
+static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_col_str(o, "relation", q, 0);
+    add_col_int(o, "relation_oid", q, 9);
+    add_col_str(o, "ctid", q, 1);
+    add_col_int(o, "waits", q, 2);
+    add_col_ms(o, "total_wait_ms", q, 3);
+    add_col_ms(o, "max_wait_ms", q, 4);
+    add_col_int(o, "waiting_sessions", q, 5);
+    add_col_ts(o, "first_wait", q, 6);
+    add_col_ts(o, "last_wait_end", q, 7);
+    add_pid_list(o, "root_blocker_pids", ls_stmt_text(q, 8));
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
+/* ---- root blockers ---- */
+
+static const char roots_sql[] =
+    "SELECT w.root_pid, w.root_session, s.application, s.user_name, s.database,"
+    " count(*), sum(w.waited_ms), min(w.start_ts), max(coalesce(w.end_ts, w.logged_ts)),"
+    " max(w.root_xid), group_concat(DISTINCT " ROW_KEY ")"
+    " FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.root_session"
+    " WHERE w.root_pid IS NOT NULL"
+    " GROUP BY w.root_pid, w.root_session, w.root_xid"
+    " ORDER BY sum(w.waited_ms) DESC, w.root_pid LIMIT ?1";
+
+/*
+ * The root's transaction around the first wait it caused: from its last
+ * BEGIN before the wait to its first COMMIT/ROLLBACK after it; statements
+ * logged in between, in log order (a session's lines are written in
+ * order, while start times derived from millisecond timestamps minus
+ * durations can tie or invert), with the idle gap before each.
+ */
+static const char tx_sql[] =
+    "WITH b AS (SELECT file_id AS bf, line AS bl, start_ts AS t0 FROM statements"
+    "   WHERE session_id = ?1 AND start_ts <= ?2 + 1000"
+    "   AND (upper(ltrim(text)) GLOB 'BEGIN*' OR upper(ltrim(text)) GLOB 'START TRANSACTION*')"
+    "   ORDER BY file_id DESC, line DESC LIMIT 1),"
+    " e AS (SELECT s.file_id AS ef, s.line AS el, s.end_ts AS t1 FROM statements s, b"
+    "   WHERE s.session_id = ?1 AND (s.file_id, s.line) > (b.bf, b.bl)"
+    "   AND (upper(ltrim(s.text)) GLOB 'COMMIT*' OR upper(ltrim(s.text)) GLOB 'ROLLBACK*'"
+    "   OR upper(ltrim(s.text)) GLOB 'END*' OR upper(ltrim(s.text)) GLOB 'ABORT*')"
+    "   ORDER BY s.file_id, s.line LIMIT 1)"
+    " SELECT s.start_ts, s.end_ts, s.duration_ms, s.text, b.t0, e.t1"
+    " FROM b JOIN statements s LEFT JOIN e"
+    " WHERE s.session_id = ?1 AND (s.file_id, s.line) >= (b.bf, b.bl)"
+    "  AND (e.ef IS NULL OR (s.file_id, s.line) <= (e.ef, e.el))"
+    " ORDER BY s.file_id, s.line LIMIT 50";
+
+static void add_transaction(model_ctx *m, cJSON *root, int64_t session, int64_t first_wait)
+{
+    ls_stmt *q;
+    cJSON *tx, *list;
+    int rc, n = 0;
+    int64_t prev_end = 0, t0 = 0, t1 = 0;
+    int have_end = 0;
+
+    if (!session)
+        return;
+    if ((rc = ls_store_prepare(m->store, tx_sql, &q)) != 0) {
+        m->rc = rc;
+        return;
+    }
+    tx = cJSON_AddObjectToObject(root, "transaction");
+    list = cJSON_AddArrayToObject(tx, "statements");
+    ls_stmt_bind_int64(q, 1, session);
+    ls_stmt_bind_int64(q, 2, first_wait);
+    while ((rc = ls_stmt_step(q)) == 1) {
+        cJSON *st = cJSON_CreateObject();
+        int64_t start = ls_stmt_int64(q, 0);
+        add_col_ts(st, "start", q, 0);
+        add_col_ms(st, "duration_ms", q, 2);
+        if (n > 0 && prev_end && start > prev_end)
+            cJSON_AddNumberToObject(st, "idle_before_ms", (double)((start - prev_end) / 1000) );
+        else
+            cJSON_AddNumberToObject(st, "idle_before_ms", 0);
+        add_col_str(st, "text", q, 3);
+        cJSON_AddItemToArray(list, st);
+        prev_end = ls_stmt_isnull(q, 1) ? start : ls_stmt_int64(q, 1);
+        t0 = ls_stmt_int64(q, 4);
+        have_end = !ls_stmt_isnull(q, 5);
+        t1 = have_end ? ls_stmt_int64(q, 5) : 0;
+        n++;
+    }
+    ls_stmt_finalize(q);
+    if (rc < 0) {
+        m->rc = rc;
+        return;
+    }
+    if (n) {
+        char buf[40];
+        iso_time(buf, t0);
+        cJSON_AddStringToObject(tx, "start", buf);
+        if (have_end) {
+            iso_time(buf, t1);
+            cJSON_AddStringToObject(tx, "end", buf);
+            cJSON_AddNumberToObject(tx, "duration_ms", (double)((t1 - t0) / 1000));
+        } else {
+            cJSON_AddNullToObject(tx, "end");
+            cJSON_AddNullToObject(tx, "duration_ms");
+        }
+    }
+}
+
+static void root_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_col_int(o, "pid", q, 0);
+    add_col_int(o, "session", q, 1);
+    add_col_str(o, "application", q, 2);
+    add_col_str(o, "user", q, 3);
+    add_col_str(o, "database", q, 4);
+    add_col_int(o, "xid", q, 9);
+    add_col_int(o, "waits_caused", q, 5);
+    add_col_ms(o, "waiter_ms", q, 6);
+    add_col_ts(o, "first_wait", q, 7);
+    add_col_ts(o, "last_wait_end", q, 8);
+    add_col_str(o, "rows", q, 10);
+    if (!ls_stmt_isnull(q, 1))
+        add_transaction(m, o, ls_stmt_int64(q, 1), ls_stmt_int64(q, 7));
+    cJSON_AddItemToArray(arg, o);
+}
+
+/* ---- waits ---- */
+
+static const char waits_sql[] =
+    "SELECT w.wait_id, w.pid, s.application, w.mode, w.target_kind, w.target, " ROW_KEY ","
+    " w.ctid, w.start_ts, w.end_ts, w.waited_ms, w.outcome, w.statement, w.blocker_pid,"
+    " w.blocker_xid, w.root_pid, w.root_xid, w.chain_depth, w.holders, w.queue, f.path, w.line"
+    " FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.session_id"
+    " LEFT JOIN files f ON f.file_id = w.file_id"
+    " ORDER BY w.start_ts, w.wait_id LIMIT ?1";
+
+static void wait_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_col_int(o, "wait_id", q, 0);
+    add_col_int(o, "pid", q, 1);
+    add_col_str(o, "application", q, 2);
+    add_col_str(o, "mode", q, 3);
+    add_col_str(o, "target_kind", q, 4);
+    add_col_str(o, "target", q, 5);
+    add_col_str(o, "relation", q, 6);
+    add_col_str(o, "ctid", q, 7);
+    add_col_ts(o, "start", q, 8);
+    add_col_ts(o, "end", q, 9);
+    add_col_ms(o, "waited_ms", q, 10);
+    add_col_str(o, "outcome", q, 11);
+    add_col_str(o, "statement", q, 12);
+    add_col_int(o, "blocker_pid", q, 13);
+    add_col_int(o, "blocker_xid", q, 14);
+    add_col_int(o, "root_pid", q, 15);
+    add_col_int(o, "root_xid", q, 16);
+    add_col_int(o, "chain_depth", q, 17);
+    add_pid_list(o, "holders", ls_stmt_text(q, 18));
+    add_pid_list(o, "queue", ls_stmt_text(q, 19));
+    add_col_str(o, "file", q, 20);
+    add_col_int(o, "line", q, 21);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
+/* ---- deadlocks ---- */
+
+static const char deadlocks_sql[] =
+    "SELECT d.deadlock_id, d.ts, d.victim_pid, s.application, f.path, d.line"
+    " FROM deadlocks d LEFT JOIN sessions s ON s.session_id = d.victim_session"
+    " LEFT JOIN files f ON f.file_id = d.file_id ORDER BY d.ts, d.deadlock_id LIMIT ?1";
+static const char edges_sql[] =
+    "SELECT waiter_pid, mode, target, blocker_pid FROM deadlock_edges"
+    " WHERE deadlock_id = ?1 ORDER BY seq";
+static const char procs_sql[] =
+    "SELECT pid, query FROM deadlock_procs WHERE deadlock_id = ?1 ORDER BY rowid";
+
+static void edge_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_col_int(o, "waiter_pid", q, 0);
+    add_col_str(o, "mode", q, 1);
+    add_col_str(o, "target", q, 2);
+    add_col_int(o, "blocker_pid", q, 3);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
+static void proc_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_col_int(o, "pid", q, 0);
+    add_col_str(o, "query", q, 1);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
+static void deadlock_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    int64_t id = ls_stmt_int64(q, 0);
+    add_col_ts(o, "time", q, 1);
+    add_col_int(o, "victim_pid", q, 2);
+    add_col_str(o, "victim_application", q, 3);
+    add_col_str(o, "file", q, 4);
+    add_col_int(o, "line", q, 5);
+    cJSON_AddItemToArray(arg, o);
+    each_row(m, edges_sql, id, edge_row, cJSON_AddArrayToObject(o, "edges"));
+    each_row(m, procs_sql, id, proc_row, cJSON_AddArrayToObject(o, "processes"));
+}
+
+/* ---- errors ---- */
+
+static const char errors_sql[] =
+    "SELECT e.ts, e.pid, s.application, e.sqlstate, e.class, e.message, e.statement, f.path,"
+    " e.line FROM errors e LEFT JOIN sessions s ON s.session_id = e.session_id"
+    " LEFT JOIN files f ON f.file_id = e.file_id"
+    " WHERE e.class <> 'other' ORDER BY e.ts, e.error_id LIMIT ?1";
+
+static void error_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_col_ts(o, "time", q, 0);
+    add_col_int(o, "pid", q, 1);
+    add_col_str(o, "application", q, 2);
+    add_col_str(o, "sqlstate", q, 3);
+    add_col_str(o, "class", q, 4);
+    add_col_str(o, "message", q, 5);
+    add_col_str(o, "statement", q, 6);
+    add_col_str(o, "file", q, 7);
+    add_col_int(o, "line", q, 8);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
+/* ---- inputs ---- */
+
+static const char files_sql[] =
+    "SELECT path, format, gzip, bytes, lines, records, bad_lines FROM files"
+    " ORDER BY file_id LIMIT ?1";
+static const char bad_sql[] =
+    "SELECT f.path, b.line, b.reason FROM bad_lines b JOIN files f USING (file_id)"
+    " ORDER BY b.file_id, b.line LIMIT ?1";
+
+static void file_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_col_str(o, "path", q, 0);
+    add_col_str(o, "format", q, 1);
+    cJSON_AddBoolToObject(o, "gzip", ls_stmt_int64(q, 2) != 0);
+    add_col_int(o, "bytes", q, 3);
+    add_col_int(o, "lines", q, 4);
+    add_col_int(o, "records", q, 5);
+    add_col_int(o, "bad_lines", q, 6);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
+static void bad_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_col_str(o, "file", q, 0);
+    add_col_int(o, "line", q, 1);
+    add_col_str(o, "reason", q, 2);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
+int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
+{
+    model_ctx m = {s, opts, 0};
+    cJSON *r = cJSON_CreateObject(), *sum, *input;
+    int top = opts->top > 0 ? opts->top : 10;
+
+    *out = NULL;
+    if (!r)
+        return LS_ENOMEM;
+    cJSON_AddStringToObject(r, "schema", LS_REPORT_SCHEMA);
+    cJSON_AddNumberToObject(r, "version", LS_REPORT_VERSION);
+    add_str(r, "title", opts->title ? opts->title : "Lock contention report");
+    add_str(r, "generated_at", opts->generated_at);
+    cJSON_AddStringToObject(r, "generator", "lockspan " LS_VERSION);
+
+    sum = cJSON_AddObjectToObject(r, "summary");
+    each_row(&m, summary_sql, -1, summary_row, sum);
+    each_row(&m,
+             "SELECT outcome, count(*) FROM lock_waits GROUP BY outcome ORDER BY outcome",
+             -1, outcome_row, cJSON_AddObjectToObject(sum, "waits_by_outcome"));
+    each_row(&m, hot_rows_sql, top, hot_row, cJSON_AddArrayToObject(r, "hot_rows"));
+    each_row(&m, roots_sql, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
+    each_row(&m, waits_sql, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
+             cJSON_AddArrayToObject(r, "waits"));
+    each_row(&m, deadlocks_sql, 100, deadlock_row, cJSON_AddArrayToObject(r, "deadlocks"));
+    each_row(&m, errors_sql, 200, error_row, cJSON_AddArrayToObject(r, "errors"));
+    input = cJSON_AddObjectToObject(r, "input");
+    each_row(&m, files_sql, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
+    each_row(&m, bad_sql, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
+    if (m.rc) {
+        cJSON_Delete(r);
+        return m.rc;
+    }
+    *out = r;
+    return 0;
+}

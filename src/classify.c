@@ -1,0 +1,953 @@
+/*
+ * classify.c — recognise the messages of a PostgreSQL log record that lock
+ * analysis needs and turn them into an ls_event (see ls_classify.h).
+ *
+ * Parsing is hand-written over a cursor (curl strparse style): every helper
+ * returns 0 and advances on success, or returns non-zero and leaves the
+ * cursor where it was, so steps chain with ||. Record text is arbitrary
+ * bytes: nothing here assumes valid UTF-8 or stops at anything but the end
+ * of the slice.
+ *
+ * Message formats follow PostgreSQL 15 (English, lc_messages = 'C'):
+ * storage/lmgr/proc.c ProcSleep, storage/lmgr/lmgr.c DescribeLockTag and
+ * XactLockTableWaitErrorCb, storage/lmgr/deadlock.c DeadLockReport,
+ * tcop/postgres.c, utils/init/postinit.c.
+ *
+ * Strings the event needs that are not NUL-terminated in the record (names,
+ * hosts, deadlock queries) are copied into a scratch arena owned by the
+ * classifier and reset at each ls_classify() call. Its blocks never move, so
+ * pointers handed out stay valid until the next call. Define
+ * LS_ARENA_MALLOC to give every copy its own malloc block so sanitizers see
+ * each allocation separately.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_classify.h"
+
+/*
+ * A message is never measured whole: SQL text can be hundreds of KB and is
+ * handed out as a pointer into the record. MSG_DISPATCH bytes cover every
+ * fixed header up to the SQL of a duration/statement line (the common case
+ * costs one short strnlen and a few memcmp's); the rarer messages widen the
+ * window to MSG_HEAD_MAX, which holds every field parsed out of a message.
+ */
+#define MSG_DISPATCH 128
+#define MSG_HEAD_MAX 4096
+
+/* ------------------------------------------------------------------ */
+/* Scratch arena                                                        */
+
+typedef struct arena_block {
+    struct arena_block *next;
+    size_t cap;
+    size_t used;
+    char data[];
+} arena_block;
+
+struct ls_classifier {
+    arena_block *blocks; /* newest first; the newest survives a reset */
+};
+
+#define ARENA_BLOCK_MIN 4096
+
+static void arena_reset(ls_classifier *c)
+{
+    arena_block *b, *next;
+
+    if (!c->blocks)
+        return;
+#ifdef LS_ARENA_MALLOC
+    b = c->blocks;
+    c->blocks = NULL;
+#else
+    b = c->blocks->next;
+    c->blocks->next = NULL;
+    c->blocks->used = 0;
+#endif
+    for (; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+}
+
+/* Copy n bytes of p into the arena and NUL-terminate; NULL on ENOMEM. */
+static char *arena_strndup(ls_classifier *c, const char *p, size_t n)
+{
+    arena_block *b = c->blocks;
+    char *out;
+
+#ifdef LS_ARENA_MALLOC
+    b = NULL;
+#endif
+    if (!b || b->cap - b->used < n + 1) {
+        size_t cap = n + 1;
+#ifndef LS_ARENA_MALLOC
+        if (cap < ARENA_BLOCK_MIN)
+            cap = ARENA_BLOCK_MIN;
+#endif
+        b = ls_malloc(sizeof(*b) + cap);
+        if (!b)
+            return NULL;
+        b->cap = cap;
+        b->used = 0;
+        b->next = c->blocks;
+        c->blocks = b;
+    }
+    out = b->data + b->used;
+    if (n)
+        memcpy(out, p, n);
+    out[n] = '\0';
+    b->used += n + 1;
+    return out;
+}
+
+int ls_classifier_new(ls_classifier **out)
+{
+    ls_classifier *c = ls_calloc(1, sizeof(*c));
+    *out = c;
+    return c ? LS_OK : LS_ENOMEM;
+}
+
+void ls_classifier_free(ls_classifier *c)
+{
+    if (!c)
+        return;
+    arena_reset(c);
+    free(c->blocks);
+    free(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Cursor helpers: 0 = matched and advanced, 1 = no match (unchanged).  */
+
+typedef struct cur {
+    const char *p; /* next byte */
+    const char *e; /* one past the last byte */
+} cur;
+
+static cur cur_of(const char *s, size_t len)
+{
+    cur c;
+    c.p = s;
+    c.e = s + len;
+    return c;
+}
+
+static size_t cur_left(const cur *c)
+{
+    return (size_t)(c->e - c->p);
+}
+
+static int is_digit(char ch)
+{
+    return ch >= '0' && ch <= '9';
+}
+
+/* Literal s (n bytes). */
+static int lit(cur *c, const char *s, size_t n)
+{
+    if (cur_left(c) < n || memcmp(c->p, s, n) != 0)
+        return 1;
+    c->p += n;
+    return 0;
+}
+#define LIT(c, s) lit((c), (s), sizeof(s) - 1)
+
+/* Does the slice start with literal s? Does not advance. */
+#define HAS(c, s) (cur_left(c) >= sizeof(s) - 1 && memcmp((c)->p, (s), sizeof(s) - 1) == 0)
+
+/* Unsigned decimal up to max; no sign, at least one digit. */
+static int num_u64(cur *c, uint64_t max, uint64_t *out)
+{
+    const char *p = c->p;
+    uint64_t v = 0;
+
+    if (p == c->e || !is_digit(*p))
+        return 1;
+    for (; p < c->e && is_digit(*p); p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (max - d) / 10)
+            return 1;
+        v = v * 10 + d;
+    }
+    c->p = p;
+    *out = v;
+    return 0;
+}
+
+static int num_u32(cur *c, uint32_t *out)
+{
+    uint64_t v;
+    if (num_u64(c, UINT32_MAX, &v))
+        return 1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* A process id: positive decimal that fits an int. */
+static int num_pid(cur *c, int *out)
+{
+    uint64_t v;
+    if (num_u64(c, 2147483647u, &v))
+        return 1;
+    *out = (int)v;
+    return 0;
+}
+
+/* "123" or "123.456": the %ld.%03d and %.3f forms PostgreSQL prints. */
+static int num_decimal(cur *c, double *out)
+{
+    cur t = *c;
+    uint64_t whole, frac = 0;
+    double scale = 1.0;
+
+    if (num_u64(&t, UINT64_MAX / 2, &whole))
+        return 1;
+    if (t.p < t.e && *t.p == '.') {
+        t.p++;
+        if (t.p == t.e || !is_digit(*t.p))
+            return 1;
+        for (; t.p < t.e && is_digit(*t.p); t.p++) {
+            if (scale < 1e15) {
+                frac = frac * 10 + (uint64_t)(*t.p - '0');
+                scale *= 10.0;
+            }
+        }
+    }
+    *out = (double)whole + (double)frac / scale;
+    *c = t;
+    return 0;
+}
+
+/* Find needle (n bytes) in the rest of c; on success *at points at it. */
+static int find(const cur *c, const char *needle, size_t n, const char **at)
+{
+    const char *p = c->p;
+
+    if (n == 0 || cur_left(c) < n)
+        return 1;
+    for (;;) {
+        const char *hit = memchr(p, needle[0], (size_t)(c->e - p) - n + 1);
+        if (!hit)
+            return 1;
+        if (memcmp(hit, needle, n) == 0) {
+            *at = hit;
+            return 0;
+        }
+        p = hit + 1;
+        if ((size_t)(c->e - p) < n)
+            return 1;
+    }
+}
+
+/* Take bytes up to (not including) needle into [*s,*s+*n), then skip needle. */
+static int upto(cur *c, const char *needle, size_t nlen, const char **s, size_t *n)
+{
+    const char *at;
+    if (find(c, needle, nlen, &at))
+        return 1;
+    *s = c->p;
+    *n = (size_t)(at - c->p);
+    c->p = at + nlen;
+    return 0;
+}
+#define UPTO(c, s, ps, pn) upto((c), (s), sizeof(s) - 1, (ps), (pn))
+
+/* The end of the line starting at p (the '\n' or e). */
+static const char *line_end(const char *p, const char *e)
+{
+    const char *nl = memchr(p, '\n', (size_t)(e - p));
+    return nl ? nl : e;
+}
+
+/* Copy a slice into a fixed char array, truncating, always NUL-terminated. */
+static void copy_fixed(char *dst, size_t cap, const char *s, size_t n)
+{
+    if (n >= cap)
+        n = cap - 1;
+    if (n)
+        memcpy(dst, s, n);
+    dst[n] = '\0';
+}
+#define COPY_FIXED(dst, s, n) copy_fixed((dst), sizeof(dst), (s), (n))
+
+static size_t head_len(const char *s)
+{
+    return strnlen(s, MSG_HEAD_MAX);
+}
+
+/* Widen a cursor over a NUL-terminated string to MSG_HEAD_MAX bytes. */
+static void widen(cur *c, const char *s)
+{
+    c->e = s + head_len(s);
+}
+
+/* ": " in NUL-terminated s within MSG_HEAD_MAX bytes, or NULL. */
+static const char *find_colon_sp(const char *s)
+{
+    const char *q;
+    for (q = s; *q && (size_t)(q - s) < MSG_HEAD_MAX; q++)
+        if (q[0] == ':' && q[1] == ' ')
+            return q;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lock targets (lmgr.c DescribeLockTag)                                */
+
+/* " of relation R of database D" */
+static int rel_db(cur *c, ls_lock_target *t)
+{
+    return LIT(c, " of relation ") || num_u32(c, &t->rel_oid) || LIT(c, " of database ") ||
+           num_u32(c, &t->db_oid);
+}
+
+/* "[a,b,c]" or "[a,b,c,d]" */
+static int key_list(cur *c, ls_lock_target *t, int nkeys)
+{
+    int i;
+    if (LIT(c, "["))
+        return 1;
+    for (i = 0; i < nkeys; i++) {
+        if ((i && LIT(c, ",")) || num_u32(c, &t->key[i]))
+            return 1;
+    }
+    return LIT(c, "]");
+}
+
+static ls_target_kind target_parse(cur *c, ls_lock_target *t)
+{
+    uint32_t v;
+
+    switch (c->p < c->e ? *c->p : 0) {
+    case 'r':
+        if (!LIT(c, "relation ") && !num_u32(c, &t->rel_oid) && !LIT(c, " of database ") &&
+            !num_u32(c, &t->db_oid))
+            return LS_TGT_RELATION;
+        break;
+    case 'e':
+        if (!LIT(c, "extension of relation ") && !num_u32(c, &t->rel_oid) &&
+            !LIT(c, " of database ") && !num_u32(c, &t->db_oid))
+            return LS_TGT_EXTEND;
+        break;
+    case 'p':
+        if (!LIT(c, "page ") && !num_u32(c, &t->page) && !rel_db(c, t))
+            return LS_TGT_PAGE;
+        if (!LIT(c, "pg_database.datfrozenxid of database ") && !num_u32(c, &t->db_oid))
+            return LS_TGT_UNKNOWN; /* PG15 LOCKTAG_DATABASE_FROZEN_IDS: no kind yet */
+        break;
+    case 't':
+        if (!LIT(c, "tuple (") && !num_u32(c, &t->page) && !LIT(c, ",") &&
+            !num_u32(c, &t->offset) && !LIT(c, ")") && !rel_db(c, t))
+            return LS_TGT_TUPLE;
+        if (!LIT(c, "transaction ") && !num_u32(c, &t->xid))
+            return LS_TGT_TRANSACTION;
+        break;
+    case 'v':
+        /* "%d/%u": the backend id is never negative for a live vxid. */
+        if (!LIT(c, "virtual transaction ") && !num_u32(c, &t->key[0]) && !LIT(c, "/") &&
+            !num_u32(c, &t->key[1]))
+            return LS_TGT_VIRTUALXID;
+        break;
+    case 's':
+        if (!LIT(c, "speculative token ") && !num_u32(c, &v) && !LIT(c, " of transaction ") &&
+            !num_u32(c, &t->xid)) {
+            t->key[0] = v;
+            return LS_TGT_SPECTOKEN;
+        }
+        break;
+    case 'o':
+        if (!LIT(c, "object ") && !num_u32(c, &t->key[0]) && !LIT(c, " of class ") &&
+            !num_u32(c, &t->key[1]) && !LIT(c, " of database ") && !num_u32(c, &t->db_oid))
+            return LS_TGT_OBJECT;
+        break;
+    case 'u':
+        if (!LIT(c, "user lock ") && !key_list(c, t, 3))
+            return LS_TGT_USERLOCK;
+        break;
+    case 'a':
+        if (!LIT(c, "advisory lock ") && !key_list(c, t, 4)) {
+            t->db_oid = t->key[0]; /* field1 is MyDatabaseId */
+            return LS_TGT_ADVISORY;
+        }
+        break;
+    default:
+        break;
+    }
+    return LS_TGT_UNKNOWN;
+}
+
+int ls_parse_lock_target(ls_lock_target *out, const char *s, size_t len)
+{
+    cur c = cur_of(s, len);
+    ls_lock_target t;
+    ls_target_kind k;
+
+    memset(&t, 0, sizeof(t));
+    k = target_parse(&c, &t);
+    memset(out, 0, sizeof(*out));
+    COPY_FIXED(out->text, s, len);
+    if (c.p != c.e)
+        return -1;
+    if (k == LS_TGT_UNKNOWN) {
+        out->db_oid = t.db_oid; /* datfrozenxid lock: only the database is known */
+        return -1;
+    }
+    t.kind = k;
+    memcpy(t.text, out->text, sizeof(t.text));
+    *out = t;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lock waits (proc.c ProcSleep)                                        */
+
+/* "a, b, c" (possibly empty) into pids[], keeping at most LS_MAX_PIDS. */
+static void pid_list(cur *c, int *pids, int *n)
+{
+    int pid;
+
+    *n = 0;
+    while (!num_pid(c, &pid)) {
+        if (*n < LS_MAX_PIDS)
+            pids[(*n)++] = pid;
+        if (LIT(c, ", "))
+            break;
+    }
+}
+
+/* DETAIL "Process(es) holding the lock: 1, 2. Wait queue: 3, 4." */
+static void wait_detail(ls_lock_wait *w, const char *detail)
+{
+    cur c;
+
+    if (!detail)
+        return;
+    c = cur_of(detail, head_len(detail));
+    if (LIT(&c, "Process holding the lock: ") && LIT(&c, "Processes holding the lock: "))
+        return;
+    pid_list(&c, w->holders, &w->nholders);
+    if (LIT(&c, ". Wait queue: "))
+        return;
+    pid_list(&c, w->queue, &w->nqueue);
+}
+
+/* CONTEXT forms of XactLockTableWaitErrorCb, after "while ". */
+static const struct {
+    const char *prefix; /* up to and including "(" */
+    size_t len;
+    const char *action;
+    int updated_version; /* "(b,o) of tuple in relation" instead of "(b,o) in relation" */
+} ctx_forms[] = {
+#define F(p, a, u)                                                                                 \
+    {                                                                                              \
+        p, sizeof(p) - 1, a, u                                                                     \
+    }
+    F("updating tuple (", "updating", 0),
+    F("deleting tuple (", "deleting", 0),
+    F("locking tuple (", "locking", 0),
+    F("locking updated version (", "locking updated version", 1),
+    F("inserting index tuple (", "inserting index", 0),
+    F("checking uniqueness of tuple (", "checking uniqueness", 0),
+    F("rechecking updated tuple (", "rechecking updated", 0),
+    F("checking exclusion constraint on tuple (", "checking exclusion constraint", 0),
+#undef F
+};
+
+/* One CONTEXT line [p,e): "while <action> (b,o) in relation "name"". */
+static int ctx_line(ls_lock_wait *w, const char *p, const char *e)
+{
+    cur c = cur_of(p, (size_t)(e - p));
+    const char *q;
+    size_t i;
+
+    if (c.p < c.e && *c.p == '\t')
+        c.p++;
+    if (LIT(&c, "while "))
+        return 1;
+    for (i = 0; i < sizeof(ctx_forms) / sizeof(ctx_forms[0]); i++) {
+        uint32_t b, o;
+        cur t = c;
+        if (lit(&t, ctx_forms[i].prefix, ctx_forms[i].len) || num_u32(&t, &b) || LIT(&t, ",") ||
+            num_u32(&t, &o) || LIT(&t, ")") ||
+            (ctx_forms[i].updated_version ? LIT(&t, " of tuple in relation \"")
+                                          : LIT(&t, " in relation \"")))
+            continue;
+        /* relname is printed raw: it may itself hold quotes, so the name
+         * runs to the last quote of the line. */
+        for (q = t.e; q > t.p && q[-1] != '"'; q--)
+            ;
+        if (q == t.p)
+            return 1;
+        copy_fixed(w->ctx_action, sizeof(w->ctx_action), ctx_forms[i].action,
+                   strlen(ctx_forms[i].action));
+        COPY_FIXED(w->ctx_relation, t.p, (size_t)(q - 1 - t.p));
+        w->ctx_page = b;
+        w->ctx_offset = o;
+        w->have_ctx_tuple = 1;
+        return 0;
+    }
+    return 1;
+}
+
+static void wait_context(ls_lock_wait *w, const char *ctx)
+{
+    const char *p, *e, *le;
+
+    if (!ctx)
+        return;
+    e = ctx + strlen(ctx);
+    for (p = ctx; p < e; p = le + 1) {
+        le = line_end(p, e);
+        if (!ctx_line(w, p, le))
+            return;
+        if (le == e)
+            break;
+    }
+}
+
+static const struct {
+    const char *text; /* after "process N " */
+    size_t len;
+    ls_lock_phase phase;
+} wait_phases[] = {
+#define P(t, ph)                                                                                   \
+    {                                                                                              \
+        t, sizeof(t) - 1, ph                                                                       \
+    }
+    P("still waiting for ", LS_LOCK_WAITING),
+    P("acquired ", LS_LOCK_ACQUIRED),
+    P("avoided deadlock for ", LS_LOCK_AVOIDED),
+    P("detected deadlock while waiting for ", LS_LOCK_DEADLOCK),
+    P("failed to acquire ", LS_LOCK_FAILED),
+#undef P
+};
+
+/* "process N <phase> MODE on TARGET after X ms"; c is after "process ". */
+static int lock_wait(ls_lock_wait *w, cur *c, const ls_record *rec)
+{
+    const char *s;
+    size_t n, i;
+
+    if (num_pid(c, &w->pid) || LIT(c, " "))
+        return 1;
+    for (i = 0; i < sizeof(wait_phases) / sizeof(wait_phases[0]); i++)
+        if (!lit(c, wait_phases[i].text, wait_phases[i].len))
+            break;
+    if (i == sizeof(wait_phases) / sizeof(wait_phases[0]))
+        return 1;
+    w->phase = wait_phases[i].phase;
+    if (UPTO(c, " on ", &s, &n) || n == 0 || memchr(s, ' ', n))
+        return 1;
+    COPY_FIXED(w->mode, s, n);
+    if (w->phase == LS_LOCK_AVOIDED ? UPTO(c, " by rearranging queue order after ", &s, &n)
+                                    : UPTO(c, " after ", &s, &n))
+        return 1;
+    ls_parse_lock_target(&w->target, s, n);
+    /* A trailing " at character N" (errposition) may follow " ms". */
+    if (num_decimal(c, &w->waited_ms) || LIT(c, " ms"))
+        w->waited_ms = -1;
+    wait_detail(w, rec->detail);
+    wait_context(w, rec->context);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Deadlocks (deadlock.c DeadLockReport)                                */
+
+/* At a line start: "Process N waits for " or "Process N: ". 1 = edge, 2 = proc. */
+static int deadlock_line_kind(const char *p, const char *e, int *pid, cur *rest)
+{
+    cur c = cur_of(p, (size_t)(e - p));
+
+    if (c.p < c.e && *c.p == '\t')
+        c.p++;
+    if (LIT(&c, "Process ") || num_pid(&c, pid))
+        return 0;
+    *rest = c;
+    if (!LIT(rest, " waits for "))
+        return 1;
+    if (!LIT(rest, ": "))
+        return 2;
+    return 0;
+}
+
+static int deadlock(ls_classifier *cl, ls_deadlock *d, const char *detail)
+{
+    const char *p, *e, *le;
+    const char *qstart = NULL;
+    int qpid = 0;
+
+    if (!detail)
+        return 0;
+    e = detail + strlen(detail);
+    for (p = detail;; p = le + 1) {
+        int pid = 0, kind;
+        cur rest;
+
+        le = line_end(p, e);
+        kind = deadlock_line_kind(p, le, &pid, &rest);
+        if (kind && qstart) {
+            /* The previous process's query ends before this line. */
+            if (d->nprocs < LS_MAX_EDGES) {
+                const char *qe = p > qstart ? p - 1 : qstart;
+                char *q = arena_strndup(cl, qstart, (size_t)(qe - qstart));
+                if (!q)
+                    return LS_ENOMEM;
+                d->procs[d->nprocs].pid = qpid;
+                d->procs[d->nprocs++].query = q;
+            }
+            qstart = NULL;
+        }
+        if (kind == 1 && d->nedges < LS_MAX_EDGES) {
+            /* rest: "MODE on TARGET; blocked by process N." */
+            ls_deadlock_edge *ed = &d->edges[d->nedges];
+            const char *ms, *ts;
+            size_t mn, tn;
+            if (!UPTO(&rest, " on ", &ms, &mn) && mn && !memchr(ms, ' ', mn) &&
+                !UPTO(&rest, "; blocked by process ", &ts, &tn) &&
+                !num_pid(&rest, &ed->blocker_pid)) {
+                ed->waiter_pid = pid;
+                COPY_FIXED(ed->mode, ms, mn);
+                ls_parse_lock_target(&ed->target, ts, tn);
+                d->nedges++;
+            }
+        } else if (kind == 2) {
+            qpid = pid;
+            qstart = rest.p;
+        }
+        if (le == e)
+            break;
+    }
+    if (qstart && d->nprocs < LS_MAX_EDGES) {
+        char *q = arena_strndup(cl, qstart, (size_t)(e - qstart));
+        if (!q)
+            return LS_ENOMEM;
+        d->procs[d->nprocs].pid = qpid;
+        d->procs[d->nprocs++].query = q;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                               */
+
+static const struct {
+    const char *prefix;
+    size_t len;
+    ls_error_class cls;
+    const char *sqlstate;
+} error_forms[] = {
+#define E(p, c, s)                                                                                 \
+    {                                                                                              \
+        p, sizeof(p) - 1, c, s                                                                     \
+    }
+    E("canceling statement due to lock timeout", LS_ERRC_LOCK_TIMEOUT, "55P03"),
+    E("could not obtain lock on row in relation ", LS_ERRC_LOCK_NOWAIT, "55P03"),
+    E("could not obtain lock on relation ", LS_ERRC_LOCK_NOWAIT, "55P03"),
+    E("canceling statement due to statement timeout", LS_ERRC_STATEMENT_TIMEOUT, "57014"),
+    E("canceling statement due to user request", LS_ERRC_CANCELED, "57014"),
+    E("could not serialize access due to ", LS_ERRC_SERIALIZATION, "40001"),
+    E("terminating connection due to idle-in-transaction timeout", LS_ERRC_IDLE_TX_TIMEOUT,
+      "25P03"),
+#undef E
+};
+
+static int is_error_severity(const char *sev)
+{
+    return sev &&
+           (strcmp(sev, "ERROR") == 0 || strcmp(sev, "FATAL") == 0 || strcmp(sev, "PANIC") == 0);
+}
+
+/* Returns 1 and fills e when the record is an error worth an event. */
+static int error_event(ls_error_ev *ev, const ls_record *rec, cur *c)
+{
+    size_t i;
+    const char *implied = "";
+
+    ev->cls = LS_ERRC_OTHER;
+    for (i = 0; i < sizeof(error_forms) / sizeof(error_forms[0]); i++) {
+        if (cur_left(c) >= error_forms[i].len &&
+            memcmp(c->p, error_forms[i].prefix, error_forms[i].len) == 0) {
+            ev->cls = error_forms[i].cls;
+            implied = error_forms[i].sqlstate;
+            break;
+        }
+    }
+    if (ev->cls == LS_ERRC_OTHER && (!is_error_severity(rec->severity) || !rec->sqlstate[0]))
+        return 0;
+    if (rec->sqlstate[0])
+        COPY_FIXED(ev->sqlstate, rec->sqlstate, strnlen(rec->sqlstate, sizeof(rec->sqlstate)));
+    else
+        COPY_FIXED(ev->sqlstate, implied, strlen(implied));
+    return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Statements and durations (tcop/postgres.c)                           */
+
+static const struct {
+    const char *text;
+    size_t len;
+    const char *verb;
+    int named;
+} stmt_verbs[] = {
+#define V(t, v, n)                                                                                 \
+    {                                                                                              \
+        t, sizeof(t) - 1, v, n                                                                     \
+    }
+    V("statement: ", "statement", 0),
+    V("execute fetch from ", "execute", 1),
+    V("execute ", "execute", 1),
+    V("parse ", "parse", 1),
+    V("bind ", "bind", 1),
+#undef V
+};
+
+/*
+ * "<verb>[ <name>]: <text>" at c, the tail of the NUL-terminated message.
+ * Returns 0 (recognised), 1 (not recognised) or LS_ENOMEM.
+ */
+static int stmt_tail(ls_classifier *cl, ls_statement_ev *st, cur *c, int allow_parse_bind)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(stmt_verbs) / sizeof(stmt_verbs[0]); i++) {
+        cur t = *c;
+
+        if (!allow_parse_bind && stmt_verbs[i].verb[0] != 's' && stmt_verbs[i].verb[0] != 'e')
+            continue;
+        if (lit(&t, stmt_verbs[i].text, stmt_verbs[i].len))
+            continue;
+        if (stmt_verbs[i].named) {
+            /* t.e may cut the name short: search the string itself. */
+            const char *colon = find_colon_sp(t.p);
+            char *name;
+            if (!colon)
+                return 1;
+            if (!(name = arena_strndup(cl, t.p, (size_t)(colon - t.p))))
+                return LS_ENOMEM;
+            st->name = name;
+            t.p = colon + 2;
+        } else {
+            st->name = "";
+        }
+        COPY_FIXED(st->verb, stmt_verbs[i].verb, strlen(stmt_verbs[i].verb));
+        st->text = t.p; /* NUL-terminated: the rest of the message */
+        return 0;
+    }
+    return 1;
+}
+
+static const char *stmt_params(const ls_record *rec)
+{
+    if (rec->detail && strncmp(rec->detail, "parameters: ", 12) == 0)
+        return rec->detail + 12;
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Connections (postmaster.c, postinit.c, postgres.c log_disconnections) */
+
+static int conn_dup(ls_classifier *cl, const char **out, const char *s, size_t n)
+{
+    char *p = arena_strndup(cl, s, n);
+    if (!p)
+        return LS_ENOMEM;
+    *out = p;
+    return 0;
+}
+
+/* Value of key= up to the first of the given markers or the end. */
+static void value_upto(cur *c, const char *const *ends, const char **s, size_t *n)
+{
+    const char *stop = c->e, *at;
+    for (; *ends; ends++)
+        if (!find(c, *ends, strlen(*ends), &at) && at < stop)
+            stop = at;
+    *s = c->p;
+    *n = (size_t)(stop - c->p);
+    c->p = stop;
+}
+
+static const char *const auth_tail_ends[] = {" SSL enabled (", " GSS (", NULL};
+static const char *const auth_db_ends[] = {" application_name=", " SSL enabled (", " GSS (", NULL};
+static const char *const disc_host_ends[] = {" port=", NULL};
+
+static int connect_received(ls_classifier *cl, ls_conn_ev *ce, cur *c)
+{
+    const char *s;
+    size_t n;
+
+    if (LIT(c, "host="))
+        return 1;
+    if (UPTO(c, " port=", &s, &n)) {
+        s = c->p;
+        n = cur_left(c);
+    }
+    return conn_dup(cl, &ce->host, s, n) ? LS_ENOMEM : 0;
+}
+
+static int connect_authorized(ls_classifier *cl, ls_conn_ev *ce, cur *c)
+{
+    const char *s;
+    size_t n;
+
+    if (LIT(c, "user=") || UPTO(c, " database=", &s, &n))
+        return 1;
+    if (conn_dup(cl, &ce->user, s, n))
+        return LS_ENOMEM;
+    value_upto(c, auth_db_ends, &s, &n);
+    if (conn_dup(cl, &ce->database, s, n))
+        return LS_ENOMEM;
+    if (!LIT(c, " application_name=")) {
+        value_upto(c, auth_tail_ends, &s, &n);
+        if (conn_dup(cl, &ce->application, s, n))
+            return LS_ENOMEM;
+    }
+    return 0;
+}
+
+/* "session time: H:MM:SS.mmm user=U database=D host=H[ port=P]" */
+static int disconnection(ls_classifier *cl, ls_conn_ev *ce, cur *c)
+{
+    uint64_t h, m;
+    double sec;
+    const char *s;
+    size_t n;
+
+    if (LIT(c, "session time: ") || num_u64(c, 1u << 30, &h) || LIT(c, ":") || num_u64(c, 59, &m) ||
+        LIT(c, ":") || num_decimal(c, &sec))
+        return 1;
+    ce->session_seconds = (double)h * 3600.0 + (double)m * 60.0 + sec;
+    if (LIT(c, " user=") || UPTO(c, " database=", &s, &n))
+        return 0;
+    if (conn_dup(cl, &ce->user, s, n))
+        return LS_ENOMEM;
+    if (UPTO(c, " host=", &s, &n))
+        return 0;
+    if (conn_dup(cl, &ce->database, s, n))
+        return LS_ENOMEM;
+    value_upto(c, disc_host_ends, &s, &n);
+    if (conn_dup(cl, &ce->host, s, n))
+        return LS_ENOMEM;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int is_log_severity(const char *sev)
+{
+    return !sev || strcmp(sev, "LOG") == 0;
+}
+
+int ls_classify(ls_classifier *cl, const ls_record *rec, ls_event *ev)
+{
+    const char *msg = rec->message;
+    cur c;
+    int rc;
+
+    ev->kind = LS_EV_OTHER;
+    ev->rec = rec;
+    arena_reset(cl);
+    if (!msg || !msg[0])
+        return 0;
+    c = cur_of(msg, strnlen(msg, MSG_DISPATCH));
+
+    switch (msg[0]) {
+    case 'd':
+        if (LIT(&c, "duration: ") == 0) {
+            ls_statement_ev *st = &ev->u.stmt;
+            if (!is_log_severity(rec->severity) || num_decimal(&c, &st->duration_ms) ||
+                LIT(&c, " ms"))
+                return 0;
+            st->verb[0] = '\0';
+            st->name = "";
+            st->text = "";
+            st->params = NULL;
+            if (c.p < c.e) {
+                if (LIT(&c, "  ") == 0 && (rc = stmt_tail(cl, st, &c, 1)) < 0)
+                    return rc;
+                st->params = stmt_params(rec);
+            }
+            ev->kind = LS_EV_DURATION;
+            return 0;
+        }
+        if (HAS(&c, "deadlock detected") && cur_left(&c) == sizeof("deadlock detected") - 1 &&
+            (is_error_severity(rec->severity) || !rec->severity)) {
+            ev->u.deadlock.nedges = 0;
+            ev->u.deadlock.nprocs = 0;
+            if ((rc = deadlock(cl, &ev->u.deadlock, rec->detail)) < 0)
+                return rc;
+            ev->kind = LS_EV_DEADLOCK;
+            return 0;
+        }
+        if (LIT(&c, "disconnection: ") == 0 && is_log_severity(rec->severity)) {
+            ls_conn_ev *ce = &ev->u.conn;
+            memset(ce, 0, sizeof(*ce));
+            ce->session_seconds = -1;
+            widen(&c, msg);
+            if ((rc = disconnection(cl, ce, &c)) < 0)
+                return rc;
+            if (rc == 0)
+                ev->kind = LS_EV_DISCONNECT;
+            return 0;
+        }
+        break;
+    case 'p':
+        if (LIT(&c, "process ") == 0 && is_log_severity(rec->severity)) {
+            ls_lock_wait *w = &ev->u.lock;
+            memset(w, 0, sizeof(*w));
+            widen(&c, msg);
+            if (lock_wait(w, &c, rec) == 0)
+                ev->kind = LS_EV_LOCK_WAIT;
+            return 0;
+        }
+        break;
+    case 's':
+    case 'e':
+        if (is_log_severity(rec->severity)) {
+            ls_statement_ev *st = &ev->u.stmt;
+            st->duration_ms = -1;
+            st->verb[0] = '\0';
+            if ((rc = stmt_tail(cl, st, &c, 0)) < 0)
+                return rc;
+            if (rc == 0) {
+                st->params = stmt_params(rec);
+                ev->kind = LS_EV_STATEMENT;
+            }
+            return 0;
+        }
+        break;
+    case 'c':
+        if (LIT(&c, "connection ") == 0) {
+            ls_conn_ev *ce = &ev->u.conn;
+            if (!is_log_severity(rec->severity))
+                return 0;
+            memset(ce, 0, sizeof(*ce));
+            ce->session_seconds = -1;
+            widen(&c, msg);
+            if (LIT(&c, "received: ") == 0)
+                rc = connect_received(cl, ce, &c);
+            else if (LIT(&c, "authorized: ") == 0)
+                rc = connect_authorized(cl, ce, &c);
+            else
+                return 0;
+            if (rc < 0)
+                return rc;
+            if (rc == 0)
+                ev->kind = LS_EV_CONNECT;
+            return 0;
+        }
+        break;
+    default:
+        break;
+    }
+
+    if (is_error_severity(rec->severity) || !rec->severity) {
+        if (error_event(&ev->u.error, rec, &c))
+            ev->kind = LS_EV_ERROR;
+    }
+    return 0;
+}

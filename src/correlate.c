@@ -1,0 +1,372 @@
+/*
+ * correlate.c — wait episodes and blocker chains.
+ *
+ * 1. Episodes: log_lock_waits writes "still waiting" once a wait passes
+ *    deadlock_timeout and a closing message ("acquired", "detected
+ *    deadlock", "failed to acquire") when it ends; a wait cut short by an
+ *    error (lock_timeout, statement_timeout, cancel) has no closing message,
+ *    so the next such error of the same process closes it. An episode
+ *    starts "after X ms" before its first message.
+ * 2. Direct blocker: the first pid of "Process(es) holding the lock" at
+ *    the moment the wait was logged. For later waiters of a tuple-lock
+ *    queue that is the first waiter, which holds the tuple lock.
+ * 3. Root blocker: follow direct blockers while the blocker is itself in
+ *    an open wait episode at that moment; stop at a process that is not
+ *    waiting (the head) or on a repeat (a deadlock cycle). The root's
+ *    transaction is the one the last waiter of the chain awaited
+ *    ("transaction N"), linked to its session through %x when logged.
+ * 4. Relation names: tuple-lock waits name the relation by OID only; the
+ *    CONTEXT of the transaction wait of their holder (the queue's first
+ *    waiter) names the same tuple and the relation.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ls_correlate.h"
+
+#define MAX_CHAIN 32
+
+static const char reset_sql[] =
+    "DELETE FROM lock_waits; DELETE FROM relations; UPDATE lock_events SET wait_id = NULL;";
+
+static const char episodes_sql[] =
+    "SELECT event_id, session_id, pid, ts, phase, mode, target_kind, target, target_xid,"
+    " rel_oid, db_oid, page, tuple_offset, waited_ms, holders, queue, ctx_relation,"
+    " ctx_page, ctx_offset, statement, file_id, line"
+    " FROM lock_events ORDER BY pid, target, ts, event_id";
+
+static const char insert_wait_sql[] =
+    "INSERT INTO lock_waits(session_id, pid, mode, target_kind, target, target_xid, rel_oid,"
+    " db_oid, relation, ctid, start_ts, logged_ts, end_ts, waited_ms, outcome, statement,"
+    " holders, queue, blocker_pid, first_event, file_id, line)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+    " ?19, ?20, ?21, ?22)";
+
+/* Close waits that ended in an error rather than a lock message. */
+static const char close_by_error_sql[] =
+    "UPDATE lock_waits SET"
+    "  outcome = (SELECT e.class FROM errors e WHERE e.pid = lock_waits.pid"
+    "     AND e.ts >= lock_waits.logged_ts ORDER BY e.ts LIMIT 1),"
+    "  end_ts = (SELECT e.ts FROM errors e WHERE e.pid = lock_waits.pid"
+    "     AND e.ts >= lock_waits.logged_ts ORDER BY e.ts LIMIT 1)"
+    " WHERE outcome IS NULL AND EXISTS (SELECT 1 FROM errors e WHERE e.pid = lock_waits.pid"
+    "     AND e.ts >= lock_waits.logged_ts AND e.class IN ('lock_timeout',"
+    "     'statement_timeout', 'canceled', 'serialization_failure', 'deadlock',"
+    "     'idle_in_transaction_timeout', 'other')"
+    "     AND NOT EXISTS (SELECT 1 FROM lock_events l WHERE l.pid = e.pid"
+    "        AND l.ts > lock_waits.logged_ts AND l.ts < e.ts));"
+    "UPDATE lock_waits SET outcome = 'unknown' WHERE outcome IS NULL;"
+    /* A wait on a transaction that then fails with 40001 was acquired only to
+     * find the row changed: the serialization failure is its real outcome. */
+    "UPDATE lock_waits SET outcome = 'serialization_failure' WHERE outcome = 'acquired'"
+    " AND EXISTS (SELECT 1 FROM errors e WHERE e.pid = lock_waits.pid"
+    "   AND e.class = 'serialization_failure' AND e.ts >= lock_waits.end_ts"
+    "   AND e.ts <= lock_waits.end_ts + 1000000);";
+
+static const char relations_sql[] =
+    /* Transaction waits carry the relation name and ctid in CONTEXT. */
+    "INSERT OR IGNORE INTO relations(db_oid, rel_oid, name, evidence)"
+    " SELECT DISTINCT t.db_oid, t.rel_oid, h.relation, 'context of the holder''s wait'"
+    " FROM lock_waits t JOIN lock_waits h ON h.pid = t.blocker_pid"
+    "  AND h.start_ts <= t.logged_ts AND (h.end_ts IS NULL OR h.end_ts >= t.logged_ts)"
+    "  AND h.relation IS NOT NULL AND h.ctid = t.ctid"
+    " WHERE t.target_kind = 'tuple';"
+    "UPDATE lock_waits SET relation = (SELECT r.name FROM relations r"
+    "  WHERE r.db_oid = lock_waits.db_oid AND r.rel_oid = lock_waits.rel_oid)"
+    " WHERE relation IS NULL AND rel_oid IS NOT NULL;";
+
+/* The wait of `pid` open at time t, if any. */
+static const char open_wait_sql[] =
+    "SELECT wait_id, blocker_pid, target_kind, target_xid FROM lock_waits"
+    " WHERE pid = ?1 AND start_ts <= ?2 AND (end_ts IS NULL OR end_ts >= ?2)"
+    " ORDER BY start_ts DESC LIMIT 1";
+
+/* The session a pid belonged to at time t. */
+static const char session_at_sql[] =
+    "SELECT session_id FROM sessions WHERE pid = ?1"
+    " AND coalesce(start_ts, first_ts, 0) <= ?2"
+    " ORDER BY coalesce(start_ts, first_ts, 0) DESC LIMIT 1";
+
+static const char xid_session_sql[] = "SELECT session_id, pid FROM xids WHERE xid = ?1";
+
+static const char update_wait_sql[] =
+    "UPDATE lock_waits SET blocker_session = ?2, blocker_xid = ?3, root_pid = ?4,"
+    " root_session = ?5, root_xid = ?6, chain_depth = ?7 WHERE wait_id = ?1";
+
+static const char walk_sql[] =
+    "SELECT wait_id, blocker_pid, logged_ts, target_kind, target_xid, pid FROM lock_waits"
+    " WHERE blocker_pid IS NOT NULL ORDER BY wait_id";
+
+typedef struct episode {
+    int open;
+    int64_t first_event, session_id, pid, file_id, line;
+    char target[160], mode[32], target_kind[16];
+    int64_t target_xid, rel_oid, db_oid, page, offset;
+    int has_target_xid, has_rel, has_tuple;
+    int64_t start_ts, logged_ts, end_ts;
+    double waited_ms;
+    char outcome[24];
+    char holders[1024], queue[1024];
+    char relation[128], ctid[32];
+    char statement[4096];
+    int has_end;
+} episode;
+
+static void copy(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src);
+}
+
+static int first_pid(const char *list)
+{
+    int v = 0;
+    if (!list || !*list)
+        return 0;
+    for (; *list >= '0' && *list <= '9'; list++)
+        v = v * 10 + (*list - '0');
+    return v;
+}
+
+static int flush_episode(ls_stmt *ins, episode *e, ls_correlate_stats *stats)
+{
+    int rc, bp;
+    if (!e->open)
+        return 0;
+    e->open = 0;
+    ls_stmt_reset(ins);
+    if (e->session_id)
+        ls_stmt_bind_int64(ins, 1, e->session_id);
+    ls_stmt_bind_int64(ins, 2, e->pid);
+    ls_stmt_bind_text(ins, 3, e->mode);
+    ls_stmt_bind_text(ins, 4, e->target_kind);
+    ls_stmt_bind_text(ins, 5, e->target);
+    if (e->has_target_xid)
+        ls_stmt_bind_int64(ins, 6, e->target_xid);
+    if (e->has_rel) {
+        ls_stmt_bind_int64(ins, 7, e->rel_oid);
+        ls_stmt_bind_int64(ins, 8, e->db_oid);
+    }
+    ls_stmt_bind_text(ins, 9, e->relation[0] ? e->relation : NULL);
+    ls_stmt_bind_text(ins, 10, e->ctid[0] ? e->ctid : NULL);
+    ls_stmt_bind_int64(ins, 11, e->start_ts);
+    ls_stmt_bind_int64(ins, 12, e->logged_ts);
+    if (e->has_end)
+        ls_stmt_bind_int64(ins, 13, e->end_ts);
+    ls_stmt_bind_double(ins, 14, e->waited_ms);
+    ls_stmt_bind_text(ins, 15, e->outcome[0] ? e->outcome : NULL);
+    ls_stmt_bind_text(ins, 16, e->statement[0] ? e->statement : NULL);
+    ls_stmt_bind_text(ins, 17, e->holders);
+    ls_stmt_bind_text(ins, 18, e->queue);
+    bp = first_pid(e->holders);
+    if (bp)
+        ls_stmt_bind_int64(ins, 19, bp);
+    ls_stmt_bind_int64(ins, 20, e->first_event);
+    ls_stmt_bind_int64(ins, 21, e->file_id);
+    ls_stmt_bind_int64(ins, 22, e->line);
+    rc = ls_stmt_step(ins);
+    if (rc < 0)
+        return rc;
+    stats->waits++;
+    if (bp)
+        stats->linked++;
+    return 0;
+}
+
+/* Pass 1: group lock_events into episodes. */
+static int build_episodes(ls_store *s, ls_correlate_stats *stats)
+{
+    ls_stmt *q = NULL, *ins = NULL;
+    static episode e; /* large; reset per episode, never shared between calls */
+    int rc;
+
+    memset(&e, 0, sizeof(e));
+    if ((rc = ls_store_prepare(s, episodes_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, insert_wait_sql, &ins)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        int64_t pid = ls_stmt_int64(q, 2), ts = ls_stmt_int64(q, 3);
+        const char *phase = ls_stmt_text(q, 4), *target = ls_stmt_text(q, 7);
+        double ms = ls_stmt_double(q, 13);
+        int same = e.open && e.pid == pid && strcmp(e.target, target) == 0;
+
+        if (!same || (strcmp(phase, "waiting") == 0 && e.has_end)) {
+            if ((rc = flush_episode(ins, &e, stats)) != 0)
+                goto out;
+            same = 0;
+        }
+        if (!same) {
+            memset(&e, 0, sizeof(e));
+            e.open = 1;
+            e.first_event = ls_stmt_int64(q, 0);
+            e.session_id = ls_stmt_int64(q, 1);
+            e.pid = pid;
+            e.file_id = ls_stmt_int64(q, 20);
+            e.line = ls_stmt_int64(q, 21);
+            copy(e.target, sizeof(e.target), target);
+            copy(e.mode, sizeof(e.mode), ls_stmt_text(q, 5));
+            copy(e.target_kind, sizeof(e.target_kind), ls_stmt_text(q, 6));
+            if (!ls_stmt_isnull(q, 8)) {
+                e.has_target_xid = 1;
+                e.target_xid = ls_stmt_int64(q, 8);
+            }
+            if (!ls_stmt_isnull(q, 9)) {
+                e.has_rel = 1;
+                e.rel_oid = ls_stmt_int64(q, 9);
+                e.db_oid = ls_stmt_int64(q, 10);
+            }
+            if (!ls_stmt_isnull(q, 12))
+                snprintf(e.ctid, sizeof(e.ctid), "(%lld,%lld)", (long long)ls_stmt_int64(q, 11),
+                         (long long)ls_stmt_int64(q, 12));
+            e.start_ts = ts - (int64_t)(ms * 1000.0 + 0.5);
+            e.logged_ts = ts;
+            copy(e.holders, sizeof(e.holders), ls_stmt_text(q, 14));
+            copy(e.queue, sizeof(e.queue), ls_stmt_text(q, 15));
+            copy(e.statement, sizeof(e.statement), ls_stmt_text(q, 19));
+        }
+        if (!ls_stmt_isnull(q, 16) && !e.relation[0]) {
+            copy(e.relation, sizeof(e.relation), ls_stmt_text(q, 16));
+            if (!ls_stmt_isnull(q, 17) && !e.ctid[0])
+                snprintf(e.ctid, sizeof(e.ctid), "(%lld,%lld)", (long long)ls_stmt_int64(q, 17),
+                         (long long)ls_stmt_int64(q, 18));
+        }
+        if (ms > e.waited_ms)
+            e.waited_ms = ms;
+        if (strcmp(phase, "acquired") == 0 || strcmp(phase, "deadlock") == 0 ||
+            strcmp(phase, "failed") == 0) {
+            e.has_end = 1;
+            e.end_ts = ts;
+            copy(e.outcome, sizeof(e.outcome), phase);
+        } else if (!e.holders[0]) {
+            copy(e.holders, sizeof(e.holders), ls_stmt_text(q, 14));
+            copy(e.queue, sizeof(e.queue), ls_stmt_text(q, 15));
+        }
+    }
+    if (rc == 0)
+        rc = flush_episode(ins, &e, stats);
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(ins);
+    return rc;
+}
+
+static int lookup_session(ls_stmt *q, int64_t pid, int64_t ts, int64_t *out)
+{
+    int rc;
+    *out = 0;
+    ls_stmt_reset(q);
+    ls_stmt_bind_int64(q, 1, pid);
+    ls_stmt_bind_int64(q, 2, ts);
+    rc = ls_stmt_step(q);
+    if (rc == 1)
+        *out = ls_stmt_int64(q, 0);
+    return rc < 0 ? rc : 0;
+}
+
+/* Pass 2: follow each wait's blockers to the root. */
+static int walk_chains(ls_store *s, ls_correlate_stats *stats)
+{
+    ls_stmt *walk = NULL, *openq = NULL, *sessq = NULL, *xidq = NULL, *upd = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, walk_sql, &walk)) != 0 ||
+        (rc = ls_store_prepare(s, open_wait_sql, &openq)) != 0 ||
+        (rc = ls_store_prepare(s, session_at_sql, &sessq)) != 0 ||
+        (rc = ls_store_prepare(s, xid_session_sql, &xidq)) != 0 ||
+        (rc = ls_store_prepare(s, update_wait_sql, &upd)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(walk)) == 1) {
+        int64_t wait_id = ls_stmt_int64(walk, 0), blocker = ls_stmt_int64(walk, 1);
+        int64_t t = ls_stmt_int64(walk, 2);
+        int64_t root = blocker, root_xid = 0, blocker_xid = 0, root_sess = 0, blocker_sess = 0;
+        int64_t seen[MAX_CHAIN];
+        int depth = 1, nseen = 0, i;
+
+        if (strcmp(ls_stmt_text(walk, 3), "transaction") == 0)
+            root_xid = blocker_xid = ls_stmt_int64(walk, 4);
+        seen[nseen++] = ls_stmt_int64(walk, 5); /* the waiter: a cycle back to it ends */
+        seen[nseen++] = blocker;
+        for (;;) {
+            int64_t next;
+            int cycle = 0;
+            ls_stmt_reset(openq);
+            ls_stmt_bind_int64(openq, 1, root);
+            ls_stmt_bind_int64(openq, 2, t);
+            if ((rc = ls_stmt_step(openq)) < 0)
+                goto out;
+            if (rc == 0 || ls_stmt_isnull(openq, 1))
+                break;
+            next = ls_stmt_int64(openq, 1);
+            for (i = 0; i < nseen; i++)
+                if (seen[i] == next)
+                    cycle = 1;
+            if (cycle || nseen == MAX_CHAIN)
+                break; /* a deadlock cycle: the root is the last distinct blocker */
+            root_xid = strcmp(ls_stmt_text(openq, 2), "transaction") == 0
+                           ? ls_stmt_int64(openq, 3)
+                           : 0;
+            root = next;
+            seen[nseen++] = next;
+            depth++;
+        }
+        if ((rc = lookup_session(sessq, blocker, t, &blocker_sess)) != 0)
+            goto out;
+        /* The awaited xid, when %x logged it, names the root's session. */
+        if (root_xid) {
+            ls_stmt_reset(xidq);
+            ls_stmt_bind_int64(xidq, 1, root_xid);
+            if ((rc = ls_stmt_step(xidq)) < 0)
+                goto out;
+            if (rc == 1 && ls_stmt_int64(xidq, 1) == root && !ls_stmt_isnull(xidq, 0)) {
+                root_sess = ls_stmt_int64(xidq, 0);
+                stats->root_by_xid++;
+            }
+        }
+        if (!root_sess && (rc = lookup_session(sessq, root, t, &root_sess)) != 0)
+            goto out;
+        if (root != blocker)
+            stats->chained++;
+        ls_stmt_reset(upd);
+        ls_stmt_bind_int64(upd, 1, wait_id);
+        if (blocker_sess)
+            ls_stmt_bind_int64(upd, 2, blocker_sess);
+        if (blocker_xid)
+            ls_stmt_bind_int64(upd, 3, blocker_xid);
+        ls_stmt_bind_int64(upd, 4, root);
+        if (root_sess)
+            ls_stmt_bind_int64(upd, 5, root_sess);
+        if (root_xid)
+            ls_stmt_bind_int64(upd, 6, root_xid);
+        ls_stmt_bind_int64(upd, 7, depth);
+        if ((rc = ls_stmt_step(upd)) < 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(walk);
+    ls_stmt_finalize(openq);
+    ls_stmt_finalize(sessq);
+    ls_stmt_finalize(xidq);
+    ls_stmt_finalize(upd);
+    return rc < 0 ? rc : 0;
+}
+
+int ls_correlate(ls_store *s, ls_correlate_stats *stats)
+{
+    int rc;
+    memset(stats, 0, sizeof(*stats));
+    if ((rc = ls_store_begin(s)) != 0)
+        return rc;
+    if ((rc = ls_store_exec(s, reset_sql)) == 0 && (rc = build_episodes(s, stats)) == 0 &&
+        (rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS lock_waits_pid ON "
+                               "lock_waits(pid, start_ts)")) == 0 &&
+        (rc = ls_store_exec(s, close_by_error_sql)) == 0 &&
+        (rc = ls_store_exec(s, "UPDATE lock_events SET wait_id = (SELECT w.wait_id FROM "
+                               "lock_waits w WHERE w.pid = lock_events.pid AND w.target = "
+                               "lock_events.target AND w.start_ts <= lock_events.ts AND "
+                               "(w.end_ts IS NULL OR w.end_ts >= lock_events.ts))")) == 0 &&
+        (rc = walk_chains(s, stats)) == 0)
+        rc = ls_store_exec(s, relations_sql);
+    if (rc == 0)
+        return ls_store_commit(s);
+    ls_store_exec(s, "ROLLBACK");
+    return rc;
+}

@@ -1,0 +1,229 @@
+/*
+ * ingest.c — the ingest driver: for each input file, pick the parser for
+ * its format, frame lines, classify each record and write events to the
+ * store in batched transactions.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ls_classify.h"
+#include "ls_ingest.h"
+#include "ls_input.h"
+#include "ls_parser.h"
+
+#define BATCH_RECORDS 50000
+#define BAD_SAMPLES_STORED 100
+
+typedef struct ingest_ctx {
+    ls_store *store;
+    ls_classifier *cls;
+    const ls_ingest_opts *opts;
+    int64_t file_id;
+    ls_file_stats st;
+    uint64_t events;
+    uint64_t since_commit;
+    int rc; /* first fatal error seen in a callback */
+} ingest_ctx;
+
+static int on_record(void *vctx, const ls_record *rec)
+{
+    ingest_ctx *c = vctx;
+    ls_event ev;
+    int rc;
+
+    c->st.records++;
+    if (rec->ts != LS_TS_NONE) {
+        if (c->st.first_ts == LS_TS_NONE || rec->ts < c->st.first_ts)
+            c->st.first_ts = rec->ts;
+        if (c->st.last_ts == LS_TS_NONE || rec->ts > c->st.last_ts)
+            c->st.last_ts = rec->ts;
+    }
+    if ((rc = ls_classify(c->cls, rec, &ev)) != 0)
+        return c->rc = rc;
+    if (ev.kind == LS_EV_OTHER)
+        return 0;
+    c->events++;
+    if ((rc = ls_store_event(c->store, c->file_id, &ev)) != 0)
+        return c->rc = rc;
+    if (++c->since_commit >= BATCH_RECORDS) {
+        c->since_commit = 0;
+        if ((rc = ls_store_commit(c->store)) != 0 || (rc = ls_store_begin(c->store)) != 0)
+            return c->rc = rc;
+    }
+    return 0;
+}
+
+/* Print a line of input safely: control bytes and non-ASCII as \xNN. */
+static void print_sample(FILE *f, const char *text, size_t len)
+{
+    size_t i;
+    if (len > 160)
+        len = 160;
+    for (i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch >= 0x20 && ch < 0x7f)
+            fputc(ch, f);
+        else
+            fprintf(f, "\\x%02x", ch);
+    }
+}
+
+static void on_bad(void *vctx, const char *file, uint64_t line, const char *reason,
+                   const char *text, size_t len)
+{
+    ingest_ctx *c = vctx;
+    c->st.bad_lines++;
+    if (c->st.bad_lines <= (uint64_t)c->opts->max_bad_shown) {
+        fprintf(stderr, "lockspan: %s:%llu: %s: ", file, (unsigned long long)line, reason);
+        print_sample(stderr, text, len);
+        fputc('\n', stderr);
+    }
+    if (c->st.bad_lines <= BAD_SAMPLES_STORED && c->rc == 0) {
+        int rc = ls_store_bad_line(c->store, c->file_id, line, reason, text, len);
+        if (rc)
+            c->rc = rc;
+    }
+}
+
+/*
+ * Guess a file's format from its first line. Only stderr logs are parsed in
+ * this version; csvlog and jsonlog are recognised so that a log directory
+ * holding all three is read once, not three times.
+ */
+static const char *sniff_format(const char *line, size_t len)
+{
+    if (len > 0 && line[0] == '{')
+        return "jsonlog";
+    /* csvlog: "YYYY-MM-DD HH:MM:SS[.mmm] ZONE," — the zone ends at a comma. */
+    if (len > 21 && line[4] == '-' && line[7] == '-' && line[10] == ' ' && line[13] == ':') {
+        size_t i = 19;
+        if (line[i] == '.')
+            for (i++; i < len && line[i] >= '0' && line[i] <= '9'; i++)
+                ;
+        if (i < len && line[i] == ' ') {
+            for (i++; i < len && line[i] != ' ' && line[i] != ','; i++)
+                ;
+            if (i < len && line[i] == ',')
+                return "csvlog";
+        }
+    }
+    return "stderr";
+}
+
+static void progress(const char *path, ls_input *in, int done)
+{
+    uint64_t size = ls_input_raw_size(in), off = ls_input_raw_offset(in);
+    if (size)
+        fprintf(stderr, "\r%s: %3d%% (%llu MB)%s", path, (int)(off * 100 / size),
+                (unsigned long long)(off >> 20), done ? "\n" : "");
+    else
+        fprintf(stderr, "\r%s: %llu MB%s", path, (unsigned long long)(off >> 20),
+                done ? "\n" : "");
+}
+
+static int ingest_one(ingest_ctx *c, const char *path, ls_ingest_totals *tot)
+{
+    char errbuf[512];
+    ls_input *in = NULL;
+    void *parser = NULL;
+    const ls_parser_ops *ops = &ls_stderr_parser;
+    ls_parse_opts popts;
+    ls_sink sink = {on_record, on_bad, c};
+    const char *line, *format = NULL;
+    size_t len;
+    uint64_t lineno = 0;
+    int truncated, rc, show = c->opts->progress;
+
+    errbuf[0] = '\0';
+    if ((rc = ls_input_open(&in, path, errbuf, sizeof(errbuf))) != 0) {
+        fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
+        return rc;
+    }
+    memset(&c->st, 0, sizeof(c->st));
+    c->st.first_ts = c->st.last_ts = LS_TS_NONE;
+
+    while ((rc = ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf,
+                                    sizeof(errbuf))) == 1) {
+        if (!format) {
+            format = sniff_format(line, len);
+            if (strcmp(format, "stderr") != 0) {
+                fprintf(stderr, "lockspan: %s: looks like %s, which this version does not "
+                        "read yet; skipped\n", path, format);
+                tot->skipped_files++;
+                ls_input_close(in);
+                return 0;
+            }
+            popts.file = path;
+            popts.prefix = c->opts->prefix;
+            if ((rc = ls_store_file_begin(c->store, path, format, c->opts->prefix,
+                                          ls_input_is_gzip(in), &c->file_id)) != 0)
+                break;
+            if ((rc = ops->create(&parser, &popts, &sink, errbuf, sizeof(errbuf))) != 0) {
+                fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
+                break;
+            }
+        }
+        if (truncated)
+            on_bad(c, path, lineno, "line longer than 8 MiB, cut", line, len > 80 ? 80 : len);
+        if ((rc = ops->feed(parser, line, len, lineno)) != 0 || (rc = c->rc) != 0)
+            break;
+        if (show && (lineno & 0x3ffff) == 0)
+            progress(path, in, 0);
+    }
+    if (rc == 0 && parser)
+        rc = ops->finish(parser);
+    if (rc == 0)
+        rc = c->rc;
+    if (rc < 0 && errbuf[0] && rc == LS_EIO)
+        fprintf(stderr, "lockspan: %s\n", errbuf);
+    if (show)
+        progress(path, in, 1);
+    c->st.lines = lineno;
+    c->st.bytes = ls_input_raw_offset(in);
+    if (rc == 0 && format)
+        rc = ls_store_file_end(c->store, c->file_id, &c->st);
+    if (rc == 0) {
+        tot->files++;
+        tot->bytes += c->st.bytes;
+        tot->lines += c->st.lines;
+        tot->records += c->st.records;
+        tot->bad_lines += c->st.bad_lines;
+        if (c->st.bad_lines > (uint64_t)c->opts->max_bad_shown)
+            fprintf(stderr, "lockspan: %s: %llu lines could not be parsed (first %d shown)\n",
+                    path, (unsigned long long)c->st.bad_lines, c->opts->max_bad_shown);
+    }
+    if (parser)
+        ops->destroy(parser);
+    ls_input_close(in);
+    return rc;
+}
+
+int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *opts,
+                    ls_ingest_totals *totals)
+{
+    ingest_ctx c;
+    int rc, rc2;
+
+    memset(&c, 0, sizeof(c));
+    memset(totals, 0, sizeof(*totals));
+    c.store = store;
+    c.opts = opts;
+    if ((rc = ls_classifier_new(&c.cls)) != 0)
+        return rc;
+    if ((rc = ls_store_begin(store)) != 0) {
+        ls_classifier_free(c.cls);
+        return rc;
+    }
+    for (; *paths && rc == 0; paths++)
+        rc = ingest_one(&c, *paths, totals);
+    totals->events = c.events;
+    rc2 = rc == 0 ? ls_store_commit(store) : ls_store_exec(store, "ROLLBACK");
+    if (rc == 0)
+        rc = rc2;
+    if (rc == 0)
+        rc = ls_store_index(store);
+    ls_classifier_free(c.cls);
+    return rc;
+}

@@ -1,0 +1,385 @@
+/*
+ * input.c — pipeline stages 1 and 2: bytes in (plain file, gzip, stdin)
+ * and framing into lines.
+ *
+ * One read buffer per input, grown only while a single line needs it and
+ * never past LS_LINE_MAX; gzip is detected by its magic bytes and inflated
+ * in-process through zlib's gz* interface, which also handles multi-member
+ * files (rotated logs concatenated with cat).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "ls_common.h"
+#include "ls_input.h"
+
+#define READ_CHUNK (256u * 1024u)
+
+struct ls_input {
+    int fd;
+    int owns_fd;
+    gzFile gz;            /* non-NULL for gzip input */
+    char *path;
+    char *buf;
+    size_t cap;           /* allocated bytes of buf */
+    size_t start, end;    /* unread bytes are buf[start, end) */
+    size_t scan;          /* buf[start, scan) holds no '\n' */
+    int eof;
+    int skipping;         /* discarding the tail of an over-long line */
+    uint64_t lineno;
+    uint64_t raw_off, text_off, raw_size;
+    unsigned char head[2];
+    size_t nhead;         /* magic bytes read ahead from a plain stream */
+};
+
+int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen)
+{
+    ls_input *in;
+    struct stat st;
+    ssize_t n;
+
+    *out = NULL;
+    in = ls_calloc(1, sizeof(*in));
+    if (!in)
+        return LS_ENOMEM;
+    in->path = ls_strdup(path);
+    in->cap = 2 * READ_CHUNK;
+    in->buf = ls_malloc(in->cap);
+    if (!in->path || !in->buf) {
+        ls_input_close(in);
+        return LS_ENOMEM;
+    }
+    if (strcmp(path, "-") == 0) {
+        in->fd = STDIN_FILENO;
+    } else {
+        in->fd = open(path, O_RDONLY);
+        if (in->fd < 0) {
+            snprintf(errbuf, errlen, "%s: cannot open: %s", path, strerror(errno));
+            ls_input_close(in);
+            return LS_EIO;
+        }
+        in->owns_fd = 1;
+        if (fstat(in->fd, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) {
+                snprintf(errbuf, errlen, "%s: is a directory", path);
+                ls_input_close(in);
+                return LS_EIO;
+            }
+            if (S_ISREG(st.st_mode))
+                in->raw_size = (uint64_t)st.st_size;
+        }
+    }
+
+    /* Sniff the gzip magic; a pipe cannot seek, so keep what was read. */
+    do {
+        n = read(in->fd, in->head + in->nhead, 2 - in->nhead);
+        if (n > 0)
+            in->nhead += (size_t)n;
+    } while ((n > 0 && in->nhead < 2) || (n < 0 && errno == EINTR));
+    if (n < 0) {
+        snprintf(errbuf, errlen, "%s: read error: %s", path, strerror(errno));
+        ls_input_close(in);
+        return LS_EIO;
+    }
+    if (in->nhead == 2 && in->head[0] == 0x1f && in->head[1] == 0x8b) {
+        if (in->fd != STDIN_FILENO && lseek(in->fd, 0, SEEK_SET) == 0) {
+            in->gz = gzdopen(in->fd, "rb");
+        } else {
+            snprintf(errbuf, errlen, "%s: gzip input on a pipe is not supported; "
+                     "pipe it through 'gzip -dc' or pass the file", path);
+            ls_input_close(in);
+            return LS_EIO;
+        }
+        if (!in->gz) {
+            ls_input_close(in);
+            return LS_ENOMEM;
+        }
+        in->owns_fd = 0; /* gzclose closes it */
+        gzbuffer(in->gz, READ_CHUNK);
+        in->nhead = 0;
+    } else {
+        memcpy(in->buf, in->head, in->nhead);
+        in->end = in->nhead;
+        in->raw_off = in->nhead;
+    }
+    *out = in;
+    return LS_OK;
+}
+
+void ls_input_close(ls_input *in)
+{
+    if (!in)
+        return;
+    if (in->gz)
+        gzclose(in->gz);
+    if (in->owns_fd && in->fd >= 0)
+        close(in->fd);
+    free(in->buf);
+    free(in->path);
+    free(in);
+}
+
+/* Read more bytes after buf[end]; 0 on success (eof may be set), LS_EIO. */
+static int input_fill(ls_input *in, char *errbuf, size_t errlen)
+{
+    size_t room = in->cap - in->end;
+    if (room > READ_CHUNK)
+        room = READ_CHUNK;
+    if (in->gz) {
+        int n = gzread(in->gz, in->buf + in->end, (unsigned)room);
+        if (n < 0) {
+            int zerr;
+            const char *msg = gzerror(in->gz, &zerr);
+            snprintf(errbuf, errlen, "%s: gzip data error: %s", in->path, msg);
+            return LS_EIO;
+        }
+        if (n == 0) {
+            int zerr;
+            gzerror(in->gz, &zerr);
+            if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
+                snprintf(errbuf, errlen, "%s: gzip data error", in->path);
+                return LS_EIO;
+            }
+            /* zlib reports a truncated stream only through gzeof + Z_BUF_ERROR */
+            if (zerr == Z_BUF_ERROR) {
+                snprintf(errbuf, errlen, "%s: gzip stream is truncated", in->path);
+                return LS_EIO;
+            }
+            in->eof = 1;
+        }
+        in->end += (size_t)n;
+        in->raw_off = (uint64_t)gzoffset(in->gz);
+    } else {
+        ssize_t n;
+        do {
+            n = read(in->fd, in->buf + in->end, room);
+        } while (n < 0 && errno == EINTR);
+        if (n < 0) {
+            snprintf(errbuf, errlen, "%s: read error: %s", in->path, strerror(errno));
+            return LS_EIO;
+        }
+        if (n == 0)
+            in->eof = 1;
+        in->end += (size_t)n;
+        in->raw_off += (uint64_t)n;
+    }
+    return 0;
+}
+
+int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *lineno,
+                       int *truncated, char *errbuf, size_t errlen)
+{
+    for (;;) {
+        char *nl = NULL;
+        if (in->scan < in->end)
+            nl = memchr(in->buf + in->scan, '\n', in->end - in->scan);
+        if (nl) {
+            size_t s = in->start, n = (size_t)(nl - (in->buf + s));
+            in->start = in->scan = (size_t)(nl - in->buf) + 1;
+            in->text_off += n + 1;
+            if (in->skipping) {
+                in->skipping = 0;
+                continue;
+            }
+            *line = in->buf + s;
+            *len = n;
+            *lineno = ++in->lineno;
+            *truncated = 0;
+            return 1;
+        }
+        in->scan = in->end;
+        if (in->eof) {
+            if (in->start < in->end && !in->skipping) {
+                *line = in->buf + in->start;
+                *len = in->end - in->start;
+                in->text_off += *len;
+                in->start = in->scan = in->end;
+                *lineno = ++in->lineno;
+                *truncated = 0;
+                return 1;
+            }
+            return 0;
+        }
+        /* No newline in the buffer: make room at the end. */
+        if (in->start > 0) {
+            size_t keep = in->end - in->start;
+            memmove(in->buf, in->buf + in->start, keep);
+            in->end = in->scan = keep;
+            in->start = 0;
+        }
+        if (in->skipping) {
+            in->text_off += in->end;
+            in->end = in->scan = 0;
+        } else if (in->end == in->cap) {
+            if (in->cap >= LS_LINE_MAX) {
+                /* Deliver the head of the over-long line, drop the rest. */
+                *line = in->buf;
+                *len = in->end;
+                in->text_off += in->end;
+                in->start = in->end = in->scan = 0;
+                in->skipping = 1;
+                *lineno = ++in->lineno;
+                *truncated = 1;
+                /* The caller sees the data before the next fill reuses it. */
+                return 1;
+            } else {
+                size_t ncap = in->cap * 2 > LS_LINE_MAX ? LS_LINE_MAX : in->cap * 2;
+                char *nb = ls_realloc(in->buf, ncap);
+                if (!nb)
+                    return LS_ENOMEM;
+                in->buf = nb;
+                in->cap = ncap;
+            }
+        }
+        {
+            int rc = input_fill(in, errbuf, errlen);
+            if (rc)
+                return rc;
+        }
+    }
+}
+
+uint64_t ls_input_raw_offset(const ls_input *in)
+{
+    return in->raw_off;
+}
+
+uint64_t ls_input_text_offset(const ls_input *in)
+{
+    return in->text_off;
+}
+
+uint64_t ls_input_raw_size(const ls_input *in)
+{
+    return in->raw_size;
+}
+
+int ls_input_is_gzip(const ls_input *in)
+{
+    return in->gz != NULL;
+}
+
+/* ---- command-line paths ---- */
+
+static int looks_like_log(const char *name)
+{
+    if (name[0] == '.')
+        return 0;
+    return strstr(name, ".log") || strstr(name, ".csv") || strstr(name, ".json") ||
+           strstr(name, ".gz");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct path_list {
+    char **v;
+    size_t n, cap;
+} path_list;
+
+static int path_list_add(path_list *l, char *p)
+{
+    if (!p)
+        return LS_ENOMEM;
+    if (l->n + 2 > l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 16;
+        char **nv = ls_realloc(l->v, ncap * sizeof(*nv));
+        if (!nv) {
+            free(p);
+            return LS_ENOMEM;
+        }
+        l->v = nv;
+        l->cap = ncap;
+    }
+    l->v[l->n++] = p;
+    l->v[l->n] = NULL;
+    return 0;
+}
+
+int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, size_t errlen)
+{
+    path_list l = {NULL, 0, 0};
+    int i, rc = 0;
+
+    *out = NULL;
+    for (i = 0; i < npaths && rc == 0; i++) {
+        struct stat st;
+        const char *p = paths[i];
+        if (strcmp(p, "-") == 0) {
+            rc = path_list_add(&l, ls_strdup(p));
+            continue;
+        }
+        if (stat(p, &st) != 0) {
+            snprintf(errbuf, errlen, "%s: %s", p, strerror(errno));
+            rc = LS_EIO;
+            break;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            DIR *d = opendir(p);
+            struct dirent *de;
+            size_t first = l.n;
+            if (!d) {
+                snprintf(errbuf, errlen, "%s: cannot open directory: %s", p, strerror(errno));
+                rc = LS_EIO;
+                break;
+            }
+            while (rc == 0 && (de = readdir(d)) != NULL) {
+                size_t need;
+                char *full;
+                if (!looks_like_log(de->d_name))
+                    continue;
+                need = strlen(p) + strlen(de->d_name) + 2;
+                full = ls_malloc(need);
+                if (!full) {
+                    rc = LS_ENOMEM;
+                    break;
+                }
+                snprintf(full, need, "%s/%s", p, de->d_name);
+                if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+                    free(full);
+                    continue;
+                }
+                rc = path_list_add(&l, full);
+            }
+            closedir(d);
+            if (l.n > first)
+                qsort(l.v + first, l.n - first, sizeof(char *), cmp_str);
+            else if (rc == 0) {
+                snprintf(errbuf, errlen, "%s: directory holds no log files (*.log, *.csv, "
+                         "*.json, *.gz)", p);
+                rc = LS_EIO;
+            }
+        } else {
+            rc = path_list_add(&l, ls_strdup(p));
+        }
+    }
+    if (rc) {
+        if (rc == LS_ENOMEM)
+            snprintf(errbuf, errlen, "out of memory");
+        ls_paths_free(l.v);
+        return rc;
+    }
+    if (!l.v)
+        l.v = ls_calloc(1, sizeof(char *));
+    *out = l.v;
+    return l.v ? 0 : LS_ENOMEM;
+}
+
+void ls_paths_free(char **paths)
+{
+    char **p;
+    if (!paths)
+        return;
+    for (p = paths; *p; p++)
+        free(*p);
+    free(paths);
+}

@@ -1,0 +1,384 @@
+/*
+ * main.c — command-line handling only: parse arguments, call the
+ * pipeline stages, map failures to exit codes (0 ok, 1 failure, 2 usage).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ls_common.h"
+#include "ls_correlate.h"
+#include "ls_ingest.h"
+#include "ls_input.h"
+#include "ls_report.h"
+#include "ls_store.h"
+
+#define EXIT_USAGE 2
+
+static const char usage_main[] =
+    "usage: lockspan <command> [options] ...\n"
+    "\n"
+    "Who held the lock, and why so long? lockspan reads PostgreSQL server logs,\n"
+    "links every lock wait to the transaction that blocked it, and reports hot\n"
+    "rows, root blockers, deadlocks and timeouts.\n"
+    "\n"
+    "commands:\n"
+    "  analyze [options] PATH...   ingest, correlate and write a report in one go\n"
+    "  ingest --db FILE PATH...    add logs to a store (for nightly jobs)\n"
+    "  report --db FILE            correlate a store and write a report\n"
+    "  help [command]              show help for a command\n"
+    "  version                     print the version\n"
+    "\n"
+    "PATH is a log file (plain or .gz), a directory (its *.log/*.csv/*.json[.gz]\n"
+    "files in name order) or - for standard input.\n"
+    "Run 'lockspan <command> --help' for the options of a command.\n";
+
+static const char usage_analyze[] =
+    "usage: lockspan analyze [options] PATH...\n"
+    "\n"
+    "Ingest the logs into a fresh store, link waits to blockers and write a report.\n"
+    "\n"
+    "options:\n"
+    "  --db FILE            store to build (replaced if it exists);\n"
+    "                       default: a temporary file removed at exit\n"
+    "  --prefix PREFIX      log_line_prefix exactly as in postgresql.conf\n"
+    "                       (default '%m [%p] ', PostgreSQL's own default)\n"
+    "  --format md|json     report format (default md)\n"
+    "  -o, --output FILE    report file, - for stdout\n"
+    "                       (default lockspan-report.md / .json)\n"
+    "  --title TEXT         report title\n"
+    "  --top N              rows in ranked sections (default 10)\n"
+    "  --max-waits N        waits listed one by one (default 1000; totals stay exact)\n"
+    "  --generated-at TEXT  fixed 'generated at' text for reproducible reports\n"
+    "  -q, --quiet          no progress or summary on stderr\n";
+
+static const char usage_ingest[] =
+    "usage: lockspan ingest --db FILE [--prefix PREFIX] PATH...\n"
+    "\n"
+    "Add logs to a store, creating it if needed. Run 'lockspan report' on it later.\n"
+    "\n"
+    "options:\n"
+    "  --db FILE            the store (required)\n"
+    "  --prefix PREFIX      log_line_prefix exactly as in postgresql.conf\n"
+    "  -q, --quiet          no progress or summary on stderr\n";
+
+static const char usage_report[] =
+    "usage: lockspan report --db FILE [--format md|json] [-o FILE]\n"
+    "\n"
+    "Link waits to blockers in a store and write a report (default: stdout).\n"
+    "\n"
+    "options:\n"
+    "  --db FILE            the store (required)\n"
+    "  --format md|json     report format (default md)\n"
+    "  -o, --output FILE    report file (default -, stdout)\n"
+    "  --title TEXT, --top N, --max-waits N, --generated-at TEXT  as for analyze\n";
+
+typedef struct cli {
+    const char *command;
+    const char *db;
+    const char *prefix;
+    const char *format;
+    const char *output;
+    int quiet;
+    ls_report_opts report;
+    char **paths;
+    int npaths;
+} cli;
+
+enum { OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED };
+
+static const struct option long_opts[] = {
+    {"db", required_argument, NULL, OPT_DB},
+    {"prefix", required_argument, NULL, OPT_PREFIX},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"output", required_argument, NULL, 'o'},
+    {"title", required_argument, NULL, OPT_TITLE},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"max-waits", required_argument, NULL, OPT_MAX_WAITS},
+    {"generated-at", required_argument, NULL, OPT_GENERATED},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static int parse_count(const char *s, const char *opt, int *out)
+{
+    char *end;
+    long v;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno || *end || v < 1 || v > 1000000) {
+        fprintf(stderr, "lockspan: %s takes a whole number from 1 to 1000000, not '%s'\n", opt,
+                s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+static const char *usage_for(const char *cmd)
+{
+    if (!cmd)
+        return usage_main;
+    if (strcmp(cmd, "analyze") == 0)
+        return usage_analyze;
+    if (strcmp(cmd, "ingest") == 0)
+        return usage_ingest;
+    if (strcmp(cmd, "report") == 0)
+        return usage_report;
+    return NULL;
+}
+
+/* Returns 0 to go on, 1 when help was printed, EXIT_USAGE on bad arguments. */
+static int parse_args(cli *c, int argc, char **argv)
+{
+    int opt;
+    const char *usage = usage_for(c->command);
+
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:qh", long_opts, NULL)) != -1) {
+        switch (opt) {
+        case OPT_DB: c->db = optarg; break;
+        case OPT_PREFIX: c->prefix = optarg; break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "md") && strcmp(optarg, "markdown") && strcmp(optarg, "json")) {
+                fprintf(stderr, "lockspan: --format must be md or json, not '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            c->format = strcmp(optarg, "json") == 0 ? "json" : "md";
+            break;
+        case 'o': c->output = optarg; break;
+        case OPT_TITLE: c->report.title = optarg; break;
+        case OPT_TOP:
+            if (parse_count(optarg, "--top", &c->report.top))
+                return EXIT_USAGE;
+            break;
+        case OPT_MAX_WAITS:
+            if (parse_count(optarg, "--max-waits", &c->report.max_waits))
+                return EXIT_USAGE;
+            break;
+        case OPT_GENERATED: c->report.generated_at = optarg; break;
+        case 'q': c->quiet = 1; break;
+        case 'h': fputs(usage, stdout); return 1;
+        default:
+            fprintf(stderr, "Run 'lockspan %s --help' for usage.\n", c->command);
+            return EXIT_USAGE;
+        }
+    }
+    c->paths = argv + optind;
+    c->npaths = argc - optind;
+    return 0;
+}
+
+static int fail(const char *what, int rc, ls_store *s)
+{
+    if (rc == LS_ESTORE)
+        fprintf(stderr, "lockspan: %s: store error: %s\n", what, ls_store_errmsg(s));
+    else if (rc == LS_ENOMEM)
+        fprintf(stderr, "lockspan: %s: out of memory\n", what);
+    return 1;
+}
+
+static int do_ingest(cli *c, ls_store *s)
+{
+    char errbuf[512] = "";
+    char **files = NULL;
+    ls_ingest_opts io = {c->prefix, !c->quiet && isatty(STDERR_FILENO), 10};
+    ls_ingest_totals t;
+    int rc;
+
+    if ((rc = ls_paths_expand(&files, c->paths, c->npaths, errbuf, sizeof(errbuf))) != 0) {
+        fprintf(stderr, "lockspan: %s\n", errbuf);
+        return 1;
+    }
+    rc = ls_ingest_paths(s, files, &io, &t);
+    ls_paths_free(files);
+    if (rc)
+        return rc == LS_EIO || rc == LS_EFORMAT ? 1 : fail("ingest", rc, s);
+    if (!c->quiet)
+        fprintf(stderr,
+                "lockspan: ingested %llu files, %llu lines, %llu records (%llu events), "
+                "%llu unparsable lines\n",
+                (unsigned long long)t.files, (unsigned long long)t.lines,
+                (unsigned long long)t.records, (unsigned long long)t.events,
+                (unsigned long long)t.bad_lines);
+    return 0;
+}
+
+static int do_report(cli *c, ls_store *s, const char *default_out)
+{
+    ls_correlate_stats cs;
+    cJSON *model = NULL;
+    const char *out = c->output ? c->output : default_out;
+    FILE *f;
+    int rc;
+
+    if ((rc = ls_correlate(s, &cs)) != 0)
+        return fail("correlate", rc, s);
+    if (!c->quiet)
+        fprintf(stderr, "lockspan: %lld waits, %lld linked to a blocker, %lld through a chain\n",
+                (long long)cs.waits, (long long)cs.linked, (long long)cs.chained);
+    if ((rc = ls_report_build(s, &c->report, &model)) != 0)
+        return fail("report", rc, s);
+    f = strcmp(out, "-") == 0 ? stdout : fopen(out, "w");
+    if (!f) {
+        fprintf(stderr, "lockspan: %s: cannot write report: %s\n", out, strerror(errno));
+        cJSON_Delete(model);
+        return 1;
+    }
+    rc = strcmp(c->format, "json") == 0 ? ls_report_write_json(model, f)
+                                        : ls_report_write_markdown(model, f);
+    cJSON_Delete(model);
+    if (f != stdout) {
+        if (fclose(f) != 0)
+            rc = LS_EIO;
+    } else if (fflush(f) != 0) {
+        rc = LS_EIO;
+    }
+    if (rc) {
+        fprintf(stderr, "lockspan: %s: cannot write report\n", out);
+        return 1;
+    }
+    if (!c->quiet && f != stdout)
+        fprintf(stderr, "lockspan: report written to %s\n", out);
+    return 0;
+}
+
+static int open_store(const char *path, ls_store **s)
+{
+    char errbuf[512] = "";
+    if (ls_store_open(s, path, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
+        return 1;
+    }
+    return 0;
+}
+
+static void remove_store(const char *path)
+{
+    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+    char buf[4096];
+    size_t i;
+    for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+        snprintf(buf, sizeof(buf), "%s%s", path, suffix[i]);
+        unlink(buf);
+    }
+}
+
+static int cmd_analyze(cli *c)
+{
+    const char *db = c->db;
+    ls_store *s = NULL;
+    int rc, fd;
+
+    if (c->npaths == 0) {
+        fprintf(stderr, "lockspan analyze: no input; give log files or directories "
+                        "(see 'lockspan analyze --help')\n");
+        return EXIT_USAGE;
+    }
+    if (!db) {
+        const char *td = getenv("TMPDIR");
+        static char tbuf[4096];
+        snprintf(tbuf, sizeof(tbuf), "%s/lockspan-XXXXXX.db", td && *td ? td : "/tmp");
+        fd = mkstemps(tbuf, 3);
+        if (fd < 0) {
+            fprintf(stderr, "lockspan: cannot create a temporary store: %s\n", strerror(errno));
+            return 1;
+        }
+        close(fd);
+        db = tbuf;
+    }
+    remove_store(db); /* analyze always starts from a fresh store */
+    if ((rc = open_store(db, &s)) != 0)
+        return rc;
+    rc = do_ingest(c, s);
+    if (rc == 0)
+        rc = do_report(c, s, strcmp(c->format, "json") == 0 ? "lockspan-report.json"
+                                                            : "lockspan-report.md");
+    ls_store_close(s);
+    if (!c->db)
+        remove_store(db);
+    return rc;
+}
+
+static int cmd_ingest(cli *c)
+{
+    ls_store *s = NULL;
+    int rc;
+    if (!c->db) {
+        fprintf(stderr, "lockspan ingest: --db FILE is required\n");
+        return EXIT_USAGE;
+    }
+    if (c->npaths == 0) {
+        fprintf(stderr, "lockspan ingest: no input; give log files or directories\n");
+        return EXIT_USAGE;
+    }
+    if ((rc = open_store(c->db, &s)) != 0)
+        return rc;
+    rc = do_ingest(c, s);
+    ls_store_close(s);
+    return rc;
+}
+
+static int cmd_report(cli *c)
+{
+    ls_store *s = NULL;
+    int rc;
+    if (!c->db) {
+        fprintf(stderr, "lockspan report: --db FILE is required\n");
+        return EXIT_USAGE;
+    }
+    if (c->npaths > 0) {
+        fprintf(stderr, "lockspan report: unexpected argument '%s'; ingest files with "
+                        "'lockspan ingest'\n", c->paths[0]);
+        return EXIT_USAGE;
+    }
+    if (access(c->db, R_OK) != 0) {
+        fprintf(stderr, "lockspan report: %s: %s\n", c->db, strerror(errno));
+        return 1;
+    }
+    if ((rc = open_store(c->db, &s)) != 0)
+        return rc;
+    rc = do_report(c, s, "-");
+    ls_store_close(s);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    cli c;
+    int rc;
+
+    memset(&c, 0, sizeof(c));
+    c.format = "md";
+    if (argc < 2) {
+        fputs(usage_main, stderr);
+        return EXIT_USAGE;
+    }
+    c.command = argv[1];
+    if (strcmp(c.command, "--help") == 0 || strcmp(c.command, "-h") == 0 ||
+        strcmp(c.command, "help") == 0) {
+        const char *u = usage_for(argc > 2 ? argv[2] : NULL);
+        fputs(u ? u : usage_main, stdout);
+        return u ? 0 : EXIT_USAGE;
+    }
+    if (strcmp(c.command, "version") == 0 || strcmp(c.command, "--version") == 0) {
+        printf("lockspan %s\n", LS_VERSION);
+        return 0;
+    }
+    if (!usage_for(c.command)) {
+        fprintf(stderr, "lockspan: unknown command '%s'\n\n%s", c.command, usage_main);
+        return EXIT_USAGE;
+    }
+    rc = parse_args(&c, argc - 1, argv + 1);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if (strcmp(c.command, "analyze") == 0)
+        return cmd_analyze(&c);
+    if (strcmp(c.command, "ingest") == 0)
+        return cmd_ingest(&c);
+    return cmd_report(&c);
+}

@@ -1,0 +1,690 @@
+/*
+ * store.c — the SQLite store. The only file that includes sqlite3.h.
+ *
+ * Writes use statements prepared once and bound per event, inside explicit
+ * transactions the caller opens. Sessions are resolved here, because a
+ * session is found by key in the store: the key is the PostgreSQL session
+ * id (%c) when the log has it, else "pid@connection time". A small
+ * direct-mapped cache keyed by pid saves the look-up for most records.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "ls_store.h"
+#include "store_schema.h"
+
+#define SESSION_CACHE 1024
+
+typedef struct session_slot {
+    int pid;
+    int64_t session_id;
+    char key[64];
+} session_slot;
+
+enum {
+    Q_FILE_INSERT,
+    Q_FILE_UPDATE,
+    Q_BAD_LINE,
+    Q_SESSION_FIND,
+    Q_SESSION_LATEST,
+    Q_SESSION_INSERT,
+    Q_SESSION_CONNECT,
+    Q_SESSION_AUTH,
+    Q_SESSION_END,
+    Q_STATEMENT,
+    Q_LOCK_EVENT,
+    Q_DEADLOCK,
+    Q_DEADLOCK_EDGE,
+    Q_DEADLOCK_PROC,
+    Q_ERROR,
+    Q__COUNT
+};
+
+static const char *const query_sql[Q__COUNT] = {
+    [Q_FILE_INSERT] = "INSERT INTO files(path, format, prefix, gzip) VALUES (?1, ?2, ?3, ?4)",
+    [Q_FILE_UPDATE] = "UPDATE files SET bytes = ?2, lines = ?3, records = ?4, bad_lines = ?5,"
+                      " first_ts = ?6, last_ts = ?7 WHERE file_id = ?1",
+    [Q_BAD_LINE] = "INSERT INTO bad_lines(file_id, line, reason, sample) VALUES (?1, ?2, ?3, ?4)",
+    [Q_SESSION_FIND] = "SELECT session_id FROM sessions WHERE key = ?1",
+    [Q_SESSION_LATEST] = "SELECT session_id, key FROM sessions WHERE pid = ?1"
+                         " ORDER BY session_id DESC LIMIT 1",
+    [Q_SESSION_INSERT] = "INSERT INTO sessions(key, pid, pg_session, start_ts, user_name, database,"
+                         " application, remote, backend_type) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+                         " ?8, ?9)",
+    [Q_SESSION_CONNECT] = "UPDATE sessions SET start_ts = coalesce(start_ts, ?2),"
+                          " remote = coalesce(remote, ?3) WHERE session_id = ?1",
+    [Q_SESSION_AUTH] = "UPDATE sessions SET user_name = coalesce(?2, user_name),"
+                       " database = coalesce(?3, database),"
+                       " application = coalesce(?4, application) WHERE session_id = ?1",
+    [Q_SESSION_END] = "UPDATE sessions SET end_ts = ?2 WHERE session_id = ?1",
+    [Q_STATEMENT] = "INSERT INTO statements(session_id, pid, file_id, line, log_ts, start_ts,"
+                    " end_ts, duration_ms, verb, name, xid, vxid, text, params)"
+                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [Q_LOCK_EVENT] = "INSERT INTO lock_events(session_id, pid, file_id, line, ts, phase, mode,"
+                     " target_kind, target, target_xid, rel_oid, db_oid, page, tuple_offset,"
+                     " waited_ms, holders, queue, ctx_action, ctx_relation, ctx_page, ctx_offset,"
+                     " statement, xid, vxid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+                     " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+    [Q_DEADLOCK] = "INSERT INTO deadlocks(file_id, line, ts, victim_pid, victim_session, detail)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [Q_DEADLOCK_EDGE] = "INSERT INTO deadlock_edges(deadlock_id, seq, waiter_pid, mode,"
+                        " target_kind, target, blocker_pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    [Q_DEADLOCK_PROC] = "INSERT INTO deadlock_procs(deadlock_id, pid, query) VALUES (?1, ?2, ?3)",
+    [Q_ERROR] = "INSERT INTO errors(session_id, pid, file_id, line, ts, severity, sqlstate, class,"
+                " message, detail, statement, xid, vxid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+                " ?9, ?10, ?11, ?12, ?13)",
+};
+
+struct ls_store {
+    sqlite3 *db;
+    sqlite3_stmt *q[Q__COUNT];
+    session_slot cache[SESSION_CACHE];
+};
+
+struct ls_stmt {
+    ls_store *store;
+    sqlite3_stmt *st;
+};
+
+const char *ls_store_errmsg(ls_store *s)
+{
+    return s && s->db ? sqlite3_errmsg(s->db) : "no store";
+}
+
+static int store_err(ls_store *s, int rc)
+{
+    if (rc == SQLITE_NOMEM)
+        return LS_ENOMEM;
+    (void)s;
+    return LS_ESTORE;
+}
+
+int ls_store_exec(ls_store *s, const char *sql)
+{
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? 0 : store_err(s, rc);
+}
+
+static int user_version(ls_store *s, int *out)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_err(s, rc);
+    rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : store_err(s, rc);
+}
+
+int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
+{
+    ls_store *s;
+    int rc, ver = 0, i, tables = 0;
+    sqlite3_stmt *st;
+
+    *out = NULL;
+    s = ls_calloc(1, sizeof(*s));
+    if (!s)
+        return LS_ENOMEM;
+    rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    if (rc != SQLITE_OK) {
+        snprintf(errbuf, errlen, "%s: cannot open store: %s", path,
+                 s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        ls_store_close(s);
+        return LS_ESTORE;
+    }
+    sqlite3_extended_result_codes(s->db, 1);
+    /*
+     * An offline batch store: durability against power loss is not worth a
+     * sync per commit, but WAL keeps the file consistent if a run dies.
+     * The page cache is capped so memory stays flat whatever the log size.
+     */
+    rc = ls_store_exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;"
+                          " PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;"
+                          " PRAGMA foreign_keys = OFF;");
+    if (rc == 0)
+        rc = user_version(s, &ver);
+    if (rc == 0 && sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st,
+                                      NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            tables = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (rc) {
+        snprintf(errbuf, errlen, "%s: not a usable SQLite store: %s", path,
+                 sqlite3_errmsg(s->db));
+        ls_store_close(s);
+        return rc;
+    }
+    if (ver != 0 && ver != LS_STORE_SCHEMA_VERSION) {
+        snprintf(errbuf, errlen, "%s: store has schema version %d, this lockspan writes "
+                 "version %d; use a new --db file", path, ver, LS_STORE_SCHEMA_VERSION);
+        ls_store_close(s);
+        return LS_ESTORE;
+    }
+    if (ver == 0 && tables > 0) {
+        snprintf(errbuf, errlen, "%s: an SQLite file that is not a lockspan store; "
+                 "use a new --db file", path);
+        ls_store_close(s);
+        return LS_ESTORE;
+    }
+    if (ver == 0) {
+        char sql[64];
+        rc = ls_store_exec(s, ls_schema_sql);
+        snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", LS_STORE_SCHEMA_VERSION);
+        if (rc == 0)
+            rc = ls_store_exec(s, sql);
+        if (rc == 0)
+            rc = ls_store_exec(s, "INSERT OR REPLACE INTO meta VALUES ('created_by', "
+                                  "'lockspan " LS_VERSION "')");
+    }
+    for (i = 0; rc == 0 && i < Q__COUNT; i++) {
+        int r = sqlite3_prepare_v3(s->db, query_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->q[i],
+                                   NULL);
+        if (r != SQLITE_OK)
+            rc = store_err(s, r);
+    }
+    if (rc) {
+        snprintf(errbuf, errlen, "%s: cannot set up store: %s", path, sqlite3_errmsg(s->db));
+        ls_store_close(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void ls_store_close(ls_store *s)
+{
+    int i;
+    if (!s)
+        return;
+    for (i = 0; i < Q__COUNT; i++)
+        sqlite3_finalize(s->q[i]);
+    if (s->db)
+        sqlite3_close(s->db);
+    free(s);
+}
+
+int ls_store_begin(ls_store *s)
+{
+    return ls_store_exec(s, "BEGIN");
+}
+
+int ls_store_commit(ls_store *s)
+{
+    return ls_store_exec(s, "COMMIT");
+}
+
+/* ---- binding helpers ---- */
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static void bind_ts(sqlite3_stmt *st, int i, ls_ts v)
+{
+    if (v == LS_TS_NONE)
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_int64(st, i, v);
+}
+
+static void bind_pos(sqlite3_stmt *st, int i, int64_t v)
+{
+    if (v > 0)
+        sqlite3_bind_int64(st, i, v);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+/* Step a write statement to completion and reset it. */
+static int run(ls_store *s, sqlite3_stmt *st)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_err(s, rc);
+}
+
+int ls_store_file_begin(ls_store *s, const char *path, const char *format, const char *prefix,
+                        int gzip, int64_t *file_id)
+{
+    sqlite3_stmt *st = s->q[Q_FILE_INSERT];
+    int rc;
+    bind_text(st, 1, path);
+    bind_text(st, 2, format);
+    bind_text(st, 3, prefix);
+    sqlite3_bind_int(st, 4, gzip);
+    rc = run(s, st);
+    *file_id = sqlite3_last_insert_rowid(s->db);
+    memset(s->cache, 0, sizeof(s->cache));
+    return rc;
+}
+
+int ls_store_file_end(ls_store *s, int64_t file_id, const ls_file_stats *fs)
+{
+    sqlite3_stmt *st = s->q[Q_FILE_UPDATE];
+    sqlite3_bind_int64(st, 1, file_id);
+    sqlite3_bind_int64(st, 2, (int64_t)fs->bytes);
+    sqlite3_bind_int64(st, 3, (int64_t)fs->lines);
+    sqlite3_bind_int64(st, 4, (int64_t)fs->records);
+    sqlite3_bind_int64(st, 5, (int64_t)fs->bad_lines);
+    bind_ts(st, 6, fs->first_ts);
+    bind_ts(st, 7, fs->last_ts);
+    return run(s, st);
+}
+
+int ls_store_bad_line(ls_store *s, int64_t file_id, uint64_t line, const char *reason,
+                      const char *text, size_t len)
+{
+    sqlite3_stmt *st = s->q[Q_BAD_LINE];
+    if (len > 300)
+        len = 300;
+    sqlite3_bind_int64(st, 1, file_id);
+    sqlite3_bind_int64(st, 2, (int64_t)line);
+    bind_text(st, 3, reason);
+    /* A blob keeps invalid UTF-8 as it was; reports escape it. */
+    sqlite3_bind_blob(st, 4, text, (int)len, SQLITE_STATIC);
+    return run(s, st);
+}
+
+/* ---- sessions ---- */
+
+static int session_insert(ls_store *s, const char *key, const ls_record *r, int64_t *out)
+{
+    sqlite3_stmt *st = s->q[Q_SESSION_INSERT];
+    int rc;
+    bind_text(st, 1, key);
+    sqlite3_bind_int(st, 2, r->pid);
+    bind_text(st, 3, r->session_id && r->session_id[0] ? r->session_id : NULL);
+    bind_ts(st, 4, r->session_start);
+    bind_text(st, 5, r->user && r->user[0] ? r->user : NULL);
+    bind_text(st, 6, r->database && r->database[0] ? r->database : NULL);
+    bind_text(st, 7, r->application && r->application[0] ? r->application : NULL);
+    bind_text(st, 8, r->remote && r->remote[0] ? r->remote : NULL);
+    bind_text(st, 9, r->backend_type && r->backend_type[0] ? r->backend_type : NULL);
+    rc = run(s, st);
+    *out = sqlite3_last_insert_rowid(s->db);
+    return rc;
+}
+
+static int session_find(ls_store *s, const char *key, int64_t *out)
+{
+    sqlite3_stmt *st = s->q[Q_SESSION_FIND];
+    int rc;
+    bind_text(st, 1, key);
+    rc = sqlite3_step(st);
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_err(s, rc);
+}
+
+/*
+ * The session a record belongs to. `new_conn` is set for the first message
+ * of a connection, which starts a new session for its pid when the log has
+ * no session id.
+ */
+static int session_of(ls_store *s, const ls_record *r, int new_conn, int64_t *out)
+{
+    session_slot *slot = &s->cache[(unsigned)r->pid % SESSION_CACHE];
+    char key[64];
+    int rc;
+
+    *out = 0;
+    if (r->pid <= 0)
+        return 0;
+    if (r->session_id && r->session_id[0]) {
+        snprintf(key, sizeof(key), "%s", r->session_id);
+    } else if (new_conn || slot->pid != r->pid) {
+        if (!new_conn) {
+            /* Cache miss: the newest session of this pid, if any. */
+            sqlite3_stmt *st = s->q[Q_SESSION_LATEST];
+            sqlite3_bind_int(st, 1, r->pid);
+            rc = sqlite3_step(st);
+            if (rc == SQLITE_ROW) {
+                slot->pid = r->pid;
+                slot->session_id = sqlite3_column_int64(st, 0);
+                snprintf(slot->key, sizeof(slot->key), "%s",
+                         (const char *)sqlite3_column_text(st, 1));
+            }
+            sqlite3_reset(st);
+            if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+                return store_err(s, rc);
+            if (rc == SQLITE_ROW) {
+                *out = slot->session_id;
+                return 0;
+            }
+        }
+        snprintf(key, sizeof(key), "%d@%lld", r->pid, (long long)(r->ts == LS_TS_NONE ? 0 : r->ts));
+    } else {
+        *out = slot->session_id;
+        return 0;
+    }
+    if (slot->pid == r->pid && strcmp(slot->key, key) == 0) {
+        *out = slot->session_id;
+        return 0;
+    }
+    if ((rc = session_find(s, key, out)) != 0)
+        return rc;
+    if (*out == 0 && (rc = session_insert(s, key, r, out)) != 0)
+        return rc;
+    slot->pid = r->pid;
+    slot->session_id = *out;
+    snprintf(slot->key, sizeof(slot->key), "%s", key);
+    return 0;
+}
+
+/* ---- events ---- */
+
+static void pids_text(char *out, size_t outlen, const int *pids, int n)
+{
+    size_t used = 0;
+    int i;
+    out[0] = '\0';
+    for (i = 0; i < n && used + 12 < outlen; i++)
+        used += (size_t)snprintf(out + used, outlen - used, i ? ",%d" : "%d", pids[i]);
+}
+
+static int store_statement(ls_store *s, int64_t file_id, int64_t sess, const ls_event *ev)
+{
+    const ls_record *r = ev->rec;
+    const ls_statement_ev *m = &ev->u.stmt;
+    sqlite3_stmt *st = s->q[Q_STATEMENT];
+
+    bind_pos(st, 1, sess);
+    sqlite3_bind_int(st, 2, r->pid);
+    sqlite3_bind_int64(st, 3, file_id);
+    sqlite3_bind_int64(st, 4, (int64_t)r->line);
+    bind_ts(st, 5, r->ts);
+    if (ev->kind == LS_EV_DURATION) {
+        /* Duration lines are written when the statement ends. */
+        bind_ts(st, 6, r->ts == LS_TS_NONE ? LS_TS_NONE
+                                          : r->ts - (ls_ts)(m->duration_ms * 1000.0 + 0.5));
+        bind_ts(st, 7, r->ts);
+        sqlite3_bind_double(st, 8, m->duration_ms);
+    } else {
+        bind_ts(st, 6, r->ts);
+        sqlite3_bind_null(st, 7);
+        sqlite3_bind_null(st, 8);
+    }
+    bind_text(st, 9, m->verb);
+    bind_text(st, 10, m->name && m->name[0] ? m->name : NULL);
+    bind_pos(st, 11, r->xid);
+    bind_text(st, 12, r->vxid && r->vxid[0] ? r->vxid : NULL);
+    bind_text(st, 13, m->text);
+    bind_text(st, 14, m->params);
+    return run(s, st);
+}
+
+static int store_lock_event(ls_store *s, int64_t file_id, int64_t sess, const ls_event *ev)
+{
+    const ls_record *r = ev->rec;
+    const ls_lock_wait *w = &ev->u.lock;
+    sqlite3_stmt *st = s->q[Q_LOCK_EVENT];
+    char holders[LS_MAX_PIDS * 12], queue[LS_MAX_PIDS * 12];
+
+    bind_pos(st, 1, sess);
+    sqlite3_bind_int(st, 2, w->pid);
+    sqlite3_bind_int64(st, 3, file_id);
+    sqlite3_bind_int64(st, 4, (int64_t)r->line);
+    bind_ts(st, 5, r->ts);
+    bind_text(st, 6, ls_lock_phase_name(w->phase));
+    bind_text(st, 7, w->mode);
+    bind_text(st, 8, ls_target_kind_name(w->target.kind));
+    bind_text(st, 9, w->target.text);
+    if (w->target.kind == LS_TGT_TRANSACTION || w->target.kind == LS_TGT_SPECTOKEN)
+        sqlite3_bind_int64(st, 10, w->target.xid);
+    if (w->target.kind == LS_TGT_RELATION || w->target.kind == LS_TGT_EXTEND ||
+        w->target.kind == LS_TGT_PAGE || w->target.kind == LS_TGT_TUPLE) {
+        sqlite3_bind_int64(st, 11, w->target.rel_oid);
+        sqlite3_bind_int64(st, 12, w->target.db_oid);
+    }
+    if (w->target.kind == LS_TGT_PAGE || w->target.kind == LS_TGT_TUPLE)
+        sqlite3_bind_int64(st, 13, w->target.page);
+    if (w->target.kind == LS_TGT_TUPLE)
+        sqlite3_bind_int64(st, 14, w->target.offset);
+    sqlite3_bind_double(st, 15, w->waited_ms);
+    pids_text(holders, sizeof(holders), w->holders, w->nholders);
+    pids_text(queue, sizeof(queue), w->queue, w->nqueue);
+    if (w->phase != LS_LOCK_ACQUIRED) {
+        bind_text(st, 16, holders);
+        bind_text(st, 17, queue);
+    }
+    if (w->ctx_relation[0] || w->have_ctx_tuple) {
+        bind_text(st, 18, w->ctx_action);
+        bind_text(st, 19, w->ctx_relation);
+        if (w->have_ctx_tuple) {
+            sqlite3_bind_int64(st, 20, w->ctx_page);
+            sqlite3_bind_int64(st, 21, w->ctx_offset);
+        }
+    }
+    bind_text(st, 22, r->statement);
+    bind_pos(st, 23, r->xid);
+    bind_text(st, 24, r->vxid && r->vxid[0] ? r->vxid : NULL);
+    return run(s, st);
+}
+
+static int store_error(ls_store *s, int64_t file_id, int64_t sess, const ls_event *ev,
+                       const char *cls, const char *sqlstate)
+{
+    const ls_record *r = ev->rec;
+    sqlite3_stmt *st = s->q[Q_ERROR];
+    bind_pos(st, 1, sess);
+    sqlite3_bind_int(st, 2, r->pid);
+    sqlite3_bind_int64(st, 3, file_id);
+    sqlite3_bind_int64(st, 4, (int64_t)r->line);
+    bind_ts(st, 5, r->ts);
+    bind_text(st, 6, r->severity);
+    bind_text(st, 7, sqlstate && sqlstate[0] ? sqlstate : NULL);
+    bind_text(st, 8, cls);
+    bind_text(st, 9, r->message);
+    bind_text(st, 10, r->detail);
+    bind_text(st, 11, r->statement);
+    bind_pos(st, 12, r->xid);
+    bind_text(st, 13, r->vxid && r->vxid[0] ? r->vxid : NULL);
+    return run(s, st);
+}
+
+static int store_deadlock(ls_store *s, int64_t file_id, int64_t sess, const ls_event *ev)
+{
+    const ls_record *r = ev->rec;
+    const ls_deadlock *d = &ev->u.deadlock;
+    sqlite3_stmt *st = s->q[Q_DEADLOCK];
+    int64_t id;
+    int i, rc;
+
+    sqlite3_bind_int64(st, 1, file_id);
+    sqlite3_bind_int64(st, 2, (int64_t)r->line);
+    bind_ts(st, 3, r->ts);
+    sqlite3_bind_int(st, 4, r->pid);
+    bind_pos(st, 5, sess);
+    bind_text(st, 6, r->detail);
+    if ((rc = run(s, st)) != 0)
+        return rc;
+    id = sqlite3_last_insert_rowid(s->db);
+    for (i = 0; i < d->nedges; i++) {
+        const ls_deadlock_edge *e = &d->edges[i];
+        st = s->q[Q_DEADLOCK_EDGE];
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int(st, 2, i + 1);
+        sqlite3_bind_int(st, 3, e->waiter_pid);
+        bind_text(st, 4, e->mode);
+        bind_text(st, 5, ls_target_kind_name(e->target.kind));
+        bind_text(st, 6, e->target.text);
+        sqlite3_bind_int(st, 7, e->blocker_pid);
+        if ((rc = run(s, st)) != 0)
+            return rc;
+    }
+    for (i = 0; i < d->nprocs; i++) {
+        st = s->q[Q_DEADLOCK_PROC];
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_bind_int(st, 2, d->procs[i].pid);
+        bind_text(st, 3, d->procs[i].query);
+        if ((rc = run(s, st)) != 0)
+            return rc;
+    }
+    /* The deadlock is also an error of the victim, counted with the others. */
+    return store_error(s, file_id, sess, ev, "deadlock",
+                       r->sqlstate[0] ? r->sqlstate : "40P01");
+}
+
+static int store_connection(ls_store *s, int64_t sess, const ls_event *ev)
+{
+    const ls_record *r = ev->rec;
+    const ls_conn_ev *c = &ev->u.conn;
+    sqlite3_stmt *st;
+
+    if (!sess)
+        return 0;
+    if (ev->kind == LS_EV_DISCONNECT) {
+        st = s->q[Q_SESSION_END];
+        sqlite3_bind_int64(st, 1, sess);
+        bind_ts(st, 2, r->ts);
+        return run(s, st);
+    }
+    if (c->user || c->database || c->application) {
+        st = s->q[Q_SESSION_AUTH];
+        sqlite3_bind_int64(st, 1, sess);
+        bind_text(st, 2, c->user);
+        bind_text(st, 3, c->database);
+        bind_text(st, 4, c->application);
+        return run(s, st);
+    }
+    st = s->q[Q_SESSION_CONNECT];
+    sqlite3_bind_int64(st, 1, sess);
+    bind_ts(st, 2, r->ts);
+    bind_text(st, 3, c->host);
+    return run(s, st);
+}
+
+int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev)
+{
+    int64_t sess = 0;
+    int rc;
+    int new_conn = ev->kind == LS_EV_CONNECT && ev->u.conn.host != NULL;
+
+    if (ev->kind == LS_EV_OTHER)
+        return 0;
+    if ((rc = session_of(s, ev->rec, new_conn, &sess)) != 0)
+        return rc;
+    switch (ev->kind) {
+    case LS_EV_STATEMENT:
+    case LS_EV_DURATION:
+        return store_statement(s, file_id, sess, ev);
+    case LS_EV_LOCK_WAIT:
+        return store_lock_event(s, file_id, sess, ev);
+    case LS_EV_DEADLOCK:
+        return store_deadlock(s, file_id, sess, ev);
+    case LS_EV_ERROR:
+        return store_error(s, file_id, sess, ev, ls_error_class_name(ev->u.error.cls),
+                           ev->u.error.sqlstate);
+    case LS_EV_CONNECT:
+    case LS_EV_DISCONNECT:
+        return store_connection(s, sess, ev);
+    case LS_EV_OTHER:
+        break;
+    }
+    return 0;
+}
+
+int ls_store_index(ls_store *s)
+{
+    return ls_store_exec(s, ls_index_sql);
+}
+
+/* ---- statement API ---- */
+
+int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out)
+{
+    ls_stmt *st = ls_calloc(1, sizeof(*st));
+    int rc;
+    *out = NULL;
+    if (!st)
+        return LS_ENOMEM;
+    st->store = s;
+    rc = sqlite3_prepare_v2(s->db, sql, -1, &st->st, NULL);
+    if (rc != SQLITE_OK) {
+        fprintf(stderr, "lockspan: store query failed to prepare: %s\n", sqlite3_errmsg(s->db));
+        free(st);
+        return store_err(s, rc);
+    }
+    *out = st;
+    return 0;
+}
+
+int ls_stmt_step(ls_stmt *st)
+{
+    int rc = sqlite3_step(st->st);
+    if (rc == SQLITE_ROW)
+        return 1;
+    if (rc == SQLITE_DONE)
+        return 0;
+    fprintf(stderr, "lockspan: store query failed: %s\n", sqlite3_errmsg(st->store->db));
+    return store_err(st->store, rc);
+}
+
+int ls_stmt_reset(ls_stmt *st)
+{
+    sqlite3_reset(st->st);
+    sqlite3_clear_bindings(st->st);
+    return 0;
+}
+
+void ls_stmt_finalize(ls_stmt *st)
+{
+    if (!st)
+        return;
+    sqlite3_finalize(st->st);
+    free(st);
+}
+
+int ls_stmt_bind_int64(ls_stmt *st, int idx, int64_t v)
+{
+    return sqlite3_bind_int64(st->st, idx, v) == SQLITE_OK ? 0 : LS_ESTORE;
+}
+
+int ls_stmt_bind_double(ls_stmt *st, int idx, double v)
+{
+    return sqlite3_bind_double(st->st, idx, v) == SQLITE_OK ? 0 : LS_ESTORE;
+}
+
+int ls_stmt_bind_text(ls_stmt *st, int idx, const char *v)
+{
+    int rc = v ? sqlite3_bind_text(st->st, idx, v, -1, SQLITE_TRANSIENT)
+               : sqlite3_bind_null(st->st, idx);
+    return rc == SQLITE_OK ? 0 : LS_ESTORE;
+}
+
+int ls_stmt_bind_null(ls_stmt *st, int idx)
+{
+    return sqlite3_bind_null(st->st, idx) == SQLITE_OK ? 0 : LS_ESTORE;
+}
+
+int ls_stmt_isnull(ls_stmt *st, int col)
+{
+    return sqlite3_column_type(st->st, col) == SQLITE_NULL;
+}
+
+int64_t ls_stmt_int64(ls_stmt *st, int col)
+{
+    return sqlite3_column_int64(st->st, col);
+}
+
+double ls_stmt_double(ls_stmt *st, int col)
+{
+    return sqlite3_column_double(st->st, col);
+}
+
+const char *ls_stmt_text(ls_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st->st, col);
+    return t ? (const char *)t : "";
+}

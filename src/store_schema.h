@@ -1,0 +1,83 @@
+/*
+ * store_schema.h — the SQLite schema of a lockspan store, version 1.
+ * Documented table by table in docs/store.md; keep the two in step.
+ * Times are INTEGER microseconds since the Unix epoch, UTC.
+ */
+#ifndef LS_STORE_SCHEMA_H
+#define LS_STORE_SCHEMA_H
+
+static const char ls_schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS meta(\n"
+    "  key TEXT PRIMARY KEY, value TEXT);\n"
+    "CREATE TABLE IF NOT EXISTS files(\n"
+    "  file_id INTEGER PRIMARY KEY, path TEXT NOT NULL, format TEXT, prefix TEXT,\n"
+    "  gzip INTEGER, bytes INTEGER, lines INTEGER, records INTEGER,\n"
+    "  bad_lines INTEGER, first_ts INTEGER, last_ts INTEGER);\n"
+    "CREATE TABLE IF NOT EXISTS bad_lines(\n"
+    "  file_id INTEGER REFERENCES files, line INTEGER, reason TEXT, sample TEXT);\n"
+    "CREATE TABLE IF NOT EXISTS sessions(\n"
+    "  session_id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, pid INTEGER,\n"
+    "  pg_session TEXT, start_ts INTEGER, end_ts INTEGER, first_ts INTEGER,\n"
+    "  last_ts INTEGER, user_name TEXT, database TEXT, application TEXT,\n"
+    "  remote TEXT, backend_type TEXT);\n"
+    "CREATE TABLE IF NOT EXISTS statements(\n"
+    "  stmt_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
+    "  pid INTEGER, file_id INTEGER, line INTEGER, log_ts INTEGER,\n"
+    "  start_ts INTEGER, end_ts INTEGER, duration_ms REAL, verb TEXT, name TEXT,\n"
+    "  xid INTEGER, vxid TEXT, text TEXT, params TEXT);\n"
+    "CREATE TABLE IF NOT EXISTS lock_events(\n"
+    "  event_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
+    "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, phase TEXT,\n"
+    "  mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n"
+    "  rel_oid INTEGER, db_oid INTEGER, page INTEGER, tuple_offset INTEGER,\n"
+    "  waited_ms REAL, holders TEXT, queue TEXT, ctx_action TEXT,\n"
+    "  ctx_relation TEXT, ctx_page INTEGER, ctx_offset INTEGER, statement TEXT,\n"
+    "  xid INTEGER, vxid TEXT, wait_id INTEGER);\n"
+    "CREATE TABLE IF NOT EXISTS lock_waits(\n"
+    "  wait_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
+    "  pid INTEGER, mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n"
+    "  rel_oid INTEGER, db_oid INTEGER, relation TEXT, ctid TEXT,\n"
+    "  start_ts INTEGER, logged_ts INTEGER, end_ts INTEGER, waited_ms REAL,\n"
+    "  outcome TEXT, statement TEXT, holders TEXT, queue TEXT,\n"
+    "  blocker_pid INTEGER, blocker_session INTEGER, blocker_xid INTEGER,\n"
+    "  root_pid INTEGER, root_session INTEGER, root_xid INTEGER,\n"
+    "  chain_depth INTEGER, first_event INTEGER, file_id INTEGER, line INTEGER);\n"
+    "CREATE TABLE IF NOT EXISTS deadlocks(\n"
+    "  deadlock_id INTEGER PRIMARY KEY, file_id INTEGER, line INTEGER,\n"
+    "  ts INTEGER, victim_pid INTEGER, victim_session INTEGER, detail TEXT);\n"
+    "CREATE TABLE IF NOT EXISTS deadlock_edges(\n"
+    "  deadlock_id INTEGER REFERENCES deadlocks, seq INTEGER, waiter_pid INTEGER,\n"
+    "  mode TEXT, target_kind TEXT, target TEXT, blocker_pid INTEGER);\n"
+    "CREATE TABLE IF NOT EXISTS deadlock_procs(\n"
+    "  deadlock_id INTEGER REFERENCES deadlocks, pid INTEGER,\n"
+    "  session_id INTEGER, query TEXT);\n"
+    "CREATE TABLE IF NOT EXISTS errors(\n"
+    "  error_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
+    "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, severity TEXT,\n"
+    "  sqlstate TEXT, class TEXT, message TEXT, detail TEXT, statement TEXT,\n"
+    "  xid INTEGER, vxid TEXT);\n"
+    "CREATE TABLE IF NOT EXISTS relations(\n"
+    "  db_oid INTEGER, rel_oid INTEGER, name TEXT, evidence TEXT,\n"
+    "  PRIMARY KEY(db_oid, rel_oid));\n"
+    "CREATE TABLE IF NOT EXISTS xids(\n"
+    "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n";
+
+static const char ls_index_sql[] =
+    "CREATE INDEX IF NOT EXISTS statements_session ON statements(session_id, start_ts);\n"
+    "CREATE INDEX IF NOT EXISTS statements_pid ON statements(pid, log_ts);\n"
+    "CREATE INDEX IF NOT EXISTS statements_xid ON statements(xid) WHERE xid > 0;\n"
+    "CREATE INDEX IF NOT EXISTS lock_events_pid ON lock_events(pid, ts);\n"
+    "CREATE INDEX IF NOT EXISTS errors_pid ON errors(pid, ts);\n"
+    "CREATE INDEX IF NOT EXISTS sessions_pid ON sessions(pid);\n"
+    "INSERT OR IGNORE INTO xids(xid, session_id, pid, first_ts)\n"
+    "  SELECT xid, session_id, pid, min(ts) FROM (\n"
+    "    SELECT xid, session_id, pid, log_ts AS ts FROM statements WHERE xid > 0\n"
+    "    UNION ALL SELECT xid, session_id, pid, ts FROM lock_events WHERE xid > 0\n"
+    "    UNION ALL SELECT xid, session_id, pid, ts FROM errors WHERE xid > 0)\n"
+    "  GROUP BY xid;\n"
+    "UPDATE sessions SET\n"
+    "  first_ts = (SELECT min(log_ts) FROM statements s WHERE s.session_id = sessions.session_id),\n"
+    "  last_ts = (SELECT max(log_ts) FROM statements s WHERE s.session_id = sessions.session_id)\n"
+    "  WHERE first_ts IS NULL;\n";
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * util.c — allocation wrappers and small name tables shared by the stages.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_common.h"
+#include "ls_event.h"
+
+void *ls_malloc(size_t n)
+{
+    return malloc(n ? n : 1);
+}
+
+void *ls_calloc(size_t count, size_t n)
+{
+    return calloc(count ? count : 1, n ? n : 1);
+}
+
+void *ls_realloc(void *p, size_t n)
+{
+    return realloc(p, n ? n : 1);
+}
+
+char *ls_strndup(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+char *ls_strdup(const char *s)
+{
+    return ls_strndup(s, strlen(s));
+}
+
+const char *ls_lock_phase_name(ls_lock_phase p)
+{
+    switch (p) {
+    case LS_LOCK_WAITING: return "waiting";
+    case LS_LOCK_ACQUIRED: return "acquired";
+    case LS_LOCK_AVOIDED: return "avoided_deadlock";
+    case LS_LOCK_DEADLOCK: return "deadlock";
+    case LS_LOCK_FAILED: return "failed";
+    }
+    return "unknown";
+}
+
+const char *ls_target_kind_name(ls_target_kind k)
+{
+    static const char *const names[] = {
+        "unknown",     "relation", "extend",   "page",     "tuple",   "transaction",
+        "virtualxid",  "spectoken", "object",  "userlock", "advisory"};
+    if ((unsigned)k < sizeof(names) / sizeof(names[0]))
+        return names[k];
+    return "unknown";
+}
+
+const char *ls_error_class_name(ls_error_class c)
+{
+    static const char *const names[] = {"other",         "lock_timeout",     "lock_nowait",
+                                        "statement_timeout", "serialization_failure",
+                                        "deadlock",      "idle_in_transaction_timeout",
+                                        "canceled"};
+    if ((unsigned)c < sizeof(names) / sizeof(names[0]))
+        return names[c];
+    return "other";
+}

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""End-to-end check: analyze a bundled sample set and compare the JSON
+report with the truth the generator recorded client-side (samples/*/truth.json).
+
+Usage: check_report.py LOCKSPAN SAMPLE_DIR
+
+Checks, for every wait the generator knows PostgreSQL logged: exactly one
+reported wait of that pid, its direct blocker, root blocker, relation, lock
+mode, outcome and timing; the grouping of waits into hot rows; deadlock
+victims and cycles; error counts. Prints "N passed, N failed".
+"""
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+
+def ts(s):
+    return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+
+
+def main():
+    lockspan, sample = sys.argv[1], sys.argv[2]
+    truth = json.load(open(os.path.join(sample, "truth.json")))
+    prefix = open(os.path.join(sample, "prefix.txt")).read().rstrip("\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "report.json")
+        subprocess.run([lockspan, "analyze", "-q", "--db", os.path.join(tmp, "s.db"),
+                        "--prefix", prefix, "--format", "json", "-o", out,
+                        os.path.join(sample, "postgresql.log")], check=True)
+        rep = json.load(open(out))
+
+    check(rep["schema"] == "lockspan-report" and rep["version"] == 1, "report schema/version")
+    waits = rep["waits"]
+    by_pid = {}
+    for w in waits:
+        by_pid.setdefault(w["pid"], []).append(w)
+    check(len(waits) == len(truth["waits"]),
+          f"number of waits: report {len(waits)}, truth {len(truth['waits'])}")
+    check(rep["summary"]["waits"] == len(truth["waits"]), "summary.waits")
+
+    outcome_map = {"acquired": "acquired", "deadlock": "deadlock",
+                   "lock_timeout": "lock_timeout",
+                   "serialization_failure": "serialization_failure"}
+    for t in truth["waits"]:
+        pid = t["waiter_pid"]
+        got = by_pid.get(pid, [])
+        tag = f"{t['scenario']} waiter {pid}"
+        check(len(got) == 1, f"{tag}: one reported wait (got {len(got)})")
+        if len(got) != 1:
+            continue
+        w = got[0]
+        check(w["blocker_pid"] == t["direct_blocker_pid"],
+              f"{tag}: direct blocker {w['blocker_pid']}, truth {t['direct_blocker_pid']}")
+        check(w["root_pid"] == t["root_blocker_pid"],
+              f"{tag}: root blocker {w['root_pid']}, truth {t['root_blocker_pid']}")
+        check(w["relation"] == t["relation"],
+              f"{tag}: relation {w['relation']!r}, truth {t['relation']!r}")
+        check(w["mode"] == t["mode_expected"], f"{tag}: mode {w['mode']}, truth {t['mode_expected']}")
+        check(w["outcome"] == outcome_map[t["outcome"]],
+              f"{tag}: outcome {w['outcome']}, truth {t['outcome']}")
+        # The server measures the wait from inside; the client brackets it.
+        # Allow the log's millisecond resolution plus client/server skew.
+        check(abs(ts(w["start"]) - ts(t["wait_start"])) < 0.08,
+              f"{tag}: start {w['start']} vs truth {t['wait_start']}")
+        if w["end"]:
+            check(abs(ts(w["end"]) - ts(t["wait_end"])) < 0.08,
+                  f"{tag}: end {w['end']} vs truth {t['wait_end']}")
+        else:
+            check(False, f"{tag}: wait has no end")
+
+    # Hot rows: the same waiters grouped per row, and the totals agree.
+    truth_rows = {}
+    for t in truth["waits"]:
+        truth_rows.setdefault((t["relation"], t["row_id"]), set()).add(t["waiter_pid"])
+    rep_rows = {}
+    for w in waits:
+        rep_rows.setdefault((w["relation"], w["ctid"]), set()).add(w["pid"])
+    check(sorted(map(sorted, truth_rows.values())) == sorted(map(sorted, rep_rows.values())),
+          f"waits grouped by row: report {rep_rows}, truth {truth_rows}")
+    hot = {(h["relation"], h["ctid"]): h for h in rep["hot_rows"]}
+    for key, pids in rep_rows.items():
+        h = hot.get(key)
+        check(h is not None and h["waits"] == len(pids), f"hot row {key}: waits")
+    busiest = max(truth_rows.items(), key=lambda kv: len(kv[1]))
+    top = rep["hot_rows"][0]
+    check(top["relation"] == busiest[0][0] and top["waits"] == len(busiest[1]),
+          f"top hot row {top['relation']} {top['ctid']} with {top['waits']} waits")
+
+    # Root blockers: every truth root appears, with the waits it caused.
+    roots = {r["pid"]: r for r in rep["root_blockers"]}
+    for pid in {t["root_blocker_pid"] for t in truth["waits"]}:
+        caused = sum(1 for t in truth["waits"] if t["root_blocker_pid"] == pid)
+        check(pid in roots and roots[pid]["waits_caused"] == caused,
+              f"root blocker {pid} causing {caused} waits")
+
+    # Holds: the root's transaction covers the hold the client measured.
+    for h in truth.get("holds", []):
+        r = roots.get(h["pid"])
+        if r is None or not r.get("transaction") or not r["transaction"].get("end"):
+            continue
+        tx = r["transaction"]
+        check(ts(tx["start"]) <= ts(h["start"]) + 0.01 and ts(tx["end"]) >= ts(h["end"]) - 0.01,
+              f"root {h['pid']}: transaction {tx['start']}..{tx['end']} covers hold "
+              f"{h['start']}..{h['end']}")
+        check(r["application"] == h["application_name"], f"root {h['pid']}: application")
+
+    # Deadlocks: victim and the cycle's members.
+    check(len(rep["deadlocks"]) == len(truth["deadlocks"]), "number of deadlocks")
+    for td, rd in zip(truth["deadlocks"], rep["deadlocks"]):
+        check(rd["victim_pid"] == td["victim_pid"], "deadlock victim")
+        members = {e["waiter_pid"] for e in rd["edges"]} | {e["blocker_pid"] for e in rd["edges"]}
+        check(members == set(td["pids"]), f"deadlock cycle members {members}")
+        check(len(rd["processes"]) == len(td["pids"]) and
+              all(p["query"] for p in rd["processes"]), "deadlock process queries")
+
+    # Errors by SQLSTATE.
+    s = rep["summary"]
+    n = lambda st: sum(1 for e in truth["errors"] if e["sqlstate"] == st)
+    check(s["deadlocks"] == n("40P01"), "summary.deadlocks")
+    check(s["lock_timeouts"] == n("55P03"), "summary.lock_timeouts")
+    check(s["serialization_failures"] == n("40001"), "summary.serialization_failures")
+    errs = {(e["pid"], e["sqlstate"]) for e in rep["errors"]}
+    for e in truth["errors"]:
+        check((e["pid"], e["sqlstate"]) in errs, f"error {e['sqlstate']} of pid {e['pid']}")
+    check(s["bad_lines"] == 0, "no unparsable lines in a real log")
+
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
