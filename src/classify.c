@@ -675,7 +675,7 @@ static int error_event(ls_error_ev *ev, const ls_record *rec, cur *c)
             break;
         }
     }
-    if (ev->cls == LS_ERRC_OTHER && (!is_error_severity(rec->severity) || !rec->sqlstate[0]))
+    if (ev->cls == LS_ERRC_OTHER && !is_error_severity(rec->severity))
         return 0;
     if (rec->sqlstate[0])
         COPY_FIXED(ev->sqlstate, rec->sqlstate, strnlen(rec->sqlstate, sizeof(rec->sqlstate)));

@@ -15,6 +15,7 @@
 
 #define BATCH_RECORDS 50000
 #define BAD_SAMPLES_STORED 100
+#define PREFIX_PROBE_LINES 50
 
 typedef struct ingest_ctx {
     ls_store *store;
@@ -112,6 +113,16 @@ static const char *sniff_format(const char *line, size_t len)
     return "stderr";
 }
 
+/* Every one of the first lines failed: the prefix is wrong, not the log. */
+static int prefix_mismatch(ingest_ctx *c, const char *path)
+{
+    fprintf(stderr,
+            "lockspan: %s: no line matches log_line_prefix '%s'; pass the server's value "
+            "with --prefix (SHOW log_line_prefix), e.g. --prefix '%%m [%%p] %%q%%u@%%d '\n",
+            path, c->opts->prefix ? c->opts->prefix : "%m [%p] ");
+    return LS_EFORMAT;
+}
+
 static void progress(const char *path, ls_input *in, int done)
 {
     uint64_t size = ls_input_raw_size(in), off = ls_input_raw_offset(in);
@@ -169,11 +180,17 @@ static int ingest_one(ingest_ctx *c, const char *path, ls_ingest_totals *tot)
             on_bad(c, path, lineno, "line longer than 8 MiB, cut", line, len > 80 ? 80 : len);
         if ((rc = ops->feed(parser, line, len, lineno)) != 0 || (rc = c->rc) != 0)
             break;
+        if (lineno == PREFIX_PROBE_LINES && c->st.bad_lines == lineno) {
+            rc = prefix_mismatch(c, path);
+            break;
+        }
         if (show && (lineno & 0x3ffff) == 0)
             progress(path, in, 0);
     }
     if (rc == 0 && parser)
         rc = ops->finish(parser);
+    if (rc == 0 && lineno > 0 && lineno < PREFIX_PROBE_LINES && c->st.bad_lines == lineno)
+        rc = prefix_mismatch(c, path);
     if (rc == 0)
         rc = c->rc;
     if (rc < 0 && errbuf[0] && rc == LS_EIO)

@@ -1040,11 +1040,12 @@ static const struct error_case {
      LS_ERRC_IDLE_TX_TIMEOUT, "25P03"},
     {NULL, "", "canceling statement due to statement timeout", LS_EV_ERROR,
      LS_ERRC_STATEMENT_TIMEOUT, "57014"},
+    /* any ERROR is kept, classed "other", even without a SQLSTATE in the prefix */
+    {"ERROR", "", "syntax error at or near \"\\\" at character 40", LS_EV_ERROR, LS_ERRC_OTHER, ""},
+    {"ERROR", "", "canceling statement due to lock", LS_EV_ERROR, LS_ERRC_OTHER, ""},
     /* not events */
-    {"ERROR", "", "syntax error at or near \"\\\" at character 40", LS_EV_OTHER, LS_ERRC_OTHER, ""},
     {"LOG", "00000", "canceling statement due to lock timeout", LS_EV_OTHER, LS_ERRC_OTHER, ""},
     {"LOG", "00000", "checkpoint starting: shutdown immediate", LS_EV_OTHER, LS_ERRC_OTHER, ""},
-    {"ERROR", "", "canceling statement due to lock", LS_EV_OTHER, LS_ERRC_OTHER, ""},
 };
 
 static void test_errors(ls_classifier *cl)

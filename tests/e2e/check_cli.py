@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""CLI behaviour on the bundled sample: exit codes and messages for bad
+arguments and files, unparsable lines counted without losing the records
+around them, gzip and stdin input, the split ingest/report workflow, and
+Markdown and JSON carrying the same facts.
+
+Usage: check_cli.py LOCKSPAN SAMPLE_DIR
+"""
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+
+def run(*args, stdin=None):
+    return subprocess.run(list(args), capture_output=True, text=True, input=stdin)
+
+
+def main():
+    ls, sample = sys.argv[1], sys.argv[2]
+    log = os.path.join(sample, "postgresql.log")
+    prefix = open(os.path.join(sample, "prefix.txt")).read().rstrip("\n")
+    tmp = tempfile.mkdtemp(prefix="lockspan-cli.")
+    try:
+        def analyze_json(*paths, stdin=None, extra=()):
+            out = os.path.join(tmp, "r.json")
+            r = run(ls, "analyze", "--db", os.path.join(tmp, "a.db"), "--prefix", prefix,
+                    "--format", "json", "-o", out, *extra, *paths, stdin=stdin)
+            rep = json.load(open(out)) if r.returncode == 0 else None
+            return r, rep
+
+        # Usage errors: exit 2 with a message.
+        r = run(ls)
+        check(r.returncode == 2 and "usage" in r.stderr, "no command → usage, exit 2")
+        r = run(ls, "frobnicate")
+        check(r.returncode == 2 and "unknown command" in r.stderr, "unknown command")
+        r = run(ls, "analyze")
+        check(r.returncode == 2 and "no input" in r.stderr, "analyze without paths")
+        r = run(ls, "analyze", "--format", "xml", log)
+        check(r.returncode == 2 and "--format" in r.stderr, "bad --format")
+        r = run(ls, "analyze", "--top", "zero", log)
+        check(r.returncode == 2 and "--top" in r.stderr, "bad --top")
+        r = run(ls, "ingest", log)
+        check(r.returncode == 2 and "--db" in r.stderr, "ingest without --db")
+        for cmd in ("analyze", "ingest", "report"):
+            r = run(ls, cmd, "--help")
+            check(r.returncode == 0 and f"usage: lockspan {cmd}" in r.stdout, f"{cmd} --help")
+        r = run(ls, "--help")
+        check(r.returncode == 0 and "commands:" in r.stdout, "--help")
+
+        # Unreadable input: exit 1, the message names the file.
+        missing = os.path.join(tmp, "nope.log")
+        r = run(ls, "analyze", "--db", os.path.join(tmp, "x.db"), missing)
+        check(r.returncode == 1 and "nope.log" in r.stderr, "missing file named")
+        r = run(ls, "analyze", "--prefix", "%m [%p", "--db", os.path.join(tmp, "x.db"), log)
+        check(r.returncode != 0 and "%m [%p" in r.stderr, "unusable prefix reported")
+
+        # Baseline.
+        r, base = analyze_json(log)
+        check(r.returncode == 0 and base is not None, "analyze sample")
+        nwaits = len(base["waits"])
+        check(nwaits > 0, "sample has waits")
+
+        # Garbage lines are counted and named; the records around them stay.
+        lines = open(log, "rb").read().split(b"\n")
+        bad = lines[:40] + [b"garbage line one", b"\x00\xff not a log line"] + lines[40:]
+        badlog = os.path.join(tmp, "bad.log")
+        open(badlog, "wb").write(b"\n".join(bad))
+        r, rep = analyze_json(badlog)
+        check(r.returncode == 0, "bad lines are not fatal")
+        check(rep and rep["summary"]["bad_lines"] == 2, "two bad lines counted")
+        check(re.search(r"bad\.log:41: ", r.stderr) is not None, "bad line named by file:line")
+        check(rep and len(rep["waits"]) == nwaits, "all waits kept around bad lines")
+        check(rep and rep["input"]["bad_line_samples"][0]["line"] == 41, "bad line sample stored")
+
+        # gzip and stdin give the same waits.
+        gz = os.path.join(tmp, "postgresql.log.gz")
+        with open(log, "rb") as f, gzip.open(gz, "wb") as g:
+            g.write(f.read())
+        r, rep = analyze_json(gz)
+        check(r.returncode == 0 and rep and rep["waits"] == base["waits"][:0] + rep["waits"]
+              and len(rep["waits"]) == nwaits, "gzip input")
+        check(rep and [w["blocker_pid"] for w in rep["waits"]] ==
+              [w["blocker_pid"] for w in base["waits"]], "gzip input: same blockers")
+        r, rep = analyze_json("-", stdin=open(log, encoding="utf-8", errors="replace").read())
+        check(r.returncode == 0 and rep and len(rep["waits"]) == nwaits, "stdin input")
+
+        # Truncated gzip is an I/O error naming the file.
+        data = open(gz, "rb").read()
+        cut = os.path.join(tmp, "cut.log.gz")
+        open(cut, "wb").write(data[: len(data) // 2])
+        r = run(ls, "analyze", "--db", os.path.join(tmp, "c.db"), "--prefix", prefix, cut)
+        check(r.returncode == 1 and "cut.log.gz" in r.stderr, "truncated gzip reported")
+
+        # Split workflow: ingest, then report in both formats.
+        db = os.path.join(tmp, "nightly.db")
+        r = run(ls, "ingest", "-q", "--db", db, "--prefix", prefix, log)
+        check(r.returncode == 0, "ingest")
+        r = run(ls, "report", "-q", "--db", db, "--format", "json")
+        check(r.returncode == 0, "report json")
+        rep = json.loads(r.stdout)
+        check(len(rep["waits"]) == nwaits, "split workflow: same waits")
+        r = run(ls, "report", "-q", "--db", db, "--format", "md", "--generated-at", "T0")
+        md = r.stdout
+        check(r.returncode == 0 and "## Hot rows" in md and "## Root blockers" in md,
+              "markdown sections")
+        # Markdown carries the same facts: one table row per wait, each blocker pid.
+        wait_rows = re.findall(r"^\| 20\d\d-.*$", md.split("## Lock waits")[1].split("##")[0],
+                               re.M)
+        check(len(wait_rows) == nwaits, f"markdown lists {len(wait_rows)} waits")
+        for w, row in zip(rep["waits"], wait_rows):
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            check(cells[1] == str(w["pid"]) and cells[7] == str(w["blocker_pid"]) and
+                  cells[8] == str(w["root_pid"]), f"markdown row of wait {w['pid']}")
+        check(f"| Deadlocks | {rep['summary']['deadlocks']} |" in md, "markdown deadlocks count")
+        r2 = run(ls, "report", "-q", "--db", db, "--format", "md", "--generated-at", "T0")
+        check(r2.stdout == md, "report is reproducible")
+        r = run(ls, "report", "--db", os.path.join(tmp, "none.db"))
+        check(r.returncode == 1 and "none.db" in r.stderr, "report on a missing store")
+    finally:
+        shutil.rmtree(tmp)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
