@@ -1,0 +1,33 @@
+# Thin wrapper around CMake, so that the README's commands stay short.
+#   make            build (./build/lockspan)
+#   make check      build and run the whole test suite with ctest
+#   make demo       analyze the bundled sample and write lockspan-report.md
+#   make deps       install build and test dependencies (Debian 12, as root)
+# Options: BUILD=dir  WERROR=1  SANITIZE=1  LIVE=0 (skip tests that start PostgreSQL)
+BUILD ?= build
+WERROR ?= 0
+SANITIZE ?= 0
+LIVE ?= 1
+CMAKE_FLAGS = -DLOCKSPAN_WERROR=$(if $(filter 1,$(WERROR)),ON,OFF) \
+              -DLOCKSPAN_SANITIZE=$(if $(filter 1,$(SANITIZE)),ON,OFF) \
+              -DLOCKSPAN_LIVE_TESTS=$(if $(filter 1,$(LIVE)),ON,OFF)
+
+.PHONY: all build check demo deps clean
+all: build
+
+build:
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j2
+
+check: build
+	cd $(BUILD) && ctest --output-on-failure
+
+demo: build
+	./$(BUILD)/lockspan analyze --prefix "$$(cat samples/basic/prefix.txt)" \
+	    -o lockspan-report.md samples/basic/postgresql.log
+
+deps:
+	bash .ci/install-deps.sh
+
+clean:
+	rm -rf $(BUILD) build-asan
