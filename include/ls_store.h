@@ -41,6 +41,12 @@ const char *ls_store_errmsg(ls_store *s);
 int ls_store_begin(ls_store *s);
 int ls_store_commit(ls_store *s);
 
+/*
+ * 1 when a file of this path and size was already ingested into the store
+ * (a nightly job that sees the same rotated file twice), 0 when not.
+ */
+int ls_store_file_known(ls_store *s, const char *path, uint64_t bytes);
+
 /* Register an input file; *file_id identifies it in later calls. */
 int ls_store_file_begin(ls_store *s, const char *path, const char *format, const char *prefix,
                         int gzip, int64_t *file_id);

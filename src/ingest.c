@@ -152,6 +152,14 @@ static int ingest_one(ingest_ctx *c, const char *path, ls_ingest_totals *tot)
         fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
         return rc;
     }
+    if (strcmp(path, "-") != 0 && ls_input_raw_size(in) > 0 &&
+        ls_store_file_known(c->store, path, ls_input_raw_size(in))) {
+        fprintf(stderr, "lockspan: %s: already in the store (same path and size); skipped\n",
+                path);
+        tot->skipped_files++;
+        ls_input_close(in);
+        return 0;
+    }
     memset(&c->st, 0, sizeof(c->st));
     c->st.first_ts = c->st.last_ts = LS_TS_NONE;
 

@@ -269,6 +269,21 @@ int ls_store_file_begin(ls_store *s, const char *path, const char *format, const
     return rc;
 }
 
+int ls_store_file_known(ls_store *s, const char *path, uint64_t bytes)
+{
+    sqlite3_stmt *st;
+    int rc, known = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM files WHERE path = ?1 AND bytes = ?2", -1, &st,
+                           NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, (int64_t)bytes);
+    rc = sqlite3_step(st);
+    known = rc == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return known;
+}
+
 int ls_store_file_end(ls_store *s, int64_t file_id, const ls_file_stats *fs)
 {
     sqlite3_stmt *st = s->q[Q_FILE_UPDATE];

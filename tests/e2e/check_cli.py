@@ -111,6 +111,9 @@ def main():
         db = os.path.join(tmp, "nightly.db")
         r = run(ls, "ingest", "-q", "--db", db, "--prefix", prefix, log)
         check(r.returncode == 0, "ingest")
+        r = run(ls, "ingest", "--db", db, "--prefix", prefix, log)
+        check(r.returncode == 0 and "already in the store" in r.stderr,
+              "the same file is not ingested twice")
         r = run(ls, "report", "-q", "--db", db, "--format", "json")
         check(r.returncode == 0, "report json")
         rep = json.loads(r.stdout)

@@ -1,0 +1,82 @@
+/*
+ * test_escape.c — log text is attacker-controlled: a statement or an
+ * application name can hold markup, control characters and invalid UTF-8.
+ * Everything that reaches a report must come out inert.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_report.h"
+#include "ls_test.h"
+
+static char *render_cell(const char *s, size_t max)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ls_md_cell(f, s, max);
+    fclose(f);
+    return buf;
+}
+
+static char *render_block(const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ls_md_code_block(f, "sql", s);
+    fclose(f);
+    return buf;
+}
+
+static void test_utf8_clean(void)
+{
+    char *c;
+    c = ls_utf8_clean("ok caf\xc3\xa9 \xe2\x82\xac");
+    CHECK_STR(c, "ok caf\xc3\xa9 \xe2\x82\xac");
+    free(c);
+    /* invalid bytes, overlong, surrogate, truncated sequence, controls */
+    c = ls_utf8_clean("a\xff" "b\xc0\xaf" "c\xed\xa0\x80" "d\xe2\x82" "e\x1b[31m\x7f");
+    CHECK(strchr(c, '\x1b') == NULL && strchr(c, '\x7f') == NULL);
+    CHECK(strstr(c, "\xff") == NULL && strstr(c, "\xc0") == NULL && strstr(c, "\xed") == NULL);
+    CHECK(strncmp(c, "a\xef\xbf\xbd" "b", 5) == 0);
+    free(c);
+    c = ls_utf8_clean("line1\nline2\ttab\r");
+    CHECK_STR(c, "line1\nline2\ttab\xef\xbf\xbd");
+    free(c);
+}
+
+static void test_md_cell(void)
+{
+    char *c = render_cell("<script>alert(1)</script> | *x* _y_ [l](http://e) `c` ![i](j) # h",
+                          500);
+    CHECK(strchr(c, '<') == NULL && strchr(c, '>') == NULL);
+    CHECK(strchr(c, '|') == NULL && strchr(c, '`') == NULL && strchr(c, '*') == NULL);
+    CHECK(strchr(c, '[') == NULL && strchr(c, ']') == NULL && strchr(c, '_') == NULL);
+    CHECK(strstr(c, "&lt;script&gt;") != NULL);
+    free(c);
+    c = render_cell("two\nlines\r\n| --- |\nforged row", 500);
+    CHECK(strchr(c, '\n') == NULL && strchr(c, '\r') == NULL);
+    free(c);
+    c = render_cell("abcdefghij", 4);
+    CHECK_STR(c, "abcd…");
+    free(c);
+}
+
+static void test_md_block(void)
+{
+    /* Content with a fence of its own cannot close the block early. */
+    char *c = render_block("SELECT 1; ```\n# heading\n````");
+    CHECK(strncmp(c, "`````sql\n", 9) == 0);
+    CHECK(strstr(c + 9, "\n`````\n") != NULL);
+    free(c);
+}
+
+int main(void)
+{
+    test_utf8_clean();
+    test_md_cell();
+    test_md_block();
+    return TEST_REPORT();
+}
