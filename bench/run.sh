@@ -192,7 +192,7 @@ declare -A SECS RSS RC
 run() {
     local name=$1; shift
     local tf="$WORK/time.$name.txt" ef="$WORK/stderr.$name.txt" rc=0
-    log "running $name: $*"
+    log "running $name:$(printf ' %q' "$@")"
     /usr/bin/time -v -o "$tf" "$@" >/dev/null 2>"$ef" || rc=$?
     RC[$name]=$rc
     if ((rc != 0)); then
