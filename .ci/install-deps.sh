@@ -6,6 +6,10 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config
       libpcre2-dev libsqlite3-dev zlib1g-dev libcjson-dev
       postgresql-15 python3 python3-psycopg2 gzip sqlite3)
+if [ "${1:-}" = --list ]; then
+    printf '%s\n' "${pkgs[@]}"
+    exit 0
+fi
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -15,16 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
+from lscheck import check, report
 
 
 def run(*args, stdin=None):
@@ -137,8 +128,7 @@ def main():
         check(r.returncode == 1 and "none.db" in r.stderr, "report on a missing store")
     finally:
         shutil.rmtree(tmp)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return report()
 
 
 if __name__ == "__main__":

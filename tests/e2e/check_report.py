@@ -16,16 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what)
+from lscheck import check, report
 
 
 def ts(s):
@@ -138,8 +129,7 @@ def main():
         check((e["pid"], e["sqlstate"]) in errs, f"error {e['sqlstate']} of pid {e['pid']}")
     check(s["bad_lines"] == 0, "no unparsable lines in a real log")
 
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return report()
 
 
 if __name__ == "__main__":
