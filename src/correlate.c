@@ -20,6 +20,7 @@
  *    waiter) names the same tuple and the relation.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ls_correlate.h"
@@ -176,10 +177,11 @@ static int flush_episode(ls_stmt *ins, episode *e, ls_correlate_stats *stats)
 static int build_episodes(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *q = NULL, *ins = NULL;
-    static episode e; /* large; reset per episode, never shared between calls */
+    episode *ep = ls_calloc(1, sizeof(*ep)); /* ~6 KiB: off the stack */
     int rc;
 
-    memset(&e, 0, sizeof(e));
+    if (!ep)
+        return LS_ENOMEM;
     if ((rc = ls_store_prepare(s, episodes_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, insert_wait_sql, &ins)) != 0)
         goto out;
@@ -187,65 +189,66 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
         int64_t pid = ls_stmt_int64(q, 2), ts = ls_stmt_int64(q, 3);
         const char *phase = ls_stmt_text(q, 4), *target = ls_stmt_text(q, 7);
         double ms = ls_stmt_double(q, 13);
-        int same = e.open && e.pid == pid && strcmp(e.target, target) == 0;
+        int same = ep->open && ep->pid == pid && strcmp(ep->target, target) == 0;
 
-        if (!same || (strcmp(phase, "waiting") == 0 && e.has_end)) {
-            if ((rc = flush_episode(ins, &e, stats)) != 0)
+        if (!same || (strcmp(phase, "waiting") == 0 && ep->has_end)) {
+            if ((rc = flush_episode(ins, ep, stats)) != 0)
                 goto out;
             same = 0;
         }
         if (!same) {
-            memset(&e, 0, sizeof(e));
-            e.open = 1;
-            e.first_event = ls_stmt_int64(q, 0);
-            e.session_id = ls_stmt_int64(q, 1);
-            e.pid = pid;
-            e.file_id = ls_stmt_int64(q, 20);
-            e.line = ls_stmt_int64(q, 21);
-            copy(e.target, sizeof(e.target), target);
-            copy(e.mode, sizeof(e.mode), ls_stmt_text(q, 5));
-            copy(e.target_kind, sizeof(e.target_kind), ls_stmt_text(q, 6));
+            memset(ep, 0, sizeof(*ep));
+            ep->open = 1;
+            ep->first_event = ls_stmt_int64(q, 0);
+            ep->session_id = ls_stmt_int64(q, 1);
+            ep->pid = pid;
+            ep->file_id = ls_stmt_int64(q, 20);
+            ep->line = ls_stmt_int64(q, 21);
+            copy(ep->target, sizeof(ep->target), target);
+            copy(ep->mode, sizeof(ep->mode), ls_stmt_text(q, 5));
+            copy(ep->target_kind, sizeof(ep->target_kind), ls_stmt_text(q, 6));
             if (!ls_stmt_isnull(q, 8)) {
-                e.has_target_xid = 1;
-                e.target_xid = ls_stmt_int64(q, 8);
+                ep->has_target_xid = 1;
+                ep->target_xid = ls_stmt_int64(q, 8);
             }
             if (!ls_stmt_isnull(q, 9)) {
-                e.has_rel = 1;
-                e.rel_oid = ls_stmt_int64(q, 9);
-                e.db_oid = ls_stmt_int64(q, 10);
+                ep->has_rel = 1;
+                ep->rel_oid = ls_stmt_int64(q, 9);
+                ep->db_oid = ls_stmt_int64(q, 10);
             }
             if (!ls_stmt_isnull(q, 12))
-                snprintf(e.ctid, sizeof(e.ctid), "(%lld,%lld)", (long long)ls_stmt_int64(q, 11),
+                snprintf(ep->ctid, sizeof(ep->ctid), "(%lld,%lld)", (long long)ls_stmt_int64(q, 11),
                          (long long)ls_stmt_int64(q, 12));
-            e.start_ts = ts - (int64_t)(ms * 1000.0 + 0.5);
-            e.logged_ts = ts;
-            copy(e.holders, sizeof(e.holders), ls_stmt_text(q, 14));
-            copy(e.queue, sizeof(e.queue), ls_stmt_text(q, 15));
-            copy(e.statement, sizeof(e.statement), ls_stmt_text(q, 19));
+            ep->start_ts = ts - (int64_t)(ms * 1000.0 + 0.5);
+            ep->logged_ts = ts;
+            copy(ep->holders, sizeof(ep->holders), ls_stmt_text(q, 14));
+            copy(ep->queue, sizeof(ep->queue), ls_stmt_text(q, 15));
+            copy(ep->statement, sizeof(ep->statement), ls_stmt_text(q, 19));
         }
-        if (!ls_stmt_isnull(q, 16) && !e.relation[0]) {
-            copy(e.relation, sizeof(e.relation), ls_stmt_text(q, 16));
-            if (!ls_stmt_isnull(q, 17) && !e.ctid[0])
-                snprintf(e.ctid, sizeof(e.ctid), "(%lld,%lld)", (long long)ls_stmt_int64(q, 17),
+        if (!ls_stmt_isnull(q, 16) && !ep->relation[0]) {
+            copy(ep->relation, sizeof(ep->relation), ls_stmt_text(q, 16));
+            if (!ls_stmt_isnull(q, 17) && !ep->ctid[0])
+                snprintf(ep->ctid, sizeof(ep->ctid), "(%lld,%lld)", (long long)ls_stmt_int64(q, 17),
                          (long long)ls_stmt_int64(q, 18));
         }
-        if (ms > e.waited_ms)
-            e.waited_ms = ms;
+        if (ms > ep->waited_ms)
+            ep->waited_ms = ms;
         if (strcmp(phase, "acquired") == 0 || strcmp(phase, "deadlock") == 0 ||
             strcmp(phase, "failed") == 0) {
-            e.has_end = 1;
-            e.end_ts = ts;
-            copy(e.outcome, sizeof(e.outcome), phase);
-        } else if (!e.holders[0]) {
-            copy(e.holders, sizeof(e.holders), ls_stmt_text(q, 14));
-            copy(e.queue, sizeof(e.queue), ls_stmt_text(q, 15));
+            ep->has_end = 1;
+            ep->end_ts = ts;
+            copy(ep->outcome, sizeof(ep->outcome), phase);
+        } else if (!ep->holders[0]) {
+            copy(ep->holders, sizeof(ep->holders), ls_stmt_text(q, 14));
+            copy(ep->queue, sizeof(ep->queue), ls_stmt_text(q, 15));
         }
     }
     if (rc == 0)
-        rc = flush_episode(ins, &e, stats);
+        rc = flush_episode(ins, ep, stats);
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(ins);
+    free(ep);
     return rc;
 }
 
