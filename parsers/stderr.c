@@ -62,7 +62,6 @@ typedef struct pending {
 } pending;
 
 typedef struct stderr_parser {
-    ls_parse_opts opts;
     char *file;
     ls_sink sink;
     ls_prefix *prefix;
@@ -391,7 +390,6 @@ static int stderr_create(void **out, const ls_parse_opts *opts, const ls_sink *s
     *out = NULL;
     if (!sp)
         return LS_ENOMEM;
-    sp->opts = *opts;
     sp->sink = *sink;
     sp->file = ls_strdup(opts->file ? opts->file : "-");
     if (!sp->file) {

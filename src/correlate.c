@@ -45,17 +45,14 @@ static const char insert_wait_sql[] =
 
 /* Close waits that ended in an error rather than a lock message. */
 static const char close_by_error_sql[] =
-    "UPDATE lock_waits SET"
-    "  outcome = (SELECT e.class FROM errors e WHERE e.pid = lock_waits.pid"
-    "     AND e.ts >= lock_waits.logged_ts ORDER BY e.ts LIMIT 1),"
-    "  end_ts = (SELECT e.ts FROM errors e WHERE e.pid = lock_waits.pid"
-    "     AND e.ts >= lock_waits.logged_ts ORDER BY e.ts LIMIT 1)"
-    " WHERE outcome IS NULL AND EXISTS (SELECT 1 FROM errors e WHERE e.pid = lock_waits.pid"
-    "     AND e.ts >= lock_waits.logged_ts AND e.class IN ('lock_timeout',"
-    "     'statement_timeout', 'canceled', 'serialization_failure', 'deadlock',"
-    "     'idle_in_transaction_timeout', 'other')"
-    "     AND NOT EXISTS (SELECT 1 FROM lock_events l WHERE l.pid = e.pid"
-    "        AND l.ts > lock_waits.logged_ts AND l.ts < e.ts));"
+    "UPDATE lock_waits SET outcome = e.class, end_ts = e.ts"
+    " FROM (SELECT w.wait_id, (SELECT e.error_id FROM errors e WHERE e.pid = w.pid"
+    "         AND e.ts >= w.logged_ts ORDER BY e.ts, e.error_id LIMIT 1) AS error_id"
+    "       FROM lock_waits w WHERE w.outcome IS NULL) f"
+    " JOIN errors e ON e.error_id = f.error_id"
+    " WHERE lock_waits.wait_id = f.wait_id"
+    "  AND NOT EXISTS (SELECT 1 FROM lock_events l WHERE l.pid = e.pid"
+    "     AND l.ts > lock_waits.logged_ts AND l.ts < e.ts);"
     "UPDATE lock_waits SET outcome = 'unknown' WHERE outcome IS NULL;"
     /* A wait on a transaction that then fails with 40001 was acquired only to
      * find the row changed: the serialization failure is its real outcome. */

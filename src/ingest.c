@@ -201,7 +201,7 @@ static int ingest_one(ingest_ctx *c, const char *path, ls_ingest_totals *tot)
         rc = prefix_mismatch(c, path);
     if (rc == 0)
         rc = c->rc;
-    if (rc < 0 && errbuf[0] && rc == LS_EIO)
+    if (rc == LS_EIO && errbuf[0])
         fprintf(stderr, "lockspan: %s\n", errbuf);
     if (show)
         progress(path, in, 1);

@@ -270,6 +270,7 @@ static void remove_store(const char *path)
 
 static int cmd_analyze(cli *c)
 {
+    char tmpdb[4096];
     const char *db = c->db;
     ls_store *s = NULL;
     int rc, fd;
@@ -281,15 +282,14 @@ static int cmd_analyze(cli *c)
     }
     if (!db) {
         const char *td = getenv("TMPDIR");
-        static char tbuf[4096];
-        snprintf(tbuf, sizeof(tbuf), "%s/lockspan-XXXXXX.db", td && *td ? td : "/tmp");
-        fd = mkstemps(tbuf, 3);
+        snprintf(tmpdb, sizeof(tmpdb), "%s/lockspan-XXXXXX.db", td && *td ? td : "/tmp");
+        fd = mkstemps(tmpdb, 3);
         if (fd < 0) {
             fprintf(stderr, "lockspan: cannot create a temporary store: %s\n", strerror(errno));
             return 1;
         }
         close(fd);
-        db = tbuf;
+        db = tmpdb;
     }
     remove_store(db); /* analyze always starts from a fresh store */
     if ((rc = open_store(db, &s)) != 0)
