@@ -29,6 +29,12 @@ typedef struct ls_parse_opts {
 
 typedef struct ls_parser_ops {
     const char *name; /* "stderr", "csvlog", "jsonlog", ... */
+    /*
+     * How sure the parser is, from 0 (not this format) to 100, that a file
+     * whose first line is `line` (len bytes, no '\n') is in its format. The
+     * ingest driver picks the most confident parser; all 0 = not a log.
+     */
+    int (*sniff)(const char *line, size_t len);
     int (*create)(void **out, const ls_parse_opts *opts, const ls_sink *sink,
                   char *errbuf, size_t errlen);
     /* One line without its '\n'; lineno counts from 1. */
@@ -39,5 +45,11 @@ typedef struct ls_parser_ops {
 } ls_parser_ops;
 
 extern const ls_parser_ops ls_stderr_parser;
+
+/* Every parser, for format detection; NULL-terminated (parsers/registry.c). */
+extern const ls_parser_ops *const ls_parsers[];
+
+/* The parser named `name`, or NULL. */
+const ls_parser_ops *ls_parser_find(const char *name);
 
 #endif

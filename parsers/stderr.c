@@ -406,6 +406,25 @@ static int stderr_create(void **out, const ls_parse_opts *opts, const ls_sink *s
     return 0;
 }
 
+/*
+ * Any prefix is possible, so recognise the line's tail instead: a severity
+ * followed by a colon and two spaces, as elog.c writes it.
+ */
+static int stderr_sniff(const char *line, size_t len)
+{
+    static const char *const marks[] = {"LOG:  ",     "ERROR:  ", "FATAL:  ", "WARNING:  ",
+                                        "NOTICE:  ",  "INFO:  ",  "PANIC:  ", "DETAIL:  ",
+                                        "STATEMENT:  ", "DEBUG"};
+    size_t i, n, k;
+    for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+        n = strlen(marks[i]);
+        for (k = 0; k + n <= len && k < 1024; k++)
+            if (line[k] == marks[i][0] && memcmp(line + k, marks[i], n) == 0)
+                return 50;
+    }
+    return 0;
+}
+
 const ls_parser_ops ls_stderr_parser = {
-    "stderr", stderr_create, stderr_feed, stderr_finish, stderr_destroy,
+    "stderr", stderr_sniff, stderr_create, stderr_feed, stderr_finish, stderr_destroy,
 };

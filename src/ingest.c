@@ -88,29 +88,19 @@ static void on_bad(void *vctx, const char *file, uint64_t line, const char *reas
     }
 }
 
-/*
- * Guess a file's format from its first line. Only stderr logs are parsed in
- * this version; csvlog and jsonlog are recognised so that a log directory
- * holding all three is read once, not three times.
- */
-static const char *sniff_format(const char *line, size_t len)
+/* The parser most confident about a file's first line, or NULL. */
+static const ls_parser_ops *sniff_format(const char *line, size_t len)
 {
-    if (len > 0 && line[0] == '{')
-        return "jsonlog";
-    /* csvlog: "YYYY-MM-DD HH:MM:SS[.mmm] ZONE," — the zone ends at a comma. */
-    if (len > 21 && line[4] == '-' && line[7] == '-' && line[10] == ' ' && line[13] == ':') {
-        size_t i = 19;
-        if (line[i] == '.')
-            for (i++; i < len && line[i] >= '0' && line[i] <= '9'; i++)
-                ;
-        if (i < len && line[i] == ' ') {
-            for (i++; i < len && line[i] != ' ' && line[i] != ','; i++)
-                ;
-            if (i < len && line[i] == ',')
-                return "csvlog";
+    const ls_parser_ops *best = NULL;
+    int i, score, best_score = 0;
+    for (i = 0; ls_parsers[i]; i++) {
+        score = ls_parsers[i]->sniff(line, len);
+        if (score > best_score) {
+            best = ls_parsers[i];
+            best_score = score;
         }
     }
-    return "stderr";
+    return best;
 }
 
 /* Every one of the first lines failed: the prefix is wrong, not the log. */
@@ -139,7 +129,7 @@ static int ingest_one(ingest_ctx *c, const char *path, ls_ingest_totals *tot)
     char errbuf[512];
     ls_input *in = NULL;
     void *parser = NULL;
-    const ls_parser_ops *ops = &ls_stderr_parser;
+    const ls_parser_ops *ops = NULL;
     ls_parse_opts popts;
     ls_sink sink = {on_record, on_bad, c};
     const char *line, *format = NULL;
@@ -166,14 +156,15 @@ static int ingest_one(ingest_ctx *c, const char *path, ls_ingest_totals *tot)
     while ((rc = ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf,
                                     sizeof(errbuf))) == 1) {
         if (!format) {
-            format = sniff_format(line, len);
-            if (strcmp(format, "stderr") != 0) {
-                fprintf(stderr, "lockspan: %s: looks like %s, which this version does not "
-                        "read yet; skipped\n", path, format);
+            ops = sniff_format(line, len);
+            if (!ops) {
+                fprintf(stderr, "lockspan: %s: not recognised as a PostgreSQL log; "
+                        "skipped\n", path);
                 tot->skipped_files++;
                 ls_input_close(in);
                 return 0;
             }
+            format = ops->name;
             popts.file = path;
             popts.prefix = c->opts->prefix;
             if ((rc = ls_store_file_begin(c->store, path, format, c->opts->prefix,

@@ -1,0 +1,21 @@
+/*
+ * registry.c — the list of log format parsers, for detection by content
+ * and for --format. A new format adds its ops table here.
+ */
+#include <string.h>
+
+#include "ls_parser.h"
+
+const ls_parser_ops *const ls_parsers[] = {
+    &ls_stderr_parser,
+    NULL,
+};
+
+const ls_parser_ops *ls_parser_find(const char *name)
+{
+    int i;
+    for (i = 0; ls_parsers[i]; i++)
+        if (strcmp(ls_parsers[i]->name, name) == 0)
+            return ls_parsers[i];
+    return NULL;
+}
