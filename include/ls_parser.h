@@ -19,6 +19,9 @@ typedef struct ls_sink {
     /* A line that could not be parsed; `text` is len bytes of it. */
     void (*bad)(void *ctx, const char *file, uint64_t line, const char *reason,
                 const char *text, size_t len);
+    /* Something the user should know about the file (e.g. an inferred
+     * log_line_prefix); may be NULL. */
+    void (*note)(void *ctx, const char *file, const char *msg);
     void *ctx;
 } ls_sink;
 

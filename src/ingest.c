@@ -71,6 +71,12 @@ static void print_sample(FILE *f, const char *text, size_t len)
     }
 }
 
+static void on_note(void *vctx, const char *file, const char *msg)
+{
+    (void)vctx;
+    fprintf(stderr, "lockspan: %s: %s\n", file, msg);
+}
+
 static void on_bad(void *vctx, const char *file, uint64_t line, const char *reason,
                    const char *text, size_t len)
 {
@@ -131,7 +137,7 @@ static int ingest_one(ingest_ctx *c, const char *path, ls_ingest_totals *tot)
     void *parser = NULL;
     const ls_parser_ops *ops = NULL;
     ls_parse_opts popts;
-    ls_sink sink = {on_record, on_bad, c};
+    ls_sink sink = {on_record, on_bad, on_note, c};
     const char *line, *format = NULL;
     size_t len;
     uint64_t lineno = 0;
