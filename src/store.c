@@ -4,8 +4,13 @@
  * Writes use statements prepared once and bound per event, inside explicit
  * transactions the caller opens. Sessions are resolved here, because a
  * session is found by key in the store: the key is the PostgreSQL session
- * id (%c) when the log has it, else "pid@connection time". A small
- * direct-mapped cache keyed by pid saves the look-up for most records.
+ * id (%c) when the log has it, else "pid@connection time".
+ *
+ * A session's row is built up in a direct-mapped cache keyed by pid (its
+ * names from the prefix and "connection authorized", its start and end) and
+ * written once, when its slot is reused or at commit, instead of an INSERT
+ * and three UPDATEs per connection; session ids are assigned here so that
+ * events can point at a session before its row is written.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +24,13 @@
 #define SESSION_CACHE 1024
 
 typedef struct session_slot {
-    int pid;
+    int pid;              /* 0: empty */
+    int dirty;            /* holds facts not yet written */
     int64_t session_id;
     char key[64];
+    char pg_session[40];
+    ls_ts start_ts, end_ts;
+    char user[64], database[64], application[64], remote[64], backend_type[32];
 } session_slot;
 
 enum {
@@ -30,10 +39,8 @@ enum {
     Q_BAD_LINE,
     Q_SESSION_FIND,
     Q_SESSION_LATEST,
-    Q_SESSION_INSERT,
-    Q_SESSION_CONNECT,
-    Q_SESSION_AUTH,
-    Q_SESSION_END,
+    Q_SESSION_WRITE,
+    Q_SESSION_MAX,
     Q_STATEMENT,
     Q_LOCK_EVENT,
     Q_DEADLOCK,
@@ -51,15 +58,18 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_SESSION_FIND] = "SELECT session_id FROM sessions WHERE key = ?1",
     [Q_SESSION_LATEST] = "SELECT session_id, key FROM sessions WHERE pid = ?1"
                          " ORDER BY session_id DESC LIMIT 1",
-    [Q_SESSION_INSERT] = "INSERT INTO sessions(key, pid, pg_session, start_ts, user_name, database,"
-                         " application, remote, backend_type) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-                         " ?8, ?9)",
-    [Q_SESSION_CONNECT] = "UPDATE sessions SET start_ts = coalesce(start_ts, ?2),"
-                          " remote = coalesce(remote, ?3) WHERE session_id = ?1",
-    [Q_SESSION_AUTH] = "UPDATE sessions SET user_name = coalesce(?2, user_name),"
-                       " database = coalesce(?3, database),"
-                       " application = coalesce(?4, application) WHERE session_id = ?1",
-    [Q_SESSION_END] = "UPDATE sessions SET end_ts = ?2 WHERE session_id = ?1",
+    [Q_SESSION_WRITE] = "INSERT INTO sessions(session_id, key, pid, pg_session, start_ts, end_ts,"
+                        " user_name, database, application, remote, backend_type)"
+                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+                        " ON CONFLICT(session_id) DO UPDATE SET"
+                        " start_ts = coalesce(sessions.start_ts, excluded.start_ts),"
+                        " end_ts = coalesce(excluded.end_ts, sessions.end_ts),"
+                        " user_name = coalesce(excluded.user_name, sessions.user_name),"
+                        " database = coalesce(excluded.database, sessions.database),"
+                        " application = coalesce(excluded.application, sessions.application),"
+                        " remote = coalesce(sessions.remote, excluded.remote),"
+                        " backend_type = coalesce(sessions.backend_type, excluded.backend_type)",
+    [Q_SESSION_MAX] = "SELECT coalesce(max(session_id), 0) FROM sessions",
     [Q_STATEMENT] = "INSERT INTO statements(session_id, pid, file_id, line, log_ts, start_ts,"
                     " end_ts, duration_ms, verb, name, xid, vxid, text, params)"
                     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
@@ -82,6 +92,7 @@ struct ls_store {
     sqlite3 *db;
     sqlite3_stmt *q[Q__COUNT];
     session_slot cache[SESSION_CACHE];
+    int64_t last_session_id;
 };
 
 struct ls_stmt {
@@ -127,6 +138,12 @@ int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
     sqlite3_stmt *st;
 
     *out = NULL;
+    /*
+     * Memory statistics take a global mutex on every SQLite allocation.
+     * This must precede sqlite3_initialize(); once SQLite is initialised
+     * the call fails harmlessly.
+     */
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
     s = ls_calloc(1, sizeof(*s));
     if (!s)
         return LS_ENOMEM;
@@ -195,6 +212,11 @@ int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
         if (r != SQLITE_OK)
             rc = store_err(s, r);
     }
+    if (rc == 0) {
+        if (sqlite3_step(s->q[Q_SESSION_MAX]) == SQLITE_ROW)
+            s->last_session_id = sqlite3_column_int64(s->q[Q_SESSION_MAX], 0);
+        sqlite3_reset(s->q[Q_SESSION_MAX]);
+    }
     if (rc) {
         snprintf(errbuf, errlen, "%s: cannot set up store: %s", path, sqlite3_errmsg(s->db));
         ls_store_close(s);
@@ -221,9 +243,12 @@ int ls_store_begin(ls_store *s)
     return ls_store_exec(s, "BEGIN");
 }
 
+static int session_flush_all(ls_store *s);
+
 int ls_store_commit(ls_store *s)
 {
-    return ls_store_exec(s, "COMMIT");
+    int rc = session_flush_all(s);
+    return rc ? rc : ls_store_exec(s, "COMMIT");
 }
 
 /* ---- binding helpers ---- */
@@ -272,7 +297,6 @@ int ls_store_file_begin(ls_store *s, const char *path, const char *format, const
     sqlite3_bind_int(st, 4, gzip);
     rc = run(s, st);
     *file_id = sqlite3_last_insert_rowid(s->db);
-    memset(s->cache, 0, sizeof(s->cache));
     return rc;
 }
 
@@ -320,24 +344,70 @@ int ls_store_bad_line(ls_store *s, int64_t file_id, uint64_t line, const char *r
 
 /* ---- sessions ---- */
 
-static int session_insert(ls_store *s, const char *key, const ls_record *r, int64_t *out)
+/* Copy a name into a slot field unless it is empty or a placeholder. */
+static int slot_set(char *dst, size_t n, const char *src)
 {
-    sqlite3_stmt *st = s->q[Q_SESSION_INSERT];
-    int rc;
-    bind_text(st, 1, key);
-    sqlite3_bind_int(st, 2, r->pid);
-    bind_text(st, 3, r->session_id && r->session_id[0] ? r->session_id : NULL);
-    bind_ts(st, 4, r->session_start);
-    bind_text(st, 5, r->user && r->user[0] ? r->user : NULL);
-    bind_text(st, 6, r->database && r->database[0] ? r->database : NULL);
-    bind_text(st, 7, r->application && r->application[0] ? r->application : NULL);
-    bind_text(st, 8, r->remote && r->remote[0] ? r->remote : NULL);
-    bind_text(st, 9, r->backend_type && r->backend_type[0] ? r->backend_type : NULL);
-    rc = run(s, st);
-    *out = sqlite3_last_insert_rowid(s->db);
-    return rc;
+    if (!src || !src[0] || strcmp(src, "[unknown]") == 0 || strcmp(dst, src) == 0)
+        return 0;
+    snprintf(dst, n, "%s", src);
+    return 1;
 }
 
+static void bind_name(sqlite3_stmt *st, int i, const char *v)
+{
+    bind_text(st, i, v[0] ? v : NULL);
+}
+
+/* Write a slot's session row if it holds anything new. */
+static int session_flush(ls_store *s, session_slot *slot)
+{
+    sqlite3_stmt *st = s->q[Q_SESSION_WRITE];
+    if (!slot->pid || !slot->dirty)
+        return 0;
+    slot->dirty = 0;
+    sqlite3_bind_int64(st, 1, slot->session_id);
+    bind_text(st, 2, slot->key);
+    sqlite3_bind_int(st, 3, slot->pid);
+    bind_name(st, 4, slot->pg_session);
+    bind_ts(st, 5, slot->start_ts);
+    bind_ts(st, 6, slot->end_ts);
+    bind_name(st, 7, slot->user);
+    bind_name(st, 8, slot->database);
+    bind_name(st, 9, slot->application);
+    bind_name(st, 10, slot->remote);
+    bind_name(st, 11, slot->backend_type);
+    return run(s, st);
+}
+
+static int session_flush_all(ls_store *s)
+{
+    int i, rc;
+    for (i = 0; i < SESSION_CACHE; i++)
+        if ((rc = session_flush(s, &s->cache[i])) != 0)
+            return rc;
+    return 0;
+}
+
+/* Point a slot at a session: one already stored (id > 0) or a new one. */
+static int slot_load(ls_store *s, session_slot *slot, int pid, const char *key, int64_t id)
+{
+    int rc = session_flush(s, slot);
+    if (rc)
+        return rc;
+    memset(slot, 0, sizeof(*slot));
+    slot->pid = pid;
+    slot->start_ts = slot->end_ts = LS_TS_NONE;
+    snprintf(slot->key, sizeof(slot->key), "%s", key);
+    if (id > 0) {
+        slot->session_id = id;
+    } else {
+        slot->session_id = ++s->last_session_id;
+        slot->dirty = 1;
+    }
+    return 0;
+}
+
+/* Stored session of this key, or 0. */
 static int session_find(ls_store *s, const char *key, int64_t *out)
 {
     sqlite3_stmt *st = s->q[Q_SESSION_FIND];
@@ -350,57 +420,70 @@ static int session_find(ls_store *s, const char *key, int64_t *out)
 }
 
 /*
- * The session a record belongs to. `new_conn` is set for the first message
- * of a connection, which starts a new session for its pid when the log has
- * no session id.
+ * The cache slot of the session a record belongs to, or NULL for records
+ * of no process. `new_conn` is set for the first message of a connection,
+ * which starts a new session for its pid when the log has no session id.
  */
-static int session_of(ls_store *s, const ls_record *r, int new_conn, int64_t *out)
+static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slot **out)
 {
     session_slot *slot = &s->cache[(unsigned)r->pid % SESSION_CACHE];
     char key[64];
+    int64_t id = 0;
     int rc;
 
-    *out = 0;
+    *out = NULL;
     if (r->pid <= 0)
         return 0;
     if (r->session_id && r->session_id[0]) {
+        if (slot->pid == r->pid && strcmp(slot->key, r->session_id) == 0)
+            goto found;
         snprintf(key, sizeof(key), "%s", r->session_id);
-    } else if (new_conn || slot->pid != r->pid) {
+        if ((rc = session_find(s, key, &id)) != 0)
+            return rc;
+    } else {
+        if (!new_conn && slot->pid == r->pid)
+            goto found;
         if (!new_conn) {
-            /* Cache miss: the newest session of this pid, if any. */
-            sqlite3_stmt *st = s->q[Q_SESSION_LATEST];
+            /* Not cached: the newest stored session of this pid, if any. */
+            sqlite3_stmt *st;
+            if ((rc = session_flush(s, slot)) != 0)
+                return rc;
+            st = s->q[Q_SESSION_LATEST];
             sqlite3_bind_int(st, 1, r->pid);
             rc = sqlite3_step(st);
             if (rc == SQLITE_ROW) {
-                slot->pid = r->pid;
-                slot->session_id = sqlite3_column_int64(st, 0);
-                snprintf(slot->key, sizeof(slot->key), "%s",
-                         (const char *)sqlite3_column_text(st, 1));
+                id = sqlite3_column_int64(st, 0);
+                snprintf(key, sizeof(key), "%s", (const char *)sqlite3_column_text(st, 1));
             }
             sqlite3_reset(st);
             if (rc != SQLITE_ROW && rc != SQLITE_DONE)
                 return store_err(s, rc);
-            if (rc == SQLITE_ROW) {
-                *out = slot->session_id;
-                return 0;
-            }
         }
-        snprintf(key, sizeof(key), "%d@%lld", r->pid, (long long)(r->ts == LS_TS_NONE ? 0 : r->ts));
-    } else {
-        *out = slot->session_id;
-        return 0;
+        if (!id)
+            snprintf(key, sizeof(key), "%d@%lld", r->pid,
+                     (long long)(r->ts == LS_TS_NONE ? 0 : r->ts));
     }
-    if (slot->pid == r->pid && strcmp(slot->key, key) == 0) {
-        *out = slot->session_id;
-        return 0;
+    if ((rc = slot_load(s, slot, r->pid, key, id)) != 0)
+        return rc;
+    if (r->session_id)
+        snprintf(slot->pg_session, sizeof(slot->pg_session), "%s", r->session_id);
+found:
+    /* Names the prefix carries fill what is still unknown. */
+    if (!slot->user[0])
+        slot->dirty |= slot_set(slot->user, sizeof(slot->user), r->user);
+    if (!slot->database[0])
+        slot->dirty |= slot_set(slot->database, sizeof(slot->database), r->database);
+    if (!slot->application[0])
+        slot->dirty |= slot_set(slot->application, sizeof(slot->application), r->application);
+    if (!slot->remote[0])
+        slot->dirty |= slot_set(slot->remote, sizeof(slot->remote), r->remote);
+    if (!slot->backend_type[0])
+        slot->dirty |= slot_set(slot->backend_type, sizeof(slot->backend_type), r->backend_type);
+    if (slot->start_ts == LS_TS_NONE && r->session_start != LS_TS_NONE) {
+        slot->start_ts = r->session_start;
+        slot->dirty = 1;
     }
-    if ((rc = session_find(s, key, out)) != 0)
-        return rc;
-    if (*out == 0 && (rc = session_insert(s, key, r, out)) != 0)
-        return rc;
-    slot->pid = r->pid;
-    slot->session_id = *out;
-    snprintf(slot->key, sizeof(slot->key), "%s", key);
+    *out = slot;
     return 0;
 }
 
@@ -558,45 +641,37 @@ static int store_deadlock(ls_store *s, int64_t file_id, int64_t sess, const ls_e
                        r->sqlstate[0] ? r->sqlstate : "40P01");
 }
 
-static int store_connection(ls_store *s, int64_t sess, const ls_event *ev)
+static void store_connection(session_slot *slot, const ls_event *ev)
 {
-    const ls_record *r = ev->rec;
     const ls_conn_ev *c = &ev->u.conn;
-    sqlite3_stmt *st;
-
-    if (!sess)
-        return 0;
     if (ev->kind == LS_EV_DISCONNECT) {
-        st = s->q[Q_SESSION_END];
-        sqlite3_bind_int64(st, 1, sess);
-        bind_ts(st, 2, r->ts);
-        return run(s, st);
+        slot->end_ts = ev->rec->ts;
+        slot->dirty = 1;
+        return;
     }
-    if (c->user || c->database || c->application) {
-        st = s->q[Q_SESSION_AUTH];
-        sqlite3_bind_int64(st, 1, sess);
-        bind_text(st, 2, c->user);
-        bind_text(st, 3, c->database);
-        bind_text(st, 4, c->application);
-        return run(s, st);
+    if (c->host) {
+        if (slot->start_ts == LS_TS_NONE)
+            slot->start_ts = ev->rec->ts;
+        slot->dirty |= slot_set(slot->remote, sizeof(slot->remote), c->host);
     }
-    st = s->q[Q_SESSION_CONNECT];
-    sqlite3_bind_int64(st, 1, sess);
-    bind_ts(st, 2, r->ts);
-    bind_text(st, 3, c->host);
-    return run(s, st);
+    /* "connection authorized" names the session, whatever the prefix said. */
+    slot->dirty |= slot_set(slot->user, sizeof(slot->user), c->user);
+    slot->dirty |= slot_set(slot->database, sizeof(slot->database), c->database);
+    slot->dirty |= slot_set(slot->application, sizeof(slot->application), c->application);
 }
 
 int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev)
 {
-    int64_t sess = 0;
+    session_slot *slot;
+    int64_t sess;
     int rc;
     int new_conn = ev->kind == LS_EV_CONNECT && ev->u.conn.host != NULL;
 
     if (ev->kind == LS_EV_OTHER)
         return 0;
-    if ((rc = session_of(s, ev->rec, new_conn, &sess)) != 0)
+    if ((rc = session_of(s, ev->rec, new_conn, &slot)) != 0)
         return rc;
+    sess = slot ? slot->session_id : 0;
     switch (ev->kind) {
     case LS_EV_STATEMENT:
     case LS_EV_DURATION:
@@ -610,7 +685,9 @@ int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev)
                            ev->u.error.sqlstate);
     case LS_EV_CONNECT:
     case LS_EV_DISCONNECT:
-        return store_connection(s, sess, ev);
+        if (slot)
+            store_connection(slot, ev);
+        return 0;
     case LS_EV_OTHER:
         break;
     }

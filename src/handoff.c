@@ -1,0 +1,402 @@
+/*
+ * handoff.c — events from the parsing thread to the store thread, in
+ * batches of copied memory through a bounded queue (see handoff.h).
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handoff.h"
+#include "ls_common.h"
+
+#define BATCH_BYTES (1u << 20)
+#define HANDOFF_QUEUE 4  /* full batches waiting for the store thread */
+#define FREE_BATCHES 3   /* empty batches kept for reuse */
+#define ALIGN(n) (((n) + 15u) & ~(size_t)15u)
+
+struct ls_batch {
+    ls_batch *next;
+    size_t cap, used;
+    unsigned char *data;
+};
+
+struct ls_handoff {
+    pthread_mutex_t mu;
+    pthread_cond_t can_push, can_pop;
+    ls_batch *head, *tail; /* full batches, oldest first */
+    int queued;
+    ls_batch *spare;       /* empty batches for reuse */
+    int nspare;
+    ls_batch *cur;         /* the batch the parsing thread fills */
+    int closed, failed, producer_rc;
+};
+
+/* Record fields that hold strings, copied with the record. */
+static const size_t record_strings[] = {
+    offsetof(ls_record, file),        offsetof(ls_record, session_id),
+    offsetof(ls_record, user),        offsetof(ls_record, database),
+    offsetof(ls_record, application), offsetof(ls_record, remote),
+    offsetof(ls_record, backend_type), offsetof(ls_record, command_tag),
+    offsetof(ls_record, vxid),        offsetof(ls_record, severity),
+    offsetof(ls_record, message),     offsetof(ls_record, detail),
+    offsetof(ls_record, hint),        offsetof(ls_record, query),
+    offsetof(ls_record, context),     offsetof(ls_record, statement),
+    offsetof(ls_record, location),
+};
+#define NREC_STRINGS (sizeof(record_strings) / sizeof(record_strings[0]))
+
+#define FIELD(base, off) ((const char **)((char *)(base) + (off)))
+
+/* Bytes of an ls_event that hold its kind's payload: an event is copied
+ * only that far, since the union is sized by its largest member (a
+ * deadlock), a hundred times a statement's size. */
+static size_t event_size(ls_event_kind k)
+{
+    size_t head = offsetof(ls_event, u);
+    switch (k) {
+    case LS_EV_LOCK_WAIT: return head + sizeof(ls_lock_wait);
+    case LS_EV_DEADLOCK: return head + sizeof(ls_deadlock);
+    case LS_EV_ERROR: return head + sizeof(ls_error_ev);
+    case LS_EV_STATEMENT:
+    case LS_EV_DURATION: return head + sizeof(ls_statement_ev);
+    case LS_EV_CONNECT:
+    case LS_EV_DISCONNECT: return head + sizeof(ls_conn_ev);
+    case LS_EV_OTHER: break;
+    }
+    return head;
+}
+
+/* The string pointers an event holds besides its record's; returns count. */
+static int event_strings(ls_event *ev, const char ***out)
+{
+    int n = 0, i;
+    switch (ev->kind) {
+    case LS_EV_STATEMENT:
+    case LS_EV_DURATION:
+        out[n++] = &ev->u.stmt.name;
+        out[n++] = &ev->u.stmt.text;
+        out[n++] = &ev->u.stmt.params;
+        break;
+    case LS_EV_CONNECT:
+    case LS_EV_DISCONNECT:
+        out[n++] = &ev->u.conn.host;
+        out[n++] = &ev->u.conn.user;
+        out[n++] = &ev->u.conn.database;
+        out[n++] = &ev->u.conn.application;
+        break;
+    case LS_EV_DEADLOCK:
+        for (i = 0; i < ev->u.deadlock.nprocs && i < LS_MAX_EDGES; i++)
+            out[n++] = &ev->u.deadlock.procs[i].query;
+        break;
+    default: break;
+    }
+    return n;
+}
+
+int ls_handoff_new(ls_handoff **out)
+{
+    ls_handoff *h = ls_calloc(1, sizeof(*h));
+    *out = NULL;
+    if (!h)
+        return LS_ENOMEM;
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->can_push, NULL);
+    pthread_cond_init(&h->can_pop, NULL);
+    *out = h;
+    return 0;
+}
+
+static void batch_list_free(ls_batch *b)
+{
+    while (b) {
+        ls_batch *next = b->next;
+        free(b);
+        b = next;
+    }
+}
+
+void ls_handoff_free(ls_handoff *h)
+{
+    if (!h)
+        return;
+    batch_list_free(h->head);
+    batch_list_free(h->spare);
+    free(h->cur);
+    pthread_mutex_destroy(&h->mu);
+    pthread_cond_destroy(&h->can_push);
+    pthread_cond_destroy(&h->can_pop);
+    free(h);
+}
+
+static ls_batch *batch_new(size_t cap)
+{
+    ls_batch *b = ls_malloc(ALIGN(sizeof(ls_batch)) + cap);
+    if (!b)
+        return NULL;
+    b->next = NULL;
+    b->cap = cap;
+    b->used = 0;
+    b->data = (unsigned char *)b + ALIGN(sizeof(ls_batch));
+    return b;
+}
+
+/* Queue the current batch for the store thread, waiting while it is full. */
+static int push_current(ls_handoff *h)
+{
+    ls_batch *b = h->cur;
+    int rc;
+    if (!b || b->used == 0)
+        return 0;
+    h->cur = NULL;
+    pthread_mutex_lock(&h->mu);
+    while (h->queued >= HANDOFF_QUEUE && !h->failed)
+        pthread_cond_wait(&h->can_push, &h->mu);
+    rc = h->failed;
+    if (!rc) {
+        if (h->tail)
+            h->tail->next = b;
+        else
+            h->head = b;
+        h->tail = b;
+        h->queued++;
+        pthread_cond_signal(&h->can_pop);
+    }
+    pthread_mutex_unlock(&h->mu);
+    if (rc)
+        free(b);
+    return rc;
+}
+
+/* `n` bytes for one item, contiguous in one batch. */
+static void *reserve(ls_handoff *h, size_t n, int *rc)
+{
+    void *p;
+    n = ALIGN(n);
+    if (!h->cur || h->cur->used + n > h->cur->cap) {
+        if ((*rc = push_current(h)) != 0)
+            return NULL;
+        if (n <= BATCH_BYTES) {
+            pthread_mutex_lock(&h->mu);
+            h->cur = h->spare;
+            if (h->cur) {
+                h->spare = h->cur->next;
+                h->nspare--;
+            }
+            pthread_mutex_unlock(&h->mu);
+        }
+        if (!h->cur && (h->cur = batch_new(n > BATCH_BYTES ? n : BATCH_BYTES)) == NULL) {
+            *rc = LS_ENOMEM;
+            return NULL;
+        }
+        h->cur->used = 0;
+        h->cur->next = NULL;
+    }
+    p = h->cur->data + h->cur->used;
+    h->cur->used += n;
+    *rc = 0;
+    return p;
+}
+
+static char *put(char **tail, const char *s, size_t n)
+{
+    char *d = *tail;
+    memcpy(d, s, n);
+    *tail += n;
+    return d;
+}
+
+int ls_handoff_event(ls_handoff *h, const ls_event *ev)
+{
+    const ls_record *r = ev->rec;
+    size_t lens[NREC_STRINGS], evsize = event_size(ev->kind), need, i;
+    const char **slots[LS_MAX_EDGES + 4];
+    size_t extra[LS_MAX_EDGES + 4];
+    int nslots, k, rc;
+    ls_item *it;
+    ls_record *rc_rec;
+    ls_event *copy;
+    char *tail;
+
+    need = ALIGN(sizeof(ls_item)) + ALIGN(sizeof(ls_record)) + ALIGN(evsize);
+    for (i = 0; i < NREC_STRINGS; i++) {
+        const char *s = *FIELD(r, record_strings[i]);
+        lens[i] = s ? strlen(s) + 1 : 0;
+        need += lens[i];
+    }
+    /* Event strings that do not point into the record are copied apart. */
+    nslots = event_strings((ls_event *)ev, slots);
+    for (k = 0; k < nslots; k++) {
+        uintptr_t p = (uintptr_t)*slots[k];
+        extra[k] = 0;
+        if (!p)
+            continue;
+        for (i = 0; i < NREC_STRINGS; i++) {
+            uintptr_t s = (uintptr_t)*FIELD(r, record_strings[i]);
+            if (s && p >= s && p < s + lens[i])
+                break;
+        }
+        if (i == NREC_STRINGS) {
+            extra[k] = strlen(*slots[k]) + 1;
+            need += extra[k];
+        }
+    }
+
+    it = reserve(h, need, &rc);
+    if (!it)
+        return rc;
+    rc_rec = (ls_record *)((char *)it + ALIGN(sizeof(ls_item)));
+    copy = (ls_event *)((char *)rc_rec + ALIGN(sizeof(ls_record)));
+    tail = (char *)copy + ALIGN(evsize);
+    memset(it, 0, sizeof(*it));
+    it->type = LS_ITEM_EVENT;
+    it->size = (uint32_t)ALIGN(need);
+    it->ev = copy;
+    *rc_rec = *r;
+    memcpy(copy, ev, evsize);
+    copy->rec = rc_rec;
+    for (i = 0; i < NREC_STRINGS; i++)
+        if (lens[i])
+            *FIELD(rc_rec, record_strings[i]) = put(&tail, *FIELD(r, record_strings[i]), lens[i]);
+    /* Point the copy's event strings at the copied text. */
+    nslots = event_strings(copy, slots);
+    for (k = 0; k < nslots; k++) {
+        uintptr_t p = (uintptr_t)*slots[k];
+        if (!p)
+            continue;
+        if (extra[k]) {
+            *slots[k] = put(&tail, *slots[k], extra[k]);
+            continue;
+        }
+        for (i = 0; i < NREC_STRINGS; i++) {
+            uintptr_t s = (uintptr_t)*FIELD(r, record_strings[i]);
+            if (s && p >= s && p < s + lens[i]) {
+                *slots[k] = *FIELD(rc_rec, record_strings[i]) + (p - s);
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+static int simple_item(ls_handoff *h, ls_item_type type, const char *reason, const char *text,
+                       size_t len, uint64_t line, int gzip, const ls_file_stats *st)
+{
+    size_t need = ALIGN(sizeof(ls_item)) + (text ? len + 1 : 0);
+    int rc;
+    ls_item *it = reserve(h, need, &rc);
+    if (!it)
+        return rc;
+    memset(it, 0, sizeof(*it));
+    it->type = type;
+    it->size = (uint32_t)ALIGN(need);
+    it->reason = reason;
+    it->line = line;
+    it->gzip = gzip;
+    if (st)
+        it->stats = *st;
+    if (text) {
+        char *t = (char *)it + ALIGN(sizeof(ls_item));
+        memcpy(t, text, len);
+        t[len] = '\0';
+        it->text = t;
+        it->len = len;
+    }
+    return 0;
+}
+
+int ls_handoff_bad(ls_handoff *h, uint64_t line, const char *reason, const char *text,
+                   size_t len)
+{
+    return simple_item(h, LS_ITEM_BAD, reason, text, len, line, 0, NULL);
+}
+
+int ls_handoff_file_begin(ls_handoff *h, const char *path, const char *format, int gzip)
+{
+    return simple_item(h, LS_ITEM_FILE_BEGIN, format, path, strlen(path), 0, gzip, NULL);
+}
+
+int ls_handoff_file_end(ls_handoff *h, const ls_file_stats *st)
+{
+    return simple_item(h, LS_ITEM_FILE_END, NULL, NULL, 0, 0, 0, st);
+}
+
+void ls_handoff_close(ls_handoff *h, int rc)
+{
+    if (rc == 0)
+        rc = push_current(h);
+    pthread_mutex_lock(&h->mu);
+    h->closed = 1;
+    h->producer_rc = rc;
+    pthread_cond_broadcast(&h->can_pop);
+    pthread_mutex_unlock(&h->mu);
+}
+
+int ls_handoff_failed(ls_handoff *h)
+{
+    int rc;
+    pthread_mutex_lock(&h->mu);
+    rc = h->failed;
+    pthread_mutex_unlock(&h->mu);
+    return rc;
+}
+
+ls_batch *ls_handoff_next(ls_handoff *h)
+{
+    ls_batch *b;
+    pthread_mutex_lock(&h->mu);
+    while (!h->head && !h->closed)
+        pthread_cond_wait(&h->can_pop, &h->mu);
+    b = h->head;
+    if (b) {
+        h->head = b->next;
+        if (!h->head)
+            h->tail = NULL;
+        h->queued--;
+        pthread_cond_signal(&h->can_push);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return b;
+}
+
+ls_item *ls_batch_first(ls_batch *b)
+{
+    return b->used ? (ls_item *)b->data : NULL;
+}
+
+ls_item *ls_batch_next(ls_batch *b, ls_item *it)
+{
+    unsigned char *next = (unsigned char *)it + it->size;
+    return next < b->data + b->used ? (ls_item *)next : NULL;
+}
+
+void ls_handoff_release(ls_handoff *h, ls_batch *b)
+{
+    pthread_mutex_lock(&h->mu);
+    if (b->cap == BATCH_BYTES && h->nspare < FREE_BATCHES) {
+        b->next = h->spare;
+        h->spare = b;
+        h->nspare++;
+        b = NULL;
+    }
+    pthread_mutex_unlock(&h->mu);
+    free(b);
+}
+
+void ls_handoff_fail(ls_handoff *h, int rc)
+{
+    pthread_mutex_lock(&h->mu);
+    if (!h->failed)
+        h->failed = rc ? rc : LS_ERR;
+    pthread_cond_broadcast(&h->can_push);
+    pthread_mutex_unlock(&h->mu);
+}
+
+int ls_handoff_producer_rc(ls_handoff *h)
+{
+    int rc;
+    pthread_mutex_lock(&h->mu);
+    rc = h->producer_rc;
+    pthread_mutex_unlock(&h->mu);
+    return rc;
+}

@@ -1,0 +1,74 @@
+/*
+ * handoff.h — moving classified events from the parsing thread to the
+ * store thread.
+ *
+ * The parsing thread copies each event, with every string it points to,
+ * into a batch: one fixed block of memory, so pointers into it stay valid.
+ * Full batches go through a bounded queue to the store thread, which walks
+ * their items and hands the batch back for reuse. Memory is bounded by
+ * (HANDOFF_QUEUE + 2) batches, whatever the size of the log.
+ */
+#ifndef LS_HANDOFF_H
+#define LS_HANDOFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ls_event.h"
+#include "ls_store.h"
+
+typedef enum ls_item_type {
+    LS_ITEM_EVENT = 1,  /* a classified record: item->ev, item->ev->rec */
+    LS_ITEM_BAD,        /* an unparsable line: line, reason, text */
+    LS_ITEM_FILE_BEGIN, /* a new input file: text = path, reason = format name */
+    LS_ITEM_FILE_END    /* stats of the file that began last */
+} ls_item_type;
+
+typedef struct ls_item {
+    ls_item_type type;
+    uint32_t size;          /* bytes from this item to the next */
+    ls_event *ev;           /* LS_ITEM_EVENT */
+    uint64_t line;          /* LS_ITEM_BAD */
+    const char *reason;     /* LS_ITEM_BAD: a string literal; FILE_BEGIN: format */
+    const char *text;       /* LS_ITEM_BAD, LS_ITEM_FILE_BEGIN; NUL-terminated */
+    size_t len;             /* bytes of text */
+    int gzip;               /* LS_ITEM_FILE_BEGIN */
+    ls_file_stats stats;    /* LS_ITEM_FILE_END */
+} ls_item;
+
+typedef struct ls_handoff ls_handoff;
+typedef struct ls_batch ls_batch;
+
+int ls_handoff_new(ls_handoff **out);
+void ls_handoff_free(ls_handoff *h);
+
+/* ---- parsing thread ---- */
+
+/* Copy an event (and its record) into the current batch. */
+int ls_handoff_event(ls_handoff *h, const ls_event *ev);
+int ls_handoff_bad(ls_handoff *h, uint64_t line, const char *reason, const char *text,
+                   size_t len);
+int ls_handoff_file_begin(ls_handoff *h, const char *path, const char *format, int gzip);
+int ls_handoff_file_end(ls_handoff *h, const ls_file_stats *st);
+/* No more items: the store thread's ls_handoff_next() returns NULL after
+ * the last batch. `rc` is the parsing side's result, passed on. */
+void ls_handoff_close(ls_handoff *h, int rc);
+/* Non-zero once the store side has failed: stop parsing. */
+int ls_handoff_failed(ls_handoff *h);
+
+/* ---- store thread ---- */
+
+/* Next full batch, waiting for one; NULL when closed and drained. */
+ls_batch *ls_handoff_next(ls_handoff *h);
+/* Items of a batch: first, then next until NULL. */
+ls_item *ls_batch_first(ls_batch *b);
+ls_item *ls_batch_next(ls_batch *b, ls_item *it);
+/* Give a walked batch back for reuse. */
+void ls_handoff_release(ls_handoff *h, ls_batch *b);
+/* Tell the parsing thread to stop (a store error); it sees it at its next
+ * handoff call. */
+void ls_handoff_fail(ls_handoff *h, int rc);
+/* The result the parsing thread passed to ls_handoff_close(). */
+int ls_handoff_producer_rc(ls_handoff *h);
+
+#endif
