@@ -70,4 +70,28 @@ const char *ls_prefix_spec(const ls_prefix *p);
  */
 int ls_prefix_match_line(ls_prefix *p, const char *line, size_t len, ls_prefix_match *out);
 
+/*
+ * Infer the log_line_prefix of a stderr log from its first lines
+ * (parsers/prefix_infer.c). lines[i] is lens[i] bytes without '\n'; lines
+ * without a severity ("LOG:  ", "ERROR:  ", ...) and continuation lines are
+ * ignored. Returns 0 with the spec (as in postgresql.conf, NUL-terminated)
+ * in out and how sure it is in why; LS_EFORMAT when no candidate matches
+ * at least 95% of the lines with a severity (all of them when there are
+ * fewer than 5), with the reason in why; LS_ENOMEM. Does not keep
+ * pointers into lines. why may be NULL.
+ */
+int ls_prefix_infer(char *out,             /* OUT: inferred spec */
+                    size_t outlen,
+                    const char *const *lines,
+                    const size_t *lens,
+                    int n,
+                    char *why,             /* OUT: reason, for the user */
+                    size_t whylen);
+
+/*
+ * A line as it can be shown in a message: at most 120 bytes, control and
+ * non-ASCII bytes and quotes as \xNN, "..." when cut. out is NUL-terminated.
+ */
+void ls_prefix_sample_line(char *out, size_t outlen, const char *line, size_t len);
+
 #endif

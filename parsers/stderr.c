@@ -15,7 +15,15 @@
  * small table and flushed when their pid starts a new message, when they
  * have been quiet for FLUSH_AFTER lines, or at the end of input. Memory is
  * bounded by MAX_PENDING records of at most RECORD_MAX bytes.
+ *
+ * Without a log_line_prefix from the user, the first INFER_LINES lines (at
+ * most INFER_BYTES) are held back, the prefix is inferred from them
+ * (ls_prefix_infer), the user is told what was inferred through the sink's
+ * note(), and the held lines are then fed through the normal path. When the
+ * inference is unsure the file fails with LS_EFORMAT and a note that asks
+ * for --prefix.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +35,8 @@
 #define MAX_PENDING 32
 #define FLUSH_AFTER 64
 #define RECORD_MAX (32u * 1024u * 1024u)
+#define INFER_LINES 200
+#define INFER_BYTES (1024u * 1024u)
 
 /* String fields a pending record keeps, as offsets into its buffer. */
 enum {
@@ -68,10 +78,14 @@ typedef struct stderr_parser {
     pending slots[MAX_PENDING];
     pending *current;     /* record the previous line belonged to */
     uint64_t lineno;
+    /* Lines held back while the prefix is not known yet (prefix == NULL). */
+    int inferring;
+    ls_buf held;                     /* the held lines, back to back */
+    size_t held_off[INFER_LINES];
+    size_t held_len[INFER_LINES];
+    uint64_t held_lineno[INFER_LINES];
+    int nheld;
 } stderr_parser;
-
-/* The default log_line_prefix of PostgreSQL 15. */
-static const char default_prefix[] = "%m [%p] ";
 
 static const struct {
     const char *word;
@@ -295,9 +309,9 @@ static int start_record(stderr_parser *sp, const ls_prefix_match *m, const char 
     return 0;
 }
 
-static int stderr_feed(void *state, const char *line, size_t len, uint64_t lineno)
+/* One line through the parser once the prefix is known. */
+static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t lineno)
 {
-    stderr_parser *sp = state;
     ls_prefix_match m;
     int rc, pid, i;
 
@@ -351,10 +365,93 @@ static int stderr_feed(void *state, const char *line, size_t len, uint64_t linen
     return flush_quiet(sp);
 }
 
+static void note(stderr_parser *sp, const char *msg)
+{
+    if (sp->sink.note)
+        sp->sink.note(sp->sink.ctx, sp->file, msg);
+}
+
+/*
+ * Infer the prefix from the held lines plus `extra` (the line that did not
+ * fit, or NULL), compile it, say what was inferred, and feed the held
+ * lines. The caller feeds `extra` itself.
+ */
+static int infer_and_replay(stderr_parser *sp, const char *extra, size_t extra_len)
+{
+    const char *lines[INFER_LINES + 1];
+    size_t lens[INFER_LINES + 1];
+    char spec[512], why[512], msg[1400], sample[512], err[512];
+    const char *base = sp->held.ptr ? sp->held.ptr : "";
+    int i, n = 0, rc;
+
+    sp->inferring = 0;
+    if (ls_buf_failed(&sp->held))
+        return LS_ENOMEM;
+    for (i = 0; i < sp->nheld; i++, n++) {
+        lines[n] = base + sp->held_off[i];
+        lens[n] = sp->held_len[i];
+    }
+    if (extra) {
+        lines[n] = extra;
+        lens[n++] = extra_len;
+    }
+    rc = ls_prefix_infer(spec, sizeof(spec), lines, lens, n, why, sizeof(why));
+    if (rc == LS_ENOMEM)
+        return rc;
+    if (rc == 0)
+        rc = ls_prefix_compile(&sp->prefix, spec, err, sizeof(err));
+    if (rc != 0) {
+        sample[0] = '\0';
+        for (i = 0; i < n && !sample[0]; i++)
+            if (lens[i] > 0 && lines[i][0] != '\t')
+                ls_prefix_sample_line(sample, sizeof(sample), lines[i], lens[i]);
+        snprintf(msg, sizeof(msg),
+                 "could not infer log_line_prefix from the first %d lines (%s); pass the "
+                 "server's value with --prefix (SHOW log_line_prefix), e.g. --prefix "
+                 "'%%m [%%p] %%q%%u@%%d '; first line: '%s'",
+                 n, rc == LS_EFORMAT && why[0] ? why : "no usable prefix", sample);
+        note(sp, msg);
+        return rc == LS_ENOMEM ? rc : LS_EFORMAT;
+    }
+    snprintf(msg, sizeof(msg), "inferred log_line_prefix '%s' (%s; pass --prefix to override)",
+             spec, why);
+    note(sp, msg);
+    for (i = 0; i < sp->nheld; i++)
+        if ((rc = feed_line(sp, base + sp->held_off[i], sp->held_len[i], sp->held_lineno[i])) !=
+            0)
+            return rc;
+    ls_buf_free(&sp->held);
+    sp->nheld = 0;
+    return 0;
+}
+
+static int stderr_feed(void *state, const char *line, size_t len, uint64_t lineno)
+{
+    stderr_parser *sp = state;
+    int rc;
+
+    if (sp->inferring) {
+        if (sp->nheld < INFER_LINES && sp->held.len + len + 1 <= INFER_BYTES) {
+            sp->held_off[sp->nheld] = sp->held.len;
+            sp->held_len[sp->nheld] = len;
+            sp->held_lineno[sp->nheld++] = lineno;
+            ls_buf_add(&sp->held, line, len);
+            ls_buf_addc(&sp->held, '\0');
+            return ls_buf_failed(&sp->held) ? LS_ENOMEM : 0;
+        }
+        if ((rc = infer_and_replay(sp, line, len)) != 0)
+            return rc;
+    }
+    return feed_line(sp, line, len, lineno);
+}
+
 static int stderr_finish(void *state)
 {
     stderr_parser *sp = state;
     int i, rc;
+
+    if (sp->inferring && (rc = infer_and_replay(sp, NULL, 0)) != 0)
+        return rc;
     /* Flush in order of first line so records keep their log order. */
     for (;;) {
         pending *first = NULL;
@@ -377,6 +474,7 @@ static void stderr_destroy(void *state)
     for (i = 0; i < MAX_PENDING; i++)
         ls_buf_free(&sp->slots[i].text);
     ls_prefix_free(sp->prefix);
+    ls_buf_free(&sp->held);
     free(sp->file);
     free(sp);
 }
@@ -396,8 +494,13 @@ static int stderr_create(void **out, const ls_parse_opts *opts, const ls_sink *s
         stderr_destroy(sp);
         return LS_ENOMEM;
     }
-    rc = ls_prefix_compile(&sp->prefix, opts->prefix ? opts->prefix : default_prefix, errbuf,
-                           errlen);
+    if (!opts->prefix) {
+        sp->inferring = 1;
+        ls_buf_init(&sp->held, INFER_BYTES + 1);
+        *out = sp;
+        return 0;
+    }
+    rc = ls_prefix_compile(&sp->prefix, opts->prefix, errbuf, errlen);
     if (rc) {
         stderr_destroy(sp);
         return rc;

@@ -17,11 +17,17 @@
 /*
  * Abbreviations PostgreSQL prints through %Z, with their UTC offsets in
  * seconds. Ambiguous ones, and the reading chosen:
- * - CST: US Central (-6), as in PostgreSQL's own "Default" abbreviation set;
+ * - CST: US Central (-6), as in PostgreSQL's own "Default" abbreviation set
+ *   and what America/Chicago prints (samples/timezones/5.log);
  *   China Standard Time (+8, what Asia/Shanghai prints) and Cuba (-5) lose.
  *   Servers in China should set log_timezone to a numeric zone.
- * - IST: India (+5:30). PostgreSQL's Default set reads Israel (+2); Irish
- *   Standard Time (+1) is the third reading.
+ * - IST: India (+5:30), deliberately unlike PostgreSQL's Default
+ *   abbreviation set (src/timezone/tznames/Default: IST 7200, Israel; its
+ *   India set says 19800). That set governs how the server *reads* input;
+ *   what a log *prints* comes from tzdb, and log_timezone = 'Asia/Kolkata'
+ *   prints "IST" (samples/timezones/3.log, a real PostgreSQL 15 server).
+ *   Asia/Jerusalem (+2) and Europe/Dublin in summer (+1) print IST too;
+ *   such servers should use a numeric log_timezone.
  * - BST: British Summer Time (+1), not Bangladesh (+6).
  * - AST: Atlantic (-4), not Arabia (+3).
  * Numeric zones ("+08") are never ambiguous and are what tzdb prints for

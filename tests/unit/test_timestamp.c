@@ -29,6 +29,13 @@ static const parse_case parse_cases[] = {
     {"2026-12-02 17:32:10.327 +0545", 0, INT64_C(1796212030327000)}, /* Asia/Kathmandu */
     {"2026-12-02 08:47:12 -03", 0, INT64_C(1796212032000000)},       /* America/Sao_Paulo */
     {"2026-12-02 14:47:13 MSK", 0, INT64_C(1796212033000000)},       /* Europe/Moscow */
+    /* samples/timezones (PostgreSQL 15.18, samples/prefixes.sh); UTC from datetime */
+    {"2026-12-02 15:10:44.648 MSK", 0, INT64_C(1796213444648000)},   /* Europe/Moscow */
+    {"2026-12-02 09:10:48 -03", 0, INT64_C(1796213448000000)},       /* America/Sao_Paulo */
+    {"2026-12-02 17:40:51.651 IST", 0, INT64_C(1796213451651000)},   /* Asia/Kolkata */
+    {"2026-12-02 13:10:55 CET", 0, INT64_C(1796213455000000)},       /* Europe/Berlin */
+    {"2026-12-02 06:10:58.632 CST", 0, INT64_C(1796213458632000)},   /* America/Chicago */
+    {"2026-12-02 17:11:02 +05", 0, INT64_C(1796213462000000)},       /* Etc/GMT-5 */
 
     /* forms and fractions */
     {"2024-01-02 03:04:05", 0, B}, /* no zone: UTC */

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""log_line_prefix inference end to end: analyzing samples/basic without
+--prefix says what it inferred and gives the same report as with the true
+prefix; every samples/prefixes and samples/timezones log is read without
+--prefix with no unparsable line and the same report as with its true
+prefix; a file whose prefix cannot be inferred fails with exit 1 and a
+message that asks for --prefix and shows a line.
+
+Usage: check_infer.py LOCKSPAN SAMPLES_DIR
+"""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from lscheck import check, report
+
+
+def analyze(ls, tmp, log, prefix=None):
+    db = os.path.join(tmp, "a.db")
+    out = os.path.join(tmp, "r.json")
+    for f in (db, out):
+        if os.path.exists(f):
+            os.remove(f)
+    args = [ls, "analyze", "--db", db, "--format", "json", "-o", out]
+    if prefix is not None:
+        args += ["--prefix", prefix]
+    r = subprocess.run(args + [log], capture_output=True, text=True,
+                       env=dict(os.environ, TZ="UTC"))
+    rep = open(out).read() if r.returncode == 0 and os.path.exists(out) else None
+    return r, rep
+
+
+def main():
+    ls, samples = sys.argv[1], sys.argv[2]
+    tmp = tempfile.mkdtemp(prefix="lockspan-infer.")
+    try:
+        basic = os.path.join(samples, "basic")
+        prefix = open(os.path.join(basic, "prefix.txt")).read().rstrip("\n")
+        log = os.path.join(basic, "postgresql.log")
+        r_with, rep_with = analyze(ls, tmp, log, prefix)
+        r_without, rep_without = analyze(ls, tmp, log)
+        check(r_with.returncode == 0 and r_without.returncode == 0, "basic: both runs succeed")
+        check(f"inferred log_line_prefix '{prefix}'" in r_without.stderr,
+              "basic: the inferred prefix is named: " + r_without.stderr[:300])
+        check(rep_with is not None and rep_with == rep_without,
+              "basic: same report with and without --prefix")
+
+        logs = sorted(glob.glob(os.path.join(samples, "prefixes", "*.log")) +
+                      glob.glob(os.path.join(samples, "timezones", "*.log")))
+        check(len(logs) >= 15, "real prefix logs present")
+        for log in logs:
+            true = open(log[:-4] + ".prefix").read()
+            r1, rep1 = analyze(ls, tmp, log, true)
+            r2, rep2 = analyze(ls, tmp, log)
+            name = os.path.relpath(log, samples)
+            check(r2.returncode == 0 and "inferred log_line_prefix" in r2.stderr,
+                  f"{name}: inferred: {r2.stderr[:300]}")
+            check(" 0 unparsable lines" in r2.stderr, f"{name}: no unparsable line: "
+                  + r2.stderr[:300])
+            check(rep1 is not None and rep1 == rep2, f"{name}: same report as with --prefix")
+
+        bad = os.path.join(tmp, "odd.log")
+        with open(bad, "w") as f:
+            f.write("abc LOG:  x\n12 xyz 9 ERROR:  y\n[q] (z) LOG:  z\n"
+                    "2024-01-02 03:04:05.124 UTC [42] LOG:  b\n1 LOG:  c\nx-y-z LOG:  d\n")
+        r, _ = analyze(ls, tmp, bad)
+        check(r.returncode == 1, f"unsure: exit 1 (got {r.returncode})")
+        check("--prefix" in r.stderr and "abc LOG:  x" in r.stderr and "odd.log" in r.stderr,
+              "unsure: message names the file, asks for --prefix, shows a line: " + r.stderr)
+    finally:
+        shutil.rmtree(tmp)
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
