@@ -55,8 +55,14 @@ int ls_store_file_end(ls_store *s, int64_t file_id, const ls_file_stats *st);
 int ls_store_bad_line(ls_store *s, int64_t file_id, uint64_t line, const char *reason,
                       const char *text, size_t len);
 
-/* Persist one classified record (kind LS_EV_OTHER still updates sessions). */
+/*
+ * Persist one classified event. Statement rows are buffered and inserted
+ * in groups: the event's strings must stay valid until the next
+ * ls_store_flush() or ls_store_commit().
+ */
 int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev);
+/* Write buffered rows now (before the memory behind their strings goes). */
+int ls_store_flush(ls_store *s);
 
 /* Build the indexes the analysis needs (after ingest, before correlation). */
 int ls_store_index(ls_store *s);

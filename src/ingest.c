@@ -268,6 +268,8 @@ static int store_items(ls_store *s, ls_handoff *h, const char *prefix)
                 break;
             }
         }
+        if (rc == 0)
+            rc = ls_store_flush(s); /* rows still point into the batch */
         ls_handoff_release(h, b);
         if (rc)
             ls_handoff_fail(h, rc); /* the parser stops; drain until it closes */

@@ -18,10 +18,13 @@
 
 #include <sqlite3.h>
 
+#include "ls_buf.h"
 #include "ls_store.h"
 #include "store_schema.h"
 
 #define SESSION_CACHE 1024
+#define STMT_ROWS 32 /* statement rows per multi-row INSERT */
+#define STMT_COLS 14
 
 typedef struct session_slot {
     int pid;              /* 0: empty */
@@ -29,7 +32,7 @@ typedef struct session_slot {
     int64_t session_id;
     char key[64];
     char pg_session[40];
-    ls_ts start_ts, end_ts;
+    ls_ts start_ts, end_ts, first_ts, last_ts;
     char user[64], database[64], application[64], remote[64], backend_type[32];
 } session_slot;
 
@@ -59,8 +62,8 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_SESSION_LATEST] = "SELECT session_id, key FROM sessions WHERE pid = ?1"
                          " ORDER BY session_id DESC LIMIT 1",
     [Q_SESSION_WRITE] = "INSERT INTO sessions(session_id, key, pid, pg_session, start_ts, end_ts,"
-                        " user_name, database, application, remote, backend_type)"
-                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+                        " user_name, database, application, remote, backend_type, first_ts,"
+                        " last_ts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
                         " ON CONFLICT(session_id) DO UPDATE SET"
                         " start_ts = coalesce(sessions.start_ts, excluded.start_ts),"
                         " end_ts = coalesce(excluded.end_ts, sessions.end_ts),"
@@ -68,7 +71,11 @@ static const char *const query_sql[Q__COUNT] = {
                         " database = coalesce(excluded.database, sessions.database),"
                         " application = coalesce(excluded.application, sessions.application),"
                         " remote = coalesce(sessions.remote, excluded.remote),"
-                        " backend_type = coalesce(sessions.backend_type, excluded.backend_type)",
+                        " backend_type = coalesce(sessions.backend_type, excluded.backend_type),"
+                        " first_ts = min(coalesce(sessions.first_ts, excluded.first_ts),"
+                        "                coalesce(excluded.first_ts, sessions.first_ts)),"
+                        " last_ts = max(coalesce(sessions.last_ts, excluded.last_ts),"
+                        "               coalesce(excluded.last_ts, sessions.last_ts))",
     [Q_SESSION_MAX] = "SELECT coalesce(max(session_id), 0) FROM sessions",
     [Q_STATEMENT] = "INSERT INTO statements(session_id, pid, file_id, line, log_ts, start_ts,"
                     " end_ts, duration_ms, verb, name, xid, vxid, text, params)"
@@ -93,6 +100,18 @@ struct ls_store {
     sqlite3_stmt *q[Q__COUNT];
     session_slot cache[SESSION_CACHE];
     int64_t last_session_id;
+    /* Statement rows wait here to be inserted STMT_ROWS at a time: one
+     * multi-row INSERT costs far less than as many single ones. Their
+     * strings belong to the caller until ls_store_flush(). */
+    sqlite3_stmt *stmt_multi;
+    struct stmt_row {
+        int64_t session_id, file_id, line, xid;
+        int pid, has_duration;
+        ls_ts log_ts, start_ts, end_ts;
+        double duration_ms;
+        const char *verb, *name, *vxid, *text, *params;
+    } rows[STMT_ROWS];
+    int nrows;
 };
 
 struct ls_stmt {
@@ -166,7 +185,7 @@ int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
      * leave the store unusable: run it again into a new file. The page
      * cache is capped so memory stays flat whatever the log size.
      */
-    rc = ls_store_exec(s, "PRAGMA page_size = 16384; PRAGMA journal_mode = MEMORY;"
+    rc = ls_store_exec(s, "PRAGMA page_size = 65536; PRAGMA journal_mode = MEMORY;"
                           " PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
                           " PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;"
                           " PRAGMA foreign_keys = OFF;");
@@ -213,6 +232,22 @@ int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
             rc = store_err(s, r);
     }
     if (rc == 0) {
+        ls_buf sql = LS_BUF_INIT(0);
+        int r, c;
+        ls_buf_adds(&sql, "INSERT INTO statements(session_id, pid, file_id, line, log_ts,"
+                          " start_ts, end_ts, duration_ms, verb, name, xid, vxid, text, params)"
+                          " VALUES ");
+        for (r = 0; r < STMT_ROWS; r++)
+            for (c = 0; c < STMT_COLS; c++)
+                ls_buf_adds(&sql, c == 0 ? (r ? ",(?" : "(?") : c == STMT_COLS - 1 ? ",?)" : ",?");
+        if (ls_buf_failed(&sql))
+            rc = LS_ENOMEM;
+        else if (sqlite3_prepare_v3(s->db, ls_buf_str(&sql), -1, SQLITE_PREPARE_PERSISTENT,
+                                    &s->stmt_multi, NULL) != SQLITE_OK)
+            rc = LS_ESTORE;
+        ls_buf_free(&sql);
+    }
+    if (rc == 0) {
         if (sqlite3_step(s->q[Q_SESSION_MAX]) == SQLITE_ROW)
             s->last_session_id = sqlite3_column_int64(s->q[Q_SESSION_MAX], 0);
         sqlite3_reset(s->q[Q_SESSION_MAX]);
@@ -233,6 +268,7 @@ void ls_store_close(ls_store *s)
         return;
     for (i = 0; i < Q__COUNT; i++)
         sqlite3_finalize(s->q[i]);
+    sqlite3_finalize(s->stmt_multi);
     if (s->db)
         sqlite3_close(s->db);
     free(s);
@@ -244,10 +280,13 @@ int ls_store_begin(ls_store *s)
 }
 
 static int session_flush_all(ls_store *s);
+static int flush_statements(ls_store *s);
 
 int ls_store_commit(ls_store *s)
 {
-    int rc = session_flush_all(s);
+    int rc = flush_statements(s);
+    if (rc == 0)
+        rc = session_flush_all(s);
     return rc ? rc : ls_store_exec(s, "COMMIT");
 }
 
@@ -376,6 +415,8 @@ static int session_flush(ls_store *s, session_slot *slot)
     bind_name(st, 9, slot->application);
     bind_name(st, 10, slot->remote);
     bind_name(st, 11, slot->backend_type);
+    bind_ts(st, 12, slot->first_ts);
+    bind_ts(st, 13, slot->last_ts);
     return run(s, st);
 }
 
@@ -396,7 +437,7 @@ static int slot_load(ls_store *s, session_slot *slot, int pid, const char *key, 
         return rc;
     memset(slot, 0, sizeof(*slot));
     slot->pid = pid;
-    slot->start_ts = slot->end_ts = LS_TS_NONE;
+    slot->start_ts = slot->end_ts = slot->first_ts = slot->last_ts = LS_TS_NONE;
     snprintf(slot->key, sizeof(slot->key), "%s", key);
     if (id > 0) {
         slot->session_id = id;
@@ -468,6 +509,13 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
     if (r->session_id)
         snprintf(slot->pg_session, sizeof(slot->pg_session), "%s", r->session_id);
 found:
+    if (r->ts != LS_TS_NONE) {
+        if (slot->first_ts == LS_TS_NONE || r->ts < slot->first_ts)
+            slot->first_ts = r->ts;
+        if (slot->last_ts == LS_TS_NONE || r->ts > slot->last_ts)
+            slot->last_ts = r->ts;
+        slot->dirty = 1;
+    }
     /* Names the prefix carries fill what is still unknown. */
     if (!slot->user[0])
         slot->dirty |= slot_set(slot->user, sizeof(slot->user), r->user);
@@ -498,35 +546,79 @@ static void pids_text(char *out, size_t outlen, const int *pids, int n)
         used += (size_t)snprintf(out + used, outlen - used, i ? ",%d" : "%d", pids[i]);
 }
 
+/* Bind one statement row at parameter `base` + 1 .. base + STMT_COLS. */
+static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row *w)
+{
+    bind_pos(st, base + 1, w->session_id);
+    sqlite3_bind_int(st, base + 2, w->pid);
+    sqlite3_bind_int64(st, base + 3, w->file_id);
+    sqlite3_bind_int64(st, base + 4, w->line);
+    bind_ts(st, base + 5, w->log_ts);
+    bind_ts(st, base + 6, w->start_ts);
+    bind_ts(st, base + 7, w->end_ts);
+    if (w->has_duration)
+        sqlite3_bind_double(st, base + 8, w->duration_ms);
+    else
+        sqlite3_bind_null(st, base + 8);
+    bind_text(st, base + 9, w->verb);
+    bind_text(st, base + 10, w->name);
+    bind_pos(st, base + 11, w->xid);
+    bind_text(st, base + 12, w->vxid);
+    bind_text(st, base + 13, w->text);
+    bind_text(st, base + 14, w->params);
+}
+
+static int flush_statements(ls_store *s)
+{
+    int i, rc = 0, n = s->nrows;
+    s->nrows = 0;
+    if (n == STMT_ROWS) {
+        for (i = 0; i < n; i++)
+            bind_statement_row(s->stmt_multi, i * STMT_COLS, &s->rows[i]);
+        return run(s, s->stmt_multi);
+    }
+    for (i = 0; i < n && rc == 0; i++) {
+        bind_statement_row(s->q[Q_STATEMENT], 0, &s->rows[i]);
+        rc = run(s, s->q[Q_STATEMENT]);
+    }
+    return rc;
+}
+
+int ls_store_flush(ls_store *s)
+{
+    return flush_statements(s);
+}
+
 static int store_statement(ls_store *s, int64_t file_id, int64_t sess, const ls_event *ev)
 {
     const ls_record *r = ev->rec;
     const ls_statement_ev *m = &ev->u.stmt;
-    sqlite3_stmt *st = s->q[Q_STATEMENT];
+    struct stmt_row *w = &s->rows[s->nrows++];
 
-    bind_pos(st, 1, sess);
-    sqlite3_bind_int(st, 2, r->pid);
-    sqlite3_bind_int64(st, 3, file_id);
-    sqlite3_bind_int64(st, 4, (int64_t)r->line);
-    bind_ts(st, 5, r->ts);
-    if (ev->kind == LS_EV_DURATION) {
+    w->session_id = sess;
+    w->pid = r->pid;
+    w->file_id = file_id;
+    w->line = (int64_t)r->line;
+    w->log_ts = r->ts;
+    w->has_duration = ev->kind == LS_EV_DURATION;
+    if (w->has_duration) {
         /* Duration lines are written when the statement ends. */
-        bind_ts(st, 6, r->ts == LS_TS_NONE ? LS_TS_NONE
-                                          : r->ts - (ls_ts)(m->duration_ms * 1000.0 + 0.5));
-        bind_ts(st, 7, r->ts);
-        sqlite3_bind_double(st, 8, m->duration_ms);
+        w->duration_ms = m->duration_ms;
+        w->end_ts = r->ts;
+        w->start_ts = r->ts == LS_TS_NONE ? LS_TS_NONE
+                                          : r->ts - (ls_ts)(m->duration_ms * 1000.0 + 0.5);
     } else {
-        bind_ts(st, 6, r->ts);
-        sqlite3_bind_null(st, 7);
-        sqlite3_bind_null(st, 8);
+        /* log_statement lines are written when it starts. */
+        w->start_ts = r->ts;
+        w->end_ts = LS_TS_NONE;
     }
-    bind_text(st, 9, m->verb);
-    bind_text(st, 10, m->name && m->name[0] ? m->name : NULL);
-    bind_pos(st, 11, r->xid);
-    bind_text(st, 12, r->vxid && r->vxid[0] ? r->vxid : NULL);
-    bind_text(st, 13, m->text);
-    bind_text(st, 14, m->params);
-    return run(s, st);
+    w->verb = m->verb;
+    w->name = m->name && m->name[0] ? m->name : NULL;
+    w->xid = r->xid;
+    w->vxid = r->vxid && r->vxid[0] ? r->vxid : NULL;
+    w->text = m->text;
+    w->params = m->params;
+    return s->nrows == STMT_ROWS ? flush_statements(s) : 0;
 }
 
 static int store_lock_event(ls_store *s, int64_t file_id, int64_t sess, const ls_event *ev)

@@ -65,7 +65,6 @@ static const char ls_schema_sql[] =
 
 static const char ls_index_sql[] =
     "CREATE INDEX IF NOT EXISTS statements_session ON statements(session_id, start_ts);\n"
-    "CREATE INDEX IF NOT EXISTS statements_pid ON statements(pid, log_ts);\n"
     "CREATE INDEX IF NOT EXISTS statements_xid ON statements(xid) WHERE xid > 0;\n"
     "CREATE INDEX IF NOT EXISTS lock_events_pid ON lock_events(pid, ts);\n"
     "CREATE INDEX IF NOT EXISTS errors_pid ON errors(pid, ts);\n"
@@ -74,10 +73,6 @@ static const char ls_index_sql[] =
     "    SELECT xid, session_id, pid, log_ts AS ts FROM statements WHERE xid > 0\n"
     "    UNION ALL SELECT xid, session_id, pid, ts FROM lock_events WHERE xid > 0\n"
     "    UNION ALL SELECT xid, session_id, pid, ts FROM errors WHERE xid > 0)\n"
-    "  GROUP BY xid;\n"
-    "UPDATE sessions SET\n"
-    "  first_ts = (SELECT min(log_ts) FROM statements s WHERE s.session_id = sessions.session_id),\n"
-    "  last_ts = (SELECT max(log_ts) FROM statements s WHERE s.session_id = sessions.session_id)\n"
-    "  WHERE first_ts IS NULL;\n";
+    "  GROUP BY xid;\n";
 
 #endif
