@@ -48,6 +48,8 @@ typedef struct ls_parser_ops {
 } ls_parser_ops;
 
 extern const ls_parser_ops ls_stderr_parser;
+extern const ls_parser_ops ls_csvlog_parser;
+extern const ls_parser_ops ls_jsonlog_parser;
 
 /* Every parser, for format detection; NULL-terminated (parsers/registry.c). */
 extern const ls_parser_ops *const ls_parsers[];

@@ -8,6 +8,8 @@
 
 const ls_parser_ops *const ls_parsers[] = {
     &ls_stderr_parser,
+    &ls_csvlog_parser,
+    &ls_jsonlog_parser,
     NULL,
 };
 

@@ -305,6 +305,84 @@ static int path_list_add(path_list *l, char *p)
     return 0;
 }
 
+/*
+ * log_destination = 'stderr,csvlog,jsonlog' writes every event to each
+ * format, in files that differ only in their extension (syslogger.c:
+ * ".log" replaced by, or else followed by, ".csv" / ".json"). Within one
+ * directory such a file is read once, in its richest format.
+ */
+static size_t log_stem(const char *path, int *rank /* OUT: 1 stderr, 2 csvlog, 3 jsonlog */)
+{
+    static const struct {
+        const char *ext;
+        int rank;
+    } exts[] = {{".json", 3}, {".csv", 2}, {".log", 1}};
+    size_t n = strlen(path), i, e;
+
+    if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
+        n -= 3;
+    for (i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+        e = strlen(exts[i].ext);
+        if (n > e && strncmp(path + n - e, exts[i].ext, e) == 0) {
+            *rank = exts[i].rank;
+            return n - e;
+        }
+    }
+    *rank = 1; /* a stderr file whose log_filename does not end in .log */
+    return n;
+}
+
+/* Order by stem, richest format first. */
+static int cmp_stem(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    int rx, ry, c;
+    size_t nx = log_stem(x, &rx), ny = log_stem(y, &ry);
+    c = memcmp(x, y, nx < ny ? nx : ny);
+    if (c)
+        return c;
+    if (nx != ny)
+        return nx < ny ? -1 : 1;
+    if (rx != ry)
+        return ry - rx;
+    return strcmp(x, y);
+}
+
+/*
+ * Drop v[0..*n) entries (one directory's files) that another entry holds
+ * in a richer format; say so on stderr. Leaves the rest sorted by name.
+ */
+static void drop_same_log(char **v, size_t *n)
+{
+    const char *lead = NULL; /* the richest file of the current stem */
+    size_t i, kept = 0, lead_stem = 0, stem;
+    int lead_rank = 0, rank;
+
+    qsort(v, *n, sizeof(char *), cmp_stem);
+    for (i = 0; i < *n; i++) {
+        stem = log_stem(v[i], &rank);
+        if (lead && stem == lead_stem && memcmp(v[i], lead, stem) == 0) {
+            if (rank < lead_rank) {
+                fprintf(stderr,
+                        "lockspan: %s: skipped: the same log as %s, which is read instead "
+                        "(log_destination writes each event to every format; name the file "
+                        "to read it)\n",
+                        v[i], lead);
+                free(v[i]);
+                continue;
+            }
+        } else {
+            lead = v[i];
+            lead_stem = stem;
+            lead_rank = rank;
+        }
+        v[kept++] = v[i];
+    }
+    *n = kept;
+    v[kept] = NULL;
+    qsort(v, *n, sizeof(char *), cmp_str);
+}
+
 int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, size_t errlen)
 {
     path_list l = {NULL, 0, 0};
@@ -351,9 +429,11 @@ int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, s
                 rc = path_list_add(&l, full);
             }
             closedir(d);
-            if (l.n > first)
-                qsort(l.v + first, l.n - first, sizeof(char *), cmp_str);
-            else if (rc == 0) {
+            if (l.n > first) {
+                size_t n = l.n - first;
+                drop_same_log(l.v + first, &n);
+                l.n = first + n;
+            } else if (rc == 0) {
                 snprintf(errbuf, errlen, "%s: directory holds no log files (*.log, *.csv, "
                          "*.json, *.gz)", p);
                 rc = LS_EIO;
