@@ -118,9 +118,10 @@ static const ls_parser_ops *sniff_format(const char *line, size_t len)
 static int prefix_mismatch(ingest_ctx *c, const char *path)
 {
     fprintf(stderr,
-            "lockspan: %s: no line matches log_line_prefix '%s'; pass the server's value "
+            "lockspan: %s: no line matches %s log_line_prefix%s%s%s; pass the server's value "
             "with --prefix (SHOW log_line_prefix), e.g. --prefix '%%m [%%p] %%q%%u@%%d '\n",
-            path, c->opts->prefix ? c->opts->prefix : "%m [%p] ");
+            path, c->opts->prefix ? "the" : "the inferred", c->opts->prefix ? " '" : "",
+            c->opts->prefix ? c->opts->prefix : "", c->opts->prefix ? "'" : "");
     return LS_EFORMAT;
 }
 
