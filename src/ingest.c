@@ -191,7 +191,8 @@ static int ingest_one(ingest_ctx *c, const char *path, int known)
             on_bad(c, path, lineno, "line longer than 8 MiB, cut", line, len > 80 ? 80 : len);
         if ((rc = ops->feed(parser, line, len, lineno)) != 0 || (rc = c->rc) != 0)
             break;
-        if (lineno == PREFIX_PROBE_LINES && c->st.bad_lines == lineno) {
+        if (ops == &ls_stderr_parser && lineno == PREFIX_PROBE_LINES &&
+            c->st.bad_lines == lineno) {
             rc = prefix_mismatch(c, path);
             break;
         }
@@ -200,7 +201,8 @@ static int ingest_one(ingest_ctx *c, const char *path, int known)
     }
     if (rc == 0 && parser)
         rc = ops->finish(parser);
-    if (rc == 0 && lineno > 0 && lineno < PREFIX_PROBE_LINES && c->st.bad_lines == lineno)
+    if (rc == 0 && ops == &ls_stderr_parser && lineno > 0 && lineno < PREFIX_PROBE_LINES &&
+        c->st.bad_lines == lineno)
         rc = prefix_mismatch(c, path);
     if (rc == 0)
         rc = c->rc;

@@ -386,7 +386,10 @@ int ls_store_bad_line(ls_store *s, int64_t file_id, uint64_t line, const char *r
 /* Copy a name into a slot field unless it is empty or a placeholder. */
 static int slot_set(char *dst, size_t n, const char *src)
 {
-    if (!src || !src[0] || strcmp(src, "[unknown]") == 0 || strcmp(dst, src) == 0)
+    /* "[unknown]" (%u, %d before authentication) and "not initialized"
+     * (%b of a backend that has not started) are placeholders. */
+    if (!src || !src[0] || strcmp(src, "[unknown]") == 0 ||
+        strcmp(src, "not initialized") == 0 || strcmp(dst, src) == 0)
         return 0;
     snprintf(dst, n, "%s", src);
     return 1;
