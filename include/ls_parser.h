@@ -48,6 +48,7 @@ typedef struct ls_parser_ops {
 } ls_parser_ops;
 
 extern const ls_parser_ops ls_stderr_parser;
+extern const ls_parser_ops ls_syslog_parser;
 extern const ls_parser_ops ls_csvlog_parser;
 extern const ls_parser_ops ls_jsonlog_parser;
 

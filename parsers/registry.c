@@ -8,6 +8,7 @@
 
 const ls_parser_ops *const ls_parsers[] = {
     &ls_stderr_parser,
+    &ls_syslog_parser,
     &ls_csvlog_parser,
     &ls_jsonlog_parser,
     NULL,

@@ -10,6 +10,7 @@
 # Env: LOCKSPAN_PGPORT  TCP port on 127.0.0.1 (default 54329)
 #      LOCKSPAN_PGBIN   PostgreSQL bin dir (default /usr/lib/postgresql/15/bin)
 #      LOCKSPAN_PYTHON  Python with psycopg2 (default /usr/bin/python3)
+#      LOCKSPAN_PREFIX  log_line_prefix (default below; samples/rds uses RDS's)
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -23,8 +24,8 @@ PGBIN=${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}
 PYTHON=${LOCKSPAN_PYTHON:-/usr/bin/python3}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PG_USER=postgres
-# Keep exactly this value: the C tests parse the stderr log with it.
-PREFIX='%m [%p] %q%u@%d/%a %c %l %v %x %e '
+# Keep exactly this default: the C tests parse the stderr log with it.
+PREFIX=${LOCKSPAN_PREFIX:-'%m [%p] %q%u@%d/%a %c %l %v %x %e '}
 
 die() { echo "generate.sh: $*" >&2; exit 1; }
 

@@ -1,0 +1,481 @@
+/*
+ * syslog.c — parser for PostgreSQL logs written through syslog
+ * (log_destination = 'syslog'), as a syslog daemon stores them:
+ *
+ *   Dec  2 12:13:30 host postgres[23962]: [12-2] <prefix>DETAIL:  Process ...
+ *   2026-12-02T12:14:13.775091+00:00 host postgres[25388]: <prefix>LOG:  ...
+ *
+ * PostgreSQL's write_syslog (utils/error/elog.c) sends one message as one
+ * or more syslog() calls. With syslog_split_messages = on (the default) it
+ * cuts the message at each newline, and each line into pieces of at most
+ * PG_SYSLOG_LIMIT (900) bytes, preferably before a space; every piece is
+ * written "[SEQ-PIECE] text" (syslog_sequence_numbers = on) or
+ * "[PIECE] text" (off). Unsplit messages are written "[SEQ] text" or bare,
+ * newlines and all. The daemon escapes control characters: rsyslog writes
+ * TAB as "#011" and LF as "#012".
+ *
+ * This parser strips the syslog header, undoes the escapes, glues pieces cut
+ * for length back together, and feeds the stderr-format lines it recovers to
+ * an inner stderr parser, which does all record assembly. A piece that
+ * continues the same line cannot be told apart by its number alone, so the
+ * cut is judged from how write_syslog cuts (see piece_continues()).
+ *
+ * Each process's pieces are gathered in a group: one prefixed line plus the
+ * TAB continuation lines after it. A group is handed to the inner parser as
+ * a whole, so that continuation lines follow their own process's line even
+ * when other processes' messages come in between. A group ends when its
+ * process starts a new prefixed line, after GROUP_QUIET quiet input lines,
+ * or at the end of input; at most MAX_GROUPS are open.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_buf.h"
+#include "ls_common.h"
+#include "ls_parser.h"
+#include "ls_prefix.h"
+
+#define MAX_GROUPS 32
+/* Smaller than the stderr parser's 64-line flush, so that a secondary line
+ * reaches it before it gives up on the record the line belongs to. */
+#define GROUP_QUIET 16
+#define GROUP_MAX (32u * 1024u * 1024u)
+/* elog.c PG_SYSLOG_LIMIT, less 3 bytes that pg_mbcliplen may cut off. */
+#define PIECE_FULL (900 - 3)
+#define TAG_SEARCH 256
+
+typedef struct group {
+    int used;
+    int pid;
+    int64_t seq;        /* sequence number; -1 if the pieces carry none */
+    int piece;          /* number of the last piece; 0 = unnumbered */
+    size_t piece_len;   /* decoded bytes of the last piece */
+    uint64_t line;      /* input line of the first piece */
+    uint64_t last_line; /* input line of the last piece */
+    int truncated;
+    ls_buf text; /* lines separated by '\n' */
+} group;
+
+typedef struct syslog_parser {
+    char *file;
+    ls_sink sink;
+    void *inner;       /* a stderr parser */
+    ls_prefix *prefix; /* to tell a new line from a piece cut for length */
+    group groups[MAX_GROUPS];
+    ls_buf scratch; /* the current piece, unescaped */
+} syslog_parser;
+
+/* One syslog line taken apart. */
+typedef struct syslog_msg {
+    int pid;
+    int64_t seq;      /* -1 if none */
+    int piece;        /* 0 if none */
+    const char *text; /* after the header and the [..] field */
+    size_t len;
+} syslog_msg;
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static int is_tag_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' ||
+           c == '-' || c == '.' || c == '/';
+}
+
+/*
+ * Parse digits at s[*i]; returns the value or -1 if there are none (or too
+ * many). Advances *i past them.
+ */
+static int64_t parse_uint(const char *s, size_t len, size_t *i)
+{
+    int64_t v = 0;
+    size_t start = *i;
+    while (*i < len && is_digit(s[*i]) && *i - start < 18)
+        v = v * 10 + (s[(*i)++] - '0');
+    return *i > start && (*i >= len || !is_digit(s[*i])) ? v : -1;
+}
+
+/*
+ * Find "ident[pid]: " in the first TAG_SEARCH bytes, at the start of the
+ * line or after a space (the syslog timestamp and host come before it).
+ * Returns the offset of the message after it, or 0 if there is none;
+ * *pid_out gets the pid and *tag_out the offset of the ident.
+ */
+static size_t find_tag(const char *line, size_t len, int *pid_out, size_t *tag_out)
+{
+    size_t p, i;
+    int64_t pid;
+    for (p = 0; p < len && p < TAG_SEARCH; p++) {
+        if (p > 0 && line[p - 1] != ' ')
+            continue;
+        for (i = p; i < len && is_tag_char(line[i]); i++)
+            ;
+        if (i == p || i >= len || line[i] != '[')
+            continue;
+        i++;
+        pid = parse_uint(line, len, &i);
+        if (pid <= 0 || pid > INT32_MAX || i + 1 >= len || line[i] != ']' || line[i + 1] != ':')
+            continue;
+        i += 2;
+        if (i < len && line[i] == ' ')
+            i++;
+        *pid_out = (int)pid;
+        *tag_out = p;
+        return i;
+    }
+    return 0;
+}
+
+/*
+ * "[SEQ-PIECE] " or "[N] " at the start of a message. Returns the bytes it
+ * takes (0 if there is none); a lone number is taken as a piece number.
+ */
+static size_t parse_numbers(const char *s, size_t len, int64_t *seq, int *piece)
+{
+    size_t i = 1;
+    int64_t a, b;
+    if (len < 4 || s[0] != '[')
+        return 0;
+    if ((a = parse_uint(s, len, &i)) < 0 || i >= len)
+        return 0;
+    if (s[i] == '-') {
+        i++;
+        if ((b = parse_uint(s, len, &i)) <= 0 || b > INT32_MAX)
+            return 0;
+        *seq = a;
+        *piece = (int)b;
+    } else {
+        if (a <= 0 || a > INT32_MAX)
+            return 0;
+        *seq = -1;
+        *piece = (int)a;
+    }
+    if (i + 1 >= len || s[i] != ']' || s[i + 1] != ' ')
+        return 0;
+    return i + 2;
+}
+
+/* Match against the log_line_prefix: 1 yes, 0 no, negative on error. */
+static int starts_with_prefix(syslog_parser *sp, const char *s, size_t len)
+{
+    ls_prefix_match m;
+    return ls_prefix_match_line(sp->prefix, s, len, &m);
+}
+
+static int split_line(syslog_parser *sp, const char *line, size_t len, syslog_msg *out)
+{
+    size_t tag, off = find_tag(line, len, &out->pid, &tag), n;
+    if (!off)
+        return 0;
+    out->seq = -1;
+    out->piece = 0;
+    out->text = line + off;
+    out->len = len - off;
+    n = parse_numbers(out->text, out->len, &out->seq, &out->piece);
+    if (n) {
+        /* "[N] " could also be the start of a prefix such as '[%p] '. */
+        if (out->seq < 0 && starts_with_prefix(sp, out->text, out->len) == 1) {
+            out->piece = 0;
+            return 1;
+        }
+        out->text += n;
+        out->len -= n;
+    }
+    return 1;
+}
+
+/*
+ * Undo the syslog daemon's escapes of control characters: "#" and three
+ * octal digits for bytes 0-31 and 127 (rsyslog's default, e.g. #011 = TAB).
+ * Other "#" stay as they are.
+ */
+static void unescape(ls_buf *out, const char *s, size_t len)
+{
+    size_t i, run = 0;
+    ls_buf_reset(out);
+    for (i = 0; i + 3 < len; i++) {
+        const char *d = s + i + 1;
+        if (s[i] != '#')
+            continue;
+        if ((d[0] == '0' && d[1] >= '0' && d[1] <= '3' && d[2] >= '0' && d[2] <= '7') ||
+            (d[0] == '1' && d[1] == '7' && d[2] == '7')) {
+            ls_buf_add(out, s + run, i - run);
+            ls_buf_addc(out, (char)((d[0] - '0') * 64 + (d[1] - '0') * 8 + (d[2] - '0')));
+            i += 3;
+            run = i + 1;
+        }
+    }
+    ls_buf_add(out, s + run, len - run);
+}
+
+/*
+ * Does a piece of `text` (decoded) continue the previous piece of the same
+ * message line, cut for length, rather than start a new line? write_syslog
+ * cuts a line at 900 bytes (fewer to end on a whole character), or earlier
+ * just before the last whitespace when the cut would split a word; the
+ * next piece then starts with that whitespace. A piece after a newline
+ * starts with the log_line_prefix or with the TAB elog.c puts after every
+ * newline inside a field.
+ */
+static int piece_continues(syslog_parser *sp, size_t prev_len, const char *text, size_t len)
+{
+    size_t run = 0;
+    if (len == 0)
+        return 1;
+    if (text[0] == '\t') {
+        /* Cut before this TAB only if no whitespace followed it in the 900. */
+        while (1 + run < len && !is_space(text[1 + run]))
+            run++;
+        return prev_len + 1 + run >= PIECE_FULL;
+    }
+    if (is_space(text[0]))
+        return 1;
+    /* Cut inside a word: only when the previous piece was full. */
+    return prev_len >= PIECE_FULL && starts_with_prefix(sp, text, len) != 1;
+}
+
+/* Hand a group's lines to the inner parser and free the group. */
+static int group_emit(syslog_parser *sp, group *g)
+{
+    const char *s, *nl, *end;
+    int rc = 0;
+    if (!g->used)
+        return 0;
+    g->used = 0;
+    if (ls_buf_failed(&g->text) == LS_ENOMEM)
+        return LS_ENOMEM;
+    if (g->truncated && sp->sink.bad)
+        sp->sink.bad(sp->sink.ctx, sp->file, g->line, "syslog message longer than 32 MiB, text cut",
+                     "", 0);
+    s = ls_buf_str(&g->text);
+    end = s + g->text.len;
+    for (;;) {
+        nl = memchr(s, '\n', (size_t)(end - s));
+        if ((rc = ls_stderr_parser.feed(sp->inner, s, nl ? (size_t)(nl - s) : (size_t)(end - s),
+                                        g->line)) != 0)
+            return rc;
+        if (!nl)
+            return 0;
+        s = nl + 1;
+    }
+}
+
+static group *group_of(syslog_parser *sp, int pid)
+{
+    int i;
+    for (i = 0; i < MAX_GROUPS; i++)
+        if (sp->groups[i].used && sp->groups[i].pid == pid)
+            return &sp->groups[i];
+    return NULL;
+}
+
+/* A free group, emitting the oldest if all are open. */
+static int group_take(syslog_parser *sp, group **out)
+{
+    int i, oldest = 0;
+    for (i = 0; i < MAX_GROUPS; i++) {
+        if (!sp->groups[i].used) {
+            *out = &sp->groups[i];
+            return 0;
+        }
+        if (sp->groups[i].last_line < sp->groups[oldest].last_line)
+            oldest = i;
+    }
+    *out = &sp->groups[oldest];
+    return group_emit(sp, *out);
+}
+
+/* Emit open groups, oldest first: all, or those quiet since `before`. */
+static int emit_older(syslog_parser *sp, uint64_t before, int all)
+{
+    int i, rc;
+    for (;;) {
+        group *first = NULL;
+        for (i = 0; i < MAX_GROUPS; i++) {
+            group *g = &sp->groups[i];
+            if (g->used && (all || g->last_line < before) && (!first || g->line < first->line))
+                first = g;
+        }
+        if (!first)
+            return 0;
+        if ((rc = group_emit(sp, first)) != 0)
+            return rc;
+    }
+}
+
+static void group_add(group *g, const char *s, size_t n, char sep)
+{
+    if (g->text.len + n + 1 > GROUP_MAX) {
+        g->truncated = 1;
+        return;
+    }
+    if (sep)
+        ls_buf_addc(&g->text, sep);
+    ls_buf_add(&g->text, s, n);
+}
+
+static int syslog_feed(void *state, const char *line, size_t len, uint64_t lineno)
+{
+    syslog_parser *sp = state;
+    syslog_msg m;
+    group *g;
+    const char *text;
+    size_t tlen;
+    int rc;
+
+    if (len == 0 || (len == 1 && line[0] == '\r'))
+        return 0;
+    if (!split_line(sp, line, len, &m)) {
+        if (sp->sink.bad)
+            sp->sink.bad(sp->sink.ctx, sp->file, lineno,
+                         "not a syslog line (no 'ident[pid]: ' after the header)", line, len);
+        return emit_older(sp, lineno > GROUP_QUIET ? lineno - GROUP_QUIET : 0, 0);
+    }
+    unescape(&sp->scratch, m.text, m.len);
+    if (ls_buf_failed(&sp->scratch))
+        return LS_ENOMEM;
+    text = ls_buf_str(&sp->scratch);
+    tlen = sp->scratch.len;
+
+    g = group_of(sp, m.pid);
+    if (g && m.piece > 1 && g->piece == m.piece - 1 && g->seq == m.seq &&
+        g->last_line + GROUP_QUIET >= lineno) {
+        /* Another piece of the same message: same line, or the next one. */
+        if (piece_continues(sp, g->piece_len, text, tlen))
+            group_add(g, text, tlen, 0);
+        else if (text[0] == '\t')
+            group_add(g, text, tlen, '\n');
+        else
+            g = NULL;
+        if (g) {
+            g->piece = m.piece;
+            g->piece_len = tlen;
+            g->last_line = lineno;
+            return emit_older(sp, lineno > GROUP_QUIET ? lineno - GROUP_QUIET : 0, 0);
+        }
+    }
+    /* A new line: the process's previous group is complete. */
+    if ((g = group_of(sp, m.pid)) != NULL && (rc = group_emit(sp, g)) != 0)
+        return rc;
+    if ((rc = group_take(sp, &g)) != 0)
+        return rc;
+    if (!g->text.max)
+        ls_buf_init(&g->text, GROUP_MAX + 64);
+    ls_buf_reset(&g->text);
+    g->used = 1;
+    g->pid = m.pid;
+    g->seq = m.seq;
+    g->piece = m.piece;
+    g->piece_len = tlen;
+    g->line = g->last_line = lineno;
+    g->truncated = 0;
+    group_add(g, text, tlen, 0);
+    return emit_older(sp, lineno > GROUP_QUIET ? lineno - GROUP_QUIET : 0, 0);
+}
+
+static int syslog_finish(void *state)
+{
+    syslog_parser *sp = state;
+    int rc = emit_older(sp, 0, 1);
+    return rc ? rc : ls_stderr_parser.finish(sp->inner);
+}
+
+static void syslog_destroy(void *state)
+{
+    syslog_parser *sp = state;
+    int i;
+    if (!sp)
+        return;
+    for (i = 0; i < MAX_GROUPS; i++)
+        ls_buf_free(&sp->groups[i].text);
+    ls_buf_free(&sp->scratch);
+    if (sp->inner)
+        ls_stderr_parser.destroy(sp->inner);
+    ls_prefix_free(sp->prefix);
+    free(sp->file);
+    free(sp);
+}
+
+static int syslog_create(void **out, const ls_parse_opts *opts, const ls_sink *sink, char *errbuf,
+                         size_t errlen)
+{
+    syslog_parser *sp = ls_calloc(1, sizeof(*sp));
+    int rc;
+
+    *out = NULL;
+    if (!sp)
+        return LS_ENOMEM;
+    sp->sink = *sink;
+    ls_buf_init(&sp->scratch, 0);
+    sp->file = ls_strdup(opts->file ? opts->file : "-");
+    if (!sp->file) {
+        syslog_destroy(sp);
+        return LS_ENOMEM;
+    }
+    /* The same default as the stderr parser: PostgreSQL 15's '%m [%p] '. */
+    rc = ls_prefix_compile(&sp->prefix, opts->prefix ? opts->prefix : "%m [%p] ", errbuf, errlen);
+    if (rc == 0)
+        rc = ls_stderr_parser.create(&sp->inner, opts, sink, errbuf, errlen);
+    if (rc) {
+        syslog_destroy(sp);
+        return rc;
+    }
+    *out = sp;
+    return 0;
+}
+
+/* "Mmm dd HH:MM:SS " (RFC 3164) or "YYYY-MM-DDTHH:MM:SS" (RFC 3339) first. */
+static int has_syslog_time(const char *s, size_t len)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    size_t i;
+    if (len >= 16 && s[3] == ' ' && s[6] == ' ' && s[9] == ':' && s[12] == ':') {
+        for (i = 0; i < 36; i += 3)
+            if (memcmp(s, months + i, 3) == 0)
+                return (s[4] == ' ' || is_digit(s[4])) && is_digit(s[5]);
+        return 0;
+    }
+    return len >= 20 && is_digit(s[0]) && is_digit(s[3]) && s[4] == '-' && s[7] == '-' &&
+           s[10] == 'T' && s[13] == ':' && s[16] == ':';
+}
+
+/*
+ * Sure (80, above stderr's 50) when the line has a syslog timestamp and a
+ * "postgres[pid]: " tag, or any "ident[pid]: [N-M] " (PostgreSQL's own
+ * numbering); fairly sure (70) with a timestamp, another ident and a
+ * PostgreSQL severity in the message.
+ */
+static int syslog_sniff(const char *line, size_t len)
+{
+    int pid;
+    size_t tag, off = find_tag(line, len, &pid, &tag), i;
+    if (!off)
+        return 0;
+    i = off;
+    if (i + 1 < len && line[i] == '[') {
+        i++;
+        if (parse_uint(line, len, &i) >= 0 && i < len && line[i] == '-') {
+            i++;
+            if (parse_uint(line, len, &i) > 0 && i + 1 < len && line[i] == ']' &&
+                line[i + 1] == ' ')
+                return 80;
+        }
+    }
+    if (!has_syslog_time(line, len))
+        return 0;
+    if (off - tag >= 9 && memcmp(line + tag, "postgres[", 9) == 0)
+        return 80;
+    return ls_stderr_parser.sniff(line + off, len - off) ? 70 : 0;
+}
+
+const ls_parser_ops ls_syslog_parser = {
+    "syslog", syslog_sniff, syslog_create, syslog_feed, syslog_finish, syslog_destroy,
+};
