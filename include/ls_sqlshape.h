@@ -1,0 +1,47 @@
+/*
+ * ls_sqlshape.h — what correlation needs to know about a SQL statement's
+ * text, without parsing SQL: its kind (BEGIN, COMMIT, a write, ...), its
+ * shape (literals replaced, for grouping and retry detection) and the row
+ * it addresses by key (`UPDATE accounts ... WHERE id = 1` → accounts,
+ * id=1; `$1` resolved from the logged bind parameters).
+ */
+#ifndef LS_SQLSHAPE_H
+#define LS_SQLSHAPE_H
+
+#include <stddef.h>
+
+#include "ls_buf.h"
+
+typedef enum ls_sql_kind {
+    LS_SQL_OTHER = 0,
+    LS_SQL_BEGIN,     /* BEGIN, START TRANSACTION */
+    LS_SQL_COMMIT,    /* COMMIT, END, COMMIT PREPARED */
+    LS_SQL_ROLLBACK,  /* ROLLBACK, ABORT (not ROLLBACK TO SAVEPOINT) */
+    LS_SQL_WRITE,     /* INSERT, UPDATE, DELETE, MERGE, SELECT ... FOR UPDATE/SHARE, LOCK */
+    LS_SQL_READ       /* SELECT, WITH ... without a locking clause */
+} ls_sql_kind;
+
+const char *ls_sql_kind_name(ls_sql_kind k);
+
+/* The statement's kind from its text (comments and case ignored). */
+ls_sql_kind ls_sql_kind_of(const char *sql);
+
+/*
+ * Append the statement's shape to `out`: comments dropped, literals
+ * (numbers, strings, $n, TRUE/FALSE/NULL kept) replaced by ?, IN lists of
+ * literals folded to (?), whitespace folded, keywords and identifiers
+ * lower-cased outside quotes, at most `max` bytes.
+ */
+int ls_sql_shape(ls_buf *out, const char *sql, size_t max);
+
+/*
+ * The row a single-row statement addresses: relation (last name component,
+ * unquoted) and "column=value" of the first equality in its WHERE clause
+ * whose right side is a literal or a $n parameter resolved from `params`
+ * (a DETAIL "parameters: $1 = '1', ..." text, may be NULL). Returns 1 when
+ * both were found, 0 otherwise (outputs are then empty strings).
+ */
+int ls_sql_row_key(const char *sql, const char *params, char *rel, size_t rellen, char *key,
+                   size_t keylen);
+
+#endif

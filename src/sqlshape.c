@@ -1,0 +1,365 @@
+/*
+ * sqlshape.c — statement kind, shape and row key from SQL text, by a
+ * small lexer (quotes, comments, identifiers, numbers, $n), not a parser.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ls_sqlshape.h"
+
+const char *ls_sql_kind_name(ls_sql_kind k)
+{
+    static const char *const names[] = {"other", "begin", "commit", "rollback", "write", "read"};
+    return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "other";
+}
+
+/* Skip white space and comments (-- to end of line, nested block comments). */
+static const char *skip_ws(const char *p)
+{
+    for (;;) {
+        while (*p && isspace((unsigned char)*p))
+            p++;
+        if (p[0] == '-' && p[1] == '-') {
+            while (*p && *p != '\n')
+                p++;
+        } else if (p[0] == '/' && p[1] == '*') {
+            int depth = 1;
+            for (p += 2; *p && depth; p++) {
+                if (p[0] == '/' && p[1] == '*')
+                    depth++, p++;
+                else if (p[0] == '*' && p[1] == '/')
+                    depth--, p++;
+            }
+        } else {
+            return p;
+        }
+    }
+}
+
+/* Case-insensitive match of keyword `kw` at p, followed by a non-word byte. */
+static int kw_at(const char *p, const char *kw)
+{
+    size_t n = strlen(kw);
+    return strncasecmp(p, kw, n) == 0 && !isalnum((unsigned char)p[n]) && p[n] != '_';
+}
+
+static int word_char(int c)
+{
+    return isalnum(c) || c == '_' || c == '$' || c >= 0x80;
+}
+
+/* Does the statement carry a row-locking clause (FOR UPDATE/SHARE ...)? */
+static int has_locking_clause(const char *p)
+{
+    const char *start = p;
+    for (; *p; p++) {
+        if (*p == '\'') {
+            for (p++; *p && !(*p == '\'' && p[1] != '\''); p++)
+                if (*p == '\'')
+                    p++;
+            if (!*p)
+                break;
+        } else if ((p[0] == 'f' || p[0] == 'F') && kw_at(p, "for") &&
+                   (p == start || !word_char((unsigned char)p[-1]))) {
+            const char *q = skip_ws(p + 3);
+            if (kw_at(q, "update") || kw_at(q, "share") || kw_at(q, "no") || kw_at(q, "key"))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+ls_sql_kind ls_sql_kind_of(const char *sql)
+{
+    const char *p = skip_ws(sql ? sql : "");
+    while (*p == '(')
+        p = skip_ws(p + 1);
+    if (kw_at(p, "begin") || kw_at(p, "start"))
+        return LS_SQL_BEGIN;
+    if (kw_at(p, "commit") || kw_at(p, "end"))
+        return LS_SQL_COMMIT;
+    if (kw_at(p, "abort"))
+        return LS_SQL_ROLLBACK;
+    if (kw_at(p, "rollback")) {
+        const char *q = skip_ws(p + 8);
+        if (kw_at(q, "work") || kw_at(q, "transaction"))
+            q = skip_ws(q + (kw_at(q, "work") ? 4 : 11));
+        return kw_at(q, "to") ? LS_SQL_OTHER : LS_SQL_ROLLBACK; /* TO SAVEPOINT */
+    }
+    if (kw_at(p, "update") || kw_at(p, "insert") || kw_at(p, "delete") || kw_at(p, "merge") ||
+        kw_at(p, "lock") || kw_at(p, "copy"))
+        return LS_SQL_WRITE;
+    if (kw_at(p, "select") || kw_at(p, "with") || kw_at(p, "table") || kw_at(p, "values"))
+        return has_locking_clause(p) ? LS_SQL_WRITE : LS_SQL_READ;
+    return LS_SQL_OTHER;
+}
+
+int ls_sql_shape(ls_buf *out, const char *sql, size_t max)
+{
+    const char *p = sql ? sql : "";
+    size_t start = out->len;
+    int space = 0;
+
+    while (*p && out->len - start < max) {
+        const char *q = skip_ws(p);
+        if (q != p) {
+            space = out->len > start;
+            p = q;
+            continue;
+        }
+        if (space) {
+            ls_buf_addc(out, ' ');
+            space = 0;
+        }
+        if (*p == '\'' || ((*p == 'E' || *p == 'e') && p[1] == '\'')) {
+            /* String literal, doubled quotes and E'' backslash escapes. */
+            int esc = *p != '\'';
+            p += esc ? 2 : 1;
+            for (; *p; p++) {
+                if (esc && *p == '\\' && p[1]) {
+                    p++;
+                } else if (*p == '\'') {
+                    if (p[1] == '\'')
+                        p++;
+                    else
+                        break;
+                }
+            }
+            if (*p)
+                p++;
+            ls_buf_addc(out, '?');
+        } else if (*p == '"') {
+            const char *e = strchr(p + 1, '"');
+            size_t n = e ? (size_t)(e - p) + 1 : strlen(p);
+            ls_buf_add(out, p, n);
+            p += n;
+        } else if (*p == '$' && isdigit((unsigned char)p[1])) {
+            for (p++; isdigit((unsigned char)*p); p++)
+                ;
+            ls_buf_addc(out, '?');
+        } else if (isdigit((unsigned char)*p) ||
+                   (*p == '.' && isdigit((unsigned char)p[1]))) {
+            while (isalnum((unsigned char)*p) || *p == '.')
+                p++;
+            ls_buf_addc(out, '?');
+        } else if (word_char((unsigned char)*p)) {
+            for (; word_char((unsigned char)*p); p++)
+                ls_buf_addc(out, (char)tolower((unsigned char)*p));
+        } else if (*p == '(') {
+            /* An IN list of literals folds to one (?). */
+            const char *r = skip_ws(p + 1);
+            ls_buf_addc(out, '(');
+            p++;
+            if (*r == '\'' || isdigit((unsigned char)*r) || *r == '$' || *r == '-') {
+                size_t mark = out->len;
+                int depth = 1, only_literals = 1;
+                const char *s = p;
+                for (; *s && depth; s++) {
+                    if (*s == '(')
+                        depth++;
+                    else if (*s == ')')
+                        depth--;
+                    else if (*s == '\'') {
+                        for (s++; *s && !(*s == '\'' && s[1] != '\''); s++)
+                            if (*s == '\'')
+                                s++;
+                        if (!*s)
+                            break;
+                    } else if (isalpha((unsigned char)*s) && s[-1] != '$') {
+                        only_literals = 0;
+                    }
+                }
+                if (only_literals && depth == 0) {
+                    out->len = mark;
+                    ls_buf_adds(out, "?)");
+                    p = s;
+                }
+            }
+        } else {
+            ls_buf_addc(out, *p++);
+        }
+    }
+    return ls_buf_failed(out);
+}
+
+/* Copy an identifier at p (quoted or not) into dst, lower-cased if unquoted. */
+static const char *read_ident(const char *p, char *dst, size_t n)
+{
+    size_t k = 0;
+    if (*p == '"') {
+        for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
+            if (*p == '"')
+                p++;
+            if (k + 1 < n)
+                dst[k++] = *p;
+        }
+        if (*p == '"')
+            p++;
+    } else {
+        for (; word_char((unsigned char)*p) && *p != '$'; p++)
+            if (k + 1 < n)
+                dst[k++] = (char)tolower((unsigned char)*p);
+    }
+    dst[k] = '\0';
+    return p;
+}
+
+/* A possibly schema-qualified name; keeps the last component. */
+static const char *read_relation(const char *p, char *dst, size_t n)
+{
+    p = read_ident(skip_ws(p), dst, n);
+    while (*p == '.')
+        p = read_ident(p + 1, dst, n);
+    return p;
+}
+
+/* The value of parameter $k in "parameters: $1 = '1', $2 = 'x'". */
+static int param_value(const char *params, int k, char *dst, size_t n)
+{
+    char tag[16];
+    const char *p;
+    size_t len = 0;
+    if (!params)
+        return 0;
+    snprintf(tag, sizeof(tag), "$%d = ", k);
+    for (p = strstr(params, tag); p; p = strstr(p + 1, tag))
+        if (p == params || p[-1] == ' ' || p[-1] == ',')
+            break;
+    if (!p)
+        return 0;
+    p += strlen(tag);
+    if (*p == '\'') {
+        for (p++; *p && !(*p == '\'' && p[1] != '\''); p++) {
+            if (*p == '\'')
+                p++;
+            if (len + 1 < n)
+                dst[len++] = *p;
+        }
+    } else {
+        for (; *p && *p != ','; p++)
+            if (len + 1 < n)
+                dst[len++] = *p;
+    }
+    dst[len] = '\0';
+    return 1;
+}
+
+/* A literal or $n at p: its text into dst; returns the end, or NULL. */
+static const char *read_value(const char *p, const char *params, char *dst, size_t n)
+{
+    size_t k = 0;
+    if (*p == '\'') {
+        for (p++; *p && !(*p == '\'' && p[1] != '\''); p++) {
+            if (*p == '\'')
+                p++;
+            if (k + 1 < n)
+                dst[k++] = *p;
+        }
+        if (!*p)
+            return NULL;
+        dst[k] = '\0';
+        return p + 1;
+    }
+    if (*p == '$' && isdigit((unsigned char)p[1])) {
+        int idx = 0;
+        for (p++; isdigit((unsigned char)*p); p++)
+            idx = idx * 10 + (*p - '0');
+        return param_value(params, idx, dst, n) ? p : NULL;
+    }
+    if (*p == '-' || isdigit((unsigned char)*p)) {
+        if (*p == '-' && k + 1 < n)
+            dst[k++] = *p++;
+        if (!isdigit((unsigned char)*p))
+            return NULL;
+        for (; isalnum((unsigned char)*p) || *p == '.'; p++)
+            if (k + 1 < n)
+                dst[k++] = *p;
+        dst[k] = '\0';
+        return p;
+    }
+    return NULL;
+}
+
+/* Find keyword kw (outside quotes) at or after p; returns its position. */
+static const char *find_kw(const char *p, const char *kw)
+{
+    const char *start = p;
+    for (; *p; p++) {
+        if (*p == '\'') {
+            for (p++; *p && !(*p == '\'' && p[1] != '\''); p++)
+                if (*p == '\'')
+                    p++;
+            if (!*p)
+                return NULL;
+        } else if ((p == start || !word_char((unsigned char)p[-1])) && kw_at(p, kw)) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+int ls_sql_row_key(const char *sql, const char *params, char *rel, size_t rellen, char *key,
+                   size_t keylen)
+{
+    const char *p = skip_ws(sql ? sql : ""), *w;
+    char col[64], val[128];
+
+    rel[0] = key[0] = '\0';
+    if (kw_at(p, "update")) {
+        p = skip_ws(p + 6);
+        if (kw_at(p, "only"))
+            p += 4;
+        p = read_relation(p, rel, rellen);
+    } else if (kw_at(p, "delete")) {
+        p = find_kw(p, "from");
+        if (!p)
+            return 0;
+        p = skip_ws(p + 4);
+        if (kw_at(p, "only"))
+            p += 4;
+        p = read_relation(p, rel, rellen);
+    } else if (kw_at(p, "select")) {
+        if (!has_locking_clause(p) || !(p = find_kw(p, "from")))
+            return 0;
+        p = read_relation(p + 4, rel, rellen);
+    } else {
+        return 0;
+    }
+    if (!rel[0] || !(w = find_kw(p, "where")))
+        goto none;
+    /* The first "col = value" of the WHERE clause, possibly qualified. */
+    for (p = w + 5; *p;) {
+        const char *q = skip_ws(p);
+        while (*q == '(')
+            q = skip_ws(q + 1);
+        if (isalpha((unsigned char)*q) || *q == '"' || *q == '_') {
+            q = read_ident(q, col, sizeof(col));
+            while (*q == '.')
+                q = read_ident(q + 1, col, sizeof(col));
+            q = skip_ws(q);
+            if (*q == '=' && q[1] != '=') {
+                const char *e = read_value(skip_ws(q + 1), params, val, sizeof(val));
+                if (e && col[0] && !kw_at(col, "and")) {
+                    snprintf(key, keylen, "%s=%s", col, val);
+                    return 1;
+                }
+            }
+            if (kw_at(col, "and") || kw_at(col, "where"))
+                p = q;
+            else {
+                /* Skip to the next AND at this level. */
+                const char *a = find_kw(q, "and");
+                if (!a)
+                    break;
+                p = a + 3;
+            }
+            continue;
+        }
+        break;
+    }
+none:
+    rel[0] = '\0';
+    key[0] = '\0';
+    return 0;
+}

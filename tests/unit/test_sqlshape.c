@@ -1,0 +1,100 @@
+/*
+ * test_sqlshape.c — statement kind, shape and row key. The statements are
+ * those of samples/ (scenarios.py, as logged by PostgreSQL 15.18) plus the
+ * forms PostgreSQL's log shows for other drivers (extended protocol with
+ * $n parameters, sqlcommenter comments).
+ */
+#include <string.h>
+
+#include "ls_sqlshape.h"
+#include "ls_test.h"
+
+static void test_kind(void)
+{
+    static const struct {
+        const char *sql;
+        ls_sql_kind kind;
+    } cases[] = {
+        {"BEGIN", LS_SQL_BEGIN},
+        {"begin isolation level repeatable read", LS_SQL_BEGIN},
+        {"START TRANSACTION", LS_SQL_BEGIN},
+        {"COMMIT", LS_SQL_COMMIT},
+        {"end", LS_SQL_COMMIT},
+        {"ROLLBACK", LS_SQL_ROLLBACK},
+        {"ABORT", LS_SQL_ROLLBACK},
+        {"ROLLBACK TO SAVEPOINT a", LS_SQL_OTHER},
+        {"rollback work", LS_SQL_ROLLBACK},
+        {"UPDATE accounts SET balance = balance - 10 WHERE id = 1", LS_SQL_WRITE},
+        {"/* app */ DELETE FROM t WHERE id = 2", LS_SQL_WRITE},
+        {"SELECT * FROM inventory WHERE id = 7 FOR UPDATE", LS_SQL_WRITE},
+        {"SELECT 'for update' FROM inventory", LS_SQL_READ},
+        {"SELECT balance FROM accounts WHERE id = 8", LS_SQL_READ},
+        {"SET lock_timeout = '400ms'", LS_SQL_OTHER},
+    };
+    size_t i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ls_sql_kind k = ls_sql_kind_of(cases[i].sql);
+        if (k != cases[i].kind)
+            fprintf(stderr, "  kind of \"%s\"\n", cases[i].sql);
+        CHECK_INT(k, cases[i].kind);
+    }
+}
+
+static void test_shape(void)
+{
+    static const struct {
+        const char *sql, *shape;
+    } cases[] = {
+        {"UPDATE accounts SET balance = balance - 10 WHERE id = 1",
+         "update accounts set balance = balance - ? where id = ?"},
+        {"update  accounts\n\tset balance=balance+1 where id=2 /*traceparent='00-ab-cd-01'*/",
+         "update accounts set balance=balance+? where id=?"},
+        {"SELECT * FROM t WHERE name = 'O''Brien' AND x IN (1, 2, 3)",
+         "select * from t where name = ? and x in (?)"},
+        {"SELECT $1::int, E'a\\'b' -- trailing", "select ?::int, ?"},
+        {"INSERT INTO \"Mixed\" VALUES (1.5e3, 'x')", "insert into \"Mixed\" values (?, ?)"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ls_buf b = LS_BUF_INIT(0);
+        ls_sql_shape(&b, cases[i].sql, 1000);
+        CHECK_STR(ls_buf_str(&b), cases[i].shape);
+        ls_buf_free(&b);
+    }
+}
+
+static void test_row_key(void)
+{
+    static const struct {
+        const char *sql, *params, *rel, *key;
+    } cases[] = {
+        {"UPDATE accounts SET balance = balance + 1 WHERE id = 1", NULL, "accounts", "id=1"},
+        {"UPDATE public.\"Accounts\" SET n = n + 1 WHERE \"Id\" = 42", NULL, "Accounts", "Id=42"},
+        {"SELECT * FROM inventory WHERE id = 7 FOR UPDATE", NULL, "inventory", "id=7"},
+        {"DELETE FROM jobs WHERE queue = 'mail' AND id = 9", NULL, "jobs", "queue=mail"},
+        {"UPDATE accounts SET balance = balance - $1 WHERE id = $2", "$1 = '10', $2 = '3'",
+         "accounts", "id=3"},
+        {"update counters set n = n + 1 where (name = 'daily') and day = '2026-12-02'", NULL,
+         "counters", "name=daily"},
+        {"UPDATE accounts SET balance = 0", NULL, "", ""},
+        {"SELECT * FROM accounts WHERE id = 1", NULL, "", ""},
+        {"UPDATE t SET a = 1 WHERE id = $3", "$1 = '1'", "", ""},
+    };
+    size_t i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char rel[64], key[128];
+        int found = ls_sql_row_key(cases[i].sql, cases[i].params, rel, sizeof(rel), key,
+                                   sizeof(key));
+        CHECK_INT(found, cases[i].key[0] != '\0');
+        CHECK_STR(rel, cases[i].rel);
+        CHECK_STR(key, cases[i].key);
+    }
+}
+
+int main(void)
+{
+    test_kind();
+    test_shape();
+    test_row_key();
+    return TEST_REPORT();
+}
