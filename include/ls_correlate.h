@@ -16,6 +16,10 @@ typedef struct ls_correlate_stats {
     int64_t linked;         /* with a direct blocker */
     int64_t chained;        /* whose root differs from the direct blocker */
     int64_t root_by_xid;    /* root session found through the awaited xid */
+    int64_t transactions;   /* transactions rebuilt (sessions involved only) */
+    int64_t rows;           /* logical rows waited on */
+    int64_t holds;          /* (transaction, row) hold intervals */
+    int64_t retries;        /* lock errors followed by a retry */
 } ls_correlate_stats;
 
 int ls_correlate(ls_store *store, ls_correlate_stats *stats);

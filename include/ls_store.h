@@ -14,7 +14,7 @@
 
 #include "ls_event.h"
 
-#define LS_STORE_SCHEMA_VERSION 1
+#define LS_STORE_SCHEMA_VERSION 2
 
 typedef struct ls_store ls_store;
 typedef struct ls_stmt ls_stmt;

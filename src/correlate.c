@@ -23,12 +23,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ls_correlate.h"
+#include "correlate_int.h"
 
 #define MAX_CHAIN 32
 
 static const char reset_sql[] =
-    "DELETE FROM lock_waits; DELETE FROM relations; UPDATE lock_events SET wait_id = NULL;";
+    "DELETE FROM lock_waits; DELETE FROM relations; DELETE FROM transactions;"
+    " DELETE FROM rows; DELETE FROM holds; DELETE FROM row_queue;"
+    " UPDATE lock_events SET wait_id = NULL;"
+    " UPDATE errors SET tx_id = NULL, wait_id = NULL, cause_tx = NULL, retry_stmt = NULL,"
+    "  retry_tx = NULL, retry_outcome = NULL;"
+    " UPDATE deadlock_procs SET tx_id = NULL;";
 
 static const char episodes_sql[] =
     "SELECT event_id, session_id, pid, ts, phase, mode, target_kind, target, target_xid,"
@@ -363,8 +368,11 @@ int ls_correlate(ls_store *s, ls_correlate_stats *stats)
                                "lock_waits w WHERE w.pid = lock_events.pid AND w.target = "
                                "lock_events.target AND w.start_ts <= lock_events.ts AND "
                                "(w.end_ts IS NULL OR w.end_ts >= lock_events.ts))")) == 0 &&
-        (rc = walk_chains(s, stats)) == 0)
-        rc = ls_store_exec(s, relations_sql);
+        (rc = walk_chains(s, stats)) == 0 && (rc = ls_store_exec(s, relations_sql)) == 0 &&
+        (rc = ls_correlate_transactions(s, stats)) == 0 &&
+        (rc = ls_correlate_rows(s, stats)) == 0 && (rc = ls_correlate_holds(s, stats)) == 0 &&
+        (rc = ls_correlate_queue(s)) == 0)
+        rc = ls_correlate_retries(s, stats);
     if (rc == 0)
         return ls_store_commit(s);
     ls_store_exec(s, "ROLLBACK");

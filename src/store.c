@@ -217,7 +217,9 @@ int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
     }
     if (ver == 0) {
         char sql[64];
-        rc = ls_store_exec(s, ls_schema_sql);
+        const char *const *ddl;
+        for (ddl = ls_schema_sql; rc == 0 && *ddl; ddl++)
+            rc = ls_store_exec(s, *ddl);
         snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", LS_STORE_SCHEMA_VERSION);
         if (rc == 0)
             rc = ls_store_exec(s, sql);

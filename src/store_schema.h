@@ -1,31 +1,31 @@
 /*
- * store_schema.h — the SQLite schema of a lockspan store, version 1.
+ * store_schema.h — the SQLite schema of a lockspan store, version 2.
  * Documented table by table in docs/store.md; keep the two in step.
  * Times are INTEGER microseconds since the Unix epoch, UTC.
  */
 #ifndef LS_STORE_SCHEMA_H
 #define LS_STORE_SCHEMA_H
 
-static const char ls_schema_sql[] =
+static const char *const ls_schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(\n"
-    "  key TEXT PRIMARY KEY, value TEXT);\n"
+    "  key TEXT PRIMARY KEY, value TEXT);\n",
     "CREATE TABLE IF NOT EXISTS files(\n"
     "  file_id INTEGER PRIMARY KEY, path TEXT NOT NULL, format TEXT, prefix TEXT,\n"
     "  gzip INTEGER, bytes INTEGER, lines INTEGER, records INTEGER,\n"
-    "  bad_lines INTEGER, first_ts INTEGER, last_ts INTEGER);\n"
+    "  bad_lines INTEGER, first_ts INTEGER, last_ts INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS bad_lines(\n"
-    "  file_id INTEGER REFERENCES files, line INTEGER, reason TEXT, sample TEXT);\n"
+    "  file_id INTEGER REFERENCES files, line INTEGER, reason TEXT, sample TEXT);\n",
     "CREATE TABLE IF NOT EXISTS sessions(\n"
     "  session_id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, pid INTEGER,\n"
     "  pg_session TEXT, start_ts INTEGER, end_ts INTEGER, first_ts INTEGER,\n"
     "  last_ts INTEGER, user_name TEXT, database TEXT, application TEXT,\n"
-    "  remote TEXT, backend_type TEXT);\n"
-    "CREATE INDEX IF NOT EXISTS sessions_pid ON sessions(pid);\n"
+    "  remote TEXT, backend_type TEXT);\n",
+    "CREATE INDEX IF NOT EXISTS sessions_pid ON sessions(pid);\n",
     "CREATE TABLE IF NOT EXISTS statements(\n"
     "  stmt_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, log_ts INTEGER,\n"
     "  start_ts INTEGER, end_ts INTEGER, duration_ms REAL, verb TEXT, name TEXT,\n"
-    "  xid INTEGER, vxid TEXT, text TEXT, params TEXT);\n"
+    "  xid INTEGER, vxid TEXT, text TEXT, params TEXT);\n",
     "CREATE TABLE IF NOT EXISTS lock_events(\n"
     "  event_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, phase TEXT,\n"
@@ -33,7 +33,7 @@ static const char ls_schema_sql[] =
     "  rel_oid INTEGER, db_oid INTEGER, page INTEGER, tuple_offset INTEGER,\n"
     "  waited_ms REAL, holders TEXT, queue TEXT, ctx_action TEXT,\n"
     "  ctx_relation TEXT, ctx_page INTEGER, ctx_offset INTEGER, statement TEXT,\n"
-    "  xid INTEGER, vxid TEXT, wait_id INTEGER);\n"
+    "  xid INTEGER, vxid TEXT, wait_id INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS lock_waits(\n"
     "  wait_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n"
@@ -42,26 +42,51 @@ static const char ls_schema_sql[] =
     "  outcome TEXT, statement TEXT, holders TEXT, queue TEXT,\n"
     "  blocker_pid INTEGER, blocker_session INTEGER, blocker_xid INTEGER,\n"
     "  root_pid INTEGER, root_session INTEGER, root_xid INTEGER,\n"
-    "  chain_depth INTEGER, first_event INTEGER, file_id INTEGER, line INTEGER);\n"
+    "  chain_depth INTEGER, first_event INTEGER, file_id INTEGER, line INTEGER,\n"
+    "  row_id INTEGER, waiter_stmt INTEGER, waiter_tx INTEGER, holder_pid INTEGER,\n"
+    "  holder_tx INTEGER, root_tx INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS deadlocks(\n"
     "  deadlock_id INTEGER PRIMARY KEY, file_id INTEGER, line INTEGER,\n"
-    "  ts INTEGER, victim_pid INTEGER, victim_session INTEGER, detail TEXT);\n"
+    "  ts INTEGER, victim_pid INTEGER, victim_session INTEGER, detail TEXT);\n",
     "CREATE TABLE IF NOT EXISTS deadlock_edges(\n"
     "  deadlock_id INTEGER REFERENCES deadlocks, seq INTEGER, waiter_pid INTEGER,\n"
-    "  mode TEXT, target_kind TEXT, target TEXT, blocker_pid INTEGER);\n"
+    "  mode TEXT, target_kind TEXT, target TEXT, blocker_pid INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS deadlock_procs(\n"
     "  deadlock_id INTEGER REFERENCES deadlocks, pid INTEGER,\n"
-    "  session_id INTEGER, query TEXT);\n"
+    "  session_id INTEGER, query TEXT, tx_id INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS errors(\n"
     "  error_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, severity TEXT,\n"
     "  sqlstate TEXT, class TEXT, message TEXT, detail TEXT, statement TEXT,\n"
-    "  xid INTEGER, vxid TEXT);\n"
+    "  xid INTEGER, vxid TEXT, tx_id INTEGER, wait_id INTEGER, cause_tx INTEGER,\n"
+    "  retry_stmt INTEGER, retry_tx INTEGER, retry_outcome TEXT);\n",
     "CREATE TABLE IF NOT EXISTS relations(\n"
     "  db_oid INTEGER, rel_oid INTEGER, name TEXT, evidence TEXT,\n"
-    "  PRIMARY KEY(db_oid, rel_oid));\n"
+    "  PRIMARY KEY(db_oid, rel_oid));\n",
+    "CREATE TABLE IF NOT EXISTS transactions(\n"
+    "  tx_id INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, xid INTEGER,\n"
+    "  vxid TEXT, explicit INTEGER, start_ts INTEGER, start_known TEXT,\n"
+    "  end_ts INTEGER, end_known TEXT, outcome TEXT, first_stmt INTEGER,\n"
+    "  last_stmt INTEGER, statements INTEGER, sql_ms REAL, idle_ms REAL,\n"
+    "  max_idle_ms REAL, commit_ms REAL);\n",
+    "CREATE TABLE IF NOT EXISTS rows(\n"
+    "  row_id INTEGER PRIMARY KEY, relation TEXT, row_key TEXT, evidence TEXT,\n"
+    "  ctids TEXT, waits INTEGER, total_wait_ms REAL, max_wait_ms REAL,\n"
+    "  holds INTEGER, mean_hold_ms REAL, capacity_per_s REAL, max_queue INTEGER,\n"
+    "  max_queue_ts INTEGER, longest_chain INTEGER, first_ts INTEGER, last_ts INTEGER);\n",
+    "CREATE TABLE IF NOT EXISTS holds(\n"
+    "  hold_id INTEGER PRIMARY KEY, row_id INTEGER, tx_id INTEGER, session_id INTEGER,\n"
+    "  pid INTEGER, start_ts INTEGER, start_lo INTEGER, start_hi INTEGER,\n"
+    "  start_evidence TEXT, end_ts INTEGER, end_lo INTEGER, end_hi INTEGER,\n"
+    "  end_evidence TEXT, lock_stmt INTEGER, waits INTEGER, waiter_ms REAL,\n"
+    "  max_queue INTEGER, contended_ms REAL, sql_ms REAL, idle_ms REAL,\n"
+    "  commit_ms REAL, head_state TEXT);\n",
+    "CREATE TABLE IF NOT EXISTS row_queue(\n"
+    "  row_id INTEGER, ts INTEGER, depth INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS xids(\n"
-    "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n";
+    "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",
+    NULL,
+};
 
 static const char ls_index_sql[] =
     "CREATE INDEX IF NOT EXISTS statements_session ON statements(session_id, start_ts);\n"

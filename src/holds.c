@@ -1,0 +1,336 @@
+/*
+ * holds.c — logical hot rows and the hold intervals on them.
+ *
+ * A row's ctid changes with every update, so waits are grouped into
+ * logical rows by the key their statement addresses (`WHERE id = 1`, or a
+ * bound `$1` from the logged parameters), within the relation PostgreSQL
+ * named; a wait with no usable key stays grouped by its ctid. How each
+ * row was grouped is kept in rows.evidence.
+ *
+ * A hold is one transaction holding one row while others waited: from the
+ * statement that locked the row to the end of the transaction. Where the
+ * log lacks that statement, the bounds say what is known: the lock was
+ * taken after the transaction began and before the first wait began; it
+ * was released no later than the first waiter acquired it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "correlate_int.h"
+#include "ls_sqlshape.h"
+
+/* ---- logical rows ---- */
+
+static const char waits_sql[] =
+    "SELECT w.wait_id, w.relation, w.ctid, coalesce(st.text, w.statement), st.params,"
+    " w.target_kind, w.target FROM lock_waits w"
+    " LEFT JOIN statements st ON st.stmt_id = w.waiter_stmt ORDER BY w.wait_id";
+
+static const char find_row_sql[] =
+    "SELECT row_id FROM rows WHERE relation = ?1 AND row_key = ?2";
+static const char insert_row_sql[] =
+    "INSERT INTO rows(relation, row_key, evidence) VALUES (?1, ?2, ?3)";
+static const char set_row_sql[] = "UPDATE lock_waits SET row_id = ?2 WHERE wait_id = ?1";
+
+static int row_for(ls_stmt *find, ls_stmt *ins, const char *rel, const char *key,
+                   const char *evidence, int64_t *out, ls_correlate_stats *stats)
+{
+    int rc;
+    ls_stmt_reset(find);
+    ls_stmt_bind_text(find, 1, rel);
+    ls_stmt_bind_text(find, 2, key);
+    if ((rc = ls_stmt_step(find)) < 0)
+        return rc;
+    if (rc == 1) {
+        *out = ls_stmt_int64(find, 0);
+        return 0;
+    }
+    ls_stmt_reset(ins);
+    ls_stmt_bind_text(ins, 1, rel);
+    ls_stmt_bind_text(ins, 2, key);
+    ls_stmt_bind_text(ins, 3, evidence);
+    if ((rc = ls_stmt_step(ins)) < 0)
+        return rc;
+    stats->rows++;
+    /* The new row is the one find now sees. */
+    ls_stmt_reset(find);
+    ls_stmt_bind_text(find, 1, rel);
+    ls_stmt_bind_text(find, 2, key);
+    if ((rc = ls_stmt_step(find)) != 1)
+        return rc < 0 ? rc : LS_ESTORE;
+    *out = ls_stmt_int64(find, 0);
+    return 0;
+}
+
+static const char row_stats_sql[] =
+    "UPDATE rows SET"
+    " waits = (SELECT count(*) FROM lock_waits w WHERE w.row_id = rows.row_id),"
+    " total_wait_ms = (SELECT sum(waited_ms) FROM lock_waits w WHERE w.row_id = rows.row_id),"
+    " max_wait_ms = (SELECT max(waited_ms) FROM lock_waits w WHERE w.row_id = rows.row_id),"
+    " longest_chain = (SELECT max(chain_depth) FROM lock_waits w WHERE w.row_id = rows.row_id),"
+    " first_ts = (SELECT min(start_ts) FROM lock_waits w WHERE w.row_id = rows.row_id),"
+    " last_ts = (SELECT max(coalesce(end_ts, logged_ts)) FROM lock_waits w"
+    "            WHERE w.row_id = rows.row_id),"
+    " ctids = (SELECT group_concat(ctid, ' ') FROM (SELECT DISTINCT ctid FROM lock_waits w"
+    "          WHERE w.row_id = rows.row_id AND ctid IS NOT NULL ORDER BY ctid));";
+
+int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
+{
+    ls_stmt *q = NULL, *find = NULL, *ins = NULL, *set = NULL;
+    int rc;
+
+    if ((rc = ls_store_exec(s, "CREATE UNIQUE INDEX IF NOT EXISTS rows_key ON rows(relation,"
+                               " row_key)")) != 0 ||
+        (rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
+        (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0 ||
+        (rc = ls_store_prepare(s, set_row_sql, &set)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        char rel[128], key[192], srel[128];
+        const char *relation = ls_stmt_isnull(q, 1) ? NULL : ls_stmt_text(q, 1);
+        const char *params = ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4);
+        const char *evidence;
+        int64_t row_id;
+        int have_key = ls_sql_row_key(ls_stmt_text(q, 3), params, srel, sizeof(srel), key,
+                                      sizeof(key));
+
+        /* PostgreSQL's relation name wins; the statement's is a fallback. */
+        if (have_key && (!relation || strcmp(relation, srel) == 0 || !strchr(srel, '.'))) {
+            snprintf(rel, sizeof(rel), "%s", relation ? relation : srel);
+            evidence = params && strchr(ls_stmt_text(q, 3), '$') ? "key from bind parameter"
+                                                                 : "key in statement";
+        } else if (!ls_stmt_isnull(q, 2)) {
+            snprintf(rel, sizeof(rel), "%s", relation ? relation : "?");
+            snprintf(key, sizeof(key), "ctid %s", ls_stmt_text(q, 2));
+            evidence = "ctid";
+        } else {
+            /* Not a row: a relation, advisory or other lock, by its target. */
+            snprintf(rel, sizeof(rel), "%s", relation ? relation : ls_stmt_text(q, 5));
+            snprintf(key, sizeof(key), "%s", ls_stmt_text(q, 6));
+            evidence = "lock target";
+        }
+        if ((rc = row_for(find, ins, rel, key, evidence, &row_id, stats)) != 0)
+            goto out;
+        ls_stmt_reset(set);
+        ls_stmt_bind_int64(set, 1, ls_stmt_int64(q, 0));
+        ls_stmt_bind_int64(set, 2, row_id);
+        if ((rc = ls_stmt_step(set)) < 0)
+            goto out;
+    }
+    if (rc == 0)
+        rc = ls_store_exec(s, row_stats_sql);
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(find);
+    ls_stmt_finalize(ins);
+    ls_stmt_finalize(set);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- holds ---- */
+
+static const char groups_sql[] =
+    "SELECT w.holder_tx, w.row_id, min(w.start_ts), count(*), sum(w.waited_ms),"
+    " min(CASE WHEN w.outcome IN ('acquired', 'serialization_failure') THEN w.end_ts END),"
+    " t.session_id, t.pid, t.start_ts, t.end_ts, t.first_stmt, t.last_stmt, t.end_known,"
+    " r.relation, r.row_key, max(coalesce(w.end_ts, w.logged_ts))"
+    " FROM lock_waits w JOIN transactions t ON t.tx_id = w.holder_tx"
+    " JOIN rows r ON r.row_id = w.row_id"
+    " WHERE w.holder_tx IS NOT NULL GROUP BY w.holder_tx, w.row_id"
+    " ORDER BY w.row_id, min(w.start_ts)";
+
+static const char tx_statements_sql[] =
+    "SELECT stmt_id, start_ts, end_ts, text, params FROM statements"
+    " WHERE session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3 ORDER BY stmt_id";
+
+static const char insert_hold_sql[] =
+    "INSERT INTO holds(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
+    " start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms,"
+    " contended_ms, sql_ms, idle_ms, commit_ms, head_state) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)";
+
+static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
+{
+    int64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
+    return hi > lo ? hi - lo : 0;
+}
+
+int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
+{
+    ls_stmt *g = NULL, *sts = NULL, *ins = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, groups_sql, &g)) != 0 ||
+        (rc = ls_store_prepare(s, tx_statements_sql, &sts)) != 0 ||
+        (rc = ls_store_prepare(s, insert_hold_sql, &ins)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(g)) == 1) {
+        int64_t first_wait = ls_stmt_int64(g, 2), tx_start = ls_stmt_int64(g, 8);
+        int tx_has_end = !ls_stmt_isnull(g, 9), first_acq_known = !ls_stmt_isnull(g, 5);
+        int64_t tx_end = ls_stmt_int64(g, 9), first_acq = ls_stmt_int64(g, 5);
+        int64_t last_wait_end = ls_stmt_int64(g, 15);
+        const char *relation = ls_stmt_text(g, 13), *row_key = ls_stmt_text(g, 14);
+        int64_t lock_stmt = 0, start_lo = tx_start, start_hi = first_wait, first_write = 0;
+        int64_t fw_lo = 0, fw_hi = 0, c_end, sql = 0, commit = 0, contended;
+        const char *start_ev = "bounded by transaction start and first wait";
+        const char *end_ev, *state;
+        int64_t end_ts, end_lo, end_hi;
+        double idle;
+
+        /* The end: the transaction's, bounded above by the first waiter's
+         * acquisition (the lock was free then). */
+        if (tx_has_end) {
+            end_ts = end_lo = tx_end;
+            end_ev = ls_stmt_text(g, 12);
+        } else {
+            end_ts = end_lo = first_acq_known ? first_acq : last_wait_end;
+            end_ev = first_acq_known ? "bounded by first acquisition" : "bounded by last wait";
+        }
+        end_hi = first_acq_known && first_acq > end_lo ? first_acq : end_lo;
+        c_end = end_ts > first_wait ? end_ts : first_wait;
+        contended = c_end - first_wait;
+
+        /* The locking statement, and what the holder did while others
+         * waited: statements running (SQL, or the COMMIT) versus idle. */
+        ls_stmt_reset(sts);
+        ls_stmt_bind_int64(sts, 1, ls_stmt_int64(g, 6));
+        ls_stmt_bind_int64(sts, 2, ls_stmt_int64(g, 10));
+        ls_stmt_bind_int64(sts, 3, ls_stmt_int64(g, 11));
+        while ((rc = ls_stmt_step(sts)) == 1) {
+            int64_t st0 = ls_stmt_int64(sts, 1);
+            int64_t st1 = ls_stmt_isnull(sts, 2) ? st0 : ls_stmt_int64(sts, 2);
+            const char *text = ls_stmt_text(sts, 3);
+            ls_sql_kind kind = ls_sql_kind_of(text);
+            char rel[128], key[192];
+
+            if (!lock_stmt && kind == LS_SQL_WRITE && st0 <= first_wait + 1000 &&
+                ls_sql_row_key(text, ls_stmt_isnull(sts, 4) ? NULL : ls_stmt_text(sts, 4), rel,
+                               sizeof(rel), key, sizeof(key)) &&
+                strcmp(rel, relation) == 0 && strcmp(key, row_key) == 0) {
+                lock_stmt = ls_stmt_int64(sts, 0);
+                start_lo = st0;
+                start_hi = st1;
+                start_ev = "statement with the row's key";
+            }
+            if (!first_write && kind == LS_SQL_WRITE && st0 <= first_wait + 1000 &&
+                strstr(text, relation)) {
+                first_write = ls_stmt_int64(sts, 0);
+                fw_lo = st0;
+                fw_hi = st1;
+            }
+            if (kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK)
+                commit += overlap(st0, st1, first_wait, c_end);
+            else
+                sql += overlap(st0, st1, first_wait, c_end);
+        }
+        if (rc < 0)
+            goto out;
+        if (!lock_stmt && first_write) {
+            lock_stmt = first_write;
+            start_lo = fw_lo;
+            start_hi = fw_hi;
+            start_ev = "first write to the relation";
+        }
+        idle = (double)(contended - sql - commit);
+        if (idle < 0)
+            idle = 0;
+        state = idle >= (double)sql && idle >= (double)commit ? "idle_in_transaction"
+                : commit >= sql                              ? "committing"
+                                                             : "running";
+
+        ls_stmt_reset(ins);
+        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(g, 1));
+        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(g, 0));
+        ls_stmt_bind_int64(ins, 3, ls_stmt_int64(g, 6));
+        ls_stmt_bind_int64(ins, 4, ls_stmt_int64(g, 7));
+        ls_stmt_bind_int64(ins, 5, start_lo);
+        ls_stmt_bind_int64(ins, 6, start_lo);
+        ls_stmt_bind_int64(ins, 7, start_hi);
+        ls_stmt_bind_text(ins, 8, start_ev);
+        ls_stmt_bind_int64(ins, 9, end_ts);
+        ls_stmt_bind_int64(ins, 10, end_lo);
+        ls_stmt_bind_int64(ins, 11, end_hi);
+        ls_stmt_bind_text(ins, 12, end_ev);
+        if (lock_stmt)
+            ls_stmt_bind_int64(ins, 13, lock_stmt);
+        ls_stmt_bind_int64(ins, 14, ls_stmt_int64(g, 3));
+        ls_stmt_bind_double(ins, 15, ls_stmt_double(g, 4));
+        ls_stmt_bind_double(ins, 16, (double)contended / 1000.0);
+        ls_stmt_bind_double(ins, 17, (double)sql / 1000.0);
+        ls_stmt_bind_double(ins, 18, idle / 1000.0);
+        ls_stmt_bind_double(ins, 19, (double)commit / 1000.0);
+        ls_stmt_bind_text(ins, 20, state);
+        if ((rc = ls_stmt_step(ins)) < 0)
+            goto out;
+        stats->holds++;
+    }
+    if (rc == 0)
+        rc = ls_store_exec(
+            s, "UPDATE rows SET holds = (SELECT count(*) FROM holds h WHERE h.row_id ="
+               " rows.row_id), mean_hold_ms = (SELECT avg(end_ts - start_ts) / 1000.0 FROM"
+               " holds h WHERE h.row_id = rows.row_id);"
+               "UPDATE rows SET capacity_per_s = 1000.0 / mean_hold_ms WHERE mean_hold_ms > 0;");
+out:
+    ls_stmt_finalize(g);
+    ls_stmt_finalize(sts);
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- queue depth over time ---- */
+
+static const char edges_sql[] =
+    "SELECT row_id, start_ts AS ts, 1 FROM lock_waits WHERE row_id IS NOT NULL"
+    " UNION ALL SELECT row_id, coalesce(end_ts, logged_ts), -1 FROM lock_waits"
+    " WHERE row_id IS NOT NULL ORDER BY 1, 2, 3";
+
+/* Sweep each row's wait starts and ends into (time, depth) points. */
+int ls_correlate_queue(ls_store *s)
+{
+    ls_stmt *q = NULL, *ins = NULL, *upd = NULL;
+    int64_t row = -1, max_ts = 0;
+    int depth = 0, max_depth = 0, rc;
+
+    if ((rc = ls_store_prepare(s, edges_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, "INSERT INTO row_queue(row_id, ts, depth) VALUES (?1, ?2, ?3)",
+                               &ins)) != 0 ||
+        (rc = ls_store_prepare(s, "UPDATE rows SET max_queue = ?2, max_queue_ts = ?3"
+                                  " WHERE row_id = ?1", &upd)) != 0)
+        goto out;
+    for (;;) {
+        int more = rc = ls_stmt_step(q);
+        if (rc < 0)
+            goto out;
+        if (row >= 0 && (!more || ls_stmt_int64(q, 0) != row)) {
+            ls_stmt_reset(upd);
+            ls_stmt_bind_int64(upd, 1, row);
+            ls_stmt_bind_int64(upd, 2, max_depth);
+            ls_stmt_bind_int64(upd, 3, max_ts);
+            if ((rc = ls_stmt_step(upd)) < 0)
+                goto out;
+            depth = max_depth = 0;
+        }
+        if (!more)
+            break;
+        row = ls_stmt_int64(q, 0);
+        depth += (int)ls_stmt_int64(q, 2);
+        if (depth > max_depth) {
+            max_depth = depth;
+            max_ts = ls_stmt_int64(q, 1);
+        }
+        ls_stmt_reset(ins);
+        ls_stmt_bind_int64(ins, 1, row);
+        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(q, 1));
+        ls_stmt_bind_int64(ins, 3, depth);
+        if ((rc = ls_stmt_step(ins)) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(ins);
+    ls_stmt_finalize(upd);
+    return rc < 0 ? rc : 0;
+}
