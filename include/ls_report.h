@@ -14,13 +14,19 @@
 #include "ls_store.h"
 
 #define LS_REPORT_SCHEMA "lockspan-report"
-#define LS_REPORT_VERSION 1
+#define LS_REPORT_VERSION 2
 
 typedef struct ls_report_opts {
     const char *title;   /* NULL = "Lock contention report" */
     int top;             /* rows per ranked section (hot rows, root blockers) */
     int max_waits;       /* waits listed one by one; totals stay exact */
     const char *generated_at; /* fixed text for reproducible output, or NULL */
+    /* Filters (issue 6 item 5); unset = no filter. They narrow the waits,
+     * errors and deadlocks the model holds, and the summary names them. */
+    int64_t since;        /* LS_TS_NONE or 0 = open; waits ending before it go */
+    int64_t until;        /* LS_TS_NONE or 0 = open; waits starting after it go */
+    const char *relation; /* relation name of the waited-for row */
+    const char *database; /* database of the waiting (or erring) session */
 } ls_report_opts;
 
 /* Build the model. *out is owned by the caller: cJSON_Delete(). */
@@ -28,6 +34,8 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out);
 
 int ls_report_write_json(const cJSON *model, FILE *f);
 int ls_report_write_markdown(const cJSON *model, FILE *f);
+/* One self-contained HTML file: inline CSS and SVG, no script, no network. */
+int ls_report_write_html(const cJSON *model, FILE *f);
 
 /* ---- escaping (reports/escape.c): every log-derived string passes here ---- */
 
@@ -42,5 +50,23 @@ char *ls_utf8_clean(const char *s);
 void ls_md_cell(FILE *f, const char *s, size_t max);
 /* Markdown fenced code block that no content can close early. */
 void ls_md_code_block(FILE *f, const char *lang, const char *s);
+
+/*
+ * HTML text or a double- or single-quoted attribute value (the one routine
+ * for both, SVG <text> and <title> included): & < > " ' become entities,
+ * control characters other than \n and \t and invalid UTF-8 become U+FFFD.
+ * At most `max` characters (0 = no limit), then "…".
+ */
+void ls_html_escape(FILE *f, const char *s, size_t max);
+
+/*
+ * A mermaid label, to be written between double quotes by the caller (or
+ * as a gantt task name): ASCII letters, digits, space and . , _ - + / = ?
+ * @ pass; every other character becomes a #NNN; entity code (mermaid
+ * decodes them to text), whitespace runs become one space, control
+ * characters are dropped, and the word "click" has its c encoded so no
+ * text reads as a directive. At most `max` characters, then "...".
+ */
+void ls_mermaid_label(FILE *f, const char *s, size_t max);
 
 #endif

@@ -90,25 +90,80 @@ static void summary(FILE *f, const cJSON *s)
 static void hot_rows(FILE *f, const cJSON *rows)
 {
     const cJSON *r;
-    fputs("## Hot rows\n\nRows (relation and ctid) ranked by the total time others waited "
-          "for them.\n\n",
+    fputs("## Hot rows\n\nLogical rows (one row however many ctids its updates gave it), "
+          "ranked by the total time others waited for them. Serial capacity is 1 / mean "
+          "hold: the most transactions per second that can take the row one after "
+          "another.\n\n",
           f);
     if (cJSON_GetArraySize(rows) == 0) {
         fputs("No lock waits were logged.\n\n", f);
         return;
     }
-    fputs("| Relation | ctid | Waits | Total wait ms | Max wait ms | Waiting sessions | Root "
-          "blockers |\n|---|---|---:|---:|---:|---:|---|\n",
+    fputs("| Relation | Row | ctids | Waits | Total wait ms | Max wait ms | Max queue | Holds | "
+          "Mean hold ms | Serial capacity /s | Root blockers |\n"
+          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
           f);
     cJSON_ArrayForEach(r, rows) {
         fputs("|", f);
         cell(f, str(r, "relation"));
+        cell(f, str(r, "row_key"));
         cell(f, str(r, "ctid"));
         cell_num(f, r, "waits");
         cell_ms(f, r, "total_wait_ms");
         cell_ms(f, r, "max_wait_ms");
-        cell_num(f, r, "waiting_sessions");
+        cell_num(f, r, "max_queue_depth");
+        cell_num(f, r, "holds");
+        cell_ms(f, r, "mean_hold_ms");
+        cell_ms(f, r, "serial_capacity_per_s");
         pid_list(f, r, "root_blocker_pids");
+        fputs("\n", f);
+    }
+    fputs("\n", f);
+}
+
+static const char *state_text(const char *state)
+{
+    if (!state)
+        return "—";
+    if (strcmp(state, "idle_in_transaction") == 0)
+        return "idle in transaction";
+    if (strcmp(state, "committing") == 0)
+        return "committing";
+    if (strcmp(state, "running") == 0)
+        return "running SQL";
+    return state;
+}
+
+static void holds(FILE *f, const cJSON *hs)
+{
+    const cJSON *h;
+    fputs("## Longest holds\n\nTransactions holding a row while others waited, ranked by "
+          "the waiting they caused, and what the holder did while they waited.\n\n",
+          f);
+    if (cJSON_GetArraySize(hs) == 0) {
+        fputs("None.\n\n", f);
+        return;
+    }
+    fputs("| Row | Holder pid | Application | Hold ms | Waits | Waiter ms | Mostly | SQL ms | "
+          "Idle in transaction ms | Commit ms | Lock taken by |\n"
+          "|---|---:|---|---:|---:|---:|---|---:|---:|---:|---|\n",
+          f);
+    cJSON_ArrayForEach(h, hs) {
+        char row[256];
+        snprintf(row, sizeof(row), "%s %s", str(h, "relation") ? str(h, "relation") : "",
+                 str(h, "row_key") ? str(h, "row_key") : "");
+        fputs("|", f);
+        cell(f, row);
+        cell_num(f, h, "pid");
+        cell(f, str(h, "application"));
+        cell_num(f, h, "hold_ms");
+        cell_num(f, h, "waits");
+        cell_ms(f, h, "waiter_ms");
+        cell(f, state_text(str(h, "head_state")));
+        cell_ms(f, h, "sql_ms");
+        cell_ms(f, h, "idle_ms");
+        cell_ms(f, h, "commit_ms");
+        cell(f, str(h, "start_evidence"));
         fputs("\n", f);
     }
     fputs("\n", f);
@@ -140,8 +195,21 @@ static void root_blockers(FILE *f, const cJSON *roots)
         fputs("- Rows: ", f);
         ls_md_cell(f, str(r, "rows"), 200);
         fputs("\n", f);
-        if (tx && has_num(tx, "duration_ms"))
-            fprintf(f, "- Transaction lasted %.0f ms\n", num(tx, "duration_ms"));
+        if (tx && has_num(tx, "duration_ms")) {
+            fprintf(f, "- Transaction lasted %.0f ms (", num(tx, "duration_ms"));
+            ls_md_cell(f, str(tx, "start_known"), 40);
+            fputs(" to ", f);
+            ls_md_cell(f, str(tx, "end_known"), 40);
+            fputs(", ", f);
+            ls_md_cell(f, str(tx, "outcome"), 40);
+            fputs(")", f);
+            if (has_num(tx, "sql_ms"))
+                fprintf(f, ": SQL %.1f ms, idle in transaction %.1f ms (longest gap %.1f ms), "
+                           "commit %.1f ms",
+                        num(tx, "sql_ms"), num(tx, "idle_ms"), num(tx, "max_idle_ms"),
+                        num(tx, "commit_ms"));
+            fputs("\n", f);
+        }
         if (cJSON_GetArraySize(sts) > 0) {
             fputs("\n| Start | Duration ms | Idle before ms | Statement |\n|---|---:|---:|---|\n",
                   f);
@@ -282,6 +350,7 @@ int ls_report_write_markdown(const cJSON *m, FILE *f)
     summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"));
     hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"));
+    holds(f, cJSON_GetObjectItemCaseSensitive(m, "holds"));
     waits(f, cJSON_GetObjectItemCaseSensitive(m, "waits"));
     deadlocks(f, cJSON_GetObjectItemCaseSensitive(m, "deadlocks"));
     errors(f, cJSON_GetObjectItemCaseSensitive(m, "errors"));

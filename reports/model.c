@@ -93,7 +93,8 @@ static void add_pid_list(cJSON *o, const char *key, const char *list)
     }
 }
 
-/* Run `sql` (binding ?1 = limit when limit >= 0) and call row() per row. */
+/* Run `sql` (binding ?1 = `arg1`, a limit or an id, when >= 0) and call
+ * row() per row. */
 static int each_row(model_ctx *m, const char *sql, int64_t limit,
                     void (*row)(model_ctx *, ls_stmt *, void *), void *arg)
 {
@@ -159,125 +160,214 @@ static void outcome_row(model_ctx *m, ls_stmt *q, void *arg)
     (void)m;
 }
 
-/* ---- hot rows ---- */
+/* ---- transactions ---- */
 
-/* A row is its relation (name, else OID) and ctid; lock targets without a
- * row (relations, advisory locks, ...) are grouped by their target. */
-#define ROW_KEY                                                                          \
-    "coalesce(relation, CASE WHEN rel_oid IS NOT NULL THEN 'relation ' || rel_oid END, " \
-    "target)"
+static const char tx_head_sql[] =
+    "SELECT t.tx_id, t.pid, t.xid, t.start_ts, t.end_ts, t.start_known, t.end_known,"
+    " t.outcome, t.statements, t.sql_ms, t.idle_ms, t.max_idle_ms, t.commit_ms,"
+    " t.session_id, t.first_stmt, t.last_stmt, t.explicit FROM transactions t"
+    " WHERE t.tx_id = ?1";
 
-static const char hot_rows_sql[] =
-    "SELECT " ROW_KEY " AS rel, ctid, count(*), sum(waited_ms), max(waited_ms),"
-    " count(DISTINCT pid), min(start_ts), max(coalesce(end_ts, logged_ts)),"
-    " group_concat(DISTINCT root_pid), min(rel_oid), max(target_kind)"
-    " FROM lock_waits GROUP BY rel, ctid ORDER BY sum(waited_ms) DESC, rel, ctid LIMIT ?1";
-
-static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
-{
-    cJSON *o = cJSON_CreateObject();
-    add_col_str(o, "relation", q, 0);
-    add_col_int(o, "relation_oid", q, 9);
-    add_col_str(o, "ctid", q, 1);
-    add_col_int(o, "waits", q, 2);
-    add_col_ms(o, "total_wait_ms", q, 3);
-    add_col_ms(o, "max_wait_ms", q, 4);
-    add_col_int(o, "waiting_sessions", q, 5);
-    add_col_ts(o, "first_wait", q, 6);
-    add_col_ts(o, "last_wait_end", q, 7);
-    add_pid_list(o, "root_blocker_pids", ls_stmt_text(q, 8));
-    cJSON_AddItemToArray(arg, o);
-    (void)m;
-}
-
-/* ---- root blockers ---- */
-
-static const char roots_sql[] =
-    "SELECT w.root_pid, w.root_session, s.application, s.user_name, s.database,"
-    " count(*), sum(w.waited_ms), min(w.start_ts), max(coalesce(w.end_ts, w.logged_ts)),"
-    " max(w.root_xid), group_concat(DISTINCT " ROW_KEY ")"
-    " FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.root_session"
-    " WHERE w.root_pid IS NOT NULL"
-    " GROUP BY w.root_pid, w.root_session, w.root_xid"
-    " ORDER BY sum(w.waited_ms) DESC, w.root_pid LIMIT ?1";
+static const char tx_statements_sql[] =
+    "SELECT start_ts, end_ts, duration_ms, text, stmt_id FROM statements"
+    " WHERE session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3 ORDER BY stmt_id LIMIT ?4";
 
 /*
- * The root's transaction around the first wait it caused: from its last
- * BEGIN before the wait to its first COMMIT/ROLLBACK after it; statements
- * logged in between, in log order (a session's lines are written in
- * order, while start times derived from millisecond timestamps minus
- * durations can tie or invert), with the idle gap before each.
+ * A transaction as the report shows it: when it started and ended and how
+ * that is known, where its time went (SQL, idle in transaction, COMMIT),
+ * and its statements in log order with the idle gap before each.
  */
-static const char tx_sql[] =
-    "WITH b AS (SELECT file_id AS bf, line AS bl, start_ts AS t0 FROM statements"
-    "   WHERE session_id = ?1 AND start_ts <= ?2 + 1000"
-    "   AND (upper(ltrim(text)) GLOB 'BEGIN*' OR upper(ltrim(text)) GLOB 'START TRANSACTION*')"
-    "   ORDER BY file_id DESC, line DESC LIMIT 1),"
-    " e AS (SELECT s.file_id AS ef, s.line AS el, s.end_ts AS t1 FROM statements s, b"
-    "   WHERE s.session_id = ?1 AND (s.file_id, s.line) > (b.bf, b.bl)"
-    "   AND (upper(ltrim(s.text)) GLOB 'COMMIT*' OR upper(ltrim(s.text)) GLOB 'ROLLBACK*'"
-    "   OR upper(ltrim(s.text)) GLOB 'END*' OR upper(ltrim(s.text)) GLOB 'ABORT*')"
-    "   ORDER BY s.file_id, s.line LIMIT 1)"
-    " SELECT s.start_ts, s.end_ts, s.duration_ms, s.text, b.t0, e.t1"
-    " FROM b JOIN statements s LEFT JOIN e"
-    " WHERE s.session_id = ?1 AND (s.file_id, s.line) >= (b.bf, b.bl)"
-    "  AND (e.ef IS NULL OR (s.file_id, s.line) <= (e.ef, e.el))"
-    " ORDER BY s.file_id, s.line LIMIT 50";
-
-static void add_transaction(model_ctx *m, cJSON *root, int64_t session, int64_t first_wait)
+static void add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id, int max_stmts)
 {
-    ls_stmt *q;
+    ls_stmt *h = NULL, *q = NULL;
     cJSON *tx, *list;
+    int64_t prev_end = 0;
     int rc, n = 0;
-    int64_t prev_end = 0, t0 = 0, t1 = 0;
-    int have_end = 0;
 
-    if (!session)
-        return;
-    if ((rc = ls_store_prepare(m->store, tx_sql, &q)) != 0) {
-        m->rc = rc;
+    if (tx_id <= 0) {
+        cJSON_AddNullToObject(parent, key);
         return;
     }
-    tx = cJSON_AddObjectToObject(root, "transaction");
+    if ((rc = ls_store_prepare(m->store, tx_head_sql, &h)) != 0 ||
+        (rc = ls_store_prepare(m->store, tx_statements_sql, &q)) != 0)
+        goto out;
+    ls_stmt_bind_int64(h, 1, tx_id);
+    if ((rc = ls_stmt_step(h)) != 1)
+        goto out;
+    tx = cJSON_AddObjectToObject(parent, key);
+    add_col_int(tx, "tx_id", h, 0);
+    add_col_int(tx, "pid", h, 1);
+    add_col_int(tx, "xid", h, 2);
+    cJSON_AddBoolToObject(tx, "explicit", ls_stmt_int64(h, 16) != 0);
+    add_col_ts(tx, "start", h, 3);
+    add_col_str(tx, "start_known", h, 5);
+    add_col_ts(tx, "end", h, 4);
+    add_col_str(tx, "end_known", h, 6);
+    add_col_str(tx, "outcome", h, 7);
+    if (!ls_stmt_isnull(h, 4))
+        cJSON_AddNumberToObject(tx, "duration_ms",
+                                (double)((ls_stmt_int64(h, 4) - ls_stmt_int64(h, 3)) / 1000));
+    else
+        cJSON_AddNullToObject(tx, "duration_ms");
+    add_col_int(tx, "statement_count", h, 8);
+    add_col_ms(tx, "sql_ms", h, 9);
+    add_col_ms(tx, "idle_ms", h, 10);
+    add_col_ms(tx, "max_idle_ms", h, 11);
+    add_col_ms(tx, "commit_ms", h, 12);
     list = cJSON_AddArrayToObject(tx, "statements");
-    ls_stmt_bind_int64(q, 1, session);
-    ls_stmt_bind_int64(q, 2, first_wait);
+    ls_stmt_bind_int64(q, 1, ls_stmt_int64(h, 13));
+    ls_stmt_bind_int64(q, 2, ls_stmt_int64(h, 14));
+    ls_stmt_bind_int64(q, 3, ls_stmt_int64(h, 15));
+    ls_stmt_bind_int64(q, 4, max_stmts);
     while ((rc = ls_stmt_step(q)) == 1) {
         cJSON *st = cJSON_CreateObject();
         int64_t start = ls_stmt_int64(q, 0);
         add_col_ts(st, "start", q, 0);
         add_col_ms(st, "duration_ms", q, 2);
-        if (n > 0 && prev_end && start > prev_end)
-            cJSON_AddNumberToObject(st, "idle_before_ms", (double)((start - prev_end) / 1000) );
-        else
-            cJSON_AddNumberToObject(st, "idle_before_ms", 0);
+        cJSON_AddNumberToObject(st, "idle_before_ms",
+                                n > 0 && prev_end && start > prev_end
+                                    ? (double)((start - prev_end) / 1000)
+                                    : 0);
         add_col_str(st, "text", q, 3);
         cJSON_AddItemToArray(list, st);
         prev_end = ls_stmt_isnull(q, 1) ? start : ls_stmt_int64(q, 1);
-        t0 = ls_stmt_int64(q, 4);
-        have_end = !ls_stmt_isnull(q, 5);
-        t1 = have_end ? ls_stmt_int64(q, 5) : 0;
         n++;
     }
-    ls_stmt_finalize(q);
-    if (rc < 0) {
+out:
+    if (rc < 0)
         m->rc = rc;
-        return;
-    }
-    if (n) {
-        char buf[40];
-        iso_time(buf, t0);
-        cJSON_AddStringToObject(tx, "start", buf);
-        if (have_end) {
-            iso_time(buf, t1);
-            cJSON_AddStringToObject(tx, "end", buf);
-            cJSON_AddNumberToObject(tx, "duration_ms", (double)((t1 - t0) / 1000));
-        } else {
-            cJSON_AddNullToObject(tx, "end");
-            cJSON_AddNullToObject(tx, "duration_ms");
-        }
-    }
+    ls_stmt_finalize(h);
+    ls_stmt_finalize(q);
 }
+
+/* ---- hot rows ---- */
+
+/* Logical rows (rows table: one per row however many ctids it had). */
+static const char hot_rows_sql[] =
+    "SELECT r.row_id, r.relation, r.row_key, r.evidence, r.ctids, r.waits, r.total_wait_ms,"
+    " r.max_wait_ms, (SELECT count(DISTINCT pid) FROM lock_waits w WHERE w.row_id = r.row_id),"
+    " r.first_ts, r.last_ts, (SELECT group_concat(DISTINCT root_pid) FROM lock_waits w"
+    "  WHERE w.row_id = r.row_id), r.holds, r.mean_hold_ms, r.capacity_per_s, r.max_queue,"
+    " r.max_queue_ts, r.longest_chain,"
+    " (SELECT min(rel_oid) FROM lock_waits w WHERE w.row_id = r.row_id)"
+    " FROM rows r ORDER BY r.total_wait_ms DESC, r.row_id LIMIT ?1";
+
+static const char row_holds_sql[] =
+    "SELECT h.pid, se.application, h.start_ts, h.end_ts, h.start_lo, h.start_hi, h.end_lo,"
+    " h.end_hi, h.start_evidence, h.end_evidence, h.waits, h.waiter_ms, h.contended_ms,"
+    " h.sql_ms, h.idle_ms, h.commit_ms, h.head_state, h.tx_id"
+    " FROM holds h LEFT JOIN sessions se ON se.session_id = h.session_id"
+    " WHERE h.row_id = ?1 ORDER BY h.start_ts LIMIT 100";
+
+static const char row_waits_sql[] =
+    "SELECT w.pid, se.application, w.start_ts, w.end_ts, w.waited_ms, w.outcome,"
+    " w.blocker_pid, w.holder_pid, w.root_pid, w.chain_depth, w.ctid, w.mode"
+    " FROM lock_waits w LEFT JOIN sessions se ON se.session_id = w.session_id"
+    " WHERE w.row_id = ?1 ORDER BY w.start_ts, w.wait_id LIMIT 200";
+
+static const char row_queue_sql[] =
+    "SELECT ts, depth FROM row_queue WHERE row_id = ?1 ORDER BY ts, rowid LIMIT 400";
+
+static void hold_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_col_int(o, "pid", q, 0);
+    add_col_str(o, "application", q, 1);
+    add_col_int(o, "tx_id", q, 17);
+    add_col_ts(o, "start", q, 2);
+    add_col_ts(o, "end", q, 3);
+    add_col_ts(o, "start_lo", q, 4);
+    add_col_ts(o, "start_hi", q, 5);
+    add_col_ts(o, "end_lo", q, 6);
+    add_col_ts(o, "end_hi", q, 7);
+    add_col_str(o, "start_evidence", q, 8);
+    add_col_str(o, "end_evidence", q, 9);
+    if (!ls_stmt_isnull(q, 3))
+        cJSON_AddNumberToObject(o, "hold_ms",
+                                (double)((ls_stmt_int64(q, 3) - ls_stmt_int64(q, 2)) / 1000));
+    add_col_int(o, "waits", q, 10);
+    add_col_ms(o, "waiter_ms", q, 11);
+    add_col_ms(o, "contended_ms", q, 12);
+    add_col_ms(o, "sql_ms", q, 13);
+    add_col_ms(o, "idle_ms", q, 14);
+    add_col_ms(o, "commit_ms", q, 15);
+    add_col_str(o, "head_state", q, 16);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
+static void row_wait_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_col_int(o, "pid", q, 0);
+    add_col_str(o, "application", q, 1);
+    add_col_ts(o, "start", q, 2);
+    add_col_ts(o, "end", q, 3);
+    add_col_ms(o, "waited_ms", q, 4);
+    add_col_str(o, "outcome", q, 5);
+    add_col_int(o, "blocker_pid", q, 6);
+    add_col_int(o, "holder_pid", q, 7);
+    add_col_int(o, "root_pid", q, 8);
+    add_col_int(o, "chain_depth", q, 9);
+    add_col_str(o, "ctid", q, 10);
+    add_col_str(o, "mode", q, 11);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
+static void queue_point(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_col_ts(o, "time", q, 0);
+    add_col_int(o, "depth", q, 1);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
+static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject(), *tl;
+    int64_t row_id = ls_stmt_int64(q, 0);
+    add_col_int(o, "row_id", q, 0);
+    add_col_str(o, "relation", q, 1);
+    add_col_int(o, "relation_oid", q, 18);
+    add_col_str(o, "row_key", q, 2);
+    add_col_str(o, "grouped_by", q, 3);
+    add_col_str(o, "ctid", q, 4);
+    add_col_int(o, "waits", q, 5);
+    add_col_ms(o, "total_wait_ms", q, 6);
+    add_col_ms(o, "max_wait_ms", q, 7);
+    add_col_int(o, "waiting_sessions", q, 8);
+    add_col_ts(o, "first_wait", q, 9);
+    add_col_ts(o, "last_wait_end", q, 10);
+    add_pid_list(o, "root_blocker_pids", ls_stmt_text(q, 11));
+    add_col_int(o, "holds", q, 12);
+    add_col_ms(o, "mean_hold_ms", q, 13);
+    /* Serial capacity: one holder at a time, each for the mean hold. */
+    add_col_ms(o, "serial_capacity_per_s", q, 14);
+    add_col_int(o, "max_queue_depth", q, 15);
+    add_col_ts(o, "max_queue_time", q, 16);
+    add_col_int(o, "longest_chain", q, 17);
+    tl = cJSON_AddObjectToObject(o, "timeline");
+    each_row(m, row_holds_sql, row_id, hold_row, cJSON_AddArrayToObject(tl, "holds"));
+    each_row(m, row_waits_sql, row_id, row_wait_row, cJSON_AddArrayToObject(tl, "waits"));
+    each_row(m, row_queue_sql, row_id, queue_point, cJSON_AddArrayToObject(tl, "queue"));
+    cJSON_AddItemToArray(arg, o);
+}
+
+/* ---- root blockers ---- */
+
+/* The transactions at the head of the queues, grouped by transaction. */
+static const char roots_sql[] =
+    "SELECT w.root_pid, w.root_session, s.application, s.user_name, s.database,"
+    " count(*), sum(w.waited_ms), min(w.start_ts), max(coalesce(w.end_ts, w.logged_ts)),"
+    " max(w.root_xid), (SELECT group_concat(x, ', ') FROM (SELECT DISTINCT r.relation || ' '"
+    "  || r.row_key AS x FROM lock_waits w2 JOIN rows r ON r.row_id = w2.row_id"
+    "  WHERE w2.root_pid = w.root_pid AND w2.root_tx IS w.root_tx)), w.root_tx"
+    " FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.root_session"
+    " WHERE w.root_pid IS NOT NULL"
+    " GROUP BY w.root_pid, w.root_session, w.root_tx"
+    " ORDER BY sum(w.waited_ms) DESC, w.root_pid LIMIT ?1";
 
 static void root_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -293,19 +383,44 @@ static void root_row(model_ctx *m, ls_stmt *q, void *arg)
     add_col_ts(o, "first_wait", q, 7);
     add_col_ts(o, "last_wait_end", q, 8);
     add_col_str(o, "rows", q, 10);
-    if (!ls_stmt_isnull(q, 1))
-        add_transaction(m, o, ls_stmt_int64(q, 1), ls_stmt_int64(q, 7));
+    add_tx(m, o, "transaction", ls_stmt_isnull(q, 11) ? 0 : ls_stmt_int64(q, 11), 50);
     cJSON_AddItemToArray(arg, o);
+}
+
+/* ---- holds, ranked ---- */
+
+static const char holds_sql[] =
+    "SELECT h.pid, se.application, h.start_ts, h.end_ts, h.start_lo, h.start_hi, h.end_lo,"
+    " h.end_hi, h.start_evidence, h.end_evidence, h.waits, h.waiter_ms, h.contended_ms,"
+    " h.sql_ms, h.idle_ms, h.commit_ms, h.head_state, h.tx_id, r.relation, r.row_key"
+    " FROM holds h JOIN rows r ON r.row_id = h.row_id"
+    " LEFT JOIN sessions se ON se.session_id = h.session_id"
+    " ORDER BY h.waiter_ms DESC, h.hold_id LIMIT ?1";
+
+static void ranked_hold(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o;
+    hold_row(m, q, arg);
+    o = cJSON_GetArrayItem(arg, cJSON_GetArraySize(arg) - 1);
+    add_col_str(o, "relation", q, 18);
+    add_col_str(o, "row_key", q, 19);
 }
 
 /* ---- waits ---- */
 
+/* A wait's relation: its name, else its OID; lock targets without a
+ * relation (transactions, advisory locks, ...) by their target. */
+#define ROW_KEY                                                                          \
+    "coalesce(w.relation, CASE WHEN w.rel_oid IS NOT NULL THEN 'relation ' || w.rel_oid END, " \
+    "w.target)"
+
 static const char waits_sql[] =
     "SELECT w.wait_id, w.pid, s.application, w.mode, w.target_kind, w.target, " ROW_KEY ","
     " w.ctid, w.start_ts, w.end_ts, w.waited_ms, w.outcome, w.statement, w.blocker_pid,"
-    " w.blocker_xid, w.root_pid, w.root_xid, w.chain_depth, w.holders, w.queue, f.path, w.line"
+    " w.blocker_xid, w.root_pid, w.root_xid, w.chain_depth, w.holders, w.queue, f.path, w.line,"
+    " w.row_id, r.row_key, w.holder_pid, w.waiter_tx, w.holder_tx, w.root_tx"
     " FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.session_id"
-    " LEFT JOIN files f ON f.file_id = w.file_id"
+    " LEFT JOIN files f ON f.file_id = w.file_id LEFT JOIN rows r ON r.row_id = w.row_id"
     " ORDER BY w.start_ts, w.wait_id LIMIT ?1";
 
 static void wait_row(model_ctx *m, ls_stmt *q, void *arg)
@@ -333,6 +448,12 @@ static void wait_row(model_ctx *m, ls_stmt *q, void *arg)
     add_pid_list(o, "queue", ls_stmt_text(q, 19));
     add_col_str(o, "file", q, 20);
     add_col_int(o, "line", q, 21);
+    add_col_int(o, "row_id", q, 22);
+    add_col_str(o, "row_key", q, 23);
+    add_col_int(o, "holder_pid", q, 24);
+    add_col_int(o, "waiter_tx", q, 25);
+    add_col_int(o, "holder_tx", q, 26);
+    add_col_int(o, "root_tx", q, 27);
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }
@@ -462,6 +583,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
              -1, outcome_row, cJSON_AddObjectToObject(sum, "waits_by_outcome"));
     each_row(&m, hot_rows_sql, top, hot_row, cJSON_AddArrayToObject(r, "hot_rows"));
     each_row(&m, roots_sql, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
+    each_row(&m, holds_sql, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));
     each_row(&m, waits_sql, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
              cJSON_AddArrayToObject(r, "waits"));
     each_row(&m, deadlocks_sql, 100, deadlock_row, cJSON_AddArrayToObject(r, "deadlocks"));

@@ -205,7 +205,10 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
             ls_sql_kind kind = ls_sql_kind_of(text);
             char rel[128], key[192];
 
-            if (!lock_stmt && kind == LS_SQL_WRITE && st0 <= first_wait + 1000 &&
+            /* The first statement of the holder that addresses the row took
+             * the lock: it must precede the wait, so no time test (which
+             * second-resolution timestamps would get wrong). */
+            if (!lock_stmt && kind == LS_SQL_WRITE &&
                 ls_sql_row_key(text, ls_stmt_isnull(sts, 4) ? NULL : ls_stmt_text(sts, 4), rel,
                                sizeof(rel), key, sizeof(key)) &&
                 strcmp(rel, relation) == 0 && strcmp(key, row_key) == 0) {

@@ -42,7 +42,7 @@ def main():
                         log], check=True)
         rep = json.load(open(out))
 
-    check(rep["schema"] == "lockspan-report" and rep["version"] == 1, "report schema/version")
+    check(rep["schema"] == "lockspan-report" and rep["version"] == 2, "report schema/version")
     waits = rep["waits"]
     by_pid = {}
     for w in waits:
@@ -81,23 +81,50 @@ def main():
         else:
             check(False, f"{tag}: wait has no end")
 
-    # Hot rows: the same waiters grouped per row, and the totals agree.
+    # Hot rows: one logical row per truth row, with the same waiters, keyed
+    # by the statement's key (id=N), and the totals agree.
     truth_rows = {}
     for t in truth["waits"]:
         truth_rows.setdefault((t["relation"], t["row_id"]), set()).add(t["waiter_pid"])
     rep_rows = {}
     for w in waits:
-        rep_rows.setdefault((w["relation"], w["ctid"]), set()).add(w["pid"])
+        rep_rows.setdefault(w["row_id"], set()).add(w["pid"])
     check(sorted(map(sorted, truth_rows.values())) == sorted(map(sorted, rep_rows.values())),
           f"waits grouped by row: report {rep_rows}, truth {truth_rows}")
-    hot = {(h["relation"], h["ctid"]): h for h in rep["hot_rows"]}
-    for key, pids in rep_rows.items():
-        h = hot.get(key)
-        check(h is not None and h["waits"] == len(pids), f"hot row {key}: waits")
+    hot = {h["row_id"]: h for h in rep["hot_rows"]}
+    row_of_truth = {}
+    for (rel, row), pids in truth_rows.items():
+        h = next((hot[r] for r, p in rep_rows.items() if p == pids and r in hot), None)
+        check(h is not None and h["waits"] == len(pids), f"hot row {rel} {row}: waits")
+        if h is None:
+            continue
+        row_of_truth[(rel, row)] = h
+        check(h["relation"] == rel and h["row_key"] == f"id={row}",
+              f"hot row {rel} {row}: reported as {h['relation']} {h['row_key']}")
+        check(h["timeline"]["queue"] and
+              max(p["depth"] for p in h["timeline"]["queue"]) == h["max_queue_depth"],
+              f"hot row {rel} {row}: queue depth series")
     busiest = max(truth_rows.items(), key=lambda kv: len(kv[1]))
     top = rep["hot_rows"][0]
-    check(top["relation"] == busiest[0][0] and top["waits"] == len(busiest[1]),
-          f"top hot row {top['relation']} {top['ctid']} with {top['waits']} waits")
+    check(top["relation"] == busiest[0][0] and top["waits"] == len(busiest[1]) and
+          top["max_queue_depth"] == len(busiest[1]),
+          f"top hot row {top['relation']} {top['row_key']} with {top['waits']} waits")
+
+    # Holds: each recorded hold (transaction holding a row others waited
+    # for) is found on its row, from the locking statement to COMMIT.
+    for th in truth.get("holds", []):
+        h = row_of_truth.get((th["relation"], th["row_id"]))
+        tag = f"hold of {th['relation']} {th['row_id']} by {th['pid']}"
+        got = [x for x in (h["timeline"]["holds"] if h else []) if x["pid"] == th["pid"]]
+        check(len(got) == 1, f"{tag}: found once (got {len(got)})")
+        if len(got) != 1:
+            continue
+        check(abs(ts(got[0]["start"]) - ts(th["start"])) < 0.08 + slack,
+              f"{tag}: start {got[0]['start']} vs truth {th['start']}")
+        check(abs(ts(got[0]["end"]) - ts(th["end"])) < 0.08 + slack,
+              f"{tag}: end {got[0]['end']} vs truth {th['end']}")
+        check(got[0]["start_evidence"] == "statement with the row's key",
+              f"{tag}: locking statement found")
 
     # Root blockers: every truth root appears, with the waits it caused.
     roots = {r["pid"]: r for r in rep["root_blockers"]}
