@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ls_record.h"
+#include "ls_span.h"
 
 typedef struct ls_sink {
     /* A complete record. Return 0, or a negative code to stop the run. */
@@ -23,6 +24,10 @@ typedef struct ls_sink {
      * log_line_prefix); may be NULL. */
     void (*note)(void *ctx, const char *file, const char *msg);
     void *ctx;
+    /* A span of an application trace (trace parsers only); may be NULL,
+     * then trace parsers drop their spans. Return 0 or a negative code.
+     * Last, so that initialisers without it leave it NULL. */
+    int (*span)(void *ctx, const ls_span *sp);
 } ls_sink;
 
 typedef struct ls_parse_opts {

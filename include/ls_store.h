@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ls_event.h"
+#include "ls_span.h"
 
 #define LS_STORE_SCHEMA_VERSION 2
 
@@ -61,6 +62,9 @@ int ls_store_bad_line(ls_store *s, int64_t file_id, uint64_t line, const char *r
  * ls_store_flush() or ls_store_commit().
  */
 int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev);
+/* Persist one span of an application trace. */
+int ls_store_span(ls_store *s, int64_t file_id, const ls_span *sp);
+
 /* Write buffered rows now (before the memory behind their strings goes). */
 int ls_store_flush(ls_store *s);
 

@@ -50,6 +50,7 @@ enum {
     Q_DEADLOCK_EDGE,
     Q_DEADLOCK_PROC,
     Q_ERROR,
+    Q_SPAN,
     Q__COUNT
 };
 
@@ -90,6 +91,12 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_DEADLOCK_EDGE] = "INSERT INTO deadlock_edges(deadlock_id, seq, waiter_pid, mode,"
                         " target_kind, target, blocker_pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [Q_DEADLOCK_PROC] = "INSERT INTO deadlock_procs(deadlock_id, pid, query) VALUES (?1, ?2, ?3)",
+    [Q_SPAN] = "INSERT INTO spans(file_id, line, format, trace_id, span_id, parent_id, name, kind,"
+               " service, start_ts, end_ts, error, db_system, db_statement, db_name,"
+               " db_operation, code_function, code_namespace, code_filepath, code_lineno,"
+               " http_route, http_method, http_url, peer_service, db_pid, attributes)"
+               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+               " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
     [Q_ERROR] = "INSERT INTO errors(session_id, pid, file_id, line, ts, severity, sqlstate, class,"
                 " message, detail, statement, xid, vxid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
                 " ?9, ?10, ?11, ?12, ?13)",
@@ -789,6 +796,38 @@ int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev)
         break;
     }
     return 0;
+}
+
+int ls_store_span(ls_store *s, int64_t file_id, const ls_span *sp)
+{
+    sqlite3_stmt *st = s->q[Q_SPAN];
+    sqlite3_bind_int64(st, 1, file_id);
+    bind_pos(st, 2, (int64_t)sp->line);
+    bind_text(st, 3, sp->format);
+    bind_text(st, 4, sp->trace_id[0] ? sp->trace_id : NULL);
+    bind_text(st, 5, sp->span_id[0] ? sp->span_id : NULL);
+    bind_text(st, 6, sp->parent_id[0] ? sp->parent_id : NULL);
+    bind_text(st, 7, sp->name);
+    sqlite3_bind_int(st, 8, (int)sp->kind);
+    bind_text(st, 9, sp->service);
+    bind_ts(st, 10, sp->start);
+    bind_ts(st, 11, sp->end);
+    sqlite3_bind_int(st, 12, sp->error);
+    bind_text(st, 13, sp->db_system);
+    bind_text(st, 14, sp->db_statement);
+    bind_text(st, 15, sp->db_name);
+    bind_text(st, 16, sp->db_operation);
+    bind_text(st, 17, sp->code_function);
+    bind_text(st, 18, sp->code_namespace);
+    bind_text(st, 19, sp->code_filepath);
+    bind_pos(st, 20, sp->code_lineno);
+    bind_text(st, 21, sp->http_route);
+    bind_text(st, 22, sp->http_method);
+    bind_text(st, 23, sp->http_url);
+    bind_text(st, 24, sp->peer_service);
+    bind_pos(st, 25, sp->db_pid);
+    bind_text(st, 26, sp->attributes);
+    return run(s, st);
 }
 
 int ls_store_index(ls_store *s)

@@ -83,6 +83,14 @@ static const char *const ls_schema_sql[] = {
     "  commit_ms REAL, head_state TEXT);\n",
     "CREATE TABLE IF NOT EXISTS row_queue(\n"
     "  row_id INTEGER, ts INTEGER, depth INTEGER);\n",
+    "CREATE TABLE IF NOT EXISTS spans(\n"
+    "  span_row INTEGER PRIMARY KEY, file_id INTEGER, line INTEGER, format TEXT,\n"
+    "  trace_id TEXT, span_id TEXT, parent_id TEXT, name TEXT, kind INTEGER,\n"
+    "  service TEXT, start_ts INTEGER, end_ts INTEGER, error INTEGER,\n"
+    "  db_system TEXT, db_statement TEXT, db_name TEXT, db_operation TEXT,\n"
+    "  code_function TEXT, code_namespace TEXT, code_filepath TEXT,\n"
+    "  code_lineno INTEGER, http_route TEXT, http_method TEXT, http_url TEXT,\n"
+    "  peer_service TEXT, db_pid INTEGER, attributes TEXT);\n",
     "CREATE TABLE IF NOT EXISTS xids(\n"
     "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",
     NULL,
