@@ -144,7 +144,7 @@ static int ingest_one(ingest_ctx *c, const char *path, int known)
     void *parser = NULL;
     const ls_parser_ops *ops = NULL;
     ls_parse_opts popts;
-    ls_sink sink = {on_record, on_bad, on_note, c};
+    ls_sink sink = {on_record, on_bad, on_note, c, NULL};
     const char *line, *format = NULL;
     size_t len;
     uint64_t lineno = 0;
