@@ -43,9 +43,15 @@ uint64_t ls_input_raw_size(const ls_input *in);
 int ls_input_is_gzip(const ls_input *in);
 
 /*
- * Expand command-line PATHs into files: a directory gives its log files
- * (names containing ".log", ".csv", ".json", optionally ".gz") sorted by name.
- * *out is a NULL-terminated array owned by the caller: ls_paths_free().
+ * Expand command-line PATHs into files, in the order given: a directory
+ * gives its log files (names containing ".log", ".csv", ".json",
+ * optionally ".gz") in the order they were written, by the timestamp of
+ * each file's first record (one read of its first 8 KiB, through gzip),
+ * else its mtime, then its name. A directory holding the same events in
+ * several formats gives the richest (jsonlog, csvlog, stderr): a file of a
+ * poorer format is dropped when a richer file has its name, or when it
+ * began after the richest format's first file. *out is a NULL-terminated
+ * array owned by the caller: ls_paths_free().
  */
 int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, size_t errlen);
 void ls_paths_free(char **paths);

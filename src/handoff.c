@@ -206,7 +206,7 @@ static char *put(char **tail, const char *s, size_t n)
     return d;
 }
 
-int ls_handoff_event(ls_handoff *h, const ls_event *ev)
+int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
 {
     const ls_record *r = ev->rec;
     size_t lens[NREC_STRINGS], evsize = event_size(ev->kind), need, i;
@@ -251,6 +251,7 @@ int ls_handoff_event(ls_handoff *h, const ls_event *ev)
     memset(it, 0, sizeof(*it));
     it->type = LS_ITEM_EVENT;
     it->size = (uint32_t)ALIGN(need);
+    it->file = file;
     it->ev = copy;
     *rc_rec = *r;
     memcpy(copy, ev, evsize);
@@ -279,8 +280,9 @@ int ls_handoff_event(ls_handoff *h, const ls_event *ev)
     return 0;
 }
 
-static int simple_item(ls_handoff *h, ls_item_type type, const char *reason, const char *text,
-                       size_t len, uint64_t line, int gzip, const ls_file_stats *st)
+static int simple_item(ls_handoff *h, ls_item_type type, uint32_t file, const char *reason,
+                       const char *text, size_t len, uint64_t line, int gzip,
+                       const ls_file_stats *st)
 {
     size_t need = ALIGN(sizeof(ls_item)) + (text ? len + 1 : 0);
     int rc;
@@ -290,6 +292,7 @@ static int simple_item(ls_handoff *h, ls_item_type type, const char *reason, con
     memset(it, 0, sizeof(*it));
     it->type = type;
     it->size = (uint32_t)ALIGN(need);
+    it->file = file;
     it->reason = reason;
     it->line = line;
     it->gzip = gzip;
@@ -305,20 +308,21 @@ static int simple_item(ls_handoff *h, ls_item_type type, const char *reason, con
     return 0;
 }
 
-int ls_handoff_bad(ls_handoff *h, uint64_t line, const char *reason, const char *text,
-                   size_t len)
+int ls_handoff_bad(ls_handoff *h, uint32_t file, uint64_t line, const char *reason,
+                   const char *text, size_t len)
 {
-    return simple_item(h, LS_ITEM_BAD, reason, text, len, line, 0, NULL);
+    return simple_item(h, LS_ITEM_BAD, file, reason, text, len, line, 0, NULL);
 }
 
-int ls_handoff_file_begin(ls_handoff *h, const char *path, const char *format, int gzip)
+int ls_handoff_file_begin(ls_handoff *h, uint32_t file, const char *path, const char *format,
+                          int gzip)
 {
-    return simple_item(h, LS_ITEM_FILE_BEGIN, format, path, strlen(path), 0, gzip, NULL);
+    return simple_item(h, LS_ITEM_FILE_BEGIN, file, format, path, strlen(path), 0, gzip, NULL);
 }
 
-int ls_handoff_file_end(ls_handoff *h, const ls_file_stats *st)
+int ls_handoff_file_end(ls_handoff *h, uint32_t file, const ls_file_stats *st)
 {
-    return simple_item(h, LS_ITEM_FILE_END, NULL, NULL, 0, 0, 0, st);
+    return simple_item(h, LS_ITEM_FILE_END, file, NULL, NULL, 0, 0, 0, st);
 }
 
 void ls_handoff_close(ls_handoff *h, int rc)

@@ -21,12 +21,20 @@ typedef enum ls_item_type {
     LS_ITEM_EVENT = 1,  /* a classified record: item->ev, item->ev->rec */
     LS_ITEM_BAD,        /* an unparsable line: line, reason, text */
     LS_ITEM_FILE_BEGIN, /* a new input file: text = path, reason = format name */
-    LS_ITEM_FILE_END    /* stats of the file that began last */
+    LS_ITEM_FILE_END    /* stats of input file `file` */
 } ls_item_type;
 
+/*
+ * Every item names its input file by `file`: the ordinal of that file's
+ * FILE_BEGIN item (0, 1, ...). A parser may finish a record of one file
+ * while it reads the next (a record continued across a rotation), so
+ * events and bad lines carry the file they started in rather than relying
+ * on the order of FILE_BEGIN items.
+ */
 typedef struct ls_item {
     ls_item_type type;
     uint32_t size;          /* bytes from this item to the next */
+    uint32_t file;          /* ordinal of the item's input file */
     ls_event *ev;           /* LS_ITEM_EVENT */
     uint64_t line;          /* LS_ITEM_BAD */
     const char *reason;     /* LS_ITEM_BAD: a string literal; FILE_BEGIN: format */
@@ -44,12 +52,14 @@ void ls_handoff_free(ls_handoff *h);
 
 /* ---- parsing thread ---- */
 
-/* Copy an event (and its record) into the current batch. */
-int ls_handoff_event(ls_handoff *h, const ls_event *ev);
-int ls_handoff_bad(ls_handoff *h, uint64_t line, const char *reason, const char *text,
-                   size_t len);
-int ls_handoff_file_begin(ls_handoff *h, const char *path, const char *format, int gzip);
-int ls_handoff_file_end(ls_handoff *h, const ls_file_stats *st);
+/* Copy an event (and its record) of input file `file` into the current batch. */
+int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev);
+int ls_handoff_bad(ls_handoff *h, uint32_t file, uint64_t line, const char *reason,
+                   const char *text, size_t len);
+/* `file` is the next ordinal: 0 for the first FILE_BEGIN, then 1, ... */
+int ls_handoff_file_begin(ls_handoff *h, uint32_t file, const char *path, const char *format,
+                          int gzip);
+int ls_handoff_file_end(ls_handoff *h, uint32_t file, const ls_file_stats *st);
 /* No more items: the store thread's ls_handoff_next() returns NULL after
  * the last batch. `rc` is the parsing side's result, passed on. */
 void ls_handoff_close(ls_handoff *h, int rc);

@@ -350,7 +350,8 @@ static int cmp_stem(const void *a, const void *b)
 
 /*
  * Drop v[0..*n) entries (one directory's files) that another entry holds
- * in a richer format; say so on stderr. Leaves the rest sorted by name.
+ * in a richer format under the same name; say so on stderr. Leaves the
+ * rest sorted by name.
  */
 static void drop_same_log(char **v, size_t *n)
 {
@@ -381,6 +382,170 @@ static void drop_same_log(char **v, size_t *n)
     *n = kept;
     v[kept] = NULL;
     qsort(v, *n, sizeof(char *), cmp_str);
+}
+
+/* ---- a directory's files in the order they were written ---- */
+
+#define PEEK_BYTES 8192u
+
+typedef struct dir_file {
+    char *path;
+    int rank;   /* 1 stderr, 2 csvlog, 3 jsonlog, by name (log_stem) */
+    int has_ts; /* ts is the first record's time, not the mtime */
+    int drop;   /* a poorer format of events another file holds */
+    ls_ts ts;   /* sort key: first record's time, else mtime */
+} dir_file;
+
+/* Length of a PostgreSQL timestamp at s[0..n), 0 if none: the date and
+ * time, fraction, and a zone that ls_ts_parse accepts (tried longest
+ * first: "UTC", "+05:30"; in "%t:%r" the zone ends at the ':'). */
+static size_t ts_at(const char *s, size_t n, ls_ts *out)
+{
+    static const char shape[] = "dddd-dd-dd dd:dd:dd";
+    size_t i, k, z, cut;
+
+    if (n < sizeof(shape) - 1)
+        return 0;
+    for (i = 0; i < sizeof(shape) - 1; i++)
+        if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i])
+            return 0;
+    if (i < n && s[i] == '.')
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            ;
+    if (i + 1 < n && s[i] == ' ') {
+        for (z = i + 1, k = z; k < n && k - z < 16 &&
+                               ((s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= 'a' && s[k] <= 'z') ||
+                                (s[k] >= '0' && s[k] <= '9') || s[k] == '+' || s[k] == '-' ||
+                                s[k] == ':');
+             k++)
+            ;
+        if (k > z && ls_ts_parse(out, s, k) == 0)
+            return k;
+        for (cut = z; cut < k && s[cut] != ':'; cut++)
+            ;
+        if (cut < k && cut > z && ls_ts_parse(out, s, cut) == 0)
+            return cut;
+    }
+    return ls_ts_parse(out, s, i) == 0 ? i : 0;
+}
+
+/*
+ * The time of the first record of a log file, from one read of its first
+ * PEEK_BYTES (through gzip when compressed): the first timestamp found in
+ * it. stderr prefixes with %m/%t/%s, csvlog and jsonlog all begin a record
+ * with one; a prefix without a time gives none (0 is returned).
+ */
+static int first_record_ts(const char *path, ls_ts *out)
+{
+    char buf[PEEK_BYTES];
+    gzFile gz = gzopen(path, "rb"); /* reads plain files as they are */
+    int n, found = 0;
+    size_t i;
+
+    if (!gz)
+        return 0;
+    n = gzread(gz, buf, sizeof(buf));
+    gzclose(gz);
+    for (i = 0; n > 0 && i < (size_t)n && !found; i++)
+        if (buf[i] >= '0' && buf[i] <= '9' && (i == 0 || buf[i - 1] < '0' || buf[i - 1] > '9'))
+            found = ts_at(buf + i, (size_t)n - i, out) > 0;
+    return found;
+}
+
+static int cmp_dir_file(const void *a, const void *b)
+{
+    const dir_file *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+/* The leading word of a file's name ("postgresql" in postgresql-Mon.log):
+ * the fixed head of its log_filename pattern. */
+static size_t name_family(const char *path, const char **start)
+{
+    const char *b = strrchr(path, '/'), *e;
+    b = b ? b + 1 : path;
+    for (e = b; (*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') || *e == '_'; e++)
+        ;
+    *start = b;
+    return (size_t)(e - b);
+}
+
+static int same_family(const char *x, const char *y)
+{
+    const char *bx, *by;
+    size_t nx = name_family(x, &bx), ny = name_family(y, &by);
+    return nx == ny && memcmp(bx, by, nx) == 0;
+}
+
+/*
+ * Order v[0..*n) (one directory's files, already free of same-name
+ * duplicates) by the time each file's writing began: its first record's
+ * timestamp, else its mtime, then its name. Names do not do:
+ * log_filename = 'postgresql-%a.log' (weekdays) or '-%H.log' does not sort
+ * by time, nor does a pattern that puts seconds before minutes.
+ *
+ * log_destination = 'stderr,csvlog' rotates each format's file on its own
+ * (when that file passes log_rotation_size), so the names of the formats
+ * do not pair up. Among files whose names share their leading word, a
+ * file of a poorer format that began after that name's first file of the
+ * richest format holds events that format holds too: it is dropped (said
+ * once on stderr). One that began earlier (csvlog turned on later) is
+ * kept, and so is a file of another name: another log.
+ */
+static int order_by_time(char **v, size_t *n, const char *dir)
+{
+    dir_file *f = ls_calloc(*n ? *n : 1, sizeof(*f));
+    size_t i, j, kept = 0, dropped = 0;
+    int top_dropped = 0;
+    struct stat st;
+
+    if (!f)
+        return LS_ENOMEM;
+    for (i = 0; i < *n; i++) {
+        f[i].path = v[i];
+        log_stem(v[i], &f[i].rank);
+        f[i].has_ts = first_record_ts(v[i], &f[i].ts);
+        if (!f[i].has_ts)
+            f[i].ts = stat(v[i], &st) == 0 ? (ls_ts)st.st_mtime * 1000000 : 0;
+    }
+    qsort(f, *n, sizeof(*f), cmp_dir_file);
+    for (i = 0; i < *n; i++) {
+        /* The richest format of this name, and when its first file began.
+         * Only a file with a timestamp counts: truth.json is no log. */
+        int top = 0;
+        ls_ts top_start = LS_TS_NONE;
+        for (j = 0; j < *n; j++)
+            if (f[j].has_ts && same_family(f[i].path, f[j].path) &&
+                (f[j].rank > top || (f[j].rank == top && f[j].ts < top_start))) {
+                top = f[j].rank;
+                top_start = f[j].ts;
+            }
+        if (f[i].rank < top && f[i].ts >= top_start) {
+            dropped++;
+            if (top > top_dropped)
+                top_dropped = top;
+            f[i].drop = 1;
+        }
+    }
+    for (i = 0; i < *n; i++) {
+        if (f[i].drop)
+            free(f[i].path);
+        else
+            v[kept++] = f[i].path;
+    }
+    if (dropped)
+        fprintf(stderr,
+                "lockspan: %s: %zu file%s of a poorer format skipped: written while the %s "
+                "files were, %s the same events (log_destination writes each event to every "
+                "format; name a file to read it)\n",
+                dir, dropped, dropped == 1 ? "" : "s", top_dropped == 3 ? "jsonlog" : "csvlog",
+                dropped == 1 ? "it holds" : "they hold");
+    *n = kept;
+    v[kept] = NULL;
+    free(f);
+    return 0;
 }
 
 int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, size_t errlen)
@@ -432,6 +597,7 @@ int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, s
             if (l.n > first) {
                 size_t n = l.n - first;
                 drop_same_log(l.v + first, &n);
+                rc = order_by_time(l.v + first, &n, p);
                 l.n = first + n;
             } else if (rc == 0) {
                 snprintf(errbuf, errlen, "%s: directory holds no log files (*.log, *.csv, "

@@ -4,7 +4,9 @@ report with the truth the generator recorded client-side (samples/*/truth.json).
 
 Usage: check_report.py LOCKSPAN SAMPLE_DIR
 
-The log analyzed is the first of LOG_FILES in SAMPLE_DIR. A prefix with %t
+The log analyzed is the first of LOG_FILES in SAMPLE_DIR; a set with none
+of them (samples/rotation: rotated files) is analyzed as a directory,
+without --prefix, so that the tool infers it. A prefix with %t
 rather than %m has whole seconds only, so times get TIME_SLACK more leeway.
 
 Checks, for every wait the generator knows PostgreSQL logged: exactly one
@@ -32,14 +34,14 @@ def main():
     lockspan, sample = sys.argv[1], sys.argv[2]
     truth = json.load(open(os.path.join(sample, "truth.json")))
     prefix = open(os.path.join(sample, "prefix.txt")).read().rstrip("\n")
-    log = next(os.path.join(sample, f) for f in LOG_FILES
-               if os.path.exists(os.path.join(sample, f)))
+    log = next((os.path.join(sample, f) for f in LOG_FILES
+                if os.path.exists(os.path.join(sample, f))), sample)
     slack = TIME_SLACK if "%t" in prefix and "%m" not in prefix else 0.0
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "report.json")
-        subprocess.run([lockspan, "analyze", "-q", "--db", os.path.join(tmp, "s.db"),
-                        "--prefix", prefix, "--format", "json", "-o", out,
-                        log], check=True)
+        given = ["--prefix", prefix] if log != sample else []
+        subprocess.run([lockspan, "analyze", "-q", "--db", os.path.join(tmp, "s.db")] + given +
+                       ["--format", "json", "-o", out, log], check=True)
         rep = json.load(open(out))
 
     check(rep["schema"] == "lockspan-report" and rep["version"] == 2, "report schema/version")
