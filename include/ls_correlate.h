@@ -20,6 +20,8 @@ typedef struct ls_correlate_stats {
     int64_t rows;           /* logical rows waited on */
     int64_t holds;          /* (transaction, row) hold intervals */
     int64_t retries;        /* lock errors followed by a retry */
+    int64_t span_links;     /* transactions linked to a trace span */
+    int64_t clock_offset_us; /* database minus application clock, from sqlcommenter links */
 } ls_correlate_stats;
 
 int ls_correlate(ls_store *store, ls_correlate_stats *stats);

@@ -44,4 +44,11 @@ int ls_sql_shape(ls_buf *out, const char *sql, size_t max);
 int ls_sql_row_key(const char *sql, const char *params, char *rel, size_t rellen, char *key,
                    size_t keylen);
 
+/*
+ * The relation a writing statement writes (UPDATE t, INSERT INTO t,
+ * DELETE FROM t, SELECT ... FROM t ... FOR UPDATE, LOCK t): last name
+ * component, unquoted. Returns 1 when found.
+ */
+int ls_sql_relation(const char *sql, char *rel, size_t rellen);
+
 #endif

@@ -20,6 +20,7 @@
  *    waiter) names the same tuple and the relation.
  */
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -354,25 +355,82 @@ out:
     return rc < 0 ? rc : 0;
 }
 
+static int exec_step(ls_store *s, ls_correlate_stats *stats, const char *sql)
+{
+    (void)stats;
+    return ls_store_exec(s, sql);
+}
+
+static int index_step(ls_store *s, ls_correlate_stats *stats)
+{
+    return exec_step(s, stats, "CREATE INDEX IF NOT EXISTS lock_waits_pid ON"
+                               " lock_waits(pid, start_ts)");
+}
+
+static int close_step(ls_store *s, ls_correlate_stats *stats)
+{
+    return exec_step(s, stats, close_by_error_sql);
+}
+
+static int link_events_step(ls_store *s, ls_correlate_stats *stats)
+{
+    return exec_step(s, stats,
+                     "UPDATE lock_events SET wait_id = (SELECT w.wait_id FROM lock_waits w"
+                     " WHERE w.pid = lock_events.pid AND w.target = lock_events.target"
+                     " AND w.start_ts <= lock_events.ts AND (w.end_ts IS NULL OR"
+                     " w.end_ts >= lock_events.ts))");
+}
+
+static int relations_step(ls_store *s, ls_correlate_stats *stats)
+{
+    return exec_step(s, stats, relations_sql);
+}
+
+static int queue_step(ls_store *s, ls_correlate_stats *stats)
+{
+    (void)stats;
+    return ls_correlate_queue(s);
+}
+
+/* The passes, in order; each sees what the ones before it wrote. */
+static const struct {
+    const char *name;
+    int (*run)(ls_store *, ls_correlate_stats *);
+} passes[] = {
+    {"wait episodes", build_episodes},
+    {"index", index_step},
+    {"waits ended by errors", close_step},
+    {"lock events to waits", link_events_step},
+    {"blocker chains", walk_chains},
+    {"relation names", relations_step},
+    {"transactions", ls_correlate_transactions},
+    {"logical rows", ls_correlate_rows},
+    {"holds", ls_correlate_holds},
+    {"queue depth", queue_step},
+    {"retries", ls_correlate_retries},
+    {"code paths", ls_correlate_traces},
+};
+
 int ls_correlate(ls_store *s, ls_correlate_stats *stats)
 {
+    /* LOCKSPAN_TIMING=1 prints each pass's time: a tool for tuning. */
+    int timing = getenv("LOCKSPAN_TIMING") != NULL;
+    size_t i;
     int rc;
+
     memset(stats, 0, sizeof(*stats));
     if ((rc = ls_store_begin(s)) != 0)
         return rc;
-    if ((rc = ls_store_exec(s, reset_sql)) == 0 && (rc = build_episodes(s, stats)) == 0 &&
-        (rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS lock_waits_pid ON "
-                               "lock_waits(pid, start_ts)")) == 0 &&
-        (rc = ls_store_exec(s, close_by_error_sql)) == 0 &&
-        (rc = ls_store_exec(s, "UPDATE lock_events SET wait_id = (SELECT w.wait_id FROM "
-                               "lock_waits w WHERE w.pid = lock_events.pid AND w.target = "
-                               "lock_events.target AND w.start_ts <= lock_events.ts AND "
-                               "(w.end_ts IS NULL OR w.end_ts >= lock_events.ts))")) == 0 &&
-        (rc = walk_chains(s, stats)) == 0 && (rc = ls_store_exec(s, relations_sql)) == 0 &&
-        (rc = ls_correlate_transactions(s, stats)) == 0 &&
-        (rc = ls_correlate_rows(s, stats)) == 0 && (rc = ls_correlate_holds(s, stats)) == 0 &&
-        (rc = ls_correlate_queue(s)) == 0)
-        rc = ls_correlate_retries(s, stats);
+    rc = ls_store_exec(s, reset_sql);
+    for (i = 0; rc == 0 && i < sizeof(passes) / sizeof(passes[0]); i++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        rc = passes[i].run(s, stats);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (timing)
+            fprintf(stderr, "lockspan: correlate: %-24s %8.3f s\n", passes[i].name,
+                    (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    }
     if (rc == 0)
         return ls_store_commit(s);
     ls_store_exec(s, "ROLLBACK");

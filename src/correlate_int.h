@@ -19,4 +19,8 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats);
 int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats);
 int ls_correlate_queue(ls_store *s);
 
+/* traces.c: code paths of transactions (traces, sqlcommenter tags,
+ * application names, statement shapes) and hold breakdowns. */
+int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats);
+
 #endif

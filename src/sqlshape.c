@@ -363,3 +363,34 @@ none:
     key[0] = '\0';
     return 0;
 }
+
+int ls_sql_relation(const char *sql, char *rel, size_t rellen)
+{
+    const char *p = skip_ws(sql ? sql : "");
+    rel[0] = '\0';
+    if (kw_at(p, "update")) {
+        p = skip_ws(p + 6);
+        if (kw_at(p, "only"))
+            p += 4;
+    } else if (kw_at(p, "insert") || kw_at(p, "delete")) {
+        p = find_kw(p, kw_at(p, "insert") ? "into" : "from");
+        if (!p)
+            return 0;
+        p += 4;
+    } else if (kw_at(p, "lock")) {
+        p = skip_ws(p + 4);
+        if (kw_at(p, "table"))
+            p += 5;
+    } else if (kw_at(p, "select")) {
+        if (!has_locking_clause(p) || !(p = find_kw(p, "from")))
+            return 0;
+        p += 4;
+    } else {
+        return 0;
+    }
+    p = skip_ws(p);
+    if (kw_at(p, "only"))
+        p += 4;
+    read_relation(p, rel, rellen);
+    return rel[0] != '\0';
+}

@@ -91,6 +91,18 @@ static const char *const ls_schema_sql[] = {
     "  code_function TEXT, code_namespace TEXT, code_filepath TEXT,\n"
     "  code_lineno INTEGER, http_route TEXT, http_method TEXT, http_url TEXT,\n"
     "  peer_service TEXT, db_pid INTEGER, attributes TEXT);\n",
+    "CREATE TABLE IF NOT EXISTS stmt_tags(\n"
+    "  stmt_id INTEGER, key TEXT, value TEXT);\n",
+    "CREATE TABLE IF NOT EXISTS tx_code(\n"
+    "  tx_id INTEGER PRIMARY KEY, link TEXT, trace_id TEXT, span_row INTEGER,\n"
+    "  code_span_row INTEGER, code_function TEXT, code_namespace TEXT,\n"
+    "  code_filepath TEXT, code_lineno INTEGER, route TEXT, service TEXT,\n"
+    "  root_name TEXT, tag_route TEXT, tag_controller TEXT, tag_action TEXT,\n"
+    "  tag_application TEXT, application TEXT, shape TEXT, offset_us INTEGER);\n",
+    "CREATE TABLE IF NOT EXISTS hold_parts(\n"
+    "  hold_id INTEGER, part TEXT, name TEXT, ms REAL);\n",
+    "CREATE TABLE IF NOT EXISTS lock_order(\n"
+    "  tx_id INTEGER, seq INTEGER, relation TEXT);\n",
     "CREATE TABLE IF NOT EXISTS xids(\n"
     "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",
     NULL,

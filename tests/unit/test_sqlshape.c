@@ -91,8 +91,24 @@ static void test_row_key(void)
     }
 }
 
+static void test_relation(void)
+{
+    char rel[64];
+    CHECK(ls_sql_relation("UPDATE accounts SET a = 1", rel, sizeof(rel)) && !strcmp(rel, "accounts"));
+    CHECK(ls_sql_relation("insert into public.orders (id) values (1)", rel, sizeof(rel)) &&
+          !strcmp(rel, "orders"));
+    CHECK(ls_sql_relation("DELETE FROM \"Jobs\" WHERE id = 1", rel, sizeof(rel)) &&
+          !strcmp(rel, "Jobs"));
+    CHECK(ls_sql_relation("SELECT * FROM inventory WHERE id = 7 FOR UPDATE", rel, sizeof(rel)) &&
+          !strcmp(rel, "inventory"));
+    CHECK(ls_sql_relation("LOCK TABLE invoices IN EXCLUSIVE MODE", rel, sizeof(rel)) &&
+          !strcmp(rel, "invoices"));
+    CHECK(!ls_sql_relation("SELECT * FROM inventory", rel, sizeof(rel)));
+}
+
 int main(void)
 {
+    test_relation();
     test_kind();
     test_shape();
     test_row_key();

@@ -1,0 +1,453 @@
+/*
+ * traces.c — code paths of transactions: from application traces when
+ * there are any, from the log alone otherwise.
+ *
+ * Every rebuilt transaction gets a tx_code row holding what names its
+ * code path: sqlcommenter / marginalia tags of its statements, its
+ * session's application_name, the shape of its first write, and, when a
+ * span links to it, the nearest enclosing span with code attributes
+ * (function, namespace, file, line), the route of its server span and its
+ * service. Reports group by any of these.
+ *
+ * A database span links to a transaction by the strongest evidence there
+ * is, recorded in tx_code.link:
+ *   sqlcommenter  a traceparent in a logged statement names the span;
+ *   pid           the span's backend-pid attribute equals the session's
+ *                 pid and the span falls inside the transaction;
+ *   statement     the span's statement text equals (else has the shape
+ *                 of) a logged statement of the transaction, within a
+ *                 tolerance around the clock offset.
+ * The offset between application and database clocks is the median of
+ * (statement start - span start) over the sqlcommenter links.
+ *
+ * Hold breakdown: over each hold interval, time in SQL and in COMMIT comes
+ * from the statement log; time in each non-database child span of the
+ * code span comes from the trace; the rest is idle in transaction that no
+ * span explains.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "correlate_int.h"
+#include "ls_buf.h"
+#include "ls_sqlcomment.h"
+#include "ls_sqlshape.h"
+
+#define MATCH_TOLERANCE_US 500000 /* statement vs span start, after the offset */
+#define MAX_PARENT_HOPS 32
+
+static const char reset_sql[] = "DELETE FROM tx_code; DELETE FROM stmt_tags;"
+                                " DELETE FROM hold_parts; DELETE FROM lock_order;";
+
+static const char tx_statements_sql[] =
+    "SELECT t.tx_id, st.stmt_id, st.text, st.start_ts, se.application"
+    " FROM transactions t JOIN statements st ON st.session_id = t.session_id"
+    "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
+    " LEFT JOIN sessions se ON se.session_id = t.session_id"
+    " ORDER BY t.tx_id, st.stmt_id";
+
+static const char insert_code_sql[] =
+    "INSERT INTO tx_code(tx_id, trace_id, tag_route, tag_controller, tag_action,"
+    " tag_application, application, shape, root_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+    " ?8, ?9)";
+
+typedef struct tx_facts {
+    int64_t tx_id;
+    char trace_id[33], span_id[17];
+    char route[256], controller[128], action[128], application[128];
+    char app[128];
+    ls_buf shape;
+    int nrel;
+    char rels[8][64];
+} tx_facts;
+
+static void copy_tag(char *dst, size_t n, const ls_sqltags *t, const char *key)
+{
+    const char *v = ls_sqltags_get(t, key);
+    if (v && !dst[0])
+        snprintf(dst, n, "%s", v);
+}
+
+static int flush_facts(ls_stmt *ins, ls_stmt *order, tx_facts *f)
+{
+    int rc, i;
+    if (!f->tx_id)
+        return 0;
+    ls_stmt_reset(ins);
+    ls_stmt_bind_int64(ins, 1, f->tx_id);
+    ls_stmt_bind_text(ins, 2, f->trace_id[0] ? f->trace_id : NULL);
+    ls_stmt_bind_text(ins, 3, f->route[0] ? f->route : NULL);
+    ls_stmt_bind_text(ins, 4, f->controller[0] ? f->controller : NULL);
+    ls_stmt_bind_text(ins, 5, f->action[0] ? f->action : NULL);
+    ls_stmt_bind_text(ins, 6, f->application[0] ? f->application : NULL);
+    ls_stmt_bind_text(ins, 7, f->app[0] ? f->app : NULL);
+    ls_stmt_bind_text(ins, 8, f->shape.len ? ls_buf_str(&f->shape) : NULL);
+    /* The comment's span id waits in root_name until the links pass. */
+    ls_stmt_bind_text(ins, 9, f->span_id[0] ? f->span_id : NULL);
+    if ((rc = ls_stmt_step(ins)) < 0)
+        return rc;
+    for (i = 0; i < f->nrel; i++) {
+        ls_stmt_reset(order);
+        ls_stmt_bind_int64(order, 1, f->tx_id);
+        ls_stmt_bind_int64(order, 2, i + 1);
+        ls_stmt_bind_text(order, 3, f->rels[i]);
+        if ((rc = ls_stmt_step(order)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Pass 1: what the statements say of each transaction's code path. */
+static int statement_facts(ls_store *s)
+{
+    ls_stmt *q = NULL, *ins = NULL, *tag = NULL, *order = NULL;
+    tx_facts f;
+    int rc;
+
+    memset(&f, 0, sizeof(f));
+    ls_buf_init(&f.shape, 0);
+    if ((rc = ls_store_prepare(s, tx_statements_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, insert_code_sql, &ins)) != 0 ||
+        (rc = ls_store_prepare(s, "INSERT INTO stmt_tags(stmt_id, key, value) VALUES (?1, ?2,"
+                                  " ?3)", &tag)) != 0 ||
+        (rc = ls_store_prepare(s, "INSERT INTO lock_order(tx_id, seq, relation) VALUES (?1,"
+                                  " ?2, ?3)", &order)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        const char *text = ls_stmt_text(q, 2);
+        ls_sqltags tags;
+        char rel[64];
+        int i;
+
+        if (ls_stmt_int64(q, 0) != f.tx_id) {
+            if ((rc = flush_facts(ins, order, &f)) != 0)
+                goto out;
+            ls_buf_free(&f.shape);
+            memset(&f, 0, sizeof(f));
+            ls_buf_init(&f.shape, 0);
+            f.tx_id = ls_stmt_int64(q, 0);
+            snprintf(f.app, sizeof(f.app), "%s", ls_stmt_text(q, 4));
+        }
+        if (ls_sqlcomment_parse(text, &tags) > 0) {
+            for (i = 0; i < tags.n; i++) {
+                ls_stmt_reset(tag);
+                ls_stmt_bind_int64(tag, 1, ls_stmt_int64(q, 1));
+                ls_stmt_bind_text(tag, 2, tags.tag[i].key);
+                ls_stmt_bind_text(tag, 3, tags.tag[i].value);
+                if ((rc = ls_stmt_step(tag)) < 0)
+                    goto out;
+            }
+            if (!f.trace_id[0] && tags.trace_id[0]) {
+                memcpy(f.trace_id, tags.trace_id, sizeof(f.trace_id));
+                memcpy(f.span_id, tags.span_id, sizeof(f.span_id));
+            }
+            copy_tag(f.route, sizeof(f.route), &tags, "route");
+            copy_tag(f.controller, sizeof(f.controller), &tags, "controller");
+            copy_tag(f.action, sizeof(f.action), &tags, "action");
+            copy_tag(f.application, sizeof(f.application), &tags, "application");
+        }
+        if (ls_sql_kind_of(text) == LS_SQL_WRITE) {
+            if (!f.shape.len)
+                ls_sql_shape(&f.shape, text, 200);
+            /* The order in which the transaction first writes each relation. */
+            if (ls_sql_relation(text, rel, sizeof(rel)) && f.nrel < 8) {
+                for (i = 0; i < f.nrel && strcmp(f.rels[i], rel) != 0; i++)
+                    ;
+                if (i == f.nrel)
+                    snprintf(f.rels[f.nrel++], sizeof(f.rels[0]), "%s", rel);
+            }
+        }
+    }
+    if (rc == 0)
+        rc = flush_facts(ins, order, &f);
+out:
+    if (ls_buf_failed(&f.shape) == LS_ENOMEM)
+        rc = LS_ENOMEM;
+    ls_buf_free(&f.shape);
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(ins);
+    ls_stmt_finalize(tag);
+    ls_stmt_finalize(order);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- links ---- */
+
+static int64_t median(int64_t *v, int n)
+{
+    int i, j;
+    for (i = 1; i < n; i++) /* insertion sort: n is small */
+        for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            int64_t t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n ? v[n / 2] : 0;
+}
+
+/* sqlcommenter links and the clock offset they give. */
+static const char comment_links_sql[] =
+    "SELECT c.tx_id, sp.span_row, sp.start_ts, (SELECT min(st.start_ts) FROM statements st"
+    "  JOIN transactions t ON t.tx_id = c.tx_id AND st.session_id = t.session_id"
+    "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
+    "  WHERE st.text LIKE '%' || c.root_name || '%')"
+    " FROM tx_code c JOIN spans sp ON sp.span_id = c.root_name AND sp.trace_id = c.trace_id"
+    " WHERE c.root_name IS NOT NULL";
+
+static int link_by_comment(ls_store *s, int64_t *offset)
+{
+    ls_stmt *q = NULL, *upd = NULL;
+    int64_t diffs[256];
+    int n = 0, rc;
+
+    if ((rc = ls_store_prepare(s, comment_links_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, "UPDATE tx_code SET span_row = ?2, link = 'sqlcommenter'"
+                                  " WHERE tx_id = ?1", &upd)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        ls_stmt_reset(upd);
+        ls_stmt_bind_int64(upd, 1, ls_stmt_int64(q, 0));
+        ls_stmt_bind_int64(upd, 2, ls_stmt_int64(q, 1));
+        if ((rc = ls_stmt_step(upd)) < 0)
+            goto out;
+        if (!ls_stmt_isnull(q, 3) && n < 256)
+            diffs[n++] = ls_stmt_int64(q, 3) - ls_stmt_int64(q, 2);
+    }
+    *offset = median(diffs, n);
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(upd);
+    return rc < 0 ? rc : 0;
+}
+
+/* Database spans carrying the backend pid, inside the transaction. */
+static const char pid_links_sql[] =
+    "UPDATE tx_code SET link = 'pid', span_row = (SELECT sp.span_row FROM spans sp"
+    "  JOIN transactions t ON t.tx_id = tx_code.tx_id"
+    "  WHERE sp.db_pid = t.pid AND sp.start_ts + ?1 BETWEEN t.start_ts - ?2"
+    "  AND coalesce(t.end_ts, t.start_ts) + ?2"
+    "  ORDER BY abs(sp.start_ts + ?1 - t.start_ts) LIMIT 1)"
+    " WHERE span_row IS NULL AND EXISTS (SELECT 1 FROM spans sp"
+    "  JOIN transactions t ON t.tx_id = tx_code.tx_id"
+    "  WHERE sp.db_pid = t.pid AND sp.start_ts + ?1 BETWEEN t.start_ts - ?2"
+    "  AND coalesce(t.end_ts, t.start_ts) + ?2)";
+
+/*
+ * Statement links: a database span whose statement text matches a logged
+ * statement of a still unlinked transaction, nearest in time. Exact text
+ * (comments dropped) is tried before the literal-free shape.
+ */
+static const char db_spans_sql[] =
+    "SELECT span_row, start_ts, db_statement FROM spans WHERE db_statement IS NOT NULL"
+    " AND span_row NOT IN (SELECT span_row FROM tx_code WHERE span_row IS NOT NULL)";
+static const char candidates_sql[] =
+    "SELECT c.tx_id, st.text, st.start_ts FROM tx_code c"
+    " JOIN transactions t ON t.tx_id = c.tx_id"
+    " JOIN statements st ON st.session_id = t.session_id"
+    "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
+    " WHERE c.span_row IS NULL AND st.start_ts BETWEEN ?1 - ?2 AND ?1 + ?2";
+
+static int link_by_statement(ls_store *s, int64_t offset)
+{
+    ls_stmt *spans = NULL, *cand = NULL, *upd = NULL;
+    ls_buf a = LS_BUF_INIT(0), b = LS_BUF_INIT(0);
+    int rc;
+
+    if ((rc = ls_store_prepare(s, db_spans_sql, &spans)) != 0 ||
+        (rc = ls_store_prepare(s, candidates_sql, &cand)) != 0 ||
+        (rc = ls_store_prepare(s, "UPDATE tx_code SET span_row = ?2, link = 'statement'"
+                                  " WHERE tx_id = ?1 AND span_row IS NULL", &upd)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(spans)) == 1) {
+        int64_t at = ls_stmt_int64(spans, 1) + offset, best_tx = 0, best_d = 0;
+        int best_exact = 0;
+        ls_buf_reset(&a);
+        ls_sql_shape(&a, ls_stmt_text(spans, 2), 4096);
+        ls_stmt_reset(cand);
+        ls_stmt_bind_int64(cand, 1, at);
+        ls_stmt_bind_int64(cand, 2, MATCH_TOLERANCE_US);
+        while ((rc = ls_stmt_step(cand)) == 1) {
+            int64_t d = ls_stmt_int64(cand, 2) - at;
+            int exact;
+            ls_buf_reset(&b);
+            ls_sql_shape(&b, ls_stmt_text(cand, 1), 4096);
+            if (strcmp(ls_buf_str(&a), ls_buf_str(&b)) != 0)
+                continue;
+            /* Same shape; the same literals too is stronger evidence. */
+            exact = strncmp(ls_stmt_text(spans, 2), ls_stmt_text(cand, 1),
+                            strlen(ls_stmt_text(spans, 2))) == 0;
+            if (d < 0)
+                d = -d;
+            if (!best_tx || exact > best_exact || (exact == best_exact && d < best_d)) {
+                best_tx = ls_stmt_int64(cand, 0);
+                best_d = d;
+                best_exact = exact;
+            }
+        }
+        if (rc < 0)
+            goto out;
+        if (best_tx) {
+            ls_stmt_reset(upd);
+            ls_stmt_bind_int64(upd, 1, best_tx);
+            ls_stmt_bind_int64(upd, 2, ls_stmt_int64(spans, 0));
+            if ((rc = ls_stmt_step(upd)) < 0)
+                goto out;
+        }
+    }
+out:
+    ls_buf_free(&a);
+    ls_buf_free(&b);
+    ls_stmt_finalize(spans);
+    ls_stmt_finalize(cand);
+    ls_stmt_finalize(upd);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- code paths from the linked span ---- */
+
+static const char linked_sql[] =
+    "SELECT c.tx_id, sp.trace_id, sp.parent_id, sp.code_function, sp.span_row, sp.kind,"
+    " sp.http_route, sp.service, sp.name FROM tx_code c JOIN spans sp ON sp.span_row = c.span_row";
+static const char parent_sql[] =
+    "SELECT parent_id, code_function, span_row, kind, http_route, service, name"
+    " FROM spans WHERE trace_id = ?1 AND span_id = ?2 LIMIT 1";
+static const char set_code_sql[] =
+    "UPDATE tx_code SET trace_id = ?2, code_span_row = ?3, route = ?4, service = ?5,"
+    " root_name = ?6, code_function = (SELECT code_function FROM spans WHERE span_row = ?3),"
+    " code_namespace = (SELECT code_namespace FROM spans WHERE span_row = ?3),"
+    " code_filepath = (SELECT code_filepath FROM spans WHERE span_row = ?3),"
+    " code_lineno = (SELECT code_lineno FROM spans WHERE span_row = ?3),"
+    " offset_us = ?7 WHERE tx_id = ?1";
+
+/*
+ * Walk up from the linked span: the first span with code attributes is
+ * the code path; the first server span (or the local root) gives the
+ * route and the operation name.
+ */
+static int resolve_code(ls_store *s, int64_t offset)
+{
+    ls_stmt *q = NULL, *par = NULL, *upd = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, linked_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, parent_sql, &par)) != 0 ||
+        (rc = ls_store_prepare(s, set_code_sql, &upd)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        char trace[64], parent[32], route[256] = "", service[128] = "", root[256] = "";
+        int64_t code_span = 0;
+        int hops = 0, have_server = 0;
+
+        snprintf(trace, sizeof(trace), "%s", ls_stmt_text(q, 1));
+        snprintf(parent, sizeof(parent), "%s", ls_stmt_text(q, 2));
+        snprintf(service, sizeof(service), "%s", ls_stmt_text(q, 7));
+        snprintf(root, sizeof(root), "%s", ls_stmt_text(q, 8));
+        if (!ls_stmt_isnull(q, 3))
+            code_span = ls_stmt_int64(q, 4);
+        while (parent[0] && hops++ < MAX_PARENT_HOPS) {
+            ls_stmt_reset(par);
+            ls_stmt_bind_text(par, 1, trace);
+            ls_stmt_bind_text(par, 2, parent);
+            if ((rc = ls_stmt_step(par)) < 0)
+                goto out;
+            if (rc == 0)
+                break; /* the parent is in another service's export */
+            if (!code_span && !ls_stmt_isnull(par, 1))
+                code_span = ls_stmt_int64(par, 2);
+            if (!have_server) {
+                snprintf(root, sizeof(root), "%s", ls_stmt_text(par, 6));
+                snprintf(service, sizeof(service), "%s", ls_stmt_text(par, 5));
+                if (!ls_stmt_isnull(par, 4))
+                    snprintf(route, sizeof(route), "%s", ls_stmt_text(par, 4));
+                have_server = ls_stmt_int64(par, 3) == LS_SPAN_SERVER;
+            }
+            snprintf(parent, sizeof(parent), "%s", ls_stmt_text(par, 0));
+        }
+        ls_stmt_reset(upd);
+        ls_stmt_bind_int64(upd, 1, ls_stmt_int64(q, 0));
+        ls_stmt_bind_text(upd, 2, trace);
+        if (code_span)
+            ls_stmt_bind_int64(upd, 3, code_span);
+        ls_stmt_bind_text(upd, 4, route[0] ? route : NULL);
+        ls_stmt_bind_text(upd, 5, service[0] ? service : NULL);
+        ls_stmt_bind_text(upd, 6, root[0] ? root : NULL);
+        ls_stmt_bind_int64(upd, 7, offset);
+        if ((rc = ls_stmt_step(upd)) < 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(par);
+    ls_stmt_finalize(upd);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- hold breakdown ---- */
+
+#define IS_END                                                                     \
+    "(upper(ltrim(st.text)) GLOB 'COMMIT*' OR upper(ltrim(st.text)) GLOB 'END*' OR " \
+    "upper(ltrim(st.text)) GLOB 'ROLLBACK*' OR upper(ltrim(st.text)) GLOB 'ABORT*')"
+
+static const char hold_parts_sql[] =
+    "INSERT INTO hold_parts(hold_id, part, name, ms)"
+    /* Non-database children of the code span (or of the linked span's
+     * parent when no span has code attributes), overlapping the hold. */
+    " SELECT h.hold_id, 'span', ch.name, sum(max(0, min(h.end_ts, ch.end_ts + c.offset_us)"
+    "   - max(h.start_ts, ch.start_ts + c.offset_us))) / 1000.0"
+    " FROM holds h JOIN tx_code c ON c.tx_id = h.tx_id"
+    " JOIN spans cs ON cs.span_row = coalesce(c.code_span_row, c.span_row)"
+    " JOIN spans ch ON ch.trace_id = cs.trace_id AND ch.parent_id = cs.span_id"
+    " WHERE ch.db_statement IS NULL AND ch.db_system IS NULL"
+    "  AND ch.end_ts + c.offset_us > h.start_ts AND ch.start_ts + c.offset_us < h.end_ts"
+    " GROUP BY h.hold_id, ch.name;"
+    /* Statements of the holder overlapping the hold: SQL, and COMMIT. */
+    "INSERT INTO hold_parts(hold_id, part, name, ms)"
+    " SELECT h.hold_id, CASE WHEN " IS_END " THEN 'commit' ELSE 'sql' END,"
+    "  CASE WHEN " IS_END " THEN 'COMMIT' ELSE 'SQL' END,"
+    "  sum(max(0, min(h.end_ts, st.end_ts) - max(h.start_ts, st.start_ts))) / 1000.0"
+    " FROM holds h JOIN transactions t ON t.tx_id = h.tx_id"
+    " JOIN statements st ON st.session_id = t.session_id"
+    "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt AND st.end_ts IS NOT NULL"
+    " GROUP BY h.hold_id, 2;"
+    "CREATE INDEX IF NOT EXISTS hold_parts_hold ON hold_parts(hold_id);"
+    /* What remains is idle in transaction that no span explains. */
+    "INSERT INTO hold_parts(hold_id, part, name, ms)"
+    " SELECT h.hold_id, 'idle', 'idle in transaction, no span',"
+    "  max(0, (h.end_ts - h.start_ts) / 1000.0"
+    "  - coalesce((SELECT sum(ms) FROM hold_parts p WHERE p.hold_id = h.hold_id), 0))"
+    " FROM holds h JOIN transactions t ON t.tx_id = h.tx_id WHERE t.sql_ms IS NOT NULL;";
+
+int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
+{
+    int64_t offset = 0;
+    ls_stmt *st = NULL;
+    int rc;
+
+    if ((rc = ls_store_exec(s, reset_sql)) != 0 || (rc = statement_facts(s)) != 0 ||
+        (rc = link_by_comment(s, &offset)) != 0)
+        return rc;
+    if ((rc = ls_store_prepare(s, pid_links_sql, &st)) != 0)
+        return rc;
+    ls_stmt_bind_int64(st, 1, offset);
+    ls_stmt_bind_int64(st, 2, MATCH_TOLERANCE_US);
+    rc = ls_stmt_step(st);
+    ls_stmt_finalize(st);
+    if (rc < 0)
+        return rc;
+    if ((rc = link_by_statement(s, offset)) != 0 ||
+        (rc = ls_store_exec(s, "UPDATE tx_code SET root_name = NULL WHERE span_row IS NULL"))
+            != 0 ||
+        (rc = resolve_code(s, offset)) != 0)
+        return rc;
+    stats->clock_offset_us = offset;
+    if ((rc = ls_store_prepare(s, "SELECT count(*) FROM tx_code WHERE span_row IS NOT NULL",
+                               &st)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(st)) == 1)
+        stats->span_links = ls_stmt_int64(st, 0);
+    ls_stmt_finalize(st);
+    if (rc < 0)
+        return rc;
+    return ls_store_exec(s, hold_parts_sql);
+}
