@@ -6,6 +6,12 @@ Usage: samples/check_truth.py SAMPLEDIR     (exit status 0 = all checks pass)
 Reads SAMPLEDIR/postgresql.log (stderr format, prefix from prefix.txt, which
 must be '%m [%p] %q%u@%d/%a %c %l %v %x %e '), postgresql.csv,
 postgresql.json and truth.json.  Standard library only.
+
+A correlation set (truth "set": "correlation", samples/correlation*) has
+session ids in its truth: sessions, waits and errors are then matched by the
+%c session id, not the pid (the set reuses a pid), and check_correlation()
+also checks ctids, xids, statements, transactions, retries, chains, pid
+reuse and the pg_stat_activity snapshots.
 """
 
 import collections
@@ -66,6 +72,189 @@ def iso(s):
         tzinfo=datetime.timezone.utc)
 
 
+STMT_RE = re.compile(r"^(?:duration: \d+\.\d{3} ms  )?(?:statement|execute [^:]+): (.*)$", re.S)
+TX_TARGET_RE = re.compile(r"^transaction (\d+)$")
+HEAD_STATES = ("running", "idle_in_transaction", "committing", "waiting")
+
+
+def logged_statements(rs, stmtall):
+    """The statements a session's log records show, in order: (record, text,
+    parameters DETAIL or None).  Durations: the duration line (parse and
+    bind lines skipped), or for a failed statement its ERROR's STATEMENT.
+    log_statement = 'all': the `statement:` / `execute` line (at start)."""
+    out = []
+    for i, r in enumerate(rs):
+        if r["sev"] == "LOG":
+            m = STMT_RE.match(r["msg"])
+            if not m or (not stmtall) != r["msg"].startswith("duration: "):
+                continue
+            det = rs[i + 1]["msg"] if i + 1 < len(rs) and rs[i + 1]["sev"] == "DETAIL" \
+                and rs[i + 1]["msg"].startswith("parameters: ") else None
+            out.append((r, m.group(1), det))
+        elif r["sev"] == "ERROR" and not stmtall:
+            st = [x for x in rs[i + 1:i + 6] if x["sev"] == "STATEMENT"]
+            if st:
+                out.append((r, st[0]["msg"], None))
+    return out
+
+
+def check_correlation(d, truth, recs, by_sid):
+    stmtall = truth.get("log_statement") == "all"
+    sessions = {s["session_id"]: s for s in truth["sessions"]}
+    for sid, s in sessions.items():
+        pid_hex = sid.split(".")[1]
+        check(int(pid_hex, 16) == s["pid"], "session %s: pid %d" % (sid, s["pid"]))
+        check("%x" % int(iso(s["backend_start"]).timestamp()) == sid.split(".")[0],
+              "session %s: backend_start %s" % (sid, s["backend_start"]))
+        check(by_sid[sid], "session %s not in the log" % sid)
+    # Only truth sessions log statements (monitor and snapshot are quiet).
+    for sid, rs in by_sid.items():
+        if sid not in sessions and rs and rs[0]["app"] != "[unknown]":
+            stm = [r for r in rs if r["sev"] == "LOG" and STMT_RE.match(r["msg"])]
+            apps = {r["app"] for r in rs} - {"[unknown]"}
+            check(not stm or apps == {"createdb"},
+                  "session %s (%s) logs statements but is not in truth" % (sid, apps))
+
+    # waits: the awaited xid and the ctid the log names
+    for w in truth["waits"]:
+        rs = by_sid[w["waiter_session_id"]]
+        tag = "%s waiter %s" % (w["scenario"], w["waiter_session_id"])
+        line = next((r for r in rs if r["sev"] == "LOG" and WAIT_RE.match(r["msg"])
+                     and WAIT_RE.match(r["msg"]).group(2) == "still waiting for"), None)
+        if not check(line is not None, "%s: no wait line" % tag):
+            continue
+        target = WAIT_RE.match(line["msg"]).group(4)
+        if w["mode_expected"] == "ShareLock":
+            check(target == "transaction %d" % w["awaited_xid"],
+                  "%s: target %r, awaited xid %r" % (tag, target, w["awaited_xid"]))
+            i = rs.index(line)
+            ctx = next((r["msg"] for r in rs[i + 1:i + 4] if r["sev"] == "CONTEXT"), "")
+            check(("tuple %s in relation" % w["ctid"]) in ctx,
+                  "%s: CONTEXT %r lacks ctid %s" % (tag, ctx, w["ctid"]))
+        else:
+            check(target.startswith("tuple %s of relation " % w["ctid"]),
+                  "%s: target %r, ctid %s" % (tag, target, w["ctid"]))
+        check(w["waiter_session_id"] in sessions and w["root_session_id"] in sessions
+              and w["direct_blocker_session_id"] in sessions,
+              "%s: unknown session ids" % tag)
+        check(sessions[w["root_session_id"]]["backend_start"] == w["root_backend_start"],
+              "%s: root_backend_start" % tag)
+        check(sessions[w["waiter_session_id"]]["backend_start"] == w["waiter_backend_start"],
+              "%s: waiter_backend_start" % tag)
+
+    # holds: the holder's xid shows in its %x; head states
+    for h in truth["holds"]:
+        tag = "hold %s %s/%s" % (h["session_id"], h["relation"], h["row_id"])
+        check(h["head_state"] in HEAD_STATES, "%s: head_state %r" % (tag, h["head_state"]))
+        check(any(r["xid"] == str(h["xid"]) for r in by_sid[h["session_id"]]),
+              "%s: xid %s never in %%x" % (tag, h["xid"]))
+        check(iso(h["end"]) > iso(h["start"]), "%s: end <= start" % tag)
+        blocked = [w for w in truth["waits"]
+                   if w["direct_blocker_session_id"] == h["session_id"]
+                   and (w["relation"], w["row_id"]) == (h["relation"], h["row_id"])
+                   and w.get("awaited_xid", h["xid"]) == h["xid"]]
+        check(blocked or h["head_state"] == "waiting", "%s blocks nobody" % tag)
+        for w in blocked:
+            if w["mode_expected"] == "ShareLock" and w["outcome"] == "acquired":
+                check(iso(w["wait_end"]) >= iso(h["end"]) - datetime.timedelta(milliseconds=5),
+                      "%s: waiter %s done before the hold ended" % (tag, w["waiter_session_id"]))
+
+    # transactions: every statement, in order, with its time and parameters
+    per_sid = collections.defaultdict(list)
+    for t in truth["transactions"]:
+        per_sid[t["session_id"]].extend(t["statements"])
+        check(t["outcome"] in ("committed", "rolled_back", "failed"),
+              "transaction outcome %r" % t["outcome"])
+    tol = datetime.timedelta(milliseconds=6)
+    nstmt = 0
+    for sid, stmts in per_sid.items():
+        stmts.sort(key=lambda x: x["start"])
+        got = logged_statements(by_sid[sid], stmtall)
+        if not check(len(got) == len(stmts), "session %s: %d statements logged, %d in truth"
+                     % (sid, len(got), len(stmts))):
+            continue
+        for st, (r, text, det) in zip(stmts, got):
+            nstmt += 1
+            check(text == st["sql"], "session %s: logged %r, truth %r" % (sid, text, st["sql"]))
+            check(iso(st["start"]) - tol <= r["time"] <= iso(st["end"]) + tol,
+                  "session %s: %r logged at %s outside [%s, %s]"
+                  % (sid, text[:40], r["time"], st["start"], st["end"]))
+            if st.get("params"):
+                want = ", ".join("$%d = '%s'" % (i + 1, v) for i, v in enumerate(st["params"]))
+                check(det == "parameters: " + want, "session %s: %r vs params %r"
+                      % (sid, det, want))
+    check(nstmt > 0, "no statements checked")
+    check(set(per_sid) == set(sessions), "sessions without transactions")
+
+    # retries: failure then the same statement succeeding later, same session
+    for rt in truth["retries"]:
+        rs = by_sid[rt["session_id"]]
+        errs = [i for i, r in enumerate(rs) if r["sev"] == "ERROR" and r["state"] == rt["sqlstate"]]
+        if not check(errs, "retry %s: no %s" % (rt["session_id"], rt["sqlstate"])):
+            continue
+        later = [t for r, t, _ in logged_statements(rs[errs[0] + 1:], stmtall)]
+        check(rt["statement"] in later, "retry %s: statement not repeated" % rt["session_id"])
+        check(iso(rt["failed"]["tx_end"]) < iso(rt["retry"]["tx_start"]),
+              "retry %s: retry before the failure ended" % rt["session_id"])
+        check(rt["caused_by_session_id"] in sessions, "retry: unknown cause")
+
+    # chains: leaf -> ... -> root through the waits
+    direct = {w["waiter_session_id"]: w["direct_blocker_session_id"] for w in truth["waits"]}
+    for c in truth["chains"]:
+        path = [c["leaf_session_id"]]
+        while path[-1] in direct and len(path) < 20:
+            path.append(direct[path[-1]])
+        want = [m["session_id"] for m in reversed(c["members"])]
+        check(path == want, "chain %s: walk %r != members %r" % (c["scenario"], path, want))
+        check(c["depth"] == len(want) - 1 == 3, "chain depth %r" % c["depth"])
+
+    # ctids: one logical row, several ctids; each wait's ctid belongs to its row
+    rows = {(r["relation"], r["row_id"]): r["ctids"] for r in truth["ctids"]}
+    for w in truth["waits"]:
+        check(w["ctid"] in rows.get((w["relation"], w["row_id"]), []),
+              "wait %s: ctid %s not among its row's" % (w["waiter_session_id"], w["ctid"]))
+    check(max(len(v) for v in rows.values()) >= 5, "no row with 5 or more ctids")
+
+    # pid reuse: two sessions, one pid, both in lock waits
+    pr = truth.get("pid_reuse")
+    if pr is not None:
+        ss = pr["sessions"]
+        check(len(ss) == 2 and ss[0]["pid"] == ss[1]["pid"] == pr["pid"]
+              and ss[0]["session_id"] != ss[1]["session_id"], "pid_reuse sessions %r" % ss)
+        for x in ss:
+            involved = [w for w in truth["waits"]
+                        if x["session_id"] in (w["waiter_session_id"], w["direct_blocker_session_id"])]
+            check(involved, "pid_reuse session %s in no wait" % x["session_id"])
+            check(by_sid[x["session_id"]], "pid_reuse session %s not in the log" % x["session_id"])
+
+    # pg_stat_activity snapshots
+    snap = truth.get("snapshots")
+    path = os.path.join(d, "pg_stat_activity.csv")
+    if check(snap is not None and os.path.exists(path), "no pg_stat_activity.csv"):
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+        check(rows[0] == ["now", "pid", "state", "wait_event_type", "wait_event",
+                          "xact_start", "query_start", "backend_start",
+                          "pg_blocking_pids", "query"], "snapshot header %r" % rows[0])
+        check(all(len(r) == 10 for r in rows), "snapshot rows without 10 columns")
+        check(sum(1 for r in rows[1:] if r[0] == "now") == 0, "header repeated")
+        nows = {r[0] for r in rows[1:]}
+        check(len(nows) <= snap["count"] and len(nows) > snap["count"] // 2,
+              "%d snapshot times, %d snapshots" % (len(nows), snap["count"]))
+        blocked = {int(r[1]) for r in rows[1:] if r[8] not in ("{}", "")}
+        waiters = {w["waiter_pid"] for w in truth["waits"]}
+        check(len(blocked & waiters) >= len(waiters) // 2,
+              "snapshots show %d of %d waiters blocked" % (len(blocked & waiters), len(waiters)))
+        states = {r[2] for r in rows[1:]}
+        check("idle in transaction" in states and "active" in states, "snapshot states %r" % states)
+
+    print("check_truth: correlation: %d statements, %d transactions, %d retries, "
+          "%d chains, %d rows with ctids, pid_reuse %s"
+          % (nstmt, len(truth["transactions"]), len(truth["retries"]),
+             len(truth["chains"]), len(truth["ctids"]),
+             pr["pid"] if pr else "not obtained"))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -79,12 +268,22 @@ def main():
 
     text = open(os.path.join(d, "postgresql.log"), "rb").read().decode("utf-8", "replace")
     for n in NEEDLES:
+        if n == "deadlock detected" and not truth["deadlocks"]:
+            continue
         check(n in text, "postgresql.log lacks %r" % n)
 
     recs = parse_stderr(os.path.join(d, "postgresql.log"))
     by_pid = collections.defaultdict(list)
+    by_sid = collections.defaultdict(list)
     for r in recs:
         by_pid[r["pid"]].append(r)
+        if r["sid"]:
+            by_sid[r["sid"]].append(r)
+    # Correlation sets name sessions by %c (pids are reused there).
+    use_sid = all("session_id" in s for s in truth["sessions"])
+
+    def recs_of(pid, sid):
+        return by_sid[sid] if use_sid else by_pid[pid]
 
     # Every logged wait start ("still waiting" / "detected deadlock while
     # waiting") must belong to a truth wait, and vice versa.
@@ -94,8 +293,9 @@ def main():
             m = WAIT_RE.match(r["msg"])
             if m and m.group(2) in ("still waiting for",
                                     "detected deadlock while waiting for"):
-                logged_waits[r["pid"]] += 1
-    truth_waits = collections.Counter(w["waiter_pid"] for w in truth["waits"])
+                logged_waits[r["sid"] if use_sid else r["pid"]] += 1
+    truth_waits = collections.Counter(w["waiter_session_id" if use_sid else "waiter_pid"]
+                                      for w in truth["waits"])
     check(logged_waits == truth_waits,
           "logged wait starts %r != truth waits %r" % (dict(logged_waits), dict(truth_waits)))
 
@@ -105,7 +305,7 @@ def main():
         t0, t1 = iso(w["wait_start"]), iso(w["wait_end"])
         check(t1 > t0, "%s: wait_end <= wait_start" % tag)
         check((t1 - t0).total_seconds() > 0.1, "%s: client wait <= deadlock_timeout" % tag)
-        rs = by_pid[pid]
+        rs = recs_of(pid, w.get("waiter_session_id"))
         start = None
         for i, r in enumerate(rs):
             m = WAIT_RE.match(r["msg"]) if r["sev"] == "LOG" else None
@@ -160,11 +360,26 @@ def main():
                   % (tag, ms, client_ms))
 
     # root_blocker_pid = end of the direct-blocker chain within the scenario
-    direct = {(w["scenario"], w["waiter_pid"]): w["direct_blocker_pid"]
-              for w in truth["waits"]}
+    if use_sid:  # the same chain walk over session ids
+        direct = {w["waiter_session_id"]: w["direct_blocker_session_id"]
+                  for w in truth["waits"]}
+    else:
+        direct = {(w["scenario"], w["waiter_pid"]): w["direct_blocker_pid"]
+                  for w in truth["waits"]}
     for w in truth["waits"]:
         if w["outcome"] == "deadlock" or w["scenario"] == "deadlock":
             continue  # cycles have no root
+        if use_sid:
+            p, seen = w["direct_blocker_session_id"], set()
+            while p in direct and p not in seen:
+                seen.add(p)
+                p = direct[p]
+            check(p == w["root_session_id"], "%s waiter %s: root %s, chain ends at %s"
+                  % (w["scenario"], w["waiter_session_id"], w["root_session_id"], p))
+            check(int(p.split(".")[1], 16) == w["root_blocker_pid"],
+                  "%s waiter %s: root session %s is not pid %d"
+                  % (w["scenario"], w["waiter_session_id"], p, w["root_blocker_pid"]))
+            continue
         p, seen = w["direct_blocker_pid"], set()
         while (w["scenario"], p) in direct and p not in seen:
             seen.add(p)
@@ -173,7 +388,8 @@ def main():
               % (w["scenario"], w["waiter_pid"], w["root_blocker_pid"], p))
 
     for e in truth["errors"]:
-        states = [r["state"] for r in by_pid[e["pid"]] if r["sev"] == "ERROR"]
+        states = [r["state"] for r in recs_of(e["pid"], e.get("session_id"))
+                  if r["sev"] == "ERROR"]
         check(e["sqlstate"] in states, "error %r not in log (got %r)" % (e, states))
     logged_errors = sum(1 for r in recs if r["sev"] == "ERROR")
     check(logged_errors == len(truth["errors"]),
@@ -189,7 +405,8 @@ def main():
                       "deadlock DETAIL lacks process %d" % p)
 
     for s in truth["sessions"]:
-        apps = {r["app"] for r in by_pid[s["pid"]] if r["app"] not in (None, "[unknown]")}
+        apps = {r["app"] for r in recs_of(s["pid"], s.get("session_id"))
+                if r["app"] not in (None, "[unknown]")}
         check(apps == {s["application_name"]}, "session %d: apps %r != %r"
               % (s["pid"], apps, s["application_name"]))
 
@@ -220,6 +437,9 @@ def main():
 
     size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
     check(size < 1024 * 1024, "sample is %d bytes" % size)
+    if truth.get("set") == "correlation":
+        check(size < 500 * 1024, "correlation sample is %d bytes" % size)
+        check_correlation(d, truth, recs, by_sid)
 
     print("check_truth: %d waits, %d holds, %d deadlocks, %d errors, %d sessions, "
           "%d log records, %d bytes" % (len(truth["waits"]), len(truth["holds"]),

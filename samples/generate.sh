@@ -11,6 +11,9 @@
 #      LOCKSPAN_PGBIN   PostgreSQL bin dir (default /usr/lib/postgresql/15/bin)
 #      LOCKSPAN_PYTHON  Python with psycopg2 (default /usr/bin/python3)
 #      LOCKSPAN_PREFIX  log_line_prefix (default below; samples/rds uses RDS's)
+#      LOCKSPAN_SCENARIOS  scenario set: basic (default) | correlation
+#      LOCKSPAN_LOG_STATEMENT  'all': log_statement = 'all' and
+#                       log_min_duration_statement = -1 (default: durations)
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -27,11 +30,17 @@ PG_USER=postgres
 # Keep exactly this default: the C tests parse the stderr log with it.
 PREFIX=${LOCKSPAN_PREFIX:-'%m [%p] %q%u@%d/%a %c %l %v %x %e '}
 
+SCENARIO_SET=${LOCKSPAN_SCENARIOS:-basic}
+LOG_STATEMENT=${LOCKSPAN_LOG_STATEMENT:-none}
+
 die() { echo "generate.sh: $*" >&2; exit 1; }
 
 [[ -x $PGBIN/postgres ]] || die "no PostgreSQL binaries in $PGBIN"
 id -u "$PG_USER" >/dev/null 2>&1 || die "system user '$PG_USER' does not exist"
 "$PYTHON" -c 'import psycopg2' 2>/dev/null || die "$PYTHON cannot import psycopg2 (apt-get install python3-psycopg2)"
+if [[ $SCENARIO_SET == correlation ]]; then
+    "$PYTHON" -c 'import psycopg' 2>/dev/null || die "$PYTHON cannot import psycopg (apt-get install python3-psycopg)"
+fi
 
 # Run a command as the postgres user (PostgreSQL refuses to run as root).
 as_pg() {
@@ -123,6 +132,9 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 EOF
+if [[ $LOG_STATEMENT == all ]]; then
+    printf "log_min_duration_statement = -1\nlog_statement = 'all'\n" >>"$DATA/postgresql.conf"
+fi
 
 echo "generate.sh: starting server on 127.0.0.1:$PORT" >&2
 as_pg "$PGBIN/pg_ctl" -D "$DATA" -l "$WORK/pg_ctl.out" -w -t 60 start >/dev/null \
@@ -132,7 +144,9 @@ as_pg "$PGBIN/createdb" -h "$SOCK" -p "$PORT" -U "$PG_USER" lockspan
 
 echo "generate.sh: running scenarios" >&2
 "$PYTHON" "$HERE/scenarios.py" --host 127.0.0.1 --port "$PORT" --user "$PG_USER" \
-    --dbname lockspan --prefix "$PREFIX" --truth "$WORK/truth.json"
+    --dbname lockspan --prefix "$PREFIX" --truth "$WORK/truth.json" \
+    --set "$SCENARIO_SET" --log-statement "$LOG_STATEMENT" \
+    --snapshots "$WORK/pg_stat_activity.csv"
 
 # Stop the server first so that every log line is flushed.
 stop_server
@@ -144,6 +158,9 @@ done
 mkdir -p "$OUTDIR"
 cp "$LOGDIR/postgresql.log" "$LOGDIR/postgresql.csv" "$LOGDIR/postgresql.json" "$OUTDIR/"
 cp "$WORK/truth.json" "$OUTDIR/truth.json"
+if [[ -f $WORK/pg_stat_activity.csv ]]; then
+    install -m 644 "$WORK/pg_stat_activity.csv" "$OUTDIR/pg_stat_activity.csv"
+fi
 printf '%s' "$PREFIX" >"$OUTDIR/prefix.txt"
 chmod 644 "$OUTDIR"/postgresql.log "$OUTDIR"/postgresql.csv "$OUTDIR"/postgresql.json \
     "$OUTDIR"/prefix.txt "$OUTDIR"/truth.json

@@ -11,6 +11,9 @@ is visible in the server log).  Ordering between sessions is enforced with
 threading events and, where the order of lock queueing matters, by polling
 pg_stat_activity from a monitor connection (whose own statements are not
 logged) until the previous session is really waiting on a lock.
+
+--set basic (default) runs the scenarios below (samples/basic);
+--set correlation runs those of scenarios_correlation.py instead.
 """
 
 import argparse
@@ -28,6 +31,7 @@ SETTLE = 0.5              # pause between scenarios
 STAGGER = 0.060           # hot_account: gap between waiters
 
 ARGS = None
+CORR = False              # --set correlation: sessions record identity + statements
 TRUTH = {"prefix": "", "waits": [], "holds": [], "deadlocks": [],
          "errors": [], "sessions": []}
 TRUTH_LOCK = threading.Lock()
@@ -44,9 +48,10 @@ def add(kind, rec):
         TRUTH[kind].append(rec)
 
 
-def connect(app):
+def connect(app, options=None):
+    kw = {"options": options} if options else {}
     conn = psycopg2.connect(host=ARGS.host, port=ARGS.port, user=ARGS.user,
-                            dbname=ARGS.dbname, application_name=app)
+                            dbname=ARGS.dbname, application_name=app, **kw)
     conn.autocommit = True
     return conn
 
@@ -59,6 +64,9 @@ class Session:
         self.app = app
         self.conn = connect(app)
         self.cur = self.conn.cursor()
+        if CORR:
+            corr_identify(self, record)
+            return
         self.cur.execute("SELECT pg_backend_pid()")
         self.pid = self.cur.fetchone()[0]
         if record:
@@ -66,6 +74,8 @@ class Session:
                              "scenario": scenario})
 
     def sql(self, q, params=None):
+        if CORR:
+            return corr_sql(self, q, params)
         self.cur.execute(q, params)
         if self.cur.description is not None:
             return self.cur.fetchall()
@@ -476,9 +486,12 @@ def serialization(mon):
 SCENARIOS = [hot_account, idle_in_tx, chain, deadlock, lock_timeout,
              serialization]
 
+sys.dont_write_bytecode = True  # no samples/__pycache__
+from scenarios_correlation import corr_identify, corr_sql, corr_main  # noqa: E402
+
 
 def main():
-    global ARGS
+    global ARGS, CORR
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=54329)
@@ -486,8 +499,19 @@ def main():
     p.add_argument("--dbname", default="lockspan")
     p.add_argument("--prefix", required=True, help="log_line_prefix in use")
     p.add_argument("--truth", required=True, help="output truth.json")
+    p.add_argument("--set", default="basic", choices=("basic", "correlation"),
+                   help="scenario set (default basic)")
+    p.add_argument("--log-statement", default="none",
+                   help="the server's log_statement ('all': statements are "
+                   "logged at start, log_min_duration_statement = -1)")
+    p.add_argument("--snapshots", help="correlation set: write pg_stat_activity "
+                   "snapshots (CSV) here")
     ARGS = p.parse_args()
     TRUTH["prefix"] = ARGS.prefix
+    if ARGS.set == "correlation":
+        CORR = True
+        corr_main(sys.modules[__name__])
+        return
 
     setup()
     mon = Monitor()
