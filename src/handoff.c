@@ -280,6 +280,48 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     return 0;
 }
 
+/* The string fields of a span, copied with it. */
+static const size_t span_strings[] = {
+    offsetof(ls_span, file),          offsetof(ls_span, format),
+    offsetof(ls_span, name),          offsetof(ls_span, service),
+    offsetof(ls_span, db_system),     offsetof(ls_span, db_statement),
+    offsetof(ls_span, db_name),       offsetof(ls_span, db_operation),
+    offsetof(ls_span, code_function), offsetof(ls_span, code_namespace),
+    offsetof(ls_span, code_filepath), offsetof(ls_span, http_route),
+    offsetof(ls_span, http_method),   offsetof(ls_span, http_url),
+    offsetof(ls_span, peer_service),  offsetof(ls_span, attributes),
+};
+#define NSPAN_STRINGS (sizeof(span_strings) / sizeof(span_strings[0]))
+
+int ls_handoff_span(ls_handoff *h, uint32_t file, const ls_span *sp)
+{
+    size_t lens[NSPAN_STRINGS], need = ALIGN(sizeof(ls_item)) + ALIGN(sizeof(ls_span)), i;
+    ls_item *it;
+    ls_span *copy;
+    char *tail;
+    int rc;
+
+    for (i = 0; i < NSPAN_STRINGS; i++) {
+        const char *str = *FIELD(sp, span_strings[i]);
+        lens[i] = str ? strlen(str) + 1 : 0;
+        need += lens[i];
+    }
+    if (!(it = reserve(h, need, &rc)))
+        return rc;
+    copy = (ls_span *)((char *)it + ALIGN(sizeof(ls_item)));
+    tail = (char *)copy + ALIGN(sizeof(ls_span));
+    memset(it, 0, sizeof(*it));
+    it->type = LS_ITEM_SPAN;
+    it->size = (uint32_t)ALIGN(need);
+    it->file = file;
+    it->span = copy;
+    *copy = *sp;
+    for (i = 0; i < NSPAN_STRINGS; i++)
+        if (lens[i])
+            *FIELD(copy, span_strings[i]) = put(&tail, *FIELD(sp, span_strings[i]), lens[i]);
+    return 0;
+}
+
 static int simple_item(ls_handoff *h, ls_item_type type, uint32_t file, const char *reason,
                        const char *text, size_t len, uint64_t line, int gzip,
                        const ls_file_stats *st)

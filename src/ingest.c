@@ -99,6 +99,22 @@ static int on_record(void *vctx, const ls_record *rec)
     return 0;
 }
 
+static int on_span(void *vctx, const ls_span *sp)
+{
+    ingest_ctx *c = vctx;
+    run_file *f = file_of_line(c, sp->line ? sp->line : c->run_lines);
+    ls_span copy = *sp;
+    int rc;
+
+    copy.file = f->path;
+    copy.line = sp->line ? sp->line - f->base : 0;
+    f->st.records++;
+    c->tot.events++;
+    if ((rc = ls_handoff_span(c->handoff, f->ord, &copy)) != 0)
+        return c->rc = rc;
+    return 0;
+}
+
 /* Print a line of input safely: control bytes and non-ASCII as \xNN. */
 static void print_sample(FILE *f, const char *text, size_t len)
 {
@@ -314,7 +330,7 @@ static int run_add_file(ingest_ctx *c, const ls_parser_ops *ops, const char *pat
         return rc;
     if (!c->parser) {
         ls_parse_opts popts;
-        ls_sink sink = {on_record, on_bad, on_note, c, NULL};
+        ls_sink sink = {on_record, on_bad, on_note, c, on_span};
         popts.file = path;
         popts.prefix = c->opts->prefix;
         c->ops = ops;
@@ -464,6 +480,9 @@ static int store_items(ls_store *s, ls_handoff *h, const char *prefix)
                 break;
             case LS_ITEM_FILE_END:
                 rc = ls_store_file_end(s, file_ids[it->file], &it->stats);
+                break;
+            case LS_ITEM_SPAN:
+                rc = ls_store_span(s, file_ids[it->file], it->span);
                 break;
             }
         }
