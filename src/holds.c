@@ -181,7 +181,14 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
 
         /* The end: the transaction's, bounded above by the first waiter's
          * acquisition (the lock was free then). */
-        if (tx_has_end) {
+        if (tx_has_end && first_acq_known && first_acq > tx_end &&
+            strcmp(ls_stmt_text(g, 12), "commit start") == 0) {
+            /* log_statement = 'all' logs only when COMMIT starts; the first
+             * waiter's acquisition says when it had released the row. */
+            end_lo = tx_end;
+            end_ts = first_acq;
+            end_ev = "first waiter acquired (COMMIT started earlier)";
+        } else if (tx_has_end) {
             end_ts = end_lo = tx_end;
             end_ev = ls_stmt_text(g, 12);
         } else {
@@ -203,6 +210,10 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
             int64_t st1 = ls_stmt_isnull(sts, 2) ? st0 : ls_stmt_int64(sts, 2);
             const char *text = ls_stmt_text(sts, 3);
             ls_sql_kind kind = ls_sql_kind_of(text);
+            /* Without a duration a COMMIT runs until the row is released;
+             * other statements' running time is then unknown (counted idle). */
+            if (ls_stmt_isnull(sts, 2) && (kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK))
+                st1 = end_ts;
             char rel[128], key[192];
 
             /* The first statement of the holder that addresses the row took
