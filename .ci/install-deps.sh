@@ -5,7 +5,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config
       libpcre2-dev libsqlite3-dev zlib1g-dev libcjson-dev
-      postgresql-15 python3 python3-psycopg2 python3-psycopg gzip sqlite3)
+      postgresql-15 python3 python3-psycopg2 python3-psycopg gzip sqlite3 chromium)
 if [ "${1:-}" = --list ]; then
     printf '%s\n' "${pkgs[@]}"
     exit 0

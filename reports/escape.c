@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ls_common.h"
 #include "ls_report.h"
@@ -125,4 +126,92 @@ void ls_md_code_block(FILE *f, const char *lang, const char *s)
     for (i = 0; i < (longest < 3 ? 3 : longest + 1); i++)
         fputc('`', f);
     fputc('\n', f);
+}
+
+/* Decode the valid UTF-8 sequence of length k at p. */
+static unsigned long utf8_decode(const unsigned char *p, size_t k)
+{
+    if (k == 1)
+        return p[0];
+    if (k == 2)
+        return ((p[0] & 0x1fUL) << 6) | (p[1] & 0x3fUL);
+    if (k == 3)
+        return ((p[0] & 0x0fUL) << 12) | ((p[1] & 0x3fUL) << 6) | (p[2] & 0x3fUL);
+    return ((p[0] & 0x07UL) << 18) | ((p[1] & 0x3fUL) << 12) | ((p[2] & 0x3fUL) << 6) |
+           (p[3] & 0x3fUL);
+}
+
+void ls_html_escape(FILE *f, const char *s, size_t max)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = 0;
+
+    while (*p) {
+        size_t k = utf8_len(p);
+        if (max && n >= max) {
+            fputs("…", f);
+            break;
+        }
+        n++;
+        if (k == 0 || (k == 1 && ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f))) {
+            fputs("\xef\xbf\xbd", f);
+            p++;
+            continue;
+        }
+        if (k > 1) {
+            fwrite(p, 1, k, f);
+            p += k;
+            continue;
+        }
+        switch (*p) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default: fputc(*p, f); break;
+        }
+        p++;
+    }
+}
+
+static int mermaid_safe(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr(" .,_-+/=?@", c) != NULL);
+}
+
+void ls_mermaid_label(FILE *f, const char *s, size_t max)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = 0;
+    int space = 0;
+
+    while (*p) {
+        size_t k = utf8_len(p);
+        if (n >= max) {
+            fputs("...", f);
+            break;
+        }
+        if (k == 1 && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) {
+            if (!space && n)
+                fputc(' ', f), n++;
+            space = 1;
+            p++;
+            continue;
+        }
+        space = 0;
+        if (k == 0 || (k == 1 && (*p < 0x20 || *p == 0x7f))) {
+            p++; /* control characters and invalid bytes are dropped */
+            continue;
+        }
+        n++;
+        if (k == 1 && (*p == 'c' || *p == 'C') && strncasecmp((const char *)p, "click", 5) == 0)
+            fprintf(f, "#%u;", (unsigned)*p);
+        else if (k == 1 && mermaid_safe(*p))
+            fputc(*p, f);
+        else
+            fprintf(f, "#%lu;", utf8_decode(p, k));
+        p += k;
+    }
 }

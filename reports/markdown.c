@@ -60,6 +60,203 @@ static void pid_list(FILE *f, const cJSON *o, const char *key)
     fputs(first ? "— |" : " |", f);
 }
 
+/* ---- mermaid diagrams (GitHub renders them) ----
+ *
+ * Every text from the model goes through ls_mermaid_label(); ids are
+ * generated (h1, w1, n1), so no log text is ever parsed as mermaid syntax.
+ * Diagrams are bounded: MERMAID_MAX_TASKS bars per gantt, DL_MAX nodes.
+ */
+#define MERMAID_MAX_TASKS 30
+#define MERMAID_MAX_CHARTS 10
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* Model time as Unix milliseconds (gantt "dateFormat x"); 0 on success. */
+static int ms_of(const cJSON *o, const char *key, long long *out)
+{
+    const char *s = str(o, key);
+    ls_ts t;
+    if (!s || ls_ts_parse(&t, s, strlen(s)) != 0)
+        return -1;
+    *out = (long long)(t / 1000);
+    return 0;
+}
+
+static int same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* One bar. Its name starts with our own "pid N" so it can never begin
+ * with a gantt keyword; `note` and the application are labels. */
+static void gantt_task(FILE *f, const char *tag, const char *id, int n, double pid,
+                       const char *what, const char *note, const cJSON *o, long long a,
+                       long long b)
+{
+    fprintf(f, "    pid %.0f %s", pid, what);
+    if (note) {
+        fputs(" ", f);
+        ls_mermaid_label(f, note, 30);
+    }
+    if (str(o, "application")) {
+        fputs(" - ", f);
+        ls_mermaid_label(f, str(o, "application"), 30);
+    }
+    /* A bar of under 1 ms would not show. */
+    fprintf(f, " :%s%s%d, %lld, %lld\n", tag, id, n, a, b > a ? b : a + 1);
+}
+
+/* A gantt chart of one hot row: the holders' holds and every wait. */
+static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
+{
+    const cJSON *tl = get(hot, "timeline"), *o, *src = get(tl, "waits");
+    int own = cJSON_IsArray(src), n = 0, left = 0;
+    long long a, b;
+    char what[64];
+
+    fputs("```mermaid\ngantt\n    title ", f);
+    ls_mermaid_label(f, str(hot, "relation"), 60);
+    if (str(hot, "row_key")) {
+        fputs(" ", f);
+        ls_mermaid_label(f, str(hot, "row_key"), 40);
+    }
+    if (str(hot, "ctid")) {
+        fputs(" ", f);
+        ls_mermaid_label(f, str(hot, "ctid"), 40);
+    }
+    fputs("\n    dateFormat x\n    axisFormat %H:%M:%S.%L\n    section holders\n", f);
+    if (cJSON_GetArraySize(get(tl, "holds")) > 0) {
+        cJSON_ArrayForEach(o, get(tl, "holds")) {
+            if (ms_of(o, "start", &a) != 0)
+                continue;
+            if (ms_of(o, "end", &b) != 0)
+                b = a;
+            if (++n > MERMAID_MAX_TASKS) {
+                left++;
+                continue;
+            }
+            gantt_task(f, "active, ", "h", n, num(o, "pid"), "holds the row", NULL, o, a, b);
+        }
+    } else {
+        cJSON_ArrayForEach(o, get(model, "root_blockers")) {
+            const cJSON *p, *tx = get(o, "transaction");
+            int mine = 0;
+            cJSON_ArrayForEach(p, get(hot, "root_blocker_pids")) mine |=
+                p->valuedouble == num(o, "pid");
+            if (!mine || ms_of(tx, "start", &a) != 0)
+                continue;
+            if (ms_of(tx, "end", &b) != 0)
+                b = a;
+            if (++n > MERMAID_MAX_TASKS) {
+                left++;
+                continue;
+            }
+            gantt_task(f, "active, ", "h", n, num(o, "pid"), "transaction", NULL, o, a, b);
+        }
+    }
+    fputs("    section waiters\n", f);
+    if (!own)
+        src = get(model, "waits");
+    cJSON_ArrayForEach(o, src) {
+        const char *out = str(o, "outcome");
+        if (!own && (!same(str(o, "relation"), str(hot, "relation")) ||
+                     !same(str(o, "ctid"), str(hot, "ctid"))))
+            continue;
+        if (ms_of(o, "start", &a) != 0)
+            continue;
+        if (ms_of(o, "end", &b) != 0)
+            b = a + (long long)num(o, "waited_ms");
+        if (++n > MERMAID_MAX_TASKS) {
+            left++;
+            continue;
+        }
+        snprintf(what, sizeof(what), "waits %.0f ms -", num(o, "waited_ms"));
+        gantt_task(f, out && strcmp(out, "acquired") != 0 ? "crit, " : "", "w", n,
+                   num(o, "pid"), what, out ? out : "unknown", o, a, b);
+    }
+    fputs("```\n\n", f);
+    if (left)
+        fprintf(f, "_%d more bars not drawn (at most %d per chart)._\n\n", left,
+                MERMAID_MAX_TASKS);
+}
+
+static void mermaid_hot_rows(FILE *f, const cJSON *model)
+{
+    const cJSON *hot;
+    int n = 0;
+    cJSON_ArrayForEach(hot, get(model, "hot_rows")) {
+        if (n++ >= MERMAID_MAX_CHARTS)
+            break;
+        fprintf(f, "### Timeline %d: ", n);
+        ls_md_cell(f, str(hot, "relation"), 64);
+        if (str(hot, "row_key")) {
+            fputs(" ", f);
+            ls_md_cell(f, str(hot, "row_key"), 64);
+        }
+        if (str(hot, "ctid")) {
+            fputs(" ", f);
+            ls_md_cell(f, str(hot, "ctid"), 40);
+        }
+        fputs("\n\n", f);
+        mermaid_gantt(f, model, hot);
+    }
+}
+
+/* A deadlock cycle: nodes are processes, arrows read "waits for". */
+static void mermaid_deadlock(FILE *f, const cJSON *d)
+{
+    enum { DL_MAX = 12 };
+    double pids[DL_MAX];
+    int n = 0, i, j;
+    const cJSON *e;
+
+    fputs("```mermaid\nflowchart LR\n", f);
+    cJSON_ArrayForEach(e, get(d, "edges")) {
+        double two[2] = {num(e, "waiter_pid"), num(e, "blocker_pid")};
+        for (j = 0; j < 2; j++) {
+            for (i = 0; i < n && pids[i] != two[j]; i++)
+                ;
+            if (i == n && n < DL_MAX)
+                pids[n++] = two[j];
+        }
+    }
+    for (i = 0; i < n; i++) {
+        int victim = pids[i] == num(d, "victim_pid");
+        fprintf(f, "    n%d[\"pid %.0f", i + 1, pids[i]);
+        if (victim) {
+            fputs(" - victim", f);
+            if (str(d, "victim_application")) {
+                fputs(" - ", f);
+                ls_mermaid_label(f, str(d, "victim_application"), 30);
+            }
+        }
+        fputs("\"]\n", f);
+    }
+    cJSON_ArrayForEach(e, get(d, "edges")) {
+        int a = -1, b = -1;
+        for (i = 0; i < n; i++) {
+            if (pids[i] == num(e, "waiter_pid"))
+                a = i;
+            if (pids[i] == num(e, "blocker_pid"))
+                b = i;
+        }
+        if (a < 0 || b < 0)
+            continue;
+        fprintf(f, "    n%d -->|\"", a + 1);
+        ls_mermaid_label(f, str(e, "mode"), 24);
+        fputs(" on ", f);
+        ls_mermaid_label(f, str(e, "target"), 40);
+        fprintf(f, "\"| n%d\n", b + 1);
+    }
+    for (i = 0; i < n; i++)
+        if (pids[i] == num(d, "victim_pid"))
+            fprintf(f, "    style n%d stroke-width:3px\n", i + 1);
+    fputs("```\n\n", f);
+}
+
 static void summary(FILE *f, const cJSON *s)
 {
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(s, "time_range");
@@ -284,6 +481,7 @@ static void deadlocks(FILE *f, const cJSON *ds)
             fputs("\n", f);
         }
         fputs("\n", f);
+        mermaid_deadlock(f, d);
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(d, "processes")) {
             fprintf(f, "Process %.0f:\n\n", num(p, "pid"));
             ls_md_code_block(f, "sql", str(p, "query") ? str(p, "query") : "");
@@ -349,6 +547,7 @@ int ls_report_write_markdown(const cJSON *m, FILE *f)
     fputs("_\n\n", f);
     summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"));
     hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
+    mermaid_hot_rows(f, m);
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"));
     holds(f, cJSON_GetObjectItemCaseSensitive(m, "holds"));
     waits(f, cJSON_GetObjectItemCaseSensitive(m, "waits"));

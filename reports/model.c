@@ -93,6 +93,73 @@ static void add_pid_list(cJSON *o, const char *key, const char *list)
     }
 }
 
+/*
+ * Filters (--since, --until, --relation, --database) are bound as ?11..?14
+ * (NULL when not given) into the WHERE clauses below, written with the
+ * table's alias: a wait is kept when it overlaps the time window, is for a
+ * row of the relation (name or OID) and its session is in the database; an
+ * error or a deadlock when its time is in the window, its session in the
+ * database, and (for --relation) it ended a wait on that relation.
+ */
+#define IN_REL(a) "?13 IN (" a ".relation, CAST(" a ".rel_oid AS TEXT))"
+#define IN_DB(col) \
+    "(?14 IS NULL OR " col " IN (SELECT session_id FROM sessions WHERE database = ?14))"
+#define WAIT_FILTER(a)                                                                   \
+    " (?11 IS NULL OR coalesce(" a ".end_ts, " a ".logged_ts, " a ".start_ts) >= ?11)" \
+    " AND (?12 IS NULL OR " a ".start_ts <= ?12) AND (?13 IS NULL OR " IN_REL(a) ")"     \
+    " AND " IN_DB(a ".session_id") " "
+#define ENDED_WAIT(ts) \
+    IN_REL("x") " AND " ts " BETWEEN x.start_ts AND coalesce(x.end_ts, x.logged_ts, x.start_ts) + 1000000"
+#define ERROR_FILTER(a)                                                               \
+    " (?11 IS NULL OR " a ".ts >= ?11) AND (?12 IS NULL OR " a ".ts <= ?12)"          \
+    " AND (?13 IS NULL OR EXISTS (SELECT 1 FROM lock_waits x"                         \
+    " WHERE x.session_id = " a ".session_id AND " ENDED_WAIT(a ".ts") "))"            \
+    " AND " IN_DB(a ".session_id") " "
+#define DEADLOCK_FILTER(a)                                                            \
+    " (?11 IS NULL OR " a ".ts >= ?11) AND (?12 IS NULL OR " a ".ts <= ?12)"          \
+    " AND (?13 IS NULL OR EXISTS (SELECT 1 FROM deadlock_edges g JOIN lock_waits x"   \
+    " ON x.pid = g.waiter_pid WHERE g.deadlock_id = " a ".deadlock_id AND "           \
+    ENDED_WAIT(a ".ts") ")) AND " IN_DB(a ".victim_session") " "
+
+static int filter_set(int64_t t)
+{
+    return t != 0 && t != LS_TS_NONE;
+}
+
+static void bind_filters(model_ctx *m, ls_stmt *q, const char *sql)
+{
+    const ls_report_opts *o = m->opts;
+    if (!strstr(sql, "?11"))
+        return;
+    if (filter_set(o->since))
+        ls_stmt_bind_int64(q, 11, o->since);
+    if (filter_set(o->until))
+        ls_stmt_bind_int64(q, 12, o->until);
+    ls_stmt_bind_text(q, 13, o->relation);
+    ls_stmt_bind_text(q, 14, o->database);
+}
+
+/* The filter, as the summary states it; nothing when there is none. */
+static void add_filter(model_ctx *m, cJSON *sum)
+{
+    const ls_report_opts *o = m->opts;
+    char buf[40];
+    cJSON *f;
+    if (!filter_set(o->since) && !filter_set(o->until) && !o->relation && !o->database)
+        return;
+    f = cJSON_AddObjectToObject(sum, "filter");
+    if (filter_set(o->since))
+        iso_time(buf, o->since);
+    add_str(f, "since", filter_set(o->since) ? buf : NULL);
+    if (filter_set(o->until))
+        iso_time(buf, o->until);
+    add_str(f, "until", filter_set(o->until) ? buf : NULL);
+    add_str(f, "relation", o->relation);
+    add_str(f, "database", o->database);
+    cJSON_AddStringToObject(f, "applies_to", "waits, root blockers, deadlocks, errors and their "
+                            "counts; hot rows are those with a wait in the filter");
+}
+
 /* Run `sql` (binding ?1 = `arg1`, a limit or an id, when >= 0) and call
  * row() per row. */
 static int each_row(model_ctx *m, const char *sql, int64_t limit,
@@ -104,6 +171,7 @@ static int each_row(model_ctx *m, const char *sql, int64_t limit,
         return m->rc = rc;
     if (limit >= 0)
         ls_stmt_bind_int64(q, 1, limit);
+    bind_filters(m, q, sql);
     while ((rc = ls_stmt_step(q)) == 1)
         row(m, q, arg);
     ls_stmt_finalize(q);
@@ -115,20 +183,24 @@ static int each_row(model_ctx *m, const char *sql, int64_t limit,
 /* ---- summary ---- */
 
 static const char summary_sql[] =
-    "SELECT (SELECT min(first_ts) FROM files), (SELECT max(last_ts) FROM files),"
+    "WITH fw AS (SELECT * FROM lock_waits w WHERE" WAIT_FILTER("w") "),"
+    " fe AS (SELECT * FROM errors e WHERE" ERROR_FILTER("e") "),"
+    " fd AS (SELECT * FROM deadlocks d WHERE" DEADLOCK_FILTER("d") ")"
+    " SELECT (SELECT min(first_ts) FROM files), (SELECT max(last_ts) FROM files),"
     " (SELECT count(*) FROM files), (SELECT coalesce(sum(lines),0) FROM files),"
     " (SELECT coalesce(sum(records),0) FROM files), (SELECT coalesce(sum(bad_lines),0) FROM files),"
     " (SELECT count(*) FROM sessions),"
-    " (SELECT count(*) FROM lock_waits), (SELECT coalesce(sum(waited_ms),0) FROM lock_waits),"
-    " (SELECT coalesce(max(waited_ms),0) FROM lock_waits),"
-    " (SELECT count(*) FROM deadlocks),"
-    " (SELECT count(*) FROM errors WHERE class = 'lock_timeout'),"
-    " (SELECT count(*) FROM errors WHERE class = 'lock_nowait'),"
-    " (SELECT count(*) FROM errors WHERE class = 'statement_timeout'),"
-    " (SELECT count(*) FROM errors WHERE class = 'serialization_failure'),"
-    " (SELECT count(*) FROM errors WHERE class = 'idle_in_transaction_timeout'),"
+    " (SELECT count(*) FROM fw),"
+    " (SELECT coalesce(sum(waited_ms),0) FROM fw),"
+    " (SELECT coalesce(max(waited_ms),0) FROM fw),"
+    " (SELECT count(*) FROM fd),"
+    " (SELECT count(*) FROM fe WHERE class = 'lock_timeout'),"
+    " (SELECT count(*) FROM fe WHERE class = 'lock_nowait'),"
+    " (SELECT count(*) FROM fe WHERE class = 'statement_timeout'),"
+    " (SELECT count(*) FROM fe WHERE class = 'serialization_failure'),"
+    " (SELECT count(*) FROM fe WHERE class = 'idle_in_transaction_timeout'),"
     " (SELECT count(*) FROM statements),"
-    " (SELECT count(*) FROM lock_waits WHERE blocker_pid IS NOT NULL)";
+    " (SELECT count(*) FROM fw WHERE blocker_pid IS NOT NULL)";
 
 static void summary_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -250,7 +322,8 @@ static const char hot_rows_sql[] =
     "  WHERE w.row_id = r.row_id), r.holds, r.mean_hold_ms, r.capacity_per_s, r.max_queue,"
     " r.max_queue_ts, r.longest_chain,"
     " (SELECT min(rel_oid) FROM lock_waits w WHERE w.row_id = r.row_id)"
-    " FROM rows r ORDER BY r.total_wait_ms DESC, r.row_id LIMIT ?1";
+    " FROM rows r WHERE r.row_id IN (SELECT w.row_id FROM lock_waits w WHERE" WAIT_FILTER("w") ")"
+    " ORDER BY r.total_wait_ms DESC, r.row_id LIMIT ?1";
 
 static const char row_holds_sql[] =
     "SELECT h.pid, se.application, h.start_ts, h.end_ts, h.start_lo, h.start_hi, h.end_lo,"
@@ -263,7 +336,7 @@ static const char row_waits_sql[] =
     "SELECT w.pid, se.application, w.start_ts, w.end_ts, w.waited_ms, w.outcome,"
     " w.blocker_pid, w.holder_pid, w.root_pid, w.chain_depth, w.ctid, w.mode"
     " FROM lock_waits w LEFT JOIN sessions se ON se.session_id = w.session_id"
-    " WHERE w.row_id = ?1 ORDER BY w.start_ts, w.wait_id LIMIT 200";
+    " WHERE w.row_id = ?1 AND" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT 200";
 
 static const char row_queue_sql[] =
     "SELECT ts, depth FROM row_queue WHERE row_id = ?1 ORDER BY ts, rowid LIMIT 400";
@@ -365,7 +438,7 @@ static const char roots_sql[] =
     "  || r.row_key AS x FROM lock_waits w2 JOIN rows r ON r.row_id = w2.row_id"
     "  WHERE w2.root_pid = w.root_pid AND w2.root_tx IS w.root_tx)), w.root_tx"
     " FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.root_session"
-    " WHERE w.root_pid IS NOT NULL"
+    " WHERE w.root_pid IS NOT NULL AND" WAIT_FILTER("w")
     " GROUP BY w.root_pid, w.root_session, w.root_tx"
     " ORDER BY sum(w.waited_ms) DESC, w.root_pid LIMIT ?1";
 
@@ -421,7 +494,7 @@ static const char waits_sql[] =
     " w.row_id, r.row_key, w.holder_pid, w.waiter_tx, w.holder_tx, w.root_tx"
     " FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.session_id"
     " LEFT JOIN files f ON f.file_id = w.file_id LEFT JOIN rows r ON r.row_id = w.row_id"
-    " ORDER BY w.start_ts, w.wait_id LIMIT ?1";
+    " WHERE" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT ?1";
 
 static void wait_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -463,7 +536,8 @@ static void wait_row(model_ctx *m, ls_stmt *q, void *arg)
 static const char deadlocks_sql[] =
     "SELECT d.deadlock_id, d.ts, d.victim_pid, s.application, f.path, d.line"
     " FROM deadlocks d LEFT JOIN sessions s ON s.session_id = d.victim_session"
-    " LEFT JOIN files f ON f.file_id = d.file_id ORDER BY d.ts, d.deadlock_id LIMIT ?1";
+    " LEFT JOIN files f ON f.file_id = d.file_id"
+    " WHERE" DEADLOCK_FILTER("d") "ORDER BY d.ts, d.deadlock_id LIMIT ?1";
 static const char edges_sql[] =
     "SELECT waiter_pid, mode, target, blocker_pid FROM deadlock_edges"
     " WHERE deadlock_id = ?1 ORDER BY seq";
@@ -510,7 +584,7 @@ static const char errors_sql[] =
     "SELECT e.ts, e.pid, s.application, e.sqlstate, e.class, e.message, e.statement, f.path,"
     " e.line FROM errors e LEFT JOIN sessions s ON s.session_id = e.session_id"
     " LEFT JOIN files f ON f.file_id = e.file_id"
-    " WHERE e.class <> 'other' ORDER BY e.ts, e.error_id LIMIT ?1";
+    " WHERE e.class <> 'other' AND" ERROR_FILTER("e") "ORDER BY e.ts, e.error_id LIMIT ?1";
 
 static void error_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -579,8 +653,10 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     sum = cJSON_AddObjectToObject(r, "summary");
     each_row(&m, summary_sql, -1, summary_row, sum);
     each_row(&m,
-             "SELECT outcome, count(*) FROM lock_waits GROUP BY outcome ORDER BY outcome",
+             "SELECT outcome, count(*) FROM lock_waits w WHERE" WAIT_FILTER("w")
+             "GROUP BY outcome ORDER BY outcome",
              -1, outcome_row, cJSON_AddObjectToObject(sum, "waits_by_outcome"));
+    add_filter(&m, sum);
     each_row(&m, hot_rows_sql, top, hot_row, cJSON_AddArrayToObject(r, "hot_rows"));
     each_row(&m, roots_sql, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
     each_row(&m, holds_sql, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));

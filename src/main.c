@@ -46,13 +46,18 @@ static const char usage_analyze[] =
     "                       default: a temporary file removed at exit\n"
     "  --prefix PREFIX      log_line_prefix exactly as in postgresql.conf\n"
     "                       (default '%m [%p] ', PostgreSQL's own default)\n"
-    "  --format md|json     report format (default md)\n"
+    "  --format md|json|html  report format (default md)\n"
     "  -o, --output FILE    report file, - for stdout\n"
-    "                       (default lockspan-report.md / .json)\n"
+    "                       (default lockspan-report.md / .json / .html)\n"
     "  --title TEXT         report title\n"
     "  --top N              rows in ranked sections (default 10)\n"
     "  --max-waits N        waits listed one by one (default 1000; totals stay exact)\n"
     "  --generated-at TEXT  fixed 'generated at' text for reproducible reports\n"
+    "  --since TIME         only waits, errors and deadlocks at or after TIME\n"
+    "  --until TIME         ... and at or before TIME (ISO 8601, UTC unless a zone\n"
+    "                       is given: 2026-12-02T11:45:00Z, '2026-12-02 11:45')\n"
+    "  --relation NAME      only waits for rows of this relation\n"
+    "  --database NAME      only sessions of this database\n"
     "  -q, --quiet          no progress or summary on stderr\n";
 
 static const char usage_ingest[] =
@@ -66,15 +71,16 @@ static const char usage_ingest[] =
     "  -q, --quiet          no progress or summary on stderr\n";
 
 static const char usage_report[] =
-    "usage: lockspan report --db FILE [--format md|json] [-o FILE]\n"
+    "usage: lockspan report --db FILE [--format md|json|html] [-o FILE]\n"
     "\n"
     "Link waits to blockers in a store and write a report (default: stdout).\n"
     "\n"
     "options:\n"
     "  --db FILE            the store (required)\n"
-    "  --format md|json     report format (default md)\n"
+    "  --format md|json|html  report format (default md)\n"
     "  -o, --output FILE    report file (default -, stdout)\n"
-    "  --title TEXT, --top N, --max-waits N, --generated-at TEXT  as for analyze\n";
+    "  --title TEXT, --top N, --max-waits N, --generated-at TEXT  as for analyze\n"
+    "  --since TIME, --until TIME, --relation NAME, --database NAME  as for analyze\n";
 
 typedef struct cli {
     const char *command;
@@ -88,7 +94,10 @@ typedef struct cli {
     int npaths;
 } cli;
 
-enum { OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED };
+enum {
+    OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED,
+    OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE
+};
 
 static const struct option long_opts[] = {
     {"db", required_argument, NULL, OPT_DB},
@@ -99,6 +108,10 @@ static const struct option long_opts[] = {
     {"top", required_argument, NULL, OPT_TOP},
     {"max-waits", required_argument, NULL, OPT_MAX_WAITS},
     {"generated-at", required_argument, NULL, OPT_GENERATED},
+    {"since", required_argument, NULL, OPT_SINCE},
+    {"until", required_argument, NULL, OPT_UNTIL},
+    {"relation", required_argument, NULL, OPT_RELATION},
+    {"database", required_argument, NULL, OPT_DATABASE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -116,6 +129,31 @@ static int parse_count(const char *s, const char *opt, int *out)
         return -1;
     }
     *out = (int)v;
+    return 0;
+}
+
+/* ISO time ("2026-12-02T11:45:00Z", "2026-12-02 11:45:00+03", a date
+ * alone); UTC unless a zone is given. */
+static int parse_time(const char *s, const char *opt, int64_t *out)
+{
+    char buf[64];
+    ls_ts t;
+    size_t n = strlen(s);
+    if (n == 10 && n + 9 < sizeof(buf)) {
+        snprintf(buf, sizeof(buf), "%s 00:00:00", s);
+        s = buf;
+        n = strlen(buf);
+    } else if (n == 16 && n + 3 < sizeof(buf)) {
+        snprintf(buf, sizeof(buf), "%s:00", s);
+        s = buf;
+        n = strlen(buf);
+    }
+    if (ls_ts_parse(&t, s, n) != 0) {
+        fprintf(stderr, "lockspan: %s takes an ISO time such as 2026-12-02T11:45:00Z, not '%s'\n",
+                opt, s);
+        return -1;
+    }
+    *out = t;
     return 0;
 }
 
@@ -144,11 +182,15 @@ static int parse_args(cli *c, int argc, char **argv)
         case OPT_DB: c->db = optarg; break;
         case OPT_PREFIX: c->prefix = optarg; break;
         case OPT_FORMAT:
-            if (strcmp(optarg, "md") && strcmp(optarg, "markdown") && strcmp(optarg, "json")) {
-                fprintf(stderr, "lockspan: --format must be md or json, not '%s'\n", optarg);
+            if (strcmp(optarg, "md") && strcmp(optarg, "markdown") && strcmp(optarg, "json") &&
+                strcmp(optarg, "html")) {
+                fprintf(stderr, "lockspan: --format must be md, json or html, not '%s'\n",
+                        optarg);
                 return EXIT_USAGE;
             }
-            c->format = strcmp(optarg, "json") == 0 ? "json" : "md";
+            c->format = strcmp(optarg, "json") == 0   ? "json"
+                        : strcmp(optarg, "html") == 0 ? "html"
+                                                      : "md";
             break;
         case 'o': c->output = optarg; break;
         case OPT_TITLE: c->report.title = optarg; break;
@@ -161,6 +203,16 @@ static int parse_args(cli *c, int argc, char **argv)
                 return EXIT_USAGE;
             break;
         case OPT_GENERATED: c->report.generated_at = optarg; break;
+        case OPT_SINCE:
+            if (parse_time(optarg, "--since", &c->report.since))
+                return EXIT_USAGE;
+            break;
+        case OPT_UNTIL:
+            if (parse_time(optarg, "--until", &c->report.until))
+                return EXIT_USAGE;
+            break;
+        case OPT_RELATION: c->report.relation = optarg; break;
+        case OPT_DATABASE: c->report.database = optarg; break;
         case 'q': c->quiet = 1; break;
         case 'h': fputs(usage, stdout); return 1;
         default:
@@ -229,8 +281,9 @@ static int do_report(cli *c, ls_store *s, const char *default_out)
         cJSON_Delete(model);
         return 1;
     }
-    rc = strcmp(c->format, "json") == 0 ? ls_report_write_json(model, f)
-                                        : ls_report_write_markdown(model, f);
+    rc = strcmp(c->format, "json") == 0   ? ls_report_write_json(model, f)
+         : strcmp(c->format, "html") == 0 ? ls_report_write_html(model, f)
+                                          : ls_report_write_markdown(model, f);
     cJSON_Delete(model);
     if (f != stdout) {
         if (fclose(f) != 0)
@@ -296,8 +349,9 @@ static int cmd_analyze(cli *c)
         return rc;
     rc = do_ingest(c, s);
     if (rc == 0)
-        rc = do_report(c, s, strcmp(c->format, "json") == 0 ? "lockspan-report.json"
-                                                            : "lockspan-report.md");
+        rc = do_report(c, s, strcmp(c->format, "json") == 0   ? "lockspan-report.json"
+                             : strcmp(c->format, "html") == 0 ? "lockspan-report.html"
+                                                              : "lockspan-report.md");
     ls_store_close(s);
     if (!c->db)
         remove_store(db);
