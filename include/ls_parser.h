@@ -56,6 +56,9 @@ extern const ls_parser_ops ls_stderr_parser;
 extern const ls_parser_ops ls_syslog_parser;
 extern const ls_parser_ops ls_csvlog_parser;
 extern const ls_parser_ops ls_jsonlog_parser;
+extern const ls_parser_ops ls_otlp_parser;
+extern const ls_parser_ops ls_jaeger_parser;
+extern const ls_parser_ops ls_zipkin_parser;
 
 /* Every parser, for format detection; NULL-terminated (parsers/registry.c). */
 extern const ls_parser_ops *const ls_parsers[];

@@ -11,6 +11,9 @@ const ls_parser_ops *const ls_parsers[] = {
     &ls_syslog_parser,
     &ls_csvlog_parser,
     &ls_jsonlog_parser,
+    &ls_otlp_parser,
+    &ls_jaeger_parser,
+    &ls_zipkin_parser,
     NULL,
 };
 

@@ -1,0 +1,841 @@
+/*
+ * tracejson.c — framing, format dispatch and span building shared by the
+ * OTLP/JSON, Jaeger and Zipkin parsers (the contract is in tracejson.h).
+ *
+ * Strings handed to the sink point into the cJSON tree of the value being
+ * read, so they live exactly as long as the span() callback needs. cJSON
+ * does not check UTF-8: bytes that are not UTF-8 pass through as they are,
+ * and the report layer cleans them. Numbers go through a double, so a
+ * nanosecond time given as a JSON number (not a string, as OTLP/JSON
+ * writes it) is exact to about 256 ns.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_common.h"
+#include "tracejson.h"
+
+enum { TJ_UNDECIDED, TJ_LINES, TJ_DOC };
+
+#define BAD_TEXT_MAX 300 /* bytes of a value shown with a bad report */
+#define RENDER_DEPTH 16  /* nested arrays / kvlists rendered; deeper is null */
+
+/* ---- sniffing ---------------------------------------------------------- */
+
+int ls_tj_contains(const char *line, size_t len, const char *needle)
+{
+    size_t n = strlen(needle), i;
+    if (len > 65536)
+        len = 65536;
+    for (i = 0; n <= len && i <= len - n; i++)
+        if (line[i] == needle[0] && memcmp(line + i, needle, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* The line without surrounding white space (and a UTF-8 byte order mark). */
+static void trim(const char **line, size_t *len)
+{
+    const char *p = *line;
+    size_t n = *len;
+    if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) {
+        p += 3;
+        n -= 3;
+    }
+    while (n > 0 && (*p == ' ' || *p == '\t'))
+        p++, n--;
+    while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+        n--;
+    *line = p;
+    *len = n;
+}
+
+int ls_tj_starts(const char *line, size_t len, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    trim(&line, &len);
+    return len >= n && memcmp(line, prefix, n) == 0;
+}
+
+int ls_tj_is(const char *line, size_t len, const char *text)
+{
+    trim(&line, &len);
+    return len == strlen(text) && memcmp(line, text, len) == 0;
+}
+
+/* ---- small readers ------------------------------------------------------ */
+
+const cJSON *ls_tj_get(const cJSON *obj, const char *camel, const char *snake)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, camel);
+    if (!it && snake)
+        it = cJSON_GetObjectItemCaseSensitive(obj, snake);
+    return it;
+}
+
+const cJSON *ls_tj_array(const cJSON *v)
+{
+    return cJSON_IsArray(v) ? v : NULL;
+}
+
+const cJSON *ls_tj_object(const cJSON *v)
+{
+    return cJSON_IsObject(v) ? v : NULL;
+}
+
+const char *ls_tj_str(const cJSON *obj, const char *key)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+int64_t ls_tj_uint(const cJSON *v)
+{
+    if (cJSON_IsNumber(v))
+        return v->valuedouble >= 0 && v->valuedouble < 9.2e18 ? (int64_t)v->valuedouble : -1;
+    if (cJSON_IsString(v)) {
+        const char *s = v->valuestring;
+        int64_t n = 0;
+        if (!*s)
+            return -1;
+        for (; *s >= '0' && *s <= '9'; s++) {
+            if (n > (INT64_MAX - (*s - '0')) / 10)
+                return -1;
+            n = n * 10 + (*s - '0');
+        }
+        return *s ? -1 : n;
+    }
+    return -1;
+}
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static int b64val(int c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+' || c == '-')
+        return 62;
+    if (c == '/' || c == '_')
+        return 63;
+    return -1;
+}
+
+/* Decode base64 (standard or URL-safe, padded or not) of exactly `nbytes`
+ * bytes into hex; 0 or -1. */
+static int b64_to_hex(char *out, const char *s, size_t n, size_t nbytes)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char bytes[16];
+    size_t i, nb = 0;
+    unsigned acc = 0;
+    int bits = 0;
+
+    while (n > 0 && s[n - 1] == '=')
+        n--;
+    if (nbytes > sizeof(bytes) || (n * 6) / 8 != nbytes)
+        return -1;
+    for (i = 0; i < n; i++) {
+        int v = b64val((unsigned char)s[i]);
+        if (v < 0)
+            return -1;
+        acc = (acc << 6) | (unsigned)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            bytes[nb++] = (unsigned char)(acc >> bits);
+            acc &= (1u << bits) - 1;
+        }
+    }
+    if (nb != nbytes || acc != 0)
+        return -1;
+    for (i = 0; i < nb; i++) {
+        out[2 * i] = hex[bytes[i] >> 4];
+        out[2 * i + 1] = hex[bytes[i] & 15];
+    }
+    out[2 * nb] = '\0';
+    return 0;
+}
+
+int ls_tj_id(ls_tj *tj, char *out, size_t width, const cJSON *v)
+{
+    size_t n, i;
+    const char *s;
+
+    out[0] = '\0';
+    if (!v || cJSON_IsNull(v))
+        return 0;
+    if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        if (!(d >= 0 && d < 1.8e19) || d != (double)(unsigned long long)d)
+            return -1;
+        snprintf(out, width + 1, "%0*llx", (int)width, (unsigned long long)d);
+        return d == 0 ? (out[0] = '\0', 0) : 1;
+    }
+    if (!cJSON_IsString(v))
+        return -1;
+    s = v->valuestring;
+    n = strlen(s);
+    if (n == 0)
+        return 0;
+    for (i = 0; i < n && hexval((unsigned char)s[i]) >= 0; i++)
+        ;
+    if (i == n && n <= width) {
+        memset(out, '0', width - n);
+        for (i = 0; i < n; i++)
+            out[width - n + i] = "0123456789abcdef"[hexval((unsigned char)s[i])];
+        out[width] = '\0';
+    } else if (b64_to_hex(out, s, n, width / 2) == 0) {
+        tj->base64_ids++;
+    } else {
+        out[0] = '\0';
+        return -1;
+    }
+    for (i = 0; i < width && out[i] == '0'; i++)
+        ;
+    if (i == width) {
+        out[0] = '\0';
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- reports ------------------------------------------------------------ */
+
+static void bad(ls_tj *tj, uint64_t line, const char *reason, const char *text, size_t len)
+{
+    if (tj->sink.bad)
+        tj->sink.bad(tj->sink.ctx, tj->file, line, reason, text, len > BAD_TEXT_MAX ? BAD_TEXT_MAX : len);
+}
+
+static void note(ls_tj *tj, const char *msg)
+{
+    if (tj->sink.note)
+        tj->sink.note(tj->sink.ctx, tj->file, msg);
+}
+
+void ls_tj_bad_span(ls_tj *tj, const char *reason, const cJSON *obj)
+{
+    char *text = obj ? cJSON_PrintUnformatted(obj) : NULL;
+    tj->bad_spans++;
+    bad(tj, tj->cur_line, reason, text ? text : "", text ? strlen(text) : 0);
+    cJSON_free(text);
+}
+
+/* ---- attributes text ---------------------------------------------------- */
+
+static void render_str(ls_buf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    ls_buf_addc(b, '"');
+    for (; *p; p++) {
+        const unsigned char *q = p;
+        while (*q && *q >= 0x20 && *q != '"' && *q != '\\')
+            q++;
+        if (q > p) {
+            ls_buf_add(b, p, (size_t)(q - p));
+            p = q;
+            if (!*p)
+                break;
+        }
+        switch (*p) {
+        case '"': ls_buf_adds(b, "\\\""); break;
+        case '\\': ls_buf_adds(b, "\\\\"); break;
+        case '\n': ls_buf_adds(b, "\\n"); break;
+        case '\r': ls_buf_adds(b, "\\r"); break;
+        case '\t': ls_buf_adds(b, "\\t"); break;
+        default: ls_buf_printf(b, "\\u%04x", *p); break;
+        }
+    }
+    ls_buf_addc(b, '"');
+}
+
+static void render_num(ls_buf *b, double d)
+{
+    if (!(d >= -1.7e308 && d <= 1.7e308))
+        ls_buf_adds(b, "null");
+    else if (d >= -9.2e18 && d <= 9.2e18 && (double)(long long)d == d)
+        ls_buf_printf(b, "%lld", (long long)d);
+    else
+        ls_buf_printf(b, "%.17g", d);
+}
+
+static void render_plain(ls_buf *b, const cJSON *v, int depth)
+{
+    const cJSON *it;
+    if (cJSON_IsString(v)) {
+        render_str(b, v->valuestring);
+    } else if (cJSON_IsNumber(v)) {
+        render_num(b, v->valuedouble);
+    } else if (cJSON_IsBool(v)) {
+        ls_buf_adds(b, cJSON_IsTrue(v) ? "true" : "false");
+    } else if (depth < RENDER_DEPTH && (cJSON_IsArray(v) || cJSON_IsObject(v))) {
+        int obj = cJSON_IsObject(v);
+        ls_buf_addc(b, obj ? '{' : '[');
+        for (it = v->child; it; it = it->next) {
+            if (it != v->child)
+                ls_buf_addc(b, ',');
+            if (obj) {
+                render_str(b, it->string ? it->string : "");
+                ls_buf_addc(b, ':');
+            }
+            render_plain(b, it, depth + 1);
+        }
+        ls_buf_addc(b, obj ? '}' : ']');
+    } else {
+        ls_buf_adds(b, "null");
+    }
+}
+
+/* A string of an optionally signed decimal integer (OTLP's int64 as text). */
+static int is_int_text(const char *s)
+{
+    size_t n = 0;
+    if (*s == '-')
+        s++;
+    for (; s[n] >= '0' && s[n] <= '9'; n++)
+        ;
+    return n > 0 && n <= 19 && s[n] == '\0';
+}
+
+/* An OTLP AnyValue: {"stringValue":..} | {"intValue":..} | ... */
+static void render_any(ls_buf *b, const cJSON *v, int depth)
+{
+    const cJSON *it;
+    if (!cJSON_IsObject(v) || !v->child || depth >= RENDER_DEPTH) {
+        ls_buf_adds(b, "null");
+        return;
+    }
+    if ((it = ls_tj_get(v, "intValue", "int_value")) != NULL) {
+        if (cJSON_IsString(it) && is_int_text(it->valuestring))
+            ls_buf_adds(b, it->valuestring);
+        else
+            render_plain(b, it, RENDER_DEPTH);
+    } else if ((it = ls_tj_get(v, "arrayValue", "array_value")) != NULL) {
+        const cJSON *vals = cJSON_GetObjectItemCaseSensitive(it, "values"), *e;
+        ls_buf_addc(b, '[');
+        cJSON_ArrayForEach(e, ls_tj_array(vals))
+        {
+            if (e != vals->child)
+                ls_buf_addc(b, ',');
+            render_any(b, e, depth + 1);
+        }
+        ls_buf_addc(b, ']');
+    } else if ((it = ls_tj_get(v, "kvlistValue", "kvlist_value")) != NULL) {
+        const cJSON *vals = cJSON_GetObjectItemCaseSensitive(it, "values"), *e;
+        int first = 1;
+        ls_buf_addc(b, '{');
+        cJSON_ArrayForEach(e, ls_tj_array(vals))
+        {
+            const char *k = ls_tj_str(e, "key");
+            if (!k)
+                continue;
+            if (!first)
+                ls_buf_addc(b, ',');
+            first = 0;
+            render_str(b, k);
+            ls_buf_addc(b, ':');
+            render_any(b, cJSON_GetObjectItemCaseSensitive(e, "value"), depth + 1);
+        }
+        ls_buf_addc(b, '}');
+    } else {
+        /* stringValue, boolValue, doubleValue (a number, or "NaN" /
+         * "Infinity" as a string), bytesValue (base64 text, kept). */
+        render_plain(b, v->child, RENDER_DEPTH);
+    }
+}
+
+/* The scalar inside an OTLP AnyValue, or NULL for arrays / kvlists. */
+static const cJSON *any_scalar(const cJSON *v)
+{
+    static const char *const keys[][2] = {{"stringValue", "string_value"},
+                                          {"intValue", "int_value"},
+                                          {"boolValue", "bool_value"},
+                                          {"doubleValue", "double_value"},
+                                          {"bytesValue", "bytes_value"}};
+    size_t i;
+    const cJSON *it;
+    for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if ((it = ls_tj_get(v, keys[i][0], keys[i][1])) != NULL)
+            return it;
+    return NULL;
+}
+
+/* ---- semantic conventions ---------------------------------------------- */
+
+/* Old and new names of one field; the higher rank wins, whatever the order
+ * the attributes come in. peer.service names the logical service and beats
+ * the host name (server.address, formerly net.peer.name). */
+static const struct {
+    const char *key;
+    int field;
+    int rank;
+} semconv[] = {
+    {"db.system", TJ_DB_SYSTEM, 1},
+    {"db.system.name", TJ_DB_SYSTEM, 2},
+    {"db.statement", TJ_DB_STATEMENT, 1},
+    {"db.query.text", TJ_DB_STATEMENT, 2},
+    {"db.name", TJ_DB_NAME, 1},
+    {"db.namespace", TJ_DB_NAME, 2},
+    {"db.operation", TJ_DB_OPERATION, 1},
+    {"db.operation.name", TJ_DB_OPERATION, 2},
+    {"code.function", TJ_CODE_FUNCTION, 1},
+    {"code.function.name", TJ_CODE_FUNCTION, 2},
+    {"code.namespace", TJ_CODE_NAMESPACE, 1},
+    {"code.filepath", TJ_CODE_FILEPATH, 1},
+    {"code.file.path", TJ_CODE_FILEPATH, 2},
+    {"code.lineno", TJ_CODE_LINENO, 1},
+    {"code.line.number", TJ_CODE_LINENO, 2},
+    {"http.route", TJ_HTTP_ROUTE, 1},
+    {"http.method", TJ_HTTP_METHOD, 1},
+    {"http.request.method", TJ_HTTP_METHOD, 2},
+    {"http.url", TJ_HTTP_URL, 1},
+    {"url.full", TJ_HTTP_URL, 2},
+    {"net.peer.name", TJ_PEER_SERVICE, 1},
+    {"server.address", TJ_PEER_SERVICE, 2},
+    {"peer.service", TJ_PEER_SERVICE, 3},
+};
+
+static const char **str_field(ls_span *sp, int field)
+{
+    switch (field) {
+    case TJ_DB_SYSTEM: return &sp->db_system;
+    case TJ_DB_STATEMENT: return &sp->db_statement;
+    case TJ_DB_NAME: return &sp->db_name;
+    case TJ_DB_OPERATION: return &sp->db_operation;
+    case TJ_CODE_FUNCTION: return &sp->code_function;
+    case TJ_CODE_NAMESPACE: return &sp->code_namespace;
+    case TJ_CODE_FILEPATH: return &sp->code_filepath;
+    case TJ_HTTP_ROUTE: return &sp->http_route;
+    case TJ_HTTP_METHOD: return &sp->http_method;
+    case TJ_HTTP_URL: return &sp->http_url;
+    case TJ_PEER_SERVICE: return &sp->peer_service;
+    default: return NULL;
+    }
+}
+
+static void fold(ls_tj *tj, int field, int rank, const cJSON *scalar)
+{
+    if (!scalar || rank <= tj->rank[field])
+        return;
+    if (field == TJ_CODE_LINENO || field == TJ_DB_PID) {
+        /* An integer, or its decimal text (Zipkin's tags are all strings). */
+        int64_t v = ls_tj_uint(scalar);
+        if (v <= 0)
+            return;
+        if (field == TJ_CODE_LINENO)
+            tj->sp.code_lineno = v;
+        else
+            tj->sp.db_pid = v;
+    } else {
+        if (!cJSON_IsString(scalar) || !scalar->valuestring[0])
+            return;
+        *str_field(&tj->sp, field) = scalar->valuestring;
+    }
+    tj->rank[field] = rank;
+}
+
+void ls_tj_span_begin(ls_tj *tj, const char *format, uint64_t line)
+{
+    memset(&tj->sp, 0, sizeof(tj->sp));
+    memset(tj->rank, 0, sizeof(tj->rank));
+    tj->sp.file = tj->file;
+    tj->sp.line = tj->cur_is_line ? line : 0;
+    tj->sp.format = format;
+    tj->sp.start = tj->sp.end = LS_TS_NONE;
+    ls_buf_reset(&tj->attrs);
+    ls_buf_addc(&tj->attrs, '{');
+    tj->nattrs = 0;
+    tj->cut = 0;
+}
+
+int ls_tj_attr(ls_tj *tj, const char *key, const cJSON *v, int anyvalue)
+{
+    const cJSON *scalar = anyvalue ? any_scalar(v) : v;
+    size_t i;
+    int rc;
+
+    if (!key)
+        return 0;
+    for (i = 0; i < sizeof(semconv) / sizeof(semconv[0]); i++)
+        if (strcmp(key, semconv[i].key) == 0)
+            fold(tj, semconv[i].field, semconv[i].rank, scalar);
+    if (strcmp(key, tj->pid_attr) == 0)
+        fold(tj, TJ_DB_PID, 1, scalar);
+
+    ls_buf_reset(&tj->one);
+    if (tj->nattrs)
+        ls_buf_addc(&tj->one, ',');
+    render_str(&tj->one, key);
+    ls_buf_addc(&tj->one, ':');
+    if (anyvalue)
+        render_any(&tj->one, v, 0);
+    else
+        render_plain(&tj->one, v, 0);
+    rc = ls_buf_failed(&tj->one);
+    if (rc == LS_ENOMEM)
+        return LS_ENOMEM;
+    /* Keep room for the closing brace. */
+    if (rc != 0 || tj->attrs.len + tj->one.len + 1 > LS_TRACE_ATTRS_MAX) {
+        tj->cut = 1;
+        return 0;
+    }
+    ls_buf_add(&tj->attrs, tj->one.ptr, tj->one.len);
+    tj->nattrs++;
+    return ls_buf_failed(&tj->attrs) == LS_ENOMEM ? LS_ENOMEM : 0;
+}
+
+int ls_tj_span_emit(ls_tj *tj, const cJSON *obj)
+{
+    (void)obj;
+    if (tj->nattrs) {
+        ls_buf_addc(&tj->attrs, '}');
+        if (ls_buf_failed(&tj->attrs) == LS_ENOMEM)
+            return LS_ENOMEM;
+        tj->sp.attributes = ls_buf_str(&tj->attrs);
+    }
+    tj->attrs_cut += tj->cut;
+    tj->spans++;
+    return tj->sink.span ? tj->sink.span(tj->sink.ctx, &tj->sp) : 0;
+}
+
+/* ---- dispatch ----------------------------------------------------------- */
+
+static int dispatch(ls_tj *tj, const cJSON *root, uint64_t line, int is_line, const char *raw,
+                    size_t rawlen)
+{
+    tj->cur_line = line;
+    tj->cur_is_line = is_line;
+    tj->values++;
+    if (cJSON_IsArray(root))
+        return ls_zipkin_walk(tj, root, line);
+    if (cJSON_IsObject(root)) {
+        if (ls_tj_get(root, "resourceSpans", "resource_spans"))
+            return ls_otlp_walk(tj, root, line);
+        if (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "data")) ||
+            (cJSON_GetObjectItemCaseSensitive(root, "traceID") &&
+             cJSON_GetObjectItemCaseSensitive(root, "spans")))
+            return ls_jaeger_walk(tj, root, line);
+        if (cJSON_GetObjectItemCaseSensitive(root, "traceId") &&
+            cJSON_GetObjectItemCaseSensitive(root, "id"))
+            return ls_zipkin_walk(tj, root, line);
+    }
+    bad(tj, line,
+        "JSON value is not a trace export (OTLP resourceSpans, Jaeger data/spans or Zipkin "
+        "spans)",
+        raw, rawlen);
+    return 0;
+}
+
+/* ---- framing ------------------------------------------------------------ */
+
+/* Parse len bytes as exactly one JSON value (white space may follow);
+ * NULL if they are not, with *errpos the offset of the error. */
+static cJSON *parse_value(const char *p, size_t len, size_t *errpos)
+{
+    const char *end = NULL;
+    cJSON *v = cJSON_ParseWithLengthOpts(p, len, &end, 0);
+    if (v && end) {
+        for (; end < p + len; end++)
+            if (*end != ' ' && *end != '\t' && *end != '\r' && *end != '\n')
+                break;
+        if (end < p + len) {
+            cJSON_Delete(v);
+            v = NULL;
+        }
+    }
+    if (errpos)
+        *errpos = end && end >= p && end <= p + len ? (size_t)(end - p) : 0;
+    return v;
+}
+
+/* Track brackets outside strings over n bytes; the offset just past the
+ * byte that closes the pending value, or n if it stays open. */
+static size_t scan(ls_tj *tj, const char *p, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        char c = p[i];
+        if (tj->in_str) {
+            if (tj->esc)
+                tj->esc = 0;
+            else if (c == '\\')
+                tj->esc = 1;
+            else if (c == '"')
+                tj->in_str = 0;
+        } else if (c == '"') {
+            tj->in_str = 1;
+        } else if (c == '{' || c == '[') {
+            tj->depth++;
+        } else if (c == '}' || c == ']') {
+            if (--tj->depth <= 0) {
+                tj->depth = 0;
+                return i + 1;
+            }
+        }
+    }
+    return n;
+}
+
+static void doc_drop(ls_tj *tj)
+{
+    /* Give a large document's memory back. */
+    ls_buf_free(&tj->doc);
+    ls_buf_init(&tj->doc, tj->doc_max);
+    tj->pending = tj->skipping = 0;
+    tj->depth = tj->in_str = tj->esc = 0;
+}
+
+static void doc_over_bound(ls_tj *tj)
+{
+    char msg[256];
+    snprintf(msg, sizeof(msg),
+             "the JSON document starting at line %llu is larger than %zu bytes, the bound for "
+             "one document; its spans are skipped. Export JSON Lines (one object per line), or "
+             "split the file",
+             (unsigned long long)tj->doc_line, tj->doc_max);
+    note(tj, msg);
+    bad(tj, tj->doc_line, "JSON document over the size bound, skipped", tj->doc.ptr ? tj->doc.ptr : "",
+        tj->doc.len);
+    ls_buf_free(&tj->doc);
+    ls_buf_init(&tj->doc, tj->doc_max);
+    tj->skipping = 1;
+}
+
+/* The pending document is complete in tj->doc. */
+static int doc_done(ls_tj *tj)
+{
+    size_t errpos;
+    int rc = 0;
+    cJSON *root = parse_value(tj->doc.ptr, tj->doc.len, &errpos);
+    if (root) {
+        rc = dispatch(tj, root, tj->doc_line, 0, tj->doc.ptr, tj->doc.len);
+        cJSON_Delete(root);
+    } else {
+        /* Name the line of the error, and show it. */
+        uint64_t line = tj->doc_line;
+        size_t i, from = 0, to;
+        char reason[128];
+        for (i = 0; i < errpos; i++)
+            if (tj->doc.ptr[i] == '\n') {
+                line++;
+                from = i + 1;
+            }
+        for (to = from; to < tj->doc.len && tj->doc.ptr[to] != '\n'; to++)
+            ;
+        snprintf(reason, sizeof(reason), "invalid JSON in the document starting at line %llu",
+                 (unsigned long long)tj->doc_line);
+        bad(tj, line, reason, tj->doc.ptr + from, to - from);
+    }
+    doc_drop(tj);
+    return rc;
+}
+
+/* Text from the start of a value on: a whole JSON Lines value, or the start
+ * of a multi-line document. */
+static int start_value(ls_tj *tj, const char *p, size_t len, uint64_t lineno, int line_start)
+{
+    size_t errpos, k;
+    cJSON *v;
+    int rc, open;
+
+    while (len > 0 && (*p == ' ' || *p == '\t' || *p == '\r')) {
+        p++;
+        len--;
+    }
+    if (len == 0)
+        return 0;
+    if (len > tj->doc_max) {
+        tj->doc_line = lineno;
+        doc_over_bound(tj);
+        tj->skipping = 0;
+        return 0;
+    }
+    v = parse_value(p, len, &errpos);
+    if (v) {
+        if (tj->mode == TJ_UNDECIDED)
+            tj->mode = TJ_LINES;
+        rc = dispatch(tj, v, lineno, tj->mode == TJ_LINES, p, len);
+        cJSON_Delete(v);
+        return rc;
+    }
+    /* Not one value: the start of a document? */
+    tj->depth = tj->in_str = tj->esc = 0;
+    k = scan(tj, p, len);
+    open = k == len && tj->depth > 0;
+    if (open && tj->mode != TJ_LINES && (line_start || tj->mode == TJ_DOC)) {
+        tj->mode = TJ_DOC;
+        tj->pending = 1;
+        tj->doc_line = lineno;
+        ls_buf_add(&tj->doc, p, len);
+        ls_buf_addc(&tj->doc, '\n');
+        return ls_buf_failed(&tj->doc) == LS_ENOMEM ? LS_ENOMEM : 0;
+    }
+    tj->depth = tj->in_str = tj->esc = 0;
+    bad(tj, lineno,
+        open ? "incomplete JSON value (a JSON Lines line cut short?)"
+                                  : "not a JSON value",
+        p, len);
+    return 0;
+}
+
+int ls_tj_feed(void *state, const char *line, size_t len, uint64_t lineno)
+{
+    ls_tj *tj = state;
+    size_t k;
+    int rc;
+
+    if (len > 0 && line[len - 1] == '\r')
+        len--;
+    if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+        line += 3; /* a byte order mark */
+        len -= 3;
+    }
+    if (!tj->pending)
+        return start_value(tj, line, len, lineno, 1);
+
+    if (len > 0 && (line[0] == '{' || line[0] == '[')) {
+        cJSON *v = parse_value(line, len, NULL);
+        if (v && !v->child) {
+            /* "{}" or "[]" at column 0 may be a member of a document
+             * printed with no indentation. */
+            cJSON_Delete(v);
+            v = NULL;
+        }
+        if (v) {
+            /* A complete value at column 0 inside a document: the document
+             * was cut; this is JSON Lines. */
+            cJSON_Delete(v);
+            if (!tj->skipping)
+                bad(tj, tj->doc_line, "incomplete JSON value (a JSON Lines line cut short?)",
+                    tj->doc.ptr ? tj->doc.ptr : "", tj->doc.len);
+            doc_drop(tj);
+            tj->mode = TJ_LINES;
+            return start_value(tj, line, len, lineno, 1);
+        }
+    }
+    k = scan(tj, line, len);
+    if (!tj->skipping) {
+        ls_buf_add(&tj->doc, line, k);
+        if (k == len)
+            ls_buf_addc(&tj->doc, '\n');
+        rc = ls_buf_failed(&tj->doc);
+        if (rc == LS_ENOMEM)
+            return LS_ENOMEM;
+        if (rc != 0)
+            doc_over_bound(tj);
+    }
+    if (k == len && tj->depth > 0)
+        return 0;
+    if (tj->skipping) {
+        doc_drop(tj);
+        rc = 0;
+    } else {
+        rc = doc_done(tj);
+    }
+    if (rc == 0 && k < len)
+        rc = start_value(tj, line + k, len - k, lineno, 0);
+    return rc;
+}
+
+int ls_tj_finish(void *state)
+{
+    ls_tj *tj = state;
+    char msg[256];
+
+    if (tj->pending && !tj->skipping)
+        bad(tj, tj->doc_line,
+            "incomplete JSON document at the end of the file (its brackets do not close)",
+            tj->doc.ptr ? tj->doc.ptr : "", tj->doc.len);
+    doc_drop(tj);
+    snprintf(msg, sizeof(msg), "%llu spans read from %llu JSON values (%s)",
+             (unsigned long long)tj->spans, (unsigned long long)tj->values,
+             tj->mode == TJ_LINES ? "one per line" : "multi-line documents");
+    note(tj, msg);
+    if (tj->base64_ids) {
+        snprintf(msg, sizeof(msg),
+                 "%llu ids were base64 (the protobuf JSON mapping) rather than OTLP/JSON's hex; "
+                 "decoded",
+                 (unsigned long long)tj->base64_ids);
+        note(tj, msg);
+    }
+    if (tj->attrs_cut) {
+        snprintf(msg, sizeof(msg),
+                 "%llu spans had attributes beyond the %u-byte bound of their attributes text; "
+                 "those were dropped",
+                 (unsigned long long)tj->attrs_cut, LS_TRACE_ATTRS_MAX);
+        note(tj, msg);
+    }
+    return 0;
+}
+
+/* ---- life cycle --------------------------------------------------------- */
+
+void ls_tj_destroy(void *state)
+{
+    ls_tj *tj = state;
+    if (!tj)
+        return;
+    ls_buf_free(&tj->doc);
+    ls_buf_free(&tj->attrs);
+    ls_buf_free(&tj->one);
+    free(tj->file);
+    free(tj->pid_attr);
+    free(tj);
+}
+
+int ls_tj_create(void **out, const char *format, const ls_parse_opts *opts, const ls_sink *sink)
+{
+    ls_tj *tj = ls_calloc(1, sizeof(*tj));
+
+    *out = NULL;
+    if (!tj)
+        return LS_ENOMEM;
+    tj->sink = *sink;
+    tj->format = format;
+    tj->doc_max = LS_TRACE_DOC_MAX;
+    ls_buf_init(&tj->doc, tj->doc_max);
+    ls_buf_init(&tj->attrs, LS_TRACE_ATTRS_MAX + 16);
+    ls_buf_init(&tj->one, LS_TRACE_ATTRS_MAX + 16);
+    tj->file = ls_strdup(opts && opts->file ? opts->file : "-");
+    tj->pid_attr = ls_strdup(LS_SPAN_PID_ATTRIBUTE);
+    if (!tj->file || !tj->pid_attr) {
+        ls_tj_destroy(tj);
+        return LS_ENOMEM;
+    }
+    *out = tj;
+    return 0;
+}
+
+void ls_trace_parser_set_doc_max(void *state, size_t max)
+{
+    ls_tj *tj = state;
+    tj->doc_max = max ? max : LS_TRACE_DOC_MAX;
+    ls_buf_free(&tj->doc);
+    ls_buf_init(&tj->doc, tj->doc_max);
+}
+
+int ls_trace_parser_set_pid_attribute(void *state, const char *name)
+{
+    ls_tj *tj = state;
+    char *s = ls_strdup(name ? name : LS_SPAN_PID_ATTRIBUTE);
+    if (!s)
+        return LS_ENOMEM;
+    free(tj->pid_attr);
+    tj->pid_attr = s;
+    return 0;
+}

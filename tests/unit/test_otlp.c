@@ -1,0 +1,389 @@
+/*
+ * test_otlp.c — the OTLP/JSON trace parser: JSON Lines with a bad line in
+ * the middle, a pretty-printed document over many lines, old and new
+ * semantic-convention names in both orders, ids in hex, base64 and as
+ * numbers, nanoseconds as strings and numbers, kinds and status codes as
+ * integers and enum names, nested arrays and kvlists in the attributes
+ * text, the document size bound, a cut first line, invalid UTF-8, and the
+ * first-line sniff.
+ *
+ * Inputs are hand-made from the spec (opentelemetry-proto
+ * docs/specification.md "JSON Protobuf Encoding", trace/v1/trace.proto,
+ * the semantic conventions for db, code and http attributes), written
+ * before a real export was at hand; test_sample_app() reads the real one
+ * in samples/app/ (OpenTelemetry JS SDK) when it is there.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ls_test.h"
+#include "unit/trace_sink.h"
+
+/* Three JSON Lines: new names, a cut line, old names in the other order. */
+static const char jsonl[] =
+    "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":{"
+    "\"stringValue\":\"payments-api\"}}]},\"scopeSpans\":[{\"scope\":{\"name\":\"io.otel.jdbc\"},"
+    "\"spans\":[{\"traceId\":\"5B8EFFF798038103D269B633813FC60C\",\"spanId\":\"eee19b7ec3c1b174\","
+    "\"parentSpanId\":\"00f067aa0ba902b7\",\"name\":\"UPDATE accounts\",\"kind\":3,"
+    "\"startTimeUnixNano\":\"1700000000123456789\",\"endTimeUnixNano\":\"1700000000223456789\","
+    "\"attributes\":["
+    "{\"key\":\"db.system\",\"value\":{\"stringValue\":\"old-system\"}},"
+    "{\"key\":\"db.system.name\",\"value\":{\"stringValue\":\"postgresql\"}},"
+    "{\"key\":\"db.query.text\",\"value\":{\"stringValue\":\"UPDATE accounts SET b = $1\"}},"
+    "{\"key\":\"db.statement\",\"value\":{\"stringValue\":\"old statement\"}},"
+    "{\"key\":\"db.namespace\",\"value\":{\"stringValue\":\"shop\"}},"
+    "{\"key\":\"db.operation.name\",\"value\":{\"stringValue\":\"UPDATE\"}},"
+    "{\"key\":\"code.function.name\",\"value\":{\"stringValue\":\"Billing.charge\"}},"
+    "{\"key\":\"code.file.path\",\"value\":{\"stringValue\":\"billing.py\"}},"
+    "{\"key\":\"code.line.number\",\"value\":{\"intValue\":\"42\"}},"
+    "{\"key\":\"db.postgresql.backend_pid\",\"value\":{\"intValue\":\"4242\"}},"
+    "{\"key\":\"server.address\",\"value\":{\"stringValue\":\"db1\"}},"
+    "{\"key\":\"retries\",\"value\":{\"intValue\":3}},"
+    "{\"key\":\"ratio\",\"value\":{\"doubleValue\":0.5}},"
+    "{\"key\":\"cached\",\"value\":{\"boolValue\":false}},"
+    "{\"key\":\"tags\",\"value\":{\"arrayValue\":{\"values\":[{\"stringValue\":\"a\"},"
+    "{\"intValue\":\"7\"},{\"arrayValue\":{\"values\":[{\"boolValue\":true}]}}]}}},"
+    "{\"key\":\"ctx\",\"value\":{\"kvlistValue\":{\"values\":[{\"key\":\"k\\\"q\",\"value\":{"
+    "\"stringValue\":\"v\\n\"}},{\"key\":\"n\",\"value\":{\"kvlistValue\":{\"values\":[]}}}]}}},"
+    "{\"key\":\"blob\",\"value\":{\"bytesValue\":\"AAEC\"}}"
+    "],\"status\":{\"code\":2},\"futureField\":{\"x\":[1,2]}}]}]}]}\n"
+    "{\"resourceSpans\":[{\"resource\":{\"attributes\":[\n"
+    "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":{"
+    "\"stringValue\":\"web\"}}]},\"scopeSpans\":[{\"spans\":[{\"traceId\":"
+    "\"5b8efff798038103d269b633813fc60c\",\"spanId\":\"00f067aa0ba902b7\",\"parentSpanId\":\"\","
+    "\"name\":\"POST /charge\",\"kind\":\"SPAN_KIND_SERVER\",\"startTimeUnixNano\":"
+    "1700000000000000000,\"endTimeUnixNano\":\"1700000000300000000\",\"attributes\":["
+    "{\"key\":\"db.statement\",\"value\":{\"stringValue\":\"old only\"}},"
+    "{\"key\":\"db.name\",\"value\":{\"stringValue\":\"shop-old\"}},"
+    "{\"key\":\"code.function\",\"value\":{\"stringValue\":\"charge\"}},"
+    "{\"key\":\"code.namespace\",\"value\":{\"stringValue\":\"app.billing\"}},"
+    "{\"key\":\"code.filepath\",\"value\":{\"stringValue\":\"old.py\"}},"
+    "{\"key\":\"code.lineno\",\"value\":{\"intValue\":17}},"
+    "{\"key\":\"http.route\",\"value\":{\"stringValue\":\"/charge\"}},"
+    "{\"key\":\"http.method\",\"value\":{\"stringValue\":\"POST\"}},"
+    "{\"key\":\"http.request.method\",\"value\":{\"stringValue\":\"PATCH\"}},"
+    "{\"key\":\"url.full\",\"value\":{\"stringValue\":\"http://x/charge\"}},"
+    "{\"key\":\"http.url\",\"value\":{\"stringValue\":\"http://old/charge\"}},"
+    "{\"key\":\"peer.service\",\"value\":{\"stringValue\":\"ledger\"}},"
+    "{\"key\":\"server.address\",\"value\":{\"stringValue\":\"db1\"}},"
+    "{\"key\":\"db.postgresql.backend_pid\",\"value\":{\"stringValue\":\"977\"}}"
+    "],\"status\":{\"code\":\"STATUS_CODE_OK\"}}]}]}]}\n";
+
+static void test_json_lines(void)
+{
+    ts_sink c;
+    const ls_span *a, *b;
+
+    CHECK_INT(ts_run(&c, &ls_otlp_parser, jsonl), 0);
+    CHECK_INT(c.n, 2);
+    CHECK_INT(c.nbad, 1);
+    CHECK_INT(c.bad_line[0], 2);
+    CHECK(c.bad_reason[0] && strstr(c.bad_reason[0], "incomplete"));
+    if (c.n < 2) {
+        ts_free(&c);
+        return;
+    }
+    a = &c.spans[0].sp;
+    CHECK_INT(a->line, 1);
+    CHECK_STR(a->format, "otlp");
+    CHECK_STR(a->file, "test.json");
+    CHECK_STR(a->trace_id, "5b8efff798038103d269b633813fc60c");
+    CHECK_STR(a->span_id, "eee19b7ec3c1b174");
+    CHECK_STR(a->parent_id, "00f067aa0ba902b7");
+    CHECK_STR(a->name, "UPDATE accounts");
+    CHECK_INT(a->kind, LS_SPAN_CLIENT);
+    CHECK_STR(a->service, "payments-api");
+    CHECK_INT(a->start, 1700000000123456LL);
+    CHECK_INT(a->end, 1700000000223456LL);
+    CHECK_INT(a->error, 1);
+    CHECK_STR(a->db_system, "postgresql");
+    CHECK_STR(a->db_statement, "UPDATE accounts SET b = $1");
+    CHECK_STR(a->db_name, "shop");
+    CHECK_STR(a->db_operation, "UPDATE");
+    CHECK_STR(a->code_function, "Billing.charge");
+    CHECK_STR(a->code_filepath, "billing.py");
+    CHECK_INT(a->code_lineno, 42);
+    CHECK_INT(a->db_pid, 4242);
+    CHECK_STR(a->peer_service, "db1");
+    CHECK(a->code_namespace == NULL && a->http_route == NULL && a->http_method == NULL);
+    CHECK(a->attributes && strstr(a->attributes, "\"retries\":3,\"ratio\":0.5,\"cached\":false"));
+    CHECK(a->attributes && strstr(a->attributes, "\"tags\":[\"a\",7,[true]]"));
+    CHECK(a->attributes && strstr(a->attributes, "\"ctx\":{\"k\\\"q\":\"v\\n\",\"n\":{}}"));
+    CHECK(a->attributes && strstr(a->attributes, "\"blob\":\"AAEC\"}"));
+    CHECK(a->attributes && strncmp(a->attributes, "{\"db.system\":\"old-system\",", 26) == 0);
+    CHECK(a->attributes && strstr(a->attributes, "\"code.line.number\":42,"));
+
+    b = &c.spans[1].sp;
+    CHECK_INT(b->line, 3);
+    CHECK_STR(b->parent_id, "");
+    CHECK_STR(b->service, "web");
+    CHECK_INT(b->kind, LS_SPAN_SERVER);
+    CHECK_INT(b->start, 1700000000000000LL);
+    CHECK_INT(b->end, 1700000000300000LL);
+    CHECK_INT(b->error, 0);
+    CHECK(b->db_system == NULL);
+    CHECK_STR(b->db_statement, "old only");
+    CHECK_STR(b->db_name, "shop-old");
+    CHECK_STR(b->code_function, "charge");
+    CHECK_STR(b->code_namespace, "app.billing");
+    CHECK_STR(b->code_filepath, "old.py");
+    CHECK_INT(b->code_lineno, 17);
+    CHECK_STR(b->http_route, "/charge");
+    CHECK_STR(b->http_method, "PATCH");
+    CHECK_STR(b->http_url, "http://x/charge");
+    CHECK_STR(b->peer_service, "ledger");
+    CHECK_INT(b->db_pid, 977);
+    CHECK(ts_has_note(&c, "2 spans read from 2 JSON values (one per line)"));
+    ts_free(&c);
+}
+
+/* One pretty-printed request body: base64 ids (a stock protobuf JSON
+ * printer), numbers for nanoseconds, enum names, the pre-1.0 key. */
+static const char pretty[] =
+    "{\n"
+    "  \"resourceSpans\": [\n"
+    "    {\n"
+    "      \"resource\": {\n"
+    "        \"attributes\": [\n"
+    "          { \"key\": \"service.name\", \"value\": { \"stringValue\": \"worker\" } }\n"
+    "        ]\n"
+    "      },\n"
+    "      \"instrumentationLibrarySpans\": [\n"
+    "        {\n"
+    "          \"instrumentationLibrary\": { \"name\": \"old\" },\n"
+    "          \"spans\": [\n"
+    "            {\n"
+    "              \"traceId\": \"W47/95gDgQPSabYzgT/GDA==\",\n"
+    "              \"spanId\": \"7uGbfsPBsXQ=\",\n"
+    "              \"parentSpanId\": \"APBnqgupArc=\",\n"
+    "              \"name\": \"render \\\"invoice\\\" {pdf}\",\n"
+    "              \"kind\": \"SPAN_KIND_INTERNAL\",\n"
+    "              \"startTimeUnixNano\": 1700000000123456000,\n"
+    "              \"endTimeUnixNano\": 1700000001123456000,\n"
+    "              \"status\": { \"code\": \"STATUS_CODE_ERROR\", \"message\": \"}]\" }\n"
+    "            },\n"
+    "            {\n"
+    "              \"trace_id\": \"5b8efff798038103d269b633813fc60c\",\n"
+    "              \"span_id\": \"-_-_-_-_-_8\",\n"
+    "              \"name\": \"snake\",\n"
+    "              \"kind\": 5\n"
+    "            },\n"
+    "            {\n"
+    "              \"traceId\": \"5b8efff798038103d269b633813fc60c\",\n"
+    "              \"spanId\": \"not an id\",\n"
+    "              \"name\": \"broken\"\n"
+    "            }\n"
+    "          ]\n"
+    "        }\n"
+    "      ]\n"
+    "    }\n"
+    "  ]\n"
+    "}\n";
+
+static void test_pretty_document(void)
+{
+    ts_sink c;
+    const ls_span *a, *b;
+
+    CHECK_INT(ts_run(&c, &ls_otlp_parser, pretty), 0);
+    CHECK_INT(c.n, 2);
+    CHECK_INT(c.nbad, 1);
+    CHECK_INT(c.bad_line[0], 1);
+    CHECK(c.bad_text[0] && strstr(c.bad_text[0], "broken"));
+    if (c.n < 2) {
+        ts_free(&c);
+        return;
+    }
+    a = &c.spans[0].sp;
+    CHECK_INT(a->line, 0);
+    CHECK_STR(a->trace_id, "5b8efff798038103d269b633813fc60c");
+    CHECK_STR(a->span_id, "eee19b7ec3c1b174");
+    CHECK_STR(a->parent_id, "00f067aa0ba902b7");
+    CHECK_STR(a->name, "render \"invoice\" {pdf}");
+    CHECK_STR(a->service, "worker");
+    CHECK_INT(a->kind, LS_SPAN_INTERNAL);
+    CHECK_INT(a->start, 1700000000123456LL);
+    CHECK_INT(a->end, 1700000001123456LL);
+    CHECK_INT(a->error, 1);
+    CHECK(a->attributes == NULL);
+    b = &c.spans[1].sp;
+    CHECK_STR(b->span_id, "fbffbffbffbffbff");
+    CHECK_INT(b->kind, LS_SPAN_CONSUMER);
+    CHECK_INT(b->start, LS_TS_NONE);
+    CHECK(ts_has_note(&c, "ids were base64"));
+    CHECK(ts_has_note(&c, "2 spans read from 1 JSON values (multi-line documents)"));
+    ts_free(&c);
+}
+
+/* A document over the bound is skipped and said so; the next one reads. */
+static void test_bound(void)
+{
+    ts_sink c;
+    char *text = malloc(8192);
+    size_t n = 0;
+    int i;
+
+    n += (size_t)snprintf(text + n, 8192 - n, "{\n \"resourceSpans\": [\n");
+    for (i = 0; i < 20; i++)
+        n += (size_t)snprintf(text + n, 8192 - n,
+                              "  {\"scopeSpans\": [{\"spans\": [{\"traceId\": \"01\", \"spanId\": "
+                              "\"%02x\"}]}]},\n",
+                              i + 1);
+    n += (size_t)snprintf(text + n, 8192 - n,
+                          "  {}\n ]\n}\n{\n \"resourceSpans\": [{\"scopeSpans\": [{\"spans\": "
+                          "[{\"traceId\": \"02\", \"spanId\": \"03\"}]}]}]\n}\n");
+    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 1000), 0);
+    CHECK_INT(c.n, 1);
+    if (c.n == 1) {
+        CHECK_STR(c.spans[0].sp.trace_id, "00000000000000000000000000000002");
+        CHECK_STR(c.spans[0].sp.span_id, "0000000000000003");
+    }
+    CHECK_INT(c.nbad, 1);
+    CHECK_INT(c.bad_line[0], 1);
+    CHECK(ts_has_note(&c, "starting at line 1 is larger than 1000 bytes"));
+
+    /* The default bound reads it all. */
+    ts_free(&c);
+    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 0), 0);
+    CHECK_INT(c.n, 21);
+    CHECK_INT(c.nbad, 0);
+    ts_free(&c);
+    free(text);
+}
+
+static void test_cut_and_odd_lines(void)
+{
+    static const char cut_first[] =
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0a\",\"spa\n"
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0a\",\"spanId\":\"0b\","
+        "\"parentSpanId\":\"0000000000000000\",\"name\":\"bad \xff\xfe utf8 \xc3\"}]}]}]}\n"
+        "\n"
+        "not json\n"
+        "{\"hello\":1}\n"
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0a\",\"spanId\":\"0c\","
+        "\"attributes\":[{\"key\":\"db.system.name\",\"value\":{\"intValue\":5}}]}]}]}]}\n";
+    static const char unfinished[] = "{\n \"resourceSpans\": [\n";
+    ts_sink c;
+
+    CHECK_INT(ts_run(&c, &ls_otlp_parser, cut_first), 0);
+    CHECK_INT(c.n, 2);
+    CHECK_INT(c.nbad, 3);
+    CHECK_INT(c.bad_line[0], 1);
+    CHECK_INT(c.bad_line[1], 4);
+    CHECK_INT(c.bad_line[2], 5);
+    if (c.n == 2) {
+        CHECK_STR(c.spans[0].sp.name, "bad \xff\xfe utf8 \xc3");
+        CHECK_STR(c.spans[0].sp.parent_id, "");
+        CHECK_INT(c.spans[0].sp.line, 2);
+        /* A number where a string belongs is kept in the text only. */
+        CHECK(c.spans[1].sp.db_system == NULL);
+        CHECK_STR(c.spans[1].sp.attributes, "{\"db.system.name\":5}");
+    }
+    ts_free(&c);
+
+    CHECK_INT(ts_run(&c, &ls_otlp_parser, unfinished), 0);
+    CHECK_INT(c.n, 0);
+    CHECK_INT(c.nbad, 1);
+    CHECK(c.nbad == 1 && strstr(c.bad_reason[0], "end of the file"));
+    ts_free(&c);
+}
+
+/* The attributes text stays under its bound; what does not fit is said. */
+static void test_attributes_bound(void)
+{
+    ts_sink c;
+    size_t cap = 64 * 1024, n = 0;
+    char *text = malloc(cap), *big = malloc(5001);
+    int i;
+
+    memset(big, 'x', 5000);
+    big[5000] = '\0';
+    n += (size_t)snprintf(text + n, cap - n,
+                          "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0a\","
+                          "\"spanId\":\"0b\",\"attributes\":[");
+    for (i = 0; i < 5; i++)
+        n += (size_t)snprintf(text + n, cap - n,
+                              "{\"key\":\"k%d\",\"value\":{\"stringValue\":\"%s\"}},", i, big);
+    n += (size_t)snprintf(text + n, cap - n,
+                          "{\"key\":\"db.statement\",\"value\":{\"stringValue\":\"%s\"}}]}]}]}]}",
+                          big);
+    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 0), 0);
+    CHECK_INT(c.n, 1);
+    if (c.n == 1) {
+        const ls_span *sp = &c.spans[0].sp;
+        CHECK(sp->attributes && strlen(sp->attributes) <= LS_TRACE_ATTRS_MAX);
+        CHECK(sp->attributes && strstr(sp->attributes, "\"k2\":"));
+        CHECK(sp->attributes && !strstr(sp->attributes, "\"k3\":"));
+        /* Folded fields do not depend on the text's bound. */
+        CHECK(sp->db_statement && strlen(sp->db_statement) == 5000);
+    }
+    CHECK(ts_has_note(&c, "1 spans had attributes beyond"));
+    ts_free(&c);
+    free(text);
+    free(big);
+}
+
+/* Whatever parser the sniff chose, a value is read by its shape. */
+static void test_dispatch_and_sniff(void)
+{
+    static const char jaeger[] = "{\n  \"data\": [{\"traceID\": \"0a\", \"spans\": [{\"traceID\": "
+                                 "\"0a\", \"spanID\": \"0b\", \"operationName\": \"op\"}]}]\n}\n";
+    ts_sink c;
+
+    CHECK_INT(ts_run(&c, &ls_otlp_parser, jaeger), 0);
+    CHECK_INT(c.n, 1);
+    if (c.n == 1)
+        CHECK_STR(c.spans[0].sp.format, "jaeger");
+    ts_free(&c);
+
+    CHECK_INT(ls_otlp_parser.sniff("{\"resourceSpans\":[]}", 20), 90);
+    CHECK_INT(ls_otlp_parser.sniff("{ \"resourceSpans\": [", 20), 85);
+    CHECK_INT(ls_otlp_parser.sniff("{", 1), 0);
+    CHECK_INT(ls_otlp_parser.sniff(" {\"resourceSpans\"\r", 18), 90);
+    CHECK_INT(ls_otlp_parser.sniff("{\"timestamp\":\"2024\"}", 20), 0);
+    CHECK_INT(ls_otlp_parser.sniff("[", 1), 0);
+    CHECK(ls_parser_find("otlp") == &ls_otlp_parser);
+}
+
+/* The sample application's real export (samples/app, OpenTelemetry JS
+ * SDK through a collector-style receiver), plain and gzip. */
+static void test_sample_app(void)
+{
+    ts_sink plain, gz;
+    int rc = ts_run_sample(&plain, &ls_otlp_parser, "traces.otlp.jsonl");
+    if (rc == 0) {
+        printf("samples/app/traces.otlp.jsonl absent: skipped\n");
+        return;
+    }
+    CHECK_INT(rc, 1);
+    CHECK_INT(plain.nbad, 0);
+    CHECK(plain.total > 0);
+    CHECK(plain.with_parent > 0 && plain.with_parent < plain.total);
+    CHECK(plain.with_statement > 0);
+    CHECK(plain.with_function > 0);
+    CHECK(plain.with_route > 0);
+    CHECK(plain.with_pid > 0);
+    CHECK(plain.n > 0 && strcmp(plain.spans[0].sp.service, "shop") == 0);
+    printf("samples/app OTLP: %ld spans, %ld with a statement, %ld with code.function, %ld with "
+           "a backend pid\n",
+           plain.total, plain.with_statement, plain.with_function, plain.with_pid);
+    CHECK_INT(ts_run_sample(&gz, &ls_otlp_parser, "traces.otlp.jsonl.gz"), 1);
+    CHECK_INT(gz.nbad, 0);
+    ts_check_same_run(&plain, &gz);
+    CHECK_INT(plain.sum_us, gz.sum_us);
+    ts_free(&plain);
+    ts_free(&gz);
+}
+
+int main(void)
+{
+    test_json_lines();
+    test_pretty_document();
+    test_bound();
+    test_cut_and_odd_lines();
+    test_attributes_bound();
+    test_dispatch_and_sniff();
+    test_sample_app();
+    return TEST_REPORT();
+}
