@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "ls_activity.h"
 #include "ls_record.h"
 #include "ls_span.h"
 
@@ -28,6 +29,9 @@ typedef struct ls_sink {
      * then trace parsers drop their spans. Return 0 or a negative code.
      * Last, so that initialisers without it leave it NULL. */
     int (*span)(void *ctx, const ls_span *sp);
+    /* A row of a pg_stat_activity snapshot (activity parser only); may be
+     * NULL. Return 0 or a negative code. */
+    int (*activity)(void *ctx, const ls_activity *a);
 } ls_sink;
 
 typedef struct ls_parse_opts {
@@ -53,6 +57,7 @@ typedef struct ls_parser_ops {
 } ls_parser_ops;
 
 extern const ls_parser_ops ls_stderr_parser;
+extern const ls_parser_ops ls_activity_parser;
 extern const ls_parser_ops ls_syslog_parser;
 extern const ls_parser_ops ls_csvlog_parser;
 extern const ls_parser_ops ls_jsonlog_parser;

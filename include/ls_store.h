@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ls_event.h"
+#include "ls_activity.h"
 #include "ls_span.h"
 
 #define LS_STORE_SCHEMA_VERSION 2
@@ -62,6 +63,9 @@ int ls_store_bad_line(ls_store *s, int64_t file_id, uint64_t line, const char *r
  * ls_store_flush() or ls_store_commit().
  */
 int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev);
+/* Persist one row of a pg_stat_activity snapshot. */
+int ls_store_activity(ls_store *s, int64_t file_id, const ls_activity *a);
+
 /* Persist one span of an application trace. */
 int ls_store_span(ls_store *s, int64_t file_id, const ls_span *sp);
 

@@ -14,6 +14,7 @@ const ls_parser_ops *const ls_parsers[] = {
     &ls_otlp_parser,
     &ls_jaeger_parser,
     &ls_zipkin_parser,
+    &ls_activity_parser,
     NULL,
 };
 

@@ -533,6 +533,64 @@ static void inputs(FILE *f, const cJSON *in)
     fputs("\n", f);
 }
 
+/* The headline: code paths ranked by how long they held hot rows. */
+static void code_paths(FILE *f, const cJSON *m)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(m, "code_paths"), *c, *p;
+    const cJSON *conflicts = cJSON_GetObjectItemCaseSensitive(m, "lock_order_conflicts");
+    fputs("## Code paths holding locks longest\n\n", f);
+    if (cJSON_GetArraySize(list) == 0) {
+        fputs("No transaction held a row others waited for.\n\n", f);
+        return;
+    }
+    fputs("Code paths named by ", f);
+    ls_md_cell(f, str(m, "code_path_grouping"), 20);
+    fputs(" (the \"named by\" column says which evidence stood in where that was "
+          "missing).\n\n"
+          "| Code path | Named by | Blocking episodes | Waits caused | Total hold ms | Max hold "
+          "ms | p95 hold ms | Waiter ms caused | Waits suffered | Where the hold time went |\n"
+          "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+          f);
+    cJSON_ArrayForEach(c, list) {
+        char parts[512];
+        size_t used = 0;
+        parts[0] = '\0';
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(c, "hold_breakdown")) {
+            if (used + 80 < sizeof(parts))
+                used += (size_t)snprintf(parts + used, sizeof(parts) - used, "%s%s %.0f ms",
+                                         used ? ", " : "", str(p, "name") ? str(p, "name") : "",
+                                         num(p, "ms"));
+        }
+        fputs("|", f);
+        cell(f, str(c, "code_path"));
+        cell(f, str(c, "named_by"));
+        cell_num(f, c, "blocking_episodes");
+        cell_num(f, c, "waits_caused");
+        cell_ms(f, c, "total_hold_ms");
+        cell_ms(f, c, "max_hold_ms");
+        cell_ms(f, c, "p95_hold_ms");
+        cell_ms(f, c, "waiter_ms_caused");
+        cell_num(f, c, "waits_suffered");
+        cell(f, parts);
+        fputs("\n", f);
+    }
+    fputs("\n", f);
+    if (cJSON_GetArraySize(conflicts) > 0) {
+        fputs("### Inconsistent lock order\n\n| Code path | Writes | then | Other code path "
+              "(opposite order) |\n|---|---|---|---|\n",
+              f);
+        cJSON_ArrayForEach(c, conflicts) {
+            fputs("|", f);
+            cell(f, str(c, "code_path"));
+            cell(f, str(c, "first"));
+            cell(f, str(c, "then"));
+            cell(f, str(c, "other_code_path"));
+            fputs("\n", f);
+        }
+        fputs("\n", f);
+    }
+}
+
 int ls_report_write_markdown(const cJSON *m, FILE *f)
 {
     fputs("# ", f);
@@ -546,6 +604,7 @@ int ls_report_write_markdown(const cJSON *m, FILE *f)
     }
     fputs("_\n\n", f);
     summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"));
+    code_paths(f, m);
     hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
     mermaid_hot_rows(f, m);
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"));

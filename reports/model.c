@@ -10,15 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ls_report.h"
+#include "model_int.h"
 
-typedef struct model_ctx {
-    ls_store *store;
-    const ls_report_opts *opts;
-    int rc;
-} model_ctx;
-
-static void add_str(cJSON *o, const char *key, const char *v)
+void ls_model_add_str(cJSON *o, const char *key, const char *v)
 {
     char *c;
     if (!v) {
@@ -41,7 +35,7 @@ static void iso_time(char out[40], int64_t us)
     snprintf(out, 40, "%sZ", tmp);
 }
 
-static void add_col_ts(cJSON *o, const char *key, ls_stmt *q, int col)
+void ls_model_col_ts(cJSON *o, const char *key, ls_stmt *q, int col)
 {
     char buf[40];
     if (ls_stmt_isnull(q, col)) {
@@ -52,7 +46,7 @@ static void add_col_ts(cJSON *o, const char *key, ls_stmt *q, int col)
     cJSON_AddStringToObject(o, key, buf);
 }
 
-static void add_col_int(cJSON *o, const char *key, ls_stmt *q, int col)
+void ls_model_col_int(cJSON *o, const char *key, ls_stmt *q, int col)
 {
     if (ls_stmt_isnull(q, col))
         cJSON_AddNullToObject(o, key);
@@ -60,7 +54,7 @@ static void add_col_int(cJSON *o, const char *key, ls_stmt *q, int col)
         cJSON_AddNumberToObject(o, key, (double)ls_stmt_int64(q, col));
 }
 
-static void add_col_ms(cJSON *o, const char *key, ls_stmt *q, int col)
+void ls_model_col_ms(cJSON *o, const char *key, ls_stmt *q, int col)
 {
     if (ls_stmt_isnull(q, col)) {
         cJSON_AddNullToObject(o, key);
@@ -71,9 +65,9 @@ static void add_col_ms(cJSON *o, const char *key, ls_stmt *q, int col)
     }
 }
 
-static void add_col_str(cJSON *o, const char *key, ls_stmt *q, int col)
+void ls_model_col_str(cJSON *o, const char *key, ls_stmt *q, int col)
 {
-    add_str(o, key, ls_stmt_isnull(q, col) ? NULL : ls_stmt_text(q, col));
+    ls_model_add_str(o, key, ls_stmt_isnull(q, col) ? NULL : ls_stmt_text(q, col));
 }
 
 /* "1,2,3" → [1,2,3] */
@@ -150,19 +144,19 @@ static void add_filter(model_ctx *m, cJSON *sum)
     f = cJSON_AddObjectToObject(sum, "filter");
     if (filter_set(o->since))
         iso_time(buf, o->since);
-    add_str(f, "since", filter_set(o->since) ? buf : NULL);
+    ls_model_add_str(f, "since", filter_set(o->since) ? buf : NULL);
     if (filter_set(o->until))
         iso_time(buf, o->until);
-    add_str(f, "until", filter_set(o->until) ? buf : NULL);
-    add_str(f, "relation", o->relation);
-    add_str(f, "database", o->database);
+    ls_model_add_str(f, "until", filter_set(o->until) ? buf : NULL);
+    ls_model_add_str(f, "relation", o->relation);
+    ls_model_add_str(f, "database", o->database);
     cJSON_AddStringToObject(f, "applies_to", "waits, root blockers, deadlocks, errors and their "
                             "counts; hot rows are those with a wait in the filter");
 }
 
 /* Run `sql` (binding ?1 = `arg1`, a limit or an id, when >= 0) and call
  * row() per row. */
-static int each_row(model_ctx *m, const char *sql, int64_t limit,
+int ls_model_each_row(model_ctx *m, const char *sql, int64_t limit,
                     void (*row)(model_ctx *, ls_stmt *, void *), void *arg)
 {
     ls_stmt *q;
@@ -205,24 +199,24 @@ static const char summary_sql[] =
 static void summary_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *s = arg, *range = cJSON_AddObjectToObject(s, "time_range");
-    add_col_ts(range, "start", q, 0);
-    add_col_ts(range, "end", q, 1);
-    add_col_int(s, "files", q, 2);
-    add_col_int(s, "lines", q, 3);
-    add_col_int(s, "records", q, 4);
-    add_col_int(s, "bad_lines", q, 5);
-    add_col_int(s, "sessions", q, 6);
-    add_col_int(s, "statements", q, 16);
-    add_col_int(s, "waits", q, 7);
-    add_col_int(s, "waits_linked", q, 17);
-    add_col_ms(s, "total_wait_ms", q, 8);
-    add_col_ms(s, "max_wait_ms", q, 9);
-    add_col_int(s, "deadlocks", q, 10);
-    add_col_int(s, "lock_timeouts", q, 11);
-    add_col_int(s, "lock_nowait_failures", q, 12);
-    add_col_int(s, "statement_timeouts", q, 13);
-    add_col_int(s, "serialization_failures", q, 14);
-    add_col_int(s, "idle_in_transaction_timeouts", q, 15);
+    ls_model_col_ts(range, "start", q, 0);
+    ls_model_col_ts(range, "end", q, 1);
+    ls_model_col_int(s, "files", q, 2);
+    ls_model_col_int(s, "lines", q, 3);
+    ls_model_col_int(s, "records", q, 4);
+    ls_model_col_int(s, "bad_lines", q, 5);
+    ls_model_col_int(s, "sessions", q, 6);
+    ls_model_col_int(s, "statements", q, 16);
+    ls_model_col_int(s, "waits", q, 7);
+    ls_model_col_int(s, "waits_linked", q, 17);
+    ls_model_col_ms(s, "total_wait_ms", q, 8);
+    ls_model_col_ms(s, "max_wait_ms", q, 9);
+    ls_model_col_int(s, "deadlocks", q, 10);
+    ls_model_col_int(s, "lock_timeouts", q, 11);
+    ls_model_col_int(s, "lock_nowait_failures", q, 12);
+    ls_model_col_int(s, "statement_timeouts", q, 13);
+    ls_model_col_int(s, "serialization_failures", q, 14);
+    ls_model_col_int(s, "idle_in_transaction_timeouts", q, 15);
     (void)m;
 }
 
@@ -249,7 +243,7 @@ static const char tx_statements_sql[] =
  * that is known, where its time went (SQL, idle in transaction, COMMIT),
  * and its statements in log order with the idle gap before each.
  */
-static void add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id, int max_stmts)
+void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id, int max_stmts)
 {
     ls_stmt *h = NULL, *q = NULL;
     cJSON *tx, *list;
@@ -267,25 +261,25 @@ static void add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id, 
     if ((rc = ls_stmt_step(h)) != 1)
         goto out;
     tx = cJSON_AddObjectToObject(parent, key);
-    add_col_int(tx, "tx_id", h, 0);
-    add_col_int(tx, "pid", h, 1);
-    add_col_int(tx, "xid", h, 2);
+    ls_model_col_int(tx, "tx_id", h, 0);
+    ls_model_col_int(tx, "pid", h, 1);
+    ls_model_col_int(tx, "xid", h, 2);
     cJSON_AddBoolToObject(tx, "explicit", ls_stmt_int64(h, 16) != 0);
-    add_col_ts(tx, "start", h, 3);
-    add_col_str(tx, "start_known", h, 5);
-    add_col_ts(tx, "end", h, 4);
-    add_col_str(tx, "end_known", h, 6);
-    add_col_str(tx, "outcome", h, 7);
+    ls_model_col_ts(tx, "start", h, 3);
+    ls_model_col_str(tx, "start_known", h, 5);
+    ls_model_col_ts(tx, "end", h, 4);
+    ls_model_col_str(tx, "end_known", h, 6);
+    ls_model_col_str(tx, "outcome", h, 7);
     if (!ls_stmt_isnull(h, 4))
         cJSON_AddNumberToObject(tx, "duration_ms",
                                 (double)((ls_stmt_int64(h, 4) - ls_stmt_int64(h, 3)) / 1000));
     else
         cJSON_AddNullToObject(tx, "duration_ms");
-    add_col_int(tx, "statement_count", h, 8);
-    add_col_ms(tx, "sql_ms", h, 9);
-    add_col_ms(tx, "idle_ms", h, 10);
-    add_col_ms(tx, "max_idle_ms", h, 11);
-    add_col_ms(tx, "commit_ms", h, 12);
+    ls_model_col_int(tx, "statement_count", h, 8);
+    ls_model_col_ms(tx, "sql_ms", h, 9);
+    ls_model_col_ms(tx, "idle_ms", h, 10);
+    ls_model_col_ms(tx, "max_idle_ms", h, 11);
+    ls_model_col_ms(tx, "commit_ms", h, 12);
     list = cJSON_AddArrayToObject(tx, "statements");
     ls_stmt_bind_int64(q, 1, ls_stmt_int64(h, 13));
     ls_stmt_bind_int64(q, 2, ls_stmt_int64(h, 14));
@@ -294,13 +288,13 @@ static void add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id, 
     while ((rc = ls_stmt_step(q)) == 1) {
         cJSON *st = cJSON_CreateObject();
         int64_t start = ls_stmt_int64(q, 0);
-        add_col_ts(st, "start", q, 0);
-        add_col_ms(st, "duration_ms", q, 2);
+        ls_model_col_ts(st, "start", q, 0);
+        ls_model_col_ms(st, "duration_ms", q, 2);
         cJSON_AddNumberToObject(st, "idle_before_ms",
                                 n > 0 && prev_end && start > prev_end
                                     ? (double)((start - prev_end) / 1000)
                                     : 0);
-        add_col_str(st, "text", q, 3);
+        ls_model_col_str(st, "text", q, 3);
         cJSON_AddItemToArray(list, st);
         prev_end = ls_stmt_isnull(q, 1) ? start : ls_stmt_int64(q, 1);
         n++;
@@ -344,27 +338,27 @@ static const char row_queue_sql[] =
 static void hold_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    add_col_int(o, "pid", q, 0);
-    add_col_str(o, "application", q, 1);
-    add_col_int(o, "tx_id", q, 17);
-    add_col_ts(o, "start", q, 2);
-    add_col_ts(o, "end", q, 3);
-    add_col_ts(o, "start_lo", q, 4);
-    add_col_ts(o, "start_hi", q, 5);
-    add_col_ts(o, "end_lo", q, 6);
-    add_col_ts(o, "end_hi", q, 7);
-    add_col_str(o, "start_evidence", q, 8);
-    add_col_str(o, "end_evidence", q, 9);
+    ls_model_col_int(o, "pid", q, 0);
+    ls_model_col_str(o, "application", q, 1);
+    ls_model_col_int(o, "tx_id", q, 17);
+    ls_model_col_ts(o, "start", q, 2);
+    ls_model_col_ts(o, "end", q, 3);
+    ls_model_col_ts(o, "start_lo", q, 4);
+    ls_model_col_ts(o, "start_hi", q, 5);
+    ls_model_col_ts(o, "end_lo", q, 6);
+    ls_model_col_ts(o, "end_hi", q, 7);
+    ls_model_col_str(o, "start_evidence", q, 8);
+    ls_model_col_str(o, "end_evidence", q, 9);
     if (!ls_stmt_isnull(q, 3))
         cJSON_AddNumberToObject(o, "hold_ms",
                                 (double)((ls_stmt_int64(q, 3) - ls_stmt_int64(q, 2)) / 1000));
-    add_col_int(o, "waits", q, 10);
-    add_col_ms(o, "waiter_ms", q, 11);
-    add_col_ms(o, "contended_ms", q, 12);
-    add_col_ms(o, "sql_ms", q, 13);
-    add_col_ms(o, "idle_ms", q, 14);
-    add_col_ms(o, "commit_ms", q, 15);
-    add_col_str(o, "head_state", q, 16);
+    ls_model_col_int(o, "waits", q, 10);
+    ls_model_col_ms(o, "waiter_ms", q, 11);
+    ls_model_col_ms(o, "contended_ms", q, 12);
+    ls_model_col_ms(o, "sql_ms", q, 13);
+    ls_model_col_ms(o, "idle_ms", q, 14);
+    ls_model_col_ms(o, "commit_ms", q, 15);
+    ls_model_col_str(o, "head_state", q, 16);
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }
@@ -372,18 +366,18 @@ static void hold_row(model_ctx *m, ls_stmt *q, void *arg)
 static void row_wait_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    add_col_int(o, "pid", q, 0);
-    add_col_str(o, "application", q, 1);
-    add_col_ts(o, "start", q, 2);
-    add_col_ts(o, "end", q, 3);
-    add_col_ms(o, "waited_ms", q, 4);
-    add_col_str(o, "outcome", q, 5);
-    add_col_int(o, "blocker_pid", q, 6);
-    add_col_int(o, "holder_pid", q, 7);
-    add_col_int(o, "root_pid", q, 8);
-    add_col_int(o, "chain_depth", q, 9);
-    add_col_str(o, "ctid", q, 10);
-    add_col_str(o, "mode", q, 11);
+    ls_model_col_int(o, "pid", q, 0);
+    ls_model_col_str(o, "application", q, 1);
+    ls_model_col_ts(o, "start", q, 2);
+    ls_model_col_ts(o, "end", q, 3);
+    ls_model_col_ms(o, "waited_ms", q, 4);
+    ls_model_col_str(o, "outcome", q, 5);
+    ls_model_col_int(o, "blocker_pid", q, 6);
+    ls_model_col_int(o, "holder_pid", q, 7);
+    ls_model_col_int(o, "root_pid", q, 8);
+    ls_model_col_int(o, "chain_depth", q, 9);
+    ls_model_col_str(o, "ctid", q, 10);
+    ls_model_col_str(o, "mode", q, 11);
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }
@@ -391,8 +385,8 @@ static void row_wait_row(model_ctx *m, ls_stmt *q, void *arg)
 static void queue_point(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    add_col_ts(o, "time", q, 0);
-    add_col_int(o, "depth", q, 1);
+    ls_model_col_ts(o, "time", q, 0);
+    ls_model_col_int(o, "depth", q, 1);
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }
@@ -401,30 +395,30 @@ static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject(), *tl;
     int64_t row_id = ls_stmt_int64(q, 0);
-    add_col_int(o, "row_id", q, 0);
-    add_col_str(o, "relation", q, 1);
-    add_col_int(o, "relation_oid", q, 18);
-    add_col_str(o, "row_key", q, 2);
-    add_col_str(o, "grouped_by", q, 3);
-    add_col_str(o, "ctid", q, 4);
-    add_col_int(o, "waits", q, 5);
-    add_col_ms(o, "total_wait_ms", q, 6);
-    add_col_ms(o, "max_wait_ms", q, 7);
-    add_col_int(o, "waiting_sessions", q, 8);
-    add_col_ts(o, "first_wait", q, 9);
-    add_col_ts(o, "last_wait_end", q, 10);
+    ls_model_col_int(o, "row_id", q, 0);
+    ls_model_col_str(o, "relation", q, 1);
+    ls_model_col_int(o, "relation_oid", q, 18);
+    ls_model_col_str(o, "row_key", q, 2);
+    ls_model_col_str(o, "grouped_by", q, 3);
+    ls_model_col_str(o, "ctid", q, 4);
+    ls_model_col_int(o, "waits", q, 5);
+    ls_model_col_ms(o, "total_wait_ms", q, 6);
+    ls_model_col_ms(o, "max_wait_ms", q, 7);
+    ls_model_col_int(o, "waiting_sessions", q, 8);
+    ls_model_col_ts(o, "first_wait", q, 9);
+    ls_model_col_ts(o, "last_wait_end", q, 10);
     add_pid_list(o, "root_blocker_pids", ls_stmt_text(q, 11));
-    add_col_int(o, "holds", q, 12);
-    add_col_ms(o, "mean_hold_ms", q, 13);
+    ls_model_col_int(o, "holds", q, 12);
+    ls_model_col_ms(o, "mean_hold_ms", q, 13);
     /* Serial capacity: one holder at a time, each for the mean hold. */
-    add_col_ms(o, "serial_capacity_per_s", q, 14);
-    add_col_int(o, "max_queue_depth", q, 15);
-    add_col_ts(o, "max_queue_time", q, 16);
-    add_col_int(o, "longest_chain", q, 17);
+    ls_model_col_ms(o, "serial_capacity_per_s", q, 14);
+    ls_model_col_int(o, "max_queue_depth", q, 15);
+    ls_model_col_ts(o, "max_queue_time", q, 16);
+    ls_model_col_int(o, "longest_chain", q, 17);
     tl = cJSON_AddObjectToObject(o, "timeline");
-    each_row(m, row_holds_sql, row_id, hold_row, cJSON_AddArrayToObject(tl, "holds"));
-    each_row(m, row_waits_sql, row_id, row_wait_row, cJSON_AddArrayToObject(tl, "waits"));
-    each_row(m, row_queue_sql, row_id, queue_point, cJSON_AddArrayToObject(tl, "queue"));
+    ls_model_each_row(m, row_holds_sql, row_id, hold_row, cJSON_AddArrayToObject(tl, "holds"));
+    ls_model_each_row(m, row_waits_sql, row_id, row_wait_row, cJSON_AddArrayToObject(tl, "waits"));
+    ls_model_each_row(m, row_queue_sql, row_id, queue_point, cJSON_AddArrayToObject(tl, "queue"));
     cJSON_AddItemToArray(arg, o);
 }
 
@@ -445,18 +439,18 @@ static const char roots_sql[] =
 static void root_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    add_col_int(o, "pid", q, 0);
-    add_col_int(o, "session", q, 1);
-    add_col_str(o, "application", q, 2);
-    add_col_str(o, "user", q, 3);
-    add_col_str(o, "database", q, 4);
-    add_col_int(o, "xid", q, 9);
-    add_col_int(o, "waits_caused", q, 5);
-    add_col_ms(o, "waiter_ms", q, 6);
-    add_col_ts(o, "first_wait", q, 7);
-    add_col_ts(o, "last_wait_end", q, 8);
-    add_col_str(o, "rows", q, 10);
-    add_tx(m, o, "transaction", ls_stmt_isnull(q, 11) ? 0 : ls_stmt_int64(q, 11), 50);
+    ls_model_col_int(o, "pid", q, 0);
+    ls_model_col_int(o, "session", q, 1);
+    ls_model_col_str(o, "application", q, 2);
+    ls_model_col_str(o, "user", q, 3);
+    ls_model_col_str(o, "database", q, 4);
+    ls_model_col_int(o, "xid", q, 9);
+    ls_model_col_int(o, "waits_caused", q, 5);
+    ls_model_col_ms(o, "waiter_ms", q, 6);
+    ls_model_col_ts(o, "first_wait", q, 7);
+    ls_model_col_ts(o, "last_wait_end", q, 8);
+    ls_model_col_str(o, "rows", q, 10);
+    ls_model_add_tx(m, o, "transaction", ls_stmt_isnull(q, 11) ? 0 : ls_stmt_int64(q, 11), 50);
     cJSON_AddItemToArray(arg, o);
 }
 
@@ -475,8 +469,8 @@ static void ranked_hold(model_ctx *m, ls_stmt *q, void *arg)
     cJSON *o;
     hold_row(m, q, arg);
     o = cJSON_GetArrayItem(arg, cJSON_GetArraySize(arg) - 1);
-    add_col_str(o, "relation", q, 18);
-    add_col_str(o, "row_key", q, 19);
+    ls_model_col_str(o, "relation", q, 18);
+    ls_model_col_str(o, "row_key", q, 19);
 }
 
 /* ---- waits ---- */
@@ -499,34 +493,34 @@ static const char waits_sql[] =
 static void wait_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    add_col_int(o, "wait_id", q, 0);
-    add_col_int(o, "pid", q, 1);
-    add_col_str(o, "application", q, 2);
-    add_col_str(o, "mode", q, 3);
-    add_col_str(o, "target_kind", q, 4);
-    add_col_str(o, "target", q, 5);
-    add_col_str(o, "relation", q, 6);
-    add_col_str(o, "ctid", q, 7);
-    add_col_ts(o, "start", q, 8);
-    add_col_ts(o, "end", q, 9);
-    add_col_ms(o, "waited_ms", q, 10);
-    add_col_str(o, "outcome", q, 11);
-    add_col_str(o, "statement", q, 12);
-    add_col_int(o, "blocker_pid", q, 13);
-    add_col_int(o, "blocker_xid", q, 14);
-    add_col_int(o, "root_pid", q, 15);
-    add_col_int(o, "root_xid", q, 16);
-    add_col_int(o, "chain_depth", q, 17);
+    ls_model_col_int(o, "wait_id", q, 0);
+    ls_model_col_int(o, "pid", q, 1);
+    ls_model_col_str(o, "application", q, 2);
+    ls_model_col_str(o, "mode", q, 3);
+    ls_model_col_str(o, "target_kind", q, 4);
+    ls_model_col_str(o, "target", q, 5);
+    ls_model_col_str(o, "relation", q, 6);
+    ls_model_col_str(o, "ctid", q, 7);
+    ls_model_col_ts(o, "start", q, 8);
+    ls_model_col_ts(o, "end", q, 9);
+    ls_model_col_ms(o, "waited_ms", q, 10);
+    ls_model_col_str(o, "outcome", q, 11);
+    ls_model_col_str(o, "statement", q, 12);
+    ls_model_col_int(o, "blocker_pid", q, 13);
+    ls_model_col_int(o, "blocker_xid", q, 14);
+    ls_model_col_int(o, "root_pid", q, 15);
+    ls_model_col_int(o, "root_xid", q, 16);
+    ls_model_col_int(o, "chain_depth", q, 17);
     add_pid_list(o, "holders", ls_stmt_text(q, 18));
     add_pid_list(o, "queue", ls_stmt_text(q, 19));
-    add_col_str(o, "file", q, 20);
-    add_col_int(o, "line", q, 21);
-    add_col_int(o, "row_id", q, 22);
-    add_col_str(o, "row_key", q, 23);
-    add_col_int(o, "holder_pid", q, 24);
-    add_col_int(o, "waiter_tx", q, 25);
-    add_col_int(o, "holder_tx", q, 26);
-    add_col_int(o, "root_tx", q, 27);
+    ls_model_col_str(o, "file", q, 20);
+    ls_model_col_int(o, "line", q, 21);
+    ls_model_col_int(o, "row_id", q, 22);
+    ls_model_col_str(o, "row_key", q, 23);
+    ls_model_col_int(o, "holder_pid", q, 24);
+    ls_model_col_int(o, "waiter_tx", q, 25);
+    ls_model_col_int(o, "holder_tx", q, 26);
+    ls_model_col_int(o, "root_tx", q, 27);
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }
@@ -542,64 +536,135 @@ static const char edges_sql[] =
     "SELECT waiter_pid, mode, target, blocker_pid FROM deadlock_edges"
     " WHERE deadlock_id = ?1 ORDER BY seq";
 static const char procs_sql[] =
-    "SELECT pid, query FROM deadlock_procs WHERE deadlock_id = ?1 ORDER BY rowid";
+    "SELECT pid, query, tx_id FROM deadlock_procs WHERE deadlock_id = ?1 ORDER BY rowid";
 
 static void edge_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    add_col_int(o, "waiter_pid", q, 0);
-    add_col_str(o, "mode", q, 1);
-    add_col_str(o, "target", q, 2);
-    add_col_int(o, "blocker_pid", q, 3);
+    ls_model_col_int(o, "waiter_pid", q, 0);
+    ls_model_col_str(o, "mode", q, 1);
+    ls_model_col_str(o, "target", q, 2);
+    ls_model_col_int(o, "blocker_pid", q, 3);
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }
 
+/* A deadlock participant: its query as the DETAIL gave it, and its
+ * transaction with the order in which it took its locks. */
 static void proc_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    add_col_int(o, "pid", q, 0);
-    add_col_str(o, "query", q, 1);
+    ls_model_col_int(o, "pid", q, 0);
+    ls_model_col_str(o, "query", q, 1);
+    ls_model_add_tx(m, o, "transaction", ls_stmt_isnull(q, 2) ? 0 : ls_stmt_int64(q, 2), 30);
     cJSON_AddItemToArray(arg, o);
-    (void)m;
 }
 
 static void deadlock_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
     int64_t id = ls_stmt_int64(q, 0);
-    add_col_ts(o, "time", q, 1);
-    add_col_int(o, "victim_pid", q, 2);
-    add_col_str(o, "victim_application", q, 3);
-    add_col_str(o, "file", q, 4);
-    add_col_int(o, "line", q, 5);
+    ls_model_col_ts(o, "time", q, 1);
+    ls_model_col_int(o, "victim_pid", q, 2);
+    ls_model_col_str(o, "victim_application", q, 3);
+    ls_model_col_str(o, "file", q, 4);
+    ls_model_col_int(o, "line", q, 5);
     cJSON_AddItemToArray(arg, o);
-    each_row(m, edges_sql, id, edge_row, cJSON_AddArrayToObject(o, "edges"));
-    each_row(m, procs_sql, id, proc_row, cJSON_AddArrayToObject(o, "processes"));
+    ls_model_each_row(m, edges_sql, id, edge_row, cJSON_AddArrayToObject(o, "edges"));
+    ls_model_each_row(m, procs_sql, id, proc_row, cJSON_AddArrayToObject(o, "processes"));
 }
 
 /* ---- errors ---- */
 
 static const char errors_sql[] =
     "SELECT e.ts, e.pid, s.application, e.sqlstate, e.class, e.message, e.statement, f.path,"
-    " e.line FROM errors e LEFT JOIN sessions s ON s.session_id = e.session_id"
+    " e.line, ct.pid, cs.application, e.retry_stmt IS NOT NULL, rs.start_ts, e.retry_outcome,"
+    " e.cause_tx"
+    " FROM errors e LEFT JOIN sessions s ON s.session_id = e.session_id"
     " LEFT JOIN files f ON f.file_id = e.file_id"
+    " LEFT JOIN transactions ct ON ct.tx_id = e.cause_tx"
+    " LEFT JOIN sessions cs ON cs.session_id = ct.session_id"
+    " LEFT JOIN statements rs ON rs.stmt_id = e.retry_stmt"
     " WHERE e.class <> 'other' AND" ERROR_FILTER("e") "ORDER BY e.ts, e.error_id LIMIT ?1";
 
 static void error_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    add_col_ts(o, "time", q, 0);
-    add_col_int(o, "pid", q, 1);
-    add_col_str(o, "application", q, 2);
-    add_col_str(o, "sqlstate", q, 3);
-    add_col_str(o, "class", q, 4);
-    add_col_str(o, "message", q, 5);
-    add_col_str(o, "statement", q, 6);
-    add_col_str(o, "file", q, 7);
-    add_col_int(o, "line", q, 8);
+    ls_model_col_ts(o, "time", q, 0);
+    ls_model_col_int(o, "pid", q, 1);
+    ls_model_col_str(o, "application", q, 2);
+    ls_model_col_str(o, "sqlstate", q, 3);
+    ls_model_col_str(o, "class", q, 4);
+    ls_model_col_str(o, "message", q, 5);
+    ls_model_col_str(o, "statement", q, 6);
+    ls_model_col_str(o, "file", q, 7);
+    ls_model_col_int(o, "line", q, 8);
+    /* What caused it: the transaction that held the lock it waited for. */
+    ls_model_col_int(o, "cause_pid", q, 9);
+    ls_model_col_str(o, "cause_application", q, 10);
+    ls_model_col_int(o, "cause_tx", q, 14);
+    cJSON_AddBoolToObject(o, "retried", ls_stmt_int64(q, 11) != 0);
+    ls_model_col_ts(o, "retry_time", q, 12);
+    ls_model_col_str(o, "retry_outcome", q, 13);
     cJSON_AddItemToArray(arg, o);
     (void)m;
+}
+
+/* ---- the worst moment ---- */
+
+/*
+ * The lock tree when the busiest row's queue was longest: every wait open
+ * then, for any row, relation or advisory lock, with its blocker and root.
+ */
+static const char worst_sql[] =
+    "SELECT max_queue_ts FROM rows ORDER BY max_queue DESC, total_wait_ms DESC LIMIT 1";
+static const char tree_sql[] =
+    "SELECT w.pid, se.application, w.blocker_pid, w.root_pid, w.chain_depth, w.mode,"
+    " w.target, r.relation, r.row_key, w.start_ts, w.statement"
+    " FROM lock_waits w LEFT JOIN rows r ON r.row_id = w.row_id"
+    " LEFT JOIN sessions se ON se.session_id = w.session_id"
+    " WHERE w.start_ts <= ?1 AND coalesce(w.end_ts, w.logged_ts) >= ?1"
+    " ORDER BY w.root_pid, w.chain_depth, w.start_ts LIMIT 200";
+
+static void tree_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    ls_model_col_int(o, "pid", q, 0);
+    ls_model_col_str(o, "application", q, 1);
+    ls_model_col_int(o, "blocker_pid", q, 2);
+    ls_model_col_int(o, "root_pid", q, 3);
+    ls_model_col_int(o, "depth", q, 4);
+    ls_model_col_str(o, "mode", q, 5);
+    ls_model_col_str(o, "target", q, 6);
+    ls_model_col_str(o, "relation", q, 7);
+    ls_model_col_str(o, "row_key", q, 8);
+    ls_model_col_ts(o, "waiting_since", q, 9);
+    ls_model_col_str(o, "statement", q, 10);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
+static void add_worst_moment(model_ctx *m, cJSON *r)
+{
+    ls_stmt *q;
+    int rc = ls_store_prepare(m->store, worst_sql, &q);
+    cJSON *w;
+    if (rc) {
+        m->rc = rc;
+        return;
+    }
+    rc = ls_stmt_step(q);
+    if (rc == 1 && !ls_stmt_isnull(q, 0)) {
+        int64_t t = ls_stmt_int64(q, 0);
+        w = cJSON_AddObjectToObject(r, "worst_moment");
+        ls_model_col_ts(w, "time", q, 0);
+        ls_model_each_row(m, tree_sql, t, tree_row, cJSON_AddArrayToObject(w, "waits"));
+    } else {
+        cJSON_AddNullToObject(r, "worst_moment");
+    }
+    if (rc < 0)
+        m->rc = rc;
+    ls_stmt_finalize(q);
 }
 
 /* ---- inputs ---- */
@@ -614,13 +679,13 @@ static const char bad_sql[] =
 static void file_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    add_col_str(o, "path", q, 0);
-    add_col_str(o, "format", q, 1);
+    ls_model_col_str(o, "path", q, 0);
+    ls_model_col_str(o, "format", q, 1);
     cJSON_AddBoolToObject(o, "gzip", ls_stmt_int64(q, 2) != 0);
-    add_col_int(o, "bytes", q, 3);
-    add_col_int(o, "lines", q, 4);
-    add_col_int(o, "records", q, 5);
-    add_col_int(o, "bad_lines", q, 6);
+    ls_model_col_int(o, "bytes", q, 3);
+    ls_model_col_int(o, "lines", q, 4);
+    ls_model_col_int(o, "records", q, 5);
+    ls_model_col_int(o, "bad_lines", q, 6);
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }
@@ -628,9 +693,9 @@ static void file_row(model_ctx *m, ls_stmt *q, void *arg)
 static void bad_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    add_col_str(o, "file", q, 0);
-    add_col_int(o, "line", q, 1);
-    add_col_str(o, "reason", q, 2);
+    ls_model_col_str(o, "file", q, 0);
+    ls_model_col_int(o, "line", q, 1);
+    ls_model_col_str(o, "reason", q, 2);
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }
@@ -646,27 +711,29 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
         return LS_ENOMEM;
     cJSON_AddStringToObject(r, "schema", LS_REPORT_SCHEMA);
     cJSON_AddNumberToObject(r, "version", LS_REPORT_VERSION);
-    add_str(r, "title", opts->title ? opts->title : "Lock contention report");
-    add_str(r, "generated_at", opts->generated_at);
+    ls_model_add_str(r, "title", opts->title ? opts->title : "Lock contention report");
+    ls_model_add_str(r, "generated_at", opts->generated_at);
     cJSON_AddStringToObject(r, "generator", "lockspan " LS_VERSION);
 
     sum = cJSON_AddObjectToObject(r, "summary");
-    each_row(&m, summary_sql, -1, summary_row, sum);
-    each_row(&m,
+    ls_model_each_row(&m, summary_sql, -1, summary_row, sum);
+    ls_model_each_row(&m,
              "SELECT outcome, count(*) FROM lock_waits w WHERE" WAIT_FILTER("w")
              "GROUP BY outcome ORDER BY outcome",
              -1, outcome_row, cJSON_AddObjectToObject(sum, "waits_by_outcome"));
     add_filter(&m, sum);
-    each_row(&m, hot_rows_sql, top, hot_row, cJSON_AddArrayToObject(r, "hot_rows"));
-    each_row(&m, roots_sql, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
-    each_row(&m, holds_sql, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));
-    each_row(&m, waits_sql, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
+    ls_model_each_row(&m, hot_rows_sql, top, hot_row, cJSON_AddArrayToObject(r, "hot_rows"));
+    ls_model_each_row(&m, roots_sql, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
+    ls_model_each_row(&m, holds_sql, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));
+    ls_model_code_paths(&m, r, top);
+    add_worst_moment(&m, r);
+    ls_model_each_row(&m, waits_sql, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
              cJSON_AddArrayToObject(r, "waits"));
-    each_row(&m, deadlocks_sql, 100, deadlock_row, cJSON_AddArrayToObject(r, "deadlocks"));
-    each_row(&m, errors_sql, 200, error_row, cJSON_AddArrayToObject(r, "errors"));
+    ls_model_each_row(&m, deadlocks_sql, 100, deadlock_row, cJSON_AddArrayToObject(r, "deadlocks"));
+    ls_model_each_row(&m, errors_sql, 200, error_row, cJSON_AddArrayToObject(r, "errors"));
     input = cJSON_AddObjectToObject(r, "input");
-    each_row(&m, files_sql, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
-    each_row(&m, bad_sql, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
+    ls_model_each_row(&m, files_sql, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
+    ls_model_each_row(&m, bad_sql, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
     if (m.rc) {
         cJSON_Delete(r);
         return m.rc;

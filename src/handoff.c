@@ -322,6 +322,43 @@ int ls_handoff_span(ls_handoff *h, uint32_t file, const ls_span *sp)
     return 0;
 }
 
+static const size_t activity_strings[] = {
+    offsetof(ls_activity, file),       offsetof(ls_activity, state),
+    offsetof(ls_activity, wait_event_type), offsetof(ls_activity, wait_event),
+    offsetof(ls_activity, blocking_pids), offsetof(ls_activity, query),
+};
+#define NACT_STRINGS (sizeof(activity_strings) / sizeof(activity_strings[0]))
+
+int ls_handoff_activity(ls_handoff *h, uint32_t file, const ls_activity *a)
+{
+    size_t lens[NACT_STRINGS], need = ALIGN(sizeof(ls_item)) + ALIGN(sizeof(ls_activity)), i;
+    ls_item *it;
+    ls_activity *copy;
+    char *tail;
+    int rc;
+
+    for (i = 0; i < NACT_STRINGS; i++) {
+        const char *str = *FIELD(a, activity_strings[i]);
+        lens[i] = str ? strlen(str) + 1 : 0;
+        need += lens[i];
+    }
+    if (!(it = reserve(h, need, &rc)))
+        return rc;
+    copy = (ls_activity *)((char *)it + ALIGN(sizeof(ls_item)));
+    tail = (char *)copy + ALIGN(sizeof(ls_activity));
+    memset(it, 0, sizeof(*it));
+    it->type = LS_ITEM_ACTIVITY;
+    it->size = (uint32_t)ALIGN(need);
+    it->file = file;
+    it->activity = copy;
+    *copy = *a;
+    for (i = 0; i < NACT_STRINGS; i++)
+        if (lens[i])
+            *FIELD(copy, activity_strings[i]) =
+                put(&tail, *FIELD(a, activity_strings[i]), lens[i]);
+    return 0;
+}
+
 static int simple_item(ls_handoff *h, ls_item_type type, uint32_t file, const char *reason,
                        const char *text, size_t len, uint64_t line, int gzip,
                        const ls_file_stats *st)

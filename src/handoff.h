@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "ls_event.h"
+#include "ls_activity.h"
 #include "ls_span.h"
 #include "ls_store.h"
 
@@ -23,7 +24,8 @@ typedef enum ls_item_type {
     LS_ITEM_BAD,        /* an unparsable line: line, reason, text */
     LS_ITEM_FILE_BEGIN, /* a new input file: text = path, reason = format name */
     LS_ITEM_FILE_END,   /* stats of input file `file` */
-    LS_ITEM_SPAN        /* a span of an application trace: item->span */
+    LS_ITEM_SPAN,       /* a span of an application trace: item->span */
+    LS_ITEM_ACTIVITY    /* a pg_stat_activity snapshot row: item->activity */
 } ls_item_type;
 
 /*
@@ -39,6 +41,7 @@ typedef struct ls_item {
     uint32_t file;          /* ordinal of the item's input file */
     ls_event *ev;           /* LS_ITEM_EVENT */
     ls_span *span;          /* LS_ITEM_SPAN */
+    ls_activity *activity;  /* LS_ITEM_ACTIVITY */
     uint64_t line;          /* LS_ITEM_BAD */
     const char *reason;     /* LS_ITEM_BAD: a string literal; FILE_BEGIN: format */
     const char *text;       /* LS_ITEM_BAD, LS_ITEM_FILE_BEGIN; NUL-terminated */
@@ -59,6 +62,7 @@ void ls_handoff_free(ls_handoff *h);
 int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev);
 /* Copy a span, with its strings, into the current batch. */
 int ls_handoff_span(ls_handoff *h, uint32_t file, const ls_span *sp);
+int ls_handoff_activity(ls_handoff *h, uint32_t file, const ls_activity *a);
 int ls_handoff_bad(ls_handoff *h, uint32_t file, uint64_t line, const char *reason,
                    const char *text, size_t len);
 /* `file` is the next ordinal: 0 for the first FILE_BEGIN, then 1, ... */

@@ -135,7 +135,7 @@ static const char groups_sql[] =
     "SELECT w.holder_tx, w.row_id, min(w.start_ts), count(*), sum(w.waited_ms),"
     " min(CASE WHEN w.outcome IN ('acquired', 'serialization_failure') THEN w.end_ts END),"
     " t.session_id, t.pid, t.start_ts, t.end_ts, t.first_stmt, t.last_stmt, t.end_known,"
-    " r.relation, r.row_key, max(coalesce(w.end_ts, w.logged_ts))"
+    " r.relation, r.row_key, max(coalesce(w.end_ts, w.logged_ts)), t.sql_ms IS NOT NULL"
     " FROM lock_waits w JOIN transactions t ON t.tx_id = w.holder_tx"
     " JOIN rows r ON r.row_id = w.row_id"
     " WHERE w.holder_tx IS NOT NULL GROUP BY w.holder_tx, w.row_id"
@@ -150,6 +150,34 @@ static const char insert_hold_sql[] =
     " start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms,"
     " contended_ms, sql_ms, idle_ms, commit_ms, head_state) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)";
+
+#define SNAPSHOT_STATE                                                                     \
+    "CASE WHEN a.state = 'idle in transaction' OR a.state LIKE 'idle in transaction%' THEN"   \
+    " 'idle_in_transaction' WHEN a.state = 'active' AND upper(ltrim(coalesce(a.query, '')))" \
+    " GLOB 'COMMIT*' THEN 'committing' WHEN a.state = 'active' AND a.wait_event IN"          \
+    " ('WalSync', 'WalWrite', 'SyncRep') THEN 'committing' WHEN a.state = 'active' AND"      \
+    " a.wait_event_type = 'Lock' THEN 'waiting' WHEN a.state = 'active' THEN"                \
+    " 'running' ELSE a.state END"
+
+/* A holder running a statement that is itself waiting for a lock (the
+ * middle of a chain) is "waiting", not running. */
+static const char waiting_sql[] =
+    "UPDATE holds SET head_state = 'waiting' WHERE head_state IN ('running', 'unknown') AND"
+    " (SELECT sum(max(0, min(holds.end_ts, coalesce(w.end_ts, w.logged_ts))"
+    "   - max(holds.end_ts - CAST(holds.contended_ms * 1000 AS INTEGER), w.start_ts)))"
+    "  FROM lock_waits w WHERE w.pid = holds.pid) >= holds.contended_ms * 500;";
+
+static const char observed_sql[] =
+    "CREATE INDEX IF NOT EXISTS activity_pid ON activity(pid, ts);"
+    "UPDATE holds SET"
+    " observed_state = (SELECT " SNAPSHOT_STATE " FROM activity a WHERE a.pid = holds.pid"
+    "  AND a.ts BETWEEN holds.end_ts - CAST(holds.contended_ms * 1000 AS INTEGER)"
+    "  AND holds.end_ts GROUP BY 1 ORDER BY count(*) DESC LIMIT 1),"
+    " observed_samples = (SELECT count(*) FROM activity a WHERE a.pid = holds.pid"
+    "  AND a.ts BETWEEN holds.end_ts - CAST(holds.contended_ms * 1000 AS INTEGER)"
+    "  AND holds.end_ts);"
+    "UPDATE holds SET head_state = observed_state WHERE observed_state IS NOT NULL"
+    " AND (SELECT t.sql_ms IS NULL FROM transactions t WHERE t.tx_id = holds.tx_id);";
 
 static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
 {
@@ -253,6 +281,10 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         state = idle >= (double)sql && idle >= (double)commit ? "idle_in_transaction"
                 : commit >= sql                              ? "committing"
                                                              : "running";
+        /* Without durations (log_statement = 'all') only a COMMIT's running
+         * time is known: running and idle cannot be told apart. */
+        if (!ls_stmt_int64(g, 16) && strcmp(state, "committing") != 0)
+            state = "unknown";
 
         ls_stmt_reset(ins);
         ls_stmt_bind_int64(ins, 1, ls_stmt_int64(g, 1));
@@ -280,6 +312,12 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
             goto out;
         stats->holds++;
     }
+    /* pg_stat_activity snapshots taken while others waited say what the
+     * holder was doing; where the log has no durations they decide. */
+    if (rc == 0)
+        rc = ls_store_exec(s, waiting_sql);
+    if (rc == 0)
+        rc = ls_store_exec(s, observed_sql);
     if (rc == 0)
         rc = ls_store_exec(
             s, "UPDATE rows SET holds = (SELECT count(*) FROM holds h WHERE h.row_id ="

@@ -115,6 +115,21 @@ static int on_span(void *vctx, const ls_span *sp)
     return 0;
 }
 
+static int on_activity(void *vctx, const ls_activity *a)
+{
+    ingest_ctx *c = vctx;
+    run_file *f = file_of_line(c, a->line);
+    ls_activity copy = *a;
+    int rc;
+
+    copy.file = f->path;
+    copy.line = a->line - f->base;
+    f->st.records++;
+    if ((rc = ls_handoff_activity(c->handoff, f->ord, &copy)) != 0)
+        return c->rc = rc;
+    return 0;
+}
+
 /* Print a line of input safely: control bytes and non-ASCII as \xNN. */
 static void print_sample(FILE *f, const char *text, size_t len)
 {
@@ -330,7 +345,8 @@ static int run_add_file(ingest_ctx *c, const ls_parser_ops *ops, const char *pat
         return rc;
     if (!c->parser) {
         ls_parse_opts popts;
-        ls_sink sink = {on_record, on_bad, on_note, c, on_span};
+        ls_sink sink = {.record = on_record, .bad = on_bad, .note = on_note, .ctx = c,
+                        .span = on_span, .activity = on_activity};
         popts.file = path;
         popts.prefix = c->opts->prefix;
         c->ops = ops;
@@ -483,6 +499,9 @@ static int store_items(ls_store *s, ls_handoff *h, const char *prefix)
                 break;
             case LS_ITEM_SPAN:
                 rc = ls_store_span(s, file_ids[it->file], it->span);
+                break;
+            case LS_ITEM_ACTIVITY:
+                rc = ls_store_activity(s, file_ids[it->file], it->activity);
                 break;
             }
         }

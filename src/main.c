@@ -53,6 +53,8 @@ static const char usage_analyze[] =
     "  --top N              rows in ranked sections (default 10)\n"
     "  --max-waits N        waits listed one by one (default 1000; totals stay exact)\n"
     "  --generated-at TEXT  fixed 'generated at' text for reproducible reports\n"
+    "  --group-by WHAT      name code paths by function (default), route, service,\n"
+    "                       application or statement\n"
     "  --since TIME         only waits, errors and deadlocks at or after TIME\n"
     "  --until TIME         ... and at or before TIME (ISO 8601, UTC unless a zone\n"
     "                       is given: 2026-12-02T11:45:00Z, '2026-12-02 11:45')\n"
@@ -79,7 +81,8 @@ static const char usage_report[] =
     "  --db FILE            the store (required)\n"
     "  --format md|json|html  report format (default md)\n"
     "  -o, --output FILE    report file (default -, stdout)\n"
-    "  --title TEXT, --top N, --max-waits N, --generated-at TEXT  as for analyze\n"
+    "  --title TEXT, --top N, --max-waits N, --generated-at TEXT, --group-by WHAT\n"
+    "                       as for analyze\n"
     "  --since TIME, --until TIME, --relation NAME, --database NAME  as for analyze\n";
 
 typedef struct cli {
@@ -95,7 +98,7 @@ typedef struct cli {
 } cli;
 
 enum {
-    OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED,
+    OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED, OPT_GROUP_BY,
     OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE
 };
 
@@ -108,6 +111,7 @@ static const struct option long_opts[] = {
     {"top", required_argument, NULL, OPT_TOP},
     {"max-waits", required_argument, NULL, OPT_MAX_WAITS},
     {"generated-at", required_argument, NULL, OPT_GENERATED},
+    {"group-by", required_argument, NULL, OPT_GROUP_BY},
     {"since", required_argument, NULL, OPT_SINCE},
     {"until", required_argument, NULL, OPT_UNTIL},
     {"relation", required_argument, NULL, OPT_RELATION},
@@ -203,6 +207,15 @@ static int parse_args(cli *c, int argc, char **argv)
                 return EXIT_USAGE;
             break;
         case OPT_GENERATED: c->report.generated_at = optarg; break;
+        case OPT_GROUP_BY:
+            if (strcmp(optarg, "function") && strcmp(optarg, "route") && strcmp(optarg, "service") &&
+                strcmp(optarg, "application") && strcmp(optarg, "statement")) {
+                fprintf(stderr, "lockspan: --group-by must be function, route, service, "
+                                "application or statement, not '%s'\n", optarg);
+                return EXIT_USAGE;
+            }
+            c->report.group_by = optarg;
+            break;
         case OPT_SINCE:
             if (parse_time(optarg, "--since", &c->report.since))
                 return EXIT_USAGE;

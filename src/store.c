@@ -51,6 +51,7 @@ enum {
     Q_DEADLOCK_PROC,
     Q_ERROR,
     Q_SPAN,
+    Q_ACTIVITY,
     Q__COUNT
 };
 
@@ -91,6 +92,9 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_DEADLOCK_EDGE] = "INSERT INTO deadlock_edges(deadlock_id, seq, waiter_pid, mode,"
                         " target_kind, target, blocker_pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     [Q_DEADLOCK_PROC] = "INSERT INTO deadlock_procs(deadlock_id, pid, query) VALUES (?1, ?2, ?3)",
+    [Q_ACTIVITY] = "INSERT INTO activity(file_id, line, ts, pid, state, wait_event_type,"
+                   " wait_event, xact_start, query_start, backend_start, blocking_pids, query)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [Q_SPAN] = "INSERT INTO spans(file_id, line, format, trace_id, span_id, parent_id, name, kind,"
                " service, start_ts, end_ts, error, db_system, db_statement, db_name,"
                " db_operation, code_function, code_namespace, code_filepath, code_lineno,"
@@ -827,6 +831,24 @@ int ls_store_span(ls_store *s, int64_t file_id, const ls_span *sp)
     bind_text(st, 24, sp->peer_service);
     bind_pos(st, 25, sp->db_pid);
     bind_text(st, 26, sp->attributes);
+    return run(s, st);
+}
+
+int ls_store_activity(ls_store *s, int64_t file_id, const ls_activity *a)
+{
+    sqlite3_stmt *st = s->q[Q_ACTIVITY];
+    sqlite3_bind_int64(st, 1, file_id);
+    sqlite3_bind_int64(st, 2, (int64_t)a->line);
+    bind_ts(st, 3, a->ts);
+    sqlite3_bind_int(st, 4, a->pid);
+    bind_text(st, 5, a->state && a->state[0] ? a->state : NULL);
+    bind_text(st, 6, a->wait_event_type);
+    bind_text(st, 7, a->wait_event);
+    bind_ts(st, 8, a->xact_start);
+    bind_ts(st, 9, a->query_start);
+    bind_ts(st, 10, a->backend_start);
+    bind_text(st, 11, a->blocking_pids);
+    bind_text(st, 12, a->query);
     return run(s, st);
 }
 

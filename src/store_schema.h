@@ -80,7 +80,8 @@ static const char *const ls_schema_sql[] = {
     "  start_evidence TEXT, end_ts INTEGER, end_lo INTEGER, end_hi INTEGER,\n"
     "  end_evidence TEXT, lock_stmt INTEGER, waits INTEGER, waiter_ms REAL,\n"
     "  max_queue INTEGER, contended_ms REAL, sql_ms REAL, idle_ms REAL,\n"
-    "  commit_ms REAL, head_state TEXT);\n",
+    "  commit_ms REAL, head_state TEXT, observed_state TEXT,\n"
+    "  observed_samples INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS row_queue(\n"
     "  row_id INTEGER, ts INTEGER, depth INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS spans(\n"
@@ -103,6 +104,10 @@ static const char *const ls_schema_sql[] = {
     "  hold_id INTEGER, part TEXT, name TEXT, ms REAL);\n",
     "CREATE TABLE IF NOT EXISTS lock_order(\n"
     "  tx_id INTEGER, seq INTEGER, relation TEXT);\n",
+    "CREATE TABLE IF NOT EXISTS activity(\n"
+    "  file_id INTEGER, line INTEGER, ts INTEGER, pid INTEGER, state TEXT,\n"
+    "  wait_event_type TEXT, wait_event TEXT, xact_start INTEGER,\n"
+    "  query_start INTEGER, backend_start INTEGER, blocking_pids TEXT, query TEXT);\n",
     "CREATE TABLE IF NOT EXISTS xids(\n"
     "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",
     NULL,

@@ -116,7 +116,7 @@ static void collector_free(collector *c)
 static int parse_with(const ls_parser_ops *ops, const char *prefix, collector *c,
                       const char *const *lines, int n)
 {
-    ls_sink sink = {on_record, on_bad, NULL, c, NULL};
+    ls_sink sink = {.record = on_record, .bad = on_bad, .ctx = c};
     ls_parse_opts o = {"test.csv", prefix};
     void *p = NULL;
     char err[256];
@@ -257,7 +257,7 @@ static void test_streaming(void)
                                         CSV_DEADLOCK_4};
     static const int after[] = {1, 1, 1, 1, 2};
     collector c;
-    ls_sink sink = {on_record, on_bad, NULL, &c, NULL};
+    ls_sink sink = {.record = on_record, .bad = on_bad, .ctx = &c};
     ls_parse_opts o = {"test.csv", NULL};
     void *p = NULL;
     char err[64];

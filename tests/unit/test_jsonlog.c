@@ -118,7 +118,7 @@ typedef struct line {
 
 static int parse_with(const ls_parser_ops *ops, collector *c, const line *lines, int n)
 {
-    ls_sink sink = {on_record, on_bad, NULL, c, NULL};
+    ls_sink sink = {.record = on_record, .bad = on_bad, .ctx = c};
     ls_parse_opts o = {"test.json", NULL};
     void *p = NULL;
     char err[256];

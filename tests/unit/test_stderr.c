@@ -79,7 +79,7 @@ static void on_bad(void *ctx, const char *file, uint64_t line, const char *reaso
 
 static void parse_lines(collector *c, const char *const *lines, int n)
 {
-    ls_sink sink = {on_record, on_bad, NULL, c, NULL};
+    ls_sink sink = {.record = on_record, .bad = on_bad, .ctx = c};
     ls_parse_opts o = {"test.log", PREFIX};
     void *p = NULL;
     char err[256];

@@ -1,0 +1,34 @@
+/*
+ * model_int.h — helpers shared by the files that build the report model
+ * (model.c, codepaths.c): reading store rows into cJSON objects.
+ */
+#ifndef LS_MODEL_INT_H
+#define LS_MODEL_INT_H
+
+#include "ls_report.h"
+
+typedef struct model_ctx {
+    ls_store *store;
+    const ls_report_opts *opts;
+    int rc; /* first store error; the model is dropped when set */
+} model_ctx;
+
+/* Add a string cleaned to valid UTF-8 (NULL adds a JSON null). */
+void ls_model_add_str(cJSON *o, const char *key, const char *v);
+/* Add column `col` of the current row as a time, integer, milliseconds
+ * (rounded to the microsecond) or string; NULL columns add a JSON null. */
+void ls_model_col_ts(cJSON *o, const char *key, ls_stmt *q, int col);
+void ls_model_col_int(cJSON *o, const char *key, ls_stmt *q, int col);
+void ls_model_col_ms(cJSON *o, const char *key, ls_stmt *q, int col);
+void ls_model_col_str(cJSON *o, const char *key, ls_stmt *q, int col);
+/* Run `sql` (binding ?1 = arg1 when arg1 >= 0) and call row() per row. */
+int ls_model_each_row(model_ctx *m, const char *sql, int64_t arg1,
+                      void (*row)(model_ctx *, ls_stmt *, void *), void *arg);
+/* A transaction with its statements (max_stmts at most) under `key`. */
+void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id,
+                     int max_stmts);
+
+/* codepaths.c: the code-path ranking and lock-order section. */
+void ls_model_code_paths(model_ctx *m, cJSON *report, int top);
+
+#endif
