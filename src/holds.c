@@ -291,7 +291,10 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         ls_stmt_bind_int64(ins, 2, ls_stmt_int64(g, 0));
         ls_stmt_bind_int64(ins, 3, ls_stmt_int64(g, 6));
         ls_stmt_bind_int64(ins, 4, ls_stmt_int64(g, 7));
-        ls_stmt_bind_int64(ins, 5, start_lo);
+        /* The row is locked when the statement updates it: for the
+         * single-row statements that lock hot rows that is its end (after
+         * any wait of its own), the start being the earliest possible. */
+        ls_stmt_bind_int64(ins, 5, lock_stmt ? start_hi : start_lo);
         ls_stmt_bind_int64(ins, 6, start_lo);
         ls_stmt_bind_int64(ins, 7, start_hi);
         ls_stmt_bind_text(ins, 8, start_ev);

@@ -95,7 +95,7 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_ACTIVITY] = "INSERT INTO activity(file_id, line, ts, pid, state, wait_event_type,"
                    " wait_event, xact_start, query_start, backend_start, blocking_pids, query)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    [Q_SPAN] = "INSERT INTO spans(file_id, line, format, trace_id, span_id, parent_id, name, kind,"
+    [Q_SPAN] = "INSERT OR IGNORE INTO spans(file_id, line, format, trace_id, span_id, parent_id, name, kind,"
                " service, start_ts, end_ts, error, db_system, db_statement, db_name,"
                " db_operation, code_function, code_namespace, code_filepath, code_lineno,"
                " http_route, http_method, http_url, peer_service, db_pid, attributes)"

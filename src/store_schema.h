@@ -92,6 +92,9 @@ static const char *const ls_schema_sql[] = {
     "  code_function TEXT, code_namespace TEXT, code_filepath TEXT,\n"
     "  code_lineno INTEGER, http_route TEXT, http_method TEXT, http_url TEXT,\n"
     "  peer_service TEXT, db_pid INTEGER, attributes TEXT);\n",
+    /* The same span in several exports of one run (OTLP and Zipkin, or a
+     * file and its .gz) is stored once. */
+    "CREATE UNIQUE INDEX IF NOT EXISTS spans_id ON spans(trace_id, span_id);\n",
     "CREATE TABLE IF NOT EXISTS stmt_tags(\n"
     "  stmt_id INTEGER, key TEXT, value TEXT);\n",
     "CREATE TABLE IF NOT EXISTS tx_code(\n"

@@ -35,6 +35,7 @@
 #include "ls_sqlshape.h"
 
 #define MATCH_TOLERANCE_US 500000 /* statement vs span start, after the offset */
+#define PID_TOLERANCE_US 20000     /* a pid-tagged span lies inside its transaction */
 #define MAX_PARENT_HOPS 32
 
 static const char reset_sql[] = "DELETE FROM tx_code; DELETE FROM stmt_tags;"
@@ -234,72 +235,205 @@ static const char pid_links_sql[] =
     "  AND coalesce(t.end_ts, t.start_ts) + ?2)";
 
 /*
- * Statement links: a database span whose statement text matches a logged
- * statement of a still unlinked transaction, nearest in time. Exact text
- * (comments dropped) is tried before the literal-free shape.
+ * Statement links. Concurrent transactions of one code path send the same
+ * text, so a span is not simply given to the nearest matching statement:
+ * every (span, statement) pair of equal shape within the tolerance is a
+ * candidate, pairs are taken best first (same literals, then nearest in
+ * time) with each span and each statement used once, and a transaction
+ * joins the trace most of its matched statements came from.
  */
 static const char db_spans_sql[] =
-    "SELECT span_row, start_ts, db_statement FROM spans WHERE db_statement IS NOT NULL"
-    " AND span_row NOT IN (SELECT span_row FROM tx_code WHERE span_row IS NOT NULL)";
-static const char candidates_sql[] =
-    "SELECT c.tx_id, st.text, st.start_ts FROM tx_code c"
+    "SELECT span_row, start_ts, db_statement, trace_id FROM spans"
+    " WHERE db_statement IS NOT NULL ORDER BY start_ts";
+static const char unlinked_statements_sql[] =
+    "SELECT st.stmt_id, c.tx_id, st.start_ts, st.text FROM tx_code c"
     " JOIN transactions t ON t.tx_id = c.tx_id"
     " JOIN statements st ON st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
-    " WHERE c.span_row IS NULL AND st.start_ts BETWEEN ?1 - ?2 AND ?1 + ?2";
+    " WHERE c.span_row IS NULL ORDER BY st.start_ts";
+
+typedef struct mstmt {
+    int64_t tx_id, start;
+    char *text, *shape;
+    int taken;
+} mstmt;
+
+typedef struct mspan {
+    int64_t span_row, start;
+    char *text, *shape, trace[33];
+    int taken;
+} mspan;
+
+typedef struct mpair {
+    int64_t d;
+    int exact;
+    size_t span, stmt;
+} mpair;
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const mpair *x = a, *y = b;
+    if (x->exact != y->exact)
+        return y->exact - x->exact;
+    return x->d < y->d ? -1 : x->d > y->d;
+}
+
+/* Text without its trailing comment, for the same-literals test. */
+static size_t bare_len(const char *t)
+{
+    const char *c = strstr(t, "/*");
+    size_t n = c ? (size_t)(c - t) : strlen(t);
+    while (n && (t[n - 1] == ' ' || t[n - 1] == '\n' || t[n - 1] == ';'))
+        n--;
+    return n;
+}
+
+static char *shape_of(const char *text)
+{
+    ls_buf b = LS_BUF_INIT(0);
+    char *out;
+    ls_sql_shape(&b, text, 4096);
+    out = ls_strdup(ls_buf_str(&b));
+    ls_buf_free(&b);
+    return out;
+}
+
+#define MAX_PAIRS_PER_SPAN 16
 
 static int link_by_statement(ls_store *s, int64_t offset)
 {
-    ls_stmt *spans = NULL, *cand = NULL, *upd = NULL;
-    ls_buf a = LS_BUF_INIT(0), b = LS_BUF_INIT(0);
+    ls_stmt *q = NULL, *upd = NULL;
+    mstmt *st = NULL;
+    mspan *sp = NULL;
+    mpair *pairs = NULL;
+    size_t nst = 0, cst = 0, nsp = 0, csp = 0, np = 0, cp = 0, i, j, lo = 0;
     int rc;
 
-    if ((rc = ls_store_prepare(s, db_spans_sql, &spans)) != 0 ||
-        (rc = ls_store_prepare(s, candidates_sql, &cand)) != 0 ||
-        (rc = ls_store_prepare(s, "UPDATE tx_code SET span_row = ?2, link = 'statement'"
-                                  " WHERE tx_id = ?1 AND span_row IS NULL", &upd)) != 0)
+    /* Unlinked transactions' statements, by start. */
+    if ((rc = ls_store_prepare(s, unlinked_statements_sql, &q)) != 0)
         goto out;
-    while ((rc = ls_stmt_step(spans)) == 1) {
-        int64_t at = ls_stmt_int64(spans, 1) + offset, best_tx = 0, best_d = 0;
-        int best_exact = 0;
-        ls_buf_reset(&a);
-        ls_sql_shape(&a, ls_stmt_text(spans, 2), 4096);
-        ls_stmt_reset(cand);
-        ls_stmt_bind_int64(cand, 1, at);
-        ls_stmt_bind_int64(cand, 2, MATCH_TOLERANCE_US);
-        while ((rc = ls_stmt_step(cand)) == 1) {
-            int64_t d = ls_stmt_int64(cand, 2) - at;
-            int exact;
-            ls_buf_reset(&b);
-            ls_sql_shape(&b, ls_stmt_text(cand, 1), 4096);
-            if (strcmp(ls_buf_str(&a), ls_buf_str(&b)) != 0)
-                continue;
-            /* Same shape; the same literals too is stronger evidence. */
-            exact = strncmp(ls_stmt_text(spans, 2), ls_stmt_text(cand, 1),
-                            strlen(ls_stmt_text(spans, 2))) == 0;
-            if (d < 0)
-                d = -d;
-            if (!best_tx || exact > best_exact || (exact == best_exact && d < best_d)) {
-                best_tx = ls_stmt_int64(cand, 0);
-                best_d = d;
-                best_exact = exact;
-            }
-        }
-        if (rc < 0)
-            goto out;
-        if (best_tx) {
-            ls_stmt_reset(upd);
-            ls_stmt_bind_int64(upd, 1, best_tx);
-            ls_stmt_bind_int64(upd, 2, ls_stmt_int64(spans, 0));
-            if ((rc = ls_stmt_step(upd)) < 0)
+    while ((rc = ls_stmt_step(q)) == 1) {
+        if (nst == cst) {
+            mstmt *n = ls_realloc(st, (cst = cst ? cst * 2 : 256) * sizeof(*st));
+            if (!n) {
+                rc = LS_ENOMEM;
                 goto out;
+            }
+            st = n;
+        }
+        st[nst].tx_id = ls_stmt_int64(q, 1);
+        st[nst].start = ls_stmt_int64(q, 2);
+        st[nst].text = ls_strdup(ls_stmt_text(q, 3));
+        st[nst].shape = st[nst].text ? shape_of(st[nst].text) : NULL;
+        st[nst].taken = 0;
+        if (!st[nst].shape) {
+            free(st[nst].text);
+            rc = LS_ENOMEM;
+            goto out;
+        }
+        nst++;
+    }
+    ls_stmt_finalize(q);
+    q = NULL;
+    if (rc < 0 || nst == 0)
+        goto out;
+    /* Database spans, by start on the database clock. */
+    if ((rc = ls_store_prepare(s, db_spans_sql, &q)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        if (nsp == csp) {
+            mspan *n = ls_realloc(sp, (csp = csp ? csp * 2 : 256) * sizeof(*sp));
+            if (!n) {
+                rc = LS_ENOMEM;
+                goto out;
+            }
+            sp = n;
+        }
+        sp[nsp].span_row = ls_stmt_int64(q, 0);
+        sp[nsp].start = ls_stmt_int64(q, 1) + offset;
+        sp[nsp].text = ls_strdup(ls_stmt_text(q, 2));
+        sp[nsp].shape = sp[nsp].text ? shape_of(sp[nsp].text) : NULL;
+        snprintf(sp[nsp].trace, sizeof(sp[nsp].trace), "%s", ls_stmt_text(q, 3));
+        sp[nsp].taken = 0;
+        if (!sp[nsp].shape) {
+            free(sp[nsp].text);
+            rc = LS_ENOMEM;
+            goto out;
+        }
+        nsp++;
+    }
+    if (rc < 0)
+        goto out;
+    /* Candidate pairs: both lists are sorted by start, so slide a window. */
+    for (i = 0; i < nsp; i++) {
+        int taken = 0;
+        while (lo < nst && st[lo].start < sp[i].start - MATCH_TOLERANCE_US)
+            lo++;
+        for (j = lo; j < nst && st[j].start <= sp[i].start + MATCH_TOLERANCE_US &&
+                     taken < MAX_PAIRS_PER_SPAN * 4;
+             j++) {
+            size_t a, b;
+            if (strcmp(st[j].shape, sp[i].shape) != 0)
+                continue;
+            if (np == cp) {
+                mpair *n = ls_realloc(pairs, (cp = cp ? cp * 2 : 1024) * sizeof(*pairs));
+                if (!n) {
+                    rc = LS_ENOMEM;
+                    goto out;
+                }
+                pairs = n;
+            }
+            a = bare_len(st[j].text);
+            b = bare_len(sp[i].text);
+            pairs[np].exact = a == b && memcmp(st[j].text, sp[i].text, a) == 0;
+            pairs[np].d = st[j].start > sp[i].start ? st[j].start - sp[i].start
+                                                     : sp[i].start - st[j].start;
+            pairs[np].span = i;
+            pairs[np].stmt = j;
+            np++;
+            taken++;
         }
     }
+    qsort(pairs, np, sizeof(*pairs), pair_cmp);
+    /* Best pairs first, each span and statement once; then vote per
+     * transaction: the trace with the most matched statements wins. */
+    if ((rc = ls_store_exec(s, "DROP TABLE IF EXISTS temp.stmt_votes;"
+                               " CREATE TEMP TABLE stmt_votes(tx_id INTEGER, trace_id TEXT,"
+                               " span_row INTEGER, d INTEGER)")) != 0 ||
+        (rc = ls_store_prepare(s, "INSERT INTO stmt_votes VALUES (?1, ?2, ?3, ?4)", &upd)) != 0)
+        goto out;
+    for (i = 0; i < np; i++) {
+        mpair *p = &pairs[i];
+        if (sp[p->span].taken || st[p->stmt].taken)
+            continue;
+        sp[p->span].taken = st[p->stmt].taken = 1;
+        ls_stmt_reset(upd);
+        ls_stmt_bind_int64(upd, 1, st[p->stmt].tx_id);
+        ls_stmt_bind_text(upd, 2, sp[p->span].trace);
+        ls_stmt_bind_int64(upd, 3, sp[p->span].span_row);
+        ls_stmt_bind_int64(upd, 4, p->d);
+        if ((rc = ls_stmt_step(upd)) < 0)
+            goto out;
+    }
+    rc = ls_store_exec(
+        s, "UPDATE tx_code SET link = 'statement', span_row = (SELECT v.span_row FROM stmt_votes v"
+           "  WHERE v.tx_id = tx_code.tx_id AND v.trace_id = (SELECT trace_id FROM stmt_votes w"
+           "   WHERE w.tx_id = tx_code.tx_id GROUP BY trace_id ORDER BY count(*) DESC, sum(d)"
+           "   LIMIT 1) ORDER BY v.d LIMIT 1)"
+           " WHERE span_row IS NULL AND tx_id IN (SELECT tx_id FROM stmt_votes)");
 out:
-    ls_buf_free(&a);
-    ls_buf_free(&b);
-    ls_stmt_finalize(spans);
-    ls_stmt_finalize(cand);
+    for (i = 0; i < nst; i++) {
+        free(st[i].text);
+        free(st[i].shape);
+    }
+    for (i = 0; i < nsp; i++) {
+        free(sp[i].text);
+        free(sp[i].shape);
+    }
+    free(st);
+    free(sp);
+    free(pairs);
+    ls_stmt_finalize(q);
     ls_stmt_finalize(upd);
     return rc < 0 ? rc : 0;
 }
@@ -430,7 +564,7 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_store_prepare(s, pid_links_sql, &st)) != 0)
         return rc;
     ls_stmt_bind_int64(st, 1, offset);
-    ls_stmt_bind_int64(st, 2, MATCH_TOLERANCE_US);
+    ls_stmt_bind_int64(st, 2, PID_TOLERANCE_US);
     rc = ls_stmt_step(st);
     ls_stmt_finalize(st);
     if (rc < 0)
