@@ -58,6 +58,11 @@ static int grouping_of(const char *name)
     return 0;
 }
 
+const char *ls_model_code_path_label(const char *group_by)
+{
+    return groupings[grouping_of(group_by)].label;
+}
+
 /*
  * Per code path: holds (blocking episodes) on hot rows, total / max / p95
  * hold, the waiting caused to others, and the waits it suffered itself.

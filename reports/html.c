@@ -262,6 +262,30 @@ static const column hold_cols[] = {
     {"End evidence", "end_evidence", COL_TEXT, 60},
 };
 
+static const column code_path_cols[] = {
+    {"Code path", "code_path", COL_TEXT, 120},
+    {"Named by", "named_by", COL_TEXT, 40},
+    {"Blocking episodes", "blocking_episodes", COL_INT, 0},
+    {"Waits caused", "waits_caused", COL_INT, 0},
+    {"Total hold ms", "total_hold_ms", COL_MS, 0},
+    {"Max hold ms", "max_hold_ms", COL_MS, 0},
+    {"p95 hold ms", "p95_hold_ms", COL_MS, 0},
+    {"Waiter ms caused", "waiter_ms_caused", COL_MS, 0},
+    {"Waits suffered", "waits_suffered", COL_INT, 0},
+};
+
+static const column part_cols[] = {
+    {"Where the hold time went", "name", COL_TEXT, 120},
+    {"ms", "ms", COL_MS, 0},
+};
+
+static const column conflict_cols[] = {
+    {"Code path", "code_path", COL_TEXT, 120},
+    {"Writes", "first", COL_TEXT, 64},
+    {"then", "then", COL_TEXT, 64},
+    {"Other code path (opposite order)", "other_code_path", COL_TEXT, 120},
+};
+
 static const column wait_cols[] = {
     {"Start (UTC)", "start", COL_TIME, 0},
     {"Waiter pid", "pid", COL_INT, 0},
@@ -392,9 +416,9 @@ static void headlines(FILE *f, const cJSON *model)
     if (hot) {
         fputs("<li><b>Hottest row: ", f);
         text(f, str(hot, "relation"), 64);
-        if (str(hot, "ctid")) {
+        if (str(hot, "row_key") || str(hot, "ctid")) {
             fputs(" ", f);
-            ls_html_escape(f, str(hot, "ctid"), 24);
+            ls_html_escape(f, str(hot, "row_key") ? str(hot, "row_key") : str(hot, "ctid"), 64);
         }
         fprintf(f, "</b> — %.0f waits by %.0f sessions, %.1f ms of waiting in total, the "
                    "longest %.1f ms; root blocker pid ",
@@ -1063,6 +1087,50 @@ static void panel_roots(FILE *f, const cJSON *model)
     }
 }
 
+/* Findings: what the evidence says, and the fix each suggests. */
+static void panel_findings(FILE *f, const cJSON *model)
+{
+    const cJSON *x;
+    if (cJSON_GetArraySize(get(model, "findings")) == 0) {
+        fputs("<p>No rule found anything to say.</p>\n", f);
+        return;
+    }
+    fputs("<ul class=\"findings\">\n", f);
+    cJSON_ArrayForEach(x, get(model, "findings")) {
+        fputs("<li><b>", f);
+        text(f, str(x, "title"), 200);
+        fputs("</b> — ", f);
+        text(f, str(x, "evidence"), 400);
+        fputs(" <span class=\"fix\"><b>Fix:</b> ", f);
+        text(f, str(x, "fix"), 400);
+        fputs("</span></li>\n", f);
+    }
+    fputs("</ul>\n", f);
+}
+
+/* The headline ranking, with each path's hold-time breakdown. */
+static void panel_code_paths(FILE *f, const cJSON *model)
+{
+    const cJSON *c;
+    if (cJSON_GetArraySize(get(model, "code_paths")) == 0) {
+        fputs("<p>No transaction held a row others waited for.</p>\n", f);
+        return;
+    }
+    TABLE(f, code_path_cols, get(model, "code_paths"));
+    cJSON_ArrayForEach(c, get(model, "code_paths")) {
+        if (cJSON_GetArraySize(get(c, "hold_breakdown")) == 0)
+            continue;
+        fputs("<h3>", f);
+        text(f, str(c, "code_path"), 120);
+        fputs("</h3>\n", f);
+        TABLE(f, part_cols, get(c, "hold_breakdown"));
+    }
+    if (cJSON_GetArraySize(get(model, "lock_order_conflicts")) > 0) {
+        fputs("<h3>Inconsistent lock order</h3>\n", f);
+        TABLE(f, conflict_cols, get(model, "lock_order_conflicts"));
+    }
+}
+
 static void panel_holds(FILE *f, const cJSON *model)
 {
     if (cJSON_GetArraySize(get(model, "holds")) == 0) {
@@ -1293,8 +1361,16 @@ static const struct panel {
     panel_fn render;
 } panels[] = {
     {"summary", "Summary", NULL, panel_summary},
+    {"findings", "Findings", "What the evidence points to, and the fix each finding suggests.",
+     panel_findings},
+    {"code-paths", "Code paths holding locks longest",
+     "Transactions grouped by code path (from trace spans, sqlcommenter tags, "
+     "application_name or statement shape), ranked by how long they held rows others "
+     "waited for.",
+     panel_code_paths},
     {"hot-rows", "Hot rows",
-     "Rows (relation and ctid) ranked by the total time others waited for them.",
+     "Logical rows (one row however many ctids its updates gave it) ranked by the total time "
+     "others waited for them; serial capacity is 1 / mean hold.",
      panel_hot_rows},
     {"timelines", "Timelines of the hottest rows", NULL, panel_timelines},
     {"root-blockers", "Root blockers",
@@ -1336,7 +1412,7 @@ static const char css[] =
     ".cards div{border:1px solid var(--line);border-radius:6px;padding:6px 10px;min-width:150px;"
     "color:var(--muted);font-size:12px}.cards b{display:block;font-size:18px;color:var(--fg)}\n"
     "table.kv th{font-weight:normal;color:var(--muted)}\n"
-    ".findings li{margin:4px 0}.filter{background:#fff8c5;padding:4px 8px;border-radius:4px}\n"
+    ".findings li{margin:4px 0}.fix{display:block;color:#1a5e20}.filter{background:#fff8c5;padding:4px 8px;border-radius:4px}\n"
     ".chip{display:inline-block;padding:0 6px;border-radius:8px;color:#fff;font-size:12px}\n"
     ".o-acq{background:var(--acq);fill:var(--acq)}.o-dl{background:var(--dl);fill:var(--dl)}"
     ".o-lto{background:var(--lto);fill:var(--lto)}.o-sto{background:var(--sto);fill:var(--sto)}"

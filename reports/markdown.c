@@ -533,6 +533,27 @@ static void inputs(FILE *f, const cJSON *in)
     fputs("\n", f);
 }
 
+static void findings(FILE *f, const cJSON *list)
+{
+    const cJSON *x;
+    int n = 0;
+    fputs("## Findings\n\n", f);
+    if (cJSON_GetArraySize(list) == 0) {
+        fputs("No rule found anything to say.\n\n", f);
+        return;
+    }
+    cJSON_ArrayForEach(x, list) {
+        fprintf(f, "%d. **", ++n);
+        ls_md_cell(f, str(x, "title"), 200);
+        fputs("** — ", f);
+        ls_md_cell(f, str(x, "evidence"), 400);
+        fputs("<br>_Fix:_ ", f);
+        ls_md_cell(f, str(x, "fix"), 400);
+        fputs("\n", f);
+    }
+    fputs("\n", f);
+}
+
 /* The headline: code paths ranked by how long they held hot rows. */
 static void code_paths(FILE *f, const cJSON *m)
 {
@@ -604,6 +625,7 @@ int ls_report_write_markdown(const cJSON *m, FILE *f)
     }
     fputs("_\n\n", f);
     summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"));
+    findings(f, cJSON_GetObjectItemCaseSensitive(m, "findings"));
     code_paths(f, m);
     hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
     mermaid_hot_rows(f, m);

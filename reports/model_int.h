@@ -30,5 +30,11 @@ void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id
 
 /* codepaths.c: the code-path ranking and lock-order section. */
 void ls_model_code_paths(model_ctx *m, cJSON *report, int top);
+/* The SQL expression naming a transaction's code path, over tx_code c. */
+const char *ls_model_code_path_label(const char *group_by);
+
+/* findings.c: plain-language findings with evidence and a suggested fix,
+ * from the sections already in the report. */
+void ls_model_findings(model_ctx *m, cJSON *report);
 
 #endif

@@ -394,7 +394,8 @@ static int link_by_statement(ls_store *s, int64_t offset)
             taken++;
         }
     }
-    qsort(pairs, np, sizeof(*pairs), pair_cmp);
+    if (np)
+        qsort(pairs, np, sizeof(*pairs), pair_cmp);
     /* Best pairs first, each span and statement once; then vote per
      * transaction: the trace with the most matched statements wins. */
     if ((rc = ls_store_exec(s, "DROP TABLE IF EXISTS temp.stmt_votes;"

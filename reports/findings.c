@@ -1,0 +1,163 @@
+/*
+ * findings.c — rules that turn the evidence into findings a person can
+ * act on: each names what was seen (with numbers), why it matters, and the
+ * fix it suggests. Rules are a static table; each is one query over the
+ * store (through the correlation tables), so their evidence is exact even
+ * when the report's lists are cut.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ls_buf.h"
+#include "model_int.h"
+
+typedef struct finding_rule {
+    const char *rule;
+    const char *fix;
+    /* SQL: one row per finding, columns (weight ms, title, evidence); at
+     * most one `%s`, the code path label expression over tx_code c. */
+    const char *sql;
+} finding_rule;
+
+static const finding_rule rules[] = {
+    {"external_call_in_transaction",
+     "Move the call out of the transaction: call first and then update the row and commit at "
+     "once, or commit first and make the call from an outbox afterwards. Every millisecond the "
+     "call takes is a millisecond every other writer of the row waits.",
+     "WITH hl AS (SELECT h.*, %s AS label FROM holds h LEFT JOIN tx_code c"
+     "  ON c.tx_id = h.tx_id)"
+     " SELECT sum(p.ms), hl.label || ' calls ' || p.name || ' while holding a hot row',"
+     " printf('%%.0f ms of its %%.0f ms of holds on rows others waited for were spent in the "
+     "span ''%%s'' (%%d holds, %%.0f ms of waiting caused).', sum(p.ms),"
+     " (SELECT sum((x.end_ts - x.start_ts) / 1000.0) FROM hl x WHERE x.label = hl.label),"
+     " p.name, count(*), sum(hl.waiter_ms))"
+     " FROM hold_parts p JOIN hl ON hl.hold_id = p.hold_id WHERE p.part = 'span'"
+     " GROUP BY hl.label, p.name HAVING sum(p.ms) >= 50 ORDER BY sum(p.ms) DESC LIMIT 5"},
+    {"idle_in_transaction_head",
+     "Send the transaction's statements back to back and commit at once; do application work "
+     "(rendering, calls, waiting for the client) before BEGIN or after COMMIT. Set "
+     "idle_in_transaction_session_timeout as a safety net.",
+     /* Idle time a trace span explains (an external call) is not counted. */
+     "WITH hi AS (SELECT h.*, %s AS label, coalesce((SELECT p.ms FROM hold_parts p"
+     "  WHERE p.hold_id = h.hold_id AND p.part = 'idle'), h.idle_ms) AS unexplained"
+     "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+     "  WHERE h.head_state = 'idle_in_transaction' AND h.waiter_ms >= 100)"
+     " SELECT sum(waiter_ms), label || ' sits idle in transaction at the head of the queue',"
+     " printf('%%d hold%%s of a hot row with the holder idle in transaction while others "
+     "waited: %%.0f ms idle that no trace span explains, %%.0f ms of waiting caused; longest "
+     "hold %%.0f ms.', count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END,"
+     " sum(unexplained), sum(waiter_ms), max((end_ts - start_ts) / 1000.0))"
+     " FROM hi WHERE unexplained >= 50 GROUP BY label ORDER BY sum(waiter_ms) DESC LIMIT 5"},
+    {"commit_wait_head",
+     "The COMMIT itself held the row: check WAL flush latency (wait event WalSync), a synchronous "
+     "standby (SyncRep) and deferred triggers or constraints that run at COMMIT; update the hot "
+     "row as the transaction's last statement.",
+     "SELECT sum(h.waiter_ms), %s || ' holds hot rows through a slow COMMIT',"
+     " printf('%%d hold%%s spent %%.0f ms committing while others waited (%%.0f ms of waiting "
+     "caused).', count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END, sum(h.commit_ms),"
+     " sum(h.waiter_ms))"
+     " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+     " WHERE h.head_state = 'committing' GROUP BY 2 ORDER BY sum(h.waiter_ms) DESC LIMIT 5"},
+    {"inconsistent_lock_order",
+     "Take locks in one order everywhere (for example by table, then by primary key: SELECT ... "
+     "FOR UPDATE ORDER BY id); shortening transactions does not remove these deadlocks.",
+     "WITH o AS (SELECT DISTINCT %s AS label, a.relation AS r1, b.relation AS r2"
+     "  FROM lock_order a JOIN lock_order b ON b.tx_id = a.tx_id AND b.seq > a.seq"
+     "  LEFT JOIN tx_code c ON c.tx_id = a.tx_id)"
+     " SELECT 1000.0 * (1 + (SELECT count(*) FROM deadlocks)), 'Code paths write the same "
+     "relations in opposite orders', printf('%%s writes %%s before %%s, %%s the other way "
+     "round.', x.label, x.r1, x.r2, y.label) FROM o x JOIN o y ON y.r1 = x.r2"
+     " AND y.r2 = x.r1 AND x.label < y.label LIMIT 5"},
+    {"deadlocks",
+     "Find the two code paths in the cycle and make them lock rows in the same order (the "
+     "deadlock section lists each side's statements in the order it took its locks).",
+     "SELECT 1000.0 * count(*), printf('%%d deadlock%%s', count(*), CASE WHEN count(*) > 1"
+     " THEN 's' ELSE '' END), printf('%%d processes cancelled (SQLSTATE 40P01); the first at "
+     "%%s UTC.', count(*), strftime('%%Y-%%m-%%d %%H:%%M:%%f', min(ts) / 1e6, 'unixepoch'))"
+     " FROM deadlocks HAVING count(*) > 0"},
+    {"hot_counter_row",
+     "Split the counter into N rows updated at random and summed on read, or append increments "
+     "to a log table and aggregate them later.",
+     "SELECT r.total_wait_ms, 'Counter row ' || r.relation || ' ' || r.row_key || ' is a "
+     "bottleneck', printf('%%d waits (%%.0f ms) to increment one row: every writer updates "
+     "it with ''%%s''.', r.waits, r.total_wait_ms, min(st.text))"
+     " FROM rows r JOIN lock_waits w ON w.row_id = r.row_id JOIN statements st"
+     " ON st.stmt_id = w.waiter_stmt WHERE r.waits >= 3 AND replace(lower(st.text), ' ', '')"
+     " GLOB '*set*=*+*'"
+     " GROUP BY r.row_id ORDER BY r.total_wait_ms DESC LIMIT 3"},
+    {"retries_after_serialization_failure",
+     "Retry the whole transaction (not the statement) with a bound and back-off, keep it "
+     "short, or lock the row first (SELECT ... FOR UPDATE) where the isolation level allows.",
+     "SELECT 100.0 * count(*), printf('%%d serialization failure%%s (40001)', count(*),"
+     " CASE WHEN count(*) > 1 THEN 's' ELSE '' END), printf('%%d retried by the same session "
+     "(%%d committed).', sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit'))"
+     " FROM errors WHERE class = 'serialization_failure' HAVING count(*) > 0"
+     ""},
+    {"serial_capacity",
+     "One row lets one transaction through at a time: shorten the hold (see the findings above) "
+     "or spread the writes over several rows.",
+     "SELECT r.total_wait_ms, 'Row ' || r.relation || ' ' || r.row_key || ' is at its serial "
+     "capacity', printf('Mean hold %%.0f ms caps the row at %%.1f transactions/s, but %%d "
+     "transactions wanted it within %%.1f s (%%.1f/s).', r.mean_hold_ms, r.capacity_per_s,"
+     " r.waits + r.holds, (r.last_ts - r.first_ts) / 1e6, (r.waits + r.holds) /"
+     " max((r.last_ts - r.first_ts) / 1e6, 0.001))"
+     " FROM rows r WHERE r.capacity_per_s > 0 AND r.waits >= 3 AND (r.waits + r.holds) /"
+     " max((r.last_ts - r.first_ts) / 1e6, 0.001) > r.capacity_per_s"
+     ""
+     " ORDER BY r.total_wait_ms DESC LIMIT 3"},
+};
+
+/* The rule's SQL with %s replaced by `label` and %% by %. */
+static void expand(ls_buf *out, const char *sql, const char *label)
+{
+    const char *p;
+    ls_buf_reset(out);
+    for (p = sql; *p; p++) {
+        if (p[0] == '%' && p[1] == 's') {
+            ls_buf_adds(out, label);
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            ls_buf_addc(out, '%');
+            p++;
+        } else {
+            ls_buf_addc(out, *p);
+        }
+    }
+}
+
+void ls_model_findings(model_ctx *m, cJSON *report)
+{
+    const char *label = ls_model_code_path_label(m->opts->group_by);
+    cJSON *list = cJSON_AddArrayToObject(report, "findings");
+    ls_buf sql = LS_BUF_INIT(0);
+    size_t i;
+
+    for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+        ls_stmt *q;
+        int rc;
+        expand(&sql, rules[i].sql, label);
+        if (ls_buf_failed(&sql)) {
+            m->rc = LS_ENOMEM;
+            break;
+        }
+        if ((rc = ls_store_prepare(m->store, ls_buf_str(&sql), &q)) != 0) {
+            m->rc = rc;
+            break;
+        }
+        while ((rc = ls_stmt_step(q)) == 1) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "rule", rules[i].rule);
+            ls_model_col_str(o, "title", q, 1);
+            ls_model_col_str(o, "evidence", q, 2);
+            ls_model_add_str(o, "fix", rules[i].fix);
+            ls_model_col_ms(o, "weight_ms", q, 0);
+            cJSON_AddItemToArray(list, o);
+        }
+        ls_stmt_finalize(q);
+        if (rc < 0) {
+            m->rc = rc;
+            break;
+        }
+    }
+    ls_buf_free(&sql);
+}
