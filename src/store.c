@@ -189,14 +189,14 @@ int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
     sqlite3_extended_result_codes(s->db, 1);
     /*
      * An offline batch store: durability against power loss is not worth a
-     * sync per commit. The rollback journal is kept in memory: ingest
-     * commits every BATCH_RECORDS records and mostly appends new pages,
-     * which SQLite does not journal, so it stays small, and every page is
-     * written once instead of twice as with WAL. A run killed mid-batch can
-     * leave the store unusable: run it again into a new file. The page
-     * cache is capped so memory stays flat whatever the log size.
+     * sync per commit. The rollback journal is a file: ingest mostly appends
+     * new pages, which SQLite does not journal, but correlation rewrites
+     * existing ones, and a journal in memory would grow with the store. A
+     * run killed mid-batch leaves the last batch rolled back at the next
+     * open. The page cache is capped so memory stays flat whatever the log
+     * size.
      */
-    rc = ls_store_exec(s, "PRAGMA page_size = 65536; PRAGMA journal_mode = MEMORY;"
+    rc = ls_store_exec(s, "PRAGMA page_size = 65536; PRAGMA journal_mode = TRUNCATE;"
                           " PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
                           " PRAGMA cache_size = -16384; PRAGMA temp_store = FILE;"
                           " PRAGMA foreign_keys = OFF;");

@@ -309,35 +309,8 @@ static int link_by_statement(ls_store *s, int64_t offset)
     size_t nst = 0, cst = 0, nsp = 0, csp = 0, np = 0, cp = 0, i, j, lo = 0;
     int rc;
 
-    /* Unlinked transactions' statements, by start. */
-    if ((rc = ls_store_prepare(s, unlinked_statements_sql, &q)) != 0)
-        goto out;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        if (nst == cst) {
-            mstmt *n = ls_realloc(st, (cst = cst ? cst * 2 : 256) * sizeof(*st));
-            if (!n) {
-                rc = LS_ENOMEM;
-                goto out;
-            }
-            st = n;
-        }
-        st[nst].tx_id = ls_stmt_int64(q, 1);
-        st[nst].start = ls_stmt_int64(q, 2);
-        st[nst].text = ls_strdup(ls_stmt_text(q, 3));
-        st[nst].shape = st[nst].text ? shape_of(st[nst].text) : NULL;
-        st[nst].taken = 0;
-        if (!st[nst].shape) {
-            free(st[nst].text);
-            rc = LS_ENOMEM;
-            goto out;
-        }
-        nst++;
-    }
-    ls_stmt_finalize(q);
-    q = NULL;
-    if (rc < 0 || nst == 0)
-        goto out;
-    /* Database spans, by start on the database clock. */
+    /* Database spans, by start on the database clock. Traces are far
+     * smaller than logs: they are held; statements are streamed. */
     if ((rc = ls_store_prepare(s, db_spans_sql, &q)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -362,8 +335,56 @@ static int link_by_statement(ls_store *s, int64_t offset)
         }
         nsp++;
     }
+    ls_stmt_finalize(q);
+    q = NULL;
+    if (rc < 0 || nsp == 0)
+        goto out;
+    /* Unlinked transactions' statements, by start; only those with a span
+     * of their shape within the tolerance are kept, so memory follows the
+     * trace, not the log. */
+    if ((rc = ls_store_prepare(s, unlinked_statements_sql, &q)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        int64_t start = ls_stmt_int64(q, 2);
+        char *text, *shape;
+        size_t k;
+        int near = 0;
+        while (lo < nsp && sp[lo].start < start - MATCH_TOLERANCE_US)
+            lo++;
+        if (lo == nsp || sp[lo].start > start + MATCH_TOLERANCE_US)
+            continue;
+        if (!(text = ls_strdup(ls_stmt_text(q, 3))) || !(shape = shape_of(text))) {
+            free(text);
+            rc = LS_ENOMEM;
+            goto out;
+        }
+        for (k = lo; k < nsp && sp[k].start <= start + MATCH_TOLERANCE_US && !near; k++)
+            near = strcmp(sp[k].shape, shape) == 0;
+        if (!near) {
+            free(text);
+            free(shape);
+            continue;
+        }
+        if (nst == cst) {
+            mstmt *n = ls_realloc(st, (cst = cst ? cst * 2 : 256) * sizeof(*st));
+            if (!n) {
+                free(text);
+                free(shape);
+                rc = LS_ENOMEM;
+                goto out;
+            }
+            st = n;
+        }
+        st[nst].tx_id = ls_stmt_int64(q, 1);
+        st[nst].start = start;
+        st[nst].text = text;
+        st[nst].shape = shape;
+        st[nst].taken = 0;
+        nst++;
+    }
     if (rc < 0)
         goto out;
+    lo = 0;
     /* Candidate pairs: both lists are sorted by start, so slide a window. */
     for (i = 0; i < nsp; i++) {
         int taken = 0;

@@ -47,6 +47,7 @@ static const char insert_tx_sql[] =
 static const char link_sql[] =
     "CREATE INDEX IF NOT EXISTS transactions_session ON transactions(session_id, start_ts);"
     "CREATE INDEX IF NOT EXISTS transactions_xid ON transactions(xid) WHERE xid IS NOT NULL;"
+    "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
     /* The transaction of a session that was open at time t (1 ms slack for
      * start times derived from millisecond timestamps). */
     "UPDATE lock_waits SET waiter_tx = (SELECT t.tx_id FROM transactions t"
