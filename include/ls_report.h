@@ -29,6 +29,7 @@ typedef struct ls_report_opts {
     int64_t until;        /* LS_TS_NONE or 0 = open; waits starting after it go */
     const char *relation; /* relation name of the waited-for row */
     const char *database; /* database of the waiting (or erring) session */
+    const char *code_path; /* waits whose waiter's or holder's code path has this name */
 } ls_report_opts;
 
 /* Build the model. *out is owned by the caller: cJSON_Delete(). */

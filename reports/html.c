@@ -286,6 +286,18 @@ static const column conflict_cols[] = {
     {"Other code path (opposite order)", "other_code_path", COL_TEXT, 120},
 };
 
+static const column tree_cols[] = {
+    {"Depth", "depth", COL_INT, 0},
+    {"Waiter pid", "pid", COL_INT, 0},
+    {"Application", "application", COL_TEXT, 48},
+    {"Waits for pid", "blocker_pid", COL_INT, 0},
+    {"Root pid", "root_pid", COL_INT, 0},
+    {"Lock", "mode", COL_TEXT, 32},
+    {"Relation", "relation", COL_TEXT, 64},
+    {"Row", "row_key", COL_TEXT, 64},
+    {"Statement", "statement", COL_TEXT, 160},
+};
+
 static const column wait_cols[] = {
     {"Start (UTC)", "start", COL_TIME, 0},
     {"Waiter pid", "pid", COL_INT, 0},
@@ -1108,6 +1120,51 @@ static void panel_findings(FILE *f, const cJSON *model)
     fputs("</ul>\n", f);
 }
 
+/* A stacked bar of where the hold time went; colours by part kind only
+ * (never by log text), names in the title tooltip and the table below. */
+static void breakdown_bar(FILE *f, const cJSON *parts)
+{
+    static const struct {
+        const char *part, *colour;
+    } colours[] = {{"sql", "#2e7d32"}, {"commit", "#6a1b9a"}, {"span", "#1565c0"},
+                   {"idle", "#f9a825"}};
+    const cJSON *p;
+    double total = 0, x = 0;
+    cJSON_ArrayForEach(p, parts) total += num(p, "ms");
+    if (total <= 0)
+        return;
+    fputs("<svg class=\"bar\" width=\"600\" height=\"18\" role=\"img\">", f);
+    cJSON_ArrayForEach(p, parts) {
+        const char *colour = "#757575";
+        double w = 600.0 * num(p, "ms") / total;
+        size_t i;
+        for (i = 0; i < sizeof(colours) / sizeof(colours[0]); i++)
+            if (str(p, "part") && strcmp(str(p, "part"), colours[i].part) == 0)
+                colour = colours[i].colour;
+        fprintf(f, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"18\" fill=\"%s\">", x,
+                w, colour);
+        fputs("<title>", f);
+        text(f, str(p, "name"), 120);
+        fprintf(f, ": %.0f ms</title></rect>", num(p, "ms"));
+        x += w;
+    }
+    fputs("</svg>\n", f);
+}
+
+/* The lock tree when the busiest row's queue was longest. */
+static void panel_worst(FILE *f, const cJSON *model)
+{
+    const cJSON *wm = get(model, "worst_moment");
+    if (!cJSON_IsObject(wm) || cJSON_GetArraySize(get(wm, "waits")) == 0) {
+        fputs("<p>No lock waits were logged.</p>\n", f);
+        return;
+    }
+    fputs("<p>Every wait open at ", f);
+    text(f, str(wm, "time"), 40);
+    fputs(", when the busiest row's queue was longest.</p>\n", f);
+    TABLE(f, tree_cols, get(wm, "waits"));
+}
+
 /* The headline ranking, with each path's hold-time breakdown. */
 static void panel_code_paths(FILE *f, const cJSON *model)
 {
@@ -1123,6 +1180,7 @@ static void panel_code_paths(FILE *f, const cJSON *model)
         fputs("<h3>", f);
         text(f, str(c, "code_path"), 120);
         fputs("</h3>\n", f);
+        breakdown_bar(f, get(c, "hold_breakdown"));
         TABLE(f, part_cols, get(c, "hold_breakdown"));
     }
     if (cJSON_GetArraySize(get(model, "lock_order_conflicts")) > 0) {
@@ -1382,6 +1440,7 @@ static const struct panel {
      "Each time a transaction held a hot row, ranked by the waiting it caused, with where "
      "its time went: running SQL, idle in transaction, committing.",
      panel_holds},
+    {"worst-moment", "Lock tree at the worst moment", NULL, panel_worst},
     {"waits", "Lock waits", NULL, panel_waits},
     {"deadlocks", "Deadlocks", NULL, panel_deadlocks},
     {"errors", "Errors and timeouts", NULL, panel_errors},

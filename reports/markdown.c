@@ -612,6 +612,36 @@ static void code_paths(FILE *f, const cJSON *m)
     }
 }
 
+/* Who waited for whom when the busiest queue was longest. */
+static void worst_moment(FILE *f, const cJSON *wm)
+{
+    const cJSON *w;
+    if (!cJSON_IsObject(wm))
+        return;
+    fputs("## Lock tree at the worst moment\n\nEvery wait open at ", f);
+    ls_md_cell(f, str(wm, "time"), 40);
+    fputs(", when the busiest row's queue was longest.\n\n"
+          "| Depth | Waiter pid | Application | Waits for pid | Root pid | Lock | Row | "
+          "Statement |\n|---:|---:|---|---:|---:|---|---|---|\n",
+          f);
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(wm, "waits")) {
+        char row[256];
+        snprintf(row, sizeof(row), "%s %s", str(w, "relation") ? str(w, "relation") : "",
+                 str(w, "row_key") ? str(w, "row_key") : "");
+        fputs("|", f);
+        cell_num(f, w, "depth");
+        cell_num(f, w, "pid");
+        cell(f, str(w, "application"));
+        cell_num(f, w, "blocker_pid");
+        cell_num(f, w, "root_pid");
+        cell(f, str(w, "mode"));
+        cell(f, row[1] ? row : str(w, "target"));
+        cell(f, str(w, "statement"));
+        fputs("\n", f);
+    }
+    fputs("\n", f);
+}
+
 int ls_report_write_markdown(const cJSON *m, FILE *f)
 {
     fputs("# ", f);
@@ -631,6 +661,7 @@ int ls_report_write_markdown(const cJSON *m, FILE *f)
     mermaid_hot_rows(f, m);
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"));
     holds(f, cJSON_GetObjectItemCaseSensitive(m, "holds"));
+    worst_moment(f, cJSON_GetObjectItemCaseSensitive(m, "worst_moment"));
     waits(f, cJSON_GetObjectItemCaseSensitive(m, "waits"));
     deadlocks(f, cJSON_GetObjectItemCaseSensitive(m, "deadlocks"));
     errors(f, cJSON_GetObjectItemCaseSensitive(m, "errors"));

@@ -98,10 +98,18 @@ static void add_pid_list(cJSON *o, const char *key, const char *list)
 #define IN_REL(a) "?13 IN (" a ".relation, CAST(" a ".rel_oid AS TEXT))"
 #define IN_DB(col) \
     "(?14 IS NULL OR " col " IN (SELECT session_id FROM sessions WHERE database = ?14))"
+/* --code-path NAME: the waiter's or the holder's transaction has that code
+ * path under any of its names (function, route, service, application,
+ * controller#action). */
+#define IN_CODE(a)                                                                        \
+    "(?15 IS NULL OR EXISTS (SELECT 1 FROM tx_code cf WHERE cf.tx_id IN (" a ".waiter_tx, " \
+    a ".holder_tx) AND ?15 IN (cf.code_namespace || '.' || cf.code_function,"             \
+    " cf.code_function, cf.route, cf.tag_route, cf.service, cf.application,"              \
+    " cf.tag_controller, cf.tag_controller || '#' || coalesce(cf.tag_action, ''))))"
 #define WAIT_FILTER(a)                                                                   \
     " (?11 IS NULL OR coalesce(" a ".end_ts, " a ".logged_ts, " a ".start_ts) >= ?11)" \
     " AND (?12 IS NULL OR " a ".start_ts <= ?12) AND (?13 IS NULL OR " IN_REL(a) ")"     \
-    " AND " IN_DB(a ".session_id") " "
+    " AND " IN_DB(a ".session_id") " AND " IN_CODE(a) " "
 #define ENDED_WAIT(ts) \
     IN_REL("x") " AND " ts " BETWEEN x.start_ts AND coalesce(x.end_ts, x.logged_ts, x.start_ts) + 1000000"
 #define ERROR_FILTER(a)                                                               \
@@ -131,6 +139,8 @@ static void bind_filters(model_ctx *m, ls_stmt *q, const char *sql)
         ls_stmt_bind_int64(q, 12, o->until);
     ls_stmt_bind_text(q, 13, o->relation);
     ls_stmt_bind_text(q, 14, o->database);
+    if (strstr(sql, "?15"))
+        ls_stmt_bind_text(q, 15, o->code_path);
 }
 
 /* The filter, as the summary states it; nothing when there is none. */
@@ -139,7 +149,8 @@ static void add_filter(model_ctx *m, cJSON *sum)
     const ls_report_opts *o = m->opts;
     char buf[40];
     cJSON *f;
-    if (!filter_set(o->since) && !filter_set(o->until) && !o->relation && !o->database)
+    if (!filter_set(o->since) && !filter_set(o->until) && !o->relation && !o->database &&
+        !o->code_path)
         return;
     f = cJSON_AddObjectToObject(sum, "filter");
     if (filter_set(o->since))
@@ -150,6 +161,7 @@ static void add_filter(model_ctx *m, cJSON *sum)
     ls_model_add_str(f, "until", filter_set(o->until) ? buf : NULL);
     ls_model_add_str(f, "relation", o->relation);
     ls_model_add_str(f, "database", o->database);
+    ls_model_add_str(f, "code_path", o->code_path);
     cJSON_AddStringToObject(f, "applies_to", "waits, root blockers, deadlocks, errors and their "
                             "counts; hot rows are those with a wait in the filter");
 }

@@ -60,6 +60,8 @@ static const char usage_analyze[] =
     "                       is given: 2026-12-02T11:45:00Z, '2026-12-02 11:45')\n"
     "  --relation NAME      only waits for rows of this relation\n"
     "  --database NAME      only sessions of this database\n"
+    "  --code-path NAME     only waits whose waiter or holder runs this code path\n"
+    "                       (a function, route, service or application name)\n"
     "  -q, --quiet          no progress or summary on stderr\n";
 
 static const char usage_ingest[] =
@@ -83,7 +85,8 @@ static const char usage_report[] =
     "  -o, --output FILE    report file (default -, stdout)\n"
     "  --title TEXT, --top N, --max-waits N, --generated-at TEXT, --group-by WHAT\n"
     "                       as for analyze\n"
-    "  --since TIME, --until TIME, --relation NAME, --database NAME  as for analyze\n";
+    "  --since TIME, --until TIME, --relation NAME, --database NAME, --code-path NAME\n"
+    "                       as for analyze\n";
 
 typedef struct cli {
     const char *command;
@@ -99,7 +102,7 @@ typedef struct cli {
 
 enum {
     OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED, OPT_GROUP_BY,
-    OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE
+    OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH
 };
 
 static const struct option long_opts[] = {
@@ -116,6 +119,7 @@ static const struct option long_opts[] = {
     {"until", required_argument, NULL, OPT_UNTIL},
     {"relation", required_argument, NULL, OPT_RELATION},
     {"database", required_argument, NULL, OPT_DATABASE},
+    {"code-path", required_argument, NULL, OPT_CODE_PATH},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -226,6 +230,7 @@ static int parse_args(cli *c, int argc, char **argv)
             break;
         case OPT_RELATION: c->report.relation = optarg; break;
         case OPT_DATABASE: c->report.database = optarg; break;
+        case OPT_CODE_PATH: c->report.code_path = optarg; break;
         case 'q': c->quiet = 1; break;
         case 'h': fputs(usage, stdout); return 1;
         default:

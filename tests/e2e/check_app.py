@@ -138,6 +138,16 @@ def main():
                   f"{name}: spans ingested")
             check_run(name, rep, db, truth)
             db.close()
+        # --code-path keeps the waits whose waiter or holder runs that path.
+        out = os.path.join(tmp, "filtered.json")
+        subprocess.run([lockspan, "analyze", "-q", "--db", os.path.join(tmp, "f.db"), "--format",
+                        "json", "--code-path", "payments.fast_pay", "-o", out, log,
+                        os.path.join(sample, "traces.zipkin.json")], check=True)
+        rep = json.load(open(out))
+        want = sum(1 for t in truth["waits"] if "payments.fast_pay" in
+                   (t["waiter_function"], t["root_blocker_function"]))
+        check(rep["summary"]["waits"] == want and len(rep["waits"]) == want,
+              f"--code-path payments.fast_pay: {rep['summary']['waits']} waits, truth {want}")
         # The log alone: sqlcommenter tags name the top path's controller.
         rep, db = analyze(lockspan, tmp, "log-only", [log])
         top = rep["code_paths"][0] if rep["code_paths"] else {}
