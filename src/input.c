@@ -273,7 +273,7 @@ static int looks_like_log(const char *name)
     if (name[0] == '.')
         return 0;
     return strstr(name, ".log") || strstr(name, ".csv") || strstr(name, ".json") ||
-           strstr(name, ".gz");
+           strstr(name, ".gz") || strstr(name, ".syslog");
 }
 
 static int cmp_str(const void *a, const void *b)
