@@ -18,6 +18,7 @@
 
 #include "ls_common.h"
 #include "ls_report.h"
+#include "render_int.h"
 
 /* Lanes per timeline and timelines per report: a large incident stays a
  * file of reasonable size; what is left out is counted and said. */
@@ -27,32 +28,10 @@
 
 /* ---- model access ---- */
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = get(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = get(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
-static int has_num(const cJSON *o, const char *key)
-{
-    return cJSON_IsNumber(get(o, key));
-}
-
 /* Parse a model time ("2026-12-02T11:45:04.435823Z"); 0 on success. */
 static int time_of(const cJSON *o, const char *key, int64_t *out)
 {
-    const char *s = str(o, key);
+    const char *s = m_str(o, key);
     ls_ts t;
     if (!s || ls_ts_parse(&t, s, strlen(s)) != 0)
         return -1;
@@ -139,7 +118,7 @@ static void time_cell(FILE *f, const char *s)
 
 static void cell(FILE *f, const cJSON *o, const column *c)
 {
-    const cJSON *v = get(o, c->key), *x;
+    const cJSON *v = m_get(o, c->key), *x;
     int first = 1;
 
     switch (c->kind) {
@@ -165,43 +144,43 @@ static void cell(FILE *f, const cJSON *o, const column *c)
         break;
     case COL_BOOL: fprintf(f, "<td>%s", cJSON_IsTrue(v) ? "yes" : "no"); break;
     case COL_OUTCOME: {
-        const struct outcome_style *os = outcome_of(str(o, c->key));
+        const struct outcome_style *os = outcome_of(m_str(o, c->key));
         fprintf(f, "<td><span class=\"chip %s\">", os->cls);
-        text(f, str(o, c->key), 40);
+        text(f, m_str(o, c->key), 40);
         fputs("</span>", f);
         break;
     }
     case COL_ROW:
         fputs("<td>", f);
-        if (str(o, "relation")) {
-            ls_html_escape(f, str(o, "relation"), 64);
-            if (str(o, "ctid")) {
+        if (m_str(o, "relation")) {
+            ls_html_escape(f, m_str(o, "relation"), 64);
+            if (m_str(o, "ctid")) {
                 fputs(" ", f);
-                ls_html_escape(f, str(o, "ctid"), 24);
+                ls_html_escape(f, m_str(o, "ctid"), 24);
             }
         } else {
-            text(f, str(o, "target"), 80);
+            text(f, m_str(o, "target"), 80);
         }
         break;
     case COL_SOURCE:
         fputs("<td class=\"src\">", f);
-        text(f, str(o, "file"), 80);
-        if (has_num(o, "line"))
-            fprintf(f, ":%.0f", num(o, "line"));
+        text(f, m_str(o, "file"), 80);
+        if (m_has_num(o, "line"))
+            fprintf(f, ":%.0f", m_num(o, "line"));
         break;
     case COL_CODE:
         fputs("<td><code>", f);
-        text(f, str(o, c->key), c->max);
+        text(f, m_str(o, c->key), c->max);
         fputs("</code>", f);
         break;
     case COL_TIME:
         fputs("<td class=\"t\">", f);
-        time_cell(f, str(o, c->key));
+        time_cell(f, m_str(o, c->key));
         break;
     case COL_TEXT:
     default:
         fputs("<td>", f);
-        text(f, str(o, c->key), c->max);
+        text(f, m_str(o, c->key), c->max);
         break;
     }
     fputs("</td>", f);
@@ -369,8 +348,8 @@ static const cJSON *find_root(const cJSON *model, double pid, const cJSON *hot)
     int64_t h0 = 0, h1 = 0, r0 = 0, r1 = 0;
     int have_h = hot && time_of(hot, "first_wait", &h0) == 0 &&
                  time_of(hot, "last_wait_end", &h1) == 0;
-    cJSON_ArrayForEach(r, get(model, "root_blockers")) {
-        if (num(r, "pid") != pid)
+    cJSON_ArrayForEach(r, m_get(model, "root_blockers")) {
+        if (m_num(r, "pid") != pid)
             continue;
         if (!any)
             any = r;
@@ -383,32 +362,32 @@ static const cJSON *find_root(const cJSON *model, double pid, const cJSON *hot)
 
 static void headline_root(FILE *f, const cJSON *r)
 {
-    const cJSON *tx = get(r, "transaction"), *st, *gap = NULL;
+    const cJSON *tx = m_get(r, "transaction"), *st, *gap = NULL;
     double idle = 0;
 
-    fprintf(f, "<li><b>Worst root blocker: pid %.0f</b>", num(r, "pid"));
-    if (str(r, "application")) {
+    fprintf(f, "<li><b>Worst root blocker: pid %.0f</b>", m_num(r, "pid"));
+    if (m_str(r, "application")) {
         fputs(" (", f);
-        ls_html_escape(f, str(r, "application"), 64);
+        ls_html_escape(f, m_str(r, "application"), 64);
         fputs(")", f);
     }
     fprintf(f, " was at the head of the queue for %.0f waits, %.1f ms of waiting in total.",
-            num(r, "waits_caused"), num(r, "waiter_ms"));
-    cJSON_ArrayForEach(st, get(tx, "statements")) {
-        idle += num(st, "idle_before_ms");
-        if (num(st, "idle_before_ms") > 0 && (!gap || num(st, "idle_before_ms") >
-                                                          num(gap, "idle_before_ms")))
+            m_num(r, "waits_caused"), m_num(r, "waiter_ms"));
+    cJSON_ArrayForEach(st, m_get(tx, "statements")) {
+        idle += m_num(st, "idle_before_ms");
+        if (m_num(st, "idle_before_ms") > 0 && (!gap || m_num(st, "idle_before_ms") >
+                                                          m_num(gap, "idle_before_ms")))
             gap = st;
     }
-    if (has_num(tx, "duration_ms"))
-        fprintf(f, " Its transaction lasted %.0f ms", num(tx, "duration_ms"));
-    if (has_num(tx, "duration_ms") && idle > 0)
+    if (m_has_num(tx, "duration_ms"))
+        fprintf(f, " Its transaction lasted %.0f ms", m_num(tx, "duration_ms"));
+    if (m_has_num(tx, "duration_ms") && idle > 0)
         fprintf(f, ", %.0f ms of it idle in transaction while holding the lock", idle);
-    if (has_num(tx, "duration_ms"))
+    if (m_has_num(tx, "duration_ms"))
         fputs(".", f);
     if (gap) {
-        fprintf(f, " The longest gap, %.0f ms, came before <code>", num(gap, "idle_before_ms"));
-        ls_html_escape(f, str(gap, "text"), 120);
+        fprintf(f, " The longest gap, %.0f ms, came before <code>", m_num(gap, "idle_before_ms"));
+        ls_html_escape(f, m_str(gap, "text"), 120);
         fputs("</code>: the application did something else between statements.", f);
     }
     fputs("</li>\n", f);
@@ -416,10 +395,10 @@ static void headline_root(FILE *f, const cJSON *r)
 
 static void headlines(FILE *f, const cJSON *model)
 {
-    const cJSON *s = get(model, "summary");
-    const cJSON *hot = cJSON_GetArrayItem(get(model, "hot_rows"), 0);
-    const cJSON *root = cJSON_GetArrayItem(get(model, "root_blockers"), 0);
-    const cJSON *dl = cJSON_GetArrayItem(get(model, "deadlocks"), 0), *p;
+    const cJSON *s = m_get(model, "summary");
+    const cJSON *hot = cJSON_GetArrayItem(m_get(model, "hot_rows"), 0);
+    const cJSON *root = cJSON_GetArrayItem(m_get(model, "root_blockers"), 0);
+    const cJSON *dl = cJSON_GetArrayItem(m_get(model, "deadlocks"), 0), *p;
     int first = 1;
 
     fputs("<h3>Headline findings</h3>\n<ul class=\"findings\">\n", f);
@@ -427,16 +406,16 @@ static void headlines(FILE *f, const cJSON *model)
         fputs("<li>No lock waits were logged.</li>\n", f);
     if (hot) {
         fputs("<li><b>Hottest row: ", f);
-        text(f, str(hot, "relation"), 64);
-        if (str(hot, "row_key") || str(hot, "ctid")) {
+        text(f, m_str(hot, "relation"), 64);
+        if (m_str(hot, "row_key") || m_str(hot, "ctid")) {
             fputs(" ", f);
-            ls_html_escape(f, str(hot, "row_key") ? str(hot, "row_key") : str(hot, "ctid"), 64);
+            ls_html_escape(f, m_str(hot, "row_key") ? m_str(hot, "row_key") : m_str(hot, "ctid"), 64);
         }
         fprintf(f, "</b> — %.0f waits by %.0f sessions, %.1f ms of waiting in total, the "
                    "longest %.1f ms; root blocker pid ",
-                num(hot, "waits"), num(hot, "waiting_sessions"), num(hot, "total_wait_ms"),
-                num(hot, "max_wait_ms"));
-        cJSON_ArrayForEach(p, get(hot, "root_blocker_pids")) {
+                m_num(hot, "waits"), m_num(hot, "waiting_sessions"), m_num(hot, "total_wait_ms"),
+                m_num(hot, "max_wait_ms"));
+        cJSON_ArrayForEach(p, m_get(hot, "root_blocker_pids")) {
             fprintf(f, "%s%.0f", first ? "" : ", ", p->valuedouble);
             first = 0;
         }
@@ -445,25 +424,25 @@ static void headlines(FILE *f, const cJSON *model)
     if (root)
         headline_root(f, root);
     if (dl) {
-        fprintf(f, "<li><b>%.0f deadlock%s</b>; the first at ", num(s, "deadlocks"),
-                num(s, "deadlocks") == 1 ? "" : "s");
-        text(f, str(dl, "time"), 40);
-        fprintf(f, ", victim pid %.0f", num(dl, "victim_pid"));
-        if (str(dl, "victim_application")) {
+        fprintf(f, "<li><b>%.0f deadlock%s</b>; the first at ", m_num(s, "deadlocks"),
+                m_num(s, "deadlocks") == 1 ? "" : "s");
+        text(f, m_str(dl, "time"), 40);
+        fprintf(f, ", victim pid %.0f", m_num(dl, "victim_pid"));
+        if (m_str(dl, "victim_application")) {
             fputs(" (", f);
-            ls_html_escape(f, str(dl, "victim_application"), 64);
+            ls_html_escape(f, m_str(dl, "victim_application"), 64);
             fputs(")", f);
         }
         fputs(".</li>\n", f);
     }
-    if (num(s, "lock_timeouts") + num(s, "statement_timeouts") +
-            num(s, "serialization_failures") + num(s, "lock_nowait_failures") >
+    if (m_num(s, "lock_timeouts") + m_num(s, "statement_timeouts") +
+            m_num(s, "serialization_failures") + m_num(s, "lock_nowait_failures") >
         0)
         fprintf(f,
                 "<li><b>Failed waits:</b> %.0f lock timeouts, %.0f NOWAIT failures, %.0f "
                 "statement timeouts, %.0f serialization failures.</li>\n",
-                num(s, "lock_timeouts"), num(s, "lock_nowait_failures"),
-                num(s, "statement_timeouts"), num(s, "serialization_failures"));
+                m_num(s, "lock_timeouts"), m_num(s, "lock_nowait_failures"),
+                m_num(s, "statement_timeouts"), m_num(s, "serialization_failures"));
     fputs("</ul>\n", f);
 }
 
@@ -478,10 +457,10 @@ static void filter_note(FILE *f, const cJSON *flt)
         return;
     fputs("<p class=\"filter\">Filtered: ", f);
     for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        if (!str(flt, keys[i].key))
+        if (!m_str(flt, keys[i].key))
             continue;
         fprintf(f, "%s <b>", keys[i].label);
-        ls_html_escape(f, str(flt, keys[i].key), 80);
+        ls_html_escape(f, m_str(flt, keys[i].key), 80);
         fputs("</b>; ", f);
     }
     fputs("waits, errors and deadlocks outside the filter are left out, and so are the "
@@ -518,39 +497,39 @@ static void outcome_bar(FILE *f, const cJSON *by)
 
 static void panel_summary(FILE *f, const cJSON *model)
 {
-    const cJSON *s = get(model, "summary"), *range = get(s, "time_range");
+    const cJSON *s = m_get(model, "summary"), *range = m_get(s, "time_range");
 
-    filter_note(f, get(s, "filter"));
+    filter_note(f, m_get(s, "filter"));
     headlines(f, model);
     fputs("<div class=\"cards\">\n", f);
-    fprintf(f, "<div><b>%.0f</b>lock waits (%.0f linked to a blocker)</div>\n", num(s, "waits"),
-            num(s, "waits_linked"));
-    fprintf(f, "<div><b>%.1f ms</b>total wait</div>\n", num(s, "total_wait_ms"));
-    fprintf(f, "<div><b>%.1f ms</b>longest wait</div>\n", num(s, "max_wait_ms"));
-    fprintf(f, "<div><b>%.0f</b>deadlocks</div>\n", num(s, "deadlocks"));
-    fprintf(f, "<div><b>%.0f</b>lock timeouts (55P03)</div>\n", num(s, "lock_timeouts"));
+    fprintf(f, "<div><b>%.0f</b>lock waits (%.0f linked to a blocker)</div>\n", m_num(s, "waits"),
+            m_num(s, "waits_linked"));
+    fprintf(f, "<div><b>%.1f ms</b>total wait</div>\n", m_num(s, "total_wait_ms"));
+    fprintf(f, "<div><b>%.1f ms</b>longest wait</div>\n", m_num(s, "max_wait_ms"));
+    fprintf(f, "<div><b>%.0f</b>deadlocks</div>\n", m_num(s, "deadlocks"));
+    fprintf(f, "<div><b>%.0f</b>lock timeouts (55P03)</div>\n", m_num(s, "lock_timeouts"));
     fprintf(f, "<div><b>%.0f</b>statement timeouts (57014)</div>\n",
-            num(s, "statement_timeouts"));
+            m_num(s, "statement_timeouts"));
     fprintf(f, "<div><b>%.0f</b>serialization failures (40001)</div>\n",
-            num(s, "serialization_failures"));
-    fprintf(f, "<div><b>%.0f / %.0f</b>sessions / statements</div>\n", num(s, "sessions"),
-            num(s, "statements"));
+            m_num(s, "serialization_failures"));
+    fprintf(f, "<div><b>%.0f / %.0f</b>sessions / statements</div>\n", m_num(s, "sessions"),
+            m_num(s, "statements"));
     fputs("</div>\n<table class=\"kv\"><tbody>\n<tr><th>Time range</th><td>", f);
-    text(f, str(range, "start"), 40);
+    text(f, m_str(range, "start"), 40);
     fputs(" → ", f);
-    text(f, str(range, "end"), 40);
+    text(f, m_str(range, "end"), 40);
     fprintf(f, "</td></tr>\n<tr><th>NOWAIT failures (55P03)</th><td>%.0f</td></tr>\n"
                "<tr><th>Idle-in-transaction timeouts (25P03)</th><td>%.0f</td></tr>\n"
                "<tr><th>Input</th><td>%.0f files, %.0f lines, %.0f records, %.0f unparsable "
                "lines</td></tr>\n</tbody></table>\n",
-            num(s, "lock_nowait_failures"), num(s, "idle_in_transaction_timeouts"),
-            num(s, "files"), num(s, "lines"), num(s, "records"), num(s, "bad_lines"));
-    outcome_bar(f, get(s, "waits_by_outcome"));
+            m_num(s, "lock_nowait_failures"), m_num(s, "idle_in_transaction_timeouts"),
+            m_num(s, "files"), m_num(s, "lines"), m_num(s, "records"), m_num(s, "bad_lines"));
+    outcome_bar(f, m_get(s, "waits_by_outcome"));
 }
 
 static void panel_hot_rows(FILE *f, const cJSON *model)
 {
-    const cJSON *rows = get(model, "hot_rows");
+    const cJSON *rows = m_get(model, "hot_rows");
     if (cJSON_GetArraySize(rows) == 0) {
         fputs("<p>No lock waits were logged.</p>\n", f);
         return;
@@ -652,30 +631,30 @@ static void widen(timeline *t, int64_t a, int64_t b)
  */
 static int tl_build(timeline *t, const cJSON *model, const cJSON *hot)
 {
-    const cJSON *tl = get(hot, "timeline"), *p, *w, *src = get(tl, "waits");
+    const cJSON *tl = m_get(hot, "timeline"), *p, *w, *src = m_get(tl, "waits");
     int own = cJSON_IsArray(src), n, l;
 
     memset(t, 0, sizeof(*t));
     t->hot = hot;
     if (!own)
-        src = get(model, "waits");
+        src = m_get(model, "waits");
     n = cJSON_GetArraySize(src);
     t->waits = ls_malloc(sizeof(*t->waits) * (size_t)(n > 0 ? n : 1));
     if (!t->waits)
         return LS_ENOMEM;
     /* Holders first: the lanes every queue starts from. */
-    if (cJSON_GetArraySize(get(tl, "holds")) > 0) {
-        t->holds = get(tl, "holds");
+    if (cJSON_GetArraySize(m_get(tl, "holds")) > 0) {
+        t->holds = m_get(tl, "holds");
         cJSON_ArrayForEach(p, t->holds) {
             int64_t a, b;
-            if ((l = lane_of(t, num(p, "pid"))) < 0)
+            if ((l = lane_of(t, m_num(p, "pid"))) < 0)
                 continue;
             t->lanes[l].holder = 1;
             if (time_of(p, "start", &a) == 0)
                 widen(t, a, time_of(p, "end", &b) == 0 ? b : a);
         }
     } else {
-        cJSON_ArrayForEach(p, get(hot, "root_blocker_pids")) {
+        cJSON_ArrayForEach(p, m_get(hot, "root_blocker_pids")) {
             if ((l = lane_of(t, p->valuedouble)) >= 0)
                 t->lanes[l].holder = 1;
         }
@@ -684,15 +663,15 @@ static int tl_build(timeline *t, const cJSON *model, const cJSON *hot)
         t->lanes[l].root = find_root(model, t->lanes[l].pid, hot);
     cJSON_ArrayForEach(w, src) {
         int64_t a, b;
-        if (!own && (!same_str(str(w, "relation"), str(hot, "relation")) ||
-                     !same_str(str(w, "ctid"), str(hot, "ctid"))))
+        if (!own && (!same_str(m_str(w, "relation"), m_str(hot, "relation")) ||
+                     !same_str(m_str(w, "ctid"), m_str(hot, "ctid"))))
             continue;
         if (time_of(w, "start", &a) != 0)
             continue;
         t->waits_found++;
         if (time_of(w, "end", &b) != 0)
-            b = a + (int64_t)(num(w, "waited_ms") * 1000.0);
-        if ((l = lane_of(t, num(w, "pid"))) < 0) {
+            b = a + (int64_t)(m_num(w, "waited_ms") * 1000.0);
+        if ((l = lane_of(t, m_num(w, "pid"))) < 0) {
             t->waits_omitted++;
             continue;
         }
@@ -704,7 +683,7 @@ static int tl_build(timeline *t, const cJSON *model, const cJSON *hot)
         widen(t, a, b);
     }
     for (l = 0; l < t->nlanes; l++) {
-        const cJSON *tx = get(t->lanes[l].root, "transaction");
+        const cJSON *tx = m_get(t->lanes[l].root, "transaction");
         int64_t a, b;
         if (t->lanes[l].holder && tx && time_of(tx, "start", &a) == 0)
             widen(t, a, time_of(tx, "end", &b) == 0 ? b : (t->t1 ? t->t1 : a));
@@ -750,24 +729,24 @@ static void tl_hold_bar(FILE *f, const timeline *t, const cJSON *h, double pid, 
     fprintf(f, "<rect class=\"hold\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
                "<title>pid %.0f holds the lock from ",
             tl_x(t, a), y - TL_BAR / 2.0, tl_x(t, b) - tl_x(t, a) + 0.5, TL_BAR, pid);
-    text(f, str(h, "start"), 40);
+    text(f, m_str(h, "start"), 40);
     fputs(" to ", f);
-    text(f, str(h, "end"), 40);
-    if (has_num(h, "hold_ms"))
-        fprintf(f, " (%.0f ms)", num(h, "hold_ms"));
-    else if (has_num(h, "duration_ms"))
-        fprintf(f, " (%.0f ms)", num(h, "duration_ms"));
-    if (str(h, "start_evidence")) {
+    text(f, m_str(h, "end"), 40);
+    if (m_has_num(h, "hold_ms"))
+        fprintf(f, " (%.0f ms)", m_num(h, "hold_ms"));
+    else if (m_has_num(h, "duration_ms"))
+        fprintf(f, " (%.0f ms)", m_num(h, "duration_ms"));
+    if (m_str(h, "start_evidence")) {
         fputs("\nstart: ", f);
-        ls_html_escape(f, str(h, "start_evidence"), 80);
+        ls_html_escape(f, m_str(h, "start_evidence"), 80);
     }
-    if (str(h, "end_evidence")) {
+    if (m_str(h, "end_evidence")) {
         fputs("; end: ", f);
-        ls_html_escape(f, str(h, "end_evidence"), 80);
+        ls_html_escape(f, m_str(h, "end_evidence"), 80);
     }
-    if (str(h, "head_state")) {
+    if (m_str(h, "head_state")) {
         fputs("; head state: ", f);
-        ls_html_escape(f, str(h, "head_state"), 40);
+        ls_html_escape(f, m_str(h, "head_state"), 40);
     }
     fputs("</title></rect>\n", f);
 }
@@ -776,12 +755,12 @@ static void tl_hold_bar(FILE *f, const timeline *t, const cJSON *h, double pid, 
  * statements on top. */
 static void tl_holder_lane(FILE *f, const timeline *t, const tl_lane *ln, double y)
 {
-    const cJSON *tx = get(ln->root, "transaction"), *st, *h;
+    const cJSON *tx = m_get(ln->root, "transaction"), *st, *h;
     int64_t a, b;
     int drawn = 0;
 
     cJSON_ArrayForEach(h, t->holds) {
-        if (num(h, "pid") != ln->pid || time_of(h, "start", &a) != 0)
+        if (m_num(h, "pid") != ln->pid || time_of(h, "start", &a) != 0)
             continue;
         if (time_of(h, "end", &b) != 0)
             b = t->t1;
@@ -800,9 +779,9 @@ static void tl_holder_lane(FILE *f, const timeline *t, const tl_lane *ln, double
                 TL_X1 - 4, y + 4);
         return;
     }
-    cJSON_ArrayForEach(st, get(tx, "statements")) {
+    cJSON_ArrayForEach(st, m_get(tx, "statements")) {
         int64_t s0;
-        double idle = num(st, "idle_before_ms");
+        double idle = m_num(st, "idle_before_ms");
         if (time_of(st, "start", &s0) != 0)
             continue;
         if (idle > 0) {
@@ -810,17 +789,17 @@ static void tl_holder_lane(FILE *f, const timeline *t, const tl_lane *ln, double
             fprintf(f, "<rect class=\"idle\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
                        "<title>idle in transaction %.0f ms, holding its locks, before: ",
                     x0, y - TL_BAR / 2.0, tl_x(t, s0) - x0, TL_BAR, idle);
-            ls_html_escape(f, str(st, "text"), 300);
+            ls_html_escape(f, m_str(st, "text"), 300);
             fputs("</title></rect>\n", f);
         }
         fprintf(f, "<rect class=\"stmt\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
                    "<title>",
                 tl_x(t, s0) - 1, y - TL_BAR / 2.0 - 3,
-                tl_x(t, s0 + (int64_t)(num(st, "duration_ms") * 1000.0)) - tl_x(t, s0) + 2,
+                tl_x(t, s0 + (int64_t)(m_num(st, "duration_ms") * 1000.0)) - tl_x(t, s0) + 2,
                 TL_BAR + 6);
-        text(f, str(st, "start"), 40);
-        fprintf(f, ", %.3f ms: ", num(st, "duration_ms"));
-        ls_html_escape(f, str(st, "text"), 300);
+        text(f, m_str(st, "start"), 40);
+        fprintf(f, ", %.3f ms: ", m_num(st, "duration_ms"));
+        ls_html_escape(f, m_str(st, "text"), 300);
         fputs("</title></rect>\n", f);
     }
 }
@@ -830,7 +809,7 @@ static void tl_wait_bar(FILE *f, const timeline *t, const tl_wait *tw, int id)
     const cJSON *w = tw->w;
     double y = TL_TOP + tw->lane * TL_LANE + TL_LANE / 2.0;
     double x0 = tl_x(t, tw->t0), x1 = tl_x(t, tw->t1);
-    int bl = has_num(w, "blocker_pid") ? lane_find(t, num(w, "blocker_pid")) : -1;
+    int bl = m_has_num(w, "blocker_pid") ? lane_find(t, m_num(w, "blocker_pid")) : -1;
 
     if (bl >= 0 && bl != tw->lane) {
         double by = TL_TOP + bl * TL_LANE + TL_LANE / 2.0;
@@ -840,25 +819,25 @@ static void tl_wait_bar(FILE *f, const timeline *t, const tl_wait *tw, int id)
     }
     fprintf(f, "<rect class=\"wait %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
                "<title>pid %.0f waited %.1f ms",
-            outcome_of(str(w, "outcome"))->cls, x0, y - TL_BAR / 2.0, x1 - x0 + 0.5, TL_BAR,
-            num(w, "pid"), num(w, "waited_ms"));
-    if (str(w, "mode")) {
+            outcome_of(m_str(w, "outcome"))->cls, x0, y - TL_BAR / 2.0, x1 - x0 + 0.5, TL_BAR,
+            m_num(w, "pid"), m_num(w, "waited_ms"));
+    if (m_str(w, "mode")) {
         fputs(" for ", f);
-        ls_html_escape(f, str(w, "mode"), 40);
+        ls_html_escape(f, m_str(w, "mode"), 40);
     }
-    if (str(w, "target")) {
+    if (m_str(w, "target")) {
         fputs(" on ", f);
-        ls_html_escape(f, str(w, "target"), 80);
+        ls_html_escape(f, m_str(w, "target"), 80);
     }
     fputs(", ", f);
-    text(f, str(w, "outcome"), 40);
-    if (has_num(w, "blocker_pid"))
-        fprintf(f, "; blocked by pid %.0f", num(w, "blocker_pid"));
-    if (has_num(w, "root_pid"))
-        fprintf(f, ", root pid %.0f", num(w, "root_pid"));
-    if (str(w, "statement")) {
+    text(f, m_str(w, "outcome"), 40);
+    if (m_has_num(w, "blocker_pid"))
+        fprintf(f, "; blocked by pid %.0f", m_num(w, "blocker_pid"));
+    if (m_has_num(w, "root_pid"))
+        fprintf(f, ", root pid %.0f", m_num(w, "root_pid"));
+    if (m_str(w, "statement")) {
         fputs("\n", f);
-        ls_html_escape(f, str(w, "statement"), 300);
+        ls_html_escape(f, m_str(w, "statement"), 300);
     }
     fputs("</title></rect>\n", f);
 }
@@ -877,7 +856,7 @@ static int point_cmp(const void *a, const void *b)
  */
 static int tl_depth(FILE *f, const timeline *t, int top)
 {
-    const cJSON *q = get(get(t->hot, "timeline"), "queue"), *p;
+    const cJSON *q = m_get(m_get(t->hot, "timeline"), "queue"), *p;
     int n = cJSON_GetArraySize(q), i, depth = 0, max = 0;
     double base = top + TL_DEPTH - 4, scale;
     tl_point *pt;
@@ -891,7 +870,7 @@ static int tl_depth(FILE *f, const timeline *t, int top)
         n = 0;
         cJSON_ArrayForEach(p, q) {
             if (time_of(p, "time", &pt[n].t) == 0)
-                pt[n++].d = (int)num(p, "depth");
+                pt[n++].d = (int)m_num(p, "depth");
         }
     } else {
         n = t->nwaits * 2;
@@ -950,15 +929,15 @@ static void tl_legend(FILE *f, int y)
 static void tl_lane_label(FILE *f, const timeline *t, int i, double y)
 {
     const tl_lane *ln = &t->lanes[i];
-    const char *app = ln->root ? str(ln->root, "application") : NULL;
+    const char *app = ln->root ? m_str(ln->root, "application") : NULL;
     const cJSON *h;
     int k;
 
-    cJSON_ArrayForEach(h, t->holds) if (!app && num(h, "pid") == ln->pid) app =
-        str(h, "application");
+    cJSON_ArrayForEach(h, t->holds) if (!app && m_num(h, "pid") == ln->pid) app =
+        m_str(h, "application");
     for (k = 0; !app && k < t->nwaits; k++)
         if (t->waits[k].lane == i)
-            app = str(t->waits[k].w, "application");
+            app = m_str(t->waits[k].w, "application");
     fprintf(f, "<text class=\"lane\" x=\"%d\" y=\"%.1f\"><title>pid %.0f", TL_X0 - 8, y + 4,
             ln->pid);
     if (app) {
@@ -984,17 +963,17 @@ static int timeline_svg(FILE *f, const cJSON *model, const cJSON *hot, int id)
     depth_top = TL_TOP + t.nlanes * TL_LANE + 8;
     height = depth_top + TL_DEPTH + 28;
     fprintf(f, "<figure class=\"timeline\" id=\"timeline-%d\">\n<figcaption>", id);
-    text(f, str(hot, "relation"), 64);
-    if (str(hot, "row_key")) {
+    text(f, m_str(hot, "relation"), 64);
+    if (m_str(hot, "row_key")) {
         fputs(" ", f);
-        ls_html_escape(f, str(hot, "row_key"), 64);
+        ls_html_escape(f, m_str(hot, "row_key"), 64);
     }
-    if (str(hot, "ctid")) {
+    if (m_str(hot, "ctid")) {
         fputs(" ", f);
-        ls_html_escape(f, str(hot, "ctid"), 40);
+        ls_html_escape(f, m_str(hot, "ctid"), 40);
     }
     ls_ts_format(buf, t.t0);
-    fprintf(f, " — %.0f waits, from %s UTC</figcaption>\n", num(hot, "waits"), buf);
+    fprintf(f, " — %.0f waits, from %s UTC</figcaption>\n", m_num(hot, "waits"), buf);
     fprintf(f, "<svg class=\"tl\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
                "aria-label=\"timeline of the row\">\n"
                "<defs><marker id=\"arrow%d\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
@@ -1024,10 +1003,10 @@ static int timeline_svg(FILE *f, const cJSON *model, const cJSON *hot, int id)
                     ? " or more"
                     : "",
                 t.waits_omitted, TL_MAX_LANES);
-    if (t.waits_found < (int)num(hot, "waits"))
+    if (t.waits_found < (int)m_num(hot, "waits"))
         fprintf(f, "<p class=\"note\">%d of the row's %.0f waits are in the report (the wait "
                    "list is bounded; see --max-waits).</p>\n",
-                t.waits_found, num(hot, "waits"));
+                t.waits_found, m_num(hot, "waits"));
     fputs("</figure>\n", f);
     free(t.waits);
     return rc;
@@ -1037,7 +1016,7 @@ static void panel_timelines(FILE *f, const cJSON *model)
 {
     const cJSON *hot;
     int n = 0;
-    if (cJSON_GetArraySize(get(model, "hot_rows")) == 0) {
+    if (cJSON_GetArraySize(m_get(model, "hot_rows")) == 0) {
         fputs("<p>No lock waits were logged.</p>\n", f);
         return;
     }
@@ -1046,7 +1025,7 @@ static void panel_timelines(FILE *f, const cJSON *model)
           "shaded; each waiter's bar runs from the start of its wait to its end, coloured by "
           "outcome, with an arrow to the session it waited for. Hover a bar for details.</p>\n",
           f);
-    cJSON_ArrayForEach(hot, get(model, "hot_rows")) {
+    cJSON_ArrayForEach(hot, m_get(model, "hot_rows")) {
         if (n >= TL_MAX_TIMELINES)
             break;
         if (timeline_svg(f, model, hot, ++n) != 0) {
@@ -1054,9 +1033,9 @@ static void panel_timelines(FILE *f, const cJSON *model)
             break;
         }
     }
-    if (cJSON_GetArraySize(get(model, "hot_rows")) > n)
+    if (cJSON_GetArraySize(m_get(model, "hot_rows")) > n)
         fprintf(f, "<p class=\"note\">Timelines of %d more rows are not drawn.</p>\n",
-                cJSON_GetArraySize(get(model, "hot_rows")) - n);
+                cJSON_GetArraySize(m_get(model, "hot_rows")) - n);
 }
 
 /* ---- root blockers ---- */
@@ -1064,37 +1043,37 @@ static void panel_timelines(FILE *f, const cJSON *model)
 static void panel_roots(FILE *f, const cJSON *model)
 {
     const cJSON *r;
-    if (cJSON_GetArraySize(get(model, "root_blockers")) == 0) {
+    if (cJSON_GetArraySize(m_get(model, "root_blockers")) == 0) {
         fputs("<p>None.</p>\n", f);
         return;
     }
-    cJSON_ArrayForEach(r, get(model, "root_blockers")) {
-        const cJSON *tx = get(r, "transaction"), *st;
+    cJSON_ArrayForEach(r, m_get(model, "root_blockers")) {
+        const cJSON *tx = m_get(r, "transaction"), *st;
         double idle = 0;
-        cJSON_ArrayForEach(st, get(tx, "statements")) idle += num(st, "idle_before_ms");
-        fprintf(f, "<article class=\"root\">\n<h3>pid %.0f", num(r, "pid"));
-        if (str(r, "application")) {
+        cJSON_ArrayForEach(st, m_get(tx, "statements")) idle += m_num(st, "idle_before_ms");
+        fprintf(f, "<article class=\"root\">\n<h3>pid %.0f", m_num(r, "pid"));
+        if (m_str(r, "application")) {
             fputs(" — ", f);
-            ls_html_escape(f, str(r, "application"), 80);
+            ls_html_escape(f, m_str(r, "application"), 80);
         }
         fprintf(f, "</h3>\n<ul>\n<li>Caused %.0f waits, %.1f ms of waiting in total</li>\n",
-                num(r, "waits_caused"), num(r, "waiter_ms"));
-        if (has_num(r, "xid"))
-            fprintf(f, "<li>Transaction id %.0f</li>\n", num(r, "xid"));
+                m_num(r, "waits_caused"), m_num(r, "waiter_ms"));
+        if (m_has_num(r, "xid"))
+            fprintf(f, "<li>Transaction id %.0f</li>\n", m_num(r, "xid"));
         fputs("<li>User ", f);
-        text(f, str(r, "user"), 64);
+        text(f, m_str(r, "user"), 64);
         fputs(", database ", f);
-        text(f, str(r, "database"), 64);
+        text(f, m_str(r, "database"), 64);
         fputs("</li>\n<li>Rows: ", f);
-        text(f, str(r, "rows"), 200);
+        text(f, m_str(r, "rows"), 200);
         fputs("</li>\n", f);
-        if (has_num(tx, "duration_ms"))
+        if (m_has_num(tx, "duration_ms"))
             fprintf(f, "<li>Transaction lasted %.0f ms, %.0f ms of it idle between "
                        "statements</li>\n",
-                    num(tx, "duration_ms"), idle);
+                    m_num(tx, "duration_ms"), idle);
         fputs("</ul>\n", f);
-        if (cJSON_GetArraySize(get(tx, "statements")) > 0)
-            TABLE(f, stmt_cols, get(tx, "statements"));
+        if (cJSON_GetArraySize(m_get(tx, "statements")) > 0)
+            TABLE(f, stmt_cols, m_get(tx, "statements"));
         fputs("</article>\n", f);
     }
 }
@@ -1103,18 +1082,18 @@ static void panel_roots(FILE *f, const cJSON *model)
 static void panel_findings(FILE *f, const cJSON *model)
 {
     const cJSON *x;
-    if (cJSON_GetArraySize(get(model, "findings")) == 0) {
+    if (cJSON_GetArraySize(m_get(model, "findings")) == 0) {
         fputs("<p>No rule found anything to say.</p>\n", f);
         return;
     }
     fputs("<ul class=\"findings\">\n", f);
-    cJSON_ArrayForEach(x, get(model, "findings")) {
+    cJSON_ArrayForEach(x, m_get(model, "findings")) {
         fputs("<li><b>", f);
-        text(f, str(x, "title"), 200);
+        text(f, m_str(x, "title"), 200);
         fputs("</b> — ", f);
-        text(f, str(x, "evidence"), 400);
+        text(f, m_str(x, "evidence"), 400);
         fputs(" <span class=\"fix\"><b>Fix:</b> ", f);
-        text(f, str(x, "fix"), 400);
+        text(f, m_str(x, "fix"), 400);
         fputs("</span></li>\n", f);
     }
     fputs("</ul>\n", f);
@@ -1130,22 +1109,22 @@ static void breakdown_bar(FILE *f, const cJSON *parts)
                    {"idle", "#f9a825"}};
     const cJSON *p;
     double total = 0, x = 0;
-    cJSON_ArrayForEach(p, parts) total += num(p, "ms");
+    cJSON_ArrayForEach(p, parts) total += m_num(p, "ms");
     if (total <= 0)
         return;
     fputs("<svg class=\"bar\" width=\"600\" height=\"18\" role=\"img\">", f);
     cJSON_ArrayForEach(p, parts) {
         const char *colour = "#757575";
-        double w = 600.0 * num(p, "ms") / total;
+        double w = 600.0 * m_num(p, "ms") / total;
         size_t i;
         for (i = 0; i < sizeof(colours) / sizeof(colours[0]); i++)
-            if (str(p, "part") && strcmp(str(p, "part"), colours[i].part) == 0)
+            if (m_str(p, "part") && strcmp(m_str(p, "part"), colours[i].part) == 0)
                 colour = colours[i].colour;
         fprintf(f, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"18\" fill=\"%s\">", x,
                 w, colour);
         fputs("<title>", f);
-        text(f, str(p, "name"), 120);
-        fprintf(f, ": %.0f ms</title></rect>", num(p, "ms"));
+        text(f, m_str(p, "name"), 120);
+        fprintf(f, ": %.0f ms</title></rect>", m_num(p, "ms"));
         x += w;
     }
     fputs("</svg>\n", f);
@@ -1154,54 +1133,54 @@ static void breakdown_bar(FILE *f, const cJSON *parts)
 /* The lock tree when the busiest row's queue was longest. */
 static void panel_worst(FILE *f, const cJSON *model)
 {
-    const cJSON *wm = get(model, "worst_moment");
-    if (!cJSON_IsObject(wm) || cJSON_GetArraySize(get(wm, "waits")) == 0) {
+    const cJSON *wm = m_get(model, "worst_moment");
+    if (!cJSON_IsObject(wm) || cJSON_GetArraySize(m_get(wm, "waits")) == 0) {
         fputs("<p>No lock waits were logged.</p>\n", f);
         return;
     }
     fputs("<p>Every wait open at ", f);
-    text(f, str(wm, "time"), 40);
+    text(f, m_str(wm, "time"), 40);
     fputs(", when the busiest row's queue was longest.</p>\n", f);
-    TABLE(f, tree_cols, get(wm, "waits"));
+    TABLE(f, tree_cols, m_get(wm, "waits"));
 }
 
 /* The headline ranking, with each path's hold-time breakdown. */
 static void panel_code_paths(FILE *f, const cJSON *model)
 {
     const cJSON *c;
-    if (cJSON_GetArraySize(get(model, "code_paths")) == 0) {
+    if (cJSON_GetArraySize(m_get(model, "code_paths")) == 0) {
         fputs("<p>No transaction held a row others waited for.</p>\n", f);
         return;
     }
-    TABLE(f, code_path_cols, get(model, "code_paths"));
-    cJSON_ArrayForEach(c, get(model, "code_paths")) {
-        if (cJSON_GetArraySize(get(c, "hold_breakdown")) == 0)
+    TABLE(f, code_path_cols, m_get(model, "code_paths"));
+    cJSON_ArrayForEach(c, m_get(model, "code_paths")) {
+        if (cJSON_GetArraySize(m_get(c, "hold_breakdown")) == 0)
             continue;
         fputs("<h3>", f);
-        text(f, str(c, "code_path"), 120);
+        text(f, m_str(c, "code_path"), 120);
         fputs("</h3>\n", f);
-        breakdown_bar(f, get(c, "hold_breakdown"));
-        TABLE(f, part_cols, get(c, "hold_breakdown"));
+        breakdown_bar(f, m_get(c, "hold_breakdown"));
+        TABLE(f, part_cols, m_get(c, "hold_breakdown"));
     }
-    if (cJSON_GetArraySize(get(model, "lock_order_conflicts")) > 0) {
+    if (cJSON_GetArraySize(m_get(model, "lock_order_conflicts")) > 0) {
         fputs("<h3>Inconsistent lock order</h3>\n", f);
-        TABLE(f, conflict_cols, get(model, "lock_order_conflicts"));
+        TABLE(f, conflict_cols, m_get(model, "lock_order_conflicts"));
     }
 }
 
 static void panel_holds(FILE *f, const cJSON *model)
 {
-    if (cJSON_GetArraySize(get(model, "holds")) == 0) {
+    if (cJSON_GetArraySize(m_get(model, "holds")) == 0) {
         fputs("<p>None.</p>\n", f);
         return;
     }
-    TABLE(f, hold_cols, get(model, "holds"));
+    TABLE(f, hold_cols, m_get(model, "holds"));
 }
 
 static void panel_waits(FILE *f, const cJSON *model)
 {
-    const cJSON *ws = get(model, "waits");
-    double total = num(get(model, "summary"), "waits");
+    const cJSON *ws = m_get(model, "waits");
+    double total = m_num(m_get(model, "summary"), "waits");
     if (cJSON_GetArraySize(ws) == 0) {
         fputs("<p>None.</p>\n", f);
         return;
@@ -1230,8 +1209,8 @@ static int node_of(double *pids, int *n, double pid)
 static const char *proc_app(const cJSON *model, double pid)
 {
     const cJSON *w;
-    cJSON_ArrayForEach(w, get(model, "waits")) if (num(w, "pid") == pid && str(w, "application"))
-        return str(w, "application");
+    cJSON_ArrayForEach(w, m_get(model, "waits")) if (m_num(w, "pid") == pid && m_str(w, "application"))
+        return m_str(w, "application");
     return NULL;
 }
 
@@ -1275,9 +1254,9 @@ static void deadlock_svg(FILE *f, const cJSON *model, const cJSON *d, int id)
     int n = 0, i, skipped = 0, H, CY, RY;
     const cJSON *e, *p;
 
-    cJSON_ArrayForEach(e, get(d, "edges")) {
-        if (node_of(pids, &n, num(e, "waiter_pid")) < 0 ||
-            node_of(pids, &n, num(e, "blocker_pid")) < 0)
+    cJSON_ArrayForEach(e, m_get(d, "edges")) {
+        if (node_of(pids, &n, m_num(e, "waiter_pid")) < 0 ||
+            node_of(pids, &n, m_num(e, "blocker_pid")) < 0)
             skipped++;
     }
     if (n == 0)
@@ -1298,9 +1277,9 @@ static void deadlock_svg(FILE *f, const cJSON *model, const cJSON *d, int id)
                "markerWidth=\"8\" markerHeight=\"8\" orient=\"auto-start-reverse\">"
                "<path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead\"/></marker></defs>\n",
             W, H, W, H, id);
-    cJSON_ArrayForEach(e, get(d, "edges")) {
-        int a = node_of(pids, &n, num(e, "waiter_pid"));
-        int b = node_of(pids, &n, num(e, "blocker_pid"));
+    cJSON_ArrayForEach(e, m_get(d, "edges")) {
+        int a = node_of(pids, &n, m_num(e, "waiter_pid"));
+        int b = node_of(pids, &n, m_num(e, "blocker_pid"));
         double dx, dy, len, cx, cy, ax, ay, bx, by, l;
         if (a < 0 || b < 0 || a == b)
             continue;
@@ -1318,21 +1297,21 @@ static void deadlock_svg(FILE *f, const cJSON *model, const cJSON *d, int id)
         by = py[b] + (cy - py[b]) / l * (NODE + 2);
         fprintf(f, "<path class=\"edge\" d=\"M%.1f %.1f Q%.1f %.1f %.1f %.1f\" "
                    "marker-end=\"url(#dlarrow%d)\"><title>pid %.0f waits for ",
-                ax, ay, cx, cy, bx, by, id, num(e, "waiter_pid"));
-        text(f, str(e, "mode"), 40);
+                ax, ay, cx, cy, bx, by, id, m_num(e, "waiter_pid"));
+        text(f, m_str(e, "mode"), 40);
         fputs(" on ", f);
-        text(f, str(e, "target"), 120);
-        fprintf(f, ", held by pid %.0f</title></path>\n", num(e, "blocker_pid"));
+        text(f, m_str(e, "target"), 120);
+        fprintf(f, ", held by pid %.0f</title></path>\n", m_num(e, "blocker_pid"));
         fprintf(f, "<text class=\"elabel\" x=\"%.1f\" y=\"%.1f\">", 0.25 * ax + 0.5 * cx + 0.25 * bx,
                 0.25 * ay + 0.5 * cy + 0.25 * by + 4);
-        text(f, str(e, "mode"), 24);
+        text(f, m_str(e, "mode"), 24);
         fputs(" on ", f);
-        text(f, str(e, "target"), 36);
+        text(f, m_str(e, "target"), 36);
         fputs("</text>\n", f);
     }
     for (i = 0; i < n; i++) {
-        int victim = pids[i] == num(d, "victim_pid");
-        const char *app = victim ? str(d, "victim_application") : NULL;
+        int victim = pids[i] == m_num(d, "victim_pid");
+        const char *app = victim ? m_str(d, "victim_application") : NULL;
         if (!app)
             app = proc_app(model, pids[i]);
         fprintf(f, "<g class=\"node%s\"><title>pid %.0f", victim ? " victim" : "", pids[i]);
@@ -1340,10 +1319,10 @@ static void deadlock_svg(FILE *f, const cJSON *model, const cJSON *d, int id)
             fputs(" — ", f);
             ls_html_escape(f, app, 120);
         }
-        cJSON_ArrayForEach(p, get(d, "processes")) {
-            if (num(p, "pid") == pids[i]) {
+        cJSON_ArrayForEach(p, m_get(d, "processes")) {
+            if (m_num(p, "pid") == pids[i]) {
                 fputs("\n", f);
-                ls_html_escape(f, str(p, "query"), 300);
+                ls_html_escape(f, m_str(p, "query"), 300);
             }
         }
         fprintf(f, "</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\"/>"
@@ -1364,46 +1343,46 @@ static void panel_deadlocks(FILE *f, const cJSON *model)
 {
     const cJSON *d;
     int n = 0;
-    if (cJSON_GetArraySize(get(model, "deadlocks")) == 0) {
+    if (cJSON_GetArraySize(m_get(model, "deadlocks")) == 0) {
         fputs("<p>None.</p>\n", f);
         return;
     }
-    cJSON_ArrayForEach(d, get(model, "deadlocks")) {
+    cJSON_ArrayForEach(d, m_get(model, "deadlocks")) {
         fprintf(f, "<article class=\"deadlock\" id=\"deadlock-%d\">\n<h3>Deadlock %d — ", n + 1,
                 n + 1);
-        text(f, str(d, "time"), 40);
-        fprintf(f, ", victim pid %.0f", num(d, "victim_pid"));
-        if (str(d, "victim_application")) {
+        text(f, m_str(d, "time"), 40);
+        fprintf(f, ", victim pid %.0f", m_num(d, "victim_pid"));
+        if (m_str(d, "victim_application")) {
             fputs(" (", f);
-            ls_html_escape(f, str(d, "victim_application"), 64);
+            ls_html_escape(f, m_str(d, "victim_application"), 64);
             fputs(")", f);
         }
         fputs("</h3>\n<p class=\"src\">Logged at ", f);
-        text(f, str(d, "file"), 200);
-        fprintf(f, ":%.0f. An arrow reads \"waits for\".</p>\n", num(d, "line"));
+        text(f, m_str(d, "file"), 200);
+        fprintf(f, ":%.0f. An arrow reads \"waits for\".</p>\n", m_num(d, "line"));
         deadlock_svg(f, model, d, ++n);
-        TABLE(f, edge_cols, get(d, "edges"));
-        TABLE(f, proc_cols, get(d, "processes"));
+        TABLE(f, edge_cols, m_get(d, "edges"));
+        TABLE(f, proc_cols, m_get(d, "processes"));
         fputs("</article>\n", f);
     }
 }
 
 static void panel_errors(FILE *f, const cJSON *model)
 {
-    if (cJSON_GetArraySize(get(model, "errors")) == 0) {
+    if (cJSON_GetArraySize(m_get(model, "errors")) == 0) {
         fputs("<p>None.</p>\n", f);
         return;
     }
-    TABLE(f, error_cols, get(model, "errors"));
+    TABLE(f, error_cols, m_get(model, "errors"));
 }
 
 static void panel_input(FILE *f, const cJSON *model)
 {
-    const cJSON *in = get(model, "input");
-    TABLE(f, file_cols, get(in, "files"));
-    if (cJSON_GetArraySize(get(in, "bad_line_samples")) > 0) {
+    const cJSON *in = m_get(model, "input");
+    TABLE(f, file_cols, m_get(in, "files"));
+    if (cJSON_GetArraySize(m_get(in, "bad_line_samples")) > 0) {
         fputs("<h3>Unparsable lines (first of each file)</h3>\n", f);
-        TABLE(f, bad_cols, get(in, "bad_line_samples"));
+        TABLE(f, bad_cols, m_get(in, "bad_line_samples"));
     }
 }
 
@@ -1512,14 +1491,14 @@ int ls_report_write_html(const cJSON *model, FILE *f)
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; img-src data:\">\n<title>",
           f);
-    text(f, str(model, "title"), 200);
+    text(f, m_str(model, "title"), 200);
     fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header>\n<h1>", css);
-    text(f, str(model, "title"), 200);
+    text(f, m_str(model, "title"), 200);
     fputs("</h1>\n<p class=\"meta\">", f);
-    text(f, str(model, "generator"), 60);
-    if (str(model, "generated_at")) {
+    text(f, m_str(model, "generator"), 60);
+    if (m_str(model, "generated_at")) {
         fputs(", generated ", f);
-        ls_html_escape(f, str(model, "generated_at"), 60);
+        ls_html_escape(f, m_str(model, "generated_at"), 60);
     }
     fputs("</p>\n<nav>", f);
     for (i = 0; i < sizeof(panels) / sizeof(panels[0]); i++)

@@ -7,23 +7,7 @@
 #include <string.h>
 
 #include "ls_report.h"
-
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
-static int has_num(const cJSON *o, const char *key)
-{
-    return cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, key));
-}
+#include "render_int.h"
 
 static void cell(FILE *f, const char *s)
 {
@@ -34,16 +18,16 @@ static void cell(FILE *f, const char *s)
 
 static void cell_num(FILE *f, const cJSON *o, const char *key)
 {
-    if (has_num(o, key))
-        fprintf(f, " %.0f |", num(o, key));
+    if (m_has_num(o, key))
+        fprintf(f, " %.0f |", m_num(o, key));
     else
         fputs(" — |", f);
 }
 
 static void cell_ms(FILE *f, const cJSON *o, const char *key)
 {
-    if (has_num(o, key))
-        fprintf(f, " %.1f |", num(o, key));
+    if (m_has_num(o, key))
+        fprintf(f, " %.1f |", m_num(o, key));
     else
         fputs(" — |", f);
 }
@@ -69,15 +53,10 @@ static void pid_list(FILE *f, const cJSON *o, const char *key)
 #define MERMAID_MAX_TASKS 30
 #define MERMAID_MAX_CHARTS 10
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-    return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
 /* Model time as Unix milliseconds (gantt "dateFormat x"); 0 on success. */
 static int ms_of(const cJSON *o, const char *key, long long *out)
 {
-    const char *s = str(o, key);
+    const char *s = m_str(o, key);
     ls_ts t;
     if (!s || ls_ts_parse(&t, s, strlen(s)) != 0)
         return -1;
@@ -101,9 +80,9 @@ static void gantt_task(FILE *f, const char *tag, const char *id, int n, double p
         fputs(" ", f);
         ls_mermaid_label(f, note, 30);
     }
-    if (str(o, "application")) {
+    if (m_str(o, "application")) {
         fputs(" - ", f);
-        ls_mermaid_label(f, str(o, "application"), 30);
+        ls_mermaid_label(f, m_str(o, "application"), 30);
     }
     /* A bar of under 1 ms would not show. */
     fprintf(f, " :%s%s%d, %lld, %lld\n", tag, id, n, a, b > a ? b : a + 1);
@@ -112,24 +91,24 @@ static void gantt_task(FILE *f, const char *tag, const char *id, int n, double p
 /* A gantt chart of one hot row: the holders' holds and every wait. */
 static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
 {
-    const cJSON *tl = get(hot, "timeline"), *o, *src = get(tl, "waits");
+    const cJSON *tl = m_get(hot, "timeline"), *o, *src = m_get(tl, "waits");
     int own = cJSON_IsArray(src), n = 0, left = 0;
     long long a, b;
     char what[64];
 
     fputs("```mermaid\ngantt\n    title ", f);
-    ls_mermaid_label(f, str(hot, "relation"), 60);
-    if (str(hot, "row_key")) {
+    ls_mermaid_label(f, m_str(hot, "relation"), 60);
+    if (m_str(hot, "row_key")) {
         fputs(" ", f);
-        ls_mermaid_label(f, str(hot, "row_key"), 40);
+        ls_mermaid_label(f, m_str(hot, "row_key"), 40);
     }
-    if (str(hot, "ctid")) {
+    if (m_str(hot, "ctid")) {
         fputs(" ", f);
-        ls_mermaid_label(f, str(hot, "ctid"), 40);
+        ls_mermaid_label(f, m_str(hot, "ctid"), 40);
     }
     fputs("\n    dateFormat x\n    axisFormat %H:%M:%S.%L\n    section holders\n", f);
-    if (cJSON_GetArraySize(get(tl, "holds")) > 0) {
-        cJSON_ArrayForEach(o, get(tl, "holds")) {
+    if (cJSON_GetArraySize(m_get(tl, "holds")) > 0) {
+        cJSON_ArrayForEach(o, m_get(tl, "holds")) {
             if (ms_of(o, "start", &a) != 0)
                 continue;
             if (ms_of(o, "end", &b) != 0)
@@ -138,14 +117,14 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
                 left++;
                 continue;
             }
-            gantt_task(f, "active, ", "h", n, num(o, "pid"), "holds the row", NULL, o, a, b);
+            gantt_task(f, "active, ", "h", n, m_num(o, "pid"), "holds the row", NULL, o, a, b);
         }
     } else {
-        cJSON_ArrayForEach(o, get(model, "root_blockers")) {
-            const cJSON *p, *tx = get(o, "transaction");
+        cJSON_ArrayForEach(o, m_get(model, "root_blockers")) {
+            const cJSON *p, *tx = m_get(o, "transaction");
             int mine = 0;
-            cJSON_ArrayForEach(p, get(hot, "root_blocker_pids")) mine |=
-                p->valuedouble == num(o, "pid");
+            cJSON_ArrayForEach(p, m_get(hot, "root_blocker_pids")) mine |=
+                p->valuedouble == m_num(o, "pid");
             if (!mine || ms_of(tx, "start", &a) != 0)
                 continue;
             if (ms_of(tx, "end", &b) != 0)
@@ -154,28 +133,28 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
                 left++;
                 continue;
             }
-            gantt_task(f, "active, ", "h", n, num(o, "pid"), "transaction", NULL, o, a, b);
+            gantt_task(f, "active, ", "h", n, m_num(o, "pid"), "transaction", NULL, o, a, b);
         }
     }
     fputs("    section waiters\n", f);
     if (!own)
-        src = get(model, "waits");
+        src = m_get(model, "waits");
     cJSON_ArrayForEach(o, src) {
-        const char *out = str(o, "outcome");
-        if (!own && (!same(str(o, "relation"), str(hot, "relation")) ||
-                     !same(str(o, "ctid"), str(hot, "ctid"))))
+        const char *out = m_str(o, "outcome");
+        if (!own && (!same(m_str(o, "relation"), m_str(hot, "relation")) ||
+                     !same(m_str(o, "ctid"), m_str(hot, "ctid"))))
             continue;
         if (ms_of(o, "start", &a) != 0)
             continue;
         if (ms_of(o, "end", &b) != 0)
-            b = a + (long long)num(o, "waited_ms");
+            b = a + (long long)m_num(o, "waited_ms");
         if (++n > MERMAID_MAX_TASKS) {
             left++;
             continue;
         }
-        snprintf(what, sizeof(what), "waits %.0f ms -", num(o, "waited_ms"));
+        snprintf(what, sizeof(what), "waits %.0f ms -", m_num(o, "waited_ms"));
         gantt_task(f, out && strcmp(out, "acquired") != 0 ? "crit, " : "", "w", n,
-                   num(o, "pid"), what, out ? out : "unknown", o, a, b);
+                   m_num(o, "pid"), what, out ? out : "unknown", o, a, b);
     }
     fputs("```\n\n", f);
     if (left)
@@ -187,18 +166,18 @@ static void mermaid_hot_rows(FILE *f, const cJSON *model)
 {
     const cJSON *hot;
     int n = 0;
-    cJSON_ArrayForEach(hot, get(model, "hot_rows")) {
+    cJSON_ArrayForEach(hot, m_get(model, "hot_rows")) {
         if (n++ >= MERMAID_MAX_CHARTS)
             break;
         fprintf(f, "### Timeline %d: ", n);
-        ls_md_cell(f, str(hot, "relation"), 64);
-        if (str(hot, "row_key")) {
+        ls_md_cell(f, m_str(hot, "relation"), 64);
+        if (m_str(hot, "row_key")) {
             fputs(" ", f);
-            ls_md_cell(f, str(hot, "row_key"), 64);
+            ls_md_cell(f, m_str(hot, "row_key"), 64);
         }
-        if (str(hot, "ctid")) {
+        if (m_str(hot, "ctid")) {
             fputs(" ", f);
-            ls_md_cell(f, str(hot, "ctid"), 40);
+            ls_md_cell(f, m_str(hot, "ctid"), 40);
         }
         fputs("\n\n", f);
         mermaid_gantt(f, model, hot);
@@ -214,8 +193,8 @@ static void mermaid_deadlock(FILE *f, const cJSON *d)
     const cJSON *e;
 
     fputs("```mermaid\nflowchart LR\n", f);
-    cJSON_ArrayForEach(e, get(d, "edges")) {
-        double two[2] = {num(e, "waiter_pid"), num(e, "blocker_pid")};
+    cJSON_ArrayForEach(e, m_get(d, "edges")) {
+        double two[2] = {m_num(e, "waiter_pid"), m_num(e, "blocker_pid")};
         for (j = 0; j < 2; j++) {
             for (i = 0; i < n && pids[i] != two[j]; i++)
                 ;
@@ -224,35 +203,35 @@ static void mermaid_deadlock(FILE *f, const cJSON *d)
         }
     }
     for (i = 0; i < n; i++) {
-        int victim = pids[i] == num(d, "victim_pid");
+        int victim = pids[i] == m_num(d, "victim_pid");
         fprintf(f, "    n%d[\"pid %.0f", i + 1, pids[i]);
         if (victim) {
             fputs(" - victim", f);
-            if (str(d, "victim_application")) {
+            if (m_str(d, "victim_application")) {
                 fputs(" - ", f);
-                ls_mermaid_label(f, str(d, "victim_application"), 30);
+                ls_mermaid_label(f, m_str(d, "victim_application"), 30);
             }
         }
         fputs("\"]\n", f);
     }
-    cJSON_ArrayForEach(e, get(d, "edges")) {
+    cJSON_ArrayForEach(e, m_get(d, "edges")) {
         int a = -1, b = -1;
         for (i = 0; i < n; i++) {
-            if (pids[i] == num(e, "waiter_pid"))
+            if (pids[i] == m_num(e, "waiter_pid"))
                 a = i;
-            if (pids[i] == num(e, "blocker_pid"))
+            if (pids[i] == m_num(e, "blocker_pid"))
                 b = i;
         }
         if (a < 0 || b < 0)
             continue;
         fprintf(f, "    n%d -->|\"", a + 1);
-        ls_mermaid_label(f, str(e, "mode"), 24);
+        ls_mermaid_label(f, m_str(e, "mode"), 24);
         fputs(" on ", f);
-        ls_mermaid_label(f, str(e, "target"), 40);
+        ls_mermaid_label(f, m_str(e, "target"), 40);
         fprintf(f, "\"| n%d\n", b + 1);
     }
     for (i = 0; i < n; i++)
-        if (pids[i] == num(d, "victim_pid"))
+        if (pids[i] == m_num(d, "victim_pid"))
             fprintf(f, "    style n%d stroke-width:3px\n", i + 1);
     fputs("```\n\n", f);
 }
@@ -263,25 +242,25 @@ static void summary(FILE *f, const cJSON *s)
     fputs("## Summary\n\n| | |\n|---|---|\n", f);
     fputs("| Time range |", f);
     fputs(" ", f);
-    ls_md_cell(f, str(range, "start") ? str(range, "start") : "—", 40);
+    ls_md_cell(f, m_str(range, "start") ? m_str(range, "start") : "—", 40);
     fputs(" → ", f);
-    ls_md_cell(f, str(range, "end") ? str(range, "end") : "—", 40);
+    ls_md_cell(f, m_str(range, "end") ? m_str(range, "end") : "—", 40);
     fputs(" |\n", f);
-    fprintf(f, "| Lock waits logged | %.0f (%.0f linked to a blocker) |\n", num(s, "waits"),
-            num(s, "waits_linked"));
-    fprintf(f, "| Total wait | %.1f ms |\n", num(s, "total_wait_ms"));
-    fprintf(f, "| Longest wait | %.1f ms |\n", num(s, "max_wait_ms"));
-    fprintf(f, "| Deadlocks | %.0f |\n", num(s, "deadlocks"));
-    fprintf(f, "| Lock timeouts (55P03) | %.0f |\n", num(s, "lock_timeouts"));
-    fprintf(f, "| NOWAIT failures (55P03) | %.0f |\n", num(s, "lock_nowait_failures"));
-    fprintf(f, "| Statement timeouts (57014) | %.0f |\n", num(s, "statement_timeouts"));
-    fprintf(f, "| Serialization failures (40001) | %.0f |\n", num(s, "serialization_failures"));
+    fprintf(f, "| Lock waits logged | %.0f (%.0f linked to a blocker) |\n", m_num(s, "waits"),
+            m_num(s, "waits_linked"));
+    fprintf(f, "| Total wait | %.1f ms |\n", m_num(s, "total_wait_ms"));
+    fprintf(f, "| Longest wait | %.1f ms |\n", m_num(s, "max_wait_ms"));
+    fprintf(f, "| Deadlocks | %.0f |\n", m_num(s, "deadlocks"));
+    fprintf(f, "| Lock timeouts (55P03) | %.0f |\n", m_num(s, "lock_timeouts"));
+    fprintf(f, "| NOWAIT failures (55P03) | %.0f |\n", m_num(s, "lock_nowait_failures"));
+    fprintf(f, "| Statement timeouts (57014) | %.0f |\n", m_num(s, "statement_timeouts"));
+    fprintf(f, "| Serialization failures (40001) | %.0f |\n", m_num(s, "serialization_failures"));
     fprintf(f, "| Idle-in-transaction timeouts (25P03) | %.0f |\n",
-            num(s, "idle_in_transaction_timeouts"));
-    fprintf(f, "| Sessions / statements | %.0f / %.0f |\n", num(s, "sessions"),
-            num(s, "statements"));
+            m_num(s, "idle_in_transaction_timeouts"));
+    fprintf(f, "| Sessions / statements | %.0f / %.0f |\n", m_num(s, "sessions"),
+            m_num(s, "statements"));
     fprintf(f, "| Input | %.0f files, %.0f lines, %.0f records, %.0f unparsable lines |\n\n",
-            num(s, "files"), num(s, "lines"), num(s, "records"), num(s, "bad_lines"));
+            m_num(s, "files"), m_num(s, "lines"), m_num(s, "records"), m_num(s, "bad_lines"));
 }
 
 static void hot_rows(FILE *f, const cJSON *rows)
@@ -302,9 +281,9 @@ static void hot_rows(FILE *f, const cJSON *rows)
           f);
     cJSON_ArrayForEach(r, rows) {
         fputs("|", f);
-        cell(f, str(r, "relation"));
-        cell(f, str(r, "row_key"));
-        cell(f, str(r, "ctid"));
+        cell(f, m_str(r, "relation"));
+        cell(f, m_str(r, "row_key"));
+        cell(f, m_str(r, "ctid"));
         cell_num(f, r, "waits");
         cell_ms(f, r, "total_wait_ms");
         cell_ms(f, r, "max_wait_ms");
@@ -347,20 +326,20 @@ static void holds(FILE *f, const cJSON *hs)
           f);
     cJSON_ArrayForEach(h, hs) {
         char row[256];
-        snprintf(row, sizeof(row), "%s %s", str(h, "relation") ? str(h, "relation") : "",
-                 str(h, "row_key") ? str(h, "row_key") : "");
+        snprintf(row, sizeof(row), "%s %s", m_str(h, "relation") ? m_str(h, "relation") : "",
+                 m_str(h, "row_key") ? m_str(h, "row_key") : "");
         fputs("|", f);
         cell(f, row);
         cell_num(f, h, "pid");
-        cell(f, str(h, "application"));
+        cell(f, m_str(h, "application"));
         cell_num(f, h, "hold_ms");
         cell_num(f, h, "waits");
         cell_ms(f, h, "waiter_ms");
-        cell(f, state_text(str(h, "head_state")));
+        cell(f, state_text(m_str(h, "head_state")));
         cell_ms(f, h, "sql_ms");
         cell_ms(f, h, "idle_ms");
         cell_ms(f, h, "commit_ms");
-        cell(f, str(h, "start_evidence"));
+        cell(f, m_str(h, "start_evidence"));
         fputs("\n", f);
     }
     fputs("\n", f);
@@ -379,32 +358,32 @@ static void root_blockers(FILE *f, const cJSON *roots)
     cJSON_ArrayForEach(r, roots) {
         const cJSON *tx = cJSON_GetObjectItemCaseSensitive(r, "transaction");
         const cJSON *sts = cJSON_GetObjectItemCaseSensitive(tx, "statements"), *st;
-        fprintf(f, "### pid %.0f", num(r, "pid"));
-        if (str(r, "application")) {
+        fprintf(f, "### pid %.0f", m_num(r, "pid"));
+        if (m_str(r, "application")) {
             fputs(" — ", f);
-            ls_md_cell(f, str(r, "application"), 64);
+            ls_md_cell(f, m_str(r, "application"), 64);
         }
         fputs("\n\n", f);
-        fprintf(f, "- Caused %.0f waits, %.1f ms of waiting in total\n", num(r, "waits_caused"),
-                num(r, "waiter_ms"));
-        if (has_num(r, "xid"))
-            fprintf(f, "- Transaction id %.0f\n", num(r, "xid"));
+        fprintf(f, "- Caused %.0f waits, %.1f ms of waiting in total\n", m_num(r, "waits_caused"),
+                m_num(r, "waiter_ms"));
+        if (m_has_num(r, "xid"))
+            fprintf(f, "- Transaction id %.0f\n", m_num(r, "xid"));
         fputs("- Rows: ", f);
-        ls_md_cell(f, str(r, "rows"), 200);
+        ls_md_cell(f, m_str(r, "rows"), 200);
         fputs("\n", f);
-        if (tx && has_num(tx, "duration_ms")) {
-            fprintf(f, "- Transaction lasted %.0f ms (", num(tx, "duration_ms"));
-            ls_md_cell(f, str(tx, "start_known"), 40);
+        if (tx && m_has_num(tx, "duration_ms")) {
+            fprintf(f, "- Transaction lasted %.0f ms (", m_num(tx, "duration_ms"));
+            ls_md_cell(f, m_str(tx, "start_known"), 40);
             fputs(" to ", f);
-            ls_md_cell(f, str(tx, "end_known"), 40);
+            ls_md_cell(f, m_str(tx, "end_known"), 40);
             fputs(", ", f);
-            ls_md_cell(f, str(tx, "outcome"), 40);
+            ls_md_cell(f, m_str(tx, "outcome"), 40);
             fputs(")", f);
-            if (has_num(tx, "sql_ms"))
+            if (m_has_num(tx, "sql_ms"))
                 fprintf(f, ": SQL %.1f ms, idle in transaction %.1f ms (longest gap %.1f ms), "
                            "commit %.1f ms",
-                        num(tx, "sql_ms"), num(tx, "idle_ms"), num(tx, "max_idle_ms"),
-                        num(tx, "commit_ms"));
+                        m_num(tx, "sql_ms"), m_num(tx, "idle_ms"), m_num(tx, "max_idle_ms"),
+                        m_num(tx, "commit_ms"));
             fputs("\n", f);
         }
         if (cJSON_GetArraySize(sts) > 0) {
@@ -412,10 +391,10 @@ static void root_blockers(FILE *f, const cJSON *roots)
                   f);
             cJSON_ArrayForEach(st, sts) {
                 fputs("|", f);
-                cell(f, str(st, "start"));
+                cell(f, m_str(st, "start"));
                 cell_ms(f, st, "duration_ms");
                 cell_num(f, st, "idle_before_ms");
-                cell(f, str(st, "text"));
+                cell(f, m_str(st, "text"));
                 fputs("\n", f);
             }
         }
@@ -437,20 +416,20 @@ static void waits(FILE *f, const cJSON *ws)
           f);
     cJSON_ArrayForEach(w, ws) {
         char row[256];
-        const char *rel = str(w, "relation"), *ctid = str(w, "ctid");
+        const char *rel = m_str(w, "relation"), *ctid = m_str(w, "ctid");
         snprintf(row, sizeof(row), "%s%s%s", rel ? rel : "", ctid ? " " : "", ctid ? ctid : "");
         fputs("|", f);
-        cell(f, str(w, "start"));
+        cell(f, m_str(w, "start"));
         cell_num(f, w, "pid");
-        cell(f, str(w, "application"));
-        cell(f, str(w, "mode"));
-        cell(f, row[0] ? row : str(w, "target"));
+        cell(f, m_str(w, "application"));
+        cell(f, m_str(w, "mode"));
+        cell(f, row[0] ? row : m_str(w, "target"));
         cell_ms(f, w, "waited_ms");
-        cell(f, str(w, "outcome"));
+        cell(f, m_str(w, "outcome"));
         cell_num(f, w, "blocker_pid");
         cell_num(f, w, "root_pid");
         cell_num(f, w, "chain_depth");
-        cell(f, str(w, "statement"));
+        cell(f, m_str(w, "statement"));
         fputs("\n", f);
     }
     fputs("\n", f);
@@ -468,23 +447,23 @@ static void deadlocks(FILE *f, const cJSON *ds)
     cJSON_ArrayForEach(d, ds) {
         const cJSON *e, *p;
         fprintf(f, "### Deadlock %d — ", ++n);
-        ls_md_cell(f, str(d, "time"), 40);
+        ls_md_cell(f, m_str(d, "time"), 40);
         fprintf(f, ", victim pid %.0f\n\n| Waiter pid | Waits for | Lock | Blocked by pid |\n"
                    "|---:|---|---|---:|\n",
-                num(d, "victim_pid"));
+                m_num(d, "victim_pid"));
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(d, "edges")) {
             fputs("|", f);
             cell_num(f, e, "waiter_pid");
-            cell(f, str(e, "mode"));
-            cell(f, str(e, "target"));
+            cell(f, m_str(e, "mode"));
+            cell(f, m_str(e, "target"));
             cell_num(f, e, "blocker_pid");
             fputs("\n", f);
         }
         fputs("\n", f);
         mermaid_deadlock(f, d);
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(d, "processes")) {
-            fprintf(f, "Process %.0f:\n\n", num(p, "pid"));
-            ls_md_code_block(f, "sql", str(p, "query") ? str(p, "query") : "");
+            fprintf(f, "Process %.0f:\n\n", m_num(p, "pid"));
+            ls_md_code_block(f, "sql", m_str(p, "query") ? m_str(p, "query") : "");
             fputs("\n", f);
         }
     }
@@ -503,13 +482,13 @@ static void errors(FILE *f, const cJSON *es)
           f);
     cJSON_ArrayForEach(e, es) {
         fputs("|", f);
-        cell(f, str(e, "time"));
+        cell(f, m_str(e, "time"));
         cell_num(f, e, "pid");
-        cell(f, str(e, "application"));
-        cell(f, str(e, "sqlstate"));
-        cell(f, str(e, "class"));
-        cell(f, str(e, "message"));
-        cell(f, str(e, "statement"));
+        cell(f, m_str(e, "application"));
+        cell(f, m_str(e, "sqlstate"));
+        cell(f, m_str(e, "class"));
+        cell(f, m_str(e, "message"));
+        cell(f, m_str(e, "statement"));
         fputs("\n", f);
     }
     fputs("\n", f);
@@ -523,8 +502,8 @@ static void inputs(FILE *f, const cJSON *in)
           f);
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(in, "files")) {
         fputs("|", f);
-        cell(f, str(x, "path"));
-        cell(f, str(x, "format"));
+        cell(f, m_str(x, "path"));
+        cell(f, m_str(x, "format"));
         cell_num(f, x, "lines");
         cell_num(f, x, "records");
         cell_num(f, x, "bad_lines");
@@ -544,11 +523,11 @@ static void findings(FILE *f, const cJSON *list)
     }
     cJSON_ArrayForEach(x, list) {
         fprintf(f, "%d. **", ++n);
-        ls_md_cell(f, str(x, "title"), 200);
+        ls_md_cell(f, m_str(x, "title"), 200);
         fputs("** — ", f);
-        ls_md_cell(f, str(x, "evidence"), 400);
+        ls_md_cell(f, m_str(x, "evidence"), 400);
         fputs("<br>_Fix:_ ", f);
-        ls_md_cell(f, str(x, "fix"), 400);
+        ls_md_cell(f, m_str(x, "fix"), 400);
         fputs("\n", f);
     }
     fputs("\n", f);
@@ -565,7 +544,7 @@ static void code_paths(FILE *f, const cJSON *m)
         return;
     }
     fputs("Code paths named by ", f);
-    ls_md_cell(f, str(m, "code_path_grouping"), 20);
+    ls_md_cell(f, m_str(m, "code_path_grouping"), 20);
     fputs(" (the \"named by\" column says which evidence stood in where that was "
           "missing).\n\n"
           "| Code path | Named by | Blocking episodes | Waits caused | Total hold ms | Max hold "
@@ -579,12 +558,12 @@ static void code_paths(FILE *f, const cJSON *m)
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(c, "hold_breakdown")) {
             if (used + 80 < sizeof(parts))
                 used += (size_t)snprintf(parts + used, sizeof(parts) - used, "%s%s %.0f ms",
-                                         used ? ", " : "", str(p, "name") ? str(p, "name") : "",
-                                         num(p, "ms"));
+                                         used ? ", " : "", m_str(p, "name") ? m_str(p, "name") : "",
+                                         m_num(p, "ms"));
         }
         fputs("|", f);
-        cell(f, str(c, "code_path"));
-        cell(f, str(c, "named_by"));
+        cell(f, m_str(c, "code_path"));
+        cell(f, m_str(c, "named_by"));
         cell_num(f, c, "blocking_episodes");
         cell_num(f, c, "waits_caused");
         cell_ms(f, c, "total_hold_ms");
@@ -602,10 +581,10 @@ static void code_paths(FILE *f, const cJSON *m)
               f);
         cJSON_ArrayForEach(c, conflicts) {
             fputs("|", f);
-            cell(f, str(c, "code_path"));
-            cell(f, str(c, "first"));
-            cell(f, str(c, "then"));
-            cell(f, str(c, "other_code_path"));
+            cell(f, m_str(c, "code_path"));
+            cell(f, m_str(c, "first"));
+            cell(f, m_str(c, "then"));
+            cell(f, m_str(c, "other_code_path"));
             fputs("\n", f);
         }
         fputs("\n", f);
@@ -619,24 +598,24 @@ static void worst_moment(FILE *f, const cJSON *wm)
     if (!cJSON_IsObject(wm))
         return;
     fputs("## Lock tree at the worst moment\n\nEvery wait open at ", f);
-    ls_md_cell(f, str(wm, "time"), 40);
+    ls_md_cell(f, m_str(wm, "time"), 40);
     fputs(", when the busiest row's queue was longest.\n\n"
           "| Depth | Waiter pid | Application | Waits for pid | Root pid | Lock | Row | "
           "Statement |\n|---:|---:|---|---:|---:|---|---|---|\n",
           f);
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(wm, "waits")) {
         char row[256];
-        snprintf(row, sizeof(row), "%s %s", str(w, "relation") ? str(w, "relation") : "",
-                 str(w, "row_key") ? str(w, "row_key") : "");
+        snprintf(row, sizeof(row), "%s %s", m_str(w, "relation") ? m_str(w, "relation") : "",
+                 m_str(w, "row_key") ? m_str(w, "row_key") : "");
         fputs("|", f);
         cell_num(f, w, "depth");
         cell_num(f, w, "pid");
-        cell(f, str(w, "application"));
+        cell(f, m_str(w, "application"));
         cell_num(f, w, "blocker_pid");
         cell_num(f, w, "root_pid");
-        cell(f, str(w, "mode"));
-        cell(f, row[1] ? row : str(w, "target"));
-        cell(f, str(w, "statement"));
+        cell(f, m_str(w, "mode"));
+        cell(f, row[1] ? row : m_str(w, "target"));
+        cell(f, m_str(w, "statement"));
         fputs("\n", f);
     }
     fputs("\n", f);
@@ -645,13 +624,13 @@ static void worst_moment(FILE *f, const cJSON *wm)
 int ls_report_write_markdown(const cJSON *m, FILE *f)
 {
     fputs("# ", f);
-    ls_md_cell(f, str(m, "title"), 200);
+    ls_md_cell(f, m_str(m, "title"), 200);
     fputs("\n\n", f);
     fputs("_", f);
-    ls_md_cell(f, str(m, "generator"), 40);
-    if (str(m, "generated_at")) {
+    ls_md_cell(f, m_str(m, "generator"), 40);
+    if (m_str(m, "generated_at")) {
         fputs(", generated ", f);
-        ls_md_cell(f, str(m, "generated_at"), 40);
+        ls_md_cell(f, m_str(m, "generated_at"), 40);
     }
     fputs("_\n\n", f);
     summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"));
