@@ -46,7 +46,7 @@ static const char usage_analyze[] =
     "                       default: a temporary file removed at exit\n"
     "  --prefix PREFIX      log_line_prefix exactly as in postgresql.conf\n"
     "                       (default '%m [%p] ', PostgreSQL's own default)\n"
-    "  --format md|json|html  report format (default md)\n"
+    "  --format md|json|html  report format (default: from -o's extension, else md)\n"
     "  -o, --output FILE    report file, - for stdout\n"
     "                       (default lockspan-report.md / .json / .html)\n"
     "  --title TEXT         report title\n"
@@ -81,7 +81,7 @@ static const char usage_report[] =
     "\n"
     "options:\n"
     "  --db FILE            the store (required)\n"
-    "  --format md|json|html  report format (default md)\n"
+    "  --format md|json|html  report format (default: from -o's extension, else md)\n"
     "  -o, --output FILE    report file (default -, stdout)\n"
     "  --title TEXT, --top N, --max-waits N, --generated-at TEXT, --group-by WHAT\n"
     "                       as for analyze\n"
@@ -93,6 +93,7 @@ typedef struct cli {
     const char *db;
     const char *prefix;
     const char *format;
+    int format_given; /* --format was given: -o's extension does not decide */
     const char *output;
     int quiet;
     ls_report_opts report;
@@ -165,6 +166,19 @@ static int parse_time(const char *s, const char *opt, int64_t *out)
     return 0;
 }
 
+/* -o report.html without --format means HTML; likewise .json and .md. */
+static const char *format_of_path(const char *path)
+{
+    size_t n = strlen(path);
+    if (n >= 5 && strcmp(path + n - 5, ".html") == 0)
+        return "html";
+    if (n >= 4 && strcmp(path + n - 4, ".htm") == 0)
+        return "html";
+    if (n >= 5 && strcmp(path + n - 5, ".json") == 0)
+        return "json";
+    return "md";
+}
+
 static const char *usage_for(const char *cmd)
 {
     if (!cmd)
@@ -196,6 +210,7 @@ static int parse_args(cli *c, int argc, char **argv)
                         optarg);
                 return EXIT_USAGE;
             }
+            c->format_given = 1;
             c->format = strcmp(optarg, "json") == 0   ? "json"
                         : strcmp(optarg, "html") == 0 ? "html"
                                                       : "md";
@@ -448,6 +463,8 @@ int main(int argc, char **argv)
     rc = parse_args(&c, argc - 1, argv + 1);
     if (rc)
         return rc == 1 ? 0 : rc;
+    if (!c.format_given && c.output)
+        c.format = format_of_path(c.output);
     if (strcmp(c.command, "analyze") == 0)
         return cmd_analyze(&c);
     if (strcmp(c.command, "ingest") == 0)

@@ -124,6 +124,12 @@ def main():
         check(f"| Deadlocks | {rep['summary']['deadlocks']} |" in md, "markdown deadlocks count")
         r2 = run(ls, "report", "-q", "--db", db, "--format", "md", "--generated-at", "T0")
         check(r2.stdout == md, "report is reproducible")
+        # Without --format, -o's extension picks the format.
+        for ext, head in ((".html", "<!DOCTYPE html>"), (".json", "{"), (".md", "# ")):
+            out = os.path.join(tmp, "by-ext" + ext)
+            r = run(ls, "report", "-q", "--db", db, "-o", out)
+            check(r.returncode == 0 and open(out).read().startswith(head),
+                  f"-o *{ext} writes that format")
         r = run(ls, "report", "--db", os.path.join(tmp, "none.db"))
         check(r.returncode == 1 and "none.db" in r.stderr, "report on a missing store")
     finally:
