@@ -26,103 +26,20 @@ OUTDIR=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/hostile}
 PORT=${LOCKSPAN_PGPORT:-54391}
 PGBIN=${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}
 PYTHON=${LOCKSPAN_PYTHON:-/usr/bin/python3}
-PG_USER=postgres
 PREFIX='%m [%p] %q%u@%d/%a %c %l %v %x %e '
 
-die() { echo "hostile.sh: $*" >&2; exit 1; }
+# shellcheck source=samples/pgserver.sh
+. "$(dirname "${BASH_SOURCE[0]}")/pgserver.sh"
 
-[[ -x $PGBIN/postgres ]] || die "no PostgreSQL binaries in $PGBIN"
-id -u "$PG_USER" >/dev/null 2>&1 || die "system user '$PG_USER' does not exist"
+pg_require
 "$PYTHON" -c 'import psycopg2' 2>/dev/null || die "$PYTHON cannot import psycopg2"
 
-as_pg() {
-    if [[ $(id -u) -eq 0 ]]; then
-        runuser -u "$PG_USER" -- "$@"
-    elif [[ $(id -un) == "$PG_USER" ]]; then
-        "$@"
-    else
-        die "run as root (or as $PG_USER)"
-    fi
-}
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/lockspan-hostile.XXXXXX")
-DATA=$WORK/data
-SOCK=$WORK/sock
-LOGDIR=$WORK/log
-mkdir -p "$SOCK" "$LOGDIR"
-chmod 755 "$WORK"
-if [[ $(id -u) -eq 0 ]]; then
-    chown "$PG_USER" "$WORK" "$SOCK" "$LOGDIR"
-fi
-
-server_pid() {
-    if [[ -f $DATA/postmaster.pid ]]; then
-        head -n 1 "$DATA/postmaster.pid" 2>/dev/null || true
-    fi
-}
-
-alive() {
-    local state
-    kill -0 "$1" 2>/dev/null || return 1
-    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null || true)
-    [[ -n $state && $state != Z && $state != X ]]
-}
-
-stop_server() {
-    local pid
-    pid=$(server_pid)
-    [[ -n $pid ]] || return 0
-    as_pg "$PGBIN/pg_ctl" -D "$DATA" -m fast -w -t 30 stop >/dev/null 2>&1 || true
-    for _ in $(seq 20); do alive "$pid" || break; sleep 0.1; done
-    if alive "$pid"; then
-        kill -TERM "$pid" 2>/dev/null || true
-        for _ in $(seq 50); do alive "$pid" || break; sleep 0.1; done
-        if alive "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
-    fi
-}
-
-cleanup() {
-    local rc=$?
-    stop_server
-    rm -rf "$WORK"
-    exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-as_pg "$PGBIN/initdb" -D "$DATA" -U "$PG_USER" --auth=trust --no-locale -E UTF8 \
-    >"$WORK/initdb.out" 2>&1 || { cat "$WORK/initdb.out" >&2; die "initdb failed"; }
-
-cat >>"$DATA/postgresql.conf" <<EOF
-
-# ---- lockspan hostile sample ----
-listen_addresses = '127.0.0.1'
-port = $PORT
-unix_socket_directories = '$SOCK'
-logging_collector = on
-log_destination = 'stderr'
-log_directory = '$LOGDIR'
-log_filename = 'postgresql.log'
-log_rotation_age = 0
-log_rotation_size = 0
-log_file_mode = 0644
-log_lock_waits = on
-deadlock_timeout = '100ms'
-log_min_duration_statement = 0
-log_connections = on
-log_disconnections = on
-lc_messages = 'C'
-log_timezone = 'UTC'
-timezone = 'UTC'
-log_line_prefix = '$PREFIX'
-fsync = off
-synchronous_commit = off
-full_page_writes = off
-EOF
-
-as_pg "$PGBIN/pg_ctl" -D "$DATA" -l "$WORK/pg_ctl.out" -w -t 60 start >/dev/null \
-    || { cat "$WORK/pg_ctl.out" >&2 || true; die "pg_ctl start failed"; }
-as_pg "$PGBIN/createdb" -h "$SOCK" -p "$PORT" -U "$PG_USER" -E SQL_ASCII -T template0 hostile
+pg_workdir lockspan-hostile
+pg_initdb
+pg_settings "log_line_prefix = '$PREFIX'"
+pg_start
+# A SQL_ASCII database passes any bytes through (template0: the cluster is UTF8).
+pg_createdb -E SQL_ASCII -T template0 hostile
 
 "$PYTHON" - "$PORT" <<'PY'
 import sys
@@ -238,7 +155,7 @@ time.sleep(0.2)
 together(threading.Thread(target=timeout_holder), threading.Thread(target=timeout_waiter))
 PY
 
-stop_server
+pg_stop
 [[ -s $LOGDIR/postgresql.log ]] || die "server did not write postgresql.log"
 mkdir -p "$OUTDIR"
 cp "$LOGDIR/postgresql.log" "$OUTDIR/postgresql.log"

@@ -28,7 +28,6 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUTDIR=${1:-$HERE}
 PORT=${LOCKSPAN_PGPORT:-54361}
 PGBIN=${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}
-PG_USER=postgres
 
 # n|log_line_prefix
 PREFIXES=(
@@ -52,101 +51,17 @@ ZONES=(
     "6|Etc/GMT-5|%t [%p]: [%l-1] user=%u,db=%d,app=%a,client=%h "
 )
 
-die() { echo "prefixes.sh: $*" >&2; exit 1; }
+# shellcheck source=samples/pgserver.sh
+. "$HERE/pgserver.sh"
 
-[[ -x $PGBIN/postgres ]] || die "no PostgreSQL binaries in $PGBIN"
-id -u "$PG_USER" >/dev/null 2>&1 || die "system user '$PG_USER' does not exist"
+pg_require
 command -v psql >/dev/null || die "psql not found"
 
-as_pg() {
-    if [[ $(id -u) -eq 0 ]]; then
-        runuser -u "$PG_USER" -- "$@"
-    elif [[ $(id -un) == "$PG_USER" ]]; then
-        "$@"
-    else
-        die "run as root (or as $PG_USER)"
-    fi
-}
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/lockspan-prefixes.XXXXXX")
-DATA=$WORK/data
-SOCK=$WORK/sock
-LOGDIR=$WORK/log
-mkdir -p "$SOCK" "$LOGDIR"
-chmod 755 "$WORK"
-if [[ $(id -u) -eq 0 ]]; then
-    chown "$PG_USER" "$WORK" "$SOCK" "$LOGDIR"
-fi
-
-server_pid() {
-    if [[ -f $DATA/postmaster.pid ]]; then
-        head -n 1 "$DATA/postmaster.pid" 2>/dev/null || true
-    fi
-}
-
-alive() {
-    local state
-    kill -0 "$1" 2>/dev/null || return 1
-    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null || true)
-    [[ -n $state && $state != Z && $state != X ]]
-}
-
-stop_server() {
-    local pid
-    pid=$(server_pid)
-    [[ -n $pid ]] || return 0
-    as_pg "$PGBIN/pg_ctl" -D "$DATA" -m fast -w -t 30 stop >"$WORK/pg_ctl_stop.out" 2>&1 \
-        || cat "$WORK/pg_ctl_stop.out" >&2
-    for _ in $(seq 20); do alive "$pid" || break; sleep 0.1; done
-    if alive "$pid"; then
-        echo "prefixes.sh: postmaster $pid still alive after pg_ctl stop, killing it" >&2
-        kill -TERM "$pid" 2>/dev/null || true
-        for _ in $(seq 50); do alive "$pid" || break; sleep 0.1; done
-        if alive "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
-    fi
-}
-
-cleanup() {
-    local rc=$?
-    stop_server
-    rm -rf "$WORK"
-    exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-as_pg "$PGBIN/initdb" -D "$DATA" -U "$PG_USER" --auth=trust --no-locale -E UTF8 \
-    >"$WORK/initdb.out" 2>&1 || { cat "$WORK/initdb.out" >&2; die "initdb failed"; }
-
-cat >>"$DATA/postgresql.conf" <<EOF
-
-# ---- lockspan prefix/time zone sample generator ----
-listen_addresses = '127.0.0.1'
-port = $PORT
-unix_socket_directories = '$SOCK'
-logging_collector = on
-log_destination = 'stderr'
-log_directory = '$LOGDIR'
-log_filename = 'startup.log'
-log_rotation_age = 0
-log_rotation_size = 0
-log_file_mode = 0644
-log_lock_waits = on
-deadlock_timeout = '100ms'
-log_min_duration_statement = 0
-log_connections = on
-log_disconnections = on
-log_checkpoints = on
-lc_messages = 'C'
-log_timezone = 'UTC'
-timezone = 'UTC'
-fsync = off
-synchronous_commit = off
-full_page_writes = off
-EOF
-
-as_pg "$PGBIN/pg_ctl" -D "$DATA" -l "$WORK/pg_ctl.out" -w -t 60 start >/dev/null \
-    || { cat "$WORK/pg_ctl.out" >&2 || true; die "pg_ctl start failed"; }
+pg_workdir lockspan-prefixes
+pg_initdb
+# No log_line_prefix here: each case sets its own (ALTER SYSTEM).
+pg_settings "log_filename = 'startup.log'" "log_checkpoints = on"
+pg_start
 
 # psql over the unix socket as the superuser, quiet, unaligned.
 admin() { psql -X -q -At -v ON_ERROR_STOP=1 -h "$SOCK" -p "$PORT" -U "$PG_USER" -d postgres "$@"; }
@@ -214,7 +129,7 @@ done
 
 admin -c "ALTER SYSTEM SET log_filename = 'switch.log'" -c "SELECT pg_reload_conf()" >/dev/null
 sleep 0.5
-stop_server
+pg_stop
 
 for entry in "${PREFIXES[@]}"; do
     n=${entry%%|*}

@@ -46,75 +46,28 @@ PGBIN=${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}
 PYTHON=${LOCKSPAN_PYTHON:-/usr/bin/python3}
 RSYSLOGD=${LOCKSPAN_RSYSLOGD:-$(command -v rsyslogd || echo /usr/sbin/rsyslogd)}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-PG_USER=postgres
 PREFIX='%m [%p] %q%u@%d/%a %c %l %v %x %e '
 
-die() { echo "syslog.sh: $*" >&2; exit 1; }
+# shellcheck source=samples/pgserver.sh
+. "$HERE/pgserver.sh"
 
 [[ $(id -u) -eq 0 ]] || die "run as root (a private mount namespace is needed for /dev/log)"
 [[ -x $RSYSLOGD ]] || die "no rsyslogd (apt-get install -y rsyslog)"
-[[ -x $PGBIN/postgres ]] || die "no PostgreSQL binaries in $PGBIN"
-id -u "$PG_USER" >/dev/null 2>&1 || die "system user '$PG_USER' does not exist"
+pg_require
 "$PYTHON" -c 'import psycopg2' 2>/dev/null || die "$PYTHON cannot import psycopg2 (apt-get install python3-psycopg2)"
 
-as_pg() { runuser -u "$PG_USER" -- "$@"; }
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/lockspan-syslog.XXXXXX")
-DATA=$WORK/data
-SOCK=$WORK/sock
+pg_workdir lockspan-syslog
 RSYS=$WORK/rsyslog
-mkdir -p "$SOCK" "$RSYS" "$WORK/realdev"
-chmod 755 "$WORK" "$RSYS"
-chown "$PG_USER" "$WORK" "$SOCK"
-
-server_pid() {
-    if [[ -f $DATA/postmaster.pid ]]; then
-        head -n 1 "$DATA/postmaster.pid" 2>/dev/null || true
-    fi
-}
-
-alive() {
-    local state
-    kill -0 "$1" 2>/dev/null || return 1
-    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null || true)
-    [[ -n $state && $state != Z && $state != X ]]
-}
-
-# Stop a process by pid: TERM, wait up to 5 s, then KILL.
-stop_pid() {
-    local pid=$1
-    [[ -n $pid ]] || return 0
-    alive "$pid" || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do alive "$pid" || return 0; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-}
-
-stop_server() {
-    local pid
-    pid=$(server_pid)
-    [[ -n $pid ]] || return 0
-    as_pg "$PGBIN/pg_ctl" -D "$DATA" -m fast -w -t 30 stop >"$WORK/pg_ctl_stop.out" 2>&1 \
-        || cat "$WORK/pg_ctl_stop.out" >&2
-    for _ in $(seq 20); do alive "$pid" || break; sleep 0.1; done
-    stop_pid "$pid"
-}
+mkdir -p "$RSYS" "$WORK/realdev"
+chmod 755 "$RSYS"
 
 stop_rsyslogd() {
     if [[ -f $RSYS/rsyslogd.pid ]]; then
         stop_pid "$(cat "$RSYS/rsyslogd.pid")"
     fi
 }
-
-cleanup() {
-    local rc=$?
-    stop_server
-    stop_rsyslogd
-    rm -rf "$WORK"
-    exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# On exit: stop the server, then rsyslogd.
+PG_ON_EXIT+=(stop_rsyslogd)
 
 # A private rsyslogd: only our socket, only our file, no system inputs.
 cat >"$RSYS/rsyslog.conf" <<EOF
@@ -130,34 +83,10 @@ for _ in $(seq 50); do [[ -S $RSYS/log.sock ]] && break; sleep 0.1; done
 chmod 666 "$RSYS/log.sock"
 
 echo "syslog.sh: initdb in $DATA" >&2
-as_pg "$PGBIN/initdb" -D "$DATA" -U "$PG_USER" --auth=trust --no-locale -E UTF8 >"$WORK/initdb.out" 2>&1 \
-    || { cat "$WORK/initdb.out" >&2; die "initdb failed"; }
-
-cat >>"$DATA/postgresql.conf" <<EOF
-
-# ---- lockspan syslog sample generator ----
-listen_addresses = '127.0.0.1'
-port = $PORT
-unix_socket_directories = '$SOCK'
-logging_collector = off
-log_destination = 'syslog'
-syslog_facility = 'local0'
-syslog_ident = 'postgres'
-syslog_sequence_numbers = $SEQ
-syslog_split_messages = $SEQ
-log_lock_waits = on
-deadlock_timeout = '100ms'
-log_min_duration_statement = 0
-log_connections = on
-log_disconnections = on
-lc_messages = 'C'
-log_timezone = 'UTC'
-timezone = 'UTC'
-log_line_prefix = '$PREFIX'
-fsync = off
-synchronous_commit = off
-full_page_writes = off
-EOF
+pg_initdb
+pg_settings "logging_collector = off" "log_destination = 'syslog'" "syslog_facility = 'local0'" \
+    "syslog_ident = 'postgres'" "syslog_sequence_numbers = $SEQ" "syslog_split_messages = $SEQ" \
+    "log_line_prefix = '$PREFIX'"
 
 # The postmaster (and every backend it forks) lives in a mount namespace
 # where /dev/log leads to our rsyslogd; it stays there after this shell exits.
@@ -173,7 +102,7 @@ unshare -m --propagation private env WORK="$WORK" RSYS="$RSYS" PGBIN="$PGBIN" DA
     runuser -u "$PG_USER" -- "$PGBIN/pg_ctl" -D "$DATA" -l "$WORK/pg_ctl.out" -w -t 60 start >/dev/null
 ' || { cat "$WORK/pg_ctl.out" >&2 || true; die "pg_ctl start failed"; }
 
-as_pg "$PGBIN/createdb" -h "$SOCK" -p "$PORT" -U "$PG_USER" lockspan
+pg_createdb lockspan
 
 echo "syslog.sh: running scenarios" >&2
 "$PYTHON" "$HERE/scenarios.py" --host 127.0.0.1 --port "$PORT" --user "$PG_USER" \
@@ -193,7 +122,7 @@ SELECT 1 AS a,
 EOF
 
 # Stop the server, then rsyslogd (which flushes its file on exit).
-stop_server
+pg_stop
 stop_rsyslogd
 [[ -s $RSYS/postgresql.syslog ]] || die "rsyslogd wrote nothing to $RSYS/postgresql.syslog"
 
