@@ -10,9 +10,10 @@
 #include "ls_store.h"
 
 typedef struct ls_ingest_opts {
-    const char *prefix;  /* log_line_prefix for stderr logs, NULL = default */
+    const char *prefix;  /* log_line_prefix for stderr logs, NULL = inferred */
     int progress;        /* print progress on stderr (when it is a terminal) */
     int max_bad_shown;   /* unparsable lines printed per file (rest counted) */
+    int quiet;           /* no notes (inferred prefix, spans read, ...); problems still */
 } ls_ingest_opts;
 
 typedef struct ls_ingest_totals {

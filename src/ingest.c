@@ -147,8 +147,9 @@ static void print_sample(FILE *f, const char *text, size_t len)
 
 static void on_note(void *vctx, const char *file, const char *msg)
 {
-    (void)vctx;
-    fprintf(stderr, "lockspan: %s: %s\n", file, msg);
+    ingest_ctx *c = vctx;
+    if (!c->opts->quiet)
+        fprintf(stderr, "lockspan: %s: %s\n", file, msg);
 }
 
 /* `file` is the name the parser was created with: the run's first file. */
@@ -394,8 +395,9 @@ static int ingest_one(ingest_ctx *c, const char *path, int known)
                 if ((rc = run_end(c, 0)) != 0)
                     break;
                 if (!ops) {
-                    fprintf(stderr, "lockspan: %s: not recognised as a PostgreSQL log; "
-                            "skipped\n", path);
+                    if (!c->opts->quiet)
+                        fprintf(stderr, "lockspan: %s: not recognised as a PostgreSQL log "
+                                "or trace export; skipped\n", path);
                     c->tot.skipped_files++;
                     ls_input_close(in);
                     return 0;

@@ -271,7 +271,7 @@ static int do_ingest(cli *c, ls_store *s)
 {
     char errbuf[512] = "";
     char **files = NULL;
-    ls_ingest_opts io = {c->prefix, !c->quiet && isatty(STDERR_FILENO), 10};
+    ls_ingest_opts io = {c->prefix, !c->quiet && isatty(STDERR_FILENO), 10, c->quiet};
     ls_ingest_totals t;
     int rc;
 

@@ -102,7 +102,8 @@ static const char *const ls_schema_sql[] = {
     "  code_span_row INTEGER, code_function TEXT, code_namespace TEXT,\n"
     "  code_filepath TEXT, code_lineno INTEGER, route TEXT, service TEXT,\n"
     "  root_name TEXT, tag_route TEXT, tag_controller TEXT, tag_action TEXT,\n"
-    "  tag_application TEXT, application TEXT, shape TEXT, offset_us INTEGER);\n",
+    "  tag_application TEXT, application TEXT, shape TEXT, offset_us INTEGER,\n"
+    "  comment_span TEXT);\n",
     "CREATE TABLE IF NOT EXISTS hold_parts(\n"
     "  hold_id INTEGER, part TEXT, name TEXT, ms REAL);\n",
     "CREATE TABLE IF NOT EXISTS lock_order(\n"

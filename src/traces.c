@@ -50,7 +50,7 @@ static const char tx_statements_sql[] =
 
 static const char insert_code_sql[] =
     "INSERT INTO tx_code(tx_id, trace_id, tag_route, tag_controller, tag_action,"
-    " tag_application, application, shape, root_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+    " tag_application, application, shape, comment_span) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
     " ?8, ?9)";
 
 typedef struct tx_facts {
@@ -84,7 +84,6 @@ static int flush_facts(ls_stmt *ins, ls_stmt *order, tx_facts *f)
     ls_stmt_bind_text(ins, 6, f->application[0] ? f->application : NULL);
     ls_stmt_bind_text(ins, 7, f->app[0] ? f->app : NULL);
     ls_stmt_bind_text(ins, 8, f->shape.len ? ls_buf_str(&f->shape) : NULL);
-    /* The comment's span id waits in root_name until the links pass. */
     ls_stmt_bind_text(ins, 9, f->span_id[0] ? f->span_id : NULL);
     if ((rc = ls_stmt_step(ins)) < 0)
         return rc;
@@ -192,9 +191,9 @@ static const char comment_links_sql[] =
     "SELECT c.tx_id, sp.span_row, sp.start_ts, (SELECT min(st.start_ts) FROM statements st"
     "  JOIN transactions t ON t.tx_id = c.tx_id AND st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
-    "  WHERE st.text LIKE '%' || c.root_name || '%')"
-    " FROM tx_code c JOIN spans sp ON sp.span_id = c.root_name AND sp.trace_id = c.trace_id"
-    " WHERE c.root_name IS NOT NULL";
+    "  WHERE st.text LIKE '%' || c.comment_span || '%')"
+    " FROM tx_code c JOIN spans sp ON sp.span_id = c.comment_span AND sp.trace_id = c.trace_id"
+    " WHERE c.comment_span IS NOT NULL";
 
 static int link_by_comment(ls_store *s, int64_t *offset)
 {
@@ -592,8 +591,6 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
     if (rc < 0)
         return rc;
     if ((rc = link_by_statement(s, offset)) != 0 ||
-        (rc = ls_store_exec(s, "UPDATE tx_code SET root_name = NULL WHERE span_row IS NULL"))
-            != 0 ||
         (rc = resolve_code(s, offset)) != 0)
         return rc;
     stats->clock_offset_us = offset;
