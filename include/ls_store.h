@@ -16,7 +16,7 @@
 #include "ls_activity.h"
 #include "ls_span.h"
 
-#define LS_STORE_SCHEMA_VERSION 2
+#define LS_STORE_SCHEMA_VERSION 3
 
 typedef struct ls_store ls_store;
 typedef struct ls_stmt ls_stmt;

@@ -24,7 +24,7 @@
 
 #define SESSION_CACHE 1024
 #define STMT_ROWS 32 /* statement rows per multi-row INSERT */
-#define STMT_COLS 14
+#define STMT_COLS 15
 
 typedef struct session_slot {
     int pid;              /* 0: empty */
@@ -80,13 +80,14 @@ static const char *const query_sql[Q__COUNT] = {
                         "               coalesce(excluded.last_ts, sessions.last_ts))",
     [Q_SESSION_MAX] = "SELECT coalesce(max(session_id), 0) FROM sessions",
     [Q_STATEMENT] = "INSERT INTO statements(session_id, pid, file_id, line, log_ts, start_ts,"
-                    " end_ts, duration_ms, verb, name, xid, vxid, text, params)"
-                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                    " end_ts, duration_ms, verb, name, xid, vxid, text, params, prepare)"
+                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
     [Q_LOCK_EVENT] = "INSERT INTO lock_events(session_id, pid, file_id, line, ts, phase, mode,"
                      " target_kind, target, target_xid, rel_oid, db_oid, page, tuple_offset,"
                      " waited_ms, holders, queue, ctx_action, ctx_relation, ctx_page, ctx_offset,"
-                     " statement, xid, vxid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-                     " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+                     " statement, xid, vxid, context) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+                     " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,"
+                     " ?25)",
     [Q_DEADLOCK] = "INSERT INTO deadlocks(file_id, line, ts, victim_pid, victim_session, detail)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [Q_DEADLOCK_EDGE] = "INSERT INTO deadlock_edges(deadlock_id, seq, waiter_pid, mode,"
@@ -120,7 +121,7 @@ struct ls_store {
         int pid, has_duration;
         ls_ts log_ts, start_ts, end_ts;
         double duration_ms;
-        const char *verb, *name, *vxid, *text, *params;
+        const char *verb, *name, *vxid, *text, *params, *prepare;
     } rows[STMT_ROWS];
     int nrows;
 };
@@ -248,8 +249,8 @@ int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
         ls_buf sql = LS_BUF_INIT(0);
         int r, c;
         ls_buf_adds(&sql, "INSERT INTO statements(session_id, pid, file_id, line, log_ts,"
-                          " start_ts, end_ts, duration_ms, verb, name, xid, vxid, text, params)"
-                          " VALUES ");
+                          " start_ts, end_ts, duration_ms, verb, name, xid, vxid, text, params,"
+                          " prepare) VALUES ");
         for (r = 0; r < STMT_ROWS; r++)
             for (c = 0; c < STMT_COLS; c++)
                 ls_buf_adds(&sql, c == 0 ? (r ? ",(?" : "(?") : c == STMT_COLS - 1 ? ",?)" : ",?");
@@ -582,6 +583,7 @@ static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row
     bind_text(st, base + 12, w->vxid);
     bind_text(st, base + 13, w->text);
     bind_text(st, base + 14, w->params);
+    bind_text(st, base + 15, w->prepare);
 }
 
 static int flush_statements(ls_store *s)
@@ -634,6 +636,9 @@ static int store_statement(ls_store *s, int64_t file_id, int64_t sess, const ls_
     w->vxid = r->vxid && r->vxid[0] ? r->vxid : NULL;
     w->text = m->text;
     w->params = m->params;
+    /* EXECUTE of an SQL-level prepared statement: DETAIL "prepare: PREPARE
+     * name(...) AS ..." carries the text the key is read from. */
+    w->prepare = r->detail && strncmp(r->detail, "prepare: ", 9) == 0 ? r->detail + 9 : NULL;
     return s->nrows == STMT_ROWS ? flush_statements(s) : 0;
 }
 
@@ -682,6 +687,7 @@ static int store_lock_event(ls_store *s, int64_t file_id, int64_t sess, const ls
     bind_text(st, 22, r->statement);
     bind_pos(st, 23, r->xid);
     bind_text(st, 24, r->vxid && r->vxid[0] ? r->vxid : NULL);
+    bind_text(st, 25, r->context);
     return run(s, st);
 }
 

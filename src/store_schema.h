@@ -25,7 +25,7 @@ static const char *const ls_schema_sql[] = {
     "  stmt_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, log_ts INTEGER,\n"
     "  start_ts INTEGER, end_ts INTEGER, duration_ms REAL, verb TEXT, name TEXT,\n"
-    "  xid INTEGER, vxid TEXT, text TEXT, params TEXT);\n",
+    "  xid INTEGER, vxid TEXT, text TEXT, params TEXT, prepare TEXT);\n",
     "CREATE TABLE IF NOT EXISTS lock_events(\n"
     "  event_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, phase TEXT,\n"
@@ -33,7 +33,7 @@ static const char *const ls_schema_sql[] = {
     "  rel_oid INTEGER, db_oid INTEGER, page INTEGER, tuple_offset INTEGER,\n"
     "  waited_ms REAL, holders TEXT, queue TEXT, ctx_action TEXT,\n"
     "  ctx_relation TEXT, ctx_page INTEGER, ctx_offset INTEGER, statement TEXT,\n"
-    "  xid INTEGER, vxid TEXT, wait_id INTEGER);\n",
+    "  xid INTEGER, vxid TEXT, wait_id INTEGER, context TEXT);\n",
     "CREATE TABLE IF NOT EXISTS lock_waits(\n"
     "  wait_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n"
