@@ -44,6 +44,51 @@ int ls_sql_shape(ls_buf *out, const char *sql, size_t max);
 int ls_sql_row_key(const char *sql, const char *params, char *rel, size_t rellen, char *key,
                    size_t keylen);
 
+/* How a statement names the row it addresses, before any value is bound. */
+typedef enum ls_ref_kind {
+    LS_REF_NONE = 0,
+    LS_REF_LITERAL, /* WHERE id = 7: value holds "7" */
+    LS_REF_PARAM,   /* WHERE id = $2: param holds 2 */
+    LS_REF_FIELD,   /* WHERE id = NEW.account_id (a trigger): value holds the column */
+    LS_REF_NAME     /* WHERE id = p_id (a PL/pgSQL variable): value holds the name */
+} ls_ref_kind;
+
+typedef struct ls_row_ref {
+    char rel[128];      /* relation, last name component */
+    char col[64];       /* key column */
+    ls_ref_kind kind;
+    char value[128];
+    int param;
+} ls_row_ref;
+
+/*
+ * The row a single-row statement addresses, with its value unresolved:
+ * the same rule as ls_sql_row_key(). Returns 1 when found (out filled),
+ * 0 otherwise (out zeroed).
+ */
+int ls_sql_row_ref(const char *sql, ls_row_ref *out);
+
+#define LS_SQL_MAX_ARGS 32
+
+typedef struct ls_sql_arg {
+    char value[64]; /* literal text, quotes removed; "" for an unbound $n */
+    char col[64];   /* the column it is assigned or compared to, if known */
+    int bound;
+} ls_sql_arg;
+
+typedef struct ls_sql_args {
+    int n;
+    ls_sql_arg v[LS_SQL_MAX_ARGS];
+} ls_sql_args;
+
+/*
+ * The literal arguments of a statement in text order ($n resolved from
+ * `params`): a function call's arguments, an INSERT's values (with their
+ * columns), SET and WHERE values (with the column before '='). At most
+ * LS_SQL_MAX_ARGS. Returns out->n.
+ */
+int ls_sql_args_of(const char *sql, const char *params, ls_sql_args *out);
+
 /*
  * The relation a writing statement writes (UPDATE t, INSERT INTO t,
  * DELETE FROM t, SELECT ... FROM t ... FOR UPDATE, LOCK t): last name

@@ -299,18 +299,52 @@ static const char *find_kw(const char *p, const char *kw)
     return NULL;
 }
 
-int ls_sql_row_key(const char *sql, const char *params, char *rel, size_t rellen, char *key,
-                   size_t keylen)
+/* The value expression at p: a literal, $n, NEW.col / OLD.col or a bare
+ * name (a PL/pgSQL variable or function parameter). Returns its end. */
+static const char *read_ref_value(const char *p, ls_row_ref *out)
+{
+    const char *e;
+    if (*p == '$' && isdigit((unsigned char)p[1])) {
+        out->kind = LS_REF_PARAM;
+        out->param = 0;
+        for (e = p + 1; isdigit((unsigned char)*e); e++)
+            out->param = out->param * 10 + (*e - '0');
+        snprintf(out->value, sizeof(out->value), "%.*s", (int)(e - p), p);
+        return e;
+    }
+    if ((e = read_value(p, NULL, out->value, sizeof(out->value))) != NULL) {
+        out->kind = LS_REF_LITERAL;
+        return e;
+    }
+    if (isalpha((unsigned char)*p) || *p == '_' || *p == '"') {
+        char first[64];
+        e = read_ident(p, first, sizeof(first));
+        if (*e == '.' && (strcmp(first, "new") == 0 || strcmp(first, "old") == 0)) {
+            e = read_ident(e + 1, out->value, sizeof(out->value));
+            out->kind = LS_REF_FIELD;
+            return out->value[0] ? e : NULL;
+        }
+        if (*e == '.' || *e == '(' || kw_at(first, "true") || kw_at(first, "false") ||
+            kw_at(first, "null"))
+            return NULL;
+        snprintf(out->value, sizeof(out->value), "%s", first);
+        out->kind = LS_REF_NAME;
+        return first[0] ? e : NULL;
+    }
+    return NULL;
+}
+
+int ls_sql_row_ref(const char *sql, ls_row_ref *out)
 {
     const char *p = skip_ws(sql ? sql : ""), *w;
-    char col[64], val[128];
+    char col[64];
 
-    rel[0] = key[0] = '\0';
+    memset(out, 0, sizeof(*out));
     if (kw_at(p, "update")) {
         p = skip_ws(p + 6);
         if (kw_at(p, "only"))
             p += 4;
-        p = read_relation(p, rel, rellen);
+        p = read_relation(p, out->rel, sizeof(out->rel));
     } else if (kw_at(p, "delete")) {
         p = find_kw(p, "from");
         if (!p)
@@ -318,15 +352,15 @@ int ls_sql_row_key(const char *sql, const char *params, char *rel, size_t rellen
         p = skip_ws(p + 4);
         if (kw_at(p, "only"))
             p += 4;
-        p = read_relation(p, rel, rellen);
+        p = read_relation(p, out->rel, sizeof(out->rel));
     } else if (kw_at(p, "select")) {
         if (!has_locking_clause(p) || !(p = find_kw(p, "from")))
             return 0;
-        p = read_relation(p + 4, rel, rellen);
+        p = read_relation(p + 4, out->rel, sizeof(out->rel));
     } else {
         return 0;
     }
-    if (!rel[0] || !(w = find_kw(p, "where")))
+    if (!out->rel[0] || !(w = find_kw(p, "where")))
         goto none;
     /* The first "col = value" of the WHERE clause, possibly qualified. */
     for (p = w + 5; *p;) {
@@ -338,12 +372,10 @@ int ls_sql_row_key(const char *sql, const char *params, char *rel, size_t rellen
             while (*q == '.')
                 q = read_ident(q + 1, col, sizeof(col));
             q = skip_ws(q);
-            if (*q == '=' && q[1] != '=') {
-                const char *e = read_value(skip_ws(q + 1), params, val, sizeof(val));
-                if (e && col[0] && !kw_at(col, "and")) {
-                    snprintf(key, keylen, "%s=%s", col, val);
-                    return 1;
-                }
+            if (*q == '=' && q[1] != '=' && col[0] && !kw_at(col, "and") &&
+                read_ref_value(skip_ws(q + 1), out)) {
+                snprintf(out->col, sizeof(out->col), "%s", col);
+                return 1;
             }
             if (kw_at(col, "and") || kw_at(col, "where"))
                 p = q;
@@ -359,9 +391,123 @@ int ls_sql_row_key(const char *sql, const char *params, char *rel, size_t rellen
         break;
     }
 none:
-    rel[0] = '\0';
-    key[0] = '\0';
+    memset(out, 0, sizeof(*out));
     return 0;
+}
+
+int ls_sql_row_key(const char *sql, const char *params, char *rel, size_t rellen, char *key,
+                   size_t keylen)
+{
+    ls_row_ref ref;
+    char val[128];
+
+    rel[0] = key[0] = '\0';
+    if (!ls_sql_row_ref(sql, &ref))
+        return 0;
+    if (ref.kind == LS_REF_PARAM) {
+        if (!param_value(params, ref.param, val, sizeof(val)))
+            return 0;
+    } else if (ref.kind == LS_REF_LITERAL) {
+        snprintf(val, sizeof(val), "%s", ref.value);
+    } else {
+        return 0;
+    }
+    snprintf(rel, rellen, "%s", ref.rel);
+    snprintf(key, keylen, "%s=%s", ref.col, val);
+    return 1;
+}
+
+/*
+ * Arguments: literals in text order. A $n becomes its bound value; an
+ * INSERT's values get their column from the column list, "col = value"
+ * (SET, WHERE) the column before the '='.
+ */
+int ls_sql_args_of(const char *sql, const char *params, ls_sql_args *out)
+{
+    const char *p = skip_ws(sql ? sql : "");
+    char cols[LS_SQL_MAX_ARGS][64], last_ident[64] = "";
+    int ncols = 0, in_values = 0, depth = 0, values_depth = -1, col_index = 0;
+    int is_insert = kw_at(p, "insert"), in_collist = 0, eq_pending = 0;
+
+    memset(out, 0, sizeof(*out));
+    while (*p) {
+        const char *q = skip_ws(p), *e;
+        char val[64];
+        if (q != p) {
+            p = q;
+            continue;
+        }
+        if (*p == '(') {
+            depth++;
+            if (is_insert && !in_values && ncols == 0 && depth == 1)
+                in_collist = 1;
+            p++;
+            continue;
+        }
+        if (*p == ')') {
+            if (in_collist && depth == 1)
+                in_collist = 0;
+            if (in_values && depth == values_depth)
+                col_index = 0;
+            depth--;
+            p++;
+            continue;
+        }
+        if (*p == ',') {
+            if (in_values && depth == values_depth)
+                col_index++;
+            eq_pending = 0;
+            p++;
+            continue;
+        }
+        if (*p == '=') {
+            eq_pending = 1;
+            p++;
+            continue;
+        }
+        if ((e = read_value(p, params, val, sizeof(val))) != NULL ||
+            (*p == '$' && isdigit((unsigned char)p[1]))) {
+            if (!e) { /* an unbound $n: counts, with no value */
+                for (e = p + 1; isdigit((unsigned char)*e); e++)
+                    ;
+                val[0] = '\0';
+            }
+            if (out->n < LS_SQL_MAX_ARGS) {
+                ls_sql_arg *a = &out->v[out->n++];
+                snprintf(a->value, sizeof(a->value), "%s", val);
+                a->bound = val[0] != '\0' || *p != '$';
+                if (in_values && depth == values_depth && col_index < ncols)
+                    snprintf(a->col, sizeof(a->col), "%s", cols[col_index]);
+                else if (eq_pending)
+                    snprintf(a->col, sizeof(a->col), "%s", last_ident);
+            }
+            eq_pending = 0;
+            p = e;
+            continue;
+        }
+        if (*p == '\'' ) { /* unterminated string */
+            break;
+        }
+        if (isalpha((unsigned char)*p) || *p == '_' || *p == '"') {
+            char id[64];
+            e = read_ident(p, id, sizeof(id));
+            if (e == p)
+                e = p + 1;
+            if (in_collist && ncols < LS_SQL_MAX_ARGS)
+                snprintf(cols[ncols++], sizeof(cols[0]), "%s", id);
+            else if (is_insert && kw_at(id, "values")) {
+                in_values = 1;
+                values_depth = depth + 1;
+            }
+            if (!kw_at(id, "and") && !kw_at(id, "or"))
+                snprintf(last_ident, sizeof(last_ident), "%s", id);
+            eq_pending = 0;
+            p = e;
+            continue;
+        }
+        p++;
+    }
+    return out->n;
 }
 
 int ls_sql_relation(const char *sql, char *rel, size_t rellen)

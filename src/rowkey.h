@@ -1,0 +1,94 @@
+/*
+ * rowkey.h — which logical row a lock or a statement is about, from every
+ * piece of evidence the log gives (see rowkey.c). Pure functions: no
+ * store, no globals; correlation (holds.c, transactions.c) feeds them
+ * rows of the store.
+ */
+#ifndef LS_ROWKEY_H
+#define LS_ROWKEY_H
+
+#include "ls_sqlshape.h"
+
+/* What the log says about one wait (or one statement). */
+typedef struct ls_rowkey_evidence {
+    const char *statement; /* the statement: a lock message's STATEMENT, else the logged text */
+    const char *params;    /* its DETAIL "parameters: ..." body, or NULL */
+    const char *prepare;   /* "PREPARE name(...) AS ..." when statement is EXECUTE, or NULL */
+    const char *context;   /* the wait's CONTEXT (function or trigger statement), or NULL */
+    const char *relation;  /* the relation PostgreSQL named, or NULL when unknown */
+} ls_rowkey_evidence;
+
+/* How rows.grouped_by reads for each kind of evidence. */
+#define LS_GROUPED_STATEMENT "key in statement"
+#define LS_GROUPED_PARAM "bind parameter"
+#define LS_GROUPED_PREPARE "prepared statement (PREPARE text)"
+#define LS_GROUPED_CONTEXT "function or trigger statement in CONTEXT"
+#define LS_GROUPED_CTID "ctid chain"
+#define LS_GROUPED_SHAPE "learned statement shape"
+#define LS_GROUPED_HOLDER "holder's own write"
+
+typedef struct ls_rowkey {
+    char rel[128];          /* relation (last name component) */
+    char key[192];          /* "col=value" */
+    const char *grouped_by; /* LS_GROUPED_*, or why no key (a static string) */
+    /* When a function's statement names the row by a variable (WHERE id =
+     * p_id), the column and the variable, for a learned rule to resolve. */
+    char col[64];
+    char name[128];
+} ls_rowkey;
+
+/*
+ * The row the evidence names. Order: the CONTEXT's inner statement (it
+ * is the one that locked: a trigger's or function's UPDATE), with its
+ * values resolved from the outer statement ($n: the call's arguments;
+ * NEW.col: the INSERT's column); then the statement itself (its PREPARE
+ * text for an EXECUTE, $n from the bind parameters). A statement about
+ * another relation than the one PostgreSQL named is not evidence.
+ * Returns 1 with rel, key and grouped_by set; 0 with grouped_by saying
+ * why not (and col/name set when a learned rule could still resolve it).
+ */
+int ls_rowkey_of(const ls_rowkey_evidence *ev, ls_rowkey *out);
+
+/*
+ * The statement the server ran: for "EXECUTE name(args)" with its PREPARE
+ * text, the prepared body, and the arguments as a "parameters:" body in
+ * params_buf. Otherwise the statement and params unchanged.
+ */
+void ls_rowkey_effective(const char *statement, const char *params, const char *prepare,
+                         const char **out_sql,  /* OUT: text to read */
+                         const char **out_params, /* OUT: its parameters */
+                         char *params_buf, size_t params_len);
+
+/*
+ * A learned rule: statements of one shape lock row rel.col = the value of
+ * their argument number `arg` (0-based, ls_sql_args_of order). Learned
+ * from waits whose row is known by other evidence: how a function call or
+ * an INSERT with a trigger shows which row it locks.
+ */
+typedef struct ls_shape_rule {
+    char shape[512];
+    char rel[128];
+    char col[64];
+    int arg;
+} ls_shape_rule;
+
+/*
+ * Learn a rule from a statement whose locked row (rel, "col=value") is
+ * known: exactly one of its arguments must equal the value (else no rule:
+ * returns 0). Returns 1 with out filled.
+ */
+int ls_rowkey_learn(const char *statement, const char *params, const char *rel,
+                    const char *key, ls_shape_rule *out);
+
+/*
+ * Apply a rule: 1 with rel and key set when the statement has the rule's
+ * shape (shape is the statement's, computed by the caller once) and the
+ * argument is bound.
+ */
+int ls_rowkey_apply(const ls_shape_rule *rule, const char *shape, const char *statement,
+                    const char *params, ls_rowkey *out);
+
+/* The statement's shape as rules keep it (ls_sql_shape, at most n - 1 bytes). */
+void ls_rowkey_shape(const char *statement, char *dst, size_t n);
+
+#endif

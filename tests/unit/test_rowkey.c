@@ -1,0 +1,134 @@
+/*
+ * test_rowkey.c — which logical row a wait or a statement is about
+ * (src/rowkey.c). The CONTEXT texts are in the form PostgreSQL 15 writes
+ * them (lmgr.c XactLockTableWaitErrorCb, then pl_exec.c's "SQL statement"
+ * and "PL/pgSQL function" lines, joined by newlines as lockspan stores
+ * them); the statements are those the samples' drivers send.
+ */
+#include <string.h>
+
+#include "ls_test.h"
+#include "rowkey.h"
+
+static const char withdraw_ctx[] =
+    "while updating tuple (0,7) in relation \"accounts\"\n"
+    "SQL statement \"UPDATE accounts SET balance = balance - p_amount WHERE id = p_id\"\n"
+    "PL/pgSQL function withdraw(integer,integer) line 3 at SQL statement";
+
+static const char trigger_ctx[] =
+    "while updating tuple (0,3) in relation \"merchant_totals\"\n"
+    "SQL statement \"UPDATE merchant_totals SET total = total + NEW.amount,"
+    " n = n + 1 WHERE merchant_id = NEW.merchant_id\"\n"
+    "PL/pgSQL function bump_merchant_total() line 3 at SQL statement";
+
+static const char dollar_ctx[] =
+    "while locking tuple (1,2) in relation \"stock\"\n"
+    "SQL statement \"SELECT 1 FROM stock WHERE sku = $1 FOR UPDATE\"\n"
+    "PL/pgSQL function reserve(integer) line 2 at PERFORM";
+
+static void test_evidence(void)
+{
+    static const struct {
+        ls_rowkey_evidence ev;
+        int keyed;
+        const char *rel, *key, *grouped_by;
+    } cases[] = {
+        /* The waiter's own statement: literal, bound, EXECUTE. */
+        {{"UPDATE accounts SET balance = balance + 1 WHERE id = 7", NULL, NULL,
+          "while updating tuple (0,7) in relation \"accounts\"", "accounts"},
+         1, "accounts", "id=7", LS_GROUPED_STATEMENT},
+        {{"UPDATE accounts SET balance = balance + $1 WHERE id = $2", "$1 = '5', $2 = '9'", NULL,
+          NULL, "accounts"},
+         1, "accounts", "id=9", LS_GROUPED_PARAM},
+        {{"UPDATE accounts SET balance = balance + $1 WHERE id = $2", NULL, NULL, NULL,
+          "accounts"},
+         0, "", "", "bind parameters not logged"},
+        {{"EXECUTE reserve(7, 1)", NULL,
+          "PREPARE reserve(int, int) AS UPDATE stock SET qty = qty - $2 WHERE sku = $1", NULL,
+          "stock"},
+         1, "stock", "sku=7", LS_GROUPED_PREPARE},
+        /* A trigger's statement: NEW.col is the INSERT's column. */
+        {{"INSERT INTO payments(merchant_id, amount) VALUES ($1, $2)", "$1 = '4', $2 = '250'",
+          NULL, trigger_ctx, "merchant_totals"},
+         1, "merchant_totals", "merchant_id=4", LS_GROUPED_CONTEXT},
+        {{"INSERT INTO payments(amount, merchant_id) VALUES (10, 3)", NULL, NULL, trigger_ctx,
+          "merchant_totals"},
+         1, "merchant_totals", "merchant_id=3", LS_GROUPED_CONTEXT},
+        /* A function's $1 is the call's first argument. */
+        {{"SELECT reserve(42)", NULL, NULL, dollar_ctx, "stock"}, 1, "stock", "sku=42",
+         LS_GROUPED_CONTEXT},
+        /* A PL/pgSQL variable: not resolved here (a learned rule does). */
+        {{"SELECT * FROM withdraw(7, 5)", NULL, NULL, withdraw_ctx, "accounts"}, 0, "accounts",
+         "", "function variable not resolved"},
+        /* The statement names another relation than the locked one. */
+        {{"UPDATE orders SET state = 'paid' WHERE id = 3", NULL, NULL, NULL, "accounts"}, 0, "",
+         "", "statement addresses another relation"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ls_rowkey k;
+        int got = ls_rowkey_of(&cases[i].ev, &k);
+        if (got != cases[i].keyed || strcmp(k.key, cases[i].key) != 0)
+            fprintf(stderr, "  case %zu: %s\n", i, cases[i].ev.statement);
+        CHECK_INT(got, cases[i].keyed);
+        CHECK_STR(k.rel, cases[i].rel);
+        CHECK_STR(k.key, cases[i].key);
+        CHECK_STR(k.grouped_by, cases[i].grouped_by);
+    }
+}
+
+static void test_learn(void)
+{
+    ls_shape_rule r;
+    ls_rowkey k;
+    char shape[512];
+
+    /* withdraw(7, 5) waited on accounts id=7: the first argument. */
+    CHECK_INT(ls_rowkey_learn("SELECT * FROM withdraw(7, 5)", NULL, "accounts", "id=7", &r), 1);
+    CHECK_INT(r.arg, 0);
+    CHECK_STR(r.col, "id");
+    ls_rowkey_shape("SELECT * FROM withdraw(12, 30)", shape, sizeof(shape));
+    CHECK_INT(ls_rowkey_apply(&r, shape, "SELECT * FROM withdraw(12, 30)", NULL, &k), 1);
+    CHECK_STR(k.key, "id=12");
+    CHECK_STR(k.grouped_by, LS_GROUPED_SHAPE);
+    /* Bound parameters count as arguments in order. */
+    CHECK_INT(ls_rowkey_learn("SELECT withdraw($1, $2)", "$1 = '3', $2 = '8'", "accounts",
+                              "id=8", &r), 1);
+    CHECK_INT(r.arg, 1);
+    ls_rowkey_shape("SELECT withdraw($1, $2)", shape, sizeof(shape));
+    CHECK_INT(ls_rowkey_apply(&r, shape, "SELECT withdraw($1, $2)", "$1 = '1', $2 = '2'", &k),
+              1);
+    CHECK_STR(k.key, "id=2");
+    /* Another shape is not covered by the rule. */
+    ls_rowkey_shape("SELECT deposit(1, 2)", shape, sizeof(shape));
+    CHECK_INT(ls_rowkey_apply(&r, shape, "SELECT deposit(1, 2)", NULL, &k), 0);
+    /* Ambiguous: both arguments equal the key's value. */
+    CHECK_INT(ls_rowkey_learn("SELECT * FROM withdraw(7, 7)", NULL, "accounts", "id=7", &r), 0);
+    /* No argument carries it. */
+    CHECK_INT(ls_rowkey_learn("SELECT * FROM withdraw(1, 5)", NULL, "accounts", "id=7", &r), 0);
+}
+
+static void test_args(void)
+{
+    ls_sql_args a;
+    CHECK_INT(ls_sql_args_of("INSERT INTO payments(merchant_id, amount) VALUES (7, 'x''y')",
+                             NULL, &a), 2);
+    CHECK_STR(a.v[0].col, "merchant_id");
+    CHECK_STR(a.v[0].value, "7");
+    CHECK_STR(a.v[1].col, "amount");
+    CHECK_STR(a.v[1].value, "x'y");
+    CHECK_INT(ls_sql_args_of("UPDATE t SET a = $1 WHERE id = $2", "$1 = '5', $2 = '6'", &a), 2);
+    CHECK_STR(a.v[0].col, "a");
+    CHECK_STR(a.v[1].col, "id");
+    CHECK_STR(a.v[1].value, "6");
+    CHECK_INT(ls_sql_args_of("SELECT f($1)", NULL, &a), 1);
+    CHECK_INT(a.v[0].bound, 0);
+}
+
+int main(void)
+{
+    test_evidence();
+    test_learn();
+    test_args();
+    return TEST_REPORT();
+}
