@@ -30,7 +30,7 @@
 
 static const char reset_sql[] =
     "DELETE FROM lock_waits; DELETE FROM relations; DELETE FROM transactions;"
-    " DELETE FROM rows; DELETE FROM holds; DELETE FROM row_queue;"
+    " DELETE FROM rows; DELETE FROM holds; DELETE FROM row_queue; DELETE FROM row_rules;"
     " UPDATE lock_events SET wait_id = NULL;"
     " UPDATE errors SET tx_id = NULL, wait_id = NULL, cause_tx = NULL, retry_stmt = NULL,"
     "  retry_tx = NULL, retry_outcome = NULL;"

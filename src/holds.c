@@ -19,19 +19,132 @@
 
 #include "correlate_int.h"
 #include "ls_sqlshape.h"
+#include "rowkey.h"
+
+static const char row_stats_sql[] =
+    "UPDATE rows SET"
+    " waits = (SELECT count(*) FROM lock_waits w WHERE w.row_id = rows.row_id),"
+    " total_wait_ms = (SELECT sum(waited_ms) FROM lock_waits w WHERE w.row_id = rows.row_id),"
+    " max_wait_ms = (SELECT max(waited_ms) FROM lock_waits w WHERE w.row_id = rows.row_id),"
+    " longest_chain = (SELECT max(chain_depth) FROM lock_waits w WHERE w.row_id = rows.row_id),"
+    " first_ts = (SELECT min(start_ts) FROM lock_waits w WHERE w.row_id = rows.row_id),"
+    " last_ts = (SELECT max(coalesce(end_ts, logged_ts)) FROM lock_waits w"
+    "            WHERE w.row_id = rows.row_id),"
+    " ctids = (SELECT group_concat(ctid, ' ') FROM (SELECT DISTINCT ctid FROM lock_waits w"
+    "          WHERE w.row_id = rows.row_id AND ctid IS NOT NULL ORDER BY ctid));";
 
 /* ---- logical rows ---- */
 
+/* A ctid names a row version; a wait on the same ctid of the same
+ * relation within this window of a keyed one is on the same row (a ctid
+ * is reused by another row only after the version is pruned). */
+#define CTID_CHAIN_US 10000000
+/* The waiter's statement starts this close to the wait (%t: a second). */
+#define WAITER_STMT_WINDOW_US 1500000
+
 static const char waits_sql[] =
-    "SELECT w.wait_id, w.relation, w.ctid, coalesce(st.text, w.statement), st.params,"
-    " w.target_kind, w.target FROM lock_waits w"
-    " LEFT JOIN statements st ON st.stmt_id = w.waiter_stmt ORDER BY w.wait_id";
+    "SELECT w.wait_id, w.session_id, w.start_ts, w.relation, w.ctid, w.target_kind, w.target,"
+    " w.statement, le.context, w.file_id, w.line FROM lock_waits w"
+    " LEFT JOIN lock_events le ON le.event_id = w.first_event ORDER BY w.wait_id";
+
+/* The session's statements around the wait with the lock message's text. */
+static const char waiter_stmts_sql[] =
+    "SELECT stmt_id, file_id, line, end_ts IS NOT NULL, text, params, prepare FROM statements"
+    " WHERE session_id = ?1 AND start_ts BETWEEN ?2 - ?3 AND ?2 + ?3"
+    " AND (?4 IS NULL OR text = ?4) ORDER BY file_id, line";
 
 static const char find_row_sql[] =
     "SELECT row_id FROM rows WHERE relation = ?1 AND row_key = ?2";
 static const char insert_row_sql[] =
-    "INSERT INTO rows(relation, row_key, evidence) VALUES (?1, ?2, ?3)";
-static const char set_row_sql[] = "UPDATE lock_waits SET row_id = ?2 WHERE wait_id = ?1";
+    "INSERT INTO rows(relation, row_key, evidence, grouped_by) VALUES (?1, ?2, ?3, ?3)";
+static const char set_row_sql[] =
+    "UPDATE lock_waits SET row_id = ?2, waiter_stmt = ?3 WHERE wait_id = ?1";
+static const char insert_rule_sql[] =
+    "INSERT INTO row_rules(shape, relation, col, arg, learned_from) VALUES (?1, ?2, ?3, ?4, ?5)";
+
+typedef struct wait_row {
+    int64_t wait_id, session_id, start_ts, stmt_id;
+    char rel[128], ctid[32], key[192];
+    char target_kind[16], target[160];
+    const char *grouped_by;
+    char *sql, *params, *prepare; /* the waiter's statement as the server ran it (owned) */
+    int keyed;
+    int via_ctid; /* keyed by a neighbour on its ctid: names no others */
+} wait_row;
+
+static char *dup_or_null(const char *s)
+{
+    return s ? ls_strdup(s) : NULL;
+}
+
+/*
+ * The waiter's logged statement among the candidates (in log order, each
+ * with its position relative to the wait's message): a duration line is
+ * written when the statement ends, so it is the first one after the
+ * wait's message; a log_statement line is written when it starts, so the
+ * last one before. Returns the index, or -1.
+ */
+typedef struct stmt_candidate {
+    int after;        /* logged after the wait's first message */
+    int has_duration; /* a duration line (end known) */
+} stmt_candidate;
+
+int ls_pick_waiter_stmt(const stmt_candidate *c, int n);
+int ls_pick_waiter_stmt(const stmt_candidate *c, int n)
+{
+    int i, before = -1;
+    for (i = 0; i < n; i++) {
+        if (c[i].after && c[i].has_duration)
+            return i;
+        if (!c[i].after && !c[i].has_duration)
+            before = i;
+    }
+    return before;
+}
+
+#define MAX_CANDIDATES 16
+
+/* Fill w->sql, params, prepare and stmt_id from the session's statements. */
+static int waiter_statement(ls_stmt *q, wait_row *w, const char *lock_stmt, int64_t file_id,
+                            int64_t line)
+{
+    stmt_candidate c[MAX_CANDIDATES];
+    int64_t ids[MAX_CANDIDATES];
+    char *text[MAX_CANDIDATES] = {0}, *params[MAX_CANDIDATES] = {0}, *prep[MAX_CANDIDATES] = {0};
+    int n = 0, rc, pick, i;
+
+    ls_stmt_reset(q);
+    ls_stmt_bind_int64(q, 1, w->session_id);
+    ls_stmt_bind_int64(q, 2, w->start_ts);
+    ls_stmt_bind_int64(q, 3, WAITER_STMT_WINDOW_US);
+    ls_stmt_bind_text(q, 4, lock_stmt);
+    while ((rc = ls_stmt_step(q)) == 1 && n < MAX_CANDIDATES) {
+        int64_t f = ls_stmt_int64(q, 1), l = ls_stmt_int64(q, 2);
+        c[n].after = f > file_id || (f == file_id && l > line);
+        c[n].has_duration = (int)ls_stmt_int64(q, 3);
+        ids[n] = ls_stmt_int64(q, 0);
+        text[n] = dup_or_null(ls_stmt_text(q, 4));
+        params[n] = ls_stmt_isnull(q, 5) ? NULL : dup_or_null(ls_stmt_text(q, 5));
+        prep[n] = ls_stmt_isnull(q, 6) ? NULL : dup_or_null(ls_stmt_text(q, 6));
+        n++;
+    }
+    pick = rc < 0 ? -1 : ls_pick_waiter_stmt(c, n);
+    for (i = 0; i < n; i++) {
+        if (i == pick) {
+            w->stmt_id = ids[i];
+            w->sql = text[i];
+            w->params = params[i];
+            w->prepare = prep[i];
+        } else {
+            free(text[i]);
+            free(params[i]);
+            free(prep[i]);
+        }
+    }
+    if (!w->sql && lock_stmt)
+        w->sql = ls_strdup(lock_stmt);
+    return rc < 0 ? rc : 0;
+}
 
 static int row_for(ls_stmt *find, ls_stmt *ins, const char *rel, const char *key,
                    const char *evidence, int64_t *out, ls_correlate_stats *stats)
@@ -63,69 +176,247 @@ static int row_for(ls_stmt *find, ls_stmt *ins, const char *rel, const char *key
     return 0;
 }
 
-static const char row_stats_sql[] =
-    "UPDATE rows SET"
-    " waits = (SELECT count(*) FROM lock_waits w WHERE w.row_id = rows.row_id),"
-    " total_wait_ms = (SELECT sum(waited_ms) FROM lock_waits w WHERE w.row_id = rows.row_id),"
-    " max_wait_ms = (SELECT max(waited_ms) FROM lock_waits w WHERE w.row_id = rows.row_id),"
-    " longest_chain = (SELECT max(chain_depth) FROM lock_waits w WHERE w.row_id = rows.row_id),"
-    " first_ts = (SELECT min(start_ts) FROM lock_waits w WHERE w.row_id = rows.row_id),"
-    " last_ts = (SELECT max(coalesce(end_ts, logged_ts)) FROM lock_waits w"
-    "            WHERE w.row_id = rows.row_id),"
-    " ctids = (SELECT group_concat(ctid, ' ') FROM (SELECT DISTINCT ctid FROM lock_waits w"
-    "          WHERE w.row_id = rows.row_id AND ctid IS NOT NULL ORDER BY ctid));";
+static int by_ctid(const void *a, const void *b)
+{
+    const wait_row *x = *(wait_row *const *)a, *y = *(wait_row *const *)b;
+    int c = strcmp(x->rel, y->rel);
+    if (!c)
+        c = strcmp(x->ctid, y->ctid);
+    return c ? c : (x->start_ts > y->start_ts) - (x->start_ts < y->start_ts);
+}
+
+/*
+ * Ctid chains: a wait with no key of its own on a row version (relation,
+ * ctid) that a keyed wait names within CTID_CHAIN_US is on that row.
+ * Waits are sorted by (relation, ctid, time); each unkeyed one takes the
+ * nearest keyed neighbour of its run.
+ */
+static void key_by_ctid(wait_row **v, size_t n)
+{
+    size_t i, j, run;
+    qsort(v, n, sizeof(*v), by_ctid);
+    for (i = 0; i < n; i = run) {
+        for (run = i + 1; run < n && strcmp(v[run]->rel, v[i]->rel) == 0 &&
+                          strcmp(v[run]->ctid, v[i]->ctid) == 0;
+             run++)
+            ;
+        for (j = i; j < run; j++) {
+            const wait_row *best = NULL;
+            int64_t best_d = CTID_CHAIN_US + 1;
+            size_t k;
+            if (v[j]->keyed)
+                continue;
+            for (k = i; k < run; k++) {
+                int64_t d = v[k]->start_ts - v[j]->start_ts;
+                if (d < 0)
+                    d = -d;
+                if (v[k]->keyed && !v[k]->via_ctid && d < best_d) {
+                    best = v[k];
+                    best_d = d;
+                }
+            }
+            if (best) {
+                snprintf(v[j]->key, sizeof(v[j]->key), "%s", best->key);
+                v[j]->grouped_by = LS_GROUPED_CTID;
+                v[j]->keyed = 1;
+                v[j]->via_ctid = 1;
+            }
+        }
+    }
+}
 
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *q = NULL, *find = NULL, *ins = NULL, *set = NULL;
+    ls_stmt *q = NULL, *cand = NULL, *find = NULL, *ins = NULL, *set = NULL, *rule = NULL;
+    wait_row *w = NULL, **byc = NULL;
+    ls_shape_rule *rules = NULL;
+    size_t n = 0, cap = 0, nrules = 0, i, j, nc = 0;
     int rc;
 
     if ((rc = ls_store_exec(s, "CREATE UNIQUE INDEX IF NOT EXISTS rows_key ON rows(relation,"
                                " row_key)")) != 0 ||
         (rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
         (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
         (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0 ||
-        (rc = ls_store_prepare(s, set_row_sql, &set)) != 0)
+        (rc = ls_store_prepare(s, set_row_sql, &set)) != 0 ||
+        (rc = ls_store_prepare(s, insert_rule_sql, &rule)) != 0)
         goto out;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        char rel[128], key[192], srel[128];
-        const char *relation = ls_stmt_isnull(q, 1) ? NULL : ls_stmt_text(q, 1);
-        const char *params = ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4);
-        const char *evidence;
-        int64_t row_id;
-        int have_key = ls_sql_row_key(ls_stmt_text(q, 3), params, srel, sizeof(srel), key,
-                                      sizeof(key));
 
-        /* PostgreSQL's relation name wins; the statement's is a fallback. */
-        if (have_key && (!relation || strcmp(relation, srel) == 0 || !strchr(srel, '.'))) {
-            snprintf(rel, sizeof(rel), "%s", relation ? relation : srel);
-            evidence = params && strchr(ls_stmt_text(q, 3), '$') ? "key from bind parameter"
-                                                                 : "key in statement";
-        } else if (!ls_stmt_isnull(q, 2)) {
-            snprintf(rel, sizeof(rel), "%s", relation ? relation : "?");
-            snprintf(key, sizeof(key), "ctid %s", ls_stmt_text(q, 2));
-            evidence = "ctid";
+    /* 1. Each wait's own evidence: its statement, parameters, PREPARE
+     * text, the CONTEXT of its first message. */
+    while ((rc = ls_stmt_step(q)) == 1) {
+        wait_row *r;
+        ls_rowkey k;
+        ls_rowkey_evidence ev;
+        const char *lock_stmt = ls_stmt_isnull(q, 7) ? NULL : ls_stmt_text(q, 7);
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 256;
+            wait_row *nw = realloc(w, ncap * sizeof(*w));
+            if (!nw) {
+                rc = LS_ENOMEM;
+                goto out;
+            }
+            w = nw;
+            cap = ncap;
+        }
+        r = &w[n];
+        memset(r, 0, sizeof(*r));
+        n++;
+        r->wait_id = ls_stmt_int64(q, 0);
+        r->session_id = ls_stmt_int64(q, 1);
+        r->start_ts = ls_stmt_int64(q, 2);
+        snprintf(r->rel, sizeof(r->rel), "%s", ls_stmt_isnull(q, 3) ? "" : ls_stmt_text(q, 3));
+        snprintf(r->ctid, sizeof(r->ctid), "%s", ls_stmt_isnull(q, 4) ? "" : ls_stmt_text(q, 4));
+        snprintf(r->target_kind, sizeof(r->target_kind), "%s", ls_stmt_text(q, 5));
+        snprintf(r->target, sizeof(r->target), "%s", ls_stmt_text(q, 6));
+        if (!ls_stmt_isnull(q, 1) &&
+            (rc = waiter_statement(cand, r, lock_stmt, ls_stmt_int64(q, 9),
+                                   ls_stmt_int64(q, 10))) != 0)
+            goto out;
+        if (!r->sql && lock_stmt && !(r->sql = ls_strdup(lock_stmt))) {
+            rc = LS_ENOMEM;
+            goto out;
+        }
+        ev.statement = r->sql;
+        ev.params = r->params;
+        ev.prepare = r->prepare;
+        ev.context = ls_stmt_isnull(q, 8) ? NULL : ls_stmt_text(q, 8);
+        ev.relation = r->rel[0] ? r->rel : NULL;
+        r->keyed = ls_rowkey_of(&ev, &k);
+        r->grouped_by = k.grouped_by;
+        if (r->keyed) {
+            if (!r->rel[0])
+                snprintf(r->rel, sizeof(r->rel), "%s", k.rel);
+            snprintf(r->key, sizeof(r->key), "%s", k.key);
+        }
+    }
+    if (rc < 0)
+        goto out;
+
+    /* 2. Row versions: unkeyed waits on a ctid a keyed wait names. */
+    byc = malloc((n ? n : 1) * sizeof(*byc));
+    if (!byc) {
+        rc = LS_ENOMEM;
+        goto out;
+    }
+    for (i = 0; i < n; i++)
+        if (w[i].ctid[0] && w[i].rel[0])
+            byc[nc++] = &w[i];
+    key_by_ctid(byc, nc);
+
+    /* 3. Rules: a statement that locked a row it does not name (a function
+     * call, an INSERT whose trigger updates a total) shows which argument
+     * is the key; the rule keys the instances with no other evidence. */
+    for (i = 0; i < n; i++) {
+        char rel[128], key[192];
+        const char *sql, *params;
+        char pbuf[1024];
+        ls_shape_rule r;
+        int dup = 0;
+        if (!w[i].keyed || !w[i].sql)
+            continue;
+        ls_rowkey_effective(w[i].sql, w[i].params, w[i].prepare, &sql, &params, pbuf,
+                            sizeof(pbuf));
+        if (ls_sql_row_key(sql, params, rel, sizeof(rel), key, sizeof(key)) &&
+            strcmp(rel, w[i].rel) == 0)
+            continue; /* the statement names the row itself: nothing to learn */
+        if (!ls_rowkey_learn(sql, params, w[i].rel, w[i].key, &r))
+            continue;
+        for (j = 0; j < nrules; j++)
+            if (strcmp(rules[j].shape, r.shape) == 0 && strcmp(rules[j].rel, r.rel) == 0)
+                dup = 1;
+        if (dup)
+            continue;
+        {
+            ls_shape_rule *nr = realloc(rules, (nrules + 1) * sizeof(*rules));
+            if (!nr) {
+                rc = LS_ENOMEM;
+                goto out;
+            }
+            rules = nr;
+            rules[nrules++] = r;
+        }
+        ls_stmt_reset(rule);
+        ls_stmt_bind_text(rule, 1, r.shape);
+        ls_stmt_bind_text(rule, 2, r.rel);
+        ls_stmt_bind_text(rule, 3, r.col);
+        ls_stmt_bind_int64(rule, 4, r.arg);
+        ls_stmt_bind_int64(rule, 5, w[i].wait_id);
+        if ((rc = ls_stmt_step(rule)) < 0)
+            goto out;
+    }
+    for (i = 0; i < n && nrules; i++) {
+        char shape[512], pbuf[1024];
+        const char *sql, *params;
+        if (w[i].keyed || !w[i].sql)
+            continue;
+        ls_rowkey_effective(w[i].sql, w[i].params, w[i].prepare, &sql, &params, pbuf,
+                            sizeof(pbuf));
+        ls_rowkey_shape(sql, shape, sizeof(shape));
+        for (j = 0; j < nrules && !w[i].keyed; j++) {
+            ls_rowkey k;
+            if ((!w[i].rel[0] || strcmp(rules[j].rel, w[i].rel) == 0) &&
+                ls_rowkey_apply(&rules[j], shape, sql, params, &k)) {
+                snprintf(w[i].key, sizeof(w[i].key), "%s", k.key);
+                if (!w[i].rel[0])
+                    snprintf(w[i].rel, sizeof(w[i].rel), "%s", k.rel);
+                w[i].grouped_by = LS_GROUPED_SHAPE;
+                w[i].keyed = 1;
+            }
+        }
+    }
+    /* A rule can key a wait whose ctid then keys others. */
+    if (nrules)
+        key_by_ctid(byc, nc);
+
+    /* 4. Write rows; what stays unkeyed is a fragment that says why. */
+    for (i = 0; i < n; i++) {
+        char rel[128], key[192], why[160];
+        const char *evidence = w[i].grouped_by;
+        int64_t row_id;
+        if (w[i].keyed) {
+            snprintf(rel, sizeof(rel), "%s", w[i].rel);
+            snprintf(key, sizeof(key), "%s", w[i].key);
+        } else if (w[i].ctid[0]) {
+            snprintf(rel, sizeof(rel), "%s", w[i].rel[0] ? w[i].rel : "?");
+            snprintf(key, sizeof(key), "ctid %s", w[i].ctid);
+            snprintf(why, sizeof(why), "ctid only: %s", evidence ? evidence : "no statement");
+            evidence = why;
         } else {
             /* Not a row: a relation, advisory or other lock, by its target. */
-            snprintf(rel, sizeof(rel), "%s", relation ? relation : ls_stmt_text(q, 5));
-            snprintf(key, sizeof(key), "%s", ls_stmt_text(q, 6));
+            snprintf(rel, sizeof(rel), "%s", w[i].rel[0] ? w[i].rel : w[i].target_kind);
+            snprintf(key, sizeof(key), "%s", w[i].target);
             evidence = "lock target";
         }
         if ((rc = row_for(find, ins, rel, key, evidence, &row_id, stats)) != 0)
             goto out;
         ls_stmt_reset(set);
-        ls_stmt_bind_int64(set, 1, ls_stmt_int64(q, 0));
+        ls_stmt_bind_int64(set, 1, w[i].wait_id);
         ls_stmt_bind_int64(set, 2, row_id);
+        if (w[i].stmt_id)
+            ls_stmt_bind_int64(set, 3, w[i].stmt_id);
         if ((rc = ls_stmt_step(set)) < 0)
             goto out;
     }
+    rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS lock_waits_row ON lock_waits(row_id);");
     if (rc == 0)
         rc = ls_store_exec(s, row_stats_sql);
 out:
+    for (i = 0; i < n; i++) {
+        free(w[i].sql);
+        free(w[i].params);
+        free(w[i].prepare);
+    }
+    free(w);
+    free(byc);
+    free(rules);
     ls_stmt_finalize(q);
+    ls_stmt_finalize(cand);
     ls_stmt_finalize(find);
     ls_stmt_finalize(ins);
     ls_stmt_finalize(set);
+    ls_stmt_finalize(rule);
     return rc < 0 ? rc : 0;
 }
 

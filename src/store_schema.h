@@ -70,7 +70,7 @@ static const char *const ls_schema_sql[] = {
     "  last_stmt INTEGER, statements INTEGER, sql_ms REAL, idle_ms REAL,\n"
     "  max_idle_ms REAL, commit_ms REAL);\n",
     "CREATE TABLE IF NOT EXISTS rows(\n"
-    "  row_id INTEGER PRIMARY KEY, relation TEXT, row_key TEXT, evidence TEXT,\n"
+    "  row_id INTEGER PRIMARY KEY, relation TEXT, row_key TEXT, evidence TEXT, grouped_by TEXT,\n"
     "  ctids TEXT, waits INTEGER, total_wait_ms REAL, max_wait_ms REAL,\n"
     "  holds INTEGER, mean_hold_ms REAL, capacity_per_s REAL, max_queue INTEGER,\n"
     "  max_queue_ts INTEGER, longest_chain INTEGER, first_ts INTEGER, last_ts INTEGER);\n",
@@ -82,6 +82,8 @@ static const char *const ls_schema_sql[] = {
     "  max_queue INTEGER, contended_ms REAL, sql_ms REAL, idle_ms REAL,\n"
     "  commit_ms REAL, head_state TEXT, observed_state TEXT,\n"
     "  observed_samples INTEGER);\n",
+    "CREATE TABLE IF NOT EXISTS row_rules(\n"
+    "  shape TEXT, relation TEXT, col TEXT, arg INTEGER, learned_from INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS row_queue(\n"
     "  row_id INTEGER, ts INTEGER, depth INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS spans(\n"
