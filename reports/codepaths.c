@@ -64,14 +64,14 @@ const char *ls_model_code_path_label(const char *group_by)
 }
 
 /*
- * Per code path: holds (blocking episodes) on hot rows, total / max / p95
+ * Blocking ranking, per code path: holds others waited for (blocking episodes) on hot rows, total / max / p95
  * hold, the waiting caused to others, and the waits it suffered itself.
  * The p95 is the nearest-rank value over the path's holds.
  */
 static const char ranking_fmt[] =
     "WITH labeled AS (SELECT h.hold_id, h.waits, h.waiter_ms,"
     "  (h.end_ts - h.start_ts) / 1000.0 AS hold_ms, %s AS label, %s AS source"
-    "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id),"
+    "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.waits > 0),"
     " ranked AS (SELECT *, row_number() OVER (PARTITION BY label ORDER BY hold_ms) AS rn,"
     "  count(*) OVER (PARTITION BY label) AS n FROM labeled),"
     " suffered AS (SELECT %s AS label, count(*) AS waits, sum(w.waited_ms) AS ms"
@@ -82,10 +82,43 @@ static const char ranking_fmt[] =
     " FROM ranked r LEFT JOIN suffered s ON s.label = r.label"
     " GROUP BY r.label ORDER BY sum(r.hold_ms) DESC, r.label LIMIT ?1";
 
+/*
+ * Occupancy ranking, per code path: every hold of a hot row, whether or not
+ * anyone waited long enough to be logged (rebuilt from statement logging):
+ * how long the path keeps the rows others need, and its share of the time
+ * the hot rows were held.
+ */
+static const char occupancy_fmt[] =
+    "WITH labeled AS (SELECT (h.end_ts - h.start_ts) / 1000.0 AS hold_ms, h.waits,"
+    "  %s AS label, %s AS source FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+    "  WHERE h.end_ts IS NOT NULL),"
+    " ranked AS (SELECT *, row_number() OVER (PARTITION BY label ORDER BY hold_ms) AS rn,"
+    "  count(*) OVER (PARTITION BY label) AS n FROM labeled)"
+    " SELECT label, min(source), count(*), sum(hold_ms), max(hold_ms),"
+    "  max(CASE WHEN rn = (95 * n + 99) / 100 THEN hold_ms END),"
+    "  sum(CASE WHEN waits > 0 THEN 1 ELSE 0 END),"
+    "  sum(hold_ms) * 100.0 / (SELECT sum(hold_ms) FROM labeled)"
+    " FROM ranked GROUP BY label ORDER BY sum(hold_ms) DESC, label LIMIT ?1";
+
+static void occupancy_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    ls_model_col_str(o, "code_path", q, 0);
+    ls_model_col_str(o, "named_by", q, 1);
+    ls_model_col_int(o, "holds", q, 2);
+    ls_model_col_ms(o, "total_hold_ms", q, 3);
+    ls_model_col_ms(o, "max_hold_ms", q, 4);
+    ls_model_col_ms(o, "p95_hold_ms", q, 5);
+    ls_model_col_int(o, "holds_waited_for", q, 6);
+    ls_model_col_ms(o, "share_pct", q, 7);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
 /* Where the path's hold time went: the parts summed over its holds. */
 static const char parts_fmt[] =
     "SELECT p.part, p.name, sum(p.ms) FROM hold_parts p JOIN holds h ON h.hold_id = p.hold_id"
-    " LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE %s = ?1"
+    " LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.waits > 0 AND %s = ?1"
     " GROUP BY p.part, p.name ORDER BY sum(p.ms) DESC LIMIT 20";
 
 /* Pairs of code paths that write the same two relations in opposite orders. */
@@ -165,6 +198,9 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     }
     if (rc < 0)
         goto out;
+    snprintf(sql, sizeof(sql), occupancy_fmt, groupings[g].label, groupings[g].source);
+    ls_model_each_row(m, sql, top, occupancy_row,
+                      cJSON_AddArrayToObject(report, "row_occupancy"));
     snprintf(order_sql, sizeof(order_sql), order_fmt, groupings[g].label);
     ls_model_each_row(m, order_sql, -1, order_row,
                       cJSON_AddArrayToObject(report, "lock_order_conflicts"));

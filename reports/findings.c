@@ -25,7 +25,7 @@ static const finding_rule rules[] = {
      "once, or commit first and make the call from an outbox afterwards. Every millisecond the "
      "call takes is a millisecond every other writer of the row waits.",
      "WITH hl AS (SELECT h.*, %s AS label FROM holds h LEFT JOIN tx_code c"
-     "  ON c.tx_id = h.tx_id)"
+     "  ON c.tx_id = h.tx_id WHERE h.waits > 0)"
      " SELECT sum(p.ms), hl.label || ' calls ' || p.name || ' while holding a hot row',"
      " printf('%%.0f ms of its %%.0f ms of holds on rows others waited for were spent in the "
      "span ''%%s'' (%%d holds, %%.0f ms of waiting caused).', sum(p.ms),"

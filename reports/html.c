@@ -253,6 +253,17 @@ static const column code_path_cols[] = {
     {"Waits suffered", "waits_suffered", COL_INT, 0},
 };
 
+static const column occupancy_cols[] = {
+    {"Code path", "code_path", COL_TEXT, 120},
+    {"Named by", "named_by", COL_TEXT, 40},
+    {"Holds of hot rows", "holds", COL_INT, 0},
+    {"of which waited for", "holds_waited_for", COL_INT, 0},
+    {"Total hold ms", "total_hold_ms", COL_MS, 0},
+    {"Max hold ms", "max_hold_ms", COL_MS, 0},
+    {"p95 hold ms", "p95_hold_ms", COL_MS, 0},
+    {"Share of hot-row time %", "share_pct", COL_MS, 0},
+};
+
 static const column part_cols[] = {
     {"Where the hold time went", "name", COL_TEXT, 120},
     {"ms", "ms", COL_MS, 0},
@@ -1148,6 +1159,13 @@ static void panel_worst(FILE *f, const cJSON *model)
 static void panel_code_paths(FILE *f, const cJSON *model)
 {
     const cJSON *c;
+    if (cJSON_GetArraySize(m_get(model, "row_occupancy")) > 0) {
+        fputs("<h3>Row occupancy: every hold of a hot row</h3>\n<p>How long each code path "
+              "kept the hot rows locked, whether or not anyone waited long enough to be "
+              "logged (from statement logging).</p>\n", f);
+        TABLE(f, occupancy_cols, m_get(model, "row_occupancy"));
+    }
+    fputs("<h3>Blocking: holds others waited for</h3>\n", f);
     if (cJSON_GetArraySize(m_get(model, "code_paths")) == 0) {
         fputs("<p>No transaction held a row others waited for.</p>\n", f);
         return;

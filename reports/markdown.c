@@ -539,6 +539,29 @@ static void code_paths(FILE *f, const cJSON *m)
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(m, "code_paths"), *c, *p;
     const cJSON *conflicts = cJSON_GetObjectItemCaseSensitive(m, "lock_order_conflicts");
     fputs("## Code paths holding locks longest\n\n", f);
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_occupancy")) > 0) {
+        fputs("### Row occupancy: every hold of a hot row\n\n"
+              "How long each code path kept the hot rows locked, whether or not anyone waited "
+              "long enough to be logged (from statement logging).\n\n"
+              "| Code path | Named by | Holds of hot rows | of which waited for | Total hold ms "
+              "| Max hold ms | p95 hold ms | Share of hot-row time % |\n"
+              "|---|---|---:|---:|---:|---:|---:|---:|\n",
+              f);
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(m, "row_occupancy")) {
+            fputs("|", f);
+            cell(f, m_str(c, "code_path"));
+            cell(f, m_str(c, "named_by"));
+            cell_num(f, c, "holds");
+            cell_num(f, c, "holds_waited_for");
+            cell_ms(f, c, "total_hold_ms");
+            cell_ms(f, c, "max_hold_ms");
+            cell_ms(f, c, "p95_hold_ms");
+            cell_ms(f, c, "share_pct");
+            fputs("\n", f);
+        }
+        fputs("\n", f);
+    }
+    fputs("### Blocking: holds others waited for\n\n", f);
     if (cJSON_GetArraySize(list) == 0) {
         fputs("No transaction held a row others waited for.\n\n", f);
         return;

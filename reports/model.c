@@ -473,7 +473,7 @@ static const char holds_sql[] =
     " h.end_hi, h.start_evidence, h.end_evidence, h.waits, h.waiter_ms, h.contended_ms,"
     " h.sql_ms, h.idle_ms, h.commit_ms, h.head_state, h.tx_id, r.relation, r.row_key"
     " FROM holds h JOIN rows r ON r.row_id = h.row_id"
-    " LEFT JOIN sessions se ON se.session_id = h.session_id"
+    " LEFT JOIN sessions se ON se.session_id = h.session_id WHERE h.waits > 0"
     " ORDER BY h.waiter_ms DESC, h.hold_id LIMIT ?1";
 
 static void ranked_hold(model_ctx *m, ls_stmt *q, void *arg)

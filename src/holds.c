@@ -422,25 +422,30 @@ out:
 
 /* ---- holds ---- */
 
+/* Holds others waited for: each (holder transaction, row) with its waits. */
 static const char groups_sql[] =
-    "SELECT w.holder_tx, w.row_id, min(w.start_ts), count(*), sum(w.waited_ms),"
-    " min(CASE WHEN w.outcome IN ('acquired', 'serialization_failure') THEN w.end_ts END),"
+    "SELECT h.tx_id, h.row_id, a.first_wait, a.n, a.ms, a.first_acq,"
     " t.session_id, t.pid, t.start_ts, t.end_ts, t.first_stmt, t.last_stmt, t.end_known,"
-    " r.relation, r.row_key, max(coalesce(w.end_ts, w.logged_ts)), t.sql_ms IS NOT NULL"
-    " FROM lock_waits w JOIN transactions t ON t.tx_id = w.holder_tx"
-    " JOIN rows r ON r.row_id = w.row_id"
-    " WHERE w.holder_tx IS NOT NULL GROUP BY w.holder_tx, w.row_id"
-    " ORDER BY w.row_id, min(w.start_ts)";
+    " r.relation, r.row_key, a.last_end, t.sql_ms IS NOT NULL, h.hold_id, h.lock_stmt,"
+    " h.start_ts, h.start_lo, h.start_hi, h.start_evidence"
+    " FROM (SELECT holder_tx, row_id, min(start_ts) AS first_wait, count(*) AS n,"
+    "   sum(waited_ms) AS ms, min(CASE WHEN outcome IN ('acquired', 'serialization_failure')"
+    "   THEN end_ts END) AS first_acq, max(coalesce(end_ts, logged_ts)) AS last_end"
+    "   FROM lock_waits WHERE holder_tx IS NOT NULL AND row_id IS NOT NULL"
+    "   GROUP BY holder_tx, row_id) a"
+    " JOIN holds h ON h.tx_id = a.holder_tx AND h.row_id = a.row_id"
+    " JOIN transactions t ON t.tx_id = h.tx_id JOIN rows r ON r.row_id = h.row_id"
+    " ORDER BY h.row_id, a.first_wait";
 
 static const char tx_statements_sql[] =
     "SELECT stmt_id, start_ts, end_ts, text, params FROM statements"
     " WHERE session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3 ORDER BY stmt_id";
 
-static const char insert_hold_sql[] =
-    "INSERT INTO holds(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
-    " start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms,"
-    " contended_ms, sql_ms, idle_ms, commit_ms, head_state) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)";
+static const char update_hold_sql[] =
+    "UPDATE holds SET start_ts = ?2, start_lo = ?3, start_hi = ?4, start_evidence = ?5,"
+    " end_ts = ?6, end_lo = ?7, end_hi = ?8, end_evidence = ?9, lock_stmt = ?10, waits = ?11,"
+    " waiter_ms = ?12, contended_ms = ?13, sql_ms = ?14, idle_ms = ?15, commit_ms = ?16,"
+    " head_state = ?17 WHERE hold_id = ?1";
 
 #define SNAPSHOT_STATE                                                                     \
     "CASE WHEN a.state = 'idle in transaction' OR a.state LIKE 'idle in transaction%' THEN"   \
@@ -456,7 +461,7 @@ static const char waiting_sql[] =
     "UPDATE holds SET head_state = 'waiting' WHERE head_state IN ('running', 'unknown') AND"
     " (SELECT sum(max(0, min(holds.end_ts, coalesce(w.end_ts, w.logged_ts))"
     "   - max(holds.end_ts - CAST(holds.contended_ms * 1000 AS INTEGER), w.start_ts)))"
-    "  FROM lock_waits w WHERE w.pid = holds.pid) >= holds.contended_ms * 500;";
+    "  FROM lock_waits w WHERE w.pid = holds.pid) >= holds.contended_ms * 500 AND waits > 0;";
 
 static const char observed_sql[] =
     "CREATE INDEX IF NOT EXISTS activity_pid ON activity(pid, ts);"
@@ -466,7 +471,7 @@ static const char observed_sql[] =
     "  AND holds.end_ts GROUP BY 1 ORDER BY count(*) DESC LIMIT 1),"
     " observed_samples = (SELECT count(*) FROM activity a WHERE a.pid = holds.pid"
     "  AND a.ts BETWEEN holds.end_ts - CAST(holds.contended_ms * 1000 AS INTEGER)"
-    "  AND holds.end_ts);"
+    "  AND holds.end_ts) WHERE holds.waits > 0;"
     "UPDATE holds SET head_state = observed_state WHERE observed_state IS NOT NULL"
     " AND (SELECT t.sql_ms IS NULL FROM transactions t WHERE t.tx_id = holds.tx_id);";
 
@@ -476,28 +481,38 @@ static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
     return hi > lo ? hi - lo : 0;
 }
 
+/*
+ * The start of a hold others waited for. The transaction pass found the
+ * locking statement where its text, parameters or a learned rule name
+ * the row; otherwise the holder's first write that addresses the row by
+ * key, else its first write to the relation, bounds it. A hold never
+ * starts after the first wait for it began (second-resolution times).
+ */
 int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *g = NULL, *sts = NULL, *ins = NULL;
+    ls_stmt *g = NULL, *sts = NULL, *upd = NULL;
     int rc;
 
     if ((rc = ls_store_prepare(s, groups_sql, &g)) != 0 ||
         (rc = ls_store_prepare(s, tx_statements_sql, &sts)) != 0 ||
-        (rc = ls_store_prepare(s, insert_hold_sql, &ins)) != 0)
+        (rc = ls_store_prepare(s, update_hold_sql, &upd)) != 0)
         goto out;
     while ((rc = ls_stmt_step(g)) == 1) {
-        int64_t first_wait = ls_stmt_int64(g, 2), tx_start = ls_stmt_int64(g, 8);
+        int64_t first_wait = ls_stmt_int64(g, 2);
         int tx_has_end = !ls_stmt_isnull(g, 9), first_acq_known = !ls_stmt_isnull(g, 5);
         int64_t tx_end = ls_stmt_int64(g, 9), first_acq = ls_stmt_int64(g, 5);
         int64_t last_wait_end = ls_stmt_int64(g, 15);
         const char *relation = ls_stmt_text(g, 13), *row_key = ls_stmt_text(g, 14);
-        int64_t lock_stmt = 0, start_lo = tx_start, start_hi = first_wait, first_write = 0;
+        int64_t lock_stmt = ls_stmt_isnull(g, 18) ? 0 : ls_stmt_int64(g, 18);
+        int64_t start_ts = ls_stmt_int64(g, 19), start_lo = ls_stmt_int64(g, 20);
+        int64_t start_hi = ls_stmt_int64(g, 21), first_write = 0;
         int64_t fw_lo = 0, fw_hi = 0, c_end, sql = 0, commit = 0, contended;
-        const char *start_ev = "bounded by transaction start and first wait";
+        char start_ev[96];
         const char *end_ev, *state;
         int64_t end_ts, end_lo, end_hi;
         double idle;
 
+        snprintf(start_ev, sizeof(start_ev), "%s", ls_stmt_text(g, 22));
         /* The end: the transaction's, bounded above by the first waiter's
          * acquisition (the lock was free then). */
         if (tx_has_end && first_acq_known && first_acq > tx_end &&
@@ -518,8 +533,9 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         c_end = end_ts > first_wait ? end_ts : first_wait;
         contended = c_end - first_wait;
 
-        /* The locking statement, and what the holder did while others
-         * waited: statements running (SQL, or the COMMIT) versus idle. */
+        /* What the holder did while others waited: statements running
+         * (SQL, or the COMMIT) versus idle; and, when the transaction
+         * pass did not find it, the locking statement. */
         ls_stmt_reset(sts);
         ls_stmt_bind_int64(sts, 1, ls_stmt_int64(g, 6));
         ls_stmt_bind_int64(sts, 2, ls_stmt_int64(g, 10));
@@ -529,23 +545,19 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
             int64_t st1 = ls_stmt_isnull(sts, 2) ? st0 : ls_stmt_int64(sts, 2);
             const char *text = ls_stmt_text(sts, 3);
             ls_sql_kind kind = ls_sql_kind_of(text);
+            char rel[128], key[192];
             /* Without a duration a COMMIT runs until the row is released;
              * other statements' running time is then unknown (counted idle). */
             if (ls_stmt_isnull(sts, 2) && (kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK))
                 st1 = end_ts;
-            char rel[128], key[192];
-
-            /* The first statement of the holder that addresses the row took
-             * the lock: it must precede the wait, so no time test (which
-             * second-resolution timestamps would get wrong). */
             if (!lock_stmt && kind == LS_SQL_WRITE &&
                 ls_sql_row_key(text, ls_stmt_isnull(sts, 4) ? NULL : ls_stmt_text(sts, 4), rel,
                                sizeof(rel), key, sizeof(key)) &&
                 strcmp(rel, relation) == 0 && strcmp(key, row_key) == 0) {
                 lock_stmt = ls_stmt_int64(sts, 0);
                 start_lo = st0;
-                start_hi = st1;
-                start_ev = "statement with the row's key";
+                start_ts = start_hi = st1;
+                snprintf(start_ev, sizeof(start_ev), "statement with the row's key");
             }
             if (!first_write && kind == LS_SQL_WRITE && st0 <= first_wait + 1000 &&
                 strstr(text, relation)) {
@@ -563,9 +575,15 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         if (!lock_stmt && first_write) {
             lock_stmt = first_write;
             start_lo = fw_lo;
-            start_hi = fw_hi;
-            start_ev = "first write to the relation";
+            start_ts = start_hi = fw_hi;
+            snprintf(start_ev, sizeof(start_ev), "first write to the relation");
         }
+        if (start_ts > first_wait)
+            start_ts = first_wait;
+        if (start_hi > first_wait)
+            start_hi = first_wait;
+        if (start_lo > start_ts)
+            start_lo = start_ts;
         idle = (double)(contended - sql - commit);
         if (idle < 0)
             idle = 0;
@@ -577,34 +595,27 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         if (!ls_stmt_int64(g, 16) && strcmp(state, "committing") != 0)
             state = "unknown";
 
-        ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(g, 1));
-        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(g, 0));
-        ls_stmt_bind_int64(ins, 3, ls_stmt_int64(g, 6));
-        ls_stmt_bind_int64(ins, 4, ls_stmt_int64(g, 7));
-        /* The row is locked when the statement updates it: for the
-         * single-row statements that lock hot rows that is its end (after
-         * any wait of its own), the start being the earliest possible. */
-        ls_stmt_bind_int64(ins, 5, lock_stmt ? start_hi : start_lo);
-        ls_stmt_bind_int64(ins, 6, start_lo);
-        ls_stmt_bind_int64(ins, 7, start_hi);
-        ls_stmt_bind_text(ins, 8, start_ev);
-        ls_stmt_bind_int64(ins, 9, end_ts);
-        ls_stmt_bind_int64(ins, 10, end_lo);
-        ls_stmt_bind_int64(ins, 11, end_hi);
-        ls_stmt_bind_text(ins, 12, end_ev);
+        ls_stmt_reset(upd);
+        ls_stmt_bind_int64(upd, 1, ls_stmt_int64(g, 17));
+        ls_stmt_bind_int64(upd, 2, start_ts);
+        ls_stmt_bind_int64(upd, 3, start_lo);
+        ls_stmt_bind_int64(upd, 4, start_hi);
+        ls_stmt_bind_text(upd, 5, start_ev);
+        ls_stmt_bind_int64(upd, 6, end_ts);
+        ls_stmt_bind_int64(upd, 7, end_lo);
+        ls_stmt_bind_int64(upd, 8, end_hi);
+        ls_stmt_bind_text(upd, 9, end_ev);
         if (lock_stmt)
-            ls_stmt_bind_int64(ins, 13, lock_stmt);
-        ls_stmt_bind_int64(ins, 14, ls_stmt_int64(g, 3));
-        ls_stmt_bind_double(ins, 15, ls_stmt_double(g, 4));
-        ls_stmt_bind_double(ins, 16, (double)contended / 1000.0);
-        ls_stmt_bind_double(ins, 17, (double)sql / 1000.0);
-        ls_stmt_bind_double(ins, 18, idle / 1000.0);
-        ls_stmt_bind_double(ins, 19, (double)commit / 1000.0);
-        ls_stmt_bind_text(ins, 20, state);
-        if ((rc = ls_stmt_step(ins)) < 0)
+            ls_stmt_bind_int64(upd, 10, lock_stmt);
+        ls_stmt_bind_int64(upd, 11, ls_stmt_int64(g, 3));
+        ls_stmt_bind_double(upd, 12, ls_stmt_double(g, 4));
+        ls_stmt_bind_double(upd, 13, (double)contended / 1000.0);
+        ls_stmt_bind_double(upd, 14, (double)sql / 1000.0);
+        ls_stmt_bind_double(upd, 15, idle / 1000.0);
+        ls_stmt_bind_double(upd, 16, (double)commit / 1000.0);
+        ls_stmt_bind_text(upd, 17, state);
+        if ((rc = ls_stmt_step(upd)) < 0)
             goto out;
-        stats->holds++;
     }
     /* pg_stat_activity snapshots taken while others waited say what the
      * holder was doing; where the log has no durations they decide. */
@@ -614,14 +625,17 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         rc = ls_store_exec(s, observed_sql);
     if (rc == 0)
         rc = ls_store_exec(
-            s, "UPDATE rows SET holds = (SELECT count(*) FROM holds h WHERE h.row_id ="
-               " rows.row_id), mean_hold_ms = (SELECT avg(end_ts - start_ts) / 1000.0 FROM"
-               " holds h WHERE h.row_id = rows.row_id);"
+            s, "CREATE INDEX IF NOT EXISTS holds_row ON holds(row_id);"
+               "UPDATE rows SET holds = (SELECT count(*) FROM holds h WHERE h.row_id ="
+               " rows.row_id AND h.waits > 0), occupancy_holds = (SELECT count(*) FROM holds h"
+               " WHERE h.row_id = rows.row_id), occupied_ms = (SELECT sum(h.end_ts - h.start_ts)"
+               " / 1000.0 FROM holds h WHERE h.row_id = rows.row_id), mean_hold_ms = (SELECT"
+               " avg(end_ts - start_ts) / 1000.0 FROM holds h WHERE h.row_id = rows.row_id);"
                "UPDATE rows SET capacity_per_s = 1000.0 / mean_hold_ms WHERE mean_hold_ms > 0;");
 out:
     ls_stmt_finalize(g);
     ls_stmt_finalize(sts);
-    ls_stmt_finalize(ins);
+    ls_stmt_finalize(upd);
     return rc < 0 ? rc : 0;
 }
 

@@ -73,7 +73,8 @@ static const char *const ls_schema_sql[] = {
     "  row_id INTEGER PRIMARY KEY, relation TEXT, row_key TEXT, evidence TEXT, grouped_by TEXT,\n"
     "  ctids TEXT, waits INTEGER, total_wait_ms REAL, max_wait_ms REAL,\n"
     "  holds INTEGER, mean_hold_ms REAL, capacity_per_s REAL, max_queue INTEGER,\n"
-    "  max_queue_ts INTEGER, longest_chain INTEGER, first_ts INTEGER, last_ts INTEGER);\n",
+    "  max_queue_ts INTEGER, longest_chain INTEGER, first_ts INTEGER, last_ts INTEGER,\n"
+    "  occupancy_holds INTEGER, occupied_ms REAL);\n",
     "CREATE TABLE IF NOT EXISTS holds(\n"
     "  hold_id INTEGER PRIMARY KEY, row_id INTEGER, tx_id INTEGER, session_id INTEGER,\n"
     "  pid INTEGER, start_ts INTEGER, start_lo INTEGER, start_hi INTEGER,\n"

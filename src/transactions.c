@@ -9,10 +9,16 @@
  * ("commit start") and its idle time is unknown. A transaction still open
  * when its session disconnects ends there.
  *
- * Only sessions that took part in a wait, a deadlock or a lock error are
- * rebuilt: the report is about them, and a log can hold millions of
- * unrelated autocommit statements.
+ * Every session's statements are read once, in log order per session.
+ * A transaction is stored when its session took part in a wait, a
+ * deadlock or a lock error (the report is about them), or when it locked
+ * a hot row: a logical row that some logged wait was for (holds.c). Each
+ * such lock becomes a hold, one per (transaction, row), from the moment
+ * the row was locked (the end of the locking statement, which includes
+ * any wait of its own) to the end of the transaction. A log can hold
+ * millions of unrelated autocommit statements: they are read, not stored.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +26,7 @@
 #include "correlate_int.h"
 #include "ls_buf.h"
 #include "ls_sqlshape.h"
+#include "rowkey.h"
 
 static const char interest_sql[] =
     "DROP TABLE IF EXISTS temp.interest;"
@@ -32,16 +39,48 @@ static const char interest_sql[] =
 
 static const char statements_sql[] =
     "SELECT st.session_id, st.stmt_id, st.pid, st.start_ts, st.end_ts, st.duration_ms,"
-    " st.text, st.xid, st.vxid, se.end_ts"
-    " FROM statements st JOIN interest i ON i.session_id = st.session_id"
+    " st.text, st.xid, st.vxid, se.end_ts, i.session_id IS NOT NULL, st.params, st.prepare"
+    " FROM statements st LEFT JOIN interest i ON i.session_id = st.session_id"
     " JOIN sessions se ON se.session_id = st.session_id"
     " ORDER BY st.session_id, st.stmt_id";
+
+/* Hot rows: logical rows with a key that some logged wait was for. */
+static const char hot_rows_sql[] =
+    "SELECT row_id, relation, row_key FROM rows WHERE row_key NOT LIKE 'ctid %'"
+    " AND evidence <> 'lock target' ORDER BY relation, row_key";
+static const char rules_sql[] = "SELECT shape, relation, col, arg FROM row_rules";
+/* Waits that ended with the lock acquired, per session, in time order:
+ * where the log has no durations they say when a locking statement got
+ * its row. */
+static const char acquired_sql[] =
+    "SELECT session_id, end_ts FROM lock_waits WHERE outcome = 'acquired'"
+    " AND session_id IS NOT NULL AND end_ts IS NOT NULL ORDER BY session_id, end_ts";
+
+static const char insert_hold_sql[] =
+    "INSERT INTO holds(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
+    " start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?9, ?10, ?11, 0, 0)";
+
+/* Holds of rows others waited for whose locking statement the log does
+ * not show (a fragment, a function no rule resolves): bounded by the
+ * transaction's start and the first wait. */
+static const char wait_holds_sql[] =
+    "CREATE INDEX IF NOT EXISTS holds_tx_row ON holds(tx_id, row_id);"
+    "INSERT INTO holds(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
+    " start_evidence, end_ts, end_lo, end_hi, end_evidence, waits, waiter_ms)"
+    " SELECT w.row_id, w.holder_tx, t.session_id, t.pid, t.start_ts, t.start_ts,"
+    "  min(w.start_ts), 'bounded by transaction start and first wait', t.end_ts, t.end_ts,"
+    "  t.end_ts, t.end_known, 0, 0"
+    " FROM lock_waits w JOIN transactions t ON t.tx_id = w.holder_tx"
+    " WHERE w.row_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM holds h"
+    "  WHERE h.tx_id = w.holder_tx AND h.row_id = w.row_id)"
+    " GROUP BY w.holder_tx, w.row_id;";
 
 static const char insert_tx_sql[] =
     "INSERT INTO transactions(session_id, pid, xid, vxid, explicit, start_ts, start_known,"
     " end_ts, end_known, outcome, first_stmt, last_stmt, statements, sql_ms, idle_ms,"
     " max_idle_ms, commit_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-    " ?13, ?14, ?15, ?16, ?17)";
+    " ?13, ?14, ?15, ?16, ?17) RETURNING tx_id";
 
 /* Links from waits, errors and deadlock participants to transactions. */
 static const char link_sql[] =
@@ -54,10 +93,10 @@ static const char link_sql[] =
     "  WHERE t.session_id = lock_waits.session_id AND t.start_ts <= lock_waits.start_ts + 1000"
     "  AND (t.end_ts IS NULL OR t.end_ts >= lock_waits.start_ts)"
     "  ORDER BY t.start_ts DESC LIMIT 1),"
-    " waiter_stmt = (SELECT st.stmt_id FROM statements st"
+    " waiter_stmt = coalesce(waiter_stmt, (SELECT st.stmt_id FROM statements st"
     "  WHERE st.session_id = lock_waits.session_id AND st.start_ts <= lock_waits.start_ts + 1000"
     "  AND (st.end_ts IS NULL OR st.end_ts >= lock_waits.start_ts)"
-    "  ORDER BY st.start_ts DESC, st.stmt_id DESC LIMIT 1);"
+    "  ORDER BY st.start_ts DESC, st.stmt_id DESC LIMIT 1));"
     /* The row lock's holder: the awaited transaction for a transaction
      * lock; for a tuple lock the queue head holds the tuple lock and waits
      * for the row's holder itself, one hop further. */
@@ -102,6 +141,16 @@ static const char link_sql[] =
     "  WHERE t.session_id = deadlock_procs.session_id AND t.start_ts <= d.ts"
     "  AND (t.end_ts IS NULL OR t.end_ts >= d.ts - 1000) ORDER BY t.start_ts DESC LIMIT 1);";
 
+#define MAX_TX_LOCKS 16 /* hot rows one transaction locks (more are not held apart) */
+
+/* One hot row a transaction locked, and when. */
+typedef struct tx_lock {
+    int64_t row_id, stmt_id;
+    int64_t lo, hi;      /* the statement's start and end (hi = lo without a duration) */
+    int64_t next_start;  /* the next statement's start in the transaction, 0 if none yet */
+    int has_end;
+} tx_lock;
+
 typedef struct tx_state {
     int open;
     int64_t session_id, pid, xid, first_stmt, last_stmt, statements;
@@ -112,14 +161,174 @@ typedef struct tx_state {
     const char *start_known, *end_known, *outcome;
     double sql_ms, idle_ms, max_idle_ms, commit_ms;
     int durations; /* every statement had a duration */
+    int interest;  /* its session took part in a wait, deadlock or lock error */
+    int nlocks;
+    tx_lock locks[MAX_TX_LOCKS];
 } tx_state;
 
-static int tx_insert(ls_stmt *ins, tx_state *t, ls_correlate_stats *stats)
+typedef struct hot_row {
+    int64_t row_id;
+    char *rel, *key;
+} hot_row;
+
+typedef struct acquired {
+    int64_t session_id, ts;
+} acquired;
+
+/* What the pass reads once and consults per statement. */
+typedef struct tx_pass {
+    ls_stmt *ins, *hold;
+    hot_row *hot;
+    size_t nhot;
+    ls_shape_rule *rules;
+    size_t nrules;
+    acquired *acq;
+    size_t nacq;
+    int64_t holds;
+} tx_pass;
+
+static int cmp_hot(const char *rel, const char *key, const hot_row *h)
 {
+    int c = strcmp(rel, h->rel);
+    return c ? c : strcmp(key, h->key);
+}
+
+/* The hot row (rel, key), or 0. */
+static int64_t hot_lookup(const tx_pass *p, const char *rel, const char *key)
+{
+    size_t lo = 0, hi = p->nhot;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_hot(rel, key, &p->hot[mid]);
+        if (c == 0)
+            return p->hot[mid].row_id;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 0;
+}
+
+/* The first acquisition of the session at or after `from` and before
+ * `until` (0: no bound), or 0. */
+static int64_t acquired_between(const tx_pass *p, int64_t session, int64_t from, int64_t until)
+{
+    size_t lo = 0, hi = p->nacq;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const acquired *a = &p->acq[mid];
+        if (a->session_id < session || (a->session_id == session && a->ts < from))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < p->nacq && p->acq[lo].session_id == session && (!until || p->acq[lo].ts < until))
+        return p->acq[lo].ts;
+    return 0;
+}
+
+static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q)
+{
+    int i;
+    tx_lock *l;
+    for (i = 0; i < t->nlocks; i++)
+        if (t->locks[i].row_id == row_id)
+            return; /* held since its first lock: one hold per (transaction, row) */
+    if (t->nlocks == MAX_TX_LOCKS)
+        return;
+    l = &t->locks[t->nlocks++];
+    memset(l, 0, sizeof(*l));
+    l->row_id = row_id;
+    l->stmt_id = ls_stmt_int64(q, 1);
+    l->lo = ls_stmt_int64(q, 3);
+    l->has_end = !ls_stmt_isnull(q, 4);
+    l->hi = l->has_end ? ls_stmt_int64(q, 4) : l->lo;
+}
+
+/* The hot rows the current statement locks: the row its text, bound
+ * parameters or PREPARE text address, and the rows learned rules say its
+ * shape locks (a function's, a trigger's). */
+static void statement_locks(const tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_kind kind)
+{
+    const char *text = ls_stmt_text(q, 6);
+    const char *params = ls_stmt_isnull(q, 11) ? NULL : ls_stmt_text(q, 11);
+    const char *prepare = ls_stmt_isnull(q, 12) ? NULL : ls_stmt_text(q, 12);
+    ls_rowkey_evidence ev = {text, params, prepare, NULL, NULL};
+    ls_rowkey k;
+    int64_t row;
+    size_t i;
+
+    if (!p->nhot || kind == LS_SQL_BEGIN || kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK)
+        return;
+    if ((kind == LS_SQL_WRITE || prepare) && ls_rowkey_of(&ev, &k) &&
+        (row = hot_lookup(p, k.rel, k.key)) != 0)
+        tx_add_lock(t, row, q);
+    if (p->nrules) {
+        const char *sql, *pp;
+        char pbuf[1024], shape[512];
+        ls_rowkey_effective(text, params, prepare, &sql, &pp, pbuf, sizeof(pbuf));
+        ls_rowkey_shape(sql, shape, sizeof(shape));
+        for (i = 0; i < p->nrules; i++)
+            if (ls_rowkey_apply(&p->rules[i], shape, sql, pp, &k) &&
+                (row = hot_lookup(p, k.rel, k.key)) != 0)
+                tx_add_lock(t, row, q);
+    }
+}
+
+/* The holds of a stored transaction: when each row was locked, to the
+ * transaction's end. */
+static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
+{
+    int i, rc;
+    for (i = 0; i < t->nlocks; i++) {
+        const tx_lock *l = &t->locks[i];
+        int64_t ts = l->hi, hi = l->hi, acq;
+        const char *ev = "end of the locking statement";
+        if (!l->has_end) {
+            /* log_statement = 'all': the statement's start; a logged wait
+             * of its own ended when the row was got. */
+            acq = acquired_between(p, t->session_id, l->lo, l->next_start);
+            if (acq) {
+                ts = hi = acq;
+                ev = "acquired after the locking statement's logged wait";
+            } else {
+                ts = l->lo;
+                hi = l->next_start ? l->next_start : l->lo;
+                ev = "start of the locking statement (no duration logged)";
+            }
+        }
+        if (t->has_end && ts > t->end_ts)
+            ts = t->end_ts;
+        ls_stmt_reset(p->hold);
+        ls_stmt_bind_int64(p->hold, 1, l->row_id);
+        ls_stmt_bind_int64(p->hold, 2, tx_id);
+        ls_stmt_bind_int64(p->hold, 3, t->session_id);
+        ls_stmt_bind_int64(p->hold, 4, t->pid);
+        ls_stmt_bind_int64(p->hold, 5, ts);
+        ls_stmt_bind_int64(p->hold, 6, l->lo);
+        ls_stmt_bind_int64(p->hold, 7, hi);
+        ls_stmt_bind_text(p->hold, 8, ev);
+        if (t->has_end)
+            ls_stmt_bind_int64(p->hold, 9, t->end_ts);
+        ls_stmt_bind_text(p->hold, 10, t->end_known);
+        ls_stmt_bind_int64(p->hold, 11, l->stmt_id);
+        if ((rc = ls_stmt_step(p->hold)) < 0)
+            return rc;
+        p->holds++;
+    }
+    return 0;
+}
+
+static int tx_insert(tx_pass *p, tx_state *t, ls_correlate_stats *stats)
+{
+    ls_stmt *ins = p->ins;
     int rc;
     if (!t->open)
         return 0;
     t->open = 0;
+    if (!t->interest && !t->nlocks)
+        return 0; /* read, not stored: nobody waited and it locked no hot row */
     ls_stmt_reset(ins);
     ls_stmt_bind_int64(ins, 1, t->session_id);
     ls_stmt_bind_int64(ins, 2, t->pid);
@@ -143,13 +352,17 @@ static int tx_insert(ls_stmt *ins, tx_state *t, ls_correlate_stats *stats)
         ls_stmt_bind_double(ins, 17, t->commit_ms);
     }
     rc = ls_stmt_step(ins);
+    if (rc < 0)
+        return rc;
     stats->transactions++;
-    return rc < 0 ? rc : 0;
+    if (rc != 1)
+        return LS_ESTORE;
+    return tx_holds(p, t, ls_stmt_int64(ins, 0));
 }
 
 static void tx_open(tx_state *t, ls_stmt *q, int explicit_tx)
 {
-    memset(t, 0, sizeof(*t));
+    memset(t, 0, offsetof(tx_state, locks));
     t->open = 1;
     t->explicit_tx = explicit_tx;
     t->session_id = ls_stmt_int64(q, 0);
@@ -157,6 +370,7 @@ static void tx_open(tx_state *t, ls_stmt *q, int explicit_tx)
     t->start_ts = ls_stmt_int64(q, 3);
     t->start_known = explicit_tx ? "BEGIN" : "statement";
     t->durations = 1;
+    t->interest = (int)ls_stmt_int64(q, 10);
 }
 
 /* Add the current statement to the open transaction. */
@@ -166,9 +380,13 @@ static void tx_add(tx_state *t, ls_stmt *q, int is_commit)
     int has_end = !ls_stmt_isnull(q, 4);
     int64_t end = has_end ? ls_stmt_int64(q, 4) : start;
     const char *vxid = ls_stmt_text(q, 8);
+    int i;
 
     if (!t->statements)
         t->first_stmt = ls_stmt_int64(q, 1);
+    for (i = 0; i < t->nlocks; i++)
+        if (!t->locks[i].next_start && t->locks[i].stmt_id != ls_stmt_int64(q, 1))
+            t->locks[i].next_start = start;
     t->last_stmt = ls_stmt_int64(q, 1);
     t->statements++;
     if (!t->xid && !ls_stmt_isnull(q, 7))
@@ -196,7 +414,7 @@ static void tx_add(tx_state *t, ls_stmt *q, int is_commit)
 
 /* End a session's open transaction: at disconnection, else where it was
  * last seen. */
-static int tx_close_session(ls_stmt *ins, tx_state *t, int64_t session_end, int have_end,
+static int tx_close_session(tx_pass *p, tx_state *t, int64_t session_end, int have_end,
                             ls_correlate_stats *stats)
 {
     if (!t->open)
@@ -211,25 +429,106 @@ static int tx_close_session(ls_stmt *ins, tx_state *t, int64_t session_end, int 
             t->outcome = "open";
         }
     }
-    return tx_insert(ins, t, stats);
+    return tx_insert(p, t, stats);
+}
+
+/* Load hot rows, learned rules and acquisitions into the pass. */
+static int tx_pass_load(ls_store *s, tx_pass *p)
+{
+    ls_stmt *q = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, hot_rows_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        hot_row *nh = realloc(p->hot, (p->nhot + 1) * sizeof(*p->hot));
+        if (!nh) {
+            rc = LS_ENOMEM;
+            break;
+        }
+        p->hot = nh;
+        nh[p->nhot].row_id = ls_stmt_int64(q, 0);
+        nh[p->nhot].rel = ls_strdup(ls_stmt_text(q, 1));
+        nh[p->nhot].key = ls_strdup(ls_stmt_text(q, 2));
+        if (!nh[p->nhot].rel || !nh[p->nhot].key) {
+            free(nh[p->nhot].rel);
+            free(nh[p->nhot].key);
+            rc = LS_ENOMEM;
+            break;
+        }
+        p->nhot++;
+    }
+    ls_stmt_finalize(q);
+    q = NULL;
+    if (rc < 0 || (rc = ls_store_prepare(s, rules_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        ls_shape_rule *nr = realloc(p->rules, (p->nrules + 1) * sizeof(*p->rules));
+        if (!nr) {
+            rc = LS_ENOMEM;
+            break;
+        }
+        p->rules = nr;
+        memset(&nr[p->nrules], 0, sizeof(*nr));
+        snprintf(nr[p->nrules].shape, sizeof(nr->shape), "%s", ls_stmt_text(q, 0));
+        snprintf(nr[p->nrules].rel, sizeof(nr->rel), "%s", ls_stmt_text(q, 1));
+        snprintf(nr[p->nrules].col, sizeof(nr->col), "%s", ls_stmt_text(q, 2));
+        nr[p->nrules].arg = (int)ls_stmt_int64(q, 3);
+        p->nrules++;
+    }
+    ls_stmt_finalize(q);
+    q = NULL;
+    if (rc < 0 || (rc = ls_store_prepare(s, acquired_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        acquired *na = realloc(p->acq, (p->nacq + 1) * sizeof(*p->acq));
+        if (!na) {
+            rc = LS_ENOMEM;
+            break;
+        }
+        p->acq = na;
+        na[p->nacq].session_id = ls_stmt_int64(q, 0);
+        na[p->nacq].ts = ls_stmt_int64(q, 1);
+        p->nacq++;
+    }
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+static void tx_pass_free(tx_pass *p)
+{
+    size_t i;
+    for (i = 0; i < p->nhot; i++) {
+        free(p->hot[i].rel);
+        free(p->hot[i].key);
+    }
+    free(p->hot);
+    free(p->rules);
+    free(p->acq);
+    ls_stmt_finalize(p->ins);
+    ls_stmt_finalize(p->hold);
 }
 
 int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *q = NULL, *ins = NULL;
-    tx_state t;
+    ls_stmt *q = NULL;
+    tx_pass p;
+    tx_state *t = ls_calloc(1, sizeof(*t));
     int64_t session = -1, session_end = 0;
     int rc, have_session_end = 0;
 
-    memset(&t, 0, sizeof(t));
-    if ((rc = ls_store_exec(s, interest_sql)) != 0 ||
+    memset(&p, 0, sizeof(p));
+    if (!t)
+        return LS_ENOMEM;
+    if ((rc = ls_store_exec(s, interest_sql)) != 0 || (rc = tx_pass_load(s, &p)) != 0 ||
         (rc = ls_store_prepare(s, statements_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, insert_tx_sql, &ins)) != 0)
+        (rc = ls_store_prepare(s, insert_tx_sql, &p.ins)) != 0 ||
+        (rc = ls_store_prepare(s, insert_hold_sql, &p.hold)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_sql_kind kind = ls_sql_kind_of(ls_stmt_text(q, 6));
         if (ls_stmt_int64(q, 0) != session) {
-            if ((rc = tx_close_session(ins, &t, session_end, have_session_end, stats)) != 0)
+            if ((rc = tx_close_session(&p, t, session_end, have_session_end, stats)) != 0)
                 goto out;
             session = ls_stmt_int64(q, 0);
             have_session_end = !ls_stmt_isnull(q, 9);
@@ -237,44 +536,50 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         }
         switch (kind) {
         case LS_SQL_BEGIN:
-            if (t.open) { /* BEGIN inside a transaction: PostgreSQL warns, nothing ends */
-                tx_add(&t, q, 0);
+            if (t->open) { /* BEGIN inside a transaction: PostgreSQL warns, nothing ends */
+                tx_add(t, q, 0);
                 break;
             }
-            tx_open(&t, q, 1);
-            tx_add(&t, q, 0);
+            tx_open(t, q, 1);
+            tx_add(t, q, 0);
             break;
         case LS_SQL_COMMIT:
         case LS_SQL_ROLLBACK:
-            if (!t.open) /* its BEGIN was not logged: a transaction of its own */
-                tx_open(&t, q, 0);
-            tx_add(&t, q, 1);
-            t.end_known = ls_stmt_isnull(q, 4) ? "commit start" : "commit";
-            t.outcome = kind == LS_SQL_COMMIT ? "commit" : "rollback";
-            if ((rc = tx_insert(ins, &t, stats)) != 0)
+            if (!t->open) /* its BEGIN was not logged: a transaction of its own */
+                tx_open(t, q, 0);
+            tx_add(t, q, 1);
+            t->end_known = ls_stmt_isnull(q, 4) ? "commit start" : "commit";
+            t->outcome = kind == LS_SQL_COMMIT ? "commit" : "rollback";
+            if ((rc = tx_insert(&p, t, stats)) != 0)
                 goto out;
             break;
         default:
-            if (t.open && t.explicit_tx) {
-                tx_add(&t, q, 0);
+            if (t->open && t->explicit_tx) {
+                tx_add(t, q, 0);
+                statement_locks(&p, t, q, kind);
             } else {
-                tx_open(&t, q, 0);
-                tx_add(&t, q, 0);
-                t.end_known = ls_stmt_isnull(q, 4) ? "statement start" : "statement";
-                t.outcome = "commit";
-                if ((rc = tx_insert(ins, &t, stats)) != 0)
+                tx_open(t, q, 0);
+                tx_add(t, q, 0);
+                statement_locks(&p, t, q, kind);
+                t->end_known = ls_stmt_isnull(q, 4) ? "statement start" : "statement";
+                t->outcome = "commit";
+                if ((rc = tx_insert(&p, t, stats)) != 0)
                     goto out;
             }
             break;
         }
     }
     if (rc == 0)
-        rc = tx_close_session(ins, &t, session_end, have_session_end, stats);
+        rc = tx_close_session(&p, t, session_end, have_session_end, stats);
     if (rc == 0)
         rc = ls_store_exec(s, link_sql);
+    if (rc == 0)
+        rc = ls_store_exec(s, wait_holds_sql);
 out:
+    stats->holds = p.holds;
     ls_stmt_finalize(q);
-    ls_stmt_finalize(ins);
+    tx_pass_free(&p);
+    free(t);
     return rc < 0 ? rc : 0;
 }
 
