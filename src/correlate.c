@@ -45,13 +45,16 @@ static const char episodes_sql[] =
 static const char insert_wait_sql[] =
     "INSERT INTO lock_waits(session_id, pid, mode, target_kind, target, target_xid, rel_oid,"
     " db_oid, relation, ctid, start_ts, logged_ts, end_ts, waited_ms, outcome, statement,"
-    " holders, queue, blocker_pid, first_event, file_id, line)"
+    " holders, queue, blocker_pid, first_event, file_id, line, end_file, end_line)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-    " ?19, ?20, ?21, ?22)";
+    " ?19, ?20, ?21, ?22, ?23, ?24)";
 
 /* Close waits that ended in an error rather than a lock message. */
 static const char close_by_error_sql[] =
-    "UPDATE lock_waits SET outcome = e.class, end_ts = e.ts"
+    /* The wait lasted until the error: "after X ms" was only when it was
+     * first logged. */
+    "UPDATE lock_waits SET outcome = e.class, end_ts = e.ts, end_file = e.file_id,"
+    " end_line = e.line, waited_ms = max(waited_ms, (e.ts - lock_waits.start_ts) / 1000.0)"
     " FROM (SELECT w.wait_id, (SELECT e.error_id FROM errors e WHERE e.pid = w.pid"
     "         AND e.ts >= w.logged_ts ORDER BY e.ts, e.error_id LIMIT 1) AS error_id"
     "       FROM lock_waits w WHERE w.outcome IS NULL) f"
@@ -79,11 +82,46 @@ static const char relations_sql[] =
     "  WHERE r.db_oid = lock_waits.db_oid AND r.rel_oid = lock_waits.rel_oid)"
     " WHERE relation IS NULL AND rel_oid IS NOT NULL;";
 
-/* The wait of `pid` open at time t, if any. */
+/* The waits of `pid` around time ?2 (?3: the timestamps' resolution),
+ * with their log positions; ls_wait_open_at() decides. */
 static const char open_wait_sql[] =
-    "SELECT wait_id, blocker_pid, target_kind, target_xid FROM lock_waits"
-    " WHERE pid = ?1 AND start_ts <= ?2 AND (end_ts IS NULL OR end_ts >= ?2)"
-    " ORDER BY start_ts DESC LIMIT 1";
+    "SELECT wait_id, blocker_pid, target_kind, target_xid, start_ts, end_ts, file_id, line,"
+    " end_file, end_line FROM lock_waits"
+    " WHERE pid = ?1 AND start_ts <= ?2 + ?3 AND (end_ts IS NULL OR end_ts >= ?2 - ?3)"
+    " ORDER BY start_ts DESC, wait_id DESC";
+
+/* Do the log's timestamps have sub-second digits (%m, csvlog), or whole
+ * seconds (%t)? */
+static const char subsecond_sql[] =
+    "SELECT EXISTS (SELECT 1 FROM lock_events WHERE ts % 1000000 <> 0)";
+
+static int pos_cmp(ls_logpos a, ls_logpos b)
+{
+    if (a.file != b.file)
+        return a.file < b.file ? -1 : 1;
+    return (a.line > b.line) - (a.line < b.line);
+}
+
+int ls_wait_open_at(const ls_wait_span *w, int64_t t, ls_logpos pos, int subsecond)
+{
+    /* A closing message logged before the moment ended it before then;
+     * one logged after, after: the log's order is exact where whole-second
+     * timestamps tie. */
+    if (w->has_end) {
+        if (w->end.file || w->end.line) {
+            if (pos_cmp(w->end, pos) < 0)
+                return 0;
+        } else if (w->end_ts < t) {
+            return 0;
+        }
+    }
+    /* Its first message logged before the moment: it had begun. */
+    if (pos_cmp(w->first, pos) <= 0)
+        return 1;
+    /* Logged later, it began "after X ms" before its message: with
+     * whole-second times only a start in an earlier second is sure. */
+    return subsecond ? w->start_ts <= t : w->start_ts + 1000000 <= t;
+}
 
 /* The session a pid belonged to at time t. */
 static const char session_at_sql[] =
@@ -98,7 +136,8 @@ static const char update_wait_sql[] =
     " root_session = ?5, root_xid = ?6, chain_depth = ?7 WHERE wait_id = ?1";
 
 static const char walk_sql[] =
-    "SELECT wait_id, blocker_pid, logged_ts, target_kind, target_xid, pid FROM lock_waits"
+    "SELECT wait_id, blocker_pid, logged_ts, target_kind, target_xid, pid, file_id, line"
+    " FROM lock_waits"
     " WHERE blocker_pid IS NOT NULL ORDER BY wait_id";
 
 typedef struct episode {
@@ -107,7 +146,7 @@ typedef struct episode {
     char target[160], mode[32], target_kind[16];
     int64_t target_xid, rel_oid, db_oid, page, offset;
     int has_target_xid, has_rel, has_tuple;
-    int64_t start_ts, logged_ts, end_ts;
+    int64_t start_ts, logged_ts, end_ts, end_file, end_line;
     double waited_ms;
     char outcome[24];
     char holders[1024], queue[1024];
@@ -156,6 +195,10 @@ static int flush_episode(ls_stmt *ins, episode *e, ls_correlate_stats *stats)
     ls_stmt_bind_int64(ins, 12, e->logged_ts);
     if (e->has_end)
         ls_stmt_bind_int64(ins, 13, e->end_ts);
+    if (e->has_end) {
+        ls_stmt_bind_int64(ins, 23, e->end_file);
+        ls_stmt_bind_int64(ins, 24, e->end_line);
+    }
     ls_stmt_bind_double(ins, 14, e->waited_ms);
     ls_stmt_bind_text(ins, 15, e->outcome[0] ? e->outcome : NULL);
     ls_stmt_bind_text(ins, 16, e->statement[0] ? e->statement : NULL);
@@ -240,6 +283,8 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
             strcmp(phase, "failed") == 0) {
             ep->has_end = 1;
             ep->end_ts = ts;
+            ep->end_file = ls_stmt_int64(q, 20);
+            ep->end_line = ls_stmt_int64(q, 21);
             copy(ep->outcome, sizeof(ep->outcome), phase);
         } else if (!ep->holders[0]) {
             copy(ep->holders, sizeof(ep->holders), ls_stmt_text(q, 14));
@@ -274,6 +319,14 @@ static int walk_chains(ls_store *s, ls_correlate_stats *stats)
     ls_stmt *walk = NULL, *openq = NULL, *sessq = NULL, *xidq = NULL, *upd = NULL;
     int rc;
 
+    int subsecond = 1;
+
+    if ((rc = ls_store_prepare(s, subsecond_sql, &walk)) != 0)
+        goto out;
+    if ((rc = ls_stmt_step(walk)) == 1)
+        subsecond = (int)ls_stmt_int64(walk, 0);
+    ls_stmt_finalize(walk);
+    walk = NULL;
     if ((rc = ls_store_prepare(s, walk_sql, &walk)) != 0 ||
         (rc = ls_store_prepare(s, open_wait_sql, &openq)) != 0 ||
         (rc = ls_store_prepare(s, session_at_sql, &sessq)) != 0 ||
@@ -286,30 +339,50 @@ static int walk_chains(ls_store *s, ls_correlate_stats *stats)
         int64_t root = blocker, root_xid = 0, blocker_xid = 0, root_sess = 0, blocker_sess = 0;
         int64_t seen[MAX_CHAIN];
         int depth = 1, nseen = 0, i;
+        ls_logpos pos;
+
+        pos.file = ls_stmt_int64(walk, 6);
+        pos.line = ls_stmt_int64(walk, 7);
 
         if (strcmp(ls_stmt_text(walk, 3), "transaction") == 0)
             root_xid = blocker_xid = ls_stmt_int64(walk, 4);
         seen[nseen++] = ls_stmt_int64(walk, 5); /* the waiter: a cycle back to it ends */
         seen[nseen++] = blocker;
         for (;;) {
-            int64_t next;
-            int cycle = 0;
+            int64_t next = 0, next_xid = 0;
+            int cycle = 0, found = 0;
             ls_stmt_reset(openq);
             ls_stmt_bind_int64(openq, 1, root);
             ls_stmt_bind_int64(openq, 2, t);
-            if ((rc = ls_stmt_step(openq)) < 0)
-                goto out;
-            if (rc == 0 || ls_stmt_isnull(openq, 1))
+            ls_stmt_bind_int64(openq, 3, subsecond ? 0 : 1000000);
+            while ((rc = ls_stmt_step(openq)) == 1) {
+                ls_wait_span sp;
+                sp.start_ts = ls_stmt_int64(openq, 4);
+                sp.has_end = !ls_stmt_isnull(openq, 5);
+                sp.end_ts = ls_stmt_int64(openq, 5);
+                sp.first.file = ls_stmt_int64(openq, 6);
+                sp.first.line = ls_stmt_int64(openq, 7);
+                sp.end.file = ls_stmt_int64(openq, 8);
+                sp.end.line = ls_stmt_int64(openq, 9);
+                if (!ls_wait_open_at(&sp, t, pos, subsecond))
+                    continue;
+                found = !ls_stmt_isnull(openq, 1);
+                next = ls_stmt_int64(openq, 1);
+                next_xid = strcmp(ls_stmt_text(openq, 2), "transaction") == 0
+                               ? ls_stmt_int64(openq, 3)
+                               : 0;
                 break;
-            next = ls_stmt_int64(openq, 1);
+            }
+            if (rc < 0)
+                goto out;
+            if (!found)
+                break;
             for (i = 0; i < nseen; i++)
                 if (seen[i] == next)
                     cycle = 1;
             if (cycle || nseen == MAX_CHAIN)
                 break; /* a deadlock cycle: the root is the last distinct blocker */
-            root_xid = strcmp(ls_stmt_text(openq, 2), "transaction") == 0
-                           ? ls_stmt_int64(openq, 3)
-                           : 0;
+            root_xid = next_xid;
             root = next;
             seen[nseen++] = next;
             depth++;

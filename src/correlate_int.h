@@ -23,4 +23,39 @@ int ls_correlate_queue(ls_store *s);
  * application names, statement shapes) and hold breakdowns. */
 int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats);
 
+/* A position in the log: file (in reading order) and line. */
+typedef struct ls_logpos {
+    int64_t file, line;
+} ls_logpos;
+
+/* A wait episode's times and the log positions of its first and closing
+ * messages (end zero when the closing position is unknown). */
+typedef struct ls_wait_span {
+    int64_t start_ts, end_ts;
+    int has_end;
+    ls_logpos first, end;
+} ls_wait_span;
+
+/*
+ * Was the wait open when the message at time t, log position pos, was
+ * written? The log's order decides where timestamps cannot (whole-second
+ * %t times, or equal ones); `subsecond` says the times have sub-second
+ * digits.
+ */
+int ls_wait_open_at(const ls_wait_span *w, int64_t t, ls_logpos pos, int subsecond);
+
+/* A logged statement of the waiter's session near a wait (holds.c). */
+typedef struct ls_stmt_candidate {
+    int after;        /* logged after the wait's first message */
+    int has_duration; /* a duration line: written when the statement ended */
+} ls_stmt_candidate;
+
+/*
+ * Which candidate (in log order) is the statement that waited: a duration
+ * line is written when the statement ends, so the first one after the
+ * wait's message; a log_statement line when it starts, so the last one
+ * before. Returns its index, or -1.
+ */
+int ls_pick_waiter_stmt(const ls_stmt_candidate *c, int n);
+
 #endif

@@ -84,13 +84,7 @@ static char *dup_or_null(const char *s)
  * wait's message; a log_statement line is written when it starts, so the
  * last one before. Returns the index, or -1.
  */
-typedef struct stmt_candidate {
-    int after;        /* logged after the wait's first message */
-    int has_duration; /* a duration line (end known) */
-} stmt_candidate;
-
-int ls_pick_waiter_stmt(const stmt_candidate *c, int n);
-int ls_pick_waiter_stmt(const stmt_candidate *c, int n)
+int ls_pick_waiter_stmt(const ls_stmt_candidate *c, int n)
 {
     int i, before = -1;
     for (i = 0; i < n; i++) {
@@ -108,7 +102,7 @@ int ls_pick_waiter_stmt(const stmt_candidate *c, int n)
 static int waiter_statement(ls_stmt *q, wait_row *w, const char *lock_stmt, int64_t file_id,
                             int64_t line)
 {
-    stmt_candidate c[MAX_CANDIDATES];
+    ls_stmt_candidate c[MAX_CANDIDATES];
     int64_t ids[MAX_CANDIDATES];
     char *text[MAX_CANDIDATES] = {0}, *params[MAX_CANDIDATES] = {0}, *prep[MAX_CANDIDATES] = {0};
     int n = 0, rc, pick, i;
