@@ -248,7 +248,8 @@ static const char tx_head_sql[] =
 
 static const char tx_statements_sql[] =
     "SELECT start_ts, end_ts, duration_ms, text, stmt_id FROM statements"
-    " WHERE session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3 ORDER BY stmt_id LIMIT ?4";
+    " WHERE session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3"
+    " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id LIMIT ?4";
 
 /*
  * A transaction as the report shows it: when it started and ended and how

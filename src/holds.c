@@ -47,11 +47,16 @@ static const char waits_sql[] =
     " w.statement, le.context, w.file_id, w.line FROM lock_waits w"
     " LEFT JOIN lock_events le ON le.event_id = w.first_event ORDER BY w.wait_id";
 
-/* The session's statements around the wait with the lock message's text. */
+/* The session's statements next to the wait's message with the lock
+ * message's text: the first logged after it (?5 = 1) or the last before. */
 static const char waiter_stmts_sql[] =
     "SELECT stmt_id, file_id, line, end_ts IS NOT NULL, text, params, prepare FROM statements"
     " WHERE session_id = ?1 AND start_ts BETWEEN ?2 - ?3 AND ?2 + ?3"
-    " AND (?4 IS NULL OR text = ?4) ORDER BY file_id, line";
+    " AND (?4 IS NULL OR text = ?4) AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))"
+    " AND CASE WHEN ?5 THEN file_id > ?6 OR (file_id = ?6 AND line > ?7)"
+    "  ELSE file_id < ?6 OR (file_id = ?6 AND line < ?7) END"
+    " ORDER BY CASE WHEN ?5 THEN file_id ELSE -file_id END,"
+    "  CASE WHEN ?5 THEN line ELSE -line END LIMIT 1";
 
 static const char find_row_sql[] =
     "SELECT row_id FROM rows WHERE relation = ?1 AND row_key = ?2";
@@ -96,25 +101,30 @@ int ls_pick_waiter_stmt(const ls_stmt_candidate *c, int n)
     return before;
 }
 
-#define MAX_CANDIDATES 16
-
-/* Fill w->sql, params, prepare and stmt_id from the session's statements. */
+/* Fill w->sql, params, prepare and stmt_id from the session's statements:
+ * the nearest one before and after the wait's message decide. */
 static int waiter_statement(ls_stmt *q, wait_row *w, const char *lock_stmt, int64_t file_id,
                             int64_t line)
 {
-    ls_stmt_candidate c[MAX_CANDIDATES];
-    int64_t ids[MAX_CANDIDATES];
-    char *text[MAX_CANDIDATES] = {0}, *params[MAX_CANDIDATES] = {0}, *prep[MAX_CANDIDATES] = {0};
-    int n = 0, rc, pick, i;
+    ls_stmt_candidate c[2];
+    int64_t ids[2];
+    char *text[2] = {0}, *params[2] = {0}, *prep[2] = {0};
+    int n = 0, rc = 0, pick, i, after;
 
-    ls_stmt_reset(q);
-    ls_stmt_bind_int64(q, 1, w->session_id);
-    ls_stmt_bind_int64(q, 2, w->start_ts);
-    ls_stmt_bind_int64(q, 3, WAITER_STMT_WINDOW_US);
-    ls_stmt_bind_text(q, 4, lock_stmt);
-    while ((rc = ls_stmt_step(q)) == 1 && n < MAX_CANDIDATES) {
-        int64_t f = ls_stmt_int64(q, 1), l = ls_stmt_int64(q, 2);
-        c[n].after = f > file_id || (f == file_id && l > line);
+    for (after = 0; after <= 1; after++) {
+        ls_stmt_reset(q);
+        ls_stmt_bind_int64(q, 1, w->session_id);
+        ls_stmt_bind_int64(q, 2, w->start_ts);
+        ls_stmt_bind_int64(q, 3, WAITER_STMT_WINDOW_US);
+        ls_stmt_bind_text(q, 4, lock_stmt);
+        ls_stmt_bind_int64(q, 5, after);
+        ls_stmt_bind_int64(q, 6, file_id);
+        ls_stmt_bind_int64(q, 7, line);
+        if ((rc = ls_stmt_step(q)) < 0)
+            break;
+        if (rc == 0)
+            continue;
+        c[n].after = after;
         c[n].has_duration = (int)ls_stmt_int64(q, 3);
         ids[n] = ls_stmt_int64(q, 0);
         text[n] = dup_or_null(ls_stmt_text(q, 4));
@@ -135,8 +145,6 @@ static int waiter_statement(ls_stmt *q, wait_row *w, const char *lock_stmt, int6
             free(prep[i]);
         }
     }
-    if (!w->sql && lock_stmt)
-        w->sql = ls_strdup(lock_stmt);
     return rc < 0 ? rc : 0;
 }
 
@@ -303,18 +311,17 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
      * call, an INSERT whose trigger updates a total) shows which argument
      * is the key; the rule keys the instances with no other evidence. */
     for (i = 0; i < n; i++) {
-        char rel[128], key[192];
         const char *sql, *params;
         char pbuf[1024];
+        ls_row_ref ref;
         ls_shape_rule r;
         int dup = 0;
         if (!w[i].keyed || !w[i].sql)
             continue;
         ls_rowkey_effective(w[i].sql, w[i].params, w[i].prepare, &sql, &params, pbuf,
                             sizeof(pbuf));
-        if (ls_sql_row_key(sql, params, rel, sizeof(rel), key, sizeof(key)) &&
-            strcmp(rel, w[i].rel) == 0)
-            continue; /* the statement names the row itself: nothing to learn */
+        if (ls_sql_row_ref(sql, &ref) && strcmp(ref.rel, w[i].rel) == 0)
+            continue; /* the statement names the row itself (bound or not): nothing to learn */
         if (!ls_rowkey_learn(sql, params, w[i].rel, w[i].key, &r))
             continue;
         for (j = 0; j < nrules; j++)
@@ -433,7 +440,8 @@ static const char groups_sql[] =
 
 static const char tx_statements_sql[] =
     "SELECT stmt_id, start_ts, end_ts, text, params FROM statements"
-    " WHERE session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3 ORDER BY stmt_id";
+    " WHERE session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3 AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))"
+    " ORDER BY stmt_id";
 
 static const char update_hold_sql[] =
     "UPDATE holds SET start_ts = ?2, start_lo = ?3, start_hi = ?4, start_evidence = ?5,"

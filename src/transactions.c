@@ -42,6 +42,9 @@ static const char statements_sql[] =
     " st.text, st.xid, st.vxid, se.end_ts, i.session_id IS NOT NULL, st.params, st.prepare"
     " FROM statements st LEFT JOIN interest i ON i.session_id = st.session_id"
     " JOIN sessions se ON se.session_id = st.session_id"
+    /* Extended protocol: parse and bind lines are steps of the statement
+     * its execute line ran; only that one counts. */
+    " WHERE st.verb IS NULL OR st.verb NOT IN ('parse', 'bind')"
     " ORDER BY st.session_id, st.stmt_id";
 
 /* Hot rows: logical rows with a key that some logged wait was for. */
@@ -96,6 +99,7 @@ static const char link_sql[] =
     " waiter_stmt = coalesce(waiter_stmt, (SELECT st.stmt_id FROM statements st"
     "  WHERE st.session_id = lock_waits.session_id AND st.start_ts <= lock_waits.start_ts + 1000"
     "  AND (st.end_ts IS NULL OR st.end_ts >= lock_waits.start_ts)"
+    "  AND (st.verb IS NULL OR st.verb NOT IN ('parse', 'bind'))"
     "  ORDER BY st.start_ts DESC, st.stmt_id DESC LIMIT 1));"
     /* The row lock's holder: the awaited transaction for a transaction
      * lock; for a tuple lock the queue head holds the tuple lock and waits
