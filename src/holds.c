@@ -63,7 +63,7 @@ static const char find_row_sql[] =
 static const char insert_row_sql[] =
     "INSERT INTO rows(relation, row_key, evidence, grouped_by) VALUES (?1, ?2, ?3, ?3)";
 static const char set_row_sql[] =
-    "UPDATE lock_waits SET row_id = ?2, waiter_stmt = ?3 WHERE wait_id = ?1";
+    "UPDATE lock_waits SET row_id = ?2, waiter_stmt = ?3, row_evidence = ?4 WHERE wait_id = ?1";
 static const char insert_rule_sql[] =
     "INSERT INTO row_rules(shape, relation, col, arg, learned_from) VALUES (?1, ?2, ?3, ?4, ?5)";
 
@@ -397,6 +397,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         ls_stmt_bind_int64(set, 2, row_id);
         if (w[i].stmt_id)
             ls_stmt_bind_int64(set, 3, w[i].stmt_id);
+        ls_stmt_bind_text(set, 4, evidence);
         if ((rc = ls_stmt_step(set)) < 0)
             goto out;
     }
