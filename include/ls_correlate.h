@@ -16,10 +16,12 @@ typedef struct ls_correlate_stats {
     int64_t linked;         /* with a direct blocker */
     int64_t chained;        /* whose root differs from the direct blocker */
     int64_t root_by_xid;    /* root session found through the awaited xid */
-    int64_t transactions;   /* transactions rebuilt (sessions involved only) */
+    int64_t transactions;   /* transactions stored (sessions involved, or locking a hot row) */
     int64_t rows;           /* logical rows waited on */
     int64_t holds;          /* (transaction, row) hold intervals */
     int64_t retries;        /* lock errors followed by a retry */
+    int64_t hidden_waits;   /* queueing for a hot row the log did not show as a wait */
+    int64_t hidden_disagree; /* logged waits their reconstruction got wrong */
     int64_t span_links;     /* transactions linked to a trace span */
     int64_t clock_offset_us; /* database minus application clock, from sqlcommenter links */
 } ls_correlate_stats;

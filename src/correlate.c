@@ -31,6 +31,7 @@
 static const char reset_sql[] =
     "DELETE FROM lock_waits; DELETE FROM relations; DELETE FROM transactions;"
     " DELETE FROM rows; DELETE FROM holds; DELETE FROM row_queue; DELETE FROM row_rules;"
+    " DELETE FROM row_waits;"
     " UPDATE lock_events SET wait_id = NULL;"
     " UPDATE errors SET tx_id = NULL, wait_id = NULL, cause_tx = NULL, retry_stmt = NULL,"
     "  retry_tx = NULL, retry_outcome = NULL;"
@@ -479,6 +480,7 @@ static const struct {
     {"logical rows", ls_correlate_rows},
     {"transactions and holds", ls_correlate_transactions},
     {"holds waited for", ls_correlate_holds},
+    {"hidden waits", ls_correlate_hidden},
     {"queue depth", queue_step},
     {"retries", ls_correlate_retries},
     {"code paths", ls_correlate_traces},

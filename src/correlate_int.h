@@ -23,6 +23,30 @@ int ls_correlate_queue(ls_store *s);
  * application names, statement shapes) and hold breakdowns. */
 int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats);
 
+/* hidden.c: the waits for hot rows the log does not show, reconstructed
+ * from the holds (row_waits). */
+int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats);
+
+/* A hold of a row as the queue sees it: when the row was got and freed. */
+typedef struct ls_queued_hold {
+    int64_t start_ts, end_ts;
+} ls_queued_hold;
+
+typedef struct ls_queue_result {
+    int64_t start_ts, end_ts; /* the wait */
+    int behind;               /* index of the hold holding the row when it started */
+} ls_queue_result;
+
+/*
+ * Did a statement that started at stmt_start and got the row at `acquired`
+ * (its end when has_end) queue behind the earlier holds `prev` (any
+ * order)? It waited if one of them held the row when it started, until
+ * the last of them ended (bounded by its acquisition when known).
+ * Returns 1 with out filled, 0 if the row was free.
+ */
+int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t acquired,
+                  int has_end, ls_queue_result *out);
+
 /* A position in the log: file (in reading order) and line. */
 typedef struct ls_logpos {
     int64_t file, line;

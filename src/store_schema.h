@@ -75,7 +75,13 @@ static const char *const ls_schema_sql[] = {
     "  ctids TEXT, waits INTEGER, total_wait_ms REAL, max_wait_ms REAL,\n"
     "  holds INTEGER, mean_hold_ms REAL, capacity_per_s REAL, max_queue INTEGER,\n"
     "  max_queue_ts INTEGER, longest_chain INTEGER, first_ts INTEGER, last_ts INTEGER,\n"
-    "  occupancy_holds INTEGER, occupied_ms REAL);\n",
+    "  occupancy_holds INTEGER, occupied_ms REAL, hidden_wait_ms REAL,\n"
+    "  logged_wait_ms REAL, waited_statements INTEGER, utilisation REAL);\n",
+    "CREATE TABLE IF NOT EXISTS row_waits(\n"
+    "  rw_id INTEGER PRIMARY KEY, row_id INTEGER, hold_id INTEGER, tx_id INTEGER,\n"
+    "  session_id INTEGER, pid INTEGER, stmt_id INTEGER, start_ts INTEGER, end_ts INTEGER,\n"
+    "  wait_ms REAL, behind_hold INTEGER, behind_tx INTEGER, kind TEXT,\n"
+    "  logged_wait_id INTEGER, inferred_ms REAL, logged_ms REAL);\n",
     "CREATE TABLE IF NOT EXISTS holds(\n"
     "  hold_id INTEGER PRIMARY KEY, row_id INTEGER, tx_id INTEGER, session_id INTEGER,\n"
     "  pid INTEGER, start_ts INTEGER, start_lo INTEGER, start_hi INTEGER,\n"

@@ -64,9 +64,42 @@ static void test_pick_waiter(void)
     CHECK_INT(ls_pick_waiter_stmt(NULL, 0), -1);
 }
 
+static void test_queue(void)
+{
+    /* Holds of one row, in the order the row was got: [0,100) [100,250)
+     * [250,260) (ms). */
+    ls_queued_hold h[] = {{0, 100 * 1000}, {100 * 1000, 250 * 1000}, {250 * 1000, 260 * 1000}};
+    ls_queue_result r;
+
+    /* Started at 50 ms, got the row at 260 ms when the last hold ended:
+     * waited 210 ms behind the hold that had it at 50 ms. */
+    CHECK_INT(ls_queue_wait(h, 3, 50 * 1000, 261 * 1000, 1, &r), 1);
+    CHECK_INT(r.start_ts, 50 * 1000);
+    CHECK_INT(r.end_ts, 260 * 1000);
+    CHECK_INT(r.behind, 0);
+    /* Its own end bounds the wait (the statement ended at 255 ms). */
+    CHECK_INT(ls_queue_wait(h, 3, 50 * 1000, 255 * 1000, 1, &r), 1);
+    CHECK_INT(r.end_ts, 255 * 1000);
+    /* Without a logged end the row was got when the holds before ended. */
+    CHECK_INT(ls_queue_wait(h, 3, 120 * 1000, 120 * 1000, 0, &r), 1);
+    CHECK_INT(r.end_ts, 260 * 1000);
+    CHECK_INT(r.behind, 1);
+    /* The row was free when it started: no wait. */
+    CHECK_INT(ls_queue_wait(h, 3, 300 * 1000, 301 * 1000, 1, &r), 0);
+    CHECK_INT(ls_queue_wait(h, 0, 50 * 1000, 51 * 1000, 1, &r), 0);
+    /* Order of the earlier holds does not matter. */
+    {
+        ls_queued_hold g[] = {h[2], h[0], h[1]};
+        CHECK_INT(ls_queue_wait(g, 3, 120 * 1000, 300 * 1000, 1, &r), 1);
+        CHECK_INT(r.behind, 2);
+        CHECK_INT(r.end_ts, 260 * 1000);
+    }
+}
+
 int main(void)
 {
     test_open_at();
     test_pick_waiter();
+    test_queue();
     return TEST_REPORT();
 }

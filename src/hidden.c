@@ -1,0 +1,227 @@
+/*
+ * hidden.c — the row-lock waits the log never shows.
+ *
+ * log_lock_waits writes a wait only once it passes deadlock_timeout (1 s
+ * by default); most queueing on a hot row is shorter. With every hold of
+ * a hot row known (transactions.c), each statement that locked the row
+ * while another transaction held it waited until that hold — and every
+ * hold queued before it — ended: from the statement's start to the moment
+ * the row was free (never later than the statement's own end, when the log
+ * has it). The hold it waited behind is the one holding the row when it
+ * started. Under log_statement = 'all' the statement's end is unknown, so
+ * the hold itself starts when the row was free (the hold before it ended),
+ * not at the statement's start.
+ *
+ * A logged wait of the same transaction and row wins (kind 'logged'): it
+ * ends the wait, and its length is the logged part (logged_ms); queueing
+ * the reconstruction finds before it (a tuple lock below deadlock_timeout,
+ * then the logged transaction wait) is the hidden part. A reconstruction
+ * whose end disagrees with the logged one by more than LOGGED_AGREE_MS /
+ * LOGGED_AGREE_FRAC is counted.
+ *
+ * Holds are streamed per row in acquisition order; only the last
+ * QUEUE_MEMORY holds are kept to find who held the row when a statement
+ * started, so memory does not grow with the log.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "correlate_int.h"
+
+#define QUEUE_MEMORY 256      /* holds remembered per row */
+#define LOGGED_AGREE_MS 25.0  /* a reconstruction agrees with a logged wait within */
+#define LOGGED_AGREE_FRAC 0.1 /* ... this many ms, or this share of it */
+
+static const char holds_sql[] =
+    "SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid, h.start_ts, h.start_lo,"
+    " h.end_ts, h.lock_stmt, h.start_evidence = 'start of the locking statement (no duration"
+    " logged)', (SELECT w.wait_id FROM lock_waits w WHERE w.waiter_tx = h.tx_id"
+    "  AND w.row_id = h.row_id ORDER BY w.start_ts LIMIT 1)"
+    " FROM holds h WHERE h.end_ts IS NOT NULL ORDER BY h.row_id, h.start_ts, h.hold_id";
+
+/* A statement's logged waits for one row: a tuple-lock wait, then the
+ * transaction wait, back to back. */
+static const char logged_sql[] =
+    "SELECT min(start_ts), max(coalesce(end_ts, logged_ts)),"
+    " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0 FROM lock_waits"
+    " WHERE waiter_tx = ?1 AND row_id = ?2";
+
+static const char insert_sql[] =
+    "INSERT INTO row_waits(row_id, hold_id, tx_id, session_id, pid, stmt_id, start_ts, end_ts,"
+    " wait_ms, behind_hold, behind_tx, kind, logged_wait_id, inferred_ms, logged_ms)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+
+static const char move_hold_sql[] =
+    "UPDATE holds SET start_ts = ?2, start_hi = ?2, start_evidence = ?3 WHERE hold_id = ?1";
+
+static const char stats_sql[] =
+    "CREATE INDEX IF NOT EXISTS row_waits_row ON row_waits(row_id);"
+    "UPDATE rows SET"
+    " hidden_wait_ms = coalesce((SELECT sum(max(0, wait_ms - logged_ms)) FROM row_waits q"
+    "  WHERE q.row_id = rows.row_id), 0),"
+    " logged_wait_ms = coalesce((SELECT sum(logged_ms) FROM row_waits q"
+    "  WHERE q.row_id = rows.row_id), 0),"
+    " waited_statements = (SELECT count(*) FROM row_waits q WHERE q.row_id = rows.row_id"
+    "  AND q.wait_ms > 20),"
+    " utilisation = CASE WHEN (SELECT max(end_ts) - min(start_ts) FROM holds h"
+    "   WHERE h.row_id = rows.row_id) > 0 THEN min(1.0, occupied_ms * 1000.0 / (SELECT"
+    "   max(end_ts) - min(start_ts) FROM holds h WHERE h.row_id = rows.row_id)) END;";
+
+int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t acquired,
+                  int has_end, ls_queue_result *out)
+{
+    int i, holder = -1;
+    int64_t busy_until = 0;
+
+    memset(out, 0, sizeof(*out));
+    for (i = 0; i < n; i++) {
+        if (prev[i].end_ts > busy_until)
+            busy_until = prev[i].end_ts;
+        if (prev[i].start_ts <= stmt_start && prev[i].end_ts > stmt_start &&
+            (holder < 0 || prev[i].start_ts >= prev[holder].start_ts))
+            holder = i;
+    }
+    if (holder < 0 || busy_until <= stmt_start)
+        return 0; /* the row was free when the statement started */
+    out->start_ts = stmt_start;
+    /* It got the row when the last hold before it ended; a logged end of
+     * the statement bounds that. */
+    out->end_ts = has_end && acquired < busy_until ? acquired : busy_until;
+    if (out->end_ts <= out->start_ts)
+        return 0;
+    out->behind = holder;
+    return 1;
+}
+
+typedef struct ring {
+    ls_queued_hold h[QUEUE_MEMORY];
+    int64_t hold_id[QUEUE_MEMORY], tx_id[QUEUE_MEMORY];
+    int n, next;
+} ring;
+
+static void ring_push(ring *r, const ls_queued_hold *h, int64_t hold_id, int64_t tx_id)
+{
+    r->h[r->next] = *h;
+    r->hold_id[r->next] = hold_id;
+    r->tx_id[r->next] = tx_id;
+    r->next = (r->next + 1) % QUEUE_MEMORY;
+    if (r->n < QUEUE_MEMORY)
+        r->n++;
+}
+
+int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
+{
+    ls_stmt *q = NULL, *lq = NULL, *ins = NULL, *mv = NULL;
+    ring *r = ls_calloc(1, sizeof(*r));
+    int64_t row = -1;
+    int rc;
+
+    if (!r)
+        return LS_ENOMEM;
+    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS holds_row_start ON"
+                               " holds(row_id, start_ts);"
+                               "CREATE INDEX IF NOT EXISTS lock_waits_waiter_tx ON"
+                               " lock_waits(waiter_tx, row_id);")) != 0 ||
+        (rc = ls_store_prepare(s, holds_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, logged_sql, &lq)) != 0 ||
+        (rc = ls_store_prepare(s, insert_sql, &ins)) != 0 ||
+        (rc = ls_store_prepare(s, move_hold_sql, &mv)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        ls_queued_hold self;
+        ls_queue_result res;
+        int64_t hold_id = ls_stmt_int64(q, 0), tx_id = ls_stmt_int64(q, 2);
+        int64_t stmt_start = ls_stmt_int64(q, 6), acquired = ls_stmt_int64(q, 5);
+        int no_duration = (int)ls_stmt_int64(q, 9), found;
+        int64_t logged = ls_stmt_isnull(q, 10) ? 0 : ls_stmt_int64(q, 10);
+        double inferred_ms = 0;
+
+        if (ls_stmt_int64(q, 1) != row) {
+            row = ls_stmt_int64(q, 1);
+            r->n = r->next = 0;
+        }
+        self.start_ts = acquired;
+        self.end_ts = ls_stmt_int64(q, 7);
+        /* The ring is in acquisition order; ls_queue_wait takes any order. */
+        found = !ls_stmt_isnull(q, 8) &&
+                ls_queue_wait(r->h, r->n, stmt_start, acquired, !no_duration, &res);
+        if (found && no_duration && res.end_ts > acquired) {
+            /* Without durations the row was got when the hold before it
+             * ended, not when the statement started. */
+            self.start_ts = res.end_ts;
+            ls_stmt_reset(mv);
+            ls_stmt_bind_int64(mv, 1, hold_id);
+            ls_stmt_bind_int64(mv, 2, res.end_ts);
+            ls_stmt_bind_text(mv, 3, "the hold before it ended (statement queued)");
+            if ((rc = ls_stmt_step(mv)) < 0)
+                goto out;
+        }
+        if (found)
+            inferred_ms = (double)(res.end_ts - res.start_ts) / 1000.0;
+        if (found || logged) {
+            int b = found ? (res.behind + 0) : -1;
+            int64_t w0 = found ? res.start_ts : stmt_start, w1 = found ? res.end_ts : acquired;
+            double ms = inferred_ms;
+            ls_stmt_reset(ins);
+            ls_stmt_bind_int64(ins, 1, row);
+            ls_stmt_bind_int64(ins, 2, hold_id);
+            ls_stmt_bind_int64(ins, 3, tx_id);
+            ls_stmt_bind_int64(ins, 4, ls_stmt_int64(q, 3));
+            ls_stmt_bind_int64(ins, 5, ls_stmt_int64(q, 4));
+            if (!ls_stmt_isnull(q, 8))
+                ls_stmt_bind_int64(ins, 6, ls_stmt_int64(q, 8));
+            if (logged) {
+                /* The logged wait wins for its part; queueing before it
+                 * (a tuple lock below deadlock_timeout, then the logged
+                 * transaction wait) stays hidden. */
+                ls_stmt_reset(lq);
+                ls_stmt_bind_int64(lq, 1, tx_id);
+                ls_stmt_bind_int64(lq, 2, row);
+                if ((rc = ls_stmt_step(lq)) < 0)
+                    goto out;
+                if (rc == 1 && !ls_stmt_isnull(lq, 0)) {
+                    double lms = ls_stmt_double(lq, 2);
+                    double tol = lms * LOGGED_AGREE_FRAC;
+                    int64_t l0 = ls_stmt_int64(lq, 0), l1 = ls_stmt_int64(lq, 1), d;
+                    if (tol < LOGGED_AGREE_MS)
+                        tol = LOGGED_AGREE_MS;
+                    d = found ? res.end_ts - l1 : 0;
+                    if (found && (double)(d < 0 ? -d : d) / 1000.0 > tol)
+                        stats->hidden_disagree++;
+                    w0 = found && res.start_ts < l0 ? res.start_ts : l0;
+                    w1 = l1;
+                    ms = (double)(w1 - w0) / 1000.0;
+                    ls_stmt_bind_double(ins, 15, lms);
+                }
+                ls_stmt_bind_text(ins, 12, "logged");
+                ls_stmt_bind_int64(ins, 13, logged);
+            } else {
+                ls_stmt_bind_text(ins, 12, "inferred");
+                ls_stmt_bind_double(ins, 15, 0.0);
+                stats->hidden_waits++;
+            }
+            ls_stmt_bind_int64(ins, 7, w0);
+            ls_stmt_bind_int64(ins, 8, w1);
+            ls_stmt_bind_double(ins, 9, ms);
+            if (b >= 0) {
+                ls_stmt_bind_int64(ins, 10, r->hold_id[b]);
+                ls_stmt_bind_int64(ins, 11, r->tx_id[b]);
+            }
+            if (found)
+                ls_stmt_bind_double(ins, 14, inferred_ms);
+            if ((rc = ls_stmt_step(ins)) < 0)
+                goto out;
+        }
+        ring_push(r, &self, hold_id, tx_id);
+    }
+    if (rc == 0)
+        rc = ls_store_exec(s, stats_sql);
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(lq);
+    ls_stmt_finalize(ins);
+    ls_stmt_finalize(mv);
+    free(r);
+    return rc < 0 ? rc : 0;
+}
