@@ -100,6 +100,37 @@ static const char occupancy_fmt[] =
     "  sum(hold_ms) * 100.0 / (SELECT sum(hold_ms) FROM labeled)"
     " FROM ranked GROUP BY label ORDER BY sum(hold_ms) DESC, label LIMIT ?1";
 
+/*
+ * Queueing for hot rows per code path, logged and hidden (row_waits): the
+ * waiting a path's holds caused (the statements queued behind them) and
+ * the waiting its own statements suffered.
+ */
+static const char queueing_fmt[] =
+    "WITH q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg,"
+    "  (SELECT %s FROM tx_code c WHERE c.tx_id = w.behind_tx) AS behind,"
+    "  (SELECT %s FROM tx_code c WHERE c.tx_id = w.tx_id) AS waiter FROM row_waits w),"
+    " s AS (SELECT behind AS label, 1 AS caused, ms, lg FROM q"
+    "  UNION ALL SELECT waiter, 0, ms, lg FROM q)"
+    " SELECT label, sum(caused AND ms > 20),"
+    "  sum(CASE WHEN caused THEN max(0, ms - lg) END), sum(CASE WHEN caused THEN lg END),"
+    "  sum(NOT caused AND ms > 20), sum(CASE WHEN NOT caused THEN max(0, ms - lg) END),"
+    "  sum(CASE WHEN NOT caused THEN lg END)"
+    " FROM s WHERE label IS NOT NULL GROUP BY label ORDER BY 3 DESC, 4 DESC, label LIMIT ?1";
+
+static void queueing_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    ls_model_col_str(o, "code_path", q, 0);
+    ls_model_col_int(o, "statements_queued_behind", q, 1);
+    ls_model_col_ms(o, "hidden_wait_ms_caused", q, 2);
+    ls_model_col_ms(o, "logged_wait_ms_caused", q, 3);
+    ls_model_col_int(o, "statements_waited", q, 4);
+    ls_model_col_ms(o, "hidden_wait_ms_suffered", q, 5);
+    ls_model_col_ms(o, "logged_wait_ms_suffered", q, 6);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
 static void occupancy_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
@@ -198,6 +229,9 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     }
     if (rc < 0)
         goto out;
+    snprintf(sql, sizeof(sql), queueing_fmt, groupings[g].label, groupings[g].label);
+    ls_model_each_row(m, sql, top, queueing_row,
+                      cJSON_AddArrayToObject(report, "row_queueing"));
     snprintf(sql, sizeof(sql), occupancy_fmt, groupings[g].label, groupings[g].source);
     ls_model_each_row(m, sql, top, occupancy_row,
                       cJSON_AddArrayToObject(report, "row_occupancy"));

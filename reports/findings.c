@@ -93,6 +93,18 @@ static const finding_rule rules[] = {
      "(%%d committed).', sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit'))"
      " FROM errors WHERE class = 'serialization_failure' HAVING count(*) > 0"
      ""},
+    {"hidden_waiting",
+     "The log shows only waits longer than deadlock_timeout; the rest of the queueing on this row "
+     "is as real. Shorten what holds the row (see the rankings) rather than tuning "
+     "deadlock_timeout, which changes what is logged, not how long anyone waits.",
+     "SELECT r.hidden_wait_ms, printf('%%.0f %%%% of the waiting on %%s %%s was below "
+     "deadlock_timeout and never logged', 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms +"
+     " r.logged_wait_ms), r.relation, r.row_key),"
+     " printf('%%d statements queued for the row: %%.0f ms of waiting rebuilt from the holds "
+     "before them, %%.0f ms logged as lock waits; the row was held %%.0f %%%% of the time.',"
+     " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, 100.0 * r.utilisation)"
+     " FROM rows r WHERE r.hidden_wait_ms >= 200 AND r.hidden_wait_ms >= r.logged_wait_ms"
+     " ORDER BY r.hidden_wait_ms DESC LIMIT 3"},
     {"serial_capacity",
      "One row lets one transaction through at a time: shorten the hold (see the findings above) "
      "or spread the writes over several rows.",

@@ -264,6 +264,16 @@ static const column occupancy_cols[] = {
     {"Share of hot-row time %", "share_pct", COL_MS, 0},
 };
 
+static const column queueing_cols[] = {
+    {"Code path", "code_path", COL_TEXT, 120},
+    {"Statements queued behind it", "statements_queued_behind", COL_INT, 0},
+    {"Hidden wait ms caused", "hidden_wait_ms_caused", COL_MS, 0},
+    {"Logged wait ms caused", "logged_wait_ms_caused", COL_MS, 0},
+    {"Its statements that waited", "statements_waited", COL_INT, 0},
+    {"Hidden wait ms suffered", "hidden_wait_ms_suffered", COL_MS, 0},
+    {"Logged wait ms suffered", "logged_wait_ms_suffered", COL_MS, 0},
+};
+
 static const column part_cols[] = {
     {"Where the hold time went", "name", COL_TEXT, 120},
     {"ms", "ms", COL_MS, 0},
@@ -1164,6 +1174,12 @@ static void panel_code_paths(FILE *f, const cJSON *model)
               "kept the hot rows locked, whether or not anyone waited long enough to be "
               "logged (from statement logging).</p>\n", f);
         TABLE(f, occupancy_cols, m_get(model, "row_occupancy"));
+    }
+    if (cJSON_GetArraySize(m_get(model, "row_queueing")) > 0) {
+        fputs("<h3>Queueing for hot rows, logged and hidden</h3>\n<p>Waits below "
+              "deadlock_timeout are never logged; they are rebuilt from the holds each "
+              "statement queued behind.</p>\n", f);
+        TABLE(f, queueing_cols, m_get(model, "row_queueing"));
     }
     fputs("<h3>Blocking: holds others waited for</h3>\n", f);
     if (cJSON_GetArraySize(m_get(model, "code_paths")) == 0) {

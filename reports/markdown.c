@@ -561,6 +561,27 @@ static void code_paths(FILE *f, const cJSON *m)
         }
         fputs("\n", f);
     }
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_queueing")) > 0) {
+        fputs("### Queueing for hot rows, logged and hidden\n\n"
+              "Waits below deadlock_timeout are never logged; they are rebuilt from the holds "
+              "each statement queued behind.\n\n"
+              "| Code path | Statements queued behind it | Hidden wait ms caused | Logged wait ms "
+              "caused | Its statements that waited | Hidden wait ms suffered | Logged wait ms "
+              "suffered |\n|---|---:|---:|---:|---:|---:|---:|\n",
+              f);
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(m, "row_queueing")) {
+            fputs("|", f);
+            cell(f, m_str(c, "code_path"));
+            cell_num(f, c, "statements_queued_behind");
+            cell_ms(f, c, "hidden_wait_ms_caused");
+            cell_ms(f, c, "logged_wait_ms_caused");
+            cell_num(f, c, "statements_waited");
+            cell_ms(f, c, "hidden_wait_ms_suffered");
+            cell_ms(f, c, "logged_wait_ms_suffered");
+            fputs("\n", f);
+        }
+        fputs("\n", f);
+    }
     fputs("### Blocking: holds others waited for\n\n", f);
     if (cJSON_GetArraySize(list) == 0) {
         fputs("No transaction held a row others waited for.\n\n", f);

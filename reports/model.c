@@ -328,7 +328,9 @@ static const char hot_rows_sql[] =
     " r.first_ts, r.last_ts, (SELECT group_concat(DISTINCT root_pid) FROM lock_waits w"
     "  WHERE w.row_id = r.row_id), r.holds, r.mean_hold_ms, r.capacity_per_s, r.max_queue,"
     " r.max_queue_ts, r.longest_chain,"
-    " (SELECT min(rel_oid) FROM lock_waits w WHERE w.row_id = r.row_id)"
+    " (SELECT min(rel_oid) FROM lock_waits w WHERE w.row_id = r.row_id),"
+    " r.occupancy_holds, r.occupied_ms, r.hidden_wait_ms, r.logged_wait_ms,"
+    " r.waited_statements, r.utilisation"
     " FROM rows r WHERE r.row_id IN (SELECT w.row_id FROM lock_waits w WHERE" WAIT_FILTER("w") ")"
     " ORDER BY r.total_wait_ms DESC, r.row_id LIMIT ?1";
 
@@ -404,6 +406,26 @@ static void queue_point(model_ctx *m, ls_stmt *q, void *arg)
     (void)m;
 }
 
+/* Reconstructed queueing on the row, longest first (row_waits). */
+static const char row_hidden_sql[] =
+    "SELECT q.pid, q.start_ts, q.end_ts, q.wait_ms, q.logged_ms, q.kind, h.pid"
+    " FROM row_waits q LEFT JOIN holds h ON h.hold_id = q.behind_hold"
+    " WHERE q.row_id = ?1 AND q.wait_ms > 0 ORDER BY q.wait_ms DESC, q.rw_id LIMIT 200";
+
+static void hidden_wait_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    ls_model_col_int(o, "pid", q, 0);
+    ls_model_col_ts(o, "start", q, 1);
+    ls_model_col_ts(o, "end", q, 2);
+    ls_model_col_ms(o, "waited_ms", q, 3);
+    ls_model_col_ms(o, "logged_ms", q, 4);
+    ls_model_col_str(o, "kind", q, 5);
+    ls_model_col_int(o, "behind_pid", q, 6);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
 static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject(), *tl;
@@ -428,10 +450,19 @@ static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_int(o, "max_queue_depth", q, 15);
     ls_model_col_ts(o, "max_queue_time", q, 16);
     ls_model_col_int(o, "longest_chain", q, 17);
+    ls_model_col_int(o, "occupancy_holds", q, 19);
+    ls_model_col_ms(o, "occupied_ms", q, 20);
+    /* Queueing the log did not show (row_waits): below deadlock_timeout. */
+    ls_model_col_ms(o, "hidden_wait_ms", q, 21);
+    ls_model_col_ms(o, "logged_wait_ms", q, 22);
+    ls_model_col_int(o, "statements_waited", q, 23);
+    ls_model_col_ms(o, "utilisation", q, 24);
     tl = cJSON_AddObjectToObject(o, "timeline");
     ls_model_each_row(m, row_holds_sql, row_id, hold_row, cJSON_AddArrayToObject(tl, "holds"));
     ls_model_each_row(m, row_waits_sql, row_id, row_wait_row, cJSON_AddArrayToObject(tl, "waits"));
     ls_model_each_row(m, row_queue_sql, row_id, queue_point, cJSON_AddArrayToObject(tl, "queue"));
+    ls_model_each_row(m, row_hidden_sql, row_id, hidden_wait_row,
+                      cJSON_AddArrayToObject(tl, "hidden_waits"));
     cJSON_AddItemToArray(arg, o);
 }
 

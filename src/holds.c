@@ -39,24 +39,23 @@ static const char row_stats_sql[] =
  * relation within this window of a keyed one is on the same row (a ctid
  * is reused by another row only after the version is pruned). */
 #define CTID_CHAIN_US 10000000
-/* The waiter's statement starts this close to the wait (%t: a second). */
-#define WAITER_STMT_WINDOW_US 1500000
+/* Whole-second (%t) times: a statement logged in the wait's second may
+ * have started after it by the clock. */
+#define WHOLE_SECOND_US 1000000
 
 static const char waits_sql[] =
     "SELECT w.wait_id, w.session_id, w.start_ts, w.relation, w.ctid, w.target_kind, w.target,"
     " w.statement, le.context, w.file_id, w.line FROM lock_waits w"
     " LEFT JOIN lock_events le ON le.event_id = w.first_event ORDER BY w.wait_id";
 
-/* The session's statements next to the wait's message with the lock
- * message's text: the first logged after it (?5 = 1) or the last before. */
+/* The session's statements that started before the wait did (sequential
+ * in a session: the waiter's is among the last ones), with the lock
+ * message's text; ?3 is the timestamps' resolution. */
 static const char waiter_stmts_sql[] =
     "SELECT stmt_id, file_id, line, end_ts IS NOT NULL, text, params, prepare FROM statements"
-    " WHERE session_id = ?1 AND start_ts BETWEEN ?2 - ?3 AND ?2 + ?3"
-    " AND (?4 IS NULL OR text = ?4) AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))"
-    " AND CASE WHEN ?5 THEN file_id > ?6 OR (file_id = ?6 AND line > ?7)"
-    "  ELSE file_id < ?6 OR (file_id = ?6 AND line < ?7) END"
-    " ORDER BY CASE WHEN ?5 THEN file_id ELSE -file_id END,"
-    "  CASE WHEN ?5 THEN line ELSE -line END LIMIT 1";
+    " WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
+    " AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))"
+    " ORDER BY start_ts DESC, stmt_id DESC LIMIT 32";
 
 static const char find_row_sql[] =
     "SELECT row_id FROM rows WHERE relation = ?1 AND row_key = ?2";
@@ -101,48 +100,63 @@ int ls_pick_waiter_stmt(const ls_stmt_candidate *c, int n)
     return before;
 }
 
-/* Fill w->sql, params, prepare and stmt_id from the session's statements:
- * the nearest one before and after the wait's message decide. */
-static int waiter_statement(ls_stmt *q, wait_row *w, const char *lock_stmt, int64_t file_id,
-                            int64_t line)
-{
-    ls_stmt_candidate c[2];
-    int64_t ids[2];
-    char *text[2] = {0}, *params[2] = {0}, *prep[2] = {0};
-    int n = 0, rc = 0, pick, i, after;
+#define MAX_CANDIDATES 32
 
-    for (after = 0; after <= 1; after++) {
-        ls_stmt_reset(q);
-        ls_stmt_bind_int64(q, 1, w->session_id);
-        ls_stmt_bind_int64(q, 2, w->start_ts);
-        ls_stmt_bind_int64(q, 3, WAITER_STMT_WINDOW_US);
-        ls_stmt_bind_text(q, 4, lock_stmt);
-        ls_stmt_bind_int64(q, 5, after);
-        ls_stmt_bind_int64(q, 6, file_id);
-        ls_stmt_bind_int64(q, 7, line);
-        if ((rc = ls_stmt_step(q)) < 0)
-            break;
-        if (rc == 0)
+typedef struct candidate {
+    ls_stmt_candidate c;
+    int64_t id, file, line;
+    char *text, *params, *prepare;
+} candidate;
+
+static int by_position(const void *a, const void *b)
+{
+    const candidate *x = a, *y = b;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+/* Fill w->sql, params, prepare and stmt_id: the session's statement with
+ * the lock message's text, by ls_pick_waiter_stmt() over log positions. */
+static int waiter_statement(ls_stmt *q, wait_row *w, const char *lock_stmt, int64_t file_id,
+                            int64_t line, int64_t resolution)
+{
+    candidate c[MAX_CANDIDATES];
+    ls_stmt_candidate pc[MAX_CANDIDATES];
+    int n = 0, rc, pick, i;
+
+    ls_stmt_reset(q);
+    ls_stmt_bind_int64(q, 1, w->session_id);
+    ls_stmt_bind_int64(q, 2, w->start_ts);
+    ls_stmt_bind_int64(q, 3, resolution);
+    while ((rc = ls_stmt_step(q)) == 1 && n < MAX_CANDIDATES) {
+        const char *text = ls_stmt_text(q, 4);
+        if (lock_stmt && strcmp(text, lock_stmt) != 0)
             continue;
-        c[n].after = after;
-        c[n].has_duration = (int)ls_stmt_int64(q, 3);
-        ids[n] = ls_stmt_int64(q, 0);
-        text[n] = dup_or_null(ls_stmt_text(q, 4));
-        params[n] = ls_stmt_isnull(q, 5) ? NULL : dup_or_null(ls_stmt_text(q, 5));
-        prep[n] = ls_stmt_isnull(q, 6) ? NULL : dup_or_null(ls_stmt_text(q, 6));
+        c[n].id = ls_stmt_int64(q, 0);
+        c[n].file = ls_stmt_int64(q, 1);
+        c[n].line = ls_stmt_int64(q, 2);
+        c[n].c.after = c[n].file > file_id || (c[n].file == file_id && c[n].line > line);
+        c[n].c.has_duration = (int)ls_stmt_int64(q, 3);
+        c[n].text = dup_or_null(text);
+        c[n].params = ls_stmt_isnull(q, 5) ? NULL : dup_or_null(ls_stmt_text(q, 5));
+        c[n].prepare = ls_stmt_isnull(q, 6) ? NULL : dup_or_null(ls_stmt_text(q, 6));
         n++;
     }
-    pick = rc < 0 ? -1 : ls_pick_waiter_stmt(c, n);
+    qsort(c, (size_t)n, sizeof(c[0]), by_position);
+    for (i = 0; i < n; i++)
+        pc[i] = c[i].c;
+    pick = rc < 0 ? -1 : ls_pick_waiter_stmt(pc, n);
     for (i = 0; i < n; i++) {
         if (i == pick) {
-            w->stmt_id = ids[i];
-            w->sql = text[i];
-            w->params = params[i];
-            w->prepare = prep[i];
+            w->stmt_id = c[i].id;
+            w->sql = c[i].text;
+            w->params = c[i].params;
+            w->prepare = c[i].prepare;
         } else {
-            free(text[i]);
-            free(params[i]);
-            free(prep[i]);
+            free(c[i].text);
+            free(c[i].params);
+            free(c[i].prepare);
         }
     }
     return rc < 0 ? rc : 0;
@@ -233,6 +247,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
     wait_row *w = NULL, **byc = NULL;
     ls_shape_rule *rules = NULL;
     size_t n = 0, cap = 0, nrules = 0, i, j, nc = 0;
+    int64_t resolution = 1000; /* %m, csvlog, jsonlog: milliseconds */
     int rc;
 
     if ((rc = ls_store_exec(s, "CREATE UNIQUE INDEX IF NOT EXISTS rows_key ON rows(relation,"
@@ -241,8 +256,17 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
         (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
         (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0 ||
-        (rc = ls_store_prepare(s, set_row_sql, &set)) != 0 ||
-        (rc = ls_store_prepare(s, insert_rule_sql, &rule)) != 0)
+        (rc = ls_store_prepare(s, set_row_sql, &set)) != 0)
+        goto out;
+
+    if ((rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM statements"
+                                  " WHERE log_ts % 1000000 <> 0)", &rule)) != 0)
+        goto out;
+    if ((rc = ls_stmt_step(rule)) == 1 && ls_stmt_int64(rule, 0) == 0)
+        resolution = WHOLE_SECOND_US;
+    ls_stmt_finalize(rule);
+    rule = NULL;
+    if ((rc = ls_store_prepare(s, insert_rule_sql, &rule)) != 0)
         goto out;
 
     /* 1. Each wait's own evidence: its statement, parameters, PREPARE
@@ -273,8 +297,8 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         snprintf(r->target_kind, sizeof(r->target_kind), "%s", ls_stmt_text(q, 5));
         snprintf(r->target, sizeof(r->target), "%s", ls_stmt_text(q, 6));
         if (!ls_stmt_isnull(q, 1) &&
-            (rc = waiter_statement(cand, r, lock_stmt, ls_stmt_int64(q, 9),
-                                   ls_stmt_int64(q, 10))) != 0)
+            (rc = waiter_statement(cand, r, lock_stmt, ls_stmt_int64(q, 9), ls_stmt_int64(q, 10),
+                                   resolution)) != 0)
             goto out;
         if (!r->sql && lock_stmt && !(r->sql = ls_strdup(lock_stmt))) {
             rc = LS_ENOMEM;
