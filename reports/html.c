@@ -274,6 +274,17 @@ static const column queueing_cols[] = {
     {"Logged wait ms suffered", "logged_wait_ms_suffered", COL_MS, 0},
 };
 
+static const column request_cols[] = {
+    {"Request", "name", COL_TEXT, 80},
+    {"Service", "service", COL_TEXT, 40},
+    {"Trace", "trace_id", COL_TEXT, 32},
+    {"Duration ms", "duration_ms", COL_MS, 0},
+    {"Row-lock wait ms", "lock_wait_ms", COL_MS, 0},
+    {"of which logged", "logged_lock_wait_ms", COL_MS, 0},
+    {"Waited behind", "waited_behind_code_path", COL_TEXT, 80},
+    {"Row", "waited_for_row", COL_TEXT, 60},
+};
+
 static const column part_cols[] = {
     {"Where the hold time went", "name", COL_TEXT, 120},
     {"ms", "ms", COL_MS, 0},
@@ -1165,6 +1176,17 @@ static void panel_worst(FILE *f, const cJSON *model)
     TABLE(f, tree_cols, m_get(wm, "waits"));
 }
 
+/* The slowest traced requests and their row-lock queueing. */
+static void panel_requests(FILE *f, const cJSON *model)
+{
+    if (cJSON_GetArraySize(m_get(model, "slow_requests")) == 0) {
+        fputs("<p>No traces were given: pass an OTLP, Jaeger or Zipkin export to see which "
+              "requests queued for row locks.</p>\n", f);
+        return;
+    }
+    TABLE(f, request_cols, m_get(model, "slow_requests"));
+}
+
 /* The headline ranking, with each path's hold-time breakdown. */
 static void panel_code_paths(FILE *f, const cJSON *model)
 {
@@ -1439,6 +1461,10 @@ static const struct panel {
      "application_name or statement shape), ranked by how long they held rows others "
      "waited for.",
      panel_code_paths},
+    {"slow-requests", "Slow requests",
+     "The slowest requests in the traces and how much of each was queueing for row locks "
+     "(logged waits and the shorter ones the log never shows), behind which code path.",
+     panel_requests},
     {"hot-rows", "Hot rows",
      "Logical rows (one row however many ctids its updates gave it) ranked by the total time "
      "others waited for them; serial capacity is 1 / mean hold.",

@@ -635,6 +635,31 @@ static void code_paths(FILE *f, const cJSON *m)
     }
 }
 
+/* The slowest traced requests and how much of each was row-lock queueing. */
+static void slow_requests(FILE *f, const cJSON *list)
+{
+    const cJSON *c;
+    if (cJSON_GetArraySize(list) == 0)
+        return;
+    fputs("## Slow requests\n\nThe slowest requests in the traces and how much of each was "
+          "queueing for row locks (logged waits and the shorter ones the log never shows).\n\n"
+          "| Request | Trace | Duration ms | Row-lock wait ms | of which logged | Waited behind "
+          "| Row |\n|---|---|---:|---:|---:|---|---|\n",
+          f);
+    cJSON_ArrayForEach(c, list) {
+        fputs("|", f);
+        cell(f, m_str(c, "name"));
+        cell(f, m_str(c, "trace_id"));
+        cell_ms(f, c, "duration_ms");
+        cell_ms(f, c, "lock_wait_ms");
+        cell_ms(f, c, "logged_lock_wait_ms");
+        cell(f, m_str(c, "waited_behind_code_path"));
+        cell(f, m_str(c, "waited_for_row"));
+        fputs("\n", f);
+    }
+    fputs("\n", f);
+}
+
 /* Who waited for whom when the busiest queue was longest. */
 static void worst_moment(FILE *f, const cJSON *wm)
 {
@@ -680,6 +705,7 @@ int ls_report_write_markdown(const cJSON *m, FILE *f)
     summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"));
     findings(f, cJSON_GetObjectItemCaseSensitive(m, "findings"));
     code_paths(f, m);
+    slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"));
     hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
     mermaid_hot_rows(f, m);
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"));

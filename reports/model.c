@@ -770,6 +770,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     ls_model_each_row(&m, roots_sql, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
     ls_model_each_row(&m, holds_sql, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));
     ls_model_code_paths(&m, r, top);
+    ls_model_requests(&m, r, top);
     ls_model_findings(&m, r);
     add_worst_moment(&m, r);
     ls_model_each_row(&m, waits_sql, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,

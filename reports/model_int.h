@@ -33,6 +33,9 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top);
 /* The SQL expression naming a transaction's code path, over tx_code c. */
 const char *ls_model_code_path_label(const char *group_by);
 
+/* requests.c: the slowest traced requests and their row-lock queueing. */
+void ls_model_requests(model_ctx *m, cJSON *report, int top);
+
 /* findings.c: plain-language findings with evidence and a suggested fix,
  * from the sections already in the report. */
 void ls_model_findings(model_ctx *m, cJSON *report);
