@@ -538,6 +538,9 @@ static void panel_summary(FILE *f, const cJSON *model)
             m_num(s, "waits_linked"));
     fprintf(f, "<div><b>%.1f ms</b>total wait</div>\n", m_num(s, "total_wait_ms"));
     fprintf(f, "<div><b>%.1f ms</b>longest wait</div>\n", m_num(s, "max_wait_ms"));
+    if (cJSON_IsTrue(m_get(m_get(s, "hidden_waits"), "reconstructed")))
+        fprintf(f, "<div><b>%.1f ms</b>hidden waits (below deadlock_timeout, never logged)</div>\n",
+                m_num(m_get(s, "hidden_waits"), "hidden_wait_ms"));
     fprintf(f, "<div><b>%.0f</b>deadlocks</div>\n", m_num(s, "deadlocks"));
     fprintf(f, "<div><b>%.0f</b>lock timeouts (55P03)</div>\n", m_num(s, "lock_timeouts"));
     fprintf(f, "<div><b>%.0f</b>statement timeouts (57014)</div>\n",
@@ -556,6 +559,11 @@ static void panel_summary(FILE *f, const cJSON *model)
                "lines</td></tr>\n</tbody></table>\n",
             m_num(s, "lock_nowait_failures"), m_num(s, "idle_in_transaction_timeouts"),
             m_num(s, "files"), m_num(s, "lines"), m_num(s, "records"), m_num(s, "bad_lines"));
+    if (m_str(m_get(s, "hidden_waits"), "note")) {
+        fputs("<p class=\"note\">", f);
+        text(f, m_str(m_get(s, "hidden_waits"), "note"), 400);
+        fputs("</p>\n", f);
+    }
     outcome_bar(f, m_get(s, "waits_by_outcome"));
 }
 

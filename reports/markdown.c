@@ -250,6 +250,17 @@ static void summary(FILE *f, const cJSON *s)
             m_num(s, "waits_linked"));
     fprintf(f, "| Total wait | %.1f ms |\n", m_num(s, "total_wait_ms"));
     fprintf(f, "| Longest wait | %.1f ms |\n", m_num(s, "max_wait_ms"));
+    {
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(s, "hidden_waits");
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "reconstructed")))
+            fprintf(f, "| Hidden waits (below deadlock_timeout) | %.1f ms over %.0f statements "
+                       "|\n", m_num(h, "hidden_wait_ms"), m_num(h, "statements_waited_unlogged"));
+        else if (h) {
+            fputs("| Hidden waits | not rebuilt: ", f);
+            ls_md_cell(f, m_str(h, "note"), 300);
+            fputs(" |\n", f);
+        }
+    }
     fprintf(f, "| Deadlocks | %.0f |\n", m_num(s, "deadlocks"));
     fprintf(f, "| Lock timeouts (55P03) | %.0f |\n", m_num(s, "lock_timeouts"));
     fprintf(f, "| NOWAIT failures (55P03) | %.0f |\n", m_num(s, "lock_nowait_failures"));

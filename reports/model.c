@@ -232,6 +232,30 @@ static void summary_row(model_ctx *m, ls_stmt *q, void *arg)
     (void)m;
 }
 
+/* Queueing the log did not show, and whether it could be rebuilt: that
+ * needs statement logging (durations, or log_statement) or traces. */
+static const char hidden_sql[] =
+    "SELECT (SELECT count(*) FROM statements) > 0,"
+    " (SELECT coalesce(sum(max(0, wait_ms - coalesce(logged_ms, 0))), 0) FROM row_waits),"
+    " (SELECT coalesce(sum(logged_ms), 0) FROM row_waits),"
+    " (SELECT count(*) FROM row_waits WHERE wait_ms > 20 AND kind = 'inferred')";
+
+static void hidden_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *h = cJSON_AddObjectToObject(arg, "hidden_waits");
+    int rebuilt = (int)ls_stmt_int64(q, 0);
+    cJSON_AddBoolToObject(h, "reconstructed", rebuilt);
+    ls_model_col_ms(h, "hidden_wait_ms", q, 1);
+    ls_model_col_ms(h, "logged_wait_ms", q, 2);
+    ls_model_col_int(h, "statements_waited_unlogged", q, 3);
+    if (!rebuilt)
+        ls_model_add_str(h, "note",
+                         "The log has no statements, so waits shorter than deadlock_timeout "
+                         "cannot be rebuilt: set log_min_duration_statement = 0 (or "
+                         "log_statement = 'all'), or pass the application's traces.");
+    (void)m;
+}
+
 static void outcome_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON_AddNumberToObject(arg, ls_stmt_text(q, 0), (double)ls_stmt_int64(q, 1));
@@ -761,6 +785,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
 
     sum = cJSON_AddObjectToObject(r, "summary");
     ls_model_each_row(&m, summary_sql, -1, summary_row, sum);
+    ls_model_each_row(&m, hidden_sql, -1, hidden_row, sum);
     ls_model_each_row(&m,
              "SELECT outcome, count(*) FROM lock_waits w WHERE" WAIT_FILTER("w")
              "GROUP BY outcome ORDER BY outcome",
