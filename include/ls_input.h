@@ -38,6 +38,12 @@ int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *l
 uint64_t ls_input_raw_offset(const ls_input *in);
 /* Bytes of decompressed text delivered so far. */
 uint64_t ls_input_text_offset(const ls_input *in);
+/*
+ * 1 when the last line delivered ended the input without a '\n' (a file
+ * cut mid-line, or still being written): its bytes count in the text
+ * offset, but a later, longer copy of the file will not end there.
+ */
+int ls_input_unterminated(const ls_input *in);
 /* Total size of the file when known (regular files), else 0. */
 uint64_t ls_input_raw_size(const ls_input *in);
 int ls_input_is_gzip(const ls_input *in);

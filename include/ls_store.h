@@ -16,18 +16,31 @@
 #include "ls_activity.h"
 #include "ls_span.h"
 
-#define LS_STORE_SCHEMA_VERSION 3
+#define LS_STORE_SCHEMA_VERSION 4
 
 typedef struct ls_store ls_store;
 typedef struct ls_stmt ls_stmt;
 
 typedef struct ls_file_stats {
     uint64_t bytes;     /* raw bytes read (compressed size for .gz) */
-    uint64_t lines;
-    uint64_t records;
-    uint64_t bad_lines;
+    uint64_t lines;     /* the file's lines so far (a resumed file: all of them) */
+    uint64_t records;   /* records read in this run (added to the stored count) */
+    uint64_t bad_lines; /* likewise */
     ls_ts first_ts, last_ts;
+    /* Resume point: decompressed bytes of whole lines ingested, the hash of
+     * the last of those lines, and the hash of the first line (the file's
+     * identity). 0 = none (stdin). */
+    uint64_t text_bytes, tail_hash, fingerprint;
+    const char *prefix; /* log_line_prefix the parser used (given or inferred), or NULL */
 } ls_file_stats;
+
+/* A stored file whose first line has a given fingerprint: where it ended. */
+typedef struct ls_file_progress {
+    int64_t file_id;
+    char format[16];
+    char prefix[256];   /* "" when none was used */
+    uint64_t text_bytes, lines, tail_hash;
+} ls_file_progress;
 
 /*
  * Open (creating if needed) the store at `path`. A store written by another
@@ -35,23 +48,55 @@ typedef struct ls_file_stats {
  * errbuf says why.
  */
 int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen);
+/*
+ * The same, waiting up to `busy_ms` milliseconds while another process
+ * holds the store (ls_store_open waits LS_STORE_BUSY_MS). When it is still
+ * busy, LS_ESTORE with errbuf saying the store is in use. `path` "" is a private store in the temporary directory,
+ * deleted by the system as soon as it is closed or the process dies.
+ */
+#define LS_STORE_BUSY_MS 60000
+int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errbuf,
+                       size_t errlen);
 void ls_store_close(ls_store *s);
-/* Last SQLite error message of this store. */
+/*
+ * The first SQLite error met since the store was opened (kept when it
+ * happened, so a later ROLLBACK does not replace it), else SQLite's last
+ * message.
+ */
 const char *ls_store_errmsg(ls_store *s);
+
+/*
+ * 1 when `path` is a lockspan store (an SQLite file with lockspan's meta
+ * table, any schema version), 0 when it is something else, negative when
+ * it cannot be read (errbuf says why).
+ */
+int ls_store_probe(const char *path, char *errbuf, size_t errlen);
+
+/* meta table: set a key (inside or outside a transaction), read one ("" when absent). */
+int ls_store_meta_set(ls_store *s, const char *key, const char *value);
+int ls_store_meta_get(ls_store *s, const char *key, char *buf, size_t len);
 
 /* Explicit write transactions around a unit of ingest. */
 int ls_store_begin(ls_store *s);
 int ls_store_commit(ls_store *s);
 
 /*
- * 1 when a file of this path and size was already ingested into the store
- * (a nightly job that sees the same rotated file twice), 0 when not.
+ * Stored files whose first line hashes to `fingerprint` (the same file,
+ * whatever its name or compression, or another one beginning alike), up to
+ * `max`, largest resume point first; *n is how many.
  */
-int ls_store_file_known(ls_store *s, const char *path, uint64_t bytes);
+int ls_store_file_lookup(ls_store *s, uint64_t fingerprint, ls_file_progress *out, int max,
+                         int *n);
 
 /* Register an input file; *file_id identifies it in later calls. */
 int ls_store_file_begin(ls_store *s, const char *path, const char *format, const char *prefix,
                         int gzip, int64_t *file_id);
+/*
+ * A file's stats at the end of a run over it: lines, resume point and
+ * prefix replace the stored ones, records and bad lines add to them, the
+ * time range widens. Written in the transaction of the run's rows, so the
+ * resume point is exactly what the store holds.
+ */
 int ls_store_file_end(ls_store *s, int64_t file_id, const ls_file_stats *st);
 /* Keep a sample of an unparsable line (callers cap how many per file). */
 int ls_store_bad_line(ls_store *s, int64_t file_id, uint64_t line, const char *reason,

@@ -361,7 +361,7 @@ int ls_handoff_activity(ls_handoff *h, uint32_t file, const ls_activity *a)
 
 static int simple_item(ls_handoff *h, ls_item_type type, uint32_t file, const char *reason,
                        const char *text, size_t len, uint64_t line, int gzip,
-                       const ls_file_stats *st)
+                       const ls_file_stats *st, uint32_t same_file)
 {
     size_t need = ALIGN(sizeof(ls_item)) + (text ? len + 1 : 0);
     int rc;
@@ -375,6 +375,7 @@ static int simple_item(ls_handoff *h, ls_item_type type, uint32_t file, const ch
     it->reason = reason;
     it->line = line;
     it->gzip = gzip;
+    it->same_file = same_file;
     if (st)
         it->stats = *st;
     if (text) {
@@ -390,18 +391,25 @@ static int simple_item(ls_handoff *h, ls_item_type type, uint32_t file, const ch
 int ls_handoff_bad(ls_handoff *h, uint32_t file, uint64_t line, const char *reason,
                    const char *text, size_t len)
 {
-    return simple_item(h, LS_ITEM_BAD, file, reason, text, len, line, 0, NULL);
+    return simple_item(h, LS_ITEM_BAD, file, reason, text, len, line, 0, NULL, 0);
 }
 
 int ls_handoff_file_begin(ls_handoff *h, uint32_t file, const char *path, const char *format,
-                          int gzip)
+                          int gzip, int64_t resume_id, uint32_t same_file)
 {
-    return simple_item(h, LS_ITEM_FILE_BEGIN, file, format, path, strlen(path), 0, gzip, NULL);
+    return simple_item(h, LS_ITEM_FILE_BEGIN, file, format, path, strlen(path),
+                       resume_id > 0 ? (uint64_t)resume_id : 0, gzip, NULL, same_file);
 }
 
 int ls_handoff_file_end(ls_handoff *h, uint32_t file, const ls_file_stats *st)
 {
-    return simple_item(h, LS_ITEM_FILE_END, file, NULL, NULL, 0, 0, 0, st);
+    return simple_item(h, LS_ITEM_FILE_END, file, NULL, st->prefix,
+                       st->prefix ? strlen(st->prefix) : 0, 0, 0, st, 0);
+}
+
+int ls_handoff_checkpoint(ls_handoff *h)
+{
+    return simple_item(h, LS_ITEM_CHECKPOINT, 0, NULL, NULL, 0, 0, 0, NULL, 0);
 }
 
 void ls_handoff_close(ls_handoff *h, int rc)

@@ -25,7 +25,8 @@ typedef enum ls_item_type {
     LS_ITEM_FILE_BEGIN, /* a new input file: text = path, reason = format name */
     LS_ITEM_FILE_END,   /* stats of input file `file` */
     LS_ITEM_SPAN,       /* a span of an application trace: item->span */
-    LS_ITEM_ACTIVITY    /* a pg_stat_activity snapshot row: item->activity */
+    LS_ITEM_ACTIVITY,   /* a pg_stat_activity snapshot row: item->activity */
+    LS_ITEM_CHECKPOINT  /* the files before it are whole: a point to commit at */
 } ls_item_type;
 
 /*
@@ -42,11 +43,14 @@ typedef struct ls_item {
     ls_event *ev;           /* LS_ITEM_EVENT */
     ls_span *span;          /* LS_ITEM_SPAN */
     ls_activity *activity;  /* LS_ITEM_ACTIVITY */
-    uint64_t line;          /* LS_ITEM_BAD */
+    uint64_t line;          /* LS_ITEM_BAD; FILE_BEGIN: stored file_id read on, or 0 */
     const char *reason;     /* LS_ITEM_BAD: a string literal; FILE_BEGIN: format */
-    const char *text;       /* LS_ITEM_BAD, LS_ITEM_FILE_BEGIN; NUL-terminated */
+    const char *text;       /* LS_ITEM_BAD, LS_ITEM_FILE_BEGIN; FILE_END: the prefix
+                               used, or NULL; NUL-terminated */
     size_t len;             /* bytes of text */
     int gzip;               /* LS_ITEM_FILE_BEGIN */
+    uint32_t same_file;     /* LS_ITEM_FILE_BEGIN: 1 + ordinal of an earlier FILE_BEGIN
+                               of the same file in this ingest (read on), or 0 */
     ls_file_stats stats;    /* LS_ITEM_FILE_END */
 } ls_item;
 
@@ -65,10 +69,14 @@ int ls_handoff_span(ls_handoff *h, uint32_t file, const ls_span *sp);
 int ls_handoff_activity(ls_handoff *h, uint32_t file, const ls_activity *a);
 int ls_handoff_bad(ls_handoff *h, uint32_t file, uint64_t line, const char *reason,
                    const char *text, size_t len);
-/* `file` is the next ordinal: 0 for the first FILE_BEGIN, then 1, ... */
+/* `file` is the next ordinal: 0 for the first FILE_BEGIN, then 1, ...;
+ * `resume_id` the stored file this one goes on with, or 0 for a new one. */
 int ls_handoff_file_begin(ls_handoff *h, uint32_t file, const char *path, const char *format,
-                          int gzip);
+                          int gzip, int64_t resume_id, uint32_t same_file);
+/* The stats, with st->prefix copied. */
 int ls_handoff_file_end(ls_handoff *h, uint32_t file, const ls_file_stats *st);
+/* Every file begun so far has ended: the store may commit here. */
+int ls_handoff_checkpoint(ls_handoff *h);
 /* No more items: the store thread's ls_handoff_next() returns NULL after
  * the last batch. `rc` is the parsing side's result, passed on. */
 void ls_handoff_close(ls_handoff *h, int rc);

@@ -22,8 +22,9 @@
 #include "ls_input.h"
 #include "ls_parser.h"
 
-#define BATCH_RECORDS 50000
 #define BAD_SAMPLES_STORED 100
+#define MAX_CANDIDATES 4  /* stored files compared with one input by content */
+#define TAIL_BYTES 256    /* bytes of a file's last line that its resume hash covers */
 #define PREFIX_PROBE_LINES 50
 #define RUN_PEEK_LINES 64 /* lines looked at for a run's format after a boundary */
 
@@ -44,7 +45,50 @@ typedef struct run_file {
     uint64_t base;      /* run line number of the file's line 0 */
     ls_file_stats st;
     int probe;          /* stderr: check that its lines match the prefix */
+    uint64_t skip_upto; /* records starting at or before this line are in the store */
+    uint64_t old_lines; /* lines the store held of the file before this ingest */
+    /* The resume point so far: the end of the last '\n'-terminated line. */
+    uint64_t text_end;
+    unsigned char tail[TAIL_BYTES];
+    size_t tail_len, tail_line_len;
 } run_file;
+
+/*
+ * What the store already holds of one input path, found before the
+ * parsing thread starts (the store belongs to the calling thread): the
+ * hash of the file's first line, and the stored files that began with it.
+ */
+typedef struct file_ident {
+    uint64_t fingerprint; /* 0: none (stdin, empty file) */
+    int ncand;
+    ls_file_progress cand[2 * MAX_CANDIDATES];
+    /* per candidate: 1 + ordinal of the FILE_BEGIN that read it in this
+     * ingest (its file_id is not known to this thread), else 0 */
+    uint32_t ord_ref[2 * MAX_CANDIDATES];
+} file_ident;
+
+/* A file read in this ingest, as a candidate for the files after it. */
+typedef struct seen_file {
+    uint64_t fingerprint;
+    ls_file_progress p; /* p.file_id: the stored file it went on with, or 0 */
+    uint32_t ord_ref;   /* 1 + ordinal of its first FILE_BEGIN in this ingest */
+} seen_file;
+
+/* FNV-1a, 64 bits: file identity and resume checks, not security. */
+static uint64_t fnv1a(const unsigned char *p, size_t n, uint64_t h)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* Hash of a line's last `n` bytes and its length `line_len`; never 0. */
+static uint64_t tail_hash(const unsigned char *p, size_t n, size_t line_len)
+{
+    uint64_t h = fnv1a(p, n, 0xcbf29ce484222325ULL ^ ((uint64_t)line_len * 0x9e3779b97f4a7c15ULL));
+    return h ? h : 1;
+}
 
 /* The parsing thread's state. */
 typedef struct ingest_ctx {
@@ -52,7 +96,7 @@ typedef struct ingest_ctx {
     ls_classifier *cls;
     const ls_ingest_opts *opts;
     char *const *paths;
-    const unsigned char *known; /* per path: already in the store, skip */
+    const file_ident *ident;    /* per path: what the store holds of it */
     ls_ingest_totals tot;
     const ls_parser_ops *ops;   /* the run's parser, NULL between runs */
     void *parser;
@@ -60,6 +104,9 @@ typedef struct ingest_ctx {
     size_t nfiles, cap;
     uint64_t run_lines;         /* lines fed to the parser in this run */
     uint32_t next_ord;          /* ordinal of the next FILE_BEGIN */
+    char prefix[256];           /* the run's log_line_prefix as inferred, "" if none */
+    seen_file *seen;            /* files read so far, for copies later on the command line */
+    size_t nseen, seen_cap;
     int rc;                     /* first fatal error seen in a callback */
 } ingest_ctx;
 
@@ -82,6 +129,8 @@ static int on_record(void *vctx, const ls_record *rec)
 
     r.file = f->path;
     r.line = rec->line - f->base;
+    if (r.line <= f->skip_upto)
+        return 0; /* read again to rebuild the parser's state; already stored */
     f->st.records++;
     if (r.ts != LS_TS_NONE) {
         if (f->st.first_ts == LS_TS_NONE || r.ts < f->st.first_ts)
@@ -108,6 +157,8 @@ static int on_span(void *vctx, const ls_span *sp)
 
     copy.file = f->path;
     copy.line = sp->line ? sp->line - f->base : 0;
+    if (copy.line && copy.line <= f->skip_upto)
+        return 0; /* already stored (a span without a line is kept once by its id) */
     f->st.records++;
     c->tot.events++;
     if ((rc = ls_handoff_span(c->handoff, f->ord, &copy)) != 0)
@@ -124,6 +175,8 @@ static int on_activity(void *vctx, const ls_activity *a)
 
     copy.file = f->path;
     copy.line = a->line - f->base;
+    if (copy.line <= f->skip_upto)
+        return 0;
     f->st.records++;
     if ((rc = ls_handoff_activity(c->handoff, f->ord, &copy)) != 0)
         return c->rc = rc;
@@ -148,6 +201,14 @@ static void print_sample(FILE *f, const char *text, size_t len)
 static void on_note(void *vctx, const char *file, const char *msg)
 {
     ingest_ctx *c = vctx;
+    static const char inferred[] = "inferred log_line_prefix '";
+    /* Kept with the file, so that its next part is read with the same
+     * prefix even when too few lines were appended to infer it again. */
+    if (strncmp(msg, inferred, sizeof(inferred) - 1) == 0) {
+        const char *p = msg + sizeof(inferred) - 1, *e = strstr(p, "' (");
+        if (e && (size_t)(e - p) < sizeof(c->prefix))
+            snprintf(c->prefix, sizeof(c->prefix), "%.*s", (int)(e - p), p);
+    }
     if (!c->opts->quiet)
         fprintf(stderr, "lockspan: %s: %s\n", file, msg);
 }
@@ -160,6 +221,8 @@ static void on_bad(void *vctx, const char *file, uint64_t line, const char *reas
     run_file *f = file_of_line(c, line);
     (void)file;
     line -= f->base;
+    if (line <= f->skip_upto)
+        return;
     f->st.bad_lines++;
     if (f->st.bad_lines <= (uint64_t)c->opts->max_bad_shown) {
         fprintf(stderr, "lockspan: %s:%llu: %s: ", f->path, (unsigned long long)line, reason);
@@ -294,12 +357,17 @@ static int run_end(ingest_ctx *c, int rc)
         if (rc == 0 && f->probe && f->st.lines > 0 && f->st.lines < PREFIX_PROBE_LINES &&
             f->st.bad_lines == f->st.lines)
             rc = prefix_mismatch(c, f->path);
+        if (f->st.fingerprint) {
+            f->st.text_bytes = f->text_end;
+            f->st.tail_hash = tail_hash(f->tail, f->tail_len, f->tail_line_len);
+        }
+        f->st.prefix = c->opts->prefix ? c->opts->prefix : c->prefix[0] ? c->prefix : NULL;
         if (rc == 0)
             rc = ls_handoff_file_end(c->handoff, f->ord, &f->st);
         if (rc == 0) {
             tot->files++;
             tot->bytes += f->st.bytes;
-            tot->lines += f->st.lines;
+            tot->lines += f->st.lines - f->old_lines;
             tot->records += f->st.records;
             tot->bad_lines += f->st.bad_lines;
             if (f->st.bad_lines > (uint64_t)c->opts->max_bad_shown)
@@ -309,18 +377,28 @@ static int run_end(ingest_ctx *c, int rc)
         }
         free(f->path);
     }
+    /* The run's rows and its files' resume points go in one transaction. */
+    if (rc == 0 && c->nfiles > 0)
+        rc = ls_handoff_checkpoint(c->handoff);
     if (c->parser)
         c->ops->destroy(c->parser);
     c->parser = NULL;
     c->ops = NULL;
     c->nfiles = 0;
     c->run_lines = 0;
+    c->prefix[0] = '\0';
     return rc;
 }
 
-/* Start a run of `ops` files, or add `path` to the current run. */
+/*
+ * Start a run of `ops` files, or add `path` to the current run. A file the
+ * store holds part of goes on under its stored `resume_id`, one read
+ * earlier in this ingest under that file's `same_ord` (1 + ordinal), else
+ * it is new; it is read with the stored `prefix` unless --prefix was given.
+ */
 static int run_add_file(ingest_ctx *c, const ls_parser_ops *ops, const char *path, int gzip,
-                        char *errbuf, size_t errlen)
+                        uint64_t fingerprint, int64_t resume_id, uint32_t same_ord,
+                        const char *prefix, char *errbuf, size_t errlen)
 {
     run_file *f;
     int rc;
@@ -340,16 +418,20 @@ static int run_add_file(ingest_ctx *c, const ls_parser_ops *ops, const char *pat
     f->ord = c->next_ord++;
     f->base = c->run_lines;
     f->st.first_ts = f->st.last_ts = LS_TS_NONE;
-    f->probe = ops == &ls_stderr_parser;
+    f->st.fingerprint = fingerprint;
+    f->probe = ops == &ls_stderr_parser && !resume_id && !same_ord;
     c->nfiles++;
-    if ((rc = ls_handoff_file_begin(c->handoff, f->ord, path, ops->name, gzip)) != 0)
+    if ((rc = ls_handoff_file_begin(c->handoff, f->ord, path, ops->name, gzip, resume_id,
+                                    same_ord)) != 0)
         return rc;
     if (!c->parser) {
         ls_parse_opts popts;
         ls_sink sink = {.record = on_record, .bad = on_bad, .note = on_note, .ctx = c,
                         .span = on_span, .activity = on_activity};
         popts.file = path;
-        popts.prefix = c->opts->prefix;
+        popts.prefix = c->opts->prefix ? c->opts->prefix : prefix && prefix[0] ? prefix : NULL;
+        if (!c->opts->prefix && popts.prefix)
+            snprintf(c->prefix, sizeof(c->prefix), "%s", popts.prefix);
         c->ops = ops;
         if ((rc = ops->create(&c->parser, &popts, &sink, errbuf, errlen)) != 0) {
             fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
@@ -359,11 +441,170 @@ static int run_add_file(ingest_ctx *c, const ls_parser_ops *ops, const char *pat
     return 0;
 }
 
+/* Formats whose files can be read on from a line boundary: one record is
+ * one or more whole lines that need nothing read before them. A trace
+ * export or a snapshot file (a CSV header) is read again from its start
+ * and the records already stored are dropped. */
+static int resumable_by_seek(const char *format)
+{
+    return strcmp(format, "stderr") == 0 || strcmp(format, "csvlog") == 0 ||
+           strcmp(format, "jsonlog") == 0 || strcmp(format, "syslog") == 0;
+}
+
+/*
+ * The candidates for one path: the stored files that began alike, where a
+ * file read earlier in this ingest replaces what the store said of it (the
+ * store is written behind this thread), and that file's other copies.
+ * Largest resume point first.
+ */
+static void merge_candidates(const ingest_ctx *c, const file_ident *stored, file_ident *out)
+{
+    size_t i;
+    int k, j;
+    *out = *stored;
+    memset(out->ord_ref, 0, sizeof(out->ord_ref));
+    for (i = 0; i < c->nseen && out->fingerprint; i++) {
+        const seen_file *sf = &c->seen[i];
+        if (sf->fingerprint != out->fingerprint)
+            continue;
+        for (k = 0; k < out->ncand; k++)
+            if (sf->p.file_id > 0 && out->cand[k].file_id == sf->p.file_id)
+                break;
+        if (k == out->ncand) {
+            if (k == 2 * MAX_CANDIDATES)
+                continue;
+            out->ncand++;
+        }
+        out->cand[k] = sf->p;
+        out->ord_ref[k] = sf->p.file_id > 0 ? 0 : sf->ord_ref;
+    }
+    for (k = 1; k < out->ncand; k++) /* insertion sort, text_bytes descending */
+        for (j = k; j > 0 && out->cand[j].text_bytes > out->cand[j - 1].text_bytes; j--) {
+            ls_file_progress t = out->cand[j];
+            uint32_t o = out->ord_ref[j];
+            out->cand[j] = out->cand[j - 1];
+            out->ord_ref[j] = out->ord_ref[j - 1];
+            out->cand[j - 1] = t;
+            out->ord_ref[j - 1] = o;
+        }
+}
+
+/* Note where file `f` (identity: `stored_id`, else `ord_ref`) now ends. */
+static int remember(ingest_ctx *c, uint64_t fingerprint, const run_file *f, int64_t stored_id,
+                    uint32_t ord_ref)
+{
+    seen_file *sf = NULL;
+    size_t i;
+    for (i = 0; i < c->nseen && !sf; i++)
+        if (c->seen[i].fingerprint == fingerprint &&
+            (stored_id > 0 ? c->seen[i].p.file_id == stored_id : c->seen[i].ord_ref == ord_ref))
+            sf = &c->seen[i];
+    if (!sf) {
+        if (c->nseen == c->seen_cap) {
+            size_t ncap = c->seen_cap ? c->seen_cap * 2 : 16;
+            seen_file *nv = ls_realloc(c->seen, ncap * sizeof(*nv));
+            if (!nv)
+                return LS_ENOMEM;
+            c->seen = nv;
+            c->seen_cap = ncap;
+        }
+        sf = &c->seen[c->nseen++];
+        memset(sf, 0, sizeof(*sf));
+    }
+    sf->fingerprint = fingerprint;
+    sf->ord_ref = ord_ref;
+    sf->p.file_id = stored_id;
+    snprintf(sf->p.format, sizeof(sf->p.format), "%s", c->ops ? c->ops->name : "");
+    snprintf(sf->p.prefix, sizeof(sf->p.prefix), "%s",
+             c->opts->prefix ? c->opts->prefix : c->prefix);
+    sf->p.text_bytes = f->text_end;
+    sf->p.lines = f->st.lines;
+    sf->p.tail_hash = tail_hash(f->tail, f->tail_len, f->tail_line_len);
+    return 0;
+}
+
+typedef enum { FOUND_NONE, FOUND_RESUME, FOUND_CONTAINED } found_kind;
+
+/*
+ * Read `in` from its start looking for where the store left this file: a
+ * candidate is this file when a line of it ends exactly at the candidate's
+ * resume offset and has its tail hash. Stops there (FOUND_RESUME, *which =
+ * the candidate, `in` positioned after that line), or at the end of a file
+ * shorter than a candidate (FOUND_CONTAINED: its content is in the store
+ * already), else FOUND_NONE. *passed is set when lines were read beyond the
+ * point returned.
+ */
+static int find_resume(ls_input *in, const file_ident *id, found_kind *kind, int *which,
+                       int *passed, char *errbuf, size_t errlen)
+{
+    const char *line;
+    size_t len;
+    uint64_t lineno = 0, off = 0, maxoff = id->cand[0].text_bytes;
+    int truncated, rc, k;
+
+    *kind = FOUND_NONE;
+    *which = -1;
+    *passed = 0;
+    for (k = 0; k < id->ncand; k++)
+        if (id->cand[k].text_bytes == 0 && id->cand[k].tail_hash == tail_hash(NULL, 0, 0)) {
+            *kind = FOUND_RESUME;
+            *which = k;
+        }
+    while (off < maxoff) {
+        rc = ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf, errlen);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) {
+            if (*kind == FOUND_NONE) {
+                *kind = FOUND_CONTAINED;
+                *which = 0;
+            }
+            return 0;
+        }
+        off = ls_input_text_offset(in);
+        if (*which >= 0)
+            *passed = 1;
+        if (ls_input_unterminated(in))
+            continue;
+        for (k = 0; k < id->ncand; k++) {
+            const ls_file_progress *p = &id->cand[k];
+            size_t n = len > TAIL_BYTES ? TAIL_BYTES : len;
+            if (p->text_bytes == off &&
+                p->tail_hash == tail_hash((const unsigned char *)line + len - n, n, len)) {
+                *kind = FOUND_RESUME;
+                *which = k;
+                *passed = 0;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Read lines of a freshly opened `in` until `off` bytes of text are read. */
+static int skip_to(ls_input *in, uint64_t off, char *errbuf, size_t errlen)
+{
+    const char *line;
+    size_t len;
+    uint64_t lineno;
+    int truncated, rc = 1;
+    while (ls_input_text_offset(in) < off &&
+           (rc = ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf, errlen)) == 1)
+        ;
+    if (rc >= 0 && ls_input_text_offset(in) != off) {
+        snprintf(errbuf, errlen, "changed while it was read (no line ends at byte %llu)",
+                 (unsigned long long)off);
+        return LS_EIO;
+    }
+    return rc < 0 ? rc : 0;
+}
+
 /*
  * Read one input file into the current run, first ending the run when the
- * file is of another format, is skipped, or cannot be read.
+ * file is of another format, is skipped, or cannot be read. A file the
+ * store holds part of (`id`) goes on from where the store ends, in a run of
+ * its own.
  */
-static int ingest_one(ingest_ctx *c, const char *path, int known)
+static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored)
 {
     char errbuf[512];
     ls_input *in = NULL;
@@ -372,20 +613,82 @@ static int ingest_one(ingest_ctx *c, const char *path, int known)
     size_t len;
     uint64_t lineno = 0;
     int truncated, rc, show = c->opts->progress;
+    file_ident merged, *id = &merged;
+    uint32_t ord_ref = 0; /* identity of this file in c->seen */
+    int64_t stored_id = 0;
 
+    merge_candidates(c, stored, &merged);
     errbuf[0] = '\0';
     if ((rc = ls_input_open(&in, path, errbuf, sizeof(errbuf))) != 0) {
         fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
         return rc;
     }
-    if (known) {
-        fprintf(stderr, "lockspan: %s: already in the store (same path and size); skipped\n",
-                path);
-        c->tot.skipped_files++;
+    if (id->ncand > 0) {
+        found_kind kind;
+        int k, passed;
+        const ls_file_progress *p;
+        const ls_parser_ops *ops;
+        if ((rc = find_resume(in, id, &kind, &k, &passed, errbuf, sizeof(errbuf))) != 0)
+            goto out;
+        p = k >= 0 ? &id->cand[k] : NULL;
+        ops = p ? ls_parser_find(p->format) : NULL;
+        if (kind == FOUND_CONTAINED || (kind == FOUND_RESUME && ops)) {
+            int seek = kind == FOUND_RESUME && resumable_by_seek(p->format);
+            if ((rc = run_end(c, 0)) != 0)
+                goto out;
+            if (kind == FOUND_RESUME && seek && passed) {
+                ls_input_close(in);
+                in = NULL;
+                if ((rc = ls_input_open(&in, path, errbuf, sizeof(errbuf))) != 0 ||
+                    (rc = skip_to(in, p->text_bytes, errbuf, sizeof(errbuf))) != 0)
+                    goto out;
+            }
+            if (seek)
+                rc = ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf,
+                                        sizeof(errbuf));
+            if (kind == FOUND_CONTAINED || (seek && rc == 0)) {
+                if (!c->opts->quiet)
+                    fprintf(stderr, "lockspan: %s: already in the store%s; nothing new\n",
+                            path, kind == FOUND_CONTAINED ? " (the start of a longer copy)" : "");
+                c->tot.skipped_files++;
+                goto out;
+            }
+            if (rc < 0)
+                goto out;
+            if (!c->opts->quiet)
+                fprintf(stderr, "lockspan: %s: already in the store up to byte %llu; "
+                        "reading on from there\n", path, (unsigned long long)p->text_bytes);
+            if (!seek) {
+                /* Read again from the start; records up to the stored line are dropped. */
+                ls_input_close(in);
+                in = NULL;
+                if ((rc = ls_input_open(&in, path, errbuf, sizeof(errbuf))) != 0)
+                    goto out;
+            }
+            if ((rc = run_add_file(c, ops, path, ls_input_is_gzip(in), id->fingerprint,
+                                   p->file_id, id->ord_ref[k], p->prefix, errbuf,
+                                   sizeof(errbuf))) != 0)
+                goto out;
+            f = &c->files[c->nfiles - 1];
+            ord_ref = id->ord_ref[k];
+            stored_id = p->file_id;
+            f->text_end = p->text_bytes;
+            f->old_lines = p->lines;
+            if (!seek) {
+                f->skip_upto = p->lines;
+                rc = 1;
+                goto read;
+            }
+            goto line; /* the line just read is the first new one */
+        }
+        /* Another file that begins alike: read it whole, as a new file. */
         ls_input_close(in);
-        return run_end(c, 0);
+        in = NULL;
+        if ((rc = ls_input_open(&in, path, errbuf, sizeof(errbuf))) != 0)
+            goto out;
     }
 
+read:
     while ((rc = ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf,
                                     sizeof(errbuf))) == 1) {
         if (!f) {
@@ -405,12 +708,23 @@ static int ingest_one(ingest_ctx *c, const char *path, int known)
             } else {
                 ops = c->ops;
             }
-            if ((rc = run_add_file(c, ops, path, ls_input_is_gzip(in), errbuf,
-                                   sizeof(errbuf))) != 0)
+            if ((rc = run_add_file(c, ops, path, ls_input_is_gzip(in), id->fingerprint, 0, 0,
+                                   NULL, errbuf, sizeof(errbuf))) != 0)
                 break;
             f = &c->files[c->nfiles - 1];
+            ord_ref = f->ord + 1;
         }
+    line:
         c->run_lines = f->base + lineno;
+        if (!ls_input_unterminated(in)) {
+            /* The resume point: after this line, which a longer copy of the
+             * file must also have there. */
+            size_t n = len > TAIL_BYTES ? TAIL_BYTES : len;
+            memcpy(f->tail, line + len - n, n);
+            f->tail_len = n;
+            f->tail_line_len = len;
+            f->text_end = ls_input_text_offset(in);
+        }
         if (truncated)
             on_bad(c, path, c->run_lines, "line longer than 8 MiB, cut", line,
                    len > 80 ? 80 : len);
@@ -423,16 +737,19 @@ static int ingest_one(ingest_ctx *c, const char *path, int known)
         if (show && (lineno & 0x3ffff) == 0)
             progress(path, in, 0);
     }
-    if (rc == LS_EIO && errbuf[0])
-        fprintf(stderr, "lockspan: %s\n", errbuf);
     if (show)
         progress(path, in, 1);
     if (f) {
         f->st.lines = lineno;
         f->st.bytes = ls_input_raw_offset(in);
+        if (rc == 0 && id->fingerprint)
+            rc = remember(c, id->fingerprint, f, stored_id, ord_ref);
     } else if (rc == 0) {
         c->tot.files++; /* an empty file: nothing to store, the run goes on */
     }
+out:
+    if (rc == LS_EIO && errbuf[0])
+        fprintf(stderr, "lockspan: %s\n", errbuf);
     ls_input_close(in);
     return rc;
 }
@@ -442,9 +759,10 @@ static void *parsing_thread(void *arg)
     ingest_ctx *c = arg;
     int i, rc = 0;
     for (i = 0; c->paths[i] && rc == 0; i++)
-        rc = ingest_one(c, c->paths[i], c->known[i]);
+        rc = ingest_one(c, c->paths[i], &c->ident[i]);
     rc = run_end(c, rc);
     free(c->files);
+    free(c->seen);
     ls_handoff_close(c->handoff, rc);
     return NULL;
 }
@@ -456,7 +774,6 @@ static int store_items(ls_store *s, ls_handoff *h, const char *prefix)
     ls_item *it;
     int64_t *file_ids = NULL; /* store file_id by ordinal of FILE_BEGIN */
     size_t nfiles = 0, cap = 0;
-    uint64_t since_commit = 0;
     int rc = 0;
 
     while ((b = ls_handoff_next(h)) != NULL) {
@@ -468,11 +785,12 @@ static int store_items(ls_store *s, ls_handoff *h, const char *prefix)
             switch (it->type) {
             case LS_ITEM_EVENT:
                 rc = ls_store_event(s, file_ids[it->file], it->ev);
-                if (rc == 0 && ++since_commit >= BATCH_RECORDS) {
-                    since_commit = 0;
-                    if ((rc = ls_store_commit(s)) == 0)
-                        rc = ls_store_begin(s);
-                }
+                break;
+            case LS_ITEM_CHECKPOINT:
+                /* A run's files are whole, with their resume points: commit,
+                 * so that a killed ingest goes on from here next time. */
+                if ((rc = ls_store_commit(s)) == 0)
+                    rc = ls_store_begin(s);
                 break;
             case LS_ITEM_BAD:
                 rc = ls_store_bad_line(s, file_ids[it->file], it->line, it->reason, it->text,
@@ -493,10 +811,16 @@ static int store_items(ls_store *s, ls_handoff *h, const char *prefix)
                     file_ids = nv;
                     cap = ncap;
                 }
-                rc = ls_store_file_begin(s, it->text, it->reason, prefix, it->gzip,
-                                         &file_ids[nfiles++]);
+                if (it->line > 0) /* a file the store holds part of: read on */
+                    file_ids[nfiles++] = (int64_t)it->line;
+                else if (it->same_file > 0 && it->same_file <= nfiles)
+                    file_ids[nfiles++] = file_ids[it->same_file - 1];
+                else
+                    rc = ls_store_file_begin(s, it->text, it->reason, prefix, it->gzip,
+                                             &file_ids[nfiles++]);
                 break;
             case LS_ITEM_FILE_END:
+                it->stats.prefix = it->text; /* copied into the batch */
                 rc = ls_store_file_end(s, file_ids[it->file], &it->stats);
                 break;
             case LS_ITEM_SPAN:
@@ -517,28 +841,48 @@ static int store_items(ls_store *s, ls_handoff *h, const char *prefix)
     return rc;
 }
 
-/* Mark the paths whose file (same path and size) the store already holds. */
-static int find_known(ls_store *s, char *const *paths, unsigned char **out)
+/*
+ * For every path, the hash of its first line and the stored files that
+ * began with the same line: a file is known by its content, whatever its
+ * name, compression or length now. stdin is not read ahead: it is always new.
+ */
+static int identify(ls_store *s, char *const *paths, file_ident **out)
 {
     size_t n = 0, i;
-    struct stat st;
+    int rc = 0;
     while (paths[n])
         n++;
-    *out = ls_calloc(n + 1, 1);
+    *out = ls_calloc(n + 1, sizeof(**out));
     if (!*out)
         return LS_ENOMEM;
-    for (i = 0; i < n; i++)
-        if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 && st.st_size > 0 &&
-            ls_store_file_known(s, paths[i], (uint64_t)st.st_size))
-            (*out)[i] = 1;
-    return 0;
+    for (i = 0; i < n && rc == 0; i++) {
+        file_ident *id = &(*out)[i];
+        char errbuf[256];
+        ls_input *in;
+        const char *line;
+        size_t len;
+        uint64_t lineno;
+        int truncated;
+        if (strcmp(paths[i], "-") == 0 || ls_input_open(&in, paths[i], errbuf, sizeof(errbuf)))
+            continue; /* an unreadable file fails later, with its message */
+        if (ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf, sizeof(errbuf)) ==
+                1 &&
+            !ls_input_unterminated(in)) {
+            id->fingerprint = fnv1a((const unsigned char *)line, len, 0xcbf29ce484222325ULL);
+            if (!id->fingerprint)
+                id->fingerprint = 1;
+            rc = ls_store_file_lookup(s, id->fingerprint, id->cand, MAX_CANDIDATES, &id->ncand);
+        }
+        ls_input_close(in);
+    }
+    return rc;
 }
 
 int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *opts,
                     ls_ingest_totals *totals)
 {
     ingest_ctx c;
-    unsigned char *known = NULL;
+    file_ident *ident = NULL;
     pthread_t thread;
     int rc, rc2;
 
@@ -546,12 +890,15 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     memset(totals, 0, sizeof(*totals));
     c.opts = opts;
     c.paths = paths;
-    if ((rc = find_known(store, paths, &known)) != 0)
+    if ((rc = identify(store, paths, &ident)) != 0)
         return rc;
-    c.known = known;
+    c.ident = ident;
     if ((rc = ls_classifier_new(&c.cls)) != 0 || (rc = ls_handoff_new(&c.handoff)) != 0)
         goto out;
-    if ((rc = ls_store_begin(store)) != 0)
+    /* Until the end, the store may hold part of this ingest: report refuses
+     * it, and the next ingest of the same files completes it. */
+    if ((rc = ls_store_meta_set(store, "ingest", "incomplete")) != 0 ||
+        (rc = ls_store_begin(store)) != 0)
         goto out;
     if (pthread_create(&thread, NULL, parsing_thread, &c) != 0) {
         ls_store_exec(store, "ROLLBACK");
@@ -568,9 +915,11 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         rc = rc2;
     if (rc == 0)
         rc = ls_store_index(store);
+    if (rc == 0)
+        rc = ls_store_meta_set(store, "ingest", "complete");
 out:
     ls_handoff_free(c.handoff);
     ls_classifier_free(c.cls);
-    free(known);
+    free(ident);
     return rc;
 }

@@ -33,6 +33,7 @@ struct ls_input {
     size_t scan;          /* buf[start, scan) holds no '\n' */
     int eof;
     int skipping;         /* discarding the tail of an over-long line */
+    int unterminated;     /* the last line delivered had no '\n' (end of input) */
     uint64_t lineno;
     uint64_t raw_off, text_off, raw_size;
     unsigned char head[2];
@@ -134,22 +135,34 @@ static int input_fill(ls_input *in, char *errbuf, size_t errlen)
         room = READ_CHUNK;
     if (in->gz) {
         int n = gzread(in->gz, in->buf + in->end, (unsigned)room);
+        /* Where it broke: the compressed offset zlib has read up to, and
+         * the text (decompressed bytes, lines) delivered before it. */
+        unsigned long long at = (unsigned long long)gzoffset(in->gz);
+        unsigned long long text = (unsigned long long)(in->text_off + (in->end - in->start));
         if (n < 0) {
             int zerr;
-            const char *msg = gzerror(in->gz, &zerr);
-            snprintf(errbuf, errlen, "%s: gzip data error: %s", in->path, msg);
+            const char *msg = gzerror(in->gz, &zerr), *colon = strstr(msg, ">: ");
+            if (strncmp(msg, "<fd:", 4) == 0 && colon) /* gzdopen's name for the file */
+                msg = colon + 3;
+            snprintf(errbuf, errlen, "%s: gzip data error near compressed byte %llu (after "
+                     "%llu bytes of text, line %llu): %s; the file is damaged from there on",
+                     in->path, at, text, (unsigned long long)in->lineno, msg);
             return LS_EIO;
         }
         if (n == 0) {
             int zerr;
             gzerror(in->gz, &zerr);
             if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
-                snprintf(errbuf, errlen, "%s: gzip data error", in->path);
+                snprintf(errbuf, errlen, "%s: gzip data error near compressed byte %llu "
+                         "(after %llu bytes of text, line %llu)", in->path, at, text,
+                         (unsigned long long)in->lineno);
                 return LS_EIO;
             }
             /* zlib reports a truncated stream only through gzeof + Z_BUF_ERROR */
             if (zerr == Z_BUF_ERROR) {
-                snprintf(errbuf, errlen, "%s: gzip stream is truncated", in->path);
+                snprintf(errbuf, errlen, "%s: gzip stream is truncated at compressed byte %llu "
+                         "(after %llu bytes of text, line %llu)", in->path, at, text,
+                         (unsigned long long)in->lineno);
                 return LS_EIO;
             }
             in->eof = 1;
@@ -197,6 +210,7 @@ int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *l
         in->scan = in->end;
         if (in->eof) {
             if (in->start < in->end && !in->skipping) {
+                in->unterminated = 1;
                 *line = in->buf + in->start;
                 *len = in->end - in->start;
                 in->text_off += *len;
@@ -254,6 +268,11 @@ uint64_t ls_input_raw_offset(const ls_input *in)
 uint64_t ls_input_text_offset(const ls_input *in)
 {
     return in->text_off;
+}
+
+int ls_input_unterminated(const ls_input *in)
+{
+    return in->unterminated;
 }
 
 uint64_t ls_input_raw_size(const ls_input *in)

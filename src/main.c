@@ -1,12 +1,17 @@
 /*
  * main.c — command-line handling only: parse arguments, call the
- * pipeline stages, map failures to exit codes (0 ok, 1 failure, 2 usage).
+ * pipeline stages, map failures to exit codes (0 ok, 1 failure, 2 usage or
+ * a --db that is not a lockspan store).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ls_common.h"
@@ -42,8 +47,9 @@ static const char usage_analyze[] =
     "Ingest the logs into a fresh store, link waits to blockers and write a report.\n"
     "\n"
     "options:\n"
-    "  --db FILE            store to build (replaced if it exists);\n"
-    "                       default: a temporary file removed at exit\n"
+    "  --db FILE            store to build, in FILE.lockspan-PID.tmp renamed to FILE\n"
+    "                       at the end; an existing FILE must be a lockspan store\n"
+    "                       (else exit 2). Default: a temporary store removed at exit\n"
     "  --prefix PREFIX      log_line_prefix exactly as in postgresql.conf\n"
     "                       (default '%m [%p] ', PostgreSQL's own default)\n"
     "  --format md|json|html  report format (default: from -o's extension, else md)\n"
@@ -72,7 +78,11 @@ static const char usage_ingest[] =
     "options:\n"
     "  --db FILE            the store (required)\n"
     "  --prefix PREFIX      log_line_prefix exactly as in postgresql.conf\n"
-    "  -q, --quiet          no progress or summary on stderr\n";
+    "  --busy-timeout SEC   wait this long for a store another process uses (default 60)\n"
+    "  -q, --quiet          no progress or summary on stderr\n"
+    "\n"
+    "A file already in the store (found by its content, whatever its name or\n"
+    "compression) is read on from where the store ends; nothing is added twice.\n";
 
 static const char usage_report[] =
     "usage: lockspan report --db FILE [--format md|json|html] [-o FILE]\n"
@@ -86,7 +96,8 @@ static const char usage_report[] =
     "  --title TEXT, --top N, --max-waits N, --generated-at TEXT, --group-by WHAT\n"
     "                       as for analyze\n"
     "  --since TIME, --until TIME, --relation NAME, --database NAME, --code-path NAME\n"
-    "                       as for analyze\n";
+    "                       as for analyze\n"
+    "  --busy-timeout SEC   wait this long for a store another process uses (default 60)\n";
 
 typedef struct cli {
     const char *command;
@@ -96,6 +107,7 @@ typedef struct cli {
     int format_given; /* --format was given: -o's extension does not decide */
     const char *output;
     int quiet;
+    int busy_ms;
     ls_report_opts report;
     char **paths;
     int npaths;
@@ -103,7 +115,7 @@ typedef struct cli {
 
 enum {
     OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED, OPT_GROUP_BY,
-    OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH
+    OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY
 };
 
 static const struct option long_opts[] = {
@@ -121,6 +133,7 @@ static const struct option long_opts[] = {
     {"relation", required_argument, NULL, OPT_RELATION},
     {"database", required_argument, NULL, OPT_DATABASE},
     {"code-path", required_argument, NULL, OPT_CODE_PATH},
+    {"busy-timeout", required_argument, NULL, OPT_BUSY},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -246,6 +259,15 @@ static int parse_args(cli *c, int argc, char **argv)
         case OPT_RELATION: c->report.relation = optarg; break;
         case OPT_DATABASE: c->report.database = optarg; break;
         case OPT_CODE_PATH: c->report.code_path = optarg; break;
+        case OPT_BUSY: {
+            int sec;
+            if (strcmp(optarg, "0") == 0)
+                sec = 0;
+            else if (parse_count(optarg, "--busy-timeout", &sec))
+                return EXIT_USAGE;
+            c->busy_ms = sec * 1000;
+            break;
+        }
         case 'q': c->quiet = 1; break;
         case 'h': fputs(usage, stdout); return 1;
         default:
@@ -293,12 +315,113 @@ static int do_ingest(cli *c, ls_store *s)
     return 0;
 }
 
+/* "<path>.lockspan-<pid>.tmp": a file of ours beside `path`, renamed over it when whole. */
+static int temp_name(char *buf, size_t n, const char *path)
+{
+    int len = snprintf(buf, n, "%s.lockspan-%ld.tmp", path, (long)getpid());
+    return len < 0 || (size_t)len >= n ? -1 : 0;
+}
+
+/*
+ * Remove the temporary files of ours beside `path` (a store or report being
+ * built, its journal) that a process left when it was killed: their names
+ * carry the pid, and that process no longer runs.
+ */
+static void remove_stale_temps(const char *path)
+{
+    char dir[4096], full[4096 + 256];
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    size_t blen = strlen(base);
+    struct dirent *e;
+    DIR *d;
+
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 2, slash ? path : "./");
+    if (!(d = opendir(dir)))
+        return;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name, *p;
+        char *end;
+        long pid;
+        if (strncmp(n, base, blen) != 0 || strncmp(n + blen, ".lockspan-", 10) != 0)
+            continue;
+        p = n + blen + 10;
+        errno = 0;
+        pid = strtol(p, &end, 10);
+        if (end == p || pid <= 0 || errno ||
+            (strcmp(end, ".tmp") != 0 && strcmp(end, ".tmp-journal") != 0))
+            continue;
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        snprintf(full, sizeof(full), "%s%s", dir, n);
+        unlink(full);
+    }
+    closedir(d);
+}
+
+/*
+ * Write the report to `out`: to a temporary file beside it, renamed over it
+ * once complete, so that a full disk or a kill never leaves a cut report
+ * (or destroys the previous one). Special files (/dev/stdout, a pipe) are
+ * written directly.
+ */
+static int write_report(cli *c, cJSON *model, const char *out)
+{
+    char tmp[4096 + 64] = "";
+    struct stat st;
+    FILE *f;
+    int rc;
+
+    if (strcmp(out, "-") == 0) {
+        f = stdout;
+    } else if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
+        f = fopen(out, "w");
+    } else {
+        int fd = -1;
+        remove_stale_temps(out);
+        if (temp_name(tmp, sizeof(tmp), out) == 0) {
+            unlink(tmp);
+            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        }
+        f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!f && fd >= 0)
+            close(fd);
+    }
+    if (!f) {
+        fprintf(stderr, "lockspan: %s: cannot write report: %s\n", out, strerror(errno));
+        if (tmp[0])
+            unlink(tmp);
+        return 1;
+    }
+    rc = strcmp(c->format, "json") == 0   ? ls_report_write_json(model, f)
+         : strcmp(c->format, "html") == 0 ? ls_report_write_html(model, f)
+                                          : ls_report_write_markdown(model, f);
+    errno = 0;
+    if (f != stdout) {
+        if (fflush(f) != 0 || ferror(f))
+            rc = LS_EIO;
+        if (fclose(f) != 0)
+            rc = LS_EIO;
+    } else if (fflush(f) != 0) {
+        rc = LS_EIO;
+    }
+    if (rc == 0 && tmp[0] && rename(tmp, out) != 0)
+        rc = LS_EIO;
+    if (rc) {
+        fprintf(stderr, "lockspan: %s: cannot write report%s%s%s\n", out,
+                errno ? ": " : "", errno ? strerror(errno) : "",
+                tmp[0] ? " (nothing written; an older report there is kept)" : "");
+        if (tmp[0])
+            unlink(tmp);
+        return 1;
+    }
+    return 0;
+}
+
 static int do_report(cli *c, ls_store *s, const char *default_out)
 {
     ls_correlate_stats cs;
     cJSON *model = NULL;
     const char *out = c->output ? c->output : default_out;
-    FILE *f;
     int rc;
 
     if ((rc = ls_correlate(s, &cs)) != 0)
@@ -308,35 +431,48 @@ static int do_report(cli *c, ls_store *s, const char *default_out)
                 (long long)cs.waits, (long long)cs.linked, (long long)cs.chained);
     if ((rc = ls_report_build(s, &c->report, &model)) != 0)
         return fail("report", rc, s);
-    f = strcmp(out, "-") == 0 ? stdout : fopen(out, "w");
-    if (!f) {
-        fprintf(stderr, "lockspan: %s: cannot write report: %s\n", out, strerror(errno));
-        cJSON_Delete(model);
-        return 1;
-    }
-    rc = strcmp(c->format, "json") == 0   ? ls_report_write_json(model, f)
-         : strcmp(c->format, "html") == 0 ? ls_report_write_html(model, f)
-                                          : ls_report_write_markdown(model, f);
+    rc = write_report(c, model, out);
     cJSON_Delete(model);
-    if (f != stdout) {
-        if (fclose(f) != 0)
-            rc = LS_EIO;
-    } else if (fflush(f) != 0) {
-        rc = LS_EIO;
+    if (rc == 0 && !c->quiet && strcmp(out, "-") != 0)
+        fprintf(stderr, "lockspan: report written to %s\n", out);
+    return rc;
+}
+
+/*
+ * An existing, non-empty --db must be a lockspan store: anything else (a
+ * log, another database) is refused with EXIT_USAGE and never touched.
+ */
+static int check_store_path(const char *path)
+{
+    char errbuf[512] = "";
+    struct stat st;
+    int r;
+    if (stat(path, &st) != 0)
+        return 0;
+    if (!S_ISREG(st.st_mode)) {
+        fprintf(stderr, "lockspan: --db %s: not a regular file; give a lockspan store or a "
+                        "new file name\n", path);
+        return EXIT_USAGE;
     }
-    if (rc) {
-        fprintf(stderr, "lockspan: %s: cannot write report\n", out);
+    if (st.st_size == 0)
+        return 0;
+    r = ls_store_probe(path, errbuf, sizeof(errbuf));
+    if (r < 0) {
+        fprintf(stderr, "lockspan: --db %s\n", errbuf);
         return 1;
     }
-    if (!c->quiet && f != stdout)
-        fprintf(stderr, "lockspan: report written to %s\n", out);
+    if (r == 0) {
+        fprintf(stderr, "lockspan: --db %s: exists and is not a lockspan store; it is left "
+                        "as it is: give a new file name\n", path);
+        return EXIT_USAGE;
+    }
     return 0;
 }
 
-static int open_store(const char *path, ls_store **s)
+static int open_store(cli *c, const char *path, ls_store **s)
 {
     char errbuf[512] = "";
-    if (ls_store_open(s, path, errbuf, sizeof(errbuf)) != 0) {
+    if (ls_store_open_wait(s, path, c->busy_ms, errbuf, sizeof(errbuf)) != 0) {
         fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
         return 1;
     }
@@ -345,8 +481,8 @@ static int open_store(const char *path, ls_store **s)
 
 static void remove_store(const char *path)
 {
-    static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
-    char buf[4096];
+    static const char *const suffix[] = {"", "-journal"};
+    char buf[4096 + 16];
     size_t i;
     for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
         snprintf(buf, sizeof(buf), "%s%s", path, suffix[i]);
@@ -354,31 +490,52 @@ static void remove_store(const char *path)
     }
 }
 
+/* 1 when `db` is one of the inputs named on the command line. */
+static int is_input(const cli *c, const char *db)
+{
+    struct stat a, b;
+    int i;
+    if (stat(db, &a) != 0)
+        return 0;
+    for (i = 0; i < c->npaths; i++)
+        if (stat(c->paths[i], &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+            return 1;
+    return 0;
+}
+
 static int cmd_analyze(cli *c)
 {
-    char tmpdb[4096];
+    char tmpdb[4096 + 64], journal[4096 + 16];
     const char *db = c->db;
     ls_store *s = NULL;
-    int rc, fd;
+    int rc;
 
     if (c->npaths == 0) {
         fprintf(stderr, "lockspan analyze: no input; give log files or directories "
                         "(see 'lockspan analyze --help')\n");
         return EXIT_USAGE;
     }
-    if (!db) {
-        const char *td = getenv("TMPDIR");
-        snprintf(tmpdb, sizeof(tmpdb), "%s/lockspan-XXXXXX.db", td && *td ? td : "/tmp");
-        fd = mkstemps(tmpdb, 3);
-        if (fd < 0) {
-            fprintf(stderr, "lockspan: cannot create a temporary store: %s\n", strerror(errno));
-            return 1;
+    if (db) {
+        if (is_input(c, db)) {
+            fprintf(stderr, "lockspan analyze: --db %s is one of the inputs; give a new file "
+                            "name for the store\n", db);
+            return EXIT_USAGE;
         }
-        close(fd);
-        db = tmpdb;
+        if ((rc = check_store_path(db)) != 0)
+            return rc;
+        /* Built beside the target and renamed over it at the end: the old
+         * store stays whole until then, and a killed run leaves a temporary
+         * file that the next run removes. */
+        remove_stale_temps(db);
+        if (temp_name(tmpdb, sizeof(tmpdb), db) != 0) {
+            fprintf(stderr, "lockspan analyze: --db %s: name too long\n", db);
+            return EXIT_USAGE;
+        }
+        remove_store(tmpdb);
+    } else {
+        tmpdb[0] = '\0'; /* SQLite's own temporary file, unlinked as soon as it is open */
     }
-    remove_store(db); /* analyze always starts from a fresh store */
-    if ((rc = open_store(db, &s)) != 0)
+    if ((rc = open_store(c, tmpdb, &s)) != 0)
         return rc;
     rc = do_ingest(c, s);
     if (rc == 0)
@@ -386,8 +543,19 @@ static int cmd_analyze(cli *c)
                              : strcmp(c->format, "html") == 0 ? "lockspan-report.html"
                                                               : "lockspan-report.md");
     ls_store_close(s);
-    if (!c->db)
-        remove_store(db);
+    if (db) {
+        snprintf(journal, sizeof(journal), "%s-journal", db);
+        if (rc == 0) {
+            /* The old store's journal must not be applied to the new one. */
+            unlink(journal);
+            if (rename(tmpdb, db) != 0) {
+                fprintf(stderr, "lockspan analyze: cannot put the store in place as %s: %s\n",
+                        db, strerror(errno));
+                rc = 1;
+            }
+        }
+        remove_store(tmpdb); /* the journal; the store too when it failed */
+    }
     return rc;
 }
 
@@ -403,7 +571,13 @@ static int cmd_ingest(cli *c)
         fprintf(stderr, "lockspan ingest: no input; give log files or directories\n");
         return EXIT_USAGE;
     }
-    if ((rc = open_store(c->db, &s)) != 0)
+    if (is_input(c, c->db)) {
+        fprintf(stderr, "lockspan ingest: --db %s is one of the inputs\n", c->db);
+        return EXIT_USAGE;
+    }
+    if ((rc = check_store_path(c->db)) != 0)
+        return rc;
+    if ((rc = open_store(c, c->db, &s)) != 0)
         return rc;
     rc = do_ingest(c, s);
     ls_store_close(s);
@@ -412,6 +586,7 @@ static int cmd_ingest(cli *c)
 
 static int cmd_report(cli *c)
 {
+    char state[32];
     ls_store *s = NULL;
     int rc;
     if (!c->db) {
@@ -427,9 +602,20 @@ static int cmd_report(cli *c)
         fprintf(stderr, "lockspan report: %s: %s\n", c->db, strerror(errno));
         return 1;
     }
-    if ((rc = open_store(c->db, &s)) != 0)
+    if ((rc = check_store_path(c->db)) != 0)
         return rc;
-    rc = do_report(c, s, "-");
+    if ((rc = open_store(c, c->db, &s)) != 0)
+        return rc;
+    if (ls_store_meta_get(s, "ingest", state, sizeof(state)) != 0) {
+        rc = fail("report", LS_ESTORE, s);
+    } else if (strcmp(state, "incomplete") == 0) {
+        fprintf(stderr, "lockspan report: %s: the last ingest into this store did not finish "
+                        "(killed, or stopped by an error); run the same 'lockspan ingest' "
+                        "again: it goes on from where the store ends\n", c->db);
+        rc = 1;
+    } else {
+        rc = do_report(c, s, "-");
+    }
     ls_store_close(s);
     return rc;
 }
@@ -441,6 +627,7 @@ int main(int argc, char **argv)
 
     memset(&c, 0, sizeof(c));
     c.format = "md";
+    c.busy_ms = LS_STORE_BUSY_MS;
     if (argc < 2) {
         fputs(usage_main, stderr);
         return EXIT_USAGE;

@@ -12,6 +12,7 @@
  * and three UPDATEs per connection; session ids are assigned here so that
  * events can point at a session before its row is written.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@ typedef struct session_slot {
 enum {
     Q_FILE_INSERT,
     Q_FILE_UPDATE,
+    Q_FILE_LOOKUP,
     Q_BAD_LINE,
     Q_SESSION_FIND,
     Q_SESSION_LATEST,
@@ -57,8 +59,16 @@ enum {
 
 static const char *const query_sql[Q__COUNT] = {
     [Q_FILE_INSERT] = "INSERT INTO files(path, format, prefix, gzip) VALUES (?1, ?2, ?3, ?4)",
-    [Q_FILE_UPDATE] = "UPDATE files SET bytes = ?2, lines = ?3, records = ?4, bad_lines = ?5,"
-                      " first_ts = ?6, last_ts = ?7 WHERE file_id = ?1",
+    [Q_FILE_UPDATE] = "UPDATE files SET bytes = ?2, lines = ?3,"
+                      " records = coalesce(records, 0) + ?4,"
+                      " bad_lines = coalesce(bad_lines, 0) + ?5,"
+                      " first_ts = min(coalesce(first_ts, ?6), coalesce(?6, first_ts)),"
+                      " last_ts = max(coalesce(last_ts, ?7), coalesce(?7, last_ts)),"
+                      " fingerprint = ?8, text_bytes = ?9, tail_hash = ?10,"
+                      " used_prefix = coalesce(?11, used_prefix) WHERE file_id = ?1",
+    [Q_FILE_LOOKUP] = "SELECT file_id, format, coalesce(used_prefix, prefix, ''), text_bytes,"
+                      " lines, tail_hash FROM files WHERE fingerprint = ?1"
+                      " AND text_bytes IS NOT NULL ORDER BY text_bytes DESC, file_id",
     [Q_BAD_LINE] = "INSERT INTO bad_lines(file_id, line, reason, sample) VALUES (?1, ?2, ?3, ?4)",
     [Q_SESSION_FIND] = "SELECT session_id FROM sessions WHERE key = ?1",
     [Q_SESSION_LATEST] = "SELECT session_id, key FROM sessions WHERE pid = ?1"
@@ -109,6 +119,7 @@ static const char *const query_sql[Q__COUNT] = {
 
 struct ls_store {
     sqlite3 *db;
+    char err[512];      /* the first error's message, kept past a ROLLBACK */
     sqlite3_stmt *q[Q__COUNT];
     session_slot cache[SESSION_CACHE];
     int64_t last_session_id;
@@ -133,14 +144,27 @@ struct ls_stmt {
 
 const char *ls_store_errmsg(ls_store *s)
 {
-    return s && s->db ? sqlite3_errmsg(s->db) : "no store";
+    if (!s || !s->db)
+        return "no store";
+    return s->err[0] ? s->err : sqlite3_errmsg(s->db);
 }
 
+/* Map an SQLite failure to an error code, keeping the first message. */
 static int store_err(ls_store *s, int rc)
 {
+    if (s && s->db && !s->err[0]) {
+        if ((rc & 0xff) == SQLITE_BUSY)
+            snprintf(s->err, sizeof(s->err), "the store is in use by another process "
+                     "(a lockspan ingest or report, or an sqlite3 shell); try again when it "
+                     "has finished");
+        else if ((rc & 0xff) == SQLITE_FULL)
+            snprintf(s->err, sizeof(s->err), "%s (no space left for the store or its "
+                     "temporary files)", sqlite3_errmsg(s->db));
+        else
+            snprintf(s->err, sizeof(s->err), "%s", sqlite3_errmsg(s->db));
+    }
     if (rc == SQLITE_NOMEM)
         return LS_ENOMEM;
-    (void)s;
     return LS_ESTORE;
 }
 
@@ -163,6 +187,12 @@ static int user_version(ls_store *s, int *out)
 }
 
 int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
+{
+    return ls_store_open_wait(out, path, LS_STORE_BUSY_MS, errbuf, errlen);
+}
+
+int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errbuf,
+                       size_t errlen)
 {
     ls_store *s;
     int rc, ver = 0, i, tables = 0;
@@ -188,6 +218,8 @@ int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
         return LS_ESTORE;
     }
     sqlite3_extended_result_codes(s->db, 1);
+    /* Another process holding the store: wait for it, then say so. */
+    sqlite3_busy_timeout(s->db, busy_ms);
     /*
      * An offline batch store: durability against power loss is not worth a
      * sync per commit. The rollback journal is a file: ingest mostly appends
@@ -210,8 +242,13 @@ int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
         sqlite3_finalize(st);
     }
     if (rc) {
-        snprintf(errbuf, errlen, "%s: not a usable SQLite store: %s", path,
-                 sqlite3_errmsg(s->db));
+        if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_BUSY)
+            snprintf(errbuf, errlen, "%s: the store is in use by another process (waited %d s"
+                     " for it); try again when the other lockspan ingest or report has "
+                     "finished", path, busy_ms / 1000);
+        else
+            snprintf(errbuf, errlen, "%s: not a usable SQLite store: %s", path,
+                     ls_store_errmsg(s));
         ls_store_close(s);
         return rc;
     }
@@ -267,7 +304,7 @@ int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
         sqlite3_reset(s->q[Q_SESSION_MAX]);
     }
     if (rc) {
-        snprintf(errbuf, errlen, "%s: cannot set up store: %s", path, sqlite3_errmsg(s->db));
+        snprintf(errbuf, errlen, "%s: cannot set up store: %s", path, ls_store_errmsg(s));
         ls_store_close(s);
         return rc;
     }
@@ -353,19 +390,31 @@ int ls_store_file_begin(ls_store *s, const char *path, const char *format, const
     return rc;
 }
 
-int ls_store_file_known(ls_store *s, const char *path, uint64_t bytes)
+int ls_store_file_lookup(ls_store *s, uint64_t fingerprint, ls_file_progress *out, int max,
+                         int *n)
 {
-    sqlite3_stmt *st;
-    int rc, known = 0;
-    if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM files WHERE path = ?1 AND bytes = ?2", -1, &st,
-                           NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, (int64_t)bytes);
-    rc = sqlite3_step(st);
-    known = rc == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return known;
+    sqlite3_stmt *st = s->q[Q_FILE_LOOKUP];
+    int rc;
+    *n = 0;
+    sqlite3_bind_int64(st, 1, (int64_t)fingerprint);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+        ls_file_progress *p = &out[(*n)++];
+        const unsigned char *fmt = sqlite3_column_text(st, 1);
+        const unsigned char *pre = sqlite3_column_text(st, 2);
+        p->file_id = sqlite3_column_int64(st, 0);
+        snprintf(p->format, sizeof(p->format), "%s", fmt ? (const char *)fmt : "");
+        snprintf(p->prefix, sizeof(p->prefix), "%s", pre ? (const char *)pre : "");
+        p->text_bytes = (uint64_t)sqlite3_column_int64(st, 3);
+        p->lines = (uint64_t)sqlite3_column_int64(st, 4);
+        p->tail_hash = (uint64_t)sqlite3_column_int64(st, 5);
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        rc = store_err(s, rc);
+        sqlite3_reset(st);
+        return rc;
+    }
+    sqlite3_reset(st);
+    return 0;
 }
 
 int ls_store_file_end(ls_store *s, int64_t file_id, const ls_file_stats *fs)
@@ -378,6 +427,12 @@ int ls_store_file_end(ls_store *s, int64_t file_id, const ls_file_stats *fs)
     sqlite3_bind_int64(st, 5, (int64_t)fs->bad_lines);
     bind_ts(st, 6, fs->first_ts);
     bind_ts(st, 7, fs->last_ts);
+    if (fs->fingerprint) {
+        sqlite3_bind_int64(st, 8, (int64_t)fs->fingerprint);
+        sqlite3_bind_int64(st, 9, (int64_t)fs->text_bytes);
+        sqlite3_bind_int64(st, 10, (int64_t)fs->tail_hash);
+    }
+    bind_text(st, 11, fs->prefix && fs->prefix[0] ? fs->prefix : NULL);
     return run(s, st);
 }
 
@@ -517,9 +572,17 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
             if (rc != SQLITE_ROW && rc != SQLITE_DONE)
                 return store_err(s, rc);
         }
-        if (!id)
+        if (!id) {
             snprintf(key, sizeof(key), "%d@%lld", r->pid,
                      (long long)(r->ts == LS_TS_NONE ? 0 : r->ts));
+            /* The same connection logged twice (a duplicated line), or a
+             * session begun in an earlier run: one session, not a second
+             * row with its key. */
+            if (slot->pid == r->pid && strcmp(slot->key, key) == 0)
+                goto found;
+            if ((rc = session_find(s, key, &id)) != 0)
+                return rc;
+        }
     }
     if ((rc = slot_load(s, slot, r->pid, key, id)) != 0)
         return rc;
@@ -861,6 +924,73 @@ int ls_store_activity(ls_store *s, int64_t file_id, const ls_activity *a)
 int ls_store_index(ls_store *s)
 {
     return ls_store_exec(s, ls_index_sql);
+}
+
+int ls_store_meta_set(ls_store *s, const char *key, const char *value)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+                                -1, &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_err(s, rc);
+    bind_text(st, 1, key);
+    bind_text(st, 2, value);
+    rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : store_err(s, rc);
+}
+
+int ls_store_meta_get(ls_store *s, const char *key, char *buf, size_t len)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL);
+    buf[0] = '\0';
+    if (rc != SQLITE_OK)
+        return store_err(s, rc);
+    bind_text(st, 1, key);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_err(s, rc);
+}
+
+int ls_store_probe(const char *path, char *errbuf, size_t errlen)
+{
+    static const char magic[16] = "SQLite format 3";
+    char head[16];
+    size_t n;
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st;
+    int found = 0;
+    FILE *f = fopen(path, "rb");
+
+    if (!f) {
+        snprintf(errbuf, errlen, "%s: cannot read: %s", path, strerror(errno));
+        return LS_EIO;
+    }
+    n = fread(head, 1, sizeof(head), f);
+    fclose(f);
+    if (n < sizeof(head) || memcmp(head, magic, sizeof(head)) != 0)
+        return 0;
+    /* Read-only: only looking. */
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
+        SQLITE_OK) {
+        int rc;
+        sqlite3_busy_timeout(db, 5000);
+        rc = sqlite3_prepare_v2(db, "SELECT 1 FROM meta WHERE key = 'created_by'"
+                                    " AND value LIKE 'lockspan %'", -1, &st, NULL);
+        if (rc == SQLITE_OK) {
+            found = sqlite3_step(st) == SQLITE_ROW;
+            sqlite3_finalize(st);
+        } else if ((rc & 0xff) == SQLITE_BUSY) {
+            snprintf(errbuf, errlen, "%s: in use by another process; try again when it has "
+                     "finished", path);
+            found = LS_ESTORE;
+        }
+    }
+    sqlite3_close(db);
+    return found;
 }
 
 /* ---- statement API ---- */

@@ -1,5 +1,5 @@
 /*
- * store_schema.h — the SQLite schema of a lockspan store, version 2.
+ * store_schema.h — the SQLite schema of a lockspan store (LS_STORE_SCHEMA_VERSION).
  * Documented table by table in docs/store.md; keep the two in step.
  * Times are INTEGER microseconds since the Unix epoch, UTC.
  */
@@ -12,7 +12,10 @@ static const char *const ls_schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS files(\n"
     "  file_id INTEGER PRIMARY KEY, path TEXT NOT NULL, format TEXT, prefix TEXT,\n"
     "  gzip INTEGER, bytes INTEGER, lines INTEGER, records INTEGER,\n"
-    "  bad_lines INTEGER, first_ts INTEGER, last_ts INTEGER);\n",
+    "  bad_lines INTEGER, first_ts INTEGER, last_ts INTEGER, fingerprint INTEGER,\n"
+    "  text_bytes INTEGER, tail_hash INTEGER, used_prefix TEXT);\n",
+    /* A file is found again by the hash of its first line (incremental ingest). */
+    "CREATE INDEX IF NOT EXISTS files_fingerprint ON files(fingerprint);\n",
     "CREATE TABLE IF NOT EXISTS bad_lines(\n"
     "  file_id INTEGER REFERENCES files, line INTEGER, reason TEXT, sample TEXT);\n",
     "CREATE TABLE IF NOT EXISTS sessions(\n"

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Incremental ingest (issue 10): a nightly job re-ingesting overlapping
+logs leaves the same store as one clean ingest of the whole log.
+
+For real sample logs (stderr with %c, stderr without %c (RDS prefix),
+csvlog, jsonlog, and a pg_stat_activity snapshot file) the log is cut at a
+record boundary into a "first half"; then, into one store: the half, the
+whole file under the same name (grown), the same again, a renamed copy, its
+logrotate copy (.log.1), its .gz, the half again. Another store takes the
+half gzip-compressed, then the whole plain file. Each store's raw tables
+(storedump.py: sessions, statements, lock_events, deadlocks and their edges
+and processes, errors, bad lines, activity, files) must equal those of one
+clean ingest of the whole file; no run may fail. Also: a log in which a
+`connection received` line appears twice (and three times) is analyzed
+without a store error.
+
+Usage: check_incremental.py LOCKSPAN SAMPLES_DIR
+"""
+import gzip
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from lscheck import check, report
+import storedump
+
+# A line that begins a record: a prefix line whose message is not a
+# secondary field of the record before it.
+SECONDARY = re.compile(rb"(DETAIL|STATEMENT|HINT|CONTEXT|QUERY|LOCATION):  ")
+
+
+def run(*args):
+    return subprocess.run(list(args), capture_output=True, text=True)
+
+
+def cut_half(data, fmt):
+    """The first half of `data`, cut before a line that starts a record."""
+    lines = data.split(b"\n")
+    n = len(lines) // 2
+    while n < len(lines):
+        line = lines[n]
+        if fmt == "stderr":
+            ok = re.match(rb"^\d{4}-\d\d-\d\d ", line) and not SECONDARY.search(line[:200])
+        elif fmt == "csvlog":
+            ok = re.match(rb'^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [A-Z]+,', line)
+        else:  # one record per line
+            ok = True
+        if ok:
+            break
+        n += 1
+    assert 0 < n < len(lines)
+    return b"\n".join(lines[:n]) + b"\n"
+
+
+def main():
+    ls, samples = sys.argv[1], sys.argv[2]
+    tmp = tempfile.mkdtemp(prefix="lockspan-incr.")
+    cases = [
+        ("correlation/postgresql.log", "stderr"),
+        ("rds/postgresql.log", "stderr"),
+        ("correlation/postgresql.csv", "csvlog"),
+        ("correlation/postgresql.json", "jsonlog"),
+        ("correlation/pg_stat_activity.csv", "activity"),
+    ]
+    try:
+        for rel, fmt in cases:
+            src = os.path.join(samples, rel)
+            data = open(src, "rb").read()
+            name = os.path.basename(src)
+            d = os.path.join(tmp, rel.replace("/", "_"))
+            os.mkdir(d)
+            whole = os.path.join(d, name)
+            half = os.path.join(d, "half-" + name)
+            open(half, "wb").write(cut_half(data, fmt))
+
+            def ingest(db, *paths):
+                r = run(ls, "ingest", "-q", "--db", db, *paths)
+                check(r.returncode == 0,
+                      f"{rel}: ingest {[os.path.basename(p) for p in paths]} exit 0 "
+                      f"(got {r.returncode}: {r.stderr.strip()[:300]})")
+                return r
+
+            clean_db = os.path.join(d, "clean.db")
+            shutil.copy(src, whole)
+            ingest(clean_db, whole)
+            clean = storedump.dump(clean_db)
+            check(sum(storedump.counts(clean).values()) > 0, f"{rel}: clean ingest stores rows")
+
+            # Into one store: half, then the file as it grew, then copies of it.
+            db = os.path.join(d, "incr.db")
+            grow = os.path.join(d, "grow-" + name)
+            shutil.copy(half, grow)
+            ingest(db, grow)
+            half_counts = storedump.counts(storedump.dump(db))
+            check(half_counts != storedump.counts(clean),
+                  f"{rel}: the half holds fewer rows than the whole")
+            shutil.copy(src, grow)  # the log grew
+            ingest(db, grow)
+            got = storedump.dump(db)
+            check(got == clean, f"{rel}: half then grown file = clean ingest: "
+                                f"{storedump.diff(got, clean)}")
+            renamed = os.path.join(d, "renamed-" + name)
+            rotated = os.path.join(d, name + ".1")
+            gz = os.path.join(d, name + ".1.gz")
+            shutil.copy(src, renamed)
+            shutil.copy(src, rotated)
+            with open(src, "rb") as fi, gzip.open(gz, "wb") as fo:
+                fo.write(fi.read())
+            for again in (grow, renamed, rotated, gz, half):
+                ingest(db, again)
+                got = storedump.dump(db)
+                check(got == clean, f"{rel}: + {os.path.basename(again)} = clean ingest: "
+                                    f"{storedump.diff(got, clean)}")
+            # All of them on one command line, into a fresh store.
+            db3 = os.path.join(d, "all.db")
+            ingest(db3, half, grow, renamed, gz)
+            got = storedump.dump(db3)
+            check(got == clean, f"{rel}: half + copies in one run = clean ingest: "
+                                f"{storedump.diff(got, clean)}")
+
+            # The half compressed, then the whole plain file.
+            db2 = os.path.join(d, "gz.db")
+            halfgz = half + ".gz"
+            with open(half, "rb") as fi, gzip.open(halfgz, "wb") as fo:
+                fo.write(fi.read())
+            ingest(db2, halfgz)
+            ingest(db2, whole)
+            got = storedump.dump(db2)
+            check(got == clean, f"{rel}: half.gz then whole = clean ingest: "
+                                f"{storedump.diff(got, clean)}")
+
+        # A duplicated `connection received` line (twice, three times).
+        src = os.path.join(samples, "rds/postgresql.log")
+        lines = open(src, "rb").read().split(b"\n")
+        i = next(k for k, l in enumerate(lines) if b"connection received" in l)
+        for copies in (2, 3):
+            dup = os.path.join(tmp, f"dup{copies}.log")
+            open(dup, "wb").write(b"\n".join(lines[:i] + [lines[i]] * copies + lines[i + 1:]))
+            r = run(ls, "analyze", "-q", "--db", os.path.join(tmp, f"dup{copies}.db"),
+                    "-o", os.path.join(tmp, f"dup{copies}.md"), dup)
+            check(r.returncode == 0 and "store error" not in r.stderr,
+                  f"connection received x{copies}: analyze exit 0, no store error "
+                  f"(got {r.returncode}: {r.stderr.strip()[:200]})")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
