@@ -608,7 +608,7 @@ static int cmd_report(cli *c)
         return rc;
     if (ls_store_meta_get(s, "ingest", state, sizeof(state)) != 0) {
         rc = fail("report", LS_ESTORE, s);
-    } else if (strcmp(state, "incomplete") == 0) {
+    } else if (strcmp(state, "complete") != 0) {
         fprintf(stderr, "lockspan report: %s: the last ingest into this store did not finish "
                         "(killed, or stopped by an error); run the same 'lockspan ingest' "
                         "again: it goes on from where the store ends\n", c->db);

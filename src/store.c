@@ -265,8 +265,11 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         return LS_ESTORE;
     }
     if (ver == 0) {
+        /* One transaction: a run killed here leaves an empty file, not a
+         * store without its version. */
         char sql[64];
         const char *const *ddl;
+        rc = ls_store_exec(s, "BEGIN");
         for (ddl = ls_schema_sql; rc == 0 && *ddl; ddl++)
             rc = ls_store_exec(s, *ddl);
         snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", LS_STORE_SCHEMA_VERSION);
@@ -274,7 +277,10 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
             rc = ls_store_exec(s, sql);
         if (rc == 0)
             rc = ls_store_exec(s, "INSERT OR REPLACE INTO meta VALUES ('created_by', "
-                                  "'lockspan " LS_VERSION "')");
+                                  "'lockspan " LS_VERSION "'), ('ingest', 'incomplete')");
+        rc = rc ? rc : ls_store_exec(s, "COMMIT");
+        if (rc)
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     }
     for (i = 0; rc == 0 && i < Q__COUNT; i++) {
         int r = sqlite3_prepare_v3(s->db, query_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->q[i],
@@ -973,22 +979,42 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen)
     fclose(f);
     if (n < sizeof(head) || memcmp(head, magic, sizeof(head)) != 0)
         return 0;
-    /* Read-only: only looking. */
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) ==
+    /*
+     * Opened for writing (never created) only so that a journal left by a
+     * killed run is rolled back, as any SQLite client would: read-only, such
+     * a store could not be read at all.
+     */
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
         SQLITE_OK) {
-        int rc;
-        sqlite3_busy_timeout(db, 5000);
-        rc = sqlite3_prepare_v2(db, "SELECT 1 FROM meta WHERE key = 'created_by'"
-                                    " AND value LIKE 'lockspan %'", -1, &st, NULL);
-        if (rc == SQLITE_OK) {
+        snprintf(errbuf, errlen, "%s: cannot open: %s", path,
+                 db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return LS_ESTORE;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL) ==
+        SQLITE_OK) {
+        int rc = sqlite3_step(st), tables = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+        if (rc == SQLITE_ROW && tables == 0) {
+            found = 1; /* an SQLite file with nothing in it (a run killed at creation) */
+        } else if (rc == SQLITE_ROW &&
+                   sqlite3_prepare_v2(db, "SELECT 1 FROM meta WHERE key = 'created_by'"
+                                          " AND value LIKE 'lockspan %'", -1, &st, NULL) ==
+                       SQLITE_OK) {
             found = sqlite3_step(st) == SQLITE_ROW;
             sqlite3_finalize(st);
-        } else if ((rc & 0xff) == SQLITE_BUSY) {
-            snprintf(errbuf, errlen, "%s: in use by another process; try again when it has "
-                     "finished", path);
+        } else if (rc != SQLITE_ROW) {
             found = LS_ESTORE;
         }
+    } else {
+        found = (sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB ? 0 : LS_ESTORE;
     }
+    if (found == LS_ESTORE)
+        snprintf(errbuf, errlen, "%s: %s", path,
+                 (sqlite3_errcode(db) & 0xff) == SQLITE_BUSY
+                     ? "in use by another process; try again when it has finished"
+                     : sqlite3_errmsg(db));
     sqlite3_close(db);
     return found;
 }
