@@ -67,8 +67,10 @@ const char *ls_store_errmsg(ls_store *s);
 
 /*
  * 1 when `path` is a lockspan store (an SQLite file with lockspan's meta
- * table, any schema version), 0 when it is something else, negative when
- * it cannot be read (errbuf says why).
+ * table, any schema version) or an SQLite file with no tables yet (a run
+ * killed while creating it), 0 when it is something else, negative when it
+ * cannot be read (errbuf says why). A journal a killed run left is rolled
+ * back, as any SQLite client would.
  */
 int ls_store_probe(const char *path, char *errbuf, size_t errlen);
 
