@@ -11,7 +11,9 @@
 #      LOCKSPAN_PGBIN   PostgreSQL bin dir (default /usr/lib/postgresql/15/bin)
 #      LOCKSPAN_PYTHON  Python with psycopg2 (default /usr/bin/python3)
 #      LOCKSPAN_PREFIX  log_line_prefix (default below; samples/rds uses RDS's)
-#      LOCKSPAN_SCENARIOS  scenario set: basic (default) | correlation
+#      LOCKSPAN_SCENARIOS  scenario set: basic (default) | correlation |
+#                       realistic (stderr with a whole-second %t prefix and
+#                       csvlog of the same run; no jsonlog)
 #      LOCKSPAN_LOG_STATEMENT  'all': log_statement = 'all' and
 #                       log_min_duration_statement = -1 (default: durations)
 set -euo pipefail
@@ -26,10 +28,18 @@ PORT=${LOCKSPAN_PGPORT:-54329}
 PGBIN=${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}
 PYTHON=${LOCKSPAN_PYTHON:-/usr/bin/python3}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# Keep exactly this default: the C tests parse the stderr log with it.
-PREFIX=${LOCKSPAN_PREFIX:-'%m [%p] %q%u@%d/%a %c %l %v %x %e '}
-
 SCENARIO_SET=${LOCKSPAN_SCENARIOS:-basic}
+# Keep exactly this default: the C tests parse the stderr log with it.
+# The realistic set logs whole seconds (%t), as many servers do.
+if [[ $SCENARIO_SET == realistic ]]; then
+    PREFIX=${LOCKSPAN_PREFIX:-'%t [%p] %q%u@%d/%a %c %l %v %x %e '}
+    DESTINATIONS='stderr,csvlog'
+    LOGFILES=(postgresql.log postgresql.csv)
+else
+    PREFIX=${LOCKSPAN_PREFIX:-'%m [%p] %q%u@%d/%a %c %l %v %x %e '}
+    DESTINATIONS='stderr,csvlog,jsonlog'
+    LOGFILES=(postgresql.log postgresql.csv postgresql.json)
+fi
 LOG_STATEMENT=${LOCKSPAN_LOG_STATEMENT:-none}
 
 # shellcheck source=samples/pgserver.sh
@@ -37,7 +47,7 @@ LOG_STATEMENT=${LOCKSPAN_LOG_STATEMENT:-none}
 
 pg_require
 "$PYTHON" -c 'import psycopg2' 2>/dev/null || die "$PYTHON cannot import psycopg2 (apt-get install python3-psycopg2)"
-if [[ $SCENARIO_SET == correlation ]]; then
+if [[ $SCENARIO_SET == correlation || $SCENARIO_SET == realistic ]]; then
     "$PYTHON" -c 'import psycopg' 2>/dev/null || die "$PYTHON cannot import psycopg (apt-get install python3-psycopg)"
 fi
 
@@ -45,7 +55,7 @@ pg_workdir lockspan-samples
 
 echo "generate.sh: initdb in $DATA" >&2
 pg_initdb
-settings=("log_destination = 'stderr,csvlog,jsonlog'" "log_line_prefix = '$PREFIX'")
+settings=("log_destination = '$DESTINATIONS'" "log_line_prefix = '$PREFIX'")
 if [[ $LOG_STATEMENT == all ]]; then
     settings+=("log_min_duration_statement = -1" "log_statement = 'all'")
 fi
@@ -64,18 +74,18 @@ echo "generate.sh: running scenarios" >&2
 # Stop the server first so that every log line is flushed.
 pg_stop
 
-for f in postgresql.log postgresql.csv postgresql.json; do
+for f in "${LOGFILES[@]}"; do
     [[ -s $LOGDIR/$f ]] || die "server did not write $f"
 done
 
 mkdir -p "$OUTDIR"
-cp "$LOGDIR/postgresql.log" "$LOGDIR/postgresql.csv" "$LOGDIR/postgresql.json" "$OUTDIR/"
+for f in "${LOGFILES[@]}"; do cp "$LOGDIR/$f" "$OUTDIR/"; done
 cp "$WORK/truth.json" "$OUTDIR/truth.json"
 if [[ -f $WORK/pg_stat_activity.csv ]]; then
     install -m 644 "$WORK/pg_stat_activity.csv" "$OUTDIR/pg_stat_activity.csv"
 fi
 printf '%s' "$PREFIX" >"$OUTDIR/prefix.txt"
-chmod 644 "$OUTDIR"/postgresql.log "$OUTDIR"/postgresql.csv "$OUTDIR"/postgresql.json \
-    "$OUTDIR"/prefix.txt "$OUTDIR"/truth.json
+for f in "${LOGFILES[@]}" prefix.txt truth.json; do chmod 644 "$OUTDIR/$f"; done
 
-echo "generate.sh: wrote $OUTDIR/{postgresql.log,postgresql.csv,postgresql.json,prefix.txt,truth.json}" >&2
+written=$(IFS=,; echo "${LOGFILES[*]}")
+echo "generate.sh: wrote $OUTDIR/{$written,prefix.txt,truth.json}" >&2

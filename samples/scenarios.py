@@ -13,7 +13,8 @@ pg_stat_activity from a monitor connection (whose own statements are not
 logged) until the previous session is really waiting on a lock.
 
 --set basic (default) runs the scenarios below (samples/basic);
---set correlation runs those of scenarios_correlation.py instead.
+--set correlation runs those of scenarios_correlation.py instead;
+--set realistic those of scenarios_realistic.py (samples/realistic).
 """
 
 import argparse
@@ -499,7 +500,7 @@ def main():
     p.add_argument("--dbname", default="lockspan")
     p.add_argument("--prefix", required=True, help="log_line_prefix in use")
     p.add_argument("--truth", required=True, help="output truth.json")
-    p.add_argument("--set", default="basic", choices=("basic", "correlation"),
+    p.add_argument("--set", default="basic", choices=("basic", "correlation", "realistic"),
                    help="scenario set (default basic)")
     p.add_argument("--log-statement", default="none",
                    help="the server's log_statement ('all': statements are "
@@ -508,6 +509,10 @@ def main():
                    "snapshots (CSV) here")
     ARGS = p.parse_args()
     TRUTH["prefix"] = ARGS.prefix
+    if ARGS.set == "realistic":
+        from scenarios_realistic import real_main
+        real_main(sys.modules[__name__])
+        return
     if ARGS.set == "correlation":
         CORR = True
         corr_main(sys.modules[__name__])
