@@ -2,7 +2,8 @@
  * ls_input.h — the first two pipeline stages: reading bytes (plain files,
  * gzip through zlib, stdin) and framing them into lines.
  *
- * Lines are split on '\n' only: a bare '\r' inside a statement is data.
+ * Lines are split on '\n' only: a bare '\r' inside a statement is data;
+ * a '\r' just before the '\n' (CRLF endings) is dropped.
  * A line longer than LS_LINE_MAX is cut there; the rest of it is skipped
  * and the line is flagged as truncated. Memory stays bounded by the read
  * buffer plus the longest line.
@@ -34,6 +35,12 @@ void ls_input_close(ls_input *in);
 int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *lineno,
                        int *truncated, char *errbuf, size_t errlen);
 
+/*
+ * NUL bytes in the lines delivered so far, each replaced by '?' (a NUL
+ * would cut every string made of its line); *first_line is the line of the
+ * first.
+ */
+uint64_t ls_input_nuls(const ls_input *in, uint64_t *first_line);
 /* Bytes consumed so far from the underlying file (compressed size for gz). */
 uint64_t ls_input_raw_offset(const ls_input *in);
 /* Bytes of decompressed text delivered so far. */

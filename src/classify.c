@@ -577,7 +577,7 @@ static int deadlock(ls_classifier *cl, ls_deadlock *d, const char *detail)
 {
     const char *p, *e, *le;
     const char *qstart = NULL;
-    int qpid = 0;
+    int qpid = 0, in_queries = 0;
 
     if (!detail)
         return 0;
@@ -588,6 +588,27 @@ static int deadlock(ls_classifier *cl, ls_deadlock *d, const char *detail)
 
         le = line_end(p, e);
         kind = deadlock_line_kind(p, le, &pid, &rest);
+        /*
+         * DeadLockReport writes every edge, then one "Process N: query" per
+         * process of the cycle. Once the queries begin, a line that looks
+         * like an edge, or like the query of a process in no edge or whose
+         * query came already, is query text (forged or not): never evidence.
+         */
+        if (kind == 1 && in_queries)
+            kind = 0;
+        if (kind == 2) {
+            int i, known = 0;
+            for (i = 0; i < d->nedges && !known; i++)
+                known = d->edges[i].waiter_pid == pid || d->edges[i].blocker_pid == pid;
+            for (i = 0; i < d->nprocs && known; i++)
+                known = d->procs[i].pid != pid;
+            if (known && qstart && qpid == pid)
+                known = 0;
+            if (!known && d->nedges > 0)
+                kind = 0;
+            else
+                in_queries = 1;
+        }
         if (kind && qstart) {
             /* The previous process's query ends before this line. */
             if (d->nprocs < LS_MAX_EDGES) {

@@ -739,6 +739,13 @@ read:
     }
     if (show)
         progress(path, in, 1);
+    {
+        uint64_t first, nuls = ls_input_nuls(in, &first);
+        if (nuls)
+            fprintf(stderr, "lockspan: %s:%llu: %llu NUL byte%s replaced by '?' (from this line "
+                    "on)\n", path, (unsigned long long)first, (unsigned long long)nuls,
+                    nuls == 1 ? "" : "s");
+    }
     if (f) {
         f->st.lines = lineno;
         f->st.bytes = ls_input_raw_offset(in);

@@ -34,6 +34,7 @@ struct ls_input {
     int eof;
     int skipping;         /* discarding the tail of an over-long line */
     int unterminated;     /* the last line delivered had no '\n' (end of input) */
+    uint64_t nuls, nul_line; /* NUL bytes replaced, and the line of the first */
     uint64_t lineno;
     uint64_t raw_off, text_off, raw_size;
     unsigned char head[2];
@@ -186,6 +187,30 @@ static int input_fill(ls_input *in, char *errbuf, size_t errlen)
     return 0;
 }
 
+/*
+ * A NUL byte would end every C string made of the line (a message cut
+ * short, silently): it becomes '?', and is counted with its first line.
+ * Call after in->lineno counts the line.
+ */
+static void replace_nuls(ls_input *in, char *line, size_t len)
+{
+    char *p = memchr(line, '\0', len);
+    if (!p)
+        return;
+    if (!in->nuls)
+        in->nul_line = in->lineno;
+    for (; p; p = memchr(p, '\0', len - (size_t)(p - line))) {
+        *p = '?';
+        in->nuls++;
+    }
+}
+
+uint64_t ls_input_nuls(const ls_input *in, uint64_t *first_line)
+{
+    *first_line = in->nul_line;
+    return in->nuls;
+}
+
 int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *lineno,
                        int *truncated, char *errbuf, size_t errlen)
 {
@@ -202,9 +227,12 @@ int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *l
                 continue;
             }
             *line = in->buf + s;
-            *len = n;
+            /* CRLF line endings (a log copied through Windows, some
+             * collectors): the '\r' is not part of the message. */
+            *len = n > 0 && in->buf[s + n - 1] == '\r' ? n - 1 : n;
             *lineno = ++in->lineno;
             *truncated = 0;
+            replace_nuls(in, in->buf + s, *len);
             return 1;
         }
         in->scan = in->end;
@@ -214,6 +242,9 @@ int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *l
                 *line = in->buf + in->start;
                 *len = in->end - in->start;
                 in->text_off += *len;
+                if (in->buf[in->end - 1] == '\r')
+                    (*len)--;
+                replace_nuls(in, in->buf + in->start, *len);
                 in->start = in->scan = in->end;
                 *lineno = ++in->lineno;
                 *truncated = 0;
@@ -241,6 +272,7 @@ int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *l
                 in->skipping = 1;
                 *lineno = ++in->lineno;
                 *truncated = 1;
+                replace_nuls(in, in->buf, *len);
                 /* The caller sees the data before the next fill reuses it. */
                 return 1;
             } else {
