@@ -465,7 +465,10 @@ static const char groups_sql[] =
 
 static const char tx_statements_sql[] =
     "SELECT stmt_id, start_ts, end_ts, text, params FROM statements"
-    " WHERE session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3 AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))"
+    /* +session_id: read the transaction's stmt_id range, not every
+     * statement of a long-lived session through its index. */
+    " WHERE +session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3"
+    " AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))"
     " ORDER BY stmt_id";
 
 static const char update_hold_sql[] =

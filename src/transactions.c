@@ -37,15 +37,18 @@ static const char interest_sql[] =
     " UNION SELECT session_id FROM errors WHERE class NOT IN ('other') AND session_id IS NOT NULL"
     " UNION SELECT victim_session FROM deadlocks WHERE victim_session IS NOT NULL;";
 
+/* Every statement once, in log order (the table's own order: no sort);
+ * each session's state is kept while it has a transaction open. */
 static const char statements_sql[] =
-    "SELECT st.session_id, st.stmt_id, st.pid, st.start_ts, st.end_ts, st.duration_ms,"
-    " st.text, st.xid, st.vxid, se.end_ts, i.session_id IS NOT NULL, st.params, st.prepare"
-    " FROM statements st LEFT JOIN interest i ON i.session_id = st.session_id"
-    " JOIN sessions se ON se.session_id = st.session_id"
+    "SELECT session_id, stmt_id, pid, start_ts, end_ts, duration_ms, text, xid, vxid,"
+    " params, prepare FROM statements WHERE session_id IS NOT NULL"
     /* Extended protocol: parse and bind lines are steps of the statement
      * its execute line ran; only that one counts. */
-    " WHERE st.verb IS NULL OR st.verb NOT IN ('parse', 'bind')"
-    " ORDER BY st.session_id, st.stmt_id";
+    " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id";
+
+static const char session_sql[] =
+    "SELECT end_ts, EXISTS (SELECT 1 FROM interest i WHERE i.session_id = ?1)"
+    " FROM sessions WHERE session_id = ?1";
 
 /* Hot rows: logical rows with a key that some logged wait was for. */
 static const char hot_rows_sql[] =
@@ -256,8 +259,8 @@ static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q)
 static void statement_locks(const tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_kind kind)
 {
     const char *text = ls_stmt_text(q, 6);
-    const char *params = ls_stmt_isnull(q, 11) ? NULL : ls_stmt_text(q, 11);
-    const char *prepare = ls_stmt_isnull(q, 12) ? NULL : ls_stmt_text(q, 12);
+    const char *params = ls_stmt_isnull(q, 9) ? NULL : ls_stmt_text(q, 9);
+    const char *prepare = ls_stmt_isnull(q, 10) ? NULL : ls_stmt_text(q, 10);
     ls_rowkey_evidence ev = {text, params, prepare, NULL, NULL};
     ls_rowkey k;
     int64_t row;
@@ -364,7 +367,7 @@ static int tx_insert(tx_pass *p, tx_state *t, ls_correlate_stats *stats)
     return tx_holds(p, t, ls_stmt_int64(ins, 0));
 }
 
-static void tx_open(tx_state *t, ls_stmt *q, int explicit_tx)
+static void tx_open(tx_state *t, ls_stmt *q, int explicit_tx, int interest)
 {
     memset(t, 0, offsetof(tx_state, locks));
     t->open = 1;
@@ -374,7 +377,7 @@ static void tx_open(tx_state *t, ls_stmt *q, int explicit_tx)
     t->start_ts = ls_stmt_int64(q, 3);
     t->start_known = explicit_tx ? "BEGIN" : "statement";
     t->durations = 1;
-    t->interest = (int)ls_stmt_int64(q, 10);
+    t->interest = interest;
 }
 
 /* Add the current statement to the open transaction. */
@@ -513,68 +516,139 @@ static void tx_pass_free(tx_pass *p)
     ls_stmt_finalize(p->hold);
 }
 
+/* Sessions by id (open addressing): what the pass knows of each, and its
+ * open transaction. */
+typedef struct sess_slot {
+    int64_t id; /* 0: free */
+    int64_t end_ts;
+    int has_end, interest;
+    tx_state *tx; /* NULL unless a transaction is open */
+} sess_slot;
+
+typedef struct sess_map {
+    sess_slot *slots;
+    size_t cap, used;
+} sess_map;
+
+static sess_slot *sess_find(sess_map *m, int64_t id, int *created)
+{
+    size_t i;
+    *created = 0;
+    if ((m->used + 1) * 2 > m->cap) {
+        size_t ncap = m->cap ? m->cap * 2 : 256, k;
+        sess_slot *ns = ls_calloc(ncap, sizeof(*ns));
+        if (!ns)
+            return NULL;
+        for (k = 0; k < m->cap; k++) {
+            if (!m->slots[k].id)
+                continue;
+            for (i = (size_t)m->slots[k].id & (ncap - 1); ns[i].id; i = (i + 1) & (ncap - 1))
+                ;
+            ns[i] = m->slots[k];
+        }
+        free(m->slots);
+        m->slots = ns;
+        m->cap = ncap;
+    }
+    for (i = (size_t)id & (m->cap - 1); m->slots[i].id; i = (i + 1) & (m->cap - 1))
+        if (m->slots[i].id == id)
+            return &m->slots[i];
+    m->slots[i].id = id;
+    m->used++;
+    *created = 1;
+    return &m->slots[i];
+}
+
+/* Cut one statement into its session's transactions. */
+static int tx_statement(tx_pass *p, sess_slot *ss, ls_stmt *q, ls_correlate_stats *stats)
+{
+    ls_sql_kind kind = ls_sql_kind_of(ls_stmt_text(q, 6));
+    tx_state *t = ss->tx;
+    int rc = 0;
+
+    if (!t && !(t = ss->tx = ls_calloc(1, sizeof(*t))))
+        return LS_ENOMEM;
+    switch (kind) {
+    case LS_SQL_BEGIN:
+        if (t->open) { /* BEGIN inside a transaction: PostgreSQL warns, nothing ends */
+            tx_add(t, q, 0);
+            break;
+        }
+        tx_open(t, q, 1, ss->interest);
+        tx_add(t, q, 0);
+        break;
+    case LS_SQL_COMMIT:
+    case LS_SQL_ROLLBACK:
+        if (!t->open) /* its BEGIN was not logged: a transaction of its own */
+            tx_open(t, q, 0, ss->interest);
+        tx_add(t, q, 1);
+        t->end_known = ls_stmt_isnull(q, 4) ? "commit start" : "commit";
+        t->outcome = kind == LS_SQL_COMMIT ? "commit" : "rollback";
+        rc = tx_insert(p, t, stats);
+        break;
+    default:
+        if (t->open && t->explicit_tx) {
+            tx_add(t, q, 0);
+            statement_locks(p, t, q, kind);
+        } else {
+            tx_open(t, q, 0, ss->interest);
+            tx_add(t, q, 0);
+            statement_locks(p, t, q, kind);
+            t->end_known = ls_stmt_isnull(q, 4) ? "statement start" : "statement";
+            t->outcome = "commit";
+            rc = tx_insert(p, t, stats);
+        }
+        break;
+    }
+    if (!t->open) {
+        free(t);
+        ss->tx = NULL;
+    }
+    return rc;
+}
+
 int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *q = NULL;
+    ls_stmt *q = NULL, *sq = NULL;
     tx_pass p;
-    tx_state *t = ls_calloc(1, sizeof(*t));
-    int64_t session = -1, session_end = 0;
-    int rc, have_session_end = 0;
+    sess_map map = {NULL, 0, 0};
+    size_t i;
+    int rc;
 
     memset(&p, 0, sizeof(p));
-    if (!t)
-        return LS_ENOMEM;
     if ((rc = ls_store_exec(s, interest_sql)) != 0 || (rc = tx_pass_load(s, &p)) != 0 ||
         (rc = ls_store_prepare(s, statements_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, session_sql, &sq)) != 0 ||
         (rc = ls_store_prepare(s, insert_tx_sql, &p.ins)) != 0 ||
         (rc = ls_store_prepare(s, insert_hold_sql, &p.hold)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        ls_sql_kind kind = ls_sql_kind_of(ls_stmt_text(q, 6));
-        if (ls_stmt_int64(q, 0) != session) {
-            if ((rc = tx_close_session(&p, t, session_end, have_session_end, stats)) != 0)
-                goto out;
-            session = ls_stmt_int64(q, 0);
-            have_session_end = !ls_stmt_isnull(q, 9);
-            session_end = ls_stmt_int64(q, 9);
+        int created;
+        sess_slot *ss = sess_find(&map, ls_stmt_int64(q, 0), &created);
+        if (!ss) {
+            rc = LS_ENOMEM;
+            goto out;
         }
-        switch (kind) {
-        case LS_SQL_BEGIN:
-            if (t->open) { /* BEGIN inside a transaction: PostgreSQL warns, nothing ends */
-                tx_add(t, q, 0);
-                break;
-            }
-            tx_open(t, q, 1);
-            tx_add(t, q, 0);
-            break;
-        case LS_SQL_COMMIT:
-        case LS_SQL_ROLLBACK:
-            if (!t->open) /* its BEGIN was not logged: a transaction of its own */
-                tx_open(t, q, 0);
-            tx_add(t, q, 1);
-            t->end_known = ls_stmt_isnull(q, 4) ? "commit start" : "commit";
-            t->outcome = kind == LS_SQL_COMMIT ? "commit" : "rollback";
-            if ((rc = tx_insert(&p, t, stats)) != 0)
+        if (created) {
+            ls_stmt_reset(sq);
+            ls_stmt_bind_int64(sq, 1, ss->id);
+            if ((rc = ls_stmt_step(sq)) < 0)
                 goto out;
-            break;
-        default:
-            if (t->open && t->explicit_tx) {
-                tx_add(t, q, 0);
-                statement_locks(&p, t, q, kind);
-            } else {
-                tx_open(t, q, 0);
-                tx_add(t, q, 0);
-                statement_locks(&p, t, q, kind);
-                t->end_known = ls_stmt_isnull(q, 4) ? "statement start" : "statement";
-                t->outcome = "commit";
-                if ((rc = tx_insert(&p, t, stats)) != 0)
-                    goto out;
+            if (rc == 1) {
+                ss->has_end = !ls_stmt_isnull(sq, 0);
+                ss->end_ts = ls_stmt_int64(sq, 0);
+                ss->interest = (int)ls_stmt_int64(sq, 1);
             }
-            break;
         }
+        if ((rc = tx_statement(&p, ss, q, stats)) != 0)
+            goto out;
     }
-    if (rc == 0)
-        rc = tx_close_session(&p, t, session_end, have_session_end, stats);
+    /* Transactions still open when the log ends: at disconnection, else
+     * where they were last seen. */
+    for (i = 0; rc == 0 && i < map.cap; i++)
+        if (map.slots[i].tx)
+            rc = tx_close_session(&p, map.slots[i].tx, map.slots[i].end_ts,
+                                  map.slots[i].has_end, stats);
     if (rc == 0)
         rc = ls_store_exec(s, link_sql);
     if (rc == 0)
@@ -582,8 +656,11 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
 out:
     stats->holds = p.holds;
     ls_stmt_finalize(q);
+    ls_stmt_finalize(sq);
     tx_pass_free(&p);
-    free(t);
+    for (i = 0; i < map.cap; i++)
+        free(map.slots[i].tx);
+    free(map.slots);
     return rc < 0 ? rc : 0;
 }
 
