@@ -3,6 +3,8 @@
 #   make check      build and run the whole test suite with ctest
 #   make demo       analyze the bundled sample and write lockspan-report.md
 #   make deps       install build and test dependencies (Debian 12, as root)
+#   make fuzz       build the libFuzzer targets with clang in build-fuzz and run
+#                   each for FUZZ_SECONDS (default 60); fails on any crash
 # Options: BUILD=dir  WERROR=1  SANITIZE=1  LIVE=0 (skip tests that start PostgreSQL)
 BUILD ?= build
 WERROR ?= 0
@@ -12,7 +14,10 @@ CMAKE_FLAGS = -DLOCKSPAN_WERROR=$(if $(filter 1,$(WERROR)),ON,OFF) \
               -DLOCKSPAN_SANITIZE=$(if $(filter 1,$(SANITIZE)),ON,OFF) \
               -DLOCKSPAN_LIVE_TESTS=$(if $(filter 1,$(LIVE)),ON,OFF)
 
-.PHONY: all build check demo deps clean
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+
+.PHONY: all build check demo deps clean fuzz fuzz-build
 all: build
 
 build:
@@ -29,5 +34,14 @@ demo: build
 deps:
 	bash .ci/install-deps.sh
 
+# A build of its own (clang, -fsanitize=fuzzer,address,undefined): the normal
+# build and `make check` are untouched. tests/fuzz/run.sh -h for more options.
+fuzz-build:
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DLOCKSPAN_FUZZ=ON -DLOCKSPAN_LIVE_TESTS=OFF >/dev/null
+	cmake --build $(FUZZ_BUILD) -j2 --target fuzz_targets
+
+fuzz: fuzz-build
+	tests/fuzz/run.sh -b $(FUZZ_BUILD) -t $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan $(FUZZ_BUILD)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Install what a fresh Debian 12 machine lacks to build and test lockspan:
 # the toolchain, the four libraries, PostgreSQL 15 for the live sample
-# generator, and Python's psycopg2 that drives it. Run as root.
+# generator, Python's psycopg2 that drives it, and clang with its libFuzzer
+# and sanitizer runtimes (libclang-rt-dev) for `make fuzz`. Run as root.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config
       libpcre2-dev libsqlite3-dev zlib1g-dev libcjson-dev
-      postgresql-15 python3 python3-psycopg2 python3-psycopg gzip sqlite3 chromium)
+      postgresql-15 python3 python3-psycopg2 python3-psycopg gzip sqlite3 chromium
+      clang libclang-rt-dev)
 if [ "${1:-}" = --list ]; then
     printf '%s\n' "${pkgs[@]}"
     exit 0
