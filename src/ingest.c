@@ -61,10 +61,10 @@ typedef struct run_file {
 typedef struct file_ident {
     uint64_t fingerprint; /* 0: none (stdin, empty file) */
     int ncand;
-    ls_file_progress cand[2 * MAX_CANDIDATES];
+    ls_file_progress cand[3 * MAX_CANDIDATES];
     /* per candidate: 1 + ordinal of the FILE_BEGIN that read it in this
      * ingest (its file_id is not known to this thread), else 0 */
-    uint32_t ord_ref[2 * MAX_CANDIDATES];
+    uint32_t ord_ref[3 * MAX_CANDIDATES];
 } file_ident;
 
 /* A file read in this ingest, as a candidate for the files after it. */
@@ -471,7 +471,7 @@ static void merge_candidates(const ingest_ctx *c, const file_ident *stored, file
             if (sf->p.file_id > 0 && out->cand[k].file_id == sf->p.file_id)
                 break;
         if (k == out->ncand) {
-            if (k == 2 * MAX_CANDIDATES)
+            if (k == 3 * MAX_CANDIDATES)
                 continue;
             out->ncand++;
         }
@@ -849,8 +849,8 @@ static int store_items(ls_store *s, ls_handoff *h, const char *prefix)
 }
 
 /*
- * For every path, the hash of its first line and the stored files that
- * began with the same line: a file is known by its content, whatever its
+ * For every path, the hash of its first lines and the stored files that
+ * began with the same lines: a file is known by its content, whatever its
  * name, compression or length now. stdin is not read ahead: it is always new.
  */
 static int identify(ls_store *s, char *const *paths, file_ident **out)
@@ -875,10 +875,23 @@ static int identify(ls_store *s, char *const *paths, file_ident **out)
         if (ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf, sizeof(errbuf)) ==
                 1 &&
             !ls_input_unterminated(in)) {
-            id->fingerprint = fnv1a((const unsigned char *)line, len, 0xcbf29ce484222325ULL);
-            if (!id->fingerprint)
-                id->fingerprint = 1;
+            /* The first line, or the first two when there are two (files that
+             * begin with the same header line, like snapshot files, differ by
+             * their second); a file stored while it had one line is found
+             * by its first. */
+            uint64_t one = fnv1a((const unsigned char *)line, len, 0xcbf29ce484222325ULL) | 1;
+            uint64_t two = 0;
+            if (ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf,
+                                   sizeof(errbuf)) == 1 &&
+                !ls_input_unterminated(in))
+                two = fnv1a((const unsigned char *)line, len, (one ^ '\n') * 0x100000001b3ULL) | 1;
+            id->fingerprint = two ? two : one;
             rc = ls_store_file_lookup(s, id->fingerprint, id->cand, MAX_CANDIDATES, &id->ncand);
+            if (rc == 0 && two) {
+                int more = 0;
+                rc = ls_store_file_lookup(s, one, id->cand + id->ncand, MAX_CANDIDATES, &more);
+                id->ncand += more;
+            }
         }
         ls_input_close(in);
     }

@@ -132,6 +132,44 @@ def main():
             check(got == clean, f"{rel}: half.gz then whole = clean ingest: "
                                 f"{storedump.diff(got, clean)}")
 
+        # A log first ingested when it had one line, then grown.
+        src = os.path.join(samples, "correlation/postgresql.log")
+        data = open(src, "rb").read()
+        one = os.path.join(tmp, "one.log")
+        open(one, "wb").write(data[:data.index(b"\n") + 1])
+        db = os.path.join(tmp, "one.db")
+        r1 = run(ls, "ingest", "-q", "--prefix", "%m [%p] %q%u@%d/%a %c %l %v %x %e ",
+                 "--db", db, one)
+        open(one, "wb").write(data)
+        r2 = run(ls, "ingest", "-q", "--prefix", "%m [%p] %q%u@%d/%a %c %l %v %x %e ",
+                 "--db", db, one)
+        clean_db = os.path.join(tmp, "one-clean.db")
+        r3 = run(ls, "ingest", "-q", "--prefix", "%m [%p] %q%u@%d/%a %c %l %v %x %e ",
+                 "--db", clean_db, src)
+        check(r1.returncode == r2.returncode == r3.returncode == 0,
+              f"one line, then grown: exit 0 ({r1.stderr} {r2.stderr} {r3.stderr})")
+        got, clean = storedump.dump(db), storedump.dump(clean_db)
+        check(got == clean, f"one line, then grown = clean ingest: {storedump.diff(got, clean)}")
+
+        # Two different snapshot files with the same header line, the second
+        # shorter: both are read (neither is taken for a copy of the other).
+        src = os.path.join(samples, "correlation/pg_stat_activity.csv")
+        lines = open(src, "rb").read().split(b"\n")
+        a, b = os.path.join(tmp, "snap-a.csv"), os.path.join(tmp, "snap-b.csv")
+        open(a, "wb").write(b"\n".join([lines[0]] + lines[1:150]) + b"\n")
+        open(b, "wb").write(b"\n".join([lines[0]] + lines[200:240]) + b"\n")
+
+        def activity_rows(db):
+            return storedump.counts(storedump.dump(db))["activity"]
+        for p in (a, b):
+            run(ls, "ingest", "-q", "--db", p + ".db", p)
+        both = os.path.join(tmp, "snap-both.db")
+        run(ls, "ingest", "-q", "--db", both, a)
+        run(ls, "ingest", "-q", "--db", both, b)
+        na, nb, nboth = activity_rows(a + ".db"), activity_rows(b + ".db"), activity_rows(both)
+        check(na > 0 and nb > 0 and nboth == na + nb,
+              f"two snapshot files with one header: {na} + {nb} rows = {nboth}")
+
         # A duplicated `connection received` line (twice, three times).
         src = os.path.join(samples, "rds/postgresql.log")
         lines = open(src, "rb").read().split(b"\n")
