@@ -14,6 +14,7 @@ typedef struct ls_ingest_opts {
     int progress;        /* print progress on stderr (when it is a terminal) */
     int max_bad_shown;   /* unparsable lines printed per file (rest counted) */
     int quiet;           /* no notes (inferred prefix, spans read, ...); problems still */
+    int hold_partial;    /* leave a file's last line without '\n' for the next ingest */
 } ls_ingest_opts;
 
 typedef struct ls_ingest_totals {

@@ -715,6 +715,16 @@ read:
             ord_ref = f->ord + 1;
         }
     line:
+        if (ls_input_unterminated(in) && c->opts->hold_partial && strcmp(path, "-") != 0) {
+            /* A line still being written: stored now, it would be stored
+             * again, whole, when the file has grown. */
+            fprintf(stderr, "lockspan: %s:%llu: the last line has no newline yet (is the file "
+                    "being written?); left for the next ingest\n", path,
+                    (unsigned long long)lineno);
+            lineno--;
+            rc = 0;
+            break;
+        }
         c->run_lines = f->base + lineno;
         if (!ls_input_unterminated(in)) {
             /* The resume point: after this line, which a longer copy of the

@@ -293,7 +293,10 @@ static int do_ingest(cli *c, ls_store *s)
 {
     char errbuf[512] = "";
     char **files = NULL;
-    ls_ingest_opts io = {c->prefix, !c->quiet && isatty(STDERR_FILENO), 10, c->quiet};
+    /* ingest keeps adding to its store: a line still being written waits
+     * for the next run; analyze reads everything there is. */
+    ls_ingest_opts io = {c->prefix, !c->quiet && isatty(STDERR_FILENO), 10, c->quiet,
+                         strcmp(c->command, "ingest") == 0};
     ls_ingest_totals t;
     int rc;
 

@@ -151,6 +151,26 @@ def main():
         got, clean = storedump.dump(db), storedump.dump(clean_db)
         check(got == clean, f"one line, then grown = clean ingest: {storedump.diff(got, clean)}")
 
+        # Read while the server was writing its last line (no newline yet):
+        # that line waits for the next ingest instead of being stored twice.
+        for rel, fmt in cases[:4]:
+            src = os.path.join(samples, rel)
+            data = open(src, "rb").read()
+            half = cut_half(data, fmt)
+            live = os.path.join(tmp, "live-" + os.path.basename(src))
+            open(live, "wb").write(half + data[len(half):len(half) + 40])
+            db = os.path.join(tmp, "live-" + os.path.basename(src) + ".db")
+            r1 = run(ls, "ingest", "--db", db, live)
+            check(r1.returncode == 0 and "no newline yet" in r1.stderr,
+                  f"{rel} cut mid-line: exit 0, the partial line named ({r1.stderr.strip()[-200:]})")
+            open(live, "wb").write(data)
+            ingest(db, live)
+            clean_db = os.path.join(tmp, "live-clean-" + os.path.basename(src) + ".db")
+            ingest(clean_db, src)
+            got, clean = storedump.dump(db), storedump.dump(clean_db)
+            check(got == clean, f"{rel} cut mid-line, then whole = clean ingest: "
+                                f"{storedump.diff(got, clean)}")
+
         # Two different snapshot files with the same header line, the second
         # shorter: both are read (neither is taken for a copy of the other).
         src = os.path.join(samples, "correlation/pg_stat_activity.csv")
