@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "codepath.h"
 #include "model_int.h"
 
 /* Label and source expressions over tx_code aliased c, per grouping. */
@@ -21,10 +22,13 @@ static const struct {
     const char *source;
 } groupings[] = {
     {"function",
-     "coalesce(CASE WHEN c.code_namespace IS NOT NULL AND c.code_function IS NOT NULL"
-     " THEN c.code_namespace || '.' || c.code_function END, c.code_function,"
-     " CASE WHEN c.tag_controller IS NOT NULL THEN c.tag_controller || '#'"
-     " || coalesce(c.tag_action, '') END, c.route, c.tag_route, c.root_name, c.application,"
+     /* span code attributes, and controller + action from the SQL, are
+      * named by one rule (codepath.h), so a path has one name with
+      * traces and without */
+     "coalesce(CASE WHEN c.code_function IS NOT NULL THEN "
+     LS_CODE_NAME_SQL("c.code_namespace", "c.code_function") " END,"
+     " CASE WHEN c.tag_controller IS NOT NULL THEN "
+     LS_CODE_NAME_SQL("c.tag_controller", "c.tag_action") " END, c.route, c.tag_route, c.root_name, c.application,"
      " c.shape, 'unknown')",
      "CASE WHEN c.code_function IS NOT NULL THEN 'span code attributes'"
      " WHEN c.tag_controller IS NOT NULL THEN 'sqlcommenter tags'"
@@ -190,7 +194,7 @@ static void order_row(model_ctx *m, ls_stmt *q, void *arg)
 void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
 {
     int g = grouping_of(m->opts->group_by);
-    char sql[4096], parts_sql[1024], order_sql[2048];
+    char sql[16384], parts_sql[8192], order_sql[16384]; /* the labels are long SQL */
     cJSON *list;
     ls_stmt *q = NULL, *parts = NULL;
     int rc;

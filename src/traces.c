@@ -221,17 +221,19 @@ out:
     return rc < 0 ? rc : 0;
 }
 
-/* Database spans carrying the backend pid, inside the transaction. */
+/* Database spans carrying the backend pid, inside the transaction. The
+ * span's time is compared as a range on spans_pid (db_pid, start_ts), so
+ * each transaction costs one index probe, not a scan of the spans. */
 static const char pid_links_sql[] =
     "UPDATE tx_code SET link = 'pid', span_row = (SELECT sp.span_row FROM spans sp"
     "  JOIN transactions t ON t.tx_id = tx_code.tx_id"
-    "  WHERE sp.db_pid = t.pid AND sp.start_ts + ?1 BETWEEN t.start_ts - ?2"
-    "  AND coalesce(t.end_ts, t.start_ts) + ?2"
+    "  WHERE sp.db_pid = t.pid AND sp.start_ts BETWEEN t.start_ts - ?2 - ?1"
+    "  AND coalesce(t.end_ts, t.start_ts) + ?2 - ?1"
     "  ORDER BY abs(sp.start_ts + ?1 - t.start_ts) LIMIT 1)"
     " WHERE span_row IS NULL AND EXISTS (SELECT 1 FROM spans sp"
     "  JOIN transactions t ON t.tx_id = tx_code.tx_id"
-    "  WHERE sp.db_pid = t.pid AND sp.start_ts + ?1 BETWEEN t.start_ts - ?2"
-    "  AND coalesce(t.end_ts, t.start_ts) + ?2)";
+    "  WHERE sp.db_pid = t.pid AND sp.start_ts BETWEEN t.start_ts - ?2 - ?1"
+    "  AND coalesce(t.end_ts, t.start_ts) + ?2 - ?1)";
 
 /*
  * Statement links. Concurrent transactions of one code path send the same
@@ -582,7 +584,9 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_store_exec(s, reset_sql)) != 0 || (rc = statement_facts(s)) != 0 ||
         (rc = link_by_comment(s, &offset)) != 0)
         return rc;
-    if ((rc = ls_store_prepare(s, pid_links_sql, &st)) != 0)
+    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_pid ON spans(db_pid, start_ts)"
+                               " WHERE db_pid IS NOT NULL")) != 0 ||
+        (rc = ls_store_prepare(s, pid_links_sql, &st)) != 0)
         return rc;
     ls_stmt_bind_int64(st, 1, offset);
     ls_stmt_bind_int64(st, 2, PID_TOLERANCE_US);

@@ -672,13 +672,21 @@ static const char lock_errors_sql[] =
     " 'serialization_failure', 'deadlock') AND session_id IS NOT NULL"
     " AND statement IS NOT NULL ORDER BY error_id";
 
+/* The session's statements after the error, in the order they started:
+ * the index statements_session (session_id, start_ts, then stmt_id) serves
+ * the range and the order, so the scan stops at the first match. Parse and
+ * bind lines count: a retry that failed again (a deadlock victim has no
+ * duration line for its execute) shows only as those. */
 static const char after_sql[] =
-    "SELECT st.stmt_id, st.text, (SELECT t.tx_id FROM transactions t"
-    "   WHERE t.session_id = st.session_id AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt),"
-    " (SELECT t.outcome FROM transactions t"
-    "   WHERE t.session_id = st.session_id AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt)"
-    " FROM statements st WHERE st.session_id = ?1 AND st.start_ts > ?2"
-    " AND st.start_ts <= ?2 + 30000000 ORDER BY st.stmt_id LIMIT 200";
+    "SELECT st.stmt_id, st.text FROM statements st WHERE st.session_id = ?1"
+    " AND st.start_ts > ?2 AND st.start_ts <= ?2 + 30000000"
+    " ORDER BY st.session_id, st.start_ts, st.stmt_id LIMIT 200";
+
+/* The transaction a statement ran in: the last one of its session that
+ * began at or before it (transactions_session_stmt), if it spans it. */
+static const char retry_tx_sql[] =
+    "SELECT tx_id, outcome, last_stmt FROM transactions WHERE session_id = ?1"
+    " AND first_stmt <= ?2 ORDER BY session_id DESC, first_stmt DESC LIMIT 1";
 
 static const char set_retry_sql[] =
     "UPDATE errors SET retry_stmt = ?2, retry_tx = ?3, retry_outcome = ?4 WHERE error_id = ?1";
@@ -689,31 +697,46 @@ static const char set_retry_sql[] =
  */
 int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *errs = NULL, *after = NULL, *upd = NULL;
+    ls_stmt *errs = NULL, *after = NULL, *txq = NULL, *upd = NULL;
     ls_buf want = LS_BUF_INIT(0), got = LS_BUF_INIT(0);
     int rc;
 
-    if ((rc = ls_store_prepare(s, lock_errors_sql, &errs)) != 0 ||
+    /* Per error: one index range of its session's statements and one index
+     * probe for the retry's transaction, so the pass is O(errors log n). */
+    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS transactions_session_stmt"
+                               " ON transactions(session_id, first_stmt)")) != 0 ||
+        (rc = ls_store_prepare(s, lock_errors_sql, &errs)) != 0 ||
         (rc = ls_store_prepare(s, after_sql, &after)) != 0 ||
+        (rc = ls_store_prepare(s, retry_tx_sql, &txq)) != 0 ||
         (rc = ls_store_prepare(s, set_retry_sql, &upd)) != 0)
         goto out;
     while ((rc = ls_stmt_step(errs)) == 1) {
+        int64_t session = ls_stmt_int64(errs, 1);
         ls_buf_reset(&want);
         ls_sql_shape(&want, ls_stmt_text(errs, 3), 4096);
         ls_stmt_reset(after);
-        ls_stmt_bind_int64(after, 1, ls_stmt_int64(errs, 1));
+        ls_stmt_bind_int64(after, 1, session);
         ls_stmt_bind_int64(after, 2, ls_stmt_int64(errs, 2));
         while ((rc = ls_stmt_step(after)) == 1) {
+            int64_t stmt = ls_stmt_int64(after, 0);
+            int have_tx;
             ls_buf_reset(&got);
             ls_sql_shape(&got, ls_stmt_text(after, 1), 4096);
             if (strcmp(ls_buf_str(&want), ls_buf_str(&got)) != 0)
                 continue;
+            ls_stmt_reset(txq);
+            ls_stmt_bind_int64(txq, 1, session);
+            ls_stmt_bind_int64(txq, 2, stmt);
+            if ((rc = ls_stmt_step(txq)) < 0)
+                goto out;
+            have_tx = rc == 1 && ls_stmt_int64(txq, 2) >= stmt;
             ls_stmt_reset(upd);
             ls_stmt_bind_int64(upd, 1, ls_stmt_int64(errs, 0));
-            ls_stmt_bind_int64(upd, 2, ls_stmt_int64(after, 0));
-            if (!ls_stmt_isnull(after, 2))
-                ls_stmt_bind_int64(upd, 3, ls_stmt_int64(after, 2));
-            ls_stmt_bind_text(upd, 4, ls_stmt_isnull(after, 3) ? NULL : ls_stmt_text(after, 3));
+            ls_stmt_bind_int64(upd, 2, stmt);
+            if (have_tx)
+                ls_stmt_bind_int64(upd, 3, ls_stmt_int64(txq, 0));
+            ls_stmt_bind_text(upd, 4, have_tx && !ls_stmt_isnull(txq, 1) ? ls_stmt_text(txq, 1)
+                                                                       : NULL);
             if ((rc = ls_stmt_step(upd)) < 0)
                 goto out;
             stats->retries++;
@@ -729,6 +752,7 @@ out:
     ls_buf_free(&got);
     ls_stmt_finalize(errs);
     ls_stmt_finalize(after);
+    ls_stmt_finalize(txq);
     ls_stmt_finalize(upd);
     return rc < 0 ? rc : 0;
 }
