@@ -45,17 +45,24 @@ static const char row_stats_sql[] =
 
 static const char waits_sql[] =
     "SELECT w.wait_id, w.session_id, w.start_ts, w.relation, w.ctid, w.target_kind, w.target,"
-    " w.statement, le.context, w.file_id, w.line FROM lock_waits w"
+    " w.statement, le.context, w.file_id, w.line, w.blocker_session FROM lock_waits w"
     " LEFT JOIN lock_events le ON le.event_id = w.first_event ORDER BY w.wait_id";
 
 /* The session's statements that started before the wait did (sequential
  * in a session: the waiter's is among the last ones), with the lock
  * message's text; ?3 is the timestamps' resolution. */
 static const char waiter_stmts_sql[] =
-    "SELECT stmt_id, file_id, line, end_ts IS NOT NULL, text, params, prepare FROM statements"
-    " WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
-    " AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))"
+    "SELECT stmt_id, file_id, line, end_ts IS NOT NULL, text, params, prepare,"
+    " verb IS 'bind' FROM statements"
+    " WHERE session_id = ?1 AND start_ts <= ?2 + ?3 AND verb IS NOT 'parse'"
     " ORDER BY start_ts DESC, stmt_id DESC LIMIT 32";
+
+/* The holder's statements before the wait (its session: the blocker's),
+ * latest first in log order (whole-second start times do not order them). */
+static const char holder_stmts_sql[] =
+    "SELECT text, params, prepare, file_id, line FROM (SELECT * FROM statements"
+    " WHERE session_id = ?1 AND start_ts <= ?2 + ?3 AND verb IS NOT 'parse'"
+    " ORDER BY start_ts DESC, stmt_id DESC LIMIT 24) ORDER BY stmt_id DESC";
 
 static const char find_row_sql[] =
     "SELECT row_id FROM rows WHERE relation = ?1 AND row_key = ?2";
@@ -74,6 +81,8 @@ typedef struct wait_row {
     char *sql, *params, *prepare; /* the waiter's statement as the server ran it (owned) */
     int keyed;
     int via_ctid; /* keyed by a neighbour on its ctid: names no others */
+    int64_t holder_session, file, line; /* file, line: the wait's first message */
+    char col[64]; /* the key column a function's statement names, if known */
 } wait_row;
 
 static char *dup_or_null(const char *s)
@@ -104,6 +113,7 @@ int ls_pick_waiter_stmt(const ls_stmt_candidate *c, int n)
 
 typedef struct candidate {
     ls_stmt_candidate c;
+    int bind; /* a bind line: the parameters of an execute that may not be logged */
     int64_t id, file, line;
     char *text, *params, *prepare;
 } candidate;
@@ -117,13 +127,16 @@ static int by_position(const void *a, const void *b)
 }
 
 /* Fill w->sql, params, prepare and stmt_id: the session's statement with
- * the lock message's text, by ls_pick_waiter_stmt() over log positions. */
+ * the lock message's text, by ls_pick_waiter_stmt() over log positions;
+ * a statement that failed in its wait (a deadlock victim, a timeout) has
+ * no execute line, but its bind line, logged before, has the parameters. */
 static int waiter_statement(ls_stmt *q, wait_row *w, const char *lock_stmt, int64_t file_id,
                             int64_t line, int64_t resolution)
 {
     candidate c[MAX_CANDIDATES];
     ls_stmt_candidate pc[MAX_CANDIDATES];
-    int n = 0, rc, pick, i;
+    int map[MAX_CANDIDATES];
+    int n = 0, np = 0, rc, pick, i, last_bind = -1;
 
     ls_stmt_reset(q);
     ls_stmt_bind_int64(q, 1, w->session_id);
@@ -138,15 +151,23 @@ static int waiter_statement(ls_stmt *q, wait_row *w, const char *lock_stmt, int6
         c[n].line = ls_stmt_int64(q, 2);
         c[n].c.after = c[n].file > file_id || (c[n].file == file_id && c[n].line > line);
         c[n].c.has_duration = (int)ls_stmt_int64(q, 3);
+        c[n].bind = (int)ls_stmt_int64(q, 7);
         c[n].text = dup_or_null(text);
         c[n].params = ls_stmt_isnull(q, 5) ? NULL : dup_or_null(ls_stmt_text(q, 5));
         c[n].prepare = ls_stmt_isnull(q, 6) ? NULL : dup_or_null(ls_stmt_text(q, 6));
         n++;
     }
     qsort(c, (size_t)n, sizeof(c[0]), by_position);
-    for (i = 0; i < n; i++)
-        pc[i] = c[i].c;
-    pick = rc < 0 ? -1 : ls_pick_waiter_stmt(pc, n);
+    for (i = 0; i < n; i++) {
+        if (!c[i].bind) {
+            pc[np] = c[i].c;
+            map[np++] = i;
+        } else if (!c[i].c.after) {
+            last_bind = i;
+        }
+    }
+    pick = rc < 0 ? -1 : ls_pick_waiter_stmt(pc, np);
+    pick = pick >= 0 ? map[pick] : last_bind;
     for (i = 0; i < n; i++) {
         if (i == pick) {
             w->stmt_id = c[i].id;
@@ -159,6 +180,141 @@ static int waiter_statement(ls_stmt *q, wait_row *w, const char *lock_stmt, int6
             free(c[i].prepare);
         }
     }
+    return rc < 0 ? rc : 0;
+}
+
+/* The key column a relation's keyed waits use, or NULL. */
+static const char *key_column(const wait_row *w, size_t n, const char *rel, char *buf,
+                              size_t len)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const char *eq;
+        if (!w[i].keyed || w[i].via_ctid || strcmp(w[i].rel, rel) != 0 ||
+            !(eq = strchr(w[i].key, '=')))
+            continue;
+        snprintf(buf, len, "%.*s", (int)(eq - w[i].key), w[i].key);
+        return buf;
+    }
+    return NULL;
+}
+
+/*
+ * The holder's statements say which row it holds: its own writes to the
+ * relation (a key in the text, bound parameters, or a learned rule for a
+ * function it called) naming exactly one key; else the most recent of its
+ * statements that shares exactly one argument value with the waiter's
+ * statement (both called functions that lock the row: the shared value is
+ * the key). Read back from the wait to the holder's BEGIN.
+ */
+static int key_from_holder(ls_stmt *hq, wait_row *w, int64_t resolution, const char *col,
+                           const ls_shape_rule *rules, size_t nrules)
+{
+    const char *wsql, *wparams;
+    char wpbuf[1024], found[192] = "", via_call[192] = "";
+    ls_sql_args wargs;
+    int rc, writes = 0, conflict = 0;
+
+    if (!w->sql)
+        return 0;
+    ls_rowkey_effective(w->sql, w->params, w->prepare, &wsql, &wparams, wpbuf, sizeof(wpbuf));
+    ls_sql_args_of(wsql, wparams, &wargs);
+    ls_stmt_reset(hq);
+    ls_stmt_bind_int64(hq, 1, w->holder_session);
+    ls_stmt_bind_int64(hq, 2, w->start_ts);
+    ls_stmt_bind_int64(hq, 3, resolution);
+    while ((rc = ls_stmt_step(hq)) == 1) {
+        const char *text = ls_stmt_text(hq, 0), *hsql, *hparams;
+        const char *params = ls_stmt_isnull(hq, 1) ? NULL : ls_stmt_text(hq, 1);
+        const char *prepare = ls_stmt_isnull(hq, 2) ? NULL : ls_stmt_text(hq, 2);
+        char hpbuf[1024], shape[512];
+        ls_rowkey_evidence ev = {text, params, prepare, NULL, w->rel};
+        ls_rowkey k;
+        ls_sql_args hargs;
+        int keyed = 0, i, j, shared = 0, at = -1;
+        size_t r;
+
+        int64_t f = ls_stmt_int64(hq, 3), l = ls_stmt_int64(hq, 4);
+        if (f > w->file || (f == w->file && l > w->line))
+            continue; /* logged after the wait's message (whole-second times) */
+        if (ls_sql_kind_of(text) == LS_SQL_BEGIN)
+            break;
+        ls_rowkey_effective(text, params, prepare, &hsql, &hparams, hpbuf, sizeof(hpbuf));
+        keyed = ls_rowkey_of(&ev, &k) && strcmp(k.rel, w->rel) == 0;
+        if (!keyed && nrules) {
+            ls_rowkey_shape(hsql, shape, sizeof(shape));
+            for (r = 0; r < nrules && !keyed; r++)
+                keyed = strcmp(rules[r].rel, w->rel) == 0 &&
+                        ls_rowkey_apply(&rules[r], shape, hsql, hparams, &k);
+        }
+        if (keyed) {
+            if (writes && strcmp(found, k.key) != 0)
+                conflict = 1;
+            snprintf(found, sizeof(found), "%s", k.key);
+            writes++;
+            continue;
+        }
+        if (via_call[0] || !col)
+            continue;
+        ls_sql_args_of(hsql, hparams, &hargs);
+        for (i = 0; i < wargs.n; i++) {
+            int hit = 0;
+            if (!wargs.v[i].bound)
+                continue;
+            for (j = 0; j < hargs.n && !hit; j++)
+                hit = hargs.v[j].bound && strcmp(wargs.v[i].value, hargs.v[j].value) == 0;
+            if (hit && (at < 0 || strcmp(wargs.v[at].value, wargs.v[i].value) != 0)) {
+                shared++;
+                at = i;
+            }
+        }
+        if (shared == 1)
+            snprintf(via_call, sizeof(via_call), "%s=%s", col, wargs.v[at].value);
+    }
+    if (rc < 0)
+        return rc;
+    if (writes && !conflict)
+        snprintf(w->key, sizeof(w->key), "%s", found);
+    else if (via_call[0] && !writes)
+        snprintf(w->key, sizeof(w->key), "%s", via_call);
+    else
+        return 0;
+    w->keyed = 1;
+    w->grouped_by = LS_GROUPED_HOLDER;
+    return 0;
+}
+
+static int key_waits_from_holders(ls_stmt *hq, wait_row *w, size_t n, int64_t resolution,
+                                  const ls_shape_rule *rules, size_t nrules)
+{
+    size_t i;
+    int rc;
+    for (i = 0; i < n; i++) {
+        char colbuf[64];
+        const char *col;
+        if (w[i].keyed || !w[i].rel[0] || !w[i].holder_session)
+            continue;
+        col = w[i].col[0] ? w[i].col : key_column(w, n, w[i].rel, colbuf, sizeof(colbuf));
+        if ((rc = key_from_holder(hq, &w[i], resolution, col, rules, nrules)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The resolution of the log's statement times: 1 ms (%m, csvlog,
+ * jsonlog), or a whole second (%t) when no time has sub-second digits. */
+static int log_resolution(ls_store *s, int64_t *out)
+{
+    ls_stmt *q = NULL;
+    int rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM statements"
+                                 " WHERE log_ts % 1000000 <> 0), EXISTS (SELECT 1 FROM statements)",
+                              &q);
+    *out = 1000;
+    if (rc != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, 0) == 0 && ls_stmt_int64(q, 1))
+        *out = WHOLE_SECOND_US;
+    ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
 
@@ -244,6 +400,7 @@ static void key_by_ctid(wait_row **v, size_t n)
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *q = NULL, *cand = NULL, *find = NULL, *ins = NULL, *set = NULL, *rule = NULL;
+    ls_stmt *hq = NULL;
     wait_row *w = NULL, **byc = NULL;
     ls_shape_rule *rules = NULL;
     size_t n = 0, cap = 0, nrules = 0, i, j, nc = 0;
@@ -254,19 +411,14 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
                                " row_key)")) != 0 ||
         (rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
+        (rc = ls_store_prepare(s, holder_stmts_sql, &hq)) != 0 ||
         (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
         (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0 ||
         (rc = ls_store_prepare(s, set_row_sql, &set)) != 0)
         goto out;
 
-    if ((rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM statements"
-                                  " WHERE log_ts % 1000000 <> 0)", &rule)) != 0)
-        goto out;
-    if ((rc = ls_stmt_step(rule)) == 1 && ls_stmt_int64(rule, 0) == 0)
-        resolution = WHOLE_SECOND_US;
-    ls_stmt_finalize(rule);
-    rule = NULL;
-    if ((rc = ls_store_prepare(s, insert_rule_sql, &rule)) != 0)
+    if ((rc = log_resolution(s, &resolution)) != 0 ||
+        (rc = ls_store_prepare(s, insert_rule_sql, &rule)) != 0)
         goto out;
 
     /* 1. Each wait's own evidence: its statement, parameters, PREPARE
@@ -311,6 +463,10 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         ev.relation = r->rel[0] ? r->rel : NULL;
         r->keyed = ls_rowkey_of(&ev, &k);
         r->grouped_by = k.grouped_by;
+        r->holder_session = ls_stmt_isnull(q, 11) ? 0 : ls_stmt_int64(q, 11);
+        r->file = ls_stmt_int64(q, 9);
+        r->line = ls_stmt_int64(q, 10);
+        snprintf(r->col, sizeof(r->col), "%s", k.col);
         if (r->keyed) {
             if (!r->rel[0])
                 snprintf(r->rel, sizeof(r->rel), "%s", k.rel);
@@ -329,6 +485,12 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
     for (i = 0; i < n; i++)
         if (w[i].ctid[0] && w[i].rel[0])
             byc[nc++] = &w[i];
+    key_by_ctid(byc, nc);
+
+    /* 2b. The holder's statements: its keyed write to the relation, or a
+     * call sharing the key with the waiter's. */
+    if ((rc = key_waits_from_holders(hq, w, n, resolution, NULL, 0)) != 0)
+        goto out;
     key_by_ctid(byc, nc);
 
     /* 3. Rules: a statement that locked a row it does not name (a function
@@ -391,9 +553,13 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
             }
         }
     }
-    /* A rule can key a wait whose ctid then keys others. */
-    if (nrules)
+    /* A rule can key a wait (or its holder's statement) whose ctid then
+     * keys others. */
+    if (nrules) {
+        if ((rc = key_waits_from_holders(hq, w, n, resolution, rules, nrules)) != 0)
+            goto out;
         key_by_ctid(byc, nc);
+    }
 
     /* 4. Write rows; what stays unkeyed is a fragment that says why. */
     for (i = 0; i < n; i++) {
@@ -439,6 +605,7 @@ out:
     free(rules);
     ls_stmt_finalize(q);
     ls_stmt_finalize(cand);
+    ls_stmt_finalize(hq);
     ls_stmt_finalize(find);
     ls_stmt_finalize(ins);
     ls_stmt_finalize(set);
@@ -521,9 +688,11 @@ static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
 int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *g = NULL, *sts = NULL, *upd = NULL;
+    int64_t resolution;
     int rc;
 
-    if ((rc = ls_store_prepare(s, groups_sql, &g)) != 0 ||
+    if ((rc = log_resolution(s, &resolution)) != 0 ||
+        (rc = ls_store_prepare(s, groups_sql, &g)) != 0 ||
         (rc = ls_store_prepare(s, tx_statements_sql, &sts)) != 0 ||
         (rc = ls_store_prepare(s, update_hold_sql, &upd)) != 0)
         goto out;
@@ -608,9 +777,10 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
             start_ts = start_hi = fw_hi;
             snprintf(start_ev, sizeof(start_ev), "first write to the relation");
         }
-        if (start_ts > first_wait)
+        /* Whole-second times: a start in the wait's second is not after it. */
+        if (start_ts > first_wait + resolution)
             start_ts = first_wait;
-        if (start_hi > first_wait)
+        if (start_hi > first_wait + resolution)
             start_hi = first_wait;
         if (start_lo > start_ts)
             start_lo = start_ts;

@@ -62,6 +62,13 @@ static const char acquired_sql[] =
     "SELECT session_id, end_ts FROM lock_waits WHERE outcome = 'acquired'"
     " AND session_id IS NOT NULL AND end_ts IS NOT NULL ORDER BY session_id, end_ts";
 
+/* Statements that waited for a hot row and got it: they hold it, whether
+ * or not their own text names it (no parameters logged, a function). */
+static const char waited_sql[] =
+    "SELECT DISTINCT w.waiter_stmt, w.row_id FROM lock_waits w JOIN rows r ON r.row_id = w.row_id"
+    " WHERE w.waiter_stmt IS NOT NULL AND w.outcome = 'acquired'"
+    " AND r.row_key NOT LIKE 'ctid %' AND r.evidence <> 'lock target' ORDER BY 1, 2";
+
 static const char insert_hold_sql[] =
     "INSERT INTO holds(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
     " start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms)"
@@ -182,6 +189,11 @@ typedef struct acquired {
     int64_t session_id, ts;
 } acquired;
 
+/* A statement that waited for a hot row and got it. */
+typedef struct waited_lock {
+    int64_t stmt_id, row_id;
+} waited_lock;
+
 /* What the pass reads once and consults per statement. */
 typedef struct tx_pass {
     ls_stmt *ins, *hold;
@@ -191,6 +203,8 @@ typedef struct tx_pass {
     size_t nrules;
     acquired *acq;
     size_t nacq;
+    waited_lock *waited; /* waited_sql, by statement */
+    size_t nwaited;
     int64_t holds;
 } tx_pass;
 
@@ -253,6 +267,22 @@ static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q)
     l->hi = l->has_end ? ls_stmt_int64(q, 4) : l->lo;
 }
 
+/* The rows a statement waited for and got (p->waited is sorted). */
+static void waited_locks(const tx_pass *p, tx_state *t, ls_stmt *q)
+{
+    int64_t id = ls_stmt_int64(q, 1);
+    size_t lo = 0, hi = p->nwaited;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->waited[mid].stmt_id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < p->nwaited && p->waited[lo].stmt_id == id; lo++)
+        tx_add_lock(t, p->waited[lo].row_id, q);
+}
+
 /* The hot rows the current statement locks: the row its text, bound
  * parameters or PREPARE text address, and the rows learned rules say its
  * shape locks (a function's, a trigger's). */
@@ -268,6 +298,7 @@ static void statement_locks(const tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_ki
 
     if (!p->nhot || kind == LS_SQL_BEGIN || kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK)
         return;
+    waited_locks(p, t, q);
     if ((kind == LS_SQL_WRITE || prepare) && ls_rowkey_of(&ev, &k) &&
         (row = hot_lookup(p, k.rel, k.key)) != 0)
         tx_add_lock(t, row, q);
@@ -485,6 +516,21 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
     }
     ls_stmt_finalize(q);
     q = NULL;
+    if (rc < 0 || (rc = ls_store_prepare(s, waited_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        waited_lock *nw = realloc(p->waited, (p->nwaited + 1) * sizeof(*p->waited));
+        if (!nw) {
+            rc = LS_ENOMEM;
+            break;
+        }
+        p->waited = nw;
+        nw[p->nwaited].stmt_id = ls_stmt_int64(q, 0);
+        nw[p->nwaited].row_id = ls_stmt_int64(q, 1);
+        p->nwaited++;
+    }
+    ls_stmt_finalize(q);
+    q = NULL;
     if (rc < 0 || (rc = ls_store_prepare(s, acquired_sql, &q)) != 0)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -512,6 +558,7 @@ static void tx_pass_free(tx_pass *p)
     free(p->hot);
     free(p->rules);
     free(p->acq);
+    free(p->waited);
     ls_stmt_finalize(p->ins);
     ls_stmt_finalize(p->hold);
 }
