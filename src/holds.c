@@ -212,13 +212,11 @@ static int key_from_holder(ls_stmt *hq, wait_row *w, int64_t resolution, const c
 {
     const char *wsql, *wparams;
     char wpbuf[1024], found[192] = "", via_call[192] = "";
-    ls_sql_args wargs;
     int rc, writes = 0, conflict = 0;
 
     if (!w->sql)
         return 0;
     ls_rowkey_effective(w->sql, w->params, w->prepare, &wsql, &wparams, wpbuf, sizeof(wpbuf));
-    ls_sql_args_of(wsql, wparams, &wargs);
     ls_stmt_reset(hq);
     ls_stmt_bind_int64(hq, 1, w->holder_session);
     ls_stmt_bind_int64(hq, 2, w->start_ts);
@@ -230,8 +228,7 @@ static int key_from_holder(ls_stmt *hq, wait_row *w, int64_t resolution, const c
         char hpbuf[1024], shape[512];
         ls_rowkey_evidence ev = {text, params, prepare, NULL, w->rel};
         ls_rowkey k;
-        ls_sql_args hargs;
-        int keyed = 0, i, j, shared = 0, at = -1;
+        int keyed = 0;
         size_t r;
 
         int64_t f = ls_stmt_int64(hq, 3), l = ls_stmt_int64(hq, 4);
@@ -254,22 +251,8 @@ static int key_from_holder(ls_stmt *hq, wait_row *w, int64_t resolution, const c
             writes++;
             continue;
         }
-        if (via_call[0] || !col)
-            continue;
-        ls_sql_args_of(hsql, hparams, &hargs);
-        for (i = 0; i < wargs.n; i++) {
-            int hit = 0;
-            if (!wargs.v[i].bound)
-                continue;
-            for (j = 0; j < hargs.n && !hit; j++)
-                hit = hargs.v[j].bound && strcmp(wargs.v[i].value, hargs.v[j].value) == 0;
-            if (hit && (at < 0 || strcmp(wargs.v[at].value, wargs.v[i].value) != 0)) {
-                shared++;
-                at = i;
-            }
-        }
-        if (shared == 1)
-            snprintf(via_call, sizeof(via_call), "%s=%s", col, wargs.v[at].value);
+        if (!via_call[0])
+            ls_rowkey_shared_arg(wsql, wparams, hsql, hparams, col, via_call, sizeof(via_call));
     }
     if (rc < 0)
         return rc;

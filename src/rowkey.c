@@ -206,3 +206,31 @@ void ls_rowkey_shape(const char *statement, char *dst, size_t n)
 {
     shape_of(statement, dst, n);
 }
+
+int ls_rowkey_shared_arg(const char *waiter_sql, const char *waiter_params,
+                         const char *holder_sql, const char *holder_params, const char *col,
+                         char *key, size_t keylen)
+{
+    ls_sql_args w, h;
+    int i, j, shared = 0, at = -1;
+
+    if (!col || !col[0])
+        return 0;
+    ls_sql_args_of(waiter_sql, waiter_params, &w);
+    ls_sql_args_of(holder_sql, holder_params, &h);
+    for (i = 0; i < w.n; i++) {
+        int hit = 0;
+        if (!w.v[i].bound)
+            continue;
+        for (j = 0; j < h.n && !hit; j++)
+            hit = h.v[j].bound && strcmp(w.v[i].value, h.v[j].value) == 0;
+        if (hit && (at < 0 || strcmp(w.v[at].value, w.v[i].value) != 0)) {
+            shared++;
+            at = i;
+        }
+    }
+    if (shared != 1)
+        return 0;
+    snprintf(key, keylen, "%s=%s", col, w.v[at].value);
+    return 1;
+}

@@ -91,4 +91,14 @@ int ls_rowkey_apply(const ls_shape_rule *rule, const char *shape, const char *st
 /* The statement's shape as rules keep it (ls_sql_shape, at most n - 1 bytes). */
 void ls_rowkey_shape(const char *statement, char *dst, size_t n);
 
+/*
+ * A waiter and the holder of its row both called functions that lock it
+ * (withdraw(7, 5) waiting behind deposit(7, 100)): the one argument value
+ * the two calls share is the row's key, in column `col`. Returns 1 with
+ * key set ("col=value") when exactly one value is shared, else 0.
+ */
+int ls_rowkey_shared_arg(const char *waiter_sql, const char *waiter_params,
+                         const char *holder_sql, const char *holder_params, const char *col,
+                         char *key, size_t keylen);
+
 #endif

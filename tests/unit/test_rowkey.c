@@ -125,8 +125,33 @@ static void test_args(void)
     CHECK_INT(a.v[0].bound, 0);
 }
 
+static void test_shared_arg(void)
+{
+    char key[64];
+    /* withdraw(7, 5) waited behind deposit(7, 100): id=7. */
+    CHECK_INT(ls_rowkey_shared_arg("SELECT * FROM withdraw(7, 5)", NULL, "SELECT deposit(7, 100)",
+                                   NULL, "id", key, sizeof(key)), 1);
+    CHECK_STR(key, "id=7");
+    /* Bound parameters on both sides. */
+    CHECK_INT(ls_rowkey_shared_arg("SELECT withdraw($1, $2)", "$1 = '12', $2 = '1'",
+                                   "SELECT deposit($1, $2)", "$1 = '12', $2 = '40'", "id", key,
+                                   sizeof(key)), 1);
+    CHECK_STR(key, "id=12");
+    /* Two shared values: which is the key is unknown. */
+    CHECK_INT(ls_rowkey_shared_arg("SELECT f(7, 5)", NULL, "SELECT g(5, 7)", NULL, "id", key,
+                                   sizeof(key)), 0);
+    /* None shared, unbound parameters, or no column to name. */
+    CHECK_INT(ls_rowkey_shared_arg("SELECT f(1, 2)", NULL, "SELECT g(3, 4)", NULL, "id", key,
+                                   sizeof(key)), 0);
+    CHECK_INT(ls_rowkey_shared_arg("SELECT f($1)", NULL, "SELECT g($1)", NULL, "id", key,
+                                   sizeof(key)), 0);
+    CHECK_INT(ls_rowkey_shared_arg("SELECT f(7)", NULL, "SELECT g(7)", NULL, NULL, key,
+                                   sizeof(key)), 0);
+}
+
 int main(void)
 {
+    test_shared_arg();
     test_evidence();
     test_learn();
     test_args();
