@@ -6,8 +6,9 @@ Inputs: a larger stderr log (the correlation sample repeated, each copy a
 day later), the sample's csvlog, the RDS-prefixed log (no %c) and the
 pg_stat_activity snapshots: four runs of the ingest, each committed with
 its files' resume points. `lockspan ingest` into one store is killed with
-SIGKILL at KILLS random moments (seeded, printed) spread over the length of
-an uninterrupted ingest; after each kill `report` must refuse the store as
+SIGKILL at KILLS random points (seeded, printed): half at a random time
+within the length of an uninterrupted ingest, half when the store file
+reaches a random size; after each kill `report` must refuse the store as
 incomplete unless the run had finished. A last ingest runs to the end; the
 store's raw tables (storedump.py) must equal those of one uninterrupted
 ingest, and report must then work.
@@ -66,11 +67,19 @@ def main():
         clean = storedump.dump(clean_db)
         print(f"uninterrupted ingest: {span:.2f} s, rows {storedump.counts(clean)}")
 
-        def killed_run(db, at):
-            """Start an ingest into `db`, SIGKILL it `at` s later; True when it was killed."""
+        final_size = os.path.getsize(clean_db)
+
+        def killed_run(db, at, size=None):
+            """Start an ingest into `db`, SIGKILL it `at` s later, or once the
+            store has `size` bytes; True when it was killed."""
             p = subprocess.Popen([ls, "ingest", "-q", "--db", db, *inputs],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            time.sleep(at)
+            if size is None:
+                time.sleep(at)
+            else:
+                while p.poll() is None and not (os.path.exists(db) and
+                                                os.path.getsize(db) >= size):
+                    time.sleep(0.0005)
             running = p.poll() is None
             if running:
                 p.send_signal(signal.SIGKILL)
@@ -109,15 +118,19 @@ def main():
         # Each kill point on a fresh store, then one rerun.
         killed = 0
         for i in range(kills):
+            # Half the kills at a random time, half when the store reaches a
+            # random size (mid-way whatever the machine's speed).
             at = rnd.uniform(0, span)
+            size = rnd.randint(1, final_size) if i % 2 else None
             db = os.path.join(tmp, f"crash{i}.db")
-            what = f"kill {i} at {at:.3f} s"
-            if killed_run(db, at):
+            what = f"kill {i} " + (f"at {size} bytes" if size else f"at {at:.3f} s")
+            if killed_run(db, at, size):
                 killed += 1
                 check_refused(db, what)
             rerun_and_compare(db, what)
             os.unlink(db)
-        check(killed >= kills // 2, f"at least half the runs were killed mid-way ({killed})")
+        print(f"{killed} of {kills} runs killed mid-way")
+        check(killed >= kills // 3, f"at least a third of the runs were killed mid-way ({killed})")
 
         # Kill after kill into one store until a run completes, then rerun.
         db = os.path.join(tmp, "repeated.db")
