@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *paths[LS_FUZZ_MAX_FILES + 1];
     const char *p = (const char *)data, *end = p + size;
     const size_t seplen = strlen(FILE_SEP);
-    ls_ingest_opts io = {NULL, 0, 0, 1};
+    ls_ingest_opts io;
     ls_ingest_totals tot;
     ls_correlate_stats cs;
     ls_report_opts ro;
@@ -86,6 +86,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char errbuf[512];
     int nfiles = 0, i, rc;
 
+    memset(&io, 0, sizeof(io)); /* no prefix (inferred), no progress, no bad lines shown */
+    io.quiet = 1;
     /* Cut the input into files at separator lines. */
     while (p < end && nfiles < LS_FUZZ_MAX_FILES) {
         const char *q = p, *cut = end, *next = end;
