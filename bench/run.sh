@@ -1,194 +1,111 @@
 #!/usr/bin/env bash
-# lockspan throughput / memory benchmark (a benchmark, NOT a test).
+# lockspan throughput / memory / per-pass benchmark (a benchmark, NOT a test).
 #
-# Builds a large PostgreSQL stderr log by replaying samples/basic/postgresql.log
-# many times (pids, session ids, xids and timestamps shifted per copy), then
-# times lockspan ingest (plain and .gz), gzip -dc, pgbadger and lockspan analyze
-# with /usr/bin/time -v and prints a comparison table plus PASS/FAIL targets.
+# Measures on a realistic log: a PostgreSQL 15 stderr log written by a real
+# server under pgbench (bench/pgbench_log.sh: 16 clients, hot rows, 250 ms
+# holds, deadlocks, every statement logged with its duration). The log is
+# generated once at the largest size asked for; smaller sizes are its first
+# N MiB cut back to a whole line, so every size is the same workload.
+#
+# For each size it times, with /usr/bin/time -v (wall, user+sys CPU, peak RSS):
+#   lockspan analyze (ingest + correlate + report, LOCKSPAN_TIMING=1 for the
+#   per-pass times), lockspan ingest plain and .gz, gzip -dc > /dev/null,
+#   wc -l; once, pgbadger -j 1 on the first LOCKSPAN_BENCH_PGB_MB MiB of the
+#   same bytes. Prints one table, the per-pass table (s and s/MB per size),
+#   and PASS/FAIL against the targets.
 #
 # Environment (all optional):
-#   LOCKSPAN_BENCH_MB         size of the generated log in MiB (default 1024)
+#   LOCKSPAN_BENCH_MB         sizes in MiB, space separated (default "100 1024")
 #   LOCKSPAN_BENCH_DIR        work dir (default /tmp/lockspan-bench)
+#   LOCKSPAN_BENCH_LOG        use this stderr log (with the bench prefix) instead
+#                             of generating one; it must be >= the largest size
 #   LOCKSPAN_BIN              lockspan binary (default <repo>/build/lockspan)
-#   LOCKSPAN_BENCH_PGB_MB     pgbadger runs on the first N MiB of the log
-#                             (default 100; 0 = whole log)
-#   LOCKSPAN_BENCH_NO_INSTALL 1 = never apt-get install time/pgbadger
+#   LOCKSPAN_BENCH_PGB_MB     pgbadger slice in MiB (default 100; 0 = skip pgbadger)
+#   LOCKSPAN_BENCH_GZIP_LEVEL gzip level of the .gz inputs (default 6)
+#   LOCKSPAN_BENCH_SKIP       names of rows to skip, e.g. "ingest_gz pgbadger"
 #   LOCKSPAN_BENCH_STRICT     1 = exit 1 if a target FAILs (default: exit 0)
-#   LOCKSPAN_BENCH_GZIP_LEVEL gzip level for the .gz input (default 6 = gzip's
-#                             own default, what logrotate produces)
+#   LOCKSPAN_PGBENCH_PORT     port of the generator's server (default 54341)
+#   LOCKSPAN_BENCH_PASS_CLOCK cpu (default) or wall: what the per-pass times are.
+#                             cpu preloads bench/cpuclock.c (built with cc) so
+#                             LOCKSPAN_TIMING's lines give the correlating
+#                             thread's CPU seconds, immune to other load
 #
 # See bench/README.md.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SAMPLE="$ROOT/samples/basic/postgresql.log"
-PREFIX="$(cat "$ROOT/samples/basic/prefix.txt")"
-MB="${LOCKSPAN_BENCH_MB:-1024}"
+PREFIX='%m [%p] %q%u@%d/%a %c %l %v %x %e '
+SIZES="${LOCKSPAN_BENCH_MB:-100 1024}"
 WORK="${LOCKSPAN_BENCH_DIR:-/tmp/lockspan-bench}"
 BIN="${LOCKSPAN_BIN:-$ROOT/build/lockspan}"
 PGB_MB="${LOCKSPAN_BENCH_PGB_MB:-100}"
 GZ_LEVEL="${LOCKSPAN_BENCH_GZIP_LEVEL:-6}"
-PY=/usr/bin/python3
-GEN_VERSION=1
-
-[[ "$MB" =~ ^[0-9]+$ && "$MB" -gt 0 ]] || { echo "LOCKSPAN_BENCH_MB must be a positive integer (MiB)" >&2; exit 2; }
-[[ "$PGB_MB" =~ ^[0-9]+$ ]] || { echo "LOCKSPAN_BENCH_PGB_MB must be an integer (MiB)" >&2; exit 2; }
-[[ -x "$BIN" ]] || { echo "lockspan binary not found: $BIN (build: cmake -S . -B build && cmake --build build -j2)" >&2; exit 2; }
-[[ -r "$SAMPLE" ]] || { echo "sample log not found: $SAMPLE" >&2; exit 2; }
-[[ -x "$PY" ]] || PY="$(command -v python3)"
+SKIP=" ${LOCKSPAN_BENCH_SKIP:-} "
 
 log() { printf '[bench] %s\n' "$*" >&2; }
+die() { echo "bench/run.sh: $*" >&2; exit 2; }
 
-# ---------------------------------------------------------------- tools
-install_missing() {
-    local pkgs=()
-    [[ -x /usr/bin/time ]] || pkgs+=(time)
-    command -v pgbadger >/dev/null 2>&1 || pkgs+=(pgbadger)
-    ((${#pkgs[@]})) || return 0
-    if [[ "${LOCKSPAN_BENCH_NO_INSTALL:-0}" != 1 && "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
-        log "installing: ${pkgs[*]}"
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get install -y "${pkgs[@]}" >/dev/null 2>&1 ||
-            { apt-get update >/dev/null 2>&1 && apt-get install -y "${pkgs[@]}" >/dev/null 2>&1; } ||
-            log "apt-get install ${pkgs[*]} failed; continuing"
-    fi
-}
-install_missing
-[[ -x /usr/bin/time ]] || { echo "/usr/bin/time (GNU time) is required: apt-get install time" >&2; exit 2; }
+MAX=0
+for mb in $SIZES; do
+    [[ $mb =~ ^[0-9]+$ && $mb -gt 0 ]] || die "LOCKSPAN_BENCH_MB: '$mb' is not a positive integer (MiB)"
+    ((mb > MAX)) && MAX=$mb
+done
+((MAX > 0)) || die "LOCKSPAN_BENCH_MB is empty"
+[[ $PGB_MB =~ ^[0-9]+$ ]] || die "LOCKSPAN_BENCH_PGB_MB must be an integer (MiB)"
+[[ -x $BIN ]] || die "lockspan binary not found: $BIN (build: make)"
+[[ -x /usr/bin/time ]] || die "/usr/bin/time (GNU time) is required: apt-get install time"
+PASS_CLOCK="${LOCKSPAN_BENCH_PASS_CLOCK:-cpu}"
+[[ $PASS_CLOCK == cpu || $PASS_CLOCK == wall ]] || die "LOCKSPAN_BENCH_PASS_CLOCK must be cpu or wall"
 HAVE_PGB=0
-command -v pgbadger >/dev/null 2>&1 && HAVE_PGB=1
-
+((PGB_MB > 0)) && command -v pgbadger >/dev/null 2>&1 && HAVE_PGB=1
 mkdir -p "$WORK"
-LOGF="$WORK/bench-${MB}M.log"
-GZF="$LOGF.gz"
-STAMP="$LOGF.stamp"
-SAMPLE_SUM="$(cksum <"$SAMPLE" | cut -d' ' -f1,2)"
-WANT_STAMP="gen=$GEN_VERSION mb=$MB sample=$SAMPLE_SUM"
-GZ_STAMP="$GZF.stamp"
-WANT_GZ_STAMP="$WANT_STAMP gzip=-$GZ_LEVEL"
-
-# ---------------------------------------------------------------- generator
-# Reads the sample once, turns it into a %-template with placeholders for
-# every timestamp second, pid (prefix [%p], session id, "process N",
-# "Process holding the lock: N", "Wait queue: ...", "blocked by process N"),
-# session start time and xid (%x, "transaction N"), then writes copy k with
-#   time += k * (sample span in whole seconds + 1)  -> strictly increasing
-#   pid  += k * (max pid - min pid + 1)             -> sessions distinct
-#   xid  += k * (max xid - min xid + 1)
-# until the output reaches the requested size (whole copies only).
-generate() {
-    "$PY" - "$SAMPLE" "$MB" <<'PYEOF'
-import calendar, re, sys, time
-
-sample_path, mb = sys.argv[1], int(sys.argv[2])
-target = mb * 1048576
-text = open(sample_path, encoding="utf-8").read()
-
-TS = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
-HEAD = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.\d{3} \S+ \[(\d+)\] ", re.M)
-SID = re.compile(r"(?<= )([0-9a-f]{6,})\.([0-9a-f]+)(?= \d+ [0-9/]* (\d+) [0-9A-Z]{5} )")
-
-pids = sorted({int(m.group(2)) for m in HEAD.finditer(text)})
-secs = sorted({calendar.timegm(time.strptime(s, "%Y-%m-%d %H:%M:%S")) for s in TS.findall(text)})
-line_secs = [calendar.timegm(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")) for m in HEAD.finditer(text)]
-pidset = set(pids)
-xids = sorted({int(m.group(3)) for m in SID.finditer(text)} |
-              {int(x) for x in re.findall(r"transaction (\d+)", text)})
-xids = [x for x in xids if x != 0]
-starts = sorted({int(m.group(1), 16) for m in SID.finditer(text)})
-
-time_shift = max(line_secs) - min(line_secs) + 1
-pid_stride = max(pids) - min(pids) + 1
-xid_stride = (max(xids) - min(xids) + 1) if xids else 0
-
-tpl = text.replace("%", "%%")
-
-def pid_key(n):
-    return "%%(P%d)s" % n if n in pidset else str(n)
-
-# order matters: timestamps first (they contain no pids), then structured fields
-tpl = TS.sub(lambda m: "%%(T%d)s" % calendar.timegm(time.strptime(m.group(0), "%Y-%m-%d %H:%M:%S")), tpl)
-tpl = re.sub(r"(?m)^(%\(T\d+\)s\.\d{3} \S+ \[)(\d+)\]",
-             lambda m: m.group(1) + pid_key(int(m.group(2))) + "]", tpl)
-tpl = re.sub(r"(?<= )([0-9a-f]{6,})\.([0-9a-f]+)(?= \d+ [0-9/]* )",
-             lambda m: "%%(S%d)s.%%(H%d)s" % (int(m.group(1), 16), int(m.group(2), 16)), tpl)
-# %x column: "<lnum> <vxid> <xid> <sqlstate> "
-tpl = re.sub(r"(?<=\.%\(H)(\d+\)s \d+ [0-9/]* )(\d+)(?= [0-9A-Z]{5} )",
-             lambda m: m.group(1) + ("%%(X%s)s" % m.group(2) if m.group(2) != "0" else "0"), tpl)
-tpl = re.sub(r"(?<=transaction )(\d+)", lambda m: "%%(X%s)s" % m.group(1), tpl)
-tpl = re.sub(r"(?<=[Pp]rocess )(\d+)", lambda m: pid_key(int(m.group(1))), tpl)
-tpl = re.sub(r"((?:Process|Processes) holding the lock: |Wait queue: )([\d, ]+)",
-             lambda m: m.group(1) + re.sub(r"\d+", lambda n: pid_key(int(n.group(0))), m.group(2)), tpl)
-
-sids_pids = sorted({int(m.group(2), 16) for m in SID.finditer(text)})
-
-out = sys.stdout.buffer
-written = 0
-k = 0
-while written < target:
-    d = {}
-    ts = k * time_shift
-    for s in secs:
-        d["T%d" % s] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(s + ts))
-    ps = k * pid_stride
-    for p in pids:
-        d["P%d" % p] = str(p + ps)
-    for p in sids_pids:
-        d["H%d" % p] = "%x" % (p + ps)
-    for s in starts:
-        d["S%d" % s] = "%x" % (s + ts)
-    xs = k * xid_stride
-    for x in xids:
-        d["X%d" % x] = str(x + xs)
-    chunk = (tpl % d).encode("utf-8")
-    out.write(chunk)
-    written += len(chunk)
-    k += 1
-out.flush()
-sys.stderr.write("[bench] generated %d copies, %d bytes (time shift %ds, pid stride %d, xid stride %d per copy)\n"
-                 % (k, written, time_shift, pid_stride, xid_stride))
-PYEOF
-}
-
-if [[ -s "$LOGF" && -f "$STAMP" && "$(cat "$STAMP")" == "$WANT_STAMP" ]]; then
-    log "reusing $LOGF"
-else
-    rm -f "$LOGF" "$GZF" "$STAMP" "$GZ_STAMP"
-    log "generating ${MB} MiB log -> $LOGF (+ gzip -$GZ_LEVEL -> $GZF)"
-    t0=$(date +%s.%N)
-    # generator and gzip run concurrently (2 cores)
-    generate | tee "$LOGF" | gzip "-$GZ_LEVEL" >"$GZF.tmp"
-    mv "$GZF.tmp" "$GZF"
-    echo "$WANT_STAMP" >"$STAMP"
-    echo "$WANT_GZ_STAMP" >"$GZ_STAMP"
-    log "generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
-fi
-if [[ ! -s "$GZF" || ! -f "$GZ_STAMP" || "$(cat "$GZ_STAMP")" != "$WANT_GZ_STAMP" ]]; then
-    log "compressing $LOGF (gzip -$GZ_LEVEL)"
-    gzip "-$GZ_LEVEL" -c "$LOGF" >"$GZF.tmp" && mv "$GZF.tmp" "$GZF"
-    echo "$WANT_GZ_STAMP" >"$GZ_STAMP"
-fi
-
-LOG_BYTES=$(stat -c %s "$LOGF")
-GZ_BYTES=$(stat -c %s "$GZF")
-
-# pgbadger slice: first PGB_MB MiB, cut back to a whole line
-PGB_IN="$LOGF"
-PGB_BYTES=$LOG_BYTES
-PGB_NOTE="whole log"
-if ((HAVE_PGB)) && ((PGB_MB > 0)) && ((PGB_MB * 1048576 < LOG_BYTES)); then
-    PGB_IN="$WORK/bench-${MB}M.first${PGB_MB}M.log"
-    if [[ ! -s "$PGB_IN" || "$PGB_IN" -ot "$LOGF" ]]; then
-        head -c $((PGB_MB * 1048576)) "$LOGF" | sed '$d' >"$PGB_IN"
+PRELOAD=()
+if [[ $PASS_CLOCK == cpu ]]; then
+    if cc -O2 -shared -fPIC -o "$WORK/cpuclock.so" "$ROOT/bench/cpuclock.c" -ldl 2>"$WORK/cpuclock.err"; then
+        PRELOAD=("LD_PRELOAD=$WORK/cpuclock.so")
+    else
+        log "cannot build bench/cpuclock.c (see $WORK/cpuclock.err): per-pass times are wall"
+        PASS_CLOCK=wall
     fi
-    PGB_BYTES=$(stat -c %s "$PGB_IN")
-    PGB_NOTE="first ${PGB_MB} MiB slice"
 fi
+
+# ---------------------------------------------------------------- the log
+BIG="${LOCKSPAN_BENCH_LOG:-}"
+if [[ -z $BIG ]]; then
+    BIG="$WORK/pgbench-${MAX}M.log"
+    if [[ ! -s $BIG ]]; then
+        log "generating a ${MAX} MiB pgbench log -> $BIG (several minutes for 1 GiB)"
+        "$ROOT/bench/pgbench_log.sh" "$MAX" "$BIG"
+    else
+        log "reusing $BIG"
+    fi
+fi
+[[ -s $BIG ]] || die "no log at $BIG"
+BIG_BYTES=$(stat -c %s "$BIG")
+((BIG_BYTES >= MAX * 1048576 * 99 / 100)) || die "$BIG is smaller than ${MAX} MiB"
+
+# slice MB OUT: the first MB MiB of the big log, cut back to a whole line
+slice() {
+    local mb=$1 out=$2
+    if [[ -s $out && ! $out -ot $BIG ]]; then return 0; fi
+    if ((mb * 1048576 >= BIG_BYTES)); then
+        ln -sf "$BIG" "$out"
+    else
+        head -c $((mb * 1048576)) "$BIG" | sed '$d' >"$out.tmp" && mv "$out.tmp" "$out"
+    fi
+}
+gz_of() { # FILE -> FILE.gz (gzip -LEVEL), reused while newer than FILE
+    local f=$1
+    if [[ ! -s $f.gz || $f.gz -ot $f ]]; then
+        log "gzip -$GZ_LEVEL $f"
+        gzip "-$GZ_LEVEL" -c "$f" >"$f.gz.tmp" && mv "$f.gz.tmp" "$f.gz"
+    fi
+}
 
 # ---------------------------------------------------------------- measuring
-# run NAME CMD... : time CMD with /usr/bin/time -v, stdout to /dev/null,
-# sets SECS[NAME], RSS[NAME] (KiB), RC[NAME]
-declare -A SECS RSS RC
+# run NAME CMD...: /usr/bin/time -v CMD, stdout to /dev/null; sets
+# SECS[NAME] (wall), CPU[NAME] (user+sys), RSS[NAME] (KiB), RC[NAME]
+declare -A SECS CPU RSS RC BYTES
 run() {
     local name=$1; shift
     local tf="$WORK/time.$name.txt" ef="$WORK/stderr.$name.txt" rc=0
@@ -203,103 +120,185 @@ run() {
         n = split($2, a, ":"); s = 0
         for (i = 1; i <= n; i++) s = s * 60 + a[i]
         printf "%.2f", s }' "$tf")
+    CPU[$name]=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 }
+        END { printf "%.2f", u + s }' "$tf")
     RSS[$name]=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tf")
-    log "  -> ${SECS[$name]} s, peak RSS $((RSS[$name] / 1024)) MiB"
+    log "  -> ${SECS[$name]} s wall, ${CPU[$name]} s CPU, peak RSS $((RSS[$name] / 1024)) MiB"
 }
-
+skip() { [[ $SKIP == *" $1 "* ]]; }
 fresh_db() { rm -f "$1" "$1-wal" "$1-shm" "$1-journal"; }
 
-# warm the page cache so every tool reads from memory
-cat "$LOGF" "$GZF" >/dev/null
-[[ "$PGB_IN" != "$LOGF" ]] && cat "$PGB_IN" >/dev/null
+declare -A PASS_S   # PASS_S["<mb>|<pass>"] = seconds
+PASSES=()           # pass names in order
+declare -A STORE_BYTES LOG_BYTES GZ_BYTES
 
-DB_PLAIN="$WORK/ingest-plain.db"
-DB_GZ="$WORK/ingest-gz.db"
-DB_AN="$WORK/analyze.db"
+for mb in $SIZES; do
+    LOGF="$WORK/pgbench-${MAX}M.first${mb}M.log"
+    ((mb == MAX)) && LOGF="$BIG"
+    slice "$mb" "$LOGF"
+    LOG_BYTES[$mb]=$(stat -L -c %s "$LOGF")
+    skip ingest_gz || gz_of "$LOGF"
+    [[ -s $LOGF.gz ]] && GZ_BYTES[$mb]=$(stat -c %s "$LOGF.gz")
+    cat "$LOGF" >/dev/null  # page cache: every tool reads from memory
+    [[ -s $LOGF.gz ]] && cat "$LOGF.gz" >/dev/null
 
-fresh_db "$DB_PLAIN"
-run ingest_plain "$BIN" ingest -q --db "$DB_PLAIN" --prefix "$PREFIX" "$LOGF"
-DB_PLAIN_BYTES=$(stat -c %s "$DB_PLAIN" 2>/dev/null || echo 0)
-fresh_db "$DB_PLAIN"
+    db="$WORK/bench.db"
+    if ! skip analyze; then
+        fresh_db "$db"
+        run "analyze_$mb" env "${PRELOAD[@]}" LOCKSPAN_TIMING=1 "$BIN" analyze -q --db "$db" --prefix "$PREFIX" \
+            -o "$WORK/report-${mb}M.md" "$LOGF"
+        while IFS='|' read -r pass secs; do
+            [[ -n ${PASS_S["$mb|$pass"]+x} ]] || PASS_S["$mb|$pass"]=$secs
+            found=0
+            for p in "${PASSES[@]}"; do [[ $p == "$pass" ]] && found=1 && break; done
+            ((found)) || PASSES+=("$pass")
+        done < <(sed -n 's/^lockspan: correlate: \(.*[^ ]\) \+\([0-9.]\+\) s$/\1|\2/p' "$WORK/stderr.analyze_$mb.txt")
+        fresh_db "$db"
+    fi
+    if ! skip ingest_plain; then
+        fresh_db "$db"
+        run "ingest_plain_$mb" "$BIN" ingest -q --db "$db" --prefix "$PREFIX" "$LOGF"
+        STORE_BYTES[$mb]=$(stat -c %s "$db" 2>/dev/null || echo 0)
+        fresh_db "$db"
+    fi
+    if ! skip ingest_gz && [[ -s $LOGF.gz ]]; then
+        fresh_db "$db"
+        run "ingest_gz_$mb" "$BIN" ingest -q --db "$db" --prefix "$PREFIX" "$LOGF.gz"
+        fresh_db "$db"
+        run "gzip_dc_$mb" gzip -dc "$LOGF.gz"
+    fi
+    skip wc || run "wc_$mb" wc -l "$LOGF"
+done
 
-fresh_db "$DB_GZ"
-run ingest_gz "$BIN" ingest -q --db "$DB_GZ" --prefix "$PREFIX" "$GZF"
-fresh_db "$DB_GZ"
-
-run gzip_dc gzip -dc "$GZF"
-
-if ((HAVE_PGB)); then
+PGB_IN=""
+if ((HAVE_PGB)) && ! skip pgbadger; then
+    PGB_IN="$WORK/pgbench-${MAX}M.first${PGB_MB}M.log"
+    slice "$PGB_MB" "$PGB_IN"
+    cat "$PGB_IN" >/dev/null
     run pgbadger pgbadger --prefix "$PREFIX" -j 1 -o "$WORK/pgbadger.html" -q "$PGB_IN"
-else
-    echo "pgbadger: not installed"
+    PGB_BYTES=$(stat -L -c %s "$PGB_IN")
+    fresh_db "$WORK/pgb.db"
+    run ingest_pgbslice "$BIN" ingest -q --db "$WORK/pgb.db" --prefix "$PREFIX" "$PGB_IN"
+    fresh_db "$WORK/pgb.db"
 fi
-
-fresh_db "$DB_AN"
-run analyze "$BIN" analyze -q --db "$DB_AN" --prefix "$PREFIX" -o "$WORK/report.md" "$LOGF"
-fresh_db "$DB_AN"
 
 # ---------------------------------------------------------------- report
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
-rate() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.1f", b / 1048576 / s; else print "inf" }'; }
+rate() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.1f", b / 1048576 / s; else print "-" }'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 rssmib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 
-LOG_MB=$(mib "$LOG_BYTES"); GZ_MB=$(mib "$GZ_BYTES"); PGB_IN_MB=$(mib "$PGB_BYTES")
-R_PLAIN=$(rate "$LOG_BYTES" "${SECS[ingest_plain]}")
-R_GZ_U=$(rate "$LOG_BYTES" "${SECS[ingest_gz]}")
-R_GZ_C=$(rate "$GZ_BYTES" "${SECS[ingest_gz]}")
-R_GZIP=$(rate "$LOG_BYTES" "${SECS[gzip_dc]}")
-R_AN=$(rate "$LOG_BYTES" "${SECS[analyze]}")
-
 echo
 echo "lockspan benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
-echo "lockspan: $("$BIN" version 2>/dev/null || echo '?')   log: $LOGF ($LOG_MB MiB), gz: gzip -$GZ_LEVEL ($GZ_MB MiB, ratio $(div "$LOG_BYTES" "$GZ_BYTES"):1)"
-echo "MB = MiB (2^20 bytes); seconds = wall clock from /usr/bin/time -v; RSS = Maximum resident set size"
+echo "lockspan: $("$BIN" version 2>/dev/null || echo '?')   log: $BIG (pgbench, PostgreSQL 15 stderr), prefix '$PREFIX'"
+echo "MB = MiB; wall and CPU (user+sys) seconds and peak RSS from /usr/bin/time -v; MB/s on the uncompressed size unless said"
 echo
-fmt='%-26s | %-30s | %8s | %8s | %8s | %13s\n'
-printf "$fmt" "tool" "input" "MB" "seconds" "MB/s" "peak RSS MiB"
-printf '%s\n' "---------------------------+--------------------------------+----------+----------+----------+--------------"
-printf "$fmt" "lockspan ingest" "plain log" "$LOG_MB" "${SECS[ingest_plain]}" "$R_PLAIN" "$(rssmib "${RSS[ingest_plain]}")"
-printf "$fmt" "lockspan ingest" ".gz (MB/s on uncompressed)" "$LOG_MB" "${SECS[ingest_gz]}" "$R_GZ_U" "$(rssmib "${RSS[ingest_gz]}")"
-printf "$fmt" "lockspan ingest" ".gz (MB/s on compressed)" "$GZ_MB" "${SECS[ingest_gz]}" "$R_GZ_C" "$(rssmib "${RSS[ingest_gz]}")"
-printf "$fmt" "gzip -dc > /dev/null" ".gz (MB/s on uncompressed)" "$LOG_MB" "${SECS[gzip_dc]}" "$R_GZIP" "$(rssmib "${RSS[gzip_dc]}")"
-if ((HAVE_PGB)); then
-    R_PGB=$(rate "$PGB_BYTES" "${SECS[pgbadger]}")
-    printf "$fmt" "pgbadger -j 1" "plain log, $PGB_NOTE" "$PGB_IN_MB" "${SECS[pgbadger]}" "$R_PGB" "$(rssmib "${RSS[pgbadger]}")"
-else
-    printf "$fmt" "pgbadger" "not installed" "-" "-" "-" "-"
-fi
-printf "$fmt" "lockspan analyze" "plain log (ingest+corr+report)" "$LOG_MB" "${SECS[analyze]}" "$R_AN" "$(rssmib "${RSS[analyze]}")"
-echo
-echo "ingest store size: $(mib "$DB_PLAIN_BYTES") MiB"
-for n in ingest_plain ingest_gz gzip_dc pgbadger analyze; do
-    [[ -n "${RC[$n]:-}" && "${RC[$n]}" != 0 ]] && echo "WARNING: $n exited with status ${RC[$n]} (see $WORK/stderr.$n.txt)"
+fmt='%-7s | %-34s | %8s | %8s | %8s | %8s | %10s | %8s\n'
+printf "$fmt" "size" "tool" "MB" "wall s" "CPU s" "MB/s" "CPU s/MB" "RSS MiB"
+printf '%s\n' "--------+------------------------------------+----------+----------+----------+----------+------------+---------"
+row() { # size label name bytes
+    local n=$3
+    [[ -n ${SECS[$n]:-} ]] || return 0
+    printf "$fmt" "$1" "$2" "$(mib "$4")" "${SECS[$n]}" "${CPU[$n]}" "$(rate "$4" "${SECS[$n]}")" \
+        "$(awk -v c="${CPU[$n]}" -v b="$4" 'BEGIN { printf "%.4f", c / (b / 1048576) }')" "$(rssmib "${RSS[$n]}")"
+}
+for mb in $SIZES; do
+    b=${LOG_BYTES[$mb]}
+    row "${mb}M" "lockspan analyze (end to end)" "analyze_$mb" "$b"
+    row "${mb}M" "lockspan ingest, plain" "ingest_plain_$mb" "$b"
+    row "${mb}M" "lockspan ingest, .gz" "ingest_gz_$mb" "$b"
+    row "${mb}M" "gzip -dc > /dev/null" "gzip_dc_$mb" "$b"
+    row "${mb}M" "wc -l" "wc_$mb" "$b"
+    if [[ -n ${GZ_BYTES[$mb]:-} && -n ${SECS[ingest_gz_$mb]:-} ]]; then
+        printf "$fmt" "${mb}M" "  .gz ingest on compressed bytes" "$(mib "${GZ_BYTES[$mb]}")" "" "" \
+            "$(rate "${GZ_BYTES[$mb]}" "${SECS[ingest_gz_$mb]}")" "" ""
+    fi
 done
-((HAVE_PGB)) && [[ "$PGB_NOTE" != "whole log" ]] &&
-    echo "note: pgbadger ran on the $PGB_NOTE ($PGB_IN_MB MiB) of the log; its MB/s is computed on that slice"
+if [[ -n $PGB_IN ]]; then
+    row "${PGB_MB}M" "pgbadger -j 1 (same bytes)" pgbadger "$PGB_BYTES"
+    row "${PGB_MB}M" "lockspan ingest (same bytes)" ingest_pgbslice "$PGB_BYTES"
+fi
 echo
+for mb in $SIZES; do
+    [[ -n ${STORE_BYTES[$mb]:-} ]] &&
+        echo "store after ingest, ${mb}M: $(mib "${STORE_BYTES[$mb]}") MiB = $(div "${STORE_BYTES[$mb]}" "${LOG_BYTES[$mb]}") bytes per log byte"
+done
+for n in "${!RC[@]}"; do
+    [[ ${RC[$n]} != 0 ]] && echo "WARNING: $n exited with status ${RC[$n]} (see $WORK/stderr.$n.txt)"
+done
+
+if ((${#PASSES[@]})); then
+    echo
+    echo "correlation passes (LOCKSPAN_TIMING=1 of lockspan analyze): $PASS_CLOCK seconds, and ms per MB of log"
+    hdr="$(printf '%-26s' pass)"
+    for mb in $SIZES; do hdr+="$(printf ' | %8s %9s' "${mb}M s" "ms/MB")"; done
+    echo "$hdr"
+    for p in "${PASSES[@]}" "(sum)"; do
+        line="$(printf '%-26s' "$p")"
+        for mb in $SIZES; do
+            if [[ $p == "(sum)" ]]; then
+                s=0
+                for q in "${PASSES[@]}"; do s=$(awk -v a="$s" -v b="${PASS_S["$mb|$q"]:-0}" 'BEGIN { print a + b }'); done
+            else
+                s=${PASS_S["$mb|$p"]:-}
+            fi
+            if [[ -n $s ]]; then
+                line+="$(printf ' | %8.3f %9.2f' "$s" "$(awk -v s="$s" -v b="${LOG_BYTES[$mb]}" 'BEGIN { print s * 1000 / (b / 1048576) }')")"
+            else
+                line+="$(printf ' | %8s %9s' - -)"
+            fi
+        done
+        echo "$line"
+    done
+fi
 
 FAILS=0
 verdict() { # verdict LABEL VALUE OP TARGET
     local ok
     ok=$(awk -v v="$2" -v t="$4" -v op="$3" 'BEGIN {
-        if (v == "n/a") { print "FAIL"; exit }
+        if (v == "n/a" || v == "") { print "FAIL"; exit }
         if (op == ">=") print (v + 0 >= t + 0 ? "PASS" : "FAIL"); else print (v + 0 <= t + 0 ? "PASS" : "FAIL") }')
-    [[ "$ok" == FAIL ]] && FAILS=$((FAILS + 1))
-    printf '%-58s %10s  (target %s %s)  %s\n' "$1" "$2" "$3" "$4" "$ok"
+    [[ $ok == FAIL ]] && FAILS=$((FAILS + 1))
+    printf '%-62s %10s  (target %s %s)  %s\n' "$1" "$2" "$3" "$4" "$ok"
 }
+echo
 echo "targets:"
-if ((HAVE_PGB)); then
-    verdict "lockspan ingest MB/s / pgbadger MB/s" "$(div "$R_PLAIN" "$R_PGB")" ">=" 50
-else
-    printf '%-58s %10s  (target >= 50)  SKIP (pgbadger: not installed)\n' "lockspan ingest MB/s / pgbadger MB/s" "n/a"
+if [[ -n $PGB_IN && -n ${CPU[ingest_pgbslice]:-} ]]; then
+    verdict "pgbadger CPU / lockspan ingest CPU, ${PGB_MB}M slice" "$(div "${CPU[pgbadger]}" "${CPU[ingest_pgbslice]}")" ">=" 50
 fi
-verdict "lockspan .gz ingest MB/s (uncompr.) / gzip -dc MB/s" "$(div "$R_GZ_U" "$R_GZIP")" ">=" 0.7
-verdict "peak RSS MiB, lockspan ingest (plain)" "$(rssmib "${RSS[ingest_plain]}")" "<=" 64
-verdict "peak RSS MiB, lockspan ingest (.gz)" "$(rssmib "${RSS[ingest_gz]}")" "<=" 64
-verdict "peak RSS MiB, lockspan analyze" "$(rssmib "${RSS[analyze]}")" "<=" 64
+for mb in $SIZES; do
+    b=${LOG_BYTES[$mb]}
+    [[ -n ${SECS[ingest_plain_$mb]:-} ]] &&
+        verdict "ingest plain MB/s, ${mb}M" "$(rate "$b" "${SECS[ingest_plain_$mb]}")" ">=" 150
+    [[ -n ${SECS[ingest_gz_$mb]:-} ]] &&
+        verdict ".gz ingest wall / gzip -dc wall speed, ${mb}M" "$(div "${SECS[gzip_dc_$mb]}" "${SECS[ingest_gz_$mb]}")" ">=" 0.5
+    [[ -n ${STORE_BYTES[$mb]:-} ]] &&
+        verdict "store bytes per log byte, ${mb}M" "$(div "${STORE_BYTES[$mb]}" "$b")" "<=" 0.25
+    for n in analyze ingest_plain ingest_gz; do
+        [[ -n ${RSS[${n}_$mb]:-} ]] && verdict "peak RSS MiB, $n, ${mb}M" "$(rssmib "${RSS[${n}_$mb]}")" "<=" 64
+    done
+    if [[ -n ${SECS[analyze_$mb]:-} ]] && ((mb >= 1000)); then
+        verdict "lockspan analyze wall s, ${mb}M" "${SECS[analyze_$mb]}" "<=" 60
+    fi
+done
+# flat time per MB: each pass's ms/MB at every size within 25 % of its
+# ms/MB at the smallest size (passes under 0.5 s at the largest size are
+# too short to judge)
+set -- $SIZES
+small=$1; large=$small
+for mb in $SIZES; do ((mb > large)) && large=$mb; done
+if ((large > small)) && ((${#PASSES[@]})); then
+    for p in "${PASSES[@]}"; do
+        s1=${PASS_S["$small|$p"]:-}; s2=${PASS_S["$large|$p"]:-}
+        [[ -n $s1 && -n $s2 ]] || continue
+        awk -v s="$s2" 'BEGIN { exit !(s >= 0.5) }' || continue
+        ratio=$(awk -v a="$s1" -v b="$s2" -v ba="${LOG_BYTES[$small]}" -v bb="${LOG_BYTES[$large]}" \
+            'BEGIN { if (a > 0) printf "%.2f", (b / bb) / (a / ba); else print "n/a" }')
+        verdict "pass '$p': ms/MB at ${large}M / at ${small}M" "$ratio" "<=" 1.25
+    done
+fi
 
-if [[ "${LOCKSPAN_BENCH_STRICT:-0}" == 1 && $FAILS -gt 0 ]]; then
+if [[ ${LOCKSPAN_BENCH_STRICT:-0} == 1 && $FAILS -gt 0 ]]; then
     exit 1
 fi
 exit 0
