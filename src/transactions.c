@@ -96,49 +96,63 @@ static const char insert_tx_sql[] =
     " ?13, ?14, ?15, ?16, ?17) RETURNING tx_id";
 
 /* Links from waits, errors and deadlock participants to transactions. */
+/*
+ * The transaction of session SESS open at time T: the latest one that
+ * began by T + SLACK, if it had not ended before T. Taking the latest
+ * first (an index probe) and then testing its end keeps each lookup
+ * O(log n); a filter on the end inside the scan would walk every earlier
+ * transaction of a long-lived session.
+ */
+#define OPEN_TX(SESS, T, SLACK)                                                            \
+    "(SELECT x.tx_id FROM (SELECT tx_id, end_ts FROM transactions WHERE session_id = " SESS \
+    " AND start_ts <= " T " + " SLACK " ORDER BY start_ts DESC LIMIT 1) x"                 \
+    " WHERE x.end_ts IS NULL OR x.end_ts >= " T " - " SLACK ")"
+
+/* The session a pid had at time T. */
+#define SESSION_OF(PID, T)                                                               \
+    "(SELECT se.session_id FROM sessions se WHERE se.pid = " PID                        \
+    " AND coalesce(se.start_ts, se.first_ts, 0) <= " T                                  \
+    " ORDER BY coalesce(se.start_ts, se.first_ts, 0) DESC LIMIT 1)"
+
+/* Links from waits, errors and deadlock participants to transactions. */
 static const char link_sql[] =
     "CREATE INDEX IF NOT EXISTS transactions_session ON transactions(session_id, start_ts);"
     "CREATE INDEX IF NOT EXISTS transactions_xid ON transactions(xid) WHERE xid IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
-    /* The transaction of a session that was open at time t (1 ms slack for
-     * start times derived from millisecond timestamps). */
-    "UPDATE lock_waits SET waiter_tx = (SELECT t.tx_id FROM transactions t"
-    "  WHERE t.session_id = lock_waits.session_id AND t.start_ts <= lock_waits.start_ts + 1000"
-    "  AND (t.end_ts IS NULL OR t.end_ts >= lock_waits.start_ts)"
-    "  ORDER BY t.start_ts DESC LIMIT 1),"
-    " waiter_stmt = coalesce(waiter_stmt, (SELECT st.stmt_id FROM statements st"
-    "  WHERE st.session_id = lock_waits.session_id AND st.start_ts <= lock_waits.start_ts + 1000"
-    "  AND (st.end_ts IS NULL OR st.end_ts >= lock_waits.start_ts)"
+    /* 1 ms slack for start times derived from millisecond timestamps. */
+    "UPDATE lock_waits SET waiter_tx = " OPEN_TX("lock_waits.session_id", "lock_waits.start_ts",
+                                                 "1000") ","
+    " waiter_stmt = coalesce(waiter_stmt, (SELECT x.stmt_id FROM (SELECT stmt_id, end_ts"
+    "  FROM statements st WHERE st.session_id = lock_waits.session_id"
+    "  AND st.start_ts <= lock_waits.start_ts + 1000"
     "  AND (st.verb IS NULL OR st.verb NOT IN ('parse', 'bind'))"
-    "  ORDER BY st.start_ts DESC, st.stmt_id DESC LIMIT 1));"
+    "  ORDER BY st.start_ts DESC, st.stmt_id DESC LIMIT 1) x"
+    "  WHERE x.end_ts IS NULL OR x.end_ts >= lock_waits.start_ts));"
     /* The row lock's holder: the awaited transaction for a transaction
      * lock; for a tuple lock the queue head holds the tuple lock and waits
-     * for the row's holder itself, one hop further. */
+     * for the row's holder itself, one hop further (its latest wait then:
+     * a process waits for one lock at a time). */
     "UPDATE lock_waits SET holder_pid = CASE WHEN target_kind = 'tuple' THEN coalesce("
-    "  (SELECT h.blocker_pid FROM lock_waits h WHERE h.pid = lock_waits.blocker_pid"
-    "   AND h.target_kind = 'transaction' AND h.start_ts <= lock_waits.logged_ts"
-    "   AND (h.end_ts IS NULL OR h.end_ts >= lock_waits.logged_ts)"
-    "   ORDER BY h.start_ts DESC LIMIT 1), blocker_pid) ELSE blocker_pid END;"
+    "  (SELECT h.blocker_pid FROM lock_waits h WHERE h.wait_id = (SELECT h2.wait_id"
+    "    FROM lock_waits h2 WHERE h2.pid = lock_waits.blocker_pid"
+    "    AND h2.start_ts <= lock_waits.logged_ts ORDER BY h2.start_ts DESC LIMIT 1)"
+    "   AND h.target_kind = 'transaction'"
+    "   AND (h.end_ts IS NULL OR h.end_ts >= lock_waits.logged_ts)), blocker_pid)"
+    "  ELSE blocker_pid END;"
     "UPDATE lock_waits SET holder_tx = coalesce("
     "  (SELECT t.tx_id FROM transactions t WHERE t.xid = (CASE WHEN lock_waits.holder_pid ="
     "     lock_waits.blocker_pid THEN lock_waits.blocker_xid END) AND t.pid = lock_waits.holder_pid),"
-    "  (SELECT t.tx_id FROM transactions t JOIN sessions se ON se.session_id = t.session_id"
-    "   WHERE se.pid = lock_waits.holder_pid AND t.start_ts <= lock_waits.logged_ts"
-    "   AND (t.end_ts IS NULL OR t.end_ts >= lock_waits.logged_ts)"
-    "   ORDER BY t.start_ts DESC LIMIT 1));"
+    "  " OPEN_TX(SESSION_OF("lock_waits.holder_pid", "lock_waits.logged_ts"),
+                  "lock_waits.logged_ts", "0") ");"
     "UPDATE lock_waits SET root_tx = coalesce("
     "  (SELECT t.tx_id FROM transactions t WHERE t.xid = lock_waits.root_xid"
     "   AND t.pid = lock_waits.root_pid),"
-    "  (SELECT t.tx_id FROM transactions t WHERE t.session_id = lock_waits.root_session"
-    "   AND t.start_ts <= lock_waits.logged_ts"
-    "   AND (t.end_ts IS NULL OR t.end_ts >= lock_waits.logged_ts)"
-    "   ORDER BY t.start_ts DESC LIMIT 1));"
-    "UPDATE errors SET tx_id = (SELECT t.tx_id FROM transactions t"
-    "  WHERE t.session_id = errors.session_id AND t.start_ts <= errors.ts"
-    "  AND (t.end_ts IS NULL OR t.end_ts >= errors.ts) ORDER BY t.start_ts DESC LIMIT 1),"
-    " wait_id = (SELECT w.wait_id FROM lock_waits w WHERE w.pid = errors.pid"
-    "  AND w.end_ts BETWEEN errors.ts - 1000000 AND errors.ts"
-    "  AND w.outcome = errors.class ORDER BY w.end_ts DESC LIMIT 1)"
+    "  " OPEN_TX("lock_waits.root_session", "lock_waits.logged_ts", "0") ");"
+    "UPDATE errors SET tx_id = " OPEN_TX("errors.session_id", "errors.ts", "0") ","
+    /* The wait the error ended: the process's latest wait by then. */
+    " wait_id = (SELECT x.wait_id FROM (SELECT wait_id, end_ts, outcome FROM lock_waits w"
+    "  WHERE w.pid = errors.pid AND w.start_ts <= errors.ts ORDER BY w.start_ts DESC LIMIT 1) x"
+    "  WHERE x.end_ts BETWEEN errors.ts - 1000000 AND errors.ts AND x.outcome = errors.class)"
     " WHERE class <> 'other';"
     "UPDATE errors SET cause_tx = (SELECT w.holder_tx FROM lock_waits w"
     "  WHERE w.wait_id = errors.wait_id) WHERE wait_id IS NOT NULL;"
@@ -146,14 +160,11 @@ static const char link_sql[] =
     "UPDATE transactions SET outcome = 'aborted' WHERE outcome = 'rollback' AND EXISTS"
     " (SELECT 1 FROM errors e WHERE e.session_id = transactions.session_id"
     "  AND e.ts BETWEEN transactions.start_ts AND transactions.end_ts);"
-    "UPDATE deadlock_procs SET session_id = (SELECT se.session_id FROM sessions se"
-    "  JOIN deadlocks d ON d.deadlock_id = deadlock_procs.deadlock_id"
-    "  WHERE se.pid = deadlock_procs.pid AND coalesce(se.start_ts, se.first_ts, 0) <= d.ts"
-    "  ORDER BY coalesce(se.start_ts, se.first_ts, 0) DESC LIMIT 1);"
-    "UPDATE deadlock_procs SET tx_id = (SELECT t.tx_id FROM transactions t"
-    "  JOIN deadlocks d ON d.deadlock_id = deadlock_procs.deadlock_id"
-    "  WHERE t.session_id = deadlock_procs.session_id AND t.start_ts <= d.ts"
-    "  AND (t.end_ts IS NULL OR t.end_ts >= d.ts - 1000) ORDER BY t.start_ts DESC LIMIT 1);";
+    "UPDATE deadlock_procs SET session_id = " SESSION_OF("deadlock_procs.pid",
+        "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = deadlock_procs.deadlock_id)") ";"
+    "UPDATE deadlock_procs SET tx_id = " OPEN_TX("deadlock_procs.session_id",
+        "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = deadlock_procs.deadlock_id)",
+        "1000") ";";
 
 #define MAX_TX_LOCKS 16 /* hot rows one transaction locks (more are not held apart) */
 
