@@ -641,7 +641,10 @@ static const char waiting_sql[] =
     "UPDATE holds SET head_state = 'waiting' WHERE head_state IN ('running', 'unknown') AND"
     " (SELECT sum(max(0, min(holds.end_ts, coalesce(w.end_ts, w.logged_ts))"
     "   - max(holds.end_ts - CAST(holds.contended_ms * 1000 AS INTEGER), w.start_ts)))"
-    "  FROM lock_waits w WHERE w.pid = holds.pid) >= holds.contended_ms * 500 AND waits > 0;";
+    /* Its waits while it held the row began after it got the row: an index
+     * range, not every wait of a long-lived process. */
+    "  FROM lock_waits w WHERE w.pid = holds.pid AND w.start_ts BETWEEN holds.start_ts"
+    "  AND holds.end_ts) >= holds.contended_ms * 500 AND waits > 0;";
 
 static const char observed_sql[] =
     "CREATE INDEX IF NOT EXISTS activity_pid ON activity(pid, ts);"
