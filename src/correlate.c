@@ -91,7 +91,7 @@ static const char relations_sql[] =
 static const char open_wait_sql[] =
     "SELECT wait_id, blocker_pid, target_kind, target_xid, start_ts, end_ts, file_id, line,"
     " end_file, end_line FROM lock_waits"
-    " WHERE pid = ?1 AND start_ts <= ?2 + ?3 AND (end_ts IS NULL OR end_ts >= ?2 - ?3)"
+    " WHERE pid = ?1 AND start_ts <= ?2 + ?3"
     /* A process waits for one lock at a time: its waits follow one another,
      * so the latest few that began by then are the only candidates. */
     " ORDER BY start_ts DESC, wait_id DESC LIMIT 4";
