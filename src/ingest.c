@@ -581,7 +581,7 @@ static int find_resume(ls_input *in, const file_ident *id, found_kind *kind, int
 }
 
 /* Read lines of a freshly opened `in` until `off` bytes of text are read. */
-static int skip_to(ls_input *in, uint64_t off, char *errbuf, size_t errlen)
+static int skip_to(ls_input *in, const char *path, uint64_t off, char *errbuf, size_t errlen)
 {
     const char *line;
     size_t len;
@@ -591,8 +591,8 @@ static int skip_to(ls_input *in, uint64_t off, char *errbuf, size_t errlen)
            (rc = ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf, errlen)) == 1)
         ;
     if (rc >= 0 && ls_input_text_offset(in) != off) {
-        snprintf(errbuf, errlen, "changed while it was read (no line ends at byte %llu)",
-                 (unsigned long long)off);
+        snprintf(errbuf, errlen, "%s: changed while it was read (no line ends at byte %llu)",
+                 path, (unsigned long long)off);
         return LS_EIO;
     }
     return rc < 0 ? rc : 0;
@@ -640,17 +640,22 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored)
                 ls_input_close(in);
                 in = NULL;
                 if ((rc = ls_input_open(&in, path, errbuf, sizeof(errbuf))) != 0 ||
-                    (rc = skip_to(in, p->text_bytes, errbuf, sizeof(errbuf))) != 0)
+                    (rc = skip_to(in, path, p->text_bytes, errbuf, sizeof(errbuf))) != 0)
                     goto out;
             }
-            if (seek)
+            /* Is there more? (A file read again from its start is assumed to
+             * have more when its end was not reached.) */
+            if (kind == FOUND_RESUME && (seek || !passed))
                 rc = ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf,
                                         sizeof(errbuf));
-            if (kind == FOUND_CONTAINED || (seek && rc == 0)) {
+            else
+                rc = 1;
+            if (kind == FOUND_CONTAINED || rc == 0) {
                 if (!c->opts->quiet)
                     fprintf(stderr, "lockspan: %s: already in the store%s; nothing new\n",
                             path, kind == FOUND_CONTAINED ? " (the start of a longer copy)" : "");
                 c->tot.skipped_files++;
+                rc = 0;
                 goto out;
             }
             if (rc < 0)
