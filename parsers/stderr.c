@@ -123,8 +123,11 @@ static ls_ts slice_epoch(ls_slice s)
     int64_t sec = 0, frac = 0, scale = 1000000;
     if (!s.ptr || s.len == 0)
         return LS_TS_NONE;
-    for (; i < s.len && s.ptr[i] >= '0' && s.ptr[i] <= '9'; i++)
+    for (; i < s.len && s.ptr[i] >= '0' && s.ptr[i] <= '9'; i++) {
+        if (i == 12)
+            return LS_TS_NONE; /* past year 33000: not a time (and * 1000000 would overflow) */
         sec = sec * 10 + (s.ptr[i] - '0');
+    }
     if (i < s.len && s.ptr[i] == '.') {
         for (i++; i < s.len && s.ptr[i] >= '0' && s.ptr[i] <= '9' && scale > 1; i++) {
             scale /= 10;
@@ -442,6 +445,8 @@ static int stderr_feed(void *state, const char *line, size_t len, uint64_t linen
         if ((rc = infer_and_replay(sp, line, len)) != 0)
             return rc;
     }
+    if (!sp->prefix)
+        return LS_EFORMAT; /* inference failed earlier: the file stays refused */
     return feed_line(sp, line, len, lineno);
 }
 

@@ -590,6 +590,18 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
                 return rc;
         }
     }
+    if (!id) {
+        /* Not stored yet, but maybe waiting in the cache: the same %c under
+         * another pid (a log read with a wrong prefix), or a key cut to the
+         * slot's size. One row per key (a second was a UNIQUE error). */
+        int i;
+        for (i = 0; i < SESSION_CACHE && !id; i++)
+            if (s->cache[i].pid && strcmp(s->cache[i].key, key) == 0) {
+                if ((rc = session_flush(s, &s->cache[i])) != 0)
+                    return rc;
+                id = s->cache[i].session_id;
+            }
+    }
     if ((rc = slot_load(s, slot, r->pid, key, id)) != 0)
         return rc;
     if (r->session_id)
