@@ -75,15 +75,23 @@ static const char insert_rule_sql[] =
 
 typedef struct wait_row {
     int64_t wait_id, session_id, start_ts, stmt_id;
-    char rel[128], ctid[32], key[192];
-    char target_kind[16], target[160];
+    /* Kept small: a log has tens of thousands of waits per GB. */
+    char rel[64], ctid[24], key[96];
     const char *grouped_by;
     char *sql, *params, *prepare; /* the waiter's statement as the server ran it (owned) */
     int keyed;
     int via_ctid; /* keyed by a neighbour on its ctid: names no others */
     int64_t holder_session, file, line; /* file, line: the wait's first message */
-    char col[64]; /* the key column a function's statement names, if known */
+    char col[32]; /* the key column a function's statement names, if known */
 } wait_row;
+
+/* Copy src into dst[n], cut to fit. */
+static void copy_str(char *dst, size_t n, const char *src)
+{
+    size_t len = src ? strnlen(src, n - 1) : 0;
+    memcpy(dst, src ? src : "", len);
+    dst[len] = '\0';
+}
 
 static char *dup_or_null(const char *s)
 {
@@ -257,9 +265,9 @@ static int key_from_holder(ls_stmt *hq, wait_row *w, int64_t resolution, const c
     if (rc < 0)
         return rc;
     if (writes && !conflict)
-        snprintf(w->key, sizeof(w->key), "%s", found);
+        copy_str(w->key, sizeof(w->key), found);
     else if (via_call[0] && !writes)
-        snprintf(w->key, sizeof(w->key), "%s", via_call);
+        copy_str(w->key, sizeof(w->key), via_call);
     else
         return 0;
     w->keyed = 1;
@@ -383,7 +391,7 @@ static void key_by_ctid(wait_row **v, size_t n)
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *q = NULL, *cand = NULL, *find = NULL, *ins = NULL, *set = NULL, *rule = NULL;
-    ls_stmt *hq = NULL;
+    ls_stmt *hq = NULL, *tq = NULL;
     wait_row *w = NULL, **byc = NULL;
     ls_shape_rule *rules = NULL;
     size_t n = 0, cap = 0, nrules = 0, i, j, nc = 0;
@@ -395,6 +403,8 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
         (rc = ls_store_prepare(s, holder_stmts_sql, &hq)) != 0 ||
+        (rc = ls_store_prepare(s, "SELECT target_kind, target FROM lock_waits WHERE wait_id = ?1",
+                               &tq)) != 0 ||
         (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
         (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0 ||
         (rc = ls_store_prepare(s, set_row_sql, &set)) != 0)
@@ -429,8 +439,6 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         r->start_ts = ls_stmt_int64(q, 2);
         snprintf(r->rel, sizeof(r->rel), "%s", ls_stmt_isnull(q, 3) ? "" : ls_stmt_text(q, 3));
         snprintf(r->ctid, sizeof(r->ctid), "%s", ls_stmt_isnull(q, 4) ? "" : ls_stmt_text(q, 4));
-        snprintf(r->target_kind, sizeof(r->target_kind), "%s", ls_stmt_text(q, 5));
-        snprintf(r->target, sizeof(r->target), "%s", ls_stmt_text(q, 6));
         if (!ls_stmt_isnull(q, 1) &&
             (rc = waiter_statement(cand, r, lock_stmt, ls_stmt_int64(q, 9), ls_stmt_int64(q, 10),
                                    resolution)) != 0)
@@ -449,11 +457,18 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         r->holder_session = ls_stmt_isnull(q, 11) ? 0 : ls_stmt_int64(q, 11);
         r->file = ls_stmt_int64(q, 9);
         r->line = ls_stmt_int64(q, 10);
-        snprintf(r->col, sizeof(r->col), "%s", k.col);
+        copy_str(r->col, sizeof(r->col), k.col);
         if (r->keyed) {
             if (!r->rel[0])
-                snprintf(r->rel, sizeof(r->rel), "%s", k.rel);
-            snprintf(r->key, sizeof(r->key), "%s", k.key);
+                copy_str(r->rel, sizeof(r->rel), k.rel);
+            copy_str(r->key, sizeof(r->key), k.key);
+            if (strcmp(r->grouped_by, LS_GROUPED_CONTEXT) != 0) {
+                /* Keyed by its own statement: nothing to learn from it later. */
+                free(r->sql);
+                free(r->params);
+                free(r->prepare);
+                r->sql = r->params = r->prepare = NULL;
+            }
         }
     }
     if (rc < 0)
@@ -528,9 +543,9 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
             ls_rowkey k;
             if ((!w[i].rel[0] || strcmp(rules[j].rel, w[i].rel) == 0) &&
                 ls_rowkey_apply(&rules[j], shape, sql, params, &k)) {
-                snprintf(w[i].key, sizeof(w[i].key), "%s", k.key);
+                copy_str(w[i].key, sizeof(w[i].key), k.key);
                 if (!w[i].rel[0])
-                    snprintf(w[i].rel, sizeof(w[i].rel), "%s", k.rel);
+                    copy_str(w[i].rel, sizeof(w[i].rel), k.rel);
                 w[i].grouped_by = LS_GROUPED_SHAPE;
                 w[i].keyed = 1;
             }
@@ -559,8 +574,13 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
             evidence = why;
         } else {
             /* Not a row: a relation, advisory or other lock, by its target. */
-            snprintf(rel, sizeof(rel), "%s", w[i].rel[0] ? w[i].rel : w[i].target_kind);
-            snprintf(key, sizeof(key), "%s", w[i].target);
+            ls_stmt_reset(tq);
+            ls_stmt_bind_int64(tq, 1, w[i].wait_id);
+            if ((rc = ls_stmt_step(tq)) < 0)
+                goto out;
+            snprintf(rel, sizeof(rel), "%s",
+                     w[i].rel[0] ? w[i].rel : rc == 1 ? ls_stmt_text(tq, 0) : "?");
+            snprintf(key, sizeof(key), "%s", rc == 1 ? ls_stmt_text(tq, 1) : "?");
             evidence = "lock target";
         }
         if ((rc = row_for(find, ins, rel, key, evidence, &row_id, stats)) != 0)
@@ -589,6 +609,7 @@ out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(cand);
     ls_stmt_finalize(hq);
+    ls_stmt_finalize(tq);
     ls_stmt_finalize(find);
     ls_stmt_finalize(ins);
     ls_stmt_finalize(set);
