@@ -133,8 +133,7 @@ PASSES=()           # pass names in order
 declare -A STORE_BYTES LOG_BYTES GZ_BYTES
 
 for mb in $SIZES; do
-    LOGF="$WORK/pgbench-${MAX}M.first${mb}M.log"
-    ((mb == MAX)) && LOGF="$BIG"
+    LOGF="$WORK/$(basename "$BIG" .log).first${mb}M.log"
     slice "$mb" "$LOGF"
     LOG_BYTES[$mb]=$(stat -L -c %s "$LOGF")
     skip ingest_gz || gz_of "$LOGF"
@@ -172,7 +171,7 @@ done
 
 PGB_IN=""
 if ((HAVE_PGB)) && ! skip pgbadger; then
-    PGB_IN="$WORK/pgbench-${MAX}M.first${PGB_MB}M.log"
+    PGB_IN="$WORK/$(basename "$BIG" .log).first${PGB_MB}M.log"
     slice "$PGB_MB" "$PGB_IN"
     cat "$PGB_IN" >/dev/null
     run pgbadger pgbadger --prefix "$PREFIX" -j 1 -o "$WORK/pgbadger.html" -q "$PGB_IN"
