@@ -546,6 +546,8 @@ out:
     "(upper(ltrim(st.text)) GLOB 'COMMIT*' OR upper(ltrim(st.text)) GLOB 'END*' OR " \
     "upper(ltrim(st.text)) GLOB 'ROLLBACK*' OR upper(ltrim(st.text)) GLOB 'ABORT*')"
 
+/* Only for holds others waited for: the breakdowns and findings read
+ * those (a log has hundreds of thousands of holds nobody waited for). */
 static const char hold_parts_sql[] =
     "INSERT INTO hold_parts(hold_id, part, name, ms)"
     /* Non-database children of the code span (or of the linked span's
@@ -555,7 +557,7 @@ static const char hold_parts_sql[] =
     " FROM holds h JOIN tx_code c ON c.tx_id = h.tx_id"
     " JOIN spans cs ON cs.span_row = coalesce(c.code_span_row, c.span_row)"
     " JOIN spans ch ON ch.trace_id = cs.trace_id AND ch.parent_id = cs.span_id"
-    " WHERE ch.db_statement IS NULL AND ch.db_system IS NULL"
+    " WHERE h.waits > 0 AND ch.db_statement IS NULL AND ch.db_system IS NULL"
     "  AND ch.end_ts + c.offset_us > h.start_ts AND ch.start_ts + c.offset_us < h.end_ts"
     " GROUP BY h.hold_id, ch.name;"
     /* Statements of the holder overlapping the hold: SQL, and COMMIT. */
@@ -566,14 +568,15 @@ static const char hold_parts_sql[] =
     " FROM holds h JOIN transactions t ON t.tx_id = h.tx_id"
     " JOIN statements st ON st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt AND st.end_ts IS NOT NULL"
-    " GROUP BY h.hold_id, 2;"
+    " WHERE h.waits > 0 GROUP BY h.hold_id, 2;"
     "CREATE INDEX IF NOT EXISTS hold_parts_hold ON hold_parts(hold_id);"
     /* What remains is idle in transaction that no span explains. */
     "INSERT INTO hold_parts(hold_id, part, name, ms)"
     " SELECT h.hold_id, 'idle', 'idle in transaction, no span',"
     "  max(0, (h.end_ts - h.start_ts) / 1000.0"
     "  - coalesce((SELECT sum(ms) FROM hold_parts p WHERE p.hold_id = h.hold_id), 0))"
-    " FROM holds h JOIN transactions t ON t.tx_id = h.tx_id WHERE t.sql_ms IS NOT NULL;";
+    " FROM holds h JOIN transactions t ON t.tx_id = h.tx_id"
+    " WHERE t.sql_ms IS NOT NULL AND h.waits > 0;";
 
 int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
 {
