@@ -9,7 +9,10 @@
  * of its first write. The --group-by option picks the first choice; the
  * others stand in when it is missing, and the model says which was used.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codepath.h"
@@ -90,19 +93,131 @@ static const char ranking_fmt[] =
  * Occupancy ranking, per code path: every hold of a hot row, whether or not
  * anyone waited long enough to be logged (rebuilt from statement logging):
  * how long the path keeps the rows others need, and its share of the time
- * the hot rows were held.
+ * the hot rows were held. The holds are streamed and summed here, the p95
+ * from a log-scale histogram (1 % apart): a log has hundreds of thousands
+ * of holds, and sorting them all in SQLite took tens of MB.
  */
 static const char occupancy_fmt[] =
-    "WITH labeled AS (SELECT (h.end_ts - h.start_ts) / 1000.0 AS hold_ms, h.waits,"
-    "  %s AS label, %s AS source FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-    "  WHERE h.end_ts IS NOT NULL),"
-    " ranked AS (SELECT *, row_number() OVER (PARTITION BY label ORDER BY hold_ms) AS rn,"
-    "  count(*) OVER (PARTITION BY label) AS n FROM labeled)"
-    " SELECT label, min(source), count(*), sum(hold_ms), max(hold_ms),"
-    "  max(CASE WHEN rn = (95 * n + 99) / 100 THEN hold_ms END),"
-    "  sum(CASE WHEN waits > 0 THEN 1 ELSE 0 END),"
-    "  sum(hold_ms) * 100.0 / (SELECT sum(hold_ms) FROM labeled)"
-    " FROM ranked GROUP BY label ORDER BY sum(hold_ms) DESC, label LIMIT ?1";
+    "SELECT %s, %s, (h.end_ts - h.start_ts) / 1000.0, h.waits > 0"
+    " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.end_ts IS NOT NULL";
+
+#define OCC_PER_DECADE 200 /* histogram buckets per factor of ten */
+#define OCC_MIN_LOG10 (-3) /* 1 µs */
+#define OCC_BUCKETS (11 * OCC_PER_DECADE) /* up to 10^8 ms */
+
+typedef struct occ_path {
+    char *label, *source;
+    int64_t n, waited;
+    double total, max;
+    uint32_t hist[OCC_BUCKETS];
+} occ_path;
+
+static int occ_bucket(double ms)
+{
+    double b;
+    if (ms <= 0)
+        return 0;
+    b = (log10(ms) - OCC_MIN_LOG10) * OCC_PER_DECADE;
+    return b < 0 ? 0 : b >= OCC_BUCKETS ? OCC_BUCKETS - 1 : (int)b;
+}
+
+/* The nearest-rank p95, as the upper edge of its bucket (never above the max). */
+static double occ_p95(const occ_path *o)
+{
+    int64_t want = (95 * o->n + 99) / 100, seen = 0;
+    int b;
+    for (b = 0; b < OCC_BUCKETS; b++) {
+        seen += o->hist[b];
+        if (seen >= want) {
+            double up = pow(10.0, (double)(b + 1) / OCC_PER_DECADE + OCC_MIN_LOG10);
+            return up < o->max ? up : o->max;
+        }
+    }
+    return o->max;
+}
+
+static int occ_by_total(const void *a, const void *b)
+{
+    const occ_path *x = *(occ_path *const *)a, *y = *(occ_path *const *)b;
+    if (x->total != y->total)
+        return x->total < y->total ? 1 : -1;
+    return strcmp(x->label, y->label);
+}
+
+static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
+{
+    occ_path **paths = NULL;
+    size_t n = 0, i;
+    double all = 0;
+    ls_stmt *q = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(m->store, sql, &q)) != 0) {
+        m->rc = rc;
+        return;
+    }
+    while ((rc = ls_stmt_step(q)) == 1) {
+        const char *label = ls_stmt_isnull(q, 0) ? "unknown" : ls_stmt_text(q, 0);
+        double ms = ls_stmt_double(q, 2);
+        occ_path *o = NULL;
+        /* Paths are few (functions, routes, applications): a linear search,
+         * most recent first. */
+        for (i = n; i-- > 0;)
+            if (strcmp(paths[i]->label, label) == 0) {
+                o = paths[i];
+                break;
+            }
+        if (!o) {
+            occ_path **np = realloc(paths, (n + 1) * sizeof(*paths));
+            if (!np || !(o = ls_calloc(1, sizeof(*o)))) {
+                free(np ? np : paths);
+                paths = NULL;
+                n = 0;
+                rc = LS_ENOMEM;
+                break;
+            }
+            paths = np;
+            paths[n++] = o;
+            o->label = ls_strdup(label);
+            o->source = ls_stmt_isnull(q, 1) ? NULL : ls_strdup(ls_stmt_text(q, 1));
+            if (!o->label) {
+                rc = LS_ENOMEM;
+                break;
+            }
+        }
+        o->n++;
+        o->total += ms;
+        all += ms;
+        if (ms > o->max)
+            o->max = ms;
+        o->waited += ls_stmt_int64(q, 3);
+        o->hist[occ_bucket(ms)]++;
+    }
+    ls_stmt_finalize(q);
+    if (rc < 0)
+        m->rc = rc;
+    else if (n)
+        qsort(paths, n, sizeof(*paths), occ_by_total);
+    for (i = 0; rc >= 0 && i < n && (top < 0 || i < (size_t)top); i++) {
+        cJSON *o = cJSON_CreateObject();
+        ls_model_add_str(o, "code_path", paths[i]->label);
+        ls_model_add_str(o, "named_by", paths[i]->source);
+        cJSON_AddNumberToObject(o, "holds", (double)paths[i]->n);
+        cJSON_AddNumberToObject(o, "total_hold_ms", round(paths[i]->total * 1000.0) / 1000.0);
+        cJSON_AddNumberToObject(o, "max_hold_ms", round(paths[i]->max * 1000.0) / 1000.0);
+        cJSON_AddNumberToObject(o, "p95_hold_ms", round(occ_p95(paths[i]) * 1000.0) / 1000.0);
+        cJSON_AddNumberToObject(o, "holds_waited_for", (double)paths[i]->waited);
+        cJSON_AddNumberToObject(o, "share_pct",
+                                all > 0 ? round(paths[i]->total * 100000.0 / all) / 1000.0 : 0);
+        cJSON_AddItemToArray(list, o);
+    }
+    for (i = 0; i < n; i++) {
+        free(paths[i]->label);
+        free(paths[i]->source);
+        free(paths[i]);
+    }
+    free(paths);
+}
 
 /*
  * Queueing for hot rows per code path, logged and hidden (row_waits): the
@@ -131,21 +246,6 @@ static void queueing_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_int(o, "statements_waited", q, 4);
     ls_model_col_ms(o, "hidden_wait_ms_suffered", q, 5);
     ls_model_col_ms(o, "logged_wait_ms_suffered", q, 6);
-    cJSON_AddItemToArray(arg, o);
-    (void)m;
-}
-
-static void occupancy_row(model_ctx *m, ls_stmt *q, void *arg)
-{
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_str(o, "code_path", q, 0);
-    ls_model_col_str(o, "named_by", q, 1);
-    ls_model_col_int(o, "holds", q, 2);
-    ls_model_col_ms(o, "total_hold_ms", q, 3);
-    ls_model_col_ms(o, "max_hold_ms", q, 4);
-    ls_model_col_ms(o, "p95_hold_ms", q, 5);
-    ls_model_col_int(o, "holds_waited_for", q, 6);
-    ls_model_col_ms(o, "share_pct", q, 7);
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }
@@ -237,8 +337,7 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     ls_model_each_row(m, sql, top, queueing_row,
                       cJSON_AddArrayToObject(report, "row_queueing"));
     snprintf(sql, sizeof(sql), occupancy_fmt, groupings[g].label, groupings[g].source);
-    ls_model_each_row(m, sql, top, occupancy_row,
-                      cJSON_AddArrayToObject(report, "row_occupancy"));
+    occupancy(m, cJSON_AddArrayToObject(report, "row_occupancy"), sql, top);
     snprintf(order_sql, sizeof(order_sql), order_fmt, groupings[g].label);
     ls_model_each_row(m, order_sql, -1, order_row,
                       cJSON_AddArrayToObject(report, "lock_order_conflicts"));
