@@ -52,8 +52,18 @@ static const char insert_sql[] =
     " wait_ms, behind_hold, behind_tx, kind, logged_wait_id, inferred_ms, logged_ms)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 
-static const char move_hold_sql[] =
-    "UPDATE holds SET start_ts = ?2, start_hi = ?2, start_evidence = ?3 WHERE hold_id = ?1";
+/* Holds whose start moves are noted here and moved after the scan: moving
+ * them during it (the scan follows holds(row_id, start_ts)) would meet them
+ * again further on. */
+static const char moved_table_sql[] =
+    "DROP TABLE IF EXISTS temp.moved_holds;"
+    "CREATE TEMP TABLE moved_holds(hold_id INTEGER PRIMARY KEY, start_ts INTEGER);";
+static const char move_hold_sql[] = "INSERT INTO temp.moved_holds VALUES (?1, ?2)";
+static const char apply_moves_sql[] =
+    "UPDATE holds SET start_ts = m.start_ts, start_hi = m.start_ts,"
+    " start_evidence = 'the hold before it ended (statement queued)'"
+    " FROM temp.moved_holds m WHERE holds.hold_id = m.hold_id;"
+    "DELETE FROM temp.moved_holds;";
 
 static const char stats_sql[] =
     "CREATE INDEX IF NOT EXISTS row_waits_row ON row_waits(row_id);"
@@ -119,7 +129,8 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 
     if (!r)
         return LS_ENOMEM;
-    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS holds_row_start ON"
+    if ((rc = ls_store_exec(s, moved_table_sql)) != 0 ||
+        (rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS holds_row_start ON"
                                " holds(row_id, start_ts);"
                                "CREATE INDEX IF NOT EXISTS lock_waits_waiter_tx ON"
                                " lock_waits(waiter_tx, row_id);")) != 0 ||
@@ -153,7 +164,6 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
             ls_stmt_reset(mv);
             ls_stmt_bind_int64(mv, 1, hold_id);
             ls_stmt_bind_int64(mv, 2, res.end_ts);
-            ls_stmt_bind_text(mv, 3, "the hold before it ended (statement queued)");
             if ((rc = ls_stmt_step(mv)) < 0)
                 goto out;
         }
@@ -215,6 +225,11 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         }
         ring_push(r, &self, hold_id, tx_id);
     }
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(mv);
+    q = mv = NULL;
+    if (rc == 0)
+        rc = ls_store_exec(s, apply_moves_sql);
     if (rc == 0)
         rc = ls_store_exec(s, stats_sql);
 out:

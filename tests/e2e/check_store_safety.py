@@ -138,9 +138,16 @@ def main():
         os.mkdir(tdir)
         env = dict(os.environ, TMPDIR=tdir, SQLITE_TMPDIR=tdir)
         start = time.time()
-        p = subprocess.Popen([ls, "analyze", "-q", "-o", os.path.join(tmp, "big2.md"), big],
+        # Four times the input, killed early: analyze must still be running
+        # however fast the machine (correlation got much faster).
+        bigger = os.path.join(tmp, "bigger.log")
+        with open(bigger, "wb") as f:
+            for _ in range(4):
+                f.write(open(big, "rb").read())
+        start = time.time()
+        p = subprocess.Popen([ls, "analyze", "-q", "-o", os.path.join(tmp, "big2.md"), bigger],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-        killed = kill_when(p, lambda: time.time() - start > 0.5)
+        killed = kill_when(p, lambda: time.time() - start > 0.2)
         check(killed, "analyze without --db killed midway")
         check(os.listdir(tdir) == [], f"killed analyze leaves nothing in TMPDIR: {os.listdir(tdir)}")
 
