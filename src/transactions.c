@@ -337,7 +337,12 @@ static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
         if (!l->has_end) {
             /* log_statement = 'all': the statement's start; a logged wait
              * of its own ended when the row was got. */
-            acq = acquired_between(p, t->session_id, l->lo, l->next_start);
+            /* Bounded by the next statement of the transaction, else by
+             * its end: never an acquisition of a later transaction. */
+            int64_t until = l->next_start ? l->next_start
+                            : t->has_end && t->end_ts > l->lo ? t->end_ts
+                                                              : l->lo + 1;
+            acq = acquired_between(p, t->session_id, l->lo, until);
             if (acq) {
                 ts = hi = acq;
                 ev = "acquired after the locking statement's logged wait";
