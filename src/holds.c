@@ -1,17 +1,23 @@
 /*
- * holds.c — logical hot rows and the hold intervals on them.
+ * holds.c — logical hot rows, and what the holds others waited for were.
  *
- * A row's ctid changes with every update, so waits are grouped into
- * logical rows by the key their statement addresses (`WHERE id = 1`, or a
- * bound `$1` from the logged parameters), within the relation PostgreSQL
- * named; a wait with no usable key stays grouped by its ctid. How each
- * row was grouped is kept in rows.evidence.
+ * Logical rows (ls_correlate_rows): a row's ctid changes with every
+ * update, so each wait is keyed to (relation, "col=value") from every piece
+ * of evidence the log gives (rowkey.c; docs/correlation.md lists them):
+ * the CONTEXT statement of a function or trigger, the waiter's own logged
+ * statement with its parameters or PREPARE text, ctid chains, the holder's
+ * statements, and statement-shape rules learned from the waits and kept in
+ * row_rules for the transactions pass. How each wait was keyed is kept in
+ * lock_waits.row_evidence and rows.grouped_by; a wait with no key stays a
+ * ctid fragment that says why.
  *
- * A hold is one transaction holding one row while others waited: from the
- * statement that locked the row to the end of the transaction. Where the
- * log lacks that statement, the bounds say what is known: the lock was
- * taken after the transaction began and before the first wait began; it
- * was released no later than the first waiter acquired it.
+ * Holds waited for (ls_correlate_holds): the transactions pass made one
+ * hold per (transaction, hot row); here the waits on each add their count
+ * and waiting, the end is bounded by the first waiter's acquisition, and
+ * the holder's time while others waited is split into SQL, COMMIT and idle
+ * in transaction. Where the log lacks the locking statement, the bounds say
+ * what is known: the lock was taken after the transaction began and before
+ * the first wait began.
  */
 #include <stdio.h>
 #include <stdlib.h>
