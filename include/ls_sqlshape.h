@@ -68,6 +68,12 @@ typedef struct ls_row_ref {
  */
 int ls_sql_row_ref(const char *sql, ls_row_ref *out);
 
+/*
+ * The "col=value" key of a reference: a literal as is, a $n from `params`
+ * (a DETAIL "parameters: ..." body, may be NULL). Returns 1 when bound.
+ */
+int ls_sql_ref_key(const ls_row_ref *ref, const char *params, char *key, size_t keylen);
+
 #define LS_SQL_MAX_ARGS 32
 
 typedef struct ls_sql_arg {

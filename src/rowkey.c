@@ -88,7 +88,7 @@ static int same_relation(const char *named, const char *rel)
 int ls_rowkey_of(const ls_rowkey_evidence *ev, ls_rowkey *out)
 {
     const char *sql, *params;
-    char pbuf[1024], inner[4096], rel[128], key[192];
+    char pbuf[1024], inner[4096], key[192];
     ls_row_ref ref;
 
     memset(out, 0, sizeof(*out));
@@ -125,26 +125,26 @@ int ls_rowkey_of(const ls_rowkey_evidence *ev, ls_rowkey *out)
         out->grouped_by = "function variable not resolved";
         return 0;
     }
-    if (ls_sql_row_key(sql, params, rel, sizeof(rel), key, sizeof(key))) {
-        if (!same_relation(ev->relation, rel)) {
-            out->grouped_by = "statement addresses another relation";
-            return 0;
-        }
-        snprintf(out->rel, sizeof(out->rel), "%s", rel);
-        snprintf(out->key, sizeof(out->key), "%s", key);
-        out->grouped_by = sql != ev->statement ? LS_GROUPED_PREPARE
-                          : ls_sql_row_ref(sql, &ref) && ref.kind == LS_REF_PARAM
-                              ? LS_GROUPED_PARAM
-                              : LS_GROUPED_STATEMENT;
-        return 1;
+    /* The statement itself, read once. */
+    if (!ls_sql_row_ref(sql, &ref)) {
+        out->grouped_by = !sql || !sql[0] ? "no statement logged" : "no key in statement";
+        return 0;
     }
-    if (ls_sql_row_ref(sql, &ref) && ref.kind == LS_REF_PARAM)
-        out->grouped_by = "bind parameters not logged";
-    else if (!sql || !sql[0])
-        out->grouped_by = "no statement logged";
-    else
-        out->grouped_by = "no key in statement";
-    return 0;
+    if (!ls_sql_ref_key(&ref, params, key, sizeof(key))) {
+        out->grouped_by = ref.kind == LS_REF_PARAM ? "bind parameters not logged"
+                                                   : "no key in statement";
+        return 0;
+    }
+    if (!same_relation(ev->relation, ref.rel)) {
+        out->grouped_by = "statement addresses another relation";
+        return 0;
+    }
+    snprintf(out->rel, sizeof(out->rel), "%s", ref.rel);
+    snprintf(out->key, sizeof(out->key), "%s", key);
+    out->grouped_by = sql != ev->statement ? LS_GROUPED_PREPARE
+                      : ref.kind == LS_REF_PARAM ? LS_GROUPED_PARAM
+                                                 : LS_GROUPED_STATEMENT;
+    return 1;
 }
 
 static void shape_of(const char *sql, char *dst, size_t n)

@@ -395,25 +395,32 @@ none:
     return 0;
 }
 
+int ls_sql_ref_key(const ls_row_ref *ref, const char *params, char *key, size_t keylen)
+{
+    char val[128];
+
+    key[0] = '\0';
+    if (ref->kind == LS_REF_PARAM) {
+        if (!param_value(params, ref->param, val, sizeof(val)))
+            return 0;
+    } else if (ref->kind == LS_REF_LITERAL) {
+        snprintf(val, sizeof(val), "%s", ref->value);
+    } else {
+        return 0;
+    }
+    snprintf(key, keylen, "%s=%s", ref->col, val);
+    return 1;
+}
+
 int ls_sql_row_key(const char *sql, const char *params, char *rel, size_t rellen, char *key,
                    size_t keylen)
 {
     ls_row_ref ref;
-    char val[128];
 
     rel[0] = key[0] = '\0';
-    if (!ls_sql_row_ref(sql, &ref))
+    if (!ls_sql_row_ref(sql, &ref) || !ls_sql_ref_key(&ref, params, key, keylen))
         return 0;
-    if (ref.kind == LS_REF_PARAM) {
-        if (!param_value(params, ref.param, val, sizeof(val)))
-            return 0;
-    } else if (ref.kind == LS_REF_LITERAL) {
-        snprintf(val, sizeof(val), "%s", ref.value);
-    } else {
-        return 0;
-    }
     snprintf(rel, rellen, "%s", ref.rel);
-    snprintf(key, keylen, "%s=%s", ref.col, val);
     return 1;
 }
 
