@@ -242,7 +242,7 @@ class Tx:
         self.tag = tag
         # How a log-only analysis names it: sqlcommenter controller.action
         # (joined as OpenTelemetry's code.namespace + code.function are,
-        # src/codepath.h), else the application_name.
+        # src/correlate/codepath.h), else the application_name.
         self.path = "%s.%s" % (tag["controller"], tag["action"]) if tag else sess.app
         self.stmts = []
         self.locks = []

@@ -6,7 +6,7 @@
  * is the log; without it the parser gets no prefix (stderr and syslog then
  * infer it).
  *
- * The input is framed into lines as src/input.c does for the parsers
+ * The input is framed into lines as src/ingest/input.c does for the parsers
  * (split at '\n', the '\n' removed, no NUL after the line; each line in a
  * buffer of its own, freed after feed), the first line is offered to every
  * parser's sniff, every line is fed, then finish and destroy. Each record is

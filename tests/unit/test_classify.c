@@ -1,5 +1,5 @@
 /*
- * test_classify.c — unit tests for src/classify.c.
+ * test_classify.c — unit tests for src/ingest/classify.c.
  *
  * Unless marked "synthetic", every message/DETAIL/CONTEXT below is copied
  * from a real server log: PostgreSQL 15.18 (Debian 15.18-0+deb12u1) on this

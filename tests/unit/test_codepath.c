@@ -1,5 +1,5 @@
 /* Code-path names after the OpenTelemetry semantic conventions: the SQL
- * expression of src/codepath.h that the reports name paths with. */
+ * expression of src/correlate/codepath.h that the reports name paths with. */
 #include <sqlite3.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /*
  * test_rowkey.c — which logical row a wait or a statement is about
- * (src/rowkey.c). The CONTEXT texts are in the form PostgreSQL 15 writes
+ * (src/correlate/rowkey.c). The CONTEXT texts are in the form PostgreSQL 15 writes
  * them (lmgr.c XactLockTableWaitErrorCb, then pl_exec.c's "SQL statement"
  * and "PL/pgSQL function" lines, joined by newlines as lockspan stores
  * them); the statements are those the samples' drivers send.
