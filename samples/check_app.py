@@ -275,8 +275,10 @@ def check_traces(d, truth):
                 continue
             check(o["parent"] == q["function_span_id"] and o["trace"] == q["trace_id"],
                   "request %d: span %s parent/trace" % (q["seq"], s["span_id"]))
-            check(abs(o["start_ns"] / 1e9 - t_iso(s["start"])) < 2e-6
-                  and abs(o["end_ns"] / 1e9 - t_iso(s["end"])) < 2e-6,
+            # Spans are on the application's clock, truth on the server's.
+            skew = truth.get("app_clock_skew_us", 0) / 1e6
+            check(abs(o["start_ns"] / 1e9 - skew - t_iso(s["start"])) < 2e-6
+                  and abs(o["end_ns"] / 1e9 - skew - t_iso(s["end"])) < 2e-6,
                   "request %d: span %s times differ from truth" % (q["seq"], s["span_id"]))
             if "sql" not in s:
                 continue

@@ -63,7 +63,13 @@ const tracer = provider.getTracer('lockspan-sample-app', '1.0.0');
 // Client clock in integer microseconds since the epoch (the same clock the
 // SDK uses: performance.timeOrigin + performance.now()).  Spans get these
 // exact times, so truth and spans agree to the microsecond.
-function nowUs() { return Math.round((performance.timeOrigin + performance.now()) * 1000); }
+// LOCKSPAN_APP_CLOCK_SKEW_MS sets this application's clock that far ahead
+// of the host's (and so of the database server's), as on a machine whose
+// NTP drifted: spans and the client-side record both use the skewed clock.
+const CLOCK_SKEW_US = Math.round(Number(process.env.LOCKSPAN_APP_CLOCK_SKEW_MS || 0) * 1000);
+function nowUs() {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000) + CLOCK_SKEW_US;
+}
 function hr(us) { return [Math.floor(us / 1e6), (us % 1e6) * 1000]; }
 function iso(us) {
   return new Date(Math.floor(us / 1000)).toISOString().replace(/\.\d{3}Z$/, '')
@@ -349,7 +355,7 @@ async function main() {
   await provider.shutdown();
 
   const out = { service: SERVICE, seed: SEED, pg_driver: `pg ${pgVersion}`, elapsed_s: elapsed,
-    setup_pid: setupPid, pool_pids: pids,
+    setup_pid: setupPid, pool_pids: pids, clock_skew_us: CLOCK_SKEW_US,
     requests: REQUESTS.sort((a, b) => a.seq - b.seq) };
   fs.writeFileSync(RUNFILE, JSON.stringify(out, null, 1) + '\n');
   process.stderr.write(`app: ${REQUESTS.length} requests in ${elapsed.toFixed(1)} s\n`);

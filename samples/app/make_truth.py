@@ -34,7 +34,15 @@ DEADLOCK_TIMEOUT_US = 100_000
 MARGIN_US = 15_000
 
 
+# The application's clock ran this far ahead of the server's on purpose
+# (run.json's clock_skew_us, LOCKSPAN_APP_CLOCK_SKEW_MS): the client-side
+# record is on the application's clock, and every time in truth.json is
+# written on the server's (the record minus the skew), as the log shows it.
+SKEW_US = 0
+
+
 def iso(us):
+    us -= SKEW_US
     return datetime.datetime.fromtimestamp(us // 1_000_000, tz=datetime.timezone.utc) \
         .strftime("%Y-%m-%dT%H:%M:%S") + ".%06dZ" % (us % 1_000_000)
 
@@ -53,7 +61,9 @@ def p95(values):
 
 
 def main():
+    global SKEW_US
     run = json.load(open(sys.argv[1]))
+    SKEW_US = run.get("clock_skew_us", 0)
     reqs = run["requests"]
     txs = []
     for r in reqs:
@@ -229,6 +239,7 @@ def main():
         "application_name": "shop",
         "pg_driver": run["pg_driver"],
         "deadlock_timeout_ms": DEADLOCK_TIMEOUT_US // 1000,
+        "app_clock_skew_us": SKEW_US,
         "hot_row": {"relation": "inventory", "row_id": 1},
         "trace_files": ["traces.otlp.jsonl", "traces.otlp.jsonl.gz", "traces.zipkin.json",
                         "traces.jaeger.json"],

@@ -137,6 +137,15 @@ def main():
             check(db.execute("SELECT count(*) FROM spans").fetchone()[0] > 0,
                   f"{name}: spans ingested")
             check_run(name, rep, db, truth)
+            # The application's clock ran ahead of the server's (samples/app-skew):
+            # the offset lockspan measured is the truth's, and every check
+            # above compared server times with spans aligned by it.
+            skew = truth.get("app_clock_skew_us", 0)
+            offs = sorted(r[0] for r in db.execute(
+                "SELECT offset_us FROM tx_code WHERE offset_us IS NOT NULL"))
+            med = offs[len(offs) // 2] if offs else None
+            check(med is not None and abs(med + skew) < 20000,
+                  f"{name}: clock offset {med} us, truth {-skew} us (database minus application)")
             db.close()
         # --code-path keeps the waits whose waiter or holder runs that path.
         out = os.path.join(tmp, "filtered.json")
