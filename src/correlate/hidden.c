@@ -33,12 +33,24 @@
 #define LOGGED_AGREE_MS 25.0  /* a reconstruction agrees with a logged wait within */
 #define LOGGED_AGREE_FRAC 0.1 /* ... this many ms, or this share of it */
 
-static const char holds_sql[] =
-    "SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid, h.start_ts, h.start_lo,"
+/*
+ * Holds in (row, acquisition) order, copied first into a temp table in that
+ * order: the holds table is in time order, so walking its (row_id,
+ * start_ts) index row by row would read every page of it once per hot row
+ * once it no longer fits the page cache. The copy is one scan and one
+ * (external) sort; the walk below is then sequential.
+ */
+static const char queue_table_sql[] =
+    "DROP TABLE IF EXISTS temp.queue_holds;"
+    "CREATE TEMP TABLE queue_holds AS"
+    " SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid, h.start_ts, h.start_lo,"
     " h.end_ts, h.lock_stmt, h.start_evidence = 'start of the locking statement (no duration"
-    " logged)', (SELECT w.wait_id FROM lock_waits w WHERE w.waiter_tx = h.tx_id"
-    "  AND w.row_id = h.row_id ORDER BY w.start_ts LIMIT 1)"
-    " FROM holds h WHERE h.end_ts IS NOT NULL ORDER BY h.row_id, h.start_ts, h.hold_id";
+    " logged)' AS no_duration, (SELECT w.wait_id FROM lock_waits w WHERE w.waiter_tx = h.tx_id"
+    "  AND w.row_id = h.row_id ORDER BY w.start_ts LIMIT 1) AS logged"
+    " FROM holds h ORDER BY h.row_id, h.start_ts, h.hold_id;";
+static const char holds_sql[] =
+    "SELECT hold_id, row_id, tx_id, session_id, pid, start_ts, start_lo, end_ts, lock_stmt,"
+    " no_duration, logged FROM temp.queue_holds WHERE end_ts IS NOT NULL ORDER BY rowid";
 
 /* A statement's logged waits for one row: a tuple-lock wait, then the
  * transaction wait, back to back. */
@@ -73,10 +85,14 @@ static const char stats_sql[] =
     " logged_wait_ms = coalesce((SELECT sum(logged_ms) FROM row_waits q"
     "  WHERE q.row_id = rows.row_id), 0),"
     " waited_statements = (SELECT count(*) FROM row_waits q WHERE q.row_id = rows.row_id"
-    "  AND q.wait_ms > 20),"
-    " utilisation = CASE WHEN (SELECT max(end_ts) - min(start_ts) FROM holds h"
-    "   WHERE h.row_id = rows.row_id) > 0 THEN min(1.0, occupied_ms * 1000.0 / (SELECT"
-    "   max(end_ts) - min(start_ts) FROM holds h WHERE h.row_id = rows.row_id)) END;";
+    "  AND q.wait_ms > 20), utilisation = NULL;"
+    /* One sequential scan of the holds, grouped (not a walk of each row's
+     * holds through the index: see queue_table_sql). */
+    "UPDATE rows SET utilisation = CASE WHEN w.span > 0 THEN"
+    "  min(1.0, occupied_ms * 1000.0 / w.span) END"
+    " FROM (SELECT row_id, max(end_ts) - min(start_ts) AS span FROM holds NOT INDEXED"
+    "  GROUP BY row_id) w WHERE w.row_id = rows.row_id;"
+    "DROP TABLE temp.queue_holds;";
 
 int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t acquired,
                   int has_end, ls_queue_result *out)
@@ -134,6 +150,7 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
                                " holds(row_id, start_ts);"
                                "CREATE INDEX IF NOT EXISTS lock_waits_waiter_tx ON"
                                " lock_waits(waiter_tx, row_id);")) != 0 ||
+        (rc = ls_store_exec(s, queue_table_sql)) != 0 ||
         (rc = ls_store_prepare(s, holds_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, logged_sql, &lq)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &ins)) != 0 ||
@@ -225,9 +242,12 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         }
         ring_push(r, &self, hold_id, tx_id);
     }
+    /* No statement may be pending when stats_sql drops the temp table. */
     ls_stmt_finalize(q);
     ls_stmt_finalize(mv);
-    q = mv = NULL;
+    ls_stmt_finalize(lq);
+    ls_stmt_finalize(ins);
+    q = mv = lq = ins = NULL;
     if (rc == 0)
         rc = ls_store_exec(s, apply_moves_sql);
     if (rc == 0)
