@@ -18,6 +18,14 @@
 
 #define LS_STORE_SCHEMA_VERSION 4
 
+/* The page cache, in KiB (PRAGMA cache_size = -N): memory stays flat
+ * whatever the log size. A pass that sorts much lowers it for the sort
+ * (SQLite's sorter may use as much memory as the page cache) and sets it
+ * back with LS_STORE_CACHE_PRAGMA. */
+#define LS_STORE_CACHE_KIB "16384"
+#define LS_STORE_CACHE_PRAGMA "PRAGMA cache_size = -" LS_STORE_CACHE_KIB ";"
+#define LS_STORE_SORT_CACHE_PRAGMA "PRAGMA cache_size = -4096;"
+
 typedef struct ls_store ls_store;
 typedef struct ls_stmt ls_stmt;
 

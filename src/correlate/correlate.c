@@ -42,7 +42,24 @@ static const char episodes_sql[] =
     "SELECT event_id, session_id, pid, ts, phase, mode, target_kind, target, target_xid,"
     " rel_oid, db_oid, page, tuple_offset, waited_ms, holders, queue, ctx_relation,"
     " ctx_page, ctx_offset, statement, file_id, line"
-    " FROM lock_events ORDER BY pid, target, ts, event_id";
+    /* Sorted, not read through lock_events(pid, ts): that walk reads the
+     * time-ordered table once per process once it outgrows the page
+     * cache. */
+    " FROM lock_events ORDER BY +pid, target, ts, event_id";
+
+/* Each event's wait, noted during the scan and applied after it in
+ * event order (not one random-order UPDATE per event). */
+static const char event_waits_sql[] =
+    /* A quarter of the page cache while the events are sorted: the sorter
+     * may use as much memory as the cache (it spills to temp files). */
+    LS_STORE_SORT_CACHE_PRAGMA
+    "DROP TABLE IF EXISTS temp.event_waits;"
+    "CREATE TEMP TABLE event_waits(event_id INTEGER PRIMARY KEY, wait_id INTEGER);";
+static const char apply_event_waits_sql[] =
+    LS_STORE_CACHE_PRAGMA
+    "UPDATE lock_events SET wait_id = ew.wait_id FROM temp.event_waits ew"
+    " WHERE lock_events.event_id = ew.event_id;"
+    "DROP TABLE temp.event_waits;";
 
 static const char insert_wait_sql[] =
     "INSERT INTO lock_waits(session_id, pid, mode, target_kind, target, target_xid, rel_oid,"
@@ -247,10 +264,11 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
 
     if (!ep)
         return LS_ENOMEM;
-    if ((rc = ls_store_prepare(s, episodes_sql, &q)) != 0 ||
+    if ((rc = ls_store_exec(s, event_waits_sql)) != 0 ||
+        (rc = ls_store_prepare(s, episodes_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, insert_wait_sql, &ins)) != 0 ||
-        (rc = ls_store_prepare(s, "UPDATE lock_events SET wait_id = ?1 WHERE event_id = ?2",
-                               &link)) != 0)
+        (rc = ls_store_prepare(s, "INSERT INTO temp.event_waits(wait_id, event_id)"
+                                  " VALUES (?1, ?2)", &link)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         int64_t pid = ls_stmt_int64(q, 2), ts = ls_stmt_int64(q, 3);
@@ -320,6 +338,8 @@ out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(ins);
     ls_stmt_finalize(link);
+    if (rc == 0)
+        rc = ls_store_exec(s, apply_event_waits_sql);
     free(ep);
     return rc;
 }

@@ -41,13 +41,18 @@
  * (external) sort; the walk below is then sequential.
  */
 static const char queue_table_sql[] =
+    /* The sort may take as much memory as the page cache: a quarter of it
+     * here (it spills to temp files beyond), so that peak memory stays
+     * where the page cache put it. */
+    LS_STORE_SORT_CACHE_PRAGMA
     "DROP TABLE IF EXISTS temp.queue_holds;"
     "CREATE TEMP TABLE queue_holds AS"
     " SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid, h.start_ts, h.start_lo,"
     " h.end_ts, h.lock_stmt, h.start_evidence = 'start of the locking statement (no duration"
     " logged)' AS no_duration, (SELECT w.wait_id FROM lock_waits w WHERE w.waiter_tx = h.tx_id"
     "  AND w.row_id = h.row_id ORDER BY w.start_ts LIMIT 1) AS logged"
-    " FROM holds h ORDER BY h.row_id, h.start_ts, h.hold_id;";
+    " FROM holds h ORDER BY h.row_id, h.start_ts, h.hold_id;"
+    LS_STORE_CACHE_PRAGMA;
 static const char holds_sql[] =
     "SELECT hold_id, row_id, tx_id, session_id, pid, start_ts, start_lo, end_ts, lock_stmt,"
     " no_duration, logged FROM temp.queue_holds WHERE end_ts IS NOT NULL ORDER BY rowid";
