@@ -29,15 +29,6 @@
 #define MAX_CHAIN 32
 #define MAX_EPISODE_EVENTS 16 /* messages of one wait (waiting, avoided..., acquired) */
 
-static const char reset_sql[] =
-    "DELETE FROM lock_waits; DELETE FROM relations; DELETE FROM transactions;"
-    " DELETE FROM rows; DELETE FROM holds; DELETE FROM row_queue; DELETE FROM row_rules;"
-    " DELETE FROM row_waits;"
-    " UPDATE lock_events SET wait_id = NULL;"
-    " UPDATE errors SET tx_id = NULL, wait_id = NULL, cause_tx = NULL, retry_stmt = NULL,"
-    "  retry_tx = NULL, retry_outcome = NULL;"
-    " UPDATE deadlock_procs SET tx_id = NULL;";
-
 static const char episodes_sql[] =
     "SELECT event_id, session_id, pid, ts, phase, mode, target_kind, target, target_xid,"
     " rel_oid, db_oid, page, tuple_offset, waited_ms, holders, queue, ctx_relation,"
@@ -503,23 +494,36 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
     return ls_correlate_queue(s);
 }
 
-/* The passes, in order; each sees what the ones before it wrote. */
+/*
+ * The passes, in order; each sees what the ones before it wrote. Each owns
+ * what it derives: `owns` clears it (tables, and the columns it sets in
+ * tables ingest wrote), and correlation starts by clearing everything, so a
+ * rerun over a grown store starts from the log's facts alone.
+ */
 static const struct {
     const char *name;
     int (*run)(ls_store *, ls_correlate_stats *);
+    const char *owns;
 } passes[] = {
-    {"wait episodes", build_episodes},
-    {"index", index_step},
-    {"waits ended by errors", close_step},
-    {"blocker chains", walk_chains},
-    {"relation names", relations_step},
-    {"logical rows", ls_correlate_rows},
-    {"transactions and holds", ls_correlate_transactions},
-    {"holds waited for", ls_correlate_holds},
-    {"hidden waits", ls_correlate_hidden},
-    {"queue depth", queue_step},
-    {"retries", ls_correlate_retries},
-    {"code paths", ls_correlate_traces},
+    {"wait episodes", build_episodes,
+     "DELETE FROM lock_waits; UPDATE lock_events SET wait_id = NULL;"},
+    {"index", index_step, NULL},
+    {"waits ended by errors", close_step, NULL}, /* lock_waits: outcome, end */
+    {"blocker chains", walk_chains, NULL},       /* lock_waits: blockers, root */
+    {"relation names", relations_step, "DELETE FROM relations;"},
+    {"logical rows", ls_correlate_rows, "DELETE FROM rows; DELETE FROM row_rules;"},
+    {"transactions and holds", ls_correlate_transactions,
+     "DELETE FROM transactions; DELETE FROM holds;"
+     " UPDATE errors SET tx_id = NULL, wait_id = NULL, cause_tx = NULL;"
+     " UPDATE deadlock_procs SET tx_id = NULL;"},
+    {"holds waited for", ls_correlate_holds, NULL}, /* holds: bounds, parts; rows: totals */
+    {"hidden waits", ls_correlate_hidden, "DELETE FROM row_waits;"},
+    {"queue depth", queue_step, "DELETE FROM row_queue;"},
+    {"retries", ls_correlate_retries,
+     "UPDATE errors SET retry_stmt = NULL, retry_tx = NULL, retry_outcome = NULL;"},
+    {"code paths", ls_correlate_traces,
+     "DELETE FROM tx_code; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
+     " DELETE FROM lock_order;"},
 };
 
 int ls_correlate(ls_store *s, ls_correlate_stats *stats)
@@ -532,7 +536,9 @@ int ls_correlate(ls_store *s, ls_correlate_stats *stats)
     memset(stats, 0, sizeof(*stats));
     if ((rc = ls_store_begin(s)) != 0)
         return rc;
-    rc = ls_store_exec(s, reset_sql);
+    for (i = 0; rc == 0 && i < sizeof(passes) / sizeof(passes[0]); i++)
+        if (passes[i].owns)
+            rc = ls_store_exec(s, passes[i].owns);
     for (i = 0; rc == 0 && i < sizeof(passes) / sizeof(passes[0]); i++) {
         struct timespec t0, t1, c0, c1;
         clock_gettime(CLOCK_MONOTONIC, &t0);

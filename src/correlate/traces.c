@@ -38,8 +38,6 @@
 #define PID_TOLERANCE_US 20000     /* a pid-tagged span lies inside its transaction */
 #define MAX_PARENT_HOPS 32
 
-static const char reset_sql[] = "DELETE FROM tx_code; DELETE FROM stmt_tags;"
-                                " DELETE FROM hold_parts; DELETE FROM lock_order;";
 
 static const char tx_statements_sql[] =
     "SELECT t.tx_id, st.stmt_id, st.text, st.start_ts, se.application"
@@ -584,7 +582,7 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
     ls_stmt *st = NULL;
     int rc;
 
-    if ((rc = ls_store_exec(s, reset_sql)) != 0 || (rc = statement_facts(s)) != 0 ||
+    if ((rc = statement_facts(s)) != 0 ||
         (rc = link_by_comment(s, &offset)) != 0)
         return rc;
     if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_pid ON spans(db_pid, start_ts)"
