@@ -117,8 +117,20 @@ static const char *const query_sql[Q__COUNT] = {
                 " ?9, ?10, ?11, ?12, ?13)",
 };
 
+/*
+ * LOCKSPAN_TIMING=sql: the time SQLite spent in each statement, summed by
+ * statement text and printed, largest first, when the store closes. A
+ * tool for finding which query of a pass is slow.
+ */
+#define PROFILE_SLOTS 256
+typedef struct sql_profile {
+    uint64_t hash, ns, runs;
+    char sql[88];
+} sql_profile;
+
 struct ls_store {
     sqlite3 *db;
+    sql_profile *profile; /* LOCKSPAN_TIMING=sql, else NULL */
     char err[512];      /* the first error's message, kept past a ROLLBACK */
     sqlite3_stmt *q[Q__COUNT];
     session_slot cache[SESSION_CACHE];
@@ -191,6 +203,49 @@ int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
     return ls_store_open_wait(out, path, LS_STORE_BUSY_MS, errbuf, errlen);
 }
 
+static int profile_cb(unsigned type, void *ctx, void *stmt, void *ns)
+{
+    ls_store *s = ctx;
+    const char *sql = sqlite3_sql(stmt);
+    uint64_t h = 1469598103934665603ULL;
+    const char *c;
+    int i;
+
+    (void)type;
+    if (!sql)
+        return 0;
+    for (c = sql; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    for (i = 0; i < PROFILE_SLOTS; i++) {
+        sql_profile *p = &s->profile[(h + (uint64_t)i) % PROFILE_SLOTS];
+        if (p->runs && p->hash != h)
+            continue;
+        if (!p->runs) {
+            p->hash = h;
+            snprintf(p->sql, sizeof(p->sql), "%s", sql);
+        }
+        p->runs++;
+        p->ns += *(sqlite3_uint64 *)ns;
+        break;
+    }
+    return 0;
+}
+
+static int profile_cmp(const void *a, const void *b)
+{
+    const sql_profile *x = a, *y = b;
+    return (x->ns < y->ns) - (x->ns > y->ns);
+}
+
+static void profile_print(ls_store *s)
+{
+    int i;
+    qsort(s->profile, PROFILE_SLOTS, sizeof(*s->profile), profile_cmp);
+    for (i = 0; i < 25 && s->profile[i].runs; i++)
+        fprintf(stderr, "lockspan: sql %9.3f s %9llu runs  %s\n", (double)s->profile[i].ns / 1e9,
+                (unsigned long long)s->profile[i].runs, s->profile[i].sql);
+}
+
 int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errbuf,
                        size_t errlen)
 {
@@ -218,6 +273,12 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         return LS_ESTORE;
     }
     sqlite3_extended_result_codes(s->db, 1);
+    {
+        const char *t = getenv("LOCKSPAN_TIMING");
+        if (t && strcmp(t, "sql") == 0 &&
+            (s->profile = calloc(PROFILE_SLOTS, sizeof(*s->profile))) != NULL)
+            sqlite3_trace_v2(s->db, SQLITE_TRACE_PROFILE, profile_cb, s);
+    }
     /* Another process holding the store: wait for it, then say so. */
     sqlite3_busy_timeout(s->db, busy_ms);
     /*
@@ -326,6 +387,10 @@ void ls_store_close(ls_store *s)
     int i;
     if (!s)
         return;
+    if (s->profile) {
+        profile_print(s);
+        free(s->profile);
+    }
     for (i = 0; i < Q__COUNT; i++)
         sqlite3_finalize(s->q[i]);
     sqlite3_finalize(s->stmt_multi);
