@@ -28,4 +28,12 @@ typedef struct ls_correlate_stats {
 
 int ls_correlate(ls_store *store, ls_correlate_stats *stats);
 
+/*
+ * Correlate unless the store already is: the last correlation (by this
+ * version of lockspan) came after the last ingest. *ran says which; when
+ * the store was reused, stats has only waits, linked and chained, read
+ * back from the store.
+ */
+int ls_correlate_current(ls_store *store, ls_correlate_stats *stats, int *ran);
+
 #endif

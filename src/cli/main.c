@@ -53,7 +53,8 @@ static const char usage_analyze[] =
     "  --prefix PREFIX      log_line_prefix exactly as in postgresql.conf\n"
     "                       (default '%m [%p] ', PostgreSQL's own default)\n"
     "  --format md|json|html  report format (default: from -o's extension, else md)\n"
-    "  -o, --output FILE    report file, - for stdout\n"
+    "  -o, --output FILE    report file, - for stdout; repeat it for several formats\n"
+    "                       from one correlation (each from its extension)\n"
     "                       (default lockspan-report.md / .json / .html)\n"
     "  --title TEXT         report title\n"
     "  --top N              rows in ranked sections (default 10)\n"
@@ -92,12 +93,15 @@ static const char usage_report[] =
     "options:\n"
     "  --db FILE            the store (required)\n"
     "  --format md|json|html  report format (default: from -o's extension, else md)\n"
-    "  -o, --output FILE    report file (default -, stdout)\n"
+    "  -o, --output FILE    report file (default -, stdout); repeat it for several\n"
+    "                       formats (each from its extension)\n"
     "  --title TEXT, --top N, --max-waits N, --generated-at TEXT, --group-by WHAT\n"
     "                       as for analyze\n"
     "  --since TIME, --until TIME, --relation NAME, --database NAME, --code-path NAME\n"
     "                       as for analyze\n"
     "  --busy-timeout SEC   wait this long for a store another process uses (default 60)\n";
+
+#define MAX_OUTPUTS 8
 
 typedef struct cli {
     const char *command;
@@ -105,7 +109,8 @@ typedef struct cli {
     const char *prefix;
     const char *format;
     int format_given; /* --format was given: -o's extension does not decide */
-    const char *output;
+    const char *outputs[MAX_OUTPUTS]; /* -o, in order: one correlation writes them all */
+    int noutputs;
     int quiet;
     int busy_ms;
     ls_report_opts report;
@@ -179,7 +184,7 @@ static int parse_time(const char *s, const char *opt, int64_t *out)
     return 0;
 }
 
-/* -o report.html without --format means HTML; likewise .json and .md. */
+/* The format a path's extension names, or NULL. */
 static const char *format_of_path(const char *path)
 {
     size_t n = strlen(path);
@@ -189,7 +194,23 @@ static const char *format_of_path(const char *path)
         return "html";
     if (n >= 5 && strcmp(path + n - 5, ".json") == 0)
         return "json";
-    return "md";
+    if ((n >= 3 && strcmp(path + n - 3, ".md") == 0) ||
+        (n >= 9 && strcmp(path + n - 9, ".markdown") == 0))
+        return "md";
+    return NULL;
+}
+
+/*
+ * An output's format: --format with a single -o; else the output's
+ * extension (-o a.html -o a.json writes both from one correlation), else
+ * --format, else Markdown.
+ */
+static const char *output_format(const cli *c, const char *path)
+{
+    const char *ext = format_of_path(path);
+    if (c->format_given && (c->noutputs <= 1 || !ext))
+        return c->format;
+    return ext ? ext : "md";
 }
 
 static const char *usage_for(const char *cmd)
@@ -228,7 +249,13 @@ static int parse_args(cli *c, int argc, char **argv)
                         : strcmp(optarg, "html") == 0 ? "html"
                                                       : "md";
             break;
-        case 'o': c->output = optarg; break;
+        case 'o':
+            if (c->noutputs == MAX_OUTPUTS) {
+                fprintf(stderr, "lockspan: at most %d -o outputs\n", MAX_OUTPUTS);
+                return EXIT_USAGE;
+            }
+            c->outputs[c->noutputs++] = optarg;
+            break;
         case OPT_TITLE: c->report.title = optarg; break;
         case OPT_TOP:
             if (parse_count(optarg, "--top", &c->report.top))
@@ -367,7 +394,7 @@ static void remove_stale_temps(const char *path)
  * (or destroys the previous one). Special files (/dev/stdout, a pipe) are
  * written directly.
  */
-static int write_report(cli *c, cJSON *model, const char *out)
+static int write_report(const char *format, cJSON *model, const char *out)
 {
     char tmp[4096 + 64] = "";
     struct stat st;
@@ -395,8 +422,8 @@ static int write_report(cli *c, cJSON *model, const char *out)
             unlink(tmp);
         return 1;
     }
-    rc = strcmp(c->format, "json") == 0   ? ls_report_write_json(model, f)
-         : strcmp(c->format, "html") == 0 ? ls_report_write_html(model, f)
+    rc = strcmp(format, "json") == 0   ? ls_report_write_json(model, f)
+         : strcmp(format, "html") == 0 ? ls_report_write_html(model, f)
                                           : ls_report_write_markdown(model, f);
     errno = 0;
     if (f != stdout) {
@@ -420,24 +447,32 @@ static int write_report(cli *c, cJSON *model, const char *out)
     return 0;
 }
 
+/*
+ * Correlate (unless the store already is, with nothing ingested since),
+ * build the report once and write each output from it; without -o, to
+ * default_out.
+ */
 static int do_report(cli *c, ls_store *s, const char *default_out)
 {
     ls_correlate_stats cs;
     cJSON *model = NULL;
-    const char *out = c->output ? c->output : default_out;
-    int rc;
+    int rc, ran, i, n = c->noutputs ? c->noutputs : 1;
 
-    if ((rc = ls_correlate(s, &cs)) != 0)
+    if ((rc = ls_correlate_current(s, &cs, &ran)) != 0)
         return fail("correlate", rc, s);
     if (!c->quiet)
-        fprintf(stderr, "lockspan: %lld waits, %lld linked to a blocker, %lld through a chain\n",
-                (long long)cs.waits, (long long)cs.linked, (long long)cs.chained);
+        fprintf(stderr, "lockspan: %lld waits, %lld linked to a blocker, %lld through a chain%s\n",
+                (long long)cs.waits, (long long)cs.linked, (long long)cs.chained,
+                ran ? "" : " (the store was correlated after its last ingest: reused)");
     if ((rc = ls_report_build(s, &c->report, &model)) != 0)
         return fail("report", rc, s);
-    rc = write_report(c, model, out);
+    for (i = 0; i < n && rc == 0; i++) {
+        const char *out = c->noutputs ? c->outputs[i] : default_out;
+        rc = write_report(output_format(c, out), model, out);
+        if (rc == 0 && !c->quiet && strcmp(out, "-") != 0)
+            fprintf(stderr, "lockspan: report written to %s\n", out);
+    }
     cJSON_Delete(model);
-    if (rc == 0 && !c->quiet && strcmp(out, "-") != 0)
-        fprintf(stderr, "lockspan: report written to %s\n", out);
     return rc;
 }
 
@@ -653,8 +688,8 @@ int main(int argc, char **argv)
     rc = parse_args(&c, argc - 1, argv + 1);
     if (rc)
         return rc == 1 ? 0 : rc;
-    if (!c.format_given && c.output)
-        c.format = format_of_path(c.output);
+    if (!c.format_given && c.noutputs == 1 && format_of_path(c.outputs[0]))
+        c.format = format_of_path(c.outputs[0]);
     if (strcmp(c.command, "analyze") == 0)
         return cmd_analyze(&c);
     if (strcmp(c.command, "ingest") == 0)

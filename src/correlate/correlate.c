@@ -494,6 +494,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
     return ls_correlate_queue(s);
 }
 
+/* The meta mark of a store correlated by this version after its last
+ * ingest (another version may derive differently). */
+#define CORRELATED_MARK "lockspan " LS_VERSION
+
 /*
  * The passes, in order; each sees what the ones before it wrote. Each owns
  * what it derives: `owns` clears it (tables, and the columns it sets in
@@ -555,8 +559,39 @@ int ls_correlate(ls_store *s, ls_correlate_stats *stats)
                     (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9);
         }
     }
+    /* Ingest clears this mark (ls_ingest_paths): the derived tables are
+     * current until then. */
+    if (rc == 0)
+        rc = ls_store_meta_set(s, "correlated", CORRELATED_MARK);
     if (rc == 0)
         return ls_store_commit(s);
     ls_store_exec(s, "ROLLBACK");
     return rc;
+}
+
+int ls_correlate_current(ls_store *s, ls_correlate_stats *stats, int *ran)
+{
+    char mark[64];
+    ls_stmt *q = NULL;
+    int rc;
+
+    *ran = 0;
+    if ((rc = ls_store_meta_get(s, "correlated", mark, sizeof(mark))) != 0)
+        return rc;
+    if (strcmp(mark, CORRELATED_MARK) != 0) {
+        *ran = 1;
+        return ls_correlate(s, stats);
+    }
+    memset(stats, 0, sizeof(*stats));
+    if ((rc = ls_store_prepare(s, "SELECT count(*), count(blocker_pid),"
+                                  " count(CASE WHEN root_pid <> blocker_pid THEN 1 END)"
+                                  " FROM lock_waits", &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1) {
+        stats->waits = ls_stmt_int64(q, 0);
+        stats->linked = ls_stmt_int64(q, 1);
+        stats->chained = ls_stmt_int64(q, 2);
+    }
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
 }

@@ -933,6 +933,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     /* Until the end, the store may hold part of this ingest: report refuses
      * it, and the next ingest of the same files completes it. */
     if ((rc = ls_store_meta_set(store, "ingest", "incomplete")) != 0 ||
+        (rc = ls_store_meta_set(store, "correlated", "")) != 0 ||
         (rc = ls_store_begin(store)) != 0)
         goto out;
     if (pthread_create(&thread, NULL, parsing_thread, &c) != 0) {

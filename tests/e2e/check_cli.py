@@ -130,6 +130,35 @@ def main():
             r = run(ls, "report", "-q", "--db", db, "-o", out)
             check(r.returncode == 0 and open(out).read().startswith(head),
                   f"-o *{ext} writes that format")
+        # Several -o from one correlation, each in its extension's format;
+        # a later report reuses the correlated store until an ingest adds data.
+        def timed(*args):
+            return subprocess.run(list(args), capture_output=True, text=True,
+                                  env=dict(os.environ, LOCKSPAN_TIMING="1"))
+        outs = [os.path.join(tmp, "multi" + ext) for ext in (".html", ".json", ".md")]
+        mdb = os.path.join(tmp, "multi.db")
+        r = timed(ls, "analyze", "--db", mdb, "--prefix", prefix, "--generated-at", "T0",
+                  "-o", outs[0], "-o", outs[1], "-o", outs[2], log)
+        passes = r.stderr.count("correlate: wait episodes")
+        check(r.returncode == 0 and passes == 1,
+              f"analyze -o x3: exit {r.returncode}, correlation ran {passes} times")
+        check(open(outs[0]).read().startswith("<!DOCTYPE html>") and
+              json.load(open(outs[1]))["summary"]["waits"] == nwaits and
+              open(outs[2]).read().startswith("# "), "-o x3: html, json, md written")
+        r = timed(ls, "report", "--db", mdb, "--generated-at", "T0", "-o",
+                  os.path.join(tmp, "again.md"))
+        check(r.returncode == 0 and r.stderr.count("correlate: wait episodes") == 0 and
+              "reused" in r.stderr, "report on a correlated store does not correlate again")
+        check(open(os.path.join(tmp, "again.md")).read() == open(outs[2]).read(),
+              "the reused store gives the same report")
+        # The log grew (here by an empty line): any ingest makes it stale.
+        other = os.path.join(tmp, "more.log")
+        with open(other, "w") as f:
+            f.write(open(log).read() + "\n")
+        r = run(ls, "ingest", "-q", "--db", mdb, "--prefix", prefix, other)
+        r = timed(ls, "report", "--db", mdb, "-o", os.path.join(tmp, "after.md"))
+        check(r.returncode == 0 and r.stderr.count("correlate: wait episodes") == 1,
+              "after an ingest, report correlates again")
         r = run(ls, "report", "--db", os.path.join(tmp, "none.db"))
         check(r.returncode == 1 and "none.db" in r.stderr, "report on a missing store")
     finally:
