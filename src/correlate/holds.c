@@ -52,7 +52,10 @@ static const char row_stats_sql[] =
 static const char waits_sql[] =
     "SELECT w.wait_id, w.session_id, w.start_ts, w.relation, w.ctid, w.target_kind, w.target,"
     " w.statement, le.context, w.file_id, w.line, w.blocker_session FROM lock_waits w"
-    " LEFT JOIN lock_events le ON le.event_id = w.first_event ORDER BY w.wait_id";
+    " LEFT JOIN lock_events le ON le.event_id = w.first_event"
+    /* In time order: waits are stored process by process, and each one's
+     * statements are then read near the ones read just before. */
+    " ORDER BY w.start_ts, w.wait_id";
 
 /* The session's statements that started before the wait did (sequential
  * in a session: the waiter's is among the last ones), with the lock
