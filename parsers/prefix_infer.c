@@ -248,11 +248,22 @@ static char key_letter(const char *s, size_t n)
         {"tag", 'i'},     {"cmd", 'i'},     {"sqlstate", 'e'}, {"state", 'e'},
         {"backend", 'b'}, {"type", 'b'},    {"query_id", 'Q'}, {"queryid", 'Q'},
     };
+    /* Stems for keys people spell their own way ("appli=", "username=") */
+    static const struct {
+        const char *stem;
+        char letter;
+    } stems[] = {
+        {"app", 'a'}, {"user", 'u'}, {"db", 'd'}, {"datab", 'd'}, {"client", 'h'},
+        {"query", 'Q'},
+    };
     size_t i;
 
     for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (word_is(s, n, keys[i].key))
             return keys[i].letter;
+    for (i = 0; i < sizeof(stems) / sizeof(stems[0]); i++)
+        if (n > strlen(stems[i].stem) && strncmp(s, stems[i].stem, strlen(stems[i].stem)) == 0)
+            return stems[i].letter;
     return 0;
 }
 
@@ -359,6 +370,30 @@ static void shape_prefix(ls_buf *out, const char *s, size_t n)
                     i += len;
                     continue;
                 }
+                /*
+                 * "[N-M]" before any pid: pgbadger's "[%l-1]" when M is 1,
+                 * else "[%p-%l]". A "[%p-%l]" line of a process's first
+                 * line prints "[pid-1]" too: both shapes become candidates
+                 * and the scores decide.
+                 */
+                if (!neg && !sh.used['p'] && i > 0 && s[i - 1] == '[' && i + len + 1 < n &&
+                    s[i + len] == '-') {
+                    size_t m = span_digits(s + i + len + 1, n - i - len - 1);
+
+                    if (m > 0 && i + len + 1 + m < n && s[i + len + 1 + m] == ']') {
+                        if (m == 1 && s[i + len + 1] == '1') {
+                            emit_escape(&sh, NULL, 'l');
+                            emit_literal(&sh, '-');
+                            emit_literal(&sh, '1');
+                        } else {
+                            emit_escape(&sh, NULL, 'p');
+                            emit_literal(&sh, '-');
+                            emit_escape(&sh, NULL, 'l');
+                        }
+                        i += len + 1 + m;
+                        continue;
+                    }
+                }
                 letter = number_letter(&sh, neg);
                 if (letter != 'p' && i > 0 && s[i - 1] == '[' && n - i - len >= 3 &&
                     memcmp(s + i + len, "-1]", 3) == 0 && !sh.used['l'])
@@ -388,8 +423,14 @@ static void shape_prefix(ls_buf *out, const char *s, size_t n)
                 size_t v = i + w + 1;
                 for (; i < v; i++)
                     emit_literal(&sh, s[i]);
-                /* the value runs to the next ',' or ' ' (it may be empty) */
-                while (i < n && s[i] != ',' && s[i] != ' ')
+                /*
+                 * The value runs to the next ',' or ' ' (it may be empty),
+                 * or to the bracket that closes one opened before the key
+                 * ("[queryid=%Q]").
+                 */
+                while (i < n && s[i] != ',' && s[i] != ' ' &&
+                       !(s[i] == ']' && v > w + 1 && s[v - w - 2] == '[') &&
+                       !(s[i] == ')' && v > w + 1 && s[v - w - 2] == '('))
                     i++;
                 if (letter == 'h' && span_remote(s + v, i - v) == i - v && i > v)
                     letter = 'r';
@@ -514,7 +555,10 @@ static int candidate_better(const candidate *a, const candidate *b)
     return a->preset > b->preset;
 }
 
-/* Add spec and, for each escape after the first, spec with %q before it. */
+/*
+ * Add spec and, for each escape after the first and each literal word after
+ * a space, spec with %q before it.
+ */
 static void candidate_add_q_variants(infer_ctx *ic, const char *spec)
 {
     char buf[MAX_SPEC];
@@ -525,13 +569,14 @@ static void candidate_add_q_variants(infer_ctx *ic, const char *spec)
     if (strstr(spec, "%q") || n + 2 >= MAX_SPEC)
         return;
     for (i = 0; i < n; i++) {
-        if (spec[i] != '%')
-            continue;
-        if (spec[i + 1] == '%') {
+        /* %q may also stand before literal text: "%q[queryid=%Q]" */
+        if (spec[i] != '%') {
+            if (seen == 0 || i == 0 || spec[i - 1] != ' ' || spec[i] == ' ')
+                continue;
+        } else if (spec[i + 1] == '%') {
             i++;
             continue;
-        }
-        if (seen++ == 0)
+        } else if (seen++ == 0)
             continue;
         memcpy(buf, spec, i);
         memcpy(buf + i, "%q", 2);

@@ -40,6 +40,12 @@ PREFIXES=(
     "7|%-8p %m "
     "8|%n [%p] %q%u@%d "
     "9|%m [%p] %s %i %q%u@%d "
+    "10|%m [%p] [queryid=%Q] %q%u@%d "
+    "11|%t [%p]: appli=%a,user=%u,db=%d,client=%h "
+    "12|%t [%l-1] %q%u@%d "
+    "13|%m [%p] [%l-1] %q%u@%d "
+    "14|%m [%p-%l] %q%u@%d "
+    "15|%m [%p-%l] %q[queryid=%Q] appli=%a user=%u "
 )
 # n|log_timezone|log_line_prefix
 ZONES=(
@@ -60,7 +66,8 @@ command -v psql >/dev/null || die "psql not found"
 pg_workdir lockspan-prefixes
 pg_initdb
 # No log_line_prefix here: each case sets its own (ALTER SYSTEM).
-pg_settings "log_filename = 'startup.log'" "log_checkpoints = on"
+# compute_query_id: %Q prints 0 without it.
+pg_settings "log_filename = 'startup.log'" "log_checkpoints = on" "compute_query_id = on"
 pg_start
 
 # psql over the unix socket as the superuser, quiet, unaligned.

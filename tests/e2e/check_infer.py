@@ -2,8 +2,8 @@
 """log_line_prefix inference end to end: analyzing samples/basic without
 --prefix says what it inferred and gives the same report as with the true
 prefix; every samples/prefixes and samples/timezones log is read without
---prefix with no unparsable line and the same report as with its true
-prefix; a file whose prefix cannot be inferred fails with exit 1 and a
+--prefix, with the server's own log_line_prefix inferred, no unparsable line
+and the same report as with its true prefix; a file whose prefix cannot be inferred fails with exit 1 and a
 message that asks for --prefix and shows a line.
 
 Usage: check_infer.py LOCKSPAN SAMPLES_DIR
@@ -56,8 +56,8 @@ def main():
             r1, rep1 = analyze(ls, tmp, log, true)
             r2, rep2 = analyze(ls, tmp, log)
             name = os.path.relpath(log, samples)
-            check(r2.returncode == 0 and "inferred log_line_prefix" in r2.stderr,
-                  f"{name}: inferred: {r2.stderr[:300]}")
+            check(r2.returncode == 0 and f"inferred log_line_prefix '{true}'" in r2.stderr,
+                  f"{name}: inferred the server's prefix '{true}': {r2.stderr[:300]}")
             check(" 0 unparsable lines" in r2.stderr, f"{name}: no unparsable line: "
                   + r2.stderr[:300])
             check(rep1 is not None and rep1 == rep2, f"{name}: same report as with --prefix")
