@@ -34,28 +34,18 @@
 #define LOGGED_AGREE_FRAC 0.1 /* ... this many ms, or this share of it */
 
 /*
- * Holds in (row, acquisition) order, copied first into a temp table in that
- * order: the holds table is in time order, so walking its (row_id,
- * start_ts) index row by row would read every page of it once per hot row
- * once it no longer fits the page cache. The copy is one scan and one
- * (external) sort; the walk below is then sequential.
+ * Holds in (row, acquisition) order, sorted (NOT INDEXED): the holds table
+ * is in time order, so walking its (row_id, start_ts) index row by row
+ * would read every page of it once per hot row once it no longer fits the
+ * page cache. The sort is one scan, and spills to temp files beyond its
+ * memory (LS_STORE_SORT_CACHE_PRAGMA while it runs).
  */
-static const char queue_table_sql[] =
-    /* The sort may take as much memory as the page cache: a quarter of it
-     * here (it spills to temp files beyond), so that peak memory stays
-     * where the page cache put it. */
-    LS_STORE_SORT_CACHE_PRAGMA
-    "DROP TABLE IF EXISTS temp.queue_holds;"
-    "CREATE TEMP TABLE queue_holds AS"
-    " SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid, h.start_ts, h.start_lo,"
-    " h.end_ts, h.lock_stmt, h.start_evidence = 'start of the locking statement (no duration"
-    " logged)' AS no_duration, (SELECT w.wait_id FROM lock_waits w WHERE w.waiter_tx = h.tx_id"
-    "  AND w.row_id = h.row_id ORDER BY w.start_ts LIMIT 1) AS logged"
-    " FROM holds h ORDER BY h.row_id, h.start_ts, h.hold_id;"
-    LS_STORE_CACHE_PRAGMA;
 static const char holds_sql[] =
-    "SELECT hold_id, row_id, tx_id, session_id, pid, start_ts, start_lo, end_ts, lock_stmt,"
-    " no_duration, logged FROM temp.queue_holds WHERE end_ts IS NOT NULL ORDER BY rowid";
+    "SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid, h.start_ts, h.start_lo,"
+    " h.end_ts, h.lock_stmt, h.start_evidence = 'start of the locking statement (no duration"
+    " logged)', (SELECT w.wait_id FROM lock_waits w WHERE w.waiter_tx = h.tx_id"
+    "  AND w.row_id = h.row_id ORDER BY w.start_ts LIMIT 1)"
+    " FROM holds h NOT INDEXED WHERE h.end_ts IS NOT NULL ORDER BY h.row_id, h.start_ts, h.hold_id";
 
 /* A statement's logged waits for one row: a tuple-lock wait, then the
  * transaction wait, back to back. */
@@ -96,8 +86,7 @@ static const char stats_sql[] =
     "UPDATE rows SET utilisation = CASE WHEN w.span > 0 THEN"
     "  min(1.0, occupied_ms * 1000.0 / w.span) END"
     " FROM (SELECT row_id, max(end_ts) - min(start_ts) AS span FROM holds NOT INDEXED"
-    "  GROUP BY row_id) w WHERE w.row_id = rows.row_id;"
-    "DROP TABLE temp.queue_holds;";
+    "  GROUP BY row_id) w WHERE w.row_id = rows.row_id;";
 
 int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t acquired,
                   int has_end, ls_queue_result *out)
@@ -155,7 +144,7 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
                                " holds(row_id, start_ts);"
                                "CREATE INDEX IF NOT EXISTS lock_waits_waiter_tx ON"
                                " lock_waits(waiter_tx, row_id);")) != 0 ||
-        (rc = ls_store_exec(s, queue_table_sql)) != 0 ||
+        (rc = ls_store_exec(s, LS_STORE_SORT_CACHE_PRAGMA)) != 0 ||
         (rc = ls_store_prepare(s, holds_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, logged_sql, &lq)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &ins)) != 0 ||
@@ -247,12 +236,11 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         }
         ring_push(r, &self, hold_id, tx_id);
     }
-    /* No statement may be pending when stats_sql drops the temp table. */
     ls_stmt_finalize(q);
     ls_stmt_finalize(mv);
-    ls_stmt_finalize(lq);
-    ls_stmt_finalize(ins);
-    q = mv = lq = ins = NULL;
+    q = mv = NULL;
+    if (rc == 0)
+        rc = ls_store_exec(s, LS_STORE_CACHE_PRAGMA);
     if (rc == 0)
         rc = ls_store_exec(s, apply_moves_sql);
     if (rc == 0)
