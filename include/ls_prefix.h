@@ -1,5 +1,6 @@
 /*
- * ls_prefix.h — log_line_prefix compiled into one PCRE2 pattern.
+ * ls_prefix.h — log_line_prefix compiled into one PCRE2 pattern (and a
+ * faster matcher for the lines that take the pattern's first path).
  *
  * The pattern matches a whole stderr line head: the prefix as configured,
  * then "SEVERITY:" (optionally followed by a verbose-mode SQLSTATE "XXXXX:")
@@ -59,6 +60,13 @@ typedef struct ls_prefix ls_prefix;
  */
 int ls_prefix_compile(ls_prefix **out, const char *spec, char *errbuf, size_t errlen);
 void ls_prefix_free(ls_prefix *p);
+
+/*
+ * Match every line with PCRE2, without the fast matcher that otherwise
+ * walks lines of the prefix in force with memchr and byte tests (and hands
+ * PCRE2 only the lines it cannot walk): for tests that compare the two.
+ */
+void ls_prefix_pcre_only(ls_prefix *p);
 
 /* The prefix as given to ls_prefix_compile (owned by p). */
 const char *ls_prefix_spec(const ls_prefix *p);

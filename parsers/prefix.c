@@ -43,6 +43,7 @@
 /* Upper bound for one free-text value; host names reach 1025 bytes. */
 #define FREE_MAX "1100"
 #define FREE_RE ".{0," FREE_MAX "}?"
+#define FREE_MAX_BYTES 1100u /* FREE_MAX as a number, for the fast matcher */
 
 /* A date and time as pg_strftime("%Y-%m-%d %H:%M:%S") prints it. */
 #define DATETIME_RE "[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}"
@@ -97,6 +98,24 @@ static const char severity_re[] =
     "(?|(LOG|ERROR|FATAL|PANIC|WARNING|NOTICE|INFO|DEBUG[1-5]?):(?:  ?(?:([0-9A-Z]{5}): )?|$)"
     "|(DETAIL|HINT|QUERY|CONTEXT|LOCATION|STATEMENT):(?:  ?|$))";
 
+/*
+ * The fast matcher: the prefix as a list of steps (literal bytes or one
+ * escape) walked left to right with memchr and byte tests, taking at each
+ * step the choice PCRE2 tries first (greedy digits, the first occurrence
+ * of the literal after a free-text value, the %q group present). When it
+ * reaches the message it has found the match PCRE2 finds first, so the
+ * slices are the same; on any failure the line goes to PCRE2, which may
+ * backtrack into another choice or reject the line. Prefixes it cannot
+ * walk (padding, a free-text value not followed by literal text) use
+ * PCRE2 for every line.
+ */
+typedef struct fast_op {
+    char letter;      /* escape letter, 0 = literal, 'q' = start of the optional group */
+    int field;        /* ls_prefix_field to fill, -1 = a repeated escape (not captured) */
+    const char *lit;  /* literal bytes (into spec copy), for letter 0 */
+    size_t litlen;
+} fast_op;
+
 struct ls_prefix {
     char *spec; /* owned copy of the log_line_prefix */
     pcre2_code *code;
@@ -105,6 +124,9 @@ struct ls_prefix {
     pcre2_jit_stack *jit_stack; /* NULL when JIT is unavailable */
     int jit;                    /* 1 when pcre2_jit_compile() succeeded */
     int group[LS_PF__COUNT];    /* capture group of each field, 0 = none */
+    fast_op *fast;              /* the prefix as steps for fast_match, NULL = PCRE2 only */
+    char *fastlit;              /* the literal bytes the steps point into */
+    int nfast;
 };
 
 static const escape_def *escape_find(char letter)
@@ -193,10 +215,290 @@ static void pattern_build(ls_prefix *p, ls_buf *b, const char *spec, ls_buf *unk
     p->group[LS_PF_VSQLSTATE] = ++ngroups;
 }
 
+/* ---- the fast matcher (see fast_op) ---- */
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* [0-9]+ greedy from `at`; the end, or `at` itself when there is no digit. */
+static size_t scan_digits(const char *s, size_t len, size_t at)
+{
+    while (at < len && is_digit(s[at]))
+        at++;
+    return at;
+}
+
+static size_t scan_hex(const char *s, size_t len, size_t at)
+{
+    while (at < len && (is_digit(s[at]) || (s[at] >= 'a' && s[at] <= 'f')))
+        at++;
+    return at;
+}
+
+#define NO_MATCH ((size_t)-1)
+
+/* DATETIME_RE, then ".mmm" when `ms`, then " " and ZONE_RE's first branch
+ * (a zone in letters); a numeric zone goes to PCRE2. */
+static size_t scan_time(const char *s, size_t len, size_t at, int ms)
+{
+    static const char shape[] = "dddd-dd-dd dd:dd:dd";
+    size_t i, z;
+
+    if (len - at < sizeof(shape) - 1)
+        return NO_MATCH;
+    for (i = 0; i < sizeof(shape) - 1; i++)
+        if (shape[i] == 'd' ? !is_digit(s[at + i]) : s[at + i] != shape[i])
+            return NO_MATCH;
+    at += i;
+    if (ms) {
+        if (len - at < 4 || s[at] != '.' || !is_digit(s[at + 1]) || !is_digit(s[at + 2]) ||
+            !is_digit(s[at + 3]))
+            return NO_MATCH;
+        at += 4;
+    }
+    if (at >= len || s[at] != ' ')
+        return NO_MATCH;
+    z = ++at;
+    while (at < len && at - z < 6 && ((s[at] >= 'A' && s[at] <= 'Z') || (s[at] >= 'a' && s[at] <= 'z')))
+        at++;
+    return at > z ? at : NO_MATCH;
+}
+
+/* A free-text value: up to the first occurrence of the literal `lit` that
+ * starts within FREE_MAX bytes (the lazy .{0,1100}? of the pattern). */
+static size_t scan_free(const char *s, size_t len, size_t at, const fast_op *next)
+{
+    size_t limit = at + FREE_MAX_BYTES, from = at;
+    const char *hit;
+
+    for (;;) {
+        size_t span = (limit < len ? limit + 1 : len) - from;
+        if (from >= len || !(hit = memchr(s + from, next->lit[0], span)))
+            return NO_MATCH;
+        from = (size_t)(hit - s);
+        if (len - from >= next->litlen && memcmp(hit, next->lit, next->litlen) == 0)
+            return from;
+        from++;
+        if (from > limit)
+            return NO_MATCH;
+    }
+}
+
+/* Where the value of escape `op` that starts at `at` ends, or NO_MATCH. */
+static size_t scan_escape(const fast_op *op, const char *s, size_t len, size_t at)
+{
+    size_t e, f;
+
+    switch (op->letter) {
+    case 'a': case 'u': case 'd': case 'r': case 'h': case 'b': case 'i':
+        return scan_free(s, len, at, op + 1);
+    case 'p': case 'l': case 'x':
+        e = scan_digits(s, len, at);
+        return e > at ? e : NO_MATCH;
+    case 'P':
+        return scan_digits(s, len, at);
+    case 'Q':
+        f = at < len && s[at] == '-' ? at + 1 : at;
+        e = scan_digits(s, len, f);
+        return e > f ? e : NO_MATCH;
+    case 'm':
+        return scan_time(s, len, at, 1);
+    case 't': case 's':
+        return scan_time(s, len, at, 0);
+    case 'n':
+        e = scan_digits(s, len, at);
+        if (e == at || len - e < 4 || s[e] != '.' || !is_digit(s[e + 1]) ||
+            !is_digit(s[e + 2]) || !is_digit(s[e + 3]))
+            return NO_MATCH;
+        return e + 4;
+    case 'e':
+        for (e = at; e < len && e - at < 5 &&
+                     (is_digit(s[e]) || (s[e] >= 'A' && s[e] <= 'Z'));
+             e++)
+            ;
+        return e - at == 5 ? e : NO_MATCH;
+    case 'c':
+        e = scan_hex(s, len, at);
+        if (e == at || e >= len || s[e] != '.')
+            return NO_MATCH;
+        f = scan_hex(s, len, e + 1);
+        return f > e + 1 ? f : NO_MATCH;
+    case 'v': /* (?:-?[0-9]+/[0-9]+)? : the group when it is there, else empty */
+        f = at < len && s[at] == '-' ? at + 1 : at;
+        e = scan_digits(s, len, f);
+        if (e == f || e >= len || s[e] != '/')
+            return at;
+        f = scan_digits(s, len, e + 1);
+        return f > e + 1 ? f : at;
+    default:
+        return NO_MATCH;
+    }
+}
+
+/* severity_re by hand; returns the message offset or NO_MATCH. */
+static size_t scan_severity(const char *s, size_t len, size_t at, ls_prefix_match *out)
+{
+    static const char *const primary[] = {"LOG", "ERROR", "FATAL", "PANIC", "WARNING",
+                                          "NOTICE", "INFO", "DEBUG"};
+    static const char *const secondary[] = {"DETAIL", "HINT", "QUERY", "CONTEXT",
+                                            "LOCATION", "STATEMENT"};
+    size_t w = at, n, i;
+    int prim = 0, sec = 0;
+
+    while (w < len && s[w] >= 'A' && s[w] <= 'Z')
+        w++;
+    n = w - at;
+    for (i = 0; i < sizeof(primary) / sizeof(primary[0]) && !prim; i++)
+        prim = strlen(primary[i]) == n && memcmp(s + at, primary[i], n) == 0;
+    for (i = 0; i < sizeof(secondary) / sizeof(secondary[0]) && !prim && !sec; i++)
+        sec = strlen(secondary[i]) == n && memcmp(s + at, secondary[i], n) == 0;
+    if (!prim && !sec)
+        return NO_MATCH;
+    if (n == 5 && s[at] == 'D' && w < len && s[w] >= '1' && s[w] <= '5')
+        w++; /* DEBUG1..DEBUG5 */
+    out->f[LS_PF_SEVERITY].ptr = s + at;
+    out->f[LS_PF_SEVERITY].len = w - at;
+    if (w >= len || s[w] != ':')
+        return NO_MATCH;
+    if (++w == len)
+        return w;
+    if (s[w] != ' ')
+        return NO_MATCH;
+    if (++w < len && s[w] == ' ')
+        w++;
+    if (prim && len - w >= 7 && s[w + 5] == ':' && s[w + 6] == ' ') {
+        for (i = 0; i < 5 && (is_digit(s[w + i]) || (s[w + i] >= 'A' && s[w + i] <= 'Z')); i++)
+            ;
+        if (i == 5) {
+            out->f[LS_PF_VSQLSTATE].ptr = s + w;
+            out->f[LS_PF_VSQLSTATE].len = 5;
+            w += 7;
+        }
+    }
+    return w;
+}
+
+/* 1 with *out filled when the line takes PCRE2's first path, else 0. */
+static int fast_match(const ls_prefix *p, const char *s, size_t len, ls_prefix_match *out)
+{
+    size_t at = 0, e;
+    int i;
+
+    memset(out->f, 0, sizeof(out->f));
+    for (i = 0; i < p->nfast; i++) {
+        const fast_op *op = &p->fast[i];
+        if (op->letter == 'q')
+            continue;
+        if (op->letter == 0) {
+            if (len - at < op->litlen || memcmp(s + at, op->lit, op->litlen) != 0)
+                return 0;
+            at += op->litlen;
+            continue;
+        }
+        if ((e = scan_escape(op, s, len, at)) == NO_MATCH)
+            return 0;
+        if (op->field >= 0) {
+            out->f[op->field].ptr = s + at;
+            out->f[op->field].len = e - at;
+        }
+        at = e;
+    }
+    if ((e = scan_severity(s, len, at, out)) == NO_MATCH)
+        return 0;
+    out->msg_off = e;
+    return 1;
+}
+
+static int fast_add(ls_prefix *p, char letter, int field, const char *lit, size_t litlen)
+{
+    fast_op *op;
+    if (letter == 0 && p->nfast > 0 && p->fast[p->nfast - 1].letter == 0) {
+        p->fast[p->nfast - 1].litlen += litlen; /* lit is contiguous in p->fastlit */
+        return 0;
+    }
+    op = &p->fast[p->nfast++];
+    op->letter = letter;
+    op->field = field;
+    op->lit = lit;
+    op->litlen = litlen;
+    return 0;
+}
+
+/*
+ * Build p->fast from the spec, walking it as pattern_build does. Leaves
+ * p->fast NULL (PCRE2 for every line) for what fast_match cannot walk.
+ */
+static int fast_build(ls_prefix *p, const char *spec)
+{
+    const char *s = spec;
+    size_t n = strlen(spec);
+    int seen[LS_PF__COUNT] = {0}, in_q = 0, i, ok = 1;
+    char *lit;
+
+    p->fast = ls_calloc(n + 1, sizeof(*p->fast));
+    p->fastlit = lit = ls_malloc(n + 1);
+    if (!p->fast || !p->fastlit)
+        return LS_ENOMEM;
+    while (*s && ok) {
+        const escape_def *e;
+        if (*s != '%') {
+            *lit = *s++;
+            fast_add(p, 0, -1, lit++, 1);
+            continue;
+        }
+        s++;
+        if (*s == '\0')
+            break;
+        if (*s == '-' || (*s >= '0' && *s <= '9')) {
+            while (*s == '-' || *s == '0')
+                s++;
+            if (*s >= '1' && *s <= '9')
+                ok = 0; /* padding: spaces around the value */
+            if (*s == '\0')
+                break;
+        }
+        if (*s == '%') {
+            *lit = '%';
+            fast_add(p, 0, -1, lit++, 1);
+        } else if (*s == 'q') {
+            if (!in_q)
+                fast_add(p, 'q', -1, NULL, 0);
+            in_q = 1;
+        } else if ((e = escape_find(*s)) != NULL) {
+            fast_add(p, e->letter, seen[e->field] ? -1 : e->field, NULL, 0);
+            seen[e->field] = 1;
+        }
+        s++;
+    }
+    for (i = 0; i < p->nfast && ok; i++)
+        if (strchr("aurdhbi", p->fast[i].letter) && p->fast[i].letter &&
+            (i + 1 == p->nfast || p->fast[i + 1].letter != 0))
+            ok = 0; /* a free-text value needs literal text after it */
+    if (!ok) {
+        free(p->fast);
+        free(p->fastlit);
+        p->fast = NULL;
+        p->fastlit = NULL;
+        p->nfast = 0;
+    }
+    return 0;
+}
+
+void ls_prefix_pcre_only(ls_prefix *p)
+{
+    free(p->fast);
+    p->fast = NULL;
+    p->nfast = 0;
+}
+
 void ls_prefix_free(ls_prefix *p)
 {
     if (!p)
         return;
+    free(p->fast);
+    free(p->fastlit);
     pcre2_match_data_free(p->md);
     pcre2_match_context_free(p->mctx);
     pcre2_jit_stack_free(p->jit_stack);
@@ -276,6 +578,9 @@ int ls_prefix_compile(ls_prefix **out, const char *spec, char *errbuf, size_t er
         goto out;
     }
     pcre2_set_match_limit(p->mctx, MATCH_LIMIT);
+    if ((rc = fast_build(p, spec)) != 0)
+        goto out;
+    rc = LS_EFORMAT;
     if (p->jit_stack)
         pcre2_jit_stack_assign(p->mctx, NULL, p->jit_stack);
 
@@ -309,6 +614,8 @@ int ls_prefix_match_line(ls_prefix *p, const char *line, size_t len, ls_prefix_m
 
     if (!line)
         len = 0;
+    if (p->fast && fast_match(p, (const char *)subject, len, out))
+        return 1;
     if (p->jit)
         rc = pcre2_jit_match(p->code, subject, len, 0, 0, p->md, p->mctx);
     else

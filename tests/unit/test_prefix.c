@@ -731,9 +731,78 @@ static void test_compile_messages(void)
     ls_prefix_free(NULL);
 }
 
+/* Both matchers on one line: the same answer, the same slices. */
+static int same_match(ls_prefix *fast, ls_prefix *pcre, const char *line, size_t len)
+{
+    ls_prefix_match a, b;
+    int ra = ls_prefix_match_line(fast, line, len, &a), rb = ls_prefix_match_line(pcre, line, len, &b), k;
+
+    if (ra != rb)
+        return 0;
+    if (ra != 1)
+        return 1;
+    if (a.msg_off != b.msg_off)
+        return 0;
+    for (k = 0; k < LS_PF__COUNT; k++)
+        if (a.f[k].ptr != b.f[k].ptr || (a.f[k].ptr && a.f[k].len != b.f[k].len))
+            return 0;
+    return 1;
+}
+
+/*
+ * The fast matcher against PCRE2 alone, on every line of the table, every
+ * cut of it and every line with one byte changed to a byte that prefixes
+ * are made of: wherever the fast matcher answers, it answers as PCRE2.
+ */
+static void test_fast_same_as_pcre(void)
+{
+    static const char bytes[] = " 0123456789:/.@[]-aZ+\t";
+    char buf[2048];
+    size_t i, n, j, k;
+    long differ = 0, lines = 0;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ls_prefix *fast = NULL, *pcre = NULL;
+        char err[256];
+        if (ls_prefix_compile(&fast, cases[i].spec, err, sizeof(err)) != LS_OK ||
+            ls_prefix_compile(&pcre, cases[i].spec, err, sizeof(err)) != LS_OK) {
+            CHECK(0);
+            ls_prefix_free(fast);
+            ls_prefix_free(pcre);
+            continue;
+        }
+        ls_prefix_pcre_only(pcre);
+        n = strlen(cases[i].line);
+        if (n > sizeof(buf))
+            n = sizeof(buf);
+        memcpy(buf, cases[i].line, n);
+        for (j = 0; j <= n; j++, lines++) /* every cut */
+            if (!same_match(fast, pcre, buf, j)) {
+                differ++;
+                fprintf(stderr, "case %zu cut at %zu: the matchers differ\n", i, j);
+            }
+        for (j = 0; j < n && j < 160; j++) /* one byte changed */
+            for (k = 0; k < sizeof(bytes) - 1; k++, lines++) {
+                char was = buf[j];
+                buf[j] = bytes[k];
+                if (!same_match(fast, pcre, buf, n)) {
+                    differ++;
+                    fprintf(stderr, "case %zu byte %zu = '%c': the matchers differ\n", i, j,
+                            bytes[k]);
+                }
+                buf[j] = was;
+            }
+        ls_prefix_free(fast);
+        ls_prefix_free(pcre);
+    }
+    CHECK(lines > 10000);
+    CHECK_INT(differ, 0);
+}
+
 int main(void)
 {
     test_table();
+    test_fast_same_as_pcre();
     test_continuations();
     test_length_not_nul();
     test_compile_messages();
