@@ -57,6 +57,15 @@ typedef struct ls_parser_ops {
 } ls_parser_ops;
 
 extern const ls_parser_ops ls_stderr_parser;
+/*
+ * Feed the stderr parser a line taken out of a syslog message: `pid` and
+ * `ts` (0 and LS_TS_NONE when unknown) come from the syslog header and
+ * stand in for %p and the time when the log_line_prefix has none.
+ */
+int ls_stderr_feed_headed(void *state, const char *line, size_t len, uint64_t lineno, int pid,
+                          ls_ts ts);
+/* Before the first line: infer a prefix that may lack %p and a time. */
+void ls_stderr_set_headed(void *state);
 extern const ls_parser_ops ls_activity_parser;
 extern const ls_parser_ops ls_syslog_parser;
 extern const ls_parser_ops ls_csvlog_parser;

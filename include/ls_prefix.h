@@ -97,6 +97,13 @@ int ls_prefix_infer(char *out,             /* OUT: inferred spec */
                     size_t whylen);
 
 /*
+ * The same for lines whose time and pid come from an outer header (syslog):
+ * a prefix of free text only ('user=%u,db=%d ') or an empty one may fit.
+ */
+int ls_prefix_infer_headed(char *out, size_t outlen, const char *const *lines,
+                           const size_t *lens, int n, char *why, size_t whylen);
+
+/*
  * A line as it can be shown in a message: at most 120 bytes, control and
  * non-ASCII bytes and quotes as \xNN, "..." when cut. out is NUL-terminated.
  */

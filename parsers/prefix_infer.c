@@ -480,6 +480,7 @@ typedef struct infer_ctx {
     int nsev;
     candidate *cand;
     int ncand;
+    int headed; /* time and pid come from an outer header */
 } infer_ctx;
 
 static int candidate_add(infer_ctx *ic, const char *spec, int preset)
@@ -537,7 +538,7 @@ static int candidate_score(infer_ctx *ic, candidate *c)
      * Free text alone matches anything ("%a " eats any first word): such a
      * candidate must capture at least one field with a shape of its own.
      */
-    if (c->loose > 0 && !seen[LS_PF_PID] && !seen[LS_PF_TIME] && !seen[LS_PF_TIME_MS] &&
+    if (!ic->headed && c->loose > 0 && !seen[LS_PF_PID] && !seen[LS_PF_TIME] && !seen[LS_PF_TIME_MS] &&
         !seen[LS_PF_EPOCH] && !seen[LS_PF_SESSION] && !seen[LS_PF_LINE] &&
         !seen[LS_PF_SESS_START])
         c->matched = 0;
@@ -670,8 +671,8 @@ void ls_prefix_sample_line(char *out, size_t outlen, const char *line, size_t le
     ls_buf_free(&b);
 }
 
-int ls_prefix_infer(char *out, size_t outlen, const char *const *lines, const size_t *lens,
-                    int n, char *why, size_t whylen)
+static int infer(char *out, size_t outlen, const char *const *lines, const size_t *lens, int n,
+                 char *why, size_t whylen, int headed)
 {
     infer_ctx ic;
     char(*shapes)[MAX_SPEC] = NULL;
@@ -685,6 +686,7 @@ int ls_prefix_infer(char *out, size_t outlen, const char *const *lines, const si
     memset(&ic, 0, sizeof(ic));
     ic.lines = lines;
     ic.lens = lens;
+    ic.headed = headed;
     ic.sev = ls_calloc(n > 0 ? (size_t)n : 1, sizeof(int));
     ic.cand = ls_calloc(MAX_CANDIDATES, sizeof(candidate));
     shapes = ls_calloc(n > 0 ? (size_t)n : 1, sizeof(*shapes));
@@ -774,4 +776,16 @@ out:
     free(shapes);
     free(shape_count);
     return rc;
+}
+
+int ls_prefix_infer(char *out, size_t outlen, const char *const *lines, const size_t *lens,
+                    int n, char *why, size_t whylen)
+{
+    return infer(out, outlen, lines, lens, n, why, whylen, 0);
+}
+
+int ls_prefix_infer_headed(char *out, size_t outlen, const char *const *lines,
+                           const size_t *lens, int n, char *why, size_t whylen)
+{
+    return infer(out, outlen, lines, lens, n, why, whylen, 1);
 }

@@ -80,10 +80,13 @@ typedef struct stderr_parser {
     uint64_t lineno;
     /* Lines held back while the prefix is not known yet (prefix == NULL). */
     int inferring;
+    int headed; /* ls_stderr_set_headed() */
     ls_buf held;                     /* the held lines, back to back */
     size_t held_off[INFER_LINES];
     size_t held_len[INFER_LINES];
     uint64_t held_lineno[INFER_LINES];
+    int held_pid[INFER_LINES];   /* the syslog header's pid and time */
+    ls_ts held_ts[INFER_LINES];
     int nheld;
 } stderr_parser;
 
@@ -252,7 +255,7 @@ static int flush_quiet(stderr_parser *sp)
 }
 
 static int start_record(stderr_parser *sp, const ls_prefix_match *m, const char *line,
-                        size_t len, uint64_t lineno, int pid)
+                        size_t len, uint64_t lineno, int pid, ls_ts hdr_ts)
 {
     pending *p = slot_for_pid(sp, pid);
     ls_record *r;
@@ -284,6 +287,8 @@ static int start_record(stderr_parser *sp, const ls_prefix_match *m, const char 
         ls_ts_parse(&r->ts, m->f[LS_PF_TIME].ptr, m->f[LS_PF_TIME].len);
     else if (m->f[LS_PF_EPOCH].ptr)
         r->ts = slice_epoch(m->f[LS_PF_EPOCH]);
+    if (r->ts == LS_TS_NONE)
+        r->ts = hdr_ts;
     if (m->f[LS_PF_SESS_START].ptr)
         ls_ts_parse(&r->session_start, m->f[LS_PF_SESS_START].ptr, m->f[LS_PF_SESS_START].len);
     r->session_line = slice_uint(m->f[LS_PF_LINE]);
@@ -312,8 +317,13 @@ static int start_record(stderr_parser *sp, const ls_prefix_match *m, const char 
     return 0;
 }
 
-/* One line through the parser once the prefix is known. */
-static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t lineno)
+/*
+ * One line through the parser once the prefix is known. hdr_pid and hdr_ts
+ * (0 and LS_TS_NONE when unknown) come from a syslog header and stand in
+ * for a prefix without %p or a time.
+ */
+static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t lineno,
+                     int hdr_pid, ls_ts hdr_ts)
 {
     ls_prefix_match m;
     int rc, pid, i;
@@ -344,7 +354,7 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
     }
     {
         int64_t v = slice_uint(m.f[LS_PF_PID]);
-        pid = v > 0 && v <= INT32_MAX ? (int)v : 0;
+        pid = v > 0 && v <= INT32_MAX ? (int)v : hdr_pid;
     }
     for (i = 0; i < (int)(sizeof(secondary_fields) / sizeof(secondary_fields[0])); i++) {
         if (slice_is(m.f[LS_PF_SEVERITY], secondary_fields[i].word)) {
@@ -363,7 +373,7 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
             return 0;
         }
     }
-    if ((rc = start_record(sp, &m, line, len, lineno, pid)) != 0)
+    if ((rc = start_record(sp, &m, line, len, lineno, pid, hdr_ts)) != 0)
         return rc;
     return flush_quiet(sp);
 }
@@ -398,7 +408,8 @@ static int infer_and_replay(stderr_parser *sp, const char *extra, size_t extra_l
         lines[n] = extra;
         lens[n++] = extra_len;
     }
-    rc = ls_prefix_infer(spec, sizeof(spec), lines, lens, n, why, sizeof(why));
+    rc = sp->headed ? ls_prefix_infer_headed(spec, sizeof(spec), lines, lens, n, why, sizeof(why))
+                    : ls_prefix_infer(spec, sizeof(spec), lines, lens, n, why, sizeof(why));
     if (rc == LS_ENOMEM)
         return rc;
     if (rc == 0)
@@ -420,15 +431,16 @@ static int infer_and_replay(stderr_parser *sp, const char *extra, size_t extra_l
              spec, why);
     note(sp, msg);
     for (i = 0; i < sp->nheld; i++)
-        if ((rc = feed_line(sp, base + sp->held_off[i], sp->held_len[i], sp->held_lineno[i])) !=
-            0)
+        if ((rc = feed_line(sp, base + sp->held_off[i], sp->held_len[i], sp->held_lineno[i],
+                            sp->held_pid[i], sp->held_ts[i])) != 0)
             return rc;
     ls_buf_free(&sp->held);
     sp->nheld = 0;
     return 0;
 }
 
-static int stderr_feed(void *state, const char *line, size_t len, uint64_t lineno)
+int ls_stderr_feed_headed(void *state, const char *line, size_t len, uint64_t lineno,
+                          int pid, ls_ts ts)
 {
     stderr_parser *sp = state;
     int rc;
@@ -437,6 +449,8 @@ static int stderr_feed(void *state, const char *line, size_t len, uint64_t linen
         if (sp->nheld < INFER_LINES && sp->held.len + len + 1 <= INFER_BYTES) {
             sp->held_off[sp->nheld] = sp->held.len;
             sp->held_len[sp->nheld] = len;
+            sp->held_pid[sp->nheld] = pid;
+            sp->held_ts[sp->nheld] = ts;
             sp->held_lineno[sp->nheld++] = lineno;
             ls_buf_add(&sp->held, line, len);
             ls_buf_addc(&sp->held, '\0');
@@ -447,7 +461,17 @@ static int stderr_feed(void *state, const char *line, size_t len, uint64_t linen
     }
     if (!sp->prefix)
         return LS_EFORMAT; /* inference failed earlier: the file stays refused */
-    return feed_line(sp, line, len, lineno);
+    return feed_line(sp, line, len, lineno, pid, ts);
+}
+
+void ls_stderr_set_headed(void *state)
+{
+    ((stderr_parser *)state)->headed = 1;
+}
+
+static int stderr_feed(void *state, const char *line, size_t len, uint64_t lineno)
+{
+    return ls_stderr_feed_headed(state, line, len, lineno, 0, LS_TS_NONE);
 }
 
 static int stderr_finish(void *state)

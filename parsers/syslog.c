@@ -20,6 +20,12 @@
  * continues the same line cannot be told apart by its number alone, so the
  * cut is judged from how write_syslog cuts (see piece_continues()).
  *
+ * The header's pid and time are handed on with each line: they are the
+ * record's when the log_line_prefix has no %p or time (the usual setup with
+ * syslog, whose header carries both). RFC 3339 headers carry the zone; an
+ * RFC 3164 "Dec  2 12:13:30" is local time (TZ) of a year guessed as the
+ * latest that does not put it more than a day ahead of now.
+ *
  * Each process's pieces are gathered in a group: one prefixed line plus the
  * TAB continuation lines after it. A group is handed to the inner parser as
  * a whole, so that continuation lines follow their own process's line even
@@ -29,6 +35,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ls_buf.h"
 #include "ls_common.h"
@@ -47,6 +54,7 @@
 typedef struct group {
     int used;
     int pid;
+    ls_ts ts;           /* the first piece's header time; LS_TS_NONE if unreadable */
     int64_t seq;        /* sequence number; -1 if the pieces carry none */
     int piece;          /* number of the last piece; 0 = unnumbered */
     size_t piece_len;   /* decoded bytes of the last piece */
@@ -68,6 +76,7 @@ typedef struct syslog_parser {
 /* One syslog line taken apart. */
 typedef struct syslog_msg {
     int pid;
+    ls_ts ts;
     int64_t seq;      /* -1 if none */
     int piece;        /* 0 if none */
     const char *text; /* after the header and the [..] field */
@@ -170,11 +179,55 @@ static int starts_with_prefix(syslog_parser *sp, const char *s, size_t len)
     return ls_prefix_match_line(sp->prefix, s, len, &m);
 }
 
+/* "Mmm dd HH:MM:SS" as local time of the latest year not more than a day ahead. */
+static ls_ts rfc3164_time(const char *s, size_t len)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    time_t now = time(NULL), t;
+    struct tm tm;
+    int mon, k;
+
+    if (len < 15 || s[3] != ' ' || s[6] != ' ' || s[9] != ':' || s[12] != ':')
+        return LS_TS_NONE;
+    for (mon = 0; mon < 12 && memcmp(s, months + 3 * mon, 3) != 0; mon++)
+        ;
+    for (k = 4; k < 15; k++)
+        if (k != 6 && k != 9 && k != 12 && !is_digit(s[k]) && !(k == 4 && s[k] == ' '))
+            return LS_TS_NONE;
+    if (mon == 12 || !localtime_r(&now, &tm))
+        return LS_TS_NONE;
+    tm.tm_mon = mon;
+    tm.tm_mday = (s[4] == ' ' ? 0 : (s[4] - '0') * 10) + (s[5] - '0');
+    tm.tm_hour = (s[7] - '0') * 10 + (s[8] - '0');
+    tm.tm_min = (s[10] - '0') * 10 + (s[11] - '0');
+    tm.tm_sec = (s[13] - '0') * 10 + (s[14] - '0');
+    tm.tm_isdst = -1;
+    if ((t = mktime(&tm)) > now + 86400) {
+        tm.tm_year--;
+        tm.tm_isdst = -1;
+        t = mktime(&tm);
+    }
+    return t == (time_t)-1 ? LS_TS_NONE : (ls_ts)t * 1000000;
+}
+
+/* The header's time: RFC 3339 up to the first space, or RFC 3164. */
+static ls_ts header_time(const char *line, size_t len)
+{
+    const char *sp = memchr(line, ' ', len);
+    ls_ts ts;
+
+    if (len >= 20 && line[4] == '-' && line[10] == 'T' && sp &&
+        ls_ts_parse(&ts, line, (size_t)(sp - line)) == 0)
+        return ts;
+    return rfc3164_time(line, len);
+}
+
 static int split_line(syslog_parser *sp, const char *line, size_t len, syslog_msg *out)
 {
     size_t tag, off = find_tag(line, len, &out->pid, &tag), n;
     if (!off)
         return 0;
+    out->ts = header_time(line, tag);
     out->seq = -1;
     out->piece = 0;
     out->text = line + off;
@@ -259,8 +312,8 @@ static int group_emit(syslog_parser *sp, group *g)
     end = s + g->text.len;
     for (;;) {
         nl = memchr(s, '\n', (size_t)(end - s));
-        if ((rc = ls_stderr_parser.feed(sp->inner, s, nl ? (size_t)(nl - s) : (size_t)(end - s),
-                                        g->line)) != 0)
+        if ((rc = ls_stderr_feed_headed(sp->inner, s, nl ? (size_t)(nl - s) : (size_t)(end - s),
+                                        g->line, g->pid, g->ts)) != 0)
             return rc;
         if (!nl)
             return 0;
@@ -372,6 +425,7 @@ static int syslog_feed(void *state, const char *line, size_t len, uint64_t linen
     ls_buf_reset(&g->text);
     g->used = 1;
     g->pid = m.pid;
+    g->ts = m.ts;
     g->seq = m.seq;
     g->piece = m.piece;
     g->piece_len = tlen;
@@ -422,8 +476,8 @@ static int syslog_create(void **out, const ls_parse_opts *opts, const ls_sink *s
     }
     /* The same default as the stderr parser: PostgreSQL 15's '%m [%p] '. */
     rc = ls_prefix_compile(&sp->prefix, opts->prefix ? opts->prefix : "%m [%p] ", errbuf, errlen);
-    if (rc == 0)
-        rc = ls_stderr_parser.create(&sp->inner, opts, sink, errbuf, errlen);
+    if (rc == 0 && (rc = ls_stderr_parser.create(&sp->inner, opts, sink, errbuf, errlen)) == 0)
+        ls_stderr_set_headed(sp->inner);
     if (rc) {
         syslog_destroy(sp);
         return rc;

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Generate a lock-contention sample logged through syslog, with ground truth.
 #
-# Usage: samples/syslog.sh [--noseq] [--rfc3339] OUTDIR
+# Usage: samples/syslog.sh [--noseq] [--rfc3339] [--prefix P] OUTDIR
 #
 #   --noseq    syslog_sequence_numbers = off, syslog_split_messages = off
 #              (default: both on, PostgreSQL's defaults)
 #   --rfc3339  rsyslog writes RSYSLOG_FileFormat (RFC 3339 timestamps)
 #              instead of RSYSLOG_TraditionalFileFormat ("Dec  2 11:45:04")
+#   --prefix P log_line_prefix (default '%m [%p] %q%u@%d/%a %c %l %v %x %e ');
+#              e.g. one without %m and %p, the usual setup with syslog,
+#              whose own header carries the time and the pid
 #
 # Like generate.sh, but the server logs with log_destination = 'syslog' to a
 # private rsyslogd that this script starts, and OUTDIR receives
@@ -27,16 +30,18 @@ set -euo pipefail
 
 SEQ=on
 TEMPLATE=RSYSLOG_TraditionalFileFormat
+PREFIX='%m [%p] %q%u@%d/%a %c %l %v %x %e '
 while [[ $# -gt 1 ]]; do
     case $1 in
     --noseq) SEQ=off ;;
     --rfc3339) TEMPLATE=RSYSLOG_FileFormat ;;
+    --prefix) PREFIX=$2; shift ;;
     *) break ;;
     esac
     shift
 done
 if [[ $# -ne 1 || $1 == -* ]]; then
-    echo "usage: $0 [--noseq] [--rfc3339] OUTDIR" >&2
+    echo "usage: $0 [--noseq] [--rfc3339] [--prefix P] OUTDIR" >&2
     exit 2
 fi
 
@@ -46,7 +51,6 @@ PGBIN=${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}
 PYTHON=${LOCKSPAN_PYTHON:-/usr/bin/python3}
 RSYSLOGD=${LOCKSPAN_RSYSLOGD:-$(command -v rsyslogd || echo /usr/sbin/rsyslogd)}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-PREFIX='%m [%p] %q%u@%d/%a %c %l %v %x %e '
 
 # shellcheck source=samples/pgserver.sh
 . "$HERE/pgserver.sh"

@@ -62,6 +62,14 @@ def main():
                   + r2.stderr[:300])
             check(rep1 is not None and rep1 == rep2, f"{name}: same report as with --prefix")
 
+        # A syslog log whose prefix has no %m or %p: the header carries them.
+        for name in ("syslog", "syslog-noprefix"):
+            true = open(os.path.join(samples, name, "prefix.txt")).read()
+            r, _ = analyze(ls, tmp, os.path.join(samples, name, "postgresql.syslog"))
+            check(r.returncode == 0 and f"inferred log_line_prefix '{true}'" in r.stderr
+                  and " 0 unparsable lines" in r.stderr,
+                  f"{name}: inferred the server's prefix '{true}': {r.stderr[:300]}")
+
         bad = os.path.join(tmp, "odd.log")
         with open(bad, "w") as f:
             f.write("abc LOG:  x\n12 xyz 9 ERROR:  y\n[q] (z) LOG:  z\n"
