@@ -92,7 +92,8 @@ typedef enum {
     COL_BOOL,    /* yes / no */
     COL_OUTCOME, /* wait outcome as a coloured chip */
     COL_ROW,     /* relation and ctid, else the lock target */
-    COL_SOURCE   /* file:line of the log */
+    COL_SOURCE,  /* file:line of the log */
+    COL_HOLD     /* hold ms, or its range where the log leaves the bounds open */
 } col_kind;
 
 typedef struct column {
@@ -132,6 +133,16 @@ static void cell(FILE *f, const cJSON *o, const column *c)
             fprintf(f, "%.1f", v->valuedouble);
         else
             fprintf(f, "%.0f", v->valuedouble);
+        break;
+    case COL_HOLD:
+        fputs("<td class=\"n\">", f);
+        if (m_has_num(o, "hold_min_ms") && m_has_num(o, "hold_max_ms") &&
+            m_num(o, "hold_max_ms") - m_num(o, "hold_min_ms") >= LS_HOLD_RANGE_MS)
+            fprintf(f, "%.0f–%.0f", m_num(o, "hold_min_ms"), m_num(o, "hold_max_ms"));
+        else if (cJSON_IsNumber(v))
+            fprintf(f, "%.0f", v->valuedouble);
+        else
+            fputs("—", f);
         break;
     case COL_PIDS:
         fputs("<td>", f);
@@ -193,7 +204,8 @@ static void table(FILE *f, const column *cols, size_t ncols, const cJSON *rows)
     fputs("<div class=\"scroll\"><table>\n<thead><tr>", f);
     for (i = 0; i < ncols; i++)
         fprintf(f, "<th%s>%s</th>",
-                cols[i].kind == COL_INT || cols[i].kind == COL_MS || cols[i].kind == COL_BYTES
+                cols[i].kind == COL_INT || cols[i].kind == COL_MS || cols[i].kind == COL_BYTES ||
+                        cols[i].kind == COL_HOLD
                     ? " class=\"n\""
                     : "",
                 cols[i].head);
@@ -231,7 +243,7 @@ static const column hold_cols[] = {
     {"Relation", "relation", COL_TEXT, 64},
     {"Row", "row_key", COL_TEXT, 64},
     {"Start", "start", COL_TIME, 0},
-    {"Hold ms", "hold_ms", COL_MS, 0},
+    {"Hold ms", "hold_ms", COL_HOLD, 0},
     {"Waits", "waits", COL_INT, 0},
     {"Waiter ms", "waiter_ms", COL_MS, 0},
     {"SQL ms", "sql_ms", COL_MS, 0},

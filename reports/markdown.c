@@ -32,6 +32,16 @@ static void cell_ms(FILE *f, const cJSON *o, const char *key)
         fputs(" — |", f);
 }
 
+/* A hold's length, as a range where the log leaves its bounds open. */
+static void cell_hold(FILE *f, const cJSON *h)
+{
+    double lo = m_num(h, "hold_min_ms"), hi = m_num(h, "hold_max_ms");
+    if (m_has_num(h, "hold_min_ms") && m_has_num(h, "hold_max_ms") && hi - lo >= LS_HOLD_RANGE_MS)
+        fprintf(f, " %.0f–%.0f |", lo, hi);
+    else
+        cell_num(f, h, "hold_ms");
+}
+
 static void pid_list(FILE *f, const cJSON *o, const char *key)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key), *v;
@@ -343,7 +353,7 @@ static void holds(FILE *f, const cJSON *hs)
         cell(f, row);
         cell_num(f, h, "pid");
         cell(f, m_str(h, "application"));
-        cell_num(f, h, "hold_ms");
+        cell_hold(f, h);
         cell_num(f, h, "waits");
         cell_ms(f, h, "waiter_ms");
         cell(f, state_text(m_str(h, "head_state")));

@@ -375,6 +375,15 @@ static const char row_waits_sql[] =
 static const char row_queue_sql[] =
     "SELECT ts, depth FROM row_queue WHERE row_id = ?1 ORDER BY ts, rowid LIMIT 400";
 
+/* Hold evidence that bounds a time rather than observing it (the
+ * correlation passes' wording: "bounded by ...", or a waiter's acquisition
+ * standing for a COMMIT whose end was not logged). */
+static int is_bound(const char *evidence)
+{
+    return evidence && (strncmp(evidence, "bounded by", 10) == 0 ||
+                        strncmp(evidence, "first waiter acquired", 21) == 0);
+}
+
 static void hold_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
@@ -389,9 +398,19 @@ static void hold_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_ts(o, "end_hi", q, 7);
     ls_model_col_str(o, "start_evidence", q, 8);
     ls_model_col_str(o, "end_evidence", q, 9);
-    if (!ls_stmt_isnull(q, 3))
+    if (!ls_stmt_isnull(q, 3)) {
         cJSON_AddNumberToObject(o, "hold_ms",
                                 (double)((ls_stmt_int64(q, 3) - ls_stmt_int64(q, 2)) / 1000));
+        /* Where the log is silent on when the lock was taken or let go
+         * (the evidence is a bound), the hold is a range: shortest (latest
+         * start, earliest end) to longest (earliest start, latest end). */
+        if (is_bound(ls_stmt_text(q, 8)) || is_bound(ls_stmt_text(q, 9))) {
+            int64_t lo = ls_stmt_int64(q, 6) - ls_stmt_int64(q, 5);
+            int64_t hi = ls_stmt_int64(q, 7) - ls_stmt_int64(q, 4);
+            cJSON_AddNumberToObject(o, "hold_min_ms", (double)((lo > 0 ? lo : 0) / 1000));
+            cJSON_AddNumberToObject(o, "hold_max_ms", (double)((hi > 0 ? hi : 0) / 1000));
+        }
+    }
     ls_model_col_int(o, "waits", q, 10);
     ls_model_col_ms(o, "waiter_ms", q, 11);
     ls_model_col_ms(o, "contended_ms", q, 12);

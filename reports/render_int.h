@@ -6,6 +6,11 @@
 #ifndef LS_RENDER_INT_H
 #define LS_RENDER_INT_H
 
+/* A hold is shown as a range (shortest–longest) only when the log leaves
+ * its bounds at least this many ms apart; closer bounds are the clock's
+ * millisecond, not doubt. */
+#define LS_HOLD_RANGE_MS 25
+
 #include <cjson/cJSON.h>
 
 static inline const cJSON *m_get(const cJSON *o, const char *key)
