@@ -21,90 +21,167 @@
 #include "ls_report.h"
 #include "ls_store.h"
 
+#include "cli.h"
+
 #define EXIT_USAGE 2
 
-static const char usage_main[] =
-    "usage: lockspan <command> [options] ...\n"
-    "\n"
-    "Who held the lock, and why so long? lockspan reads PostgreSQL server logs,\n"
-    "links every lock wait to the transaction that blocked it, and reports hot\n"
-    "rows, root blockers, deadlocks and timeouts.\n"
-    "\n"
-    "commands:\n"
-    "  analyze [options] PATH...   ingest, correlate and write a report in one go\n"
-    "  ingest --db FILE PATH...    add logs to a store (for nightly jobs)\n"
-    "  report --db FILE            correlate a store and write a report\n"
-    "  help [command]              show help for a command\n"
-    "  version                     print the version\n"
-    "\n"
-    "PATH is a log file (plain or .gz), a directory (its *.log/*.csv/*.json[.gz]\n"
-    "files in name order) or - for standard input.\n"
-    "Run 'lockspan <command> --help' for the options of a command.\n";
+enum {
+    OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED, OPT_GROUP_BY,
+    OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY
+};
 
-static const char usage_analyze[] =
-    "usage: lockspan analyze [options] PATH...\n"
-    "\n"
-    "Ingest the logs into a fresh store, link waits to blockers and write a report.\n"
-    "\n"
-    "options:\n"
-    "  --db FILE            store to build, in FILE.lockspan-PID.tmp renamed to FILE\n"
-    "                       at the end; an existing FILE must be a lockspan store\n"
-    "                       (else exit 2). Default: a temporary store removed at exit\n"
-    "  --prefix PREFIX      log_line_prefix exactly as in postgresql.conf\n"
-    "                       (default '%m [%p] ', PostgreSQL's own default)\n"
-    "  --format md|json|html  report format (default: from -o's extension, else md)\n"
-    "  -o, --output FILE    report file, - for stdout; repeat it for several formats\n"
-    "                       from one correlation (each from its extension)\n"
-    "                       (default lockspan-report.md / .json / .html)\n"
-    "  --title TEXT         report title\n"
-    "  --top N              rows in ranked sections (default 10)\n"
-    "  --max-waits N        waits listed one by one (default 1000; totals stay exact)\n"
-    "  --generated-at TEXT  fixed 'generated at' text for reproducible reports\n"
-    "  --group-by WHAT      name code paths by function (default), route, service,\n"
-    "                       application or statement\n"
-    "  --since TIME         only waits, errors and deadlocks at or after TIME\n"
-    "  --until TIME         ... and at or before TIME (ISO 8601, UTC unless a zone\n"
-    "                       is given: 2026-12-02T11:45:00Z, '2026-12-02 11:45')\n"
-    "  --relation NAME      only waits for rows of this relation\n"
-    "  --database NAME      only sessions of this database\n"
-    "  --code-path NAME     only waits whose waiter or holder runs this code path\n"
-    "                       (a function, route, service or application name)\n"
-    "  -q, --quiet          no progress or summary on stderr\n";
+/*
+ * Every option, once. getopt's table, each command's --help, the man page
+ * lockspan(1) and the shell completions are all made from these rows
+ * (usage.c), and ctest checks that they name the same options. To add an
+ * option: an OPT_ value above, a row here (in the order --help lists them)
+ * and a case in apply_option(). `help` is wrapped when printed; `man` is
+ * the man page's longer text, if any.
+ */
+static const cli_option options[] = {
+    {OPT_DB, "db", 0, "FILE", NULL, CMD_ALL,
+     "the store, an SQLite file (required by ingest and report). analyze builds "
+     "it in FILE.lockspan-PID.tmp renamed to FILE at the end; without --db it "
+     "uses a temporary store removed at exit",
+     "The store: an SQLite file that keeps what was ingested and what correlation "
+     "derived (tables in docs/store.md). Required by ingest and report. analyze builds "
+     "a new store in FILE.lockspan-PID.tmp beside FILE and renames it over FILE at the "
+     "end, so the old store stays whole until then; without --db it uses a temporary "
+     "store the system removes even when the process is killed. An existing FILE that "
+     "is not a lockspan store, or is one of the inputs, is refused (exit 2) and left "
+     "as it is."},
+    {OPT_PREFIX, "prefix", 0, "PREFIX", NULL, CMD_ANALYZE | CMD_INGEST,
+     "log_line_prefix exactly as in postgresql.conf (SHOW log_line_prefix). Default: "
+     "inferred from each stderr log's first 200 lines and named on stderr",
+     "log_line_prefix exactly as in postgresql.conf (SHOW log_line_prefix); all escapes "
+     "are understood, with padding (%-10u) and %q. Without it the prefix of each stderr "
+     "log is inferred from its first 200 lines and named on stderr; when no guess "
+     "matches 95% of them the file fails with a message that asks for --prefix. "
+     "csvlog, jsonlog and trace files need none."},
+    {OPT_FORMAT, "format", 0, "FMT", "md json html", CMD_ANALYZE | CMD_REPORT,
+     "report format, md, json or html (default: from -o's extension, else md)", NULL},
+    {'o', "output", 'o', "FILE", NULL, CMD_ANALYZE | CMD_REPORT,
+     "report file, - for stdout (analyze: lockspan-report.md, .json or .html; "
+     "report: stdout). Repeat it for several formats from one correlation, each "
+     "from its extension (.md, .json, .html)",
+     "Report file, - for standard output. Default for analyze: lockspan-report.md "
+     "(.json, .html with --format) in the current directory; for report: standard "
+     "output. Repeat it (-o r.html -o r.json -o r.md) to write several reports from "
+     "one correlation, each in the format its extension names. A report is written "
+     "to a temporary file renamed over FILE, so a full disk or a kill leaves the "
+     "previous report, never a cut one."},
+    {OPT_TITLE, "title", 0, "TEXT", NULL, CMD_ANALYZE | CMD_REPORT, "report title", NULL},
+    {OPT_TOP, "top", 0, "N", NULL, CMD_ANALYZE | CMD_REPORT,
+     "rows in ranked sections (default 10)", NULL},
+    {OPT_MAX_WAITS, "max-waits", 0, "N", NULL, CMD_ANALYZE | CMD_REPORT,
+     "waits listed one by one (default 1000; totals stay exact)", NULL},
+    {OPT_GENERATED, "generated-at", 0, "TEXT", NULL, CMD_ANALYZE | CMD_REPORT,
+     "fixed 'generated at' text for reproducible reports", NULL},
+    {OPT_GROUP_BY, "group-by", 0, "WHAT", "function route service application statement",
+     CMD_ANALYZE | CMD_REPORT,
+     "name code paths by function (default), route, service, application or statement",
+     "Name code paths by the enclosing span's code.namespace/code.function (function, "
+     "the default), the server span's route, the service, the application_name or the "
+     "shape of the transaction's first write (statement). Where that is missing the "
+     "report falls back to sqlcommenter/marginalia tags in the SQL, application_name "
+     "and the statement's shape, and says which it used."},
+    {OPT_SINCE, "since", 0, "TIME", NULL, CMD_ANALYZE | CMD_REPORT,
+     "only waits overlapping, and errors and deadlocks at or after, TIME (ISO 8601, UTC "
+     "unless a zone is given: 2026-12-02T11:45:00Z, '2026-12-02 11:45')", NULL},
+    {OPT_UNTIL, "until", 0, "TIME", NULL, CMD_ANALYZE | CMD_REPORT,
+     "only waits overlapping, and errors and deadlocks at or before, TIME (as --since)",
+     NULL},
+    {OPT_RELATION, "relation", 0, "NAME", NULL, CMD_ANALYZE | CMD_REPORT,
+     "only waits for rows of this relation (name or OID), and the errors and deadlocks "
+     "that ended them", NULL},
+    {OPT_DATABASE, "database", 0, "NAME", NULL, CMD_ANALYZE | CMD_REPORT,
+     "only sessions of this database", NULL},
+    {OPT_CODE_PATH, "code-path", 0, "NAME", NULL, CMD_ANALYZE | CMD_REPORT,
+     "only waits whose waiter or holder runs this code path (a function, route, "
+     "service or application name)", NULL},
+    {OPT_BUSY, "busy-timeout", 0, "SEC", NULL, CMD_INGEST | CMD_REPORT,
+     "wait this long for a store another lockspan process uses, then stop (default 60)",
+     NULL},
+    {'q', "quiet", 'q', NULL, NULL, CMD_ALL,
+     "no notes, progress or summary on stderr (errors are still printed)", NULL},
+    {'h', "help", 'h', NULL, NULL, CMD_ALL, "show this help and exit", NULL},
+};
 
-static const char usage_ingest[] =
-    "usage: lockspan ingest --db FILE [--prefix PREFIX] PATH...\n"
-    "\n"
-    "Add logs to a store, creating it if needed. Run 'lockspan report' on it later.\n"
-    "\n"
-    "options:\n"
-    "  --db FILE            the store (required)\n"
-    "  --prefix PREFIX      log_line_prefix exactly as in postgresql.conf\n"
-    "  --busy-timeout SEC   wait this long for a store another process uses (default 60)\n"
-    "  -q, --quiet          no progress or summary on stderr\n"
-    "\n"
-    "A file already in the store (found by its content, whatever its name or\n"
-    "compression) is read on from where the store ends; nothing is added twice.\n";
+static const cli_command commands[] = {
+    {"analyze", CMD_ANALYZE, "[options] PATH...",
+     "ingest, correlate and write a report in one go",
+     "Ingest the inputs into a fresh store, link every lock wait to the transaction "
+     "that blocked it and write a report."},
+    {"ingest", CMD_INGEST, "--db FILE [options] PATH...",
+     "add inputs to a store (for nightly jobs)",
+     "Add inputs to a store, creating it if needed; run 'lockspan report' on it later. "
+     "Incremental and idempotent: a file already in the store (known by its content, "
+     "whatever its name or compression) is read on from where the store ends, nothing "
+     "is added twice. A last line without its newline is left for the next ingest."},
+    {"report", CMD_REPORT, "--db FILE [options]",
+     "correlate a store and write a report",
+     "Link waits to blockers in a store and write a report (default: stdout). A store "
+     "correlated after its last ingest is not correlated again."},
+};
 
-static const char usage_report[] =
-    "usage: lockspan report --db FILE [--format md|json|html] [-o FILE]\n"
-    "\n"
-    "Link waits to blockers in a store and write a report (default: stdout).\n"
-    "\n"
-    "options:\n"
-    "  --db FILE            the store (required)\n"
-    "  --format md|json|html  report format (default: from -o's extension, else md)\n"
-    "  -o, --output FILE    report file (default -, stdout); repeat it for several\n"
-    "                       formats (each from its extension)\n"
-    "  --title TEXT, --top N, --max-waits N, --generated-at TEXT, --group-by WHAT\n"
-    "                       as for analyze\n"
-    "  --since TIME, --until TIME, --relation NAME, --database NAME, --code-path NAME\n"
-    "                       as for analyze\n"
-    "  --busy-timeout SEC   wait this long for a store another process uses (default 60)\n";
+static const cli_text exits[] = {
+    {"0", "success"},
+    {"1", "failure: an unreadable or damaged input, a store error (SQLite's message), out "
+          "of memory, a report that could not be written, a store whose last ingest did "
+          "not finish. Unparsable lines are counted and named, and do not fail a run"},
+    {"2", "usage error, or a --db that exists and is not a lockspan store (left as it is)"},
+};
+
+static const cli_text examples[] = {
+    {"lockspan analyze -o incident.html /var/log/postgresql/ traces.otlp.jsonl.gz",
+     "One go: ingest a log directory and a trace export, correlate, write an HTML report."},
+    {"lockspan analyze --prefix '%m [%p] %q%u@%d ' -o r.md -o r.json postgresql.log",
+     "A stderr log with its log_line_prefix; Markdown and JSON from one correlation."},
+    {"lockspan ingest --db nightly.db postgresql-2026-12-01.log.gz\n"
+     "lockspan report --db nightly.db -o nightly.json -o nightly.html",
+     "Nightly job: add logs to a store, report from it."},
+    {"lockspan report --db nightly.db --since '2026-12-02 11:45' --relation accounts",
+     "A window of the store, for one relation, as Markdown on stdout."},
+};
+
+static const cli_text file_texts[] = {
+    {"lockspan-report.md", "analyze's default report (lockspan-report.json, "
+                           "lockspan-report.html with --format)"},
+    {"FILE.lockspan-PID.tmp", "a store or report being written, renamed over FILE when "
+                              "whole; one left by a killed run is removed by the next"},
+};
+
+static const cli_text environment[] = {
+    {"LOCKSPAN_TIMING", "set: print the wall and CPU time of each correlation pass on "
+                        "stderr; 'sql': also the time SQLite spent in each statement"},
+    {"TZ", "the zone of RFC 3164 syslog times, which carry none"},
+};
+
+static const cli_spec spec = {
+    commands, (int)(sizeof(commands) / sizeof(commands[0])),
+    options, (int)(sizeof(options) / sizeof(options[0])),
+    "Who held the lock, and why so long? lockspan reads PostgreSQL server logs, "
+    "application traces and pg_stat_activity snapshots, links every lock wait to the "
+    "transaction that blocked it, and reports hot rows, root blockers, deadlocks and "
+    "timeouts in Markdown, JSON or HTML.",
+    "PATH is a file (plain or gzip, told by its content), a directory or - for standard "
+    "input. Each file's kind is told by its content: PostgreSQL stderr, syslog, csvlog "
+    "or jsonlog logs, OTLP/JSON, Jaeger or Zipkin trace exports, pg_stat_activity "
+    "snapshots. A directory gives its files whose names contain .log, .csv, .json, "
+    ".syslog or .gz, in the order they were written (by each file's first timestamp, not "
+    "by name, so postgresql-%a.log rotation works); a log written in several formats is "
+    "read once, in the richest.",
+    exits, examples, file_texts, environment,
+    (int)(sizeof(exits) / sizeof(exits[0])), (int)(sizeof(examples) / sizeof(examples[0])),
+    (int)(sizeof(file_texts) / sizeof(file_texts[0])), (int)(sizeof(environment) / sizeof(environment[0])),
+    LS_VERSION,
+};
 
 #define MAX_OUTPUTS 8
 
 typedef struct cli {
     const char *command;
+    const cli_command *cmd;
     const char *db;
     const char *prefix;
     const char *format;
@@ -117,32 +194,6 @@ typedef struct cli {
     char **paths;
     int npaths;
 } cli;
-
-enum {
-    OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED, OPT_GROUP_BY,
-    OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY
-};
-
-static const struct option long_opts[] = {
-    {"db", required_argument, NULL, OPT_DB},
-    {"prefix", required_argument, NULL, OPT_PREFIX},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"output", required_argument, NULL, 'o'},
-    {"title", required_argument, NULL, OPT_TITLE},
-    {"top", required_argument, NULL, OPT_TOP},
-    {"max-waits", required_argument, NULL, OPT_MAX_WAITS},
-    {"generated-at", required_argument, NULL, OPT_GENERATED},
-    {"group-by", required_argument, NULL, OPT_GROUP_BY},
-    {"since", required_argument, NULL, OPT_SINCE},
-    {"until", required_argument, NULL, OPT_UNTIL},
-    {"relation", required_argument, NULL, OPT_RELATION},
-    {"database", required_argument, NULL, OPT_DATABASE},
-    {"code-path", required_argument, NULL, OPT_CODE_PATH},
-    {"busy-timeout", required_argument, NULL, OPT_BUSY},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
 
 static int parse_count(const char *s, const char *opt, int *out)
 {
@@ -213,94 +264,120 @@ static const char *output_format(const cli *c, const char *path)
     return ext ? ext : "md";
 }
 
-static const char *usage_for(const char *cmd)
+static const cli_command *find_command(const char *name)
 {
-    if (!cmd)
-        return usage_main;
-    if (strcmp(cmd, "analyze") == 0)
-        return usage_analyze;
-    if (strcmp(cmd, "ingest") == 0)
-        return usage_ingest;
-    if (strcmp(cmd, "report") == 0)
-        return usage_report;
+    size_t i;
+    for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
     return NULL;
+}
+
+static const cli_option *find_option(int id)
+{
+    size_t i;
+    for (i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+        if (options[i].id == id)
+            return &options[i];
+    return NULL;
+}
+
+/* One option's effect: 0, or EXIT_USAGE for a bad argument. */
+static int apply_option(cli *c, int id, const char *arg)
+{
+    switch (id) {
+    case OPT_DB: c->db = arg; break;
+    case OPT_PREFIX: c->prefix = arg; break;
+    case OPT_FORMAT:
+        if (strcmp(arg, "md") && strcmp(arg, "markdown") && strcmp(arg, "json") &&
+            strcmp(arg, "html")) {
+            fprintf(stderr, "lockspan: --format must be md, json or html, not '%s'\n", arg);
+            return EXIT_USAGE;
+        }
+        c->format_given = 1;
+        c->format = strcmp(arg, "json") == 0 ? "json" : strcmp(arg, "html") == 0 ? "html" : "md";
+        break;
+    case 'o':
+        if (c->noutputs == MAX_OUTPUTS) {
+            fprintf(stderr, "lockspan: at most %d -o outputs\n", MAX_OUTPUTS);
+            return EXIT_USAGE;
+        }
+        c->outputs[c->noutputs++] = arg;
+        break;
+    case OPT_TITLE: c->report.title = arg; break;
+    case OPT_TOP: return parse_count(arg, "--top", &c->report.top) ? EXIT_USAGE : 0;
+    case OPT_MAX_WAITS:
+        return parse_count(arg, "--max-waits", &c->report.max_waits) ? EXIT_USAGE : 0;
+    case OPT_GENERATED: c->report.generated_at = arg; break;
+    case OPT_GROUP_BY:
+        if (strcmp(arg, "function") && strcmp(arg, "route") && strcmp(arg, "service") &&
+            strcmp(arg, "application") && strcmp(arg, "statement")) {
+            fprintf(stderr, "lockspan: --group-by must be function, route, service, "
+                            "application or statement, not '%s'\n", arg);
+            return EXIT_USAGE;
+        }
+        c->report.group_by = arg;
+        break;
+    case OPT_SINCE: return parse_time(arg, "--since", &c->report.since) ? EXIT_USAGE : 0;
+    case OPT_UNTIL: return parse_time(arg, "--until", &c->report.until) ? EXIT_USAGE : 0;
+    case OPT_RELATION: c->report.relation = arg; break;
+    case OPT_DATABASE: c->report.database = arg; break;
+    case OPT_CODE_PATH: c->report.code_path = arg; break;
+    case OPT_BUSY: {
+        int sec;
+        if (strcmp(arg, "0") == 0)
+            sec = 0;
+        else if (parse_count(arg, "--busy-timeout", &sec))
+            return EXIT_USAGE;
+        c->busy_ms = sec * 1000;
+        break;
+    }
+    case 'q': c->quiet = 1; break;
+    }
+    return 0;
 }
 
 /* Returns 0 to go on, 1 when help was printed, EXIT_USAGE on bad arguments. */
 static int parse_args(cli *c, int argc, char **argv)
 {
-    int opt;
-    const char *usage = usage_for(c->command);
+    enum { NOPT = sizeof(options) / sizeof(options[0]) };
+    struct option longopts[NOPT + 1];
+    char shortopts[2 * NOPT + 1];
+    size_t i, ns = 0;
+    int opt, rc;
+
+    /* getopt's tables from the option table */
+    memset(longopts, 0, sizeof(longopts));
+    for (i = 0; i < NOPT; i++) {
+        longopts[i].name = options[i].name;
+        longopts[i].has_arg = options[i].arg ? required_argument : no_argument;
+        longopts[i].val = options[i].id;
+        if (options[i].letter) {
+            shortopts[ns++] = options[i].letter;
+            if (options[i].arg)
+                shortopts[ns++] = ':';
+        }
+    }
+    shortopts[ns] = '\0';
 
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:qh", long_opts, NULL)) != -1) {
-        switch (opt) {
-        case OPT_DB: c->db = optarg; break;
-        case OPT_PREFIX: c->prefix = optarg; break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "md") && strcmp(optarg, "markdown") && strcmp(optarg, "json") &&
-                strcmp(optarg, "html")) {
-                fprintf(stderr, "lockspan: --format must be md, json or html, not '%s'\n",
-                        optarg);
-                return EXIT_USAGE;
-            }
-            c->format_given = 1;
-            c->format = strcmp(optarg, "json") == 0   ? "json"
-                        : strcmp(optarg, "html") == 0 ? "html"
-                                                      : "md";
-            break;
-        case 'o':
-            if (c->noutputs == MAX_OUTPUTS) {
-                fprintf(stderr, "lockspan: at most %d -o outputs\n", MAX_OUTPUTS);
-                return EXIT_USAGE;
-            }
-            c->outputs[c->noutputs++] = optarg;
-            break;
-        case OPT_TITLE: c->report.title = optarg; break;
-        case OPT_TOP:
-            if (parse_count(optarg, "--top", &c->report.top))
-                return EXIT_USAGE;
-            break;
-        case OPT_MAX_WAITS:
-            if (parse_count(optarg, "--max-waits", &c->report.max_waits))
-                return EXIT_USAGE;
-            break;
-        case OPT_GENERATED: c->report.generated_at = optarg; break;
-        case OPT_GROUP_BY:
-            if (strcmp(optarg, "function") && strcmp(optarg, "route") && strcmp(optarg, "service") &&
-                strcmp(optarg, "application") && strcmp(optarg, "statement")) {
-                fprintf(stderr, "lockspan: --group-by must be function, route, service, "
-                                "application or statement, not '%s'\n", optarg);
-                return EXIT_USAGE;
-            }
-            c->report.group_by = optarg;
-            break;
-        case OPT_SINCE:
-            if (parse_time(optarg, "--since", &c->report.since))
-                return EXIT_USAGE;
-            break;
-        case OPT_UNTIL:
-            if (parse_time(optarg, "--until", &c->report.until))
-                return EXIT_USAGE;
-            break;
-        case OPT_RELATION: c->report.relation = optarg; break;
-        case OPT_DATABASE: c->report.database = optarg; break;
-        case OPT_CODE_PATH: c->report.code_path = optarg; break;
-        case OPT_BUSY: {
-            int sec;
-            if (strcmp(optarg, "0") == 0)
-                sec = 0;
-            else if (parse_count(optarg, "--busy-timeout", &sec))
-                return EXIT_USAGE;
-            c->busy_ms = sec * 1000;
-            break;
-        }
-        case 'q': c->quiet = 1; break;
-        case 'h': fputs(usage, stdout); return 1;
-        default:
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        const cli_option *o = find_option(opt);
+        if (!o) {
             fprintf(stderr, "Run 'lockspan %s --help' for usage.\n", c->command);
             return EXIT_USAGE;
         }
+        if (!(o->commands & c->cmd->bit)) {
+            fprintf(stderr, "lockspan %s: --%s is not an option of %s (see 'lockspan %s "
+                            "--help')\n", c->command, o->name, c->command, c->command);
+            return EXIT_USAGE;
+        }
+        if (opt == 'h') {
+            cli_print_help(stdout, &spec, c->cmd);
+            return 1;
+        }
+        if ((rc = apply_option(c, opt, optarg)) != 0)
+            return rc;
     }
     c->paths = argv + optind;
     c->npaths = argc - optind;
@@ -667,22 +744,39 @@ int main(int argc, char **argv)
     c.format = "md";
     c.busy_ms = LS_STORE_BUSY_MS;
     if (argc < 2) {
-        fputs(usage_main, stderr);
+        cli_print_help(stderr, &spec, NULL);
         return EXIT_USAGE;
     }
     c.command = argv[1];
     if (strcmp(c.command, "--help") == 0 || strcmp(c.command, "-h") == 0 ||
         strcmp(c.command, "help") == 0) {
-        const char *u = usage_for(argc > 2 ? argv[2] : NULL);
-        fputs(u ? u : usage_main, stdout);
-        return u ? 0 : EXIT_USAGE;
+        const cli_command *cmd = argc > 2 ? find_command(argv[2]) : NULL;
+        if (argc > 2 && !cmd) {
+            fprintf(stderr, "lockspan: unknown command '%s'\n\n", argv[2]);
+            cli_print_help(stderr, &spec, NULL);
+            return EXIT_USAGE;
+        }
+        cli_print_help(stdout, &spec, cmd);
+        return 0;
+    }
+    /* The build writes the man page and completions with these. */
+    if (strcmp(c.command, "--help-man") == 0) {
+        cli_print_man(stdout, &spec);
+        return 0;
+    }
+    if (strcmp(c.command, "--help-completion") == 0) {
+        if (argc == 3 && cli_print_completion(stdout, &spec, argv[2]) == 0)
+            return 0;
+        fprintf(stderr, "lockspan: --help-completion takes bash or zsh\n");
+        return EXIT_USAGE;
     }
     if (strcmp(c.command, "version") == 0 || strcmp(c.command, "--version") == 0) {
         printf("lockspan %s\n", LS_VERSION);
         return 0;
     }
-    if (!usage_for(c.command)) {
-        fprintf(stderr, "lockspan: unknown command '%s'\n\n%s", c.command, usage_main);
+    if (!(c.cmd = find_command(c.command))) {
+        fprintf(stderr, "lockspan: unknown command '%s'\n\n", c.command);
+        cli_print_help(stderr, &spec, NULL);
         return EXIT_USAGE;
     }
     rc = parse_args(&c, argc - 1, argv + 1);
@@ -690,9 +784,9 @@ int main(int argc, char **argv)
         return rc == 1 ? 0 : rc;
     if (!c.format_given && c.noutputs == 1 && format_of_path(c.outputs[0]))
         c.format = format_of_path(c.outputs[0]);
-    if (strcmp(c.command, "analyze") == 0)
+    if (c.cmd->bit == CMD_ANALYZE)
         return cmd_analyze(&c);
-    if (strcmp(c.command, "ingest") == 0)
+    if (c.cmd->bit == CMD_INGEST)
         return cmd_ingest(&c);
     return cmd_report(&c);
 }
