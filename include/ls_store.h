@@ -16,7 +16,7 @@
 #include "ls_activity.h"
 #include "ls_span.h"
 
-#define LS_STORE_SCHEMA_VERSION 4
+#define LS_STORE_SCHEMA_VERSION 5
 
 /* The page cache, in KiB (PRAGMA cache_size = -N): memory stays flat
  * whatever the log size. A pass that sorts much lowers it for the sort

@@ -25,7 +25,9 @@
 
 #define SESSION_CACHE 1024
 #define STMT_ROWS 32 /* statement rows per multi-row INSERT */
-#define STMT_COLS 15
+#define STMT_COLS 13
+#define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
+#define TEXT_CACHE_MAX 4096 /* longer texts are looked up in the store each time */
 
 typedef struct session_slot {
     int pid;              /* 0: empty */
@@ -47,6 +49,8 @@ enum {
     Q_SESSION_WRITE,
     Q_SESSION_MAX,
     Q_STATEMENT,
+    Q_TEXT_FIND,
+    Q_TEXT_INSERT,
     Q_LOCK_EVENT,
     Q_DEADLOCK,
     Q_DEADLOCK_EDGE,
@@ -89,9 +93,11 @@ static const char *const query_sql[Q__COUNT] = {
                         " last_ts = max(coalesce(sessions.last_ts, excluded.last_ts),"
                         "               coalesce(excluded.last_ts, sessions.last_ts))",
     [Q_SESSION_MAX] = "SELECT coalesce(max(session_id), 0) FROM sessions",
-    [Q_STATEMENT] = "INSERT INTO statements(session_id, pid, file_id, line, log_ts, start_ts,"
-                    " end_ts, duration_ms, verb, name, xid, vxid, text, params, prepare)"
-                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    [Q_STATEMENT] = "INSERT INTO stmt_rows(session_id, pid, file_id, line, start_ts, dur_us,"
+                    " verb, name, xid, vxid, text_id, params, prepare)"
+                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    [Q_TEXT_FIND] = "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2",
+    [Q_TEXT_INSERT] = "INSERT INTO stmt_texts(hash, text) VALUES (?1, ?2)",
     [Q_LOCK_EVENT] = "INSERT INTO lock_events(session_id, pid, file_id, line, ts, phase, mode,"
                      " target_kind, target, target_xid, rel_oid, db_oid, page, tuple_offset,"
                      " waited_ms, holders, queue, ctx_action, ctx_relation, ctx_page, ctx_offset,"
@@ -140,13 +146,20 @@ struct ls_store {
      * strings belong to the caller until ls_store_flush(). */
     sqlite3_stmt *stmt_multi;
     struct stmt_row {
-        int64_t session_id, file_id, line, xid;
+        int64_t session_id, file_id, line, xid, text_id;
         int pid, has_duration;
-        ls_ts log_ts, start_ts, end_ts;
-        double duration_ms;
-        const char *verb, *name, *vxid, *text, *params, *prepare;
+        ls_ts start_ts, dur_us;
+        const char *verb, *name, *vxid, *params, *prepare;
     } rows[STMT_ROWS];
     int nrows;
+    /* The text_id of recent statement texts, so that a text met again
+     * costs a hash and a compare instead of a lookup in stmt_texts. */
+    struct text_slot {
+        uint64_t hash;
+        int64_t text_id; /* 0: empty */
+        char *text;      /* owned */
+        size_t len;
+    } texts[TEXT_CACHE];
 };
 
 struct ls_stmt {
@@ -317,8 +330,14 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         return rc;
     }
     if (ver != 0 && ver != LS_STORE_SCHEMA_VERSION) {
-        snprintf(errbuf, errlen, "%s: store has schema version %d, this lockspan writes "
-                 "version %d; use a new --db file", path, ver, LS_STORE_SCHEMA_VERSION);
+        if (ver < LS_STORE_SCHEMA_VERSION)
+            snprintf(errbuf, errlen, "%s: store has schema version %d, written by an older "
+                     "lockspan; this one writes version %d (statement texts stored once, "
+                     "narrower rows) and cannot read it: ingest the logs again into a new "
+                     "--db file", path, ver, LS_STORE_SCHEMA_VERSION);
+        else
+            snprintf(errbuf, errlen, "%s: store has schema version %d, this lockspan writes "
+                     "version %d; use a new --db file", path, ver, LS_STORE_SCHEMA_VERSION);
         ls_store_close(s);
         return LS_ESTORE;
     }
@@ -355,9 +374,8 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     if (rc == 0) {
         ls_buf sql = LS_BUF_INIT(0);
         int r, c;
-        ls_buf_adds(&sql, "INSERT INTO statements(session_id, pid, file_id, line, log_ts,"
-                          " start_ts, end_ts, duration_ms, verb, name, xid, vxid, text, params,"
-                          " prepare) VALUES ");
+        ls_buf_adds(&sql, "INSERT INTO stmt_rows(session_id, pid, file_id, line, start_ts,"
+                          " dur_us, verb, name, xid, vxid, text_id, params, prepare) VALUES ");
         for (r = 0; r < STMT_ROWS; r++)
             for (c = 0; c < STMT_COLS; c++)
                 ls_buf_adds(&sql, c == 0 ? (r ? ",(?" : "(?") : c == STMT_COLS - 1 ? ",?)" : ",?");
@@ -394,6 +412,8 @@ void ls_store_close(ls_store *s)
     for (i = 0; i < Q__COUNT; i++)
         sqlite3_finalize(s->q[i]);
     sqlite3_finalize(s->stmt_multi);
+    for (i = 0; i < TEXT_CACHE; i++)
+        free(s->texts[i].text);
     if (s->db)
         sqlite3_close(s->db);
     free(s);
@@ -719,20 +739,78 @@ static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row
     sqlite3_bind_int(st, base + 2, w->pid);
     sqlite3_bind_int64(st, base + 3, w->file_id);
     sqlite3_bind_int64(st, base + 4, w->line);
-    bind_ts(st, base + 5, w->log_ts);
-    bind_ts(st, base + 6, w->start_ts);
-    bind_ts(st, base + 7, w->end_ts);
+    bind_ts(st, base + 5, w->start_ts);
     if (w->has_duration)
-        sqlite3_bind_double(st, base + 8, w->duration_ms);
+        sqlite3_bind_int64(st, base + 6, w->dur_us);
     else
-        sqlite3_bind_null(st, base + 8);
-    bind_text(st, base + 9, w->verb);
-    bind_text(st, base + 10, w->name);
-    bind_pos(st, base + 11, w->xid);
-    bind_text(st, base + 12, w->vxid);
-    bind_text(st, base + 13, w->text);
-    bind_text(st, base + 14, w->params);
-    bind_text(st, base + 15, w->prepare);
+        sqlite3_bind_null(st, base + 6);
+    bind_text(st, base + 7, w->verb);
+    bind_text(st, base + 8, w->name);
+    bind_pos(st, base + 9, w->xid);
+    bind_text(st, base + 10, w->vxid);
+    bind_pos(st, base + 11, w->text_id);
+    bind_text(st, base + 12, w->params);
+    bind_text(st, base + 13, w->prepare);
+}
+
+/* FNV-1a, 64 bits, of a statement text: the key of stmt_texts.hash. */
+static uint64_t text_hash(const char *t, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    size_t i;
+    for (i = 0; i < n; i++)
+        h = (h ^ (unsigned char)t[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* The text_id of `text` in stmt_texts, added when new; 0 for NULL. */
+static int text_id(ls_store *s, const char *text, int64_t *out)
+{
+    size_t n;
+    uint64_t h;
+    struct text_slot *slot;
+    sqlite3_stmt *st;
+    int rc;
+
+    *out = 0;
+    if (!text)
+        return 0;
+    n = strlen(text);
+    h = text_hash(text, n);
+    slot = &s->texts[h % TEXT_CACHE];
+    if (slot->text_id && slot->hash == h && slot->len == n && memcmp(slot->text, text, n) == 0) {
+        *out = slot->text_id;
+        return 0;
+    }
+    st = s->q[Q_TEXT_FIND];
+    sqlite3_bind_int64(st, 1, (int64_t)h);
+    sqlite3_bind_text(st, 2, text, (int)n, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_err(s, rc);
+    if (!*out) {
+        st = s->q[Q_TEXT_INSERT];
+        sqlite3_bind_int64(st, 1, (int64_t)h);
+        sqlite3_bind_text(st, 2, text, (int)n, SQLITE_STATIC);
+        if ((rc = run(s, st)) != 0)
+            return rc;
+        *out = sqlite3_last_insert_rowid(s->db);
+    }
+    if (n <= TEXT_CACHE_MAX) {
+        char *copy = ls_malloc(n + 1);
+        if (copy) { /* no copy: the text is looked up again next time */
+            memcpy(copy, text, n + 1);
+            free(slot->text);
+            slot->text = copy;
+            slot->hash = h;
+            slot->len = n;
+            slot->text_id = *out;
+        }
+    }
+    return 0;
 }
 
 static int flush_statements(ls_store *s)
@@ -760,30 +838,29 @@ static int store_statement(ls_store *s, int64_t file_id, int64_t sess, const ls_
 {
     const ls_record *r = ev->rec;
     const ls_statement_ev *m = &ev->u.stmt;
-    struct stmt_row *w = &s->rows[s->nrows++];
+    struct stmt_row *w = &s->rows[s->nrows];
+    int rc;
 
+    if ((rc = text_id(s, m->text, &w->text_id)) != 0)
+        return rc;
+    s->nrows++;
     w->session_id = sess;
     w->pid = r->pid;
     w->file_id = file_id;
     w->line = (int64_t)r->line;
-    w->log_ts = r->ts;
     w->has_duration = ev->kind == LS_EV_DURATION;
     if (w->has_duration) {
         /* Duration lines are written when the statement ends. */
-        w->duration_ms = m->duration_ms;
-        w->end_ts = r->ts;
-        w->start_ts = r->ts == LS_TS_NONE ? LS_TS_NONE
-                                          : r->ts - (ls_ts)(m->duration_ms * 1000.0 + 0.5);
+        w->dur_us = (ls_ts)(m->duration_ms * 1000.0 + 0.5);
+        w->start_ts = r->ts == LS_TS_NONE ? LS_TS_NONE : r->ts - w->dur_us;
     } else {
         /* log_statement lines are written when it starts. */
         w->start_ts = r->ts;
-        w->end_ts = LS_TS_NONE;
     }
     w->verb = m->verb;
     w->name = m->name && m->name[0] ? m->name : NULL;
     w->xid = r->xid;
     w->vxid = r->vxid && r->vxid[0] ? r->vxid : NULL;
-    w->text = m->text;
     w->params = m->params;
     /* EXECUTE of an SQL-level prepared statement: DETAIL "prepare: PREPARE
      * name(...) AS ..." carries the text the key is read from. */

@@ -24,11 +24,28 @@ static const char *const ls_schema_sql[] = {
     "  last_ts INTEGER, user_name TEXT, database TEXT, application TEXT,\n"
     "  remote TEXT, backend_type TEXT);\n",
     "CREATE INDEX IF NOT EXISTS sessions_pid ON sessions(pid);\n",
-    "CREATE TABLE IF NOT EXISTS statements(\n"
+    /* Statement texts, once each: a workload runs a few hundred texts
+     * millions of times (parameters are apart, in stmt_rows.params). */
+    "CREATE TABLE IF NOT EXISTS stmt_texts(\n"
+    "  text_id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, text TEXT NOT NULL);\n",
+    "CREATE INDEX IF NOT EXISTS stmt_texts_hash ON stmt_texts(hash);\n",
+    /* One row per statement line, narrow: the text by reference, the
+     * duration in whole microseconds, the log time and the end derived
+     * from the start and the duration (view statements). */
+    "CREATE TABLE IF NOT EXISTS stmt_rows(\n"
     "  stmt_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
-    "  pid INTEGER, file_id INTEGER, line INTEGER, log_ts INTEGER,\n"
-    "  start_ts INTEGER, end_ts INTEGER, duration_ms REAL, verb TEXT, name TEXT,\n"
-    "  xid INTEGER, vxid TEXT, text TEXT, params TEXT, prepare TEXT);\n",
+    "  pid INTEGER, file_id INTEGER, line INTEGER, start_ts INTEGER, dur_us INTEGER,\n"
+    "  verb TEXT, name TEXT, xid INTEGER, vxid TEXT, text_id INTEGER, params TEXT,\n"
+    "  prepare TEXT);\n",
+    /* What readers query: the columns of schema version 4. A one-table
+     * view, so that SQLite flattens it into every query and the indexes
+     * on stmt_rows serve; the text is looked up only when asked for. */
+    "CREATE VIEW IF NOT EXISTS statements AS SELECT stmt_id, session_id, pid, file_id,\n"
+    "  line, CASE WHEN dur_us IS NULL THEN start_ts ELSE start_ts + dur_us END AS log_ts,\n"
+    "  start_ts, start_ts + dur_us AS end_ts, dur_us / 1000.0 AS duration_ms, verb, name,\n"
+    "  xid, vxid,\n"
+    "  (SELECT t.text FROM stmt_texts t WHERE t.text_id = stmt_rows.text_id) AS text,\n"
+    "  params, prepare FROM stmt_rows;\n",
     "CREATE TABLE IF NOT EXISTS lock_events(\n"
     "  event_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, phase TEXT,\n"
@@ -131,17 +148,18 @@ static const char *const ls_schema_sql[] = {
 };
 
 static const char ls_index_sql[] =
-    "CREATE INDEX IF NOT EXISTS statements_session ON statements(session_id, start_ts);\n"
+    "CREATE INDEX IF NOT EXISTS statements_session ON stmt_rows(session_id, start_ts);\n"
     /* A transaction's statements (session_id, stmt_id BETWEEN first and last)
      * as one index range: without it each transaction reads its whole
      * session's statements, quadratic on long-lived sessions. */
-    "CREATE INDEX IF NOT EXISTS statements_session_stmt ON statements(session_id, stmt_id);\n"
-    "CREATE INDEX IF NOT EXISTS statements_xid ON statements(xid) WHERE xid > 0;\n"
+    "CREATE INDEX IF NOT EXISTS statements_session_stmt ON stmt_rows(session_id, stmt_id);\n"
+    "CREATE INDEX IF NOT EXISTS statements_xid ON stmt_rows(xid) WHERE xid > 0;\n"
     "CREATE INDEX IF NOT EXISTS lock_events_pid ON lock_events(pid, ts);\n"
     "CREATE INDEX IF NOT EXISTS errors_pid ON errors(pid, ts);\n"
     "INSERT OR IGNORE INTO xids(xid, session_id, pid, first_ts)\n"
     "  SELECT xid, session_id, pid, min(ts) FROM (\n"
-    "    SELECT xid, session_id, pid, log_ts AS ts FROM statements WHERE xid > 0\n"
+    "    SELECT xid, session_id, pid, start_ts + coalesce(dur_us, 0) AS ts FROM stmt_rows\n"
+    "      WHERE xid > 0\n"
     "    UNION ALL SELECT xid, session_id, pid, ts FROM lock_events WHERE xid > 0\n"
     "    UNION ALL SELECT xid, session_id, pid, ts FROM errors WHERE xid > 0)\n"
     "  GROUP BY xid;\n";

@@ -104,6 +104,21 @@ def main():
         check(r.returncode == 2 and open(inp, "rb").read() == open(log, "rb").read(),
               f"--db naming the input: exit 2, input untouched (got {r.returncode})")
 
+        # --- a store of an older schema version: refused, with what to do ---
+        old = os.path.join(tmp, "old.db")
+        r = run(ls, "ingest", "-q", "--db", old, log)
+        check(r.returncode == 0, f"ingest into a new store (got {r.returncode}: {r.stderr})")
+        con = sqlite3.connect(old)
+        con.execute("PRAGMA user_version = 4")
+        con.commit()
+        con.close()
+        before = open(old, "rb").read()
+        r = run(ls, "ingest", "-q", "--db", old, log)
+        check(r.returncode != 0 and "schema version 4" in r.stderr and "older lockspan" in r.stderr
+              and "new --db file" in r.stderr and open(old, "rb").read() == before,
+              f"ingest into a version 4 store: refused, says why and what to do, untouched "
+              f"(got {r.returncode}: {r.stderr})")
+
         # --- analyze --db replaces a lockspan store, through a temporary file ---
         db = os.path.join(tmp, "s.db")
         for n in (1, 2):
