@@ -3,10 +3,13 @@
  * and framing into lines.
  *
  * One read buffer per input, grown only while a single line needs it and
- * never past LS_LINE_MAX; gzip is detected by its magic bytes and inflated
- * in-process through zlib's gz* interface, which also handles multi-member
- * files (rotated logs concatenated with cat).
+ * never past LS_LINE_MAX. gzip is detected by its magic bytes and inflated
+ * by zlib in a thread of its own (gz_pipe), a few large blocks ahead of the
+ * framing: on two cores inflating and parsing overlap instead of taking
+ * turns. Multi-member files (rotated logs concatenated with cat) are read
+ * member after member, as gzip -dc does.
  */
+#include <pthread.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,11 +24,38 @@
 #include "ls_input.h"
 
 #define READ_CHUNK (256u * 1024u)
+#define GZ_BLOCK (1024u * 1024u) /* inflated bytes handed over at a time */
+#define GZ_BLOCKS 4              /* blocks in flight between the threads */
+
+/*
+ * The inflating thread and what it hands over: a ring of GZ_BLOCKS blocks,
+ * `count` of them full from `head` on. The framing thread owns the head
+ * block until it releases it; the inflater owns the free ones. An error
+ * comes after the good bytes before it, so every line before a damaged
+ * spot is read.
+ */
+typedef struct gz_pipe {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int fd;
+    unsigned char *blk[GZ_BLOCKS];
+    size_t len[GZ_BLOCKS];
+    uint64_t raw_at[GZ_BLOCKS]; /* compressed bytes consumed once the block was full */
+    int head, count, started;   /* started: the thread runs */
+    size_t pos;                 /* bytes of the head block already taken */
+    int stop, done;             /* stop: asked by the reader; done: no more blocks */
+    int err;                    /* 0, GZ_EDATA, GZ_ETRUNC, GZ_EREAD */
+    char errmsg[200];
+    uint64_t err_at;            /* compressed offset of the error */
+} gz_pipe;
+
+enum { GZ_EDATA = 1, GZ_ETRUNC, GZ_EREAD };
 
 struct ls_input {
     int fd;
     int owns_fd;
-    gzFile gz;            /* non-NULL for gzip input */
+    gz_pipe *gz;          /* non-NULL for gzip input */
     char *path;
     char *buf;
     size_t cap;           /* allocated bytes of buf */
@@ -40,6 +70,196 @@ struct ls_input {
     unsigned char head[2];
     size_t nhead;         /* magic bytes read ahead from a plain stream */
 };
+
+/*
+ * Inflate one member after another into the free blocks until the input
+ * ends, an error, or the reader stops. Runs in its own thread.
+ */
+static void *gz_inflater(void *arg)
+{
+    gz_pipe *g = arg;
+    z_stream z;
+    unsigned char *inbuf = ls_malloc(READ_CHUNK);
+    uint64_t consumed = 0; /* compressed bytes read from the file */
+    int err = 0, zrc = Z_OK, ended = 0, in_eof = 0;
+    char msg[sizeof(g->errmsg)] = "";
+
+    memset(&z, 0, sizeof(z));
+    if (!inbuf || inflateInit2(&z, 15 + 16) != Z_OK) {
+        err = GZ_EDATA;
+        snprintf(msg, sizeof(msg), "out of memory");
+    }
+    while (!err && !ended) {
+        int slot;
+        size_t have;
+
+        pthread_mutex_lock(&g->mu);
+        while (g->count == GZ_BLOCKS && !g->stop)
+            pthread_cond_wait(&g->cv, &g->mu);
+        slot = (g->head + g->count) % GZ_BLOCKS;
+        ended = g->stop;
+        pthread_mutex_unlock(&g->mu);
+        if (ended)
+            break;
+        z.next_out = g->blk[slot];
+        z.avail_out = GZ_BLOCK;
+        while (z.avail_out > 0 && !err && !ended) {
+            if (z.avail_in == 0 && !in_eof) {
+                ssize_t n;
+                do {
+                    n = read(g->fd, inbuf, READ_CHUNK);
+                } while (n < 0 && errno == EINTR);
+                if (n < 0) {
+                    err = GZ_EREAD;
+                    snprintf(msg, sizeof(msg), "%s", strerror(errno));
+                    break;
+                }
+                in_eof = n == 0;
+                z.next_in = inbuf;
+                z.avail_in = (uInt)n;
+                consumed += (uint64_t)n;
+            }
+            if (z.avail_in == 0 && in_eof) {
+                if (zrc != Z_STREAM_END)
+                    err = GZ_ETRUNC;
+                ended = 1;
+                break;
+            }
+            if (zrc == Z_STREAM_END) {
+                /* Another member follows only if it starts like one: gzip
+                 * -dc, like zlib's gzread, ignores trailing garbage. */
+                if (z.next_in[0] != 0x1f) {
+                    ended = 1;
+                    break;
+                }
+                inflateReset(&z);
+            }
+            zrc = inflate(&z, Z_NO_FLUSH);
+            if (zrc != Z_OK && zrc != Z_STREAM_END && zrc != Z_BUF_ERROR) {
+                err = GZ_EDATA;
+                snprintf(msg, sizeof(msg), "%s", z.msg ? z.msg : zError(zrc));
+            }
+        }
+        have = GZ_BLOCK - z.avail_out;
+        pthread_mutex_lock(&g->mu);
+        if (have > 0) {
+            g->len[slot] = have;
+            g->raw_at[slot] = consumed - z.avail_in;
+            g->count++;
+        }
+        pthread_cond_broadcast(&g->cv);
+        pthread_mutex_unlock(&g->mu);
+    }
+    pthread_mutex_lock(&g->mu);
+    g->err = err;
+    g->err_at = consumed - z.avail_in;
+    memcpy(g->errmsg, msg, sizeof(msg));
+    g->done = 1;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+    inflateEnd(&z);
+    free(inbuf);
+    return NULL;
+}
+
+static void gz_pipe_free(gz_pipe *g)
+{
+    int i;
+    if (!g)
+        return;
+    if (g->started) { /* the thread runs: stop it */
+        pthread_mutex_lock(&g->mu);
+        g->stop = 1;
+        pthread_cond_broadcast(&g->cv);
+        pthread_mutex_unlock(&g->mu);
+        pthread_join(g->thread, NULL);
+    }
+    pthread_mutex_destroy(&g->mu);
+    pthread_cond_destroy(&g->cv);
+    for (i = 0; i < GZ_BLOCKS; i++)
+        free(g->blk[i]);
+    free(g);
+}
+
+/* A pipe for `fd` (positioned at the gzip header); the thread starts at
+ * the first read, so an input opened only to peek costs nothing. */
+static gz_pipe *gz_pipe_new(int fd)
+{
+    gz_pipe *g = ls_calloc(1, sizeof(*g));
+    int i;
+    if (!g)
+        return NULL;
+    g->fd = fd;
+    pthread_mutex_init(&g->mu, NULL);
+    pthread_cond_init(&g->cv, NULL);
+    for (i = 0; i < GZ_BLOCKS; i++)
+        if (!(g->blk[i] = ls_malloc(GZ_BLOCK))) {
+            gz_pipe_free(g);
+            return NULL;
+        }
+    return g;
+}
+
+/* Up to `room` inflated bytes into in->buf[end..]; sets eof at the end. */
+static int gz_take(ls_input *in, size_t room, char *errbuf, size_t errlen)
+{
+    gz_pipe *g = in->gz;
+    size_t n;
+    int count;
+
+    if (!g->started) {
+        if (pthread_create(&g->thread, NULL, gz_inflater, g) != 0)
+            return LS_ENOMEM;
+        g->started = 1;
+    }
+    pthread_mutex_lock(&g->mu);
+    while (g->count == 0 && !g->done)
+        pthread_cond_wait(&g->cv, &g->mu);
+    count = g->count;
+    pthread_mutex_unlock(&g->mu);
+    if (count == 0) {
+        /* Where it broke: the compressed offset, and the text (inflated
+         * bytes, lines) delivered before it. */
+        unsigned long long at = (unsigned long long)g->err_at;
+        unsigned long long text = (unsigned long long)(in->text_off + (in->end - in->start));
+        in->raw_off = g->err_at;
+        switch (g->err) {
+        case 0:
+            in->eof = 1;
+            return 0;
+        case GZ_ETRUNC:
+            snprintf(errbuf, errlen, "%s: gzip stream is truncated at compressed byte %llu "
+                     "(after %llu bytes of text, line %llu)", in->path, at, text,
+                     (unsigned long long)in->lineno);
+            return LS_EIO;
+        case GZ_EREAD:
+            snprintf(errbuf, errlen, "%s: read error: %s", in->path, g->errmsg);
+            return LS_EIO;
+        default:
+            snprintf(errbuf, errlen, "%s: gzip data error near compressed byte %llu (after "
+                     "%llu bytes of text, line %llu): %s; the file is damaged from there on",
+                     in->path, at, text, (unsigned long long)in->lineno, g->errmsg);
+            return LS_EIO;
+        }
+    }
+    /* The head block is this thread's until released. */
+    n = g->len[g->head] - g->pos;
+    if (n > room)
+        n = room;
+    memcpy(in->buf + in->end, g->blk[g->head] + g->pos, n);
+    in->end += n;
+    g->pos += n;
+    in->raw_off = g->raw_at[g->head];
+    if (g->pos == g->len[g->head]) {
+        pthread_mutex_lock(&g->mu);
+        g->head = (g->head + 1) % GZ_BLOCKS;
+        g->count--;
+        g->pos = 0;
+        pthread_cond_broadcast(&g->cv);
+        pthread_mutex_unlock(&g->mu);
+    }
+    return 0;
+}
 
 int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen)
 {
@@ -92,7 +312,7 @@ int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen)
     }
     if (in->nhead == 2 && in->head[0] == 0x1f && in->head[1] == 0x8b) {
         if (in->fd != STDIN_FILENO && lseek(in->fd, 0, SEEK_SET) == 0) {
-            in->gz = gzdopen(in->fd, "rb");
+            in->gz = gz_pipe_new(in->fd);
         } else {
             snprintf(errbuf, errlen, "%s: gzip input on a pipe is not supported; "
                      "pipe it through 'gzip -dc' or pass the file", path);
@@ -103,8 +323,6 @@ int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen)
             ls_input_close(in);
             return LS_ENOMEM;
         }
-        in->owns_fd = 0; /* gzclose closes it */
-        gzbuffer(in->gz, READ_CHUNK);
         in->nhead = 0;
     } else {
         memcpy(in->buf, in->head, in->nhead);
@@ -119,8 +337,7 @@ void ls_input_close(ls_input *in)
 {
     if (!in)
         return;
-    if (in->gz)
-        gzclose(in->gz);
+    gz_pipe_free(in->gz);
     if (in->owns_fd && in->fd >= 0)
         close(in->fd);
     free(in->buf);
@@ -135,41 +352,9 @@ static int input_fill(ls_input *in, char *errbuf, size_t errlen)
     if (room > READ_CHUNK)
         room = READ_CHUNK;
     if (in->gz) {
-        int n = gzread(in->gz, in->buf + in->end, (unsigned)room);
-        /* Where it broke: the compressed offset zlib has read up to, and
-         * the text (decompressed bytes, lines) delivered before it. */
-        unsigned long long at = (unsigned long long)gzoffset(in->gz);
-        unsigned long long text = (unsigned long long)(in->text_off + (in->end - in->start));
-        if (n < 0) {
-            int zerr;
-            const char *msg = gzerror(in->gz, &zerr), *colon = strstr(msg, ">: ");
-            if (strncmp(msg, "<fd:", 4) == 0 && colon) /* gzdopen's name for the file */
-                msg = colon + 3;
-            snprintf(errbuf, errlen, "%s: gzip data error near compressed byte %llu (after "
-                     "%llu bytes of text, line %llu): %s; the file is damaged from there on",
-                     in->path, at, text, (unsigned long long)in->lineno, msg);
-            return LS_EIO;
-        }
-        if (n == 0) {
-            int zerr;
-            gzerror(in->gz, &zerr);
-            if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
-                snprintf(errbuf, errlen, "%s: gzip data error near compressed byte %llu "
-                         "(after %llu bytes of text, line %llu)", in->path, at, text,
-                         (unsigned long long)in->lineno);
-                return LS_EIO;
-            }
-            /* zlib reports a truncated stream only through gzeof + Z_BUF_ERROR */
-            if (zerr == Z_BUF_ERROR) {
-                snprintf(errbuf, errlen, "%s: gzip stream is truncated at compressed byte %llu "
-                         "(after %llu bytes of text, line %llu)", in->path, at, text,
-                         (unsigned long long)in->lineno);
-                return LS_EIO;
-            }
-            in->eof = 1;
-        }
-        in->end += (size_t)n;
-        in->raw_off = (uint64_t)gzoffset(in->gz);
+        int rc = gz_take(in, room, errbuf, errlen);
+        if (rc)
+            return rc;
     } else {
         ssize_t n;
         do {
