@@ -23,7 +23,9 @@ typedef struct ls_correlate_stats {
     int64_t hidden_waits;   /* queueing for a hot row the log did not show as a wait */
     int64_t hidden_disagree; /* logged waits their reconstruction got wrong */
     int64_t span_links;     /* transactions linked to a trace span */
-    int64_t clock_offset_us; /* database minus application clock, from sqlcommenter links */
+    int64_t clock_offset_us; /* database minus application clock, from sqlcommenter links
+                              * or the spans of logged waits (spans.c) */
+    int64_t span_statements; /* statements taken from database spans (no statement log) */
 } ls_correlate_stats;
 
 int ls_correlate(ls_store *store, ls_correlate_stats *stats);

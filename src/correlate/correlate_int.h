@@ -13,6 +13,17 @@
 int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats);
 int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats);
 
+/* spans.c: statements from the database spans of sessions whose
+ * statements the log does not show, on the database's clock. */
+int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats);
+
+/*
+ * The offset contained in most of the intervals [lo[i], hi[i]]: the middle
+ * of the first range of greatest depth, in *offset. Returns that depth
+ * (0 when n is 0).
+ */
+int ls_span_offset(const int64_t *lo, const int64_t *hi, int n, int64_t *offset);
+
 /* holds.c: logical rows (ctids joined by key), hold intervals of the
  * transactions that held them, queue depth over time, row statistics. */
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats);

@@ -212,7 +212,8 @@ static int link_by_comment(ls_store *s, int64_t *offset)
         if (!ls_stmt_isnull(q, 3) && n < 256)
             diffs[n++] = ls_stmt_int64(q, 3) - ls_stmt_int64(q, 2);
     }
-    *offset = median(diffs, n);
+    if (n) /* else the offset spans.c measured, or none */
+        *offset = median(diffs, n);
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(upd);
@@ -578,7 +579,7 @@ static const char hold_parts_sql[] =
 
 int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
 {
-    int64_t offset = 0;
+    int64_t offset = stats->clock_offset_us;
     ls_stmt *st = NULL;
     int rc;
 

@@ -5,7 +5,12 @@ were made with the default deadlock_timeout = 1s, so most of the queueing
 on their two hot rows was never logged. The truth comes from the client and
 a 5 ms pg_stat_activity sampler, never from the log.
 
-Usage: check_hidden.py LOCKSPAN SAMPLE_DIR
+Usage: check_hidden.py LOCKSPAN SAMPLE_DIR [--app-skew-ms N]
+
+--app-skew-ms N: analyze a copy of the set whose traces are on an
+application clock N ms ahead of the server's (every span shifted); the
+truth stays on the server's clock, so the facts hold only if the offset is
+measured (spans.c).
 
 Runs `lockspan analyze -q --db S.db --format json -o r.json SAMPLE_DIR` and
 reads the store's `row_waits` (one row per statement that queued for a hot
@@ -24,6 +29,8 @@ application_name (the sets use the same name for all three).
 import datetime
 import json
 import os
+import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -45,10 +52,28 @@ def within(got, want, tol=TOL):
     return abs(got - want) <= tol * abs(want)
 
 
+def skewed_copy(sample, dst, skew_ms):
+    """The set with every span time moved skew_ms later (OTLP JSON Lines)."""
+    os.makedirs(dst)
+    shift = lambda m: f'"{m.group(1)}":"{int(m.group(2)) + skew_ms * 1_000_000}"'
+    for name in os.listdir(sample):
+        src = os.path.join(sample, name)
+        if not name.endswith(".otlp.jsonl"):
+            shutil.copy(src, dst)
+            continue
+        with open(src) as f, open(os.path.join(dst, name), "w") as out:
+            for line in f:
+                out.write(re.sub(r'"((?:start|end)TimeUnixNano)":"(\d+)"', shift, line))
+
+
 def main():
     lockspan, sample = sys.argv[1], sys.argv[2]
+    skew = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--app-skew-ms" else 0
     truth = json.load(open(os.path.join(sample, "truth.json")))
     with tempfile.TemporaryDirectory() as tmp:
+        if skew:
+            skewed_copy(sample, os.path.join(tmp, "set"), skew)
+            sample = os.path.join(tmp, "set")
         db_path = os.path.join(tmp, "s.db")
         r = subprocess.run([lockspan, "analyze", "-q", "--db", db_path, "--format", "json",
                             "-o", os.path.join(tmp, "r.json"), sample])

@@ -96,10 +96,28 @@ static void test_queue(void)
     }
 }
 
+/* The application clock's offset: the range most waits' spans agree on. */
+static void test_span_offset(void)
+{
+    /* Three waits agree on [295, 305] ms; a wrong span of the same pid
+     * gives [-900, -890]; the second wait's span is a little longer. */
+    int64_t lo[] = {290 * 1000, -900 * 1000, 295 * 1000, 280 * 1000};
+    int64_t hi[] = {310 * 1000, -890 * 1000, 305 * 1000, 320 * 1000};
+    int64_t off = 0;
+    CHECK_INT(ls_span_offset(lo, hi, 4, &off), 3);
+    CHECK_INT(off, 300 * 1000);
+    CHECK_INT(ls_span_offset(lo + 1, hi + 1, 1, &off), 1);
+    CHECK_INT(off, -895 * 1000);
+    off = 7;
+    CHECK_INT(ls_span_offset(lo, hi, 0, &off), 0);
+    CHECK_INT(off, 7);
+}
+
 int main(void)
 {
     test_open_at();
     test_pick_waiter();
     test_queue();
+    test_span_offset();
     return TEST_REPORT();
 }
