@@ -22,6 +22,19 @@
  * note(), and the held lines are then fed through the normal path. When the
  * inference is unsure the file fails with LS_EFORMAT and a note that asks
  * for --prefix.
+ *
+ * An inferred prefix may change in mid-file (the server restarted with a
+ * new log_line_prefix): a line with a severity that the prefix does not
+ * match starts another such window, the prefix is inferred again from it
+ * and, when that succeeds with another prefix, used from the window's first
+ * line on (a note says so), the old one still tried on lines the new one
+ * does not match (around a reload, processes take the new value one by
+ * one). Otherwise the window is read with the old one.
+ *
+ * A line that matches no prefix (output of another program on the server's
+ * stderr, e.g. a failing archive_command's shell) is reported as bad but
+ * does not end the record before it: TAB continuation lines after it still
+ * belong to that record.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +50,9 @@
 #define RECORD_MAX (32u * 1024u * 1024u)
 #define INFER_LINES 200
 #define INFER_BYTES (1024u * 1024u)
+#define LS_REINFER 1 /* feed_line(): hold this line, infer the prefix again */
+
+static int stderr_sniff(const char *line, size_t len);
 
 /* String fields a pending record keeps, as offsets into its buffer. */
 enum {
@@ -75,12 +91,16 @@ typedef struct stderr_parser {
     char *file;
     ls_sink sink;
     ls_prefix *prefix;
+    ls_prefix *prev; /* the prefix before a mid-file change, tried second */
     pending slots[MAX_PENDING];
     pending *current;     /* record the previous line belonged to */
     uint64_t lineno;
     /* Lines held back while the prefix is not known yet (prefix == NULL). */
-    int inferring;
-    int headed; /* ls_stderr_set_headed() */
+    int inferring;  /* holding lines for an inference */
+    int inferred;   /* the prefix in force was inferred (it may change) */
+    int replaying;  /* feeding held lines: a mismatch starts no window */
+    char spec[512]; /* the inferred prefix in force */
+    int headed;     /* ls_stderr_set_headed() */
     ls_buf held;                     /* the held lines, back to back */
     size_t held_off[INFER_LINES];
     size_t held_len[INFER_LINES];
@@ -343,10 +363,15 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
         return 0;
 
     rc = ls_prefix_match_line(sp->prefix, line, len, &m);
+    /* Around a reload, processes take the new prefix one by one. */
+    if (rc == 0 && sp->prev)
+        rc = ls_prefix_match_line(sp->prev, line, len, &m);
     if (rc < 0)
         return rc;
     if (rc == 0) {
-        sp->current = NULL;
+        /* Perhaps the prefix changed: infer it again from here. */
+        if (sp->inferred && !sp->replaying && stderr_sniff(line, len))
+            return LS_REINFER;
         if (sp->sink.bad)
             sp->sink.bad(sp->sink.ctx, sp->file, lineno,
                          "line does not start with the log_line_prefix", line, len);
@@ -385,9 +410,36 @@ static void note(stderr_parser *sp, const char *msg)
 }
 
 /*
+ * A second inference, in mid-file: switch to `spec` if it is another
+ * prefix (rc is the inference's result). The note has the first one's
+ * form, so that ingest remembers the prefix in force for the next run.
+ */
+static int switch_prefix(stderr_parser *sp, int rc, const char *spec, const char *why)
+{
+    ls_prefix *p = NULL;
+    char msg[1400], err[512];
+
+    if (rc != 0 || strcmp(spec, sp->spec) == 0)
+        return 0;
+    if ((rc = ls_prefix_compile(&p, spec, err, sizeof(err))) != 0)
+        return rc == LS_ENOMEM ? rc : 0;
+    ls_prefix_free(sp->prev);
+    sp->prev = sp->prefix;
+    sp->prefix = p;
+    snprintf(sp->spec, sizeof(sp->spec), "%s", spec);
+    snprintf(msg, sizeof(msg),
+             "inferred log_line_prefix '%s' (it changed at line %llu; %s; pass --prefix to "
+             "override)",
+             spec, (unsigned long long)sp->held_lineno[0], why);
+    note(sp, msg);
+    return 0;
+}
+
+/*
  * Infer the prefix from the held lines plus `extra` (the line that did not
  * fit, or NULL), compile it, say what was inferred, and feed the held
- * lines. The caller feeds `extra` itself.
+ * lines. The caller feeds `extra` itself. With a prefix already in force
+ * this is a mid-file window: see switch_prefix().
  */
 static int infer_and_replay(stderr_parser *sp, const char *extra, size_t extra_len)
 {
@@ -412,6 +464,11 @@ static int infer_and_replay(stderr_parser *sp, const char *extra, size_t extra_l
                     : ls_prefix_infer(spec, sizeof(spec), lines, lens, n, why, sizeof(why));
     if (rc == LS_ENOMEM)
         return rc;
+    if (sp->prefix) {
+        if ((rc = switch_prefix(sp, rc, spec, why)) != 0)
+            return rc;
+        goto replay;
+    }
     if (rc == 0)
         rc = ls_prefix_compile(&sp->prefix, spec, err, sizeof(err));
     if (rc != 0) {
@@ -430,13 +487,33 @@ static int infer_and_replay(stderr_parser *sp, const char *extra, size_t extra_l
     snprintf(msg, sizeof(msg), "inferred log_line_prefix '%s' (%s; pass --prefix to override)",
              spec, why);
     note(sp, msg);
-    for (i = 0; i < sp->nheld; i++)
-        if ((rc = feed_line(sp, base + sp->held_off[i], sp->held_len[i], sp->held_lineno[i],
-                            sp->held_pid[i], sp->held_ts[i])) != 0)
-            return rc;
+    sp->inferred = 1;
+    snprintf(sp->spec, sizeof(sp->spec), "%s", spec);
+replay:
+    sp->replaying = 1;
+    for (i = 0, rc = 0; i < sp->nheld && rc == 0; i++)
+        rc = feed_line(sp, base + sp->held_off[i], sp->held_len[i], sp->held_lineno[i],
+                       sp->held_pid[i], sp->held_ts[i]);
+    sp->replaying = 0;
     ls_buf_free(&sp->held);
     sp->nheld = 0;
-    return 0;
+    return rc;
+}
+
+/* Hold a line for the inference; 1 when the window is full (not held). */
+static int hold_line(stderr_parser *sp, const char *line, size_t len, uint64_t lineno, int pid,
+                     ls_ts ts)
+{
+    if (sp->nheld >= INFER_LINES || sp->held.len + len + 1 > INFER_BYTES)
+        return 1;
+    sp->held_off[sp->nheld] = sp->held.len;
+    sp->held_len[sp->nheld] = len;
+    sp->held_pid[sp->nheld] = pid;
+    sp->held_ts[sp->nheld] = ts;
+    sp->held_lineno[sp->nheld++] = lineno;
+    ls_buf_add(&sp->held, line, len);
+    ls_buf_addc(&sp->held, '\0');
+    return ls_buf_failed(&sp->held) ? LS_ENOMEM : 0;
 }
 
 int ls_stderr_feed_headed(void *state, const char *line, size_t len, uint64_t lineno,
@@ -446,22 +523,18 @@ int ls_stderr_feed_headed(void *state, const char *line, size_t len, uint64_t li
     int rc;
 
     if (sp->inferring) {
-        if (sp->nheld < INFER_LINES && sp->held.len + len + 1 <= INFER_BYTES) {
-            sp->held_off[sp->nheld] = sp->held.len;
-            sp->held_len[sp->nheld] = len;
-            sp->held_pid[sp->nheld] = pid;
-            sp->held_ts[sp->nheld] = ts;
-            sp->held_lineno[sp->nheld++] = lineno;
-            ls_buf_add(&sp->held, line, len);
-            ls_buf_addc(&sp->held, '\0');
-            return ls_buf_failed(&sp->held) ? LS_ENOMEM : 0;
-        }
+        if ((rc = hold_line(sp, line, len, lineno, pid, ts)) != 1)
+            return rc;
         if ((rc = infer_and_replay(sp, line, len)) != 0)
             return rc;
     }
     if (!sp->prefix)
         return LS_EFORMAT; /* inference failed earlier: the file stays refused */
-    return feed_line(sp, line, len, lineno, pid, ts);
+    if ((rc = feed_line(sp, line, len, lineno, pid, ts)) != LS_REINFER)
+        return rc;
+    sp->inferring = 1;
+    ls_buf_init(&sp->held, INFER_BYTES + 1);
+    return hold_line(sp, line, len, lineno, pid, ts);
 }
 
 void ls_stderr_set_headed(void *state)
@@ -503,6 +576,7 @@ static void stderr_destroy(void *state)
     for (i = 0; i < MAX_PENDING; i++)
         ls_buf_free(&sp->slots[i].text);
     ls_prefix_free(sp->prefix);
+    ls_prefix_free(sp->prev);
     ls_buf_free(&sp->held);
     free(sp->file);
     free(sp);

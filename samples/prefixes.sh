@@ -5,7 +5,9 @@
 # Usage: samples/prefixes.sh [OUTDIR]     (default: the directory of this script)
 #
 # Writes OUTDIR/prefixes/<n>.log + <n>.prefix (the true log_line_prefix, no
-# trailing newline) and OUTDIR/timezones/<n>.log + <n>.prefix + <n>.zone (the
+# trailing newline), OUTDIR/prefix-change/1.log (a log whose prefix changes
+# by reload in mid-file after 5 rounds of the workload, more than the 200
+# lines an inference reads) + 1.prefixes (the two prefixes, one per line) and OUTDIR/timezones/<n>.log + <n>.prefix + <n>.zone (the
 # log_timezone) + <n>.utc ("<mark> <UTC instant>" per line, taken client-side
 # from now() AT TIME ZONE 'UTC' of the statement whose log line carries the
 # mark).
@@ -134,6 +136,15 @@ for entry in "${ZONES[@]}"; do
     workload "z$n" >"$WORK/z$n.utc"
 done
 
+# The prefix changes in mid-file: a reload, as after editing postgresql.conf.
+CHANGE=("%m [%p] %q%u@%d " "%t [%p]: [%l-1] user=%u,db=%d,app=%a,client=%h ")
+echo "prefixes.sh: prefix change '${CHANGE[0]}' -> '${CHANGE[1]}'" >&2
+switch_log "c1.log" "ALTER SYSTEM SET log_line_prefix = '${CHANGE[0]}'"
+for _ in 1 2 3 4 5; do workload c1 >/dev/null; done
+admin -c "ALTER SYSTEM SET log_line_prefix = '${CHANGE[1]}'" -c "SELECT pg_reload_conf()" >/dev/null
+sleep 0.5
+for _ in 1 2 3 4 5; do workload c1 >/dev/null; done
+
 admin -c "ALTER SYSTEM SET log_filename = 'switch.log'" -c "SELECT pg_reload_conf()" >/dev/null
 sleep 0.5
 pg_stop
@@ -153,5 +164,8 @@ for entry in "${ZONES[@]}"; do
     printf '%s' "${rest%%|*}" >"$OUTDIR/timezones/$n.zone"
     cp "$WORK/z$n.utc" "$OUTDIR/timezones/$n.utc"
 done
-chmod 644 "$OUTDIR"/prefixes/* "$OUTDIR"/timezones/*
+mkdir -p "$OUTDIR/prefix-change"
+cp "$LOGDIR/c1.log" "$OUTDIR/prefix-change/1.log"
+printf '%s\n' "${CHANGE[@]}" >"$OUTDIR/prefix-change/1.prefixes"
+chmod 644 "$OUTDIR"/prefixes/* "$OUTDIR"/timezones/* "$OUTDIR"/prefix-change/*
 echo "prefixes.sh: wrote $OUTDIR/prefixes and $OUTDIR/timezones" >&2

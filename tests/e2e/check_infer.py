@@ -3,7 +3,8 @@
 --prefix says what it inferred and gives the same report as with the true
 prefix; every samples/prefixes and samples/timezones log is read without
 --prefix, with the server's own log_line_prefix inferred, no unparsable line
-and the same report as with its true prefix; a file whose prefix cannot be inferred fails with exit 1 and a
+and the same report as with its true prefix; a log whose prefix changes in
+mid-file is read whole with both prefixes inferred; a file whose prefix cannot be inferred fails with exit 1 and a
 message that asks for --prefix and shows a line.
 
 Usage: check_infer.py LOCKSPAN SAMPLES_DIR
@@ -69,6 +70,17 @@ def main():
             check(r.returncode == 0 and f"inferred log_line_prefix '{true}'" in r.stderr
                   and " 0 unparsable lines" in r.stderr,
                   f"{name}: inferred the server's prefix '{true}': {r.stderr[:300]}")
+
+        # The prefix changes by reload in mid-file (samples/prefix-change):
+        # both prefixes are inferred and every line is read.
+        change = os.path.join(samples, "prefix-change", "1.log")
+        first, second = open(change[:-4] + ".prefixes").read().split("\n")[:2]
+        r, _ = analyze(ls, tmp, change)
+        check(r.returncode == 0 and f"inferred log_line_prefix '{first}'" in r.stderr
+              and f"inferred log_line_prefix '{second}' (it changed at line" in r.stderr,
+              "prefix change: both prefixes inferred: " + r.stderr[:600])
+        check(" 0 unparsable lines" in r.stderr, "prefix change: no unparsable line: "
+              + r.stderr[-300:])
 
         bad = os.path.join(tmp, "odd.log")
         with open(bad, "w") as f:

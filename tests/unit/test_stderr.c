@@ -77,10 +77,10 @@ static void on_bad(void *ctx, const char *file, uint64_t line, const char *reaso
         c->bad_lines[c->nbad++] = line;
 }
 
-static void parse_lines(collector *c, const char *const *lines, int n)
+static void parse_lines_with(collector *c, const char *prefix, const char *const *lines, int n)
 {
     ls_sink sink = {.record = on_record, .bad = on_bad, .ctx = c};
-    ls_parse_opts o = {"test.log", PREFIX};
+    ls_parse_opts o = {"test.log", prefix};
     void *p = NULL;
     char err[256];
     int i;
@@ -90,6 +90,44 @@ static void parse_lines(collector *c, const char *const *lines, int n)
         CHECK_INT(ls_stderr_parser.feed(p, lines[i], strlen(lines[i]), (uint64_t)i + 1), 0);
     CHECK_INT(ls_stderr_parser.finish(p), 0);
     ls_stderr_parser.destroy(p);
+}
+
+static void parse_lines(collector *c, const char *const *lines, int n)
+{
+    parse_lines_with(c, PREFIX, lines, n);
+}
+
+/*
+ * A line of another program inside a multi-line record does not cut it.
+ * A 3-way deadlock and the line a failing archive_command's shell wrote,
+ * both from one PostgreSQL 15.20 server run with logging_collector = off
+ * (pg_ctl -l), 2026-12-03, log_line_prefix '%m [%p] %q%u@%d '; the shell's
+ * line (line 53 of that log) is moved into the DETAIL, as concurrent
+ * writers to one stderr can put it.
+ */
+static void test_stray_line(void)
+{
+    static const char *const lines[] = {
+        "2026-12-03 06:50:46.624 UTC [25154] postgres@postgres ERROR:  deadlock detected",
+        "2026-12-03 06:50:46.624 UTC [25154] postgres@postgres DETAIL:  Process 25154 waits for "
+        "ShareLock on transaction 727; blocked by process 25156.",
+        "sh: 1: lockspan-no-such-archiver: Permission denied",
+        "\tProcess 25156 waits for ShareLock on transaction 726; blocked by process 25155.",
+        "\tProcess 25155 waits for ShareLock on transaction 725; blocked by process 25154.",
+        "\tProcess 25154: BEGIN; UPDATE t SET v=3 WHERE id=3; SELECT pg_sleep(1.5); UPDATE t SET "
+        "v=3 WHERE id=1; COMMIT",
+        "2026-12-03 06:50:46.624 UTC [25154] postgres@postgres HINT:  See server log for query "
+        "details.",
+    };
+    collector c;
+    parse_lines_with(&c, "%m [%p] %q%u@%d ", lines, 7);
+    CHECK_INT(c.n, 1);
+    CHECK_INT(c.nbad, 1);
+    CHECK_INT(c.bad_lines[0], 3);
+    CHECK_STR(c.recs[0].message, "deadlock detected");
+    CHECK(strstr(c.recs[0].detail, "blocked by process 25156.\nProcess 25156 waits") != NULL);
+    CHECK(strstr(c.recs[0].detail, "blocked by process 25155.\nProcess 25155 waits") != NULL);
+    CHECK(strstr(c.recs[0].detail, "blocked by process 25154.\nProcess 25154: BEGIN") != NULL);
 }
 
 static void test_wait_record(void)
@@ -273,5 +311,6 @@ int main(void)
     test_input(0);
     test_input(1);
     test_long_line();
+    test_stray_line();
     return TEST_REPORT();
 }
