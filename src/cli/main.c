@@ -24,10 +24,12 @@
 #include "cli.h"
 
 #define EXIT_USAGE 2
+#define EXIT_BAD_LINES 3
 
 enum {
     OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED, OPT_GROUP_BY,
-    OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY
+    OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY,
+    OPT_MAX_BAD
 };
 
 /*
@@ -102,6 +104,13 @@ static const cli_option options[] = {
     {OPT_BUSY, "busy-timeout", 0, "SEC", NULL, CMD_INGEST | CMD_REPORT,
      "wait this long for a store another lockspan process uses, then stop (default 60)",
      NULL},
+    {OPT_MAX_BAD, "max-bad-lines", 0, "N|P%", NULL, CMD_ANALYZE | CMD_INGEST,
+     "fail (exit 3) when more lines than this could not be parsed: a count, or a share "
+     "of the lines read, counted once 1000 lines were read (default 10%)",
+     "Fail with exit 3 when more input lines than this could not be parsed (a wrong "
+     "--prefix, a format not recognised): a count (0: any), or a share of all lines "
+     "read, applied once at least 1000 lines were read (default 10%). ingest keeps "
+     "what it read; analyze writes no report, which would say too little."},
     {'q', "quiet", 'q', NULL, NULL, CMD_ALL,
      "no notes, progress or summary on stderr (errors are still printed)", NULL},
     {'h', "help", 'h', NULL, NULL, CMD_ALL, "show this help and exit", NULL},
@@ -130,6 +139,8 @@ static const cli_text exits[] = {
           "of memory, a report that could not be written, a store whose last ingest did "
           "not finish. Unparsable lines are counted and named, and do not fail a run"},
     {"2", "usage error, or a --db that exists and is not a lockspan store (left as it is)"},
+    {"3", "more unparsable lines than --max-bad-lines allows (default: over 10% of at "
+          "least 1000 lines); ingest keeps what it read, analyze writes no report"},
 };
 
 static const cli_text examples[] = {
@@ -190,10 +201,31 @@ typedef struct cli {
     int noutputs;
     int quiet;
     int busy_ms;
+    long max_bad;     /* --max-bad-lines as a count, or -1 */
+    int max_bad_pct;  /* --max-bad-lines as a percentage (when max_bad is -1) */
     ls_report_opts report;
     char **paths;
     int npaths;
 } cli;
+
+/* --max-bad-lines: "N" (a count, 0 allowed) or "P%" (0-100). */
+static int parse_max_bad(cli *c, const char *s)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (end == s || errno || v < 0 || (*end && strcmp(end, "%") != 0) ||
+        (*end == '%' && v > 100)) {
+        fprintf(stderr, "lockspan: --max-bad-lines must be a count or a percentage (10%%), "
+                        "not '%s'\n", s);
+        return -1;
+    }
+    c->max_bad = *end == '%' ? -1 : v;
+    c->max_bad_pct = *end == '%' ? (int)v : 0;
+    return 0;
+}
 
 static int parse_count(const char *s, const char *opt, int *out)
 {
@@ -332,6 +364,7 @@ static int apply_option(cli *c, int id, const char *arg)
         c->busy_ms = sec * 1000;
         break;
     }
+    case OPT_MAX_BAD: return parse_max_bad(c, arg) ? EXIT_USAGE : 0;
     case 'q': c->quiet = 1; break;
     }
     return 0;
@@ -393,6 +426,26 @@ static int fail(const char *what, int rc, ls_store *s)
     return 1;
 }
 
+/*
+ * More unparsable lines than --max-bad-lines allows? Said loudly, even with
+ * -q: a report from a log read with the wrong prefix says "no lock waits".
+ */
+static int too_many_bad(const cli *c, const ls_ingest_totals *t)
+{
+    if (c->max_bad >= 0 ? t->bad_lines <= (uint64_t)c->max_bad
+                        : t->lines < 1000 || t->bad_lines * 100 <= t->lines * (uint64_t)c->max_bad_pct)
+        return 0;
+    fprintf(stderr,
+            "lockspan: %s: %llu of %llu lines (%.1f%%) could not be parsed, more than "
+            "--max-bad-lines %ld%s allows: is the log_line_prefix (--prefix) right? %s\n",
+            c->command, (unsigned long long)t->bad_lines, (unsigned long long)t->lines,
+            t->lines ? 100.0 * (double)t->bad_lines / (double)t->lines : 0.0,
+            c->max_bad >= 0 ? c->max_bad : (long)c->max_bad_pct, c->max_bad >= 0 ? "" : "%",
+            strcmp(c->command, "ingest") == 0 ? "The lines read are in the store (exit 3)."
+                                              : "No report written (exit 3).");
+    return 1;
+}
+
 static int do_ingest(cli *c, ls_store *s)
 {
     char errbuf[512] = "";
@@ -419,7 +472,7 @@ static int do_ingest(cli *c, ls_store *s)
                 (unsigned long long)t.files, (unsigned long long)t.lines,
                 (unsigned long long)t.records, (unsigned long long)t.events,
                 (unsigned long long)t.bad_lines);
-    return 0;
+    return too_many_bad(c, &t) ? EXIT_BAD_LINES : 0;
 }
 
 /* "<path>.lockspan-<pid>.tmp": a file of ours beside `path`, renamed over it when whole. */
@@ -743,6 +796,8 @@ int main(int argc, char **argv)
     memset(&c, 0, sizeof(c));
     c.format = "md";
     c.busy_ms = LS_STORE_BUSY_MS;
+    c.max_bad = -1;
+    c.max_bad_pct = 10;
     if (argc < 2) {
         cli_print_help(stderr, &spec, NULL);
         return EXIT_USAGE;
