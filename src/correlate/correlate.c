@@ -515,7 +515,7 @@ static const struct {
     {"waits ended by errors", close_step, NULL}, /* lock_waits: outcome, end */
     {"blocker chains", walk_chains, NULL},       /* lock_waits: blockers, root */
     {"relation names", relations_step, "DELETE FROM relations;"},
-    {"statements from spans", ls_correlate_spans, "DELETE FROM statements WHERE verb = 'span';"},
+    {"statements from spans", ls_correlate_spans, "DELETE FROM stmt_rows WHERE verb = 'span';"},
     {"logical rows", ls_correlate_rows, "DELETE FROM rows; DELETE FROM row_rules;"},
     {"transactions and holds", ls_correlate_transactions,
      "DELETE FROM transactions; DELETE FROM holds;"

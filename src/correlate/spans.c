@@ -22,6 +22,7 @@
  * A span without a backend pid is not placed in a session (its
  * transaction's other statements could be anyone's): it is left out.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,16 +51,56 @@ static const char candidates_sql[] =
 /* Each database span with a pid, of a session the log has no statements
  * of, in (session, start) order: the transactions pass reads a session's
  * statements in stmt_id order. */
-static const char insert_sql[] =
-    "INSERT INTO statements(session_id, pid, log_ts, start_ts, end_ts, duration_ms, verb, text)"
-    " SELECT x.sid, x.pid, x.t0, x.t0, x.t1, (x.t1 - x.t0) / 1000.0, 'span', x.text"
+static const char spans_sql[] =
+    "SELECT x.sid, x.pid, x.t0, x.dur, x.text"
     " FROM (SELECT " SESSION_OF("sp.db_pid", "sp.start_ts + ?1") " AS sid,"
-    "  sp.db_pid AS pid, sp.start_ts + ?1 AS t0, sp.end_ts + ?1 AS t1,"
+    "  sp.db_pid AS pid, sp.start_ts + ?1 AS t0, sp.end_ts - sp.start_ts AS dur,"
     "  sp.db_statement AS text FROM spans sp"
     "  WHERE sp.db_pid IS NOT NULL AND sp.db_statement IS NOT NULL) x"
-    " WHERE x.sid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM statements st"
+    " WHERE x.sid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM stmt_rows st"
     "  WHERE st.session_id = x.sid AND st.verb IS NOT 'span')"
     " ORDER BY x.sid, x.t0";
+
+/* Texts are kept once, by the FNV-1a hash ingest uses (store.c); the ones
+ * added here stay for the next run to find. */
+static const char text_find_sql[] = "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2";
+static const char text_insert_sql[] = "INSERT INTO stmt_texts(hash, text) VALUES (?1, ?2)"
+                                      " RETURNING text_id";
+static const char insert_sql[] =
+    "INSERT INTO stmt_rows(session_id, pid, start_ts, dur_us, verb, text_id)"
+    " VALUES (?1, ?2, ?3, ?4, 'span', ?5)";
+
+static int64_t text_hash(const char *t)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *t; t++)
+        h = (h ^ (unsigned char)*t) * 0x100000001b3ULL;
+    return (int64_t)h;
+}
+
+/* The text_id of text, added when new. */
+static int text_id(ls_stmt *find, ls_stmt *add, const char *text, int64_t *out)
+{
+    int64_t h = text_hash(text);
+    int rc;
+    ls_stmt_reset(find);
+    ls_stmt_bind_int64(find, 1, h);
+    ls_stmt_bind_text(find, 2, text);
+    if ((rc = ls_stmt_step(find)) < 0)
+        return rc;
+    if (rc == 0) {
+        ls_stmt_reset(add);
+        ls_stmt_bind_int64(add, 1, h);
+        ls_stmt_bind_text(add, 2, text);
+        if ((rc = ls_stmt_step(add)) != 1)
+            return rc < 0 ? rc : LS_ESTORE;
+        *out = ls_stmt_int64(add, 0);
+        ls_stmt_reset(add);
+        return 0;
+    }
+    *out = ls_stmt_int64(find, 0);
+    return 0;
+}
 
 typedef struct offset_edge {
     int64_t at;
@@ -166,31 +207,43 @@ out:
 
 int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *ins = NULL;
+    ls_stmt *q = NULL, *find = NULL, *add = NULL, *ins = NULL;
     int64_t offset, depth, n = 0;
     int rc;
 
     if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_pid ON spans(db_pid, start_ts)"
                                " WHERE db_pid IS NOT NULL")) != 0 ||
         (rc = measure_offset(s, &offset, &depth)) != 0 ||
+        (rc = ls_store_prepare(s, spans_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, text_find_sql, &find)) != 0 ||
+        (rc = ls_store_prepare(s, text_insert_sql, &add)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &ins)) != 0)
-        return rc;
-    ls_stmt_bind_int64(ins, 1, offset);
-    rc = ls_stmt_step(ins);
-    ls_stmt_finalize(ins);
-    ins = NULL;
-    if (rc >= 0 && (rc = ls_store_prepare(s, "SELECT count(*) FROM statements"
-                                             " WHERE verb = 'span'", &ins)) == 0 &&
-        (rc = ls_stmt_step(ins)) == 1)
-        n = ls_stmt_int64(ins, 0);
-    ls_stmt_finalize(ins);
-    if (rc < 0)
-        return rc;
+        goto out;
+    ls_stmt_bind_int64(q, 1, offset);
+    while ((rc = ls_stmt_step(q)) == 1) {
+        int64_t tid;
+        if ((rc = text_id(find, add, ls_stmt_text(q, 4), &tid)) != 0)
+            goto out;
+        ls_stmt_reset(ins);
+        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(q, 0));
+        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(q, 1));
+        ls_stmt_bind_int64(ins, 3, ls_stmt_int64(q, 2));
+        ls_stmt_bind_int64(ins, 4, ls_stmt_int64(q, 3));
+        ls_stmt_bind_int64(ins, 5, tid);
+        if ((rc = ls_stmt_step(ins)) < 0)
+            goto out;
+        n++;
+    }
     /* The code-paths pass links spans with the same offset, unless
      * sqlcommenter links measure it there. */
     stats->span_statements = n;
     if (n)
         stats->clock_offset_us = offset;
     (void)depth;
-    return 0;
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(find);
+    ls_stmt_finalize(add);
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
 }
