@@ -321,7 +321,11 @@ static int csv_sniff(const char *line, size_t len)
 {
     static const char shape[] = "dddd-dd-dd dd:dd:dd";
     size_t i, n = sizeof(shape) - 1, zone;
+    int quoted = len > 0 && line[0] == '"';
 
+    /* A log re-saved by a CSV tool may quote the timestamp: "2026-...". */
+    line += quoted;
+    len -= (size_t)quoted;
     if (len < n + 3)
         return 0;
     for (i = 0; i < n; i++) {
@@ -334,9 +338,13 @@ static int csv_sniff(const char *line, size_t len)
     }
     if (i >= len || line[i] != ' ')
         return 0;
-    for (zone = ++i; i < len && line[i] != ',' && line[i] != ' '; i++)
+    for (zone = ++i; i < len && line[i] != ',' && line[i] != ' ' && line[i] != '"'; i++)
         ;
-    return i > zone && i < len && line[i] == ',' ? 90 : 0;
+    if (quoted && i < len && line[i] == '"')
+        i++;
+    else if (quoted)
+        return 0;
+    return i > zone + (size_t)quoted && i < len && line[i] == ',' ? 90 : 0;
 }
 
 const ls_parser_ops ls_csvlog_parser = {

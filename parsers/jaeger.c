@@ -2,7 +2,8 @@
  * jaeger.c — parser for Jaeger JSON: the query service's /api/traces
  * response and the UI's "Download JSON", {"data":[trace, ...]}, where a
  * trace is {"traceID","spans":[...],"processes":{"p1":{"serviceName",
- * "tags"}}}; also JSON Lines of such trace objects. Framing and the size
+ * "tags"}}}; also JSON Lines of such trace objects, and a top-level array
+ * of them (the "data" array saved alone, as jq '.data' and scripts do). Framing and the size
  * bound are in tracejson.c.
  *
  * A span's parent is its CHILD_OF reference within the same trace, else its
@@ -139,7 +140,8 @@ static int one_trace(ls_tj *tj, const cJSON *trace, uint64_t line)
 
 int ls_jaeger_walk(ls_tj *tj, const cJSON *root, uint64_t line)
 {
-    const cJSON *data = cJSON_GetObjectItemCaseSensitive(root, "data"), *trace;
+    const cJSON *data = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "data"),
+                *trace;
     int rc;
     if (!cJSON_IsArray(data))
         return one_trace(tj, root, line);
@@ -168,7 +170,8 @@ static int jaeger_sniff(const char *line, size_t len)
                        ls_tj_is(line, len, "{\"data\": [")
                    ? 90
                    : 0;
-    if (ls_tj_starts(line, len, "{\"traceID\":") && ls_tj_contains(line, len, "\"spans\""))
+    if ((ls_tj_starts(line, len, "{\"traceID\":") || ls_tj_starts(line, len, "[{\"traceID\":")) &&
+        ls_tj_contains(line, len, "\"spans\""))
         return 90;
     return 0;
 }

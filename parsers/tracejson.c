@@ -521,6 +521,10 @@ static int dispatch(ls_tj *tj, const cJSON *root, uint64_t line, int is_line, co
     tj->cur_line = line;
     tj->cur_is_line = is_line;
     tj->values++;
+    /* An array of Jaeger traces, or Zipkin's array of spans. */
+    if (cJSON_IsArray(root) && cJSON_GetObjectItemCaseSensitive(root->child, "traceID") &&
+        cJSON_GetObjectItemCaseSensitive(root->child, "spans"))
+        return ls_jaeger_walk(tj, root, line);
     if (cJSON_IsArray(root))
         return ls_zipkin_walk(tj, root, line);
     if (cJSON_IsObject(root)) {

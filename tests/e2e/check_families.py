@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Input families beyond the server's own files, each sniffed with no
+option, parsed to records and its lock waits classified (ingest only):
+
+- a Jaeger export that is a top-level array of traces (samples/app's
+  traces.jaeger.json, a real application's traces, with its "data" array
+  saved alone): every span of the file is stored;
+- csvlog whose timestamps a CSV tool quoted (samples/basic/postgresql.csv,
+  a real PostgreSQL 15 csvlog, with its two timestamp fields quoted): the
+  waits of samples/basic/truth.json, recorded client-side, are classified.
+
+Usage: check_families.py LOCKSPAN SAMPLES_DIR
+"""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+from lscheck import check, report
+
+
+def ingest(ls, tmp, *paths):
+    db = os.path.join(tmp, "s.db")
+    if os.path.exists(db):
+        os.remove(db)
+    r = subprocess.run([ls, "ingest", "--db", db] + list(paths), capture_output=True, text=True,
+                       env=dict(os.environ, TZ="UTC"))
+    return r, sqlite3.connect(db) if r.returncode == 0 else None
+
+
+def waiter_pids(db):
+    return sorted(p for (p,) in db.execute(
+        "SELECT DISTINCT pid FROM lock_events WHERE phase IN ('waiting', 'deadlock')"))
+
+
+def jaeger_array(ls, tmp, samples):
+    doc = json.load(open(os.path.join(samples, "app", "traces.jaeger.json")))
+    path = os.path.join(tmp, "traces.jaeger-array.json")
+    with open(path, "w") as f:
+        json.dump(doc["data"], f, separators=(",", ":"))
+        f.write("\n")
+    want = sum(len(t["spans"]) for t in doc["data"])
+    r, db = ingest(ls, tmp, path)
+    check(db is not None, "jaeger array: ingested: " + r.stderr[-300:])
+    got = db.execute("SELECT count(*) FROM spans").fetchone()[0] if db else 0
+    check(got == want, f"jaeger array: {got} spans stored, the file has {want}")
+
+
+def csv_quoted(ls, tmp, samples):
+    path = os.path.join(tmp, "quoted.csv")
+    with open(os.path.join(samples, "basic", "postgresql.csv")) as src, open(path, "w") as out:
+        for line in src:
+            if line[:4].isdigit():  # a record's first line: quote log_time, session_start
+                f = line.split(",", 9)
+                f[0] = '"' + f[0] + '"'
+                if f[8]:
+                    f[8] = '"' + f[8] + '"'
+                line = ",".join(f)
+            out.write(line)
+    truth = json.load(open(os.path.join(samples, "basic", "truth.json")))
+    want = sorted({w["waiter_pid"] for w in truth["waits"]})
+    r, db = ingest(ls, tmp, path)
+    check(db is not None and " 0 unparsable lines" in r.stderr,
+          "csvlog, quoted timestamps: ingested, no bad line: " + r.stderr[-300:])
+    check(db is not None and waiter_pids(db) == want,
+          f"csvlog, quoted timestamps: waiters {db and waiter_pids(db)}, truth {want}")
+    ts = db.execute("SELECT min(ts) FROM lock_events").fetchone()[0] if db else None
+    check(ts is not None and ts > 1.7e15, f"csvlog, quoted timestamps: times read ({ts})")
+
+
+def main():
+    ls, samples = sys.argv[1], sys.argv[2]
+    tmp = tempfile.mkdtemp(prefix="lockspan-families.")
+    try:
+        jaeger_array(ls, tmp, samples)
+        csv_quoted(ls, tmp, samples)
+    finally:
+        shutil.rmtree(tmp)
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
