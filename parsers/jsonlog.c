@@ -11,6 +11,14 @@
  * "[local]"), which is what csvlog's connection_from holds for the same
  * connection; stderr's %r writes "host(port)" instead.
  *
+ * CloudNativePG's instance manager writes each csvlog record of its server
+ * as a JSON line of its own (docs/src/logging.md in cloudnative-pg):
+ *   {"level":"info","ts":1619781249.7188137,"logger":"postgres","msg":"record",
+ *    "record":{"log_time":"2021-04-30 11:14:09.718 UTC","process_id":"25",...}}
+ * with csvlog's column names and every value a string ("" for csvlog's
+ * empty fields). Its lines of other loggers (the operator, pg_controldata,
+ * ...) are not server records and are passed over without a word.
+ *
  * cJSON decodes "\u0000" into a NUL inside its NUL-terminated strings, so a
  * string holding one ends there. PostgreSQL's own strings are C strings and
  * cannot contain a NUL; only a forged line can.
@@ -58,6 +66,13 @@ static int64_t int_of(const cJSON *obj, const char *key)
     return -1;
 }
 
+/* A CloudNativePG string: "" stands for csvlog's empty field, i.e. NULL. */
+static const char *cnpg_str(const cJSON *rec, const char *key)
+{
+    const char *s = str_of(rec, key);
+    return s && *s ? s : NULL;
+}
+
 static ls_ts ts_of(const cJSON *obj, const char *key)
 {
     const char *s = str_of(obj, key);
@@ -71,6 +86,53 @@ static void bad(json_parser *jp, uint64_t lineno, const char *reason, const char
 {
     if (jp->sink.bad)
         jp->sink.bad(jp->sink.ctx, jp->file, lineno, reason, line, len);
+}
+
+/* A CloudNativePG line: its "record" when its logger is postgres. */
+static int cnpg_record(json_parser *jp, const cJSON *obj, uint64_t lineno, const char *line,
+                       size_t len)
+{
+    const cJSON *rec = cJSON_GetObjectItemCaseSensitive(obj, "record");
+    const char *st;
+    ls_record r;
+    int64_t v;
+
+    if (strcmp(str_of(obj, "logger"), "postgres") != 0)
+        return 0;
+    if (!cJSON_IsObject(rec) || !str_of(rec, "error_severity")) {
+        bad(jp, lineno, "CloudNativePG postgres line without a csvlog record", line, len);
+        return 0;
+    }
+    memset(&r, 0, sizeof(r));
+    r.file = jp->file;
+    r.line = lineno;
+    r.ts = ts_of(rec, "log_time");
+    v = int_of(rec, "process_id");
+    r.pid = v > 0 && v <= INT32_MAX ? (int)v : 0;
+    r.session_id = cnpg_str(rec, "session_id");
+    r.session_line = int_of(rec, "session_line_num");
+    r.session_start = ts_of(rec, "session_start_time");
+    r.user = cnpg_str(rec, "user_name");
+    r.database = cnpg_str(rec, "database_name");
+    r.application = cnpg_str(rec, "application_name");
+    r.backend_type = cnpg_str(rec, "backend_type");
+    r.command_tag = cnpg_str(rec, "command_tag");
+    r.remote = cnpg_str(rec, "connection_from");
+    r.vxid = cnpg_str(rec, "virtual_transaction_id");
+    v = int_of(rec, "transaction_id");
+    r.xid = v > 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+    st = str_of(rec, "sql_state_code");
+    if (st && strlen(st) == 5)
+        memcpy(r.sqlstate, st, 6);
+    r.severity = str_of(rec, "error_severity");
+    r.message = str_of(rec, "message");
+    r.detail = cnpg_str(rec, "detail");
+    r.hint = cnpg_str(rec, "hint");
+    r.query = cnpg_str(rec, "internal_query");
+    r.context = cnpg_str(rec, "context");
+    r.statement = cnpg_str(rec, "query");
+    r.location = cnpg_str(rec, "location");
+    return jp->sink.record(jp->sink.ctx, &r);
 }
 
 static int json_feed(void *state, const char *line, size_t len, uint64_t lineno)
@@ -95,6 +157,11 @@ static int json_feed(void *state, const char *line, size_t len, uint64_t lineno)
         cJSON_Delete(obj);
         bad(jp, lineno, "not a JSON object", line, len);
         return 0;
+    }
+    if (str_of(obj, "logger")) {
+        rc = cnpg_record(jp, obj, lineno, line, len);
+        cJSON_Delete(obj);
+        return rc;
     }
     if (!str_of(obj, "timestamp") && !str_of(obj, "error_severity")) {
         cJSON_Delete(obj);
@@ -207,11 +274,29 @@ static int json_create(void **out, const ls_parse_opts *opts, const ls_sink *sin
     return 0;
 }
 
-/* jsonlog.c writes "timestamp" first, always. */
+static int has(const char *line, size_t len, const char *s)
+{
+    size_t n = strlen(s), i;
+    for (i = 0; i + n <= len && i < 4096; i++)
+        if (memcmp(line + i, s, n) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * jsonlog.c writes "timestamp" first, always. A CloudNativePG file starts
+ * with {"level": and names its logger (the first line may be the operator's
+ * or the instance manager's own, not the server's).
+ */
 static int json_sniff(const char *line, size_t len)
 {
-    static const char mark[] = "{\"timestamp\":";
-    return len >= sizeof(mark) - 1 && memcmp(line, mark, sizeof(mark) - 1) == 0 ? 90 : 0;
+    static const char mark[] = "{\"timestamp\":", cnpg[] = "{\"level\":";
+    if (len >= sizeof(mark) - 1 && memcmp(line, mark, sizeof(mark) - 1) == 0)
+        return 90;
+    if (len >= sizeof(cnpg) - 1 && memcmp(line, cnpg, sizeof(cnpg) - 1) == 0 &&
+        has(line, len, "\"logger\":") && has(line, len, "\"ts\":"))
+        return 90;
+    return 0;
 }
 
 const ls_parser_ops ls_jsonlog_parser = {

@@ -7,10 +7,17 @@ option, parsed to records and its lock waits classified (ingest only):
   saved alone): every span of the file is stored;
 - csvlog whose timestamps a CSV tool quoted (samples/basic/postgresql.csv,
   a real PostgreSQL 15 csvlog, with its two timestamp fields quoted): the
-  waits of samples/basic/truth.json, recorded client-side, are classified.
+  waits of samples/basic/truth.json, recorded client-side, are classified;
+- CloudNativePG's JSON lines: the example line of cloudnative-pg's
+  docs/src/logging.md ("PostgreSQL log"), then samples/basic's csvlog records
+  in the same envelope with the documented csvlog field names and every
+  value a string ("" for an empty field), as its instance manager writes the
+  csvlog it reads; lines of other loggers are passed over: the truth's
+  waiters are classified, nothing is unparsable.
 
 Usage: check_families.py LOCKSPAN SAMPLES_DIR
 """
+import csv
 import json
 import os
 import shutil
@@ -71,12 +78,56 @@ def csv_quoted(ls, tmp, samples):
     check(ts is not None and ts > 1.7e15, f"csvlog, quoted timestamps: times read ({ts})")
 
 
+CNPG_DOC_LINE = {  # cloudnative-pg docs/src/logging.md, "PostgreSQL log"
+    "level": "info", "ts": 1619781249.7188137, "logger": "postgres", "msg": "record",
+    "record": {
+        "log_time": "2021-04-30 11:14:09.718 UTC", "user_name": "", "database_name": "",
+        "process_id": "25", "connection_from": "", "session_id": "608be681.19",
+        "session_line_num": "1", "command_tag": "", "session_start_time": "2021-04-30 11:14:09 UTC",
+        "virtual_transaction_id": "", "transaction_id": "0", "error_severity": "LOG",
+        "sql_state_code": "00000",
+        "message": "database system was interrupted; last known up at 2021-04-30 11:14:07 UTC",
+        "detail": "", "hint": "", "internal_query": "", "internal_query_pos": "", "context": "",
+        "query": "", "query_pos": "", "location": "", "application_name": "",
+        "backend_type": "startup"}}
+CSV_COLUMNS = ["log_time", "user_name", "database_name", "process_id", "connection_from",
+               "session_id", "session_line_num", "command_tag", "session_start_time",
+               "virtual_transaction_id", "transaction_id", "error_severity", "sql_state_code",
+               "message", "detail", "hint", "internal_query", "internal_query_pos", "context",
+               "query", "query_pos", "location", "application_name", "backend_type",
+               "leader_pid", "query_id"]
+
+
+def cnpg(ls, tmp, samples):
+    path = os.path.join(tmp, "cnpg.json")
+    with open(path, "w") as out:
+        out.write(json.dumps(CNPG_DOC_LINE) + "\n")
+        out.write(json.dumps({"level": "info", "ts": 1619781250.0, "logger": "instance-manager",
+                              "msg": "Instance is still down, will retry in 1 second"}) + "\n")
+        with open(os.path.join(samples, "basic", "postgresql.csv"), newline="") as src:
+            rows = list(csv.reader(src))
+            for row in rows:
+                rec = dict(zip(CSV_COLUMNS, row))
+                out.write(json.dumps({"level": "info", "ts": 0, "logger": "postgres",
+                                      "msg": "record", "record": rec}) + "\n")
+    truth = json.load(open(os.path.join(samples, "basic", "truth.json")))
+    want = sorted({w["waiter_pid"] for w in truth["waits"]})
+    r, db = ingest(ls, tmp, path)
+    check(db is not None and " 0 unparsable lines" in r.stderr,
+          "CloudNativePG: ingested, no bad line: " + r.stderr[-300:])
+    check(db is not None and waiter_pids(db) == want,
+          f"CloudNativePG: waiters {db and waiter_pids(db)}, truth {want}")
+    check(f" {len(rows) + 1} records" in r.stderr,
+          f"CloudNativePG: {len(rows)} csvlog records and the docs' line: " + r.stderr[-200:])
+
+
 def main():
     ls, samples = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="lockspan-families.")
     try:
         jaeger_array(ls, tmp, samples)
         csv_quoted(ls, tmp, samples)
+        cnpg(ls, tmp, samples)
     finally:
         shutil.rmtree(tmp)
     return report()
