@@ -15,6 +15,7 @@ typedef struct ls_ingest_opts {
     int max_bad_shown;   /* unparsable lines printed per file (rest counted) */
     int quiet;           /* no notes (inferred prefix, spans read, ...); problems still */
     int hold_partial;    /* leave a file's last line without '\n' for the next ingest */
+    int jobs;            /* parsing threads for independent inputs (-j); 0 or 1 = one */
 } ls_ingest_opts;
 
 typedef struct ls_ingest_totals {

@@ -111,6 +111,13 @@ static const cli_option options[] = {
      "--prefix, a format not recognised): a count (0: any), or a share of all lines "
      "read, applied once at least 1000 lines were read (default 10%). ingest keeps "
      "what it read; analyze writes no report, which would say too little."},
+    {'j', "jobs", 'j', "N", NULL, CMD_ANALYZE | CMD_INGEST,
+     "parse up to N independent inputs at once (default 1)",
+     "Parse up to N inputs at once, each in a thread of its own, into the one store "
+     "(SQLite is written by one thread). The files of one directory whose names begin "
+     "with the same word (postgresql-*.log) are one server's rotated log and are read "
+     "in order by one thread; other files are independent. With more than one thread "
+     "an ingest is one transaction: killed, it leaves nothing of its own behind."},
     {'q', "quiet", 'q', NULL, NULL, CMD_ALL,
      "no notes, progress or summary on stderr (errors are still printed)", NULL},
     {'h', "help", 'h', NULL, NULL, CMD_ALL, "show this help and exit", NULL},
@@ -200,6 +207,7 @@ typedef struct cli {
     const char *outputs[MAX_OUTPUTS]; /* -o, in order: one correlation writes them all */
     int noutputs;
     int quiet;
+    int jobs;
     int busy_ms;
     long max_bad;     /* --max-bad-lines as a count, or -1 */
     int max_bad_pct;  /* --max-bad-lines as a percentage (when max_bad is -1) */
@@ -365,6 +373,7 @@ static int apply_option(cli *c, int id, const char *arg)
         break;
     }
     case OPT_MAX_BAD: return parse_max_bad(c, arg) ? EXIT_USAGE : 0;
+    case 'j': return parse_count(arg, "-j", &c->jobs) ? EXIT_USAGE : 0;
     case 'q': c->quiet = 1; break;
     }
     return 0;
@@ -453,7 +462,7 @@ static int do_ingest(cli *c, ls_store *s)
     /* ingest keeps adding to its store: a line still being written waits
      * for the next run; analyze reads everything there is. */
     ls_ingest_opts io = {c->prefix, !c->quiet && isatty(STDERR_FILENO), 10, c->quiet,
-                         strcmp(c->command, "ingest") == 0};
+                         strcmp(c->command, "ingest") == 0, c->jobs};
     ls_ingest_totals t;
     int rc;
 

@@ -1,6 +1,6 @@
 /*
- * handoff.c — events from the parsing thread to the store thread, in
- * batches of copied memory through a bounded queue (see handoff.h).
+ * handoff.c — events from the parsing threads to the store thread, in
+ * batches of copied memory through one bounded queue (see handoff.h).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -18,18 +18,26 @@
 struct ls_batch {
     ls_batch *next;
     size_t cap, used;
+    int src;               /* the producer that filled it */
     unsigned char *data;
 };
 
-struct ls_handoff {
+/* The queue every producer of one ingest pushes to. */
+typedef struct handoff_queue {
     pthread_mutex_t mu;
     pthread_cond_t can_push, can_pop;
     ls_batch *head, *tail; /* full batches, oldest first */
     int queued;
     ls_batch *spare;       /* empty batches for reuse */
     int nspare;
-    ls_batch *cur;         /* the batch the parsing thread fills */
-    int closed, failed, producer_rc;
+    int producers, closed; /* producers made, and closed so far */
+    int failed, producer_rc;
+} handoff_queue;
+
+struct ls_handoff {
+    handoff_queue *q;      /* shared; owned by the first producer */
+    int src;               /* 0 for the first producer, then 1, 2, ... */
+    ls_batch *cur;         /* the batch this producer fills */
 };
 
 /* Record fields that hold strings, copied with the record. */
@@ -97,14 +105,39 @@ static int event_strings(ls_event *ev, const char ***out)
 int ls_handoff_new(ls_handoff **out)
 {
     ls_handoff *h = ls_calloc(1, sizeof(*h));
+    handoff_queue *q = ls_calloc(1, sizeof(*q));
+    *out = NULL;
+    if (!h || !q) {
+        free(h);
+        free(q);
+        return LS_ENOMEM;
+    }
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->can_push, NULL);
+    pthread_cond_init(&q->can_pop, NULL);
+    q->producers = 1;
+    h->q = q;
+    *out = h;
+    return 0;
+}
+
+int ls_handoff_add_producer(ls_handoff *first, ls_handoff **out)
+{
+    ls_handoff *h = ls_calloc(1, sizeof(*h));
     *out = NULL;
     if (!h)
         return LS_ENOMEM;
-    pthread_mutex_init(&h->mu, NULL);
-    pthread_cond_init(&h->can_push, NULL);
-    pthread_cond_init(&h->can_pop, NULL);
+    h->q = first->q;
+    pthread_mutex_lock(&h->q->mu);
+    h->src = h->q->producers++;
+    pthread_mutex_unlock(&h->q->mu);
     *out = h;
     return 0;
+}
+
+int ls_handoff_src(const ls_batch *b)
+{
+    return b->src;
 }
 
 static void batch_list_free(ls_batch *b)
@@ -120,12 +153,16 @@ void ls_handoff_free(ls_handoff *h)
 {
     if (!h)
         return;
-    batch_list_free(h->head);
-    batch_list_free(h->spare);
     free(h->cur);
-    pthread_mutex_destroy(&h->mu);
-    pthread_cond_destroy(&h->can_push);
-    pthread_cond_destroy(&h->can_pop);
+    if (h->src == 0) {
+        handoff_queue *q = h->q;
+        batch_list_free(q->head);
+        batch_list_free(q->spare);
+        pthread_mutex_destroy(&q->mu);
+        pthread_cond_destroy(&q->can_push);
+        pthread_cond_destroy(&q->can_pop);
+        free(q);
+    }
     free(h);
 }
 
@@ -144,25 +181,27 @@ static ls_batch *batch_new(size_t cap)
 /* Queue the current batch for the store thread, waiting while it is full. */
 static int push_current(ls_handoff *h)
 {
+    handoff_queue *q = h->q;
     ls_batch *b = h->cur;
     int rc;
     if (!b || b->used == 0)
         return 0;
     h->cur = NULL;
-    pthread_mutex_lock(&h->mu);
-    while (h->queued >= HANDOFF_QUEUE && !h->failed)
-        pthread_cond_wait(&h->can_push, &h->mu);
-    rc = h->failed;
+    b->src = h->src;
+    pthread_mutex_lock(&q->mu);
+    while (q->queued >= HANDOFF_QUEUE && !q->failed)
+        pthread_cond_wait(&q->can_push, &q->mu);
+    rc = q->failed;
     if (!rc) {
-        if (h->tail)
-            h->tail->next = b;
+        if (q->tail)
+            q->tail->next = b;
         else
-            h->head = b;
-        h->tail = b;
-        h->queued++;
-        pthread_cond_signal(&h->can_pop);
+            q->head = b;
+        q->tail = b;
+        q->queued++;
+        pthread_cond_signal(&q->can_pop);
     }
-    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_unlock(&q->mu);
     if (rc)
         free(b);
     return rc;
@@ -177,13 +216,14 @@ static void *reserve(ls_handoff *h, size_t n, int *rc)
         if ((*rc = push_current(h)) != 0)
             return NULL;
         if (n <= BATCH_BYTES) {
-            pthread_mutex_lock(&h->mu);
-            h->cur = h->spare;
+            handoff_queue *q = h->q;
+            pthread_mutex_lock(&q->mu);
+            h->cur = q->spare;
             if (h->cur) {
-                h->spare = h->cur->next;
-                h->nspare--;
+                q->spare = h->cur->next;
+                q->nspare--;
             }
-            pthread_mutex_unlock(&h->mu);
+            pthread_mutex_unlock(&q->mu);
         }
         if (!h->cur && (h->cur = batch_new(n > BATCH_BYTES ? n : BATCH_BYTES)) == NULL) {
             *rc = LS_ENOMEM;
@@ -414,39 +454,43 @@ int ls_handoff_checkpoint(ls_handoff *h)
 
 void ls_handoff_close(ls_handoff *h, int rc)
 {
+    handoff_queue *q = h->q;
     if (rc == 0)
         rc = push_current(h);
-    pthread_mutex_lock(&h->mu);
-    h->closed = 1;
-    h->producer_rc = rc;
-    pthread_cond_broadcast(&h->can_pop);
-    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_lock(&q->mu);
+    q->closed++;
+    if (!q->producer_rc)
+        q->producer_rc = rc;
+    pthread_cond_broadcast(&q->can_pop);
+    pthread_mutex_unlock(&q->mu);
 }
 
 int ls_handoff_failed(ls_handoff *h)
 {
     int rc;
-    pthread_mutex_lock(&h->mu);
-    rc = h->failed;
-    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_lock(&h->q->mu);
+    rc = h->q->failed;
+    pthread_mutex_unlock(&h->q->mu);
     return rc;
 }
 
 ls_batch *ls_handoff_next(ls_handoff *h)
 {
+    handoff_queue *q = h->q;
     ls_batch *b;
-    pthread_mutex_lock(&h->mu);
-    while (!h->head && !h->closed)
-        pthread_cond_wait(&h->can_pop, &h->mu);
-    b = h->head;
+    pthread_mutex_lock(&q->mu);
+    while (!q->head && q->closed < q->producers)
+        pthread_cond_wait(&q->can_pop, &q->mu);
+    b = q->head;
     if (b) {
-        h->head = b->next;
-        if (!h->head)
-            h->tail = NULL;
-        h->queued--;
-        pthread_cond_signal(&h->can_push);
+        q->head = b->next;
+        if (!q->head)
+            q->tail = NULL;
+        q->queued--;
+        /* every producer may be waiting for room */
+        pthread_cond_broadcast(&q->can_push);
     }
-    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_unlock(&q->mu);
     return b;
 }
 
@@ -463,31 +507,33 @@ ls_item *ls_batch_next(ls_batch *b, ls_item *it)
 
 void ls_handoff_release(ls_handoff *h, ls_batch *b)
 {
-    pthread_mutex_lock(&h->mu);
-    if (b->cap == BATCH_BYTES && h->nspare < FREE_BATCHES) {
-        b->next = h->spare;
-        h->spare = b;
-        h->nspare++;
+    handoff_queue *q = h->q;
+    pthread_mutex_lock(&q->mu);
+    if (b->cap == BATCH_BYTES && q->nspare < FREE_BATCHES) {
+        b->next = q->spare;
+        q->spare = b;
+        q->nspare++;
         b = NULL;
     }
-    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_unlock(&q->mu);
     free(b);
 }
 
 void ls_handoff_fail(ls_handoff *h, int rc)
 {
-    pthread_mutex_lock(&h->mu);
-    if (!h->failed)
-        h->failed = rc ? rc : LS_ERR;
-    pthread_cond_broadcast(&h->can_push);
-    pthread_mutex_unlock(&h->mu);
+    handoff_queue *q = h->q;
+    pthread_mutex_lock(&q->mu);
+    if (!q->failed)
+        q->failed = rc ? rc : LS_ERR;
+    pthread_cond_broadcast(&q->can_push);
+    pthread_mutex_unlock(&q->mu);
 }
 
 int ls_handoff_producer_rc(ls_handoff *h)
 {
     int rc;
-    pthread_mutex_lock(&h->mu);
-    rc = h->producer_rc;
-    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_lock(&h->q->mu);
+    rc = h->q->producer_rc;
+    pthread_mutex_unlock(&h->q->mu);
     return rc;
 }

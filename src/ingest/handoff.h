@@ -57,7 +57,12 @@ typedef struct ls_item {
 typedef struct ls_handoff ls_handoff;
 typedef struct ls_batch ls_batch;
 
+/* The first producer, and the queue the store thread reads. */
 int ls_handoff_new(ls_handoff **out);
+/* Another producer (a parsing thread of its own) on `first`'s queue; its
+ * batches carry its number (ls_handoff_src), its FILE_BEGIN ordinals count
+ * from 0 on their own. Free every producer before `first`. */
+int ls_handoff_add_producer(ls_handoff *first, ls_handoff **out);
 void ls_handoff_free(ls_handoff *h);
 
 /* ---- parsing thread ---- */
@@ -77,8 +82,9 @@ int ls_handoff_file_begin(ls_handoff *h, uint32_t file, const char *path, const 
 int ls_handoff_file_end(ls_handoff *h, uint32_t file, const ls_file_stats *st);
 /* Every file begun so far has ended: the store may commit here. */
 int ls_handoff_checkpoint(ls_handoff *h);
-/* No more items: the store thread's ls_handoff_next() returns NULL after
- * the last batch. `rc` is the parsing side's result, passed on. */
+/* No more items from this producer: the store thread's ls_handoff_next()
+ * returns NULL after the last batch of the last producer. `rc` is the
+ * parsing side's result, passed on (the first failure of any producer). */
 void ls_handoff_close(ls_handoff *h, int rc);
 /* Non-zero once the store side has failed: stop parsing. */
 int ls_handoff_failed(ls_handoff *h);
@@ -87,6 +93,8 @@ int ls_handoff_failed(ls_handoff *h);
 
 /* Next full batch, waiting for one; NULL when closed and drained. */
 ls_batch *ls_handoff_next(ls_handoff *h);
+/* The producer that filled `b`: 0 for the first. */
+int ls_handoff_src(const ls_batch *b);
 /* Items of a batch: first, then next until NULL. */
 ls_item *ls_batch_first(ls_batch *b);
 ls_item *ls_batch_next(ls_batch *b, ls_item *it);

@@ -1,13 +1,20 @@
 /*
- * ingest.c — the ingest driver. Two threads share the work:
+ * ingest.c — the ingest driver. Threads share the work:
  *
- *   parsing thread: input → framing → parser → classifier → handoff
- *   calling thread: handoff → store, in batched transactions
+ *   parsing threads: input → framing → parser → classifier → handoff
+ *   calling thread:  handoff → store, in batched transactions
  *
  * SQLite takes more than half of the time of a statement-heavy log, so
  * parsing the next batch while the last one is stored nearly halves the
  * wall time on two cores. The handoff (handoff.c) bounds the memory in
  * flight. The store is touched only by the calling thread.
+ *
+ * With -j N, independent inputs are parsed by up to N threads into the one
+ * queue: the files of one directory whose names share their leading word
+ * (postgresql-*.log) are one server's rotated log and stay with one thread,
+ * in order; other files (other servers, other names) are spread over the
+ * threads by size. Two inputs that begin alike (a file and its copy) are
+ * read by one thread, as without -j, so that the copy is found.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -27,6 +34,7 @@
 #define TAIL_BYTES 256    /* bytes of a file's last line that its resume hash covers */
 #define PREFIX_PROBE_LINES 50
 #define RUN_PEEK_LINES 64 /* lines looked at for a run's format after a boundary */
+#define MAX_JOBS 16
 
 /*
  * A run: consecutive input files of one format read by one parser
@@ -790,15 +798,22 @@ static void *parsing_thread(void *arg)
 }
 
 /* The calling thread: write every handed-off item to the store. */
-static int store_items(ls_store *s, ls_handoff *h, const char *prefix)
+static int store_items(ls_store *s, ls_handoff *h, const char *prefix, int nsrc)
 {
     ls_batch *b;
     ls_item *it;
-    int64_t *file_ids = NULL; /* store file_id by ordinal of FILE_BEGIN */
-    size_t nfiles = 0, cap = 0;
-    int rc = 0;
+    /* store file_id by producer and ordinal of FILE_BEGIN */
+    int64_t *ids[MAX_JOBS] = {NULL};
+    size_t nids[MAX_JOBS] = {0}, caps[MAX_JOBS] = {0};
+    int rc = 0, src;
 
     while ((b = ls_handoff_next(h)) != NULL) {
+        int64_t *file_ids;
+        size_t nfiles, cap;
+        src = ls_handoff_src(b);
+        file_ids = ids[src];
+        nfiles = nids[src];
+        cap = caps[src];
         for (it = ls_batch_first(b); it && rc == 0; it = ls_batch_next(b, it)) {
             if (it->type != LS_ITEM_FILE_BEGIN && it->file >= nfiles) {
                 rc = LS_ERR; /* a FILE_BEGIN lost or out of order: a bug */
@@ -810,8 +825,10 @@ static int store_items(ls_store *s, ls_handoff *h, const char *prefix)
                 break;
             case LS_ITEM_CHECKPOINT:
                 /* A run's files are whole, with their resume points: commit,
-                 * so that a killed ingest goes on from here next time. */
-                if ((rc = ls_store_commit(s)) == 0)
+                 * so that a killed ingest goes on from here next time. With
+                 * several parsing threads the others' runs are half stored
+                 * at this point: one transaction for the whole ingest. */
+                if (nsrc == 1 && (rc = ls_store_commit(s)) == 0)
                     rc = ls_store_begin(s);
                 break;
             case LS_ITEM_BAD:
@@ -853,13 +870,17 @@ static int store_items(ls_store *s, ls_handoff *h, const char *prefix)
                 break;
             }
         }
+        ids[src] = file_ids;
+        nids[src] = nfiles;
+        caps[src] = cap;
         if (rc == 0)
             rc = ls_store_flush(s); /* rows still point into the batch */
         ls_handoff_release(h, b);
         if (rc)
-            ls_handoff_fail(h, rc); /* the parser stops; drain until it closes */
+            ls_handoff_fail(h, rc); /* the parsers stop; drain until they close */
     }
-    free(file_ids);
+    for (src = 0; src < MAX_JOBS; src++)
+        free(ids[src]);
     return rc;
 }
 
@@ -913,39 +934,161 @@ static int identify(ls_store *s, char *const *paths, file_ident **out)
     return rc;
 }
 
+/* The leading word of a file's name ("postgresql" in postgresql-Mon.log). */
+static size_t name_word(const char *name)
+{
+    const char *e = name;
+    while ((*e >= 'a' && *e <= 'z') || (*e >= 'A' && *e <= 'Z') || *e == '_')
+        e++;
+    return (size_t)(e - name);
+}
+
+/* Whether two paths are one group: the same directory and the same leading
+ * word of their names, the files one server writes as it rotates. */
+static int same_group(const char *x, const char *y)
+{
+    const char *bx = strrchr(x, '/'), *by = strrchr(y, '/');
+    size_t dx = bx ? (size_t)(bx - x) + 1 : 0, dy = by ? (size_t)(by - y) + 1 : 0, wx, wy;
+    if (strcmp(x, "-") == 0 || strcmp(y, "-") == 0)
+        return strcmp(x, y) == 0;
+    wx = name_word(x + dx);
+    wy = name_word(y + dy);
+    return dx == dy && memcmp(x, y, dx) == 0 && wx == wy && memcmp(x + dx, y + dy, wx) == 0;
+}
+
+/*
+ * Spread the paths over at most `jobs` threads: group[i] is the group of
+ * paths[i], thread_of[g] the thread of group g. Returns the threads used
+ * (1 when the inputs are one group, or two groups begin alike).
+ */
+static int plan_threads(char *const *paths, const file_ident *ident, size_t n, int jobs,
+                        int *group, int *thread_of)
+{
+    uint64_t load[MAX_JOBS] = {0}, *gbytes;
+    size_t i, j;
+    int ngroups = 0, g, t, used, *order;
+
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < i && !same_group(paths[i], paths[j]); j++)
+            ;
+        group[i] = j < i ? group[j] : ngroups++;
+    }
+    for (i = 0; i < n; i++)
+        for (j = 0; j < i; j++)
+            if (group[i] != group[j] && ident[i].fingerprint &&
+                ident[i].fingerprint == ident[j].fingerprint)
+                return 1;
+    used = jobs < ngroups ? jobs : ngroups;
+    if (used <= 1)
+        return 1;
+    gbytes = ls_calloc((size_t)ngroups, sizeof(*gbytes));
+    order = ls_calloc((size_t)ngroups, sizeof(*order));
+    if (!gbytes || !order) {
+        free(gbytes);
+        free(order);
+        return 1;
+    }
+    for (i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0)
+            gbytes[group[i]] += (uint64_t)st.st_size;
+    }
+    /* largest group first, each to the least loaded thread */
+    for (g = 0; g < ngroups; g++)
+        order[g] = g;
+    for (g = 1; g < ngroups; g++)
+        for (t = g; t > 0 && gbytes[order[t]] > gbytes[order[t - 1]]; t--) {
+            int x = order[t];
+            order[t] = order[t - 1];
+            order[t - 1] = x;
+        }
+    for (g = 0; g < ngroups; g++) {
+        int best = 0;
+        for (t = 1; t < used; t++)
+            if (load[t] < load[best])
+                best = t;
+        thread_of[order[g]] = best;
+        load[best] += gbytes[order[g]];
+    }
+    free(gbytes);
+    free(order);
+    return used;
+}
+
 int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *opts,
                     ls_ingest_totals *totals)
 {
-    ingest_ctx c;
-    file_ident *ident = NULL;
-    pthread_t thread;
-    int rc, rc2;
+    ingest_ctx c[MAX_JOBS];
+    file_ident *ident = NULL, *tident = NULL;
+    char **tpaths = NULL;
+    int *group = NULL, *thread_of = NULL;
+    pthread_t thread[MAX_JOBS];
+    size_t n = 0, i, k;
+    int rc, rc2, t, nthreads = 1, started = 0;
 
-    memset(&c, 0, sizeof(c));
+    memset(c, 0, sizeof(c));
     memset(totals, 0, sizeof(*totals));
-    c.opts = opts;
-    c.paths = paths;
+    while (paths[n])
+        n++;
     if ((rc = identify(store, paths, &ident)) != 0)
         return rc;
-    c.ident = ident;
-    if ((rc = ls_classifier_new(&c.cls)) != 0 || (rc = ls_handoff_new(&c.handoff)) != 0)
+    group = ls_calloc(n + 1, sizeof(*group));
+    thread_of = ls_calloc(n + 1, sizeof(*thread_of));
+    /* each thread's paths and idents, NULL-terminated, in input order */
+    tpaths = ls_calloc(n + MAX_JOBS, sizeof(*tpaths));
+    tident = ls_calloc(n + MAX_JOBS, sizeof(*tident));
+    if (!group || !thread_of || !tpaths || !tident) {
+        rc = LS_ENOMEM;
         goto out;
+    }
+    if (opts->jobs > 1)
+        nthreads = plan_threads(paths, ident, n, opts->jobs > MAX_JOBS ? MAX_JOBS : opts->jobs,
+                                group, thread_of);
+    for (t = 0, k = 0; t < nthreads; t++) {
+        c[t].opts = opts;
+        c[t].paths = tpaths + k;
+        c[t].ident = tident + k;
+        for (i = 0; i < n; i++)
+            if (nthreads == 1 || thread_of[group[i]] == t) {
+                tpaths[k] = paths[i];
+                tident[k++] = ident[i];
+            }
+        tpaths[k++] = NULL;
+        if ((rc = ls_classifier_new(&c[t].cls)) != 0 ||
+            (rc = t == 0 ? ls_handoff_new(&c[t].handoff)
+                         : ls_handoff_add_producer(c[0].handoff, &c[t].handoff)) != 0)
+            goto out;
+    }
     /* Until the end, the store may hold part of this ingest: report refuses
      * it, and the next ingest of the same files completes it. */
     if ((rc = ls_store_meta_set(store, "ingest", "incomplete")) != 0 ||
         (rc = ls_store_meta_set(store, "correlated", "")) != 0 ||
         (rc = ls_store_begin(store)) != 0)
         goto out;
-    if (pthread_create(&thread, NULL, parsing_thread, &c) != 0) {
-        ls_store_exec(store, "ROLLBACK");
-        rc = LS_ENOMEM;
-        goto out;
+    for (t = 0; t < nthreads; t++, started++)
+        if (pthread_create(&thread[t], NULL, parsing_thread, &c[t]) != 0)
+            break;
+    if (started < nthreads) {
+        /* the threads that run stop at their next handoff; the others
+         * never close their producer: close it for them */
+        for (t = started; t < nthreads; t++)
+            ls_handoff_close(c[t].handoff, LS_ENOMEM);
+        ls_handoff_fail(c[0].handoff, LS_ENOMEM);
     }
-    rc = store_items(store, c.handoff, opts->prefix);
-    pthread_join(thread, NULL);
+    rc = store_items(store, c[0].handoff, opts->prefix, nthreads);
+    for (t = 0; t < started; t++)
+        pthread_join(thread[t], NULL);
     if (rc == 0)
-        rc = ls_handoff_producer_rc(c.handoff);
-    *totals = c.tot;
+        rc = ls_handoff_producer_rc(c[0].handoff);
+    for (t = 0; t < nthreads; t++) {
+        totals->files += c[t].tot.files;
+        totals->skipped_files += c[t].tot.skipped_files;
+        totals->bytes += c[t].tot.bytes;
+        totals->lines += c[t].tot.lines;
+        totals->records += c[t].tot.records;
+        totals->events += c[t].tot.events;
+        totals->bad_lines += c[t].tot.bad_lines;
+    }
     rc2 = rc == 0 ? ls_store_commit(store) : ls_store_exec(store, "ROLLBACK");
     if (rc == 0)
         rc = rc2;
@@ -954,8 +1097,14 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     if (rc == 0)
         rc = ls_store_meta_set(store, "ingest", "complete");
 out:
-    ls_handoff_free(c.handoff);
-    ls_classifier_free(c.cls);
+    for (t = MAX_JOBS - 1; t >= 0; t--) { /* the first producer owns the queue: last */
+        ls_handoff_free(c[t].handoff);
+        ls_classifier_free(c[t].cls);
+    }
     free(ident);
+    free(tident);
+    free(tpaths);
+    free(group);
+    free(thread_of);
     return rc;
 }

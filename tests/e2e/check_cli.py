@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 
+import storedump
 from lscheck import check, report
 
 
@@ -161,6 +162,24 @@ def main():
               "after an ingest, report correlates again")
         r = run(ls, "report", "--db", os.path.join(tmp, "none.db"))
         check(r.returncode == 1 and "none.db" in r.stderr, "report on a missing store")
+
+        # -j: independent inputs parsed at once give the rows one thread gives
+        # (a rotated directory read in order by one thread, two other logs).
+        samples = os.path.dirname(os.path.abspath(sample))
+        inputs = [os.path.join(samples, "rotation"), log,
+                  os.path.join(samples, "hidden", "postgresql.log")]
+        dumps = {}
+        for j in ("1", "2", "3"):
+            db = os.path.join(tmp, f"j{j}.db")
+            r = run(ls, "ingest", "-q", "-j", j, "--db", db, *inputs)
+            check(r.returncode == 0, f"ingest -j {j}: exit {r.returncode} {r.stderr[-300:]}")
+            dumps[j] = storedump.dump(db)
+        check(storedump.counts(dumps["1"]).get("statements", 0) > 100,
+              f"ingest -j 1 stored statements ({storedump.counts(dumps['1'])})")
+        check(dumps["2"] == dumps["1"] and dumps["3"] == dumps["1"],
+              "ingest -j 2 and -j 3: the same rows as -j 1")
+        r = run(ls, "ingest", "-j", "0", "--db", os.path.join(tmp, "j0.db"), log)
+        check(r.returncode == 2 and "-j" in r.stderr, "-j 0: usage error")
     finally:
         shutil.rmtree(tmp)
     return report()
