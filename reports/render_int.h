@@ -11,7 +11,14 @@
  * millisecond, not doubt. */
 #define LS_HOLD_RANGE_MS 25
 
+#include <stddef.h>
+
 #include <cjson/cJSON.h>
+
+/* A duration as people write it ("350 ms", "78.1 s", "1 h 02 min") into
+ * buf (32 bytes is enough); returns buf. format.c. */
+#define LS_DURATION_LEN 32
+const char *ls_fmt_duration(char *buf, size_t n, double ms);
 
 static inline const cJSON *m_get(const cJSON *o, const char *key)
 {

@@ -9,6 +9,7 @@
 
 #include "ls_report.h"
 #include "ls_test.h"
+#include "../reports/render_int.h"
 
 static char *render_cell(const char *s, size_t max)
 {
@@ -73,8 +74,22 @@ static void test_md_block(void)
     free(c);
 }
 
+static void test_duration(void)
+{
+    char b[LS_DURATION_LEN];
+    CHECK_STR(ls_fmt_duration(b, sizeof(b), 3.25), "3.2 ms");
+    CHECK_STR(ls_fmt_duration(b, sizeof(b), 350.4), "350 ms");
+    CHECK_STR(ls_fmt_duration(b, sizeof(b), 999.4), "999 ms");
+    CHECK_STR(ls_fmt_duration(b, sizeof(b), 999.6), "1.0 s");
+    CHECK_STR(ls_fmt_duration(b, sizeof(b), 78132.7), "78.1 s");
+    CHECK_STR(ls_fmt_duration(b, sizeof(b), 754000), "12 min 34 s");
+    CHECK_STR(ls_fmt_duration(b, sizeof(b), 3720000), "1 h 02 min");
+    CHECK_STR(ls_fmt_duration(b, sizeof(b), -1), "—");
+}
+
 int main(void)
 {
+    test_duration();
     test_utf8_clean();
     test_md_cell();
     test_md_block();
