@@ -247,6 +247,7 @@ static char key_letter(const char *s, size_t n)
         {"sess", 'c'},    {"xid", 'x'},     {"vxid", 'v'},    {"line", 'l'},
         {"tag", 'i'},     {"cmd", 'i'},     {"sqlstate", 'e'}, {"state", 'e'},
         {"backend", 'b'}, {"type", 'b'},    {"query_id", 'Q'}, {"queryid", 'Q'},
+        {"sql_error_code", 'e'},
     };
     /* Stems for keys people spell their own way ("appli=", "username=") */
     static const struct {
@@ -313,7 +314,7 @@ static void shape_prefix(ls_buf *out, const char *s, size_t n)
     memset(&sh, 0, sizeof(sh));
     sh.out = out;
     while (i < n) {
-        size_t w, d;
+        size_t w, d, eq;
         int ms;
         char c = s[i], letter;
 
@@ -419,8 +420,12 @@ static void shape_prefix(ls_buf *out, const char *s, size_t n)
         }
         if (!is_sep(c) || (n - i >= 9 && memcmp(s + i, "[unknown]", 9) == 0)) {
             w = span_word(s + i, n - i);
-            if (i + w < n && s[i + w] == '=' && (letter = key_letter(s + i, w)) != 0) {
-                size_t v = i + w + 1;
+            /* "key=value", or "key = value" (Heroku's "sql_error_code = %e") */
+            eq = i + w < n && s[i + w] == '='                                   ? 1
+                 : i + w + 3 < n && memcmp(s + i + w, " = ", 3) == 0 ? 3
+                                                                        : 0;
+            if (eq && (letter = key_letter(s + i, w)) != 0) {
+                size_t v = i + w + eq, k = i;
                 for (; i < v; i++)
                     emit_literal(&sh, s[i]);
                 /*
@@ -429,8 +434,8 @@ static void shape_prefix(ls_buf *out, const char *s, size_t n)
                  * ("[queryid=%Q]").
                  */
                 while (i < n && s[i] != ',' && s[i] != ' ' &&
-                       !(s[i] == ']' && v > w + 1 && s[v - w - 2] == '[') &&
-                       !(s[i] == ')' && v > w + 1 && s[v - w - 2] == '('))
+                       !(s[i] == ']' && k > 0 && s[k - 1] == '[') &&
+                       !(s[i] == ')' && k > 0 && s[k - 1] == '('))
                     i++;
                 if (letter == 'h' && span_remote(s + v, i - v) == i - v && i > v)
                     letter = 'r';

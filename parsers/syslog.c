@@ -20,6 +20,14 @@
  * continues the same line cannot be told apart by its number alone, so the
  * cut is judged from how write_syslog cuts (see piece_continues()).
  *
+ * Heroku's logplex writes the same pieces with a header of its own and the
+ * database's color name before them (the server's log_line_prefix is
+ * ' sql_error_code = %e '):
+ *
+ *   2017-06-28T15:10:02+00:00 app[postgres.13761]: [DATABASE] [7-1]  sql_error_code = 00000 LOG:  ...
+ *
+ * "ident[name.pid]" gives the pid and the "[COLOR] " word is passed over.
+ *
  * The header's pid and time are handed on with each line: they are the
  * record's when the log_line_prefix has no %p or time (the usual setup with
  * syslog, whose header carries both). RFC 3339 headers carry the zone; an
@@ -130,6 +138,9 @@ static size_t find_tag(const char *line, size_t len, int *pid_out, size_t *tag_o
         if (i == p || i >= len || line[i] != '[')
             continue;
         i++;
+        /* logplex: "app[postgres.PID]" */
+        if (i + 9 < len && memcmp(line + i, "postgres.", 9) == 0)
+            i += 9;
         pid = parse_uint(line, len, &i);
         if (pid <= 0 || pid > INT32_MAX || i + 1 >= len || line[i] != ']' || line[i + 1] != ':')
             continue;
@@ -170,6 +181,17 @@ static size_t parse_numbers(const char *s, size_t len, int64_t *seq, int *piece)
     if (i + 1 >= len || s[i] != ']' || s[i + 1] != ' ')
         return 0;
     return i + 2;
+}
+
+/* Heroku's "[COLOR] " (an upper-case name) before the numbers: its length, or 0. */
+static size_t skip_color(const char *s, size_t len)
+{
+    size_t i = 1;
+    if (len < 4 || s[0] != '[' || s[1] < 'A' || s[1] > 'Z')
+        return 0;
+    while (i < len && ((s[i] >= 'A' && s[i] <= 'Z') || is_digit(s[i]) || s[i] == '_'))
+        i++;
+    return i + 1 < len && s[i] == ']' && s[i + 1] == ' ' ? i + 2 : 0;
 }
 
 /* Match against the log_line_prefix: 1 yes, 0 no, negative on error. */
@@ -232,6 +254,9 @@ static int split_line(syslog_parser *sp, const char *line, size_t len, syslog_ms
     out->piece = 0;
     out->text = line + off;
     out->len = len - off;
+    n = skip_color(out->text, out->len);
+    out->text += n;
+    out->len -= n;
     n = parse_numbers(out->text, out->len, &out->seq, &out->piece);
     if (n) {
         /* "[N] " could also be the start of a prefix such as '[%p] '. */
@@ -513,7 +538,7 @@ static int syslog_sniff(const char *line, size_t len)
     size_t tag, off = find_tag(line, len, &pid, &tag), i;
     if (!off)
         return 0;
-    i = off;
+    i = off + skip_color(line + off, len - off);
     if (i + 1 < len && line[i] == '[') {
         i++;
         if (parse_uint(line, len, &i) >= 0 && i < len && line[i] == '-') {

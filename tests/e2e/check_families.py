@@ -13,7 +13,10 @@ option, parsed to records and its lock waits classified (ingest only):
   in the same envelope with the documented csvlog field names and every
   value a string ("" for an empty field), as its instance manager writes the
   csvlog it reads; lines of other loggers are passed over: the truth's
-  waiters are classified, nothing is unparsable.
+  waiters are classified, nothing is unparsable;
+- Heroku logplex: lines quoted in public documents (see test_syslog.c's
+  test_heroku) are read without options, the prefix ' sql_error_code = %e '
+  inferred, the pid and time taken from the logplex header.
 
 Usage: check_families.py LOCKSPAN SAMPLES_DIR
 """
@@ -121,6 +124,31 @@ def cnpg(ls, tmp, samples):
           f"CloudNativePG: {len(rows)} csvlog records and the docs' line: " + r.stderr[-200:])
 
 
+HEROKU = [  # quoted in a 2017 post on Dexter and in 2020 performance notes (public)
+    "2017-06-28T15:10:02+00:00 app[postgres.13761]: [DATABASE] [7-1]  sql_error_code = 00000 "
+    "LOG:  duration: 4822.012 ms  statement: BEGIN READ ONLY;",
+    "2017-06-28T15:10:02+00:00 app[postgres.13761]: [DATABASE] [7-2]       SELECT column",
+    "2017-06-28T15:10:02+00:00 app[postgres.13761]: [DATABASE] [7-3]         FROM table",
+    "2017-06-28T15:10:02+00:00 app[postgres.13761]: [DATABASE] [7-4]        WHERE condition",
+    "2020-09-24T19:49:51.000000+00:00 app[postgres.4456]: [PINK] [21-1]  sql_error_code = 00000 "
+    "LOG:  duration: 301365.830 ms  statement: SELECT json_build_object('at', "
+    "'pg_start_backup', 'lsn', pg_start_backup('8dec463b_8c13_452c_a9e4_0d51c4b0d50f', false, "
+    "false));",
+]
+
+
+def heroku(ls, tmp):
+    path = os.path.join(tmp, "heroku.log")
+    with open(path, "w") as f:
+        f.write("\n".join(HEROKU) + "\n")
+    r, db = ingest(ls, tmp, path)
+    check(db is not None and "inferred log_line_prefix ' sql_error_code = %e '" in r.stderr
+          and " 0 unparsable lines" in r.stderr, "Heroku: read, prefix inferred: " + r.stderr[-400:])
+    got = sorted(db.execute("SELECT pid, log_ts FROM statements")) if db else []
+    check(got == [(4456, 1600976991000000), (13761, 1498662602000000)],
+          f"Heroku: statements with the header's pid and time: {got}")
+
+
 def main():
     ls, samples = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="lockspan-families.")
@@ -128,6 +156,7 @@ def main():
         jaeger_array(ls, tmp, samples)
         csv_quoted(ls, tmp, samples)
         cnpg(ls, tmp, samples)
+        heroku(ls, tmp)
     finally:
         shutil.rmtree(tmp)
     return report()

@@ -72,10 +72,10 @@ static void on_bad(void *ctx, const char *file, uint64_t line, const char *reaso
         c->bad_lines[c->nbad++] = line;
 }
 
-static void parse_lines(collector *c, const char *const *lines, int n)
+static void parse_lines_with(collector *c, const char *prefix, const char *const *lines, int n)
 {
     ls_sink sink = {.record = on_record, .bad = on_bad, .ctx = c};
-    ls_parse_opts o = {"test.syslog", PREFIX};
+    ls_parse_opts o = {"test.syslog", prefix};
     void *p = NULL;
     char err[256];
     int i;
@@ -87,6 +87,11 @@ static void parse_lines(collector *c, const char *const *lines, int n)
         CHECK_INT(ls_syslog_parser.feed(p, lines[i], strlen(lines[i]), (uint64_t)i + 1), 0);
     CHECK_INT(ls_syslog_parser.finish(p), 0);
     ls_syslog_parser.destroy(p);
+}
+
+static void parse_lines(collector *c, const char *const *lines, int n)
+{
+    parse_lines_with(c, PREFIX, lines, n);
 }
 
 static const got_record *find_pid(const collector *c, int pid, int nth)
@@ -343,6 +348,48 @@ static void test_escapes_and_bad_lines(void)
     CHECK_INT(c.bad_lines[1], 4);
 }
 
+/*
+ * Heroku logplex: the header's "app[postgres.PID]", the "[COLOR] " word,
+ * then PostgreSQL's "[SEQ-PIECE] " and the prefix ' sql_error_code = %e '
+ * (no time, no pid: the header's). Lines quoted in two public documents
+ * found on GitHub: a 2017 post on running Dexter on Heroku logs (a
+ * statement in four pieces) and 2020 performance notes (a checkpoint).
+ */
+static void test_heroku(void)
+{
+    static const char *const lines[] = {
+        "2017-06-28T15:10:02+00:00 app[postgres.13761]: [DATABASE] [7-1]  sql_error_code = 00000 "
+        "LOG:  duration: 4822.012 ms  statement: BEGIN READ ONLY;",
+        "2017-06-28T15:10:02+00:00 app[postgres.13761]: [DATABASE] [7-2]       SELECT column",
+        "2017-06-28T15:10:02+00:00 app[postgres.13761]: [DATABASE] [7-3]         FROM table",
+        "2017-06-28T15:10:02+00:00 app[postgres.13761]: [DATABASE] [7-4]        WHERE condition",
+        "2020-09-24T19:49:50.000000+00:00 app[postgres.135]: [PINK] [18751-1]  sql_error_code = "
+        "00000 LOG:  checkpoint complete: wrote 3005 buffers (3.0%); 0 WAL file(s) added, 0 "
+        "removed, 9 recycled; write=301.200 s, sync=0.004 s, total=301.224 s; sync files=93, "
+        "longest=0.002 s, average=0.000 s; distance=130790 kB, estimate=343227 kB",
+    };
+    collector c;
+    const got_record *r;
+    int i;
+
+    for (i = 0; i < 5; i++)
+        CHECK(ls_syslog_parser.sniff(lines[i], strlen(lines[i])) >= 80);
+    parse_lines_with(&c, " sql_error_code = %e ", lines, 5);
+    CHECK_INT(c.nbad, 0);
+    CHECK_INT(c.n, 2);
+    r = find_pid(&c, 13761, 0);
+    CHECK(r != NULL);
+    if (r) {
+        CHECK_INT(r->ts, 1498662602000000LL);
+        CHECK_STR(r->sqlstate, "00000");
+        CHECK_STR(r->severity, "LOG");
+        CHECK(strncmp(r->message, "duration: 4822.012 ms  statement: BEGIN READ ONLY;", 50) == 0);
+        CHECK(strstr(r->message, "SELECT column") && strstr(r->message, "WHERE condition"));
+    }
+    r = find_pid(&c, 135, 0);
+    CHECK(r != NULL && r->ts == 1600976990000000LL);
+}
+
 static void test_sniff(void)
 {
     static const char *const seq_line[] = {
@@ -383,5 +430,6 @@ int main(void)
     test_unsplit_rfc3339();
     test_escapes_and_bad_lines();
     test_sniff();
+    test_heroku();
     return TEST_REPORT();
 }
