@@ -19,6 +19,15 @@
  * empty fields). Its lines of other loggers (the operator, pg_controldata,
  * ...) are not server records and are passed over without a word.
  *
+ * Cloud SQL's log entries, as Cloud Logging exports them one JSON object a
+ * line ({"textPayload":"...","timestamp":"2020-04-08T21:32:23.456622Z",
+ * "severity":"INFO","resource":{"type":"cloudsql_database",...},...}),
+ * carry a stderr line in textPayload: "2022-07-30 05:04:30.061 UTC
+ * [4075710]: [2-1] db=...,user=... STATEMENT:  ..." (older servers wrote no
+ * time: "[153735]: [10-1] db=...,user=... LOG:  ..."). The text goes
+ * through a stderr parser (prefix given or inferred), with the entry's
+ * timestamp standing in for a missing time.
+ *
  * cJSON decodes "\u0000" into a NUL inside its NUL-terminated strings, so a
  * string holding one ends there. PostgreSQL's own strings are C strings and
  * cannot contain a NUL; only a forged line can.
@@ -37,6 +46,9 @@
 typedef struct json_parser {
     char *file;
     ls_sink sink;
+    ls_parse_opts opts; /* for the stderr parser of Cloud SQL's textPayload */
+    char *prefix;       /* opts.prefix, owned */
+    void *inner;        /* that parser, made at the first textPayload */
     ls_buf remote;   /* "host:port" of the current record */
     ls_buf location; /* "func, file:line" of the current record */
 } json_parser;
@@ -86,6 +98,33 @@ static void bad(json_parser *jp, uint64_t lineno, const char *reason, const char
 {
     if (jp->sink.bad)
         jp->sink.bad(jp->sink.ctx, jp->file, lineno, reason, line, len);
+}
+
+/* A Cloud SQL entry: its textPayload's lines through the stderr parser. */
+static int cloudsql_entry(json_parser *jp, const cJSON *obj, uint64_t lineno)
+{
+    const char *text = str_of(obj, "textPayload"), *nl;
+    ls_ts ts = ts_of(obj, "timestamp");
+    char err[512] = "";
+    int rc;
+
+    if (!jp->inner) {
+        if ((rc = ls_stderr_parser.create(&jp->inner, &jp->opts, &jp->sink, err, sizeof(err))) !=
+            0) {
+            if (rc != LS_ENOMEM)
+                bad(jp, lineno, err[0] ? err : "bad --prefix", "", 0);
+            return rc;
+        }
+        ls_stderr_set_headed(jp->inner);
+    }
+    for (;;) {
+        nl = strchr(text, '\n');
+        rc = ls_stderr_feed_headed(jp->inner, text, nl ? (size_t)(nl - text) : strlen(text),
+                                   lineno, 0, ts);
+        if (rc != 0 || !nl)
+            return rc;
+        text = nl + 1;
+    }
 }
 
 /* A CloudNativePG line: its "record" when its logger is postgres. */
@@ -157,6 +196,11 @@ static int json_feed(void *state, const char *line, size_t len, uint64_t lineno)
         cJSON_Delete(obj);
         bad(jp, lineno, "not a JSON object", line, len);
         return 0;
+    }
+    if (str_of(obj, "textPayload")) {
+        rc = cloudsql_entry(jp, obj, lineno);
+        cJSON_Delete(obj);
+        return rc;
     }
     if (str_of(obj, "logger")) {
         rc = cnpg_record(jp, obj, lineno, line, len);
@@ -237,8 +281,8 @@ static int json_feed(void *state, const char *line, size_t len, uint64_t lineno)
 
 static int json_finish(void *state)
 {
-    (void)state;
-    return 0;
+    json_parser *jp = state;
+    return jp->inner ? ls_stderr_parser.finish(jp->inner) : 0;
 }
 
 static void json_destroy(void *state)
@@ -248,6 +292,9 @@ static void json_destroy(void *state)
         return;
     ls_buf_free(&jp->remote);
     ls_buf_free(&jp->location);
+    if (jp->inner)
+        ls_stderr_parser.destroy(jp->inner);
+    free(jp->prefix);
     free(jp->file);
     free(jp);
 }
@@ -266,7 +313,10 @@ static int json_create(void **out, const ls_parse_opts *opts, const ls_sink *sin
     ls_buf_init(&jp->remote, REMOTE_MAX + 32);
     ls_buf_init(&jp->location, 2 * REMOTE_MAX + 32);
     jp->file = ls_strdup(opts->file ? opts->file : "-");
-    if (!jp->file) {
+    jp->prefix = opts->prefix ? ls_strdup(opts->prefix) : NULL;
+    jp->opts.file = jp->file;
+    jp->opts.prefix = jp->prefix;
+    if (!jp->file || (opts->prefix && !jp->prefix)) {
         json_destroy(jp);
         return LS_ENOMEM;
     }
@@ -284,7 +334,8 @@ static int has(const char *line, size_t len, const char *s)
 }
 
 /*
- * jsonlog.c writes "timestamp" first, always. A CloudNativePG file starts
+ * jsonlog.c writes "timestamp" first, always (Cloud Logging's export starts
+ * with "textPayload" or "insertId"). A CloudNativePG file starts
  * with {"level": and names its logger (the first line may be the operator's
  * or the instance manager's own, not the server's).
  */
@@ -295,6 +346,10 @@ static int json_sniff(const char *line, size_t len)
         return 90;
     if (len >= sizeof(cnpg) - 1 && memcmp(line, cnpg, sizeof(cnpg) - 1) == 0 &&
         has(line, len, "\"logger\":") && has(line, len, "\"ts\":"))
+        return 90;
+    /* Cloud SQL through Cloud Logging, one entry a line */
+    if (len > 0 && line[0] == '{' && has(line, len, "\"textPayload\":") &&
+        has(line, len, "cloudsql"))
         return 90;
     return 0;
 }

@@ -16,7 +16,11 @@ option, parsed to records and its lock waits classified (ingest only):
   waiters are classified, nothing is unparsable;
 - Heroku logplex: lines quoted in public documents (see test_syslog.c's
   test_heroku) are read without options, the prefix ' sql_error_code = %e '
-  inferred, the pid and time taken from the logplex header.
+  inferred, the pid and time taken from the logplex header;
+- Cloud SQL through Cloud Logging (tests/e2e/data/cloudsql-*.jsonl, entries
+  quoted in pgbadger issues, origins in data/README.md): textPayload read
+  with its prefix inferred, the entry's timestamp standing in when the
+  text has none.
 
 Usage: check_families.py LOCKSPAN SAMPLES_DIR
 """
@@ -149,6 +153,19 @@ def heroku(ls, tmp):
           f"Heroku: statements with the header's pid and time: {got}")
 
 
+def cloudsql(ls, tmp):
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    r, db = ingest(ls, tmp, os.path.join(data, "cloudsql-2020.jsonl"))
+    check(db is not None and "inferred log_line_prefix '[%p]: [%l-1] db=%d,user=%u '" in r.stderr
+          and " 0 unparsable lines" in r.stderr, "Cloud SQL 2020: read: " + r.stderr[-400:])
+    got = sorted(db.execute("SELECT pid, log_ts FROM statements")) if db else []
+    check(got == [(153735, 1586381543456622), (1430907, 1589528353142617)],
+          f"Cloud SQL 2020: statements with their pid and the entry's time: {got}")
+    r, db = ingest(ls, tmp, os.path.join(data, "cloudsql-2022.jsonl"))
+    check(db is not None and "inferred log_line_prefix '%m [%p]: [%l-1] db=%d,user=%u '" in r.stderr,
+          "Cloud SQL 2022: prefix inferred from textPayload: " + r.stderr[-400:])
+
+
 def main():
     ls, samples = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="lockspan-families.")
@@ -157,6 +174,7 @@ def main():
         csv_quoted(ls, tmp, samples)
         cnpg(ls, tmp, samples)
         heroku(ls, tmp)
+        cloudsql(ls, tmp)
     finally:
         shutil.rmtree(tmp)
     return report()
