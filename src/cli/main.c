@@ -29,7 +29,7 @@
 enum {
     OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED, OPT_GROUP_BY,
     OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY,
-    OPT_MAX_BAD
+    OPT_MAX_BAD, OPT_RETENTION
 };
 
 /*
@@ -118,6 +118,14 @@ static const cli_option options[] = {
      "with the same word (postgresql-*.log) are one server's rotated log and are read "
      "in order by one thread; other files are independent. With more than one thread "
      "an ingest is one transaction: killed, it leaves nothing of its own behind."},
+    {OPT_RETENTION, "retention", 0, "DAYS", NULL, CMD_INGEST,
+     "after ingesting, drop what is older than DAYS days before the newest record in "
+     "the store (a nightly store that does not grow without end)",
+     "After ingesting, drop from the store the events, statements, errors, deadlocks, "
+     "spans, snapshots and sessions older than DAYS days before the newest record it "
+     "holds (measured from the data, not the clock, so a replayed log is pruned the "
+     "same way). Files stay known, so an old file given again adds nothing. See "
+     "docs/store.md."},
     {'q', "quiet", 'q', NULL, NULL, CMD_ALL,
      "no notes, progress or summary on stderr (errors are still printed)", NULL},
     {'h', "help", 'h', NULL, NULL, CMD_ALL, "show this help and exit", NULL},
@@ -209,6 +217,7 @@ typedef struct cli {
     int quiet;
     int jobs;
     int busy_ms;
+    int retention_days; /* --retention; 0 = keep everything */
     long max_bad;     /* --max-bad-lines as a count, or -1 */
     int max_bad_pct;  /* --max-bad-lines as a percentage (when max_bad is -1) */
     ls_report_opts report;
@@ -373,6 +382,8 @@ static int apply_option(cli *c, int id, const char *arg)
         break;
     }
     case OPT_MAX_BAD: return parse_max_bad(c, arg) ? EXIT_USAGE : 0;
+    case OPT_RETENTION:
+        return parse_count(arg, "--retention", &c->retention_days) ? EXIT_USAGE : 0;
     case 'j': return parse_count(arg, "-j", &c->jobs) ? EXIT_USAGE : 0;
     case 'q': c->quiet = 1; break;
     }
@@ -736,6 +747,53 @@ static int cmd_analyze(cli *c)
     return rc;
 }
 
+/*
+ * --retention: drop what ingest stored before the newest record's time less
+ * DAYS, in one transaction. Correlation derives its tables again from what
+ * is left (ingest has already cleared the 'correlated' mark).
+ */
+static int prune_store(cli *c, ls_store *s)
+{
+    static const char *const deletes[] = {
+        "DELETE FROM lock_events WHERE ts < (SELECT cut FROM temp.prune)",
+        "DELETE FROM stmt_tags WHERE stmt_id IN (SELECT stmt_id FROM stmt_rows "
+        "WHERE start_ts < (SELECT cut FROM temp.prune))",
+        "DELETE FROM stmt_rows WHERE start_ts < (SELECT cut FROM temp.prune)",
+        "DELETE FROM stmt_texts WHERE text_id NOT IN (SELECT text_id FROM stmt_rows "
+        "WHERE text_id IS NOT NULL)",
+        "DELETE FROM errors WHERE ts < (SELECT cut FROM temp.prune)",
+        "DELETE FROM deadlock_edges WHERE deadlock_id IN (SELECT deadlock_id FROM deadlocks "
+        "WHERE ts < (SELECT cut FROM temp.prune))",
+        "DELETE FROM deadlock_procs WHERE deadlock_id IN (SELECT deadlock_id FROM deadlocks "
+        "WHERE ts < (SELECT cut FROM temp.prune))",
+        "DELETE FROM deadlocks WHERE ts < (SELECT cut FROM temp.prune)",
+        "DELETE FROM spans WHERE start_ts < (SELECT cut FROM temp.prune)",
+        "DELETE FROM activity WHERE ts < (SELECT cut FROM temp.prune)",
+        "DELETE FROM xids WHERE first_ts < (SELECT cut FROM temp.prune)",
+        "DELETE FROM sessions WHERE coalesce(last_ts, first_ts) < (SELECT cut FROM temp.prune)",
+        "DELETE FROM meta WHERE key = 'correlated'",
+        "DROP TABLE temp.prune",
+    };
+    char sql[256];
+    size_t i;
+    int rc;
+
+    snprintf(sql, sizeof(sql),
+             "CREATE TEMP TABLE prune AS SELECT max(last_ts) - %d * 86400000000 AS cut FROM files",
+             c->retention_days);
+    if ((rc = ls_store_begin(s)) != 0 || (rc = ls_store_exec(s, sql)) != 0)
+        return fail("--retention", rc, s);
+    for (i = 0; i < sizeof(deletes) / sizeof(deletes[0]); i++)
+        if ((rc = ls_store_exec(s, deletes[i])) != 0)
+            return fail("--retention", rc, s);
+    if ((rc = ls_store_commit(s)) != 0)
+        return fail("--retention", rc, s);
+    if (!c->quiet)
+        fprintf(stderr, "lockspan: --retention %d: dropped what is older than %d days before "
+                        "the newest record\n", c->retention_days, c->retention_days);
+    return 0;
+}
+
 static int cmd_ingest(cli *c)
 {
     ls_store *s = NULL;
@@ -757,6 +815,10 @@ static int cmd_ingest(cli *c)
     if ((rc = open_store(c, c->db, &s)) != 0)
         return rc;
     rc = do_ingest(c, s);
+    if ((rc == 0 || rc == EXIT_BAD_LINES) && c->retention_days > 0) {
+        int prc = prune_store(c, s);
+        rc = prc ? prc : rc;
+    }
     ls_store_close(s);
     return rc;
 }
