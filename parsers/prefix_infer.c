@@ -504,8 +504,12 @@ static int candidate_add(infer_ctx *ic, const char *spec, int preset)
     return 0;
 }
 
-/* Match every severity line with c's spec. Returns 0 or LS_ENOMEM. */
-static int candidate_score(infer_ctx *ic, candidate *c)
+/*
+ * Match every severity line with c's spec. Returns 0 or LS_ENOMEM. A
+ * candidate that has missed more lines than `bound` (the best one's
+ * matches) leaves room for stops there: it can no longer win.
+ */
+static int candidate_score(infer_ctx *ic, candidate *c, int bound)
 {
     ls_prefix *p = NULL;
     char err[256];
@@ -527,8 +531,11 @@ static int candidate_score(infer_ctx *ic, candidate *c)
             ls_prefix_free(p);
             return rc;
         }
-        if (rc == 0)
+        if (rc == 0) {
+            if (bound >= 0 && i + 1 - c->matched > ic->nsev - bound)
+                break;
             continue;
+        }
         c->matched++;
         for (k = 0; k < LS_PF_SEVERITY; k++)
             if (m.f[k].ptr && !seen[k]) {
@@ -681,7 +688,7 @@ static int infer(char *out, size_t outlen, const char *const *lines, const size_
 {
     infer_ctx ic;
     char(*shapes)[MAX_SPEC] = NULL;
-    int *shape_count = NULL, nshapes = 0, i, k, best = -1, rc = LS_EFORMAT;
+    int *shape_count = NULL, nshapes = 0, npresets, i, k, best = -1, rc = LS_EFORMAT;
     ls_buf b = LS_BUF_INIT(MAX_SPEC);
 
     if (out && outlen)
@@ -730,6 +737,7 @@ static int infer(char *out, size_t outlen, const char *const *lines, const size_
 
     for (i = 0; i < (int)(sizeof(presets) / sizeof(presets[0])); i++)
         candidate_add(&ic, presets[i], 1);
+    npresets = ic.ncand;
     /* The most frequent shapes, each with its %q variants. */
     for (k = 0; k < MAX_SHAPES && k < nshapes; k++) {
         int top = -1;
@@ -742,8 +750,13 @@ static int infer(char *out, size_t outlen, const char *const *lines, const size_
         candidate_add_q_variants(&ic, shapes[top]);
     }
 
-    for (i = 0; i < ic.ncand; i++) {
-        if ((rc = candidate_score(&ic, &ic.cand[i])) != 0)
+    /*
+     * The shapes first: the most frequent one usually fits, and its score
+     * lets most other candidates stop after a few lines.
+     */
+    for (k = 0; k < ic.ncand; k++) {
+        i = (k + npresets) % ic.ncand;
+        if ((rc = candidate_score(&ic, &ic.cand[i], best < 0 ? -1 : ic.cand[best].matched)) != 0)
             goto out;
         if (best < 0 || candidate_better(&ic.cand[i], &ic.cand[best]))
             best = i;
