@@ -83,6 +83,10 @@ const char *ls_store_errmsg(ls_store *s);
 int ls_store_probe(const char *path, char *errbuf, size_t errlen);
 
 /* meta table: set a key (inside or outside a transaction), read one ("" when absent). */
+/* Pages read from the file since the last call (SQLite's cache misses):
+ * LOCKSPAN_TIMING prints them per correlation pass, a measure of I/O that
+ * the machine's load does not blur. */
+int64_t ls_store_cache_misses(ls_store *s);
 int ls_store_meta_set(ls_store *s, const char *key, const char *value);
 int ls_store_meta_get(ls_store *s, const char *key, char *buf, size_t len);
 

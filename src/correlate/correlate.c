@@ -38,26 +38,45 @@ static const char episodes_sql[] =
      * cache. */
     " FROM lock_events ORDER BY +pid, target, ts, event_id";
 
-/* Each event's wait, noted during the scan and applied after it in
- * event order (not one random-order UPDATE per event). */
-static const char event_waits_sql[] =
+/*
+ * Episodes are built process by process (the scan's order) but stored in
+ * time order: every later pass walks or probes the waits around a moment,
+ * and with wait_id in time order those reads stay near one another instead
+ * of jumping across the table once per process. So the scan writes each
+ * episode, and each event's link to it, to temp tables; then the waits are
+ * numbered by (start, scan order) and copied, and the events linked.
+ */
+#define WAIT_COLS                                                                           \
+    "session_id, pid, mode, target_kind, target, target_xid, rel_oid, db_oid, relation, ctid," \
+    " start_ts, logged_ts, end_ts, waited_ms, outcome, statement, holders, queue,"           \
+    " blocker_pid, first_event, file_id, line, end_file, end_line"
+
+static const char episode_tables_sql[] =
     /* A quarter of the page cache while the events are sorted: the sorter
      * may use as much memory as the cache (it spills to temp files). */
     LS_STORE_SORT_CACHE_PRAGMA
+    "DROP TABLE IF EXISTS temp.episodes;"
     "DROP TABLE IF EXISTS temp.event_waits;"
-    "CREATE TEMP TABLE event_waits(event_id INTEGER PRIMARY KEY, wait_id INTEGER);";
-static const char apply_event_waits_sql[] =
+    "CREATE TEMP TABLE episodes(id INTEGER PRIMARY KEY, " WAIT_COLS ");"
+    "CREATE TEMP TABLE event_waits(event_id INTEGER PRIMARY KEY, episode INTEGER);";
+
+static const char store_episodes_sql[] =
     LS_STORE_CACHE_PRAGMA
-    "UPDATE lock_events SET wait_id = ew.wait_id FROM temp.event_waits ew"
-    " WHERE lock_events.event_id = ew.event_id;"
-    "DROP TABLE temp.event_waits;";
+    "DROP TABLE IF EXISTS temp.episode_order;"
+    "CREATE TEMP TABLE episode_order(id INTEGER PRIMARY KEY, wait_id INTEGER);"
+    "INSERT INTO temp.episode_order"
+    " SELECT id, row_number() OVER (ORDER BY start_ts, id) FROM temp.episodes;"
+    "INSERT INTO lock_waits(wait_id, " WAIT_COLS ")"
+    " SELECT o.wait_id, " WAIT_COLS " FROM temp.episodes e"
+    " JOIN temp.episode_order o ON o.id = e.id ORDER BY o.wait_id;"
+    "UPDATE lock_events SET wait_id = o.wait_id FROM temp.event_waits ew"
+    " JOIN temp.episode_order o ON o.id = ew.episode WHERE lock_events.event_id = ew.event_id;"
+    "DROP TABLE temp.episodes; DROP TABLE temp.event_waits; DROP TABLE temp.episode_order;";
 
 static const char insert_wait_sql[] =
-    "INSERT INTO lock_waits(session_id, pid, mode, target_kind, target, target_xid, rel_oid,"
-    " db_oid, relation, ctid, start_ts, logged_ts, end_ts, waited_ms, outcome, statement,"
-    " holders, queue, blocker_pid, first_event, file_id, line, end_file, end_line)"
+    "INSERT INTO temp.episodes(" WAIT_COLS ")"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-    " ?19, ?20, ?21, ?22, ?23, ?24) RETURNING wait_id";
+    " ?19, ?20, ?21, ?22, ?23, ?24) RETURNING id";
 
 /* Close waits that ended in an error rather than a lock message. */
 static const char close_by_error_sql[] =
@@ -192,7 +211,7 @@ static int first_pid(const char *list)
 static int flush_episode(ls_stmt *ins, ls_stmt *link, episode *e, ls_correlate_stats *stats)
 {
     int rc, bp, i;
-    int64_t wait_id;
+    int64_t ep_id;
     if (!e->open)
         return 0;
     e->open = 0;
@@ -235,10 +254,10 @@ static int flush_episode(ls_stmt *ins, ls_stmt *link, episode *e, ls_correlate_s
         return rc;
     if (rc != 1)
         return LS_ESTORE;
-    wait_id = ls_stmt_int64(ins, 0);
+    ep_id = ls_stmt_int64(ins, 0);
     for (i = 0; i < e->nevents; i++) {
         ls_stmt_reset(link);
-        ls_stmt_bind_int64(link, 1, wait_id);
+        ls_stmt_bind_int64(link, 1, ep_id);
         ls_stmt_bind_int64(link, 2, e->events[i]);
         if ((rc = ls_stmt_step(link)) < 0)
             return rc;
@@ -258,10 +277,10 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
 
     if (!ep)
         return LS_ENOMEM;
-    if ((rc = ls_store_exec(s, event_waits_sql)) != 0 ||
+    if ((rc = ls_store_exec(s, episode_tables_sql)) != 0 ||
         (rc = ls_store_prepare(s, episodes_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, insert_wait_sql, &ins)) != 0 ||
-        (rc = ls_store_prepare(s, "INSERT INTO temp.event_waits(wait_id, event_id)"
+        (rc = ls_store_prepare(s, "INSERT INTO temp.event_waits(episode, event_id)"
                                   " VALUES (?1, ?2)", &link)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -333,7 +352,7 @@ out:
     ls_stmt_finalize(ins);
     ls_stmt_finalize(link);
     if (rc == 0)
-        rc = ls_store_exec(s, apply_event_waits_sql);
+        rc = ls_store_exec(s, store_episodes_sql);
     free(ep);
     return rc;
 }
@@ -544,6 +563,7 @@ int ls_correlate(ls_store *s, ls_correlate_stats *stats)
     for (i = 0; rc == 0 && i < sizeof(passes) / sizeof(passes[0]); i++)
         if (passes[i].owns)
             rc = ls_store_exec(s, passes[i].owns);
+    ls_store_cache_misses(s); /* count from here */
     for (i = 0; rc == 0 && i < sizeof(passes) / sizeof(passes[0]); i++) {
         struct timespec t0, t1, c0, c1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -558,6 +578,8 @@ int ls_correlate(ls_store *s, ls_correlate_stats *stats)
                     (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
             fprintf(stderr, "lockspan: correlate-cpu: %-24s %8.3f s\n", passes[i].name,
                     (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9);
+            fprintf(stderr, "lockspan: correlate-pages: %-24s %8lld pages read\n",
+                    passes[i].name, (long long)ls_store_cache_misses(s));
         }
     }
     /* Ingest clears this mark (ls_ingest_paths): the derived tables are

@@ -1089,6 +1089,13 @@ int ls_store_index(ls_store *s)
     return ls_store_exec(s, ls_index_sql);
 }
 
+int64_t ls_store_cache_misses(ls_store *s)
+{
+    int cur = 0, hi = 0;
+    sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_MISS, &cur, &hi, 1);
+    return cur;
+}
+
 int ls_store_meta_set(ls_store *s, const char *key, const char *value)
 {
     sqlite3_stmt *st;
