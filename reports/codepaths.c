@@ -70,6 +70,11 @@ const char *ls_model_code_path_label(const char *group_by)
     return groupings[grouping_of(group_by)].label;
 }
 
+const char *ls_model_code_path_source(const char *group_by)
+{
+    return groupings[grouping_of(group_by)].source;
+}
+
 /*
  * Blocking ranking, per code path: holds others waited for (blocking episodes) on hot rows, total / max / p95
  * hold, the waiting caused to others, and the waits it suffered itself.

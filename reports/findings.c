@@ -14,9 +14,12 @@
 typedef struct finding_rule {
     const char *rule;
     const char *fix;
-    /* SQL: one row per finding, columns (weight ms, title, evidence); at
-     * most one `%s`, the code path label expression over tx_code c. */
+    /* SQL: one row per finding, columns (weight ms, title, evidence, then
+     * the fields); `%s` is the code path label expression over tx_code c. */
     const char *sql;
+    /* The evidence's numbers and names as fields, one per column after the
+     * evidence: "name:t" with t s (string), i (integer) or m (ms / real). */
+    const char *fields;
 } finding_rule;
 
 static const finding_rule rules[] = {
@@ -30,9 +33,11 @@ static const finding_rule rules[] = {
      " printf('%%.0f ms of its %%.0f ms of holds on rows others waited for were spent in the "
      "span ''%%s'' (%%d holds, %%.0f ms of waiting caused).', sum(p.ms),"
      " (SELECT sum((x.end_ts - x.start_ts) / 1000.0) FROM hl x WHERE x.label = hl.label),"
-     " p.name, count(*), sum(hl.waiter_ms))"
+     " p.name, count(*), sum(hl.waiter_ms)),"
+     " hl.label, p.name, sum(p.ms), count(*), sum(hl.waiter_ms)"
      " FROM hold_parts p JOIN hl ON hl.hold_id = p.hold_id WHERE p.part = 'span'"
-     " GROUP BY hl.label, p.name HAVING sum(p.ms) >= 50 ORDER BY sum(p.ms) DESC LIMIT 5"},
+     " GROUP BY hl.label, p.name HAVING sum(p.ms) >= 50 ORDER BY sum(p.ms) DESC LIMIT 5",
+     "code_path:s,span:s,span_ms:m,holds:i,waiter_ms:m"},
     {"idle_in_transaction_head",
      "Send the transaction's statements back to back and commit at once; do application work "
      "(rendering, calls, waiting for the client) before BEGIN or after COMMIT. Set "
@@ -46,8 +51,10 @@ static const finding_rule rules[] = {
      " printf('%%d hold%%s of a hot row with the holder idle in transaction while others "
      "waited: %%.0f ms idle that no trace span explains, %%.0f ms of waiting caused; longest "
      "hold %%.0f ms.', count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END,"
-     " sum(unexplained), sum(waiter_ms), max((end_ts - start_ts) / 1000.0))"
-     " FROM hi WHERE unexplained >= 50 GROUP BY label ORDER BY sum(waiter_ms) DESC LIMIT 5"},
+     " sum(unexplained), sum(waiter_ms), max((end_ts - start_ts) / 1000.0)),"
+     " label, count(*), sum(unexplained), sum(waiter_ms), max((end_ts - start_ts) / 1000.0)"
+     " FROM hi WHERE unexplained >= 50 GROUP BY label ORDER BY sum(waiter_ms) DESC LIMIT 5",
+     "code_path:s,holds:i,idle_ms:m,waiter_ms:m,max_hold_ms:m"},
     {"commit_wait_head",
      "The COMMIT itself held the row: check WAL flush latency (wait event WalSync), a synchronous "
      "standby (SyncRep) and deferred triggers or constraints that run at COMMIT; update the hot "
@@ -55,9 +62,10 @@ static const finding_rule rules[] = {
      "SELECT sum(h.waiter_ms), %s || ' holds hot rows through a slow COMMIT',"
      " printf('%%d hold%%s spent %%.0f ms committing while others waited (%%.0f ms of waiting "
      "caused).', count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END, sum(h.commit_ms),"
-     " sum(h.waiter_ms))"
+     " sum(h.waiter_ms)), %s, count(*), sum(h.commit_ms), sum(h.waiter_ms)"
      " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-     " WHERE h.head_state = 'committing' GROUP BY 2 ORDER BY sum(h.waiter_ms) DESC LIMIT 5"},
+     " WHERE h.head_state = 'committing' GROUP BY 2 ORDER BY sum(h.waiter_ms) DESC LIMIT 5",
+     "code_path:s,holds:i,commit_ms:m,waiter_ms:m"},
     {"inconsistent_lock_order",
      "Take locks in one order everywhere (for example by table, then by primary key: SELECT ... "
      "FOR UPDATE ORDER BY id); shortening transactions does not remove these deadlocks.",
@@ -66,33 +74,40 @@ static const finding_rule rules[] = {
      "  LEFT JOIN tx_code c ON c.tx_id = a.tx_id)"
      " SELECT 1000.0 * (1 + (SELECT count(*) FROM deadlocks)), 'Code paths write the same "
      "relations in opposite orders', printf('%%s writes %%s before %%s, %%s the other way "
-     "round.', x.label, x.r1, x.r2, y.label) FROM o x JOIN o y ON y.r1 = x.r2"
-     " AND y.r2 = x.r1 AND x.label < y.label LIMIT 5"},
+     "round.', x.label, x.r1, x.r2, y.label), x.label, x.r1, x.r2, y.label,"
+     " (SELECT count(*) FROM deadlocks) FROM o x JOIN o y ON y.r1 = x.r2"
+     " AND y.r2 = x.r1 AND x.label < y.label LIMIT 5",
+     "code_path:s,first:s,then:s,other_code_path:s,deadlocks:i"},
     {"deadlocks",
      "Find the two code paths in the cycle and make them lock rows in the same order (the "
      "deadlock section lists each side's statements in the order it took its locks).",
      "SELECT 1000.0 * count(*), printf('%%d deadlock%%s', count(*), CASE WHEN count(*) > 1"
      " THEN 's' ELSE '' END), printf('%%d processes cancelled (SQLSTATE 40P01); the first at "
-     "%%s UTC.', count(*), strftime('%%Y-%%m-%%d %%H:%%M:%%f', min(ts) / 1e6, 'unixepoch'))"
-     " FROM deadlocks HAVING count(*) > 0"},
+     "%%s UTC.', count(*), strftime('%%Y-%%m-%%d %%H:%%M:%%f', min(ts) / 1e6, 'unixepoch')),"
+     " count(*), strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', min(ts) / 1e6, 'unixepoch')"
+     " FROM deadlocks HAVING count(*) > 0",
+     "deadlocks:i,first_time:s"},
     {"hot_counter_row",
      "Split the counter into N rows updated at random and summed on read, or append increments "
      "to a log table and aggregate them later.",
      "SELECT r.total_wait_ms, 'Counter row ' || r.relation || ' ' || r.row_key || ' is a "
      "bottleneck', printf('%%d waits (%%.0f ms) to increment one row: every writer updates "
-     "it with ''%%s''.', r.waits, r.total_wait_ms, min(st.text))"
+     "it with ''%%s''.', r.waits, r.total_wait_ms, min(st.text)),"
+     " r.relation, r.row_key, r.waits, r.total_wait_ms, min(st.text)"
      " FROM rows r JOIN lock_waits w ON w.row_id = r.row_id JOIN statements st"
      " ON st.stmt_id = w.waiter_stmt WHERE r.waits >= 3 AND replace(lower(st.text), ' ', '')"
      " GLOB '*set*=*+*'"
-     " GROUP BY r.row_id ORDER BY r.total_wait_ms DESC LIMIT 3"},
+     " GROUP BY r.row_id ORDER BY r.total_wait_ms DESC LIMIT 3",
+     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s"},
     {"retries_after_serialization_failure",
      "Retry the whole transaction (not the statement) with a bound and back-off, keep it "
      "short, or lock the row first (SELECT ... FOR UPDATE) where the isolation level allows.",
      "SELECT 100.0 * count(*), printf('%%d serialization failure%%s (40001)', count(*),"
      " CASE WHEN count(*) > 1 THEN 's' ELSE '' END), printf('%%d retried by the same session "
-     "(%%d committed).', sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit'))"
-     " FROM errors WHERE class = 'serialization_failure' HAVING count(*) > 0"
-     ""},
+     "(%%d committed).', sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit')),"
+     " count(*), sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit')"
+     " FROM errors WHERE class = 'serialization_failure' HAVING count(*) > 0",
+     "failures:i,retried:i,committed:i"},
     {"hidden_waiting",
      "The log shows only waits longer than deadlock_timeout; the rest of the queueing on this row "
      "is as real. Shorten what holds the row (see the rankings) rather than tuning "
@@ -102,9 +117,13 @@ static const finding_rule rules[] = {
      " r.logged_wait_ms), r.relation, r.row_key),"
      " printf('%%d statements queued for the row: %%.0f ms of waiting rebuilt from the holds "
      "before them, %%.0f ms logged as lock waits; the row was held %%.0f %%%% of the time.',"
-     " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, 100.0 * r.utilisation)"
+     " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, 100.0 * r.utilisation),"
+     " r.relation, r.row_key, 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms + r.logged_wait_ms),"
+     " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, r.utilisation"
      " FROM rows r WHERE r.hidden_wait_ms >= 200 AND r.hidden_wait_ms >= r.logged_wait_ms"
-     " ORDER BY r.hidden_wait_ms DESC LIMIT 3"},
+     " ORDER BY r.hidden_wait_ms DESC LIMIT 3",
+     "relation:s,row:s,hidden_share_pct:m,statements_waited:i,hidden_wait_ms:m,"
+     "logged_wait_ms:m,utilisation:m"},
     {"serial_capacity",
      "One row lets one transaction through at a time: shorten the hold (see the findings above) "
      "or spread the writes over several rows.",
@@ -112,11 +131,15 @@ static const finding_rule rules[] = {
      "capacity', printf('Mean hold %%.0f ms caps the row at %%.1f transactions/s, but %%d "
      "transactions wanted it within %%.1f s (%%.1f/s).', r.mean_hold_ms, r.capacity_per_s,"
      " r.waits + r.holds, (r.last_ts - r.first_ts) / 1e6, (r.waits + r.holds) /"
-     " max((r.last_ts - r.first_ts) / 1e6, 0.001))"
+     " max((r.last_ts - r.first_ts) / 1e6, 0.001)),"
+     " r.relation, r.row_key, r.mean_hold_ms, r.capacity_per_s, r.waits + r.holds,"
+     " (r.last_ts - r.first_ts) / 1e6, (r.waits + r.holds) / max((r.last_ts - r.first_ts) / 1e6,"
+     " 0.001)"
      " FROM rows r WHERE r.capacity_per_s > 0 AND r.waits >= 3 AND (r.waits + r.holds) /"
      " max((r.last_ts - r.first_ts) / 1e6, 0.001) > r.capacity_per_s"
      ""
-     " ORDER BY r.total_wait_ms DESC LIMIT 3"},
+     " ORDER BY r.total_wait_ms DESC LIMIT 3",
+     "relation:s,row:s,mean_hold_ms:m,capacity_per_s:m,transactions:i,window_s:m,demand_per_s:m"},
 };
 
 /* The rule's SQL with %s replaced by `label` and %% by %. */
@@ -134,6 +157,31 @@ static void expand(ls_buf *out, const char *sql, const char *label)
         } else {
             ls_buf_addc(out, *p);
         }
+    }
+}
+
+/* The finding's fields (columns 3.. of q) as its rule names them. */
+static void add_fields(cJSON *o, ls_stmt *q, const char *spec)
+{
+    int col = 3;
+    while (spec && *spec) {
+        const char *colon = strchr(spec, ':'), *end;
+        char name[48];
+        size_t n;
+        if (!colon)
+            break;
+        end = colon + 2;
+        n = (size_t)(colon - spec) < sizeof(name) - 1 ? (size_t)(colon - spec) : sizeof(name) - 1;
+        memcpy(name, spec, n);
+        name[n] = 0;
+        if (colon[1] == 's')
+            ls_model_col_str(o, name, q, col);
+        else if (colon[1] == 'i')
+            ls_model_col_int(o, name, q, col);
+        else
+            ls_model_col_ms(o, name, q, col);
+        col++;
+        spec = *end == ',' ? end + 1 : end;
     }
 }
 
@@ -163,6 +211,7 @@ void ls_model_findings(model_ctx *m, cJSON *report)
             ls_model_col_str(o, "evidence", q, 2);
             ls_model_add_str(o, "fix", rules[i].fix);
             ls_model_col_ms(o, "weight_ms", q, 0);
+            add_fields(o, q, rules[i].fields);
             cJSON_AddItemToArray(list, o);
         }
         ls_stmt_finalize(q);

@@ -409,7 +409,12 @@ static void headline_root(FILE *f, const cJSON *r)
     const cJSON *tx = m_get(r, "transaction"), *st, *gap = NULL;
     double idle = 0;
 
-    fprintf(f, "<li><b>Worst root blocker: pid %.0f</b>", m_num(r, "pid"));
+    fprintf(f, "<li><b>Worst root blocker: pid %.0f", m_num(r, "pid"));
+    if (m_str(r, "code_path")) {
+        fputs(" · ", f);
+        ls_html_escape(f, m_str(r, "code_path"), 120);
+    }
+    fputs("</b>", f);
     if (m_str(r, "application")) {
         fputs(" (", f);
         ls_html_escape(f, m_str(r, "application"), 64);

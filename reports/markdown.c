@@ -42,6 +42,33 @@ static void cell_hold(FILE *f, const cJSON *h)
         cell_num(f, h, "hold_ms");
 }
 
+/* A code path as inline text after a pid: " · path" (nothing when the
+ * store does not know it). */
+static void code_of(FILE *f, const cJSON *o, const char *prefix)
+{
+    char key[64];
+    const char *path;
+    snprintf(key, sizeof(key), "%scode_path", prefix);
+    path = m_str(o, key);
+    if (!path)
+        return;
+    fputs(" · ", f);
+    ls_md_cell(f, path, 120);
+}
+
+/* A pid with its code path beside it: "10550 · shop.orders.pay_order". */
+static void cell_pid(FILE *f, const cJSON *o, const char *pid_key, const char *prefix)
+{
+    if (!m_has_num(o, pid_key)) {
+        fputs(" — |", f);
+        return;
+    }
+    fprintf(f, " %.0f", m_num(o, pid_key));
+    if (prefix)
+        code_of(f, o, prefix);
+    fputs(" |", f);
+}
+
 static void pid_list(FILE *f, const cJSON *o, const char *key)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key), *v;
@@ -341,7 +368,7 @@ static void holds(FILE *f, const cJSON *hs)
         fputs("None.\n\n", f);
         return;
     }
-    fputs("| Row | Holder pid | Application | Hold ms | Waits | Waiter ms | Mostly | SQL ms | "
+    fputs("| Row | Holder pid · code path | Application | Hold ms | Waits | Waiter ms | Mostly | SQL ms | "
           "Idle in transaction ms | Commit ms | Lock taken by |\n"
           "|---|---:|---|---:|---:|---:|---|---:|---:|---:|---|\n",
           f);
@@ -351,7 +378,7 @@ static void holds(FILE *f, const cJSON *hs)
                  m_str(h, "row_key") ? m_str(h, "row_key") : "");
         fputs("|", f);
         cell(f, row);
-        cell_num(f, h, "pid");
+        cell_pid(f, h, "pid", "");
         cell(f, m_str(h, "application"));
         cell_hold(f, h);
         cell_num(f, h, "waits");
@@ -380,6 +407,7 @@ static void root_blockers(FILE *f, const cJSON *roots)
         const cJSON *tx = cJSON_GetObjectItemCaseSensitive(r, "transaction");
         const cJSON *sts = cJSON_GetObjectItemCaseSensitive(tx, "statements"), *st;
         fprintf(f, "### pid %.0f", m_num(r, "pid"));
+        code_of(f, r, "");
         if (m_str(r, "application")) {
             fputs(" — ", f);
             ls_md_cell(f, m_str(r, "application"), 64);
@@ -389,6 +417,18 @@ static void root_blockers(FILE *f, const cJSON *roots)
                 m_num(r, "waiter_ms"));
         if (m_has_num(r, "xid"))
             fprintf(f, "- Transaction id %.0f\n", m_num(r, "xid"));
+        if (m_str(r, "code_path")) {
+            fputs("- Code path: ", f);
+            ls_md_cell(f, m_str(r, "code_path"), 120);
+            fputs(" (named by ", f);
+            ls_md_cell(f, m_str(r, "code_path_source"), 40);
+            fputs(")", f);
+            if (m_str(r, "trace_id")) {
+                fputs(", trace ", f);
+                ls_md_cell(f, m_str(r, "trace_id"), 64);
+            }
+            fputs("\n", f);
+        }
         fputs("- Rows: ", f);
         ls_md_cell(f, m_str(r, "rows"), 200);
         fputs("\n", f);
@@ -431,8 +471,8 @@ static void waits(FILE *f, const cJSON *ws)
         fputs("None.\n\n", f);
         return;
     }
-    fputs("| Start | Waiter pid | Application | Mode | Row / target | Waited ms | Outcome | "
-          "Blocker pid | Root pid | Depth | Statement |\n"
+    fputs("| Start | Waiter pid · code path | Application | Mode | Row / target | Waited ms | "
+          "Outcome | Blocker pid · code path | Root pid · code path | Depth | Statement |\n"
           "|---|---:|---|---|---|---:|---|---:|---:|---:|---|\n",
           f);
     cJSON_ArrayForEach(w, ws) {
@@ -441,14 +481,17 @@ static void waits(FILE *f, const cJSON *ws)
         snprintf(row, sizeof(row), "%s%s%s", rel ? rel : "", ctid ? " " : "", ctid ? ctid : "");
         fputs("|", f);
         cell(f, m_str(w, "start"));
-        cell_num(f, w, "pid");
+        cell_pid(f, w, "pid", "");
         cell(f, m_str(w, "application"));
         cell(f, m_str(w, "mode"));
         cell(f, row[0] ? row : m_str(w, "target"));
         cell_ms(f, w, "waited_ms");
         cell(f, m_str(w, "outcome"));
-        cell_num(f, w, "blocker_pid");
-        cell_num(f, w, "root_pid");
+        /* The holder's code path is the blocker's when the blocker holds
+         * the row (not when it queues ahead of the waiter). */
+        cell_pid(f, w, "blocker_pid",
+                 m_num(w, "blocker_pid") == m_num(w, "holder_pid") ? "holder_" : NULL);
+        cell_pid(f, w, "root_pid", "root_");
         cell_num(f, w, "chain_depth");
         cell(f, m_str(w, "statement"));
         fputs("\n", f);
@@ -483,7 +526,9 @@ static void deadlocks(FILE *f, const cJSON *ds)
         fputs("\n", f);
         mermaid_deadlock(f, d);
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(d, "processes")) {
-            fprintf(f, "Process %.0f:\n\n", m_num(p, "pid"));
+            fprintf(f, "Process %.0f", m_num(p, "pid"));
+            code_of(f, p, "");
+            fputs(":\n\n", f);
             ls_md_code_block(f, "sql", m_str(p, "query") ? m_str(p, "query") : "");
             fputs("\n", f);
         }
@@ -498,18 +543,19 @@ static void errors(FILE *f, const cJSON *es)
         fputs("None.\n\n", f);
         return;
     }
-    fputs("| Time | pid | Application | SQLSTATE | Class | Message | Statement |\n"
-          "|---|---:|---|---|---|---|---|\n",
+    fputs("| Time | pid · code path | Application | SQLSTATE | Class | Message | Statement | "
+          "Caused by pid · code path |\n|---|---:|---|---|---|---|---|---:|\n",
           f);
     cJSON_ArrayForEach(e, es) {
         fputs("|", f);
         cell(f, m_str(e, "time"));
-        cell_num(f, e, "pid");
+        cell_pid(f, e, "pid", "");
         cell(f, m_str(e, "application"));
         cell(f, m_str(e, "sqlstate"));
         cell(f, m_str(e, "class"));
         cell(f, m_str(e, "message"));
         cell(f, m_str(e, "statement"));
+        cell_pid(f, e, "cause_pid", "cause_");
         fputs("\n", f);
     }
     fputs("\n", f);
@@ -690,7 +736,8 @@ static void worst_moment(FILE *f, const cJSON *wm)
     fputs("## Lock tree at the worst moment\n\nEvery wait open at ", f);
     ls_md_cell(f, m_str(wm, "time"), 40);
     fputs(", when the busiest row's queue was longest.\n\n"
-          "| Depth | Waiter pid | Application | Waits for pid | Root pid | Lock | Row | "
+          "| Depth | Waiter pid · code path | Application | Waits for pid · code path | Root pid · code path | "
+          "Lock | Row | "
           "Statement |\n|---:|---:|---|---:|---:|---|---|---|\n",
           f);
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(wm, "waits")) {
@@ -699,10 +746,11 @@ static void worst_moment(FILE *f, const cJSON *wm)
                  m_str(w, "row_key") ? m_str(w, "row_key") : "");
         fputs("|", f);
         cell_num(f, w, "depth");
-        cell_num(f, w, "pid");
+        cell_pid(f, w, "pid", "");
         cell(f, m_str(w, "application"));
-        cell_num(f, w, "blocker_pid");
-        cell_num(f, w, "root_pid");
+        cell_pid(f, w, "blocker_pid",
+                 m_num(w, "blocker_pid") == m_num(w, "holder_pid") ? "holder_" : NULL);
+        cell_pid(f, w, "root_pid", "root_");
         cell(f, m_str(w, "mode"));
         cell(f, row[1] ? row : m_str(w, "target"));
         cell(f, m_str(w, "statement"));

@@ -71,6 +71,56 @@ void ls_model_col_str(cJSON *o, const char *key, ls_stmt *q, int col)
     ls_model_add_str(o, key, ls_stmt_isnull(q, col) ? NULL : ls_stmt_text(q, col));
 }
 
+/* As ls_model_col_str, with no row (q NULL) a JSON null. */
+static void col_str_or_null(cJSON *o, const char *key, ls_stmt *q, int col)
+{
+    if (q)
+        ls_model_col_str(o, key, q, col);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+/*
+ * The code path of transaction `tx_col` of row q, beside its pid. One
+ * statement, prepared on first use and kept for the whole model: it runs
+ * once per wait, hold and process listed.
+ */
+void ls_model_add_code(model_ctx *m, cJSON *o, const char *prefix, ls_stmt *q, int tx_col)
+{
+    char key[64];
+    int64_t tx = ls_stmt_isnull(q, tx_col) ? 0 : ls_stmt_int64(q, tx_col);
+    int rc = 0;
+
+    if (!m->code_q && tx > 0) {
+        char sql[4096];
+        snprintf(sql, sizeof(sql), "SELECT %s, %s, c.trace_id FROM tx_code c WHERE c.tx_id = ?1",
+                 ls_model_code_path_label(m->opts->group_by),
+                 ls_model_code_path_source(m->opts->group_by));
+        if ((rc = ls_store_prepare(m->store, sql, &m->code_q)) != 0) {
+            m->rc = rc;
+            return;
+        }
+    }
+    if (tx > 0) {
+        ls_stmt_reset(m->code_q);
+        ls_stmt_bind_int64(m->code_q, 1, tx);
+        rc = ls_stmt_step(m->code_q);
+    }
+    snprintf(key, sizeof(key), "%stx_id", prefix);
+    if (tx > 0)
+        cJSON_AddNumberToObject(o, key, (double)tx);
+    else
+        cJSON_AddNullToObject(o, key);
+    snprintf(key, sizeof(key), "%scode_path", prefix);
+    col_str_or_null(o, key, rc == 1 ? m->code_q : NULL, 0);
+    snprintf(key, sizeof(key), "%scode_path_source", prefix);
+    col_str_or_null(o, key, rc == 1 ? m->code_q : NULL, 1);
+    snprintf(key, sizeof(key), "%strace_id", prefix);
+    col_str_or_null(o, key, rc == 1 ? m->code_q : NULL, 2);
+    if (rc < 0)
+        m->rc = rc;
+}
+
 /* "1,2,3" → [1,2,3] */
 static void add_pid_list(cJSON *o, const char *key, const char *list)
 {
@@ -368,8 +418,8 @@ static const char row_holds_sql[] =
 
 static const char row_waits_sql[] =
     "SELECT w.pid, se.application, w.start_ts, w.end_ts, w.waited_ms, w.outcome,"
-    " w.blocker_pid, w.holder_pid, w.root_pid, w.chain_depth, w.ctid, w.mode"
-    " FROM lock_waits w LEFT JOIN sessions se ON se.session_id = w.session_id"
+    " w.blocker_pid, w.holder_pid, w.root_pid, w.chain_depth, w.ctid, w.mode, w.waiter_tx,"
+    " w.holder_tx FROM lock_waits w LEFT JOIN sessions se ON se.session_id = w.session_id"
     " WHERE w.row_id = ?1 AND" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT 200";
 
 static const char row_queue_sql[] =
@@ -389,7 +439,7 @@ static void hold_row(model_ctx *m, ls_stmt *q, void *arg)
     cJSON *o = cJSON_CreateObject();
     ls_model_col_int(o, "pid", q, 0);
     ls_model_col_str(o, "application", q, 1);
-    ls_model_col_int(o, "tx_id", q, 17);
+    ls_model_add_code(m, o, "", q, 17);
     ls_model_col_ts(o, "start", q, 2);
     ls_model_col_ts(o, "end", q, 3);
     ls_model_col_ts(o, "start_lo", q, 4);
@@ -419,7 +469,6 @@ static void hold_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_ms(o, "commit_ms", q, 15);
     ls_model_col_str(o, "head_state", q, 16);
     cJSON_AddItemToArray(arg, o);
-    (void)m;
 }
 
 static void row_wait_row(model_ctx *m, ls_stmt *q, void *arg)
@@ -437,8 +486,9 @@ static void row_wait_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_int(o, "chain_depth", q, 9);
     ls_model_col_str(o, "ctid", q, 10);
     ls_model_col_str(o, "mode", q, 11);
+    ls_model_add_code(m, o, "", q, 12);
+    ls_model_add_code(m, o, "holder_", q, 13);
     cJSON_AddItemToArray(arg, o);
-    (void)m;
 }
 
 static void queue_point(model_ctx *m, ls_stmt *q, void *arg)
@@ -538,6 +588,7 @@ static void root_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_ts(o, "first_wait", q, 7);
     ls_model_col_ts(o, "last_wait_end", q, 8);
     ls_model_col_str(o, "rows", q, 10);
+    ls_model_add_code(m, o, "", q, 11);
     ls_model_add_tx(m, o, "transaction", ls_stmt_isnull(q, 11) ? 0 : ls_stmt_int64(q, 11), 50);
     cJSON_AddItemToArray(arg, o);
 }
@@ -609,8 +660,10 @@ static void wait_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_int(o, "waiter_tx", q, 25);
     ls_model_col_int(o, "holder_tx", q, 26);
     ls_model_col_int(o, "root_tx", q, 27);
+    ls_model_add_code(m, o, "", q, 25);
+    ls_model_add_code(m, o, "holder_", q, 26);
+    ls_model_add_code(m, o, "root_", q, 27);
     cJSON_AddItemToArray(arg, o);
-    (void)m;
 }
 
 /* ---- deadlocks ---- */
@@ -644,6 +697,7 @@ static void proc_row(model_ctx *m, ls_stmt *q, void *arg)
     cJSON *o = cJSON_CreateObject();
     ls_model_col_int(o, "pid", q, 0);
     ls_model_col_str(o, "query", q, 1);
+    ls_model_add_code(m, o, "", q, 2);
     ls_model_add_tx(m, o, "transaction", ls_stmt_isnull(q, 2) ? 0 : ls_stmt_int64(q, 2), 30);
     cJSON_AddItemToArray(arg, o);
 }
@@ -667,7 +721,7 @@ static void deadlock_row(model_ctx *m, ls_stmt *q, void *arg)
 static const char errors_sql[] =
     "SELECT e.ts, e.pid, s.application, e.sqlstate, e.class, e.message, e.statement, f.path,"
     " e.line, ct.pid, cs.application, e.retry_stmt IS NOT NULL, rs.start_ts, e.retry_outcome,"
-    " e.cause_tx"
+    " e.cause_tx, e.tx_id"
     " FROM errors e LEFT JOIN sessions s ON s.session_id = e.session_id"
     " LEFT JOIN files f ON f.file_id = e.file_id"
     " LEFT JOIN transactions ct ON ct.tx_id = e.cause_tx"
@@ -690,12 +744,12 @@ static void error_row(model_ctx *m, ls_stmt *q, void *arg)
     /* What caused it: the transaction that held the lock it waited for. */
     ls_model_col_int(o, "cause_pid", q, 9);
     ls_model_col_str(o, "cause_application", q, 10);
-    ls_model_col_int(o, "cause_tx", q, 14);
+    ls_model_add_code(m, o, "cause_", q, 14);
+    ls_model_add_code(m, o, "", q, 15);
     cJSON_AddBoolToObject(o, "retried", ls_stmt_int64(q, 11) != 0);
     ls_model_col_ts(o, "retry_time", q, 12);
     ls_model_col_str(o, "retry_outcome", q, 13);
     cJSON_AddItemToArray(arg, o);
-    (void)m;
 }
 
 /* ---- the worst moment ---- */
@@ -703,15 +757,21 @@ static void error_row(model_ctx *m, ls_stmt *q, void *arg)
 /*
  * The lock tree when the busiest row's queue was longest: every wait open
  * then, for any row, relation or advisory lock, with its blocker and root.
+ * A session waits for one lock at a time: where its waits overlap at that
+ * instant (one's end only bounded by the next LOG line, or a wait that
+ * ended as the next began) the latest begun is the one it was in, and the
+ * session is listed once.
  */
 static const char worst_sql[] =
     "SELECT max_queue_ts FROM rows ORDER BY max_queue DESC, total_wait_ms DESC LIMIT 1";
 static const char tree_sql[] =
-    "SELECT w.pid, se.application, w.blocker_pid, w.root_pid, w.chain_depth, w.mode,"
-    " w.target, r.relation, r.row_key, w.start_ts, w.statement"
-    " FROM lock_waits w LEFT JOIN rows r ON r.row_id = w.row_id"
-    " LEFT JOIN sessions se ON se.session_id = w.session_id"
-    " WHERE w.start_ts <= ?1 AND coalesce(w.end_ts, w.logged_ts) >= ?1"
+    "WITH open AS (SELECT w.*, row_number() OVER (PARTITION BY coalesce(w.session_id, -w.pid)"
+    "  ORDER BY w.start_ts DESC, w.wait_id DESC) AS nth FROM lock_waits w"
+    "  WHERE w.start_ts <= ?1 AND coalesce(w.end_ts, w.logged_ts) >= ?1)"
+    " SELECT w.pid, se.application, w.blocker_pid, w.root_pid, w.chain_depth, w.mode,"
+    " w.target, r.relation, r.row_key, w.start_ts, w.statement, w.waiter_tx, w.root_tx,"
+    " w.holder_tx, w.holder_pid FROM open w LEFT JOIN rows r ON r.row_id = w.row_id"
+    " LEFT JOIN sessions se ON se.session_id = w.session_id WHERE w.nth = 1"
     " ORDER BY w.root_pid, w.chain_depth, w.start_ts LIMIT 200";
 
 static void tree_row(model_ctx *m, ls_stmt *q, void *arg)
@@ -728,8 +788,11 @@ static void tree_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_str(o, "row_key", q, 8);
     ls_model_col_ts(o, "waiting_since", q, 9);
     ls_model_col_str(o, "statement", q, 10);
+    ls_model_add_code(m, o, "", q, 11);
+    ls_model_add_code(m, o, "root_", q, 12);
+    ls_model_col_int(o, "holder_pid", q, 14);
+    ls_model_add_code(m, o, "holder_", q, 13);
     cJSON_AddItemToArray(arg, o);
-    (void)m;
 }
 
 static void add_worst_moment(model_ctx *m, cJSON *r)
@@ -790,7 +853,7 @@ static void bad_row(model_ctx *m, ls_stmt *q, void *arg)
 
 int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
 {
-    model_ctx m = {s, opts, 0};
+    model_ctx m = {s, opts, 0, NULL};
     cJSON *r = cJSON_CreateObject(), *sum, *input;
     int top = opts->top > 0 ? opts->top : 10;
 
@@ -832,6 +895,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     input = cJSON_AddObjectToObject(r, "input");
     ls_model_each_row(&m, files_sql, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
     ls_model_each_row(&m, bad_sql, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
+    ls_stmt_finalize(m.code_q);
     if (!m.rc)
         m.rc = ls_store_exec(s, LS_STORE_CACHE_PRAGMA);
     if (m.rc) {

@@ -11,6 +11,7 @@ typedef struct model_ctx {
     ls_store *store;
     const ls_report_opts *opts;
     int rc; /* first store error; the model is dropped when set */
+    ls_stmt *code_q; /* a transaction's code path (ls_model_add_code), kept prepared */
 } model_ctx;
 
 /* Add a string cleaned to valid UTF-8 (NULL adds a JSON null). */
@@ -28,10 +29,17 @@ int ls_model_each_row(model_ctx *m, const char *sql, int64_t arg1,
 void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id,
                      int max_stmts);
 
+/* A transaction's code path beside a pid: adds `<prefix>tx_id`,
+ * `<prefix>code_path`, `<prefix>code_path_source` (what named it) and
+ * `<prefix>trace_id`, JSON null where the store does not know them. */
+void ls_model_add_code(model_ctx *m, cJSON *o, const char *prefix, ls_stmt *q, int tx_col);
+
 /* codepaths.c: the code-path ranking and lock-order section. */
 void ls_model_code_paths(model_ctx *m, cJSON *report, int top);
-/* The SQL expression naming a transaction's code path, over tx_code c. */
+/* The SQL expressions naming a transaction's code path, and what named
+ * it, over tx_code c. */
 const char *ls_model_code_path_label(const char *group_by);
+const char *ls_model_code_path_source(const char *group_by);
 
 /* requests.c: the slowest traced requests and their row-lock queueing. */
 void ls_model_requests(model_ctx *m, cJSON *report, int top);

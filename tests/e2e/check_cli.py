@@ -120,8 +120,13 @@ def main():
         check(len(wait_rows) == nwaits, f"markdown lists {len(wait_rows)} waits")
         for w, row in zip(rep["waits"], wait_rows):
             cells = [c.strip() for c in row.strip("|").split("|")]
-            check(cells[1] == str(w["pid"]) and cells[7] == str(w["blocker_pid"]) and
-                  cells[8] == str(w["root_pid"]), f"markdown row of wait {w['pid']}")
+            pid = lambda c: c.split(" · ")[0]
+            check(pid(cells[1]) == str(w["pid"]) and pid(cells[7]) == str(w["blocker_pid"]) and
+                  pid(cells[8]) == str(w["root_pid"]), f"markdown row of wait {w['pid']}")
+            # The code path beside the waiter's and the root's pid where known.
+            check((" · " in cells[1]) == (w["code_path"] is not None) and
+                  (" · " in cells[8]) == (w["root_code_path"] is not None),
+                  f"markdown code paths of wait {w['pid']}")
         check(f"| Deadlocks | {rep['summary']['deadlocks']} |" in md, "markdown deadlocks count")
         r2 = run(ls, "report", "-q", "--db", db, "--format", "md", "--generated-at", "T0")
         check(r2.stdout == md, "report is reproducible")
