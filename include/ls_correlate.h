@@ -9,6 +9,7 @@
 #ifndef LS_CORRELATE_H
 #define LS_CORRELATE_H
 
+#include "ls_progress.h"
 #include "ls_store.h"
 
 typedef struct ls_correlate_stats {
@@ -34,8 +35,9 @@ int ls_correlate(ls_store *store, ls_correlate_stats *stats);
  * Correlate unless the store already is: the last correlation (by this
  * version of lockspan) came after the last ingest. *ran says which; when
  * the store was reused, stats has only waits, linked and chained, read
- * back from the store.
+ * back from the store. progress (NULL for none) names each pass as it starts.
  */
-int ls_correlate_current(ls_store *store, ls_correlate_stats *stats, int *ran);
+int ls_correlate_current(ls_store *store, ls_correlate_stats *stats, ls_progress *progress,
+                         int *ran);
 
 #endif

@@ -11,7 +11,7 @@
 
 typedef struct ls_ingest_opts {
     const char *prefix;  /* log_line_prefix for stderr logs, NULL = inferred */
-    int progress;        /* print progress on stderr (when it is a terminal) */
+    int progress;        /* print progress on stderr (ls_progress.h) */
     int max_bad_shown;   /* unparsable lines printed per file (rest counted) */
     int quiet;           /* no notes (inferred prefix, spans read, ...); problems still */
     int hold_partial;    /* leave a file's last line without '\n' for the next ingest */

@@ -29,7 +29,7 @@
 enum {
     OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED, OPT_GROUP_BY,
     OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY,
-    OPT_MAX_BAD, OPT_RETENTION
+    OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS
 };
 
 /*
@@ -126,8 +126,18 @@ static const cli_option options[] = {
      "holds (measured from the data, not the clock, so a replayed log is pruned the "
      "same way). Files stay known, so an old file given again adds nothing. See "
      "docs/store.md."},
+    {OPT_PROGRESS, "progress", 0, NULL, NULL, CMD_ALL,
+     "progress of every step on stderr (bytes and lines read, each correlation pass, "
+     "each report written) even when stderr is not a terminal; on a terminal it is "
+     "shown without this",
+     "Progress of every step on stderr: bytes and lines read from each input, each "
+     "correlation pass as it starts, the report being built and each output written. "
+     "Shown on its own when stderr is a terminal (one line rewritten in place, at most "
+     "4 updates a second); with --progress also into a file or pipe, a line per update "
+     "and at most one a second."},
     {'q', "quiet", 'q', NULL, NULL, CMD_ALL,
-     "no notes, progress or summary on stderr (errors are still printed)", NULL},
+     "no notes, progress or summary on stderr, only errors (wins over --progress)",
+     NULL},
     {'h', "help", 'h', NULL, NULL, CMD_ALL, "show this help and exit", NULL},
 };
 
@@ -216,6 +226,7 @@ typedef struct cli {
     int noutputs;
     int quiet;
     int jobs;
+    int progress; /* --progress: even when stderr is not a terminal */
     int busy_ms;
     int retention_days; /* --retention; 0 = keep everything */
     long max_bad;     /* --max-bad-lines as a count, or -1 */
@@ -385,6 +396,7 @@ static int apply_option(cli *c, int id, const char *arg)
     case OPT_RETENTION:
         return parse_count(arg, "--retention", &c->retention_days) ? EXIT_USAGE : 0;
     case 'j': return parse_count(arg, "-j", &c->jobs) ? EXIT_USAGE : 0;
+    case OPT_PROGRESS: c->progress = 1; break;
     case 'q': c->quiet = 1; break;
     }
     return 0;
@@ -466,13 +478,19 @@ static int too_many_bad(const cli *c, const ls_ingest_totals *t)
     return 1;
 }
 
+/* Progress notes: on a terminal, or forced by --progress; never with -q. */
+static int show_progress(const cli *c)
+{
+    return !c->quiet && (c->progress || isatty(STDERR_FILENO));
+}
+
 static int do_ingest(cli *c, ls_store *s)
 {
     char errbuf[512] = "";
     char **files = NULL;
     /* ingest keeps adding to its store: a line still being written waits
      * for the next run; analyze reads everything there is. */
-    ls_ingest_opts io = {c->prefix, !c->quiet && isatty(STDERR_FILENO), 10, c->quiet,
+    ls_ingest_opts io = {c->prefix, show_progress(c), 10, c->quiet,
                          strcmp(c->command, "ingest") == 0, c->jobs};
     ls_ingest_totals t;
     int rc;
@@ -605,19 +623,31 @@ static int write_report(const char *format, cJSON *model, const char *out)
 static int do_report(cli *c, ls_store *s, const char *default_out)
 {
     ls_correlate_stats cs;
+    ls_progress progress;
     cJSON *model = NULL;
     int rc, ran, i, n = c->noutputs ? c->noutputs : 1;
 
-    if ((rc = ls_correlate_current(s, &cs, &ran)) != 0)
+    ls_progress_init(&progress, show_progress(c));
+    if ((rc = ls_correlate_current(s, &cs, &progress, &ran)) != 0)
         return fail("correlate", rc, s);
     if (!c->quiet)
         fprintf(stderr, "lockspan: %lld waits, %lld linked to a blocker, %lld through a chain%s\n",
                 (long long)cs.waits, (long long)cs.linked, (long long)cs.chained,
                 ran ? "" : " (the store was correlated after its last ingest: reused)");
-    if ((rc = ls_report_build(s, &c->report, &model)) != 0)
+    ls_progress_note(&progress, !progress.tty, "report: building");
+    rc = ls_report_build(s, &c->report, &model);
+    ls_progress_end(&progress);
+    if (rc != 0)
         return fail("report", rc, s);
     for (i = 0; i < n && rc == 0; i++) {
         const char *out = c->noutputs ? c->outputs[i] : default_out;
+        /* On a terminal only: elsewhere "report written to" follows. stdout
+         * may be this terminal, so the note is gone before the report. */
+        if (progress.tty) {
+            ls_progress_note(&progress, 0, "report: writing %s (%s)",
+                             strcmp(out, "-") == 0 ? "stdout" : out, output_format(c, out));
+            ls_progress_end(&progress);
+        }
         rc = write_report(output_format(c, out), model, out);
         if (rc == 0 && !c->quiet && strcmp(out, "-") != 0)
             fprintf(stderr, "lockspan: report written to %s\n", out);

@@ -550,7 +550,8 @@ static const struct {
      " DELETE FROM lock_order;"},
 };
 
-int ls_correlate(ls_store *s, ls_correlate_stats *stats)
+/* Every pass, in order; progress (may be NULL) names each as it starts. */
+static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *progress)
 {
     /* LOCKSPAN_TIMING=1 prints each pass's time: a tool for tuning. */
     int timing = getenv("LOCKSPAN_TIMING") != NULL;
@@ -566,6 +567,9 @@ int ls_correlate(ls_store *s, ls_correlate_stats *stats)
     ls_store_cache_misses(s); /* count from here */
     for (i = 0; rc == 0 && i < sizeof(passes) / sizeof(passes[0]); i++) {
         struct timespec t0, t1, c0, c1;
+        if (progress)
+            ls_progress_note(progress, !progress->tty, "correlate %zu/%zu: %s", i + 1,
+                             sizeof(passes) / sizeof(passes[0]), passes[i].name);
         clock_gettime(CLOCK_MONOTONIC, &t0);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
         rc = passes[i].run(s, stats);
@@ -574,6 +578,8 @@ int ls_correlate(ls_store *s, ls_correlate_stats *stats)
         /* Wall and CPU time: on a shared machine the CPU time is the one
          * that tells whether a pass scales. */
         if (timing) {
+            if (progress)
+                ls_progress_end(progress);
             fprintf(stderr, "lockspan: correlate: %-24s %8.3f s\n", passes[i].name,
                     (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
             fprintf(stderr, "lockspan: correlate-cpu: %-24s %8.3f s\n", passes[i].name,
@@ -592,7 +598,13 @@ int ls_correlate(ls_store *s, ls_correlate_stats *stats)
     return rc;
 }
 
-int ls_correlate_current(ls_store *s, ls_correlate_stats *stats, int *ran)
+int ls_correlate(ls_store *s, ls_correlate_stats *stats)
+{
+    return correlate_run(s, stats, NULL);
+}
+
+int ls_correlate_current(ls_store *s, ls_correlate_stats *stats, ls_progress *progress,
+                         int *ran)
 {
     char mark[64];
     ls_stmt *q = NULL;
@@ -603,7 +615,10 @@ int ls_correlate_current(ls_store *s, ls_correlate_stats *stats, int *ran)
         return rc;
     if (strcmp(mark, CORRELATED_MARK) != 0) {
         *ran = 1;
-        return ls_correlate(s, stats);
+        rc = correlate_run(s, stats, progress);
+        if (progress)
+            ls_progress_end(progress);
+        return rc;
     }
     memset(stats, 0, sizeof(*stats));
     if ((rc = ls_store_prepare(s, "SELECT count(*), count(blocker_pid),"

@@ -28,6 +28,7 @@
 #include "ls_ingest.h"
 #include "ls_input.h"
 #include "ls_parser.h"
+#include "ls_progress.h"
 
 #define BAD_SAMPLES_STORED 100
 #define MAX_CANDIDATES 4  /* stored files compared with one input by content */
@@ -116,6 +117,7 @@ typedef struct ingest_ctx {
     seen_file *seen;            /* files read so far, for copies later on the command line */
     size_t nseen, seen_cap;
     int rc;                     /* first fatal error seen in a callback */
+    ls_progress progress;       /* opts->progress: bytes and lines read */
 } ingest_ctx;
 
 /* The run's file holding run line `line` (the last one by default). */
@@ -336,15 +338,29 @@ static int prefix_mismatch(ingest_ctx *c, const char *path)
     return LS_EFORMAT;
 }
 
-static void progress(const char *path, ls_input *in, int done)
+/* "850 kB", "12.3 MB", "1.20 GB": a size as a progress note shows it. */
+static const char *size_text(char *buf, size_t n, uint64_t bytes)
+{
+    if (bytes < 1000000)
+        snprintf(buf, n, "%llu kB", (unsigned long long)(bytes / 1000));
+    else if (bytes < 1000000000)
+        snprintf(buf, n, "%.1f MB", (double)bytes / 1e6);
+    else
+        snprintf(buf, n, "%.2f GB", (double)bytes / 1e9);
+    return buf;
+}
+
+static void progress(ingest_ctx *c, const char *path, ls_input *in, uint64_t lines, int done)
 {
     uint64_t size = ls_input_raw_size(in), off = ls_input_raw_offset(in);
+    char a[32], b[32];
     if (size)
-        fprintf(stderr, "\r%s: %3d%% (%llu MB)%s", path, (int)(off * 100 / size),
-                (unsigned long long)(off >> 20), done ? "\n" : "");
+        ls_progress_note(&c->progress, done, "ingest %s: %3d%%, %s of %s, %llu lines", path,
+                         (int)(off * 100 / size), size_text(a, sizeof(a), off),
+                         size_text(b, sizeof(b), size), (unsigned long long)lines);
     else
-        fprintf(stderr, "\r%s: %llu MB%s", path, (unsigned long long)(off >> 20),
-                done ? "\n" : "");
+        ls_progress_note(&c->progress, done, "ingest %s: %s, %llu lines", path,
+                         size_text(a, sizeof(a), off), (unsigned long long)lines);
 }
 
 /*
@@ -757,11 +773,12 @@ read:
             rc = prefix_mismatch(c, path);
             break;
         }
-        if (show && (lineno & 0x3ffff) == 0)
-            progress(path, in, 0);
+        /* a clock read every 4096 lines, a note at most a few times a second */
+        if (show && (lineno & 0xfff) == 0 && ls_progress_due(&c->progress))
+            progress(c, path, in, lineno, 0);
     }
     if (show)
-        progress(path, in, 1);
+        progress(c, path, in, lineno, 1);
     {
         uint64_t first, nuls = ls_input_nuls(in, &first);
         if (nuls)
@@ -1046,6 +1063,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
                                 group, thread_of);
     for (t = 0, k = 0; t < nthreads; t++) {
         c[t].opts = opts;
+        ls_progress_init(&c[t].progress, opts->progress);
         c[t].paths = tpaths + k;
         c[t].ident = tident + k;
         for (i = 0; i < n; i++)
