@@ -3,12 +3,13 @@
 # the toolchain, the four libraries, PostgreSQL 15 for the live sample
 # generator, Python's psycopg2 that drives it, and clang with its libFuzzer
 # and sanitizer runtimes (libclang-rt-dev) for `make fuzz`, and man-db with
-# groff-base, with which ctest renders the installed man page. Run as root.
+# groff-base, with which ctest renders the installed man page (and zsh, which
+# checks the zsh completion). Run as root.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config
       libpcre2-dev libsqlite3-dev zlib1g-dev libcjson-dev
       postgresql-15 python3 python3-psycopg2 python3-psycopg gzip sqlite3 chromium
-      man-db groff-base
+      man-db groff-base zsh
       clang libclang-rt-dev)
 if [ "${1:-}" = --list ]; then
     printf '%s\n' "${pkgs[@]}"
