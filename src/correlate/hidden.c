@@ -10,7 +10,19 @@
  * has it). The hold it waited behind is the one holding the row when it
  * started. Under log_statement = 'all' the statement's end is unknown, so
  * the hold itself starts when the row was free (the hold before it ended),
- * not at the statement's start.
+ * not at the statement's start; and the queue is not in the order the
+ * statements started. PostgreSQL's row-lock queue is not FIFO: the first
+ * waiter holds the tuple lock and waits for the holder's transaction, but
+ * waiters that found the row already updated again follow the update chain
+ * and wait for the new holder's transaction without the tuple lock
+ * (heapam_tuple_lock), so at each commit they race the tuple-lock holder.
+ * The order the holds were released in is known (the COMMITs' starts) and
+ * holds of a row do not overlap, so under log_statement = 'all' the holds
+ * are queued in the order they ended.
+ *
+ * A logged tuple-lock wait ends when its waiter is next in line; it then
+ * waits, below deadlock_timeout, for the holder's transaction: the
+ * reconstruction's end stands when it is later.
  *
  * A logged wait of the same transaction and row wins (kind 'logged'): it
  * ends the wait, and its length is the logged part (logged_ms); queueing
@@ -34,7 +46,8 @@
 #define LOGGED_AGREE_FRAC 0.1 /* ... this many ms, or this share of it */
 
 /*
- * Holds in (row, acquisition) order, sorted (NOT INDEXED): the holds table
+ * Holds in (row, acquisition) order — under log_statement = 'all', where
+ * acquisitions are what is reconstructed, in the order they ended — sorted (NOT INDEXED): the holds table
  * is in time order, so walking its (row_id, start_ts) index row by row
  * would read every page of it once per hot row once it no longer fits the
  * page cache. The sort is one scan, and spills to temp files beyond its
@@ -45,13 +58,17 @@ static const char holds_sql[] =
     " h.end_ts, h.lock_stmt, h.start_evidence = 'start of the locking statement (no duration"
     " logged)', (SELECT w.wait_id FROM lock_waits w WHERE w.waiter_tx = h.tx_id"
     "  AND w.row_id = h.row_id ORDER BY w.start_ts LIMIT 1)"
-    " FROM holds h NOT INDEXED WHERE h.end_ts IS NOT NULL ORDER BY h.row_id, h.start_ts, h.hold_id";
+    " FROM holds h NOT INDEXED WHERE h.end_ts IS NOT NULL ORDER BY h.row_id,"
+    " CASE WHEN h.start_evidence IN ('start of the locking statement (no duration logged)',"
+    "  'acquired after the locking statement''s logged wait') THEN h.end_ts ELSE h.start_ts END,"
+    " h.start_ts, h.hold_id";
 
 /* A statement's logged waits for one row: a tuple-lock wait, then the
  * transaction wait, back to back. */
 static const char logged_sql[] =
     "SELECT min(start_ts), max(coalesce(end_ts, logged_ts)),"
-    " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0 FROM lock_waits"
+    " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"
+    " max(target_kind IS NOT 'tuple') FROM lock_waits"
     " WHERE waiter_tx = ?1 AND row_id = ?2";
 
 static const char insert_sql[] =
@@ -207,11 +224,14 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
                     int64_t l0 = ls_stmt_int64(lq, 0), l1 = ls_stmt_int64(lq, 1), d;
                     if (tol < LOGGED_AGREE_MS)
                         tol = LOGGED_AGREE_MS;
-                    d = found ? res.end_ts - l1 : 0;
+                    w0 = found && res.start_ts < l0 ? res.start_ts : l0;
+                    /* Only a tuple lock logged: its waiter was next in
+                     * line when it ended, and waited on for the holder's
+                     * transaction, below deadlock_timeout. */
+                    w1 = found && !ls_stmt_int64(lq, 3) && res.end_ts > l1 ? res.end_ts : l1;
+                    d = found ? res.end_ts - w1 : 0;
                     if (found && (double)(d < 0 ? -d : d) / 1000.0 > tol)
                         stats->hidden_disagree++;
-                    w0 = found && res.start_ts < l0 ? res.start_ts : l0;
-                    w1 = l1;
                     ms = (double)(w1 - w0) / 1000.0;
                     ls_stmt_bind_double(ins, 15, lms);
                 }

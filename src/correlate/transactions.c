@@ -57,9 +57,11 @@ static const char hot_rows_sql[] =
 static const char rules_sql[] = "SELECT shape, relation, col, arg FROM row_rules";
 /* Waits that ended with the lock acquired, per session, in time order:
  * where the log has no durations they say when a locking statement got
- * its row. */
+ * its row. Not a tuple lock's: its waiter was next in line then, and
+ * waits on for the holder's transaction (heap_update). */
 static const char acquired_sql[] =
     "SELECT session_id, end_ts FROM lock_waits WHERE outcome = 'acquired'"
+    " AND target_kind IS NOT 'tuple'"
     " AND session_id IS NOT NULL AND end_ts IS NOT NULL ORDER BY session_id, end_ts";
 
 /* Statements that waited for a hot row and got it: they hold it, whether
