@@ -5,12 +5,17 @@ were made with the default deadlock_timeout = 1s, so most of the queueing
 on their two hot rows was never logged. The truth comes from the client and
 a 5 ms pg_stat_activity sampler, never from the log.
 
-Usage: check_hidden.py LOCKSPAN SAMPLE_DIR [--app-skew-ms N]
+Usage: check_hidden.py LOCKSPAN SAMPLE_DIR [--app-skew-ms N | --log-only]
 
 --app-skew-ms N: analyze a copy of the set whose traces are on an
 application clock N ms ahead of the server's (every span shifted); the
 truth stays on the server's clock, so the facts hold only if the offset is
 measured (spans.c).
+
+--log-only: analyze the set's postgresql.log alone. Run on hidden-traces
+(log_lock_waits on, no statement logging), the log alone has nothing to
+rebuild hidden waits from: the report must say so and what to turn on, in
+JSON and Markdown, and row_waits must be empty.
 
 Runs `lockspan analyze -q --db S.db --format json -o r.json SAMPLE_DIR` and
 reads the store's `row_waits` (one row per statement that queued for a hot
@@ -66,8 +71,36 @@ def skewed_copy(sample, dst, skew_ms):
                 out.write(re.sub(r'"((?:start|end)TimeUnixNano)":"(\d+)"', shift, line))
 
 
+def log_only(lockspan, sample):
+    """Only log_lock_waits: the report says nothing can be rebuilt, and how."""
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = os.path.join(tmp, "s.db")
+        log = os.path.join(sample, "postgresql.log")
+        r = subprocess.run([lockspan, "analyze", "-q", "--db", db_path,
+                            "-o", os.path.join(tmp, "r.json"), "-o", os.path.join(tmp, "r.md"),
+                            log])
+        check(r.returncode == 0, f"lockspan analyze exit {r.returncode}")
+        if r.returncode != 0:
+            return report()
+        waits = sqlite3.connect(db_path).execute("SELECT count(*) FROM lock_waits").fetchone()[0]
+        check(waits > 0, f"the log has logged lock waits ({waits})")
+        n = sqlite3.connect(db_path).execute("SELECT count(*) FROM row_waits").fetchone()[0]
+        check(n == 0, f"no row_waits rebuilt from a log without statements (got {n})")
+        h = json.load(open(os.path.join(tmp, "r.json")))["summary"]["hidden_waits"]
+        check(h.get("reconstructed") is False, f"JSON hidden_waits.reconstructed is false ({h})")
+        note = h.get("note", "")
+        for want in ("log_min_duration_statement", "log_statement", "traces"):
+            check(want in note, f"JSON hidden_waits.note names {want}: {note!r}")
+        md = open(os.path.join(tmp, "r.md")).read().replace("&#95;", "_")
+        check("not rebuilt" in md and "log_min_duration_statement" in md,
+              "the Markdown report says hidden waits were not rebuilt and what to turn on")
+    return report()
+
+
 def main():
     lockspan, sample = sys.argv[1], sys.argv[2]
+    if sys.argv[3:4] == ["--log-only"]:
+        return log_only(lockspan, sample)
     skew = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--app-skew-ms" else 0
     truth = json.load(open(os.path.join(sample, "truth.json")))
     with tempfile.TemporaryDirectory() as tmp:
@@ -102,6 +135,9 @@ def main():
               LEFT JOIN sessions s ON s.session_id = w.session_id
               LEFT JOIN tx_code c ON c.tx_id = w.tx_id""")
         check(len(waits) > 0, f"row_waits has rows (got {len(waits)})")
+        h = json.load(open(os.path.join(tmp, "r.json")))["summary"]["hidden_waits"]
+        check(h.get("reconstructed") is True and "note" not in h,
+              f"JSON hidden_waits: reconstructed, no note on what to turn on ({h})")
 
         per_row, per_path = {}, {}
         for row, _sess, _s, _e, wait_ms, logged_ms, kind, path, _b in waits:
