@@ -39,6 +39,46 @@ static size_t utf8_len(const unsigned char *s)
     return 0;
 }
 
+/* Decode the valid UTF-8 sequence of length k at p. */
+static unsigned long utf8_decode(const unsigned char *p, size_t k)
+{
+    if (k == 1)
+        return p[0];
+    if (k == 2)
+        return ((p[0] & 0x1fUL) << 6) | (p[1] & 0x3fUL);
+    if (k == 3)
+        return ((p[0] & 0x0fUL) << 12) | ((p[1] & 0x3fUL) << 6) | (p[2] & 0x3fUL);
+    return ((p[0] & 0x07UL) << 18) | ((p[1] & 0x3fUL) << 12) | ((p[2] & 0x3fUL) << 6) |
+           (p[3] & 0x3fUL);
+}
+
+/*
+ * The code point of the valid sequence of length k at p when it is one a
+ * log must not smuggle into a report as is, else 0: C1 controls
+ * (U+0080..U+009F: some terminals act on them) and the bidirectional
+ * overrides and isolates (U+202A..U+202E, U+2066..U+2069: they reorder the
+ * text around them, so a report could show a statement other than the one
+ * run). Entities would not help (a browser decodes &#x202E; into the
+ * override itself): the renderers print them as visible text, JSON as \u.
+ */
+static unsigned long invisible(const unsigned char *p, size_t k)
+{
+    unsigned long c;
+    if (k < 2 || k > 3)
+        return 0;
+    c = utf8_decode(p, k);
+    return (c >= 0x80 && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) ||
+                   (c >= 0x2066 && c <= 0x2069)
+               ? c
+               : 0;
+}
+
+/* An invisible code point as the reader should see it. */
+static void put_invisible(FILE *f, unsigned long c)
+{
+    fprintf(f, "\xe2\x80\xb9U+%04lX\xe2\x80\xba", c); /* ‹U+202E› */
+}
+
 char *ls_utf8_clean(const char *s)
 {
     static const char repl[] = "\xef\xbf\xbd";
@@ -89,25 +129,22 @@ void ls_md_cell(FILE *f, const char *s, size_t max)
         space = 0;
         if ((c & 0xc0) != 0x80)
             n++;
-        switch (c) {
-        /* Markdown/HTML specials become entities: nothing can open a tag,
-         * a link, emphasis, code or a new table cell. */
-        case '|': fputs("&#124;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '`': fputs("&#96;", f); break;
-        case '*': fputs("&#42;", f); break;
-        case '_': fputs("&#95;", f); break;
-        case '[': fputs("&#91;", f); break;
-        case ']': fputs("&#93;", f); break;
-        case '\\': fputs("&#92;", f); break;
-        case '#': fputs("&#35;", f); break;
-        case '~': fputs("&#126;", f); break;
-        case '!': fputs("&#33;", f); break;
-        case '$': fputs("&#36;", f); break;
-        default: fputc(c, f); break;
+        if (c >= 0x80) {
+            size_t k = utf8_len(p);
+            unsigned long inv = k ? invisible(p, k) : 0;
+            if (inv) {
+                put_invisible(f, inv);
+                p += k - 1;
+                continue;
+            }
         }
+        /* Markdown/HTML specials are backslash-escaped (CommonMark: any
+         * ASCII punctuation), so pasted raw text stays readable and
+         * nothing can open a tag, an entity, a link, emphasis, code, math
+         * or a new table cell. */
+        if (c < 0x80 && strchr("|<>&`*_[]\\#~!$", c))
+            fputc('\\', f);
+        fputc(c, f);
     }
 }
 
@@ -122,23 +159,20 @@ void ls_md_code_block(FILE *f, const char *lang, const char *s)
     }
     for (i = 0; i < (longest < 3 ? 3 : longest + 1); i++)
         fputc('`', f);
-    fprintf(f, "%s\n%s\n", lang, s);
+    fprintf(f, "%s\n", lang);
+    for (p = s; *p;) {
+        size_t k = utf8_len((const unsigned char *)p);
+        unsigned long inv = k ? invisible((const unsigned char *)p, k) : 0;
+        if (inv)
+            put_invisible(f, inv);
+        else
+            fwrite(p, 1, k ? k : 1, f);
+        p += k ? k : 1;
+    }
+    fputc('\n', f);
     for (i = 0; i < (longest < 3 ? 3 : longest + 1); i++)
         fputc('`', f);
     fputc('\n', f);
-}
-
-/* Decode the valid UTF-8 sequence of length k at p. */
-static unsigned long utf8_decode(const unsigned char *p, size_t k)
-{
-    if (k == 1)
-        return p[0];
-    if (k == 2)
-        return ((p[0] & 0x1fUL) << 6) | (p[1] & 0x3fUL);
-    if (k == 3)
-        return ((p[0] & 0x0fUL) << 12) | ((p[1] & 0x3fUL) << 6) | (p[2] & 0x3fUL);
-    return ((p[0] & 0x07UL) << 18) | ((p[1] & 0x3fUL) << 12) | ((p[2] & 0x3fUL) << 6) |
-           (p[3] & 0x3fUL);
 }
 
 void ls_html_escape(FILE *f, const char *s, size_t max)
@@ -156,6 +190,11 @@ void ls_html_escape(FILE *f, const char *s, size_t max)
         if (k == 0 || (k == 1 && ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f))) {
             fputs("\xef\xbf\xbd", f);
             p++;
+            continue;
+        }
+        if (k > 1 && invisible(p, k)) {
+            put_invisible(f, invisible(p, k));
+            p += k;
             continue;
         }
         if (k > 1) {
@@ -206,7 +245,9 @@ void ls_mermaid_label(FILE *f, const char *s, size_t max)
             continue;
         }
         n++;
-        if (k == 1 && (*p == 'c' || *p == 'C') && strncasecmp((const char *)p, "click", 5) == 0)
+        if (invisible(p, k))
+            fprintf(f, "U+%04lX", invisible(p, k));
+        else if (k == 1 && (*p == 'c' || *p == 'C') && strncasecmp((const char *)p, "click", 5) == 0)
             fprintf(f, "#%u;", (unsigned)*p);
         else if (k == 1 && mermaid_safe(*p))
             fputc(*p, f);

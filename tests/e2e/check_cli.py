@@ -119,7 +119,7 @@ def main():
                                re.M)
         check(len(wait_rows) == nwaits, f"markdown lists {len(wait_rows)} waits")
         for w, row in zip(rep["waits"], wait_rows):
-            cells = [c.strip() for c in row.strip("|").split("|")]
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", row.strip()[1:-1])]
             pid = lambda c: c.split(" · ")[0]
             check(pid(cells[1]) == str(w["pid"]) and pid(cells[7]) == str(w["blocker_pid"]) and
                   pid(cells[8]) == str(w["root_pid"]), f"markdown row of wait {w['pid']}")

@@ -119,7 +119,43 @@ def md_tables(md):
 
 
 def md_cells(line):
-    return line.strip().strip("|").split("|")
+    """A table row's cells: split on the pipes not escaped (a cell's own
+    pipe is written \\|; the delimiters follow a space)."""
+    return re.split(r"(?<!\\)\|", line.strip()[1:-1])
+
+
+def md_outside_code(md):
+    """The Markdown's text outside fenced blocks and code spans."""
+    md = re.sub(r"^(`{3,}).*?^\1$", "", md, flags=re.M | re.S)
+    return re.sub(r"(?<!\\)`[^`\n]*`", "", md)
+
+
+# C1 controls and bidirectional overrides and isolates: put in a log, they
+# must reach no report raw.
+INVISIBLE = "\u202e\u2066\u0085\u202a\u2069\u009b"
+
+
+def check_invisible(ls, tmp):
+    """samples/hostile with C1 controls and bidi overrides after every
+    alert(1) payload (in statements, application and relation names)."""
+    src = open(os.path.join(HOSTILE, "postgresql.log"), "rb").read()
+    log = os.path.join(tmp, "invisible.log")
+    open(log, "wb").write(src.replace(b"alert(1)", ("alert(1)" + INVISIBLE).encode()))
+    prefix = open(os.path.join(HOSTILE, "prefix.txt")).read().rstrip("\n")
+    for fmt in ("json", "md", "html"):
+        path = os.path.join(tmp, "invisible." + fmt)
+        r = run(ls, "analyze", "-q", "--prefix", prefix, "--format", fmt, "-o", path, log)
+        check(r.returncode == 0, f"invisible: analyze --format {fmt}")
+        text = open(path, encoding="utf-8").read() if r.returncode == 0 else ""
+        check(not any(c in text for c in INVISIBLE),
+              f"invisible: no C1 control or bidi override raw in {fmt}")
+        if fmt == "json":
+            blob = json.dumps(json.loads(text), ensure_ascii=False)
+            check(("alert(1)" + INVISIBLE) in blob,
+                  "invisible: json keeps them, as \\u escapes")
+        else:
+            check("U+202E" in text and "U+0085" in text,
+                  f"invisible: {fmt} shows them as U+XXXX")
 
 
 def mermaid_blocks(md):
@@ -188,7 +224,8 @@ def check_sample(ls, sample, tmp):
     md = out["md"].decode("utf-8")
     # Statements may sit verbatim inside fenced code blocks (inert); nowhere else.
     prose = re.sub(r"^(`{3,})(?!mermaid).*?^\1$", "", md, flags=re.M | re.S)
-    check(not re.search(r"<\s*(script|img|svg|iframe)", prose, re.I),
+    # (a backslash-escaped \< is literal text in CommonMark, not a tag)
+    check(not re.search(r"(?<!\\)<\s*(script|img|svg|iframe)", prose, re.I),
           f"{name}: no raw markup in markdown outside code blocks")
     check("\x1b" not in md and "\x07" not in md, f"{name}: no control characters in markdown")
     bad = [t[0] for t in md_tables(md) if len({len(md_cells(l)) for l in t}) != 1]
@@ -210,6 +247,7 @@ def check_sample(ls, sample, tmp):
           f"{name}: markdown blocker pids")
     for v in victims:
         check(f"victim pid {v}" in md, f"{name}: markdown victim {v}")
+    check("&#" not in md_outside_code(md), f"{name}: no HTML entity code outside code in markdown")
 
     if name != "hostile":
         return
@@ -241,11 +279,14 @@ def check_sample(ls, sample, tmp):
 
 
 def main():
+    global HOSTILE
     ls, samples = sys.argv[1], sys.argv[2]
+    HOSTILE = os.path.join(samples, "hostile")
     tmp = tempfile.mkdtemp(prefix="lockspan-html.")
     try:
         for name in ("basic", "hostile"):
             check_sample(ls, os.path.join(samples, name), tmp)
+        check_invisible(ls, tmp)
     finally:
         shutil.rmtree(tmp)
     return report()
