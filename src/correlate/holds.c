@@ -426,6 +426,23 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, insert_rule_sql, &rule)) != 0)
         goto out;
 
+    /* The waits are held in memory for the steps below: sized once (a
+     * doubling realloc would hold both copies at its peak). */
+    {
+        ls_stmt *cq = NULL;
+        if ((rc = ls_store_prepare(s, "SELECT count(*) FROM lock_waits", &cq)) != 0)
+            goto out;
+        if ((rc = ls_stmt_step(cq)) == 1)
+            cap = (size_t)ls_stmt_int64(cq, 0);
+        ls_stmt_finalize(cq);
+        if (rc < 0)
+            goto out;
+        if (cap && !(w = malloc(cap * sizeof(*w)))) {
+            rc = LS_ENOMEM;
+            goto out;
+        }
+    }
+
     /* 1. Each wait's own evidence: its statement, parameters, PREPARE
      * text, the CONTEXT of its first message. */
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -433,16 +450,8 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         ls_rowkey k;
         ls_rowkey_evidence ev;
         const char *lock_stmt = ls_stmt_isnull(q, 7) ? NULL : ls_stmt_text(q, 7);
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 256;
-            wait_row *nw = realloc(w, ncap * sizeof(*w));
-            if (!nw) {
-                rc = LS_ENOMEM;
-                goto out;
-            }
-            w = nw;
-            cap = ncap;
-        }
+        if (n == cap)
+            break; /* the count above: the table does not change meanwhile */
         r = &w[n];
         memset(r, 0, sizeof(*r));
         n++;
