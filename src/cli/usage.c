@@ -294,25 +294,28 @@ static void print_bash(FILE *f, const cli_spec *spec)
           f);
 }
 
-/* An option's help cut to its first clause, as zsh shows it beside the name. */
+/* An option's help cut to its first clause (or its first words when that
+ * clause is a single word), as zsh shows it beside the name. */
 static void zsh_description(FILE *f, const char *help)
 {
-    size_t n = strcspn(help, ";(\n");
+    size_t n = strcspn(help, ";(\n"), len = strlen(help);
     const char *stop = strstr(help, ". ");
     size_t i;
     if (stop && (size_t)(stop - help) < n)
         n = (size_t)(stop - help);
+    if (n < 12)
+        n = len;
     if (n > 60) /* at a word's end */
         for (n = 60; n > 0 && help[n] != ' ';)
             n--;
-    while (n > 0 && help[n - 1] == ' ')
+    while (n > 0 && strchr(" :,", help[n - 1]))
         n--;
     for (i = 0; i < n; i++) {
         if (help[i] == '\'')
             fputs("'\\''", f);
         else if (help[i] == '[' || help[i] == ']' || help[i] == '\\')
             fprintf(f, "\\%c", help[i]);
-        else
+        else if (help[i] != '(' && help[i] != ')')
             fputc(help[i], f);
     }
 }
