@@ -14,6 +14,25 @@
 typedef struct ls_classifier ls_classifier;
 
 int ls_classifier_new(ls_classifier **out);
+
+/*
+ * Messages in a language other than English (see ls_i18n.h): code is the
+ * server's lc_messages ("ru", "de_DE.UTF-8", "C") or NULL to recognise the
+ * language from the first records and name it on stderr (unless quiet).
+ * Returns -1 for a language PostgreSQL ships no catalog for.
+ */
+int ls_classifier_set_lang(ls_classifier *c, const char *code, int quiet);
+
+/* Records in a known language that looked like a message lockspan reads
+ * but matched none of its forms: counted, the first one kept. */
+typedef struct ls_classify_stats {
+    uint64_t unclassified;
+    char sample[200];
+    uint64_t sample_line;
+    const char *sample_lang;
+} ls_classify_stats;
+
+const ls_classify_stats *ls_classifier_stats(const ls_classifier *c);
 void ls_classifier_free(ls_classifier *c);
 
 /*

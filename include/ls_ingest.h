@@ -16,6 +16,7 @@ typedef struct ls_ingest_opts {
     int quiet;           /* no notes (inferred prefix, spans read, ...); problems still */
     int hold_partial;    /* leave a file's last line without '\n' for the next ingest */
     int jobs;            /* parsing threads for independent inputs (-j); 0 or 1 = one */
+    const char *lc_messages; /* the server's language, NULL = recognised (ls_classify.h) */
 } ls_ingest_opts;
 
 typedef struct ls_ingest_totals {

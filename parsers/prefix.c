@@ -38,6 +38,7 @@
 
 #include "ls_buf.h"
 #include "ls_common.h"
+#include "ls_i18n.h"
 #include "ls_prefix.h"
 
 /* Upper bound for one free-text value; host names reach 1025 bytes. */
@@ -91,12 +92,40 @@ static const escape_def escapes[] = {
 };
 
 /*
- * Severity words in their English form (error_severity() in elog.c). Branch
- * reset keeps the severity in one group number across both alternatives.
+ * The severity (error_severity() in elog.c): the English words, then the
+ * translated ones of ls_i18n.h (lc_messages other than C), which a match
+ * hands on in English. Branch reset keeps the severity in one group number
+ * across both alternatives.
  */
-static const char severity_re[] =
-    "(?|(LOG|ERROR|FATAL|PANIC|WARNING|NOTICE|INFO|DEBUG[1-5]?):(?:  ?(?:([0-9A-Z]{5}): )?|$)"
-    "|(DETAIL|HINT|QUERY|CONTEXT|LOCATION|STATEMENT):(?:  ?|$))";
+static void add_severity_re(ls_buf *b)
+{
+    int prim, i;
+
+    ls_buf_adds(b, "(?|(LOG|ERROR|FATAL|PANIC|WARNING|NOTICE|INFO|DEBUG[1-5]?");
+    for (prim = 1; prim >= 0; prim--) {
+        for (i = 0; i < ls_i18n_nsevs; i++)
+            if (ls_i18n_sevs[i].primary == prim)
+                ls_buf_printf(b, "|\\Q%s\\E", ls_i18n_sevs[i].word);
+        if (prim)
+            ls_buf_adds(b, "):(?:  ?(?:([0-9A-Z]{5}): )?|$)"
+                           "|(DETAIL|HINT|QUERY|CONTEXT|LOCATION|STATEMENT");
+    }
+    ls_buf_adds(b, "):(?:  ?|$))");
+}
+
+/* A translated severity word in a match becomes its English word. */
+static void severity_english(ls_prefix_match *out)
+{
+    ls_slice *f = &out->f[LS_PF_SEVERITY];
+    const ls_i18n_sev *v;
+
+    if (f->ptr && f->len && (f->ptr[0] < 'A' || f->ptr[0] > 'Z' || f->len > 9 ||
+                             memchr(f->ptr, ' ', f->len)) &&
+        (v = ls_i18n_severity_word(f->ptr, f->len)) != NULL) {
+        f->ptr = v->english;
+        f->len = strlen(v->english);
+    }
+}
 
 /*
  * The fast matcher: the prefix as a list of steps (literal bytes or one
@@ -210,7 +239,7 @@ static void pattern_build(ls_prefix *p, ls_buf *b, const char *spec, ls_buf *unk
     }
     if (in_q)
         ls_buf_adds(b, ")?");
-    ls_buf_adds(b, severity_re);
+    add_severity_re(b);
     p->group[LS_PF_SEVERITY] = ++ngroups;
     p->group[LS_PF_VSQLSTATE] = ++ngroups;
 }
@@ -354,12 +383,20 @@ static size_t scan_severity(const char *s, size_t len, size_t at, ls_prefix_matc
         prim = strlen(primary[i]) == n && memcmp(s + at, primary[i], n) == 0;
     for (i = 0; i < sizeof(secondary) / sizeof(secondary[0]) && !prim && !sec; i++)
         sec = strlen(secondary[i]) == n && memcmp(s + at, secondary[i], n) == 0;
-    if (!prim && !sec)
-        return NO_MATCH;
-    if (n == 5 && s[at] == 'D' && w < len && s[w] >= '1' && s[w] <= '5')
-        w++; /* DEBUG1..DEBUG5 */
-    out->f[LS_PF_SEVERITY].ptr = s + at;
-    out->f[LS_PF_SEVERITY].len = w - at;
+    if (!prim && !sec) {
+        const ls_i18n_sev *v = ls_i18n_severity_at(s + at, len - at);
+        if (!v)
+            return NO_MATCH;
+        prim = v->primary;
+        w = at + (size_t)v->len;
+        out->f[LS_PF_SEVERITY].ptr = v->english;
+        out->f[LS_PF_SEVERITY].len = strlen(v->english);
+    } else {
+        if (n == 5 && s[at] == 'D' && w < len && s[w] >= '1' && s[w] <= '5')
+            w++; /* DEBUG1..DEBUG5 */
+        out->f[LS_PF_SEVERITY].ptr = s + at;
+        out->f[LS_PF_SEVERITY].len = w - at;
+    }
     if (w >= len || s[w] != ':')
         return NO_MATCH;
     if (++w == len)
@@ -649,5 +686,6 @@ int ls_prefix_match_line(ls_prefix *p, const char *line, size_t len, ls_prefix_m
         }
     }
     out->msg_off = ov[1];
+    severity_english(out);
     return 1;
 }

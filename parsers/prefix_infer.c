@@ -29,6 +29,7 @@
 
 #include "ls_buf.h"
 #include "ls_common.h"
+#include "ls_i18n.h"
 #include "ls_prefix.h"
 
 #define MIN_SHARE 0.95
@@ -75,12 +76,23 @@ static int is_alnum(char c)
  */
 static long severity_offset(const char *s, size_t len)
 {
+    const ls_i18n_sev *v;
     size_t k, i;
 
     if (len > MAX_INSTANCE + 16)
         len = MAX_INSTANCE + 16;
     for (k = 0; k < len; k++) {
-        if (s[k] < 'A' || s[k] > 'Z' || (k > 0 && is_alnum(s[k - 1])))
+        if ((k > 0 && is_alnum(s[k - 1])) || (k > 0 && (unsigned char)s[k - 1] >= 0x80))
+            continue;
+        /* A translated severity word (lc_messages other than C). */
+        if ((s[k] < 'A' || s[k] > 'Z') && (unsigned char)s[k] < 0x80)
+            continue;
+        if ((v = ls_i18n_severity_at(s + k, len - k)) != NULL) {
+            size_t n = (size_t)v->len;
+            if (k + n + 1 == len || (k + n + 1 < len && s[k + n + 1] == ' '))
+                return (long)k;
+        }
+        if (s[k] < 'A' || s[k] > 'Z')
             continue;
         for (i = 0; i < sizeof(severities) / sizeof(severities[0]); i++) {
             size_t n = strlen(severities[i]);

@@ -42,6 +42,7 @@
 
 #include "ls_buf.h"
 #include "ls_common.h"
+#include "ls_i18n.h"
 #include "ls_parser.h"
 #include "ls_prefix.h"
 
@@ -627,6 +628,13 @@ static int stderr_sniff(const char *line, size_t len)
         for (k = 0; k + n <= len && k < 1024; k++)
             if (line[k] == marks[i][0] && memcmp(line + k, marks[i], n) == 0)
                 return 50;
+    }
+    /* A translated severity word (lc_messages other than C). */
+    for (k = 1; k < len && k < 1024; k++) {
+        const ls_i18n_sev *v;
+        if (line[k - 1] == ' ' && (v = ls_i18n_severity_at(line + k, len - k)) != NULL &&
+            len - k >= (size_t)v->len + 3 && memcmp(line + k + v->len, ":  ", 3) == 0)
+            return 50;
     }
     return 0;
 }

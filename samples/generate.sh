@@ -16,6 +16,11 @@
 #                       csvlog of the same run; no jsonlog)
 #      LOCKSPAN_LOG_STATEMENT  'all': log_statement = 'all' and
 #                       log_min_duration_statement = -1 (default: durations)
+#      LOCKSPAN_LC_MESSAGES  the server's lc_messages (default C), e.g.
+#                       ru_RU.UTF-8 or ru_RU.CP1251 (the locale must exist:
+#                       locale-gen); samples/i18n.sh runs every language
+#      LOCKSPAN_DB_ENCODING  initdb encoding (default UTF8), e.g. WIN1251
+#                       with LOCKSPAN_LC_MESSAGES=ru_RU.CP1251
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -56,6 +61,9 @@ pg_workdir lockspan-samples
 echo "generate.sh: initdb in $DATA" >&2
 pg_initdb
 settings=("log_destination = '$DESTINATIONS'" "log_line_prefix = '$PREFIX'")
+if [[ -n ${LOCKSPAN_LC_MESSAGES:-} ]]; then
+    settings+=("lc_messages = '$LOCKSPAN_LC_MESSAGES'")
+fi
 if [[ $LOG_STATEMENT == all ]]; then
     settings+=("log_min_duration_statement = -1" "log_statement = 'all'")
 fi
@@ -63,7 +71,11 @@ pg_settings "${settings[@]}"
 
 echo "generate.sh: starting server on 127.0.0.1:$PORT" >&2
 pg_start
-pg_createdb lockspan
+if [[ -n ${LOCKSPAN_DB_ENCODING:-} ]]; then
+    pg_createdb -T template0 -E "$LOCKSPAN_DB_ENCODING" --locale="$LOCKSPAN_LC_MESSAGES" lockspan
+else
+    pg_createdb lockspan
+fi
 
 echo "generate.sh: running scenarios" >&2
 "$PYTHON" "$HERE/scenarios.py" --host 127.0.0.1 --port "$PORT" --user "$PG_USER" \

@@ -29,7 +29,7 @@
 enum {
     OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED, OPT_GROUP_BY,
     OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY,
-    OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS
+    OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS, OPT_LC_MESSAGES
 };
 
 /*
@@ -60,6 +60,14 @@ static const cli_option options[] = {
      "log is inferred from its first 200 lines and named on stderr; when no guess "
      "matches 95% of them the file fails with a message that asks for --prefix. "
      "csvlog, jsonlog and trace files need none."},
+    {OPT_LC_MESSAGES, "lc-messages", 0, "LANG", NULL, CMD_ANALYZE | CMD_INGEST,
+     "the server's lc_messages (de, ru_RU.UTF-8, C, ...). Default: recognised from "
+     "the severity words and messages of the first records and named on stderr",
+     "The language the server wrote its messages in (its lc_messages: C, de, es, fr, "
+     "it, ja, ka, ko, ru, sv, uk, zh_CN, zh_TW, with or without a territory and "
+     "codeset). Messages are read from PostgreSQL's own translations. Without it the "
+     "language is recognised from the first records and named on stderr; a log that "
+     "mixes languages is read line by line either way."},
     {OPT_FORMAT, "format", 0, "FMT", "md json html", CMD_ANALYZE | CMD_REPORT,
      "report format, md, json or html (default: from -o's extension, else md)", NULL},
     {'o', "output", 'o', "FILE", NULL, CMD_ANALYZE | CMD_REPORT,
@@ -220,6 +228,7 @@ typedef struct cli {
     const cli_command *cmd;
     const char *db;
     const char *prefix;
+    const char *lc_messages;
     const char *format;
     int format_given; /* --format was given: -o's extension does not decide */
     const char *outputs[MAX_OUTPUTS]; /* -o, in order: one correlation writes them all */
@@ -348,6 +357,7 @@ static int apply_option(cli *c, int id, const char *arg)
     switch (id) {
     case OPT_DB: c->db = arg; break;
     case OPT_PREFIX: c->prefix = arg; break;
+    case OPT_LC_MESSAGES: c->lc_messages = arg; break;
     case OPT_FORMAT:
         if (strcmp(arg, "md") && strcmp(arg, "markdown") && strcmp(arg, "json") &&
             strcmp(arg, "html")) {
@@ -491,7 +501,7 @@ static int do_ingest(cli *c, ls_store *s)
     /* ingest keeps adding to its store: a line still being written waits
      * for the next run; analyze reads everything there is. */
     ls_ingest_opts io = {c->prefix, show_progress(c), 10, c->quiet,
-                         strcmp(c->command, "ingest") == 0, c->jobs};
+                         strcmp(c->command, "ingest") == 0, c->jobs, c->lc_messages};
     ls_ingest_totals t;
     int rc;
 

@@ -20,10 +20,12 @@
  * LS_ARENA_MALLOC to give every copy its own malloc block so sanitizers see
  * each allocation separately.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ls_classify.h"
+#include "ls_i18n.h"
 
 /*
  * A message is never measured whole: SQL text can be hundreds of KB and is
@@ -45,8 +47,22 @@ typedef struct arena_block {
     char data[];
 } arena_block;
 
+/* A growable buffer for a field written back in English. */
+typedef struct en_buf {
+    char *p;
+    size_t cap;
+} en_buf;
+
 struct ls_classifier {
     arena_block *blocks; /* newest first; the newest survives a reset */
+    /* Translated messages (see ls_i18n.h): */
+    int lang;            /* language of the log, -1 English or not known yet */
+    int forced;          /* lang set by --lc-messages: no detection */
+    int quiet;           /* do not name the detected language */
+    uint64_t seen;       /* records classified */
+    ls_record en;        /* the record in English, handed on as ev->rec */
+    en_buf msg, detail, context;
+    ls_classify_stats st;
 };
 
 #define ARENA_BLOCK_MIN 4096
@@ -106,6 +122,8 @@ int ls_classifier_new(ls_classifier **out)
 {
     ls_classifier *c = ls_calloc(1, sizeof(*c));
     *out = c;
+    if (c)
+        c->lang = -1;
     return c ? LS_OK : LS_ENOMEM;
 }
 
@@ -113,6 +131,9 @@ void ls_classifier_free(ls_classifier *c)
 {
     if (!c)
         return;
+    free(c->msg.p);
+    free(c->detail.p);
+    free(c->context.p);
     arena_reset(c);
     free(c->blocks);
     free(c);
@@ -388,6 +409,15 @@ int ls_parse_lock_target(ls_lock_target *out, const char *s, size_t len)
     k = target_parse(&c, &t);
     memset(out, 0, sizeof(*out));
     COPY_FIXED(out->text, s, len);
+    if (c.p != c.e || k == LS_TGT_UNKNOWN) {
+        /* DescribeLockTag() translates even when the message around it is
+         * not (the Georgian catalog): read the English form. */
+        char en[sizeof(out->text)];
+        int near;
+        if (len < sizeof(en) && ls_i18n_translate(s, len, -1, en, sizeof(en), &near) >= 0 &&
+            strcmp(en, out->text) != 0)
+            return ls_parse_lock_target(out, en, strlen(en));
+    }
     if (c.p != c.e)
         return -1;
     if (k == LS_TGT_UNKNOWN) {
@@ -863,7 +893,7 @@ static int is_log_severity(const char *sev)
     return !sev || strcmp(sev, "LOG") == 0;
 }
 
-int ls_classify(ls_classifier *cl, const ls_record *rec, ls_event *ev)
+static int classify_en(ls_classifier *cl, const ls_record *rec, ls_event *ev)
 {
     const char *msg = rec->message;
     cur c;
@@ -970,5 +1000,211 @@ int ls_classify(ls_classifier *cl, const ls_record *rec, ls_event *ev)
         if (error_event(&ev->u.error, rec, &c))
             ev->kind = LS_EV_ERROR;
     }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Translated messages (lc_messages other than C)                       */
+
+/*
+ * While no language is known, the first records of a log are all offered
+ * to the translated patterns (Spanish and Japanese servers write English
+ * severity words); after that only records whose severity word or bytes
+ * say they are not English, so that an English log costs one check.
+ */
+#define DETECT_RECORDS 5000
+
+int ls_classifier_set_lang(ls_classifier *c, const char *code, int quiet)
+{
+    c->quiet = quiet;
+    if (!code)
+        return 0;
+    if (strcmp(code, "C") == 0 || strcmp(code, "POSIX") == 0 || strncmp(code, "en", 2) == 0) {
+        c->lang = -1;
+        c->forced = 1;
+        return 0;
+    }
+    if ((c->lang = ls_i18n_lang_index(code)) < 0)
+        return -1;
+    c->forced = 1;
+    return 0;
+}
+
+const ls_classify_stats *ls_classifier_stats(const ls_classifier *c)
+{
+    return &c->st;
+}
+
+static int has_high_byte(const char *s, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n && s[i]; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            return 1;
+    return 0;
+}
+
+static void note_lang(ls_classifier *cl, int lang)
+{
+    if (lang < 0 || cl->lang == lang || cl->forced)
+        return;
+    if (cl->lang < 0 && !cl->quiet)
+        fprintf(stderr, "lockspan: server messages in %s (%s)\n", ls_i18n_langs[lang].code,
+                ls_i18n_langs[lang].name);
+    if (cl->lang < 0)
+        cl->lang = lang;
+}
+
+static int buf_fit(en_buf *b, size_t n)
+{
+    char *p;
+    if (b->cap >= n)
+        return 0;
+    if (!(p = realloc(b->p, n)))
+        return LS_ENOMEM;
+    b->p = p;
+    b->cap = n;
+    return 0;
+}
+
+/*
+ * Field text written back in English into b, line by line (a deadlock's
+ * DETAIL, a CONTEXT stack); lines no pattern knows are kept. Sets *out to
+ * b's text when a line was translated; *near counts lines that began like
+ * a known message without matching.
+ */
+static int field_en(ls_classifier *cl, en_buf *b, const char *text, const char **out, int *lang,
+                    int *near)
+{
+    size_t n = strlen(text), used = 0;
+    const char *p = text, *e = text + n;
+    int any = 0;
+
+    if (buf_fit(b, 2 * n + 4096))
+        return LS_ENOMEM;
+    /* A message of several lines ("...en attente de\n%s sur %s..."). */
+    if (memchr(text, '\n', n) && n < 4096) {
+        int nr = 0, l = ls_i18n_translate(text, n, *lang >= 0 ? *lang : cl->lang, b->p, b->cap,
+                                          &nr);
+        if (l >= 0) {
+            *lang = l;
+            *out = b->p;
+            return 0;
+        }
+    }
+    for (;;) {
+        const char *le = memchr(p, '\n', (size_t)(e - p));
+        size_t ln;
+        int l, nr = 0, tab;
+
+        if (!le)
+            le = e;
+        tab = p < le && *p == '\t';
+        ln = (size_t)(le - p) - (size_t)tab;
+        if (tab)
+            b->p[used++] = '\t';
+        l = ls_i18n_translate(p + tab, ln, *lang >= 0 ? *lang : cl->lang, b->p + used,
+                              b->cap - used, &nr);
+        /* -2 (no room) cannot happen: cap covers twice the text plus a template. */
+        if (l >= 0) {
+            used += strlen(b->p + used);
+            any = 1;
+            *lang = l;
+        } else {
+            memcpy(b->p + used, p + tab, ln);
+            used += ln;
+            *near += nr;
+        }
+        if (le == e)
+            break;
+        b->p[used++] = '\n';
+        p = le + 1;
+    }
+    b->p[used] = '\0';
+    if (any)
+        *out = b->p;
+    return 0;
+}
+
+/* Nothing, or only "an error": a translated message may say more. */
+static int unrecognised(const ls_event *ev)
+{
+    return ev->kind == LS_EV_OTHER || (ev->kind == LS_EV_ERROR && ev->u.error.cls == LS_ERRC_OTHER);
+}
+
+/*
+ * An English message whose DETAIL or CONTEXT the server translated anyway
+ * (the Georgian catalog translates those, not the wait message itself).
+ */
+static int half_read(const ls_event *ev, const ls_record *rec)
+{
+    switch (ev->kind) {
+    case LS_EV_LOCK_WAIT:
+        return rec->context && !ev->u.lock.ctx_action[0] && has_high_byte(rec->context, 256);
+    case LS_EV_DEADLOCK:
+        return rec->detail && ev->u.deadlock.nedges == 0;
+    case LS_EV_STATEMENT:
+    case LS_EV_DURATION:
+        return rec->detail && !ev->u.stmt.params && has_high_byte(rec->detail, 64);
+    default:
+        return 0;
+    }
+}
+
+static void keep_sample(ls_classifier *cl, const ls_record *rec, int lang)
+{
+    cl->st.unclassified++;
+    if (!cl->st.sample[0]) {
+        snprintf(cl->st.sample, sizeof(cl->st.sample), "%s", rec->message);
+        cl->st.sample_line = rec->line;
+        cl->st.sample_lang = lang >= 0 ? ls_i18n_langs[lang].code : "?";
+    }
+}
+
+int ls_classify(ls_classifier *cl, const ls_record *rec, ls_event *ev)
+{
+    const ls_i18n_sev *sev = NULL;
+    const char *msg = rec->message;
+    int rc, lang = -1, near = 0, translated = 0;
+
+    cl->seen++;
+    if (rec->severity && (unsigned char)rec->severity[0] >= 'A' &&
+        (unsigned char)rec->severity[0] <= 'Z' && !has_high_byte(rec->severity, 32)) {
+        if ((rc = classify_en(cl, rec, ev)) != 0 || (!unrecognised(ev) && !half_read(ev, rec)))
+            return rc;
+        /* Nothing recognised: a translated word ("FEHLER") or message? */
+        sev = ls_i18n_severity_word(rec->severity, strlen(rec->severity));
+        if (!sev && cl->lang < 0 && (cl->forced || cl->seen > DETECT_RECORDS) &&
+            !(msg && has_high_byte(msg, 64)))
+            return 0;
+    } else if (rec->severity) {
+        sev = ls_i18n_severity_word(rec->severity, strlen(rec->severity));
+    } else if ((rc = classify_en(cl, rec, ev)) != 0 || !unrecognised(ev)) {
+        return rc;
+    }
+
+    cl->en = *rec;
+    if (sev) {
+        cl->en.severity = sev->english;
+        lang = sev->lang;
+    }
+    if (msg && msg[0]) {
+        /* The message head only: a statement's text is copied, never matched. */
+        if ((rc = field_en(cl, &cl->msg, msg, &cl->en.message, &lang, &near)) != 0)
+            return rc;
+        translated |= cl->en.message != msg;
+    }
+    if (rec->detail && (rc = field_en(cl, &cl->detail, rec->detail, &cl->en.detail, &lang,
+                                      &near)) != 0)
+        return rc;
+    if (rec->context && (rc = field_en(cl, &cl->context, rec->context, &cl->en.context, &lang,
+                                       &near)) != 0)
+        return rc;
+    if (translated || sev)
+        note_lang(cl, lang);
+    if ((rc = classify_en(cl, &cl->en, ev)) != 0)
+        return rc;
+    if (unrecognised(ev) && !translated && near)
+        keep_sample(cl, rec, lang >= 0 ? lang : cl->lang);
     return 0;
 }

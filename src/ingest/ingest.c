@@ -208,6 +208,22 @@ static void print_sample(FILE *f, const char *text, size_t len)
     }
 }
 
+/* Messages of a known language that lockspan should read but could not. */
+static void unclassified_note(const ls_classifier *cls)
+{
+    const ls_classify_stats *st = ls_classifier_stats(cls);
+
+    if (!st->unclassified)
+        return;
+    fprintf(stderr,
+            "lockspan: %llu message%s in %s began like one lockspan reads but matched none "
+            "of its forms (unclassified), e.g. line %llu: ",
+            (unsigned long long)st->unclassified, st->unclassified == 1 ? "" : "s",
+            st->sample_lang, (unsigned long long)st->sample_line);
+    print_sample(stderr, st->sample, strlen(st->sample));
+    fputc('\n', stderr);
+}
+
 static void on_note(void *vctx, const char *file, const char *msg)
 {
     ingest_ctx *c = vctx;
@@ -1076,6 +1092,12 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
             (rc = t == 0 ? ls_handoff_new(&c[t].handoff)
                          : ls_handoff_add_producer(c[0].handoff, &c[t].handoff)) != 0)
             goto out;
+        if (ls_classifier_set_lang(c[t].cls, opts->lc_messages, opts->quiet) != 0) {
+            fprintf(stderr, "lockspan: --lc-messages %s: PostgreSQL ships no such language\n",
+                    opts->lc_messages);
+            rc = LS_ERR;
+            goto out;
+        }
     }
     /* Until the end, the store may hold part of this ingest: report refuses
      * it, and the next ingest of the same files completes it. */
@@ -1114,6 +1136,8 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         rc = ls_store_index(store);
     if (rc == 0)
         rc = ls_store_meta_set(store, "ingest", "complete");
+    for (t = 0; t < nthreads; t++)
+        unclassified_note(c[t].cls);
 out:
     for (t = MAX_JOBS - 1; t >= 0; t--) { /* the first producer owns the queue: last */
         ls_handoff_free(c[t].handoff);
