@@ -25,6 +25,9 @@
 #define TL_MAX_LANES 30
 #define TL_MAX_TIMELINES 10
 #define DL_MAX_NODES 12
+/* Table rows shown open, and written at all (the rest folded, then counted). */
+#define TABLE_OPEN 10
+#define TABLE_CAP 100
 
 /* ---- model access ---- */
 
@@ -85,7 +88,8 @@ typedef enum {
     COL_TEXT,    /* escaped text */
     COL_CODE,    /* escaped text in <code>, wrapping */
     COL_INT,     /* whole number */
-    COL_MS,      /* milliseconds, one decimal */
+    COL_MS,      /* a duration in milliseconds, written as people do (78.1 s) */
+    COL_NUM1,    /* a number with one decimal */
     COL_BYTES,   /* whole number of bytes */
     COL_PIDS,    /* array of pids */
     COL_TIME,    /* ISO time */
@@ -103,18 +107,33 @@ typedef struct column {
     size_t max; /* characters shown, 0 = all */
 } column;
 
-/* "2026-12-02T11:45:04.435823Z" as "2026-12-02 11:45:04.435823", which
- * can wrap between date and time; the headers say the times are UTC. */
-static void time_cell(FILE *f, const char *s)
+/*
+ * The one timestamp format of the report: "2026-12-02 11:45:04.435", UTC
+ * (the page header says so once), to the millisecond a reader compares.
+ * A model time that does not parse is shown escaped as it is.
+ */
+static void put_ts(FILE *f, ls_ts t)
 {
-    size_t n = s ? strlen(s) : 0;
-    if (n > 11 && s[10] == 'T' && s[n - 1] == 'Z') {
-        char buf[64];
-        snprintf(buf, sizeof(buf), "%.10s %.*s", s, (int)(n - 12 < 40 ? n - 12 : 40), s + 11);
-        ls_html_escape(f, buf, 60);
-    } else {
+    char buf[32];
+    ls_ts_format(buf, t);
+    buf[23] = '\0'; /* "YYYY-MM-DD HH:MM:SS.fff" */
+    fputs(buf, f);
+}
+
+static void put_time(FILE *f, const char *s)
+{
+    ls_ts t;
+    if (s && ls_ts_parse(&t, s, strlen(s)) == 0)
+        put_ts(f, t);
+    else
         text(f, s, 40);
-    }
+}
+
+/* A duration as people write it ("78.1 s"), or an em dash. */
+static void put_ms(FILE *f, double ms)
+{
+    char buf[LS_DURATION_LEN];
+    fputs(ls_fmt_duration(buf, sizeof(buf), ms), f);
 }
 
 static void cell(FILE *f, const cJSON *o, const column *c)
@@ -126,10 +145,13 @@ static void cell(FILE *f, const cJSON *o, const column *c)
     case COL_INT:
     case COL_BYTES:
     case COL_MS:
+    case COL_NUM1:
         fputs("<td class=\"n\">", f);
         if (!cJSON_IsNumber(v))
             fputs("—", f);
         else if (c->kind == COL_MS)
+            put_ms(f, v->valuedouble);
+        else if (c->kind == COL_NUM1)
             fprintf(f, "%.1f", v->valuedouble);
         else
             fprintf(f, "%.0f", v->valuedouble);
@@ -137,12 +159,15 @@ static void cell(FILE *f, const cJSON *o, const column *c)
     case COL_HOLD:
         fputs("<td class=\"n\">", f);
         if (m_has_num(o, "hold_min_ms") && m_has_num(o, "hold_max_ms") &&
-            m_num(o, "hold_max_ms") - m_num(o, "hold_min_ms") >= LS_HOLD_RANGE_MS)
-            fprintf(f, "%.0f–%.0f", m_num(o, "hold_min_ms"), m_num(o, "hold_max_ms"));
-        else if (cJSON_IsNumber(v))
-            fprintf(f, "%.0f", v->valuedouble);
-        else
+            m_num(o, "hold_max_ms") - m_num(o, "hold_min_ms") >= LS_HOLD_RANGE_MS) {
+            put_ms(f, m_num(o, "hold_min_ms"));
+            fputs("–", f);
+            put_ms(f, m_num(o, "hold_max_ms"));
+        } else if (cJSON_IsNumber(v)) {
+            put_ms(f, v->valuedouble);
+        } else {
             fputs("—", f);
+        }
         break;
     case COL_PIDS:
         fputs("<td>", f);
@@ -186,7 +211,7 @@ static void cell(FILE *f, const cJSON *o, const column *c)
         break;
     case COL_TIME:
         fputs("<td class=\"t\">", f);
-        time_cell(f, m_str(o, c->key));
+        put_time(f, m_str(o, c->key));
         break;
     case COL_TEXT:
     default:
@@ -197,26 +222,56 @@ static void cell(FILE *f, const cJSON *o, const column *c)
     fputs("</td>", f);
 }
 
-static void table(FILE *f, const column *cols, size_t ncols, const cJSON *rows)
+static void table_head(FILE *f, const column *cols, size_t ncols)
 {
-    const cJSON *r;
     size_t i;
     fputs("<div class=\"scroll\"><table>\n<thead><tr>", f);
     for (i = 0; i < ncols; i++)
         fprintf(f, "<th%s>%s</th>",
-                cols[i].kind == COL_INT || cols[i].kind == COL_MS || cols[i].kind == COL_BYTES ||
-                        cols[i].kind == COL_HOLD
+                cols[i].kind == COL_INT || cols[i].kind == COL_MS || cols[i].kind == COL_NUM1 ||
+                        cols[i].kind == COL_BYTES || cols[i].kind == COL_HOLD
                     ? " class=\"n\""
                     : "",
                 cols[i].head);
     fputs("</tr></thead>\n<tbody>\n", f);
+}
+
+/*
+ * A table read top-down: the first TABLE_OPEN rows (the model lists the
+ * worst first) stay open; the next ones, up to TABLE_CAP, are folded in a
+ * <details> whose summary counts them, so the page stays short and prints
+ * the summary line; rows past the cap are counted and pointed to the JSON.
+ */
+static void table(FILE *f, const column *cols, size_t ncols, const cJSON *rows)
+{
+    const cJSON *r;
+    int n = cJSON_GetArraySize(rows), k = 0;
+    size_t i;
+
+    table_head(f, cols, ncols);
     cJSON_ArrayForEach(r, rows) {
+        if (k == TABLE_OPEN) {
+            fputs("</tbody></table></div>\n", f);
+            fprintf(f, "<details class=\"more\"><summary>%d more row%s</summary>\n",
+                    (n < TABLE_CAP ? n : TABLE_CAP) - TABLE_OPEN,
+                    (n < TABLE_CAP ? n : TABLE_CAP) - TABLE_OPEN == 1 ? "" : "s");
+            table_head(f, cols, ncols);
+        }
+        if (k == TABLE_CAP)
+            break;
         fputs("<tr>", f);
         for (i = 0; i < ncols; i++)
             cell(f, r, &cols[i]);
         fputs("</tr>\n", f);
+        k++;
     }
     fputs("</tbody></table></div>\n", f);
+    if (k > TABLE_OPEN)
+        fputs("</details>\n", f);
+    if (n > k)
+        fprintf(f, "<p class=\"note\">%d more row%s not shown here; the JSON report "
+                   "(<code>-o report.json</code>) has them all.</p>\n",
+                n - k, n - k == 1 ? " is" : "s are");
 }
 
 #define TABLE(f, cols, rows) table(f, cols, sizeof(cols) / sizeof(cols[0]), rows)
@@ -226,13 +281,13 @@ static const column hot_cols[] = {
     {"Row", "row_key", COL_TEXT, 64},
     {"ctids", "ctid", COL_TEXT, 60},
     {"Waits", "waits", COL_INT, 0},
-    {"Total wait ms", "total_wait_ms", COL_MS, 0},
-    {"Max wait ms", "max_wait_ms", COL_MS, 0},
+    {"Total wait", "total_wait_ms", COL_MS, 0},
+    {"Max wait", "max_wait_ms", COL_MS, 0},
     {"Waiting sessions", "waiting_sessions", COL_INT, 0},
     {"Max queue", "max_queue_depth", COL_INT, 0},
     {"Holds", "holds", COL_INT, 0},
-    {"Mean hold ms", "mean_hold_ms", COL_MS, 0},
-    {"Serial capacity /s", "serial_capacity_per_s", COL_MS, 0},
+    {"Mean hold", "mean_hold_ms", COL_MS, 0},
+    {"Serial capacity /s", "serial_capacity_per_s", COL_NUM1, 0},
     {"First wait", "first_wait", COL_TIME, 0},
     {"Root blockers", "root_blocker_pids", COL_PIDS, 0},
 };
@@ -243,12 +298,12 @@ static const column hold_cols[] = {
     {"Relation", "relation", COL_TEXT, 64},
     {"Row", "row_key", COL_TEXT, 64},
     {"Start", "start", COL_TIME, 0},
-    {"Hold ms", "hold_ms", COL_HOLD, 0},
+    {"Hold", "hold_ms", COL_HOLD, 0},
     {"Waits", "waits", COL_INT, 0},
-    {"Waiter ms", "waiter_ms", COL_MS, 0},
-    {"SQL ms", "sql_ms", COL_MS, 0},
-    {"Idle ms", "idle_ms", COL_MS, 0},
-    {"Commit ms", "commit_ms", COL_MS, 0},
+    {"Waiting caused", "waiter_ms", COL_MS, 0},
+    {"SQL", "sql_ms", COL_MS, 0},
+    {"Idle", "idle_ms", COL_MS, 0},
+    {"Commit", "commit_ms", COL_MS, 0},
     {"Head state", "head_state", COL_TEXT, 40},
     {"End evidence", "end_evidence", COL_TEXT, 60},
 };
@@ -258,10 +313,10 @@ static const column code_path_cols[] = {
     {"Named by", "named_by", COL_TEXT, 40},
     {"Blocking episodes", "blocking_episodes", COL_INT, 0},
     {"Waits caused", "waits_caused", COL_INT, 0},
-    {"Total hold ms", "total_hold_ms", COL_MS, 0},
-    {"Max hold ms", "max_hold_ms", COL_MS, 0},
-    {"p95 hold ms", "p95_hold_ms", COL_MS, 0},
-    {"Waiter ms caused", "waiter_ms_caused", COL_MS, 0},
+    {"Total hold", "total_hold_ms", COL_MS, 0},
+    {"Max hold", "max_hold_ms", COL_MS, 0},
+    {"p95 hold", "p95_hold_ms", COL_MS, 0},
+    {"Waiting caused", "waiter_ms_caused", COL_MS, 0},
     {"Waits suffered", "waits_suffered", COL_INT, 0},
 };
 
@@ -270,28 +325,28 @@ static const column occupancy_cols[] = {
     {"Named by", "named_by", COL_TEXT, 40},
     {"Holds of hot rows", "holds", COL_INT, 0},
     {"of which waited for", "holds_waited_for", COL_INT, 0},
-    {"Total hold ms", "total_hold_ms", COL_MS, 0},
-    {"Max hold ms", "max_hold_ms", COL_MS, 0},
-    {"p95 hold ms", "p95_hold_ms", COL_MS, 0},
-    {"Share of hot-row time %", "share_pct", COL_MS, 0},
+    {"Total hold", "total_hold_ms", COL_MS, 0},
+    {"Max hold", "max_hold_ms", COL_MS, 0},
+    {"p95 hold", "p95_hold_ms", COL_MS, 0},
+    {"Share of hot-row time %", "share_pct", COL_NUM1, 0},
 };
 
 static const column queueing_cols[] = {
     {"Code path", "code_path", COL_TEXT, 120},
     {"Statements queued behind it", "statements_queued_behind", COL_INT, 0},
-    {"Hidden wait ms caused", "hidden_wait_ms_caused", COL_MS, 0},
-    {"Logged wait ms caused", "logged_wait_ms_caused", COL_MS, 0},
+    {"Hidden wait caused", "hidden_wait_ms_caused", COL_MS, 0},
+    {"Logged wait caused", "logged_wait_ms_caused", COL_MS, 0},
     {"Its statements that waited", "statements_waited", COL_INT, 0},
-    {"Hidden wait ms suffered", "hidden_wait_ms_suffered", COL_MS, 0},
-    {"Logged wait ms suffered", "logged_wait_ms_suffered", COL_MS, 0},
+    {"Hidden wait suffered", "hidden_wait_ms_suffered", COL_MS, 0},
+    {"Logged wait suffered", "logged_wait_ms_suffered", COL_MS, 0},
 };
 
 static const column request_cols[] = {
     {"Request", "name", COL_TEXT, 80},
     {"Service", "service", COL_TEXT, 40},
     {"Trace", "trace_id", COL_TEXT, 32},
-    {"Duration ms", "duration_ms", COL_MS, 0},
-    {"Row-lock wait ms", "lock_wait_ms", COL_MS, 0},
+    {"Duration", "duration_ms", COL_MS, 0},
+    {"Row-lock wait", "lock_wait_ms", COL_MS, 0},
     {"of which logged", "logged_lock_wait_ms", COL_MS, 0},
     {"Waited behind", "waited_behind_code_path", COL_TEXT, 80},
     {"Row", "waited_for_row", COL_TEXT, 60},
@@ -299,7 +354,7 @@ static const column request_cols[] = {
 
 static const column part_cols[] = {
     {"Where the hold time went", "name", COL_TEXT, 120},
-    {"ms", "ms", COL_MS, 0},
+    {"Time", "ms", COL_MS, 0},
 };
 
 static const column conflict_cols[] = {
@@ -322,12 +377,12 @@ static const column tree_cols[] = {
 };
 
 static const column wait_cols[] = {
-    {"Start (UTC)", "start", COL_TIME, 0},
+    {"Start", "start", COL_TIME, 0},
     {"Waiter pid", "pid", COL_INT, 0},
     {"Application", "application", COL_TEXT, 48},
     {"Mode", "mode", COL_TEXT, 32},
     {"Row / target", "relation", COL_ROW, 0},
-    {"Waited ms", "waited_ms", COL_MS, 0},
+    {"Waited", "waited_ms", COL_MS, 0},
     {"Outcome", "outcome", COL_OUTCOME, 0},
     {"Blocker pid", "blocker_pid", COL_INT, 0},
     {"Root pid", "root_pid", COL_INT, 0},
@@ -338,8 +393,8 @@ static const column wait_cols[] = {
 
 static const column stmt_cols[] = {
     {"Start", "start", COL_TIME, 0},
-    {"Duration ms", "duration_ms", COL_MS, 0},
-    {"Idle before ms", "idle_before_ms", COL_INT, 0},
+    {"Duration", "duration_ms", COL_MS, 0},
+    {"Idle before", "idle_before_ms", COL_MS, 0},
     {"Statement", "text", COL_CODE, 500},
 };
 
@@ -356,7 +411,7 @@ static const column proc_cols[] = {
 };
 
 static const column error_cols[] = {
-    {"Time (UTC)", "time", COL_TIME, 0},
+    {"Time", "time", COL_TIME, 0},
     {"pid", "pid", COL_INT, 0},
     {"Application", "application", COL_TEXT, 48},
     {"SQLSTATE", "sqlstate", COL_TEXT, 8},
@@ -420,22 +475,30 @@ static void headline_root(FILE *f, const cJSON *r)
         ls_html_escape(f, m_str(r, "application"), 64);
         fputs(")", f);
     }
-    fprintf(f, " was at the head of the queue for %.0f waits, %.1f ms of waiting in total.",
-            m_num(r, "waits_caused"), m_num(r, "waiter_ms"));
+    fprintf(f, " was at the head of the queue for %.0f waits, ", m_num(r, "waits_caused"));
+    put_ms(f, m_num(r, "waiter_ms"));
+    fputs(" of waiting in total.", f);
     cJSON_ArrayForEach(st, m_get(tx, "statements")) {
         idle += m_num(st, "idle_before_ms");
         if (m_num(st, "idle_before_ms") > 0 && (!gap || m_num(st, "idle_before_ms") >
                                                           m_num(gap, "idle_before_ms")))
             gap = st;
     }
-    if (m_has_num(tx, "duration_ms"))
-        fprintf(f, " Its transaction lasted %.0f ms", m_num(tx, "duration_ms"));
-    if (m_has_num(tx, "duration_ms") && idle > 0)
-        fprintf(f, ", %.0f ms of it idle in transaction while holding the lock", idle);
+    if (m_has_num(tx, "duration_ms")) {
+        fputs(" Its transaction lasted ", f);
+        put_ms(f, m_num(tx, "duration_ms"));
+    }
+    if (m_has_num(tx, "duration_ms") && idle > 0) {
+        fputs(", ", f);
+        put_ms(f, idle);
+        fputs(" of it idle in transaction while holding the lock", f);
+    }
     if (m_has_num(tx, "duration_ms"))
         fputs(".", f);
     if (gap) {
-        fprintf(f, " The longest gap, %.0f ms, came before <code>", m_num(gap, "idle_before_ms"));
+        fputs(" The longest gap, ", f);
+        put_ms(f, m_num(gap, "idle_before_ms"));
+        fputs(", came before <code>", f);
         ls_html_escape(f, m_str(gap, "text"), 120);
         fputs("</code>: the application did something else between statements.", f);
     }
@@ -460,10 +523,12 @@ static void headlines(FILE *f, const cJSON *model)
             fputs(" ", f);
             ls_html_escape(f, m_str(hot, "row_key") ? m_str(hot, "row_key") : m_str(hot, "ctid"), 64);
         }
-        fprintf(f, "</b> — %.0f waits by %.0f sessions, %.1f ms of waiting in total, the "
-                   "longest %.1f ms; root blocker pid ",
-                m_num(hot, "waits"), m_num(hot, "waiting_sessions"), m_num(hot, "total_wait_ms"),
-                m_num(hot, "max_wait_ms"));
+        fprintf(f, "</b> — %.0f waits by %.0f sessions, ", m_num(hot, "waits"),
+                m_num(hot, "waiting_sessions"));
+        put_ms(f, m_num(hot, "total_wait_ms"));
+        fputs(" of waiting in total, the longest ", f);
+        put_ms(f, m_num(hot, "max_wait_ms"));
+        fputs("; root blocker pid ", f);
         cJSON_ArrayForEach(p, m_get(hot, "root_blocker_pids")) {
             fprintf(f, "%s%.0f", first ? "" : ", ", p->valuedouble);
             first = 0;
@@ -475,7 +540,7 @@ static void headlines(FILE *f, const cJSON *model)
     if (dl) {
         fprintf(f, "<li><b>%.0f deadlock%s</b>; the first at ", m_num(s, "deadlocks"),
                 m_num(s, "deadlocks") == 1 ? "" : "s");
-        text(f, m_str(dl, "time"), 40);
+        put_time(f, m_str(dl, "time"));
         fprintf(f, ", victim pid %.0f", m_num(dl, "victim_pid"));
         if (m_str(dl, "victim_application")) {
             fputs(" (", f);
@@ -553,11 +618,16 @@ static void panel_summary(FILE *f, const cJSON *model)
     fputs("<div class=\"cards\">\n", f);
     fprintf(f, "<div><b>%.0f</b>lock waits (%.0f linked to a blocker)</div>\n", m_num(s, "waits"),
             m_num(s, "waits_linked"));
-    fprintf(f, "<div><b>%.1f ms</b>total wait</div>\n", m_num(s, "total_wait_ms"));
-    fprintf(f, "<div><b>%.1f ms</b>longest wait</div>\n", m_num(s, "max_wait_ms"));
-    if (cJSON_IsTrue(m_get(m_get(s, "hidden_waits"), "reconstructed")))
-        fprintf(f, "<div><b>%.1f ms</b>hidden waits (below deadlock_timeout, never logged)</div>\n",
-                m_num(m_get(s, "hidden_waits"), "hidden_wait_ms"));
+    fputs("<div><b>", f);
+    put_ms(f, m_num(s, "total_wait_ms"));
+    fputs("</b>total wait</div>\n<div><b>", f);
+    put_ms(f, m_num(s, "max_wait_ms"));
+    fputs("</b>longest wait</div>\n", f);
+    if (cJSON_IsTrue(m_get(m_get(s, "hidden_waits"), "reconstructed"))) {
+        fputs("<div><b>", f);
+        put_ms(f, m_num(m_get(s, "hidden_waits"), "hidden_wait_ms"));
+        fputs("</b>hidden waits (below deadlock_timeout, never logged)</div>\n", f);
+    }
     fprintf(f, "<div><b>%.0f</b>deadlocks</div>\n", m_num(s, "deadlocks"));
     fprintf(f, "<div><b>%.0f</b>lock timeouts (55P03)</div>\n", m_num(s, "lock_timeouts"));
     fprintf(f, "<div><b>%.0f</b>statement timeouts (57014)</div>\n",
@@ -567,9 +637,9 @@ static void panel_summary(FILE *f, const cJSON *model)
     fprintf(f, "<div><b>%.0f / %.0f</b>sessions / statements</div>\n", m_num(s, "sessions"),
             m_num(s, "statements"));
     fputs("</div>\n<table class=\"kv\"><tbody>\n<tr><th>Time range</th><td>", f);
-    text(f, m_str(range, "start"), 40);
+    put_time(f, m_str(range, "start"));
     fputs(" → ", f);
-    text(f, m_str(range, "end"), 40);
+    put_time(f, m_str(range, "end"));
     fprintf(f, "</td></tr>\n<tr><th>NOWAIT failures (55P03)</th><td>%.0f</td></tr>\n"
                "<tr><th>Idle-in-transaction timeouts (25P03)</th><td>%.0f</td></tr>\n"
                "<tr><th>Input</th><td>%.0f files, %.0f lines, %.0f records, %.0f unparsable "
@@ -596,15 +666,31 @@ static void panel_hot_rows(FILE *f, const cJSON *model)
 
 /* ---- timelines ---- */
 
+/*
+ * A timeline is drawn per contention episode: the row's waits (logged and
+ * inferred) cut where the row was quiet for TL_EPISODE_GAP, so a store that
+ * spans days shows each incident at its own scale instead of a sliver of
+ * one long axis. Lanes are grouped under the code path of the holder they
+ * queued behind; each lane has one label, in the left gutter, where no bar
+ * is drawn.
+ */
+#define TL_EPISODE_GAP (300 * INT64_C(1000000)) /* 5 min without a wait */
+#define TL_MAX_EPISODES 4                        /* per row; later ones counted */
+#define TL_MAX_ARROWS 40 /* beyond this, waiter-to-blocker arrows are a tangle */
+
 typedef struct tl_lane {
     double pid;
     int holder;        /* holds the row (or heads its queue) */
+    int group;         /* index in timeline.groups */
+    int row;           /* display row */
     const cJSON *root; /* its root blocker entry (statements), or NULL */
+    const char *path;  /* a holder's code path (or application), or NULL */
 } tl_lane;
 
 typedef struct tl_wait {
     const cJSON *w;
     int lane;
+    int inferred; /* rebuilt from the holds (row_waits), never logged */
     int64_t t0, t1;
 } tl_wait;
 
@@ -618,25 +704,39 @@ typedef struct timeline {
     const cJSON *holds; /* the row's hold intervals when the model has them */
     tl_lane lanes[TL_MAX_LANES];
     int nlanes;
-    tl_wait *waits; /* the row's waits that are drawn */
-    int nwaits;
+    const char *groups[TL_MAX_LANES + 1]; /* group titles: a holder's code path */
+    int group_row[TL_MAX_LANES + 1];
+    int ngroups, nrows;
+    tl_wait *waits; /* the episode's waits that are drawn */
+    int nwaits, nlogged;
     int waits_found;   /* the row's waits in the model */
     int waits_omitted; /* of those, in sessions beyond the lane cap */
     double omitted_pids[256];
     int nomitted_pids;
-    int64_t t0, t1;
+    int no_statements; /* holder lanes whose statements the model lacks */
+    int64_t w0, w1;    /* the episode: only what overlaps it is drawn */
+    int64_t t0, t1;    /* the axis */
 } timeline;
 
 /* Plot geometry (SVG user units). */
 enum { TL_W = 1100, TL_X0 = 230, TL_X1 = 1060, TL_TOP = 30, TL_LANE = 24, TL_BAR = 14,
-       TL_DEPTH = 56 };
+       TL_DEPTH = 56, TL_LEGEND = 34 };
 
+/* x of a time, clamped to the axis: a hold that began before the episode
+ * starts at its left edge. */
 static double tl_x(const timeline *t, int64_t ts)
 {
     double span = (double)(t->t1 - t->t0);
-    if (span <= 0)
+    if (span <= 0 || ts <= t->t0)
         return TL_X0;
+    if (ts >= t->t1)
+        return TL_X1;
     return TL_X0 + (double)(ts - t->t0) / span * (TL_X1 - TL_X0);
+}
+
+static double tl_y(const timeline *t, int lane)
+{
+    return TL_TOP + t->lanes[lane].row * TL_LANE + TL_LANE / 2.0;
 }
 
 static int lane_find(const timeline *t, double pid)
@@ -670,7 +770,13 @@ static int lane_of(timeline *t, double pid)
     }
     memset(&t->lanes[t->nlanes], 0, sizeof(t->lanes[0]));
     t->lanes[t->nlanes].pid = pid;
+    t->lanes[t->nlanes].group = -1;
     return t->nlanes++;
+}
+
+static int overlaps(const timeline *t, int64_t a, int64_t b)
+{
+    return b >= t->w0 && a <= t->w1;
 }
 
 static void widen(timeline *t, int64_t a, int64_t b)
@@ -681,34 +787,210 @@ static void widen(timeline *t, int64_t a, int64_t b)
         t->t1 = b;
 }
 
-/*
- * Collect lanes and bars of one hot row: from the row's own timeline
- * (holds, waits) when the model has one, else from the root blocker pids
- * and the report's wait list matched by relation and ctid.
- */
-static int tl_build(timeline *t, const cJSON *model, const cJSON *hot)
+/* The row's waits: its own list when the model has one, else the report's
+ * wait list (matched by relation and ctid by the caller). */
+static const cJSON *tl_wait_source(const cJSON *model, const cJSON *hot, int *own)
 {
-    const cJSON *tl = m_get(hot, "timeline"), *p, *w, *src = m_get(tl, "waits");
-    int own = cJSON_IsArray(src), n, l;
+    const cJSON *src = m_get(m_get(hot, "timeline"), "waits");
+    *own = cJSON_IsArray(src);
+    return *own ? src : m_get(model, "waits");
+}
+
+static int on_row(const cJSON *w, const cJSON *hot, int own)
+{
+    return own || (same_str(m_str(w, "relation"), m_str(hot, "relation")) &&
+                   same_str(m_str(w, "ctid"), m_str(hot, "ctid")));
+}
+
+static int wait_span(const cJSON *w, int64_t *a, int64_t *b)
+{
+    if (time_of(w, "start", a) != 0)
+        return -1;
+    if (time_of(w, "end", b) != 0)
+        *b = *a + (int64_t)(m_num(w, "waited_ms") * 1000.0);
+    return 0;
+}
+
+static int is_inferred(const cJSON *w)
+{
+    return same_str(m_str(w, "kind"), "inferred");
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * The row's contention episodes: its waits, logged and inferred, merged
+ * where less than TL_EPISODE_GAP apart. ep[2k], ep[2k+1] bound episode k;
+ * returns their number (all of them; at most `max` are stored).
+ */
+static int tl_episodes(const cJSON *model, const cJSON *hot, int64_t *ep, int max)
+{
+    const cJSON *w, *src;
+    int own, n = 0, cap = 0, i, k = 0;
+    int64_t *sp = NULL, a, b, last = 0, end = 0;
+
+    src = tl_wait_source(model, hot, &own);
+    cap = cJSON_GetArraySize(src) + cJSON_GetArraySize(m_get(m_get(hot, "timeline"),
+                                                             "hidden_waits"));
+    if (cap == 0 || !(sp = ls_malloc(sizeof(*sp) * 2 * (size_t)cap)))
+        return 0;
+    cJSON_ArrayForEach(w, src) {
+        if (on_row(w, hot, own) && wait_span(w, &a, &b) == 0) {
+            sp[2 * n] = a;
+            sp[2 * n++ + 1] = b;
+        }
+    }
+    cJSON_ArrayForEach(w, m_get(m_get(hot, "timeline"), "hidden_waits")) {
+        if (is_inferred(w) && wait_span(w, &a, &b) == 0) {
+            sp[2 * n] = a;
+            sp[2 * n++ + 1] = b;
+        }
+    }
+    qsort(sp, (size_t)n, 2 * sizeof(*sp), span_cmp);
+    for (i = 0; i < n; i++) {
+        if (k > 0 && k <= max && sp[2 * i] - ep[2 * (k - 1) + 1] < TL_EPISODE_GAP) {
+            if (sp[2 * i + 1] > ep[2 * (k - 1) + 1])
+                ep[2 * (k - 1) + 1] = sp[2 * i + 1];
+            continue;
+        }
+        if (k >= max) { /* past `max`: counted, not stored */
+            end = sp[2 * i + 1] > end ? sp[2 * i + 1] : end;
+            if (sp[2 * i] - last >= TL_EPISODE_GAP)
+                k++;
+            last = end;
+            continue;
+        }
+        ep[2 * k] = sp[2 * i];
+        ep[2 * k++ + 1] = sp[2 * i + 1];
+        last = end = sp[2 * i + 1];
+    }
+    free(sp);
+    return k;
+}
+
+/* The code path a hold names: its own, else its application. */
+static const char *hold_path(const cJSON *h)
+{
+    return m_str(h, "code_path") ? m_str(h, "code_path") : m_str(h, "application");
+}
+
+/*
+ * Group the lanes under the holders they queued behind: each holder's code
+ * path is a group (first seen first), its holders then its waiters below
+ * it; waiters whose holder has no lane last. Rows are then numbered, a
+ * title row before each group.
+ */
+static void tl_group(timeline *t)
+{
+    int i, g, k, row = 0;
+
+    for (i = 0; i < t->nlanes; i++) {
+        if (!t->lanes[i].holder)
+            continue;
+        for (g = 0; g < t->ngroups; g++)
+            if (same_str(t->groups[g], t->lanes[i].path))
+                break;
+        if (g == t->ngroups)
+            t->groups[t->ngroups++] = t->lanes[i].path;
+        t->lanes[i].group = g;
+    }
+    /* A waiter joins the group of the first holder lane it waited for. */
+    for (k = 0; k < t->nwaits; k++) {
+        const cJSON *w = t->waits[k].w;
+        tl_lane *ln = &t->lanes[t->waits[k].lane];
+        int h = -1;
+        if (ln->group >= 0)
+            continue;
+        if (m_has_num(w, "holder_pid"))
+            h = lane_find(t, m_num(w, "holder_pid"));
+        if ((h < 0 || !t->lanes[h].holder) && m_has_num(w, "blocker_pid"))
+            h = lane_find(t, m_num(w, "blocker_pid"));
+        if ((h < 0 || !t->lanes[h].holder) && m_has_num(w, "behind_pid"))
+            h = lane_find(t, m_num(w, "behind_pid"));
+        if (h >= 0 && t->lanes[h].holder)
+            ln->group = t->lanes[h].group;
+    }
+    for (i = 0; i < t->nlanes; i++)
+        if (t->lanes[i].group < 0)
+            t->lanes[i].group = t->ngroups;
+    for (g = 0; g <= t->ngroups; g++) {
+        int any = 0;
+        for (k = 1; k >= 0; k--) /* holders, then waiters */
+            for (i = 0; i < t->nlanes; i++)
+                if (t->lanes[i].group == g && t->lanes[i].holder == k) {
+                    if (!any++)
+                        t->group_row[g] = row++;
+                    t->lanes[i].row = row++;
+                }
+        if (!any)
+            t->group_row[g] = -1;
+    }
+    t->nrows = row;
+}
+
+static int tl_add_wait(timeline *t, const cJSON *w, int inferred)
+{
+    int64_t a, b;
+    int l;
+    if (wait_span(w, &a, &b) != 0 || !overlaps(t, a, b))
+        return 0;
+    if (!inferred)
+        t->waits_found++;
+    if ((l = lane_of(t, m_num(w, "pid"))) < 0) {
+        t->waits_omitted += !inferred;
+        return 0;
+    }
+    t->waits[t->nwaits].w = w;
+    t->waits[t->nwaits].lane = l;
+    t->waits[t->nwaits].inferred = inferred;
+    t->waits[t->nwaits].t0 = a;
+    t->waits[t->nwaits].t1 = b;
+    t->nwaits++;
+    t->nlogged += !inferred;
+    widen(t, a, b);
+    return 1;
+}
+
+/*
+ * Collect lanes and bars of one hot row in the episode [w0, w1]: from the
+ * row's own timeline (holds, waits, inferred waits) when the model has one,
+ * else from the root blocker pids and the report's wait list matched by
+ * relation and ctid. The axis covers the episode's waits and the holds
+ * they queued behind, and at most a fifth more on each side.
+ */
+static int tl_build(timeline *t, const cJSON *model, const cJSON *hot, int64_t w0, int64_t w1)
+{
+    const cJSON *p, *w, *src, *hidden = m_get(m_get(hot, "timeline"), "hidden_waits");
+    int own, n, l;
+    int64_t pad, lo, hi;
 
     memset(t, 0, sizeof(*t));
     t->hot = hot;
-    if (!own)
-        src = m_get(model, "waits");
-    n = cJSON_GetArraySize(src);
+    t->w0 = w0;
+    t->w1 = w1;
+    src = tl_wait_source(model, hot, &own);
+    n = cJSON_GetArraySize(src) + cJSON_GetArraySize(hidden);
     t->waits = ls_malloc(sizeof(*t->waits) * (size_t)(n > 0 ? n : 1));
     if (!t->waits)
         return LS_ENOMEM;
     /* Holders first: the lanes every queue starts from. */
-    if (cJSON_GetArraySize(m_get(tl, "holds")) > 0) {
-        t->holds = m_get(tl, "holds");
+    if (cJSON_GetArraySize(m_get(m_get(hot, "timeline"), "holds")) > 0) {
+        t->holds = m_get(m_get(hot, "timeline"), "holds");
         cJSON_ArrayForEach(p, t->holds) {
             int64_t a, b;
-            if ((l = lane_of(t, m_num(p, "pid"))) < 0)
+            if (time_of(p, "start", &a) != 0)
+                continue;
+            if (time_of(p, "end", &b) != 0)
+                b = a;
+            if (!overlaps(t, a, b) || (l = lane_of(t, m_num(p, "pid"))) < 0)
                 continue;
             t->lanes[l].holder = 1;
-            if (time_of(p, "start", &a) == 0)
-                widen(t, a, time_of(p, "end", &b) == 0 ? b : a);
+            if (!t->lanes[l].path)
+                t->lanes[l].path = hold_path(p);
         }
     } else {
         cJSON_ArrayForEach(p, m_get(hot, "root_blocker_pids")) {
@@ -716,37 +998,47 @@ static int tl_build(timeline *t, const cJSON *model, const cJSON *hot)
                 t->lanes[l].holder = 1;
         }
     }
-    for (l = 0; l < t->nlanes; l++)
+    for (l = 0; l < t->nlanes; l++) {
         t->lanes[l].root = find_root(model, t->lanes[l].pid, hot);
+        if (!t->lanes[l].path && t->lanes[l].root)
+            t->lanes[l].path = m_str(t->lanes[l].root, "code_path")
+                                   ? m_str(t->lanes[l].root, "code_path")
+                                   : m_str(t->lanes[l].root, "application");
+    }
     cJSON_ArrayForEach(w, src) {
+        if (on_row(w, hot, own))
+            tl_add_wait(t, w, 0);
+    }
+    cJSON_ArrayForEach(w, hidden) {
+        if (is_inferred(w))
+            tl_add_wait(t, w, 1);
+    }
+    if (t->t0 == 0) { /* no wait in the model's lists: the episode as given */
+        t->t0 = w0;
+        t->t1 = w1;
+    }
+    pad = (t->t1 - t->t0) / 5 > 500000 ? (t->t1 - t->t0) / 5 : 500000;
+    lo = t->t0 - pad;
+    hi = t->t1 + pad;
+    cJSON_ArrayForEach(p, t->holds) {
         int64_t a, b;
-        if (!own && (!same_str(m_str(w, "relation"), m_str(hot, "relation")) ||
-                     !same_str(m_str(w, "ctid"), m_str(hot, "ctid"))))
-            continue;
-        if (time_of(w, "start", &a) != 0)
-            continue;
-        t->waits_found++;
-        if (time_of(w, "end", &b) != 0)
-            b = a + (int64_t)(m_num(w, "waited_ms") * 1000.0);
-        if ((l = lane_of(t, m_num(w, "pid"))) < 0) {
-            t->waits_omitted++;
-            continue;
-        }
-        t->waits[t->nwaits].w = w;
-        t->waits[t->nwaits].lane = l;
-        t->waits[t->nwaits].t0 = a;
-        t->waits[t->nwaits].t1 = b;
-        t->nwaits++;
-        widen(t, a, b);
+        if (time_of(p, "start", &a) == 0 && lane_find(t, m_num(p, "pid")) >= 0 &&
+            overlaps(t, a, time_of(p, "end", &b) == 0 ? b : a))
+            widen(t, a > lo ? a : lo, time_of(p, "end", &b) == 0 && b < hi ? b : hi);
     }
     for (l = 0; l < t->nlanes; l++) {
         const cJSON *tx = m_get(t->lanes[l].root, "transaction");
         int64_t a, b;
-        if (t->lanes[l].holder && tx && time_of(tx, "start", &a) == 0)
-            widen(t, a, time_of(tx, "end", &b) == 0 ? b : (t->t1 ? t->t1 : a));
+        if (t->lanes[l].holder && tx && time_of(tx, "start", &a) == 0) {
+            if (time_of(tx, "end", &b) != 0)
+                b = t->t1;
+            if (b >= lo && a <= hi)
+                widen(t, a > lo ? a : lo, b < hi ? b : hi);
+        }
     }
     if (t->t1 <= t->t0)
         t->t1 = t->t0 + 1000;
+    tl_group(t);
     return 0;
 }
 
@@ -771,12 +1063,14 @@ static void tl_axis(FILE *f, const timeline *t, int height)
         double x = tl_x(t, t->t0 + v);
         fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x,
                 TL_TOP - 6, x, height);
-        if (step >= 1000000)
-            fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\">+%.1f s</text>\n", x, TL_TOP - 10,
-                    (double)v / 1e6);
-        else
-            fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\">+%lld ms</text>\n", x,
-                    TL_TOP - 10, (long long)(v / 1000));
+        fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\">", x, TL_TOP - 10);
+        if (v == 0) {
+            fputs("0", f);
+        } else {
+            fputs("+", f);
+            put_ms(f, (double)v / 1000.0);
+        }
+        fputs("</text>\n", f);
     }
 }
 
@@ -786,13 +1080,18 @@ static void tl_hold_bar(FILE *f, const timeline *t, const cJSON *h, double pid, 
     fprintf(f, "<rect class=\"hold\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
                "<title>pid %.0f holds the lock from ",
             tl_x(t, a), y - TL_BAR / 2.0, tl_x(t, b) - tl_x(t, a) + 0.5, TL_BAR, pid);
-    text(f, m_str(h, "start"), 40);
+    put_time(f, m_str(h, "start"));
     fputs(" to ", f);
-    text(f, m_str(h, "end"), 40);
-    if (m_has_num(h, "hold_ms"))
-        fprintf(f, " (%.0f ms)", m_num(h, "hold_ms"));
-    else if (m_has_num(h, "duration_ms"))
-        fprintf(f, " (%.0f ms)", m_num(h, "duration_ms"));
+    put_time(f, m_str(h, "end"));
+    if (m_has_num(h, "hold_ms") || m_has_num(h, "duration_ms")) {
+        fputs(" (", f);
+        put_ms(f, m_num(h, m_has_num(h, "hold_ms") ? "hold_ms" : "duration_ms"));
+        fputs(")", f);
+    }
+    if (hold_path(h)) {
+        fputs("\ncode path: ", f);
+        ls_html_escape(f, hold_path(h), 120);
+    }
     if (m_str(h, "start_evidence")) {
         fputs("\nstart: ", f);
         ls_html_escape(f, m_str(h, "start_evidence"), 80);
@@ -810,7 +1109,7 @@ static void tl_hold_bar(FILE *f, const timeline *t, const cJSON *h, double pid, 
 
 /* A holder's lane: its hold bars, then its transaction's idle gaps and
  * statements on top. */
-static void tl_holder_lane(FILE *f, const timeline *t, const tl_lane *ln, double y)
+static void tl_holder_lane(FILE *f, timeline *t, const tl_lane *ln, double y)
 {
     const cJSON *tx = m_get(ln->root, "transaction"), *st, *h;
     int64_t a, b;
@@ -821,6 +1120,8 @@ static void tl_holder_lane(FILE *f, const timeline *t, const tl_lane *ln, double
             continue;
         if (time_of(h, "end", &b) != 0)
             b = t->t1;
+        if (b < t->t0 || a > t->t1)
+            continue;
         tl_hold_bar(f, t, h, ln->pid, a, b, y);
         drawn++;
     }
@@ -831,31 +1132,33 @@ static void tl_holder_lane(FILE *f, const timeline *t, const tl_lane *ln, double
         drawn++;
     }
     if (!tx) {
-        fprintf(f, "<text class=\"note\" x=\"%d\" y=\"%.1f\">(statements: only the top "
-                   "root blockers' are in the report)</text>\n",
-                TL_X1 - 4, y + 4);
+        t->no_statements++;
         return;
     }
     cJSON_ArrayForEach(st, m_get(tx, "statements")) {
         int64_t s0;
         double idle = m_num(st, "idle_before_ms");
-        if (time_of(st, "start", &s0) != 0)
+        if (time_of(st, "start", &s0) != 0 || s0 < t->t0 || s0 > t->t1)
             continue;
         if (idle > 0) {
             double x0 = tl_x(t, s0 - (int64_t)(idle * 1000.0));
             fprintf(f, "<rect class=\"idle\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
-                       "<title>idle in transaction %.0f ms, holding its locks, before: ",
-                    x0, y - TL_BAR / 2.0, tl_x(t, s0) - x0, TL_BAR, idle);
+                       "<title>idle in transaction ",
+                    x0, y - TL_BAR / 2.0, tl_x(t, s0) - x0, TL_BAR);
+            put_ms(f, idle);
+            fputs(", holding its locks, before: ", f);
             ls_html_escape(f, m_str(st, "text"), 300);
             fputs("</title></rect>\n", f);
         }
         fprintf(f, "<rect class=\"stmt\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
                    "<title>",
-                tl_x(t, s0) - 1, y - TL_BAR / 2.0 - 3,
-                tl_x(t, s0 + (int64_t)(m_num(st, "duration_ms") * 1000.0)) - tl_x(t, s0) + 2,
+                tl_x(t, s0), y - TL_BAR / 2.0 - 3,
+                tl_x(t, s0 + (int64_t)(m_num(st, "duration_ms") * 1000.0)) - tl_x(t, s0) + 1,
                 TL_BAR + 6);
-        text(f, m_str(st, "start"), 40);
-        fprintf(f, ", %.3f ms: ", m_num(st, "duration_ms"));
+        put_time(f, m_str(st, "start"));
+        fputs(", ", f);
+        put_ms(f, m_num(st, "duration_ms"));
+        fputs(": ", f);
         ls_html_escape(f, m_str(st, "text"), 300);
         fputs("</title></rect>\n", f);
     }
@@ -864,20 +1167,32 @@ static void tl_holder_lane(FILE *f, const timeline *t, const tl_lane *ln, double
 static void tl_wait_bar(FILE *f, const timeline *t, const tl_wait *tw, int id)
 {
     const cJSON *w = tw->w;
-    double y = TL_TOP + tw->lane * TL_LANE + TL_LANE / 2.0;
+    double y = tl_y(t, tw->lane);
     double x0 = tl_x(t, tw->t0), x1 = tl_x(t, tw->t1);
     int bl = m_has_num(w, "blocker_pid") ? lane_find(t, m_num(w, "blocker_pid")) : -1;
 
-    if (bl >= 0 && bl != tw->lane) {
-        double by = TL_TOP + bl * TL_LANE + TL_LANE / 2.0;
+    if (!tw->inferred && t->nlogged <= TL_MAX_ARROWS && bl >= 0 && bl != tw->lane) {
+        double by = tl_y(t, bl);
         fprintf(f, "<line class=\"link\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
                    "marker-end=\"url(#arrow%d)\"/>",
                 x0, y, x0, by + (by < y ? TL_BAR / 2.0 + 1 : -TL_BAR / 2.0 - 1), id);
     }
+    if (tw->inferred) {
+        fprintf(f, "<rect class=\"wait hidden\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                   "height=\"%d\"><title>pid %.0f queued about ",
+                x0, y - TL_BAR / 2.0 + 2, x1 - x0 + 0.5, TL_BAR - 4, m_num(w, "pid"));
+        put_ms(f, m_num(w, "waited_ms"));
+        fputs(" (inferred from the holds, below deadlock_timeout, never logged)", f);
+        if (m_has_num(w, "behind_pid"))
+            fprintf(f, " behind pid %.0f", m_num(w, "behind_pid"));
+        fputs("</title></rect>\n", f);
+        return;
+    }
     fprintf(f, "<rect class=\"wait %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
-               "<title>pid %.0f waited %.1f ms",
+               "<title>pid %.0f waited ",
             outcome_of(m_str(w, "outcome"))->cls, x0, y - TL_BAR / 2.0, x1 - x0 + 0.5, TL_BAR,
-            m_num(w, "pid"), m_num(w, "waited_ms"));
+            m_num(w, "pid"));
+    put_ms(f, m_num(w, "waited_ms"));
     if (m_str(w, "mode")) {
         fputs(" for ", f);
         ls_html_escape(f, m_str(w, "mode"), 40);
@@ -908,8 +1223,9 @@ static int point_cmp(const void *a, const void *b)
 }
 
 /*
- * Queue depth over time as a step area: the model's per-row queue when it
- * has one, else a sweep over the drawn waits.
+ * Queue depth over time as a filled step area under the lanes: the
+ * model's per-row queue when it has one, else a sweep over the drawn
+ * logged waits. Its label sits in the gutter, left of the area.
  */
 static int tl_depth(FILE *f, const timeline *t, int top)
 {
@@ -918,7 +1234,7 @@ static int tl_depth(FILE *f, const timeline *t, int top)
     double base = top + TL_DEPTH - 4, scale;
     tl_point *pt;
 
-    if (n == 0 && t->nwaits == 0)
+    if (n == 0 && t->nlogged == 0)
         return 0;
     pt = ls_malloc(sizeof(*pt) * (size_t)(n > 0 ? n : t->nwaits * 2));
     if (!pt)
@@ -930,19 +1246,20 @@ static int tl_depth(FILE *f, const timeline *t, int top)
                 pt[n++].d = (int)m_num(p, "depth");
         }
     } else {
-        n = t->nwaits * 2;
         for (i = 0; i < t->nwaits; i++) {
-            pt[2 * i].t = t->waits[i].t0;
-            pt[2 * i].d = 1;
-            pt[2 * i + 1].t = t->waits[i].t1;
-            pt[2 * i + 1].d = -1;
+            if (t->waits[i].inferred)
+                continue;
+            pt[n].t = t->waits[i].t0;
+            pt[n++].d = 1;
+            pt[n].t = t->waits[i].t1;
+            pt[n++].d = -1;
         }
         qsort(pt, (size_t)n, sizeof(*pt), point_cmp);
         for (i = 0; i < n; i++)
             pt[i].d = depth += pt[i].d;
     }
     for (i = 0; i < n; i++)
-        if (pt[i].d > max)
+        if (pt[i].d > max && pt[i].t <= t->t1 && (i + 1 == n || pt[i + 1].t >= t->t0))
             max = pt[i].d;
     scale = max ? (TL_DEPTH - 16.0) / max : 0;
     fprintf(f, "<text class=\"lane\" x=\"%d\" y=\"%d\">queue depth (max %d)</text>\n"
@@ -951,8 +1268,9 @@ static int tl_depth(FILE *f, const timeline *t, int top)
     depth = 0;
     for (i = 0; i < n; i++) {
         double x = tl_x(t, pt[i].t);
-        fprintf(f, " L%.1f %.1f L%.1f %.1f", x, base - depth * scale, x, base - pt[i].d * scale);
-        depth = pt[i].d;
+        int d = pt[i].d > max ? max : pt[i].d;
+        fprintf(f, " L%.1f %.1f L%.1f %.1f", x, base - depth * scale, x, base - d * scale);
+        depth = d;
     }
     fprintf(f, " L%.1f %.1f L%.1f %.1f Z\"/>\n", tl_x(t, t->t1), base - depth * scale,
             tl_x(t, t->t1), base);
@@ -960,6 +1278,7 @@ static int tl_depth(FILE *f, const timeline *t, int top)
     return 0;
 }
 
+/* The legend, in rows that wrap at the figure's width (two at most). */
 static void tl_legend(FILE *f, int y)
 {
     static const struct {
@@ -967,23 +1286,32 @@ static void tl_legend(FILE *f, int y)
     } keys[] = {{"hold", "holding the lock"},
                 {"idle", "idle in transaction"},
                 {"stmt", "statement"},
-                {"wait o-acq", "wait, acquired"},
-                {"wait o-dl", "wait, deadlock"},
-                {"wait o-lto", "wait, lock timeout"},
-                {"wait o-ser", "wait, serialization failure"},
-                {"wait o-unk", "wait, other"}};
+                {"wait o-acq", "logged wait, acquired"},
+                {"wait o-dl", "deadlock"},
+                {"wait o-lto", "lock timeout"},
+                {"wait o-ser", "serialization failure"},
+                {"wait o-unk", "other outcome"},
+                {"wait hidden", "hidden wait (inferred, never logged)"},
+                {"depth", "queue depth"}};
     size_t i;
     int x = 10;
     for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        int w = 30 + (int)strlen(keys[i].label) * 6;
+        if (x + w > TL_W) {
+            x = 10;
+            y += 16;
+        }
         fprintf(f, "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"14\" height=\"10\"/>"
                    "<text class=\"key\" x=\"%d\" y=\"%d\">%s</text>",
                 keys[i].cls, x, y, x + 18, y + 9, keys[i].label);
-        x += 28 + (int)strlen(keys[i].label) * 6;
+        x += w;
     }
     fputs("\n", f);
 }
 
-static void tl_lane_label(FILE *f, const timeline *t, int i, double y)
+/* One label per lane, right-aligned in the gutter left of TL_X0 and cut
+ * to fit it; the whole name is in its tooltip. */
+static void tl_lane_label(FILE *f, const timeline *t, int i)
 {
     const tl_lane *ln = &t->lanes[i];
     const char *app = ln->root ? m_str(ln->root, "application") : NULL;
@@ -995,30 +1323,106 @@ static void tl_lane_label(FILE *f, const timeline *t, int i, double y)
     for (k = 0; !app && k < t->nwaits; k++)
         if (t->waits[k].lane == i)
             app = m_str(t->waits[k].w, "application");
-    fprintf(f, "<text class=\"lane\" x=\"%d\" y=\"%.1f\"><title>pid %.0f", TL_X0 - 8, y + 4,
-            ln->pid);
+    fprintf(f, "<text class=\"lane%s\" x=\"%d\" y=\"%.1f\"><title>pid %.0f",
+            ln->holder ? " holder" : "", TL_X0 - 8, tl_y(t, i) + 4, ln->pid);
     if (app) {
         fputs(" ", f);
         ls_html_escape(f, app, 200);
     }
-    fprintf(f, "</title>%spid %.0f", ln->holder ? "holder " : "", ln->pid);
+    fprintf(f, "%s</title>pid %.0f", ln->holder ? ", holding the row" : "", ln->pid);
     if (app) {
         fputs(" · ", f);
-        ls_html_escape(f, app, 18);
+        ls_html_escape(f, app, 20);
     }
     fputs("</text>\n", f);
 }
 
-static int timeline_svg(FILE *f, const cJSON *model, const cJSON *hot, int id)
+/* A group's title row: the holder's code path, from the left edge, in a
+ * row of its own that has no bars. */
+static void tl_group_label(FILE *f, const timeline *t, int g)
+{
+    double y = TL_TOP + t->group_row[g] * TL_LANE + TL_LANE / 2.0 + 4;
+    fprintf(f, "<text class=\"group\" x=\"6\" y=\"%.1f\">", y);
+    if (g == t->ngroups) {
+        fputs("waiting behind a holder without a lane", f);
+    } else {
+        fputs("held by ", f);
+        text(f, t->groups[g], 150);
+    }
+    fputs("</text>\n", f);
+}
+
+static int timeline_svg(FILE *f, const cJSON *model, const cJSON *hot, int id, int ep,
+                        int64_t w0, int64_t w1)
 {
     timeline t;
-    int i, rc, height, depth_top;
-    char buf[32];
+    int i, rc, height, depth_top, arrow = id * 16 + ep;
 
-    if ((rc = tl_build(&t, model, hot)) != 0)
+    if ((rc = tl_build(&t, model, hot, w0, w1)) != 0)
         return rc;
-    depth_top = TL_TOP + t.nlanes * TL_LANE + 8;
-    height = depth_top + TL_DEPTH + 28;
+    depth_top = TL_TOP + t.nrows * TL_LANE + 8;
+    height = depth_top + TL_DEPTH + TL_LEGEND;
+    fprintf(f, "<p class=\"episode\">Episode %d: ", ep + 1);
+    put_ts(f, t.t0);
+    fputs(" to ", f);
+    put_ts(f, t.t1);
+    fputs(" (", f);
+    put_ms(f, (double)(t.t1 - t.t0) / 1000.0);
+    fprintf(f, "), %d logged waits drawn", t.nlogged);
+    if (t.nwaits > t.nlogged)
+        fprintf(f, ", %d hidden", t.nwaits - t.nlogged);
+    fputs("</p>\n", f);
+    fprintf(f, "<svg class=\"tl\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+               "aria-label=\"timeline of the row\">\n"
+               "<defs><marker id=\"arrow%d\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
+               "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">"
+               "<path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead\"/></marker></defs>\n",
+            TL_W, height, TL_W, height, arrow);
+    for (i = 0; i < t.nrows; i++)
+        fprintf(f, "<rect class=\"band%d\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>", i % 2,
+                TL_TOP + i * TL_LANE, TL_W, TL_LANE);
+    tl_axis(f, &t, depth_top + TL_DEPTH - 4);
+    for (i = 0; i <= t.ngroups; i++)
+        if (t.group_row[i] >= 0)
+            tl_group_label(f, &t, i);
+    for (i = 0; i < t.nlanes; i++) {
+        tl_lane_label(f, &t, i);
+        if (t.lanes[i].holder)
+            tl_holder_lane(f, &t, &t.lanes[i], tl_y(&t, i));
+    }
+    for (i = 0; i < t.nwaits; i++)
+        tl_wait_bar(f, &t, &t.waits[i], arrow);
+    rc = tl_depth(f, &t, depth_top);
+    tl_legend(f, height - TL_LEGEND + 4);
+    fputs("</svg>\n", f);
+    if (t.waits_omitted || t.nomitted_pids)
+        fprintf(f, "<p class=\"note\">%d more sessions%s (%d of their logged waits) are not "
+                   "drawn: at most %d lanes per timeline.</p>\n",
+                t.nomitted_pids,
+                t.nomitted_pids == (int)(sizeof(t.omitted_pids) / sizeof(t.omitted_pids[0]))
+                    ? " or more"
+                    : "",
+                t.waits_omitted, TL_MAX_LANES);
+    if (t.nlogged > TL_MAX_ARROWS)
+        fprintf(f, "<p class=\"note\">Arrows to the blocker are left out above %d waits; "
+                   "each bar's tooltip names it.</p>\n",
+                TL_MAX_ARROWS);
+    if (t.no_statements)
+        fprintf(f, "<p class=\"note\">%d holder%s without statements here: only the top root "
+                   "blockers' statements are in the report.</p>\n",
+                t.no_statements, t.no_statements == 1 ? "" : "s");
+    free(t.waits);
+    return rc;
+}
+
+/* A hot row's figure: one timeline per contention episode. */
+static int timeline_figure(FILE *f, const cJSON *model, const cJSON *hot, int id)
+{
+    int64_t ep[2 * TL_MAX_EPISODES];
+    int n = tl_episodes(model, hot, ep, TL_MAX_EPISODES), i, rc = 0, found = 0;
+    const cJSON *w, *src;
+    int own;
+
     fprintf(f, "<figure class=\"timeline\" id=\"timeline-%d\">\n<figcaption>", id);
     text(f, m_str(hot, "relation"), 64);
     if (m_str(hot, "row_key")) {
@@ -1029,43 +1433,27 @@ static int timeline_svg(FILE *f, const cJSON *model, const cJSON *hot, int id)
         fputs(" ", f);
         ls_html_escape(f, m_str(hot, "ctid"), 40);
     }
-    ls_ts_format(buf, t.t0);
-    fprintf(f, " — %.0f waits, from %s UTC</figcaption>\n", m_num(hot, "waits"), buf);
-    fprintf(f, "<svg class=\"tl\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-               "aria-label=\"timeline of the row\">\n"
-               "<defs><marker id=\"arrow%d\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" "
-               "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">"
-               "<path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead\"/></marker></defs>\n",
-            TL_W, height, TL_W, height, id);
-    for (i = 0; i < t.nlanes; i++)
-        fprintf(f, "<rect class=\"band%d\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>", i % 2,
-                TL_TOP + i * TL_LANE, TL_W, TL_LANE);
-    tl_axis(f, &t, depth_top + TL_DEPTH - 4);
-    for (i = 0; i < t.nlanes; i++) {
-        double y = TL_TOP + i * TL_LANE + TL_LANE / 2.0;
-        tl_lane_label(f, &t, i, y);
-        if (t.lanes[i].holder)
-            tl_holder_lane(f, &t, &t.lanes[i], y);
+    fprintf(f, " — %.0f waits", m_num(hot, "waits"));
+    if (n > 1)
+        fprintf(f, " in %d episodes (quiet gaps of 5 min or more between them)", n);
+    fputs("</figcaption>\n", f);
+    if (n == 0) {
+        ep[0] = INT64_MIN / 2;
+        ep[1] = INT64_MAX / 2;
+        n = 1;
     }
-    for (i = 0; i < t.nwaits; i++)
-        tl_wait_bar(f, &t, &t.waits[i], id);
-    rc = tl_depth(f, &t, depth_top);
-    tl_legend(f, height - 16);
-    fputs("</svg>\n", f);
-    if (t.waits_omitted || t.nomitted_pids)
-        fprintf(f, "<p class=\"note\">%d more sessions%s (%d of their waits) are not drawn: at "
-                   "most %d lanes per timeline.</p>\n",
-                t.nomitted_pids,
-                t.nomitted_pids == (int)(sizeof(t.omitted_pids) / sizeof(t.omitted_pids[0]))
-                    ? " or more"
-                    : "",
-                t.waits_omitted, TL_MAX_LANES);
-    if (t.waits_found < (int)m_num(hot, "waits"))
+    for (i = 0; i < n && i < TL_MAX_EPISODES && rc == 0; i++)
+        rc = timeline_svg(f, model, hot, id, i, ep[2 * i], ep[2 * i + 1]);
+    if (n > TL_MAX_EPISODES)
+        fprintf(f, "<p class=\"note\">%d later episodes are not drawn.</p>\n",
+                n - TL_MAX_EPISODES);
+    src = tl_wait_source(model, hot, &own);
+    cJSON_ArrayForEach(w, src) found += on_row(w, hot, own);
+    if (found < (int)m_num(hot, "waits"))
         fprintf(f, "<p class=\"note\">%d of the row's %.0f waits are in the report (the wait "
                    "list is bounded; see --max-waits).</p>\n",
-                t.waits_found, m_num(hot, "waits"));
+                found, m_num(hot, "waits"));
     fputs("</figure>\n", f);
-    free(t.waits);
     return rc;
 }
 
@@ -1077,15 +1465,17 @@ static void panel_timelines(FILE *f, const cJSON *model)
         fputs("<p>No lock waits were logged.</p>\n", f);
         return;
     }
-    fputs("<p>A lane per session. The root blocker's transaction is a hold bar from its "
-          "start to its end, with its statements as ticks and the idle gaps between them "
-          "shaded; each waiter's bar runs from the start of its wait to its end, coloured by "
-          "outcome, with an arrow to the session it waited for. Hover a bar for details.</p>\n",
+    fputs("<p>A lane per session, grouped under the code path of the transaction holding "
+          "the row. A holder's transaction is a hold bar, with its statements as ticks and "
+          "the idle gaps between them shaded; each logged wait is a bar coloured by outcome "
+          "(with an arrow to the session it waited for when there are few); hidden waits, "
+          "rebuilt from the holds and too short to be logged, are dashed. The window is "
+          "the contention episode. Hover a bar for details.</p>\n",
           f);
     cJSON_ArrayForEach(hot, m_get(model, "hot_rows")) {
         if (n >= TL_MAX_TIMELINES)
             break;
-        if (timeline_svg(f, model, hot, ++n) != 0) {
+        if (timeline_figure(f, model, hot, ++n) != 0) {
             fputs("<p class=\"note\">out of memory drawing this timeline</p>\n", f);
             break;
         }
@@ -1113,8 +1503,9 @@ static void panel_roots(FILE *f, const cJSON *model)
             fputs(" — ", f);
             ls_html_escape(f, m_str(r, "application"), 80);
         }
-        fprintf(f, "</h3>\n<ul>\n<li>Caused %.0f waits, %.1f ms of waiting in total</li>\n",
-                m_num(r, "waits_caused"), m_num(r, "waiter_ms"));
+        fprintf(f, "</h3>\n<ul>\n<li>Caused %.0f waits, ", m_num(r, "waits_caused"));
+        put_ms(f, m_num(r, "waiter_ms"));
+        fputs(" of waiting in total</li>\n", f);
         if (m_has_num(r, "xid"))
             fprintf(f, "<li>Transaction id %.0f</li>\n", m_num(r, "xid"));
         fputs("<li>User ", f);
@@ -1124,10 +1515,13 @@ static void panel_roots(FILE *f, const cJSON *model)
         fputs("</li>\n<li>Rows: ", f);
         text(f, m_str(r, "rows"), 200);
         fputs("</li>\n", f);
-        if (m_has_num(tx, "duration_ms"))
-            fprintf(f, "<li>Transaction lasted %.0f ms, %.0f ms of it idle between "
-                       "statements</li>\n",
-                    m_num(tx, "duration_ms"), idle);
+        if (m_has_num(tx, "duration_ms")) {
+            fputs("<li>Transaction lasted ", f);
+            put_ms(f, m_num(tx, "duration_ms"));
+            fputs(", ", f);
+            put_ms(f, idle);
+            fputs(" of it idle between statements</li>\n", f);
+        }
         fputs("</ul>\n", f);
         if (cJSON_GetArraySize(m_get(tx, "statements")) > 0)
             TABLE(f, stmt_cols, m_get(tx, "statements"));
@@ -1156,49 +1550,100 @@ static void panel_findings(FILE *f, const cJSON *model)
     fputs("</ul>\n", f);
 }
 
-/* A stacked bar of where the hold time went; colours by part kind only
- * (never by log text), names in the title tooltip and the table below. */
+/* The class of a hold-breakdown part kind; never the log's own text. */
+static const char *part_class(const char *part)
+{
+    static const char *const known[] = {"sql", "commit", "span", "idle"};
+    static const char *const cls[] = {"p-sql", "p-commit", "p-span", "p-idle"};
+    size_t i;
+    for (i = 0; part && i < sizeof(known) / sizeof(known[0]); i++)
+        if (strcmp(part, known[i]) == 0)
+            return cls[i];
+    return "p-other";
+}
+
+/* A stacked bar of where the hold time went, coloured by part kind, with
+ * a legend naming each kind drawn; the names are in the table below. */
 static void breakdown_bar(FILE *f, const cJSON *parts)
 {
     static const struct {
-        const char *part, *colour;
-    } colours[] = {{"sql", "#2e7d32"}, {"commit", "#6a1b9a"}, {"span", "#1565c0"},
-                   {"idle", "#f9a825"}};
+        const char *cls, *label;
+    } keys[] = {{"p-sql", "running SQL"},
+                {"p-idle", "idle in transaction"},
+                {"p-span", "application span (traces)"},
+                {"p-commit", "commit"},
+                {"p-other", "other"}};
     const cJSON *p;
     double total = 0, x = 0;
+    size_t i;
     cJSON_ArrayForEach(p, parts) total += m_num(p, "ms");
     if (total <= 0)
         return;
-    fputs("<svg class=\"bar\" width=\"600\" height=\"18\" role=\"img\">", f);
+    fputs("<svg class=\"bar\" viewBox=\"0 0 600 18\" width=\"600\" height=\"18\" "
+          "role=\"img\" aria-label=\"where the hold time went\">",
+          f);
     cJSON_ArrayForEach(p, parts) {
-        const char *colour = "#757575";
         double w = 600.0 * m_num(p, "ms") / total;
-        size_t i;
-        for (i = 0; i < sizeof(colours) / sizeof(colours[0]); i++)
-            if (m_str(p, "part") && strcmp(m_str(p, "part"), colours[i].part) == 0)
-                colour = colours[i].colour;
-        fprintf(f, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"18\" fill=\"%s\">", x,
-                w, colour);
+        fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"18\">",
+                part_class(m_str(p, "part")), x, w);
         fputs("<title>", f);
         text(f, m_str(p, "name"), 120);
-        fprintf(f, ": %.0f ms</title></rect>", m_num(p, "ms"));
+        fputs(": ", f);
+        put_ms(f, m_num(p, "ms"));
+        fputs("</title></rect>", f);
         x += w;
     }
-    fputs("</svg>\n", f);
+    fputs("</svg>\n<p class=\"legend\">", f);
+    for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        double ms = 0;
+        int seen = 0;
+        cJSON_ArrayForEach(p, parts) {
+            if (strcmp(part_class(m_str(p, "part")), keys[i].cls) == 0) {
+                ms += m_num(p, "ms");
+                seen = 1;
+            }
+        }
+        if (!seen)
+            continue;
+        fprintf(f, "<span class=\"chip %s\">%s ", keys[i].cls, keys[i].label);
+        put_ms(f, ms);
+        fputs("</span> ", f);
+    }
+    fputs("</p>\n", f);
 }
 
-/* The lock tree when the busiest row's queue was longest. */
+/*
+ * The lock tree when the busiest row's queue was longest. A waiter waits
+ * for one lock at a time, so a pid is listed once: at its first (shallowest)
+ * entry in the model's list; repeats under other blockers are counted.
+ */
 static void panel_worst(FILE *f, const cJSON *model)
 {
-    const cJSON *wm = m_get(model, "worst_moment");
+    const cJSON *wm = m_get(model, "worst_moment"), *w, *x;
+    cJSON *uniq;
+    int repeats = 0;
     if (!cJSON_IsObject(wm) || cJSON_GetArraySize(m_get(wm, "waits")) == 0) {
         fputs("<p>No lock waits were logged.</p>\n", f);
         return;
     }
+    uniq = cJSON_CreateArray();
+    cJSON_ArrayForEach(w, m_get(wm, "waits")) {
+        int dup = 0;
+        cJSON_ArrayForEach(x, uniq) dup |= m_num(x, "pid") == m_num(w, "pid");
+        if (dup)
+            repeats++;
+        else if (uniq)
+            cJSON_AddItemReferenceToArray(uniq, (cJSON *)w);
+    }
     fputs("<p>Every wait open at ", f);
-    text(f, m_str(wm, "time"), 40);
+    put_time(f, m_str(wm, "time"));
     fputs(", when the busiest row's queue was longest.</p>\n", f);
-    TABLE(f, tree_cols, m_get(wm, "waits"));
+    TABLE(f, tree_cols, uniq);
+    if (repeats)
+        fprintf(f, "<p class=\"note\">%d more entr%s for a pid already listed (the log "
+                   "named several blockers for one wait) left out.</p>\n",
+                repeats, repeats == 1 ? "y" : "ies");
+    cJSON_Delete(uniq);
 }
 
 /* The slowest traced requests and their row-lock queueing. */
@@ -1431,7 +1876,7 @@ static void panel_deadlocks(FILE *f, const cJSON *model)
     cJSON_ArrayForEach(d, m_get(model, "deadlocks")) {
         fprintf(f, "<article class=\"deadlock\" id=\"deadlock-%d\">\n<h3>Deadlock %d — ", n + 1,
                 n + 1);
-        text(f, m_str(d, "time"), 40);
+        put_time(f, m_str(d, "time"));
         fprintf(f, ", victim pid %.0f", m_num(d, "victim_pid"));
         if (m_str(d, "victim_application")) {
             fputs(" (", f);
@@ -1486,15 +1931,15 @@ static const struct panel {
      "application_name or statement shape), ranked by how long they held rows others "
      "waited for.",
      panel_code_paths},
-    {"slow-requests", "Slow requests",
-     "The slowest requests in the traces and how much of each was queueing for row locks "
-     "(logged waits and the shorter ones the log never shows), behind which code path.",
-     panel_requests},
     {"hot-rows", "Hot rows",
      "Logical rows (one row however many ctids its updates gave it) ranked by the total time "
      "others waited for them; serial capacity is 1 / mean hold.",
      panel_hot_rows},
     {"timelines", "Timelines of the hottest rows", NULL, panel_timelines},
+    {"slow-requests", "Slow requests",
+     "The slowest requests in the traces and how much of each was queueing for row locks "
+     "(logged waits and the shorter ones the log never shows), behind which code path.",
+     panel_requests},
     {"root-blockers", "Root blockers",
      "The transactions at the head of the queues: what they held, and what they ran "
      "meanwhile. Idle time before a statement is time the lock was held while the "
@@ -1511,60 +1956,83 @@ static const struct panel {
     {"input", "Input", NULL, panel_input},
 };
 
-static const char css[] =
-    ":root{--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--bg2:#f6f8fa;--acq:#3b7dd8;"
+/* Under the 4095 characters ISO C asks compilers to support per string. */
+static const char *const css[] = {
+    ":root{color-scheme:light dark;--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--bg:#fff;"
+    "--bg2:#f6f8fa;--bg3:#fbfcfd;--link:#0969da;--fix:#1a5e20;--warn:#fff8c5;--acq:#3b7dd8;"
     "--dl:#cf222e;--lto:#e16f24;--sto:#bc4c00;--ser:#8250df;--can:#6e7781;--hold:#2da44e;"
-    "--idle:#f2cc60}\n"
+    "--idle:#f2cc60;--stmt:#1a7f37;--grid:#e4e8ec;--ink:#444;--hid:#0550ae;--sql:#2e7d32;"
+    "--commit:#6a1b9a;--span:#1565c0;--other:#757575}\n"
+    "@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--line:#30363d;"
+    "--bg:#0d1117;--bg2:#161b22;--bg3:#11161d;--link:#58a6ff;--fix:#7ee787;--warn:#3b2e00;"
+    "--grid:#262c34;--ink:#c9d1d9;--hid:#79c0ff;--stmt:#3fb950}}\n"
     "*{box-sizing:border-box}\n"
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);"
-    "margin:0 auto;max-width:1200px;padding:0 16px 48px}\n"
+    "background:var(--bg);margin:0 auto;max-width:1200px;padding:0 16px 48px}\n"
     "header{border-bottom:1px solid var(--line);margin-bottom:8px}\n"
     "h1{font-size:24px;margin:20px 0 4px}h2{font-size:19px;margin:28px 0 8px;"
     "border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:15px;margin:16px 0 6px}\n"
     ".meta,.note,.src,.legend{color:var(--muted);font-size:12px}\n"
-    "nav a{margin-right:12px;color:#0969da;text-decoration:none}\n"
+    "nav a{margin-right:12px;color:var(--link);text-decoration:none}\n"
     "table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}\n"
-    "th,td{border:1px solid var(--line);padding:3px 7px;text-align:left;vertical-align:top}\n"
-    "th{background:var(--bg2)}tbody tr:nth-child(even){background:#fbfcfd}\n"
-    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+    "th,td{border:1px solid var(--line);padding:3px 7px;text-align:left;vertical-align:top;"
+    "overflow-wrap:break-word}\n"
+    "th{background:var(--bg2)}tbody tr:nth-child(even){background:var(--bg3)}\n"
+    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
     "td.t{font-variant-numeric:tabular-nums;min-width:7em}\n"
     "code{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
     "white-space:pre-wrap;word-break:break-word}\n"
     ".scroll{overflow-x:auto}td code{display:block;min-width:18em;max-width:60em}\n"
+    "details.more{margin:-6px 0 12px}details.more summary{cursor:pointer;color:var(--link);"
+    "font-size:12px}\n"
     ".cards{display:flex;flex-wrap:wrap;gap:8px;margin:10px 0}\n"
     ".cards div{border:1px solid var(--line);border-radius:6px;padding:6px 10px;min-width:150px;"
     "color:var(--muted);font-size:12px}.cards b{display:block;font-size:18px;color:var(--fg)}\n"
     "table.kv th{font-weight:normal;color:var(--muted)}\n"
-    ".findings li{margin:4px 0}.fix{display:block;color:#1a5e20}.filter{background:#fff8c5;padding:4px 8px;border-radius:4px}\n"
+    ".findings li{margin:4px 0}.fix{display:block;color:var(--fix)}"
+    ".filter{background:var(--warn);padding:4px 8px;border-radius:4px}\n"
     ".chip{display:inline-block;padding:0 6px;border-radius:8px;color:#fff;font-size:12px}\n"
     ".o-acq{background:var(--acq);fill:var(--acq)}.o-dl{background:var(--dl);fill:var(--dl)}"
     ".o-lto{background:var(--lto);fill:var(--lto)}.o-sto{background:var(--sto);fill:var(--sto)}"
     ".o-ser{background:var(--ser);fill:var(--ser)}.o-can,.o-unk{background:var(--can);"
     "fill:var(--can)}\n"
-    "figure{margin:12px 0 20px}figcaption{font-weight:600;margin-bottom:4px}\n"
+    "figure{margin:12px 0 20px}figcaption{font-weight:600;margin-bottom:4px}\n",
+    ".p-sql{background:var(--sql);fill:var(--sql)}.p-commit{background:var(--commit);"
+    "fill:var(--commit)}.p-span{background:var(--span);fill:var(--span)}.p-idle{background:"
+    "var(--idle);fill:var(--idle);color:#000}.p-other{background:var(--other);fill:var(--other)}\n"
     "svg{max-width:100%;height:auto;font:11px system-ui,sans-serif}\n"
-    "svg .band0{fill:#fff}svg .band1{fill:var(--bg2)}svg .grid{stroke:#e4e8ec}\n"
+    "svg .band0{fill:var(--bg)}svg .band1{fill:var(--bg2)}svg .grid{stroke:var(--grid)}\n"
     "svg .tick{fill:var(--muted);text-anchor:middle}"
-    "svg .lane{fill:var(--fg);text-anchor:end}svg .note{fill:var(--fg);text-anchor:end;"
-    "paint-order:stroke;stroke:#fff;stroke-width:3px}\n"
+    "svg .lane{fill:var(--fg);text-anchor:end}svg .group{fill:var(--muted);font-weight:600}\n"
     "svg .hold{fill:var(--hold);fill-opacity:.35;stroke:var(--hold)}"
     "svg .idle{fill:var(--idle);fill-opacity:.8;stroke:#bf8700;stroke-dasharray:3 2}"
-    "svg .stmt{fill:#1a7f37}\n"
-    "svg .wait{stroke:#0003}svg .link{stroke:#444;stroke-width:1.2}"
-    "svg .arrowhead{fill:#444}\n"
-    "svg .depth{fill:#8c959f;fill-opacity:.35;stroke:#57606a}svg .key{fill:var(--fg)}\n"
-    "svg.dl .edge{fill:none;stroke:#444;stroke-width:1.6}"
-    "svg.dl .elabel{text-anchor:middle;paint-order:stroke;stroke:#fff;stroke-width:3px;"
+    "svg .stmt{fill:var(--stmt)}\n"
+    "svg .wait{stroke:#0003}svg .link{stroke:var(--ink);stroke-width:1.2}"
+    "svg .arrowhead{fill:var(--ink)}\n"
+    "svg .wait.hidden{fill:var(--hid);fill-opacity:.18;stroke:var(--hid);stroke-width:1.2;"
+    "stroke-dasharray:4 2}\n"
+    "svg .depth{fill:#8c959f;fill-opacity:.35;stroke:var(--muted)}svg .key{fill:var(--fg)}\n"
+    "svg.dl .edge{fill:none;stroke:var(--ink);stroke-width:1.6}"
+    "svg.dl .elabel{text-anchor:middle;paint-order:stroke;stroke:var(--bg);stroke-width:3px;"
     "fill:var(--fg)}\n"
     "svg.dl circle{fill:#ddf4ff;stroke:#0969da;stroke-width:2}"
     "svg.dl .victim circle{fill:#ffebe9;stroke:var(--dl)}"
-    "svg.dl text{text-anchor:middle;font-weight:600}svg.dl .sub{font-weight:normal;"
+    "svg.dl text{text-anchor:middle;font-weight:600;fill:#1b1f24}svg.dl .sub{font-weight:normal;"
     "fill:var(--dl)}\n"
-    "article{margin-bottom:18px}\n"
-    "@media print{nav{display:none}body{max-width:none;padding:0;font-size:11px}"
-    "section,figure,article{break-inside:avoid-page}h2{break-after:avoid}"
+    "article{margin-bottom:18px}\n",
+    /* Print: A4 or Letter portrait, light colours, every table inside the
+     * page width (cells wrap, statements shrink), folded rows summarised. */
+    "@page{size:auto;margin:12mm}\n"
+    "@media print{:root{color-scheme:light;--fg:#000;--muted:#444;--line:#bbb;--bg:#fff;"
+    "--bg2:#f2f2f2;--bg3:#fff;--link:#000;--fix:#1a5e20;--grid:#ddd;--ink:#333;--hid:#0550ae;"
+    "--stmt:#1a7f37}nav{display:none}body{max-width:none;padding:0;font-size:10px}"
+    "h1{font-size:18px}h2{font-size:14px;margin-top:14px}"
+    "figure,article,tr,.cards div{break-inside:avoid}h2,h3,figcaption{break-after:avoid}"
     "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}.scroll{overflow:visible}"
-    "a{color:inherit}}\n";
+    "table{width:100%;font-size:8.5px;table-layout:auto}th,td{padding:1px 3px;overflow-wrap:anywhere}"
+    "td code{min-width:0;max-width:none;font-size:8px}td.t{min-width:0}"
+    "td.n,th.n{white-space:normal}details.more summary{color:#444}a{color:inherit}}\n",
+};
 
 int ls_report_write_html(const cJSON *model, FILE *f)
 {
@@ -1577,7 +2045,10 @@ int ls_report_write_html(const cJSON *model, FILE *f)
           "style-src 'unsafe-inline'; img-src data:\">\n<title>",
           f);
     text(f, m_str(model, "title"), 200);
-    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header>\n<h1>", css);
+    fputs("</title>\n<style>\n", f);
+    for (i = 0; i < sizeof(css) / sizeof(css[0]); i++)
+        fputs(css[i], f);
+    fputs("</style>\n</head>\n<body>\n<header>\n<h1>", f);
     text(f, m_str(model, "title"), 200);
     fputs("</h1>\n<p class=\"meta\">", f);
     text(f, m_str(model, "generator"), 60);
@@ -1585,6 +2056,7 @@ int ls_report_write_html(const cJSON *model, FILE *f)
         fputs(", generated ", f);
         ls_html_escape(f, m_str(model, "generated_at"), 60);
     }
+    fputs(". All times UTC.", f);
     fputs("</p>\n<nav>", f);
     for (i = 0; i < sizeof(panels) / sizeof(panels[0]); i++)
         fprintf(f, "<a href=\"#%s\">%s</a>", panels[i].id, panels[i].title);
