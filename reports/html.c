@@ -28,6 +28,8 @@
 /* Table rows shown open, and written at all (the rest folded, then counted). */
 #define TABLE_OPEN 10
 #define TABLE_CAP 100
+/* Deadlocks and root blockers shown open; the rest folded. */
+#define FOLD_ARTICLES 5
 
 /* ---- model access ---- */
 
@@ -272,6 +274,21 @@ static void table(FILE *f, const column *cols, size_t ncols, const cJSON *rows)
         fprintf(f, "<p class=\"note\">%d more row%s not shown here; the JSON report "
                    "(<code>-o report.json</code>) has them all.</p>\n",
                 n - k, n - k == 1 ? " is" : "s are");
+}
+
+/* Articles (deadlocks, root blockers) past the first `open` are folded
+ * like table rows: call before the k-th one, then fold_end(). */
+static void fold_at(FILE *f, int k, int total, int open, const char *what)
+{
+    if (k == open && total > open)
+        fprintf(f, "<details class=\"more\"><summary>%d more %s</summary>\n", total - open,
+                what);
+}
+
+static void fold_end(FILE *f, int total, int open)
+{
+    if (total > open)
+        fputs("</details>\n", f);
 }
 
 #define TABLE(f, cols, rows) table(f, cols, sizeof(cols) / sizeof(cols[0]), rows)
@@ -1490,6 +1507,7 @@ static void panel_timelines(FILE *f, const cJSON *model)
 static void panel_roots(FILE *f, const cJSON *model)
 {
     const cJSON *r;
+    int k = 0, total = cJSON_GetArraySize(m_get(model, "root_blockers"));
     if (cJSON_GetArraySize(m_get(model, "root_blockers")) == 0) {
         fputs("<p>None.</p>\n", f);
         return;
@@ -1497,6 +1515,7 @@ static void panel_roots(FILE *f, const cJSON *model)
     cJSON_ArrayForEach(r, m_get(model, "root_blockers")) {
         const cJSON *tx = m_get(r, "transaction"), *st;
         double idle = 0;
+        fold_at(f, k++, total, FOLD_ARTICLES, "root blockers");
         cJSON_ArrayForEach(st, m_get(tx, "statements")) idle += m_num(st, "idle_before_ms");
         fprintf(f, "<article class=\"root\">\n<h3>pid %.0f", m_num(r, "pid"));
         if (m_str(r, "application")) {
@@ -1527,6 +1546,7 @@ static void panel_roots(FILE *f, const cJSON *model)
             TABLE(f, stmt_cols, m_get(tx, "statements"));
         fputs("</article>\n", f);
     }
+    fold_end(f, total, FOLD_ARTICLES);
 }
 
 /* Findings: what the evidence says, and the fix each suggests. */
@@ -1830,9 +1850,7 @@ static void deadlock_svg(FILE *f, const cJSON *model, const cJSON *d, int id)
         fprintf(f, ", held by pid %.0f</title></path>\n", m_num(e, "blocker_pid"));
         fprintf(f, "<text class=\"elabel\" x=\"%.1f\" y=\"%.1f\">", 0.25 * ax + 0.5 * cx + 0.25 * bx,
                 0.25 * ay + 0.5 * cy + 0.25 * by + 4);
-        text(f, m_str(e, "mode"), 24);
-        fputs(" on ", f);
-        text(f, m_str(e, "target"), 36);
+        text(f, m_str(e, "mode"), 24); /* the lock is in the tooltip and the table */
         fputs("</text>\n", f);
     }
     for (i = 0; i < n; i++) {
@@ -1868,12 +1886,13 @@ static void deadlock_svg(FILE *f, const cJSON *model, const cJSON *d, int id)
 static void panel_deadlocks(FILE *f, const cJSON *model)
 {
     const cJSON *d;
-    int n = 0;
+    int n = 0, total = cJSON_GetArraySize(m_get(model, "deadlocks"));
     if (cJSON_GetArraySize(m_get(model, "deadlocks")) == 0) {
         fputs("<p>None.</p>\n", f);
         return;
     }
     cJSON_ArrayForEach(d, m_get(model, "deadlocks")) {
+        fold_at(f, n, total, FOLD_ARTICLES, "deadlocks");
         fprintf(f, "<article class=\"deadlock\" id=\"deadlock-%d\">\n<h3>Deadlock %d — ", n + 1,
                 n + 1);
         put_time(f, m_str(d, "time"));
@@ -1891,6 +1910,7 @@ static void panel_deadlocks(FILE *f, const cJSON *model)
         TABLE(f, proc_cols, m_get(d, "processes"));
         fputs("</article>\n", f);
     }
+    fold_end(f, total, FOLD_ARTICLES);
 }
 
 static void panel_errors(FILE *f, const cJSON *model)

@@ -53,6 +53,9 @@
   var page = box(document.body);
   document.querySelectorAll('table, svg, figure, pre, code').forEach(function (e) {
     if (e.closest('details:not([open])')) return;  // folded: not laid out
+    // On screen a wide table scrolls in its .scroll box; in print it must fit.
+    var sc = e.closest('.scroll');
+    if (sc && getComputedStyle(sc).overflowX === 'auto') return;
     var b = box(e);
     if (b.width > 0 && b.right > page.right + 1)
       out.overflow.push(e.tagName + ' in #' + ((e.closest('section') || {}).id) +
