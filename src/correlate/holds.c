@@ -83,24 +83,79 @@ static const char set_row_sql[] =
 static const char insert_rule_sql[] =
     "INSERT INTO row_rules(shape, relation, col, arg, learned_from) VALUES (?1, ?2, ?3, ?4, ?5)";
 
+/*
+ * Kept small: a log has tens of thousands of waits per GB, all held here.
+ * Relations, ctids, keys and columns are interned (a string pool: each
+ * distinct text once); "" when unknown, never NULL.
+ */
 typedef struct wait_row {
     int64_t wait_id, session_id, start_ts, stmt_id;
-    /* Kept small: a log has tens of thousands of waits per GB. */
-    char rel[64], ctid[24], key[96];
+    const char *rel, *ctid, *key;
+    const char *col; /* the key column a function's statement names, if known */
     const char *grouped_by;
     char *sql, *params, *prepare; /* the waiter's statement as the server ran it (owned) */
     int keyed;
     int via_ctid; /* keyed by a neighbour on its ctid: names no others */
     int64_t holder_session, file, line; /* file, line: the wait's first message */
-    char col[32]; /* the key column a function's statement names, if known */
 } wait_row;
 
-/* Copy src into dst[n], cut to fit. */
-static void copy_str(char *dst, size_t n, const char *src)
+/* Interned strings: open addressing over FNV-1a hashes. */
+typedef struct strpool {
+    char **slot;
+    size_t cap, n;
+} strpool;
+
+static uint64_t str_hash(const char *s)
 {
-    size_t len = src ? strnlen(src, n - 1) : 0;
-    memcpy(dst, src ? src : "", len);
-    dst[len] = '\0';
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static int pool_grow(strpool *p)
+{
+    size_t ncap = p->cap ? p->cap * 2 : 1024, i;
+    char **ns = calloc(ncap, sizeof(*ns));
+    if (!ns)
+        return LS_ENOMEM;
+    for (i = 0; i < p->cap; i++) {
+        size_t j;
+        if (!p->slot[i])
+            continue;
+        for (j = str_hash(p->slot[i]) & (ncap - 1); ns[j]; j = (j + 1) & (ncap - 1))
+            ;
+        ns[j] = p->slot[i];
+    }
+    free(p->slot);
+    p->slot = ns;
+    p->cap = ncap;
+    return 0;
+}
+
+/* The pooled copy of s ("" for NULL or empty), or NULL when out of memory. */
+static const char *pool_str(strpool *p, const char *s)
+{
+    size_t j;
+    if (!s || !*s)
+        return "";
+    if (p->n * 2 >= p->cap && pool_grow(p) != 0)
+        return NULL;
+    for (j = str_hash(s) & (p->cap - 1); p->slot[j]; j = (j + 1) & (p->cap - 1))
+        if (strcmp(p->slot[j], s) == 0)
+            return p->slot[j];
+    if (!(p->slot[j] = ls_strdup(s)))
+        return NULL;
+    p->n++;
+    return p->slot[j];
+}
+
+static void pool_free(strpool *p)
+{
+    size_t i;
+    for (i = 0; i < p->cap; i++)
+        free(p->slot[i]);
+    free(p->slot);
 }
 
 static char *dup_or_null(const char *s)
@@ -225,8 +280,8 @@ static const char *key_column(const wait_row *w, size_t n, const char *rel, char
  * statement (both called functions that lock the row: the shared value is
  * the key). Read back from the wait to the holder's BEGIN.
  */
-static int key_from_holder(ls_stmt *hq, wait_row *w, int64_t resolution, const char *col,
-                           const ls_shape_rule *rules, size_t nrules)
+static int key_from_holder(ls_stmt *hq, strpool *pool, wait_row *w, int64_t resolution,
+                           const char *col, const ls_shape_rule *rules, size_t nrules)
 {
     const char *wsql, *wparams;
     char wpbuf[1024], found[192] = "", via_call[192] = "";
@@ -275,18 +330,20 @@ static int key_from_holder(ls_stmt *hq, wait_row *w, int64_t resolution, const c
     if (rc < 0)
         return rc;
     if (writes && !conflict)
-        copy_str(w->key, sizeof(w->key), found);
+        w->key = pool_str(pool, found);
     else if (via_call[0] && !writes)
-        copy_str(w->key, sizeof(w->key), via_call);
+        w->key = pool_str(pool, via_call);
     else
         return 0;
+    if (!w->key)
+        return LS_ENOMEM;
     w->keyed = 1;
     w->grouped_by = LS_GROUPED_HOLDER;
     return 0;
 }
 
-static int key_waits_from_holders(ls_stmt *hq, wait_row *w, size_t n, int64_t resolution,
-                                  const ls_shape_rule *rules, size_t nrules)
+static int key_waits_from_holders(ls_stmt *hq, strpool *pool, wait_row *w, size_t n,
+                                  int64_t resolution, const ls_shape_rule *rules, size_t nrules)
 {
     size_t i;
     int rc;
@@ -296,7 +353,7 @@ static int key_waits_from_holders(ls_stmt *hq, wait_row *w, size_t n, int64_t re
         if (w[i].keyed || !w[i].rel[0] || !w[i].holder_session)
             continue;
         col = w[i].col[0] ? w[i].col : key_column(w, n, w[i].rel, colbuf, sizeof(colbuf));
-        if ((rc = key_from_holder(hq, &w[i], resolution, col, rules, nrules)) != 0)
+        if ((rc = key_from_holder(hq, pool, &w[i], resolution, col, rules, nrules)) != 0)
             return rc;
     }
     return 0;
@@ -389,7 +446,7 @@ static void key_by_ctid(wait_row **v, size_t n)
                 }
             }
             if (best) {
-                snprintf(v[j]->key, sizeof(v[j]->key), "%s", best->key);
+                v[j]->key = best->key;
                 v[j]->grouped_by = LS_GROUPED_CTID;
                 v[j]->keyed = 1;
                 v[j]->via_ctid = 1;
@@ -404,6 +461,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
     ls_stmt *hq = NULL, *tq = NULL;
     wait_row *w = NULL, **byc = NULL;
     ls_shape_rule *rules = NULL;
+    strpool pool = {NULL, 0, 0};
     size_t n = 0, cap = 0, nrules = 0, i, j, nc = 0;
     int64_t resolution = 1000; /* %m, csvlog, jsonlog: milliseconds */
     int rc;
@@ -458,8 +516,13 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         r->wait_id = ls_stmt_int64(q, 0);
         r->session_id = ls_stmt_int64(q, 1);
         r->start_ts = ls_stmt_int64(q, 2);
-        snprintf(r->rel, sizeof(r->rel), "%s", ls_stmt_isnull(q, 3) ? "" : ls_stmt_text(q, 3));
-        snprintf(r->ctid, sizeof(r->ctid), "%s", ls_stmt_isnull(q, 4) ? "" : ls_stmt_text(q, 4));
+        r->rel = pool_str(&pool, ls_stmt_isnull(q, 3) ? NULL : ls_stmt_text(q, 3));
+        r->ctid = pool_str(&pool, ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4));
+        r->key = r->col = "";
+        if (!r->rel || !r->ctid) {
+            rc = LS_ENOMEM;
+            goto out;
+        }
         if (!ls_stmt_isnull(q, 1) &&
             (rc = waiter_statement(cand, r, lock_stmt, ls_stmt_int64(q, 9), ls_stmt_int64(q, 10),
                                    resolution)) != 0)
@@ -478,11 +541,18 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         r->holder_session = ls_stmt_isnull(q, 11) ? 0 : ls_stmt_int64(q, 11);
         r->file = ls_stmt_int64(q, 9);
         r->line = ls_stmt_int64(q, 10);
-        copy_str(r->col, sizeof(r->col), k.col);
+        if (!(r->col = pool_str(&pool, k.col))) {
+            rc = LS_ENOMEM;
+            goto out;
+        }
         if (r->keyed) {
             if (!r->rel[0])
-                copy_str(r->rel, sizeof(r->rel), k.rel);
-            copy_str(r->key, sizeof(r->key), k.key);
+                r->rel = pool_str(&pool, k.rel);
+            r->key = pool_str(&pool, k.key);
+            if (!r->rel || !r->key) {
+                rc = LS_ENOMEM;
+                goto out;
+            }
             if (strcmp(r->grouped_by, LS_GROUPED_CONTEXT) != 0) {
                 /* Keyed by its own statement: nothing to learn from it later. */
                 free(r->sql);
@@ -508,7 +578,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
 
     /* 2b. The holder's statements: its keyed write to the relation, or a
      * call sharing the key with the waiter's. */
-    if ((rc = key_waits_from_holders(hq, w, n, resolution, NULL, 0)) != 0)
+    if ((rc = key_waits_from_holders(hq, &pool, w, n, resolution, NULL, 0)) != 0)
         goto out;
     key_by_ctid(byc, nc);
 
@@ -564,9 +634,13 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
             ls_rowkey k;
             if ((!w[i].rel[0] || strcmp(rules[j].rel, w[i].rel) == 0) &&
                 ls_rowkey_apply(&rules[j], shape, sql, params, &k)) {
-                copy_str(w[i].key, sizeof(w[i].key), k.key);
+                w[i].key = pool_str(&pool, k.key);
                 if (!w[i].rel[0])
-                    copy_str(w[i].rel, sizeof(w[i].rel), k.rel);
+                    w[i].rel = pool_str(&pool, k.rel);
+                if (!w[i].key || !w[i].rel) {
+                    rc = LS_ENOMEM;
+                    goto out;
+                }
                 w[i].grouped_by = LS_GROUPED_SHAPE;
                 w[i].keyed = 1;
             }
@@ -575,7 +649,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
     /* A rule can key a wait (or its holder's statement) whose ctid then
      * keys others. */
     if (nrules) {
-        if ((rc = key_waits_from_holders(hq, w, n, resolution, rules, nrules)) != 0)
+        if ((rc = key_waits_from_holders(hq, &pool, w, n, resolution, rules, nrules)) != 0)
             goto out;
         key_by_ctid(byc, nc);
     }
@@ -627,6 +701,7 @@ out:
     free(w);
     free(byc);
     free(rules);
+    pool_free(&pool);
     ls_stmt_finalize(q);
     ls_stmt_finalize(cand);
     ls_stmt_finalize(hq);
