@@ -11,8 +11,9 @@
 #   lockspan analyze (ingest + correlate + report, LOCKSPAN_TIMING=1 for the
 #   per-pass times), lockspan ingest plain and .gz, gzip -dc > /dev/null,
 #   wc -l; once, pgbadger -j 1 on the first LOCKSPAN_BENCH_PGB_MB MiB of the
-#   same bytes. Prints one table, the per-pass table (s and s/MB per size),
-#   and PASS/FAIL against the targets.
+#   same bytes; once, lockspan ingest -j 1 and -j 2 of the largest log cut
+#   in two halves (two independent files). Prints one table, the per-pass
+#   table (s and s/MB per size), and PASS/FAIL against the targets.
 #
 # Environment (all optional):
 #   LOCKSPAN_BENCH_MB         sizes in MiB, space separated (default "100 1024")
@@ -22,7 +23,7 @@
 #   LOCKSPAN_BIN              lockspan binary (default <repo>/build/lockspan)
 #   LOCKSPAN_BENCH_PGB_MB     pgbadger slice in MiB (default 100; 0 = skip pgbadger)
 #   LOCKSPAN_BENCH_GZIP_LEVEL gzip level of the .gz inputs (default 6)
-#   LOCKSPAN_BENCH_SKIP       names of rows to skip, e.g. "ingest_gz pgbadger"
+#   LOCKSPAN_BENCH_SKIP       names of rows to skip, e.g. "ingest_gz pgbadger jobs"
 #   LOCKSPAN_BENCH_STRICT     1 = exit 1 if a target FAILs (default: exit 0)
 #   LOCKSPAN_PGBENCH_PORT     port of the generator's server (default 54341)
 #   LOCKSPAN_BENCH_PASS_CLOCK cpu (default) or wall: what the per-pass times are.
@@ -181,6 +182,25 @@ if ((HAVE_PGB)) && ! skip pgbadger; then
     fresh_db "$WORK/pgb.db"
 fi
 
+# -j: the largest log cut in two at a line boundary, two files with names of
+# their own (independent inputs), ingested by one parsing thread and by two
+HALVES=""
+if ! skip jobs; then
+    HALF_A="$WORK/first-half.log" HALF_B="$WORK/second-half.log"
+    if [[ ! -s $HALF_A || $HALF_A -ot $BIG || ! -s $HALF_B || $HALF_B -ot $BIG ]]; then
+        log "cutting $BIG in two halves"
+        head -c $((BIG_BYTES / 2)) "$BIG" | sed '$d' >"$HALF_A.tmp" && mv "$HALF_A.tmp" "$HALF_A"
+        tail -c +$(($(stat -c %s "$HALF_A") + 1)) "$BIG" >"$HALF_B.tmp" && mv "$HALF_B.tmp" "$HALF_B"
+    fi
+    cat "$HALF_A" "$HALF_B" >/dev/null
+    HALVES=$(($(stat -c %s "$HALF_A") + $(stat -c %s "$HALF_B")))
+    for j in 1 2; do
+        fresh_db "$WORK/jobs.db"
+        run "jobs_$j" "$BIN" ingest -q -j "$j" --db "$WORK/jobs.db" --prefix "$PREFIX" "$HALF_A" "$HALF_B"
+        fresh_db "$WORK/jobs.db"
+    done
+fi
+
 # ---------------------------------------------------------------- report
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 rate() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.1f", b / 1048576 / s; else print "-" }'; }
@@ -216,6 +236,10 @@ done
 if [[ -n $PGB_IN ]]; then
     row "${PGB_MB}M" "pgbadger -j 1 (same bytes)" pgbadger "$PGB_BYTES"
     row "${PGB_MB}M" "lockspan ingest (same bytes)" ingest_pgbslice "$PGB_BYTES"
+fi
+if [[ -n $HALVES ]]; then
+    row "2x$((HALVES / 2 / 1048576))M" "lockspan ingest -j 1, two files" jobs_1 "$HALVES"
+    row "2x$((HALVES / 2 / 1048576))M" "lockspan ingest -j 2, two files" jobs_2 "$HALVES"
 fi
 echo
 for mb in $SIZES; do
@@ -280,6 +304,9 @@ for mb in $SIZES; do
         verdict "lockspan analyze wall s, ${mb}M" "${SECS[analyze_$mb]}" "<=" 60
     fi
 done
+if [[ -n ${SECS[jobs_1]:-} && -n ${SECS[jobs_2]:-} ]]; then
+    verdict "ingest -j 2 speed-up over -j 1, two halves (wall)" "$(div "${SECS[jobs_1]}" "${SECS[jobs_2]}")" ">=" 1.6
+fi
 # flat time per MB: each pass's ms/MB at every size within 25 % of its
 # ms/MB at the smallest size (passes under 0.5 s at the largest size are
 # too short to judge)
