@@ -17,6 +17,7 @@ typedef struct ls_ingest_opts {
     int hold_partial;    /* leave a file's last line without '\n' for the next ingest */
     int jobs;            /* parsing threads for independent inputs (-j); 0 or 1 = one */
     const char *lc_messages; /* the server's language, NULL = recognised (ls_classify.h) */
+    const char *encoding; /* the log's codeset (iconv name), NULL = UTF-8 or guessed */
 } ls_ingest_opts;
 
 typedef struct ls_ingest_totals {

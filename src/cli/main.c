@@ -29,7 +29,7 @@
 enum {
     OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED, OPT_GROUP_BY,
     OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY,
-    OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS, OPT_LC_MESSAGES
+    OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS, OPT_LC_MESSAGES, OPT_ENCODING
 };
 
 /*
@@ -60,6 +60,14 @@ static const cli_option options[] = {
      "log is inferred from its first 200 lines and named on stderr; when no guess "
      "matches 95% of them the file fails with a message that asks for --prefix. "
      "csvlog, jsonlog and trace files need none."},
+    {OPT_ENCODING, "encoding", 0, "CODESET", NULL, CMD_ANALYZE | CMD_INGEST,
+     "the logs' codeset when not UTF-8 (WINDOWS-1251, KOI8-R, GBK, EUC-JP, SHIFT_JIS, "
+     "any iconv name). Default: UTF-8, or guessed from the first line that is not",
+     "The codeset of the logs when it is not UTF-8: a server whose lc_messages or "
+     "database encoding is WIN1251, KOI8-R, GBK, EUC-CN, EUC-JP, SJIS... writes its "
+     "messages in it. Lines are converted to UTF-8 with iconv. Without it, the first "
+     "line that is not valid UTF-8 is tried in the usual codesets and the one that "
+     "shows a translated severity word is used and named on stderr."},
     {OPT_LC_MESSAGES, "lc-messages", 0, "LANG", NULL, CMD_ANALYZE | CMD_INGEST,
      "the server's lc_messages (de, ru_RU.UTF-8, C, ...). Default: recognised from "
      "the severity words and messages of the first records and named on stderr",
@@ -229,6 +237,7 @@ typedef struct cli {
     const char *db;
     const char *prefix;
     const char *lc_messages;
+    const char *encoding;
     const char *format;
     int format_given; /* --format was given: -o's extension does not decide */
     const char *outputs[MAX_OUTPUTS]; /* -o, in order: one correlation writes them all */
@@ -358,6 +367,7 @@ static int apply_option(cli *c, int id, const char *arg)
     case OPT_DB: c->db = arg; break;
     case OPT_PREFIX: c->prefix = arg; break;
     case OPT_LC_MESSAGES: c->lc_messages = arg; break;
+    case OPT_ENCODING: c->encoding = arg; break;
     case OPT_FORMAT:
         if (strcmp(arg, "md") && strcmp(arg, "markdown") && strcmp(arg, "json") &&
             strcmp(arg, "html")) {
@@ -501,7 +511,8 @@ static int do_ingest(cli *c, ls_store *s)
     /* ingest keeps adding to its store: a line still being written waits
      * for the next run; analyze reads everything there is. */
     ls_ingest_opts io = {c->prefix, show_progress(c), 10, c->quiet,
-                         strcmp(c->command, "ingest") == 0, c->jobs, c->lc_messages};
+                         strcmp(c->command, "ingest") == 0, c->jobs, c->lc_messages,
+                         c->encoding};
     ls_ingest_totals t;
     int rc;
 

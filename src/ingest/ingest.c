@@ -16,6 +16,8 @@
  * threads by size. Two inputs that begin alike (a file and its copy) are
  * read by one thread, as without -j, so that the copy is found.
  */
+#include <errno.h>
+#include <iconv.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 
 #include "handoff.h"
 #include "ls_classify.h"
+#include "ls_i18n.h"
 #include "ls_ingest.h"
 #include "ls_input.h"
 #include "ls_parser.h"
@@ -639,6 +642,153 @@ static int skip_to(ls_input *in, const char *path, uint64_t off, char *errbuf, s
 }
 
 /*
+ * A log in a legacy codeset (the server's lc_messages codeset or the
+ * database encoding: WIN1251 or KOI8-R for Russian, GBK/EUC-CN, EUC-JP or
+ * SJIS...): its lines are converted to UTF-8 before the parser sees them.
+ * The codeset is --encoding, or guessed at the first line that is not
+ * UTF-8: the first candidate whose conversion shows a translated severity
+ * word ("СООБЩЕНИЕ:  "). Until then lines go through as they are, and so do
+ * valid UTF-8 lines after: the server writes a backend's messages in its
+ * database's encoding, so one log can hold both.
+ */
+typedef struct codeset {
+    iconv_t cd;        /* (iconv_t)-1 until known */
+    const char *name;
+    int tries;         /* lines guessed at */
+    char *buf;
+    size_t cap;
+} codeset;
+
+#define CODESET_TRIES 1000
+
+static const char *const codeset_guesses[] = {"WINDOWS-1251", "KOI8-R", "GB18030", "EUC-JP",
+                                              "SHIFT_JIS", "EUC-KR", "BIG5", "KOI8-U",
+                                              "WINDOWS-1252"};
+
+static int valid_utf8(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char ch = s[i];
+        size_t k, len = ch < 0x80 ? 1 : (ch >> 5) == 6 ? 2 : (ch >> 4) == 14 ? 3 : (ch >> 3) == 30 ? 4 : 0;
+        if (!len || i + len > n)
+            return 0;
+        for (k = 1; k < len; k++)
+            if ((s[i + k] & 0xc0) != 0x80)
+                return 0;
+        i += len;
+    }
+    return 1;
+}
+
+/* Convert [line,len) with cd into cs->buf; NULL when out of memory. */
+static const char *codeset_convert(codeset *cs, iconv_t cd, const char *line, size_t *len)
+{
+    char *in = (char *)line, *out;
+    size_t inleft = *len, outleft;
+
+    if (cs->cap < 4 * *len + 16) {
+        char *b = realloc(cs->buf, 4 * *len + 16);
+        if (!b)
+            return NULL;
+        cs->buf = b;
+        cs->cap = 4 * *len + 16;
+    }
+    out = cs->buf;
+    outleft = cs->cap;
+    iconv(cd, NULL, NULL, NULL, NULL);
+    while (inleft > 0) {
+        if (iconv(cd, &in, &inleft, &out, &outleft) != (size_t)-1)
+            break;
+        if (errno == E2BIG || outleft == 0)
+            break;
+        *out++ = '?'; /* a byte the codeset has no character for */
+        outleft--;
+        in++;
+        inleft--;
+    }
+    *len = (size_t)(out - cs->buf);
+    return cs->buf;
+}
+
+static int has_severity_word(const char *s, size_t n)
+{
+    size_t k;
+    for (k = 1; k < n; k++) {
+        const ls_i18n_sev *v;
+        const char *comma;
+        /* csvlog: ",СООБЩЕНИЕ," */
+        if (s[k - 1] == ',' && (unsigned char)s[k] >= 0x80 &&
+            (comma = memchr(s + k, ',', n - k)) != NULL &&
+            ls_i18n_severity_word(s + k, (size_t)(comma - (s + k))))
+            return 1;
+        if (s[k - 1] == ' ' && (unsigned char)s[k] >= 0x80 &&
+            (v = ls_i18n_severity_at(s + k, n - k)) != NULL && k + (size_t)v->len + 2 < n &&
+            s[k + v->len + 1] == ' ')
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * The line as UTF-8: itself, or converted. Returns 0, LS_ENOMEM, or
+ * LS_EFORMAT for an --encoding iconv does not know (said on stderr).
+ */
+static int codeset_line(codeset *cs, const ls_ingest_opts *opts, const char *path,
+                        const char **line, size_t *len)
+{
+    size_t i;
+
+    if (cs->cd == (iconv_t)-1) {
+        if (opts->encoding) {
+            if (cs->tries++)
+                return 0;
+            if ((cs->cd = iconv_open("UTF-8", opts->encoding)) == (iconv_t)-1) {
+                fprintf(stderr, "lockspan: --encoding %s: not a codeset iconv knows\n",
+                        opts->encoding);
+                return LS_EFORMAT;
+            }
+            cs->name = opts->encoding;
+        } else {
+            if (cs->tries >= CODESET_TRIES || valid_utf8((const unsigned char *)*line, *len))
+                return 0;
+            cs->tries++;
+            for (i = 0; i < sizeof(codeset_guesses) / sizeof(codeset_guesses[0]); i++) {
+                iconv_t cd = iconv_open("UTF-8", codeset_guesses[i]);
+                size_t n = *len;
+                const char *u;
+                if (cd == (iconv_t)-1)
+                    continue;
+                if ((u = codeset_convert(cs, cd, *line, &n)) != NULL && has_severity_word(u, n)) {
+                    cs->cd = cd;
+                    cs->name = codeset_guesses[i];
+                    break;
+                }
+                iconv_close(cd);
+            }
+            if (cs->cd == (iconv_t)-1)
+                return 0;
+            if (!opts->quiet)
+                fprintf(stderr, "lockspan: %s: not UTF-8; read as %s (pass --encoding to "
+                        "override)\n", path, cs->name);
+        }
+    }
+    /* Lines of backends connected to a UTF8 database stay UTF-8. */
+    if (valid_utf8((const unsigned char *)*line, *len))
+        return 0;
+    if (!(*line = codeset_convert(cs, cs->cd, *line, len)))
+        return LS_ENOMEM;
+    return 0;
+}
+
+static void codeset_close(codeset *cs)
+{
+    if (cs->cd != (iconv_t)-1)
+        iconv_close(cs->cd);
+    free(cs->buf);
+}
+
+/*
  * Read one input file into the current run, first ending the run when the
  * file is of another format, is skipped, or cannot be read. A file the
  * store holds part of (`id`) goes on from where the store ends, in a run of
@@ -656,6 +806,9 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored)
     file_ident merged, *id = &merged;
     uint32_t ord_ref = 0; /* identity of this file in c->seen */
     int64_t stored_id = 0;
+    codeset cs = {(iconv_t)-1, NULL, 0, NULL, 0};
+    const char *text; /* the line in UTF-8 */
+    size_t tlen;
 
     merge_candidates(c, stored, &merged);
     errbuf[0] = '\0';
@@ -724,6 +877,10 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored)
                 rc = 1;
                 goto read;
             }
+            text = line;
+            tlen = len;
+            if ((rc = codeset_line(&cs, c->opts, path, &text, &tlen)) != 0)
+                goto out;
             goto line; /* the line just read is the first new one */
         }
         /* Another file that begins alike: read it whole, as a new file. */
@@ -736,9 +893,13 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored)
 read:
     while ((rc = ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf,
                                     sizeof(errbuf))) == 1) {
+        text = line;
+        tlen = len;
+        if ((rc = codeset_line(&cs, c->opts, path, &text, &tlen)) != 0)
+            break;
         if (!f) {
             int score;
-            const ls_parser_ops *ops = sniff_format(line, len, &score);
+            const ls_parser_ops *ops = sniff_format(text, tlen, &score);
             if (!continues_run(c, path, ops, score)) {
                 if ((rc = run_end(c, 0)) != 0)
                     break;
@@ -783,7 +944,7 @@ read:
         if (truncated)
             on_bad(c, path, c->run_lines, "line longer than 8 MiB, cut", line,
                    len > 80 ? 80 : len);
-        if ((rc = c->ops->feed(c->parser, line, len, c->run_lines)) != 0 || (rc = c->rc) != 0)
+        if ((rc = c->ops->feed(c->parser, text, tlen, c->run_lines)) != 0 || (rc = c->rc) != 0)
             break;
         if (f->probe && lineno == PREFIX_PROBE_LINES && f->st.bad_lines == lineno) {
             rc = prefix_mismatch(c, path);
@@ -813,6 +974,7 @@ read:
 out:
     if (rc == LS_EIO && errbuf[0])
         fprintf(stderr, "lockspan: %s\n", errbuf);
+    codeset_close(&cs);
     ls_input_close(in);
     return rc;
 }
