@@ -36,7 +36,10 @@ typedef struct ls_report_opts {
 int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out);
 
 int ls_report_write_json(const cJSON *model, FILE *f);
+/* Markdown cut to fit a GitHub comment (65,536 characters), each cut list
+ * saying what it left out; _full: everything the model holds (--full). */
 int ls_report_write_markdown(const cJSON *model, FILE *f);
+int ls_report_write_markdown_full(const cJSON *model, FILE *f);
 /* One self-contained HTML file: inline CSS and SVG, no script, no network. */
 int ls_report_write_html(const cJSON *model, FILE *f);
 

@@ -4,10 +4,46 @@
  * ls_md_code_block(); numbers are printed by us.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ls_report.h"
 #include "render_int.h"
+
+/*
+ * How much of the long lists the Markdown shows. A report is pasted into
+ * an issue or a postmortem, and GitHub takes at most 65,536 characters in
+ * one: by default the lists are cut until the report fits MD_BUDGET, each
+ * cut list saying how much it left out and where the rest is. --full
+ * shows everything the model holds.
+ */
+#define MD_BUDGET 60000
+typedef struct md_caps {
+    int waits;      /* rows of the waits table */
+    int statements; /* statements per root blocker */
+    int roots;      /* root blockers */
+    int rows;       /* rows of the lock tree, errors */
+    int charts;     /* gantt charts */
+    int deadlocks;  /* deadlocks drawn (the first ones) */
+} md_caps;
+
+static const md_caps md_levels[] = {
+    {50, 12, 10, 50, 10, 10},
+    {20, 6, 5, 20, 5, 5},
+    {0, 3, 3, 10, 3, 3},
+    {0, 0, 2, 5, 1, 1},
+};
+static const md_caps md_all = {1 << 30, 1 << 30, 1 << 30, 1 << 30, 10, 1 << 30};
+
+/* What a cut list says: how many are not shown and how to see them. */
+static void left_out(FILE *f, int n, const char *what)
+{
+    if (n > 0)
+        fprintf(f, "_%d more %s not shown here: `--full` lists them all in the Markdown, and "
+                   "the HTML and JSON reports carry them (`--top` and `--max-waits` set how "
+                   "many)._\n\n",
+                n, what);
+}
 
 static void cell(FILE *f, const char *s)
 {
@@ -129,7 +165,12 @@ static void gantt_task(FILE *f, const char *tag, const char *id, int n, double p
 static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
 {
     const cJSON *tl = m_get(hot, "timeline"), *o, *src = m_get(tl, "waits");
-    int own = cJSON_IsArray(src), n = 0, left = 0;
+    int own = cJSON_IsArray(src), n = 0, left = 0, seen = 0;
+    /* Holders take at most half the bars when there are waiters: the
+     * chart is about who waited. */
+    int hold_cap = cJSON_GetArraySize(own ? src : m_get(model, "waits")) > 0
+                       ? MERMAID_MAX_TASKS / 2
+                       : MERMAID_MAX_TASKS;
     long long a, b;
     char what[64];
 
@@ -150,11 +191,12 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
                 continue;
             if (ms_of(o, "end", &b) != 0)
                 b = a;
-            if (++n > MERMAID_MAX_TASKS) {
+            if (n >= hold_cap) {
                 left++;
                 continue;
             }
-            gantt_task(f, "active, ", "h", n, m_num(o, "pid"), "holds the row", NULL, o, a, b);
+            gantt_task(f, "active, ", "h", ++n, m_num(o, "pid"), "holds the row", NULL, o, a,
+                       b);
         }
     } else {
         cJSON_ArrayForEach(o, m_get(model, "root_blockers")) {
@@ -166,11 +208,12 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
                 continue;
             if (ms_of(tx, "end", &b) != 0)
                 b = a;
-            if (++n > MERMAID_MAX_TASKS) {
+            if (n >= hold_cap) {
                 left++;
                 continue;
             }
-            gantt_task(f, "active, ", "h", n, m_num(o, "pid"), "transaction", NULL, o, a, b);
+            gantt_task(f, "active, ", "h", ++n, m_num(o, "pid"), "transaction", NULL, o, a,
+                       b);
         }
     }
     fputs("    section waiters\n", f);
@@ -185,26 +228,32 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
             continue;
         if (ms_of(o, "end", &b) != 0)
             b = a + (long long)m_num(o, "waited_ms");
-        if (++n > MERMAID_MAX_TASKS) {
+        seen++;
+        if (n >= MERMAID_MAX_TASKS) {
             left++;
             continue;
         }
+        n++;
         snprintf(what, sizeof(what), "waits %.0f ms -", m_num(o, "waited_ms"));
         gantt_task(f, out && strcmp(out, "acquired") != 0 ? "crit, " : "", "w", n,
                    m_num(o, "pid"), what, out ? out : "unknown", o, a, b);
     }
     fputs("```\n\n", f);
+    /* Waits of the row beyond those the model lists count as not drawn. */
+    if (own && m_num(hot, "waits") > seen)
+        left += (int)m_num(hot, "waits") - seen;
     if (left)
-        fprintf(f, "_%d more bars not drawn (at most %d per chart)._\n\n", left,
-                MERMAID_MAX_TASKS);
+        fprintf(f, "_%d of the row's holds and waiters not drawn (at most %d bars per chart, "
+                   "the row had %.0f waits)._\n\n",
+                left, MERMAID_MAX_TASKS, m_num(hot, "waits"));
 }
 
-static void mermaid_hot_rows(FILE *f, const cJSON *model)
+static void mermaid_hot_rows(FILE *f, const cJSON *model, const md_caps *caps)
 {
     const cJSON *hot;
-    int n = 0;
+    int n = 0, max = caps->charts < MERMAID_MAX_CHARTS ? caps->charts : MERMAID_MAX_CHARTS;
     cJSON_ArrayForEach(hot, m_get(model, "hot_rows")) {
-        if (n++ >= MERMAID_MAX_CHARTS)
+        if (n++ >= max)
             break;
         fprintf(f, "### Timeline %d: ", n);
         ls_md_cell(f, m_str(hot, "relation"), 64);
@@ -393,9 +442,10 @@ static void holds(FILE *f, const cJSON *hs)
     fputs("\n", f);
 }
 
-static void root_blockers(FILE *f, const cJSON *roots)
+static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
 {
     const cJSON *r;
+    int nroot = 0;
     fputs("## Root blockers\n\nThe transactions at the head of the queues: what they "
           "held, and what they ran meanwhile.\n\n",
           f);
@@ -406,6 +456,11 @@ static void root_blockers(FILE *f, const cJSON *roots)
     cJSON_ArrayForEach(r, roots) {
         const cJSON *tx = cJSON_GetObjectItemCaseSensitive(r, "transaction");
         const cJSON *sts = cJSON_GetObjectItemCaseSensitive(tx, "statements"), *st;
+        int nst = 0;
+        if (nroot++ >= caps->roots) {
+            left_out(f, cJSON_GetArraySize(roots) - caps->roots, "root blockers");
+            break;
+        }
         fprintf(f, "### pid %.0f", m_num(r, "pid"));
         code_of(f, r, "");
         if (m_str(r, "application")) {
@@ -447,10 +502,12 @@ static void root_blockers(FILE *f, const cJSON *roots)
                         m_num(tx, "commit_ms"));
             fputs("\n", f);
         }
-        if (cJSON_GetArraySize(sts) > 0) {
+        if (cJSON_GetArraySize(sts) > 0 && caps->statements > 0) {
             fputs("\n| Start | Duration ms | Idle before ms | Statement |\n|---|---:|---:|---|\n",
                   f);
             cJSON_ArrayForEach(st, sts) {
+                if (nst++ >= caps->statements)
+                    break;
                 fputs("|", f);
                 cell(f, m_str(st, "start"));
                 cell_ms(f, st, "duration_ms");
@@ -460,17 +517,49 @@ static void root_blockers(FILE *f, const cJSON *roots)
             }
         }
         fputs("\n", f);
+        if (caps->statements < cJSON_GetArraySize(sts))
+            left_out(f, cJSON_GetArraySize(sts) - (caps->statements > 0 ? caps->statements : 0),
+                     "statements of this transaction");
     }
 }
 
-static void waits(FILE *f, const cJSON *ws)
+/* The waited_ms of the n-th longest wait: the waits table shows the
+ * longest ones, in time order. */
+static double nth_longest(const cJSON *ws, int n)
 {
     const cJSON *w;
+    double lo = 0, hi = 0;
+    int i;
+    cJSON_ArrayForEach(w, ws) if (m_num(w, "waited_ms") > hi) hi = m_num(w, "waited_ms");
+    /* bisect the threshold: at most n waits at or above it */
+    for (i = 0; i < 50; i++) {
+        double mid = (lo + hi) / 2;
+        int k = 0;
+        cJSON_ArrayForEach(w, ws) k += m_num(w, "waited_ms") >= mid;
+        if (k > n)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+static void waits(FILE *f, const cJSON *ws, const md_caps *caps)
+{
+    const cJSON *w;
+    int total = cJSON_GetArraySize(ws), shown = 0;
+    double min_ms = total > caps->waits ? nth_longest(ws, caps->waits) : -1;
     fputs("## Lock waits\n\n", f);
-    if (cJSON_GetArraySize(ws) == 0) {
+    if (total == 0) {
         fputs("None.\n\n", f);
         return;
     }
+    if (caps->waits <= 0) {
+        left_out(f, total, "waits");
+        return;
+    }
+    if (min_ms >= 0)
+        fprintf(f, "The %d longest of %d, in time order.\n\n", caps->waits, total);
     fputs("| Start | Waiter pid · code path | Application | Mode | Row / target | Waited ms | "
           "Outcome | Blocker pid · code path | Root pid · code path | Depth | Statement |\n"
           "|---|---:|---|---|---|---:|---|---:|---:|---:|---|\n",
@@ -478,6 +567,9 @@ static void waits(FILE *f, const cJSON *ws)
     cJSON_ArrayForEach(w, ws) {
         char row[256];
         const char *rel = m_str(w, "relation"), *ctid = m_str(w, "ctid");
+        if (m_num(w, "waited_ms") < min_ms || shown >= caps->waits)
+            continue;
+        shown++;
         snprintf(row, sizeof(row), "%s%s%s", rel ? rel : "", ctid ? " " : "", ctid ? ctid : "");
         fputs("|", f);
         cell(f, m_str(w, "start"));
@@ -497,9 +589,10 @@ static void waits(FILE *f, const cJSON *ws)
         fputs("\n", f);
     }
     fputs("\n", f);
+    left_out(f, total - shown, "waits");
 }
 
-static void deadlocks(FILE *f, const cJSON *ds)
+static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
 {
     const cJSON *d;
     int n = 0;
@@ -510,6 +603,10 @@ static void deadlocks(FILE *f, const cJSON *ds)
     }
     cJSON_ArrayForEach(d, ds) {
         const cJSON *e, *p;
+        if (n >= caps->deadlocks) {
+            left_out(f, cJSON_GetArraySize(ds) - n, "deadlocks");
+            break;
+        }
         fprintf(f, "### Deadlock %d — ", ++n);
         ls_md_cell(f, m_str(d, "time"), 40);
         fprintf(f, ", victim pid %.0f\n\n| Waiter pid | Waits for | Lock | Blocked by pid |\n"
@@ -535,9 +632,10 @@ static void deadlocks(FILE *f, const cJSON *ds)
     }
 }
 
-static void errors(FILE *f, const cJSON *es)
+static void errors(FILE *f, const cJSON *es, const md_caps *caps)
 {
     const cJSON *e;
+    int n = 0;
     fputs("## Errors and timeouts\n\n", f);
     if (cJSON_GetArraySize(es) == 0) {
         fputs("None.\n\n", f);
@@ -547,6 +645,8 @@ static void errors(FILE *f, const cJSON *es)
           "Caused by pid · code path |\n|---|---:|---|---|---|---|---|---:|\n",
           f);
     cJSON_ArrayForEach(e, es) {
+        if (n++ >= caps->rows)
+            break;
         fputs("|", f);
         cell(f, m_str(e, "time"));
         cell_pid(f, e, "pid", "");
@@ -559,6 +659,7 @@ static void errors(FILE *f, const cJSON *es)
         fputs("\n", f);
     }
     fputs("\n", f);
+    left_out(f, cJSON_GetArraySize(es) - caps->rows, "errors");
 }
 
 static void inputs(FILE *f, const cJSON *in)
@@ -728,9 +829,10 @@ static void slow_requests(FILE *f, const cJSON *list)
 }
 
 /* Who waited for whom when the busiest queue was longest. */
-static void worst_moment(FILE *f, const cJSON *wm)
+static void worst_moment(FILE *f, const cJSON *wm, const md_caps *caps)
 {
     const cJSON *w;
+    int n = 0;
     if (!cJSON_IsObject(wm))
         return;
     fputs("## Lock tree at the worst moment\n\nEvery wait open at ", f);
@@ -742,6 +844,8 @@ static void worst_moment(FILE *f, const cJSON *wm)
           f);
     cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(wm, "waits")) {
         char row[256];
+        if (n++ >= caps->rows)
+            break;
         snprintf(row, sizeof(row), "%s %s", m_str(w, "relation") ? m_str(w, "relation") : "",
                  m_str(w, "row_key") ? m_str(w, "row_key") : "");
         fputs("|", f);
@@ -757,9 +861,10 @@ static void worst_moment(FILE *f, const cJSON *wm)
         fputs("\n", f);
     }
     fputs("\n", f);
+    left_out(f, cJSON_GetArraySize(m_get(wm, "waits")) - caps->rows, "waits open then");
 }
 
-int ls_report_write_markdown(const cJSON *m, FILE *f)
+static void render(const cJSON *m, FILE *f, const md_caps *caps)
 {
     fputs("# ", f);
     ls_md_cell(f, m_str(m, "title"), 200);
@@ -776,13 +881,45 @@ int ls_report_write_markdown(const cJSON *m, FILE *f)
     code_paths(f, m);
     slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"));
     hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
-    mermaid_hot_rows(f, m);
-    root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"));
+    mermaid_hot_rows(f, m, caps);
+    root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"), caps);
     holds(f, cJSON_GetObjectItemCaseSensitive(m, "holds"));
-    worst_moment(f, cJSON_GetObjectItemCaseSensitive(m, "worst_moment"));
-    waits(f, cJSON_GetObjectItemCaseSensitive(m, "waits"));
-    deadlocks(f, cJSON_GetObjectItemCaseSensitive(m, "deadlocks"));
-    errors(f, cJSON_GetObjectItemCaseSensitive(m, "errors"));
+    worst_moment(f, cJSON_GetObjectItemCaseSensitive(m, "worst_moment"), caps);
+    waits(f, cJSON_GetObjectItemCaseSensitive(m, "waits"), caps);
+    deadlocks(f, cJSON_GetObjectItemCaseSensitive(m, "deadlocks"), caps);
+    errors(f, cJSON_GetObjectItemCaseSensitive(m, "errors"), caps);
     inputs(f, cJSON_GetObjectItemCaseSensitive(m, "input"));
+}
+
+/* The report at the first level of md_levels that fits MD_BUDGET
+ * characters (the last level whatever its length). */
+int ls_report_write_markdown(const cJSON *m, FILE *f)
+{
+    size_t i, n = sizeof(md_levels) / sizeof(md_levels[0]);
+    for (i = 0; i < n; i++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&buf, &len);
+        int fits;
+        if (!mem)
+            return LS_ENOMEM;
+        render(m, mem, &md_levels[i]);
+        if (fclose(mem) != 0 || !buf) {
+            free(buf);
+            return LS_ENOMEM;
+        }
+        fits = len <= MD_BUDGET || i + 1 == n;
+        if (fits)
+            fwrite(buf, 1, len, f);
+        free(buf);
+        if (fits)
+            break;
+    }
+    return ferror(f) ? LS_EIO : 0;
+}
+
+int ls_report_write_markdown_full(const cJSON *m, FILE *f)
+{
+    render(m, f, &md_all);
     return ferror(f) ? LS_EIO : 0;
 }

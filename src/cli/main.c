@@ -27,7 +27,7 @@
 #define EXIT_BAD_LINES 3
 
 enum {
-    OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_GENERATED, OPT_GROUP_BY,
+    OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_FULL, OPT_GENERATED, OPT_GROUP_BY,
     OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY,
     OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS, OPT_LC_MESSAGES, OPT_ENCODING
 };
@@ -93,6 +93,11 @@ static const cli_option options[] = {
      "rows in ranked sections (default 10)", NULL},
     {OPT_MAX_WAITS, "max-waits", 0, "N", NULL, CMD_ANALYZE | CMD_REPORT,
      "waits listed one by one (default 1000; totals stay exact)", NULL},
+    {OPT_FULL, "full", 0, NULL, NULL, CMD_ANALYZE | CMD_REPORT,
+     "Markdown: every list in full (by default cut to fit a GitHub comment)",
+     "Markdown: list everything the report holds. By default the Markdown is cut to fit "
+     "a GitHub issue or comment (65,536 characters): the waits table shows the longest "
+     "waits, and each cut list says how many it left out."},
     {OPT_GENERATED, "generated-at", 0, "TEXT", NULL, CMD_ANALYZE | CMD_REPORT,
      "fixed 'generated at' text for reproducible reports", NULL},
     {OPT_GROUP_BY, "group-by", 0, "WHAT", "function route service application statement",
@@ -240,6 +245,7 @@ typedef struct cli {
     const char *encoding;
     const char *format;
     int format_given; /* --format was given: -o's extension does not decide */
+    int md_full;      /* --full: the Markdown uncut */
     const char *outputs[MAX_OUTPUTS]; /* -o, in order: one correlation writes them all */
     int noutputs;
     int quiet;
@@ -386,6 +392,7 @@ static int apply_option(cli *c, int id, const char *arg)
         break;
     case OPT_TITLE: c->report.title = arg; break;
     case OPT_TOP: return parse_count(arg, "--top", &c->report.top) ? EXIT_USAGE : 0;
+    case OPT_FULL: c->md_full = 1; break;
     case OPT_MAX_WAITS:
         return parse_count(arg, "--max-waits", &c->report.max_waits) ? EXIT_USAGE : 0;
     case OPT_GENERATED: c->report.generated_at = arg; break;
@@ -583,7 +590,7 @@ static void remove_stale_temps(const char *path)
  * (or destroys the previous one). Special files (/dev/stdout, a pipe) are
  * written directly.
  */
-static int write_report(const char *format, cJSON *model, const char *out)
+static int write_report(const char *format, cJSON *model, const char *out, int md_full)
 {
     char tmp[4096 + 64] = "";
     struct stat st;
@@ -613,6 +620,7 @@ static int write_report(const char *format, cJSON *model, const char *out)
     }
     rc = strcmp(format, "json") == 0   ? ls_report_write_json(model, f)
          : strcmp(format, "html") == 0 ? ls_report_write_html(model, f)
+         : md_full                     ? ls_report_write_markdown_full(model, f)
                                           : ls_report_write_markdown(model, f);
     errno = 0;
     if (f != stdout) {
@@ -669,7 +677,7 @@ static int do_report(cli *c, ls_store *s, const char *default_out)
                              strcmp(out, "-") == 0 ? "stdout" : out, output_format(c, out));
             ls_progress_end(&progress);
         }
-        rc = write_report(output_format(c, out), model, out);
+        rc = write_report(output_format(c, out), model, out, c->md_full);
         if (rc == 0 && !c->quiet && strcmp(out, "-") != 0)
             fprintf(stderr, "lockspan: report written to %s\n", out);
     }
