@@ -325,6 +325,7 @@ static void mermaid_deadlock(FILE *f, const cJSON *d)
 static void summary(FILE *f, const cJSON *s)
 {
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(s, "time_range");
+    char d[LS_DURATION_LEN];
     fputs("## Summary\n\n| | |\n|---|---|\n", f);
     fputs("| Time range |", f);
     fputs(" ", f);
@@ -334,8 +335,9 @@ static void summary(FILE *f, const cJSON *s)
     fputs(" |\n", f);
     fprintf(f, "| Lock waits logged | %.0f (%.0f linked to a blocker) |\n", m_num(s, "waits"),
             m_num(s, "waits_linked"));
-    fprintf(f, "| Total wait | %.1f ms |\n", m_num(s, "total_wait_ms"));
-    fprintf(f, "| Longest wait | %.1f ms |\n", m_num(s, "max_wait_ms"));
+    fprintf(f, "| Total wait | %s |\n",
+            ls_fmt_duration(d, sizeof(d), m_num(s, "total_wait_ms")));
+    fprintf(f, "| Longest wait | %s |\n", ls_fmt_duration(d, sizeof(d), m_num(s, "max_wait_ms")));
     {
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(s, "hidden_waits");
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "reconstructed")))
@@ -456,6 +458,7 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
     cJSON_ArrayForEach(r, roots) {
         const cJSON *tx = cJSON_GetObjectItemCaseSensitive(r, "transaction");
         const cJSON *sts = cJSON_GetObjectItemCaseSensitive(tx, "statements"), *st;
+        char d[LS_DURATION_LEN];
         int nst = 0;
         if (nroot++ >= caps->roots) {
             left_out(f, cJSON_GetArraySize(roots) - caps->roots, "root blockers");
@@ -468,8 +471,8 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
             ls_md_cell(f, m_str(r, "application"), 64);
         }
         fputs("\n\n", f);
-        fprintf(f, "- Caused %.0f waits, %.1f ms of waiting in total\n", m_num(r, "waits_caused"),
-                m_num(r, "waiter_ms"));
+        fprintf(f, "- Caused %.0f waits, %s of waiting in total\n", m_num(r, "waits_caused"),
+                ls_fmt_duration(d, sizeof(d), m_num(r, "waiter_ms")));
         if (m_has_num(r, "xid"))
             fprintf(f, "- Transaction id %.0f\n", m_num(r, "xid"));
         if (m_str(r, "code_path")) {
@@ -488,7 +491,8 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
         ls_md_cell(f, m_str(r, "rows"), 200);
         fputs("\n", f);
         if (tx && m_has_num(tx, "duration_ms")) {
-            fprintf(f, "- Transaction lasted %.0f ms (", m_num(tx, "duration_ms"));
+            fprintf(f, "- Transaction lasted %s (",
+                    ls_fmt_duration(d, sizeof(d), m_num(tx, "duration_ms")));
             ls_md_cell(f, m_str(tx, "start_known"), 40);
             fputs(" to ", f);
             ls_md_cell(f, m_str(tx, "end_known"), 40);
