@@ -21,6 +21,7 @@ typedef struct ls_report_opts {
     int top;             /* rows per ranked section (hot rows, root blockers) */
     int max_waits;       /* waits listed one by one; totals stay exact */
     const char *generated_at; /* fixed text for reproducible output, or NULL */
+    const char *tz;       /* zone of the HTML report's times (tz database name), NULL = UTC */
     const char *group_by; /* code paths by: function (default), route, service,
                              application, statement */
     /* Filters (issue 6 item 5); unset = no filter. They narrow the waits,

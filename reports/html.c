@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ls_common.h"
 #include "ls_report.h"
@@ -110,16 +111,24 @@ typedef struct column {
 } column;
 
 /*
- * The one timestamp format of the report: "2026-12-02 11:45:04.435", UTC
- * (the page header says so once), to the millisecond a reader compares.
+ * The one timestamp format of the report: "2026-12-02 11:45:04.435", to
+ * the millisecond a reader compares, in the zone the page header names
+ * once: UTC, or --tz ZONE. ls_report_write_html() sets TZ to that zone
+ * for the time it writes, so localtime_r() applies the zone's own rules
+ * (daylight saving included) to each time.
  * A model time that does not parse is shown escaped as it is.
  */
 static void put_ts(FILE *f, ls_ts t)
 {
+    int64_t ms = t / 1000 - (t % 1000 < 0 ? 1 : 0);
+    time_t sec = (time_t)(ms / 1000 - (ms % 1000 < 0 ? 1 : 0));
+    struct tm tm;
     char buf[32];
-    ls_ts_format(buf, t);
-    buf[23] = '\0'; /* "YYYY-MM-DD HH:MM:SS.fff" */
-    fputs(buf, f);
+    if (!localtime_r(&sec, &tm) || strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm) == 0) {
+        fputs("—", f);
+        return;
+    }
+    fprintf(f, "%s.%03d", buf, (int)(((ms % 1000) + 1000) % 1000));
 }
 
 static void put_time(FILE *f, const char *s)
@@ -2054,9 +2063,61 @@ static const char *const css[] = {
     "td.n,th.n{white-space:normal}details.more summary{color:#444}a{color:inherit}}\n",
 };
 
+/*
+ * TZ set to the report's zone while it is written (UTC without --tz), and
+ * put back after: the report is written by one thread, after ingest.
+ */
+static char *tz_enter(const char *zone)
+{
+    const char *old = getenv("TZ");
+    char *saved = old ? ls_strdup(old) : NULL;
+    setenv("TZ", zone ? zone : "UTC0", 1);
+    tzset();
+    return saved;
+}
+
+static void tz_leave(char *saved)
+{
+    if (saved)
+        setenv("TZ", saved, 1);
+    else
+        unsetenv("TZ");
+    tzset();
+    free(saved);
+}
+
+/* Header words for the zone: "UTC", or "Europe/Paris (CET, UTC+01:00 at
+ * the first wait)". */
+static void zone_note(FILE *f, const cJSON *model)
+{
+    const char *zone = m_str(model, "time_zone");
+    ls_ts t;
+    time_t sec;
+    struct tm tm;
+    char abbr[16];
+    long off;
+
+    if (!zone) {
+        fputs("UTC", f);
+        return;
+    }
+    ls_html_escape(f, zone, 64);
+    if (time_of(m_get(m_get(model, "summary"), "time_range"), "start", &t) != 0)
+        return;
+    sec = (time_t)(t / 1000000);
+    if (!localtime_r(&sec, &tm) || strftime(abbr, sizeof(abbr), "%Z", &tm) == 0)
+        return;
+    off = tm.tm_gmtoff / 60;
+    fputs(" (", f);
+    ls_html_escape(f, abbr, 16);
+    fprintf(f, ", UTC%c%02ld:%02ld at the start)", off < 0 ? '-' : '+', labs(off) / 60,
+            labs(off) % 60);
+}
+
 int ls_report_write_html(const cJSON *model, FILE *f)
 {
     size_t i;
+    char *saved_tz = tz_enter(m_str(model, "time_zone"));
 
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -2076,7 +2137,9 @@ int ls_report_write_html(const cJSON *model, FILE *f)
         fputs(", generated ", f);
         ls_html_escape(f, m_str(model, "generated_at"), 60);
     }
-    fputs(". All times UTC.", f);
+    fputs(". All times ", f);
+    zone_note(f, model);
+    fputs(".", f);
     fputs("</p>\n<nav>", f);
     for (i = 0; i < sizeof(panels) / sizeof(panels[0]); i++)
         fprintf(f, "<a href=\"#%s\">%s</a>", panels[i].id, panels[i].title);
@@ -2089,5 +2152,6 @@ int ls_report_write_html(const cJSON *model, FILE *f)
         fputs("</section>\n", f);
     }
     fputs("</main>\n</body>\n</html>\n", f);
+    tz_leave(saved_tz);
     return ferror(f) ? LS_EIO : 0;
 }

@@ -871,6 +871,8 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     cJSON_AddNumberToObject(r, "version", LS_REPORT_VERSION);
     ls_model_add_str(r, "title", opts->title ? opts->title : "Lock contention report");
     ls_model_add_str(r, "generated_at", opts->generated_at);
+    if (opts->tz) /* the HTML's times; absent = UTC */
+        ls_model_add_str(r, "time_zone", opts->tz);
     cJSON_AddStringToObject(r, "generator", "lockspan " LS_VERSION);
 
     sum = cJSON_AddObjectToObject(r, "summary");

@@ -27,7 +27,8 @@
 #define EXIT_BAD_LINES 3
 
 enum {
-    OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_FULL, OPT_GENERATED, OPT_GROUP_BY,
+    OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_FULL, OPT_GENERATED,
+    OPT_TZ, OPT_GROUP_BY,
     OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY,
     OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS, OPT_LC_MESSAGES, OPT_ENCODING
 };
@@ -100,6 +101,10 @@ static const cli_option options[] = {
      "waits, and each cut list says how many it left out."},
     {OPT_GENERATED, "generated-at", 0, "TEXT", NULL, CMD_ANALYZE | CMD_REPORT,
      "fixed 'generated at' text for reproducible reports", NULL},
+    {OPT_TZ, "tz", 0, "ZONE", NULL, CMD_ANALYZE | CMD_REPORT,
+     "times of the HTML report in ZONE (Europe/Paris; default UTC)",
+     "Write the HTML report's times in ZONE, a tz database name (Europe/Paris, "
+     "America/New_York) with its daylight saving rules, instead of UTC; the page names the zone."},
     {OPT_GROUP_BY, "group-by", 0, "WHAT", "function route service application statement",
      CMD_ANALYZE | CMD_REPORT,
      "name code paths by function (default), route, service, application or statement",
@@ -279,6 +284,21 @@ static int parse_max_bad(cli *c, const char *s)
     return 0;
 }
 
+/* A zone the C library will apply: UTC, or a file of the tz database
+ * (glibc silently takes an unknown name as UTC, so it is looked up). */
+static int tz_known(const char *zone)
+{
+    char path[512];
+    const char *dir = getenv("TZDIR");
+    struct stat st;
+    if (strcmp(zone, "UTC") == 0)
+        return 1;
+    if (!*zone || zone[0] == '/' || strstr(zone, ".."))
+        return 0;
+    snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", zone);
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 static int parse_count(const char *s, const char *opt, int *out)
 {
     char *end;
@@ -396,6 +416,14 @@ static int apply_option(cli *c, int id, const char *arg)
     case OPT_MAX_WAITS:
         return parse_count(arg, "--max-waits", &c->report.max_waits) ? EXIT_USAGE : 0;
     case OPT_GENERATED: c->report.generated_at = arg; break;
+    case OPT_TZ:
+        if (!tz_known(arg)) {
+            fprintf(stderr, "lockspan: --tz: unknown time zone '%s' (a tz database name "
+                            "such as Europe/Paris, or UTC)\n", arg);
+            return EXIT_USAGE;
+        }
+        c->report.tz = arg;
+        break;
     case OPT_GROUP_BY:
         if (strcmp(arg, "function") && strcmp(arg, "route") && strcmp(arg, "service") &&
             strcmp(arg, "application") && strcmp(arg, "statement")) {

@@ -288,6 +288,38 @@ def check_sample(ls, sample, tmp):
     check("#60;script#62;" in md, "hostile: mermaid labels encode the tags")
 
 
+def check_tz(ls, sample, tmp):
+    """--tz ZONE: every time of the HTML in the zone, by the tz database's
+    own rules (Python's zoneinfo, not lockspan's), the zone named once;
+    without it, UTC; an unknown zone is a usage error."""
+    import datetime
+    import zoneinfo
+    log = os.path.join(sample, "postgresql.log")
+    prefix = open(os.path.join(sample, "prefix.txt")).read().rstrip("\n")
+    js, utc, ny = (os.path.join(tmp, n) for n in ("tz.json", "utc.html", "ny.html"))
+    r = run(ls, "analyze", "-q", "--prefix", prefix, "-o", js, "-o", utc, log)
+    r2 = run(ls, "analyze", "-q", "--prefix", prefix, "--tz", "America/New_York", "-o", ny, log)
+    check(r.returncode == 0 and r2.returncode == 0, "--tz: analyze runs")
+    if r.returncode or r2.returncode:
+        return
+    start = json.load(open(js))["summary"]["time_range"]["start"]
+    t = datetime.datetime.fromisoformat(start.replace("Z", "+00:00"))
+    want = {"utc": t.strftime("%Y-%m-%d %H:%M:%S.") + f"{t.microsecond // 1000:03d}"}
+    t = t.astimezone(zoneinfo.ZoneInfo("America/New_York"))
+    want["ny"] = t.strftime("%Y-%m-%d %H:%M:%S.") + f"{t.microsecond // 1000:03d}"
+    for name, path in (("utc", utc), ("ny", ny)):
+        raw = open(path, encoding="utf-8").read()
+        got = re.search(r"Time range</th><td>([^<]*) →", raw)
+        check(got and got.group(1) == want[name],
+              f"--tz {name}: time range starts {want[name]} ({got and got.group(1)})")
+        check(not re.search(r"\d{4}-\d\d-\d\dT\d", raw.split("</style>")[1]),
+              f"--tz {name}: no ISO 'T' time left in the page")
+    check("All times America/New_York (EST, UTC-05:00" in open(ny, encoding="utf-8").read(),
+          "--tz: the page names the zone and its offset")
+    r = run(ls, "analyze", "-q", "--prefix", prefix, "--tz", "Mars/Olympus", "-o", ny, log)
+    check(r.returncode == 2 and b"unknown time zone" in r.stderr, "--tz: unknown zone refused")
+
+
 def main():
     global HOSTILE
     ls, samples = sys.argv[1], sys.argv[2]
@@ -297,6 +329,7 @@ def main():
         for name in ("basic", "hostile"):
             check_sample(ls, os.path.join(samples, name), tmp)
         check_invisible(ls, tmp)
+        check_tz(ls, os.path.join(samples, "basic"), tmp)
     finally:
         shutil.rmtree(tmp)
     return report()
