@@ -171,10 +171,9 @@ static const char update_wait_sql[] =
 static const char walk_sql[] =
     "SELECT wait_id, blocker_pid, logged_ts, target_kind, target_xid, pid, file_id, line"
     " FROM lock_waits"
-    /* In time order: waits are stored process by process, and the probes
-     * for each blocker's waits at time t then move forward through each
-     * process's part of the table instead of jumping across all of it. */
-    " WHERE blocker_pid IS NOT NULL ORDER BY logged_ts, wait_id";
+    /* wait_id is time order (build_episodes): the probes for each blocker's
+     * waits at a moment stay near the ones before. */
+    " WHERE blocker_pid IS NOT NULL ORDER BY wait_id";
 
 typedef struct episode {
     int open;

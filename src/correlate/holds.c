@@ -53,10 +53,9 @@ static const char waits_sql[] =
     "SELECT w.wait_id, w.session_id, w.start_ts, w.relation, w.ctid, w.target_kind, w.target,"
     " w.statement, le.context, w.file_id, w.line, w.blocker_session FROM lock_waits w"
     " LEFT JOIN lock_events le ON le.event_id = w.first_event"
-    /* In time order (through lock_waits_start, not a sort that would hold
-     * the statements' text): waits are stored process by process, and each
-     * one's statements are then read near the ones read just before. */
-    " ORDER BY w.start_ts, w.wait_id";
+    /* wait_id is time order (build_episodes): each wait's statements are
+     * read near the ones read just before. */
+    " ORDER BY w.wait_id";
 
 /* The session's statements that started before the wait did (sequential
  * in a session: the waiter's is among the last ones), with the lock
@@ -467,9 +466,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
     int rc;
 
     if ((rc = ls_store_exec(s, "CREATE UNIQUE INDEX IF NOT EXISTS rows_key ON rows(relation,"
-                               " row_key);"
-                               "CREATE INDEX IF NOT EXISTS lock_waits_start ON"
-                               " lock_waits(start_ts)")) != 0 ||
+                               " row_key)")) != 0 ||
         (rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
         (rc = ls_store_prepare(s, holder_stmts_sql, &hq)) != 0 ||
