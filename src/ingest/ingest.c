@@ -908,8 +908,8 @@ read:
                         fprintf(stderr, "lockspan: %s: not recognised as a PostgreSQL log "
                                 "or trace export; skipped\n", path);
                     c->tot.skipped_files++;
-                    ls_input_close(in);
-                    return 0;
+                    rc = 0;
+                    goto out; /* closes the input and the codeset converter */
                 }
             } else {
                 ops = c->ops;
