@@ -47,4 +47,9 @@ void *ls_realloc(void *p, size_t n);
 char *ls_strndup(const char *s, size_t n);
 char *ls_strdup(const char *s);
 
+/* FNV-1a, 64 bits, of [p, p+n) continuing from h (LS_FNV1A_BASIS to start):
+ * identities and hash tables, not security. */
+#define LS_FNV1A_BASIS 0xcbf29ce484222325ULL
+uint64_t ls_fnv1a(const void *p, size_t n, uint64_t h);
+
 #endif

@@ -7,6 +7,15 @@
 #include "ls_common.h"
 #include "ls_event.h"
 
+uint64_t ls_fnv1a(const void *p, size_t n, uint64_t h)
+{
+    const unsigned char *b = p;
+    size_t i;
+    for (i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
 void *ls_malloc(size_t n)
 {
     return malloc(n ? n : 1);

@@ -98,18 +98,16 @@ typedef struct wait_row {
     int64_t holder_session, file, line; /* file, line: the wait's first message */
 } wait_row;
 
-/* Interned strings: open addressing over FNV-1a hashes. */
+/* Interned strings: open addressing over ls_fnv1a hashes. */
 typedef struct strpool {
     char **slot;
     size_t cap, n;
 } strpool;
 
-static uint64_t str_hash(const char *s)
+/* Where s's probe sequence starts in a table of cap slots (a power of 2). */
+static size_t pool_home(const char *s, size_t cap)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return (size_t)ls_fnv1a(s, strlen(s), LS_FNV1A_BASIS) & (cap - 1);
 }
 
 static int pool_grow(strpool *p)
@@ -122,7 +120,7 @@ static int pool_grow(strpool *p)
         size_t j;
         if (!p->slot[i])
             continue;
-        for (j = str_hash(p->slot[i]) & (ncap - 1); ns[j]; j = (j + 1) & (ncap - 1))
+        for (j = pool_home(p->slot[i], ncap); ns[j]; j = (j + 1) & (ncap - 1))
             ;
         ns[j] = p->slot[i];
     }
@@ -140,7 +138,7 @@ static const char *pool_str(strpool *p, const char *s)
         return "";
     if (p->n * 2 >= p->cap && pool_grow(p) != 0)
         return NULL;
-    for (j = str_hash(s) & (p->cap - 1); p->slot[j]; j = (j + 1) & (p->cap - 1))
+    for (j = pool_home(s, p->cap); p->slot[j]; j = (j + 1) & (p->cap - 1))
         if (strcmp(p->slot[j], s) == 0)
             return p->slot[j];
     if (!(p->slot[j] = ls_strdup(s)))

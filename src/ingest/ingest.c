@@ -86,19 +86,10 @@ typedef struct seen_file {
     uint32_t ord_ref;   /* 1 + ordinal of its first FILE_BEGIN in this ingest */
 } seen_file;
 
-/* FNV-1a, 64 bits: file identity and resume checks, not security. */
-static uint64_t fnv1a(const unsigned char *p, size_t n, uint64_t h)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 /* Hash of a line's last `n` bytes and its length `line_len`; never 0. */
 static uint64_t tail_hash(const unsigned char *p, size_t n, size_t line_len)
 {
-    uint64_t h = fnv1a(p, n, 0xcbf29ce484222325ULL ^ ((uint64_t)line_len * 0x9e3779b97f4a7c15ULL));
+    uint64_t h = ls_fnv1a(p, n, LS_FNV1A_BASIS ^ ((uint64_t)line_len * 0x9e3779b97f4a7c15ULL));
     return h ? h : 1;
 }
 
@@ -1110,12 +1101,12 @@ static int identify(ls_store *s, char *const *paths, file_ident **out)
              * begin with the same header line, like snapshot files, differ by
              * their second); a file stored while it had one line is found
              * by its first. */
-            uint64_t one = fnv1a((const unsigned char *)line, len, 0xcbf29ce484222325ULL) | 1;
+            uint64_t one = ls_fnv1a(line, len, LS_FNV1A_BASIS) | 1;
             uint64_t two = 0;
             if (ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf,
                                    sizeof(errbuf)) == 1 &&
                 !ls_input_unterminated(in))
-                two = fnv1a((const unsigned char *)line, len, (one ^ '\n') * 0x100000001b3ULL) | 1;
+                two = ls_fnv1a(line, len, (one ^ '\n') * 0x100000001b3ULL) | 1;
             id->fingerprint = two ? two : one;
             rc = ls_store_file_lookup(s, id->fingerprint, id->cand, MAX_CANDIDATES, &id->ncand);
             if (rc == 0 && two) {

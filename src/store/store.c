@@ -220,15 +220,13 @@ static int profile_cb(unsigned type, void *ctx, void *stmt, void *ns)
 {
     ls_store *s = ctx;
     const char *sql = sqlite3_sql(stmt);
-    uint64_t h = 1469598103934665603ULL;
-    const char *c;
+    uint64_t h;
     int i;
 
     (void)type;
     if (!sql)
         return 0;
-    for (c = sql; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    h = ls_fnv1a(sql, strlen(sql), LS_FNV1A_BASIS);
     for (i = 0; i < PROFILE_SLOTS; i++) {
         sql_profile *p = &s->profile[(h + (uint64_t)i) % PROFILE_SLOTS];
         if (p->runs && p->hash != h)
@@ -753,16 +751,6 @@ static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row
     bind_text(st, base + 13, w->prepare);
 }
 
-/* FNV-1a, 64 bits, of a statement text: the key of stmt_texts.hash. */
-static uint64_t text_hash(const char *t, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    size_t i;
-    for (i = 0; i < n; i++)
-        h = (h ^ (unsigned char)t[i]) * 0x100000001b3ULL;
-    return h;
-}
-
 /* The text_id of `text` in stmt_texts, added when new; 0 for NULL. */
 static int text_id(ls_store *s, const char *text, int64_t *out)
 {
@@ -776,7 +764,7 @@ static int text_id(ls_store *s, const char *text, int64_t *out)
     if (!text)
         return 0;
     n = strlen(text);
-    h = text_hash(text, n);
+    h = ls_fnv1a(text, n, LS_FNV1A_BASIS); /* stmt_texts.hash */
     slot = &s->texts[h % TEXT_CACHE];
     if (slot->text_id && slot->hash == h && slot->len == n && memcmp(slot->text, text, n) == 0) {
         *out = slot->text_id;
