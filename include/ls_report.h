@@ -31,6 +31,10 @@ typedef struct ls_report_opts {
     const char *relation; /* relation name of the waited-for row */
     const char *database; /* database of the waiting (or erring) session */
     const char *code_path; /* waits whose waiter's or holder's code path has this name */
+    /* --trace-id: requests to show one by one (trace_requests), whatever
+     * the filters; each 32 lowercase hex digits, as the store keeps them. */
+    const char *const *trace_ids;
+    int ntrace_ids;
 } ls_report_opts;
 
 /* Build the model. *out is owned by the caller: cJSON_Delete(). */

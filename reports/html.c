@@ -378,6 +378,17 @@ static const column request_cols[] = {
     {"Row", "waited_for_row", COL_TEXT, 60},
 };
 
+static const column trace_wait_cols[] = {
+    {"Wait start", "start", COL_TIME, 0},
+    {"Wait", "wait_ms", COL_MS, 0},
+    {"of which logged", "logged_ms", COL_MS, 0},
+    {"Kind", "kind", COL_TEXT, 20},
+    {"Row", "row", COL_TEXT, 60},
+    {"Behind pid", "behind_pid", COL_INT, 0},
+    {"Behind code path", "behind_code_path", COL_TEXT, 80},
+    {"Statement", "statement", COL_CODE, 200},
+};
+
 static const column part_cols[] = {
     {"Where the hold time went", "name", COL_TEXT, 120},
     {"Time", "ms", COL_MS, 0},
@@ -1675,15 +1686,77 @@ static void panel_worst(FILE *f, const cJSON *model)
     cJSON_Delete(uniq);
 }
 
-/* The slowest traced requests and their row-lock queueing. */
-static void panel_requests(FILE *f, const cJSON *model)
+/* A request named with --trace-id: one sentence, then its waits. */
+static void trace_request(FILE *f, const cJSON *r)
 {
-    if (cJSON_GetArraySize(m_get(model, "slow_requests")) == 0) {
-        fputs("<p>No traces were given: pass an OTLP, Jaeger or Zipkin export to see which "
-              "requests queued for row locks.</p>\n", f);
+    const char *path = m_str(r, "waited_behind_code_path"), *row = m_str(r, "waited_for_row");
+    int n = cJSON_GetArraySize(m_get(r, "waits")) + (int)m_num(r, "waits_not_listed");
+
+    fputs("<h3>", f);
+    if (m_str(r, "name")) {
+        text(f, m_str(r, "name"), 120);
+        fputs(" · ", f);
+    }
+    fputs("trace <code>", f);
+    text(f, m_str(r, "trace_id"), 40);
+    fputs("</code></h3>\n<p>", f);
+    if (cJSON_IsFalse(m_get(r, "found"))) {
+        fputs("Not in this report: ", f);
+        text(f, m_str(r, "note"), 200);
+        fputs(".</p>\n", f);
         return;
     }
-    TABLE(f, request_cols, m_get(model, "slow_requests"));
+    if (n == 0) {
+        fputs("No row-lock queueing was found in this ", f);
+        put_ms(f, m_num(r, "duration_ms"));
+        fputs(" request.", f);
+    } else {
+        fputs("<strong>", f);
+        put_ms(f, m_num(r, "lock_wait_ms"));
+        fputs("</strong> of this ", f);
+        put_ms(f, m_num(r, "duration_ms"));
+        fprintf(f, " request (%.0f %%) was queueing for row locks", 100.0 * m_num(r, "lock_wait_share"));
+        if (path) {
+            fputs(", mostly behind <strong>", f);
+            text(f, path, 120);
+            fputs("</strong>", f);
+        }
+        if (row) {
+            fputs(" on ", f);
+            text(f, row, 120);
+        }
+        fprintf(f, " (%d wait%s; ", n, n == 1 ? "" : "s");
+        put_ms(f, m_num(r, "logged_lock_wait_ms"));
+        fputs(" of it logged, the rest below deadlock_timeout).", f);
+    }
+    fputs(" Started ", f);
+    put_time(f, m_str(r, "start"));
+    fprintf(f, " (application clock); %.0f span%s, %.0f transaction%s linked.</p>\n",
+            m_num(r, "spans"), m_num(r, "spans") == 1 ? "" : "s", m_num(r, "transactions"),
+            m_num(r, "transactions") == 1 ? "" : "s");
+    if (m_str(r, "note")) {
+        fputs("<p class=\"note\">", f);
+        text(f, m_str(r, "note"), 200);
+        fputs(".</p>\n", f);
+    }
+    if (cJSON_GetArraySize(m_get(r, "waits")) > 0)
+        TABLE(f, trace_wait_cols, m_get(r, "waits"));
+    if (m_num(r, "waits_not_listed") > 0)
+        fprintf(f, "<p class=\"note\">%.0f more waits of this request not listed (the totals "
+                   "count them).</p>\n", m_num(r, "waits_not_listed"));
+}
+
+/* The slowest traced requests and their row-lock queueing; then the
+ * requests named with --trace-id. */
+static void panel_requests(FILE *f, const cJSON *model)
+{
+    const cJSON *r;
+    if (cJSON_GetArraySize(m_get(model, "slow_requests")) == 0)
+        fputs("<p>No traces were given: pass an OTLP, Jaeger or Zipkin export to see which "
+              "requests queued for row locks.</p>\n", f);
+    else
+        TABLE(f, request_cols, m_get(model, "slow_requests"));
+    cJSON_ArrayForEach(r, m_get(model, "trace_requests")) trace_request(f, r);
 }
 
 /* The headline ranking, with each path's hold-time breakdown. */

@@ -832,6 +832,90 @@ static void slow_requests(FILE *f, const cJSON *list)
     fputs("\n", f);
 }
 
+/* "8.7 s of this 9.0 s request was queueing behind PATH on ROW (3 waits, 1.2 s of
+ * them logged)": a request named with --trace-id, in one sentence. */
+static void request_sentence(FILE *f, const cJSON *r)
+{
+    char a[LS_DURATION_LEN], b[LS_DURATION_LEN], c[LS_DURATION_LEN];
+    int n = cJSON_GetArraySize(m_get(r, "waits")) + (int)m_num(r, "waits_not_listed");
+    const char *path = m_str(r, "waited_behind_code_path"), *row = m_str(r, "waited_for_row");
+
+    if (n == 0) {
+        fprintf(f, "No row-lock queueing was found in this %s request.",
+                ls_fmt_duration(b, sizeof(b), m_num(r, "duration_ms")));
+        return;
+    }
+    fprintf(f, "%s of this %s request (%.0f %%) was queueing for row locks",
+            ls_fmt_duration(a, sizeof(a), m_num(r, "lock_wait_ms")),
+            ls_fmt_duration(b, sizeof(b), m_num(r, "duration_ms")),
+            100.0 * m_num(r, "lock_wait_share"));
+    if (path) {
+        fputs(", mostly behind ", f);
+        ls_md_cell(f, path, 120);
+    }
+    if (row) {
+        fputs(" on ", f);
+        ls_md_cell(f, row, 120);
+    }
+    fprintf(f, " (%d wait%s; %s of it logged, the rest below deadlock_timeout).", n,
+            n == 1 ? "" : "s", ls_fmt_duration(c, sizeof(c), m_num(r, "logged_lock_wait_ms")));
+}
+
+/* Each request named with --trace-id, wait by wait. */
+static void trace_requests(FILE *f, const cJSON *list)
+{
+    const cJSON *r, *w;
+    if (!cJSON_IsArray(list))
+        return;
+    fputs("## Requests asked for (`--trace-id`)\n\n", f);
+    cJSON_ArrayForEach(r, list) {
+        fputs("### ", f);
+        if (m_str(r, "name")) {
+            ls_md_cell(f, m_str(r, "name"), 120);
+            fputs(" · ", f);
+        }
+        fputs("trace ", f);
+        ls_md_cell(f, m_str(r, "trace_id"), 40);
+        fputs("\n\n", f);
+        if (cJSON_IsFalse(m_get(r, "found"))) {
+            fputs("Not in this report: ", f);
+            ls_md_cell(f, m_str(r, "note"), 200);
+            fputs(".\n\n", f);
+            continue;
+        }
+        request_sentence(f, r);
+        fputs(" Started ", f);
+        ls_md_cell(f, m_str(r, "start"), 40);
+        fprintf(f, " (application clock); %.0f span%s, %.0f transaction%s linked.\n\n",
+                m_num(r, "spans"), m_num(r, "spans") == 1 ? "" : "s", m_num(r, "transactions"),
+                m_num(r, "transactions") == 1 ? "" : "s");
+        if (m_str(r, "note")) {
+            fputs("_", f);
+            ls_md_cell(f, m_str(r, "note"), 200);
+            fputs("._\n\n", f);
+        }
+        if (cJSON_GetArraySize(m_get(r, "waits")) == 0)
+            continue;
+        fputs("| Wait start | Wait ms | of which logged | Kind | Row | Behind pid · code path "
+              "| Statement |\n|---|---:|---:|---|---|---:|---|\n", f);
+        cJSON_ArrayForEach(w, m_get(r, "waits")) {
+            fputs("|", f);
+            cell(f, m_str(w, "start"));
+            cell_ms(f, w, "wait_ms");
+            cell_ms(f, w, "logged_ms");
+            cell(f, m_str(w, "kind"));
+            cell(f, m_str(w, "row"));
+            cell_pid(f, w, "behind_pid", "behind_");
+            cell(f, m_str(w, "statement"));
+            fputs("\n", f);
+        }
+        fputs("\n", f);
+        if (m_num(r, "waits_not_listed") > 0)
+            fprintf(f, "_%.0f more waits of this request not listed (the totals count them)._\n\n",
+                    m_num(r, "waits_not_listed"));
+    }
+}
+
 /* Who waited for whom when the busiest queue was longest. */
 static void worst_moment(FILE *f, const cJSON *wm, const md_caps *caps)
 {
@@ -884,6 +968,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *caps)
     findings(f, cJSON_GetObjectItemCaseSensitive(m, "findings"));
     code_paths(f, m);
     slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"));
+    trace_requests(f, cJSON_GetObjectItemCaseSensitive(m, "trace_requests"));
     hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
     mermaid_hot_rows(f, m, caps);
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"), caps);

@@ -30,7 +30,7 @@ enum {
     OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_FULL, OPT_GENERATED,
     OPT_TZ, OPT_GROUP_BY,
     OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY,
-    OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS, OPT_LC_MESSAGES, OPT_ENCODING
+    OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS, OPT_LC_MESSAGES, OPT_ENCODING, OPT_TRACE_ID
 };
 
 /*
@@ -127,6 +127,17 @@ static const cli_option options[] = {
     {OPT_CODE_PATH, "code-path", 0, "NAME", NULL, CMD_ANALYZE | CMD_REPORT,
      "only waits whose waiter or holder runs this code path (a function, route, "
      "service or application name)", NULL},
+    {OPT_TRACE_ID, "trace-id", 0, "ID", NULL, CMD_ANALYZE | CMD_REPORT,
+     "show this traced request wait by wait: how much of it was row-lock queueing, "
+     "logged and hidden, behind which code path and row (repeatable; an id no span "
+     "carries is named on stderr and in the report)",
+     "Show the request of this trace (a trace id of 1 to 32 hex digits, or a W3C "
+     "traceparent) wait by wait, beside the slow requests: its duration, how much of it "
+     "was queueing for row locks (logged and hidden), behind which code path and row, "
+     "each wait with the statement that waited. Repeat it for several requests; the "
+     "filters do not apply to them. An id that no span in the store carries does not "
+     "stop the run: the report is written and says so, and stderr names the id. An "
+     "argument that is not a trace id is a usage error (exit 2)."},
     {OPT_BUSY, "busy-timeout", 0, "SEC", NULL, CMD_INGEST | CMD_REPORT,
      "wait this long for a store another lockspan process uses, then stop (default 60)",
      NULL},
@@ -240,6 +251,7 @@ static const cli_spec spec = {
 };
 
 #define MAX_OUTPUTS 8
+#define MAX_TRACE_IDS 1000
 
 typedef struct cli {
     const char *command;
@@ -261,6 +273,8 @@ typedef struct cli {
     long max_bad;     /* --max-bad-lines as a count, or -1 */
     int max_bad_pct;  /* --max-bad-lines as a percentage (when max_bad is -1) */
     ls_report_opts report;
+    char trace_ids[MAX_TRACE_IDS][33]; /* --trace-id, as the store keeps them */
+    const char *trace_id_ptrs[MAX_TRACE_IDS];
     char **paths;
     int npaths;
 } cli;
@@ -312,6 +326,53 @@ static int parse_count(const char *s, const char *opt, int *out)
     }
     *out = (int)v;
     return 0;
+}
+
+/*
+ * --trace-id: 1 to 32 hex digits (Jaeger and Zipkin write 16 of a 64-bit
+ * id), or a W3C traceparent (00-TRACEID-SPANID-FLAGS, as sqlcommenter
+ * puts it in the SQL); kept as the store keeps trace ids: 32 lowercase
+ * digits, zero-padded on the left.
+ */
+static int parse_trace_id(cli *c, const char *s)
+{
+    char *out = c->trace_ids[c->report.ntrace_ids];
+    size_t n = strlen(s), i;
+
+    if (c->report.ntrace_ids == MAX_TRACE_IDS) {
+        fprintf(stderr, "lockspan: at most %d --trace-id\n", MAX_TRACE_IDS);
+        return -1;
+    }
+    if (n == 55 && s[2] == '-' && s[35] == '-' && s[52] == '-') {
+        s += 3; /* the traceparent's trace id */
+        n = 32;
+    }
+    for (i = 0; i < n && strchr("0123456789abcdefABCDEF", s[i]) && s[i]; i++)
+        ;
+    if (n == 0 || n > 32 || i != n) {
+        fprintf(stderr, "lockspan: --trace-id takes a trace id of 1 to 32 hex digits or a "
+                        "traceparent, not '%s'\n", s);
+        return -1;
+    }
+    memset(out, '0', 32 - n);
+    for (i = 0; i < n; i++)
+        out[32 - n + i] = (char)(s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 'a' : s[i]);
+    out[32] = '\0';
+    c->trace_id_ptrs[c->report.ntrace_ids++] = out;
+    c->report.trace_ids = c->trace_id_ptrs;
+    return 0;
+}
+
+/* --trace-id of no span in the store: the report says so too. */
+static void unknown_trace_ids(const cJSON *model)
+{
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(model, "trace_requests")) {
+        if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(t, "found")))
+            fprintf(stderr, "lockspan: --trace-id %s: no span in the traces read has this "
+                            "trace id (the report says so)\n",
+                    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "trace_id")));
+    }
 }
 
 /* ISO time ("2026-12-02T11:45:00Z", "2026-12-02 11:45:00+03", a date
@@ -438,6 +499,7 @@ static int apply_option(cli *c, int id, const char *arg)
     case OPT_RELATION: c->report.relation = arg; break;
     case OPT_DATABASE: c->report.database = arg; break;
     case OPT_CODE_PATH: c->report.code_path = arg; break;
+    case OPT_TRACE_ID: return parse_trace_id(c, arg) ? EXIT_USAGE : 0;
     case OPT_BUSY: {
         int sec;
         if (strcmp(arg, "0") == 0)
@@ -696,6 +758,8 @@ static int do_report(cli *c, ls_store *s, const char *default_out)
     ls_progress_end(&progress);
     if (rc != 0)
         return fail("report", rc, s);
+    if (!c->quiet)
+        unknown_trace_ids(model);
     for (i = 0; i < n && rc == 0; i++) {
         const char *out = c->noutputs ? c->outputs[i] : default_out;
         /* On a terminal only: elsewhere "report written to" follows. stdout
