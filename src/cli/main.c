@@ -128,9 +128,9 @@ static const cli_option options[] = {
      "only waits whose waiter or holder runs this code path (a function, route, "
      "service or application name)", NULL},
     {OPT_TRACE_ID, "trace-id", 0, "ID", NULL, CMD_ANALYZE | CMD_REPORT,
-     "show this traced request wait by wait: how much of it was row-lock queueing, "
-     "logged and hidden, behind which code path and row (repeatable; an id no span "
-     "carries is named on stderr and in the report)",
+     "show this traced request's row-lock queueing wait by wait (logged and hidden, "
+     "behind which code path and row); repeatable; an id no span carries is named on "
+     "stderr and in the report",
      "Show the request of this trace (a trace id of 1 to 32 hex digits, or a W3C "
      "traceparent) wait by wait, beside the slow requests: its duration, how much of it "
      "was queueing for row locks (logged and hidden), behind which code path and row, "
