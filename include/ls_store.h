@@ -19,12 +19,13 @@
 #define LS_STORE_SCHEMA_VERSION 5
 
 /* The page cache, in KiB (PRAGMA cache_size = -N): memory stays flat
- * whatever the log size. A pass that sorts much lowers it for the sort
- * (SQLite's sorter may use as much memory as the page cache) and sets it
- * back with LS_STORE_CACHE_PRAGMA. */
+ * whatever the log size. SQLite's sorter (ORDER BY, GROUP BY, CREATE
+ * INDEX) may hold as much memory as the page cache before it spills to
+ * temp files, so around a big sort the cache is lowered to
+ * LS_STORE_SORT_CACHE_KIB: ls_store_sorting(), ls_store_exec_sorting(). */
 #define LS_STORE_CACHE_KIB "16384"
+#define LS_STORE_SORT_CACHE_KIB "4096"
 #define LS_STORE_CACHE_PRAGMA "PRAGMA cache_size = -" LS_STORE_CACHE_KIB ";"
-#define LS_STORE_SORT_CACHE_PRAGMA "PRAGMA cache_size = -4096;"
 
 typedef struct ls_store ls_store;
 typedef struct ls_stmt ls_stmt;
@@ -138,6 +139,14 @@ int ls_store_index(ls_store *s);
 
 /* Run SQL with no result rows (may hold several statements). */
 int ls_store_exec(ls_store *s, const char *sql);
+/*
+ * Sorting ahead (on = 1) or done (on = 0): the page cache is lowered for
+ * the sorter while at least one sort is on (calls nest), and set back
+ * after the last.
+ */
+int ls_store_sorting(ls_store *s, int on);
+/* ls_store_exec() of SQL that sorts much (CREATE INDEX, a big ORDER BY). */
+int ls_store_exec_sorting(ls_store *s, const char *sql);
 int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out);
 /* 1 = a row is ready, 0 = done, negative = store error. */
 int ls_stmt_step(ls_stmt *st);

@@ -863,7 +863,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     /* The report's queries sort (rankings over every hold, wait, path): a
      * quarter of the page cache for their sorters keeps the report's peak
      * memory where correlation's was. */
-    if ((m.rc = ls_store_exec(s, LS_STORE_SORT_CACHE_PRAGMA)) != 0) {
+    if ((m.rc = ls_store_sorting(s, 1)) != 0) {
         cJSON_Delete(r);
         return m.rc;
     }
@@ -898,8 +898,8 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     ls_model_each_row(&m, files_sql, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
     ls_model_each_row(&m, bad_sql, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
     ls_stmt_finalize(m.code_q);
-    if (!m.rc)
-        m.rc = ls_store_exec(s, LS_STORE_CACHE_PRAGMA);
+    if (ls_store_sorting(s, 0) != 0 && !m.rc)
+        m.rc = LS_ESTORE;
     if (m.rc) {
         cJSON_Delete(r);
         return m.rc;

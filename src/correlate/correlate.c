@@ -52,16 +52,12 @@ static const char episodes_sql[] =
     " blocker_pid, first_event, file_id, line, end_file, end_line"
 
 static const char episode_tables_sql[] =
-    /* A quarter of the page cache while the events are sorted: the sorter
-     * may use as much memory as the cache (it spills to temp files). */
-    LS_STORE_SORT_CACHE_PRAGMA
     "DROP TABLE IF EXISTS temp.episodes;"
     "DROP TABLE IF EXISTS temp.event_waits;"
     "CREATE TEMP TABLE episodes(id INTEGER PRIMARY KEY, " WAIT_COLS ");"
     "CREATE TEMP TABLE event_waits(event_id INTEGER PRIMARY KEY, episode INTEGER);";
 
 static const char store_episodes_sql[] =
-    LS_STORE_CACHE_PRAGMA
     "DROP TABLE IF EXISTS temp.episode_order;"
     "CREATE TEMP TABLE episode_order(id INTEGER PRIMARY KEY, wait_id INTEGER);"
     "INSERT INTO temp.episode_order"
@@ -276,6 +272,12 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
 
     if (!ep)
         return LS_ENOMEM;
+    /* The events are sorted, then the episodes numbered and copied in time
+     * order: the sorter's memory comes out of the page cache's. */
+    if ((rc = ls_store_sorting(s, 1)) != 0) {
+        free(ep);
+        return rc;
+    }
     if ((rc = ls_store_exec(s, episode_tables_sql)) != 0 ||
         (rc = ls_store_prepare(s, episodes_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, insert_wait_sql, &ins)) != 0 ||
@@ -352,6 +354,8 @@ out:
     ls_stmt_finalize(link);
     if (rc == 0)
         rc = ls_store_exec(s, store_episodes_sql);
+    if (ls_store_sorting(s, 0) != 0 && rc == 0)
+        rc = LS_ESTORE;
     free(ep);
     return rc;
 }
@@ -492,8 +496,9 @@ static int exec_step(ls_store *s, ls_correlate_stats *stats, const char *sql)
 
 static int index_step(ls_store *s, ls_correlate_stats *stats)
 {
-    return exec_step(s, stats, "CREATE INDEX IF NOT EXISTS lock_waits_pid ON"
-                               " lock_waits(pid, start_ts)");
+    (void)stats;
+    return ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_pid ON"
+                                    " lock_waits(pid, start_ts)");
 }
 
 static int close_step(ls_store *s, ls_correlate_stats *stats)
@@ -549,6 +554,33 @@ static const struct {
      " DELETE FROM lock_order;"},
 };
 
+/* Linux: reset the process's peak resident size (VmHWM), so that the
+ * peak read after a pass is that pass's own. A tuning aid; elsewhere a
+ * no-op. */
+static void peak_rss_reset(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (f) {
+        fputs("5", f);
+        fclose(f);
+    }
+}
+
+/* The peak resident size since the last reset, in KiB (0: unknown). */
+static long peak_rss_kib(void)
+{
+    char line[128];
+    long kib = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+            break;
+    fclose(f);
+    return kib;
+}
+
 /* Every pass, in order; progress (may be NULL) names each as it starts. */
 static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *progress)
 {
@@ -569,6 +601,8 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
         if (progress)
             ls_progress_note(progress, !progress->tty, "correlate %zu/%zu: %s", i + 1,
                              sizeof(passes) / sizeof(passes[0]), passes[i].name);
+        if (timing)
+            peak_rss_reset();
         clock_gettime(CLOCK_MONOTONIC, &t0);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
         rc = passes[i].run(s, stats);
@@ -585,6 +619,8 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
                     (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9);
             fprintf(stderr, "lockspan: correlate-pages: %-24s %8lld pages read\n",
                     passes[i].name, (long long)ls_store_cache_misses(s));
+            fprintf(stderr, "lockspan: correlate-peak: %-24s %8ld KiB resident\n",
+                    passes[i].name, peak_rss_kib());
         }
     }
     /* Ingest clears this mark (ls_ingest_paths): the derived tables are

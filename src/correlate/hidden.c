@@ -51,7 +51,7 @@
  * is in time order, so walking its (row_id, start_ts) index row by row
  * would read every page of it once per hot row once it no longer fits the
  * page cache. The sort is one scan, and spills to temp files beyond its
- * memory (LS_STORE_SORT_CACHE_PRAGMA while it runs).
+ * memory (ls_store_sorting() while it runs).
  */
 static const char holds_sql[] =
     "SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid, h.start_ts, h.start_lo,"
@@ -90,7 +90,6 @@ static const char apply_moves_sql[] =
     "DELETE FROM temp.moved_holds;";
 
 static const char stats_sql[] =
-    "CREATE INDEX IF NOT EXISTS row_waits_row ON row_waits(row_id);"
     "UPDATE rows SET"
     " hidden_wait_ms = coalesce((SELECT sum(max(0, wait_ms - logged_ms)) FROM row_waits q"
     "  WHERE q.row_id = rows.row_id), 0),"
@@ -152,16 +151,16 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
     ls_stmt *q = NULL, *lq = NULL, *ins = NULL, *mv = NULL;
     ring *r = ls_calloc(1, sizeof(*r));
     int64_t row = -1;
-    int rc;
+    int rc, sorting = 0;
 
     if (!r)
         return LS_ENOMEM;
     if ((rc = ls_store_exec(s, moved_table_sql)) != 0 ||
+        (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS holds_row_start ON"
                                " holds(row_id, start_ts);"
                                "CREATE INDEX IF NOT EXISTS lock_waits_waiter_tx ON"
                                " lock_waits(waiter_tx, row_id);")) != 0 ||
-        (rc = ls_store_exec(s, LS_STORE_SORT_CACHE_PRAGMA)) != 0 ||
         (rc = ls_store_prepare(s, holds_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, logged_sql, &lq)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &ins)) != 0 ||
@@ -260,12 +259,16 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
     ls_stmt_finalize(mv);
     q = mv = NULL;
     if (rc == 0)
-        rc = ls_store_exec(s, LS_STORE_CACHE_PRAGMA);
+        rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS row_waits_row ON row_waits(row_id);");
+    if (rc == 0)
+        rc = ls_store_sorting(s, sorting = 0);
     if (rc == 0)
         rc = ls_store_exec(s, apply_moves_sql);
     if (rc == 0)
         rc = ls_store_exec(s, stats_sql);
 out:
+    if (sorting)
+        ls_store_sorting(s, 0);
     ls_stmt_finalize(q);
     ls_stmt_finalize(lq);
     ls_stmt_finalize(ins);

@@ -684,7 +684,8 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         if ((rc = ls_stmt_step(set)) < 0)
             goto out;
     }
-    rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS lock_waits_row ON lock_waits(row_id);");
+    rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_row ON"
+                                  " lock_waits(row_id);");
     if (rc == 0)
         rc = ls_store_exec(s, row_stats_sql);
 out:
@@ -762,7 +763,6 @@ static const char waiting_sql[] =
     "  AND holds.end_ts) >= holds.contended_ms * 500 AND waits > 0;";
 
 static const char observed_sql[] =
-    "CREATE INDEX IF NOT EXISTS activity_pid ON activity(pid, ts);"
     "UPDATE holds SET"
     " observed_state = (SELECT " SNAPSHOT_STATE " FROM activity a WHERE a.pid = holds.pid"
     "  AND a.ts BETWEEN holds.end_ts - CAST(holds.contended_ms * 1000 AS INTEGER)"
@@ -777,7 +777,6 @@ static const char observed_sql[] =
  * a walk of each row's holds through an index would read the whole
  * time-ordered table once per row. */
 static const char row_totals_sql[] =
-    "CREATE INDEX IF NOT EXISTS holds_row ON holds(row_id);"
     "UPDATE rows SET holds = 0, occupancy_holds = 0, occupied_ms = NULL, mean_hold_ms = NULL;"
     "UPDATE rows SET holds = h.waited, occupancy_holds = h.n, occupied_ms = h.ms,"
     " mean_hold_ms = h.mean FROM (SELECT row_id, count(*) FILTER (WHERE waits > 0) AS waited,"
@@ -803,13 +802,13 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *g = NULL, *sts = NULL, *upd = NULL;
     int64_t resolution;
-    int rc;
+    int rc, sorting = 0;
 
     /* The groups are sorted (the waits grouped, then in hold order) with a
      * quarter of the page cache for the sorter; the walk that follows reads
      * in time order, which that cache serves. */
     if ((rc = log_resolution(s, &resolution)) != 0 ||
-        (rc = ls_store_exec(s, LS_STORE_SORT_CACHE_PRAGMA)) != 0 ||
+        (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_prepare(s, groups_sql, &g)) != 0 ||
         (rc = ls_store_prepare(s, tx_statements_sql, &sts)) != 0 ||
         (rc = ls_store_prepare(s, update_hold_sql, &upd)) != 0)
@@ -940,12 +939,19 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
     if (rc == 0)
         rc = ls_store_exec(s, waiting_sql);
     if (rc == 0)
+        rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS activity_pid ON activity(pid, ts);"
+                              "CREATE INDEX IF NOT EXISTS holds_row ON holds(row_id);");
+    ls_stmt_finalize(g);
+    g = NULL;
+    if (rc == 0)
+        rc = ls_store_sorting(s, sorting = 0);
+    if (rc == 0)
         rc = ls_store_exec(s, observed_sql);
     if (rc == 0)
         rc = ls_store_exec(s, row_totals_sql);
-    if (rc == 0)
-        rc = ls_store_exec(s, LS_STORE_CACHE_PRAGMA);
 out:
+    if (sorting)
+        ls_store_sorting(s, 0);
     ls_stmt_finalize(g);
     ls_stmt_finalize(sts);
     ls_stmt_finalize(upd);

@@ -211,8 +211,9 @@ int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
     int64_t offset, depth, n = 0;
     int rc;
 
-    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_pid ON spans(db_pid, start_ts)"
-                               " WHERE db_pid IS NOT NULL")) != 0 ||
+    if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS spans_pid ON"
+                                       " spans(db_pid, start_ts)"
+                                       " WHERE db_pid IS NOT NULL")) != 0 ||
         (rc = measure_offset(s, &offset, &depth)) != 0 ||
         (rc = ls_store_prepare(s, spans_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, text_find_sql, &find)) != 0 ||

@@ -586,8 +586,9 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
     if ((rc = statement_facts(s)) != 0 ||
         (rc = link_by_comment(s, &offset)) != 0)
         return rc;
-    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_pid ON spans(db_pid, start_ts)"
-                               " WHERE db_pid IS NOT NULL")) != 0 ||
+    if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS spans_pid ON"
+                                       " spans(db_pid, start_ts)"
+                                       " WHERE db_pid IS NOT NULL")) != 0 ||
         (rc = ls_store_prepare(s, pid_links_sql, &st)) != 0)
         return rc;
     ls_stmt_bind_int64(st, 1, offset);

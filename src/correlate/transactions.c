@@ -80,7 +80,6 @@ static const char insert_hold_sql[] =
  * not show (a fragment, a function no rule resolves): bounded by the
  * transaction's start and the first wait. */
 static const char wait_holds_sql[] =
-    "CREATE INDEX IF NOT EXISTS holds_tx_row ON holds(tx_id, row_id);"
     "INSERT INTO holds(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
     " start_evidence, end_ts, end_lo, end_hi, end_evidence, waits, waiter_ms)"
     " SELECT w.row_id, w.holder_tx, t.session_id, t.pid, t.start_ts, t.start_ts,"
@@ -117,10 +116,12 @@ static const char insert_tx_sql[] =
     " ORDER BY coalesce(se.start_ts, se.first_ts, 0) DESC LIMIT 1)"
 
 /* Links from waits, errors and deadlock participants to transactions. */
-static const char link_sql[] =
+static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS transactions_session ON transactions(session_id, start_ts);"
     "CREATE INDEX IF NOT EXISTS transactions_xid ON transactions(xid) WHERE xid IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
+    "CREATE INDEX IF NOT EXISTS holds_tx_row ON holds(tx_id, row_id);";
+static const char link_sql[] =
     /* 1 ms slack for start times derived from millisecond timestamps. */
     "UPDATE lock_waits SET waiter_tx = " OPEN_TX("lock_waits.session_id", "lock_waits.start_ts",
                                                  "1000") ","
@@ -715,6 +716,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
             rc = tx_close_session(&p, map.slots[i].tx, map.slots[i].end_ts,
                                   map.slots[i].has_end, stats);
     if (rc == 0)
+        rc = ls_store_exec_sorting(s, link_index_sql);
+    if (rc == 0)
         rc = ls_store_exec(s, link_sql);
     if (rc == 0)
         rc = ls_store_exec(s, wait_holds_sql);
@@ -768,7 +771,7 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
 
     /* Per error: one index range of its session's statements and one index
      * probe for the retry's transaction, so the pass is O(errors log n). */
-    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS transactions_session_stmt"
+    if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS transactions_session_stmt"
                                " ON transactions(session_id, first_stmt)")) != 0 ||
         (rc = ls_store_prepare(s, lock_errors_sql, &errs)) != 0 ||
         (rc = ls_store_prepare(s, after_sql, &after)) != 0 ||

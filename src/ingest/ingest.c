@@ -18,6 +18,9 @@
  */
 #include <errno.h>
 #include <iconv.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1301,5 +1304,10 @@ out:
     free(tpaths);
     free(group);
     free(thread_of);
+#ifdef __GLIBC__
+    /* The parsing threads' malloc arenas keep what they freed: give it
+     * back, or analyze's correlation and report start on top of it. */
+    malloc_trim(0);
+#endif
     return rc;
 }

@@ -141,6 +141,7 @@ struct ls_store {
     sqlite3_stmt *q[Q__COUNT];
     session_slot cache[SESSION_CACHE];
     int64_t last_session_id;
+    int sorting; /* ls_store_sorting() depth */
     /* Statement rows wait here to be inserted STMT_ROWS at a time: one
      * multi-row INSERT costs far less than as many single ones. Their
      * strings belong to the caller until ls_store_flush(). */
@@ -1074,7 +1075,24 @@ int ls_store_activity(ls_store *s, int64_t file_id, const ls_activity *a)
 
 int ls_store_index(ls_store *s)
 {
-    return ls_store_exec(s, ls_index_sql);
+    return ls_store_exec_sorting(s, ls_index_sql);
+}
+
+int ls_store_sorting(ls_store *s, int on)
+{
+    if (on ? s->sorting++ > 0 : s->sorting == 0 || --s->sorting > 0)
+        return 0;
+    return ls_store_exec(s, on ? "PRAGMA cache_size = -" LS_STORE_SORT_CACHE_KIB
+                               : LS_STORE_CACHE_PRAGMA);
+}
+
+int ls_store_exec_sorting(ls_store *s, const char *sql)
+{
+    int rc = ls_store_sorting(s, 1), rc2;
+    if (rc == 0)
+        rc = ls_store_exec(s, sql);
+    rc2 = ls_store_sorting(s, 0);
+    return rc ? rc : rc2;
 }
 
 int64_t ls_store_cache_misses(ls_store *s)
