@@ -161,18 +161,78 @@ static void gantt_task(FILE *f, const char *tag, const char *id, int n, double p
     fprintf(f, " :%s%s%d, %lld, %lld\n", tag, id, n, a, b > a ? b : a + 1);
 }
 
-/* A gantt chart of one hot row: the holders' holds and every wait. */
+/* The hidden waits of a row's timeline: rebuilt from the holds and never
+ * logged (kind inferred; a wait the log shows is drawn from the waits). */
+static int hidden_count(const cJSON *tl)
+{
+    const cJSON *o;
+    int n = 0;
+    cJSON_ArrayForEach(o, m_get(tl, "hidden_waits")) n += same(m_str(o, "kind"), "inferred");
+    return n;
+}
+
+typedef struct gantt_span {
+    long long a, b;
+} gantt_span;
+
+/* Whether [a, b] meets one of the n spans. */
+static int meets(const gantt_span *w, int n, long long a, long long b)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (a <= w[i].b && b >= w[i].a)
+            return 1;
+    return 0;
+}
+
+/*
+ * A gantt chart of one hot row: the holders' holds, every logged wait and
+ * the longest hidden waits, in a section of their own and drawn "done"
+ * (grey) where logged waits are plain or "crit" (red), with a legend line
+ * under the chart. Of the MERMAID_MAX_TASKS bars, holders take at most half
+ * when there are waiters (the chart is about who waited). With hidden
+ * waits, holders take a third and are those holding the row during a wait
+ * drawn (a row's holds span the whole run; its first ones would be drawn
+ * far from the waits), and hidden waits keep a third for themselves.
+ */
 static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
 {
     const cJSON *tl = m_get(hot, "timeline"), *o, *src = m_get(tl, "waits");
-    int own = cJSON_IsArray(src), n = 0, left = 0, seen = 0;
-    /* Holders take at most half the bars when there are waiters: the
-     * chart is about who waited. */
-    int hold_cap = cJSON_GetArraySize(own ? src : m_get(model, "waits")) > 0
+    int own = cJSON_IsArray(src), n = 0, left = 0, seen = 0, nw = 0;
+    int hidden = hidden_count(tl), hidden_drawn = 0;
+    int hidden_total = m_has_num(tl, "hidden_waits_total") ? (int)m_num(tl, "hidden_waits_total")
+                                                           : hidden;
+    int hidden_keep = hidden < MERMAID_MAX_TASKS / 3 ? hidden : MERMAID_MAX_TASKS / 3;
+    int hold_cap = hidden ? MERMAID_MAX_TASKS / 3
+                   : cJSON_GetArraySize(own ? src : m_get(model, "waits")) > 0
                        ? MERMAID_MAX_TASKS / 2
                        : MERMAID_MAX_TASKS;
+    gantt_span drawn[MERMAID_MAX_TASKS];
     long long a, b;
     char what[64];
+
+    if (!own)
+        src = m_get(model, "waits");
+    /* The waits drawn, first: with hidden waits they choose the holders. */
+    cJSON_ArrayForEach(o, src) {
+        if (!own && (!same(m_str(o, "relation"), m_str(hot, "relation")) ||
+                     !same(m_str(o, "ctid"), m_str(hot, "ctid"))))
+            continue;
+        if (ms_of(o, "start", &a) != 0)
+            continue;
+        if (ms_of(o, "end", &b) != 0)
+            b = a + (long long)m_num(o, "waited_ms");
+        seen++;
+        if (nw < MERMAID_MAX_TASKS - hold_cap - hidden_keep)
+            drawn[nw++] = (gantt_span){a, b};
+    }
+    hidden_drawn = nw; /* the hidden ones follow the logged ones in drawn[] */
+    cJSON_ArrayForEach(o, m_get(tl, "hidden_waits")) {
+        if (same(m_str(o, "kind"), "inferred") && ms_of(o, "start", &a) == 0 &&
+            ms_of(o, "end", &b) == 0 && nw < MERMAID_MAX_TASKS - hold_cap)
+            drawn[nw++] = (gantt_span){a, b};
+    }
+    hidden_drawn = nw - hidden_drawn;
 
     fputs("```mermaid\ngantt\n    title ", f);
     ls_mermaid_label(f, m_str(hot, "relation"), 60);
@@ -191,6 +251,8 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
                 continue;
             if (ms_of(o, "end", &b) != 0)
                 b = a;
+            if (hidden && !meets(drawn, nw, a, b))
+                continue; /* counted in the row's holds, not drawn */
             if (n >= hold_cap) {
                 left++;
                 continue;
@@ -198,6 +260,8 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
             gantt_task(f, "active, ", "h", ++n, m_num(o, "pid"), "holds the row", NULL, o, a,
                        b);
         }
+        if (hidden) /* the holds away from the waits drawn */
+            left += cJSON_GetArraySize(m_get(tl, "holds")) - n - left;
     } else {
         cJSON_ArrayForEach(o, m_get(model, "root_blockers")) {
             const cJSON *p, *tx = m_get(o, "transaction");
@@ -217,8 +281,7 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
         }
     }
     fputs("    section waiters\n", f);
-    if (!own)
-        src = m_get(model, "waits");
+    seen = 0;
     cJSON_ArrayForEach(o, src) {
         const char *out = m_str(o, "outcome");
         if (!own && (!same(m_str(o, "relation"), m_str(hot, "relation")) ||
@@ -228,8 +291,7 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
             continue;
         if (ms_of(o, "end", &b) != 0)
             b = a + (long long)m_num(o, "waited_ms");
-        seen++;
-        if (n >= MERMAID_MAX_TASKS) {
+        if (seen++ >= nw - hidden_drawn) {
             left++;
             continue;
         }
@@ -238,14 +300,35 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
         gantt_task(f, out && strcmp(out, "acquired") != 0 ? "crit, " : "", "w", n,
                    m_num(o, "pid"), what, out ? out : "unknown", o, a, b);
     }
+    if (hidden_drawn) {
+        int k = 0;
+        /* the longest first, as the model lists them */
+        fputs("    section hidden waits\n", f);
+        cJSON_ArrayForEach(o, m_get(tl, "hidden_waits")) {
+            if (!same(m_str(o, "kind"), "inferred") || ms_of(o, "start", &a) != 0 ||
+                ms_of(o, "end", &b) != 0 || k++ >= hidden_drawn)
+                continue;
+            snprintf(what, sizeof(what), "hidden wait %.0f ms", m_num(o, "waited_ms"));
+            gantt_task(f, "done, ", "q", ++n, m_num(o, "pid"), what, NULL, o, a, b);
+        }
+    }
     fputs("```\n\n", f);
+    if (hidden_total)
+        fputs("_Legend: \"holds the row\" bars are holds; \"waits N ms\" bars are waits the "
+              "log shows (red: ended without the lock); \"hidden wait N ms\" bars (grey, in "
+              "their own section) are hidden waits, rebuilt from the holds: below "
+              "`deadlock_timeout`, never logged._\n\n", f);
     /* Waits of the row beyond those the model lists count as not drawn. */
     if (own && m_num(hot, "waits") > seen)
         left += (int)m_num(hot, "waits") - seen;
     if (left)
         fprintf(f, "_%d of the row's holds and waiters not drawn (at most %d bars per chart, "
-                   "the row had %.0f waits)._\n\n",
+                   "the row had %.0f logged waits)._\n\n",
                 left, MERMAID_MAX_TASKS, m_num(hot, "waits"));
+    if (hidden_total > hidden_drawn)
+        fprintf(f, "_%d of the row's %d hidden waits not drawn (the longest are; the HTML "
+                   "report's timelines draw up to 200 a row)._\n\n",
+                hidden_total - hidden_drawn, hidden_total);
 }
 
 static void mermaid_hot_rows(FILE *f, const cJSON *model, const md_caps *caps)

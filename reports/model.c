@@ -506,6 +506,17 @@ static const char row_hidden_sql[] =
     " FROM row_waits q LEFT JOIN holds h ON h.hold_id = q.behind_hold"
     " WHERE q.row_id = ?1 AND q.wait_ms > 0 ORDER BY q.wait_ms DESC, q.rw_id LIMIT 200";
 
+/* How many hidden waits the row had (the list above stops at 200). */
+static const char row_hidden_count_sql[] =
+    "SELECT count(*) FROM row_waits q WHERE q.row_id = ?1 AND q.wait_ms > 0"
+    " AND q.kind = 'inferred'";
+
+static void count_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    ls_model_col_int(arg, "hidden_waits_total", q, 0);
+    (void)m;
+}
+
 static void hidden_wait_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
@@ -557,6 +568,7 @@ static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_each_row(m, row_queue_sql, row_id, queue_point, cJSON_AddArrayToObject(tl, "queue"));
     ls_model_each_row(m, row_hidden_sql, row_id, hidden_wait_row,
                       cJSON_AddArrayToObject(tl, "hidden_waits"));
+    ls_model_each_row(m, row_hidden_count_sql, row_id, count_row, tl);
     cJSON_AddItemToArray(arg, o);
 }
 

@@ -109,8 +109,9 @@ def main():
             skewed_copy(sample, os.path.join(tmp, "set"), skew)
             sample = os.path.join(tmp, "set")
         db_path = os.path.join(tmp, "s.db")
-        r = subprocess.run([lockspan, "analyze", "-q", "--db", db_path, "--format", "json",
-                            "-o", os.path.join(tmp, "r.json"), sample])
+        r = subprocess.run([lockspan, "analyze", "-q", "--db", db_path,
+                            "-o", os.path.join(tmp, "r.json"), "-o", os.path.join(tmp, "r.md"),
+                            sample])
         check(r.returncode == 0, f"lockspan analyze exit {r.returncode}")
         if r.returncode != 0:
             return report()
@@ -200,7 +201,49 @@ def main():
             for rid, ms, want, got, n in wrong[:8]:
                 print(f"  {rid}: waited {ms:.0f} ms behind {want}, store says {got}"
                       f" ({n} row_waits in its window)")
+        gantt_hidden(truth, open(os.path.join(tmp, "r.md")).read())
     return report()
+
+
+def gantt_hidden(truth, md):
+    """The Markdown's gantt charts draw hidden waits apart from logged ones
+    (a section of their own, mermaid's "done" tag), each one a real wait of
+    the truth, say how many were not drawn, and have a legend."""
+    charts = re.findall(r"### Timeline \d+: (.*?)\n\n```mermaid\n(.*?)```\n\n(.*?)(?=\n### |\n## |$)",
+                        md, re.S)
+    check(len(charts) >= len(truth["totals"]["per_row"]),
+          f"a gantt chart per hot row ({len(charts)})")
+    stmts = {}
+    for st in truth["statements"]:
+        stmts.setdefault(st["pid"], []).append(st)
+    for title, body, after in charts:
+        row = next((k for k in truth["totals"]["per_row"] if title.startswith(k)), None)
+        if row is None:
+            continue
+        sections = re.split(r"\n    section ", body)
+        hidden = next((x for x in sections if x.startswith("hidden waits")), "")
+        logged = "".join(x for x in sections if not x.startswith("hidden waits"))
+        bars = re.findall(r"pid (\d+) hidden wait (\d+) ms :done, q\d+, (\d+), (\d+)", hidden)
+        check(len(bars) >= 5, f"{row}: hidden waits drawn in their own section ({len(bars)})")
+        check(" :done, " not in logged and "hidden wait" not in logged,
+              f"{row}: no hidden wait drawn as a logged one, nor the other way round")
+        real = 0
+        for pid, ms, a, b in bars:
+            a, b, ms = int(a) * 1000, int(b) * 1000, float(ms)
+            real += any(ts_us(st["start"]) - SLACK_US < b and ts_us(st["end"]) + SLACK_US > a
+                        and abs(st["lock_wait_ms"] - ms) <= max(25.0, 0.2 * ms)
+                        for st in stmts.get(int(pid), ()))
+        check(real == len(bars),
+              f"{row}: every hidden bar is a wait of that pid in the truth ({real} of {len(bars)})")
+        m = re.search(r"_(\d+) of the row's (\d+) hidden waits not drawn", after)
+        total = len(bars) + (int(m.group(1)) if m else 0)
+        check(m is not None and int(m.group(2)) == total,
+              f"{row}: the chart counts the hidden waits it does not draw ({m and m.group(0)})")
+        want = truth["totals"]["per_row"][row]["hidden_waits"]
+        check(abs(total - want) <= max(3, TOL * want),
+              f"{row}: {total} hidden waits drawn or counted, truth {want} (10 %)")
+        check("_Legend:" in after and "hidden wait N ms" in after,
+              f"{row}: a legend under the chart names the hidden bars")
 
 
 if __name__ == "__main__":
