@@ -93,4 +93,12 @@ typedef struct ls_stmt_candidate {
  */
 int ls_pick_waiter_stmt(const ls_stmt_candidate *c, int n);
 
+/*
+ * Ctid chains: in a run of waits on one row version sorted by time ts[],
+ * each wait with keyed[i] = 0 takes the nearest keyed one within `window`
+ * µs (on a tie the earlier): near[i] = its index, or -1 (also for the
+ * keyed ones). Linear in n.
+ */
+void ls_ctid_nearest(const int64_t *ts, const int *keyed, size_t n, int64_t window, long *near);
+
 #endif

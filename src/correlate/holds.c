@@ -9,7 +9,8 @@
  * statements, and statement-shape rules learned from the waits and kept in
  * row_rules for the transactions pass. How each wait was keyed is kept in
  * lock_waits.row_evidence and rows.grouped_by; a wait with no key stays a
- * ctid fragment that says why.
+ * ctid fragment that says why. The steps stream the waits through a temp
+ * table (temp.wrows): the pass's memory does not grow with the log.
  *
  * Holds waited for (ls_correlate_holds): the transactions pass made one
  * hold per (transaction, hot row); here the waits on each add their count
@@ -83,77 +84,17 @@ static const char insert_rule_sql[] =
     "INSERT INTO row_rules(shape, relation, col, arg, learned_from) VALUES (?1, ?2, ?3, ?4, ?5)";
 
 /*
- * Kept small: a log has tens of thousands of waits per GB, all held here.
- * Relations, ctids, keys and columns are interned (a string pool: each
- * distinct text once); "" when unknown, never NULL.
+ * One wait while its own evidence is read (step 1 of ls_correlate_rows);
+ * the pass keeps no more of them in memory: each is then a row of
+ * temp.wrows, and the later steps stream that table.
  */
 typedef struct wait_row {
     int64_t wait_id, session_id, start_ts, stmt_id;
-    const char *rel, *ctid, *key;
-    const char *col; /* the key column a function's statement names, if known */
-    const char *grouped_by;
+    const char *rel, *ctid; /* "" when unknown, never NULL */
+    const char *col;        /* the key column a function's statement names, or "" */
     char *sql, *params, *prepare; /* the waiter's statement as the server ran it (owned) */
-    int keyed;
-    int via_ctid; /* keyed by a neighbour on its ctid: names no others */
     int64_t holder_session, file, line; /* file, line: the wait's first message */
 } wait_row;
-
-/* Interned strings: open addressing over ls_fnv1a hashes. */
-typedef struct strpool {
-    char **slot;
-    size_t cap, n;
-} strpool;
-
-/* Where s's probe sequence starts in a table of cap slots (a power of 2). */
-static size_t pool_home(const char *s, size_t cap)
-{
-    return (size_t)ls_fnv1a(s, strlen(s), LS_FNV1A_BASIS) & (cap - 1);
-}
-
-static int pool_grow(strpool *p)
-{
-    size_t ncap = p->cap ? p->cap * 2 : 1024, i;
-    char **ns = calloc(ncap, sizeof(*ns));
-    if (!ns)
-        return LS_ENOMEM;
-    for (i = 0; i < p->cap; i++) {
-        size_t j;
-        if (!p->slot[i])
-            continue;
-        for (j = pool_home(p->slot[i], ncap); ns[j]; j = (j + 1) & (ncap - 1))
-            ;
-        ns[j] = p->slot[i];
-    }
-    free(p->slot);
-    p->slot = ns;
-    p->cap = ncap;
-    return 0;
-}
-
-/* The pooled copy of s ("" for NULL or empty), or NULL when out of memory. */
-static const char *pool_str(strpool *p, const char *s)
-{
-    size_t j;
-    if (!s || !*s)
-        return "";
-    if (p->n * 2 >= p->cap && pool_grow(p) != 0)
-        return NULL;
-    for (j = pool_home(s, p->cap); p->slot[j]; j = (j + 1) & (p->cap - 1))
-        if (strcmp(p->slot[j], s) == 0)
-            return p->slot[j];
-    if (!(p->slot[j] = ls_strdup(s)))
-        return NULL;
-    p->n++;
-    return p->slot[j];
-}
-
-static void pool_free(strpool *p)
-{
-    size_t i;
-    for (i = 0; i < p->cap; i++)
-        free(p->slot[i]);
-    free(p->slot);
-}
 
 static char *dup_or_null(const char *s)
 {
@@ -253,20 +194,86 @@ static int waiter_statement(ls_stmt *q, wait_row *w, const char *lock_stmt, int6
     return rc < 0 ? rc : 0;
 }
 
-/* The key column a relation's keyed waits use, or NULL. */
-static const char *key_column(const wait_row *w, size_t n, const char *rel, char *buf,
-                              size_t len)
+/*
+ * The waits of this pass, one row each, streamed by every step below (in
+ * wait_id order, or sorted by the query): memory does not grow with the
+ * log. rel, ctid, key and col are '' when unknown; sql, params and
+ * prepare are kept only while they may still key a wait or teach a rule.
+ */
+static const char wrows_sql[] =
+    "DROP TABLE IF EXISTS temp.wrows;"
+    "DROP TABLE IF EXISTS temp.wkeys;"
+    "CREATE TEMP TABLE wrows(wait_id INTEGER PRIMARY KEY, session_id INTEGER,"
+    " start_ts INTEGER, stmt_id INTEGER, rel TEXT, ctid TEXT, key TEXT, col TEXT,"
+    " grouped_by TEXT, sql TEXT, params TEXT, prepare TEXT, keyed INTEGER, via_ctid INTEGER,"
+    " holder_session INTEGER, file INTEGER, line INTEGER);"
+    /* Keys a step found, applied when its scan is over. */
+    "CREATE TEMP TABLE wkeys(wait_id INTEGER PRIMARY KEY, rel TEXT, key TEXT,"
+    " grouped_by TEXT);";
+
+static const char wrow_insert_sql[] =
+    "INSERT INTO temp.wrows(wait_id, session_id, start_ts, stmt_id, rel, ctid, key, col,"
+    " grouped_by, sql, params, prepare, keyed, via_ctid, holder_session, file, line)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 0, ?14, ?15, ?16)";
+
+static const char wkey_insert_sql[] =
+    "INSERT OR REPLACE INTO temp.wkeys(wait_id, rel, key, grouped_by) VALUES (?1, ?2, ?3, ?4)";
+
+/* A key found without its ctid's help names others by ctid; one found by
+ * a ctid names no others. */
+static const char wkeys_apply_sql[] =
+    "UPDATE temp.wrows SET keyed = 1, key = k.key, grouped_by = k.grouped_by,"
+    " rel = CASE WHEN wrows.rel = '' THEN k.rel ELSE wrows.rel END,"
+    " via_ctid = k.grouped_by = '" LS_GROUPED_CTID "'"
+    " FROM temp.wkeys k WHERE wrows.wait_id = k.wait_id;"
+    "DELETE FROM temp.wkeys;";
+
+static int wkey_add(ls_stmt *add, int64_t wait_id, const char *rel, const char *key,
+                    const char *grouped_by)
+{
+    int rc;
+    ls_stmt_reset(add);
+    ls_stmt_bind_int64(add, 1, wait_id);
+    ls_stmt_bind_text(add, 2, rel);
+    ls_stmt_bind_text(add, 3, key);
+    ls_stmt_bind_text(add, 4, grouped_by);
+    rc = ls_stmt_step(add);
+    return rc < 0 ? rc : 0;
+}
+
+/* The key column each relation's keyed waits use (the first such wait's),
+ * for the holder step; relations are few. */
+typedef struct rel_col {
+    char rel[128], col[64];
+} rel_col;
+
+typedef struct rel_cols {
+    rel_col *v;
+    size_t n;
+} rel_cols;
+
+static const char *rel_col_find(const rel_cols *m, const char *rel)
 {
     size_t i;
-    for (i = 0; i < n; i++) {
-        const char *eq;
-        if (!w[i].keyed || w[i].via_ctid || strcmp(w[i].rel, rel) != 0 ||
-            !(eq = strchr(w[i].key, '=')))
-            continue;
-        snprintf(buf, len, "%.*s", (int)(eq - w[i].key), w[i].key);
-        return buf;
-    }
+    for (i = 0; i < m->n; i++)
+        if (strcmp(m->v[i].rel, rel) == 0)
+            return m->v[i].col;
     return NULL;
+}
+
+static int rel_col_add(rel_cols *m, const char *rel, const char *key)
+{
+    const char *eq = strchr(key, '=');
+    rel_col *nv;
+    if (!eq || rel_col_find(m, rel))
+        return 0;
+    if (!(nv = realloc(m->v, (m->n + 1) * sizeof(*nv))))
+        return LS_ENOMEM;
+    m->v = nv;
+    snprintf(nv[m->n].rel, sizeof(nv[m->n].rel), "%s", rel);
+    snprintf(nv[m->n].col, sizeof(nv[m->n].col), "%.*s", (int)(eq - key), key);
+    m->n++;
+    return 0;
 }
 
 /*
@@ -275,10 +282,11 @@ static const char *key_column(const wait_row *w, size_t n, const char *rel, char
  * function it called) naming exactly one key; else the most recent of its
  * statements that shares exactly one argument value with the waiter's
  * statement (both called functions that lock the row: the shared value is
- * the key). Read back from the wait to the holder's BEGIN.
+ * the key). Read back from the wait to the holder's BEGIN. Returns 1 with
+ * key set, 0 when the holder does not tell, or an error.
  */
-static int key_from_holder(ls_stmt *hq, strpool *pool, wait_row *w, int64_t resolution,
-                           const char *col, const ls_shape_rule *rules, size_t nrules)
+static int key_from_holder(ls_stmt *hq, const wait_row *w, int64_t resolution, const char *col,
+                           const ls_shape_rule *rules, size_t nrules, char *key, size_t keylen)
 {
     const char *wsql, *wparams;
     char wpbuf[1024], found[192] = "", via_call[192] = "";
@@ -327,33 +335,86 @@ static int key_from_holder(ls_stmt *hq, strpool *pool, wait_row *w, int64_t reso
     if (rc < 0)
         return rc;
     if (writes && !conflict)
-        w->key = pool_str(pool, found);
+        snprintf(key, keylen, "%s", found);
     else if (via_call[0] && !writes)
-        w->key = pool_str(pool, via_call);
+        snprintf(key, keylen, "%s", via_call);
     else
         return 0;
-    if (!w->key)
-        return LS_ENOMEM;
-    w->keyed = 1;
-    w->grouped_by = LS_GROUPED_HOLDER;
-    return 0;
+    return 1;
 }
 
-static int key_waits_from_holders(ls_stmt *hq, strpool *pool, wait_row *w, size_t n,
-                                  int64_t resolution, const ls_shape_rule *rules, size_t nrules)
+/* An unkeyed wait's columns as the holder and rule steps read them. */
+#define WROW_COLS \
+    "wait_id, session_id, start_ts, rel, col, sql, params, prepare, holder_session, file, line"
+
+static void wrow_of(ls_stmt *q, wait_row *w)
 {
-    size_t i;
+    memset(w, 0, sizeof(*w));
+    w->wait_id = ls_stmt_int64(q, 0);
+    w->session_id = ls_stmt_int64(q, 1);
+    w->start_ts = ls_stmt_int64(q, 2);
+    w->rel = ls_stmt_text(q, 3);
+    w->col = ls_stmt_text(q, 4);
+    /* Borrowed from the row: const only in spirit, never freed here. */
+    w->sql = ls_stmt_isnull(q, 5) ? NULL : (char *)ls_stmt_text(q, 5);
+    w->params = ls_stmt_isnull(q, 6) ? NULL : (char *)ls_stmt_text(q, 6);
+    w->prepare = ls_stmt_isnull(q, 7) ? NULL : (char *)ls_stmt_text(q, 7);
+    w->holder_session = ls_stmt_int64(q, 8);
+    w->file = ls_stmt_int64(q, 9);
+    w->line = ls_stmt_int64(q, 10);
+}
+
+static int key_waits_from_holders(ls_store *s, ls_stmt *hq, int64_t resolution,
+                                  const ls_shape_rule *rules, size_t nrules)
+{
+    ls_stmt *q = NULL, *add = NULL;
+    rel_cols cols = {NULL, 0};
     int rc;
-    for (i = 0; i < n; i++) {
-        char colbuf[64];
+
+    /* Each relation's key column, from its first wait keyed on its own
+     * evidence; a relation with none takes it from the first wait this step
+     * keys. */
+    if ((rc = ls_store_prepare(s, "SELECT rel, key, min(wait_id) FROM temp.wrows"
+                                  " WHERE keyed AND NOT via_ctid AND instr(key, '=') > 0"
+                                  " GROUP BY rel", &q)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1)
+        if ((rc = rel_col_add(&cols, ls_stmt_text(q, 0), ls_stmt_text(q, 1))) != 0)
+            goto out;
+    ls_stmt_finalize(q);
+    q = NULL;
+    if (rc < 0 ||
+        (rc = ls_store_prepare(s, "SELECT " WROW_COLS " FROM temp.wrows WHERE NOT keyed"
+                                  " AND rel <> '' AND holder_session AND sql IS NOT NULL"
+                                  " ORDER BY wait_id", &q)) != 0 ||
+        (rc = ls_store_prepare(s, wkey_insert_sql, &add)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        wait_row w;
+        char key[192];
         const char *col;
-        if (w[i].keyed || !w[i].rel[0] || !w[i].holder_session)
-            continue;
-        col = w[i].col[0] ? w[i].col : key_column(w, n, w[i].rel, colbuf, sizeof(colbuf));
-        if ((rc = key_from_holder(hq, pool, &w[i], resolution, col, rules, nrules)) != 0)
-            return rc;
+        int found;
+        wrow_of(q, &w);
+        col = w.col[0] ? w.col : rel_col_find(&cols, w.rel);
+        if ((found = key_from_holder(hq, &w, resolution, col, rules, nrules, key,
+                                     sizeof(key))) < 0) {
+            rc = found;
+            goto out;
+        }
+        if (found && ((rc = wkey_add(add, w.wait_id, w.rel, key, LS_GROUPED_HOLDER)) != 0 ||
+                      (rc = rel_col_add(&cols, w.rel, key)) != 0))
+            goto out;
     }
-    return 0;
+    if (rc == 0) {
+        ls_stmt_finalize(q);
+        q = NULL;
+        rc = ls_store_exec(s, wkeys_apply_sql);
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(add);
+    free(cols.v);
+    return rc < 0 ? rc : 0;
 }
 
 /* The resolution of the log's statement times: 1 ms (%m, csvlog,
@@ -403,309 +464,415 @@ static int row_for(ls_stmt *find, ls_stmt *ins, const char *rel, const char *key
     return 0;
 }
 
-static int by_ctid(const void *a, const void *b)
+/* One wait of a ctid run. */
+typedef struct ctid_wait {
+    int64_t wait_id, ts;
+    int keyed, via_ctid;
+    char *key; /* keyed (not via a ctid): its key (owned) */
+} ctid_wait;
+
+/*
+ * The keyed neighbour of each unkeyed wait in a run of waits on one row
+ * version, in time order: the nearest keyed one (not keyed through a ctid
+ * itself) within CTID_CHAIN_US; on a tie the earlier. Two sweeps, so a
+ * long run (a ctid reused all day) stays linear. near[i] = its index, or -1.
+ */
+void ls_ctid_nearest(const int64_t *ts, const int *keyed, size_t n, int64_t window, long *near)
 {
-    const wait_row *x = *(wait_row *const *)a, *y = *(wait_row *const *)b;
-    int c = strcmp(x->rel, y->rel);
-    if (!c)
-        c = strcmp(x->ctid, y->ctid);
-    return c ? c : (x->start_ts > y->start_ts) - (x->start_ts < y->start_ts);
+    size_t i;
+    long prev = -1, next = -1;
+    for (i = 0; i < n; i++) {
+        near[i] = -1;
+        if (keyed[i]) {
+            /* of keyed waits at one time, the first in order */
+            if (prev < 0 || ts[prev] != ts[i])
+                prev = (long)i;
+        } else if (prev >= 0 && ts[i] - ts[prev] <= window) {
+            near[i] = prev;
+        }
+    }
+    for (i = n; i-- > 0;) {
+        if (keyed[i]) {
+            next = (long)i;
+        } else if (next >= 0 && ts[next] - ts[i] <= window &&
+                   (near[i] < 0 || ts[next] - ts[i] < ts[i] - ts[near[i]])) {
+            near[i] = next;
+        }
+    }
+}
+
+static int flush_ctid_run(ls_stmt *add, ctid_wait *run, size_t n, const char *rel, int64_t **tsb,
+                          int **kb, long **nb, size_t *cap)
+{
+    size_t i;
+    int rc;
+    if (n > *cap) {
+        int64_t *t = realloc(*tsb, n * sizeof(**tsb));
+        int *k = t ? realloc(*kb, n * sizeof(**kb)) : NULL;
+        long *nr = k ? realloc(*nb, n * sizeof(**nb)) : NULL;
+        if (t)
+            *tsb = t;
+        if (k)
+            *kb = k;
+        if (!nr)
+            return LS_ENOMEM;
+        *nb = nr;
+        *cap = n;
+    }
+    for (i = 0; i < n; i++) {
+        (*tsb)[i] = run[i].ts;
+        (*kb)[i] = run[i].keyed && !run[i].via_ctid;
+    }
+    ls_ctid_nearest(*tsb, *kb, n, CTID_CHAIN_US, *nb);
+    for (i = 0; i < n; i++)
+        if (!run[i].keyed && (*nb)[i] >= 0 &&
+            (rc = wkey_add(add, run[i].wait_id, rel, run[(*nb)[i]].key, LS_GROUPED_CTID)) != 0)
+            return rc;
+    return 0;
 }
 
 /*
  * Ctid chains: a wait with no key of its own on a row version (relation,
- * ctid) that a keyed wait names within CTID_CHAIN_US is on that row.
- * Waits are sorted by (relation, ctid, time); each unkeyed one takes the
- * nearest keyed neighbour of its run.
+ * ctid) that a keyed wait names within CTID_CHAIN_US is on that row. The
+ * waits are read sorted by (relation, ctid, time); one run at a time is
+ * held.
  */
-static void key_by_ctid(wait_row **v, size_t n)
+static int key_by_ctid(ls_store *s)
 {
-    size_t i, j, run;
-    qsort(v, n, sizeof(*v), by_ctid);
-    for (i = 0; i < n; i = run) {
-        for (run = i + 1; run < n && strcmp(v[run]->rel, v[i]->rel) == 0 &&
-                          strcmp(v[run]->ctid, v[i]->ctid) == 0;
-             run++)
-            ;
-        for (j = i; j < run; j++) {
-            const wait_row *best = NULL;
-            int64_t best_d = CTID_CHAIN_US + 1;
-            size_t k;
-            if (v[j]->keyed)
-                continue;
-            for (k = i; k < run; k++) {
-                int64_t d = v[k]->start_ts - v[j]->start_ts;
-                if (d < 0)
-                    d = -d;
-                if (v[k]->keyed && !v[k]->via_ctid && d < best_d) {
-                    best = v[k];
-                    best_d = d;
-                }
-            }
-            if (best) {
-                v[j]->key = best->key;
-                v[j]->grouped_by = LS_GROUPED_CTID;
-                v[j]->keyed = 1;
-                v[j]->via_ctid = 1;
-            }
-        }
-    }
-}
-
-int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
-{
-    ls_stmt *q = NULL, *cand = NULL, *find = NULL, *ins = NULL, *set = NULL, *rule = NULL;
-    ls_stmt *hq = NULL, *tq = NULL;
-    wait_row *w = NULL, **byc = NULL;
-    ls_shape_rule *rules = NULL;
-    strpool pool = {NULL, 0, 0};
-    size_t n = 0, cap = 0, nrules = 0, i, j, nc = 0;
-    int64_t resolution = 1000; /* %m, csvlog, jsonlog: milliseconds */
+    ls_stmt *q = NULL, *add = NULL;
+    ctid_wait *run = NULL;
+    int64_t *tsb = NULL;
+    int *kb = NULL;
+    long *nb = NULL;
+    size_t n = 0, cap = 0, bcap = 0, i;
+    char rel[128] = "", ctid[32] = "";
     int rc;
 
-    if ((rc = ls_store_exec(s, "CREATE UNIQUE INDEX IF NOT EXISTS rows_key ON rows(relation,"
-                               " row_key)")) != 0 ||
-        (rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
-        (rc = ls_store_prepare(s, holder_stmts_sql, &hq)) != 0 ||
-        (rc = ls_store_prepare(s, "SELECT target_kind, target FROM lock_waits WHERE wait_id = ?1",
-                               &tq)) != 0 ||
-        (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
-        (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0 ||
-        (rc = ls_store_prepare(s, set_row_sql, &set)) != 0)
+    if ((rc = ls_store_prepare(s, "SELECT wait_id, rel, ctid, start_ts, keyed, via_ctid, key"
+                                  " FROM temp.wrows WHERE ctid <> '' AND rel <> ''"
+                                  " ORDER BY rel, ctid, start_ts, wait_id", &q)) != 0 ||
+        (rc = ls_store_prepare(s, wkey_insert_sql, &add)) != 0)
         goto out;
-
-    if ((rc = log_resolution(s, &resolution)) != 0 ||
-        (rc = ls_store_prepare(s, insert_rule_sql, &rule)) != 0)
-        goto out;
-
-    /* The waits are held in memory for the steps below: sized once (a
-     * doubling realloc would hold both copies at its peak). */
-    {
-        ls_stmt *cq = NULL;
-        if ((rc = ls_store_prepare(s, "SELECT count(*) FROM lock_waits", &cq)) != 0)
-            goto out;
-        if ((rc = ls_stmt_step(cq)) == 1)
-            cap = (size_t)ls_stmt_int64(cq, 0);
-        ls_stmt_finalize(cq);
+    for (;;) {
+        int more = (rc = ls_stmt_step(q)) == 1;
+        ctid_wait *c;
         if (rc < 0)
             goto out;
-        if (cap && !(w = malloc(cap * sizeof(*w)))) {
-            rc = LS_ENOMEM;
-            goto out;
-        }
-    }
-
-    /* 1. Each wait's own evidence: its statement, parameters, PREPARE
-     * text, the CONTEXT of its first message. */
-    while ((rc = ls_stmt_step(q)) == 1) {
-        wait_row *r;
-        ls_rowkey k;
-        ls_rowkey_evidence ev;
-        const char *lock_stmt = ls_stmt_isnull(q, 7) ? NULL : ls_stmt_text(q, 7);
-        if (n == cap)
-            break; /* the count above: the table does not change meanwhile */
-        r = &w[n];
-        memset(r, 0, sizeof(*r));
-        n++;
-        r->wait_id = ls_stmt_int64(q, 0);
-        r->session_id = ls_stmt_int64(q, 1);
-        r->start_ts = ls_stmt_int64(q, 2);
-        r->rel = pool_str(&pool, ls_stmt_isnull(q, 3) ? NULL : ls_stmt_text(q, 3));
-        r->ctid = pool_str(&pool, ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4));
-        r->key = r->col = "";
-        if (!r->rel || !r->ctid) {
-            rc = LS_ENOMEM;
-            goto out;
-        }
-        if (!ls_stmt_isnull(q, 1) &&
-            (rc = waiter_statement(cand, r, lock_stmt, ls_stmt_int64(q, 9), ls_stmt_int64(q, 10),
-                                   resolution)) != 0)
-            goto out;
-        if (!r->sql && lock_stmt && !(r->sql = ls_strdup(lock_stmt))) {
-            rc = LS_ENOMEM;
-            goto out;
-        }
-        ev.statement = r->sql;
-        ev.params = r->params;
-        ev.prepare = r->prepare;
-        ev.context = ls_stmt_isnull(q, 8) ? NULL : ls_stmt_text(q, 8);
-        ev.relation = r->rel[0] ? r->rel : NULL;
-        r->keyed = ls_rowkey_of(&ev, &k);
-        r->grouped_by = k.grouped_by;
-        r->holder_session = ls_stmt_isnull(q, 11) ? 0 : ls_stmt_int64(q, 11);
-        r->file = ls_stmt_int64(q, 9);
-        r->line = ls_stmt_int64(q, 10);
-        if (!(r->col = pool_str(&pool, k.col))) {
-            rc = LS_ENOMEM;
-            goto out;
-        }
-        if (r->keyed) {
-            if (!r->rel[0])
-                r->rel = pool_str(&pool, k.rel);
-            r->key = pool_str(&pool, k.key);
-            if (!r->rel || !r->key) {
-                rc = LS_ENOMEM;
+        if (n && (!more || strcmp(rel, ls_stmt_text(q, 1)) != 0 ||
+                  strcmp(ctid, ls_stmt_text(q, 2)) != 0)) {
+            if ((rc = flush_ctid_run(add, run, n, rel, &tsb, &kb, &nb, &bcap)) != 0)
                 goto out;
-            }
-            if (strcmp(r->grouped_by, LS_GROUPED_CONTEXT) != 0) {
-                /* Keyed by its own statement: nothing to learn from it later. */
-                free(r->sql);
-                free(r->params);
-                free(r->prepare);
-                r->sql = r->params = r->prepare = NULL;
-            }
+            for (i = 0; i < n; i++)
+                free(run[i].key);
+            n = 0;
         }
-    }
-    if (rc < 0)
-        goto out;
-
-    /* 2. Row versions: unkeyed waits on a ctid a keyed wait names. */
-    byc = malloc((n ? n : 1) * sizeof(*byc));
-    if (!byc) {
-        rc = LS_ENOMEM;
-        goto out;
-    }
-    for (i = 0; i < n; i++)
-        if (w[i].ctid[0] && w[i].rel[0])
-            byc[nc++] = &w[i];
-    key_by_ctid(byc, nc);
-
-    /* 2b. The holder's statements: its keyed write to the relation, or a
-     * call sharing the key with the waiter's. */
-    if ((rc = key_waits_from_holders(hq, &pool, w, n, resolution, NULL, 0)) != 0)
-        goto out;
-    key_by_ctid(byc, nc);
-
-    /* 3. Rules: a statement that locked a row it does not name (a function
-     * call, an INSERT whose trigger updates a total) shows which argument
-     * is the key; the rule keys the instances with no other evidence. */
-    for (i = 0; i < n; i++) {
-        const char *sql, *params;
-        char pbuf[1024];
-        ls_row_ref ref;
-        ls_shape_rule r;
-        int dup = 0;
-        if (!w[i].keyed || !w[i].sql)
-            continue;
-        ls_rowkey_effective(w[i].sql, w[i].params, w[i].prepare, &sql, &params, pbuf,
-                            sizeof(pbuf));
-        if (ls_sql_row_ref(sql, &ref) && strcmp(ref.rel, w[i].rel) == 0)
-            continue; /* the statement names the row itself (bound or not): nothing to learn */
-        if (!ls_rowkey_learn(sql, params, w[i].rel, w[i].key, &r))
-            continue;
-        for (j = 0; j < nrules; j++)
-            if (strcmp(rules[j].shape, r.shape) == 0 && strcmp(rules[j].rel, r.rel) == 0)
-                dup = 1;
-        if (dup)
-            continue;
-        {
-            ls_shape_rule *nr = realloc(rules, (nrules + 1) * sizeof(*rules));
+        if (!more)
+            break;
+        if (n == cap) {
+            ctid_wait *nr = realloc(run, (cap ? cap * 2 : 64) * sizeof(*run));
             if (!nr) {
                 rc = LS_ENOMEM;
                 goto out;
             }
-            rules = nr;
-            rules[nrules++] = r;
+            run = nr;
+            cap = cap ? cap * 2 : 64;
+        }
+        if (!n) {
+            snprintf(rel, sizeof(rel), "%s", ls_stmt_text(q, 1));
+            snprintf(ctid, sizeof(ctid), "%s", ls_stmt_text(q, 2));
+        }
+        c = &run[n++];
+        c->wait_id = ls_stmt_int64(q, 0);
+        c->ts = ls_stmt_int64(q, 3);
+        c->keyed = (int)ls_stmt_int64(q, 4);
+        c->via_ctid = (int)ls_stmt_int64(q, 5);
+        c->key = NULL;
+        if (c->keyed && !c->via_ctid && !(c->key = ls_strdup(ls_stmt_text(q, 6)))) {
+            rc = LS_ENOMEM;
+            goto out;
+        }
+    }
+    ls_stmt_finalize(q);
+    q = NULL;
+    rc = ls_store_exec(s, wkeys_apply_sql);
+out:
+    for (i = 0; i < n; i++)
+        free(run[i].key);
+    free(run);
+    free(tsb);
+    free(kb);
+    free(nb);
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(add);
+    return rc < 0 ? rc : 0;
+}
+
+/* Step 1: each wait's own evidence (its statement, parameters, PREPARE
+ * text, the CONTEXT of its first message), one row of temp.wrows each. */
+static int read_waits(ls_store *s, int64_t resolution)
+{
+    ls_stmt *q = NULL, *cand = NULL, *ins = NULL;
+    wait_row r;
+    int rc;
+
+    memset(&r, 0, sizeof(r));
+    if ((rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
+        (rc = ls_store_prepare(s, wrow_insert_sql, &ins)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        ls_rowkey k;
+        ls_rowkey_evidence ev;
+        const char *lock_stmt = ls_stmt_isnull(q, 7) ? NULL : ls_stmt_text(q, 7);
+        const char *rel;
+        int keyed, keep;
+
+        memset(&r, 0, sizeof(r));
+        r.wait_id = ls_stmt_int64(q, 0);
+        r.session_id = ls_stmt_int64(q, 1);
+        r.start_ts = ls_stmt_int64(q, 2);
+        r.rel = ls_stmt_text(q, 3);
+        r.ctid = ls_stmt_text(q, 4);
+        if (!ls_stmt_isnull(q, 1) &&
+            (rc = waiter_statement(cand, &r, lock_stmt, ls_stmt_int64(q, 9), ls_stmt_int64(q, 10),
+                                   resolution)) != 0)
+            goto out;
+        if (!r.sql && lock_stmt && !(r.sql = ls_strdup(lock_stmt))) {
+            rc = LS_ENOMEM;
+            goto out;
+        }
+        ev.statement = r.sql;
+        ev.params = r.params;
+        ev.prepare = r.prepare;
+        ev.context = ls_stmt_isnull(q, 8) ? NULL : ls_stmt_text(q, 8);
+        ev.relation = r.rel[0] ? r.rel : NULL;
+        keyed = ls_rowkey_of(&ev, &k);
+        rel = keyed && !r.rel[0] ? k.rel : r.rel;
+        /* Keyed by its own statement: nothing to learn from it later. */
+        keep = !keyed || strcmp(k.grouped_by, LS_GROUPED_CONTEXT) == 0;
+        ls_stmt_reset(ins);
+        ls_stmt_bind_int64(ins, 1, r.wait_id);
+        if (!ls_stmt_isnull(q, 1))
+            ls_stmt_bind_int64(ins, 2, r.session_id);
+        ls_stmt_bind_int64(ins, 3, r.start_ts);
+        if (r.stmt_id)
+            ls_stmt_bind_int64(ins, 4, r.stmt_id);
+        ls_stmt_bind_text(ins, 5, rel);
+        ls_stmt_bind_text(ins, 6, r.ctid);
+        ls_stmt_bind_text(ins, 7, keyed ? k.key : "");
+        ls_stmt_bind_text(ins, 8, k.col);
+        ls_stmt_bind_text(ins, 9, k.grouped_by);
+        ls_stmt_bind_text(ins, 10, keep ? r.sql : NULL);
+        ls_stmt_bind_text(ins, 11, keep ? r.params : NULL);
+        ls_stmt_bind_text(ins, 12, keep ? r.prepare : NULL);
+        ls_stmt_bind_int64(ins, 13, keyed);
+        ls_stmt_bind_int64(ins, 14, ls_stmt_isnull(q, 11) ? 0 : ls_stmt_int64(q, 11));
+        ls_stmt_bind_int64(ins, 15, ls_stmt_int64(q, 9));
+        ls_stmt_bind_int64(ins, 16, ls_stmt_int64(q, 10));
+        free(r.sql);
+        free(r.params);
+        free(r.prepare);
+        r.sql = r.params = r.prepare = NULL;
+        if ((rc = ls_stmt_step(ins)) < 0)
+            goto out;
+    }
+out:
+    free(r.sql);
+    free(r.params);
+    free(r.prepare);
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(cand);
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
+
+/*
+ * Step 3, rules: a statement that locked a row it does not name (a
+ * function call, an INSERT whose trigger updates a total) shows which
+ * argument is the key; learned from the keyed waits (each new one kept in
+ * row_rules), applied to the unkeyed ones. *rules grows; rules are few
+ * (one per statement shape and relation).
+ */
+static int learn_and_apply_rules(ls_store *s, ls_shape_rule **rules, size_t *nrules)
+{
+    ls_stmt *q = NULL, *rule = NULL, *add = NULL;
+    size_t j;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, "SELECT wait_id, rel, key, sql, params, prepare"
+                                  " FROM temp.wrows WHERE keyed AND sql IS NOT NULL"
+                                  " ORDER BY wait_id", &q)) != 0 ||
+        (rc = ls_store_prepare(s, insert_rule_sql, &rule)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        const char *sql, *params, *rel = ls_stmt_text(q, 1);
+        char pbuf[1024];
+        ls_row_ref ref;
+        ls_shape_rule r;
+        int dup = 0;
+        ls_rowkey_effective(ls_stmt_text(q, 3), ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4),
+                            ls_stmt_isnull(q, 5) ? NULL : ls_stmt_text(q, 5), &sql, &params, pbuf,
+                            sizeof(pbuf));
+        if (ls_sql_row_ref(sql, &ref) && strcmp(ref.rel, rel) == 0)
+            continue; /* the statement names the row itself (bound or not): nothing to learn */
+        if (!ls_rowkey_learn(sql, params, rel, ls_stmt_text(q, 2), &r))
+            continue;
+        for (j = 0; j < *nrules; j++)
+            if (strcmp((*rules)[j].shape, r.shape) == 0 && strcmp((*rules)[j].rel, r.rel) == 0)
+                dup = 1;
+        if (dup)
+            continue;
+        {
+            ls_shape_rule *nr = realloc(*rules, (*nrules + 1) * sizeof(**rules));
+            if (!nr) {
+                rc = LS_ENOMEM;
+                goto out;
+            }
+            *rules = nr;
+            (*rules)[(*nrules)++] = r;
         }
         ls_stmt_reset(rule);
         ls_stmt_bind_text(rule, 1, r.shape);
         ls_stmt_bind_text(rule, 2, r.rel);
         ls_stmt_bind_text(rule, 3, r.col);
         ls_stmt_bind_int64(rule, 4, r.arg);
-        ls_stmt_bind_int64(rule, 5, w[i].wait_id);
+        ls_stmt_bind_int64(rule, 5, ls_stmt_int64(q, 0));
         if ((rc = ls_stmt_step(rule)) < 0)
             goto out;
     }
-    for (i = 0; i < n && nrules; i++) {
+    ls_stmt_finalize(q);
+    q = NULL;
+    if (rc < 0 || !*nrules)
+        goto out;
+    if ((rc = ls_store_prepare(s, "SELECT wait_id, rel, sql, params, prepare FROM temp.wrows"
+                                  " WHERE NOT keyed AND sql IS NOT NULL ORDER BY wait_id",
+                               &q)) != 0 ||
+        (rc = ls_store_prepare(s, wkey_insert_sql, &add)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
         char shape[512], pbuf[1024];
-        const char *sql, *params;
-        if (w[i].keyed || !w[i].sql)
-            continue;
-        ls_rowkey_effective(w[i].sql, w[i].params, w[i].prepare, &sql, &params, pbuf,
+        const char *sql, *params, *rel = ls_stmt_text(q, 1);
+        ls_rowkey_effective(ls_stmt_text(q, 2), ls_stmt_isnull(q, 3) ? NULL : ls_stmt_text(q, 3),
+                            ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4), &sql, &params, pbuf,
                             sizeof(pbuf));
         ls_rowkey_shape(sql, shape, sizeof(shape));
-        for (j = 0; j < nrules && !w[i].keyed; j++) {
+        for (j = 0; j < *nrules; j++) {
             ls_rowkey k;
-            if ((!w[i].rel[0] || strcmp(rules[j].rel, w[i].rel) == 0) &&
-                ls_rowkey_apply(&rules[j], shape, sql, params, &k)) {
-                w[i].key = pool_str(&pool, k.key);
-                if (!w[i].rel[0])
-                    w[i].rel = pool_str(&pool, k.rel);
-                if (!w[i].key || !w[i].rel) {
-                    rc = LS_ENOMEM;
+            if ((!rel[0] || strcmp((*rules)[j].rel, rel) == 0) &&
+                ls_rowkey_apply(&(*rules)[j], shape, sql, params, &k)) {
+                if ((rc = wkey_add(add, ls_stmt_int64(q, 0), k.rel, k.key, LS_GROUPED_SHAPE)) != 0)
                     goto out;
-                }
-                w[i].grouped_by = LS_GROUPED_SHAPE;
-                w[i].keyed = 1;
+                break;
             }
         }
     }
-    /* A rule can key a wait (or its holder's statement) whose ctid then
-     * keys others. */
-    if (nrules) {
-        if ((rc = key_waits_from_holders(hq, &pool, w, n, resolution, rules, nrules)) != 0)
-            goto out;
-        key_by_ctid(byc, nc);
+    if (rc == 0) {
+        ls_stmt_finalize(q);
+        q = NULL;
+        rc = ls_store_exec(s, wkeys_apply_sql);
     }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(rule);
+    ls_stmt_finalize(add);
+    return rc < 0 ? rc : 0;
+}
 
-    /* 4. Write rows; what stays unkeyed is a fragment that says why. */
-    for (i = 0; i < n; i++) {
-        char rel[128], key[192], why[160];
-        const char *evidence = w[i].grouped_by;
+/* Step 4: rows, and each wait's row; what stays unkeyed is a fragment that
+ * says why. */
+static int write_rows(ls_store *s, ls_correlate_stats *stats)
+{
+    ls_stmt *q = NULL, *find = NULL, *ins = NULL, *set = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, "SELECT r.wait_id, r.rel, r.ctid, r.key, r.grouped_by,"
+                                  " r.keyed, r.stmt_id, w.target_kind, w.target"
+                                  " FROM temp.wrows r JOIN lock_waits w ON w.wait_id = r.wait_id"
+                                  " ORDER BY r.wait_id", &q)) != 0 ||
+        (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
+        (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0 ||
+        (rc = ls_store_prepare(s, set_row_sql, &set)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        const char *rel = ls_stmt_text(q, 1), *ctid = ls_stmt_text(q, 2);
+        const char *evidence = ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4);
+        char relb[128], keyb[192], why[160];
         int64_t row_id;
-        if (w[i].keyed) {
-            snprintf(rel, sizeof(rel), "%s", w[i].rel);
-            snprintf(key, sizeof(key), "%s", w[i].key);
-        } else if (w[i].ctid[0]) {
-            snprintf(rel, sizeof(rel), "%s", w[i].rel[0] ? w[i].rel : "?");
-            snprintf(key, sizeof(key), "ctid %s", w[i].ctid);
+        if (ls_stmt_int64(q, 5)) {
+            snprintf(relb, sizeof(relb), "%s", rel);
+            snprintf(keyb, sizeof(keyb), "%s", ls_stmt_text(q, 3));
+        } else if (ctid[0]) {
+            snprintf(relb, sizeof(relb), "%s", rel[0] ? rel : "?");
+            snprintf(keyb, sizeof(keyb), "ctid %s", ctid);
             snprintf(why, sizeof(why), "ctid only: %s", evidence ? evidence : "no statement");
             evidence = why;
         } else {
             /* Not a row: a relation, advisory or other lock, by its target. */
-            ls_stmt_reset(tq);
-            ls_stmt_bind_int64(tq, 1, w[i].wait_id);
-            if ((rc = ls_stmt_step(tq)) < 0)
-                goto out;
-            snprintf(rel, sizeof(rel), "%s",
-                     w[i].rel[0] ? w[i].rel : rc == 1 ? ls_stmt_text(tq, 0) : "?");
-            snprintf(key, sizeof(key), "%s", rc == 1 ? ls_stmt_text(tq, 1) : "?");
+            snprintf(relb, sizeof(relb), "%s", rel[0] ? rel : ls_stmt_text(q, 7));
+            snprintf(keyb, sizeof(keyb), "%s", ls_stmt_text(q, 8));
             evidence = "lock target";
         }
-        if ((rc = row_for(find, ins, rel, key, evidence, &row_id, stats)) != 0)
+        if ((rc = row_for(find, ins, relb, keyb, evidence, &row_id, stats)) != 0)
             goto out;
         ls_stmt_reset(set);
-        ls_stmt_bind_int64(set, 1, w[i].wait_id);
+        ls_stmt_bind_int64(set, 1, ls_stmt_int64(q, 0));
         ls_stmt_bind_int64(set, 2, row_id);
-        if (w[i].stmt_id)
-            ls_stmt_bind_int64(set, 3, w[i].stmt_id);
+        if (!ls_stmt_isnull(q, 6))
+            ls_stmt_bind_int64(set, 3, ls_stmt_int64(q, 6));
         ls_stmt_bind_text(set, 4, evidence);
         if ((rc = ls_stmt_step(set)) < 0)
             goto out;
     }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(find);
+    ls_stmt_finalize(ins);
+    ls_stmt_finalize(set);
+    return rc < 0 ? rc : 0;
+}
+
+int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
+{
+    ls_stmt *hq = NULL;
+    ls_shape_rule *rules = NULL;
+    size_t nrules = 0;
+    int64_t resolution = 1000; /* %m, csvlog, jsonlog: milliseconds */
+    int rc;
+
+    if ((rc = ls_store_exec(s, "CREATE UNIQUE INDEX IF NOT EXISTS rows_key ON rows(relation,"
+                               " row_key)")) != 0 ||
+        (rc = ls_store_exec(s, wrows_sql)) != 0 ||
+        (rc = log_resolution(s, &resolution)) != 0 ||
+        (rc = ls_store_prepare(s, holder_stmts_sql, &hq)) != 0)
+        goto out;
+
+    /* 1. Each wait's own evidence. 2. Row versions: unkeyed waits on a
+     * ctid a keyed wait names. 2b. The holder's statements: its keyed
+     * write to the relation, or a call sharing the key with the waiter's;
+     * then ctids again. */
+    if ((rc = read_waits(s, resolution)) != 0 || (rc = key_by_ctid(s)) != 0 ||
+        (rc = key_waits_from_holders(s, hq, resolution, NULL, 0)) != 0 ||
+        (rc = key_by_ctid(s)) != 0)
+        goto out;
+    /* 3. Rules; a rule can key a wait (or its holder's statement) whose
+     * ctid then keys others. */
+    if ((rc = learn_and_apply_rules(s, &rules, &nrules)) != 0)
+        goto out;
+    if (nrules && ((rc = key_waits_from_holders(s, hq, resolution, rules, nrules)) != 0 ||
+                   (rc = key_by_ctid(s)) != 0))
+        goto out;
+    /* 4. Write rows. */
+    if ((rc = write_rows(s, stats)) != 0)
+        goto out;
     rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_row ON"
                                   " lock_waits(row_id);");
     if (rc == 0)
         rc = ls_store_exec(s, row_stats_sql);
 out:
-    for (i = 0; i < n; i++) {
-        free(w[i].sql);
-        free(w[i].params);
-        free(w[i].prepare);
-    }
-    free(w);
-    free(byc);
-    free(rules);
-    pool_free(&pool);
-    ls_stmt_finalize(q);
-    ls_stmt_finalize(cand);
     ls_stmt_finalize(hq);
-    ls_stmt_finalize(tq);
-    ls_stmt_finalize(find);
-    ls_stmt_finalize(ins);
-    ls_stmt_finalize(set);
-    ls_stmt_finalize(rule);
+    free(rules);
+    if (rc == 0)
+        rc = ls_store_exec(s, "DROP TABLE temp.wrows; DROP TABLE temp.wkeys;");
     return rc < 0 ? rc : 0;
 }
 
