@@ -16,7 +16,7 @@
 #include "ls_activity.h"
 #include "ls_span.h"
 
-#define LS_STORE_SCHEMA_VERSION 5
+#define LS_STORE_SCHEMA_VERSION 6
 
 /* The page cache, in KiB (PRAGMA cache_size = -N): memory stays flat
  * whatever the log size. SQLite's sorter (ORDER BY, GROUP BY, CREATE

@@ -94,7 +94,8 @@ typedef enum {
     COL_MS,      /* a duration in milliseconds, written as people do (78.1 s) */
     COL_NUM1,    /* a number with one decimal */
     COL_BYTES,   /* whole number of bytes */
-    COL_PIDS,    /* array of pids */
+    COL_PID,     /* a pid and its code path: key "blocker_pid" -> "blocker_code_path" */
+    COL_PIDS,    /* array of {pid, code_path} */
     COL_TIME,    /* ISO time */
     COL_BOOL,    /* yes / no */
     COL_OUTCOME, /* wait outcome as a coloured chip */
@@ -147,10 +148,68 @@ static void put_ms(FILE *f, double ms)
     fputs(ls_fmt_duration(buf, sizeof(buf), ms), f);
 }
 
+/* A pid with its transaction's code path beside it, "10550 · path", where
+ * the store knows it: o's pid_key ("pid", "blocker_pid", ...) with "pid"
+ * replaced by "code_path" names it. */
+static void put_pid(FILE *f, double pid, const cJSON *o, const char *pid_key)
+{
+    char key[64];
+    size_t n = strlen(pid_key);
+    /* The model's convention: blocker_pid's code path is blocker_code_path. */
+    if (n >= 3 && strcmp(pid_key + n - 3, "pid") == 0)
+        n -= 3;
+    snprintf(key, sizeof(key), "%.*scode_path", (int)n, pid_key);
+    fprintf(f, "%.0f", pid);
+    if (m_str(o, key)) {
+        fputs(" <span class=\"path\">· ", f);
+        text(f, m_str(o, key), 120);
+        fputs("</span>", f);
+    }
+}
+
+/* The same as text only, for an SVG <title> (a tooltip has no markup). */
+static void title_pid(FILE *f, double pid, const cJSON *o, const char *prefix)
+{
+    char key[64];
+    snprintf(key, sizeof(key), "%scode_path", prefix);
+    fprintf(f, "pid %.0f", pid);
+    if (m_str(o, key)) {
+        fputs(" · ", f);
+        ls_html_escape(f, m_str(o, key), 120);
+    }
+}
+
+#define PIDS_SHOWN 6 /* root blockers named in a cell; the rest counted */
+
+/* A list of {pid, code_path} (a row's root blockers, one per transaction)
+ * as "10550 · path, 10551 · path", each pair once; returns how many. */
+static int put_pids(FILE *f, const cJSON *list)
+{
+    const cJSON *x, *y;
+    int n = 0, more = 0;
+    cJSON_ArrayForEach(x, list) {
+        int dup = 0;
+        for (y = list->child; y != x && !dup; y = y->next)
+            dup = m_num(y, "pid") == m_num(x, "pid") &&
+                  same_str(m_str(y, "code_path"), m_str(x, "code_path"));
+        if (dup)
+            continue;
+        if (n == PIDS_SHOWN) {
+            more++;
+            continue;
+        }
+        if (n++)
+            fputs(", ", f);
+        put_pid(f, m_num(x, "pid"), x, "pid");
+    }
+    if (more)
+        fprintf(f, " and %d more", more);
+    return n;
+}
+
 static void cell(FILE *f, const cJSON *o, const column *c)
 {
-    const cJSON *v = m_get(o, c->key), *x;
-    int first = 1;
+    const cJSON *v = m_get(o, c->key);
 
     switch (c->kind) {
     case COL_INT:
@@ -180,13 +239,16 @@ static void cell(FILE *f, const cJSON *o, const column *c)
             fputs("—", f);
         }
         break;
+    case COL_PID:
+        fputs("<td>", f);
+        if (cJSON_IsNumber(v))
+            put_pid(f, v->valuedouble, o, c->key);
+        else
+            fputs("—", f);
+        break;
     case COL_PIDS:
         fputs("<td>", f);
-        cJSON_ArrayForEach(x, v) {
-            fprintf(f, "%s%.0f", first ? "" : ", ", x->valuedouble);
-            first = 0;
-        }
-        if (first)
+        if (put_pids(f, v) == 0)
             fputs("—", f);
         break;
     case COL_BOOL: fprintf(f, "<td>%s", cJSON_IsTrue(v) ? "yes" : "no"); break;
@@ -315,11 +377,11 @@ static const column hot_cols[] = {
     {"Mean hold", "mean_hold_ms", COL_MS, 0},
     {"Serial capacity /s", "serial_capacity_per_s", COL_NUM1, 0},
     {"First wait", "first_wait", COL_TIME, 0},
-    {"Root blockers", "root_blocker_pids", COL_PIDS, 0},
+    {"Root blocker pid · code path", "root_blockers", COL_PIDS, 0},
 };
 
 static const column hold_cols[] = {
-    {"Holder pid", "pid", COL_INT, 0},
+    {"Holder pid · code path", "pid", COL_PID, 0},
     {"Application", "application", COL_TEXT, 48},
     {"Relation", "relation", COL_TEXT, 64},
     {"Row", "row_key", COL_TEXT, 64},
@@ -403,10 +465,10 @@ static const column conflict_cols[] = {
 
 static const column tree_cols[] = {
     {"Depth", "depth", COL_INT, 0},
-    {"Waiter pid", "pid", COL_INT, 0},
+    {"Waiter pid · code path", "pid", COL_PID, 0},
     {"Application", "application", COL_TEXT, 48},
-    {"Waits for pid", "blocker_pid", COL_INT, 0},
-    {"Root pid", "root_pid", COL_INT, 0},
+    {"Waits for pid · code path", "blocker_pid", COL_PID, 0},
+    {"Root pid · code path", "root_pid", COL_PID, 0},
     {"Lock", "mode", COL_TEXT, 32},
     {"Relation", "relation", COL_TEXT, 64},
     {"Row", "row_key", COL_TEXT, 64},
@@ -415,14 +477,14 @@ static const column tree_cols[] = {
 
 static const column wait_cols[] = {
     {"Start", "start", COL_TIME, 0},
-    {"Waiter pid", "pid", COL_INT, 0},
+    {"Waiter pid · code path", "pid", COL_PID, 0},
     {"Application", "application", COL_TEXT, 48},
     {"Mode", "mode", COL_TEXT, 32},
     {"Row / target", "relation", COL_ROW, 0},
     {"Waited", "waited_ms", COL_MS, 0},
     {"Outcome", "outcome", COL_OUTCOME, 0},
-    {"Blocker pid", "blocker_pid", COL_INT, 0},
-    {"Root pid", "root_pid", COL_INT, 0},
+    {"Blocker pid · code path", "blocker_pid", COL_PID, 0},
+    {"Root pid · code path", "root_pid", COL_PID, 0},
     {"Depth", "chain_depth", COL_INT, 0},
     {"Statement", "statement", COL_CODE, 300},
     {"Log", "file", COL_SOURCE, 0},
@@ -436,25 +498,26 @@ static const column stmt_cols[] = {
 };
 
 static const column edge_cols[] = {
-    {"Waiter pid", "waiter_pid", COL_INT, 0},
+    {"Waiter pid · code path", "waiter_pid", COL_PID, 0},
     {"Waits for", "mode", COL_TEXT, 32},
     {"Lock", "target", COL_TEXT, 80},
-    {"Blocked by pid", "blocker_pid", COL_INT, 0},
+    {"Blocked by pid · code path", "blocker_pid", COL_PID, 0},
 };
 
 static const column proc_cols[] = {
-    {"pid", "pid", COL_INT, 0},
+    {"pid · code path", "pid", COL_PID, 0},
     {"Query", "query", COL_CODE, 1000},
 };
 
 static const column error_cols[] = {
     {"Time", "time", COL_TIME, 0},
-    {"pid", "pid", COL_INT, 0},
+    {"pid · code path", "pid", COL_PID, 0},
     {"Application", "application", COL_TEXT, 48},
     {"SQLSTATE", "sqlstate", COL_TEXT, 8},
     {"Class", "class", COL_TEXT, 32},
     {"Message", "message", COL_TEXT, 200},
     {"Statement", "statement", COL_CODE, 300},
+    {"Caused by pid · code path", "cause_pid", COL_PID, 0},
     {"Log", "file", COL_SOURCE, 0},
 };
 
@@ -501,11 +564,8 @@ static void headline_root(FILE *f, const cJSON *r)
     const cJSON *tx = m_get(r, "transaction"), *st, *gap = NULL;
     double idle = 0;
 
-    fprintf(f, "<li><b>Worst root blocker: pid %.0f", m_num(r, "pid"));
-    if (m_str(r, "code_path")) {
-        fputs(" · ", f);
-        ls_html_escape(f, m_str(r, "code_path"), 120);
-    }
+    fputs("<li><b>Worst root blocker: pid ", f);
+    put_pid(f, m_num(r, "pid"), r, "pid");
     fputs("</b>", f);
     if (m_str(r, "application")) {
         fputs(" (", f);
@@ -547,8 +607,7 @@ static void headlines(FILE *f, const cJSON *model)
     const cJSON *s = m_get(model, "summary");
     const cJSON *hot = cJSON_GetArrayItem(m_get(model, "hot_rows"), 0);
     const cJSON *root = cJSON_GetArrayItem(m_get(model, "root_blockers"), 0);
-    const cJSON *dl = cJSON_GetArrayItem(m_get(model, "deadlocks"), 0), *p;
-    int first = 1;
+    const cJSON *dl = cJSON_GetArrayItem(m_get(model, "deadlocks"), 0);
 
     fputs("<h3>Headline findings</h3>\n<ul class=\"findings\">\n", f);
     if (!hot)
@@ -566,11 +625,7 @@ static void headlines(FILE *f, const cJSON *model)
         fputs(" of waiting in total, the longest ", f);
         put_ms(f, m_num(hot, "max_wait_ms"));
         fputs("; root blocker pid ", f);
-        cJSON_ArrayForEach(p, m_get(hot, "root_blocker_pids")) {
-            fprintf(f, "%s%.0f", first ? "" : ", ", p->valuedouble);
-            first = 0;
-        }
-        fputs(first ? "unknown.</li>\n" : ".</li>\n", f);
+        fputs(put_pids(f, m_get(hot, "root_blockers")) ? ".</li>\n" : "unknown.</li>\n", f);
     }
     if (root)
         headline_root(f, root);
@@ -578,7 +633,8 @@ static void headlines(FILE *f, const cJSON *model)
         fprintf(f, "<li><b>%.0f deadlock%s</b>; the first at ", m_num(s, "deadlocks"),
                 m_num(s, "deadlocks") == 1 ? "" : "s");
         put_time(f, m_str(dl, "time"));
-        fprintf(f, ", victim pid %.0f", m_num(dl, "victim_pid"));
+        fputs(", victim pid ", f);
+        put_pid(f, m_num(dl, "victim_pid"), dl, "victim_pid");
         if (m_str(dl, "victim_application")) {
             fputs(" (", f);
             ls_html_escape(f, m_str(dl, "victim_application"), 64);
@@ -1111,12 +1167,15 @@ static void tl_axis(FILE *f, const timeline *t, int height)
     }
 }
 
-static void tl_hold_bar(FILE *f, const timeline *t, const cJSON *h, double pid, int64_t a,
-                        int64_t b, double y)
+/* A hold (or the transaction h) of pid; `who` carries its code path. */
+static void tl_hold_bar(FILE *f, const timeline *t, const cJSON *h, const cJSON *who, double pid,
+                        int64_t a, int64_t b, double y)
 {
     fprintf(f, "<rect class=\"hold\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
-               "<title>pid %.0f holds the lock from ",
-            tl_x(t, a), y - TL_BAR / 2.0, tl_x(t, b) - tl_x(t, a) + 0.5, TL_BAR, pid);
+               "<title>",
+            tl_x(t, a), y - TL_BAR / 2.0, tl_x(t, b) - tl_x(t, a) + 0.5, TL_BAR);
+    title_pid(f, pid, who, "");
+    fputs(" holds the lock from ", f);
     put_time(f, m_str(h, "start"));
     fputs(" to ", f);
     put_time(f, m_str(h, "end"));
@@ -1124,10 +1183,6 @@ static void tl_hold_bar(FILE *f, const timeline *t, const cJSON *h, double pid, 
         fputs(" (", f);
         put_ms(f, m_num(h, m_has_num(h, "hold_ms") ? "hold_ms" : "duration_ms"));
         fputs(")", f);
-    }
-    if (hold_path(h)) {
-        fputs("\ncode path: ", f);
-        ls_html_escape(f, hold_path(h), 120);
     }
     if (m_str(h, "start_evidence")) {
         fputs("\nstart: ", f);
@@ -1159,13 +1214,13 @@ static void tl_holder_lane(FILE *f, timeline *t, const tl_lane *ln, double y)
             b = t->t1;
         if (b < t->t0 || a > t->t1)
             continue;
-        tl_hold_bar(f, t, h, ln->pid, a, b, y);
+        tl_hold_bar(f, t, h, h, ln->pid, a, b, y);
         drawn++;
     }
     if (!drawn && tx && time_of(tx, "start", &a) == 0) {
         if (time_of(tx, "end", &b) != 0)
             b = t->t1;
-        tl_hold_bar(f, t, tx, ln->pid, a, b, y);
+        tl_hold_bar(f, t, tx, ln->root, ln->pid, a, b, y);
         drawn++;
     }
     if (!tx) {
@@ -1216,19 +1271,24 @@ static void tl_wait_bar(FILE *f, const timeline *t, const tl_wait *tw, int id)
     }
     if (tw->inferred) {
         fprintf(f, "<rect class=\"wait hidden\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-                   "height=\"%d\"><title>pid %.0f queued about ",
-                x0, y - TL_BAR / 2.0 + 2, x1 - x0 + 0.5, TL_BAR - 4, m_num(w, "pid"));
+                   "height=\"%d\"><title>",
+                x0, y - TL_BAR / 2.0 + 2, x1 - x0 + 0.5, TL_BAR - 4);
+        title_pid(f, m_num(w, "pid"), w, "");
+        fputs(" queued about ", f);
         put_ms(f, m_num(w, "waited_ms"));
         fputs(" (inferred from the holds, below deadlock_timeout, never logged)", f);
-        if (m_has_num(w, "behind_pid"))
-            fprintf(f, " behind pid %.0f", m_num(w, "behind_pid"));
+        if (m_has_num(w, "behind_pid")) {
+            fputs(" behind ", f);
+            title_pid(f, m_num(w, "behind_pid"), w, "behind_");
+        }
         fputs("</title></rect>\n", f);
         return;
     }
     fprintf(f, "<rect class=\"wait %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\">"
-               "<title>pid %.0f waited ",
-            outcome_of(m_str(w, "outcome"))->cls, x0, y - TL_BAR / 2.0, x1 - x0 + 0.5, TL_BAR,
-            m_num(w, "pid"));
+               "<title>",
+            outcome_of(m_str(w, "outcome"))->cls, x0, y - TL_BAR / 2.0, x1 - x0 + 0.5, TL_BAR);
+    title_pid(f, m_num(w, "pid"), w, "");
+    fputs(" waited ", f);
     put_ms(f, m_num(w, "waited_ms"));
     if (m_str(w, "mode")) {
         fputs(" for ", f);
@@ -1240,10 +1300,14 @@ static void tl_wait_bar(FILE *f, const timeline *t, const tl_wait *tw, int id)
     }
     fputs(", ", f);
     text(f, m_str(w, "outcome"), 40);
-    if (m_has_num(w, "blocker_pid"))
-        fprintf(f, "; blocked by pid %.0f", m_num(w, "blocker_pid"));
-    if (m_has_num(w, "root_pid"))
-        fprintf(f, ", root pid %.0f", m_num(w, "root_pid"));
+    if (m_has_num(w, "blocker_pid")) {
+        fputs("; blocked by ", f);
+        title_pid(f, m_num(w, "blocker_pid"), w, "blocker_");
+    }
+    if (m_has_num(w, "root_pid")) {
+        fputs(", root ", f);
+        title_pid(f, m_num(w, "root_pid"), w, "root_");
+    }
     if (m_str(w, "statement")) {
         fputs("\n", f);
         ls_html_escape(f, m_str(w, "statement"), 300);
@@ -1352,24 +1416,40 @@ static void tl_lane_label(FILE *f, const timeline *t, int i)
 {
     const tl_lane *ln = &t->lanes[i];
     const char *app = ln->root ? m_str(ln->root, "application") : NULL;
+    const char *path = ln->root ? m_str(ln->root, "code_path") : NULL;
     const cJSON *h;
     int k;
 
-    cJSON_ArrayForEach(h, t->holds) if (!app && m_num(h, "pid") == ln->pid) app =
-        m_str(h, "application");
-    for (k = 0; !app && k < t->nwaits; k++)
-        if (t->waits[k].lane == i)
-            app = m_str(t->waits[k].w, "application");
+    /* The session's own code path (its holds', else its waits'), else
+     * its application. */
+    cJSON_ArrayForEach(h, t->holds) if (m_num(h, "pid") == ln->pid) {
+        if (!app)
+            app = m_str(h, "application");
+        if (!path)
+            path = m_str(h, "code_path");
+    }
+    for (k = 0; k < t->nwaits; k++)
+        if (t->waits[k].lane == i) {
+            if (!app)
+                app = m_str(t->waits[k].w, "application");
+            if (!path)
+                path = m_str(t->waits[k].w, "code_path");
+        }
     fprintf(f, "<text class=\"lane%s\" x=\"%d\" y=\"%.1f\"><title>pid %.0f",
             ln->holder ? " holder" : "", TL_X0 - 8, tl_y(t, i) + 4, ln->pid);
-    if (app) {
-        fputs(" ", f);
+    if (path) {
+        fputs(" · ", f);
+        ls_html_escape(f, path, 200);
+    }
+    if (app && !same_str(app, path)) {
+        fputs(" (", f);
         ls_html_escape(f, app, 200);
+        fputs(")", f);
     }
     fprintf(f, "%s</title>pid %.0f", ln->holder ? ", holding the row" : "", ln->pid);
-    if (app) {
+    if (path || app) {
         fputs(" · ", f);
-        ls_html_escape(f, app, 20);
+        ls_html_escape(f, path ? path : app, 20);
     }
     fputs("</text>\n", f);
 }
@@ -1537,7 +1617,8 @@ static void panel_roots(FILE *f, const cJSON *model)
         double idle = 0;
         fold_at(f, k++, total, FOLD_ARTICLES, "root blockers");
         cJSON_ArrayForEach(st, m_get(tx, "statements")) idle += m_num(st, "idle_before_ms");
-        fprintf(f, "<article class=\"root\">\n<h3>pid %.0f", m_num(r, "pid"));
+        fputs("<article class=\"root\">\n<h3>pid ", f);
+        put_pid(f, m_num(r, "pid"), r, "pid");
         if (m_str(r, "application")) {
             fputs(" — ", f);
             ls_html_escape(f, m_str(r, "application"), 80);
@@ -1924,12 +2005,16 @@ static void deadlock_svg(FILE *f, const cJSON *model, const cJSON *d, int id)
         bx = px[b] + (cx - px[b]) / l * (NODE + 2);
         by = py[b] + (cy - py[b]) / l * (NODE + 2);
         fprintf(f, "<path class=\"edge\" d=\"M%.1f %.1f Q%.1f %.1f %.1f %.1f\" "
-                   "marker-end=\"url(#dlarrow%d)\"><title>pid %.0f waits for ",
-                ax, ay, cx, cy, bx, by, id, m_num(e, "waiter_pid"));
+                   "marker-end=\"url(#dlarrow%d)\"><title>",
+                ax, ay, cx, cy, bx, by, id);
+        title_pid(f, m_num(e, "waiter_pid"), e, "waiter_");
+        fputs(" waits for ", f);
         text(f, m_str(e, "mode"), 40);
         fputs(" on ", f);
         text(f, m_str(e, "target"), 120);
-        fprintf(f, ", held by pid %.0f</title></path>\n", m_num(e, "blocker_pid"));
+        fputs(", held by ", f);
+        title_pid(f, m_num(e, "blocker_pid"), e, "blocker_");
+        fputs("</title></path>\n", f);
         fprintf(f, "<text class=\"elabel\" x=\"%.1f\" y=\"%.1f\">", 0.25 * ax + 0.5 * cx + 0.25 * bx,
                 0.25 * ay + 0.5 * cy + 0.25 * by + 4);
         text(f, m_str(e, "mode"), 24); /* the lock is in the tooltip and the table */
@@ -1937,10 +2022,22 @@ static void deadlock_svg(FILE *f, const cJSON *model, const cJSON *d, int id)
     }
     for (i = 0; i < n; i++) {
         int victim = pids[i] == m_num(d, "victim_pid");
-        const char *app = victim ? m_str(d, "victim_application") : NULL;
+        const char *app = victim ? m_str(d, "victim_application") : NULL, *path = NULL;
         if (!app)
             app = proc_app(model, pids[i]);
+        cJSON_ArrayForEach(p, m_get(d, "processes")) if (!path && m_num(p, "pid") == pids[i])
+            path = m_str(p, "code_path");
+        cJSON_ArrayForEach(e, m_get(d, "edges")) {
+            if (!path && m_num(e, "waiter_pid") == pids[i])
+                path = m_str(e, "waiter_code_path");
+            if (!path && m_num(e, "blocker_pid") == pids[i])
+                path = m_str(e, "blocker_code_path");
+        }
         fprintf(f, "<g class=\"node%s\"><title>pid %.0f", victim ? " victim" : "", pids[i]);
+        if (path) {
+            fputs(" · ", f);
+            ls_html_escape(f, path, 120);
+        }
         if (app) {
             fputs(" — ", f);
             ls_html_escape(f, app, 120);
@@ -1957,6 +2054,13 @@ static void deadlock_svg(FILE *f, const cJSON *model, const cJSON *d, int id)
         if (victim)
             fprintf(f, "<text class=\"sub\" x=\"%.1f\" y=\"%.1f\">victim</text>", px[i],
                     py[i] + 12);
+        /* The code path under the node, cut to the node's spacing. */
+        if (path) {
+            fprintf(f, "<text class=\"sub\" x=\"%.1f\" y=\"%.1f\">· ", px[i],
+                    py[i] + NODE + 14);
+            ls_html_escape(f, path, 28);
+            fputs("</text>", f);
+        }
         fputs("</g>\n", f);
     }
     fputs("</svg>\n", f);
@@ -1978,7 +2082,8 @@ static void panel_deadlocks(FILE *f, const cJSON *model)
         fprintf(f, "<article class=\"deadlock\" id=\"deadlock-%d\">\n<h3>Deadlock %d — ", n + 1,
                 n + 1);
         put_time(f, m_str(d, "time"));
-        fprintf(f, ", victim pid %.0f", m_num(d, "victim_pid"));
+        fputs(", victim pid ", f);
+        put_pid(f, m_num(d, "victim_pid"), d, "victim_pid");
         if (m_str(d, "victim_application")) {
             fputs(" (", f);
             ls_html_escape(f, m_str(d, "victim_application"), 64);

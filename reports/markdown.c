@@ -78,6 +78,11 @@ static void cell_hold(FILE *f, const cJSON *h)
         cell_num(f, h, "hold_ms");
 }
 
+static int same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
 /* A code path as inline text after a pid: " · path" (nothing when the
  * store does not know it). */
 static void code_of(FILE *f, const cJSON *o, const char *prefix)
@@ -105,16 +110,32 @@ static void cell_pid(FILE *f, const cJSON *o, const char *pid_key, const char *p
     fputs(" |", f);
 }
 
+#define PIDS_SHOWN 6 /* root blockers named in a cell; the rest counted */
+
+/* A list of {pid, code_path} (a row's root blockers, one per transaction)
+ * as "10550 · path, 10551 · path", each pair once. */
 static void pid_list(FILE *f, const cJSON *o, const char *key)
 {
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key), *v;
-    int first = 1;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key), *v, *u;
+    int n = 0, more = 0;
     fputs(" ", f);
     cJSON_ArrayForEach(v, a) {
-        fprintf(f, "%s%.0f", first ? "" : ", ", v->valuedouble);
-        first = 0;
+        int dup = 0;
+        for (u = a->child; u != v && !dup; u = u->next)
+            dup = m_num(u, "pid") == m_num(v, "pid") &&
+                  same(m_str(u, "code_path"), m_str(v, "code_path"));
+        if (dup)
+            continue;
+        if (n == PIDS_SHOWN) {
+            more++;
+            continue;
+        }
+        fprintf(f, "%s%.0f", n++ ? ", " : "", m_num(v, "pid"));
+        code_of(f, v, "");
     }
-    fputs(first ? "— |" : " |", f);
+    if (more)
+        fprintf(f, " and %d more", more);
+    fputs(n ? " |" : "— |", f);
 }
 
 /* ---- mermaid diagrams (GitHub renders them) ----
@@ -137,23 +158,33 @@ static int ms_of(const cJSON *o, const char *key, long long *out)
     return 0;
 }
 
-static int same(const char *a, const char *b)
+/* "pid N · code path" inside a mermaid label. */
+static void mermaid_pid(FILE *f, double pid, const cJSON *o, const char *prefix)
 {
-    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+    char key[64];
+    snprintf(key, sizeof(key), "%scode_path", prefix);
+    fprintf(f, "pid %.0f", pid);
+    if (m_str(o, key)) {
+        fputs(" · ", f);
+        ls_mermaid_label(f, m_str(o, key), 40);
+    }
 }
 
 /* One bar. Its name starts with our own "pid N" so it can never begin
- * with a gantt keyword; `note` and the application are labels. */
+ * with a gantt keyword; the code path, `note` and the application are
+ * labels. */
 static void gantt_task(FILE *f, const char *tag, const char *id, int n, double pid,
                        const char *what, const char *note, const cJSON *o, long long a,
                        long long b)
 {
-    fprintf(f, "    pid %.0f %s", pid, what);
+    fputs("    ", f);
+    mermaid_pid(f, pid, o, "");
+    fprintf(f, " %s", what);
     if (note) {
         fputs(" ", f);
         ls_mermaid_label(f, note, 30);
     }
-    if (m_str(o, "application")) {
+    if (m_str(o, "application") && !same(m_str(o, "application"), m_str(o, "code_path"))) {
         fputs(" - ", f);
         ls_mermaid_label(f, m_str(o, "application"), 30);
     }
@@ -357,7 +388,10 @@ static void mermaid_hot_rows(FILE *f, const cJSON *model, const md_caps *caps)
 static void mermaid_deadlock(FILE *f, const cJSON *d)
 {
     enum { DL_MAX = 12 };
+    static const char *const side[2] = {"waiter_", "blocker_"};
     double pids[DL_MAX];
+    const cJSON *from[DL_MAX]; /* the edge naming the node, for its code path */
+    int fside[DL_MAX];
     int n = 0, i, j;
     const cJSON *e;
 
@@ -367,13 +401,17 @@ static void mermaid_deadlock(FILE *f, const cJSON *d)
         for (j = 0; j < 2; j++) {
             for (i = 0; i < n && pids[i] != two[j]; i++)
                 ;
-            if (i == n && n < DL_MAX)
+            if (i == n && n < DL_MAX) {
+                from[n] = e;
+                fside[n] = j;
                 pids[n++] = two[j];
+            }
         }
     }
     for (i = 0; i < n; i++) {
         int victim = pids[i] == m_num(d, "victim_pid");
-        fprintf(f, "    n%d[\"pid %.0f", i + 1, pids[i]);
+        fprintf(f, "    n%d[\"", i + 1);
+        mermaid_pid(f, pids[i], from[i], side[fside[i]]);
         if (victim) {
             fputs(" - victim", f);
             if (m_str(d, "victim_application")) {
@@ -458,7 +496,7 @@ static void hot_rows(FILE *f, const cJSON *rows)
         return;
     }
     fputs("| Relation | Row | ctids | Waits | Total wait ms | Max wait ms | Max queue | Holds | "
-          "Mean hold ms | Serial capacity /s | Root blockers |\n"
+          "Mean hold ms | Serial capacity /s | Root blocker pid · code path |\n"
           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
           f);
     cJSON_ArrayForEach(r, rows) {
@@ -473,7 +511,7 @@ static void hot_rows(FILE *f, const cJSON *rows)
         cell_num(f, r, "holds");
         cell_ms(f, r, "mean_hold_ms");
         cell_ms(f, r, "serial_capacity_per_s");
-        pid_list(f, r, "root_blocker_pids");
+        pid_list(f, r, "root_blockers");
         fputs("\n", f);
     }
     fputs("\n", f);
@@ -668,8 +706,7 @@ static void waits(FILE *f, const cJSON *ws, const md_caps *caps)
         cell(f, m_str(w, "outcome"));
         /* The holder's code path is the blocker's when the blocker holds
          * the row (not when it queues ahead of the waiter). */
-        cell_pid(f, w, "blocker_pid",
-                 m_num(w, "blocker_pid") == m_num(w, "holder_pid") ? "holder_" : NULL);
+        cell_pid(f, w, "blocker_pid", "blocker_");
         cell_pid(f, w, "root_pid", "root_");
         cell_num(f, w, "chain_depth");
         cell(f, m_str(w, "statement"));
@@ -696,15 +733,17 @@ static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
         }
         fprintf(f, "### Deadlock %d — ", ++n);
         ls_md_cell(f, m_str(d, "time"), 40);
-        fprintf(f, ", victim pid %.0f\n\n| Waiter pid | Waits for | Lock | Blocked by pid |\n"
-                   "|---:|---|---|---:|\n",
-                m_num(d, "victim_pid"));
+        fprintf(f, ", victim pid %.0f", m_num(d, "victim_pid"));
+        code_of(f, d, "victim_");
+        fputs("\n\n| Waiter pid · code path | Waits for | Lock | Blocked by pid · code path |\n"
+              "|---:|---|---|---:|\n",
+              f);
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(d, "edges")) {
             fputs("|", f);
-            cell_num(f, e, "waiter_pid");
+            cell_pid(f, e, "waiter_pid", "waiter_");
             cell(f, m_str(e, "mode"));
             cell(f, m_str(e, "target"));
-            cell_num(f, e, "blocker_pid");
+            cell_pid(f, e, "blocker_pid", "blocker_");
             fputs("\n", f);
         }
         fputs("\n", f);
@@ -1023,8 +1062,7 @@ static void worst_moment(FILE *f, const cJSON *wm, const md_caps *caps)
         cell_num(f, w, "depth");
         cell_pid(f, w, "pid", "");
         cell(f, m_str(w, "application"));
-        cell_pid(f, w, "blocker_pid",
-                 m_num(w, "blocker_pid") == m_num(w, "holder_pid") ? "holder_" : NULL);
+        cell_pid(f, w, "blocker_pid", "blocker_");
         cell_pid(f, w, "root_pid", "root_");
         cell(f, m_str(w, "mode"));
         cell(f, row[1] ? row : m_str(w, "target"));

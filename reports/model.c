@@ -419,7 +419,8 @@ static const char row_holds_sql[] =
 static const char row_waits_sql[] =
     "SELECT w.pid, se.application, w.start_ts, w.end_ts, w.waited_ms, w.outcome,"
     " w.blocker_pid, w.holder_pid, w.root_pid, w.chain_depth, w.ctid, w.mode, w.waiter_tx,"
-    " w.holder_tx FROM lock_waits w LEFT JOIN sessions se ON se.session_id = w.session_id"
+    " w.holder_tx, w.blocker_tx, w.root_tx"
+    " FROM lock_waits w LEFT JOIN sessions se ON se.session_id = w.session_id"
     " WHERE w.row_id = ?1 AND" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT 200";
 
 static const char row_queue_sql[] =
@@ -488,6 +489,8 @@ static void row_wait_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_str(o, "mode", q, 11);
     ls_model_add_code(m, o, "", q, 12);
     ls_model_add_code(m, o, "holder_", q, 13);
+    ls_model_add_code(m, o, "blocker_", q, 14);
+    ls_model_add_code(m, o, "root_", q, 15);
     cJSON_AddItemToArray(arg, o);
 }
 
@@ -502,7 +505,8 @@ static void queue_point(model_ctx *m, ls_stmt *q, void *arg)
 
 /* Reconstructed queueing on the row, longest first (row_waits). */
 static const char row_hidden_sql[] =
-    "SELECT q.pid, q.start_ts, q.end_ts, q.wait_ms, q.logged_ms, q.kind, h.pid"
+    "SELECT q.pid, q.start_ts, q.end_ts, q.wait_ms, q.logged_ms, q.kind, h.pid, q.tx_id,"
+    " q.behind_tx"
     " FROM row_waits q LEFT JOIN holds h ON h.hold_id = q.behind_hold"
     " WHERE q.row_id = ?1 AND q.wait_ms > 0 ORDER BY q.wait_ms DESC, q.rw_id LIMIT 200";
 
@@ -527,8 +531,23 @@ static void hidden_wait_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_ms(o, "logged_ms", q, 4);
     ls_model_col_str(o, "kind", q, 5);
     ls_model_col_int(o, "behind_pid", q, 6);
+    ls_model_add_code(m, o, "", q, 7);
+    ls_model_add_code(m, o, "behind_", q, 8);
     cJSON_AddItemToArray(arg, o);
-    (void)m;
+}
+
+/* The row's root blockers, one per transaction, in the order of their
+ * first wait (waits are stored in time order). */
+static const char row_roots_sql[] =
+    "SELECT root_pid, root_tx FROM lock_waits WHERE row_id = ?1 AND root_pid IS NOT NULL"
+    " GROUP BY root_pid, root_tx ORDER BY min(wait_id) LIMIT 100";
+
+static void row_root(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    ls_model_col_int(o, "pid", q, 0);
+    ls_model_add_code(m, o, "", q, 1);
+    cJSON_AddItemToArray(arg, o);
 }
 
 static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
@@ -548,6 +567,8 @@ static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_ts(o, "first_wait", q, 9);
     ls_model_col_ts(o, "last_wait_end", q, 10);
     add_pid_list(o, "root_blocker_pids", ls_stmt_text(q, 11));
+    ls_model_each_row(m, row_roots_sql, row_id, row_root,
+                      cJSON_AddArrayToObject(o, "root_blockers"));
     ls_model_col_int(o, "holds", q, 12);
     ls_model_col_ms(o, "mean_hold_ms", q, 13);
     /* Serial capacity: one holder at a time, each for the mean hold. */
@@ -636,7 +657,7 @@ static const char waits_sql[] =
     "SELECT w.wait_id, w.pid, s.application, w.mode, w.target_kind, w.target, " ROW_KEY ","
     " w.ctid, w.start_ts, w.end_ts, w.waited_ms, w.outcome, w.statement, w.blocker_pid,"
     " w.blocker_xid, w.root_pid, w.root_xid, w.chain_depth, w.holders, w.queue, f.path, w.line,"
-    " w.row_id, r.row_key, w.holder_pid, w.waiter_tx, w.holder_tx, w.root_tx"
+    " w.row_id, r.row_key, w.holder_pid, w.waiter_tx, w.holder_tx, w.root_tx, w.blocker_tx"
     " FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.session_id"
     " LEFT JOIN files f ON f.file_id = w.file_id LEFT JOIN rows r ON r.row_id = w.row_id"
     " WHERE" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT ?1";
@@ -672,8 +693,10 @@ static void wait_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_int(o, "waiter_tx", q, 25);
     ls_model_col_int(o, "holder_tx", q, 26);
     ls_model_col_int(o, "root_tx", q, 27);
+    ls_model_col_int(o, "blocker_tx", q, 28);
     ls_model_add_code(m, o, "", q, 25);
     ls_model_add_code(m, o, "holder_", q, 26);
+    ls_model_add_code(m, o, "blocker_", q, 28);
     ls_model_add_code(m, o, "root_", q, 27);
     cJSON_AddItemToArray(arg, o);
 }
@@ -681,13 +704,21 @@ static void wait_row(model_ctx *m, ls_stmt *q, void *arg)
 /* ---- deadlocks ---- */
 
 static const char deadlocks_sql[] =
-    "SELECT d.deadlock_id, d.ts, d.victim_pid, s.application, f.path, d.line"
+    "SELECT d.deadlock_id, d.ts, d.victim_pid, s.application, f.path, d.line,"
+    " (SELECT p.tx_id FROM deadlock_procs p WHERE p.deadlock_id = d.deadlock_id"
+    "  AND p.pid = d.victim_pid)"
     " FROM deadlocks d LEFT JOIN sessions s ON s.session_id = d.victim_session"
     " LEFT JOIN files f ON f.file_id = d.file_id"
     " WHERE" DEADLOCK_FILTER("d") "ORDER BY d.ts, d.deadlock_id LIMIT ?1";
+/* Each edge's processes with their transactions (deadlock_procs: the
+ * participants the DETAIL listed, linked by pid at the deadlock's time). */
 static const char edges_sql[] =
-    "SELECT waiter_pid, mode, target, blocker_pid FROM deadlock_edges"
-    " WHERE deadlock_id = ?1 ORDER BY seq";
+    "SELECT e.waiter_pid, e.mode, e.target, e.blocker_pid,"
+    " (SELECT p.tx_id FROM deadlock_procs p WHERE p.deadlock_id = e.deadlock_id"
+    "  AND p.pid = e.waiter_pid),"
+    " (SELECT p.tx_id FROM deadlock_procs p WHERE p.deadlock_id = e.deadlock_id"
+    "  AND p.pid = e.blocker_pid)"
+    " FROM deadlock_edges e WHERE e.deadlock_id = ?1 ORDER BY e.seq";
 static const char procs_sql[] =
     "SELECT pid, query, tx_id FROM deadlock_procs WHERE deadlock_id = ?1 ORDER BY rowid";
 
@@ -698,8 +729,9 @@ static void edge_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_str(o, "mode", q, 1);
     ls_model_col_str(o, "target", q, 2);
     ls_model_col_int(o, "blocker_pid", q, 3);
+    ls_model_add_code(m, o, "waiter_", q, 4);
+    ls_model_add_code(m, o, "blocker_", q, 5);
     cJSON_AddItemToArray(arg, o);
-    (void)m;
 }
 
 /* A deadlock participant: its query as the DETAIL gave it, and its
@@ -721,6 +753,7 @@ static void deadlock_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_ts(o, "time", q, 1);
     ls_model_col_int(o, "victim_pid", q, 2);
     ls_model_col_str(o, "victim_application", q, 3);
+    ls_model_add_code(m, o, "victim_", q, 6);
     ls_model_col_str(o, "file", q, 4);
     ls_model_col_int(o, "line", q, 5);
     cJSON_AddItemToArray(arg, o);
@@ -782,7 +815,7 @@ static const char tree_sql[] =
     "  WHERE w.start_ts <= ?1 AND coalesce(w.end_ts, w.logged_ts) >= ?1)"
     " SELECT w.pid, se.application, w.blocker_pid, w.root_pid, w.chain_depth, w.mode,"
     " w.target, r.relation, r.row_key, w.start_ts, w.statement, w.waiter_tx, w.root_tx,"
-    " w.holder_tx, w.holder_pid FROM open w LEFT JOIN rows r ON r.row_id = w.row_id"
+    " w.holder_tx, w.holder_pid, w.blocker_tx FROM open w LEFT JOIN rows r ON r.row_id = w.row_id"
     " LEFT JOIN sessions se ON se.session_id = w.session_id WHERE w.nth = 1"
     " ORDER BY w.root_pid, w.chain_depth, w.start_ts LIMIT 200";
 
@@ -792,6 +825,7 @@ static void tree_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_int(o, "pid", q, 0);
     ls_model_col_str(o, "application", q, 1);
     ls_model_col_int(o, "blocker_pid", q, 2);
+    ls_model_add_code(m, o, "blocker_", q, 15);
     ls_model_col_int(o, "root_pid", q, 3);
     ls_model_col_int(o, "depth", q, 4);
     ls_model_col_str(o, "mode", q, 5);

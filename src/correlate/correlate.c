@@ -540,6 +540,7 @@ static const struct {
     {"relation names", relations_step, "DELETE FROM relations;"},
     {"statements from spans", ls_correlate_spans, "DELETE FROM stmt_rows WHERE verb = 'span';"},
     {"logical rows", ls_correlate_rows, "DELETE FROM rows; DELETE FROM row_rules;"},
+    /* lock_waits: waiter_stmt, waiter_tx, holder_pid, holder_tx, blocker_tx, root_tx */
     {"transactions and holds", ls_correlate_transactions,
      "DELETE FROM transactions; DELETE FROM holds;"
      " UPDATE errors SET tx_id = NULL, wait_id = NULL, cause_tx = NULL;"

@@ -96,7 +96,6 @@ static const char insert_tx_sql[] =
     " max_idle_ms, commit_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
     " ?13, ?14, ?15, ?16, ?17) RETURNING tx_id";
 
-/* Links from waits, errors and deadlock participants to transactions. */
 /*
  * The transaction of session SESS open at time T: the latest one that
  * began by T + SLACK, if it had not ended before T. Taking the latest
@@ -115,12 +114,14 @@ static const char insert_tx_sql[] =
     " AND coalesce(se.start_ts, se.first_ts, 0) <= " T                                  \
     " ORDER BY coalesce(se.start_ts, se.first_ts, 0) DESC LIMIT 1)"
 
-/* Links from waits, errors and deadlock participants to transactions. */
+/* Indexes the links below probe. */
 static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS transactions_session ON transactions(session_id, start_ts);"
     "CREATE INDEX IF NOT EXISTS transactions_xid ON transactions(xid) WHERE xid IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
     "CREATE INDEX IF NOT EXISTS holds_tx_row ON holds(tx_id, row_id);";
+
+/* Links from waits to transactions. */
 static const char link_sql[] =
     /* 1 ms slack for start times derived from millisecond timestamps. */
     "UPDATE lock_waits SET waiter_tx = " OPEN_TX("lock_waits.session_id", "lock_waits.start_ts",
@@ -147,10 +148,20 @@ static const char link_sql[] =
     "     lock_waits.blocker_pid THEN lock_waits.blocker_xid END) AND t.pid = lock_waits.holder_pid),"
     "  " OPEN_TX(SESSION_OF("lock_waits.holder_pid", "lock_waits.logged_ts"),
                   "lock_waits.logged_ts", "0") ");"
+    /* The direct blocker's transaction: the holder's when it holds the row;
+     * else (a waiter ahead in a tuple lock's queue, which holds no row yet)
+     * the transaction its session had open when the wait was logged. */
+    "UPDATE lock_waits SET blocker_tx = CASE WHEN blocker_pid = holder_pid THEN holder_tx ELSE"
+    "  " OPEN_TX("coalesce(lock_waits.blocker_session, " SESSION_OF("lock_waits.blocker_pid",
+                  "lock_waits.logged_ts") ")", "lock_waits.logged_ts", "0") " END"
+    " WHERE blocker_pid IS NOT NULL;"
     "UPDATE lock_waits SET root_tx = coalesce("
     "  (SELECT t.tx_id FROM transactions t WHERE t.xid = lock_waits.root_xid"
     "   AND t.pid = lock_waits.root_pid),"
-    "  " OPEN_TX("lock_waits.root_session", "lock_waits.logged_ts", "0") ");"
+    "  " OPEN_TX("lock_waits.root_session", "lock_waits.logged_ts", "0") ");";
+
+/* Links from errors and deadlock participants to transactions. */
+static const char link_errors_sql[] =
     "UPDATE errors SET tx_id = " OPEN_TX("errors.session_id", "errors.ts", "0") ","
     /* The wait the error ended: the process's latest wait by then. */
     " wait_id = (SELECT x.wait_id FROM (SELECT wait_id, end_ts, outcome FROM lock_waits w"
@@ -719,6 +730,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = ls_store_exec_sorting(s, link_index_sql);
     if (rc == 0)
         rc = ls_store_exec(s, link_sql);
+    if (rc == 0)
+        rc = ls_store_exec(s, link_errors_sql);
     if (rc == 0)
         rc = ls_store_exec(s, wait_holds_sql);
 out:

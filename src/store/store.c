@@ -328,6 +328,24 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         ls_store_close(s);
         return rc;
     }
+    /* Version 6 added a derived column (lock_waits.blocker_tx): a version 5
+     * store takes it in place, and its next correlation fills it. */
+    if (ver == 5) {
+        char sql[128];
+        snprintf(sql, sizeof(sql), "BEGIN; ALTER TABLE lock_waits ADD COLUMN blocker_tx INTEGER;"
+                 " PRAGMA user_version = %d; COMMIT;", LS_STORE_SCHEMA_VERSION);
+        rc = ls_store_exec(s, sql);
+        if (rc == 0)
+            rc = ls_store_exec(s, "DELETE FROM meta WHERE key = 'correlated'");
+        if (rc) {
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+            snprintf(errbuf, errlen, "%s: cannot upgrade the store from schema version 5: %s",
+                     path, ls_store_errmsg(s));
+            ls_store_close(s);
+            return rc;
+        }
+        ver = LS_STORE_SCHEMA_VERSION;
+    }
     if (ver != 0 && ver != LS_STORE_SCHEMA_VERSION) {
         if (ver < LS_STORE_SCHEMA_VERSION)
             snprintf(errbuf, errlen, "%s: store has schema version %d, written by an older "

@@ -65,7 +65,7 @@ static const char *const ls_schema_sql[] = {
     "  chain_depth INTEGER, first_event INTEGER, file_id INTEGER, line INTEGER,\n"
     "  row_id INTEGER, waiter_stmt INTEGER, waiter_tx INTEGER, holder_pid INTEGER,\n"
     "  holder_tx INTEGER, root_tx INTEGER, end_file INTEGER, end_line INTEGER,\n"
-    "  row_evidence TEXT);\n",
+    "  row_evidence TEXT, blocker_tx INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS deadlocks(\n"
     "  deadlock_id INTEGER PRIMARY KEY, file_id INTEGER, line INTEGER,\n"
     "  ts INTEGER, victim_pid INTEGER, victim_session INTEGER, detail TEXT);\n",

@@ -98,6 +98,15 @@ class Page(html.parser.HTMLParser):
             self.cell += data
 
 
+
+def pid_cell(o, key):
+    """A pid's table cell: "10550 · path" with the code path the JSON gives
+    it (key blocker_pid: blocker_code_path), the pid alone without one."""
+    path = o.get(key[:-3] + "code_path")
+    if o.get(key) is None:
+        return "—"
+    return f"{o[key]} · {path}" if path else str(o[key])
+
 def run(*args):
     return subprocess.run(list(args), capture_output=True)
 
@@ -216,10 +225,9 @@ def check_sample(ls, sample, tmp):
     wait_rows = page.rows.get("waits", [])
     shown = min(nwaits, TABLE_CAP)
     check(len(wait_rows) == shown, f"{name}: html lists {len(wait_rows)} of {nwaits} waits")
-    check([r[1] for r in wait_rows] == [str(w["pid"]) for w in waits[:shown]] and
-          [r[7] for r in wait_rows] == [str(w["blocker_pid"]) if w["blocker_pid"] is not None
-                                        else "—" for w in waits[:shown]],
-          f"{name}: html waiter and blocker pids")
+    check([r[1] for r in wait_rows] == [pid_cell(w, "pid") for w in waits[:shown]] and
+          [r[7] for r in wait_rows] == [pid_cell(w, "blocker_pid") for w in waits[:shown]],
+          f"{name}: html waiter and blocker pids, each with its code path")
     waits_html = raw.split('<section id="waits">')[1].split("</section>")[0]
     folded = re.findall(r"(\d+) more rows?</summary>", waits_html)
     check(folded == ([str(shown - TABLE_OPEN)] if shown > TABLE_OPEN else []),
