@@ -446,8 +446,7 @@ static const column trace_wait_cols[] = {
     {"of which logged", "logged_ms", COL_MS, 0},
     {"Kind", "kind", COL_TEXT, 20},
     {"Row", "row", COL_TEXT, 60},
-    {"Behind pid", "behind_pid", COL_INT, 0},
-    {"Behind code path", "behind_code_path", COL_TEXT, 80},
+    {"Behind pid · code path", "behind_pid", COL_PID, 0},
     {"Statement", "statement", COL_CODE, 200},
 };
 
