@@ -223,7 +223,8 @@ def gantt_hidden(truth, md):
         sections = re.split(r"\n    section ", body)
         hidden = next((x for x in sections if x.startswith("hidden waits")), "")
         logged = "".join(x for x in sections if not x.startswith("hidden waits"))
-        bars = re.findall(r"pid (\d+) hidden wait (\d+) ms :done, q\d+, (\d+), (\d+)", hidden)
+        bars = re.findall(r"pid (\d+)(?: · [^:\n]*?)? hidden wait (\d+) ms :done, q\d+, (\d+), (\d+)",
+                          hidden)  # "pid N · code path hidden wait ..."
         check(len(bars) >= 5, f"{row}: hidden waits drawn in their own section ({len(bars)})")
         check(" :done, " not in logged and "hidden wait" not in logged,
               f"{row}: no hidden wait drawn as a logged one, nor the other way round")
