@@ -323,7 +323,7 @@ static const char tx_head_sql[] =
 
 static const char tx_statements_sql[] =
     "SELECT start_ts, end_ts, duration_ms, text, stmt_id FROM statements"
-    " WHERE session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3"
+    " WHERE +session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3"
     " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id LIMIT ?4";
 
 /*

@@ -39,9 +39,16 @@
 #define MAX_PARENT_HOPS 32
 
 
+/*
+ * A transaction's statements are a stmt_id range of stmt_rows read with the
+ * session as a filter (+session_id: no index on (session_id, stmt_id)).
+ * CROSS JOIN keeps the transaction outermost: the other way round, SQLite
+ * reads every statement and, per statement, every earlier transaction of
+ * its session.
+ */
 static const char tx_statements_sql[] =
     "SELECT t.tx_id, st.stmt_id, st.text, st.start_ts, se.application"
-    " FROM transactions t JOIN statements st ON st.session_id = t.session_id"
+    " FROM transactions t CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
     " LEFT JOIN sessions se ON se.session_id = t.session_id"
     " ORDER BY t.tx_id, st.stmt_id";
@@ -186,10 +193,10 @@ static int64_t median(int64_t *v, int n)
 
 /* sqlcommenter links and the clock offset they give. */
 static const char comment_links_sql[] =
-    "SELECT c.tx_id, sp.span_row, sp.start_ts, (SELECT min(st.start_ts) FROM statements st"
-    "  JOIN transactions t ON t.tx_id = c.tx_id AND st.session_id = t.session_id"
+    "SELECT c.tx_id, sp.span_row, sp.start_ts, (SELECT min(st.start_ts)"
+    "  FROM transactions t CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
-    "  WHERE st.text LIKE '%' || c.comment_span || '%')"
+    "  WHERE t.tx_id = c.tx_id AND st.text LIKE '%' || c.comment_span || '%')"
     " FROM tx_code c JOIN spans sp ON sp.span_id = c.comment_span AND sp.trace_id = c.trace_id"
     " WHERE c.comment_span IS NOT NULL";
 
@@ -247,8 +254,8 @@ static const char db_spans_sql[] =
     " WHERE db_statement IS NOT NULL ORDER BY start_ts";
 static const char unlinked_statements_sql[] =
     "SELECT st.stmt_id, c.tx_id, st.start_ts, st.text FROM tx_code c"
-    " JOIN transactions t ON t.tx_id = c.tx_id"
-    " JOIN statements st ON st.session_id = t.session_id"
+    " CROSS JOIN transactions t ON t.tx_id = c.tx_id"
+    " CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
     " WHERE c.span_row IS NULL ORDER BY st.start_ts";
 
@@ -564,8 +571,8 @@ static const char hold_parts_sql[] =
     " SELECT h.hold_id, CASE WHEN " IS_END " THEN 'commit' ELSE 'sql' END,"
     "  CASE WHEN " IS_END " THEN 'COMMIT' ELSE 'SQL' END,"
     "  sum(max(0, min(h.end_ts, st.end_ts) - max(h.start_ts, st.start_ts))) / 1000.0"
-    " FROM holds h JOIN transactions t ON t.tx_id = h.tx_id"
-    " JOIN statements st ON st.session_id = t.session_id"
+    " FROM holds h CROSS JOIN transactions t ON t.tx_id = h.tx_id"
+    " CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt AND st.end_ts IS NOT NULL"
     " WHERE h.waits > 0 GROUP BY h.hold_id, 2;"
     "CREATE INDEX IF NOT EXISTS hold_parts_hold ON hold_parts(hold_id);"

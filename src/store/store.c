@@ -28,6 +28,7 @@
 #define STMT_COLS 13
 #define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
 #define TEXT_CACHE_MAX 4096 /* longer texts are looked up in the store each time */
+#define XID_CACHE 4096      /* transaction ids being seen, direct-mapped by xid */
 
 typedef struct session_slot {
     int pid;              /* 0: empty */
@@ -58,6 +59,7 @@ enum {
     Q_ERROR,
     Q_SPAN,
     Q_ACTIVITY,
+    Q_XID,
     Q__COUNT
 };
 
@@ -118,6 +120,12 @@ static const char *const query_sql[Q__COUNT] = {
                " http_route, http_method, http_url, peer_service, db_pid, attributes)"
                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
                " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
+    /* A transaction id seen again (its slot was reused, or an earlier
+     * ingest): keep where it was seen first. */
+    [Q_XID] = "INSERT INTO xids(xid, session_id, pid, first_ts) VALUES (?1, ?2, ?3, ?4)"
+              " ON CONFLICT(xid) DO UPDATE SET session_id = excluded.session_id,"
+              " pid = excluded.pid, first_ts = excluded.first_ts"
+              " WHERE excluded.first_ts < coalesce(xids.first_ts, excluded.first_ts + 1)",
     [Q_ERROR] = "INSERT INTO errors(session_id, pid, file_id, line, ts, severity, sqlstate, class,"
                 " message, detail, statement, xid, vxid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
                 " ?9, ?10, ?11, ?12, ?13)",
@@ -161,6 +169,17 @@ struct ls_store {
         char *text;      /* owned */
         size_t len;
     } texts[TEXT_CACHE];
+    /* xids: where each transaction id (%x) was seen first, gathered here
+     * as records go by. A transaction's records are close together in the
+     * log, so each id is written about once; an index on stmt_rows(xid)
+     * and a GROUP BY over every statement after the load cost more than
+     * the whole insert of the statements. */
+    struct xid_slot {
+        int64_t xid; /* 0: empty */
+        int64_t session_id;
+        int pid;
+        ls_ts first_ts;
+    } xids[XID_CACHE];
 };
 
 struct ls_stmt {
@@ -443,12 +462,15 @@ int ls_store_begin(ls_store *s)
 
 static int session_flush_all(ls_store *s);
 static int flush_statements(ls_store *s);
+static int xid_flush_all(ls_store *s);
 
 int ls_store_commit(ls_store *s)
 {
     int rc = flush_statements(s);
     if (rc == 0)
         rc = session_flush_all(s);
+    if (rc == 0)
+        rc = xid_flush_all(s);
     return rc ? rc : ls_store_exec(s, "COMMIT");
 }
 
@@ -738,6 +760,52 @@ found:
     return 0;
 }
 
+/* ---- transaction ids ---- */
+
+static int xid_flush(ls_store *s, struct xid_slot *x)
+{
+    sqlite3_stmt *st = s->q[Q_XID];
+    if (!x->xid)
+        return 0;
+    sqlite3_bind_int64(st, 1, x->xid);
+    bind_pos(st, 2, x->session_id);
+    sqlite3_bind_int(st, 3, x->pid);
+    bind_ts(st, 4, x->first_ts);
+    x->xid = 0;
+    return run(s, st);
+}
+
+static int xid_flush_all(ls_store *s)
+{
+    int i, rc;
+    for (i = 0; i < XID_CACHE; i++)
+        if ((rc = xid_flush(s, &s->xids[i])) != 0)
+            return rc;
+    return 0;
+}
+
+/* A record of transaction `xid` (0: none) at `ts`: the earliest one
+ * names the xid's session and pid (ties: the first in log order). */
+static int xid_seen(ls_store *s, int64_t xid, int64_t sess, int pid, ls_ts ts)
+{
+    struct xid_slot *x;
+    int rc;
+    if (xid <= 0)
+        return 0;
+    x = &s->xids[(uint64_t)xid % XID_CACHE];
+    if (x->xid == xid) {
+        if (ts == LS_TS_NONE || (x->first_ts != LS_TS_NONE && x->first_ts <= ts))
+            return 0;
+    } else if ((rc = xid_flush(s, x)) != 0) {
+        return rc;
+    }
+    x->xid = xid;
+    x->session_id = sess;
+    x->pid = pid;
+    x->first_ts = ts;
+    return 0;
+}
+
 /* ---- events ---- */
 
 static void pids_text(char *out, size_t outlen, const int *pids, int n)
@@ -848,7 +916,8 @@ static int store_statement(ls_store *s, int64_t file_id, int64_t sess, const ls_
     struct stmt_row *w = &s->rows[s->nrows];
     int rc;
 
-    if ((rc = text_id(s, m->text, &w->text_id)) != 0)
+    if ((rc = text_id(s, m->text, &w->text_id)) != 0 ||
+        (rc = xid_seen(s, r->xid, sess, r->pid, r->ts)) != 0)
         return rc;
     s->nrows++;
     w->session_id = sess;
@@ -881,7 +950,10 @@ static int store_lock_event(ls_store *s, int64_t file_id, int64_t sess, const ls
     const ls_lock_wait *w = &ev->u.lock;
     sqlite3_stmt *st = s->q[Q_LOCK_EVENT];
     char holders[LS_MAX_PIDS * 12], queue[LS_MAX_PIDS * 12];
+    int rc = xid_seen(s, r->xid, sess, w->pid, r->ts);
 
+    if (rc)
+        return rc;
     bind_pos(st, 1, sess);
     sqlite3_bind_int(st, 2, w->pid);
     sqlite3_bind_int64(st, 3, file_id);
@@ -929,6 +1001,10 @@ static int store_error(ls_store *s, int64_t file_id, int64_t sess, const ls_even
 {
     const ls_record *r = ev->rec;
     sqlite3_stmt *st = s->q[Q_ERROR];
+    int rc = xid_seen(s, r->xid, sess, r->pid, r->ts);
+
+    if (rc)
+        return rc;
     bind_pos(st, 1, sess);
     sqlite3_bind_int(st, 2, r->pid);
     sqlite3_bind_int64(st, 3, file_id);
