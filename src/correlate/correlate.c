@@ -32,10 +32,11 @@
 static const char episodes_sql[] =
     "SELECT event_id, session_id, pid, ts, phase, mode, target_kind, target, target_xid,"
     " rel_oid, db_oid, page, tuple_offset, waited_ms, holders, queue, ctx_relation,"
-    " ctx_page, ctx_offset, statement, file_id, line"
+    " ctx_page, ctx_offset, file_id, line"
     /* Sorted, not read through lock_events(pid, ts): that walk reads the
      * time-ordered table once per process once it outgrows the page
-     * cache. */
+     * cache. Without the statement, which only the first event gives and
+     * the copy into lock_waits joins: the sort stays narrow. */
     " FROM lock_events ORDER BY +pid, target, ts, event_id";
 
 /*
@@ -46,32 +47,40 @@ static const char episodes_sql[] =
  * episode, and each event's link to it, to temp tables; then the waits are
  * numbered by (start, scan order) and copied, and the events linked.
  */
-#define WAIT_COLS                                                                           \
-    "session_id, pid, mode, target_kind, target, target_xid, rel_oid, db_oid, relation, ctid," \
-    " start_ts, logged_ts, end_ts, waited_ms, outcome, statement, holders, queue,"           \
-    " blocker_pid, first_event, file_id, line, end_file, end_line"
+#define WAIT_COLS(E)                                                                         \
+    E "session_id, " E "pid, " E "mode, " E "target_kind, " E "target, " E "target_xid, " E   \
+    "rel_oid, " E "db_oid, " E "relation, " E "ctid, " E "start_ts, " E "logged_ts, " E       \
+    "end_ts, " E "waited_ms, " E "outcome, " E "holders, " E "queue, " E "blocker_pid, " E    \
+    "first_event, " E "file_id, " E "line, " E "end_file, " E "end_line"
 
 static const char episode_tables_sql[] =
     "DROP TABLE IF EXISTS temp.episodes;"
     "DROP TABLE IF EXISTS temp.event_waits;"
-    "CREATE TEMP TABLE episodes(id INTEGER PRIMARY KEY, " WAIT_COLS ");"
+    "CREATE TEMP TABLE episodes(id INTEGER PRIMARY KEY, " WAIT_COLS("") ");"
     "CREATE TEMP TABLE event_waits(event_id INTEGER PRIMARY KEY, episode INTEGER);";
 
 static const char store_episodes_sql[] =
     "DROP TABLE IF EXISTS temp.episode_order;"
-    "CREATE TEMP TABLE episode_order(id INTEGER PRIMARY KEY, wait_id INTEGER);"
-    "INSERT INTO temp.episode_order"
-    " SELECT id, row_number() OVER (ORDER BY start_ts, id) FROM temp.episodes;"
-    "INSERT INTO lock_waits(wait_id, " WAIT_COLS ")"
-    " SELECT o.wait_id, " WAIT_COLS " FROM temp.episodes e"
-    " JOIN temp.episode_order o ON o.id = e.id ORDER BY o.wait_id;"
-    "UPDATE lock_events SET wait_id = o.wait_id FROM temp.event_waits ew"
+    "CREATE TEMP TABLE episode_order(wait_id INTEGER PRIMARY KEY, id INTEGER UNIQUE);"
+    "INSERT INTO temp.episode_order(wait_id, id)"
+    " SELECT row_number() OVER (ORDER BY start_ts, id), id FROM temp.episodes;"
+    /* In wait_id order (CROSS JOIN: episode_order is the outer loop), so
+     * the statement, the first event's, is read near the one before: the
+     * events are in log order, and so, nearly, are the waits. */
+    "INSERT INTO lock_waits(wait_id, " WAIT_COLS("") ", statement)"
+    " SELECT o.wait_id, " WAIT_COLS("e.") ", le.statement FROM temp.episode_order o"
+    " CROSS JOIN temp.episodes e ON e.id = o.id"
+    " LEFT JOIN lock_events le ON le.event_id = e.first_event ORDER BY o.wait_id;"
+    /* In table order (NOT INDEXED: not through lock_events(pid, ts), which
+     * would visit the rows once per process). */
+    "UPDATE lock_events NOT INDEXED SET wait_id = o.wait_id FROM temp.event_waits ew"
     " JOIN temp.episode_order o ON o.id = ew.episode WHERE lock_events.event_id = ew.event_id;"
     "DROP TABLE temp.episodes; DROP TABLE temp.event_waits; DROP TABLE temp.episode_order;";
 
 static const char insert_wait_sql[] =
-    "INSERT INTO temp.episodes(" WAIT_COLS ")"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+    /* ?16 was the statement, now joined from the first event */
+    "INSERT INTO temp.episodes(" WAIT_COLS("") ")"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17, ?18,"
     " ?19, ?20, ?21, ?22, ?23, ?24) RETURNING id";
 
 /* Close waits that ended in an error rather than a lock message. */
@@ -182,7 +191,6 @@ typedef struct episode {
     char outcome[24];
     char holders[1024], queue[1024];
     char relation[128], ctid[32];
-    char statement[4096];
     int has_end;
     int nevents;
     int64_t events[MAX_EPISODE_EVENTS]; /* its lock_events, to point them at it */
@@ -235,7 +243,6 @@ static int flush_episode(ls_stmt *ins, ls_stmt *link, episode *e, ls_correlate_s
     }
     ls_stmt_bind_double(ins, 14, e->waited_ms);
     ls_stmt_bind_text(ins, 15, e->outcome[0] ? e->outcome : NULL);
-    ls_stmt_bind_text(ins, 16, e->statement[0] ? e->statement : NULL);
     ls_stmt_bind_text(ins, 17, e->holders);
     ls_stmt_bind_text(ins, 18, e->queue);
     bp = first_pid(e->holders);
@@ -267,13 +274,13 @@ static int flush_episode(ls_stmt *ins, ls_stmt *link, episode *e, ls_correlate_s
 static int build_episodes(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *q = NULL, *ins = NULL, *link = NULL;
-    episode *ep = ls_calloc(1, sizeof(*ep)); /* ~6 KiB: off the stack */
+    episode *ep = ls_calloc(1, sizeof(*ep)); /* ~2 KiB: off the stack */
     int rc;
 
     if (!ep)
         return LS_ENOMEM;
-    /* The events are sorted, then the episodes numbered and copied in time
-     * order: the sorter's memory comes out of the page cache's. */
+    /* The events are sorted: the sorter's memory comes out of the page
+     * cache's. */
     if ((rc = ls_store_sorting(s, 1)) != 0) {
         free(ep);
         return rc;
@@ -301,8 +308,8 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
             ep->first_event = ls_stmt_int64(q, 0);
             ep->session_id = ls_stmt_int64(q, 1);
             ep->pid = pid;
-            ep->file_id = ls_stmt_int64(q, 20);
-            ep->line = ls_stmt_int64(q, 21);
+            ep->file_id = ls_stmt_int64(q, 19);
+            ep->line = ls_stmt_int64(q, 20);
             copy(ep->target, sizeof(ep->target), target);
             copy(ep->mode, sizeof(ep->mode), ls_stmt_text(q, 5));
             copy(ep->target_kind, sizeof(ep->target_kind), ls_stmt_text(q, 6));
@@ -322,7 +329,6 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
             ep->logged_ts = ts;
             copy(ep->holders, sizeof(ep->holders), ls_stmt_text(q, 14));
             copy(ep->queue, sizeof(ep->queue), ls_stmt_text(q, 15));
-            copy(ep->statement, sizeof(ep->statement), ls_stmt_text(q, 19));
         }
         if (!ls_stmt_isnull(q, 16) && !ep->relation[0]) {
             copy(ep->relation, sizeof(ep->relation), ls_stmt_text(q, 16));
@@ -338,8 +344,8 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
             strcmp(phase, "failed") == 0) {
             ep->has_end = 1;
             ep->end_ts = ts;
-            ep->end_file = ls_stmt_int64(q, 20);
-            ep->end_line = ls_stmt_int64(q, 21);
+            ep->end_file = ls_stmt_int64(q, 19);
+            ep->end_line = ls_stmt_int64(q, 20);
             copy(ep->outcome, sizeof(ep->outcome), phase);
         } else if (!ep->holders[0]) {
             copy(ep->holders, sizeof(ep->holders), ls_stmt_text(q, 14));
@@ -352,10 +358,11 @@ out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(ins);
     ls_stmt_finalize(link);
-    if (rc == 0)
-        rc = ls_store_exec(s, store_episodes_sql);
+    /* The copy in time order reads by rowid: the whole page cache serves it. */
     if (ls_store_sorting(s, 0) != 0 && rc == 0)
         rc = LS_ESTORE;
+    if (rc == 0)
+        rc = ls_store_exec(s, store_episodes_sql);
     free(ep);
     return rc;
 }
@@ -524,8 +531,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
 /*
  * The passes, in order; each sees what the ones before it wrote. Each owns
  * what it derives: `owns` clears it (tables, and the columns it sets in
- * tables ingest wrote), and correlation starts by clearing everything, so a
- * rerun over a grown store starts from the log's facts alone.
+ * tables ingest wrote; the indexes built on derived tables are dropped, so
+ * a rerun fills them as the first run did, without maintaining indexes row
+ * by row), and correlation starts by clearing everything, so a rerun over a
+ * grown store starts from the log's facts alone.
  */
 static const struct {
     const char *name;
@@ -533,7 +542,9 @@ static const struct {
     const char *owns;
 } passes[] = {
     {"wait episodes", build_episodes,
-     "DELETE FROM lock_waits; UPDATE lock_events SET wait_id = NULL;"},
+     "DROP INDEX IF EXISTS lock_waits_pid; DROP INDEX IF EXISTS lock_waits_row;"
+     " DROP INDEX IF EXISTS lock_waits_waiter_tx;"
+     " DELETE FROM lock_waits; UPDATE lock_events SET wait_id = NULL;"},
     {"index", index_step, NULL},
     {"waits ended by errors", close_step, NULL}, /* lock_waits: outcome, end */
     {"blocker chains", walk_chains, NULL},       /* lock_waits: blockers, root */
@@ -542,16 +553,21 @@ static const struct {
     {"logical rows", ls_correlate_rows, "DELETE FROM rows; DELETE FROM row_rules;"},
     /* lock_waits: waiter_stmt, waiter_tx, holder_pid, holder_tx, blocker_tx, root_tx */
     {"transactions and holds", ls_correlate_transactions,
-     "DELETE FROM transactions; DELETE FROM holds;"
+     "DROP INDEX IF EXISTS holds_tx_row; DROP INDEX IF EXISTS holds_row;"
+     " DROP INDEX IF EXISTS holds_row_start; DROP INDEX IF EXISTS transactions_session;"
+     " DROP INDEX IF EXISTS transactions_xid; DROP INDEX IF EXISTS transactions_session_stmt;"
+     " DELETE FROM transactions; DELETE FROM holds;"
      " UPDATE errors SET tx_id = NULL, wait_id = NULL, cause_tx = NULL;"
      " UPDATE deadlock_procs SET tx_id = NULL;"},
     {"holds waited for", ls_correlate_holds, NULL}, /* holds: bounds, parts; rows: totals */
-    {"hidden waits", ls_correlate_hidden, "DELETE FROM row_waits;"},
+    {"hidden waits", ls_correlate_hidden,
+     "DROP INDEX IF EXISTS row_waits_row; DELETE FROM row_waits;"},
     {"queue depth", queue_step, "DELETE FROM row_queue;"},
     {"retries", ls_correlate_retries,
      "UPDATE errors SET retry_stmt = NULL, retry_tx = NULL, retry_outcome = NULL;"},
     {"code paths", ls_correlate_traces,
-     "DELETE FROM tx_code; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
+     "DROP INDEX IF EXISTS hold_parts_hold;"
+     " DELETE FROM tx_code; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
      " DELETE FROM lock_order;"},
 };
 
