@@ -701,6 +701,44 @@ static void outcome_bar(FILE *f, const cJSON *by)
     fputs("</p>\n", f);
 }
 
+/* The database spans' clock, and those without a backend pid that could
+ * not be placed in a session, and why. */
+static void trace_spans(FILE *f, const cJSON *t)
+{
+    const cJSON *w;
+    int first = 1;
+    if (!t)
+        return;
+    fprintf(f, "<p class=\"note\">%.0f database spans, ", m_num(t, "database_spans"));
+    if (same_str(m_str(t, "clock_offset_from"), "none"))
+        fputs("their clock taken as the database's (no logged lock wait or statement to "
+              "measure it on)", f);
+    else {
+        /* the offset is database minus application clock */
+        fprintf(f, "their clock %.1f ms %s the database's (%.0f ",
+                m_num(t, "clock_offset_ms") < 0 ? -m_num(t, "clock_offset_ms")
+                                                : m_num(t, "clock_offset_ms"),
+                m_num(t, "clock_offset_ms") < 0 ? "ahead of" : "behind",
+                m_num(t, "clock_offset_agreeing"));
+        text(f, m_str(t, "clock_offset_from"), 40);
+        fputs(" agree)", f);
+    }
+    if (m_num(t, "without_pid") > 0) {
+        fprintf(f, "; %.0f without a backend pid: %.0f placed by their trace's other spans, "
+                   "%.0f matched to a logged statement, %.0f not placed",
+                m_num(t, "without_pid"), m_num(t, "placed_by_trace"),
+                m_num(t, "matched_logged_statement"), m_num(t, "not_placed"));
+        cJSON_ArrayForEach(w, m_get(t, "not_placed_why")) {
+            fprintf(f, "%s%.0f: ", first ? " (" : "; ", m_num(w, "spans"));
+            text(f, m_str(w, "why"), 120);
+            first = 0;
+        }
+        if (!first)
+            fputs("); a span not placed adds nothing to the holds and hidden waits", f);
+    }
+    fputs(".</p>\n", f);
+}
+
 static void panel_summary(FILE *f, const cJSON *model)
 {
     const cJSON *s = m_get(model, "summary"), *range = m_get(s, "time_range");
@@ -743,6 +781,7 @@ static void panel_summary(FILE *f, const cJSON *model)
         text(f, m_str(m_get(s, "hidden_waits"), "note"), 400);
         fputs("</p>\n", f);
     }
+    trace_spans(f, m_get(s, "trace_spans"));
     outcome_bar(f, m_get(s, "waits_by_outcome"));
 }
 

@@ -924,6 +924,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     sum = cJSON_AddObjectToObject(r, "summary");
     ls_model_each_row(&m, summary_sql, -1, summary_row, sum);
     ls_model_each_row(&m, hidden_sql, -1, hidden_row, sum);
+    ls_model_trace_spans(&m, sum);
     ls_model_each_row(&m,
              "SELECT outcome, count(*) FROM lock_waits w WHERE" WAIT_FILTER("w")
              "GROUP BY outcome ORDER BY outcome",

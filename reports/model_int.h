@@ -43,6 +43,9 @@ const char *ls_model_code_path_source(const char *group_by);
 
 /* requests.c: the slowest traced requests and their row-lock queueing. */
 void ls_model_requests(model_ctx *m, cJSON *report, int top);
+/* The database spans' clock offset and where the spans without a backend
+ * pid went (summary.trace_spans; nothing without database spans). */
+void ls_model_trace_spans(model_ctx *m, cJSON *summary);
 
 /* findings.c: plain-language findings with evidence and a suggested fix,
  * from the sections already in the report. */

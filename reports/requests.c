@@ -237,3 +237,49 @@ void ls_model_requests(model_ctx *m, cJSON *report, int top)
             trace_request(m, list, m->opts->trace_ids[i]);
     }
 }
+
+/* ---- the database spans: their clock, and the ones without a pid ---- */
+
+static const char trace_spans_sql[] =
+    "SELECT (SELECT count(*) FROM spans WHERE db_statement IS NOT NULL),"
+    " (SELECT CAST(value AS INTEGER) / 1000.0 FROM meta WHERE key = 'span_clock_offset_us'),"
+    " (SELECT value FROM meta WHERE key = 'span_clock_offset_from'),"
+    " (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'span_clock_offset_votes'),"
+    " (SELECT count(*) FROM span_placement),"
+    " (SELECT count(*) FROM span_placement WHERE how = 'trace'),"
+    " (SELECT count(*) FROM span_placement WHERE how = 'logged statement'),"
+    " (SELECT count(*) FROM span_placement WHERE how IS NULL)";
+
+static void why_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o = cJSON_CreateObject();
+    ls_model_col_str(o, "why", q, 0);
+    ls_model_col_int(o, "spans", q, 1);
+    cJSON_AddItemToArray(arg, o);
+    (void)m;
+}
+
+static void trace_spans_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    cJSON *o;
+    if (ls_stmt_int64(q, 0) == 0)
+        return; /* no database span: nothing to say */
+    o = cJSON_AddObjectToObject(arg, "trace_spans");
+    ls_model_col_int(o, "database_spans", q, 0);
+    ls_model_col_ms(o, "clock_offset_ms", q, 1);
+    ls_model_col_str(o, "clock_offset_from", q, 2);
+    ls_model_col_int(o, "clock_offset_agreeing", q, 3);
+    ls_model_col_int(o, "without_pid", q, 4);
+    ls_model_col_int(o, "placed_by_trace", q, 5);
+    ls_model_col_int(o, "matched_logged_statement", q, 6);
+    ls_model_col_int(o, "not_placed", q, 7);
+    ls_model_each_row(m,
+                      "SELECT why, count(*) FROM span_placement WHERE how IS NULL"
+                      " GROUP BY why ORDER BY 2 DESC, 1",
+                      -1, why_row, cJSON_AddArrayToObject(o, "not_placed_why"));
+}
+
+void ls_model_trace_spans(model_ctx *m, cJSON *summary)
+{
+    ls_model_each_row(m, trace_spans_sql, -1, trace_spans_row, summary);
+}

@@ -24,6 +24,15 @@ int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats);
  */
 int ls_span_offset(const int64_t *lo, const int64_t *hi, int n, int64_t *offset);
 
+/*
+ * The offsets (database minus application clock) that put what the
+ * database saw from db0 to db1 (a logged wait, a logged statement) inside
+ * a span the application timed from app0 to app1, in *lo..*hi; -1 when the
+ * span is too short to hold it.
+ */
+int ls_span_offset_interval(int64_t db0, int64_t db1, int64_t app0, int64_t app1, int64_t *lo,
+                            int64_t *hi);
+
 /* holds.c: logical rows (ctids joined by key), hold intervals of the
  * transactions that held them, queue depth over time, row statistics. */
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats);

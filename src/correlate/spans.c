@@ -11,18 +11,28 @@
  * read it as they read a statement logged with its duration.
  *
  * Spans are on the application's clock. The offset to the database's is
- * measured on the logged lock waits: a wait of pid P from S to E (database
- * clock) lies inside the span of P that ran the waiting statement, so
- * span.start + offset <= S and span.end + offset >= E. Each candidate
- * span gives an interval of offsets; the offset is the middle of the
- * range most waits agree on (a wrong span of the same pid gives an
- * interval a statement's length away, which other waits do not share).
- * With no logged wait to measure on, the clocks are taken as equal.
+ * measured on what the log shows running inside a span: a logged wait of
+ * pid P from S to E (database clock) lies inside the span of P that ran
+ * the waiting statement, so span.start + offset <= S and span.end + offset
+ * >= E; so does a logged statement inside the span that sent it (same
+ * text, and same pid when the span has one; a duration line gives its
+ * start and end, a log_statement line its start alone). Each candidate
+ * span gives an interval of offsets; the offset is the middle of the range
+ * most of them agree on (a wrong span gives an interval a statement's
+ * length away, which others do not share). Logged waits are used first;
+ * without any, logged statements; with neither, the clocks are taken as
+ * equal. The offset and what measured it are kept in meta
+ * (span_clock_offset_us, span_clock_offset_from, span_clock_offset_votes).
  *
- * A span without a backend pid is not placed in a session (its
- * transaction's other statements could be anyone's): it is left out.
+ * A span without a backend pid is placed in a session only on unique
+ * evidence: the other database spans of its trace name one pid (a
+ * request's calls run on one connection), else one session logged a
+ * statement of its text within MATCH_US of its start (then the log already
+ * has the statement). Each such span and where it went, or why it could
+ * not be placed, is kept in span_placement for the report.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,11 +40,28 @@
 
 #define MAX_SKEW_US 60000000LL /* clock offsets searched: +-60 s */
 #define LOG_SLACK_US 1000       /* millisecond log times */
+#define MAX_OFFSET_STMTS 2000   /* logged statements the offset is measured on */
+#define MATCH_US 20000          /* a span's start and its logged statement's, after the offset */
 
 /* Logged waits, with the waiting statement's text when the log has it. */
 static const char waits_sql[] =
     "SELECT pid, start_ts, coalesce(end_ts, logged_ts), statement FROM lock_waits"
     " WHERE pid IS NOT NULL AND start_ts IS NOT NULL ORDER BY wait_id";
+
+/* Without logged waits: the first ?1 logged statements whose text a
+ * database span has. */
+static const char stmts_sql[] =
+    "SELECT st.pid, st.start_ts, st.start_ts + coalesce(st.dur_us, 0), t.text"
+    " FROM stmt_rows st JOIN stmt_texts t ON t.text_id = st.text_id"
+    " WHERE st.verb IS NOT 'span' AND st.start_ts IS NOT NULL AND t.text IN"
+    "  (SELECT db_statement FROM spans WHERE db_statement IS NOT NULL)"
+    " ORDER BY st.stmt_id LIMIT ?1";
+
+/* The spans of that text (of that pid, or of none) long enough to hold it, near it. */
+static const char stmt_candidates_sql[] =
+    "SELECT start_ts, end_ts FROM spans WHERE db_statement = ?1"
+    " AND start_ts BETWEEN ?2 AND ?3 AND end_ts - start_ts >= ?4"
+    " AND (db_pid IS NULL OR db_pid = ?5) ORDER BY start_ts LIMIT 64";
 
 /* The spans of the pid long enough to hold the wait, near it. */
 static const char candidates_sql[] =
@@ -53,13 +80,41 @@ static const char candidates_sql[] =
  * statements in stmt_id order. */
 static const char spans_sql[] =
     "SELECT x.sid, x.pid, x.t0, x.dur, x.text"
-    " FROM (SELECT " SESSION_OF("sp.db_pid", "sp.start_ts + ?1") " AS sid,"
-    "  sp.db_pid AS pid, sp.start_ts + ?1 AS t0, sp.end_ts - sp.start_ts AS dur,"
-    "  sp.db_statement AS text FROM spans sp"
-    "  WHERE sp.db_pid IS NOT NULL AND sp.db_statement IS NOT NULL) x"
+    " FROM (SELECT " SESSION_OF("coalesce(sp.db_pid, p.pid)", "sp.start_ts + ?1") " AS sid,"
+    "  coalesce(sp.db_pid, p.pid) AS pid, sp.start_ts + ?1 AS t0,"
+    "  sp.end_ts - sp.start_ts AS dur, sp.db_statement AS text"
+    "  FROM spans sp LEFT JOIN span_placement p ON p.span_row = sp.span_row"
+    "  WHERE coalesce(sp.db_pid, p.pid) IS NOT NULL AND sp.db_statement IS NOT NULL) x"
     " WHERE x.sid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM stmt_rows st"
     "  WHERE st.session_id = x.sid AND st.verb IS NOT 'span')"
     " ORDER BY x.sid, x.t0";
+
+/* span_placement: each database span without a backend pid; `pid` and
+ * `how` (trace, logged statement) where it was placed, else `why` not. */
+static const char placement_sql[] =
+    "DROP TABLE IF EXISTS span_placement;"
+    "CREATE TABLE span_placement(span_row INTEGER PRIMARY KEY, pid INTEGER, how TEXT,"
+    " why TEXT);"
+    "INSERT INTO span_placement(span_row, pid, how, why)"
+    " SELECT sp.span_row, CASE WHEN o.n = 1 THEN o.pid END, CASE WHEN o.n = 1 THEN 'trace' END,"
+    "  CASE WHEN o.n > 1 THEN 'the spans of its trace name several backend pids' END"
+    " FROM spans sp LEFT JOIN (SELECT trace_id, count(DISTINCT db_pid) AS n,"
+    "  min(db_pid) AS pid FROM spans WHERE db_pid IS NOT NULL GROUP BY trace_id) o"
+    "  ON o.trace_id = sp.trace_id"
+    " WHERE sp.db_pid IS NULL AND sp.db_statement IS NOT NULL;";
+
+/* The ones no span of their trace placed, for the logged statements. */
+static const char unplaced_sql[] =
+    "SELECT p.span_row, sp.db_statement, sp.start_ts + ?1 FROM span_placement p"
+    " JOIN spans sp ON sp.span_row = p.span_row WHERE p.how IS NULL AND p.why IS NULL";
+
+/* The sessions that logged a statement of that text (?1) then. */
+static const char logged_match_sql[] =
+    "SELECT count(DISTINCT session_id), min(pid) FROM stmt_rows"
+    " WHERE text_id = ?1 AND verb IS NOT 'span' AND start_ts BETWEEN ?2 AND ?3";
+
+static const char place_sql[] =
+    "UPDATE span_placement SET pid = ?2, how = ?3, why = ?4 WHERE span_row = ?1";
 
 /* Texts are kept once, by the FNV-1a hash ingest uses (store.c); the ones
  * added here stay for the next run to find. */
@@ -72,10 +127,7 @@ static const char insert_sql[] =
 
 static int64_t text_hash(const char *t)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (; *t; t++)
-        h = (h ^ (unsigned char)*t) * 0x100000001b3ULL;
-    return (int64_t)h;
+    return (int64_t)ls_fnv1a(t, strlen(t), LS_FNV1A_BASIS); /* as store.c */
 }
 
 /* The text_id of text, added when new. */
@@ -148,16 +200,52 @@ int ls_span_offset(const int64_t *lo, const int64_t *hi, int n, int64_t *offset)
     return best;
 }
 
-/* Measure the application's clock offset on the logged waits. */
-static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
+/*
+ * The offsets that put a statement seen by the database from db0 to db1
+ * inside a span the application timed from app0 to app1: app0 + offset <=
+ * db0 and app1 + offset >= db1, give or take the log's millisecond. 0 with
+ * *lo..*hi filled, -1 when the span is too short to have run it.
+ */
+int ls_span_offset_interval(int64_t db0, int64_t db1, int64_t app0, int64_t app1, int64_t *lo,
+                            int64_t *hi)
+{
+    *lo = db1 - app1 - LOG_SLACK_US;
+    *hi = db0 - app0 + LOG_SLACK_US;
+    return *lo <= *hi ? 0 : -1;
+}
+
+typedef struct intervals {
+    int64_t *lo, *hi;
+    size_t n, cap;
+} intervals;
+
+static int add_interval(intervals *v, int64_t db0, int64_t db1, int64_t app0, int64_t app1)
+{
+    int64_t lo, hi;
+    if (ls_span_offset_interval(db0, db1, app0, app1, &lo, &hi) != 0)
+        return 0;
+    if (v->n == v->cap) {
+        size_t ncap = v->cap ? v->cap * 2 : 256;
+        int64_t *nl = ls_realloc(v->lo, ncap * sizeof(*nl)), *nh;
+        if (!nl)
+            return LS_ENOMEM;
+        v->lo = nl;
+        if (!(nh = ls_realloc(v->hi, ncap * sizeof(*nh))))
+            return LS_ENOMEM;
+        v->hi = nh;
+        v->cap = ncap;
+    }
+    v->lo[v->n] = lo;
+    v->hi[v->n++] = hi;
+    return 0;
+}
+
+/* Intervals from each logged wait and the spans of its pid that could have run it. */
+static int wait_intervals(ls_store *s, intervals *v)
 {
     ls_stmt *w = NULL, *c = NULL;
-    int64_t *lo = NULL, *hi = NULL;
-    size_t n = 0, cap = 0;
     int rc;
 
-    *offset = 0;
-    *depth = 0;
     if ((rc = ls_store_prepare(s, waits_sql, &w)) != 0 ||
         (rc = ls_store_prepare(s, candidates_sql, &c)) != 0)
         goto out;
@@ -170,38 +258,152 @@ static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
         ls_stmt_bind_int64(c, 4, we - ws - 2 * LOG_SLACK_US);
         if (!ls_stmt_isnull(w, 3))
             ls_stmt_bind_text(c, 5, ls_stmt_text(w, 3));
-        while ((rc = ls_stmt_step(c)) == 1) {
-            if (n == cap) {
-                size_t ncap = cap ? cap * 2 : 256;
-                int64_t *nl = ls_realloc(lo, ncap * sizeof(*lo)), *nh;
-                if (!nl) {
-                    rc = LS_ENOMEM;
-                    goto out;
-                }
-                lo = nl;
-                if (!(nh = ls_realloc(hi, ncap * sizeof(*hi)))) {
-                    rc = LS_ENOMEM;
-                    goto out;
-                }
-                hi = nh;
-                cap = ncap;
-            }
-            /* start + offset <= ws, end + offset >= we */
-            lo[n] = we - ls_stmt_int64(c, 1) - LOG_SLACK_US;
-            hi[n] = ws - ls_stmt_int64(c, 0) + LOG_SLACK_US;
-            if (lo[n] <= hi[n])
-                n++;
-        }
+        while ((rc = ls_stmt_step(c)) == 1)
+            if ((rc = add_interval(v, ws, we, ls_stmt_int64(c, 0), ls_stmt_int64(c, 1))) != 0)
+                goto out;
         if (rc < 0)
             goto out;
     }
-    if (rc == 0 && n)
-        *depth = ls_span_offset(lo, hi, (int)n, offset);
 out:
-    free(lo);
-    free(hi);
     ls_stmt_finalize(w);
     ls_stmt_finalize(c);
+    return rc < 0 ? rc : 0;
+}
+
+/* Intervals from the first logged statements and the spans of their text
+ * (and pid, when the span has one) that could have sent them. */
+static int statement_intervals(ls_store *s, intervals *v)
+{
+    ls_stmt *q = NULL, *c = NULL;
+    int rc;
+
+    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_text ON"
+                               " spans(db_statement, start_ts) WHERE db_statement IS NOT NULL")) != 0 ||
+        (rc = ls_store_prepare(s, stmts_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, stmt_candidates_sql, &c)) != 0)
+        goto out;
+    ls_stmt_bind_int64(q, 1, MAX_OFFSET_STMTS);
+    while ((rc = ls_stmt_step(q)) == 1) {
+        int64_t s0 = ls_stmt_int64(q, 1), s1 = ls_stmt_int64(q, 2);
+        ls_stmt_reset(c);
+        ls_stmt_bind_text(c, 1, ls_stmt_text(q, 3));
+        ls_stmt_bind_int64(c, 2, s0 - MAX_SKEW_US);
+        ls_stmt_bind_int64(c, 3, s0 + MAX_SKEW_US);
+        ls_stmt_bind_int64(c, 4, s1 - s0 - 2 * LOG_SLACK_US);
+        ls_stmt_bind_int64(c, 5, ls_stmt_int64(q, 0));
+        while ((rc = ls_stmt_step(c)) == 1)
+            if ((rc = add_interval(v, s0, s1, ls_stmt_int64(c, 0), ls_stmt_int64(c, 1))) != 0)
+                goto out;
+        if (rc < 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(c);
+    return rc < 0 ? rc : 0;
+}
+
+/* Measure the application's clock offset: on the logged waits, else on
+ * the logged statements; kept in meta with what measured it. */
+static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
+{
+    intervals v = {0};
+    const char *from = "none";
+    char buf[32];
+    int rc;
+
+    *offset = 0;
+    *depth = 0;
+    if ((rc = wait_intervals(s, &v)) == 0 && v.n)
+        from = "logged lock waits";
+    else if (rc == 0 && (rc = statement_intervals(s, &v)) == 0 && v.n)
+        from = "logged statements";
+    if (rc == 0 && v.n)
+        *depth = ls_span_offset(v.lo, v.hi, (int)v.n, offset);
+    if (rc == 0) {
+        snprintf(buf, sizeof(buf), "%lld", (long long)*offset);
+        rc = ls_store_meta_set(s, "span_clock_offset_us", buf);
+    }
+    if (rc == 0)
+        rc = ls_store_meta_set(s, "span_clock_offset_from", *depth ? from : "none");
+    if (rc == 0) {
+        snprintf(buf, sizeof(buf), "%lld", (long long)*depth);
+        rc = ls_store_meta_set(s, "span_clock_offset_votes", buf);
+    }
+    free(v.lo);
+    free(v.hi);
+    return rc;
+}
+
+/*
+ * Place the database spans without a backend pid: by the pid the other
+ * spans of their trace name (placement_sql), else by the one session that
+ * logged a statement of their text at their time (database clock).
+ */
+static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
+{
+    ls_stmt *q = NULL, *m = NULL, *up = NULL;
+    int rc;
+
+    if ((rc = ls_store_exec(s, placement_sql)) != 0 ||
+        (rc = ls_store_prepare(s, "SELECT count(*) FROM span_placement"
+                                  " WHERE how IS NULL AND why IS NULL", &q)) != 0 ||
+        (rc = ls_stmt_step(q)) < 0)
+        goto out;
+    if (ls_stmt_int64(q, 0) == 0)
+        goto out; /* none left to match: no index over every statement for nothing */
+    ls_stmt_finalize(q);
+    q = NULL;
+    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS stmt_rows_text ON"
+                               " stmt_rows(text_id, start_ts)")) != 0 ||
+        (rc = ls_store_prepare(s, unplaced_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, logged_match_sql, &m)) != 0 ||
+        (rc = ls_store_prepare(s, place_sql, &up)) != 0)
+        goto out;
+    ls_stmt_bind_int64(q, 1, offset);
+    while ((rc = ls_stmt_step(q)) == 1) {
+        const char *text = ls_stmt_text(q, 1), *why = NULL;
+        int64_t t0 = ls_stmt_int64(q, 2), n = 0;
+
+        ls_stmt_reset(find);
+        ls_stmt_bind_int64(find, 1, text_hash(text));
+        ls_stmt_bind_text(find, 2, text);
+        if ((rc = ls_stmt_step(find)) < 0)
+            goto out;
+        if (rc == 1) {
+            ls_stmt_reset(m);
+            ls_stmt_bind_int64(m, 1, ls_stmt_int64(find, 0));
+            ls_stmt_bind_int64(m, 2, t0 - MATCH_US);
+            ls_stmt_bind_int64(m, 3, t0 + MATCH_US);
+            if ((rc = ls_stmt_step(m)) < 0)
+                goto out;
+            n = ls_stmt_int64(m, 0);
+        }
+        ls_stmt_reset(up);
+        ls_stmt_bind_int64(up, 1, ls_stmt_int64(q, 0));
+        if (n == 1) {
+            ls_stmt_bind_int64(up, 2, ls_stmt_int64(m, 1));
+            ls_stmt_bind_text(up, 3, "logged statement");
+        } else {
+            why = n ? "logged statements of several sessions match its text and time"
+                    : "no backend pid in its trace, and no logged statement of its text at "
+                      "its time";
+            ls_stmt_bind_text(up, 4, why);
+        }
+        if ((rc = ls_stmt_step(up)) < 0)
+            goto out;
+    }
+    ls_stmt_finalize(q);
+    q = NULL;
+    ls_stmt_reset(find);
+    ls_stmt_reset(m);
+    /* Ingest would keep it up to date for nothing until the next such run. */
+    if (rc == 0)
+        rc = ls_store_exec(s, "DROP INDEX IF EXISTS stmt_rows_text");
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(m);
+    ls_stmt_finalize(up);
     return rc < 0 ? rc : 0;
 }
 
@@ -211,12 +413,12 @@ int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
     int64_t offset, depth, n = 0;
     int rc;
 
-    if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS spans_pid ON"
-                                       " spans(db_pid, start_ts)"
-                                       " WHERE db_pid IS NOT NULL")) != 0 ||
+    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_pid ON spans(db_pid, start_ts)"
+                               " WHERE db_pid IS NOT NULL")) != 0 ||
         (rc = measure_offset(s, &offset, &depth)) != 0 ||
-        (rc = ls_store_prepare(s, spans_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, text_find_sql, &find)) != 0 ||
+        (rc = place_pidless(s, offset, find)) != 0 ||
+        (rc = ls_store_prepare(s, spans_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, text_insert_sql, &add)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &ins)) != 0)
         goto out;
@@ -238,9 +440,8 @@ int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
     /* The code-paths pass links spans with the same offset, unless
      * sqlcommenter links measure it there. */
     stats->span_statements = n;
-    if (n)
+    if (n || depth)
         stats->clock_offset_us = offset;
-    (void)depth;
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(find);

@@ -139,6 +139,47 @@ static void test_ctid_nearest(void)
     ls_ctid_nearest(ts, keyed, 0, 1, near);
 }
 
+/*
+ * The offset from logged statements (no logged wait): statements the
+ * database saw inside the spans that sent them, the application's clock
+ * 300 ms ahead; each statement's text also ran in other spans (other
+ * requests, seconds away), which give intervals no other statement shares.
+ */
+static void test_statement_offset(void)
+{
+    enum { N = 6 };
+    /* database clock, ms: a duration line's start and end; the last was
+     * logged by log_statement alone (its start only) */
+    int64_t db0[N] = {1000, 2500, 2600, 4000, 7000, 9000};
+    int64_t db1[N] = {1012, 2540, 2601, 4003, 7090, 9000};
+    int64_t lo[3 * N], hi[3 * N], off = 0;
+    int i, n = 0;
+
+    for (i = 0; i < N; i++) {
+        /* the span that sent it: from 2 ms before to 1 ms after, 300 ms ahead */
+        int64_t a = (db0[i] - 2 + 300) * 1000, b = (db1[i] + 1 + 300) * 1000;
+        int64_t d = 1000 * (i + 1);
+        CHECK(ls_span_offset_interval(db0[i] * 1000, db1[i] * 1000, a, b, &lo[n], &hi[n]) == 0);
+        n++;
+        /* the same text in requests before and after it */
+        if (ls_span_offset_interval(db0[i] * 1000, db1[i] * 1000, a - d * 1000, b - d * 1000,
+                                    &lo[n], &hi[n]) == 0)
+            n++;
+        if (ls_span_offset_interval(db0[i] * 1000, db1[i] * 1000, a + 2 * d * 1000,
+                                    b + 2 * d * 1000, &lo[n], &hi[n]) == 0)
+            n++;
+    }
+    CHECK_INT(ls_span_offset(lo, hi, n, &off), N);
+    CHECK(off >= -301 * 1000 && off <= -299 * 1000);
+    /* a span shorter than the statement cannot have sent it */
+    CHECK(ls_span_offset_interval(1000000, 1090000, 0, 50000, &lo[0], &hi[0]) == -1);
+    /* an interval is the offsets that put the statement inside the span */
+    CHECK(ls_span_offset_interval(1000000, 1010000, 1300000 - 5000, 1310000 + 5000, &lo[0],
+                                  &hi[0]) == 0);
+    CHECK_INT(lo[0], -305000 - 1000);
+    CHECK_INT(hi[0], -295000 + 1000);
+}
+
 int main(void)
 {
     test_ctid_nearest();
@@ -146,5 +187,6 @@ int main(void)
     test_pick_waiter();
     test_queue();
     test_span_offset();
+    test_statement_offset();
     return TEST_REPORT();
 }
