@@ -58,14 +58,20 @@ static const char waits_sql[] =
      * read near the ones read just before. */
     " ORDER BY w.wait_id";
 
-/* The session's statements that started before the wait did (sequential
- * in a session: the waiter's is among the last ones), with the lock
- * message's text; ?3 is the timestamps' resolution. */
+/* Of the session's last statements that started before the wait did
+ * (sequential in a session: the waiter's is among them), those with the
+ * lock message's text (?4: its text_id; NULL: any); ?3 is the timestamps'
+ * resolution. The text is read only for those. */
 static const char waiter_stmts_sql[] =
-    "SELECT stmt_id, file_id, line, end_ts IS NOT NULL, text, params, prepare,"
-    " verb IS 'bind' FROM statements"
-    " WHERE session_id = ?1 AND start_ts <= ?2 + ?3 AND verb IS NOT 'parse'"
-    " ORDER BY start_ts DESC, stmt_id DESC LIMIT 32";
+    "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"
+    " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id), r.params, r.prepare,"
+    " r.verb IS 'bind' FROM (SELECT stmt_id, file_id, line, dur_us, text_id, params, prepare,"
+    "  verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
+    "  AND verb IS NOT 'parse' ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) r"
+    " WHERE ?4 IS NULL OR r.text_id = ?4";
+
+/* A text's text_id (stmt_texts.hash is ls_fnv1a of it, as ingest stores it). */
+static const char text_find_sql[] = "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2";
 
 /* The holder's statements before the wait (its session: the blocker's),
  * latest first in log order (whole-second start times do not order them). */
@@ -141,8 +147,8 @@ static int by_position(const void *a, const void *b)
  * the lock message's text, by ls_pick_waiter_stmt() over log positions;
  * a statement that failed in its wait (a deadlock victim, a timeout) has
  * no execute line, but its bind line, logged before, has the parameters. */
-static int waiter_statement(ls_stmt *q, wait_row *w, const char *lock_stmt, int64_t file_id,
-                            int64_t line, int64_t resolution)
+static int waiter_statement(ls_stmt *q, ls_stmt *tq, wait_row *w, const char *lock_stmt,
+                            int64_t file_id, int64_t line, int64_t resolution)
 {
     candidate c[MAX_CANDIDATES];
     ls_stmt_candidate pc[MAX_CANDIDATES];
@@ -153,10 +159,17 @@ static int waiter_statement(ls_stmt *q, wait_row *w, const char *lock_stmt, int6
     ls_stmt_bind_int64(q, 1, w->session_id);
     ls_stmt_bind_int64(q, 2, w->start_ts);
     ls_stmt_bind_int64(q, 3, resolution);
+    if (lock_stmt) {
+        /* a text no statement has: no candidate */
+        ls_stmt_reset(tq);
+        ls_stmt_bind_int64(tq, 1, (int64_t)ls_fnv1a(lock_stmt, strlen(lock_stmt), LS_FNV1A_BASIS));
+        ls_stmt_bind_text(tq, 2, lock_stmt);
+        if ((rc = ls_stmt_step(tq)) < 0)
+            return rc;
+        ls_stmt_bind_int64(q, 4, rc == 1 ? ls_stmt_int64(tq, 0) : -1);
+    }
     while ((rc = ls_stmt_step(q)) == 1 && n < MAX_CANDIDATES) {
         const char *text = ls_stmt_text(q, 4);
-        if (lock_stmt && strcmp(text, lock_stmt) != 0)
-            continue;
         c[n].id = ls_stmt_int64(q, 0);
         c[n].file = ls_stmt_int64(q, 1);
         c[n].line = ls_stmt_int64(q, 2);
@@ -611,13 +624,14 @@ out:
  * text, the CONTEXT of its first message), one row of temp.wrows each. */
 static int read_waits(ls_store *s, int64_t resolution)
 {
-    ls_stmt *q = NULL, *cand = NULL, *ins = NULL;
+    ls_stmt *q = NULL, *cand = NULL, *tq = NULL, *ins = NULL;
     wait_row r;
     int rc;
 
     memset(&r, 0, sizeof(r));
     if ((rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
+        (rc = ls_store_prepare(s, text_find_sql, &tq)) != 0 ||
         (rc = ls_store_prepare(s, wrow_insert_sql, &ins)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -634,7 +648,7 @@ static int read_waits(ls_store *s, int64_t resolution)
         r.rel = ls_stmt_text(q, 3);
         r.ctid = ls_stmt_text(q, 4);
         if (!ls_stmt_isnull(q, 1) &&
-            (rc = waiter_statement(cand, &r, lock_stmt, ls_stmt_int64(q, 9), ls_stmt_int64(q, 10),
+            (rc = waiter_statement(cand, tq, &r, lock_stmt, ls_stmt_int64(q, 9), ls_stmt_int64(q, 10),
                                    resolution)) != 0)
             goto out;
         if (!r.sql && lock_stmt && !(r.sql = ls_strdup(lock_stmt))) {
@@ -682,6 +696,7 @@ out:
     free(r.prepare);
     ls_stmt_finalize(q);
     ls_stmt_finalize(cand);
+    ls_stmt_finalize(tq);
     ls_stmt_finalize(ins);
     return rc < 0 ? rc : 0;
 }
