@@ -97,16 +97,21 @@ static const char insert_tx_sql[] =
     " ?13, ?14, ?15, ?16, ?17) RETURNING tx_id";
 
 /*
- * The transaction of session SESS open at time T: the latest one that
- * began by T + SLACK, if it had not ended before T. Taking the latest
- * first (an index probe) and then testing its end keeps each lookup
- * O(log n); a filter on the end inside the scan would walk every earlier
- * transaction of a long-lived session.
+ * The transaction of session SESS open at time T: of the latest ones that
+ * began by T + SLACK, the latest that had not ended before T. Taking the
+ * latest few first (an index probe) and then testing their ends keeps each
+ * lookup O(log n); a filter on the end inside the scan would walk every
+ * earlier transaction of a long-lived session. A few, not one: a start is
+ * the log time (to the millisecond) minus the statement's duration (to
+ * the microsecond), so a transaction that began right after a short one
+ * can come out a microsecond earlier (BEGIN logged 0.002 ms at .317 after
+ * an END at .317), and the short one, ended, would hide it.
  */
 #define OPEN_TX(SESS, T, SLACK)                                                            \
-    "(SELECT x.tx_id FROM (SELECT tx_id, end_ts FROM transactions WHERE session_id = " SESS \
-    " AND start_ts <= " T " + " SLACK " ORDER BY start_ts DESC LIMIT 1) x"                 \
-    " WHERE x.end_ts IS NULL OR x.end_ts >= " T " - " SLACK ")"
+    "(SELECT x.tx_id FROM (SELECT tx_id, start_ts, end_ts FROM transactions"              \
+    " WHERE session_id = " SESS " AND start_ts <= " T " + " SLACK                         \
+    " ORDER BY start_ts DESC LIMIT 3) x"                                                   \
+    " WHERE x.end_ts IS NULL OR x.end_ts >= " T " - " SLACK " ORDER BY x.start_ts DESC LIMIT 1)"
 
 /* The session a pid had at time T. */
 #define SESSION_OF(PID, T)                                                               \
@@ -150,10 +155,16 @@ static const char link_sql[] =
                   "lock_waits.logged_ts", "0") ");"
     /* The direct blocker's transaction: the holder's when it holds the row;
      * else (a waiter ahead in a tuple lock's queue, which holds no row yet)
-     * the transaction its session had open when the wait was logged. */
+     * the one its own wait open then is linked to, so that both name the
+     * same transaction, else the one its session had open when the wait
+     * was logged. */
     "UPDATE lock_waits SET blocker_tx = CASE WHEN blocker_pid = holder_pid THEN holder_tx ELSE"
+    "  coalesce((SELECT x.waiter_tx FROM (SELECT b.waiter_tx, b.end_ts FROM lock_waits b"
+    "   WHERE b.pid = lock_waits.blocker_pid AND b.start_ts <= lock_waits.logged_ts"
+    "   ORDER BY b.start_ts DESC LIMIT 1) x"
+    "   WHERE x.end_ts IS NULL OR x.end_ts >= lock_waits.logged_ts),"
     "  " OPEN_TX("coalesce(lock_waits.blocker_session, " SESSION_OF("lock_waits.blocker_pid",
-                  "lock_waits.logged_ts") ")", "lock_waits.logged_ts", "0") " END"
+                  "lock_waits.logged_ts") ")", "lock_waits.logged_ts", "0") ") END"
     " WHERE blocker_pid IS NOT NULL;"
     "UPDATE lock_waits SET root_tx = coalesce("
     "  (SELECT t.tx_id FROM transactions t WHERE t.xid = lock_waits.root_xid"
