@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Issue 13's "Done when" on a pgbench-style log with thousands of waits,
+made in the test by a live server: bench/pgbench_log.sh starts a private
+PostgreSQL on 127.0.0.1 (samples/pgserver.sh), runs two pgbench clients
+(application_name bench-prepared and bench-extended) until the log reaches
+SIZE_MB MiB, and stops pgbench and the server by their pids.
+
+Usage: check_pgbench_md.py LOCKSPAN PROJECT_DIR [SIZE_MB]
+Environment: LOCKSPAN_PGBENCH_PORT (the server's port; default 54338).
+
+Checks, against what the clients and the server's own log say:
+- the log has at least 1,000 logged waits ("still waiting for" lines) and
+  the report counts at least 1,000 waits;
+- the default Markdown is under 65,536 characters (GitHub's limit for an
+  issue or a comment);
+- no HTML entity code (&#95; &amp; ...) outside code blocks and code spans;
+- the code path is named next to every pid: every pid of the JSON has its
+  code path, one of the application names the clients set, and every
+  session pid in the Markdown (tables, headings, mermaid charts) is
+  followed by " · " and that name.
+"""
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_content import pid_fields  # noqa: E402
+from lscheck import check, report  # noqa: E402
+
+APPS = {"bench-prepared", "bench-extended"}  # PGAPPNAME of bench/pgbench_log.sh's clients
+GITHUB_MAX = 65536
+
+
+def outside_code(md):
+    """The Markdown with fenced code blocks and inline code spans removed."""
+    md = re.sub(r"^```.*?^```", "", md, flags=re.S | re.M)
+    return re.sub(r"(`+).*?\1", "", md, flags=re.S)
+
+
+def main():
+    lockspan, root = sys.argv[1], sys.argv[2]
+    size = sys.argv[3] if len(sys.argv) > 3 else "25"
+    env = dict(os.environ)
+    env.setdefault("LOCKSPAN_PGBENCH_PORT", "54338")
+    with tempfile.TemporaryDirectory(prefix="lockspan-pgbench-md.") as tmp:
+        os.chmod(tmp, 0o755)
+        log = os.path.join(tmp, "pgbench.log")
+        # A second try when the first fails (on a shared machine pg_ctl start
+        # has failed once, the server's own log gone with its directory).
+        for attempt in (1, 2):
+            r = subprocess.run(["bash", os.path.join(root, "bench", "pgbench_log.sh"), size, log],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, timeout=270)
+            if r.returncode == 0 and os.path.exists(log):
+                break
+            print(f"bench/pgbench_log.sh, try {attempt}:\n{r.stdout}")
+        else:
+            check(False, "bench/pgbench_log.sh made a log")
+            return report()
+        logged = sum(1 for line in open(log, errors="replace") if "still waiting for" in line)
+        check(logged >= 1000, f"the server logged {logged} waits (>= 1000)")
+
+        db, md_path, js = (os.path.join(tmp, n) for n in ("s.db", "r.md", "r.json"))
+        r = subprocess.run([lockspan, "analyze", "-q", "--db", db, "-o", md_path, "-o", js, log])
+        check(r.returncode == 0, "analyze")
+        md = open(md_path, encoding="utf-8").read()
+        rep = json.load(open(js))
+
+        check(rep["summary"]["waits"] >= 1000, f"the report counts {rep['summary']['waits']} waits")
+        check(len(md) < GITHUB_MAX, f"default Markdown is {len(md)} characters (< {GITHUB_MAX})")
+        ents = re.findall(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);", outside_code(md))
+        check(not ents, f"no HTML entity codes outside code ({ents[:5]})")
+
+        # JSON: every pid with its code path, the name its client set.
+        n = 0
+        for where, o, key, _t, _w in pid_fields(rep):
+            if o.get(key) is None:
+                continue
+            n += 1
+            path = o.get(key[:-3] + "code_path")
+            check(path in APPS, f"{where} {key} {o[key]}: code path {path!r}")
+        check(n >= 1000, f"{n} pids in the JSON checked")
+
+        # Markdown: no session pid without " · " and its path.
+        con = sqlite3.connect(db)
+        pids = {p for (p,) in con.execute("SELECT DISTINCT pid FROM sessions")}
+        text = re.sub(r"\\(.)", r"\1", md)
+        text = re.sub(r"#(\d+);", lambda m: chr(int(m.group(1))), text)  # mermaid labels
+        k = 0
+        for m in re.finditer(r"(?<![\w.#:-])(\d{3,7})(?![\w.:])", text):
+            if int(m.group(1)) not in pids:
+                continue
+            k += 1
+            after = text[m.end():m.end() + 40]
+            check(after.startswith(" · ") and any(after[3:].startswith(a) for a in APPS),
+                  f"markdown pid {m.group(1)} with its code path: "
+                  f"{text[max(0, m.start() - 40):m.end() + 40]!r}")
+        check(k >= 50, f"{k} pids in the Markdown checked")
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
