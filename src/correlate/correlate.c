@@ -504,8 +504,14 @@ static int exec_step(ls_store *s, ls_correlate_stats *stats, const char *sql)
 static int index_step(ls_store *s, ls_correlate_stats *stats)
 {
     (void)stats;
+    /* sessions_pid_start: "the session a pid had at time t" (the chain walk,
+     * the transaction links) in one probe, however often the server reused
+     * the pid (a busy server without a pooler reuses each one many times a
+     * day). */
     return ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_pid ON"
-                                    " lock_waits(pid, start_ts)");
+                                    " lock_waits(pid, start_ts);"
+                                    "CREATE INDEX IF NOT EXISTS sessions_pid_start ON"
+                                    " sessions(pid, coalesce(start_ts, first_ts, 0));");
 }
 
 static int close_step(ls_store *s, ls_correlate_stats *stats)
