@@ -1,10 +1,15 @@
 /*
- * format.c — numbers as people write them, shared by the renderers
- * (markdown.c, html.c): "350 ms", "78.1 s", "1 h 02 min".
+ * format.c — numbers and times as people read them, shared by the
+ * renderers (markdown.c, html.c): "350 ms", "78.1 s", "1 h 02 min"; times
+ * in the report's zone (--tz).
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
+#include "ls_common.h"
 #include "render_int.h"
 
 /*
@@ -31,5 +36,51 @@ const char *ls_fmt_duration(char *buf, size_t n, double ms)
         long long m = llround(ms / 60000);
         snprintf(buf, n, "%lld h %02lld min", m / 60, m % 60);
     }
+    return buf;
+}
+
+char *ls_tz_enter(const char *zone)
+{
+    const char *old = getenv("TZ");
+    char *saved = old ? ls_strdup(old) : NULL;
+    setenv("TZ", zone ? zone : "UTC0", 1);
+    tzset();
+    return saved;
+}
+
+void ls_tz_leave(char *saved)
+{
+    if (saved)
+        setenv("TZ", saved, 1);
+    else
+        unsetenv("TZ");
+    tzset();
+    free(saved);
+}
+
+/*
+ * A model time (ISO 8601 UTC, microseconds) in the zone TZ names, still
+ * ISO 8601 and to the microsecond, with the zone's offset at that instant:
+ * "2026-12-02T07:36:29.822938-05:00". NULL when it does not parse.
+ */
+const char *ls_fmt_local_iso(char *buf, size_t n, const char *iso)
+{
+    ls_ts t;
+    time_t sec;
+    struct tm tm;
+    long us, off;
+    char day[32];
+
+    if (!iso || ls_ts_parse(&t, iso, strlen(iso)) != 0)
+        return NULL;
+    us = (long)(t % 1000000);
+    if (us < 0)
+        us += 1000000;
+    sec = (time_t)((t - us) / 1000000);
+    if (!localtime_r(&sec, &tm) || strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+        return NULL;
+    off = tm.tm_gmtoff / 60;
+    snprintf(buf, n, "%s.%06ld%c%02ld:%02ld", day, us, off < 0 ? '-' : '+', labs(off) / 60,
+             labs(off) % 60);
     return buf;
 }

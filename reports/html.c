@@ -2279,29 +2279,6 @@ static const char *const css[] = {
     "td.n,th.n{white-space:normal}details.more summary{color:#444}a{color:inherit}}\n",
 };
 
-/*
- * TZ set to the report's zone while it is written (UTC without --tz), and
- * put back after: the report is written by one thread, after ingest.
- */
-static char *tz_enter(const char *zone)
-{
-    const char *old = getenv("TZ");
-    char *saved = old ? ls_strdup(old) : NULL;
-    setenv("TZ", zone ? zone : "UTC0", 1);
-    tzset();
-    return saved;
-}
-
-static void tz_leave(char *saved)
-{
-    if (saved)
-        setenv("TZ", saved, 1);
-    else
-        unsetenv("TZ");
-    tzset();
-    free(saved);
-}
-
 /* Header words for the zone: "UTC", or "Europe/Paris (CET, UTC+01:00 at
  * the first wait)". */
 static void zone_note(FILE *f, const cJSON *model)
@@ -2333,7 +2310,7 @@ static void zone_note(FILE *f, const cJSON *model)
 int ls_report_write_html(const cJSON *model, FILE *f)
 {
     size_t i;
-    char *saved_tz = tz_enter(m_str(model, "time_zone"));
+    char *saved_tz = ls_tz_enter(m_str(model, "time_zone"));
 
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -2368,6 +2345,6 @@ int ls_report_write_html(const cJSON *model, FILE *f)
         fputs("</section>\n", f);
     }
     fputs("</main>\n</body>\n</html>\n", f);
-    tz_leave(saved_tz);
+    ls_tz_leave(saved_tz);
     return ferror(f) ? LS_EIO : 0;
 }

@@ -24,16 +24,17 @@ typedef struct md_caps {
     int roots;      /* root blockers */
     int rows;       /* rows of the lock tree, errors */
     int charts;     /* gantt charts */
-    int deadlocks;  /* deadlocks drawn (the first ones) */
+    int deadlocks;    /* deadlocks drawn (the first ones) */
+    const char *zone; /* --tz: times in this zone with their offset; NULL: UTC */
 } md_caps;
 
 static const md_caps md_levels[] = {
-    {50, 12, 10, 50, 10, 10},
-    {20, 6, 5, 20, 5, 5},
-    {0, 3, 3, 10, 3, 3},
-    {0, 0, 2, 5, 1, 1},
+    {50, 12, 10, 50, 10, 10, NULL},
+    {20, 6, 5, 20, 5, 5, NULL},
+    {0, 3, 3, 10, 3, 3, NULL},
+    {0, 0, 2, 5, 1, 1, NULL},
 };
-static const md_caps md_all = {1 << 30, 1 << 30, 1 << 30, 1 << 30, 10, 1 << 30};
+static const md_caps md_all = {1 << 30, 1 << 30, 1 << 30, 1 << 30, 10, 1 << 30, NULL};
 
 /* What a cut list says: how many are not shown and how to see them. */
 static void left_out(FILE *f, int n, const char *what)
@@ -49,6 +50,23 @@ static void cell(FILE *f, const char *s)
 {
     fputs(" ", f);
     ls_md_cell(f, s ? s : "—", 120);
+    fputs(" |", f);
+}
+
+/* A model time: as the model has it (ISO 8601 UTC), or with --tz in that
+ * zone, still ISO 8601, with the zone's offset ("...T07:36:29.822938-05:00";
+ * TZ is the zone while the report is written). */
+static void md_time(FILE *f, const md_caps *caps, const char *iso)
+{
+    char buf[LS_LOCAL_ISO_LEN];
+    const char *local = caps->zone ? ls_fmt_local_iso(buf, sizeof(buf), iso) : NULL;
+    ls_md_cell(f, local ? local : iso ? iso : "—", 40);
+}
+
+static void cell_time(FILE *f, const md_caps *caps, const char *iso)
+{
+    fputs(" ", f);
+    md_time(f, caps, iso);
     fputs(" |", f);
 }
 
@@ -481,16 +499,16 @@ static void trace_spans(FILE *f, const cJSON *t)
     fputs(" |\n", f);
 }
 
-static void summary(FILE *f, const cJSON *s)
+static void summary(FILE *f, const cJSON *s, const md_caps *caps)
 {
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(s, "time_range");
     char d[LS_DURATION_LEN];
     fputs("## Summary\n\n| | |\n|---|---|\n", f);
     fputs("| Time range |", f);
     fputs(" ", f);
-    ls_md_cell(f, m_str(range, "start") ? m_str(range, "start") : "—", 40);
+    md_time(f, caps, m_str(range, "start"));
     fputs(" → ", f);
-    ls_md_cell(f, m_str(range, "end") ? m_str(range, "end") : "—", 40);
+    md_time(f, caps, m_str(range, "end"));
     fputs(" |\n", f);
     fprintf(f, "| Lock waits logged | %.0f (%.0f linked to a blocker) |\n", m_num(s, "waits"),
             m_num(s, "waits_linked"));
@@ -673,7 +691,7 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
                 if (nst++ >= caps->statements)
                     break;
                 fputs("|", f);
-                cell(f, m_str(st, "start"));
+                cell_time(f, caps, m_str(st, "start"));
                 cell_ms(f, st, "duration_ms");
                 cell_num(f, st, "idle_before_ms");
                 cell(f, m_str(st, "text"));
@@ -736,7 +754,7 @@ static void waits(FILE *f, const cJSON *ws, const md_caps *caps)
         shown++;
         snprintf(row, sizeof(row), "%s%s%s", rel ? rel : "", ctid ? " " : "", ctid ? ctid : "");
         fputs("|", f);
-        cell(f, m_str(w, "start"));
+        cell_time(f, caps, m_str(w, "start"));
         cell_pid(f, w, "pid", "");
         cell(f, m_str(w, "application"));
         cell(f, m_str(w, "mode"));
@@ -771,7 +789,7 @@ static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
             break;
         }
         fprintf(f, "### Deadlock %d — ", ++n);
-        ls_md_cell(f, m_str(d, "time"), 40);
+        md_time(f, caps, m_str(d, "time"));
         fprintf(f, ", victim pid %.0f", m_num(d, "victim_pid"));
         code_of(f, d, "victim_");
         fputs("\n\n| Waiter pid · code path | Waits for | Lock | Blocked by pid · code path |\n"
@@ -813,7 +831,7 @@ static void errors(FILE *f, const cJSON *es, const md_caps *caps)
         if (n++ >= caps->rows)
             break;
         fputs("|", f);
-        cell(f, m_str(e, "time"));
+        cell_time(f, caps, m_str(e, "time"));
         cell_pid(f, e, "pid", "");
         cell(f, m_str(e, "application"));
         cell(f, m_str(e, "sqlstate"));
@@ -1023,7 +1041,7 @@ static void request_sentence(FILE *f, const cJSON *r)
 }
 
 /* Each request named with --trace-id, wait by wait. */
-static void trace_requests(FILE *f, const cJSON *list)
+static void trace_requests(FILE *f, const cJSON *list, const md_caps *caps)
 {
     const cJSON *r, *w;
     if (!cJSON_IsArray(list))
@@ -1046,7 +1064,7 @@ static void trace_requests(FILE *f, const cJSON *list)
         }
         request_sentence(f, r);
         fputs(" Started ", f);
-        ls_md_cell(f, m_str(r, "start"), 40);
+        md_time(f, caps, m_str(r, "start"));
         fprintf(f, " (application clock); %.0f span%s, %.0f transaction%s linked.\n\n",
                 m_num(r, "spans"), m_num(r, "spans") == 1 ? "" : "s", m_num(r, "transactions"),
                 m_num(r, "transactions") == 1 ? "" : "s");
@@ -1061,7 +1079,7 @@ static void trace_requests(FILE *f, const cJSON *list)
               "| Statement |\n|---|---:|---:|---|---|---:|---|\n", f);
         cJSON_ArrayForEach(w, m_get(r, "waits")) {
             fputs("|", f);
-            cell(f, m_str(w, "start"));
+            cell_time(f, caps, m_str(w, "start"));
             cell_ms(f, w, "wait_ms");
             cell_ms(f, w, "logged_ms");
             cell(f, m_str(w, "kind"));
@@ -1085,7 +1103,7 @@ static void worst_moment(FILE *f, const cJSON *wm, const md_caps *caps)
     if (!cJSON_IsObject(wm))
         return;
     fputs("## Lock tree at the worst moment\n\nEvery wait open at ", f);
-    ls_md_cell(f, m_str(wm, "time"), 40);
+    md_time(f, caps, m_str(wm, "time"));
     fputs(", when the busiest row's queue was longest.\n\n"
           "| Depth | Waiter pid · code path | Application | Waits for pid · code path | Root pid · code path | "
           "Lock | Row | "
@@ -1112,8 +1130,14 @@ static void worst_moment(FILE *f, const cJSON *wm, const md_caps *caps)
     left_out(f, cJSON_GetArraySize(m_get(wm, "waits")) - caps->rows, "waits open then");
 }
 
-static void render(const cJSON *m, FILE *f, const md_caps *caps)
+static void render(const cJSON *m, FILE *f, const md_caps *levels)
 {
+    md_caps zoned = *levels;
+    const md_caps *caps = &zoned;
+    char *saved_tz;
+
+    zoned.zone = m_str(m, "time_zone");
+    saved_tz = ls_tz_enter(zoned.zone);
     fputs("# ", f);
     ls_md_cell(f, m_str(m, "title"), 200);
     fputs("\n\n", f);
@@ -1124,11 +1148,18 @@ static void render(const cJSON *m, FILE *f, const md_caps *caps)
         ls_md_cell(f, m_str(m, "generated_at"), 40);
     }
     fputs("_\n\n", f);
-    summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"));
+    if (zoned.zone) {
+        fputs("Times are in ", f);
+        ls_md_cell(f, zoned.zone, 64);
+        fputs(" (`--tz`), each with its UTC offset; the gantt charts' axes are in the "
+              "reader's own zone (mermaid draws them).\n\n",
+              f);
+    }
+    summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"), caps);
     findings(f, cJSON_GetObjectItemCaseSensitive(m, "findings"));
     code_paths(f, m);
     slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"));
-    trace_requests(f, cJSON_GetObjectItemCaseSensitive(m, "trace_requests"));
+    trace_requests(f, cJSON_GetObjectItemCaseSensitive(m, "trace_requests"), caps);
     hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
     mermaid_hot_rows(f, m, caps);
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"), caps);
@@ -1138,6 +1169,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *caps)
     deadlocks(f, cJSON_GetObjectItemCaseSensitive(m, "deadlocks"), caps);
     errors(f, cJSON_GetObjectItemCaseSensitive(m, "errors"), caps);
     inputs(f, cJSON_GetObjectItemCaseSensitive(m, "input"));
+    ls_tz_leave(saved_tz);
 }
 
 /* The report at the first level of md_levels that fits MD_BUDGET

@@ -20,6 +20,18 @@
 #define LS_DURATION_LEN 32
 const char *ls_fmt_duration(char *buf, size_t n, double ms);
 
+/* TZ set to the report's zone (UTC0 without one) while a report is
+ * written, and put back after (ls_tz_leave takes what ls_tz_enter gave):
+ * one thread writes the reports, after ingest. format.c. */
+char *ls_tz_enter(const char *zone);
+void ls_tz_leave(char *saved);
+
+/* A model time (ISO 8601 UTC) in the zone TZ names, as ISO 8601 with its
+ * offset ("2026-12-02T07:36:29.822938-05:00"); NULL if it does not parse.
+ * LS_LOCAL_ISO_LEN bytes are enough. format.c. */
+#define LS_LOCAL_ISO_LEN 48
+const char *ls_fmt_local_iso(char *buf, size_t n, const char *iso);
+
 static inline const cJSON *m_get(const cJSON *o, const char *key)
 {
     return cJSON_GetObjectItemCaseSensitive(o, key);

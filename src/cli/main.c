@@ -102,9 +102,11 @@ static const cli_option options[] = {
     {OPT_GENERATED, "generated-at", 0, "TEXT", NULL, CMD_ANALYZE | CMD_REPORT,
      "fixed 'generated at' text for reproducible reports", NULL},
     {OPT_TZ, "tz", 0, "ZONE", NULL, CMD_ANALYZE | CMD_REPORT,
-     "times of the HTML report in ZONE (Europe/Paris; default UTC)",
-     "Write the HTML report's times in ZONE, a tz database name (Europe/Paris, "
-     "America/New_York) with its daylight saving rules, instead of UTC; the page names the zone."},
+     "times of the HTML and Markdown reports in ZONE (Europe/Paris; default UTC)",
+     "Write the HTML and Markdown reports' times in ZONE, a tz database name (Europe/Paris, "
+     "America/New_York) with its daylight saving rules, instead of UTC; each report names the "
+     "zone, the Markdown gives each time's offset. JSON times stay UTC; the JSON names the "
+     "zone (time_zone)."},
     {OPT_GROUP_BY, "group-by", 0, "WHAT", "function route service application statement",
      CMD_ANALYZE | CMD_REPORT,
      "name code paths by function (default), route, service, application or statement",

@@ -299,14 +299,18 @@ def check_sample(ls, sample, tmp):
 def check_tz(ls, sample, tmp):
     """--tz ZONE: every time of the HTML in the zone, by the tz database's
     own rules (Python's zoneinfo, not lockspan's), the zone named once;
-    without it, UTC; an unknown zone is a usage error."""
+    without it, UTC; the Markdown's times are the same instants in the zone,
+    ISO 8601 with the zone's offset, the zone named; the JSON's stay UTC and
+    name the zone asked for; an unknown zone is a usage error."""
     import datetime
     import zoneinfo
     log = os.path.join(sample, "postgresql.log")
     prefix = open(os.path.join(sample, "prefix.txt")).read().rstrip("\n")
     js, utc, ny = (os.path.join(tmp, n) for n in ("tz.json", "utc.html", "ny.html"))
-    r = run(ls, "analyze", "-q", "--prefix", prefix, "-o", js, "-o", utc, log)
-    r2 = run(ls, "analyze", "-q", "--prefix", prefix, "--tz", "America/New_York", "-o", ny, log)
+    utc_md, ny_md, ny_js = (os.path.join(tmp, n) for n in ("utc.md", "ny.md", "ny.json"))
+    r = run(ls, "analyze", "-q", "--prefix", prefix, "-o", js, "-o", utc, "-o", utc_md, log)
+    r2 = run(ls, "analyze", "-q", "--prefix", prefix, "--tz", "America/New_York", "-o", ny,
+             "-o", ny_md, "-o", ny_js, log)
     check(r.returncode == 0 and r2.returncode == 0, "--tz: analyze runs")
     if r.returncode or r2.returncode:
         return
@@ -324,6 +328,26 @@ def check_tz(ls, sample, tmp):
               f"--tz {name}: no ISO 'T' time left in the page")
     check("All times America/New_York (EST, UTC-05:00" in open(ny, encoding="utf-8").read(),
           "--tz: the page names the zone and its offset")
+    # JSON: UTC whatever the zone, which it names.
+    a, b = json.load(open(js)), json.load(open(ny_js))
+    check(b.get("time_zone") == "America/New_York" and "time_zone" not in a,
+          "--tz: the JSON names the zone asked for")
+    b.pop("time_zone", None)
+    check(a == b, "--tz: the JSON's times stay UTC (the report is otherwise the same)")
+    # Markdown: each UTC time of the plain report is, in the --tz one, the
+    # same instant in New York by zoneinfo, with its offset.
+    iso = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}(?:Z|[+-]\d\d:\d\d)"
+    plain = re.findall(iso, open(utc_md, encoding="utf-8").read())
+    zoned_text = open(ny_md, encoding="utf-8").read()
+    zoned = re.findall(iso, zoned_text)
+    nyz = zoneinfo.ZoneInfo("America/New_York")
+    want_md = [datetime.datetime.fromisoformat(x.replace("Z", "+00:00")).astimezone(nyz)
+               .isoformat(timespec="microseconds") for x in plain]
+    check(len(plain) > 10 and all(x.endswith("Z") for x in plain),
+          f"markdown without --tz: {len(plain)} times, all UTC")
+    check(zoned == want_md, f"--tz: the Markdown's {len(zoned)} times are zoneinfo's "
+          f"({[p for p in zip(zoned, want_md) if p[0] != p[1]][:2]})")
+    check("Times are in America/New\\_York" in zoned_text, "--tz: the Markdown names the zone")
     r = run(ls, "analyze", "-q", "--prefix", prefix, "--tz", "Mars/Olympus", "-o", ny, log)
     check(r.returncode == 2 and b"unknown time zone" in r.stderr, "--tz: unknown zone refused")
 
