@@ -58,7 +58,7 @@ static const char holds_sql[] =
     " h.end_ts, h.lock_stmt, h.start_evidence = 'start of the locking statement (no duration"
     " logged)', (SELECT w.wait_id FROM lock_waits w WHERE w.waiter_tx = h.tx_id"
     "  AND w.row_id = h.row_id ORDER BY w.start_ts LIMIT 1)"
-    " FROM holds h NOT INDEXED WHERE h.end_ts IS NOT NULL ORDER BY h.row_id,"
+    " FROM holds h NOT INDEXED ORDER BY h.row_id,"
     " CASE WHEN h.start_evidence IN ('start of the locking statement (no duration logged)',"
     "  'acquired after the locking statement''s logged wait') THEN h.end_ts ELSE h.start_ts END,"
     " h.start_ts, h.hold_id";
@@ -96,13 +96,44 @@ static const char stats_sql[] =
     " logged_wait_ms = coalesce((SELECT sum(logged_ms) FROM row_waits q"
     "  WHERE q.row_id = rows.row_id), 0),"
     " waited_statements = (SELECT count(*) FROM row_waits q WHERE q.row_id = rows.row_id"
-    "  AND q.wait_ms > 20), utilisation = NULL;"
-    /* One sequential scan of the holds, grouped (not a walk of each row's
-     * holds through the index: see queue_table_sql). */
-    "UPDATE rows SET utilisation = CASE WHEN w.span > 0 THEN"
-    "  min(1.0, occupied_ms * 1000.0 / w.span) END"
-    " FROM (SELECT row_id, max(end_ts) - min(start_ts) AS span FROM holds NOT INDEXED"
-    "  GROUP BY row_id) w WHERE w.row_id = rows.row_id;";
+    "  AND q.wait_ms > 20);";
+
+/* Utilisation: the share of the row's span (its first hold's start to its
+ * last hold's end) that it was held; the span comes from the scan of its
+ * holds (ls_correlate_hidden), not from another pass over the table. */
+static const char utilisation_sql[] =
+    "UPDATE rows SET utilisation = CASE WHEN ?2 > 0 THEN min(1.0, occupied_ms * 1000.0 / ?2)"
+    " END WHERE row_id = ?1";
+
+/* A row's span so far: its holds' earliest start and latest end. */
+typedef struct row_span {
+    int64_t row_id, first, last;
+    int has_first, has_last;
+} row_span;
+
+static void span_add(row_span *sp, int64_t start, int has_end, int64_t end)
+{
+    if (!sp->has_first || start < sp->first)
+        sp->first = start;
+    sp->has_first = 1;
+    if (has_end && (!sp->has_last || end > sp->last)) {
+        sp->last = end;
+        sp->has_last = 1;
+    }
+}
+
+static int span_flush(ls_stmt *u, const row_span *sp)
+{
+    int rc;
+    if (sp->row_id < 0)
+        return 0;
+    ls_stmt_reset(u);
+    ls_stmt_bind_int64(u, 1, sp->row_id);
+    if (sp->has_last)
+        ls_stmt_bind_int64(u, 2, sp->last - sp->first);
+    rc = ls_stmt_step(u);
+    return rc < 0 ? rc : 0;
+}
 
 int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t acquired,
                   int has_end, ls_queue_result *out)
@@ -148,8 +179,9 @@ static void ring_push(ring *r, const ls_queued_hold *h, int64_t hold_id, int64_t
 
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *q = NULL, *lq = NULL, *ins = NULL, *mv = NULL;
+    ls_stmt *q = NULL, *lq = NULL, *ins = NULL, *mv = NULL, *ut = NULL;
     ring *r = ls_calloc(1, sizeof(*r));
+    row_span span = {-1, 0, 0, 0, 0};
     int64_t row = -1;
     int rc, sorting = 0;
 
@@ -164,7 +196,9 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, holds_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, logged_sql, &lq)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &ins)) != 0 ||
-        (rc = ls_store_prepare(s, move_hold_sql, &mv)) != 0)
+        (rc = ls_store_prepare(s, move_hold_sql, &mv)) != 0 ||
+        (rc = ls_store_prepare(s, utilisation_sql, &ut)) != 0 ||
+        (rc = ls_store_exec(s, "UPDATE rows SET utilisation = NULL")) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_queued_hold self;
@@ -178,6 +212,15 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         if (ls_stmt_int64(q, 1) != row) {
             row = ls_stmt_int64(q, 1);
             r->n = r->next = 0;
+            if ((rc = span_flush(ut, &span)) != 0)
+                goto out;
+            memset(&span, 0, sizeof(span));
+            span.row_id = row;
+        }
+        if (ls_stmt_isnull(q, 7)) {
+            /* a hold with no end: part of the row's span, not of its queue */
+            span_add(&span, acquired, 0, 0);
+            continue;
         }
         self.start_ts = acquired;
         self.end_ts = ls_stmt_int64(q, 7);
@@ -254,7 +297,10 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
                 goto out;
         }
         ring_push(r, &self, hold_id, tx_id);
+        span_add(&span, self.start_ts, 1, self.end_ts);
     }
+    if (rc == 0)
+        rc = span_flush(ut, &span);
     ls_stmt_finalize(q);
     ls_stmt_finalize(mv);
     q = mv = NULL;
@@ -273,6 +319,7 @@ out:
     ls_stmt_finalize(lq);
     ls_stmt_finalize(ins);
     ls_stmt_finalize(mv);
+    ls_stmt_finalize(ut);
     free(r);
     return rc < 0 ? rc : 0;
 }
