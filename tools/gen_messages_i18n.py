@@ -214,9 +214,12 @@ def main():
                 sevs.append((word, w, li, w in PRIMARY))
         for msgid, exp in MESSAGES:
             parts = msgid if isinstance(msgid, tuple) else (msgid,)
-            if not all(p in cat for p in parts):
+            # A message the catalog leaves in English still names its lock
+            # target in the language (Georgian: "... on ტრანზაქცია 744; ...").
+            if not exp and not all(p in cat for p in parts):
                 continue
-            for en, tr in variants("".join(parts), "".join(cat[p] for p in parts), exp, cat):
+            tr_fmt = "".join(cat.get(p, p) for p in parts)
+            for en, tr in variants("".join(parts), tr_fmt, exp, cat):
                 if tr == en:
                     continue
                 msgs.append((li, encode(tr, True), encode(en, False)))
