@@ -23,6 +23,11 @@ int ls_classifier_new(ls_classifier **out);
  */
 int ls_classifier_set_lang(ls_classifier *c, const char *code, int quiet);
 
+/* The language index (ls_i18n.h) of an lc_messages value, -1 for English
+ * (C, POSIX, en, en_US.UTF-8...), -2 for one PostgreSQL ships no catalog
+ * for. The CLI refuses that as a usage error. */
+int ls_classify_lang(const char *code);
+
 /* Records in a known language that looked like a message lockspan reads
  * but matched none of its forms: counted, the first one kept. */
 typedef struct ls_classify_stats {
@@ -30,6 +35,10 @@ typedef struct ls_classify_stats {
     char sample[200];
     uint64_t sample_line;
     const char *sample_lang;
+    /* With --lc-messages: records found in another language (read all the
+     * same, a log may mix languages) and the first such language. */
+    uint64_t other_lang;
+    const char *other_lang_code;
 } ls_classify_stats;
 
 const ls_classify_stats *ls_classifier_stats(const ls_classifier *c);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <iconv.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ls_classify.h"
 #include "ls_common.h"
 #include "ls_correlate.h"
 #include "ls_ingest.h"
@@ -68,7 +70,8 @@ static const cli_option options[] = {
      "database encoding is WIN1251, KOI8-R, GBK, EUC-CN, EUC-JP, SJIS... writes its "
      "messages in it. Lines are converted to UTF-8 with iconv. Without it, the first "
      "line that is not valid UTF-8 is tried in the usual codesets and the one that "
-     "shows a translated severity word is used and named on stderr."},
+     "shows a translated severity word is used and named on stderr. A codeset iconv does "
+     "not know is refused (exit 2)."},
     {OPT_LC_MESSAGES, "lc-messages", 0, "LANG", NULL, CMD_ANALYZE | CMD_INGEST,
      "the server's lc_messages (de, ru_RU.UTF-8, C, ...). Default: recognised from "
      "the severity words and messages of the first records and named on stderr",
@@ -76,7 +79,9 @@ static const cli_option options[] = {
      "it, ja, ka, ko, ru, sv, uk, zh_CN, zh_TW, with or without a territory and "
      "codeset). Messages are read from PostgreSQL's own translations. Without it the "
      "language is recognised from the first records and named on stderr; a log that "
-     "mixes languages is read line by line either way."},
+     "mixes languages is read line by line either way, and records found in another "
+     "language than the one given are counted on stderr. A language PostgreSQL ships no "
+     "catalog for is refused (exit 2)."},
     {OPT_FORMAT, "format", 0, "FMT", "md json html", CMD_ANALYZE | CMD_REPORT,
      "report format, md, json or html (default: from -o's extension, else md)", NULL},
     {'o', "output", 'o', "FILE", NULL, CMD_ANALYZE | CMD_REPORT,
@@ -455,8 +460,26 @@ static int apply_option(cli *c, int id, const char *arg)
     switch (id) {
     case OPT_DB: c->db = arg; break;
     case OPT_PREFIX: c->prefix = arg; break;
-    case OPT_LC_MESSAGES: c->lc_messages = arg; break;
-    case OPT_ENCODING: c->encoding = arg; break;
+    case OPT_LC_MESSAGES:
+        if (ls_classify_lang(arg) == -2) {
+            fprintf(stderr, "lockspan: --lc-messages %s: PostgreSQL ships no such language "
+                            "(C, de, es, fr, it, ja, ka, ko, ru, sv, uk, zh_CN, zh_TW, with or "
+                            "without a territory and codeset: ru_RU.UTF-8)\n", arg);
+            return EXIT_USAGE;
+        }
+        c->lc_messages = arg;
+        break;
+    case OPT_ENCODING: {
+        iconv_t cd = iconv_open("UTF-8", arg);
+        if (cd == (iconv_t)-1) {
+            fprintf(stderr, "lockspan: --encoding %s: not a codeset iconv knows (WINDOWS-1251, "
+                            "KOI8-R, GBK, EUC-JP, SHIFT_JIS...; iconv -l lists them)\n", arg);
+            return EXIT_USAGE;
+        }
+        iconv_close(cd);
+        c->encoding = arg;
+        break;
+    }
     case OPT_FORMAT:
         if (strcmp(arg, "md") && strcmp(arg, "markdown") && strcmp(arg, "json") &&
             strcmp(arg, "html")) {

@@ -1014,18 +1014,25 @@ static int classify_en(ls_classifier *cl, const ls_record *rec, ls_event *ev)
  */
 #define DETECT_RECORDS 5000
 
+int ls_classify_lang(const char *code)
+{
+    int i;
+    if (strcmp(code, "C") == 0 || strcmp(code, "POSIX") == 0 ||
+        strncmp(code, "C.", 2) == 0 ||
+        (strncmp(code, "en", 2) == 0 && strchr("_.@", code[2]) != NULL))
+        return -1; /* strchr finds the terminating NUL too: "en" */
+    return (i = ls_i18n_lang_index(code)) < 0 ? -2 : i;
+}
+
 int ls_classifier_set_lang(ls_classifier *c, const char *code, int quiet)
 {
+    int lang;
     c->quiet = quiet;
     if (!code)
         return 0;
-    if (strcmp(code, "C") == 0 || strcmp(code, "POSIX") == 0 || strncmp(code, "en", 2) == 0) {
-        c->lang = -1;
-        c->forced = 1;
-        return 0;
-    }
-    if ((c->lang = ls_i18n_lang_index(code)) < 0)
+    if ((lang = ls_classify_lang(code)) == -2)
         return -1;
+    c->lang = lang;
     c->forced = 1;
     return 0;
 }
@@ -1202,6 +1209,9 @@ int ls_classify(ls_classifier *cl, const ls_record *rec, ls_event *ev)
         return rc;
     if (translated || sev)
         note_lang(cl, lang);
+    if (cl->forced && (translated || sev) && lang >= 0 && lang != cl->lang &&
+        !cl->st.other_lang++)
+        cl->st.other_lang_code = ls_i18n_langs[lang].code;
     if ((rc = classify_en(cl, &cl->en, ev)) != 0)
         return rc;
     if (unrecognised(ev) && !translated && near)

@@ -205,11 +205,17 @@ static void print_sample(FILE *f, const char *text, size_t len)
     }
 }
 
-/* Messages of a known language that lockspan should read but could not. */
+/* Messages of a known language that lockspan should read but could not, and
+ * records in a language other than --lc-messages'. */
 static void unclassified_note(const ls_classifier *cls)
 {
     const ls_classify_stats *st = ls_classifier_stats(cls);
 
+    if (st->other_lang)
+        fprintf(stderr, "lockspan: %llu record%s in %s, not the --lc-messages language (read "
+                        "all the same: is --lc-messages right?)\n",
+                (unsigned long long)st->other_lang, st->other_lang == 1 ? " was" : "s were",
+                st->other_lang_code);
     if (!st->unclassified)
         return;
     fprintf(stderr,
@@ -651,6 +657,7 @@ typedef struct codeset {
     int tries;         /* lines guessed at */
     char *buf;
     size_t cap;
+    int last_utf8;     /* the last line with high bytes was read as UTF-8 */
 } codeset;
 
 #define CODESET_TRIES 1000
@@ -724,6 +731,27 @@ static int has_severity_word(const char *s, size_t n)
     return 0;
 }
 
+/* An English severity word where the prefix ends (" LOG:  ") or in a
+ * csvlog field (",LOG,"): the same bytes in every codeset. */
+static int has_english_severity(const char *s, size_t n)
+{
+    static const char *const words[] = {"LOG", "ERROR", "FATAL", "PANIC", "WARNING",
+                                        "NOTICE", "INFO", "DEBUG", "DETAIL", "HINT",
+                                        "QUERY", "CONTEXT", "LOCATION", "STATEMENT"};
+    size_t k, i;
+    for (k = 1; k < n; k++) {
+        if (s[k - 1] != ' ' && s[k - 1] != ',')
+            continue;
+        for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+            size_t w = strlen(words[i]);
+            if (k + w + 1 < n && memcmp(s + k, words[i], w) == 0 &&
+                (s[k - 1] == ',' ? s[k + w] == ',' : s[k + w] == ':' && s[k + w + 1] == ' '))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /*
  * The line as UTF-8: itself, or converted. Returns 0, LS_ENOMEM, or
  * LS_EFORMAT for an --encoding iconv does not know (said on stderr).
@@ -767,9 +795,42 @@ static int codeset_line(codeset *cs, const ls_ingest_opts *opts, const char *pat
                         "override)\n", path, cs->name);
         }
     }
-    /* Lines of backends connected to a UTF8 database stay UTF-8. */
-    if (valid_utf8((const unsigned char *)*line, *len))
+    /*
+     * Lines of backends connected to a UTF8 database stay UTF-8. But a short
+     * legacy sequence can be valid UTF-8 too (EUC-JP's "文", the STATEMENT
+     * word, is the bytes of "ʸ"): such a line is converted when only its
+     * conversion shows a translated severity word. One with an English word
+     * (" LOG:  ", a Japanese server's) stays UTF-8: text in a legacy
+     * codeset is hardly ever valid UTF-8 beyond a word or two. One with no
+     * severity word (a DETAIL's continuation line) is read like the line
+     * before.
+     */
+    if (valid_utf8((const unsigned char *)*line, *len)) {
+        const char *u;
+        size_t n = *len;
+        for (i = 0; i < *len && (unsigned char)(*line)[i] < 0x80; i++)
+            ;
+        if (i == *len)
+            return 0;
+        if (has_severity_word(*line, *len)) {
+            cs->last_utf8 = 1;
+            return 0;
+        }
+        if (!(u = codeset_convert(cs, cs->cd, *line, &n)))
+            return LS_ENOMEM;
+        if (has_severity_word(u, n)) {
+            cs->last_utf8 = 0;
+        } else if (has_english_severity(*line, *len)) {
+            cs->last_utf8 = 1;
+            return 0;
+        } else if (cs->last_utf8) {
+            return 0;
+        }
+        *line = u;
+        *len = n;
         return 0;
+    }
+    cs->last_utf8 = 0;
     if (!(*line = codeset_convert(cs, cs->cd, *line, len)))
         return LS_ENOMEM;
     return 0;
@@ -800,7 +861,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored)
     file_ident merged, *id = &merged;
     uint32_t ord_ref = 0; /* identity of this file in c->seen */
     int64_t stored_id = 0;
-    codeset cs = {(iconv_t)-1, NULL, 0, NULL, 0};
+    codeset cs = {(iconv_t)-1, NULL, 0, NULL, 0, 0};
     const char *text; /* the line in UTF-8 */
     size_t tlen;
 

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ls_classify.h"
+#include "ls_i18n.h"
 #include "ls_test.h"
 
 static double dabs(double x)
@@ -1322,9 +1323,29 @@ static void test_truncations(ls_classifier *cl)
     CHECK_INT(bad, 0);
 }
 
+/* --lc-messages values: English, a shipped language, or refused. */
+static void test_langs(void)
+{
+    static const char *const english[] = {"C", "POSIX", "C.UTF-8", "en", "en_US.UTF-8", "en@euro"};
+    static const char *const shipped[] = {"de", "ru_RU.UTF-8", "ru_RU.CP1251", "zh_CN", "zh_TW.UTF-8",
+                                          "ja_JP.EUC-JP", "ka_GE"};
+    static const char *const refused[] = {"xx", "english", "klingon", "zh", "", "e", "Cx"};
+    size_t i;
+    for (i = 0; i < sizeof(english) / sizeof(english[0]); i++)
+        CHECK_INT(ls_classify_lang(english[i]), -1);
+    for (i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++)
+        CHECK(ls_classify_lang(shipped[i]) >= 0);
+    for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+        CHECK_INT(ls_classify_lang(refused[i]), -2);
+    CHECK_STR(ls_i18n_langs[ls_classify_lang("zh_TW.UTF-8")].code, "zh_TW");
+    CHECK_STR(ls_i18n_langs[ls_classify_lang("ru_RU.KOI8-R")].code, "ru");
+}
+
 int main(void)
 {
     ls_classifier *cl = NULL;
+
+    test_langs();
 
     CHECK_INT(ls_classifier_new(&cl), 0);
     if (!cl)
