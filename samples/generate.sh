@@ -13,14 +13,17 @@
 #      LOCKSPAN_PREFIX  log_line_prefix (default below; samples/rds uses RDS's)
 #      LOCKSPAN_SCENARIOS  scenario set: basic (default) | correlation |
 #                       realistic (stderr with a whole-second %t prefix and
-#                       csvlog of the same run; no jsonlog)
+#                       csvlog of the same run; no jsonlog) | i18n (basic's
+#                       scenarios with the same log lines in the same order
+#                       in every run: samples/i18n.sh)
 #      LOCKSPAN_LOG_STATEMENT  'all': log_statement = 'all' and
 #                       log_min_duration_statement = -1 (default: durations)
 #      LOCKSPAN_LC_MESSAGES  the server's lc_messages (default C), e.g.
 #                       ru_RU.UTF-8 or ru_RU.CP1251 (the locale must exist:
 #                       locale-gen); samples/i18n.sh runs every language
-#      LOCKSPAN_DB_ENCODING  initdb encoding (default UTF8), e.g. WIN1251
-#                       with LOCKSPAN_LC_MESSAGES=ru_RU.CP1251
+#      LOCKSPAN_DB_ENCODING  the encoding of the database the scenarios run in
+#                       (default UTF8), e.g. WIN1251 with
+#                       LOCKSPAN_LC_MESSAGES=ru_RU.CP1251
 set -euo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -67,21 +70,35 @@ fi
 if [[ $LOG_STATEMENT == all ]]; then
     settings+=("log_min_duration_statement = -1" "log_statement = 'all'")
 fi
+if [[ $SCENARIO_SET == i18n ]]; then
+    # The autovacuum launcher and workers and the logical replication
+    # launcher take backend slots: the sessions' vxids would depend on when
+    # they started
+    settings+=("autovacuum = off" "max_logical_replication_workers = 0")
+fi
 pg_settings "${settings[@]}"
 
 echo "generate.sh: starting server on 127.0.0.1:$PORT" >&2
 pg_start
+if [[ $SCENARIO_SET == i18n ]]; then
+    # CREATE DATABASE names the encoding: unlogged, the runs log the same
+    export PGOPTIONS='-c log_min_duration_statement=-1'
+fi
 if [[ -n ${LOCKSPAN_DB_ENCODING:-} ]]; then
     pg_createdb -T template0 -E "$LOCKSPAN_DB_ENCODING" --locale="$LOCKSPAN_LC_MESSAGES" lockspan
 else
     pg_createdb lockspan
+fi
+unset PGOPTIONS
+if [[ $SCENARIO_SET == i18n ]]; then
+    sleep 1 # createdb's backend exits (and frees its slot) before the first session
 fi
 
 echo "generate.sh: running scenarios" >&2
 "$PYTHON" "$HERE/scenarios.py" --host 127.0.0.1 --port "$PORT" --user "$PG_USER" \
     --dbname lockspan --prefix "$PREFIX" --truth "$WORK/truth.json" \
     --set "$SCENARIO_SET" --log-statement "$LOG_STATEMENT" \
-    --snapshots "$WORK/pg_stat_activity.csv"
+    --snapshots "$WORK/pg_stat_activity.csv" --csvlog "$LOGDIR/postgresql.csv"
 
 # Stop the server first so that every log line is flushed.
 pg_stop

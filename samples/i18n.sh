@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# The basic lock scenarios (samples/scenarios.py) from a real server under
-# lc_messages = C and each language PostgreSQL 15 ships a catalog for, plus
-# one Russian run in a WIN1251 database with ru_RU.CP1251 messages.
+# The basic lock scenarios from a real server under lc_messages = C and each
+# language PostgreSQL 15 ships a catalog for, plus runs in legacy codesets:
+# Russian in a WIN1251 and in a KOI8R database, Japanese in an EUC_JP one,
+# Chinese in an EUC_CN one. A backend writes its messages in its database's
+# encoding, so these logs hold lines in that codeset (and, from backends of
+# UTF8 databases such as createdb's, UTF-8). SJIS and GBK cannot be a
+# database encoding (PostgreSQL: client-only encodings), so no server writes
+# them; EUC_CN is GBK's subset.
+#
+# The i18n scenario set (samples/scenarios_i18n.py) writes the same lines in
+# the same order in every run: the runs differ by their messages' language,
+# times and pids only (tests/e2e/check_i18n.py).
 #
 # Usage: samples/i18n.sh OUTDIR [LANG...]   (default: C and every language)
-# Writes OUTDIR/LANG/{postgresql.log.gz,postgresql.csv.gz,prefix.txt,truth.json}.
-# The locales must exist: add ll_CC.UTF-8 (and ru_RU.CP1251) to
-# /etc/locale.gen and run locale-gen.
+# Writes OUTDIR/DIR/{postgresql.log.gz,postgresql.csv.gz,prefix.txt,truth.json}.
+# The locales must exist (.ci/install-deps.sh generates them: ll_CC.UTF-8,
+# ru_RU.CP1251, ru_RU.KOI8-R, ja_JP.EUC-JP, zh_CN.GB2312).
 # Env: as samples/generate.sh (LOCKSPAN_PGPORT ...).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -14,20 +23,26 @@ OUT=$1
 shift
 langs=("$@")
 if ((${#langs[@]} == 0)); then
-    langs=(C de_DE es_ES fr_FR it_IT ja_JP ka_GE ko_KR ru_RU sv_SE uk_UA zh_CN zh_TW ru_RU.CP1251)
+    langs=(C de_DE es_ES fr_FR it_IT ja_JP ka_GE ko_KR ru_RU sv_SE uk_UA zh_CN zh_TW
+           ru_RU.CP1251 ru_RU.KOI8-R ja_JP.EUC-JP zh_CN.GB2312)
 fi
 for l in "${langs[@]}"; do
+    # LANG -> lc_messages, database encoding, sample directory
     case $l in
     C) loc=C enc= dir=C ;;
-    *.CP1251) loc=$l enc=WIN1251 dir=ru-win1251 ;;
+    ru_RU.CP1251) loc=$l enc=WIN1251 dir=ru-win1251 ;;
+    ru_RU.KOI8-R) loc=$l enc=KOI8R dir=ru-koi8r ;;
+    ja_JP.EUC-JP) loc=$l enc=EUC_JP dir=ja-eucjp ;;
+    zh_CN.GB2312) loc=$l enc=EUC_CN dir=zh_CN-euccn ;;
+    zh_*) loc=$l.UTF-8 enc= dir=$l ;;
     *) loc=$l.UTF-8 enc= dir=${l%%_*} ;;
     esac
-    [[ $l == zh_* ]] && dir=$l
     tmp=$(mktemp -d)
-    LOCKSPAN_LC_MESSAGES=$loc LOCKSPAN_DB_ENCODING=$enc "$HERE/generate.sh" "$tmp"
+    LOCKSPAN_SCENARIOS=i18n LOCKSPAN_LC_MESSAGES=$loc LOCKSPAN_DB_ENCODING=$enc \
+        "$HERE/generate.sh" "$tmp"
     mkdir -p "$OUT/$dir"
-    gzip -9 -c "$tmp/postgresql.log" >"$OUT/$dir/postgresql.log.gz"
-    gzip -9 -c "$tmp/postgresql.csv" >"$OUT/$dir/postgresql.csv.gz"
+    gzip -9 -n -c "$tmp/postgresql.log" >"$OUT/$dir/postgresql.log.gz"
+    gzip -9 -n -c "$tmp/postgresql.csv" >"$OUT/$dir/postgresql.csv.gz"
     cp "$tmp/prefix.txt" "$tmp/truth.json" "$OUT/$dir/"
     rm -rf "$tmp"
 done

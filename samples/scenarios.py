@@ -14,7 +14,9 @@ logged) until the previous session is really waiting on a lock.
 
 --set basic (default) runs the scenarios below (samples/basic);
 --set correlation runs those of scenarios_correlation.py instead;
---set realistic those of scenarios_realistic.py (samples/realistic).
+--set realistic those of scenarios_realistic.py (samples/realistic);
+--set i18n the basic scenarios in a fixed order of log lines
+(scenarios_i18n.py, samples/i18n).
 """
 
 import argparse
@@ -500,15 +502,22 @@ def main():
     p.add_argument("--dbname", default="lockspan")
     p.add_argument("--prefix", required=True, help="log_line_prefix in use")
     p.add_argument("--truth", required=True, help="output truth.json")
-    p.add_argument("--set", default="basic", choices=("basic", "correlation", "realistic"),
+    p.add_argument("--set", default="basic", choices=("basic", "correlation", "realistic", "i18n"),
                    help="scenario set (default basic)")
     p.add_argument("--log-statement", default="none",
                    help="the server's log_statement ('all': statements are "
                    "logged at start, log_min_duration_statement = -1)")
     p.add_argument("--snapshots", help="correlation set: write pg_stat_activity "
                    "snapshots (CSV) here")
+    p.add_argument("--csvlog", help="i18n set: the server's csvlog, read to order "
+                   "the sessions' steps")
     ARGS = p.parse_args()
     TRUTH["prefix"] = ARGS.prefix
+    if ARGS.set == "i18n":
+        from scenarios_i18n import i18n_main
+        i18n_main(sys.modules[__name__])
+        write_truth()
+        return
     if ARGS.set == "realistic":
         from scenarios_realistic import real_main
         real_main(sys.modules[__name__])
@@ -526,7 +535,10 @@ def main():
         fn(mon)
         time.sleep(SETTLE)
     mon.conn.close()
+    write_truth()
 
+
+def write_truth():
     for k in ("waits", "holds"):
         TRUTH[k].sort(key=lambda r: r["wait_start" if k == "waits" else "start"])
     with open(ARGS.truth, "w") as f:
