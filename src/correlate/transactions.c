@@ -618,21 +618,34 @@ typedef struct sess_map {
     size_t cap, used;
 } sess_map;
 
+/*
+ * The slot of session `id`, created when new. When the table fills, the
+ * sessions with no transaction open are dropped (a session seen again is
+ * looked up again): the table holds the sessions in a transaction at one
+ * moment, not every session of the log, so a day of short connections
+ * does not grow it. It doubles only when those alone fill a quarter.
+ */
 static sess_slot *sess_find(sess_map *m, int64_t id, int *created)
 {
     size_t i;
     *created = 0;
     if ((m->used + 1) * 2 > m->cap) {
-        size_t ncap = m->cap ? m->cap * 2 : 256, k;
-        sess_slot *ns = ls_calloc(ncap, sizeof(*ns));
-        if (!ns)
+        size_t ncap = m->cap ? m->cap : 256, k, open = 0;
+        sess_slot *ns;
+        for (k = 0; k < m->cap; k++)
+            open += m->slots[k].id && m->slots[k].tx;
+        if ((open + 1) * 4 > ncap)
+            ncap *= 2;
+        if (!(ns = ls_calloc(ncap, sizeof(*ns))))
             return NULL;
+        m->used = 0;
         for (k = 0; k < m->cap; k++) {
-            if (!m->slots[k].id)
+            if (!m->slots[k].id || !m->slots[k].tx)
                 continue;
             for (i = (size_t)m->slots[k].id & (ncap - 1); ns[i].id; i = (i + 1) & (ncap - 1))
                 ;
             ns[i] = m->slots[k];
+            m->used++;
         }
         free(m->slots);
         m->slots = ns;
