@@ -6,10 +6,19 @@
  * when the report's lists are cut.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ls_buf.h"
 #include "model_int.h"
+#include "render_int.h"
+
+/*
+ * A duration in an evidence's printf, in ms: written between two control
+ * bytes and turned into words ("1.3 s", "648 ms") by humanize(). Control
+ * bytes cannot come from a log: every model string is cleaned of them.
+ */
+#define DUR "\001%%.3f\002"
 
 typedef struct finding_rule {
     const char *rule;
@@ -30,8 +39,8 @@ static const finding_rule rules[] = {
      "WITH hl AS (SELECT h.*, %s AS label FROM holds h LEFT JOIN tx_code c"
      "  ON c.tx_id = h.tx_id WHERE h.waits > 0)"
      " SELECT sum(p.ms), hl.label || ' calls ' || p.name || ' while holding a hot row',"
-     " printf('%%.0f ms of its %%.0f ms of holds on rows others waited for were spent in the "
-     "span ''%%s'' (%%d holds, %%.0f ms of waiting caused).', sum(p.ms),"
+     " printf('" DUR " of its " DUR " of holds on rows others waited for were spent in the "
+     "span ''%%s'' (%%d holds, " DUR " of waiting caused).', sum(p.ms),"
      " (SELECT sum((x.end_ts - x.start_ts) / 1000.0) FROM hl x WHERE x.label = hl.label),"
      " p.name, count(*), sum(hl.waiter_ms)),"
      " hl.label, p.name, sum(p.ms), count(*), sum(hl.waiter_ms)"
@@ -49,8 +58,8 @@ static const finding_rule rules[] = {
      "  WHERE h.head_state = 'idle_in_transaction' AND h.waiter_ms >= 100)"
      " SELECT sum(waiter_ms), label || ' sits idle in transaction at the head of the queue',"
      " printf('%%d hold%%s of a hot row with the holder idle in transaction while others "
-     "waited: %%.0f ms idle that no trace span explains, %%.0f ms of waiting caused; longest "
-     "hold %%.0f ms.', count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END,"
+     "waited: " DUR " idle that no trace span explains, " DUR " of waiting caused; longest "
+     "hold " DUR ".', count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END,"
      " sum(unexplained), sum(waiter_ms), max((end_ts - start_ts) / 1000.0)),"
      " label, count(*), sum(unexplained), sum(waiter_ms), max((end_ts - start_ts) / 1000.0)"
      " FROM hi WHERE unexplained >= 50 GROUP BY label ORDER BY sum(waiter_ms) DESC LIMIT 5",
@@ -60,7 +69,7 @@ static const finding_rule rules[] = {
      "standby (SyncRep) and deferred triggers or constraints that run at COMMIT; update the hot "
      "row as the transaction's last statement.",
      "SELECT sum(h.waiter_ms), %s || ' holds hot rows through a slow COMMIT',"
-     " printf('%%d hold%%s spent %%.0f ms committing while others waited (%%.0f ms of waiting "
+     " printf('%%d hold%%s spent " DUR " committing while others waited (" DUR " of waiting "
      "caused).', count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END, sum(h.commit_ms),"
      " sum(h.waiter_ms)), %s, count(*), sum(h.commit_ms), sum(h.waiter_ms)"
      " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
@@ -91,7 +100,7 @@ static const finding_rule rules[] = {
      "Split the counter into N rows updated at random and summed on read, or append increments "
      "to a log table and aggregate them later.",
      "SELECT r.total_wait_ms, 'Counter row ' || r.relation || ' ' || r.row_key || ' is a "
-     "bottleneck', printf('%%d waits (%%.0f ms) to increment one row: every writer updates "
+     "bottleneck', printf('%%d waits (" DUR ") to increment one row: every writer updates "
      "it with ''%%s''.', r.waits, r.total_wait_ms, min(st.text)),"
      " r.relation, r.row_key, r.waits, r.total_wait_ms, min(st.text)"
      " FROM rows r JOIN lock_waits w ON w.row_id = r.row_id JOIN statements st"
@@ -115,8 +124,8 @@ static const finding_rule rules[] = {
      "SELECT r.hidden_wait_ms, printf('%%.0f %%%% of the waiting on %%s %%s was below "
      "deadlock_timeout and never logged', 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms +"
      " r.logged_wait_ms), r.relation, r.row_key),"
-     " printf('%%d statements queued for the row: %%.0f ms of waiting rebuilt from the holds "
-     "before them, %%.0f ms logged as lock waits; the row was held %%.0f %%%% of the time.',"
+     " printf('%%d statements queued for the row: " DUR " of waiting rebuilt from the holds "
+     "before them, " DUR " logged as lock waits; the row was held %%.0f %%%% of the time.',"
      " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, 100.0 * r.utilisation),"
      " r.relation, r.row_key, 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms + r.logged_wait_ms),"
      " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, r.utilisation"
@@ -128,9 +137,9 @@ static const finding_rule rules[] = {
      "One row lets one transaction through at a time: shorten the hold (see the findings above) "
      "or spread the writes over several rows.",
      "SELECT r.total_wait_ms, 'Row ' || r.relation || ' ' || r.row_key || ' is at its serial "
-     "capacity', printf('Mean hold %%.0f ms caps the row at %%.1f transactions/s, but %%d "
-     "transactions wanted it within %%.1f s (%%.1f/s).', r.mean_hold_ms, r.capacity_per_s,"
-     " r.waits + r.holds, (r.last_ts - r.first_ts) / 1e6, (r.waits + r.holds) /"
+     "capacity', printf('Mean hold " DUR " caps the row at %%.1f transactions/s, but %%d "
+     "transactions wanted it within " DUR " (%%.1f/s).', r.mean_hold_ms, r.capacity_per_s,"
+     " r.waits + r.holds, (r.last_ts - r.first_ts) / 1e3, (r.waits + r.holds) /"
      " max((r.last_ts - r.first_ts) / 1e6, 0.001)),"
      " r.relation, r.row_key, r.mean_hold_ms, r.capacity_per_s, r.waits + r.holds,"
      " (r.last_ts - r.first_ts) / 1e6, (r.waits + r.holds) / max((r.last_ts - r.first_ts) / 1e6,"
@@ -156,6 +165,23 @@ static void expand(ls_buf *out, const char *sql, const char *label)
             p++;
         } else {
             ls_buf_addc(out, *p);
+        }
+    }
+}
+
+/* The evidence into out (reset first) with each DUR in words. */
+static void humanize(ls_buf *out, const char *evidence)
+{
+    const char *p = evidence;
+    ls_buf_reset(out);
+    while (*p) {
+        const char *end = p[0] == '\001' ? strchr(p, '\002') : NULL;
+        if (end) {
+            char d[LS_DURATION_LEN];
+            ls_buf_adds(out, ls_fmt_duration(d, sizeof(d), strtod(p + 1, NULL)));
+            p = end + 1;
+        } else {
+            ls_buf_addc(out, *p++);
         }
     }
 }
@@ -189,7 +215,7 @@ void ls_model_findings(model_ctx *m, cJSON *report)
 {
     const char *label = ls_model_code_path_label(m->opts->group_by);
     cJSON *list = cJSON_AddArrayToObject(report, "findings");
-    ls_buf sql = LS_BUF_INIT(0);
+    ls_buf sql = LS_BUF_INIT(0), words = LS_BUF_INIT(0);
     size_t i;
 
     for (i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
@@ -208,7 +234,14 @@ void ls_model_findings(model_ctx *m, cJSON *report)
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "rule", rules[i].rule);
             ls_model_col_str(o, "title", q, 1);
-            ls_model_col_str(o, "evidence", q, 2);
+            if (!ls_stmt_isnull(q, 2)) {
+                humanize(&words, ls_stmt_text(q, 2));
+                if (ls_buf_failed(&words))
+                    m->rc = LS_ENOMEM;
+                ls_model_add_str(o, "evidence", ls_buf_str(&words));
+            } else {
+                cJSON_AddNullToObject(o, "evidence");
+            }
             ls_model_add_str(o, "fix", rules[i].fix);
             ls_model_col_ms(o, "weight_ms", q, 0);
             add_fields(o, q, rules[i].fields);
@@ -221,4 +254,5 @@ void ls_model_findings(model_ctx *m, cJSON *report)
         }
     }
     ls_buf_free(&sql);
+    ls_buf_free(&words);
 }

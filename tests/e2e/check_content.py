@@ -131,6 +131,37 @@ def paths_of(units, pid, lo, hi):
             if u["pid"] == pid and u["start"] <= hi + SLACK and u["end"] >= lo - SLACK}
 
 
+def fmt_duration(ms):
+    """A duration as the reports write it (docs: "350 ms", "78.1 s",
+    "12 min 34 s", "1 h 02 min")."""
+    if ms < 10:
+        return f"{ms:.1f} ms"
+    if ms < 999.5:
+        return f"{ms:.0f} ms"
+    if ms < 599950:
+        return f"{ms / 1000:.1f} s"
+    if ms < 3599500:
+        s = int(ms / 1000 + 0.5)
+        return f"{s // 60} min {s % 60:02d} s"
+    m = int(ms / 60000 + 0.5)
+    return f"{m // 60} h {m % 60:02d} min"
+
+
+def check_findings(rep):
+    """Findings read as people write durations: no raw "1301 ms", and each
+    duration field of a finding appears in its evidence in words."""
+    for f in rep["findings"]:
+        ev = f["evidence"] or ""
+        check(not re.search(r"\b\d{4,}(\.\d+)? ms\b", ev), f"finding {f['rule']}: no raw ms: {ev}")
+        for k, v in f.items():
+            if k.endswith("_ms") and k != "weight_ms" and isinstance(v, (int, float)):
+                check(fmt_duration(v) in ev, f"finding {f['rule']}: {k} {v} as "
+                      f"{fmt_duration(v)!r} in {ev!r}")
+        if isinstance(f.get("window_s"), (int, float)):
+            check(fmt_duration(f["window_s"] * 1000) in ev, f"finding {f['rule']}: window")
+    check(len(rep["findings"]) > 0, "the report has findings")
+
+
 def pids_with_paths(text, pids, where, units):
     """Every session pid standing alone in text must be followed by " · "
     and a code path the truth gives that pid."""
@@ -200,6 +231,7 @@ def main():
                     check(o.get(pre + "code_path") in want,
                           f"{where} {key} {pid}: code path {o.get(pre + 'code_path')} "
                           f"(truth {sorted(want)})")
+        check_findings(rep)
         # The places this sample exercises (realistic: a queued blocker that
         # holds no row, a deadlock, errors, hidden waits).
         must = ["wait", "timeline wait", "timeline hold", "hot row root blocker", "hold",

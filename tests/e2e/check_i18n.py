@@ -66,7 +66,10 @@ TS = re.compile(r"^\d{4}-\d\d-\d\dT")
 TIME_KEY = re.compile(r"(^|_)(ms|s|time|since|start|end|lo|hi|pct)(_|$)|^(first_wait|utilisation)$")
 # A measured quantity or a time inside a sentence ("3457 ms idle", "3.8
 # transactions/s", "the first at 2026-12-03 09:08:40.278 UTC").
+# A duration in words keeps its unit apart too: a run's 998 ms is another's
+# 1.0 s ("1 min 02 s", "1 h 05 min").
 TEXT_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?|"
+                       r"\d+(?:\.\d+)? (?:ms|s|min \d+ s|h \d+ min)\b|"
                        r"\d+(?:\.\d+)?(?= ?(?:ms\b|s\b|/s\b|transactions/s|%))")
 
 # Report lists sorted by a time: two runs may order them otherwise (a wait
