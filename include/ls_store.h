@@ -16,7 +16,27 @@
 #include "ls_activity.h"
 #include "ls_span.h"
 
-#define LS_STORE_SCHEMA_VERSION 6
+#define LS_STORE_SCHEMA_VERSION 7
+
+/* stmt_rows.verb: the statement line's verb as stored (the statements view
+ * gives the text). Execute and bind, the commonest, cost no byte. */
+enum {
+    LS_VERB_EXECUTE = 0,
+    LS_VERB_BIND = 1,
+    LS_VERB_PARSE = 2,
+    LS_VERB_STATEMENT = 3,
+    LS_VERB_NONE = 4, /* a duration line without a statement: verb '' */
+    LS_VERB_SPAN = 5  /* made from a trace span by correlation (spans.c) */
+};
+
+/* SQL for a column of stmt_rows row `t` as the statements view gives it,
+ * for readers of stmt_rows itself: the pid (NULL when it is the
+ * session's), the vxid and params (an INTEGER k: as in row stmt_id - k). */
+#define LS_STMT_PID(t)                                                                             \
+    "coalesce(" t ".pid, (SELECT se.pid FROM sessions se WHERE se.session_id = " t ".session_id))"
+#define LS_STMT_REF(t, col)                                                                        \
+    "CASE WHEN typeof(" t "." col ") = 'integer' THEN (SELECT r_." col " FROM stmt_rows r_"        \
+    " WHERE r_.stmt_id = " t ".stmt_id - " t "." col ") ELSE " t "." col " END"
 
 /* The page cache, in KiB (PRAGMA cache_size = -N): memory stays flat
  * whatever the log size. SQLite's sorter (ORDER BY, GROUP BY, CREATE

@@ -934,6 +934,16 @@ static int prune_store(cli *c, ls_store *s)
         "DELETE FROM lock_events WHERE ts < (SELECT cut FROM temp.prune)",
         "DELETE FROM stmt_tags WHERE stmt_id IN (SELECT stmt_id FROM stmt_rows "
         "WHERE start_ts < (SELECT cut FROM temp.prune))",
+        /* A row kept may point at a row dropped for its vxid or params
+         * (stmt_rows): it takes the text first. */
+        "UPDATE stmt_rows SET vxid = (SELECT v.vxid FROM stmt_rows v WHERE v.stmt_id ="
+        " stmt_rows.stmt_id - stmt_rows.vxid) WHERE typeof(vxid) = 'integer' AND (SELECT"
+        " v.start_ts FROM stmt_rows v WHERE v.stmt_id = stmt_rows.stmt_id - stmt_rows.vxid)"
+        " < (SELECT cut FROM temp.prune)",
+        "UPDATE stmt_rows SET params = (SELECT p.params FROM stmt_rows p WHERE p.stmt_id ="
+        " stmt_rows.stmt_id - stmt_rows.params) WHERE typeof(params) = 'integer' AND (SELECT"
+        " p.start_ts FROM stmt_rows p WHERE p.stmt_id = stmt_rows.stmt_id - stmt_rows.params)"
+        " < (SELECT cut FROM temp.prune)",
         "DELETE FROM stmt_rows WHERE start_ts < (SELECT cut FROM temp.prune)",
         "DELETE FROM stmt_texts WHERE text_id NOT IN (SELECT text_id FROM stmt_rows "
         "WHERE text_id IS NOT NULL)",

@@ -555,7 +555,7 @@ static const struct {
     {"waits ended by errors", close_step, NULL}, /* lock_waits: outcome, end */
     {"blocker chains", walk_chains, NULL},       /* lock_waits: blockers, root */
     {"relation names", relations_step, "DELETE FROM relations;"},
-    {"statements from spans", ls_correlate_spans, "DELETE FROM stmt_rows WHERE verb = 'span';"},
+    {"statements from spans", ls_correlate_spans, "DELETE FROM stmt_rows WHERE verb = 5;" /* LS_VERB_SPAN */},
     {"logical rows", ls_correlate_rows, "DELETE FROM rows; DELETE FROM row_rules;"},
     /* lock_waits: waiter_stmt, waiter_tx, holder_pid, holder_tx, blocker_tx, root_tx */
     {"transactions and holds", ls_correlate_transactions,

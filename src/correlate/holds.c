@@ -65,9 +65,9 @@ static const char waits_sql[] =
 static const char waiter_stmts_sql[] =
     "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"
     " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id), r.params, r.prepare,"
-    " r.verb IS 'bind' FROM (SELECT stmt_id, file_id, line, dur_us, text_id, params, prepare,"
-    "  verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
-    "  AND verb IS NOT 'parse' ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) r"
+    " r.verb IS 1 /* LS_VERB_BIND */ FROM (SELECT stmt_id, file_id, line, dur_us, text_id, " LS_STMT_REF("stmt_rows", "params")
+    "  AS params, prepare, verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
+    "  AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) r"
     " WHERE ?4 IS NULL OR r.text_id = ?4";
 
 /* A text's text_id (stmt_texts.hash is ls_fnv1a of it, as ingest stores it). */

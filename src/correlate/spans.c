@@ -51,9 +51,9 @@ static const char waits_sql[] =
 /* Without logged waits: the first ?1 logged statements whose text a
  * database span has. */
 static const char stmts_sql[] =
-    "SELECT st.pid, st.start_ts, st.start_ts + coalesce(st.dur_us, 0), t.text"
+    "SELECT " LS_STMT_PID("st") ", st.start_ts, st.start_ts + coalesce(st.dur_us, 0), t.text"
     " FROM stmt_rows st JOIN stmt_texts t ON t.text_id = st.text_id"
-    " WHERE st.verb IS NOT 'span' AND st.start_ts IS NOT NULL AND t.text IN"
+    " WHERE st.verb IS NOT 5 /* LS_VERB_SPAN */ AND st.start_ts IS NOT NULL AND t.text IN"
     "  (SELECT db_statement FROM spans WHERE db_statement IS NOT NULL)"
     " ORDER BY st.stmt_id LIMIT ?1";
 
@@ -86,7 +86,7 @@ static const char spans_sql[] =
     "  FROM spans sp LEFT JOIN span_placement p ON p.span_row = sp.span_row"
     "  WHERE coalesce(sp.db_pid, p.pid) IS NOT NULL AND sp.db_statement IS NOT NULL) x"
     " WHERE x.sid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM stmt_rows st"
-    "  WHERE st.session_id = x.sid AND st.verb IS NOT 'span')"
+    "  WHERE st.session_id = x.sid AND st.verb IS NOT 5)" /* LS_VERB_SPAN */
     " ORDER BY x.sid, x.t0";
 
 /* span_placement: each database span without a backend pid; `pid` and
@@ -110,20 +110,21 @@ static const char unplaced_sql[] =
 
 /* The sessions that logged a statement of that text (?1) then. */
 static const char logged_match_sql[] =
-    "SELECT count(DISTINCT session_id), min(pid) FROM stmt_rows"
-    " WHERE text_id = ?1 AND verb IS NOT 'span' AND start_ts BETWEEN ?2 AND ?3";
+    "SELECT count(DISTINCT session_id), min(" LS_STMT_PID("stmt_rows") ") FROM stmt_rows"
+    " WHERE text_id = ?1 AND verb IS NOT 5 /* LS_VERB_SPAN */ AND start_ts BETWEEN ?2 AND ?3";
 
 static const char place_sql[] =
     "UPDATE span_placement SET pid = ?2, how = ?3, why = ?4 WHERE span_row = ?1";
 
 /* Texts are kept once, by the FNV-1a hash ingest uses (store.c); the ones
  * added here stay for the next run to find. */
-static const char text_find_sql[] = "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2";
+static const char text_find_sql[] =
+    "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2";
 static const char text_insert_sql[] = "INSERT INTO stmt_texts(hash, text) VALUES (?1, ?2)"
                                       " RETURNING text_id";
 static const char insert_sql[] =
     "INSERT INTO stmt_rows(session_id, pid, start_ts, dur_us, verb, text_id)"
-    " VALUES (?1, ?2, ?3, ?4, 'span', ?5)";
+    " VALUES (?1, ?2, ?3, ?4, 5, ?5)"; /* verb LS_VERB_SPAN */
 
 static int64_t text_hash(const char *t)
 {

@@ -25,19 +25,28 @@
 
 #define SESSION_CACHE 1024
 #define STMT_ROWS 32 /* statement rows per multi-row INSERT */
-#define STMT_COLS 13
+#define STMT_COLS 14
 #define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
 #define TEXT_CACHE_MAX 4096 /* longer texts are looked up in the store each time */
+#define NAME_CACHE 256      /* prepared statement names remembered, by hash */
 #define XID_CACHE 4096      /* transaction ids being seen, direct-mapped by xid */
+#define REF_MAX 32767       /* stmt_ids back a vxid or params may point (2 bytes) */
+#define PARAMS_KEPT 4096    /* longer parameter lists are stored each time */
 
 typedef struct session_slot {
     int pid;              /* 0: empty */
+    int row_pid;          /* sessions.pid of the session (a %c met under another pid) */
     int dirty;            /* holds facts not yet written */
     int64_t session_id;
     char key[64];
     char pg_session[40];
     ls_ts start_ts, end_ts, first_ts, last_ts;
     char user[64], database[64], application[64], remote[64], backend_type[32];
+    /* The session's last vxid and params stored as text, and the rows
+     * that hold them: a line that repeats them points there. */
+    int64_t vxid_at, params_at;
+    char vxid[32];
+    char *params; /* owned */
 } session_slot;
 
 enum {
@@ -52,6 +61,9 @@ enum {
     Q_STATEMENT,
     Q_TEXT_FIND,
     Q_TEXT_INSERT,
+    Q_NAME_FIND,
+    Q_NAME_INSERT,
+    Q_STMT_MAX,
     Q_LOCK_EVENT,
     Q_DEADLOCK,
     Q_DEADLOCK_EDGE,
@@ -76,7 +88,7 @@ static const char *const query_sql[Q__COUNT] = {
                       " lines, tail_hash FROM files WHERE fingerprint = ?1"
                       " AND text_bytes IS NOT NULL ORDER BY text_bytes DESC, file_id",
     [Q_BAD_LINE] = "INSERT INTO bad_lines(file_id, line, reason, sample) VALUES (?1, ?2, ?3, ?4)",
-    [Q_SESSION_FIND] = "SELECT session_id FROM sessions WHERE key = ?1",
+    [Q_SESSION_FIND] = "SELECT session_id, pid FROM sessions WHERE key = ?1",
     [Q_SESSION_LATEST] = "SELECT session_id, key FROM sessions WHERE pid = ?1"
                          " ORDER BY session_id DESC LIMIT 1",
     [Q_SESSION_WRITE] = "INSERT INTO sessions(session_id, key, pid, pg_session, start_ts, end_ts,"
@@ -95,11 +107,14 @@ static const char *const query_sql[Q__COUNT] = {
                         " last_ts = max(coalesce(sessions.last_ts, excluded.last_ts),"
                         "               coalesce(excluded.last_ts, sessions.last_ts))",
     [Q_SESSION_MAX] = "SELECT coalesce(max(session_id), 0) FROM sessions",
-    [Q_STATEMENT] = "INSERT INTO stmt_rows(session_id, pid, file_id, line, start_ts, dur_us,"
-                    " verb, name, xid, vxid, text_id, params, prepare)"
-                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    [Q_STATEMENT] = "INSERT INTO stmt_rows(stmt_id, session_id, pid, file_id, line, start_ts,"
+                    " dur_us, verb, name_id, xid, vxid, text_id, params, prepare)"
+                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     [Q_TEXT_FIND] = "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2",
     [Q_TEXT_INSERT] = "INSERT INTO stmt_texts(hash, text) VALUES (?1, ?2)",
+    [Q_NAME_FIND] = "SELECT name_id FROM stmt_names WHERE name = ?1",
+    [Q_NAME_INSERT] = "INSERT INTO stmt_names(name) VALUES (?1)",
+    [Q_STMT_MAX] = "SELECT coalesce(max(stmt_id), 0) FROM stmt_rows",
     [Q_LOCK_EVENT] = "INSERT INTO lock_events(session_id, pid, file_id, line, ts, phase, mode,"
                      " target_kind, target, target_xid, rel_oid, db_oid, page, tuple_offset,"
                      " waited_ms, holders, queue, ctx_action, ctx_relation, ctx_page, ctx_offset,"
@@ -155,12 +170,14 @@ struct ls_store {
      * strings belong to the caller until ls_store_flush(). */
     sqlite3_stmt *stmt_multi;
     struct stmt_row {
-        int64_t session_id, file_id, line, xid, text_id;
-        int pid, has_duration;
+        int64_t stmt_id, session_id, file_id, line, xid, text_id, name_id;
+        int64_t vxid_ref, params_ref; /* > 0: stored as this many rows back */
+        int pid, pid_of_session, has_duration, verb;
         ls_ts start_ts, dur_us;
-        const char *verb, *name, *vxid, *params, *prepare;
+        const char *vxid, *params, *prepare;
     } rows[STMT_ROWS];
     int nrows;
+    int64_t last_stmt_id; /* the stmt_id given last; -1: read it from the store */
     /* The text_id of recent statement texts, so that a text met again
      * costs a hash and a compare instead of a lookup in stmt_texts. */
     struct text_slot {
@@ -169,6 +186,10 @@ struct ls_store {
         char *text;      /* owned */
         size_t len;
     } texts[TEXT_CACHE];
+    struct name_slot {
+        int64_t name_id; /* 0: empty */
+        char name[64];
+    } names[NAME_CACHE];
     /* xids: where each transaction id (%x) was seen first, gathered here
      * as records go by. A transaction's records are close together in the
      * log, so each id is written about once; an index on stmt_rows(xid)
@@ -347,29 +368,11 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         ls_store_close(s);
         return rc;
     }
-    /* Version 6 added a derived column (lock_waits.blocker_tx): a version 5
-     * store takes it in place, and its next correlation fills it. */
-    if (ver == 5) {
-        char sql[128];
-        snprintf(sql, sizeof(sql), "BEGIN; ALTER TABLE lock_waits ADD COLUMN blocker_tx INTEGER;"
-                 " PRAGMA user_version = %d; COMMIT;", LS_STORE_SCHEMA_VERSION);
-        rc = ls_store_exec(s, sql);
-        if (rc == 0)
-            rc = ls_store_exec(s, "DELETE FROM meta WHERE key = 'correlated'");
-        if (rc) {
-            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-            snprintf(errbuf, errlen, "%s: cannot upgrade the store from schema version 5: %s",
-                     path, ls_store_errmsg(s));
-            ls_store_close(s);
-            return rc;
-        }
-        ver = LS_STORE_SCHEMA_VERSION;
-    }
     if (ver != 0 && ver != LS_STORE_SCHEMA_VERSION) {
         if (ver < LS_STORE_SCHEMA_VERSION)
             snprintf(errbuf, errlen, "%s: store has schema version %d, written by an older "
-                     "lockspan; this one writes version %d (statement texts stored once, "
-                     "narrower rows) and cannot read it: ingest the logs again into a new "
+                     "lockspan; this one writes version %d (statement lines stored "
+                     "narrower) and cannot read it: ingest the logs again into a new "
                      "--db file", path, ver, LS_STORE_SCHEMA_VERSION);
         else
             snprintf(errbuf, errlen, "%s: store has schema version %d, this lockspan writes "
@@ -410,8 +413,9 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     if (rc == 0) {
         ls_buf sql = LS_BUF_INIT(0);
         int r, c;
-        ls_buf_adds(&sql, "INSERT INTO stmt_rows(session_id, pid, file_id, line, start_ts,"
-                          " dur_us, verb, name, xid, vxid, text_id, params, prepare) VALUES ");
+        ls_buf_adds(&sql, "INSERT INTO stmt_rows(stmt_id, session_id, pid, file_id, line,"
+                          " start_ts, dur_us, verb, name_id, xid, vxid, text_id, params,"
+                          " prepare) VALUES ");
         for (r = 0; r < STMT_ROWS; r++)
             for (c = 0; c < STMT_COLS; c++)
                 ls_buf_adds(&sql, c == 0 ? (r ? ",(?" : "(?") : c == STMT_COLS - 1 ? ",?)" : ",?");
@@ -425,6 +429,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     if (rc == 0) {
         if (sqlite3_step(s->q[Q_SESSION_MAX]) == SQLITE_ROW)
             s->last_session_id = sqlite3_column_int64(s->q[Q_SESSION_MAX], 0);
+        s->last_stmt_id = -1;
         sqlite3_reset(s->q[Q_SESSION_MAX]);
     }
     if (rc) {
@@ -450,6 +455,8 @@ void ls_store_close(ls_store *s)
     sqlite3_finalize(s->stmt_multi);
     for (i = 0; i < TEXT_CACHE; i++)
         free(s->texts[i].text);
+    for (i = 0; i < SESSION_CACHE; i++)
+        free(s->cache[i].params);
     if (s->db)
         sqlite3_close(s->db);
     free(s);
@@ -471,6 +478,7 @@ int ls_store_commit(ls_store *s)
         rc = session_flush_all(s);
     if (rc == 0)
         rc = xid_flush_all(s);
+    s->last_stmt_id = -1; /* correlation may add rows (spans.c) between ingests */
     return rc ? rc : ls_store_exec(s, "COMMIT");
 }
 
@@ -635,13 +643,16 @@ static int session_flush_all(ls_store *s)
 }
 
 /* Point a slot at a session: one already stored (id > 0) or a new one. */
-static int slot_load(ls_store *s, session_slot *slot, int pid, const char *key, int64_t id)
+static int slot_load(ls_store *s, session_slot *slot, int pid, const char *key, int64_t id,
+                     int row_pid)
 {
     int rc = session_flush(s, slot);
     if (rc)
         return rc;
+    free(slot->params);
     memset(slot, 0, sizeof(*slot));
     slot->pid = pid;
+    slot->row_pid = id > 0 ? row_pid : pid;
     slot->start_ts = slot->end_ts = slot->first_ts = slot->last_ts = LS_TS_NONE;
     snprintf(slot->key, sizeof(slot->key), "%s", key);
     if (id > 0) {
@@ -653,14 +664,15 @@ static int slot_load(ls_store *s, session_slot *slot, int pid, const char *key, 
     return 0;
 }
 
-/* Stored session of this key, or 0. */
-static int session_find(ls_store *s, const char *key, int64_t *out)
+/* Stored session of this key, or 0, and its pid. */
+static int session_find(ls_store *s, const char *key, int64_t *out, int *pid)
 {
     sqlite3_stmt *st = s->q[Q_SESSION_FIND];
     int rc;
     bind_text(st, 1, key);
     rc = sqlite3_step(st);
     *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    *pid = rc == SQLITE_ROW ? sqlite3_column_int(st, 1) : 0;
     sqlite3_reset(st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_err(s, rc);
 }
@@ -675,7 +687,7 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
     session_slot *slot = &s->cache[(unsigned)r->pid % SESSION_CACHE];
     char key[64];
     int64_t id = 0;
-    int rc;
+    int rc, row_pid = r->pid;
 
     *out = NULL;
     if (r->pid <= 0)
@@ -684,7 +696,7 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
         if (slot->pid == r->pid && strcmp(slot->key, r->session_id) == 0)
             goto found;
         snprintf(key, sizeof(key), "%s", r->session_id);
-        if ((rc = session_find(s, key, &id)) != 0)
+        if ((rc = session_find(s, key, &id, &row_pid)) != 0)
             return rc;
     } else {
         if (!new_conn && slot->pid == r->pid)
@@ -713,7 +725,7 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
              * row with its key. */
             if (slot->pid == r->pid && strcmp(slot->key, key) == 0)
                 goto found;
-            if ((rc = session_find(s, key, &id)) != 0)
+            if ((rc = session_find(s, key, &id, &row_pid)) != 0)
                 return rc;
         }
     }
@@ -727,9 +739,10 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
                 if ((rc = session_flush(s, &s->cache[i])) != 0)
                     return rc;
                 id = s->cache[i].session_id;
+                row_pid = s->cache[i].row_pid;
             }
     }
-    if ((rc = slot_load(s, slot, r->pid, key, id)) != 0)
+    if ((rc = slot_load(s, slot, r->pid, key, id, row_pid)) != 0)
         return rc;
     if (r->session_id)
         snprintf(slot->pg_session, sizeof(slot->pg_session), "%s", r->session_id);
@@ -820,22 +833,35 @@ static void pids_text(char *out, size_t outlen, const int *pids, int n)
 /* Bind one statement row at parameter `base` + 1 .. base + STMT_COLS. */
 static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row *w)
 {
-    bind_pos(st, base + 1, w->session_id);
-    sqlite3_bind_int(st, base + 2, w->pid);
-    sqlite3_bind_int64(st, base + 3, w->file_id);
-    sqlite3_bind_int64(st, base + 4, w->line);
-    bind_ts(st, base + 5, w->start_ts);
-    if (w->has_duration)
-        sqlite3_bind_int64(st, base + 6, w->dur_us);
+    sqlite3_bind_int64(st, base + 1, w->stmt_id);
+    bind_pos(st, base + 2, w->session_id);
+    if (w->pid_of_session)
+        sqlite3_bind_null(st, base + 3);
     else
-        sqlite3_bind_null(st, base + 6);
-    bind_text(st, base + 7, w->verb);
-    bind_text(st, base + 8, w->name);
-    bind_pos(st, base + 9, w->xid);
-    bind_text(st, base + 10, w->vxid);
-    bind_pos(st, base + 11, w->text_id);
-    bind_text(st, base + 12, w->params);
-    bind_text(st, base + 13, w->prepare);
+        sqlite3_bind_int(st, base + 3, w->pid);
+    sqlite3_bind_int64(st, base + 4, w->file_id);
+    sqlite3_bind_int64(st, base + 5, w->line);
+    bind_ts(st, base + 6, w->start_ts);
+    if (w->has_duration)
+        sqlite3_bind_int64(st, base + 7, w->dur_us);
+    else
+        sqlite3_bind_null(st, base + 7);
+    if (w->verb >= 0)
+        sqlite3_bind_int(st, base + 8, w->verb);
+    else
+        sqlite3_bind_null(st, base + 8);
+    bind_pos(st, base + 9, w->name_id);
+    bind_pos(st, base + 10, w->xid);
+    if (w->vxid_ref > 0)
+        sqlite3_bind_int64(st, base + 11, w->vxid_ref);
+    else
+        bind_text(st, base + 11, w->vxid);
+    bind_pos(st, base + 12, w->text_id);
+    if (w->params_ref > 0)
+        sqlite3_bind_int64(st, base + 13, w->params_ref);
+    else
+        bind_text(st, base + 13, w->params);
+    bind_text(st, base + 14, w->prepare);
 }
 
 /* The text_id of `text` in stmt_texts, added when new; 0 for NULL. */
@@ -888,6 +914,46 @@ static int text_id(ls_store *s, const char *text, int64_t *out)
     return 0;
 }
 
+/* The name_id of a prepared statement's name in stmt_names, added when
+ * new; 0 for none. */
+static int name_id(ls_store *s, const char *name, int64_t *out)
+{
+    size_t n;
+    struct name_slot *slot;
+    sqlite3_stmt *st;
+    int rc;
+
+    *out = 0;
+    if (!name || !name[0])
+        return 0;
+    n = strlen(name);
+    slot = &s->names[ls_fnv1a(name, n, LS_FNV1A_BASIS) % NAME_CACHE];
+    if (slot->name_id && strcmp(slot->name, name) == 0) {
+        *out = slot->name_id;
+        return 0;
+    }
+    st = s->q[Q_NAME_FIND];
+    sqlite3_bind_text(st, 1, name, (int)n, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_err(s, rc);
+    if (!*out) {
+        st = s->q[Q_NAME_INSERT];
+        sqlite3_bind_text(st, 1, name, (int)n, SQLITE_STATIC);
+        if ((rc = run(s, st)) != 0)
+            return rc;
+        *out = sqlite3_last_insert_rowid(s->db);
+    }
+    if (n < sizeof(slot->name)) { /* a longer name is looked up each time */
+        memcpy(slot->name, name, n + 1);
+        slot->name_id = *out;
+    }
+    return 0;
+}
+
 static int flush_statements(ls_store *s)
 {
     int i, rc = 0, n = s->nrows;
@@ -909,19 +975,90 @@ int ls_store_flush(ls_store *s)
     return flush_statements(s);
 }
 
-static int store_statement(ls_store *s, int64_t file_id, int64_t sess, const ls_event *ev)
+static int verb_code(const char *verb)
+{
+    static const struct {
+        const char *name;
+        int code;
+    } verbs[] = {{"execute", LS_VERB_EXECUTE}, {"bind", LS_VERB_BIND},
+                 {"parse", LS_VERB_PARSE},     {"statement", LS_VERB_STATEMENT},
+                 {"", LS_VERB_NONE}};
+    size_t i;
+    for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+        if (strcmp(verb, verbs[i].name) == 0)
+            return verbs[i].code;
+    return -1; /* stored as NULL */
+}
+
+/*
+ * vxid and params: the number of rows back to the session's row that holds
+ * the same text, or 0 when this row stores it (and holds it for the next
+ * ones). A reference costs one or two bytes.
+ */
+static int64_t vxid_ref(session_slot *slot, int64_t stmt_id, const char *v)
+{
+    size_t n;
+    if (!v)
+        return 0;
+    n = strlen(v);
+    if (slot->vxid_at && stmt_id - slot->vxid_at <= REF_MAX && n > 2 &&
+        strcmp(slot->vxid, v) == 0)
+        return stmt_id - slot->vxid_at;
+    slot->vxid_at = 0;
+    if (n < sizeof(slot->vxid)) {
+        memcpy(slot->vxid, v, n + 1);
+        slot->vxid_at = stmt_id;
+    }
+    return 0;
+}
+
+static int64_t params_ref(session_slot *slot, int64_t stmt_id, const char *p)
+{
+    size_t n;
+    if (!p)
+        return 0;
+    n = strlen(p);
+    if (slot->params_at && stmt_id - slot->params_at <= REF_MAX && n > 2 &&
+        strcmp(slot->params, p) == 0)
+        return stmt_id - slot->params_at;
+    free(slot->params);
+    /* not kept (too long, or no memory): the next line stores its own */
+    slot->params = n <= PARAMS_KEPT ? ls_malloc(n + 1) : NULL;
+    if (slot->params)
+        memcpy(slot->params, p, n + 1);
+    slot->params_at = slot->params ? stmt_id : 0;
+    return 0;
+}
+
+static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
+                           const ls_event *ev)
 {
     const ls_record *r = ev->rec;
     const ls_statement_ev *m = &ev->u.stmt;
     struct stmt_row *w = &s->rows[s->nrows];
+    int64_t sess = slot ? slot->session_id : 0;
     int rc;
 
     if ((rc = text_id(s, m->text, &w->text_id)) != 0 ||
+        (rc = name_id(s, m->name, &w->name_id)) != 0 ||
         (rc = xid_seen(s, r->xid, sess, r->pid, r->ts)) != 0)
         return rc;
+    if (s->last_stmt_id < 0) {
+        /* stmt_ids are given here, so that a row can point back at another */
+        sqlite3_stmt *st = s->q[Q_STMT_MAX];
+        rc = sqlite3_step(st);
+        s->last_stmt_id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+        sqlite3_reset(st);
+        if (rc != SQLITE_ROW)
+            return store_err(s, rc);
+    }
     s->nrows++;
+    w->stmt_id = ++s->last_stmt_id;
     w->session_id = sess;
+    /* The pid is its session's (the statements view looks it up) unless
+     * the line's differs. */
     w->pid = r->pid;
+    w->pid_of_session = slot && slot->row_pid == r->pid;
     w->file_id = file_id;
     w->line = (int64_t)r->line;
     w->has_duration = ev->kind == LS_EV_DURATION;
@@ -933,11 +1070,12 @@ static int store_statement(ls_store *s, int64_t file_id, int64_t sess, const ls_
         /* log_statement lines are written when it starts. */
         w->start_ts = r->ts;
     }
-    w->verb = m->verb;
-    w->name = m->name && m->name[0] ? m->name : NULL;
+    w->verb = verb_code(m->verb);
     w->xid = r->xid;
     w->vxid = r->vxid && r->vxid[0] ? r->vxid : NULL;
     w->params = m->params;
+    w->vxid_ref = slot ? vxid_ref(slot, w->stmt_id, w->vxid) : 0;
+    w->params_ref = slot ? params_ref(slot, w->stmt_id, w->params) : 0;
     /* EXECUTE of an SQL-level prepared statement: DETAIL "prepare: PREPARE
      * name(...) AS ..." carries the text the key is read from. */
     w->prepare = r->detail && strncmp(r->detail, "prepare: ", 9) == 0 ? r->detail + 9 : NULL;
@@ -1098,7 +1236,7 @@ int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev)
     switch (ev->kind) {
     case LS_EV_STATEMENT:
     case LS_EV_DURATION:
-        return store_statement(s, file_id, sess, ev);
+        return store_statement(s, file_id, slot, ev);
     case LS_EV_LOCK_WAIT:
         return store_lock_event(s, file_id, sess, ev);
     case LS_EV_DEADLOCK:

@@ -29,23 +29,38 @@ static const char *const ls_schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS stmt_texts(\n"
     "  text_id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, text TEXT NOT NULL);\n",
     "CREATE INDEX IF NOT EXISTS stmt_texts_hash ON stmt_texts(hash);\n",
-    /* One row per statement line, narrow: the text by reference, the
-     * duration in whole microseconds, the log time and the end derived
-     * from the start and the duration (view statements). */
+    /* Prepared statement names, once each (P_1, <unnamed>, S_12, ...). */
+    "CREATE TABLE IF NOT EXISTS stmt_names(\n"
+    "  name_id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);\n",
+    /*
+     * One row per statement line, narrow (docs/store.md): the name and text
+     * by id, the verb as a small integer, the duration in whole
+     * microseconds, the end derived from the start and the duration, the
+     * pid NULL when it is the session's (view statements). vxid and params repeat from line to line (a
+     * transaction's lines share its vxid, an execute line the parameters of
+     * its bind line): an INTEGER k there means "as in the row k stmt_ids
+     * before", which holds the TEXT.
+     */
     "CREATE TABLE IF NOT EXISTS stmt_rows(\n"
     "  stmt_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, start_ts INTEGER, dur_us INTEGER,\n"
-    "  verb TEXT, name TEXT, xid INTEGER, vxid TEXT, text_id INTEGER, params TEXT,\n"
+    "  verb INTEGER, name_id INTEGER, xid INTEGER, vxid, text_id INTEGER, params,\n"
     "  prepare TEXT);\n",
     /* What readers query: the columns of schema version 4. A one-table
      * view, so that SQLite flattens it into every query and the indexes
-     * on stmt_rows serve; the text is looked up only when asked for. */
-    "CREATE VIEW IF NOT EXISTS statements AS SELECT stmt_id, session_id, pid, file_id,\n"
-    "  line, CASE WHEN dur_us IS NULL THEN start_ts ELSE start_ts + dur_us END AS log_ts,\n"
-    "  start_ts, start_ts + dur_us AS end_ts, dur_us / 1000.0 AS duration_ms, verb, name,\n"
-    "  xid, vxid,\n"
+     * on stmt_rows serve; what is stored by reference is looked up only
+     * when asked for. The verb codes are LS_VERB_* (ls_store.h). */
+    "CREATE VIEW IF NOT EXISTS statements AS SELECT stmt_id, session_id,\n"
+    "  " LS_STMT_PID("stmt_rows") " AS pid, file_id, line, CASE WHEN dur_us IS NULL THEN start_ts ELSE start_ts + dur_us END AS log_ts,\n"
+    "  start_ts, start_ts + dur_us AS end_ts, dur_us / 1000.0 AS duration_ms,\n"
+    "  CASE verb WHEN 0 THEN 'execute' WHEN 1 THEN 'bind' WHEN 2 THEN 'parse'\n"
+    "    WHEN 3 THEN 'statement' WHEN 4 THEN '' WHEN 5 THEN 'span' END AS verb,\n"
+    "  (SELECT n.name FROM stmt_names n WHERE n.name_id = stmt_rows.name_id) AS name,\n"
+    "  xid,\n"
+    "  " LS_STMT_REF("stmt_rows", "vxid") " AS vxid,\n"
     "  (SELECT t.text FROM stmt_texts t WHERE t.text_id = stmt_rows.text_id) AS text,\n"
-    "  params, prepare FROM stmt_rows;\n",
+    "  " LS_STMT_REF("stmt_rows", "params") " AS params,\n"
+    "  prepare FROM stmt_rows;\n",
     "CREATE TABLE IF NOT EXISTS lock_events(\n"
     "  event_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, phase TEXT,\n"

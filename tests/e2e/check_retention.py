@@ -73,6 +73,27 @@ def main():
         check(counts(long)["stmt_rows"] == want["stmt_rows"] + 2,
               "--retention 5000: 2020 is within it, its statements stay")
 
+        # A statement line kept whose vxid and parameters repeat those of a
+        # line dropped (stored once, by reference: docs/store.md) still has
+        # them, as the log wrote them.
+        vxid, params = "3/7", "$1 = '42'"
+        text = "SELECT abalance FROM accounts WHERE aid = $1"
+        rep = os.path.join(tmp, "repeat.log")
+        with open(rep, "w") as f:
+            for day, ms, verb in (("2026-01-01", "0.100", "bind"), ("2026-02-20", "0.200", "execute")):
+                f.write(f"{day} 00:00:00.100 UTC [100] {vxid} LOG:  duration: {ms} ms  "
+                        f"{verb} P_1: {text}\n")
+                f.write(f"{day} 00:00:00.100 UTC [100] {vxid} DETAIL:  parameters: {params}\n")
+        for name, args, n in (("repeat-all.db", [], 2), ("repeat-pruned.db", ["--retention", "30"], 1)):
+            db = os.path.join(tmp, name)
+            ingest(ls, db, "--prefix", "%m [%p] %v ", *args, rep)
+            con = sqlite3.connect(db)
+            rows = con.execute("SELECT verb, name, vxid, params, text FROM statements"
+                               " ORDER BY stmt_id").fetchall()
+            con.close()
+            want_rows = [("bind", "P_1", vxid, params, text), ("execute", "P_1", vxid, params, text)]
+            check(rows == want_rows[-n:], f"{name}: statements as logged ({rows})")
+
         r = subprocess.run([ls, "ingest", "--db", pruned, "--retention", "x", log],
                            capture_output=True, text=True)
         check(r.returncode == 2, f"--retention x: usage error ({r.returncode})")

@@ -109,14 +109,14 @@ def main():
         r = run(ls, "ingest", "-q", "--db", old, log)
         check(r.returncode == 0, f"ingest into a new store (got {r.returncode}: {r.stderr})")
         con = sqlite3.connect(old)
-        con.execute("PRAGMA user_version = 4")
+        con.execute("PRAGMA user_version = 6")
         con.commit()
         con.close()
         before = open(old, "rb").read()
         r = run(ls, "ingest", "-q", "--db", old, log)
-        check(r.returncode != 0 and "schema version 4" in r.stderr and "older lockspan" in r.stderr
+        check(r.returncode != 0 and "schema version 6" in r.stderr and "older lockspan" in r.stderr
               and "new --db file" in r.stderr and open(old, "rb").read() == before,
-              f"ingest into a version 4 store: refused, says why and what to do, untouched "
+              f"ingest into a version 6 store: refused, says why and what to do, untouched "
               f"(got {r.returncode}: {r.stderr})")
 
         # --- analyze --db replaces a lockspan store, through a temporary file ---

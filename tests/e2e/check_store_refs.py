@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""The statements view gives every statement line its own values, as the log
+wrote them, although stmt_rows (schema 7, docs/store.md) keeps the pid only
+when it is not its session's, the verb as a number, the prepared
+statement's name by id, and a vxid or parameter list that repeats the
+session's previous one as a reference to that row.
+
+The log is written here, and the expected rows are taken from the lines as
+written (not from lockspan): a session whose %c shows up under a second pid
+(a log read with the wrong prefix), bind and execute lines with the same
+parameters, a transaction's vxid on several lines, two sessions
+interleaved, a duration line without its statement, a statement: line and
+a named and an unnamed prepared statement. (A duration line without its
+statement has the text '', as in every schema before.)
+
+Usage: check_store_refs.py LOCKSPAN
+"""
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+from lscheck import check, report
+
+PREFIX = "%m [%p] %c %v "
+T1 = "SELECT abalance FROM pgbench_accounts WHERE aid = $1"
+T2 = "UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2"
+
+# (time, pid, %c, vxid, verb, name, text, params, duration ms)
+LINES = [
+    ("10:00:00.100", 100, "a.64", "3/7", "parse", "P_1", T1, None, "0.010"),
+    ("10:00:00.101", 200, "b.c8", "4/2", "bind", "<unnamed>", T2, "$1 = '5', $2 = '1'", "0.020"),
+    ("10:00:00.102", 100, "a.64", "3/7", "bind", "P_1", T1, "$1 = '42'", "0.030"),
+    ("10:00:00.103", 200, "b.c8", "4/2", "execute", "<unnamed>", T2, "$1 = '5', $2 = '1'", "0.040"),
+    ("10:00:00.104", 100, "a.64", "3/7", "execute", "P_1", T1, "$1 = '42'", "0.050"),
+    ("10:00:00.105", 100, "a.64", "3/7", "bind", "P_1", T1, "$1 = '42'", "0.060"),
+    ("10:00:00.106", 100, "a.64", "3/8", "execute", "P_1", T1, "$1 = '43'", "0.070"),
+    # the same session id under another pid: the line's own pid
+    ("10:00:00.107", 300, "a.64", "3/8", "statement", None, "COMMIT", None, None),
+    ("10:00:00.108", 100, "a.64", "3/8", "", None, "", None, "0.080"),
+    ("10:00:00.109", 200, "b.c8", "4/2", "execute", "<unnamed>", T2, "$1 = '5', $2 = '1'", "0.090"),
+]
+
+
+def write_log(path):
+    with open(path, "w") as f:
+        for ts, pid, sid, vxid, verb, name, text, params, ms in LINES:
+            head = f"2026-12-03 {ts} UTC [{pid}] {sid} {vxid} LOG:  "
+            if verb == "":
+                f.write(f"{head}duration: {ms} ms\n")
+            elif verb == "statement":
+                f.write(f"{head}statement: {text}\n")
+            else:
+                f.write(f"{head}duration: {ms} ms  {verb} {name}: {text}\n")
+            if params:
+                f.write(f"2026-12-03 {ts} UTC [{pid}] {sid} {vxid} DETAIL:  parameters: {params}\n")
+
+
+def main():
+    ls = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="lockspan-refs.")
+    try:
+        log, db = os.path.join(tmp, "refs.log"), os.path.join(tmp, "refs.db")
+        write_log(log)
+        r = subprocess.run([ls, "ingest", "--db", db, "--prefix", PREFIX, log],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"ingest: exit 0 ({r.returncode}) {r.stderr[-300:]}")
+        con = sqlite3.connect(db)
+        got = con.execute("SELECT s.pid, se.pg_session, s.vxid, s.verb, s.name, s.text, s.params,"
+                          " s.duration_ms FROM statements s JOIN sessions se USING (session_id)"
+                          " ORDER BY s.line").fetchall()
+        want = [(pid, sid, vxid, verb, name, text, params, float(ms) if ms else None)
+                for _, pid, sid, vxid, verb, name, text, params, ms in LINES]
+        check(len(got) == len(want), f"one row per statement line ({len(got)} of {len(want)})")
+        for i, (g, w) in enumerate(zip(got, want)):
+            check(g == w, f"line {i + 1}: {g} == {w}")
+        # The references are what makes the store narrow: check they are used.
+        refs = con.execute("SELECT sum(typeof(vxid) = 'integer'), sum(typeof(params) = 'integer'),"
+                           " sum(pid IS NULL) FROM stmt_rows").fetchone()
+        check(refs[0] > 0 and refs[1] > 0 and refs[2] > 0,
+              f"vxid, params and pid stored by reference somewhere ({refs})")
+        con.close()
+    finally:
+        shutil.rmtree(tmp)
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
