@@ -227,18 +227,47 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
 /*
  * Queueing for hot rows per code path, logged and hidden (row_waits): the
  * waiting a path's holds caused (the statements queued behind them) and
- * the waiting its own statements suffered.
+ * the waiting its own statements suffered. A wait queued behind several
+ * holds (holds of a row do not overlap) is shared among them by the part
+ * of it each covered, its hidden and logged parts alike; a statement that
+ * waited over 20 ms counts as queued behind the path that covered most of
+ * it (as a request's "waited behind", requests.c); a wait no
+ * known hold covers goes whole to the hold that had the row when it
+ * started (behind_tx). An overlap under 5 ms is not a share: both holds'
+ * bounds and the wait's come from millisecond log times, and separate runs
+ * of one workload would name a path there one time and not the next. The
+ * holds that may cover a wait start at most the row's longest hold before
+ * it (mh), so each wait reads a few holds. A path listed that caused (or
+ * suffered) none has 0 ms there.
  */
 static const char queueing_fmt[] =
-    "WITH q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg,"
-    "  (SELECT %s FROM tx_code c WHERE c.tx_id = w.behind_tx) AS behind,"
+    "WITH mh AS (SELECT row_id, max(end_ts - start_ts) AS m FROM holds"
+    "  WHERE row_id IN (SELECT row_id FROM row_waits) GROUP BY row_id),"
+    " cov AS (SELECT w.rw_id, h.tx_id,"
+    "  min(h.end_ts, w.end_ts) - max(h.start_ts, w.start_ts) AS us"
+    "  FROM row_waits w JOIN mh ON mh.row_id = w.row_id"
+    "  JOIN holds h ON h.row_id = w.row_id AND h.tx_id IS NOT w.tx_id"
+    "  AND h.start_ts BETWEEN w.start_ts - mh.m AND w.end_ts AND h.end_ts > w.start_ts"
+    "  AND h.start_ts < w.end_ts"
+    "  AND min(h.end_ts, w.end_ts) - max(h.start_ts, w.start_ts) >= 5000),"
+    " tot AS (SELECT rw_id, sum(us) AS us FROM cov GROUP BY rw_id),"
+    " part AS (SELECT c.rw_id, c.tx_id, c.us * 1.0 / t.us AS f, c.us FROM cov c"
+    "  JOIN tot t ON t.rw_id = c.rw_id WHERE t.us > 0"
+    "  UNION ALL SELECT w.rw_id, w.behind_tx, 1.0, w.wait_ms * 1000 FROM row_waits w"
+    "  WHERE w.rw_id NOT IN (SELECT rw_id FROM tot WHERE us > 0)),"
+    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg,"
     "  (SELECT %s FROM tx_code c WHERE c.tx_id = w.tx_id) AS waiter FROM row_waits w),"
-    " s AS (SELECT behind AS label, 1 AS caused, ms, lg FROM q"
-    "  UNION ALL SELECT waiter, 0, ms, lg FROM q)"
-    " SELECT label, sum(caused AND ms > 20),"
-    "  sum(CASE WHEN caused THEN max(0, ms - lg) END), sum(CASE WHEN caused THEN lg END),"
-    "  sum(NOT caused AND ms > 20), sum(CASE WHEN NOT caused THEN max(0, ms - lg) END),"
-    "  sum(CASE WHEN NOT caused THEN lg END)"
+    " caused AS (SELECT (SELECT %s FROM tx_code c WHERE c.tx_id = p.tx_id) AS label,"
+    "  w.rw_id, sum(p.f) AS f, sum(p.us) AS us, w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg"
+    "  FROM part p JOIN row_waits w ON w.rw_id = p.rw_id GROUP BY 1, 2),"
+    " ranked AS (SELECT *, row_number() OVER (PARTITION BY rw_id ORDER BY us DESC, label)"
+    "  AS rn FROM caused),"
+    " s AS (SELECT label, 1 AS caused, rn = 1 AND ms > 20 AS over, f * max(0, ms - lg) AS hid,"
+    "  f * lg AS lgd FROM ranked"
+    "  UNION ALL SELECT waiter, 0, ms > 20, max(0, ms - lg), lg FROM q)"
+    " SELECT label, sum(caused AND over), total(CASE WHEN caused THEN hid END),"
+    "  total(CASE WHEN caused THEN lgd END), sum(NOT caused AND over),"
+    "  total(CASE WHEN NOT caused THEN hid END), total(CASE WHEN NOT caused THEN lgd END)"
     " FROM s WHERE label IS NOT NULL GROUP BY label ORDER BY 3 DESC, 4 DESC, label LIMIT ?1";
 
 static void queueing_row(model_ctx *m, ls_stmt *q, void *arg)

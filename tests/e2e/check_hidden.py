@@ -22,6 +22,9 @@ reads the store's `row_waits` (one row per statement that queued for a hot
 row, docs/store.md). The facts of issue 11's "Done when":
 - hidden wait ms (wait_ms - logged_ms) per hot row and per code path of
   the waiter within 10 % of the truth; logged ms per hot row within 10 %;
+- the waiting each code path's holds caused (the report's row_queueing,
+  logged and hidden) within 10 % of the truth's caused_ms, for the paths
+  that caused 500 ms or more;
 - the number of statements that waited more than 20 ms, per hot row and in
   all, within 10 %;
 - for >= 90 % of the requests that spent >= 100 ms waiting for row locks,
@@ -169,6 +172,17 @@ def main():
             check(within(g["hidden"], t["hidden_ms"]),
                   f"code path {path}: hidden wait suffered {g['hidden']:.0f} ms,"
                   f" truth {t['hidden_ms']:.0f} ms (10 %)")
+        # The waiting each path's holds caused (the report's row_queueing):
+        # the truth shares each wait among the holds that covered it.
+        caused = {q["code_path"].split(".")[-1]:
+                  (q.get("hidden_wait_ms_caused") or 0) + (q.get("logged_wait_ms_caused") or 0)
+                  for q in json.load(open(os.path.join(tmp, "r.json")))["row_queueing"]}
+        for path, t in sorted(tot["per_code_path"].items()):
+            if t.get("caused_ms", 0) < 500:
+                continue  # a few ms: the log's millisecond is 10 % of them
+            check(within(caused.get(path, 0.0), t["caused_ms"]),
+                  f"code path {path}: waiting caused {caused.get(path, 0.0):.0f} ms,"
+                  f" truth {t['caused_ms']:.0f} ms (10 %)")
         extra = set(per_row) - set(tot["per_row"])
         check(not extra, f"row_waits only on the hot rows (also on {sorted(extra)})")
         over20 = sum(t["over20"] for t in per_row.values())
