@@ -59,12 +59,20 @@ typedef struct ls_prefix ls_prefix;
  * a message into errbuf. *out is owned by the caller: ls_prefix_free().
  */
 int ls_prefix_compile(ls_prefix **out, const char *spec, char *errbuf, size_t errlen);
+/*
+ * The same, with the same matches, for a prefix matched on a few lines
+ * (prefix inference's candidates): PCRE2 compiles the pattern only when a
+ * line first needs it (most never do, see ls_prefix_pcre_only), and without
+ * its JIT, whose machine code costs more to make than it saves there.
+ */
+int ls_prefix_compile_lazy(ls_prefix **out, const char *spec, char *errbuf, size_t errlen);
 void ls_prefix_free(ls_prefix *p);
 
 /*
  * Match every line with PCRE2, without the fast matcher that otherwise
- * walks lines of the prefix in force with memchr and byte tests (and hands
- * PCRE2 only the lines it cannot walk): for tests that compare the two.
+ * walks each line through the prefix's steps, backtracking as PCRE2 would
+ * (and hands PCRE2 only the lines of padded prefixes and those that would
+ * take it too many steps): for tests that compare the two.
  */
 void ls_prefix_pcre_only(ls_prefix *p);
 

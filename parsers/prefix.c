@@ -4,8 +4,10 @@
  *
  * The pattern mirrors log_line_prefix() in PostgreSQL's utils/error/elog.c
  * (15-17): every escape becomes the sub-pattern of what that escape prints,
- * literal text is escaped byte by byte, and the severity word, the optional
- * verbose-mode SQLSTATE and the spaces before the message are appended.
+ * literal text is escaped byte by byte, and a callout matches the severity
+ * word, the optional verbose-mode SQLSTATE and the spaces before the
+ * message (sev_match). Most lines never reach PCRE2: a matcher of our own
+ * walks the same choices in the same order (see fast_op).
  *
  * Choices worth knowing:
  * - Free-text values (%a %u %d %r %h %b %i) are lazy and bounded to
@@ -29,6 +31,7 @@
  * - An unknown escape prints nothing in PostgreSQL, so it matches nothing
  *   here; ls_prefix_compile() still succeeds but leaves a note in errbuf.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,25 +95,147 @@ static const escape_def escapes[] = {
 };
 
 /*
- * The severity (error_severity() in elog.c): the English words, then the
- * translated ones of ls_i18n.h (lc_messages other than C), which a match
- * hands on in English. Branch reset keeps the severity in one group number
- * across both alternatives.
+ * The severity (error_severity() in elog.c) after the prefix, by hand: the
+ * pattern ends in a callout (see sev_callout) instead of this as PCRE2
+ * alternatives. As a regex it is
+ *   (?|(LOG|ERROR|FATAL|PANIC|WARNING|NOTICE|INFO|DEBUG[1-5]?|<translated
+ *       primary words>):(?:  ?(?:([0-9A-Z]{5}): )?|$)
+ *     |(DETAIL|HINT|QUERY|CONTEXT|LOCATION|STATEMENT|<translated secondary
+ *       words>):(?:  ?|$))
+ * and it is matched as PCRE2 would: the first alternative that fits, in
+ * that order (the translated words of ls_i18n.h in table order), greedy
+ * spaces and SQLSTATE, '$' also before a final newline. Nothing follows it
+ * in the pattern, so the first fit is the match. Why not in the pattern:
+ * the translated words made it some 6 KB, and compiling it took ~85 us of
+ * every ls_prefix_compile(), which prefix inference calls for each of up to
+ * 64 candidates.
  */
-static void add_severity_re(ls_buf *b)
-{
-    int prim, i;
+static const char *const sev_primary[] = {"LOG", "ERROR", "FATAL", "PANIC", "WARNING",
+                                          "NOTICE", "INFO", "DEBUG"};
+static const char *const sev_secondary[] = {"DETAIL", "HINT", "QUERY", "CONTEXT", "LOCATION",
+                                            "STATEMENT"};
 
-    ls_buf_adds(b, "(?|(LOG|ERROR|FATAL|PANIC|WARNING|NOTICE|INFO|DEBUG[1-5]?");
+/*
+ * The alternatives in the regex's order, grouped by first byte
+ * (sev_byte[c] .. sev_byte[c + 1] in sev_alt), and the lookahead
+ * "(?=[...])" of all first bytes that stands before the callout. Most
+ * positions PCRE2 reaches at the end of the prefix start no severity; and
+ * without an item there PCRE2 would take the callout for the end of the
+ * pattern and make a repeat before it possessive ("%m" right before "LOG:"
+ * needs the zone's letters to give back "LOG").
+ */
+typedef struct sev_word {
+    const char *word;
+    size_t len;
+    int primary;
+} sev_word;
+
+#define SEV_ALTS_MAX 512
+static sev_word sev_alt[SEV_ALTS_MAX];
+static int sev_byte[257];
+static char sev_lookahead[8 + 256 * 7];
+static pthread_once_t sev_once = PTHREAD_ONCE_INIT;
+
+static void sev_init(void)
+{
+    sev_word all[SEV_ALTS_MAX];
+    int nall = 0, prim, i, c, n = 0;
+    size_t k, off;
+
     for (prim = 1; prim >= 0; prim--) {
-        for (i = 0; i < ls_i18n_nsevs; i++)
-            if (ls_i18n_sevs[i].primary == prim)
-                ls_buf_printf(b, "|\\Q%s\\E", ls_i18n_sevs[i].word);
-        if (prim)
-            ls_buf_adds(b, "):(?:  ?(?:([0-9A-Z]{5}): )?|$)"
-                           "|(DETAIL|HINT|QUERY|CONTEXT|LOCATION|STATEMENT");
+        const char *const *en = prim ? sev_primary : sev_secondary;
+        size_t nen = prim ? sizeof(sev_primary) / sizeof(sev_primary[0])
+                          : sizeof(sev_secondary) / sizeof(sev_secondary[0]);
+        for (k = 0; k < nen && nall < SEV_ALTS_MAX; k++)
+            all[nall++] = (sev_word){en[k], strlen(en[k]), prim};
+        for (i = 0; i < ls_i18n_nsevs && nall < SEV_ALTS_MAX; i++)
+            if (ls_i18n_sevs[i].primary == prim && ls_i18n_sevs[i].len > 0)
+                all[nall++] = (sev_word){ls_i18n_sevs[i].word, (size_t)ls_i18n_sevs[i].len, prim};
     }
-    ls_buf_adds(b, "):(?:  ?|$))");
+    off = (size_t)snprintf(sev_lookahead, sizeof(sev_lookahead), "(?=[");
+    for (c = 0; c < 256; c++) {
+        sev_byte[c] = n;
+        for (i = 0; i < nall; i++)
+            if ((unsigned char)all[i].word[0] == c)
+                sev_alt[n++] = all[i];
+        if (n > sev_byte[c])
+            off += (size_t)snprintf(sev_lookahead + off, sizeof(sev_lookahead) - off, "\\x{%02x}",
+                                    c);
+    }
+    sev_byte[256] = n;
+    snprintf(sev_lookahead + off, sizeof(sev_lookahead) - off, "])");
+}
+
+/* ':' then "  ?" (and "([0-9A-Z]{5}): " after a primary) or the end; the message offset. */
+static size_t sev_tail(const char *s, size_t len, size_t w, int primary, ls_prefix_match *out)
+{
+    size_t i;
+
+    if (w >= len || s[w] != ':')
+        return (size_t)-1;
+    w++;
+    if (w < len && s[w] == ' ') {
+        w++;
+        if (w < len && s[w] == ' ')
+            w++;
+        if (primary && len - w >= 7 && s[w + 5] == ':' && s[w + 6] == ' ') {
+            for (i = 0; i < 5 && ((s[w + i] >= '0' && s[w + i] <= '9') ||
+                                  (s[w + i] >= 'A' && s[w + i] <= 'Z'));
+                 i++)
+                ;
+            if (i == 5) {
+                out->f[LS_PF_VSQLSTATE].ptr = s + w;
+                out->f[LS_PF_VSQLSTATE].len = 5;
+                w += 7;
+            }
+        }
+        return w;
+    }
+    if (w == len || (w + 1 == len && s[w] == '\n'))
+        return w; /* '$' */
+    return (size_t)-1;
+}
+
+/* One alternative: `word` (n bytes) at `at`, then the tail. */
+static size_t sev_try(const char *s, size_t len, size_t at, const char *word, size_t n,
+                      int primary, ls_prefix_match *out)
+{
+    size_t e;
+
+    if (len - at < n || memcmp(s + at, word, n) != 0)
+        return (size_t)-1;
+    if ((e = sev_tail(s, len, at + n, primary, out)) == (size_t)-1)
+        return e;
+    out->f[LS_PF_SEVERITY].ptr = s + at;
+    out->f[LS_PF_SEVERITY].len = n;
+    return e;
+}
+
+/* The regex above at `at`: the message offset with the severity slices set, or (size_t)-1. */
+static size_t sev_match(const char *s, size_t len, size_t at, ls_prefix_match *out)
+{
+    size_t e;
+    int i, c;
+
+    out->f[LS_PF_SEVERITY].ptr = out->f[LS_PF_VSQLSTATE].ptr = NULL;
+    out->f[LS_PF_SEVERITY].len = out->f[LS_PF_VSQLSTATE].len = 0;
+    if (at >= len)
+        return (size_t)-1;
+    c = (unsigned char)s[at];
+    for (i = sev_byte[c]; i < sev_byte[c + 1]; i++) {
+        const char *w = sev_alt[i].word;
+        size_t n = sev_alt[i].len;
+        /* DEBUG[1-5]?: the digit is taken when there is one (without it
+         * ':' would have to stand where the digit is) */
+        if (w == sev_primary[7] && len - at > 5 && s[at + 5] >= '1' && s[at + 5] <= '5' &&
+            memcmp(s + at, "DEBUG", 5) == 0) {
+            w = s + at;
+            n = 6;
+        }
+        if ((e = sev_try(s, len, at, w, n, sev_alt[i].primary, out)) != (size_t)-1)
+            return e;
+    }
+    return (size_t)-1;
 }
 
 /* A translated severity word in a match becomes its English word. */
@@ -119,27 +244,28 @@ static void severity_english(ls_prefix_match *out)
     ls_slice *f = &out->f[LS_PF_SEVERITY];
     const ls_i18n_sev *v;
 
-    if (f->ptr && f->len && (f->ptr[0] < 'A' || f->ptr[0] > 'Z' || f->len > 9 ||
-                             memchr(f->ptr, ' ', f->len)) &&
-        (v = ls_i18n_severity_word(f->ptr, f->len)) != NULL) {
+    if (f->ptr && (v = ls_i18n_severity_word(f->ptr, f->len)) != NULL) {
         f->ptr = v->english;
         f->len = strlen(v->english);
     }
 }
 
 /*
- * The fast matcher: the prefix as a list of steps (literal bytes or one
- * escape) walked left to right with memchr and byte tests, taking at each
- * step the choice PCRE2 tries first (greedy digits, the first occurrence
- * of the literal after a free-text value, the %q group present). When it
- * reaches the message it has found the match PCRE2 finds first, so the
- * slices are the same; on any failure the line goes to PCRE2, which may
- * backtrack into another choice or reject the line. Prefixes it cannot
- * walk (padding, a free-text value not followed by literal text) use
- * PCRE2 for every line.
+ * The fast matcher: the prefix as a list of steps (literal bytes, one
+ * escape, the spaces of a padded value, the start of the %q group) walked
+ * depth first with memchr and byte tests, trying at each step the choices
+ * PCRE2 tries in the order it tries them (greedy digits and spaces, lazy
+ * free text, the %q group present before absent, the letters of a zone
+ * longest first) and backtracking when a later step fails. The first walk
+ * that reaches a severity is the match PCRE2 finds first, so the slices
+ * are the same (tests/unit/test_prefix.c and the stderr_prefix fuzz target
+ * compare the two). Lines that take it too many steps go to PCRE2, which
+ * decides within its own match limit (see WALK_BUDGET). The matcher is why inference can try 64 candidates: most
+ * never need PCRE2 at all.
  */
 typedef struct fast_op {
-    char letter;      /* escape letter, 0 = literal, 'q' = start of the optional group */
+    char letter;      /* escape letter, 0 = literal, 'q' = start of the optional group,
+                         ' ' = the spaces around a padded value */
     int field;        /* ls_prefix_field to fill, -1 = a repeated escape (not captured) */
     const char *lit;  /* literal bytes (into spec copy), for letter 0 */
     size_t litlen;
@@ -156,6 +282,12 @@ struct ls_prefix {
     fast_op *fast;              /* the prefix as steps for fast_match, NULL = PCRE2 only */
     char *fastlit;              /* the literal bytes the steps point into */
     int nfast;
+    ls_prefix_match sev; /* sev_callout's severity slices and message offset */
+    char *pattern;       /* the PCRE2 pattern, compiled when first needed (lazy) */
+    unsigned char *memo; /* the walk's memo of failures (see WALK_BUDGET), reused */
+    size_t memo_size;
+    size_t pattern_len;
+    int jit_wanted;
 };
 
 static const escape_def *escape_find(char letter)
@@ -239,9 +371,8 @@ static void pattern_build(ls_prefix *p, ls_buf *b, const char *spec, ls_buf *unk
     }
     if (in_q)
         ls_buf_adds(b, ")?");
-    add_severity_re(b);
-    p->group[LS_PF_SEVERITY] = ++ngroups;
-    p->group[LS_PF_VSQLSTATE] = ++ngroups;
+    ls_buf_adds(b, sev_lookahead); /* the severity: sev_callout */
+    ls_buf_adds(b, "(?C1)");
 }
 
 /* ---- the fast matcher (see fast_op) ---- */
@@ -249,6 +380,16 @@ static void pattern_build(ls_prefix *p, ls_buf *b, const char *spec, ls_buf *unk
 static int is_digit(char c)
 {
     return c >= '0' && c <= '9';
+}
+
+static int is_hex(char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f');
+}
+
+static int is_letter(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
 }
 
 /* [0-9]+ greedy from `at`; the end, or `at` itself when there is no digit. */
@@ -261,191 +402,287 @@ static size_t scan_digits(const char *s, size_t len, size_t at)
 
 static size_t scan_hex(const char *s, size_t len, size_t at)
 {
-    while (at < len && (is_digit(s[at]) || (s[at] >= 'a' && s[at] <= 'f')))
+    while (at < len && is_hex(s[at]))
         at++;
     return at;
 }
 
 #define NO_MATCH ((size_t)-1)
 
-/* DATETIME_RE, then ".mmm" when `ms`, then " " and ZONE_RE's first branch
- * (a zone in letters); a numeric zone goes to PCRE2. */
-static size_t scan_time(const char *s, size_t len, size_t at, int ms)
+/*
+ * The ends of one value other than free text, in the order PCRE2 tries
+ * them: runs from hi down to lo, one run after the other. Greedy digits
+ * are one run; shorter digit or hex runs than the greedy ones elsewhere
+ * cannot be followed by what follows them in the regex, so they are no
+ * choice.
+ */
+typedef struct end_runs {
+    size_t hi[4], lo[4];
+    int n;
+} end_runs;
+
+static void run_add(end_runs *r, size_t hi, size_t lo)
+{
+    r->hi[r->n] = hi;
+    r->lo[r->n++] = lo;
+}
+
+/*
+ * DATETIME_RE, ".mmm" when `ms`, " ", then ZONE_RE. Letters are greedy
+ * ([A-Za-z]{1,6}: longest first); a numeric zone takes its optional
+ * "[:]dd" groups greedily (two, one, none).
+ */
+static void time_ends(const char *s, size_t len, size_t at, int ms, end_runs *r)
 {
     static const char shape[] = "dddd-dd-dd dd:dd:dd";
-    size_t i, z;
+    size_t i, z, k, e[3];
+    int g;
 
     if (len - at < sizeof(shape) - 1)
-        return NO_MATCH;
+        return;
     for (i = 0; i < sizeof(shape) - 1; i++)
         if (shape[i] == 'd' ? !is_digit(s[at + i]) : s[at + i] != shape[i])
-            return NO_MATCH;
+            return;
     at += i;
     if (ms) {
         if (len - at < 4 || s[at] != '.' || !is_digit(s[at + 1]) || !is_digit(s[at + 2]) ||
             !is_digit(s[at + 3]))
-            return NO_MATCH;
+            return;
         at += 4;
     }
     if (at >= len || s[at] != ' ')
-        return NO_MATCH;
+        return;
     z = ++at;
-    while (at < len && at - z < 6 && ((s[at] >= 'A' && s[at] <= 'Z') || (s[at] >= 'a' && s[at] <= 'z')))
+    while (at < len && at - z < 6 && is_letter(s[at]))
         at++;
-    return at > z ? at : NO_MATCH;
-}
-
-/* A free-text value: up to the first occurrence of the literal `lit` that
- * starts within FREE_MAX bytes (the lazy .{0,1100}? of the pattern). */
-static size_t scan_free(const char *s, size_t len, size_t at, const fast_op *next)
-{
-    size_t limit = at + FREE_MAX_BYTES, from = at;
-    const char *hit;
-
-    for (;;) {
-        size_t span = (limit < len ? limit + 1 : len) - from;
-        if (from >= len || !(hit = memchr(s + from, next->lit[0], span)))
-            return NO_MATCH;
-        from = (size_t)(hit - s);
-        if (len - from >= next->litlen && memcmp(hit, next->lit, next->litlen) == 0)
-            return from;
-        from++;
-        if (from > limit)
-            return NO_MATCH;
+    if (at > z) {
+        run_add(r, at, z + 1);
+        return;
     }
+    if (z + 3 > len || (s[z] != '+' && s[z] != '-') || !is_digit(s[z + 1]) || !is_digit(s[z + 2]))
+        return;
+    e[0] = k = z + 3;
+    for (g = 1; g <= 2; g++) {
+        size_t c = k < len && s[k] == ':' ? k + 1 : k;
+        if (c + 2 > len || !is_digit(s[c]) || !is_digit(s[c + 1]))
+            break;
+        e[g] = k = c + 2;
+    }
+    while (g-- > 0)
+        run_add(r, e[g], e[g]);
 }
 
-/* Where the value of escape `op` that starts at `at` ends, or NO_MATCH. */
-static size_t scan_escape(const fast_op *op, const char *s, size_t len, size_t at)
+/* The ends of the value of escape `op` at `at` other than free text. */
+static void escape_ends(const fast_op *op, const char *s, size_t len, size_t at, end_runs *r)
 {
     size_t e, f;
 
+    r->n = 0;
     switch (op->letter) {
-    case 'a': case 'u': case 'd': case 'r': case 'h': case 'b': case 'i':
-        return scan_free(s, len, at, op + 1);
-    case 'p': case 'l': case 'x':
-        e = scan_digits(s, len, at);
-        return e > at ? e : NO_MATCH;
-    case 'P':
-        return scan_digits(s, len, at);
-    case 'Q':
+    case 'p': case 'l': case 'x': /* [0-9]+ */
+        if ((e = scan_digits(s, len, at)) > at)
+            run_add(r, e, at + 1);
+        return;
+    case 'P': /* [0-9]* */
+        if ((e = scan_digits(s, len, at)) > at)
+            run_add(r, e, at + 1);
+        run_add(r, at, at);
+        return;
+    case 'Q': /* -?[0-9]+ */
         f = at < len && s[at] == '-' ? at + 1 : at;
-        e = scan_digits(s, len, f);
-        return e > f ? e : NO_MATCH;
+        if ((e = scan_digits(s, len, f)) > f)
+            run_add(r, e, f + 1);
+        return;
     case 'm':
-        return scan_time(s, len, at, 1);
+        time_ends(s, len, at, 1, r);
+        return;
     case 't': case 's':
-        return scan_time(s, len, at, 0);
-    case 'n':
+        time_ends(s, len, at, 0, r);
+        return;
+    case 'n': /* [0-9]+\.[0-9]{3} */
         e = scan_digits(s, len, at);
-        if (e == at || len - e < 4 || s[e] != '.' || !is_digit(s[e + 1]) ||
-            !is_digit(s[e + 2]) || !is_digit(s[e + 3]))
-            return NO_MATCH;
-        return e + 4;
-    case 'e':
-        for (e = at; e < len && e - at < 5 &&
-                     (is_digit(s[e]) || (s[e] >= 'A' && s[e] <= 'Z'));
+        if (e > at && len - e >= 4 && s[e] == '.' && is_digit(s[e + 1]) && is_digit(s[e + 2]) &&
+            is_digit(s[e + 3]))
+            run_add(r, e + 4, e + 4);
+        return;
+    case 'e': /* [0-9A-Z]{5} */
+        for (e = at; e < len && e - at < 5 && (is_digit(s[e]) || (s[e] >= 'A' && s[e] <= 'Z'));
              e++)
             ;
-        return e - at == 5 ? e : NO_MATCH;
-    case 'c':
+        if (e - at == 5)
+            run_add(r, e, e);
+        return;
+    case 'c': /* [0-9a-f]+\.[0-9a-f]+ */
         e = scan_hex(s, len, at);
-        if (e == at || e >= len || s[e] != '.')
-            return NO_MATCH;
-        f = scan_hex(s, len, e + 1);
-        return f > e + 1 ? f : NO_MATCH;
-    case 'v': /* (?:-?[0-9]+/[0-9]+)? : the group when it is there, else empty */
+        if (e > at && e < len && s[e] == '.' && (f = scan_hex(s, len, e + 1)) > e + 1)
+            run_add(r, f, e + 2);
+        return;
+    case 'v': /* (?:-?[0-9]+/[0-9]+)? */
         f = at < len && s[at] == '-' ? at + 1 : at;
         e = scan_digits(s, len, f);
-        if (e == f || e >= len || s[e] != '/')
-            return at;
-        f = scan_digits(s, len, e + 1);
-        return f > e + 1 ? f : at;
+        if (e > f && e < len && s[e] == '/' && (f = scan_digits(s, len, e + 1)) > e + 1)
+            run_add(r, f, e + 2);
+        run_add(r, at, at);
+        return;
     default:
-        return NO_MATCH;
+        return;
     }
 }
 
-/* severity_re by hand; returns the message offset or NO_MATCH. */
-static size_t scan_severity(const char *s, size_t len, size_t at, ls_prefix_match *out)
-{
-    static const char *const primary[] = {"LOG", "ERROR", "FATAL", "PANIC", "WARNING",
-                                          "NOTICE", "INFO", "DEBUG"};
-    static const char *const secondary[] = {"DETAIL", "HINT", "QUERY", "CONTEXT",
-                                            "LOCATION", "STATEMENT"};
-    size_t w = at, n, i;
-    int prim = 0, sec = 0;
+/*
+ * How much a walk may try. Up to WALK_BUDGET steps PCRE2 (counting at most
+ * a few of its steps for one of ours) stays far below MATCH_LIMIT, so a
+ * match found within it is the one PCRE2 finds. Past MEMO_AFTER steps the
+ * walk remembers the (step, offset) pairs that failed and does not try
+ * them again: a line that then fails has no match at all, which PCRE2,
+ * running out of its limit or not, also says; a match found with the memo
+ * on goes to PCRE2, which may have run out first. Past WALK_MAX the line
+ * goes to PCRE2 as well.
+ */
+#define WALK_BUDGET 20000
+#define MEMO_AFTER 2000
+#define MEMO_MAX_BITS ((size_t)1 << 23)
+#define WALK_MAX 2000000
 
-    while (w < len && s[w] >= 'A' && s[w] <= 'Z')
-        w++;
-    n = w - at;
-    for (i = 0; i < sizeof(primary) / sizeof(primary[0]) && !prim; i++)
-        prim = strlen(primary[i]) == n && memcmp(s + at, primary[i], n) == 0;
-    for (i = 0; i < sizeof(secondary) / sizeof(secondary[0]) && !prim && !sec; i++)
-        sec = strlen(secondary[i]) == n && memcmp(s + at, secondary[i], n) == 0;
-    if (!prim && !sec) {
-        const ls_i18n_sev *v = ls_i18n_severity_at(s + at, len - at);
-        if (!v)
-            return NO_MATCH;
-        prim = v->primary;
-        w = at + (size_t)v->len;
-        out->f[LS_PF_SEVERITY].ptr = v->english;
-        out->f[LS_PF_SEVERITY].len = strlen(v->english);
-    } else {
-        if (n == 5 && s[at] == 'D' && w < len && s[w] >= '1' && s[w] <= '5')
-            w++; /* DEBUG1..DEBUG5 */
-        out->f[LS_PF_SEVERITY].ptr = s + at;
-        out->f[LS_PF_SEVERITY].len = w - at;
+typedef struct walk_ctx {
+    const char *s;
+    size_t len;
+    ls_prefix_match *out;
+    long steps;
+    unsigned char *memo; /* a bit per (op, offset) that failed, or NULL */
+} walk_ctx;
+
+static int walk(ls_prefix *p, int i, size_t at, walk_ctx *w);
+
+/* Field `f` (or none, -1) takes [at, e), then the walk goes on at op i + 1. */
+static int walk_on(ls_prefix *p, int i, int f, size_t at, size_t e, walk_ctx *w)
+{
+    int rc;
+
+    if (f >= 0) {
+        w->out->f[f].ptr = w->s + at;
+        w->out->f[f].len = e - at;
     }
-    if (w >= len || s[w] != ':')
-        return NO_MATCH;
-    if (++w == len)
-        return w;
-    if (s[w] != ' ')
-        return NO_MATCH;
-    if (++w < len && s[w] == ' ')
-        w++;
-    if (prim && len - w >= 7 && s[w + 5] == ':' && s[w + 6] == ' ') {
-        for (i = 0; i < 5 && (is_digit(s[w + i]) || (s[w + i] >= 'A' && s[w + i] <= 'Z')); i++)
+    rc = walk(p, i + 1, e, w);
+    if (rc == 0 && f >= 0) {
+        w->out->f[f].ptr = NULL;
+        w->out->f[f].len = 0;
+    }
+    return rc;
+}
+
+/* Turn the memo on for this line (left off when it would be too large). */
+static void memo_start(ls_prefix *p, walk_ctx *w)
+{
+    size_t bits = (size_t)(p->nfast + 1) * (w->len + 1), bytes = (bits + 7) / 8;
+
+    if (bits > MEMO_MAX_BITS)
+        return;
+    if (bytes > p->memo_size) {
+        unsigned char *m = realloc(p->memo, bytes);
+        if (!m)
+            return;
+        p->memo = m;
+        p->memo_size = bytes;
+    }
+    memset(p->memo, 0, bytes);
+    w->memo = p->memo;
+}
+
+static int walk_step(ls_prefix *p, int i, size_t at, walk_ctx *w);
+
+/*
+ * The pattern from op i at `at`, depth first in PCRE2's order: 1 with the
+ * fields and severity set (the match PCRE2 finds first), 0 when no choice
+ * fits, -1 when PCRE2 must decide (see WALK_BUDGET).
+ */
+static int walk(ls_prefix *p, int i, size_t at, walk_ctx *w)
+{
+    size_t bit = (size_t)i * (w->len + 1) + at;
+    int rc;
+
+    if (++w->steps > WALK_MAX)
+        return -1;
+    if (w->steps == MEMO_AFTER)
+        memo_start(p, w);
+    if (w->memo && (w->memo[bit / 8] >> (bit % 8) & 1))
+        return 0;
+    rc = walk_step(p, i, at, w);
+    if (rc == 0 && w->memo)
+        w->memo[bit / 8] |= (unsigned char)(1u << (bit % 8));
+    return rc;
+}
+
+static int walk_step(ls_prefix *p, int i, size_t at, walk_ctx *w)
+{
+    const char *s = w->s;
+    size_t len = w->len, e;
+    const fast_op *op;
+    end_runs r;
+    int k, rc;
+
+    if (i == p->nfast) {
+        if ((e = sev_match(s, len, at, w->out)) == NO_MATCH)
+            return 0;
+        w->out->msg_off = e;
+        return 1;
+    }
+    op = &p->fast[i];
+    switch (op->letter) {
+    case 0:
+        if (len - at < op->litlen || memcmp(s + at, op->lit, op->litlen) != 0)
+            return 0;
+        return walk(p, i + 1, at + op->litlen, w);
+    case ' ': /* " *" of a padded value: greedy */
+        for (e = at; e < len && s[e] == ' '; e++)
             ;
-        if (i == 5) {
-            out->f[LS_PF_VSQLSTATE].ptr = s + w;
-            out->f[LS_PF_VSQLSTATE].len = 5;
-            w += 7;
+        for (;; e--) {
+            if ((rc = walk(p, i + 1, e, w)) != 0 || e == at)
+                return rc;
         }
+    case 'q': /* (?: the rest )? : with the rest first, else straight to the severity */
+        if ((rc = walk(p, i + 1, at, w)) != 0)
+            return rc;
+        return walk(p, p->nfast, at, w);
+    case 'a': case 'u': case 'd': case 'r': case 'h': case 'b': case 'i':
+        /* .{0,1100}? : shortest first; before a literal, only where it starts */
+        for (e = at; e <= len && e - at <= FREE_MAX_BYTES; e++) {
+            if (i + 1 < p->nfast && p->fast[i + 1].letter == 0) {
+                const char *hit = memchr(s + e, p->fast[i + 1].lit[0], len - e);
+                if (!hit || (size_t)(hit - s) - at > FREE_MAX_BYTES)
+                    return 0;
+                e = (size_t)(hit - s);
+            }
+            if ((rc = walk_on(p, i, op->field, at, e, w)) != 0)
+                return rc;
+        }
+        return 0;
+    default:
+        escape_ends(op, s, len, at, &r);
+        for (k = 0; k < r.n; k++)
+            for (e = r.hi[k]; e >= r.lo[k]; e--)
+                if ((rc = walk_on(p, i, op->field, at, e, w)) != 0 || e == r.lo[k]) {
+                    if (rc != 0)
+                        return rc;
+                    break;
+                }
+        return 0;
     }
-    return w;
 }
 
-/* 1 with *out filled when the line takes PCRE2's first path, else 0. */
-static int fast_match(const ls_prefix *p, const char *s, size_t len, ls_prefix_match *out)
+/* 1 with *out filled, 0 when the line does not match, -1 when PCRE2 must decide. */
+static int fast_match(ls_prefix *p, const char *s, size_t len, ls_prefix_match *out)
 {
-    size_t at = 0, e;
-    int i;
+    walk_ctx w = {s, len, out, 0, NULL};
+    int rc;
 
     memset(out->f, 0, sizeof(out->f));
-    for (i = 0; i < p->nfast; i++) {
-        const fast_op *op = &p->fast[i];
-        if (op->letter == 'q')
-            continue;
-        if (op->letter == 0) {
-            if (len - at < op->litlen || memcmp(s + at, op->lit, op->litlen) != 0)
-                return 0;
-            at += op->litlen;
-            continue;
-        }
-        if ((e = scan_escape(op, s, len, at)) == NO_MATCH)
-            return 0;
-        if (op->field >= 0) {
-            out->f[op->field].ptr = s + at;
-            out->f[op->field].len = e - at;
-        }
-        at = e;
-    }
-    if ((e = scan_severity(s, len, at, out)) == NO_MATCH)
-        return 0;
-    out->msg_off = e;
-    return 1;
+    rc = walk(p, 0, 0, &w);
+    if (rc == 1 && (w.memo || w.steps > WALK_BUDGET))
+        rc = -1;
+    if (rc == 1)
+        severity_english(out);
+    return rc;
 }
 
 static int fast_add(ls_prefix *p, char letter, int field, const char *lit, size_t litlen)
@@ -471,15 +708,16 @@ static int fast_build(ls_prefix *p, const char *spec)
 {
     const char *s = spec;
     size_t n = strlen(spec);
-    int seen[LS_PF__COUNT] = {0}, in_q = 0, i, ok = 1;
+    int seen[LS_PF__COUNT] = {0}, in_q = 0;
     char *lit;
 
-    p->fast = ls_calloc(n + 1, sizeof(*p->fast));
+    p->fast = ls_calloc(2 * n + 1, sizeof(*p->fast));
     p->fastlit = lit = ls_malloc(n + 1);
     if (!p->fast || !p->fastlit)
         return LS_ENOMEM;
-    while (*s && ok) {
+    while (*s) {
         const escape_def *e;
+        int padded = 0;
         if (*s != '%') {
             *lit = *s++;
             fast_add(p, 0, -1, lit++, 1);
@@ -488,11 +726,11 @@ static int fast_build(ls_prefix *p, const char *spec)
         s++;
         if (*s == '\0')
             break;
-        if (*s == '-' || (*s >= '0' && *s <= '9')) {
-            while (*s == '-' || *s == '0')
+        if (*s == '-' || (*s >= '0' && *s <= '9')) { /* as pattern_build reads it */
+            if (*s == '-')
                 s++;
-            if (*s >= '1' && *s <= '9')
-                ok = 0; /* padding: spaces around the value */
+            for (; *s >= '0' && *s <= '9'; s++)
+                padded |= *s != '0';
             if (*s == '\0')
                 break;
         }
@@ -504,22 +742,32 @@ static int fast_build(ls_prefix *p, const char *spec)
                 fast_add(p, 'q', -1, NULL, 0);
             in_q = 1;
         } else if ((e = escape_find(*s)) != NULL) {
+            if (padded) /* " *" on both sides of the value */
+                fast_add(p, ' ', -1, NULL, 0);
             fast_add(p, e->letter, seen[e->field] ? -1 : e->field, NULL, 0);
+            if (padded)
+                fast_add(p, ' ', -1, NULL, 0);
             seen[e->field] = 1;
         }
         s++;
     }
-    for (i = 0; i < p->nfast && ok; i++)
-        if (strchr("aurdhbi", p->fast[i].letter) && p->fast[i].letter &&
-            (i + 1 == p->nfast || p->fast[i + 1].letter != 0))
-            ok = 0; /* a free-text value needs literal text after it */
-    if (!ok) {
-        free(p->fast);
-        free(p->fastlit);
-        p->fast = NULL;
-        p->fastlit = NULL;
-        p->nfast = 0;
-    }
+    return 0;
+}
+
+/*
+ * The pattern's last item: the severity at the position the prefix reached.
+ * 0 lets the match end there (nothing follows), 1 makes PCRE2 backtrack into
+ * the prefix, as a failing severity alternation did.
+ */
+static int sev_callout(pcre2_callout_block *cb, void *data)
+{
+    ls_prefix *p = data;
+    size_t e = sev_match((const char *)cb->subject, cb->subject_length, cb->current_position,
+                         &p->sev);
+
+    if (e == (size_t)-1)
+        return 1;
+    p->sev.msg_off = e;
     return 0;
 }
 
@@ -540,18 +788,62 @@ void ls_prefix_free(ls_prefix *p)
     pcre2_match_context_free(p->mctx);
     pcre2_jit_stack_free(p->jit_stack);
     pcre2_code_free(p->code);
+    free(p->pattern);
+    free(p->memo);
     free(p->spec);
     free(p);
 }
 
-int ls_prefix_compile(ls_prefix **out, const char *spec, char *errbuf, size_t errlen)
+/*
+ * Compile p->pattern with PCRE2 (and its JIT when p->jit_wanted). LS_EFORMAT
+ * with a message in errbuf when PCRE2 refuses it, which would be a bug.
+ */
+static int pcre_prepare(ls_prefix *p, char *errbuf, size_t errlen)
+{
+    int errcode = 0;
+    PCRE2_SIZE erroff = 0;
+
+    p->code = pcre2_compile((PCRE2_SPTR)p->pattern, p->pattern_len,
+                            PCRE2_ANCHORED | PCRE2_DOTALL | PCRE2_NEVER_UTF, &errcode, &erroff,
+                            NULL);
+    if (!p->code) {
+        PCRE2_UCHAR msg[256];
+
+        if (errcode == PCRE2_ERROR_NOMEMORY)
+            return LS_ENOMEM;
+        if (pcre2_get_error_message(errcode, msg, sizeof(msg)) < 0)
+            msg[0] = '\0';
+        if (errbuf && errlen)
+            snprintf(errbuf, errlen,
+                     "log_line_prefix \"%s\": generated pattern does not compile (%s at offset "
+                     "%zu); this is a bug in lockspan, please report the prefix",
+                     p->spec, (const char *)msg, (size_t)erroff);
+        return LS_EFORMAT;
+    }
+    if (p->jit_wanted && pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE) == 0) {
+        p->jit = 1;
+        p->jit_stack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
+        if (!p->jit_stack)
+            return LS_ENOMEM;
+    }
+    p->md = pcre2_match_data_create_from_pattern(p->code, NULL);
+    p->mctx = pcre2_match_context_create(NULL);
+    if (!p->md || !p->mctx)
+        return LS_ENOMEM;
+    pcre2_set_match_limit(p->mctx, MATCH_LIMIT);
+    pcre2_set_callout(p->mctx, sev_callout, p);
+    if (p->jit_stack)
+        pcre2_jit_stack_assign(p->mctx, NULL, p->jit_stack);
+    return 0;
+}
+
+/* lazy: PCRE2 compiles the pattern when a line first needs it (no JIT then). */
+static int compile(ls_prefix **out, const char *spec, int lazy, char *errbuf, size_t errlen)
 {
     ls_prefix *p = NULL;
     ls_buf pat = LS_BUF_INIT(PATTERN_MAX);
     ls_buf unknown = LS_BUF_INIT(4096);
     const char *nl;
-    int errcode = 0;
-    PCRE2_SIZE erroff = 0;
     int rc = LS_EFORMAT;
 
     *out = NULL;
@@ -572,6 +864,7 @@ int ls_prefix_compile(ls_prefix **out, const char *spec, char *errbuf, size_t er
         return LS_EFORMAT;
     }
 
+    pthread_once(&sev_once, sev_init);
     p = ls_calloc(1, sizeof(*p));
     if (!p || !(p->spec = ls_strdup(spec))) {
         rc = LS_ENOMEM;
@@ -584,42 +877,17 @@ int ls_prefix_compile(ls_prefix **out, const char *spec, char *errbuf, size_t er
             snprintf(errbuf, errlen, "log_line_prefix \"%s\": too long to compile", spec);
         goto out;
     }
-
-    p->code =
-        pcre2_compile((PCRE2_SPTR)pat.ptr, pat.len, PCRE2_ANCHORED | PCRE2_DOTALL | PCRE2_NEVER_UTF,
-                      &errcode, &erroff, NULL);
-    if (!p->code) {
-        PCRE2_UCHAR msg[256];
-
-        if (pcre2_get_error_message(errcode, msg, sizeof(msg)) < 0)
-            msg[0] = '\0';
-        if (errbuf && errlen)
-            snprintf(errbuf, errlen,
-                     "log_line_prefix \"%s\": generated pattern does not compile (%s at offset "
-                     "%zu); this is a bug in lockspan, please report the prefix",
-                     spec, (const char *)msg, (size_t)erroff);
-        goto out;
-    }
-    if (pcre2_jit_compile(p->code, PCRE2_JIT_COMPLETE) == 0) {
-        p->jit = 1;
-        p->jit_stack = pcre2_jit_stack_create(32 * 1024, 1024 * 1024, NULL);
-        if (!p->jit_stack) {
-            rc = LS_ENOMEM;
-            goto out;
-        }
-    }
-    p->md = pcre2_match_data_create_from_pattern(p->code, NULL);
-    p->mctx = pcre2_match_context_create(NULL);
-    if (!p->md || !p->mctx) {
+    p->pattern_len = pat.len;
+    if (!(p->pattern = ls_malloc(pat.len + 1))) {
         rc = LS_ENOMEM;
         goto out;
     }
-    pcre2_set_match_limit(p->mctx, MATCH_LIMIT);
-    if ((rc = fast_build(p, spec)) != 0)
+    memcpy(p->pattern, pat.ptr, pat.len);
+    p->pattern[pat.len] = '\0';
+    p->jit_wanted = !lazy;
+    if ((!lazy && (rc = pcre_prepare(p, errbuf, errlen)) != 0) ||
+        (rc = fast_build(p, spec)) != 0)
         goto out;
-    rc = LS_EFORMAT;
-    if (p->jit_stack)
-        pcre2_jit_stack_assign(p->mctx, NULL, p->jit_stack);
 
     if (unknown.len && errbuf && errlen)
         snprintf(errbuf, errlen,
@@ -638,6 +906,16 @@ out:
     return rc;
 }
 
+int ls_prefix_compile(ls_prefix **out, const char *spec, char *errbuf, size_t errlen)
+{
+    return compile(out, spec, 0, errbuf, errlen);
+}
+
+int ls_prefix_compile_lazy(ls_prefix **out, const char *spec, char *errbuf, size_t errlen)
+{
+    return compile(out, spec, 1, errbuf, errlen);
+}
+
 const char *ls_prefix_spec(const ls_prefix *p)
 {
     return p->spec;
@@ -651,8 +929,14 @@ int ls_prefix_match_line(ls_prefix *p, const char *line, size_t len, ls_prefix_m
 
     if (!line)
         len = 0;
-    if (p->fast && fast_match(p, (const char *)subject, len, out))
-        return 1;
+    if (p->fast && (rc = fast_match(p, (const char *)subject, len, out)) >= 0)
+        return rc;
+    /* Every severity is followed by ':' (PCRE2 made this check itself when
+     * the severity was part of the pattern). */
+    if (!memchr(subject, ':', len))
+        return 0;
+    if (!p->code && (rc = pcre_prepare(p, NULL, 0)) != 0)
+        return rc == LS_ENOMEM ? rc : LS_ERR;
     if (p->jit)
         rc = pcre2_jit_match(p->code, subject, len, 0, 0, p->md, p->mctx);
     else
@@ -685,7 +969,9 @@ int ls_prefix_match_line(ls_prefix *p, const char *line, size_t len, ls_prefix_m
             out->f[i].len = 0;
         }
     }
-    out->msg_off = ov[1];
+    out->f[LS_PF_SEVERITY] = p->sev.f[LS_PF_SEVERITY];
+    out->f[LS_PF_VSQLSTATE] = p->sev.f[LS_PF_VSQLSTATE];
+    out->msg_off = p->sev.msg_off;
     severity_english(out);
     return 1;
 }

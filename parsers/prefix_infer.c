@@ -10,7 +10,7 @@
  *      host(port), key=value pairs, ...) and the literal text between them
  *      is kept. Each candidate is also tried with %q before each of its
  *      escapes, because non-session processes stop printing there.
- * Every candidate is compiled with ls_prefix_compile() and scored on all
+ * Every candidate is compiled with ls_prefix_compile_lazy() and scored on all
  * lines that carry a severity: most lines matched first, then fewest bytes
  * captured by free-text escapes (a lazy %d can swallow "db/app 6b10.13be 3"
  * and still match; the tighter candidate is the truer one), then most
@@ -527,7 +527,7 @@ static int candidate_score(infer_ctx *ic, candidate *c, int bound)
     char err[256];
     int i, k, rc, seen[LS_PF__COUNT] = {0};
 
-    rc = ls_prefix_compile(&p, c->spec, err, sizeof(err));
+    rc = ls_prefix_compile_lazy(&p, c->spec, err, sizeof(err));
     if (rc == LS_ENOMEM)
         return rc;
     c->matched = -1;
@@ -656,7 +656,7 @@ static void fix_line_vs_xid(infer_ctx *ic, char *spec)
     char err[256], *l = strstr(spec, "%l"), *x = strstr(spec, "%x");
     double ls, xs;
 
-    if (!l || ls_prefix_compile(&p, spec, err, sizeof(err)) != 0)
+    if (!l || ls_prefix_compile_lazy(&p, spec, err, sizeof(err)) != 0)
         return;
     ls = per_pid_increment_share(ic, p, LS_PF_LINE);
     xs = x ? per_pid_increment_share(ic, p, LS_PF_XID) : 0.0;

@@ -21,6 +21,7 @@
 
 #include "ls_classify.h"
 #include "ls_parser.h"
+#include "ls_prefix.h"
 
 #ifndef LS_FUZZ_PARSER
 #error "define LS_FUZZ_PARSER to a parser name"
@@ -123,6 +124,37 @@ static int on_activity(void *vctx, const ls_activity *a)
     return 0;
 }
 
+#ifdef LS_FUZZ_PREFIX_LINE
+/*
+ * The prefix's fast matcher (which backtracks as PCRE2 would) against PCRE2
+ * alone on every line: the same answer, message offset and field slices,
+ * or abort.
+ */
+typedef struct matchers {
+    ls_prefix *fast, *pcre;
+} matchers;
+
+static void matchers_compare(matchers *mm, const char *line, size_t len)
+{
+    ls_prefix_match a, b;
+    int ra, rb, k;
+
+    if (!mm->fast)
+        return;
+    ra = ls_prefix_match_line(mm->fast, line, len, &a);
+    rb = ls_prefix_match_line(mm->pcre, line, len, &b);
+    if (ra != rb)
+        abort();
+    if (ra != 1)
+        return;
+    if (a.msg_off != b.msg_off)
+        abort();
+    for (k = 0; k < LS_PF__COUNT; k++)
+        if (a.f[k].ptr != b.f[k].ptr || (a.f[k].ptr && a.f[k].len != b.f[k].len))
+            abort();
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const ls_parser_ops *ops = ls_parser_find(LS_FUZZ_PARSER);
@@ -135,6 +167,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t lineno = 0;
     char *line;
     int i, rc;
+#ifdef LS_FUZZ_PREFIX_LINE
+    matchers mm = {NULL, NULL};
+#endif
 
     if (!ops)
         abort();
@@ -151,6 +186,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             return 0; /* postgresql.conf cannot hold a NUL */
         opts.prefix = prefix;
         p = nl ? nl + 1 : end;
+    }
+    if (ls_prefix_compile(&mm.fast, prefix, errbuf, sizeof(errbuf)) == 0 &&
+        ls_prefix_compile_lazy(&mm.pcre, prefix, errbuf, sizeof(errbuf)) == 0) {
+        ls_prefix_pcre_only(mm.pcre);
+    } else {
+        ls_prefix_free(mm.fast);
+        mm.fast = NULL;
     }
 #else
     (void)prefix;
@@ -172,6 +214,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     if (ops->create(&state, &opts, &sink, errbuf, sizeof(errbuf)) != 0) {
         ls_classifier_free(ctx.cls);
+#ifdef LS_FUZZ_PREFIX_LINE
+        ls_prefix_free(mm.fast);
+        ls_prefix_free(mm.pcre);
+#endif
         return 0; /* a prefix that does not compile: refused, fine */
     }
     while (p < end) {
@@ -185,6 +231,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!line)
             abort();
         memcpy(line, p, len);
+#ifdef LS_FUZZ_PREFIX_LINE
+        matchers_compare(&mm, line, len);
+#endif
         rc = ops->feed(state, line, len, ++lineno);
         free(line);
         if (rc == LS_ENOMEM)
@@ -194,5 +243,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ops->finish(state);
     ops->destroy(state);
     ls_classifier_free(ctx.cls);
+#ifdef LS_FUZZ_PREFIX_LINE
+    ls_prefix_free(mm.fast);
+    ls_prefix_free(mm.pcre);
+#endif
     return ctx.sum == (size_t)-1; /* never: keeps the reads */
 }

@@ -600,16 +600,69 @@ static const line_case cases[] = {
      1,
      "m",
      {[LS_PF_PID] = "12", [LS_PF_USER] = "bob", [LS_PF_DB] = "db", [LS_PF_SEVERITY] = "INFO"}},
+    /*
+     * Matches that are not PCRE2's first choice at some step: the fast
+     * matcher backtracks as PCRE2 does and finds the same one.
+     */
+    /* the zone's letters give back the severity */
+    {"%m",
+     "2026-12-02 11:46:41.139 UTCLOG:  x",
+     1,
+     "x",
+     {[LS_PF_TIME_MS] = "2026-12-02 11:46:41.139 UTC", [LS_PF_SEVERITY] = "LOG"}},
+    /* digits next to digits: the first escape is greedy, the second gets the rest */
+    {"%p%l ", "12345 LOG:  x", 1, "x",
+     {[LS_PF_PID] = "1234", [LS_PF_LINE] = "5", [LS_PF_SEVERITY] = "LOG"}},
+    /* free text next to free text: the first is lazy */
+    {"%u%d ", "ab LOG:  x", 1, "x",
+     {[LS_PF_USER] = "", [LS_PF_DB] = "ab", [LS_PF_SEVERITY] = "LOG"}},
+    /* the literal after a free-text value also occurs in it */
+    {"%a: ", "x: y: LOG:  z", 1, "z", {[LS_PF_APP] = "x: y", [LS_PF_SEVERITY] = "LOG"}},
+    /* free text right before the severity */
+    {"[%p] %a", "[7] psql LOG:  x", 1, "x",
+     {[LS_PF_PID] = "7", [LS_PF_APP] = "psql ", [LS_PF_SEVERITY] = "LOG"}},
+    /* numeric zones, with and without a colon, and an hour-only one */
+    {"%t ", "2026-12-02 11:46:41 +05:30 LOG:  x", 1, "x",
+     {[LS_PF_TIME] = "2026-12-02 11:46:41 +05:30", [LS_PF_SEVERITY] = "LOG"}},
+    {"%t ", "2026-12-02 11:46:41 -0330 LOG:  x", 1, "x",
+     {[LS_PF_TIME] = "2026-12-02 11:46:41 -0330", [LS_PF_SEVERITY] = "LOG"}},
+    {"%t", "2026-12-02 11:46:41 +0512LOG:  x", 1, "x",
+     {[LS_PF_TIME] = "2026-12-02 11:46:41 +0512", [LS_PF_SEVERITY] = "LOG"}},
+    /* an empty %v, then %x */
+    {"%v%x ", "42 LOG:  x", 1, "x", {[LS_PF_VXID] = "", [LS_PF_XID] = "42", [LS_PF_SEVERITY] = "LOG"}},
+    /* the %q group fits only without its text */
+    {SPEC_G, "2026-12-02 11:46:41.139 UTC [77] a@b/c LOG  x LOG:  y", 1, "y",
+     {[LS_PF_TIME_MS] = "2026-12-02 11:46:41.139 UTC",
+      [LS_PF_PID] = "77",
+      [LS_PF_USER] = "a",
+      [LS_PF_DB] = "b",
+      [LS_PF_APP] = "c LOG  x",
+      [LS_PF_SEVERITY] = "LOG"}},
+    /* a translated severity is handed on in English whichever matcher reads it
+     * (a padded prefix goes to PCRE2) */
+    {"%m [%p] ", "2026-12-02 11:46:41.139 UTC [77] FEHLER:  x", 1, "x",
+     {[LS_PF_TIME_MS] = "2026-12-02 11:46:41.139 UTC", [LS_PF_PID] = "77",
+      [LS_PF_SEVERITY] = "ERROR"}},
+    {"%m [%5p] ", "2026-12-02 11:46:41.139 UTC [   77] FEHLER:  x", 1, "x",
+     {[LS_PF_TIME_MS] = "2026-12-02 11:46:41.139 UTC", [LS_PF_PID] = "77",
+      [LS_PF_SEVERITY] = "ERROR"}},
+    /* "%--u" is no escape: the second '-' is an unknown one, then the letter u */
+    {"[%--u] ", "[bob] LOG:  x", 0, NULL, {0}},
+    {"[%--u] ", "[u] LOG:  x", 1, "x", {[LS_PF_SEVERITY] = "LOG"}},
 };
 
-static void check_case(size_t i, const line_case *c)
+/* mode 0: as compiled; 1: PCRE2 alone; 2: ls_prefix_compile_lazy */
+static void check_case_mode(size_t i, const line_case *c, int mode)
 {
     ls_prefix *p = NULL;
     ls_prefix_match m;
     char err[256];
     int rc, k;
 
-    rc = ls_prefix_compile(&p, c->spec, err, sizeof(err));
+    rc = mode == 2 ? ls_prefix_compile_lazy(&p, c->spec, err, sizeof(err))
+                   : ls_prefix_compile(&p, c->spec, err, sizeof(err));
+    if (rc == LS_OK && mode == 1)
+        ls_prefix_pcre_only(p);
     CHECK_INT(rc, LS_OK);
     if (rc != LS_OK) {
         fprintf(stderr, "case %zu: %s\n", i, err);
@@ -618,7 +671,8 @@ static void check_case(size_t i, const line_case *c)
     memset(&m, 0xa5, sizeof(m));
     rc = ls_prefix_match_line(p, c->line, strlen(c->line), &m);
     if (rc != c->want)
-        fprintf(stderr, "case %zu: \"%s\" on \"%s\": got %d\n", i, c->spec, c->line, rc);
+        fprintf(stderr, "case %zu (mode %d): \"%s\" on \"%s\": got %d\n", i, mode, c->spec,
+                c->line, rc);
     CHECK_INT(rc, c->want);
     if (rc == 1 && c->want == 1) {
         CHECK(m.msg_off <= strlen(c->line));
@@ -627,7 +681,7 @@ static void check_case(size_t i, const line_case *c)
             if (c->f[k]) {
                 CHECK_SLICE(m.f[k], c->f[k]);
                 if (!m.f[k].ptr || strlen(c->f[k]) != m.f[k].len)
-                    fprintf(stderr, "  case %zu field %d\n", i, k);
+                    fprintf(stderr, "  case %zu (mode %d) field %d\n", i, mode, k);
             } else {
                 CHECK(m.f[k].ptr == NULL);
                 if (m.f[k].ptr)
@@ -642,9 +696,11 @@ static void check_case(size_t i, const line_case *c)
 static void test_table(void)
 {
     size_t i;
+    int mode;
 
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        check_case(i, &cases[i]);
+        for (mode = 0; mode < 3; mode++)
+            check_case_mode(i, &cases[i], mode);
 }
 
 /* Continuation lines and blank lines never match any of the real prefixes. */
