@@ -66,6 +66,13 @@ int ls_stderr_feed_headed(void *state, const char *line, size_t len, uint64_t li
                           ls_ts ts);
 /* Before the first line: infer a prefix that may lack %p and a time. */
 void ls_stderr_set_headed(void *state);
+/*
+ * The lines that follow come from another file of the same run: without
+ * --prefix its prefix is inferred from its own first lines (the one in
+ * force stays when that fails), or `stored_prefix` (not NULL or "") is
+ * used, the one the store keeps for a file read on.
+ */
+int ls_stderr_next_file(void *state, const char *stored_prefix);
 extern const ls_parser_ops ls_activity_parser;
 extern const ls_parser_ops ls_syslog_parser;
 extern const ls_parser_ops ls_csvlog_parser;

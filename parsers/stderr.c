@@ -23,6 +23,10 @@
  * inference is unsure the file fails with LS_EFORMAT and a note that asks
  * for --prefix.
  *
+ * Each file of a run (ls_stderr_next_file) starts such a window of its own,
+ * so that logs with different prefixes can be read together; a file that
+ * the store holds part of is read on with the prefix stored for it.
+ *
  * An inferred prefix may change in mid-file (the server restarted with a
  * new log_line_prefix): a line with a severity that the prefix does not
  * match starts another such window, the prefix is inferred again from it
@@ -100,6 +104,7 @@ typedef struct stderr_parser {
     int inferring;  /* holding lines for an inference */
     int inferred;   /* the prefix in force was inferred (it may change) */
     int replaying;  /* feeding held lines: a mismatch starts no window */
+    int file_window; /* the window is a new file's (ls_stderr_next_file) */
     char spec[512]; /* the inferred prefix in force */
     int headed;     /* ls_stderr_set_headed() */
     ls_buf held;                     /* the held lines, back to back */
@@ -425,13 +430,20 @@ static int switch_prefix(stderr_parser *sp, int rc, const char *spec, const char
     if ((rc = ls_prefix_compile(&p, spec, err, sizeof(err))) != 0)
         return rc == LS_ENOMEM ? rc : 0;
     ls_prefix_free(sp->prev);
-    sp->prev = sp->prefix;
+    /* Another file's prefix is no fallback for this one. */
+    sp->prev = sp->file_window ? NULL : sp->prefix;
+    if (sp->file_window)
+        ls_prefix_free(sp->prefix);
     sp->prefix = p;
     snprintf(sp->spec, sizeof(sp->spec), "%s", spec);
-    snprintf(msg, sizeof(msg),
-             "inferred log_line_prefix '%s' (it changed at line %llu; %s; pass --prefix to "
-             "override)",
-             spec, (unsigned long long)sp->held_lineno[0], why);
+    if (sp->file_window)
+        snprintf(msg, sizeof(msg), "inferred log_line_prefix '%s' (%s; pass --prefix to override)",
+                 spec, why);
+    else
+        snprintf(msg, sizeof(msg),
+                 "inferred log_line_prefix '%s' (it changed at line %llu; %s; pass --prefix to "
+                 "override)",
+                 spec, (unsigned long long)sp->held_lineno[0], why);
     note(sp, msg);
     return 0;
 }
@@ -466,7 +478,9 @@ static int infer_and_replay(stderr_parser *sp, const char *extra, size_t extra_l
     if (rc == LS_ENOMEM)
         return rc;
     if (sp->prefix) {
-        if ((rc = switch_prefix(sp, rc, spec, why)) != 0)
+        rc = switch_prefix(sp, rc, spec, why);
+        sp->file_window = 0;
+        if (rc != 0)
             return rc;
         goto replay;
     }
@@ -541,6 +555,39 @@ int ls_stderr_feed_headed(void *state, const char *line, size_t len, uint64_t li
 void ls_stderr_set_headed(void *state)
 {
     ((stderr_parser *)state)->headed = 1;
+}
+
+int ls_stderr_next_file(void *state, const char *stored_prefix)
+{
+    stderr_parser *sp = state;
+    ls_prefix *p = NULL;
+    char err[512];
+    int rc;
+
+    /* The last file's window is inferred from its own lines only. */
+    if (sp->inferring && (rc = infer_and_replay(sp, NULL, 0)) != 0)
+        return rc;
+    if (!sp->prefix)
+        return LS_EFORMAT; /* inference failed earlier: the run stays refused */
+    if (!sp->inferred)
+        return 0; /* --prefix: one prefix for every file */
+    if (stored_prefix && stored_prefix[0]) {
+        if (strcmp(stored_prefix, sp->spec) == 0)
+            return 0;
+        if ((rc = ls_prefix_compile(&p, stored_prefix, err, sizeof(err))) != 0)
+            return rc == LS_ENOMEM ? rc : 0;
+        ls_prefix_free(sp->prev);
+        sp->prev = NULL;
+        ls_prefix_free(sp->prefix);
+        sp->prefix = p;
+        snprintf(sp->spec, sizeof(sp->spec), "%s", stored_prefix);
+        return 0;
+    }
+    /* A window as for a prefix changed in mid-file (see switch_prefix). */
+    sp->inferring = 1;
+    sp->file_window = 1;
+    ls_buf_init(&sp->held, INFER_BYTES + 1);
+    return 0;
 }
 
 static int stderr_feed(void *state, const char *line, size_t len, uint64_t lineno)

@@ -61,6 +61,7 @@ typedef struct run_file {
     ls_file_stats st;
     int probe;          /* stderr: check that its lines match the prefix */
     uint64_t skip_upto; /* records starting at or before this line are in the store */
+    char prefix[256];   /* stderr: the log_line_prefix it was read with, "" if none */
     uint64_t old_lines; /* lines the store held of the file before this ingest */
     /* The resume point so far: the end of the last '\n'-terminated line. */
     uint64_t text_end;
@@ -233,10 +234,17 @@ static void on_note(void *vctx, const char *file, const char *msg)
     static const char inferred[] = "inferred log_line_prefix '";
     /* Kept with the file, so that its next part is read with the same
      * prefix even when too few lines were appended to infer it again. */
+    /* The parser's `file` is the run's first; its notes are about the file
+     * being read, the last one added (see ls_stderr_next_file). */
+    if (c->nfiles > 0)
+        file = c->files[c->nfiles - 1].path;
     if (strncmp(msg, inferred, sizeof(inferred) - 1) == 0) {
         const char *p = msg + sizeof(inferred) - 1, *e = strstr(p, "' (");
-        if (e && (size_t)(e - p) < sizeof(c->prefix))
+        if (e && (size_t)(e - p) < sizeof(c->prefix)) {
             snprintf(c->prefix, sizeof(c->prefix), "%.*s", (int)(e - p), p);
+            if (c->nfiles > 0)
+                snprintf(c->files[c->nfiles - 1].prefix, sizeof(c->prefix), "%s", c->prefix);
+        }
     }
     if (!c->opts->quiet)
         fprintf(stderr, "lockspan: %s: %s\n", file, msg);
@@ -404,7 +412,7 @@ static int run_end(ingest_ctx *c, int rc)
             f->st.text_bytes = f->text_end;
             f->st.tail_hash = tail_hash(f->tail, f->tail_len, f->tail_line_len);
         }
-        f->st.prefix = c->opts->prefix ? c->opts->prefix : c->prefix[0] ? c->prefix : NULL;
+        f->st.prefix = c->opts->prefix ? c->opts->prefix : f->prefix[0] ? f->prefix : NULL;
         if (rc == 0)
             rc = ls_handoff_file_end(c->handoff, f->ord, &f->st);
         if (rc == 0) {
@@ -446,6 +454,14 @@ static int run_add_file(ingest_ctx *c, const ls_parser_ops *ops, const char *pat
     run_file *f;
     int rc;
 
+    /* Another file in a stderr run: its own prefix (the last file's
+     * held lines are read first, as that file's). */
+    if (c->parser && ops == &ls_stderr_parser && !c->opts->prefix) {
+        if ((rc = ls_stderr_next_file(c->parser, prefix)) != 0)
+            return rc;
+        if (prefix && prefix[0])
+            snprintf(c->prefix, sizeof(c->prefix), "%s", prefix);
+    }
     if (c->nfiles == c->cap) {
         size_t ncap = c->cap ? c->cap * 2 : 8;
         run_file *nf = ls_realloc(c->files, ncap * sizeof(*nf));
@@ -481,6 +497,7 @@ static int run_add_file(ingest_ctx *c, const ls_parser_ops *ops, const char *pat
             return rc;
         }
     }
+    snprintf(f->prefix, sizeof(f->prefix), "%s", c->prefix);
     return 0;
 }
 
@@ -559,7 +576,7 @@ static int remember(ingest_ctx *c, uint64_t fingerprint, const run_file *f, int6
     sf->p.file_id = stored_id;
     snprintf(sf->p.format, sizeof(sf->p.format), "%s", c->ops ? c->ops->name : "");
     snprintf(sf->p.prefix, sizeof(sf->p.prefix), "%s",
-             c->opts->prefix ? c->opts->prefix : c->prefix);
+             c->opts->prefix ? c->opts->prefix : f->prefix);
     sf->p.text_bytes = f->text_end;
     sf->p.lines = f->st.lines;
     sf->p.tail_hash = tail_hash(f->tail, f->tail_len, f->tail_line_len);
