@@ -211,6 +211,7 @@ def main():
         check(share >= 0.90,
               f"waited-behind code path right for {right} of {len(slow)} requests that"
               f" waited >= 100 ms ({share:.0%}, need 90 %)")
+        print(f"  waited-behind code path right for {right} of {len(slow)} ({share:.0%})")
         if share < 0.90:
             for rid, ms, want, got, n in wrong[:8]:
                 print(f"  {rid}: waited {ms:.0f} ms behind {want}, store says {got}"
