@@ -133,6 +133,33 @@ def main():
         if shutil.which("zsh"):
             r = run("zsh", "-n", os.path.join(tmp, paths["zsh"]))
             check(r.returncode == 0, f"zsh -n: {r.stderr}")
+
+            # zsh: what TAB offers in an interactive zsh (zpty) that loads
+            # the installed completion with compinit.
+            helper = os.path.join(os.path.dirname(os.path.abspath(__file__)), "zsh_complete.zsh")
+            fdir = os.path.dirname(os.path.join(tmp, paths["zsh"]))
+
+            def zsh_complete(typed):
+                r = subprocess.run(["zsh", helper, fdir, typed], capture_output=True, text=True,
+                                   timeout=60)
+                return set(r.stdout.split()), r
+            got, r = zsh_complete("lockspan ")
+            check(got == set(cmds) | {"help", "version"},
+                  f"zsh completes the commands: {sorted(got)} (exit {r.returncode})")
+            for c in cmds:
+                got, r = zsh_complete(f"lockspan {c} --")
+                want = {"--" + n for n in helps[c] if not n.startswith("-")}
+                check(got == want, f"zsh completion of {c} --: {sorted(got ^ want)} "
+                      f"(exit {r.returncode})")
+                got, r = zsh_complete(f"lockspan {c} -")
+                want |= {n for n in helps[c] if n.startswith("-")}
+                check(got == want, f"zsh completion of {c} -: {sorted(got ^ want)}")
+            got, _ = zsh_complete("lockspan report --format ")
+            check(got == {"md", "json", "html"}, f"zsh completes --format values: {sorted(got)}")
+            got, _ = zsh_complete("lockspan analyze --gro")
+            check(got == {"--group-by"}, f"zsh completes a prefix: {sorted(got)}")
+            got, _ = zsh_complete("lockspan ingest --tz")
+            check(got == set(), f"zsh offers no option of another command: {sorted(got)}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return report()
