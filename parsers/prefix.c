@@ -540,6 +540,7 @@ static void escape_ends(const fast_op *op, const char *s, size_t len, size_t at,
  * goes to PCRE2 as well.
  */
 #define WALK_BUDGET 20000
+#define FAST_MAX_STEPS 1024
 #define MEMO_AFTER 2000
 #define MEMO_MAX_BITS ((size_t)1 << 23)
 #define WALK_MAX 2000000
@@ -751,6 +752,10 @@ static int fast_build(ls_prefix *p, const char *spec)
         }
         s++;
     }
+    /* The walk recurses once per step: a prefix of thousands of escapes
+     * (no server prints one) is left to PCRE2 rather than to the stack. */
+    if (p->nfast > FAST_MAX_STEPS)
+        ls_prefix_pcre_only(p);
     return 0;
 }
 

@@ -855,9 +855,45 @@ static void test_fast_same_as_pcre(void)
     CHECK_INT(differ, 0);
 }
 
+/*
+ * A prefix of 1,500 escapes (more steps than the fast matcher walks, which
+ * recurses once per step) and a line that fits it: PCRE2 matches it.
+ */
+static void test_huge_prefix(void)
+{
+    enum { N = 1500 };
+    char *spec = malloc(3 * N + 1), *line = malloc(2 * N + 8), err[256];
+    ls_prefix *p = NULL;
+    ls_prefix_match m;
+    int i, rc;
+
+    if (!spec || !line) {
+        CHECK(0);
+        free(spec);
+        free(line);
+        return;
+    }
+    for (i = 0; i < N; i++) {
+        memcpy(spec + 3 * i, "%p ", 3);
+        memcpy(line + 2 * i, "1 ", 2);
+    }
+    spec[3 * N] = '\0';
+    memcpy(line + 2 * N, "LOG:  x", 8);
+    rc = ls_prefix_compile(&p, spec, err, sizeof(err));
+    CHECK_INT(rc, LS_OK);
+    if (rc == LS_OK) {
+        rc = ls_prefix_match_line(p, line, strlen(line), &m);
+        CHECK_INT(rc, 1);
+        ls_prefix_free(p);
+    }
+    free(spec);
+    free(line);
+}
+
 int main(void)
 {
     test_table();
+    test_huge_prefix();
     test_fast_same_as_pcre();
     test_continuations();
     test_length_not_nul();
