@@ -124,13 +124,20 @@ static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS transactions_session ON transactions(session_id, start_ts);"
     "CREATE INDEX IF NOT EXISTS transactions_xid ON transactions(xid) WHERE xid IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
-    "CREATE INDEX IF NOT EXISTS holds_tx_row ON holds(tx_id, row_id);";
+    "CREATE INDEX IF NOT EXISTS holds_tx_row ON holds(tx_id, row_id);"
+    "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);";
 
 /* Links from waits to transactions. */
 static const char link_sql[] =
-    /* 1 ms slack for start times derived from millisecond timestamps. */
-    "UPDATE lock_waits SET waiter_tx = " OPEN_TX("lock_waits.session_id", "lock_waits.start_ts",
-                                                 "1000") ","
+    /* The transaction that ran the waiter's own statement (found by log
+     * position: exact where whole-second %t times put a BEGIN after the
+     * wait's derived start), else the one open at the wait's start (1 ms
+     * slack for start times derived from millisecond timestamps). */
+    "UPDATE lock_waits SET waiter_tx = coalesce((SELECT x.tx_id FROM (SELECT tx_id, last_stmt"
+    "  FROM transactions t WHERE t.session_id = lock_waits.session_id"
+    "  AND t.first_stmt <= lock_waits.waiter_stmt ORDER BY t.first_stmt DESC LIMIT 1) x"
+    "  WHERE x.last_stmt >= lock_waits.waiter_stmt),"
+    "  " OPEN_TX("lock_waits.session_id", "lock_waits.start_ts", "1000") "),"
     " waiter_stmt = coalesce(waiter_stmt, (SELECT x.stmt_id FROM (SELECT stmt_id, end_ts"
     "  FROM statements st WHERE st.session_id = lock_waits.session_id"
     "  AND st.start_ts <= lock_waits.start_ts + 1000"
