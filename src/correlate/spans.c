@@ -311,13 +311,25 @@ static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
     intervals v = {0};
     const char *from = "none";
     char buf[32];
-    int rc;
+    ls_stmt *q = NULL;
+    int rc, spans = 0;
 
     *offset = 0;
     *depth = 0;
-    if ((rc = wait_intervals(s, &v)) == 0 && v.n)
+    /* No database span, nothing to measure: not a probe per logged wait
+     * and a scan of every statement for nothing. */
+    if ((rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM spans"
+                                  " WHERE db_statement IS NOT NULL)", &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1)
+        spans = (int)ls_stmt_int64(q, 0);
+    ls_stmt_finalize(q);
+    if (rc < 0)
+        return rc;
+    rc = 0;
+    if (spans && (rc = wait_intervals(s, &v)) == 0 && v.n)
         from = "logged lock waits";
-    else if (rc == 0 && (rc = statement_intervals(s, &v)) == 0 && v.n)
+    else if (spans && rc == 0 && (rc = statement_intervals(s, &v)) == 0 && v.n)
         from = "logged statements";
     if (rc == 0 && v.n)
         *depth = ls_span_offset(v.lo, v.hi, (int)v.n, offset);
