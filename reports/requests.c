@@ -101,7 +101,7 @@ static const char trace_waits_fmt[] =
     "  r.relation || ' ' || r.row_key, w.pid,"
     "  (SELECT %s FROM tx_code c WHERE c.tx_id = h.tx_id), h.pid,"
     "  (SELECT t.text FROM stmt_rows st JOIN stmt_texts t ON t.text_id = st.text_id"
-    "   WHERE st.stmt_id = w.stmt_id)"
+    "   WHERE st.stmt_id = w.stmt_id), h.tx_id, w.tx_id"
     " FROM ww w LEFT JOIN rows r ON r.row_id = w.row_id"
     " LEFT JOIN holds h ON h.hold_id = w.cover_hold ORDER BY w.start_ts, w.rw_id";
 
@@ -167,8 +167,11 @@ static void trace_waits(model_ctx *m, cJSON *o, const char *trace_id)
         ls_model_col_str(w, "kind", q, 4);
         ls_model_col_str(w, "row", q, 5);
         ls_model_col_int(w, "pid", q, 6);
-        ls_model_col_str(w, "behind_code_path", q, 7);
+        ls_model_add_code(m, w, "", q, 11);
         ls_model_col_int(w, "behind_pid", q, 8);
+        /* the four code path fields of the hold it queued behind (column 7
+         * is the same path, from the same tx_code row) */
+        ls_model_add_code(m, w, "behind_", q, 10);
         ls_model_col_str(w, "statement", q, 9);
         cJSON_AddItemToArray(list, w);
     }
