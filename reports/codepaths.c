@@ -233,23 +233,15 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
  * waited over 20 ms counts as queued behind the path that covered most of
  * it (as a request's "waited behind", requests.c); a wait no
  * known hold covers goes whole to the hold that had the row when it
- * started (behind_tx). An overlap under 5 ms is not a share: both holds'
- * bounds and the wait's come from millisecond log times, and separate runs
- * of one workload would name a path there one time and not the next. The
- * holds that may cover a wait start at most the row's longest hold before
- * it (mh), so each wait reads a few holds. A path listed that caused (or
- * suffered) none has 0 ms there.
+ * started (behind_tx). An overlap under COVER_MIN_US is not a share: both
+ * holds' bounds and the wait's come from millisecond log times, and
+ * separate runs of one workload would name a path there one time and not
+ * the next. Which holds covered which wait comes from one sweep per row
+ * (temp.row_cover, row_cover()). A path listed that caused (or suffered)
+ * none has 0 ms there.
  */
 static const char queueing_fmt[] =
-    "WITH mh AS (SELECT row_id, max(end_ts - start_ts) AS m FROM holds"
-    "  WHERE row_id IN (SELECT row_id FROM row_waits) GROUP BY row_id),"
-    " cov AS (SELECT w.rw_id, h.tx_id,"
-    "  min(h.end_ts, w.end_ts) - max(h.start_ts, w.start_ts) AS us"
-    "  FROM row_waits w JOIN mh ON mh.row_id = w.row_id"
-    "  JOIN holds h ON h.row_id = w.row_id AND h.tx_id IS NOT w.tx_id"
-    "  AND h.start_ts BETWEEN w.start_ts - mh.m AND w.end_ts AND h.end_ts > w.start_ts"
-    "  AND h.start_ts < w.end_ts"
-    "  AND min(h.end_ts, w.end_ts) - max(h.start_ts, w.start_ts) >= 5000),"
+    "WITH cov AS (SELECT rw_id, tx_id, us FROM temp.row_cover),"
     " tot AS (SELECT rw_id, sum(us) AS us FROM cov GROUP BY rw_id),"
     " part AS (SELECT c.rw_id, c.tx_id, c.us * 1.0 / t.us AS f, c.us FROM cov c"
     "  JOIN tot t ON t.rw_id = c.rw_id WHERE t.us > 0"
@@ -269,6 +261,107 @@ static const char queueing_fmt[] =
     "  total(CASE WHEN caused THEN lgd END), sum(NOT caused AND over),"
     "  total(CASE WHEN NOT caused THEN hid END), total(CASE WHEN NOT caused THEN lgd END)"
     " FROM s WHERE label IS NOT NULL GROUP BY label ORDER BY 3 DESC, 4 DESC, label LIMIT ?1";
+
+#define COVER_MIN_US 5000
+
+/* Each row's waits and holds in start order, for the sweep. */
+static const char cover_waits_sql[] =
+    "SELECT rw_id, row_id, tx_id, start_ts, end_ts FROM row_waits"
+    " WHERE start_ts IS NOT NULL AND end_ts IS NOT NULL ORDER BY row_id, start_ts, rw_id";
+static const char cover_holds_sql[] =
+    /* sorted once, not read through holds(row_id, start_ts) row by row */
+    "SELECT row_id, tx_id, start_ts, end_ts FROM holds NOT INDEXED"
+    " WHERE row_id IN (SELECT row_id FROM row_waits) AND start_ts IS NOT NULL"
+    " AND end_ts IS NOT NULL ORDER BY row_id, start_ts";
+
+typedef struct cover_hold {
+    int64_t tx_id, start_ts, end_ts;
+    int has_tx;
+} cover_hold;
+
+/*
+ * temp.row_cover(rw_id, tx_id, us): each hold of another transaction that
+ * overlapped a row wait by at least COVER_MIN_US, and by how much. One
+ * sweep per row, waits and holds both in start order, keeping only the
+ * holds that have begun and not ended by the wait's start: a long hold
+ * costs the waits it overlaps, not a scan of every hold within its length
+ * before each wait of the row.
+ */
+static int row_cover(ls_store *s)
+{
+    ls_stmt *w = NULL, *h = NULL, *ins = NULL;
+    cover_hold *act = NULL;
+    size_t n = 0, cap = 0, i, j;
+    int64_t row = -1;
+    int rc, hrc;
+
+    if ((rc = ls_store_exec(s, "DROP TABLE IF EXISTS temp.row_cover;"
+                               "CREATE TEMP TABLE row_cover(rw_id INTEGER, tx_id INTEGER,"
+                               " us INTEGER);")) != 0 ||
+        (rc = ls_store_prepare(s, cover_waits_sql, &w)) != 0 ||
+        (rc = ls_store_prepare(s, cover_holds_sql, &h)) != 0 ||
+        (rc = ls_store_prepare(s, "INSERT INTO temp.row_cover VALUES (?1, ?2, ?3)", &ins)) != 0)
+        goto out;
+    hrc = ls_stmt_step(h);
+    while ((rc = ls_stmt_step(w)) == 1) {
+        int64_t ws = ls_stmt_int64(w, 3), we = ls_stmt_int64(w, 4);
+        int w_has_tx = !ls_stmt_isnull(w, 2);
+        int64_t w_tx = ls_stmt_int64(w, 2);
+        if (ls_stmt_int64(w, 1) != row) {
+            row = ls_stmt_int64(w, 1);
+            n = 0;
+            while (hrc == 1 && ls_stmt_int64(h, 0) < row)
+                hrc = ls_stmt_step(h);
+        }
+        /* the holds that began before the wait ended */
+        for (; hrc == 1 && ls_stmt_int64(h, 0) == row && ls_stmt_int64(h, 2) < we;
+             hrc = ls_stmt_step(h)) {
+            if (n == cap) {
+                cover_hold *na = realloc(act, (cap ? cap * 2 : 64) * sizeof(*act));
+                if (!na) {
+                    rc = LS_ENOMEM;
+                    goto out;
+                }
+                act = na;
+                cap = cap ? cap * 2 : 64;
+            }
+            act[n].has_tx = !ls_stmt_isnull(h, 1);
+            act[n].tx_id = ls_stmt_int64(h, 1);
+            act[n].start_ts = ls_stmt_int64(h, 2);
+            act[n].end_ts = ls_stmt_int64(h, 3);
+            n++;
+        }
+        if (hrc < 0) {
+            rc = hrc;
+            goto out;
+        }
+        /* those that ended by its start end before every later wait's */
+        for (i = j = 0; i < n; i++)
+            if (act[i].end_ts > ws)
+                act[j++] = act[i];
+        n = j;
+        for (i = 0; i < n; i++) {
+            const cover_hold *c = &act[i];
+            int64_t us = (c->end_ts < we ? c->end_ts : we) - (c->start_ts > ws ? c->start_ts : ws);
+            if (c->start_ts >= we || us < COVER_MIN_US ||
+                (c->has_tx == w_has_tx && (!c->has_tx || c->tx_id == w_tx)))
+                continue; /* not yet begun, too short a share, or its own transaction */
+            ls_stmt_reset(ins);
+            ls_stmt_bind_int64(ins, 1, ls_stmt_int64(w, 0));
+            if (c->has_tx)
+                ls_stmt_bind_int64(ins, 2, c->tx_id);
+            ls_stmt_bind_int64(ins, 3, us);
+            if ((rc = ls_stmt_step(ins)) < 0)
+                goto out;
+        }
+    }
+out:
+    free(act);
+    ls_stmt_finalize(w);
+    ls_stmt_finalize(h);
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
 
 static void queueing_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -368,6 +461,8 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     if (rc < 0)
         goto out;
     snprintf(sql, sizeof(sql), queueing_fmt, groupings[g].label, groupings[g].label);
+    if ((rc = row_cover(m->store)) != 0)
+        goto out;
     ls_model_each_row(m, sql, top, queueing_row,
                       cJSON_AddArrayToObject(report, "row_queueing"));
     snprintf(sql, sizeof(sql), occupancy_fmt, groupings[g].label, groupings[g].source);
