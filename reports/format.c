@@ -84,3 +84,37 @@ const char *ls_fmt_local_iso(char *buf, size_t n, const char *iso)
              labs(off) % 60);
     return buf;
 }
+
+void ls_fmt_trace_spans(FILE *f, const cJSON *t,
+                        void (*esc)(FILE *f, const char *s, size_t max))
+{
+    const cJSON *w;
+    int first = 1;
+    const char *from = m_str(t, "clock_offset_from");
+    if (from && strcmp(from, "none") == 0)
+        fputs("their clock taken as the database's (no logged lock wait or statement to "
+              "measure it on)", f);
+    else {
+        /* the offset is database minus application clock */
+        fprintf(f, "their clock %.1f ms %s the database's (%.0f ",
+                m_num(t, "clock_offset_ms") < 0 ? -m_num(t, "clock_offset_ms")
+                                                : m_num(t, "clock_offset_ms"),
+                m_num(t, "clock_offset_ms") < 0 ? "ahead of" : "behind",
+                m_num(t, "clock_offset_agreeing"));
+        esc(f, m_str(t, "clock_offset_from"), 40);
+        fputs(" agree)", f);
+    }
+    if (m_num(t, "without_pid") > 0) {
+        fprintf(f, "; %.0f without a backend pid: %.0f placed by their trace's other spans, "
+                   "%.0f matched to a logged statement, %.0f not placed",
+                m_num(t, "without_pid"), m_num(t, "placed_by_trace"),
+                m_num(t, "matched_logged_statement"), m_num(t, "not_placed"));
+        cJSON_ArrayForEach(w, m_get(t, "not_placed_why")) {
+            fprintf(f, "%s%.0f: ", first ? " (" : "; ", m_num(w, "spans"));
+            esc(f, m_str(w, "why"), 120);
+            first = 0;
+        }
+        if (!first)
+            fputs("); a span not placed adds nothing to the holds and hidden waits", f);
+    }
+}

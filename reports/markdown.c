@@ -465,37 +465,10 @@ static void mermaid_deadlock(FILE *f, const cJSON *d)
  * not be placed in a session, and why. */
 static void trace_spans(FILE *f, const cJSON *t)
 {
-    const cJSON *w;
-    int first = 1;
     if (!t)
         return;
     fprintf(f, "| Database spans | %.0f, ", m_num(t, "database_spans"));
-    if (same(m_str(t, "clock_offset_from"), "none"))
-        fputs("their clock taken as the database's (no logged lock wait or statement to "
-              "measure it on)", f);
-    else {
-        /* the offset is database minus application clock */
-        fprintf(f, "their clock %.1f ms %s the database's (%.0f ",
-                m_num(t, "clock_offset_ms") < 0 ? -m_num(t, "clock_offset_ms")
-                                                : m_num(t, "clock_offset_ms"),
-                m_num(t, "clock_offset_ms") < 0 ? "ahead of" : "behind",
-                m_num(t, "clock_offset_agreeing"));
-        ls_md_cell(f, m_str(t, "clock_offset_from"), 40);
-        fputs(" agree)", f);
-    }
-    if (m_num(t, "without_pid") > 0) {
-        fprintf(f, "; %.0f without a backend pid: %.0f placed by their trace's other spans, "
-                   "%.0f matched to a logged statement, %.0f not placed",
-                m_num(t, "without_pid"), m_num(t, "placed_by_trace"),
-                m_num(t, "matched_logged_statement"), m_num(t, "not_placed"));
-        cJSON_ArrayForEach(w, m_get(t, "not_placed_why")) {
-            fprintf(f, "%s%.0f: ", first ? " (" : "; ", m_num(w, "spans"));
-            ls_md_cell(f, m_str(w, "why"), 120);
-            first = 0;
-        }
-        if (!first)
-            fputs("); a span not placed adds nothing to the holds and hidden waits", f);
-    }
+    ls_fmt_trace_spans(f, t, ls_md_cell);
     fputs(" |\n", f);
 }
 

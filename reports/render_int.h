@@ -32,6 +32,13 @@ void ls_tz_leave(char *saved);
 #define LS_LOCAL_ISO_LEN 48
 const char *ls_fmt_local_iso(char *buf, size_t n, const char *iso);
 
+/* The sentence on the database spans (summary.trace_spans) after their
+ * count: their clock against the database's, and those without a backend
+ * pid, placed or not and why; log text through `esc`, the format's
+ * escaping. format.c. */
+void ls_fmt_trace_spans(FILE *f, const cJSON *t,
+                        void (*esc)(FILE *f, const char *s, size_t max));
+
 static inline const cJSON *m_get(const cJSON *o, const char *key)
 {
     return cJSON_GetObjectItemCaseSensitive(o, key);

@@ -7,6 +7,17 @@
 
 #include "ls_correlate.h"
 
+#include <string.h>
+
+/* A statement text's text_id: texts are kept once, by the FNV-1a hash
+ * ingest stores them under (store.c). */
+#define LS_TEXT_FIND_SQL "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2"
+
+static inline int64_t ls_text_hash(const char *text)
+{
+    return (int64_t)ls_fnv1a(text, strlen(text), LS_FNV1A_BASIS);
+}
+
 /* transactions.c: rebuild the transactions of the sessions involved in
  * waits, deadlocks and errors, and link waits, errors and deadlock
  * participants to them; find the retries after lock errors. */

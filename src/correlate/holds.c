@@ -70,8 +70,6 @@ static const char waiter_stmts_sql[] =
     "  AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) r"
     " WHERE ?4 IS NULL OR r.text_id = ?4";
 
-/* A text's text_id (stmt_texts.hash is ls_fnv1a of it, as ingest stores it). */
-static const char text_find_sql[] = "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2";
 
 /* The holder's statements before the wait (its session: the blocker's),
  * latest first in log order (whole-second start times do not order them). */
@@ -162,7 +160,7 @@ static int waiter_statement(ls_stmt *q, ls_stmt *tq, wait_row *w, const char *lo
     if (lock_stmt) {
         /* a text no statement has: no candidate */
         ls_stmt_reset(tq);
-        ls_stmt_bind_int64(tq, 1, (int64_t)ls_fnv1a(lock_stmt, strlen(lock_stmt), LS_FNV1A_BASIS));
+        ls_stmt_bind_int64(tq, 1, ls_text_hash(lock_stmt));
         ls_stmt_bind_text(tq, 2, lock_stmt);
         if ((rc = ls_stmt_step(tq)) < 0)
             return rc;
@@ -240,6 +238,14 @@ static const char wkeys_apply_sql[] =
     " via_ctid = k.grouped_by = '" LS_GROUPED_CTID "'"
     " FROM temp.wkeys k WHERE wrows.wait_id = k.wait_id;"
     "DELETE FROM temp.wkeys;";
+
+/* A step's scan is over: close it, then apply the keys it found. */
+static int apply_found_keys(ls_store *s, ls_stmt **scan)
+{
+    ls_stmt_finalize(*scan);
+    *scan = NULL;
+    return ls_store_exec(s, wkeys_apply_sql);
+}
 
 static int wkey_add(ls_stmt *add, int64_t wait_id, const char *rel, const char *key,
                     const char *grouped_by)
@@ -418,11 +424,8 @@ static int key_waits_from_holders(ls_store *s, ls_stmt *hq, int64_t resolution,
                       (rc = rel_col_add(&cols, w.rel, key)) != 0))
             goto out;
     }
-    if (rc == 0) {
-        ls_stmt_finalize(q);
-        q = NULL;
-        rc = ls_store_exec(s, wkeys_apply_sql);
-    }
+    if (rc == 0)
+        rc = apply_found_keys(s, &q);
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(add);
@@ -605,9 +608,7 @@ static int key_by_ctid(ls_store *s)
             goto out;
         }
     }
-    ls_stmt_finalize(q);
-    q = NULL;
-    rc = ls_store_exec(s, wkeys_apply_sql);
+    rc = apply_found_keys(s, &q);
 out:
     for (i = 0; i < n; i++)
         free(run[i].key);
@@ -631,7 +632,7 @@ static int read_waits(ls_store *s, int64_t resolution)
     memset(&r, 0, sizeof(r));
     if ((rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
-        (rc = ls_store_prepare(s, text_find_sql, &tq)) != 0 ||
+        (rc = ls_store_prepare(s, LS_TEXT_FIND_SQL, &tq)) != 0 ||
         (rc = ls_store_prepare(s, wrow_insert_sql, &ins)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -781,11 +782,8 @@ static int learn_and_apply_rules(ls_store *s, ls_shape_rule **rules, size_t *nru
             }
         }
     }
-    if (rc == 0) {
-        ls_stmt_finalize(q);
-        q = NULL;
-        rc = ls_store_exec(s, wkeys_apply_sql);
-    }
+    if (rc == 0)
+        rc = apply_found_keys(s, &q);
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(rule);

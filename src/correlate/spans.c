@@ -116,25 +116,18 @@ static const char logged_match_sql[] =
 static const char place_sql[] =
     "UPDATE span_placement SET pid = ?2, how = ?3, why = ?4 WHERE span_row = ?1";
 
-/* Texts are kept once, by the FNV-1a hash ingest uses (store.c); the ones
- * added here stay for the next run to find. */
-static const char text_find_sql[] =
-    "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2";
+/* Texts added here (LS_TEXT_FIND_SQL finds the others) stay for the next
+ * run to find. */
 static const char text_insert_sql[] = "INSERT INTO stmt_texts(hash, text) VALUES (?1, ?2)"
                                       " RETURNING text_id";
 static const char insert_sql[] =
     "INSERT INTO stmt_rows(session_id, pid, start_ts, dur_us, verb, text_id)"
     " VALUES (?1, ?2, ?3, ?4, 5, ?5)"; /* verb LS_VERB_SPAN */
 
-static int64_t text_hash(const char *t)
-{
-    return (int64_t)ls_fnv1a(t, strlen(t), LS_FNV1A_BASIS); /* as store.c */
-}
-
 /* The text_id of text, added when new. */
 static int text_id(ls_stmt *find, ls_stmt *add, const char *text, int64_t *out)
 {
-    int64_t h = text_hash(text);
+    int64_t h = ls_text_hash(text);
     int rc;
     ls_stmt_reset(find);
     ls_stmt_bind_int64(find, 1, h);
@@ -379,7 +372,7 @@ static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
         int64_t t0 = ls_stmt_int64(q, 2), n = 0;
 
         ls_stmt_reset(find);
-        ls_stmt_bind_int64(find, 1, text_hash(text));
+        ls_stmt_bind_int64(find, 1, ls_text_hash(text));
         ls_stmt_bind_text(find, 2, text);
         if ((rc = ls_stmt_step(find)) < 0)
             goto out;
@@ -429,7 +422,7 @@ int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_pid ON spans(db_pid, start_ts)"
                                " WHERE db_pid IS NOT NULL")) != 0 ||
         (rc = measure_offset(s, &offset, &depth)) != 0 ||
-        (rc = ls_store_prepare(s, text_find_sql, &find)) != 0 ||
+        (rc = ls_store_prepare(s, LS_TEXT_FIND_SQL, &find)) != 0 ||
         (rc = place_pidless(s, offset, find)) != 0 ||
         (rc = ls_store_prepare(s, spans_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, text_insert_sql, &add)) != 0 ||
