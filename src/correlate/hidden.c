@@ -46,30 +46,47 @@
 #define LOGGED_AGREE_FRAC 0.1 /* ... this many ms, or this share of it */
 
 /*
+ * The logged waits of each (transaction, row), one line each: its first
+ * wait (by start, then wait_id), and the span of them all — a statement's
+ * tuple-lock wait, then its transaction wait, back to back. Built from
+ * lock_waits in one grouped scan, so the scan of the holds below joins a
+ * table the size of the logged waits instead of probing lock_waits once
+ * per hold.
+ */
+static const char logged_table_sql[] =
+    "DROP TABLE IF EXISTS temp.hidden_logged;"
+    "CREATE TEMP TABLE hidden_logged(tx_id INTEGER, row_id INTEGER, first_wait INTEGER,"
+    " l0 INTEGER, l1 INTEGER, ms REAL, tx_wait INTEGER, PRIMARY KEY(tx_id, row_id))"
+    " WITHOUT ROWID;"
+    "INSERT INTO temp.hidden_logged SELECT waiter_tx, row_id, min(first_wait), min(start_ts),"
+    " max(coalesce(end_ts, logged_ts)),"
+    " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"
+    " max(target_kind IS NOT 'tuple')"
+    " FROM (SELECT waiter_tx, row_id, start_ts, end_ts, logged_ts, target_kind,"
+    "  first_value(wait_id) OVER (PARTITION BY waiter_tx, row_id"
+    "  ORDER BY start_ts, wait_id) AS first_wait FROM lock_waits"
+    "  WHERE waiter_tx IS NOT NULL AND row_id IS NOT NULL)"
+    " GROUP BY waiter_tx, row_id;";
+
+/*
  * Holds in (row, acquisition) order — under log_statement = 'all', where
- * acquisitions are what is reconstructed, in the order they ended — sorted (NOT INDEXED): the holds table
- * is in time order, so walking its (row_id, start_ts) index row by row
- * would read every page of it once per hot row once it no longer fits the
- * page cache. The sort is one scan, and spills to temp files beyond its
- * memory (ls_store_sorting() while it runs).
+ * acquisitions are what is reconstructed, in the order they ended — sorted
+ * (NOT INDEXED): the holds table is in time order, so walking an index on
+ * (row_id, start_ts) row by row would read every page of it once per hot
+ * row once it no longer fits the page cache. The sort is one scan, and
+ * spills to temp files beyond its memory (ls_store_sorting() while it
+ * runs). Each hold carries its transaction's logged waits for the row.
  */
 static const char holds_sql[] =
     "SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid, h.start_ts, h.start_lo,"
     " h.end_ts, h.lock_stmt, h.start_evidence = 'start of the locking statement (no duration"
-    " logged)', (SELECT w.wait_id FROM lock_waits w WHERE w.waiter_tx = h.tx_id"
-    "  AND w.row_id = h.row_id ORDER BY w.start_ts LIMIT 1)"
-    " FROM holds h NOT INDEXED ORDER BY h.row_id,"
+    " logged)', l.first_wait, l.l0, l.l1, l.ms, l.tx_wait"
+    " FROM holds h NOT INDEXED LEFT JOIN temp.hidden_logged l"
+    "  ON l.tx_id = h.tx_id AND l.row_id = h.row_id"
+    " ORDER BY h.row_id,"
     " CASE WHEN h.start_evidence IN ('start of the locking statement (no duration logged)',"
     "  'acquired after the locking statement''s logged wait') THEN h.end_ts ELSE h.start_ts END,"
     " h.start_ts, h.hold_id";
-
-/* A statement's logged waits for one row: a tuple-lock wait, then the
- * transaction wait, back to back. */
-static const char logged_sql[] =
-    "SELECT min(start_ts), max(coalesce(end_ts, logged_ts)),"
-    " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"
-    " max(target_kind IS NOT 'tuple') FROM lock_waits"
-    " WHERE waiter_tx = ?1 AND row_id = ?2";
 
 static const char insert_sql[] =
     "INSERT INTO row_waits(row_id, hold_id, tx_id, session_id, pid, stmt_id, start_ts, end_ts,"
@@ -77,8 +94,8 @@ static const char insert_sql[] =
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 
 /* Holds whose start moves are noted here and moved after the scan: moving
- * them during it (the scan follows holds(row_id, start_ts)) would meet them
- * again further on. */
+ * them during it would change the table the scan reads (and the index on
+ * holds(row_id, start_ts) with it). */
 static const char moved_table_sql[] =
     "DROP TABLE IF EXISTS temp.moved_holds;"
     "CREATE TEMP TABLE moved_holds(hold_id INTEGER PRIMARY KEY, start_ts INTEGER);";
@@ -179,7 +196,7 @@ static void ring_push(ring *r, const ls_queued_hold *h, int64_t hold_id, int64_t
 
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *q = NULL, *lq = NULL, *ins = NULL, *mv = NULL, *ut = NULL;
+    ls_stmt *q = NULL, *ins = NULL, *mv = NULL, *ut = NULL;
     ring *r = ls_calloc(1, sizeof(*r));
     row_span span = {-1, 0, 0, 0, 0};
     int64_t row = -1;
@@ -189,12 +206,8 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         return LS_ENOMEM;
     if ((rc = ls_store_exec(s, moved_table_sql)) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
-        (rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS holds_row_start ON"
-                               " holds(row_id, start_ts);"
-                               "CREATE INDEX IF NOT EXISTS lock_waits_waiter_tx ON"
-                               " lock_waits(waiter_tx, row_id);")) != 0 ||
+        (rc = ls_store_exec(s, logged_table_sql)) != 0 ||
         (rc = ls_store_prepare(s, holds_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, logged_sql, &lq)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &ins)) != 0 ||
         (rc = ls_store_prepare(s, move_hold_sql, &mv)) != 0 ||
         (rc = ls_store_prepare(s, utilisation_sql, &ut)) != 0 ||
@@ -255,22 +268,17 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
                 /* The logged wait wins for its part; queueing before it
                  * (a tuple lock below deadlock_timeout, then the logged
                  * transaction wait) stays hidden. */
-                ls_stmt_reset(lq);
-                ls_stmt_bind_int64(lq, 1, tx_id);
-                ls_stmt_bind_int64(lq, 2, row);
-                if ((rc = ls_stmt_step(lq)) < 0)
-                    goto out;
-                if (rc == 1 && !ls_stmt_isnull(lq, 0)) {
-                    double lms = ls_stmt_double(lq, 2);
+                if (!ls_stmt_isnull(q, 11)) {
+                    double lms = ls_stmt_double(q, 13);
                     double tol = lms * LOGGED_AGREE_FRAC;
-                    int64_t l0 = ls_stmt_int64(lq, 0), l1 = ls_stmt_int64(lq, 1), d;
+                    int64_t l0 = ls_stmt_int64(q, 11), l1 = ls_stmt_int64(q, 12), d;
                     if (tol < LOGGED_AGREE_MS)
                         tol = LOGGED_AGREE_MS;
                     w0 = found && res.start_ts < l0 ? res.start_ts : l0;
                     /* Only a tuple lock logged: its waiter was next in
                      * line when it ended, and waited on for the holder's
                      * transaction, below deadlock_timeout. */
-                    w1 = found && !ls_stmt_int64(lq, 3) && res.end_ts > l1 ? res.end_ts : l1;
+                    w1 = found && !ls_stmt_int64(q, 14) && res.end_ts > l1 ? res.end_ts : l1;
                     d = found ? res.end_ts - w1 : 0;
                     if (found && (double)(d < 0 ? -d : d) / 1000.0 > tol)
                         stats->hidden_disagree++;
@@ -316,7 +324,6 @@ out:
     if (sorting)
         ls_store_sorting(s, 0);
     ls_stmt_finalize(q);
-    ls_stmt_finalize(lq);
     ls_stmt_finalize(ins);
     ls_stmt_finalize(mv);
     ls_stmt_finalize(ut);
