@@ -549,7 +549,7 @@ static const struct {
 } passes[] = {
     {"wait episodes", build_episodes,
      "DROP INDEX IF EXISTS lock_waits_pid; DROP INDEX IF EXISTS lock_waits_row;"
-     " DROP INDEX IF EXISTS lock_waits_waiter_tx;"
+     " DROP INDEX IF EXISTS lock_waits_waiter_tx; DROP INDEX IF EXISTS lock_waits_acquired;"
      " DELETE FROM lock_waits; UPDATE lock_events SET wait_id = NULL;"},
     {"index", index_step, NULL},
     {"waits ended by errors", close_step, NULL}, /* lock_waits: outcome, end */

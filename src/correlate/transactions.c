@@ -55,17 +55,23 @@ static const char hot_rows_sql[] =
     "SELECT row_id, relation, row_key FROM rows WHERE row_key NOT LIKE 'ctid %'"
     " AND evidence <> 'lock target' ORDER BY relation, row_key";
 static const char rules_sql[] = "SELECT shape, relation, col, arg FROM row_rules";
-/* Waits that ended with the lock acquired, per session, in time order:
- * where the log has no durations they say when a locking statement got
+/* The session's first wait that ended with the lock acquired at or after
+ * ?2: where the log has no durations it says when a locking statement got
  * its row. Not a tuple lock's: its waiter was next in line then, and
- * waits on for the holder's transaction (heap_update). */
+ * waits on for the holder's transaction (heap_update). One probe of a
+ * partial index (ACQUIRED_INDEX), so nothing per wait is held in memory. */
+#define ACQUIRED_WHERE                                                                     \
+    "outcome = 'acquired' AND target_kind IS NOT 'tuple' AND end_ts IS NOT NULL"
+static const char acquired_index_sql[] =
+    "CREATE INDEX IF NOT EXISTS lock_waits_acquired ON lock_waits(session_id, end_ts)"
+    " WHERE " ACQUIRED_WHERE;
 static const char acquired_sql[] =
-    "SELECT session_id, end_ts FROM lock_waits WHERE outcome = 'acquired'"
-    " AND target_kind IS NOT 'tuple'"
-    " AND session_id IS NOT NULL AND end_ts IS NOT NULL ORDER BY session_id, end_ts";
+    "SELECT end_ts FROM lock_waits WHERE session_id = ?1 AND end_ts >= ?2 AND " ACQUIRED_WHERE
+    " ORDER BY end_ts LIMIT 1";
 
 /* Statements that waited for a hot row and got it: they hold it, whether
- * or not their own text names it (no parameters logged, a function). */
+ * or not their own text names it (no parameters logged, a function). Read
+ * beside the statements, both in stmt_id order (a merge). */
 static const char waited_sql[] =
     "SELECT DISTINCT w.waiter_stmt, w.row_id FROM lock_waits w JOIN rows r ON r.row_id = w.row_id"
     " WHERE w.waiter_stmt IS NOT NULL AND w.outcome = 'acquired'"
@@ -228,15 +234,6 @@ typedef struct hot_row {
     char *rel, *key;
 } hot_row;
 
-typedef struct acquired {
-    int64_t session_id, ts;
-} acquired;
-
-/* A statement that waited for a hot row and got it. */
-typedef struct waited_lock {
-    int64_t stmt_id, row_id;
-} waited_lock;
-
 /* What the pass reads once and consults per statement. */
 typedef struct tx_pass {
     ls_stmt *ins, *hold;
@@ -244,10 +241,9 @@ typedef struct tx_pass {
     size_t nhot;
     ls_shape_rule *rules;
     size_t nrules;
-    acquired *acq;
-    size_t nacq;
-    waited_lock *waited; /* waited_sql, by statement */
-    size_t nwaited;
+    ls_stmt *acquired; /* acquired_sql */
+    ls_stmt *waited;   /* waited_sql, positioned at the next statement's rows */
+    int waited_more;   /* 1 while `waited` is on a row */
     int64_t holds;
 } tx_pass;
 
@@ -275,21 +271,20 @@ static int64_t hot_lookup(const tx_pass *p, const char *rel, const char *key)
 }
 
 /* The first acquisition of the session at or after `from` and before
- * `until` (0: no bound), or 0. */
+ * `until` (0: no bound), or 0; below 0, a store error. */
 static int64_t acquired_between(const tx_pass *p, int64_t session, int64_t from, int64_t until)
 {
-    size_t lo = 0, hi = p->nacq;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const acquired *a = &p->acq[mid];
-        if (a->session_id < session || (a->session_id == session && a->ts < from))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < p->nacq && p->acq[lo].session_id == session && (!until || p->acq[lo].ts < until))
-        return p->acq[lo].ts;
-    return 0;
+    int64_t ts = 0;
+    int rc;
+    ls_stmt_reset(p->acquired);
+    ls_stmt_bind_int64(p->acquired, 1, session);
+    ls_stmt_bind_int64(p->acquired, 2, from);
+    if ((rc = ls_stmt_step(p->acquired)) < 0)
+        return rc;
+    if (rc == 1 && (!until || ls_stmt_int64(p->acquired, 0) < until))
+        ts = ls_stmt_int64(p->acquired, 0);
+    ls_stmt_reset(p->acquired);
+    return ts;
 }
 
 static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q)
@@ -310,26 +305,24 @@ static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q)
     l->hi = l->has_end ? ls_stmt_int64(q, 4) : l->lo;
 }
 
-/* The rows a statement waited for and got (p->waited is sorted). */
-static void waited_locks(const tx_pass *p, tx_state *t, ls_stmt *q)
+/* The rows a statement waited for and got: `waited` moves forward with
+ * the statements (both in stmt_id order). */
+static int waited_locks(tx_pass *p, tx_state *t, ls_stmt *q)
 {
     int64_t id = ls_stmt_int64(q, 1);
-    size_t lo = 0, hi = p->nwaited;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->waited[mid].stmt_id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
+    while (p->waited_more && ls_stmt_int64(p->waited, 0) <= id) {
+        if (ls_stmt_int64(p->waited, 0) == id)
+            tx_add_lock(t, ls_stmt_int64(p->waited, 1), q);
+        if ((p->waited_more = ls_stmt_step(p->waited)) < 0)
+            return p->waited_more;
     }
-    for (; lo < p->nwaited && p->waited[lo].stmt_id == id; lo++)
-        tx_add_lock(t, p->waited[lo].row_id, q);
+    return 0;
 }
 
 /* The hot rows the current statement locks: the row its text, bound
  * parameters or PREPARE text address, and the rows learned rules say its
  * shape locks (a function's, a trigger's). */
-static void statement_locks(const tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_kind kind)
+static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_kind kind)
 {
     const char *text = ls_stmt_text(q, 6);
     const char *params = ls_stmt_isnull(q, 9) ? NULL : ls_stmt_text(q, 9);
@@ -338,10 +331,12 @@ static void statement_locks(const tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_ki
     ls_rowkey k;
     int64_t row;
     size_t i;
+    int rc;
 
     if (!p->nhot || kind == LS_SQL_BEGIN || kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK)
-        return;
-    waited_locks(p, t, q);
+        return 0;
+    if ((rc = waited_locks(p, t, q)) != 0)
+        return rc;
     if ((kind == LS_SQL_WRITE || prepare) && ls_rowkey_of(&ev, &k) &&
         (row = hot_lookup(p, k.rel, k.key)) != 0)
         tx_add_lock(t, row, q);
@@ -355,6 +350,7 @@ static void statement_locks(const tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_ki
                 (row = hot_lookup(p, k.rel, k.key)) != 0)
                 tx_add_lock(t, row, q);
     }
+    return 0;
 }
 
 /* The holds of a stored transaction: when each row was locked, to the
@@ -374,7 +370,8 @@ static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
             int64_t until = l->next_start ? l->next_start
                             : t->has_end && t->end_ts > l->lo ? t->end_ts
                                                               : l->lo + 1;
-            acq = acquired_between(p, t->session_id, l->lo, until);
+            if ((acq = acquired_between(p, t->session_id, l->lo, until)) < 0)
+                return (int)acq;
             if (acq) {
                 ts = hi = acq;
                 ev = "acquired after the locking statement's logged wait";
@@ -518,7 +515,7 @@ static int tx_close_session(tx_pass *p, tx_state *t, int64_t session_end, int ha
     return tx_insert(p, t, stats);
 }
 
-/* Load hot rows, learned rules and acquisitions into the pass. */
+/* Load hot rows and learned rules into the pass; open its lookups of waits. */
 static int tx_pass_load(ls_store *s, tx_pass *p)
 {
     ls_stmt *q = NULL;
@@ -564,36 +561,12 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
     }
     ls_stmt_finalize(q);
     q = NULL;
-    if (rc < 0 || (rc = ls_store_prepare(s, waited_sql, &q)) != 0)
+    if (rc < 0 || (rc = ls_store_exec_sorting(s, acquired_index_sql)) != 0 ||
+        (rc = ls_store_prepare(s, acquired_sql, &p->acquired)) != 0 ||
+        (rc = ls_store_prepare(s, waited_sql, &p->waited)) != 0)
         return rc;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        waited_lock *nw = realloc(p->waited, (p->nwaited + 1) * sizeof(*p->waited));
-        if (!nw) {
-            rc = LS_ENOMEM;
-            break;
-        }
-        p->waited = nw;
-        nw[p->nwaited].stmt_id = ls_stmt_int64(q, 0);
-        nw[p->nwaited].row_id = ls_stmt_int64(q, 1);
-        p->nwaited++;
-    }
-    ls_stmt_finalize(q);
-    q = NULL;
-    if (rc < 0 || (rc = ls_store_prepare(s, acquired_sql, &q)) != 0)
-        return rc;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        acquired *na = realloc(p->acq, (p->nacq + 1) * sizeof(*p->acq));
-        if (!na) {
-            rc = LS_ENOMEM;
-            break;
-        }
-        p->acq = na;
-        na[p->nacq].session_id = ls_stmt_int64(q, 0);
-        na[p->nacq].ts = ls_stmt_int64(q, 1);
-        p->nacq++;
-    }
-    ls_stmt_finalize(q);
-    return rc < 0 ? rc : 0;
+    p->waited_more = ls_stmt_step(p->waited);
+    return p->waited_more < 0 ? p->waited_more : 0;
 }
 
 static void tx_pass_free(tx_pass *p)
@@ -605,8 +578,8 @@ static void tx_pass_free(tx_pass *p)
     }
     free(p->hot);
     free(p->rules);
-    free(p->acq);
-    free(p->waited);
+    ls_stmt_finalize(p->acquired);
+    ls_stmt_finalize(p->waited);
     ls_stmt_finalize(p->ins);
     ls_stmt_finalize(p->hold);
 }
@@ -697,11 +670,12 @@ static int tx_statement(tx_pass *p, sess_slot *ss, ls_stmt *q, ls_correlate_stat
     default:
         if (t->open && t->explicit_tx) {
             tx_add(t, q, 0);
-            statement_locks(p, t, q, kind);
+            rc = statement_locks(p, t, q, kind);
         } else {
             tx_open(t, q, 0, ss->interest);
             tx_add(t, q, 0);
-            statement_locks(p, t, q, kind);
+            if ((rc = statement_locks(p, t, q, kind)) != 0)
+                return rc;
             t->end_known = ls_stmt_isnull(q, 4) ? "statement start" : "statement";
             t->outcome = "commit";
             rc = tx_insert(p, t, stats);
