@@ -47,26 +47,23 @@
 
 /*
  * The logged waits of each (transaction, row), one line each: its first
- * wait (by start, then wait_id), and the span of them all — a statement's
- * tuple-lock wait, then its transaction wait, back to back. Built from
- * lock_waits in one grouped scan, so the scan of the holds below joins a
- * table the size of the logged waits instead of probing lock_waits once
- * per hold.
+ * wait, and the span of them all — a statement's tuple-lock wait, then its
+ * transaction wait, back to back. wait_id is in start order (the episodes
+ * pass numbers waits by start, and no pass moves a start), so the first
+ * wait is the least wait_id. Built from lock_waits in one grouped scan, so
+ * the scan of the holds below joins a table the size of the logged waits
+ * instead of probing lock_waits once per hold.
  */
 static const char logged_table_sql[] =
     "DROP TABLE IF EXISTS temp.hidden_logged;"
     "CREATE TEMP TABLE hidden_logged(tx_id INTEGER, row_id INTEGER, first_wait INTEGER,"
     " l0 INTEGER, l1 INTEGER, ms REAL, tx_wait INTEGER, PRIMARY KEY(tx_id, row_id))"
     " WITHOUT ROWID;"
-    "INSERT INTO temp.hidden_logged SELECT waiter_tx, row_id, min(first_wait), min(start_ts),"
+    "INSERT INTO temp.hidden_logged SELECT waiter_tx, row_id, min(wait_id), min(start_ts),"
     " max(coalesce(end_ts, logged_ts)),"
     " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"
-    " max(target_kind IS NOT 'tuple')"
-    " FROM (SELECT waiter_tx, row_id, start_ts, end_ts, logged_ts, target_kind,"
-    "  first_value(wait_id) OVER (PARTITION BY waiter_tx, row_id"
-    "  ORDER BY start_ts, wait_id) AS first_wait FROM lock_waits"
-    "  WHERE waiter_tx IS NOT NULL AND row_id IS NOT NULL)"
-    " GROUP BY waiter_tx, row_id;";
+    " max(target_kind IS NOT 'tuple') FROM lock_waits"
+    " WHERE waiter_tx IS NOT NULL AND row_id IS NOT NULL GROUP BY waiter_tx, row_id;";
 
 /*
  * Holds in (row, acquisition) order — under log_statement = 'all', where
