@@ -16,7 +16,7 @@
 #include "ls_activity.h"
 #include "ls_span.h"
 
-#define LS_STORE_SCHEMA_VERSION 7
+#define LS_STORE_SCHEMA_VERSION 8
 
 /* stmt_rows.verb: the statement line's verb as stored (the statements view
  * gives the text). Execute and bind, the commonest, cost no byte. */
@@ -34,6 +34,10 @@ enum {
  * session's), the vxid and params (an INTEGER k: as in row stmt_id - k). */
 #define LS_STMT_PID(t)                                                                             \
     "coalesce(" t ".pid, (SELECT se.pid FROM sessions se WHERE se.session_id = " t ".session_id))"
+/* SQL for the text of stmt_texts id `id`: statement texts, and the
+ * statement, CONTEXT and query texts lock_events, errors and
+ * deadlock_procs keep as text_id (and context_id). */
+#define LS_TEXT_OF(id) "(SELECT tx_.text FROM stmt_texts tx_ WHERE tx_.text_id = " id ")"
 #define LS_STMT_REF(t, col)                                                                        \
     "CASE WHEN typeof(" t "." col ") = 'integer' THEN (SELECT r_." col " FROM stmt_rows r_"        \
     " WHERE r_.stmt_id = " t ".stmt_id - " t "." col ") ELSE " t "." col " END"

@@ -720,7 +720,8 @@ static const char edges_sql[] =
     "  AND p.pid = e.blocker_pid)"
     " FROM deadlock_edges e WHERE e.deadlock_id = ?1 ORDER BY e.seq";
 static const char procs_sql[] =
-    "SELECT pid, query, tx_id FROM deadlock_procs WHERE deadlock_id = ?1 ORDER BY rowid";
+    "SELECT pid, " LS_TEXT_OF("deadlock_procs.text_id") ", tx_id FROM deadlock_procs"
+    " WHERE deadlock_id = ?1 ORDER BY rowid";
 
 static void edge_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -764,7 +765,7 @@ static void deadlock_row(model_ctx *m, ls_stmt *q, void *arg)
 /* ---- errors ---- */
 
 static const char errors_sql[] =
-    "SELECT e.ts, e.pid, s.application, e.sqlstate, e.class, e.message, e.statement, f.path,"
+    "SELECT e.ts, e.pid, s.application, e.sqlstate, e.class, e.message, " LS_TEXT_OF("e.text_id") ", f.path,"
     " e.line, ct.pid, cs.application, e.retry_stmt IS NOT NULL, rs.start_ts, e.retry_outcome,"
     " e.cause_tx, e.tx_id"
     " FROM errors e LEFT JOIN sessions s ON s.session_id = e.session_id"

@@ -945,14 +945,20 @@ static int prune_store(cli *c, ls_store *s)
         " p.start_ts FROM stmt_rows p WHERE p.stmt_id = stmt_rows.stmt_id - stmt_rows.params)"
         " < (SELECT cut FROM temp.prune)",
         "DELETE FROM stmt_rows WHERE start_ts < (SELECT cut FROM temp.prune)",
-        "DELETE FROM stmt_texts WHERE text_id NOT IN (SELECT text_id FROM stmt_rows "
-        "WHERE text_id IS NOT NULL)",
         "DELETE FROM errors WHERE ts < (SELECT cut FROM temp.prune)",
         "DELETE FROM deadlock_edges WHERE deadlock_id IN (SELECT deadlock_id FROM deadlocks "
         "WHERE ts < (SELECT cut FROM temp.prune))",
         "DELETE FROM deadlock_procs WHERE deadlock_id IN (SELECT deadlock_id FROM deadlocks "
         "WHERE ts < (SELECT cut FROM temp.prune))",
         "DELETE FROM deadlocks WHERE ts < (SELECT cut FROM temp.prune)",
+        /* Texts no kept row refers to (statements, and the statement,
+         * CONTEXT and query texts of lock messages, errors, deadlocks). */
+        "DELETE FROM stmt_texts WHERE text_id NOT IN (SELECT text_id FROM stmt_rows"
+        " WHERE text_id IS NOT NULL UNION SELECT text_id FROM lock_events"
+        " WHERE text_id IS NOT NULL UNION SELECT context_id FROM lock_events"
+        " WHERE context_id IS NOT NULL UNION SELECT text_id FROM errors"
+        " WHERE text_id IS NOT NULL UNION SELECT text_id FROM deadlock_procs"
+        " WHERE text_id IS NOT NULL)",
         "DELETE FROM spans WHERE start_ts < (SELECT cut FROM temp.prune)",
         "DELETE FROM activity WHERE ts < (SELECT cut FROM temp.prune)",
         "DELETE FROM xids WHERE first_ts < (SELECT cut FROM temp.prune)",

@@ -68,7 +68,7 @@ static const char store_episodes_sql[] =
      * the statement, the first event's, is read near the one before: the
      * events are in log order, and so, nearly, are the waits. */
     "INSERT INTO lock_waits(wait_id, " WAIT_COLS("") ", statement)"
-    " SELECT o.wait_id, " WAIT_COLS("e.") ", le.statement FROM temp.episode_order o"
+    " SELECT o.wait_id, " WAIT_COLS("e.") ", " LS_TEXT_OF("le.text_id") " FROM temp.episode_order o"
     " CROSS JOIN temp.episodes e ON e.id = o.id"
     " LEFT JOIN lock_events le ON le.event_id = e.first_event ORDER BY o.wait_id;"
     /* In table order (NOT INDEXED: not through lock_events(pid, ts), which

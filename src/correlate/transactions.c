@@ -753,10 +753,10 @@ out:
 /* ---- retries ---- */
 
 static const char lock_errors_sql[] =
-    "SELECT error_id, session_id, ts, statement FROM errors"
+    "SELECT error_id, session_id, ts, " LS_TEXT_OF("errors.text_id") " FROM errors"
     " WHERE class IN ('lock_timeout', 'lock_nowait', 'statement_timeout',"
     " 'serialization_failure', 'deadlock') AND session_id IS NOT NULL"
-    " AND statement IS NOT NULL ORDER BY error_id";
+    " AND text_id IS NOT NULL ORDER BY error_id";
 
 /* The session's statements after the error, in the order they started:
  * the index statements_session (session_id, start_ts, then stmt_id) serves

@@ -118,14 +118,14 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_LOCK_EVENT] = "INSERT INTO lock_events(session_id, pid, file_id, line, ts, phase, mode,"
                      " target_kind, target, target_xid, rel_oid, db_oid, page, tuple_offset,"
                      " waited_ms, holders, queue, ctx_action, ctx_relation, ctx_page, ctx_offset,"
-                     " statement, xid, vxid, context) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+                     " text_id, xid, vxid, context_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
                      " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,"
                      " ?25)",
     [Q_DEADLOCK] = "INSERT INTO deadlocks(file_id, line, ts, victim_pid, victim_session, detail)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [Q_DEADLOCK_EDGE] = "INSERT INTO deadlock_edges(deadlock_id, seq, waiter_pid, mode,"
                         " target_kind, target, blocker_pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    [Q_DEADLOCK_PROC] = "INSERT INTO deadlock_procs(deadlock_id, pid, query) VALUES (?1, ?2, ?3)",
+    [Q_DEADLOCK_PROC] = "INSERT INTO deadlock_procs(deadlock_id, pid, text_id) VALUES (?1, ?2, ?3)",
     [Q_ACTIVITY] = "INSERT INTO activity(file_id, line, ts, pid, state, wait_event_type,"
                    " wait_event, xact_start, query_start, backend_start, blocking_pids, query)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
@@ -142,7 +142,7 @@ static const char *const query_sql[Q__COUNT] = {
               " pid = excluded.pid, first_ts = excluded.first_ts"
               " WHERE excluded.first_ts < coalesce(xids.first_ts, excluded.first_ts + 1)",
     [Q_ERROR] = "INSERT INTO errors(session_id, pid, file_id, line, ts, severity, sqlstate, class,"
-                " message, detail, statement, xid, vxid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+                " message, detail, text_id, xid, vxid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
                 " ?9, ?10, ?11, ?12, ?13)",
 };
 
@@ -1088,9 +1088,12 @@ static int store_lock_event(ls_store *s, int64_t file_id, int64_t sess, const ls
     const ls_lock_wait *w = &ev->u.lock;
     sqlite3_stmt *st = s->q[Q_LOCK_EVENT];
     char holders[LS_MAX_PIDS * 12], queue[LS_MAX_PIDS * 12];
+    int64_t stmt_text, context_text;
     int rc = xid_seen(s, r->xid, sess, w->pid, r->ts);
 
-    if (rc)
+    /* The statement and CONTEXT texts repeat: stored once, in stmt_texts. */
+    if (rc || (rc = text_id(s, r->statement, &stmt_text)) != 0 ||
+        (rc = text_id(s, r->context, &context_text)) != 0)
         return rc;
     bind_pos(st, 1, sess);
     sqlite3_bind_int(st, 2, w->pid);
@@ -1127,10 +1130,10 @@ static int store_lock_event(ls_store *s, int64_t file_id, int64_t sess, const ls
             sqlite3_bind_int64(st, 21, w->ctx_offset);
         }
     }
-    bind_text(st, 22, r->statement);
+    bind_pos(st, 22, stmt_text);
     bind_pos(st, 23, r->xid);
     bind_text(st, 24, r->vxid && r->vxid[0] ? r->vxid : NULL);
-    bind_text(st, 25, r->context);
+    bind_pos(st, 25, context_text);
     return run(s, st);
 }
 
@@ -1139,9 +1142,10 @@ static int store_error(ls_store *s, int64_t file_id, int64_t sess, const ls_even
 {
     const ls_record *r = ev->rec;
     sqlite3_stmt *st = s->q[Q_ERROR];
+    int64_t stmt_text;
     int rc = xid_seen(s, r->xid, sess, r->pid, r->ts);
 
-    if (rc)
+    if (rc || (rc = text_id(s, r->statement, &stmt_text)) != 0)
         return rc;
     bind_pos(st, 1, sess);
     sqlite3_bind_int(st, 2, r->pid);
@@ -1152,8 +1156,10 @@ static int store_error(ls_store *s, int64_t file_id, int64_t sess, const ls_even
     bind_text(st, 7, sqlstate && sqlstate[0] ? sqlstate : NULL);
     bind_text(st, 8, cls);
     bind_text(st, 9, r->message);
-    bind_text(st, 10, r->detail);
-    bind_text(st, 11, r->statement);
+    /* A deadlock's DETAIL is its deadlocks row's: not stored twice. */
+    if (strcmp(cls, "deadlock") != 0)
+        bind_text(st, 10, r->detail);
+    bind_pos(st, 11, stmt_text);
     bind_pos(st, 12, r->xid);
     bind_text(st, 13, r->vxid && r->vxid[0] ? r->vxid : NULL);
     return run(s, st);
@@ -1190,10 +1196,13 @@ static int store_deadlock(ls_store *s, int64_t file_id, int64_t sess, const ls_e
             return rc;
     }
     for (i = 0; i < d->nprocs; i++) {
+        int64_t query;
+        if ((rc = text_id(s, d->procs[i].query, &query)) != 0)
+            return rc;
         st = s->q[Q_DEADLOCK_PROC];
         sqlite3_bind_int64(st, 1, id);
         sqlite3_bind_int(st, 2, d->procs[i].pid);
-        bind_text(st, 3, d->procs[i].query);
+        bind_pos(st, 3, query);
         if ((rc = run(s, st)) != 0)
             return rc;
     }

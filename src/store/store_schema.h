@@ -67,8 +67,8 @@ static const char *const ls_schema_sql[] = {
     "  mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n"
     "  rel_oid INTEGER, db_oid INTEGER, page INTEGER, tuple_offset INTEGER,\n"
     "  waited_ms REAL, holders TEXT, queue TEXT, ctx_action TEXT,\n"
-    "  ctx_relation TEXT, ctx_page INTEGER, ctx_offset INTEGER, statement TEXT,\n"
-    "  xid INTEGER, vxid TEXT, wait_id INTEGER, context TEXT);\n",
+    "  ctx_relation TEXT, ctx_page INTEGER, ctx_offset INTEGER, text_id INTEGER,\n"
+    "  xid INTEGER, vxid TEXT, wait_id INTEGER, context_id INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS lock_waits(\n"
     "  wait_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n"
@@ -89,11 +89,11 @@ static const char *const ls_schema_sql[] = {
     "  mode TEXT, target_kind TEXT, target TEXT, blocker_pid INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS deadlock_procs(\n"
     "  deadlock_id INTEGER REFERENCES deadlocks, pid INTEGER,\n"
-    "  session_id INTEGER, query TEXT, tx_id INTEGER);\n",
+    "  session_id INTEGER, text_id INTEGER, tx_id INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS errors(\n"
     "  error_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, severity TEXT,\n"
-    "  sqlstate TEXT, class TEXT, message TEXT, detail TEXT, statement TEXT,\n"
+    "  sqlstate TEXT, class TEXT, message TEXT, detail TEXT, text_id INTEGER,\n"
     "  xid INTEGER, vxid TEXT, tx_id INTEGER, wait_id INTEGER, cause_tx INTEGER,\n"
     "  retry_stmt INTEGER, retry_tx INTEGER, retry_outcome TEXT);\n",
     "CREATE TABLE IF NOT EXISTS relations(\n"

@@ -101,7 +101,8 @@ def main():
             con = sqlite3.connect(db)
             edges = con.execute("SELECT waiter_pid, blocker_pid FROM deadlock_edges"
                                 " ORDER BY seq").fetchall()
-            procs = con.execute("SELECT pid, query FROM deadlock_procs").fetchall()
+            procs = con.execute("SELECT p.pid, (SELECT x.text FROM stmt_texts x"
+                                " WHERE x.text_id = p.text_id) FROM deadlock_procs p").fetchall()
             con.close()
             name = os.path.basename(path)
             check(len(edges) == 2 and all(99995 not in e and 99996 not in e for e in edges),

@@ -43,9 +43,10 @@ QUERIES = {
           FROM deadlock_edges e JOIN deadlocks d USING (deadlock_id)
          ORDER BY d.ts, d.victim_pid, e.seq""",
     "deadlock_procs": """
-        SELECT d.ts, d.victim_pid, p.pid, p.query
+        SELECT d.ts, d.victim_pid, p.pid,
+               (SELECT x.text FROM stmt_texts x WHERE x.text_id = p.text_id) AS query
           FROM deadlock_procs p JOIN deadlocks d USING (deadlock_id)
-         ORDER BY d.ts, d.victim_pid, p.pid, p.query""",
+         ORDER BY d.ts, d.victim_pid, p.pid, query""",
     "errors": """
         SELECT pid, ts, sqlstate, class, message FROM errors
          ORDER BY ts, pid, message""",

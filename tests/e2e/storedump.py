@@ -6,6 +6,12 @@ table's rows are sorted. Two stores that hold the same facts dump equal.
 """
 import sqlite3
 
+# The text of a stmt_texts id (lock_events, errors and deadlock_procs keep
+# their statement, CONTEXT and query texts there).
+def _text(col):
+    return "(SELECT x.text FROM stmt_texts x WHERE x.text_id = %s)" % col
+
+
 # table -> SQL giving its rows without autoincrement ids
 _TABLES = {
     "sessions": "SELECT key, pid, pg_session, start_ts, end_ts, first_ts, last_ts, user_name,"
@@ -17,8 +23,9 @@ _TABLES = {
     "lock_events": "SELECT s.key, t.pid, f.fingerprint, t.line, t.ts, t.phase, t.mode,"
                    " t.target_kind, t.target, t.target_xid, t.rel_oid, t.db_oid, t.page,"
                    " t.tuple_offset, t.waited_ms, t.holders, t.queue, t.ctx_action,"
-                   " t.ctx_relation, t.ctx_page, t.ctx_offset, t.statement, t.xid, t.vxid,"
-                   " t.context FROM lock_events t LEFT JOIN sessions s USING (session_id)"
+                   " t.ctx_relation, t.ctx_page, t.ctx_offset, " + _text("t.text_id") + ", t.xid,"
+                   " t.vxid, " + _text("t.context_id") + " FROM lock_events t"
+                   " LEFT JOIN sessions s USING (session_id)"
                    " LEFT JOIN files f USING (file_id)",
     "deadlocks": "SELECT f.fingerprint, d.line, d.ts, d.victim_pid, s.key, d.detail"
                  " FROM deadlocks d LEFT JOIN sessions s ON s.session_id = d.victim_session"
@@ -26,10 +33,10 @@ _TABLES = {
     "deadlock_edges": "SELECT f.fingerprint, d.line, e.seq, e.waiter_pid, e.mode, e.target_kind,"
                       " e.target, e.blocker_pid FROM deadlock_edges e JOIN deadlocks d"
                       " USING (deadlock_id) LEFT JOIN files f USING (file_id)",
-    "deadlock_procs": "SELECT f.fingerprint, d.line, p.pid, p.query FROM deadlock_procs p"
+    "deadlock_procs": "SELECT f.fingerprint, d.line, p.pid, " + _text("p.text_id") + " FROM deadlock_procs p"
                       " JOIN deadlocks d USING (deadlock_id) LEFT JOIN files f USING (file_id)",
     "errors": "SELECT s.key, t.pid, f.fingerprint, t.line, t.ts, t.severity, t.sqlstate,"
-              " t.class, t.message, t.detail, t.statement, t.xid, t.vxid"
+              " t.class, t.message, t.detail, " + _text("t.text_id") + ", t.xid, t.vxid"
               " FROM errors t LEFT JOIN sessions s USING (session_id)"
               " LEFT JOIN files f USING (file_id)",
     "bad_lines": "SELECT f.fingerprint, b.line, b.reason, b.sample FROM bad_lines b"

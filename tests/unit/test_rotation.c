@@ -112,7 +112,7 @@ static void test_stderr_secondary(const char *dir)
     CHECK_INT(t.bad_lines, 0);
     CHECK_INT(t.records, 3);
     CHECK_INT(query_int(s, "SELECT count(*) FROM errors"), 1);
-    CHECK_STR(query_text(s, "SELECT statement FROM errors", buf, sizeof(buf)),
+    CHECK_STR(query_text(s, "SELECT t.text FROM errors e JOIN stmt_texts t ON t.text_id = e.text_id", buf, sizeof(buf)),
               "UPDATE account SET balance = balance + 1\nWHERE id = 1");
     /* The error is stored with the file and line it started on. */
     CHECK_STR(query_text(s, "SELECT f.path FROM errors e JOIN files f USING (file_id)", buf,
@@ -168,7 +168,7 @@ static void test_csv_quoted_newline(const char *dir)
     CHECK_INT(t.records, 3);
     CHECK_INT(t.files, 2);
     CHECK_INT(query_int(s, "SELECT count(*) FROM errors"), 1);
-    CHECK_STR(query_text(s, "SELECT statement FROM errors", buf, sizeof(buf)),
+    CHECK_STR(query_text(s, "SELECT t.text FROM errors e JOIN stmt_texts t ON t.text_id = e.text_id", buf, sizeof(buf)),
               "UPDATE account\nSET balance = balance + 1 WHERE id = 1");
     CHECK_INT(query_int(s, "SELECT line FROM errors"), 2);
     CHECK_INT(query_int(s, "SELECT e.file_id = f.file_id FROM errors e, files f "
