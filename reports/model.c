@@ -765,7 +765,8 @@ static void deadlock_row(model_ctx *m, ls_stmt *q, void *arg)
 /* ---- errors ---- */
 
 static const char errors_sql[] =
-    "SELECT e.ts, e.pid, s.application, e.sqlstate, e.class, e.message, " LS_TEXT_OF("e.text_id") ", f.path,"
+    "SELECT e.ts, e.pid, s.application, e.sqlstate, e.class, e.message,"
+    " " LS_TEXT_OF("e.text_id") ", f.path,"
     " e.line, ct.pid, cs.application, e.retry_stmt IS NOT NULL, rs.start_ts, e.retry_outcome,"
     " e.cause_tx, e.tx_id"
     " FROM errors e LEFT JOIN sessions s ON s.session_id = e.session_id"

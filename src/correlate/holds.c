@@ -52,7 +52,8 @@ static const char row_stats_sql[] =
 
 static const char waits_sql[] =
     "SELECT w.wait_id, w.session_id, w.start_ts, w.relation, w.ctid, w.target_kind, w.target,"
-    " w.statement, " LS_TEXT_OF("le.context_id") ", w.file_id, w.line, w.blocker_session FROM lock_waits w"
+    " w.statement, " LS_TEXT_OF("le.context_id") ", w.file_id, w.line, w.blocker_session"
+    " FROM lock_waits w"
     " LEFT JOIN lock_events le ON le.event_id = w.first_event"
     /* wait_id is time order (build_episodes): each wait's statements are
      * read near the ones read just before. */

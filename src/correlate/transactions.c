@@ -59,7 +59,7 @@ static const char rules_sql[] = "SELECT shape, relation, col, arg FROM row_rules
  * ?2: where the log has no durations it says when a locking statement got
  * its row. Not a tuple lock's: its waiter was next in line then, and
  * waits on for the holder's transaction (heap_update). One probe of a
- * partial index (ACQUIRED_INDEX), so nothing per wait is held in memory. */
+ * partial index (acquired_index_sql), so nothing per wait is held in memory. */
 #define ACQUIRED_WHERE                                                                     \
     "outcome = 'acquired' AND target_kind IS NOT 'tuple' AND end_ts IS NOT NULL"
 static const char acquired_index_sql[] =

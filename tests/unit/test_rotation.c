@@ -46,6 +46,9 @@ static int64_t query_int(ls_store *s, const char *sql)
     return v;
 }
 
+/* The STATEMENT of the store's error (kept in stmt_texts). */
+#define ERROR_STATEMENT_SQL "SELECT t.text FROM errors e JOIN stmt_texts t ON t.text_id = e.text_id"
+
 /* The text of the first row's first column, copied into out. */
 static const char *query_text(ls_store *s, const char *sql, char *out, size_t n)
 {
@@ -112,7 +115,7 @@ static void test_stderr_secondary(const char *dir)
     CHECK_INT(t.bad_lines, 0);
     CHECK_INT(t.records, 3);
     CHECK_INT(query_int(s, "SELECT count(*) FROM errors"), 1);
-    CHECK_STR(query_text(s, "SELECT t.text FROM errors e JOIN stmt_texts t ON t.text_id = e.text_id", buf, sizeof(buf)),
+    CHECK_STR(query_text(s, ERROR_STATEMENT_SQL, buf, sizeof(buf)),
               "UPDATE account SET balance = balance + 1\nWHERE id = 1");
     /* The error is stored with the file and line it started on. */
     CHECK_STR(query_text(s, "SELECT f.path FROM errors e JOIN files f USING (file_id)", buf,
@@ -168,7 +171,7 @@ static void test_csv_quoted_newline(const char *dir)
     CHECK_INT(t.records, 3);
     CHECK_INT(t.files, 2);
     CHECK_INT(query_int(s, "SELECT count(*) FROM errors"), 1);
-    CHECK_STR(query_text(s, "SELECT t.text FROM errors e JOIN stmt_texts t ON t.text_id = e.text_id", buf, sizeof(buf)),
+    CHECK_STR(query_text(s, ERROR_STATEMENT_SQL, buf, sizeof(buf)),
               "UPDATE account\nSET balance = balance + 1 WHERE id = 1");
     CHECK_INT(query_int(s, "SELECT line FROM errors"), 2);
     CHECK_INT(query_int(s, "SELECT e.file_id = f.file_id FROM errors e, files f "
