@@ -28,6 +28,13 @@
  * through a stderr parser (prefix given or inferred), with the entry's
  * timestamp standing in for a missing time.
  *
+ * The same entries pretty-printed, as the Logs Explorer downloads them or
+ * `gcloud logging read --format=json` writes them (a JSON array over many
+ * lines, a file whose first line is "[" or "{" alone), are read in
+ * document mode: the lines are scanned for the array's elements (or a run
+ * of objects), each gathered up to DOC_ENTRY_MAX bytes and handled as a
+ * line would be, its number that of the line it began on.
+ *
  * cJSON decodes "\u0000" into a NUL inside its NUL-terminated strings, so a
  * string holding one ends there. PostgreSQL's own strings are C strings and
  * cannot contain a NUL; only a forged line can.
@@ -42,6 +49,19 @@
 #include "ls_parser.h"
 
 #define REMOTE_MAX 4096
+#define DOC_ENTRY_MAX (4u << 20) /* document mode: the longest entry gathered */
+
+/* Document mode's scanner: where it is in the JSON text. */
+typedef struct doc_scan {
+    int on;          /* the run's first line opened a document */
+    int depth;       /* brackets and braces open */
+    int entry_depth; /* depth an entry's '{' opens at: 1 in an array, 0 else */
+    int in_string, escape;
+    int gathering;   /* inside an entry */
+    int too_long;    /* its text passed DOC_ENTRY_MAX and is not kept */
+    uint64_t line;   /* the line the entry began on */
+    ls_buf entry;
+} doc_scan;
 
 typedef struct json_parser {
     char *file;
@@ -51,6 +71,8 @@ typedef struct json_parser {
     void *inner;        /* that parser, made at the first textPayload */
     ls_buf remote;   /* "host:port" of the current record */
     ls_buf location; /* "func, file:line" of the current record */
+    uint64_t lines;  /* lines fed so far */
+    doc_scan doc;    /* document mode */
 } json_parser;
 
 static const char *str_of(const cJSON *obj, const char *key)
@@ -174,9 +196,108 @@ static int cnpg_record(json_parser *jp, const cJSON *obj, uint64_t lineno, const
     return jp->sink.record(jp->sink.ctx, &r);
 }
 
+static int json_entry(json_parser *jp, const char *line, size_t len, uint64_t lineno);
+
+/* A line that is "[" or "{" alone (blanks aside): a pretty-printed document. */
+static int opens_document(const char *line, size_t len)
+{
+    size_t i, n = 0;
+    char c = 0;
+    for (i = 0; i < len; i++) {
+        if (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')
+            continue;
+        c = line[i];
+        n++;
+    }
+    return n == 1 && (c == '[' || c == '{');
+}
+
+/* The end of an entry gathered in document mode: handled as a line. */
+static int doc_entry_end(json_parser *jp)
+{
+    doc_scan *d = &jp->doc;
+    int rc = 0;
+    d->gathering = 0;
+    if (ls_buf_failed(&d->entry) == LS_ENOMEM)
+        return LS_ENOMEM;
+    if (d->too_long)
+        bad(jp, d->line, "JSON entry longer than 4 MiB", ls_buf_str(&d->entry),
+            d->entry.len);
+    else
+        rc = json_entry(jp, ls_buf_str(&d->entry), d->entry.len, d->line);
+    ls_buf_reset(&d->entry);
+    d->too_long = 0;
+    return rc;
+}
+
+/* Scan one line of a document: gather its entries' text, handle each as
+ * it closes. Text outside entries (the array's brackets, commas) is
+ * skipped. */
+static int doc_feed(json_parser *jp, const char *line, size_t len, uint64_t lineno)
+{
+    doc_scan *d = &jp->doc;
+    size_t i, from = 0;
+    int rc;
+
+    for (i = 0; i < len; i++) {
+        char c = line[i];
+        if (d->in_string) {
+            if (d->escape)
+                d->escape = 0;
+            else if (c == '\\')
+                d->escape = 1;
+            else if (c == '"')
+                d->in_string = 0;
+            continue;
+        }
+        if (c == '"') {
+            d->in_string = 1;
+        } else if (c == '{' || c == '[') {
+            if (!d->gathering && c == '{' && d->depth == d->entry_depth) {
+                d->gathering = 1;
+                d->line = lineno;
+                from = i;
+            } else if (d->depth == 0 && c == '[') {
+                d->entry_depth = 1; /* an array: its elements are the entries */
+            }
+            d->depth++;
+        } else if ((c == '}' || c == ']') && d->depth > 0) {
+            d->depth--;
+            if (d->gathering && d->depth == d->entry_depth) {
+                if (!d->too_long)
+                    ls_buf_add(&d->entry, line + from, i + 1 - from);
+                if ((rc = doc_entry_end(jp)) != 0)
+                    return rc;
+            } else if (d->depth == 0) {
+                d->entry_depth = 0;
+            }
+        }
+    }
+    if (d->gathering && !d->too_long) {
+        if (d->entry.len + (len - from) > DOC_ENTRY_MAX)
+            d->too_long = 1;
+        else {
+            ls_buf_add(&d->entry, line + from, len - from);
+            ls_buf_add(&d->entry, "\n", 1);
+        }
+    }
+    return ls_buf_failed(&d->entry) == LS_ENOMEM ? LS_ENOMEM : 0;
+}
+
 static int json_feed(void *state, const char *line, size_t len, uint64_t lineno)
 {
     json_parser *jp = state;
+
+    if (jp->lines++ == 0 && opens_document(line, len))
+        jp->doc.on = 1;
+    if (jp->doc.on)
+        return doc_feed(jp, line, len, lineno);
+    return json_entry(jp, line, len, lineno);
+}
+
+/* One JSON object: a jsonlog record, a Cloud SQL or CloudNativePG entry. */
+static int json_entry(json_parser *jp, const char *line, size_t len, uint64_t lineno)
+{
     const char *end = NULL, *host, *st;
     cJSON *obj;
     ls_record r;
@@ -189,7 +310,7 @@ static int json_feed(void *state, const char *line, size_t len, uint64_t lineno)
     if (obj && end) {
         /* Only white space may follow the object. */
         for (; end < line + len; end++)
-            if (*end != ' ' && *end != '\t' && *end != '\r')
+            if (*end != ' ' && *end != '\t' && *end != '\r' && *end != '\n')
                 break;
     }
     if (!cJSON_IsObject(obj) || !end || end < line + len) {
@@ -282,6 +403,11 @@ static int json_feed(void *state, const char *line, size_t len, uint64_t lineno)
 static int json_finish(void *state)
 {
     json_parser *jp = state;
+    if (jp->doc.gathering) { /* the file ended inside an entry */
+        jp->doc.gathering = 0;
+        bad(jp, jp->doc.line, "JSON entry not closed at the end of the file",
+            ls_buf_str(&jp->doc.entry), jp->doc.entry.len);
+    }
     return jp->inner ? ls_stderr_parser.finish(jp->inner) : 0;
 }
 
@@ -292,6 +418,7 @@ static void json_destroy(void *state)
         return;
     ls_buf_free(&jp->remote);
     ls_buf_free(&jp->location);
+    ls_buf_free(&jp->doc.entry);
     if (jp->inner)
         ls_stderr_parser.destroy(jp->inner);
     free(jp->prefix);
@@ -312,6 +439,7 @@ static int json_create(void **out, const ls_parse_opts *opts, const ls_sink *sin
     jp->sink = *sink;
     ls_buf_init(&jp->remote, REMOTE_MAX + 32);
     ls_buf_init(&jp->location, 2 * REMOTE_MAX + 32);
+    ls_buf_init(&jp->doc.entry, 0);
     jp->file = ls_strdup(opts->file ? opts->file : "-");
     jp->prefix = opts->prefix ? ls_strdup(opts->prefix) : NULL;
     jp->opts.file = jp->file;
@@ -333,6 +461,15 @@ static int has(const char *line, size_t len, const char *s)
     return 0;
 }
 
+/* A line of a pretty-printed entry that is its field `key`. */
+static int pretty_field(const char *line, size_t len, const char *key)
+{
+    size_t i = 0, n = strlen(key);
+    while (i < len && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    return i > 0 && len - i >= n && memcmp(line + i, key, n) == 0;
+}
+
 /*
  * jsonlog.c writes "timestamp" first, always (Cloud Logging's export starts
  * with "textPayload" or "insertId"). A CloudNativePG file starts
@@ -351,6 +488,14 @@ static int json_sniff(const char *line, size_t len)
     if (len > 0 && line[0] == '{' && has(line, len, "\"textPayload\":") &&
         has(line, len, "cloudsql"))
         return 90;
+    /* A pretty-printed export (document mode): the first line says no more
+     * than "a JSON document" (a weak score: ingest reads the file as ours
+     * only when a later line is surely ours: a field only ours have). */
+    if (opens_document(line, len))
+        return 30;
+    if (pretty_field(line, len, "\"textPayload\":") ||
+        pretty_field(line, len, "\"error_severity\":"))
+        return 40;
     return 0;
 }
 

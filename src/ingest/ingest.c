@@ -41,6 +41,10 @@
 #define TAIL_BYTES 256    /* bytes of a file's last line that its resume hash covers */
 #define PREFIX_PROBE_LINES 50
 #define RUN_PEEK_LINES 64 /* lines looked at for a run's format after a boundary */
+/* A first line sniffed at most this sure ("[" alone: some JSON document)
+ * names the format only when a later line sniffs surer as it (a field of
+ * the format's own: later_line_is). */
+#define SNIFF_WEAK 30
 #define MAX_JOBS 16
 
 /*
@@ -307,8 +311,10 @@ static size_t name_ext(const char *path, const char **ext)
     return n - (e - 1);
 }
 
-/* 1 when one of the first RUN_PEEK_LINES lines of `path` sniffs as `ops`. */
-static int later_line_is(const char *path, const ls_parser_ops *ops)
+/* 1 when one of the first RUN_PEEK_LINES lines of `path` sniffs as `ops`
+ * more than weakly (SNIFF_WEAK): as its best parser, or, with `own`, by
+ * `ops` itself whatever another parser says. */
+static int later_line_is(const char *path, const ls_parser_ops *ops, int own)
 {
     char errbuf[256];
     ls_input *in;
@@ -323,7 +329,10 @@ static int later_line_is(const char *path, const ls_parser_ops *ops)
            ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf, sizeof(errbuf)) ==
                1) {
         int score;
-        found = lineno > 1 && sniff_format(line, len, &score) == ops;
+        if (own)
+            found = lineno > 1 && ops->sniff(line, len) > SNIFF_WEAK;
+        else
+            found = lineno > 1 && sniff_format(line, len, &score) == ops && score > SNIFF_WEAK;
     }
     ls_input_close(in);
     return found;
@@ -351,7 +360,7 @@ static int continues_run(const ingest_ctx *c, const char *path, const ls_parser_
     n1 = name_ext(path, &e1);
     n2 = name_ext(c->files[c->nfiles - 1].path, &e2);
     return score < 60 && n1 > 0 && n1 == n2 && memcmp(e1, e2, n1) == 0 &&
-           later_line_is(path, c->ops);
+           later_line_is(path, c->ops, 0);
 }
 
 /* Every one of the first lines failed: the prefix is wrong, not the log. */
@@ -972,6 +981,8 @@ read:
         if (!f) {
             int score;
             const ls_parser_ops *ops = sniff_format(text, tlen, &score);
+            if (ops && score <= SNIFF_WEAK && !later_line_is(path, ops, 1))
+                ops = NULL;
             if (!continues_run(c, path, ops, score)) {
                 if ((rc = run_end(c, 0)) != 0)
                     break;

@@ -164,6 +164,31 @@ def cloudsql(ls, tmp):
     r, db = ingest(ls, tmp, os.path.join(data, "cloudsql-2022.jsonl"))
     check(db is not None and "inferred log_line_prefix '%m [%p]: [%l-1] db=%d,user=%u '" in r.stderr,
           "Cloud SQL 2022: prefix inferred from textPayload: " + r.stderr[-400:])
+    # The same entries pretty-printed, as the Logs Explorer downloads them and
+    # `gcloud logging read --format=json` writes them (and as the pgbadger
+    # issues quoted them): one JSON array over many lines.
+    entries = [json.loads(line) for line in open(os.path.join(data, "cloudsql-2020.jsonl"))]
+    pretty = os.path.join(tmp, "cloudsql-2020.json")
+    with open(pretty, "w") as f:
+        f.write(json.dumps(entries, indent=2) + "\n")
+    starts = [i + 1 for i, line in enumerate(open(pretty)) if line == "  {\n"]
+    r, db = ingest(ls, tmp, pretty)
+    check(db is not None and " 0 unparsable lines" in r.stderr,
+          "Cloud SQL pretty-printed: read: " + r.stderr[-400:])
+    got = sorted(db.execute("SELECT pid, log_ts, line FROM statements")) if db else []
+    check(got == [(153735, 1586381543456622, starts[0]), (1430907, 1589528353142617, starts[1])],
+          f"Cloud SQL pretty-printed: the same statements, each at its entry's first line"
+          f" {starts}: {got}")
+    # Cut inside its second entry: the first is read, the second counted with its line.
+    cut = os.path.join(tmp, "cloudsql-cut.json")
+    with open(cut, "w") as f:
+        f.writelines(open(pretty).readlines()[:starts[1] + 3])
+    r, db = ingest(ls, tmp, cut)
+    check(db is not None and " 1 unparsable lines" in r.stderr
+          and f"cloudsql-cut.json:{starts[1]}: JSON entry not closed" in r.stderr,
+          "Cloud SQL pretty-printed, cut: the open entry counted: " + r.stderr[-400:])
+    got = sorted(db.execute("SELECT pid FROM statements")) if db else []
+    check(got == [(153735,)], f"Cloud SQL pretty-printed, cut: the whole entry read: {got}")
 
 
 def main():

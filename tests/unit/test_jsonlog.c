@@ -258,7 +258,13 @@ static void test_sniff(void)
     CHECK_INT(ls_jsonlog_parser.sniff(J_WAIT, strlen(J_WAIT)), 90);
     CHECK_INT(ls_jsonlog_parser.sniff("{\"pid\":1}", 9), 0);
     CHECK_INT(ls_jsonlog_parser.sniff(csv_line, strlen(csv_line)), 0);
-    CHECK_INT(ls_jsonlog_parser.sniff("{", 1), 0);
+    /* "{" or "[" alone opens a pretty-printed export: a weak sniff, which a
+     * later line must confirm (a field of a Cloud SQL entry or a record). */
+    CHECK_INT(ls_jsonlog_parser.sniff("{", 1), 30);
+    CHECK_INT(ls_jsonlog_parser.sniff(" [ ", 3), 30);
+    CHECK_INT(ls_jsonlog_parser.sniff("{\"a\": 1", 8), 0);
+    CHECK_INT(ls_jsonlog_parser.sniff("    \"textPayload\": \"x\",", 25), 40);
+    CHECK_INT(ls_jsonlog_parser.sniff("\"textPayload\": \"x\",", 21), 0);
     CHECK(ls_stderr_parser.sniff(J_WAIT, strlen(J_WAIT)) < 90);
     CHECK_INT(ls_csvlog_parser.sniff(J_WAIT, strlen(J_WAIT)), 0);
     CHECK(ls_parser_find("jsonlog") == &ls_jsonlog_parser);

@@ -160,7 +160,9 @@ static void test_detection(void)
         {"{\"data\":[{\"traceID\":\"0a\",\"spans\":[]}]}", "jaeger"},
         {"[{\"traceId\":\"0a\",\"id\":\"0b\"}]", "zipkin"},
         /* A bare bracket may open any JSON (a truth.json beside the
-         * logs): no parser claims it. */
+         * logs): no parser claims it but weakly (jsonlog's pretty-printed
+         * Cloud SQL export, which ingest takes only when a later line is
+         * one of its fields: SNIFF_WEAK in src/ingest/ingest.c). */
         {"{", NULL},
         {"[", NULL},
     };
@@ -179,7 +181,7 @@ static void test_detection(void)
         if (cases[i].want)
             CHECK_STR(best, cases[i].want);
         else
-            CHECK(best == NULL);
+            CHECK(best == NULL || best_score <= 30);
     }
 }
 
