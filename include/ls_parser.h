@@ -37,6 +37,12 @@ typedef struct ls_sink {
 typedef struct ls_parse_opts {
     const char *file;   /* name used in messages and records */
     const char *prefix; /* log_line_prefix for stderr logs; NULL = default */
+    /* prefix was inferred from an earlier part of the file (a file read
+     * on): a line it does not match is inferred again, as after a change
+     * in mid-file, instead of being unparsable. A server started just
+     * before the first part logged only lines of processes without a
+     * session, which %q cuts short. */
+    int prefix_inferred;
 } ls_parse_opts;
 
 typedef struct ls_parser_ops {

@@ -444,6 +444,7 @@ static int json_create(void **out, const ls_parse_opts *opts, const ls_sink *sin
     jp->prefix = opts->prefix ? ls_strdup(opts->prefix) : NULL;
     jp->opts.file = jp->file;
     jp->opts.prefix = jp->prefix;
+    jp->opts.prefix_inferred = opts->prefix_inferred;
     if (!jp->file || (opts->prefix && !jp->prefix)) {
         json_destroy(jp);
         return LS_ENOMEM;

@@ -656,6 +656,10 @@ static int stderr_create(void **out, const ls_parse_opts *opts, const ls_sink *s
         stderr_destroy(sp);
         return rc;
     }
+    if (opts->prefix_inferred) { /* may change like one inferred here */
+        sp->inferred = 1;
+        snprintf(sp->spec, sizeof(sp->spec), "%s", opts->prefix);
+    }
     *out = sp;
     return 0;
 }

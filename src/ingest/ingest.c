@@ -493,13 +493,15 @@ static int run_add_file(ingest_ctx *c, const ls_parser_ops *ops, const char *pat
                                     same_ord)) != 0)
         return rc;
     if (!c->parser) {
-        ls_parse_opts popts;
+        ls_parse_opts popts = {0};
         ls_sink sink = {.record = on_record, .bad = on_bad, .note = on_note, .ctx = c,
                         .span = on_span, .activity = on_activity};
         popts.file = path;
         popts.prefix = c->opts->prefix ? c->opts->prefix : prefix && prefix[0] ? prefix : NULL;
-        if (!c->opts->prefix && popts.prefix)
+        if (!c->opts->prefix && popts.prefix) {
             snprintf(c->prefix, sizeof(c->prefix), "%s", popts.prefix);
+            popts.prefix_inferred = 1;
+        }
         c->ops = ops;
         if ((rc = ops->create(&c->parser, &popts, &sink, errbuf, errlen)) != 0) {
             fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");

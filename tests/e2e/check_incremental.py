@@ -151,6 +151,32 @@ def main():
         got, clean = storedump.dump(db), storedump.dump(clean_db)
         check(got == clean, f"one line, then grown = clean ingest: {storedump.diff(got, clean)}")
 
+        # A nightly job that ran right after the server started: the log had
+        # only lines of processes without a session, which %q cuts short, so
+        # the prefix inferred from them is '%m [%p] '. Read on, the session
+        # lines do not match it: the prefix is inferred again from them, as
+        # after a change in mid-file, and nothing is lost.
+        src = os.path.join(samples, "basic/postgresql.log")
+        data = open(src, "rb").read()
+        lines = data.split(b"\n")
+        n = next(i for i, line in enumerate(lines) if b"connection received" in line)
+        early = os.path.join(tmp, "early.log")
+        open(early, "wb").write(b"\n".join(lines[:n]) + b"\n")
+        db = os.path.join(tmp, "early.db")
+        r1 = run(ls, "ingest", "--db", db, early)
+        open(early, "wb").write(data)
+        r2 = run(ls, "ingest", "--db", db, early)
+        clean_db = os.path.join(tmp, "early-clean.db")
+        r3 = run(ls, "ingest", "-q", "--db", clean_db, src)
+        check(r1.returncode == r2.returncode == r3.returncode == 0,
+              f"started, then grown: exit 0 ({r1.stderr} {r2.stderr} {r3.stderr})")
+        check("inferred log_line_prefix '%m [%p] '" in r1.stderr,
+              f"started: only the postmaster's prefix to infer from: {r1.stderr.strip()}")
+        check(" 0 unparsable lines" in r2.stderr,
+              f"started, then grown: every line read on: {r2.stderr.strip()[-300:]}")
+        got, clean = storedump.dump(db), storedump.dump(clean_db)
+        check(got == clean, f"started, then grown = clean ingest: {storedump.diff(got, clean)}")
+
         # Read while the server was writing its last line (no newline yet):
         # that line waits for the next ingest instead of being stored twice.
         for rel, fmt in cases[:4]:

@@ -161,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *p = (const char *)data, *end = p + size, *nl;
     fuzz_ctx ctx = {NULL, 0};
     ls_sink sink = {on_record, on_bad, on_note, &ctx, on_span, on_activity};
-    ls_parse_opts opts = {"fuzz.log", NULL};
+    ls_parse_opts opts = {.file = "fuzz.log", .prefix = NULL};
     char prefix[257], errbuf[512];
     void *state = NULL;
     uint64_t lineno = 0;

@@ -29,7 +29,7 @@ static int parse_with(const ls_parser_ops *ops, const char *prefix, collector *c
                       const char *const *lines, int n)
 {
     ls_sink sink = {.record = on_record, .bad = on_bad, .ctx = c};
-    ls_parse_opts o = {"test.csv", prefix};
+    ls_parse_opts o = {.file = "test.csv", .prefix = prefix};
     void *p = NULL;
     char err[256];
     int i;
@@ -170,7 +170,7 @@ static void test_streaming(void)
     static const int after[] = {1, 1, 1, 1, 2};
     collector c;
     ls_sink sink = {.record = on_record, .bad = on_bad, .ctx = &c};
-    ls_parse_opts o = {"test.csv", NULL};
+    ls_parse_opts o = {.file = "test.csv", .prefix = NULL};
     void *p = NULL;
     char err[64];
     int i;

@@ -34,7 +34,7 @@ typedef struct line {
 static int parse_with(const ls_parser_ops *ops, collector *c, const line *lines, int n)
 {
     ls_sink sink = {.record = on_record, .bad = on_bad, .ctx = c};
-    ls_parse_opts o = {"test.json", NULL};
+    ls_parse_opts o = {.file = "test.json", .prefix = NULL};
     void *p = NULL;
     char err[256];
     int i;

@@ -80,7 +80,7 @@ static void on_bad(void *ctx, const char *file, uint64_t line, const char *reaso
 static void parse_lines_with(collector *c, const char *prefix, const char *const *lines, int n)
 {
     ls_sink sink = {.record = on_record, .bad = on_bad, .ctx = c};
-    ls_parse_opts o = {"test.log", prefix};
+    ls_parse_opts o = {.file = "test.log", .prefix = prefix};
     void *p = NULL;
     char err[256];
     int i;

@@ -136,7 +136,7 @@ static int ts_run_n(ts_sink *c, const ls_parser_ops *ops, const char *text, size
                     size_t doc_max)
 {
     ls_sink sink = {.record = ts_on_record, .bad = ts_on_bad, .note = ts_on_note, .ctx = c, .span = ts_on_span};
-    ls_parse_opts opts = {"test.json", NULL};
+    ls_parse_opts opts = {.file = "test.json", .prefix = NULL};
     char err[128];
     void *st;
     uint64_t lineno = 0;
