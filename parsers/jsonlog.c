@@ -30,7 +30,7 @@
  *
  * The same entries pretty-printed, as the Logs Explorer downloads them or
  * `gcloud logging read --format=json` writes them (a JSON array over many
- * lines, a file whose first line is "[" or "{" alone), are read in
+ * lines, a line "[" or "{" alone opening it), are read in
  * document mode: the lines are scanned for the array's elements (or a run
  * of objects), each gathered up to DOC_ENTRY_MAX bytes and handled as a
  * line would be, its number that of the line it began on.
@@ -53,7 +53,7 @@
 
 /* Document mode's scanner: where it is in the JSON text. */
 typedef struct doc_scan {
-    int on;          /* the run's first line opened a document */
+    int on;          /* a line opened a document (and mode stays on) */
     int depth;       /* brackets and braces open */
     int entry_depth; /* depth an entry's '{' opens at: 1 in an array, 0 else */
     int in_string, escape;
@@ -71,7 +71,6 @@ typedef struct json_parser {
     void *inner;        /* that parser, made at the first textPayload */
     ls_buf remote;   /* "host:port" of the current record */
     ls_buf location; /* "func, file:line" of the current record */
-    uint64_t lines;  /* lines fed so far */
     doc_scan doc;    /* document mode */
 } json_parser;
 
@@ -288,7 +287,10 @@ static int json_feed(void *state, const char *line, size_t len, uint64_t lineno)
 {
     json_parser *jp = state;
 
-    if (jp->lines++ == 0 && opens_document(line, len))
+    /* A JSON-lines record is never "[" or "{" alone: such a line starts a
+     * pretty-printed document, the file's or a later one's in the run.
+     * Document mode reads JSON lines as well (each is an entry). */
+    if (!jp->doc.on && opens_document(line, len))
         jp->doc.on = 1;
     if (jp->doc.on)
         return doc_feed(jp, line, len, lineno);

@@ -179,6 +179,11 @@ def cloudsql(ls, tmp):
     check(got == [(153735, 1586381543456622, starts[0]), (1430907, 1589528353142617, starts[1])],
           f"Cloud SQL pretty-printed: the same statements, each at its entry's first line"
           f" {starts}: {got}")
+    # The entries one a line, then pretty-printed, in one run: each file read.
+    r, db = ingest(ls, tmp, os.path.join(data, "cloudsql-2020.jsonl"), pretty)
+    got = sorted(db.execute("SELECT pid FROM statements")) if db else []
+    check(got == [(153735,), (153735,), (1430907,), (1430907,)],
+          f"Cloud SQL lines, then pretty-printed, in one run: both read: {got} {r.stderr[-300:]}")
     # Cut inside its second entry: the first is read, the second counted with its line.
     cut = os.path.join(tmp, "cloudsql-cut.json")
     with open(cut, "w") as f:
