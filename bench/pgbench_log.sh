@@ -27,7 +27,10 @@
 # stay unlogged as on a production server.
 #
 # Environment: LOCKSPAN_PGBENCH_PORT (default 54341), LOCKSPAN_PGBIN
-# (default /usr/lib/postgresql/15/bin), LOCKSPAN_PGBENCH_SCALE (default 20).
+# (default /usr/lib/postgresql/15/bin), LOCKSPAN_PGBENCH_SCALE (default 20),
+# LOCKSPAN_PGBENCH_MIN_WAITS (default 0: run on, past SIZE_MB if need be,
+# until the log holds that many logged waits; how many waits a MiB holds
+# depends on the machine's speed, the 250 ms holds do not).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,6 +38,7 @@ SCRIPTS="$ROOT/bench/pgbench"
 PORT=${LOCKSPAN_PGBENCH_PORT:-54341}
 PGBIN=${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}
 SCALE=${LOCKSPAN_PGBENCH_SCALE:-20}
+MIN_WAITS=${LOCKSPAN_PGBENCH_MIN_WAITS:-0}
 PREFIX='%m [%p] %q%u@%d/%a %c %l %v %x %e '
 
 usage() { echo "usage: ${0##*/} SIZE_MB OUT.log [--gzip]" >&2; exit 2; }
@@ -93,7 +97,10 @@ size=0
 while :; do
     sleep 2
     size=$(stat -c %s "$LOGF" 2>/dev/null || echo 0)
-    ((size >= TARGET)) && break
+    if ((size >= TARGET)); then
+        ((MIN_WAITS == 0)) && break
+        (($(grep -c 'still waiting for' "$LOGF" || true) >= MIN_WAITS)) && break
+    fi
     for p in "${PGB_PIDS[@]}"; do
         alive "$p" || { cat "$WORK"/bench-*.out >&2; die "pgbench $p ended early"; }
     done

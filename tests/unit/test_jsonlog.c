@@ -255,6 +255,8 @@ static void test_same_as_csvlog(void)
 static void test_sniff(void)
 {
     static const char csv_line[] = "2026-12-02 11:45:03.611 UTC,,,4341,,6b1004bf.10f5,1,,";
+    static const char PRETTY_FIELD[] = "    \"textPayload\": \"x\",";
+    static const char FLAT_FIELD[] = "\"textPayload\": \"x\",";
     CHECK_INT(ls_jsonlog_parser.sniff(J_WAIT, strlen(J_WAIT)), 90);
     CHECK_INT(ls_jsonlog_parser.sniff("{\"pid\":1}", 9), 0);
     CHECK_INT(ls_jsonlog_parser.sniff(csv_line, strlen(csv_line)), 0);
@@ -262,9 +264,9 @@ static void test_sniff(void)
      * later line must confirm (a field of a Cloud SQL entry or a record). */
     CHECK_INT(ls_jsonlog_parser.sniff("{", 1), 30);
     CHECK_INT(ls_jsonlog_parser.sniff(" [ ", 3), 30);
-    CHECK_INT(ls_jsonlog_parser.sniff("{\"a\": 1", 8), 0);
-    CHECK_INT(ls_jsonlog_parser.sniff("    \"textPayload\": \"x\",", 25), 40);
-    CHECK_INT(ls_jsonlog_parser.sniff("\"textPayload\": \"x\",", 21), 0);
+    CHECK_INT(ls_jsonlog_parser.sniff("{\"a\": 1", strlen("{\"a\": 1")), 0);
+    CHECK_INT(ls_jsonlog_parser.sniff(PRETTY_FIELD, strlen(PRETTY_FIELD)), 40);
+    CHECK_INT(ls_jsonlog_parser.sniff(FLAT_FIELD, strlen(FLAT_FIELD)), 0);
     CHECK(ls_stderr_parser.sniff(J_WAIT, strlen(J_WAIT)) < 90);
     CHECK_INT(ls_csvlog_parser.sniff(J_WAIT, strlen(J_WAIT)), 0);
     CHECK(ls_parser_find("jsonlog") == &ls_jsonlog_parser);
