@@ -956,15 +956,101 @@ static const char observed_sql[] =
 
 /* Each row's hold totals from one sequential scan of the holds, grouped:
  * a walk of each row's holds through an index would read the whole
- * time-ordered table once per row. */
+ * time-ordered table once per row. The fallback when rows are too many to
+ * sum in memory (row_totals). */
+static const char row_totals_reset_sql[] =
+    "UPDATE rows SET holds = 0, occupancy_holds = 0, occupied_ms = NULL, mean_hold_ms = NULL;";
 static const char row_totals_sql[] =
-    "UPDATE rows SET holds = 0, occupancy_holds = 0, occupied_ms = NULL, mean_hold_ms = NULL;"
     "UPDATE rows SET holds = h.waited, occupancy_holds = h.n, occupied_ms = h.ms,"
     " mean_hold_ms = h.mean FROM (SELECT row_id, count(*) FILTER (WHERE waits > 0) AS waited,"
     "  count(*) AS n, sum(end_ts - start_ts) / 1000.0 AS ms,"
     "  avg(end_ts - start_ts) / 1000.0 AS mean FROM holds NOT INDEXED GROUP BY row_id) h"
-    " WHERE h.row_id = rows.row_id;"
+    " WHERE h.row_id = rows.row_id;";
+static const char row_capacity_sql[] =
     "UPDATE rows SET capacity_per_s = 1000.0 / mean_hold_ms WHERE mean_hold_ms > 0;";
+
+/* Rows summed in memory by row_id (24 bytes each) up to this many. */
+#define ROW_TOTALS_MAX (1 << 20)
+
+typedef struct {
+    int64_t holds, waited, timed, us; /* timed: holds with both bounds */
+} row_total;
+
+/*
+ * The rows' totals (the same figures as row_totals_sql) from one scan of
+ * the holds in table order, summed in an array indexed by row_id: the
+ * GROUP BY sorted every hold, more than linear once the sort spills.
+ */
+static int row_totals(ls_store *s)
+{
+    ls_stmt *q = NULL, *upd = NULL;
+    row_total *t = NULL;
+    int64_t max_id = 0, id;
+    int rc;
+
+    if ((rc = ls_store_exec(s, row_totals_reset_sql)) != 0 ||
+        (rc = ls_store_prepare(s, "SELECT max(row_id) FROM rows", &q)) != 0)
+        goto out;
+    if ((rc = ls_stmt_step(q)) == 1)
+        max_id = ls_stmt_isnull(q, 0) ? 0 : ls_stmt_int64(q, 0);
+    ls_stmt_finalize(q);
+    q = NULL;
+    if (rc < 0)
+        goto out;
+    if (max_id <= 0 || max_id > ROW_TOTALS_MAX) {
+        rc = ls_store_exec(s, row_totals_sql);
+        goto out;
+    }
+    if (!(t = ls_calloc((size_t)max_id + 1, sizeof(*t)))) {
+        rc = LS_ENOMEM;
+        goto out;
+    }
+    if ((rc = ls_store_prepare(s, "SELECT row_id, waits > 0, end_ts - start_ts"
+                                  " FROM holds NOT INDEXED", &q)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        if (ls_stmt_isnull(q, 0) || (id = ls_stmt_int64(q, 0)) < 1 || id > max_id)
+            continue; /* a hold of no row: no row to total */
+        t[id].holds++;
+        t[id].waited += ls_stmt_int64(q, 1) != 0;
+        if (!ls_stmt_isnull(q, 2)) {
+            t[id].timed++;
+            t[id].us += ls_stmt_int64(q, 2);
+        }
+    }
+    if (rc < 0)
+        goto out;
+    if ((rc = ls_store_prepare(s, "UPDATE rows SET holds = ?2, occupancy_holds = ?3,"
+                                  " occupied_ms = ?4, mean_hold_ms = ?5 WHERE row_id = ?1",
+                               &upd)) != 0)
+        goto out;
+    for (id = 1; id <= max_id; id++) {
+        if (!t[id].holds)
+            continue;
+        ls_stmt_reset(upd);
+        ls_stmt_bind_int64(upd, 1, id);
+        ls_stmt_bind_int64(upd, 2, t[id].waited);
+        ls_stmt_bind_int64(upd, 3, t[id].holds);
+        if (t[id].timed) {
+            /* as SQLite's sum() / 1000.0 and avg() / 1000.0 */
+            ls_stmt_bind_double(upd, 4, (double)t[id].us / 1000.0);
+            ls_stmt_bind_double(upd, 5, (double)t[id].us / (double)t[id].timed / 1000.0);
+        } else {
+            ls_stmt_bind_null(upd, 4);
+            ls_stmt_bind_null(upd, 5);
+        }
+        if ((rc = ls_stmt_step(upd)) < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(upd);
+    free(t);
+    if (rc == 0)
+        rc = ls_store_exec(s, row_capacity_sql);
+    return rc < 0 ? rc : 0;
+}
 
 static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
 {
@@ -1129,7 +1215,7 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
     if (rc == 0)
         rc = ls_store_exec(s, observed_sql);
     if (rc == 0)
-        rc = ls_store_exec(s, row_totals_sql);
+        rc = row_totals(s);
 out:
     if (sorting)
         ls_store_sorting(s, 0);
