@@ -954,12 +954,12 @@ static const char observed_sql[] =
     "UPDATE holds SET head_state = observed_state WHERE observed_state IS NOT NULL"
     " AND (SELECT t.sql_ms IS NULL FROM transactions t WHERE t.tx_id = holds.tx_id);";
 
-/* Each row's hold totals from one sequential scan of the holds, grouped:
- * a walk of each row's holds through an index would read the whole
- * time-ordered table once per row. The fallback when rows are too many to
- * sum in memory (row_totals). */
+/* Each row's hold totals (row_totals) start from zero. */
 static const char row_totals_reset_sql[] =
     "UPDATE rows SET holds = 0, occupancy_holds = 0, occupied_ms = NULL, mean_hold_ms = NULL;";
+/* The same totals from one grouped scan of the holds (a walk of each row's
+ * holds through an index would read the time-ordered table once per row):
+ * row_totals' fallback when the rows are too many to sum in memory. */
 static const char row_totals_sql[] =
     "UPDATE rows SET holds = h.waited, occupancy_holds = h.n, occupied_ms = h.ms,"
     " mean_hold_ms = h.mean FROM (SELECT row_id, count(*) FILTER (WHERE waits > 0) AS waited,"
