@@ -16,6 +16,13 @@ Checks, against what the clients and the server's own log say:
 - the default Markdown is under 65,536 characters (GitHub's limit for an
   issue or a comment);
 - no HTML entity code (&#95; &amp; ...) outside code blocks and code spans;
+- one wait per wait the server logged: PostgreSQL writes "still waiting for"
+  once per wait, or "detected deadlock while waiting for" instead when its
+  deadlock check finds one, so the report counts exactly their sum; and no
+  acquired or deadlocked wait lasts longer than its own "after X ms" (with
+  50 ms or 10 % for the time between PostgreSQL's reading the clock and
+  stamping the line): a pid that waited for a tuple and, later, detected a
+  deadlock on the same tuple once made one wait of minutes;
 - the code path is named next to every pid: every pid of the JSON has its
   code path, one of the application names the clients set, and every
   session pid in the Markdown (tables, headings, mermaid charts) is
@@ -66,7 +73,11 @@ def main():
         else:
             check(False, "bench/pgbench_log.sh made a log")
             return report()
-        logged = sum(1 for line in open(log, errors="replace") if "still waiting for" in line)
+        logged = deadlocked = 0
+        for line in open(log, errors="replace"):
+            if "LOG:  process " in line:
+                logged += " still waiting for " in line
+                deadlocked += " detected deadlock while waiting for " in line
         check(logged >= 1000, f"the server logged {logged} waits (>= 1000)")
 
         db, md_path, js = (os.path.join(tmp, n) for n in ("s.db", "r.md", "r.json"))
@@ -75,7 +86,15 @@ def main():
         md = open(md_path, encoding="utf-8").read()
         rep = json.load(open(js))
 
-        check(rep["summary"]["waits"] >= 1000, f"the report counts {rep['summary']['waits']} waits")
+        check(rep["summary"]["waits"] == logged + deadlocked,
+              f"the report counts {rep['summary']['waits']} waits, the log "
+              f"{logged} + {deadlocked} (still waiting + detected deadlock)")
+        con = sqlite3.connect(db)
+        long_waits = con.execute(
+            "SELECT wait_id, pid, target, (end_ts - start_ts) / 1000.0, waited_ms FROM lock_waits"
+            " WHERE outcome IN ('acquired', 'deadlock')"
+            " AND (end_ts - start_ts) / 1000.0 > waited_ms + max(50, waited_ms / 10)").fetchall()
+        check(not long_waits, f"no wait longer than its messages say ({long_waits[:3]})")
         check(len(md) < GITHUB_MAX, f"default Markdown is {len(md)} characters (< {GITHUB_MAX})")
         ents = re.findall(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);", outside_code(md))
         check(not ents, f"no HTML entity codes outside code ({ents[:5]})")
@@ -91,7 +110,6 @@ def main():
         check(n >= 1000, f"{n} pids in the JSON checked")
 
         # Markdown: no session pid without " · " and its path.
-        con = sqlite3.connect(db)
         pids = {p for (p,) in con.execute("SELECT DISTINCT pid FROM sessions")}
         text = re.sub(r"\\(.)", r"\1", md)
         text = re.sub(r"#(\d+);", lambda m: chr(int(m.group(1))), text)  # mermaid labels
