@@ -614,6 +614,17 @@ static int walk(ls_prefix *p, int i, size_t at, walk_ctx *w)
     return rc;
 }
 
+/* A prefix's literals are a byte or a few (" [", "] ", "@"): a loop beats
+ * a call to memcmp, which the walk made on most steps. */
+static inline int lit_at(const char *s, const char *lit, size_t n)
+{
+    size_t k;
+    for (k = 0; k < n; k++)
+        if (s[k] != lit[k])
+            return 0;
+    return 1;
+}
+
 static int walk_step(ls_prefix *p, int i, size_t at, walk_ctx *w)
 {
     const char *s = w->s;
@@ -631,7 +642,7 @@ static int walk_step(ls_prefix *p, int i, size_t at, walk_ctx *w)
     op = &p->fast[i];
     switch (op->letter) {
     case 0:
-        if (len - at < op->litlen || memcmp(s + at, op->lit, op->litlen) != 0)
+        if (len - at < op->litlen || !lit_at(s + at, op->lit, op->litlen))
             return 0;
         return walk(p, i + 1, at + op->litlen, w);
     case ' ': /* " *" of a padded value: greedy */

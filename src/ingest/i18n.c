@@ -8,6 +8,7 @@
  * bytes between its captures, and lines handed here are message heads,
  * DETAIL or CONTEXT lines, so the backtracking stays short.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "ls_i18n.h"
@@ -189,12 +190,36 @@ const ls_i18n_sev *ls_i18n_severity_at(const char *s, size_t len)
     return NULL;
 }
 
+/* The translated words by first byte (counting sort into sev_order;
+ * sev_byte[c] .. sev_byte[c + 1] are those starting with c): each line asks
+ * once (prefix.c, classify.c) whether its severity is a translation, and
+ * most lines are English. */
+static short sev_order[512];
+static short sev_byte[257];
+static pthread_once_t sev_index_once = PTHREAD_ONCE_INIT;
+
+static void sev_index_init(void)
+{
+    int i, c, n = 0;
+    for (c = 0; c < 256; c++) {
+        sev_byte[c] = (short)n;
+        for (i = 0; i < ls_i18n_nsevs && n < (int)(sizeof(sev_order) / sizeof(sev_order[0])); i++)
+            if (ls_i18n_sevs[i].len > 0 && (unsigned char)ls_i18n_sevs[i].word[0] == c)
+                sev_order[n++] = (short)i;
+    }
+    sev_byte[256] = (short)n;
+}
+
 const ls_i18n_sev *ls_i18n_severity_word(const char *s, size_t len)
 {
-    int i;
+    int i, c;
 
-    for (i = 0; i < ls_i18n_nsevs; i++) {
-        const ls_i18n_sev *v = &ls_i18n_sevs[i];
+    if (len == 0)
+        return NULL;
+    pthread_once(&sev_index_once, sev_index_init);
+    c = (unsigned char)s[0];
+    for (i = sev_byte[c]; i < sev_byte[c + 1]; i++) {
+        const ls_i18n_sev *v = &ls_i18n_sevs[sev_order[i]];
         if ((size_t)v->len == len && memcmp(s, v->word, len) == 0)
             return v;
     }

@@ -293,7 +293,8 @@ static void profile_print(ls_store *s)
 {
     int i;
     qsort(s->profile, PROFILE_SLOTS, sizeof(*s->profile), profile_cmp);
-    for (i = 0; i < 25 && s->profile[i].runs; i++)
+    /* every statement that took a millisecond or more, slowest first */
+    for (i = 0; i < PROFILE_SLOTS && s->profile[i].runs && s->profile[i].ns >= 1000000; i++)
         fprintf(stderr, "lockspan: sql %9.3f s %9llu runs  %s\n", (double)s->profile[i].ns / 1e9,
                 (unsigned long long)s->profile[i].runs, s->profile[i].sql);
 }
