@@ -897,10 +897,11 @@ static const char groups_sql[] =
     "SELECT h.tx_id, h.row_id, a.first_wait, a.n, a.ms, a.first_acq,"
     " t.session_id, t.pid, t.start_ts, t.end_ts, t.first_stmt, t.last_stmt, t.end_known,"
     " r.relation, r.row_key, a.last_end, t.sql_ms IS NOT NULL, h.hold_id, h.lock_stmt,"
-    " h.start_ts, h.start_lo, h.start_hi, h.start_evidence"
+    " h.start_ts, h.start_lo, h.start_hi, h.start_evidence, a.first_tx_wait"
     " FROM (SELECT holder_tx, row_id, min(start_ts) AS first_wait, count(*) AS n,"
     "   sum(waited_ms) AS ms, min(CASE WHEN outcome IN ('acquired', 'serialization_failure')"
-    "   THEN end_ts END) AS first_acq, max(coalesce(end_ts, logged_ts)) AS last_end"
+    "   THEN end_ts END) AS first_acq, max(coalesce(end_ts, logged_ts)) AS last_end,"
+    "   min(CASE WHEN target_kind = 'transaction' THEN start_ts END) AS first_tx_wait"
     "   FROM lock_waits WHERE holder_tx IS NOT NULL AND row_id IS NOT NULL"
     "   GROUP BY holder_tx, row_id) a"
     " JOIN holds h ON h.tx_id = a.holder_tx AND h.row_id = a.row_id"
@@ -1063,7 +1064,8 @@ static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
  * locking statement where its text, parameters or a learned rule name
  * the row; otherwise the holder's first write that addresses the row by
  * key, else its first write to the relation, bounds it. A hold never
- * starts after the first wait for it began (second-resolution times).
+ * starts after the first wait for its transaction began (second-resolution
+ * times).
  */
 int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
 {
@@ -1161,11 +1163,20 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
             start_ts = start_hi = fw_hi;
             snprintf(start_ev, sizeof(start_ev), "first write to the relation");
         }
-        /* Whole-second times: a start in the wait's second is not after it. */
-        if (start_ts > first_wait + resolution)
-            start_ts = first_wait;
-        if (start_hi > first_wait + resolution)
-            start_hi = first_wait;
+        /* Whole-second times: a start in the second of a wait for the
+         * holder's transaction is not after it. Only such a wait says the
+         * holder had the row: a tuple lock is held by the first process in
+         * the row's queue, itself waiting for the transaction that has the
+         * row (heap_lock_tuple), so a wait for it may begin long before
+         * its holder gets the row (an 800 ms queue on a pgbench branch row
+         * counted as holding). */
+        if (!ls_stmt_isnull(g, 23)) {
+            int64_t first_tx_wait = ls_stmt_int64(g, 23);
+            if (start_ts > first_tx_wait + resolution)
+                start_ts = first_tx_wait;
+            if (start_hi > first_tx_wait + resolution)
+                start_hi = first_tx_wait;
+        }
         if (start_lo > start_ts)
             start_lo = start_ts;
         idle = (double)(contended - sql - commit);

@@ -23,6 +23,10 @@ Checks, against what the clients and the server's own log say:
   50 ms or 10 % for the time between PostgreSQL's reading the clock and
   stamping the line): a pid that waited for a tuple and, later, detected a
   deadlock on the same tuple once made one wait of minutes;
+- no hold of a row starts more than 20 ms before the statement that locked
+  it ended (its duration line): waits for the tuple lock of a statement
+  queued behind the row's holder once moved its hold's start back to when
+  they began, counting its own time in the queue as holding;
 - the code path is named next to every pid: every pid of the JSON has its
   code path, one of the application names the clients set, and every
   session pid in the Markdown (tables, headings, mermaid charts) is
@@ -95,6 +99,14 @@ def main():
             " WHERE outcome IN ('acquired', 'deadlock')"
             " AND (end_ts - start_ts) / 1000.0 > waited_ms + max(50, waited_ms / 10)").fetchall()
         check(not long_waits, f"no wait longer than its messages say ({long_waits[:3]})")
+        early = con.execute(
+            "SELECT h.hold_id, h.pid, (s.end_ts - h.start_ts) / 1000.0 FROM holds h"
+            " JOIN statements s ON s.stmt_id = h.lock_stmt"
+            " WHERE h.start_evidence = 'end of the locking statement' AND s.end_ts IS NOT NULL"
+            " AND h.start_ts < s.end_ts - 20000").fetchall()
+        nholds = con.execute("SELECT count(*) FROM holds").fetchone()[0]
+        check(nholds >= 1000 and not early,
+              f"of {nholds} holds none starts before its statement locked the row ({early[:3]})")
         check(len(md) < GITHUB_MAX, f"default Markdown is {len(md)} characters (< {GITHUB_MAX})")
         ents = re.findall(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);", outside_code(md))
         check(not ents, f"no HTML entity codes outside code ({ents[:5]})")
