@@ -131,7 +131,8 @@ static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS transactions_xid ON transactions(xid) WHERE xid IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
     "CREATE INDEX IF NOT EXISTS holds_tx_row ON holds(tx_id, row_id);"
-    "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);";
+    "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);"
+    "CREATE INDEX IF NOT EXISTS holds_row ON holds(row_id, start_ts);";
 
 /* Links from waits to transactions. */
 static const char link_sql[] =
@@ -166,6 +167,23 @@ static const char link_sql[] =
     "     lock_waits.blocker_pid THEN lock_waits.blocker_xid END) AND t.pid = lock_waits.holder_pid),"
     "  " OPEN_TX(SESSION_OF("lock_waits.holder_pid", "lock_waits.logged_ts"),
                   "lock_waits.logged_ts", "0") ");"
+    /* A queue head whose own wait for the row's transaction was not logged
+     * (shorter than deadlock_timeout, or ended by a deadlock it found)
+     * holds no row yet: the holder is the transaction whose hold of the
+     * row spans the moment, when the statements show one (the queue head
+     * otherwise). Holds of a row follow one another: the latest of another
+     * transaction that began before then is the only candidate (one that
+     * began in the same millisecond or second may have begun after the
+     * message: the queue head's own, as it got the row). */
+    "UPDATE lock_waits SET holder_pid = c.pid, holder_tx = c.tx_id"
+    " FROM (SELECT w.wait_id, w.logged_ts, w.holder_tx, (SELECT h.hold_id FROM holds h"
+    "   WHERE h.row_id = w.row_id AND h.start_ts < w.logged_ts"
+    "   AND h.tx_id IS NOT w.waiter_tx"
+    "   ORDER BY h.start_ts DESC LIMIT 1) AS hold_id FROM lock_waits w"
+    "  WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid"
+    "  AND w.row_id IS NOT NULL) f JOIN holds c ON c.hold_id = f.hold_id"
+    " WHERE lock_waits.wait_id = f.wait_id AND c.end_ts > f.logged_ts"
+    " AND c.tx_id IS NOT f.holder_tx;"
     /* The direct blocker's transaction: the holder's when it holds the row;
      * else (a waiter ahead in a tuple lock's queue, which holds no row yet)
      * the one its own wait open then is linked to, so that both name the

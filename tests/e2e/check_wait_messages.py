@@ -13,8 +13,20 @@ waits; their hot rows' queueing and code-path shares with them).
 The same with whole-second `%t` times (the excerpt's times cut to the
 second), where the messages' "after X ms" still tells the waits apart.
 
+A tuple lock's holder is the first process queued for the row, itself
+waiting for the transaction that has it. In pgbench-tuple-queue.log.gz (a
+whole 2,500-line window of the same log) pid 15649 waits for the tuple lock
+of branch bid=2 held by pid 15653, whose own wait for pid 15643's
+transaction is too short to be logged and which then dies in a deadlock
+without ever having the row. The wait is for 15643's hold (the statements
+show it had the row then), and 15653 gets no hold of the row at all: it
+once got one, "bounded by transaction start and first wait".
+
 Usage: check_wait_messages.py LOCKSPAN DATA_DIR
 """
+import gzip
+import json
+import shutil
 import os
 import re
 import sqlite3
@@ -60,6 +72,25 @@ def main():
                       f"{name}: waited 240.695 and 50.107 ms ({rows})")
                 check(all(r[2] <= r[1] + slack for r in rows),
                       f"{name}: neither lasts longer than its messages say ({rows})")
+        queue = os.path.join(tmp, "queue.log")
+        with gzip.open(os.path.join(data, "pgbench-tuple-queue.log.gz")) as f, \
+                open(queue, "wb") as out:
+            shutil.copyfileobj(f, out)
+        db, js = os.path.join(tmp, "queue.db"), os.path.join(tmp, "queue.json")
+        r = subprocess.run([lockspan, "analyze", "-q", "--db", db, "--prefix", PREFIX_M,
+                            "-o", js, queue], capture_output=True, text=True)
+        check(r.returncode == 0, f"queue: analyze exits 0 ({r.stderr.strip()[:300]})")
+        con = sqlite3.connect(db)
+        w = con.execute("SELECT blocker_pid, holder_pid, round(waited_ms, 3) FROM lock_waits"
+                        " WHERE pid = 15649 AND target LIKE 'tuple (6,170) %'").fetchall()
+        con.close()
+        check(w == [(15653, 15643, 122.939)],
+              f"15649's wait: queued behind 15653, for 15643's hold ({w})")
+        holds = {h["pid"]: h for h in json.load(open(js))["holds"]}
+        check(15653 not in holds, f"no hold of 15653 ({holds.get(15653)})")
+        h = holds.get(15643, {})
+        check(h.get("start_evidence") == "end of the locking statement" and h.get("waits", 0) >= 7,
+              f"15643's hold, from its UPDATE's end, waited for by 7 ({h})")
     return report()
 
 
