@@ -100,6 +100,7 @@ typedef struct stderr_parser {
     pending slots[MAX_PENDING];
     pending *current;     /* record the previous line belonged to */
     uint64_t lineno;
+    uint64_t quiet_floor; /* no pending record's last line is below this (flush_quiet) */
     /* Lines held back while the prefix is not known yet (prefix == NULL). */
     int inferring;  /* holding lines for an inference */
     int inferred;   /* the prefix in force was inferred (it may change) */
@@ -267,16 +268,26 @@ static int slot_take(stderr_parser *sp, pending **out)
     return pending_flush(sp, &sp->slots[oldest]);
 }
 
-/* Flush records nobody has added to for FLUSH_AFTER lines. */
+/* Flush records nobody has added to for FLUSH_AFTER lines. A pending
+ * record's last line only grows, so no slot need be looked at until the
+ * line number passes the lowest of them by FLUSH_AFTER (or goes back, as
+ * when held lines are replayed). */
 static int flush_quiet(stderr_parser *sp)
 {
+    uint64_t floor = sp->lineno;
     int i, rc;
+
+    if (sp->lineno >= sp->quiet_floor && sp->lineno - sp->quiet_floor <= FLUSH_AFTER)
+        return 0;
     for (i = 0; i < MAX_PENDING; i++) {
         pending *p = &sp->slots[i];
         if (p->used && p->last_line + FLUSH_AFTER < sp->lineno)
             if ((rc = pending_flush(sp, p)) != 0)
                 return rc;
+        if (p->used && p->last_line < floor)
+            floor = p->last_line;
     }
+    sp->quiet_floor = floor;
     return 0;
 }
 

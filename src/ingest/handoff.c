@@ -252,6 +252,7 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     size_t lens[NREC_STRINGS], evsize = event_size(ev->kind), need, i;
     const char **slots[LS_MAX_EDGES + 4];
     size_t extra[LS_MAX_EDGES + 4];
+    int owner[LS_MAX_EDGES + 4]; /* the record string a slot points into, or -1 */
     int nslots, k, rc;
     ls_item *it;
     ls_record *rc_rec;
@@ -269,6 +270,7 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     for (k = 0; k < nslots; k++) {
         uintptr_t p = (uintptr_t)*slots[k];
         extra[k] = 0;
+        owner[k] = -1;
         if (!p)
             continue;
         for (i = 0; i < NREC_STRINGS; i++) {
@@ -279,6 +281,8 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
         if (i == NREC_STRINGS) {
             extra[k] = strlen(*slots[k]) + 1;
             need += extra[k];
+        } else {
+            owner[k] = (int)i;
         }
     }
 
@@ -307,14 +311,9 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
             continue;
         if (extra[k]) {
             *slots[k] = put(&tail, *slots[k], extra[k]);
-            continue;
-        }
-        for (i = 0; i < NREC_STRINGS; i++) {
-            uintptr_t s = (uintptr_t)*FIELD(r, record_strings[i]);
-            if (s && p >= s && p < s + lens[i]) {
-                *slots[k] = *FIELD(rc_rec, record_strings[i]) + (p - s);
-                break;
-            }
+        } else if (owner[k] >= 0) {
+            uintptr_t s = (uintptr_t)*FIELD(r, record_strings[owner[k]]);
+            *slots[k] = *FIELD(rc_rec, record_strings[owner[k]]) + (p - s);
         }
     }
     return 0;
