@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Per-pass flatness of `lockspan analyze` (a benchmark, NOT a test).
+
+Runs `LOCKSPAN_TIMING=1 lockspan analyze` RUNS times on each SIZE (the
+log's first N MiB, cut back to a whole line; the largest size may be the
+whole log) and prints, as a Markdown table, the median CPU seconds of each
+correlation pass (the `correlate-cpu:` lines: the correlating thread's own
+CPU time), of the whole run (user + sys) and its wall time and peak RSS,
+then ms per MiB at each size and the ratio of ms per MiB from each smaller
+size to the largest (x1.00 = flat). The spread (min-max) of each pass at
+the smallest size is printed too: passes of a few hundredths of a second
+vary by a third from one run to the next.
+
+Usage: bench/passes.py LOG [--sizes 100,300,1024] [--runs 5]
+                           [--bin build/lockspan] [--dir /tmp/lockspan-passes]
+                           [--prefix '%m [%p] ...']
+
+LOG is a stderr log of bench/pgbench_log.sh (its prefix is the default).
+Run it on an idle machine: other load shows in every pass.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+PREFIX = "%m [%p] %q%u@%d/%a %c %l %v %x %e "
+MiB = 1 << 20
+
+
+def cut(log, mb, work):
+    """The first mb MiB of log, to the end of a line (the log itself if smaller)."""
+    size = os.path.getsize(log)
+    if mb * MiB >= size:
+        return log, size
+    out = os.path.join(work, f"slice-{mb}M.log")
+    if not os.path.exists(out):
+        with open(log, "rb") as f, open(out + ".tmp", "wb") as o:
+            data = f.read(mb * MiB)
+            o.write(data[:data.rfind(b"\n") + 1])
+        os.replace(out + ".tmp", out)
+    return out, os.path.getsize(out)
+
+
+def run_once(binary, log, prefix, work):
+    db = os.path.join(work, "passes.db")
+    for suffix in ("", "-journal", "-wal"):
+        if os.path.exists(db + suffix):
+            os.unlink(db + suffix)
+    env = dict(os.environ, LOCKSPAN_TIMING="1")
+    r = subprocess.run(["/usr/bin/time", "-f", "@time %e %U %S %M", binary, "analyze", "-q",
+                        "--db", db, "--prefix", prefix, "-o", os.devnull, log],
+                       env=env, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        sys.exit(f"bench/passes.py: analyze {log} failed:\n{r.stderr[-2000:]}")
+    passes, whole = {}, None
+    for line in r.stderr.splitlines():
+        m = re.match(r"lockspan: correlate-cpu: (.*\S)\s+([0-9.]+) s$", line)
+        if m:
+            passes[m.group(1)] = passes.get(m.group(1), 0.0) + float(m.group(2))
+        m = re.match(r"@time ([0-9.]+) ([0-9.]+) ([0-9.]+) ([0-9]+)", line)
+        if m:
+            whole = (float(m.group(1)), float(m.group(2)) + float(m.group(3)),
+                     int(m.group(4)) / 1024.0)
+    os.unlink(db)
+    return passes, whole
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("log")
+    ap.add_argument("--sizes", default="100,300,1024")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--bin", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                   "..", "build", "lockspan"))
+    ap.add_argument("--dir", default="/tmp/lockspan-passes")
+    ap.add_argument("--prefix", default=PREFIX)
+    a = ap.parse_args()
+    os.makedirs(a.dir, exist_ok=True)
+    sizes = sorted(int(x) for x in a.sizes.split(","))
+    res = {}
+    for mb in sizes:
+        log, nbytes = cut(a.log, mb, a.dir)
+        subprocess.run(["cat", log], stdout=subprocess.DEVNULL)  # page cache
+        runs = []
+        for i in range(a.runs):
+            runs.append(run_once(a.bin, log, a.prefix, a.dir))
+            print(f"[passes] {mb} MiB run {i + 1}: {runs[-1][1][0]:.2f} s wall", file=sys.stderr)
+        res[mb] = (nbytes / MiB, runs)
+
+    names = []
+    for mb in sizes:
+        for passes, _ in res[mb][1]:
+            names += [n for n in passes if n not in names]
+    big = sizes[-1]
+
+    def med(mb, key):
+        vals = [(p.get(key, 0.0) if isinstance(key, str) else w[key]) for p, w in res[mb][1]]
+        return statistics.median(vals), min(vals), max(vals)
+
+    head = "| pass (CPU s, median of %d) | " % a.runs + " | ".join(
+        f"{mb} MiB" for mb in sizes) + " | " + " | ".join(
+        f"ms/MiB {mb} → {big}" for mb in sizes[:-1]) + " | spread at %d MiB |" % sizes[0]
+    print(head)
+    print("|---" * (1 + len(sizes) + len(sizes) - 1 + 1) + "|")
+    rows = [("whole run, wall", 0), ("whole run, CPU (user + sys)", 1)] + [(n, n) for n in names]
+    for label, key in rows:
+        cells, per = [], {}
+        for mb in sizes:
+            m, lo, hi = med(mb, key)
+            cells.append(f"{m:.3f}")
+            per[mb] = m * 1000.0 / res[mb][0]
+        ratios = []
+        for mb in sizes[:-1]:
+            r = per[big] / per[mb] if per[mb] else float("nan")
+            ratios.append(f"{per[mb]:.2f} → {per[big]:.2f} (x{r:.2f})")
+        m, lo, hi = med(sizes[0], key)
+        print(f"| {label} | " + " | ".join(cells) + " | " + " | ".join(ratios) +
+              f" | {lo:.3f}–{hi:.3f} |")
+    print("| peak RSS (MiB) | " + " | ".join(f"{med(mb, 2)[0]:.0f}" for mb in sizes) +
+          " |" + " |" * len(sizes))
+    print(f"\nlog {a.log}; sizes in MiB of its first bytes: " +
+          ", ".join(f"{res[mb][0]:.1f}" for mb in sizes) + f"; {a.bin}")
+
+
+if __name__ == "__main__":
+    main()
