@@ -659,8 +659,14 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
 }
 
 /* The meta mark of a store correlated by this version after its last
- * ingest (another version may derive differently). */
-#define CORRELATED_MARK "lockspan " LS_VERSION
+ * ingest (another version may derive differently). CORRELATION_REV counts
+ * changes to what the passes derive within a version: bump it with any
+ * such change, so that a store correlated before it is correlated again
+ * rather than reported with the old figures. 2: wait episodes split at a
+ * message that begins another wait; holds not moved by tuple-lock waits;
+ * tuple waits for the row's holder. */
+#define CORRELATION_REV "2"
+#define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
  * The passes, in order; each sees what the ones before it wrote. Each owns
