@@ -3,7 +3,7 @@
 
 Runs `LOCKSPAN_TIMING=1 lockspan analyze` RUNS times on each SIZE (the
 log's first N MiB, cut back to a whole line; the largest size may be the
-whole log) and prints, as a Markdown table, the median CPU seconds of each
+whole log), the sizes in turn in each round, and prints, as a Markdown table, the median CPU seconds of each
 correlation pass (the `correlate-cpu:` lines: the correlating thread's own
 CPU time), of the whole run (user + sys) and its wall time and peak RSS,
 then ms per MiB at each size and the ratio of ms per MiB from each smaller
@@ -79,15 +79,20 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.dir, exist_ok=True)
     sizes = sorted(int(x) for x in a.sizes.split(","))
-    res = {}
+    res, logs = {}, {}
     for mb in sizes:
         log, nbytes = cut(a.log, mb, a.dir)
-        subprocess.run(["cat", log], stdout=subprocess.DEVNULL)  # page cache
-        runs = []
-        for i in range(a.runs):
-            runs.append(run_once(a.bin, log, a.prefix, a.dir))
-            print(f"[passes] {mb} MiB run {i + 1}: {runs[-1][1][0]:.2f} s wall", file=sys.stderr)
-        res[mb] = (nbytes / MiB, runs)
+        logs[mb] = log
+        res[mb] = (nbytes / MiB, [])
+    # Round robin over the sizes: a machine that slows down for a few
+    # minutes (a shared VM does) then slows every size alike, instead of
+    # skewing the ratios.
+    for i in range(a.runs):
+        for mb in sizes:
+            subprocess.run(["cat", logs[mb]], stdout=subprocess.DEVNULL)  # page cache
+            res[mb][1].append(run_once(a.bin, logs[mb], a.prefix, a.dir))
+            print(f"[passes] round {i + 1}, {mb} MiB: {res[mb][1][-1][1][0]:.2f} s wall",
+                  file=sys.stderr)
 
     names = []
     for mb in sizes:
