@@ -129,6 +129,10 @@ def main():
         for m in re.finditer(r"(?<![\w.#:-])(\d{3,7})(?![\w.:])", text):
             if int(m.group(1)) not in pids:
                 continue
+            # an OID or a transaction id that happens to equal a pid (pids
+            # wrap at pid_max, 32768 here; pgbench_branches is OID 16394)
+            if re.search(r"\b(?:relation|database|transaction) $", text[max(0, m.start() - 12):m.start()]):
+                continue
             k += 1
             after = text[m.end():m.end() + 40]
             check(after.startswith(" · ") and any(after[3:].startswith(a) for a in APPS),
