@@ -134,6 +134,22 @@ static const char open_wait_sql[] =
 static const char subsecond_sql[] =
     "SELECT EXISTS (SELECT 1 FROM lock_events WHERE ts % 1000000 <> 0)";
 
+/* Whether the log's lock messages carry sub-second times: *subsecond
+ * stays 1 (its default) when the store has none. */
+static int log_subsecond(ls_store *s, int *subsecond)
+{
+    ls_stmt *q = NULL;
+    int rc;
+
+    *subsecond = 1;
+    if ((rc = ls_store_prepare(s, subsecond_sql, &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1)
+        *subsecond = (int)ls_stmt_int64(q, 0);
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
 static int pos_cmp(ls_logpos a, ls_logpos b)
 {
     if (a.file != b.file)
@@ -425,15 +441,9 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
     episode *spare = NULL;
     int64_t next_id = 0;
     size_t i;
-    int rc, subsecond = 1;
+    int rc, subsecond;
 
-    if ((rc = ls_store_prepare(s, subsecond_sql, &q)) != 0)
-        return rc;
-    if ((rc = ls_stmt_step(q)) == 1)
-        subsecond = (int)ls_stmt_int64(q, 0);
-    ls_stmt_finalize(q);
-    q = NULL;
-    if (rc < 0)
+    if ((rc = log_subsecond(s, &subsecond)) != 0)
         return rc;
     if ((rc = ls_store_exec(s, episode_tables_sql)) != 0 ||
         (rc = ls_store_prepare(s, episodes_sql, &q)) != 0 ||
@@ -513,17 +523,10 @@ static int lookup_session(ls_stmt *q, int64_t pid, int64_t ts, int64_t *out)
 static int walk_chains(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *walk = NULL, *openq = NULL, *sessq = NULL, *xidq = NULL, *upd = NULL;
-    int rc;
+    int rc, subsecond;
 
-    int subsecond = 1;
-
-    if ((rc = ls_store_prepare(s, subsecond_sql, &walk)) != 0)
-        goto out;
-    if ((rc = ls_stmt_step(walk)) == 1)
-        subsecond = (int)ls_stmt_int64(walk, 0);
-    ls_stmt_finalize(walk);
-    walk = NULL;
-    if ((rc = ls_store_prepare(s, walk_sql, &walk)) != 0 ||
+    if ((rc = log_subsecond(s, &subsecond)) != 0 ||
+        (rc = ls_store_prepare(s, walk_sql, &walk)) != 0 ||
         (rc = ls_store_prepare(s, open_wait_sql, &openq)) != 0 ||
         (rc = ls_store_prepare(s, session_at_sql, &sessq)) != 0 ||
         (rc = ls_store_prepare(s, xid_session_sql, &xidq)) != 0 ||

@@ -1217,8 +1217,7 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
     if (rc == 0)
         rc = ls_store_exec(s, waiting_sql);
     if (rc == 0)
-        rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS activity_pid ON activity(pid, ts);"
-                              "CREATE INDEX IF NOT EXISTS holds_row ON holds(row_id, start_ts);");
+        rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS activity_pid ON activity(pid, ts);");
     ls_stmt_finalize(g);
     g = NULL;
     if (rc == 0)

@@ -125,7 +125,8 @@ static const char insert_tx_sql[] =
     " AND coalesce(se.start_ts, se.first_ts, 0) <= " T                                  \
     " ORDER BY coalesce(se.start_ts, se.first_ts, 0) DESC LIMIT 1)"
 
-/* Indexes the links below probe. */
+/* Indexes the links below probe (holds_row: a tuple wait's row holder;
+ * later passes use it too). */
 static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS transactions_session ON transactions(session_id, start_ts);"
     "CREATE INDEX IF NOT EXISTS transactions_xid ON transactions(xid) WHERE xid IS NOT NULL;"

@@ -40,12 +40,17 @@ PREFIX_M = "%m [%p] %q%u@%d/%a %c %l %v %x %e "
 PREFIX_T = "%t [%p] %q%u@%d/%a %c %l %v %x %e "
 
 
-def waits(lockspan, log, prefix, tmp, name):
-    db = os.path.join(tmp, name + ".db")
-    r = subprocess.run([lockspan, "analyze", "-q", "--db", db, "--prefix", prefix,
-                        "-o", os.path.join(tmp, name + ".json"), log],
+def analyze(lockspan, log, prefix, tmp, name):
+    """lockspan analyze into tmp/NAME.db and tmp/NAME.json; their paths."""
+    db, js = os.path.join(tmp, name + ".db"), os.path.join(tmp, name + ".json")
+    r = subprocess.run([lockspan, "analyze", "-q", "--db", db, "--prefix", prefix, "-o", js, log],
                        capture_output=True, text=True)
     check(r.returncode == 0, f"{name}: analyze exits 0 ({r.stderr.strip()[:300]})")
+    return db, js
+
+
+def waits(lockspan, log, prefix, tmp, name):
+    db, _ = analyze(lockspan, log, prefix, tmp, name)
     con = sqlite3.connect(db)
     rows = con.execute("SELECT outcome, waited_ms, (end_ts - start_ts) / 1000.0 FROM lock_waits"
                        " WHERE pid = 15645 AND target LIKE 'tuple (10,160) %'"
@@ -76,10 +81,7 @@ def main():
         with gzip.open(os.path.join(data, "pgbench-tuple-queue.log.gz")) as f, \
                 open(queue, "wb") as out:
             shutil.copyfileobj(f, out)
-        db, js = os.path.join(tmp, "queue.db"), os.path.join(tmp, "queue.json")
-        r = subprocess.run([lockspan, "analyze", "-q", "--db", db, "--prefix", PREFIX_M,
-                            "-o", js, queue], capture_output=True, text=True)
-        check(r.returncode == 0, f"queue: analyze exits 0 ({r.stderr.strip()[:300]})")
+        db, js = analyze(lockspan, queue, PREFIX_M, tmp, "queue")
         con = sqlite3.connect(db)
         w = con.execute("SELECT blocker_pid, holder_pid, round(waited_ms, 3) FROM lock_waits"
                         " WHERE pid = 15649 AND target LIKE 'tuple (6,170) %'").fetchall()
