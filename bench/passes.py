@@ -11,6 +11,14 @@ size to the largest (x1.00 = flat). The spread (min-max) of each pass at
 the smallest size is printed too: passes of a few hundredths of a second
 vary by a third from one run to the next.
 
+A second table gives each pass's SQLite virtual machine steps (the
+`correlate-steps:` lines), per MiB and their ratio likewise. A step count
+is the same on every run of the same input, so its ratio is not blurred by
+the machine: a pass that visits rows more than once per row of the log
+(a nested scan: quadratic) shows as a ratio that grows with the size. It
+does not count the log factor of a sort or an index seek, nor work a pass
+does in C on the rows it reads.
+
 Usage: bench/passes.py LOG [--sizes 100,300,1024] [--runs 5]
                            [--bin build/lockspan] [--dir /tmp/lockspan-passes]
                            [--prefix '%m [%p] ...']
@@ -27,6 +35,10 @@ import sys
 
 PREFIX = "%m [%p] %q%u@%d/%a %c %l %v %x %e "
 MiB = 1 << 20
+# Rows the passes read or make, counted per MiB beside the steps: a log's
+# density of waits and hot-row transactions is not the same from start to
+# end, and a pass's steps should follow the rows it works on.
+COUNTED = ["stmt_rows", "lock_events", "lock_waits", "transactions", "holds", "row_waits"]
 
 
 def cut(log, mb, work):
@@ -54,16 +66,26 @@ def run_once(binary, log, prefix, work):
                        env=env, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         sys.exit(f"bench/passes.py: analyze {log} failed:\n{r.stderr[-2000:]}")
-    passes, whole = {}, None
+    passes, whole, steps = {}, None, {}
     for line in r.stderr.splitlines():
         m = re.match(r"lockspan: correlate-cpu: (.*\S)\s+([0-9.]+) s$", line)
         if m:
             passes[m.group(1)] = passes.get(m.group(1), 0.0) + float(m.group(2))
+        m = re.match(r"lockspan: correlate-steps: (.*\S)\s+([0-9]+) SQLite VM steps$", line)
+        if m:
+            steps[m.group(1)] = steps.get(m.group(1), 0) + int(m.group(2))
         m = re.match(r"@time ([0-9.]+) ([0-9.]+) ([0-9.]+) ([0-9]+)", line)
         if m:
             whole = (float(m.group(1)), float(m.group(2)) + float(m.group(3)),
                      int(m.group(4)) / 1024.0)
+    counts = {}
+    for table in COUNTED:
+        q = subprocess.run(["sqlite3", db, f"SELECT count(*) FROM {table}"],
+                           stdout=subprocess.PIPE, text=True)
+        counts[table] = int(q.stdout.strip() or 0) if q.returncode == 0 else 0
     os.unlink(db)
+    passes["@steps"] = steps
+    passes["@counts"] = counts
     return passes, whole
 
 
@@ -97,7 +119,7 @@ def main():
     names = []
     for mb in sizes:
         for passes, _ in res[mb][1]:
-            names += [n for n in passes if n not in names]
+            names += [n for n in passes if n not in names and not n.startswith("@")]
     big = sizes[-1]
 
     def med(mb, key):
@@ -125,6 +147,27 @@ def main():
               f" | {lo:.3f}–{hi:.3f} |")
     print("| peak RSS (MiB) | " + " | ".join(f"{med(mb, 2)[0]:.0f}" for mb in sizes) +
           " |" + " |" * len(sizes))
+    print("\n| pass (SQLite VM steps) | " + " | ".join(f"{mb} MiB" for mb in sizes) + " | " +
+          " | ".join(f"steps/MiB {mb} → {big}" for mb in sizes[:-1]) + " | same on every run |")
+    print("|---" * (1 + len(sizes) + len(sizes) - 1 + 1) + "|")
+    for n in names + ["all passes"]:
+        cells, per, same = [], {}, True
+        for mb in sizes:
+            runs = [(sum(p["@steps"].values()) if n == "all passes" else p["@steps"].get(n, 0))
+                    for p, _ in res[mb][1]]
+            same = same and len(set(runs)) == 1
+            cells.append(f"{runs[0]:,}")
+            per[mb] = runs[0] / res[mb][0]
+        ratios = [f"{per[mb]:,.0f} → {per[big]:,.0f} (x{per[big] / per[mb]:.2f})"
+                  if per[mb] else "-" for mb in sizes[:-1]]
+        print(f"| {n} | " + " | ".join(cells) + " | " + " | ".join(ratios) +
+              f" | {'yes' if same else 'NO'} |")
+    for t in COUNTED:
+        cells = [f"{res[mb][1][0][0]['@counts'][t]:,}" for mb in sizes]
+        per = {mb: res[mb][1][0][0]["@counts"][t] / res[mb][0] for mb in sizes}
+        ratios = [f"{per[mb]:,.0f} → {per[big]:,.0f} (x{per[big] / per[mb]:.2f})"
+                  if per[mb] else "-" for mb in sizes[:-1]]
+        print(f"| rows in `{t}` | " + " | ".join(cells) + " | " + " | ".join(ratios) + " | |")
     print(f"\nlog {a.log}; sizes in MiB of its first bytes: " +
           ", ".join(f"{res[mb][0]:.1f}" for mb in sizes) + f"; {a.bin}")
 

@@ -112,6 +112,11 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen);
  * LOCKSPAN_TIMING prints them per correlation pass, a measure of I/O that
  * the machine's load does not blur. */
 int64_t ls_store_cache_misses(ls_store *s);
+/* SQLite virtual machine instructions run since the last call (the first
+ * call starts the count and returns 0). LOCKSPAN_TIMING prints them per
+ * correlation pass: unlike time, the count is the same on every run, so
+ * its growth per MB of log tells whether a pass scales linearly. */
+int64_t ls_store_vm_steps(ls_store *s);
 int ls_store_meta_set(ls_store *s, const char *key, const char *value);
 int ls_store_meta_get(ls_store *s, const char *key, char *buf, size_t len);
 

@@ -757,6 +757,8 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
         if (passes[i].owns)
             rc = ls_store_exec(s, passes[i].owns);
     ls_store_cache_misses(s); /* count from here */
+    if (timing)
+        ls_store_vm_steps(s);
     for (i = 0; rc == 0 && i < sizeof(passes) / sizeof(passes[0]); i++) {
         struct timespec t0, t1, c0, c1;
         if (progress)
@@ -782,6 +784,8 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
                     passes[i].name, (long long)ls_store_cache_misses(s));
             fprintf(stderr, "lockspan: correlate-peak: %-24s %8ld KiB resident\n",
                     passes[i].name, peak_rss_kib());
+            fprintf(stderr, "lockspan: correlate-steps: %-24s %12lld SQLite VM steps\n",
+                    passes[i].name, (long long)ls_store_vm_steps(s));
         }
     }
     /* Ingest clears this mark (ls_ingest_paths): the derived tables are

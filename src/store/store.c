@@ -160,6 +160,8 @@ typedef struct sql_profile {
 struct ls_store {
     sqlite3 *db;
     sql_profile *profile; /* LOCKSPAN_TIMING=sql, else NULL */
+    int counting_steps;   /* ls_store_vm_steps() has been called */
+    int64_t vm_steps;     /* of statements that ended since the last call */
     char err[512];      /* the first error's message, kept past a ROLLBACK */
     sqlite3_stmt *q[Q__COUNT];
     session_slot cache[SESSION_CACHE];
@@ -265,7 +267,9 @@ static int profile_cb(unsigned type, void *ctx, void *stmt, void *ns)
     int i;
 
     (void)type;
-    if (!sql)
+    if (s->counting_steps)
+        s->vm_steps += (uint32_t)sqlite3_stmt_status(stmt, SQLITE_STMTSTATUS_VM_STEP, 1);
+    if (!sql || !s->profile)
         return 0;
     h = ls_fnv1a(sql, strlen(sql), LS_FNV1A_BASIS);
     for (i = 0; i < PROFILE_SLOTS; i++) {
@@ -1342,6 +1346,29 @@ int64_t ls_store_cache_misses(ls_store *s)
     int cur = 0, hi = 0;
     sqlite3_db_status(s->db, SQLITE_DBSTATUS_CACHE_MISS, &cur, &hi, 1);
     return cur;
+}
+
+int64_t ls_store_vm_steps(ls_store *s)
+{
+    sqlite3_stmt *st = NULL;
+    int64_t n;
+
+    if (!s->counting_steps) {
+        /* Statements report their steps as they end (the profile callback,
+         * shared with LOCKSPAN_TIMING=sql); none is counted before this. */
+        s->counting_steps = 1;
+        sqlite3_trace_v2(s->db, SQLITE_TRACE_PROFILE, profile_cb, s);
+        while ((st = sqlite3_next_stmt(s->db, st)) != NULL)
+            sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 1);
+        s->vm_steps = 0;
+        return 0;
+    }
+    /* ... and those still open (kept prepared, or stepping) report theirs here. */
+    while ((st = sqlite3_next_stmt(s->db, st)) != NULL)
+        s->vm_steps += (uint32_t)sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 1);
+    n = s->vm_steps;
+    s->vm_steps = 0;
+    return n;
 }
 
 int ls_store_meta_set(ls_store *s, const char *key, const char *value)
