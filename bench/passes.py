@@ -38,7 +38,7 @@ MiB = 1 << 20
 # Rows the passes read or make, counted per MiB beside the steps: a log's
 # density of waits and hot-row transactions is not the same from start to
 # end, and a pass's steps should follow the rows it works on.
-COUNTED = ["stmt_rows", "lock_events", "lock_waits", "transactions", "holds", "row_waits"]
+COUNTED = ["stmt_rows", "lock_events", "lock_waits", "errors", "transactions", "holds", "row_waits"]
 
 
 def cut(log, mb, work):
