@@ -25,6 +25,9 @@
 #   LOCKSPAN_BENCH_GZIP_LEVEL gzip level of the .gz inputs (default 6)
 #   LOCKSPAN_BENCH_SKIP       names of rows to skip, e.g. "ingest_gz pgbadger jobs"
 #   LOCKSPAN_BENCH_STRICT     1 = exit 1 if a target FAILs (default: exit 0)
+#   LOCKSPAN_BENCH_RUNS       run each command N times and report the median
+#                             wall, CPU and peak RSS (default 1; a shared VM
+#                             varies by a quarter from one run to the next)
 #   LOCKSPAN_PGBENCH_PORT     port of the generator's server (default 54341)
 #   LOCKSPAN_BENCH_PASS_CLOCK cpu (default) or wall: what the per-pass times are.
 #                             cpu preloads bench/cpuclock.c (built with cc) so
@@ -42,6 +45,7 @@ BIN="${LOCKSPAN_BIN:-$ROOT/build/lockspan}"
 PGB_MB="${LOCKSPAN_BENCH_PGB_MB:-100}"
 GZ_LEVEL="${LOCKSPAN_BENCH_GZIP_LEVEL:-6}"
 SKIP=" ${LOCKSPAN_BENCH_SKIP:-} "
+RUNS="${LOCKSPAN_BENCH_RUNS:-1}"
 
 log() { printf '[bench] %s\n' "$*" >&2; }
 die() { echo "bench/run.sh: $*" >&2; exit 2; }
@@ -53,6 +57,7 @@ for mb in $SIZES; do
 done
 ((MAX > 0)) || die "LOCKSPAN_BENCH_MB is empty"
 [[ $PGB_MB =~ ^[0-9]+$ ]] || die "LOCKSPAN_BENCH_PGB_MB must be an integer (MiB)"
+[[ $RUNS =~ ^[0-9]+$ && $RUNS -gt 0 ]] || die "LOCKSPAN_BENCH_RUNS must be a positive integer"
 [[ -x $BIN ]] || die "lockspan binary not found: $BIN (build: make)"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time (GNU time) is required: apt-get install time"
 PASS_CLOCK="${LOCKSPAN_BENCH_PASS_CLOCK:-cpu}"
@@ -104,27 +109,44 @@ gz_of() { # FILE -> FILE.gz (gzip -LEVEL), reused while newer than FILE
 }
 
 # ---------------------------------------------------------------- measuring
-# run NAME CMD...: /usr/bin/time -v CMD, stdout to /dev/null; sets
-# SECS[NAME] (wall), CPU[NAME] (user+sys), RSS[NAME] (KiB), RC[NAME]
+# run NAME CMD...: /usr/bin/time -v CMD, stdout to /dev/null, RUNS times;
+# sets SECS[NAME] (wall), CPU[NAME] (user+sys), RSS[NAME] (KiB): the median
+# of the runs, each apart; RC[NAME] the last non-zero status, else 0. A
+# command that writes a store starts each run from none (fresh_db of the
+# --db it names).
 declare -A SECS CPU RSS RC BYTES
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
+                                             else printf "%.2f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 run() {
     local name=$1; shift
-    local tf="$WORK/time.$name.txt" ef="$WORK/stderr.$name.txt" rc=0
-    log "running $name:$(printf ' %q' "$@")"
-    /usr/bin/time -v -o "$tf" "$@" >/dev/null 2>"$ef" || rc=$?
-    RC[$name]=$rc
-    if ((rc != 0)); then
-        log "$name exited with status $rc; stderr tail:"
-        tail -n 5 "$ef" >&2 || true
-    fi
-    SECS[$name]=$(awk -F': ' '/Elapsed \(wall clock\)/ {
-        n = split($2, a, ":"); s = 0
-        for (i = 1; i <= n; i++) s = s * 60 + a[i]
-        printf "%.2f", s }' "$tf")
-    CPU[$name]=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 }
-        END { printf "%.2f", u + s }' "$tf")
-    RSS[$name]=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tf")
-    log "  -> ${SECS[$name]} s wall, ${CPU[$name]} s CPU, peak RSS $((RSS[$name] / 1024)) MiB"
+    local tf="$WORK/time.$name.txt" ef="$WORK/stderr.$name.txt" rc=0 i a walls="" cpus="" rsss="" db=""
+    a=("$@")
+    for ((i = 1; i < $#; i++)); do
+        [[ ${a[i - 1]} == --db ]] && db=${a[i]}
+    done
+    log "running $name$( ((RUNS > 1)) && echo " ($RUNS times)"):$(printf ' %q' "$@")"
+    RC[$name]=0
+    for ((i = 0; i < RUNS; i++)); do
+        [[ -n $db ]] && fresh_db "$db"
+        rc=0
+        /usr/bin/time -v -o "$tf" "$@" >/dev/null 2>"$ef" || rc=$?
+        if ((rc != 0)); then
+            RC[$name]=$rc
+            log "$name exited with status $rc; stderr tail:"
+            tail -n 5 "$ef" >&2 || true
+        fi
+        walls+="$(awk -F': ' '/Elapsed \(wall clock\)/ {
+            n = split($2, a, ":"); s = 0
+            for (i = 1; i <= n; i++) s = s * 60 + a[i]
+            printf "%.2f", s }' "$tf")"$'\n'
+        cpus+="$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 }
+            END { printf "%.2f", u + s }' "$tf")"$'\n'
+        rsss+="$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tf")"$'\n'
+    done
+    SECS[$name]=$(printf '%s' "$walls" | median)
+    CPU[$name]=$(printf '%s' "$cpus" | median)
+    RSS[$name]=$(printf '%s' "$rsss" | median)
+    log "  -> ${SECS[$name]} s wall, ${CPU[$name]} s CPU, peak RSS $((RSS[$name] / 1024)) MiB$( ((RUNS > 1)) && echo " (medians; wall:" $walls")")"
 }
 skip() { [[ $SKIP == *" $1 "* ]]; }
 fresh_db() { rm -f "$1" "$1-wal" "$1-shm" "$1-journal"; }
@@ -210,7 +232,7 @@ rssmib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 echo
 echo "lockspan benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo "lockspan: $("$BIN" version 2>/dev/null || echo '?')   log: $BIG (pgbench, PostgreSQL 15 stderr), prefix '$PREFIX'"
-echo "MB = MiB; wall and CPU (user+sys) seconds and peak RSS from /usr/bin/time -v; MB/s on the uncompressed size unless said"
+echo "MB = MiB; wall and CPU (user+sys) seconds and peak RSS from /usr/bin/time -v, medians of $RUNS run(s) each; MB/s on the uncompressed size unless said"
 echo
 fmt='%-7s | %-34s | %8s | %8s | %8s | %8s | %10s | %8s\n'
 printf "$fmt" "size" "tool" "MB" "wall s" "CPU s" "MB/s" "CPU s/MB" "RSS MiB"

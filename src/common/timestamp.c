@@ -219,7 +219,7 @@ static int parse_zone(const char *s, size_t len, int *offset)
 int ls_ts_parse(ls_ts *out, const char *s, size_t len)
 {
     size_t pos = 0;
-    int y, mo, d, h, mi, sec, offset = 0;
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, offset = 0; /* -O3 cannot tell read_digits() sets them */
     int64_t frac = 0;
 
     if (!s)

@@ -917,6 +917,8 @@ static int classify_en(ls_classifier *cl, const ls_record *rec, ls_event *ev)
             st->name = "";
             st->text = "";
             st->params = NULL;
+            st->text_hash = 0;
+            st->text_len = 0;
             if (c.p < c.e) {
                 if (LIT(&c, "  ") == 0 && (rc = stmt_tail(cl, st, &c, 1)) < 0)
                     return rc;
@@ -962,6 +964,8 @@ static int classify_en(ls_classifier *cl, const ls_record *rec, ls_event *ev)
             ls_statement_ev *st = &ev->u.stmt;
             st->duration_ms = -1;
             st->verb[0] = '\0';
+            st->text_hash = 0;
+            st->text_len = 0;
             if ((rc = stmt_tail(cl, st, &c, 0)) < 0)
                 return rc;
             if (rc == 0) {

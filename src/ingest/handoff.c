@@ -316,6 +316,11 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
             *slots[k] = *FIELD(rc_rec, record_strings[owner[k]]) + (p - s);
         }
     }
+    if ((ev->kind == LS_EV_STATEMENT || ev->kind == LS_EV_DURATION) && copy->u.stmt.text) {
+        ls_statement_ev *st = &copy->u.stmt;
+        st->text_len = strlen(st->text);
+        st->text_hash = ls_fnv1a(st->text, st->text_len, LS_FNV1A_BASIS);
+    }
     return 0;
 }
 

@@ -869,20 +869,14 @@ static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row
     bind_text(st, base + 14, w->prepare);
 }
 
-/* The text_id of `text` in stmt_texts, added when new; 0 for NULL. */
-static int text_id(ls_store *s, const char *text, int64_t *out)
+/* The text_id of `text` (n bytes, FNV-1a h) in stmt_texts, added when new. */
+static int text_id_hashed(ls_store *s, const char *text, size_t n, uint64_t h, int64_t *out)
 {
-    size_t n;
-    uint64_t h;
     struct text_slot *slot;
     sqlite3_stmt *st;
     int rc;
 
     *out = 0;
-    if (!text)
-        return 0;
-    n = strlen(text);
-    h = ls_fnv1a(text, n, LS_FNV1A_BASIS); /* stmt_texts.hash */
     slot = &s->texts[h % TEXT_CACHE];
     if (slot->text_id && slot->hash == h && slot->len == n && memcmp(slot->text, text, n) == 0) {
         *out = slot->text_id;
@@ -917,6 +911,18 @@ static int text_id(ls_store *s, const char *text, int64_t *out)
         }
     }
     return 0;
+}
+
+/* The text_id of `text` in stmt_texts, added when new; 0 for NULL. */
+static int text_id(ls_store *s, const char *text, int64_t *out)
+{
+    size_t n;
+
+    *out = 0;
+    if (!text)
+        return 0;
+    n = strlen(text);
+    return text_id_hashed(s, text, n, ls_fnv1a(text, n, LS_FNV1A_BASIS), out);
 }
 
 /* The name_id of a prepared statement's name in stmt_names, added when
@@ -1044,7 +1050,11 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
     int64_t sess = slot ? slot->session_id : 0;
     int rc;
 
-    if ((rc = text_id(s, m->text, &w->text_id)) != 0 ||
+    /* The parsing thread hashed the text (handoff.c); a caller that did
+     * not hand the event over left text_hash 0. */
+    if ((rc = m->text && m->text_hash
+                  ? text_id_hashed(s, m->text, m->text_len, m->text_hash, &w->text_id)
+                  : text_id(s, m->text, &w->text_id)) != 0 ||
         (rc = name_id(s, m->name, &w->name_id)) != 0 ||
         (rc = xid_seen(s, r->xid, sess, r->pid, r->ts)) != 0)
         return rc;
