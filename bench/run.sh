@@ -128,6 +128,7 @@ run() {
     RC[$name]=0
     for ((i = 0; i < RUNS; i++)); do
         [[ -n $db ]] && fresh_db "$db"
+        sync # the previous run's writes are not flushed during this one
         rc=0
         /usr/bin/time -v -o "$tf" "$@" >/dev/null 2>"$ef" || rc=$?
         if ((rc != 0)); then

@@ -669,7 +669,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * rather than reported with the old figures. 2: wait episodes split at a
  * message that begins another wait; holds not moved by tuple-lock waits;
  * tuple waits for the row's holder. */
-#define CORRELATION_REV "2"
+#define CORRELATION_REV "3"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -566,11 +566,13 @@ static const char hold_parts_sql[] =
     " WHERE h.waits > 0 AND ch.db_statement IS NULL AND ch.db_system IS NULL"
     "  AND ch.end_ts + c.offset_us > h.start_ts AND ch.start_ts + c.offset_us < h.end_ts"
     " GROUP BY h.hold_id, ch.name;"
-    /* Statements of the holder overlapping the hold: SQL, and COMMIT. */
+    /* Statements of the holder overlapping the hold: SQL, and COMMIT. A
+     * row's parse and bind lines (folded into it) ran just before it. */
     "INSERT INTO hold_parts(hold_id, part, name, ms)"
     " SELECT h.hold_id, CASE WHEN " IS_END " THEN 'commit' ELSE 'sql' END,"
     "  CASE WHEN " IS_END " THEN 'COMMIT' ELSE 'SQL' END,"
-    "  sum(max(0, min(h.end_ts, st.end_ts) - max(h.start_ts, st.start_ts))) / 1000.0"
+    "  sum(max(0, min(h.end_ts, st.end_ts) - max(h.start_ts, st.start_ts"
+    "   - coalesce(st.bind_ms, 0) * 1000 - coalesce(st.parse_ms, 0) * 1000))) / 1000.0"
     " FROM holds h CROSS JOIN transactions t ON t.tx_id = h.tx_id"
     " CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt AND st.end_ts IS NOT NULL"

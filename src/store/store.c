@@ -24,8 +24,8 @@
 #include "store_schema.h"
 
 #define SESSION_CACHE 1024
-#define STMT_ROWS 32 /* statement rows per multi-row INSERT */
-#define STMT_COLS 14
+#define STMT_ROWS 256 /* statement rows per multi-row INSERT */
+#define STMT_COLS 16
 #define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
 #define TEXT_CACHE_MAX 4096 /* longer texts are looked up in the store each time */
 #define NAME_CACHE 256      /* prepared statement names remembered, by hash */
@@ -47,6 +47,11 @@ typedef struct session_slot {
     int64_t vxid_at, params_at;
     char vxid[32];
     char *params; /* owned */
+    /* The session's latest row while it waits in ls_store.rows (row_gen
+     * equals the store's rows_gen): a parse line's row that its bind line
+     * joins, a bind line's that its execute line joins (fold_row()). */
+    int row_at;
+    unsigned row_gen;
 } session_slot;
 
 enum {
@@ -108,8 +113,9 @@ static const char *const query_sql[Q__COUNT] = {
                         "               coalesce(excluded.last_ts, sessions.last_ts))",
     [Q_SESSION_MAX] = "SELECT coalesce(max(session_id), 0) FROM sessions",
     [Q_STATEMENT] = "INSERT INTO stmt_rows(stmt_id, session_id, pid, file_id, line, start_ts,"
-                    " dur_us, verb, name_id, xid, vxid, text_id, params, prepare)"
-                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                    " dur_us, verb, name_id, xid, vxid, text_id, params, prepare, bind_us,"
+                    " parse_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+                    " ?14, ?15, ?16)",
     [Q_TEXT_FIND] = "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2",
     [Q_TEXT_INSERT] = "INSERT INTO stmt_texts(hash, text) VALUES (?1, ?2)",
     [Q_NAME_FIND] = "SELECT name_id FROM stmt_names WHERE name = ?1",
@@ -176,9 +182,11 @@ struct ls_store {
         int64_t vxid_ref, params_ref; /* > 0: stored as this many rows back */
         int pid, pid_of_session, has_duration, verb;
         ls_ts start_ts, dur_us;
+        ls_ts bind_us, parse_us; /* of the bind and parse lines folded in; -1: none */
         const char *vxid, *params, *prepare;
     } rows[STMT_ROWS];
     int nrows;
+    unsigned rows_gen; /* bumped when rows[] is flushed */
     int64_t last_stmt_id; /* the stmt_id given last; -1: read it from the store */
     /* The text_id of recent statement texts, so that a text met again
      * costs a hash and a compare instead of a lookup in stmt_texts. */
@@ -320,6 +328,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     s = ls_calloc(1, sizeof(*s));
     if (!s)
         return LS_ENOMEM;
+    s->rows_gen = 1;
     /* One connection, one thread: SQLite's own mutexes are pure cost here. */
     rc = sqlite3_open_v2(path, &s->db,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
@@ -373,6 +382,28 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         ls_store_close(s);
         return rc;
     }
+    if (ver == 8 && rc == 0) {
+        /* Version 9 added stmt_rows.bind_us and parse_us (the parse and bind
+         * lines a row folds in) and the view's bind_ms and parse_ms: a
+         * store of version 8, without folded rows, is that store. */
+        const char *const *ddl;
+        rc = ls_store_exec(s, "BEGIN; ALTER TABLE stmt_rows ADD COLUMN bind_us INTEGER;"
+                              " ALTER TABLE stmt_rows ADD COLUMN parse_us INTEGER;"
+                              " DROP VIEW statements;");
+        for (ddl = ls_schema_sql; rc == 0 && *ddl; ddl++)
+            if (strncmp(*ddl, "CREATE VIEW", 11) == 0)
+                rc = ls_store_exec(s, *ddl);
+        if (rc == 0)
+            rc = ls_store_exec(s, "PRAGMA user_version = 9; COMMIT;");
+        if (rc) {
+            snprintf(errbuf, errlen, "%s: cannot bring the store from schema version 8 to 9: %s",
+                     path, ls_store_errmsg(s));
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+            ls_store_close(s);
+            return rc;
+        }
+        ver = 9;
+    }
     if (ver != 0 && ver != LS_STORE_SCHEMA_VERSION) {
         if (ver < LS_STORE_SCHEMA_VERSION)
             snprintf(errbuf, errlen, "%s: store has schema version %d, written by an older "
@@ -420,7 +451,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         int r, c;
         ls_buf_adds(&sql, "INSERT INTO stmt_rows(stmt_id, session_id, pid, file_id, line,"
                           " start_ts, dur_us, verb, name_id, xid, vxid, text_id, params,"
-                          " prepare) VALUES ");
+                          " prepare, bind_us, parse_us) VALUES ");
         for (r = 0; r < STMT_ROWS; r++)
             for (c = 0; c < STMT_COLS; c++)
                 ls_buf_adds(&sql, c == 0 ? (r ? ",(?" : "(?") : c == STMT_COLS - 1 ? ",?)" : ",?");
@@ -867,6 +898,14 @@ static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row
     else
         bind_text(st, base + 13, w->params);
     bind_text(st, base + 14, w->prepare);
+    if (w->bind_us >= 0)
+        sqlite3_bind_int64(st, base + 15, w->bind_us);
+    else
+        sqlite3_bind_null(st, base + 15);
+    if (w->parse_us >= 0)
+        sqlite3_bind_int64(st, base + 16, w->parse_us);
+    else
+        sqlite3_bind_null(st, base + 16);
 }
 
 /* The text_id of `text` (n bytes, FNV-1a h) in stmt_texts, added when new. */
@@ -969,6 +1008,8 @@ static int flush_statements(ls_store *s)
 {
     int i, rc = 0, n = s->nrows;
     s->nrows = 0;
+    if (++s->rows_gen == 0) /* no session's latest row waits here any more */
+        s->rows_gen = 1;     /* 0 is a new slot's: never current */
     if (n == STMT_ROWS) {
         for (i = 0; i < n; i++)
             bind_statement_row(s->stmt_multi, i * STMT_COLS, &s->rows[i]);
@@ -1041,23 +1082,100 @@ static int64_t params_ref(session_slot *slot, int64_t stmt_id, const char *p)
     return 0;
 }
 
+static int same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/*
+ * With extended-protocol statements logged by duration, a statement is
+ * two or three lines in a row of its session: "parse S: text" (when it is
+ * prepared), "bind S: text" with its parameters, "execute S: text" with
+ * the same. The later line joins the row of the earlier one while that
+ * row still waits in ls_store.rows: the row becomes the later line's (its
+ * line, times, verb and xid) and keeps the earlier line's duration in
+ * parse_us or bind_us, and its stmt_id. Nothing else of the earlier line
+ * is lost: the same session, process, file, statement name and text,
+ * vxid, parameters (none on a parse line) and no other xid. A line that
+ * does not join (a bind whose execute failed, lines split by a flush)
+ * is a row of its own, as before. Returns the row joined, or NULL.
+ */
+static struct stmt_row *fold_row(ls_store *s, session_slot *slot, int64_t file_id,
+                                 const ls_record *r, const ls_statement_ev *m, int verb,
+                                 int64_t text_id, int64_t name_id, const char *vxid,
+                                 const char *prepare)
+{
+    struct stmt_row *w;
+
+    if (!slot || slot->row_gen != s->rows_gen || slot->row_at >= s->nrows)
+        return NULL;
+    w = &s->rows[slot->row_at];
+    if (!((verb == LS_VERB_EXECUTE && w->verb == LS_VERB_BIND && w->bind_us < 0) ||
+          (verb == LS_VERB_BIND && w->verb == LS_VERB_PARSE && w->parse_us < 0)))
+        return NULL;
+    if (!w->has_duration || w->session_id != slot->session_id || w->file_id != file_id ||
+        w->pid != r->pid || w->text_id != text_id || w->name_id != name_id || w->prepare ||
+        prepare || (w->xid > 0 && w->xid != r->xid) || (int64_t)r->line <= w->line ||
+        !same_text(w->vxid, vxid))
+        return NULL;
+    if (verb == LS_VERB_EXECUTE ? !same_text(w->params, m->params) : w->params != NULL)
+        return NULL;
+    return w;
+}
+
 static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
                            const ls_event *ev)
 {
     const ls_record *r = ev->rec;
     const ls_statement_ev *m = &ev->u.stmt;
-    struct stmt_row *w = &s->rows[s->nrows];
-    int64_t sess = slot ? slot->session_id : 0;
-    int rc;
+    struct stmt_row *w;
+    int64_t sess = slot ? slot->session_id : 0, text, name;
+    const char *vxid = r->vxid && r->vxid[0] ? r->vxid : NULL, *prepare;
+    int rc, verb = verb_code(m->verb), has_duration = ev->kind == LS_EV_DURATION;
 
     /* The parsing thread hashed the text (handoff.c); a caller that did
      * not hand the event over left text_hash 0. */
-    if ((rc = m->text && m->text_hash
-                  ? text_id_hashed(s, m->text, m->text_len, m->text_hash, &w->text_id)
-                  : text_id(s, m->text, &w->text_id)) != 0 ||
-        (rc = name_id(s, m->name, &w->name_id)) != 0 ||
+    if ((rc = m->text && m->text_hash ? text_id_hashed(s, m->text, m->text_len, m->text_hash,
+                                                       &text)
+                                      : text_id(s, m->text, &text)) != 0 ||
+        (rc = name_id(s, m->name, &name)) != 0 ||
         (rc = xid_seen(s, r->xid, sess, r->pid, r->ts)) != 0)
         return rc;
+    /* EXECUTE of an SQL-level prepared statement: DETAIL "prepare: PREPARE
+     * name(...) AS ..." carries the text the key is read from. */
+    prepare = r->detail && strncmp(r->detail, "prepare: ", 9) == 0 ? r->detail + 9 : NULL;
+    if (has_duration &&
+        (w = fold_row(s, slot, file_id, r, m, verb, text, name, vxid, prepare)) != NULL) {
+        /* The row takes the new line's place in log order, its stmt_id:
+         * references from it reach as far back again, and the session's
+         * next lines refer to it where they referred to its old id. No
+         * other row refers to that id: it was the session's latest. */
+        int64_t old = w->stmt_id, id = ++s->last_stmt_id;
+        w->stmt_id = id;
+        if (w->vxid_ref > 0 && (w->vxid_ref += id - old) > REF_MAX)
+            w->vxid_ref = vxid_ref(slot, id, w->vxid); /* too far: the text again */
+        else if (w->vxid_ref == 0 && slot->vxid_at == old)
+            slot->vxid_at = id;
+        if (w->params_ref > 0 && (w->params_ref += id - old) > REF_MAX)
+            w->params_ref = params_ref(slot, id, w->params);
+        else if (w->params_ref == 0 && w->params && slot->params_at == old)
+            slot->params_at = id;
+        if (verb == LS_VERB_EXECUTE) {
+            w->bind_us = w->dur_us;
+        } else {
+            w->parse_us = w->dur_us;
+            /* The parse line had no parameters; the bind line's go in the
+             * row as any line's would. */
+            w->params = m->params;
+            w->params_ref = params_ref(slot, id, w->params);
+        }
+        w->verb = verb;
+        w->line = (int64_t)r->line;
+        w->xid = r->xid;
+        w->dur_us = (ls_ts)(m->duration_ms * 1000.0 + 0.5);
+        w->start_ts = r->ts == LS_TS_NONE ? LS_TS_NONE : r->ts - w->dur_us;
+        return 0;
+    }
     if (s->last_stmt_id < 0) {
         /* stmt_ids are given here, so that a row can point back at another */
         sqlite3_stmt *st = s->q[Q_STMT_MAX];
@@ -1067,7 +1185,14 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
         if (rc != SQLITE_ROW)
             return store_err(s, rc);
     }
+    w = &s->rows[s->nrows];
+    if (slot) {
+        slot->row_at = s->nrows;
+        slot->row_gen = s->rows_gen;
+    }
     s->nrows++;
+    w->text_id = text;
+    w->name_id = name;
     w->stmt_id = ++s->last_stmt_id;
     w->session_id = sess;
     /* The pid is its session's (the statements view looks it up) unless
@@ -1076,7 +1201,7 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
     w->pid_of_session = slot && slot->row_pid == r->pid;
     w->file_id = file_id;
     w->line = (int64_t)r->line;
-    w->has_duration = ev->kind == LS_EV_DURATION;
+    w->has_duration = has_duration;
     if (w->has_duration) {
         /* Duration lines are written when the statement ends. */
         w->dur_us = (ls_ts)(m->duration_ms * 1000.0 + 0.5);
@@ -1085,15 +1210,14 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
         /* log_statement lines are written when it starts. */
         w->start_ts = r->ts;
     }
-    w->verb = verb_code(m->verb);
+    w->bind_us = w->parse_us = -1;
+    w->verb = verb;
     w->xid = r->xid;
-    w->vxid = r->vxid && r->vxid[0] ? r->vxid : NULL;
+    w->vxid = vxid;
     w->params = m->params;
     w->vxid_ref = slot ? vxid_ref(slot, w->stmt_id, w->vxid) : 0;
     w->params_ref = slot ? params_ref(slot, w->stmt_id, w->params) : 0;
-    /* EXECUTE of an SQL-level prepared statement: DETAIL "prepare: PREPARE
-     * name(...) AS ..." carries the text the key is read from. */
-    w->prepare = r->detail && strncmp(r->detail, "prepare: ", 9) == 0 ? r->detail + 9 : NULL;
+    w->prepare = prepare;
     return s->nrows == STMT_ROWS ? flush_statements(s) : 0;
 }
 

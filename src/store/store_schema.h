@@ -33,7 +33,10 @@ static const char *const ls_schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS stmt_names(\n"
     "  name_id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);\n",
     /*
-     * One row per statement line, narrow (docs/store.md): the name and text
+     * One row per statement line, narrow (docs/store.md), except that the
+     * parse and bind lines of an extended-protocol statement, logged by
+     * duration, join the row of its execute line as bind_us and parse_us
+     * (store.c, fold_row()): the name and text
      * by id, the verb as a small integer, the duration in whole
      * microseconds, the end derived from the start and the duration, the
      * pid NULL when it is the session's (view statements). vxid and params repeat from line to line (a
@@ -45,7 +48,7 @@ static const char *const ls_schema_sql[] = {
     "  stmt_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, start_ts INTEGER, dur_us INTEGER,\n"
     "  verb INTEGER, name_id INTEGER, xid INTEGER, vxid, text_id INTEGER, params,\n"
-    "  prepare TEXT);\n",
+    "  prepare TEXT, bind_us INTEGER, parse_us INTEGER);\n",
     /* What readers query: the columns of schema version 4. A one-table
      * view, so that SQLite flattens it into every query and the indexes
      * on stmt_rows serve; what is stored by reference is looked up only
@@ -60,7 +63,7 @@ static const char *const ls_schema_sql[] = {
     "  " LS_STMT_REF("stmt_rows", "vxid") " AS vxid,\n"
     "  (SELECT t.text FROM stmt_texts t WHERE t.text_id = stmt_rows.text_id) AS text,\n"
     "  " LS_STMT_REF("stmt_rows", "params") " AS params,\n"
-    "  prepare FROM stmt_rows;\n",
+    "  prepare, bind_us / 1000.0 AS bind_ms, parse_us / 1000.0 AS parse_ms FROM stmt_rows;\n",
     "CREATE TABLE IF NOT EXISTS lock_events(\n"
     "  event_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, phase TEXT,\n"

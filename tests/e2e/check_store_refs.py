@@ -3,7 +3,10 @@
 wrote them, although stmt_rows (schema 7, docs/store.md) keeps the pid only
 when it is not its session's, the verb as a number, the prepared
 statement's name by id, and a vxid or parameter list that repeats the
-session's previous one as a reference to that row.
+session's previous one as a reference to that row; and since schema 9 the
+parse and bind lines of an extended-protocol statement are part of its
+execute line's row (parse_ms, bind_ms) when they are the session's lines
+just before it with the same pid, name, text, vxid and parameters.
 
 The log is written here, and the expected rows are taken from the lines as
 written (not from lockspan): a session whose %c shows up under a second pid
@@ -58,6 +61,30 @@ def write_log(path):
                 f.write(f"2026-12-03 {ts} UTC [{pid}] {sid} {vxid} DETAIL:  parameters: {params}\n")
 
 
+def folded_rows():
+    """The rows LINES make, in log order: a bind line joins the session's previous row when
+    that is its parse, an execute line when it is its bind (same pid, name,
+    text and vxid; a parse has no parameters, a bind the execute's)."""
+    rows, last = [], {}
+    for at, (_, pid, sid, vxid, verb, name, text, params, ms) in enumerate(LINES):
+        dur = float(ms) if ms else None
+        prev = rows[last[sid]] if sid in last else None
+        fold = prev is not None and dur is not None and prev["dur"] is not None and \
+            (pid, vxid, name, text) == (prev["pid"], prev["vxid"], prev["name"], prev["text"]) and (
+                (verb == "bind" and prev["verb"] == "parse" and prev["params"] is None) or
+                (verb == "execute" and prev["verb"] == "bind" and prev["params"] == params))
+        if fold:
+            prev[prev["verb"]] = prev["dur"]
+            prev.update(verb=verb, dur=dur, params=params, at=at)
+            continue
+        last[sid] = len(rows)
+        rows.append(dict(pid=pid, sid=sid, vxid=vxid, verb=verb, name=name, text=text,
+                         params=params, dur=dur, bind=None, parse=None, at=at))
+    rows.sort(key=lambda r: r["at"])  # a row is at its last line
+    return [(r["pid"], r["sid"], r["vxid"], r["verb"], r["name"], r["text"], r["params"],
+             r["dur"], r["bind"], r["parse"]) for r in rows]
+
+
 def main():
     ls = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="lockspan-refs.")
@@ -69,11 +96,11 @@ def main():
         check(r.returncode == 0, f"ingest: exit 0 ({r.returncode}) {r.stderr[-300:]}")
         con = sqlite3.connect(db)
         got = con.execute("SELECT s.pid, se.pg_session, s.vxid, s.verb, s.name, s.text, s.params,"
-                          " s.duration_ms FROM statements s JOIN sessions se USING (session_id)"
-                          " ORDER BY s.line").fetchall()
-        want = [(pid, sid, vxid, verb, name, text, params, float(ms) if ms else None)
-                for _, pid, sid, vxid, verb, name, text, params, ms in LINES]
-        check(len(got) == len(want), f"one row per statement line ({len(got)} of {len(want)})")
+                          " s.duration_ms, s.bind_ms, s.parse_ms FROM statements s"
+                          " JOIN sessions se USING (session_id) ORDER BY s.line").fetchall()
+        want = folded_rows()
+        check(len(want) == 7, f"the log folds to 7 rows ({len(want)})")
+        check(len(got) == len(want), f"one row per statement ({len(got)} of {len(want)})")
         for i, (g, w) in enumerate(zip(got, want)):
             check(g == w, f"line {i + 1}: {g} == {w}")
         # The references are what makes the store narrow: check they are used.
