@@ -232,8 +232,9 @@ static const cli_text file_texts[] = {
 };
 
 static const cli_text environment[] = {
-    {"LOCKSPAN_TIMING", "set: print the wall and CPU time of each correlation pass on "
-                        "stderr; 'sql': also the time SQLite spent in each statement"},
+    {"LOCKSPAN_TIMING", "set: print the wall and CPU time, pages read, peak memory and SQLite "
+                        "steps of each correlation pass on stderr; 'sql': also the time "
+                        "SQLite spent in each statement"},
     {"TZ", "the zone of RFC 3164 syslog times, which carry none"},
 };
 

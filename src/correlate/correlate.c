@@ -668,7 +668,8 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * such change, so that a store correlated before it is correlated again
  * rather than reported with the old figures. 2: wait episodes split at a
  * message that begins another wait; holds not moved by tuple-lock waits;
- * tuple waits for the row's holder. */
+ * tuple waits for the row's holder. 3: the code paths' SQL part counts the
+ * parse and bind time a statement row holds (schema 9). */
 #define CORRELATION_REV "3"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

@@ -1093,12 +1093,13 @@ static int same_text(const char *a, const char *b)
  * prepared), "bind S: text" with its parameters, "execute S: text" with
  * the same. The later line joins the row of the earlier one while that
  * row still waits in ls_store.rows: the row becomes the later line's (its
- * line, times, verb and xid) and keeps the earlier line's duration in
- * parse_us or bind_us, and its stmt_id. Nothing else of the earlier line
- * is lost: the same session, process, file, statement name and text,
- * vxid, parameters (none on a parse line) and no other xid. A line that
- * does not join (a bind whose execute failed, lines split by a flush)
- * is a row of its own, as before. Returns the row joined, or NULL.
+ * stmt_id, line, times, verb and xid) and keeps the earlier line's
+ * duration in parse_us or bind_us. Of the earlier line only its own line
+ * number and time are lost: it has the same session, process, file,
+ * statement name and text, vxid, parameters (none on a parse line) and no
+ * other xid. A line that does not join (a bind whose execute failed, a
+ * COMMIT's bind with the xid its execute line no longer shows, lines
+ * split by a flush) is a row of its own. Returns the row joined, or NULL.
  */
 static struct stmt_row *fold_row(ls_store *s, session_slot *slot, int64_t file_id,
                                  const ls_record *r, const ls_statement_ev *m, int verb,
