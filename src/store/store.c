@@ -544,6 +544,15 @@ static void bind_pos(sqlite3_stmt *st, int i, int64_t v)
         sqlite3_bind_null(st, i);
 }
 
+/* v when `present`, else NULL. */
+static void bind_if(sqlite3_stmt *st, int i, int present, int64_t v)
+{
+    if (present)
+        sqlite3_bind_int64(st, i, v);
+    else
+        sqlite3_bind_null(st, i);
+}
+
 /* Step a write statement to completion and reset it. */
 static int run(ls_store *s, sqlite3_stmt *st)
 {
@@ -878,14 +887,8 @@ static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row
     sqlite3_bind_int64(st, base + 4, w->file_id);
     sqlite3_bind_int64(st, base + 5, w->line);
     bind_ts(st, base + 6, w->start_ts);
-    if (w->has_duration)
-        sqlite3_bind_int64(st, base + 7, w->dur_us);
-    else
-        sqlite3_bind_null(st, base + 7);
-    if (w->verb >= 0)
-        sqlite3_bind_int(st, base + 8, w->verb);
-    else
-        sqlite3_bind_null(st, base + 8);
+    bind_if(st, base + 7, w->has_duration, w->dur_us);
+    bind_if(st, base + 8, w->verb >= 0, w->verb);
     bind_pos(st, base + 9, w->name_id);
     bind_pos(st, base + 10, w->xid);
     if (w->vxid_ref > 0)
@@ -898,14 +901,8 @@ static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row
     else
         bind_text(st, base + 13, w->params);
     bind_text(st, base + 14, w->prepare);
-    if (w->bind_us >= 0)
-        sqlite3_bind_int64(st, base + 15, w->bind_us);
-    else
-        sqlite3_bind_null(st, base + 15);
-    if (w->parse_us >= 0)
-        sqlite3_bind_int64(st, base + 16, w->parse_us);
-    else
-        sqlite3_bind_null(st, base + 16);
+    bind_if(st, base + 15, w->bind_us >= 0, w->bind_us);
+    bind_if(st, base + 16, w->parse_us >= 0, w->parse_us);
 }
 
 /* The text_id of `text` (n bytes, FNV-1a h) in stmt_texts, added when new. */
