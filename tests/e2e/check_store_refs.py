@@ -108,6 +108,37 @@ def main():
                            " sum(pid IS NULL) FROM stmt_rows").fetchone()
         check(refs[0] > 0 and refs[1] > 0 and refs[2] > 0,
               f"vxid, params and pid stored by reference somewhere ({refs})")
+
+        # A store of schema version 8 (no bind_us, parse_us) is brought to 9
+        # when opened, its rows as they were, and ingest folds from then on.
+        con.executescript("DROP VIEW statements; ALTER TABLE stmt_rows DROP COLUMN bind_us;"
+                          " ALTER TABLE stmt_rows DROP COLUMN parse_us;"
+                          " CREATE VIEW statements AS SELECT * FROM stmt_rows;"
+                          " PRAGMA user_version = 8;")
+        con.close()
+        r = subprocess.run([ls, "report", "--db", db, "-o", os.devnull], capture_output=True,
+                           text=True)
+        check(r.returncode == 0, f"report on a version 8 store: exit 0 ({r.returncode}) "
+              f"{r.stderr[-300:]}")
+        con = sqlite3.connect(db)
+        ver = con.execute("PRAGMA user_version").fetchone()[0]
+        check(ver == 9, f"the version 8 store is now version 9 ({ver})")
+        again = con.execute("SELECT s.pid, se.pg_session, s.vxid, s.verb, s.name, s.text,"
+                            " s.params, s.duration_ms, s.bind_ms, s.parse_ms FROM statements s"
+                            " JOIN sessions se USING (session_id) ORDER BY s.line").fetchall()
+        # (the columns dropped above took the folded durations with them)
+        check(again == [g[:8] + (None, None) for g in got], "its statements as before")
+        con.close()
+        log2 = os.path.join(tmp, "refs-next-day.log")
+        with open(log) as f, open(log2, "w") as o:
+            o.write(f.read().replace("2026-12-03 ", "2026-12-04 "))
+        r = subprocess.run([ls, "ingest", "--db", db, "--prefix", PREFIX, log2],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"ingest into it: exit 0 ({r.returncode}) {r.stderr[-300:]}")
+        con = sqlite3.connect(db)
+        folded = con.execute("SELECT count(bind_us), count(parse_us) FROM stmt_rows"
+                             " WHERE file_id = (SELECT max(file_id) FROM files)").fetchone()
+        check(folded == (2, 1), f"the next day's lines folded as in a new store ({folded})")
         con.close()
     finally:
         shutil.rmtree(tmp)
