@@ -682,7 +682,6 @@ static int walk_step(ls_prefix *p, int i, size_t at, walk_ctx *w)
     }
 }
 
-/* 1 with *out filled, 0 when the line does not match, -1 when PCRE2 must decide. */
 /*
  * The walk's first path alone, in a loop: each step takes its first choice
  * (a literal, the most spaces, the %q group present, free text up to the
@@ -742,6 +741,7 @@ static int first_path(ls_prefix *p, const char *s, size_t len, ls_prefix_match *
     return 1;
 }
 
+/* 1 with *out filled, 0 when the line does not match, -1 when PCRE2 must decide. */
 static int fast_match(ls_prefix *p, const char *s, size_t len, ls_prefix_match *out)
 {
     walk_ctx w = {s, len, out, 0, NULL};

@@ -483,7 +483,7 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
             /* nothing continues an ended wait */
             if ((rc = flush_episode(ins, link, ep, &next_id, stats)) != 0)
                 goto out;
-            map_remove(&map, map_find(&map, pid));
+            map_remove(&map, slot);
             free(spare);
             spare = ep;
         }

@@ -303,23 +303,28 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     for (i = 0; i < NREC_STRINGS; i++)
         if (lens[i])
             *FIELD(rc_rec, record_strings[i]) = put(&tail, *FIELD(r, record_strings[i]), lens[i]);
-    /* Point the copy's event strings at the copied text. */
+    /* Point the copy's event strings at the copied text. A statement's
+     * text is hashed here, on the parsing thread, for the store thread
+     * (ls_statement_ev.text_hash); its length is known from the copy. */
     nslots = event_strings(copy, slots);
     for (k = 0; k < nslots; k++) {
         uintptr_t p = (uintptr_t)*slots[k];
+        size_t n = 0;
         if (!p)
             continue;
         if (extra[k]) {
             *slots[k] = put(&tail, *slots[k], extra[k]);
+            n = extra[k] - 1;
         } else if (owner[k] >= 0) {
             uintptr_t s = (uintptr_t)*FIELD(r, record_strings[owner[k]]);
             *slots[k] = *FIELD(rc_rec, record_strings[owner[k]]) + (p - s);
+            n = lens[owner[k]] - 1 - (size_t)(p - s); /* it ends where its owner does */
         }
-    }
-    if ((ev->kind == LS_EV_STATEMENT || ev->kind == LS_EV_DURATION) && copy->u.stmt.text) {
-        ls_statement_ev *st = &copy->u.stmt;
-        st->text_len = strlen(st->text);
-        st->text_hash = ls_fnv1a(st->text, st->text_len, LS_FNV1A_BASIS);
+        if (slots[k] == &copy->u.stmt.text &&
+            (ev->kind == LS_EV_STATEMENT || ev->kind == LS_EV_DURATION)) {
+            copy->u.stmt.text_len = n;
+            copy->u.stmt.text_hash = ls_fnv1a(*slots[k], n, LS_FNV1A_BASIS);
+        }
     }
     return 0;
 }
