@@ -32,7 +32,7 @@
 static const char episodes_sql[] =
     "SELECT event_id, session_id, pid, ts, phase, mode, target_kind, target, target_xid,"
     " rel_oid, db_oid, page, tuple_offset, waited_ms, holders, queue, ctx_relation,"
-    " ctx_page, ctx_offset, file_id, line"
+    " ctx_page, ctx_offset, file_id, line, after_lock"
     /* In the table's (log) order, not through lock_events(pid, ts): that
      * walk reads the time-ordered table once per process once it outgrows
      * the page cache. Without the statement, which only the first event
@@ -288,23 +288,34 @@ static int flush_episode(ls_stmt *ins, ls_stmt *link, episode *e, int64_t *next_
 
 /*
  * Does a lock message of the same process and target continue the open
- * episode? Every message of one wait says "after X ms" from the wait's
- * start, so the start it implies (its time less X) falls before the
- * episode's latest message was logged, give or take the timestamps'
- * resolution; a later wait of the process on the same target (a client
- * that retries, a row locked again an hour later) begins after it. A
- * message after the episode's end ("acquired", "detected deadlock",
- * "failed") always begins another wait. A process that detects a
- * deadlock logs "detected deadlock" instead of "still waiting", so that
- * wait's first message is its end: without this check it joined the
- * process's previous wait on the same tuple, ended 13 minutes earlier, and
- * made it a 13-minute wait (the second pgbench log of bench/README.md).
+ * episode? A process asleep on a lock logs nothing but that wait's
+ * messages, so the store marks each message that follows another lock
+ * message of its session directly (lock_events.after_lock): 1 goes on
+ * with the wait, 0 begins another (an error, a statement or a duration
+ * line came between: the wait had ended). A message after the episode's
+ * end ("acquired", "detected deadlock", "failed") always begins another
+ * wait. A process that detects a deadlock logs "detected deadlock" instead
+ * of "still waiting", so that wait's first message is its end: without
+ * this it joined the process's previous wait on the same tuple, ended 13
+ * minutes earlier, and made it a 13-minute wait (the second pgbench log
+ * of bench/README.md).
+ *
+ * When the store cannot tell (after_lock NULL: no session in the prefix,
+ * or the session's earlier lines in an earlier run), times decide: every
+ * message of one wait says "after X ms" from the wait's start, so the
+ * start it implies (its time less X) falls before the episode's latest
+ * message was logged; a later wait begins after it. Times alone once split
+ * a wait in two on a loaded machine: the "acquired" line was stamped 50 ms
+ * after its "after X ms" was read, so its implied start fell after the
+ * "still waiting" line of deadlock_timeout = 50 ms.
  */
 static int continues_episode(const episode *ep, int64_t pid, const char *target,
-                             int64_t implied_start, int subsecond)
+                             int64_t implied_start, int after_lock, int subsecond)
 {
     if (!ep->open || ep->has_end || ep->pid != pid || strcmp(ep->target, target) != 0)
         return 0;
+    if (after_lock >= 0)
+        return after_lock;
     return implied_start <= ep->last_ts + (subsecond ? 1000 : 1000000);
 }
 
@@ -456,13 +467,15 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
         double ms = ls_stmt_double(q, 13);
         int64_t implied_start = ts - (int64_t)(ms * 1000.0 + 0.5);
         episode **slot = map_slot(&map, pid), *ep;
+        int after_lock = ls_stmt_isnull(q, 21) ? -1 : (int)ls_stmt_int64(q, 21);
 
         if (!slot) {
             rc = LS_ENOMEM;
             goto out;
         }
         ep = *slot;
-        if (ep && !continues_episode(ep, pid, ls_stmt_text(q, 7), implied_start, subsecond)) {
+        if (ep && !continues_episode(ep, pid, ls_stmt_text(q, 7), implied_start, after_lock,
+                                     subsecond)) {
             if ((rc = flush_episode(ins, link, ep, &next_id, stats)) != 0)
                 goto out;
             episode_open(ep, q, implied_start);
@@ -669,8 +682,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * rather than reported with the old figures. 2: wait episodes split at a
  * message that begins another wait; holds not moved by tuple-lock waits;
  * tuple waits for the row's holder. 3: the code paths' SQL part counts the
- * parse and bind time a statement row holds (schema 9). */
-#define CORRELATION_REV "3"
+ * parse and bind time a statement row holds (schema 9). 4: a lock message
+ * goes on with its process's open wait when nothing else of the session
+ * was logged between them, whatever the times (schema 10). */
+#define CORRELATION_REV "4"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -52,7 +52,12 @@ typedef struct session_slot {
      * joins, a bind line's that its execute line joins (fold_row()). */
     int row_at;
     unsigned row_gen;
+    /* What the session's previous event was, for lock_events.after_lock:
+     * SLOT_UNSEEN (a slot just loaded: unknown), SLOT_OTHER or SLOT_LOCK. */
+    int last_event;
 } session_slot;
+
+enum { SLOT_UNSEEN = 0, SLOT_OTHER, SLOT_LOCK };
 
 enum {
     Q_FILE_INSERT,
@@ -124,9 +129,9 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_LOCK_EVENT] = "INSERT INTO lock_events(session_id, pid, file_id, line, ts, phase, mode,"
                      " target_kind, target, target_xid, rel_oid, db_oid, page, tuple_offset,"
                      " waited_ms, holders, queue, ctx_action, ctx_relation, ctx_page, ctx_offset,"
-                     " text_id, xid, vxid, context_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-                     " ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24,"
-                     " ?25)",
+                     " text_id, xid, vxid, context_id, after_lock) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+                     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
+                     " ?22, ?23, ?24, ?25, ?26)",
     [Q_DEADLOCK] = "INSERT INTO deadlocks(file_id, line, ts, victim_pid, victim_session, detail)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [Q_DEADLOCK_EDGE] = "INSERT INTO deadlock_edges(deadlock_id, seq, waiter_pid, mode,"
@@ -403,6 +408,20 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
             return rc;
         }
         ver = 9;
+    }
+    if (ver == 9 && rc == 0) {
+        /* Version 10 added lock_events.after_lock; NULL (unknown) in rows
+         * stored before, where correlation goes by the times alone. */
+        rc = ls_store_exec(s, "BEGIN; ALTER TABLE lock_events ADD COLUMN after_lock INTEGER;"
+                              " PRAGMA user_version = 10; COMMIT;");
+        if (rc) {
+            snprintf(errbuf, errlen, "%s: cannot bring the store from schema version 9 to 10: %s",
+                     path, ls_store_errmsg(s));
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+            ls_store_close(s);
+            return rc;
+        }
+        ver = 10;
     }
     if (ver != 0 && ver != LS_STORE_SCHEMA_VERSION) {
         if (ver < LS_STORE_SCHEMA_VERSION)
@@ -1219,8 +1238,9 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
     return s->nrows == STMT_ROWS ? flush_statements(s) : 0;
 }
 
-static int store_lock_event(ls_store *s, int64_t file_id, int64_t sess, const ls_event *ev)
+static int store_lock_event(ls_store *s, int64_t file_id, session_slot *slot, const ls_event *ev)
 {
+    int64_t sess = slot ? slot->session_id : 0;
     const ls_record *r = ev->rec;
     const ls_lock_wait *w = &ev->u.lock;
     sqlite3_stmt *st = s->q[Q_LOCK_EVENT];
@@ -1271,6 +1291,11 @@ static int store_lock_event(ls_store *s, int64_t file_id, int64_t sess, const ls
     bind_pos(st, 23, r->xid);
     bind_text(st, 24, r->vxid && r->vxid[0] ? r->vxid : NULL);
     bind_pos(st, 25, context_text);
+    /* A process sleeping on a lock logs nothing but that wait's messages:
+     * one that follows another lock message of its session directly goes
+     * on with that wait, whatever the times say (correlate.c). */
+    if (slot && slot->last_event != SLOT_UNSEEN)
+        sqlite3_bind_int(st, 26, slot->last_event == SLOT_LOCK);
     return run(s, st);
 }
 
@@ -1379,12 +1404,17 @@ int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev)
     if ((rc = session_of(s, ev->rec, new_conn, &slot)) != 0)
         return rc;
     sess = slot ? slot->session_id : 0;
+    if (slot && ev->kind != LS_EV_LOCK_WAIT)
+        slot->last_event = SLOT_OTHER;
     switch (ev->kind) {
     case LS_EV_STATEMENT:
     case LS_EV_DURATION:
         return store_statement(s, file_id, slot, ev);
     case LS_EV_LOCK_WAIT:
-        return store_lock_event(s, file_id, sess, ev);
+        rc = store_lock_event(s, file_id, slot, ev);
+        if (slot)
+            slot->last_event = SLOT_LOCK;
+        return rc;
     case LS_EV_DEADLOCK:
         return store_deadlock(s, file_id, sess, ev);
     case LS_EV_ERROR:

@@ -71,7 +71,7 @@ static const char *const ls_schema_sql[] = {
     "  rel_oid INTEGER, db_oid INTEGER, page INTEGER, tuple_offset INTEGER,\n"
     "  waited_ms REAL, holders TEXT, queue TEXT, ctx_action TEXT,\n"
     "  ctx_relation TEXT, ctx_page INTEGER, ctx_offset INTEGER, text_id INTEGER,\n"
-    "  xid INTEGER, vxid TEXT, wait_id INTEGER, context_id INTEGER);\n",
+    "  xid INTEGER, vxid TEXT, wait_id INTEGER, context_id INTEGER, after_lock INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS lock_waits(\n"
     "  wait_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n"

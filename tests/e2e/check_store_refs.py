@@ -109,10 +109,13 @@ def main():
         check(refs[0] > 0 and refs[1] > 0 and refs[2] > 0,
               f"vxid, params and pid stored by reference somewhere ({refs})")
 
-        # A store of schema version 8 (no bind_us, parse_us) is brought to 9
-        # when opened, its rows as they were, and ingest folds from then on.
+        # A store of schema version 8 (no bind_us, parse_us; no
+        # lock_events.after_lock, added by 10) is brought to the current
+        # version when opened, its rows as they were, and ingest folds from
+        # then on.
         con.executescript("DROP VIEW statements; ALTER TABLE stmt_rows DROP COLUMN bind_us;"
                           " ALTER TABLE stmt_rows DROP COLUMN parse_us;"
+                          " ALTER TABLE lock_events DROP COLUMN after_lock;"
                           " CREATE VIEW statements AS SELECT * FROM stmt_rows;"
                           " PRAGMA user_version = 8;")
         con.close()
@@ -122,7 +125,9 @@ def main():
               f"{r.stderr[-300:]}")
         con = sqlite3.connect(db)
         ver = con.execute("PRAGMA user_version").fetchone()[0]
-        check(ver == 9, f"the version 8 store is now version 9 ({ver})")
+        check(ver == 10, f"the version 8 store is now version 10 ({ver})")
+        cols = [c[1] for c in con.execute("PRAGMA table_info(lock_events)")]
+        check("after_lock" in cols, f"lock_events has after_lock ({cols[-3:]})")
         again = con.execute("SELECT s.pid, se.pg_session, s.vxid, s.verb, s.name, s.text,"
                             " s.params, s.duration_ms, s.bind_ms, s.parse_ms FROM statements s"
                             " JOIN sessions se USING (session_id) ORDER BY s.line").fetchall()

@@ -13,6 +13,14 @@ waits; their hot rows' queueing and code-path shares with them).
 The same with whole-second `%t` times (the excerpt's times cut to the
 second), where the messages' "after X ms" still tells the waits apart.
 
+And the same with the first wait's "acquired" lines stamped 60 ms late, as
+a loaded machine stamps them (the backend reads the clock for "after X ms",
+is descheduled, then stamps the line): the start that message implies falls
+after the "still waiting" line (deadlock_timeout was 50 ms), and the wait
+was once split in two (one wait too many in a CI run of the live pgbench
+test). Nothing else of the process was logged between the two messages, so
+they are one wait.
+
 A tuple lock's holder is the first process queued for the row, itself
 waiting for the transaction that has it. In pgbench-tuple-queue.log.gz (a
 whole 2,500-line window of the same log) pid 15649 waits for the tuple lock
@@ -77,6 +85,13 @@ def main():
                       f"{name}: waited 240.695 and 50.107 ms ({rows})")
                 check(all(r[2] <= r[1] + slack for r in rows),
                       f"{name}: neither lasts longer than its messages say ({rows})")
+        late = os.path.join(tmp, "late.log")
+        with open(src) as f, open(late, "w") as out:
+            for line in f:
+                out.write(line.replace("2026-12-04 01:09:19.548 ", "2026-12-04 01:09:19.608 "))
+        rows = waits(lockspan, late, PREFIX_M, tmp, "late")
+        check([(r[0], round(r[1], 3)) for r in rows] == [("acquired", 240.695), ("deadlock", 50.107)],
+              f"acquired stamped 60 ms late: still two waits, acquired then deadlock ({rows})")
         queue = os.path.join(tmp, "queue.log")
         with gzip.open(os.path.join(data, "pgbench-tuple-queue.log.gz")) as f, \
                 open(queue, "wb") as out:
