@@ -15,7 +15,7 @@ typedef struct ls_ingest_opts {
     int max_bad_shown;   /* unparsable lines printed per file (rest counted) */
     int quiet;           /* no notes (inferred prefix, spans read, ...); problems still */
     int hold_partial;    /* leave a file's last line without '\n' for the next ingest */
-    int jobs;            /* parsing threads for independent inputs (-j); 0 or 1 = one */
+    int jobs;            /* threads in all (-j); 0: one input at a time, stored by a second thread */
     const char *lc_messages; /* the server's language, NULL = recognised (ls_classify.h) */
     const char *encoding; /* the log's codeset (iconv name), NULL = UTF-8 or guessed */
 } ls_ingest_opts;

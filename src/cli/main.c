@@ -156,12 +156,18 @@ static const cli_option options[] = {
      "read, applied once at least 1000 lines were read (default 10%). ingest keeps "
      "what it read; analyze writes no report, which would say too little."},
     {'j', "jobs", 'j', "N", NULL, CMD_ANALYZE | CMD_INGEST,
-     "parse up to N independent inputs at once (default 1)",
-     "Parse up to N inputs at once, each in a thread of its own, into the one store "
-     "(SQLite is written by one thread). The files of one directory whose names begin "
-     "with the same word (postgresql-*.log) are one server's rotated log and are read "
-     "in order by one thread; other files are independent. With more than one thread "
-     "an ingest is one transaction: killed, it leaves nothing of its own behind."},
+     "use N threads: parse up to N independent inputs at once (default: one input at "
+     "a time, stored by a second thread)",
+     "Run on N threads in all. -j 1 parses and stores on one thread (one CPU). With "
+     "more, up to N inputs are parsed at once into the one store, each by a thread of "
+     "its own; SQLite is written by one thread at a time, the one furthest through its "
+     "inputs, or a thread left over (one input and -j 2: one parses, one stores). The "
+     "files of one directory whose names begin with the same word (postgresql-*.log) "
+     "are one server's rotated log and are read in order by one thread; other files "
+     "are independent, and are stored in the order they are read. Without -j, inputs "
+     "are read one at a time in command-line order and stored by a second thread when "
+     "there is a second CPU. When several inputs are parsed at once the ingest is one "
+     "transaction: killed, it leaves nothing of its own behind."},
     {OPT_RETENTION, "retention", 0, "DAYS", NULL, CMD_INGEST,
      "after ingesting, drop what is older than DAYS days before the newest record in "
      "the store (a nightly store that does not grow without end)",

@@ -1,6 +1,6 @@
 /*
- * handoff.c — events from the parsing threads to the store thread, in
- * batches of copied memory through one bounded queue (see handoff.h).
+ * handoff.c — events from the parsing threads to the store, in batches of
+ * copied memory through one bounded queue (see handoff.h).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -11,8 +11,9 @@
 #include "ls_common.h"
 
 #define BATCH_BYTES (1u << 20)
-#define HANDOFF_QUEUE 4  /* full batches waiting for the store thread */
+#define HANDOFF_QUEUE 4  /* full batches queued before somebody must write */
 #define FREE_BATCHES 3   /* empty batches kept for reuse */
+#define HANDOFF_MAX_PRODUCERS 16
 #define ALIGN(n) (((n) + 15u) & ~(size_t)15u)
 
 struct ls_batch {
@@ -22,7 +23,15 @@ struct ls_batch {
     unsigned char *data;
 };
 
-/* The queue every producer of one ingest pushes to. */
+/*
+ * The queue every producer of one ingest pushes to. Batches are written by
+ * whichever thread takes the writer's turn (one at a time, in queue order):
+ * a thread with nothing to parse (ls_handoff_drain), or a producer that
+ * finds the queue full and nobody writing. With one thread in all, parsing
+ * and writing take turns on it; with a parsing thread and a thread of
+ * nothing else, that one writes as batches come; with every thread
+ * parsing, the writing is shared among them.
+ */
 typedef struct handoff_queue {
     pthread_mutex_t mu;
     pthread_cond_t can_push, can_pop;
@@ -31,13 +40,23 @@ typedef struct handoff_queue {
     ls_batch *spare;       /* empty batches for reuse */
     int nspare;
     int producers, closed; /* producers made, and closed so far */
-    int failed, producer_rc;
+    int writing;           /* a thread has the writer's turn */
+    /* Each producer's share of its input read so far, as of its latest
+     * batch, and whether it is still parsing: the one furthest ahead
+     * writes, so that all finish together. */
+    double done[HANDOFF_MAX_PRODUCERS];
+    unsigned char parsing[HANDOFF_MAX_PRODUCERS];
+    int failed, producer_rc, write_rc;
+    ls_handoff_writer write;
+    void *write_ctx;
 } handoff_queue;
 
 struct ls_handoff {
     handoff_queue *q;      /* shared; owned by the first producer */
     int src;               /* 0 for the first producer, then 1, 2, ... */
     ls_batch *cur;         /* the batch this producer fills */
+    uint64_t planned;      /* input bytes it is to read (ls_handoff_plan), or 0 */
+    uint64_t read;         /* input bytes it has read (ls_handoff_read) */
 };
 
 /* Record fields that hold strings, copied with the record. */
@@ -116,6 +135,7 @@ int ls_handoff_new(ls_handoff **out)
     pthread_cond_init(&q->can_push, NULL);
     pthread_cond_init(&q->can_pop, NULL);
     q->producers = 1;
+    q->parsing[0] = 1;
     h->q = q;
     *out = h;
     return 0;
@@ -129,7 +149,13 @@ int ls_handoff_add_producer(ls_handoff *first, ls_handoff **out)
         return LS_ENOMEM;
     h->q = first->q;
     pthread_mutex_lock(&h->q->mu);
+    if (h->q->producers >= HANDOFF_MAX_PRODUCERS) {
+        pthread_mutex_unlock(&h->q->mu);
+        free(h);
+        return LS_ERR;
+    }
     h->src = h->q->producers++;
+    h->q->parsing[h->src] = 1;
     pthread_mutex_unlock(&h->q->mu);
     *out = h;
     return 0;
@@ -178,7 +204,63 @@ static ls_batch *batch_new(size_t cap)
     return b;
 }
 
-/* Queue the current batch for the store thread, waiting while it is full. */
+/* Keep a written batch for reuse, or free it. Called with q->mu held. */
+static void recycle(handoff_queue *q, ls_batch *b)
+{
+    if (b->cap == BATCH_BYTES && q->nspare < FREE_BATCHES) {
+        b->next = q->spare;
+        q->spare = b;
+        q->nspare++;
+    } else {
+        free(b);
+    }
+}
+
+/*
+ * The writer's turn: write the queued batches, oldest first, until none is
+ * left. Called with q->mu held and nobody writing; the lock is let go
+ * while a batch is written, so that producers go on pushing. After a
+ * failure batches are dropped unwritten.
+ */
+static void write_turn(handoff_queue *q)
+{
+    ls_batch *b;
+    q->writing = 1;
+    while ((b = q->head) != NULL) {
+        q->head = b->next;
+        if (!q->head)
+            q->tail = NULL;
+        q->queued--;
+        pthread_cond_broadcast(&q->can_push); /* room for a producer waiting */
+        if (!q->failed) {
+            int rc;
+            pthread_mutex_unlock(&q->mu);
+            rc = q->write(q->write_ctx, b);
+            pthread_mutex_lock(&q->mu);
+            if (rc && !q->failed)
+                q->failed = q->write_rc = rc;
+        }
+        recycle(q, b);
+    }
+    q->writing = 0;
+    pthread_cond_broadcast(&q->can_push);
+    pthread_cond_broadcast(&q->can_pop);
+}
+
+/* Whether producer `src` has read at least the share of its input that
+ * every other producer still parsing had at its latest batch. */
+static int ahead(const handoff_queue *q, int src)
+{
+    int i;
+    for (i = 0; i < q->producers; i++)
+        if (i != src && q->parsing[i] && q->done[i] > q->done[src])
+            return 0;
+    return 1;
+}
+
+/* Queue the current batch. When that fills the queue and nobody is
+ * writing, the producer furthest ahead writes it; when somebody is writing
+ * and the queue is twice full, the producer waits for room. */
 static int push_current(ls_handoff *h)
 {
     handoff_queue *q = h->q;
@@ -188,8 +270,9 @@ static int push_current(ls_handoff *h)
         return 0;
     h->cur = NULL;
     b->src = h->src;
+    b->next = NULL;
     pthread_mutex_lock(&q->mu);
-    while (q->queued >= HANDOFF_QUEUE && !q->failed)
+    while (q->queued >= 2 * HANDOFF_QUEUE && q->writing && !q->failed)
         pthread_cond_wait(&q->can_push, &q->mu);
     rc = q->failed;
     if (!rc) {
@@ -199,11 +282,19 @@ static int push_current(ls_handoff *h)
             q->head = b;
         q->tail = b;
         q->queued++;
+        b = NULL;
+        if (h->planned)
+            q->done[h->src] = (double)h->read / (double)h->planned;
         pthread_cond_signal(&q->can_pop);
+        /* A full queue is written by the producer furthest ahead; the
+         * others go on parsing until it is twice full. */
+        if (q->queued >= HANDOFF_QUEUE && !q->writing &&
+            (q->queued >= 2 * HANDOFF_QUEUE || ahead(q, h->src)))
+            write_turn(q);
+        rc = q->failed;
     }
     pthread_mutex_unlock(&q->mu);
-    if (rc)
-        free(b);
+    free(b); /* not queued: the ingest has failed */
     return rc;
 }
 
@@ -468,39 +559,45 @@ void ls_handoff_close(ls_handoff *h, int rc)
         rc = push_current(h);
     pthread_mutex_lock(&q->mu);
     q->closed++;
+    q->parsing[h->src] = 0;
     if (!q->producer_rc)
         q->producer_rc = rc;
     pthread_cond_broadcast(&q->can_pop);
     pthread_mutex_unlock(&q->mu);
 }
 
-int ls_handoff_failed(ls_handoff *h)
+void ls_handoff_plan(ls_handoff *h, uint64_t bytes)
 {
-    int rc;
-    pthread_mutex_lock(&h->q->mu);
-    rc = h->q->failed;
-    pthread_mutex_unlock(&h->q->mu);
-    return rc;
+    h->planned = bytes;
 }
 
-ls_batch *ls_handoff_next(ls_handoff *h)
+void ls_handoff_read(ls_handoff *h, uint64_t bytes)
+{
+    h->read = bytes;
+}
+
+void ls_handoff_set_writer(ls_handoff *h, ls_handoff_writer write, void *ctx)
+{
+    h->q->write = write;
+    h->q->write_ctx = ctx;
+}
+
+int ls_handoff_drain(ls_handoff *h)
 {
     handoff_queue *q = h->q;
-    ls_batch *b;
+    int rc;
     pthread_mutex_lock(&q->mu);
-    while (!q->head && q->closed < q->producers)
-        pthread_cond_wait(&q->can_pop, &q->mu);
-    b = q->head;
-    if (b) {
-        q->head = b->next;
-        if (!q->head)
-            q->tail = NULL;
-        q->queued--;
-        /* every producer may be waiting for room */
-        pthread_cond_broadcast(&q->can_push);
+    for (;;) {
+        if (q->head && !q->writing)
+            write_turn(q);
+        else if (!q->head && !q->writing && q->closed >= q->producers)
+            break;
+        else
+            pthread_cond_wait(&q->can_pop, &q->mu);
     }
+    rc = q->write_rc;
     pthread_mutex_unlock(&q->mu);
-    return b;
+    return rc;
 }
 
 ls_item *ls_batch_first(ls_batch *b)
@@ -514,20 +611,6 @@ ls_item *ls_batch_next(ls_batch *b, ls_item *it)
     return next < b->data + b->used ? (ls_item *)next : NULL;
 }
 
-void ls_handoff_release(ls_handoff *h, ls_batch *b)
-{
-    handoff_queue *q = h->q;
-    pthread_mutex_lock(&q->mu);
-    if (b->cap == BATCH_BYTES && q->nspare < FREE_BATCHES) {
-        b->next = q->spare;
-        q->spare = b;
-        q->nspare++;
-        b = NULL;
-    }
-    pthread_mutex_unlock(&q->mu);
-    free(b);
-}
-
 void ls_handoff_fail(ls_handoff *h, int rc)
 {
     handoff_queue *q = h->q;
@@ -535,6 +618,7 @@ void ls_handoff_fail(ls_handoff *h, int rc)
     if (!q->failed)
         q->failed = rc ? rc : LS_ERR;
     pthread_cond_broadcast(&q->can_push);
+    pthread_cond_broadcast(&q->can_pop);
     pthread_mutex_unlock(&q->mu);
 }
 

@@ -1,12 +1,16 @@
 /*
- * handoff.h — moving classified events from the parsing thread to the
- * store thread.
+ * handoff.h — moving classified events from the parsing threads to the
+ * store.
  *
- * The parsing thread copies each event, with every string it points to,
+ * A parsing thread copies each event, with every string it points to,
  * into a batch: one fixed block of memory, so pointers into it stay valid.
- * Full batches go through a bounded queue to the store thread, which walks
- * their items and hands the batch back for reuse. Memory is bounded by
- * (HANDOFF_QUEUE + 2) batches, whatever the size of the log.
+ * Full batches go through a bounded queue and are written to the store by
+ * one thread at a time, in queue order: a thread with nothing (left) to
+ * parse, or a parsing thread that finds the queue full and nobody writing.
+ * So one thread can do everything (-j 1), a parsing thread and a writing
+ * thread make a pipeline, and threads that all parse share the writing.
+ * Memory is bounded by HANDOFF_QUEUE batches plus one per producer, and a
+ * few kept for reuse, whatever the size of the log.
  */
 #ifndef LS_HANDOFF_H
 #define LS_HANDOFF_H
@@ -57,13 +61,18 @@ typedef struct ls_item {
 typedef struct ls_handoff ls_handoff;
 typedef struct ls_batch ls_batch;
 
-/* The first producer, and the queue the store thread reads. */
+/* The first producer, and the queue its batches go through. */
 int ls_handoff_new(ls_handoff **out);
 /* Another producer (a parsing thread of its own) on `first`'s queue; its
  * batches carry its number (ls_handoff_src), its FILE_BEGIN ordinals count
  * from 0 on their own. Free every producer before `first`. */
 int ls_handoff_add_producer(ls_handoff *first, ls_handoff **out);
 void ls_handoff_free(ls_handoff *h);
+/* The input bytes producer `h` is to read: with several producers, the
+ * one furthest through its input takes the writing (see handoff.c). */
+void ls_handoff_plan(ls_handoff *h, uint64_t bytes);
+/* How many of them it has read so far. */
+void ls_handoff_read(ls_handoff *h, uint64_t bytes);
 
 /* ---- parsing thread ---- */
 
@@ -82,28 +91,31 @@ int ls_handoff_file_begin(ls_handoff *h, uint32_t file, const char *path, const 
 int ls_handoff_file_end(ls_handoff *h, uint32_t file, const ls_file_stats *st);
 /* Every file begun so far has ended: the store may commit here. */
 int ls_handoff_checkpoint(ls_handoff *h);
-/* No more items from this producer: the store thread's ls_handoff_next()
- * returns NULL after the last batch of the last producer. `rc` is the
- * parsing side's result, passed on (the first failure of any producer). */
+/* No more items from this producer (its last batch is queued, or
+ * written). `rc` is the parsing side's result, passed on (the first
+ * failure of any producer). */
 void ls_handoff_close(ls_handoff *h, int rc);
-/* Non-zero once the store side has failed: stop parsing. */
-int ls_handoff_failed(ls_handoff *h);
 
-/* ---- store thread ---- */
+/* ---- writing ---- */
 
-/* Next full batch, waiting for one; NULL when closed and drained. */
-ls_batch *ls_handoff_next(ls_handoff *h);
+/* Writes one batch to the store: 0, or an error that stops the ingest.
+ * Called by one thread at a time, in queue order; the batch's memory is
+ * reused once it returns. */
+typedef int (*ls_handoff_writer)(void *ctx, ls_batch *b);
+/* The writer of `h`'s queue; set before any producer starts. */
+void ls_handoff_set_writer(ls_handoff *h, ls_handoff_writer write, void *ctx);
+/* Write batches as they come until every producer has closed and all is
+ * written; any thread may call it. Returns the first write error. */
+int ls_handoff_drain(ls_handoff *h);
 /* The producer that filled `b`: 0 for the first. */
 int ls_handoff_src(const ls_batch *b);
 /* Items of a batch: first, then next until NULL. */
 ls_item *ls_batch_first(ls_batch *b);
 ls_item *ls_batch_next(ls_batch *b, ls_item *it);
-/* Give a walked batch back for reuse. */
-void ls_handoff_release(ls_handoff *h, ls_batch *b);
-/* Tell the parsing thread to stop (a store error); it sees it at its next
- * handoff call. */
+/* Stop the ingest: producers see it at their next handoff, queued batches
+ * are dropped. */
 void ls_handoff_fail(ls_handoff *h, int rc);
-/* The result the parsing thread passed to ls_handoff_close(). */
+/* The result the producers passed to ls_handoff_close(). */
 int ls_handoff_producer_rc(ls_handoff *h);
 
 #endif

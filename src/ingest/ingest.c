@@ -1,22 +1,26 @@
 /*
  * ingest.c — the ingest driver. Threads share the work:
  *
- *   parsing threads: input → framing → parser → classifier → handoff
- *   calling thread:  handoff → store, in batched transactions
+ *   parsing:  input → framing → parser → classifier → handoff
+ *   writing:  handoff → store, in batched transactions, one thread at a time
  *
- * SQLite takes more than half of the time of a statement-heavy log, so
- * parsing the next batch while the last one is stored nearly halves the
- * wall time on two cores. The handoff (handoff.c) bounds the memory in
- * flight. The store is touched only by the calling thread.
+ * SQLite takes nearly half of the time of a statement-heavy log, so by
+ * default a second thread writes each batch while the next one is parsed:
+ * nearly half the wall time on two cores. The handoff (handoff.c) bounds
+ * the memory in flight and decides who writes.
  *
- * With -j N, independent inputs are parsed by up to N threads into the one
- * queue: the files of one directory whose names share their leading word
- * (postgresql-*.log) are one server's rotated log and stay with one thread,
- * in order; other files (other servers, other names) are spread over the
- * threads by size. Two inputs that begin alike (a file and its copy) are
- * read by one thread, as without -j, so that the copy is found.
+ * -j N runs N threads in all. -j 1 parses and writes on the calling thread.
+ * With more, independent inputs are parsed by up to N threads into the one
+ * queue, which the thread furthest through its input writes (or a thread
+ * left over): the files of one directory whose names share their leading
+ * word (postgresql-*.log) are one server's rotated log and stay with one
+ * thread, in order; other files (other servers, other names) are spread
+ * over the threads by size. Two inputs that begin alike (a file and its
+ * copy) are read by one thread, as without -j, so that the copy is found.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
+#include <sched.h>
 #include <iconv.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -120,6 +124,7 @@ typedef struct ingest_ctx {
     size_t nseen, seen_cap;
     int rc;                     /* first fatal error seen in a callback */
     ls_progress progress;       /* opts->progress: bytes and lines read */
+    uint64_t raw_base;          /* input bytes of the files read before this one */
 } ingest_ctx;
 
 /* The run's file holding run line `line` (the last one by default). */
@@ -1042,9 +1047,13 @@ read:
             rc = prefix_mismatch(c, path);
             break;
         }
-        /* a clock read every 4096 lines, a note at most a few times a second */
-        if (show && (lineno & 0xfff) == 0 && ls_progress_due(&c->progress))
-            progress(c, path, in, lineno, 0);
+        /* every 4096 lines: how far this producer is (for who writes),
+         * and a note at most a few times a second */
+        if ((lineno & 0xfff) == 0) {
+            ls_handoff_read(c->handoff, c->raw_base + ls_input_raw_offset(in));
+            if (show && ls_progress_due(&c->progress))
+                progress(c, path, in, lineno, 0);
+        }
     }
     if (show)
         progress(c, path, in, lineno, 1);
@@ -1066,11 +1075,17 @@ read:
 out:
     if (rc == LS_EIO && errbuf[0])
         fprintf(stderr, "lockspan: %s\n", errbuf);
+    c->raw_base += ls_input_raw_offset(in);
     codeset_close(&cs);
     ls_input_close(in);
     return rc;
 }
 
+/*
+ * A parsing thread: read its inputs, hand their events over, then help
+ * write what is queued until every producer is done (a thread that parses
+ * writes too: see handoff.h).
+ */
 static void *parsing_thread(void *arg)
 {
     ingest_ctx *c = arg;
@@ -1080,94 +1095,94 @@ static void *parsing_thread(void *arg)
     rc = run_end(c, rc);
     free(c->files);
     free(c->seen);
+    c->files = NULL;
+    c->seen = NULL;
     ls_handoff_close(c->handoff, rc);
+    ls_handoff_drain(c->handoff);
     return NULL;
 }
 
-/* The calling thread: write every handed-off item to the store. */
-static int store_items(ls_store *s, ls_handoff *h, const char *prefix, int nsrc)
-{
-    ls_batch *b;
-    ls_item *it;
-    /* store file_id by producer and ordinal of FILE_BEGIN */
-    int64_t *ids[MAX_JOBS] = {NULL};
-    size_t nids[MAX_JOBS] = {0}, caps[MAX_JOBS] = {0};
-    int rc = 0, src;
+/* The writer's state between batches: the stored file_id of every
+ * producer's FILE_BEGIN ordinals. */
+typedef struct store_writer {
+    ls_store *s;
+    const char *prefix;
+    int nsrc; /* producers */
+    int64_t *ids[MAX_JOBS];
+    size_t nids[MAX_JOBS], caps[MAX_JOBS];
+} store_writer;
 
-    while ((b = ls_handoff_next(h)) != NULL) {
-        int64_t *file_ids;
-        size_t nfiles, cap;
-        src = ls_handoff_src(b);
-        file_ids = ids[src];
-        nfiles = nids[src];
-        cap = caps[src];
-        for (it = ls_batch_first(b); it && rc == 0; it = ls_batch_next(b, it)) {
-            if (it->type != LS_ITEM_FILE_BEGIN && it->file >= nfiles) {
+/* Write one batch's items to the store (ls_handoff_writer). */
+static int write_batch(void *ctx, ls_batch *b)
+{
+    store_writer *w = ctx;
+    ls_store *s = w->s;
+    ls_item *it;
+    int src = ls_handoff_src(b), rc = 0;
+    int64_t *file_ids = w->ids[src];
+    size_t nfiles = w->nids[src], cap = w->caps[src];
+
+    for (it = ls_batch_first(b); it && rc == 0; it = ls_batch_next(b, it)) {
+        if (it->type != LS_ITEM_FILE_BEGIN && it->file >= nfiles) {
+            rc = LS_ERR; /* a FILE_BEGIN lost or out of order: a bug */
+            break;
+        }
+        switch (it->type) {
+        case LS_ITEM_EVENT:
+            rc = ls_store_event(s, file_ids[it->file], it->ev);
+            break;
+        case LS_ITEM_CHECKPOINT:
+            /* A run's files are whole, with their resume points: commit,
+             * so that a killed ingest goes on from here next time. With
+             * several producers the others' runs are half stored at this
+             * point: one transaction for the whole ingest. */
+            if (w->nsrc == 1 && (rc = ls_store_commit(s)) == 0)
+                rc = ls_store_begin(s);
+            break;
+        case LS_ITEM_BAD:
+            rc = ls_store_bad_line(s, file_ids[it->file], it->line, it->reason, it->text,
+                                   it->len);
+            break;
+        case LS_ITEM_FILE_BEGIN:
+            if (it->file != nfiles) {
                 rc = LS_ERR; /* a FILE_BEGIN lost or out of order: a bug */
                 break;
             }
-            switch (it->type) {
-            case LS_ITEM_EVENT:
-                rc = ls_store_event(s, file_ids[it->file], it->ev);
-                break;
-            case LS_ITEM_CHECKPOINT:
-                /* A run's files are whole, with their resume points: commit,
-                 * so that a killed ingest goes on from here next time. With
-                 * several parsing threads the others' runs are half stored
-                 * at this point: one transaction for the whole ingest. */
-                if (nsrc == 1 && (rc = ls_store_commit(s)) == 0)
-                    rc = ls_store_begin(s);
-                break;
-            case LS_ITEM_BAD:
-                rc = ls_store_bad_line(s, file_ids[it->file], it->line, it->reason, it->text,
-                                       it->len);
-                break;
-            case LS_ITEM_FILE_BEGIN:
-                if (it->file != nfiles) {
-                    rc = LS_ERR; /* a FILE_BEGIN lost or out of order: a bug */
+            if (nfiles == cap) {
+                size_t ncap = cap ? cap * 2 : 16;
+                int64_t *nv = ls_realloc(file_ids, ncap * sizeof(*nv));
+                if (!nv) {
+                    rc = LS_ENOMEM;
                     break;
                 }
-                if (nfiles == cap) {
-                    size_t ncap = cap ? cap * 2 : 16;
-                    int64_t *nv = ls_realloc(file_ids, ncap * sizeof(*nv));
-                    if (!nv) {
-                        rc = LS_ENOMEM;
-                        break;
-                    }
-                    file_ids = nv;
-                    cap = ncap;
-                }
-                if (it->line > 0) /* a file the store holds part of: read on */
-                    file_ids[nfiles++] = (int64_t)it->line;
-                else if (it->same_file > 0 && it->same_file <= nfiles)
-                    file_ids[nfiles++] = file_ids[it->same_file - 1];
-                else
-                    rc = ls_store_file_begin(s, it->text, it->reason, prefix, it->gzip,
-                                             &file_ids[nfiles++]);
-                break;
-            case LS_ITEM_FILE_END:
-                it->stats.prefix = it->text; /* copied into the batch */
-                rc = ls_store_file_end(s, file_ids[it->file], &it->stats);
-                break;
-            case LS_ITEM_SPAN:
-                rc = ls_store_span(s, file_ids[it->file], it->span);
-                break;
-            case LS_ITEM_ACTIVITY:
-                rc = ls_store_activity(s, file_ids[it->file], it->activity);
-                break;
+                file_ids = nv;
+                cap = ncap;
             }
+            if (it->line > 0) /* a file the store holds part of: read on */
+                file_ids[nfiles++] = (int64_t)it->line;
+            else if (it->same_file > 0 && it->same_file <= nfiles)
+                file_ids[nfiles++] = file_ids[it->same_file - 1];
+            else
+                rc = ls_store_file_begin(s, it->text, it->reason, w->prefix, it->gzip,
+                                         &file_ids[nfiles++]);
+            break;
+        case LS_ITEM_FILE_END:
+            it->stats.prefix = it->text; /* copied into the batch */
+            rc = ls_store_file_end(s, file_ids[it->file], &it->stats);
+            break;
+        case LS_ITEM_SPAN:
+            rc = ls_store_span(s, file_ids[it->file], it->span);
+            break;
+        case LS_ITEM_ACTIVITY:
+            rc = ls_store_activity(s, file_ids[it->file], it->activity);
+            break;
         }
-        ids[src] = file_ids;
-        nids[src] = nfiles;
-        caps[src] = cap;
-        if (rc == 0)
-            rc = ls_store_flush(s); /* rows still point into the batch */
-        ls_handoff_release(h, b);
-        if (rc)
-            ls_handoff_fail(h, rc); /* the parsers stop; drain until they close */
     }
-    for (src = 0; src < MAX_JOBS; src++)
-        free(ids[src]);
+    w->ids[src] = file_ids;
+    w->nids[src] = nfiles;
+    w->caps[src] = cap;
+    if (rc == 0)
+        rc = ls_store_flush(s); /* rows still point into the batch */
     return rc;
 }
 
@@ -1302,19 +1317,53 @@ static int plan_threads(char *const *paths, const file_ident *ident, size_t n, i
     return used;
 }
 
+/* The bytes of these files, as stat() gives them (stdin: 0). */
+static uint64_t input_bytes(char *const *paths)
+{
+    uint64_t n = 0;
+    struct stat st;
+    for (; *paths; paths++)
+        if (strcmp(*paths, "-") != 0 && stat(*paths, &st) == 0)
+            n += (uint64_t)st.st_size;
+    return n;
+}
+
+/* Whether this process may run on more than one CPU (taskset, cpusets). */
+static int second_cpu(void)
+{
+#ifdef CPU_COUNT
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        return CPU_COUNT(&set) > 1;
+#endif
+    return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
+/*
+ * Threads. opts->jobs = N: N threads in all; independent inputs are spread
+ * over up to N parsing producers, and a thread left over writes the store
+ * as batches come (one input and -j 2: a pipeline), else the producers
+ * share the writing; -j 1 parses and writes on the calling thread alone.
+ * opts->jobs = 0 (the default): one input at a time, in command-line order
+ * (the store the same from run to run), written by a thread of its own
+ * when there is a second CPU. The calling thread is one of them.
+ */
 int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *opts,
                     ls_ingest_totals *totals)
 {
     ingest_ctx c[MAX_JOBS];
+    store_writer w;
     file_ident *ident = NULL, *tident = NULL;
     char **tpaths = NULL;
     int *group = NULL, *thread_of = NULL;
     pthread_t thread[MAX_JOBS];
     size_t n = 0, i, k;
-    int rc, rc2, t, nthreads = 1, started = 0;
+    int rc, rc2, t, jobs, nthreads = 1, first, started = 0;
 
     memset(c, 0, sizeof(c));
+    memset(&w, 0, sizeof(w));
     memset(totals, 0, sizeof(*totals));
+    jobs = opts->jobs > MAX_JOBS ? MAX_JOBS : opts->jobs;
     while (paths[n])
         n++;
     if ((rc = identify(store, paths, &ident)) != 0)
@@ -1328,9 +1377,10 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         rc = LS_ENOMEM;
         goto out;
     }
-    if (opts->jobs > 1)
-        nthreads = plan_threads(paths, ident, n, opts->jobs > MAX_JOBS ? MAX_JOBS : opts->jobs,
-                                group, thread_of);
+    if (jobs > 1)
+        nthreads = plan_threads(paths, ident, n, jobs, group, thread_of);
+    else if (jobs < 1)
+        jobs = second_cpu() ? 2 : 1;
     for (t = 0, k = 0; t < nthreads; t++) {
         c[t].opts = opts;
         ls_progress_init(&c[t].progress, opts->progress);
@@ -1346,6 +1396,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
             (rc = t == 0 ? ls_handoff_new(&c[t].handoff)
                          : ls_handoff_add_producer(c[0].handoff, &c[t].handoff)) != 0)
             goto out;
+        ls_handoff_plan(c[t].handoff, input_bytes(c[t].paths));
         if (ls_classifier_set_lang(c[t].cls, opts->lc_messages, opts->quiet) != 0) {
             fprintf(stderr, "lockspan: --lc-messages %s: PostgreSQL ships no such language\n",
                     opts->lc_messages);
@@ -1353,24 +1404,32 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
             goto out;
         }
     }
+    w.s = store;
+    w.prefix = opts->prefix;
+    w.nsrc = nthreads;
+    ls_handoff_set_writer(c[0].handoff, write_batch, &w);
     /* Until the end, the store may hold part of this ingest: report refuses
      * it, and the next ingest of the same files completes it. */
     if ((rc = ls_store_meta_set(store, "ingest", "incomplete")) != 0 ||
         (rc = ls_store_meta_set(store, "correlated", "")) != 0 ||
         (rc = ls_store_begin(store)) != 0)
         goto out;
-    for (t = 0; t < nthreads; t++, started++)
+    /* With a thread to spare, this one only writes; else it parses too. */
+    first = nthreads < jobs ? 0 : 1;
+    for (t = first; t < nthreads; t++, started++)
         if (pthread_create(&thread[t], NULL, parsing_thread, &c[t]) != 0)
             break;
-    if (started < nthreads) {
+    if (first + started < nthreads) {
         /* the threads that run stop at their next handoff; the others
          * never close their producer: close it for them */
-        for (t = started; t < nthreads; t++)
+        for (t = first + started; t < nthreads; t++)
             ls_handoff_close(c[t].handoff, LS_ENOMEM);
         ls_handoff_fail(c[0].handoff, LS_ENOMEM);
     }
-    rc = store_items(store, c[0].handoff, opts->prefix, nthreads);
-    for (t = 0; t < started; t++)
+    if (first == 1)
+        parsing_thread(&c[0]);
+    rc = ls_handoff_drain(c[0].handoff);
+    for (t = first; t < first + started; t++)
         pthread_join(thread[t], NULL);
     if (rc == 0)
         rc = ls_handoff_producer_rc(c[0].handoff);
@@ -1397,6 +1456,8 @@ out:
         ls_handoff_free(c[t].handoff);
         ls_classifier_free(c[t].cls);
     }
+    for (t = 0; t < MAX_JOBS; t++)
+        free(w.ids[t]);
     free(ident);
     free(tident);
     free(tpaths);

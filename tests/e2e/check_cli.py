@@ -169,20 +169,23 @@ def main():
         check(r.returncode == 1 and "none.db" in r.stderr, "report on a missing store")
 
         # -j: independent inputs parsed at once give the rows one thread gives
-        # (a rotated directory read in order by one thread, two other logs).
+        # (a rotated directory read in order by one thread, two other logs):
+        # -j 1 parses and writes on one thread, -j 2 on two threads that
+        # both parse and share the writing, -j 3 on two parsing threads and
+        # one that writes, no -j on a parsing thread and a writing one.
         samples = os.path.dirname(os.path.abspath(sample))
         inputs = [os.path.join(samples, "rotation"), log,
                   os.path.join(samples, "hidden", "postgresql.log")]
         dumps = {}
-        for j in ("1", "2", "3"):
+        for j in ("", "1", "2", "3"):
             db = os.path.join(tmp, f"j{j}.db")
-            r = run(ls, "ingest", "-q", "-j", j, "--db", db, *inputs)
+            r = run(ls, "ingest", "-q", *(["-j", j] if j else []), "--db", db, *inputs)
             check(r.returncode == 0, f"ingest -j {j}: exit {r.returncode} {r.stderr[-300:]}")
             dumps[j] = storedump.dump(db)
         check(storedump.counts(dumps["1"]).get("statements", 0) > 100,
               f"ingest -j 1 stored statements ({storedump.counts(dumps['1'])})")
-        check(dumps["2"] == dumps["1"] and dumps["3"] == dumps["1"],
-              "ingest -j 2 and -j 3: the same rows as -j 1")
+        check(dumps["2"] == dumps["1"] and dumps["3"] == dumps["1"] and dumps[""] == dumps["1"],
+              "ingest -j 2, -j 3 and without -j: the same rows as -j 1 (one thread)")
         r = run(ls, "ingest", "-j", "0", "--db", os.path.join(tmp, "j0.db"), log)
         check(r.returncode == 2 and "-j" in r.stderr, "-j 0: usage error")
     finally:
