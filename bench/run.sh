@@ -11,8 +11,8 @@
 #   lockspan analyze (ingest + correlate + report, LOCKSPAN_TIMING=1 for the
 #   per-pass times), lockspan ingest plain and .gz, gzip -dc > /dev/null,
 #   wc -l; once, pgbadger -j 1 on the first LOCKSPAN_BENCH_PGB_MB MiB of the
-#   same bytes; once, lockspan ingest -j 1 and -j 2 of the largest log cut
-#   in two halves (two independent files). Prints one table, the per-pass
+#   same bytes; once, lockspan ingest -j 1, -j 2 and without -j of the
+#   largest log cut in two halves (two independent files). Prints one table, the per-pass
 #   table (s and s/MB per size), and PASS/FAIL against the targets.
 #
 # Environment (all optional):
@@ -206,7 +206,9 @@ if ((HAVE_PGB)) && ! skip pgbadger; then
 fi
 
 # -j: the largest log cut in two at a line boundary, two files with names of
-# their own (independent inputs), ingested by one parsing thread and by two
+# their own (independent inputs), ingested on one thread (-j 1), on two
+# threads that both parse (-j 2), and by default (one parsing thread, one
+# writing)
 HALVES=""
 if ! skip jobs; then
     HALF_A="$WORK/first-half.log" HALF_B="$WORK/second-half.log"
@@ -217,9 +219,11 @@ if ! skip jobs; then
     fi
     cat "$HALF_A" "$HALF_B" >/dev/null
     HALVES=$(($(stat -c %s "$HALF_A") + $(stat -c %s "$HALF_B")))
-    for j in 1 2; do
+    for j in 1 2 default; do
         fresh_db "$WORK/jobs.db"
-        run "jobs_$j" "$BIN" ingest -q -j "$j" --db "$WORK/jobs.db" --prefix "$PREFIX" "$HALF_A" "$HALF_B"
+        jopt=(-j "$j")
+        [[ $j == default ]] && jopt=()
+        run "jobs_$j" "$BIN" ingest -q "${jopt[@]}" --db "$WORK/jobs.db" --prefix "$PREFIX" "$HALF_A" "$HALF_B"
         fresh_db "$WORK/jobs.db"
     done
 fi
@@ -263,6 +267,7 @@ fi
 if [[ -n $HALVES ]]; then
     row "2x$((HALVES / 2 / 1048576))M" "lockspan ingest -j 1, two files" jobs_1 "$HALVES"
     row "2x$((HALVES / 2 / 1048576))M" "lockspan ingest -j 2, two files" jobs_2 "$HALVES"
+    row "2x$((HALVES / 2 / 1048576))M" "lockspan ingest (no -j), two files" jobs_default "$HALVES"
 fi
 echo
 for mb in $SIZES; do

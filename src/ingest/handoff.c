@@ -41,6 +41,7 @@ typedef struct handoff_queue {
     int nspare;
     int producers, closed; /* producers made, and closed so far */
     int writing;           /* a thread has the writer's turn */
+    int last_writer;       /* the producer that took the last turn, or -1 */
     /* Each producer's share of its input read so far, as of its latest
      * batch, and whether it is still parsing: the one furthest ahead
      * writes, so that all finish together. */
@@ -136,6 +137,7 @@ int ls_handoff_new(ls_handoff **out)
     pthread_cond_init(&q->can_pop, NULL);
     q->producers = 1;
     q->parsing[0] = 1;
+    q->last_writer = -1;
     h->q = q;
     *out = h;
     return 0;
@@ -247,13 +249,20 @@ static void write_turn(handoff_queue *q)
     pthread_cond_broadcast(&q->can_pop);
 }
 
-/* Whether producer `src` has read at least the share of its input that
- * every other producer still parsing had at its latest batch. */
+/*
+ * Whether producer `src` is the one to write: the one furthest through its
+ * input among those still parsing. The producer that wrote last keeps the
+ * turn until another is AHEAD_MARGIN further than it: writing moves
+ * SQLite's working set (page cache, cursors) to the writer's core, and two
+ * producers neck and neck would pass it to and fro.
+ */
+#define AHEAD_MARGIN 0.02
 static int ahead(const handoff_queue *q, int src)
 {
+    double margin = src == q->last_writer ? AHEAD_MARGIN : 0.0;
     int i;
     for (i = 0; i < q->producers; i++)
-        if (i != src && q->parsing[i] && q->done[i] > q->done[src])
+        if (i != src && q->parsing[i] && q->done[i] > q->done[src] + margin)
             return 0;
     return 1;
 }
@@ -289,8 +298,10 @@ static int push_current(ls_handoff *h)
         /* A full queue is written by the producer furthest ahead; the
          * others go on parsing until it is twice full. */
         if (q->queued >= HANDOFF_QUEUE && !q->writing &&
-            (q->queued >= 2 * HANDOFF_QUEUE || ahead(q, h->src)))
+            (q->queued >= 2 * HANDOFF_QUEUE || ahead(q, h->src))) {
+            q->last_writer = h->src;
             write_turn(q);
+        }
         rc = q->failed;
     }
     pthread_mutex_unlock(&q->mu);
