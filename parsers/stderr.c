@@ -101,6 +101,7 @@ typedef struct stderr_parser {
     pending *current;     /* record the previous line belonged to */
     uint64_t lineno;
     uint64_t quiet_floor; /* no pending record's last line is below this (flush_quiet) */
+    ls_ts_cache ts_cache; /* the record times: only the fraction changes, mostly */
     /* Lines held back while the prefix is not known yet (prefix == NULL). */
     int inferring;  /* holding lines for an inference */
     int inferred;   /* the prefix in force was inferred (it may change) */
@@ -319,9 +320,10 @@ static int start_record(stderr_parser *sp, const ls_prefix_match *m, const char 
     r->session_line = -1;
 
     if (m->f[LS_PF_TIME_MS].ptr)
-        ls_ts_parse(&r->ts, m->f[LS_PF_TIME_MS].ptr, m->f[LS_PF_TIME_MS].len);
+        ls_ts_parse_cached(&sp->ts_cache, &r->ts, m->f[LS_PF_TIME_MS].ptr,
+                           m->f[LS_PF_TIME_MS].len);
     else if (m->f[LS_PF_TIME].ptr)
-        ls_ts_parse(&r->ts, m->f[LS_PF_TIME].ptr, m->f[LS_PF_TIME].len);
+        ls_ts_parse_cached(&sp->ts_cache, &r->ts, m->f[LS_PF_TIME].ptr, m->f[LS_PF_TIME].len);
     else if (m->f[LS_PF_EPOCH].ptr)
         r->ts = slice_epoch(m->f[LS_PF_EPOCH]);
     if (r->ts == LS_TS_NONE)

@@ -338,3 +338,55 @@ void ls_ts_format(char out[32], ls_ts ts)
     }
     p[6] = '\0';
 }
+
+/*
+ * The fraction after the 19 characters of date and time: its bytes (the
+ * '.' and its digits; 0 when there is none) and its value in microseconds.
+ * -1 when it is not one ls_ts_parse reads (no digit, or more than six).
+ */
+static int fraction_at(const char *s, size_t len, size_t *bytes, int64_t *us)
+{
+    size_t pos = 19;
+    int ndigits = 0;
+    int64_t frac = 0;
+
+    *bytes = 0;
+    *us = 0;
+    if (pos >= len || s[pos] != '.')
+        return 0;
+    for (pos++; pos < len && s[pos] >= '0' && s[pos] <= '9'; pos++) {
+        if (++ndigits > 6)
+            return -1;
+        frac = frac * 10 + (s[pos] - '0');
+    }
+    if (ndigits == 0)
+        return -1;
+    for (; ndigits < 6; ndigits++)
+        frac *= 10;
+    *bytes = pos - 19;
+    *us = frac;
+    return 0;
+}
+
+int ls_ts_parse_cached(ls_ts_cache *c, ls_ts *out, const char *s, size_t len)
+{
+    size_t fbytes, keylen;
+    int64_t frac;
+    int rc;
+
+    if (!s || len < 19 || fraction_at(s, len, &fbytes, &frac) != 0 ||
+        (keylen = len - fbytes) > sizeof(c->key))
+        return ls_ts_parse(out, s, len);
+    if (c->keylen == keylen && memcmp(c->key, s, 19) == 0 &&
+        memcmp(c->key + 19, s + 19 + fbytes, keylen - 19) == 0) {
+        *out = c->base + frac;
+        return 0;
+    }
+    if ((rc = ls_ts_parse(out, s, len)) != 0)
+        return rc;
+    memcpy(c->key, s, 19);
+    memcpy(c->key + 19, s + 19 + fbytes, keylen - 19);
+    c->keylen = keylen;
+    c->base = *out - frac;
+    return 0;
+}

@@ -73,6 +73,7 @@ static const size_t record_strings[] = {
     offsetof(ls_record, location),
 };
 #define NREC_STRINGS (sizeof(record_strings) / sizeof(record_strings[0]))
+#define REC_MESSAGE 10 /* record_strings[REC_MESSAGE] is the message */
 
 #define FIELD(base, off) ((const char **)((char *)(base) + (off)))
 
@@ -124,9 +125,13 @@ static int event_strings(ls_event *ev, const char ***out)
 
 int ls_handoff_new(ls_handoff **out)
 {
-    ls_handoff *h = ls_calloc(1, sizeof(*h));
-    handoff_queue *q = ls_calloc(1, sizeof(*q));
+    ls_handoff *h;
+    handoff_queue *q;
     *out = NULL;
+    if (record_strings[REC_MESSAGE] != offsetof(ls_record, message))
+        return LS_ERR; /* REC_MESSAGE out of step with record_strings: a bug */
+    h = ls_calloc(1, sizeof(*h));
+    q = ls_calloc(1, sizeof(*q));
     if (!h || !q) {
         free(h);
         free(q);
@@ -370,11 +375,16 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     /* Event strings that do not point into the record are copied apart. */
     nslots = event_strings((ls_event *)ev, slots);
     for (k = 0; k < nslots; k++) {
-        uintptr_t p = (uintptr_t)*slots[k];
+        uintptr_t p = (uintptr_t)*slots[k], m = (uintptr_t)r->message;
         extra[k] = 0;
         owner[k] = -1;
         if (!p)
             continue;
+        /* a statement's text is nearly always in the message: look there first */
+        if (m && p >= m && p < m + lens[REC_MESSAGE]) {
+            owner[k] = REC_MESSAGE;
+            continue;
+        }
         for (i = 0; i < NREC_STRINGS; i++) {
             uintptr_t s = (uintptr_t)*FIELD(r, record_strings[i]);
             if (s && p >= s && p < s + lens[i])

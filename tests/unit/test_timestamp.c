@@ -151,6 +151,38 @@ static void test_parse_table(void)
     }
 }
 
+/* The cached parse gives what ls_ts_parse gives, whatever came before:
+ * every case of the table after every other (same second, other zone,
+ * other fraction, no fraction, failures), and a second pass in reverse. */
+static void test_parse_cached(void)
+{
+    size_t n = sizeof(parse_cases) / sizeof(parse_cases[0]), i, j;
+    static const char *const extra[] = {
+        "2026-12-02 11:46:41.139 UTC", "2026-12-02 11:46:41.2 UTC", "2026-12-02 11:46:41 UTC",
+        "2026-12-02 11:46:41.999999 UTC", "2026-12-02 11:46:41.1234567 UTC",
+        "2026-12-02 11:46:41.139 CET", "2026-12-02 11:46:41.139", "2026-12-02 11:46:41.",
+        "2026-12-02 11:46:42.139 UTC", "2026-12-02 11:46:41.139UTC",
+    };
+    size_t nx = sizeof(extra) / sizeof(extra[0]);
+
+    for (i = 0; i < n + nx; i++)
+        for (j = 0; j < n + nx; j++) {
+            const char *a = i < n ? parse_cases[i].text : extra[i - n];
+            const char *b = j < n ? parse_cases[j].text : extra[j - n];
+            ls_ts_cache c = {{0}, 0, 0};
+            ls_ts want = 777, got = 777, first = 777;
+            int rw = ls_ts_parse(&want, b, strlen(b));
+            ls_ts_parse_cached(&c, &first, a, strlen(a));
+            if (ls_ts_parse_cached(&c, &got, b, strlen(b)) != rw || got != want) {
+                fprintf(stderr, "cached: \"%s\" after \"%s\": %lld, want %lld\n", b, a,
+                        (long long)got, (long long)want);
+                CHECK_INT(got, want);
+            }
+            CHECK_INT(ls_ts_parse_cached(&c, &got, b, strlen(b)), rw); /* and again */
+            CHECK_INT(got, want);
+        }
+}
+
 /* The text is read up to len only: no NUL needed, trailing bytes ignored. */
 static void test_parse_length(void)
 {
@@ -243,6 +275,7 @@ int main(void)
 {
     test_parse_table();
     test_parse_length();
+    test_parse_cached();
     test_parse_ignores_tz_env();
     test_format_table();
     test_round_trip();
