@@ -56,8 +56,8 @@ static int buf_grow(ls_buf *b, size_t need)
 
 int ls_buf_add(ls_buf *b, const void *p, size_t n)
 {
-    int rc = buf_grow(b, b->len + n);
-    if (rc)
+    int rc;
+    if ((b->err || b->len + n + 1 > b->cap) && (rc = buf_grow(b, b->len + n)) != 0)
         return rc;
     if (n)
         memcpy(b->ptr + b->len, p, n);
@@ -73,7 +73,11 @@ int ls_buf_adds(ls_buf *b, const char *s)
 
 int ls_buf_addc(ls_buf *b, char c)
 {
-    return ls_buf_add(b, &c, 1);
+    if (b->err || b->len + 2 > b->cap)
+        return ls_buf_add(b, &c, 1);
+    b->ptr[b->len++] = c; /* the room is there: a byte per call is common */
+    b->ptr[b->len] = '\0';
+    return 0;
 }
 
 int ls_buf_vprintf(ls_buf *b, const char *fmt, va_list ap)

@@ -705,7 +705,17 @@ static int valid_utf8(const unsigned char *s, size_t n)
     while (i < n) {
         unsigned char ch;
         uint64_t w;
-        /* ASCII, nearly every byte of a log, eight at a time */
+        /* ASCII, nearly every byte of a log: 32 at a time, then 8 */
+        while (n - i >= 32) {
+            uint64_t a, b, c, d;
+            memcpy(&a, s + i, 8);
+            memcpy(&b, s + i + 8, 8);
+            memcpy(&c, s + i + 16, 8);
+            memcpy(&d, s + i + 24, 8);
+            if (((a | b | c | d) & UINT64_C(0x8080808080808080)) != 0)
+                break;
+            i += 32;
+        }
         while (n - i >= 8 && (memcpy(&w, s + i, 8), (w & UINT64_C(0x8080808080808080)) == 0))
             i += 8;
         if (i == n)
