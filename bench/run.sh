@@ -11,9 +11,11 @@
 #   lockspan analyze (ingest + correlate + report, LOCKSPAN_TIMING=1 for the
 #   per-pass times), lockspan ingest plain and .gz, gzip -dc > /dev/null,
 #   wc -l; once, pgbadger -j 1 on the first LOCKSPAN_BENCH_PGB_MB MiB of the
-#   same bytes; once, lockspan ingest -j 1, -j 2 and without -j of the
-#   largest log cut in two halves (two independent files). Prints one table, the per-pass
-#   table (s and s/MB per size), and PASS/FAIL against the targets.
+#   same bytes, and lockspan ingest of them by default and with -j 1 (one
+#   thread, as pgbadger -j 1 is one process); once, lockspan ingest -j 1,
+#   -j 2 and without -j of the largest log cut in two halves (two
+#   independent files). Prints one table, the per-pass table (s and s/MB
+#   per size), and PASS/FAIL against the targets.
 #
 # Environment (all optional):
 #   LOCKSPAN_BENCH_MB         sizes in MiB, space separated (default "100 1024")
@@ -202,6 +204,8 @@ if ((HAVE_PGB)) && ! skip pgbadger; then
     PGB_BYTES=$(stat -L -c %s "$PGB_IN")
     fresh_db "$WORK/pgb.db"
     run ingest_pgbslice "$BIN" ingest -q --db "$WORK/pgb.db" --prefix "$PREFIX" "$PGB_IN"
+    # one thread, as pgbadger -j 1 is one process
+    run ingest_pgbslice_j1 "$BIN" ingest -q -j 1 --db "$WORK/pgb.db" --prefix "$PREFIX" "$PGB_IN"
     fresh_db "$WORK/pgb.db"
 fi
 
@@ -263,6 +267,7 @@ done
 if [[ -n $PGB_IN ]]; then
     row "${PGB_MB}M" "pgbadger -j 1 (same bytes)" pgbadger "$PGB_BYTES"
     row "${PGB_MB}M" "lockspan ingest (same bytes)" ingest_pgbslice "$PGB_BYTES"
+    row "${PGB_MB}M" "lockspan ingest -j 1 (same bytes)" ingest_pgbslice_j1 "$PGB_BYTES"
 fi
 if [[ -n $HALVES ]]; then
     row "2x$((HALVES / 2 / 1048576))M" "lockspan ingest -j 1, two files" jobs_1 "$HALVES"
@@ -316,6 +321,9 @@ echo
 echo "targets:"
 if [[ -n $PGB_IN && -n ${CPU[ingest_pgbslice]:-} ]]; then
     verdict "pgbadger CPU / lockspan ingest CPU, ${PGB_MB}M slice" "$(div "${CPU[pgbadger]}" "${CPU[ingest_pgbslice]}")" ">=" 50
+    if [[ -n ${CPU[ingest_pgbslice_j1]:-} ]]; then
+        verdict "pgbadger CPU / lockspan ingest -j 1 CPU (one thread each)" "$(div "${CPU[pgbadger]}" "${CPU[ingest_pgbslice_j1]}")" ">=" 50
+    fi
 fi
 for mb in $SIZES; do
     b=${LOG_BYTES[$mb]}
