@@ -20,9 +20,10 @@ Checks, against what the clients and the server's own log say:
   once per wait, or "detected deadlock while waiting for" instead when its
   deadlock check finds one, so the report counts exactly their sum; and no
   acquired or deadlocked wait lasts longer than its own "after X ms" (with
-  50 ms or 10 % for the time between PostgreSQL's reading the clock and
-  stamping the line): a pid that waited for a tuple and, later, detected a
-  deadlock on the same tuple once made one wait of minutes;
+  250 ms or 10 % for the time between PostgreSQL's reading the clock and
+  stamping the line, which passed 50 ms in a CI run on a loaded machine):
+  a pid that waited for a tuple and, later, detected a deadlock on the
+  same tuple once made one wait of minutes;
 - no hold of a row starts more than 20 ms before the statement that locked
   it ended (its duration line): waits for the tuple lock of a statement
   queued behind the row's holder once moved its hold's start back to when
@@ -116,7 +117,7 @@ def main():
         long_waits = con.execute(
             "SELECT wait_id, pid, target, (end_ts - start_ts) / 1000.0, waited_ms FROM lock_waits"
             " WHERE outcome IN ('acquired', 'deadlock')"
-            " AND (end_ts - start_ts) / 1000.0 > waited_ms + max(50, waited_ms / 10)").fetchall()
+            " AND (end_ts - start_ts) / 1000.0 > waited_ms + max(250, waited_ms / 10)").fetchall()
         check(not long_waits, f"no wait longer than its messages say ({long_waits[:3]})")
         early = con.execute(
             "SELECT h.hold_id, h.pid, (s.end_ts - h.start_ts) / 1000.0 FROM holds h"
