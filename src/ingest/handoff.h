@@ -9,8 +9,9 @@
  * parse, or a parsing thread that finds the queue full and nobody writing.
  * So one thread can do everything (-j 1), a parsing thread and a writing
  * thread make a pipeline, and threads that all parse share the writing.
- * Memory is bounded by HANDOFF_QUEUE batches plus one per producer, and a
- * few kept for reuse, whatever the size of the log.
+ * Memory is bounded by twice HANDOFF_QUEUE batches queued, one being
+ * filled per producer and a few kept for reuse, whatever the size of the
+ * log.
  */
 #ifndef LS_HANDOFF_H
 #define LS_HANDOFF_H
