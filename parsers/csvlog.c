@@ -150,21 +150,14 @@ static int64_t field_int(const csv_parser *cp, int i)
     return *s ? -1 : v;
 }
 
-static ls_ts field_ts(const csv_parser *cp, int i)
+/* Column i as a time; through `cache` when given (log_time: only the
+ * fraction changes from record to record, mostly). */
+static ls_ts field_ts(const csv_parser *cp, int i, ls_ts_cache *cache)
 {
     const char *s = field(cp, i);
     ls_ts ts;
-    if (!s || !*s || ls_ts_parse(&ts, s, strlen(s)) != 0)
-        return LS_TS_NONE;
-    return ts;
-}
-
-/* log_time, through the parser's cache */
-static ls_ts log_time(csv_parser *cp)
-{
-    const char *s = field(cp, C_LOG_TIME);
-    ls_ts ts;
-    if (!s || !*s || ls_ts_parse_cached(&cp->ts_cache, &ts, s, strlen(s)) != 0)
+    if (!s || !*s ||
+        (cache ? ls_ts_parse_cached(cache, &ts, s, strlen(s)) : ls_ts_parse(&ts, s, strlen(s))) != 0)
         return LS_TS_NONE;
     return ts;
 }
@@ -198,12 +191,12 @@ static int record_end(csv_parser *cp)
     memset(&r, 0, sizeof(r));
     r.file = cp->file;
     r.line = cp->line;
-    r.ts = log_time(cp);
+    r.ts = field_ts(cp, C_LOG_TIME, &cp->ts_cache);
     v = field_int(cp, C_PID);
     r.pid = v > 0 && v <= INT32_MAX ? (int)v : 0;
     r.session_id = field(cp, C_SESSION_ID);
     r.session_line = field_int(cp, C_SESSION_LINE);
-    r.session_start = field_ts(cp, C_SESSION_START);
+    r.session_start = field_ts(cp, C_SESSION_START, NULL);
     r.user = field(cp, C_USER);
     r.database = field(cp, C_DB);
     r.application = field(cp, C_APP);

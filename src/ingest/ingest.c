@@ -1270,13 +1270,14 @@ static int same_group(const char *x, const char *y)
 
 /*
  * Spread the paths over at most `jobs` threads: group[i] is the group of
- * paths[i], thread_of[g] the thread of group g. Returns the threads used
- * (1 when the inputs are one group, or two groups begin alike).
+ * paths[i], thread_of[g] the thread of group g, load[t] the bytes thread t
+ * is to read. Returns the threads used (1 when the inputs are one group,
+ * or two groups begin alike).
  */
 static int plan_threads(char *const *paths, const file_ident *ident, size_t n, int jobs,
-                        int *group, int *thread_of)
+                        int *group, int *thread_of, uint64_t *load)
 {
-    uint64_t load[MAX_JOBS] = {0}, *gbytes;
+    uint64_t *gbytes;
     size_t i, j;
     int ngroups = 0, g, t, used, *order;
 
@@ -1327,17 +1328,6 @@ static int plan_threads(char *const *paths, const file_ident *ident, size_t n, i
     return used;
 }
 
-/* The bytes of these files, as stat() gives them (stdin: 0). */
-static uint64_t input_bytes(char *const *paths)
-{
-    uint64_t n = 0;
-    struct stat st;
-    for (; *paths; paths++)
-        if (strcmp(*paths, "-") != 0 && stat(*paths, &st) == 0)
-            n += (uint64_t)st.st_size;
-    return n;
-}
-
 /* Whether this process may run on more than one CPU (taskset, cpusets). */
 static int second_cpu(void)
 {
@@ -1367,6 +1357,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     char **tpaths = NULL;
     int *group = NULL, *thread_of = NULL;
     pthread_t thread[MAX_JOBS];
+    uint64_t load[MAX_JOBS] = {0}; /* input bytes of each parsing thread */
     size_t n = 0, i, k;
     int rc, rc2, t, jobs, nthreads = 1, first, started = 0;
 
@@ -1388,7 +1379,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         goto out;
     }
     if (jobs > 1)
-        nthreads = plan_threads(paths, ident, n, jobs, group, thread_of);
+        nthreads = plan_threads(paths, ident, n, jobs, group, thread_of, load);
     else if (jobs < 1)
         jobs = second_cpu() ? 2 : 1;
     for (t = 0, k = 0; t < nthreads; t++) {
@@ -1406,7 +1397,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
             (rc = t == 0 ? ls_handoff_new(&c[t].handoff)
                          : ls_handoff_add_producer(c[0].handoff, &c[t].handoff)) != 0)
             goto out;
-        ls_handoff_plan(c[t].handoff, input_bytes(c[t].paths));
+        ls_handoff_plan(c[t].handoff, load[t]); /* 0 for one thread: it needs none */
         if (ls_classifier_set_lang(c[t].cls, opts->lc_messages, opts->quiet) != 0) {
             fprintf(stderr, "lockspan: --lc-messages %s: PostgreSQL ships no such language\n",
                     opts->lc_messages);

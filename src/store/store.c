@@ -316,6 +316,29 @@ static void profile_print(ls_store *s)
                 (unsigned long long)s->profile[i].runs, s->profile[i].sql);
 }
 
+/*
+ * From schema version 8 + i to 9 + i: what to run, and whether the views
+ * are to be made again from ls_schema_sql (after the step drops them).
+ * Rows stored before stay as they were.
+ */
+typedef struct store_upgrade {
+    const char *sql;
+    int remake_views;
+} store_upgrade;
+
+static const store_upgrade store_upgrades[] = {
+    /* 9: stmt_rows.bind_us and parse_us (the parse and bind lines a row
+     * folds in) and the view's bind_ms and parse_ms: a store of version 8,
+     * without folded rows, is that store */
+    {"ALTER TABLE stmt_rows ADD COLUMN bind_us INTEGER;"
+     " ALTER TABLE stmt_rows ADD COLUMN parse_us INTEGER; DROP VIEW statements;", 1},
+    /* 10: lock_events.after_lock; NULL (unknown) in rows stored before,
+     * where correlation goes by the times alone */
+    {"ALTER TABLE lock_events ADD COLUMN after_lock INTEGER;", 0},
+};
+_Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
+               "a step from every version since 8 to the one written");
+
 int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errbuf,
                        size_t errlen)
 {
@@ -387,41 +410,28 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         ls_store_close(s);
         return rc;
     }
-    if (ver == 8 && rc == 0) {
-        /* Version 9 added stmt_rows.bind_us and parse_us (the parse and bind
-         * lines a row folds in) and the view's bind_ms and parse_ms: a
-         * store of version 8, without folded rows, is that store. */
+    /* Older stores brought forward one version at a time, each step one
+     * transaction (store_upgrades). */
+    for (; rc == 0 && ver >= 8 && ver < LS_STORE_SCHEMA_VERSION; ver++) {
+        const store_upgrade *u = &store_upgrades[ver - 8];
         const char *const *ddl;
-        rc = ls_store_exec(s, "BEGIN; ALTER TABLE stmt_rows ADD COLUMN bind_us INTEGER;"
-                              " ALTER TABLE stmt_rows ADD COLUMN parse_us INTEGER;"
-                              " DROP VIEW statements;");
-        for (ddl = ls_schema_sql; rc == 0 && *ddl; ddl++)
+        char sql[64];
+        rc = ls_store_exec(s, "BEGIN");
+        if (rc == 0)
+            rc = ls_store_exec(s, u->sql);
+        for (ddl = ls_schema_sql; rc == 0 && u->remake_views && *ddl; ddl++)
             if (strncmp(*ddl, "CREATE VIEW", 11) == 0)
                 rc = ls_store_exec(s, *ddl);
+        snprintf(sql, sizeof(sql), "PRAGMA user_version = %d; COMMIT;", ver + 1);
         if (rc == 0)
-            rc = ls_store_exec(s, "PRAGMA user_version = 9; COMMIT;");
+            rc = ls_store_exec(s, sql);
         if (rc) {
-            snprintf(errbuf, errlen, "%s: cannot bring the store from schema version 8 to 9: %s",
-                     path, ls_store_errmsg(s));
+            snprintf(errbuf, errlen, "%s: cannot bring the store from schema version %d to %d: %s",
+                     path, ver, ver + 1, ls_store_errmsg(s));
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
             ls_store_close(s);
             return rc;
         }
-        ver = 9;
-    }
-    if (ver == 9 && rc == 0) {
-        /* Version 10 added lock_events.after_lock; NULL (unknown) in rows
-         * stored before, where correlation goes by the times alone. */
-        rc = ls_store_exec(s, "BEGIN; ALTER TABLE lock_events ADD COLUMN after_lock INTEGER;"
-                              " PRAGMA user_version = 10; COMMIT;");
-        if (rc) {
-            snprintf(errbuf, errlen, "%s: cannot bring the store from schema version 9 to 10: %s",
-                     path, ls_store_errmsg(s));
-            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-            ls_store_close(s);
-            return rc;
-        }
-        ver = 10;
     }
     if (ver != 0 && ver != LS_STORE_SCHEMA_VERSION) {
         if (ver < LS_STORE_SCHEMA_VERSION)
