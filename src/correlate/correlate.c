@@ -11,7 +11,8 @@
  *    the moment the wait was logged. For later waiters of a tuple-lock
  *    queue that is the first waiter, which holds the tuple lock.
  * 3. Root blocker: follow direct blockers while the blocker is itself in
- *    an open wait episode at that moment; stop at a process that is not
+ *    an open wait episode at that moment (not one for the lock the message
+ *    names it a holder of: that wait is over); stop at a process that is not
  *    waiting (the head) or on a repeat (a deadlock cycle). The root's
  *    transaction is the one the last waiter of the chain awaited
  *    ("transaction N"), linked to its session through %x when logged.
@@ -123,7 +124,7 @@ static const char relations_sql[] =
  * with their log positions; ls_wait_open_at() decides. */
 static const char open_wait_sql[] =
     "SELECT wait_id, blocker_pid, target_kind, target_xid, start_ts, end_ts, file_id, line,"
-    " end_file, end_line FROM lock_waits"
+    " end_file, end_line, target FROM lock_waits"
     " WHERE pid = ?1 AND start_ts <= ?2 + ?3"
     /* A process waits for one lock at a time: its waits follow one another,
      * so the latest few that began by then are the only candidates. */
@@ -191,7 +192,7 @@ static const char update_wait_sql[] =
     " root_session = ?5, root_xid = ?6, chain_depth = ?7 WHERE wait_id = ?1";
 
 static const char walk_sql[] =
-    "SELECT wait_id, blocker_pid, logged_ts, target_kind, target_xid, pid, file_id, line"
+    "SELECT wait_id, blocker_pid, logged_ts, target_kind, target_xid, pid, file_id, line, target"
     " FROM lock_waits"
     /* wait_id is time order (build_episodes): the probes for each blocker's
      * waits at a moment stay near the ones before. */
@@ -551,10 +552,12 @@ static int walk_chains(ls_store *s, ls_correlate_stats *stats)
         int64_t root = blocker, root_xid = 0, blocker_xid = 0, root_sess = 0, blocker_sess = 0;
         int64_t seen[MAX_CHAIN];
         int depth = 1, nseen = 0, i;
+        char target[160]; /* the lock the chain's last link waits for */
         ls_logpos pos;
 
         pos.file = ls_stmt_int64(walk, 6);
         pos.line = ls_stmt_int64(walk, 7);
+        snprintf(target, sizeof(target), "%s", ls_stmt_text(walk, 8));
 
         if (strcmp(ls_stmt_text(walk, 3), "transaction") == 0)
             root_xid = blocker_xid = ls_stmt_int64(walk, 4);
@@ -578,11 +581,24 @@ static int walk_chains(ls_store *s, ls_correlate_stats *stats)
                 sp.end.line = ls_stmt_int64(openq, 9);
                 if (!ls_wait_open_at(&sp, t, pos, subsecond))
                     continue;
+                /* The server named `root` a holder of the lock the last
+                 * link waits for, in a message logged by then: its own
+                 * wait for that lock is over, were its "acquired" line
+                 * stamped later (a tuple lock granted when the queue's
+                 * head left it at a deadlock). */
+                if (target[0] && strcmp(ls_stmt_text(openq, 10), target) == 0)
+                    break;
                 found = !ls_stmt_isnull(openq, 1);
                 next = ls_stmt_int64(openq, 1);
                 next_xid = strcmp(ls_stmt_text(openq, 2), "transaction") == 0
                                ? ls_stmt_int64(openq, 3)
                                : 0;
+                /* Its holders are known at the moment only if it was
+                 * logged by then. */
+                if (pos_cmp(sp.first, pos) <= 0)
+                    snprintf(target, sizeof(target), "%s", ls_stmt_text(openq, 10));
+                else
+                    target[0] = '\0';
                 break;
             }
             if (rc < 0)
@@ -684,8 +700,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * tuple waits for the row's holder. 3: the code paths' SQL part counts the
  * parse and bind time a statement row holds (schema 9). 4: a lock message
  * goes on with its process's open wait when nothing else of the session
- * was logged between them, whatever the times (schema 10). */
-#define CORRELATION_REV "4"
+ * was logged between them, whatever the times (schema 10). 5: a chain does
+ * not go on through a wait for the lock the server has just named its
+ * process a holder of. */
+#define CORRELATION_REV "5"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

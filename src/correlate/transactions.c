@@ -203,6 +203,17 @@ static const char link_sql[] =
     "   AND t.pid = lock_waits.root_pid),"
     "  " OPEN_TX("lock_waits.root_session", "lock_waits.logged_ts", "0") ");";
 
+/* A chain that ended at the head of a tuple lock's queue, not logged as
+ * waiting, goes on to the row's holder: the head holds the tuple lock only
+ * while it waits for the row's transaction. */
+static const char root_holder_sql[] =
+    "UPDATE lock_waits SET root_pid = holder_pid, root_tx = holder_tx,"
+    " root_session = (SELECT t.session_id FROM transactions t WHERE t.tx_id = holder_tx),"
+    " root_xid = (SELECT t.xid FROM transactions t WHERE t.tx_id = holder_tx),"
+    " chain_depth = chain_depth + 1"
+    " WHERE target_kind = 'tuple' AND root_pid = blocker_pid AND holder_pid <> blocker_pid"
+    " AND holder_tx IS NOT NULL;";
+
 /* Links from errors and deadlock participants to transactions. */
 static const char link_errors_sql[] =
     "UPDATE errors SET tx_id = " OPEN_TX("errors.session_id", "errors.ts", "0") ","
@@ -754,6 +765,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = ls_store_exec_sorting(s, link_index_sql);
     if (rc == 0)
         rc = ls_store_exec(s, link_sql);
+    if (rc == 0)
+        rc = ls_store_exec(s, root_holder_sql);
     if (rc == 0)
         rc = ls_store_exec(s, link_errors_sql);
     if (rc == 0)

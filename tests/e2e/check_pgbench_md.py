@@ -141,23 +141,48 @@ def main():
             check(path in APPS, f"{where} {key} {o[key]}: code path {path!r}")
         check(n >= 1000, f"{n} pids in the JSON checked")
 
-        # Markdown: no session pid without " · " and its path.
+        # Markdown: no session pid without " · " and its path. In a table,
+        # the cells of the pid columns (their header says "pid"); elsewhere
+        # a number named a pid or process, or any number not followed by a
+        # word or "(" ("1281 waits", "1282 (1281 linked ...)": counts, which
+        # can equal a pid where pids are low, as on a fresh CI machine).
         pids = {p for (p,) in con.execute("SELECT DISTINCT pid FROM sessions")}
-        text = re.sub(r"\\(.)", r"\1", md)
-        text = re.sub(r"#(\d+);", lambda m: chr(int(m.group(1))), text)  # mermaid labels
+        number = re.compile(r"(?<![\w.#:-])(\d{3,7})(?![\w.:])")
+
+        def plain(t):
+            t = re.sub(r"\\(.)", r"\1", t)
+            return re.sub(r"#(\d+);", lambda m: chr(int(m.group(1))), t)  # mermaid labels
+
+        pieces = []  # (text, the numbers in it to check)
+        header = None
+        for line in md.split("\n"):
+            if not line.startswith("|"):
+                header, t = None, plain(line)
+                pieces.append((t, [m for m in number.finditer(t)
+                                   if re.search(r"\b(?:pids?|process) $", t[:m.start()])
+                                   or not re.match(r" [A-Za-z(]", t[m.end():])]))
+                continue
+            cells = [plain(c) for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            if header is None:
+                header = [i for i, c in enumerate(cells) if "pid" in c.lower()]
+                continue
+            for i in header:
+                if i < len(cells):
+                    pieces.append((cells[i], list(number.finditer(cells[i]))))
         k = 0
-        for m in re.finditer(r"(?<![\w.#:-])(\d{3,7})(?![\w.:])", text):
-            if int(m.group(1)) not in pids:
-                continue
-            # an OID or a transaction id that happens to equal a pid (pids
-            # wrap at pid_max, 32768 here; pgbench_branches is OID 16394)
-            if re.search(r"\b(?:relation|database|transaction) $", text[max(0, m.start() - 12):m.start()]):
-                continue
-            k += 1
-            after = text[m.end():m.end() + 40]
-            check(after.startswith(" · ") and any(after[3:].startswith(a) for a in APPS),
-                  f"markdown pid {m.group(1)} with its code path: "
-                  f"{text[max(0, m.start() - 40):m.end() + 40]!r}")
+        for t, found in pieces:
+            for m in found:
+                if int(m.group(1)) not in pids:
+                    continue
+                # an OID or a transaction id that happens to equal a pid (pids
+                # wrap at pid_max, 32768 here; pgbench_branches is OID 16394)
+                if re.search(r"\b(?:relation|database|transaction) $", t[max(0, m.start() - 12):m.start()]):
+                    continue
+                k += 1
+                after = t[m.end():m.end() + 40]
+                check(after.startswith(" · ") and any(after[3:].startswith(a) for a in APPS),
+                      f"markdown pid {m.group(1)} with its code path: "
+                      f"{t[max(0, m.start() - 40):m.end() + 40]!r}")
         check(k >= 50, f"{k} pids in the Markdown checked")
     return report()
 

@@ -30,6 +30,16 @@ without ever having the row. The wait is for 15643's hold (the statements
 show it had the row then), and 15653 gets no hold of the row at all: it
 once got one, "bounded by transaction start and first wait".
 
+A chain does not go on through a wait for the very lock the server names
+its process a holder of. In pgbench-deadlock-handoff.log.gz pid 3281 waits
+for the tuple lock of branch bid=3 and the server names pid 3278 its holder
+(49.553); 3278's "acquired" line for that tuple lock comes 2 ms later. The
+chain once went on through 3278's wait to pid 3280, the queue's former head,
+whose deadlock had rolled its transaction back: a root with no transaction
+and no code path (a CI failure of the live pgbench test). 3278 holds the
+tuple lock only while it waits for the row's transaction: the root is the
+row's holder, pid 3285 (transaction 26909).
+
 Usage: check_wait_messages.py LOCKSPAN DATA_DIR
 """
 import gzip
@@ -108,6 +118,26 @@ def main():
         h = holds.get(15643, {})
         check(h.get("start_evidence") == "end of the locking statement" and h.get("waits", 0) >= 7,
               f"15643's hold, from its UPDATE's end, waited for by 7 ({h})")
+
+        handoff = os.path.join(tmp, "handoff.log")
+        with gzip.open(os.path.join(data, "pgbench-deadlock-handoff.log.gz")) as f, \
+                open(handoff, "wb") as out:
+            shutil.copyfileobj(f, out)
+        db, js = analyze(lockspan, handoff, PREFIX_M, tmp, "handoff")
+        con = sqlite3.connect(db)
+        w = con.execute("SELECT w.blocker_pid, w.root_pid, w.root_xid, t.xid, w.chain_depth"
+                        " FROM lock_waits w LEFT JOIN transactions t ON t.tx_id = w.root_tx"
+                        " WHERE w.pid = 3281 AND w.target LIKE 'tuple (5,155) %'"
+                        " AND w.logged_ts = (SELECT min(logged_ts) FROM lock_waits"
+                        "  WHERE pid = 3281 AND logged_ts >= 1796365789553000)").fetchall()
+        con.close()
+        check(w == [(3278, 3285, 26909, 26909, 2)],
+              f"3281's wait at 49.553: behind 3278, rooted at 3285's transaction 26909 ({w})")
+        roots = [(x["root_pid"], x["root_code_path"]) for r in json.load(open(js))["hot_rows"]
+                 for x in r["timeline"]["waits"]
+                 if x["pid"] == 3281 and x["start"].startswith("2026-12-04T06:29:49.50")]
+        check(roots == [(3285, "bench-extended")],
+              f"the report's root of that wait, with its code path ({roots})")
     return report()
 
 
