@@ -1123,27 +1123,44 @@ static int same_text(const char *a, const char *b)
  * duration in parse_us or bind_us. Of the earlier line only its own line
  * number and time are lost: it has the same session, process, file,
  * statement name and text, vxid, parameters (none on a parse line) and no
- * other xid. A line that does not join (a bind whose execute failed, a
- * COMMIT's bind with the xid its execute line no longer shows, lines
- * split by a flush) is a row of its own. Returns the row joined, or NULL.
+ * other xid. The execute line of a statement that ended its transaction
+ * (COMMIT, END, ROLLBACK) is logged after the end: no xid and vxid "B/0"
+ * where its bind line showed the transaction's "B/n" and xid; it joins too,
+ * and the row keeps the transaction's xid and vxid (tx_ended()). A line
+ * that does not join (a bind whose execute failed, lines split by a flush)
+ * is a row of its own. Returns the row joined, or NULL.
  */
+/* Whether vxid `after` ("B/0") is the end of the transaction `before`
+ * ("B/n", n not 0) of the same backend B. */
+static int tx_ended(const char *before, const char *after)
+{
+    const char *slash = before ? strchr(before, '/') : NULL;
+    size_t n = slash ? (size_t)(slash - before) + 1 : 0;
+
+    return slash && after && strncmp(before, after, n) == 0 && strcmp(after + n, "0") == 0 &&
+           strcmp(slash + 1, "0") != 0;
+}
+
 static struct stmt_row *fold_row(ls_store *s, session_slot *slot, int64_t file_id,
                                  const ls_record *r, const ls_statement_ev *m, int verb,
                                  int64_t text_id, int64_t name_id, const char *vxid,
-                                 const char *prepare)
+                                 const char *prepare, int *ended)
 {
     struct stmt_row *w;
 
+    *ended = 0;
     if (!slot || slot->row_gen != s->rows_gen || slot->row_at >= s->nrows)
         return NULL;
     w = &s->rows[slot->row_at];
     if (!((verb == LS_VERB_EXECUTE && w->verb == LS_VERB_BIND && w->bind_us < 0) ||
           (verb == LS_VERB_BIND && w->verb == LS_VERB_PARSE && w->parse_us < 0)))
         return NULL;
+    if (!same_text(w->vxid, vxid))
+        *ended = verb == LS_VERB_EXECUTE && r->xid == 0 && tx_ended(w->vxid, vxid);
     if (!w->has_duration || w->session_id != slot->session_id || w->file_id != file_id ||
         w->pid != r->pid || w->text_id != text_id || w->name_id != name_id || w->prepare ||
-        prepare || (w->xid > 0 && w->xid != r->xid) || (int64_t)r->line <= w->line ||
-        !same_text(w->vxid, vxid))
+        prepare || (w->xid > 0 && w->xid != r->xid && !*ended) || (int64_t)r->line <= w->line ||
+        (!same_text(w->vxid, vxid) && !*ended))
         return NULL;
     if (verb == LS_VERB_EXECUTE ? !same_text(w->params, m->params) : w->params != NULL)
         return NULL;
@@ -1158,7 +1175,7 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
     struct stmt_row *w;
     int64_t sess = slot ? slot->session_id : 0, text, name;
     const char *vxid = r->vxid && r->vxid[0] ? r->vxid : NULL, *prepare;
-    int rc, verb = verb_code(m->verb), has_duration = ev->kind == LS_EV_DURATION;
+    int rc, verb = verb_code(m->verb), has_duration = ev->kind == LS_EV_DURATION, ended;
 
     /* The parsing thread hashed the text (handoff.c); a caller that did
      * not hand the event over left text_hash 0. */
@@ -1172,7 +1189,7 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
      * name(...) AS ..." carries the text the key is read from. */
     prepare = r->detail && strncmp(r->detail, "prepare: ", 9) == 0 ? r->detail + 9 : NULL;
     if (has_duration &&
-        (w = fold_row(s, slot, file_id, r, m, verb, text, name, vxid, prepare)) != NULL) {
+        (w = fold_row(s, slot, file_id, r, m, verb, text, name, vxid, prepare, &ended)) != NULL) {
         /* The row takes the new line's place in log order, its stmt_id:
          * references from it reach as far back again, and the session's
          * next lines refer to it where they referred to its old id. No
@@ -1198,7 +1215,8 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
         }
         w->verb = verb;
         w->line = (int64_t)r->line;
-        w->xid = r->xid;
+        if (!ended)
+            w->xid = r->xid;
         w->dur_us = (ls_ts)(m->duration_ms * 1000.0 + 0.5);
         w->start_ts = r->ts == LS_TS_NONE ? LS_TS_NONE : r->ts - w->dur_us;
         return 0;

@@ -44,6 +44,9 @@ LINES = [
     ("10:00:00.107", 300, "a.64", "3/8", "statement", None, "COMMIT", None, None),
     ("10:00:00.108", 100, "a.64", "3/8", "", None, "", None, "0.080"),
     ("10:00:00.109", 200, "b.c8", "4/2", "execute", "<unnamed>", T2, "$1 = '5', $2 = '1'", "0.090"),
+    # a transaction's end: its execute line is logged after it, vxid B/0
+    ("10:00:00.110", 100, "a.64", "3/9", "bind", "<unnamed>", "END", None, "0.011"),
+    ("10:00:00.111", 100, "a.64", "3/0", "execute", "<unnamed>", "END", None, "0.012"),
 ]
 
 
@@ -64,13 +67,18 @@ def write_log(path):
 def folded_rows():
     """The rows LINES make, in log order: a bind line joins the session's previous row when
     that is its parse, an execute line when it is its bind (same pid, name,
-    text and vxid; a parse has no parameters, a bind the execute's)."""
+    text and vxid; a parse has no parameters, a bind the execute's). The
+    execute line of a transaction's end shows vxid B/0 where its bind showed
+    the transaction's B/n: it joins, and the row keeps B/n."""
     rows, last = [], {}
     for at, (_, pid, sid, vxid, verb, name, text, params, ms) in enumerate(LINES):
         dur = float(ms) if ms else None
         prev = rows[last[sid]] if sid in last else None
+        ended = prev is not None and verb == "execute" and vxid.endswith("/0") and \
+            prev["vxid"].split("/")[0] == vxid.split("/")[0] and not prev["vxid"].endswith("/0")
         fold = prev is not None and dur is not None and prev["dur"] is not None and \
-            (pid, vxid, name, text) == (prev["pid"], prev["vxid"], prev["name"], prev["text"]) and (
+            (pid, name, text) == (prev["pid"], prev["name"], prev["text"]) and \
+            (vxid == prev["vxid"] or ended) and (
                 (verb == "bind" and prev["verb"] == "parse" and prev["params"] is None) or
                 (verb == "execute" and prev["verb"] == "bind" and prev["params"] == params))
         if fold:
@@ -99,7 +107,7 @@ def main():
                           " s.duration_ms, s.bind_ms, s.parse_ms FROM statements s"
                           " JOIN sessions se USING (session_id) ORDER BY s.line").fetchall()
         want = folded_rows()
-        check(len(want) == 7, f"the log folds to 7 rows ({len(want)})")
+        check(len(want) == 8, f"the log folds to 8 rows ({len(want)})")
         check(len(got) == len(want), f"one row per statement ({len(got)} of {len(want)})")
         for i, (g, w) in enumerate(zip(got, want)):
             check(g == w, f"line {i + 1}: {g} == {w}")
@@ -143,7 +151,7 @@ def main():
         con = sqlite3.connect(db)
         folded = con.execute("SELECT count(bind_us), count(parse_us) FROM stmt_rows"
                              " WHERE file_id = (SELECT max(file_id) FROM files)").fetchone()
-        check(folded == (2, 1), f"the next day's lines folded as in a new store ({folded})")
+        check(folded == (3, 1), f"the next day's lines folded as in a new store ({folded})")
         con.close()
     finally:
         shutil.rmtree(tmp)
