@@ -49,6 +49,10 @@ enum {
  * LS_STORE_SORT_CACHE_KIB: ls_store_sorting(), ls_store_exec_sorting(). */
 #define LS_STORE_CACHE_KIB "16384"
 #define LS_STORE_SORT_CACHE_KIB "4096"
+/* While ingest appends, a few pages are hot (each table's last leaf and the
+ * path to it): a smaller cache writes the same pages and spares the memory
+ * (and the page faults of filling 16 MiB): ls_ingest_paths(). */
+#define LS_STORE_INGEST_CACHE_KIB "4096"
 #define LS_STORE_CACHE_PRAGMA "PRAGMA cache_size = -" LS_STORE_CACHE_KIB ";"
 
 typedef struct ls_store ls_store;

@@ -128,6 +128,7 @@ typedef struct sev_word {
     const char *word;
     size_t len;
     int primary;
+    int plain; /* English, and no translated word of another severity */
 } sev_word;
 
 #define SEV_ALTS_MAX 512
@@ -135,6 +136,19 @@ static sev_word sev_alt[SEV_ALTS_MAX];
 static int sev_byte[257];
 static char sev_lookahead[8 + 256 * 7];
 static pthread_once_t sev_once = PTHREAD_ONCE_INIT;
+
+/* Whether `w` is one of the English words above (the pointer itself). */
+static int english_word(const char *w)
+{
+    size_t k;
+    for (k = 0; k < sizeof(sev_primary) / sizeof(sev_primary[0]); k++)
+        if (w == sev_primary[k])
+            return 1;
+    for (k = 0; k < sizeof(sev_secondary) / sizeof(sev_secondary[0]); k++)
+        if (w == sev_secondary[k])
+            return 1;
+    return 0;
+}
 
 static void sev_init(void)
 {
@@ -147,10 +161,15 @@ static void sev_init(void)
         size_t nen = prim ? sizeof(sev_primary) / sizeof(sev_primary[0])
                           : sizeof(sev_secondary) / sizeof(sev_secondary[0]);
         for (k = 0; k < nen && nall < SEV_ALTS_MAX; k++)
-            all[nall++] = (sev_word){en[k], strlen(en[k]), prim};
+            all[nall++] = (sev_word){en[k], strlen(en[k]), prim, 0};
         for (i = 0; i < ls_i18n_nsevs && nall < SEV_ALTS_MAX; i++)
             if (ls_i18n_sevs[i].primary == prim && ls_i18n_sevs[i].len > 0)
-                all[nall++] = (sev_word){ls_i18n_sevs[i].word, (size_t)ls_i18n_sevs[i].len, prim};
+                all[nall++] = (sev_word){ls_i18n_sevs[i].word, (size_t)ls_i18n_sevs[i].len, prim, 0};
+    }
+    /* severity_english() leaves these as they are: no need to ask it */
+    for (i = 0; i < nall; i++) {
+        const ls_i18n_sev *v = ls_i18n_severity_word(all[i].word, all[i].len);
+        all[i].plain = english_word(all[i].word) && (!v || strcmp(v->english, all[i].word) == 0);
     }
     off = (size_t)snprintf(sev_lookahead, sizeof(sev_lookahead), "(?=[");
     for (c = 0; c < 256; c++) {
@@ -212,11 +231,12 @@ static size_t sev_try(const char *s, size_t len, size_t at, const char *word, si
 }
 
 /* The regex above at `at`: the message offset with the severity slices set, or (size_t)-1. */
-static size_t sev_match(const char *s, size_t len, size_t at, ls_prefix_match *out)
+static size_t sev_match(const char *s, size_t len, size_t at, ls_prefix_match *out, int *plain)
 {
     size_t e;
     int i, c;
 
+    *plain = 0;
     out->f[LS_PF_SEVERITY].ptr = out->f[LS_PF_VSQLSTATE].ptr = NULL;
     out->f[LS_PF_SEVERITY].len = out->f[LS_PF_VSQLSTATE].len = 0;
     if (at >= len)
@@ -232,8 +252,10 @@ static size_t sev_match(const char *s, size_t len, size_t at, ls_prefix_match *o
             w = s + at;
             n = 6;
         }
-        if ((e = sev_try(s, len, at, w, n, sev_alt[i].primary, out)) != (size_t)-1)
+        if ((e = sev_try(s, len, at, w, n, sev_alt[i].primary, out)) != (size_t)-1) {
+            *plain = sev_alt[i].plain && n == sev_alt[i].len;
             return e;
+        }
     }
     return (size_t)-1;
 }
@@ -637,7 +659,8 @@ static int walk_step(ls_prefix *p, int i, size_t at, walk_ctx *w)
     int k, rc;
 
     if (i == p->nfast) {
-        if ((e = sev_match(s, len, at, w->out)) == NO_MATCH)
+        int plain;
+        if ((e = sev_match(s, len, at, w->out, &plain)) == NO_MATCH)
             return 0;
         w->out->msg_off = e;
         return 1;
@@ -687,8 +710,8 @@ static int walk_step(ls_prefix *p, int i, size_t at, walk_ctx *w)
 
 /*
  * The end of the first choice escape_ends() gives (its first run's longest
- * end), or NO_MATCH; the digit escapes, most of a prefix, without building
- * the runs.
+ * end), or NO_MATCH; the digit escapes, most of a prefix, and %c and %e
+ * without building the runs.
  */
 static size_t first_end(const fast_op *op, const char *s, size_t len, size_t at)
 {
@@ -707,6 +730,16 @@ static size_t first_end(const fast_op *op, const char *s, size_t len, size_t at)
         if (e > f && e < len && s[e] == '/' && (f = scan_digits(s, len, e + 1)) > e + 1)
             return f;
         return at;
+    case 'c': /* [0-9a-f]+\.[0-9a-f]+ */
+        e = scan_hex(s, len, at);
+        if (e > at && e < len && s[e] == '.' && (f = scan_hex(s, len, e + 1)) > e + 1)
+            return f;
+        return NO_MATCH;
+    case 'e': /* [0-9A-Z]{5} */
+        for (e = at; e < len && e - at < 5 && (is_digit(s[e]) || (s[e] >= 'A' && s[e] <= 'Z'));
+             e++)
+            ;
+        return e - at == 5 ? e : NO_MATCH;
     default:
         escape_ends(op, s, len, at, &r);
         for (k = 0; k < r.n && r.hi[k] < r.lo[k]; k++)
@@ -724,7 +757,7 @@ static size_t first_end(const fast_op *op, const char *s, size_t len, size_t at)
  * match the walk (and PCRE2) finds. 1 then; 0 when some step's first
  * choice fails, and the walk must decide.
  */
-static int first_path(ls_prefix *p, const char *s, size_t len, ls_prefix_match *out)
+static int first_path(ls_prefix *p, const char *s, size_t len, ls_prefix_match *out, int *plain)
 {
     size_t at = 0, e;
     int i;
@@ -763,7 +796,7 @@ static int first_path(ls_prefix *p, const char *s, size_t len, ls_prefix_match *
         }
         at = e;
     }
-    if ((e = sev_match(s, len, at, out)) == NO_MATCH)
+    if ((e = sev_match(s, len, at, out, plain)) == NO_MATCH)
         return 0;
     out->msg_off = e;
     return 1;
@@ -773,11 +806,12 @@ static int first_path(ls_prefix *p, const char *s, size_t len, ls_prefix_match *
 static int fast_match(ls_prefix *p, const char *s, size_t len, ls_prefix_match *out)
 {
     walk_ctx w = {s, len, out, 0, NULL};
-    int rc;
+    int rc, plain;
 
     memset(out->f, 0, sizeof(out->f));
-    if (first_path(p, s, len, out)) {
-        severity_english(out);
+    if (first_path(p, s, len, out, &plain)) {
+        if (!plain)
+            severity_english(out);
         return 1;
     }
     memset(out->f, 0, sizeof(out->f));
@@ -870,8 +904,9 @@ static int fast_build(ls_prefix *p, const char *spec)
 static int sev_callout(pcre2_callout_block *cb, void *data)
 {
     ls_prefix *p = data;
+    int plain;
     size_t e = sev_match((const char *)cb->subject, cb->subject_length, cb->current_position,
-                         &p->sev);
+                         &p->sev, &plain);
 
     if (e == (size_t)-1)
         return 1;

@@ -1413,6 +1413,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
      * it, and the next ingest of the same files completes it. */
     if ((rc = ls_store_meta_set(store, "ingest", "incomplete")) != 0 ||
         (rc = ls_store_meta_set(store, "correlated", "")) != 0 ||
+        (rc = ls_store_exec(store, "PRAGMA cache_size = -" LS_STORE_INGEST_CACHE_KIB)) != 0 ||
         (rc = ls_store_begin(store)) != 0)
         goto out;
     /* With a thread to spare, this one only writes; else it parses too. */
@@ -1444,6 +1445,9 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         totals->bad_lines += c[t].tot.bad_lines;
     }
     rc2 = rc == 0 ? ls_store_commit(store) : ls_store_exec(store, "ROLLBACK");
+    if (rc == 0)
+        rc = rc2;
+    rc2 = ls_store_exec(store, LS_STORE_CACHE_PRAGMA); /* correlation's reads */
     if (rc == 0)
         rc = rc2;
     if (rc == 0)

@@ -478,7 +478,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     if (rc == 0) {
         ls_buf sql = LS_BUF_INIT(0);
         int r, c;
-        ls_buf_adds(&sql, "INSERT INTO stmt_rows(stmt_id, session_id, pid, file_id, line,"
+        ls_buf_adds(&sql, "INSERT OR FAIL INTO stmt_rows(stmt_id, session_id, pid, file_id, line,"
                           " start_ts, dur_us, verb, name_id, xid, vxid, text_id, params,"
                           " prepare, bind_us, parse_us) VALUES ");
         for (r = 0; r < STMT_ROWS; r++)
