@@ -6,7 +6,7 @@
  *    deadlock", "failed to acquire") when it ends; a wait cut short by an
  *    error (lock_timeout, statement_timeout, cancel) has no closing message,
  *    so the next such error of the same process closes it. An episode
- *    starts "after X ms" before its first message.
+ *    starts "after X ms" before its messages (the earliest they imply).
  * 2. Direct blocker: the first pid of "Process(es) holding the lock" at
  *    the moment the wait was logged. For later waiters of a tuple-lock
  *    queue that is the first waiter, which holds the tuple lock.
@@ -351,12 +351,26 @@ static void episode_open(episode *ep, ls_stmt *q, int64_t implied_start)
     copy(ep->queue, sizeof(ep->queue), ls_stmt_text(q, 15));
 }
 
-/* Add the current event of q to its episode. */
-static void episode_add(episode *ep, ls_stmt *q)
+/*
+ * Add the current event of q to its episode. Each message says "after X
+ * ms" from the wait's start, read from the clock a moment before the line
+ * was stamped (later still when the backend was descheduled in between,
+ * on a loaded machine): the start each message implies (its time less X)
+ * is the true start or later, so the episode starts at the earliest, and
+ * a wait that ends ("acquired", "detected deadlock") lasted its own X,
+ * however late its line. With whole-second times the messages' own times
+ * are the coarser figure: the first message's start and the closing line's
+ * time stand.
+ */
+static void episode_add(episode *ep, ls_stmt *q, int subsecond)
 {
     int64_t ts = ls_stmt_int64(q, 3);
     const char *phase = ls_stmt_text(q, 4);
     double ms = ls_stmt_double(q, 13);
+    int64_t after = (int64_t)(ms * 1000.0 + 0.5);
+
+    if (subsecond && after > 0 && ts - after < ep->start_ts)
+        ep->start_ts = ts - after;
 
     if (!ls_stmt_isnull(q, 16) && !ep->relation[0]) {
         copy(ep->relation, sizeof(ep->relation), ls_stmt_text(q, 16));
@@ -372,7 +386,7 @@ static void episode_add(episode *ep, ls_stmt *q)
     if (strcmp(phase, "acquired") == 0 || strcmp(phase, "deadlock") == 0 ||
         strcmp(phase, "failed") == 0) {
         ep->has_end = 1;
-        ep->end_ts = ts;
+        ep->end_ts = subsecond && after > 0 && ep->start_ts + after < ts ? ep->start_ts + after : ts;
         ep->end_file = ls_stmt_int64(q, 19);
         ep->end_line = ls_stmt_int64(q, 20);
         copy(ep->outcome, sizeof(ep->outcome), phase);
@@ -492,7 +506,7 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
             *slot = ep;
             map.n++;
         }
-        episode_add(ep, q);
+        episode_add(ep, q, subsecond);
         if (ep->has_end) {
             /* nothing continues an ended wait */
             if ((rc = flush_episode(ins, link, ep, &next_id, stats)) != 0)
@@ -702,8 +716,9 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * goes on with its process's open wait when nothing else of the session
  * was logged between them, whatever the times (schema 10). 5: a chain does
  * not go on through a wait for the lock the server has just named its
- * process a holder of. */
-#define CORRELATION_REV "5"
+ * process a holder of. 6: a wait starts at the earliest start its
+ * messages imply and ends its closing message's "after X ms" after it. */
+#define CORRELATION_REV "6"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -19,7 +19,10 @@ is descheduled, then stamps the line): the start that message implies falls
 after the "still waiting" line (deadlock_timeout was 50 ms), and the wait
 was once split in two (one wait too many in a CI run of the live pgbench
 test). Nothing else of the process was logged between the two messages, so
-they are one wait.
+they are one wait, and it lasted the 240.695 ms its "acquired" line says,
+not 60 ms more: every message's "after X ms" is read before its line is
+stamped, so the wait starts at the earliest start its messages imply and
+ends X after it.
 
 A tuple lock's holder is the first process queued for the row, itself
 waiting for the transaction that has it. In pgbench-tuple-queue.log.gz (a
@@ -102,6 +105,8 @@ def main():
         rows = waits(lockspan, late, PREFIX_M, tmp, "late")
         check([(r[0], round(r[1], 3)) for r in rows] == [("acquired", 240.695), ("deadlock", 50.107)],
               f"acquired stamped 60 ms late: still two waits, acquired then deadlock ({rows})")
+        check(rows and abs(rows[0][2] - 240.695) < 0.01,
+              f"acquired stamped 60 ms late: the wait lasted its 240.695 ms, not 60 ms more ({rows[:1]})")
         queue = os.path.join(tmp, "queue.log")
         with gzip.open(os.path.join(data, "pgbench-tuple-queue.log.gz")) as f, \
                 open(queue, "wb") as out:
