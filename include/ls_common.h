@@ -64,5 +64,8 @@ char *ls_strdup(const char *s);
  * identities and hash tables, not security. */
 #define LS_FNV1A_BASIS 0xcbf29ce484222325ULL
 uint64_t ls_fnv1a(const void *p, size_t n, uint64_t h);
+/* A hash of [p, p+n) eight bytes a step, never 0: for in-memory tables
+ * only (it may change between versions; ls_fnv1a is the stored one). */
+uint64_t ls_quick_hash(const void *p, size_t n);
 
 #endif

@@ -16,6 +16,30 @@ uint64_t ls_fnv1a(const void *p, size_t n, uint64_t h)
     return h;
 }
 
+/* Each 8-byte word folded in with a multiply and a shift (the loop FNV-1a
+ * runs per byte, per word here), the tail as one short word, then mixed
+ * (MurmurHash3's finaliser). */
+uint64_t ls_quick_hash(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)n * 0xff51afd7ed558ccdULL), w;
+
+    for (; n >= 8; b += 8, n -= 8) {
+        memcpy(&w, b, 8);
+        h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+        h ^= h >> 31;
+    }
+    if (n) {
+        w = 0;
+        memcpy(&w, b, n);
+        h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    return h ? h : 1;
+}
+
 void *ls_malloc(size_t n)
 {
     return malloc(n ? n : 1);

@@ -435,7 +435,7 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
         if (slots[k] == &copy->u.stmt.text &&
             (ev->kind == LS_EV_STATEMENT || ev->kind == LS_EV_DURATION)) {
             copy->u.stmt.text_len = n;
-            copy->u.stmt.text_hash = ls_fnv1a(*slots[k], n, LS_FNV1A_BASIS);
+            copy->u.stmt.text_hash = ls_quick_hash(*slots[k], n);
         }
     }
     return 0;

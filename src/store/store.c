@@ -196,7 +196,7 @@ struct ls_store {
     /* The text_id of recent statement texts, so that a text met again
      * costs a hash and a compare instead of a lookup in stmt_texts. */
     struct text_slot {
-        uint64_t hash;
+        uint64_t hash;   /* ls_quick_hash() of the text */
         int64_t text_id; /* 0: empty */
         char *text;      /* owned */
         size_t len;
@@ -582,13 +582,21 @@ static void bind_if(sqlite3_stmt *st, int i, int present, int64_t v)
         sqlite3_bind_null(st, i);
 }
 
-/* Step a write statement to completion and reset it. */
-static int run(ls_store *s, sqlite3_stmt *st)
+/* Step a write statement to completion and reset it, its parameters kept
+ * (for a statement whose every parameter is bound before each step). */
+static int run_bound(ls_store *s, sqlite3_stmt *st)
 {
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
-    sqlite3_clear_bindings(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_err(s, rc);
+}
+
+/* Step a write statement to completion, reset it and clear its parameters. */
+static int run(ls_store *s, sqlite3_stmt *st)
+{
+    int rc = run_bound(s, st);
+    sqlite3_clear_bindings(st);
+    return rc;
 }
 
 int ls_store_file_begin(ls_store *s, const char *path, const char *format, const char *prefix,
@@ -934,19 +942,22 @@ static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row
     bind_if(st, base + 16, w->parse_us >= 0, w->parse_us);
 }
 
-/* The text_id of `text` (n bytes, FNV-1a h) in stmt_texts, added when new. */
-static int text_id_hashed(ls_store *s, const char *text, size_t n, uint64_t h, int64_t *out)
+/* The text_id of `text` (n bytes, ls_quick_hash qh) in stmt_texts, added when new. */
+static int text_id_hashed(ls_store *s, const char *text, size_t n, uint64_t qh, int64_t *out)
 {
     struct text_slot *slot;
     sqlite3_stmt *st;
+    uint64_t h;
     int rc;
 
     *out = 0;
-    slot = &s->texts[h % TEXT_CACHE];
-    if (slot->text_id && slot->hash == h && slot->len == n && memcmp(slot->text, text, n) == 0) {
+    slot = &s->texts[qh % TEXT_CACHE];
+    if (slot->text_id && slot->hash == qh && slot->len == n && memcmp(slot->text, text, n) == 0) {
         *out = slot->text_id;
         return 0;
     }
+    /* Not in the cache: the store's own hash (FNV-1a) finds it there. */
+    h = ls_fnv1a(text, n, LS_FNV1A_BASIS);
     st = s->q[Q_TEXT_FIND];
     sqlite3_bind_int64(st, 1, (int64_t)h);
     sqlite3_bind_text(st, 2, text, (int)n, SQLITE_STATIC);
@@ -970,7 +981,7 @@ static int text_id_hashed(ls_store *s, const char *text, size_t n, uint64_t h, i
             memcpy(copy, text, n + 1);
             free(slot->text);
             slot->text = copy;
-            slot->hash = h;
+            slot->hash = qh;
             slot->len = n;
             slot->text_id = *out;
         }
@@ -987,7 +998,7 @@ static int text_id(ls_store *s, const char *text, int64_t *out)
     if (!text)
         return 0;
     n = strlen(text);
-    return text_id_hashed(s, text, n, ls_fnv1a(text, n, LS_FNV1A_BASIS), out);
+    return text_id_hashed(s, text, n, ls_quick_hash(text, n), out);
 }
 
 /* The name_id of a prepared statement's name in stmt_names, added when
@@ -1036,14 +1047,15 @@ static int flush_statements(ls_store *s)
     s->nrows = 0;
     if (++s->rows_gen == 0) /* no session's latest row waits here any more */
         s->rows_gen = 1;     /* 0 is a new slot's: never current */
+    /* bind_statement_row() binds every column */
     if (n == STMT_ROWS) {
         for (i = 0; i < n; i++)
             bind_statement_row(s->stmt_multi, i * STMT_COLS, &s->rows[i]);
-        return run(s, s->stmt_multi);
+        return run_bound(s, s->stmt_multi);
     }
     for (i = 0; i < n && rc == 0; i++) {
         bind_statement_row(s->q[Q_STATEMENT], 0, &s->rows[i]);
-        rc = run(s, s->q[Q_STATEMENT]);
+        rc = run_bound(s, s->q[Q_STATEMENT]);
     }
     return rc;
 }
@@ -1055,17 +1067,14 @@ int ls_store_flush(ls_store *s)
 
 static int verb_code(const char *verb)
 {
-    static const struct {
-        const char *name;
-        int code;
-    } verbs[] = {{"execute", LS_VERB_EXECUTE}, {"bind", LS_VERB_BIND},
-                 {"parse", LS_VERB_PARSE},     {"statement", LS_VERB_STATEMENT},
-                 {"", LS_VERB_NONE}};
-    size_t i;
-    for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-        if (strcmp(verb, verbs[i].name) == 0)
-            return verbs[i].code;
-    return -1; /* stored as NULL */
+    switch (verb[0]) { /* one compare a statement line */
+    case 'e': return strcmp(verb, "execute") == 0 ? LS_VERB_EXECUTE : -1;
+    case 'b': return strcmp(verb, "bind") == 0 ? LS_VERB_BIND : -1;
+    case 'p': return strcmp(verb, "parse") == 0 ? LS_VERB_PARSE : -1;
+    case 's': return strcmp(verb, "statement") == 0 ? LS_VERB_STATEMENT : -1;
+    case '\0': return LS_VERB_NONE;
+    default: return -1; /* stored as NULL */
+    }
 }
 
 /*
