@@ -41,6 +41,7 @@ typedef struct handoff_queue {
     int nspare;
     int producers, closed; /* producers made, and closed so far */
     int writing;           /* a thread has the writer's turn */
+    int draining;          /* a thread waits in ls_handoff_drain() to write */
     int last_writer;       /* the producer that took the last turn, or -1 */
     /* Each producer's share of its input read so far, as of its latest
      * batch, and whether it is still parsing: the one furthest ahead
@@ -301,9 +302,11 @@ static int push_current(ls_handoff *h)
             q->done[h->src] = (double)h->read / (double)h->planned;
         pthread_cond_signal(&q->can_pop);
         /* A full queue is written by the producer furthest ahead; the
-         * others go on parsing until it is twice full. */
-        if (q->queued >= HANDOFF_QUEUE && !q->writing &&
-            (q->queued >= 2 * HANDOFF_QUEUE || ahead(q, h->src))) {
+         * others go on parsing until it is twice full. A producer alone,
+         * with no thread draining, writes each batch as it fills (-j 1):
+         * nothing to wait for, and the batch is still in its cache. */
+        if (q->queued >= (q->producers > 1 || q->draining ? HANDOFF_QUEUE : 1) &&
+            !q->writing && (q->queued >= 2 * HANDOFF_QUEUE || ahead(q, h->src))) {
             q->last_writer = h->src;
             write_turn(q);
         }
@@ -608,6 +611,7 @@ int ls_handoff_drain(ls_handoff *h)
     handoff_queue *q = h->q;
     int rc;
     pthread_mutex_lock(&q->mu);
+    q->draining = 1;
     for (;;) {
         if (q->head && !q->writing)
             write_turn(q);
