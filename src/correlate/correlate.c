@@ -716,7 +716,8 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * goes on with its process's open wait when nothing else of the session
  * was logged between them, whatever the times (schema 10). 5: a chain does
  * not go on through a wait for the lock the server has just named its
- * process a holder of. 6: a wait starts at the earliest start its
+ * process a holder of, and one that ends at a tuple lock's queue head goes
+ * on to the row's holder (transactions.c). 6: a wait starts at the earliest start its
  * messages imply and ends its closing message's "after X ms" after it. */
 #define CORRELATION_REV "6"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
