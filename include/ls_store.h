@@ -153,7 +153,7 @@ int ls_store_bad_line(ls_store *s, int64_t file_id, uint64_t line, const char *r
 /*
  * Persist one classified event. Statement rows are buffered and inserted
  * in groups: the event's strings must stay valid until the next
- * ls_store_flush() or ls_store_commit().
+ * ls_store_detach() or ls_store_commit().
  */
 int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev);
 /* Persist one row of a pg_stat_activity snapshot. */
@@ -162,8 +162,9 @@ int ls_store_activity(ls_store *s, int64_t file_id, const ls_activity *a);
 /* Persist one span of an application trace. */
 int ls_store_span(ls_store *s, int64_t file_id, const ls_span *sp);
 
-/* Write buffered rows now (before the memory behind their strings goes). */
-int ls_store_flush(ls_store *s);
+/* The memory behind the events' strings is about to go: the rows still
+ * buffered take copies of theirs (written now if there is no memory). */
+int ls_store_detach(ls_store *s);
 
 /* Build the indexes the analysis needs (after ingest, before correlation). */
 int ls_store_index(ls_store *s);

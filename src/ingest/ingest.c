@@ -1192,7 +1192,7 @@ static int write_batch(void *ctx, ls_batch *b)
     w->nids[src] = nfiles;
     w->caps[src] = cap;
     if (rc == 0)
-        rc = ls_store_flush(s); /* rows still point into the batch */
+        rc = ls_store_detach(s); /* rows still point into the batch */
     return rc;
 }
 

@@ -180,7 +180,7 @@ struct ls_store {
     int sorting; /* ls_store_sorting() depth */
     /* Statement rows wait here to be inserted STMT_ROWS at a time: one
      * multi-row INSERT costs far less than as many single ones. Their
-     * strings belong to the caller until ls_store_flush(). */
+     * strings belong to the caller until ls_store_detach(). */
     sqlite3_stmt *stmt_multi;
     struct stmt_row {
         int64_t stmt_id, session_id, file_id, line, xid, text_id, name_id;
@@ -189,6 +189,7 @@ struct ls_store {
         ls_ts start_ts, dur_us;
         ls_ts bind_us, parse_us; /* of the bind and parse lines folded in; -1: none */
         const char *vxid, *params, *prepare;
+        char *owned; /* copies of them once the caller's went (ls_store_detach), or NULL */
     } rows[STMT_ROWS];
     int nrows;
     unsigned rows_gen; /* bumped when rows[] is flushed */
@@ -522,6 +523,8 @@ void ls_store_close(ls_store *s)
         free(s->texts[i].text);
     for (i = 0; i < SESSION_CACHE; i++)
         free(s->cache[i].params);
+    for (i = 0; i < s->nrows; i++)
+        free(s->rows[i].owned);
     if (s->db)
         sqlite3_close(s->db);
     free(s);
@@ -1051,18 +1054,56 @@ static int flush_statements(ls_store *s)
     if (n == STMT_ROWS) {
         for (i = 0; i < n; i++)
             bind_statement_row(s->stmt_multi, i * STMT_COLS, &s->rows[i]);
-        return run_bound(s, s->stmt_multi);
+        rc = run_bound(s, s->stmt_multi);
+    } else {
+        for (i = 0; i < n && rc == 0; i++) {
+            bind_statement_row(s->q[Q_STATEMENT], 0, &s->rows[i]);
+            rc = run_bound(s, s->q[Q_STATEMENT]);
+        }
     }
-    for (i = 0; i < n && rc == 0; i++) {
-        bind_statement_row(s->q[Q_STATEMENT], 0, &s->rows[i]);
-        rc = run_bound(s, s->q[Q_STATEMENT]);
+    for (i = 0; i < n; i++) {
+        free(s->rows[i].owned);
+        s->rows[i].owned = NULL;
     }
     return rc;
 }
 
-int ls_store_flush(ls_store *s)
+/*
+ * The caller's memory behind the waiting rows' strings is about to go:
+ * each row takes a copy of its own (one block), and the rows wait on for a
+ * group of STMT_ROWS. A line then joins the row of the line before it
+ * (fold_row) wherever the caller's batches end, and the store does not
+ * depend on them. Without memory for a copy, the rows are written now.
+ */
+int ls_store_detach(ls_store *s)
 {
-    return flush_statements(s);
+    int i, k;
+
+    for (i = 0; i < s->nrows; i++) {
+        struct stmt_row *w = &s->rows[i];
+        const char **f[3] = {&w->vxid, &w->params, &w->prepare};
+        size_t len[3], total = 0;
+        char *block, *p;
+
+        for (k = 0; k < 3; k++)
+            total += len[k] = *f[k] ? strlen(*f[k]) + 1 : 0;
+        if (total == 0) {
+            free(w->owned);
+            w->owned = NULL;
+            continue;
+        }
+        if (!(block = ls_malloc(total)))
+            return flush_statements(s);
+        for (p = block, k = 0; k < 3; k++)
+            if (len[k]) {
+                memcpy(p, *f[k], len[k]);
+                *f[k] = p;
+                p += len[k];
+            }
+        free(w->owned); /* after the copy: it may have been the source */
+        w->owned = block;
+    }
+    return 0;
 }
 
 static int verb_code(const char *verb)
@@ -1240,6 +1281,7 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
             return store_err(s, rc);
     }
     w = &s->rows[s->nrows];
+    w->owned = NULL; /* flush_statements() freed it */
     if (slot) {
         slot->row_at = s->nrows;
         slot->row_gen = s->rows_gen;
