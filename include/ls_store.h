@@ -46,13 +46,11 @@ enum {
  * whatever the log size. SQLite's sorter (ORDER BY, GROUP BY, CREATE
  * INDEX) may hold as much memory as the page cache before it spills to
  * temp files, so around a big sort the cache is lowered to
- * LS_STORE_SORT_CACHE_KIB: ls_store_sorting(), ls_store_exec_sorting(). */
+ * LS_STORE_SORT_CACHE_KIB: ls_store_sorting(), ls_store_exec_sorting().
+ * Ingest's bulk load runs with the lowered cache too: appending, it keeps
+ * only each table's last pages hot. */
 #define LS_STORE_CACHE_KIB "16384"
 #define LS_STORE_SORT_CACHE_KIB "4096"
-/* While ingest appends, a few pages are hot (each table's last leaf and the
- * path to it): a smaller cache writes the same pages and spares the memory
- * (and the page faults of filling 16 MiB): ls_ingest_paths(). */
-#define LS_STORE_INGEST_CACHE_KIB "4096"
 #define LS_STORE_CACHE_PRAGMA "PRAGMA cache_size = -" LS_STORE_CACHE_KIB ";"
 
 typedef struct ls_store ls_store;
@@ -176,7 +174,7 @@ int ls_store_exec(ls_store *s, const char *sql);
 /*
  * Sorting ahead (on = 1) or done (on = 0): the page cache is lowered for
  * the sorter while at least one sort is on (calls nest), and set back
- * after the last.
+ * after the last. Ingest's bulk load counts as one.
  */
 int ls_store_sorting(ls_store *s, int on);
 /* ls_store_exec() of SQL that sorts much (CREATE INDEX, a big ORDER BY). */

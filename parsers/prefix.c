@@ -137,19 +137,6 @@ static int sev_byte[257];
 static char sev_lookahead[8 + 256 * 7];
 static pthread_once_t sev_once = PTHREAD_ONCE_INIT;
 
-/* Whether `w` is one of the English words above (the pointer itself). */
-static int english_word(const char *w)
-{
-    size_t k;
-    for (k = 0; k < sizeof(sev_primary) / sizeof(sev_primary[0]); k++)
-        if (w == sev_primary[k])
-            return 1;
-    for (k = 0; k < sizeof(sev_secondary) / sizeof(sev_secondary[0]); k++)
-        if (w == sev_secondary[k])
-            return 1;
-    return 0;
-}
-
 static void sev_init(void)
 {
     sev_word all[SEV_ALTS_MAX];
@@ -161,15 +148,16 @@ static void sev_init(void)
         size_t nen = prim ? sizeof(sev_primary) / sizeof(sev_primary[0])
                           : sizeof(sev_secondary) / sizeof(sev_secondary[0]);
         for (k = 0; k < nen && nall < SEV_ALTS_MAX; k++)
-            all[nall++] = (sev_word){en[k], strlen(en[k]), prim, 0};
+            all[nall++] = (sev_word){en[k], strlen(en[k]), prim, 1};
         for (i = 0; i < ls_i18n_nsevs && nall < SEV_ALTS_MAX; i++)
             if (ls_i18n_sevs[i].primary == prim && ls_i18n_sevs[i].len > 0)
                 all[nall++] = (sev_word){ls_i18n_sevs[i].word, (size_t)ls_i18n_sevs[i].len, prim, 0};
     }
-    /* severity_english() leaves these as they are: no need to ask it */
+    /* An English word severity_english() leaves as it is: no need to ask it. */
     for (i = 0; i < nall; i++) {
-        const ls_i18n_sev *v = ls_i18n_severity_word(all[i].word, all[i].len);
-        all[i].plain = english_word(all[i].word) && (!v || strcmp(v->english, all[i].word) == 0);
+        const ls_i18n_sev *v = all[i].plain ? ls_i18n_severity_word(all[i].word, all[i].len) : NULL;
+        if (v && strcmp(v->english, all[i].word) != 0)
+            all[i].plain = 0;
     }
     off = (size_t)snprintf(sev_lookahead, sizeof(sev_lookahead), "(?=[");
     for (c = 0; c < 256; c++) {
@@ -230,13 +218,16 @@ static size_t sev_try(const char *s, size_t len, size_t at, const char *word, si
     return e;
 }
 
-/* The regex above at `at`: the message offset with the severity slices set, or (size_t)-1. */
+/* The regex above at `at`: the message offset with the severity slices set, or (size_t)-1;
+ * *plain (when not NULL) says whether the severity is an English word severity_english()
+ * would leave as it is. */
 static size_t sev_match(const char *s, size_t len, size_t at, ls_prefix_match *out, int *plain)
 {
     size_t e;
     int i, c;
 
-    *plain = 0;
+    if (plain)
+        *plain = 0;
     out->f[LS_PF_SEVERITY].ptr = out->f[LS_PF_VSQLSTATE].ptr = NULL;
     out->f[LS_PF_SEVERITY].len = out->f[LS_PF_VSQLSTATE].len = 0;
     if (at >= len)
@@ -253,7 +244,8 @@ static size_t sev_match(const char *s, size_t len, size_t at, ls_prefix_match *o
             n = 6;
         }
         if ((e = sev_try(s, len, at, w, n, sev_alt[i].primary, out)) != (size_t)-1) {
-            *plain = sev_alt[i].plain && n == sev_alt[i].len;
+            if (plain)
+                *plain = sev_alt[i].plain && n == sev_alt[i].len;
             return e;
         }
     }
@@ -659,8 +651,7 @@ static int walk_step(ls_prefix *p, int i, size_t at, walk_ctx *w)
     int k, rc;
 
     if (i == p->nfast) {
-        int plain;
-        if ((e = sev_match(s, len, at, w->out, &plain)) == NO_MATCH)
+        if ((e = sev_match(s, len, at, w->out, NULL)) == NO_MATCH)
             return 0;
         w->out->msg_off = e;
         return 1;
@@ -904,9 +895,8 @@ static int fast_build(ls_prefix *p, const char *spec)
 static int sev_callout(pcre2_callout_block *cb, void *data)
 {
     ls_prefix *p = data;
-    int plain;
     size_t e = sev_match((const char *)cb->subject, cb->subject_length, cb->current_position,
-                         &p->sev, &plain);
+                         &p->sev, NULL);
 
     if (e == (size_t)-1)
         return 1;

@@ -208,11 +208,10 @@ static const char link_sql[] =
  * while it waits for the row's transaction. */
 static const char root_holder_sql[] =
     "UPDATE lock_waits SET root_pid = holder_pid, root_tx = holder_tx,"
-    " root_session = (SELECT t.session_id FROM transactions t WHERE t.tx_id = holder_tx),"
-    " root_xid = (SELECT t.xid FROM transactions t WHERE t.tx_id = holder_tx),"
-    " chain_depth = chain_depth + 1"
-    " WHERE target_kind = 'tuple' AND root_pid = blocker_pid AND holder_pid <> blocker_pid"
-    " AND holder_tx IS NOT NULL;";
+    " root_session = t.session_id, root_xid = t.xid, chain_depth = chain_depth + 1"
+    " FROM transactions t WHERE t.tx_id = lock_waits.holder_tx"
+    " AND lock_waits.target_kind = 'tuple' AND lock_waits.root_pid = lock_waits.blocker_pid"
+    " AND lock_waits.holder_pid <> lock_waits.blocker_pid;";
 
 /* Links from errors and deadlock participants to transactions. */
 static const char link_errors_sql[] =

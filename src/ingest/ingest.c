@@ -1413,7 +1413,11 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
      * it, and the next ingest of the same files completes it. */
     if ((rc = ls_store_meta_set(store, "ingest", "incomplete")) != 0 ||
         (rc = ls_store_meta_set(store, "correlated", "")) != 0 ||
-        (rc = ls_store_exec(store, "PRAGMA cache_size = -" LS_STORE_INGEST_CACHE_KIB)) != 0 ||
+        /* The small cache of a sort (ls_store_sorting) while the load
+         * appends: a few pages are hot (each table's last leaf and the
+         * path to it), the same pages are written, and 12 MiB are spared,
+         * with the page faults of filling them. */
+        (rc = ls_store_sorting(store, 1)) != 0 ||
         (rc = ls_store_begin(store)) != 0)
         goto out;
     /* With a thread to spare, this one only writes; else it parses too. */
@@ -1447,7 +1451,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     rc2 = rc == 0 ? ls_store_commit(store) : ls_store_exec(store, "ROLLBACK");
     if (rc == 0)
         rc = rc2;
-    rc2 = ls_store_exec(store, LS_STORE_CACHE_PRAGMA); /* correlation's reads */
+    rc2 = ls_store_sorting(store, 0); /* the whole cache again for correlation's reads */
     if (rc == 0)
         rc = rc2;
     if (rc == 0)

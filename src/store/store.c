@@ -1197,6 +1197,7 @@ static struct stmt_row *fold_row(ls_store *s, session_slot *slot, int64_t file_i
                                  const char *prepare, int *ended)
 {
     struct stmt_row *w;
+    int same_vxid;
 
     *ended = 0;
     if (!slot || slot->row_gen != s->rows_gen || slot->row_at >= s->nrows)
@@ -1205,12 +1206,12 @@ static struct stmt_row *fold_row(ls_store *s, session_slot *slot, int64_t file_i
     if (!((verb == LS_VERB_EXECUTE && w->verb == LS_VERB_BIND && w->bind_us < 0) ||
           (verb == LS_VERB_BIND && w->verb == LS_VERB_PARSE && w->parse_us < 0)))
         return NULL;
-    if (!same_text(w->vxid, vxid))
-        *ended = verb == LS_VERB_EXECUTE && r->xid == 0 && tx_ended(w->vxid, vxid);
+    same_vxid = same_text(w->vxid, vxid);
+    *ended = !same_vxid && verb == LS_VERB_EXECUTE && r->xid == 0 && tx_ended(w->vxid, vxid);
     if (!w->has_duration || w->session_id != slot->session_id || w->file_id != file_id ||
         w->pid != r->pid || w->text_id != text_id || w->name_id != name_id || w->prepare ||
         prepare || (w->xid > 0 && w->xid != r->xid && !*ended) || (int64_t)r->line <= w->line ||
-        (!same_text(w->vxid, vxid) && !*ended))
+        !(same_vxid || *ended))
         return NULL;
     if (verb == LS_VERB_EXECUTE ? !same_text(w->params, m->params) : w->params != NULL)
         return NULL;
