@@ -1412,6 +1412,12 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     /* Until the end, the store may hold part of this ingest: report refuses
      * it, and the next ingest of the same files completes it. */
     if ((rc = ls_store_meta_set(store, "ingest", "incomplete")) != 0 ||
+        /* When the store is written while another thread parses, the
+         * indexes grow with the tables, on the writer's turns, which
+         * overlap the parsing; a sort of them at the end would run on one
+         * core with nothing beside it. One thread alone sorts at the end:
+         * fewer instructions than an index kept as rows come. */
+        (jobs > 1 && (rc = ls_store_index(store)) != 0) ||
         (rc = ls_store_meta_set(store, "correlated", "")) != 0 ||
         /* The small cache of a sort (ls_store_sorting) while the load
          * appends: a few pages are hot (each table's last leaf and the
