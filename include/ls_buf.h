@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct ls_buf {
     char *ptr;     /* NUL-terminated contents, owned; NULL before first append */
@@ -26,6 +27,24 @@ void ls_buf_reset(ls_buf *b);
 int ls_buf_add(ls_buf *b, const void *p, size_t n);
 int ls_buf_adds(ls_buf *b, const char *s);
 int ls_buf_addc(ls_buf *b, char c);
+int ls_buf_addz_grow(ls_buf *b, const void *p, size_t n);
+
+/*
+ * Append n bytes and a NUL that is part of the contents: one string of a
+ * list of NUL-separated ones (a record's fields). Inline where the room is
+ * there: parsers add a few of them per log line.
+ */
+static inline int ls_buf_addz(ls_buf *b, const void *p, size_t n)
+{
+    if (b->err || b->len + n + 2 > b->cap)
+        return ls_buf_addz_grow(b, p, n);
+    if (n)
+        memcpy(b->ptr + b->len, p, n);
+    b->len += n + 1;
+    b->ptr[b->len - 1] = '\0';
+    b->ptr[b->len] = '\0';
+    return 0;
+}
 int ls_buf_printf(ls_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -22,8 +22,9 @@ typedef struct ls_sink {
     void (*bad)(void *ctx, const char *file, uint64_t line, const char *reason,
                 const char *text, size_t len);
     /* Something the user should know about the file (e.g. an inferred
-     * log_line_prefix); may be NULL. */
-    void (*note)(void *ctx, const char *file, const char *msg);
+     * log_line_prefix): about `line` (as fed to the parser), or about the
+     * file as a whole (0). May be NULL. */
+    void (*note)(void *ctx, const char *file, uint64_t line, const char *msg);
     void *ctx;
     /* A span of an application trace (trace parsers only); may be NULL,
      * then trace parsers drop their spans. Return 0 or a negative code.

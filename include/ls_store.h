@@ -161,7 +161,8 @@ int ls_store_activity(ls_store *s, int64_t file_id, const ls_activity *a);
 int ls_store_span(ls_store *s, int64_t file_id, const ls_span *sp);
 
 /* The memory behind the events' strings is about to go: the rows still
- * buffered take copies of theirs (written now if there is no memory). */
+ * buffered take copies of theirs (written now if there is no memory);
+ * what an earlier call copied is not copied again. */
 int ls_store_detach(ls_store *s);
 
 /* Build the indexes the analysis needs (after ingest, before correlation). */

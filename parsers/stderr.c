@@ -118,17 +118,19 @@ typedef struct stderr_parser {
     int nheld;
 } stderr_parser;
 
+#define WORD(w) w, sizeof(w) - 1
 static const struct {
     const char *word;
+    size_t len;
     int field;
 } secondary_fields[] = {
-    {"DETAIL", SF_DETAIL},     {"HINT", SF_HINT},         {"QUERY", SF_QUERY},
-    {"CONTEXT", SF_CONTEXT},   {"LOCATION", SF_LOCATION}, {"STATEMENT", SF_STATEMENT},
+    {WORD("DETAIL"), SF_DETAIL},   {WORD("HINT"), SF_HINT},
+    {WORD("QUERY"), SF_QUERY},     {WORD("CONTEXT"), SF_CONTEXT},
+    {WORD("LOCATION"), SF_LOCATION}, {WORD("STATEMENT"), SF_STATEMENT},
 };
 
-static int slice_is(ls_slice s, const char *w)
+static int slice_is(ls_slice s, const char *w, size_t n)
 {
-    size_t n = strlen(w);
     return s.ptr && s.len == n && memcmp(s.ptr, w, n) == 0;
 }
 
@@ -178,8 +180,7 @@ static void pending_set(pending *p, int field, const char *s, size_t n)
         n = 0;
         p->truncated = 1;
     }
-    ls_buf_add(&p->text, s, n);
-    ls_buf_addc(&p->text, '\0');
+    ls_buf_addz(&p->text, s, n);
 }
 
 static void pending_set_slice(pending *p, int field, ls_slice s)
@@ -199,8 +200,7 @@ static void pending_continue(pending *p, const char *s, size_t n)
     }
     p->text.len--; /* drop the field's NUL */
     ls_buf_addc(&p->text, '\n');
-    ls_buf_add(&p->text, s, n);
-    ls_buf_addc(&p->text, '\0');
+    ls_buf_addz(&p->text, s, n);
 }
 
 static int pending_flush(stderr_parser *sp, pending *p)
@@ -401,7 +401,7 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
         pid = v > 0 && v <= INT32_MAX ? (int)v : hdr_pid;
     }
     for (i = 0; i < (int)(sizeof(secondary_fields) / sizeof(secondary_fields[0])); i++) {
-        if (slice_is(m.f[LS_PF_SEVERITY], secondary_fields[i].word)) {
+        if (slice_is(m.f[LS_PF_SEVERITY], secondary_fields[i].word, secondary_fields[i].len)) {
             pending *p = slot_for_pid(sp, pid);
             if (!p) {
                 sp->current = NULL;
@@ -422,10 +422,10 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
     return flush_quiet(sp);
 }
 
-static void note(stderr_parser *sp, const char *msg)
+static void note(stderr_parser *sp, uint64_t line, const char *msg)
 {
     if (sp->sink.note)
-        sp->sink.note(sp->sink.ctx, sp->file, msg);
+        sp->sink.note(sp->sink.ctx, sp->file, line, msg);
 }
 
 /*
@@ -449,15 +449,10 @@ static int switch_prefix(stderr_parser *sp, int rc, const char *spec, const char
         ls_prefix_free(sp->prefix);
     sp->prefix = p;
     snprintf(sp->spec, sizeof(sp->spec), "%s", spec);
-    if (sp->file_window)
-        snprintf(msg, sizeof(msg), "inferred log_line_prefix '%s' (%s; pass --prefix to override)",
-                 spec, why);
-    else
-        snprintf(msg, sizeof(msg),
-                 "inferred log_line_prefix '%s' (it changed at line %llu; %s; pass --prefix to "
-                 "override)",
-                 spec, (unsigned long long)sp->held_lineno[0], why);
-    note(sp, msg);
+    snprintf(msg, sizeof(msg), "inferred log_line_prefix '%s' (%s%s; pass --prefix to override)",
+             spec, sp->file_window ? "" : "it changed here; ", why);
+    /* the caller knows which file and line of it a line fed is */
+    note(sp, sp->file_window ? 0 : sp->held_lineno[0], msg);
     return 0;
 }
 
@@ -509,12 +504,12 @@ static int infer_and_replay(stderr_parser *sp, const char *extra, size_t extra_l
                  "server's value with --prefix (SHOW log_line_prefix), e.g. --prefix "
                  "'%%m [%%p] %%q%%u@%%d '; first line: '%s'",
                  n, rc == LS_EFORMAT && why[0] ? why : "no usable prefix", sample);
-        note(sp, msg);
+        note(sp, 0, msg);
         return rc == LS_ENOMEM ? rc : LS_EFORMAT;
     }
     snprintf(msg, sizeof(msg), "inferred log_line_prefix '%s' (%s; pass --prefix to override)",
              spec, why);
-    note(sp, msg);
+    note(sp, 0, msg);
     sp->inferred = 1;
     snprintf(sp->spec, sizeof(sp->spec), "%s", spec);
 replay:
@@ -539,8 +534,7 @@ static int hold_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
     sp->held_pid[sp->nheld] = pid;
     sp->held_ts[sp->nheld] = ts;
     sp->held_lineno[sp->nheld++] = lineno;
-    ls_buf_add(&sp->held, line, len);
-    ls_buf_addc(&sp->held, '\0');
+    ls_buf_addz(&sp->held, line, len);
     return ls_buf_failed(&sp->held) ? LS_ENOMEM : 0;
 }
 

@@ -222,10 +222,10 @@ static void bad(ls_tj *tj, uint64_t line, const char *reason, const char *text, 
         tj->sink.bad(tj->sink.ctx, tj->file, line, reason, text, len > BAD_TEXT_MAX ? BAD_TEXT_MAX : len);
 }
 
-static void note(ls_tj *tj, const char *msg)
+static void note(ls_tj *tj, uint64_t line, const char *msg)
 {
     if (tj->sink.note)
-        tj->sink.note(tj->sink.ctx, tj->file, msg);
+        tj->sink.note(tj->sink.ctx, tj->file, line, msg);
 }
 
 void ls_tj_bad_span(ls_tj *tj, const char *reason, const cJSON *obj)
@@ -608,11 +608,11 @@ static void doc_over_bound(ls_tj *tj)
 {
     char msg[256];
     snprintf(msg, sizeof(msg),
-             "the JSON document starting at line %llu is larger than %zu bytes, the bound for "
+             "the JSON document starting here is larger than %zu bytes, the bound for "
              "one document; its spans are skipped. Export JSON Lines (one object per line), or "
              "split the file",
-             (unsigned long long)tj->doc_line, tj->doc_max);
-    note(tj, msg);
+             tj->doc_max);
+    note(tj, tj->doc_line, msg);
     bad(tj, tj->doc_line, "JSON document over the size bound, skipped", tj->doc.ptr ? tj->doc.ptr : "",
         tj->doc.len);
     ls_buf_free(&tj->doc);
@@ -769,20 +769,20 @@ int ls_tj_finish(void *state)
     snprintf(msg, sizeof(msg), "%llu spans read from %llu JSON values (%s)",
              (unsigned long long)tj->spans, (unsigned long long)tj->values,
              tj->mode == TJ_LINES ? "one per line" : "multi-line documents");
-    note(tj, msg);
+    note(tj, 0, msg);
     if (tj->base64_ids) {
         snprintf(msg, sizeof(msg),
                  "%llu ids were base64 (the protobuf JSON mapping) rather than OTLP/JSON's hex; "
                  "decoded",
                  (unsigned long long)tj->base64_ids);
-        note(tj, msg);
+        note(tj, 0, msg);
     }
     if (tj->attrs_cut) {
         snprintf(msg, sizeof(msg),
                  "%llu spans had attributes beyond the %u-byte bound of their attributes text; "
                  "those were dropped",
                  (unsigned long long)tj->attrs_cut, LS_TRACE_ATTRS_MAX);
-        note(tj, msg);
+        note(tj, 0, msg);
     }
     return 0;
 }

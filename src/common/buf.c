@@ -71,6 +71,12 @@ int ls_buf_adds(ls_buf *b, const char *s)
     return ls_buf_add(b, s, strlen(s));
 }
 
+int ls_buf_addz_grow(ls_buf *b, const void *p, size_t n)
+{
+    int rc = ls_buf_add(b, p, n);
+    return rc ? rc : ls_buf_add(b, "", 1);
+}
+
 int ls_buf_addc(ls_buf *b, char c)
 {
     if (b->err || b->len + 2 > b->cap)

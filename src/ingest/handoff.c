@@ -42,6 +42,8 @@ typedef struct handoff_queue {
     int producers, closed; /* producers made, and closed so far */
     int writing;           /* a thread has the writer's turn */
     int draining;          /* a thread waits in ls_handoff_drain() to write */
+    int direct;            /* one thread parses and writes: events are not
+                              copied (ls_handoff_direct) */
     int last_writer;       /* the producer that took the last turn, or -1 */
     /* Each producer's share of its input read so far, as of its latest
      * batch, and whether it is still parsing: the one furthest ahead
@@ -356,6 +358,43 @@ static char *put(char **tail, const char *s, size_t n)
     return d;
 }
 
+/*
+ * One thread alone (ls_handoff_direct): the event is written at once, from
+ * the parser's memory, which stays valid until the writer returns; the
+ * store copies what it keeps. Items batched before it (a file's beginning,
+ * bad lines) are written first, so the order is the one handed over.
+ */
+static int write_direct(ls_handoff *h, uint32_t file, const ls_event *ev)
+{
+    handoff_queue *q = h->q;
+    ls_event stmt;
+    ls_item it;
+    ls_batch b;
+    int rc;
+
+    if ((rc = push_current(h)) != 0 || (rc = q->failed) != 0)
+        return rc;
+    memset(&it, 0, sizeof(it));
+    it.type = LS_ITEM_EVENT;
+    it.size = (uint32_t)sizeof(it);
+    it.file = file;
+    it.ev = (ls_event *)ev;
+    if ((ev->kind == LS_EV_STATEMENT || ev->kind == LS_EV_DURATION) && ev->u.stmt.text) {
+        /* the text's hash, as a copy would carry it */
+        memcpy(&stmt, ev, event_size(ev->kind));
+        stmt.u.stmt.text_len = strlen(stmt.u.stmt.text);
+        stmt.u.stmt.text_hash = ls_quick_hash(stmt.u.stmt.text, stmt.u.stmt.text_len);
+        it.ev = &stmt;
+    }
+    b.next = NULL;
+    b.cap = b.used = it.size;
+    b.src = h->src;
+    b.data = (unsigned char *)&it;
+    if ((rc = q->write(q->write_ctx, &b)) != 0 && !q->failed)
+        q->failed = q->write_rc = rc;
+    return rc;
+}
+
 int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
 {
     const ls_record *r = ev->rec;
@@ -369,6 +408,8 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     ls_event *copy;
     char *tail;
 
+    if (h->q->direct)
+        return write_direct(h, file, ev);
     need = ALIGN(sizeof(ls_item)) + ALIGN(sizeof(ls_record)) + ALIGN(evsize);
     for (i = 0; i < NREC_STRINGS; i++) {
         const char *s = *FIELD(r, record_strings[i]);
@@ -604,6 +645,11 @@ void ls_handoff_set_writer(ls_handoff *h, ls_handoff_writer write, void *ctx)
 {
     h->q->write = write;
     h->q->write_ctx = ctx;
+}
+
+void ls_handoff_direct(ls_handoff *h)
+{
+    h->q->direct = h->q->producers == 1;
 }
 
 int ls_handoff_drain(ls_handoff *h)

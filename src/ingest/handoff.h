@@ -105,6 +105,11 @@ void ls_handoff_close(ls_handoff *h, int rc);
 typedef int (*ls_handoff_writer)(void *ctx, ls_batch *b);
 /* The writer of `h`'s queue; set before any producer starts. */
 void ls_handoff_set_writer(ls_handoff *h, ls_handoff_writer write, void *ctx);
+/* One thread parses and writes, and nothing else writes (-j 1): events go
+ * to the writer as they are handed over, in a batch of their own that
+ * points at the caller's memory, instead of being copied. Call it after
+ * ls_handoff_set_writer(), before the producer starts. */
+void ls_handoff_direct(ls_handoff *h);
 /* Write batches as they come until every producer has closed and all is
  * written; any thread may call it. Returns the first write error. */
 int ls_handoff_drain(ls_handoff *h);

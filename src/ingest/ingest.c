@@ -237,16 +237,22 @@ static void unclassified_note(const ls_classifier *cls)
     fputc('\n', stderr);
 }
 
-static void on_note(void *vctx, const char *file, const char *msg)
+static void on_note(void *vctx, const char *file, uint64_t line, const char *msg)
 {
     ingest_ctx *c = vctx;
     static const char inferred[] = "inferred log_line_prefix '";
+    char where[32] = "";
     /* Kept with the file, so that its next part is read with the same
      * prefix even when too few lines were appended to infer it again. */
     /* The parser's `file` is the run's first; its notes are about the file
-     * being read, the last one added (see ls_stderr_next_file). */
-    if (c->nfiles > 0)
-        file = c->files[c->nfiles - 1].path;
+     * being read, the last one added (see ls_stderr_next_file), and its
+     * lines count through the run (on_record). */
+    if (c->nfiles > 0) {
+        run_file *f = line ? file_of_line(c, line) : &c->files[c->nfiles - 1];
+        file = f->path;
+        if (line)
+            snprintf(where, sizeof(where), ":%llu", (unsigned long long)(line - f->base));
+    }
     if (strncmp(msg, inferred, sizeof(inferred) - 1) == 0) {
         const char *p = msg + sizeof(inferred) - 1, *e = strstr(p, "' (");
         if (e && (size_t)(e - p) < sizeof(c->prefix)) {
@@ -256,7 +262,7 @@ static void on_note(void *vctx, const char *file, const char *msg)
         }
     }
     if (!c->opts->quiet)
-        fprintf(stderr, "lockspan: %s: %s\n", file, msg);
+        fprintf(stderr, "lockspan: %s%s: %s\n", file, where, msg);
 }
 
 /* `file` is the name the parser was created with: the run's first file. */
@@ -1409,6 +1415,8 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     w.prefix = opts->prefix;
     w.nsrc = nthreads;
     ls_handoff_set_writer(c[0].handoff, write_batch, &w);
+    if (jobs == 1) /* parsing and writing on this thread alone: no copies */
+        ls_handoff_direct(c[0].handoff);
     /* Until the end, the store may hold part of this ingest: report refuses
      * it, and the next ingest of the same files completes it. */
     if ((rc = ls_store_meta_set(store, "ingest", "incomplete")) != 0 ||

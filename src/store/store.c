@@ -26,6 +26,7 @@
 #define SESSION_CACHE 1024
 #define STMT_ROWS 256 /* statement rows per multi-row INSERT */
 #define STMT_COLS 16
+#define XID_ROWS 64   /* transaction ids per multi-row INSERT */
 #define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
 #define TEXT_CACHE_MAX 4096 /* longer texts are looked up in the store each time */
 #define NAME_CACHE 256      /* prepared statement names remembered, by hash */
@@ -84,6 +85,13 @@ enum {
     Q_XID,
     Q__COUNT
 };
+
+/* A transaction id seen again (its slot was reused, or an earlier
+ * ingest): keep where it was seen first. */
+#define XID_UPSERT                                                               \
+    " ON CONFLICT(xid) DO UPDATE SET session_id = excluded.session_id,"         \
+    " pid = excluded.pid, first_ts = excluded.first_ts"                          \
+    " WHERE excluded.first_ts < coalesce(xids.first_ts, excluded.first_ts + 1)"
 
 static const char *const query_sql[Q__COUNT] = {
     [Q_FILE_INSERT] = "INSERT INTO files(path, format, prefix, gzip) VALUES (?1, ?2, ?3, ?4)",
@@ -146,12 +154,8 @@ static const char *const query_sql[Q__COUNT] = {
                " http_route, http_method, http_url, peer_service, db_pid, attributes)"
                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
                " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
-    /* A transaction id seen again (its slot was reused, or an earlier
-     * ingest): keep where it was seen first. */
     [Q_XID] = "INSERT INTO xids(xid, session_id, pid, first_ts) VALUES (?1, ?2, ?3, ?4)"
-              " ON CONFLICT(xid) DO UPDATE SET session_id = excluded.session_id,"
-              " pid = excluded.pid, first_ts = excluded.first_ts"
-              " WHERE excluded.first_ts < coalesce(xids.first_ts, excluded.first_ts + 1)",
+              XID_UPSERT,
     [Q_ERROR] = "INSERT INTO errors(session_id, pid, file_id, line, ts, severity, sqlstate, class,"
                 " message, detail, text_id, xid, vxid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
                 " ?9, ?10, ?11, ?12, ?13)",
@@ -192,6 +196,7 @@ struct ls_store {
         char *owned; /* copies of them once the caller's went (ls_store_detach), or NULL */
     } rows[STMT_ROWS];
     int nrows;
+    int detached; /* rows[0, detached) hold copies of their strings */
     unsigned rows_gen; /* bumped when rows[] is flushed */
     int64_t last_stmt_id; /* the stmt_id given last; -1: read it from the store */
     /* The text_id of recent statement texts, so that a text met again
@@ -217,6 +222,10 @@ struct ls_store {
         int pid;
         ls_ts first_ts;
     } xids[XID_CACHE];
+    /* Those that left the cache, inserted XID_ROWS at a time. */
+    struct xid_slot xids_out[XID_ROWS];
+    int nxids_out;
+    sqlite3_stmt *xid_multi;
 };
 
 struct ls_stmt {
@@ -266,6 +275,31 @@ static int user_version(ls_store *s, int *out)
     *out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
     sqlite3_finalize(st);
     return rc == SQLITE_ROW ? 0 : store_err(s, rc);
+}
+
+
+/* head, then `rows` groups of `cols` parameters "(?,...,?)", then tail. */
+static int prepare_multi(ls_store *s, const char *head, int rows, int cols, const char *tail,
+                         sqlite3_stmt **out)
+{
+    ls_buf sql = LS_BUF_INIT(0);
+    int r, c, rc = 0;
+
+    ls_buf_adds(&sql, head);
+    for (r = 0; r < rows; r++) {
+        ls_buf_adds(&sql, r ? ",(?" : "(?");
+        for (c = 1; c < cols; c++)
+            ls_buf_adds(&sql, ",?");
+        ls_buf_addc(&sql, ')');
+    }
+    ls_buf_adds(&sql, tail);
+    if (ls_buf_failed(&sql))
+        rc = LS_ENOMEM;
+    else if (sqlite3_prepare_v3(s->db, ls_buf_str(&sql), -1, SQLITE_PREPARE_PERSISTENT, out,
+                                NULL) != SQLITE_OK)
+        rc = LS_ESTORE;
+    ls_buf_free(&sql);
+    return rc;
 }
 
 int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
@@ -476,22 +510,14 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         if (r != SQLITE_OK)
             rc = store_err(s, r);
     }
-    if (rc == 0) {
-        ls_buf sql = LS_BUF_INIT(0);
-        int r, c;
-        ls_buf_adds(&sql, "INSERT OR FAIL INTO stmt_rows(stmt_id, session_id, pid, file_id, line,"
-                          " start_ts, dur_us, verb, name_id, xid, vxid, text_id, params,"
-                          " prepare, bind_us, parse_us) VALUES ");
-        for (r = 0; r < STMT_ROWS; r++)
-            for (c = 0; c < STMT_COLS; c++)
-                ls_buf_adds(&sql, c == 0 ? (r ? ",(?" : "(?") : c == STMT_COLS - 1 ? ",?)" : ",?");
-        if (ls_buf_failed(&sql))
-            rc = LS_ENOMEM;
-        else if (sqlite3_prepare_v3(s->db, ls_buf_str(&sql), -1, SQLITE_PREPARE_PERSISTENT,
-                                    &s->stmt_multi, NULL) != SQLITE_OK)
-            rc = LS_ESTORE;
-        ls_buf_free(&sql);
-    }
+    if (rc == 0)
+        rc = prepare_multi(s, "INSERT OR FAIL INTO stmt_rows(stmt_id, session_id, pid, file_id,"
+                              " line, start_ts, dur_us, verb, name_id, xid, vxid, text_id,"
+                              " params, prepare, bind_us, parse_us) VALUES ",
+                           STMT_ROWS, STMT_COLS, "", &s->stmt_multi);
+    if (rc == 0)
+        rc = prepare_multi(s, "INSERT INTO xids(xid, session_id, pid, first_ts) VALUES ",
+                           XID_ROWS, 4, XID_UPSERT, &s->xid_multi);
     if (rc == 0) {
         if (sqlite3_step(s->q[Q_SESSION_MAX]) == SQLITE_ROW)
             s->last_session_id = sqlite3_column_int64(s->q[Q_SESSION_MAX], 0);
@@ -519,6 +545,7 @@ void ls_store_close(ls_store *s)
     for (i = 0; i < Q__COUNT; i++)
         sqlite3_finalize(s->q[i]);
     sqlite3_finalize(s->stmt_multi);
+    sqlite3_finalize(s->xid_multi);
     for (i = 0; i < TEXT_CACHE; i++)
         free(s->texts[i].text);
     for (i = 0; i < SESSION_CACHE; i++)
@@ -860,17 +887,40 @@ found:
 
 /* ---- transaction ids ---- */
 
+static void bind_xid(sqlite3_stmt *st, int base, const struct xid_slot *x)
+{
+    sqlite3_bind_int64(st, base + 1, x->xid);
+    bind_pos(st, base + 2, x->session_id);
+    sqlite3_bind_int(st, base + 3, x->pid);
+    bind_ts(st, base + 4, x->first_ts);
+}
+
+/* Insert the ids that left the cache: XID_ROWS in one statement, fewer
+ * (at a commit) one by one. */
+static int xid_write(ls_store *s)
+{
+    int i, rc = 0, n = s->nxids_out;
+    s->nxids_out = 0;
+    if (n == XID_ROWS) {
+        for (i = 0; i < n; i++)
+            bind_xid(s->xid_multi, i * 4, &s->xids_out[i]);
+        return run_bound(s, s->xid_multi);
+    }
+    for (i = 0; i < n && rc == 0; i++) {
+        bind_xid(s->q[Q_XID], 0, &s->xids_out[i]);
+        rc = run_bound(s, s->q[Q_XID]);
+    }
+    return rc;
+}
+
+/* Slot x leaves the cache. */
 static int xid_flush(ls_store *s, struct xid_slot *x)
 {
-    sqlite3_stmt *st = s->q[Q_XID];
     if (!x->xid)
         return 0;
-    sqlite3_bind_int64(st, 1, x->xid);
-    bind_pos(st, 2, x->session_id);
-    sqlite3_bind_int(st, 3, x->pid);
-    bind_ts(st, 4, x->first_ts);
+    s->xids_out[s->nxids_out++] = *x;
     x->xid = 0;
-    return run(s, st);
+    return s->nxids_out == XID_ROWS ? xid_write(s) : 0;
 }
 
 static int xid_flush_all(ls_store *s)
@@ -879,7 +929,7 @@ static int xid_flush_all(ls_store *s)
     for (i = 0; i < XID_CACHE; i++)
         if ((rc = xid_flush(s, &s->xids[i])) != 0)
             return rc;
-    return 0;
+    return xid_write(s);
 }
 
 /* A record of transaction `xid` (0: none) at `ts`: the earliest one
@@ -1047,7 +1097,7 @@ static int name_id(ls_store *s, const char *name, int64_t *out)
 static int flush_statements(ls_store *s)
 {
     int i, rc = 0, n = s->nrows;
-    s->nrows = 0;
+    s->nrows = s->detached = 0;
     if (++s->rows_gen == 0) /* no session's latest row waits here any more */
         s->rows_gen = 1;     /* 0 is a new slot's: never current */
     /* bind_statement_row() binds every column */
@@ -1073,13 +1123,15 @@ static int flush_statements(ls_store *s)
  * each row takes a copy of its own (one block), and the rows wait on for a
  * group of STMT_ROWS. A line then joins the row of the line before it
  * (fold_row) wherever the caller's batches end, and the store does not
- * depend on them. Without memory for a copy, the rows are written now.
+ * depend on them. Rows copied at an earlier call are not copied again
+ * (a caller may detach after every event). Without memory for a copy, the
+ * rows are written now.
  */
 int ls_store_detach(ls_store *s)
 {
     int i, k;
 
-    for (i = 0; i < s->nrows; i++) {
+    for (i = s->detached; i < s->nrows; i++) {
         struct stmt_row *w = &s->rows[i];
         const char **f[3] = {&w->vxid, &w->params, &w->prepare};
         size_t len[3], total = 0;
@@ -1103,6 +1155,7 @@ int ls_store_detach(ls_store *s)
         free(w->owned); /* after the copy: it may have been the source */
         w->owned = block;
     }
+    s->detached = s->nrows;
     return 0;
 }
 
@@ -1263,6 +1316,8 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
              * row as any line's would. */
             w->params = m->params;
             w->params_ref = params_ref(slot, id, w->params);
+            if (slot->row_at < s->detached) /* the caller's string again */
+                s->detached = slot->row_at;
         }
         w->verb = verb;
         w->line = (int64_t)r->line;

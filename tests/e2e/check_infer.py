@@ -11,6 +11,7 @@ Usage: check_infer.py LOCKSPAN SAMPLES_DIR
 """
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,16 +20,17 @@ import tempfile
 from lscheck import check, report
 
 
-def analyze(ls, tmp, log, prefix=None):
+def analyze(ls, tmp, log, prefix=None, extra=()):
     db = os.path.join(tmp, "a.db")
     out = os.path.join(tmp, "r.json")
     for f in (db, out):
         if os.path.exists(f):
             os.remove(f)
-    args = [ls, "analyze", "--db", db, "--format", "json", "-o", out]
+    args = [ls, "analyze", "--db", db, "--format", "json", "-o", out] + list(extra)
     if prefix is not None:
         args += ["--prefix", prefix]
-    r = subprocess.run(args + [log], capture_output=True, text=True,
+    logs = [log] if isinstance(log, str) else list(log)
+    r = subprocess.run(args + logs, capture_output=True, text=True,
                        env=dict(os.environ, TZ="UTC"))
     rep = open(out).read() if r.returncode == 0 and os.path.exists(out) else None
     return r, rep
@@ -77,10 +79,27 @@ def main():
         first, second = open(change[:-4] + ".prefixes").read().split("\n")[:2]
         r, _ = analyze(ls, tmp, change)
         check(r.returncode == 0 and f"inferred log_line_prefix '{first}'" in r.stderr
-              and f"inferred log_line_prefix '{second}' (it changed at line" in r.stderr,
+              and f"inferred log_line_prefix '{second}' (it changed here" in r.stderr,
               "prefix change: both prefixes inferred: " + r.stderr[:600])
         check(" 0 unparsable lines" in r.stderr, "prefix change: no unparsable line: "
               + r.stderr[-300:])
+        # The note names the line where the second prefix begins: the first
+        # in its form (second prefix: "%t [%p]: [%l-1] ..."), in the file
+        # itself also when another file came before it in the same run (the
+        # parser counts lines through the run).
+        lines = open(change).read().split("\n")
+        form2 = [i + 1 for i, t in enumerate(lines) if re.match(r"\S+ \S+ \S+ \[\d+\]: \[", t)]
+        note = re.compile(r"1\.log:(\d+): inferred log_line_prefix '" + re.escape(second)
+                          + r"' \(it changed here")
+        m = note.search(r.stderr)
+        check(m is not None and form2 and int(m.group(1)) == form2[0],
+              f"prefix change: the note names line {form2[:1]} of 1.log: " + r.stderr[:600])
+        other = os.path.join(samples, "basic", "postgresql.log")
+        r, _ = analyze(ls, tmp, [other, change], extra=["-j", "1"])
+        m = note.search(r.stderr)
+        check(r.returncode == 0 and m is not None and form2 and int(m.group(1)) == form2[0],
+              f"prefix change after another file (-j 1): the note names line {form2[:1]} "
+              "of 1.log: " + r.stderr[:900])
 
         bad = os.path.join(tmp, "odd.log")
         with open(bad, "w") as f:

@@ -80,9 +80,10 @@ static void on_bad(void *vctx, const char *file, uint64_t line, const char *reas
         c->sum += (unsigned char)text[i];
 }
 
-static void on_note(void *vctx, const char *file, const char *msg)
+static void on_note(void *vctx, const char *file, uint64_t line, const char *msg)
 {
     fuzz_ctx *c = vctx;
+    (void)line;
     touch(c, file);
     touch(c, msg);
 }

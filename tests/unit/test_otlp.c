@@ -241,7 +241,7 @@ static void test_bound(void)
     }
     CHECK_INT(c.nbad, 1);
     CHECK_INT(c.bad_line[0], 1);
-    CHECK(ts_has_note(&c, "starting at line 1 is larger than 1000 bytes"));
+    CHECK(ts_has_note(&c, "line 1: the JSON document starting here is larger than 1000 bytes"));
 
     /* The default bound reads it all. */
     ts_free(&c);

@@ -87,12 +87,14 @@ static void ts_on_bad(void *ctx, const char *file, uint64_t line, const char *re
     c->nbad++;
 }
 
-static void ts_on_note(void *ctx, const char *file, const char *msg)
+static void ts_on_note(void *ctx, const char *file, uint64_t line, const char *msg)
 {
     ts_sink *c = ctx;
+    char s[1024];
     (void)file;
+    snprintf(s, sizeof(s), "line %llu: %s", (unsigned long long)line, msg);
     if (c->nnotes < TS_MAX)
-        c->notes[c->nnotes++] = strdup(msg);
+        c->notes[c->nnotes++] = strdup(s);
 }
 
 static int ts_on_record(void *ctx, const ls_record *r)
