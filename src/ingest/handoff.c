@@ -63,20 +63,22 @@ struct ls_handoff {
     uint64_t read;         /* input bytes it has read (ls_handoff_read) */
 };
 
-/* Record fields that hold strings, copied with the record. */
+/* Record fields that hold strings, copied with the record. An event's
+ * strings point into the first two nearly always (a statement's text and
+ * name into the message, its parameters into the detail): they are looked
+ * for there first. */
 static const size_t record_strings[] = {
+    offsetof(ls_record, message),     offsetof(ls_record, detail),
     offsetof(ls_record, file),        offsetof(ls_record, session_id),
     offsetof(ls_record, user),        offsetof(ls_record, database),
     offsetof(ls_record, application), offsetof(ls_record, remote),
     offsetof(ls_record, backend_type), offsetof(ls_record, command_tag),
     offsetof(ls_record, vxid),        offsetof(ls_record, severity),
-    offsetof(ls_record, message),     offsetof(ls_record, detail),
     offsetof(ls_record, hint),        offsetof(ls_record, query),
     offsetof(ls_record, context),     offsetof(ls_record, statement),
     offsetof(ls_record, location),
 };
 #define NREC_STRINGS (sizeof(record_strings) / sizeof(record_strings[0]))
-#define REC_MESSAGE 10 /* record_strings[REC_MESSAGE] is the message */
 
 #define FIELD(base, off) ((const char **)((char *)(base) + (off)))
 
@@ -131,8 +133,6 @@ int ls_handoff_new(ls_handoff **out)
     ls_handoff *h;
     handoff_queue *q;
     *out = NULL;
-    if (record_strings[REC_MESSAGE] != offsetof(ls_record, message))
-        return LS_ERR; /* REC_MESSAGE out of step with record_strings: a bug */
     h = ls_calloc(1, sizeof(*h));
     q = ls_calloc(1, sizeof(*q));
     if (!h || !q) {
@@ -419,16 +419,11 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     /* Event strings that do not point into the record are copied apart. */
     nslots = event_strings((ls_event *)ev, slots);
     for (k = 0; k < nslots; k++) {
-        uintptr_t p = (uintptr_t)*slots[k], m = (uintptr_t)r->message;
+        uintptr_t p = (uintptr_t)*slots[k];
         extra[k] = 0;
         owner[k] = -1;
         if (!p)
             continue;
-        /* a statement's text is nearly always in the message: look there first */
-        if (m && p >= m && p < m + lens[REC_MESSAGE]) {
-            owner[k] = REC_MESSAGE;
-            continue;
-        }
         for (i = 0; i < NREC_STRINGS; i++) {
             uintptr_t s = (uintptr_t)*FIELD(r, record_strings[i]);
             if (s && p >= s && p < s + lens[i])
