@@ -563,11 +563,13 @@ static int simple_item(ls_handoff *h, ls_item_type type, uint32_t file, const ch
                        const char *text, size_t len, uint64_t line, int gzip,
                        const ls_file_stats *st, uint32_t same_file)
 {
-    size_t need = ALIGN(sizeof(ls_item)) + (text ? len + 1 : 0);
+    size_t need = ALIGN(sizeof(ls_item)) + (st ? ALIGN(sizeof(*st)) : 0) + (text ? len + 1 : 0);
+    char *tail;
     int rc;
     ls_item *it = reserve(h, need, &rc);
     if (!it)
         return rc;
+    tail = (char *)it + ALIGN(sizeof(ls_item));
     memset(it, 0, sizeof(*it));
     it->type = type;
     it->size = (uint32_t)ALIGN(need);
@@ -576,10 +578,13 @@ static int simple_item(ls_handoff *h, ls_item_type type, uint32_t file, const ch
     it->line = line;
     it->gzip = gzip;
     it->same_file = same_file;
-    if (st)
-        it->stats = *st;
+    if (st) {
+        it->stats = (ls_file_stats *)tail;
+        *it->stats = *st;
+        tail += ALIGN(sizeof(*st));
+    }
     if (text) {
-        char *t = (char *)it + ALIGN(sizeof(ls_item));
+        char *t = tail;
         memcpy(t, text, len);
         t[len] = '\0';
         it->text = t;

@@ -56,7 +56,8 @@ typedef struct ls_item {
     int gzip;               /* LS_ITEM_FILE_BEGIN */
     uint32_t same_file;     /* LS_ITEM_FILE_BEGIN: 1 + ordinal of an earlier FILE_BEGIN
                                of the same file in this ingest (read on), or 0 */
-    ls_file_stats stats;    /* LS_ITEM_FILE_END */
+    ls_file_stats *stats;   /* LS_ITEM_FILE_END: in the batch, after the item (an
+                               event's item stays small) */
 } ls_item;
 
 typedef struct ls_handoff ls_handoff;

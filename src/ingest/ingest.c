@@ -1183,8 +1183,8 @@ static int write_batch(void *ctx, ls_batch *b)
                                          &file_ids[nfiles++]);
             break;
         case LS_ITEM_FILE_END:
-            it->stats.prefix = it->text; /* copied into the batch */
-            rc = ls_store_file_end(s, file_ids[it->file], &it->stats);
+            it->stats->prefix = it->text; /* copied into the batch */
+            rc = ls_store_file_end(s, file_ids[it->file], it->stats);
             break;
         case LS_ITEM_SPAN:
             rc = ls_store_span(s, file_ids[it->file], it->span);
