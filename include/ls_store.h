@@ -165,7 +165,8 @@ int ls_store_span(ls_store *s, int64_t file_id, const ls_span *sp);
  * what an earlier call copied is not copied again. */
 int ls_store_detach(ls_store *s);
 
-/* Build the indexes the analysis needs (after ingest, before correlation). */
+/* Build the indexes the analysis needs (after ingest, before correlation;
+ * or before a load that other threads' parsing overlaps). */
 int ls_store_index(ls_store *s);
 
 /* ---- Statement API for correlation and reports ---- */

@@ -166,7 +166,9 @@ static const char *const ls_schema_sql[] = {
 };
 
 /*
- * Built after the bulk load (one sort each, not an insert per row). A
+ * Sorted after the bulk load by one thread (one sort each, not an insert per
+ * row), or grown with the load when other threads parse meanwhile
+ * (ingest.c). A
  * transaction's statements (session_id, stmt_id BETWEEN first and last) are
  * read as a stmt_id range of the table itself (`+session_id` in the
  * readers): a second index for them cost 0.045 bytes per log byte. xids is
