@@ -277,7 +277,6 @@ static int user_version(ls_store *s, int *out)
     return rc == SQLITE_ROW ? 0 : store_err(s, rc);
 }
 
-
 /* head, then `rows` groups of `cols` parameters "(?,...,?)", then tail. */
 static int prepare_multi(ls_store *s, const char *head, int rows, int cols, const char *tail,
                          sqlite3_stmt **out)
