@@ -132,10 +132,15 @@ run_once() {
     for ((i = 1; i < $#; i++)); do
         [[ ${a[i - 1]} == --db ]] && db=${a[i]}
     done
-    [[ -n ${WALLS[$name]:-} ]] || { log "running $name:$(printf ' %q' "$@")"; RC[$name]=0; }
+    if [[ -z ${WALLS[$name]:-} ]]; then
+        log "running $name:$(printf ' %q' "$@")"
+        RC[$name]=0
+        : >"$WORK/stderr.$name.all.txt"
+    fi
     [[ -n $db ]] && fresh_db "$db"
     sync # the previous run's writes are not flushed during this one
     /usr/bin/time -v -o "$tf" "$@" >/dev/null 2>"$ef" || rc=$?
+    { echo "=== run"; cat "$ef"; } >>"$WORK/stderr.$name.all.txt" # every run's, for the pass times
     if ((rc != 0)); then
         RC[$name]=$rc
         log "$name exited with status $rc; stderr tail:"
@@ -185,12 +190,27 @@ for mb in $SIZES; do
         fresh_db "$db"
         run "analyze_$mb" env "${PRELOAD[@]}" LOCKSPAN_TIMING=1 "$BIN" analyze -q --db "$db" --prefix "$PREFIX" \
             -o "$WORK/report-${mb}M.md" "$LOGF"
+        # each pass's time: the median over the runs (of each run, the
+        # pass's first line)
+        unset pass_vals seen
+        declare -A pass_vals seen
         while IFS='|' read -r pass secs; do
-            [[ -n ${PASS_S["$mb|$pass"]+x} ]] || PASS_S["$mb|$pass"]=$secs
+            if [[ $pass == "=== run" ]]; then
+                seen=()
+                continue
+            fi
+            [[ -n ${seen["$pass"]+x} ]] && continue
+            seen["$pass"]=1
+            pass_vals["$pass"]+="$secs"$'\n'
             found=0
             for p in "${PASSES[@]}"; do [[ $p == "$pass" ]] && found=1 && break; done
             ((found)) || PASSES+=("$pass")
-        done < <(sed -n 's/^lockspan: correlate: \(.*[^ ]\) \+\([0-9.]\+\) s$/\1|\2/p' "$WORK/stderr.analyze_$mb.txt")
+        done < <(sed -n -e 's/^=== run$/=== run|/p' \
+                     -e 's/^lockspan: correlate: \(.*[^ ]\) \+\([0-9.]\+\) s$/\1|\2/p' \
+                     "$WORK/stderr.analyze_$mb.all.txt")
+        for p in "${!pass_vals[@]}"; do
+            PASS_S["$mb|$p"]=$(printf '%s' "${pass_vals[$p]}" | median)
+        done
         fresh_db "$db"
     fi
     if ! skip ingest_plain; then
