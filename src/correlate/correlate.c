@@ -718,8 +718,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * not go on through a wait for the lock the server has just named its
  * process a holder of, and one that ends at a tuple lock's queue head goes
  * on to the row's holder (transactions.c). 6: a wait starts at the earliest start its
- * messages imply and ends its closing message's "after X ms" after it. */
-#define CORRELATION_REV "6"
+ * messages imply and ends its closing message's "after X ms" after it.
+ * 7: a hold moved back to the first wait for its transaction says so in
+ * its start_evidence (holds.c). */
+#define CORRELATION_REV "7"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -1163,17 +1163,23 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
             start_ts = start_hi = fw_hi;
             snprintf(start_ev, sizeof(start_ev), "first write to the relation");
         }
-        /* Whole-second times: a start in the second of a wait for the
-         * holder's transaction is not after it. Only such a wait says the
-         * holder had the row: a tuple lock is held by the first process in
-         * the row's queue, itself waiting for the transaction that has the
-         * row (heap_lock_tuple), so a wait for it may begin long before
-         * its holder gets the row (an 800 ms queue on a pgbench branch row
+        /* A wait for the holder's transaction on this row says the holder
+         * had the row by then: a start later than that moves back to it.
+         * With whole-second times the start fell later in the same second;
+         * with milliseconds the locking statement's line was stamped late
+         * (a server process descheduled between the statement's end and
+         * its log line: 51 ms on a loaded CI machine). Only such a wait
+         * says so: a tuple lock is held by the first process in the row's
+         * queue, itself waiting for the transaction that has the row
+         * (heap_lock_tuple), so a wait for it may begin long before its
+         * holder gets the row (an 800 ms queue on a pgbench branch row
          * counted as holding). */
         if (!ls_stmt_isnull(g, 23)) {
             int64_t first_tx_wait = ls_stmt_int64(g, 23);
-            if (start_ts > first_tx_wait + resolution)
+            if (start_ts > first_tx_wait + resolution) {
                 start_ts = first_tx_wait;
+                snprintf(start_ev, sizeof(start_ev), "first wait for the holder's transaction");
+            }
             if (start_hi > first_tx_wait + resolution)
                 start_hi = first_tx_wait;
         }

@@ -10,6 +10,12 @@
   (`Process 99995 waits for ShareLock on transaction 1; blocked by process
   99996.`) and of a process line makes neither an edge nor a process; the
   real edges and processes stay (stderr and jsonlog).
+- A hold's start_evidence says where its start came from: "end of the
+  locking statement" starts exactly at that statement's end, "first wait
+  for the holder's transaction" exactly at the first wait for its
+  transaction on that row (samples/prefix-change, whose second half has
+  whole-second times: three holds start earlier in the second than their
+  statements' lines; their evidence once still named the statement).
 
 Usage: check_evidence.py LOCKSPAN SAMPLE_DIR
 """
@@ -111,6 +117,30 @@ def main():
                   f"{name}: the two real processes only: {[p[0] for p in procs]}")
             check(any(FORGED_EDGE in (p[1] or "") for p in procs),
                   f"{name}: the forged text stays in the query it belongs to")
+
+        # --- a hold's start and its evidence agree ---
+        change = os.path.join(os.path.dirname(os.path.abspath(sample)), "prefix-change", "1.log")
+        db = os.path.join(tmp, "change.db")
+        r = subprocess.run([ls, "analyze", "-q", "--db", db, "-o", os.path.join(tmp, "c.json"),
+                            change], capture_output=True, text=True)
+        check(r.returncode == 0, f"analyze prefix-change: exit 0 ({r.stderr.strip()[:300]})")
+        con = sqlite3.connect(db)
+        stmt_end = con.execute(
+            "SELECT h.hold_id, h.start_ts, s.end_ts FROM holds h"
+            " JOIN statements s ON s.stmt_id = h.lock_stmt"
+            " WHERE h.start_evidence = 'end of the locking statement'"
+            " AND h.start_ts IS NOT s.end_ts").fetchall()
+        tx_wait = con.execute(
+            "SELECT h.hold_id, h.start_ts, (SELECT min(w.start_ts) FROM lock_waits w"
+            "  WHERE w.holder_tx = h.tx_id AND w.row_id = h.row_id"
+            "  AND w.target_kind = 'transaction') AS first FROM holds h"
+            " WHERE h.start_evidence = 'first wait for the holder''s transaction'").fetchall()
+        con.close()
+        check(not stmt_end, "every hold from the end of its locking statement starts there: "
+              f"{stmt_end[:3]}")
+        check(tx_wait and all(t[1] == t[2] for t in tx_wait),
+              "holds from the first wait for the holder's transaction (some) start there: "
+              f"{tx_wait[:3]}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return report()
