@@ -361,13 +361,14 @@ static char *put(char **tail, const char *s, size_t n)
 /*
  * One thread alone (ls_handoff_direct): the event is written at once, from
  * the parser's memory, which stays valid until the writer returns; the
- * store copies what it keeps. Items batched before it (a file's beginning,
- * bad lines) are written first, so the order is the one handed over.
+ * store copies what it keeps, and hashes a statement's text itself (no
+ * text_hash: on this one thread there is no parsing thread to do it
+ * ahead). Items batched before it (a file's beginning, bad lines) are
+ * written first, so the order is the one handed over.
  */
 static int write_direct(ls_handoff *h, uint32_t file, const ls_event *ev)
 {
     handoff_queue *q = h->q;
-    ls_event stmt;
     ls_item it;
     ls_batch b;
     int rc;
@@ -379,13 +380,6 @@ static int write_direct(ls_handoff *h, uint32_t file, const ls_event *ev)
     it.size = (uint32_t)sizeof(it);
     it.file = file;
     it.ev = (ls_event *)ev;
-    if ((ev->kind == LS_EV_STATEMENT || ev->kind == LS_EV_DURATION) && ev->u.stmt.text) {
-        /* the text's hash, as a copy would carry it */
-        memcpy(&stmt, ev, event_size(ev->kind));
-        stmt.u.stmt.text_len = strlen(stmt.u.stmt.text);
-        stmt.u.stmt.text_hash = ls_quick_hash(stmt.u.stmt.text, stmt.u.stmt.text_len);
-        it.ev = &stmt;
-    }
     b.next = NULL;
     b.cap = b.used = it.size;
     b.src = h->src;
