@@ -25,6 +25,7 @@
 
 #define SESSION_CACHE 1024
 #define STMT_ROWS 256 /* statement rows per multi-row INSERT */
+#define STMT_CARRY 768 /* rows awaiting their session's next line, at most (flush_statements) */
 #define STMT_COLS 16
 #define XID_ROWS 64   /* transaction ids per multi-row INSERT */
 #define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
@@ -194,8 +195,10 @@ struct ls_store {
         ls_ts bind_us, parse_us; /* of the bind and parse lines folded in; -1: none */
         const char *vxid, *params, *prepare;
         char *owned; /* copies of them once the caller's went (ls_store_detach), or NULL */
-    } rows[STMT_ROWS];
+        session_slot *slot; /* the session's, when the row was made, or NULL */
+    } rows[STMT_ROWS + STMT_CARRY];
     int nrows;
+    int flush_at; /* nrows at which a group may be full (flush_statements) */
     int detached; /* rows[0, detached) hold copies of their strings */
     unsigned rows_gen; /* bumped when rows[] is flushed */
     int64_t last_stmt_id; /* the stmt_id given last; -1: read it from the store */
@@ -391,6 +394,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     if (!s)
         return LS_ENOMEM;
     s->rows_gen = 1;
+    s->flush_at = STMT_ROWS;
     /* One connection, one thread: SQLite's own mutexes are pure cost here. */
     rc = sqlite3_open_v2(path, &s->db,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
@@ -562,12 +566,12 @@ int ls_store_begin(ls_store *s)
 }
 
 static int session_flush_all(ls_store *s);
-static int flush_statements(ls_store *s);
+static int flush_statements(ls_store *s, int all);
 static int xid_flush_all(ls_store *s);
 
 int ls_store_commit(ls_store *s)
 {
-    int rc = flush_statements(s);
+    int rc = flush_statements(s, 1);
     if (rc == 0)
         rc = session_flush_all(s);
     if (rc == 0)
@@ -1093,27 +1097,91 @@ static int name_id(ls_store *s, const char *name, int64_t *out)
     return 0;
 }
 
-static int flush_statements(ls_store *s)
+static int min_int(int a, int b)
 {
-    int i, rc = 0, n = s->nrows;
-    s->nrows = s->detached = 0;
-    if (++s->rows_gen == 0) /* no session's latest row waits here any more */
-        s->rows_gen = 1;     /* 0 is a new slot's: never current */
-    /* bind_statement_row() binds every column */
-    if (n == STMT_ROWS) {
-        for (i = 0; i < n; i++)
-            bind_statement_row(s->stmt_multi, i * STMT_COLS, &s->rows[i]);
-        rc = run_bound(s, s->stmt_multi);
-    } else {
-        for (i = 0; i < n && rc == 0; i++) {
-            bind_statement_row(s->q[Q_STATEMENT], 0, &s->rows[i]);
-            rc = run_bound(s, s->q[Q_STATEMENT]);
-        }
-    }
+    return a < b ? a : b;
+}
+
+/* Whether row i, of rows generation `gen`, may still take its session's
+ * next line in (fold_row): a parse or bind line's row, the session's
+ * latest. */
+static int fold_awaited(const ls_store *s, int i, unsigned gen)
+{
+    const struct stmt_row *w = &s->rows[i];
+    return w->has_duration && w->slot && w->slot->row_gen == gen && w->slot->row_at == i &&
+           ((w->verb == LS_VERB_PARSE && w->parse_us < 0) ||
+            (w->verb == LS_VERB_BIND && w->bind_us < 0));
+}
+
+/*
+ * Insert waiting statement rows: all of them (`all`), or one group of the
+ * STMT_ROWS oldest that no later line can join. The rows that await their
+ * session's next line (fold_awaited) stay, as long as there is room for
+ * them: a parse line's row is still here when its bind line comes,
+ * however many lines of other sessions and other files (-j) come between,
+ * as when a statement waited for a lock between its bind and its execute.
+ * Which lines fold does not depend on where a group ends.
+ */
+static int flush_statements(ls_store *s, int all)
+{
+    int i, k, rc = 0, n = s->nrows, nout = 0, nkeep = 0, free_rows = 0, detached = 0;
+    unsigned gen = s->rows_gen;
+    struct stmt_row *out[STMT_ROWS + STMT_CARRY];
+    unsigned char stays[STMT_ROWS + STMT_CARRY];
+
     for (i = 0; i < n; i++) {
-        free(s->rows[i].owned);
-        s->rows[i].owned = NULL;
+        stays[i] = !all && fold_awaited(s, i, gen);
+        free_rows += !stays[i];
     }
+    if (!all && free_rows < STMT_ROWS && n < STMT_ROWS + STMT_CARRY) {
+        /* not a group yet: try again when there can be one */
+        s->flush_at = min_int(n + STMT_ROWS - free_rows, STMT_ROWS + STMT_CARRY);
+        return 0;
+    }
+    /* the group: the oldest free rows, and the oldest awaited ones when the
+     * buffer is full of them */
+    for (i = 0; i < n; i++)
+        if (all || (!stays[i] && nout < STMT_ROWS))
+            out[nout++] = &s->rows[i], stays[i] = 2;
+    for (i = 0; i < n && nout < STMT_ROWS && !all; i++)
+        if (stays[i] == 1)
+            out[nout++] = &s->rows[i], stays[i] = 2;
+    /* bind_statement_row() binds every column */
+    for (i = 0; i + STMT_ROWS <= nout && rc == 0; i += STMT_ROWS) {
+        for (k = 0; k < STMT_ROWS; k++)
+            bind_statement_row(s->stmt_multi, k * STMT_COLS, out[i + k]);
+        rc = run_bound(s, s->stmt_multi);
+    }
+    for (; i < nout && rc == 0; i++) {
+        bind_statement_row(s->q[Q_STATEMENT], 0, out[i]);
+        rc = run_bound(s, s->q[Q_STATEMENT]);
+    }
+    for (i = 0; i < nout; i++) {
+        free(out[i]->owned);
+        out[i]->owned = NULL;
+    }
+    /* The rows that stay move to the front, in their order, their sessions
+     * pointing at them where they did; the others' no longer wait here. */
+    if (++s->rows_gen == 0)
+        s->rows_gen = 1; /* 0 is a new slot's: never current */
+    free_rows = 0;
+    for (i = 0; i < n; i++) {
+        struct stmt_row *w = &s->rows[i];
+        if (stays[i] == 2)
+            continue;
+        if (w->slot && w->slot->row_gen == gen && w->slot->row_at == i) {
+            w->slot->row_gen = s->rows_gen;
+            w->slot->row_at = nkeep;
+        }
+        free_rows += !stays[i];
+        detached += i < s->detached;
+        if (nkeep != i)
+            s->rows[nkeep] = *w;
+        nkeep++;
+    }
+    s->nrows = nkeep;
+    s->detached = detached;
+    s->flush_at = min_int(nkeep + STMT_ROWS - free_rows, STMT_ROWS + STMT_CARRY);
     return rc;
 }
 
@@ -1144,7 +1212,7 @@ int ls_store_detach(ls_store *s)
             continue;
         }
         if (!(block = ls_malloc(total)))
-            return flush_statements(s);
+            return flush_statements(s, 1);
         for (p = block, k = 0; k < 3; k++)
             if (len[k]) {
                 memcpy(p, *f[k], len[k]);
@@ -1337,6 +1405,7 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
     }
     w = &s->rows[s->nrows];
     w->owned = NULL; /* flush_statements() freed it */
+    w->slot = slot;
     if (slot) {
         slot->row_at = s->nrows;
         slot->row_gen = s->rows_gen;
@@ -1369,7 +1438,7 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
     w->vxid_ref = slot ? vxid_ref(slot, w->stmt_id, w->vxid) : 0;
     w->params_ref = slot ? params_ref(slot, w->stmt_id, w->params) : 0;
     w->prepare = prepare;
-    return s->nrows == STMT_ROWS ? flush_statements(s) : 0;
+    return s->nrows >= s->flush_at ? flush_statements(s, 0) : 0;
 }
 
 static int store_lock_event(ls_store *s, int64_t file_id, session_slot *slot, const ls_event *ev)
