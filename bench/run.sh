@@ -14,11 +14,13 @@
 #   same bytes, and lockspan ingest of them by default and with -j 1 (one
 #   thread, as pgbadger -j 1 is one process); once, lockspan ingest -j 1,
 #   -j 2 and without -j of the largest log cut in two halves (two
-#   independent files). The commands compared with each other (pgbadger and
-#   lockspan; -j 1, -j 2 and the default) run in rounds, one of each per
-#   round, so that a slow stretch of a shared machine falls on all alike.
-#   Prints one table, the per-pass table (s and s/MB per size), and
-#   PASS/FAIL against the targets.
+#   independent files). The commands compared with each other (analyze at
+#   every size; pgbadger and lockspan; -j 1, -j 2 and the default) run in
+#   rounds, one of each per round, so that a slow stretch of a shared
+#   machine falls on all alike. Prints one table, the per-pass table (s,
+#   ms/MB and SQLite VM steps per MB per size), and PASS/FAIL against the
+#   targets: a pass's time per MB and its steps per MB (which do not depend
+#   on the machine's speed) stay flat from the smallest size to the largest.
 #
 # Environment (all optional):
 #   LOCKSPAN_BENCH_MB         sizes in MiB, space separated (default "100 1024")
@@ -172,26 +174,37 @@ run() {
 skip() { [[ $SKIP == *" $1 "* ]]; }
 fresh_db() { rm -f "$1" "$1-wal" "$1-shm" "$1-journal"; }
 
-declare -A PASS_S   # PASS_S["<mb>|<pass>"] = seconds
-PASSES=()           # pass names in order
+declare -A PASS_S      # PASS_S["<mb>|<pass>"] = seconds
+declare -A PASS_STEPS  # PASS_STEPS["<mb>|<pass>"] = SQLite VM steps (the same every run)
+PASSES=()              # pass names in order
 declare -A STORE_BYTES LOG_BYTES GZ_BYTES
 
+logf_of() { echo "$WORK/$(basename "$BIG" .log).first${1}M.log"; }
 for mb in $SIZES; do
-    LOGF="$WORK/$(basename "$BIG" .log).first${mb}M.log"
+    LOGF=$(logf_of "$mb")
     slice "$mb" "$LOGF"
     LOG_BYTES[$mb]=$(stat -L -c %s "$LOGF")
     skip ingest_gz || gz_of "$LOGF"
     [[ -s $LOGF.gz ]] && GZ_BYTES[$mb]=$(stat -c %s "$LOGF.gz")
     cat "$LOGF" >/dev/null  # page cache: every tool reads from memory
     [[ -s $LOGF.gz ]] && cat "$LOGF.gz" >/dev/null
+done
 
-    db="$WORK/bench.db"
-    if ! skip analyze; then
-        fresh_db "$db"
-        run "analyze_$mb" env "${PRELOAD[@]}" LOCKSPAN_TIMING=1 "$BIN" analyze -q --db "$db" --prefix "$PREFIX" \
-            -o "$WORK/report-${mb}M.md" "$LOGF"
+db="$WORK/bench.db"
+if ! skip analyze; then
+    # In rounds, one size after the other, as the commands compared below:
+    # each pass's time per MB is compared across sizes, and a slow stretch
+    # of the machine falls on every size alike.
+    for ((i = 0; i < RUNS; i++)); do
+        for mb in $SIZES; do
+            run_once "analyze_$mb" env "${PRELOAD[@]}" LOCKSPAN_TIMING=1 "$BIN" analyze -q \
+                --db "$db" --prefix "$PREFIX" -o "$WORK/report-${mb}M.md" "$(logf_of "$mb")"
+        done
+    done
+    for mb in $SIZES; do
+        run_done "analyze_$mb"
         # each pass's time: the median over the runs (of each run, the
-        # pass's first line)
+        # pass's first line); its SQLite steps: the first run's
         unset pass_vals seen
         declare -A pass_vals seen
         while IFS='|' read -r pass secs; do
@@ -211,8 +224,16 @@ for mb in $SIZES; do
         for p in "${!pass_vals[@]}"; do
             PASS_S["$mb|$p"]=$(printf '%s' "${pass_vals[$p]}" | median)
         done
-        fresh_db "$db"
-    fi
+        while IFS='|' read -r pass steps; do
+            [[ -z ${PASS_STEPS["$mb|$pass"]+x} ]] && PASS_STEPS["$mb|$pass"]=$steps
+        done < <(sed -n 's/^lockspan: correlate-steps: \(.*[^ ]\) \+\([0-9]\+\) SQLite VM steps$/\1|\2/p' \
+                     "$WORK/stderr.analyze_$mb.all.txt")
+    done
+    fresh_db "$db"
+fi
+
+for mb in $SIZES; do
+    LOGF=$(logf_of "$mb")
     if ! skip ingest_plain; then
         fresh_db "$db"
         run "ingest_plain_$mb" "$BIN" ingest -q --db "$db" --prefix "$PREFIX" "$LOGF"
@@ -335,23 +356,30 @@ done
 
 if ((${#PASSES[@]})); then
     echo
-    echo "correlation passes (LOCKSPAN_TIMING=1 of lockspan analyze): $PASS_CLOCK seconds, and ms per MB of log"
+    echo "correlation passes (LOCKSPAN_TIMING=1 of lockspan analyze): $PASS_CLOCK seconds, ms and"
+    echo "thousands of SQLite VM steps per MB of log"
     hdr="$(printf '%-26s' pass)"
-    for mb in $SIZES; do hdr+="$(printf ' | %8s %9s' "${mb}M s" "ms/MB")"; done
+    for mb in $SIZES; do hdr+="$(printf ' | %8s %9s %9s' "${mb}M s" "ms/MB" "ksteps/MB")"; done
     echo "$hdr"
     for p in "${PASSES[@]}" "(sum)"; do
         line="$(printf '%-26s' "$p")"
         for mb in $SIZES; do
             if [[ $p == "(sum)" ]]; then
-                s=0
-                for q in "${PASSES[@]}"; do s=$(awk -v a="$s" -v b="${PASS_S["$mb|$q"]:-0}" 'BEGIN { print a + b }'); done
+                s=0 st=0
+                for q in "${PASSES[@]}"; do
+                    s=$(awk -v a="$s" -v b="${PASS_S["$mb|$q"]:-0}" 'BEGIN { print a + b }')
+                    st=$((st + ${PASS_STEPS["$mb|$q"]:-0}))
+                done
             else
-                s=${PASS_S["$mb|$p"]:-}
+                s=${PASS_S["$mb|$p"]:-} st=${PASS_STEPS["$mb|$p"]:-}
             fi
             if [[ -n $s ]]; then
-                line+="$(printf ' | %8.3f %9.2f' "$s" "$(awk -v s="$s" -v b="${LOG_BYTES[$mb]}" 'BEGIN { print s * 1000 / (b / 1048576) }')")"
+                line+="$(awk -v s="$s" -v st="$st" -v b="${LOG_BYTES[$mb]}" 'BEGIN {
+                    mb = b / 1048576
+                    if (st == "") printf " | %8.3f %9.2f %9s", s, s * 1000 / mb, "-"
+                    else printf " | %8.3f %9.2f %9.1f", s, s * 1000 / mb, st / 1000 / mb }')"
             else
-                line+="$(printf ' | %8s %9s' - -)"
+                line+="$(printf ' | %8s %9s %9s' - - -)"
             fi
         done
         echo "$line"
@@ -393,9 +421,11 @@ done
 if [[ -n ${SECS[jobs_1]:-} && -n ${SECS[jobs_2]:-} ]]; then
     verdict "ingest -j 2 speed-up over -j 1, two halves (rounds)" "$(printf '%s\n' "$JRATIOS" | median)" ">=" 1.6
 fi
-# flat time per MB: each pass's ms/MB at every size within 25 % of its
-# ms/MB at the smallest size (passes under 0.5 s at the largest size are
-# too short to judge)
+# flat time per MB: each pass's ms/MB at the largest size within 25 % of
+# its ms/MB at the smallest (passes under 0.5 s at the largest size are
+# too short to judge); and its SQLite VM steps per MB, which do not depend
+# on the machine's speed (passes under a million steps at the largest size
+# are left out: their fixed cost weighs more at the smaller size)
 set -- $SIZES
 small=$1; large=$small
 for mb in $SIZES; do ((mb > large)) && large=$mb; done
@@ -407,6 +437,13 @@ if ((large > small)) && ((${#PASSES[@]})); then
         ratio=$(awk -v a="$s1" -v b="$s2" -v ba="${LOG_BYTES[$small]}" -v bb="${LOG_BYTES[$large]}" \
             'BEGIN { if (a > 0) printf "%.2f", (b / bb) / (a / ba); else print "n/a" }')
         verdict "pass '$p': ms/MB at ${large}M / at ${small}M" "$ratio" "<=" 1.25
+    done
+    for p in "${PASSES[@]}"; do
+        s1=${PASS_STEPS["$small|$p"]:-}; s2=${PASS_STEPS["$large|$p"]:-}
+        [[ -n $s1 && -n $s2 ]] && ((s1 > 0 && s2 >= 1000000)) || continue
+        ratio=$(awk -v a="$s1" -v b="$s2" -v ba="${LOG_BYTES[$small]}" -v bb="${LOG_BYTES[$large]}" \
+            'BEGIN { printf "%.2f", (b / bb) / (a / ba) }')
+        verdict "pass '$p': SQLite steps/MB at ${large}M / at ${small}M" "$ratio" "<=" 1.25
     done
 fi
 
