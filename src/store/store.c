@@ -1194,34 +1194,41 @@ static int flush_statements(ls_store *s, int all)
  * (a caller may detach after every event). Without memory for a copy, the
  * rows are written now.
  */
+/* Row w's strings copied into a block of its own: 0, or LS_ENOMEM. */
+static int detach_row(struct stmt_row *w)
+{
+    const char **f[3] = {&w->vxid, &w->params, &w->prepare};
+    size_t len[3], total = 0;
+    char *block, *p;
+    int k;
+
+    for (k = 0; k < 3; k++)
+        total += len[k] = *f[k] ? strlen(*f[k]) + 1 : 0;
+    if (total == 0) {
+        free(w->owned);
+        w->owned = NULL;
+        return 0;
+    }
+    if (!(block = ls_malloc(total)))
+        return LS_ENOMEM;
+    for (p = block, k = 0; k < 3; k++)
+        if (len[k]) {
+            memcpy(p, *f[k], len[k]);
+            *f[k] = p;
+            p += len[k];
+        }
+    free(w->owned); /* after the copy: it may have been the source */
+    w->owned = block;
+    return 0;
+}
+
 int ls_store_detach(ls_store *s)
 {
-    int i, k;
+    int i;
 
-    for (i = s->detached; i < s->nrows; i++) {
-        struct stmt_row *w = &s->rows[i];
-        const char **f[3] = {&w->vxid, &w->params, &w->prepare};
-        size_t len[3], total = 0;
-        char *block, *p;
-
-        for (k = 0; k < 3; k++)
-            total += len[k] = *f[k] ? strlen(*f[k]) + 1 : 0;
-        if (total == 0) {
-            free(w->owned);
-            w->owned = NULL;
-            continue;
-        }
-        if (!(block = ls_malloc(total)))
+    for (i = s->detached; i < s->nrows; i++)
+        if (detach_row(&s->rows[i]) != 0)
             return flush_statements(s, 1);
-        for (p = block, k = 0; k < 3; k++)
-            if (len[k]) {
-                memcpy(p, *f[k], len[k]);
-                *f[k] = p;
-                p += len[k];
-            }
-        free(w->owned); /* after the copy: it may have been the source */
-        w->owned = block;
-    }
     s->detached = s->nrows;
     return 0;
 }
@@ -1383,8 +1390,6 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
              * row as any line's would. */
             w->params = m->params;
             w->params_ref = params_ref(slot, id, w->params);
-            if (slot->row_at < s->detached) /* the caller's string again */
-                s->detached = slot->row_at;
         }
         w->verb = verb;
         w->line = (int64_t)r->line;
@@ -1392,6 +1397,10 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
             w->xid = r->xid;
         w->dur_us = (ls_ts)(m->duration_ms * 1000.0 + 0.5);
         w->start_ts = r->ts == LS_TS_NONE ? LS_TS_NONE : r->ts - w->dur_us;
+        /* A row that holds copies took the caller's parameters: copy them
+         * now (the caller's memory is good until this returns). */
+        if (verb == LS_VERB_BIND && slot->row_at < s->detached && detach_row(w) != 0)
+            return flush_statements(s, 1);
         return 0;
     }
     if (s->last_stmt_id < 0) {
