@@ -1,0 +1,189 @@
+/*
+ * test_store.c — how the store folds an extended-protocol statement's
+ * parse and bind lines into its execute line's row (docs/store.md,
+ * stmt_rows), whatever number of other sessions' lines come between: the
+ * statement rows are inserted in groups, and where a group ends must not
+ * decide what folds.
+ *
+ * The events are built here as a parser hands them over (ls_event with its
+ * ls_record); no log text is involved.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ls_event.h"
+#include "ls_store.h"
+#include "ls_test.h"
+
+#define T0 1733140000000000LL /* µs */
+
+typedef struct feed {
+    ls_store *s;
+    int64_t file_id;
+    uint64_t line;
+} feed;
+
+/* One "duration: D ms  VERB NAME: TEXT" line of process `pid`, with the
+ * DETAIL parameters `params` (or none), in vxid "3/<pid>". */
+static int duration_line(feed *f, int pid, const char *verb, const char *name, const char *text,
+                         const char *params)
+{
+    char session[32], vxid[32];
+    ls_record r;
+    ls_event ev;
+
+    snprintf(session, sizeof(session), "6b125d80.%x", (unsigned)pid);
+    snprintf(vxid, sizeof(vxid), "3/%d", pid);
+    memset(&r, 0, sizeof(r));
+    r.file = "test.log";
+    r.line = ++f->line;
+    r.ts = T0 + (ls_ts)f->line * 100;
+    r.pid = pid;
+    r.session_id = session;
+    r.session_line = -1;
+    r.session_start = LS_TS_NONE;
+    r.vxid = vxid;
+    r.severity = "LOG";
+    r.message = text;
+    r.detail = params;
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = LS_EV_DURATION;
+    ev.rec = &r;
+    ev.u.stmt.duration_ms = 0.05;
+    snprintf(ev.u.stmt.verb, sizeof(ev.u.stmt.verb), "%s", verb);
+    ev.u.stmt.name = name;
+    ev.u.stmt.text = text;
+    ev.u.stmt.params = params;
+    /* the caller's strings are good until the next detach (ingest detaches
+     * after every batch, or every event with -j 1) */
+    if (ls_store_event(f->s, f->file_id, &ev) != 0)
+        return -1;
+    return ls_store_detach(f->s);
+}
+
+/* `n` lines of other sessions (simple-protocol statements, nothing to fold). */
+static int others(feed *f, int n)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (duration_line(f, 20000 + i % 16, "statement", NULL, "SELECT 1", NULL) != 0)
+            return -1;
+    return 0;
+}
+
+static sqlite3_int64 count(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *st;
+    sqlite3_int64 v = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static int open_feed(feed *f, const char *path)
+{
+    char err[256];
+    unlink(path);
+    memset(f, 0, sizeof(*f));
+    return ls_store_open(&f->s, path, err, sizeof(err)) != 0 || ls_store_begin(f->s) != 0 ||
+                   ls_store_file_begin(f->s, "test.log", "stderr", NULL, 0, &f->file_id) != 0
+               ? -1
+               : 0;
+}
+
+static sqlite3 *close_feed(feed *f, const char *path)
+{
+    sqlite3 *db = NULL;
+    int rc = ls_store_commit(f->s);
+    ls_store_close(f->s);
+    if (rc != 0 || sqlite3_open(path, &db) != SQLITE_OK) {
+        sqlite3_close(db);
+        return NULL;
+    }
+    return db;
+}
+
+/* A statement whose lines are hundreds of rows apart, as when its execute
+ * waited for a lock: one row. The groups of 256 rows once cut such lines
+ * apart (three rows). */
+static void test_fold_far_apart(const char *path)
+{
+    static const char *q = "UPDATE accounts SET balance = balance + $1 WHERE id = $2";
+    static const char *p = "parameters: $1 = '5', $2 = '7'";
+    feed f;
+    sqlite3 *db;
+    int ok = open_feed(&f, path) == 0 && others(&f, 100) == 0 &&
+             duration_line(&f, 100, "parse", "<unnamed>", q, NULL) == 0 && others(&f, 300) == 0 &&
+             duration_line(&f, 100, "bind", "<unnamed>", q, p) == 0 && others(&f, 1000) == 0 &&
+             duration_line(&f, 100, "execute", "<unnamed>", q, p) == 0 && others(&f, 10) == 0;
+    CHECK(ok);
+    db = close_feed(&f, path);
+    CHECK(db != NULL);
+    if (!db)
+        return;
+    CHECK_INT(count(db, "SELECT count(*) FROM statements WHERE pid = 100"), 1);
+    CHECK_INT(count(db, "SELECT count(*) FROM statements WHERE pid = 100 AND verb = 'execute'"
+                        " AND bind_ms IS NOT NULL AND parse_ms IS NOT NULL"
+                        " AND params = 'parameters: $1 = ''5'', $2 = ''7'''"),
+              1);
+    CHECK_INT(count(db, "SELECT count(*) FROM statements"), 1 + 100 + 300 + 1000 + 10);
+    sqlite3_close(db);
+}
+
+/* More sessions between their parse and their bind lines than rows may
+ * wait (768): the oldest go to the table as they are; no line is lost,
+ * every bind still folds into its execute, and the others' parse lines
+ * fold too. */
+static void test_fold_many_waiting(const char *path)
+{
+    enum { N = 900 };
+    static const char *q = "SELECT abalance FROM pgbench_accounts WHERE aid = $1";
+    char params[N][32];
+    feed f;
+    sqlite3 *db;
+    int i, ok = open_feed(&f, path) == 0;
+    for (i = 0; i < N && ok; i++) {
+        snprintf(params[i], sizeof(params[i]), "parameters: $1 = '%d'", i);
+        ok = duration_line(&f, 1000 + i, "parse", "<unnamed>", q, NULL) == 0;
+    }
+    ok = ok && others(&f, 300) == 0;
+    for (i = 0; i < N && ok; i++)
+        ok = duration_line(&f, 1000 + i, "bind", "<unnamed>", q, params[i]) == 0 &&
+             duration_line(&f, 1000 + i, "execute", "<unnamed>", q, params[i]) == 0;
+    CHECK(ok);
+    db = close_feed(&f, path);
+    CHECK(db != NULL);
+    if (!db)
+        return;
+    CHECK_INT(count(db,
+                    "SELECT count(*) FROM statements WHERE verb = 'execute' AND bind_ms IS NOT NULL"
+                    " AND params = 'parameters: $1 = ''' || (pid - 1000) || '''' "),
+              N);
+    CHECK_INT(
+        count(db, "SELECT count(parse_ms) + (SELECT count(*) FROM statements WHERE verb = 'parse')"
+                  " FROM statements"),
+        N);
+    /* 768 parse rows wait; when the buffer is full to the last row, a group
+     * that cannot be filled otherwise takes the oldest of them */
+    CHECK(count(db, "SELECT count(parse_ms) FROM statements") >= 760);
+    sqlite3_close(db);
+}
+
+int main(void)
+{
+    char dir[] = "/tmp/lockspan-test-store.XXXXXX", path[64];
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(path, sizeof(path), "%s/s.db", dir);
+    test_fold_far_apart(path);
+    test_fold_many_waiting(path);
+    unlink(path);
+    rmdir(dir);
+    return TEST_REPORT();
+}
