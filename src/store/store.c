@@ -1185,15 +1185,6 @@ static int flush_statements(ls_store *s, int all)
     return rc;
 }
 
-/*
- * The caller's memory behind the waiting rows' strings is about to go:
- * each row takes a copy of its own (one block), and the rows wait on for a
- * group of STMT_ROWS. A line then joins the row of the line before it
- * (fold_row) wherever the caller's batches end, and the store does not
- * depend on them. Rows copied at an earlier call are not copied again
- * (a caller may detach after every event). Without memory for a copy, the
- * rows are written now.
- */
 /* Row w's strings copied into a block of its own: 0, or LS_ENOMEM. */
 static int detach_row(struct stmt_row *w)
 {
@@ -1222,6 +1213,15 @@ static int detach_row(struct stmt_row *w)
     return 0;
 }
 
+/*
+ * The caller's memory behind the waiting rows' strings is about to go:
+ * each row takes a copy of its own (one block), and the rows wait on for a
+ * group of STMT_ROWS. A line then joins the row of the line before it
+ * (fold_row) wherever the caller's batches end, and the store does not
+ * depend on them. Rows copied at an earlier call are not copied again
+ * (a caller may detach after every event). Without memory for a copy, the
+ * rows are written now.
+ */
 int ls_store_detach(ls_store *s)
 {
     int i;
