@@ -1102,15 +1102,25 @@ static int min_int(int a, int b)
     return a < b ? a : b;
 }
 
+/* The verb of a line that may fold into row w (fold_row): a bind line
+ * into a parse line's row, an execute line into a bind line's; or -1. */
+static int folds_next(const struct stmt_row *w)
+{
+    if (!w->has_duration)
+        return -1;
+    if (w->verb == LS_VERB_PARSE && w->parse_us < 0)
+        return LS_VERB_BIND;
+    if (w->verb == LS_VERB_BIND && w->bind_us < 0)
+        return LS_VERB_EXECUTE;
+    return -1;
+}
+
 /* Whether row i, of rows generation `gen`, may still take its session's
- * next line in (fold_row): a parse or bind line's row, the session's
- * latest. */
+ * next line in: the session's latest row, and one a line may fold into. */
 static int fold_awaited(const ls_store *s, int i, unsigned gen)
 {
     const struct stmt_row *w = &s->rows[i];
-    return w->has_duration && w->slot && w->slot->row_gen == gen && w->slot->row_at == i &&
-           ((w->verb == LS_VERB_PARSE && w->parse_us < 0) ||
-            (w->verb == LS_VERB_BIND && w->bind_us < 0));
+    return w->slot && w->slot->row_gen == gen && w->slot->row_at == i && folds_next(w) >= 0;
 }
 
 /*
@@ -1127,7 +1137,7 @@ static int flush_statements(ls_store *s, int all)
     int i, k, rc = 0, n = s->nrows, nout = 0, nkeep = 0, free_rows = 0, detached = 0;
     unsigned gen = s->rows_gen;
     struct stmt_row *out[STMT_ROWS + STMT_CARRY];
-    unsigned char stays[STMT_ROWS + STMT_CARRY];
+    unsigned char stays[STMT_ROWS + STMT_CARRY]; /* 0 free, 1 awaited, 2 in the group */
 
     for (i = 0; i < n; i++) {
         stays[i] = !all && fold_awaited(s, i, gen);
@@ -1330,12 +1340,11 @@ static struct stmt_row *fold_row(ls_store *s, session_slot *slot, int64_t file_i
     if (!slot || slot->row_gen != s->rows_gen || slot->row_at >= s->nrows)
         return NULL;
     w = &s->rows[slot->row_at];
-    if (!((verb == LS_VERB_EXECUTE && w->verb == LS_VERB_BIND && w->bind_us < 0) ||
-          (verb == LS_VERB_BIND && w->verb == LS_VERB_PARSE && w->parse_us < 0)))
+    if (verb < 0 || folds_next(w) != verb)
         return NULL;
     same_vxid = same_text(w->vxid, vxid);
     *ended = !same_vxid && verb == LS_VERB_EXECUTE && r->xid == 0 && tx_ended(w->vxid, vxid);
-    if (!w->has_duration || w->session_id != slot->session_id || w->file_id != file_id ||
+    if (w->session_id != slot->session_id || w->file_id != file_id ||
         w->pid != r->pid || w->text_id != text_id || w->name_id != name_id || w->prepare ||
         prepare || (w->xid > 0 && w->xid != r->xid && !*ended) || (int64_t)r->line <= w->line ||
         !(same_vxid || *ended))
