@@ -40,6 +40,13 @@ typedef struct ls_record {
     const char *context;
     const char *statement;    /* STATEMENT: the client statement */
     const char *location;
+
+    /* A parser that builds a record's strings in one buffer says where it
+     * is: every string field above but file that lies in these bytes ends
+     * in them too, and the handoff to the store copies them in one go.
+     * NULL when the strings are anywhere. */
+    const char *strings;
+    size_t strings_len;
 } ls_record;
 
 #endif

@@ -217,6 +217,8 @@ static int record_end(csv_parser *cp)
     r.context = field(cp, C_CONTEXT);
     r.statement = field(cp, C_QUERY);
     r.location = field(cp, C_LOCATION);
+    r.strings = ls_buf_str(&cp->text);
+    r.strings_len = cp->text.len;
     if (cp->truncated)
         bad(cp, cp->line, "record longer than 32 MiB, text cut", "", 0);
     return cp->sink.record(cp->sink.ctx, &r);

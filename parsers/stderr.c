@@ -232,6 +232,8 @@ static int pending_flush(stderr_parser *sp, pending *p)
     r->statement = F(SF_STATEMENT);
     r->location = F(SF_LOCATION);
 #undef F
+    r->strings = base;
+    r->strings_len = p->text.len;
     r->file = sp->file;
     r->line = p->line;
     if (p->truncated && sp->sink.bad)

@@ -389,25 +389,34 @@ static int write_direct(ls_handoff *h, uint32_t file, const ls_event *ev)
     return rc;
 }
 
+/* An event string that lies in the record's one buffer of strings. */
+#define OWNER_BLOCK -2
+
 int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
 {
     const ls_record *r = ev->rec;
+    /* The record's buffer of strings, when its parser has one: copied at
+     * once, and only the strings outside it one by one (the file's path,
+     * a field the classifier put in English). */
+    const char *blk = r->strings_len ? r->strings : NULL, *cblk = NULL;
+    size_t blen = blk ? r->strings_len : 0;
     size_t lens[NREC_STRINGS], evsize = event_size(ev->kind), need, i;
     const char **slots[LS_MAX_EDGES + 4];
     size_t extra[LS_MAX_EDGES + 4];
-    int owner[LS_MAX_EDGES + 4]; /* the record string a slot points into, or -1 */
+    int owner[LS_MAX_EDGES + 4]; /* the record string a slot points into, OWNER_BLOCK, or -1 */
     int nslots, k, rc;
     ls_item *it;
     ls_record *rc_rec;
     ls_event *copy;
     char *tail;
 
+#define IN_BLK(s) ((uintptr_t)(s) - (uintptr_t)blk < blen)
     if (h->q->direct)
         return write_direct(h, file, ev);
-    need = ALIGN(sizeof(ls_item)) + ALIGN(sizeof(ls_record)) + ALIGN(evsize);
+    need = ALIGN(sizeof(ls_item)) + ALIGN(sizeof(ls_record)) + ALIGN(evsize) + blen;
     for (i = 0; i < NREC_STRINGS; i++) {
         const char *s = *FIELD(r, record_strings[i]);
-        lens[i] = s ? strlen(s) + 1 : 0;
+        lens[i] = s && !IN_BLK(s) ? strlen(s) + 1 : 0;
         need += lens[i];
     }
     /* Event strings that do not point into the record are copied apart. */
@@ -418,9 +427,13 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
         owner[k] = -1;
         if (!p)
             continue;
+        if (IN_BLK(p)) {
+            owner[k] = OWNER_BLOCK;
+            continue;
+        }
         for (i = 0; i < NREC_STRINGS; i++) {
             uintptr_t s = (uintptr_t)*FIELD(r, record_strings[i]);
-            if (s && p >= s && p < s + lens[i])
+            if (lens[i] && p >= s && p < s + lens[i])
                 break;
         }
         if (i == NREC_STRINGS) {
@@ -445,33 +458,44 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     *rc_rec = *r;
     memcpy(copy, ev, evsize);
     copy->rec = rc_rec;
-    for (i = 0; i < NREC_STRINGS; i++)
+    if (blen)
+        rc_rec->strings = cblk = put(&tail, blk, blen);
+    for (i = 0; i < NREC_STRINGS; i++) {
+        const char *s = *FIELD(r, record_strings[i]);
         if (lens[i])
-            *FIELD(rc_rec, record_strings[i]) = put(&tail, *FIELD(r, record_strings[i]), lens[i]);
+            *FIELD(rc_rec, record_strings[i]) = put(&tail, s, lens[i]);
+        else if (s)
+            *FIELD(rc_rec, record_strings[i]) = cblk + (s - blk);
+    }
     /* Point the copy's event strings at the copied text. A statement's
      * text is hashed here, on the parsing thread, for the store thread
-     * (ls_statement_ev.text_hash); its length is known from the copy. */
+     * (ls_statement_ev.text_hash). */
     nslots = event_strings(copy, slots);
     for (k = 0; k < nslots; k++) {
-        uintptr_t p = (uintptr_t)*slots[k];
+        const char *p = *slots[k];
+        int text = slots[k] == &copy->u.stmt.text &&
+                   (ev->kind == LS_EV_STATEMENT || ev->kind == LS_EV_DURATION);
         size_t n = 0;
         if (!p)
             continue;
         if (extra[k]) {
-            *slots[k] = put(&tail, *slots[k], extra[k]);
+            *slots[k] = put(&tail, p, extra[k]);
             n = extra[k] - 1;
+        } else if (owner[k] == OWNER_BLOCK) {
+            *slots[k] = cblk + (p - blk);
+            n = text ? strlen(*slots[k]) : 0;
         } else if (owner[k] >= 0) {
-            uintptr_t s = (uintptr_t)*FIELD(r, record_strings[owner[k]]);
+            const char *s = *FIELD(r, record_strings[owner[k]]);
             *slots[k] = *FIELD(rc_rec, record_strings[owner[k]]) + (p - s);
             n = lens[owner[k]] - 1 - (size_t)(p - s); /* it ends where its owner does */
         }
-        if (slots[k] == &copy->u.stmt.text &&
-            (ev->kind == LS_EV_STATEMENT || ev->kind == LS_EV_DURATION)) {
+        if (text) {
             copy->u.stmt.text_len = n;
             copy->u.stmt.text_hash = ls_quick_hash(*slots[k], n);
         }
     }
     return 0;
+#undef IN_BLK
 }
 
 /* The string fields of a span, copied with it. */

@@ -4,6 +4,8 @@
  *
  * A parsing thread copies each event, with every string it points to,
  * into a batch: one fixed block of memory, so pointers into it stay valid.
+ * A record whose parser builds its strings in one buffer (ls_record.strings:
+ * stderr, csvlog) has that buffer copied in one piece, not field by field.
  * Full batches go through a bounded queue and are written to the store by
  * one thread at a time, in queue order: a thread with nothing (left) to
  * parse, or a parsing thread that finds the queue full and nobody writing.
