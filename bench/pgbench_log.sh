@@ -18,7 +18,10 @@
 # Two pgbench processes share the 16 clients: 10 with -M prepared (named
 # statements: "execute P_n", parameters in DETAIL) and 6 with -M extended
 # ("execute <unnamed>", parameters in DETAIL). Deadlocked transactions are
-# retried by pgbench (--max-tries), as an application would.
+# retried by pgbench (--max-tries), as an application would. The second
+# one's backends get pids 1024 (or a multiple) after the first one's, as on
+# a busy server whose live sessions' pids are alike modulo a power of two
+# (the script makes processes of nothing until the pid counter is there).
 #
 # deadlock_timeout = 50ms: a wait is logged only once it has lasted
 # deadlock_timeout, so the default 1 s would log almost none of the waits
@@ -89,8 +92,38 @@ run_pgbench() { # NAME MODE CLIENTS SCRIPT@WEIGHT...
         "${args[@]}" bench >"$WORK/$name.out" 2>&1 &
     PGB_PIDS+=($!)
 }
+# Wait (up to 30 s) for the first pgbench's backends; the lowest of their
+# pids, or empty.
+first_backend() {
+    local i p=""
+    for ((i = 0; i < 60; i++)); do
+        p=$(as_pg "$PGBIN/psql" -h "$SOCK" -p "$PORT" -U "$PG_USER" -At -d bench -c \
+            "SELECT min(pid) FROM pg_stat_activity WHERE application_name = 'bench-prepared'
+             HAVING count(*) = 10" 2>/dev/null || true)
+        [[ -n $p ]] && break
+        sleep 0.5
+    done
+    echo "$p"
+}
+# Fork until the next pids are `p0` modulo 1024 (at most 2048 forks): the
+# next pgbench takes one, its backends the next ones.
+pids_to() {
+    local p0=$1 i
+    for ((i = 0; i < 2048; i++)); do
+        PID_AT=$(echo $BASHPID)
+        (((PID_AT + 2 - p0) % 1024 == 0)) && return 0
+    done
+    return 1
+}
+
 t0=$(date +%s)
 run_pgbench bench-prepared prepared 10 tpcb.sql@20 hot_branch.sql@2
+p0=$(first_backend)
+if [[ -n $p0 ]] && pids_to "$p0"; then
+    echo "[pgbench_log] bench-prepared's backends from pid $p0; bench-extended's after pid $((PID_AT + 1))" >&2
+else
+    echo "[pgbench_log] could not bring the pid counter to bench-prepared's pids modulo 1024 (first $p0)" >&2
+fi
 run_pgbench bench-extended extended 6 tpcb.sql@20 hold_hot.sql@1 lock_ab.sql@1 lock_ba.sql@1
 
 size=0

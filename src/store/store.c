@@ -23,7 +23,8 @@
 #include "ls_store.h"
 #include "store_schema.h"
 
-#define SESSION_CACHE 1024
+#define SESSION_CACHE 1024 /* sessions cached, in sets of SESSION_WAYS by pid */
+#define SESSION_WAYS 4
 #define STMT_ROWS 256 /* statement rows per multi-row INSERT */
 #define STMT_CARRY 768 /* rows awaiting their session's next line, at most (flush_statements) */
 #define STMT_COLS 16
@@ -57,6 +58,7 @@ typedef struct session_slot {
     /* What the session's previous event was, for lock_events.after_lock:
      * SLOT_UNSEEN (a slot just loaded: unknown), SLOT_OTHER or SLOT_LOCK. */
     int last_event;
+    uint64_t used;  /* ls_store.slot_clock when last used: the oldest way goes */
 } session_slot;
 
 enum { SLOT_UNSEEN = 0, SLOT_OTHER, SLOT_LOCK };
@@ -181,6 +183,7 @@ struct ls_store {
     char err[512];      /* the first error's message, kept past a ROLLBACK */
     sqlite3_stmt *q[Q__COUNT];
     session_slot cache[SESSION_CACHE];
+    uint64_t slot_clock;
     int64_t last_session_id;
     int sorting; /* ls_store_sorting() depth */
     /* Statement rows wait here to be inserted STMT_ROWS at a time: one
@@ -793,13 +796,56 @@ static int session_find(ls_store *s, const char *key, int64_t *out, int *pid)
 }
 
 /*
+ * The session cache is set-associative: a pid's set holds SESSION_WAYS
+ * sessions, so that sessions whose pids are alike modulo the number of
+ * sets (a busy server's, two servers' read with -j) do not take one
+ * place from each other: each retake wrote the session out, read it back
+ * and lost the statement its next line was to fold into.
+ */
+static session_slot *cache_set(ls_store *s, int pid)
+{
+    return &s->cache[(unsigned)pid % (SESSION_CACHE / SESSION_WAYS) * SESSION_WAYS];
+}
+
+/* The way of `set` that holds a session of `pid` (with `key`, unless NULL). */
+static session_slot *way_of(session_slot *set, int pid, const char *key)
+{
+    int i;
+    for (i = 0; i < SESSION_WAYS; i++)
+        if (set[i].pid == pid && (!key || strcmp(set[i].key, key) == 0))
+            return &set[i];
+    return NULL;
+}
+
+static int slot_awaits(const ls_store *s, const session_slot *slot);
+
+/* The way a session not cached goes to: an empty one, else the one used
+ * longest ago among those whose latest statement awaits no line (its
+ * fold would be lost), else the one used longest ago. */
+static session_slot *way_free(const ls_store *s, session_slot *set)
+{
+    session_slot *v = NULL;
+    int i, busy, vbusy = 0;
+    for (i = 0; i < SESSION_WAYS; i++) {
+        if (!set[i].pid)
+            return &set[i];
+        busy = slot_awaits(s, &set[i]);
+        if (!v || busy < vbusy || (busy == vbusy && set[i].used < v->used)) {
+            v = &set[i];
+            vbusy = busy;
+        }
+    }
+    return v;
+}
+
+/*
  * The cache slot of the session a record belongs to, or NULL for records
  * of no process. `new_conn` is set for the first message of a connection,
  * which starts a new session for its pid when the log has no session id.
  */
 static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slot **out)
 {
-    session_slot *slot = &s->cache[(unsigned)r->pid % SESSION_CACHE];
+    session_slot *set = cache_set(s, r->pid), *slot = NULL;
     char key[64];
     int64_t id = 0;
     int rc, row_pid = r->pid;
@@ -808,20 +854,19 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
     if (r->pid <= 0)
         return 0;
     if (r->session_id && r->session_id[0]) {
-        if (slot->pid == r->pid && strcmp(slot->key, r->session_id) == 0)
+        if ((slot = way_of(set, r->pid, r->session_id)) != NULL)
             goto found;
         snprintf(key, sizeof(key), "%s", r->session_id);
         if ((rc = session_find(s, key, &id, &row_pid)) != 0)
             return rc;
     } else {
-        if (!new_conn && slot->pid == r->pid)
+        /* Without session ids a pid has one session at a time: one way. */
+        slot = way_of(set, r->pid, NULL);
+        if (!new_conn && slot)
             goto found;
         if (!new_conn) {
             /* Not cached: the newest stored session of this pid, if any. */
-            sqlite3_stmt *st;
-            if ((rc = session_flush(s, slot)) != 0)
-                return rc;
-            st = s->q[Q_SESSION_LATEST];
+            sqlite3_stmt *st = s->q[Q_SESSION_LATEST];
             sqlite3_bind_int(st, 1, r->pid);
             rc = sqlite3_step(st);
             if (rc == SQLITE_ROW) {
@@ -838,7 +883,7 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
             /* The same connection logged twice (a duplicated line), or a
              * session begun in an earlier run: one session, not a second
              * row with its key. */
-            if (slot->pid == r->pid && strcmp(slot->key, key) == 0)
+            if (slot && strcmp(slot->key, key) == 0)
                 goto found;
             if ((rc = session_find(s, key, &id, &row_pid)) != 0)
                 return rc;
@@ -857,11 +902,14 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
                 row_pid = s->cache[i].row_pid;
             }
     }
+    if (!slot)
+        slot = way_free(s, set);
     if ((rc = slot_load(s, slot, r->pid, key, id, row_pid)) != 0)
         return rc;
     if (r->session_id)
         snprintf(slot->pg_session, sizeof(slot->pg_session), "%s", r->session_id);
 found:
+    slot->used = ++s->slot_clock;
     if (r->ts != LS_TS_NONE) {
         if (slot->first_ts == LS_TS_NONE || r->ts < slot->first_ts)
             slot->first_ts = r->ts;
@@ -1121,6 +1169,14 @@ static int fold_awaited(const ls_store *s, int i, unsigned gen)
 {
     const struct stmt_row *w = &s->rows[i];
     return w->slot && w->slot->row_gen == gen && w->slot->row_at == i && folds_next(w) >= 0;
+}
+
+/* Whether a cached session's latest statement row still waits for its
+ * next line. */
+static int slot_awaits(const ls_store *s, const session_slot *slot)
+{
+    return slot->row_gen == s->rows_gen && slot->row_at < s->nrows &&
+           fold_awaited(s, slot->row_at, s->rows_gen);
 }
 
 /*

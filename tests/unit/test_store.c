@@ -173,6 +173,36 @@ static void test_fold_many_waiting(const char *path)
     sqlite3_close(db);
 }
 
+/* Sessions whose pids are 1024 apart, each mid-statement while the others'
+ * lines come: every statement is one row. The store's cache of sessions
+ * once had one place per pid modulo 1024, and such sessions (a busy
+ * server's, or two servers' logs ingested with -j) took it from each other,
+ * leaving their parse and bind lines as rows of their own. */
+static void test_fold_pids_alike(const char *path)
+{
+    enum { N = 3 };
+    static const char *q = "UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2";
+    static const char *verbs[] = {"parse", "bind", "execute"};
+    feed f;
+    sqlite3 *db;
+    int i, v, ok = open_feed(&f, path) == 0;
+    for (v = 0; v < 3 && ok; v++)
+        for (i = 0; i < N && ok; i++)
+            ok = duration_line(&f, 4000 + 1024 * i, verbs[v], "<unnamed>", q,
+                               v ? "parameters: $1 = '1', $2 = '2'" : NULL) == 0;
+    CHECK(ok);
+    db = close_feed(&f, path);
+    CHECK(db != NULL);
+    if (!db)
+        return;
+    CHECK_INT(count(db, "SELECT count(*) FROM statements"), N);
+    CHECK_INT(count(db, "SELECT count(*) FROM statements WHERE verb = 'execute'"
+                        " AND parse_ms IS NOT NULL AND bind_ms IS NOT NULL"),
+              N);
+    CHECK_INT(count(db, "SELECT count(DISTINCT session_id) FROM statements"), N);
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/lockspan-test-store.XXXXXX", path[64];
@@ -183,6 +213,7 @@ int main(void)
     snprintf(path, sizeof(path), "%s/s.db", dir);
     test_fold_far_apart(path);
     test_fold_many_waiting(path);
+    test_fold_pids_alike(path);
     unlink(path);
     rmdir(dir);
     return TEST_REPORT();
