@@ -458,8 +458,8 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     *rc_rec = *r;
     memcpy(copy, ev, evsize);
     copy->rec = rc_rec;
-    if (blen)
-        rc_rec->strings = cblk = put(&tail, blk, blen);
+    rc_rec->strings = blen ? (cblk = put(&tail, blk, blen)) : NULL;
+    rc_rec->strings_len = blen;
     for (i = 0; i < NREC_STRINGS; i++) {
         const char *s = *FIELD(r, record_strings[i]);
         if (lens[i])

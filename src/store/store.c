@@ -25,6 +25,7 @@
 
 #define SESSION_CACHE 1024 /* sessions cached, in sets of SESSION_WAYS by pid */
 #define SESSION_WAYS 4
+#define KEY_BUCKETS 2048   /* the cached sessions by key (session_by_key) */
 #define STMT_ROWS 256 /* statement rows per multi-row INSERT */
 #define STMT_CARRY 768 /* rows awaiting their session's next line, at most (flush_statements) */
 #define STMT_COLS 16
@@ -59,6 +60,10 @@ typedef struct session_slot {
      * SLOT_UNSEEN (a slot just loaded: unknown), SLOT_OTHER or SLOT_LOCK. */
     int last_event;
     uint64_t used;  /* ls_store.slot_clock when last used: the oldest way goes */
+    /* The slots whose keys hash to one bucket are chained: 1 + index of
+     * the next, or 0. */
+    unsigned short key_next;
+    unsigned short key_bucket;
 } session_slot;
 
 enum { SLOT_UNSEEN = 0, SLOT_OTHER, SLOT_LOCK };
@@ -183,6 +188,7 @@ struct ls_store {
     char err[512];      /* the first error's message, kept past a ROLLBACK */
     sqlite3_stmt *q[Q__COUNT];
     session_slot cache[SESSION_CACHE];
+    unsigned short key_head[KEY_BUCKETS]; /* 1 + index of a slot with the key, or 0 */
     uint64_t slot_clock;
     int64_t last_session_id;
     int sorting; /* ls_store_sorting() depth */
@@ -760,19 +766,44 @@ static int session_flush_all(ls_store *s)
     return 0;
 }
 
+static unsigned key_bucket(const char *key)
+{
+    return (unsigned)(ls_fnv1a(key, strlen(key), LS_FNV1A_BASIS) % KEY_BUCKETS);
+}
+
+/* A cached session with this key, whatever its pid, or NULL. */
+static session_slot *session_by_key(ls_store *s, const char *key)
+{
+    unsigned i;
+    for (i = s->key_head[key_bucket(key)]; i; i = s->cache[i - 1].key_next)
+        if (strcmp(s->cache[i - 1].key, key) == 0)
+            return &s->cache[i - 1];
+    return NULL;
+}
+
 /* Point a slot at a session: one already stored (id > 0) or a new one. */
 static int slot_load(ls_store *s, session_slot *slot, int pid, const char *key, int64_t id,
                      int row_pid)
 {
+    unsigned short self = (unsigned short)(slot - s->cache + 1), *p;
     int rc = session_flush(s, slot);
     if (rc)
         return rc;
+    if (slot->pid) { /* out of its key's chain */
+        for (p = &s->key_head[slot->key_bucket]; *p && *p != self; p = &s->cache[*p - 1].key_next)
+            ;
+        if (*p)
+            *p = slot->key_next;
+    }
     free(slot->params);
     memset(slot, 0, sizeof(*slot));
     slot->pid = pid;
     slot->row_pid = id > 0 ? row_pid : pid;
     slot->start_ts = slot->end_ts = slot->first_ts = slot->last_ts = LS_TS_NONE;
     snprintf(slot->key, sizeof(slot->key), "%s", key);
+    slot->key_bucket = (unsigned short)key_bucket(slot->key);
+    slot->key_next = s->key_head[slot->key_bucket];
+    s->key_head[slot->key_bucket] = self;
     if (id > 0) {
         slot->session_id = id;
     } else {
@@ -893,14 +924,13 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
         /* Not stored yet, but maybe waiting in the cache: the same %c under
          * another pid (a log read with a wrong prefix), or a key cut to the
          * slot's size. One row per key (a second was a UNIQUE error). */
-        int i;
-        for (i = 0; i < SESSION_CACHE && !id; i++)
-            if (s->cache[i].pid && strcmp(s->cache[i].key, key) == 0) {
-                if ((rc = session_flush(s, &s->cache[i])) != 0)
-                    return rc;
-                id = s->cache[i].session_id;
-                row_pid = s->cache[i].row_pid;
-            }
+        session_slot *other = session_by_key(s, key);
+        if (other) {
+            if ((rc = session_flush(s, other)) != 0)
+                return rc;
+            id = other->session_id;
+            row_pid = other->row_pid;
+        }
     }
     if (!slot)
         slot = way_free(s, set);
