@@ -163,11 +163,18 @@ static const char link_sql[] =
     "   AND h.target_kind = 'transaction'"
     "   AND (h.end_ts IS NULL OR h.end_ts >= lock_waits.logged_ts)), blocker_pid)"
     "  ELSE blocker_pid END;"
+    /* Its transaction: the awaited one; else the one open when the wait
+     * was logged; else the one open when it began (a tuple lock's row
+     * holder named by the queue head's wait may have ended its
+     * transaction, in its own line, a few ms before the waiter's line was
+     * stamped). */
     "UPDATE lock_waits SET holder_tx = coalesce("
     "  (SELECT t.tx_id FROM transactions t WHERE t.xid = (CASE WHEN lock_waits.holder_pid ="
     "     lock_waits.blocker_pid THEN lock_waits.blocker_xid END) AND t.pid = lock_waits.holder_pid),"
     "  " OPEN_TX(SESSION_OF("lock_waits.holder_pid", "lock_waits.logged_ts"),
-                  "lock_waits.logged_ts", "0") ");"
+                  "lock_waits.logged_ts", "0") ","
+    "  " OPEN_TX(SESSION_OF("lock_waits.holder_pid", "lock_waits.start_ts"),
+                  "lock_waits.start_ts", "0") ");"
     /* A queue head whose own wait for the row's transaction was not logged
      * (shorter than deadlock_timeout, or ended by a deadlock it found)
      * holds no row yet: the holder is the transaction whose hold of the
@@ -184,7 +191,11 @@ static const char link_sql[] =
     "  WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid"
     "  AND w.row_id IS NOT NULL) f JOIN holds c ON c.hold_id = f.hold_id"
     " WHERE lock_waits.wait_id = f.wait_id AND c.end_ts > f.logged_ts"
-    " AND c.tx_id IS NOT f.holder_tx;"
+    " AND c.tx_id IS NOT f.holder_tx;";
+
+/* Links from waits to their blockers' and roots' transactions, once the
+ * holders' are known. */
+static const char link_blocker_sql[] =
     /* The direct blocker's transaction: the holder's when it holds the row;
      * else (a waiter ahead in a tuple lock's queue, which holds no row yet)
      * the one its own wait open then is linked to, so that both name the
@@ -764,6 +775,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = ls_store_exec_sorting(s, link_index_sql);
     if (rc == 0)
         rc = ls_store_exec(s, link_sql);
+    if (rc == 0)
+        rc = ls_store_exec(s, link_blocker_sql);
     if (rc == 0)
         rc = ls_store_exec(s, root_holder_sql);
     if (rc == 0)

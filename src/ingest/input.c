@@ -784,10 +784,40 @@ static int order_by_time(char **v, size_t *n, const char *dir)
     return 0;
 }
 
+/*
+ * Files named on the command line are all read, even one log in two
+ * formats (a shell's postgresql-* names both); say so, since each of its
+ * events then counts twice.
+ */
+static void warn_same_log(char *const *named, size_t n)
+{
+    const char **v = ls_calloc(n + 1, sizeof(*v));
+    size_t i, a, b;
+    int ra, rb;
+
+    if (!v)
+        return;
+    memcpy(v, named, n * sizeof(*v));
+    qsort(v, n, sizeof(*v), cmp_stem);
+    for (i = 1; i < n; i++) {
+        a = log_stem(v[i - 1], &ra);
+        b = log_stem(v[i], &rb);
+        if (a == b && ra != rb && memcmp(v[i - 1], v[i], a) == 0)
+            fprintf(stderr,
+                    "lockspan: %s and %s are the same log in two formats (log_destination "
+                    "writes each event to every format): both are read, so its events count "
+                    "twice; name one of them, or their directory\n",
+                    v[i - 1], v[i]);
+    }
+    free(v);
+}
+
 int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, size_t errlen)
 {
     path_list l = {NULL, 0, 0};
-    int i, rc = 0;
+    char **named = ls_calloc((size_t)npaths + 1, sizeof(*named)); /* the files named */
+    size_t nnamed = 0;
+    int i, rc = named ? 0 : LS_ENOMEM;
 
     *out = NULL;
     for (i = 0; i < npaths && rc == 0; i++) {
@@ -842,8 +872,12 @@ int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, s
             }
         } else {
             rc = path_list_add(&l, ls_strdup(p));
+            named[nnamed++] = (char *)p;
         }
     }
+    if (rc == 0)
+        warn_same_log(named, nnamed);
+    free(named);
     if (rc) {
         if (rc == LS_ENOMEM)
             snprintf(errbuf, errlen, "out of memory");

@@ -829,7 +829,7 @@ static int session_find(ls_store *s, const char *key, int64_t *out, int *pid)
 /*
  * The session cache is set-associative: a pid's set holds SESSION_WAYS
  * sessions, so that sessions whose pids are alike modulo the number of
- * sets (a busy server's, two servers' read with -j) do not take one
+ * sets (a busy server's live sessions) do not take one
  * place from each other: each retake wrote the session out, read it back
  * and lost the statement its next line was to fold into.
  */

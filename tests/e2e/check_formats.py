@@ -146,6 +146,15 @@ def main():
         n = con.execute("SELECT count(*) FROM files").fetchone()[0]
         con.close()
         check(r.returncode == 0 and n == 2, "files named on the command line are all read")
+        # ... and lockspan says that such files are one log twice (a shell's
+        # postgresql-* names both), since its events then count twice.
+        check(any("postgresql.log" in l and "postgresql.csv" in l and
+                  "are the same log in two formats" in l for l in r.stderr.splitlines()),
+              f"named files that are one log in two formats are named on stderr ({r.stderr})")
+        r = analyze(lockspan, os.path.join(tmp, "other.db"), out,
+                    [os.path.join(d, "other.log"), os.path.join(d, "postgresql.csv")], prefix)
+        check(r.returncode == 0 and "same log" not in r.stderr,
+              f"files of other names are not said to be one log ({r.stderr})")
     finally:
         shutil.rmtree(tmp)
     return report()
