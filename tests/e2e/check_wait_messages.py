@@ -43,6 +43,15 @@ and no code path (a CI failure of the live pgbench test). 3278 holds the
 tuple lock only while it waits for the row's transaction: the root is the
 row's holder, pid 3285 (transaction 26909).
 
+In pgbench-rollback-holder.log.gz pid 359 waits for the tuple lock of
+branch bid=2 (tuple (6,46)) behind the queue head 355, which waits for the
+transaction of pid 1376 (xid 31385), the row's holder. 1376 dies in a
+deadlock and its ROLLBACK line is stamped at 39.050; 359's "still waiting"
+line only at 39.052. The row's holder of 359's wait is 1376 all the same,
+and its transaction then is the one it had open when the wait began (the
+holder once had no transaction and no code path: a CI failure of the live
+pgbench test).
+
 Usage: check_wait_messages.py LOCKSPAN DATA_DIR
 """
 import json
@@ -136,6 +145,20 @@ def main():
                  if x["pid"] == 3281 and x["start"].startswith("2026-12-04T06:29:49.50")]
         check(roots == [(3285, "bench-extended")],
               f"the report's root of that wait, with its code path ({roots})")
+
+        db, js = analyze(lockspan, os.path.join(data, "pgbench-rollback-holder.log.gz"),
+                         PREFIX_M, tmp, "rollback")
+        con = sqlite3.connect(db)
+        w = con.execute("SELECT w.holder_pid, t.pid, t.xid, t.outcome FROM lock_waits w"
+                        " LEFT JOIN transactions t ON t.tx_id = w.holder_tx"
+                        " WHERE w.pid = 359 AND w.target LIKE 'tuple (6,46) %'").fetchall()
+        con.close()
+        check(w == [(1376, 1376, 31385, "aborted")],
+              f"359's tuple wait: held by 1376's transaction 31385, rolled back ({w})")
+        holders = [(x["holder_pid"], x["holder_code_path"]) for x in json.load(open(js))["waits"]
+                   if x["pid"] == 359 and x["target"].startswith("tuple (6,46)")]
+        check(holders == [(1376, "bench-extended")],
+              f"the report's holder of that wait, with its code path ({holders})")
     return report()
 
 
