@@ -21,7 +21,7 @@
 # retried by pgbench (--max-tries), as an application would. The second
 # one's backends get pids 1024 (or a multiple) after the first one's, as on
 # a busy server whose live sessions' pids are alike modulo a power of two
-# (the script makes processes of nothing until the pid counter is there).
+# (the script sets the pid counter there as root, else forks until it is).
 #
 # deadlock_timeout = 50ms: a wait is logged only once it has lasted
 # deadlock_timeout, so the default 1 s would log almost none of the waits
@@ -105,10 +105,20 @@ first_backend() {
     done
     echo "$p"
 }
-# Fork until the next pids are `p0` modulo 1024 (at most 2048 forks): the
-# next pgbench takes one, its backends the next ones.
+# Bring the pid counter to where the next pids are `p0` modulo 1024: the
+# next pgbench takes one, its backends the next ones. As root, by setting
+# it (/proc/sys/kernel/ns_last_pid); else by forking (at most 2048 times,
+# seconds under load, while the first pgbench runs alone).
 pids_to() {
-    local p0=$1 i
+    local p0=$1 i max
+    max=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 0)
+    if [[ -w /proc/sys/kernel/ns_last_pid ]]; then
+        PID_AT=$(echo $BASHPID)
+        PID_AT=$((PID_AT + 1 + ((p0 - 3 - PID_AT) % 1024 + 1024) % 1024))
+        if ((PID_AT + 32 < max)) && echo "$PID_AT" >/proc/sys/kernel/ns_last_pid 2>/dev/null; then
+            return 0
+        fi
+    fi
     for ((i = 0; i < 2048; i++)); do
         PID_AT=$(echo $BASHPID)
         (((PID_AT + 2 - p0) % 1024 == 0)) && return 0
