@@ -68,5 +68,9 @@ int ls_input_is_gzip(const ls_input *in);
  */
 int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, size_t errlen);
 void ls_paths_free(char **paths);
+/* Whether two paths are one log in two formats: names that differ only in
+ * their .log / .csv / .json extension (and .gz), as log_destination names
+ * them. */
+int ls_paths_same_log(const char *a, const char *b);
 
 #endif

@@ -1346,6 +1346,49 @@ static int second_cpu(void)
 }
 
 /*
+ * A store is correlated as one server's log: waits, blockers and sessions
+ * are matched by pid and transaction id across all its inputs. One
+ * server's log files follow one another in time; two that overlap by more
+ * than a second (a line may be stamped a little before the one above it)
+ * are two servers' logs, whose pids would meet, or the same log read
+ * twice (one log in two formats has a message of its own: input.c).
+ */
+static int warn_overlap(ls_store *s)
+{
+    static const char sql[] =
+        "SELECT a.path, b.path FROM files a JOIN files b ON a.file_id < b.file_id"
+        " WHERE a.format IN ('stderr', 'csvlog', 'jsonlog', 'syslog')"
+        " AND b.format IN ('stderr', 'csvlog', 'jsonlog', 'syslog')"
+        " AND a.first_ts + 1000000 < b.last_ts AND b.first_ts + 1000000 < a.last_ts";
+    ls_stmt *st;
+    char *a = NULL, *b = NULL;
+    long n = 0;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, sql, &st)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(st)) == 1) {
+        if (ls_paths_same_log(ls_stmt_text(st, 0), ls_stmt_text(st, 1)))
+            continue;
+        if (n++ == 0) {
+            a = ls_strdup(ls_stmt_text(st, 0));
+            b = ls_strdup(ls_stmt_text(st, 1));
+        }
+    }
+    ls_stmt_finalize(st);
+    if (rc == 0 && n > 0)
+        fprintf(stderr,
+                "lockspan: %s and %s overlap in time (%ld pair%s of files in the store): a"
+                " store is correlated as one server's log, pids and transaction ids matched"
+                " across all its inputs; give two servers' logs a store each, and read a log"
+                " once\n",
+                a ? a : "?", b ? b : "?", n, n == 1 ? "" : "s");
+    free(a);
+    free(b);
+    return rc;
+}
+
+/*
  * Threads. opts->jobs = N: N threads in all; independent inputs are spread
  * over up to N parsing producers, and a thread left over writes the store
  * as batches come (one input and -j 2: a pipeline), else the producers
@@ -1472,6 +1515,8 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         rc = ls_store_index(store);
     if (rc == 0)
         rc = ls_store_meta_set(store, "ingest", "complete");
+    if (rc == 0)
+        rc = warn_overlap(store);
     for (t = 0; t < nthreads; t++)
         unclassified_note(c[t].cls);
 out:

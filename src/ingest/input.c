@@ -784,6 +784,13 @@ static int order_by_time(char **v, size_t *n, const char *dir)
     return 0;
 }
 
+int ls_paths_same_log(const char *a, const char *b)
+{
+    int ra, rb;
+    size_t na = log_stem(a, &ra), nb = log_stem(b, &rb);
+    return na == nb && ra != rb && memcmp(a, b, na) == 0;
+}
+
 /*
  * Files named on the command line are all read, even one log in two
  * formats (a shell's postgresql-* names both); say so, since each of its
@@ -792,23 +799,19 @@ static int order_by_time(char **v, size_t *n, const char *dir)
 static void warn_same_log(char *const *named, size_t n)
 {
     const char **v = ls_calloc(n + 1, sizeof(*v));
-    size_t i, a, b;
-    int ra, rb;
+    size_t i;
 
     if (!v)
         return;
     memcpy(v, named, n * sizeof(*v));
     qsort(v, n, sizeof(*v), cmp_stem);
-    for (i = 1; i < n; i++) {
-        a = log_stem(v[i - 1], &ra);
-        b = log_stem(v[i], &rb);
-        if (a == b && ra != rb && memcmp(v[i - 1], v[i], a) == 0)
+    for (i = 1; i < n; i++)
+        if (ls_paths_same_log(v[i - 1], v[i]))
             fprintf(stderr,
                     "lockspan: %s and %s are the same log in two formats (log_destination "
                     "writes each event to every format): both are read, so its events count "
                     "twice; name one of them, or their directory\n",
                     v[i - 1], v[i]);
-    }
     free(v);
 }
 

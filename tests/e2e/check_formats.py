@@ -151,10 +151,28 @@ def main():
         check(any("postgresql.log" in l and "postgresql.csv" in l and
                   "are the same log in two formats" in l for l in r.stderr.splitlines()),
               f"named files that are one log in two formats are named on stderr ({r.stderr})")
+        check("overlap in time" not in r.stderr,
+              f"... once, not again as files that overlap in time ({r.stderr})")
         r = analyze(lockspan, os.path.join(tmp, "other.db"), out,
                     [os.path.join(d, "other.log"), os.path.join(d, "postgresql.csv")], prefix)
         check(r.returncode == 0 and "same log" not in r.stderr,
               f"files of other names are not said to be one log ({r.stderr})")
+        check("overlap in time" in r.stderr,
+              f"two logs of one time (a copy under another name) are said to overlap"
+              f" ({r.stderr})")
+
+        # Logs of one time in other directories (two servers' logs, whose pids
+        # would meet in one store): said on stderr; one log in two formats
+        # only once, as such (above).
+        d2 = os.path.join(tmp, "server2")
+        os.mkdir(d2)
+        shutil.copy(os.path.join(sample, "postgresql.json"), os.path.join(d2, "node2.json"))
+        r = analyze(lockspan, os.path.join(tmp, "servers.db"), out,
+                    [os.path.join(d, "postgresql.log"), os.path.join(d2, "node2.json")], prefix)
+        check(r.returncode == 0 and any(
+            "node2.json overlap in time" in l
+            for l in r.stderr.splitlines()),
+            f"logs of one time in two directories are said to be two servers' ({r.stderr})")
     finally:
         shutil.rmtree(tmp)
     return report()
