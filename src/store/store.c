@@ -848,12 +848,12 @@ static session_slot *way_of(session_slot *set, int pid, const char *key)
     return NULL;
 }
 
-static int slot_awaits(const ls_store *s, const session_slot *slot);
+static int slot_awaits(ls_store *s, const session_slot *slot);
 
 /* The way a session not cached goes to: an empty one, else the one used
  * longest ago among those whose latest statement awaits no line (its
  * fold would be lost), else the one used longest ago. */
-static session_slot *way_free(const ls_store *s, session_slot *set)
+static session_slot *way_free(ls_store *s, session_slot *set)
 {
     session_slot *v = NULL;
     int i, busy, vbusy = 0;
@@ -1201,12 +1201,20 @@ static int fold_awaited(const ls_store *s, int i, unsigned gen)
     return w->slot && w->slot->row_gen == gen && w->slot->row_at == i && folds_next(w) >= 0;
 }
 
+/* The session's latest statement row while it waits in rows[], or NULL. */
+static struct stmt_row *latest_row(ls_store *s, const session_slot *slot)
+{
+    return slot && slot->row_gen == s->rows_gen && slot->row_at < s->nrows
+               ? &s->rows[slot->row_at]
+               : NULL;
+}
+
 /* Whether a cached session's latest statement row still waits for its
  * next line. */
-static int slot_awaits(const ls_store *s, const session_slot *slot)
+static int slot_awaits(ls_store *s, const session_slot *slot)
 {
-    return slot->row_gen == s->rows_gen && slot->row_at < s->nrows &&
-           fold_awaited(s, slot->row_at, s->rows_gen);
+    const struct stmt_row *w = latest_row(s, slot);
+    return w && folds_next(w) >= 0;
 }
 
 /*
@@ -1423,10 +1431,7 @@ static struct stmt_row *fold_row(ls_store *s, session_slot *slot, int64_t file_i
     int same_vxid;
 
     *ended = 0;
-    if (!slot || slot->row_gen != s->rows_gen || slot->row_at >= s->nrows)
-        return NULL;
-    w = &s->rows[slot->row_at];
-    if (verb < 0 || folds_next(w) != verb)
+    if ((w = latest_row(s, slot)) == NULL || verb < 0 || folds_next(w) != verb)
         return NULL;
     same_vxid = same_text(w->vxid, vxid);
     *ended = !same_vxid && verb == LS_VERB_EXECUTE && r->xid == 0 && tx_ended(w->vxid, vxid);
