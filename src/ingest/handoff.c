@@ -66,10 +66,11 @@ struct ls_handoff {
 /* Record fields that hold strings, copied with the record. An event's
  * strings point into the first two nearly always (a statement's text and
  * name into the message, its parameters into the detail): they are looked
- * for there first. */
+ * for there first. Not `file`, the input's path: the item says which input
+ * by its ordinal, and the path would be a tenth of the bytes handed over. */
 static const size_t record_strings[] = {
     offsetof(ls_record, message),     offsetof(ls_record, detail),
-    offsetof(ls_record, file),        offsetof(ls_record, session_id),
+    offsetof(ls_record, session_id),
     offsetof(ls_record, user),        offsetof(ls_record, database),
     offsetof(ls_record, application), offsetof(ls_record, remote),
     offsetof(ls_record, backend_type), offsetof(ls_record, command_tag),
@@ -81,6 +82,25 @@ static const size_t record_strings[] = {
 #define NREC_STRINGS (sizeof(record_strings) / sizeof(record_strings[0]))
 
 #define FIELD(base, off) ((const char **)((char *)(base) + (off)))
+
+/*
+ * A record as it is handed over, before its event: its scalars, and its
+ * strings as 1 + their offset in the strings after the event (0: NULL).
+ * Half an ls_record's size, whose 8-byte pointers were a third of the
+ * bytes an event took from one core to the other; the writer unpacks it
+ * into an ls_record of its own (ls_item_event). Every field of ls_record
+ * but `file` (see record_strings) has its place here.
+ */
+typedef struct packed_record {
+    uint64_t line;
+    ls_ts ts, session_start;
+    int64_t session_line;
+    int pid;
+    uint32_t xid;
+    uint32_t strings_len, message_len; /* a record is at most RECORD_MAX (32 MiB) */
+    uint32_t str[NREC_STRINGS];
+    char sqlstate[6];
+} packed_record;
 
 /* Bytes of an ls_event that hold its kind's payload: an event is copied
  * only that far, since the union is sized by its largest member (a
@@ -404,16 +424,17 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     const char **slots[LS_MAX_EDGES + 4];
     size_t extra[LS_MAX_EDGES + 4];
     int owner[LS_MAX_EDGES + 4]; /* the record string a slot points into, OWNER_BLOCK, or -1 */
+    char *copied[NREC_STRINGS];  /* where each record string went */
     int nslots, k, rc;
     ls_item *it;
-    ls_record *rc_rec;
+    packed_record *pk;
     ls_event *copy;
-    char *tail;
+    char *strs, *tail;
 
 #define IN_BLK(s) ((uintptr_t)(s) - (uintptr_t)blk < blen)
     if (h->q->direct)
         return write_direct(h, file, ev);
-    need = ALIGN(sizeof(ls_item)) + ALIGN(sizeof(ls_record)) + ALIGN(evsize) + blen;
+    need = ALIGN(LS_ITEM_HEAD) + ALIGN(sizeof(packed_record)) + ALIGN(evsize) + blen;
     for (i = 0; i < NREC_STRINGS; i++) {
         const char *s = *FIELD(r, record_strings[i]);
         lens[i] = s && !IN_BLK(s) ? strlen(s) + 1 : 0;
@@ -447,25 +468,31 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     it = reserve(h, need, &rc);
     if (!it)
         return rc;
-    rc_rec = (ls_record *)((char *)it + ALIGN(sizeof(ls_item)));
-    copy = (ls_event *)((char *)rc_rec + ALIGN(sizeof(ls_record)));
-    tail = (char *)copy + ALIGN(evsize);
-    memset(it, 0, sizeof(*it));
+    pk = (packed_record *)((char *)it + ALIGN(LS_ITEM_HEAD));
+    copy = (ls_event *)((char *)pk + ALIGN(sizeof(packed_record)));
+    strs = tail = (char *)copy + ALIGN(evsize);
+    memset(it, 0, LS_ITEM_HEAD);
     it->type = LS_ITEM_EVENT;
     it->size = (uint32_t)ALIGN(need);
     it->file = file;
     it->ev = copy;
-    *rc_rec = *r;
     memcpy(copy, ev, evsize);
-    copy->rec = rc_rec;
-    rc_rec->strings = blen ? (cblk = put(&tail, blk, blen)) : NULL;
-    rc_rec->strings_len = blen;
+    copy->rec = NULL; /* packed: see ls_item_event */
+    pk->line = r->line;
+    pk->ts = r->ts;
+    pk->session_start = r->session_start;
+    pk->session_line = r->session_line;
+    pk->pid = r->pid;
+    pk->xid = r->xid;
+    memcpy(pk->sqlstate, r->sqlstate, sizeof(pk->sqlstate));
+    pk->strings_len = (uint32_t)blen;
+    pk->message_len = (uint32_t)r->message_len;
+    if (blen)
+        cblk = put(&tail, blk, blen); /* at strs */
     for (i = 0; i < NREC_STRINGS; i++) {
         const char *s = *FIELD(r, record_strings[i]);
-        if (lens[i])
-            *FIELD(rc_rec, record_strings[i]) = put(&tail, s, lens[i]);
-        else if (s)
-            *FIELD(rc_rec, record_strings[i]) = cblk + (s - blk);
+        copied[i] = lens[i] ? put(&tail, s, lens[i]) : s ? (char *)cblk + (s - blk) : NULL;
+        pk->str[i] = copied[i] ? (uint32_t)(copied[i] - strs) + 1 : 0;
     }
     /* Point the copy's event strings at the copied text. A statement's
      * text is hashed here, on the parsing thread, for the store thread
@@ -483,10 +510,11 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
             n = extra[k] - 1;
         } else if (owner[k] == OWNER_BLOCK) {
             *slots[k] = cblk + (p - blk);
-            n = text ? strlen(*slots[k]) : 0;
+            if (text) /* the classifier knows it, mostly (a stderr log's) */
+                n = copy->u.stmt.text_len ? copy->u.stmt.text_len : strlen(*slots[k]);
         } else if (owner[k] >= 0) {
             const char *s = *FIELD(r, record_strings[owner[k]]);
-            *slots[k] = *FIELD(rc_rec, record_strings[owner[k]]) + (p - s);
+            *slots[k] = copied[owner[k]] + (p - s);
             n = lens[owner[k]] - 1 - (size_t)(p - s); /* it ends where its owner does */
         }
         if (text) {
@@ -513,7 +541,7 @@ static const size_t span_strings[] = {
 
 int ls_handoff_span(ls_handoff *h, uint32_t file, const ls_span *sp)
 {
-    size_t lens[NSPAN_STRINGS], need = ALIGN(sizeof(ls_item)) + ALIGN(sizeof(ls_span)), i;
+    size_t lens[NSPAN_STRINGS], need = ALIGN(LS_ITEM_HEAD) + ALIGN(sizeof(ls_span)), i;
     ls_item *it;
     ls_span *copy;
     char *tail;
@@ -526,9 +554,9 @@ int ls_handoff_span(ls_handoff *h, uint32_t file, const ls_span *sp)
     }
     if (!(it = reserve(h, need, &rc)))
         return rc;
-    copy = (ls_span *)((char *)it + ALIGN(sizeof(ls_item)));
+    copy = (ls_span *)((char *)it + ALIGN(LS_ITEM_HEAD));
     tail = (char *)copy + ALIGN(sizeof(ls_span));
-    memset(it, 0, sizeof(*it));
+    memset(it, 0, LS_ITEM_HEAD);
     it->type = LS_ITEM_SPAN;
     it->size = (uint32_t)ALIGN(need);
     it->file = file;
@@ -549,7 +577,7 @@ static const size_t activity_strings[] = {
 
 int ls_handoff_activity(ls_handoff *h, uint32_t file, const ls_activity *a)
 {
-    size_t lens[NACT_STRINGS], need = ALIGN(sizeof(ls_item)) + ALIGN(sizeof(ls_activity)), i;
+    size_t lens[NACT_STRINGS], need = ALIGN(LS_ITEM_HEAD) + ALIGN(sizeof(ls_activity)), i;
     ls_item *it;
     ls_activity *copy;
     char *tail;
@@ -562,9 +590,9 @@ int ls_handoff_activity(ls_handoff *h, uint32_t file, const ls_activity *a)
     }
     if (!(it = reserve(h, need, &rc)))
         return rc;
-    copy = (ls_activity *)((char *)it + ALIGN(sizeof(ls_item)));
+    copy = (ls_activity *)((char *)it + ALIGN(LS_ITEM_HEAD));
     tail = (char *)copy + ALIGN(sizeof(ls_activity));
-    memset(it, 0, sizeof(*it));
+    memset(it, 0, LS_ITEM_HEAD);
     it->type = LS_ITEM_ACTIVITY;
     it->size = (uint32_t)ALIGN(need);
     it->file = file;
@@ -687,6 +715,33 @@ int ls_handoff_drain(ls_handoff *h)
     rc = q->write_rc;
     pthread_mutex_unlock(&q->mu);
     return rc;
+}
+
+ls_event *ls_item_event(ls_item *it, ls_record *rec)
+{
+    const packed_record *pk;
+    const char *strs;
+    size_t i;
+
+    if (it->ev->rec) /* written at once (ls_handoff_direct): not packed */
+        return it->ev;
+    pk = (const packed_record *)((char *)it + ALIGN(LS_ITEM_HEAD));
+    strs = (const char *)it->ev + ALIGN(event_size(it->ev->kind));
+    memset(rec, 0, sizeof(*rec));
+    rec->line = pk->line;
+    rec->ts = pk->ts;
+    rec->session_start = pk->session_start;
+    rec->session_line = pk->session_line;
+    rec->pid = pk->pid;
+    rec->xid = pk->xid;
+    memcpy(rec->sqlstate, pk->sqlstate, sizeof(rec->sqlstate));
+    for (i = 0; i < NREC_STRINGS; i++)
+        *FIELD(rec, record_strings[i]) = pk->str[i] ? strs + pk->str[i] - 1 : NULL;
+    rec->strings = pk->strings_len ? strs : NULL;
+    rec->strings_len = pk->strings_len;
+    rec->message_len = pk->message_len;
+    it->ev->rec = rec;
+    return it->ev;
 }
 
 ls_item *ls_batch_first(ls_batch *b)

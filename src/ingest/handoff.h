@@ -2,8 +2,10 @@
  * handoff.h — moving classified events from the parsing threads to the
  * store.
  *
- * A parsing thread copies each event, with every string it points to,
- * into a batch: one fixed block of memory, so pointers into it stay valid.
+ * A parsing thread copies each event, with every string it points to but
+ * its record's `file` (NULL in the copy: the item's ordinal names the
+ * input), into a batch: one fixed block of memory, so pointers into it
+ * stay valid.
  * A record whose parser builds its strings in one buffer (ls_record.strings:
  * stderr, csvlog) has that buffer copied in one piece, not field by field.
  * Full batches go through a bounded queue and are written to the store by
@@ -27,7 +29,7 @@
 #include "ls_store.h"
 
 typedef enum ls_item_type {
-    LS_ITEM_EVENT = 1,  /* a classified record: item->ev, item->ev->rec */
+    LS_ITEM_EVENT = 1,  /* a classified record: ls_item_event() */
     LS_ITEM_BAD,        /* an unparsable line: line, reason, text */
     LS_ITEM_FILE_BEGIN, /* a new input file: text = path, reason = format name */
     LS_ITEM_FILE_END,   /* stats of input file `file` */
@@ -47,9 +49,13 @@ typedef struct ls_item {
     ls_item_type type;
     uint32_t size;          /* bytes from this item to the next */
     uint32_t file;          /* ordinal of the item's input file */
-    ls_event *ev;           /* LS_ITEM_EVENT */
-    ls_span *span;          /* LS_ITEM_SPAN */
-    ls_activity *activity;  /* LS_ITEM_ACTIVITY */
+    union {
+        ls_event *ev;           /* LS_ITEM_EVENT */
+        ls_span *span;          /* LS_ITEM_SPAN */
+        ls_activity *activity;  /* LS_ITEM_ACTIVITY */
+    };
+    /* An event's, span's or activity's item ends here (LS_ITEM_HEAD): the
+     * fields below are the other items'. */
     uint64_t line;          /* LS_ITEM_BAD; FILE_BEGIN: stored file_id read on, or 0 */
     const char *reason;     /* LS_ITEM_BAD: a string literal; FILE_BEGIN: format */
     const char *text;       /* LS_ITEM_BAD, LS_ITEM_FILE_BEGIN; FILE_END: the prefix
@@ -61,6 +67,8 @@ typedef struct ls_item {
     ls_file_stats *stats;   /* LS_ITEM_FILE_END: in the batch, after the item (an
                                event's item stays small) */
 } ls_item;
+
+#define LS_ITEM_HEAD offsetof(ls_item, line)
 
 typedef struct ls_handoff ls_handoff;
 typedef struct ls_batch ls_batch;
@@ -118,6 +126,9 @@ void ls_handoff_direct(ls_handoff *h);
 int ls_handoff_drain(ls_handoff *h);
 /* The producer that filled `b`: 0 for the first. */
 int ls_handoff_src(const ls_batch *b);
+/* An LS_ITEM_EVENT's event, with its record made in `rec` (the batch
+ * holds it packed); valid while `rec` and the batch are. */
+ls_event *ls_item_event(ls_item *it, ls_record *rec);
 /* Items of a batch: first, then next until NULL. */
 ls_item *ls_batch_first(ls_batch *b);
 ls_item *ls_batch_next(ls_batch *b, ls_item *it);

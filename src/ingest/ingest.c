@@ -1144,9 +1144,11 @@ static int write_batch(void *ctx, ls_batch *b)
             break;
         }
         switch (it->type) {
-        case LS_ITEM_EVENT:
-            rc = ls_store_event(s, file_ids[it->file], it->ev);
+        case LS_ITEM_EVENT: {
+            ls_record rec;
+            rc = ls_store_event(s, file_ids[it->file], ls_item_event(it, &rec));
             break;
+        }
         case LS_ITEM_CHECKPOINT:
             /* A run's files are whole, with their resume points: commit,
              * so that a killed ingest goes on from here next time. With
