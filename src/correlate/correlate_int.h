@@ -13,6 +13,13 @@
  * ingest stores them under (store.c). */
 #define LS_TEXT_FIND_SQL "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2"
 
+/* SQL for the session a pid (an SQL expression) had at time T: the
+ * latest that began by then. */
+#define SESSION_OF(PID, T)                                                               \
+    "(SELECT se.session_id FROM sessions se WHERE se.pid = " PID                        \
+    " AND coalesce(se.start_ts, se.first_ts, 0) <= " T                                  \
+    " ORDER BY coalesce(se.start_ts, se.first_ts, 0) DESC LIMIT 1)"
+
 static inline int64_t ls_text_hash(const char *text)
 {
     return (int64_t)ls_fnv1a(text, strlen(text), LS_FNV1A_BASIS);

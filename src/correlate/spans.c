@@ -69,12 +69,6 @@ static const char candidates_sql[] =
     " AND end_ts - start_ts >= ?4 AND (?5 IS NULL OR db_statement = ?5)"
     " ORDER BY start_ts LIMIT 64";
 
-/* The session a pid had at time T (as transactions.c's SESSION_OF). */
-#define SESSION_OF(PID, T)                                                               \
-    "(SELECT se.session_id FROM sessions se WHERE se.pid = " PID                        \
-    " AND coalesce(se.start_ts, se.first_ts, 0) <= " T                                  \
-    " ORDER BY coalesce(se.start_ts, se.first_ts, 0) DESC LIMIT 1)"
-
 /* Each database span with a pid, of a session the log has no statements
  * of, in (session, start) order: the transactions pass reads a session's
  * statements in stmt_id order. */

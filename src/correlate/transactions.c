@@ -119,12 +119,6 @@ static const char insert_tx_sql[] =
     " ORDER BY start_ts DESC LIMIT 3) x"                                                   \
     " WHERE x.end_ts IS NULL OR x.end_ts >= " T " - " SLACK " ORDER BY x.start_ts DESC LIMIT 1)"
 
-/* The session a pid had at time T. */
-#define SESSION_OF(PID, T)                                                               \
-    "(SELECT se.session_id FROM sessions se WHERE se.pid = " PID                        \
-    " AND coalesce(se.start_ts, se.first_ts, 0) <= " T                                  \
-    " ORDER BY coalesce(se.start_ts, se.first_ts, 0) DESC LIMIT 1)"
-
 /* Indexes the links below probe (holds_row: a tuple wait's row holder;
  * later passes use it too). */
 static const char link_index_sql[] =

@@ -91,12 +91,15 @@ static const size_t record_strings[] = {
  * into an ls_record of its own (ls_item_event). Every field of ls_record
  * but `file` (see record_strings) has its place here.
  */
+#define RECORD_SCALARS(X) \
+    X(uint64_t, line) X(ls_ts, ts) X(ls_ts, session_start) X(int64_t, session_line) \
+    X(int, pid) X(uint32_t, xid)
+#define DECLARE(type, name) type name;
+#define PACK(type, name) pk->name = r->name;
+#define UNPACK(type, name) rec->name = pk->name;
+
 typedef struct packed_record {
-    uint64_t line;
-    ls_ts ts, session_start;
-    int64_t session_line;
-    int pid;
-    uint32_t xid;
+    RECORD_SCALARS(DECLARE)
     uint32_t strings_len, message_len; /* a record is at most RECORD_MAX (32 MiB) */
     uint32_t str[NREC_STRINGS];
     char sqlstate[6];
@@ -478,12 +481,7 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     it->ev = copy;
     memcpy(copy, ev, evsize);
     copy->rec = NULL; /* packed: see ls_item_event */
-    pk->line = r->line;
-    pk->ts = r->ts;
-    pk->session_start = r->session_start;
-    pk->session_line = r->session_line;
-    pk->pid = r->pid;
-    pk->xid = r->xid;
+    RECORD_SCALARS(PACK)
     memcpy(pk->sqlstate, r->sqlstate, sizeof(pk->sqlstate));
     pk->strings_len = (uint32_t)blen;
     pk->message_len = (uint32_t)r->message_len;
@@ -728,12 +726,7 @@ ls_event *ls_item_event(ls_item *it, ls_record *rec)
     pk = (const packed_record *)((char *)it + ALIGN(LS_ITEM_HEAD));
     strs = (const char *)it->ev + ALIGN(event_size(it->ev->kind));
     memset(rec, 0, sizeof(*rec));
-    rec->line = pk->line;
-    rec->ts = pk->ts;
-    rec->session_start = pk->session_start;
-    rec->session_line = pk->session_line;
-    rec->pid = pk->pid;
-    rec->xid = pk->xid;
+    RECORD_SCALARS(UNPACK)
     memcpy(rec->sqlstate, pk->sqlstate, sizeof(rec->sqlstate));
     for (i = 0; i < NREC_STRINGS; i++)
         *FIELD(rec, record_strings[i]) = pk->str[i] ? strs + pk->str[i] - 1 : NULL;
