@@ -125,12 +125,10 @@ typedef struct ls_statement_ev {
     const char *name;      /* prepared statement name ("<unnamed>", "_pg3_0"); may be "" */
     const char *text;      /* SQL text (may be "" for a duration-only line) */
     const char *params;    /* DETAIL "parameters: ..." or NULL */
-    /* ls_quick_hash() of text (the store's cache of texts), computed by
-     * the parsing thread as it hands the event over (handoff.c), so that
-     * the store thread, the busier one, does not; 0 until then. text_len:
-     * strlen(text), set by the classifier when the parser said how long
-     * the message is (ls_record.message_len), else by the handoff; 0 until
-     * then. */
+    /* ls_quick_hash() of text (the store's cache of texts) and its
+     * length, computed by the parsing thread as it hands the event over
+     * (handoff.c), so that the store thread, the busier one, does not; 0
+     * and 0 until then. */
     uint64_t text_hash;
     size_t text_len;
 } ls_statement_ev;

@@ -47,9 +47,6 @@ typedef struct ls_record {
      * NULL when the strings are anywhere. */
     const char *strings;
     size_t strings_len;
-    /* strlen(message), when the parser knows it (stderr); 0 when it does
-     * not say: measure it. */
-    size_t message_len;
 } ls_record;
 
 #endif

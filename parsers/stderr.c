@@ -88,9 +88,7 @@ typedef struct pending {
     ls_record rec;        /* scalar fields; string pointers set at flush */
     ls_buf text;          /* NUL-separated strings */
     size_t off[SF__COUNT];
-    size_t len[SF__COUNT]; /* strlen of each field */
     int has[SF__COUNT];
-    int last;             /* the field a continuation line extends */
     int truncated;        /* some text was dropped to stay under RECORD_MAX */
 } pending;
 
@@ -182,8 +180,6 @@ static void pending_set(pending *p, int field, const char *s, size_t n)
         n = 0;
         p->truncated = 1;
     }
-    p->len[field] = n;
-    p->last = field;
     ls_buf_addz(&p->text, s, n);
 }
 
@@ -205,7 +201,6 @@ static void pending_continue(pending *p, const char *s, size_t n)
     p->text.len--; /* drop the field's NUL */
     ls_buf_addc(&p->text, '\n');
     ls_buf_addz(&p->text, s, n);
-    p->len[p->last] += 1 + n;
 }
 
 static int pending_flush(stderr_parser *sp, pending *p)
@@ -239,7 +234,6 @@ static int pending_flush(stderr_parser *sp, pending *p)
 #undef F
     r->strings = base;
     r->strings_len = p->text.len;
-    r->message_len = p->has[SF_MESSAGE] ? p->len[SF_MESSAGE] : 0;
     r->file = sp->file;
     r->line = p->line;
     if (p->truncated && sp->sink.bad)

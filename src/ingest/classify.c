@@ -756,22 +756,11 @@ static const struct {
 #undef V
 };
 
-/* strlen(p) for p within rec's message, when the parser said how long the
- * message is; else 0 (not known). */
-static size_t rest_of_message(const ls_record *rec, const char *p)
-{
-    const char *m = rec->message;
-    if (!m || !rec->message_len || p < m || p > m + rec->message_len)
-        return 0;
-    return rec->message_len - (size_t)(p - m);
-}
-
 /*
  * "<verb>[ <name>]: <text>" at c, the tail of the NUL-terminated message.
  * Returns 0 (recognised), 1 (not recognised) or LS_ENOMEM.
  */
-static int stmt_tail(ls_classifier *cl, const ls_record *rec, ls_statement_ev *st, cur *c,
-                     int allow_parse_bind)
+static int stmt_tail(ls_classifier *cl, ls_statement_ev *st, cur *c, int allow_parse_bind)
 {
     size_t i;
 
@@ -797,7 +786,6 @@ static int stmt_tail(ls_classifier *cl, const ls_record *rec, ls_statement_ev *s
         }
         COPY_FIXED(st->verb, stmt_verbs[i].verb, strlen(stmt_verbs[i].verb));
         st->text = t.p; /* NUL-terminated: the rest of the message */
-        st->text_len = rest_of_message(rec, t.p);
         return 0;
     }
     return 1;
@@ -932,7 +920,7 @@ static int classify_en(ls_classifier *cl, const ls_record *rec, ls_event *ev)
             st->text_hash = 0;
             st->text_len = 0;
             if (c.p < c.e) {
-                if (LIT(&c, "  ") == 0 && (rc = stmt_tail(cl, rec, st, &c, 1)) < 0)
+                if (LIT(&c, "  ") == 0 && (rc = stmt_tail(cl, st, &c, 1)) < 0)
                     return rc;
                 st->params = stmt_params(rec);
             }
@@ -978,7 +966,7 @@ static int classify_en(ls_classifier *cl, const ls_record *rec, ls_event *ev)
             st->verb[0] = '\0';
             st->text_hash = 0;
             st->text_len = 0;
-            if ((rc = stmt_tail(cl, rec, st, &c, 0)) < 0)
+            if ((rc = stmt_tail(cl, st, &c, 0)) < 0)
                 return rc;
             if (rc == 0) {
                 st->params = stmt_params(rec);
@@ -1217,8 +1205,6 @@ int ls_classify(ls_classifier *cl, const ls_record *rec, ls_event *ev)
             return rc;
         translated |= cl->en.message != msg;
     }
-    if (cl->en.message != msg)
-        cl->en.message_len = 0; /* not the parser's message */
     if (rec->detail && (rc = field_en(cl, &cl->detail, rec->detail, &cl->en.detail, &lang,
                                       &near)) != 0)
         return rc;

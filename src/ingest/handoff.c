@@ -100,7 +100,7 @@ static const size_t record_strings[] = {
 
 typedef struct packed_record {
     RECORD_SCALARS(DECLARE)
-    uint32_t strings_len, message_len; /* a record is at most RECORD_MAX (32 MiB) */
+    uint32_t strings_len; /* a record is at most RECORD_MAX (32 MiB) */
     uint32_t str[NREC_STRINGS];
     char sqlstate[6];
 } packed_record;
@@ -484,7 +484,6 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     RECORD_SCALARS(PACK)
     memcpy(pk->sqlstate, r->sqlstate, sizeof(pk->sqlstate));
     pk->strings_len = (uint32_t)blen;
-    pk->message_len = (uint32_t)r->message_len;
     if (blen)
         cblk = put(&tail, blk, blen); /* at strs */
     for (i = 0; i < NREC_STRINGS; i++) {
@@ -508,8 +507,7 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
             n = extra[k] - 1;
         } else if (owner[k] == OWNER_BLOCK) {
             *slots[k] = cblk + (p - blk);
-            if (text) /* the classifier knows it, mostly (a stderr log's) */
-                n = copy->u.stmt.text_len ? copy->u.stmt.text_len : strlen(*slots[k]);
+            n = text ? strlen(*slots[k]) : 0;
         } else if (owner[k] >= 0) {
             const char *s = *FIELD(r, record_strings[owner[k]]);
             *slots[k] = copied[owner[k]] + (p - s);
@@ -732,7 +730,6 @@ ls_event *ls_item_event(ls_item *it, ls_record *rec)
         *FIELD(rec, record_strings[i]) = pk->str[i] ? strs + pk->str[i] - 1 : NULL;
     rec->strings = pk->strings_len ? strs : NULL;
     rec->strings_len = pk->strings_len;
-    rec->message_len = pk->message_len;
     it->ev->rec = rec;
     return it->ev;
 }

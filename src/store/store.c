@@ -1456,13 +1456,10 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
     int rc, verb = verb_code(m->verb), has_duration = ev->kind == LS_EV_DURATION, ended;
 
     /* The parsing thread hashed the text (handoff.c); a caller that did
-     * not hand the event over left text_hash 0, and text_len too unless
-     * the classifier knew it. */
-    if ((rc = !m->text       ? (text = 0, 0)
-              : m->text_hash ? text_id_hashed(s, m->text, m->text_len, m->text_hash, &text)
-              : m->text_len  ? text_id_hashed(s, m->text, m->text_len,
-                                              ls_quick_hash(m->text, m->text_len), &text)
-                             : text_id(s, m->text, &text)) != 0 ||
+     * not hand the event over left text_hash 0. */
+    if ((rc = m->text && m->text_hash ? text_id_hashed(s, m->text, m->text_len, m->text_hash,
+                                                       &text)
+                                      : text_id(s, m->text, &text)) != 0 ||
         (rc = name_id(s, m->name, &name)) != 0 ||
         (rc = xid_seen(s, r->xid, sess, r->pid, r->ts)) != 0)
         return rc;

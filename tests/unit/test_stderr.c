@@ -31,7 +31,6 @@ typedef struct got_record {
     char severity[16], message[512], detail[512], context[256], statement[256], app[64],
         session[32], vxid[16];
     int64_t session_line;
-    size_t message_len;
 } got_record;
 
 typedef struct collector {
@@ -59,11 +58,6 @@ static int on_record(void *ctx, const ls_record *r)
     g->xid = r->xid;
     memcpy(g->sqlstate, r->sqlstate, 6);
     g->session_line = r->session_line;
-    /* The message's length, when the parser says it, is its strlen
-     * (classify.c and the handoff take it for one). */
-    if (r->message_len)
-        CHECK_INT(r->message_len, strlen(r->message));
-    g->message_len = r->message_len;
     cp(g->severity, sizeof(g->severity), r->severity);
     cp(g->message, sizeof(g->message), r->message);
     cp(g->detail, sizeof(g->detail), r->detail);
@@ -193,37 +187,6 @@ static void test_continuation(void)
               "Process 4427 waits for ShareLock on transaction 745; blocked by process 4428.\n"
               "Process 4428: UPDATE accounts SET balance = balance + 20 WHERE id = 4\n"
               "Process 4427: UPDATE accounts SET balance = balance + 20 WHERE id = 5");
-    /* the DETAIL's continuations are not the message's */
-    CHECK_INT(c.recs[0].message_len, strlen("deadlock detected"));
-}
-
-/*
- * A message continued over TAB lines has the length of all of them: lines
- * 31-36 of samples/realistic/postgresql.log (PostgreSQL 15, '%t' prefix).
- */
-static void test_continued_message(void)
-{
-    static const char *const lines[] = {
-        "2026-12-02 17:59:33 UTC [19413] postgres@lockspan/lockspan-setup 6b105c85.4bd5 9 4/0 0 "
-        "00000 LOG:  duration: 0.890 ms  statement: CREATE FUNCTION deposit(p_id integer, "
-        "p_amount numeric) RETURNS numeric",
-        "\tLANGUAGE sql AS $$",
-        "\t    UPDATE accounts SET balance = balance + p_amount WHERE id = p_id",
-        "\t    RETURNING balance",
-        "\t$$",
-        "2026-12-02 17:59:33 UTC [19413] postgres@lockspan/lockspan-setup 6b105c85.4bd5 10 4/0 0 "
-        "00000 LOG:  duration: 0.320 ms  statement: CREATE FUNCTION payments_total() RETURNS "
-        "trigger LANGUAGE plpgsql AS $$",
-    };
-    collector c;
-    parse_lines_with(&c, "%t [%p] %q%u@%d/%a %c %l %v %x %e ", lines, 6);
-    CHECK_INT(c.n, 2);
-    CHECK_STR(c.recs[0].message,
-              "duration: 0.890 ms  statement: CREATE FUNCTION deposit(p_id integer, p_amount "
-              "numeric) RETURNS numeric\nLANGUAGE sql AS $$\n    UPDATE accounts SET balance = "
-              "balance + p_amount WHERE id = p_id\n    RETURNING balance\n$$");
-    CHECK_INT(c.recs[0].message_len, strlen(c.recs[0].message));
-    CHECK_INT(c.recs[1].message_len, strlen(c.recs[1].message));
 }
 
 static void test_interleaved(void)
@@ -344,7 +307,6 @@ int main(void)
 {
     test_wait_record();
     test_continuation();
-    test_continued_message();
     test_interleaved();
     test_input(0);
     test_input(1);
