@@ -174,6 +174,20 @@ run() {
 skip() { [[ $SKIP == *" $1 "* ]]; }
 fresh_db() { rm -f "$1" "$1-wal" "$1-shm" "$1-journal"; }
 
+# The host's speed now: sha256sum of the first slice (from the page cache),
+# one process alone, then two at once (the slower one's wall). This VM's
+# speed varies by up to half within minutes, and a second process does not
+# always get a core of its own: the probes, between the parts of the run,
+# say which figures fell in a slow stretch. PROBES: one line per probe.
+PROBES=""
+probe() {
+    local f=$1 one two
+    one=$( { /usr/bin/time -f %e sha256sum "$f" >/dev/null; } 2>&1)
+    two=$( { /usr/bin/time -f %e sha256sum "$f" >/dev/null & /usr/bin/time -f %e sha256sum "$f" >/dev/null; wait; } 2>&1 | sort -g | tail -n 1)
+    PROBES+="$(printf '  %-22s %5s s alone, %5s s two at once (%s)' "$2" "$one" "$two" "$(date -u +%H:%M:%S)")"$'\n'
+    log "host probe, $2: $one s alone, $two s two at once"
+}
+
 declare -A PASS_S      # PASS_S["<mb>|<pass>"] = seconds
 declare -A PASS_STEPS  # PASS_STEPS["<mb>|<pass>"] = SQLite VM steps (the same every run)
 PASSES=()              # pass names in order
@@ -190,6 +204,8 @@ for mb in $SIZES; do
     [[ -s $LOGF.gz ]] && cat "$LOGF.gz" >/dev/null
 done
 
+PROBE_F=$(logf_of "${SIZES%% *}")
+probe "$PROBE_F" "start"
 db="$WORK/bench.db"
 if ! skip analyze; then
     # In rounds, one size after the other, as the commands compared below:
@@ -251,6 +267,7 @@ done
 
 PGB_IN=""
 if ((HAVE_PGB)) && ! skip pgbadger; then
+    probe "$PROBE_F" "before pgbadger"
     PGB_IN="$WORK/$(basename "$BIG" .log).first${PGB_MB}M.log"
     slice "$PGB_MB" "$PGB_IN"
     cat "$PGB_IN" >/dev/null
@@ -275,6 +292,7 @@ fi
 # writing)
 HALVES=""
 if ! skip jobs; then
+    probe "$PROBE_F" "before -j"
     HALF_A="$WORK/first-half.log" HALF_B="$WORK/second-half.log"
     if [[ ! -s $HALF_A || $HALF_A -ot $BIG || ! -s $HALF_B || $HALF_B -ot $BIG ]]; then
         log "cutting $BIG in two halves"
@@ -303,6 +321,8 @@ if ! skip jobs; then
     fresh_db "$WORK/jobs.db"
 fi
 
+probe "$PROBE_F" "end"
+
 # ---------------------------------------------------------------- report
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 rate() { awk -v b="$1" -v s="$2" 'BEGIN { if (s > 0) printf "%.1f", b / 1048576 / s; else print "-" }'; }
@@ -313,6 +333,8 @@ echo
 echo "lockspan benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo "lockspan: $("$BIN" version 2>/dev/null || echo '?')   log: $BIG (pgbench, PostgreSQL 15 stderr), prefix '$PREFIX'"
 echo "MB = MiB; wall and CPU (user+sys) seconds and peak RSS from /usr/bin/time -v, medians of $RUNS run(s) each; MB/s on the uncompressed size unless said"
+echo "host probes (sha256sum of $(basename "$PROBE_F"); on a calm host alike, and two at once as fast as one):"
+printf '%s' "$PROBES"
 echo
 fmt='%-7s | %-34s | %8s | %8s | %8s | %8s | %10s | %8s\n'
 printf "$fmt" "size" "tool" "MB" "wall s" "CPU s" "MB/s" "CPU s/MB" "RSS MiB"
