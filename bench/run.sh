@@ -303,10 +303,14 @@ if ! skip jobs; then
     HALVES=$(($(stat -c %s "$HALF_A") + $(stat -c %s "$HALF_B")))
     # In rounds (-j 1, -j 2, default), as for pgbadger above; the speed-up
     # is the median of each round's -j 1 / -j 2 (-j 2 needs both CPUs: a
-    # round in which the host took one away does not count twice).
+    # round in which the host took one away does not count twice). The
+    # order turns from round to round (1 2 default, 2 default 1, default
+    # 1 2, ...): a run right after one on two threads was a few per cent
+    # slower here, and the same order every round would put that on -j 1.
     JRATIOS=""
+    JORDER=(1 2 default 1 2)
     for ((round = 0; round < RUNS; round++)); do
-        for j in 1 2 default; do
+        for j in "${JORDER[@]:round % 3:3}"; do
             jopt=(-j "$j")
             [[ $j == default ]] && jopt=()
             run_once "jobs_$j" "$BIN" ingest -q "${jopt[@]}" --db "$WORK/jobs.db" --prefix "$PREFIX" "$HALF_A" "$HALF_B"
