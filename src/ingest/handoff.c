@@ -85,11 +85,12 @@ static const size_t record_strings[] = {
 
 /*
  * A record as it is handed over, before its event: its scalars, and its
- * strings as 1 + their offset in the strings after the event (0: NULL).
- * Half an ls_record's size, whose 8-byte pointers were a third of the
- * bytes an event took from one core to the other; the writer unpacks it
- * into an ls_record of its own (ls_item_event). Every field of ls_record
- * but `file` (see record_strings) has its place here.
+ * strings as 1 + their offset in the strings after the event (0: NULL):
+ * 120 bytes where an ls_record has 208, of which 17 pointers of 8 bytes,
+ * since every byte handed over is written on one core and read on
+ * another. The writer unpacks it into an ls_record of its own
+ * (ls_item_event). Every field of ls_record but `file` (see
+ * record_strings) has its place here.
  */
 #define RECORD_SCALARS(X) \
     X(uint64_t, line) X(ls_ts, ts) X(ls_ts, session_start) X(int64_t, session_line) \
