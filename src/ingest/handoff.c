@@ -428,7 +428,7 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     const char **slots[LS_MAX_EDGES + 4];
     size_t extra[LS_MAX_EDGES + 4];
     int owner[LS_MAX_EDGES + 4]; /* the record string a slot points into, OWNER_BLOCK, or -1 */
-    char *copied[NREC_STRINGS];  /* where each record string went */
+    const char *copied[NREC_STRINGS]; /* where each record string went */
     int nslots, k, rc;
     ls_item *it;
     packed_record *pk;
@@ -489,7 +489,7 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
         cblk = put(&tail, blk, blen); /* at strs */
     for (i = 0; i < NREC_STRINGS; i++) {
         const char *s = *FIELD(r, record_strings[i]);
-        copied[i] = lens[i] ? put(&tail, s, lens[i]) : s ? (char *)cblk + (s - blk) : NULL;
+        copied[i] = lens[i] ? put(&tail, s, lens[i]) : s ? cblk + (s - blk) : NULL;
         pk->str[i] = copied[i] ? (uint32_t)(copied[i] - strs) + 1 : 0;
     }
     /* Point the copy's event strings at the copied text. A statement's
