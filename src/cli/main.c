@@ -238,9 +238,11 @@ static const cli_text file_texts[] = {
 };
 
 static const cli_text environment[] = {
-    {"LOCKSPAN_TIMING", "set: print the wall and CPU time, pages read, peak memory and SQLite "
-                        "steps of each correlation pass on stderr; 'sql': also the time "
-                        "SQLite spent in each statement"},
+    {"LOCKSPAN_TIMING", "set: print on stderr the wall and CPU time of ingest's load (and "
+                        "the CPU time its batches took to write, the part one thread at a "
+                        "time does) and of its end, and the wall and CPU time, pages read, "
+                        "peak memory and SQLite steps of each correlation pass; 'sql': also "
+                        "the time SQLite spent in each statement"},
     {"TZ", "the zone of RFC 3164 syslog times, which carry none"},
 };
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "handoff.h"
 #include "ls_common.h"
@@ -51,6 +52,9 @@ typedef struct handoff_queue {
     double done[HANDOFF_MAX_PRODUCERS];
     unsigned char parsing[HANDOFF_MAX_PRODUCERS];
     int failed, producer_rc, write_rc;
+    int timed;             /* ls_handoff_time_writes() */
+    double write_cpu;      /* CPU seconds of the batches' writes, when timed */
+    uint64_t batches;      /* batches written, when timed */
     ls_handoff_writer write;
     void *write_ctx;
 } handoff_queue;
@@ -267,10 +271,20 @@ static void write_turn(handoff_queue *q)
         q->queued--;
         pthread_cond_broadcast(&q->can_push); /* room for a producer waiting */
         if (!q->failed) {
+            struct timespec c0, c1;
             int rc;
             pthread_mutex_unlock(&q->mu);
+            if (q->timed)
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
             rc = q->write(q->write_ctx, b);
+            if (q->timed)
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
             pthread_mutex_lock(&q->mu);
+            if (q->timed) {
+                q->write_cpu += (double)(c1.tv_sec - c0.tv_sec) +
+                                (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
+                q->batches++;
+            }
             if (rc && !q->failed)
                 q->failed = q->write_rc = rc;
         }
@@ -688,6 +702,21 @@ void ls_handoff_set_writer(ls_handoff *h, ls_handoff_writer write, void *ctx)
 {
     h->q->write = write;
     h->q->write_ctx = ctx;
+}
+
+void ls_handoff_time_writes(ls_handoff *h)
+{
+    h->q->timed = 1;
+}
+
+double ls_handoff_write_cpu(ls_handoff *h, uint64_t *batches)
+{
+    double cpu;
+    pthread_mutex_lock(&h->q->mu);
+    cpu = h->q->write_cpu;
+    *batches = h->q->batches;
+    pthread_mutex_unlock(&h->q->mu);
+    return cpu;
 }
 
 void ls_handoff_direct(ls_handoff *h)

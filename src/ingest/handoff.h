@@ -121,6 +121,11 @@ void ls_handoff_set_writer(ls_handoff *h, ls_handoff_writer write, void *ctx);
  * points at the caller's memory, instead of being copied. Call it after
  * ls_handoff_set_writer(), before the producer starts. */
 void ls_handoff_direct(ls_handoff *h);
+/* Time each batch's write (CPU seconds of the thread that writes it):
+ * LOCKSPAN_TIMING. Call it before the producers start. */
+void ls_handoff_time_writes(ls_handoff *h);
+/* The CPU seconds written batches took so far, and how many there were. */
+double ls_handoff_write_cpu(ls_handoff *h, uint64_t *batches);
 /* Write batches as they come until every producer has closed and all is
  * written; any thread may call it. Returns the first write error. */
 int ls_handoff_drain(ls_handoff *h);

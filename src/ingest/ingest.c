@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "handoff.h"
@@ -1398,6 +1399,47 @@ static int warn_overlap(ls_store *s)
     return rc;
 }
 
+/* Seconds from a to b. */
+static double secs_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/*
+ * LOCKSPAN_TIMING: the load's wall and CPU time, and of that CPU the
+ * writes of batches to the store (the part one thread at a time can do:
+ * with -j N the load takes at least that long, and at least its CPU time
+ * over N), then the end (commit, indexes). With -j 1 events are written
+ * as they are parsed, not in batches: no writing line.
+ */
+typedef struct ingest_clock {
+    struct timespec wall[3], cpu[3];
+} ingest_clock;
+
+static void clock_mark(ingest_clock *k, int i)
+{
+    clock_gettime(CLOCK_MONOTONIC, &k->wall[i]);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &k->cpu[i]);
+}
+
+static void clock_print(const ingest_clock *k, ls_handoff *h, int batched)
+{
+    uint64_t batches = 0;
+    double write_cpu = ls_handoff_write_cpu(h, &batches);
+
+    fprintf(stderr, "lockspan: ingest: %-24s %8.3f s\n", "load",
+            secs_between(&k->wall[0], &k->wall[1]));
+    fprintf(stderr, "lockspan: ingest-cpu: %-24s %8.3f s\n", "load",
+            secs_between(&k->cpu[0], &k->cpu[1]));
+    if (batched)
+        fprintf(stderr, "lockspan: ingest-cpu: %-24s %8.3f s (%llu batches)\n",
+                "writing batches", write_cpu, (unsigned long long)batches);
+    fprintf(stderr, "lockspan: ingest: %-24s %8.3f s\n", "end (commit, indexes)",
+            secs_between(&k->wall[1], &k->wall[2]));
+    fprintf(stderr, "lockspan: ingest-cpu: %-24s %8.3f s\n", "end (commit, indexes)",
+            secs_between(&k->cpu[1], &k->cpu[2]));
+}
+
 /*
  * Threads. opts->jobs = N: N threads in all; independent inputs are spread
  * over up to N parsing producers, and a thread left over writes the store
@@ -1419,6 +1461,8 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     uint64_t load[MAX_JOBS] = {0}; /* input bytes of each parsing thread */
     size_t n = 0, i, k;
     int rc, rc2, t, jobs, nthreads = 1, first, started = 0;
+    int timing = getenv("LOCKSPAN_TIMING") != NULL;
+    ingest_clock clock;
 
     memset(c, 0, sizeof(c));
     memset(&w, 0, sizeof(w));
@@ -1470,6 +1514,8 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     ls_handoff_set_writer(c[0].handoff, write_batch, &w);
     if (jobs == 1) /* parsing and writing on this thread alone: no copies */
         ls_handoff_direct(c[0].handoff);
+    if (timing)
+        ls_handoff_time_writes(c[0].handoff);
     /* Until the end, the store may hold part of this ingest: report refuses
      * it, and the next ingest of the same files completes it. */
     if ((rc = ls_store_meta_set(store, "ingest", "incomplete")) != 0 ||
@@ -1489,6 +1535,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         goto out;
     /* With a thread to spare, this one only writes; else it parses too. */
     first = nthreads < jobs ? 0 : 1;
+    clock_mark(&clock, 0);
     for (t = first; t < nthreads; t++, started++)
         if (pthread_create(&thread[t], NULL, parsing_thread, &c[t]) != 0)
             break;
@@ -1504,6 +1551,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     rc = ls_handoff_drain(c[0].handoff);
     for (t = first; t < first + started; t++)
         pthread_join(thread[t], NULL);
+    clock_mark(&clock, 1);
     if (rc == 0)
         rc = ls_handoff_producer_rc(c[0].handoff);
     for (t = 0; t < nthreads; t++) {
@@ -1527,6 +1575,9 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         rc = ls_store_meta_set(store, "ingest", "complete");
     if (rc == 0)
         rc = warn_overlap(store);
+    clock_mark(&clock, 2);
+    if (rc == 0 && timing)
+        clock_print(&clock, c[0].handoff, jobs > 1);
     for (t = 0; t < nthreads; t++)
         unclassified_note(c[t].cls);
 out:

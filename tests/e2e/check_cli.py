@@ -176,12 +176,27 @@ def main():
         samples = os.path.dirname(os.path.abspath(sample))
         inputs = [os.path.join(samples, "rotation"), log,
                   os.path.join(samples, "hidden", "postgresql.log")]
+        # LOCKSPAN_TIMING=1 says what the load took, and of its CPU how much
+        # went to writing batches (the part one thread at a time does); -j 1
+        # writes each event as it is parsed, so there is no such line.
         dumps = {}
         for j in ("", "1", "2", "3"):
             db = os.path.join(tmp, f"j{j}.db")
-            r = run(ls, "ingest", "-q", *(["-j", j] if j else []), "--db", db, *inputs)
+            r = timed(ls, "ingest", "-q", *(["-j", j] if j else []), "--db", db, *inputs)
             check(r.returncode == 0, f"ingest -j {j}: exit {r.returncode} {r.stderr[-300:]}")
             dumps[j] = storedump.dump(db)
+            load = re.search(r"ingest-cpu: load +([0-9.]+) s", r.stderr)
+            wrote = re.search(r"ingest-cpu: writing batches +([0-9.]+) s \((\d+) batches\)",
+                              r.stderr)
+            check(load and "ingest: end (commit, indexes)" in r.stderr,
+                  f"ingest -j {j}: LOCKSPAN_TIMING gives the load and the end ({r.stderr[-300:]})")
+            if j == "1":
+                check(not wrote, "ingest -j 1: no writing line (events are written as parsed)")
+            else:
+                check(wrote and int(wrote.group(2)) >= 1 and load and
+                      float(wrote.group(1)) <= float(load.group(1)) + 0.02,
+                      f"ingest -j {j}: writing batches, a part of the load's CPU "
+                      f"({wrote.group(0) if wrote else None}, {load.group(0) if load else None})")
         check(storedump.counts(dumps["1"]).get("statements", 0) > 100,
               f"ingest -j 1 stored statements ({storedump.counts(dumps['1'])})")
         check(dumps["2"] == dumps["1"] and dumps["3"] == dumps["1"] and dumps[""] == dumps["1"],
