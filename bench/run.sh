@@ -35,6 +35,9 @@
 #   LOCKSPAN_BENCH_RUNS       run each command N times and report the median
 #                             wall, CPU and peak RSS (default 1; a shared VM
 #                             varies by a quarter from one run to the next)
+#   LOCKSPAN_BENCH_SLICE_RUNS lockspan's runs on the pgbadger slice in each of
+#                             those rounds (default 5): one of 0.4 s is one
+#                             slow second of the host away from another figure
 #   LOCKSPAN_PGBENCH_PORT     port of the generator's server (default 54341)
 #   LOCKSPAN_BENCH_PASS_CLOCK cpu (default) or wall: what the per-pass times are.
 #                             cpu preloads bench/cpuclock.c (built with cc) so
@@ -53,6 +56,7 @@ PGB_MB="${LOCKSPAN_BENCH_PGB_MB:-100}"
 GZ_LEVEL="${LOCKSPAN_BENCH_GZIP_LEVEL:-6}"
 SKIP=" ${LOCKSPAN_BENCH_SKIP:-} "
 RUNS="${LOCKSPAN_BENCH_RUNS:-1}"
+SLICE_RUNS="${LOCKSPAN_BENCH_SLICE_RUNS:-5}"
 
 log() { printf '[bench] %s\n' "$*" >&2; }
 die() { echo "bench/run.sh: $*" >&2; exit 2; }
@@ -65,6 +69,8 @@ done
 ((MAX > 0)) || die "LOCKSPAN_BENCH_MB is empty"
 [[ $PGB_MB =~ ^[0-9]+$ ]] || die "LOCKSPAN_BENCH_PGB_MB must be an integer (MiB)"
 [[ $RUNS =~ ^[0-9]+$ && $RUNS -gt 0 ]] || die "LOCKSPAN_BENCH_RUNS must be a positive integer"
+[[ $SLICE_RUNS =~ ^[0-9]+$ && $SLICE_RUNS -gt 0 ]] ||
+    die "LOCKSPAN_BENCH_SLICE_RUNS must be a positive integer"
 [[ -x $BIN ]] || die "lockspan binary not found: $BIN (build: make)"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time (GNU time) is required: apt-get install time"
 PASS_CLOCK="${LOCKSPAN_BENCH_PASS_CLOCK:-cpu}"
@@ -273,12 +279,18 @@ if ((HAVE_PGB)) && ! skip pgbadger; then
     cat "$PGB_IN" >/dev/null
     PGB_BYTES=$(stat -L -c %s "$PGB_IN")
     # Rounds of the three, so that a slow stretch of a shared machine
-    # falls on all of them alike.
+    # falls on all of them alike. In each, pgbadger runs once (some 25 s)
+    # and lockspan SLICE_RUNS times (0.4 s each): the median of lockspan's
+    # runs then spans the minutes pgbadger's do, where three runs of it
+    # were three instants, one slow second apart from a figure a quarter
+    # higher.
     for ((round = 0; round < RUNS; round++)); do
         run_once pgbadger pgbadger --prefix "$PREFIX" -j 1 -o "$WORK/pgbadger.html" -q "$PGB_IN"
-        run_once ingest_pgbslice "$BIN" ingest -q --db "$WORK/pgb.db" --prefix "$PREFIX" "$PGB_IN"
-        # one thread, as pgbadger -j 1 is one process
-        run_once ingest_pgbslice_j1 "$BIN" ingest -q -j 1 --db "$WORK/pgb.db" --prefix "$PREFIX" "$PGB_IN"
+        for ((k = 0; k < SLICE_RUNS; k++)); do
+            run_once ingest_pgbslice "$BIN" ingest -q --db "$WORK/pgb.db" --prefix "$PREFIX" "$PGB_IN"
+            # one thread, as pgbadger -j 1 is one process
+            run_once ingest_pgbslice_j1 "$BIN" ingest -q -j 1 --db "$WORK/pgb.db" --prefix "$PREFIX" "$PGB_IN"
+        done
     done
     run_done pgbadger
     run_done ingest_pgbslice
@@ -336,7 +348,7 @@ rssmib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 echo
 echo "lockspan benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo "lockspan: $("$BIN" version 2>/dev/null || echo '?')   log: $BIG (pgbench, PostgreSQL 15 stderr), prefix '$PREFIX'"
-echo "MB = MiB; wall and CPU (user+sys) seconds and peak RSS from /usr/bin/time -v, medians of $RUNS run(s) each; MB/s on the uncompressed size unless said"
+echo "MB = MiB; wall and CPU (user+sys) seconds and peak RSS from /usr/bin/time -v, medians of $RUNS run(s) each (lockspan on the pgbadger slice: $((RUNS * SLICE_RUNS))); MB/s on the uncompressed size unless said"
 echo "host probes (sha256sum of $(basename "$PROBE_F"); on a calm host alike, and two at once as fast as one):"
 printf '%s' "$PROBES"
 echo
