@@ -30,8 +30,6 @@
 #define STMT_CARRY 768 /* rows awaiting their session's next line, at most (flush_statements) */
 #define STMT_COLS 16
 #define XID_ROWS 64   /* transaction ids per multi-row INSERT */
-#define LOCK_ROWS 32  /* lock events per multi-row INSERT */
-#define LOCK_COLS 26
 #define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
 #define TEXT_CACHE_MAX 4096 /* longer texts are looked up in the store each time */
 #define NAME_CACHE 256      /* prepared statement names remembered, by hash */
@@ -103,13 +101,6 @@ enum {
     " pid = excluded.pid, first_ts = excluded.first_ts"                          \
     " WHERE excluded.first_ts < coalesce(xids.first_ts, excluded.first_ts + 1)"
 
-/* LOCK_COLS columns */
-#define LOCK_EVENT_HEAD                                                                        \
-    "INSERT INTO lock_events(session_id, pid, file_id, line, ts, phase, mode, target_kind,"    \
-    " target, target_xid, rel_oid, db_oid, page, tuple_offset, waited_ms, holders, queue,"     \
-    " ctx_action, ctx_relation, ctx_page, ctx_offset, text_id, xid, vxid, context_id,"         \
-    " after_lock) VALUES "
-
 static const char *const query_sql[Q__COUNT] = {
     [Q_FILE_INSERT] = "INSERT INTO files(path, format, prefix, gzip) VALUES (?1, ?2, ?3, ?4)",
     [Q_FILE_UPDATE] = "UPDATE files SET bytes = ?2, lines = ?3,"
@@ -151,7 +142,10 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_NAME_FIND] = "SELECT name_id FROM stmt_names WHERE name = ?1",
     [Q_NAME_INSERT] = "INSERT INTO stmt_names(name) VALUES (?1)",
     [Q_STMT_MAX] = "SELECT coalesce(max(stmt_id), 0) FROM stmt_rows",
-    [Q_LOCK_EVENT] = LOCK_EVENT_HEAD "(?1, ?2, ?3, ?4, ?5, ?6,"
+    [Q_LOCK_EVENT] = "INSERT INTO lock_events(session_id, pid, file_id, line, ts, phase, mode,"
+                     " target_kind, target, target_xid, rel_oid, db_oid, page, tuple_offset,"
+                     " waited_ms, holders, queue, ctx_action, ctx_relation, ctx_page, ctx_offset,"
+                     " text_id, xid, vxid, context_id, after_lock) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
                      " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
                      " ?22, ?23, ?24, ?25, ?26)",
     [Q_DEADLOCK] = "INSERT INTO deadlocks(file_id, line, ts, victim_pid, victim_session, detail)"
@@ -244,19 +238,6 @@ struct ls_store {
     struct xid_slot xids_out[XID_ROWS];
     int nxids_out;
     sqlite3_stmt *xid_multi;
-    /* Lock events wait here to be inserted LOCK_ROWS at a time, as
-     * statement rows do (a single-row INSERT of one was 2 us on a
-     * lock-heavy log, as much as 8 % of the writer's time): each as the
-     * values it is bound with, its strings copied into lock_text (by
-     * offset, as the buffer moves when it grows). */
-    sqlite3_stmt *lock_multi;
-    struct held_value {
-        int type; /* 0 for NULL, else SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_TEXT */
-        int64_t i; /* the integer, or the text's offset in lock_text */
-        double d;
-    } locks[LOCK_ROWS][LOCK_COLS];
-    int nlocks;
-    ls_buf lock_text;
 };
 
 struct ls_stmt {
@@ -549,8 +530,6 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     if (rc == 0)
         rc = prepare_multi(s, "INSERT INTO xids(xid, session_id, pid, first_ts) VALUES ",
                            XID_ROWS, 4, XID_UPSERT, &s->xid_multi);
-    if (rc == 0)
-        rc = prepare_multi(s, LOCK_EVENT_HEAD, LOCK_ROWS, LOCK_COLS, "", &s->lock_multi);
     if (rc == 0) {
         if (sqlite3_step(s->q[Q_SESSION_MAX]) == SQLITE_ROW)
             s->last_session_id = sqlite3_column_int64(s->q[Q_SESSION_MAX], 0);
@@ -579,8 +558,6 @@ void ls_store_close(ls_store *s)
         sqlite3_finalize(s->q[i]);
     sqlite3_finalize(s->stmt_multi);
     sqlite3_finalize(s->xid_multi);
-    sqlite3_finalize(s->lock_multi);
-    ls_buf_free(&s->lock_text);
     for (i = 0; i < TEXT_CACHE; i++)
         free(s->texts[i].text);
     for (i = 0; i < SESSION_CACHE; i++)
@@ -600,7 +577,6 @@ int ls_store_begin(ls_store *s)
 static int session_flush_all(ls_store *s);
 static int flush_statements(ls_store *s, int all);
 static int xid_flush_all(ls_store *s);
-static int lock_write(ls_store *s);
 
 int ls_store_commit(ls_store *s)
 {
@@ -609,8 +585,6 @@ int ls_store_commit(ls_store *s)
         rc = session_flush_all(s);
     if (rc == 0)
         rc = xid_flush_all(s);
-    if (rc == 0)
-        rc = lock_write(s);
     s->last_stmt_id = -1; /* correlation may add rows (spans.c) between ingests */
     return rc ? rc : ls_store_exec(s, "COMMIT");
 }
@@ -1576,74 +1550,12 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
     return s->nrows >= s->flush_at ? flush_statements(s, 0) : 0;
 }
 
-/* ---- lock events, held until a group of them is inserted ---- */
-
-static void hold_int(struct held_value *v, int64_t i)
-{
-    v->type = SQLITE_INTEGER;
-    v->i = i;
-}
-
-/* As bind_pos: NULL unless positive. */
-static void hold_pos(struct held_value *v, int64_t i)
-{
-    if (i > 0)
-        hold_int(v, i);
-}
-
-static void hold_text(ls_store *s, struct held_value *v, const char *t)
-{
-    if (!t)
-        return;
-    v->type = SQLITE_TEXT;
-    v->i = (int64_t)s->lock_text.len;
-    ls_buf_addz(&s->lock_text, t, strlen(t));
-}
-
-static void bind_held(ls_store *s, sqlite3_stmt *st, int base, const struct held_value *row)
-{
-    int i;
-    for (i = 0; i < LOCK_COLS; i++) {
-        const struct held_value *v = &row[i];
-        switch (v->type) {
-        case SQLITE_INTEGER: sqlite3_bind_int64(st, base + i + 1, v->i); break;
-        case SQLITE_FLOAT: sqlite3_bind_double(st, base + i + 1, v->d); break;
-        case SQLITE_TEXT:
-            sqlite3_bind_text(st, base + i + 1, s->lock_text.ptr + v->i, -1, SQLITE_STATIC);
-            break;
-        default: sqlite3_bind_null(st, base + i + 1); break;
-        }
-    }
-}
-
-/* Insert the lock events held: LOCK_ROWS in one statement, fewer (at a
- * commit) one by one. */
-static int lock_write(ls_store *s)
-{
-    int i, rc = 0, n = s->nlocks;
-    s->nlocks = 0;
-    if (ls_buf_failed(&s->lock_text))
-        rc = LS_ENOMEM;
-    else if (n == LOCK_ROWS) {
-        for (i = 0; i < n; i++)
-            bind_held(s, s->lock_multi, i * LOCK_COLS, s->locks[i]);
-        rc = run_bound(s, s->lock_multi);
-    } else {
-        for (i = 0; i < n && rc == 0; i++) {
-            bind_held(s, s->q[Q_LOCK_EVENT], 0, s->locks[i]);
-            rc = run_bound(s, s->q[Q_LOCK_EVENT]);
-        }
-    }
-    ls_buf_reset(&s->lock_text);
-    return rc;
-}
-
 static int store_lock_event(ls_store *s, int64_t file_id, session_slot *slot, const ls_event *ev)
 {
     int64_t sess = slot ? slot->session_id : 0;
     const ls_record *r = ev->rec;
     const ls_lock_wait *w = &ev->u.lock;
-    struct held_value *row = s->locks[s->nlocks];
+    sqlite3_stmt *st = s->q[Q_LOCK_EVENT];
     char holders[LS_MAX_PIDS * 12], queue[LS_MAX_PIDS * 12];
     int64_t stmt_text, context_text;
     int rc = xid_seen(s, r->xid, sess, w->pid, r->ts);
@@ -1652,54 +1564,51 @@ static int store_lock_event(ls_store *s, int64_t file_id, session_slot *slot, co
     if (rc || (rc = text_id(s, r->statement, &stmt_text)) != 0 ||
         (rc = text_id(s, r->context, &context_text)) != 0)
         return rc;
-    memset(row, 0, sizeof(s->locks[0])); /* every column NULL */
-    hold_pos(&row[0], sess);
-    hold_int(&row[1], w->pid);
-    hold_int(&row[2], file_id);
-    hold_int(&row[3], (int64_t)r->line);
-    if (r->ts != LS_TS_NONE)
-        hold_int(&row[4], r->ts);
-    hold_text(s, &row[5], ls_lock_phase_name(w->phase));
-    hold_text(s, &row[6], w->mode);
-    hold_text(s, &row[7], ls_target_kind_name(w->target.kind));
-    hold_text(s, &row[8], w->target.text);
+    bind_pos(st, 1, sess);
+    sqlite3_bind_int(st, 2, w->pid);
+    sqlite3_bind_int64(st, 3, file_id);
+    sqlite3_bind_int64(st, 4, (int64_t)r->line);
+    bind_ts(st, 5, r->ts);
+    bind_text(st, 6, ls_lock_phase_name(w->phase));
+    bind_text(st, 7, w->mode);
+    bind_text(st, 8, ls_target_kind_name(w->target.kind));
+    bind_text(st, 9, w->target.text);
     if (w->target.kind == LS_TGT_TRANSACTION || w->target.kind == LS_TGT_SPECTOKEN)
-        hold_int(&row[9], w->target.xid);
+        sqlite3_bind_int64(st, 10, w->target.xid);
     if (w->target.kind == LS_TGT_RELATION || w->target.kind == LS_TGT_EXTEND ||
         w->target.kind == LS_TGT_PAGE || w->target.kind == LS_TGT_TUPLE) {
-        hold_int(&row[10], w->target.rel_oid);
-        hold_int(&row[11], w->target.db_oid);
+        sqlite3_bind_int64(st, 11, w->target.rel_oid);
+        sqlite3_bind_int64(st, 12, w->target.db_oid);
     }
     if (w->target.kind == LS_TGT_PAGE || w->target.kind == LS_TGT_TUPLE)
-        hold_int(&row[12], w->target.page);
+        sqlite3_bind_int64(st, 13, w->target.page);
     if (w->target.kind == LS_TGT_TUPLE)
-        hold_int(&row[13], w->target.offset);
-    row[14].type = SQLITE_FLOAT;
-    row[14].d = w->waited_ms;
+        sqlite3_bind_int64(st, 14, w->target.offset);
+    sqlite3_bind_double(st, 15, w->waited_ms);
+    pids_text(holders, sizeof(holders), w->holders, w->nholders);
+    pids_text(queue, sizeof(queue), w->queue, w->nqueue);
     if (w->phase != LS_LOCK_ACQUIRED) {
-        pids_text(holders, sizeof(holders), w->holders, w->nholders);
-        pids_text(queue, sizeof(queue), w->queue, w->nqueue);
-        hold_text(s, &row[15], holders);
-        hold_text(s, &row[16], queue);
+        bind_text(st, 16, holders);
+        bind_text(st, 17, queue);
     }
     if (w->ctx_relation[0] || w->have_ctx_tuple) {
-        hold_text(s, &row[17], w->ctx_action);
-        hold_text(s, &row[18], w->ctx_relation);
+        bind_text(st, 18, w->ctx_action);
+        bind_text(st, 19, w->ctx_relation);
         if (w->have_ctx_tuple) {
-            hold_int(&row[19], w->ctx_page);
-            hold_int(&row[20], w->ctx_offset);
+            sqlite3_bind_int64(st, 20, w->ctx_page);
+            sqlite3_bind_int64(st, 21, w->ctx_offset);
         }
     }
-    hold_pos(&row[21], stmt_text);
-    hold_pos(&row[22], r->xid);
-    hold_text(s, &row[23], r->vxid && r->vxid[0] ? r->vxid : NULL);
-    hold_pos(&row[24], context_text);
+    bind_pos(st, 22, stmt_text);
+    bind_pos(st, 23, r->xid);
+    bind_text(st, 24, r->vxid && r->vxid[0] ? r->vxid : NULL);
+    bind_pos(st, 25, context_text);
     /* A process sleeping on a lock logs nothing but that wait's messages:
      * one that follows another lock message of its session directly goes
      * on with that wait, whatever the times say (correlate.c). */
     if (slot && slot->last_event != SLOT_UNSEEN)
-        hold_int(&row[25], slot->last_event == SLOT_LOCK);
-    return ++s->nlocks == LOCK_ROWS ? lock_write(s) : 0;
+        sqlite3_bind_int(st, 26, slot->last_event == SLOT_LOCK);
+    return run(s, st);
 }
 
 static int store_error(ls_store *s, int64_t file_id, int64_t sess, const ls_event *ev,
