@@ -51,6 +51,7 @@ typedef struct session_slot {
     int64_t vxid_at, params_at;
     char vxid[32];
     char *params; /* owned */
+    size_t params_cap; /* bytes allocated at params */
     /* The session's latest row while it waits in ls_store.rows (row_gen
      * equals the store's rows_gen): a parse line's row that its bind line
      * joins, a bind line's that its execute line joins (fold_row()). */
@@ -1380,12 +1381,21 @@ static int64_t params_ref(session_slot *slot, int64_t stmt_id, const char *p)
     if (slot->params_at && stmt_id - slot->params_at <= REF_MAX && n > 2 &&
         strcmp(slot->params, p) == 0)
         return stmt_id - slot->params_at;
-    free(slot->params);
-    /* not kept (too long, or no memory): the next line stores its own */
-    slot->params = n <= PARAMS_KEPT ? ls_malloc(n + 1) : NULL;
-    if (slot->params)
-        memcpy(slot->params, p, n + 1);
-    slot->params_at = slot->params ? stmt_id : 0;
+    /* not kept (too long, or no memory): the next line stores its own.
+     * The buffer is reused: nearly every line has other parameters. */
+    slot->params_at = 0;
+    if (n > PARAMS_KEPT)
+        return 0;
+    if (n + 1 > slot->params_cap) {
+        char *q = ls_malloc(n + 1 > 64 ? n + 1 : 64);
+        if (!q)
+            return 0;
+        free(slot->params);
+        slot->params = q;
+        slot->params_cap = n + 1 > 64 ? n + 1 : 64;
+    }
+    memcpy(slot->params, p, n + 1);
+    slot->params_at = stmt_id;
     return 0;
 }
 
