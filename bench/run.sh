@@ -325,7 +325,7 @@ if ! skip jobs; then
         for j in "${JORDER[@]:round % 3:3}"; do
             jopt=(-j "$j")
             [[ $j == default ]] && jopt=()
-            run_once "jobs_$j" "$BIN" ingest -q "${jopt[@]}" --db "$WORK/jobs.db" --prefix "$PREFIX" "$HALF_A" "$HALF_B"
+            run_once "jobs_$j" env LOCKSPAN_TIMING=1 "$BIN" ingest -q "${jopt[@]}" --db "$WORK/jobs.db" --prefix "$PREFIX" "$HALF_A" "$HALF_B"
         done
         JRATIOS+="$(printf '%s' "${WALLS[jobs_1]}" | tail -n 1) $(printf '%s' "${WALLS[jobs_2]}" | tail -n 1)"$'\n'
     done
@@ -382,6 +382,22 @@ if [[ -n $HALVES ]]; then
     row "2x$((HALVES / 2 / 1048576))M" "lockspan ingest -j 1, two files" jobs_1 "$HALVES"
     row "2x$((HALVES / 2 / 1048576))M" "lockspan ingest -j 2, two files" jobs_2 "$HALVES"
     row "2x$((HALVES / 2 / 1048576))M" "lockspan ingest (no -j), two files" jobs_default "$HALVES"
+fi
+# What bounds -j: the load's CPU over the threads, and the batches' writes,
+# which one thread at a time does (LOCKSPAN_TIMING=1 of the -j runs).
+if [[ -n $HALVES ]]; then
+    echo
+    echo "the -j runs by LOCKSPAN_TIMING=1 (medians, seconds): the load, its CPU, of that the writes of"
+    echo "batches (one thread at a time: a floor under the load's wall), then the end (commit, indexes)"
+    # tim FILE KEY: the median of the seconds on FILE's lines with KEY
+    tim() { awk -v k="$2" 'index($0, k) { for (i = 1; i <= NF; i++) if ($i == "s") { print $(i - 1); break } }' "$1" | median; }
+    for j in 1 2 default; do
+        f="$WORK/stderr.jobs_$j.all.txt"
+        [[ -s $f ]] || continue
+        printf '  %-8s load %6s wall %6s CPU, writes %6s CPU; end %6s wall\n' "$( [[ $j == default ]] && echo "no -j" || echo "-j $j")" \
+            "$(tim "$f" 'ingest: load')" "$(tim "$f" 'ingest-cpu: load')" \
+            "$( [[ $j == 1 ]] && echo '-' || tim "$f" 'ingest-cpu: writing batches')" "$(tim "$f" 'ingest: end (commit, indexes)')"
+    done
 fi
 echo
 for mb in $SIZES; do
