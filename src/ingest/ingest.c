@@ -1462,7 +1462,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     size_t n = 0, i, k;
     int rc, rc2, t, jobs, nthreads = 1, first, started = 0;
     int timing = getenv("LOCKSPAN_TIMING") != NULL;
-    ingest_clock clock;
+    ingest_clock clk;
 
     memset(c, 0, sizeof(c));
     memset(&w, 0, sizeof(w));
@@ -1535,7 +1535,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         goto out;
     /* With a thread to spare, this one only writes; else it parses too. */
     first = nthreads < jobs ? 0 : 1;
-    clock_mark(&clock, 0);
+    clock_mark(&clk, 0);
     for (t = first; t < nthreads; t++, started++)
         if (pthread_create(&thread[t], NULL, parsing_thread, &c[t]) != 0)
             break;
@@ -1551,7 +1551,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     rc = ls_handoff_drain(c[0].handoff);
     for (t = first; t < first + started; t++)
         pthread_join(thread[t], NULL);
-    clock_mark(&clock, 1);
+    clock_mark(&clk, 1);
     if (rc == 0)
         rc = ls_handoff_producer_rc(c[0].handoff);
     for (t = 0; t < nthreads; t++) {
@@ -1575,9 +1575,9 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         rc = ls_store_meta_set(store, "ingest", "complete");
     if (rc == 0)
         rc = warn_overlap(store);
-    clock_mark(&clock, 2);
+    clock_mark(&clk, 2);
     if (rc == 0 && timing)
-        clock_print(&clock, c[0].handoff, jobs > 1);
+        clock_print(&clk, c[0].handoff, jobs > 1);
     for (t = 0; t < nthreads; t++)
         unclassified_note(c[t].cls);
 out:

@@ -36,6 +36,7 @@
 #define XID_CACHE 4096      /* transaction ids being seen, direct-mapped by xid */
 #define REF_MAX 32767       /* stmt_ids back a vxid or params may point (2 bytes) */
 #define PARAMS_KEPT 4096    /* longer parameter lists are stored each time */
+#define PARAMS_MIN 64       /* the least a session's parameter buffer holds */
 
 typedef struct session_slot {
     int pid;              /* 0: empty */
@@ -1387,12 +1388,13 @@ static int64_t params_ref(session_slot *slot, int64_t stmt_id, const char *p)
     if (n > PARAMS_KEPT)
         return 0;
     if (n + 1 > slot->params_cap) {
-        char *q = ls_malloc(n + 1 > 64 ? n + 1 : 64);
+        size_t cap = n + 1 > PARAMS_MIN ? n + 1 : PARAMS_MIN;
+        char *q = ls_malloc(cap);
         if (!q)
             return 0;
         free(slot->params);
         slot->params = q;
-        slot->params_cap = n + 1 > 64 ? n + 1 : 64;
+        slot->params_cap = cap;
     }
     memcpy(slot->params, p, n + 1);
     slot->params_at = stmt_id;
