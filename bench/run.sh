@@ -382,10 +382,9 @@ if [[ -n $HALVES ]]; then
     row "2x$((HALVES / 2 / 1048576))M" "lockspan ingest -j 1, two files" jobs_1 "$HALVES"
     row "2x$((HALVES / 2 / 1048576))M" "lockspan ingest -j 2, two files" jobs_2 "$HALVES"
     row "2x$((HALVES / 2 / 1048576))M" "lockspan ingest (no -j), two files" jobs_default "$HALVES"
-fi
-# What bounds -j: the load's CPU over the threads, and the batches' writes,
-# which one thread at a time does (LOCKSPAN_TIMING=1 of the -j runs).
-if [[ -n $HALVES ]]; then
+    # What bounds -j: the load's CPU over the threads, and the batches'
+    # writes, which one thread at a time does (LOCKSPAN_TIMING=1 of the -j
+    # runs).
     echo
     echo "the -j runs by LOCKSPAN_TIMING=1 (medians, seconds): the load, its CPU, of that the writes of"
     echo "batches (one thread at a time: a floor under the load's wall), then the end (commit, indexes)"

@@ -68,4 +68,8 @@ uint64_t ls_fnv1a(const void *p, size_t n, uint64_t h);
  * only (it may change between versions; ls_fnv1a is the stored one). */
 uint64_t ls_quick_hash(const void *p, size_t n);
 
+/* Seconds from clock reading a to b (LOCKSPAN_TIMING's lines). */
+struct timespec;
+double ls_secs_between(const struct timespec *a, const struct timespec *b);
+
 #endif

@@ -3,6 +3,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ls_common.h"
 #include "ls_event.h"
@@ -38,6 +39,11 @@ uint64_t ls_quick_hash(const void *p, size_t n)
     h *= 0xff51afd7ed558ccdULL;
     h ^= h >> 33;
     return h ? h : 1;
+}
+
+double ls_secs_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
 void *ls_malloc(size_t n)

@@ -829,9 +829,9 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
             if (progress)
                 ls_progress_end(progress);
             fprintf(stderr, "lockspan: correlate: %-24s %8.3f s\n", passes[i].name,
-                    (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+                    ls_secs_between(&t0, &t1));
             fprintf(stderr, "lockspan: correlate-cpu: %-24s %8.3f s\n", passes[i].name,
-                    (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9);
+                    ls_secs_between(&c0, &c1));
             fprintf(stderr, "lockspan: correlate-pages: %-24s %8lld pages read\n",
                     passes[i].name, (long long)ls_store_cache_misses(s));
             fprintf(stderr, "lockspan: correlate-peak: %-24s %8ld KiB resident\n",

@@ -281,8 +281,7 @@ static void write_turn(handoff_queue *q)
                 clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
             pthread_mutex_lock(&q->mu);
             if (q->timed) {
-                q->write_cpu += (double)(c1.tv_sec - c0.tv_sec) +
-                                (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
+                q->write_cpu += ls_secs_between(&c0, &c1);
                 q->batches++;
             }
             if (rc && !q->failed)

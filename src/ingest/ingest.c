@@ -1399,12 +1399,6 @@ static int warn_overlap(ls_store *s)
     return rc;
 }
 
-/* Seconds from a to b. */
-static double secs_between(const struct timespec *a, const struct timespec *b)
-{
-    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
 /*
  * LOCKSPAN_TIMING: the load's wall and CPU time, and of that CPU the
  * writes of batches to the store (the part one thread at a time can do:
@@ -1428,16 +1422,16 @@ static void clock_print(const ingest_clock *k, ls_handoff *h, int batched)
     double write_cpu = ls_handoff_write_cpu(h, &batches);
 
     fprintf(stderr, "lockspan: ingest: %-24s %8.3f s\n", "load",
-            secs_between(&k->wall[0], &k->wall[1]));
+            ls_secs_between(&k->wall[0], &k->wall[1]));
     fprintf(stderr, "lockspan: ingest-cpu: %-24s %8.3f s\n", "load",
-            secs_between(&k->cpu[0], &k->cpu[1]));
+            ls_secs_between(&k->cpu[0], &k->cpu[1]));
     if (batched)
         fprintf(stderr, "lockspan: ingest-cpu: %-24s %8.3f s (%llu batches)\n",
                 "writing batches", write_cpu, (unsigned long long)batches);
     fprintf(stderr, "lockspan: ingest: %-24s %8.3f s\n", "end (commit, indexes)",
-            secs_between(&k->wall[1], &k->wall[2]));
+            ls_secs_between(&k->wall[1], &k->wall[2]));
     fprintf(stderr, "lockspan: ingest-cpu: %-24s %8.3f s\n", "end (commit, indexes)",
-            secs_between(&k->cpu[1], &k->cpu[2]));
+            ls_secs_between(&k->cpu[1], &k->cpu[2]));
 }
 
 /*
