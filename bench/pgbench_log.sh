@@ -33,7 +33,9 @@
 # (default /usr/lib/postgresql/15/bin), LOCKSPAN_PGBENCH_SCALE (default 20),
 # LOCKSPAN_PGBENCH_MIN_WAITS (default 0: run on, past SIZE_MB if need be,
 # until the log holds that many logged waits; how many waits a MiB holds
-# depends on the machine's speed, the 250 ms holds do not).
+# depends on the machine's speed, the 250 ms holds do not),
+# LOCKSPAN_PGBENCH_CLIENTS (default 16, shared 10 to 6 as above: a server
+# with many live sessions at once).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,6 +44,7 @@ PORT=${LOCKSPAN_PGBENCH_PORT:-54341}
 PGBIN=${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}
 SCALE=${LOCKSPAN_PGBENCH_SCALE:-20}
 MIN_WAITS=${LOCKSPAN_PGBENCH_MIN_WAITS:-0}
+CLIENTS=${LOCKSPAN_PGBENCH_CLIENTS:-16}
 PREFIX='%m [%p] %q%u@%d/%a %c %l %v %x %e '
 
 usage() { echo "usage: ${0##*/} SIZE_MB OUT.log [--gzip]" >&2; exit 2; }
@@ -49,6 +52,12 @@ usage() { echo "usage: ${0##*/} SIZE_MB OUT.log [--gzip]" >&2; exit 2; }
 MB=$1; OUT=$2; GZ=0
 [[ ${3:-} == --gzip ]] && GZ=1
 [[ $MB =~ ^[0-9]+$ && $MB -gt 0 ]] || usage
+[[ $CLIENTS =~ ^[0-9]+$ && $CLIENTS -ge 2 && $CLIENTS -le 1000 ]] ||
+    { echo "LOCKSPAN_PGBENCH_CLIENTS: 2 to 1000 clients" >&2; exit 2; }
+# The clients of the two pgbench processes, 10 to 6 as with 16.
+PREPARED=$(((CLIENTS * 10 + 8) / 16))
+((PREPARED >= CLIENTS)) && PREPARED=$((CLIENTS - 1))
+EXTENDED=$((CLIENTS - PREPARED))
 OUT=$(realpath -m "$OUT")
 mkdir -p "$(dirname "$OUT")"
 TARGET=$((MB * 1048576))
@@ -73,7 +82,7 @@ pg_settings "log_line_prefix = '$PREFIX'" \
     "deadlock_timeout = '50ms'" \
     "log_min_duration_statement = 0" \
     "log_lock_waits = on" \
-    "max_connections = 40"
+    "max_connections = $((CLIENTS + 24))"
 pg_start
 pg_createdb bench
 LOGF=$LOGDIR/postgresql.log
@@ -99,7 +108,7 @@ first_backend() {
     for ((i = 0; i < 60; i++)); do
         p=$(as_pg "$PGBIN/psql" -h "$SOCK" -p "$PORT" -U "$PG_USER" -At -d bench -c \
             "SELECT min(pid) FROM pg_stat_activity WHERE application_name = 'bench-prepared'
-             HAVING count(*) = 10" 2>/dev/null || true)
+             HAVING count(*) = $PREPARED" 2>/dev/null || true)
         [[ -n $p ]] && break
         sleep 0.5
     done
@@ -127,14 +136,14 @@ pids_to() {
 }
 
 t0=$(date +%s)
-run_pgbench bench-prepared prepared 10 tpcb.sql@20 hot_branch.sql@2
+run_pgbench bench-prepared prepared "$PREPARED" tpcb.sql@20 hot_branch.sql@2
 p0=$(first_backend)
 if [[ -n $p0 ]] && pids_to "$p0"; then
     echo "[pgbench_log] bench-prepared's backends from pid $p0; bench-extended's after pid $((PID_AT + 1))" >&2
 else
     echo "[pgbench_log] could not bring the pid counter to bench-prepared's pids modulo 1024 (first $p0)" >&2
 fi
-run_pgbench bench-extended extended 6 tpcb.sql@20 hold_hot.sql@1 lock_ab.sql@1 lock_ba.sql@1
+run_pgbench bench-extended extended "$EXTENDED" tpcb.sql@20 hold_hot.sql@1 lock_ab.sql@1 lock_ba.sql@1
 
 size=0
 while :; do
