@@ -54,9 +54,9 @@ MB=$1; OUT=$2; GZ=0
 [[ $MB =~ ^[0-9]+$ && $MB -gt 0 ]] || usage
 [[ $CLIENTS =~ ^[0-9]+$ && $CLIENTS -ge 2 && $CLIENTS -le 1000 ]] ||
     { echo "LOCKSPAN_PGBENCH_CLIENTS: 2 to 1000 clients" >&2; exit 2; }
-# The clients of the two pgbench processes, 10 to 6 as with 16.
+# The clients of the two pgbench processes, 10 to 6 as with 16 (each at
+# least one, since CLIENTS >= 2).
 PREPARED=$(((CLIENTS * 10 + 8) / 16))
-((PREPARED >= CLIENTS)) && PREPARED=$((CLIENTS - 1))
 EXTENDED=$((CLIENTS - PREPARED))
 OUT=$(realpath -m "$OUT")
 mkdir -p "$(dirname "$OUT")"
