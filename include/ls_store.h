@@ -16,7 +16,7 @@
 #include "ls_activity.h"
 #include "ls_span.h"
 
-#define LS_STORE_SCHEMA_VERSION 10
+#define LS_STORE_SCHEMA_VERSION 11
 
 /* stmt_rows.verb: the statement line's verb as stored (the statements view
  * gives the text). Execute and bind, the commonest, cost no byte. */
@@ -38,6 +38,13 @@ enum {
  * statement, CONTEXT and query texts lock_events, errors and
  * deadlock_procs keep as text_id (and context_id). */
 #define LS_TEXT_OF(id) "(SELECT tx_.text FROM stmt_texts tx_ WHERE tx_.text_id = " id ")"
+/* SQL for a pid list of lock_event_rows row `t` (holders, queue) as the
+ * lock_events view gives it: a long list is kept once, in stmt_texts, and
+ * the row holds its INTEGER text_id (a wait queue of many sessions repeats
+ * from message to message). */
+#define LS_PIDS_OF(t, col)                                                                         \
+    "CASE WHEN typeof(" t "." col ") = 'integer' THEN " LS_TEXT_OF(t "." col) " ELSE " t "." col   \
+    " END"
 #define LS_STMT_REF(t, col)                                                                        \
     "CASE WHEN typeof(" t "." col ") = 'integer' THEN (SELECT r_." col " FROM stmt_rows r_"        \
     " WHERE r_.stmt_id = " t ".stmt_id - " t "." col ") ELSE " t "." col " END"

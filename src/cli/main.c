@@ -940,7 +940,7 @@ static int cmd_analyze(cli *c)
 static int prune_store(cli *c, ls_store *s)
 {
     static const char *const deletes[] = {
-        "DELETE FROM lock_events WHERE ts < (SELECT cut FROM temp.prune)",
+        "DELETE FROM lock_event_rows WHERE ts < (SELECT cut FROM temp.prune)",
         "DELETE FROM stmt_tags WHERE stmt_id IN (SELECT stmt_id FROM stmt_rows "
         "WHERE start_ts < (SELECT cut FROM temp.prune))",
         /* A row kept may point at a row dropped for its vxid or params
@@ -961,11 +961,14 @@ static int prune_store(cli *c, ls_store *s)
         "WHERE ts < (SELECT cut FROM temp.prune))",
         "DELETE FROM deadlocks WHERE ts < (SELECT cut FROM temp.prune)",
         /* Texts no kept row refers to (statements, and the statement,
-         * CONTEXT and query texts of lock messages, errors, deadlocks). */
+         * CONTEXT, pid list and query texts of lock messages, errors,
+         * deadlocks). */
         "DELETE FROM stmt_texts WHERE text_id NOT IN (SELECT text_id FROM stmt_rows"
-        " WHERE text_id IS NOT NULL UNION SELECT text_id FROM lock_events"
-        " WHERE text_id IS NOT NULL UNION SELECT context_id FROM lock_events"
-        " WHERE context_id IS NOT NULL UNION SELECT text_id FROM errors"
+        " WHERE text_id IS NOT NULL UNION SELECT text_id FROM lock_event_rows"
+        " WHERE text_id IS NOT NULL UNION SELECT context_id FROM lock_event_rows"
+        " WHERE context_id IS NOT NULL UNION SELECT holders FROM lock_event_rows"
+        " WHERE typeof(holders) = 'integer' UNION SELECT queue FROM lock_event_rows"
+        " WHERE typeof(queue) = 'integer' UNION SELECT text_id FROM errors"
         " WHERE text_id IS NOT NULL UNION SELECT text_id FROM deadlock_procs"
         " WHERE text_id IS NOT NULL)",
         "DELETE FROM spans WHERE start_ts < (SELECT cut FROM temp.prune)",

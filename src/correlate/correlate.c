@@ -32,13 +32,16 @@
 
 static const char episodes_sql[] =
     "SELECT event_id, session_id, pid, ts, phase, mode, target_kind, target, target_xid,"
-    " rel_oid, db_oid, page, tuple_offset, waited_ms, holders, queue, ctx_relation,"
-    " ctx_page, ctx_offset, file_id, line, after_lock"
+    " rel_oid, db_oid, page, tuple_offset, waited_ms,"
+    " " LS_PIDS_OF("lock_event_rows", "holders") ", " LS_PIDS_OF("lock_event_rows", "queue") ","
+    " ctx_relation, ctx_page, ctx_offset, file_id, line, after_lock,"
+    /* the queue as stored: lock_wait_rows keeps the same id */
+    " CASE WHEN typeof(queue) = 'integer' THEN queue END"
     /* In the table's (log) order, not through lock_events(pid, ts): that
      * walk reads the time-ordered table once per process once it outgrows
      * the page cache. Without the statement, which only the first event
-     * gives and the copy into lock_waits joins. */
-    " FROM lock_events NOT INDEXED ORDER BY event_id";
+     * gives and the copy into lock_wait_rows joins. */
+    " FROM lock_event_rows NOT INDEXED ORDER BY event_id";
 
 /*
  * Episodes are built as they end (the scan's order) but stored in time
@@ -68,14 +71,15 @@ static const char store_episodes_sql[] =
     /* In wait_id order (CROSS JOIN: episode_order is the outer loop), so
      * the statement, the first event's, is read near the one before: the
      * events are in log order, and so, nearly, are the waits. */
-    "INSERT INTO lock_waits(wait_id, " WAIT_COLS("") ", statement)"
+    "INSERT INTO lock_wait_rows(wait_id, " WAIT_COLS("") ", statement)"
     " SELECT o.wait_id, " WAIT_COLS("e.") ", " LS_TEXT_OF("le.text_id") " FROM temp.episode_order o"
     " CROSS JOIN temp.episodes e ON e.id = o.id"
     " LEFT JOIN lock_events le ON le.event_id = e.first_event ORDER BY o.wait_id;"
     /* In table order (NOT INDEXED: not through lock_events(pid, ts), which
      * would visit the rows once per process). */
-    "UPDATE lock_events NOT INDEXED SET wait_id = o.wait_id FROM temp.event_waits ew"
-    " JOIN temp.episode_order o ON o.id = ew.episode WHERE lock_events.event_id = ew.event_id;"
+    "UPDATE lock_event_rows NOT INDEXED SET wait_id = o.wait_id FROM temp.event_waits ew"
+    " JOIN temp.episode_order o ON o.id = ew.episode"
+    " WHERE lock_event_rows.event_id = ew.event_id;"
     "DROP TABLE temp.episodes; DROP TABLE temp.event_waits; DROP TABLE temp.episode_order;";
 
 static const char insert_wait_sql[] =
@@ -89,42 +93,42 @@ static const char insert_wait_sql[] =
 static const char close_by_error_sql[] =
     /* The wait lasted until the error: "after X ms" was only when it was
      * first logged. */
-    "UPDATE lock_waits SET outcome = e.class, end_ts = e.ts, end_file = e.file_id,"
-    " end_line = e.line, waited_ms = max(waited_ms, (e.ts - lock_waits.start_ts) / 1000.0)"
+    "UPDATE lock_wait_rows SET outcome = e.class, end_ts = e.ts, end_file = e.file_id,"
+    " end_line = e.line, waited_ms = max(waited_ms, (e.ts - lock_wait_rows.start_ts) / 1000.0)"
     " FROM (SELECT w.wait_id, (SELECT e.error_id FROM errors e WHERE e.pid = w.pid"
     "         AND e.ts >= w.logged_ts ORDER BY e.ts, e.error_id LIMIT 1) AS error_id"
-    "       FROM lock_waits w WHERE w.outcome IS NULL) f"
+    "       FROM lock_wait_rows w WHERE w.outcome IS NULL) f"
     " JOIN errors e ON e.error_id = f.error_id"
-    " WHERE lock_waits.wait_id = f.wait_id"
+    " WHERE lock_wait_rows.wait_id = f.wait_id"
     "  AND NOT EXISTS (SELECT 1 FROM lock_events l WHERE l.pid = e.pid"
-    "     AND l.ts > lock_waits.logged_ts AND l.ts < e.ts);"
-    "UPDATE lock_waits SET outcome = 'unknown' WHERE outcome IS NULL;"
+    "     AND l.ts > lock_wait_rows.logged_ts AND l.ts < e.ts);"
+    "UPDATE lock_wait_rows SET outcome = 'unknown' WHERE outcome IS NULL;"
     /* A wait on a transaction that then fails with 40001 was acquired only to
      * find the row changed: the serialization failure is its real outcome. */
-    "UPDATE lock_waits SET outcome = 'serialization_failure' WHERE outcome = 'acquired'"
-    " AND EXISTS (SELECT 1 FROM errors e WHERE e.pid = lock_waits.pid"
-    "   AND e.class = 'serialization_failure' AND e.ts >= lock_waits.end_ts"
-    "   AND e.ts <= lock_waits.end_ts + 1000000);";
+    "UPDATE lock_wait_rows SET outcome = 'serialization_failure' WHERE outcome = 'acquired'"
+    " AND EXISTS (SELECT 1 FROM errors e WHERE e.pid = lock_wait_rows.pid"
+    "   AND e.class = 'serialization_failure' AND e.ts >= lock_wait_rows.end_ts"
+    "   AND e.ts <= lock_wait_rows.end_ts + 1000000);";
 
 static const char relations_sql[] =
     /* Transaction waits carry the relation name and ctid in CONTEXT. */
     "INSERT OR IGNORE INTO relations(db_oid, rel_oid, name, evidence)"
     " SELECT DISTINCT t.db_oid, t.rel_oid, h.relation, 'context of the holder''s wait'"
     /* The holder's wait then: its latest that began by then (one at a time). */
-    " FROM lock_waits t JOIN lock_waits h ON h.wait_id = (SELECT h2.wait_id FROM lock_waits h2"
+    " FROM lock_wait_rows t JOIN lock_wait_rows h ON h.wait_id = (SELECT h2.wait_id FROM lock_wait_rows h2"
     "  WHERE h2.pid = t.blocker_pid AND h2.start_ts <= t.logged_ts"
     "  ORDER BY h2.start_ts DESC LIMIT 1)"
     " WHERE t.target_kind = 'tuple' AND (h.end_ts IS NULL OR h.end_ts >= t.logged_ts)"
     "  AND h.relation IS NOT NULL AND h.ctid = t.ctid;"
-    "UPDATE lock_waits SET relation = (SELECT r.name FROM relations r"
-    "  WHERE r.db_oid = lock_waits.db_oid AND r.rel_oid = lock_waits.rel_oid)"
+    "UPDATE lock_wait_rows SET relation = (SELECT r.name FROM relations r"
+    "  WHERE r.db_oid = lock_wait_rows.db_oid AND r.rel_oid = lock_wait_rows.rel_oid)"
     " WHERE relation IS NULL AND rel_oid IS NOT NULL;";
 
 /* The waits of `pid` around time ?2 (?3: the timestamps' resolution),
  * with their log positions; ls_wait_open_at() decides. */
 static const char open_wait_sql[] =
     "SELECT wait_id, blocker_pid, target_kind, target_xid, start_ts, end_ts, file_id, line,"
-    " end_file, end_line, target FROM lock_waits"
+    " end_file, end_line, target FROM lock_wait_rows"
     " WHERE pid = ?1 AND start_ts <= ?2 + ?3"
     /* A process waits for one lock at a time: its waits follow one another,
      * so the latest few that began by then are the only candidates. */
@@ -188,12 +192,12 @@ static const char session_at_sql[] =
 static const char xid_session_sql[] = "SELECT session_id, pid FROM xids WHERE xid = ?1";
 
 static const char update_wait_sql[] =
-    "UPDATE lock_waits SET blocker_session = ?2, blocker_xid = ?3, root_pid = ?4,"
+    "UPDATE lock_wait_rows SET blocker_session = ?2, blocker_xid = ?3, root_pid = ?4,"
     " root_session = ?5, root_xid = ?6, chain_depth = ?7 WHERE wait_id = ?1";
 
 static const char walk_sql[] =
     "SELECT wait_id, blocker_pid, logged_ts, target_kind, target_xid, pid, file_id, line, target"
-    " FROM lock_waits"
+    " FROM lock_wait_rows"
     /* wait_id is time order (build_episodes): the probes for each blocker's
      * waits at a moment stay near the ones before. */
     " WHERE blocker_pid IS NOT NULL ORDER BY wait_id";
@@ -208,6 +212,7 @@ typedef struct episode {
     double waited_ms;
     char outcome[24];
     char holders[1024], queue[1024];
+    int64_t queue_id; /* queue's stmt_texts id as lock_event_rows has it, or 0 */
     char relation[128], ctid[32];
     int has_end;
     int nevents;
@@ -265,7 +270,10 @@ static int flush_episode(ls_stmt *ins, ls_stmt *link, episode *e, int64_t *next_
     ls_stmt_bind_double(ins, 14, e->waited_ms);
     ls_stmt_bind_text(ins, 15, e->outcome[0] ? e->outcome : NULL);
     ls_stmt_bind_text(ins, 17, e->holders);
-    ls_stmt_bind_text(ins, 18, e->queue);
+    if (e->queue_id)
+        ls_stmt_bind_int64(ins, 18, e->queue_id);
+    else
+        ls_stmt_bind_text(ins, 18, e->queue);
     bp = first_pid(e->holders);
     if (bp)
         ls_stmt_bind_int64(ins, 19, bp);
@@ -349,6 +357,7 @@ static void episode_open(episode *ep, ls_stmt *q, int64_t implied_start)
     ep->logged_ts = ls_stmt_int64(q, 3);
     copy(ep->holders, sizeof(ep->holders), ls_stmt_text(q, 14));
     copy(ep->queue, sizeof(ep->queue), ls_stmt_text(q, 15));
+    ep->queue_id = ls_stmt_isnull(q, 22) ? 0 : ls_stmt_int64(q, 22);
 }
 
 /*
@@ -393,6 +402,7 @@ static void episode_add(episode *ep, ls_stmt *q, int subsecond)
     } else if (!ep->holders[0]) {
         copy(ep->holders, sizeof(ep->holders), ls_stmt_text(q, 14));
         copy(ep->queue, sizeof(ep->queue), ls_stmt_text(q, 15));
+        ep->queue_id = ls_stmt_isnull(q, 22) ? 0 : ls_stmt_int64(q, 22);
     }
 }
 
@@ -684,7 +694,7 @@ static int index_step(ls_store *s, ls_correlate_stats *stats)
      * the pid (a busy server without a pooler reuses each one many times a
      * day). */
     return ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_pid ON"
-                                    " lock_waits(pid, start_ts);"
+                                    " lock_wait_rows(pid, start_ts);"
                                     "CREATE INDEX IF NOT EXISTS sessions_pid_start ON"
                                     " sessions(pid, coalesce(start_ts, first_ts, 0));");
 }
@@ -740,14 +750,14 @@ static const struct {
     {"wait episodes", build_episodes,
      "DROP INDEX IF EXISTS lock_waits_pid; DROP INDEX IF EXISTS lock_waits_row;"
      " DROP INDEX IF EXISTS lock_waits_waiter_tx; DROP INDEX IF EXISTS lock_waits_acquired;"
-     " DELETE FROM lock_waits; UPDATE lock_events SET wait_id = NULL;"},
+     " DELETE FROM lock_wait_rows; UPDATE lock_event_rows SET wait_id = NULL;"},
     {"index", index_step, NULL},
-    {"waits ended by errors", close_step, NULL}, /* lock_waits: outcome, end */
-    {"blocker chains", walk_chains, NULL},       /* lock_waits: blockers, root */
+    {"waits ended by errors", close_step, NULL}, /* lock_wait_rows: outcome, end */
+    {"blocker chains", walk_chains, NULL},       /* lock_wait_rows: blockers, root */
     {"relation names", relations_step, "DELETE FROM relations;"},
     {"statements from spans", ls_correlate_spans, "DELETE FROM stmt_rows WHERE verb = 5;" /* LS_VERB_SPAN */},
     {"logical rows", ls_correlate_rows, "DELETE FROM rows; DELETE FROM row_rules;"},
-    /* lock_waits: waiter_stmt, waiter_tx, holder_pid, holder_tx, blocker_tx, root_tx */
+    /* lock_wait_rows: waiter_stmt, waiter_tx, holder_pid, holder_tx, blocker_tx, root_tx */
     {"transactions and holds", ls_correlate_transactions,
      "DROP INDEX IF EXISTS holds_tx_row; DROP INDEX IF EXISTS holds_row;"
      " DROP INDEX IF EXISTS holds_row_start; DROP INDEX IF EXISTS transactions_session;"
@@ -875,7 +885,7 @@ int ls_correlate_current(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
     memset(stats, 0, sizeof(*stats));
     if ((rc = ls_store_prepare(s, "SELECT count(*), count(blocker_pid),"
                                   " count(CASE WHEN root_pid <> blocker_pid THEN 1 END)"
-                                  " FROM lock_waits", &q)) != 0)
+                                  " FROM lock_wait_rows", &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1) {
         stats->waits = ls_stmt_int64(q, 0);

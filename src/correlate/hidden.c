@@ -50,9 +50,9 @@
  * wait, and the span of them all — a statement's tuple-lock wait, then its
  * transaction wait, back to back. wait_id is in start order (the episodes
  * pass numbers waits by start, and no pass moves a start), so the first
- * wait is the least wait_id. Built from lock_waits in one grouped scan, so
+ * wait is the least wait_id. Built from lock_wait_rows in one grouped scan, so
  * the scan of the holds below joins a table the size of the logged waits
- * instead of probing lock_waits once per hold.
+ * instead of probing lock_wait_rows once per hold.
  */
 static const char logged_table_sql[] =
     "DROP TABLE IF EXISTS temp.hidden_logged;"
@@ -62,7 +62,7 @@ static const char logged_table_sql[] =
     "INSERT INTO temp.hidden_logged SELECT waiter_tx, row_id, min(wait_id), min(start_ts),"
     " max(coalesce(end_ts, logged_ts)),"
     " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"
-    " max(target_kind IS NOT 'tuple') FROM lock_waits"
+    " max(target_kind IS NOT 'tuple') FROM lock_wait_rows"
     " WHERE waiter_tx IS NOT NULL AND row_id IS NOT NULL GROUP BY waiter_tx, row_id;";
 
 /*

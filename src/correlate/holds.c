@@ -8,7 +8,7 @@
  * statement with its parameters or PREPARE text, ctid chains, the holder's
  * statements, and statement-shape rules learned from the waits and kept in
  * row_rules for the transactions pass. How each wait was keyed is kept in
- * lock_waits.row_evidence and rows.grouped_by; a wait with no key stays a
+ * lock_wait_rows.row_evidence and rows.grouped_by; a wait with no key stays a
  * ctid fragment that says why. The steps stream the waits through a temp
  * table (temp.wrows): the pass's memory does not grow with the log.
  *
@@ -30,14 +30,14 @@
 
 static const char row_stats_sql[] =
     "UPDATE rows SET"
-    " waits = (SELECT count(*) FROM lock_waits w WHERE w.row_id = rows.row_id),"
-    " total_wait_ms = (SELECT sum(waited_ms) FROM lock_waits w WHERE w.row_id = rows.row_id),"
-    " max_wait_ms = (SELECT max(waited_ms) FROM lock_waits w WHERE w.row_id = rows.row_id),"
-    " longest_chain = (SELECT max(chain_depth) FROM lock_waits w WHERE w.row_id = rows.row_id),"
-    " first_ts = (SELECT min(start_ts) FROM lock_waits w WHERE w.row_id = rows.row_id),"
-    " last_ts = (SELECT max(coalesce(end_ts, logged_ts)) FROM lock_waits w"
+    " waits = (SELECT count(*) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
+    " total_wait_ms = (SELECT sum(waited_ms) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
+    " max_wait_ms = (SELECT max(waited_ms) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
+    " longest_chain = (SELECT max(chain_depth) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
+    " first_ts = (SELECT min(start_ts) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
+    " last_ts = (SELECT max(coalesce(end_ts, logged_ts)) FROM lock_wait_rows w"
     "            WHERE w.row_id = rows.row_id),"
-    " ctids = (SELECT group_concat(ctid, ' ') FROM (SELECT DISTINCT ctid FROM lock_waits w"
+    " ctids = (SELECT group_concat(ctid, ' ') FROM (SELECT DISTINCT ctid FROM lock_wait_rows w"
     "          WHERE w.row_id = rows.row_id AND ctid IS NOT NULL ORDER BY ctid));";
 
 /* ---- logical rows ---- */
@@ -53,7 +53,7 @@ static const char row_stats_sql[] =
 static const char waits_sql[] =
     "SELECT w.wait_id, w.session_id, w.start_ts, w.relation, w.ctid, w.target_kind, w.target,"
     " w.statement, " LS_TEXT_OF("le.context_id") ", w.file_id, w.line, w.blocker_session"
-    " FROM lock_waits w"
+    " FROM lock_wait_rows w"
     " LEFT JOIN lock_events le ON le.event_id = w.first_event"
     /* wait_id is time order (build_episodes): each wait's statements are
      * read near the ones read just before. */
@@ -84,7 +84,7 @@ static const char find_row_sql[] =
 static const char insert_row_sql[] =
     "INSERT INTO rows(relation, row_key, evidence, grouped_by) VALUES (?1, ?2, ?3, ?3)";
 static const char set_row_sql[] =
-    "UPDATE lock_waits SET row_id = ?2, waiter_stmt = ?3, row_evidence = ?4 WHERE wait_id = ?1";
+    "UPDATE lock_wait_rows SET row_id = ?2, waiter_stmt = ?3, row_evidence = ?4 WHERE wait_id = ?1";
 static const char insert_rule_sql[] =
     "INSERT INTO row_rules(shape, relation, col, arg, learned_from) VALUES (?1, ?2, ?3, ?4, ?5)";
 
@@ -801,7 +801,7 @@ static int write_rows(ls_store *s, ls_correlate_stats *stats)
 
     if ((rc = ls_store_prepare(s, "SELECT r.wait_id, r.rel, r.ctid, r.key, r.grouped_by,"
                                   " r.keyed, r.stmt_id, w.target_kind, w.target"
-                                  " FROM temp.wrows r JOIN lock_waits w ON w.wait_id = r.wait_id"
+                                  " FROM temp.wrows r JOIN lock_wait_rows w ON w.wait_id = r.wait_id"
                                   " ORDER BY r.wait_id", &q)) != 0 ||
         (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
         (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0 ||
@@ -879,7 +879,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
     if ((rc = write_rows(s, stats)) != 0)
         goto out;
     rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_row ON"
-                                  " lock_waits(row_id);");
+                                  " lock_wait_rows(row_id);");
     if (rc == 0)
         rc = ls_store_exec(s, row_stats_sql);
 out:
@@ -902,7 +902,7 @@ static const char groups_sql[] =
     "   sum(waited_ms) AS ms, min(CASE WHEN outcome IN ('acquired', 'serialization_failure')"
     "   THEN end_ts END) AS first_acq, max(coalesce(end_ts, logged_ts)) AS last_end,"
     "   min(CASE WHEN target_kind = 'transaction' THEN start_ts END) AS first_tx_wait"
-    "   FROM lock_waits WHERE holder_tx IS NOT NULL AND row_id IS NOT NULL"
+    "   FROM lock_wait_rows WHERE holder_tx IS NOT NULL AND row_id IS NOT NULL"
     "   GROUP BY holder_tx, row_id) a"
     " JOIN holds h ON h.tx_id = a.holder_tx AND h.row_id = a.row_id"
     " JOIN transactions t ON t.tx_id = h.tx_id JOIN rows r ON r.row_id = h.row_id"
@@ -941,7 +941,7 @@ static const char waiting_sql[] =
     "   - max(holds.end_ts - CAST(holds.contended_ms * 1000 AS INTEGER), w.start_ts)))"
     /* Its waits while it held the row began after it got the row: an index
      * range, not every wait of a long-lived process. */
-    "  FROM lock_waits w WHERE w.pid = holds.pid AND w.start_ts BETWEEN holds.start_ts"
+    "  FROM lock_wait_rows w WHERE w.pid = holds.pid AND w.start_ts BETWEEN holds.start_ts"
     "  AND holds.end_ts) >= holds.contended_ms * 500 AND waits > 0;";
 
 static const char observed_sql[] =
@@ -1244,8 +1244,8 @@ out:
 /* ---- queue depth over time ---- */
 
 static const char edges_sql[] =
-    "SELECT row_id, start_ts AS ts, 1 FROM lock_waits WHERE row_id IS NOT NULL"
-    " UNION ALL SELECT row_id, coalesce(end_ts, logged_ts), -1 FROM lock_waits"
+    "SELECT row_id, start_ts AS ts, 1 FROM lock_wait_rows WHERE row_id IS NOT NULL"
+    " UNION ALL SELECT row_id, coalesce(end_ts, logged_ts), -1 FROM lock_wait_rows"
     " WHERE row_id IS NOT NULL ORDER BY 1, 2, 3";
 
 /* Sweep each row's wait starts and ends into (time, depth) points. */

@@ -45,7 +45,7 @@
 
 /* Logged waits, with the waiting statement's text when the log has it. */
 static const char waits_sql[] =
-    "SELECT pid, start_ts, coalesce(end_ts, logged_ts), statement FROM lock_waits"
+    "SELECT pid, start_ts, coalesce(end_ts, logged_ts), statement FROM lock_wait_rows"
     " WHERE pid IS NOT NULL AND start_ts IS NOT NULL ORDER BY wait_id";
 
 /* Without logged waits: the first ?1 logged statements whose text a

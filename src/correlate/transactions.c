@@ -31,9 +31,9 @@
 static const char interest_sql[] =
     "DROP TABLE IF EXISTS temp.interest;"
     "CREATE TEMP TABLE interest(session_id INTEGER PRIMARY KEY);"
-    "INSERT OR IGNORE INTO interest SELECT session_id FROM lock_waits WHERE session_id IS NOT NULL"
-    " UNION SELECT blocker_session FROM lock_waits WHERE blocker_session IS NOT NULL"
-    " UNION SELECT root_session FROM lock_waits WHERE root_session IS NOT NULL"
+    "INSERT OR IGNORE INTO interest SELECT session_id FROM lock_wait_rows WHERE session_id IS NOT NULL"
+    " UNION SELECT blocker_session FROM lock_wait_rows WHERE blocker_session IS NOT NULL"
+    " UNION SELECT root_session FROM lock_wait_rows WHERE root_session IS NOT NULL"
     " UNION SELECT session_id FROM errors WHERE class NOT IN ('other') AND session_id IS NOT NULL"
     " UNION SELECT victim_session FROM deadlocks WHERE victim_session IS NOT NULL;";
 
@@ -63,17 +63,17 @@ static const char rules_sql[] = "SELECT shape, relation, col, arg FROM row_rules
 #define ACQUIRED_WHERE                                                                     \
     "outcome = 'acquired' AND target_kind IS NOT 'tuple' AND end_ts IS NOT NULL"
 static const char acquired_index_sql[] =
-    "CREATE INDEX IF NOT EXISTS lock_waits_acquired ON lock_waits(session_id, end_ts)"
+    "CREATE INDEX IF NOT EXISTS lock_waits_acquired ON lock_wait_rows(session_id, end_ts)"
     " WHERE " ACQUIRED_WHERE;
 static const char acquired_sql[] =
-    "SELECT end_ts FROM lock_waits WHERE session_id = ?1 AND end_ts >= ?2 AND " ACQUIRED_WHERE
+    "SELECT end_ts FROM lock_wait_rows WHERE session_id = ?1 AND end_ts >= ?2 AND " ACQUIRED_WHERE
     " ORDER BY end_ts LIMIT 1";
 
 /* Statements that waited for a hot row and got it: they hold it, whether
  * or not their own text names it (no parameters logged, a function). Read
  * beside the statements, both in stmt_id order (a merge). */
 static const char waited_sql[] =
-    "SELECT DISTINCT w.waiter_stmt, w.row_id FROM lock_waits w JOIN rows r ON r.row_id = w.row_id"
+    "SELECT DISTINCT w.waiter_stmt, w.row_id FROM lock_wait_rows w JOIN rows r ON r.row_id = w.row_id"
     " WHERE w.waiter_stmt IS NOT NULL AND w.outcome = 'acquired'"
     " AND r.row_key NOT LIKE 'ctid %' AND r.evidence <> 'lock target' ORDER BY 1, 2";
 
@@ -91,7 +91,7 @@ static const char wait_holds_sql[] =
     " SELECT w.row_id, w.holder_tx, t.session_id, t.pid, t.start_ts, t.start_ts,"
     "  min(w.start_ts), 'bounded by transaction start and first wait', t.end_ts, t.end_ts,"
     "  t.end_ts, t.end_known, 0, 0"
-    " FROM lock_waits w JOIN transactions t ON t.tx_id = w.holder_tx"
+    " FROM lock_wait_rows w JOIN transactions t ON t.tx_id = w.holder_tx"
     " WHERE w.row_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM holds h"
     "  WHERE h.tx_id = w.holder_tx AND h.row_id = w.row_id)"
     " GROUP BY w.holder_tx, w.row_id;";
@@ -135,40 +135,40 @@ static const char link_sql[] =
      * position: exact where whole-second %t times put a BEGIN after the
      * wait's derived start), else the one open at the wait's start (1 ms
      * slack for start times derived from millisecond timestamps). */
-    "UPDATE lock_waits SET waiter_tx = coalesce((SELECT x.tx_id FROM (SELECT tx_id, last_stmt"
-    "  FROM transactions t WHERE t.session_id = lock_waits.session_id"
-    "  AND t.first_stmt <= lock_waits.waiter_stmt ORDER BY t.first_stmt DESC LIMIT 1) x"
-    "  WHERE x.last_stmt >= lock_waits.waiter_stmt),"
-    "  " OPEN_TX("lock_waits.session_id", "lock_waits.start_ts", "1000") "),"
+    "UPDATE lock_wait_rows SET waiter_tx = coalesce((SELECT x.tx_id FROM (SELECT tx_id, last_stmt"
+    "  FROM transactions t WHERE t.session_id = lock_wait_rows.session_id"
+    "  AND t.first_stmt <= lock_wait_rows.waiter_stmt ORDER BY t.first_stmt DESC LIMIT 1) x"
+    "  WHERE x.last_stmt >= lock_wait_rows.waiter_stmt),"
+    "  " OPEN_TX("lock_wait_rows.session_id", "lock_wait_rows.start_ts", "1000") "),"
     " waiter_stmt = coalesce(waiter_stmt, (SELECT x.stmt_id FROM (SELECT stmt_id, end_ts"
-    "  FROM statements st WHERE st.session_id = lock_waits.session_id"
-    "  AND st.start_ts <= lock_waits.start_ts + 1000"
+    "  FROM statements st WHERE st.session_id = lock_wait_rows.session_id"
+    "  AND st.start_ts <= lock_wait_rows.start_ts + 1000"
     "  AND (st.verb IS NULL OR st.verb NOT IN ('parse', 'bind'))"
     "  ORDER BY st.start_ts DESC, st.stmt_id DESC LIMIT 1) x"
-    "  WHERE x.end_ts IS NULL OR x.end_ts >= lock_waits.start_ts));"
+    "  WHERE x.end_ts IS NULL OR x.end_ts >= lock_wait_rows.start_ts));"
     /* The row lock's holder: the awaited transaction for a transaction
      * lock; for a tuple lock the queue head holds the tuple lock and waits
      * for the row's holder itself, one hop further (its latest wait then:
      * a process waits for one lock at a time). */
-    "UPDATE lock_waits SET holder_pid = CASE WHEN target_kind = 'tuple' THEN coalesce("
-    "  (SELECT h.blocker_pid FROM lock_waits h WHERE h.wait_id = (SELECT h2.wait_id"
-    "    FROM lock_waits h2 WHERE h2.pid = lock_waits.blocker_pid"
-    "    AND h2.start_ts <= lock_waits.logged_ts ORDER BY h2.start_ts DESC LIMIT 1)"
+    "UPDATE lock_wait_rows SET holder_pid = CASE WHEN target_kind = 'tuple' THEN coalesce("
+    "  (SELECT h.blocker_pid FROM lock_wait_rows h WHERE h.wait_id = (SELECT h2.wait_id"
+    "    FROM lock_wait_rows h2 WHERE h2.pid = lock_wait_rows.blocker_pid"
+    "    AND h2.start_ts <= lock_wait_rows.logged_ts ORDER BY h2.start_ts DESC LIMIT 1)"
     "   AND h.target_kind = 'transaction'"
-    "   AND (h.end_ts IS NULL OR h.end_ts >= lock_waits.logged_ts)), blocker_pid)"
+    "   AND (h.end_ts IS NULL OR h.end_ts >= lock_wait_rows.logged_ts)), blocker_pid)"
     "  ELSE blocker_pid END;"
     /* Its transaction: the awaited one; else the one open when the wait
      * was logged; else the one open when it began (a tuple lock's row
      * holder named by the queue head's wait may have ended its
      * transaction, in its own line, a few ms before the waiter's line was
      * stamped). */
-    "UPDATE lock_waits SET holder_tx = coalesce("
-    "  (SELECT t.tx_id FROM transactions t WHERE t.xid = (CASE WHEN lock_waits.holder_pid ="
-    "     lock_waits.blocker_pid THEN lock_waits.blocker_xid END) AND t.pid = lock_waits.holder_pid),"
-    "  " OPEN_TX(SESSION_OF("lock_waits.holder_pid", "lock_waits.logged_ts"),
-                  "lock_waits.logged_ts", "0") ","
-    "  " OPEN_TX(SESSION_OF("lock_waits.holder_pid", "lock_waits.start_ts"),
-                  "lock_waits.start_ts", "0") ");"
+    "UPDATE lock_wait_rows SET holder_tx = coalesce("
+    "  (SELECT t.tx_id FROM transactions t WHERE t.xid = (CASE WHEN lock_wait_rows.holder_pid ="
+    "     lock_wait_rows.blocker_pid THEN lock_wait_rows.blocker_xid END) AND t.pid = lock_wait_rows.holder_pid),"
+    "  " OPEN_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.logged_ts"),
+                  "lock_wait_rows.logged_ts", "0") ","
+    "  " OPEN_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.start_ts"),
+                  "lock_wait_rows.start_ts", "0") ");"
     /* A queue head whose own wait for the row's transaction was not logged
      * (shorter than deadlock_timeout, or ended by a deadlock it found)
      * holds no row yet: the holder is the transaction whose hold of the
@@ -177,14 +177,14 @@ static const char link_sql[] =
      * transaction that began before then is the only candidate (one that
      * began in the same millisecond or second may have begun after the
      * message: the queue head's own, as it got the row). */
-    "UPDATE lock_waits SET holder_pid = c.pid, holder_tx = c.tx_id"
+    "UPDATE lock_wait_rows SET holder_pid = c.pid, holder_tx = c.tx_id"
     " FROM (SELECT w.wait_id, w.logged_ts, w.holder_tx, (SELECT h.hold_id FROM holds h"
     "   WHERE h.row_id = w.row_id AND h.start_ts < w.logged_ts"
     "   AND h.tx_id IS NOT w.waiter_tx"
-    "   ORDER BY h.start_ts DESC LIMIT 1) AS hold_id FROM lock_waits w"
+    "   ORDER BY h.start_ts DESC LIMIT 1) AS hold_id FROM lock_wait_rows w"
     "  WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid"
     "  AND w.row_id IS NOT NULL) f JOIN holds c ON c.hold_id = f.hold_id"
-    " WHERE lock_waits.wait_id = f.wait_id AND c.end_ts > f.logged_ts"
+    " WHERE lock_wait_rows.wait_id = f.wait_id AND c.end_ts > f.logged_ts"
     " AND c.tx_id IS NOT f.holder_tx;";
 
 /* Links from waits to their blockers' and roots' transactions, once the
@@ -195,38 +195,38 @@ static const char link_blocker_sql[] =
      * the one its own wait open then is linked to, so that both name the
      * same transaction, else the one its session had open when the wait
      * was logged. */
-    "UPDATE lock_waits SET blocker_tx = CASE WHEN blocker_pid = holder_pid THEN holder_tx ELSE"
-    "  coalesce((SELECT x.waiter_tx FROM (SELECT b.waiter_tx, b.end_ts FROM lock_waits b"
-    "   WHERE b.pid = lock_waits.blocker_pid AND b.start_ts <= lock_waits.logged_ts"
+    "UPDATE lock_wait_rows SET blocker_tx = CASE WHEN blocker_pid = holder_pid THEN holder_tx ELSE"
+    "  coalesce((SELECT x.waiter_tx FROM (SELECT b.waiter_tx, b.end_ts FROM lock_wait_rows b"
+    "   WHERE b.pid = lock_wait_rows.blocker_pid AND b.start_ts <= lock_wait_rows.logged_ts"
     "   ORDER BY b.start_ts DESC LIMIT 1) x"
-    "   WHERE x.end_ts IS NULL OR x.end_ts >= lock_waits.logged_ts),"
-    "  " OPEN_TX("coalesce(lock_waits.blocker_session, " SESSION_OF("lock_waits.blocker_pid",
-                  "lock_waits.logged_ts") ")", "lock_waits.logged_ts", "0") ") END"
+    "   WHERE x.end_ts IS NULL OR x.end_ts >= lock_wait_rows.logged_ts),"
+    "  " OPEN_TX("coalesce(lock_wait_rows.blocker_session, " SESSION_OF("lock_wait_rows.blocker_pid",
+                  "lock_wait_rows.logged_ts") ")", "lock_wait_rows.logged_ts", "0") ") END"
     " WHERE blocker_pid IS NOT NULL;"
-    "UPDATE lock_waits SET root_tx = coalesce("
-    "  (SELECT t.tx_id FROM transactions t WHERE t.xid = lock_waits.root_xid"
-    "   AND t.pid = lock_waits.root_pid),"
-    "  " OPEN_TX("lock_waits.root_session", "lock_waits.logged_ts", "0") ");";
+    "UPDATE lock_wait_rows SET root_tx = coalesce("
+    "  (SELECT t.tx_id FROM transactions t WHERE t.xid = lock_wait_rows.root_xid"
+    "   AND t.pid = lock_wait_rows.root_pid),"
+    "  " OPEN_TX("lock_wait_rows.root_session", "lock_wait_rows.logged_ts", "0") ");";
 
 /* A chain that ended at the head of a tuple lock's queue, not logged as
  * waiting, goes on to the row's holder: the head holds the tuple lock only
  * while it waits for the row's transaction. */
 static const char root_holder_sql[] =
-    "UPDATE lock_waits SET root_pid = holder_pid, root_tx = holder_tx,"
+    "UPDATE lock_wait_rows SET root_pid = holder_pid, root_tx = holder_tx,"
     " root_session = t.session_id, root_xid = t.xid, chain_depth = chain_depth + 1"
-    " FROM transactions t WHERE t.tx_id = lock_waits.holder_tx"
-    " AND lock_waits.target_kind = 'tuple' AND lock_waits.root_pid = lock_waits.blocker_pid"
-    " AND lock_waits.holder_pid <> lock_waits.blocker_pid;";
+    " FROM transactions t WHERE t.tx_id = lock_wait_rows.holder_tx"
+    " AND lock_wait_rows.target_kind = 'tuple' AND lock_wait_rows.root_pid = lock_wait_rows.blocker_pid"
+    " AND lock_wait_rows.holder_pid <> lock_wait_rows.blocker_pid;";
 
 /* Links from errors and deadlock participants to transactions. */
 static const char link_errors_sql[] =
     "UPDATE errors SET tx_id = " OPEN_TX("errors.session_id", "errors.ts", "0") ","
     /* The wait the error ended: the process's latest wait by then. */
-    " wait_id = (SELECT x.wait_id FROM (SELECT wait_id, end_ts, outcome FROM lock_waits w"
+    " wait_id = (SELECT x.wait_id FROM (SELECT wait_id, end_ts, outcome FROM lock_wait_rows w"
     "  WHERE w.pid = errors.pid AND w.start_ts <= errors.ts ORDER BY w.start_ts DESC LIMIT 1) x"
     "  WHERE x.end_ts BETWEEN errors.ts - 1000000 AND errors.ts AND x.outcome = errors.class)"
     " WHERE class <> 'other';"
-    "UPDATE errors SET cause_tx = (SELECT w.holder_tx FROM lock_waits w"
+    "UPDATE errors SET cause_tx = (SELECT w.holder_tx FROM lock_wait_rows w"
     "  WHERE w.wait_id = errors.wait_id) WHERE wait_id IS NOT NULL;"
     /* A transaction that logged an error before its ROLLBACK was aborted. */
     "UPDATE transactions SET outcome = 'aborted' WHERE outcome = 'rollback' AND EXISTS"

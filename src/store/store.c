@@ -144,7 +144,7 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_NAME_FIND] = "SELECT name_id FROM stmt_names WHERE name = ?1",
     [Q_NAME_INSERT] = "INSERT INTO stmt_names(name) VALUES (?1)",
     [Q_STMT_MAX] = "SELECT coalesce(max(stmt_id), 0) FROM stmt_rows",
-    [Q_LOCK_EVENT] = "INSERT INTO lock_events(session_id, pid, file_id, line, ts, phase, mode,"
+    [Q_LOCK_EVENT] = "INSERT INTO lock_event_rows(session_id, pid, file_id, line, ts, phase, mode,"
                      " target_kind, target, target_xid, rel_oid, db_oid, page, tuple_offset,"
                      " waited_ms, holders, queue, ctx_action, ctx_relation, ctx_page, ctx_offset,"
                      " text_id, xid, vxid, context_id, after_lock) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
@@ -383,6 +383,12 @@ static const store_upgrade store_upgrades[] = {
     /* 10: lock_events.after_lock; NULL (unknown) in rows stored before,
      * where correlation goes by the times alone */
     {"ALTER TABLE lock_events ADD COLUMN after_lock INTEGER;", 0},
+    /* 11: lock_events and lock_waits views of lock_event_rows and
+     * lock_wait_rows, whose long pid lists are stmt_texts ids; the rows
+     * stored before keep their lists as text, which the views give as
+     * they are */
+    {"ALTER TABLE lock_events RENAME TO lock_event_rows;"
+     " ALTER TABLE lock_waits RENAME TO lock_wait_rows;", 1},
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -1048,6 +1054,32 @@ static void pids_text(char *out, size_t outlen, const int *pids, int n)
         used += (size_t)snprintf(out + used, outlen - used, i ? ",%d" : "%d", pids[i]);
 }
 
+/*
+ * A pid list of a lock message (holders, queue) at parameter `i`: as text
+ * when short, else the text_id of the list in stmt_texts, which the
+ * lock_events view reads back (LS_PIDS_OF). With a hundred sessions queued
+ * for a row, each waiter's "still waiting" repeats a list of 600 bytes or
+ * more, a few lists over and over.
+ */
+#define PIDS_INLINE_MAX 24 /* bytes: a list of up to four pids stays inline */
+
+static int text_id(ls_store *s, const char *text, int64_t *out);
+
+static int bind_pids(ls_store *s, sqlite3_stmt *st, int i, const char *pids)
+{
+    int64_t id;
+    int rc;
+
+    if (strlen(pids) <= PIDS_INLINE_MAX) {
+        bind_text(st, i, pids);
+        return 0;
+    }
+    if ((rc = text_id(s, pids, &id)) != 0)
+        return rc;
+    sqlite3_bind_int64(st, i, id);
+    return 0;
+}
+
 /* Bind one statement row at parameter `base` + 1 .. base + STMT_COLS. */
 static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row *w)
 {
@@ -1597,11 +1629,13 @@ static int store_lock_event(ls_store *s, int64_t file_id, session_slot *slot, co
     if (w->target.kind == LS_TGT_TUPLE)
         sqlite3_bind_int64(st, 14, w->target.offset);
     sqlite3_bind_double(st, 15, w->waited_ms);
-    pids_text(holders, sizeof(holders), w->holders, w->nholders);
-    pids_text(queue, sizeof(queue), w->queue, w->nqueue);
     if (w->phase != LS_LOCK_ACQUIRED) {
-        bind_text(st, 16, holders);
-        bind_text(st, 17, queue);
+        pids_text(holders, sizeof(holders), w->holders, w->nholders);
+        pids_text(queue, sizeof(queue), w->queue, w->nqueue);
+        if ((rc = bind_pids(s, st, 16, holders)) != 0 || (rc = bind_pids(s, st, 17, queue)) != 0) {
+            sqlite3_clear_bindings(st);
+            return rc;
+        }
     }
     if (w->ctx_relation[0] || w->have_ctx_tuple) {
         bind_text(st, 18, w->ctx_action);

@@ -64,26 +64,49 @@ static const char *const ls_schema_sql[] = {
     "  (SELECT t.text FROM stmt_texts t WHERE t.text_id = stmt_rows.text_id) AS text,\n"
     "  " LS_STMT_REF("stmt_rows", "params") " AS params,\n"
     "  prepare, bind_us / 1000.0 AS bind_ms, parse_us / 1000.0 AS parse_ms FROM stmt_rows;\n",
-    "CREATE TABLE IF NOT EXISTS lock_events(\n"
+    /* One row per lock message. holders and queue, the pid lists of
+     * DETAIL, are TEXT, or when long an INTEGER text_id of stmt_texts:
+     * with many sessions a wait queue is hundreds of bytes, logged again
+     * by every waiter and every "still waiting" (store.c, pids_id()). */
+    "CREATE TABLE IF NOT EXISTS lock_event_rows(\n"
     "  event_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, phase TEXT,\n"
     "  mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n"
     "  rel_oid INTEGER, db_oid INTEGER, page INTEGER, tuple_offset INTEGER,\n"
-    "  waited_ms REAL, holders TEXT, queue TEXT, ctx_action TEXT,\n"
+    "  waited_ms REAL, holders, queue, ctx_action TEXT,\n"
     "  ctx_relation TEXT, ctx_page INTEGER, ctx_offset INTEGER, text_id INTEGER,\n"
     "  xid INTEGER, vxid TEXT, wait_id INTEGER, context_id INTEGER, after_lock INTEGER);\n",
-    "CREATE TABLE IF NOT EXISTS lock_waits(\n"
+    /* What readers query: the pid lists as text (one-table view, flattened
+     * into every query as statements is). */
+    "CREATE VIEW IF NOT EXISTS lock_events AS SELECT event_id, session_id, pid, file_id,\n"
+    "  line, ts, phase, mode, target_kind, target, target_xid, rel_oid, db_oid, page,\n"
+    "  tuple_offset, waited_ms, " LS_PIDS_OF("lock_event_rows", "holders") " AS holders,\n"
+    "  " LS_PIDS_OF("lock_event_rows", "queue") " AS queue, ctx_action, ctx_relation,\n"
+    "  ctx_page, ctx_offset, text_id, xid, vxid, wait_id, context_id, after_lock\n"
+    "  FROM lock_event_rows;\n",
+    /* Written by correlation; holders and queue as in lock_event_rows
+     * (the lock message's own value, TEXT or a stmt_texts id). */
+    "CREATE TABLE IF NOT EXISTS lock_wait_rows(\n"
     "  wait_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n"
     "  rel_oid INTEGER, db_oid INTEGER, relation TEXT, ctid TEXT,\n"
     "  start_ts INTEGER, logged_ts INTEGER, end_ts INTEGER, waited_ms REAL,\n"
-    "  outcome TEXT, statement TEXT, holders TEXT, queue TEXT,\n"
+    "  outcome TEXT, statement TEXT, holders, queue,\n"
     "  blocker_pid INTEGER, blocker_session INTEGER, blocker_xid INTEGER,\n"
     "  root_pid INTEGER, root_session INTEGER, root_xid INTEGER,\n"
     "  chain_depth INTEGER, first_event INTEGER, file_id INTEGER, line INTEGER,\n"
     "  row_id INTEGER, waiter_stmt INTEGER, waiter_tx INTEGER, holder_pid INTEGER,\n"
     "  holder_tx INTEGER, root_tx INTEGER, end_file INTEGER, end_line INTEGER,\n"
     "  row_evidence TEXT, blocker_tx INTEGER);\n",
+    "CREATE VIEW IF NOT EXISTS lock_waits AS SELECT wait_id, session_id, pid, mode,\n"
+    "  target_kind, target, target_xid, rel_oid, db_oid, relation, ctid, start_ts,\n"
+    "  logged_ts, end_ts, waited_ms, outcome, statement,\n"
+    "  " LS_PIDS_OF("lock_wait_rows", "holders") " AS holders,\n"
+    "  " LS_PIDS_OF("lock_wait_rows", "queue") " AS queue, blocker_pid,\n"
+    "  blocker_session, blocker_xid, root_pid, root_session, root_xid, chain_depth,\n"
+    "  first_event, file_id, line, row_id, waiter_stmt, waiter_tx, holder_pid,\n"
+    "  holder_tx, root_tx, end_file, end_line, row_evidence, blocker_tx\n"
+    "  FROM lock_wait_rows;\n",
     "CREATE TABLE IF NOT EXISTS deadlocks(\n"
     "  deadlock_id INTEGER PRIMARY KEY, file_id INTEGER, line INTEGER,\n"
     "  ts INTEGER, victim_pid INTEGER, victim_session INTEGER, detail TEXT);\n",
@@ -176,7 +199,7 @@ static const char *const ls_schema_sql[] = {
  */
 static const char ls_index_sql[] =
     "CREATE INDEX IF NOT EXISTS statements_session ON stmt_rows(session_id, start_ts);\n"
-    "CREATE INDEX IF NOT EXISTS lock_events_pid ON lock_events(pid, ts);\n"
+    "CREATE INDEX IF NOT EXISTS lock_events_pid ON lock_event_rows(pid, ts);\n"
     "CREATE INDEX IF NOT EXISTS errors_pid ON errors(pid, ts);\n";
 
 #endif

@@ -122,6 +122,10 @@ class Lines:
         return self.map.get(line, ("not a record start", line))
 
 
+READ_AS = {"lock_event_rows": ("lock_events", "event_id"),
+           "lock_wait_rows": ("lock_waits", "wait_id")}
+
+
 def store(db, log):
     """Every table of the store, rows in rowid order, normalised."""
     con = sqlite3.connect(db)
@@ -129,9 +133,11 @@ def store(db, log):
     lines = Lines(log)
     out = {}
     for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"):
+        # tables whose pid lists may be stmt_texts ids: as their views give them
+        t, order = READ_AS.get(t, (t, "rowid"))
         cols = [r[1] for r in con.execute(f"PRAGMA table_info({t})")]
         try:
-            rows = con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
+            rows = con.execute(f"SELECT * FROM {t} ORDER BY {order}").fetchall()
         except sqlite3.OperationalError:  # WITHOUT ROWID: its key is its order
             rows = con.execute(f"SELECT * FROM {t}").fetchall()
         norm = []

@@ -50,6 +50,23 @@ LINES = [
 ]
 
 
+# Two lock messages of a real PostgreSQL 15 log (bench/pgbench_log.sh with
+# LOCKSPAN_PGBENCH_CLIENTS=160, 2026-12-05): two waiters behind the same
+# transaction log the same seven-pid wait queue.
+QUEUE_PREFIX = "%m [%p] %q%u@%d/%a %c %l %v %x %e "
+QUEUE = "23444,23379,23380,23400,23429,23391,23434"
+QUEUE_EXCERPT = """\
+2026-12-05 12:09:25.132 UTC [23444] postgres@bench/bench-prepared 6b13fef4.5b94 31 70/3 803 00000 LOG:  process 23444 still waiting for ShareLock on transaction 801 after 50.214 ms
+2026-12-05 12:09:25.132 UTC [23444] postgres@bench/bench-prepared 6b13fef4.5b94 32 70/3 803 00000 DETAIL:  Process holding the lock: 23442. Wait queue: 23444, 23379, 23380, 23400, 23429, 23391, 23434.
+2026-12-05 12:09:25.132 UTC [23444] postgres@bench/bench-prepared 6b13fef4.5b94 33 70/3 803 00000 CONTEXT:  while rechecking updated tuple (0,28) in relation "pgbench_branches"
+2026-12-05 12:09:25.132 UTC [23444] postgres@bench/bench-prepared 6b13fef4.5b94 34 70/3 803 00000 STATEMENT:  UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2;
+2026-12-05 12:09:25.133 UTC [23380] postgres@bench/bench-prepared 6b13fef3.5b54 29 12/3 748 00000 LOG:  process 23380 still waiting for ShareLock on transaction 801 after 50.282 ms
+2026-12-05 12:09:25.133 UTC [23380] postgres@bench/bench-prepared 6b13fef3.5b54 30 12/3 748 00000 DETAIL:  Process holding the lock: 23442. Wait queue: 23444, 23379, 23380, 23400, 23429, 23391, 23434.
+2026-12-05 12:09:25.133 UTC [23380] postgres@bench/bench-prepared 6b13fef3.5b54 31 12/3 748 00000 CONTEXT:  while rechecking updated tuple (0,28) in relation "pgbench_branches"
+2026-12-05 12:09:25.133 UTC [23380] postgres@bench/bench-prepared 6b13fef3.5b54 32 12/3 748 00000 STATEMENT:  UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2;
+"""
+
+
 def write_log(path):
     with open(path, "w") as f:
         for ts, pid, sid, vxid, verb, name, text, params, ms in LINES:
@@ -118,11 +135,14 @@ def main():
               f"vxid, params and pid stored by reference somewhere ({refs})")
 
         # A store of schema version 8 (no bind_us, parse_us; no
-        # lock_events.after_lock, added by 10) is brought to the current
-        # version when opened, its rows as they were, and ingest folds from
-        # then on.
+        # lock_events.after_lock, added by 10; lock_events a table, not a
+        # view of lock_event_rows, 11) is brought to the current version
+        # when opened, its rows as they were, and ingest folds from then on.
         con.executescript("DROP VIEW statements; ALTER TABLE stmt_rows DROP COLUMN bind_us;"
                           " ALTER TABLE stmt_rows DROP COLUMN parse_us;"
+                          " DROP VIEW lock_events; DROP VIEW lock_waits;"
+                          " ALTER TABLE lock_event_rows RENAME TO lock_events;"
+                          " ALTER TABLE lock_wait_rows RENAME TO lock_waits;"
                           " ALTER TABLE lock_events DROP COLUMN after_lock;"
                           " CREATE VIEW statements AS SELECT * FROM stmt_rows;"
                           " PRAGMA user_version = 8;")
@@ -133,7 +153,7 @@ def main():
               f"{r.stderr[-300:]}")
         con = sqlite3.connect(db)
         ver = con.execute("PRAGMA user_version").fetchone()[0]
-        check(ver == 10, f"the version 8 store is now version 10 ({ver})")
+        check(ver == 11, f"the version 8 store is now version 11 ({ver})")
         cols = [c[1] for c in con.execute("PRAGMA table_info(lock_events)")]
         check("after_lock" in cols, f"lock_events has after_lock ({cols[-3:]})")
         again = con.execute("SELECT s.pid, se.pg_session, s.vxid, s.verb, s.name, s.text,"
@@ -152,6 +172,68 @@ def main():
         folded = con.execute("SELECT count(bind_us), count(parse_us) FROM stmt_rows"
                              " WHERE file_id = (SELECT max(file_id) FROM files)").fetchone()
         check(folded == (3, 1), f"the next day's lines folded as in a new store ({folded})")
+        con.close()
+
+        # Long pid lists of lock messages are kept once, in stmt_texts, and
+        # the lock_events view gives them back as text; short ones inline.
+        log3, db3 = os.path.join(tmp, "queues.log"), os.path.join(tmp, "queues.db")
+        with open(log3, "w") as f:
+            f.write(QUEUE_EXCERPT)
+        r = subprocess.run([ls, "ingest", "--db", db3, "--prefix", QUEUE_PREFIX, log3],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"ingest of the queue excerpt: exit 0 ({r.returncode})"
+              f" {r.stderr[-300:]}")
+        con = sqlite3.connect(db3)
+        view = con.execute("SELECT pid, holders, queue FROM lock_events ORDER BY line").fetchall()
+        check(view == [(23444, "23442", QUEUE), (23380, "23442", QUEUE)],
+              f"both messages' holders and queue as logged ({view})")
+        raw = con.execute("SELECT typeof(holders), typeof(queue), queue FROM lock_event_rows"
+                          " ORDER BY line").fetchall()
+        check([x[:2] for x in raw] == [("text", "integer")] * 2 and raw[0][2] == raw[1][2],
+              f"the queue stored once and referred to twice, the holder inline ({raw})")
+        kept = con.execute("SELECT count(*) FROM stmt_texts WHERE text = ?", (QUEUE,)).fetchone()
+        check(kept == (1,), f"one stmt_texts row for the queue ({kept})")
+        con.close()
+        # correlation's waits keep the message's queue the same way
+        r = subprocess.run([ls, "report", "--db", db3, "-o", os.devnull], capture_output=True,
+                           text=True)
+        check(r.returncode == 0, f"report: exit 0 ({r.returncode}) {r.stderr[-300:]}")
+        con = sqlite3.connect(db3)
+        waits = con.execute("SELECT w.pid, w.holders, w.queue, typeof(r.queue) FROM lock_waits w"
+                            " JOIN lock_wait_rows r USING (wait_id) ORDER BY w.pid").fetchall()
+        check(waits == [(23380, "23442", QUEUE, "integer"), (23444, "23442", QUEUE, "integer")],
+              f"each wait's holders and queue, the queue by id ({waits})")
+        con.close()
+        # --retention drops texts no row refers to: not the queue
+        r = subprocess.run([ls, "ingest", "--db", db3, "--prefix", QUEUE_PREFIX,
+                            "--retention", "1", log3], capture_output=True, text=True)
+        check(r.returncode == 0, f"ingest --retention 1: exit 0 ({r.returncode})"
+              f" {r.stderr[-300:]}")
+        con = sqlite3.connect(db3)
+        view2 = con.execute("SELECT pid, holders, queue FROM lock_events ORDER BY line").fetchall()
+        check(view2 == view, f"the queue still read after --retention ({view2})")
+        # A store of version 10 (lock_events a table, its lists as text) is
+        # brought to 11: its rows kept as they were, read through the view.
+        con.executescript("DROP VIEW lock_events; DROP VIEW lock_waits;"
+                          " ALTER TABLE lock_event_rows RENAME TO lock_events;"
+                          " ALTER TABLE lock_wait_rows RENAME TO lock_waits;"
+                          " UPDATE lock_events SET queue = (SELECT text FROM stmt_texts"
+                          "  WHERE text_id = queue) WHERE typeof(queue) = 'integer';"
+                          " UPDATE lock_waits SET queue = (SELECT text FROM stmt_texts"
+                          "  WHERE text_id = queue) WHERE typeof(queue) = 'integer';"
+                          " PRAGMA user_version = 10;")
+        con.close()
+        r = subprocess.run([ls, "report", "--db", db3, "-o", os.devnull], capture_output=True,
+                           text=True)
+        check(r.returncode == 0, f"report on a version 10 store: exit 0 ({r.returncode}) "
+              f"{r.stderr[-300:]}")
+        con = sqlite3.connect(db3)
+        ver = con.execute("PRAGMA user_version").fetchone()[0]
+        check(ver == 11, f"the version 10 store is now version 11 ({ver})")
+        view3 = con.execute("SELECT pid, holders, queue FROM lock_events ORDER BY line").fetchall()
+        raw3 = con.execute("SELECT DISTINCT typeof(queue) FROM lock_event_rows").fetchall()
+        check(view3 == view and raw3 == [("text",)],
+              f"its lock messages as stored, their queues as text ({view3}, {raw3})")
         con.close()
     finally:
         shutil.rmtree(tmp)
