@@ -38,8 +38,8 @@ enum {
  * statement, CONTEXT and query texts lock_events, errors and
  * deadlock_procs keep as text_id (and context_id). */
 #define LS_TEXT_OF(id) "(SELECT tx_.text FROM stmt_texts tx_ WHERE tx_.text_id = " id ")"
-/* SQL for a pid list of lock_event_rows row `t` (holders, queue) as the
- * lock_events view gives it: a long list is kept once, in stmt_texts, and
+/* SQL for a pid list of lock_event_rows or lock_wait_rows row `t`
+ * (holders, queue) as the lock_events and lock_waits views give it: a long list is kept once, in stmt_texts, and
  * the row holds its INTEGER text_id (a wait queue of many sessions repeats
  * from message to message). */
 #define LS_PIDS_OF(t, col)                                                                         \

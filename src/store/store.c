@@ -1061,7 +1061,7 @@ static void pids_text(char *out, size_t outlen, const int *pids, int n)
  * for a row, each waiter's "still waiting" repeats a list of 600 bytes or
  * more, a few lists over and over.
  */
-#define PIDS_INLINE_MAX 24 /* bytes: a list of up to four pids stays inline */
+#define PIDS_INLINE_MAX 24 /* bytes: four 5-digit pids stay inline, five do not */
 
 static int text_id(ls_store *s, const char *text, int64_t *out);
 

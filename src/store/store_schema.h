@@ -67,7 +67,7 @@ static const char *const ls_schema_sql[] = {
     /* One row per lock message. holders and queue, the pid lists of
      * DETAIL, are TEXT, or when long an INTEGER text_id of stmt_texts:
      * with many sessions a wait queue is hundreds of bytes, logged again
-     * by every waiter and every "still waiting" (store.c, pids_id()). */
+     * by every waiter and every "still waiting" (store.c, bind_pids()). */
     "CREATE TABLE IF NOT EXISTS lock_event_rows(\n"
     "  event_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, phase TEXT,\n"
@@ -84,8 +84,8 @@ static const char *const ls_schema_sql[] = {
     "  " LS_PIDS_OF("lock_event_rows", "queue") " AS queue, ctx_action, ctx_relation,\n"
     "  ctx_page, ctx_offset, text_id, xid, vxid, wait_id, context_id, after_lock\n"
     "  FROM lock_event_rows;\n",
-    /* Written by correlation; holders and queue as in lock_event_rows
-     * (the lock message's own value, TEXT or a stmt_texts id). */
+    /* Written by correlation; queue as in lock_event_rows (the lock
+     * message's own value, TEXT or a stmt_texts id), holders as TEXT. */
     "CREATE TABLE IF NOT EXISTS lock_wait_rows(\n"
     "  wait_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n"
