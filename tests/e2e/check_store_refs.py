@@ -67,6 +67,25 @@ QUEUE_EXCERPT = """\
 """
 
 
+def as_older(ls, con, db, ver, sql):
+    """Make the store `db` (open as `con`) one of schema version `ver`: the
+    lock tables as they were before 11, then `sql`; open it with `report`,
+    which brings it to the current version. Returns a new connection."""
+    con.executescript("DROP VIEW lock_events; DROP VIEW lock_waits;"
+                      " ALTER TABLE lock_event_rows RENAME TO lock_events;"
+                      " ALTER TABLE lock_wait_rows RENAME TO lock_waits;"
+                      f" {sql} PRAGMA user_version = {ver};")
+    con.close()
+    r = subprocess.run([ls, "report", "--db", db, "-o", os.devnull], capture_output=True,
+                       text=True)
+    check(r.returncode == 0, f"report on a version {ver} store: exit 0 ({r.returncode}) "
+          f"{r.stderr[-300:]}")
+    con = sqlite3.connect(db)
+    now = con.execute("PRAGMA user_version").fetchone()[0]
+    check(now == 11, f"the version {ver} store is now version 11 ({now})")
+    return con
+
+
 def write_log(path):
     with open(path, "w") as f:
         for ts, pid, sid, vxid, verb, name, text, params, ms in LINES:
@@ -138,22 +157,11 @@ def main():
         # lock_events.after_lock, added by 10; lock_events a table, not a
         # view of lock_event_rows, 11) is brought to the current version
         # when opened, its rows as they were, and ingest folds from then on.
-        con.executescript("DROP VIEW statements; ALTER TABLE stmt_rows DROP COLUMN bind_us;"
-                          " ALTER TABLE stmt_rows DROP COLUMN parse_us;"
-                          " DROP VIEW lock_events; DROP VIEW lock_waits;"
-                          " ALTER TABLE lock_event_rows RENAME TO lock_events;"
-                          " ALTER TABLE lock_wait_rows RENAME TO lock_waits;"
-                          " ALTER TABLE lock_events DROP COLUMN after_lock;"
-                          " CREATE VIEW statements AS SELECT * FROM stmt_rows;"
-                          " PRAGMA user_version = 8;")
-        con.close()
-        r = subprocess.run([ls, "report", "--db", db, "-o", os.devnull], capture_output=True,
-                           text=True)
-        check(r.returncode == 0, f"report on a version 8 store: exit 0 ({r.returncode}) "
-              f"{r.stderr[-300:]}")
-        con = sqlite3.connect(db)
-        ver = con.execute("PRAGMA user_version").fetchone()[0]
-        check(ver == 11, f"the version 8 store is now version 11 ({ver})")
+        con = as_older(ls, con, db, 8, "DROP VIEW statements;"
+                       " ALTER TABLE stmt_rows DROP COLUMN bind_us;"
+                       " ALTER TABLE stmt_rows DROP COLUMN parse_us;"
+                       " ALTER TABLE lock_events DROP COLUMN after_lock;"
+                       " CREATE VIEW statements AS SELECT * FROM stmt_rows;")
         cols = [c[1] for c in con.execute("PRAGMA table_info(lock_events)")]
         check("after_lock" in cols, f"lock_events has after_lock ({cols[-3:]})")
         again = con.execute("SELECT s.pid, se.pg_session, s.vxid, s.verb, s.name, s.text,"
@@ -214,22 +222,10 @@ def main():
         check(view2 == view, f"the queue still read after --retention ({view2})")
         # A store of version 10 (lock_events a table, its lists as text) is
         # brought to 11: its rows kept as they were, read through the view.
-        con.executescript("DROP VIEW lock_events; DROP VIEW lock_waits;"
-                          " ALTER TABLE lock_event_rows RENAME TO lock_events;"
-                          " ALTER TABLE lock_wait_rows RENAME TO lock_waits;"
-                          " UPDATE lock_events SET queue = (SELECT text FROM stmt_texts"
-                          "  WHERE text_id = queue) WHERE typeof(queue) = 'integer';"
-                          " UPDATE lock_waits SET queue = (SELECT text FROM stmt_texts"
-                          "  WHERE text_id = queue) WHERE typeof(queue) = 'integer';"
-                          " PRAGMA user_version = 10;")
-        con.close()
-        r = subprocess.run([ls, "report", "--db", db3, "-o", os.devnull], capture_output=True,
-                           text=True)
-        check(r.returncode == 0, f"report on a version 10 store: exit 0 ({r.returncode}) "
-              f"{r.stderr[-300:]}")
-        con = sqlite3.connect(db3)
-        ver = con.execute("PRAGMA user_version").fetchone()[0]
-        check(ver == 11, f"the version 10 store is now version 11 ({ver})")
+        con = as_older(ls, con, db3, 10, "UPDATE lock_events SET queue = (SELECT text FROM"
+                       " stmt_texts WHERE text_id = queue) WHERE typeof(queue) = 'integer';"
+                       " UPDATE lock_waits SET queue = (SELECT text FROM stmt_texts"
+                       " WHERE text_id = queue) WHERE typeof(queue) = 'integer';")
         view3 = con.execute("SELECT pid, holders, queue FROM lock_events ORDER BY line").fetchall()
         raw3 = con.execute("SELECT DISTINCT typeof(queue) FROM lock_event_rows").fetchall()
         check(view3 == view and raw3 == [("text",)],
