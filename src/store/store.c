@@ -384,11 +384,17 @@ static const store_upgrade store_upgrades[] = {
      * where correlation goes by the times alone */
     {"ALTER TABLE lock_events ADD COLUMN after_lock INTEGER;", 0},
     /* 11: lock_events and lock_waits views of lock_event_rows and
-     * lock_wait_rows, whose long pid lists are stmt_texts ids; the rows
-     * stored before keep their lists as text, which the views give as
-     * they are */
-    {"ALTER TABLE lock_events RENAME TO lock_event_rows;"
-     " ALTER TABLE lock_waits RENAME TO lock_wait_rows;", 1},
+     * lock_wait_rows, whose long pid lists are stmt_texts ids. The tables
+     * are made anew (a renamed one would keep its TEXT columns, which turn
+     * an id into text) and the rows copied as they were, their lists as
+     * text, which the views give as they are; correlation runs again and
+     * makes the waits' indexes, gone with the old table. */
+    {LS_LOCK_EVENT_ROWS_DDL LS_LOCK_WAIT_ROWS_DDL
+     "INSERT INTO lock_event_rows SELECT * FROM lock_events;"
+     " INSERT INTO lock_wait_rows SELECT * FROM lock_waits;"
+     " DROP TABLE lock_events; DROP TABLE lock_waits;"
+     " CREATE INDEX IF NOT EXISTS lock_events_pid ON lock_event_rows(pid, ts);"
+     " DELETE FROM meta WHERE key = 'correlated';", 1},
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");

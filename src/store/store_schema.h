@@ -6,6 +6,32 @@
 #ifndef LS_STORE_SCHEMA_H
 #define LS_STORE_SCHEMA_H
 
+/* The two tables behind the lock_events and lock_waits views, here and in
+ * the step to schema 11 (store.c). holders and queue have no type: a
+ * TEXT column would turn the INTEGER id of a list into text. */
+#define LS_LOCK_EVENT_ROWS_DDL \
+    "CREATE TABLE IF NOT EXISTS lock_event_rows(\n" \
+    "  event_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n" \
+    "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, phase TEXT,\n" \
+    "  mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n" \
+    "  rel_oid INTEGER, db_oid INTEGER, page INTEGER, tuple_offset INTEGER,\n" \
+    "  waited_ms REAL, holders, queue, ctx_action TEXT,\n" \
+    "  ctx_relation TEXT, ctx_page INTEGER, ctx_offset INTEGER, text_id INTEGER,\n" \
+    "  xid INTEGER, vxid TEXT, wait_id INTEGER, context_id INTEGER, after_lock INTEGER);\n"
+#define LS_LOCK_WAIT_ROWS_DDL \
+    "CREATE TABLE IF NOT EXISTS lock_wait_rows(\n" \
+    "  wait_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n" \
+    "  pid INTEGER, mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n" \
+    "  rel_oid INTEGER, db_oid INTEGER, relation TEXT, ctid TEXT,\n" \
+    "  start_ts INTEGER, logged_ts INTEGER, end_ts INTEGER, waited_ms REAL,\n" \
+    "  outcome TEXT, statement TEXT, holders, queue,\n" \
+    "  blocker_pid INTEGER, blocker_session INTEGER, blocker_xid INTEGER,\n" \
+    "  root_pid INTEGER, root_session INTEGER, root_xid INTEGER,\n" \
+    "  chain_depth INTEGER, first_event INTEGER, file_id INTEGER, line INTEGER,\n" \
+    "  row_id INTEGER, waiter_stmt INTEGER, waiter_tx INTEGER, holder_pid INTEGER,\n" \
+    "  holder_tx INTEGER, root_tx INTEGER, end_file INTEGER, end_line INTEGER,\n" \
+    "  row_evidence TEXT, blocker_tx INTEGER);\n"
+
 static const char *const ls_schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(\n"
     "  key TEXT PRIMARY KEY, value TEXT);\n",
@@ -68,14 +94,7 @@ static const char *const ls_schema_sql[] = {
      * DETAIL, are TEXT, or when long an INTEGER text_id of stmt_texts:
      * with many sessions a wait queue is hundreds of bytes, logged again
      * by every waiter and every "still waiting" (store.c, bind_pids()). */
-    "CREATE TABLE IF NOT EXISTS lock_event_rows(\n"
-    "  event_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
-    "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, phase TEXT,\n"
-    "  mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n"
-    "  rel_oid INTEGER, db_oid INTEGER, page INTEGER, tuple_offset INTEGER,\n"
-    "  waited_ms REAL, holders, queue, ctx_action TEXT,\n"
-    "  ctx_relation TEXT, ctx_page INTEGER, ctx_offset INTEGER, text_id INTEGER,\n"
-    "  xid INTEGER, vxid TEXT, wait_id INTEGER, context_id INTEGER, after_lock INTEGER);\n",
+    LS_LOCK_EVENT_ROWS_DDL,
     /* What readers query: the pid lists as text (one-table view, flattened
      * into every query as statements is). */
     "CREATE VIEW IF NOT EXISTS lock_events AS SELECT event_id, session_id, pid, file_id,\n"
@@ -86,18 +105,7 @@ static const char *const ls_schema_sql[] = {
     "  FROM lock_event_rows;\n",
     /* Written by correlation; queue as in lock_event_rows (the lock
      * message's own value, TEXT or a stmt_texts id), holders as TEXT. */
-    "CREATE TABLE IF NOT EXISTS lock_wait_rows(\n"
-    "  wait_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
-    "  pid INTEGER, mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n"
-    "  rel_oid INTEGER, db_oid INTEGER, relation TEXT, ctid TEXT,\n"
-    "  start_ts INTEGER, logged_ts INTEGER, end_ts INTEGER, waited_ms REAL,\n"
-    "  outcome TEXT, statement TEXT, holders, queue,\n"
-    "  blocker_pid INTEGER, blocker_session INTEGER, blocker_xid INTEGER,\n"
-    "  root_pid INTEGER, root_session INTEGER, root_xid INTEGER,\n"
-    "  chain_depth INTEGER, first_event INTEGER, file_id INTEGER, line INTEGER,\n"
-    "  row_id INTEGER, waiter_stmt INTEGER, waiter_tx INTEGER, holder_pid INTEGER,\n"
-    "  holder_tx INTEGER, root_tx INTEGER, end_file INTEGER, end_line INTEGER,\n"
-    "  row_evidence TEXT, blocker_tx INTEGER);\n",
+    LS_LOCK_WAIT_ROWS_DDL,
     "CREATE VIEW IF NOT EXISTS lock_waits AS SELECT wait_id, session_id, pid, mode,\n"
     "  target_kind, target, target_xid, rel_oid, db_oid, relation, ctid, start_ts,\n"
     "  logged_ts, end_ts, waited_ms, outcome, statement,\n"

@@ -71,9 +71,16 @@ def as_older(ls, con, db, ver, sql):
     """Make the store `db` (open as `con`) one of schema version `ver`: the
     lock tables as they were before 11, then `sql`; open it with `report`,
     which brings it to the current version. Returns a new connection."""
-    con.executescript("DROP VIEW lock_events; DROP VIEW lock_waits;"
-                      " ALTER TABLE lock_event_rows RENAME TO lock_events;"
-                      " ALTER TABLE lock_wait_rows RENAME TO lock_waits;"
+    con.execute("DROP VIEW lock_events")
+    con.execute("DROP VIEW lock_waits")
+    for new, old in (("lock_event_rows", "lock_events"), ("lock_wait_rows", "lock_waits")):
+        ddl = con.execute("SELECT sql FROM sqlite_master WHERE name = ?", (new,)).fetchone()[0]
+        # before 11 the lists were TEXT columns, which turn an integer into text
+        old_ddl = ddl.replace(new + "(", old + "(", 1).replace("holders, queue,",
+                                                                "holders TEXT, queue TEXT,")
+        check(old_ddl.count("TEXT, queue TEXT") == 1, f"{old}: the columns of before 11")
+        con.executescript(f"{old_ddl}; INSERT INTO {old} SELECT * FROM {new}; DROP TABLE {new};")
+    con.executescript(f"CREATE INDEX lock_events_pid ON lock_events(pid, ts);"
                       f" {sql} PRAGMA user_version = {ver};")
     con.close()
     r = subprocess.run([ls, "report", "--db", db, "-o", os.devnull], capture_output=True,
@@ -222,14 +229,29 @@ def main():
         check(view2 == view, f"the queue still read after --retention ({view2})")
         # A store of version 10 (lock_events a table, its lists as text) is
         # brought to 11: its rows kept as they were, read through the view.
-        con = as_older(ls, con, db3, 10, "UPDATE lock_events SET queue = (SELECT text FROM"
-                       " stmt_texts WHERE text_id = queue) WHERE typeof(queue) = 'integer';"
-                       " UPDATE lock_waits SET queue = (SELECT text FROM stmt_texts"
-                       " WHERE text_id = queue) WHERE typeof(queue) = 'integer';")
+        con.executescript("UPDATE lock_event_rows SET queue = (SELECT text FROM stmt_texts"
+                          " WHERE text_id = queue) WHERE typeof(queue) = 'integer';"
+                          " UPDATE lock_wait_rows SET queue = (SELECT text FROM stmt_texts"
+                          " WHERE text_id = queue) WHERE typeof(queue) = 'integer';")
+        con = as_older(ls, con, db3, 10, "")
         view3 = con.execute("SELECT pid, holders, queue FROM lock_events ORDER BY line").fetchall()
         raw3 = con.execute("SELECT DISTINCT typeof(queue) FROM lock_event_rows").fetchall()
         check(view3 == view and raw3 == [("text",)],
               f"its lock messages as stored, their queues as text ({view3}, {raw3})")
+        con.close()
+        # and the next day's lists go in by id, read back as text
+        log4 = os.path.join(tmp, "queues-next-day.log")
+        with open(log4, "w") as f:
+            f.write(QUEUE_EXCERPT.replace("2026-12-05 ", "2026-12-06 "))
+        r = subprocess.run([ls, "ingest", "--db", db3, "--prefix", QUEUE_PREFIX, log4],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"ingest into it: exit 0 ({r.returncode}) {r.stderr[-300:]}")
+        con = sqlite3.connect(db3)
+        next_day = con.execute("SELECT e.queue, typeof(r.queue) FROM lock_events e"
+                               " JOIN lock_event_rows r USING (event_id)"
+                               " WHERE e.file_id = (SELECT max(file_id) FROM files)").fetchall()
+        check(next_day == [(QUEUE, "integer")] * 2,
+              f"the next day's queues by id in the upgraded store ({next_day})")
         con.close()
     finally:
         shutil.rmtree(tmp)
