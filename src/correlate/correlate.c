@@ -33,9 +33,10 @@
 static const char episodes_sql[] =
     "SELECT event_id, session_id, pid, ts, phase, mode, target_kind, target, target_xid,"
     " rel_oid, db_oid, page, tuple_offset, waited_ms,"
-    " " LS_PIDS_OF("lock_event_rows", "holders") ", " LS_PIDS_OF("lock_event_rows", "queue") ","
+    " " LS_PIDS_OF("lock_event_rows", "holders") ", queue,"
     " ctx_relation, ctx_page, ctx_offset, file_id, line, after_lock,"
-    /* the queue as stored: lock_wait_rows keeps the same id */
+    /* The queue as stored, not read back: lock_wait_rows keeps the same
+     * id (22), or the same text (15) when it has none. */
     " CASE WHEN typeof(queue) = 'integer' THEN queue END"
     /* In the table's (log) order, not through lock_events(pid, ts): that
      * walk reads the time-ordered table once per process once it outgrows
@@ -328,6 +329,16 @@ static int continues_episode(const episode *ep, int64_t pid, const char *target,
     return implied_start <= ep->last_ts + (subsecond ? 1000 : 1000000);
 }
 
+/* The DETAIL lists of the current event of q: the holders as text (the
+ * first is the blocker), the queue as lock_event_rows has it, to be stored
+ * so in lock_wait_rows. */
+static void take_lists(episode *ep, ls_stmt *q)
+{
+    copy(ep->holders, sizeof(ep->holders), ls_stmt_text(q, 14));
+    ep->queue_id = ls_stmt_isnull(q, 22) ? 0 : ls_stmt_int64(q, 22);
+    copy(ep->queue, sizeof(ep->queue), ep->queue_id ? "" : ls_stmt_text(q, 15));
+}
+
 /* Start episode `ep` at the current event of q (an episodes_sql row). */
 static void episode_open(episode *ep, ls_stmt *q, int64_t implied_start)
 {
@@ -355,9 +366,7 @@ static void episode_open(episode *ep, ls_stmt *q, int64_t implied_start)
                  (long long)ls_stmt_int64(q, 12));
     ep->start_ts = implied_start;
     ep->logged_ts = ls_stmt_int64(q, 3);
-    copy(ep->holders, sizeof(ep->holders), ls_stmt_text(q, 14));
-    copy(ep->queue, sizeof(ep->queue), ls_stmt_text(q, 15));
-    ep->queue_id = ls_stmt_isnull(q, 22) ? 0 : ls_stmt_int64(q, 22);
+    take_lists(ep, q);
 }
 
 /*
@@ -400,9 +409,7 @@ static void episode_add(episode *ep, ls_stmt *q, int subsecond)
         ep->end_line = ls_stmt_int64(q, 20);
         copy(ep->outcome, sizeof(ep->outcome), phase);
     } else if (!ep->holders[0]) {
-        copy(ep->holders, sizeof(ep->holders), ls_stmt_text(q, 14));
-        copy(ep->queue, sizeof(ep->queue), ls_stmt_text(q, 15));
-        ep->queue_id = ls_stmt_isnull(q, 22) ? 0 : ls_stmt_int64(q, 22);
+        take_lists(ep, q);
     }
 }
 

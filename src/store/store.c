@@ -1060,32 +1060,6 @@ static void pids_text(char *out, size_t outlen, const int *pids, int n)
         used += (size_t)snprintf(out + used, outlen - used, i ? ",%d" : "%d", pids[i]);
 }
 
-/*
- * A pid list of a lock message (holders, queue) at parameter `i`: as text
- * when short, else the text_id of the list in stmt_texts, which the
- * lock_events view reads back (LS_PIDS_OF). With a hundred sessions queued
- * for a row, each waiter's "still waiting" repeats a list of 600 bytes or
- * more, a few lists over and over.
- */
-#define PIDS_INLINE_MAX 24 /* bytes: four 5-digit pids stay inline, five do not */
-
-static int text_id(ls_store *s, const char *text, int64_t *out);
-
-static int bind_pids(ls_store *s, sqlite3_stmt *st, int i, const char *pids)
-{
-    int64_t id;
-    int rc;
-
-    if (strlen(pids) <= PIDS_INLINE_MAX) {
-        bind_text(st, i, pids);
-        return 0;
-    }
-    if ((rc = text_id(s, pids, &id)) != 0)
-        return rc;
-    sqlite3_bind_int64(st, i, id);
-    return 0;
-}
-
 /* Bind one statement row at parameter `base` + 1 .. base + STMT_COLS. */
 static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row *w)
 {
@@ -1173,6 +1147,30 @@ static int text_id(ls_store *s, const char *text, int64_t *out)
         return 0;
     n = strlen(text);
     return text_id_hashed(s, text, n, ls_quick_hash(text, n), out);
+}
+
+/*
+ * A pid list of a lock message (holders, queue) at parameter `i`: as text
+ * when short, else the text_id of the list in stmt_texts, which the
+ * lock_events view reads back (LS_PIDS_OF). With a hundred sessions queued
+ * for a row, each waiter's "still waiting" repeats a list of 600 bytes or
+ * more, a few lists over and over.
+ */
+#define PIDS_INLINE_MAX 24 /* bytes: four 5-digit pids stay inline, five do not */
+
+static int bind_pids(ls_store *s, sqlite3_stmt *st, int i, const char *pids)
+{
+    int64_t id;
+    int rc;
+
+    if (strlen(pids) <= PIDS_INLINE_MAX) {
+        bind_text(st, i, pids);
+        return 0;
+    }
+    if ((rc = text_id(s, pids, &id)) != 0)
+        return rc;
+    sqlite3_bind_int64(st, i, id);
+    return 0;
 }
 
 /* The name_id of a prepared statement's name in stmt_names, added when
@@ -1638,10 +1636,8 @@ static int store_lock_event(ls_store *s, int64_t file_id, session_slot *slot, co
     if (w->phase != LS_LOCK_ACQUIRED) {
         pids_text(holders, sizeof(holders), w->holders, w->nholders);
         pids_text(queue, sizeof(queue), w->queue, w->nqueue);
-        if ((rc = bind_pids(s, st, 16, holders)) != 0 || (rc = bind_pids(s, st, 17, queue)) != 0) {
-            sqlite3_clear_bindings(st);
+        if ((rc = bind_pids(s, st, 16, holders)) != 0 || (rc = bind_pids(s, st, 17, queue)) != 0)
             return rc;
-        }
     }
     if (w->ctx_relation[0] || w->have_ctx_tuple) {
         bind_text(st, 18, w->ctx_action);

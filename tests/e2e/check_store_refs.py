@@ -67,6 +67,12 @@ QUEUE_EXCERPT = """\
 """
 
 
+def lockspan(ls, what, *args):
+    """Run lockspan with args; check it exits 0 (`what` names the run)."""
+    r = subprocess.run([ls, *args], capture_output=True, text=True)
+    check(r.returncode == 0, f"{what}: exit 0 ({r.returncode}) {r.stderr[-300:]}")
+
+
 def as_older(ls, con, db, ver, sql):
     """Make the store `db` (open as `con`) one of schema version `ver`: the
     lock tables as they were before 11, then `sql`; open it with `report`,
@@ -83,10 +89,7 @@ def as_older(ls, con, db, ver, sql):
     con.executescript(f"CREATE INDEX lock_events_pid ON lock_events(pid, ts);"
                       f" {sql} PRAGMA user_version = {ver};")
     con.close()
-    r = subprocess.run([ls, "report", "--db", db, "-o", os.devnull], capture_output=True,
-                       text=True)
-    check(r.returncode == 0, f"report on a version {ver} store: exit 0 ({r.returncode}) "
-          f"{r.stderr[-300:]}")
+    lockspan(ls, f"report on a version {ver} store", "report", "--db", db, "-o", os.devnull)
     con = sqlite3.connect(db)
     now = con.execute("PRAGMA user_version").fetchone()[0]
     check(now == 11, f"the version {ver} store is now version 11 ({now})")
@@ -142,9 +145,7 @@ def main():
     try:
         log, db = os.path.join(tmp, "refs.log"), os.path.join(tmp, "refs.db")
         write_log(log)
-        r = subprocess.run([ls, "ingest", "--db", db, "--prefix", PREFIX, log],
-                           capture_output=True, text=True)
-        check(r.returncode == 0, f"ingest: exit 0 ({r.returncode}) {r.stderr[-300:]}")
+        lockspan(ls, "ingest", "ingest", "--db", db, "--prefix", PREFIX, log)
         con = sqlite3.connect(db)
         got = con.execute("SELECT s.pid, se.pg_session, s.vxid, s.verb, s.name, s.text, s.params,"
                           " s.duration_ms, s.bind_ms, s.parse_ms FROM statements s"
@@ -180,9 +181,7 @@ def main():
         log2 = os.path.join(tmp, "refs-next-day.log")
         with open(log) as f, open(log2, "w") as o:
             o.write(f.read().replace("2026-12-03 ", "2026-12-04 "))
-        r = subprocess.run([ls, "ingest", "--db", db, "--prefix", PREFIX, log2],
-                           capture_output=True, text=True)
-        check(r.returncode == 0, f"ingest into it: exit 0 ({r.returncode}) {r.stderr[-300:]}")
+        lockspan(ls, "ingest into it", "ingest", "--db", db, "--prefix", PREFIX, log2)
         con = sqlite3.connect(db)
         folded = con.execute("SELECT count(bind_us), count(parse_us) FROM stmt_rows"
                              " WHERE file_id = (SELECT max(file_id) FROM files)").fetchone()
@@ -194,10 +193,8 @@ def main():
         log3, db3 = os.path.join(tmp, "queues.log"), os.path.join(tmp, "queues.db")
         with open(log3, "w") as f:
             f.write(QUEUE_EXCERPT)
-        r = subprocess.run([ls, "ingest", "--db", db3, "--prefix", QUEUE_PREFIX, log3],
-                           capture_output=True, text=True)
-        check(r.returncode == 0, f"ingest of the queue excerpt: exit 0 ({r.returncode})"
-              f" {r.stderr[-300:]}")
+        lockspan(ls, "ingest of the queue excerpt", "ingest", "--db", db3, "--prefix",
+                 QUEUE_PREFIX, log3)
         con = sqlite3.connect(db3)
         view = con.execute("SELECT pid, holders, queue FROM lock_events ORDER BY line").fetchall()
         check(view == [(23444, "23442", QUEUE), (23380, "23442", QUEUE)],
@@ -210,9 +207,7 @@ def main():
         check(kept == (1,), f"one stmt_texts row for the queue ({kept})")
         con.close()
         # correlation's waits keep the message's queue the same way
-        r = subprocess.run([ls, "report", "--db", db3, "-o", os.devnull], capture_output=True,
-                           text=True)
-        check(r.returncode == 0, f"report: exit 0 ({r.returncode}) {r.stderr[-300:]}")
+        lockspan(ls, "report", "report", "--db", db3, "-o", os.devnull)
         con = sqlite3.connect(db3)
         waits = con.execute("SELECT w.pid, w.holders, w.queue, typeof(r.queue) FROM lock_waits w"
                             " JOIN lock_wait_rows r USING (wait_id) ORDER BY w.pid").fetchall()
@@ -220,10 +215,8 @@ def main():
               f"each wait's holders and queue, the queue by id ({waits})")
         con.close()
         # --retention drops texts no row refers to: not the queue
-        r = subprocess.run([ls, "ingest", "--db", db3, "--prefix", QUEUE_PREFIX,
-                            "--retention", "1", log3], capture_output=True, text=True)
-        check(r.returncode == 0, f"ingest --retention 1: exit 0 ({r.returncode})"
-              f" {r.stderr[-300:]}")
+        lockspan(ls, "ingest --retention 1", "ingest", "--db", db3, "--prefix", QUEUE_PREFIX,
+                 "--retention", "1", log3)
         con = sqlite3.connect(db3)
         view2 = con.execute("SELECT pid, holders, queue FROM lock_events ORDER BY line").fetchall()
         check(view2 == view, f"the queue still read after --retention ({view2})")
@@ -243,9 +236,7 @@ def main():
         log4 = os.path.join(tmp, "queues-next-day.log")
         with open(log4, "w") as f:
             f.write(QUEUE_EXCERPT.replace("2026-12-05 ", "2026-12-06 "))
-        r = subprocess.run([ls, "ingest", "--db", db3, "--prefix", QUEUE_PREFIX, log4],
-                           capture_output=True, text=True)
-        check(r.returncode == 0, f"ingest into it: exit 0 ({r.returncode}) {r.stderr[-300:]}")
+        lockspan(ls, "ingest into it", "ingest", "--db", db3, "--prefix", QUEUE_PREFIX, log4)
         con = sqlite3.connect(db3)
         next_day = con.execute("SELECT e.queue, typeof(r.queue) FROM lock_events e"
                                " JOIN lock_event_rows r USING (event_id)"
