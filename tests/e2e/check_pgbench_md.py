@@ -188,9 +188,10 @@ def main():
         # the cells of the pid columns (their header says "pid"); elsewhere
         # a number named a pid or process, or any number not followed by a
         # word or "(" ("1281 waits", "1282 (1281 linked ...)": counts, which
-        # can equal a pid where pids are low, as on a fresh CI machine).
+        # can equal a pid where pids are low, as on a fresh CI machine). Not
+        # a date's year ("2026-12-05"), which can equal a pid as well.
         pids = {p for (p,) in con.execute("SELECT DISTINCT pid FROM sessions")}
-        number = re.compile(r"(?<![\w.#:-])(\d{3,7})(?![\w.:])")
+        number = re.compile(r"(?<![\w.#:-])(\d{3,7})(?![\w.:-])")
 
         def plain(t):
             t = re.sub(r"\\(.)", r"\1", t)
