@@ -136,17 +136,24 @@ static const finding_rule rules[] = {
     {"serial_capacity",
      "One row lets one transaction through at a time: shorten the hold (see the findings above) "
      "or spread the writes over several rows.",
+     /* The transactions that wanted the row: those that held it and those
+      * that waited for it, each once (a statement may wait for one row
+      * many times, and a waiter that got the row holds it). Demand at 90 %
+      * of the capacity or more: a row busy that much has a queue most of
+      * the time. */
      "SELECT r.total_wait_ms, 'Row ' || r.relation || ' ' || r.row_key || ' is at its serial "
-     "capacity', printf('Mean hold " DUR " caps the row at %%.1f transactions/s, but %%d "
-     "transactions wanted it within " DUR " (%%.1f/s).', r.mean_hold_ms, r.capacity_per_s,"
-     " r.waits + r.holds, (r.last_ts - r.first_ts) / 1e3, (r.waits + r.holds) /"
-     " max((r.last_ts - r.first_ts) / 1e6, 0.001)),"
-     " r.relation, r.row_key, r.mean_hold_ms, r.capacity_per_s, r.waits + r.holds,"
-     " (r.last_ts - r.first_ts) / 1e6, (r.waits + r.holds) / max((r.last_ts - r.first_ts) / 1e6,"
-     " 0.001)"
-     " FROM rows r WHERE r.capacity_per_s > 0 AND r.waits >= 3 AND (r.waits + r.holds) /"
-     " max((r.last_ts - r.first_ts) / 1e6, 0.001) > r.capacity_per_s"
-     ""
+     "capacity', printf('Mean hold " DUR " caps the row at %%.1f transactions/s; %%d "
+     "transactions wanted it within " DUR " (%%.1f/s, %%.0f %%%% of that).', r.mean_hold_ms,"
+     " r.capacity_per_s, r.wanting, (r.last_ts - r.first_ts) / 1e3, r.wanting /"
+     " max((r.last_ts - r.first_ts) / 1e6, 0.001), 100.0 * r.wanting /"
+     " max((r.last_ts - r.first_ts) / 1e6, 0.001) / r.capacity_per_s),"
+     " r.relation, r.row_key, r.mean_hold_ms, r.capacity_per_s, r.wanting,"
+     " (r.last_ts - r.first_ts) / 1e6, r.wanting / max((r.last_ts - r.first_ts) / 1e6, 0.001)"
+     " FROM (SELECT r.*, (SELECT count(*) FROM (SELECT h.tx_id FROM holds h"
+     "   WHERE h.row_id = r.row_id AND h.tx_id IS NOT NULL UNION SELECT w.waiter_tx"
+     "   FROM lock_waits w WHERE w.row_id = r.row_id AND w.waiter_tx IS NOT NULL)) AS wanting"
+     "  FROM rows r WHERE r.capacity_per_s > 0 AND r.waits >= 3) r"
+     " WHERE r.wanting / max((r.last_ts - r.first_ts) / 1e6, 0.001) >= 0.9 * r.capacity_per_s"
      " ORDER BY r.total_wait_ms DESC LIMIT 3",
      "relation:s,row:s,mean_hold_ms:m,capacity_per_s:m,transactions:i,window_s:m,demand_per_s:m"},
 };

@@ -192,6 +192,25 @@ static const char session_at_sql[] =
 
 static const char xid_session_sql[] = "SELECT session_id, pid FROM xids WHERE xid = ?1";
 
+/*
+ * A lock on a transaction has one holder, the transaction's own process,
+ * except for an instant after it ends: the waiters its end woke are each
+ * granted the lock they waited for and let it go at once. A message
+ * stamped in that instant lists them, and the owner, gone, no longer:
+ * "Processes holding the lock: 23411, 23426, 24448, ..." for a
+ * transaction of 24425 (a log of 160 pgbench clients). The awaited xid
+ * names its owner (xids, when %x is in the prefix): with more than one
+ * holder listed, or the owner among them, it is the blocker. The owner's
+ * xid was seen by then (xids of another server's log in the same store
+ * may coincide).
+ */
+static const char xid_owner_sql[] =
+    "UPDATE lock_wait_rows SET blocker_pid = x.pid FROM xids x"
+    " WHERE x.xid = lock_wait_rows.target_xid AND lock_wait_rows.target_kind = 'transaction'"
+    " AND x.pid IS NOT lock_wait_rows.blocker_pid AND x.first_ts <= lock_wait_rows.logged_ts"
+    " AND (instr(" LS_PIDS_OF("lock_wait_rows", "holders") ", ',') > 0"
+    "  OR ',' || " LS_PIDS_OF("lock_wait_rows", "holders") " || ',' LIKE '%,' || x.pid || ',%')";
+
 static const char update_wait_sql[] =
     "UPDATE lock_wait_rows SET blocker_session = ?2, blocker_xid = ?3, root_pid = ?4,"
     " root_session = ?5, root_xid = ?6, chain_depth = ?7 WHERE wait_id = ?1";
@@ -571,6 +590,7 @@ static int walk_chains(ls_store *s, ls_correlate_stats *stats)
     int rc, subsecond;
 
     if ((rc = log_subsecond(s, &subsecond)) != 0 ||
+        (rc = ls_store_exec(s, xid_owner_sql)) != 0 ||
         (rc = ls_store_prepare(s, walk_sql, &walk)) != 0 ||
         (rc = ls_store_prepare(s, open_wait_sql, &openq)) != 0 ||
         (rc = ls_store_prepare(s, session_at_sql, &sessq)) != 0 ||
@@ -737,8 +757,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * on to the row's holder (transactions.c). 6: a wait starts at the earliest start its
  * messages imply and ends its closing message's "after X ms" after it.
  * 7: a hold moved back to the first wait for its transaction says so in
- * its start_evidence (holds.c). */
-#define CORRELATION_REV "7"
+ * its start_evidence (holds.c). 8: a transaction wait's blocker is the
+ * xid's owner when the message lists the waiters its end woke; a tuple
+ * wait's holder is the one its queue head's wait overlapping it was for,
+ * by xid; no hold bounded by the first wait for a transaction whose own
+ * wait for the row ended in an error (transactions.c). */
+#define CORRELATION_REV "8"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -84,7 +84,9 @@ static const char insert_hold_sql[] =
 
 /* Holds of rows others waited for whose locking statement the log does
  * not show (a fragment, a function no rule resolves): bounded by the
- * transaction's start and the first wait. */
+ * transaction's start and the first wait. Not for a transaction whose own
+ * wait for the row ended in an error: the statement that was to lock it
+ * failed, and a transaction does not wait for a row it holds. */
 static const char wait_holds_sql[] =
     "INSERT INTO holds(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
     " start_evidence, end_ts, end_lo, end_hi, end_evidence, waits, waiter_ms)"
@@ -94,6 +96,8 @@ static const char wait_holds_sql[] =
     " FROM lock_wait_rows w JOIN transactions t ON t.tx_id = w.holder_tx"
     " WHERE w.row_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM holds h"
     "  WHERE h.tx_id = w.holder_tx AND h.row_id = w.row_id)"
+    " AND NOT EXISTS (SELECT 1 FROM lock_wait_rows own WHERE own.waiter_tx = w.holder_tx"
+    "  AND own.row_id = w.row_id AND own.outcome NOT IN ('acquired', 'unknown'))"
     " GROUP BY w.holder_tx, w.row_id;";
 
 static const char insert_tx_sql[] =
@@ -147,19 +151,26 @@ static const char link_sql[] =
     "  ORDER BY st.start_ts DESC, st.stmt_id DESC LIMIT 1) x"
     "  WHERE x.end_ts IS NULL OR x.end_ts >= lock_wait_rows.start_ts));"
     /* The row lock's holder: the awaited transaction for a transaction
-     * lock; for a tuple lock the queue head holds the tuple lock and waits
-     * for the row's holder itself, one hop further (its latest wait then:
-     * a process waits for one lock at a time). */
-    "UPDATE lock_wait_rows SET holder_pid = CASE WHEN target_kind = 'tuple' THEN coalesce("
-    "  (SELECT h.blocker_pid FROM lock_wait_rows h WHERE h.wait_id = (SELECT h2.wait_id"
-    "    FROM lock_wait_rows h2 WHERE h2.pid = lock_wait_rows.blocker_pid"
-    "    AND h2.start_ts <= lock_wait_rows.logged_ts ORDER BY h2.start_ts DESC LIMIT 1)"
-    "   AND h.target_kind = 'transaction'"
-    "   AND (h.end_ts IS NULL OR h.end_ts >= lock_wait_rows.logged_ts)), blocker_pid)"
-    "  ELSE blocker_pid END;"
-    /* Its transaction: the awaited one; else the one open when the wait
-     * was logged; else the one open when it began (a tuple lock's row
-     * holder named by the queue head's wait may have ended its
+     * lock. For a tuple lock the queue head holds the tuple lock and waits
+     * for the row's holder itself, one hop further: its latest wait by
+     * then (a process waits for one lock at a time) when that wait was
+     * still on while this one was (under a crowd a queue head woken by a
+     * commit may find the row taken by a newcomer and wait again: in the
+     * instant between its waits the message names it, holding no row),
+     * and the transaction is the one that wait was for, by its xid. */
+    "UPDATE lock_wait_rows SET holder_pid = blocker_pid, holder_tx = NULL;"
+    "UPDATE lock_wait_rows SET holder_pid = h.blocker_pid, holder_tx = (SELECT t.tx_id"
+    "  FROM transactions t WHERE t.xid = h.target_xid AND t.pid = h.blocker_pid)"
+    " FROM (SELECT w.wait_id, (SELECT h2.wait_id FROM lock_wait_rows h2"
+    "   WHERE h2.pid = w.blocker_pid AND h2.start_ts <= w.logged_ts"
+    "   ORDER BY h2.start_ts DESC LIMIT 1) AS head_wait"
+    "  FROM lock_wait_rows w WHERE w.target_kind = 'tuple') f"
+    " JOIN lock_wait_rows h ON h.wait_id = f.head_wait"
+    " WHERE lock_wait_rows.wait_id = f.wait_id AND h.target_kind = 'transaction'"
+    "  AND (h.end_ts IS NULL OR h.end_ts >= lock_wait_rows.start_ts);"
+    /* Else its transaction: the awaited one; else the one open when the
+     * wait was logged; else the one open when it began (a tuple lock's
+     * row holder named by the queue head's wait may have ended its
      * transaction, in its own line, a few ms before the waiter's line was
      * stamped). */
     "UPDATE lock_wait_rows SET holder_tx = coalesce("
@@ -168,7 +179,7 @@ static const char link_sql[] =
     "  " OPEN_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.logged_ts"),
                   "lock_wait_rows.logged_ts", "0") ","
     "  " OPEN_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.start_ts"),
-                  "lock_wait_rows.start_ts", "0") ");"
+                  "lock_wait_rows.start_ts", "0") ") WHERE holder_tx IS NULL;"
     /* A queue head whose own wait for the row's transaction was not logged
      * (shorter than deadlock_timeout, or ended by a deadlock it found)
      * holds no row yet: the holder is the transaction whose hold of the

@@ -54,6 +54,23 @@ def check_run(name, rep, db, truth):
               w["root_pid"] == t["root_blocker_pid"],
               f"{name}: wait of {t['waiter_pid']} at {t['wait_start']}: blocker/root")
 
+    # The hot row: each request's transaction held it once, and the holds
+    # follow one another (overlapping by no more than the log's
+    # millisecond stamps allow); the transactions that wanted it are the
+    # requests', each counted once however often it waited.
+    held = [r for r in truth["requests"] if r.get("hold")]
+    hot = rep["hot_rows"][0] if rep["hot_rows"] else {}
+    check(hot.get("occupancy_holds") == len(held),
+          f"{name}: {hot.get('occupancy_holds')} holds of the hot row, truth {len(held)}")
+    ends = sorted((h["start"], h["end"]) for h in hot.get("timeline", {}).get("holds", []))
+    overlap = sum(max(0.0, ts(a[1]) - ts(b[0])) for a, b in zip(ends, ends[1:]))
+    check(overlap < 0.002 * len(ends), f"{name}: holds of the hot row overlap by {overlap:.3f} s")
+    cap = [f for f in rep["findings"] if f["rule"] == "serial_capacity"]
+    wanting = {r["seq"] for r in held} | {t["waiter_request"] for t in truth["waits"]}
+    check(len(cap) == 1 and cap[0]["transactions"] == len(wanting),
+          f"{name}: serial capacity finding counts "
+          f"{cap[0]['transactions'] if cap else None} transactions, truth {len(wanting)}")
+
     # Each request's transaction: find it by pid and time, check its link.
     expected_link = {}
     for cp in truth["code_paths"]:
