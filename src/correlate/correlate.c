@@ -761,7 +761,9 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * xid's owner when the message lists the waiters its end woke; a tuple
  * wait's holder is the one its queue head's wait overlapping it was for,
  * by xid; no hold bounded by the first wait for a transaction whose own
- * wait for the row ended in an error (transactions.c). */
+ * wait for the row ended in an error, nor for an extension or page lock
+ * (transactions.c); only a row lock's wait is keyed by its statement's row
+ * (holds.c). */
 #define CORRELATION_REV "8"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

@@ -624,6 +624,14 @@ out:
 
 /* Step 1: each wait's own evidence (its statement, parameters, PREPARE
  * text, the CONTEXT of its first message), one row of temp.wrows each. */
+/* A lock on a row: a transaction's (xmax, or a conflicting key being
+ * inserted), a tuple's place in the queue, an INSERT's speculative token. */
+static int is_row_lock(const char *target_kind)
+{
+    return strcmp(target_kind, "transaction") == 0 || strcmp(target_kind, "tuple") == 0 ||
+           strcmp(target_kind, "spectoken") == 0;
+}
+
 static int read_waits(ls_store *s, int64_t resolution)
 {
     ls_stmt *q = NULL, *cand = NULL, *tq = NULL, *ins = NULL;
@@ -641,7 +649,7 @@ static int read_waits(ls_store *s, int64_t resolution)
         ls_rowkey_evidence ev;
         const char *lock_stmt = ls_stmt_isnull(q, 7) ? NULL : ls_stmt_text(q, 7);
         const char *rel;
-        int keyed, keep;
+        int keyed, keep, row_lock;
 
         memset(&r, 0, sizeof(r));
         r.wait_id = ls_stmt_int64(q, 0);
@@ -662,10 +670,16 @@ static int read_waits(ls_store *s, int64_t resolution)
         ev.prepare = r.prepare;
         ev.context = ls_stmt_isnull(q, 8) ? NULL : ls_stmt_text(q, 8);
         ev.relation = r.rel[0] ? r.rel : NULL;
-        keyed = ls_rowkey_of(&ev, &k);
+        memset(&k, 0, sizeof(k));
+        /* Only a row lock is for the row its statement names: a wait to
+         * extend the relation (under a crowd of updates, for the new row
+         * versions' pages), for a page, a table or an advisory lock is for
+         * its target, whatever the statement (write_rows). */
+        row_lock = ls_stmt_isnull(q, 5) || is_row_lock(ls_stmt_text(q, 5));
+        keyed = row_lock && ls_rowkey_of(&ev, &k);
         rel = keyed && !r.rel[0] ? k.rel : r.rel;
         /* Keyed by its own statement: nothing to learn from it later. */
-        keep = !keyed || strcmp(k.grouped_by, LS_GROUPED_CONTEXT) == 0;
+        keep = row_lock && (!keyed || strcmp(k.grouped_by, LS_GROUPED_CONTEXT) == 0);
         ls_stmt_reset(ins);
         ls_stmt_bind_int64(ins, 1, r.wait_id);
         if (!ls_stmt_isnull(q, 1))

@@ -86,7 +86,9 @@ static const char insert_hold_sql[] =
  * not show (a fragment, a function no rule resolves): bounded by the
  * transaction's start and the first wait. Not for a transaction whose own
  * wait for the row ended in an error: the statement that was to lock it
- * failed, and a transaction does not wait for a row it holds. */
+ * failed, and a transaction does not wait for a row it holds. Not for a
+ * relation's extension or a page, locks let go as soon as the page is
+ * added or read, not at the transaction's end. */
 static const char wait_holds_sql[] =
     "INSERT INTO holds(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
     " start_evidence, end_ts, end_lo, end_hi, end_evidence, waits, waiter_ms)"
@@ -94,7 +96,8 @@ static const char wait_holds_sql[] =
     "  min(w.start_ts), 'bounded by transaction start and first wait', t.end_ts, t.end_ts,"
     "  t.end_ts, t.end_known, 0, 0"
     " FROM lock_wait_rows w JOIN transactions t ON t.tx_id = w.holder_tx"
-    " WHERE w.row_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM holds h"
+    " WHERE w.row_id IS NOT NULL AND coalesce(w.target_kind, '') NOT IN ('extend', 'page')"
+    " AND NOT EXISTS (SELECT 1 FROM holds h"
     "  WHERE h.tx_id = w.holder_tx AND h.row_id = w.row_id)"
     " AND NOT EXISTS (SELECT 1 FROM lock_wait_rows own WHERE own.waiter_tx = w.holder_tx"
     "  AND own.row_id = w.row_id AND own.outcome NOT IN ('acquired', 'unknown'))"

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Who held the row when a crowd waits for it: three excerpts of a real
+PostgreSQL 15 log, tests/e2e/excerpts/ (bench/pgbench_log.sh with
+LOCKSPAN_PGBENCH_CLIENTS=160, 2026-12-05: every line of the processes
+named, between two of the log's lines, as the server wrote them).
+
+Usage: check_crowd.py LOCKSPAN PROJECT_DIR
+
+c160-woken-holders.log: pid 24425 updates two branch rows in its
+transaction (xid 11819, its lines' %x) and commits at 12:10:06.704; in
+that millisecond pid 23467's deadlock_timeout fires and its "still waiting
+for ShareLock on transaction 11819" lists as holders the waiters the
+commit woke (23411, 23426, ...: each granted the lock for an instant), no
+longer 24425. The wait is for 24425's transaction: its blocker and holder
+are 24425 and the transaction of xid 11819, not 23411 (which then held no
+row: under lockspan's old rule 23411's transaction got a hold of 6.9 s of
+a row it never had).
+
+c160-queue-head.log: pid 23415 waits for the row bid=2 behind transaction
+11355 of pid 24420 (12:10:04.039-.153), is woken by its end, finds the row
+taken by a newcomer and waits again (from .163). Pid 24411 queued for the
+tuple lock behind 23415 from .108; its message, stamped .159 between
+23415's two waits, names 23415 as the tuple lock's holder. The row was held
+by 24420's transaction (11355) through most of 24411's wait; 23415, still
+waiting itself, held no row (under the old rule its transaction got a hold
+of bid=2 of 9.5 s that overlapped 300 others').
+
+c160-extension.log: pid 24419's UPDATE of the account aid=703299 waits
+for the extension of pgbench_accounts (relation 16391: new pages for the
+crowd's new row versions) held by pid 24440 for 80 ms. That is not a wait
+for the account row: it is keyed by its lock target, and nobody gets a hold
+of aid=703299 from it (under the old rule the statement's key made it a
+row wait, and 24440's transaction a hold of that account from its first
+write to the relation).
+
+Both are checked against the excerpts' own lines (the xid each process
+logged with %x) and the holds of each row must not overlap.
+"""
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+from lscheck import check, report
+
+PREFIX = "%m [%p] %q%u@%d/%a %c %l %v %x %e "
+
+
+def xid_owners(path):
+    """xid -> pid, from the %x field of every line (after '%v')."""
+    owners = {}
+    for line in open(path, encoding="utf-8"):
+        f = line.split(" ")
+        # date time zone [pid] user@db/app session line vxid xid sqlstate
+        pid, xid = int(f[3].strip("[]")), int(f[8])
+        if xid:
+            owners.setdefault(xid, pid)
+    return owners
+
+
+def analyze(ls, tmp, path):
+    db = os.path.join(tmp, os.path.basename(path) + ".db")
+    r = subprocess.run([ls, "analyze", "-q", "--db", db, "--prefix", PREFIX, "--format", "json",
+                        "-o", db + ".json", path], capture_output=True, text=True)
+    check(r.returncode == 0, f"{path}: analyze exit 0 ({r.returncode}) {r.stderr[-300:]}")
+    return sqlite3.connect(db)
+
+
+def wait_at(db, pid, logged):
+    """The wait of pid logged at hh:mm:ss.mmm: blocker, holder, holder's xid, holders."""
+    return db.execute(
+        "SELECT w.blocker_pid, w.holder_pid, t.xid, w.holders, w.target_kind FROM lock_waits w"
+        " LEFT JOIN transactions t ON t.tx_id = w.holder_tx WHERE w.pid = ?"
+        " AND strftime('%H:%M:%f', w.logged_ts / 1e6, 'unixepoch') = ?", (pid, logged)).fetchone()
+
+
+def holds_do_not_overlap(db, name):
+    rows = db.execute("SELECT r.row_key, h.start_ts, h.end_ts, t.xid FROM holds h"
+                      " JOIN rows r USING (row_id) LEFT JOIN transactions t USING (tx_id)"
+                      " ORDER BY h.row_id, h.start_ts").fetchall()
+    for a, b in zip(rows, rows[1:]):
+        if a[0] == b[0]:
+            check(b[1] >= a[2] - 5000, f"{name}: holds of {a[0]} by xids {a[3]} and {b[3]}"
+                  f" overlap by {(a[2] - b[1]) / 1000:.1f} ms")
+    return rows
+
+
+def main():
+    ls, root = sys.argv[1], sys.argv[2]
+    ex = os.path.join(root, "tests", "e2e", "excerpts")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(ex, "c160-woken-holders.log")
+        owners = xid_owners(path)
+        db = analyze(ls, tmp, path)
+        w = wait_at(db, 23467, "12:10:06.704")
+        check(w is not None, "woken holders: the wait of 23467 logged at 12:10:06.704")
+        if w:
+            check(w[3].startswith("23411,23426,24448,"), f"woken holders: holders as logged ({w[3][:30]})")
+            check(w[4] == "transaction", f"woken holders: a transaction lock ({w[4]})")
+            check(owners.get(11819) == 24425, f"woken holders: the log's owner of 11819 is {owners.get(11819)}")
+            check(w[0] == owners.get(11819) and w[1] == owners.get(11819),
+                  f"woken holders: blocker {w[0]}, holder {w[1]}: the owner of xid 11819")
+            check(w[2] == 11819, f"woken holders: the holder's transaction has xid {w[2]}")
+        holds = holds_do_not_overlap(db, "woken holders")
+        check(not any(h[3] != 11819 for h in holds),
+              f"woken holders: only 24425's transaction holds rows ({[h[3] for h in holds]})")
+        db.close()
+
+        path = os.path.join(ex, "c160-queue-head.log")
+        owners = xid_owners(path)
+        db = analyze(ls, tmp, path)
+        w = wait_at(db, 24411, "12:10:04.159")
+        check(w is not None, "queue head: the tuple wait of 24411 logged at 12:10:04.159")
+        if w:
+            check(w[4] == "tuple" and w[0] == 23415, f"queue head: a tuple wait, queue head {w[0]}")
+            check(owners.get(11355) == 24420, f"queue head: the log's owner of 11355 is {owners.get(11355)}")
+            check(w[1] == owners.get(11355) and w[2] == 11355,
+                  f"queue head: holder {w[1]} (xid {w[2]}), the transaction 23415 waited for")
+        # 23415's transaction (xid 11358) waited for bid=2 throughout: it held none of it.
+        check(owners.get(11358) == 23415, f"queue head: the log's owner of 11358 is {owners.get(11358)}")
+        holds = holds_do_not_overlap(db, "queue head")
+        check(not any(h[3] == 11358 for h in holds), "queue head: 23415's transaction holds no row")
+        check(any(h[0] == "bid=2" and h[3] == 11355 for h in holds),
+              "queue head: 24420's transaction holds bid=2")
+        db.close()
+
+        path = os.path.join(ex, "c160-extension.log")
+        db = analyze(ls, tmp, path)
+        rows = db.execute("SELECT w.pid, w.target_kind, r.row_key, r.evidence FROM lock_waits w"
+                          " JOIN rows r USING (row_id)").fetchall()
+        check(len(rows) == 1 and rows[0][:2] == (24419, "extend"),
+              f"extension: one wait, 24419's for the extension ({rows})")
+        check(rows and rows[0][2] == "extension of relation 16391 of database 16384" and
+              rows[0][3] == "lock target", f"extension: keyed by its lock target ({rows})")
+        holds = db.execute("SELECT h.pid, r.row_key FROM holds h JOIN rows r USING (row_id)"
+                           " WHERE r.row_key LIKE 'aid=%'").fetchall()
+        check(holds == [], f"extension: no hold of an account row ({holds})")
+        db.close()
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
