@@ -431,8 +431,12 @@ static void mermaid_deadlock(FILE *f, const cJSON *d)
         fprintf(f, "    n%d[\"", i + 1);
         mermaid_pid(f, pids[i], from[i], side[fside[i]]);
         if (victim) {
+            char key[64];
+            snprintf(key, sizeof(key), "%scode_path", side[fside[i]]);
             fputs(" - victim", f);
-            if (m_str(d, "victim_application")) {
+            /* the application, unless the code path beside the pid said it */
+            if (m_str(d, "victim_application") &&
+                !same(m_str(d, "victim_application"), m_str(from[i], key))) {
                 fputs(" - ", f);
                 ls_mermaid_label(f, m_str(d, "victim_application"), 30);
             }
