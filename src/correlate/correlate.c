@@ -763,8 +763,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * by xid; no hold bounded by the first wait for a transaction whose own
  * wait for the row ended in an error, nor for an extension or page lock
  * (transactions.c); only a row lock's wait is keyed by its statement's row
- * (holds.c). */
-#define CORRELATION_REV "8"
+ * (holds.c). 9: a tuple wait logged while its queue head was between two
+ * of its own waits for the row is for the transaction its next wait was
+ * for (transactions.c). */
+#define CORRELATION_REV "9"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -170,9 +170,14 @@ static const char link_sql[] =
     "  FROM lock_wait_rows w WHERE w.target_kind = 'tuple') f"
     " JOIN lock_wait_rows h ON h.wait_id = f.head_wait"
     " WHERE lock_wait_rows.wait_id = f.wait_id AND h.target_kind = 'transaction'"
-    "  AND (h.end_ts IS NULL OR h.end_ts >= lock_wait_rows.start_ts);"
-    /* Else its transaction: the awaited one; else the one open when the
-     * wait was logged; else the one open when it began (a tuple lock's
+    "  AND (h.end_ts IS NULL OR h.end_ts >= lock_wait_rows.start_ts);";
+
+/* Links from tuple waits to their rows' holders, and every wait's
+ * holder's transaction, once link_sql has found the holders it can. */
+static const char link_holder_sql[] =
+    /* The holder's transaction where link_sql found none: the awaited
+     * one; else the one open when the wait was logged; else the one open
+     * when it began (a tuple lock's
      * row holder named by the queue head's wait may have ended its
      * transaction, in its own line, a few ms before the waiter's line was
      * stamped). */
@@ -199,7 +204,24 @@ static const char link_sql[] =
     "  WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid"
     "  AND w.row_id IS NOT NULL) f JOIN holds c ON c.hold_id = f.hold_id"
     " WHERE lock_wait_rows.wait_id = f.wait_id AND c.end_ts > f.logged_ts"
-    " AND c.tx_id IS NOT f.holder_tx;";
+    " AND c.tx_id IS NOT f.holder_tx;"
+    /* Still the queue head, with no hold of the row the statements show
+     * spanning the moment, and the queue head between two of its waits
+     * for the row in one transaction: the row went, as it woke, to the
+     * transaction its next wait is for, when that one had begun by the
+     * message. */
+    "UPDATE lock_wait_rows SET holder_pid = n.blocker_pid, holder_tx = t.tx_id"
+    " FROM (SELECT w.wait_id, (SELECT n2.wait_id FROM lock_wait_rows n2"
+    "   WHERE n2.pid = w.blocker_pid AND n2.start_ts > w.logged_ts"
+    "   ORDER BY n2.start_ts LIMIT 1) AS next_wait"
+    "  FROM lock_wait_rows w WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid) f"
+    " JOIN lock_wait_rows n ON n.wait_id = f.next_wait"
+    " JOIN transactions t ON t.xid = n.target_xid AND t.pid = n.blocker_pid"
+    " WHERE lock_wait_rows.wait_id = f.wait_id AND n.target_kind = 'transaction'"
+    "  AND n.row_id = lock_wait_rows.row_id AND t.start_ts <= lock_wait_rows.logged_ts"
+    "  AND EXISTS (SELECT 1 FROM lock_wait_rows p WHERE p.pid = n.pid"
+    "   AND p.waiter_tx = n.waiter_tx AND p.row_id = n.row_id"
+    "   AND p.start_ts <= lock_wait_rows.start_ts AND p.wait_id <> n.wait_id);";
 
 /* Links from waits to their blockers' and roots' transactions, once the
  * holders' are known. */
@@ -783,6 +805,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = ls_store_exec_sorting(s, link_index_sql);
     if (rc == 0)
         rc = ls_store_exec(s, link_sql);
+    if (rc == 0)
+        rc = ls_store_exec(s, link_holder_sql);
     if (rc == 0)
         rc = ls_store_exec(s, link_blocker_sql);
     if (rc == 0)

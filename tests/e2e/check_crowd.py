@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Who held the row when a crowd waits for it: three excerpts of a real
+"""Who held the row when a crowd waits for it: four excerpts of a real
 PostgreSQL 15 log, tests/e2e/excerpts/ (bench/pgbench_log.sh with
 LOCKSPAN_PGBENCH_CLIENTS=160, 2026-12-05: every line of the processes
 named, between two of the log's lines, as the server wrote them).
@@ -24,6 +24,14 @@ tuple lock behind 23415 from .108; its message, stamped .159 between
 by 24420's transaction (11355) through most of 24411's wait; 23415, still
 waiting itself, held no row (under the old rule its transaction got a hold
 of bid=2 of 9.5 s that overlapped 300 others').
+
+c160-queue-head-next.log: pid 23443 queues for bid=2 (tuple, then
+transaction waits) from 12:09:30.409; pid 23380 queues behind it for the
+tuple from 12:09:31.012, logged at .063, while 23443 is between two of its
+own waits (the tuple wait that ended at .048, the wait for transaction 5439
+of pid 24443 from .075): the row went to 24443's transaction, which holds
+it until .137; 23443 itself got it at .212. The holder of 23380's wait is
+24443's transaction (5439), not 23443's (5044).
 
 c160-extension.log: pid 24419's UPDATE of the account aid=703299 waits
 for the extension of pgbench_accounts (relation 16391: new pages for the
@@ -123,6 +131,22 @@ def main():
         check(not any(h[3] == 11358 for h in holds), "queue head: 23415's transaction holds no row")
         check(any(h[0] == "bid=2" and h[3] == 11355 for h in holds),
               "queue head: 24420's transaction holds bid=2")
+        db.close()
+
+        path = os.path.join(ex, "c160-queue-head-next.log")
+        owners = xid_owners(path)
+        db = analyze(ls, tmp, path)
+        w = wait_at(db, 23380, "12:09:31.063")
+        check(w is not None, "queue head next: the tuple wait of 23380 logged at 12:09:31.063")
+        if w:
+            check(w[4] == "tuple" and w[0] == 23443, f"queue head next: a tuple wait, queue head {w[0]}")
+            check(owners.get(5439) == 24443 and owners.get(5044) == 23443,
+                  f"queue head next: the log's owners of 5439, 5044: {owners.get(5439)}, {owners.get(5044)}")
+            check(w[1] == 24443 and w[2] == 5439,
+                  f"queue head next: holder {w[1]} (xid {w[2]}), the transaction 23443 waited for next")
+        holds = holds_do_not_overlap(db, "queue head next")
+        check([h[3] for h in holds if h[0] == "bid=2"] == [5439, 5044, 5446],
+              f"queue head next: bid=2 held by 5439, 5044, 5446 in turn ({holds})")
         db.close()
 
         path = os.path.join(ex, "c160-extension.log")
