@@ -622,8 +622,6 @@ out:
     return rc < 0 ? rc : 0;
 }
 
-/* Step 1: each wait's own evidence (its statement, parameters, PREPARE
- * text, the CONTEXT of its first message), one row of temp.wrows each. */
 /* A lock on a row: a transaction's (xmax, or a conflicting key being
  * inserted), a tuple's place in the queue, an INSERT's speculative token. */
 static int is_row_lock(const char *target_kind)
@@ -632,6 +630,8 @@ static int is_row_lock(const char *target_kind)
            strcmp(target_kind, "spectoken") == 0;
 }
 
+/* Step 1: each wait's own evidence (its statement, parameters, PREPARE
+ * text, the CONTEXT of its first message), one row of temp.wrows each. */
 static int read_waits(ls_store *s, int64_t resolution)
 {
     ls_stmt *q = NULL, *cand = NULL, *tq = NULL, *ins = NULL;

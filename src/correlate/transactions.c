@@ -177,10 +177,9 @@ static const char link_sql[] =
 static const char link_holder_sql[] =
     /* The holder's transaction where link_sql found none: the awaited
      * one; else the one open when the wait was logged; else the one open
-     * when it began (a tuple lock's
-     * row holder named by the queue head's wait may have ended its
-     * transaction, in its own line, a few ms before the waiter's line was
-     * stamped). */
+     * when it began (a tuple lock's row holder named by the queue head's
+     * wait may have ended its transaction, in its own line, a few ms
+     * before the waiter's line was stamped). */
     "UPDATE lock_wait_rows SET holder_tx = coalesce("
     "  (SELECT t.tx_id FROM transactions t WHERE t.xid = (CASE WHEN lock_wait_rows.holder_pid ="
     "     lock_wait_rows.blocker_pid THEN lock_wait_rows.blocker_xid END) AND t.pid = lock_wait_rows.holder_pid),"
