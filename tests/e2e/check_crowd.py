@@ -41,8 +41,8 @@ of aid=703299 from it (under the old rule the statement's key made it a
 row wait, and 24440's transaction a hold of that account from its first
 write to the relation).
 
-Both are checked against the excerpts' own lines (the xid each process
-logged with %x) and the holds of each row must not overlap.
+Each is checked against its own lines (the xid each process logged with
+%x), with every hold it gives, and the holds of each row must not overlap.
 """
 import os
 import sqlite3
@@ -94,60 +94,42 @@ def holds_do_not_overlap(db, name):
     return rows
 
 
+# name, excerpt, waiter, its message's time, lock kind, the first pid of
+# DETAIL's holders, the queue head for a tuple wait (None: the blocker is
+# the holder), the xid of the transaction the waiter waited for, and every
+# hold (row, xid), by row and start.
+WAITS = [
+    ("woken holders", "c160-woken-holders.log", 23467, "12:10:06.704", "transaction", 23411,
+     None, 11819, [("bid=2", 11819), ("bid=3", 11819)]),
+    ("queue head", "c160-queue-head.log", 24411, "12:10:04.159", "tuple", 23415,
+     23415, 11355, [("bid=2", 11355), ("bid=3", 11367)]),
+    ("queue head next", "c160-queue-head-next.log", 23380, "12:09:31.063", "tuple", 23443,
+     23443, 5439, [("bid=2", 5439), ("bid=2", 5044), ("bid=2", 5446)]),
+]
+
+
 def main():
     ls, root = sys.argv[1], sys.argv[2]
     ex = os.path.join(root, "tests", "e2e", "excerpts")
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(ex, "c160-woken-holders.log")
-        owners = xid_owners(path)
-        db = analyze(ls, tmp, path)
-        w = wait_at(db, 23467, "12:10:06.704")
-        check(w is not None, "woken holders: the wait of 23467 logged at 12:10:06.704")
-        if w:
-            check(w[3].startswith("23411,23426,24448,"), f"woken holders: holders as logged ({w[3][:30]})")
-            check(w[4] == "transaction", f"woken holders: a transaction lock ({w[4]})")
-            check(owners.get(11819) == 24425, f"woken holders: the log's owner of 11819 is {owners.get(11819)}")
-            check(w[0] == owners.get(11819) and w[1] == owners.get(11819),
-                  f"woken holders: blocker {w[0]}, holder {w[1]}: the owner of xid 11819")
-            check(w[2] == 11819, f"woken holders: the holder's transaction has xid {w[2]}")
-        holds = holds_do_not_overlap(db, "woken holders")
-        check(not any(h[3] != 11819 for h in holds),
-              f"woken holders: only 24425's transaction holds rows ({[h[3] for h in holds]})")
-        db.close()
-
-        path = os.path.join(ex, "c160-queue-head.log")
-        owners = xid_owners(path)
-        db = analyze(ls, tmp, path)
-        w = wait_at(db, 24411, "12:10:04.159")
-        check(w is not None, "queue head: the tuple wait of 24411 logged at 12:10:04.159")
-        if w:
-            check(w[4] == "tuple" and w[0] == 23415, f"queue head: a tuple wait, queue head {w[0]}")
-            check(owners.get(11355) == 24420, f"queue head: the log's owner of 11355 is {owners.get(11355)}")
-            check(w[1] == owners.get(11355) and w[2] == 11355,
-                  f"queue head: holder {w[1]} (xid {w[2]}), the transaction 23415 waited for")
-        # 23415's transaction (xid 11358) waited for bid=2 throughout: it held none of it.
-        check(owners.get(11358) == 23415, f"queue head: the log's owner of 11358 is {owners.get(11358)}")
-        holds = holds_do_not_overlap(db, "queue head")
-        check(not any(h[3] == 11358 for h in holds), "queue head: 23415's transaction holds no row")
-        check(any(h[0] == "bid=2" and h[3] == 11355 for h in holds),
-              "queue head: 24420's transaction holds bid=2")
-        db.close()
-
-        path = os.path.join(ex, "c160-queue-head-next.log")
-        owners = xid_owners(path)
-        db = analyze(ls, tmp, path)
-        w = wait_at(db, 23380, "12:09:31.063")
-        check(w is not None, "queue head next: the tuple wait of 23380 logged at 12:09:31.063")
-        if w:
-            check(w[4] == "tuple" and w[0] == 23443, f"queue head next: a tuple wait, queue head {w[0]}")
-            check(owners.get(5439) == 24443 and owners.get(5044) == 23443,
-                  f"queue head next: the log's owners of 5439, 5044: {owners.get(5439)}, {owners.get(5044)}")
-            check(w[1] == 24443 and w[2] == 5439,
-                  f"queue head next: holder {w[1]} (xid {w[2]}), the transaction 23443 waited for next")
-        holds = holds_do_not_overlap(db, "queue head next")
-        check([h[3] for h in holds if h[0] == "bid=2"] == [5439, 5044, 5446],
-              f"queue head next: bid=2 held by 5439, 5044, 5446 in turn ({holds})")
-        db.close()
+        for name, file, waiter, logged, kind, listed, head, xid, held in WAITS:
+            path = os.path.join(ex, file)
+            owners = xid_owners(path)
+            db = analyze(ls, tmp, path)
+            w = wait_at(db, waiter, logged)
+            check(w is not None, f"{name}: the wait of {waiter} logged at {logged}")
+            holder = owners.get(xid)
+            check(holder is not None, f"{name}: the log names the owner of xid {xid}")
+            if w:
+                check(w[4] == kind and w[3].split(",")[0] == str(listed),
+                      f"{name}: a {w[4]} wait, holders as logged {w[3][:30]}")
+                check(w[0] == (head or holder), f"{name}: blocker {w[0]}")
+                check(w[1] == holder and w[2] == xid,
+                      f"{name}: holder {w[1]} (xid {w[2]}), the owner of xid {xid} ({holder})")
+            holds = holds_do_not_overlap(db, name)
+            check([(h[0], h[3]) for h in holds] == held,
+                  f"{name}: holds {[(h[0], h[3]) for h in holds]}, expected {held}")
+            db.close()
 
         path = os.path.join(ex, "c160-extension.log")
         db = analyze(ls, tmp, path)
