@@ -35,7 +35,8 @@
 # until the log holds that many logged waits; how many waits a MiB holds
 # depends on the machine's speed, the 250 ms holds do not),
 # LOCKSPAN_PGBENCH_CLIENTS (default 16, shared 10 to 6 as above: a server
-# with many live sessions at once).
+# with many live sessions at once), LOCKSPAN_PGBENCH_PREFIX (the
+# log_line_prefix; default '%m [%p] %q%u@%d/%a %c %l %v %x %e ').
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -45,7 +46,7 @@ PGBIN=${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}
 SCALE=${LOCKSPAN_PGBENCH_SCALE:-20}
 MIN_WAITS=${LOCKSPAN_PGBENCH_MIN_WAITS:-0}
 CLIENTS=${LOCKSPAN_PGBENCH_CLIENTS:-16}
-PREFIX='%m [%p] %q%u@%d/%a %c %l %v %x %e '
+PREFIX=${LOCKSPAN_PGBENCH_PREFIX:-'%m [%p] %q%u@%d/%a %c %l %v %x %e '}
 
 usage() { echo "usage: ${0##*/} SIZE_MB OUT.log [--gzip]" >&2; exit 2; }
 (($# >= 2)) || usage

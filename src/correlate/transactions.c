@@ -90,6 +90,8 @@ static const char insert_hold_sql[] =
  * relation's extension or a page, locks let go as soon as the page is
  * added or read, not at the transaction's end. */
 static const char wait_holds_sql[] =
+    /* a transaction's own waits for a row: one probe, not the row's waits */
+    "CREATE INDEX IF NOT EXISTS lock_waits_waiter_tx ON lock_wait_rows(waiter_tx, row_id);"
     "INSERT INTO holds(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
     " start_evidence, end_ts, end_lo, end_hi, end_evidence, waits, waiter_ms)"
     " SELECT w.row_id, w.holder_tx, t.session_id, t.pid, t.start_ts, t.start_ts,"
