@@ -765,7 +765,8 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * (transactions.c); only a row lock's wait is keyed by its statement's row
  * (holds.c). 9: a tuple wait logged while its queue head was between two
  * of its own waits for the row is for the transaction its next wait was
- * for (transactions.c). */
+ * for; without the xid, a holder's transaction is the one open at the
+ * message's log position before the one open at its time (transactions.c). */
 #define CORRELATION_REV "9"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

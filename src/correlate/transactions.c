@@ -128,6 +128,26 @@ static const char insert_tx_sql[] =
     " ORDER BY start_ts DESC LIMIT 3) x"                                                   \
     " WHERE x.end_ts IS NULL OR x.end_ts >= " T " - " SLACK " ORDER BY x.start_ts DESC LIMIT 1)"
 
+/*
+ * The transaction of session SESS open at the log position of wait W's
+ * first message: the latest to begin before that line (of the session's
+ * last statements by W's time, a second of slack for whole-second %t
+ * times), if it had not ended before it. Exact where times tie: a holder
+ * whose transaction ended and the next began in the second the message was
+ * stamped in. An awaited transaction's first line is always before the
+ * message (its xid came with its first write) and its end after (the
+ * waiter is still waiting).
+ */
+#define POS_TX(SESS, W)                                                                    \
+    "(SELECT x.tx_id FROM (SELECT p.last, (SELECT tx_id FROM transactions t"              \
+    "  WHERE t.session_id = " SESS " AND t.first_stmt <= p.last"                          \
+    "  ORDER BY t.first_stmt DESC LIMIT 1) AS tx_id FROM (SELECT max(s.stmt_id) AS last"  \
+    "  FROM (SELECT stmt_id, file_id, line FROM stmt_rows WHERE session_id = " SESS       \
+    "   AND start_ts <= " W ".logged_ts + 1000000 ORDER BY start_ts DESC LIMIT 32) s"      \
+    "  WHERE s.file_id < " W ".file_id OR (s.file_id = " W ".file_id"                     \
+    "   AND s.line < " W ".line)) p) x"                                                      \
+    " JOIN transactions t2 ON t2.tx_id = x.tx_id WHERE t2.last_stmt >= x.last)"
+
 /* Indexes the links below probe (holds_row: a tuple wait's row holder;
  * later passes use it too). */
 static const char link_index_sql[] =
@@ -178,13 +198,15 @@ static const char link_sql[] =
  * holder's transaction, once link_sql has found the holders it can. */
 static const char link_holder_sql[] =
     /* The holder's transaction where link_sql found none: the awaited
-     * one; else the one open when the wait was logged; else the one open
-     * when it began (a tuple lock's row holder named by the queue head's
+     * one; else the one open at the message's log position; else the one
+     * open when the wait was logged; else the one open when it began (a tuple lock's row holder named by the queue head's
      * wait may have ended its transaction, in its own line, a few ms
      * before the waiter's line was stamped). */
     "UPDATE lock_wait_rows SET holder_tx = coalesce("
     "  (SELECT t.tx_id FROM transactions t WHERE t.xid = (CASE WHEN lock_wait_rows.holder_pid ="
     "     lock_wait_rows.blocker_pid THEN lock_wait_rows.blocker_xid END) AND t.pid = lock_wait_rows.holder_pid),"
+    "  " POS_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.logged_ts"),
+                 "lock_wait_rows") ","
     "  " OPEN_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.logged_ts"),
                   "lock_wait_rows.logged_ts", "0") ","
     "  " OPEN_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.start_ts"),
