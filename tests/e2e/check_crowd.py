@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Who held the row when a crowd waits for it: four excerpts of a real
+"""Who held the row when a crowd waits for it: five excerpts of real
 PostgreSQL 15 log, tests/e2e/excerpts/ (bench/pgbench_log.sh with
 LOCKSPAN_PGBENCH_CLIENTS=160, 2026-12-05: every line of the processes
 named, between two of the log's lines, as the server wrote them).
@@ -33,6 +33,15 @@ of pid 24443 from .075): the row went to 24443's transaction, which holds
 it until .137; 23443 itself got it at .212. The holder of 23380's wait is
 24443's transaction (5439), not 23443's (5044).
 
+c160-t-same-second.log, from a log of the same workload with the prefix
+'%t [%p]: user=%u,db=%d,app=%a ' (whole seconds, no xid, no session id):
+pid 24075's transaction (BEGIN at 15:02:57) locks bid=3 and commits at
+15:02:58; pid 24097's "still waiting for ShareLock on transaction 3938",
+stamped 15:02:58, is for it, and 24075's next transaction, begun in the
+same second after the message's line, holds nothing of bid=3 (under the
+old rule, the transaction open at 15:02:58 was the next one, which got a
+hold bounded by its start).
+
 c160-extension.log: pid 24419's UPDATE of the account aid=703299 waits
 for the extension of pgbench_accounts (relation 16391: new pages for the
 crowd's new row versions) held by pid 24440 for 80 ms. That is not a wait
@@ -53,6 +62,7 @@ import tempfile
 from lscheck import check, report
 
 PREFIX = "%m [%p] %q%u@%d/%a %c %l %v %x %e "
+PREFIX_T = "%t [%p]: user=%u,db=%d,app=%a "
 
 
 def xid_owners(path):
@@ -67,9 +77,9 @@ def xid_owners(path):
     return owners
 
 
-def analyze(ls, tmp, path):
+def analyze(ls, tmp, path, prefix=PREFIX):
     db = os.path.join(tmp, os.path.basename(path) + ".db")
-    r = subprocess.run([ls, "analyze", "-q", "--db", db, "--prefix", PREFIX, "--format", "json",
+    r = subprocess.run([ls, "analyze", "-q", "--db", db, "--prefix", prefix, "--format", "json",
                         "-o", db + ".json", path], capture_output=True, text=True)
     check(r.returncode == 0, f"{path}: analyze exit 0 ({r.returncode}) {r.stderr[-300:]}")
     return sqlite3.connect(db)
@@ -130,6 +140,19 @@ def main():
             check([(h[0], h[3]) for h in holds] == held,
                   f"{name}: holds {[(h[0], h[3]) for h in holds]}, expected {held}")
             db.close()
+
+        path = os.path.join(ex, "c160-t-same-second.log")
+        db = analyze(ls, tmp, path, PREFIX_T)
+        w = db.execute("SELECT w.holder_pid, s.line, strftime('%H:%M:%S', t.start_ts / 1e6,"
+                       " 'unixepoch') FROM lock_waits w JOIN transactions t ON t.tx_id = w.holder_tx"
+                       " JOIN stmt_rows s ON s.stmt_id = t.first_stmt"
+                       " WHERE w.pid = 24097 AND w.target = 'transaction 3938'").fetchone()
+        check(w == (24075, 1, "15:02:57"),
+              f"same second: the wait for 3938 is for 24075's transaction begun at line 1 ({w})")
+        holds = holds_do_not_overlap(db, "same second")
+        check([(h[0], h[3]) for h in holds] == [("bid=3", None)],
+              f"same second: one hold of bid=3 ({holds})")
+        db.close()
 
         path = os.path.join(ex, "c160-extension.log")
         db = analyze(ls, tmp, path)
