@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Who held the row when a crowd waits for it: five excerpts of real
-PostgreSQL 15 log, tests/e2e/excerpts/ (bench/pgbench_log.sh with
+PostgreSQL 15 logs, tests/e2e/excerpts/ (bench/pgbench_log.sh with
 LOCKSPAN_PGBENCH_CLIENTS=160, 2026-12-05: every line of the processes
 named, between two of the log's lines, as the server wrote them).
 
@@ -23,7 +23,7 @@ tuple lock behind 23415 from .108; its message, stamped .159 between
 23415's two waits, names 23415 as the tuple lock's holder. The row was held
 by 24420's transaction (11355) through most of 24411's wait; 23415, still
 waiting itself, held no row (under the old rule its transaction got a hold
-of bid=2 of 9.5 s that overlapped 300 others').
+of bid=2 of 9.5 s that overlapped 195 others').
 
 c160-queue-head-next.log: pid 23443 queues for bid=2 (tuple, then
 transaction waits) from 12:09:30.409; pid 23380 queues behind it for the
