@@ -385,9 +385,7 @@ static const char parts_fmt[] =
 
 /* Pairs of code paths that write the same two relations in opposite orders. */
 static const char order_fmt[] =
-    "WITH o AS (SELECT DISTINCT %s AS label, a.relation AS r1, b.relation AS r2"
-    "  FROM lock_order a JOIN lock_order b ON b.tx_id = a.tx_id AND b.seq > a.seq"
-    "  LEFT JOIN tx_code c ON c.tx_id = a.tx_id)"
+    "WITH " LOCK_ORDER_PAIRS_SQL
     " SELECT x.label, x.r1, x.r2, y.label FROM o x JOIN o y"
     "  ON y.r1 = x.r2 AND y.r2 = x.r1 AND x.label <= y.label"
     " WHERE NOT (x.label = y.label AND x.r1 > x.r2)"

@@ -78,9 +78,7 @@ static const finding_rule rules[] = {
     {"inconsistent_lock_order",
      "Take locks in one order everywhere (for example by table, then by primary key: SELECT ... "
      "FOR UPDATE ORDER BY id); shortening transactions does not remove these deadlocks.",
-     "WITH o AS (SELECT DISTINCT %s AS label, a.relation AS r1, b.relation AS r2"
-     "  FROM lock_order a JOIN lock_order b ON b.tx_id = a.tx_id AND b.seq > a.seq"
-     "  LEFT JOIN tx_code c ON c.tx_id = a.tx_id)"
+     "WITH " LOCK_ORDER_PAIRS_SQL
      " SELECT 1000.0 * (1 + (SELECT count(*) FROM deadlocks)), 'Code paths write the same "
      "relations in opposite orders', printf('%%s writes %%s before %%s, %%s the other way "
      "round.', x.label, x.r1, x.r2, y.label), x.label, x.r1, x.r2, y.label,"

@@ -40,6 +40,16 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top);
  * it, over tx_code c. */
 const char *ls_model_code_path_label(const char *group_by);
 const char *ls_model_code_path_source(const char *group_by);
+/* A WITH clause's tables for the lock-order checks: `o` (label, r1, r2),
+ * each code path (the label, an expression over tx_code c, in place of
+ * the format's first %s) writing relation r1 before r2. A distinct order
+ * of relations is paired once, not once per transaction. */
+#define LOCK_ORDER_PAIRS_SQL                                                              \
+    "t AS (SELECT DISTINCT %s AS label, c.order_id FROM tx_code c"                        \
+    "  WHERE c.order_id IS NOT NULL),"                                                    \
+    " o AS (SELECT DISTINCT t.label, a.value AS r1, b.value AS r2 FROM t"                 \
+    "  JOIN lock_orders lo ON lo.order_id = t.order_id, json_each(lo.relations) a,"       \
+    "  json_each(lo.relations) b WHERE b.key > a.key)"
 
 /* requests.c: the slowest traced requests and their row-lock queueing. */
 void ls_model_requests(model_ctx *m, cJSON *report, int top);

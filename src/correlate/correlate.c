@@ -809,8 +809,8 @@ static const struct {
      "UPDATE errors SET retry_stmt = NULL, retry_tx = NULL, retry_outcome = NULL;"},
     {"code paths", ls_correlate_traces,
      "DROP INDEX IF EXISTS hold_parts_hold;"
-     " DELETE FROM tx_code; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
-     " DELETE FROM lock_order;"},
+     " DELETE FROM tx_code_rows; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
+     " DELETE FROM shapes; DELETE FROM lock_orders;"},
 };
 
 /* Linux: reset the process's peak resident size (VmHWM), so that the

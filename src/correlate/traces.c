@@ -7,7 +7,9 @@
  * session's application_name, the shape of its first write, and, when a
  * span links to it, the nearest enclosing span with code attributes
  * (function, namespace, file, line), the route of its server span and its
- * service. Reports group by any of these.
+ * service. Reports group by any of these. (tx_code is a view: the rows are
+ * tx_code_rows, the shape and the order of relations written are stored
+ * once per distinct text, the application name is the session's.)
  *
  * A database span links to a transaction by the strongest evidence there
  * is, recorded in tx_code.link:
@@ -30,6 +32,8 @@
 #include <string.h>
 
 #include "correlate_int.h"
+#include <cjson/cJSON.h>
+
 #include "ls_buf.h"
 #include "ls_sqlcomment.h"
 #include "ls_sqlshape.h"
@@ -47,22 +51,90 @@
  * its session.
  */
 static const char tx_statements_sql[] =
-    "SELECT t.tx_id, st.stmt_id, st.text, st.start_ts, se.application"
+    "SELECT t.tx_id, st.stmt_id, st.text, st.start_ts"
     " FROM transactions t CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
-    " LEFT JOIN sessions se ON se.session_id = t.session_id"
     " ORDER BY t.tx_id, st.stmt_id";
 
 static const char insert_code_sql[] =
-    "INSERT INTO tx_code(tx_id, trace_id, tag_route, tag_controller, tag_action,"
-    " tag_application, application, shape, comment_span) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+    "INSERT INTO tx_code_rows(tx_id, trace_id, tag_route, tag_controller, tag_action,"
+    " tag_application, shape_id, comment_span, order_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
     " ?8, ?9)";
+
+/*
+ * Texts that many transactions share (the shape of a first write, the
+ * order of the relations written) are stored once, in a table of their
+ * own, and each transaction points at its text by id. The latest texts
+ * are kept here by hash, compared in full: most transactions cost no
+ * lookup in the store.
+ */
+#define INTERN_SLOTS 256
+
+typedef struct interner {
+    ls_stmt *find, *add; /* text -> id; insert text, returning its id */
+    struct intern_slot {
+        char *text;
+        int64_t id;
+    } slot[INTERN_SLOTS];
+} interner;
+
+static int intern_open(ls_store *s, interner *in, const char *table, const char *id_col,
+                       const char *text_col)
+{
+    char sql[160];
+    int rc;
+    memset(in, 0, sizeof(*in));
+    snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE %s = ?1", id_col, table, text_col);
+    if ((rc = ls_store_prepare(s, sql, &in->find)) != 0)
+        return rc;
+    snprintf(sql, sizeof(sql), "INSERT INTO %s(%s) VALUES (?1) RETURNING %s", table, text_col,
+             id_col);
+    return ls_store_prepare(s, sql, &in->add);
+}
+
+static void intern_close(interner *in)
+{
+    int i;
+    for (i = 0; i < INTERN_SLOTS; i++)
+        free(in->slot[i].text);
+    ls_stmt_finalize(in->find);
+    ls_stmt_finalize(in->add);
+}
+
+/* The id of `text`, stored now if it was not yet. */
+static int intern(interner *in, const char *text, int64_t *id)
+{
+    struct intern_slot *sl = &in->slot[ls_quick_hash(text, strlen(text)) % INTERN_SLOTS];
+    ls_stmt *st = in->find;
+    int rc;
+
+    if (sl->text && strcmp(sl->text, text) == 0) {
+        *id = sl->id;
+        return 0;
+    }
+    ls_stmt_reset(st);
+    ls_stmt_bind_text(st, 1, text);
+    if ((rc = ls_stmt_step(st)) == 0) { /* a new text */
+        st = in->add;
+        ls_stmt_reset(st);
+        ls_stmt_bind_text(st, 1, text);
+        rc = ls_stmt_step(st);
+    }
+    if (rc != 1)
+        return rc < 0 ? rc : LS_ESTORE;
+    *id = ls_stmt_int64(st, 0);
+    ls_stmt_reset(st);
+    free(sl->text);
+    if ((sl->text = ls_strdup(text)) == NULL)
+        return LS_ENOMEM;
+    sl->id = *id;
+    return 0;
+}
 
 typedef struct tx_facts {
     int64_t tx_id;
     char trace_id[33], span_id[17];
     char route[256], controller[128], action[128], application[128];
-    char app[128];
     ls_buf shape;
     int nrel;
     char rels[8][64];
@@ -75,11 +147,38 @@ static void copy_tag(char *dst, size_t n, const ls_sqltags *t, const char *key)
         snprintf(dst, n, "%s", v);
 }
 
-static int flush_facts(ls_stmt *ins, ls_stmt *order, tx_facts *f)
+/* The relations in the order written, as a JSON array of names. */
+static char *order_json(const tx_facts *f)
 {
-    int rc, i;
+    cJSON *a = cJSON_CreateArray();
+    char *out = NULL;
+    int i;
+    for (i = 0; a && i < f->nrel; i++)
+        if (!cJSON_AddItemToArray(a, cJSON_CreateString(f->rels[i])))
+            break;
+    if (a && i == f->nrel)
+        out = cJSON_PrintUnformatted(a);
+    cJSON_Delete(a);
+    return out;
+}
+
+static int flush_facts(ls_stmt *ins, interner *shapes, interner *orders, tx_facts *f)
+{
+    int64_t shape_id = 0, order_id = 0;
+    int rc;
     if (!f->tx_id)
         return 0;
+    if (f->shape.len && (rc = intern(shapes, ls_buf_str(&f->shape), &shape_id)) != 0)
+        return rc;
+    if (f->nrel) {
+        char *json = order_json(f);
+        if (!json)
+            return LS_ENOMEM;
+        rc = intern(orders, json, &order_id);
+        cJSON_free(json);
+        if (rc)
+            return rc;
+    }
     ls_stmt_reset(ins);
     ls_stmt_bind_int64(ins, 1, f->tx_id);
     ls_stmt_bind_text(ins, 2, f->trace_id[0] ? f->trace_id : NULL);
@@ -87,37 +186,37 @@ static int flush_facts(ls_stmt *ins, ls_stmt *order, tx_facts *f)
     ls_stmt_bind_text(ins, 4, f->controller[0] ? f->controller : NULL);
     ls_stmt_bind_text(ins, 5, f->action[0] ? f->action : NULL);
     ls_stmt_bind_text(ins, 6, f->application[0] ? f->application : NULL);
-    ls_stmt_bind_text(ins, 7, f->app[0] ? f->app : NULL);
-    ls_stmt_bind_text(ins, 8, f->shape.len ? ls_buf_str(&f->shape) : NULL);
-    ls_stmt_bind_text(ins, 9, f->span_id[0] ? f->span_id : NULL);
-    if ((rc = ls_stmt_step(ins)) < 0)
-        return rc;
-    for (i = 0; i < f->nrel; i++) {
-        ls_stmt_reset(order);
-        ls_stmt_bind_int64(order, 1, f->tx_id);
-        ls_stmt_bind_int64(order, 2, i + 1);
-        ls_stmt_bind_text(order, 3, f->rels[i]);
-        if ((rc = ls_stmt_step(order)) < 0)
-            return rc;
-    }
-    return 0;
+    if (shape_id)
+        ls_stmt_bind_int64(ins, 7, shape_id);
+    else
+        ls_stmt_bind_null(ins, 7);
+    ls_stmt_bind_text(ins, 8, f->span_id[0] ? f->span_id : NULL);
+    if (order_id)
+        ls_stmt_bind_int64(ins, 9, order_id);
+    else
+        ls_stmt_bind_null(ins, 9);
+    rc = ls_stmt_step(ins);
+    return rc < 0 ? rc : 0;
 }
 
 /* Pass 1: what the statements say of each transaction's code path. */
 static int statement_facts(ls_store *s)
 {
-    ls_stmt *q = NULL, *ins = NULL, *tag = NULL, *order = NULL;
+    ls_stmt *q = NULL, *ins = NULL, *tag = NULL;
+    interner shapes, orders;
     tx_facts f;
     int rc;
 
     memset(&f, 0, sizeof(f));
     ls_buf_init(&f.shape, 0);
+    memset(&shapes, 0, sizeof(shapes));
+    memset(&orders, 0, sizeof(orders));
     if ((rc = ls_store_prepare(s, tx_statements_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, insert_code_sql, &ins)) != 0 ||
         (rc = ls_store_prepare(s, "INSERT INTO stmt_tags(stmt_id, key, value) VALUES (?1, ?2,"
                                   " ?3)", &tag)) != 0 ||
-        (rc = ls_store_prepare(s, "INSERT INTO lock_order(tx_id, seq, relation) VALUES (?1,"
-                                  " ?2, ?3)", &order)) != 0)
+        (rc = intern_open(s, &shapes, "shapes", "shape_id", "shape")) != 0 ||
+        (rc = intern_open(s, &orders, "lock_orders", "order_id", "relations")) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         const char *text = ls_stmt_text(q, 2);
@@ -126,13 +225,12 @@ static int statement_facts(ls_store *s)
         int i;
 
         if (ls_stmt_int64(q, 0) != f.tx_id) {
-            if ((rc = flush_facts(ins, order, &f)) != 0)
+            if ((rc = flush_facts(ins, &shapes, &orders, &f)) != 0)
                 goto out;
             ls_buf_free(&f.shape);
             memset(&f, 0, sizeof(f));
             ls_buf_init(&f.shape, 0);
             f.tx_id = ls_stmt_int64(q, 0);
-            snprintf(f.app, sizeof(f.app), "%s", ls_stmt_text(q, 4));
         }
         if (ls_sqlcomment_parse(text, &tags) > 0) {
             for (i = 0; i < tags.n; i++) {
@@ -165,7 +263,7 @@ static int statement_facts(ls_store *s)
         }
     }
     if (rc == 0)
-        rc = flush_facts(ins, order, &f);
+        rc = flush_facts(ins, &shapes, &orders, &f);
 out:
     if (ls_buf_failed(&f.shape) == LS_ENOMEM)
         rc = LS_ENOMEM;
@@ -173,7 +271,8 @@ out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(ins);
     ls_stmt_finalize(tag);
-    ls_stmt_finalize(order);
+    intern_close(&shapes);
+    intern_close(&orders);
     return rc < 0 ? rc : 0;
 }
 
@@ -207,7 +306,7 @@ static int link_by_comment(ls_store *s, int64_t *offset)
     int n = 0, rc;
 
     if ((rc = ls_store_prepare(s, comment_links_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, "UPDATE tx_code SET span_row = ?2, link = 'sqlcommenter'"
+        (rc = ls_store_prepare(s, "UPDATE tx_code_rows SET span_row = ?2, link = 'sqlcommenter'"
                                   " WHERE tx_id = ?1", &upd)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -231,13 +330,13 @@ out:
  * span's time is compared as a range on spans_pid (db_pid, start_ts), so
  * each transaction costs one index probe, not a scan of the spans. */
 static const char pid_links_sql[] =
-    "UPDATE tx_code SET link = 'pid', span_row = (SELECT sp.span_row FROM spans sp"
-    "  JOIN transactions t ON t.tx_id = tx_code.tx_id"
+    "UPDATE tx_code_rows SET link = 'pid', span_row = (SELECT sp.span_row FROM spans sp"
+    "  JOIN transactions t ON t.tx_id = tx_code_rows.tx_id"
     "  WHERE sp.db_pid = t.pid AND sp.start_ts BETWEEN t.start_ts - ?2 - ?1"
     "  AND coalesce(t.end_ts, t.start_ts) + ?2 - ?1"
     "  ORDER BY abs(sp.start_ts + ?1 - t.start_ts) LIMIT 1)"
     " WHERE span_row IS NULL AND EXISTS (SELECT 1 FROM spans sp"
-    "  JOIN transactions t ON t.tx_id = tx_code.tx_id"
+    "  JOIN transactions t ON t.tx_id = tx_code_rows.tx_id"
     "  WHERE sp.db_pid = t.pid AND sp.start_ts BETWEEN t.start_ts - ?2 - ?1"
     "  AND coalesce(t.end_ts, t.start_ts) + ?2 - ?1)";
 
@@ -445,10 +544,10 @@ static int link_by_statement(ls_store *s, int64_t offset)
             goto out;
     }
     rc = ls_store_exec(
-        s, "UPDATE tx_code SET link = 'statement', span_row = (SELECT v.span_row FROM stmt_votes v"
-           "  WHERE v.tx_id = tx_code.tx_id AND v.trace_id = (SELECT trace_id FROM stmt_votes w"
-           "   WHERE w.tx_id = tx_code.tx_id GROUP BY trace_id ORDER BY count(*) DESC, sum(d)"
-           "   LIMIT 1) ORDER BY v.d LIMIT 1)"
+        s, "UPDATE tx_code_rows SET link = 'statement', span_row = (SELECT v.span_row"
+           "  FROM stmt_votes v WHERE v.tx_id = tx_code_rows.tx_id AND v.trace_id = (SELECT"
+           "   trace_id FROM stmt_votes w WHERE w.tx_id = tx_code_rows.tx_id GROUP BY trace_id"
+           "   ORDER BY count(*) DESC, sum(d) LIMIT 1) ORDER BY v.d LIMIT 1)"
            " WHERE span_row IS NULL AND tx_id IN (SELECT tx_id FROM stmt_votes)");
 out:
     for (i = 0; i < nst; i++) {
@@ -476,7 +575,7 @@ static const char parent_sql[] =
     "SELECT parent_id, code_function, span_row, kind, http_route, service, name"
     " FROM spans WHERE trace_id = ?1 AND span_id = ?2 LIMIT 1";
 static const char set_code_sql[] =
-    "UPDATE tx_code SET trace_id = ?2, code_span_row = ?3, route = ?4, service = ?5,"
+    "UPDATE tx_code_rows SET trace_id = ?2, code_span_row = ?3, route = ?4, service = ?5,"
     " root_name = ?6, code_function = (SELECT code_function FROM spans WHERE span_row = ?3),"
     " code_namespace = (SELECT code_namespace FROM spans WHERE span_row = ?3),"
     " code_filepath = (SELECT code_filepath FROM spans WHERE span_row = ?3),"

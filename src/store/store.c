@@ -365,36 +365,37 @@ static void profile_print(ls_store *s)
 }
 
 /*
- * From schema version 8 + i to 9 + i: what to run, and whether the views
- * are to be made again from ls_schema_sql (after the step drops them).
+ * From schema version 8 + i to 9 + i: what to run. A step may drop views;
+ * the last step makes every view of ls_schema_sql that is missing, so
+ * that no step makes a view over a table a later step makes (or drops).
  * Rows stored before stay as they were.
  */
-typedef struct store_upgrade {
-    const char *sql;
-    int remake_views;
-} store_upgrade;
-
-static const store_upgrade store_upgrades[] = {
+static const char *const store_upgrades[] = {
     /* 9: stmt_rows.bind_us and parse_us (the parse and bind lines a row
      * folds in) and the view's bind_ms and parse_ms: a store of version 8,
      * without folded rows, is that store */
-    {"ALTER TABLE stmt_rows ADD COLUMN bind_us INTEGER;"
-     " ALTER TABLE stmt_rows ADD COLUMN parse_us INTEGER; DROP VIEW statements;", 1},
+    "ALTER TABLE stmt_rows ADD COLUMN bind_us INTEGER;"
+    " ALTER TABLE stmt_rows ADD COLUMN parse_us INTEGER; DROP VIEW statements;",
     /* 10: lock_events.after_lock; NULL (unknown) in rows stored before,
      * where correlation goes by the times alone */
-    {"ALTER TABLE lock_events ADD COLUMN after_lock INTEGER;", 0},
+    "ALTER TABLE lock_events ADD COLUMN after_lock INTEGER;",
     /* 11: lock_events and lock_waits views of lock_event_rows and
      * lock_wait_rows, whose long pid lists are stmt_texts ids. The tables
      * are made anew (a renamed one would keep its TEXT columns, which turn
      * an id into text) and the rows copied as they were, their lists as
      * text, which the views give as they are; correlation runs again and
      * makes the waits' indexes, gone with the old table. */
-    {LS_LOCK_EVENT_ROWS_DDL LS_LOCK_WAIT_ROWS_DDL
-     "INSERT INTO lock_event_rows SELECT * FROM lock_events;"
-     " INSERT INTO lock_wait_rows SELECT * FROM lock_waits;"
-     " DROP TABLE lock_events; DROP TABLE lock_waits;"
-     " CREATE INDEX IF NOT EXISTS lock_events_pid ON lock_event_rows(pid, ts);"
-     " DELETE FROM meta WHERE key = 'correlated';", 1},
+    LS_LOCK_EVENT_ROWS_DDL LS_LOCK_WAIT_ROWS_DDL
+    "INSERT INTO lock_event_rows SELECT * FROM lock_events;"
+    " INSERT INTO lock_wait_rows SELECT * FROM lock_waits;"
+    " DROP TABLE lock_events; DROP TABLE lock_waits;"
+    " CREATE INDEX IF NOT EXISTS lock_events_pid ON lock_event_rows(pid, ts);"
+    " DELETE FROM meta WHERE key = 'correlated';",
+    /* 12: tx_code and lock_order views of tx_code_rows, shapes and
+     * lock_orders. Both tables were correlation's own, made again by the
+     * next correlation: dropped, not copied. */
+    "DROP TABLE IF EXISTS tx_code; DROP TABLE IF EXISTS lock_order; " LS_TX_CODE_ROWS_DDL
+    " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -474,13 +475,12 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     /* Older stores brought forward one version at a time, each step one
      * transaction (store_upgrades). */
     for (; rc == 0 && ver >= 8 && ver < LS_STORE_SCHEMA_VERSION; ver++) {
-        const store_upgrade *u = &store_upgrades[ver - 8];
         const char *const *ddl;
         char sql[64];
         rc = ls_store_exec(s, "BEGIN");
         if (rc == 0)
-            rc = ls_store_exec(s, u->sql);
-        for (ddl = ls_schema_sql; rc == 0 && u->remake_views && *ddl; ddl++)
+            rc = ls_store_exec(s, store_upgrades[ver - 8]);
+        for (ddl = ls_schema_sql; rc == 0 && ver + 1 == LS_STORE_SCHEMA_VERSION && *ddl; ddl++)
             if (strncmp(*ddl, "CREATE VIEW", 11) == 0)
                 rc = ls_store_exec(s, *ddl);
         snprintf(sql, sizeof(sql), "PRAGMA user_version = %d; COMMIT;", ver + 1);

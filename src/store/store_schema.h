@@ -6,6 +6,24 @@
 #ifndef LS_STORE_SCHEMA_H
 #define LS_STORE_SCHEMA_H
 
+/* Code paths of transactions (traces.c), here and in the step to schema
+ * 12 (store.c). A transaction's statement shape and the order in which it
+ * writes relations are texts that thousands of transactions share: each
+ * distinct one is stored once (a JSON array of relation names for an
+ * order) and tx_code_rows points at it. */
+#define LS_TX_CODE_ROWS_DDL \
+    "CREATE TABLE IF NOT EXISTS shapes(\n" \
+    "  shape_id INTEGER PRIMARY KEY, shape TEXT UNIQUE);\n" \
+    "CREATE TABLE IF NOT EXISTS lock_orders(\n" \
+    "  order_id INTEGER PRIMARY KEY, relations TEXT UNIQUE);\n" \
+    "CREATE TABLE IF NOT EXISTS tx_code_rows(\n" \
+    "  tx_id INTEGER PRIMARY KEY, link TEXT, trace_id TEXT, span_row INTEGER,\n" \
+    "  code_span_row INTEGER, code_function TEXT, code_namespace TEXT,\n" \
+    "  code_filepath TEXT, code_lineno INTEGER, route TEXT, service TEXT,\n" \
+    "  root_name TEXT, tag_route TEXT, tag_controller TEXT, tag_action TEXT,\n" \
+    "  tag_application TEXT, shape_id INTEGER, offset_us INTEGER,\n" \
+    "  comment_span TEXT, order_id INTEGER);\n"
+
 /* The two tables behind the lock_events and lock_waits views, here and in
  * the step to schema 11 (store.c). holders and queue have no type: a
  * TEXT column would turn the INTEGER id of a list into text. */
@@ -176,17 +194,23 @@ static const char *const ls_schema_sql[] = {
     "CREATE UNIQUE INDEX IF NOT EXISTS spans_id ON spans(trace_id, span_id);\n",
     "CREATE TABLE IF NOT EXISTS stmt_tags(\n"
     "  stmt_id INTEGER, key TEXT, value TEXT);\n",
-    "CREATE TABLE IF NOT EXISTS tx_code(\n"
-    "  tx_id INTEGER PRIMARY KEY, link TEXT, trace_id TEXT, span_row INTEGER,\n"
-    "  code_span_row INTEGER, code_function TEXT, code_namespace TEXT,\n"
-    "  code_filepath TEXT, code_lineno INTEGER, route TEXT, service TEXT,\n"
-    "  root_name TEXT, tag_route TEXT, tag_controller TEXT, tag_action TEXT,\n"
-    "  tag_application TEXT, application TEXT, shape TEXT, offset_us INTEGER,\n"
-    "  comment_span TEXT);\n",
+    LS_TX_CODE_ROWS_DDL,
+    /* What readers query: a transaction's shape as text, its session's
+     * application_name, and the relations it writes one row each, in
+     * order (one-table views, as lock_events; the second a join). */
+    "CREATE VIEW IF NOT EXISTS tx_code AS SELECT tx_id, link, trace_id, span_row,\n"
+    "  code_span_row, code_function, code_namespace, code_filepath, code_lineno,\n"
+    "  route, service, root_name, tag_route, tag_controller, tag_action,\n"
+    "  tag_application, (SELECT nullif(se.application, '') FROM transactions t\n"
+    "   JOIN sessions se ON se.session_id = t.session_id\n"
+    "   WHERE t.tx_id = tx_code_rows.tx_id) AS application,\n"
+    "  (SELECT shape FROM shapes WHERE shapes.shape_id = tx_code_rows.shape_id) AS shape,\n"
+    "  offset_us, comment_span, order_id FROM tx_code_rows;\n",
+    "CREATE VIEW IF NOT EXISTS lock_order AS SELECT c.tx_id, r.key + 1 AS seq,\n"
+    "  r.value AS relation FROM tx_code_rows c JOIN lock_orders o ON o.order_id = c.order_id,\n"
+    "  json_each(o.relations) r;\n",
     "CREATE TABLE IF NOT EXISTS hold_parts(\n"
     "  hold_id INTEGER, part TEXT, name TEXT, ms REAL);\n",
-    "CREATE TABLE IF NOT EXISTS lock_order(\n"
-    "  tx_id INTEGER, seq INTEGER, relation TEXT);\n",
     "CREATE TABLE IF NOT EXISTS activity(\n"
     "  file_id INTEGER, line INTEGER, ts INTEGER, pid INTEGER, state TEXT,\n"
     "  wait_event_type TEXT, wait_event TEXT, xact_start INTEGER,\n"

@@ -16,6 +16,11 @@ interleaved, a duration line without its statement, a statement: line and
 a named and an unnamed prepared statement. (A duration line without its
 statement has the text '', as in every schema before.)
 
+Stores of older schema versions are made from new ones and opened: each is
+brought to the current version with its rows as they were (and, since
+schema 12, its code paths correlated again, each distinct statement shape
+and order of relations stored once).
+
 Usage: check_store_refs.py LOCKSPAN
 """
 import os
@@ -26,6 +31,8 @@ import sys
 import tempfile
 
 from lscheck import check, report
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 PREFIX = "%m [%p] %c %v "
 T1 = "SELECT abalance FROM pgbench_accounts WHERE aid = $1"
@@ -86,14 +93,30 @@ def as_older(ls, con, db, ver, sql):
                                                                 "holders TEXT, queue TEXT,")
         check(old_ddl.count("TEXT, queue TEXT") == 1, f"{old}: the columns of before 11")
         con.executescript(f"{old_ddl}; INSERT INTO {old} SELECT * FROM {new}; DROP TABLE {new};")
+    # before 12 tx_code and lock_order were tables, every transaction with
+    # its shape and its relations as text
+    con.executescript("CREATE TABLE tx_code_old AS SELECT * FROM tx_code;"
+                      " ALTER TABLE tx_code_old DROP COLUMN order_id;"
+                      " CREATE TABLE lock_order_old AS SELECT * FROM lock_order;"
+                      " DROP VIEW tx_code; DROP VIEW lock_order; DROP TABLE tx_code_rows;"
+                      " DROP TABLE shapes; DROP TABLE lock_orders;"
+                      " ALTER TABLE tx_code_old RENAME TO tx_code;"
+                      " ALTER TABLE lock_order_old RENAME TO lock_order;")
     con.executescript(f"CREATE INDEX lock_events_pid ON lock_events(pid, ts);"
                       f" {sql} PRAGMA user_version = {ver};")
     con.close()
     lockspan(ls, f"report on a version {ver} store", "report", "--db", db, "-o", os.devnull)
     con = sqlite3.connect(db)
     now = con.execute("PRAGMA user_version").fetchone()[0]
-    check(now == 11, f"the version {ver} store is now version 11 ({now})")
+    check(now == 12, f"the version {ver} store is now version 12 ({now})")
     return con
+
+
+def code_paths(con):
+    """What names each transaction's code path, and the order it writes
+    relations in, as readers see them."""
+    return (con.execute("SELECT tx_id, shape, application FROM tx_code ORDER BY tx_id").fetchall(),
+            con.execute("SELECT tx_id, seq, relation FROM lock_order ORDER BY 1, 2").fetchall())
 
 
 def write_log(path):
@@ -232,6 +255,33 @@ def main():
         check(view3 == view and raw3 == [("text",)],
               f"its lock messages as stored, their queues as text ({view3}, {raw3})")
         con.close()
+        # A store of version 11 (tx_code and lock_order tables of their
+        # own) is brought to 12: correlated again, every transaction's
+        # code path and order of relations as before, each distinct shape
+        # and order stored once. Real lines: a 160-client pgbench log.
+        db5 = os.path.join(tmp, "paths.db")
+        lockspan(ls, "analyze of excerpts", "analyze", "--db", db5, "--prefix", QUEUE_PREFIX,
+                 "-o", os.devnull, *[os.path.join(HERE, "excerpts", f"c160-{x}.log") for x in
+                                     ("queue-head", "queue-head-next", "woken-holders")])
+        con5 = sqlite3.connect(db5)
+        paths = code_paths(con5)
+        apps = {p[2] for p in paths[0]}
+        check(sum(p[1] is not None for p in paths[0]) >= 6 and len(paths[1]) >= 10
+              and apps == {"bench-prepared", "bench-extended"},
+              f"transactions with a shape, an application and relations written ({paths})")
+        stored = con5.execute("SELECT (SELECT count(*) FROM shapes), (SELECT count(*) FROM"
+                              " lock_orders), (SELECT count(DISTINCT shape) FROM tx_code),"
+                              " (SELECT count(DISTINCT group_concat_rels) FROM (SELECT"
+                              " group_concat(relation) AS group_concat_rels FROM (SELECT *"
+                              " FROM lock_order ORDER BY tx_id, seq) GROUP BY tx_id))"
+                              ).fetchone()
+        check(stored[0] == stored[2] and stored[1] == stored[3] and
+              stored[0] + stored[1] < len(paths[0]),
+              f"each shape and each order of relations stored once ({stored})")
+        con5 = as_older(ls, con5, db5, 10, "")
+        again = code_paths(con5)
+        check(again == paths, f"the same code paths from the upgraded store ({again})")
+        con5.close()
         # and the next day's lists go in by id, read back as text
         log4 = os.path.join(tmp, "queues-next-day.log")
         with open(log4, "w") as f:
