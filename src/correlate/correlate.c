@@ -798,7 +798,7 @@ static const struct {
      "DROP INDEX IF EXISTS holds_tx_row; DROP INDEX IF EXISTS holds_row;"
      " DROP INDEX IF EXISTS holds_row_start; DROP INDEX IF EXISTS transactions_session;"
      " DROP INDEX IF EXISTS transactions_xid; DROP INDEX IF EXISTS transactions_session_stmt;"
-     " DELETE FROM transactions; DELETE FROM holds;"
+     " DELETE FROM transactions; DELETE FROM hold_rows; DELETE FROM hold_evidence;"
      " UPDATE errors SET tx_id = NULL, wait_id = NULL, cause_tx = NULL;"
      " UPDATE deadlock_procs SET tx_id = NULL;"},
     {"holds waited for", ls_correlate_holds, NULL}, /* holds: bounds, parts; rows: totals */

@@ -25,6 +25,30 @@ static inline int64_t ls_text_hash(const char *text)
     return (int64_t)ls_fnv1a(text, strlen(text), LS_FNV1A_BASIS);
 }
 
+/* SQL: the id of a hold's evidence TEXT (an SQL expression) in
+ * hold_evidence, NULL when no hold has it (docs/store.md, hold_rows). */
+#define LS_HOLD_EVIDENCE_ID(TEXT) \
+    "(SELECT evidence_id FROM hold_evidence WHERE text = " TEXT ")"
+
+/* intern.c: texts many derived rows share, stored once in `table`
+ * (`id_col` INTEGER PRIMARY KEY, `text_col` TEXT UNIQUE) and referred to
+ * by id. */
+#define LS_INTERN_SLOTS 256
+
+typedef struct ls_interner {
+    ls_stmt *find, *add; /* text -> id; insert a text, returning its id */
+    struct ls_intern_slot {
+        char *text;
+        int64_t id;
+    } slot[LS_INTERN_SLOTS]; /* the texts seen last, by hash */
+} ls_interner;
+
+int ls_intern_open(ls_store *s, ls_interner *in, const char *table, const char *id_col,
+                   const char *text_col);
+void ls_intern_close(ls_interner *in);
+/* The id of `text` in *id, stored now if the table did not have it. */
+int ls_intern(ls_interner *in, const char *text, int64_t *id);
+
 /* transactions.c: rebuild the transactions of the sessions involved in
  * waits, deadlocks and errors, and link waits, errors and deadlock
  * participants to them; find the retries after lock errors. */

@@ -74,16 +74,17 @@ static const char logged_table_sql[] =
  * spills to temp files beyond its memory (ls_store_sorting() while it
  * runs). Each hold carries its transaction's logged waits for the row.
  */
+#define NO_DURATION LS_HOLD_EVIDENCE_ID("'start of the locking statement (no duration logged)'")
 static const char holds_sql[] =
-    "SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid, h.start_ts, h.start_lo,"
-    " h.end_ts, h.lock_stmt, h.start_evidence = 'start of the locking statement (no duration"
-    " logged)', l.first_wait, l.l0, l.l1, l.ms, l.tx_wait"
-    " FROM holds h NOT INDEXED LEFT JOIN temp.hidden_logged l"
+    "SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid, h.start_ts,"
+    " coalesce(h.start_lo, h.start_ts), h.end_ts, h.lock_stmt,"
+    " h.start_evidence IS " NO_DURATION ", l.first_wait, l.l0, l.l1, l.ms, l.tx_wait"
+    " FROM hold_rows h NOT INDEXED LEFT JOIN temp.hidden_logged l"
     "  ON l.tx_id = h.tx_id AND l.row_id = h.row_id"
     " ORDER BY h.row_id,"
-    " CASE WHEN h.start_evidence IN ('start of the locking statement (no duration logged)',"
-    "  'acquired after the locking statement''s logged wait') THEN h.end_ts ELSE h.start_ts END,"
-    " h.start_ts, h.hold_id";
+    " CASE WHEN h.start_evidence IN (" NO_DURATION ", " LS_HOLD_EVIDENCE_ID(
+        "'acquired after the locking statement''s logged wait'") ")"
+    "  THEN h.end_ts ELSE h.start_ts END, h.start_ts, h.hold_id";
 
 static const char insert_sql[] =
     "INSERT INTO row_waits(row_id, hold_id, tx_id, session_id, pid, stmt_id, start_ts, end_ts,"
@@ -97,11 +98,20 @@ static const char moved_table_sql[] =
     "DROP TABLE IF EXISTS temp.moved_holds;"
     "CREATE TEMP TABLE moved_holds(hold_id INTEGER PRIMARY KEY, start_ts INTEGER);";
 static const char move_hold_sql[] = "INSERT INTO temp.moved_holds VALUES (?1, ?2)";
+#define QUEUED "'the hold before it ended (statement queued)'"
 static const char apply_moves_sql[] =
-    "UPDATE holds SET start_ts = m.start_ts, start_hi = m.start_ts,"
-    " start_evidence = 'the hold before it ended (statement queued)'"
-    " FROM temp.moved_holds m WHERE holds.hold_id = m.hold_id;"
-    "DELETE FROM temp.moved_holds;";
+    "INSERT OR IGNORE INTO hold_evidence(text) SELECT " QUEUED
+    " WHERE EXISTS (SELECT 1 FROM temp.moved_holds);"
+    /* start_lo as it was: NULL said "the start" */
+    "UPDATE hold_rows SET start_lo = nullif(coalesce(hold_rows.start_lo, hold_rows.start_ts),"
+    " m.start_ts),"
+    " start_ts = m.start_ts, start_hi = NULL, start_evidence = " LS_HOLD_EVIDENCE_ID(QUEUED)
+    " FROM temp.moved_holds m WHERE hold_rows.hold_id = m.hold_id;"
+    "DELETE FROM temp.moved_holds;"
+    /* the holds' last change: the texts none of them has any more go */
+    "DELETE FROM hold_evidence WHERE evidence_id NOT IN (SELECT start_evidence FROM hold_rows"
+    " WHERE start_evidence IS NOT NULL UNION SELECT end_evidence FROM hold_rows"
+    " WHERE end_evidence IS NOT NULL);";
 
 static const char stats_sql[] =
     "UPDATE rows SET"

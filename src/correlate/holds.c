@@ -933,9 +933,11 @@ static const char tx_statements_sql[] =
     " AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))"
     " ORDER BY stmt_id";
 
+/* ?5 and ?9: hold_evidence ids (a bound equal to its time is NULL) */
 static const char update_hold_sql[] =
-    "UPDATE holds SET start_ts = ?2, start_lo = ?3, start_hi = ?4, start_evidence = ?5,"
-    " end_ts = ?6, end_lo = ?7, end_hi = ?8, end_evidence = ?9, lock_stmt = ?10, waits = ?11,"
+    "UPDATE hold_rows SET start_ts = ?2, start_lo = nullif(?3, ?2), start_hi = nullif(?4, ?2),"
+    " start_evidence = ?5, end_ts = ?6, end_lo = nullif(?7, ?6), end_hi = nullif(?8, ?6),"
+    " end_evidence = ?9, lock_stmt = ?10, waits = ?11,"
     " waiter_ms = ?12, contended_ms = ?13, sql_ms = ?14, idle_ms = ?15, commit_ms = ?16,"
     " head_state = ?17 WHERE hold_id = ?1";
 
@@ -950,24 +952,25 @@ static const char update_hold_sql[] =
 /* A holder running a statement that is itself waiting for a lock (the
  * middle of a chain) is "waiting", not running. */
 static const char waiting_sql[] =
-    "UPDATE holds SET head_state = 'waiting' WHERE head_state IN ('running', 'unknown') AND"
-    " (SELECT sum(max(0, min(holds.end_ts, coalesce(w.end_ts, w.logged_ts))"
-    "   - max(holds.end_ts - CAST(holds.contended_ms * 1000 AS INTEGER), w.start_ts)))"
+    "UPDATE hold_rows SET head_state = 'waiting' WHERE head_state IN ('running', 'unknown') AND"
+    " (SELECT sum(max(0, min(hold_rows.end_ts, coalesce(w.end_ts, w.logged_ts))"
+    "   - max(hold_rows.end_ts - CAST(hold_rows.contended_ms * 1000 AS INTEGER), w.start_ts)))"
     /* Its waits while it held the row began after it got the row: an index
      * range, not every wait of a long-lived process. */
-    "  FROM lock_wait_rows w WHERE w.pid = holds.pid AND w.start_ts BETWEEN holds.start_ts"
-    "  AND holds.end_ts) >= holds.contended_ms * 500 AND waits > 0;";
+    "  FROM lock_wait_rows w WHERE w.pid = hold_rows.pid"
+    "  AND w.start_ts BETWEEN hold_rows.start_ts AND hold_rows.end_ts)"
+    "  >= hold_rows.contended_ms * 500 AND waits > 0;";
 
 static const char observed_sql[] =
-    "UPDATE holds SET"
-    " observed_state = (SELECT " SNAPSHOT_STATE " FROM activity a WHERE a.pid = holds.pid"
-    "  AND a.ts BETWEEN holds.end_ts - CAST(holds.contended_ms * 1000 AS INTEGER)"
-    "  AND holds.end_ts GROUP BY 1 ORDER BY count(*) DESC LIMIT 1),"
-    " observed_samples = (SELECT count(*) FROM activity a WHERE a.pid = holds.pid"
-    "  AND a.ts BETWEEN holds.end_ts - CAST(holds.contended_ms * 1000 AS INTEGER)"
-    "  AND holds.end_ts) WHERE holds.waits > 0;"
-    "UPDATE holds SET head_state = observed_state WHERE observed_state IS NOT NULL"
-    " AND (SELECT t.sql_ms IS NULL FROM transactions t WHERE t.tx_id = holds.tx_id);";
+    "UPDATE hold_rows SET"
+    " observed_state = (SELECT " SNAPSHOT_STATE " FROM activity a WHERE a.pid = hold_rows.pid"
+    "  AND a.ts BETWEEN hold_rows.end_ts - CAST(hold_rows.contended_ms * 1000 AS INTEGER)"
+    "  AND hold_rows.end_ts GROUP BY 1 ORDER BY count(*) DESC LIMIT 1),"
+    " observed_samples = (SELECT count(*) FROM activity a WHERE a.pid = hold_rows.pid"
+    "  AND a.ts BETWEEN hold_rows.end_ts - CAST(hold_rows.contended_ms * 1000 AS INTEGER)"
+    "  AND hold_rows.end_ts) WHERE hold_rows.waits > 0;"
+    "UPDATE hold_rows SET head_state = observed_state WHERE observed_state IS NOT NULL"
+    " AND (SELECT t.sql_ms IS NULL FROM transactions t WHERE t.tx_id = hold_rows.tx_id);";
 
 /* Each row's hold totals (row_totals) start from zero. */
 static const char row_totals_reset_sql[] =
@@ -979,7 +982,7 @@ static const char row_totals_sql[] =
     "UPDATE rows SET holds = h.waited, occupancy_holds = h.n, occupied_ms = h.ms,"
     " mean_hold_ms = h.mean FROM (SELECT row_id, count(*) FILTER (WHERE waits > 0) AS waited,"
     "  count(*) AS n, sum(end_ts - start_ts) / 1000.0 AS ms,"
-    "  avg(end_ts - start_ts) / 1000.0 AS mean FROM holds NOT INDEXED GROUP BY row_id) h"
+    "  avg(end_ts - start_ts) / 1000.0 AS mean FROM hold_rows NOT INDEXED GROUP BY row_id) h"
     " WHERE h.row_id = rows.row_id;";
 static const char row_capacity_sql[] =
     "UPDATE rows SET capacity_per_s = 1000.0 / mean_hold_ms WHERE mean_hold_ms > 0;";
@@ -1021,7 +1024,7 @@ static int row_totals(ls_store *s)
         goto out;
     }
     if ((rc = ls_store_prepare(s, "SELECT row_id, waits > 0, end_ts - start_ts"
-                                  " FROM holds NOT INDEXED", &q)) != 0)
+                                  " FROM hold_rows NOT INDEXED", &q)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         if (ls_stmt_isnull(q, 0) || (id = ls_stmt_int64(q, 0)) < 1 || id > max_id)
@@ -1084,13 +1087,16 @@ static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
 int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *g = NULL, *sts = NULL, *upd = NULL;
-    int64_t resolution;
+    ls_interner evidence;
+    int64_t resolution, start_ev_id, end_ev_id;
     int rc, sorting = 0;
 
     /* The groups are sorted (the waits grouped, then in hold order) with a
      * quarter of the page cache for the sorter; the walk that follows reads
      * in time order, which that cache serves. */
+    memset(&evidence, 0, sizeof(evidence));
     if ((rc = log_resolution(s, &resolution)) != 0 ||
+        (rc = ls_intern_open(s, &evidence, "hold_evidence", "evidence_id", "text")) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_prepare(s, groups_sql, &g)) != 0 ||
         (rc = ls_store_prepare(s, tx_statements_sql, &sts)) != 0 ||
@@ -1210,16 +1216,19 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         if (!ls_stmt_int64(g, 16) && strcmp(state, "committing") != 0)
             state = "unknown";
 
+        if ((rc = ls_intern(&evidence, start_ev, &start_ev_id)) != 0 ||
+            (rc = ls_intern(&evidence, end_ev, &end_ev_id)) != 0)
+            goto out;
         ls_stmt_reset(upd);
         ls_stmt_bind_int64(upd, 1, ls_stmt_int64(g, 17));
         ls_stmt_bind_int64(upd, 2, start_ts);
         ls_stmt_bind_int64(upd, 3, start_lo);
         ls_stmt_bind_int64(upd, 4, start_hi);
-        ls_stmt_bind_text(upd, 5, start_ev);
+        ls_stmt_bind_int64(upd, 5, start_ev_id);
         ls_stmt_bind_int64(upd, 6, end_ts);
         ls_stmt_bind_int64(upd, 7, end_lo);
         ls_stmt_bind_int64(upd, 8, end_hi);
-        ls_stmt_bind_text(upd, 9, end_ev);
+        ls_stmt_bind_int64(upd, 9, end_ev_id);
         if (lock_stmt)
             ls_stmt_bind_int64(upd, 10, lock_stmt);
         ls_stmt_bind_int64(upd, 11, ls_stmt_int64(g, 3));
@@ -1252,6 +1261,7 @@ out:
     ls_stmt_finalize(g);
     ls_stmt_finalize(sts);
     ls_stmt_finalize(upd);
+    ls_intern_close(&evidence);
     return rc < 0 ? rc : 0;
 }
 

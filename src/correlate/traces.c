@@ -61,76 +61,6 @@ static const char insert_code_sql[] =
     " tag_application, shape_id, comment_span, order_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
     " ?8, ?9)";
 
-/*
- * Texts that many transactions share (the shape of a first write, the
- * order of the relations written) are stored once, in a table of their
- * own, and each transaction points at its text by id. The latest texts
- * are kept here by hash, compared in full: most transactions cost no
- * lookup in the store.
- */
-#define INTERN_SLOTS 256
-
-typedef struct interner {
-    ls_stmt *find, *add; /* text -> id; insert text, returning its id */
-    struct intern_slot {
-        char *text;
-        int64_t id;
-    } slot[INTERN_SLOTS];
-} interner;
-
-static int intern_open(ls_store *s, interner *in, const char *table, const char *id_col,
-                       const char *text_col)
-{
-    char sql[160];
-    int rc;
-    memset(in, 0, sizeof(*in));
-    snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE %s = ?1", id_col, table, text_col);
-    if ((rc = ls_store_prepare(s, sql, &in->find)) != 0)
-        return rc;
-    snprintf(sql, sizeof(sql), "INSERT INTO %s(%s) VALUES (?1) RETURNING %s", table, text_col,
-             id_col);
-    return ls_store_prepare(s, sql, &in->add);
-}
-
-static void intern_close(interner *in)
-{
-    int i;
-    for (i = 0; i < INTERN_SLOTS; i++)
-        free(in->slot[i].text);
-    ls_stmt_finalize(in->find);
-    ls_stmt_finalize(in->add);
-}
-
-/* The id of `text`, stored now if it was not yet. */
-static int intern(interner *in, const char *text, int64_t *id)
-{
-    struct intern_slot *sl = &in->slot[ls_quick_hash(text, strlen(text)) % INTERN_SLOTS];
-    ls_stmt *st = in->find;
-    int rc;
-
-    if (sl->text && strcmp(sl->text, text) == 0) {
-        *id = sl->id;
-        return 0;
-    }
-    ls_stmt_reset(st);
-    ls_stmt_bind_text(st, 1, text);
-    if ((rc = ls_stmt_step(st)) == 0) { /* a new text */
-        st = in->add;
-        ls_stmt_reset(st);
-        ls_stmt_bind_text(st, 1, text);
-        rc = ls_stmt_step(st);
-    }
-    if (rc != 1)
-        return rc < 0 ? rc : LS_ESTORE;
-    *id = ls_stmt_int64(st, 0);
-    ls_stmt_reset(st);
-    free(sl->text);
-    if ((sl->text = ls_strdup(text)) == NULL)
-        return LS_ENOMEM;
-    sl->id = *id;
-    return 0;
-}
-
 typedef struct tx_facts {
     int64_t tx_id;
     char trace_id[33], span_id[17];
@@ -162,19 +92,19 @@ static char *order_json(const tx_facts *f)
     return out;
 }
 
-static int flush_facts(ls_stmt *ins, interner *shapes, interner *orders, tx_facts *f)
+static int flush_facts(ls_stmt *ins, ls_interner *shapes, ls_interner *orders, tx_facts *f)
 {
     int64_t shape_id = 0, order_id = 0;
     int rc;
     if (!f->tx_id)
         return 0;
-    if (f->shape.len && (rc = intern(shapes, ls_buf_str(&f->shape), &shape_id)) != 0)
+    if (f->shape.len && (rc = ls_intern(shapes, ls_buf_str(&f->shape), &shape_id)) != 0)
         return rc;
     if (f->nrel) {
         char *json = order_json(f);
         if (!json)
             return LS_ENOMEM;
-        rc = intern(orders, json, &order_id);
+        rc = ls_intern(orders, json, &order_id);
         cJSON_free(json);
         if (rc)
             return rc;
@@ -203,7 +133,7 @@ static int flush_facts(ls_stmt *ins, interner *shapes, interner *orders, tx_fact
 static int statement_facts(ls_store *s)
 {
     ls_stmt *q = NULL, *ins = NULL, *tag = NULL;
-    interner shapes, orders;
+    ls_interner shapes, orders;
     tx_facts f;
     int rc;
 
@@ -215,8 +145,8 @@ static int statement_facts(ls_store *s)
         (rc = ls_store_prepare(s, insert_code_sql, &ins)) != 0 ||
         (rc = ls_store_prepare(s, "INSERT INTO stmt_tags(stmt_id, key, value) VALUES (?1, ?2,"
                                   " ?3)", &tag)) != 0 ||
-        (rc = intern_open(s, &shapes, "shapes", "shape_id", "shape")) != 0 ||
-        (rc = intern_open(s, &orders, "lock_orders", "order_id", "relations")) != 0)
+        (rc = ls_intern_open(s, &shapes, "shapes", "shape_id", "shape")) != 0 ||
+        (rc = ls_intern_open(s, &orders, "lock_orders", "order_id", "relations")) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         const char *text = ls_stmt_text(q, 2);
@@ -271,8 +201,8 @@ out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(ins);
     ls_stmt_finalize(tag);
-    intern_close(&shapes);
-    intern_close(&orders);
+    ls_intern_close(&shapes);
+    ls_intern_close(&orders);
     return rc < 0 ? rc : 0;
 }
 

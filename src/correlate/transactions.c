@@ -77,10 +77,12 @@ static const char waited_sql[] =
     " WHERE w.waiter_stmt IS NOT NULL AND w.outcome = 'acquired'"
     " AND r.row_key NOT LIKE 'ctid %' AND r.evidence <> 'lock target' ORDER BY 1, 2";
 
+/* ?8 and ?10: hold_evidence ids (a bound equal to its time is NULL) */
 static const char insert_hold_sql[] =
-    "INSERT INTO holds(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
+    "INSERT INTO hold_rows(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
     " start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?9, ?10, ?11, 0, 0)";
+    " VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, ?5), nullif(?7, ?5), ?8, ?9, NULL, NULL, ?10,"
+    " ?11, 0, 0)";
 
 /* Holds of rows others waited for whose locking statement the log does
  * not show (a fragment, a function no rule resolves): bounded by the
@@ -92,11 +94,15 @@ static const char insert_hold_sql[] =
 static const char wait_holds_sql[] =
     /* a transaction's own waits for a row: one probe, not the row's waits */
     "CREATE INDEX IF NOT EXISTS lock_waits_waiter_tx ON lock_wait_rows(waiter_tx, row_id);"
-    "INSERT INTO holds(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
+    "INSERT OR IGNORE INTO hold_evidence(text) SELECT DISTINCT end_known FROM transactions"
+    " WHERE end_known IS NOT NULL UNION ALL"
+    " SELECT 'bounded by transaction start and first wait';"
+    "INSERT INTO hold_rows(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
     " start_evidence, end_ts, end_lo, end_hi, end_evidence, waits, waiter_ms)"
-    " SELECT w.row_id, w.holder_tx, t.session_id, t.pid, t.start_ts, t.start_ts,"
-    "  min(w.start_ts), 'bounded by transaction start and first wait', t.end_ts, t.end_ts,"
-    "  t.end_ts, t.end_known, 0, 0"
+    " SELECT w.row_id, w.holder_tx, t.session_id, t.pid, t.start_ts, NULL,"
+    "  nullif(min(w.start_ts), t.start_ts),"
+    "  " LS_HOLD_EVIDENCE_ID("'bounded by transaction start and first wait'") ", t.end_ts,"
+    "  NULL, NULL, " LS_HOLD_EVIDENCE_ID("t.end_known") ", 0, 0"
     " FROM lock_wait_rows w JOIN transactions t ON t.tx_id = w.holder_tx"
     " WHERE w.row_id IS NOT NULL AND coalesce(w.target_kind, '') NOT IN ('extend', 'page')"
     " AND NOT EXISTS (SELECT 1 FROM holds h"
@@ -154,9 +160,9 @@ static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS transactions_session ON transactions(session_id, start_ts);"
     "CREATE INDEX IF NOT EXISTS transactions_xid ON transactions(xid) WHERE xid IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
-    "CREATE INDEX IF NOT EXISTS holds_tx_row ON holds(tx_id, row_id);"
+    "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows(tx_id, row_id);"
     "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);"
-    "CREATE INDEX IF NOT EXISTS holds_row ON holds(row_id, start_ts);";
+    "CREATE INDEX IF NOT EXISTS holds_row ON hold_rows(row_id, start_ts);";
 
 /* Links from waits to transactions. */
 static const char link_sql[] =
@@ -330,6 +336,7 @@ typedef struct hot_row {
 /* What the pass reads once and consults per statement. */
 typedef struct tx_pass {
     ls_stmt *ins, *hold;
+    ls_interner evidence; /* hold_evidence */
     hot_row *hot;
     size_t nhot;
     ls_shape_rule *rules;
@@ -453,7 +460,7 @@ static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
     int i, rc;
     for (i = 0; i < t->nlocks; i++) {
         const tx_lock *l = &t->locks[i];
-        int64_t ts = l->hi, hi = l->hi, acq;
+        int64_t ts = l->hi, hi = l->hi, acq, ev_id;
         const char *ev = "end of the locking statement";
         if (!l->has_end) {
             /* log_statement = 'all': the statement's start; a logged wait
@@ -484,10 +491,16 @@ static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
         ls_stmt_bind_int64(p->hold, 5, ts);
         ls_stmt_bind_int64(p->hold, 6, l->lo);
         ls_stmt_bind_int64(p->hold, 7, hi);
-        ls_stmt_bind_text(p->hold, 8, ev);
+        if ((rc = ls_intern(&p->evidence, ev, &ev_id)) != 0)
+            return rc;
+        ls_stmt_bind_int64(p->hold, 8, ev_id);
         if (t->has_end)
             ls_stmt_bind_int64(p->hold, 9, t->end_ts);
-        ls_stmt_bind_text(p->hold, 10, t->end_known);
+        if (t->end_known) {
+            if ((rc = ls_intern(&p->evidence, t->end_known, &ev_id)) != 0)
+                return rc;
+            ls_stmt_bind_int64(p->hold, 10, ev_id);
+        }
         ls_stmt_bind_int64(p->hold, 11, l->stmt_id);
         if ((rc = ls_stmt_step(p->hold)) < 0)
             return rc;
@@ -675,6 +688,7 @@ static void tx_pass_free(tx_pass *p)
     ls_stmt_finalize(p->waited);
     ls_stmt_finalize(p->ins);
     ls_stmt_finalize(p->hold);
+    ls_intern_close(&p->evidence);
 }
 
 /* Sessions by id (open addressing): what the pass knows of each, and its
@@ -795,7 +809,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, statements_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, session_sql, &sq)) != 0 ||
         (rc = ls_store_prepare(s, insert_tx_sql, &p.ins)) != 0 ||
-        (rc = ls_store_prepare(s, insert_hold_sql, &p.hold)) != 0)
+        (rc = ls_store_prepare(s, insert_hold_sql, &p.hold)) != 0 ||
+        (rc = ls_intern_open(s, &p.evidence, "hold_evidence", "evidence_id", "text")) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         int created;

@@ -391,10 +391,12 @@ static const char *const store_upgrades[] = {
     " DROP TABLE lock_events; DROP TABLE lock_waits;"
     " CREATE INDEX IF NOT EXISTS lock_events_pid ON lock_event_rows(pid, ts);"
     " DELETE FROM meta WHERE key = 'correlated';",
-    /* 12: tx_code and lock_order views of tx_code_rows, shapes and
-     * lock_orders. Both tables were correlation's own, made again by the
-     * next correlation: dropped, not copied. */
-    "DROP TABLE IF EXISTS tx_code; DROP TABLE IF EXISTS lock_order; " LS_TX_CODE_ROWS_DDL
+    /* 12: tx_code, lock_order and holds views of tx_code_rows, shapes,
+     * lock_orders, hold_rows and hold_evidence. The tables were
+     * correlation's own, made again by the next correlation: dropped, not
+     * copied. */
+    "DROP TABLE IF EXISTS tx_code; DROP TABLE IF EXISTS lock_order;"
+    " DROP TABLE IF EXISTS holds; " LS_TX_CODE_ROWS_DDL LS_HOLD_ROWS_DDL
     " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,

@@ -24,6 +24,27 @@
     "  tag_application TEXT, shape_id INTEGER, offset_us INTEGER,\n" \
     "  comment_span TEXT, order_id INTEGER);\n"
 
+/* The holds of rows (correlation, holds.c), here and in the step to
+ * schema 12 (store.c): a bound equal to its time (start_lo and start_hi
+ * to start_ts, end_lo and end_hi to end_ts) is NULL, and how the bounds
+ * were found is an id of hold_evidence, a text that a hundred thousand
+ * holds share. */
+#define LS_HOLD_ROWS_DDL \
+    "CREATE TABLE IF NOT EXISTS hold_evidence(\n" \
+    "  evidence_id INTEGER PRIMARY KEY, text TEXT UNIQUE);\n" \
+    "CREATE TABLE IF NOT EXISTS hold_rows(\n" \
+    "  hold_id INTEGER PRIMARY KEY, row_id INTEGER, tx_id INTEGER, session_id INTEGER,\n" \
+    "  pid INTEGER, start_ts INTEGER, start_lo INTEGER, start_hi INTEGER,\n" \
+    "  start_evidence INTEGER, end_ts INTEGER, end_lo INTEGER, end_hi INTEGER,\n" \
+    "  end_evidence INTEGER, lock_stmt INTEGER, waits INTEGER, waiter_ms REAL,\n" \
+    "  max_queue INTEGER, contended_ms REAL, sql_ms REAL, idle_ms REAL,\n" \
+    "  commit_ms REAL, head_state TEXT, observed_state TEXT,\n" \
+    "  observed_samples INTEGER);\n"
+
+/* SQL: the text of hold_evidence id ID (an SQL expression). */
+#define LS_HOLD_EVIDENCE_OF(ID) \
+    "(SELECT text FROM hold_evidence WHERE evidence_id = " ID ")"
+
 /* The two tables behind the lock_events and lock_waits views, here and in
  * the step to schema 11 (store.c). holders and queue have no type: a
  * TEXT column would turn the INTEGER id of a list into text. */
@@ -169,14 +190,17 @@ static const char *const ls_schema_sql[] = {
     "  session_id INTEGER, pid INTEGER, stmt_id INTEGER, start_ts INTEGER, end_ts INTEGER,\n"
     "  wait_ms REAL, behind_hold INTEGER, behind_tx INTEGER, kind TEXT,\n"
     "  logged_wait_id INTEGER, inferred_ms REAL, logged_ms REAL);\n",
-    "CREATE TABLE IF NOT EXISTS holds(\n"
-    "  hold_id INTEGER PRIMARY KEY, row_id INTEGER, tx_id INTEGER, session_id INTEGER,\n"
-    "  pid INTEGER, start_ts INTEGER, start_lo INTEGER, start_hi INTEGER,\n"
-    "  start_evidence TEXT, end_ts INTEGER, end_lo INTEGER, end_hi INTEGER,\n"
-    "  end_evidence TEXT, lock_stmt INTEGER, waits INTEGER, waiter_ms REAL,\n"
-    "  max_queue INTEGER, contended_ms REAL, sql_ms REAL, idle_ms REAL,\n"
-    "  commit_ms REAL, head_state TEXT, observed_state TEXT,\n"
-    "  observed_samples INTEGER);\n",
+    LS_HOLD_ROWS_DDL,
+    /* What readers query: every bound as a time, the evidence as text
+     * (one-table view, flattened into every query as statements is). */
+    "CREATE VIEW IF NOT EXISTS holds AS SELECT hold_id, row_id, tx_id, session_id, pid,\n"
+    "  start_ts, coalesce(start_lo, start_ts) AS start_lo,\n"
+    "  coalesce(start_hi, start_ts) AS start_hi,\n"
+    "  " LS_HOLD_EVIDENCE_OF("hold_rows.start_evidence") " AS start_evidence,\n"
+    "  end_ts, coalesce(end_lo, end_ts) AS end_lo, coalesce(end_hi, end_ts) AS end_hi,\n"
+    "  " LS_HOLD_EVIDENCE_OF("hold_rows.end_evidence") " AS end_evidence,\n"
+    "  lock_stmt, waits, waiter_ms, max_queue, contended_ms, sql_ms, idle_ms, commit_ms,\n"
+    "  head_state, observed_state, observed_samples FROM hold_rows;\n",
     "CREATE TABLE IF NOT EXISTS row_rules(\n"
     "  shape TEXT, relation TEXT, col TEXT, arg INTEGER, learned_from INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS row_queue(\n"

@@ -123,7 +123,9 @@ class Lines:
 
 
 READ_AS = {"lock_event_rows": ("lock_events", "event_id"),
-           "lock_wait_rows": ("lock_waits", "wait_id")}
+           "lock_wait_rows": ("lock_waits", "wait_id"),
+           # a bound equal to its time is NULL there: the view gives each
+           "hold_rows": ("holds", "hold_id")}
 
 
 def store(db, log):
@@ -133,7 +135,8 @@ def store(db, log):
     lines = Lines(log)
     out = {}
     for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"):
-        # tables whose pid lists may be stmt_texts ids: as their views give them
+        # tables whose pid lists may be stmt_texts ids, or whose bounds may be
+        # NULL: as their views give them
         t, order = READ_AS.get(t, (t, "rowid"))
         cols = [r[1] for r in con.execute(f"PRAGMA table_info({t})")]
         try:

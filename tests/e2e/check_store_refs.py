@@ -18,8 +18,8 @@ statement has the text '', as in every schema before.)
 
 Stores of older schema versions are made from new ones and opened: each is
 brought to the current version with its rows as they were (and, since
-schema 12, its code paths correlated again, each distinct statement shape
-and order of relations stored once).
+schema 12, its code paths and holds correlated again, each distinct
+statement shape, order of relations and hold evidence stored once).
 
 Usage: check_store_refs.py LOCKSPAN
 """
@@ -93,15 +93,19 @@ def as_older(ls, con, db, ver, sql):
                                                                 "holders TEXT, queue TEXT,")
         check(old_ddl.count("TEXT, queue TEXT") == 1, f"{old}: the columns of before 11")
         con.executescript(f"{old_ddl}; INSERT INTO {old} SELECT * FROM {new}; DROP TABLE {new};")
-    # before 12 tx_code and lock_order were tables, every transaction with
-    # its shape and its relations as text
+    # before 12 tx_code, lock_order and holds were tables, every
+    # transaction with its shape and its relations as text, every hold with
+    # its evidence as text
     con.executescript("CREATE TABLE tx_code_old AS SELECT * FROM tx_code;"
                       " ALTER TABLE tx_code_old DROP COLUMN order_id;"
                       " CREATE TABLE lock_order_old AS SELECT * FROM lock_order;"
-                      " DROP VIEW tx_code; DROP VIEW lock_order; DROP TABLE tx_code_rows;"
-                      " DROP TABLE shapes; DROP TABLE lock_orders;"
+                      " CREATE TABLE holds_old AS SELECT * FROM holds;"
+                      " DROP VIEW tx_code; DROP VIEW lock_order; DROP VIEW holds;"
+                      " DROP TABLE tx_code_rows; DROP TABLE shapes; DROP TABLE lock_orders;"
+                      " DROP TABLE hold_rows; DROP TABLE hold_evidence;"
                       " ALTER TABLE tx_code_old RENAME TO tx_code;"
-                      " ALTER TABLE lock_order_old RENAME TO lock_order;")
+                      " ALTER TABLE lock_order_old RENAME TO lock_order;"
+                      " ALTER TABLE holds_old RENAME TO holds;")
     con.executescript(f"CREATE INDEX lock_events_pid ON lock_events(pid, ts);"
                       f" {sql} PRAGMA user_version = {ver};")
     con.close()
@@ -112,11 +116,23 @@ def as_older(ls, con, db, ver, sql):
     return con
 
 
+# Before 11 a lock message's lists were text.
+LISTS_AS_TEXT = """
+UPDATE lock_event_rows SET queue = (SELECT text FROM stmt_texts WHERE text_id = queue)
+ WHERE typeof(queue) = 'integer';
+UPDATE lock_event_rows SET holders = (SELECT text FROM stmt_texts WHERE text_id = holders)
+ WHERE typeof(holders) = 'integer';
+UPDATE lock_wait_rows SET queue = (SELECT text FROM stmt_texts WHERE text_id = queue)
+ WHERE typeof(queue) = 'integer';
+"""
+
+
 def code_paths(con):
-    """What names each transaction's code path, and the order it writes
-    relations in, as readers see them."""
+    """What names each transaction's code path, the order it writes
+    relations in, and its holds, as readers see them."""
     return (con.execute("SELECT tx_id, shape, application FROM tx_code ORDER BY tx_id").fetchall(),
-            con.execute("SELECT tx_id, seq, relation FROM lock_order ORDER BY 1, 2").fetchall())
+            con.execute("SELECT tx_id, seq, relation FROM lock_order ORDER BY 1, 2").fetchall(),
+            con.execute("SELECT * FROM holds ORDER BY hold_id").fetchall())
 
 
 def write_log(path):
@@ -245,10 +261,7 @@ def main():
         check(view2 == view, f"the queue still read after --retention ({view2})")
         # A store of version 10 (lock_events a table, its lists as text) is
         # brought to 11: its rows kept as they were, read through the view.
-        con.executescript("UPDATE lock_event_rows SET queue = (SELECT text FROM stmt_texts"
-                          " WHERE text_id = queue) WHERE typeof(queue) = 'integer';"
-                          " UPDATE lock_wait_rows SET queue = (SELECT text FROM stmt_texts"
-                          " WHERE text_id = queue) WHERE typeof(queue) = 'integer';")
+        con.executescript(LISTS_AS_TEXT)
         con = as_older(ls, con, db3, 10, "")
         view3 = con.execute("SELECT pid, holders, queue FROM lock_events ORDER BY line").fetchall()
         raw3 = con.execute("SELECT DISTINCT typeof(queue) FROM lock_event_rows").fetchall()
@@ -273,14 +286,25 @@ def main():
                               " lock_orders), (SELECT count(DISTINCT shape) FROM tx_code),"
                               " (SELECT count(DISTINCT group_concat_rels) FROM (SELECT"
                               " group_concat(relation) AS group_concat_rels FROM (SELECT *"
-                              " FROM lock_order ORDER BY tx_id, seq) GROUP BY tx_id))"
-                              ).fetchone()
+                              " FROM lock_order ORDER BY tx_id, seq) GROUP BY tx_id)),"
+                              " (SELECT count(*) FROM hold_evidence),"
+                              " (SELECT count(DISTINCT start_evidence) + count(DISTINCT"
+                              "  end_evidence) FROM holds)").fetchone()
         check(stored[0] == stored[2] and stored[1] == stored[3] and
-              stored[0] + stored[1] < len(paths[0]),
-              f"each shape and each order of relations stored once ({stored})")
+              stored[0] + stored[1] < len(paths[0]) and 0 < stored[4] <= stored[5],
+              f"each shape, order of relations and hold evidence stored once ({stored})")
+        # the holds: each bound a time, equal ones NULL in hold_rows
+        bounds = con5.execute("SELECT count(*), count(start_lo), count(start_hi), count(end_lo),"
+                              " count(end_hi), (SELECT count(start_hi) + count(end_lo)"
+                              " FROM hold_rows) FROM holds").fetchone()
+        check(bounds[0] >= 5 and bounds[1:5] == (bounds[0],) * 4 and bounds[5] < bounds[0],
+              f"every hold's bounds, those equal to their time stored as NULL ({bounds})")
+        con5.executescript(LISTS_AS_TEXT)
         con5 = as_older(ls, con5, db5, 10, "")
         again = code_paths(con5)
-        check(again == paths, f"the same code paths from the upgraded store ({again})")
+        for what, a, b in zip(("code paths", "lock orders", "holds"), again, paths):
+            check(a == b, f"the same {what} from the upgraded store"
+                  f" ({[x for x in a if x not in b]} for {[x for x in b if x not in a]})")
         con5.close()
         # and the next day's lists go in by id, read back as text
         log4 = os.path.join(tmp, "queues-next-day.log")
