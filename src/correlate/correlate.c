@@ -766,8 +766,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * (holds.c). 9: a tuple wait logged while its queue head was between two
  * of its own waits for the row is for the transaction its next wait was
  * for; without the xid, a holder's transaction is the one open at the
- * message's log position before the one open at its time (transactions.c). */
-#define CORRELATION_REV "9"
+ * message's log position before the one open at its time (transactions.c).
+ * 10: a transaction ended by ROLLBACK ends at "rollback" ("rollback
+ * start"), not "commit". */
+#define CORRELATION_REV "10"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

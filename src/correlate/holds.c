@@ -1121,12 +1121,16 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         /* The end: the transaction's, bounded above by the first waiter's
          * acquisition (the lock was free then). */
         if (tx_has_end && first_acq_known && first_acq > tx_end &&
-            strcmp(ls_stmt_text(g, 12), "commit start") == 0) {
-            /* log_statement = 'all' logs only when COMMIT starts; the first
-             * waiter's acquisition says when it had released the row. */
+            (strcmp(ls_stmt_text(g, 12), "commit start") == 0 ||
+             strcmp(ls_stmt_text(g, 12), "rollback start") == 0)) {
+            /* log_statement = 'all' logs only when COMMIT (ROLLBACK)
+             * starts; the first waiter's acquisition says when it had
+             * released the row. */
             end_lo = tx_end;
             end_ts = first_acq;
-            end_ev = "first waiter acquired (COMMIT started earlier)";
+            end_ev = ls_stmt_text(g, 12)[0] == 'r'
+                         ? "first waiter acquired (ROLLBACK started earlier)"
+                         : "first waiter acquired (COMMIT started earlier)";
         } else if (tx_has_end) {
             end_ts = end_lo = tx_end;
             end_ev = ls_stmt_text(g, 12);

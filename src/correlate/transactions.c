@@ -5,8 +5,9 @@
  * BEGIN/START TRANSACTION opens one, COMMIT/END/ROLLBACK/ABORT closes it,
  * and a statement outside any is a transaction of its own. Duration lines
  * give each statement's start and end; with log_statement = 'all' only
- * starts are known, so a transaction's end is the start of its COMMIT
- * ("commit start") and its idle time is unknown. A transaction still open
+ * starts are known, so a transaction's end is the start of its COMMIT or
+ * ROLLBACK ("commit start", "rollback start") and its idle time is
+ * unknown. A transaction still open
  * when its session disconnects ends there.
  *
  * Every session's statements are read once, in log order per session.
@@ -770,7 +771,10 @@ static int tx_statement(tx_pass *p, sess_slot *ss, ls_stmt *q, ls_correlate_stat
         if (!t->open) /* its BEGIN was not logged: a transaction of its own */
             tx_open(t, q, 0, ss->interest);
         tx_add(t, q, 1);
-        t->end_known = ls_stmt_isnull(q, 4) ? "commit start" : "commit";
+        if (kind == LS_SQL_COMMIT)
+            t->end_known = ls_stmt_isnull(q, 4) ? "commit start" : "commit";
+        else
+            t->end_known = ls_stmt_isnull(q, 4) ? "rollback start" : "rollback";
         t->outcome = kind == LS_SQL_COMMIT ? "commit" : "rollback";
         rc = tx_insert(p, t, stats);
         break;

@@ -165,7 +165,7 @@ def main():
         built = {r[0] for r in q("SELECT DISTINCT s.pg_session FROM transactions t"
                                  " JOIN sessions s ON s.session_id = t.session_id")}
         outcome = {"committed": ("commit",), "rolled_back": ("rollback", "aborted")}
-        n = 0
+        n = rolled_back = 0
         for t in truth["transactions"]:
             if t["session_id"] not in built:
                 continue
@@ -183,12 +183,19 @@ def main():
             check(rows and abs(rows[0][0] / 1e6 - ts(t["start"])) < SLACK, f"{tag}: start")
             if not rows:
                 continue
-            if rows[0][3] != "commit start":
+            if rows[0][3] not in ("commit start", "rollback start"):
                 check(rows[0][1] is not None and abs(rows[0][1] / 1e6 - ts(t["end"])) < SLACK,
                       f"{tag}: end")
             check(rows[0][2] in outcome.get(t["outcome"], (t["outcome"],)),
                   f"{tag}: outcome {rows[0][2]} vs {t['outcome']}")
-        check(n >= 20, f"transactions compared: {n}")
+            # what ended it: the ROLLBACK of a rolled-back one, not a COMMIT
+            ended = {"committed": ("commit", "commit start", "statement", "statement start"),
+                     "rolled_back": ("rollback", "rollback start", "disconnection")}
+            check(rows[0][3] in ended.get(t["outcome"], (rows[0][3],)),
+                  f"{tag}: ended by {rows[0][3]} ({t['outcome']})")
+            rolled_back += t["outcome"] == "rolled_back"
+        check(n >= 20 and rolled_back >= 1,
+              f"transactions compared: {n}, of which rolled back {rolled_back}")
     return report()
 
 
