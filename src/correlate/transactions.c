@@ -165,6 +165,21 @@ static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);"
     "CREATE INDEX IF NOT EXISTS holds_row ON hold_rows(row_id, start_ts);";
 
+/*
+ * Who holds the row a wait is for (holder_pid, holder_tx): each step below
+ * fills what the ones before it left open, in this order.
+ *   link_sql         a transaction lock: the process DETAIL names, the
+ *                    transaction by the awaited xid; a tuple lock: the
+ *                    transaction the queue head's overlapping wait awaited
+ *   link_holder_sql  1. the holder's transaction by xid, else by the
+ *                       message's log position, else by its time
+ *                    2. a tuple wait still naming the queue head: the
+ *                       transaction whose hold of the row spans the moment
+ *                    3. else, the queue head between two of its own waits:
+ *                       the transaction its next wait awaited
+ * link_blocker_sql then names the direct blocker's and the root's.
+ */
+
 /* Links from waits to transactions. */
 static const char link_sql[] =
     /* The transaction that ran the waiter's own statement (found by log
@@ -206,12 +221,14 @@ static const char link_sql[] =
 static const char link_holder_sql[] =
     /* The holder's transaction where link_sql found none: the awaited
      * one; else the one open at the message's log position; else the one
-     * open when the wait was logged; else the one open when it began (a tuple lock's row holder named by the queue head's
-     * wait may have ended its transaction, in its own line, a few ms
-     * before the waiter's line was stamped). */
+     * open when the wait was logged; else the one open when it began (a
+     * tuple lock's row holder named by the queue head's wait may have
+     * ended its transaction, in its own line, a few ms before the
+     * waiter's line was stamped). */
     "UPDATE lock_wait_rows SET holder_tx = coalesce("
     "  (SELECT t.tx_id FROM transactions t WHERE t.xid = (CASE WHEN lock_wait_rows.holder_pid ="
-    "     lock_wait_rows.blocker_pid THEN lock_wait_rows.blocker_xid END) AND t.pid = lock_wait_rows.holder_pid),"
+    "     lock_wait_rows.blocker_pid THEN lock_wait_rows.blocker_xid END)"
+    "   AND t.pid = lock_wait_rows.holder_pid),"
     "  " POS_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.logged_ts"),
                  "lock_wait_rows") ","
     "  " OPEN_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.logged_ts"),
