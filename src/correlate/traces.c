@@ -31,9 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "correlate_int.h"
 #include <cjson/cJSON.h>
 
+#include "correlate_int.h"
 #include "ls_buf.h"
 #include "ls_sqlcomment.h"
 #include "ls_sqlshape.h"

@@ -7,8 +7,8 @@
  * give each statement's start and end; with log_statement = 'all' only
  * starts are known, so a transaction's end is the start of its COMMIT or
  * ROLLBACK ("commit start", "rollback start") and its idle time is
- * unknown. A transaction still open
- * when its session disconnects ends there.
+ * unknown. A transaction still open when its session disconnects ends
+ * there.
  *
  * Every session's statements are read once, in log order per session.
  * A transaction is stored when its session took part in a wait, a
