@@ -414,7 +414,7 @@ static const char row_holds_sql[] =
     " h.end_hi, h.start_evidence, h.end_evidence, h.waits, h.waiter_ms, h.contended_ms,"
     " h.sql_ms, h.idle_ms, h.commit_ms, h.head_state, h.tx_id"
     " FROM holds h LEFT JOIN sessions se ON se.session_id = h.session_id"
-    " WHERE h.row_id = ?1 ORDER BY h.start_ts LIMIT 100";
+    " WHERE h.row_id = ?1 ORDER BY h.start_ts, h.hold_id LIMIT 100";
 
 static const char row_waits_sql[] =
     "SELECT w.pid, se.application, w.start_ts, w.end_ts, w.waited_ms, w.outcome,"

@@ -768,8 +768,9 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * for; without the xid, a holder's transaction is the one open at the
  * message's log position before the one open at its time (transactions.c).
  * 10: a transaction ended by ROLLBACK ends at "rollback" ("rollback
- * start"), not "commit". */
-#define CORRELATION_REV "10"
+ * start"), not "commit". 11: a row's occupied time is the union of its
+ * holds, and its mean hold that time over the holds (holds.c). */
+#define CORRELATION_REV "11"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -20,6 +20,7 @@
  * what is known: the lock was taken after the transaction began and before
  * the first wait began.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -975,96 +976,91 @@ static const char observed_sql[] =
 /* Each row's hold totals (row_totals) start from zero. */
 static const char row_totals_reset_sql[] =
     "UPDATE rows SET holds = 0, occupancy_holds = 0, occupied_ms = NULL, mean_hold_ms = NULL;";
-/* The same totals from one grouped scan of the holds (a walk of each row's
- * holds through an index would read the time-ordered table once per row):
- * row_totals' fallback when the rows are too many to sum in memory. */
-static const char row_totals_sql[] =
-    "UPDATE rows SET holds = h.waited, occupancy_holds = h.n, occupied_ms = h.ms,"
-    " mean_hold_ms = h.mean FROM (SELECT row_id, count(*) FILTER (WHERE waits > 0) AS waited,"
-    "  count(*) AS n, sum(end_ts - start_ts) / 1000.0 AS ms,"
-    "  avg(end_ts - start_ts) / 1000.0 AS mean FROM hold_rows NOT INDEXED GROUP BY row_id) h"
-    " WHERE h.row_id = rows.row_id;";
+/* Every hold of a row, in start order: a walk of holds_row, which covers
+ * the columns read (no sort, and no visit of the time-ordered table once
+ * per hot row). */
+static const char row_holds_sql[] =
+    "SELECT row_id, waits > 0, start_ts, end_ts FROM hold_rows INDEXED BY holds_row"
+    " WHERE row_id IS NOT NULL ORDER BY row_id, start_ts";
+static const char row_update_sql[] =
+    "UPDATE rows SET holds = ?2, occupancy_holds = ?3, occupied_ms = ?4, mean_hold_ms = ?5"
+    " WHERE row_id = ?1";
 static const char row_capacity_sql[] =
     "UPDATE rows SET capacity_per_s = 1000.0 / mean_hold_ms WHERE mean_hold_ms > 0;";
 
-/* Rows summed in memory by row_id (24 bytes each) up to this many. */
-#define ROW_TOTALS_MAX (1 << 20)
-
-typedef struct {
-    int64_t holds, waited, timed, us; /* timed: holds with both bounds */
+typedef struct row_total {
+    int64_t row_id, holds, waited;
+    int64_t timed, us, held_to; /* holds with both bounds; their union; its end so far */
 } row_total;
 
+static int row_total_store(ls_stmt *upd, const row_total *t)
+{
+    int rc;
+    ls_stmt_reset(upd);
+    ls_stmt_bind_int64(upd, 1, t->row_id);
+    ls_stmt_bind_int64(upd, 2, t->waited);
+    ls_stmt_bind_int64(upd, 3, t->holds);
+    if (t->timed) {
+        ls_stmt_bind_double(upd, 4, (double)t->us / 1000.0);
+        ls_stmt_bind_double(upd, 5, (double)t->us / (double)t->timed / 1000.0);
+    } else {
+        ls_stmt_bind_null(upd, 4);
+        ls_stmt_bind_null(upd, 5);
+    }
+    rc = ls_stmt_step(upd);
+    return rc < 0 ? rc : 0;
+}
+
 /*
- * The rows' totals (the same figures as row_totals_sql) from one scan of
- * the holds in table order, summed in an array indexed by row_id: the
- * GROUP BY sorted every hold, more than linear once the sort spills.
+ * Each row's totals: its holds, those others waited for, and the time it
+ * was held (occupied_ms) — the union of its holds, not their sum: one
+ * transaction holds a row at a time, and where holds overlap (whole-second
+ * times, where a statement's end and the next commit share their second;
+ * a hold bounded only by its transaction's start) the overlap is held
+ * once. mean_hold_ms is that time over the holds with both bounds, so that
+ * the row's serial capacity (1000 / mean_hold_ms) never claims the row was
+ * held longer than it existed. One walk of the holds in row and start
+ * order.
  */
 static int row_totals(ls_store *s)
 {
     ls_stmt *q = NULL, *upd = NULL;
-    row_total *t = NULL;
-    int64_t max_id = 0, id;
+    row_total t;
     int rc;
 
+    memset(&t, 0, sizeof(t));
     if ((rc = ls_store_exec(s, row_totals_reset_sql)) != 0 ||
-        (rc = ls_store_prepare(s, "SELECT max(row_id) FROM rows", &q)) != 0)
-        goto out;
-    if ((rc = ls_stmt_step(q)) == 1)
-        max_id = ls_stmt_isnull(q, 0) ? 0 : ls_stmt_int64(q, 0);
-    ls_stmt_finalize(q);
-    q = NULL;
-    if (rc < 0)
-        goto out;
-    if (max_id <= 0 || max_id > ROW_TOTALS_MAX) {
-        rc = ls_store_exec(s, row_totals_sql);
-        goto out;
-    }
-    if (!(t = ls_calloc((size_t)max_id + 1, sizeof(*t)))) {
-        rc = LS_ENOMEM;
-        goto out;
-    }
-    if ((rc = ls_store_prepare(s, "SELECT row_id, waits > 0, end_ts - start_ts"
-                                  " FROM hold_rows NOT INDEXED", &q)) != 0)
+        (rc = ls_store_prepare(s, row_holds_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, row_update_sql, &upd)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        if (ls_stmt_isnull(q, 0) || (id = ls_stmt_int64(q, 0)) < 1 || id > max_id)
-            continue; /* a hold of no row: no row to total */
-        t[id].holds++;
-        t[id].waited += ls_stmt_int64(q, 1) != 0;
-        if (!ls_stmt_isnull(q, 2)) {
-            t[id].timed++;
-            t[id].us += ls_stmt_int64(q, 2);
+        int64_t id = ls_stmt_int64(q, 0), a, b;
+        if (id != t.row_id) {
+            if (t.holds && (rc = row_total_store(upd, &t)) != 0)
+                goto out;
+            memset(&t, 0, sizeof(t));
+            t.row_id = id;
+            t.held_to = INT64_MIN;
         }
-    }
-    if (rc < 0)
-        goto out;
-    if ((rc = ls_store_prepare(s, "UPDATE rows SET holds = ?2, occupancy_holds = ?3,"
-                                  " occupied_ms = ?4, mean_hold_ms = ?5 WHERE row_id = ?1",
-                               &upd)) != 0)
-        goto out;
-    for (id = 1; id <= max_id; id++) {
-        if (!t[id].holds)
+        t.holds++;
+        t.waited += ls_stmt_int64(q, 1) != 0;
+        if (ls_stmt_isnull(q, 2) || ls_stmt_isnull(q, 3))
             continue;
-        ls_stmt_reset(upd);
-        ls_stmt_bind_int64(upd, 1, id);
-        ls_stmt_bind_int64(upd, 2, t[id].waited);
-        ls_stmt_bind_int64(upd, 3, t[id].holds);
-        if (t[id].timed) {
-            /* as SQLite's sum() / 1000.0 and avg() / 1000.0 */
-            ls_stmt_bind_double(upd, 4, (double)t[id].us / 1000.0);
-            ls_stmt_bind_double(upd, 5, (double)t[id].us / (double)t[id].timed / 1000.0);
-        } else {
-            ls_stmt_bind_null(upd, 4);
-            ls_stmt_bind_null(upd, 5);
-        }
-        if ((rc = ls_stmt_step(upd)) < 0)
-            goto out;
+        a = ls_stmt_int64(q, 2);
+        b = ls_stmt_int64(q, 3);
+        t.timed++;
+        if (a < t.held_to)
+            a = t.held_to;
+        if (b > a)
+            t.us += b - a;
+        if (b > t.held_to)
+            t.held_to = b;
     }
-    rc = 0;
+    if (rc == 0 && t.holds)
+        rc = row_total_store(upd, &t);
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(upd);
-    free(t);
     if (rc == 0)
         rc = ls_store_exec(s, row_capacity_sql);
     return rc < 0 ? rc : 0;

@@ -163,7 +163,8 @@ static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
     "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows(tx_id, row_id);"
     "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);"
-    "CREATE INDEX IF NOT EXISTS holds_row ON hold_rows(row_id, start_ts);";
+    /* end_ts and waits: it covers the walk of each row's holds (holds.c) */
+    "CREATE INDEX IF NOT EXISTS holds_row ON hold_rows(row_id, start_ts, end_ts, waits);";
 
 /*
  * Who holds the row a wait is for (holder_pid, holder_tx): each step below

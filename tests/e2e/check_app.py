@@ -65,6 +65,19 @@ def check_run(name, rep, db, truth):
     ends = sorted((h["start"], h["end"]) for h in hot.get("timeline", {}).get("holds", []))
     overlap = sum(max(0.0, ts(a[1]) - ts(b[0])) for a, b in zip(ends, ends[1:]))
     check(overlap < 0.002 * len(ends), f"{name}: holds of the hot row overlap by {overlap:.3f} s")
+    # The time the row was held is their union, not their sum (where two
+    # holds share a millisecond it is held once), and the mean hold that
+    # union over the holds: the serial capacity never counts a moment twice.
+    union, held_to = 0.0, None
+    for a, b in ((ts(a), ts(b)) for a, b in ends):
+        a = a if held_to is None else max(a, held_to)
+        union += max(0.0, b - a)
+        held_to = b if held_to is None else max(held_to, b)
+    occupied = hot.get("occupied_ms")
+    check(occupied is not None and abs(occupied - union * 1000) < 0.01 and
+          abs(hot.get("mean_hold_ms", 0) * len(ends) - occupied) < 0.001 * len(ends) + 0.01,
+          f"{name}: the hot row held {occupied} ms, its holds' union {union * 1000:.3f} ms,"
+          f" mean hold {hot.get('mean_hold_ms')} ms over {len(ends)} holds")
     cap = [f for f in rep["findings"] if f["rule"] == "serial_capacity"]
     wanting = {r["seq"] for r in held} | {t["waiter_request"] for t in truth["waits"]}
     check(len(cap) == 1 and cap[0]["transactions"] == len(wanting),
