@@ -1111,25 +1111,26 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         char start_ev[96];
         const char *end_ev, *state;
         int64_t end_ts, end_lo, end_hi;
+        const char *tx_end_known = ls_stmt_text(g, 12);
+        int commit_start = strcmp(tx_end_known, "commit start") == 0;
+        int rollback_start = strcmp(tx_end_known, "rollback start") == 0;
         double idle;
 
         snprintf(start_ev, sizeof(start_ev), "%s", ls_stmt_text(g, 22));
         /* The end: the transaction's, bounded above by the first waiter's
          * acquisition (the lock was free then). */
         if (tx_has_end && first_acq_known && first_acq > tx_end &&
-            (strcmp(ls_stmt_text(g, 12), "commit start") == 0 ||
-             strcmp(ls_stmt_text(g, 12), "rollback start") == 0)) {
+            (commit_start || rollback_start)) {
             /* log_statement = 'all' logs only when COMMIT (ROLLBACK)
              * starts; the first waiter's acquisition says when it had
              * released the row. */
             end_lo = tx_end;
             end_ts = first_acq;
-            end_ev = ls_stmt_text(g, 12)[0] == 'r'
-                         ? "first waiter acquired (ROLLBACK started earlier)"
-                         : "first waiter acquired (COMMIT started earlier)";
+            end_ev = rollback_start ? "first waiter acquired (ROLLBACK started earlier)"
+                                    : "first waiter acquired (COMMIT started earlier)";
         } else if (tx_has_end) {
             end_ts = end_lo = tx_end;
-            end_ev = ls_stmt_text(g, 12);
+            end_ev = tx_end_known;
         } else {
             end_ts = end_lo = first_acq_known ? first_acq : last_wait_end;
             end_ev = first_acq_known ? "bounded by first acquisition" : "bounded by last wait";

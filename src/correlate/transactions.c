@@ -92,17 +92,17 @@ static const char insert_hold_sql[] =
  * failed, and a transaction does not wait for a row it holds. Not for a
  * relation's extension or a page, locks let go as soon as the page is
  * added or read, not at the transaction's end. */
+#define TX_BOUNDED "'bounded by transaction start and first wait'"
 static const char wait_holds_sql[] =
     /* a transaction's own waits for a row: one probe, not the row's waits */
     "CREATE INDEX IF NOT EXISTS lock_waits_waiter_tx ON lock_wait_rows(waiter_tx, row_id);"
     "INSERT OR IGNORE INTO hold_evidence(text) SELECT DISTINCT end_known FROM transactions"
-    " WHERE end_known IS NOT NULL UNION ALL"
-    " SELECT 'bounded by transaction start and first wait';"
+    " WHERE end_known IS NOT NULL UNION ALL SELECT " TX_BOUNDED ";"
     "INSERT INTO hold_rows(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
     " start_evidence, end_ts, end_lo, end_hi, end_evidence, waits, waiter_ms)"
     " SELECT w.row_id, w.holder_tx, t.session_id, t.pid, t.start_ts, NULL,"
     "  nullif(min(w.start_ts), t.start_ts),"
-    "  " LS_HOLD_EVIDENCE_ID("'bounded by transaction start and first wait'") ", t.end_ts,"
+    "  " LS_HOLD_EVIDENCE_ID(TX_BOUNDED) ", t.end_ts,"
     "  NULL, NULL, " LS_HOLD_EVIDENCE_ID("t.end_known") ", 0, 0"
     " FROM lock_wait_rows w JOIN transactions t ON t.tx_id = w.holder_tx"
     " WHERE w.row_id IS NOT NULL AND coalesce(w.target_kind, '') NOT IN ('extend', 'page')"
@@ -476,7 +476,10 @@ static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_kind kind
  * transaction's end. */
 static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
 {
+    int64_t end_id = 0; /* the end's evidence: the transaction's, for all its holds */
     int i, rc;
+    if (t->nlocks && t->end_known && (rc = ls_intern(&p->evidence, t->end_known, &end_id)) != 0)
+        return rc;
     for (i = 0; i < t->nlocks; i++) {
         const tx_lock *l = &t->locks[i];
         int64_t ts = l->hi, hi = l->hi, acq, ev_id;
@@ -515,11 +518,8 @@ static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
         ls_stmt_bind_int64(p->hold, 8, ev_id);
         if (t->has_end)
             ls_stmt_bind_int64(p->hold, 9, t->end_ts);
-        if (t->end_known) {
-            if ((rc = ls_intern(&p->evidence, t->end_known, &ev_id)) != 0)
-                return rc;
-            ls_stmt_bind_int64(p->hold, 10, ev_id);
-        }
+        if (t->end_known)
+            ls_stmt_bind_int64(p->hold, 10, end_id);
         ls_stmt_bind_int64(p->hold, 11, l->stmt_id);
         if ((rc = ls_stmt_step(p->hold)) < 0)
             return rc;
