@@ -132,17 +132,18 @@ static const char open_wait_sql[] =
     " end_file, end_line, target FROM lock_wait_rows"
     " WHERE pid = ?1 AND start_ts <= ?2 + ?3"
     /* A process waits for one lock at a time: its waits follow one another,
-     * so the latest few that began by then are the only candidates. */
-    " ORDER BY start_ts DESC, wait_id DESC LIMIT 4";
+     * so the latest few that began by then are the only candidates (?4:
+     * 4; with whole-second times, a process under a crowd may begin a
+     * dozen in the second after the moment, unordered by their derived
+     * starts, and each is judged by its log position). */
+    " ORDER BY start_ts DESC, wait_id DESC LIMIT ?4";
 
 /* Do the log's timestamps have sub-second digits (%m, csvlog), or whole
  * seconds (%t)? */
 static const char subsecond_sql[] =
     "SELECT EXISTS (SELECT 1 FROM lock_events WHERE ts % 1000000 <> 0)";
 
-/* Whether the log's lock messages carry sub-second times: *subsecond
- * stays 1 (its default) when the store has none. */
-static int log_subsecond(ls_store *s, int *subsecond)
+int ls_log_subsecond(ls_store *s, int *subsecond)
 {
     ls_stmt *q = NULL;
     int rc;
@@ -505,7 +506,7 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
     size_t i;
     int rc, subsecond;
 
-    if ((rc = log_subsecond(s, &subsecond)) != 0)
+    if ((rc = ls_log_subsecond(s, &subsecond)) != 0)
         return rc;
     if ((rc = ls_store_exec(s, episode_tables_sql)) != 0 ||
         (rc = ls_store_prepare(s, episodes_sql, &q)) != 0 ||
@@ -589,7 +590,7 @@ static int walk_chains(ls_store *s, ls_correlate_stats *stats)
     ls_stmt *walk = NULL, *openq = NULL, *sessq = NULL, *xidq = NULL, *upd = NULL;
     int rc, subsecond;
 
-    if ((rc = log_subsecond(s, &subsecond)) != 0 ||
+    if ((rc = ls_log_subsecond(s, &subsecond)) != 0 ||
         (rc = ls_store_exec(s, xid_owner_sql)) != 0 ||
         (rc = ls_store_prepare(s, walk_sql, &walk)) != 0 ||
         (rc = ls_store_prepare(s, open_wait_sql, &openq)) != 0 ||
@@ -621,6 +622,7 @@ static int walk_chains(ls_store *s, ls_correlate_stats *stats)
             ls_stmt_bind_int64(openq, 1, root);
             ls_stmt_bind_int64(openq, 2, t);
             ls_stmt_bind_int64(openq, 3, subsecond ? 0 : 1000000);
+            ls_stmt_bind_int64(openq, 4, subsecond ? 4 : 32);
             while ((rc = ls_stmt_step(openq)) == 1) {
                 ls_wait_span sp;
                 sp.start_ts = ls_stmt_int64(openq, 4);
@@ -769,8 +771,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * message's log position before the one open at its time (transactions.c).
  * 10: a transaction ended by ROLLBACK ends at "rollback" ("rollback
  * start"), not "commit". 11: a row's occupied time is the union of its
- * holds, and its mean hold that time over the holds (holds.c). */
-#define CORRELATION_REV "11"
+ * holds, and its mean hold that time over the holds (holds.c). 12: with
+ * whole-second times, a queue head's wait on at a message, its next
+ * wait, a blocker's transaction and the waiter's statement are found by
+ * log position among all that tie in the second (transactions.c,
+ * holds.c, the chain walk); a root that is the holder or the blocker has
+ * its transaction. */
+#define CORRELATION_REV "12"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

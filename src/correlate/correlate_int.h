@@ -129,6 +129,9 @@ typedef struct ls_wait_span {
  * digits.
  */
 int ls_wait_open_at(const ls_wait_span *w, int64_t t, ls_logpos pos, int subsecond);
+/* Whether the log's lock messages carry sub-second times (%m, csvlog) or
+ * whole seconds (%t): *subsecond stays 1 when the store has none. */
+int ls_log_subsecond(ls_store *s, int *subsecond);
 
 /* A logged statement of the waiter's session near a wait (holds.c). */
 typedef struct ls_stmt_candidate {

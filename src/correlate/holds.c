@@ -64,14 +64,24 @@ static const char waits_sql[] =
  * (sequential in a session: the waiter's is among them), those with the
  * lock message's text (?4: its text_id; NULL: any); ?3 is the timestamps'
  * resolution. The text is read only for those. */
-static const char waiter_stmts_sql[] =
-    "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"
-    " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id), r.params, r.prepare,"
-    " r.verb IS 1 /* LS_VERB_BIND */ FROM (SELECT stmt_id, file_id, line, dur_us, text_id, " LS_STMT_REF("stmt_rows", "params")
-    "  AS params, prepare, verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
-    "  AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) r"
-    " WHERE ?4 IS NULL OR r.text_id = ?4";
-
+#define WAITER_STMT_COLS                                                                    \
+    "stmt_id, file_id, line, dur_us, text_id, " LS_STMT_REF("stmt_rows", "params")          \
+    " AS params, prepare, verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3" \
+    " AND verb IS NOT 2 /* LS_VERB_PARSE */"
+#define WAITER_STMTS(FROM)                                                                  \
+    "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"                            \
+    " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id), r.params, r.prepare,"  \
+    " r.verb IS 1 /* LS_VERB_BIND */ FROM " FROM " r WHERE ?4 IS NULL OR r.text_id = ?4"
+#define LAST_32 "(SELECT " WAITER_STMT_COLS " ORDER BY start_ts DESC, stmt_id DESC LIMIT 32)"
+static const char waiter_stmts_sql[] = WAITER_STMTS(LAST_32);
+/* Whole seconds: a session may run dozens of statements in the second of
+ * the wait, and derived start times (the second of the line less the
+ * duration) do not order them: the last 32 by start may all come after
+ * the waiter's. So also those with the text that began within two
+ * seconds of the wait. */
+static const char waiter_stmts_sec_sql[] = WAITER_STMTS(
+    "(SELECT * FROM " LAST_32 " UNION SELECT * FROM (SELECT " WAITER_STMT_COLS
+    "  AND start_ts >= ?2 - 2000000 AND text_id = ?4 ORDER BY start_ts DESC LIMIT 32))");
 
 /* The holder's statements before the wait (its session: the blocker's),
  * latest first in log order (whole-second start times do not order them). */
@@ -126,7 +136,7 @@ int ls_pick_waiter_stmt(const ls_stmt_candidate *c, int n)
     return before;
 }
 
-#define MAX_CANDIDATES 32
+#define MAX_CANDIDATES 64 /* two queries' 32 (waiter_stmts_sec_sql) */
 
 typedef struct candidate {
     ls_stmt_candidate c;
@@ -641,7 +651,9 @@ static int read_waits(ls_store *s, int64_t resolution)
 
     memset(&r, 0, sizeof(r));
     if ((rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
+        (rc = ls_store_prepare(s, resolution == WHOLE_SECOND_US ? waiter_stmts_sec_sql
+                                                                : waiter_stmts_sql,
+                               &cand)) != 0 ||
         (rc = ls_store_prepare(s, LS_TEXT_FIND_SQL, &tq)) != 0 ||
         (rc = ls_store_prepare(s, wrow_insert_sql, &ins)) != 0)
         goto out;

@@ -139,9 +139,10 @@ static const char insert_tx_sql[] =
  * The transaction of session SESS open at the log position of wait W's
  * first message: the latest to begin before that line (of the session's
  * last statements by W's time, a second of slack for whole-second %t
- * times), if it had not ended before it. Exact where times tie: a holder
- * whose transaction ended and the next began in the second the message was
- * stamped in. An awaited transaction's first line is always before the
+ * times; those logged after the line are passed over, as a busy session
+ * may log dozens in that second), if it had not ended before it. Exact
+ * where times tie: a holder whose transaction ended and the next began in
+ * the second the message was stamped in. An awaited transaction's first line is always before the
  * message (its xid came with its first write) and its end after (the
  * waiter is still waiting).
  */
@@ -149,10 +150,10 @@ static const char insert_tx_sql[] =
     "(SELECT x.tx_id FROM (SELECT p.last, (SELECT tx_id FROM transactions t"              \
     "  WHERE t.session_id = " SESS " AND t.first_stmt <= p.last"                          \
     "  ORDER BY t.first_stmt DESC LIMIT 1) AS tx_id FROM (SELECT max(s.stmt_id) AS last"  \
-    "  FROM (SELECT stmt_id, file_id, line FROM stmt_rows WHERE session_id = " SESS       \
-    "   AND start_ts <= " W ".logged_ts + 1000000 ORDER BY start_ts DESC LIMIT 32) s"      \
-    "  WHERE s.file_id < " W ".file_id OR (s.file_id = " W ".file_id"                     \
-    "   AND s.line < " W ".line)) p) x"                                                      \
+    "  FROM (SELECT stmt_id FROM stmt_rows WHERE session_id = " SESS                      \
+    "   AND start_ts <= " W ".logged_ts + 1000000 AND (file_id < " W ".file_id"             \
+    "   OR (file_id = " W ".file_id AND line < " W ".line))"                                 \
+    "   ORDER BY start_ts DESC LIMIT 32) s) p) x"                                            \
     " JOIN transactions t2 ON t2.tx_id = x.tx_id WHERE t2.last_stmt >= x.last)"
 
 /* Indexes the links below probe (holds_row: a tuple wait's row holder;
@@ -170,15 +171,18 @@ static const char link_index_sql[] =
  * Who holds the row a wait is for (holder_pid, holder_tx): each step below
  * fills what the ones before it left open, in this order.
  *   link_sql         a transaction lock: the process DETAIL names, the
- *                    transaction by the awaited xid; a tuple lock: the
- *                    transaction the queue head's overlapping wait awaited
+ *                    transaction by the awaited xid
+ *   link_head_sql    a tuple lock: the transaction the queue head's
+ *                    overlapping wait awaited
  *   link_holder_sql  1. the holder's transaction by xid, else by the
  *                       message's log position, else by its time
  *                    2. a tuple wait still naming the queue head: the
  *                       transaction whose hold of the row spans the moment
- *                    3. else, the queue head between two of its own waits:
+ *   link_next_sql    3. else, the queue head between two of its own waits:
  *                       the transaction its next wait awaited
- * link_blocker_sql then names the direct blocker's and the root's.
+ * link_blocker_sql then names the direct blocker's, link_root_sql the
+ * root's. Where a step reads the order of a process's waits, whole-second
+ * times (%t) have a variant (_sec_) that reads log positions instead.
  */
 
 /* Links from waits to transactions. */
@@ -206,16 +210,40 @@ static const char link_sql[] =
      * commit may find the row taken by a newcomer and wait again: in the
      * instant between its waits the message names it, holding no row),
      * and the transaction is the one that wait was for, by its xid. */
-    "UPDATE lock_wait_rows SET holder_pid = blocker_pid, holder_tx = NULL;"
-    "UPDATE lock_wait_rows SET holder_pid = h.blocker_pid, holder_tx = (SELECT t.tx_id"
-    "  FROM transactions t WHERE t.xid = h.target_xid AND t.pid = h.blocker_pid)"
-    " FROM (SELECT w.wait_id, (SELECT h2.wait_id FROM lock_wait_rows h2"
-    "   WHERE h2.pid = w.blocker_pid AND h2.start_ts <= w.logged_ts"
-    "   ORDER BY h2.start_ts DESC LIMIT 1) AS head_wait"
-    "  FROM lock_wait_rows w WHERE w.target_kind = 'tuple') f"
-    " JOIN lock_wait_rows h ON h.wait_id = f.head_wait"
-    " WHERE lock_wait_rows.wait_id = f.wait_id AND h.target_kind = 'transaction'"
-    "  AND (h.end_ts IS NULL OR h.end_ts >= lock_wait_rows.start_ts);";
+    "UPDATE lock_wait_rows SET holder_pid = blocker_pid, holder_tx = NULL;";
+
+#define LINK_HEAD_SQL(HEAD_WAIT, HEAD_ON)                                                   \
+    "UPDATE lock_wait_rows SET holder_pid = h.blocker_pid, holder_tx = (SELECT t.tx_id"      \
+    "  FROM transactions t WHERE t.xid = h.target_xid AND t.pid = h.blocker_pid)"           \
+    " FROM (SELECT w.wait_id, " HEAD_WAIT " AS head_wait"                                   \
+    "  FROM lock_wait_rows w WHERE w.target_kind = 'tuple') f"                              \
+    " JOIN lock_wait_rows h ON h.wait_id = f.head_wait"                                     \
+    " WHERE lock_wait_rows.wait_id = f.wait_id AND h.target_kind = 'transaction'"           \
+    "  AND " HEAD_ON ";"
+
+/* Whether log position (PF, PL) (file_id, line) comes before (QF, QL). */
+#define POS_BEFORE(PF, PL, QF, QL) "(" PF " < " QF " OR (" PF " = " QF " AND " PL " < " QL "))"
+
+static const char link_head_sql[] = LINK_HEAD_SQL(
+    "(SELECT h2.wait_id FROM lock_wait_rows h2 WHERE h2.pid = w.blocker_pid"
+    " AND h2.start_ts <= w.logged_ts ORDER BY h2.start_ts DESC LIMIT 1)",
+    "(h.end_ts IS NULL OR h.end_ts >= lock_wait_rows.start_ts)");
+
+/* Whole seconds: the head's waits that may have begun by the message tie
+ * in time (a busy head waits again and again in one second), and the one
+ * on at the message is told by log positions, as the chain walk does
+ * (ls_wait_open_at): the latest logged by then, or begun a second before,
+ * and not ended by a line before the message's. */
+static const char link_head_sec_sql[] = LINK_HEAD_SQL(
+    "(SELECT x.wait_id FROM (SELECT wait_id, file_id, line, start_ts FROM lock_wait_rows h2"
+    "  WHERE h2.pid = w.blocker_pid AND h2.start_ts <= w.logged_ts + 1000000"
+    "  ORDER BY h2.start_ts DESC LIMIT 32) x"
+    " WHERE NOT " POS_BEFORE("w.file_id", "w.line", "x.file_id", "x.line")
+    "  OR x.start_ts + 1000000 <= w.logged_ts"
+    " ORDER BY x.file_id DESC, x.line DESC LIMIT 1)",
+    "(CASE WHEN h.end_line IS NULL THEN h.end_ts IS NULL OR h.end_ts >= lock_wait_rows.logged_ts"
+    " ELSE NOT " POS_BEFORE("h.end_file", "h.end_line", "lock_wait_rows.file_id",
+                             "lock_wait_rows.line") " END)");
 
 /* Links from tuple waits to their rows' holders, and every wait's
  * holder's transaction, once link_sql has found the holders it can. */
@@ -252,24 +280,37 @@ static const char link_holder_sql[] =
     "  WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid"
     "  AND w.row_id IS NOT NULL) f JOIN holds c ON c.hold_id = f.hold_id"
     " WHERE lock_wait_rows.wait_id = f.wait_id AND c.end_ts > f.logged_ts"
-    " AND c.tx_id IS NOT f.holder_tx;"
-    /* Still the queue head, with no hold of the row the statements show
-     * spanning the moment, and the queue head between two of its waits
-     * for the row in one transaction: the row went, as it woke, to the
-     * transaction its next wait is for, when that one had begun by the
-     * message. */
-    "UPDATE lock_wait_rows SET holder_pid = n.blocker_pid, holder_tx = t.tx_id"
-    " FROM (SELECT w.wait_id, (SELECT n2.wait_id FROM lock_wait_rows n2"
-    "   WHERE n2.pid = w.blocker_pid AND n2.start_ts > w.logged_ts"
-    "   ORDER BY n2.start_ts LIMIT 1) AS next_wait"
-    "  FROM lock_wait_rows w WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid) f"
-    " JOIN lock_wait_rows n ON n.wait_id = f.next_wait"
-    " JOIN transactions t ON t.xid = n.target_xid AND t.pid = n.blocker_pid"
-    " WHERE lock_wait_rows.wait_id = f.wait_id AND n.target_kind = 'transaction'"
-    "  AND n.row_id = lock_wait_rows.row_id AND t.start_ts <= lock_wait_rows.logged_ts"
-    "  AND EXISTS (SELECT 1 FROM lock_wait_rows p WHERE p.pid = n.pid"
-    "   AND p.waiter_tx = n.waiter_tx AND p.row_id = n.row_id"
-    "   AND p.start_ts <= lock_wait_rows.start_ts AND p.wait_id <> n.wait_id);";
+    " AND c.tx_id IS NOT f.holder_tx;";
+
+/* Still the queue head, with no hold of the row the statements show
+ * spanning the moment, and the queue head between two of its waits for
+ * the row in one transaction: the row went, as it woke, to the
+ * transaction its next wait is for (that wait's holder, linked above),
+ * when that one had begun by the message. */
+#define LINK_NEXT_SQL(NEXT_WAIT)                                                            \
+    "UPDATE lock_wait_rows SET holder_pid = n.blocker_pid, holder_tx = t.tx_id"             \
+    " FROM (SELECT w.wait_id, " NEXT_WAIT " AS next_wait"                                   \
+    "  FROM lock_wait_rows w WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid) f" \
+    " JOIN lock_wait_rows n ON n.wait_id = f.next_wait"                                     \
+    " JOIN transactions t ON t.tx_id = n.holder_tx"                                         \
+    " WHERE lock_wait_rows.wait_id = f.wait_id AND n.target_kind = 'transaction'"           \
+    "  AND n.row_id = lock_wait_rows.row_id AND t.start_ts <= lock_wait_rows.logged_ts"     \
+    "  AND EXISTS (SELECT 1 FROM lock_wait_rows p WHERE p.pid = n.pid"                      \
+    "   AND p.waiter_tx = n.waiter_tx AND p.row_id = n.row_id"                              \
+    "   AND p.start_ts <= lock_wait_rows.start_ts AND p.wait_id <> n.wait_id);"
+
+static const char link_next_sql[] = LINK_NEXT_SQL(
+    "(SELECT n2.wait_id FROM lock_wait_rows n2 WHERE n2.pid = w.blocker_pid"
+    " AND n2.start_ts > w.logged_ts ORDER BY n2.start_ts LIMIT 1)");
+
+/* Whole seconds: the next wait is the head's first logged after the
+ * message (its derived start may be a second before it). */
+static const char link_next_sec_sql[] = LINK_NEXT_SQL(
+    "(SELECT x.wait_id FROM (SELECT wait_id, file_id, line FROM lock_wait_rows n2"
+    "  WHERE n2.pid = w.blocker_pid AND n2.start_ts >= w.logged_ts - 1000000"
+    "  ORDER BY n2.start_ts LIMIT 32) x"
+    " WHERE " POS_BEFORE("w.file_id", "w.line", "x.file_id", "x.line")
+    " ORDER BY x.file_id, x.line LIMIT 1)");
 
 /* Links from waits to their blockers' and roots' transactions, once the
  * holders' are known. */
@@ -286,10 +327,26 @@ static const char link_blocker_sql[] =
     "   WHERE x.end_ts IS NULL OR x.end_ts >= lock_wait_rows.logged_ts),"
     "  " OPEN_TX("coalesce(lock_wait_rows.blocker_session, " SESSION_OF("lock_wait_rows.blocker_pid",
                   "lock_wait_rows.logged_ts") ")", "lock_wait_rows.logged_ts", "0") ") END"
-    " WHERE blocker_pid IS NOT NULL;"
+    " WHERE blocker_pid IS NOT NULL;";
+
+/* Whole seconds: a waiter ahead in the queue's own wait is not told by
+ * time from its waits just before and after; its transaction open at the
+ * message's log position is. */
+static const char link_blocker_sec_sql[] =
+    "UPDATE lock_wait_rows SET blocker_tx = coalesce("
+    "  " POS_TX("coalesce(lock_wait_rows.blocker_session, " SESSION_OF("lock_wait_rows.blocker_pid",
+                "lock_wait_rows.logged_ts") ")", "lock_wait_rows") ", blocker_tx)"
+    " WHERE blocker_pid IS NOT NULL AND blocker_pid IS NOT holder_pid;";
+
+static const char link_root_sql[] =
+    /* The root's: by the awaited xid; else the holder's or the direct
+     * blocker's when the root is that process (at the same moment, the
+     * same transaction); else by log position, then by time. */
     "UPDATE lock_wait_rows SET root_tx = coalesce("
     "  (SELECT t.tx_id FROM transactions t WHERE t.xid = lock_wait_rows.root_xid"
     "   AND t.pid = lock_wait_rows.root_pid),"
+    "  CASE WHEN root_pid = holder_pid THEN holder_tx WHEN root_pid = blocker_pid THEN blocker_tx END,"
+    "  " POS_TX("lock_wait_rows.root_session", "lock_wait_rows") ","
     "  " OPEN_TX("lock_wait_rows.root_session", "lock_wait_rows.logged_ts", "0") ");";
 
 /* A chain that ended at the head of a tuple lock's queue, not logged as
@@ -824,7 +881,7 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     tx_pass p;
     sess_map map = {NULL, 0, 0};
     size_t i;
-    int rc;
+    int rc, subsecond;
 
     memset(&p, 0, sizeof(p));
     if ((rc = ls_store_exec(s, interest_sql)) != 0 || (rc = tx_pass_load(s, &p)) != 0 ||
@@ -866,9 +923,19 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     if (rc == 0)
         rc = ls_store_exec(s, link_sql);
     if (rc == 0)
+        rc = ls_log_subsecond(s, &subsecond);
+    if (rc == 0)
+        rc = ls_store_exec(s, subsecond ? link_head_sql : link_head_sec_sql);
+    if (rc == 0)
         rc = ls_store_exec(s, link_holder_sql);
     if (rc == 0)
+        rc = ls_store_exec(s, subsecond ? link_next_sql : link_next_sec_sql);
+    if (rc == 0)
         rc = ls_store_exec(s, link_blocker_sql);
+    if (rc == 0 && !subsecond)
+        rc = ls_store_exec(s, link_blocker_sec_sql);
+    if (rc == 0)
+        rc = ls_store_exec(s, link_root_sql);
     if (rc == 0)
         rc = ls_store_exec(s, root_holder_sql);
     if (rc == 0)

@@ -50,10 +50,26 @@ of aid=703299 from it (under the old rule the statement's key made it a
 row wait, and 24440's transaction a hold of that account from its first
 write to the relation).
 
+c160-whole-second.log: the lines of six processes of the same log from its
+first 4,200 (12:09:19-25). Three of them (23379, 23380, 23391) queue from
+12:09:25.02 for the tuple lock of a branch row behind the queue head
+23444, which waits for transaction 766 of 23399 until .082 and then for
+801 of 23442: their messages, stamped .072-.077, are for 23399's
+transaction. The check reads the excerpt as it is and as the same server
+would have logged it with '%t [%p] %q%u@%d/%a ' (whole seconds, no
+session id, vxid or xid: the fields cut from each line) and asks the
+same of both: every wait's holder, and its holder's, blocker's and
+root's transactions (each named by the line of its first statement).
+In whole seconds 23444's waits all begin in one second, so the one on at
+a message is told by log position, not by derived start times (the old
+rule took 23444's wait for 801, begun after the messages, as the one on,
+and named 23442's transaction the holder).
+
 Each is checked against its own lines (the xid each process logged with
 %x), with every hold it gives, and the holds of each row must not overlap.
 """
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -118,6 +134,32 @@ WAITS = [
 ]
 
 
+def to_whole_seconds(src, dst):
+    """The lines of src as the server would write them with '%t [%p]
+    %q%u@%d/%a ': the milliseconds and the %c %l %v %x %e fields cut."""
+    head = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.\d{3} (\S+ \[\d+\] )(.*)$", re.S)
+    sess = re.compile(r"^(\S*@\S*/\S*) \S+ \d+ \S* \d+ \w{5} (.*)$", re.S)
+    with open(src, encoding="utf-8") as f, open(dst, "w", encoding="utf-8") as out:
+        for line in f:
+            m = head.match(line)
+            if m:
+                rest = m.group(3)
+                s = sess.match(rest)
+                line = m.group(1) + " " + m.group(2) + (s.group(1) + " " + s.group(2) if s else rest)
+            out.write(line)
+
+
+def links_by_line(db):
+    """Every wait (by its first line) -> its holder pid and the first lines
+    of its holder's, blocker's and root's transactions."""
+    first = "(SELECT s.line FROM transactions t JOIN stmt_rows s ON s.stmt_id = t.first_stmt" \
+            " WHERE t.tx_id = w.{})"
+    return {r[0]: r[1:] for r in db.execute(
+        "SELECT w.line, w.holder_pid, " + ", ".join(first.format(c) for c in
+                                                      ("holder_tx", "blocker_tx", "root_tx")) +
+        " FROM lock_wait_rows w")}
+
+
 def main():
     ls, root = sys.argv[1], sys.argv[2]
     ex = os.path.join(root, "tests", "e2e", "excerpts")
@@ -153,6 +195,22 @@ def main():
         check([(h[0], h[3]) for h in holds] == [("bid=3", None)],
               f"same second: one hold of bid=3 ({holds})")
         db.close()
+
+        path = os.path.join(ex, "c160-whole-second.log")
+        whole = os.path.join(tmp, "c160-whole-second-t.log")
+        to_whole_seconds(path, whole)
+        ms = links_by_line(analyze(ls, tmp, path))
+        sec = links_by_line(analyze(ls, tmp, whole, "%t [%p] %q%u@%d/%a "))
+        check(len(ms) == 15 and sorted(sec) == sorted(ms),
+              f"whole seconds: the same 15 waits ({len(ms)}, {len(sec)})")
+        for line in sorted(ms):
+            check(sec.get(line) == ms[line],
+                  f"whole seconds: the wait logged at line {line}: holder pid, holder's,"
+                  f" blocker's, root's transactions {sec.get(line)}, with milliseconds {ms[line]}")
+        tuple_links = {ms.get(line) for line in (136, 139, 142)}
+        link = ms.get(136) or (None,) * 4
+        check(tuple_links == {link} and link[0] == 23399 and link[1] and link[3] == link[1],
+              f"whole seconds: the tuple waiters' holder and root are 23399's transaction ({link})")
 
         path = os.path.join(ex, "c160-extension.log")
         db = analyze(ls, tmp, path)
