@@ -287,7 +287,7 @@ static const char link_holder_sql[] =
  * the row in one transaction: the row went, as it woke, to the
  * transaction its next wait is for (that wait's holder, linked above),
  * when that one had begun by the message. */
-#define LINK_NEXT_SQL(NEXT_WAIT)                                                            \
+#define LINK_NEXT_SQL(NEXT_WAIT, SAME_TX)                                                   \
     "UPDATE lock_wait_rows SET holder_pid = n.blocker_pid, holder_tx = t.tx_id"             \
     " FROM (SELECT w.wait_id, " NEXT_WAIT " AS next_wait"                                   \
     "  FROM lock_wait_rows w WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid) f" \
@@ -295,22 +295,33 @@ static const char link_holder_sql[] =
     " JOIN transactions t ON t.tx_id = n.holder_tx"                                         \
     " WHERE lock_wait_rows.wait_id = f.wait_id AND n.target_kind = 'transaction'"           \
     "  AND n.row_id = lock_wait_rows.row_id AND t.start_ts <= lock_wait_rows.logged_ts"     \
-    "  AND EXISTS (SELECT 1 FROM lock_wait_rows p WHERE p.pid = n.pid"                      \
-    "   AND p.waiter_tx = n.waiter_tx AND p.row_id = n.row_id"                              \
-    "   AND p.start_ts <= lock_wait_rows.start_ts AND p.wait_id <> n.wait_id);"
+    "  AND " SAME_TX ";"
+
+#define BETWEEN_WAITS                                                                       \
+    "EXISTS (SELECT 1 FROM lock_wait_rows p WHERE p.pid = n.pid"                            \
+    " AND p.waiter_tx = n.waiter_tx AND p.row_id = n.row_id"                                \
+    " AND p.start_ts <= lock_wait_rows.start_ts AND p.wait_id <> n.wait_id)"
 
 static const char link_next_sql[] = LINK_NEXT_SQL(
     "(SELECT n2.wait_id FROM lock_wait_rows n2 WHERE n2.pid = w.blocker_pid"
-    " AND n2.start_ts > w.logged_ts ORDER BY n2.start_ts LIMIT 1)");
+    " AND n2.start_ts > w.logged_ts ORDER BY n2.start_ts LIMIT 1)", BETWEEN_WAITS);
 
 /* Whole seconds: the next wait is the head's first logged after the
- * message (its derived start may be a second before it). */
+ * message (its derived start may be a second before it), and a wait
+ * logged after the message may have begun before it: the head's wait
+ * not logged yet, which the chain walk cannot see either. That wait's
+ * holder held the row when the head was in the transaction that waited
+ * for it: the head's transaction open at the message's log position. */
 static const char link_next_sec_sql[] = LINK_NEXT_SQL(
     "(SELECT x.wait_id FROM (SELECT wait_id, file_id, line FROM lock_wait_rows n2"
     "  WHERE n2.pid = w.blocker_pid AND n2.start_ts >= w.logged_ts - 1000000"
     "  ORDER BY n2.start_ts LIMIT 32) x"
     " WHERE " POS_BEFORE("w.file_id", "w.line", "x.file_id", "x.line")
-    " ORDER BY x.file_id, x.line LIMIT 1)");
+    " ORDER BY x.file_id, x.line LIMIT 1)",
+    "(" BETWEEN_WAITS " OR n.waiter_tx = "
+    POS_TX("coalesce(lock_wait_rows.blocker_session, "
+           SESSION_OF("lock_wait_rows.blocker_pid", "lock_wait_rows.logged_ts") ")",
+           "lock_wait_rows") ")");
 
 /* Links from waits to their blockers' and roots' transactions, once the
  * holders' are known. */
