@@ -773,10 +773,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * start"), not "commit". 11: a row's occupied time is the union of its
  * holds, and its mean hold that time over the holds (holds.c). 12: with
  * whole-second times, a queue head's wait on at a message, its next
- * wait, a blocker's transaction and the waiter's statement are found by
- * log position among all that tie in the second (transactions.c,
- * holds.c, the chain walk); a root that is the holder or the blocker has
- * its transaction. */
+ * wait (also one not logged yet), a blocker's transaction and the
+ * waiter's statement are found by log position among all that tie in the
+ * second (transactions.c, holds.c, the chain walk); a root that is the
+ * holder or the blocker has its transaction, else the one open at the
+ * message's position. */
 #define CORRELATION_REV "12"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

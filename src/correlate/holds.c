@@ -64,24 +64,39 @@ static const char waits_sql[] =
  * (sequential in a session: the waiter's is among them), those with the
  * lock message's text (?4: its text_id; NULL: any); ?3 is the timestamps'
  * resolution. The text is read only for those. */
-#define WAITER_STMT_COLS                                                                    \
-    "stmt_id, file_id, line, dur_us, text_id, " LS_STMT_REF("stmt_rows", "params")          \
-    " AS params, prepare, verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3" \
-    " AND verb IS NOT 2 /* LS_VERB_PARSE */"
-#define WAITER_STMTS(FROM)                                                                  \
-    "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"                            \
-    " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id), r.params, r.prepare,"  \
-    " r.verb IS 1 /* LS_VERB_BIND */ FROM " FROM " r WHERE ?4 IS NULL OR r.text_id = ?4"
-#define LAST_32 "(SELECT " WAITER_STMT_COLS " ORDER BY start_ts DESC, stmt_id DESC LIMIT 32)"
-static const char waiter_stmts_sql[] = WAITER_STMTS(LAST_32);
-/* Whole seconds: a session may run dozens of statements in the second of
- * the wait, and derived start times (the second of the line less the
- * duration) do not order them: the last 32 by start may all come after
- * the waiter's. So also those with the text that began within two
- * seconds of the wait. */
-static const char waiter_stmts_sec_sql[] = WAITER_STMTS(
-    "(SELECT * FROM " LAST_32 " UNION SELECT * FROM (SELECT " WAITER_STMT_COLS
-    "  AND start_ts >= ?2 - 2000000 AND text_id = ?4 ORDER BY start_ts DESC LIMIT 32))");
+static const char waiter_stmts_sql[] =
+    "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"
+    " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id), r.params, r.prepare,"
+    " r.verb IS 1 /* LS_VERB_BIND */ FROM (SELECT stmt_id, file_id, line, dur_us, text_id, " LS_STMT_REF("stmt_rows", "params")
+    "  AS params, prepare, verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
+    "  AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) r"
+    " WHERE ?4 IS NULL OR r.text_id = ?4";
+/*
+ * Whole seconds: a busy session runs the same statement a hundred times in
+ * the second of the wait, and start times derived from the second do not
+ * order them, so no "last 32 by start" is sure to hold the waiter's. Log
+ * positions do: the session's statements begun within a second of the
+ * wait and the 32 last before, their ids read from the index alone (a
+ * session's ids are in its log order), a binary search for the first
+ * logged after the wait's message, and the few on each side of it, each
+ * read by id.
+ */
+static const char near_ids_sql[] =
+    "SELECT stmt_id FROM stmt_rows WHERE session_id = ?1"
+    " AND start_ts BETWEEN ?2 - 1000000 AND ?2 + 1000000"
+    /* and the last before: a statement that ran long before it waited
+     * (it may wait several times) began earlier, and so did the ones just
+     * before it, but may be a second out of order among them */
+    " UNION ALL SELECT * FROM (SELECT stmt_id FROM stmt_rows WHERE session_id = ?1"
+    "  AND start_ts < ?2 - 1000000 ORDER BY start_ts DESC LIMIT 32) ORDER BY 1";
+static const char near_pos_sql[] = "SELECT file_id, line FROM stmt_rows WHERE stmt_id = ?1";
+static const char near_one_sql[] =
+    "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"
+    " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id),"
+    " " LS_STMT_REF("r", "params") ", r.prepare, r.verb IS 1 /* LS_VERB_BIND */"
+    " FROM stmt_rows r WHERE r.stmt_id = ?1 AND r.verb IS NOT 2 /* LS_VERB_PARSE */"
+    " AND (?4 IS NULL OR r.text_id = ?4)";
+#define NEAR_SIDE 16 /* statements read on each side of the wait's message */
 
 /* The holder's statements before the wait (its session: the blocker's),
  * latest first in log order (whole-second start times do not order them). */
@@ -136,7 +151,7 @@ int ls_pick_waiter_stmt(const ls_stmt_candidate *c, int n)
     return before;
 }
 
-#define MAX_CANDIDATES 64 /* two queries' 32 (waiter_stmts_sec_sql) */
+#define MAX_CANDIDATES 32
 
 typedef struct candidate {
     ls_stmt_candidate c;
@@ -153,44 +168,30 @@ static int by_position(const void *a, const void *b)
     return (x->line > y->line) - (x->line < y->line);
 }
 
-/* Fill w->sql, params, prepare and stmt_id: the session's statement with
- * the lock message's text, by ls_pick_waiter_stmt() over log positions;
- * a statement that failed in its wait (a deadlock victim, a timeout) has
- * no execute line, but its bind line, logged before, has the parameters. */
-static int waiter_statement(ls_stmt *q, ls_stmt *tq, wait_row *w, const char *lock_stmt,
-                            int64_t file_id, int64_t line, int64_t resolution)
+/* A candidate from a row of waiter_stmts_sql or near_one_sql, placed
+ * against the wait's message at (file_id, line). */
+static void read_candidate(candidate *c, ls_stmt *q, int64_t file_id, int64_t line)
 {
-    candidate c[MAX_CANDIDATES];
+    const char *text = ls_stmt_text(q, 4);
+    c->id = ls_stmt_int64(q, 0);
+    c->file = ls_stmt_int64(q, 1);
+    c->line = ls_stmt_int64(q, 2);
+    c->c.after = c->file > file_id || (c->file == file_id && c->line > line);
+    c->c.has_duration = (int)ls_stmt_int64(q, 3);
+    c->bind = (int)ls_stmt_int64(q, 7);
+    c->text = dup_or_null(text);
+    c->params = ls_stmt_isnull(q, 5) ? NULL : dup_or_null(ls_stmt_text(q, 5));
+    c->prepare = ls_stmt_isnull(q, 6) ? NULL : dup_or_null(ls_stmt_text(q, 6));
+}
+
+/* The waiter's statement among n candidates (by ls_pick_waiter_stmt() in
+ * log order; else the last bind line before the message), or -1. */
+static int pick_candidate(candidate *c, int n)
+{
     ls_stmt_candidate pc[MAX_CANDIDATES];
     int map[MAX_CANDIDATES];
-    int n = 0, np = 0, rc, pick, i, last_bind = -1;
+    int np = 0, i, pick, last_bind = -1;
 
-    ls_stmt_reset(q);
-    ls_stmt_bind_int64(q, 1, w->session_id);
-    ls_stmt_bind_int64(q, 2, w->start_ts);
-    ls_stmt_bind_int64(q, 3, resolution);
-    if (lock_stmt) {
-        /* a text no statement has: no candidate */
-        ls_stmt_reset(tq);
-        ls_stmt_bind_int64(tq, 1, ls_text_hash(lock_stmt));
-        ls_stmt_bind_text(tq, 2, lock_stmt);
-        if ((rc = ls_stmt_step(tq)) < 0)
-            return rc;
-        ls_stmt_bind_int64(q, 4, rc == 1 ? ls_stmt_int64(tq, 0) : -1);
-    }
-    while ((rc = ls_stmt_step(q)) == 1 && n < MAX_CANDIDATES) {
-        const char *text = ls_stmt_text(q, 4);
-        c[n].id = ls_stmt_int64(q, 0);
-        c[n].file = ls_stmt_int64(q, 1);
-        c[n].line = ls_stmt_int64(q, 2);
-        c[n].c.after = c[n].file > file_id || (c[n].file == file_id && c[n].line > line);
-        c[n].c.has_duration = (int)ls_stmt_int64(q, 3);
-        c[n].bind = (int)ls_stmt_int64(q, 7);
-        c[n].text = dup_or_null(text);
-        c[n].params = ls_stmt_isnull(q, 5) ? NULL : dup_or_null(ls_stmt_text(q, 5));
-        c[n].prepare = ls_stmt_isnull(q, 6) ? NULL : dup_or_null(ls_stmt_text(q, 6));
-        n++;
-    }
     qsort(c, (size_t)n, sizeof(c[0]), by_position);
     for (i = 0; i < n; i++) {
         if (!c[i].bind) {
@@ -200,8 +201,14 @@ static int waiter_statement(ls_stmt *q, ls_stmt *tq, wait_row *w, const char *lo
             last_bind = i;
         }
     }
-    pick = rc < 0 ? -1 : ls_pick_waiter_stmt(pc, np);
-    pick = pick >= 0 ? map[pick] : last_bind;
+    pick = ls_pick_waiter_stmt(pc, np);
+    return pick >= 0 ? map[pick] : last_bind;
+}
+
+/* Keep candidate `pick` in w (none when -1) and free the others. */
+static void keep_candidate(wait_row *w, candidate *c, int n, int pick)
+{
+    int i;
     for (i = 0; i < n; i++) {
         if (i == pick) {
             w->stmt_id = c[i].id;
@@ -214,6 +221,120 @@ static int waiter_statement(ls_stmt *q, ls_stmt *tq, wait_row *w, const char *lo
             free(c[i].prepare);
         }
     }
+}
+
+/* The queries of near_candidates() and the ids they read. */
+typedef struct near_q {
+    ls_stmt *ids, *pos, *one;
+    int64_t *v;
+    size_t cap;
+} near_q;
+
+/* 1: statement `id` was logged after (file_id, line), 0: before, < 0: error. */
+static int logged_after(ls_stmt *pos, int64_t id, int64_t file_id, int64_t line)
+{
+    int rc;
+    int64_t f;
+    ls_stmt_reset(pos);
+    ls_stmt_bind_int64(pos, 1, id);
+    if ((rc = ls_stmt_step(pos)) != 1)
+        return rc;
+    f = ls_stmt_int64(pos, 0);
+    return f > file_id || (f == file_id && ls_stmt_int64(pos, 1) > line);
+}
+
+/* The candidates of whole-second logs (near_ids_sql): *n of them in c. */
+static int near_candidates(near_q *nq, const wait_row *w, int has_text, int64_t text_id,
+                           int64_t file_id, int64_t line, candidate *c, int *n)
+{
+    size_t count = 0, lo, hi, i;
+    int rc;
+
+    *n = 0;
+    ls_stmt_reset(nq->ids);
+    ls_stmt_bind_int64(nq->ids, 1, w->session_id);
+    ls_stmt_bind_int64(nq->ids, 2, w->start_ts);
+    while ((rc = ls_stmt_step(nq->ids)) == 1) {
+        if (count == nq->cap) {
+            size_t cap = nq->cap ? 2 * nq->cap : 256;
+            int64_t *v = realloc(nq->v, cap * sizeof(*v));
+            if (!v)
+                return LS_ENOMEM;
+            nq->v = v;
+            nq->cap = cap;
+        }
+        nq->v[count++] = ls_stmt_int64(nq->ids, 0);
+    }
+    if (rc < 0)
+        return rc;
+    /* lo: the first logged after the message */
+    for (lo = 0, hi = count; lo < hi;) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((rc = logged_after(nq->pos, nq->v[mid], file_id, line)) < 0)
+            return rc;
+        if (rc)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    ls_stmt_reset(nq->one);
+    if (has_text)
+        ls_stmt_bind_int64(nq->one, 4, text_id);
+    for (i = lo > NEAR_SIDE ? lo - NEAR_SIDE : 0; i < count && i < lo + NEAR_SIDE; i++) {
+        ls_stmt_reset(nq->one);
+        ls_stmt_bind_int64(nq->one, 1, nq->v[i]);
+        if ((rc = ls_stmt_step(nq->one)) < 0)
+            return rc;
+        if (rc == 1 && *n < MAX_CANDIDATES)
+            read_candidate(&c[(*n)++], nq->one, file_id, line);
+    }
+    return 0;
+}
+
+/* Fill w->sql, params, prepare and stmt_id: the session's statement with
+ * the lock message's text, by ls_pick_waiter_stmt() over log positions;
+ * a statement that failed in its wait (a deadlock victim, a timeout) has
+ * no execute line, but its bind line, logged before, has the parameters.
+ * With whole-second times (nq) the statements around the message's
+ * position first; the last by start time when none of them is. */
+static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
+                            const char *lock_stmt, int64_t file_id, int64_t line,
+                            int64_t resolution)
+{
+    candidate c[MAX_CANDIDATES];
+    int n = 0, rc, has_text = 0;
+    int64_t text_id = -1; /* a text no statement has: no candidate */
+
+    if (lock_stmt) {
+        ls_stmt_reset(tq);
+        ls_stmt_bind_int64(tq, 1, ls_text_hash(lock_stmt));
+        ls_stmt_bind_text(tq, 2, lock_stmt);
+        if ((rc = ls_stmt_step(tq)) < 0)
+            return rc;
+        has_text = 1;
+        if (rc == 1)
+            text_id = ls_stmt_int64(tq, 0);
+    }
+    if (nq) {
+        int pick;
+        rc = near_candidates(nq, w, has_text, text_id, file_id, line, c, &n);
+        pick = rc < 0 ? -1 : pick_candidate(c, n);
+        keep_candidate(w, c, n, pick);
+        if (rc < 0 || pick >= 0)
+            return rc < 0 ? rc : 0;
+        n = 0;
+    }
+    ls_stmt_reset(q);
+    ls_stmt_bind_int64(q, 1, w->session_id);
+    ls_stmt_bind_int64(q, 2, w->start_ts);
+    ls_stmt_bind_int64(q, 3, resolution);
+    if (has_text)
+        ls_stmt_bind_int64(q, 4, text_id);
+    while ((rc = ls_stmt_step(q)) == 1 && n < MAX_CANDIDATES) {
+        read_candidate(&c[n], q, file_id, line);
+        n++;
+    }
+    keep_candidate(w, c, n, rc < 0 ? -1 : pick_candidate(c, n));
     return rc < 0 ? rc : 0;
 }
 
@@ -646,16 +767,19 @@ static int is_row_lock(const char *target_kind)
 static int read_waits(ls_store *s, int64_t resolution)
 {
     ls_stmt *q = NULL, *cand = NULL, *tq = NULL, *ins = NULL;
+    near_q near = {NULL, NULL, NULL, NULL, 0};
+    int whole = resolution == WHOLE_SECOND_US;
     wait_row r;
     int rc;
 
     memset(&r, 0, sizeof(r));
     if ((rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, resolution == WHOLE_SECOND_US ? waiter_stmts_sec_sql
-                                                                : waiter_stmts_sql,
-                               &cand)) != 0 ||
+        (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
         (rc = ls_store_prepare(s, LS_TEXT_FIND_SQL, &tq)) != 0 ||
-        (rc = ls_store_prepare(s, wrow_insert_sql, &ins)) != 0)
+        (rc = ls_store_prepare(s, wrow_insert_sql, &ins)) != 0 ||
+        (whole && ((rc = ls_store_prepare(s, near_ids_sql, &near.ids)) != 0 ||
+                   (rc = ls_store_prepare(s, near_pos_sql, &near.pos)) != 0 ||
+                   (rc = ls_store_prepare(s, near_one_sql, &near.one)) != 0)))
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_rowkey k;
@@ -671,8 +795,8 @@ static int read_waits(ls_store *s, int64_t resolution)
         r.rel = ls_stmt_text(q, 3);
         r.ctid = ls_stmt_text(q, 4);
         if (!ls_stmt_isnull(q, 1) &&
-            (rc = waiter_statement(cand, tq, &r, lock_stmt, ls_stmt_int64(q, 9), ls_stmt_int64(q, 10),
-                                   resolution)) != 0)
+            (rc = waiter_statement(cand, whole ? &near : NULL, tq, &r, lock_stmt,
+                                   ls_stmt_int64(q, 9), ls_stmt_int64(q, 10), resolution)) != 0)
             goto out;
         if (!r.sql && lock_stmt && !(r.sql = ls_strdup(lock_stmt))) {
             rc = LS_ENOMEM;
@@ -725,6 +849,10 @@ out:
     free(r.prepare);
     ls_stmt_finalize(q);
     ls_stmt_finalize(cand);
+    ls_stmt_finalize(near.ids);
+    ls_stmt_finalize(near.pos);
+    ls_stmt_finalize(near.one);
+    free(near.v);
     ls_stmt_finalize(tq);
     ls_stmt_finalize(ins);
     return rc < 0 ? rc : 0;
