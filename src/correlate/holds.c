@@ -53,8 +53,10 @@ static const char row_stats_sql[] =
 
 static const char waits_sql[] =
     "SELECT w.wait_id, w.session_id, w.start_ts, w.relation, w.ctid, w.target_kind, w.target,"
-    " w.statement, " LS_TEXT_OF("le.context_id") ", w.file_id, w.line, w.blocker_session"
-    " FROM lock_wait_rows w"
+    " w.statement, " LS_TEXT_OF("le.context_id") ", w.file_id, w.line, w.blocker_session,"
+    /* the statement failed in the wait: it logged no line at its end */
+    " w.outcome IN ('deadlock', 'failed', 'lock_timeout', 'statement_timeout', 'canceled'),"
+    " w.waited_ms FROM lock_wait_rows w"
     " LEFT JOIN lock_events le ON le.event_id = w.first_event"
     /* wait_id is time order (build_episodes): each wait's statements are
      * read near the ones read just before. */
@@ -67,7 +69,7 @@ static const char waits_sql[] =
 static const char waiter_stmts_sql[] =
     "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"
     " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id), r.params, r.prepare,"
-    " r.verb IS 1 /* LS_VERB_BIND */ FROM (SELECT stmt_id, file_id, line, dur_us, text_id, " LS_STMT_REF("stmt_rows", "params")
+    " r.verb IS 1 /* LS_VERB_BIND */, r.dur_us FROM (SELECT stmt_id, file_id, line, dur_us, text_id, " LS_STMT_REF("stmt_rows", "params")
     "  AS params, prepare, verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
     "  AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) r"
     " WHERE ?4 IS NULL OR r.text_id = ?4";
@@ -76,24 +78,26 @@ static const char waiter_stmts_sql[] =
  * the second of the wait, and start times derived from the second do not
  * order them, so no "last 32 by start" is sure to hold the waiter's. Log
  * positions do: the session's statements begun within a second of the
- * wait and the 32 last before, their ids read from the index alone (a
- * session's ids are in its log order), a binary search for the first
- * logged after the wait's message, and the few on each side of it, each
- * read by id.
+ * wait and the 32 last before (?3; 256 when the statement found is too
+ * short to have waited as long as the wait did), their ids read from the
+ * index alone (a session's ids are in its log order), a binary search
+ * for the first logged after the wait's message, and the few on each
+ * side of it, each read by id.
  */
 static const char near_ids_sql[] =
     "SELECT stmt_id FROM stmt_rows WHERE session_id = ?1"
     " AND start_ts BETWEEN ?2 - 1000000 AND ?2 + 1000000"
     /* and the last before: a statement that ran long before it waited
      * (it may wait several times) began earlier, and so did the ones just
-     * before it, but may be a second out of order among them */
+     * before it, but it may be a second out of order among them, and a
+     * busy session logs a couple of hundred in a second */
     " UNION ALL SELECT * FROM (SELECT stmt_id FROM stmt_rows WHERE session_id = ?1"
-    "  AND start_ts < ?2 - 1000000 ORDER BY start_ts DESC LIMIT 32) ORDER BY 1";
+    "  AND start_ts < ?2 - 1000000 ORDER BY start_ts DESC LIMIT ?3) ORDER BY 1";
 static const char near_pos_sql[] = "SELECT file_id, line FROM stmt_rows WHERE stmt_id = ?1";
 static const char near_one_sql[] =
     "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"
     " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id),"
-    " " LS_STMT_REF("r", "params") ", r.prepare, r.verb IS 1 /* LS_VERB_BIND */"
+    " " LS_STMT_REF("r", "params") ", r.prepare, r.verb IS 1 /* LS_VERB_BIND */, r.dur_us"
     " FROM stmt_rows r WHERE r.stmt_id = ?1 AND r.verb IS NOT 2 /* LS_VERB_PARSE */"
     " AND (?4 IS NULL OR r.text_id = ?4)";
 #define NEAR_SIDE 16 /* statements read on each side of the wait's message */
@@ -156,7 +160,7 @@ int ls_pick_waiter_stmt(const ls_stmt_candidate *c, int n)
 typedef struct candidate {
     ls_stmt_candidate c;
     int bind; /* a bind line: the parameters of an execute that may not be logged */
-    int64_t id, file, line;
+    int64_t id, file, line, dur_us;
     char *text, *params, *prepare;
 } candidate;
 
@@ -179,14 +183,18 @@ static void read_candidate(candidate *c, ls_stmt *q, int64_t file_id, int64_t li
     c->c.after = c->file > file_id || (c->file == file_id && c->line > line);
     c->c.has_duration = (int)ls_stmt_int64(q, 3);
     c->bind = (int)ls_stmt_int64(q, 7);
+    c->dur_us = ls_stmt_int64(q, 8);
     c->text = dup_or_null(text);
     c->params = ls_stmt_isnull(q, 5) ? NULL : dup_or_null(ls_stmt_text(q, 5));
     c->prepare = ls_stmt_isnull(q, 6) ? NULL : dup_or_null(ls_stmt_text(q, 6));
 }
 
 /* The waiter's statement among n candidates (by ls_pick_waiter_stmt() in
- * log order; else the last bind line before the message), or -1. */
-static int pick_candidate(candidate *c, int n)
+ * log order; else the last bind line before the message), or -1. One that
+ * failed in its wait (`failed`: a deadlock victim, a timeout) logged no
+ * line at its end: a line with a duration after the message is a later
+ * statement (the ROLLBACK, the retry). */
+static int pick_candidate(candidate *c, int n, int failed)
 {
     ls_stmt_candidate pc[MAX_CANDIDATES];
     int map[MAX_CANDIDATES];
@@ -194,6 +202,8 @@ static int pick_candidate(candidate *c, int n)
 
     qsort(c, (size_t)n, sizeof(c[0]), by_position);
     for (i = 0; i < n; i++) {
+        if (failed && c[i].c.after && c[i].c.has_duration)
+            continue;
         if (!c[i].bind) {
             pc[np] = c[i].c;
             map[np++] = i;
@@ -244,8 +254,8 @@ static int logged_after(ls_stmt *pos, int64_t id, int64_t file_id, int64_t line)
 }
 
 /* The candidates of whole-second logs (near_ids_sql): *n of them in c. */
-static int near_candidates(near_q *nq, const wait_row *w, int has_text, int64_t text_id,
-                           int64_t file_id, int64_t line, candidate *c, int *n)
+static int near_candidates(near_q *nq, const wait_row *w, int64_t before, int has_text,
+                           int64_t text_id, int64_t file_id, int64_t line, candidate *c, int *n)
 {
     size_t count = 0, lo, hi, i;
     int rc;
@@ -254,6 +264,7 @@ static int near_candidates(near_q *nq, const wait_row *w, int has_text, int64_t 
     ls_stmt_reset(nq->ids);
     ls_stmt_bind_int64(nq->ids, 1, w->session_id);
     ls_stmt_bind_int64(nq->ids, 2, w->start_ts);
+    ls_stmt_bind_int64(nq->ids, 3, before);
     while ((rc = ls_stmt_step(nq->ids)) == 1) {
         if (count == nq->cap) {
             size_t cap = nq->cap ? 2 * nq->cap : 256;
@@ -277,12 +288,11 @@ static int near_candidates(near_q *nq, const wait_row *w, int has_text, int64_t 
         else
             lo = mid + 1;
     }
-    ls_stmt_reset(nq->one);
-    if (has_text)
-        ls_stmt_bind_int64(nq->one, 4, text_id);
     for (i = lo > NEAR_SIDE ? lo - NEAR_SIDE : 0; i < count && i < lo + NEAR_SIDE; i++) {
-        ls_stmt_reset(nq->one);
+        ls_stmt_reset(nq->one); /* and its bindings */
         ls_stmt_bind_int64(nq->one, 1, nq->v[i]);
+        if (has_text)
+            ls_stmt_bind_int64(nq->one, 4, text_id);
         if ((rc = ls_stmt_step(nq->one)) < 0)
             return rc;
         if (rc == 1 && *n < MAX_CANDIDATES)
@@ -299,11 +309,11 @@ static int near_candidates(near_q *nq, const wait_row *w, int has_text, int64_t 
  * position first; the last by start time when none of them is. */
 static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
                             const char *lock_stmt, int64_t file_id, int64_t line,
-                            int64_t resolution)
+                            int64_t resolution, int failed, double waited_ms)
 {
     candidate c[MAX_CANDIDATES];
     int n = 0, rc, has_text = 0;
-    int64_t text_id = -1; /* a text no statement has: no candidate */
+    int64_t text_id = -1, before; /* text_id -1: a text no statement has: no candidate */
 
     if (lock_stmt) {
         ls_stmt_reset(tq);
@@ -316,12 +326,25 @@ static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
             text_id = ls_stmt_int64(tq, 0);
     }
     if (nq) {
-        int pick;
-        rc = near_candidates(nq, w, has_text, text_id, file_id, line, c, &n);
-        pick = rc < 0 ? -1 : pick_candidate(c, n);
-        keep_candidate(w, c, n, pick);
-        if (rc < 0 || pick >= 0)
-            return rc < 0 ? rc : 0;
+        for (before = 32;; before = 256) {
+            int pick;
+            rc = near_candidates(nq, w, before, has_text, text_id, file_id, line, c, &n);
+            pick = rc < 0 ? -1 : pick_candidate(c, n, failed);
+            /* None logged at its end after the message when the wait did
+             * not fail, or one shorter than the wait (1 ms slack:
+             * durations are whole microseconds), a later statement: the
+             * waiter's began before the first 32. */
+            if (rc == 0 && before == 32 && !failed &&
+                (pick < 0 || !c[pick].c.after || !c[pick].c.has_duration ||
+                 (double)c[pick].dur_us < waited_ms * 1000.0 - 1000.0)) {
+                keep_candidate(w, c, n, -1);
+                continue;
+            }
+            keep_candidate(w, c, n, pick);
+            if (rc < 0 || pick >= 0)
+                return rc < 0 ? rc : 0;
+            break;
+        }
         n = 0;
     }
     ls_stmt_reset(q);
@@ -334,7 +357,7 @@ static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
         read_candidate(&c[n], q, file_id, line);
         n++;
     }
-    keep_candidate(w, c, n, rc < 0 ? -1 : pick_candidate(c, n));
+    keep_candidate(w, c, n, rc < 0 ? -1 : pick_candidate(c, n, failed));
     return rc < 0 ? rc : 0;
 }
 
@@ -796,7 +819,8 @@ static int read_waits(ls_store *s, int64_t resolution)
         r.ctid = ls_stmt_text(q, 4);
         if (!ls_stmt_isnull(q, 1) &&
             (rc = waiter_statement(cand, whole ? &near : NULL, tq, &r, lock_stmt,
-                                   ls_stmt_int64(q, 9), ls_stmt_int64(q, 10), resolution)) != 0)
+                                   ls_stmt_int64(q, 9), ls_stmt_int64(q, 10), resolution,
+                                   (int)ls_stmt_int64(q, 12), ls_stmt_double(q, 13))) != 0)
             goto out;
         if (!r.sql && lock_stmt && !(r.sql = ls_strdup(lock_stmt))) {
             rc = LS_ENOMEM;
