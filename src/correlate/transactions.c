@@ -142,9 +142,9 @@ static const char insert_tx_sql[] =
  * times; those logged after the line are passed over, as a busy session
  * may log dozens in that second), if it had not ended before it. Exact
  * where times tie: a holder whose transaction ended and the next began in
- * the second the message was stamped in. An awaited transaction's first line is always before the
- * message (its xid came with its first write) and its end after (the
- * waiter is still waiting).
+ * the second the message was stamped in. An awaited transaction's first
+ * line is always before the message (its xid came with its first write)
+ * and its end after (the waiter is still waiting).
  */
 #define POS_TX(SESS, W)                                                                    \
     "(SELECT x.tx_id FROM (SELECT p.last, (SELECT tx_id FROM transactions t"              \
