@@ -13,9 +13,11 @@ holder's pid, and the holder's, blocker's, root's and waiter's
 transactions (each named by the line of its first statement). The
 millisecond reading, with xids, is the reference.
 
-A measurement, not a test: tests/e2e/check_crowd.py holds an excerpt to
-full agreement. Standard library only.
+A measurement, not a test: tests/e2e/check_crowd.py holds two excerpts,
+written again by to_whole_seconds() here, to full agreement. Standard
+library only.
 """
+import gzip
 import os
 import re
 import sqlite3
@@ -30,7 +32,9 @@ LINKS = ("holder_pid", "holder_tx", "blocker_tx", "root_pid", "root_tx", "waiter
 
 
 def to_whole_seconds(src, dst):
-    with open(src, "rb") as f, open(dst, "wb") as out:
+    """src (gzip when it ends in .gz) written to dst with whole seconds."""
+    opener = gzip.open if src.endswith(".gz") else open
+    with opener(src, "rb") as f, open(dst, "wb") as out:
         for line in f:
             m = HEAD.match(line)
             if m:

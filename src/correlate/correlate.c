@@ -157,13 +157,6 @@ int ls_log_subsecond(ls_store *s, int *subsecond)
     return rc < 0 ? rc : 0;
 }
 
-static int pos_cmp(ls_logpos a, ls_logpos b)
-{
-    if (a.file != b.file)
-        return a.file < b.file ? -1 : 1;
-    return (a.line > b.line) - (a.line < b.line);
-}
-
 int ls_wait_open_at(const ls_wait_span *w, int64_t t, ls_logpos pos, int subsecond)
 {
     /* A closing message logged before the moment ended it before then;
@@ -171,14 +164,14 @@ int ls_wait_open_at(const ls_wait_span *w, int64_t t, ls_logpos pos, int subseco
      * timestamps tie. */
     if (w->has_end) {
         if (w->end.file || w->end.line) {
-            if (pos_cmp(w->end, pos) < 0)
+            if (ls_logpos_cmp(w->end, pos) < 0)
                 return 0;
         } else if (w->end_ts < t) {
             return 0;
         }
     }
     /* Its first message logged before the moment: it had begun. */
-    if (pos_cmp(w->first, pos) <= 0)
+    if (ls_logpos_cmp(w->first, pos) <= 0)
         return 1;
     /* Logged later, it began "after X ms" before its message: with
      * whole-second times only a start in an earlier second is sure. */
@@ -648,7 +641,7 @@ static int walk_chains(ls_store *s, ls_correlate_stats *stats)
                                : 0;
                 /* Its holders are known at the moment only if it was
                  * logged by then. */
-                if (pos_cmp(sp.first, pos) <= 0)
+                if (ls_logpos_cmp(sp.first, pos) <= 0)
                     snprintf(target, sizeof(target), "%s", ls_stmt_text(openq, 10));
                 else
                     target[0] = '\0';

@@ -114,6 +114,14 @@ typedef struct ls_logpos {
     int64_t file, line;
 } ls_logpos;
 
+/* < 0, 0, > 0: a is before, at, after b in the log. */
+static inline int ls_logpos_cmp(ls_logpos a, ls_logpos b)
+{
+    if (a.file != b.file)
+        return a.file < b.file ? -1 : 1;
+    return (a.line > b.line) - (a.line < b.line);
+}
+
 /* A wait episode's times and the log positions of its first and closing
  * messages (end zero when the closing position is unknown). */
 typedef struct ls_wait_span {

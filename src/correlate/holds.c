@@ -160,27 +160,26 @@ int ls_pick_waiter_stmt(const ls_stmt_candidate *c, int n)
 typedef struct candidate {
     ls_stmt_candidate c;
     int bind; /* a bind line: the parameters of an execute that may not be logged */
-    int64_t id, file, line, dur_us;
+    ls_logpos pos;
+    int64_t id, dur_us;
     char *text, *params, *prepare;
 } candidate;
 
 static int by_position(const void *a, const void *b)
 {
     const candidate *x = a, *y = b;
-    if (x->file != y->file)
-        return x->file < y->file ? -1 : 1;
-    return (x->line > y->line) - (x->line < y->line);
+    return ls_logpos_cmp(x->pos, y->pos);
 }
 
 /* A candidate from a row of waiter_stmts_sql or near_one_sql, placed
- * against the wait's message at (file_id, line). */
-static void read_candidate(candidate *c, ls_stmt *q, int64_t file_id, int64_t line)
+ * against the wait's message at `msg`. */
+static void read_candidate(candidate *c, ls_stmt *q, ls_logpos msg)
 {
     const char *text = ls_stmt_text(q, 4);
     c->id = ls_stmt_int64(q, 0);
-    c->file = ls_stmt_int64(q, 1);
-    c->line = ls_stmt_int64(q, 2);
-    c->c.after = c->file > file_id || (c->file == file_id && c->line > line);
+    c->pos.file = ls_stmt_int64(q, 1);
+    c->pos.line = ls_stmt_int64(q, 2);
+    c->c.after = ls_logpos_cmp(c->pos, msg) > 0;
     c->c.has_duration = (int)ls_stmt_int64(q, 3);
     c->bind = (int)ls_stmt_int64(q, 7);
     c->dur_us = ls_stmt_int64(q, 8);
@@ -240,22 +239,23 @@ typedef struct near_q {
     size_t cap;
 } near_q;
 
-/* 1: statement `id` was logged after (file_id, line), 0: before, < 0: error. */
-static int logged_after(ls_stmt *pos, int64_t id, int64_t file_id, int64_t line)
+/* 1: statement `id` was logged after `msg`, 0: not, < 0: error. */
+static int logged_after(ls_stmt *pos, int64_t id, ls_logpos msg)
 {
+    ls_logpos at;
     int rc;
-    int64_t f;
     ls_stmt_reset(pos);
     ls_stmt_bind_int64(pos, 1, id);
     if ((rc = ls_stmt_step(pos)) != 1)
         return rc;
-    f = ls_stmt_int64(pos, 0);
-    return f > file_id || (f == file_id && ls_stmt_int64(pos, 1) > line);
+    at.file = ls_stmt_int64(pos, 0);
+    at.line = ls_stmt_int64(pos, 1);
+    return ls_logpos_cmp(at, msg) > 0;
 }
 
 /* The candidates of whole-second logs (near_ids_sql): *n of them in c. */
 static int near_candidates(near_q *nq, const wait_row *w, int64_t before, int has_text,
-                           int64_t text_id, int64_t file_id, int64_t line, candidate *c, int *n)
+                           int64_t text_id, ls_logpos msg, candidate *c, int *n)
 {
     size_t count = 0, lo, hi, i;
     int rc;
@@ -281,7 +281,7 @@ static int near_candidates(near_q *nq, const wait_row *w, int64_t before, int ha
     /* lo: the first logged after the message */
     for (lo = 0, hi = count; lo < hi;) {
         size_t mid = lo + (hi - lo) / 2;
-        if ((rc = logged_after(nq->pos, nq->v[mid], file_id, line)) < 0)
+        if ((rc = logged_after(nq->pos, nq->v[mid], msg)) < 0)
             return rc;
         if (rc)
             hi = mid;
@@ -296,9 +296,20 @@ static int near_candidates(near_q *nq, const wait_row *w, int64_t before, int ha
         if ((rc = ls_stmt_step(nq->one)) < 0)
             return rc;
         if (rc == 1 && *n < MAX_CANDIDATES)
-            read_candidate(&c[(*n)++], nq->one, file_id, line);
+            read_candidate(&c[(*n)++], nq->one, msg);
     }
     return 0;
+}
+
+/* Whether the near candidates may have missed the waiter's statement: the
+ * wait did not fail, yet none was logged at its end after the message, or
+ * the one found ran shorter than the wait (1 ms slack: durations are
+ * whole microseconds), a later statement: the waiter's began before the
+ * ones looked at. */
+static int missed_waiter(const candidate *c, int pick, int failed, double waited_ms)
+{
+    return !failed && (pick < 0 || !c[pick].c.after || !c[pick].c.has_duration ||
+                       (double)c[pick].dur_us < waited_ms * 1000.0 - 1000.0);
 }
 
 /* Fill w->sql, params, prepare and stmt_id: the session's statement with
@@ -306,14 +317,15 @@ static int near_candidates(near_q *nq, const wait_row *w, int64_t before, int ha
  * a statement that failed in its wait (a deadlock victim, a timeout) has
  * no execute line, but its bind line, logged before, has the parameters.
  * With whole-second times (nq) the statements around the message's
- * position first; the last by start time when none of them is. */
+ * position first (32 before those begun around the wait, 256 when that
+ * missed it); the last by start time when none of them is. */
 static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
-                            const char *lock_stmt, int64_t file_id, int64_t line,
-                            int64_t resolution, int failed, double waited_ms)
+                            const char *lock_stmt, ls_logpos msg, int64_t resolution, int failed,
+                            double waited_ms)
 {
     candidate c[MAX_CANDIDATES];
-    int n = 0, rc, has_text = 0;
-    int64_t text_id = -1, before; /* text_id -1: a text no statement has: no candidate */
+    int n = 0, rc, has_text = 0, pick;
+    int64_t text_id = -1; /* a text no statement has: no candidate */
 
     if (lock_stmt) {
         ls_stmt_reset(tq);
@@ -326,25 +338,16 @@ static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
             text_id = ls_stmt_int64(tq, 0);
     }
     if (nq) {
-        for (before = 32;; before = 256) {
-            int pick;
-            rc = near_candidates(nq, w, before, has_text, text_id, file_id, line, c, &n);
+        rc = near_candidates(nq, w, 32, has_text, text_id, msg, c, &n);
+        pick = rc < 0 ? -1 : pick_candidate(c, n, failed);
+        if (rc == 0 && missed_waiter(c, pick, failed, waited_ms)) {
+            keep_candidate(w, c, n, -1);
+            rc = near_candidates(nq, w, 256, has_text, text_id, msg, c, &n);
             pick = rc < 0 ? -1 : pick_candidate(c, n, failed);
-            /* None logged at its end after the message when the wait did
-             * not fail, or one shorter than the wait (1 ms slack:
-             * durations are whole microseconds), a later statement: the
-             * waiter's began before the first 32. */
-            if (rc == 0 && before == 32 && !failed &&
-                (pick < 0 || !c[pick].c.after || !c[pick].c.has_duration ||
-                 (double)c[pick].dur_us < waited_ms * 1000.0 - 1000.0)) {
-                keep_candidate(w, c, n, -1);
-                continue;
-            }
-            keep_candidate(w, c, n, pick);
-            if (rc < 0 || pick >= 0)
-                return rc < 0 ? rc : 0;
-            break;
         }
+        keep_candidate(w, c, n, pick);
+        if (rc < 0 || pick >= 0)
+            return rc < 0 ? rc : 0;
         n = 0;
     }
     ls_stmt_reset(q);
@@ -353,10 +356,8 @@ static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
     ls_stmt_bind_int64(q, 3, resolution);
     if (has_text)
         ls_stmt_bind_int64(q, 4, text_id);
-    while ((rc = ls_stmt_step(q)) == 1 && n < MAX_CANDIDATES) {
-        read_candidate(&c[n], q, file_id, line);
-        n++;
-    }
+    while ((rc = ls_stmt_step(q)) == 1 && n < MAX_CANDIDATES)
+        read_candidate(&c[n++], q, msg);
     keep_candidate(w, c, n, rc < 0 ? -1 : pick_candidate(c, n, failed));
     return rc < 0 ? rc : 0;
 }
@@ -819,8 +820,9 @@ static int read_waits(ls_store *s, int64_t resolution)
         r.ctid = ls_stmt_text(q, 4);
         if (!ls_stmt_isnull(q, 1) &&
             (rc = waiter_statement(cand, whole ? &near : NULL, tq, &r, lock_stmt,
-                                   ls_stmt_int64(q, 9), ls_stmt_int64(q, 10), resolution,
-                                   (int)ls_stmt_int64(q, 12), ls_stmt_double(q, 13))) != 0)
+                                   (ls_logpos){ls_stmt_int64(q, 9), ls_stmt_int64(q, 10)},
+                                   resolution, (int)ls_stmt_int64(q, 12),
+                                   ls_stmt_double(q, 13))) != 0)
             goto out;
         if (!r.sql && lock_stmt && !(r.sql = ls_strdup(lock_stmt))) {
             rc = LS_ENOMEM;

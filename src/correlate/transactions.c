@@ -221,6 +221,11 @@ static const char link_sql[] =
     " WHERE lock_wait_rows.wait_id = f.wait_id AND h.target_kind = 'transaction'"           \
     "  AND " HEAD_ON ";"
 
+/* The session of a wait's direct blocker when the message was logged. */
+#define BLOCKER_SESSION                                                                     \
+    "coalesce(lock_wait_rows.blocker_session, "                                             \
+    SESSION_OF("lock_wait_rows.blocker_pid", "lock_wait_rows.logged_ts") ")"
+
 /* Whether log position (PF, PL) (file_id, line) comes before (QF, QL). */
 #define POS_BEFORE(PF, PL, QF, QL) "(" PF " < " QF " OR (" PF " = " QF " AND " PL " < " QL "))"
 
@@ -319,9 +324,7 @@ static const char link_next_sec_sql[] = LINK_NEXT_SQL(
     " WHERE " POS_BEFORE("w.file_id", "w.line", "x.file_id", "x.line")
     " ORDER BY x.file_id, x.line LIMIT 1)",
     "(" BETWEEN_WAITS " OR n.waiter_tx = "
-    POS_TX("coalesce(lock_wait_rows.blocker_session, "
-           SESSION_OF("lock_wait_rows.blocker_pid", "lock_wait_rows.logged_ts") ")",
-           "lock_wait_rows") ")");
+    POS_TX(BLOCKER_SESSION, "lock_wait_rows") ")");
 
 /* Links from waits to their blockers' and roots' transactions, once the
  * holders' are known. */
@@ -336,8 +339,7 @@ static const char link_blocker_sql[] =
     "   WHERE b.pid = lock_wait_rows.blocker_pid AND b.start_ts <= lock_wait_rows.logged_ts"
     "   ORDER BY b.start_ts DESC LIMIT 1) x"
     "   WHERE x.end_ts IS NULL OR x.end_ts >= lock_wait_rows.logged_ts),"
-    "  " OPEN_TX("coalesce(lock_wait_rows.blocker_session, " SESSION_OF("lock_wait_rows.blocker_pid",
-                  "lock_wait_rows.logged_ts") ")", "lock_wait_rows.logged_ts", "0") ") END"
+    "  " OPEN_TX(BLOCKER_SESSION, "lock_wait_rows.logged_ts", "0") ") END"
     " WHERE blocker_pid IS NOT NULL;";
 
 /* Whole seconds: a waiter ahead in the queue's own wait is not told by
@@ -345,8 +347,7 @@ static const char link_blocker_sql[] =
  * message's log position is. */
 static const char link_blocker_sec_sql[] =
     "UPDATE lock_wait_rows SET blocker_tx = coalesce("
-    "  " POS_TX("coalesce(lock_wait_rows.blocker_session, " SESSION_OF("lock_wait_rows.blocker_pid",
-                "lock_wait_rows.logged_ts") ")", "lock_wait_rows") ", blocker_tx)"
+    "  " POS_TX(BLOCKER_SESSION, "lock_wait_rows") ", blocker_tx)"
     " WHERE blocker_pid IS NOT NULL AND blocker_pid IS NOT holder_pid;";
 
 static const char link_root_sql[] =

@@ -57,7 +57,8 @@ first 4,200 (12:09:19-25). Three of them (23379, 23380, 23391) queue from
 801 of 23442: their messages, stamped .072-.077, are for 23399's
 transaction. The check reads the excerpt as it is and as the same server
 would have logged it with '%t [%p] %q%u@%d/%a ' (whole seconds, no
-session id, vxid or xid: the fields cut from each line) and asks the
+session id, vxid or xid: tools/whole_seconds.py cuts those fields from
+each line) and asks the
 same of both: every wait's holder, and its holder's, blocker's and
 root's transactions (each named by the line of its first statement).
 In whole seconds 23444's waits all begin in one second, so the one on at
@@ -80,9 +81,7 @@ named a later run of the same UPDATE).
 Each is checked against its own lines (the xid each process logged with
 %x), with every hold it gives, and the holds of each row must not overlap.
 """
-import gzip
 import os
-import re
 import sqlite3
 import subprocess
 import sys
@@ -147,23 +146,6 @@ WAITS = [
 ]
 
 
-def to_whole_seconds(src, dst):
-    """The lines of src (gzip when .gz) as the server would write them with
-    '%t [%p] %q%u@%d/%a ': the milliseconds and the %c %l %v %x %e fields
-    cut."""
-    head = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.\d{3} (\S+ \[\d+\] )(.*)$", re.S)
-    sess = re.compile(r"^(\S*@\S*/\S*) \S+ \d+ \S* \d+ \w{5} (.*)$", re.S)
-    opener = gzip.open if src.endswith(".gz") else open
-    with opener(src, "rt", encoding="utf-8") as f, open(dst, "w", encoding="utf-8") as out:
-        for line in f:
-            m = head.match(line)
-            if m:
-                rest = m.group(3)
-                s = sess.match(rest)
-                line = m.group(1) + " " + m.group(2) + (s.group(1) + " " + s.group(2) if s else rest)
-            out.write(line)
-
-
 def links_by_line(db, kind=None):
     """Every wait (by its first line; of one kind of lock if given) -> its
     holder pid and the first lines of its holder's, blocker's, root's and
@@ -178,6 +160,8 @@ def links_by_line(db, kind=None):
 
 def main():
     ls, root = sys.argv[1], sys.argv[2]
+    sys.path.insert(0, os.path.join(root, "tools"))
+    from whole_seconds import to_whole_seconds  # pylint: disable=import-outside-toplevel
     ex = os.path.join(root, "tests", "e2e", "excerpts")
     with tempfile.TemporaryDirectory() as tmp:
         for name, file, waiter, logged, kind, listed, head, xid, held in WAITS:
