@@ -277,10 +277,16 @@ static void severity_english(ls_prefix_match *out)
  * decides within its own match limit (see WALK_BUDGET). The matcher is why inference can try 64 candidates: most
  * never need PCRE2 at all.
  */
+typedef enum fast_kind {
+    FK_LIT, FK_SPACES, FK_Q, FK_FREE, FK_DIGITS, FK_OTHER
+} fast_kind;
+
 typedef struct fast_op {
     char letter;      /* escape letter, 0 = literal, 'q' = start of the optional group,
                          ' ' = the spaces around a padded value */
+    unsigned char kind; /* fast_kind, from the letter: first_path's switch */
     int field;        /* ls_prefix_field to fill, -1 = a repeated escape (not captured) */
+    int stop;         /* FK_FREE: the first byte of the literal after it, or -1 */
     const char *lit;  /* literal bytes (into spec copy), for letter 0 */
     size_t litlen;
 } fast_op;
@@ -750,31 +756,35 @@ static size_t first_end(const fast_op *op, const char *s, size_t len, size_t at)
  */
 static int first_path(ls_prefix *p, const char *s, size_t len, ls_prefix_match *out, int *plain)
 {
+    const fast_op *op, *end = p->fast + p->nfast;
     size_t at = 0, e;
-    int i;
 
-    for (i = 0; i < p->nfast; i++) {
-        const fast_op *op = &p->fast[i];
-        switch (op->letter) {
-        case 0:
-            if (len - at < op->litlen || !lit_at(s + at, op->lit, op->litlen))
+    for (op = p->fast; op < end; op++) {
+        switch ((fast_kind)op->kind) {
+        case FK_LIT:
+            if (len - at < op->litlen || s[at] != op->lit[0] ||
+                !lit_at(s + at + 1, op->lit + 1, op->litlen - 1))
                 return 0;
             at += op->litlen;
             continue;
-        case ' ':
+        case FK_SPACES:
             while (at < len && s[at] == ' ')
                 at++;
             continue;
-        case 'q':
+        case FK_Q:
             continue;
-        case 'a': case 'u': case 'd': case 'r': case 'h': case 'b': case 'i':
+        case FK_FREE: /* up to the literal after it, within FREE_MAX_BYTES */
             e = at;
-            if (i + 1 < p->nfast && p->fast[i + 1].letter == 0) {
-                const char *hit = memchr(s + at, p->fast[i + 1].lit[0], len - at);
+            if (op->stop >= 0) {
+                const char *hit = memchr(s + at, op->stop, len - at);
                 if (!hit || (size_t)(hit - s) - at > FREE_MAX_BYTES)
                     return 0;
                 e = (size_t)(hit - s);
             }
+            break;
+        case FK_DIGITS: /* [0-9]+ */
+            if ((e = scan_digits(s, len, at)) == at)
+                return 0;
             break;
         default:
             if ((e = first_end(op, s, len, at)) == NO_MATCH)
@@ -837,7 +847,7 @@ static int fast_build(ls_prefix *p, const char *spec)
 {
     const char *s = spec;
     size_t n = strlen(spec);
-    int seen[LS_PF__COUNT] = {0}, in_q = 0;
+    int seen[LS_PF__COUNT] = {0}, in_q = 0, i;
     char *lit;
 
     p->fast = ls_calloc(2 * n + 1, sizeof(*p->fast));
@@ -879,6 +889,22 @@ static int fast_build(ls_prefix *p, const char *spec)
             seen[e->field] = 1;
         }
         s++;
+    }
+    for (i = 0; i < p->nfast; i++) {
+        fast_op *op = &p->fast[i];
+        switch (op->letter) {
+        case 0: op->kind = FK_LIT; break;
+        case ' ': op->kind = FK_SPACES; break;
+        case 'q': op->kind = FK_Q; break;
+        case 'a': case 'u': case 'd': case 'r': case 'h': case 'b': case 'i':
+            op->kind = FK_FREE;
+            break;
+        case 'p': case 'l': case 'x': op->kind = FK_DIGITS; break;
+        default: op->kind = FK_OTHER; break;
+        }
+        op->stop = op->kind == FK_FREE && i + 1 < p->nfast && p->fast[i + 1].letter == 0
+                       ? (unsigned char)p->fast[i + 1].lit[0]
+                       : -1;
     }
     /* The walk recurses once per step: a prefix of thousands of escapes
      * (no server prints one) is left to PCRE2 rather than to the stack. */

@@ -11,9 +11,11 @@
 #include "handoff.h"
 #include "ls_common.h"
 
-#define BATCH_BYTES (1u << 20)
+#define BATCH_BYTES (1u << 18)
 #define HANDOFF_QUEUE 4  /* full batches queued before somebody must write */
-#define FREE_BATCHES 3   /* empty batches kept for reuse */
+#define FREE_BATCHES (2 * HANDOFF_QUEUE + 2) /* empty batches kept for reuse: as many
+                                              as can be queued, so that a batch is
+                                              mapped and faulted in once */
 #define HANDOFF_MAX_PRODUCERS 16
 #define ALIGN(n) (((n) + 15u) & ~(size_t)15u)
 
@@ -67,22 +69,15 @@ struct ls_handoff {
     uint64_t read;         /* input bytes it has read (ls_handoff_read) */
 };
 
-/* Record fields that hold strings, copied with the record. An event's
- * strings point into the first two nearly always (a statement's text and
- * name into the message, its parameters into the detail): they are looked
- * for there first. Not `file`, the input's path: the item says which input
- * by its ordinal, and the path would be a tenth of the bytes handed over. */
-static const size_t record_strings[] = {
-    offsetof(ls_record, message),     offsetof(ls_record, detail),
-    offsetof(ls_record, session_id),
-    offsetof(ls_record, user),        offsetof(ls_record, database),
-    offsetof(ls_record, application), offsetof(ls_record, remote),
-    offsetof(ls_record, backend_type), offsetof(ls_record, command_tag),
-    offsetof(ls_record, vxid),        offsetof(ls_record, severity),
-    offsetof(ls_record, hint),        offsetof(ls_record, query),
-    offsetof(ls_record, context),     offsetof(ls_record, statement),
-    offsetof(ls_record, location),
-};
+/* Record fields that hold strings, copied with the record. Not `file`,
+ * the input's path: the item says which input by its ordinal, and the
+ * path would be a tenth of the bytes handed over. */
+#define RECORD_STRINGS(X) \
+    X(message) X(detail) X(session_id) X(user) X(database) X(application) X(remote) \
+    X(backend_type) X(command_tag) X(vxid) X(severity) X(hint) X(query) X(context) \
+    X(statement) X(location)
+#define STRING_OFFSET(name) offsetof(ls_record, name),
+static const size_t record_strings[] = {RECORD_STRINGS(STRING_OFFSET)};
 #define NREC_STRINGS (sizeof(record_strings) / sizeof(record_strings[0]))
 
 #define FIELD(base, off) ((const char **)((char *)(base) + (off)))
@@ -426,23 +421,27 @@ static int write_direct(ls_handoff *h, uint32_t file, const ls_event *ev)
     return rc;
 }
 
-/* An event string that lies in the record's one buffer of strings. */
+/* Where an event string lies: in the record's one buffer of strings, in
+ * the record string apart[n] of ls_handoff_event, or in neither. */
 #define OWNER_BLOCK -2
+#define OWNER_NONE -1
 
 int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
 {
     const ls_record *r = ev->rec;
     /* The record's buffer of strings, when its parser has one: copied at
-     * once, and only the strings outside it one by one (the file's path,
-     * a field the classifier put in English). */
-    const char *blk = r->strings_len ? r->strings : NULL, *cblk = NULL;
+     * once, and only the strings outside it one by one (a field the
+     * classifier put in English): "apart". The copy's strings are the
+     * buffer, then those, then the event's own (a statement's name). */
+    const char *blk = r->strings_len ? r->strings : NULL;
     size_t blen = blk ? r->strings_len : 0;
-    size_t lens[NREC_STRINGS], evsize = event_size(ev->kind), need, i;
+    size_t evsize = event_size(ev->kind), need, strs_len = blen, i;
+    uint32_t str[NREC_STRINGS];            /* packed_record.str */
+    size_t apart[NREC_STRINGS], alen[NREC_STRINGS];
     const char **slots[LS_MAX_EDGES + 4];
     size_t extra[LS_MAX_EDGES + 4];
-    int owner[LS_MAX_EDGES + 4]; /* the record string a slot points into, OWNER_BLOCK, or -1 */
-    const char *copied[NREC_STRINGS]; /* where each record string went */
-    int nslots, k, rc;
+    int owner[LS_MAX_EDGES + 4];
+    int napart = 0, nslots, j, k, rc;
     ls_item *it;
     packed_record *pk;
     ls_event *copy;
@@ -451,37 +450,45 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
 #define IN_BLK(s) ((uintptr_t)(s) - (uintptr_t)blk < blen)
     if (h->q->direct)
         return write_direct(h, file, ev);
-    need = ALIGN(LS_ITEM_HEAD) + ALIGN(sizeof(packed_record)) + ALIGN(evsize) + blen;
     for (i = 0; i < NREC_STRINGS; i++) {
         const char *s = *FIELD(r, record_strings[i]);
-        lens[i] = s && !IN_BLK(s) ? strlen(s) + 1 : 0;
-        need += lens[i];
+        if (!s) {
+            str[i] = 0;
+        } else if (IN_BLK(s)) {
+            str[i] = (uint32_t)(s - blk) + 1;
+        } else {
+            apart[napart] = i;
+            alen[napart++] = strlen(s) + 1;
+            str[i] = (uint32_t)strs_len + 1;
+            strs_len += alen[napart - 1];
+        }
     }
-    /* Event strings that do not point into the record are copied apart. */
+    /* Event strings that point into neither are copied after them. */
     nslots = event_strings((ls_event *)ev, slots);
     for (k = 0; k < nslots; k++) {
-        uintptr_t p = (uintptr_t)*slots[k];
+        const char *p = *slots[k];
         extra[k] = 0;
-        owner[k] = -1;
+        owner[k] = OWNER_NONE;
         if (!p)
             continue;
         if (IN_BLK(p)) {
             owner[k] = OWNER_BLOCK;
             continue;
         }
-        for (i = 0; i < NREC_STRINGS; i++) {
-            uintptr_t s = (uintptr_t)*FIELD(r, record_strings[i]);
-            if (lens[i] && p >= s && p < s + lens[i])
+        for (j = 0; j < napart; j++) {
+            const char *s = *FIELD(r, record_strings[apart[j]]);
+            if (p >= s && p < s + alen[j])
                 break;
         }
-        if (i == NREC_STRINGS) {
-            extra[k] = strlen(*slots[k]) + 1;
-            need += extra[k];
+        if (j < napart) {
+            owner[k] = j;
         } else {
-            owner[k] = (int)i;
+            extra[k] = strlen(p) + 1;
+            strs_len += extra[k];
         }
     }
 
+    need = ALIGN(LS_ITEM_HEAD) + ALIGN(sizeof(packed_record)) + ALIGN(evsize) + strs_len;
     it = reserve(h, need, &rc);
     if (!it)
         return rc;
@@ -498,13 +505,11 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
     RECORD_SCALARS(PACK)
     memcpy(pk->sqlstate, r->sqlstate, sizeof(pk->sqlstate));
     pk->strings_len = (uint32_t)blen;
+    memcpy(pk->str, str, sizeof(pk->str));
     if (blen)
-        cblk = put(&tail, blk, blen); /* at strs */
-    for (i = 0; i < NREC_STRINGS; i++) {
-        const char *s = *FIELD(r, record_strings[i]);
-        copied[i] = lens[i] ? put(&tail, s, lens[i]) : s ? cblk + (s - blk) : NULL;
-        pk->str[i] = copied[i] ? (uint32_t)(copied[i] - strs) + 1 : 0;
-    }
+        put(&tail, blk, blen);
+    for (j = 0; j < napart; j++)
+        put(&tail, *FIELD(r, record_strings[apart[j]]), alen[j]);
     /* Point the copy's event strings at the copied text. A statement's
      * text is hashed here, on the parsing thread, for the store thread
      * (ls_statement_ev.text_hash). */
@@ -520,12 +525,13 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
             *slots[k] = put(&tail, p, extra[k]);
             n = extra[k] - 1;
         } else if (owner[k] == OWNER_BLOCK) {
-            *slots[k] = cblk + (p - blk);
+            *slots[k] = strs + (p - blk);
             n = text ? strlen(*slots[k]) : 0;
-        } else if (owner[k] >= 0) {
-            const char *s = *FIELD(r, record_strings[owner[k]]);
-            *slots[k] = copied[owner[k]] + (p - s);
-            n = lens[owner[k]] - 1 - (size_t)(p - s); /* it ends where its owner does */
+        } else {
+            size_t a = apart[owner[k]];
+            const char *s = *FIELD(r, record_strings[a]);
+            *slots[k] = strs + str[a] - 1 + (p - s);
+            n = alen[owner[k]] - 1 - (size_t)(p - s); /* it ends where its owner does */
         }
         if (text) {
             copy->u.stmt.text_len = n;
@@ -755,8 +761,13 @@ ls_event *ls_item_event(ls_item *it, ls_record *rec)
     memset(rec, 0, sizeof(*rec));
     RECORD_SCALARS(UNPACK)
     memcpy(rec->sqlstate, pk->sqlstate, sizeof(rec->sqlstate));
-    for (i = 0; i < NREC_STRINGS; i++)
-        *FIELD(rec, record_strings[i]) = pk->str[i] ? strs + pk->str[i] - 1 : NULL;
+    /* spelt out field by field (the compiler's stores, not a table's) */
+#define UNPACK_STRING(name) \
+    rec->name = pk->str[i] ? strs + pk->str[i] - 1 : NULL; \
+    i++;
+    i = 0;
+    RECORD_STRINGS(UNPACK_STRING)
+#undef UNPACK_STRING
     rec->strings = pk->strings_len ? strs : NULL;
     rec->strings_len = pk->strings_len;
     it->ev->rec = rec;

@@ -1266,6 +1266,12 @@ static int slot_awaits(ls_store *s, const session_slot *slot)
  * as when a statement waited for a lock between its bind and its execute.
  * Which lines fold does not depend on where a group ends.
  */
+static int by_stmt_id(const void *a, const void *b)
+{
+    int64_t x = (*(struct stmt_row *const *)a)->stmt_id, y = (*(struct stmt_row *const *)b)->stmt_id;
+    return (x > y) - (x < y);
+}
+
 static int flush_statements(ls_store *s, int all)
 {
     int i, k, rc = 0, n = s->nrows, nout = 0, nkeep = 0, free_rows = 0, detached = 0;
@@ -1290,6 +1296,10 @@ static int flush_statements(ls_store *s, int all)
     for (i = 0; i < n && nout < STMT_ROWS && !all; i++)
         if (stays[i] == 1)
             out[nout++] = &s->rows[i], stays[i] = 2;
+    /* In stmt_id order: a row folded into took a later id than rows after
+     * it here, and the table's b-tree appends (its last page filled and
+     * a new one begun) where it would otherwise split pages. */
+    qsort(out, (size_t)nout, sizeof(out[0]), by_stmt_id);
     /* bind_statement_row() binds every column */
     for (i = 0; i + STMT_ROWS <= nout && rc == 0; i += STMT_ROWS) {
         for (k = 0; k < STMT_ROWS; k++)
