@@ -500,6 +500,8 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
         owner[k] = OWNER_NONE;
         if (!p)
             continue;
+        /* A statement's text is measured and hashed here, on the parsing
+         * thread, for the store thread (ls_statement_ev.text_hash). */
         if (slots[k] == &ev->u.stmt.text &&
             (ev->kind == LS_EV_STATEMENT || ev->kind == LS_EV_DURATION)) {
             text_len = strlen(p);
@@ -544,11 +546,7 @@ int ls_handoff_event(ls_handoff *h, uint32_t file, const ls_event *ev)
         put(&tail, blk, blen);
     for (j = 0; j < napart; j++)
         put(&tail, *FIELD(r, record_strings[apart[j]]), alen[j]);
-    /* Point the copy's event strings at the copied text. A statement's
-     * text is measured and hashed here, on the parsing thread, for the
-     * store thread (ls_statement_ev.text_hash): in the record, not in the
-     * copy, whose bytes a read just after the copy waits for (a tenth of
-     * the ingest's CPU, in perf, when the copy was read). */
+    /* Point the copy's event strings at the copied text. */
     nslots = event_strings(copy, slots);
     for (k = 0; k < nslots; k++) {
         const char *p = *slots[k];

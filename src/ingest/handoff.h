@@ -14,8 +14,8 @@
  * So one thread can do everything (-j 1), a parsing thread and a writing
  * thread make a pipeline, and threads that all parse share the writing.
  * Memory is bounded by twice HANDOFF_QUEUE batches queued, one being
- * filled per producer and a few kept for reuse, whatever the size of the
- * log.
+ * filled per producer and as many kept for reuse as can be queued,
+ * whatever the size of the log: a batch is faulted in once.
  */
 #ifndef LS_HANDOFF_H
 #define LS_HANDOFF_H
