@@ -1257,6 +1257,13 @@ static int slot_awaits(ls_store *s, const session_slot *slot)
     return w && folds_next(w) >= 0;
 }
 
+/* qsort() order of statement rows: by stmt_id */
+static int by_stmt_id(const void *a, const void *b)
+{
+    int64_t x = (*(struct stmt_row *const *)a)->stmt_id, y = (*(struct stmt_row *const *)b)->stmt_id;
+    return (x > y) - (x < y);
+}
+
 /*
  * Insert waiting statement rows: all of them (`all`), or one group of the
  * STMT_ROWS oldest that no later line can join. The rows that await their
@@ -1266,12 +1273,6 @@ static int slot_awaits(ls_store *s, const session_slot *slot)
  * as when a statement waited for a lock between its bind and its execute.
  * Which lines fold does not depend on where a group ends.
  */
-static int by_stmt_id(const void *a, const void *b)
-{
-    int64_t x = (*(struct stmt_row *const *)a)->stmt_id, y = (*(struct stmt_row *const *)b)->stmt_id;
-    return (x > y) - (x < y);
-}
-
 static int flush_statements(ls_store *s, int all)
 {
     int i, k, rc = 0, n = s->nrows, nout = 0, nkeep = 0, free_rows = 0, detached = 0;
