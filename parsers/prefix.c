@@ -795,6 +795,16 @@ static size_t first_end(const fast_op *op, const char *s, size_t len, size_t at)
  * match the walk (and PCRE2) finds. 1 then; 0 when some step's first
  * choice fails, and the walk must decide.
  */
+/* Literal step `op` at *at: 1 with *at past it, or 0. */
+static inline int lit_step(const fast_op *op, const char *s, size_t len, size_t *at)
+{
+    if (len - *at < op->litlen || s[*at] != op->lit[0] ||
+        !lit_at(s + *at + 1, op->lit + 1, op->litlen - 1))
+        return 0;
+    *at += op->litlen;
+    return 1;
+}
+
 static int first_path(ls_prefix *p, const char *s, size_t len, ls_prefix_match *out, int *plain)
 {
     const fast_op *op, *end = p->fast + p->nfast;
@@ -803,10 +813,8 @@ static int first_path(ls_prefix *p, const char *s, size_t len, ls_prefix_match *
     for (op = p->fast; op < end; op++) {
         switch ((fast_kind)op->kind) {
         case FK_LIT:
-            if (len - at < op->litlen || s[at] != op->lit[0] ||
-                !lit_at(s + at + 1, op->lit + 1, op->litlen - 1))
+            if (!lit_step(op, s, len, &at))
                 return 0;
-            at += op->litlen;
             continue;
         case FK_SPACES:
             while (at < len && s[at] == ' ')
@@ -837,13 +845,8 @@ static int first_path(ls_prefix *p, const char *s, size_t len, ls_prefix_match *
             out->f[op->field].len = e - at;
         }
         at = e;
-        if (op->taillen) { /* the literal step after it, here */
-            op++;
-            if (len - at < op->litlen || s[at] != op->lit[0] ||
-                !lit_at(s + at + 1, op->lit + 1, op->litlen - 1))
-                return 0;
-            at += op->litlen;
-        }
+        if (op->taillen && !lit_step(++op, s, len, &at)) /* the literal step after it */
+            return 0;
     }
     if ((e = sev_match(s, len, at, out, plain)) == NO_MATCH)
         return 0;

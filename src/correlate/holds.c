@@ -66,10 +66,15 @@ static const char waits_sql[] =
  * (sequential in a session: the waiter's is among them), those with the
  * lock message's text (?4: its text_id; NULL: any); ?3 is the timestamps'
  * resolution. The text is read only for those. */
+/* A candidate's columns, as read_candidate() reads them, of statement row
+ * r whose parameters are PARAMS. */
+#define CANDIDATE_COLS(PARAMS)                                                              \
+    "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"                            \
+    " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id), " PARAMS ", r.prepare," \
+    " r.verb IS 1 /* LS_VERB_BIND */, r.dur_us"
 static const char waiter_stmts_sql[] =
-    "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"
-    " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id), r.params, r.prepare,"
-    " r.verb IS 1 /* LS_VERB_BIND */, r.dur_us FROM (SELECT stmt_id, file_id, line, dur_us, text_id, " LS_STMT_REF("stmt_rows", "params")
+    CANDIDATE_COLS("r.params") " FROM (SELECT stmt_id, file_id, line, dur_us, text_id, "
+    LS_STMT_REF("stmt_rows", "params")
     "  AS params, prepare, verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
     "  AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) r"
     " WHERE ?4 IS NULL OR r.text_id = ?4";
@@ -95,9 +100,7 @@ static const char near_ids_sql[] =
     "  AND start_ts < ?2 - 1000000 ORDER BY start_ts DESC LIMIT ?3) ORDER BY 1";
 static const char near_pos_sql[] = "SELECT file_id, line FROM stmt_rows WHERE stmt_id = ?1";
 static const char near_one_sql[] =
-    "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"
-    " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id),"
-    " " LS_STMT_REF("r", "params") ", r.prepare, r.verb IS 1 /* LS_VERB_BIND */, r.dur_us"
+    CANDIDATE_COLS(LS_STMT_REF("r", "params"))
     " FROM stmt_rows r WHERE r.stmt_id = ?1 AND r.verb IS NOT 2 /* LS_VERB_PARSE */"
     " AND (?4 IS NULL OR r.text_id = ?4)";
 #define NEAR_SIDE 16 /* statements read on each side of the wait's message */
