@@ -15,12 +15,23 @@
 #include <stdint.h>
 
 #define LS_LINE_MAX (8u * 1024u * 1024u)
+/*
+ * A stream (stdin, a pipe, a FIFO, a device) that yields this many bytes
+ * without a line break is no log: /dev/zero, a binary piped in. Reading it
+ * stops there with an error (the lines before it are read). A regular file
+ * ends, so its over-long lines are only cut.
+ */
+#define LS_STREAM_NO_BREAK_MAX (4u * LS_LINE_MAX)
+/* The most bytes a peek (ls_input_peek_begin) holds to look ahead. */
+#define LS_PEEK_MAX (1024u * 1024u)
 
 typedef struct ls_input ls_input;
 
 /*
  * Open `path` ("-" = stdin). gzip data is detected by its magic bytes,
- * whatever the file is called. Returns LS_EIO with a message in errbuf
+ * whatever the file is called. Every byte is read once, in order, and
+ * nothing seeks: a pipe, a FIFO, a process substitution or a device reads
+ * like a file (gzip included). Returns LS_EIO with a message in errbuf
  * when the file cannot be opened.
  */
 int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen);
@@ -54,6 +65,25 @@ int ls_input_unterminated(const ls_input *in);
 /* Total size of the file when known (regular files), else 0. */
 uint64_t ls_input_raw_size(const ls_input *in);
 int ls_input_is_gzip(const ls_input *in);
+/* Lines delivered so far. */
+uint64_t ls_input_lines(const ls_input *in);
+/* 1 for stdin and anything but a regular file: it can be read only once. */
+int ls_input_is_stream(const ls_input *in);
+/* The same for a path, from stat() ("-" is stdin): 0 for a regular file,
+ * a directory, or a path that cannot be stat'ed. */
+int ls_path_is_stream(const char *path);
+
+/*
+ * Look ahead without consuming: after ls_input_peek_begin, ls_input_next_line
+ * delivers the lines that follow as usual (NUL bytes left as they are),
+ * until ls_input_peek_end puts reading back where the peek began; the same
+ * lines are then delivered again. A peek ends early (next_line returns 0)
+ * at a line that would take the buffer past LS_PEEK_MAX bytes. The line
+ * delivered before the peek may move: copy it first if it is still needed.
+ * A read error during a peek is returned, and met again after it.
+ */
+void ls_input_peek_begin(ls_input *in);
+void ls_input_peek_end(ls_input *in);
 
 /*
  * Expand command-line PATHs into files, in the order given: a directory

@@ -838,6 +838,17 @@ static void inputs(FILE *f, const cJSON *in)
         fputs("\n", f);
     }
     fputs("\n", f);
+    /* An input that broke before its end (ingest's row at the line where
+     * it broke, docs/store.md): named under the table. */
+    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(in, "bad_line_samples")) {
+        static const char broke[] = "input not fully read";
+        const char *reason = m_str(x, "reason");
+        if (!reason || strncmp(reason, broke, sizeof(broke) - 1) != 0)
+            continue;
+        fputs("**Not fully read:** ", f);
+        ls_md_cell(f, m_str(x, "file"), 120);
+        fprintf(f, " breaks at line %.0f; what came before is read.\n\n", m_num(x, "line"));
+    }
 }
 
 static void findings(FILE *f, const cJSON *list)

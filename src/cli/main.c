@@ -1,7 +1,9 @@
 /*
  * main.c — command-line handling only: parse arguments, call the
- * pipeline stages, map failures to exit codes (0 ok, 1 failure, 2 usage or
- * a --db that is not a lockspan store).
+ * pipeline stages, map failures to exit codes (the exits table below: 0 ok,
+ * 1 failure, 2 usage or a --db that is not a lockspan store, 3 too many
+ * unparsable lines, 4 an input not fully read, 5 an input with nothing to
+ * read).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,12 +29,18 @@
 
 #define EXIT_USAGE 2
 #define EXIT_BAD_LINES 3
+#define EXIT_PARTIAL 4 /* an input broke before its end; the rest is read and reported */
+#define EXIT_NOTHING 5 /* an input gave nothing to read (empty, not a log) */
+/* --max-bad-lines P%: fewer unparsable lines than this never fail a run,
+ * whatever their share (one odd line in a log of five is no wrong prefix). */
+#define BAD_LINES_FLOOR 10
 
 enum {
     OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_FULL, OPT_GENERATED,
     OPT_TZ, OPT_GROUP_BY,
     OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY,
-    OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS, OPT_LC_MESSAGES, OPT_ENCODING, OPT_TRACE_ID
+    OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS, OPT_LC_MESSAGES, OPT_ENCODING, OPT_TRACE_ID,
+    OPT_ALLOW_EMPTY
 };
 
 /*
@@ -150,11 +158,19 @@ static const cli_option options[] = {
      NULL},
     {OPT_MAX_BAD, "max-bad-lines", 0, "N|P%", NULL, CMD_ANALYZE | CMD_INGEST,
      "fail (exit 3) when more lines than this could not be parsed: a count, or a share "
-     "of the lines read, counted once 1000 lines were read (default 10%)",
+     "of the lines read once at least 10 could not be (default 10%)",
      "Fail with exit 3 when more input lines than this could not be parsed (a wrong "
      "--prefix, a format not recognised): a count (0: any), or a share of all lines "
-     "read, applied once at least 1000 lines were read (default 10%). ingest keeps "
-     "what it read; analyze writes no report, which would say too little."},
+     "read, applied whatever the number of lines once at least 10 could not be parsed "
+     "(default 10%). ingest keeps what it read; analyze writes no report, which would "
+     "say too little."},
+    {OPT_ALLOW_EMPTY, "allow-empty", 0, NULL, NULL, CMD_ANALYZE | CMD_INGEST,
+     "an input with nothing to read (an empty file, a quiet day's log) is no error: "
+     "exit 0 instead of 5",
+     "An input that gives nothing to read (an empty file or stream, a directory of "
+     "empty logs, a file that is no log or trace) is no error: without this option "
+     "it fails the run with exit 5 (the other inputs are still read and, by analyze, "
+     "reported). For nightly jobs whose log may be empty on a quiet day."},
     {'j', "jobs", 'j', "N", NULL, CMD_ANALYZE | CMD_INGEST,
      "use N threads: parse up to N independent inputs at once (default: one input at "
      "a time, stored by a second thread)",
@@ -209,13 +225,20 @@ static const cli_command commands[] = {
 };
 
 static const cli_text exits[] = {
-    {"0", "success"},
-    {"1", "failure: an unreadable or damaged input, a store error (SQLite's message), out "
+    {"0", "success: every input was read to its end"},
+    {"1", "failure: an input that cannot be opened, a store error (SQLite's message), out "
           "of memory, a report that could not be written, a store whose last ingest did "
           "not finish. Unparsable lines are counted and named, and do not fail a run"},
     {"2", "usage error, or a --db that exists and is not a lockspan store (left as it is)"},
-    {"3", "more unparsable lines than --max-bad-lines allows (default: over 10% of at "
-          "least 1000 lines); ingest keeps what it read, analyze writes no report"},
+    {"3", "more unparsable lines than --max-bad-lines allows (default: over 10% of the "
+          "lines, and at least 10); ingest keeps what it read, analyze writes no report"},
+    {"4", "partial: an input broke before its end (a cut or damaged .gz, a read error, a "
+          "stream without line breaks). What was read of it and the other inputs are "
+          "stored and reported; stderr and the report's input section say where it broke. "
+          "An ingest of the same file later reads on if it has grown or been replaced"},
+    {"5", "nothing to read: an input named (a file, a stream, a whole directory) was "
+          "empty or is no log or trace; the other inputs are stored and reported. "
+          "--allow-empty makes this exit 0. With 4, 4 is returned"},
 };
 
 static const cli_text examples[] = {
@@ -286,6 +309,7 @@ typedef struct cli {
     int progress; /* --progress: even when stderr is not a terminal */
     int busy_ms;
     int retention_days; /* --retention; 0 = keep everything */
+    int allow_empty;  /* --allow-empty: an input with nothing to read is no error */
     long max_bad;     /* --max-bad-lines as a count, or -1 */
     int max_bad_pct;  /* --max-bad-lines as a percentage (when max_bad is -1) */
     ls_report_opts report;
@@ -548,6 +572,7 @@ static int apply_option(cli *c, int id, const char *arg)
         return parse_count(arg, "--retention", &c->retention_days) ? EXIT_USAGE : 0;
     case 'j': return parse_count(arg, "-j", &c->jobs) ? EXIT_USAGE : 0;
     case OPT_PROGRESS: c->progress = 1; break;
+    case OPT_ALLOW_EMPTY: c->allow_empty = 1; break;
     case 'q': c->quiet = 1; break;
     }
     return 0;
@@ -616,7 +641,8 @@ static int fail(const char *what, int rc, ls_store *s)
 static int too_many_bad(const cli *c, const ls_ingest_totals *t)
 {
     if (c->max_bad >= 0 ? t->bad_lines <= (uint64_t)c->max_bad
-                        : t->lines < 1000 || t->bad_lines * 100 <= t->lines * (uint64_t)c->max_bad_pct)
+                        : t->bad_lines < BAD_LINES_FLOOR ||
+                              t->bad_lines * 100 <= t->lines * (uint64_t)c->max_bad_pct)
         return 0;
     fprintf(stderr,
             "lockspan: %s: %llu of %llu lines (%.1f%%) could not be parsed, more than "
@@ -635,33 +661,100 @@ static int show_progress(const cli *c)
     return !c->quiet && (c->progress || isatty(STDERR_FILENO));
 }
 
-static int do_ingest(cli *c, ls_store *s)
+/* 1 when `file` (from ls_paths_expand) comes from the command-line `arg`:
+ * the file itself, or a file of the directory `arg`. */
+static int file_of_arg(const char *file, const char *arg)
+{
+    size_t n = strlen(arg);
+    return strcmp(file, arg) == 0 || (strncmp(file, arg, n) == 0 && file[n] == '/');
+}
+
+/*
+ * What the inputs' states (per expanded file) make of the run: EXIT_PARTIAL
+ * when one broke, else EXIT_NOTHING when a PATH named on the command line
+ * gave nothing to read (a directory: none of its files did) and
+ * --allow-empty was not given, else 0. Said on stderr, even with -q.
+ */
+static int input_outcome(const cli *c, char *const *files, const unsigned char *state)
+{
+    int i, partial = 0, nothing = 0;
+    size_t k;
+
+    for (k = 0; files[k]; k++)
+        partial += state[k] == LS_INPUT_PARTIAL;
+    for (i = 0; i < c->npaths; i++) {
+        int read = 0;
+        for (k = 0; files[k]; k++)
+            if (state[k] != LS_INPUT_NOTHING && file_of_arg(files[k], c->paths[i]))
+                read = 1;
+        if (read)
+            continue;
+        nothing++;
+        if (!c->allow_empty)
+            fprintf(stderr, "lockspan: %s: nothing to read (empty, or no log or trace)\n",
+                    c->paths[i]);
+    }
+    if (partial)
+        fprintf(stderr, "lockspan: %d input%s not fully read (said above): what was read is "
+                "%s (exit %d)\n", partial, partial == 1 ? "" : "s",
+                strcmp(c->command, "ingest") == 0 ? "in the store" : "in the report",
+                EXIT_PARTIAL);
+    if (partial)
+        return EXIT_PARTIAL;
+    if (nothing && !c->allow_empty) {
+        fprintf(stderr, "lockspan: %d input%s gave nothing to read (exit %d); pass "
+                "--allow-empty when that is expected\n", nothing, nothing == 1 ? "" : "s",
+                EXIT_NOTHING);
+        return EXIT_NOTHING;
+    }
+    return 0;
+}
+
+/*
+ * Ingest the inputs. Returns 0 or an exit code that stops the command (1,
+ * EXIT_BAD_LINES); *outcome is what the inputs make of an otherwise
+ * successful run (input_outcome), to be returned once the report is out.
+ */
+static int do_ingest(cli *c, ls_store *s, int *outcome)
 {
     char errbuf[512] = "";
     char **files = NULL;
+    unsigned char *state = NULL;
     /* ingest keeps adding to its store: a line still being written waits
      * for the next run; analyze reads everything there is. */
     ls_ingest_opts io = {c->prefix, show_progress(c), 10, c->quiet,
                          strcmp(c->command, "ingest") == 0, c->jobs, c->lc_messages,
-                         c->encoding};
+                         c->encoding, NULL};
     ls_ingest_totals t;
+    size_t n = 0;
     int rc;
 
+    *outcome = 0;
     if ((rc = ls_paths_expand(&files, c->paths, c->npaths, errbuf, sizeof(errbuf))) != 0) {
         fprintf(stderr, "lockspan: %s\n", errbuf);
         return 1;
     }
+    while (files[n])
+        n++;
+    if (!(state = ls_calloc(n + 1, 1))) {
+        ls_paths_free(files);
+        return fail("ingest", LS_ENOMEM, s);
+    }
+    io.state = state;
     rc = ls_ingest_paths(s, files, &io, &t);
+    if (rc == 0)
+        *outcome = input_outcome(c, files, state);
     ls_paths_free(files);
+    free(state);
     if (rc)
         return rc == LS_EIO || rc == LS_EFORMAT ? 1 : fail("ingest", rc, s);
     if (!c->quiet)
         fprintf(stderr,
                 "lockspan: ingested %llu files, %llu lines, %llu records (%llu events), "
-                "%llu unparsable lines\n",
+                "%llu unparsable lines%s\n",
                 (unsigned long long)t.files, (unsigned long long)t.lines,
                 (unsigned long long)t.records, (unsigned long long)t.events,
-                (unsigned long long)t.bad_lines);
+                (unsigned long long)t.bad_lines, t.partial_files ? ", inputs not fully read" : "");
     return too_many_bad(c, &t) ? EXIT_BAD_LINES : 0;
 }
 
@@ -881,7 +974,7 @@ static int cmd_analyze(cli *c)
     char tmpdb[4096 + 64], journal[4096 + 16];
     const char *db = c->db;
     ls_store *s = NULL;
-    int rc;
+    int rc, outcome = 0;
 
     if (c->npaths == 0) {
         fprintf(stderr, "lockspan analyze: no input; give log files or directories "
@@ -910,7 +1003,7 @@ static int cmd_analyze(cli *c)
     }
     if ((rc = open_store(c, tmpdb, &s)) != 0)
         return rc;
-    rc = do_ingest(c, s);
+    rc = do_ingest(c, s, &outcome);
     if (rc == 0)
         rc = do_report(c, s, strcmp(c->format, "json") == 0   ? "lockspan-report.json"
                              : strcmp(c->format, "html") == 0 ? "lockspan-report.html"
@@ -929,7 +1022,7 @@ static int cmd_analyze(cli *c)
         }
         remove_store(tmpdb); /* the journal; the store too when it failed */
     }
-    return rc;
+    return rc ? rc : outcome;
 }
 
 /*
@@ -1001,7 +1094,7 @@ static int prune_store(cli *c, ls_store *s)
 static int cmd_ingest(cli *c)
 {
     ls_store *s = NULL;
-    int rc;
+    int rc, outcome = 0;
     if (!c->db) {
         fprintf(stderr, "lockspan ingest: --db FILE is required\n");
         return EXIT_USAGE;
@@ -1018,13 +1111,13 @@ static int cmd_ingest(cli *c)
         return rc;
     if ((rc = open_store(c, c->db, &s)) != 0)
         return rc;
-    rc = do_ingest(c, s);
+    rc = do_ingest(c, s, &outcome);
     if ((rc == 0 || rc == EXIT_BAD_LINES) && c->retention_days > 0) {
         int prc = prune_store(c, s);
         rc = prc ? prc : rc;
     }
     ls_store_close(s);
-    return rc;
+    return rc ? rc : outcome;
 }
 
 static int cmd_report(cli *c)

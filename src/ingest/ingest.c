@@ -126,6 +126,9 @@ typedef struct ingest_ctx {
     int rc;                     /* first fatal error seen in a callback */
     ls_progress progress;       /* opts->progress: bytes and lines read */
     uint64_t raw_base;          /* input bytes of the files read before this one */
+    const size_t *index;        /* per path: its index in ls_ingest_paths' paths */
+    char *held;                 /* a copy of a file's first line while the lines after it are peeked at */
+    size_t held_cap;
 } ingest_ctx;
 
 /* The run's file holding run line `line` (the last one by default). */
@@ -323,30 +326,30 @@ static size_t name_ext(const char *path, const char **ext)
     return n - (e - 1);
 }
 
-/* 1 when one of the first RUN_PEEK_LINES lines of `path` sniffs as `ops`
- * more than weakly (SNIFF_WEAK): as its best parser, or, with `own`, by
- * `ops` itself whatever another parser says. */
-static int later_line_is(const char *path, const ls_parser_ops *ops, int own)
+/* 1 when one of the RUN_PEEK_LINES lines after the first of `in` sniffs as
+ * `ops` more than weakly (SNIFF_WEAK): as its best parser, or, with `own`,
+ * by `ops` itself whatever another parser says. Looked at in a peek, so
+ * that the lines are read again after it: `in` may be a pipe. */
+static int later_line_is(ls_input *in, const ls_parser_ops *ops, int own)
 {
     char errbuf[256];
-    ls_input *in;
     const char *line;
     size_t len;
-    uint64_t lineno = 0;
+    uint64_t lineno = 0, seen;
     int truncated, found = 0;
 
-    if (strcmp(path, "-") == 0 || ls_input_open(&in, path, errbuf, sizeof(errbuf)) != 0)
-        return 0;
-    while (!found && lineno < RUN_PEEK_LINES &&
-           ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf, sizeof(errbuf)) ==
-               1) {
+    ls_input_peek_begin(in);
+    for (seen = 1; !found && seen < RUN_PEEK_LINES &&
+                   ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf,
+                                      sizeof(errbuf)) == 1;
+         seen++) {
         int score;
         if (own)
-            found = lineno > 1 && ops->sniff(line, len) > SNIFF_WEAK;
+            found = ops->sniff(line, len) > SNIFF_WEAK;
         else
-            found = lineno > 1 && sniff_format(line, len, &score) == ops && score > SNIFF_WEAK;
+            found = sniff_format(line, len, &score) == ops && score > SNIFF_WEAK;
     }
-    ls_input_close(in);
+    ls_input_peek_end(in);
     return found;
 }
 
@@ -360,8 +363,8 @@ static int later_line_is(const char *path, const ls_parser_ops *ops, int own)
  * its next lines does look like the run's format: a truth.json beside
  * postgresql-*.json logs is not one.
  */
-static int continues_run(const ingest_ctx *c, const char *path, const ls_parser_ops *best,
-                         int score)
+static int continues_run(const ingest_ctx *c, const char *path, ls_input *in,
+                         const ls_parser_ops *best, int score)
 {
     const char *e1, *e2;
     size_t n1, n2;
@@ -372,7 +375,7 @@ static int continues_run(const ingest_ctx *c, const char *path, const ls_parser_
     n1 = name_ext(path, &e1);
     n2 = name_ext(c->files[c->nfiles - 1].path, &e2);
     return score < 60 && n1 > 0 && n1 == n2 && memcmp(e1, e2, n1) == 0 &&
-           later_line_is(path, c->ops, 0);
+           later_line_is(in, c->ops, 0);
 }
 
 /* Every one of the first lines failed: the prefix is wrong, not the log. */
@@ -901,12 +904,72 @@ static void codeset_close(codeset *cs)
 }
 
 /*
+ * Copy the line just read (`*line`, and `*text`, its UTF-8 form, which may
+ * be the same bytes) into c->held and point both there: a peek at the
+ * lines after it may move the input's buffer.
+ */
+static int hold_line(ingest_ctx *c, const char **line, size_t len, const char **text,
+                     size_t tlen)
+{
+    int same = *text == *line;
+    size_t need = len + (same ? 0 : tlen) + 1;
+    if (need > c->held_cap) {
+        char *nb = ls_realloc(c->held, need);
+        if (!nb)
+            return LS_ENOMEM;
+        c->held = nb;
+        c->held_cap = need;
+    }
+    memcpy(c->held, *line, len);
+    if (!same)
+        memcpy(c->held + len, *text, tlen);
+    *line = c->held;
+    *text = same ? c->held : c->held + len;
+    return 0;
+}
+
+/* ls_input_next_line, and *broke set when the input breaks (LS_EIO): a
+ * read error, cut or damaged data, a stream without line breaks. */
+static int read_line(ls_input *in, const char **line, size_t *len, uint64_t *lineno,
+                     int *truncated, int *broke, char *errbuf, size_t errlen)
+{
+    int rc = ls_input_next_line(in, line, len, lineno, truncated, errbuf, errlen);
+    if (rc == LS_EIO)
+        *broke = 1;
+    return rc;
+}
+
+/* The store's row for an input not fully read: at the line where it broke. */
+static const char not_fully_read[] = "input not fully read: it breaks here (cut or damaged "
+                                     "data, or a read error); the lines before are read";
+
+/*
+ * The input broke after `lineno` lines (errbuf says how): said on stderr,
+ * recorded with the file (`f`, NULL when no line was read) and counted;
+ * what was read before stays, and the run ends with it, so that the next
+ * file does not continue a record it cut.
+ */
+static int input_broke(ingest_ctx *c, run_file *f, uint64_t lineno, const char *errbuf)
+{
+    int rc = 0;
+    fprintf(stderr, "lockspan: %s; the %llu line%s before it %s read, the other inputs "
+            "go on\n", errbuf, (unsigned long long)lineno, lineno == 1 ? "" : "s",
+            lineno == 1 ? "is" : "are");
+    c->tot.partial_files++;
+    if (f && c->rc == 0)
+        rc = ls_handoff_bad(c->handoff, f->ord, lineno + 1, not_fully_read, errbuf,
+                            strlen(errbuf) > 300 ? 300 : strlen(errbuf));
+    return rc;
+}
+
+/*
  * Read one input file into the current run, first ending the run when the
  * file is of another format, is skipped, or cannot be read. A file the
  * store holds part of (`id`) goes on from where the store ends, in a run of
  * its own.
  */
-static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored)
+static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
+                      unsigned char *state /* OUT: LS_INPUT_* */)
 {
     char errbuf[512];
     ls_input *in = NULL;
@@ -921,7 +984,9 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored)
     codeset cs = {(iconv_t)-1, NULL, 0, NULL, 0, 0};
     const char *text; /* the line in UTF-8 */
     size_t tlen;
+    int broke = 0; /* the input could not be read to its end */
 
+    *state = LS_INPUT_READ;
     merge_candidates(c, stored, &merged);
     errbuf[0] = '\0';
     if ((rc = ls_input_open(&in, path, errbuf, sizeof(errbuf))) != 0) {
@@ -933,8 +998,14 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored)
         int k, passed;
         const ls_file_progress *p;
         const ls_parser_ops *ops;
-        if ((rc = find_resume(in, id, &kind, &k, &passed, errbuf, sizeof(errbuf))) != 0)
+        if ((rc = find_resume(in, id, &kind, &k, &passed, errbuf, sizeof(errbuf))) != 0) {
+            if (rc == LS_EIO) { /* it breaks before where the store's copy ends */
+                *state = LS_INPUT_PARTIAL;
+                rc = input_broke(c, NULL, ls_input_lines(in), errbuf);
+                errbuf[0] = '\0';
+            }
             goto out;
+        }
         p = k >= 0 ? &id->cand[k] : NULL;
         ops = p ? ls_parser_find(p->format) : NULL;
         if (kind == FOUND_CONTAINED || (kind == FOUND_RESUME && ops)) {
@@ -955,6 +1026,18 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored)
                                         sizeof(errbuf));
             else
                 rc = 1;
+            if (rc == LS_EIO && kind == FOUND_RESUME) {
+                /* Cut or damaged right where the store's copy ends: the
+                 * same broken bytes as last time, nothing new to read. */
+                if (!c->opts->quiet)
+                    fprintf(stderr, "lockspan: %s: in the store up to byte %llu, where it "
+                            "still breaks (%s); nothing new\n", path,
+                            (unsigned long long)p->text_bytes, errbuf);
+                errbuf[0] = '\0';
+                c->tot.skipped_files++;
+                rc = 0;
+                goto out;
+            }
             if (kind == FOUND_CONTAINED || rc == 0) {
                 if (!c->opts->quiet)
                     fprintf(stderr, "lockspan: %s: already in the store%s; nothing new\n",
@@ -1003,8 +1086,8 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored)
     }
 
 read:
-    while ((rc = ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf,
-                                    sizeof(errbuf))) == 1) {
+    while ((rc = read_line(in, &line, &len, &lineno, &truncated, &broke, errbuf,
+                           sizeof(errbuf))) == 1) {
         text = line;
         tlen = len;
         if ((rc = codeset_line(&cs, c->opts, path, &text, &tlen)) != 0)
@@ -1012,16 +1095,28 @@ read:
         if (!f) {
             int score;
             const ls_parser_ops *ops = sniff_format(text, tlen, &score);
-            if (ops && score <= SNIFF_WEAK && !later_line_is(path, ops, 1))
+            /* The lines after this one are looked at in a peek, which may
+             * move this one: it is held apart until fed. */
+            if ((ops && score <= SNIFF_WEAK) || (c->ops && ops != c->ops))
+                if ((rc = hold_line(c, &line, len, &text, tlen)) != 0)
+                    break;
+            if (ops && score <= SNIFF_WEAK && !later_line_is(in, ops, 1))
                 ops = NULL;
-            if (!continues_run(c, path, ops, score)) {
+            if (!continues_run(c, path, in, ops, score)) {
                 if ((rc = run_end(c, 0)) != 0)
                     break;
                 if (!ops) {
-                    if (!c->opts->quiet)
+                    /* With -q, main.c's note on the PATH given (and the exit
+                     * status) tell of it. */
+                    if (!c->opts->quiet && truncated)
+                        fprintf(stderr, "lockspan: %s: no line break in its first %u MiB: "
+                                "not a text log; nothing read from it\n", path,
+                                LS_LINE_MAX >> 20);
+                    else if (!c->opts->quiet)
                         fprintf(stderr, "lockspan: %s: not recognised as a PostgreSQL log "
-                                "or trace export; skipped\n", path);
+                                "or trace export; nothing read from it\n", path);
                     c->tot.skipped_files++;
+                    *state = LS_INPUT_NOTHING;
                     rc = 0;
                     goto out; /* closes the input and the codeset converter */
                 }
@@ -1035,7 +1130,7 @@ read:
             ord_ref = f->ord + 1;
         }
     line:
-        if (ls_input_unterminated(in) && c->opts->hold_partial && strcmp(path, "-") != 0) {
+        if (ls_input_unterminated(in) && c->opts->hold_partial && !ls_input_is_stream(in)) {
             /* A line still being written: stored now, it would be stored
              * again, whole, when the file has grown. */
             fprintf(stderr, "lockspan: %s:%llu: the last line has no newline yet (is the file "
@@ -1081,13 +1176,24 @@ read:
                     "on)\n", path, (unsigned long long)first, (unsigned long long)nuls,
                     nuls == 1 ? "" : "s");
     }
+    if (broke) {
+        *state = LS_INPUT_PARTIAL;
+        rc = input_broke(c, f, lineno, errbuf);
+        errbuf[0] = '\0';
+    }
     if (f) {
         f->st.lines = lineno;
         f->st.bytes = ls_input_raw_offset(in);
         if (rc == 0 && id->fingerprint)
             rc = remember(c, id->fingerprint, f, stored_id, ord_ref);
-    } else if (rc == 0) {
-        c->tot.files++; /* an empty file: nothing to store, the run goes on */
+        if (rc == 0 && broke)
+            rc = run_end(c, 0);
+    } else if (rc == 0 && !broke) {
+        /* an empty file: nothing to store, the run goes on */
+        if (!c->opts->quiet)
+            fprintf(stderr, "lockspan: %s: empty: no line to read\n", path);
+        *state = LS_INPUT_NOTHING;
+        c->tot.files++;
     }
 out:
     if (rc == LS_EIO && errbuf[0])
@@ -1107,13 +1213,19 @@ static void *parsing_thread(void *arg)
 {
     ingest_ctx *c = arg;
     int i, rc = 0;
-    for (i = 0; c->paths[i] && rc == 0; i++)
-        rc = ingest_one(c, c->paths[i], &c->ident[i]);
+    for (i = 0; c->paths[i] && rc == 0; i++) {
+        unsigned char state = LS_INPUT_READ;
+        rc = ingest_one(c, c->paths[i], &c->ident[i], &state);
+        if (c->opts->state)
+            c->opts->state[c->index[i]] = state;
+    }
     rc = run_end(c, rc);
     free(c->files);
     free(c->seen);
+    free(c->held);
     c->files = NULL;
     c->seen = NULL;
+    c->held = NULL;
     ls_handoff_close(c->handoff, rc);
     ls_handoff_drain(c->handoff);
     return NULL;
@@ -1128,6 +1240,16 @@ typedef struct store_writer {
     int64_t *ids[MAX_JOBS];
     size_t nids[MAX_JOBS], caps[MAX_JOBS];
 } store_writer;
+
+/* A stored file read on: where it broke last time (input_broke) is no
+ * longer where it ends; if it breaks again, that is recorded anew. */
+static int forget_break(ls_store *s, int64_t file_id)
+{
+    char sql[sizeof(not_fully_read) + 96]; /* the statement's words and an id */
+    snprintf(sql, sizeof(sql), "DELETE FROM bad_lines WHERE file_id = %lld AND reason = '%s'",
+             (long long)file_id, not_fully_read);
+    return ls_store_exec(s, sql);
+}
 
 /* Write one batch's items to the store (ls_handoff_writer). */
 static int write_batch(void *ctx, ls_batch *b)
@@ -1177,8 +1299,10 @@ static int write_batch(void *ctx, ls_batch *b)
                 file_ids = nv;
                 cap = ncap;
             }
-            if (it->line > 0) /* a file the store holds part of: read on */
+            if (it->line > 0) { /* a file the store holds part of: read on */
                 file_ids[nfiles++] = (int64_t)it->line;
+                rc = forget_break(s, (int64_t)it->line);
+            }
             else if (it->same_file > 0 && it->same_file <= nfiles)
                 file_ids[nfiles++] = file_ids[it->same_file - 1];
             else
@@ -1208,7 +1332,8 @@ static int write_batch(void *ctx, ls_batch *b)
 /*
  * For every path, the hash of its first lines and the stored files that
  * began with the same lines: a file is known by its content, whatever its
- * name, compression or length now. stdin is not read ahead: it is always new.
+ * name, compression or length now. A stream (stdin, a pipe, a FIFO) is not
+ * read ahead, which would consume it: it is always new.
  */
 static int identify(ls_store *s, char *const *paths, file_ident **out)
 {
@@ -1227,8 +1352,9 @@ static int identify(ls_store *s, char *const *paths, file_ident **out)
         size_t len;
         uint64_t lineno;
         int truncated;
-        if (strcmp(paths[i], "-") == 0 || ls_input_open(&in, paths[i], errbuf, sizeof(errbuf)))
-            continue; /* an unreadable file fails later, with its message */
+        if (ls_path_is_stream(paths[i]) ||
+            ls_input_open(&in, paths[i], errbuf, sizeof(errbuf)))
+            continue; /* a stream is read once, later; an unreadable file fails then */
         if (ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf, sizeof(errbuf)) ==
                 1 &&
             !ls_input_unterminated(in)) {
@@ -1450,6 +1576,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     store_writer w;
     file_ident *ident = NULL, *tident = NULL;
     char **tpaths = NULL;
+    size_t *tindex = NULL;
     int *group = NULL, *thread_of = NULL;
     pthread_t thread[MAX_JOBS];
     uint64_t load[MAX_JOBS] = {0}; /* input bytes of each parsing thread */
@@ -1471,7 +1598,8 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     /* each thread's paths and idents, NULL-terminated, in input order */
     tpaths = ls_calloc(n + MAX_JOBS, sizeof(*tpaths));
     tident = ls_calloc(n + MAX_JOBS, sizeof(*tident));
-    if (!group || !thread_of || !tpaths || !tident) {
+    tindex = ls_calloc(n + MAX_JOBS, sizeof(*tindex));
+    if (!group || !thread_of || !tpaths || !tident || !tindex) {
         rc = LS_ENOMEM;
         goto out;
     }
@@ -1484,9 +1612,11 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         ls_progress_init(&c[t].progress, opts->progress);
         c[t].paths = tpaths + k;
         c[t].ident = tident + k;
+        c[t].index = tindex + k;
         for (i = 0; i < n; i++)
             if (nthreads == 1 || thread_of[group[i]] == t) {
                 tpaths[k] = paths[i];
+                tindex[k] = i;
                 tident[k++] = ident[i];
             }
         tpaths[k++] = NULL;
@@ -1556,6 +1686,7 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         totals->records += c[t].tot.records;
         totals->events += c[t].tot.events;
         totals->bad_lines += c[t].tot.bad_lines;
+        totals->partial_files += c[t].tot.partial_files;
     }
     rc2 = rc == 0 ? ls_store_commit(store) : ls_store_exec(store, "ROLLBACK");
     if (rc == 0)
@@ -1583,6 +1714,7 @@ out:
         free(w.ids[t]);
     free(ident);
     free(tident);
+    free(tindex);
     free(tpaths);
     free(group);
     free(thread_of);

@@ -48,9 +48,18 @@ typedef struct gz_pipe {
     int err;                    /* 0, GZ_EDATA, GZ_ETRUNC, GZ_EREAD */
     char errmsg[200];
     uint64_t err_at;            /* compressed offset of the error */
+    unsigned char pre[2];       /* the magic bytes the sniffing read off the file */
+    size_t npre;
 } gz_pipe;
 
 enum { GZ_EDATA = 1, GZ_ETRUNC, GZ_EREAD };
+
+/* ls_input.peeking */
+enum {
+    PEEK_NONE = 0,
+    PEEK_ON,   /* lines are delivered from the mark on, and kept */
+    PEEK_EMPTY /* begun in the skipped tail of an over-long line: no line to show */
+};
 
 struct ls_input {
     int fd;
@@ -69,6 +78,16 @@ struct ls_input {
     uint64_t raw_off, text_off, raw_size;
     unsigned char head[2];
     size_t nhead;         /* magic bytes read ahead from a plain stream */
+    int stream;           /* stdin, a pipe, a FIFO, a device: read once, never sought */
+    uint64_t line_bytes;  /* bytes of the line being skipped (over LS_LINE_MAX) */
+    /* A peek (ls_input_peek_begin): where reading resumes at its end. The
+     * buffer keeps every byte from mark.start on while it lasts. */
+    int peeking;          /* PEEK_* */
+    struct {
+        size_t start, scan;
+        uint64_t lineno, text_off;
+        int unterminated;
+    } mark;
 };
 
 /*
@@ -88,6 +107,12 @@ static void *gz_inflater(void *arg)
     if (!inbuf || inflateInit2(&z, 15 + 16) != Z_OK) {
         err = GZ_EDATA;
         snprintf(msg, sizeof(msg), "out of memory");
+    } else {
+        /* The input is read once: the magic bytes come first. */
+        memcpy(inbuf, g->pre, g->npre);
+        z.next_in = inbuf;
+        z.avail_in = (uInt)g->npre;
+        consumed = g->npre;
     }
     while (!err && !ended) {
         int slot;
@@ -181,15 +206,19 @@ static void gz_pipe_free(gz_pipe *g)
     free(g);
 }
 
-/* A pipe for `fd` (positioned at the gzip header); the thread starts at
- * the first read, so an input opened only to peek costs nothing. */
-static gz_pipe *gz_pipe_new(int fd)
+/* A pipe for `fd`, whose first `npre` bytes (the gzip magic) were read
+ * already into `pre`: nothing is read twice, nothing seeks, so a pipe or a
+ * FIFO inflates like a file. The thread starts at the first read, so an
+ * input opened only to peek costs nothing. */
+static gz_pipe *gz_pipe_new(int fd, const unsigned char *pre, size_t npre)
 {
     gz_pipe *g = ls_calloc(1, sizeof(*g));
     int i;
     if (!g)
         return NULL;
     g->fd = fd;
+    memcpy(g->pre, pre, npre);
+    g->npre = npre;
     pthread_mutex_init(&g->mu, NULL);
     pthread_cond_init(&g->cv, NULL);
     for (i = 0; i < GZ_BLOCKS; i++)
@@ -278,6 +307,7 @@ int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen)
         ls_input_close(in);
         return LS_ENOMEM;
     }
+    in->stream = 1; /* until fstat says it is a regular file */
     if (strcmp(path, "-") == 0) {
         in->fd = STDIN_FILENO;
     } else {
@@ -294,8 +324,10 @@ int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen)
                 ls_input_close(in);
                 return LS_EIO;
             }
-            if (S_ISREG(st.st_mode))
+            if (S_ISREG(st.st_mode)) {
                 in->raw_size = (uint64_t)st.st_size;
+                in->stream = 0;
+            }
         }
     }
 
@@ -311,15 +343,7 @@ int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen)
         return LS_EIO;
     }
     if (in->nhead == 2 && in->head[0] == 0x1f && in->head[1] == 0x8b) {
-        if (in->fd != STDIN_FILENO && lseek(in->fd, 0, SEEK_SET) == 0) {
-            in->gz = gz_pipe_new(in->fd);
-        } else {
-            snprintf(errbuf, errlen, "%s: gzip input on a pipe is not supported; "
-                     "pipe it through 'gzip -dc' or pass the file", path);
-            ls_input_close(in);
-            return LS_EIO;
-        }
-        if (!in->gz) {
+        if (!(in->gz = gz_pipe_new(in->fd, in->head, in->nhead))) {
             ls_input_close(in);
             return LS_ENOMEM;
         }
@@ -396,9 +420,51 @@ uint64_t ls_input_nuls(const ls_input *in, uint64_t *first_line)
     return in->nuls;
 }
 
+/* Move the bytes still needed (from the start of the unread ones, or of a
+ * peek's mark) to the front of the buffer. */
+static void compact(ls_input *in)
+{
+    size_t from = in->peeking ? in->mark.start : in->start;
+    if (from == 0)
+        return;
+    memmove(in->buf, in->buf + from, in->end - from);
+    in->end -= from;
+    in->scan -= from;
+    in->start -= from;
+    if (in->peeking) {
+        in->mark.start -= from;
+        in->mark.scan -= from;
+    }
+}
+
+void ls_input_peek_begin(ls_input *in)
+{
+    in->mark.start = in->start;
+    in->mark.scan = in->scan;
+    in->mark.lineno = in->lineno;
+    in->mark.text_off = in->text_off;
+    in->mark.unterminated = in->unterminated;
+    /* The tail of an over-long line is being skipped: nothing to look at. */
+    in->peeking = in->skipping ? PEEK_EMPTY : PEEK_ON;
+}
+
+void ls_input_peek_end(ls_input *in)
+{
+    if (in->peeking == PEEK_NONE)
+        return;
+    in->start = in->mark.start;
+    in->scan = in->mark.scan;
+    in->lineno = in->mark.lineno;
+    in->text_off = in->mark.text_off;
+    in->unterminated = in->mark.unterminated;
+    in->peeking = PEEK_NONE;
+}
+
 int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *lineno,
                        int *truncated, char *errbuf, size_t errlen)
 {
+    if (in->peeking == PEEK_EMPTY)
+        return 0;
     for (;;) {
         char *nl = NULL;
         if (in->scan < in->end)
@@ -417,7 +483,8 @@ int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *l
             *len = n > 0 && in->buf[s + n - 1] == '\r' ? n - 1 : n;
             *lineno = ++in->lineno;
             *truncated = 0;
-            replace_nuls(in, in->buf + s, *len);
+            if (!in->peeking)
+                replace_nuls(in, in->buf + s, *len);
             return 1;
         }
         in->scan = in->end;
@@ -429,7 +496,8 @@ int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *l
                 in->text_off += *len;
                 if (in->buf[in->end - 1] == '\r')
                     (*len)--;
-                replace_nuls(in, in->buf + in->start, *len);
+                if (!in->peeking)
+                    replace_nuls(in, in->buf + in->start, *len);
                 in->start = in->scan = in->end;
                 *lineno = ++in->lineno;
                 *truncated = 0;
@@ -437,16 +505,23 @@ int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *l
             }
             return 0;
         }
-        /* No newline in the buffer: make room at the end. */
-        if (in->start > 0) {
-            size_t keep = in->end - in->start;
-            memmove(in->buf, in->buf + in->start, keep);
-            in->end = in->scan = keep;
-            in->start = 0;
-        }
+        /* No newline in the buffer: make room at the end (a peek keeps
+         * the bytes from its mark on). */
+        compact(in);
+        if (in->peeking && in->end == in->cap &&
+            (in->cap >= LS_LINE_MAX || in->end - in->mark.start >= LS_PEEK_MAX))
+            return 0; /* the peek ends here: a line too long to look at */
         if (in->skipping) {
             in->text_off += in->end;
+            in->line_bytes += in->end;
             in->end = in->scan = 0;
+            if (in->stream && in->line_bytes >= LS_STREAM_NO_BREAK_MAX) {
+                snprintf(errbuf, errlen, "%s: no line break in %u MiB (line %llu): not a text "
+                         "log, or a stream that never ends a line; read up to there",
+                         in->path, LS_STREAM_NO_BREAK_MAX >> 20,
+                         (unsigned long long)in->lineno);
+                return LS_EIO;
+            }
         } else if (in->end == in->cap) {
             if (in->cap >= LS_LINE_MAX) {
                 /* Deliver the head of the over-long line, drop the rest. */
@@ -455,6 +530,7 @@ int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *l
                 in->text_off += in->end;
                 in->start = in->end = in->scan = 0;
                 in->skipping = 1;
+                in->line_bytes = *len;
                 *lineno = ++in->lineno;
                 *truncated = 1;
                 replace_nuls(in, in->buf, *len);
@@ -500,6 +576,24 @@ uint64_t ls_input_raw_size(const ls_input *in)
 int ls_input_is_gzip(const ls_input *in)
 {
     return in->gz != NULL;
+}
+
+uint64_t ls_input_lines(const ls_input *in)
+{
+    return in->lineno;
+}
+
+int ls_input_is_stream(const ls_input *in)
+{
+    return in->stream;
+}
+
+int ls_path_is_stream(const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0)
+        return 1;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
 /* ---- command-line paths ---- */

@@ -211,9 +211,17 @@ def main():
         for i in range(mid, mid + 64):
             comp[i] ^= 0x5A
         open(gz, "wb").write(bytes(comp))
+        # What inflates before zlib finds the damage is garbage lines: more
+        # unparsable lines than allowed (exit 3) outranks partial (exit 4).
         r = run(ls, "ingest", "-q", "--db", os.path.join(tmp, "gz.db"), gz)
-        check(r.returncode == 1 and gz in r.stderr and "compressed byte" in r.stderr,
-              f"damaged .gz: exit 1 naming the file and offset (got {r.returncode}: {r.stderr})")
+        check(r.returncode == 3 and gz in r.stderr and "compressed byte" in r.stderr and
+              "not fully read" in r.stderr,
+              f"damaged .gz: exit 3 naming the file and offset, not fully read (got "
+              f"{r.returncode}: {r.stderr})")
+        r = run(ls, "ingest", "-q", "--max-bad-lines", "100%", "--db",
+                os.path.join(tmp, "gz2.db"), gz)
+        check(r.returncode == 4 and gz in r.stderr and "compressed byte" in r.stderr,
+              f"damaged .gz, bad lines allowed: exit 4, partial (got {r.returncode}: {r.stderr})")
     finally:
         for m in mounts:
             subprocess.run(["umount", m])
