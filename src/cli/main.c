@@ -233,7 +233,8 @@ static const cli_text exits[] = {
     {"3", "more unparsable lines than --max-bad-lines allows (default: over 10% of the "
           "lines, and at least 10); ingest keeps what it read, analyze writes no report"},
     {"4", "partial: an input broke before its end (a cut or damaged .gz, a read error, a "
-          "stream without line breaks). What was read of it and the other inputs are "
+          "stream without line breaks or, of a PostgreSQL log, ending in the middle of a "
+          "line). What was read of it and the other inputs are "
           "stored and reported; stderr and the report's input section say where it broke. "
           "An ingest of the same file later reads on if it has grown or been replaced"},
     {"5", "nothing to read: an input named (a file, a stream, a whole directory) was "
@@ -277,7 +278,8 @@ static const cli_spec spec = {
     "transaction that blocked it, and reports hot rows, root blockers, deadlocks and "
     "timeouts in Markdown, JSON or HTML.",
     "PATH is a file (plain or gzip, told by its content), a directory or - for standard "
-    "input. Each file's kind is told by its content: PostgreSQL stderr, syslog, csvlog "
+    "input; a pipe, a FIFO or a process substitution (<(zcat x.gz)) is read once, like a "
+    "file, gzip included. Each file's kind is told by its content: PostgreSQL stderr, syslog, csvlog "
     "or jsonlog logs, OTLP/JSON, Jaeger or Zipkin trace exports, pg_stat_activity "
     "snapshots. A directory gives its files whose names contain .log, .csv, .json, "
     ".syslog or .gz, in the order they were written (by each file's first timestamp, not "

@@ -944,22 +944,32 @@ static const char not_fully_read[] = "input not fully read: it breaks here (cut 
                                      "data, or a read error); the lines before are read";
 
 /*
- * The input broke after `lineno` lines (errbuf says how): said on stderr,
- * recorded with the file (`f`, NULL when no line was read) and counted;
- * what was read before stays, and the run ends with it, so that the next
+ * The input broke at line `at` (errbuf says how): said on stderr, recorded
+ * with the file (`f`, NULL when no line was read) and counted; what was
+ * read before stays, and the caller ends the run with it, so that the next
  * file does not continue a record it cut.
  */
-static int input_broke(ingest_ctx *c, run_file *f, uint64_t lineno, const char *errbuf)
+static int input_broke(ingest_ctx *c, run_file *f, uint64_t at, const char *errbuf)
 {
     int rc = 0;
-    fprintf(stderr, "lockspan: %s; the %llu line%s before it %s read, the other inputs "
-            "go on\n", errbuf, (unsigned long long)lineno, lineno == 1 ? "" : "s",
-            lineno == 1 ? "is" : "are");
+    fprintf(stderr, "lockspan: %s; what came before is read, the other inputs go on\n",
+            errbuf);
     c->tot.partial_files++;
     if (f && c->rc == 0)
-        rc = ls_handoff_bad(c->handoff, f->ord, lineno + 1, not_fully_read, errbuf,
+        rc = ls_handoff_bad(c->handoff, f->ord, at, not_fully_read, errbuf,
                             strlen(errbuf) > 300 ? 300 : strlen(errbuf));
     return rc;
+}
+
+/*
+ * A stream of a PostgreSQL log (`format`) that ended in the middle of a
+ * line was cut short (zcat of a cut .gz, a collector killed): the server
+ * ends every line it writes. A file may still be being written, and a
+ * trace export need not end with a line break: neither is judged.
+ */
+static int stream_cut(const ls_input *in, const char *format)
+{
+    return ls_input_is_stream(in) && ls_input_unterminated(in) && resumable_by_seek(format);
 }
 
 /*
@@ -1001,7 +1011,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
         if ((rc = find_resume(in, id, &kind, &k, &passed, errbuf, sizeof(errbuf))) != 0) {
             if (rc == LS_EIO) { /* it breaks before where the store's copy ends */
                 *state = LS_INPUT_PARTIAL;
-                rc = input_broke(c, NULL, ls_input_lines(in), errbuf);
+                rc = input_broke(c, NULL, ls_input_lines(in) + 1, errbuf);
                 errbuf[0] = '\0';
             }
             goto out;
@@ -1176,8 +1186,15 @@ read:
                     "on)\n", path, (unsigned long long)first, (unsigned long long)nuls,
                     nuls == 1 ? "" : "s");
     }
-    if (broke) {
+    if (broke) { /* in the line after the last one read */
         *state = LS_INPUT_PARTIAL;
+        rc = input_broke(c, f, lineno + 1, errbuf);
+        errbuf[0] = '\0';
+    } else if (rc == 0 && f && stream_cut(in, c->ops->name)) { /* in the last line read */
+        snprintf(errbuf, sizeof(errbuf), "%s: ends in the middle of line %llu (no line break "
+                 "after it): cut short", path, (unsigned long long)lineno);
+        *state = LS_INPUT_PARTIAL;
+        broke = 1;
         rc = input_broke(c, f, lineno, errbuf);
         errbuf[0] = '\0';
     }

@@ -5,8 +5,9 @@ Real logs from samples/ (basic, correlation, realistic: one log_line_prefix,
 written by samples/generate.sh from real PostgreSQL servers) are given as
 streams that can be read only once: a FIFO fed by a writer thread, a bash
 process substitution <(cat log) and <(cat log.gz), gzip on stdin. Each must
-give the waits the same log gives as a file. /dev/zero and a log followed by
-zeros on a pipe end (no endless loop) with a message. An empty file, a README
+give the waits the same log gives as a file; one cut mid-line is partial
+(exit 4). /dev/zero and a log followed by zeros on a pipe end (no endless
+loop) with a message. An empty file, a README
 and a PNG given as a log exit 5 with a message (0 with --allow-empty). The
 bad-line share applies below 1000 lines (at least 10 bad lines). A .gz cut
 with head -c between two whole ones: exit 4, the rest is stored, report
@@ -114,6 +115,17 @@ def check_streams(ls, tmp, log, base):
     with open(log, "rb") as f:
         r = analyze("-", stdin=f)
     check(r.returncode == 0 and waits_of(out) == base, f"stdin: the file's waits: {err(r)[-300:]}")
+
+    # A stream cut in the middle of a line (zcat of a cut .gz, head -c): partial.
+    r = analyze(f"<(head -c {len(data) // 2} {log})", shell=True)
+    check(r.returncode == EXIT_PARTIAL and "cut short" in err(r) and waits_of(out),
+          f"<(head -c N log), cut mid-line: exit {EXIT_PARTIAL}, what came before read "
+          f"(exit {r.returncode}): {err(r)[-300:]}")
+    # The same bytes as a file: a file may be being written; read as it is.
+    half = os.path.join(tmp, "half.log")
+    open(half, "wb").write(data[: len(data) // 2])
+    r = analyze(half)
+    check(r.returncode == 0, f"a file ending mid-line: exit 0 (exit {r.returncode})")
 
     # /dev/zero: no line break ever. It ends, names the input, and is no all-clear.
     t0 = time.monotonic()
