@@ -1,6 +1,7 @@
 /*
  * ls_input.h — the first two pipeline stages: reading bytes (plain files,
- * gzip through zlib, stdin) and framing them into lines.
+ * gzip through zlib, stdin, pipes, FIFOs, devices: each read once, in
+ * order, never sought) and framing them into lines.
  *
  * Lines are split on '\n' only: a bare '\r' inside a statement is data;
  * a '\r' just before the '\n' (CRLF endings) is dropped.

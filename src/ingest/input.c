@@ -1,6 +1,7 @@
 /*
- * input.c — pipeline stages 1 and 2: bytes in (plain file, gzip, stdin)
- * and framing into lines.
+ * input.c — pipeline stages 1 and 2: bytes in (plain file, gzip, stdin, a
+ * pipe or FIFO: every byte read once, nothing sought) and framing into
+ * lines. A peek looks at the lines ahead and leaves them to be read.
  *
  * One read buffer per input, grown only while a single line needs it and
  * never past LS_LINE_MAX. gzip is detected by its magic bytes and inflated
