@@ -28,6 +28,10 @@ enum {
     LS_INPUT_PARTIAL = 2  /* broke before its end (read error, cut or damaged data) */
 };
 
+/* How the store's bad_lines row of an input that broke begins (its
+ * `reason`; docs/store.md). */
+#define LS_INPUT_BROKE_REASON "input not fully read"
+
 typedef struct ls_ingest_totals {
     uint64_t files, skipped_files, bytes, lines, records, events, bad_lines;
     uint64_t partial_files; /* inputs that broke before their end */

@@ -648,10 +648,14 @@ static int too_many_bad(const cli *c, const ls_ingest_totals *t)
         return 0;
     fprintf(stderr,
             "lockspan: %s: %llu of %llu lines (%.1f%%) could not be parsed, more than "
-            "--max-bad-lines %ld%s allows: is the log_line_prefix (--prefix) right? %s\n",
+            "--max-bad-lines %ld%s allows: %s %s\n",
             c->command, (unsigned long long)t->bad_lines, (unsigned long long)t->lines,
             t->lines ? 100.0 * (double)t->bad_lines / (double)t->lines : 0.0,
             c->max_bad >= 0 ? c->max_bad : (long)c->max_bad_pct, c->max_bad >= 0 ? "" : "%",
+            /* a damaged .gz inflates to garbage before zlib finds the damage */
+            t->partial_files ? "an input that broke (said above) may have given garbage "
+                               "before it broke; else, is the log_line_prefix (--prefix) right?"
+                             : "is the log_line_prefix (--prefix) right?",
             strcmp(c->command, "ingest") == 0 ? "The lines read are in the store (exit 3)."
                                               : "No report written (exit 3).");
     return 1;
@@ -907,6 +911,35 @@ static int do_report(cli *c, ls_store *s, const char *default_out)
 }
 
 /*
+ * Say on stderr when inputs of the store were not fully read (an ingest
+ * that exited 4): the report is of what was read, and its input section
+ * names them. Returns 0 or LS_ESTORE.
+ */
+static int note_broken_inputs(const cli *c, ls_store *s)
+{
+    static const char sql[] = "SELECT count(DISTINCT file_id) FROM bad_lines"
+                              " WHERE substr(reason, 1, length(?1)) = ?1";
+    ls_stmt *st;
+    int64_t n = 0;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, sql, &st)) != 0)
+        return rc;
+    if ((rc = ls_stmt_bind_text(st, 1, LS_INPUT_BROKE_REASON)) == 0 &&
+        (rc = ls_stmt_step(st)) == 1) {
+        n = ls_stmt_int64(st, 0);
+        rc = 0;
+    }
+    ls_stmt_finalize(st);
+    if (rc == 0 && n > 0 && !c->quiet)
+        fprintf(stderr, "lockspan report: %s: %lld input%s of this store %s not fully read "
+                "(cut or damaged): the report is of what was read, its input section says "
+                "where %s\n", c->db, (long long)n, n == 1 ? "" : "s", n == 1 ? "was" : "were",
+                n == 1 ? "it broke" : "they broke");
+    return rc;
+}
+
+/*
  * An existing, non-empty --db must be a lockspan store: anything else (a
  * log, another database) is refused with EXIT_USAGE and never touched.
  */
@@ -1151,6 +1184,8 @@ static int cmd_report(cli *c)
                         "(killed, or stopped by an error); run the same 'lockspan ingest' "
                         "again: it goes on from where the store ends\n", c->db);
         rc = 1;
+    } else if ((rc = note_broken_inputs(c, s)) != 0) {
+        rc = fail("report", rc, s);
     } else {
         rc = do_report(c, s, "-");
     }

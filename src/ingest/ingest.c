@@ -940,8 +940,8 @@ static int read_line(ls_input *in, const char **line, size_t *len, uint64_t *lin
 }
 
 /* The store's row for an input not fully read: at the line where it broke. */
-static const char not_fully_read[] = "input not fully read: it breaks here (cut or damaged "
-                                     "data, or a read error); the lines before are read";
+static const char not_fully_read[] = LS_INPUT_BROKE_REASON ": it breaks here (cut or "
+                                     "damaged data, or a read error); the lines before are read";
 
 /*
  * The input broke at line `at` (errbuf says how): said on stderr, recorded
