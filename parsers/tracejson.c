@@ -17,9 +17,13 @@
 #include "tracejson.h"
 
 enum { TJ_UNDECIDED, TJ_LINES, TJ_DOC };
+enum { TJ_ROOT_NONE, TJ_ROOT_OBJ, TJ_ROOT_ARR };
+/* What the elements of an array of units are (tracejson.h, "Streaming"). */
+enum { TJ_U_NONE, TJ_U_OTLP, TJ_U_JAEGER, TJ_U_ELEM };
 
 #define BAD_TEXT_MAX 300 /* bytes of a value shown with a bad report */
 #define RENDER_DEPTH 16  /* nested arrays / kvlists rendered; deeper is null */
+#define CAP_KEEP (1024u * 1024u) /* held-text memory kept between values */
 
 /* ---- sniffing ---------------------------------------------------------- */
 
@@ -216,10 +220,18 @@ int ls_tj_id(ls_tj *tj, char *out, size_t width, const cJSON *v)
 
 /* ---- reports ------------------------------------------------------------ */
 
+/* A bad record at `line`; inside a unit of a line, its byte offset too. */
 static void bad(ls_tj *tj, uint64_t line, const char *reason, const char *text, size_t len)
 {
-    if (tj->sink.bad)
-        tj->sink.bad(tj->sink.ctx, tj->file, line, reason, text, len > BAD_TEXT_MAX ? BAD_TEXT_MAX : len);
+    char with_off[320];
+    if (!tj->sink.bad)
+        return;
+    if (tj->cur_has_off) {
+        snprintf(with_off, sizeof(with_off), "%s (in the element at byte %llu of the line)",
+                 reason, (unsigned long long)tj->cur_off);
+        reason = with_off;
+    }
+    tj->sink.bad(tj->sink.ctx, tj->file, line, reason, text, len > BAD_TEXT_MAX ? BAD_TEXT_MAX : len);
 }
 
 static void note(ls_tj *tj, uint64_t line, const char *msg)
@@ -515,11 +527,13 @@ int ls_tj_span_emit(ls_tj *tj, const cJSON *obj)
 
 /* ---- dispatch ----------------------------------------------------------- */
 
+/* A top-level value held whole, by its shape. */
 static int dispatch(ls_tj *tj, const cJSON *root, uint64_t line, int is_line, const char *raw,
                     size_t rawlen)
 {
     tj->cur_line = line;
     tj->cur_is_line = is_line;
+    tj->cur_has_off = 0;
     tj->values++;
     /* An array of Jaeger traces, or Zipkin's array of spans. */
     if (cJSON_IsArray(root) && cJSON_GetObjectItemCaseSensitive(root->child, "traceID") &&
@@ -545,6 +559,30 @@ static int dispatch(ls_tj *tj, const cJSON *root, uint64_t line, int is_line, co
     return 0;
 }
 
+/* One unit (see tracejson.h, "Streaming") of a value of kind `kind`. */
+static int dispatch_unit(ls_tj *tj, const cJSON *v, int kind, uint64_t line)
+{
+    switch (kind) {
+    case TJ_U_OTLP:
+        if (!cJSON_IsObject(v)) {
+            ls_tj_bad_span(tj, "OTLP resourceSpans element is not a JSON object", v);
+            return 0;
+        }
+        return ls_otlp_walk_resource(tj, v, line);
+    case TJ_U_JAEGER:
+        if (!cJSON_IsObject(v)) {
+            ls_tj_bad_span(tj, "Jaeger trace is not a JSON object", v);
+            return 0;
+        }
+        return ls_jaeger_walk(tj, v, line);
+    default:
+        if (cJSON_IsObject(v) && cJSON_GetObjectItemCaseSensitive(v, "traceID") &&
+            cJSON_GetObjectItemCaseSensitive(v, "spans"))
+            return ls_jaeger_walk(tj, v, line);
+        return ls_zipkin_walk(tj, v, line);
+    }
+}
+
 /* ---- framing ------------------------------------------------------------ */
 
 /* Parse len bytes as exactly one JSON value (white space may follow);
@@ -567,193 +605,432 @@ static cJSON *parse_value(const char *p, size_t len, size_t *errpos)
     return v;
 }
 
-/* Track brackets outside strings over n bytes; the offset just past the
- * byte that closes the pending value, or n if it stays open. */
-static size_t scan(ls_tj *tj, const char *p, size_t n)
+static int is_ws(char c)
 {
-    size_t i;
-    for (i = 0; i < n; i++) {
-        char c = p[i];
-        if (tj->in_str) {
-            if (tj->esc)
-                tj->esc = 0;
-            else if (c == '\\')
-                tj->esc = 1;
-            else if (c == '"')
-                tj->in_str = 0;
-        } else if (c == '"') {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Forget the held text; give a large buffer's memory back. */
+static void cap_drop(ls_tj *tj)
+{
+    tj->capturing = tj->cap_over = 0;
+    if (tj->cap.cap > CAP_KEEP) {
+        ls_buf_free(&tj->cap);
+        ls_buf_init(&tj->cap, tj->doc_max);
+    } else {
+        ls_buf_reset(&tj->cap);
+    }
+}
+
+/* Hold text from byte `off` of the piece being read on. */
+static void cap_begin(ls_tj *tj, size_t off)
+{
+    cap_drop(tj);
+    tj->capturing = 1;
+    tj->cap_line = tj->lineno;
+    tj->cap_off = tj->line_off + off;
+}
+
+/* The held text passed doc_max: say so once, keep scanning, keep nothing.
+ * `more` (n bytes) is what did not fit, shown when nothing is held yet. */
+static void cap_over_bound(ls_tj *tj, const char *more, size_t n)
+{
+    char msg[320];
+    snprintf(msg, sizeof(msg),
+             "the JSON value starting here (at byte %llu of the line) is larger than %zu bytes, "
+             "the bound for one value read whole (%s); its spans are skipped",
+             (unsigned long long)tj->cap_off, tj->doc_max,
+             tj->in_unit ? "one ResourceSpans, trace or span of the export"
+                         : "a document that is not read element by element");
+    note(tj, tj->cap_line, msg);
+    tj->cur_has_off = 0;
+    if (tj->cap.len > 0)
+        bad(tj, tj->cap_line, "JSON value over the size bound, skipped", ls_buf_str(&tj->cap),
+            tj->cap.len);
+    else
+        bad(tj, tj->cap_line, "JSON value over the size bound, skipped", more, n);
+    tj->over++;
+    ls_buf_free(&tj->cap);
+    ls_buf_init(&tj->cap, tj->doc_max);
+    tj->cap_over = 1;
+}
+
+/* Append n bytes to the held text. 0 or LS_ENOMEM. */
+static int cap_add(ls_tj *tj, const char *p, size_t n)
+{
+    int rc;
+    if (!tj->capturing || tj->cap_over || n == 0)
+        return 0;
+    ls_buf_add(&tj->cap, p, n);
+    rc = ls_buf_failed(&tj->cap);
+    if (rc == LS_ENOMEM)
+        return LS_ENOMEM;
+    if (rc != 0)
+        cap_over_bound(tj, p, n);
+    return 0;
+}
+
+/* The text held for a value that did not parse: name the line of the
+ * error (text from `line` on, `off` its byte offset in its line) and show
+ * that line. */
+static void bad_json(ls_tj *tj, const char *what, uint64_t line, uint64_t off, size_t errpos)
+{
+    const char *t = ls_buf_str(&tj->cap);
+    size_t i, from = 0, to;
+    char reason[160];
+    uint64_t at = line;
+
+    for (i = 0; i < errpos; i++)
+        if (t[i] == '\n') {
+            at++;
+            from = i + 1;
+        }
+    for (to = from; to < tj->cap.len && t[to] != '\n'; to++)
+        ;
+    if (at == line && from == 0)
+        snprintf(reason, sizeof(reason), "%s: invalid JSON (from byte %llu of the line)", what,
+                 (unsigned long long)off);
+    else
+        snprintf(reason, sizeof(reason), "%s: invalid JSON in the value starting at line %llu",
+                 what, (unsigned long long)line);
+    tj->cur_has_off = 0;
+    bad(tj, at, reason, t + from, to - from);
+}
+
+/* Forget the top-level value being read. */
+static void value_reset(ls_tj *tj)
+{
+    tj->root = TJ_ROOT_NONE;
+    tj->depth = tj->in_str = tj->esc = 0;
+    tj->want_key = tj->in_key = 0;
+    tj->units_next = tj->units_depth = tj->units_kind = TJ_U_NONE;
+    tj->keylen = 0;
+    tj->streamed = 0;
+    tj->in_unit = tj->unit_scalar = 0;
+    cap_drop(tj);
+}
+
+/* Whether the unit held, or the value, lies on one line of JSON Lines. */
+static int on_one_line(const ls_tj *tj, uint64_t first)
+{
+    return tj->mode != TJ_DOC && first == tj->lineno && first == tj->root_line;
+}
+
+/* The unit held is complete: parse it and read its spans. */
+static int unit_done(ls_tj *tj)
+{
+    size_t errpos;
+    cJSON *v;
+    int rc = 0;
+
+    tj->in_unit = tj->unit_scalar = 0;
+    if (!tj->cap_over) {
+        tj->cur_line = tj->cap_line;
+        tj->cur_is_line = on_one_line(tj, tj->cap_line);
+        tj->cur_off = tj->cap_off;
+        tj->cur_has_off = tj->cur_is_line;
+        v = parse_value(ls_buf_str(&tj->cap), tj->cap.len, &errpos);
+        if (v) {
+            rc = dispatch_unit(tj, v, tj->units_kind, tj->cap_line);
+            cJSON_Delete(v);
+            tj->cur_has_off = 0;
+        } else {
+            tj->bad_units++;
+            bad_json(tj, "an element of the export", tj->cap_line, tj->cap_off, errpos);
+        }
+    }
+    cap_drop(tj);
+    return rc;
+}
+
+/* The top-level value closed on the current line. */
+static int root_done(ls_tj *tj)
+{
+    size_t errpos;
+    cJSON *v;
+    int rc = 0, one_line = tj->root_line == tj->lineno;
+
+    if (tj->mode == TJ_UNDECIDED)
+        tj->mode = one_line ? TJ_LINES : TJ_DOC;
+    if (tj->streamed) {
+        tj->values++;
+    } else if (tj->capturing && !tj->cap_over) {
+        v = parse_value(ls_buf_str(&tj->cap), tj->cap.len, &errpos);
+        if (v) {
+            rc = dispatch(tj, v, tj->root_line, tj->mode == TJ_LINES && one_line,
+                          ls_buf_str(&tj->cap), tj->cap.len);
+            cJSON_Delete(v);
+        } else if (one_line && tj->mode == TJ_LINES) {
+            tj->cur_has_off = 0;
+            bad(tj, tj->root_line, "not a JSON value", ls_buf_str(&tj->cap), tj->cap.len);
+        } else {
+            bad_json(tj, "a JSON document", tj->root_line, tj->cap_off, errpos);
+        }
+    }
+    value_reset(tj);
+    return rc;
+}
+
+/* A top-level value opens with `c` at byte i of the piece. */
+static void root_begin(ls_tj *tj, char c, size_t i)
+{
+    value_reset(tj);
+    tj->root_line = tj->lineno;
+    tj->depth = 1;
+    if (c == '{') {
+        /* Held whole until a member turns out to be an array of units. */
+        tj->root = TJ_ROOT_OBJ;
+        tj->want_key = 1;
+        cap_begin(tj, i);
+    } else {
+        tj->root = TJ_ROOT_ARR;
+        tj->streamed = 1;
+        tj->units_depth = 1;
+        tj->units_kind = TJ_U_ELEM;
+    }
+}
+
+/* The kind of units a top-level member named key[0, len) holds, if an array. */
+static int units_of(const char *key, size_t len)
+{
+#define KEY_IS(s) (len == sizeof(s) - 1 && memcmp(key, s, len) == 0)
+    if (KEY_IS("resourceSpans") || KEY_IS("resource_spans"))
+        return TJ_U_OTLP;
+    if (KEY_IS("data"))
+        return TJ_U_JAEGER;
+    return TJ_U_NONE;
+#undef KEY_IS
+}
+
+/* Text that is not JSON where a top-level value should begin: the rest of
+ * the line is reported and skipped. */
+static void not_json(ls_tj *tj, const char *p, size_t n)
+{
+    tj->cur_has_off = 0;
+    bad(tj, tj->lineno, "not a JSON value", p, n);
+    tj->skip_line = 1;
+}
+
+/*
+ * One byte outside strings, at byte i of the piece p, in the top-level
+ * value (see "Streaming" in tracejson.h); *from is where held text starts
+ * in p. Returns 0 or a negative code.
+ */
+static int scan_byte(ls_tj *tj, const char *p, size_t i, size_t *from)
+{
+    char c = p[i];
+    int rc;
+
+    /* A scalar unit ends before the ',' or bracket after it. */
+    if (tj->in_unit && tj->unit_scalar && tj->depth == tj->units_depth &&
+        (c == ',' || c == ']' || c == '}')) {
+        if ((rc = cap_add(tj, p + *from, i - *from)) != 0 || (rc = unit_done(tj)) != 0)
+            return rc;
+    }
+    if (tj->units_depth && tj->depth == tj->units_depth && !tj->in_unit && c != ',' &&
+        c != ']' && c != '}') {
+        if (c == '[' && tj->root == TJ_ROOT_ARR && tj->depth == 1) {
+            /* A list of traces: each is a list of spans, the units. */
+            tj->depth = tj->units_depth = 2;
+            return 0;
+        }
+        cap_begin(tj, i);
+        *from = i;
+        tj->in_unit = 1;
+        tj->unit_scalar = c != '{' && c != '[';
+        tj->unit_depth = tj->depth;
+        if (c == '"')
             tj->in_str = 1;
-        } else if (c == '{' || c == '[') {
+        else if (!tj->unit_scalar)
             tj->depth++;
-        } else if (c == '}' || c == ']') {
-            if (--tj->depth <= 0) {
-                tj->depth = 0;
-                return i + 1;
-            }
+        return 0;
+    }
+    switch (c) {
+    case '"':
+        tj->in_str = 1;
+        if (tj->root == TJ_ROOT_OBJ && tj->depth == 1 && tj->want_key) {
+            tj->in_key = 1;
+            tj->want_key = 0;
+            tj->keylen = 0;
+        }
+        break;
+    case ':':
+        if (tj->root == TJ_ROOT_OBJ && tj->depth == 1)
+            tj->units_next = units_of(tj->key, tj->keylen);
+        break;
+    case ',':
+        if (tj->root == TJ_ROOT_OBJ && tj->depth == 1) {
+            tj->want_key = 1;
+            tj->units_next = TJ_U_NONE;
+        }
+        break;
+    case '{':
+    case '[':
+        if (c == '[' && tj->depth == 1 && tj->units_next != TJ_U_NONE) {
+            /* The export's array: from here on, unit by unit. */
+            cap_drop(tj);
+            tj->streamed = 1;
+            tj->units_depth = 2;
+            tj->units_kind = tj->units_next;
+        }
+        if (tj->depth == 1)
+            tj->units_next = TJ_U_NONE;
+        tj->depth++;
+        break;
+    case '}':
+    case ']':
+        tj->depth--;
+        if (tj->in_unit && tj->depth == tj->unit_depth) {
+            if ((rc = cap_add(tj, p + *from, i + 1 - *from)) != 0 || (rc = unit_done(tj)) != 0)
+                return rc;
+        } else if (tj->units_depth && tj->depth < tj->units_depth) {
+            tj->units_depth = tj->root == TJ_ROOT_ARR && tj->depth == 1 ? 1 : 0;
+        }
+        if (tj->depth == 0) {
+            if ((rc = cap_add(tj, p + *from, i + 1 - *from)) != 0)
+                return rc;
+            return root_done(tj);
+        }
+        break;
+    default:
+        if (tj->root == TJ_ROOT_OBJ && tj->depth == 1)
+            tj->units_next = TJ_U_NONE; /* a scalar member */
+        break;
+    }
+    return 0;
+}
+
+/* Bytes of a string from byte i of p: past its end, or to the end of p.
+ * Returns the offset of the next byte to scan. */
+static size_t scan_string(ls_tj *tj, const char *p, size_t i, size_t n)
+{
+    for (; i < n; i++) {
+        char c = p[i];
+        if (tj->esc) {
+            tj->esc = 0;
+        } else if (c == '\\') {
+            tj->esc = 1;
+        } else if (c == '"') {
+            tj->in_str = tj->in_key = 0;
+            return i + 1;
+        } else if (tj->in_key) {
+            if (tj->keylen < sizeof(tj->key))
+                tj->key[tj->keylen++] = c;
+        } else {
+            /* Plain string bytes: skip to the next quote or backslash. */
+            const char *q = p + i, *end = p + n;
+            while (q < end && *q != '"' && *q != '\\')
+                q++;
+            i = (size_t)(q - p) - 1;
         }
     }
     return n;
 }
 
-static void doc_drop(ls_tj *tj)
+/* A piece of the current line through the scanner. */
+static int scan_piece(ls_tj *tj, const char *p, size_t n)
 {
-    /* Give a large document's memory back. */
-    ls_buf_free(&tj->doc);
-    ls_buf_init(&tj->doc, tj->doc_max);
-    tj->pending = tj->skipping = 0;
-    tj->depth = tj->in_str = tj->esc = 0;
-}
+    size_t i = 0, from = 0;
+    int rc;
 
-static void doc_over_bound(ls_tj *tj)
-{
-    char msg[256];
-    snprintf(msg, sizeof(msg),
-             "the JSON document starting here is larger than %zu bytes, the bound for "
-             "one document; its spans are skipped. Export JSON Lines (one object per line), or "
-             "split the file",
-             tj->doc_max);
-    note(tj, tj->doc_line, msg);
-    bad(tj, tj->doc_line, "JSON document over the size bound, skipped", tj->doc.ptr ? tj->doc.ptr : "",
-        tj->doc.len);
-    ls_buf_free(&tj->doc);
-    ls_buf_init(&tj->doc, tj->doc_max);
-    tj->skipping = 1;
-}
-
-/* The pending document is complete in tj->doc. */
-static int doc_done(ls_tj *tj)
-{
-    size_t errpos;
-    int rc = 0;
-    cJSON *root = parse_value(tj->doc.ptr, tj->doc.len, &errpos);
-    if (root) {
-        rc = dispatch(tj, root, tj->doc_line, 0, tj->doc.ptr, tj->doc.len);
-        cJSON_Delete(root);
-    } else {
-        /* Name the line of the error, and show it. */
-        uint64_t line = tj->doc_line;
-        size_t i, from = 0, to;
-        char reason[128];
-        for (i = 0; i < errpos; i++)
-            if (tj->doc.ptr[i] == '\n') {
-                line++;
-                from = i + 1;
+    while (i < n) {
+        if (tj->in_str) {
+            i = scan_string(tj, p, i, n);
+            continue;
+        }
+        if (is_ws(p[i])) {
+            i++;
+            continue;
+        }
+        if (tj->root == TJ_ROOT_NONE) {
+            if (p[i] != '{' && p[i] != '[') {
+                not_json(tj, p + i, n - i);
+                return 0;
             }
-        for (to = from; to < tj->doc.len && tj->doc.ptr[to] != '\n'; to++)
-            ;
-        snprintf(reason, sizeof(reason), "invalid JSON in the document starting at line %llu",
-                 (unsigned long long)tj->doc_line);
-        bad(tj, line, reason, tj->doc.ptr + from, to - from);
+            root_begin(tj, p[i], i);
+            from = i++;
+            continue;
+        }
+        if ((rc = scan_byte(tj, p, i, &from)) != 0)
+            return rc;
+        i++;
     }
-    doc_drop(tj);
-    return rc;
+    return cap_add(tj, p + from, n - from);
 }
 
-/* Text from the start of a value on: a whole JSON Lines value, or the start
- * of a multi-line document. */
-static int start_value(ls_tj *tj, const char *p, size_t len, uint64_t lineno, int line_start)
+/* The current line ended with a top-level value open. */
+static int line_end(ls_tj *tj)
 {
-    size_t errpos, k;
-    cJSON *v;
-    int rc, open;
+    if (tj->root == TJ_ROOT_NONE)
+        return 0;
+    if (tj->mode == TJ_LINES) {
+        if (!tj->cap_over) {
+            tj->cur_has_off = 0;
+            bad(tj, tj->root_line, "incomplete JSON value (a JSON Lines line cut short?)",
+                ls_buf_str(&tj->cap), tj->cap.len);
+        }
+        value_reset(tj);
+        return 0;
+    }
+    tj->mode = TJ_DOC;
+    return cap_add(tj, "\n", 1);
+}
 
-    while (len > 0 && (*p == ' ' || *p == '\t' || *p == '\r')) {
-        p++;
-        len--;
+/*
+ * A new line: a byte order mark at the file's start is dropped; a whole
+ * line at column 0 that is a complete object or array on its own, inside
+ * an unfinished document, ends that document (it was a cut JSON Lines
+ * line).
+ */
+static void line_begin(ls_tj *tj, const char **line, size_t *len, uint64_t lineno, int more)
+{
+    tj->lineno = lineno;
+    tj->line_off = 0;
+    tj->skip_line = 0;
+    if (lineno == 1 && *len >= 3 && memcmp(*line, "\xef\xbb\xbf", 3) == 0) {
+        *line += 3;
+        *len -= 3;
+        tj->line_off = 3;
     }
-    if (len == 0)
-        return 0;
-    if (len > tj->doc_max) {
-        tj->doc_line = lineno;
-        doc_over_bound(tj);
-        tj->skipping = 0;
-        return 0;
-    }
-    v = parse_value(p, len, &errpos);
-    if (v) {
-        if (tj->mode == TJ_UNDECIDED)
+    if (tj->root != TJ_ROOT_NONE && tj->mode == TJ_DOC && !more && *len > 0 &&
+        ((*line)[0] == '{' || (*line)[0] == '[')) {
+        cJSON *v = parse_value(*line, *len, NULL);
+        /* "{}" or "[]" at column 0 may be a member of a document printed
+         * with no indentation. */
+        if (v && v->child) {
+            if (!tj->cap_over) {
+                tj->cur_has_off = 0;
+                bad(tj, tj->root_line, "incomplete JSON value (a JSON Lines line cut short?)",
+                    ls_buf_str(&tj->cap), tj->cap.len);
+            }
+            value_reset(tj);
             tj->mode = TJ_LINES;
-        rc = dispatch(tj, v, lineno, tj->mode == TJ_LINES, p, len);
+        }
         cJSON_Delete(v);
+    }
+}
+
+int ls_tj_feed_part(void *state, const char *part, size_t len, uint64_t lineno, int more)
+{
+    ls_tj *tj = state;
+    int rc = 0;
+
+    if (!tj->cont)
+        line_begin(tj, &part, &len, lineno, more);
+    tj->cont = more;
+    if (!tj->skip_line && (rc = scan_piece(tj, part, len)) != 0)
         return rc;
-    }
-    /* Not one value: the start of a document? */
-    tj->depth = tj->in_str = tj->esc = 0;
-    k = scan(tj, p, len);
-    open = k == len && tj->depth > 0;
-    if (open && tj->mode != TJ_LINES && (line_start || tj->mode == TJ_DOC)) {
-        tj->mode = TJ_DOC;
-        tj->pending = 1;
-        tj->doc_line = lineno;
-        ls_buf_add(&tj->doc, p, len);
-        ls_buf_addc(&tj->doc, '\n');
-        return ls_buf_failed(&tj->doc) == LS_ENOMEM ? LS_ENOMEM : 0;
-    }
-    tj->depth = tj->in_str = tj->esc = 0;
-    bad(tj, lineno,
-        open ? "incomplete JSON value (a JSON Lines line cut short?)"
-                                  : "not a JSON value",
-        p, len);
-    return 0;
+    tj->line_off += len;
+    if (!more)
+        rc = line_end(tj);
+    return rc;
 }
 
 int ls_tj_feed(void *state, const char *line, size_t len, uint64_t lineno)
 {
-    ls_tj *tj = state;
-    size_t k;
-    int rc;
-
     if (len > 0 && line[len - 1] == '\r')
         len--;
-    if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
-        line += 3; /* a byte order mark */
-        len -= 3;
-    }
-    if (!tj->pending)
-        return start_value(tj, line, len, lineno, 1);
-
-    if (len > 0 && (line[0] == '{' || line[0] == '[')) {
-        cJSON *v = parse_value(line, len, NULL);
-        if (v && !v->child) {
-            /* "{}" or "[]" at column 0 may be a member of a document
-             * printed with no indentation. */
-            cJSON_Delete(v);
-            v = NULL;
-        }
-        if (v) {
-            /* A complete value at column 0 inside a document: the document
-             * was cut; this is JSON Lines. */
-            cJSON_Delete(v);
-            if (!tj->skipping)
-                bad(tj, tj->doc_line, "incomplete JSON value (a JSON Lines line cut short?)",
-                    tj->doc.ptr ? tj->doc.ptr : "", tj->doc.len);
-            doc_drop(tj);
-            tj->mode = TJ_LINES;
-            return start_value(tj, line, len, lineno, 1);
-        }
-    }
-    k = scan(tj, line, len);
-    if (!tj->skipping) {
-        ls_buf_add(&tj->doc, line, k);
-        if (k == len)
-            ls_buf_addc(&tj->doc, '\n');
-        rc = ls_buf_failed(&tj->doc);
-        if (rc == LS_ENOMEM)
-            return LS_ENOMEM;
-        if (rc != 0)
-            doc_over_bound(tj);
-    }
-    if (k == len && tj->depth > 0)
-        return 0;
-    if (tj->skipping) {
-        doc_drop(tj);
-        rc = 0;
-    } else {
-        rc = doc_done(tj);
-    }
-    if (rc == 0 && k < len)
-        rc = start_value(tj, line + k, len - k, lineno, 0);
-    return rc;
+    return ls_tj_feed_part(state, line, len, lineno, 0);
 }
 
 int ls_tj_finish(void *state)
@@ -761,15 +1038,25 @@ int ls_tj_finish(void *state)
     ls_tj *tj = state;
     char msg[256];
 
-    if (tj->pending && !tj->skipping)
-        bad(tj, tj->doc_line,
+    if (tj->root != TJ_ROOT_NONE && !tj->cap_over) {
+        tj->cur_has_off = 0;
+        bad(tj, tj->root_line,
             "incomplete JSON document at the end of the file (its brackets do not close)",
-            tj->doc.ptr ? tj->doc.ptr : "", tj->doc.len);
-    doc_drop(tj);
+            ls_buf_str(&tj->cap), tj->cap.len);
+    }
+    value_reset(tj);
     snprintf(msg, sizeof(msg), "%llu spans read from %llu JSON values (%s)",
              (unsigned long long)tj->spans, (unsigned long long)tj->values,
              tj->mode == TJ_LINES ? "one per line" : "multi-line documents");
     note(tj, 0, msg);
+    if (tj->bad_units || tj->over) {
+        snprintf(msg, sizeof(msg),
+                 "%llu elements of the export were not read (%llu invalid JSON, %llu over the "
+                 "size bound); the elements around them were",
+                 (unsigned long long)(tj->bad_units + tj->over),
+                 (unsigned long long)tj->bad_units, (unsigned long long)tj->over);
+        note(tj, 0, msg);
+    }
     if (tj->base64_ids) {
         snprintf(msg, sizeof(msg),
                  "%llu ids were base64 (the protobuf JSON mapping) rather than OTLP/JSON's hex; "
@@ -794,7 +1081,7 @@ void ls_tj_destroy(void *state)
     ls_tj *tj = state;
     if (!tj)
         return;
-    ls_buf_free(&tj->doc);
+    ls_buf_free(&tj->cap);
     ls_buf_free(&tj->attrs);
     ls_buf_free(&tj->one);
     free(tj->file);
@@ -812,7 +1099,7 @@ int ls_tj_create(void **out, const char *format, const ls_parse_opts *opts, cons
     tj->sink = *sink;
     tj->format = format;
     tj->doc_max = LS_TRACE_DOC_MAX;
-    ls_buf_init(&tj->doc, tj->doc_max);
+    ls_buf_init(&tj->cap, tj->doc_max);
     ls_buf_init(&tj->attrs, LS_TRACE_ATTRS_MAX + 16);
     ls_buf_init(&tj->one, LS_TRACE_ATTRS_MAX + 16);
     tj->file = ls_strdup(opts && opts->file ? opts->file : "-");
@@ -829,8 +1116,8 @@ void ls_trace_parser_set_doc_max(void *state, size_t max)
 {
     ls_tj *tj = state;
     tj->doc_max = max ? max : LS_TRACE_DOC_MAX;
-    ls_buf_free(&tj->doc);
-    ls_buf_init(&tj->doc, tj->doc_max);
+    ls_buf_free(&tj->cap);
+    ls_buf_init(&tj->cap, tj->doc_max);
 }
 
 int ls_trace_parser_set_pid_attribute(void *state, const char *name)

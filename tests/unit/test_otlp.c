@@ -189,7 +189,7 @@ static void test_pretty_document(void)
     CHECK_INT(ts_run(&c, &ls_otlp_parser, pretty), 0);
     CHECK_INT(c.n, 2);
     CHECK_INT(c.nbad, 1);
-    CHECK_INT(c.bad_line[0], 1);
+    CHECK_INT(c.bad_line[0], 3); /* where its ResourceSpans begins */
     CHECK(c.bad_text[0] && strstr(c.bad_text[0], "broken"));
     if (c.n < 2) {
         ts_free(&c);
@@ -216,7 +216,9 @@ static void test_pretty_document(void)
     ts_free(&c);
 }
 
-/* A document over the bound is skipped and said so; the next one reads. */
+/* The bound is per element of resourceSpans, not per document: a document
+ * larger than the bound whose elements are small is read whole; an element
+ * over it is skipped and said so, and the elements around it are read. */
 static void test_bound(void)
 {
     ts_sink c;
@@ -233,21 +235,36 @@ static void test_bound(void)
     n += (size_t)snprintf(text + n, 8192 - n,
                           "  {}\n ]\n}\n{\n \"resourceSpans\": [{\"scopeSpans\": [{\"spans\": "
                           "[{\"traceId\": \"02\", \"spanId\": \"03\"}]}]}]\n}\n");
+    CHECK(n > 1000);
     CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 1000), 0);
-    CHECK_INT(c.n, 1);
-    if (c.n == 1) {
-        CHECK_STR(c.spans[0].sp.trace_id, "00000000000000000000000000000002");
-        CHECK_STR(c.spans[0].sp.span_id, "0000000000000003");
+    CHECK_INT(c.n, 21);
+    CHECK_INT(c.nbad, 0);
+    if (c.n == 21) {
+        CHECK_STR(c.spans[20].sp.trace_id, "00000000000000000000000000000002");
+        CHECK_STR(c.spans[20].sp.span_id, "0000000000000003");
+    }
+    ts_free(&c);
+
+    /* One line: an element over 100 bytes between two that are not. */
+    n = (size_t)snprintf(text, 8192,
+                         "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"01\","
+                         "\"spanId\":\"01\"}]}]},{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"01\","
+                         "\"spanId\":\"02\",\"name\":\"%0100d\"}]}]},{\"scopeSpans\":[{\"spans\":"
+                         "[{\"traceId\":\"01\",\"spanId\":\"03\"}]}]}]}\n",
+                         0);
+    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 100), 0);
+    CHECK_INT(c.n, 2);
+    if (c.n == 2) {
+        CHECK_STR(c.spans[0].sp.span_id, "0000000000000001");
+        CHECK_STR(c.spans[1].sp.span_id, "0000000000000003");
+        CHECK_INT(c.spans[1].sp.line, 1);
     }
     CHECK_INT(c.nbad, 1);
     CHECK_INT(c.bad_line[0], 1);
-    CHECK(ts_has_note(&c, "line 1: the JSON document starting here is larger than 1000 bytes"));
-
-    /* The default bound reads it all. */
-    ts_free(&c);
-    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 0), 0);
-    CHECK_INT(c.n, 21);
-    CHECK_INT(c.nbad, 0);
+    CHECK(c.nbad == 1 && strncmp(c.bad_text[0], "{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"01\",\"spanId\":\"02\"", 50) == 0);
+    CHECK(ts_has_note(&c, "line 1: the JSON value starting here (at byte 78 of the line) is "
+                          "larger than 100 bytes"));
+    CHECK(ts_has_note(&c, "2 spans read from 1 JSON values (one per line)"));
     ts_free(&c);
     free(text);
 }
