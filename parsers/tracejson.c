@@ -977,6 +977,45 @@ static int line_end(ls_tj *tj)
 }
 
 /*
+ * Whether a line opens an object or array at column 0 whose brackets close
+ * at its end, with something inside: a JSON Lines line, not a line of a
+ * pretty-printed document ("{}" or "[]" at column 0 may be a member of a
+ * document printed with no indentation). Brackets only: its elements may
+ * be invalid, and are reported when read.
+ */
+static int closes_alone(const char *p, size_t n)
+{
+    size_t i;
+    int depth = 0, in_str = 0, esc = 0, inside = 0;
+
+    while (n > 0 && is_ws(p[n - 1]))
+        n--;
+    if (n == 0 || (p[0] != '{' && p[0] != '['))
+        return 0;
+    for (i = 0; i < n; i++) {
+        char c = p[i];
+        if (in_str) {
+            if (esc)
+                esc = 0;
+            else if (c == '\\')
+                esc = 1;
+            else if (c == '"')
+                in_str = 0;
+            continue;
+        }
+        if (c == '"')
+            in_str = 1;
+        else if (c == '{' || c == '[')
+            depth++;
+        else if ((c == '}' || c == ']') && --depth == 0)
+            return i == n - 1 && inside;
+        if (i > 0 && !is_ws(c))
+            inside = 1;
+    }
+    return 0;
+}
+
+/*
  * A new line: a byte order mark at the file's start is dropped; a whole
  * line at column 0 that is a complete object or array on its own, inside
  * an unfinished document, ends that document (it was a cut JSON Lines
@@ -992,21 +1031,14 @@ static void line_begin(ls_tj *tj, const char **line, size_t *len, uint64_t linen
         *len -= 3;
         tj->line_off = 3;
     }
-    if (tj->root != TJ_ROOT_NONE && tj->mode == TJ_DOC && !more && *len > 0 &&
-        ((*line)[0] == '{' || (*line)[0] == '[')) {
-        cJSON *v = parse_value(*line, *len, NULL);
-        /* "{}" or "[]" at column 0 may be a member of a document printed
-         * with no indentation. */
-        if (v && v->child) {
-            if (!tj->cap_over) {
-                tj->cur_has_off = 0;
-                bad(tj, tj->root_line, "incomplete JSON value (a JSON Lines line cut short?)",
-                    ls_buf_str(&tj->cap), tj->cap.len);
-            }
-            value_reset(tj);
-            tj->mode = TJ_LINES;
+    if (tj->root != TJ_ROOT_NONE && tj->mode == TJ_DOC && !more && closes_alone(*line, *len)) {
+        if (!tj->cap_over) {
+            tj->cur_has_off = 0;
+            bad(tj, tj->root_line, "incomplete JSON value (a JSON Lines line cut short?)",
+                ls_buf_str(&tj->cap), tj->cap.len);
         }
-        cJSON_Delete(v);
+        value_reset(tj);
+        tj->mode = TJ_LINES;
     }
 }
 
