@@ -224,6 +224,7 @@ int ls_tj_id(ls_tj *tj, char *out, size_t width, const cJSON *v)
 static void bad(ls_tj *tj, uint64_t line, const char *reason, const char *text, size_t len)
 {
     char with_off[320];
+    tj->bad_records++;
     if (!tj->sink.bad)
         return;
     if (tj->cur_has_off) {
@@ -1088,6 +1089,16 @@ int ls_tj_finish(void *state)
                  (unsigned long long)(tj->bad_units + tj->over),
                  (unsigned long long)tj->bad_units, (unsigned long long)tj->over);
         note(tj, 0, msg);
+    }
+    if (tj->spans == 0 && tj->bad_records > 0) {
+        /* Never a silent zero: an export none of whose spans could be read
+         * fails the run, as a log none of whose lines parse does. */
+        snprintf(msg, sizeof(msg),
+                 "no span could be read from this trace export (%llu records rejected, named "
+                 "above)",
+                 (unsigned long long)tj->bad_records);
+        note(tj, 0, msg);
+        return LS_EFORMAT;
     }
     if (tj->base64_ids) {
         snprintf(msg, sizeof(msg),

@@ -124,7 +124,7 @@ typedef struct ls_tj {
     int nattrs, cut;
 
     /* facts for the closing note */
-    uint64_t spans, values, bad_spans, bad_units, attrs_cut, base64_ids;
+    uint64_t spans, values, bad_spans, bad_units, bad_records, attrs_cut, base64_ids;
 } ls_tj;
 
 /* Create / destroy: `format` is the parser's name ("otlp", ...). */
@@ -134,6 +134,8 @@ int ls_tj_feed(void *state, const char *line, size_t len, uint64_t lineno);
 /* A piece of line `lineno`; `more` = 1 when the line goes on in the next
  * call. ls_tj_feed is a whole line: one piece with more = 0. */
 int ls_tj_feed_part(void *state, const char *part, size_t len, uint64_t lineno, int more);
+/* End of input: the closing notes. LS_EFORMAT when no span was read and
+ * records were rejected (never a silent zero), else 0. */
 int ls_tj_finish(void *state);
 
 /*

@@ -18,7 +18,8 @@ and for OTLP:
   line 1 and its byte offset, in the input section too; every other
   element is read;
 - a file cut inside the line reads every element before the cut and says
-  the document does not close.
+  the document does not close; cut inside its first element (no span
+  read), the run fails (exit 1) and says why.
 """
 import json
 import os
@@ -152,6 +153,14 @@ def check_damage(lockspan, samples, tmp):
           "cut: says the document does not close")
     f = input_file(rep, cut)
     check(f.get("bad_lines") == 1, f"cut: input section {f}")
+
+    # Cut inside its first element: not a span can be read. Never a silent
+    # zero: the run fails and says why.
+    first = os.path.join(tmp, "first.otlp.json")
+    open(first, "w").write(text[:text.index(',{"resource":') - 10])
+    p, rep, spans = analyze(lockspan, tmp, "first", [first])
+    check(p.returncode == 1 and "no span could be read from this trace export" in p.stderr,
+          f"cut in its first element: exit {p.returncode}, {p.stderr[-300:]}")
 
 
 def main():

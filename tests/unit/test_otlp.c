@@ -300,10 +300,12 @@ static void test_cut_and_odd_lines(void)
     }
     ts_free(&c);
 
-    CHECK_INT(ts_run(&c, &ls_otlp_parser, unfinished), 0);
+    /* No span read and a record rejected: the run fails (LS_EFORMAT). */
+    CHECK_INT(ts_run(&c, &ls_otlp_parser, unfinished), LS_EFORMAT);
     CHECK_INT(c.n, 0);
     CHECK_INT(c.nbad, 1);
     CHECK(c.nbad == 1 && strstr(c.bad_reason[0], "end of the file"));
+    CHECK(ts_has_note(&c, "no span could be read from this trace export (1 records rejected"));
     ts_free(&c);
 }
 
