@@ -939,6 +939,14 @@ static int scan_piece(ls_tj *tj, const char *p, size_t n)
             i = scan_string(tj, p, i, n);
             continue;
         }
+        if (tj->in_unit && !tj->unit_scalar) {
+            /* Inside a unit only strings and brackets matter. */
+            while (i < n && p[i] != '"' && p[i] != '{' && p[i] != '}' && p[i] != '[' &&
+                   p[i] != ']')
+                i++;
+            if (i == n)
+                break;
+        }
         if (is_ws(p[i])) {
             i++;
             continue;

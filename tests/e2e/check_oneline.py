@@ -12,7 +12,8 @@ log:
 - every span of the line is read (the closing note counts copies x spans),
   the input section shows one line, no bad line, every span as a record;
 - the store holds the original's spans (a span is kept once per id), and the
-  report has the same code paths, holds and trace span count;
+  report has the same code paths, holds and trace span count (OTLP: also
+  through gzip);
 and for OTLP:
 - an element of the line that is not JSON is one bad line naming the file,
   line 1 and its byte offset, in the input section too; every other
@@ -21,6 +22,7 @@ and for OTLP:
   the document does not close; cut inside its first element (no span
   read), the run fails (exit 1) and says why.
 """
+import gzip
 import json
 import os
 import re
@@ -108,6 +110,16 @@ def check_format(lockspan, samples, tmp, fmt):
           f"{fmt}: code paths {paths_of(one)} vs {paths_of(base)}")
     check(len(base["holds"]) > 0 and holds_of(one) == holds_of(base),
           f"{fmt}: holds {holds_of(one)} vs {holds_of(base)}")
+    if fmt == "otlp":
+        # The same line through gzip.
+        gz = line + ".gz"
+        with open(line, "rb") as src, gzip.open(gz, "wb") as dst:
+            dst.write(src.read())
+        p2, onegz, gz_spans = analyze(lockspan, tmp, fmt + "-gz", [log, gz])
+        read, _ = read_note(p2.stderr, gz)
+        check(p2.returncode == 0 and read == copies * nspans and gz_spans == nspans and
+              onegz is not None and paths_of(onegz) == paths_of(base),
+              f"{fmt}: gzip: exit {p2.returncode}, {read} spans read, {gz_spans} stored")
 
 
 def check_damage(lockspan, samples, tmp):
