@@ -14,8 +14,10 @@
  * strings or numbers. Unknown fields are ignored. Spans under the
  * pre-1.0 key instrumentationLibrarySpans are read like scopeSpans.
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "ls_common.h"
 #include "tracejson.h"
 
 static const char *const kind_names[] = {
@@ -135,6 +137,21 @@ int ls_otlp_walk_resource(ls_tj *tj, const cJSON *rs, uint64_t line)
         }
     }
     return 0;
+}
+
+int ls_otlp_resource(ls_tj *tj, const cJSON *resource)
+{
+    const char *service = service_of(resource);
+    free(tj->rs_service);
+    tj->rs_service = NULL;
+    if (service && !(tj->rs_service = ls_strdup(service)))
+        return LS_ENOMEM;
+    return 0;
+}
+
+int ls_otlp_walk_span(ls_tj *tj, const cJSON *span, uint64_t line)
+{
+    return one_span(tj, span, tj->rs_service, line);
 }
 
 int ls_otlp_walk(ls_tj *tj, const cJSON *root, uint64_t line)

@@ -17,9 +17,31 @@
 #include "tracejson.h"
 
 enum { TJ_UNDECIDED, TJ_LINES, TJ_DOC };
-enum { TJ_ROOT_NONE, TJ_ROOT_OBJ, TJ_ROOT_ARR };
-/* What the elements of an array of units are (tracejson.h, "Streaming"). */
-enum { TJ_U_NONE, TJ_U_OTLP, TJ_U_JAEGER, TJ_U_ELEM };
+/* What a container open in the top-level value is (tracejson.h,
+ * "Streaming"): its elements or members the scanner looks at. */
+enum {
+    TJ_R_NONE,         /* nothing inside matters (or it is held whole) */
+    TJ_R_ROOT_OBJ,     /* the top-level object */
+    TJ_R_ROOT_ARR,     /* the top-level array: units, or arrays of units */
+    TJ_R_UNITS_JAEGER, /* Jaeger's "data": each element a trace */
+    TJ_R_UNITS_ELEM,   /* each element a Jaeger trace or a Zipkin span */
+    TJ_R_UNITS_SPAN,   /* an OTLP ScopeSpans' "spans": each element a span */
+    TJ_R_RS_ARR,       /* "resourceSpans" */
+    TJ_R_RS,           /* one ResourceSpans */
+    TJ_R_SS_ARR,       /* its "scopeSpans" */
+    TJ_R_SS            /* one ScopeSpans */
+};
+/* Members of those objects that matter. */
+enum {
+    TJ_K_OTHER,
+    TJ_K_RESOURCE_SPANS,
+    TJ_K_DATA,
+    TJ_K_RESOURCE,
+    TJ_K_SCOPE_SPANS,
+    TJ_K_SPANS
+};
+/* What a unit is read as. */
+enum { TJ_U_OTLP, TJ_U_SPAN, TJ_U_JAEGER, TJ_U_ELEM, TJ_U_SKIP };
 
 #define BAD_TEXT_MAX 300 /* bytes of a value shown with a bad report */
 #define RENDER_DEPTH 16  /* nested arrays / kvlists rendered; deeper is null */
@@ -564,6 +586,7 @@ static int dispatch(ls_tj *tj, const cJSON *root, uint64_t line, int is_line, co
 static int dispatch_unit(ls_tj *tj, const cJSON *v, int kind, uint64_t line)
 {
     switch (kind) {
+    case TJ_U_SPAN: return ls_otlp_walk_span(tj, v, line);
     case TJ_U_OTLP:
         if (!cJSON_IsObject(v)) {
             ls_tj_bad_span(tj, "OTLP resourceSpans element is not a JSON object", v);
@@ -628,6 +651,7 @@ static void cap_begin(ls_tj *tj, size_t off)
 {
     cap_drop(tj);
     tj->capturing = 1;
+    tj->cap_from = off;
     tj->cap_line = tj->lineno;
     tj->cap_off = tj->line_off + off;
 }
@@ -671,6 +695,26 @@ static int cap_add(ls_tj *tj, const char *p, size_t n)
     return 0;
 }
 
+/* Held text of the piece p from where it started up to byte e. */
+static int cap_to(ls_tj *tj, const char *p, size_t e)
+{
+    int rc = cap_add(tj, p + tj->cap_from, e - tj->cap_from);
+    tj->cap_from = e;
+    return rc;
+}
+
+/* The OTLP resource being read, from byte e of the piece p on. */
+static int res_to(ls_tj *tj, const char *p, size_t e)
+{
+    if (tj->res_on && e > tj->res_from) {
+        ls_buf_add(&tj->res, p + tj->res_from, e - tj->res_from);
+        if (ls_buf_failed(&tj->res) == LS_ENOMEM)
+            return LS_ENOMEM;
+    }
+    tj->res_from = e;
+    return 0;
+}
+
 /* The text held for a value that did not parse: name the line of the
  * error (text from `line` on, `off` its byte offset in its line) and show
  * that line. */
@@ -698,17 +742,26 @@ static void bad_json(ls_tj *tj, const char *what, uint64_t line, uint64_t off, s
     bad(tj, at, reason, t + from, to - from);
 }
 
+/* The current ResourceSpans' resource is forgotten. */
+static void resource_reset(ls_tj *tj)
+{
+    free(tj->rs_service);
+    tj->rs_service = NULL;
+    tj->res_seen = tj->res_on = 0;
+    ls_buf_reset(&tj->res);
+}
+
 /* Forget the top-level value being read. */
 static void value_reset(ls_tj *tj)
 {
-    tj->root = TJ_ROOT_NONE;
+    tj->root = 0;
     tj->depth = tj->in_str = tj->esc = 0;
-    tj->want_key = tj->in_key = 0;
-    tj->units_next = tj->units_depth = tj->units_kind = TJ_U_NONE;
+    tj->key_depth = tj->want_key = tj->in_key = tj->value_next = 0;
     tj->keylen = 0;
     tj->streamed = 0;
-    tj->in_unit = tj->unit_scalar = 0;
+    tj->in_unit = tj->unit_scalar = tj->unit_roles = 0;
     cap_drop(tj);
+    resource_reset(tj);
 }
 
 /* Whether the unit held, or the value, lies on one line of JSON Lines. */
@@ -724,15 +777,15 @@ static int unit_done(ls_tj *tj)
     cJSON *v;
     int rc = 0;
 
-    tj->in_unit = tj->unit_scalar = 0;
-    if (!tj->cap_over) {
+    tj->in_unit = tj->unit_scalar = tj->unit_roles = 0;
+    if (!tj->cap_over && tj->unit_kind != TJ_U_SKIP) {
         tj->cur_line = tj->cap_line;
         tj->cur_is_line = on_one_line(tj, tj->cap_line);
         tj->cur_off = tj->cap_off;
         tj->cur_has_off = tj->cur_is_line;
         v = parse_value(ls_buf_str(&tj->cap), tj->cap.len, &errpos);
         if (v) {
-            rc = dispatch_unit(tj, v, tj->units_kind, tj->cap_line);
+            rc = dispatch_unit(tj, v, tj->unit_kind, tj->cap_line);
             cJSON_Delete(v);
             tj->cur_has_off = 0;
         } else {
@@ -741,6 +794,22 @@ static int unit_done(ls_tj *tj)
         }
     }
     cap_drop(tj);
+    return rc;
+}
+
+/* The resource of the current ResourceSpans is complete: its service. */
+static int resource_done(ls_tj *tj)
+{
+    cJSON *v = parse_value(ls_buf_str(&tj->res), tj->res.len, NULL);
+    int rc = 0;
+
+    tj->res_on = 0;
+    tj->res_seen = 1; /* a broken resource names no service; its spans still count */
+    if (v) {
+        rc = ls_otlp_resource(tj, v);
+        cJSON_Delete(v);
+    }
+    ls_buf_reset(&tj->res);
     return rc;
 }
 
@@ -772,34 +841,62 @@ static int root_done(ls_tj *tj)
     return rc;
 }
 
+static int role_at(const ls_tj *tj, int depth)
+{
+    return depth > 0 && depth <= TJ_ROLE_DEPTH ? tj->role[depth] : TJ_R_NONE;
+}
+
+static int is_object_role(int role)
+{
+    return role == TJ_R_ROOT_OBJ || role == TJ_R_RS || role == TJ_R_SS;
+}
+
+/* Open a container of role `role` one level down. */
+static void push(ls_tj *tj, int role)
+{
+    tj->depth++;
+    if (tj->depth <= TJ_ROLE_DEPTH)
+        tj->role[tj->depth] = role;
+    if (is_object_role(role) && tj->depth <= TJ_ROLE_DEPTH) {
+        tj->key_depth = tj->depth;
+        tj->want_key = 1;
+        tj->value_next = 0;
+    }
+}
+
 /* A top-level value opens with `c` at byte i of the piece. */
 static void root_begin(ls_tj *tj, char c, size_t i)
 {
     value_reset(tj);
+    tj->root = 1;
     tj->root_line = tj->lineno;
-    tj->depth = 1;
     if (c == '{') {
         /* Held whole until a member turns out to be an array of units. */
-        tj->root = TJ_ROOT_OBJ;
-        tj->want_key = 1;
         cap_begin(tj, i);
+        push(tj, TJ_R_ROOT_OBJ);
     } else {
-        tj->root = TJ_ROOT_ARR;
         tj->streamed = 1;
-        tj->units_depth = 1;
-        tj->units_kind = TJ_U_ELEM;
+        push(tj, TJ_R_ROOT_ARR);
     }
 }
 
-/* The kind of units a top-level member named key[0, len) holds, if an array. */
-static int units_of(const char *key, size_t len)
+/* What the member named key[0, len) of an object of role `role` is. */
+static int key_kind(int role, const char *key, size_t len)
 {
 #define KEY_IS(s) (len == sizeof(s) - 1 && memcmp(key, s, len) == 0)
-    if (KEY_IS("resourceSpans") || KEY_IS("resource_spans"))
-        return TJ_U_OTLP;
-    if (KEY_IS("data"))
-        return TJ_U_JAEGER;
-    return TJ_U_NONE;
+    if (role == TJ_R_ROOT_OBJ && (KEY_IS("resourceSpans") || KEY_IS("resource_spans")))
+        return TJ_K_RESOURCE_SPANS;
+    if (role == TJ_R_ROOT_OBJ && KEY_IS("data"))
+        return TJ_K_DATA;
+    if (role == TJ_R_RS && KEY_IS("resource"))
+        return TJ_K_RESOURCE;
+    if (role == TJ_R_RS && (KEY_IS("scopeSpans") || KEY_IS("scope_spans") ||
+                            KEY_IS("instrumentationLibrarySpans") ||
+                            KEY_IS("instrumentation_library_spans")))
+        return TJ_K_SCOPE_SPANS;
+    if (role == TJ_R_SS && KEY_IS("spans"))
+        return TJ_K_SPANS;
+    return TJ_K_OTHER;
 #undef KEY_IS
 }
 
@@ -812,90 +909,168 @@ static void not_json(ls_tj *tj, const char *p, size_t n)
     tj->skip_line = 1;
 }
 
-/*
- * One byte outside strings, at byte i of the piece p, in the top-level
- * value (see "Streaming" in tracejson.h); *from is where held text starts
- * in p. Returns 0 or a negative code.
- */
-static int scan_byte(ls_tj *tj, const char *p, size_t i, size_t *from)
+/* A unit of kind `kind` begins with c at byte i; a container opened by it
+ * takes role `role`. */
+static void unit_begin(ls_tj *tj, int kind, char c, size_t i, int role)
 {
-    char c = p[i];
-    int rc;
+    cap_begin(tj, i);
+    tj->in_unit = 1;
+    tj->unit_kind = kind;
+    tj->unit_roles = 0;
+    tj->unit_scalar = c != '{' && c != '[';
+    tj->unit_depth = tj->depth;
+    if (c == '"')
+        tj->in_str = 1;
+    else if (!tj->unit_scalar)
+        push(tj, role);
+}
 
-    /* A scalar unit ends before the ',' or bracket after it. */
-    if (tj->in_unit && tj->unit_scalar && tj->depth == tj->units_depth &&
-        (c == ',' || c == ']' || c == '}')) {
-        if ((rc = cap_add(tj, p + *from, i - *from)) != 0 || (rc = unit_done(tj)) != 0)
+/* An element of an array of role `role` begins with c at byte i. */
+static void element_begin(ls_tj *tj, int role, char c, size_t i)
+{
+    switch (role) {
+    case TJ_R_ROOT_ARR:
+        if (c == '[')
+            push(tj, TJ_R_UNITS_ELEM); /* a list of traces, each a list of spans */
+        else
+            unit_begin(tj, TJ_U_ELEM, c, i, TJ_R_NONE);
+        break;
+    case TJ_R_UNITS_JAEGER: unit_begin(tj, TJ_U_JAEGER, c, i, TJ_R_NONE); break;
+    case TJ_R_UNITS_ELEM: unit_begin(tj, TJ_U_ELEM, c, i, TJ_R_NONE); break;
+    case TJ_R_UNITS_SPAN: unit_begin(tj, TJ_U_SPAN, c, i, TJ_R_NONE); break;
+    case TJ_R_RS_ARR:
+        /* A ResourceSpans: held whole until its spans turn out to come
+         * after its resource, then read span by span. */
+        resource_reset(tj);
+        unit_begin(tj, TJ_U_OTLP, c, i, TJ_R_RS);
+        tj->unit_roles = c == '{';
+        break;
+    default: /* TJ_R_SS_ARR */
+        if (c == '{')
+            push(tj, TJ_R_SS);
+        else
+            unit_begin(tj, TJ_U_SKIP, c, i, TJ_R_NONE);
+        break;
+    }
+}
+
+/* The value of a member of kind `kind` (TJ_K_*) opens a container with c
+ * at byte i. */
+static void member_begin(ls_tj *tj, int kind, char c, size_t i)
+{
+    if (c == '[' && (kind == TJ_K_RESOURCE_SPANS || kind == TJ_K_DATA)) {
+        /* The export's array: from here on, unit by unit. */
+        cap_drop(tj);
+        tj->streamed = 1;
+        push(tj, kind == TJ_K_DATA ? TJ_R_UNITS_JAEGER : TJ_R_RS_ARR);
+    } else if (c == '{' && kind == TJ_K_RESOURCE && !tj->res_seen && !tj->res_on) {
+        tj->res_on = 1;
+        tj->res_from = i;
+        tj->res_depth = tj->depth + 1;
+        ls_buf_reset(&tj->res);
+        push(tj, TJ_R_NONE);
+    } else if (c == '[' && kind == TJ_K_SCOPE_SPANS && tj->res_seen) {
+        if (tj->in_unit && tj->unit_roles) {
+            /* The resource is known: the spans are read one by one. */
+            tj->in_unit = tj->unit_roles = 0;
+            cap_drop(tj);
+        }
+        push(tj, TJ_R_SS_ARR);
+    } else if (c == '[' && kind == TJ_K_SPANS) {
+        push(tj, TJ_R_UNITS_SPAN);
+    } else {
+        push(tj, TJ_R_NONE);
+    }
+}
+
+/* A container closes with the byte i of p. */
+static int pop(ls_tj *tj, const char *p, size_t i)
+{
+    int d = tj->depth, role = role_at(tj, d), rc;
+
+    tj->depth--;
+    if (tj->res_on && d == tj->res_depth) {
+        if ((rc = res_to(tj, p, i + 1)) != 0 || (rc = resource_done(tj)) != 0)
             return rc;
     }
-    if (tj->units_depth && tj->depth == tj->units_depth && !tj->in_unit && c != ',' &&
-        c != ']' && c != '}') {
-        if (c == '[' && tj->root == TJ_ROOT_ARR && tj->depth == 1) {
-            /* A list of traces: each is a list of spans, the units. */
-            tj->depth = tj->units_depth = 2;
+    if (tj->in_unit && !tj->unit_scalar && tj->depth == tj->unit_depth) {
+        if ((rc = cap_to(tj, p, i + 1)) != 0 || (rc = unit_done(tj)) != 0)
+            return rc;
+    }
+    if (role == TJ_R_RS)
+        resource_reset(tj);
+    if (is_object_role(role)) {
+        /* Member names are read in the enclosing object of a role, if any. */
+        int k = tj->depth;
+        while (k > 0 && !is_object_role(role_at(tj, k)))
+            k--;
+        tj->key_depth = k;
+        tj->want_key = tj->value_next = 0;
+    }
+    if (tj->depth == 0) {
+        if ((rc = cap_to(tj, p, i + 1)) != 0)
+            return rc;
+        return root_done(tj);
+    }
+    return 0;
+}
+
+/*
+ * One byte outside strings, at byte i of the piece p, in the top-level
+ * value (see "Streaming" in tracejson.h). Returns 0 or a negative code.
+ */
+static int scan_byte(ls_tj *tj, const char *p, size_t i)
+{
+    char c = p[i];
+    int role, rc;
+
+    /* A scalar unit ends before the ',' or bracket after it. */
+    if (tj->in_unit && tj->unit_scalar && tj->depth == tj->unit_depth &&
+        (c == ',' || c == ']' || c == '}')) {
+        if ((rc = cap_to(tj, p, i)) != 0 || (rc = unit_done(tj)) != 0)
+            return rc;
+    }
+    role = role_at(tj, tj->depth);
+    if (!tj->in_unit && c != ',' && c != ']' && c != '}' &&
+        (role == TJ_R_ROOT_ARR || role == TJ_R_UNITS_JAEGER || role == TJ_R_UNITS_ELEM ||
+         role == TJ_R_UNITS_SPAN || role == TJ_R_RS_ARR || role == TJ_R_SS_ARR)) {
+        element_begin(tj, role, c, i);
+        return 0;
+    }
+    if (tj->value_next && tj->depth == tj->key_depth) {
+        tj->value_next = 0;
+        if (c == '{' || c == '[') {
+            member_begin(tj, tj->member_kind, c, i);
             return 0;
         }
-        cap_begin(tj, i);
-        *from = i;
-        tj->in_unit = 1;
-        tj->unit_scalar = c != '{' && c != '[';
-        tj->unit_depth = tj->depth;
-        if (c == '"')
-            tj->in_str = 1;
-        else if (!tj->unit_scalar)
-            tj->depth++;
-        return 0;
     }
     switch (c) {
     case '"':
         tj->in_str = 1;
-        if (tj->root == TJ_ROOT_OBJ && tj->depth == 1 && tj->want_key) {
+        if (tj->depth == tj->key_depth && tj->want_key) {
             tj->in_key = 1;
             tj->want_key = 0;
             tj->keylen = 0;
         }
         break;
     case ':':
-        if (tj->root == TJ_ROOT_OBJ && tj->depth == 1)
-            tj->units_next = units_of(tj->key, tj->keylen);
+        if (tj->depth == tj->key_depth) {
+            tj->value_next = 1;
+            tj->member_kind = key_kind(role, tj->key, tj->keylen);
+        }
         break;
     case ',':
-        if (tj->root == TJ_ROOT_OBJ && tj->depth == 1) {
+        if (tj->depth == tj->key_depth)
             tj->want_key = 1;
-            tj->units_next = TJ_U_NONE;
-        }
         break;
     case '{':
     case '[':
-        if (c == '[' && tj->depth == 1 && tj->units_next != TJ_U_NONE) {
-            /* The export's array: from here on, unit by unit. */
-            cap_drop(tj);
-            tj->streamed = 1;
-            tj->units_depth = 2;
-            tj->units_kind = tj->units_next;
-        }
-        if (tj->depth == 1)
-            tj->units_next = TJ_U_NONE;
-        tj->depth++;
+        push(tj, TJ_R_NONE);
         break;
     case '}':
     case ']':
-        tj->depth--;
-        if (tj->in_unit && tj->depth == tj->unit_depth) {
-            if ((rc = cap_add(tj, p + *from, i + 1 - *from)) != 0 || (rc = unit_done(tj)) != 0)
-                return rc;
-        } else if (tj->units_depth && tj->depth < tj->units_depth) {
-            tj->units_depth = tj->root == TJ_ROOT_ARR && tj->depth == 1 ? 1 : 0;
-        }
-        if (tj->depth == 0) {
-            if ((rc = cap_add(tj, p + *from, i + 1 - *from)) != 0)
-                return rc;
-            return root_done(tj);
-        }
-        break;
+        return pop(tj, p, i);
     default:
-        if (tj->root == TJ_ROOT_OBJ && tj->depth == 1)
-            tj->units_next = TJ_U_NONE; /* a scalar member */
         break;
     }
     return 0;
@@ -931,15 +1106,16 @@ static size_t scan_string(ls_tj *tj, const char *p, size_t i, size_t n)
 /* A piece of the current line through the scanner. */
 static int scan_piece(ls_tj *tj, const char *p, size_t n)
 {
-    size_t i = 0, from = 0;
+    size_t i = 0;
     int rc;
 
+    tj->cap_from = tj->res_from = 0;
     while (i < n) {
         if (tj->in_str) {
             i = scan_string(tj, p, i, n);
             continue;
         }
-        if (tj->in_unit && !tj->unit_scalar) {
+        if (tj->in_unit && !tj->unit_scalar && !tj->unit_roles) {
             /* Inside a unit only strings and brackets matter. */
             while (i < n && p[i] != '"' && p[i] != '{' && p[i] != '}' && p[i] != '[' &&
                    p[i] != ']')
@@ -951,26 +1127,28 @@ static int scan_piece(ls_tj *tj, const char *p, size_t n)
             i++;
             continue;
         }
-        if (tj->root == TJ_ROOT_NONE) {
+        if (!tj->root) {
             if (p[i] != '{' && p[i] != '[') {
                 not_json(tj, p + i, n - i);
                 return 0;
             }
             root_begin(tj, p[i], i);
-            from = i++;
+            i++;
             continue;
         }
-        if ((rc = scan_byte(tj, p, i, &from)) != 0)
+        if ((rc = scan_byte(tj, p, i)) != 0)
             return rc;
         i++;
     }
-    return cap_add(tj, p + from, n - from);
+    if ((rc = res_to(tj, p, n)) != 0)
+        return rc;
+    return cap_to(tj, p, n);
 }
 
 /* The current line ended with a top-level value open. */
 static int line_end(ls_tj *tj)
 {
-    if (tj->root == TJ_ROOT_NONE)
+    if (!tj->root)
         return 0;
     if (tj->mode == TJ_LINES) {
         if (!tj->cap_over) {
@@ -982,6 +1160,11 @@ static int line_end(ls_tj *tj)
         return 0;
     }
     tj->mode = TJ_DOC;
+    if (tj->res_on) {
+        ls_buf_addc(&tj->res, '\n');
+        if (ls_buf_failed(&tj->res) == LS_ENOMEM)
+            return LS_ENOMEM;
+    }
     return cap_add(tj, "\n", 1);
 }
 
@@ -1040,7 +1223,7 @@ static void line_begin(ls_tj *tj, const char **line, size_t *len, uint64_t linen
         *len -= 3;
         tj->line_off = 3;
     }
-    if (tj->root != TJ_ROOT_NONE && tj->mode == TJ_DOC && !more && closes_alone(*line, *len)) {
+    if (tj->root && tj->mode == TJ_DOC && !more && closes_alone(*line, *len)) {
         if (!tj->cap_over) {
             tj->cur_has_off = 0;
             bad(tj, tj->root_line, "incomplete JSON value (a JSON Lines line cut short?)",
@@ -1079,7 +1262,7 @@ int ls_tj_finish(void *state)
     ls_tj *tj = state;
     char msg[256];
 
-    if (tj->root != TJ_ROOT_NONE && !tj->cap_over) {
+    if (tj->root && !tj->cap_over) {
         tj->cur_has_off = 0;
         bad(tj, tj->root_line,
             "incomplete JSON document at the end of the file (its brackets do not close)",
@@ -1133,6 +1316,8 @@ void ls_tj_destroy(void *state)
     if (!tj)
         return;
     ls_buf_free(&tj->cap);
+    ls_buf_free(&tj->res);
+    free(tj->rs_service);
     ls_buf_free(&tj->attrs);
     ls_buf_free(&tj->one);
     free(tj->file);
@@ -1151,6 +1336,7 @@ int ls_tj_create(void **out, const char *format, const ls_parse_opts *opts, cons
     tj->format = format;
     tj->doc_max = LS_TRACE_DOC_MAX;
     ls_buf_init(&tj->cap, tj->doc_max);
+    ls_buf_init(&tj->res, tj->doc_max);
     ls_buf_init(&tj->attrs, LS_TRACE_ATTRS_MAX + 16);
     ls_buf_init(&tj->one, LS_TRACE_ATTRS_MAX + 16);
     tj->file = ls_strdup(opts && opts->file ? opts->file : "-");

@@ -16,21 +16,27 @@
  *
  * Streaming. A value is never held whole when its spans can be read in
  * parts: the bytes go through a small structural scanner (brackets,
- * strings, the names of the top-level object's members) that cuts out
- * "units", the smallest values a format walker reads on their own:
- *   - each element of a top-level "resourceSpans" (or "resource_spans")
- *     array: one OTLP ResourceSpans, its resource and its spans;
- *   - each element of a top-level "data" array: one Jaeger trace;
+ * strings, and the member names of the few objects that matter, each
+ * container given a role by where it is) that cuts out "units", the
+ * smallest values a format walker reads on their own:
+ *   - each span of an OTLP ScopeSpans ("resourceSpans"[i]."scopeSpans"[j].
+ *     "spans"[k]; also the snake_case and instrumentationLibrarySpans
+ *     keys) when its ResourceSpans' "resource" came before its spans, as
+ *     exporters write it: the resource is read first and gives the spans
+ *     their service. A ResourceSpans whose spans come first is one unit;
+ *   - each element of a top-level "data" array: one Jaeger trace (its
+ *     "processes" follow its spans);
  *   - each element of a top-level array, and each element of an array
  *     inside it: a Jaeger trace or a Zipkin span, told by its shape.
- * Only a unit's text is parsed by cJSON (a unit is what an exporter sends
- * in one batch). Other top-level values (a Jaeger trace per line, a lone
- * Zipkin span, anything unknown) are held and parsed whole. A line may come
- * in pieces (ls_tj_feed_part: the input layer's over-long lines), so one
- * line of any length is read in memory bounded by doc_max. A unit, or a
- * value held whole, over doc_max is reported (note + bad) and skipped; the
- * units around it are read. A unit that is not valid JSON is a bad record
- * (its line and its byte offset in the line), and the next unit is read.
+ * Only a unit's text is parsed by cJSON. Other top-level values (a Jaeger
+ * trace per line, a lone Zipkin span, anything unknown) are held and parsed
+ * whole. A line may come in pieces (ls_tj_feed_part: the input layer's
+ * over-long lines), so one line of any length is read in memory bounded by
+ * doc_max. A unit, or a value held whole, over doc_max is reported (note +
+ * bad) and skipped; the units around it are read. A unit that is not valid
+ * JSON is a bad record (its line and its byte offset in the line), and the
+ * next unit is read. The scanner checks brackets and strings, not the JSON
+ * grammar between units: text there that is not JSON goes unnoticed.
  *
  * Dispatch. Whichever of the three parsers the first line chose, a value is
  * read by its shape: {"resourceSpans"|"resource_spans"} is OTLP, {"data":[..]}
@@ -49,6 +55,9 @@
 /* Largest unit, or value held whole, in memory (its text; cJSON's tree is
  * a few times more). */
 #define LS_TRACE_DOC_MAX (64u * 1024u * 1024u)
+/* Depth of the deepest container the scanner gives a role (an OTLP span
+ * array: {"resourceSpans":[{"scopeSpans":[{"spans":[ ). */
+#define TJ_ROLE_DEPTH 6
 /* Largest ls_span.attributes text; attributes that do not fit are dropped. */
 #define LS_TRACE_ATTRS_MAX (16u * 1024u)
 
@@ -86,28 +95,41 @@ typedef struct ls_tj {
     uint64_t line_off; /* bytes of this line before the piece being read */
 
     /* framing: the top-level value being read (see "Streaming") */
-    int root;           /* TJ_ROOT_NONE (between values), _OBJ, _ARR */
+    int root;           /* a top-level value is open */
     int depth;          /* brackets open in it */
     int in_str, esc;
     uint64_t root_line; /* line it began on */
-    int want_key;       /* top-level object: the next string names a member */
+    int role[TJ_ROLE_DEPTH + 1]; /* the container open at each depth: TJ_R_* */
+    int key_depth;      /* depth of the object whose member names are read, or 0 */
+    int want_key;       /* ... the next string there names a member */
     int in_key;         /* ... and is being read */
-    int units_next;     /* the member's value, if an array, holds units: TJ_U_* */
-    char key[24];       /* the member's name (cut) */
+    int value_next;     /* ... its value comes next */
+    int member_kind;    /* ... what it is: TJ_K_* */
+    char key[32];       /* the member's name (cut: longer names matter not) */
     size_t keylen;
-    int units_depth;    /* depth inside the array whose elements are units, or 0 */
-    int units_kind;     /* TJ_U_* */
     int streamed;       /* the value is read unit by unit, not held whole */
 
     /* the text being held: a unit, or the top-level value */
     int capturing;      /* bytes go to cap */
     int in_unit, unit_scalar;
-    int unit_depth;     /* depth the unit's container opened at */
+    int unit_kind;      /* TJ_U_* */
+    int unit_roles;     /* a ResourceSpans held while its members are looked at */
+    int unit_depth;     /* depth of the array the unit is an element of */
+    size_t cap_from;    /* where the held text goes on in the piece being read */
     uint64_t cap_line;  /* line the held text began on */
     uint64_t cap_off;   /* its byte offset in that line */
     int cap_over;       /* ... passed doc_max: reported, scanned, not kept */
     ls_buf cap;
     uint64_t over;      /* values over doc_max */
+
+    /* the current OTLP ResourceSpans' resource, when its spans are read one
+     * by one */
+    int res_on;         /* being read into res */
+    int res_depth;      /* its depth */
+    int res_seen;       /* read: the spans that follow are units */
+    size_t res_from;
+    ls_buf res;
+    char *rs_service;   /* its service.name, or NULL */
 
     /* the value being read: its first line; whether it is a JSON Lines line;
      * the byte of that line it starts at when it is a unit of a line */
@@ -151,6 +173,12 @@ int ls_trace_parser_set_pid_attribute(void *state, const char *name);
 int ls_otlp_walk(ls_tj *tj, const cJSON *root, uint64_t line);
 /* One element of resourceSpans (a unit). */
 int ls_otlp_walk_resource(ls_tj *tj, const cJSON *rs, uint64_t line);
+/* A ResourceSpans' resource, read before its spans: keeps its service
+ * name in tj->rs_service. 0 or LS_ENOMEM. */
+int ls_otlp_resource(ls_tj *tj, const cJSON *resource);
+/* One span of the current ResourceSpans (a unit), of service
+ * tj->rs_service. */
+int ls_otlp_walk_span(ls_tj *tj, const cJSON *span, uint64_t line);
 int ls_jaeger_walk(ls_tj *tj, const cJSON *root, uint64_t line);
 int ls_zipkin_walk(ls_tj *tj, const cJSON *root, uint64_t line);
 

@@ -3,7 +3,8 @@
 input layer's 8 MiB line bound (issue 34 item 9): samples/app's real
 export (OpenTelemetry JS SDK; its Jaeger and Zipkin conversions too) made
 one line by samples/oneline_export.py, the run repeated with its own ids
-until the line is over 8.5 MiB.
+until the line is over 8.5 MiB; for OTLP also merged into one
+ResourceSpans (one element of resourceSpans is the whole line).
 
 Usage: check_oneline.py LOCKSPAN SAMPLES_DIR
 
@@ -19,8 +20,8 @@ and for OTLP:
   line 1 and its byte offset, in the input section too; every other
   element is read;
 - a file cut inside the line reads every element before the cut and says
-  the document does not close; cut inside its first element (no span
-  read), the run fails (exit 1) and says why.
+  the document does not close; cut inside its first span (no span read),
+  the run fails (exit 1) and says why.
 """
 import gzip
 import json
@@ -35,8 +36,8 @@ from lscheck import check, report
 
 LINE_MAX = 8 * 1024 * 1024  # LS_LINE_MAX in include/ls_input.h
 MIN_BYTES = LINE_MAX + LINE_MAX // 16
-ORIGINAL = {"otlp": "traces.otlp.jsonl", "jaeger": "traces.jaeger.json",
-            "zipkin": "traces.zipkin.json"}
+ORIGINAL = {"otlp": "traces.otlp.jsonl", "otlp-merged": "traces.otlp.jsonl",
+            "jaeger": "traces.jaeger.json", "zipkin": "traces.zipkin.json"}
 
 
 def analyze(lockspan, tmp, name, paths):
@@ -166,10 +167,10 @@ def check_damage(lockspan, samples, tmp):
     f = input_file(rep, cut)
     check(f.get("bad_lines") == 1, f"cut: input section {f}")
 
-    # Cut inside its first element: not a span can be read. Never a silent
+    # Cut inside its first span: not a span can be read. Never a silent
     # zero: the run fails and says why.
     first = os.path.join(tmp, "first.otlp.json")
-    open(first, "w").write(text[:text.index(',{"resource":') - 10])
+    open(first, "w").write(text[:text.index('"spans":[{') + 40])
     p, rep, spans = analyze(lockspan, tmp, "first", [first])
     check(p.returncode == 1 and "no span could be read from this trace export" in p.stderr,
           f"cut in its first element: exit {p.returncode}, {p.stderr[-300:]}")
@@ -178,7 +179,7 @@ def check_damage(lockspan, samples, tmp):
 def main():
     lockspan, samples = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
-        for fmt in ("otlp", "jaeger", "zipkin"):
+        for fmt in ("otlp", "otlp-merged", "jaeger", "zipkin"):
             check_format(lockspan, samples, tmp, fmt)
         check_damage(lockspan, samples, tmp)
     return report()

@@ -190,7 +190,7 @@ static void test_pretty_document(void)
     CHECK_INT(ts_run(&c, &ls_otlp_parser, pretty), 0);
     CHECK_INT(c.n, 2);
     CHECK_INT(c.nbad, 1);
-    CHECK_INT(c.bad_line[0], 3); /* where its ResourceSpans begins */
+    CHECK_INT(c.bad_line[0], 29); /* where the span begins */
     CHECK(c.bad_text[0] && strstr(c.bad_text[0], "broken"));
     if (c.n < 2) {
         ts_free(&c);
@@ -217,9 +217,11 @@ static void test_pretty_document(void)
     ts_free(&c);
 }
 
-/* The bound is per element of resourceSpans, not per document: a document
- * larger than the bound whose elements are small is read whole; an element
- * over it is skipped and said so, and the elements around it are read. */
+/* The bound is per unit, not per document: a document larger than the
+ * bound whose elements are small is read whole; an element over it is
+ * skipped and said so, and the elements around it are read; a
+ * ResourceSpans over it is read span by span when its resource comes
+ * first, and is one unit otherwise. */
 static void test_bound(void)
 {
     ts_sink c;
@@ -266,6 +268,45 @@ static void test_bound(void)
     CHECK(ts_has_note(&c, "line 1: the JSON value starting here (at byte 78 of the line) is "
                           "larger than 100 bytes"));
     CHECK(ts_has_note(&c, "2 spans read from 1 JSON values (one per line)"));
+    ts_free(&c);
+
+    /* One ResourceSpans over the bound, its resource first: read span by
+     * span, each of its service. */
+    n = (size_t)snprintf(text, 8192,
+                         "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":"
+                         "\"service.name\",\"value\":{\"stringValue\":\"shop\"}}]},\"scopeSpans\":"
+                         "[{\"scope\":{\"name\":\"s\"},\"spans\":[");
+    for (i = 0; i < 5; i++)
+        n += (size_t)snprintf(text + n, 8192 - n, "%s{\"traceId\":\"01\",\"spanId\":\"%02x\"}",
+                              i ? "," : "", i + 1);
+    n += (size_t)snprintf(text + n, 8192 - n, "]}]}]}\n");
+    CHECK(n > 200);
+    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 200), 0);
+    CHECK_INT(c.n, 5);
+    CHECK_INT(c.nbad, 0);
+    if (c.n == 5) {
+        CHECK_STR(c.spans[4].sp.span_id, "0000000000000005");
+        CHECK_STR(c.spans[4].sp.service, "shop");
+        CHECK_INT(c.spans[4].sp.line, 1);
+    }
+    ts_free(&c);
+
+    /* Its resource after its spans: held whole, the service still known;
+     * over the bound that way, skipped and said so. */
+    n = (size_t)snprintf(text, 8192,
+                         "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"01\","
+                         "\"spanId\":\"01\"},{\"traceId\":\"01\",\"spanId\":\"02\"}]}],"
+                         "\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":"
+                         "{\"stringValue\":\"late\"}}]}}]}\n");
+    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 0), 0);
+    CHECK_INT(c.n, 2);
+    if (c.n == 2)
+        CHECK_STR(c.spans[1].sp.service, "late");
+    ts_free(&c);
+    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 100), LS_EFORMAT);
+    CHECK_INT(c.n, 0);
+    CHECK_INT(c.nbad, 1);
+    CHECK(ts_has_note(&c, "larger than 100 bytes"));
     ts_free(&c);
     free(text);
 }
@@ -410,7 +451,12 @@ static void test_pieces(void)
         "{\"resourceSpans\":[]} trailing\n"
         "not json\n"
         "[{\"traceId\":\"0a\",\"id\":\"0d\"},\"s,]\",7,[{\"traceId\":\"0a\",\"id\":\"0e\"}]]\n";
-    static const char *const texts[] = {jsonl, pretty, odd};
+    static const char late[] =
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"01\",\"spanId\":"
+        "\"01\"}]}],\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":{"
+        "\"stringValue\":\"late\"}}]}},{\"resource\":{},\"instrumentation_library_spans\":["
+        "{\"spans\":[{\"traceId\":\"01\",\"spanId\":\"02\"}]}]}]}\n";
+    static const char *const texts[] = {jsonl, pretty, odd, late};
     size_t t, piece;
     int i;
 
