@@ -6,8 +6,9 @@
  * Lines are split on '\n' only: a bare '\r' inside a statement is data;
  * a '\r' just before the '\n' (CRLF endings) is dropped.
  * A line longer than LS_LINE_MAX is cut there; the rest of it is skipped
- * and the line is flagged as truncated. Memory stays bounded by the read
- * buffer plus the longest line.
+ * and the line is flagged as truncated, or, for a parser that takes lines
+ * in pieces (the trace parsers), delivered in pieces. Memory stays bounded
+ * by the read buffer plus LS_LINE_MAX.
  */
 #ifndef LS_INPUT_H
 #define LS_INPUT_H
@@ -42,10 +43,20 @@ void ls_input_close(ls_input *in);
  * Next line: sets *line / *len (without the '\n'; valid until the next
  * call) and *lineno. Returns 1 for a line, 0 at end of input, LS_EIO on a
  * read or decompression error (message in errbuf). *truncated is set when
- * the line was longer than LS_LINE_MAX.
+ * the line was longer than LS_LINE_MAX: its head is delivered, the rest
+ * dropped; with ls_input_set_pieces it means the line goes on in the next
+ * call, with the same *lineno.
  */
 int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *lineno,
                        int *truncated, char *errbuf, size_t errlen);
+/*
+ * From now on deliver a line longer than LS_LINE_MAX in pieces of at most
+ * LS_LINE_MAX bytes, each ending between UTF-8 characters, for a parser
+ * that reads lines of any length (a JSON trace export on one line). Called
+ * just after an over-long line's head was delivered, the rest of that line
+ * follows as pieces.
+ */
+void ls_input_set_pieces(ls_input *in);
 
 /*
  * NUL bytes in the lines delivered so far, each replaced by '?' (a NUL

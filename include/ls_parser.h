@@ -88,6 +88,16 @@ extern const ls_parser_ops ls_otlp_parser;
 extern const ls_parser_ops ls_jaeger_parser;
 extern const ls_parser_ops ls_zipkin_parser;
 
+/*
+ * Feeding a line in pieces, for parsers that read lines of any length (the
+ * trace parsers: an export may be one JSON document on one line): `more` =
+ * 1 when the line goes on in the next call, with the same lineno. The
+ * function for `ops`, or NULL when it takes whole lines only (feed).
+ */
+typedef int (*ls_feed_part_fn)(void *state, const char *part, size_t len, uint64_t lineno,
+                               int more);
+ls_feed_part_fn ls_parser_feed_part(const ls_parser_ops *ops);
+
 /* Every parser, for format detection; NULL-terminated (parsers/registry.c). */
 extern const ls_parser_ops *const ls_parsers[];
 

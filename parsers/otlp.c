@@ -14,8 +14,10 @@
  * strings or numbers. Unknown fields are ignored. Spans under the
  * pre-1.0 key instrumentationLibrarySpans are read like scopeSpans.
  */
+#include <stdlib.h>
 #include <string.h>
 
+#include "ls_common.h"
 #include "tracejson.h"
 
 static const char *const kind_names[] = {
@@ -111,32 +113,57 @@ static int one_span(ls_tj *tj, const cJSON *span, const char *service, uint64_t 
     return ls_tj_span_emit(tj, span);
 }
 
-int ls_otlp_walk(ls_tj *tj, const cJSON *root, uint64_t line)
+int ls_otlp_walk_resource(ls_tj *tj, const cJSON *rs, uint64_t line)
 {
-    const cJSON *rss = ls_tj_get(root, "resourceSpans", "resource_spans"), *rs;
     static const char *const scope_keys[][2] = {
         {"scopeSpans", "scope_spans"},
         {"instrumentationLibrarySpans", "instrumentation_library_spans"},
     };
+    const char *service = service_of(cJSON_GetObjectItemCaseSensitive(rs, "resource"));
+    size_t k;
+    int rc;
+
+    for (k = 0; k < sizeof(scope_keys) / sizeof(scope_keys[0]); k++) {
+        const cJSON *sss = ls_tj_get(rs, scope_keys[k][0], scope_keys[k][1]), *ss;
+        cJSON_ArrayForEach(ss, ls_tj_array(sss))
+        {
+            const cJSON *spans = cJSON_GetObjectItemCaseSensitive(ss, "spans"), *span;
+            cJSON_ArrayForEach(span, ls_tj_array(spans))
+            {
+                rc = one_span(tj, span, service, line);
+                if (rc < 0)
+                    return rc;
+            }
+        }
+    }
+    return 0;
+}
+
+int ls_otlp_resource(ls_tj *tj, const cJSON *resource)
+{
+    const char *service = service_of(resource);
+    free(tj->rs_service);
+    tj->rs_service = NULL;
+    if (service && !(tj->rs_service = ls_strdup(service)))
+        return LS_ENOMEM;
+    return 0;
+}
+
+int ls_otlp_walk_span(ls_tj *tj, const cJSON *span, uint64_t line)
+{
+    return one_span(tj, span, tj->rs_service, line);
+}
+
+int ls_otlp_walk(ls_tj *tj, const cJSON *root, uint64_t line)
+{
+    const cJSON *rss = ls_tj_get(root, "resourceSpans", "resource_spans"), *rs;
     int rc;
 
     cJSON_ArrayForEach(rs, ls_tj_array(rss))
     {
-        const char *service = service_of(cJSON_GetObjectItemCaseSensitive(rs, "resource"));
-        size_t k;
-        for (k = 0; k < sizeof(scope_keys) / sizeof(scope_keys[0]); k++) {
-            const cJSON *sss = ls_tj_get(rs, scope_keys[k][0], scope_keys[k][1]), *ss;
-            cJSON_ArrayForEach(ss, ls_tj_array(sss))
-            {
-                const cJSON *spans = cJSON_GetObjectItemCaseSensitive(ss, "spans"), *span;
-                cJSON_ArrayForEach(span, ls_tj_array(spans))
-                {
-                    rc = one_span(tj, span, service, line);
-                    if (rc < 0)
-                        return rc;
-                }
-            }
-        }
+        rc = ls_otlp_walk_resource(tj, rs, line);
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }

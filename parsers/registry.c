@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ls_parser.h"
+#include "tracejson.h"
 
 const ls_parser_ops *const ls_parsers[] = {
     &ls_stderr_parser,
@@ -24,5 +25,12 @@ const ls_parser_ops *ls_parser_find(const char *name)
     for (i = 0; ls_parsers[i]; i++)
         if (strcmp(ls_parsers[i]->name, name) == 0)
             return ls_parsers[i];
+    return NULL;
+}
+
+ls_feed_part_fn ls_parser_feed_part(const ls_parser_ops *ops)
+{
+    if (ops == &ls_otlp_parser || ops == &ls_jaeger_parser || ops == &ls_zipkin_parser)
+        return ls_tj_feed_part;
     return NULL;
 }

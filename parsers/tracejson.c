@@ -17,9 +17,35 @@
 #include "tracejson.h"
 
 enum { TJ_UNDECIDED, TJ_LINES, TJ_DOC };
+/* What a container open in the top-level value is (tracejson.h,
+ * "Streaming"): its elements or members the scanner looks at. */
+enum {
+    TJ_R_NONE,         /* nothing inside matters (or it is held whole) */
+    TJ_R_ROOT_OBJ,     /* the top-level object */
+    TJ_R_ROOT_ARR,     /* the top-level array: units, or arrays of units */
+    TJ_R_UNITS_JAEGER, /* Jaeger's "data": each element a trace */
+    TJ_R_UNITS_ELEM,   /* each element a Jaeger trace or a Zipkin span */
+    TJ_R_UNITS_SPAN,   /* an OTLP ScopeSpans' "spans": each element a span */
+    TJ_R_RS_ARR,       /* "resourceSpans" */
+    TJ_R_RS,           /* one ResourceSpans */
+    TJ_R_SS_ARR,       /* its "scopeSpans" */
+    TJ_R_SS            /* one ScopeSpans */
+};
+/* Members of those objects that matter. */
+enum {
+    TJ_K_OTHER,
+    TJ_K_RESOURCE_SPANS,
+    TJ_K_DATA,
+    TJ_K_RESOURCE,
+    TJ_K_SCOPE_SPANS,
+    TJ_K_SPANS
+};
+/* What a unit is read as. */
+enum { TJ_U_OTLP, TJ_U_SPAN, TJ_U_JAEGER, TJ_U_ELEM, TJ_U_SKIP };
 
 #define BAD_TEXT_MAX 300 /* bytes of a value shown with a bad report */
 #define RENDER_DEPTH 16  /* nested arrays / kvlists rendered; deeper is null */
+#define CAP_KEEP (1024u * 1024u) /* held-text memory kept between values */
 
 /* ---- sniffing ---------------------------------------------------------- */
 
@@ -216,10 +242,19 @@ int ls_tj_id(ls_tj *tj, char *out, size_t width, const cJSON *v)
 
 /* ---- reports ------------------------------------------------------------ */
 
+/* A bad record at `line`; inside a unit of a line, its byte offset too. */
 static void bad(ls_tj *tj, uint64_t line, const char *reason, const char *text, size_t len)
 {
-    if (tj->sink.bad)
-        tj->sink.bad(tj->sink.ctx, tj->file, line, reason, text, len > BAD_TEXT_MAX ? BAD_TEXT_MAX : len);
+    char with_off[320];
+    tj->bad_records++;
+    if (!tj->sink.bad)
+        return;
+    if (tj->cur_has_off) {
+        snprintf(with_off, sizeof(with_off), "%s (in the element at byte %llu of the line)",
+                 reason, (unsigned long long)tj->cur_off);
+        reason = with_off;
+    }
+    tj->sink.bad(tj->sink.ctx, tj->file, line, reason, text, len > BAD_TEXT_MAX ? BAD_TEXT_MAX : len);
 }
 
 static void note(ls_tj *tj, uint64_t line, const char *msg)
@@ -515,11 +550,13 @@ int ls_tj_span_emit(ls_tj *tj, const cJSON *obj)
 
 /* ---- dispatch ----------------------------------------------------------- */
 
+/* A top-level value held whole, by its shape. */
 static int dispatch(ls_tj *tj, const cJSON *root, uint64_t line, int is_line, const char *raw,
                     size_t rawlen)
 {
     tj->cur_line = line;
     tj->cur_is_line = is_line;
+    tj->cur_has_off = 0;
     tj->values++;
     /* An array of Jaeger traces, or Zipkin's array of spans. */
     if (cJSON_IsArray(root) && cJSON_GetObjectItemCaseSensitive(root->child, "traceID") &&
@@ -545,6 +582,31 @@ static int dispatch(ls_tj *tj, const cJSON *root, uint64_t line, int is_line, co
     return 0;
 }
 
+/* One unit (see tracejson.h, "Streaming") of a value of kind `kind`. */
+static int dispatch_unit(ls_tj *tj, const cJSON *v, int kind, uint64_t line)
+{
+    switch (kind) {
+    case TJ_U_SPAN: return ls_otlp_walk_span(tj, v, line);
+    case TJ_U_OTLP:
+        if (!cJSON_IsObject(v)) {
+            ls_tj_bad_span(tj, "OTLP resourceSpans element is not a JSON object", v);
+            return 0;
+        }
+        return ls_otlp_walk_resource(tj, v, line);
+    case TJ_U_JAEGER:
+        if (!cJSON_IsObject(v)) {
+            ls_tj_bad_span(tj, "Jaeger trace is not a JSON object", v);
+            return 0;
+        }
+        return ls_jaeger_walk(tj, v, line);
+    default:
+        if (cJSON_IsObject(v) && cJSON_GetObjectItemCaseSensitive(v, "traceID") &&
+            cJSON_GetObjectItemCaseSensitive(v, "spans"))
+            return ls_jaeger_walk(tj, v, line);
+        return ls_zipkin_walk(tj, v, line);
+    }
+}
+
 /* ---- framing ------------------------------------------------------------ */
 
 /* Parse len bytes as exactly one JSON value (white space may follow);
@@ -567,193 +629,632 @@ static cJSON *parse_value(const char *p, size_t len, size_t *errpos)
     return v;
 }
 
-/* Track brackets outside strings over n bytes; the offset just past the
- * byte that closes the pending value, or n if it stays open. */
-static size_t scan(ls_tj *tj, const char *p, size_t n)
+static int is_ws(char c)
 {
-    size_t i;
-    for (i = 0; i < n; i++) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Forget the held text; give a large buffer's memory back. */
+static void cap_drop(ls_tj *tj)
+{
+    tj->capturing = tj->cap_over = 0;
+    if (tj->cap.cap > CAP_KEEP) {
+        ls_buf_free(&tj->cap);
+        ls_buf_init(&tj->cap, tj->doc_max);
+    } else {
+        ls_buf_reset(&tj->cap);
+    }
+}
+
+/* Hold text from byte `off` of the piece being read on. */
+static void cap_begin(ls_tj *tj, size_t off)
+{
+    cap_drop(tj);
+    tj->capturing = 1;
+    tj->cap_from = off;
+    tj->cap_line = tj->lineno;
+    tj->cap_off = tj->line_off + off;
+}
+
+/* The held text passed doc_max: say so once, keep scanning, keep nothing.
+ * `more` (n bytes) is what did not fit, shown when nothing is held yet. */
+static void cap_over_bound(ls_tj *tj, const char *more, size_t n)
+{
+    char msg[320];
+    snprintf(msg, sizeof(msg),
+             "the JSON value starting here (at byte %llu of the line) is larger than %zu bytes, "
+             "the bound for one value read whole (%s); its spans are skipped",
+             (unsigned long long)tj->cap_off, tj->doc_max,
+             tj->in_unit ? "one ResourceSpans, trace or span of the export"
+                         : "a document that is not read element by element");
+    note(tj, tj->cap_line, msg);
+    tj->cur_has_off = 0;
+    if (tj->cap.len > 0)
+        bad(tj, tj->cap_line, "JSON value over the size bound, skipped", ls_buf_str(&tj->cap),
+            tj->cap.len);
+    else
+        bad(tj, tj->cap_line, "JSON value over the size bound, skipped", more, n);
+    tj->over++;
+    ls_buf_free(&tj->cap);
+    ls_buf_init(&tj->cap, tj->doc_max);
+    tj->cap_over = 1;
+}
+
+/* Append n bytes to the held text. 0 or LS_ENOMEM. */
+static int cap_add(ls_tj *tj, const char *p, size_t n)
+{
+    int rc;
+    if (!tj->capturing || tj->cap_over || n == 0)
+        return 0;
+    ls_buf_add(&tj->cap, p, n);
+    rc = ls_buf_failed(&tj->cap);
+    if (rc == LS_ENOMEM)
+        return LS_ENOMEM;
+    if (rc != 0)
+        cap_over_bound(tj, p, n);
+    return 0;
+}
+
+/* Held text of the piece p from where it started up to byte e. */
+static int cap_to(ls_tj *tj, const char *p, size_t e)
+{
+    int rc = cap_add(tj, p + tj->cap_from, e - tj->cap_from);
+    tj->cap_from = e;
+    return rc;
+}
+
+/* The OTLP resource being read, from byte e of the piece p on. */
+static int res_to(ls_tj *tj, const char *p, size_t e)
+{
+    if (tj->res_on && e > tj->res_from) {
+        ls_buf_add(&tj->res, p + tj->res_from, e - tj->res_from);
+        if (ls_buf_failed(&tj->res) == LS_ENOMEM)
+            return LS_ENOMEM;
+    }
+    tj->res_from = e;
+    return 0;
+}
+
+/* The text held for a value that did not parse: name the line of the
+ * error (text from `line` on, `off` its byte offset in its line) and show
+ * that line. */
+static void bad_json(ls_tj *tj, const char *what, uint64_t line, uint64_t off, size_t errpos)
+{
+    const char *t = ls_buf_str(&tj->cap);
+    size_t i, from = 0, to;
+    char reason[160];
+    uint64_t at = line;
+
+    for (i = 0; i < errpos; i++)
+        if (t[i] == '\n') {
+            at++;
+            from = i + 1;
+        }
+    for (to = from; to < tj->cap.len && t[to] != '\n'; to++)
+        ;
+    if (at == line && from == 0)
+        snprintf(reason, sizeof(reason), "%s: invalid JSON (from byte %llu of the line)", what,
+                 (unsigned long long)off);
+    else
+        snprintf(reason, sizeof(reason), "%s: invalid JSON in the value starting at line %llu",
+                 what, (unsigned long long)line);
+    tj->cur_has_off = 0;
+    bad(tj, at, reason, t + from, to - from);
+}
+
+/* The current ResourceSpans' resource is forgotten. */
+static void resource_reset(ls_tj *tj)
+{
+    free(tj->rs_service);
+    tj->rs_service = NULL;
+    tj->res_seen = tj->res_on = 0;
+    ls_buf_reset(&tj->res);
+}
+
+/* Forget the top-level value being read. */
+static void value_reset(ls_tj *tj)
+{
+    tj->root = 0;
+    tj->depth = tj->in_str = tj->esc = 0;
+    tj->key_depth = tj->want_key = tj->in_key = tj->value_next = 0;
+    tj->keylen = 0;
+    tj->streamed = 0;
+    tj->in_unit = tj->unit_scalar = tj->unit_roles = 0;
+    cap_drop(tj);
+    resource_reset(tj);
+}
+
+/* Whether the unit held, or the value, lies on one line of JSON Lines. */
+static int on_one_line(const ls_tj *tj, uint64_t first)
+{
+    return tj->mode != TJ_DOC && first == tj->lineno && first == tj->root_line;
+}
+
+/* The unit held is complete: parse it and read its spans. */
+static int unit_done(ls_tj *tj)
+{
+    size_t errpos;
+    cJSON *v;
+    int rc = 0;
+
+    tj->in_unit = tj->unit_scalar = tj->unit_roles = 0;
+    if (!tj->cap_over && tj->unit_kind != TJ_U_SKIP) {
+        tj->cur_line = tj->cap_line;
+        tj->cur_is_line = on_one_line(tj, tj->cap_line);
+        tj->cur_off = tj->cap_off;
+        tj->cur_has_off = tj->cur_is_line;
+        v = parse_value(ls_buf_str(&tj->cap), tj->cap.len, &errpos);
+        if (v) {
+            rc = dispatch_unit(tj, v, tj->unit_kind, tj->cap_line);
+            cJSON_Delete(v);
+            tj->cur_has_off = 0;
+        } else {
+            tj->bad_units++;
+            bad_json(tj, "an element of the export", tj->cap_line, tj->cap_off, errpos);
+        }
+    }
+    cap_drop(tj);
+    return rc;
+}
+
+/* The resource of the current ResourceSpans is complete: its service. */
+static int resource_done(ls_tj *tj)
+{
+    cJSON *v = parse_value(ls_buf_str(&tj->res), tj->res.len, NULL);
+    int rc = 0;
+
+    tj->res_on = 0;
+    tj->res_seen = 1; /* a broken resource names no service; its spans still count */
+    if (v) {
+        rc = ls_otlp_resource(tj, v);
+        cJSON_Delete(v);
+    }
+    ls_buf_reset(&tj->res);
+    return rc;
+}
+
+/* The top-level value closed on the current line. */
+static int root_done(ls_tj *tj)
+{
+    size_t errpos;
+    cJSON *v;
+    int rc = 0, one_line = tj->root_line == tj->lineno;
+
+    if (tj->mode == TJ_UNDECIDED)
+        tj->mode = one_line ? TJ_LINES : TJ_DOC;
+    if (tj->streamed) {
+        tj->values++;
+    } else if (tj->capturing && !tj->cap_over) {
+        v = parse_value(ls_buf_str(&tj->cap), tj->cap.len, &errpos);
+        if (v) {
+            rc = dispatch(tj, v, tj->root_line, tj->mode == TJ_LINES && one_line,
+                          ls_buf_str(&tj->cap), tj->cap.len);
+            cJSON_Delete(v);
+        } else if (one_line && tj->mode == TJ_LINES) {
+            tj->cur_has_off = 0;
+            bad(tj, tj->root_line, "not a JSON value", ls_buf_str(&tj->cap), tj->cap.len);
+        } else {
+            bad_json(tj, "a JSON document", tj->root_line, tj->cap_off, errpos);
+        }
+    }
+    value_reset(tj);
+    return rc;
+}
+
+static int role_at(const ls_tj *tj, int depth)
+{
+    return depth > 0 && depth <= TJ_ROLE_DEPTH ? tj->role[depth] : TJ_R_NONE;
+}
+
+static int is_object_role(int role)
+{
+    return role == TJ_R_ROOT_OBJ || role == TJ_R_RS || role == TJ_R_SS;
+}
+
+/* Open a container of role `role` one level down. */
+static void push(ls_tj *tj, int role)
+{
+    tj->depth++;
+    if (tj->depth <= TJ_ROLE_DEPTH)
+        tj->role[tj->depth] = role;
+    if (is_object_role(role) && tj->depth <= TJ_ROLE_DEPTH) {
+        tj->key_depth = tj->depth;
+        tj->want_key = 1;
+        tj->value_next = 0;
+    }
+}
+
+/* A top-level value opens with `c` at byte i of the piece. */
+static void root_begin(ls_tj *tj, char c, size_t i)
+{
+    value_reset(tj);
+    tj->root = 1;
+    tj->root_line = tj->lineno;
+    if (c == '{') {
+        /* Held whole until a member turns out to be an array of units. */
+        cap_begin(tj, i);
+        push(tj, TJ_R_ROOT_OBJ);
+    } else {
+        tj->streamed = 1;
+        push(tj, TJ_R_ROOT_ARR);
+    }
+}
+
+/* What the member named key[0, len) of an object of role `role` is. */
+static int key_kind(int role, const char *key, size_t len)
+{
+#define KEY_IS(s) (len == sizeof(s) - 1 && memcmp(key, s, len) == 0)
+    if (role == TJ_R_ROOT_OBJ && (KEY_IS("resourceSpans") || KEY_IS("resource_spans")))
+        return TJ_K_RESOURCE_SPANS;
+    if (role == TJ_R_ROOT_OBJ && KEY_IS("data"))
+        return TJ_K_DATA;
+    if (role == TJ_R_RS && KEY_IS("resource"))
+        return TJ_K_RESOURCE;
+    if (role == TJ_R_RS && (KEY_IS("scopeSpans") || KEY_IS("scope_spans") ||
+                            KEY_IS("instrumentationLibrarySpans") ||
+                            KEY_IS("instrumentation_library_spans")))
+        return TJ_K_SCOPE_SPANS;
+    if (role == TJ_R_SS && KEY_IS("spans"))
+        return TJ_K_SPANS;
+    return TJ_K_OTHER;
+#undef KEY_IS
+}
+
+/* Text that is not JSON where a top-level value should begin: the rest of
+ * the line is reported and skipped. */
+static void not_json(ls_tj *tj, const char *p, size_t n)
+{
+    tj->cur_has_off = 0;
+    bad(tj, tj->lineno, "not a JSON value", p, n);
+    tj->skip_line = 1;
+}
+
+/* A unit of kind `kind` begins with c at byte i; a container opened by it
+ * takes role `role`. */
+static void unit_begin(ls_tj *tj, int kind, char c, size_t i, int role)
+{
+    cap_begin(tj, i);
+    tj->in_unit = 1;
+    tj->unit_kind = kind;
+    tj->unit_roles = 0;
+    tj->unit_scalar = c != '{' && c != '[';
+    tj->unit_depth = tj->depth;
+    if (c == '"')
+        tj->in_str = 1;
+    else if (!tj->unit_scalar)
+        push(tj, role);
+}
+
+/* An element of an array of role `role` begins with c at byte i. */
+static void element_begin(ls_tj *tj, int role, char c, size_t i)
+{
+    switch (role) {
+    case TJ_R_ROOT_ARR:
+        if (c == '[')
+            push(tj, TJ_R_UNITS_ELEM); /* a list of traces, each a list of spans */
+        else
+            unit_begin(tj, TJ_U_ELEM, c, i, TJ_R_NONE);
+        break;
+    case TJ_R_UNITS_JAEGER: unit_begin(tj, TJ_U_JAEGER, c, i, TJ_R_NONE); break;
+    case TJ_R_UNITS_ELEM: unit_begin(tj, TJ_U_ELEM, c, i, TJ_R_NONE); break;
+    case TJ_R_UNITS_SPAN: unit_begin(tj, TJ_U_SPAN, c, i, TJ_R_NONE); break;
+    case TJ_R_RS_ARR:
+        /* A ResourceSpans: held whole until its spans turn out to come
+         * after its resource, then read span by span. */
+        resource_reset(tj);
+        unit_begin(tj, TJ_U_OTLP, c, i, TJ_R_RS);
+        tj->unit_roles = c == '{';
+        break;
+    default: /* TJ_R_SS_ARR */
+        if (c == '{')
+            push(tj, TJ_R_SS);
+        else
+            unit_begin(tj, TJ_U_SKIP, c, i, TJ_R_NONE);
+        break;
+    }
+}
+
+/* The value of a member of kind `kind` (TJ_K_*) opens a container with c
+ * at byte i. */
+static void member_begin(ls_tj *tj, int kind, char c, size_t i)
+{
+    if (c == '[' && (kind == TJ_K_RESOURCE_SPANS || kind == TJ_K_DATA)) {
+        /* The export's array: from here on, unit by unit. */
+        cap_drop(tj);
+        tj->streamed = 1;
+        push(tj, kind == TJ_K_DATA ? TJ_R_UNITS_JAEGER : TJ_R_RS_ARR);
+    } else if (c == '{' && kind == TJ_K_RESOURCE && !tj->res_seen && !tj->res_on) {
+        tj->res_on = 1;
+        tj->res_from = i;
+        tj->res_depth = tj->depth + 1;
+        ls_buf_reset(&tj->res);
+        push(tj, TJ_R_NONE);
+    } else if (c == '[' && kind == TJ_K_SCOPE_SPANS && tj->res_seen) {
+        if (tj->in_unit && tj->unit_roles) {
+            /* The resource is known: the spans are read one by one. */
+            tj->in_unit = tj->unit_roles = 0;
+            cap_drop(tj);
+        }
+        push(tj, TJ_R_SS_ARR);
+    } else if (c == '[' && kind == TJ_K_SPANS) {
+        push(tj, TJ_R_UNITS_SPAN);
+    } else {
+        push(tj, TJ_R_NONE);
+    }
+}
+
+/* A container closes with the byte i of p. */
+static int pop(ls_tj *tj, const char *p, size_t i)
+{
+    int d = tj->depth, role = role_at(tj, d), rc;
+
+    tj->depth--;
+    if (tj->res_on && d == tj->res_depth) {
+        if ((rc = res_to(tj, p, i + 1)) != 0 || (rc = resource_done(tj)) != 0)
+            return rc;
+    }
+    if (tj->in_unit && !tj->unit_scalar && tj->depth == tj->unit_depth) {
+        if ((rc = cap_to(tj, p, i + 1)) != 0 || (rc = unit_done(tj)) != 0)
+            return rc;
+    }
+    if (role == TJ_R_RS)
+        resource_reset(tj);
+    if (is_object_role(role)) {
+        /* Member names are read in the enclosing object of a role, if any. */
+        int k = tj->depth;
+        while (k > 0 && !is_object_role(role_at(tj, k)))
+            k--;
+        tj->key_depth = k;
+        tj->want_key = tj->value_next = 0;
+    }
+    if (tj->depth == 0) {
+        if ((rc = cap_to(tj, p, i + 1)) != 0)
+            return rc;
+        return root_done(tj);
+    }
+    return 0;
+}
+
+/*
+ * One byte outside strings, at byte i of the piece p, in the top-level
+ * value (see "Streaming" in tracejson.h). Returns 0 or a negative code.
+ */
+static int scan_byte(ls_tj *tj, const char *p, size_t i)
+{
+    char c = p[i];
+    int role, rc;
+
+    /* A scalar unit ends before the ',' or bracket after it. */
+    if (tj->in_unit && tj->unit_scalar && tj->depth == tj->unit_depth &&
+        (c == ',' || c == ']' || c == '}')) {
+        if ((rc = cap_to(tj, p, i)) != 0 || (rc = unit_done(tj)) != 0)
+            return rc;
+    }
+    role = role_at(tj, tj->depth);
+    if (!tj->in_unit && c != ',' && c != ']' && c != '}' &&
+        (role == TJ_R_ROOT_ARR || role == TJ_R_UNITS_JAEGER || role == TJ_R_UNITS_ELEM ||
+         role == TJ_R_UNITS_SPAN || role == TJ_R_RS_ARR || role == TJ_R_SS_ARR)) {
+        element_begin(tj, role, c, i);
+        return 0;
+    }
+    if (tj->value_next && tj->depth == tj->key_depth) {
+        tj->value_next = 0;
+        if (c == '{' || c == '[') {
+            member_begin(tj, tj->member_kind, c, i);
+            return 0;
+        }
+    }
+    switch (c) {
+    case '"':
+        tj->in_str = 1;
+        if (tj->depth == tj->key_depth && tj->want_key) {
+            tj->in_key = 1;
+            tj->want_key = 0;
+            tj->keylen = 0;
+        }
+        break;
+    case ':':
+        if (tj->depth == tj->key_depth) {
+            tj->value_next = 1;
+            tj->member_kind = key_kind(role, tj->key, tj->keylen);
+        }
+        break;
+    case ',':
+        if (tj->depth == tj->key_depth)
+            tj->want_key = 1;
+        break;
+    case '{':
+    case '[':
+        push(tj, TJ_R_NONE);
+        break;
+    case '}':
+    case ']':
+        return pop(tj, p, i);
+    default:
+        break;
+    }
+    return 0;
+}
+
+/* Bytes of a string from byte i of p: past its end, or to the end of p.
+ * Returns the offset of the next byte to scan. */
+static size_t scan_string(ls_tj *tj, const char *p, size_t i, size_t n)
+{
+    for (; i < n; i++) {
         char c = p[i];
-        if (tj->in_str) {
-            if (tj->esc)
-                tj->esc = 0;
-            else if (c == '\\')
-                tj->esc = 1;
-            else if (c == '"')
-                tj->in_str = 0;
+        if (tj->esc) {
+            tj->esc = 0;
+        } else if (c == '\\') {
+            tj->esc = 1;
         } else if (c == '"') {
-            tj->in_str = 1;
-        } else if (c == '{' || c == '[') {
-            tj->depth++;
-        } else if (c == '}' || c == ']') {
-            if (--tj->depth <= 0) {
-                tj->depth = 0;
-                return i + 1;
-            }
+            tj->in_str = tj->in_key = 0;
+            return i + 1;
+        } else if (tj->in_key) {
+            if (tj->keylen < sizeof(tj->key))
+                tj->key[tj->keylen++] = c;
+        } else {
+            /* Plain string bytes: skip to the next quote or backslash. */
+            const char *q = p + i, *end = p + n;
+            while (q < end && *q != '"' && *q != '\\')
+                q++;
+            i = (size_t)(q - p) - 1;
         }
     }
     return n;
 }
 
-static void doc_drop(ls_tj *tj)
+/* A piece of the current line through the scanner. */
+static int scan_piece(ls_tj *tj, const char *p, size_t n)
 {
-    /* Give a large document's memory back. */
-    ls_buf_free(&tj->doc);
-    ls_buf_init(&tj->doc, tj->doc_max);
-    tj->pending = tj->skipping = 0;
-    tj->depth = tj->in_str = tj->esc = 0;
-}
+    size_t i = 0;
+    int rc;
 
-static void doc_over_bound(ls_tj *tj)
-{
-    char msg[256];
-    snprintf(msg, sizeof(msg),
-             "the JSON document starting here is larger than %zu bytes, the bound for "
-             "one document; its spans are skipped. Export JSON Lines (one object per line), or "
-             "split the file",
-             tj->doc_max);
-    note(tj, tj->doc_line, msg);
-    bad(tj, tj->doc_line, "JSON document over the size bound, skipped", tj->doc.ptr ? tj->doc.ptr : "",
-        tj->doc.len);
-    ls_buf_free(&tj->doc);
-    ls_buf_init(&tj->doc, tj->doc_max);
-    tj->skipping = 1;
-}
-
-/* The pending document is complete in tj->doc. */
-static int doc_done(ls_tj *tj)
-{
-    size_t errpos;
-    int rc = 0;
-    cJSON *root = parse_value(tj->doc.ptr, tj->doc.len, &errpos);
-    if (root) {
-        rc = dispatch(tj, root, tj->doc_line, 0, tj->doc.ptr, tj->doc.len);
-        cJSON_Delete(root);
-    } else {
-        /* Name the line of the error, and show it. */
-        uint64_t line = tj->doc_line;
-        size_t i, from = 0, to;
-        char reason[128];
-        for (i = 0; i < errpos; i++)
-            if (tj->doc.ptr[i] == '\n') {
-                line++;
-                from = i + 1;
+    tj->cap_from = tj->res_from = 0;
+    while (i < n) {
+        if (tj->in_str) {
+            i = scan_string(tj, p, i, n);
+            continue;
+        }
+        if (tj->in_unit && !tj->unit_scalar && !tj->unit_roles) {
+            /* Inside a unit only strings and brackets matter. */
+            while (i < n && p[i] != '"' && p[i] != '{' && p[i] != '}' && p[i] != '[' &&
+                   p[i] != ']')
+                i++;
+            if (i == n)
+                break;
+        }
+        if (is_ws(p[i])) {
+            i++;
+            continue;
+        }
+        if (!tj->root) {
+            if (p[i] != '{' && p[i] != '[') {
+                not_json(tj, p + i, n - i);
+                return 0;
             }
-        for (to = from; to < tj->doc.len && tj->doc.ptr[to] != '\n'; to++)
-            ;
-        snprintf(reason, sizeof(reason), "invalid JSON in the document starting at line %llu",
-                 (unsigned long long)tj->doc_line);
-        bad(tj, line, reason, tj->doc.ptr + from, to - from);
+            root_begin(tj, p[i], i);
+            i++;
+            continue;
+        }
+        if ((rc = scan_byte(tj, p, i)) != 0)
+            return rc;
+        i++;
     }
-    doc_drop(tj);
-    return rc;
+    if ((rc = res_to(tj, p, n)) != 0)
+        return rc;
+    return cap_to(tj, p, n);
 }
 
-/* Text from the start of a value on: a whole JSON Lines value, or the start
- * of a multi-line document. */
-static int start_value(ls_tj *tj, const char *p, size_t len, uint64_t lineno, int line_start)
+/* The current line ended with a top-level value open. */
+static int line_end(ls_tj *tj)
 {
-    size_t errpos, k;
-    cJSON *v;
-    int rc, open;
+    if (!tj->root)
+        return 0;
+    if (tj->mode == TJ_LINES) {
+        if (!tj->cap_over) {
+            tj->cur_has_off = 0;
+            bad(tj, tj->root_line, "incomplete JSON value (a JSON Lines line cut short?)",
+                ls_buf_str(&tj->cap), tj->cap.len);
+        }
+        value_reset(tj);
+        return 0;
+    }
+    tj->mode = TJ_DOC;
+    if (tj->res_on) {
+        ls_buf_addc(&tj->res, '\n');
+        if (ls_buf_failed(&tj->res) == LS_ENOMEM)
+            return LS_ENOMEM;
+    }
+    return cap_add(tj, "\n", 1);
+}
 
-    while (len > 0 && (*p == ' ' || *p == '\t' || *p == '\r')) {
-        p++;
-        len--;
-    }
-    if (len == 0)
+/*
+ * Whether a line opens an object or array at column 0 whose brackets close
+ * at its end, with something inside: a JSON Lines line, not a line of a
+ * pretty-printed document ("{}" or "[]" at column 0 may be a member of a
+ * document printed with no indentation). Brackets only: its elements may
+ * be invalid, and are reported when read.
+ */
+static int closes_alone(const char *p, size_t n)
+{
+    size_t i;
+    int depth = 0, in_str = 0, esc = 0, inside = 0;
+
+    while (n > 0 && is_ws(p[n - 1]))
+        n--;
+    if (n == 0 || (p[0] != '{' && p[0] != '['))
         return 0;
-    if (len > tj->doc_max) {
-        tj->doc_line = lineno;
-        doc_over_bound(tj);
-        tj->skipping = 0;
-        return 0;
+    for (i = 0; i < n; i++) {
+        char c = p[i];
+        if (in_str) {
+            if (esc)
+                esc = 0;
+            else if (c == '\\')
+                esc = 1;
+            else if (c == '"')
+                in_str = 0;
+            continue;
+        }
+        if (c == '"')
+            in_str = 1;
+        else if (c == '{' || c == '[')
+            depth++;
+        else if ((c == '}' || c == ']') && --depth == 0)
+            return i == n - 1 && inside;
+        if (i > 0 && !is_ws(c))
+            inside = 1;
     }
-    v = parse_value(p, len, &errpos);
-    if (v) {
-        if (tj->mode == TJ_UNDECIDED)
-            tj->mode = TJ_LINES;
-        rc = dispatch(tj, v, lineno, tj->mode == TJ_LINES, p, len);
-        cJSON_Delete(v);
-        return rc;
-    }
-    /* Not one value: the start of a document? */
-    tj->depth = tj->in_str = tj->esc = 0;
-    k = scan(tj, p, len);
-    open = k == len && tj->depth > 0;
-    if (open && tj->mode != TJ_LINES && (line_start || tj->mode == TJ_DOC)) {
-        tj->mode = TJ_DOC;
-        tj->pending = 1;
-        tj->doc_line = lineno;
-        ls_buf_add(&tj->doc, p, len);
-        ls_buf_addc(&tj->doc, '\n');
-        return ls_buf_failed(&tj->doc) == LS_ENOMEM ? LS_ENOMEM : 0;
-    }
-    tj->depth = tj->in_str = tj->esc = 0;
-    bad(tj, lineno,
-        open ? "incomplete JSON value (a JSON Lines line cut short?)"
-                                  : "not a JSON value",
-        p, len);
     return 0;
+}
+
+/*
+ * A new line: a byte order mark at the file's start is dropped; a whole
+ * line at column 0 that is a complete object or array on its own, inside
+ * an unfinished document, ends that document (it was a cut JSON Lines
+ * line).
+ */
+static void line_begin(ls_tj *tj, const char **line, size_t *len, uint64_t lineno, int more)
+{
+    tj->lineno = lineno;
+    tj->line_off = 0;
+    tj->skip_line = 0;
+    if (lineno == 1 && *len >= 3 && memcmp(*line, "\xef\xbb\xbf", 3) == 0) {
+        *line += 3;
+        *len -= 3;
+        tj->line_off = 3;
+    }
+    if (tj->root && tj->mode == TJ_DOC && !more && closes_alone(*line, *len)) {
+        if (!tj->cap_over) {
+            tj->cur_has_off = 0;
+            bad(tj, tj->root_line, "incomplete JSON value (a JSON Lines line cut short?)",
+                ls_buf_str(&tj->cap), tj->cap.len);
+        }
+        value_reset(tj);
+        tj->mode = TJ_LINES;
+    }
+}
+
+int ls_tj_feed_part(void *state, const char *part, size_t len, uint64_t lineno, int more)
+{
+    ls_tj *tj = state;
+    int rc = 0;
+
+    if (!tj->cont)
+        line_begin(tj, &part, &len, lineno, more);
+    tj->cont = more;
+    if (!tj->skip_line && (rc = scan_piece(tj, part, len)) != 0)
+        return rc;
+    tj->line_off += len;
+    if (!more)
+        rc = line_end(tj);
+    return rc;
 }
 
 int ls_tj_feed(void *state, const char *line, size_t len, uint64_t lineno)
 {
-    ls_tj *tj = state;
-    size_t k;
-    int rc;
-
     if (len > 0 && line[len - 1] == '\r')
         len--;
-    if (lineno == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
-        line += 3; /* a byte order mark */
-        len -= 3;
-    }
-    if (!tj->pending)
-        return start_value(tj, line, len, lineno, 1);
-
-    if (len > 0 && (line[0] == '{' || line[0] == '[')) {
-        cJSON *v = parse_value(line, len, NULL);
-        if (v && !v->child) {
-            /* "{}" or "[]" at column 0 may be a member of a document
-             * printed with no indentation. */
-            cJSON_Delete(v);
-            v = NULL;
-        }
-        if (v) {
-            /* A complete value at column 0 inside a document: the document
-             * was cut; this is JSON Lines. */
-            cJSON_Delete(v);
-            if (!tj->skipping)
-                bad(tj, tj->doc_line, "incomplete JSON value (a JSON Lines line cut short?)",
-                    tj->doc.ptr ? tj->doc.ptr : "", tj->doc.len);
-            doc_drop(tj);
-            tj->mode = TJ_LINES;
-            return start_value(tj, line, len, lineno, 1);
-        }
-    }
-    k = scan(tj, line, len);
-    if (!tj->skipping) {
-        ls_buf_add(&tj->doc, line, k);
-        if (k == len)
-            ls_buf_addc(&tj->doc, '\n');
-        rc = ls_buf_failed(&tj->doc);
-        if (rc == LS_ENOMEM)
-            return LS_ENOMEM;
-        if (rc != 0)
-            doc_over_bound(tj);
-    }
-    if (k == len && tj->depth > 0)
-        return 0;
-    if (tj->skipping) {
-        doc_drop(tj);
-        rc = 0;
-    } else {
-        rc = doc_done(tj);
-    }
-    if (rc == 0 && k < len)
-        rc = start_value(tj, line + k, len - k, lineno, 0);
-    return rc;
+    return ls_tj_feed_part(state, line, len, lineno, 0);
 }
 
 int ls_tj_finish(void *state)
@@ -761,15 +1262,35 @@ int ls_tj_finish(void *state)
     ls_tj *tj = state;
     char msg[256];
 
-    if (tj->pending && !tj->skipping)
-        bad(tj, tj->doc_line,
+    if (tj->root && !tj->cap_over) {
+        tj->cur_has_off = 0;
+        bad(tj, tj->root_line,
             "incomplete JSON document at the end of the file (its brackets do not close)",
-            tj->doc.ptr ? tj->doc.ptr : "", tj->doc.len);
-    doc_drop(tj);
+            ls_buf_str(&tj->cap), tj->cap.len);
+    }
+    value_reset(tj);
     snprintf(msg, sizeof(msg), "%llu spans read from %llu JSON values (%s)",
              (unsigned long long)tj->spans, (unsigned long long)tj->values,
              tj->mode == TJ_LINES ? "one per line" : "multi-line documents");
     note(tj, 0, msg);
+    if (tj->bad_units || tj->over) {
+        snprintf(msg, sizeof(msg),
+                 "%llu elements of the export were not read (%llu invalid JSON, %llu over the "
+                 "size bound); the elements around them were",
+                 (unsigned long long)(tj->bad_units + tj->over),
+                 (unsigned long long)tj->bad_units, (unsigned long long)tj->over);
+        note(tj, 0, msg);
+    }
+    if (tj->spans == 0 && tj->bad_records > 0) {
+        /* Never a silent zero: an export none of whose spans could be read
+         * fails the run, as a log none of whose lines parse does. */
+        snprintf(msg, sizeof(msg),
+                 "no span could be read from this trace export (%llu records rejected, named "
+                 "above)",
+                 (unsigned long long)tj->bad_records);
+        note(tj, 0, msg);
+        return LS_EFORMAT;
+    }
     if (tj->base64_ids) {
         snprintf(msg, sizeof(msg),
                  "%llu ids were base64 (the protobuf JSON mapping) rather than OTLP/JSON's hex; "
@@ -794,7 +1315,9 @@ void ls_tj_destroy(void *state)
     ls_tj *tj = state;
     if (!tj)
         return;
-    ls_buf_free(&tj->doc);
+    ls_buf_free(&tj->cap);
+    ls_buf_free(&tj->res);
+    free(tj->rs_service);
     ls_buf_free(&tj->attrs);
     ls_buf_free(&tj->one);
     free(tj->file);
@@ -812,7 +1335,8 @@ int ls_tj_create(void **out, const char *format, const ls_parse_opts *opts, cons
     tj->sink = *sink;
     tj->format = format;
     tj->doc_max = LS_TRACE_DOC_MAX;
-    ls_buf_init(&tj->doc, tj->doc_max);
+    ls_buf_init(&tj->cap, tj->doc_max);
+    ls_buf_init(&tj->res, tj->doc_max);
     ls_buf_init(&tj->attrs, LS_TRACE_ATTRS_MAX + 16);
     ls_buf_init(&tj->one, LS_TRACE_ATTRS_MAX + 16);
     tj->file = ls_strdup(opts && opts->file ? opts->file : "-");
@@ -829,8 +1353,8 @@ void ls_trace_parser_set_doc_max(void *state, size_t max)
 {
     ls_tj *tj = state;
     tj->doc_max = max ? max : LS_TRACE_DOC_MAX;
-    ls_buf_free(&tj->doc);
-    ls_buf_init(&tj->doc, tj->doc_max);
+    ls_buf_free(&tj->cap);
+    ls_buf_init(&tj->cap, tj->doc_max);
 }
 
 int ls_trace_parser_set_pid_attribute(void *state, const char *name)

@@ -95,8 +95,8 @@ int ls_zipkin_walk(ls_tj *tj, const cJSON *root, uint64_t line)
     const cJSON *it, *span;
     int rc;
 
-    if (cJSON_IsObject(root))
-        return one_span(tj, root, line);
+    if (!cJSON_IsArray(root))
+        return one_span(tj, root, line); /* a span, or a unit that is none */
     cJSON_ArrayForEach(it, root)
     {
         if (cJSON_IsArray(it)) {

@@ -652,7 +652,11 @@ static int simple_item(ls_handoff *h, ls_item_type type, uint32_t file, const ch
                        const char *text, size_t len, uint64_t line, int gzip,
                        const ls_file_stats *st, uint32_t same_file)
 {
-    size_t need = ALIGN(sizeof(ls_item)) + (st ? ALIGN(sizeof(*st)) : 0) + (text ? len + 1 : 0);
+    /* A bad line's reason may be composed by the parser (a byte offset in
+     * it): copied, like the text. */
+    size_t rlen = type == LS_ITEM_BAD && reason ? strlen(reason) + 1 : 0;
+    size_t need = ALIGN(sizeof(ls_item)) + (st ? ALIGN(sizeof(*st)) : 0) + (text ? len + 1 : 0) +
+                  rlen;
     char *tail;
     int rc;
     ls_item *it = reserve(h, need, &rc);
@@ -678,6 +682,11 @@ static int simple_item(ls_handoff *h, ls_item_type type, uint32_t file, const ch
         t[len] = '\0';
         it->text = t;
         it->len = len;
+        tail += len + 1;
+    }
+    if (rlen) {
+        memcpy(tail, reason, rlen);
+        it->reason = tail;
     }
     return 0;
 }

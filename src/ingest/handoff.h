@@ -57,7 +57,7 @@ typedef struct ls_item {
     /* An event's, span's or activity's item ends here (LS_ITEM_HEAD): the
      * fields below are the other items'. */
     uint64_t line;          /* LS_ITEM_BAD; FILE_BEGIN: stored file_id read on, or 0 */
-    const char *reason;     /* LS_ITEM_BAD: a string literal; FILE_BEGIN: format */
+    const char *reason;     /* LS_ITEM_BAD: a copy in the item; FILE_BEGIN: format */
     const char *text;       /* LS_ITEM_BAD, LS_ITEM_FILE_BEGIN; FILE_END: the prefix
                                used, or NULL; NUL-terminated */
     size_t len;             /* bytes of text */

@@ -995,6 +995,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
     const char *text; /* the line in UTF-8 */
     size_t tlen;
     int broke = 0; /* the input could not be read to its end */
+    ls_feed_part_fn feed_part = NULL; /* the parser takes over-long lines in pieces */
 
     *state = LS_INPUT_READ;
     merge_candidates(c, stored, &merged);
@@ -1140,6 +1141,9 @@ read:
             ord_ref = f->ord + 1;
         }
     line:
+        /* A trace export may be one line of any length: in pieces. */
+        if ((feed_part = ls_parser_feed_part(c->ops)) != NULL)
+            ls_input_set_pieces(in);
         if (ls_input_unterminated(in) && c->opts->hold_partial && !ls_input_is_stream(in)) {
             /* A line still being written: stored now, it would be stored
              * again, whole, when the file has grown. */
@@ -1151,7 +1155,7 @@ read:
             break;
         }
         c->run_lines = f->base + lineno;
-        if (!ls_input_unterminated(in)) {
+        if (!ls_input_unterminated(in) && !(truncated && feed_part)) {
             /* The resume point: after this line, which a longer copy of the
              * file must also have there. */
             size_t n = len > TAIL_BYTES ? TAIL_BYTES : len;
@@ -1160,10 +1164,12 @@ read:
             f->tail_line_len = len;
             f->text_end = ls_input_text_offset(in);
         }
-        if (truncated)
+        if (truncated && !feed_part)
             on_bad(c, path, c->run_lines, "line longer than 8 MiB, cut", line,
                    len > 80 ? 80 : len);
-        if ((rc = c->ops->feed(c->parser, text, tlen, c->run_lines)) != 0 || (rc = c->rc) != 0)
+        rc = feed_part ? feed_part(c->parser, text, tlen, c->run_lines, truncated)
+                       : c->ops->feed(c->parser, text, tlen, c->run_lines);
+        if (rc != 0 || (rc = c->rc) != 0)
             break;
         if (f->probe && lineno == PREFIX_PROBE_LINES && f->st.bad_lines == lineno) {
             rc = prefix_mismatch(c, path);

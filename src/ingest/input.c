@@ -73,6 +73,8 @@ struct ls_input {
     size_t scan;          /* buf[start, scan) holds no '\n' */
     int eof;
     int skipping;         /* discarding the tail of an over-long line */
+    int pieces;           /* over-long lines are delivered in pieces (ls_input_set_pieces) */
+    int piece;            /* the last delivery was a piece: the line goes on */
     int unterminated;     /* the last line delivered had no '\n' (end of input) */
     uint64_t nuls, nul_line; /* NUL bytes replaced, and the line of the first */
     uint64_t lineno;
@@ -461,6 +463,33 @@ void ls_input_peek_end(ls_input *in)
     in->peeking = PEEK_NONE;
 }
 
+/* The first n bytes, less an incomplete UTF-8 sequence at their end: a
+ * piece of a line ends between characters. */
+static size_t utf8_whole(const char *b, size_t n)
+{
+    size_t k = 0, need;
+    unsigned char lead;
+    while (k < 3 && k < n && ((unsigned char)b[n - 1 - k] & 0xc0) == 0x80)
+        k++;
+    if (k == n)
+        return n;
+    lead = (unsigned char)b[n - 1 - k];
+    if (lead < 0xc0)
+        return n;
+    need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+    return need > k + 1 ? n - 1 - k : n;
+}
+
+void ls_input_set_pieces(ls_input *in)
+{
+    in->pieces = 1;
+    if (in->skipping) {
+        /* The head of an over-long line was delivered: its rest follows. */
+        in->skipping = 0;
+        in->piece = 1;
+    }
+}
+
 int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *lineno,
                        int *truncated, char *errbuf, size_t errlen)
 {
@@ -482,7 +511,8 @@ int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *l
             /* CRLF line endings (a log copied through Windows, some
              * collectors): the '\r' is not part of the message. */
             *len = n > 0 && in->buf[s + n - 1] == '\r' ? n - 1 : n;
-            *lineno = ++in->lineno;
+            *lineno = in->piece ? in->lineno : ++in->lineno;
+            in->piece = 0;
             *truncated = 0;
             if (!in->peeking)
                 replace_nuls(in, in->buf + s, *len);
@@ -500,7 +530,8 @@ int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *l
                 if (!in->peeking)
                     replace_nuls(in, in->buf + in->start, *len);
                 in->start = in->scan = in->end;
-                *lineno = ++in->lineno;
+                *lineno = in->piece ? in->lineno : ++in->lineno;
+                in->piece = 0;
                 *truncated = 0;
                 return 1;
             }
@@ -524,7 +555,21 @@ int ls_input_next_line(ls_input *in, const char **line, size_t *len, uint64_t *l
                 return LS_EIO;
             }
         } else if (in->end == in->cap) {
-            if (in->cap >= LS_LINE_MAX) {
+            if (in->cap >= LS_LINE_MAX && in->pieces) {
+                /* Deliver the over-long line so far; the rest follows. */
+                size_t n = utf8_whole(in->buf, in->end);
+                *line = in->buf;
+                *len = n;
+                in->text_off += n;
+                in->start = n;
+                in->scan = in->end;
+                *lineno = in->piece ? in->lineno : ++in->lineno;
+                in->piece = 1;
+                *truncated = 1;
+                if (!in->peeking)
+                    replace_nuls(in, in->buf, n);
+                return 1;
+            } else if (in->cap >= LS_LINE_MAX) {
                 /* Deliver the head of the over-long line, drop the rest. */
                 *line = in->buf;
                 *len = in->end;

@@ -9,7 +9,9 @@
  * The input is framed into lines as src/ingest/input.c does for the parsers
  * (split at '\n', the '\n' removed, no NUL after the line; each line in a
  * buffer of its own, freed after feed), the first line is offered to every
- * parser's sniff, every line is fed, then finish and destroy. Each record is
+ * parser's sniff, every line is fed (a trace parser gets every second line
+ * in pieces, as the input layer hands it a line over LS_LINE_MAX), then
+ * finish and destroy. Each record is
  * run through the classifier as ingest does, and every string the parser
  * hands over (records, spans, snapshot rows) is read to its NUL, so that
  * ASan sees a dangling or unterminated one.
@@ -156,6 +158,31 @@ static void matchers_compare(matchers *mm, const char *line, size_t len)
 }
 #endif
 
+/*
+ * A line as the input layer hands an over-long one to a parser that takes
+ * pieces (the trace parsers): pieces of 1 to PIECE_SIZES bytes, the size
+ * chosen by the line's number and length, each in a buffer of its own
+ * freed after the call.
+ */
+#define PIECE_SIZES 13
+static int feed_pieces(ls_feed_part_fn feed_part, void *state, const char *line, size_t len,
+                       uint64_t lineno)
+{
+    size_t step = 1 + (size_t)(lineno + len) % PIECE_SIZES, k = 0;
+    int rc;
+    do {
+        size_t n = len - k < step ? len - k : step;
+        char *piece = malloc(n ? n : 1);
+        if (!piece)
+            abort();
+        memcpy(piece, line + k, n);
+        rc = feed_part(state, piece, n, lineno, k + n < len);
+        free(piece);
+        k += n;
+    } while (rc == 0 && k < len);
+    return rc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const ls_parser_ops *ops = ls_parser_find(LS_FUZZ_PARSER);
@@ -171,6 +198,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef LS_FUZZ_PREFIX_LINE
     matchers mm = {NULL, NULL};
 #endif
+    ls_feed_part_fn feed_part = ops ? ls_parser_feed_part(ops) : NULL;
 
     if (!ops)
         abort();
@@ -235,7 +263,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef LS_FUZZ_PREFIX_LINE
         matchers_compare(&mm, line, len);
 #endif
-        rc = ops->feed(state, line, len, ++lineno);
+        ++lineno;
+        if (feed_part && (lineno & 1) == 0)
+            rc = feed_pieces(feed_part, state, line, len, lineno);
+        else
+            rc = ops->feed(state, line, len, lineno);
         free(line);
         if (rc == LS_ENOMEM)
             break;

@@ -180,7 +180,7 @@ static void test_bound_and_sniff(void)
                               "    ]}\n  ]\n}\n";
     ts_sink c;
 
-    CHECK_INT(ts_run_n(&c, &ls_jaeger_parser, doc, strlen(doc), 40), 0);
+    CHECK_INT(ts_run_n(&c, &ls_jaeger_parser, doc, strlen(doc), 40), LS_EFORMAT);
     CHECK_INT(c.n, 0);
     CHECK_INT(c.nbad, 1);
     CHECK(ts_has_note(&c, "larger than 40 bytes"));

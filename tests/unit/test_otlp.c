@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ls_test.h"
 #include "unit/trace_sink.h"
@@ -189,7 +190,7 @@ static void test_pretty_document(void)
     CHECK_INT(ts_run(&c, &ls_otlp_parser, pretty), 0);
     CHECK_INT(c.n, 2);
     CHECK_INT(c.nbad, 1);
-    CHECK_INT(c.bad_line[0], 1);
+    CHECK_INT(c.bad_line[0], 29); /* where the span begins */
     CHECK(c.bad_text[0] && strstr(c.bad_text[0], "broken"));
     if (c.n < 2) {
         ts_free(&c);
@@ -216,7 +217,11 @@ static void test_pretty_document(void)
     ts_free(&c);
 }
 
-/* A document over the bound is skipped and said so; the next one reads. */
+/* The bound is per unit, not per document: a document larger than the
+ * bound whose elements are small is read whole; an element over it is
+ * skipped and said so, and the elements around it are read; a
+ * ResourceSpans over it is read span by span when its resource comes
+ * first, and is one unit otherwise. */
 static void test_bound(void)
 {
     ts_sink c;
@@ -233,21 +238,75 @@ static void test_bound(void)
     n += (size_t)snprintf(text + n, 8192 - n,
                           "  {}\n ]\n}\n{\n \"resourceSpans\": [{\"scopeSpans\": [{\"spans\": "
                           "[{\"traceId\": \"02\", \"spanId\": \"03\"}]}]}]\n}\n");
+    CHECK(n > 1000);
     CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 1000), 0);
-    CHECK_INT(c.n, 1);
-    if (c.n == 1) {
-        CHECK_STR(c.spans[0].sp.trace_id, "00000000000000000000000000000002");
-        CHECK_STR(c.spans[0].sp.span_id, "0000000000000003");
+    CHECK_INT(c.n, 21);
+    CHECK_INT(c.nbad, 0);
+    if (c.n == 21) {
+        CHECK_STR(c.spans[20].sp.trace_id, "00000000000000000000000000000002");
+        CHECK_STR(c.spans[20].sp.span_id, "0000000000000003");
+    }
+    ts_free(&c);
+
+    /* One line: an element over 100 bytes between two that are not. */
+    n = (size_t)snprintf(text, 8192,
+                         "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"01\","
+                         "\"spanId\":\"01\"}]}]},{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"01\","
+                         "\"spanId\":\"02\",\"name\":\"%0100d\"}]}]},{\"scopeSpans\":[{\"spans\":"
+                         "[{\"traceId\":\"01\",\"spanId\":\"03\"}]}]}]}\n",
+                         0);
+    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 100), 0);
+    CHECK_INT(c.n, 2);
+    if (c.n == 2) {
+        CHECK_STR(c.spans[0].sp.span_id, "0000000000000001");
+        CHECK_STR(c.spans[1].sp.span_id, "0000000000000003");
+        CHECK_INT(c.spans[1].sp.line, 1);
     }
     CHECK_INT(c.nbad, 1);
     CHECK_INT(c.bad_line[0], 1);
-    CHECK(ts_has_note(&c, "line 1: the JSON document starting here is larger than 1000 bytes"));
-
-    /* The default bound reads it all. */
+    CHECK(c.nbad == 1 && strncmp(c.bad_text[0], "{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"01\",\"spanId\":\"02\"", 50) == 0);
+    CHECK(ts_has_note(&c, "line 1: the JSON value starting here (at byte 78 of the line) is "
+                          "larger than 100 bytes"));
+    CHECK(ts_has_note(&c, "2 spans read from 1 JSON values (one per line)"));
     ts_free(&c);
-    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 0), 0);
-    CHECK_INT(c.n, 21);
+
+    /* One ResourceSpans over the bound, its resource first: read span by
+     * span, each of its service. */
+    n = (size_t)snprintf(text, 8192,
+                         "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":"
+                         "\"service.name\",\"value\":{\"stringValue\":\"shop\"}}]},\"scopeSpans\":"
+                         "[{\"scope\":{\"name\":\"s\"},\"spans\":[");
+    for (i = 0; i < 5; i++)
+        n += (size_t)snprintf(text + n, 8192 - n, "%s{\"traceId\":\"01\",\"spanId\":\"%02x\"}",
+                              i ? "," : "", i + 1);
+    n += (size_t)snprintf(text + n, 8192 - n, "]}]}]}\n");
+    CHECK(n > 200);
+    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 200), 0);
+    CHECK_INT(c.n, 5);
     CHECK_INT(c.nbad, 0);
+    if (c.n == 5) {
+        CHECK_STR(c.spans[4].sp.span_id, "0000000000000005");
+        CHECK_STR(c.spans[4].sp.service, "shop");
+        CHECK_INT(c.spans[4].sp.line, 1);
+    }
+    ts_free(&c);
+
+    /* Its resource after its spans: held whole, the service still known;
+     * over the bound that way, skipped and said so. */
+    n = (size_t)snprintf(text, 8192,
+                         "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"01\","
+                         "\"spanId\":\"01\"},{\"traceId\":\"01\",\"spanId\":\"02\"}]}],"
+                         "\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":"
+                         "{\"stringValue\":\"late\"}}]}}]}\n");
+    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 0), 0);
+    CHECK_INT(c.n, 2);
+    if (c.n == 2)
+        CHECK_STR(c.spans[1].sp.service, "late");
+    ts_free(&c);
+    CHECK_INT(ts_run_n(&c, &ls_otlp_parser, text, n, 100), LS_EFORMAT);
+    CHECK_INT(c.n, 0);
+    CHECK_INT(c.nbad, 1);
+    CHECK(ts_has_note(&c, "larger than 100 bytes"));
     ts_free(&c);
     free(text);
 }
@@ -282,10 +341,12 @@ static void test_cut_and_odd_lines(void)
     }
     ts_free(&c);
 
-    CHECK_INT(ts_run(&c, &ls_otlp_parser, unfinished), 0);
+    /* No span read and a record rejected: the run fails (LS_EFORMAT). */
+    CHECK_INT(ts_run(&c, &ls_otlp_parser, unfinished), LS_EFORMAT);
     CHECK_INT(c.n, 0);
     CHECK_INT(c.nbad, 1);
     CHECK(c.nbad == 1 && strstr(c.bad_reason[0], "end of the file"));
+    CHECK(ts_has_note(&c, "no span could be read from this trace export (1 records rejected"));
     ts_free(&c);
 }
 
@@ -376,8 +437,153 @@ static void test_sample_app(void)
     ts_free(&gz);
 }
 
+/* A line fed in pieces of any size reads as the whole line does: the
+ * scanner keeps its place in strings, escapes, keys and units across
+ * pieces. */
+static void test_pieces(void)
+{
+    /* (A cut line before a whole one is found by reading the whole next
+     * line: test_cut_and_odd_lines; a line in pieces is not held.) */
+    static const char odd[] =
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0a\",\"spanId\":\"0b\","
+        "\"name\":\"a \\\"]}\\\\\"}]}]},{\"resource\":x},{\"scopeSpans\":[{\"spans\":[{\"traceId\":"
+        "\"0a\",\"spanId\":\"0c\"}]}]}]}\n"
+        "{\"resourceSpans\":[]} trailing\n"
+        "not json\n"
+        "[{\"traceId\":\"0a\",\"id\":\"0d\"},\"s,]\",7,[{\"traceId\":\"0a\",\"id\":\"0e\"}]]\n";
+    static const char late[] =
+        "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"01\",\"spanId\":"
+        "\"01\"}]}],\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":{"
+        "\"stringValue\":\"late\"}}]}},{\"resource\":{},\"instrumentation_library_spans\":["
+        "{\"spans\":[{\"traceId\":\"01\",\"spanId\":\"02\"}]}]}]}\n";
+    static const char *const texts[] = {jsonl, pretty, odd, late};
+    size_t t, piece;
+    int i;
+
+    for (t = 0; t < sizeof(texts) / sizeof(texts[0]); t++) {
+        ts_sink whole, parts;
+        size_t len = strlen(texts[t]);
+        CHECK_INT(ts_run_n(&whole, &ls_otlp_parser, texts[t], len, 0), 0);
+        CHECK(whole.total > 0);
+        for (piece = 1; piece <= 40; piece++) {
+            int same;
+            CHECK_INT(ts_run_pieces(&parts, &ls_otlp_parser, texts[t], len, piece), 0);
+            same = parts.total == whole.total && parts.n == whole.n && parts.nbad == whole.nbad &&
+                   parts.sum_us == whole.sum_us && parts.errors == whole.errors;
+            for (i = 0; same && i < whole.n; i++)
+                same = strcmp(parts.spans[i].sp.span_id, whole.spans[i].sp.span_id) == 0 &&
+                       strcmp(parts.spans[i].sp.name ? parts.spans[i].sp.name : "",
+                              whole.spans[i].sp.name ? whole.spans[i].sp.name : "") == 0 &&
+                       parts.spans[i].sp.line == whole.spans[i].sp.line;
+            for (i = 0; same && i < whole.nbad; i++)
+                same = parts.bad_line[i] == whole.bad_line[i] &&
+                       strcmp(parts.bad_reason[i], whole.bad_reason[i]) == 0;
+            if (!same)
+                printf("text %zu in pieces of %zu: %d spans, %d bad; whole: %d, %d\n", t, piece,
+                       parts.n, parts.nbad, whole.n, whole.nbad);
+            CHECK(same);
+            ts_free(&parts);
+        }
+        if (texts[t] == odd) {
+            /* A span with brackets and escapes in its name, an invalid
+             * element and the one after it; text after a value; a line
+             * that is not JSON; a Zipkin array with a string and a number
+             * among its spans and a list inside. */
+            CHECK_INT(whole.n, 4);
+            CHECK_INT(whole.nbad, 5);
+            if (whole.n == 4) {
+                CHECK_STR(whole.spans[0].sp.name, "a \"]}\\");
+                CHECK_STR(whole.spans[1].sp.span_id, "000000000000000c");
+                CHECK_STR(whole.spans[3].sp.span_id, "000000000000000e");
+                CHECK_INT(whole.spans[3].sp.line, 4);
+            }
+            if (whole.nbad == 5) {
+                CHECK_INT(whole.bad_line[0], 1);
+                CHECK_STR(whole.bad_reason[0],
+                          "an element of the export: invalid JSON (from byte 96 of the line)");
+                CHECK_STR(whole.bad_text[1], "trailing");
+                CHECK_INT(whole.bad_line[2], 3);
+                CHECK_STR(whole.bad_reason[3],
+                          "Zipkin span is not a JSON object (in the element at byte 28 of the line)");
+                CHECK_STR(whole.bad_text[4], "7");
+            }
+        }
+        ts_free(&whole);
+    }
+}
+
+/*
+ * The input layer in pieces: a line over LS_LINE_MAX of 3-byte characters
+ * comes as pieces under one line number that put together are the line,
+ * each ending between characters (but a head delivered before pieces were
+ * asked for); the next line has the next number.
+ */
+static void test_input_pieces(void)
+{
+    char path[] = "/tmp/lockspan-test-pieces-XXXXXX", err[256];
+    size_t n = LS_LINE_MAX + LS_LINE_MAX / 2, i, got, pieces;
+    char *line = malloc(n + 16);
+    const char *p;
+    size_t len;
+    uint64_t lineno, first = 0;
+    int fd = mkstemp(path), truncated, rc, ok, late;
+    ls_input *in;
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+    CHECK(f != NULL && line != NULL);
+    if (!f || !line) {
+        free(line);
+        return;
+    }
+    for (i = 0; i + 3 <= n; i += 3)
+        memcpy(line + i, "\xe2\x82\xac", 3); /* U+20AC */
+    n = i;
+    fwrite(line, 1, n, f);
+    fputs("\n{}\n", f);
+    fclose(f);
+    for (late = 0; late <= 1; late++) {
+        /* late: pieces asked for after the first delivery, as ingest does
+         * once the first line told the format; that head is cut at
+         * LS_LINE_MAX exactly. */
+        got = pieces = 0;
+        ok = 1;
+        CHECK_INT(ls_input_open(&in, path, err, sizeof(err)), 0);
+        if (!late)
+            ls_input_set_pieces(in);
+        for (;;) {
+            rc = ls_input_next_line(in, &p, &len, &lineno, &truncated, err, sizeof(err));
+            if (rc != 1)
+                break;
+            if (pieces++ == 0) {
+                first = lineno;
+                if (late)
+                    ls_input_set_pieces(in);
+            }
+            if (lineno != first)
+                break;
+            ok = ok && (late && pieces == 1 ? len == LS_LINE_MAX : (got + len) % 3 == 0) &&
+                 got + len <= n && memcmp(p, line + got, len) == 0;
+            got += len;
+            if (!truncated)
+                break;
+        }
+        CHECK(ok);
+        CHECK_INT(first, 1);
+        CHECK_INT(got, n);
+        CHECK(pieces >= 2);
+        CHECK_INT(ls_input_next_line(in, &p, &len, &lineno, &truncated, err, sizeof(err)), 1);
+        CHECK_INT(lineno, 2);
+        CHECK(len == 2 && memcmp(p, "{}", 2) == 0 && !truncated);
+        ls_input_close(in);
+    }
+    unlink(path);
+    free(line);
+}
+
 int main(void)
 {
+    test_pieces();
+    test_input_pieces();
     test_json_lines();
     test_pretty_document();
     test_bound();

@@ -122,18 +122,28 @@ static void test_traces(void)
     CHECK(c.nbad == 2 && strstr(c.bad_text[0], "0123456789abcdef0"));
     ts_free(&c);
 
+    /* The cut line 2 is reported; its span, complete before the cut, is
+     * read (spans are read one by one, not the line whole). */
     CHECK_INT(ts_run(&c, &ls_zipkin_parser, lines), 0);
-    CHECK_INT(c.n, 2);
+    CHECK_INT(c.n, 3);
     CHECK_INT(c.nbad, 1);
     CHECK_INT(c.bad_line[0], 2);
-    if (c.n == 2)
-        CHECK_INT(c.spans[1].sp.line, 3);
+    if (c.n == 3) {
+        CHECK_STR(c.spans[1].sp.span_id, "0000000000000002");
+        CHECK_INT(c.spans[1].sp.line, 2);
+        CHECK_INT(c.spans[2].sp.line, 3);
+    }
     ts_free(&c);
 
-    CHECK_INT(ts_run_n(&c, &ls_zipkin_parser, traces, strlen(traces), 64), 0);
-    CHECK_INT(c.n, 0);
-    CHECK_INT(c.nbad, 1);
-    CHECK(ts_has_note(&c, "larger than 64 bytes"));
+    /* The bound is per span: the three over 40 bytes are skipped and said
+     * so, the one under it is read, the string is a bad span. */
+    CHECK_INT(ts_run_n(&c, &ls_zipkin_parser, traces, strlen(traces), 40), 0);
+    CHECK_INT(c.n, 1);
+    if (c.n == 1)
+        CHECK_STR(c.spans[0].sp.span_id, "000000000000000f");
+    CHECK_INT(c.nbad, 4);
+    CHECK(ts_has_note(&c, "line 3: the JSON value starting here (at byte 4 of the line) is larger than 40 bytes"));
+    CHECK(ts_has_note(&c, "3 elements of the export were not read (0 invalid JSON, 3 over"));
     ts_free(&c);
 }
 

@@ -164,6 +164,41 @@ static int ts_run_n(ts_sink *c, const ls_parser_ops *ops, const char *text, size
     return rc;
 }
 
+/*
+ * As ts_run_n with the default bound, but each line is fed in pieces of
+ * `piece` bytes (ls_tj_feed_part), as the input layer feeds a line over
+ * LS_LINE_MAX.
+ */
+static inline int ts_run_pieces(ts_sink *c, const ls_parser_ops *ops, const char *text, size_t len,
+                         size_t piece)
+{
+    ls_sink sink = {.record = ts_on_record, .bad = ts_on_bad, .note = ts_on_note, .ctx = c, .span = ts_on_span};
+    ls_parse_opts opts = {.file = "test.json", .prefix = NULL};
+    char err[128];
+    void *st;
+    uint64_t lineno = 0;
+    size_t i = 0;
+    int rc;
+
+    memset(c, 0, sizeof(*c));
+    rc = ops->create(&st, &opts, &sink, err, sizeof(err));
+    while (rc == 0 && i < len) {
+        size_t j = i, k;
+        while (j < len && text[j] != '\n')
+            j++;
+        lineno++;
+        for (k = i; rc == 0 && (k < j || k == i); k += piece) {
+            size_t n = j - k < piece ? j - k : piece;
+            rc = ls_tj_feed_part(st, text + k, n, lineno, k + n < j);
+        }
+        i = j + 1;
+    }
+    if (rc == 0)
+        rc = ops->finish(st);
+    ops->destroy(st);
+    return rc;
+}
+
 static int ts_run(ts_sink *c, const ls_parser_ops *ops, const char *text)
 {
     return ts_run_n(c, ops, text, strlen(text), 0);
