@@ -24,9 +24,9 @@ English template (\\x1f, argument number) in the msgid's own argument order,
 so that a translated line can be written back in English (lc_messages = C).
 A %s that DescribeLockTag() or an "execute" word fills in is expanded into
 each of its own translations in the same catalog. Each distinct pattern of a
-language is emitted once (the first catalog that has it, in the list's
-order), grouped by language, so the table is small and the same from the
-same texts.
+language is emitted once, grouped by language, those with the most literal
+text first (stable: then the list's catalog order), so the table is small
+and the same from the same texts.
 """
 import hashlib
 import json
@@ -309,7 +309,7 @@ def severities(cat):
             continue
         if w not in PRIMARY:
             word = word[:-1]
-        if word and word != w and word.strip() not in ENGLISH_WORDS:
+        if word and word != w and word not in ENGLISH_WORDS:
             out.append((word, w, w in PRIMARY))
     return out
 
@@ -331,9 +331,15 @@ def patterns(cat):
     return out
 
 
+def literal_len(pattern):
+    """Bytes of a pattern outside its captures (3 bytes each)."""
+    return len(pattern.encode("utf-8")) - 3 * pattern.count("\x1f")
+
+
 def build(catalogs):
     """The languages (sorted by code), each with its severity words and its
-    distinct patterns, in catalog order."""
+    distinct patterns (the first catalog's English where two msgids give
+    one pattern)."""
     langs = []
     for code in sorted({c[2] for c in catalogs}):
         revs, sevs, msgs, seen, warned = [], [], [], {}, set()
@@ -353,6 +359,12 @@ def build(catalogs):
                     warned.add((pat, en))
                     sys.stderr.write("gen_messages_i18n: %s %s: one text for two messages: %r\n"
                                      % (code, ver, en))
+        # Most literal text first: where two patterns match one line, the one
+        # that explains more of it as fixed text is the message (sv: a wait
+        # on "spekulativ token %u för transaktion %u", not one on
+        # "transaktion %u" with the lock mode swallowing the rest; zh_CN
+        # 13.x: "...上的%s失败" (failed to acquire) before "...上的%s").
+        msgs.sort(key=lambda m: -literal_len(m[0]))
         langs.append((code, LANG_NAMES.get(code, code), revs, sevs, msgs))
     return langs
 
