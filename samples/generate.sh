@@ -21,6 +21,8 @@
 #      LOCKSPAN_LC_MESSAGES  the server's lc_messages (default C), e.g.
 #                       ru_RU.UTF-8 or ru_RU.CP1251 (the locale must exist:
 #                       locale-gen); samples/i18n.sh runs every language
+#      LOCKSPAN_LOG_DESTINATIONS  log_destination (default stderr,csvlog,jsonlog;
+#                       stderr,csvlog for a server before 15: i18n-pg13.sh)
 #      LOCKSPAN_DB_ENCODING  the encoding of the database the scenarios run in
 #                       (default UTF8), e.g. WIN1251 with
 #                       LOCKSPAN_LC_MESSAGES=ru_RU.CP1251
@@ -45,8 +47,9 @@ if [[ $SCENARIO_SET == realistic ]]; then
     LOGFILES=(postgresql.log postgresql.csv)
 else
     PREFIX=${LOCKSPAN_PREFIX:-'%m [%p] %q%u@%d/%a %c %l %v %x %e '}
-    DESTINATIONS='stderr,csvlog,jsonlog'
-    LOGFILES=(postgresql.log postgresql.csv postgresql.json)
+    DESTINATIONS=${LOCKSPAN_LOG_DESTINATIONS:-stderr,csvlog,jsonlog}
+    LOGFILES=(postgresql.log postgresql.csv)
+    [[ $DESTINATIONS == *jsonlog* ]] && LOGFILES+=(postgresql.json)
 fi
 LOG_STATEMENT=${LOCKSPAN_LOG_STATEMENT:-none}
 
