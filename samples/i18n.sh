@@ -14,6 +14,10 @@
 #
 # Usage: samples/i18n.sh OUTDIR [LANG...]   (default: C and every language)
 # Writes OUTDIR/DIR/{postgresql.log.gz,postgresql.csv.gz,prefix.txt,truth.json}.
+# With LOCKSPAN_I18N_RELEASE=pgN.N (e.g. pg15.18: a set of the installed
+# server's own catalog revision, compared with its own C run) DIR is
+# pgN.N-DIR, and the jsonlog (postgresql.json.gz) and the server's version
+# (version.txt) are kept too.
 # The locales must exist (.ci/install-deps.sh generates them: ll_CC.UTF-8,
 # ru_RU.CP1251, ru_RU.KOI8-R, ja_JP.EUC-JP, zh_CN.GB2312).
 # Env: as samples/generate.sh (LOCKSPAN_PGPORT ...).
@@ -40,6 +44,12 @@ for l in "${langs[@]}"; do
     tmp=$(mktemp -d)
     LOCKSPAN_SCENARIOS=i18n LOCKSPAN_LC_MESSAGES=$loc LOCKSPAN_DB_ENCODING=$enc \
         "$HERE/generate.sh" "$tmp"
+    if [[ -n ${LOCKSPAN_I18N_RELEASE:-} ]]; then
+        dir=$LOCKSPAN_I18N_RELEASE-$dir
+        mkdir -p "$OUT/$dir"
+        gzip -9 -n -c "$tmp/postgresql.json" >"$OUT/$dir/postgresql.json.gz"
+        "${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}/postgres" --version >"$OUT/$dir/version.txt"
+    fi
     mkdir -p "$OUT/$dir"
     gzip -9 -n -c "$tmp/postgresql.log" >"$OUT/$dir/postgresql.log.gz"
     gzip -9 -n -c "$tmp/postgresql.csv" >"$OUT/$dir/postgresql.csv.gz"

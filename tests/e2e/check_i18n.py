@@ -4,7 +4,8 @@ real PostgreSQL 15 under lc_messages = C and under each language it ships
 a catalog for, plus four runs in legacy codesets (samples/i18n, made by
 samples/i18n.sh), stderr and csvlog; and by a real PostgreSQL 13 (Debian
 11's package, its own catalogs: samples/i18n/pg13-*, made by
-samples/i18n-pg13.sh) in zh_CN and it, each against that server's own C run
+samples/i18n-pg13.sh) in zh_CN and it, and by 15.18 (its 2019 zh_CN
+catalog; stderr, csvlog and jsonlog), each against that server's own C run
 (issue 35).
 
 The scenario set (samples/scenarios_i18n.py) writes the same log lines in
@@ -350,18 +351,23 @@ def options(ls, tmp, samples, truth, base):
 
 
 def release_of(d):
-    """"pg13-" for a sample of another release's server (samples/i18n-pg13.sh),
-    "" for PostgreSQL 15's."""
-    m = re.match(r"pg\d+-", d)
+    """"pg13-", "pg15.18-" for a sample of a given release's server
+    (samples/i18n-pg13.sh, LOCKSPAN_I18N_RELEASE=pg15.18 samples/i18n.sh), ""
+    for the original PostgreSQL 15 (15.20) set."""
+    m = re.match(r"pg[\d.]+-", d)
     return m.group(0) if m else ""
 
 
 def check_release(ls, tmp, samples, truth, rel, dirs):
     """Every language of one server release against its own lc_messages = C
-    run, stderr and csvlog."""
+    run, stderr and csvlog, and jsonlog where the C run has one (then every
+    language of the release must have it)."""
     control = rel + "C"
     langs = [d for d in dirs if release_of(d) == rel and d != control]
-    for fmt, name in (("stderr", "postgresql.log"), ("csvlog", "postgresql.csv")):
+    formats = [("stderr", "postgresql.log"), ("csvlog", "postgresql.csv")]
+    if os.path.exists(os.path.join(samples, control, "postgresql.json.gz")):
+        formats.append(("jsonlog", "postgresql.json"))
+    for fmt, name in formats:
         log = unpack(os.path.join(samples, control, name + ".gz"), tmp, control + "-" + name)
         c_rows, c_rep, r = run(ls, tmp, log, truth[control])
         check(c_rows is not None and "server messages in" not in r.stderr,
@@ -399,8 +405,8 @@ def main():
     dirs = sorted(d for d in os.listdir(samples) if os.path.isdir(os.path.join(samples, d)))
     releases = sorted({release_of(d) for d in dirs})
     check(len([d for d in dirs if not release_of(d)]) >= 17, f"languages in samples/i18n: {dirs}")
-    check("pg13-" in releases and {"pg13-zh_CN", "pg13-it"} <= set(dirs),
-          f"PostgreSQL 13 runs in samples/i18n: {dirs}")
+    check({"pg13-zh_CN", "pg13-it", "pg15.18-zh_CN"} <= set(dirs),
+          f"PostgreSQL 13 and 15.18 runs in samples/i18n: {dirs}")
     tmp = tempfile.mkdtemp(prefix="lockspan-i18n-")
     truth = {}
     for d in dirs:
