@@ -5,7 +5,8 @@
 # (libssl1.1, libldap-2.4-2, libicu67), run from that directory with
 # LD_LIBRARY_PATH. Its catalogs are 13.x's: zh_CN's 2019 one (`详细信息:  `),
 # it's deadlock DETAIL without the final period. PostgreSQL 13 has no
-# jsonlog: stderr and csvlog only.
+# jsonlog: stderr and csvlog only. The scenario set has its two extra
+# scenarios (statement timeout, NOWAIT: LOCKSPAN_I18N_EXTRA=1).
 #
 # Usage: samples/i18n-pg13.sh OUTDIR [LANG...]   (default: C zh_CN it_IT)
 # Writes OUTDIR/pg13-DIR/{postgresql.log.gz,postgresql.csv.gz,prefix.txt,
@@ -69,7 +70,7 @@ for l in "${langs[@]}"; do
     *) loc=$l.UTF-8 dir=${l%%_*} ;;
     esac
     tmp=$(mktemp -d)
-    LOCKSPAN_PGBIN=$ROOT/bin LOCKSPAN_LOG_DESTINATIONS=stderr,csvlog \
+    LOCKSPAN_PGBIN=$ROOT/bin LOCKSPAN_LOG_DESTINATIONS=stderr,csvlog LOCKSPAN_I18N_EXTRA=1 \
         LOCKSPAN_SCENARIOS=i18n LOCKSPAN_LC_MESSAGES=$loc \
         "$HERE/generate.sh" "$tmp"
     mkdir -p "$OUT/pg13-$dir"

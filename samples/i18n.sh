@@ -17,7 +17,8 @@
 # With LOCKSPAN_I18N_RELEASE=pgN.N (e.g. pg15.18: a set of the installed
 # server's own catalog revision, compared with its own C run) DIR is
 # pgN.N-DIR, and the jsonlog (postgresql.json.gz) and the server's version
-# (version.txt) are kept too.
+# (version.txt) are kept too, and the scenario set has its two extra
+# scenarios (statement timeout, NOWAIT: scenarios_i18n.py).
 # The locales must exist (.ci/install-deps.sh generates them: ll_CC.UTF-8,
 # ru_RU.CP1251, ru_RU.KOI8-R, ja_JP.EUC-JP, zh_CN.GB2312).
 # Env: as samples/generate.sh (LOCKSPAN_PGPORT ...).
@@ -42,6 +43,7 @@ for l in "${langs[@]}"; do
     *) loc=$l.UTF-8 enc= dir=${l%%_*} ;;
     esac
     tmp=$(mktemp -d)
+    LOCKSPAN_I18N_EXTRA=${LOCKSPAN_I18N_RELEASE:+1} \
     LOCKSPAN_SCENARIOS=i18n LOCKSPAN_LC_MESSAGES=$loc LOCKSPAN_DB_ENCODING=$enc \
         "$HERE/generate.sh" "$tmp"
     if [[ -n ${LOCKSPAN_I18N_RELEASE:-} ]]; then

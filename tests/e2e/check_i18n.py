@@ -405,7 +405,7 @@ def main():
     dirs = sorted(d for d in os.listdir(samples) if os.path.isdir(os.path.join(samples, d)))
     releases = sorted({release_of(d) for d in dirs})
     check(len([d for d in dirs if not release_of(d)]) >= 17, f"languages in samples/i18n: {dirs}")
-    check({"pg13-zh_CN", "pg13-it", "pg15.18-zh_CN"} <= set(dirs),
+    check({"pg13-zh_CN", "pg13-it", "pg13-ja", "pg13-ko", "pg13-es", "pg15.18-zh_CN"} <= set(dirs),
           f"PostgreSQL 13 and 15.18 runs in samples/i18n: {dirs}")
     tmp = tempfile.mkdtemp(prefix="lockspan-i18n-")
     truth = {}
