@@ -6,7 +6,8 @@ samples/i18n.sh), stderr and csvlog; and by a real PostgreSQL 13 (Debian
 11's package, its own catalogs: samples/i18n/pg13-*, made by
 samples/i18n-pg13.sh) in zh_CN, it, ja, ko and es, by 15.18 (its 2019 zh_CN
 catalog; stderr, csvlog and jsonlog) and by 18.6 in a sid chroot
-(samples/i18n-pg18.sh: zh_CN, log_lock_failures, log_connections = 'all'),
+(samples/i18n-pg18.sh: zh_CN, de, es, it, ja, ko, ru; log_lock_failures,
+log_connections = 'all'),
 each against that server's own C run (issue 35).
 
 The scenario set (samples/scenarios_i18n.py) writes the same log lines in
@@ -407,7 +408,8 @@ def main():
     releases = sorted({release_of(d) for d in dirs})
     check(len([d for d in dirs if not release_of(d)]) >= 17, f"languages in samples/i18n: {dirs}")
     check({"pg13-zh_CN", "pg13-it", "pg13-ja", "pg13-ko", "pg13-es", "pg15.18-zh_CN",
-           "pg18-zh_CN"} <= set(dirs), f"PostgreSQL 13, 15.18 and 18 runs in samples/i18n: {dirs}")
+           "pg18-zh_CN", "pg18-de", "pg18-es", "pg18-it", "pg18-ja", "pg18-ko", "pg18-ru"}
+          <= set(dirs), f"PostgreSQL 13, 15.18 and 18 runs in samples/i18n: {dirs}")
     tmp = tempfile.mkdtemp(prefix="lockspan-i18n-")
     truth = {}
     for d in dirs:
