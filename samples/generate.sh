@@ -21,6 +21,10 @@
 #      LOCKSPAN_LC_MESSAGES  the server's lc_messages (default C), e.g.
 #                       ru_RU.UTF-8 or ru_RU.CP1251 (the locale must exist:
 #                       locale-gen); samples/i18n.sh runs every language
+#      LOCKSPAN_LOG_DESTINATIONS  log_destination (default stderr,csvlog,jsonlog;
+#                       stderr,csvlog for a server before 15: i18n-pg13.sh)
+#      LOCKSPAN_EXTRA_SETTINGS  more postgresql.conf lines, ';'-separated
+#                       (18: "log_lock_failures = on;log_connections = 'all'")
 #      LOCKSPAN_DB_ENCODING  the encoding of the database the scenarios run in
 #                       (default UTF8), e.g. WIN1251 with
 #                       LOCKSPAN_LC_MESSAGES=ru_RU.CP1251
@@ -45,8 +49,9 @@ if [[ $SCENARIO_SET == realistic ]]; then
     LOGFILES=(postgresql.log postgresql.csv)
 else
     PREFIX=${LOCKSPAN_PREFIX:-'%m [%p] %q%u@%d/%a %c %l %v %x %e '}
-    DESTINATIONS='stderr,csvlog,jsonlog'
-    LOGFILES=(postgresql.log postgresql.csv postgresql.json)
+    DESTINATIONS=${LOCKSPAN_LOG_DESTINATIONS:-stderr,csvlog,jsonlog}
+    LOGFILES=(postgresql.log postgresql.csv)
+    [[ $DESTINATIONS == *jsonlog* ]] && LOGFILES+=(postgresql.json)
 fi
 LOG_STATEMENT=${LOCKSPAN_LOG_STATEMENT:-none}
 
@@ -69,6 +74,10 @@ if [[ -n ${LOCKSPAN_LC_MESSAGES:-} ]]; then
 fi
 if [[ $LOG_STATEMENT == all ]]; then
     settings+=("log_min_duration_statement = -1" "log_statement = 'all'")
+fi
+if [[ -n ${LOCKSPAN_EXTRA_SETTINGS:-} ]]; then
+    IFS=';' read -ra extra <<<"$LOCKSPAN_EXTRA_SETTINGS"
+    settings+=("${extra[@]}")
 fi
 if [[ $SCENARIO_SET == i18n ]]; then
     # The autovacuum launcher and workers and the logical replication

@@ -14,6 +14,11 @@
 #
 # Usage: samples/i18n.sh OUTDIR [LANG...]   (default: C and every language)
 # Writes OUTDIR/DIR/{postgresql.log.gz,postgresql.csv.gz,prefix.txt,truth.json}.
+# With LOCKSPAN_I18N_RELEASE=pgN.N (e.g. pg15.18: a set of the installed
+# server's own catalog revision, compared with its own C run) DIR is
+# pgN.N-DIR, and the jsonlog (postgresql.json.gz) and the server's version
+# (version.txt) are kept too, and the scenario set has its two extra
+# scenarios (statement timeout, NOWAIT: scenarios_i18n.py).
 # The locales must exist (.ci/install-deps.sh generates them: ll_CC.UTF-8,
 # ru_RU.CP1251, ru_RU.KOI8-R, ja_JP.EUC-JP, zh_CN.GB2312).
 # Env: as samples/generate.sh (LOCKSPAN_PGPORT ...).
@@ -38,8 +43,15 @@ for l in "${langs[@]}"; do
     *) loc=$l.UTF-8 enc= dir=${l%%_*} ;;
     esac
     tmp=$(mktemp -d)
+    LOCKSPAN_I18N_EXTRA=${LOCKSPAN_I18N_RELEASE:+1} \
     LOCKSPAN_SCENARIOS=i18n LOCKSPAN_LC_MESSAGES=$loc LOCKSPAN_DB_ENCODING=$enc \
         "$HERE/generate.sh" "$tmp"
+    if [[ -n ${LOCKSPAN_I18N_RELEASE:-} ]]; then
+        dir=$LOCKSPAN_I18N_RELEASE-$dir
+        mkdir -p "$OUT/$dir"
+        gzip -9 -n -c "$tmp/postgresql.json" >"$OUT/$dir/postgresql.json.gz"
+        "${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}/postgres" --version >"$OUT/$dir/version.txt"
+    fi
     mkdir -p "$OUT/$dir"
     gzip -9 -n -c "$tmp/postgresql.log" >"$OUT/$dir/postgresql.log.gz"
     gzip -9 -n -c "$tmp/postgresql.csv" >"$OUT/$dir/postgresql.csv.gz"

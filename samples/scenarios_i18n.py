@@ -1,6 +1,7 @@
 """The `i18n` scenario set of samples/scenarios.py (--set i18n): the six basic
 scenarios (hot_account, idle_in_tx, chain, deadlock, lock_timeout,
-serialization) run so that every run writes the same log lines in the same
+serialization; with LOCKSPAN_I18N_EXTRA=1 also statement_timeout and a
+NOWAIT failure) run so that every run writes the same log lines in the same
 order, whatever the server's lc_messages. samples/i18n holds one run per
 language, and tests/e2e/check_i18n.py compares their stores row for row.
 
@@ -323,7 +324,54 @@ def serialization():
     close([tx1, tx2])
 
 
+def statement_timeout():
+    """As lock_timeout, but the statement's own timeout ends the wait
+    (57014, "canceling statement due to statement timeout")."""
+    sc = "statement_timeout"
+    holder = session(sc, "billing")
+    waiter = session(sc, "checkout")
+    holder.sql("BEGIN")
+    holder.sql("UPDATE accounts SET balance = balance - 1 WHERE id = 7")
+    t_hold = time.time()
+    waiter.sql("SET statement_timeout = '400ms'")
+    waiter.sql("BEGIN")
+    t0, t1, err = S.timed(waiter, "UPDATE accounts SET balance = balance + 1 WHERE id = 7")
+    waiter.sql("ROLLBACK")
+    if err != "57014":
+        raise RuntimeError("statement_timeout: expected 57014, got %r" % err)
+    time.sleep(0.3)
+    holder.sql("COMMIT")
+    S.record_hold(sc, holder, "accounts", 7, t_hold, time.time())
+    S.add("errors", {"pid": waiter.pid, "sqlstate": err, "scenario": sc})
+    S.record_wait(sc, waiter, holder, holder, "accounts", 7, "ShareLock", t0, t1,
+                  "statement_timeout")
+    close([holder, waiter])
+
+
+def nowait():
+    """SELECT ... FOR UPDATE NOWAIT on a row another transaction holds:
+    55P03 at once, no wait logged (before 18's log_lock_failures)."""
+    sc = "nowait"
+    holder = session(sc, "billing")
+    other = session(sc, "checkout")
+    holder.sql("BEGIN")
+    holder.sql("UPDATE accounts SET balance = balance - 1 WHERE id = 9")
+    t_hold = time.time()
+    other.sql("BEGIN")
+    _, _, err = S.timed(other, "SELECT balance FROM accounts WHERE id = 9 FOR UPDATE NOWAIT")
+    other.sql("ROLLBACK")
+    if err != "55P03":
+        raise RuntimeError("nowait: expected 55P03, got %r" % err)
+    holder.sql("COMMIT")
+    S.record_hold(sc, holder, "accounts", 9, t_hold, time.time())
+    S.add("errors", {"pid": other.pid, "sqlstate": err, "scenario": sc})
+    close([holder, other])
+
+
 SCENARIOS = [hot_account, idle_in_tx, chain, deadlock, lock_timeout, serialization]
+# LOCKSPAN_I18N_EXTRA=1 (the sets of other releases: samples/i18n-pg13.sh,
+# samples/i18n.sh with LOCKSPAN_I18N_RELEASE): two more, after the six
+EXTRA = [statement_timeout, nowait]
 
 
 def i18n_main(mod):
@@ -348,7 +396,9 @@ def i18n_main(mod):
         MON.cur.execute("SELECT pg_backend_pid()")  # not logged (see Monitor)
         MON.pid = MON.cur.fetchone()[0]
         MON.app = "lockspan-monitor"
-        for fn in SCENARIOS:
+        extra = EXTRA if os.environ.get("LOCKSPAN_I18N_EXTRA") == "1" else []
+        S.TRUTH["scenarios"] = [fn.__name__ for fn in SCENARIOS + extra]
+        for fn in SCENARIOS + extra:
             print("scenarios.py: %s" % fn.__name__, file=sys.stderr)
             fn()
         MON.close = MON.conn.close

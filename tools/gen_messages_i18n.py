@@ -1,11 +1,21 @@
 #!/usr/bin/env python3
 """Generate src/ingest/messages_i18n.c: the translations of the PostgreSQL
-messages lockspan classifies, read from the server's gettext catalogs.
+messages lockspan classifies, from every catalog revision servers run.
 
-Usage: tools/gen_messages_i18n.py [LOCALEDIR] > src/ingest/messages_i18n.c
-LOCALEDIR defaults to /usr/share/locale (Debian's postgresql-15 installs
-LOCALEDIR/LANG/LC_MESSAGES/postgres-15.mo). Standard library only: the .mo
-files are read directly (GNU gettext binary format, little-endian).
+Usage:
+  tools/gen_messages_i18n.py > src/ingest/messages_i18n.c
+      the C tables, from the committed texts (tools/catalog_texts.json);
+  tools/gen_messages_i18n.py extract FETCHDIR
+      rewrites tools/catalogs.txt and tools/catalog_texts.json from the
+      catalogs tools/fetch_catalogs.sh put in FETCHDIR (every postgres-NN.mo
+      of every postgresql-NN package revision Debian's archive carries).
+
+Standard library only: the .mo files are read directly (GNU gettext binary
+format). tools/catalogs.txt lists each catalog read (package, version,
+language, sha256 of the .mo, its PO-Revision-Date); tools/catalog_texts.json
+holds, per language and msgid lockspan needs, each distinct translation and
+the package versions whose catalog has it. Both are committed, so the table
+and tests/unit/check_i18n_table.py need neither the network nor the .mo files.
 
 Each message becomes a pattern: literal bytes, with every printf conversion
 turned into a typed capture (\\x1f, type, argument number: d = signed
@@ -13,25 +23,35 @@ decimal, u = unsigned decimal, f = decimal fraction, s = any text), and an
 English template (\\x1f, argument number) in the msgid's own argument order,
 so that a translated line can be written back in English (lc_messages = C).
 A %s that DescribeLockTag() or an "execute" word fills in is expanded into
-each of its own translations.
+each of its own translations in the same catalog. Each distinct pattern of a
+language is emitted once, grouped by language, those with the most literal
+text first (stable: then the list's catalog order), so the table is small
+and the same from the same texts.
 """
-import glob
+import hashlib
+import json
 import os
 import re
 import struct
-import subprocess
 import sys
 
-DOMAIN = "postgres-15"
+HERE = os.path.dirname(os.path.abspath(__file__))
+CATALOG_LIST = os.path.join(HERE, "catalogs.txt")
+CATALOG_TEXTS = os.path.join(HERE, "catalog_texts.json")
 
 LANG_NAMES = {
-    "de": "German", "es": "Spanish", "fr": "French", "it": "Italian", "ja": "Japanese",
-    "ka": "Georgian", "ko": "Korean", "ru": "Russian", "sv": "Swedish", "uk": "Ukrainian",
+    "cs": "Czech", "de": "German", "el": "Greek", "es": "Spanish", "fr": "French",
+    "he": "Hebrew", "id": "Indonesian", "it": "Italian", "ja": "Japanese", "ka": "Georgian",
+    "ko": "Korean", "pl": "Polish", "pt_BR": "Portuguese (Brazil)", "ro": "Romanian",
+    "ru": "Russian", "sv": "Swedish", "tr": "Turkish", "uk": "Ukrainian", "vi": "Vietnamese",
     "zh_CN": "Chinese (Simplified)", "zh_TW": "Chinese (Traditional)",
 }
 
 PRIMARY = ["LOG", "ERROR", "FATAL", "PANIC", "WARNING", "NOTICE", "INFO", "DEBUG"]
 SECONDARY = ["DETAIL", "HINT", "QUERY", "CONTEXT", "LOCATION", "STATEMENT"]
+# Every English severity word the server writes (elog.c error_severity()):
+# a translation equal to one of them would misread English lines.
+ENGLISH_WORDS = set(PRIMARY + SECONDARY) | {"DEBUG1", "DEBUG2", "DEBUG3", "DEBUG4", "DEBUG5"}
 
 # DescribeLockTag() (lmgr.c): the lock target a wait or deadlock line names.
 TARGETS = [
@@ -57,6 +77,8 @@ MESSAGES = [(t, {}) for t in TARGETS] + [
      {3: TARGETS}),
     ("process %d detected deadlock while waiting for %s on %s after %ld.%03d ms", {3: TARGETS}),
     ("process %d failed to acquire %s on %s after %ld.%03d ms", {3: TARGETS}),
+    # 18: log_lock_failures (a NOWAIT or SKIP LOCKED lock not granted)
+    ("process %d could not obtain %s on %s", {3: TARGETS}),
     ("Process %d waits for %s on %s; blocked by process %d.", {3: TARGETS}),
     ("Process %d: %s", {}),
     ("deadlock detected", {}),
@@ -78,10 +100,18 @@ MESSAGES = [(t, {}) for t in TARGETS] + [
     ("statement: %s", {}),
     ("%s %s%s%s: %s", {1: EXECUTE}),
     ("parameters: %s", {}),
+    ("Parameters: %s", {}),  # 16+
     ("connection received: host=%s port=%s", {}),
     ("connection received: host=%s", {}),
     (("connection authorized: user=%s", " database=%s", " application_name=%s"), {}),
     (("connection authorized: user=%s", " database=%s"), {}),
+    # 13.x catalogs of some languages (ko, ja) hold these whole
+    ("connection authorized: user=%s database=%s application_name=%s", {}),
+    ("connection authorized: user=%s database=%s", {}),
+    # 18: log_connections = 'all'
+    ("connection authenticated: user=\"%s\" method=%s (%s:%d)", {}),
+    ("connection authenticated: identity=\"%s\" method=%s (%s:%d)", {}),
+    ("connection ready: setup total=%.3f ms, fork=%.3f ms, authentication=%.3f ms", {}),
     ("disconnection: session time: %d:%02d:%02d.%03d user=%s database=%s host=%s%s%s", {}),
     ("while updating tuple (%u,%u) in relation \"%s\"", {}),
     ("while deleting tuple (%u,%u) in relation \"%s\"", {}),
@@ -93,21 +123,13 @@ MESSAGES = [(t, {}) for t in TARGETS] + [
     ("while checking exclusion constraint on tuple (%u,%u) in relation \"%s\"", {}),
 ]
 
+# A msgid written back as another English text: 16+ has "Parameters: %s"
+# where 15 and before have "parameters: %s", and several catalogs (de, ja,
+# ka, ko, zh) translate both alike, so a translated line cannot tell them
+# apart; lockspan reads the older form.
+ENGLISH_AS = {"Parameters: %s": "parameters: %s"}
+
 CONV = re.compile(r"%(?:(\d+)\$)?[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z)?([diuxsfm%])")
-
-
-def read_mo(path):
-    data = open(path, "rb").read()
-    magic = struct.unpack("<I", data[:4])[0]
-    end = "<" if magic == 0x950412DE else ">"
-    _, n, orig, trans = struct.unpack(end + "4I", data[4:20])
-    out = {}
-    for i in range(n):
-        ol, oo = struct.unpack(end + "2I", data[orig + 8 * i:orig + 8 * i + 8])
-        tl, to = struct.unpack(end + "2I", data[trans + 8 * i:trans + 8 * i + 8])
-        key = data[oo:oo + ol].split(b"\0")[0].decode("utf-8")
-        out[key] = data[to:to + tl].split(b"\0")[0].decode("utf-8")
-    return out
 
 
 def tokens(fmt):
@@ -160,10 +182,9 @@ def variants(en_fmt, tr_fmt, expansions, cat):
         for en_t, tr_t in pairs:
             base = nargs(en_t)
             for sub in subs:
-                if sub not in cat:
-                    continue
+                # a target the catalog leaves untranslated is written in English
                 nxt.append((expand(en_t, argno, tokens(sub), base),
-                            expand(tr_t, argno, tokens(cat[sub]), base)))
+                            expand(tr_t, argno, tokens(cat.get(sub, sub)), base)))
         pairs = nxt
     return pairs
 
@@ -190,66 +211,205 @@ def encode(toks, typed):
     return s
 
 
-def main():
-    localedir = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/locale"
-    paths = sorted(glob.glob(os.path.join(localedir, "*", "LC_MESSAGES", DOMAIN + ".mo")))
-    langs, sevs, msgs = [], [], []
-    for path in paths:
-        lang = path.split(os.sep)[-3]
+def severity_keys():
+    """The msgids of the severity words: "ERROR", and "DETAIL:  " for the
+    secondary fields (elog.c appends two spaces)."""
+    return PRIMARY + [w + ":  " for w in SECONDARY]
+
+
+def needed_msgids():
+    """Every msgid whose translation the table or its test reads."""
+    out = set(severity_keys()) | set(TARGETS) | set(EXECUTE)
+    for msgid, _ in MESSAGES:
+        out |= set(msgid if isinstance(msgid, tuple) else (msgid,))
+    return out
+
+
+def read_mo(path):
+    """{msgid: msgstr} of a GNU .mo file (first plural form; context kept
+    in the msgid as gettext stores it)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = struct.unpack("<I", data[:4])[0]
+    end = "<" if magic == 0x950412DE else ">"
+    _, n, orig, trans = struct.unpack(end + "4I", data[4:20])
+    out = {}
+    for i in range(n):
+        ol, oo = struct.unpack(end + "2I", data[orig + 8 * i:orig + 8 * i + 8])
+        tl, to = struct.unpack(end + "2I", data[trans + 8 * i:trans + 8 * i + 8])
+        key = data[oo:oo + ol].split(b"\0")[0].decode("utf-8")
+        out[key] = data[to:to + tl].split(b"\0")[0].decode("utf-8")
+    return out
+
+
+def extract(fetchdir):
+    """Read FETCHDIR/catalogs.txt (tools/fetch_catalogs.sh) and its .mo
+    files; write tools/catalogs.txt and tools/catalog_texts.json."""
+    rows, texts = [], {}
+    with open(os.path.join(fetchdir, "catalogs.txt")) as f:
+        listed = [l.split() for l in f if l.strip()]
+    listed.sort(key=lambda r: (r[0], r[1], r[2]))
+    keys = needed_msgids()
+    for pkg, ver, lang, sha, rel in listed:
+        path = os.path.join(fetchdir, "root", rel)
+        with open(path, "rb") as f:
+            if hashlib.sha256(f.read()).hexdigest() != sha:
+                sys.exit("gen_messages_i18n: %s: sha256 differs from catalogs.txt" % path)
         cat = read_mo(path)
         header = dict(l.split(": ", 1) for l in cat.get("", "").splitlines() if ": " in l)
-        li = len(langs)
-        langs.append((lang, LANG_NAMES.get(lang, lang), path, header.get("PO-Revision-Date", "?")))
-        for w in PRIMARY + SECONDARY:
-            key = w if w in PRIMARY else w + ":  "
-            tr = cat.get(key)
-            if not tr:
+        rev = header.get("PO-Revision-Date", "?").replace(" ", "_")
+        rows.append("%s %s %s %s %s %s" % (pkg, ver, lang, sha, rev, os.path.basename(path)))
+        for msgid in sorted(keys & cat.keys()):
+            variants_of = texts.setdefault(lang, {}).setdefault(msgid, [])
+            for v in variants_of:
+                if v[0] == cat[msgid]:
+                    v[1].append(ver)
+                    break
+            else:
+                variants_of.append([cat[msgid], [ver]])
+    with open(CATALOG_LIST, "w") as f:
+        f.write("# The gettext catalogs tools/gen_messages_i18n.py read (tools/fetch_catalogs.sh):\n")
+        f.write("# package version language sha256(.mo) PO-Revision-Date file\n")
+        f.write("\n".join(rows) + "\n")
+    with open(CATALOG_TEXTS, "w") as f:
+        json.dump(texts, f, ensure_ascii=False, indent=0, sort_keys=True)
+        f.write("\n")
+
+
+def load_catalogs():
+    """[(package, version, lang, {msgid: msgstr})] in tools/catalogs.txt's
+    order, rebuilt from tools/catalog_texts.json."""
+    with open(CATALOG_TEXTS) as f:
+        texts = json.load(f)
+    out = []
+    with open(CATALOG_LIST) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
                 continue
-            word = tr.rstrip(" ")
-            if not word.endswith(":") and w not in PRIMARY:
+            pkg, ver, lang = line.split()[:3]
+            cat = {}
+            for msgid, variants_of in texts.get(lang, {}).items():
+                for msgstr, vers in variants_of:
+                    if ver in vers:
+                        cat[msgid] = msgstr
+            out.append((pkg, ver, lang, cat))
+    return out
+
+
+def severities(cat):
+    """[(translated word, English word, primary?)] of one catalog."""
+    out = []
+    for w in PRIMARY + SECONDARY:
+        key = w if w in PRIMARY else w + ":  "
+        tr = cat.get(key)
+        if not tr:
+            continue
+        word = tr.rstrip(" ")
+        if not word.endswith(":") and w not in PRIMARY:
+            continue
+        if w not in PRIMARY:
+            word = word[:-1]
+        if word and word != w and word not in ENGLISH_WORDS:
+            out.append((word, w, w in PRIMARY))
+    return out
+
+
+def patterns(cat):
+    """[(typed pattern, English template)] of one catalog."""
+    out = []
+    for msgid, exp in MESSAGES:
+        parts = msgid if isinstance(msgid, tuple) else (msgid,)
+        # A message the catalog leaves in English still names its lock
+        # target in the language (Georgian: "... on ტრანზაქცია 744; ...").
+        if not exp and not all(p in cat for p in parts):
+            continue
+        tr_fmt = "".join(cat.get(p, p) for p in parts)
+        en_fmt = "".join(parts)
+        for en, tr in variants(ENGLISH_AS.get(en_fmt, en_fmt), tr_fmt, exp, cat):
+            if tr != en:
+                out.append((encode(tr, True), encode(en, False)))
+    return out
+
+
+def literal_len(pattern):
+    """Bytes of a pattern outside its captures (3 bytes each)."""
+    return len(pattern.encode("utf-8")) - 3 * pattern.count("\x1f")
+
+
+def build(catalogs):
+    """The languages (sorted by code), each with its severity words and its
+    distinct patterns (the first catalog's English where two msgids give
+    one pattern)."""
+    langs = []
+    for code in sorted({c[2] for c in catalogs}):
+        revs, sevs, msgs, seen, warned = [], [], [], {}, set()
+        for pkg, ver, lang, cat in catalogs:
+            if lang != code:
                 continue
-            if w not in PRIMARY:
-                word = word[:-1]
-            if word != w and word:
-                sevs.append((word, w, li, w in PRIMARY))
-        for msgid, exp in MESSAGES:
-            parts = msgid if isinstance(msgid, tuple) else (msgid,)
-            # A message the catalog leaves in English still names its lock
-            # target in the language (Georgian: "... on ტრანზაქცია 744; ...").
-            if not exp and not all(p in cat for p in parts):
-                continue
-            tr_fmt = "".join(cat.get(p, p) for p in parts)
-            for en, tr in variants("".join(parts), tr_fmt, exp, cat):
-                if tr == en:
-                    continue
-                msgs.append((li, encode(tr, True), encode(en, False)))
-    try:
-        pkg = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${Version}", "postgresql-15"],
-                             capture_output=True, text=True).stdout.strip()
-    except OSError:
-        pkg = ""
+            revs.append(ver)
+            for s in severities(cat):
+                if s not in sevs:
+                    sevs.append(s)
+            for pat, en in patterns(cat):
+                if pat not in seen:
+                    seen[pat] = en
+                    msgs.append((pat, en))
+                elif seen[pat] != en and (pat, en) not in warned:
+                    # fr, ko: "row in relation" and "relation" alike
+                    warned.add((pat, en))
+                    sys.stderr.write("gen_messages_i18n: %s %s: one text for two messages: %r\n"
+                                     % (code, ver, en))
+        # Most literal text first: where two patterns match one line, the one
+        # that explains more of it as fixed text is the message (sv: a wait
+        # on "spekulativ token %u för transaktion %u", not one on
+        # "transaktion %u" with the lock mode swallowing the rest; zh_CN
+        # 13.x: "...上的%s失败" (failed to acquire) before "...上的%s").
+        msgs.sort(key=lambda m: -literal_len(m[0]))
+        langs.append((code, LANG_NAMES.get(code, code), revs, sevs, msgs))
+    return langs
+
+
+def write_c(langs):
     w = sys.stdout.write
     w("/*\n * messages_i18n.c -- GENERATED by tools/gen_messages_i18n.py; do not edit.\n")
     w(" * Regenerate: tools/gen_messages_i18n.py > src/ingest/messages_i18n.c\n")
-    w(" * From the gettext catalogs of %s:\n" % (pkg or "PostgreSQL 15"))
-    for lang, name, path, rev in langs:
-        w(" *   %-6s %s (PO-Revision-Date %s)\n" % (lang, path, rev))
+    w(" * From the gettext catalogs listed in tools/catalogs.txt (the texts read:\n")
+    w(" * tools/catalog_texts.json), per language the package versions:\n")
+    for code, _, revs, _, _ in langs:
+        w(" *   %-6s %s\n" % (code, " ".join(revs)))
     w(" * Patterns: literal bytes; \\x1f + type (d u f s) + argument number is a\n")
     w(" * capture. English: \\x1f + argument number. See ls_i18n.h.\n */\n")
     w('#include "ls_i18n.h"\n\n')
     w("const ls_i18n_lang ls_i18n_langs[] = {\n")
-    for lang, name, _, _ in langs:
-        w("    {%s, %s},\n" % (c_str(lang), c_str(name)))
+    first = 0
+    for code, name, _, _, msgs in langs:
+        w("    {%s, %s, %d, %d},\n" % (c_str(code), c_str(name), first, len(msgs)))
+        first += len(msgs)
     w("};\nconst int ls_i18n_nlangs = %d;\n\n" % len(langs))
     w("const ls_i18n_sev ls_i18n_sevs[] = {\n")
-    for word, en, li, prim in sevs:
-        w("    {%s, %d, %s, %d, %d},\n" % (c_str(word), len(word.encode()), c_str(en), li,
-                                         1 if prim else 0))
-    w("};\nconst int ls_i18n_nsevs = %d;\n\n" % len(sevs))
+    nsevs = 0
+    for li, (_, _, _, sevs, _) in enumerate(langs):
+        for word, en, prim in sevs:
+            w("    {%s, %d, %s, %d, %d},\n" % (c_str(word), len(word.encode()), c_str(en), li,
+                                             1 if prim else 0))
+            nsevs += 1
+    w("};\nconst int ls_i18n_nsevs = %d;\n" % nsevs)
+    w("_Static_assert(sizeof(ls_i18n_sevs) / sizeof(ls_i18n_sevs[0]) <= LS_I18N_MAX_SEVS,\n")
+    w('               "raise LS_I18N_MAX_SEVS (ls_i18n.h)");\n\n')
     w("const ls_i18n_msg ls_i18n_msgs[] = {\n")
-    for li, pat, en in msgs:
-        w("    {%d, %s,\n     %s},\n" % (li, c_str(pat), c_str(en)))
-    w("};\nconst int ls_i18n_nmsgs = %d;\n" % len(msgs))
+    for li, (_, _, _, _, msgs) in enumerate(langs):
+        for pat, en in msgs:
+            w("    {%d, %s,\n     %s},\n" % (li, c_str(pat), c_str(en)))
+    w("};\nconst int ls_i18n_nmsgs = %d;\n" % first)
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "extract":
+        extract(sys.argv[2])
+    elif len(sys.argv) == 1:
+        write_c(build(load_catalogs()))
+    else:
+        sys.exit(__doc__)
 
 
 if __name__ == "__main__":

@@ -141,14 +141,13 @@ static int begins_like(const char *p, const char *s, const char *e)
 
 static int try_lang(int lang, const char *s, size_t n, char *out, size_t cap, int *near)
 {
-    int i;
-    for (i = 0; i < ls_i18n_nmsgs; i++) {
+    int i, end = ls_i18n_langs[lang].first + ls_i18n_langs[lang].count;
+
+    for (i = ls_i18n_langs[lang].first; i < end; i++) {
         const ls_i18n_msg *m = &ls_i18n_msgs[i];
         slice caps[MAX_ARGS];
         size_t lead;
 
-        if (m->lang != lang)
-            continue;
         if (m->pattern[0] != '\x1f' && (n == 0 || m->pattern[0] != s[0]))
             continue;
         memset(caps, 0, sizeof(caps));
@@ -194,7 +193,7 @@ const ls_i18n_sev *ls_i18n_severity_at(const char *s, size_t len)
  * sev_byte[c] .. sev_byte[c + 1] are those starting with c): each line asks
  * once (prefix.c, classify.c) whether its severity is a translation, and
  * most lines are English. */
-static short sev_order[512];
+static short sev_order[LS_I18N_MAX_SEVS];
 static short sev_byte[257];
 static pthread_once_t sev_index_once = PTHREAD_ONCE_INIT;
 

@@ -2,7 +2,13 @@
 """Translated server messages (issue 14): the same lock scenarios run by a
 real PostgreSQL 15 under lc_messages = C and under each language it ships
 a catalog for, plus four runs in legacy codesets (samples/i18n, made by
-samples/i18n.sh), stderr and csvlog.
+samples/i18n.sh), stderr and csvlog; and by a real PostgreSQL 13 (Debian
+11's package, its own catalogs: samples/i18n/pg13-*, made by
+samples/i18n-pg13.sh) in zh_CN, it, ja, ko and es, by 15.18 (its 2019 zh_CN
+catalog; stderr, csvlog and jsonlog) and by 18.6 in a sid chroot
+(samples/i18n-pg18.sh: zh_CN, de, es, it, ja, ko, ru; log_lock_failures,
+log_connections = 'all'),
+each against that server's own C run (issue 35).
 
 The scenario set (samples/scenarios_i18n.py) writes the same log lines in
 the same order in every run, so for every language and both formats:
@@ -350,47 +356,74 @@ def options(ls, tmp, samples, truth, base):
           f"--encoding NO-SUCH-CODESET: exit {r.returncode}, {r.stderr[-300:]}")
 
 
+def release_of(d):
+    """"pg13-", "pg15.18-" for a sample of a given release's server
+    (samples/i18n-pg13.sh, LOCKSPAN_I18N_RELEASE=pg15.18 samples/i18n.sh), ""
+    for the original PostgreSQL 15 (15.20) set."""
+    m = re.match(r"pg[\d.]+-", d)
+    return m.group(0) if m else ""
+
+
+def check_release(ls, tmp, samples, truth, rel, dirs):
+    """Every language of one server release against its own lc_messages = C
+    run, stderr and csvlog, and jsonlog where the C run has one (then every
+    language of the release must have it)."""
+    control = rel + "C"
+    langs = [d for d in dirs if release_of(d) == rel and d != control]
+    formats = [("stderr", "postgresql.log"), ("csvlog", "postgresql.csv")]
+    if os.path.exists(os.path.join(samples, control, "postgresql.json.gz")):
+        formats.append(("jsonlog", "postgresql.json"))
+    for fmt, name in formats:
+        log = unpack(os.path.join(samples, control, name + ".gz"), tmp, control + "-" + name)
+        c_rows, c_rep, r = run(ls, tmp, log, truth[control])
+        check(c_rows is not None and "server messages in" not in r.stderr,
+              f"{control} {fmt}: {r.stderr}")
+        if c_rows is None:
+            continue
+        truth_checks(f"{control} {fmt}", truth[control], c_rows)
+        c_raw = run.raw
+        times_in_order(f"{control} {fmt}", c_raw, truth[control])
+        if fmt == "stderr" and not rel:
+            options(ls, tmp, samples, truth, (c_rows, c_rep))
+        for lang in langs:
+            what = f"{lang} {fmt}"
+            log = unpack(os.path.join(samples, lang, name + ".gz"), tmp, lang + "-" + name)
+            rows, rep, r = run(ls, tmp, log, truth[lang])
+            check(rows is not None, f"{what}: analyze exit {r.returncode}: {r.stderr[-400:]}")
+            if rows is None:
+                continue
+            code = lang[len(rel):].split("-")[0]
+            check(f"server messages in {code} (" in r.stderr, f"{what}: language not named: {r.stderr}")
+            check("unclassified" not in r.stderr, f"{what}: {r.stderr}")
+            if lang in CODESETS:
+                check(f"not UTF-8; read as {CODESETS[lang]} " in r.stderr,
+                      f"{what}: codeset not recognised: {r.stderr}")
+            truth_checks(what, truth[lang], rows)
+            times_in_order(what, run.raw, truth[lang])
+            queueing_order(what, run.raw, c_raw)
+            if fmt == "stderr":
+                runs_differ(truth[control], truth[lang], lang)
+            same_as(what, rows, rep, c_rows, c_rep)
+
+
 def main():
     ls, samples = sys.argv[1], os.path.join(sys.argv[2], "i18n")
-    langs = sorted(d for d in os.listdir(samples) if d != "C" and
-                   os.path.isdir(os.path.join(samples, d)))
-    check(len(langs) >= 16, f"languages in samples/i18n: {langs}")
+    dirs = sorted(d for d in os.listdir(samples) if os.path.isdir(os.path.join(samples, d)))
+    releases = sorted({release_of(d) for d in dirs})
+    check(len([d for d in dirs if not release_of(d)]) >= 17, f"languages in samples/i18n: {dirs}")
+    check({"pg13-zh_CN", "pg13-it", "pg13-ja", "pg13-ko", "pg13-es", "pg15.18-zh_CN",
+           "pg18-zh_CN", "pg18-de", "pg18-es", "pg18-it", "pg18-ja", "pg18-ko", "pg18-ru"}
+          <= set(dirs), f"PostgreSQL 13, 15.18 and 18 runs in samples/i18n: {dirs}")
     tmp = tempfile.mkdtemp(prefix="lockspan-i18n-")
     truth = {}
-    for lang in ["C"] + langs:
-        with open(os.path.join(samples, lang, "truth.json")) as f:
-            truth[lang] = json.load(f)
+    for d in dirs:
+        with open(os.path.join(samples, d, "truth.json")) as f:
+            truth[d] = json.load(f)
     try:
-        for fmt, name in (("stderr", "postgresql.log"), ("csvlog", "postgresql.csv")):
-            log = unpack(os.path.join(samples, "C", name + ".gz"), tmp, "C-" + name)
-            c_rows, c_rep, r = run(ls, tmp, log, truth["C"])
-            check(c_rows is not None and "server messages in" not in r.stderr, f"C {fmt}: {r.stderr}")
-            if c_rows is None:
-                continue
-            truth_checks(f"C {fmt}", truth["C"], c_rows)
-            c_raw = run.raw
-            times_in_order(f"C {fmt}", c_raw, truth["C"])
-            if fmt == "stderr":
-                options(ls, tmp, samples, truth, (c_rows, c_rep))
-            for lang in langs:
-                what = f"{lang} {fmt}"
-                log = unpack(os.path.join(samples, lang, name + ".gz"), tmp, lang + "-" + name)
-                rows, rep, r = run(ls, tmp, log, truth[lang])
-                check(rows is not None, f"{what}: analyze exit {r.returncode}: {r.stderr[-400:]}")
-                if rows is None:
-                    continue
-                code = lang.split("-")[0]
-                check(f"server messages in {code} (" in r.stderr, f"{what}: language not named: {r.stderr}")
-                check("unclassified" not in r.stderr, f"{what}: {r.stderr}")
-                if lang in CODESETS:
-                    check(f"not UTF-8; read as {CODESETS[lang]} " in r.stderr,
-                          f"{what}: codeset not recognised: {r.stderr}")
-                truth_checks(what, truth[lang], rows)
-                times_in_order(what, run.raw, truth[lang])
-                queueing_order(what, run.raw, c_raw)
-                if fmt == "stderr":
-                    runs_differ(truth["C"], truth[lang], lang)
-                same_as(what, rows, rep, c_rows, c_rep)
+        for rel in releases:
+            check(rel + "C" in dirs, f"no lc_messages = C run of {rel or 'pg15-'}: {dirs}")
+            if rel + "C" in dirs:
+                check_release(ls, tmp, samples, truth, rel, dirs)
         # A wait message of the Russian run with its unit cut off is read
         # by no form: counted and shown, not dropped in silence.
         log = unpack(os.path.join(samples, "ru", "postgresql.log.gz"), tmp, "cut.log")

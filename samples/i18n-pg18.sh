@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The i18n scenario set on a real PostgreSQL 18 (Debian sid's postgresql-18)
+# in a chroot: 18 needs a newer glibc than Debian 12's. With
+# log_lock_failures = on (a NOWAIT failure logs "process N could not obtain
+# ShareLock on transaction M" and its holder) and log_connections = 'all'
+# ("connection authenticated", "connection ready"). Its zh_CN catalog is the
+# 2019 one again (`详细信息:  `).
+#
+# Usage: samples/i18n-pg18.sh CHROOT OUTDIR [LANG...]  (default: C zh_CN)
+# CHROOT is made when missing (as root, network: Debian's archive):
+#   debootstrap --variant=minbase --include=locales,python3-psycopg2,
+#   postgresql-18,procps sid CHROOT
+# Writes OUTDIR/pg18-DIR/ as samples/i18n.sh does with
+# LOCKSPAN_I18N_RELEASE (stderr, csvlog, jsonlog, version.txt; the two extra
+# scenarios). proc, /dev and a copy of samples/ are mounted or put in the
+# chroot for the run and removed after.
+# Env: LOCKSPAN_PGPORT (default 54329), as samples/generate.sh.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CH=$1
+OUT=$2
+shift 2
+langs=("$@")
+((${#langs[@]})) || langs=(C zh_CN)
+[[ $(id -u) -eq 0 ]] || { echo "i18n-pg18.sh: run as root (chroot)" >&2; exit 1; }
+if [[ ! -x $CH/usr/lib/postgresql/18/bin/postgres ]]; then
+    debootstrap --variant=minbase --include=locales,python3-psycopg2,postgresql-18,procps \
+        sid "$CH" http://deb.debian.org/debian
+fi
+for l in "${langs[@]}"; do
+    [[ $l == C ]] && continue
+    grep -qx "$l.UTF-8 UTF-8" "$CH/etc/locale.gen" || echo "$l.UTF-8 UTF-8" >>"$CH/etc/locale.gen"
+done
+chroot "$CH" locale-gen >/dev/null
+
+mounted=()
+cleanup() {
+    local i
+    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[i]}" || true; done
+    rm -rf "$CH/lockspan-samples" "$CH/lockspan-out"
+}
+trap cleanup EXIT
+mkdir -p "$CH/proc" "$CH/dev"
+mount -t proc proc "$CH/proc" && mounted+=("$CH/proc")
+mount --bind /dev "$CH/dev" && mounted+=("$CH/dev")
+mkdir -p "$CH/dev/shm"
+rm -rf "$CH/lockspan-samples" "$CH/lockspan-out"
+cp -r "$HERE" "$CH/lockspan-samples"
+chroot "$CH" env LOCKSPAN_PGPORT="${LOCKSPAN_PGPORT:-54329}" \
+    LOCKSPAN_PGBIN=/usr/lib/postgresql/18/bin LOCKSPAN_I18N_RELEASE=pg18 \
+    LOCKSPAN_EXTRA_SETTINGS="log_lock_failures = on;log_connections = 'all'" \
+    bash /lockspan-samples/i18n.sh /lockspan-out "${langs[@]}"
+mkdir -p "$OUT"
+cp -r "$CH"/lockspan-out/* "$OUT/"
