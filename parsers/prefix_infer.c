@@ -20,8 +20,11 @@
  * would match any first word) does not count.
  *
  * Number tokens after the pid default to %l then %x; the winner's %l is
- * checked against what %l prints (per process, +1 per line) and turned
- * into %x when it does not behave like one.
+ * checked against what %l prints and turned into %x when it does not
+ * behave like one: %l rises with every line of a process (by one in a
+ * whole log, by more in an excerpt or a sampled log such as pgBadger's
+ * "light" fixture), while an xid repeats on a transaction's lines and is 0
+ * outside one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +41,9 @@
 #define MAX_INSTANCE 512 /* longest printed prefix looked at */
 #define MAX_CANDIDATES 64
 #define MAX_SHAPES 12 /* distinct inferred specs tried (most frequent first) */
+/* Share of a process's line-to-line steps in which %l must rise (a pid
+ * reused, or two logs of one server run together, make a few fall). */
+#define LINE_RISING_MIN 0.9
 
 static const char *const presets[] = {
     "%m [%p] ",
@@ -610,12 +616,12 @@ static void candidate_add_q_variants(infer_ctx *ic, const char *spec)
     }
 }
 
-/* Fraction of steps that are +1 between lines of the same pid, for field f. */
-static double per_pid_increment_share(infer_ctx *ic, ls_prefix *p, int f)
+/* Fraction of steps between lines of the same pid in which field f rises. */
+static double per_pid_rising_share(infer_ctx *ic, ls_prefix *p, int f)
 {
     enum { NPID = 64 };
     long pid[NPID], last[NPID];
-    int npid = 0, steps = 0, ones = 0, i, k;
+    int npid = 0, steps = 0, rises = 0, i, k;
 
     for (i = 0; i < ic->nsev; i++) {
         ls_prefix_match m;
@@ -640,15 +646,16 @@ static double per_pid_increment_share(infer_ctx *ic, ls_prefix *p, int f)
             continue;
         }
         steps++;
-        ones += v == last[k] + 1;
+        rises += v > last[k];
         last[k] = v;
     }
-    return steps ? (double)ones / steps : 1.0;
+    return steps ? (double)rises / steps : 1.0;
 }
 
 /*
  * %l and %x both print digits; swap them in `spec` (in place) when the
- * values say the guess was the wrong way round.
+ * values say the guess was the wrong way round: %l rises on every line of
+ * a process, an xid does not.
  */
 static void fix_line_vs_xid(infer_ctx *ic, char *spec)
 {
@@ -658,13 +665,13 @@ static void fix_line_vs_xid(infer_ctx *ic, char *spec)
 
     if (!l || ls_prefix_compile_lazy(&p, spec, err, sizeof(err)) != 0)
         return;
-    ls = per_pid_increment_share(ic, p, LS_PF_LINE);
-    xs = x ? per_pid_increment_share(ic, p, LS_PF_XID) : 0.0;
+    ls = per_pid_rising_share(ic, p, LS_PF_LINE);
+    xs = x ? per_pid_rising_share(ic, p, LS_PF_XID) : 0.0;
     ls_prefix_free(p);
-    if (ls >= 0.5)
+    if (ls >= LINE_RISING_MIN)
         return;
     l[1] = 'x';
-    if (x && xs >= 0.5)
+    if (x && xs >= LINE_RISING_MIN)
         x[1] = 'l';
 }
 

@@ -224,7 +224,7 @@ out:
 /* Hand-written: shapes the real logs do not have, and refusals. */
 typedef struct synth_case {
     const char *want; /* NULL = must fail */
-    const char *lines[8];
+    const char *lines[9];
 } synth_case;
 
 static const synth_case synth[] = {
@@ -237,6 +237,31 @@ static const synth_case synth[] = {
     {"%m [%p] ",
      {"2024-01-02 03:04:05.123 UTC [42] LOG:  a", "\tcontinued",
       "2024-01-02 03:04:05.124 UTC [42] DETAIL:  b", NULL}},
+    /*
+     * Real: 7 lines of pgBadger's fixture t/fixtures/light.postgres.log.bz2
+     * (github.com/darold/pgbadger, commit a1ad95a0, PostgreSQL licence), a
+     * log with most lines left out: %l rises on every line of a process but
+     * not by one. It once came out as '[%x-1]'.
+     */
+    {"%t [%p]: [%l-1] user=%u,db=%d,app=%a,client=%h ",
+     {"2017-09-06 08:41:41 UTC [36]: [121-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 2.280 ms  statement: END;",
+      "2017-09-06 08:41:53 UTC [40]: [1671-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 0.552 ms  statement: SELECT abalance FROM "
+      "pgbench_accounts WHERE aid = 56632;",
+      "2017-09-06 08:42:23 UTC [40]: [5463-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 0.043 ms  statement: BEGIN;",
+      "2017-09-06 08:42:25 UTC [30]: [5598-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 0.100 ms  statement: SELECT abalance FROM "
+      "pgbench_accounts WHERE aid = 23606;",
+      "2017-09-06 08:42:57 UTC [36]: [9548-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 2.213 ms  statement: END;",
+      "2017-09-06 08:43:02 UTC [36]: [10174-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 0.128 ms  statement: SELECT abalance FROM "
+      "pgbench_accounts WHERE aid = 36174;",
+      "2017-09-06 08:43:04 UTC [30]: [10314-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 0.022 ms  statement: BEGIN;",
+      NULL}},
     /* no severity anywhere */
     {NULL, {"hello", "world", NULL}},
     /* prefixes of different shapes: no candidate covers 95% */
@@ -250,7 +275,7 @@ static void check_synthetic(void)
     size_t i;
 
     for (i = 0; i < sizeof(synth) / sizeof(synth[0]); i++) {
-        size_t lens[8];
+        size_t lens[9];
         char got[256], why[256];
         int n, rc;
 
