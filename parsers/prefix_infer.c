@@ -44,6 +44,7 @@
 /* Share of a process's line-to-line steps in which %l must rise (a pid
  * reused, or two logs of one server run together, make a few fall). */
 #define LINE_RISING_MIN 0.9
+#define OTHER_READINGS 8 /* other readings of a line looked at (possible_reading) */
 
 static const char *const presets[] = {
     "%m [%p] ",
@@ -527,6 +528,28 @@ static int candidate_add(infer_ctx *ic, const char *spec, int preset)
  * candidate that has missed more lines than `bound` (the best one's
  * matches) leaves room for stops there: it can no longer win.
  */
+/*
+ * A line the candidate matched as *m in a way PostgreSQL does not print
+ * (a client's values before %q, the part after it missing: see
+ * ls_prefix_session_possible): 1 with *m set to another reading of it that
+ * it prints, 0 when there is none (the line does not count as matched),
+ * negative on error. A forged application_name ("x [123] a@b ERROR:  y")
+ * otherwise makes a candidate that reads it into the prefix after a %q
+ * match every line.
+ */
+static int possible_reading(ls_prefix *p, const char *line, size_t len, ls_prefix_match *m)
+{
+    ls_prefix_match alt[OTHER_READINGS];
+    int n = ls_prefix_other_readings(p, line, len, m, alt, OTHER_READINGS), i;
+
+    for (i = 0; i < n; i++)
+        if (ls_prefix_session_possible(p, &alt[i])) {
+            *m = alt[i];
+            return 1;
+        }
+    return n < 0 ? n : 0;
+}
+
 static int candidate_score(infer_ctx *ic, candidate *c, int bound)
 {
     ls_prefix *p = NULL;
@@ -545,6 +568,8 @@ static int candidate_score(infer_ctx *ic, candidate *c, int bound)
         int j = ic->sev[i];
 
         rc = ls_prefix_match_line(p, ic->lines[j], ic->lens[j], &m);
+        if (rc == 1 && !ls_prefix_session_possible(p, &m))
+            rc = possible_reading(p, ic->lines[j], ic->lens[j], &m);
         if (rc < 0) {
             ls_prefix_free(p);
             return rc;

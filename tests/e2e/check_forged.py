@@ -14,6 +14,15 @@ them (ingest only, no option):
   (4849 -> 4821 -> 4796 -> 4849, victim 4849); the log drain's multi-line
   statement of pid 5925 (its lines without the TAB) as one statement.
 
+- samples/forged (samples/forged.sh: a real PostgreSQL 15 server writing
+  stderr and csvlog of the same run): a client sets application_name to a
+  line head and " ERROR:  forged ...", then causes a real error and a real
+  lock wait; another connects with such a name. Read from stderr, with the
+  prefix inferred and with --prefix, the errors, the lock events and the
+  sessions' application names equal csvlog's (whose fields cannot be
+  forged), the prefix is inferred as the server had it ('[%l-1]' as %l),
+  and no line is unparsable or ambiguous.
+
 Usage: check_forged.py LOCKSPAN REPO_DIR
 """
 import os
@@ -63,10 +72,55 @@ def logplex(ls, tmp, repo):
           f"logplex: the drain's multi-line statement: {stmt}")
 
 
+def facts(db):
+    """What the forgery would change: errors, lock events, application names."""
+    # (no sqlstate: these prefixes have no %e)
+    errors = sorted(db.execute("SELECT pid, severity, message FROM errors"))
+    events = sorted(db.execute("SELECT pid, phase, waited_ms, holders, queue FROM lock_events"))
+    apps = sorted(db.execute("SELECT DISTINCT pid, application FROM sessions"
+                             " WHERE application IS NOT NULL AND application <> ''"))
+    return errors, events, apps
+
+
+def forged(ls, tmp, repo):
+    d = os.path.join(repo, "samples", "forged")
+    for n in (1, 2, 3):
+        prefix = open(os.path.join(d, f"{n}.prefix")).read()
+        rc, csv = ingest(ls, tmp, f"c{n}", os.path.join(d, f"{n}.csv"))
+        check(csv is not None, f"forged {n}: csvlog ingested: " + rc.stderr[-300:])
+        if csv is None:
+            continue
+        want = facts(csv)
+        check(len(want[0]) == 2 and all(e[2] == "division by zero" for e in want[0]),
+              f"forged {n}: the csvlog has the two real errors: {want[0]}")
+        check(sum(1 for e in want[1] if e[1] == "waiting") == 2,
+              f"forged {n}: the csvlog has the two real waits: {want[1]}")
+        for args in ([], ["--prefix", prefix]):
+            what = f"forged {n}{' --prefix' if args else ''}"
+            r, db = ingest(ls, tmp, f"s{n}", *args, os.path.join(d, f"{n}.log"))
+            check(db is not None, f"{what}: ingested: " + r.stderr[-300:])
+            if db is None:
+                continue
+            if not args:
+                check(f"inferred log_line_prefix '{prefix}'" in r.stderr,
+                      f"{what}: prefix '{prefix}' inferred: " + r.stderr[-400:])
+            check(" 0 unparsable lines" in r.stderr and "ambiguous" not in r.stderr,
+                  f"{what}: nothing unparsable or ambiguous: " + r.stderr[-600:])
+            got = facts(db)
+            check(got[0] == want[0], f"{what}: errors {got[0]}, csvlog {want[0]}")
+            check(got[1] == want[1], f"{what}: lock events {got[1]}, csvlog {want[1]}")
+            if "%a" in prefix:
+                check(got[2] == want[2], f"{what}: application names {got[2]}, csvlog {want[2]}")
+            if "%x" not in prefix:  # no line number stored as a transaction id
+                xids = db.execute("SELECT count(*) FROM statements WHERE xid <> 0").fetchone()[0]
+                check(xids == 0, f"{what}: {xids} statements with an xid the prefix has not")
+
+
 def main():
     ls, repo = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
         logplex(ls, tmp, repo)
+        forged(ls, tmp, repo)
     return report()
 
 
