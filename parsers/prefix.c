@@ -63,6 +63,8 @@
 
 /* Places ls_prefix_other_readings() tries a severity at, at most, in one line. */
 #define OTHER_TRIES_MAX 32
+/* Bytes of the longest severity word (translated ones are longer than English). */
+#define SEV_WORD_MAX 64
 
 /* A line that needs more backtracking than this is treated as not matching. */
 #define MATCH_LIMIT 1000000u
@@ -138,7 +140,7 @@ typedef struct sev_word {
 #define SEV_ALTS_MAX 512
 #define SEV_LENS_MAX 64
 static sev_word sev_alt[SEV_ALTS_MAX];
-static size_t sev_lens[SEV_LENS_MAX]; /* the distinct lengths of the words (DEBUGn too) */
+static size_t sev_lens[SEV_LENS_MAX]; /* the distinct lengths of the words (DEBUGn too), ascending */
 static int nsev_lens;
 static int sev_byte[257];
 static char sev_lookahead[8 + 256 * 7];
@@ -182,8 +184,12 @@ static void sev_init(void)
         size_t l = i < nall ? all[i].len : strlen("DEBUG1");
         for (c = 0; c < nsev_lens && sev_lens[c] != l; c++)
             ;
-        if (c == nsev_lens && nsev_lens < SEV_LENS_MAX)
-            sev_lens[nsev_lens++] = l;
+        if (c == nsev_lens && nsev_lens < SEV_LENS_MAX && l <= SEV_WORD_MAX) {
+            /* in ascending order: the scan stops at the first too long */
+            for (c = nsev_lens++; c > 0 && sev_lens[c - 1] > l; c--)
+                sev_lens[c] = sev_lens[c - 1];
+            sev_lens[c] = l;
+        }
     }
 }
 
@@ -1243,14 +1249,22 @@ int ls_prefix_free_text(const ls_prefix *p)
     return p->has_free;
 }
 
-/* Could a severity word end at the colon s[colon]? Its last byte is an
- * upper-case letter, a digit, a space (French "ASTUCE :") or part of a
- * UTF-8 character. */
-static int may_end_severity(const char *s, size_t colon)
+/* A byte of a severity word: an upper-case letter, a digit (DEBUG1), a
+ * space (French "ASTUCE :", Korean) or part of a UTF-8 character. */
+static int in_severity(unsigned char c)
 {
-    unsigned char c = colon > 0 ? (unsigned char)s[colon - 1] : 0;
-
     return (c >= 'A' && c <= 'Z') || is_digit((char)c) || c == ' ' || c >= 0x80;
+}
+
+/* How many bytes before the colon s[colon] a severity word may take: the
+ * run of such bytes before it, at most SEV_WORD_MAX. */
+static size_t severity_room(const char *s, size_t colon)
+{
+    size_t n = 0;
+
+    while (n < colon && n < SEV_WORD_MAX && in_severity((unsigned char)s[colon - n - 1]))
+        n++;
+    return n;
 }
 
 /*
@@ -1269,18 +1283,20 @@ int ls_prefix_other_readings(ls_prefix *p, const char *line, size_t len, const l
     if (!p->has_free || !line || max <= 0)
         return 0;
     for (c = memchr(line, ':', len); c; c = memchr(c + 1, ':', len - (size_t)(c + 1 - line))) {
-        size_t colon = (size_t)(c - line);
+        size_t colon = (size_t)(c - line), room;
 
-        if (!may_end_severity(line, colon))
+        /* sev_tail: a space or the end after the colon (not a time's
+         * "10:00"); and not the colons of m's own severity */
+        if ((colon + 1 < len && line[colon + 1] != ' ' &&
+             !(line[colon + 1] == '\n' && colon + 2 == len)) ||
+            (colon >= m->sev_off && colon < m->msg_off))
             continue;
-        for (k = 0; k < nsev_lens; k++) {
+        room = severity_room(line, colon);
+        for (k = 0; k < nsev_lens && sev_lens[k] <= room; k++) {
             ls_prefix_match tmp;
-            size_t at;
+            size_t at = colon - sev_lens[k];
             unsigned char b;
 
-            if (sev_lens[k] > colon)
-                continue;
-            at = colon - sev_lens[k];
             b = (unsigned char)line[at];
             if (at == m->sev_off || sev_byte[b] == sev_byte[b + 1])
                 continue;

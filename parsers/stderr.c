@@ -435,9 +435,12 @@ static void ident_put(ls_buf *b, const ls_prefix_match *m)
     ls_buf_reset(b);
     for (i = 0; i < NSESSION_FIELDS; i++) {
         ls_slice f = m->f[session_fields[i]];
-        ls_buf_addc(b, f.ptr ? 1 : 0);
-        ls_buf_add(b, (const char *)&f.len, sizeof(f.len));
-        if (f.ptr)
+        char head[1 + sizeof(f.len)];
+
+        head[0] = f.ptr ? 1 : 0;
+        memcpy(head + 1, &f.len, sizeof(f.len));
+        ls_buf_add(b, head, sizeof(head));
+        if (f.ptr && f.len)
             ls_buf_add(b, f.ptr, f.len);
     }
 }
@@ -546,13 +549,21 @@ static void held_refuse(stderr_parser *sp, proc_ev *ev)
         sp->hold_cur = NULL;
 }
 
+/* The slot a process's evidence is looked for first (then the next ones). */
+static int proc_slot(int pid)
+{
+    return (int)((unsigned)pid % PROCS_MAX);
+}
+
 static proc_ev *proc_find(stderr_parser *sp, int pid)
 {
-    int i;
+    int i, h = proc_slot(pid);
 
-    for (i = 0; i < PROCS_MAX; i++)
-        if (sp->procs[i].used && sp->procs[i].pid == pid)
-            return &sp->procs[i];
+    for (i = 0; i < PROCS_MAX; i++) {
+        proc_ev *ev = &sp->procs[(h + i) % PROCS_MAX];
+        if (ev->used && ev->pid == pid)
+            return ev;
+    }
     return NULL;
 }
 
@@ -563,10 +574,13 @@ static proc_ev *proc_get(stderr_parser *sp, int pid, uint64_t lineno)
     int i;
 
     if (!ev) {
-        ev = &sp->procs[0];
-        for (i = 0; i < PROCS_MAX && ev->used; i++)
-            if (!sp->procs[i].used || sp->procs[i].last_line < ev->last_line)
-                ev = &sp->procs[i];
+        int h = proc_slot(pid);
+        ev = &sp->procs[h];
+        for (i = 0; i < PROCS_MAX && ev->used; i++) {
+            proc_ev *e = &sp->procs[(h + i) % PROCS_MAX];
+            if (!e->used || e->last_line < ev->last_line)
+                ev = e;
+        }
         held_refuse(sp, ev);
         if (!ev->held.max) { /* first use of the entry */
             ls_buf_init(&ev->ident, IDENT_MAX_BYTES);
@@ -768,6 +782,65 @@ static int held_share(stderr_parser *sp, proc_ev *ev, const ls_buf *ident, const
 }
 
 /*
+ * Of readings r[0..n) of a line of process ev (NULL: nothing known), the one
+ * the log supports without held lines, or -1; possible[] is left marking
+ * the readings still in the running.
+ */
+static int reading_by_evidence(const ls_prefix *p, const proc_ev *ev, const ls_prefix_match *r,
+                               int n, int *possible)
+{
+    int i, k = -1, npossible = 0, best = -1, score;
+
+    for (i = 0; i < n; i++)
+        npossible += possible[i] = reading_possible(p, ev, &r[i]);
+    if (npossible == 0) /* a reused pid, or a server built with another NAMEDATALEN */
+        for (i = 0; i < n; i++)
+            npossible += possible[i] = 1;
+    if (ev && ev->has_ident) {
+        /* the reading most like the process's last line read, if one is */
+        for (i = 0; i < n; i++) {
+            if (!possible[i])
+                continue;
+            score = ident_score(&ev->ident, &r[i]);
+            if (score > best) {
+                best = score;
+                k = i;
+            } else if (score == best) {
+                k = -1;
+            }
+        }
+        if (k >= 0)
+            return k;
+        for (i = 0, npossible = 0; i < n; i++) /* a tie: the best stay in */
+            npossible += possible[i] = possible[i] && ident_score(&ev->ident, &r[i]) == best;
+    }
+    if (npossible == 1)
+        for (k = 0; !possible[k]; k++)
+            ;
+    return k;
+}
+
+/* Of the possible readings r[0..n) of `line`, the longest whose session
+ * values all lines held for ev share (held_share), or -1. */
+static int reading_by_held(stderr_parser *sp, proc_ev *ev, const ls_prefix_match *r, int n,
+                           const int *possible, const char *line, size_t len)
+{
+    size_t best = 0;
+    int i, k = -1;
+
+    for (i = 0; i < n; i++) {
+        if (!possible[i] || (k >= 0 && ident_bytes(&r[i]) <= best))
+            continue;
+        ident_put(&sp->ident_tmp, &r[i]);
+        if (held_share(sp, ev, &sp->ident_tmp, line + r[i].msg_off, len - r[i].msg_off)) {
+            k = i;
+            best = ident_bytes(&r[i]);
+        }
+    }
+    return k;
+}
+
+/*
  * Decide how to read a matched line of a prefix with free text: *m becomes
  * the reading the log supports (0), or the line is held (FEED_HELD), or a
  * negative code. See the top of the file.
@@ -776,54 +849,20 @@ static int disambiguate(stderr_parser *sp, ls_prefix *p, ls_prefix_match *m, con
                         size_t len, uint64_t lineno, int pid, int hdr_pid, ls_ts hdr_ts)
 {
     ls_prefix_match r[READINGS_MAX];
-    int possible[READINGS_MAX], n, i, k = -1, npossible = 0, rc;
-    proc_ev *ev = proc_find(sp, pid);
+    int possible[READINGS_MAX], n, k, rc;
+    proc_ev *ev;
 
-    if ((n = readings_of(p, line, len, m, r)) < 0)
+    if ((n = ls_prefix_other_readings(p, line, len, m, r + 1, READINGS_MAX - 1)) < 0)
         return n;
-    if (n > 1) {
-        for (i = 0; i < n; i++)
-            npossible += possible[i] = reading_possible(p, ev, &r[i]);
-        if (npossible == 0) /* a reused pid, or a server built with another NAMEDATALEN */
-            for (i = 0; i < n; i++)
-                npossible += possible[i] = 1;
-        if (ev && ev->has_ident) {
-            /* the reading most like the process's last line read, if one is */
-            int best = -1, score;
-            for (i = 0; i < n; i++) {
-                if (!possible[i])
-                    continue;
-                score = ident_score(&ev->ident, &r[i]);
-                if (score > best) {
-                    best = score;
-                    k = i;
-                } else if (score == best) {
-                    k = -1;
-                }
-            }
-            /* a tie: the held lines may decide among the best */
-            for (i = 0; i < n && k < 0; i++)
-                possible[i] = possible[i] && ident_score(&ev->ident, &r[i]) == best;
-        }
-        if (k < 0) {
-            for (i = 0, npossible = 0; i < n; i++)
-                npossible += possible[i];
-        }
-        if (k < 0 && npossible == 1)
-            for (k = 0; !possible[k]; k++)
-                ;
-        if (k < 0 && ev && ev->nheld > 0) {
-            /* the longest reading the held lines share */
-            size_t best = 0;
-            for (i = 0; i < n; i++) {
-                ident_put(&sp->ident_tmp, &r[i]);
-                if (possible[i] && (k < 0 || ident_bytes(&r[i]) > best) &&
-                    held_share(sp, ev, &sp->ident_tmp, line + r[i].msg_off, len - r[i].msg_off)) {
-                    k = i;
-                    best = ident_bytes(&r[i]);
-                }
-            }
-        }
+    if (n == 0 && sp->procs_holding == 0)
+        return 0; /* nearly every line */
+    ev = proc_find(sp, pid);
+    if (n > 0) {
+        r[0] = *m;
+        n++;
+        k = reading_by_evidence(p, ev, r, n, possible);
+        if (k < 0 && ev && ev->nheld > 0)
+            k = reading_by_held(sp, ev, r, n, possible, line, len);
         if (k < 0) {
             ev = proc_get(sp, pid, lineno);
             if ((rc = hold_add(sp, ev, line, len, lineno, hdr_pid, hdr_ts)) != 0)
@@ -849,7 +888,9 @@ static int proc_note(stderr_parser *sp, const ls_prefix_match *m, int pid, uint6
     proc_ev *ev = proc_get(sp, pid, lineno);
     int64_t l = slice_uint(m->f[LS_PF_LINE]);
 
-    ident_put(&ev->ident, m);
+    /* mostly the values of the process's line before */
+    if (!ev->has_ident || ident_score(&ev->ident, m) != (int)NSESSION_FIELDS)
+        ident_put(&ev->ident, m);
     ev->has_ident = 1;
     if (l >= 0)
         ev->last_l = l;
@@ -941,6 +982,7 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
             return flush_quiet(sp);
         if (rc != 0)
             return rc;
+        pid = pid_of(&m, hdr_pid); /* the reading chosen may put %p elsewhere */
     }
     return read_line(sp, &m, line, len, lineno, pid, hdr_ts);
 }
@@ -1208,9 +1250,10 @@ static int stderr_create(void **out, const ls_parse_opts *opts, const ls_sink *s
  */
 static int stderr_sniff(const char *line, size_t len)
 {
-    static const char *const marks[] = {"LOG:  ",     "ERROR:  ", "FATAL:  ", "WARNING:  ",
-                                        "NOTICE:  ",  "INFO:  ",  "PANIC:  ", "DETAIL:  ",
-                                        "STATEMENT:  ", "DEBUG"};
+    static const char *const marks[] = {"LOG:  ",     "ERROR:  ",    "FATAL:  ",   "WARNING:  ",
+                                        "NOTICE:  ",  "INFO:  ",     "PANIC:  ",   "DETAIL:  ",
+                                        "STATEMENT:  ", "HINT:  ",   "CONTEXT:  ", "QUERY:  ",
+                                        "LOCATION:  ", "DEBUG"};
     size_t i, n, k;
     for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
         n = strlen(marks[i]);

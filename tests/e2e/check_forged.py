@@ -57,6 +57,8 @@ def logplex(ls, tmp, repo):
                      (4882, "acquired", None, None), (4882, "waiting", "4821", "4886,4882"),
                      (4886, "acquired", None, None)],
           f"logplex: lock events {events}")
+    ctx = db.execute("SELECT DISTINCT ctx_action, ctx_relation FROM lock_events").fetchall()
+    check(ctx == [("locking", "redacted_table_2")], f"logplex: each lock line's CONTEXT: {ctx}")
     dl = db.execute("SELECT victim_pid FROM deadlocks").fetchall()
     check(dl == [(4849,)], f"logplex: one deadlock, victim 4849: {dl}")
     edges = db.execute("SELECT waiter_pid, blocker_pid, target FROM deadlock_edges ORDER BY seq")
