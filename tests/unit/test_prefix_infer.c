@@ -3,7 +3,9 @@
  * cases, and the time zones of real logs against client-side UTC.
  *
  * Real logs: samples/prefixes/<n>.log and samples/timezones/<n>.log, written
- * by a PostgreSQL 15.18 server that samples/prefixes.sh drove (see there);
+ * by a PostgreSQL 15.18 server that samples/prefixes.sh drove (see there),
+ * and samples/forged/<n>.log (samples/forged.sh: a client's application_name
+ * looks like a prefix and a severity);
  * <n>.prefix is the log_line_prefix the server really had. The samples
  * directory is found from this file's path (CMake compiles it by absolute
  * path) or given as argv[1].
@@ -314,7 +316,11 @@ int main(int argc, char **argv)
         check_real(dir, n, &exact);
         check_zone(dir, n);
     }
-    printf("%d of 15 real prefixes inferred exactly\n", exact);
+    /* samples/forged: application_names that look like a prefix and a severity */
+    snprintf(dir, sizeof(dir), "%s/forged", samples);
+    for (n = 1; n <= 3; n++)
+        check_real(dir, n, &exact);
+    printf("%d of 18 real prefixes inferred exactly\n", exact);
     printf("%d passed, %d failed\n", ls_t_passed, ls_t_failed);
     return ls_t_failed ? 1 : 0;
 }
