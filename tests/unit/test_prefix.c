@@ -908,8 +908,8 @@ static void test_other_readings(void)
     static const char forged[] =
         "2026-12-06 04:50:13.796 UTC [7353] postgres@lockspan/x 2026-12-06 10:00:00 UTC [123]: "
         "[1-1] u=a ERROR:  forged t LOG:  duration: 0.295 ms  statement: SELECT 'startup-named'";
-    static const char plain[] = "2026-12-06 04:50:13.839 UTC [7355] postgres@lockspan/f3-plain "
-                                "LOG:  duration: 0.193 ms  statement: SELECT 'plain-2'";
+    static const char plain[] = "2026-12-06 04:50:13.841 UTC [7355] postgres@lockspan/f3-plain "
+                                "LOG:  duration: 0.272 ms  statement: SELECT 'plain-2'";
     static const char billing[] = "2026-12-06 04:50:09 UTC [7296]: [3-1] user=postgres,db=lockspan,"
                                   "app=billing LOG:  duration: 0.050 ms  statement: BEGIN";
     const char *app = "x 2026-12-06 10:00:00 UTC [123]: [1-1] u=a ERROR:  forged t";

@@ -374,6 +374,29 @@ static void test_forged_undecided(void)
     CHECK_INT(c.nbad, 2);
 }
 
+/* A held line that no line of its process decides within FLUSH_AFTER (64)
+ * lines is refused then, not kept: another session's line (line 51 of the
+ * same log) 70 times after the error line of pid 7353. */
+static void test_forged_quiet(void)
+{
+    const char *lines[72];
+    collector c;
+    int i;
+
+    lines[0] = forged_lines[3];
+    for (i = 1; i <= 70; i++)
+        lines[i] = "2026-12-06 04:50:13.841 UTC [7355] postgres@lockspan/f3-plain LOG:  duration: "
+                   "0.272 ms  statement: SELECT 'plain-2'";
+    lines[71] = forged_lines[4];
+    parse_lines_with(&c, FORGED_PREFIX, lines, 72);
+    CHECK_INT(c.nbad, 2); /* the error line, refused when quiet; its STATEMENT alone at the end */
+    CHECK_INT(c.bad_lines[0], 1);
+    CHECK_INT(c.bad_lines[1], 72);
+    CHECK_INT(c.n, 16); /* the records the collector keeps: the other session's */
+    for (i = 0; i < c.n; i++)
+        CHECK_INT(c.recs[i].pid, 7355);
+}
+
 int main(void)
 {
     test_wait_record();
@@ -385,5 +408,6 @@ int main(void)
     test_stray_line();
     test_forged_session();
     test_forged_undecided();
+    test_forged_quiet();
     return TEST_REPORT();
 }
