@@ -61,6 +61,11 @@
  * A held line the log never decides is reported as ambiguous and read as
  * no record, with its continuation lines: after FLUSH_AFTER quiet lines,
  * when its process's evidence is evicted, or at the end of the file.
+ * What this does not prove: a client that sets application_name to "x",
+ * then to "x ERROR:  y" for a single logged line, then back to "x", makes
+ * that line look like one of "x" with an error message; the values of the
+ * lines around it are then the only evidence, and they say "x". csvlog and
+ * jsonlog, whose fields are quoted, have no such lines.
  */
 #include <stddef.h>
 #include <stdio.h>
