@@ -49,6 +49,7 @@ typedef struct ls_slice {
 typedef struct ls_prefix_match {
     ls_slice f[LS_PF__COUNT]; /* padding spaces already trimmed */
     size_t msg_off;           /* offset of the message text in the line */
+    size_t sev_off;           /* offset of the severity word in the line */
 } ls_prefix_match;
 
 typedef struct ls_prefix ls_prefix;
@@ -85,6 +86,39 @@ const char *ls_prefix_spec(const ls_prefix *p);
  * it does not, negative on internal error. Not thread-safe per ls_prefix.
  */
 int ls_prefix_match_line(ls_prefix *p, const char *line, size_t len, ls_prefix_match *out);
+
+/*
+ * The same, for a match whose severity starts at byte sev_off of the line
+ * and nowhere else: 1 with *out filled, 0 when there is none.
+ */
+int ls_prefix_match_at(ls_prefix *p, const char *line, size_t len, size_t sev_off,
+                       ls_prefix_match *out);
+
+/* 1 when the prefix has a free-text escape (%a %u %d %r %h %b %i): only
+ * then can a line read more than one way. */
+int ls_prefix_free_text(const ls_prefix *p);
+
+/*
+ * Could PostgreSQL have printed reading m? It stops a prefix at %q for a
+ * process without a client, and then prints nothing for %a %u %d %r %h
+ * before it either: a reading without the part after %q but with such a
+ * value set is not one it prints. 1 when possible (or when the prefix has
+ * no %q with such values before it and fields after it), else 0.
+ */
+int ls_prefix_session_possible(const ls_prefix *p, const ls_prefix_match *m);
+
+/*
+ * The other readings of a line that ls_prefix_match_line() read as *m:
+ * matches of the prefix with the severity elsewhere in the line, because a
+ * free-text value (an application_name, a user or database name) may hold
+ * text that looks like the rest of the prefix and a severity ("x ERROR:  y"),
+ * and the message may too. PostgreSQL escapes neither, so the line alone
+ * cannot say which reading it wrote. Fills alts[0..max) in the order of
+ * their severity's place in the line (of the colons after it); returns how
+ * many (0: the line reads one way), negative on internal error.
+ */
+int ls_prefix_other_readings(ls_prefix *p, const char *line, size_t len, const ls_prefix_match *m,
+                             ls_prefix_match *alts, int max);
 
 /*
  * Infer the log_line_prefix of a stderr log from its first lines

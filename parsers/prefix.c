@@ -61,6 +61,11 @@
  */
 #define ZONE_RE "(?:[A-Za-z]{1,6}|[+-][0-9]{2}(?::?[0-9]{2}){0,2})"
 
+/* Places ls_prefix_other_readings() tries a severity at, at most, in one line. */
+#define OTHER_TRIES_MAX 32
+/* Bytes of the longest severity word (translated ones are longer than English). */
+#define SEV_WORD_MAX 64
+
 /* A line that needs more backtracking than this is treated as not matching. */
 #define MATCH_LIMIT 1000000u
 
@@ -133,7 +138,10 @@ typedef struct sev_word {
 } sev_word;
 
 #define SEV_ALTS_MAX 512
+#define SEV_LENS_MAX 64
 static sev_word sev_alt[SEV_ALTS_MAX];
+static size_t sev_lens[SEV_LENS_MAX]; /* the distinct lengths of the words (DEBUGn too), ascending */
+static int nsev_lens;
 static int sev_byte[257];
 static char sev_lookahead[8 + 256 * 7];
 static pthread_once_t sev_once = PTHREAD_ONCE_INIT;
@@ -172,6 +180,17 @@ static void sev_init(void)
     }
     sev_byte[256] = n;
     snprintf(sev_lookahead + off, sizeof(sev_lookahead) - off, "])");
+    for (i = 0; i <= nall; i++) {
+        size_t l = i < nall ? all[i].len : strlen("DEBUG1");
+        for (c = 0; c < nsev_lens && sev_lens[c] != l; c++)
+            ;
+        if (c == nsev_lens && nsev_lens < SEV_LENS_MAX && l <= SEV_WORD_MAX) {
+            /* in ascending order: the scan stops at the first too long */
+            for (c = nsev_lens++; c > 0 && sev_lens[c - 1] > l; c--)
+                sev_lens[c] = sev_lens[c - 1];
+            sev_lens[c] = l;
+        }
+    }
 }
 
 /* ':' then "  ?" (and "([0-9A-Z]{5}): " after a primary) or the end; the message offset. */
@@ -216,6 +235,7 @@ static size_t sev_try(const char *s, size_t len, size_t at, const char *word, si
         return e;
     out->f[LS_PF_SEVERITY].ptr = s + at;
     out->f[LS_PF_SEVERITY].len = n;
+    out->sev_off = at;
     return e;
 }
 
@@ -311,7 +331,13 @@ struct ls_prefix {
     size_t memo_size;
     size_t pattern_len;
     int jit_wanted;
+    int has_free;  /* a free-text escape (%a %u %d %r %h %b %i): a line may read two ways */
+    unsigned q_after;  /* bit per ls_prefix_field: the fields after %q */
+    unsigned q_before; /* the client's values (%a %u %d %r %h) before %q */
+    size_t sev_at; /* the severity must start here, or NO_SEV_AT (ls_prefix_match_at) */
 };
+
+#define NO_SEV_AT ((size_t)-1)
 
 static const escape_def *escape_find(char letter)
 {
@@ -698,7 +724,8 @@ static int walk_step(ls_prefix *p, int i, size_t at, walk_ctx *w)
     int k, rc;
 
     if (i == p->nfast) {
-        if ((e = sev_match(s, len, at, w->out, NULL)) == NO_MATCH)
+        if ((p->sev_at != NO_SEV_AT && at != p->sev_at) ||
+            (e = sev_match(s, len, at, w->out, NULL)) == NO_MATCH)
             return 0;
         w->out->msg_off = e;
         return 1;
@@ -848,7 +875,8 @@ static int first_path(ls_prefix *p, const char *s, size_t len, ls_prefix_match *
         if (op->taillen && !lit_step(++op, s, len, &at)) /* the literal step after it */
             return 0;
     }
-    if ((e = sev_match(s, len, at, out, plain)) == NO_MATCH)
+    if ((p->sev_at != NO_SEV_AT && at != p->sev_at) ||
+        (e = sev_match(s, len, at, out, plain)) == NO_MATCH)
         return 0;
     out->msg_off = e;
     return 1;
@@ -932,6 +960,10 @@ static int fast_build(ls_prefix *p, const char *spec)
                 fast_add(p, 'q', -1, NULL, 0);
             in_q = 1;
         } else if ((e = escape_find(*s)) != NULL) {
+            if (in_q)
+                p->q_after |= 1u << e->field;
+            else if (e->field <= LS_PF_HOST) /* %a %u %d %r %h */
+                p->q_before |= 1u << e->field;
             if (padded) /* " *" on both sides of the value */
                 fast_add(p, ' ', -1, NULL, 0);
             fast_add(p, e->letter, seen[e->field] ? -1 : e->field, NULL, 0);
@@ -949,6 +981,7 @@ static int fast_build(ls_prefix *p, const char *spec)
         case 'q': op->kind = FK_Q; break;
         case 'a': case 'u': case 'd': case 'r': case 'h': case 'b': case 'i':
             op->kind = FK_FREE;
+            p->has_free = 1;
             break;
         case 'p': case 'l': case 'x': op->kind = FK_DIGITS; break;
         default: op->kind = FK_OTHER; break;
@@ -976,9 +1009,12 @@ static int fast_build(ls_prefix *p, const char *spec)
 static int sev_callout(pcre2_callout_block *cb, void *data)
 {
     ls_prefix *p = data;
-    size_t e = sev_match((const char *)cb->subject, cb->subject_length, cb->current_position,
-                         &p->sev, NULL);
+    size_t e;
 
+    if (p->sev_at != NO_SEV_AT && cb->current_position != p->sev_at)
+        return 1;
+    e = sev_match((const char *)cb->subject, cb->subject_length, cb->current_position, &p->sev,
+                  NULL);
     if (e == (size_t)-1)
         return 1;
     p->sev.msg_off = e;
@@ -1084,6 +1120,7 @@ static int compile(ls_prefix **out, const char *spec, int lazy, char *errbuf, si
         rc = LS_ENOMEM;
         goto out;
     }
+    p->sev_at = NO_SEV_AT;
     pattern_build(p, &pat, spec, &unknown);
     if (ls_buf_failed(&pat) || ls_buf_failed(&unknown)) {
         rc = pat.err == LS_ENOMEM || unknown.err == LS_ENOMEM ? LS_ENOMEM : LS_EFORMAT;
@@ -1135,7 +1172,7 @@ const char *ls_prefix_spec(const ls_prefix *p)
     return p->spec;
 }
 
-int ls_prefix_match_line(ls_prefix *p, const char *line, size_t len, ls_prefix_match *out)
+static int match_line(ls_prefix *p, const char *line, size_t len, ls_prefix_match *out)
 {
     const PCRE2_SIZE *ov;
     PCRE2_SPTR subject = (PCRE2_SPTR)(line ? line : "");
@@ -1186,6 +1223,110 @@ int ls_prefix_match_line(ls_prefix *p, const char *line, size_t len, ls_prefix_m
     out->f[LS_PF_SEVERITY] = p->sev.f[LS_PF_SEVERITY];
     out->f[LS_PF_VSQLSTATE] = p->sev.f[LS_PF_VSQLSTATE];
     out->msg_off = p->sev.msg_off;
+    out->sev_off = p->sev.sev_off;
     severity_english(out);
     return 1;
+}
+
+int ls_prefix_match_line(ls_prefix *p, const char *line, size_t len, ls_prefix_match *out)
+{
+    return match_line(p, line, len, out);
+}
+
+int ls_prefix_match_at(ls_prefix *p, const char *line, size_t len, size_t sev_off,
+                       ls_prefix_match *out)
+{
+    int rc;
+
+    p->sev_at = sev_off;
+    rc = match_line(p, line, len, out);
+    p->sev_at = NO_SEV_AT;
+    return rc;
+}
+
+int ls_prefix_free_text(const ls_prefix *p)
+{
+    return p->has_free;
+}
+
+/* A byte of a severity word: an upper-case letter, a digit (DEBUG1), a
+ * space (French "ASTUCE :", Korean) or part of a UTF-8 character. */
+static int in_severity(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || is_digit((char)c) || c == ' ' || c >= 0x80;
+}
+
+/* How many bytes before the colon s[colon] a severity word may take: the
+ * run of such bytes before it, at most SEV_WORD_MAX. */
+static size_t severity_room(const char *s, size_t colon)
+{
+    size_t n = 0;
+
+    while (n < colon && n < SEV_WORD_MAX && in_severity((unsigned char)s[colon - n - 1]))
+        n++;
+    return n;
+}
+
+/*
+ * Other places a severity can start in the line: before each ':' that may
+ * end a severity word, a word of each length; where sev_match() finds one
+ * and the whole prefix matches up to it (ls_prefix_match_at), that is
+ * another reading.
+ */
+int ls_prefix_other_readings(ls_prefix *p, const char *line, size_t len, const ls_prefix_match *m,
+                             ls_prefix_match *alts, int max)
+{
+    size_t tried[OTHER_TRIES_MAX];
+    int ntried = 0, n = 0, k, t, rc;
+    const char *c;
+
+    if (!p->has_free || !line || max <= 0)
+        return 0;
+    for (c = memchr(line, ':', len); c; c = memchr(c + 1, ':', len - (size_t)(c + 1 - line))) {
+        size_t colon = (size_t)(c - line), room;
+
+        /* sev_tail: a space or the end after the colon (not a time's
+         * "10:00"); and not the colons of m's own severity */
+        if ((colon + 1 < len && line[colon + 1] != ' ' &&
+             !(line[colon + 1] == '\n' && colon + 2 == len)) ||
+            (colon >= m->sev_off && colon < m->msg_off))
+            continue;
+        room = severity_room(line, colon);
+        for (k = 0; k < nsev_lens && sev_lens[k] <= room; k++) {
+            ls_prefix_match tmp;
+            size_t at = colon - sev_lens[k];
+            unsigned char b;
+
+            b = (unsigned char)line[at];
+            if (at == m->sev_off || sev_byte[b] == sev_byte[b + 1])
+                continue;
+            for (t = 0; t < ntried && tried[t] != at; t++)
+                ;
+            if (t < ntried || sev_match(line, len, at, &tmp, NULL) == NO_MATCH)
+                continue;
+            if (ntried == OTHER_TRIES_MAX)
+                return n;
+            tried[ntried++] = at;
+            if ((rc = ls_prefix_match_at(p, line, len, at, &alts[n])) < 0)
+                return rc;
+            if (rc == 1 && ++n == max)
+                return n;
+        }
+    }
+    return n;
+}
+
+int ls_prefix_session_possible(const ls_prefix *p, const ls_prefix_match *m)
+{
+    int f, after = 0, client = 0;
+
+    if (!p->q_after || !p->q_before)
+        return 1;
+    for (f = 0; f < LS_PF__COUNT; f++) {
+        if (!m->f[f].ptr)
+            continue;
+        after |= (p->q_after >> f) & 1u;
+        client |= (p->q_before >> f) & 1u && m->f[f].len > 0;
+    }
+    return after || !client;
 }

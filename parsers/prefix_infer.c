@@ -20,8 +20,11 @@
  * would match any first word) does not count.
  *
  * Number tokens after the pid default to %l then %x; the winner's %l is
- * checked against what %l prints (per process, +1 per line) and turned
- * into %x when it does not behave like one.
+ * checked against what %l prints and turned into %x when it does not
+ * behave like one: %l rises with every line of a process (by one in a
+ * whole log, by more in an excerpt or a sampled log such as pgBadger's
+ * "light" fixture), while an xid repeats on a transaction's lines and is 0
+ * outside one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +41,10 @@
 #define MAX_INSTANCE 512 /* longest printed prefix looked at */
 #define MAX_CANDIDATES 64
 #define MAX_SHAPES 12 /* distinct inferred specs tried (most frequent first) */
+/* Share of a process's line-to-line steps in which %l must rise (a pid
+ * reused, or two logs of one server run together, make a few fall). */
+#define LINE_RISING_MIN 0.9
+#define OTHER_READINGS 8 /* other readings of a line looked at (possible_reading) */
 
 static const char *const presets[] = {
     "%m [%p] ",
@@ -521,6 +528,28 @@ static int candidate_add(infer_ctx *ic, const char *spec, int preset)
  * candidate that has missed more lines than `bound` (the best one's
  * matches) leaves room for stops there: it can no longer win.
  */
+/*
+ * A line the candidate matched as *m in a way PostgreSQL does not print
+ * (a client's values before %q, the part after it missing: see
+ * ls_prefix_session_possible): 1 with *m set to another reading of it that
+ * it prints, 0 when there is none (the line does not count as matched),
+ * negative on error. A forged application_name ("x [123] a@b ERROR:  y")
+ * otherwise makes a candidate that reads it into the prefix after a %q
+ * match every line.
+ */
+static int possible_reading(ls_prefix *p, const char *line, size_t len, ls_prefix_match *m)
+{
+    ls_prefix_match alt[OTHER_READINGS];
+    int n = ls_prefix_other_readings(p, line, len, m, alt, OTHER_READINGS), i;
+
+    for (i = 0; i < n; i++)
+        if (ls_prefix_session_possible(p, &alt[i])) {
+            *m = alt[i];
+            return 1;
+        }
+    return n < 0 ? n : 0;
+}
+
 static int candidate_score(infer_ctx *ic, candidate *c, int bound)
 {
     ls_prefix *p = NULL;
@@ -539,6 +568,8 @@ static int candidate_score(infer_ctx *ic, candidate *c, int bound)
         int j = ic->sev[i];
 
         rc = ls_prefix_match_line(p, ic->lines[j], ic->lens[j], &m);
+        if (rc == 1 && !ls_prefix_session_possible(p, &m))
+            rc = possible_reading(p, ic->lines[j], ic->lens[j], &m);
         if (rc < 0) {
             ls_prefix_free(p);
             return rc;
@@ -610,12 +641,12 @@ static void candidate_add_q_variants(infer_ctx *ic, const char *spec)
     }
 }
 
-/* Fraction of steps that are +1 between lines of the same pid, for field f. */
-static double per_pid_increment_share(infer_ctx *ic, ls_prefix *p, int f)
+/* Fraction of steps between lines of the same pid in which field f rises. */
+static double per_pid_rising_share(infer_ctx *ic, ls_prefix *p, int f)
 {
     enum { NPID = 64 };
     long pid[NPID], last[NPID];
-    int npid = 0, steps = 0, ones = 0, i, k;
+    int npid = 0, steps = 0, rises = 0, i, k;
 
     for (i = 0; i < ic->nsev; i++) {
         ls_prefix_match m;
@@ -640,15 +671,16 @@ static double per_pid_increment_share(infer_ctx *ic, ls_prefix *p, int f)
             continue;
         }
         steps++;
-        ones += v == last[k] + 1;
+        rises += v > last[k];
         last[k] = v;
     }
-    return steps ? (double)ones / steps : 1.0;
+    return steps ? (double)rises / steps : 1.0;
 }
 
 /*
  * %l and %x both print digits; swap them in `spec` (in place) when the
- * values say the guess was the wrong way round.
+ * values say the guess was the wrong way round: %l rises on every line of
+ * a process, an xid does not.
  */
 static void fix_line_vs_xid(infer_ctx *ic, char *spec)
 {
@@ -658,13 +690,13 @@ static void fix_line_vs_xid(infer_ctx *ic, char *spec)
 
     if (!l || ls_prefix_compile_lazy(&p, spec, err, sizeof(err)) != 0)
         return;
-    ls = per_pid_increment_share(ic, p, LS_PF_LINE);
-    xs = x ? per_pid_increment_share(ic, p, LS_PF_XID) : 0.0;
+    ls = per_pid_rising_share(ic, p, LS_PF_LINE);
+    xs = x ? per_pid_rising_share(ic, p, LS_PF_XID) : 0.0;
     ls_prefix_free(p);
-    if (ls >= 0.5)
+    if (ls >= LINE_RISING_MIN)
         return;
     l[1] = 'x';
-    if (x && xs >= 0.5)
+    if (x && xs >= LINE_RISING_MIN)
         x[1] = 'l';
 }
 

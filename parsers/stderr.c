@@ -39,7 +39,35 @@
  * stderr, e.g. a failing archive_command's shell) is reported as bad but
  * does not end the record before it: TAB continuation lines after it still
  * belong to that record.
+ *
+ * Lines that read more than one way: PostgreSQL prints %a, %u and %d as
+ * they are, so an application_name such as "x [123] ERROR:  boom" makes a
+ * line match the prefix with its severity in two places (the lazy reading
+ * takes "ERROR" and turns every line of that session into an error). When
+ * the prefix has free text, each line is asked for its other readings
+ * (ls_prefix_other_readings) and, when it has some, the log decides, from
+ * what it has shown of the same process (see disambiguate()):
+ *   - what PostgreSQL can print: a name (%u %d) of at most 63 bytes
+ *     (NAMEDATALEN - 1), an application_name of at most 4 times that (its
+ *     non-ASCII bytes escaped), the session values all empty (no client)
+ *     or none, %l rising on every line of a process;
+ *   - the session values (%a %u %d %r %h %b) of the process's last line
+ *     read: the reading that has them;
+ *   - else the line is held, with the lines of the process after it, until
+ *     one reads one way (its values decide) or two held lines with different
+ *     messages share a reading's session values (the longest such: a
+ *     session's application_name is the same on all its lines, its messages
+ *     are not).
+ * A held line the log never decides is reported as ambiguous and read as
+ * no record, with its continuation lines: after FLUSH_AFTER quiet lines,
+ * when its process's evidence is evicted, or at the end of the file.
+ * What this does not prove: a client that sets application_name to "x",
+ * then to "x ERROR:  y" for a single logged line, then back to "x", makes
+ * that line look like one of "x" with an error message; the values of the
+ * lines around it are then the only evidence, and they say "x". csvlog and
+ * jsonlog, whose fields are quoted, have no such lines.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +84,16 @@
 #define INFER_LINES 200
 #define INFER_BYTES (1024u * 1024u)
 #define LS_REINFER 1 /* feed_line(): hold this line, infer the prefix again */
+#define FEED_HELD 2  /* disambiguate(): the line is held until the log decides */
+
+/* Lines that read more than one way (see the top of the file). */
+#define PROCS_MAX 64             /* processes whose evidence is kept */
+#define HOLD_LINES 32            /* lines of one process held, at most */
+#define HOLD_BYTES (256u * 1024u) /* and their bytes */
+#define READINGS_MAX 8           /* readings of one line looked at */
+#define NAME_MAX_BYTES 63        /* NAMEDATALEN - 1: PostgreSQL cuts names there */
+#define APP_MAX_BYTES (4 * NAME_MAX_BYTES) /* application_name, "\\xNN" for a byte */
+#define IDENT_MAX_BYTES (64u * 1024u) /* session values of a line (6 free-text values) */
 
 static int stderr_sniff(const char *line, size_t len);
 
@@ -92,6 +130,24 @@ typedef struct pending {
     int truncated;        /* some text was dropped to stay under RECORD_MAX */
 } pending;
 
+/* What the log has shown of one process, to read its ambiguous lines by. */
+typedef struct proc_ev {
+    int used;
+    int pid;
+    uint64_t last_line;  /* last line of it seen, for eviction */
+    int64_t last_l;      /* %l of its last line read, -1 when unknown */
+    ls_buf ident;        /* session values of its last line read (ident_put) */
+    int has_ident;
+    /* lines held until the log decides (prefixed lines and their TAB lines) */
+    ls_buf held;
+    size_t held_off[HOLD_LINES];
+    size_t held_len[HOLD_LINES];
+    uint64_t held_lineno[HOLD_LINES];
+    int held_hpid[HOLD_LINES]; /* the syslog header's pid and time */
+    ls_ts held_ts[HOLD_LINES];
+    int nheld;
+} proc_ev;
+
 typedef struct stderr_parser {
     char *file;
     ls_sink sink;
@@ -116,6 +172,11 @@ typedef struct stderr_parser {
     int held_pid[INFER_LINES];   /* the syslog header's pid and time */
     ls_ts held_ts[INFER_LINES];
     int nheld;
+    proc_ev procs[PROCS_MAX]; /* lines that read more than one way */
+    proc_ev *hold_cur;        /* the process the last line was held for, or NULL */
+    int procs_holding;        /* processes with lines held */
+    ls_buf ident_tmp;         /* scratch for ident_put */
+    ls_buf ident_proof;       /* the session values held lines are read with */
 } stderr_parser;
 
 #define WORD(w) w, sizeof(w) - 1
@@ -271,6 +332,8 @@ static int slot_take(stderr_parser *sp, pending **out)
     return pending_flush(sp, &sp->slots[oldest]);
 }
 
+static void held_refuse_quiet(stderr_parser *sp, int all);
+
 /* Flush records nobody has added to for FLUSH_AFTER lines. A pending
  * record's last line only grows, so no slot need be looked at until the
  * line number passes the lowest of them by FLUSH_AFTER (or goes back, as
@@ -280,6 +343,8 @@ static int flush_quiet(stderr_parser *sp)
     uint64_t floor = sp->lineno;
     int i, rc;
 
+    if (sp->procs_holding > 0)
+        held_refuse_quiet(sp, 0);
     if (sp->lineno >= sp->quiet_floor && sp->lineno - sp->quiet_floor <= FLUSH_AFTER)
         return 0;
     for (i = 0; i < MAX_PENDING; i++) {
@@ -358,6 +423,526 @@ static int start_record(stderr_parser *sp, const ls_prefix_match *m, const char 
     return 0;
 }
 
+/* ---- lines that read more than one way (see the top of the file) ---- */
+
+/* The session values of a reading: the same for all lines of a session
+ * (but %a, which SET application_name changes). */
+static const int session_fields[] = {LS_PF_APP, LS_PF_USER, LS_PF_DB,
+                                     LS_PF_REMOTE, LS_PF_HOST, LS_PF_BTYPE};
+#define NSESSION_FIELDS (sizeof(session_fields) / sizeof(session_fields[0]))
+
+/* Write m's session values into b (reset first), each as a presence byte,
+ * its length and its bytes, so that two readings compare with memcmp. */
+static void ident_put(ls_buf *b, const ls_prefix_match *m)
+{
+    size_t i;
+
+    ls_buf_reset(b);
+    for (i = 0; i < NSESSION_FIELDS; i++) {
+        ls_slice f = m->f[session_fields[i]];
+        char head[1 + sizeof(f.len)];
+
+        head[0] = f.ptr ? 1 : 0;
+        memcpy(head + 1, &f.len, sizeof(f.len));
+        ls_buf_add(b, head, sizeof(head));
+        if (f.ptr && f.len)
+            ls_buf_add(b, f.ptr, f.len);
+    }
+}
+
+static int ident_equal(const ls_buf *a, const ls_buf *b)
+{
+    return !ls_buf_failed(a) && !ls_buf_failed(b) && a->len == b->len &&
+           (a->len == 0 || memcmp(a->ptr, b->ptr, a->len) == 0);
+}
+
+/*
+ * How many of m's session values equal those in `ident` (written by
+ * ident_put): the values a process's lines share, however many of them
+ * changed since (the names at authentication, %a at SET application_name).
+ */
+static int ident_score(const ls_buf *ident, const ls_prefix_match *m)
+{
+    const char *b = ident->ptr, *end = ident->ptr + ident->len;
+    int score = 0;
+    size_t i, len;
+
+    for (i = 0; i < NSESSION_FIELDS && b && end - b >= (ptrdiff_t)(1 + sizeof(len)); i++) {
+        ls_slice f = m->f[session_fields[i]];
+        int present = *b++;
+
+        memcpy(&len, b, sizeof(len));
+        b += sizeof(len);
+        if ((size_t)(end - b) < (present ? len : 0))
+            break;
+        score += present ? f.ptr && f.len == len && memcmp(f.ptr, b, len) == 0 : !f.ptr;
+        if (present)
+            b += len;
+    }
+    return score;
+}
+
+/* Bytes of m's session values: the longer reading swallowed more. */
+static size_t ident_bytes(const ls_prefix_match *m)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < NSESSION_FIELDS; i++)
+        n += m->f[session_fields[i]].len;
+    return n;
+}
+
+/*
+ * Could PostgreSQL have printed reading m for a line of process ev (NULL:
+ * nothing known of it)? Its names fit NAMEDATALEN, its session values are
+ * all empty (a process without a client) or all set (a session prints
+ * "[unknown]" for a value it does not have yet), none before a %q whose
+ * part it lacks (ls_prefix_session_possible), and its %l rises.
+ */
+static int reading_possible(const ls_prefix *p, const proc_ev *ev, const ls_prefix_match *m)
+{
+    int empty = 0, set = 0;
+    size_t i;
+
+    if (!ls_prefix_session_possible(p, m) || m->f[LS_PF_USER].len > NAME_MAX_BYTES || m->f[LS_PF_DB].len > NAME_MAX_BYTES ||
+        m->f[LS_PF_APP].len > APP_MAX_BYTES)
+        return 0;
+    for (i = 0; i < 3; i++) /* %a %u %d */
+        if (m->f[session_fields[i]].ptr) {
+            empty += m->f[session_fields[i]].len == 0;
+            set += m->f[session_fields[i]].len > 0;
+        }
+    if (empty && set)
+        return 0;
+    if (ev && ev->last_l >= 0 && m->f[LS_PF_LINE].ptr && slice_uint(m->f[LS_PF_LINE]) >= 0 &&
+        slice_uint(m->f[LS_PF_LINE]) <= ev->last_l)
+        return 0;
+    return 1;
+}
+
+static void bad_line(stderr_parser *sp, uint64_t lineno, const char *why, const char *line,
+                     size_t len)
+{
+    if (sp->sink.bad)
+        sp->sink.bad(sp->sink.ctx, sp->file, lineno, why, line, len);
+}
+
+/* Report ev's held lines as ambiguous and drop them. */
+static void held_refuse(stderr_parser *sp, proc_ev *ev)
+{
+    const char *base = ev->held.ptr ? ev->held.ptr : "";
+    int i;
+
+    for (i = 0; i < ev->nheld; i++) {
+        const char *l = base + ev->held_off[i];
+        size_t n = ev->held_len[i];
+
+        bad_line(sp, ev->held_lineno[i],
+                 n > 0 && l[0] == '\t'
+                     ? "continuation of an ambiguous line"
+                     : "ambiguous line: the log_line_prefix matches it with the severity in more "
+                       "than one place (an application_name, user or database name that holds "
+                       "text like a prefix and a severity) and no other line of its process "
+                       "tells which; not read",
+                 l, n);
+    }
+    if (ev->nheld)
+        sp->procs_holding--;
+    ev->nheld = 0;
+    ls_buf_reset(&ev->held);
+    if (sp->hold_cur == ev)
+        sp->hold_cur = NULL;
+}
+
+/* The slot a process's evidence is looked for first (then the next ones). */
+static int proc_slot(int pid)
+{
+    return (int)((unsigned)pid % PROCS_MAX);
+}
+
+static proc_ev *proc_find(stderr_parser *sp, int pid)
+{
+    int i, h = proc_slot(pid);
+
+    for (i = 0; i < PROCS_MAX; i++) {
+        proc_ev *ev = &sp->procs[(h + i) % PROCS_MAX];
+        if (ev->used && ev->pid == pid)
+            return ev;
+    }
+    return NULL;
+}
+
+/* The evidence of process pid, made (from a free or the stalest entry) when new. */
+static proc_ev *proc_get(stderr_parser *sp, int pid, uint64_t lineno)
+{
+    proc_ev *ev = proc_find(sp, pid);
+    int i;
+
+    if (!ev) {
+        int h = proc_slot(pid);
+        ev = &sp->procs[h];
+        for (i = 0; i < PROCS_MAX && ev->used; i++) {
+            proc_ev *e = &sp->procs[(h + i) % PROCS_MAX];
+            if (!e->used || e->last_line < ev->last_line)
+                ev = e;
+        }
+        held_refuse(sp, ev);
+        if (!ev->held.max) { /* first use of the entry */
+            ls_buf_init(&ev->ident, IDENT_MAX_BYTES);
+            ls_buf_init(&ev->held, HOLD_BYTES);
+        }
+        ls_buf_reset(&ev->ident);
+        ev->used = 1;
+        ev->pid = pid;
+        ev->has_ident = 0;
+        ev->last_l = -1;
+    }
+    ev->last_line = lineno;
+    return ev;
+}
+
+/* Hold a line for ev; 0, or LS_ENOMEM. When full, what was held is refused first. */
+static int hold_add(stderr_parser *sp, proc_ev *ev, const char *line, size_t len,
+                    uint64_t lineno, int hdr_pid, ls_ts hdr_ts)
+{
+    if (ev->nheld == HOLD_LINES || ev->held.len + len + 1 > HOLD_BYTES)
+        held_refuse(sp, ev);
+    if (len + 1 > HOLD_BYTES) {
+        bad_line(sp, lineno, "ambiguous line longer than the lines held for a decision; not read",
+                 line, len);
+        return 0;
+    }
+    if (ev->nheld == 0)
+        sp->procs_holding++;
+    ev->held_off[ev->nheld] = ev->held.len;
+    ev->held_len[ev->nheld] = len;
+    ev->held_lineno[ev->nheld] = lineno;
+    ev->held_hpid[ev->nheld] = hdr_pid;
+    ev->held_ts[ev->nheld++] = hdr_ts;
+    ls_buf_addz(&ev->held, line, len);
+    return ls_buf_failed(&ev->held) == LS_ENOMEM ? LS_ENOMEM : 0;
+}
+
+/* The readings of a line the prefix p matched as *m: r[0] = *m, then the
+ * others; how many, or a negative code. */
+static int readings_of(ls_prefix *p, const char *line, size_t len, const ls_prefix_match *m,
+                       ls_prefix_match *r)
+{
+    int n;
+
+    r[0] = *m;
+    if ((n = ls_prefix_other_readings(p, line, len, m, r + 1, READINGS_MAX - 1)) < 0)
+        return n;
+    return n + 1;
+}
+
+/* The reading of r[0..n) whose session values are `ident` (not sp->ident_tmp), or -1. */
+static int reading_with_ident(stderr_parser *sp, const ls_prefix_match *r, int n,
+                              const ls_buf *ident)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        ident_put(&sp->ident_tmp, &r[i]);
+        if (ident_equal(&sp->ident_tmp, ident))
+            return i;
+    }
+    return -1;
+}
+
+static int read_line(stderr_parser *sp, const ls_prefix_match *m, const char *line, size_t len,
+                     uint64_t lineno, int pid, ls_ts hdr_ts);
+
+/* The line's prefix and pid: the prefix in force, else the one before it. */
+static int match_any(stderr_parser *sp, const char *line, size_t len, ls_prefix_match *m,
+                     ls_prefix **used)
+{
+    int rc;
+
+    *used = sp->prefix;
+    rc = ls_prefix_match_line(sp->prefix, line, len, m);
+    /* Around a reload, processes take the new prefix one by one. */
+    if (rc == 0 && sp->prev) {
+        *used = sp->prev;
+        rc = ls_prefix_match_line(sp->prev, line, len, m);
+    }
+    return rc;
+}
+
+static int pid_of(const ls_prefix_match *m, int hdr_pid)
+{
+    int64_t v = slice_uint(m->f[LS_PF_PID]);
+    return v > 0 && v <= INT32_MAX ? (int)v : hdr_pid;
+}
+
+/* Held lines taken out of their process's evidence to be read. */
+typedef struct held_lines {
+    ls_buf text;
+    size_t off[HOLD_LINES];
+    size_t len[HOLD_LINES];
+    uint64_t lineno[HOLD_LINES];
+    int hpid[HOLD_LINES];
+    ls_ts ts[HOLD_LINES];
+    int n;
+} held_lines;
+
+/*
+ * Read ev's held lines, each with its reading whose session values are
+ * `ident` (a line that has none is refused), their TAB lines with them.
+ * The lines are taken out first: reading them notes what they show in the
+ * evidence, which may then go to another process.
+ */
+static int held_release(stderr_parser *sp, proc_ev *ev, const ls_buf *ident)
+{
+    ls_prefix_match r[READINGS_MAX];
+    held_lines *h;
+    int i, n, k, rc = 0, read = 0;
+
+    if (ev->nheld == 0)
+        return 0;
+    if (!(h = ls_malloc(sizeof(*h))))
+        return LS_ENOMEM;
+    h->text = ev->held;
+    h->n = ev->nheld;
+    memcpy(h->off, ev->held_off, sizeof(h->off));
+    memcpy(h->len, ev->held_len, sizeof(h->len));
+    memcpy(h->lineno, ev->held_lineno, sizeof(h->lineno));
+    memcpy(h->hpid, ev->held_hpid, sizeof(h->hpid));
+    memcpy(h->ts, ev->held_ts, sizeof(h->ts));
+    ls_buf_init(&ev->held, HOLD_BYTES);
+    ev->nheld = 0;
+    sp->procs_holding--;
+    if (sp->hold_cur == ev)
+        sp->hold_cur = NULL;
+    for (i = 0; i < h->n && rc == 0; i++) {
+        const char *l = h->text.ptr + h->off[i];
+        size_t len = h->len[i];
+        ls_prefix *p;
+
+        if (len > 0 && l[0] == '\t') {
+            if (read && sp->current) {
+                pending_continue(sp->current, l + 1, len - 1);
+                sp->current->last_line = h->lineno[i];
+            } else {
+                bad_line(sp, h->lineno[i], "continuation of an ambiguous line", l, len);
+            }
+            continue;
+        }
+        read = 0;
+        if ((rc = match_any(sp, l, len, &r[0], &p)) <= 0)
+            continue; /* 0: the prefix changed since; < 0 ends the loop */
+        if ((n = readings_of(p, l, len, &r[0], r)) < 0) {
+            rc = n;
+            break;
+        }
+        if ((k = reading_with_ident(sp, r, n, ident)) < 0) {
+            rc = 0;
+            bad_line(sp, h->lineno[i],
+                     "ambiguous line: none of its readings has the session values of the "
+                     "lines of its process after it; not read",
+                     l, len);
+            continue;
+        }
+        rc = read_line(sp, &r[k], l, len, h->lineno[i], pid_of(&r[k], h->hpid[i]), h->ts[i]);
+        read = rc == 0;
+    }
+    ls_buf_free(&h->text);
+    free(h);
+    return rc;
+}
+
+/*
+ * Does every prefixed line held for ev have a reading whose session values
+ * are `ident` and whose message differs from `msg` (msglen bytes)? Two
+ * lines of a session that share a value over different messages are what
+ * a session's lines are; the same text twice proves nothing.
+ */
+static int held_share(stderr_parser *sp, proc_ev *ev, const ls_buf *ident, const char *msg,
+                      size_t msglen)
+{
+    ls_prefix_match r[READINGS_MAX];
+    ls_buf mine = LS_BUF_INIT(0);
+    int i, n, k, ok = 1;
+
+    ls_buf_add(&mine, ident->ptr, ident->len); /* ident is sp->ident_tmp, reused below */
+    for (i = 0; i < ev->nheld && ok; i++) {
+        const char *l = ev->held.ptr + ev->held_off[i];
+        size_t len = ev->held_len[i];
+        ls_prefix *p;
+
+        if (len > 0 && l[0] == '\t')
+            continue;
+        ok = 0;
+        if (match_any(sp, l, len, &r[0], &p) != 1 || (n = readings_of(p, l, len, &r[0], r)) < 0)
+            break;
+        for (k = 0; k < n && !ok; k++) {
+            ident_put(&sp->ident_tmp, &r[k]);
+            ok = ident_equal(&sp->ident_tmp, &mine) &&
+                 !(len - r[k].msg_off == msglen && memcmp(l + r[k].msg_off, msg, msglen) == 0);
+        }
+    }
+    ok = ok && !ls_buf_failed(&mine);
+    ls_buf_free(&mine);
+    return ok;
+}
+
+/*
+ * Of readings r[0..n) of a line of process ev (NULL: nothing known), the one
+ * the log supports without held lines, or -1; possible[] is left marking
+ * the readings still in the running.
+ */
+static int reading_by_evidence(const ls_prefix *p, const proc_ev *ev, const ls_prefix_match *r,
+                               int n, int *possible)
+{
+    int i, k = -1, npossible = 0, best = -1, score;
+
+    for (i = 0; i < n; i++)
+        npossible += possible[i] = reading_possible(p, ev, &r[i]);
+    if (npossible == 0) /* a reused pid, or a server built with another NAMEDATALEN */
+        for (i = 0; i < n; i++)
+            npossible += possible[i] = 1;
+    if (ev && ev->has_ident) {
+        /* the reading most like the process's last line read, if one is */
+        for (i = 0; i < n; i++) {
+            if (!possible[i])
+                continue;
+            score = ident_score(&ev->ident, &r[i]);
+            if (score > best) {
+                best = score;
+                k = i;
+            } else if (score == best) {
+                k = -1;
+            }
+        }
+        if (k >= 0)
+            return k;
+        for (i = 0, npossible = 0; i < n; i++) /* a tie: the best stay in */
+            npossible += possible[i] = possible[i] && ident_score(&ev->ident, &r[i]) == best;
+    }
+    if (npossible == 1)
+        for (k = 0; !possible[k]; k++)
+            ;
+    return k;
+}
+
+/* Of the possible readings r[0..n) of `line`, the longest whose session
+ * values all lines held for ev share (held_share), or -1. */
+static int reading_by_held(stderr_parser *sp, proc_ev *ev, const ls_prefix_match *r, int n,
+                           const int *possible, const char *line, size_t len)
+{
+    size_t best = 0;
+    int i, k = -1;
+
+    for (i = 0; i < n; i++) {
+        if (!possible[i] || (k >= 0 && ident_bytes(&r[i]) <= best))
+            continue;
+        ident_put(&sp->ident_tmp, &r[i]);
+        if (held_share(sp, ev, &sp->ident_tmp, line + r[i].msg_off, len - r[i].msg_off)) {
+            k = i;
+            best = ident_bytes(&r[i]);
+        }
+    }
+    return k;
+}
+
+/*
+ * Decide how to read a matched line of a prefix with free text: *m becomes
+ * the reading the log supports (0), or the line is held (FEED_HELD), or a
+ * negative code. See the top of the file.
+ */
+static int disambiguate(stderr_parser *sp, ls_prefix *p, ls_prefix_match *m, const char *line,
+                        size_t len, uint64_t lineno, int pid, int hdr_pid, ls_ts hdr_ts)
+{
+    ls_prefix_match r[READINGS_MAX];
+    int possible[READINGS_MAX], n, k, rc;
+    proc_ev *ev;
+
+    if ((n = ls_prefix_other_readings(p, line, len, m, r + 1, READINGS_MAX - 1)) < 0)
+        return n;
+    if (n == 0 && sp->procs_holding == 0)
+        return 0; /* nearly every line */
+    ev = proc_find(sp, pid);
+    if (n > 0) {
+        r[0] = *m;
+        n++;
+        k = reading_by_evidence(p, ev, r, n, possible);
+        if (k < 0 && ev && ev->nheld > 0)
+            k = reading_by_held(sp, ev, r, n, possible, line, len);
+        if (k < 0) {
+            ev = proc_get(sp, pid, lineno);
+            if ((rc = hold_add(sp, ev, line, len, lineno, hdr_pid, hdr_ts)) != 0)
+                return rc;
+            sp->hold_cur = ev->nheld ? ev : NULL;
+            sp->current = NULL;
+            return FEED_HELD;
+        }
+        *m = r[k];
+    }
+    if (ev && ev->nheld > 0) {
+        ident_put(&sp->ident_proof, m);
+        if (ls_buf_failed(&sp->ident_proof))
+            return LS_ENOMEM;
+        return held_release(sp, ev, &sp->ident_proof);
+    }
+    return 0;
+}
+
+/* Remember what line m showed of process pid. */
+static int proc_note(stderr_parser *sp, const ls_prefix_match *m, int pid, uint64_t lineno)
+{
+    proc_ev *ev = proc_get(sp, pid, lineno);
+    int64_t l = slice_uint(m->f[LS_PF_LINE]);
+
+    /* mostly the values of the process's line before */
+    if (!ev->has_ident || ident_score(&ev->ident, m) != (int)NSESSION_FIELDS)
+        ident_put(&ev->ident, m);
+    ev->has_ident = 1;
+    if (l >= 0)
+        ev->last_l = l;
+    return ls_buf_failed(&ev->ident) == LS_ENOMEM ? LS_ENOMEM : 0;
+}
+
+/* Refuse the held lines of processes quiet for FLUSH_AFTER lines (all: `all`). */
+static void held_refuse_quiet(stderr_parser *sp, int all)
+{
+    int i;
+
+    for (i = 0; i < PROCS_MAX && sp->procs_holding > 0; i++) {
+        proc_ev *ev = &sp->procs[i];
+        if (ev->used && ev->nheld > 0 &&
+            (all || ev->held_lineno[ev->nheld - 1] + FLUSH_AFTER < sp->lineno))
+            held_refuse(sp, ev);
+    }
+}
+
+/* A matched line, read as *m: a secondary field of its process's record, or a new record. */
+static int read_line(stderr_parser *sp, const ls_prefix_match *m, const char *line, size_t len,
+                     uint64_t lineno, int pid, ls_ts hdr_ts)
+{
+    int rc, i;
+
+    if (ls_prefix_free_text(sp->prefix) && (rc = proc_note(sp, m, pid, lineno)) != 0)
+        return rc;
+    for (i = 0; i < (int)(sizeof(secondary_fields) / sizeof(secondary_fields[0])); i++) {
+        if (slice_is(m->f[LS_PF_SEVERITY], secondary_fields[i].word, secondary_fields[i].len)) {
+            pending *p = slot_for_pid(sp, pid);
+            if (!p) {
+                sp->current = NULL;
+                bad_line(sp, lineno, "secondary line with no message of its process before it",
+                         line, len);
+                return 0;
+            }
+            pending_set(p, secondary_fields[i].field, line + m->msg_off, len - m->msg_off);
+            p->last_line = lineno;
+            sp->current = p;
+            return 0;
+        }
+    }
+    if ((rc = start_record(sp, m, line, len, lineno, pid, hdr_ts)) != 0)
+        return rc;
+    return flush_quiet(sp);
+}
+
 /*
  * One line through the parser once the prefix is known. hdr_pid and hdr_ts
  * (0 and LS_TS_NONE when unknown) come from a syslog header and stand in
@@ -367,61 +952,44 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
                      int hdr_pid, ls_ts hdr_ts)
 {
     ls_prefix_match m;
-    int rc, pid, i;
+    ls_prefix *used;
+    int rc, pid;
 
     sp->lineno = lineno;
     if (len > 0 && line[0] == '\t') {
-        if (sp->current) {
+        if (sp->hold_cur) {
+            return hold_add(sp, sp->hold_cur, line, len, lineno, hdr_pid, hdr_ts);
+        } else if (sp->current) {
             pending_continue(sp->current, line + 1, len - 1);
             sp->current->last_line = lineno;
-        } else if (sp->sink.bad) {
-            sp->sink.bad(sp->sink.ctx, sp->file, lineno,
-                         "continuation line without a record before it", line, len);
+        } else {
+            bad_line(sp, lineno, "continuation line without a record before it", line, len);
         }
         return 0;
     }
     if (len == 0 || (len == 1 && line[0] == '\r'))
         return 0;
 
-    rc = ls_prefix_match_line(sp->prefix, line, len, &m);
-    /* Around a reload, processes take the new prefix one by one. */
-    if (rc == 0 && sp->prev)
-        rc = ls_prefix_match_line(sp->prev, line, len, &m);
-    if (rc < 0)
+    if ((rc = match_any(sp, line, len, &m, &used)) < 0)
         return rc;
     if (rc == 0) {
         /* Perhaps the prefix changed: infer it again from here. */
         if (sp->inferred && !sp->replaying && stderr_sniff(line, len))
             return LS_REINFER;
-        if (sp->sink.bad)
-            sp->sink.bad(sp->sink.ctx, sp->file, lineno,
-                         "line does not start with the log_line_prefix", line, len);
+        bad_line(sp, lineno, "line does not start with the log_line_prefix", line, len);
         return flush_quiet(sp);
     }
-    {
-        int64_t v = slice_uint(m.f[LS_PF_PID]);
-        pid = v > 0 && v <= INT32_MAX ? (int)v : hdr_pid;
+    sp->hold_cur = NULL;
+    pid = pid_of(&m, hdr_pid);
+    if (ls_prefix_free_text(used)) {
+        rc = disambiguate(sp, used, &m, line, len, lineno, pid, hdr_pid, hdr_ts);
+        if (rc == FEED_HELD)
+            return flush_quiet(sp);
+        if (rc != 0)
+            return rc;
+        pid = pid_of(&m, hdr_pid); /* the reading chosen may put %p elsewhere */
     }
-    for (i = 0; i < (int)(sizeof(secondary_fields) / sizeof(secondary_fields[0])); i++) {
-        if (slice_is(m.f[LS_PF_SEVERITY], secondary_fields[i].word, secondary_fields[i].len)) {
-            pending *p = slot_for_pid(sp, pid);
-            if (!p) {
-                sp->current = NULL;
-                if (sp->sink.bad)
-                    sp->sink.bad(sp->sink.ctx, sp->file, lineno,
-                                 "secondary line with no message of its process before it",
-                                 line, len);
-                return 0;
-            }
-            pending_set(p, secondary_fields[i].field, line + m.msg_off, len - m.msg_off);
-            p->last_line = lineno;
-            sp->current = p;
-            return 0;
-        }
-    }
-    if ((rc = start_record(sp, &m, line, len, lineno, pid, hdr_ts)) != 0)
-        return rc;
-    return flush_quiet(sp);
+    return read_line(sp, &m, line, len, lineno, pid, hdr_ts);
 }
 
 static void note(stderr_parser *sp, uint64_t line, const char *msg)
@@ -576,6 +1144,7 @@ int ls_stderr_next_file(void *state, const char *stored_prefix)
     /* The last file's window is inferred from its own lines only. */
     if (sp->inferring && (rc = infer_and_replay(sp, NULL, 0)) != 0)
         return rc;
+    held_refuse_quiet(sp, 1); /* the lines of another file decide nothing */
     if (!sp->prefix)
         return LS_EFORMAT; /* inference failed earlier: the run stays refused */
     if (!sp->inferred)
@@ -611,6 +1180,7 @@ static int stderr_finish(void *state)
 
     if (sp->inferring && (rc = infer_and_replay(sp, NULL, 0)) != 0)
         return rc;
+    held_refuse_quiet(sp, 1);
     /* Flush in order of first line so records keep their log order. */
     for (;;) {
         pending *first = NULL;
@@ -632,6 +1202,12 @@ static void stderr_destroy(void *state)
         return;
     for (i = 0; i < MAX_PENDING; i++)
         ls_buf_free(&sp->slots[i].text);
+    for (i = 0; i < PROCS_MAX; i++) {
+        ls_buf_free(&sp->procs[i].ident);
+        ls_buf_free(&sp->procs[i].held);
+    }
+    ls_buf_free(&sp->ident_tmp);
+    ls_buf_free(&sp->ident_proof);
     ls_prefix_free(sp->prefix);
     ls_prefix_free(sp->prev);
     ls_buf_free(&sp->held);
@@ -679,9 +1255,10 @@ static int stderr_create(void **out, const ls_parse_opts *opts, const ls_sink *s
  */
 static int stderr_sniff(const char *line, size_t len)
 {
-    static const char *const marks[] = {"LOG:  ",     "ERROR:  ", "FATAL:  ", "WARNING:  ",
-                                        "NOTICE:  ",  "INFO:  ",  "PANIC:  ", "DETAIL:  ",
-                                        "STATEMENT:  ", "DEBUG"};
+    static const char *const marks[] = {"LOG:  ",     "ERROR:  ",    "FATAL:  ",   "WARNING:  ",
+                                        "NOTICE:  ",  "INFO:  ",     "PANIC:  ",   "DETAIL:  ",
+                                        "STATEMENT:  ", "HINT:  ",   "CONTEXT:  ", "QUERY:  ",
+                                        "LOCATION:  ", "DEBUG"};
     size_t i, n, k;
     for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
         n = strlen(marks[i]);

@@ -18,7 +18,7 @@
  * for length back together, and feeds the stderr-format lines it recovers to
  * an inner stderr parser, which does all record assembly. A piece that
  * continues the same line cannot be told apart by its number alone, so the
- * cut is judged from how write_syslog cuts (see piece_continues()).
+ * cut is judged from how write_syslog cuts (see piece_classify()).
  *
  * Heroku's logplex writes the same pieces with a header of its own and the
  * database's color name before them (the server's log_line_prefix is
@@ -77,6 +77,7 @@ typedef struct syslog_parser {
     ls_sink sink;
     void *inner;       /* a stderr parser */
     ls_prefix *prefix; /* to tell a new line from a piece cut for length */
+    int prefix_given;  /* prefix is the user's (--prefix), not a default */
     group groups[MAX_GROUPS];
     ls_buf scratch; /* the current piece, unescaped */
 } syslog_parser;
@@ -122,7 +123,9 @@ static int64_t parse_uint(const char *s, size_t len, size_t *i)
 
 /*
  * Find "ident[pid]: " in the first TAG_SEARCH bytes, at the start of the
- * line or after a space (the syslog timestamp and host come before it).
+ * line or after a space (the syslog timestamp and host come before it);
+ * logplex's "app[postgres.pid] " may come without the ':' (a log drain's
+ * "d.<uuid> app[postgres.N] ...").
  * Returns the offset of the message after it, or 0 if there is none;
  * *pid_out gets the pid and *tag_out the offset of the ident.
  */
@@ -130,6 +133,7 @@ static size_t find_tag(const char *line, size_t len, int *pid_out, size_t *tag_o
 {
     size_t p, i;
     int64_t pid;
+    int plex;
     for (p = 0; p < len && p < TAG_SEARCH; p++) {
         if (p > 0 && line[p - 1] != ' ')
             continue;
@@ -138,13 +142,15 @@ static size_t find_tag(const char *line, size_t len, int *pid_out, size_t *tag_o
         if (i == p || i >= len || line[i] != '[')
             continue;
         i++;
-        /* logplex: "app[postgres.PID]" */
-        if (i + 9 < len && memcmp(line + i, "postgres.", 9) == 0)
+        /* logplex: "app[postgres.PID]", from a log drain without the ':' */
+        plex = i + 9 < len && memcmp(line + i, "postgres.", 9) == 0;
+        if (plex)
             i += 9;
         pid = parse_uint(line, len, &i);
-        if (pid <= 0 || pid > INT32_MAX || i + 1 >= len || line[i] != ']' || line[i + 1] != ':')
+        if (pid <= 0 || pid > INT32_MAX || i + 1 >= len || line[i] != ']' ||
+            (line[i + 1] != ':' && !(plex && line[i + 1] == ' ')))
             continue;
-        i += 2;
+        i += line[i + 1] == ':' ? 2 : 1;
         if (i < len && line[i] == ' ')
             i++;
         *pid_out = (int)pid;
@@ -294,30 +300,49 @@ static void unescape(ls_buf *out, const char *s, size_t len)
     ls_buf_add(out, s + run, len - run);
 }
 
+/* How a piece goes on from the previous piece of the same message. */
+typedef enum piece_kind {
+    PIECE_CUT,  /* the same line, cut for length: glued on as it is */
+    PIECE_LINE, /* the next line of a field (after a newline in it) */
+    PIECE_NEW   /* a new prefixed line (DETAIL, CONTEXT, ...) or unknown text */
+} piece_kind;
+
 /*
- * Does a piece of `text` (decoded) continue the previous piece of the same
- * message line, cut for length, rather than start a new line? write_syslog
- * cuts a line at 900 bytes (fewer to end on a whole character), or earlier
- * just before the last whitespace when the cut would split a word; the
- * next piece then starts with that whitespace. A piece after a newline
- * starts with the log_line_prefix or with the TAB elog.c puts after every
- * newline inside a field.
+ * Classify a piece of `text` (decoded) of the same message as the previous
+ * piece (prev_len decoded bytes). write_syslog cuts a line at 900 bytes
+ * (fewer to end on a whole character), or earlier just before the last
+ * whitespace when the cut would split a word; the next piece then starts
+ * with that whitespace, followed by a word that did not fit. A piece after
+ * a newline starts with the log_line_prefix (each DETAIL, CONTEXT, ...
+ * line has its own) or with the TAB elog.c puts after every newline inside
+ * a field; Heroku's log drain writes the lines of a multi-line statement
+ * with their indentation but without that TAB. Its prefix,
+ * ' sql_error_code = %e ', starts with a space: so the prefix is looked
+ * for first.
  */
-static int piece_continues(syslog_parser *sp, size_t prev_len, const char *text, size_t len)
+static piece_kind piece_classify(syslog_parser *sp, size_t prev_len, const char *text, size_t len)
 {
     size_t run = 0;
+
     if (len == 0)
-        return 1;
-    if (text[0] == '\t') {
-        /* Cut before this TAB only if no whitespace followed it in the 900. */
+        return PIECE_CUT;
+    if (starts_with_prefix(sp, text, len) == 1)
+        return PIECE_NEW;
+    if (is_space(text[0])) {
+        /* Cut before this whitespace only if no whitespace followed it in the 900. */
         while (1 + run < len && !is_space(text[1 + run]))
             run++;
-        return prev_len + 1 + run >= PIECE_FULL;
+        if (prev_len + 1 + run >= PIECE_FULL)
+            return PIECE_CUT;
+        /* Without --prefix the prefix is not known yet (the inner parser
+         * infers it from the lines it is given): a severity such as
+         * "DETAIL:  " near the start says a prefixed line. */
+        if (text[0] != '\t' && !sp->prefix_given && ls_stderr_parser.sniff(text, len))
+            return PIECE_NEW;
+        return PIECE_LINE;
     }
-    if (is_space(text[0]))
-        return 1;
     /* Cut inside a word: only when the previous piece was full. */
-    return prev_len >= PIECE_FULL && starts_with_prefix(sp, text, len) != 1;
+    return prev_len >= PIECE_FULL ? PIECE_CUT : PIECE_NEW;
 }
 
 /* Hand a group's lines to the inner parser and free the group. */
@@ -427,12 +452,19 @@ static int syslog_feed(void *state, const char *line, size_t len, uint64_t linen
     if (g && m.piece > 1 && g->piece == m.piece - 1 && g->seq == m.seq &&
         g->last_line + GROUP_QUIET >= lineno) {
         /* Another piece of the same message: same line, or the next one. */
-        if (piece_continues(sp, g->piece_len, text, tlen))
+        switch (piece_classify(sp, g->piece_len, text, tlen)) {
+        case PIECE_CUT:
             group_add(g, text, tlen, 0);
-        else if (text[0] == '\t')
-            group_add(g, text, tlen, '\n');
-        else
+            break;
+        case PIECE_LINE: /* a continuation line as stderr has it: '\t' first */
+            if (text[0] != '\t')
+                group_add(g, "\t", 1, '\n');
+            group_add(g, text, tlen, text[0] == '\t' ? '\n' : 0);
+            break;
+        case PIECE_NEW:
             g = NULL;
+            break;
+        }
         if (g) {
             g->piece = m.piece;
             g->piece_len = tlen;
@@ -499,6 +531,7 @@ static int syslog_create(void **out, const ls_parse_opts *opts, const ls_sink *s
         syslog_destroy(sp);
         return LS_ENOMEM;
     }
+    sp->prefix_given = opts->prefix != NULL;
     /* The same default as the stderr parser: PostgreSQL 15's '%m [%p] '. */
     rc = ls_prefix_compile(&sp->prefix, opts->prefix ? opts->prefix : "%m [%p] ", errbuf, errlen);
     if (rc == 0 && (rc = ls_stderr_parser.create(&sp->inner, opts, sink, errbuf, errlen)) == 0)

@@ -137,9 +137,21 @@ typedef struct matchers {
     ls_prefix *fast, *pcre;
 } matchers;
 
+static void match_same(const ls_prefix_match *a, const ls_prefix_match *b)
+{
+    int k;
+
+    if (a->msg_off != b->msg_off || a->sev_off != b->sev_off)
+        abort();
+    for (k = 0; k < LS_PF__COUNT; k++)
+        if (a->f[k].ptr != b->f[k].ptr || (a->f[k].ptr && a->f[k].len != b->f[k].len))
+            abort();
+}
+
+/* ... and the line's other readings (ls_prefix_other_readings) too. */
 static void matchers_compare(matchers *mm, const char *line, size_t len)
 {
-    ls_prefix_match a, b;
+    ls_prefix_match a, b, alt_a[4], alt_b[4];
     int ra, rb, k;
 
     if (!mm->fast)
@@ -150,11 +162,13 @@ static void matchers_compare(matchers *mm, const char *line, size_t len)
         abort();
     if (ra != 1)
         return;
-    if (a.msg_off != b.msg_off)
+    match_same(&a, &b);
+    ra = ls_prefix_other_readings(mm->fast, line, len, &a, alt_a, 4);
+    rb = ls_prefix_other_readings(mm->pcre, line, len, &b, alt_b, 4);
+    if (ra != rb)
         abort();
-    for (k = 0; k < LS_PF__COUNT; k++)
-        if (a.f[k].ptr != b.f[k].ptr || (a.f[k].ptr && a.f[k].len != b.f[k].len))
-            abort();
+    for (k = 0; k < ra; k++)
+        match_same(&alt_a[k], &alt_b[k]);
 }
 #endif
 

@@ -896,6 +896,70 @@ static void test_huge_prefix(void)
     free(line);
 }
 
+/*
+ * Lines that read two ways (ls_prefix_other_readings, ls_prefix_match_at)
+ * and readings PostgreSQL does not print (ls_prefix_session_possible).
+ * Lines of samples/forged/3.log and 2.log (samples/forged.sh, PostgreSQL
+ * 15): a session's application_name is
+ * "x 2026-12-06 10:00:00 UTC [123]: [1-1] u=a ERROR:  forged t".
+ */
+static void test_other_readings(void)
+{
+    static const char forged[] =
+        "2026-12-06 04:50:13.796 UTC [7353] postgres@lockspan/x 2026-12-06 10:00:00 UTC [123]: "
+        "[1-1] u=a ERROR:  forged t LOG:  duration: 0.295 ms  statement: SELECT 'startup-named'";
+    static const char plain[] = "2026-12-06 04:50:13.841 UTC [7355] postgres@lockspan/f3-plain "
+                                "LOG:  duration: 0.272 ms  statement: SELECT 'plain-2'";
+    static const char billing[] = "2026-12-06 04:50:09 UTC [7296]: [3-1] user=postgres,db=lockspan,"
+                                  "app=billing LOG:  duration: 0.050 ms  statement: BEGIN";
+    const char *app = "x 2026-12-06 10:00:00 UTC [123]: [1-1] u=a ERROR:  forged t";
+    ls_prefix *p = NULL, *pcre = NULL, *q = NULL;
+    ls_prefix_match m, alt[4], alt2[4];
+    char err[256];
+    size_t n = strlen(forged), lsev = (size_t)(strstr(forged, "LOG:  ") - forged);
+
+    if (ls_prefix_compile(&p, "%m [%p] %q%u@%d/%a ", err, sizeof(err)) != LS_OK ||
+        ls_prefix_compile(&pcre, "%m [%p] %q%u@%d/%a ", err, sizeof(err)) != LS_OK) {
+        CHECK(0);
+        goto out;
+    }
+    ls_prefix_pcre_only(pcre);
+    CHECK(ls_prefix_free_text(p));
+    CHECK_INT(ls_prefix_match_line(p, forged, n, &m), 1);
+    CHECK_INT(m.f[LS_PF_SEVERITY].len, 5); /* the lazy reading: "ERROR" */
+    CHECK_INT(m.sev_off, (size_t)(strstr(forged, "ERROR") - forged));
+    CHECK_INT(ls_prefix_other_readings(p, forged, n, &m, alt, 4), 1);
+    CHECK_INT(alt[0].sev_off, lsev);
+    CHECK(alt[0].f[LS_PF_APP].len == strlen(app) && memcmp(alt[0].f[LS_PF_APP].ptr, app, strlen(app)) == 0);
+    CHECK_INT(alt[0].msg_off, lsev + 6);
+    /* PCRE2 finds the same other reading */
+    CHECK_INT(ls_prefix_match_line(pcre, forged, n, &m), 1);
+    CHECK_INT(ls_prefix_other_readings(pcre, forged, n, &m, alt2, 4), 1);
+    CHECK(alt2[0].msg_off == alt[0].msg_off && alt2[0].f[LS_PF_APP].len == alt[0].f[LS_PF_APP].len);
+    /* no severity at a place the prefix cannot reach, nor where none is */
+    CHECK_INT(ls_prefix_match_at(p, forged, n, 5, &m), 0);
+    CHECK_INT(ls_prefix_match_at(p, forged, n, lsev + 1, &m), 0);
+    CHECK_INT(ls_prefix_match_line(p, plain, strlen(plain), &m), 1);
+    CHECK_INT(ls_prefix_other_readings(p, plain, strlen(plain), &m, alt, 4), 0);
+
+    /* A prefix inferred from the forged name: app=%a, then %q and the name's
+     * look-alike fields. Another session's line matches it without its %q
+     * part and yet with user, db and app set: not what PostgreSQL prints. */
+    if (ls_prefix_compile(&q, "%t [%p]: [%l-1] user=%u,db=%d,app=%a %q%m [%x] %h@b/c ", err,
+                          sizeof(err)) != LS_OK) {
+        CHECK(0);
+        goto out;
+    }
+    CHECK_INT(ls_prefix_match_line(q, billing, strlen(billing), &m), 1);
+    CHECK_INT(ls_prefix_session_possible(q, &m), 0);
+    CHECK_INT(ls_prefix_match_line(p, plain, strlen(plain), &m), 1);
+    CHECK_INT(ls_prefix_session_possible(p, &m), 1);
+out:
+    ls_prefix_free(p);
+    ls_prefix_free(pcre);
+    ls_prefix_free(q);
+}
+
 int main(void)
 {
     test_table();
@@ -904,5 +968,6 @@ int main(void)
     test_continuations();
     test_length_not_nul();
     test_compile_messages();
+    test_other_readings();
     return TEST_REPORT();
 }

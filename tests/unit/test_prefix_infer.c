@@ -3,7 +3,9 @@
  * cases, and the time zones of real logs against client-side UTC.
  *
  * Real logs: samples/prefixes/<n>.log and samples/timezones/<n>.log, written
- * by a PostgreSQL 15.18 server that samples/prefixes.sh drove (see there);
+ * by a PostgreSQL 15.18 server that samples/prefixes.sh drove (see there),
+ * and samples/forged/<n>.log (samples/forged.sh: a client's application_name
+ * looks like a prefix and a severity);
  * <n>.prefix is the log_line_prefix the server really had. The samples
  * directory is found from this file's path (CMake compiles it by absolute
  * path) or given as argv[1].
@@ -224,7 +226,7 @@ out:
 /* Hand-written: shapes the real logs do not have, and refusals. */
 typedef struct synth_case {
     const char *want; /* NULL = must fail */
-    const char *lines[8];
+    const char *lines[9];
 } synth_case;
 
 static const synth_case synth[] = {
@@ -237,6 +239,31 @@ static const synth_case synth[] = {
     {"%m [%p] ",
      {"2024-01-02 03:04:05.123 UTC [42] LOG:  a", "\tcontinued",
       "2024-01-02 03:04:05.124 UTC [42] DETAIL:  b", NULL}},
+    /*
+     * Real: 7 lines of pgBadger's fixture t/fixtures/light.postgres.log.bz2
+     * (github.com/darold/pgbadger, commit a1ad95a0, PostgreSQL licence), a
+     * log with most lines left out: %l rises on every line of a process but
+     * not by one. It once came out as '[%x-1]'.
+     */
+    {"%t [%p]: [%l-1] user=%u,db=%d,app=%a,client=%h ",
+     {"2017-09-06 08:41:41 UTC [36]: [121-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 2.280 ms  statement: END;",
+      "2017-09-06 08:41:53 UTC [40]: [1671-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 0.552 ms  statement: SELECT abalance FROM "
+      "pgbench_accounts WHERE aid = 56632;",
+      "2017-09-06 08:42:23 UTC [40]: [5463-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 0.043 ms  statement: BEGIN;",
+      "2017-09-06 08:42:25 UTC [30]: [5598-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 0.100 ms  statement: SELECT abalance FROM "
+      "pgbench_accounts WHERE aid = 23606;",
+      "2017-09-06 08:42:57 UTC [36]: [9548-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 2.213 ms  statement: END;",
+      "2017-09-06 08:43:02 UTC [36]: [10174-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 0.128 ms  statement: SELECT abalance FROM "
+      "pgbench_accounts WHERE aid = 36174;",
+      "2017-09-06 08:43:04 UTC [30]: [10314-1] user=postgres,db=postgres,app=pgbench,"
+      "client=172.23.0.1 LOG:  duration: 0.022 ms  statement: BEGIN;",
+      NULL}},
     /* no severity anywhere */
     {NULL, {"hello", "world", NULL}},
     /* prefixes of different shapes: no candidate covers 95% */
@@ -250,7 +277,7 @@ static void check_synthetic(void)
     size_t i;
 
     for (i = 0; i < sizeof(synth) / sizeof(synth[0]); i++) {
-        size_t lens[8];
+        size_t lens[9];
         char got[256], why[256];
         int n, rc;
 
@@ -289,7 +316,11 @@ int main(int argc, char **argv)
         check_real(dir, n, &exact);
         check_zone(dir, n);
     }
-    printf("%d of 15 real prefixes inferred exactly\n", exact);
+    /* samples/forged: application_names that look like a prefix and a severity */
+    snprintf(dir, sizeof(dir), "%s/forged", samples);
+    for (n = 1; n <= 3; n++)
+        check_real(dir, n, &exact);
+    printf("%d of 18 real prefixes inferred exactly\n", exact);
     printf("%d passed, %d failed\n", ls_t_passed, ls_t_failed);
     return ls_t_failed ? 1 : 0;
 }

@@ -303,6 +303,100 @@ static void test_long_line(void)
     free(data);
 }
 
+/*
+ * Lines that read two ways: pid 7353 of samples/forged/3.log (samples/
+ * forged.sh: PostgreSQL 15, log_line_prefix '%m [%p] %q%u@%d/%a '), a
+ * session whose startup packet set application_name to
+ * "x 2026-12-06 10:00:00 UTC [123]: [1-1] u=a ERROR:  forged t". Each of
+ * its lines matches the prefix with the severity at "ERROR:  forged t" too.
+ */
+#define FORGED_PREFIX "%m [%p] %q%u@%d/%a "
+#define FORGED_HEAD                                                                         \
+    "2026-12-06 04:50:13.797 UTC [7353] postgres@lockspan/x 2026-12-06 10:00:00 UTC [123]: " \
+    "[1-1] u=a ERROR:  forged t "
+static const char *const forged_lines[] = {
+    "2026-12-06 04:50:13.794 UTC [7353] [unknown]@[unknown]/[unknown] LOG:  connection "
+    "received: host=127.0.0.1 port=34036",
+    "2026-12-06 04:50:13.795 UTC [7353] postgres@lockspan/[unknown] LOG:  connection authorized: "
+    "user=postgres database=lockspan application_name=x 2026-12-06 10:00:00 UTC [123]: [1-1] "
+    "u=a ERROR:  forged t",
+    "2026-12-06 04:50:13.796 UTC [7353] postgres@lockspan/x 2026-12-06 10:00:00 UTC [123]: "
+    "[1-1] u=a ERROR:  forged t LOG:  duration: 0.295 ms  statement: SELECT 'startup-named'",
+    FORGED_HEAD "ERROR:  division by zero",
+    FORGED_HEAD "STATEMENT:  SELECT 1/0",
+    FORGED_HEAD "LOG:  disconnection: session time: 0:00:00.003 user=postgres database=lockspan "
+                "host=127.0.0.1 port=34036",
+};
+#define FORGED_APP "x 2026-12-06 10:00:00 UTC [123]: [1-1] u=a ERROR:  forged t"
+
+static void test_forged_session(void)
+{
+    collector c;
+    int i, errors = 0;
+
+    parse_lines_with(&c, FORGED_PREFIX, forged_lines, 6);
+    CHECK_INT(c.nbad, 0);
+    CHECK_INT(c.n, 5); /* the STATEMENT line is the error's */
+    for (i = 0; i < c.n; i++)
+        errors += strcmp(c.recs[i].severity, "ERROR") == 0;
+    CHECK_INT(errors, 1);
+    for (i = 0; i < c.n && c.recs[i].line != 4; i++)
+        ;
+    CHECK(i < c.n);
+    if (i == c.n)
+        return;
+    CHECK_STR(c.recs[i].severity, "ERROR");
+    CHECK_STR(c.recs[i].message, "division by zero");
+    CHECK_STR(c.recs[i].statement, "SELECT 1/0");
+    CHECK_STR(c.recs[i].app, FORGED_APP);
+    for (i = 0; i < c.n && c.recs[i].line != 2; i++)
+        ;
+    CHECK(i < c.n && strcmp(c.recs[i].app, "[unknown]") == 0 &&
+          strncmp(c.recs[i].message, "connection authorized: ", 23) == 0);
+    for (i = 0; i < c.n && c.recs[i].line != 3; i++)
+        ;
+    CHECK(i < c.n && strcmp(c.recs[i].severity, "LOG") == 0 &&
+          strcmp(c.recs[i].message, "duration: 0.295 ms  statement: SELECT 'startup-named'") == 0);
+}
+
+/* Nothing in the log decides: one line of its process, or the same line twice. */
+static void test_forged_undecided(void)
+{
+    const char *const twice[] = {forged_lines[3], forged_lines[3]};
+    collector c;
+
+    parse_lines_with(&c, FORGED_PREFIX, forged_lines + 3, 1);
+    CHECK_INT(c.n, 0);
+    CHECK_INT(c.nbad, 1);
+    CHECK_INT(c.bad_lines[0], 1);
+    parse_lines_with(&c, FORGED_PREFIX, twice, 2);
+    CHECK_INT(c.n, 0);
+    CHECK_INT(c.nbad, 2);
+}
+
+/* A held line that no line of its process decides within FLUSH_AFTER (64)
+ * lines is refused then, not kept: another session's line (line 51 of the
+ * same log) 70 times after the error line of pid 7353. */
+static void test_forged_quiet(void)
+{
+    const char *lines[72];
+    collector c;
+    int i;
+
+    lines[0] = forged_lines[3];
+    for (i = 1; i <= 70; i++)
+        lines[i] = "2026-12-06 04:50:13.841 UTC [7355] postgres@lockspan/f3-plain LOG:  duration: "
+                   "0.272 ms  statement: SELECT 'plain-2'";
+    lines[71] = forged_lines[4];
+    parse_lines_with(&c, FORGED_PREFIX, lines, 72);
+    CHECK_INT(c.nbad, 2); /* the error line, refused when quiet; its STATEMENT alone at the end */
+    CHECK_INT(c.bad_lines[0], 1);
+    CHECK_INT(c.bad_lines[1], 72);
+    CHECK_INT(c.n, 16); /* the records the collector keeps: the other session's */
+    for (i = 0; i < c.n; i++)
+        CHECK_INT(c.recs[i].pid, 7355);
+}
+
 int main(void)
 {
     test_wait_record();
@@ -312,5 +406,8 @@ int main(void)
     test_input(1);
     test_long_line();
     test_stray_line();
+    test_forged_session();
+    test_forged_undecided();
+    test_forged_quiet();
     return TEST_REPORT();
 }

@@ -422,6 +422,53 @@ static void test_sniff(void)
     CHECK(ls_parser_find("syslog") == &ls_syslog_parser);
 }
 
+/*
+ * pgBadger's fixture t/fixtures/logplex.gz (github.com/darold/pgbadger,
+ * commit a1ad95a0, PostgreSQL licence), lines 9, 10, 11 and 17-18: a
+ * deadlock's ERROR and its DETAIL, HINT and CONTEXT, each a piece of the
+ * message whose text starts with the prefix ' sql_error_code = %e ' (a
+ * space first, as a piece cut for length at a space does); the DETAIL's
+ * own lines are TAB pieces. With the prefix given and inferred.
+ */
+static void test_logplex_secondary(void)
+{
+    static const char *const lines[] = {
+        "2019-03-14T00:23:00+00:00 app[postgres.4849]: [GREEN] [19-1]  sql_error_code = 40P01 "
+        "ERROR:  deadlock detected",
+        "2019-03-14T00:23:00+00:00 app[postgres.4849]: [GREEN] [19-2]  sql_error_code = 40P01 "
+        "DETAIL:  Process 4849 waits for ShareLock on transaction 259635360; blocked by process "
+        "4821.",
+        "2019-03-14T00:23:00+00:00 app[postgres.4849]: [GREEN] [19-3] \tProcess 4821 waits for "
+        "ShareLock on transaction 259635221; blocked by process 4796.",
+        "2019-03-14T00:23:00+00:00 app[postgres.4849]: [GREEN] [19-8]  sql_error_code = 40P01 "
+        "HINT:  See server log for query details.",
+        "2019-03-14T00:23:00+00:00 app[postgres.4849]: [GREEN] [19-9]  sql_error_code = 40P01 "
+        "CONTEXT:  while locking tuple (1320064,42) in relation \"redacted_table_2\"",
+    };
+    static const char *const prefixes[] = {" sql_error_code = %e ", NULL};
+    collector c;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        /* [19-8] does not follow [19-3]: a message of its own as far as
+         * the numbers go; the HINT still joins the ERROR (the stderr
+         * parser's secondary lines), and [19-9] is a piece after it */
+        parse_lines_with(&c, prefixes[k], lines, 5);
+        CHECK_INT(c.nbad, 0);
+        CHECK_INT(c.n, 1);
+        if (c.n != 1)
+            continue;
+        CHECK_STR(c.recs[0].severity, "ERROR");
+        CHECK_STR(c.recs[0].message, "deadlock detected");
+        CHECK_STR(c.recs[0].detail,
+                  "Process 4849 waits for ShareLock on transaction 259635360; blocked by process "
+                  "4821.\nProcess 4821 waits for ShareLock on transaction 259635221; blocked by "
+                  "process 4796.");
+        CHECK_STR(c.recs[0].hint, "See server log for query details.");
+        CHECK_STR(c.recs[0].context, "while locking tuple (1320064,42) in relation \"redacted_table_2\"");
+    }
+}
+
 int main(void)
 {
     test_pieces_traditional();
@@ -431,5 +478,6 @@ int main(void)
     test_escapes_and_bad_lines();
     test_sniff();
     test_heroku();
+    test_logplex_secondary();
     return TEST_REPORT();
 }
