@@ -359,6 +359,60 @@ static int start_record(stderr_parser *sp, const ls_prefix_match *m, const char 
 }
 
 /*
+ * A line "<prefix><word>:  <text>" whose word is no severity lockspan
+ * knows (a catalog revision it has no table for: zh_CN's 2019 catalog
+ * writes "详细信息" for DETAIL), on a line of a process with a record open:
+ * a field label of that record, whatever the word. Found by matching the
+ * prefix against the line's head with the word replaced by DETAIL. The
+ * text goes to DETAIL when it is the record's first field (elog.c writes
+ * DETAIL first), else to LOCATION, which nothing reads, so that it ends
+ * nothing and counts as read (structural_lines), not as a bad line.
+ * Returns 1 when the line was taken, 0 when it is no such label.
+ */
+#define LABEL_HEAD_MAX 512
+#define LABEL_WORD_MAX 64
+
+static int unknown_label(stderr_parser *sp, const char *line, size_t len, uint64_t lineno,
+                         int hdr_pid)
+{
+    static const char probe[] = "DETAIL:  ";
+    char head[LABEL_HEAD_MAX + sizeof(probe)];
+    size_t i, scan = len < LABEL_HEAD_MAX ? len : LABEL_HEAD_MAX;
+
+    for (i = 1; i + 2 < scan; i++) {
+        ls_prefix_match m;
+        size_t w = i;
+        int64_t v;
+        pending *p;
+        int f;
+
+        if (line[i] != ':' || line[i + 1] != ' ' || line[i + 2] != ' ')
+            continue;
+        while (w > 0 && line[w - 1] != ' ' && line[w - 1] != ']' && i - w < LABEL_WORD_MAX)
+            w--;
+        if (w == i || i - w >= LABEL_WORD_MAX)
+            continue;
+        memcpy(head, line, w);
+        memcpy(head + w, probe, sizeof(probe) - 1);
+        if (ls_prefix_match_line(sp->prefix, head, w + sizeof(probe) - 1, &m) != 1 ||
+            m.msg_off != w + sizeof(probe) - 1)
+            continue;
+        v = slice_uint(m.f[LS_PF_PID]);
+        if (!(p = slot_for_pid(sp, v > 0 && v <= INT32_MAX ? (int)v : hdr_pid)))
+            return 0;
+        for (f = SF_DETAIL; f <= SF_LOCATION && !p->has[f]; f++)
+            ;
+        f = f > SF_LOCATION ? SF_DETAIL : SF_LOCATION;
+        pending_set(p, f, line + i + 3, len - i - 3);
+        p->rec.structural_lines++;
+        p->last_line = lineno;
+        sp->current = p;
+        return 1;
+    }
+    return 0;
+}
+
+/*
  * One line through the parser once the prefix is known. hdr_pid and hdr_ts
  * (0 and LS_TS_NONE when unknown) come from a syslog header and stand in
  * for a prefix without %p or a time.
@@ -389,6 +443,8 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
         rc = ls_prefix_match_line(sp->prev, line, len, &m);
     if (rc < 0)
         return rc;
+    if (rc == 0 && unknown_label(sp, line, len, lineno, hdr_pid))
+        return 0;
     if (rc == 0) {
         /* Perhaps the prefix changed: infer it again from here. */
         if (sp->inferred && !sp->replaying && stderr_sniff(line, len))
