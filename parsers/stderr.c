@@ -367,7 +367,9 @@ static int start_record(stderr_parser *sp, const ls_prefix_match *m, const char 
  * text goes to DETAIL when it is the record's first field (elog.c writes
  * DETAIL first), else to LOCATION, which nothing reads, so that it ends
  * nothing and counts as read (structural_lines), not as a bad line.
- * Returns 1 when the line was taken, 0 when it is no such label.
+ * Returns 1 when the line was taken, 2 when the prefix matched but no
+ * record of its process is open (a bad line, LS_BAD_UNKNOWN_WORD), 0 when
+ * the prefix does not match this way either.
  */
 #define LABEL_HEAD_MAX 512
 #define LABEL_WORD_MAX 64
@@ -399,7 +401,7 @@ static int unknown_label(stderr_parser *sp, const char *line, size_t len, uint64
             continue;
         v = slice_uint(m.f[LS_PF_PID]);
         if (!(p = slot_for_pid(sp, v > 0 && v <= INT32_MAX ? (int)v : hdr_pid)))
-            return 0;
+            return 2;
         for (f = SF_DETAIL; f <= SF_LOCATION && !p->has[f]; f++)
             ;
         f = f > SF_LOCATION ? SF_DETAIL : SF_LOCATION;
@@ -429,8 +431,7 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
             pending_continue(sp->current, line + 1, len - 1);
             sp->current->last_line = lineno;
         } else if (sp->sink.bad) {
-            sp->sink.bad(sp->sink.ctx, sp->file, lineno,
-                         "continuation line without a record before it", line, len);
+            sp->sink.bad(sp->sink.ctx, sp->file, lineno, LS_BAD_ORPHAN_CONTINUATION, line, len);
         }
         return 0;
     }
@@ -443,8 +444,13 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
         rc = ls_prefix_match_line(sp->prev, line, len, &m);
     if (rc < 0)
         return rc;
-    if (rc == 0 && unknown_label(sp, line, len, lineno, hdr_pid))
-        return 0;
+    if (rc == 0 && (i = unknown_label(sp, line, len, lineno, hdr_pid)) != 0) {
+        if (i == 1)
+            return 0;
+        if (sp->sink.bad)
+            sp->sink.bad(sp->sink.ctx, sp->file, lineno, LS_BAD_UNKNOWN_WORD, line, len);
+        return flush_quiet(sp);
+    }
     if (rc == 0) {
         /* Perhaps the prefix changed: infer it again from here. */
         if (sp->inferred && !sp->replaying && stderr_sniff(line, len))
@@ -464,9 +470,7 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
             if (!p) {
                 sp->current = NULL;
                 if (sp->sink.bad)
-                    sp->sink.bad(sp->sink.ctx, sp->file, lineno,
-                                 "secondary line with no message of its process before it",
-                                 line, len);
+                    sp->sink.bad(sp->sink.ctx, sp->file, lineno, LS_BAD_ORPHAN_FIELD, line, len);
                 return 0;
             }
             pending_set(p, secondary_fields[i].field, line + m.msg_off, len - m.msg_off);

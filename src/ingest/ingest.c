@@ -343,6 +343,11 @@ static void on_bad(void *vctx, const char *file, uint64_t line, const char *reas
     if (line <= f->skip_upto)
         return;
     f->st.bad_lines++;
+    if (strcmp(reason, LS_BAD_UNKNOWN_WORD) == 0)
+        c->tot.bad_unknown_word++;
+    if (strcmp(reason, LS_BAD_UNKNOWN_WORD) == 0 || strcmp(reason, LS_BAD_ORPHAN_FIELD) == 0 ||
+        strcmp(reason, LS_BAD_ORPHAN_CONTINUATION) == 0)
+        c->tot.bad_prefix_matched++;
     if (f->st.bad_lines <= (uint64_t)c->opts->max_bad_shown) {
         fprintf(stderr, "lockspan: %s:%llu: %s: ", f->path, (unsigned long long)line, reason);
         print_sample(stderr, text, len);
@@ -1622,6 +1627,8 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         totals->records += c[t].tot.records;
         totals->events += c[t].tot.events;
         totals->bad_lines += c[t].tot.bad_lines;
+        totals->bad_unknown_word += c[t].tot.bad_unknown_word;
+        totals->bad_prefix_matched += c[t].tot.bad_prefix_matched;
     }
     if (rc == 0)
         rc = structure_note(store, c, nthreads, opts->quiet);

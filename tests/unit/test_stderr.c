@@ -38,6 +38,7 @@ typedef struct collector {
     got_record recs[16];
     int n;
     uint64_t bad_lines[16];
+    int bad_unknown_word[16]; /* the reason was LS_BAD_UNKNOWN_WORD */
     int nbad;
 } collector;
 
@@ -76,8 +77,10 @@ static void on_bad(void *ctx, const char *file, uint64_t line, const char *reaso
                    const char *text, size_t len)
 {
     collector *c = ctx;
-    if (c->nbad < 16)
+    if (c->nbad < 16) {
+        c->bad_unknown_word[c->nbad] = strcmp(reason, LS_BAD_UNKNOWN_WORD) == 0;
         c->bad_lines[c->nbad++] = line;
+    }
 }
 
 static void parse_lines_with(collector *c, const char *prefix, const char *const *lines, int n)
@@ -342,6 +345,7 @@ static void test_unknown_label(void)
     CHECK_INT(c.n, 1);
     CHECK_INT(c.nbad, 1);
     CHECK_INT(c.bad_lines[0], 5);
+    CHECK_INT(c.bad_unknown_word[0], 1);
     CHECK_INT(c.recs[0].pid, 8429);
     CHECK_STR(c.recs[0].detail, "Process holding the lock: 8428. Wait queue: 8429.");
     CHECK_STR(c.recs[0].statement, "UPDATE acct SET v = v + 1 WHERE id = 1");
