@@ -63,6 +63,7 @@ struct ls_classifier {
     int understood;      /* classify_en() read the record and dropped it on purpose */
     ls_record en;        /* the record in English, handed on as ev->rec */
     en_buf msg, detail, context;
+    en_buf cut; /* a message without its errposition (errposition_en) */
     ls_classify_stats st;
 };
 
@@ -135,6 +136,7 @@ void ls_classifier_free(ls_classifier *c)
     free(c->msg.p);
     free(c->detail.p);
     free(c->context.p);
+    free(c->cut.p);
     arena_reset(c);
     free(c->blocks);
     free(c);
@@ -1717,34 +1719,47 @@ static int deadlock_structure(ls_classifier *cl, const ls_record *rec, ls_event 
 
 /*
  * errposition: a message with a cursor position ends in " at character N",
- * which catalogs translate too (" bei Zeichen 15"). classify_en() reads a
- * lock wait past the English one; for a translated lock wait whose whole
- * line no pattern matched, try the line without its last words, up to
- * ERRPOS_MAX bytes back, when it then reads as a lock wait. Returns 1 with
- * cl->en.message set, 0, or LS_ENOMEM.
+ * which catalogs translate too (" bei Zeichen 15", " 第 22 个字符处"):
+ * classify_en() reads a lock wait past the English one. For a lock wait
+ * (a message naming a lock mode) that no pattern read, try the line
+ * without its last words, cut at a space no more than ERRPOS_MAX bytes
+ * from the end with a digit after it, until it reads as a lock wait (into
+ * *ev, with cl->en.message set). Returns 1 then, 0, or LS_ENOMEM.
  */
 #define ERRPOS_MAX 48
 
-static int errposition_en(ls_classifier *cl, const char *msg, int *lang)
+static int errposition_en(ls_classifier *cl, const char *msg, int *lang, ls_event *ev)
 {
-    size_t n = strnlen(msg, MSG_HEAD_MAX), cut;
-    static const char wait_head[] = "process ";
+    size_t n = strnlen(msg, MSG_HEAD_MAX), cut, digit = 0;
+    const char *mode_at, *was = cl->en.message;
+    ls_event keep;
+    int rc;
 
-    if (n == 0 || n == MSG_HEAD_MAX || !is_digit(msg[n - 1]) || memchr(msg, '\n', n))
+    if (n == 0 || n == MSG_HEAD_MAX || memchr(msg, '\n', n) ||
+        find_lock_mode(msg, msg + n, &mode_at) < 0)
         return 0;
-    if (buf_fit(&cl->msg, 2 * n + 4096))
+    if (buf_fit(&cl->cut, 2 * n + 4096))
         return LS_ENOMEM;
+    keep = *ev;
     for (cut = n - 1; cut > 0 && n - cut <= ERRPOS_MAX; cut--) {
         int nr = 0, l;
-        if (msg[cut] != ' ')
+        if (is_digit(msg[cut]))
+            digit = 1;
+        if (msg[cut] != ' ' || !digit || msg + cut < mode_at)
             continue;
-        l = ls_i18n_translate(msg, cut, *lang >= 0 ? *lang : cl->lang, cl->msg.p, cl->msg.cap, &nr);
-        if (l >= 0 && strncmp(cl->msg.p, wait_head, sizeof(wait_head) - 1) == 0) {
+        l = ls_i18n_translate(msg, cut, *lang >= 0 ? *lang : cl->lang, cl->cut.p, cl->cut.cap, &nr);
+        if (l < 0)
+            continue;
+        cl->en.message = cl->cut.p;
+        if ((rc = classify_en(cl, &cl->en, ev)) != 0)
+            return rc;
+        if (ev->kind == LS_EV_LOCK_WAIT) {
             *lang = l;
-            cl->en.message = cl->msg.p;
             return 1;
         }
     }
+    cl->en.message = was;
+    *ev = keep;
     return 0;
 }
 
@@ -1817,11 +1832,6 @@ static int classify_table(ls_classifier *cl, const ls_record *rec, ls_event *ev)
         if ((rc = field_en(cl, &cl->msg, msg, &cl->en.message, &lang, &near)) != 0)
             return rc;
         translated |= cl->en.message != msg;
-        if (!translated && (rc = errposition_en(cl, msg, &lang)) != 0) {
-            if (rc < 0)
-                return rc;
-            translated = 1;
-        }
     }
     if (rec->detail && (rc = field_en(cl, &cl->detail, rec->detail, &cl->en.detail, &lang,
                                       &near)) != 0)
@@ -1836,6 +1846,13 @@ static int classify_table(ls_classifier *cl, const ls_record *rec, ls_event *ev)
         cl->st.other_lang_code = ls_i18n_langs[lang].code;
     if ((rc = classify_en(cl, &cl->en, ev)) != 0)
         return rc;
+    /* Not matched, or matched with the errposition taken into the last
+     * capture (a lock mode "AccessShareLock 第 22 个字符处"). */
+    if (msg && unrecognised(ev) && (rc = errposition_en(cl, msg, &lang, ev)) != 0) {
+        if (rc < 0)
+            return rc;
+        translated = 1;
+    }
     if (unrecognised(ev) && !translated && near)
         keep_sample(cl, rec, lang >= 0 ? lang : cl->lang);
     return 0;

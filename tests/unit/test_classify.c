@@ -1560,6 +1560,41 @@ static void test_struct_waits(void)
     }
 }
 
+/*
+ * A translated errposition after a relation wait, cut like the English
+ * " at character N" and read by the table, not by structure (German from
+ * that run of samples/pg18.sh; Chinese from samples/pg17/zh_CN, line 96).
+ */
+static void test_errposition(void)
+{
+    static const struct {
+        const char *sev, *message;
+        double ms;
+    } cases[] = {
+        {"LOG",
+         "Prozess 6981 wartet immer noch auf AccessShareLock-Sperre auf Relation 16385 der "
+         "Datenbank 16384 nach 100,120 ms bei Zeichen 22",
+         100.120},
+        {"日志",
+         "进程 27664 等待 100.994 毫秒后，仍在等待 数据库 16384 的关系 16385 上的 AccessShareLock 第 "
+         "22 个字符处",
+         100.994},
+    };
+    size_t i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ls_record r = mkrec(cases[i].sev, "00000", cases[i].message,
+                            "Process holding the lock: 27663. Wait queue: 27664.", NULL);
+        ls_classify_stats st;
+        ls_event ev = classify_fresh(&r, &st);
+        CHECK_INT(ev.kind, LS_EV_LOCK_WAIT);
+        CHECK_INT(ev.u.lock.phase, LS_LOCK_WAITING);
+        CHECK_STR(ev.u.lock.mode, "AccessShareLock");
+        CHECK_STR(ev.u.lock.target.text, "relation 16385 of database 16384");
+        CHECK_MS(ev.u.lock.waited_ms, cases[i].ms);
+        CHECK_INT(st.structural, 0);
+    }
+}
+
 /* PostgreSQL 18, English: log_lock_failures (that run of samples/pg18.sh, C). */
 static void test_lock_failure(ls_classifier *cl)
 {
@@ -1621,6 +1656,7 @@ int main(void)
     test_struct_deadlock();
     test_struct_waits();
     test_pg18_connections();
+    test_errposition();
     ls_classifier_free(cl);
     ls_classifier_free(NULL);
     return TEST_REPORT();
