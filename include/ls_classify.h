@@ -39,6 +39,17 @@ typedef struct ls_classify_stats {
      * same, a log may mix languages) and the first such language. */
     uint64_t other_lang;
     const char *other_lang_code;
+    /* Lines read by structure alone, no message table matching them (a
+     * field label no table knows, an error by its SQLSTATE, a lock-wait
+     * message or deadlock DETAIL by its pids, mode names and figures). */
+    uint64_t structural;
+    /* Lock-wait-like messages (a lock mode name and a pid) that no table
+     * matched: read by structure, or not read at all; the first kept. */
+    uint64_t lock_structural;
+    uint64_t lock_unread;
+    char lock_sample[200];
+    uint64_t lock_sample_line;
+    const char *lock_sample_lang; /* the log's language when known, else NULL */
 } ls_classify_stats;
 
 const ls_classify_stats *ls_classifier_stats(const ls_classifier *c);

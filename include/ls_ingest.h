@@ -35,6 +35,12 @@ enum {
 typedef struct ls_ingest_totals {
     uint64_t files, skipped_files, bytes, lines, records, events, bad_lines;
     uint64_t partial_files; /* inputs that broke before their end */
+    /* bad lines whose log_line_prefix matched, with a word no message
+     * table knows after it (LS_BAD_UNKNOWN_WORD): a catalog problem */
+    uint64_t bad_unknown_word;
+    /* bad lines the prefix is not to blame for: those, and the parts of a
+     * record whose first line is not in the input (LS_BAD_ORPHAN_*) */
+    uint64_t bad_prefix_matched;
 } ls_ingest_totals;
 
 /*

@@ -15,6 +15,21 @@
 #include "ls_record.h"
 #include "ls_span.h"
 
+/*
+ * The reason a stderr line is bad when its log_line_prefix matched and the
+ * word after it is no severity or field label lockspan knows, with no
+ * record of its process open to take it as a label: a message catalog
+ * lockspan has no table for, not a wrong prefix (ingest counts these).
+ */
+#define LS_BAD_UNKNOWN_WORD                                                                        \
+    "after the log_line_prefix, a severity or field word no message table knows (the server's "    \
+    "message catalog is one lockspan does not know: lc_messages = 'C' on the server)"
+
+/* Bad stderr lines of a record whose first line is not in the input (a
+ * log cut mid-record): the prefix is right for them too. */
+#define LS_BAD_ORPHAN_CONTINUATION "continuation line without a record before it"
+#define LS_BAD_ORPHAN_FIELD "secondary line with no message of its process before it"
+
 typedef struct ls_sink {
     /* A complete record. Return 0, or a negative code to stop the run. */
     int (*record)(void *ctx, const ls_record *rec);

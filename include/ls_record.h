@@ -41,6 +41,11 @@ typedef struct ls_record {
     const char *statement;    /* STATEMENT: the client statement */
     const char *location;
 
+    /* Lines of this record the parser read by structure alone (a field
+     * label it knew by its place, not its word): counted, see
+     * ls_classify_stats.structural. */
+    uint32_t structural_lines;
+
     /* A parser that builds a record's strings in one buffer says where it
      * is: every string field above but file that lies in these bytes ends
      * in them too, and the handoff to the store copies them in one go.

@@ -928,8 +928,7 @@ static int read_line(stderr_parser *sp, const ls_prefix_match *m, const char *li
             pending *p = slot_for_pid(sp, pid);
             if (!p) {
                 sp->current = NULL;
-                bad_line(sp, lineno, "secondary line with no message of its process before it",
-                         line, len);
+                bad_line(sp, lineno, LS_BAD_ORPHAN_FIELD, line, len);
                 return 0;
             }
             pending_set(p, secondary_fields[i].field, line + m->msg_off, len - m->msg_off);
@@ -944,6 +943,62 @@ static int read_line(stderr_parser *sp, const ls_prefix_match *m, const char *li
 }
 
 /*
+ * A line "<prefix><word>:  <text>" whose word is no severity lockspan
+ * knows (a catalog revision it has no table for: zh_CN's 2019 catalog
+ * writes "详细信息" for DETAIL), on a line of a process with a record open:
+ * a field label of that record, whatever the word. Found by matching the
+ * prefix against the line's head with the word replaced by DETAIL. The
+ * text goes to DETAIL when it is the record's first field (elog.c writes
+ * DETAIL first), else to LOCATION, which nothing reads, so that it ends
+ * nothing and counts as read (structural_lines), not as a bad line.
+ * Returns 1 when the line was taken, 2 when the prefix matched but no
+ * record of its process is open (a bad line, LS_BAD_UNKNOWN_WORD), 0 when
+ * the prefix does not match this way either.
+ */
+#define LABEL_HEAD_MAX 512
+#define LABEL_WORD_MAX 64
+
+static int unknown_label(stderr_parser *sp, const char *line, size_t len, uint64_t lineno,
+                         int hdr_pid)
+{
+    static const char probe[] = "DETAIL:  ";
+    char head[LABEL_HEAD_MAX + sizeof(probe)];
+    size_t i, scan = len < LABEL_HEAD_MAX ? len : LABEL_HEAD_MAX;
+
+    for (i = 1; i + 2 < scan; i++) {
+        ls_prefix_match m;
+        size_t w = i;
+        int64_t v;
+        pending *p;
+        int f;
+
+        if (line[i] != ':' || line[i + 1] != ' ' || line[i + 2] != ' ')
+            continue;
+        while (w > 0 && line[w - 1] != ' ' && line[w - 1] != ']' && i - w < LABEL_WORD_MAX)
+            w--;
+        if (w == i || i - w >= LABEL_WORD_MAX)
+            continue;
+        memcpy(head, line, w);
+        memcpy(head + w, probe, sizeof(probe) - 1);
+        if (ls_prefix_match_line(sp->prefix, head, w + sizeof(probe) - 1, &m) != 1 ||
+            m.msg_off != w + sizeof(probe) - 1)
+            continue;
+        v = slice_uint(m.f[LS_PF_PID]);
+        if (!(p = slot_for_pid(sp, v > 0 && v <= INT32_MAX ? (int)v : hdr_pid)))
+            return 2;
+        for (f = SF_DETAIL; f <= SF_LOCATION && !p->has[f]; f++)
+            ;
+        f = f > SF_LOCATION ? SF_DETAIL : SF_LOCATION;
+        pending_set(p, f, line + i + 3, len - i - 3);
+        p->rec.structural_lines++;
+        p->last_line = lineno;
+        sp->current = p;
+        return 1;
+    }
+    return 0;
+}
+
+/*
  * One line through the parser once the prefix is known. hdr_pid and hdr_ts
  * (0 and LS_TS_NONE when unknown) come from a syslog header and stand in
  * for a prefix without %p or a time.
@@ -953,7 +1008,7 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
 {
     ls_prefix_match m;
     ls_prefix *used;
-    int rc, pid;
+    int rc, pid, i;
 
     sp->lineno = lineno;
     if (len > 0 && line[0] == '\t') {
@@ -963,7 +1018,7 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
             pending_continue(sp->current, line + 1, len - 1);
             sp->current->last_line = lineno;
         } else {
-            bad_line(sp, lineno, "continuation line without a record before it", line, len);
+            bad_line(sp, lineno, LS_BAD_ORPHAN_CONTINUATION, line, len);
         }
         return 0;
     }
@@ -972,6 +1027,13 @@ static int feed_line(stderr_parser *sp, const char *line, size_t len, uint64_t l
 
     if ((rc = match_any(sp, line, len, &m, &used)) < 0)
         return rc;
+    if (rc == 0 && (i = unknown_label(sp, line, len, lineno, hdr_pid)) != 0) {
+        if (i == 1)
+            return 0;
+        if (sp->sink.bad)
+            sp->sink.bad(sp->sink.ctx, sp->file, lineno, LS_BAD_UNKNOWN_WORD, line, len);
+        return flush_quiet(sp);
+    }
     if (rc == 0) {
         /* Perhaps the prefix changed: infer it again from here. */
         if (sp->inferred && !sp->replaying && stderr_sniff(line, len))

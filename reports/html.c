@@ -712,6 +712,33 @@ static void trace_spans(FILE *f, const cJSON *t)
     fputs(".</p>\n", f);
 }
 
+/* Lock-wait messages no message table matched (ls_classify.h): the
+ * server's catalog is one lockspan does not know. */
+static void unmatched_locks(FILE *f, const cJSON *u)
+{
+    const char *lang;
+
+    if (!u)
+        return;
+    lang = m_str(u, "language");
+    fprintf(f, "<p class=\"note\">Warning: %.0f lock-wait messages matched no message of "
+               "lockspan's tables for ",
+            m_num(u, "count"));
+    if (lang && lang[0]) {
+        fputs("language ", f);
+        text(f, lang, 40);
+    } else {
+        fputs("the log's language", f);
+    }
+    fprintf(f, " (the server's message catalog is a translation or revision lockspan does not "
+               "know): %.0f read by structure, %.0f not read. E.g. <code>",
+            m_num(u, "count") - m_num(u, "unread"), m_num(u, "unread"));
+    text(f, m_str(u, "sample"), 200);
+    fputs("</code>. Set <code>lc_messages = 'C'</code> on the server for logs lockspan reads "
+          "whole.</p>\n",
+          f);
+}
+
 static void panel_summary(FILE *f, const cJSON *model)
 {
     const cJSON *s = m_get(model, "summary"), *range = m_get(s, "time_range");
@@ -746,9 +773,11 @@ static void panel_summary(FILE *f, const cJSON *model)
     fprintf(f, "</td></tr>\n<tr><th>NOWAIT failures (55P03)</th><td>%.0f</td></tr>\n"
                "<tr><th>Idle-in-transaction timeouts (25P03)</th><td>%.0f</td></tr>\n"
                "<tr><th>Input</th><td>%.0f files, %.0f lines, %.0f records, %.0f unparsable "
-               "lines</td></tr>\n</tbody></table>\n",
+               "lines, read by structure: %.0f lines</td></tr>\n</tbody></table>\n",
             m_num(s, "lock_nowait_failures"), m_num(s, "idle_in_transaction_timeouts"),
-            m_num(s, "files"), m_num(s, "lines"), m_num(s, "records"), m_num(s, "bad_lines"));
+            m_num(s, "files"), m_num(s, "lines"), m_num(s, "records"), m_num(s, "bad_lines"),
+            m_num(s, "structural_lines"));
+    unmatched_locks(f, m_get(s, "unmatched_lock_messages"));
     if (m_str(m_get(s, "hidden_waits"), "note")) {
         fputs("<p class=\"note\">", f);
         text(f, m_str(m_get(s, "hidden_waits"), "note"), 400);

@@ -257,7 +257,12 @@ static const char summary_sql[] =
     " (SELECT count(*) FROM fe WHERE class = 'serialization_failure'),"
     " (SELECT count(*) FROM fe WHERE class = 'idle_in_transaction_timeout'),"
     " (SELECT count(*) FROM statements),"
-    " (SELECT count(*) FROM fw WHERE blocker_pid IS NOT NULL)";
+    " (SELECT count(*) FROM fw WHERE blocker_pid IS NOT NULL),"
+    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'structural_lines'), 0),"
+    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'lock_unmatched'), 0),"
+    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'lock_unread'), 0),"
+    " (SELECT value FROM meta WHERE key = 'lock_sample'),"
+    " (SELECT value FROM meta WHERE key = 'lock_sample_lang')";
 
 static void summary_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -280,6 +285,16 @@ static void summary_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_int(s, "statement_timeouts", q, 13);
     ls_model_col_int(s, "serialization_failures", q, 14);
     ls_model_col_int(s, "idle_in_transaction_timeouts", q, 15);
+    /* Read by structure alone (ls_classify.h), and lock-wait messages no
+     * message table matched: the server's catalog is one lockspan lacks. */
+    ls_model_col_int(s, "structural_lines", q, 18);
+    if (ls_stmt_int64(q, 19) > 0) {
+        cJSON *u = cJSON_AddObjectToObject(s, "unmatched_lock_messages");
+        ls_model_col_int(u, "count", q, 19);
+        ls_model_col_int(u, "unread", q, 20);
+        ls_model_col_str(u, "sample", q, 21);
+        ls_model_col_str(u, "language", q, 22);
+    }
     (void)m;
 }
 

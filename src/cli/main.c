@@ -640,7 +640,26 @@ static int fail(const char *what, int rc, ls_store *s)
 /*
  * More unparsable lines than --max-bad-lines allows? Said loudly, even with
  * -q: a report from a log read with the wrong prefix says "no lock waits".
+ * When most of them matched the prefix, the prefix is not blamed: a word
+ * after it that no message table knows is a catalog problem, lines of a
+ * record begun before the input are a cut log.
  */
+static const char *bad_lines_why(const ls_ingest_totals *t)
+{
+    /* a damaged .gz inflates to garbage before zlib finds the damage */
+    if (t->partial_files && t->bad_prefix_matched * 2 <= t->bad_lines)
+        return "an input that broke (said above) may have given garbage before it broke; "
+               "else, is the log_line_prefix (--prefix) right?";
+    if (t->bad_prefix_matched * 2 <= t->bad_lines)
+        return "is the log_line_prefix (--prefix) right?";
+    if (t->bad_unknown_word)
+        return "most have the log_line_prefix, some a severity or field word no message "
+               "table knows: the server's message catalog (lc_messages) is a translation or "
+               "revision lockspan does not know; set lc_messages = 'C' on the server.";
+    return "most have the log_line_prefix and belong to records whose first line is not in "
+           "the input (a log cut in mid-record?).";
+}
+
 static int too_many_bad(const cli *c, const ls_ingest_totals *t)
 {
     if (c->max_bad >= 0 ? t->bad_lines <= (uint64_t)c->max_bad
@@ -653,10 +672,7 @@ static int too_many_bad(const cli *c, const ls_ingest_totals *t)
             c->command, (unsigned long long)t->bad_lines, (unsigned long long)t->lines,
             t->lines ? 100.0 * (double)t->bad_lines / (double)t->lines : 0.0,
             c->max_bad >= 0 ? c->max_bad : (long)c->max_bad_pct, c->max_bad >= 0 ? "" : "%",
-            /* a damaged .gz inflates to garbage before zlib finds the damage */
-            t->partial_files ? "an input that broke (said above) may have given garbage "
-                               "before it broke; else, is the log_line_prefix (--prefix) right?"
-                             : "is the log_line_prefix (--prefix) right?",
+            bad_lines_why(t),
             strcmp(c->command, "ingest") == 0 ? "The lines read are in the store (exit 3)."
                                               : "No report written (exit 3).");
     return 1;

@@ -377,7 +377,9 @@ static const char link_errors_sql[] =
     /* The wait the error ended: the process's latest wait by then. */
     " wait_id = (SELECT x.wait_id FROM (SELECT wait_id, end_ts, outcome FROM lock_wait_rows w"
     "  WHERE w.pid = errors.pid AND w.start_ts <= errors.ts ORDER BY w.start_ts DESC LIMIT 1) x"
-    "  WHERE x.end_ts BETWEEN errors.ts - 1000000 AND errors.ts AND x.outcome = errors.class)"
+    "  WHERE x.end_ts BETWEEN errors.ts - 1000000 AND errors.ts AND (x.outcome = errors.class"
+    /* PostgreSQL 18's log_lock_failures: "could not obtain" names the NOWAIT error's holder */
+    "   OR (x.outcome = 'failed' AND errors.class = 'lock_nowait')))"
     " WHERE class <> 'other';"
     "UPDATE errors SET cause_tx = (SELECT w.holder_tx FROM lock_wait_rows w"
     "  WHERE w.wait_id = errors.wait_id) WHERE wait_id IS NOT NULL;"

@@ -60,8 +60,10 @@ struct ls_classifier {
     int forced;          /* lang set by --lc-messages: no detection */
     int quiet;           /* do not name the detected language */
     uint64_t seen;       /* records classified */
+    int understood;      /* classify_en() read the record and dropped it on purpose */
     ls_record en;        /* the record in English, handed on as ev->rec */
     en_buf msg, detail, context;
+    en_buf cut; /* a message without its errposition (errposition_en) */
     ls_classify_stats st;
 };
 
@@ -134,6 +136,7 @@ void ls_classifier_free(ls_classifier *c)
     free(c->msg.p);
     free(c->detail.p);
     free(c->context.p);
+    free(c->cut.p);
     arena_reset(c);
     free(c->blocks);
     free(c);
@@ -458,7 +461,8 @@ static void wait_detail(ls_lock_wait *w, const char *detail)
     if (LIT(&c, "Process holding the lock: ") && LIT(&c, "Processes holding the lock: "))
         return;
     pid_list(&c, w->holders, &w->nholders);
-    if (LIT(&c, ". Wait queue: "))
+    /* PostgreSQL 18's log_lock_failures DETAIL has a comma there. */
+    if (LIT(&c, ". Wait queue: ") && LIT(&c, ", Wait queue: "))
         return;
     pid_list(&c, w->queue, &w->nqueue);
 }
@@ -541,18 +545,38 @@ static const struct {
     const char *text; /* after "process N " */
     size_t len;
     ls_lock_phase phase;
+    int no_wait; /* the lock was never waited for: no " after X ms" */
 } wait_phases[] = {
-#define P(t, ph)                                                                                   \
+#define P(t, ph, nw)                                                                               \
     {                                                                                              \
-        t, sizeof(t) - 1, ph                                                                       \
+        t, sizeof(t) - 1, ph, nw                                                                   \
     }
-    P("still waiting for ", LS_LOCK_WAITING),
-    P("acquired ", LS_LOCK_ACQUIRED),
-    P("avoided deadlock for ", LS_LOCK_AVOIDED),
-    P("detected deadlock while waiting for ", LS_LOCK_DEADLOCK),
-    P("failed to acquire ", LS_LOCK_FAILED),
+    P("still waiting for ", LS_LOCK_WAITING, 0),
+    P("acquired ", LS_LOCK_ACQUIRED, 0),
+    P("avoided deadlock for ", LS_LOCK_AVOIDED, 0),
+    P("detected deadlock while waiting for ", LS_LOCK_DEADLOCK, 0),
+    P("failed to acquire ", LS_LOCK_FAILED, 0),
+    /* PostgreSQL 18 log_lock_failures: a NOWAIT (or SKIP LOCKED) that
+     * found the lock taken. */
+    P("could not obtain ", LS_LOCK_FAILED, 1),
 #undef P
 };
+
+/*
+ * The target of "process N could not obtain MODE on TARGET": the rest of
+ * the message, less a trailing " at character N" (errposition). The lock
+ * was never waited for: waited_ms is 0.
+ */
+static void lock_failure_target(ls_lock_wait *w, cur *c)
+{
+    const char *at;
+    cur t = *c;
+
+    if (!find(&t, " at character ", sizeof(" at character ") - 1, &at))
+        t.e = at;
+    ls_parse_lock_target(&w->target, t.p, cur_left(&t));
+    w->waited_ms = 0;
+}
 
 /* "process N <phase> MODE on TARGET after X ms"; c is after "process ". */
 static int lock_wait(ls_lock_wait *w, cur *c, const ls_record *rec)
@@ -571,13 +595,17 @@ static int lock_wait(ls_lock_wait *w, cur *c, const ls_record *rec)
     if (UPTO(c, " on ", &s, &n) || n == 0 || memchr(s, ' ', n))
         return 1;
     COPY_FIXED(w->mode, s, n);
-    if (w->phase == LS_LOCK_AVOIDED ? UPTO(c, " by rearranging queue order after ", &s, &n)
-                                    : UPTO(c, " after ", &s, &n))
-        return 1;
-    ls_parse_lock_target(&w->target, s, n);
-    /* A trailing " at character N" (errposition) may follow " ms". */
-    if (num_decimal(c, &w->waited_ms) || LIT(c, " ms"))
-        w->waited_ms = -1;
+    if (wait_phases[i].no_wait) {
+        lock_failure_target(w, c);
+    } else {
+        if (w->phase == LS_LOCK_AVOIDED ? UPTO(c, " by rearranging queue order after ", &s, &n)
+                                        : UPTO(c, " after ", &s, &n))
+            return 1;
+        ls_parse_lock_target(&w->target, s, n);
+        /* A trailing " at character N" (errposition) may follow " ms". */
+        if (num_decimal(c, &w->waited_ms) || LIT(c, " ms"))
+            w->waited_ms = -1;
+    }
     wait_detail(w, rec->detail);
     wait_context(w, rec->context);
     return 0;
@@ -901,6 +929,7 @@ static int classify_en(ls_classifier *cl, const ls_record *rec, ls_event *ev)
 
     ev->kind = LS_EV_OTHER;
     ev->rec = rec;
+    cl->understood = 0;
     arena_reset(cl);
     if (!msg || !msg[0])
         return 0;
@@ -987,8 +1016,12 @@ static int classify_en(ls_classifier *cl, const ls_record *rec, ls_event *ev)
                 rc = connect_received(cl, ce, &c);
             else if (LIT(&c, "authorized: ") == 0)
                 rc = connect_authorized(cl, ce, &c);
-            else
+            else {
+                /* PostgreSQL 18 log_connections = 'all' ("authenticated",
+                 * "ready"): read, and nothing the analysis uses. */
+                cl->understood = HAS(&c, "authenticated: ") || HAS(&c, "ready: ");
                 return 0;
+            }
             if (rc < 0)
                 return rc;
             if (rc == 0)
@@ -1137,6 +1170,599 @@ static int field_en(ls_classifier *cl, en_buf *b, const char *text, const char *
     return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Structural fallbacks: what no translation changes                    */
+
+/*
+ * When no message of the table matched (a catalog revision lockspan does
+ * not know, a language it has no table for), a record is read by the parts
+ * every catalog leaves alone: the SQLSTATE, the pids and OIDs, PostgreSQL's
+ * lock mode names, the "%ld.%03d" milliseconds, and the English DETAIL
+ * "Process holding the lock: ..." that no catalog translates. What is read
+ * this way is counted (ls_classify_stats.structural).
+ */
+
+/* Lock mode names (lock.c lock_mode_names): never translated. */
+static const char *const lock_modes[] = {
+    "AccessShareLock", "RowShareLock",          "RowExclusiveLock", "ShareUpdateExclusiveLock",
+    "ShareLock",       "ShareRowExclusiveLock", "ExclusiveLock",    "AccessExclusiveLock",
+};
+
+/* A structural read looks at lines this long at most: wait messages and
+ * deadlock edge lines are short; longer text is a statement's. */
+#define STRUCT_LINE_MAX 512
+#define STRUCT_MAX_NUMS 8
+
+static int is_ascii_alpha(char ch)
+{
+    return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z');
+}
+
+/*
+ * The first lock mode name in [p,e) standing as a word of ASCII letters
+ * ("ShareLock-Sperre" and "上的ShareLock" count; "AccessShareLock" is not
+ * "ShareLock"). Returns its index in lock_modes and sets *at, or -1.
+ */
+static int find_lock_mode(const char *p, const char *e, const char **at)
+{
+    const char *best = NULL;
+    int i, which = -1;
+
+    for (i = 0; i < (int)(sizeof(lock_modes) / sizeof(lock_modes[0])); i++) {
+        cur c = cur_of(p, (size_t)(e - p));
+        size_t n = strlen(lock_modes[i]);
+        const char *hit;
+        while (!find(&c, lock_modes[i], n, &hit)) {
+            if ((hit == p || !is_ascii_alpha(hit[-1])) &&
+                (hit + n == e || !is_ascii_alpha(hit[n]))) {
+                if (!best || hit < best) {
+                    best = hit;
+                    which = i;
+                }
+                break;
+            }
+            c.p = hit + 1;
+        }
+    }
+    *at = best;
+    return which;
+}
+
+/* The numbers of a message, in order, sorted by form. */
+typedef struct struct_nums {
+    uint32_t ints[STRUCT_MAX_NUMS]; /* plain integers (pids, OIDs, xids) */
+    const char *int_at[STRUCT_MAX_NUMS];
+    int nints;
+    int have_ms; /* one "%ld.%03d" figure */
+    double ms;
+    const char *ms_at;
+    int have_pair; /* "(b,o)": a tuple */
+    uint32_t pair[2];
+    int have_vxid; /* "b/l": a virtual transaction */
+    uint32_t vxid[2];
+    int nkeys; /* "[a,b,c(,d)]": user/advisory lock keys */
+    uint32_t keys[4];
+} struct_nums;
+
+/* "%ld.%03d": digits, '.' (',' in catalogs that write a decimal comma),
+ * exactly three digits, then no digit. */
+static int struct_ms(cur *c, double *out)
+{
+    cur t = *c;
+    uint64_t whole;
+    const char *f;
+
+    if (num_u64(&t, UINT64_MAX / 2, &whole) || (LIT(&t, ".") && LIT(&t, ",")))
+        return 1;
+    f = t.p;
+    if (cur_left(&t) < 3 || !is_digit(f[0]) || !is_digit(f[1]) || !is_digit(f[2]) ||
+        (cur_left(&t) > 3 && is_digit(f[3])))
+        return 1;
+    *out = (double)whole + (double)((f[0] - '0') * 100 + (f[1] - '0') * 10 + (f[2] - '0')) / 1000.0;
+    c->p = f + 3;
+    return 0;
+}
+
+/* "(b,o)" */
+static int struct_pair(cur *c, uint32_t *b, uint32_t *o)
+{
+    cur t = *c;
+    if (LIT(&t, "(") || num_u32(&t, b) || LIT(&t, ",") || num_u32(&t, o) || LIT(&t, ")"))
+        return 1;
+    *c = t;
+    return 0;
+}
+
+/* "[a,b,c]" or "[a,b,c,d]" */
+static int struct_keys(cur *c, uint32_t *keys, int *n)
+{
+    cur t = *c;
+    int k = 0;
+    if (LIT(&t, "["))
+        return 1;
+    do {
+        if (k == 4 || num_u32(&t, &keys[k++]))
+            return 1;
+    } while (!LIT(&t, ","));
+    if (LIT(&t, "]") || k < 3)
+        return 1;
+    *n = k;
+    *c = t;
+    return 0;
+}
+
+/*
+ * Sort the numbers of [p,e) into *nums. A digit run glued to an ASCII
+ * letter or '_' (an identifier's) is not a number. Returns 1 when there are
+ * too many, or a second figure of a kind that comes once.
+ */
+static int struct_scan(const char *p, const char *e, struct_nums *nums)
+{
+    cur c = cur_of(p, (size_t)(e - p));
+
+    memset(nums, 0, sizeof(*nums));
+    while (c.p < c.e) {
+        uint32_t a, b;
+        char prev = c.p > p ? c.p[-1] : ' ';
+        const char *start;
+        double ms;
+
+        if (is_ascii_alpha(prev) || prev == '_' || is_digit(prev) ||
+            (!is_digit(*c.p) && *c.p != '(' && *c.p != '[')) {
+            c.p++;
+            continue;
+        }
+        if (*c.p == '(') {
+            if (!struct_pair(&c, &a, &b)) {
+                if (nums->have_pair++)
+                    return 1;
+                nums->pair[0] = a;
+                nums->pair[1] = b;
+            } else {
+                c.p++;
+            }
+        } else if (*c.p == '[') {
+            if (!struct_keys(&c, nums->keys, &nums->nkeys)) {
+                if (nums->have_vxid || nums->nkeys == 0)
+                    return 1;
+            } else {
+                c.p++;
+            }
+        } else if ((start = c.p, !struct_ms(&c, &ms))) {
+            if (nums->have_ms++)
+                return 1;
+            nums->ms = ms;
+            nums->ms_at = start;
+        } else if (num_u32(&c, &a)) {
+            return 1; /* too big for an OID or a pid */
+        } else if (!LIT(&c, "/")) {
+            if (num_u32(&c, &b) || nums->have_vxid++)
+                return 1;
+            nums->vxid[0] = a;
+            nums->vxid[1] = b;
+        } else {
+            if (nums->nints == STRUCT_MAX_NUMS)
+                return 1;
+            nums->int_at[nums->nints] = start;
+            nums->ints[nums->nints++] = a;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The lock target from the numbers ints[from, to) and the pair/keys/vxid
+ * of nums, written as DescribeLockTag() writes it in English. A
+ * translation may name the database before the relation ("数据库 16384 的关系
+ * 16385"): a relation is created in a database that exists, so its OID is
+ * taken to be the larger of the two. Returns 0, or 1 when the numbers fit
+ * no target.
+ */
+static int struct_target(ls_lock_target *t, const struct_nums *nums, int from, int to)
+{
+    int n = to - from;
+    uint32_t lo = 0, hi = 0;
+    char text[sizeof(t->text)];
+
+    memset(t, 0, sizeof(*t));
+    if (n == 2) {
+        lo = nums->ints[from] < nums->ints[from + 1] ? nums->ints[from] : nums->ints[from + 1];
+        hi = nums->ints[from] < nums->ints[from + 1] ? nums->ints[from + 1] : nums->ints[from];
+    }
+    if (nums->have_pair + nums->have_vxid + (nums->nkeys > 0) > 1)
+        return 1;
+    if (nums->have_pair && n == 2)
+        snprintf(text, sizeof(text), "tuple (%u,%u) of relation %u of database %u", nums->pair[0],
+                 nums->pair[1], hi, lo);
+    else if (nums->have_vxid && n == 0)
+        snprintf(text, sizeof(text), "virtual transaction %u/%u", nums->vxid[0], nums->vxid[1]);
+    else if (nums->nkeys == 4 && n == 0)
+        snprintf(text, sizeof(text), "advisory lock [%u,%u,%u,%u]", nums->keys[0], nums->keys[1],
+                 nums->keys[2], nums->keys[3]);
+    else if (nums->nkeys == 3 && n == 0)
+        snprintf(text, sizeof(text), "user lock [%u,%u,%u]", nums->keys[0], nums->keys[1],
+                 nums->keys[2]);
+    else if (nums->have_pair || nums->have_vxid || nums->nkeys)
+        return 1;
+    else if (n == 1)
+        snprintf(text, sizeof(text), "transaction %u", nums->ints[from]);
+    else if (n == 2)
+        snprintf(text, sizeof(text), "relation %u of database %u", hi, lo);
+    else
+        return 1;
+    return ls_parse_lock_target(t, text, strlen(text)) == 0 ? 0 : 1;
+}
+
+/*
+ * 1 when the last integer of a wait message is its errposition (" at
+ * character 22", " bei Zeichen 22", " 第 22 个字符处"), which every catalog
+ * puts after the message proper: it stands after both the mode name and
+ * the milliseconds, and is a position in the record's statement.
+ */
+static int errposition(const struct_nums *nums, const char *mode_at, const ls_record *rec)
+{
+    const char *at;
+
+    if (nums->nints < 2 || !nums->have_ms || !rec->statement)
+        return 0;
+    at = nums->int_at[nums->nints - 1];
+    return at > mode_at && at > nums->ms_at &&
+           nums->ints[nums->nints - 1] <= strnlen(rec->statement, MSG_HEAD_MAX);
+}
+
+/* PostgreSQL 18's lock-failure DETAIL: "Process holding the lock: N, Wait queue: ..." */
+static int failure_detail(const char *detail)
+{
+    cur c;
+    int pid;
+
+    if (!detail)
+        return 0;
+    c = cur_of(detail, head_len(detail));
+    if (LIT(&c, "Process holding the lock: ") && LIT(&c, "Processes holding the lock: "))
+        return 0;
+    while (!num_pid(&c, &pid) && !LIT(&c, ", "))
+        ;
+    return HAS(&c, "Wait queue: ");
+}
+
+/*
+ * A lock-wait message in words lockspan has no table for: one lock mode
+ * name, the waiting pid first, the target's numbers, and (but for 18's
+ * lock failures) one "%ld.%03d" figure; nothing a statement would hold
+ * (a second line, two spaces in a row). The phase is what the structure
+ * tells: a DETAIL naming holders is a wait still going on (the one of a
+ * deadlock's victim too), none is "acquired", 18's comma DETAIL a failure.
+ * Returns 1 when *w was filled, 0 when not lock-like, -1 when lock-like
+ * (a mode name and a pid) but not readable.
+ */
+static int struct_lock_wait(ls_lock_wait *w, const ls_record *rec)
+{
+    const char *msg = rec->message, *e, *mode_at;
+    struct_nums nums;
+    size_t n;
+    int mode;
+
+    n = strnlen(msg, STRUCT_LINE_MAX + 1);
+    if (n > STRUCT_LINE_MAX || memchr(msg, '\n', n))
+        return 0;
+    e = msg + n;
+    if ((mode = find_lock_mode(msg, e, &mode_at)) < 0)
+        return 0;
+    {
+        /* "  " or ": " before the mode name: a statement or duration line's
+         * head ("执行时间: 0.512 ms 语句: ..."), the name in its SQL. */
+        cur c = cur_of(msg, n);
+        const char *at;
+        if (!find(&c, "  ", 2, &at) || (!find(&c, ": ", 2, &at) && at < mode_at))
+            return 0;
+    }
+    if (struct_scan(msg, e, &nums) || nums.nints < 1)
+        return nums.nints ? -1 : 0;
+    memset(w, 0, sizeof(*w));
+    w->pid = (int)nums.ints[0];
+    if (w->pid <= 0 ||
+        struct_target(&w->target, &nums, 1, nums.nints - errposition(&nums, mode_at, rec)))
+        return -1;
+    COPY_FIXED(w->mode, lock_modes[mode], strlen(lock_modes[mode]));
+    if (failure_detail(rec->detail) && !nums.have_ms) {
+        w->phase = LS_LOCK_FAILED;
+        w->waited_ms = 0;
+    } else if (nums.have_ms) {
+        w->phase = rec->detail ? LS_LOCK_WAITING : LS_LOCK_ACQUIRED;
+        w->waited_ms = nums.ms;
+    } else {
+        return -1;
+    }
+    wait_detail(w, rec->detail);
+    if (w->phase == LS_LOCK_WAITING && w->nholders == 0)
+        return -1;
+    wait_context(w, rec->context);
+    return 1;
+}
+
+/*
+ * One deadlock DETAIL line read by structure: "<waiter> ... MODE ...
+ * <target numbers> ... <blocker>" with or without a final period (it 13.x
+ * writes none). Returns 0 and fills *ed, or 1.
+ */
+static int struct_edge(ls_deadlock_edge *ed, const char *p, const char *e)
+{
+    struct_nums nums;
+    const char *mode_at;
+    int mode;
+
+    if ((size_t)(e - p) > STRUCT_LINE_MAX || (mode = find_lock_mode(p, e, &mode_at)) < 0 ||
+        struct_scan(p, e, &nums) || nums.have_ms || nums.nints < 3)
+        return 1;
+    memset(ed, 0, sizeof(*ed));
+    ed->waiter_pid = (int)nums.ints[0];
+    ed->blocker_pid = (int)nums.ints[nums.nints - 1];
+    if (ed->waiter_pid <= 0 || ed->blocker_pid <= 0 ||
+        struct_target(&ed->target, &nums, 1, nums.nints - 1))
+        return 1;
+    COPY_FIXED(ed->mode, lock_modes[mode], strlen(lock_modes[mode]));
+    return 0;
+}
+
+/* "<word(s)> N: query": a deadlock DETAIL's process line, any language.
+ * Sets *pid and *query (after ": "). */
+static int struct_proc_line(const char *p, const char *e, int *pid, const char **query)
+{
+    cur c = cur_of(p, (size_t)(e - p));
+    const char *q;
+
+    for (q = c.p; q < c.e && !is_digit(*q) && *q != ':' && q - c.p < 64; q++)
+        ;
+    if (q == c.e || !is_digit(*q) || (q > c.p && (is_ascii_alpha(q[-1]) || q[-1] == '_')))
+        return 1;
+    c.p = q;
+    if (num_pid(&c, pid) || LIT(&c, ": "))
+        return 1;
+    *query = c.p;
+    return 0;
+}
+
+/*
+ * A deadlock DETAIL read by structure into d: edge lines, then one
+ * "Process N: query" line per process (whatever the word for "Process").
+ * Returns the number of edges, or LS_ENOMEM.
+ */
+static int struct_deadlock(ls_classifier *cl, ls_deadlock *d, const char *detail)
+{
+    const char *p, *e, *le, *qstart = NULL;
+    int qpid = 0;
+
+    d->nedges = 0;
+    d->nprocs = 0;
+    if (!detail)
+        return 0;
+    e = detail + strlen(detail);
+    for (p = detail;; p = le + 1) {
+        const char *lp, *query;
+        int pid;
+
+        le = line_end(p, e);
+        lp = p < le && *p == '\t' ? p + 1 : p;
+        if (d->nprocs == 0 && !qstart && d->nedges < LS_MAX_EDGES &&
+            !struct_edge(&d->edges[d->nedges], lp, le)) {
+            d->nedges++;
+        } else if (d->nedges > 0 && !struct_proc_line(lp, le, &pid, &query)) {
+            if (qstart && d->nprocs < LS_MAX_EDGES) {
+                char *q = arena_strndup(cl, qstart, (size_t)(p - 1 - qstart));
+                if (!q)
+                    return LS_ENOMEM;
+                d->procs[d->nprocs].pid = qpid;
+                d->procs[d->nprocs++].query = q;
+            }
+            qpid = pid;
+            qstart = query;
+        } else if (!qstart) {
+            break; /* neither an edge nor a process line: not this DETAIL's form */
+        }
+        if (le == e)
+            break;
+    }
+    if (qstart && d->nprocs < LS_MAX_EDGES) {
+        char *q = arena_strndup(cl, qstart, (size_t)(e - qstart));
+        if (!q)
+            return LS_ENOMEM;
+        d->procs[d->nprocs].pid = qpid;
+        d->procs[d->nprocs++].query = q;
+    }
+    return d->nedges;
+}
+
+/* The error classes SQLSTATE alone gives (errcodes.txt). */
+static const struct {
+    const char *sqlstate;
+    ls_error_class cls;
+} sqlstate_classes[] = {
+    {"40P01", LS_ERRC_DEADLOCK},
+    {"40001", LS_ERRC_SERIALIZATION},
+    {"55P03", LS_ERRC_LOCK_TIMEOUT}, /* or LS_ERRC_LOCK_NOWAIT: see sqlstate_class() */
+    /* statement timeout and cancel request share 57014: a message no table
+     * knows is counted as a statement timeout, the commoner of the two
+     * under lock contention. */
+    {"57014", LS_ERRC_STATEMENT_TIMEOUT},
+    {"25P03", LS_ERRC_IDLE_TX_TIMEOUT},
+};
+
+/* Quotes PostgreSQL's catalogs put around a relation name ("%s", «%s», „%s“, 「%s」). */
+static int has_quote(const char *msg)
+{
+    static const char *const quotes[] = {"\"", "\xc2\xab", "\xe2\x80\x9e", "\xe2\x80\x9c",
+                                         "\xe3\x80\x8c"};
+    size_t i;
+    for (i = 0; i < sizeof(quotes) / sizeof(quotes[0]); i++)
+        if (strstr(msg, quotes[i]))
+            return 1;
+    return 0;
+}
+
+/*
+ * The class of an error by its SQLSTATE, LS_ERRC_OTHER when it is none of
+ * sqlstate_classes. 55P03 is a lock timeout, or a NOWAIT failure when the
+ * message names a relation (in quotes, whatever the language).
+ */
+static ls_error_class sqlstate_class(const ls_record *rec)
+{
+    size_t i;
+    for (i = 0; i < sizeof(sqlstate_classes) / sizeof(sqlstate_classes[0]); i++) {
+        if (strcmp(rec->sqlstate, sqlstate_classes[i].sqlstate) != 0)
+            continue;
+        if (sqlstate_classes[i].cls == LS_ERRC_LOCK_TIMEOUT && rec->message &&
+            has_quote(rec->message))
+            return LS_ERRC_LOCK_NOWAIT;
+        return sqlstate_classes[i].cls;
+    }
+    return LS_ERRC_OTHER;
+}
+
+/*
+ * A severity that is known and not LOG: an English word, or a translated
+ * one the table knows ("ОШИБКА"). An unknown word (a catalog lockspan has
+ * no table for) may be LOG.
+ */
+static int known_non_log(const char *sev)
+{
+    static const char *const words[] = {"ERROR",  "FATAL", "PANIC", "WARNING",
+                                        "NOTICE", "INFO",  "DEBUG"};
+    const ls_i18n_sev *t;
+    size_t i;
+
+    if (!sev)
+        return 0;
+    if ((t = ls_i18n_severity_word(sev, strlen(sev))) != NULL)
+        sev = t->english;
+    for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+        if (strncmp(sev, words[i], strlen(words[i])) == 0)
+            return 1;
+    return 0;
+}
+
+static void keep_struct_sample(ls_classifier *cl, const ls_record *rec, int read)
+{
+    if (read)
+        cl->st.lock_structural++;
+    else
+        cl->st.lock_unread++;
+    if (!cl->st.lock_sample[0] && rec->message) {
+        snprintf(cl->st.lock_sample, sizeof(cl->st.lock_sample), "%s", rec->message);
+        cl->st.lock_sample_line = rec->line;
+        cl->st.lock_sample_lang = cl->lang >= 0 ? ls_i18n_langs[cl->lang].code : NULL;
+    }
+}
+
+/*
+ * The structural fallbacks for a record nothing else recognised (ev is
+ * LS_EV_OTHER or an LS_ERRC_OTHER error): by SQLSTATE, then a deadlock
+ * DETAIL, then a lock-wait message. Returns 0 or LS_ENOMEM.
+ */
+static int classify_structure(ls_classifier *cl, const ls_record *rec, ls_event *ev)
+{
+    ls_error_class cls = sqlstate_class(rec);
+    int rc;
+
+    if (cls == LS_ERRC_DEADLOCK || (cls == LS_ERRC_OTHER && !rec->sqlstate[0] && rec->detail &&
+                                    !(rec->severity && strcmp(rec->severity, "LOG") == 0))) {
+        /* 40P01, or (no SQLSTATE in this log) a DETAIL of two or more edges */
+        ls_deadlock d;
+        if ((rc = struct_deadlock(cl, &d, rec->detail)) < 0)
+            return rc;
+        if (cls == LS_ERRC_DEADLOCK || rc >= 2) {
+            ev->kind = LS_EV_DEADLOCK;
+            ev->rec = rec;
+            ev->u.deadlock = d;
+            cl->st.structural++;
+            return 0;
+        }
+    }
+    if (cls != LS_ERRC_OTHER) {
+        ev->kind = LS_EV_ERROR;
+        ev->rec = rec;
+        ev->u.error.cls = cls;
+        COPY_FIXED(ev->u.error.sqlstate, rec->sqlstate, strlen(rec->sqlstate));
+        cl->st.structural++;
+        return 0;
+    }
+    if (rec->message && !known_non_log(rec->severity) &&
+        (!rec->sqlstate[0] || strcmp(rec->sqlstate, "00000") == 0)) {
+        ls_lock_wait w;
+        int got = struct_lock_wait(&w, rec);
+        if (got == 1) {
+            ev->kind = LS_EV_LOCK_WAIT;
+            ev->rec = rec;
+            ev->u.lock = w;
+            cl->st.structural++;
+        }
+        if (got != 0)
+            keep_struct_sample(cl, rec, got == 1);
+    }
+    return 0;
+}
+
+/* A deadlock whose DETAIL no table could read: its edges by structure. */
+static int deadlock_structure(ls_classifier *cl, const ls_record *rec, ls_event *ev)
+{
+    ls_deadlock d;
+    int rc;
+
+    if (ev->kind != LS_EV_DEADLOCK || ev->u.deadlock.nedges > 0 || !rec->detail)
+        return 0;
+    if ((rc = struct_deadlock(cl, &d, rec->detail)) <= 0)
+        return rc;
+    ev->u.deadlock = d;
+    cl->st.structural++;
+    return 0;
+}
+
+/*
+ * errposition: a message with a cursor position ends in " at character N",
+ * which catalogs translate too (" bei Zeichen 15", " 第 22 个字符处"):
+ * classify_en() reads a lock wait past the English one. For a lock wait
+ * (a message naming a lock mode) that no pattern read, try the line
+ * without its last words, cut at a space no more than ERRPOS_MAX bytes
+ * from the end with a digit after it, until it reads as a lock wait (into
+ * *ev, with cl->en.message set). Returns 1 then, 0, or LS_ENOMEM.
+ */
+#define ERRPOS_MAX 48
+
+static int errposition_en(ls_classifier *cl, const char *msg, int *lang, ls_event *ev)
+{
+    size_t n = strnlen(msg, MSG_HEAD_MAX), cut, digit = 0;
+    const char *mode_at, *was = cl->en.message;
+    ls_event keep;
+    int rc;
+
+    if (n == 0 || n == MSG_HEAD_MAX || memchr(msg, '\n', n) ||
+        find_lock_mode(msg, msg + n, &mode_at) < 0)
+        return 0;
+    if (buf_fit(&cl->cut, 2 * n + 4096))
+        return LS_ENOMEM;
+    keep = *ev;
+    for (cut = n - 1; cut > 0 && n - cut <= ERRPOS_MAX; cut--) {
+        int nr = 0, l;
+        if (is_digit(msg[cut]))
+            digit = 1;
+        if (msg[cut] != ' ' || !digit || msg + cut < mode_at)
+            continue;
+        l = ls_i18n_translate(msg, cut, *lang >= 0 ? *lang : cl->lang, cl->cut.p, cl->cut.cap, &nr);
+        if (l < 0)
+            continue;
+        cl->en.message = cl->cut.p;
+        if ((rc = classify_en(cl, &cl->en, ev)) != 0)
+            return rc;
+        if (ev->kind == LS_EV_LOCK_WAIT) {
+            *lang = l;
+            return 1;
+        }
+    }
+    cl->en.message = was;
+    *ev = keep;
+    return 0;
+}
+
 /* Nothing, or only "an error": a translated message may say more. */
 static int unrecognised(const ls_event *ev)
 {
@@ -1172,7 +1798,8 @@ static void keep_sample(ls_classifier *cl, const ls_record *rec, int lang)
     }
 }
 
-int ls_classify(ls_classifier *cl, const ls_record *rec, ls_event *ev)
+/* The message tables: English, then the translated patterns. */
+static int classify_table(ls_classifier *cl, const ls_record *rec, ls_event *ev)
 {
     const ls_i18n_sev *sev = NULL;
     const char *msg = rec->message;
@@ -1181,7 +1808,8 @@ int ls_classify(ls_classifier *cl, const ls_record *rec, ls_event *ev)
     cl->seen++;
     if (rec->severity && (unsigned char)rec->severity[0] >= 'A' &&
         (unsigned char)rec->severity[0] <= 'Z' && !has_high_byte(rec->severity, 32)) {
-        if ((rc = classify_en(cl, rec, ev)) != 0 || (!unrecognised(ev) && !half_read(ev, rec)))
+        if ((rc = classify_en(cl, rec, ev)) != 0 || (!unrecognised(ev) && !half_read(ev, rec)) ||
+            cl->understood)
             return rc;
         /* Nothing recognised: a translated word ("FEHLER") or message? */
         sev = ls_i18n_severity_word(rec->severity, strlen(rec->severity));
@@ -1190,7 +1818,7 @@ int ls_classify(ls_classifier *cl, const ls_record *rec, ls_event *ev)
             return 0;
     } else if (rec->severity) {
         sev = ls_i18n_severity_word(rec->severity, strlen(rec->severity));
-    } else if ((rc = classify_en(cl, rec, ev)) != 0 || !unrecognised(ev)) {
+    } else if ((rc = classify_en(cl, rec, ev)) != 0 || !unrecognised(ev) || cl->understood) {
         return rc;
     }
 
@@ -1218,7 +1846,28 @@ int ls_classify(ls_classifier *cl, const ls_record *rec, ls_event *ev)
         cl->st.other_lang_code = ls_i18n_langs[lang].code;
     if ((rc = classify_en(cl, &cl->en, ev)) != 0)
         return rc;
+    /* Not matched, or matched with the errposition taken into the last
+     * capture (a lock mode "AccessShareLock 第 22 个字符处"). */
+    if (msg && unrecognised(ev) && (rc = errposition_en(cl, msg, &lang, ev)) != 0) {
+        if (rc < 0)
+            return rc;
+        translated = 1;
+    }
     if (unrecognised(ev) && !translated && near)
         keep_sample(cl, rec, lang >= 0 ? lang : cl->lang);
     return 0;
+}
+
+int ls_classify(ls_classifier *cl, const ls_record *rec, ls_event *ev)
+{
+    int rc;
+
+    cl->st.structural += rec->structural_lines;
+    if ((rc = classify_table(cl, rec, ev)) != 0 || cl->understood)
+        return rc;
+    if (cl->st.lock_sample[0] && !cl->st.lock_sample_lang && cl->lang >= 0)
+        cl->st.lock_sample_lang = ls_i18n_langs[cl->lang].code;
+    if (unrecognised(ev))
+        return classify_structure(cl, rec, ev);
+    return deadlock_structure(cl, rec, ev);
 }

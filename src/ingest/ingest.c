@@ -241,6 +241,72 @@ static void unclassified_note(const ls_classifier *cls)
     fputc('\n', stderr);
 }
 
+/* A count kept in the store's meta table, added to what earlier runs stored. */
+static int meta_add(ls_store *store, const char *key, uint64_t n)
+{
+    char buf[32];
+    unsigned long long old = 0;
+    int rc;
+
+    if ((rc = ls_store_meta_get(store, key, buf, sizeof(buf))) != 0)
+        return rc;
+    if (buf[0])
+        old = strtoull(buf, NULL, 10);
+    snprintf(buf, sizeof(buf), "%llu", old + (unsigned long long)n);
+    return ls_store_meta_set(store, key, buf);
+}
+
+/*
+ * What the classifiers read by structure alone (ls_classify.h), on stderr
+ * and in the store for the report's input section: "structural_lines",
+ * and the lock-wait messages no table matched ("lock_unmatched",
+ * "lock_unread", "lock_sample", "lock_sample_lang"), which say the
+ * server's message catalog is one lockspan does not know.
+ */
+static int structure_note(ls_store *store, ingest_ctx *c, int nthreads, int quiet)
+{
+    const ls_classify_stats *first = NULL;
+    uint64_t structural = 0, lock_read = 0, lock_unread = 0;
+    char where[64];
+    int t, rc;
+
+    for (t = 0; t < nthreads; t++) {
+        const ls_classify_stats *st = ls_classifier_stats(c[t].cls);
+        structural += st->structural;
+        lock_read += st->lock_structural;
+        lock_unread += st->lock_unread;
+        if (!first && st->lock_sample[0])
+            first = st;
+    }
+    if (structural && !quiet)
+        fprintf(stderr, "lockspan: read by structure: %llu line%s (no message table matched "
+                        "them: read by SQLSTATE, field place, pids, lock modes and figures)\n",
+                (unsigned long long)structural, structural == 1 ? "" : "s");
+    if (first) {
+        snprintf(where, sizeof(where), "%s", first->lock_sample_lang ? first->lock_sample_lang
+                                                                     : "");
+        fprintf(stderr,
+                "lockspan: warning: %llu lock-wait message%s matched no message of lockspan's "
+                "tables for %s%s (the server's message catalog is a translation or revision "
+                "lockspan does not know): %llu read by structure, %llu not read; e.g. line %llu: ",
+                (unsigned long long)(lock_read + lock_unread), lock_read + lock_unread == 1 ? "" : "s",
+                where[0] ? "language " : "the log's language", where,
+                (unsigned long long)lock_read, (unsigned long long)lock_unread,
+                (unsigned long long)first->lock_sample_line);
+        print_sample(stderr, first->lock_sample, strlen(first->lock_sample));
+        fputs("\nlockspan: hint: set lc_messages = 'C' on the server for logs lockspan reads "
+              "whole\n",
+              stderr);
+    }
+    if ((rc = meta_add(store, "structural_lines", structural)) != 0 ||
+        (rc = meta_add(store, "lock_unmatched", lock_read + lock_unread)) != 0 ||
+        (rc = meta_add(store, "lock_unread", lock_unread)) != 0)
+        return rc;
+    if (first && (rc = ls_store_meta_set(store, "lock_sample", first->lock_sample)) == 0)
+        rc = ls_store_meta_set(store, "lock_sample_lang", where);
+    return rc;
+}
+
 static void on_note(void *vctx, const char *file, uint64_t line, const char *msg)
 {
     ingest_ctx *c = vctx;
@@ -280,6 +346,11 @@ static void on_bad(void *vctx, const char *file, uint64_t line, const char *reas
     if (line <= f->skip_upto)
         return;
     f->st.bad_lines++;
+    if (strcmp(reason, LS_BAD_UNKNOWN_WORD) == 0)
+        c->tot.bad_unknown_word++;
+    if (strcmp(reason, LS_BAD_UNKNOWN_WORD) == 0 || strcmp(reason, LS_BAD_ORPHAN_FIELD) == 0 ||
+        strcmp(reason, LS_BAD_ORPHAN_CONTINUATION) == 0)
+        c->tot.bad_prefix_matched++;
     if (f->st.bad_lines <= (uint64_t)c->opts->max_bad_shown) {
         fprintf(stderr, "lockspan: %s:%llu: %s: ", f->path, (unsigned long long)line, reason);
         print_sample(stderr, text, len);
@@ -1710,7 +1781,11 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
         totals->events += c[t].tot.events;
         totals->bad_lines += c[t].tot.bad_lines;
         totals->partial_files += c[t].tot.partial_files;
+        totals->bad_unknown_word += c[t].tot.bad_unknown_word;
+        totals->bad_prefix_matched += c[t].tot.bad_prefix_matched;
     }
+    if (rc == 0)
+        rc = structure_note(store, c, nthreads, opts->quiet);
     rc2 = rc == 0 ? ls_store_commit(store) : ls_store_exec(store, "ROLLBACK");
     if (rc == 0)
         rc = rc2;

@@ -29,14 +29,16 @@ typedef struct got_record {
     uint32_t xid;
     char sqlstate[6];
     char severity[16], message[512], detail[512], context[256], statement[256], app[64],
-        session[32], vxid[16];
+        session[32], vxid[16], location[256];
     int64_t session_line;
+    uint32_t structural_lines;
 } got_record;
 
 typedef struct collector {
     got_record recs[16];
     int n;
     uint64_t bad_lines[16];
+    int bad_unknown_word[16]; /* the reason was LS_BAD_UNKNOWN_WORD */
     int nbad;
 } collector;
 
@@ -66,6 +68,8 @@ static int on_record(void *ctx, const ls_record *r)
     cp(g->app, sizeof(g->app), r->application);
     cp(g->session, sizeof(g->session), r->session_id);
     cp(g->vxid, sizeof(g->vxid), r->vxid);
+    cp(g->location, sizeof(g->location), r->location);
+    g->structural_lines = r->structural_lines;
     return 0;
 }
 
@@ -73,8 +77,10 @@ static void on_bad(void *ctx, const char *file, uint64_t line, const char *reaso
                    const char *text, size_t len)
 {
     collector *c = ctx;
-    if (c->nbad < 16)
+    if (c->nbad < 16) {
+        c->bad_unknown_word[c->nbad] = strcmp(reason, LS_BAD_UNKNOWN_WORD) == 0;
         c->bad_lines[c->nbad++] = line;
+    }
 }
 
 static void parse_lines_with(collector *c, const char *prefix, const char *const *lines, int n)
@@ -397,8 +403,55 @@ static void test_forged_quiet(void)
         CHECK_INT(c.recs[i].pid, 7355);
 }
 
+/*
+ * A field label no table knows (once "详细信息", DETAIL in the 2019 zh_CN catalog
+ * that postgresql-18 18.6 ships) on a line of a process with a record open
+ * is a label of that record, read by structure; without an open record of
+ * its process it is a bad line. Lines from a run of samples/pg18.sh
+ * (PostgreSQL 18.6 in a Debian sid chroot, lc_messages zh_CN.UTF-8,
+ * 2026-12-06; samples/pg18/zh_CN is a later run of it, other pids): the
+ * first four are lines 32-35, the fifth is a HINT line of another
+ * record of that log with its label replaced and its pid by one with no
+ * record open (the boundary case). The DETAIL label 详细信息 is in the table
+ * since it is built from every catalog revision, so both labels here are
+ * replaced by 细节资料, a word no catalog has.
+ */
+static void test_unknown_label(void)
+{
+    static const char *const lines[] = {
+        "2026-12-06 04:55:21.365 UTC [8429] postgres@lockspan/row_wait 6b14eab9.20ed 6 3/3 756 "
+        "00000 日志:  进程8429在101.350 ms"
+        "仍然等待在事务 "
+        "755上的ShareLock",
+        "2026-12-06 04:55:21.365 UTC [8429] postgres@lockspan/row_wait 6b14eab9.20ed 7 3/3 756 "
+        "00000 细节资料:  Process holding the lock: "
+        "8428. Wait queue: 8429.",
+        "2026-12-06 04:55:21.365 UTC [8429] postgres@lockspan/row_wait 6b14eab9.20ed 8 3/3 756 "
+        "00000 上下文:  当更新"
+        "关系\"acct\"的元组(0, 1)时",
+        "2026-12-06 04:55:21.365 UTC [8429] postgres@lockspan/row_wait 6b14eab9.20ed 9 3/3 756 "
+        "00000 语句:  UPDATE acct SET v = v + 1 WHERE id = 1",
+        "2026-12-06 04:55:22.493 UTC [8999] postgres@lockspan/deadlock 6b14eab9.2148 13 7/3 759 "
+        "40P01 细节资料:  "
+        "详细信息请查看"
+        "服务器日志.",
+    };
+    collector c;
+    parse_lines(&c, lines, 5);
+    CHECK_INT(c.n, 1);
+    CHECK_INT(c.nbad, 1);
+    CHECK_INT(c.bad_lines[0], 5);
+    CHECK_INT(c.bad_unknown_word[0], 1);
+    CHECK_INT(c.recs[0].pid, 8429);
+    CHECK_STR(c.recs[0].detail, "Process holding the lock: 8428. Wait queue: 8429.");
+    CHECK_STR(c.recs[0].statement, "UPDATE acct SET v = v + 1 WHERE id = 1");
+    CHECK_INT(c.recs[0].structural_lines, 1);
+    CHECK_STR(c.recs[0].location, "(null)");
+}
+
 int main(void)
 {
+    test_unknown_label();
     test_wait_record();
     test_continuation();
     test_interleaved();
