@@ -1,100 +1,12 @@
 /*
- * test_correlate.c — the decisions of correlation that are pure functions:
- * whether a wait was open when another was logged (log order where
- * whole-second timestamps tie), and which logged statement is a waiter's.
+ * test_correlate.c — pure functions of correlation outside decide/: ctid
+ * chains and the application clock's offset. (The decisions under
+ * src/correlate/decide/ have a test file each: test_decide_*.c.)
  */
 #include "correlate_int.h"
 #include "ls_test.h"
 
 #define S 1000000 /* one second in µs */
-
-static ls_wait_span span(int64_t start, int64_t end, int64_t first_line, int64_t end_line)
-{
-    ls_wait_span w;
-    w.start_ts = start;
-    w.end_ts = end;
-    w.has_end = end != 0;
-    w.first.file = 1;
-    w.first.line = first_line;
-    w.end.file = end_line ? 1 : 0;
-    w.end.line = end_line;
-    return w;
-}
-
-static void test_open_at(void)
-{
-    ls_logpos at = {1, 100};
-    ls_wait_span w;
-
-    /* Millisecond times: the times decide. */
-    w = span(10 * S, 12 * S, 90, 120);
-    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 1), 1);
-    /* Closed by a message logged before the moment: not open, even when the
-     * whole-second end time equals the moment's. */
-    w = span(10 * S, 11 * S, 90, 99);
-    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 0), 0);
-    /* Closed by a message logged after it: open, whatever the times say. */
-    w = span(10 * S, 11 * S, 90, 101);
-    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 0), 1);
-    /* %t: first logged later in the same second (its computed start, 0.2 s
-     * before its whole-second message time, is not before the moment). */
-    w = span(11 * S - S / 5, 0, 105, 0);
-    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 0), 0);
-    /* ... but with millisecond times the start decides. */
-    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 1), 1);
-    /* %t: logged later, but its wait began a whole second earlier. */
-    w = span(9 * S, 0, 105, 0);
-    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 0), 1);
-    /* No closing position: its end time decides. */
-    w = span(9 * S, 10 * S, 50, 0);
-    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 1), 0);
-}
-
-static void test_pick_waiter(void)
-{
-    /* Duration logs: the first duration line after the wait's message. */
-    ls_stmt_candidate d[] = {{0, 1}, {1, 1}, {1, 1}};
-    /* log_statement = 'all': the last statement line before it. */
-    ls_stmt_candidate a[] = {{0, 0}, {0, 0}, {1, 0}};
-    /* A statement that failed in its wait has no duration line. */
-    ls_stmt_candidate f[] = {{0, 1}};
-    CHECK_INT(ls_pick_waiter_stmt(d, 3), 1);
-    CHECK_INT(ls_pick_waiter_stmt(a, 3), 1);
-    CHECK_INT(ls_pick_waiter_stmt(f, 1), -1);
-    CHECK_INT(ls_pick_waiter_stmt(NULL, 0), -1);
-}
-
-static void test_queue(void)
-{
-    /* Holds of one row, in the order the row was got: [0,100) [100,250)
-     * [250,260) (ms). */
-    ls_queued_hold h[] = {{0, 100 * 1000}, {100 * 1000, 250 * 1000}, {250 * 1000, 260 * 1000}};
-    ls_queue_result r;
-
-    /* Started at 50 ms, got the row at 260 ms when the last hold ended:
-     * waited 210 ms behind the hold that had it at 50 ms. */
-    CHECK_INT(ls_queue_wait(h, 3, 50 * 1000, 261 * 1000, 1, &r), 1);
-    CHECK_INT(r.start_ts, 50 * 1000);
-    CHECK_INT(r.end_ts, 260 * 1000);
-    CHECK_INT(r.behind, 0);
-    /* Its own end bounds the wait (the statement ended at 255 ms). */
-    CHECK_INT(ls_queue_wait(h, 3, 50 * 1000, 255 * 1000, 1, &r), 1);
-    CHECK_INT(r.end_ts, 255 * 1000);
-    /* Without a logged end the row was got when the holds before ended. */
-    CHECK_INT(ls_queue_wait(h, 3, 120 * 1000, 120 * 1000, 0, &r), 1);
-    CHECK_INT(r.end_ts, 260 * 1000);
-    CHECK_INT(r.behind, 1);
-    /* The row was free when it started: no wait. */
-    CHECK_INT(ls_queue_wait(h, 3, 300 * 1000, 301 * 1000, 1, &r), 0);
-    CHECK_INT(ls_queue_wait(h, 0, 50 * 1000, 51 * 1000, 1, &r), 0);
-    /* Order of the earlier holds does not matter. */
-    {
-        ls_queued_hold g[] = {h[2], h[0], h[1]};
-        CHECK_INT(ls_queue_wait(g, 3, 120 * 1000, 300 * 1000, 1, &r), 1);
-        CHECK_INT(r.behind, 2);
-        CHECK_INT(r.end_ts, 260 * 1000);
-    }
-}
 
 /* The application clock's offset: the range most waits' spans agree on. */
 static void test_span_offset(void)
@@ -183,9 +95,6 @@ static void test_statement_offset(void)
 int main(void)
 {
     test_ctid_nearest();
-    test_open_at();
-    test_pick_waiter();
-    test_queue();
     test_span_offset();
     test_statement_offset();
     return TEST_REPORT();
