@@ -111,13 +111,16 @@ static const char close_wait_sql[] =
     " waited_ms = ?6 WHERE wait_id = ?1";
 
 static const char unknown_outcome_sql[] =
-    "UPDATE lock_wait_rows SET outcome = 'unknown' WHERE outcome IS NULL;"
-    /* A wait on a transaction that then fails with 40001 was acquired only to
-     * find the row changed: the serialization failure is its real outcome. */
-    "UPDATE lock_wait_rows SET outcome = 'serialization_failure' WHERE outcome = 'acquired'"
-    " AND EXISTS (SELECT 1 FROM errors e WHERE e.pid = lock_wait_rows.pid"
-    "   AND e.class = 'serialization_failure' AND e.ts >= lock_wait_rows.end_ts"
-    "   AND e.ts <= lock_wait_rows.end_ts + " LS_SQL_INT(LS_SERIALIZATION_WINDOW_US) ");";
+    "UPDATE lock_wait_rows SET outcome = 'unknown' WHERE outcome IS NULL;";
+
+/* Acquired waits whose process then failed with 40001: each with the
+ * first such error at or after its end; ls_serialization_ended() decides
+ * whether it was the wait's outcome. */
+enum { SF_WAIT, SF_END, SF_ERR_TS };
+static const char acquired_40001_sql[] =
+    "SELECT wait_id, end_ts, err FROM (SELECT w.wait_id, w.end_ts, (SELECT min(e.ts) FROM errors e"
+    "  WHERE e.pid = w.pid AND e.class = 'serialization_failure' AND e.ts >= w.end_ts) AS err"
+    " FROM lock_wait_rows w WHERE w.outcome = 'acquired') WHERE err IS NOT NULL ORDER BY wait_id";
 
 static const char relations_sql[] =
     /* Transaction waits carry the relation name and ctid in CONTEXT. */
@@ -737,6 +740,45 @@ static int close_store(ls_store *s, const wait_close *c, size_t n)
     return rc < 0 ? rc : 0;
 }
 
+/* A wait on a transaction that then fails with 40001 was acquired only to
+ * find the row changed: the serialization failure is its real outcome.
+ * The waits are read, then changed (the scan reads the column it sets). */
+static int serialization_step(ls_store *s)
+{
+    ls_stmt *q = NULL, *u = NULL;
+    int64_t *ids = NULL;
+    size_t n = 0, cap = 0, i;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, acquired_40001_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        if (!ls_serialization_ended(ls_stmt_int64(q, SF_END), ls_stmt_int64(q, SF_ERR_TS)))
+            continue;
+        if (n == cap) {
+            int64_t *g = realloc(ids, (cap = cap ? 2 * cap : 64) * sizeof(*ids));
+            if (!g) {
+                rc = LS_ENOMEM;
+                break;
+            }
+            ids = g;
+        }
+        ids[n++] = ls_stmt_int64(q, SF_WAIT);
+    }
+    ls_stmt_finalize(q);
+    if (rc >= 0 && n > 0)
+        rc = ls_store_prepare(s, "UPDATE lock_wait_rows SET outcome = 'serialization_failure'"
+                                 " WHERE wait_id = ?1", &u);
+    for (i = 0; rc >= 0 && i < n; i++) {
+        ls_stmt_reset(u);
+        if ((rc = ls_stmt_bind_int64(u, 1, ids[i])) == 0)
+            rc = ls_stmt_step(u);
+    }
+    ls_stmt_finalize(u);
+    free(ids);
+    return rc < 0 ? rc : 0;
+}
+
 static int close_step(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *q = NULL;
@@ -777,6 +819,8 @@ static int close_step(ls_store *s, ls_correlate_stats *stats)
     free(c);
     if (rc == 0)
         rc = ls_store_exec(s, unknown_outcome_sql);
+    if (rc == 0)
+        rc = serialization_step(s);
     return rc < 0 ? rc : 0;
 }
 

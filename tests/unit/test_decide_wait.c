@@ -153,6 +153,19 @@ static void test_error_closes(void)
     CHECK_INT(ls_error_closes_wait(10 * S, 10 * S - 1, 0, 0), 0);
 }
 
+/* A serialization failure right after an acquired wait was its outcome. */
+static void test_serialization(void)
+{
+    /* at the acquisition, and exactly the window after it: the outcome */
+    CHECK_INT(ls_serialization_ended(10 * S, 10 * S), 1);
+    CHECK_INT(ls_serialization_ended(10 * S, 10 * S + LS_SERIALIZATION_WINDOW_US), 1);
+    /* a microsecond later: another statement's */
+    CHECK_INT(ls_serialization_ended(10 * S, 10 * S + LS_SERIALIZATION_WINDOW_US + 1), 0);
+    CHECK_INT(ls_serialization_ended(10 * S, 60 * S), 0);
+    /* before the acquisition: not this wait's */
+    CHECK_INT(ls_serialization_ended(10 * S, 10 * S - 1), 0);
+}
+
 static void test_ms_until(void)
 {
     /* The wait lasted until the error: longer than its logged "after X". */
@@ -171,6 +184,7 @@ int main(void)
     test_goes_on();
     test_start_end();
     test_error_closes();
+    test_serialization();
     test_ms_until();
     return TEST_REPORT();
 }

@@ -59,6 +59,11 @@ int ls_error_closes_wait(int64_t logged_ts, int64_t error_ts, int has_next_lock,
     return !has_next_lock || next_lock_ts <= logged_ts || next_lock_ts >= error_ts;
 }
 
+int ls_serialization_ended(int64_t end_ts, int64_t error_ts)
+{
+    return error_ts >= end_ts && error_ts <= end_ts + LS_SERIALIZATION_WINDOW_US;
+}
+
 double ls_wait_ms_until(double waited_ms, int64_t start_ts, int64_t end_ts)
 {
     double ms = (double)(end_ts - start_ts) / (double)LS_US_PER_MS;

@@ -66,6 +66,14 @@ int64_t ls_wait_end_at(int64_t start, int64_t ts, int64_t after_us, int subsecon
 int ls_error_closes_wait(int64_t logged_ts, int64_t error_ts, int has_next_lock,
                          int64_t next_lock_ts);
 
+/*
+ * Was a serialization failure of the process at error_ts the real outcome
+ * of its wait that "acquired" the lock at end_ts? The row it waited for
+ * had changed: the failure follows the acquisition at once, within
+ * LS_SERIALIZATION_WINDOW_US (both ends included).
+ */
+int ls_serialization_ended(int64_t end_ts, int64_t error_ts);
+
 /* A wait closed at end_ts lasted until then: its waited_ms so far, or the
  * time from its start, whichever is longer. */
 double ls_wait_ms_until(double waited_ms, int64_t start_ts, int64_t end_ts);
