@@ -9,9 +9,11 @@
 
 /* The decisions, pure functions over plain values (src/correlate/decide/). */
 #include "decide/chain.h"
+#include "decide/clock.h"
 #include "decide/link.h"
 #include "decide/logpos.h"
 #include "decide/queue.h"
+#include "decide/rows.h"
 #include "decide/stmt.h"
 #include "decide/tolerances.h"
 #include "decide/wait.h"
@@ -68,22 +70,6 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats);
  * statements the log does not show, on the database's clock. */
 int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats);
 
-/*
- * The offset contained in most of the intervals [lo[i], hi[i]]: the middle
- * of the first range of greatest depth, in *offset. Returns that depth
- * (0 when n is 0).
- */
-int ls_span_offset(const int64_t *lo, const int64_t *hi, int n, int64_t *offset);
-
-/*
- * The offsets (database minus application clock) that put what the
- * database saw from db0 to db1 (a logged wait, a logged statement) inside
- * a span the application timed from app0 to app1, in *lo..*hi; -1 when the
- * span is too short to hold it.
- */
-int ls_span_offset_interval(int64_t db0, int64_t db1, int64_t app0, int64_t app1, int64_t *lo,
-                            int64_t *hi);
-
 /* holds.c: logical rows (ctids joined by key), hold intervals of the
  * transactions that held them, queue depth over time, row statistics. */
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats);
@@ -101,13 +87,5 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats);
 /* Whether the log's lock messages carry sub-second times (%m, csvlog) or
  * whole seconds (%t): *subsecond stays 1 when the store has none. */
 int ls_log_subsecond(ls_store *s, int *subsecond);
-
-/*
- * Ctid chains: in a run of waits on one row version sorted by time ts[],
- * each wait with keyed[i] = 0 takes the nearest keyed one within `window`
- * µs (on a tie the earlier): near[i] = its index, or -1 (also for the
- * keyed ones). Linear in n.
- */
-void ls_ctid_nearest(const int64_t *ts, const int *keyed, size_t n, int64_t window, long *near);
 
 #endif

@@ -72,6 +72,11 @@
  * (durations are whole microseconds, waits derived from ms times). */
 #define LS_STMT_DURATION_SLACK_US 1000
 
+/* ---- the application's clock (spans.c, decide/clock.c) ---- */
+
+/* A logged time is the event's give or take this (millisecond times). */
+#define LS_SPAN_LOG_SLACK_US 1000
+
 /* ---- hidden waits (hidden.c) ---- */
 
 /* A reconstructed wait agrees with a logged one within this many ms, or

@@ -1,9 +1,10 @@
 /*
- * test_correlate.c — pure functions of correlation outside decide/: ctid
- * chains and the application clock's offset. (The decisions under
- * src/correlate/decide/ have a test file each: test_decide_*.c.)
+ * test_decide_clock.c — decide/clock.c: the application clock's offset,
+ * the range most spans agree on (from test_correlate.c, with the empty
+ * and the too-short cases).
  */
-#include "correlate_int.h"
+#include "decide/clock.h"
+#include "decide/tolerances.h"
 #include "ls_test.h"
 
 #define S 1000000 /* one second in µs */
@@ -23,32 +24,6 @@ static void test_span_offset(void)
     off = 7;
     CHECK_INT(ls_span_offset(lo, hi, 0, &off), 0);
     CHECK_INT(off, 7);
-}
-
-static void test_ctid_nearest(void)
-{
-    /* Waits on one row version (s): keyed at 1 and 5 (twice at 5), not at
-     * 0, 2, 4, 5, 30. 2 is nearer 1; 4 nearer 5 (the first keyed at 5);
-     * 3 ties between 1 and 5 and takes the earlier; 30 is beyond the
-     * window of 10 s; 0 takes 1. */
-    int64_t ts[] = {0, 1, 2, 3, 4, 5, 5, 5, 30};
-    int keyed[] = {0, 1, 0, 0, 0, 1, 1, 0, 0};
-    long near[9];
-    size_t i;
-    for (i = 0; i < 9; i++)
-        ts[i] *= 1000000;
-    ls_ctid_nearest(ts, keyed, 9, 10 * 1000000, near);
-    CHECK_INT(near[0], 1);
-    CHECK_INT(near[1], -1); /* keyed: its own key */
-    CHECK_INT(near[2], 1);
-    CHECK_INT(near[3], 1);
-    CHECK_INT(near[4], 5);
-    CHECK_INT(near[7], 5);
-    CHECK_INT(near[8], -1);
-    /* The window's edge is in it. */
-    ls_ctid_nearest(ts + 5, keyed + 5, 4, 25 * 1000000, near);
-    CHECK_INT(near[3], 0);
-    ls_ctid_nearest(ts, keyed, 0, 1, near);
 }
 
 /*
@@ -90,12 +65,28 @@ static void test_statement_offset(void)
                                   &hi[0]) == 0);
     CHECK_INT(lo[0], -305000 - 1000);
     CHECK_INT(hi[0], -295000 + 1000);
+    /* Exactly long enough: the span is the statement's 10 ms less the
+     * log's slack at both ends; one microsecond shorter is too short. */
+    CHECK(ls_span_offset_interval(1000000, 1010000, 0, 10000 - 2 * LS_SPAN_LOG_SLACK_US,
+                                  &lo[0], &hi[0]) == 0);
+    CHECK_INT(lo[0], hi[0]);
+    CHECK(ls_span_offset_interval(1000000, 1010000, 0, 10000 - 2 * LS_SPAN_LOG_SLACK_US - 1,
+                                  &lo[0], &hi[0]) == -1);
+}
+
+/* Touching intervals agree at their common point (an interval opens
+ * before another closes at the same offset). */
+static void test_touching(void)
+{
+    int64_t lo[] = {0, 10}, hi[] = {10, 20}, off = -1;
+    CHECK_INT(ls_span_offset(lo, hi, 2, &off), 2);
+    CHECK_INT(off, 10);
 }
 
 int main(void)
 {
-    test_ctid_nearest();
     test_span_offset();
     test_statement_offset();
+    test_touching();
     return TEST_REPORT();
 }
