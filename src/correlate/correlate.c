@@ -241,58 +241,70 @@ static int first_pid(const char *list)
     return v;
 }
 
+/* Keep the first error of a run of binds in *rc (SQLite's sticky error):
+ * the run is checked once, before its step. */
+static void keep_first(int *rc, int r)
+{
+    if (*rc == 0)
+        *rc = r;
+}
+
 static int flush_episode(ls_stmt *ins, ls_stmt *link, episode *e, int64_t *next_id,
                          ls_correlate_stats *stats)
 {
-    int rc, bp, i;
+    int rc, brc = 0, bp, i;
     int64_t ep_id;
     if (!e->open)
         return 0;
     e->open = 0;
     ep_id = ++*next_id;
     ls_stmt_reset(ins);
-    ls_stmt_bind_int64(ins, 25, ep_id);
+    keep_first(&brc, ls_stmt_bind_int64(ins, 25, ep_id));
     if (e->session_id)
-        ls_stmt_bind_int64(ins, 1, e->session_id);
-    ls_stmt_bind_int64(ins, 2, e->pid);
-    ls_stmt_bind_text(ins, 3, e->mode);
-    ls_stmt_bind_text(ins, 4, e->target_kind);
-    ls_stmt_bind_text(ins, 5, e->target);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 1, e->session_id));
+    keep_first(&brc, ls_stmt_bind_int64(ins, 2, e->pid));
+    keep_first(&brc, ls_stmt_bind_text(ins, 3, e->mode));
+    keep_first(&brc, ls_stmt_bind_text(ins, 4, e->target_kind));
+    keep_first(&brc, ls_stmt_bind_text(ins, 5, e->target));
     if (e->has_target_xid)
-        ls_stmt_bind_int64(ins, 6, e->target_xid);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 6, e->target_xid));
     if (e->has_rel) {
-        ls_stmt_bind_int64(ins, 7, e->rel_oid);
-        ls_stmt_bind_int64(ins, 8, e->db_oid);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 7, e->rel_oid));
+        keep_first(&brc, ls_stmt_bind_int64(ins, 8, e->db_oid));
     }
-    ls_stmt_bind_text(ins, 9, e->relation[0] ? e->relation : NULL);
-    ls_stmt_bind_text(ins, 10, e->ctid[0] ? e->ctid : NULL);
-    ls_stmt_bind_int64(ins, 11, e->start_ts);
-    ls_stmt_bind_int64(ins, 12, e->logged_ts);
+    keep_first(&brc, ls_stmt_bind_text(ins, 9, e->relation[0] ? e->relation : NULL));
+    keep_first(&brc, ls_stmt_bind_text(ins, 10, e->ctid[0] ? e->ctid : NULL));
+    keep_first(&brc, ls_stmt_bind_int64(ins, 11, e->start_ts));
+    keep_first(&brc, ls_stmt_bind_int64(ins, 12, e->logged_ts));
     if (e->has_end)
-        ls_stmt_bind_int64(ins, 13, e->end_ts);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 13, e->end_ts));
     if (e->has_end) {
-        ls_stmt_bind_int64(ins, 23, e->end_file);
-        ls_stmt_bind_int64(ins, 24, e->end_line);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 23, e->end_file));
+        keep_first(&brc, ls_stmt_bind_int64(ins, 24, e->end_line));
     }
-    ls_stmt_bind_double(ins, 14, e->waited_ms);
-    ls_stmt_bind_text(ins, 15, e->outcome[0] ? e->outcome : NULL);
-    ls_stmt_bind_text(ins, 17, e->holders);
+    keep_first(&brc, ls_stmt_bind_double(ins, 14, e->waited_ms));
+    keep_first(&brc, ls_stmt_bind_text(ins, 15, e->outcome[0] ? e->outcome : NULL));
+    keep_first(&brc, ls_stmt_bind_text(ins, 17, e->holders));
     if (e->queue_id)
-        ls_stmt_bind_int64(ins, 18, e->queue_id);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 18, e->queue_id));
     else
-        ls_stmt_bind_text(ins, 18, e->queue);
+        keep_first(&brc, ls_stmt_bind_text(ins, 18, e->queue));
     bp = first_pid(e->holders);
     if (bp)
-        ls_stmt_bind_int64(ins, 19, bp);
-    ls_stmt_bind_int64(ins, 20, e->first_event);
-    ls_stmt_bind_int64(ins, 21, e->file_id);
-    ls_stmt_bind_int64(ins, 22, e->line);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 19, bp));
+    keep_first(&brc, ls_stmt_bind_int64(ins, 20, e->first_event));
+    keep_first(&brc, ls_stmt_bind_int64(ins, 21, e->file_id));
+    keep_first(&brc, ls_stmt_bind_int64(ins, 22, e->line));
+    if (brc != 0)
+        return brc;
     if ((rc = ls_stmt_step(ins)) < 0)
         return rc;
     for (i = 0; i < e->nevents; i++) {
         ls_stmt_reset(link);
-        ls_stmt_bind_int64(link, 1, ep_id);
-        ls_stmt_bind_int64(link, 2, e->events[i]);
+        keep_first(&brc, ls_stmt_bind_int64(link, 1, ep_id));
+        keep_first(&brc, ls_stmt_bind_int64(link, 2, e->events[i]));
+        if (brc != 0)
+            return brc;
         if ((rc = ls_stmt_step(link)) < 0)
             return rc;
     }
@@ -559,8 +571,8 @@ static int lookup_session(ls_stmt *q, int64_t pid, int64_t ts, int64_t *out)
     int rc;
     *out = 0;
     ls_stmt_reset(q);
-    ls_stmt_bind_int64(q, 1, pid);
-    ls_stmt_bind_int64(q, 2, ts);
+    if ((rc = ls_stmt_bind_int64(q, 1, pid)) != 0 || (rc = ls_stmt_bind_int64(q, 2, ts)) != 0)
+        return rc;
     rc = ls_stmt_step(q);
     if (rc == 1)
         *out = ls_stmt_int64(q, 0);
