@@ -27,7 +27,6 @@
 
 #include "correlate_int.h"
 
-#define MAX_CHAIN 32
 #define MAX_EPISODE_EVENTS 16 /* messages of one wait (waiting, avoided..., acquired) */
 
 static const char episodes_sql[] =
@@ -90,26 +89,38 @@ static const char insert_wait_sql[] =
     " VALUES (?25, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17, ?18,"
     " ?19, ?20, ?21, ?22, ?23, ?24)";
 
-/* Close waits that ended in an error rather than a lock message. */
-static const char close_by_error_sql[] =
-    /* The wait lasted until the error: "after X ms" was only when it was
-     * first logged. */
-    "UPDATE lock_wait_rows SET outcome = e.class, end_ts = e.ts, end_file = e.file_id,"
-    " end_line = e.line, waited_ms = max(waited_ms, (e.ts - lock_wait_rows.start_ts) / 1000.0)"
-    " FROM (SELECT w.wait_id, (SELECT e.error_id FROM errors e WHERE e.pid = w.pid"
-    "         AND e.ts >= w.logged_ts ORDER BY e.ts, e.error_id LIMIT 1) AS error_id"
-    "       FROM lock_wait_rows w WHERE w.outcome IS NULL) f"
-    " JOIN errors e ON e.error_id = f.error_id"
-    " WHERE lock_wait_rows.wait_id = f.wait_id"
-    "  AND NOT EXISTS (SELECT 1 FROM lock_events l WHERE l.pid = e.pid"
-    "     AND l.ts > lock_wait_rows.logged_ts AND l.ts < e.ts);"
-    "UPDATE lock_wait_rows SET outcome = 'unknown' WHERE outcome IS NULL;"
-    /* A wait on a transaction that then fails with 40001 was acquired only to
-     * find the row changed: the serialization failure is its real outcome. */
-    "UPDATE lock_wait_rows SET outcome = 'serialization_failure' WHERE outcome = 'acquired'"
-    " AND EXISTS (SELECT 1 FROM errors e WHERE e.pid = lock_wait_rows.pid"
-    "   AND e.class = 'serialization_failure' AND e.ts >= lock_wait_rows.end_ts"
-    "   AND e.ts <= lock_wait_rows.end_ts + 1000000);";
+/*
+ * Waits the log shows no end of (no closing lock message): each with its
+ * process's first error at or after its first message, and the process's
+ * first lock message after that one. ls_error_closes_wait() decides
+ * whether the error ended the wait.
+ */
+enum { OPEN_WAIT_ID, OPEN_WAIT_LOGGED, OPEN_WAIT_START, OPEN_WAIT_MS, OPEN_ERR_TS,
+       OPEN_ERR_CLASS, OPEN_ERR_FILE, OPEN_ERR_LINE, OPEN_NEXT_LOCK };
+static const char unclosed_sql[] =
+    "SELECT w.wait_id, w.logged_ts, w.start_ts, w.waited_ms, e.ts, e.class, e.file_id, e.line,"
+    " (SELECT min(l.ts) FROM lock_events l WHERE l.pid = w.pid AND l.ts > w.logged_ts)"
+    " FROM lock_wait_rows w JOIN errors e ON e.error_id = (SELECT e2.error_id FROM errors e2"
+    "  WHERE e2.pid = w.pid AND e2.ts >= w.logged_ts ORDER BY e2.ts, e2.error_id LIMIT 1)"
+    " WHERE w.outcome IS NULL ORDER BY w.wait_id";
+
+/* The wait lasted until the error: "after X ms" was only when it was
+ * first logged. */
+static const char close_wait_sql[] =
+    "UPDATE lock_wait_rows SET outcome = ?2, end_ts = ?3, end_file = ?4, end_line = ?5,"
+    " waited_ms = ?6 WHERE wait_id = ?1";
+
+static const char unknown_outcome_sql[] =
+    "UPDATE lock_wait_rows SET outcome = 'unknown' WHERE outcome IS NULL;";
+
+/* Acquired waits whose process then failed with 40001: each with the
+ * first such error at or after its end; ls_serialization_ended() decides
+ * whether it was the wait's outcome. */
+enum { SF_WAIT, SF_END, SF_ERR_TS };
+static const char acquired_40001_sql[] =
+    "SELECT wait_id, end_ts, err FROM (SELECT w.wait_id, w.end_ts, (SELECT min(e.ts) FROM errors e"
+    "  WHERE e.pid = w.pid AND e.class = 'serialization_failure' AND e.ts >= w.end_ts) AS err"
+    " FROM lock_wait_rows w WHERE w.outcome = 'acquired') WHERE err IS NOT NULL ORDER BY wait_id";
 
 static const char relations_sql[] =
     /* Transaction waits carry the relation name and ctid in CONTEXT. */
@@ -127,13 +138,15 @@ static const char relations_sql[] =
 
 /* The waits of `pid` around time ?2 (?3: the timestamps' resolution),
  * with their log positions; ls_wait_open_at() decides. */
+enum { OW_ID, OW_BLOCKER, OW_KIND, OW_XID, OW_START, OW_END, OW_FILE, OW_LINE, OW_END_FILE,
+       OW_END_LINE, OW_TARGET };
 static const char open_wait_sql[] =
     "SELECT wait_id, blocker_pid, target_kind, target_xid, start_ts, end_ts, file_id, line,"
     " end_file, end_line, target FROM lock_wait_rows"
     " WHERE pid = ?1 AND start_ts <= ?2 + ?3"
     /* A process waits for one lock at a time: its waits follow one another,
      * so the latest few that began by then are the only candidates (?4:
-     * 4; with whole-second times, a process under a crowd may begin a
+     * LS_OPEN_WAIT_CANDIDATES; _WHOLE with whole-second times, a process under a crowd may begin a
      * dozen in the second after the moment, unordered by their derived
      * starts, and each is judged by its log position). */
     " ORDER BY start_ts DESC, wait_id DESC LIMIT ?4";
@@ -141,7 +154,7 @@ static const char open_wait_sql[] =
 /* Do the log's timestamps have sub-second digits (%m, csvlog), or whole
  * seconds (%t)? */
 static const char subsecond_sql[] =
-    "SELECT EXISTS (SELECT 1 FROM lock_events WHERE ts % 1000000 <> 0)";
+    "SELECT EXISTS (SELECT 1 FROM lock_events WHERE ts % " LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0)";
 
 int ls_log_subsecond(ls_store *s, int *subsecond)
 {
@@ -155,27 +168,6 @@ int ls_log_subsecond(ls_store *s, int *subsecond)
         *subsecond = (int)ls_stmt_int64(q, 0);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
-}
-
-int ls_wait_open_at(const ls_wait_span *w, int64_t t, ls_logpos pos, int subsecond)
-{
-    /* A closing message logged before the moment ended it before then;
-     * one logged after, after: the log's order is exact where whole-second
-     * timestamps tie. */
-    if (w->has_end) {
-        if (w->end.file || w->end.line) {
-            if (ls_logpos_cmp(w->end, pos) < 0)
-                return 0;
-        } else if (w->end_ts < t) {
-            return 0;
-        }
-    }
-    /* Its first message logged before the moment: it had begun. */
-    if (ls_logpos_cmp(w->first, pos) <= 0)
-        return 1;
-    /* Logged later, it began "after X ms" before its message: with
-     * whole-second times only a start in an earlier second is sure. */
-    return subsecond ? w->start_ts <= t : w->start_ts + 1000000 <= t;
 }
 
 /* The session a pid belonged to at time t. */
@@ -209,6 +201,7 @@ static const char update_wait_sql[] =
     "UPDATE lock_wait_rows SET blocker_session = ?2, blocker_xid = ?3, root_pid = ?4,"
     " root_session = ?5, root_xid = ?6, chain_depth = ?7 WHERE wait_id = ?1";
 
+enum { WK_ID, WK_BLOCKER, WK_LOGGED, WK_KIND, WK_XID, WK_PID, WK_FILE, WK_LINE, WK_TARGET };
 static const char walk_sql[] =
     "SELECT wait_id, blocker_pid, logged_ts, target_kind, target_xid, pid, file_id, line, target"
     " FROM lock_wait_rows"
@@ -248,58 +241,70 @@ static int first_pid(const char *list)
     return v;
 }
 
+/* Keep the first error of a run of binds in *rc (SQLite's sticky error):
+ * the run is checked once, before its step. */
+static void keep_first(int *rc, int r)
+{
+    if (*rc == 0)
+        *rc = r;
+}
+
 static int flush_episode(ls_stmt *ins, ls_stmt *link, episode *e, int64_t *next_id,
                          ls_correlate_stats *stats)
 {
-    int rc, bp, i;
+    int rc, brc = 0, bp, i;
     int64_t ep_id;
     if (!e->open)
         return 0;
     e->open = 0;
     ep_id = ++*next_id;
     ls_stmt_reset(ins);
-    ls_stmt_bind_int64(ins, 25, ep_id);
+    keep_first(&brc, ls_stmt_bind_int64(ins, 25, ep_id));
     if (e->session_id)
-        ls_stmt_bind_int64(ins, 1, e->session_id);
-    ls_stmt_bind_int64(ins, 2, e->pid);
-    ls_stmt_bind_text(ins, 3, e->mode);
-    ls_stmt_bind_text(ins, 4, e->target_kind);
-    ls_stmt_bind_text(ins, 5, e->target);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 1, e->session_id));
+    keep_first(&brc, ls_stmt_bind_int64(ins, 2, e->pid));
+    keep_first(&brc, ls_stmt_bind_text(ins, 3, e->mode));
+    keep_first(&brc, ls_stmt_bind_text(ins, 4, e->target_kind));
+    keep_first(&brc, ls_stmt_bind_text(ins, 5, e->target));
     if (e->has_target_xid)
-        ls_stmt_bind_int64(ins, 6, e->target_xid);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 6, e->target_xid));
     if (e->has_rel) {
-        ls_stmt_bind_int64(ins, 7, e->rel_oid);
-        ls_stmt_bind_int64(ins, 8, e->db_oid);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 7, e->rel_oid));
+        keep_first(&brc, ls_stmt_bind_int64(ins, 8, e->db_oid));
     }
-    ls_stmt_bind_text(ins, 9, e->relation[0] ? e->relation : NULL);
-    ls_stmt_bind_text(ins, 10, e->ctid[0] ? e->ctid : NULL);
-    ls_stmt_bind_int64(ins, 11, e->start_ts);
-    ls_stmt_bind_int64(ins, 12, e->logged_ts);
+    keep_first(&brc, ls_stmt_bind_text(ins, 9, e->relation[0] ? e->relation : NULL));
+    keep_first(&brc, ls_stmt_bind_text(ins, 10, e->ctid[0] ? e->ctid : NULL));
+    keep_first(&brc, ls_stmt_bind_int64(ins, 11, e->start_ts));
+    keep_first(&brc, ls_stmt_bind_int64(ins, 12, e->logged_ts));
     if (e->has_end)
-        ls_stmt_bind_int64(ins, 13, e->end_ts);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 13, e->end_ts));
     if (e->has_end) {
-        ls_stmt_bind_int64(ins, 23, e->end_file);
-        ls_stmt_bind_int64(ins, 24, e->end_line);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 23, e->end_file));
+        keep_first(&brc, ls_stmt_bind_int64(ins, 24, e->end_line));
     }
-    ls_stmt_bind_double(ins, 14, e->waited_ms);
-    ls_stmt_bind_text(ins, 15, e->outcome[0] ? e->outcome : NULL);
-    ls_stmt_bind_text(ins, 17, e->holders);
+    keep_first(&brc, ls_stmt_bind_double(ins, 14, e->waited_ms));
+    keep_first(&brc, ls_stmt_bind_text(ins, 15, e->outcome[0] ? e->outcome : NULL));
+    keep_first(&brc, ls_stmt_bind_text(ins, 17, e->holders));
     if (e->queue_id)
-        ls_stmt_bind_int64(ins, 18, e->queue_id);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 18, e->queue_id));
     else
-        ls_stmt_bind_text(ins, 18, e->queue);
+        keep_first(&brc, ls_stmt_bind_text(ins, 18, e->queue));
     bp = first_pid(e->holders);
     if (bp)
-        ls_stmt_bind_int64(ins, 19, bp);
-    ls_stmt_bind_int64(ins, 20, e->first_event);
-    ls_stmt_bind_int64(ins, 21, e->file_id);
-    ls_stmt_bind_int64(ins, 22, e->line);
+        keep_first(&brc, ls_stmt_bind_int64(ins, 19, bp));
+    keep_first(&brc, ls_stmt_bind_int64(ins, 20, e->first_event));
+    keep_first(&brc, ls_stmt_bind_int64(ins, 21, e->file_id));
+    keep_first(&brc, ls_stmt_bind_int64(ins, 22, e->line));
+    if (brc != 0)
+        return brc;
     if ((rc = ls_stmt_step(ins)) < 0)
         return rc;
     for (i = 0; i < e->nevents; i++) {
         ls_stmt_reset(link);
-        ls_stmt_bind_int64(link, 1, ep_id);
-        ls_stmt_bind_int64(link, 2, e->events[i]);
+        keep_first(&brc, ls_stmt_bind_int64(link, 1, ep_id));
+        keep_first(&brc, ls_stmt_bind_int64(link, 2, e->events[i]));
+        if (brc != 0)
+            return brc;
         if ((rc = ls_stmt_step(link)) < 0)
             return rc;
     }
@@ -337,9 +342,7 @@ static int continues_episode(const episode *ep, int64_t pid, const char *target,
 {
     if (!ep->open || ep->has_end || ep->pid != pid || strcmp(ep->target, target) != 0)
         return 0;
-    if (after_lock >= 0)
-        return after_lock;
-    return implied_start <= ep->last_ts + (subsecond ? 1000 : 1000000);
+    return ls_wait_goes_on(after_lock, implied_start, ep->last_ts, subsecond);
 }
 
 /* The DETAIL lists of the current event of q: the holders as text (the
@@ -398,10 +401,9 @@ static void episode_add(episode *ep, ls_stmt *q, int subsecond)
     int64_t ts = ls_stmt_int64(q, 3);
     const char *phase = ls_stmt_text(q, 4);
     double ms = ls_stmt_double(q, 13);
-    int64_t after = (int64_t)(ms * 1000.0 + 0.5);
+    int64_t after = ls_wait_after_us(ms);
 
-    if (subsecond && after > 0 && ts - after < ep->start_ts)
-        ep->start_ts = ts - after;
+    ep->start_ts = ls_wait_start_with(ep->start_ts, ts, after, subsecond);
 
     if (!ls_stmt_isnull(q, 16) && !ep->relation[0]) {
         copy(ep->relation, sizeof(ep->relation), ls_stmt_text(q, 16));
@@ -417,7 +419,7 @@ static void episode_add(episode *ep, ls_stmt *q, int subsecond)
     if (strcmp(phase, "acquired") == 0 || strcmp(phase, "deadlock") == 0 ||
         strcmp(phase, "failed") == 0) {
         ep->has_end = 1;
-        ep->end_ts = subsecond && after > 0 && ep->start_ts + after < ts ? ep->start_ts + after : ts;
+        ep->end_ts = ls_wait_end_at(ep->start_ts, ts, after, subsecond);
         ep->end_file = ls_stmt_int64(q, 19);
         ep->end_line = ls_stmt_int64(q, 20);
         copy(ep->outcome, sizeof(ep->outcome), phase);
@@ -510,7 +512,7 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
     while ((rc = ls_stmt_step(q)) == 1) {
         int64_t pid = ls_stmt_int64(q, 2), ts = ls_stmt_int64(q, 3);
         double ms = ls_stmt_double(q, 13);
-        int64_t implied_start = ts - (int64_t)(ms * 1000.0 + 0.5);
+        int64_t implied_start = ts - ls_wait_after_us(ms);
         episode **slot = map_slot(&map, pid), *ep;
         int after_lock = ls_stmt_isnull(q, 21) ? -1 : (int)ls_stmt_int64(q, 21);
 
@@ -569,136 +571,268 @@ static int lookup_session(ls_stmt *q, int64_t pid, int64_t ts, int64_t *out)
     int rc;
     *out = 0;
     ls_stmt_reset(q);
-    ls_stmt_bind_int64(q, 1, pid);
-    ls_stmt_bind_int64(q, 2, ts);
+    if ((rc = ls_stmt_bind_int64(q, 1, pid)) != 0 || (rc = ls_stmt_bind_int64(q, 2, ts)) != 0)
+        return rc;
     rc = ls_stmt_step(q);
     if (rc == 1)
         *out = ls_stmt_int64(q, 0);
     return rc < 0 ? rc : 0;
 }
 
-/* Pass 2: follow each wait's blockers to the root. */
+/* One wait of the root around the moment (an open_wait_sql row), as the
+ * chain walk sees it; target points into q's row (valid until its next
+ * step). */
+static void read_root_wait(ls_stmt *q, ls_chain_wait *w)
+{
+    w->span.start_ts = ls_stmt_int64(q, OW_START);
+    w->span.has_end = !ls_stmt_isnull(q, OW_END);
+    w->span.end_ts = ls_stmt_int64(q, OW_END);
+    w->span.first.file = ls_stmt_int64(q, OW_FILE);
+    w->span.first.line = ls_stmt_int64(q, OW_LINE);
+    w->span.end.file = ls_stmt_int64(q, OW_END_FILE);
+    w->span.end.line = ls_stmt_int64(q, OW_END_LINE);
+    w->has_blocker = !ls_stmt_isnull(q, OW_BLOCKER);
+    w->blocker = ls_stmt_int64(q, OW_BLOCKER);
+    w->awaited_xid = strcmp(ls_stmt_text(q, OW_KIND), "transaction") == 0
+                         ? ls_stmt_int64(q, OW_XID)
+                         : 0;
+    w->target = ls_stmt_text(q, OW_TARGET);
+}
+
+/* One step of the walk: the root's waits around time t, latest first,
+ * until ls_chain_step() decides. Returns LS_CHAIN_ON or LS_CHAIN_STOP, or
+ * a negative error. */
+static int walk_step(ls_stmt *openq, ls_chain *ch, int64_t t, ls_logpos pos, int subsecond)
+{
+    int rc, verdict = LS_CHAIN_STOP;
+
+    ls_stmt_reset(openq);
+    if ((rc = ls_stmt_bind_int64(openq, 1, ch->root)) != 0 ||
+        (rc = ls_stmt_bind_int64(openq, 2, t)) != 0 ||
+        (rc = ls_stmt_bind_int64(openq, 3, subsecond ? 0 : LS_WHOLE_SECOND_US)) != 0 ||
+        (rc = ls_stmt_bind_int64(openq, 4, subsecond ? LS_OPEN_WAIT_CANDIDATES
+                                                      : LS_OPEN_WAIT_CANDIDATES_WHOLE)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(openq)) == 1) {
+        ls_chain_wait w;
+        read_root_wait(openq, &w);
+        if ((verdict = ls_chain_step(ch, &w, t, pos, subsecond)) != LS_CHAIN_SKIP)
+            break;
+        verdict = LS_CHAIN_STOP; /* no wait on at the moment: the root stands */
+    }
+    return rc < 0 ? rc : verdict;
+}
+
+/* The sessions of the wait's direct blocker and root at time t: the
+ * root's by the xid the chain's last link awaited, when %x logged it. */
+static int chain_sessions(ls_stmt *sessq, ls_stmt *xidq, const ls_chain *ch, int64_t blocker,
+                          int64_t t, int64_t *blocker_sess, int64_t *root_sess,
+                          ls_correlate_stats *stats)
+{
+    int rc;
+
+    *root_sess = 0;
+    if ((rc = lookup_session(sessq, blocker, t, blocker_sess)) != 0)
+        return rc;
+    if (ch->root_xid) {
+        ls_stmt_reset(xidq);
+        if ((rc = ls_stmt_bind_int64(xidq, 1, ch->root_xid)) != 0 ||
+            (rc = ls_stmt_step(xidq)) < 0)
+            return rc;
+        if (rc == 1 && ls_stmt_int64(xidq, 1) == ch->root && !ls_stmt_isnull(xidq, 0)) {
+            *root_sess = ls_stmt_int64(xidq, 0);
+            stats->root_by_xid++;
+        }
+    }
+    if (!*root_sess)
+        return lookup_session(sessq, ch->root, t, root_sess);
+    return 0;
+}
+
+/* The statements of walk_chains(), prepared once. */
+typedef struct walk_q {
+    ls_stmt *walk, *openq, *sessq, *xidq, *upd;
+} walk_q;
+
+/* Walk the chain of the current row of wq->walk and store its root. */
+static int walk_one(walk_q *wq, int subsecond, ls_correlate_stats *stats)
+{
+    ls_stmt *q = wq->walk, *u = wq->upd;
+    int64_t blocker = ls_stmt_int64(q, WK_BLOCKER), t = ls_stmt_int64(q, WK_LOGGED);
+    int64_t blocker_xid = 0, root_sess = 0, blocker_sess = 0;
+    ls_logpos pos;
+    ls_chain ch;
+    int rc;
+
+    pos.file = ls_stmt_int64(q, WK_FILE);
+    pos.line = ls_stmt_int64(q, WK_LINE);
+    if (strcmp(ls_stmt_text(q, WK_KIND), "transaction") == 0)
+        blocker_xid = ls_stmt_int64(q, WK_XID);
+    ls_chain_start(&ch, ls_stmt_int64(q, WK_PID), blocker, blocker_xid,
+                   ls_stmt_text(q, WK_TARGET));
+    while ((rc = walk_step(wq->openq, &ch, t, pos, subsecond)) == LS_CHAIN_ON)
+        ;
+    if (rc < 0)
+        return rc;
+    if ((rc = chain_sessions(wq->sessq, wq->xidq, &ch, blocker, t, &blocker_sess, &root_sess,
+                             stats)) != 0)
+        return rc;
+    if (ch.root != blocker)
+        stats->chained++;
+    ls_stmt_reset(u);
+    if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, WK_ID))) != 0 ||
+        (blocker_sess && (rc = ls_stmt_bind_int64(u, 2, blocker_sess)) != 0) ||
+        (blocker_xid && (rc = ls_stmt_bind_int64(u, 3, blocker_xid)) != 0) ||
+        (rc = ls_stmt_bind_int64(u, 4, ch.root)) != 0 ||
+        (root_sess && (rc = ls_stmt_bind_int64(u, 5, root_sess)) != 0) ||
+        (ch.root_xid && (rc = ls_stmt_bind_int64(u, 6, ch.root_xid)) != 0) ||
+        (rc = ls_stmt_bind_int64(u, 7, ch.depth)) != 0)
+        return rc;
+    rc = ls_stmt_step(u);
+    return rc < 0 ? rc : 0;
+}
+
+/* Pass 2: follow each wait's blockers to the root (decide/chain.c). */
 static int walk_chains(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *walk = NULL, *openq = NULL, *sessq = NULL, *xidq = NULL, *upd = NULL;
+    walk_q wq = {NULL, NULL, NULL, NULL, NULL};
     int rc, subsecond;
 
     if ((rc = ls_log_subsecond(s, &subsecond)) != 0 ||
         (rc = ls_store_exec(s, xid_owner_sql)) != 0 ||
-        (rc = ls_store_prepare(s, walk_sql, &walk)) != 0 ||
-        (rc = ls_store_prepare(s, open_wait_sql, &openq)) != 0 ||
-        (rc = ls_store_prepare(s, session_at_sql, &sessq)) != 0 ||
-        (rc = ls_store_prepare(s, xid_session_sql, &xidq)) != 0 ||
-        (rc = ls_store_prepare(s, update_wait_sql, &upd)) != 0)
+        (rc = ls_store_prepare(s, walk_sql, &wq.walk)) != 0 ||
+        (rc = ls_store_prepare(s, open_wait_sql, &wq.openq)) != 0 ||
+        (rc = ls_store_prepare(s, session_at_sql, &wq.sessq)) != 0 ||
+        (rc = ls_store_prepare(s, xid_session_sql, &wq.xidq)) != 0 ||
+        (rc = ls_store_prepare(s, update_wait_sql, &wq.upd)) != 0)
         goto out;
-    while ((rc = ls_stmt_step(walk)) == 1) {
-        int64_t wait_id = ls_stmt_int64(walk, 0), blocker = ls_stmt_int64(walk, 1);
-        int64_t t = ls_stmt_int64(walk, 2);
-        int64_t root = blocker, root_xid = 0, blocker_xid = 0, root_sess = 0, blocker_sess = 0;
-        int64_t seen[MAX_CHAIN];
-        int depth = 1, nseen = 0, i;
-        char target[160]; /* the lock the chain's last link waits for */
-        ls_logpos pos;
-
-        pos.file = ls_stmt_int64(walk, 6);
-        pos.line = ls_stmt_int64(walk, 7);
-        snprintf(target, sizeof(target), "%s", ls_stmt_text(walk, 8));
-
-        if (strcmp(ls_stmt_text(walk, 3), "transaction") == 0)
-            root_xid = blocker_xid = ls_stmt_int64(walk, 4);
-        seen[nseen++] = ls_stmt_int64(walk, 5); /* the waiter: a cycle back to it ends */
-        seen[nseen++] = blocker;
-        for (;;) {
-            int64_t next = 0, next_xid = 0;
-            int cycle = 0, found = 0;
-            ls_stmt_reset(openq);
-            ls_stmt_bind_int64(openq, 1, root);
-            ls_stmt_bind_int64(openq, 2, t);
-            ls_stmt_bind_int64(openq, 3, subsecond ? 0 : 1000000);
-            ls_stmt_bind_int64(openq, 4, subsecond ? 4 : 32);
-            while ((rc = ls_stmt_step(openq)) == 1) {
-                ls_wait_span sp;
-                sp.start_ts = ls_stmt_int64(openq, 4);
-                sp.has_end = !ls_stmt_isnull(openq, 5);
-                sp.end_ts = ls_stmt_int64(openq, 5);
-                sp.first.file = ls_stmt_int64(openq, 6);
-                sp.first.line = ls_stmt_int64(openq, 7);
-                sp.end.file = ls_stmt_int64(openq, 8);
-                sp.end.line = ls_stmt_int64(openq, 9);
-                if (!ls_wait_open_at(&sp, t, pos, subsecond))
-                    continue;
-                /* The server named `root` a holder of the lock the last
-                 * link waits for, in a message logged by then: its own
-                 * wait for that lock is over, were its "acquired" line
-                 * stamped later (a tuple lock granted when the queue's
-                 * head left it at a deadlock). */
-                if (target[0] && strcmp(ls_stmt_text(openq, 10), target) == 0)
-                    break;
-                found = !ls_stmt_isnull(openq, 1);
-                next = ls_stmt_int64(openq, 1);
-                next_xid = strcmp(ls_stmt_text(openq, 2), "transaction") == 0
-                               ? ls_stmt_int64(openq, 3)
-                               : 0;
-                /* Its holders are known at the moment only if it was
-                 * logged by then. */
-                if (ls_logpos_cmp(sp.first, pos) <= 0)
-                    snprintf(target, sizeof(target), "%s", ls_stmt_text(openq, 10));
-                else
-                    target[0] = '\0';
-                break;
-            }
-            if (rc < 0)
-                goto out;
-            if (!found)
-                break;
-            for (i = 0; i < nseen; i++)
-                if (seen[i] == next)
-                    cycle = 1;
-            if (cycle || nseen == MAX_CHAIN)
-                break; /* a deadlock cycle: the root is the last distinct blocker */
-            root_xid = next_xid;
-            root = next;
-            seen[nseen++] = next;
-            depth++;
-        }
-        if ((rc = lookup_session(sessq, blocker, t, &blocker_sess)) != 0)
-            goto out;
-        /* The awaited xid, when %x logged it, names the root's session. */
-        if (root_xid) {
-            ls_stmt_reset(xidq);
-            ls_stmt_bind_int64(xidq, 1, root_xid);
-            if ((rc = ls_stmt_step(xidq)) < 0)
-                goto out;
-            if (rc == 1 && ls_stmt_int64(xidq, 1) == root && !ls_stmt_isnull(xidq, 0)) {
-                root_sess = ls_stmt_int64(xidq, 0);
-                stats->root_by_xid++;
-            }
-        }
-        if (!root_sess && (rc = lookup_session(sessq, root, t, &root_sess)) != 0)
-            goto out;
-        if (root != blocker)
-            stats->chained++;
-        ls_stmt_reset(upd);
-        ls_stmt_bind_int64(upd, 1, wait_id);
-        if (blocker_sess)
-            ls_stmt_bind_int64(upd, 2, blocker_sess);
-        if (blocker_xid)
-            ls_stmt_bind_int64(upd, 3, blocker_xid);
-        ls_stmt_bind_int64(upd, 4, root);
-        if (root_sess)
-            ls_stmt_bind_int64(upd, 5, root_sess);
-        if (root_xid)
-            ls_stmt_bind_int64(upd, 6, root_xid);
-        ls_stmt_bind_int64(upd, 7, depth);
-        if ((rc = ls_stmt_step(upd)) < 0)
-            goto out;
-    }
+    while ((rc = ls_stmt_step(wq.walk)) == 1)
+        if ((rc = walk_one(&wq, subsecond, stats)) != 0)
+            break;
 out:
-    ls_stmt_finalize(walk);
-    ls_stmt_finalize(openq);
-    ls_stmt_finalize(sessq);
-    ls_stmt_finalize(xidq);
-    ls_stmt_finalize(upd);
+    ls_stmt_finalize(wq.walk);
+    ls_stmt_finalize(wq.openq);
+    ls_stmt_finalize(wq.sessq);
+    ls_stmt_finalize(wq.xidq);
+    ls_stmt_finalize(wq.upd);
+    return rc < 0 ? rc : 0;
+}
+
+/* Close the waits that ended in an error rather than a lock message (a
+ * lock_timeout, statement_timeout, a cancel): the SQL gathers, and
+ * ls_error_closes_wait() decides. The decisions are kept, then written:
+ * the scan reads the rows it would change. */
+typedef struct wait_close {
+    int64_t wait_id, end_ts, file, line;
+    double waited_ms;
+    int has_outcome;
+    char outcome[48]; /* the error's class ("idle_in_transaction_timeout") */
+} wait_close;
+
+static int close_store(ls_store *s, const wait_close *c, size_t n)
+{
+    ls_stmt *u = NULL;
+    size_t i;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, close_wait_sql, &u)) != 0)
+        return rc;
+    for (i = 0; i < n; i++) {
+        ls_stmt_reset(u);
+        if ((rc = ls_stmt_bind_int64(u, 1, c[i].wait_id)) != 0 ||
+            (rc = ls_stmt_bind_text(u, 2, c[i].has_outcome ? c[i].outcome : NULL)) != 0 ||
+            (rc = ls_stmt_bind_int64(u, 3, c[i].end_ts)) != 0 ||
+            (rc = ls_stmt_bind_int64(u, 4, c[i].file)) != 0 ||
+            (rc = ls_stmt_bind_int64(u, 5, c[i].line)) != 0 ||
+            (rc = ls_stmt_bind_double(u, 6, c[i].waited_ms)) != 0 || (rc = ls_stmt_step(u)) < 0)
+            break;
+        rc = 0;
+    }
+    ls_stmt_finalize(u);
+    return rc < 0 ? rc : 0;
+}
+
+/* A wait on a transaction that then fails with 40001 was acquired only to
+ * find the row changed: the serialization failure is its real outcome.
+ * The waits are read, then changed (the scan reads the column it sets). */
+static int serialization_step(ls_store *s)
+{
+    ls_stmt *q = NULL, *u = NULL;
+    int64_t *ids = NULL;
+    size_t n = 0, cap = 0, i;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, acquired_40001_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        if (!ls_serialization_ended(ls_stmt_int64(q, SF_END), ls_stmt_int64(q, SF_ERR_TS)))
+            continue;
+        if (n == cap) {
+            int64_t *g = realloc(ids, (cap = cap ? 2 * cap : 64) * sizeof(*ids));
+            if (!g) {
+                rc = LS_ENOMEM;
+                break;
+            }
+            ids = g;
+        }
+        ids[n++] = ls_stmt_int64(q, SF_WAIT);
+    }
+    ls_stmt_finalize(q);
+    if (rc >= 0 && n > 0)
+        rc = ls_store_prepare(s, "UPDATE lock_wait_rows SET outcome = 'serialization_failure'"
+                                 " WHERE wait_id = ?1", &u);
+    for (i = 0; rc >= 0 && i < n; i++) {
+        ls_stmt_reset(u);
+        if ((rc = ls_stmt_bind_int64(u, 1, ids[i])) == 0)
+            rc = ls_stmt_step(u);
+    }
+    ls_stmt_finalize(u);
+    free(ids);
+    return rc < 0 ? rc : 0;
+}
+
+static int close_step(ls_store *s, ls_correlate_stats *stats)
+{
+    ls_stmt *q = NULL;
+    wait_close *c = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+
+    (void)stats;
+    if ((rc = ls_store_prepare(s, unclosed_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        int64_t logged = ls_stmt_int64(q, OPEN_WAIT_LOGGED), err = ls_stmt_int64(q, OPEN_ERR_TS);
+        if (!ls_error_closes_wait(logged, err, !ls_stmt_isnull(q, OPEN_NEXT_LOCK),
+                                  ls_stmt_int64(q, OPEN_NEXT_LOCK)))
+            continue;
+        if (n == cap) {
+            wait_close *g = realloc(c, (cap = cap ? 2 * cap : 64) * sizeof(*c));
+            if (!g) {
+                rc = LS_ENOMEM;
+                break;
+            }
+            c = g;
+        }
+        c[n].wait_id = ls_stmt_int64(q, OPEN_WAIT_ID);
+        c[n].end_ts = err;
+        c[n].file = ls_stmt_int64(q, OPEN_ERR_FILE);
+        c[n].line = ls_stmt_int64(q, OPEN_ERR_LINE);
+        c[n].waited_ms = ls_wait_ms_until(ls_stmt_double(q, OPEN_WAIT_MS),
+                                          ls_stmt_int64(q, OPEN_WAIT_START), err);
+        c[n].has_outcome = !ls_stmt_isnull(q, OPEN_ERR_CLASS);
+        snprintf(c[n].outcome, sizeof(c[n].outcome), "%s",
+                 c[n].has_outcome ? ls_stmt_text(q, OPEN_ERR_CLASS) : "");
+        n++;
+    }
+    ls_stmt_finalize(q);
+    if (rc >= 0)
+        rc = close_store(s, c, n);
+    free(c);
+    if (rc == 0)
+        rc = ls_store_exec(s, unknown_outcome_sql);
+    if (rc == 0)
+        rc = serialization_step(s);
     return rc < 0 ? rc : 0;
 }
 
@@ -719,11 +853,6 @@ static int index_step(ls_store *s, ls_correlate_stats *stats)
                                     " lock_wait_rows(pid, start_ts);"
                                     "CREATE INDEX IF NOT EXISTS sessions_pid_start ON"
                                     " sessions(pid, coalesce(start_ts, first_ts, 0));");
-}
-
-static int close_step(ls_store *s, ls_correlate_stats *stats)
-{
-    return exec_step(s, stats, close_by_error_sql);
 }
 
 static int relations_step(ls_store *s, ls_correlate_stats *stats)

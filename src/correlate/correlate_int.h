@@ -7,6 +7,17 @@
 
 #include "ls_correlate.h"
 
+/* The decisions, pure functions over plain values (src/correlate/decide/). */
+#include "decide/chain.h"
+#include "decide/clock.h"
+#include "decide/link.h"
+#include "decide/logpos.h"
+#include "decide/queue.h"
+#include "decide/rows.h"
+#include "decide/stmt.h"
+#include "decide/tolerances.h"
+#include "decide/wait.h"
+
 #include <string.h>
 
 /* A statement text's text_id: texts are kept once, by the FNV-1a hash
@@ -59,22 +70,6 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats);
  * statements the log does not show, on the database's clock. */
 int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats);
 
-/*
- * The offset contained in most of the intervals [lo[i], hi[i]]: the middle
- * of the first range of greatest depth, in *offset. Returns that depth
- * (0 when n is 0).
- */
-int ls_span_offset(const int64_t *lo, const int64_t *hi, int n, int64_t *offset);
-
-/*
- * The offsets (database minus application clock) that put what the
- * database saw from db0 to db1 (a logged wait, a logged statement) inside
- * a span the application timed from app0 to app1, in *lo..*hi; -1 when the
- * span is too short to hold it.
- */
-int ls_span_offset_interval(int64_t db0, int64_t db1, int64_t app0, int64_t app1, int64_t *lo,
-                            int64_t *hi);
-
 /* holds.c: logical rows (ctids joined by key), hold intervals of the
  * transactions that held them, queue depth over time, row statistics. */
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats);
@@ -89,78 +84,8 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats);
  * from the holds (row_waits). */
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats);
 
-/* A hold of a row as the queue sees it: when the row was got and freed. */
-typedef struct ls_queued_hold {
-    int64_t start_ts, end_ts;
-} ls_queued_hold;
-
-typedef struct ls_queue_result {
-    int64_t start_ts, end_ts; /* the wait */
-    int behind;               /* index of the hold holding the row when it started */
-} ls_queue_result;
-
-/*
- * Did a statement that started at stmt_start and got the row at `acquired`
- * (its end when has_end) queue behind the earlier holds `prev` (any
- * order)? It waited if one of them held the row when it started, until
- * the last of them ended (bounded by its acquisition when known).
- * Returns 1 with out filled, 0 if the row was free.
- */
-int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t acquired,
-                  int has_end, ls_queue_result *out);
-
-/* A position in the log: file (in reading order) and line. */
-typedef struct ls_logpos {
-    int64_t file, line;
-} ls_logpos;
-
-/* < 0, 0, > 0: a is before, at, after b in the log. */
-static inline int ls_logpos_cmp(ls_logpos a, ls_logpos b)
-{
-    if (a.file != b.file)
-        return a.file < b.file ? -1 : 1;
-    return (a.line > b.line) - (a.line < b.line);
-}
-
-/* A wait episode's times and the log positions of its first and closing
- * messages (end zero when the closing position is unknown). */
-typedef struct ls_wait_span {
-    int64_t start_ts, end_ts;
-    int has_end;
-    ls_logpos first, end;
-} ls_wait_span;
-
-/*
- * Was the wait open when the message at time t, log position pos, was
- * written? The log's order decides where timestamps cannot (whole-second
- * %t times, or equal ones); `subsecond` says the times have sub-second
- * digits.
- */
-int ls_wait_open_at(const ls_wait_span *w, int64_t t, ls_logpos pos, int subsecond);
 /* Whether the log's lock messages carry sub-second times (%m, csvlog) or
  * whole seconds (%t): *subsecond stays 1 when the store has none. */
 int ls_log_subsecond(ls_store *s, int *subsecond);
-
-/* A logged statement of the waiter's session near a wait (holds.c). */
-typedef struct ls_stmt_candidate {
-    int after;        /* logged after the wait's first message */
-    int has_duration; /* a duration line: written when the statement ended */
-} ls_stmt_candidate;
-
-/*
- * Which candidate (in log order) is the statement that waited: a duration
- * line is written when the statement ends, so the first one after the
- * wait's message; a log_statement line when it starts, so the last one
- * before. Returns its index, or -1.
- */
-int ls_pick_waiter_stmt(const ls_stmt_candidate *c, int n);
-
-/*
- * Ctid chains: in a run of waits on one row version sorted by time ts[],
- * each wait with keyed[i] = 0 takes the nearest keyed one within `window`
- * µs (on a tie the earlier): near[i] = its index, or -1 (also for the
- * keyed ones). Linear in n.
- */
-void ls_ctid_nearest(const int64_t *ts, const int *keyed, size_t n, int64_t window, long *near);
 
 #endif

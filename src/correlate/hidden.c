@@ -28,8 +28,8 @@
  * ends the wait, and its length is the logged part (logged_ms); queueing
  * the reconstruction finds before it (a tuple lock below deadlock_timeout,
  * then the logged transaction wait) is the hidden part. A reconstruction
- * whose end disagrees with the logged one by more than LOGGED_AGREE_MS /
- * LOGGED_AGREE_FRAC is counted.
+ * whose end disagrees with the logged one by more than LS_LOGGED_AGREE_MS /
+ * LS_LOGGED_AGREE_FRAC is counted.
  *
  * Holds are streamed per row in acquisition order; only the last
  * QUEUE_MEMORY holds are kept to find who held the row when a statement
@@ -42,8 +42,6 @@
 #include "correlate_int.h"
 
 #define QUEUE_MEMORY 256      /* holds remembered per row */
-#define LOGGED_AGREE_MS 25.0  /* a reconstruction agrees with a logged wait within */
-#define LOGGED_AGREE_FRAC 0.1 /* ... this many ms, or this share of it */
 
 /*
  * The logged waits of each (transaction, row), one line each: its first
@@ -159,32 +157,6 @@ static int span_flush(ls_stmt *u, const row_span *sp)
     return rc < 0 ? rc : 0;
 }
 
-int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t acquired,
-                  int has_end, ls_queue_result *out)
-{
-    int i, holder = -1;
-    int64_t busy_until = 0;
-
-    memset(out, 0, sizeof(*out));
-    for (i = 0; i < n; i++) {
-        if (prev[i].end_ts > busy_until)
-            busy_until = prev[i].end_ts;
-        if (prev[i].start_ts <= stmt_start && prev[i].end_ts > stmt_start &&
-            (holder < 0 || prev[i].start_ts >= prev[holder].start_ts))
-            holder = i;
-    }
-    if (holder < 0 || busy_until <= stmt_start)
-        return 0; /* the row was free when the statement started */
-    out->start_ts = stmt_start;
-    /* It got the row when the last hold before it ended; a logged end of
-     * the statement bounds that. */
-    out->end_ts = has_end && acquired < busy_until ? acquired : busy_until;
-    if (out->end_ts <= out->start_ts)
-        return 0;
-    out->behind = holder;
-    return 1;
-}
-
 typedef struct ring {
     ls_queued_hold h[QUEUE_MEMORY];
     int64_t hold_id[QUEUE_MEMORY], tx_id[QUEUE_MEMORY];
@@ -277,10 +249,10 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
                  * transaction wait) stays hidden. */
                 if (!ls_stmt_isnull(q, 11)) {
                     double lms = ls_stmt_double(q, 13);
-                    double tol = lms * LOGGED_AGREE_FRAC;
+                    double tol = lms * LS_LOGGED_AGREE_FRAC;
                     int64_t l0 = ls_stmt_int64(q, 11), l1 = ls_stmt_int64(q, 12), d;
-                    if (tol < LOGGED_AGREE_MS)
-                        tol = LOGGED_AGREE_MS;
+                    if (tol < LS_LOGGED_AGREE_MS)
+                        tol = LS_LOGGED_AGREE_MS;
                     w0 = found && res.start_ts < l0 ? res.start_ts : l0;
                     /* Only a tuple lock logged: its waiter was next in
                      * line when it ended, and waited on for the holder's

@@ -43,13 +43,6 @@ static const char row_stats_sql[] =
 
 /* ---- logical rows ---- */
 
-/* A ctid names a row version; a wait on the same ctid of the same
- * relation within this window of a keyed one is on the same row (a ctid
- * is reused by another row only after the version is pruned). */
-#define CTID_CHAIN_US 10000000
-/* Whole-second (%t) times: a statement logged in the wait's second may
- * have started after it by the clock. */
-#define WHOLE_SECOND_US 1000000
 
 static const char waits_sql[] =
     "SELECT w.wait_id, w.session_id, w.start_ts, w.relation, w.ctid, w.target_kind, w.target,"
@@ -91,13 +84,13 @@ static const char waiter_stmts_sql[] =
  */
 static const char near_ids_sql[] =
     "SELECT stmt_id FROM stmt_rows WHERE session_id = ?1"
-    " AND start_ts BETWEEN ?2 - 1000000 AND ?2 + 1000000"
+    " AND start_ts BETWEEN ?2 - " LS_SQL_INT(LS_WHOLE_SECOND_US) " AND ?2 + " LS_SQL_INT(LS_WHOLE_SECOND_US)
     /* and the last before: a statement that ran long before it waited
      * (it may wait several times) began earlier, and so did the ones just
      * before it, but it may be a second out of order among them, and a
      * busy session logs a couple of hundred in a second */
     " UNION ALL SELECT * FROM (SELECT stmt_id FROM stmt_rows WHERE session_id = ?1"
-    "  AND start_ts < ?2 - 1000000 ORDER BY start_ts DESC LIMIT ?3) ORDER BY 1";
+    "  AND start_ts < ?2 - " LS_SQL_INT(LS_WHOLE_SECOND_US) " ORDER BY start_ts DESC LIMIT ?3) ORDER BY 1";
 static const char near_pos_sql[] = "SELECT file_id, line FROM stmt_rows WHERE stmt_id = ?1";
 static const char near_one_sql[] =
     CANDIDATE_COLS(LS_STMT_REF("r", "params"))
@@ -139,32 +132,12 @@ static char *dup_or_null(const char *s)
     return s ? ls_strdup(s) : NULL;
 }
 
-/*
- * The waiter's logged statement among the candidates (in log order, each
- * with its position relative to the wait's message): a duration line is
- * written when the statement ends, so it is the first one after the
- * wait's message; a log_statement line is written when it starts, so the
- * last one before. Returns the index, or -1.
- */
-int ls_pick_waiter_stmt(const ls_stmt_candidate *c, int n)
-{
-    int i, before = -1;
-    for (i = 0; i < n; i++) {
-        if (c[i].after && c[i].has_duration)
-            return i;
-        if (!c[i].after && !c[i].has_duration)
-            before = i;
-    }
-    return before;
-}
-
 #define MAX_CANDIDATES 32
 
 typedef struct candidate {
     ls_stmt_candidate c;
-    int bind; /* a bind line: the parameters of an execute that may not be logged */
     ls_logpos pos;
-    int64_t id, dur_us;
+    int64_t id;
     char *text, *params, *prepare;
 } candidate;
 
@@ -184,37 +157,24 @@ static void read_candidate(candidate *c, ls_stmt *q, ls_logpos msg)
     c->pos.line = ls_stmt_int64(q, 2);
     c->c.after = ls_logpos_cmp(c->pos, msg) > 0;
     c->c.has_duration = (int)ls_stmt_int64(q, 3);
-    c->bind = (int)ls_stmt_int64(q, 7);
-    c->dur_us = ls_stmt_int64(q, 8);
+    c->c.bind = (int)ls_stmt_int64(q, 7);
+    c->c.dur_us = ls_stmt_int64(q, 8);
     c->text = dup_or_null(text);
     c->params = ls_stmt_isnull(q, 5) ? NULL : dup_or_null(ls_stmt_text(q, 5));
     c->prepare = ls_stmt_isnull(q, 6) ? NULL : dup_or_null(ls_stmt_text(q, 6));
 }
 
-/* The waiter's statement among n candidates (by ls_pick_waiter_stmt() in
- * log order; else the last bind line before the message), or -1. One that
- * failed in its wait (`failed`: a deadlock victim, a timeout) logged no
- * line at its end: a line with a duration after the message is a later
- * statement (the ROLLBACK, the retry). */
+/* The waiter's statement among n candidates, sorted into log order here:
+ * ls_pick_waiter_line() decides (decide/stmt.c). Returns its index, or -1. */
 static int pick_candidate(candidate *c, int n, int failed)
 {
     ls_stmt_candidate pc[MAX_CANDIDATES];
-    int map[MAX_CANDIDATES];
-    int np = 0, i, pick, last_bind = -1;
+    int i;
 
     qsort(c, (size_t)n, sizeof(c[0]), by_position);
-    for (i = 0; i < n; i++) {
-        if (failed && c[i].c.after && c[i].c.has_duration)
-            continue;
-        if (!c[i].bind) {
-            pc[np] = c[i].c;
-            map[np++] = i;
-        } else if (!c[i].c.after) {
-            last_bind = i;
-        }
-    }
-    pick = ls_pick_waiter_stmt(pc, np);
-    return pick >= 0 ? map[pick] : last_bind;
+    for (i = 0; i < n; i++)
+        pc[i] = c[i].c;
+    return ls_pick_waiter_line(pc, n, failed);
 }
 
 /* Keep candidate `pick` in w (none when -1) and free the others. */
@@ -304,15 +264,11 @@ static int near_candidates(near_q *nq, const wait_row *w, int64_t before, int ha
     return 0;
 }
 
-/* Whether the near candidates may have missed the waiter's statement: the
- * wait did not fail, yet none was logged at its end after the message, or
- * the one found ran shorter than the wait (1 ms slack: durations are
- * whole microseconds), a later statement: the waiter's began before the
- * ones looked at. */
+/* Whether the near candidates may have missed the waiter's statement
+ * (ls_waiter_stmt_missed() decides). */
 static int missed_waiter(const candidate *c, int pick, int failed, double waited_ms)
 {
-    return !failed && (pick < 0 || !c[pick].c.after || !c[pick].c.has_duration ||
-                       (double)c[pick].dur_us < waited_ms * 1000.0 - 1000.0);
+    return ls_waiter_stmt_missed(pick >= 0 ? &c[pick].c : NULL, failed, waited_ms);
 }
 
 /* Fill w->sql, params, prepare and stmt_id: the session's statement with
@@ -599,13 +555,13 @@ static int log_resolution(ls_store *s, int64_t *out)
 {
     ls_stmt *q = NULL;
     int rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM statements"
-                                 " WHERE log_ts % 1000000 <> 0), EXISTS (SELECT 1 FROM statements)",
+                                 " WHERE log_ts % " LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0), EXISTS (SELECT 1 FROM statements)",
                               &q);
-    *out = 1000;
+    *out = LS_MILLISECOND_US;
     if (rc != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, 0) == 0 && ls_stmt_int64(q, 1))
-        *out = WHOLE_SECOND_US;
+        *out = LS_WHOLE_SECOND_US;
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -647,36 +603,6 @@ typedef struct ctid_wait {
     char *key; /* keyed (not via a ctid): its key (owned) */
 } ctid_wait;
 
-/*
- * The keyed neighbour of each unkeyed wait in a run of waits on one row
- * version, in time order: the nearest keyed one (not keyed through a ctid
- * itself) within CTID_CHAIN_US; on a tie the earlier. Two sweeps, so a
- * long run (a ctid reused all day) stays linear. near[i] = its index, or -1.
- */
-void ls_ctid_nearest(const int64_t *ts, const int *keyed, size_t n, int64_t window, long *near)
-{
-    size_t i;
-    long prev = -1, next = -1;
-    for (i = 0; i < n; i++) {
-        near[i] = -1;
-        if (keyed[i]) {
-            /* of keyed waits at one time, the first in order */
-            if (prev < 0 || ts[prev] != ts[i])
-                prev = (long)i;
-        } else if (prev >= 0 && ts[i] - ts[prev] <= window) {
-            near[i] = prev;
-        }
-    }
-    for (i = n; i-- > 0;) {
-        if (keyed[i]) {
-            next = (long)i;
-        } else if (next >= 0 && ts[next] - ts[i] <= window &&
-                   (near[i] < 0 || ts[next] - ts[i] < ts[i] - ts[near[i]])) {
-            near[i] = next;
-        }
-    }
-}
-
 static int flush_ctid_run(ls_stmt *add, ctid_wait *run, size_t n, const char *rel, int64_t **tsb,
                           int **kb, long **nb, size_t *cap)
 {
@@ -699,7 +625,7 @@ static int flush_ctid_run(ls_stmt *add, ctid_wait *run, size_t n, const char *re
         (*tsb)[i] = run[i].ts;
         (*kb)[i] = run[i].keyed && !run[i].via_ctid;
     }
-    ls_ctid_nearest(*tsb, *kb, n, CTID_CHAIN_US, *nb);
+    ls_ctid_nearest(*tsb, *kb, n, LS_CTID_CHAIN_US, *nb);
     for (i = 0; i < n; i++)
         if (!run[i].keyed && (*nb)[i] >= 0 &&
             (rc = wkey_add(add, run[i].wait_id, rel, run[(*nb)[i]].key, LS_GROUPED_CTID)) != 0)
@@ -709,7 +635,7 @@ static int flush_ctid_run(ls_stmt *add, ctid_wait *run, size_t n, const char *re
 
 /*
  * Ctid chains: a wait with no key of its own on a row version (relation,
- * ctid) that a keyed wait names within CTID_CHAIN_US is on that row. The
+ * ctid) that a keyed wait names within LS_CTID_CHAIN_US is on that row. The
  * waits are read sorted by (relation, ctid, time); one run at a time is
  * held.
  */
@@ -795,7 +721,7 @@ static int read_waits(ls_store *s, int64_t resolution)
 {
     ls_stmt *q = NULL, *cand = NULL, *tq = NULL, *ins = NULL;
     near_q near = {NULL, NULL, NULL, NULL, 0};
-    int whole = resolution == WHOLE_SECOND_US;
+    int whole = resolution == LS_WHOLE_SECOND_US;
     wait_row r;
     int rc;
 
@@ -1034,7 +960,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
     ls_stmt *hq = NULL;
     ls_shape_rule *rules = NULL;
     size_t nrules = 0;
-    int64_t resolution = 1000; /* %m, csvlog, jsonlog: milliseconds */
+    int64_t resolution = LS_MILLISECOND_US; /* %m, csvlog, jsonlog: milliseconds */
     int rc;
 
     if ((rc = ls_store_exec(s, "CREATE UNIQUE INDEX IF NOT EXISTS rows_key ON rows(relation,"
@@ -1334,7 +1260,7 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
                 start_ts = start_hi = st1;
                 snprintf(start_ev, sizeof(start_ev), "statement with the row's key");
             }
-            if (!first_write && kind == LS_SQL_WRITE && st0 <= first_wait + 1000 &&
+            if (!first_write && kind == LS_SQL_WRITE && st0 <= first_wait + LS_MILLISECOND_US &&
                 strstr(text, relation)) {
                 first_write = ls_stmt_int64(sts, 0);
                 fw_lo = st0;

@@ -39,7 +39,6 @@
 #include "correlate_int.h"
 
 #define MAX_SKEW_US 60000000LL /* clock offsets searched: +-60 s */
-#define LOG_SLACK_US 1000       /* millisecond log times */
 #define MAX_OFFSET_STMTS 2000   /* logged statements the offset is measured on */
 #define MATCH_US 20000          /* a span's start and its logged statement's, after the offset */
 
@@ -142,66 +141,6 @@ static int text_id(ls_stmt *find, ls_stmt *add, const char *text, int64_t *out)
     return 0;
 }
 
-typedef struct offset_edge {
-    int64_t at;
-    int delta; /* +1 an interval opens, -1 it closes */
-} offset_edge;
-
-static int by_edge(const void *a, const void *b)
-{
-    const offset_edge *x = a, *y = b;
-    if (x->at != y->at)
-        return x->at < y->at ? -1 : 1;
-    return y->delta - x->delta; /* opens first: touching intervals agree */
-}
-
-/*
- * The offset most intervals contain: the middle of the first range of
- * greatest depth. Returns the depth (0: no interval).
- */
-int ls_span_offset(const int64_t *lo, const int64_t *hi, int n, int64_t *offset)
-{
-    offset_edge *e = n ? ls_calloc((size_t)n * 2, sizeof(*e)) : NULL;
-    int i, depth = 0, best = 0;
-    int64_t best_lo = 0, best_hi = 0;
-
-    if (!e)
-        return 0;
-    for (i = 0; i < n; i++) {
-        e[2 * i].at = lo[i];
-        e[2 * i].delta = 1;
-        e[2 * i + 1].at = hi[i];
-        e[2 * i + 1].delta = -1;
-    }
-    qsort(e, (size_t)n * 2, sizeof(*e), by_edge);
-    for (i = 0; i < 2 * n; i++) {
-        depth += e[i].delta;
-        if (depth > best) {
-            best = depth;
-            best_lo = e[i].at;
-            best_hi = i + 1 < 2 * n ? e[i + 1].at : e[i].at;
-        }
-    }
-    free(e);
-    if (best)
-        *offset = best_lo + (best_hi - best_lo) / 2;
-    return best;
-}
-
-/*
- * The offsets that put a statement seen by the database from db0 to db1
- * inside a span the application timed from app0 to app1: app0 + offset <=
- * db0 and app1 + offset >= db1, give or take the log's millisecond. 0 with
- * *lo..*hi filled, -1 when the span is too short to have run it.
- */
-int ls_span_offset_interval(int64_t db0, int64_t db1, int64_t app0, int64_t app1, int64_t *lo,
-                            int64_t *hi)
-{
-    *lo = db1 - app1 - LOG_SLACK_US;
-    *hi = db0 - app0 + LOG_SLACK_US;
-    return *lo <= *hi ? 0 : -1;
-}
-
 typedef struct intervals {
     int64_t *lo, *hi;
     size_t n, cap;
@@ -243,7 +182,7 @@ static int wait_intervals(ls_store *s, intervals *v)
         ls_stmt_bind_int64(c, 1, ls_stmt_int64(w, 0));
         ls_stmt_bind_int64(c, 2, ws - MAX_SKEW_US);
         ls_stmt_bind_int64(c, 3, ws + MAX_SKEW_US);
-        ls_stmt_bind_int64(c, 4, we - ws - 2 * LOG_SLACK_US);
+        ls_stmt_bind_int64(c, 4, we - ws - 2 * LS_SPAN_LOG_SLACK_US);
         if (!ls_stmt_isnull(w, 3))
             ls_stmt_bind_text(c, 5, ls_stmt_text(w, 3));
         while ((rc = ls_stmt_step(c)) == 1)
@@ -277,7 +216,7 @@ static int statement_intervals(ls_store *s, intervals *v)
         ls_stmt_bind_text(c, 1, ls_stmt_text(q, 3));
         ls_stmt_bind_int64(c, 2, s0 - MAX_SKEW_US);
         ls_stmt_bind_int64(c, 3, s0 + MAX_SKEW_US);
-        ls_stmt_bind_int64(c, 4, s1 - s0 - 2 * LOG_SLACK_US);
+        ls_stmt_bind_int64(c, 4, s1 - s0 - 2 * LS_SPAN_LOG_SLACK_US);
         ls_stmt_bind_int64(c, 5, ls_stmt_int64(q, 0));
         while ((rc = ls_stmt_step(c)) == 1)
             if ((rc = add_interval(v, s0, s1, ls_stmt_int64(c, 0), ls_stmt_int64(c, 1))) != 0)

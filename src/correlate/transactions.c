@@ -132,7 +132,7 @@ static const char insert_tx_sql[] =
 #define OPEN_TX(SESS, T, SLACK)                                                            \
     "(SELECT x.tx_id FROM (SELECT tx_id, start_ts, end_ts FROM transactions"              \
     " WHERE session_id = " SESS " AND start_ts <= " T " + " SLACK                         \
-    " ORDER BY start_ts DESC LIMIT 3) x"                                                   \
+    " ORDER BY start_ts DESC LIMIT " LS_SQL_INT(LS_OPEN_TX_CANDIDATES) ") x"                                                   \
     " WHERE x.end_ts IS NULL OR x.end_ts >= " T " - " SLACK " ORDER BY x.start_ts DESC LIMIT 1)"
 
 /*
@@ -151,9 +151,9 @@ static const char insert_tx_sql[] =
     "  WHERE t.session_id = " SESS " AND t.first_stmt <= p.last"                          \
     "  ORDER BY t.first_stmt DESC LIMIT 1) AS tx_id FROM (SELECT max(s.stmt_id) AS last"  \
     "  FROM (SELECT stmt_id FROM stmt_rows WHERE session_id = " SESS                      \
-    "   AND start_ts <= " W ".logged_ts + 1000000 AND (file_id < " W ".file_id"             \
+    "   AND start_ts <= " W ".logged_ts + " LS_SQL_INT(LS_WHOLE_SECOND_US) " AND (file_id < " W ".file_id" \
     "   OR (file_id = " W ".file_id AND line < " W ".line))"                                 \
-    "   ORDER BY start_ts DESC LIMIT 32) s) p) x"                                            \
+    "   ORDER BY start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ") s) p) x" \
     " JOIN transactions t2 ON t2.tx_id = x.tx_id WHERE t2.last_stmt >= x.last)"
 
 /* Indexes the links below probe (holds_row: a tuple wait's row holder;
@@ -195,10 +195,11 @@ static const char link_sql[] =
     "  FROM transactions t WHERE t.session_id = lock_wait_rows.session_id"
     "  AND t.first_stmt <= lock_wait_rows.waiter_stmt ORDER BY t.first_stmt DESC LIMIT 1) x"
     "  WHERE x.last_stmt >= lock_wait_rows.waiter_stmt),"
-    "  " OPEN_TX("lock_wait_rows.session_id", "lock_wait_rows.start_ts", "1000") "),"
+    "  " OPEN_TX("lock_wait_rows.session_id", "lock_wait_rows.start_ts",
+              LS_SQL_INT(LS_START_SLACK_US)) "),"
     " waiter_stmt = coalesce(waiter_stmt, (SELECT x.stmt_id FROM (SELECT stmt_id, end_ts"
     "  FROM statements st WHERE st.session_id = lock_wait_rows.session_id"
-    "  AND st.start_ts <= lock_wait_rows.start_ts + 1000"
+    "  AND st.start_ts <= lock_wait_rows.start_ts + " LS_SQL_INT(LS_START_SLACK_US)
     "  AND (st.verb IS NULL OR st.verb NOT IN ('parse', 'bind'))"
     "  ORDER BY st.start_ts DESC, st.stmt_id DESC LIMIT 1) x"
     "  WHERE x.end_ts IS NULL OR x.end_ts >= lock_wait_rows.start_ts));"
@@ -241,10 +242,10 @@ static const char link_head_sql[] = LINK_HEAD_SQL(
  * and not ended by a line before the message's. */
 static const char link_head_sec_sql[] = LINK_HEAD_SQL(
     "(SELECT x.wait_id FROM (SELECT wait_id, file_id, line, start_ts FROM lock_wait_rows h2"
-    "  WHERE h2.pid = w.blocker_pid AND h2.start_ts <= w.logged_ts + 1000000"
-    "  ORDER BY h2.start_ts DESC LIMIT 32) x"
+    "  WHERE h2.pid = w.blocker_pid AND h2.start_ts <= w.logged_ts + " LS_SQL_INT(LS_WHOLE_SECOND_US)
+    "  ORDER BY h2.start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ") x"
     " WHERE NOT " POS_BEFORE("w.file_id", "w.line", "x.file_id", "x.line")
-    "  OR x.start_ts + 1000000 <= w.logged_ts"
+    "  OR x.start_ts + " LS_SQL_INT(LS_WHOLE_SECOND_US) " <= w.logged_ts"
     " ORDER BY x.file_id DESC, x.line DESC LIMIT 1)",
     "(CASE WHEN h.end_line IS NULL THEN h.end_ts IS NULL OR h.end_ts >= lock_wait_rows.logged_ts"
     " ELSE NOT " POS_BEFORE("h.end_file", "h.end_line", "lock_wait_rows.file_id",
@@ -319,8 +320,8 @@ static const char link_next_sql[] = LINK_NEXT_SQL(
  * for it: the head's transaction open at the message's log position. */
 static const char link_next_sec_sql[] = LINK_NEXT_SQL(
     "(SELECT x.wait_id FROM (SELECT wait_id, file_id, line FROM lock_wait_rows n2"
-    "  WHERE n2.pid = w.blocker_pid AND n2.start_ts >= w.logged_ts - 1000000"
-    "  ORDER BY n2.start_ts LIMIT 32) x"
+    "  WHERE n2.pid = w.blocker_pid AND n2.start_ts >= w.logged_ts - " LS_SQL_INT(LS_WHOLE_SECOND_US)
+    "  ORDER BY n2.start_ts LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ") x"
     " WHERE " POS_BEFORE("w.file_id", "w.line", "x.file_id", "x.line")
     " ORDER BY x.file_id, x.line LIMIT 1)",
     "(" BETWEEN_WAITS " OR n.waiter_tx = "
@@ -350,16 +351,20 @@ static const char link_blocker_sec_sql[] =
     "  " POS_TX(BLOCKER_SESSION, "lock_wait_rows") ", blocker_tx)"
     " WHERE blocker_pid IS NOT NULL AND blocker_pid IS NOT holder_pid;";
 
-static const char link_root_sql[] =
-    /* The root's: by the awaited xid; else the holder's or the direct
-     * blocker's when the root is that process (at the same moment, the
-     * same transaction); else by log position, then by time. */
+/* The root's transaction: what the links above found for each wait with a
+ * root, for ls_root_tx() (decide/link.c) to choose from; then, for the
+ * waits it found none for, by log position, then by time. */
+enum { RL_WAIT, RL_ROOT, RL_BY_XID, RL_HOLDER, RL_HOLDER_TX, RL_BLOCKER, RL_BLOCKER_TX };
+static const char root_links_sql[] =
+    "SELECT w.wait_id, w.root_pid, (SELECT t.tx_id FROM transactions t WHERE t.xid = w.root_xid"
+    "  AND t.pid = w.root_pid), w.holder_pid, w.holder_tx, w.blocker_pid, w.blocker_tx"
+    " FROM lock_wait_rows w WHERE w.root_pid IS NOT NULL ORDER BY w.wait_id";
+static const char set_root_tx_sql[] = "UPDATE lock_wait_rows SET root_tx = ?2 WHERE wait_id = ?1";
+static const char link_root_rest_sql[] =
     "UPDATE lock_wait_rows SET root_tx = coalesce("
-    "  (SELECT t.tx_id FROM transactions t WHERE t.xid = lock_wait_rows.root_xid"
-    "   AND t.pid = lock_wait_rows.root_pid),"
-    "  CASE WHEN root_pid = holder_pid THEN holder_tx WHEN root_pid = blocker_pid THEN blocker_tx END,"
     "  " POS_TX("lock_wait_rows.root_session", "lock_wait_rows") ","
-    "  " OPEN_TX("lock_wait_rows.root_session", "lock_wait_rows.logged_ts", "0") ");";
+    "  " OPEN_TX("lock_wait_rows.root_session", "lock_wait_rows.logged_ts", "0") ")"
+    " WHERE root_tx IS NULL AND root_pid IS NOT NULL;";
 
 /* A chain that ended at the head of a tuple lock's queue, not logged as
  * waiting, goes on to the row's holder: the head holds the tuple lock only
@@ -371,13 +376,48 @@ static const char root_holder_sql[] =
     " AND lock_wait_rows.target_kind = 'tuple' AND lock_wait_rows.root_pid = lock_wait_rows.blocker_pid"
     " AND lock_wait_rows.holder_pid <> lock_wait_rows.blocker_pid;";
 
+/* Each wait's root's transaction (root_links_sql, link_root_rest_sql).
+ * Updates only root_tx, which the scan does not read. */
+static int link_roots(ls_store *s)
+{
+    ls_stmt *q = NULL, *u = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, root_links_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, set_root_tx_sql, &u)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        ls_root_link l;
+        int64_t tx;
+        l.root_pid = ls_stmt_int64(q, RL_ROOT);
+        l.by_xid_tx = ls_stmt_int64(q, RL_BY_XID);
+        l.holder_pid = ls_stmt_int64(q, RL_HOLDER);
+        l.holder_tx = ls_stmt_int64(q, RL_HOLDER_TX);
+        l.blocker_pid = ls_stmt_int64(q, RL_BLOCKER);
+        l.blocker_tx = ls_stmt_int64(q, RL_BLOCKER_TX);
+        if (!(tx = ls_root_tx(&l)))
+            continue;
+        ls_stmt_reset(u);
+        if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, RL_WAIT))) != 0 ||
+            (rc = ls_stmt_bind_int64(u, 2, tx)) != 0 || (rc = ls_stmt_step(u)) < 0)
+            goto out;
+    }
+    if (rc == 0)
+        rc = ls_store_exec(s, link_root_rest_sql);
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(u);
+    return rc < 0 ? rc : 0;
+}
+
 /* Links from errors and deadlock participants to transactions. */
 static const char link_errors_sql[] =
     "UPDATE errors SET tx_id = " OPEN_TX("errors.session_id", "errors.ts", "0") ","
     /* The wait the error ended: the process's latest wait by then. */
     " wait_id = (SELECT x.wait_id FROM (SELECT wait_id, end_ts, outcome FROM lock_wait_rows w"
     "  WHERE w.pid = errors.pid AND w.start_ts <= errors.ts ORDER BY w.start_ts DESC LIMIT 1) x"
-    "  WHERE x.end_ts BETWEEN errors.ts - 1000000 AND errors.ts AND (x.outcome = errors.class"
+    "  WHERE x.end_ts BETWEEN errors.ts - " LS_SQL_INT(LS_ERROR_ENDS_WAIT_US) " AND errors.ts"
+    "   AND (x.outcome = errors.class"
     /* PostgreSQL 18's log_lock_failures: "could not obtain" names the NOWAIT error's holder */
     "   OR (x.outcome = 'failed' AND errors.class = 'lock_nowait')))"
     " WHERE class <> 'other';"
@@ -391,7 +431,7 @@ static const char link_errors_sql[] =
         "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = deadlock_procs.deadlock_id)") ";"
     "UPDATE deadlock_procs SET tx_id = " OPEN_TX("deadlock_procs.session_id",
         "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = deadlock_procs.deadlock_id)",
-        "1000") ";";
+        LS_SQL_INT(LS_START_SLACK_US)) ";";
 
 #define MAX_TX_LOCKS 16 /* hot rows one transaction locks (more are not held apart) */
 
@@ -949,7 +989,7 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     if (rc == 0 && !subsecond)
         rc = ls_store_exec(s, link_blocker_sec_sql);
     if (rc == 0)
-        rc = ls_store_exec(s, link_root_sql);
+        rc = link_roots(s);
     if (rc == 0)
         rc = ls_store_exec(s, root_holder_sql);
     if (rc == 0)
@@ -982,7 +1022,7 @@ static const char lock_errors_sql[] =
  * duration line for its execute) shows only as those. */
 static const char after_sql[] =
     "SELECT st.stmt_id, st.text FROM statements st WHERE st.session_id = ?1"
-    " AND st.start_ts > ?2 AND st.start_ts <= ?2 + 30000000"
+    " AND st.start_ts > ?2 AND st.start_ts <= ?2 + " LS_SQL_INT(LS_RETRY_WINDOW_US)
     " ORDER BY st.session_id, st.start_ts, st.stmt_id LIMIT 200";
 
 /* The transaction a statement ran in: the last one of its session that

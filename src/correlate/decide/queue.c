@@ -1,0 +1,32 @@
+/*
+ * queue.c — a statement's queueing behind the holds before it (queue.h).
+ */
+#include "queue.h"
+
+#include <string.h>
+
+int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t acquired,
+                  int has_end, ls_queue_result *out)
+{
+    int i, holder = -1;
+    int64_t busy_until = 0;
+
+    memset(out, 0, sizeof(*out));
+    for (i = 0; i < n; i++) {
+        if (prev[i].end_ts > busy_until)
+            busy_until = prev[i].end_ts;
+        if (prev[i].start_ts <= stmt_start && prev[i].end_ts > stmt_start &&
+            (holder < 0 || prev[i].start_ts >= prev[holder].start_ts))
+            holder = i;
+    }
+    if (holder < 0 || busy_until <= stmt_start)
+        return 0; /* the row was free when the statement started */
+    out->start_ts = stmt_start;
+    /* It got the row when the last hold before it ended; a logged end of
+     * the statement bounds that. */
+    out->end_ts = has_end && acquired < busy_until ? acquired : busy_until;
+    if (out->end_ts <= out->start_ts)
+        return 0;
+    out->behind = holder;
+    return 1;
+}

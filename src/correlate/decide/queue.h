@@ -1,0 +1,34 @@
+/*
+ * queue.h — did a statement queue for a row behind the holds before it?
+ * The hidden-waits pass (hidden.c) keeps each hot row's recent holds and
+ * asks this of every statement that locked the row.
+ */
+#ifndef LS_DECIDE_QUEUE_H
+#define LS_DECIDE_QUEUE_H
+
+#include <stdint.h>
+
+/* A hold of a row as the queue sees it: when the row was got and freed. */
+typedef struct ls_queued_hold {
+    int64_t start_ts, end_ts;
+} ls_queued_hold;
+
+typedef struct ls_queue_result {
+    int64_t start_ts, end_ts; /* the wait */
+    int behind;               /* index of the hold holding the row when it started */
+} ls_queue_result;
+
+/*
+ * Did a statement that started at stmt_start and got the row at `acquired`
+ * (its end when has_end) queue behind the earlier holds `prev` (any
+ * order)? It waited if one of them held the row when it started (got it
+ * at or before stmt_start, freed it after; of several, the latest got,
+ * the later in prev on a tie), until the last of them ended (bounded by
+ * its acquisition when known and earlier). A hold freed exactly when the
+ * statement started did not hold it up. Returns 1 with out filled, 0 if
+ * the row was free (or the wait would be empty).
+ */
+int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t acquired,
+                  int has_end, ls_queue_result *out);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * tolerances.h — every tolerance, window and threshold the correlation
+ * decides with, in one place (issue 33). Times are microseconds.
+ *
+ * Each value is a plain integer literal, so that LS_SQL_INT() can paste it
+ * into SQL text as well as C uses it: one definition for both. Changing a
+ * value changes what the analysis derives: bump CORRELATION_REV
+ * (correlate.c) and say why in docs/correlation.md.
+ */
+#ifndef LS_DECIDE_TOLERANCES_H
+#define LS_DECIDE_TOLERANCES_H
+
+/* A constant's digits as an SQL literal: "..." LS_SQL_INT(X) "...". */
+#define LS_SQL_INT_(x) #x
+#define LS_SQL_INT(x) LS_SQL_INT_(x)
+
+/* ---- clocks and their resolution ---- */
+
+#define LS_US_PER_MS 1000
+/* One second: the resolution of %t times, and the slack every decision
+ * that compares them gives (a message stamped in the second of a moment
+ * may come before or after it by the clock). */
+#define LS_WHOLE_SECOND_US 1000000
+/* One millisecond: the resolution of %m times and csvlog/jsonlog. */
+#define LS_MILLISECOND_US 1000
+
+/* ---- wait episodes (correlate.c, decide/wait.c) ---- */
+
+/* When the store cannot tell whether a lock message follows its process's
+ * last one directly, a message whose implied start ("ts less X ms") is
+ * within this of the episode's latest message goes on with it: the
+ * timestamps' resolution. */
+#define LS_EPISODE_SLACK_US LS_MILLISECOND_US
+#define LS_EPISODE_SLACK_WHOLE_US LS_WHOLE_SECOND_US
+/* A serialization failure within this of an "acquired" transaction wait
+ * is that wait's outcome (the row it waited for had changed). */
+#define LS_SERIALIZATION_WINDOW_US 1000000
+/* An error of the process within this before or at its latest wait's end
+ * is the error that ended it (errors.wait_id). */
+#define LS_ERROR_ENDS_WAIT_US 1000000
+
+/* ---- blocker chains (correlate.c, decide/chain.c) ---- */
+
+/* Blockers followed from one waiter (a longer chain stops at its 32nd). */
+#define LS_CHAIN_MAX 32
+/* A process's waits that may be on at a moment: the latest few begun by
+ * then (one lock at a time); with whole-seconds times, a process under a
+ * crowd may begin a dozen in the second after the moment. */
+#define LS_OPEN_WAIT_CANDIDATES 4
+#define LS_OPEN_WAIT_CANDIDATES_WHOLE 32
+
+/* ---- transactions and links (transactions.c) ---- */
+
+/* A wait's start derived from millisecond times may fall this much before
+ * the statement or transaction it belongs to began. */
+#define LS_START_SLACK_US 1000
+/* A process's waits (or a session's statements) read around a moment by
+ * log position, with whole-second times. */
+#define LS_POS_CANDIDATES_WHOLE 32
+/* A session's transactions that may be open at a moment: the latest few
+ * begun by then. */
+#define LS_OPEN_TX_CANDIDATES 3
+/* A retry is the same statement shape within this after the lock error. */
+#define LS_RETRY_WINDOW_US 30000000
+
+/* ---- logical rows and holds (holds.c) ---- */
+
+/* A wait on the same ctid of the same relation within this of a keyed
+ * one is on the same row (a ctid is reused only after pruning). */
+#define LS_CTID_CHAIN_US 10000000
+/* A statement found for a wait ran at least the wait's length, less this
+ * (durations are whole microseconds, waits derived from ms times). */
+#define LS_STMT_DURATION_SLACK_US 1000
+
+/* ---- the application's clock (spans.c, decide/clock.c) ---- */
+
+/* A logged time is the event's give or take this (millisecond times). */
+#define LS_SPAN_LOG_SLACK_US 1000
+
+/* ---- hidden waits (hidden.c) ---- */
+
+/* A reconstructed wait agrees with a logged one within this many ms, or
+ * this share of the logged wait. */
+#define LS_LOGGED_AGREE_MS 25.0
+#define LS_LOGGED_AGREE_FRAC 0.1
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * wait.c — decisions about one lock wait episode (wait.h).
+ */
+#include "wait.h"
+
+#include "tolerances.h"
+
+int ls_wait_open_at(const ls_wait_span *w, int64_t t, ls_logpos pos, int subsecond)
+{
+    /* A closing message logged before the moment ended it before then;
+     * one logged after, after: the log's order is exact where whole-second
+     * timestamps tie. */
+    if (w->has_end) {
+        if (ls_logpos_known(w->end)) {
+            if (ls_logpos_cmp(w->end, pos) < 0)
+                return 0;
+        } else if (w->end_ts < t) {
+            return 0;
+        }
+    }
+    /* Its first message logged before the moment: it had begun. */
+    if (ls_logpos_cmp(w->first, pos) <= 0)
+        return 1;
+    /* Logged later, it began "after X ms" before its message: with
+     * whole-second times only a start in an earlier second is sure. */
+    return subsecond ? w->start_ts <= t : w->start_ts + LS_WHOLE_SECOND_US <= t;
+}
+
+int64_t ls_wait_after_us(double after_ms)
+{
+    return (int64_t)(after_ms * (double)LS_US_PER_MS + 0.5);
+}
+
+int ls_wait_goes_on(int after_lock, int64_t implied_start, int64_t last_ts, int subsecond)
+{
+    if (after_lock >= 0)
+        return after_lock;
+    return implied_start <=
+           last_ts + (subsecond ? LS_EPISODE_SLACK_US : LS_EPISODE_SLACK_WHOLE_US);
+}
+
+int64_t ls_wait_start_with(int64_t start, int64_t ts, int64_t after_us, int subsecond)
+{
+    if (subsecond && after_us > 0 && ts - after_us < start)
+        return ts - after_us;
+    return start;
+}
+
+int64_t ls_wait_end_at(int64_t start, int64_t ts, int64_t after_us, int subsecond)
+{
+    return subsecond && after_us > 0 && start + after_us < ts ? start + after_us : ts;
+}
+
+int ls_error_closes_wait(int64_t logged_ts, int64_t error_ts, int has_next_lock,
+                         int64_t next_lock_ts)
+{
+    if (error_ts < logged_ts)
+        return 0;
+    return !has_next_lock || next_lock_ts <= logged_ts || next_lock_ts >= error_ts;
+}
+
+int ls_serialization_ended(int64_t end_ts, int64_t error_ts)
+{
+    return error_ts >= end_ts && error_ts <= end_ts + LS_SERIALIZATION_WINDOW_US;
+}
+
+double ls_wait_ms_until(double waited_ms, int64_t start_ts, int64_t end_ts)
+{
+    double ms = (double)(end_ts - start_ts) / (double)LS_US_PER_MS;
+    return ms > waited_ms ? ms : waited_ms;
+}

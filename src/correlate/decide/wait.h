@@ -1,0 +1,81 @@
+/*
+ * wait.h — decisions about one lock wait episode: which messages make it,
+ * when it began and ended, whether it was on at a moment, and whether an
+ * error ended it. Pure functions over plain values: no store, no I/O.
+ */
+#ifndef LS_DECIDE_WAIT_H
+#define LS_DECIDE_WAIT_H
+
+#include <stdint.h>
+
+#include "logpos.h"
+
+/* A wait episode's times and the log positions of its first and closing
+ * messages (end zero when the closing position is unknown). */
+typedef struct ls_wait_span {
+    int64_t start_ts, end_ts;
+    int has_end;
+    ls_logpos first, end;
+} ls_wait_span;
+
+/*
+ * Was the wait open when the message at time t, log position pos, was
+ * written? A closing message logged before pos ended it (at pos: still
+ * on); without its position, an end before t. Its first message at or
+ * before pos: it had begun. Logged later, it began "after X ms" before:
+ * with sub-second times a start at or before t; with whole seconds
+ * (`subsecond` 0) only a start a whole second or more before t is sure.
+ */
+int ls_wait_open_at(const ls_wait_span *w, int64_t t, ls_logpos pos, int subsecond);
+
+/* "after X ms" in whole microseconds, rounded to the nearest. */
+int64_t ls_wait_after_us(double after_ms);
+
+/*
+ * Does a lock message of the process and target of an open episode go on
+ * with it? after_lock: 1 the message directly follows another lock message
+ * of its session (goes on), 0 something else of the session came between
+ * (another wait), -1 unknown: then times decide, the start the message
+ * implies (implied_start) at most the timestamps' resolution after the
+ * episode's latest message (last_ts).
+ */
+int ls_wait_goes_on(int after_lock, int64_t implied_start, int64_t last_ts, int subsecond);
+
+/*
+ * The episode's start once a message at ts saying "after `after_us`" is
+ * added to it (start: the start so far): the earliest start its messages
+ * imply, with sub-second times; whole-second times keep the first
+ * message's.
+ */
+int64_t ls_wait_start_with(int64_t start, int64_t ts, int64_t after_us, int subsecond);
+
+/*
+ * The end of an episode that began at `start`, closed by a message at ts
+ * saying "after `after_us`": the start plus that, when earlier than the
+ * line's own time (sub-second times only); else the line's time.
+ */
+int64_t ls_wait_end_at(int64_t start, int64_t ts, int64_t after_us, int subsecond);
+
+/*
+ * Did the process's first error at or after the wait's first message
+ * (logged_ts) end a wait the log shows no end of? Not when another lock
+ * message of the process (its first after logged_ts, next_lock_ts, when
+ * has_next_lock) came strictly between: then the wait had ended and the
+ * error is another statement's. Returns 1 or 0.
+ */
+int ls_error_closes_wait(int64_t logged_ts, int64_t error_ts, int has_next_lock,
+                         int64_t next_lock_ts);
+
+/*
+ * Was a serialization failure of the process at error_ts the real outcome
+ * of its wait that "acquired" the lock at end_ts? The row it waited for
+ * had changed: the failure follows the acquisition at once, within
+ * LS_SERIALIZATION_WINDOW_US (both ends included).
+ */
+int ls_serialization_ended(int64_t end_ts, int64_t error_ts);
+
+/* A wait closed at end_ts lasted until then: its waited_ms so far, or the
+ * time from its start, whichever is longer. */
+double ls_wait_ms_until(double waited_ms, int64_t start_ts, int64_t end_ts);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * test_decide_queue.c — decide/queue.c: did a statement queue for a row
+ * behind the holds before it? Boundary cases first: a hold freed exactly
+ * when the statement started, two holds got at the same time, an
+ * acquisition exactly when the last hold ended, empty input.
+ */
+#include "decide/queue.h"
+#include "ls_test.h"
+
+#define MS 1000
+
+static void test_boundaries(void)
+{
+    ls_queue_result r;
+    /* Empty input: free. */
+    CHECK_INT(ls_queue_wait(NULL, 0, 50 * MS, 51 * MS, 1, &r), 0);
+    /* A hold freed exactly when the statement started did not hold it up
+     * (end > start, not >=). */
+    {
+        ls_queued_hold h[] = {{0, 100 * MS}};
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 150 * MS, 1, &r), 0);
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS - 1, 150 * MS, 1, &r), 1);
+        CHECK_INT(r.end_ts, 100 * MS);
+    }
+    /* A hold got exactly when the statement started holds it (start <=). */
+    {
+        ls_queued_hold h[] = {{100 * MS, 200 * MS}};
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 300 * MS, 1, &r), 1);
+        CHECK_INT(r.behind, 0);
+        CHECK_INT(r.start_ts, 100 * MS);
+        CHECK_INT(r.end_ts, 200 * MS);
+    }
+    /* The holder is the hold on at the start, not one freed at that very
+     * moment however late it was got: B [0,200) holds it, A [50,100) had
+     * just let go. */
+    {
+        ls_queued_hold h[] = {{0, 200 * MS}, {50 * MS, 100 * MS}};
+        CHECK_INT(ls_queue_wait(h, 2, 100 * MS, 300 * MS, 1, &r), 1);
+        CHECK_INT(r.behind, 0);
+    }
+    /* Two holds on at the start got at the same time: the later in prev. */
+    {
+        ls_queued_hold h[] = {{10 * MS, 200 * MS}, {10 * MS, 150 * MS}};
+        CHECK_INT(ls_queue_wait(h, 2, 100 * MS, 300 * MS, 1, &r), 1);
+        CHECK_INT(r.behind, 1);
+        CHECK_INT(r.end_ts, 200 * MS);
+    }
+    /* Acquired exactly when the last hold ended: that end. Acquired
+     * before (a logged end bounds it): the acquisition. */
+    {
+        ls_queued_hold h[] = {{0, 200 * MS}};
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 200 * MS, 1, &r), 1);
+        CHECK_INT(r.end_ts, 200 * MS);
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 199 * MS, 1, &r), 1);
+        CHECK_INT(r.end_ts, 199 * MS);
+        /* ... but only a logged end bounds it */
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 199 * MS, 0, &r), 1);
+        CHECK_INT(r.end_ts, 200 * MS);
+        /* acquired at its own start: an empty wait is none */
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 100 * MS, 1, &r), 0);
+    }
+}
+
+/* The cases test_correlate.c had. */
+static void test_queue(void)
+{
+    /* Holds of one row, in the order the row was got: [0,100) [100,250)
+     * [250,260) (ms). */
+    ls_queued_hold h[] = {{0, 100 * MS}, {100 * MS, 250 * MS}, {250 * MS, 260 * MS}};
+    ls_queue_result r;
+
+    CHECK_INT(ls_queue_wait(h, 3, 50 * MS, 261 * MS, 1, &r), 1);
+    CHECK_INT(r.start_ts, 50 * MS);
+    CHECK_INT(r.end_ts, 260 * MS);
+    CHECK_INT(r.behind, 0);
+    CHECK_INT(ls_queue_wait(h, 3, 50 * MS, 255 * MS, 1, &r), 1);
+    CHECK_INT(r.end_ts, 255 * MS);
+    CHECK_INT(ls_queue_wait(h, 3, 120 * MS, 120 * MS, 0, &r), 1);
+    CHECK_INT(r.end_ts, 260 * MS);
+    CHECK_INT(r.behind, 1);
+    CHECK_INT(ls_queue_wait(h, 3, 300 * MS, 301 * MS, 1, &r), 0);
+    {
+        ls_queued_hold g[] = {h[2], h[0], h[1]};
+        CHECK_INT(ls_queue_wait(g, 3, 120 * MS, 300 * MS, 1, &r), 1);
+        CHECK_INT(r.behind, 2);
+        CHECK_INT(r.end_ts, 260 * MS);
+    }
+}
+
+int main(void)
+{
+    test_boundaries();
+    test_queue();
+    return TEST_REPORT();
+}

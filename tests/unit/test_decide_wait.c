@@ -1,0 +1,190 @@
+/*
+ * test_decide_wait.c — decide/wait.c: whether a wait was on at a moment,
+ * which messages make one episode, its start and end, and whether an
+ * error ended it. Boundary cases first: equal log positions, equal times,
+ * exactly the tolerance.
+ */
+#include "decide/tolerances.h"
+#include "decide/wait.h"
+#include "ls_test.h"
+
+#define S LS_WHOLE_SECOND_US
+#define MS LS_MILLISECOND_US
+
+static ls_wait_span span(int64_t start, int64_t end, int64_t first_line, int64_t end_line)
+{
+    ls_wait_span w;
+    w.start_ts = start;
+    w.end_ts = end;
+    w.has_end = end != 0;
+    w.first.file = 1;
+    w.first.line = first_line;
+    w.end.file = end_line ? 1 : 0;
+    w.end.line = end_line;
+    return w;
+}
+
+/* Boundaries of ls_wait_open_at: the moment is the message at line 100. */
+static void test_open_at_boundaries(void)
+{
+    ls_logpos at = {1, 100};
+    ls_wait_span w;
+
+    /* Its first message is the moment's own line: it had begun (<=). */
+    w = span(20 * S, 0, 100, 0);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 1), 1);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 0), 1);
+    /* Its closing message is the moment's own line: still on (only an end
+     * logged before the moment ended it). */
+    w = span(10 * S, 11 * S, 90, 100);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 0), 1);
+    w = span(10 * S, 11 * S, 90, 99);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 0), 0);
+    /* Whole seconds, first logged after the moment: a start exactly one
+     * second before the moment is sure (the tolerance, <=); a microsecond
+     * later is not. */
+    w = span(10 * S, 0, 105, 0);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 0), 1);
+    w = span(10 * S + 1, 0, 105, 0);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 0), 0);
+    /* Sub-second, first logged after: a start at the moment's time is on
+     * (equal timestamps), one microsecond after is not. */
+    w = span(11 * S, 0, 105, 0);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 1), 1);
+    w = span(11 * S + 1, 0, 105, 0);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 1), 0);
+    /* No closing position: an end at the moment's time is on, one a
+     * microsecond before is over. */
+    w = span(9 * S, 11 * S, 50, 0);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 1), 1);
+    w = span(9 * S, 11 * S - 1, 50, 0);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 1), 0);
+    /* A closing position in an earlier file ends it, whatever its line. */
+    w = span(9 * S, 12 * S, 50, 0);
+    w.end.file = 0;
+    w.end.line = 500;
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, (ls_logpos){2, 1}, 0), 0);
+}
+
+/* The cases test_correlate.c had: times where they decide, the log's
+ * order where whole seconds tie. */
+static void test_open_at(void)
+{
+    ls_logpos at = {1, 100};
+    ls_wait_span w;
+
+    w = span(10 * S, 12 * S, 90, 120);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 1), 1);
+    w = span(10 * S, 11 * S, 90, 101);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 0), 1);
+    w = span(11 * S - S / 5, 0, 105, 0);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 0), 0);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 1), 1);
+    w = span(9 * S, 0, 105, 0);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 0), 1);
+    w = span(9 * S, 10 * S, 50, 0);
+    CHECK_INT(ls_wait_open_at(&w, 11 * S, at, 1), 0);
+}
+
+static void test_after_us(void)
+{
+    CHECK_INT(ls_wait_after_us(0.0), 0);
+    CHECK_INT(ls_wait_after_us(240.695), 240695);
+    CHECK_INT(ls_wait_after_us(1000.0), S);
+    /* rounded to the nearest microsecond */
+    CHECK_INT(ls_wait_after_us(0.0004), 0);
+    CHECK_INT(ls_wait_after_us(0.0006), 1);
+}
+
+/* Which messages go on with an open episode. */
+static void test_goes_on(void)
+{
+    /* The store knows: its answer, whatever the times. */
+    CHECK_INT(ls_wait_goes_on(1, 100 * S, 0, 1), 1);
+    CHECK_INT(ls_wait_goes_on(0, 0, 100 * S, 1), 0);
+    /* Times: an implied start up to the resolution after the episode's
+     * latest message goes on (exactly the tolerance included). */
+    CHECK_INT(ls_wait_goes_on(-1, 10 * S, 10 * S, 1), 1);
+    CHECK_INT(ls_wait_goes_on(-1, 10 * S + LS_EPISODE_SLACK_US, 10 * S, 1), 1);
+    CHECK_INT(ls_wait_goes_on(-1, 10 * S + LS_EPISODE_SLACK_US + 1, 10 * S, 1), 0);
+    CHECK_INT(ls_wait_goes_on(-1, 11 * S, 10 * S, 0), 1);
+    CHECK_INT(ls_wait_goes_on(-1, 11 * S + 1, 10 * S, 0), 0);
+}
+
+/* The start an episode's messages imply, and its end. */
+static void test_start_end(void)
+{
+    /* A message implying an earlier start moves it back. */
+    CHECK_INT(ls_wait_start_with(10 * S, 11 * S, S + 5 * MS, 1), 10 * S - 5 * MS);
+    /* Implying the same start, or a later one: unchanged. */
+    CHECK_INT(ls_wait_start_with(10 * S, 11 * S, S, 1), 10 * S);
+    CHECK_INT(ls_wait_start_with(10 * S, 11 * S, S - MS, 1), 10 * S);
+    /* No "after X ms", or whole seconds: the first message's start stands. */
+    CHECK_INT(ls_wait_start_with(10 * S, 11 * S, 0, 1), 10 * S);
+    CHECK_INT(ls_wait_start_with(10 * S, 12 * S, 3 * S, 0), 10 * S);
+
+    /* The closing line stamped late: the end is start + its own X. */
+    CHECK_INT(ls_wait_end_at(10 * S, 11 * S, 240 * MS, 1), 10 * S + 240 * MS);
+    /* start + X exactly the line's time: that time. */
+    CHECK_INT(ls_wait_end_at(10 * S, 11 * S, S, 1), 11 * S);
+    /* start + X after the line's time (the start moved back by an
+     * earlier message): the line's time, never after it. */
+    CHECK_INT(ls_wait_end_at(10 * S, 11 * S, S + 1, 1), 11 * S);
+    /* whole seconds, or no X: the line's time */
+    CHECK_INT(ls_wait_end_at(10 * S, 11 * S, 240 * MS, 0), 11 * S);
+    CHECK_INT(ls_wait_end_at(10 * S, 11 * S, 0, 1), 11 * S);
+}
+
+/* Whether the process's first error after a wait's message ended it. */
+static void test_error_closes(void)
+{
+    /* No lock message of the process after the wait: the error ended it. */
+    CHECK_INT(ls_error_closes_wait(10 * S, 12 * S, 0, 0), 1);
+    /* The error at the wait's own time (whole seconds). */
+    CHECK_INT(ls_error_closes_wait(10 * S, 10 * S, 0, 0), 1);
+    /* Another lock message strictly between: the wait had ended, and the
+     * error is a later statement's (the dropped NOT EXISTS of issue 33). */
+    CHECK_INT(ls_error_closes_wait(10 * S, 12 * S, 1, 11 * S), 0);
+    CHECK_INT(ls_error_closes_wait(10 * S, 12 * S, 1, 12 * S - 1), 0);
+    /* ... but one at the error's time, or later, is not between. */
+    CHECK_INT(ls_error_closes_wait(10 * S, 12 * S, 1, 12 * S), 1);
+    CHECK_INT(ls_error_closes_wait(10 * S, 12 * S, 1, 13 * S), 1);
+    /* An error before the wait was logged is not its end. */
+    CHECK_INT(ls_error_closes_wait(10 * S, 10 * S - 1, 0, 0), 0);
+}
+
+/* A serialization failure right after an acquired wait was its outcome. */
+static void test_serialization(void)
+{
+    /* at the acquisition, and exactly the window after it: the outcome */
+    CHECK_INT(ls_serialization_ended(10 * S, 10 * S), 1);
+    CHECK_INT(ls_serialization_ended(10 * S, 10 * S + LS_SERIALIZATION_WINDOW_US), 1);
+    /* a microsecond later: another statement's */
+    CHECK_INT(ls_serialization_ended(10 * S, 10 * S + LS_SERIALIZATION_WINDOW_US + 1), 0);
+    CHECK_INT(ls_serialization_ended(10 * S, 60 * S), 0);
+    /* before the acquisition: not this wait's */
+    CHECK_INT(ls_serialization_ended(10 * S, 10 * S - 1), 0);
+}
+
+static void test_ms_until(void)
+{
+    /* The wait lasted until the error: longer than its logged "after X". */
+    CHECK(ls_wait_ms_until(1000.0, 10 * S, 12 * S) == 2000.0);
+    /* Never shorter than what its messages said. */
+    CHECK(ls_wait_ms_until(3000.0, 10 * S, 12 * S) == 3000.0);
+    CHECK(ls_wait_ms_until(2000.0, 10 * S, 12 * S) == 2000.0);
+    CHECK(ls_wait_ms_until(0.0, 10 * S, 10 * S + 1500) == 1.5);
+}
+
+int main(void)
+{
+    test_open_at_boundaries();
+    test_open_at();
+    test_after_us();
+    test_goes_on();
+    test_start_end();
+    test_error_closes();
+    test_serialization();
+    test_ms_until();
+    return TEST_REPORT();
+}
