@@ -20,6 +20,7 @@
 #include "ls_common.h"
 #include "ls_report.h"
 #include "render_int.h"
+#include "sections.h"
 
 /* Lanes per timeline and timelines per report: a large incident stays a
  * file of reasonable size; what is left out is counted and said. */
@@ -85,31 +86,7 @@ static const struct outcome_style *outcome_of(const char *name)
     return &outcomes[i];
 }
 
-/* ---- tables driven by column descriptions ---- */
-
-typedef enum {
-    COL_TEXT,    /* escaped text */
-    COL_CODE,    /* escaped text in <code>, wrapping */
-    COL_INT,     /* whole number */
-    COL_MS,      /* a duration in milliseconds, written as people do (78.1 s) */
-    COL_NUM1,    /* a number with one decimal */
-    COL_BYTES,   /* whole number of bytes */
-    COL_PID,     /* a pid and its code path: key "blocker_pid" -> "blocker_code_path" */
-    COL_PIDS,    /* array of {pid, code_path} */
-    COL_TIME,    /* ISO time */
-    COL_BOOL,    /* yes / no */
-    COL_OUTCOME, /* wait outcome as a coloured chip */
-    COL_ROW,     /* relation and ctid, else the lock target */
-    COL_SOURCE,  /* file:line of the log */
-    COL_HOLD     /* hold ms, or its range where the log leaves the bounds open */
-} col_kind;
-
-typedef struct column {
-    const char *head;
-    const char *key;
-    col_kind kind;
-    size_t max; /* characters shown, 0 = all */
-} column;
+/* ---- tables: the columns are in sections.c, shared with markdown.c ---- */
 
 /*
  * The one timestamp format of the report: "2026-12-02 11:45:04.435", to
@@ -207,105 +184,121 @@ static int put_pids(FILE *f, const cJSON *list)
     return n;
 }
 
-static void cell(FILE *f, const cJSON *o, const column *c)
+/* A numeric cell's content: durations as people write them. */
+static void number_cell(FILE *f, const cJSON *o, const ls_column *c)
 {
     const cJSON *v = m_get(o, c->key);
+    if (c->kind == LS_CELL_HOLD && m_has_num(o, "hold_min_ms") && m_has_num(o, "hold_max_ms") &&
+        m_num(o, "hold_max_ms") - m_num(o, "hold_min_ms") >= LS_HOLD_RANGE_MS) {
+        put_ms(f, m_num(o, "hold_min_ms"));
+        fputs("–", f);
+        put_ms(f, m_num(o, "hold_max_ms"));
+    } else if (!cJSON_IsNumber(v)) {
+        fputs("—", f);
+    } else if (c->kind == LS_CELL_MS || c->kind == LS_CELL_MS0 || c->kind == LS_CELL_HOLD) {
+        put_ms(f, v->valuedouble);
+    } else if (c->kind == LS_CELL_NUM1) {
+        fprintf(f, "%.1f", v->valuedouble);
+    } else {
+        fprintf(f, "%.0f", v->valuedouble);
+    }
+}
 
-    switch (c->kind) {
-    case COL_INT:
-    case COL_BYTES:
-    case COL_MS:
-    case COL_NUM1:
-        fputs("<td class=\"n\">", f);
-        if (!cJSON_IsNumber(v))
-            fputs("—", f);
-        else if (c->kind == COL_MS)
-            put_ms(f, v->valuedouble);
-        else if (c->kind == COL_NUM1)
-            fprintf(f, "%.1f", v->valuedouble);
-        else
-            fprintf(f, "%.0f", v->valuedouble);
-        break;
-    case COL_HOLD:
-        fputs("<td class=\"n\">", f);
-        if (m_has_num(o, "hold_min_ms") && m_has_num(o, "hold_max_ms") &&
-            m_num(o, "hold_max_ms") - m_num(o, "hold_min_ms") >= LS_HOLD_RANGE_MS) {
-            put_ms(f, m_num(o, "hold_min_ms"));
-            fputs("–", f);
-            put_ms(f, m_num(o, "hold_max_ms"));
-        } else if (cJSON_IsNumber(v)) {
-            put_ms(f, v->valuedouble);
-        } else {
-            fputs("—", f);
+/* Where a row is: relation and `sub` (ctid or row key), else the lock
+ * target. */
+static void where_cell(FILE *f, const cJSON *o, const char *sub, size_t sub_max)
+{
+    if (m_str(o, "relation")) {
+        ls_html_escape(f, m_str(o, "relation"), 64);
+        if (m_str(o, sub)) {
+            fputs(" ", f);
+            ls_html_escape(f, m_str(o, sub), sub_max);
         }
-        break;
-    case COL_PID:
-        fputs("<td>", f);
+    } else {
+        text(f, m_str(o, "target"), 80);
+    }
+}
+
+/* A hold breakdown's parts by name, "sql 12 ms, idle 3.0 s". */
+static void parts_cell(FILE *f, const cJSON *parts)
+{
+    const cJSON *p;
+    int n = 0;
+    cJSON_ArrayForEach(p, parts) {
+        if (n++)
+            fputs(", ", f);
+        text(f, m_str(p, "name"), 120);
+        fputs(" ", f);
+        put_ms(f, m_num(p, "ms"));
+    }
+    if (!n)
+        fputs("—", f);
+}
+
+/* A cell's content (inside its <td>) for the kinds that are not numbers. */
+static void text_cell(FILE *f, const cJSON *o, const ls_column *c)
+{
+    const cJSON *v = m_get(o, c->key);
+    switch (c->kind) {
+    case LS_CELL_PID:
         if (cJSON_IsNumber(v))
             put_pid(f, v->valuedouble, o, c->key);
         else
             fputs("—", f);
         break;
-    case COL_PIDS:
-        fputs("<td>", f);
+    case LS_CELL_PIDS:
         if (put_pids(f, v) == 0)
             fputs("—", f);
         break;
-    case COL_BOOL: fprintf(f, "<td>%s", cJSON_IsTrue(v) ? "yes" : "no"); break;
-    case COL_OUTCOME: {
-        const struct outcome_style *os = outcome_of(m_str(o, c->key));
-        fprintf(f, "<td><span class=\"chip %s\">", os->cls);
+    case LS_CELL_BOOL: fputs(cJSON_IsTrue(v) ? "yes" : "no", f); break;
+    case LS_CELL_OUTCOME:
+        fprintf(f, "<span class=\"chip %s\">", outcome_of(m_str(o, c->key))->cls);
         text(f, m_str(o, c->key), 40);
         fputs("</span>", f);
         break;
-    }
-    case COL_ROW:
-        fputs("<td>", f);
-        if (m_str(o, "relation")) {
-            ls_html_escape(f, m_str(o, "relation"), 64);
-            if (m_str(o, "ctid")) {
-                fputs(" ", f);
-                ls_html_escape(f, m_str(o, "ctid"), 24);
-            }
-        } else {
-            text(f, m_str(o, "target"), 80);
-        }
-        break;
-    case COL_SOURCE:
-        fputs("<td class=\"src\">", f);
+    case LS_CELL_ROW: where_cell(f, o, "ctid", 24); break;
+    case LS_CELL_ROWKEY: where_cell(f, o, "row_key", 64); break;
+    case LS_CELL_SOURCE:
         text(f, m_str(o, "file"), 80);
         if (m_has_num(o, "line"))
             fprintf(f, ":%.0f", m_num(o, "line"));
         break;
-    case COL_CODE:
-        fputs("<td><code>", f);
+    case LS_CELL_CODE:
+        fputs("<code>", f);
         text(f, m_str(o, c->key), c->max);
         fputs("</code>", f);
         break;
-    case COL_TIME:
-        fputs("<td class=\"t\">", f);
-        put_time(f, m_str(o, c->key));
-        break;
-    case COL_TEXT:
-    default:
-        fputs("<td>", f);
-        text(f, m_str(o, c->key), c->max);
-        break;
+    case LS_CELL_TIME: put_time(f, m_str(o, c->key)); break;
+    case LS_CELL_STATE: text(f, ls_fmt_state(m_str(o, c->key)), 40); break;
+    case LS_CELL_PARTS: parts_cell(f, v); break;
+    default: text(f, m_str(o, c->key), c->max); break;
+    }
+}
+
+static void cell(FILE *f, const cJSON *o, const ls_column *c)
+{
+    if (ls_column_numeric(c, LS_IN_HTML)) {
+        fputs("<td class=\"n\">", f);
+        number_cell(f, o, c);
+    } else {
+        fputs(c->kind == LS_CELL_SOURCE ? "<td class=\"src\">"
+              : c->kind == LS_CELL_TIME ? "<td class=\"t\">"
+                                        : "<td>",
+              f);
+        text_cell(f, o, c);
     }
     fputs("</td>", f);
 }
 
-static void table_head(FILE *f, const column *cols, size_t ncols)
+static void table_head(FILE *f, const ls_table *t)
 {
     size_t i;
     fputs("<div class=\"scroll\"><table>\n<thead><tr>", f);
-    for (i = 0; i < ncols; i++)
-        fprintf(f, "<th%s>%s</th>",
-                cols[i].kind == COL_INT || cols[i].kind == COL_MS || cols[i].kind == COL_NUM1 ||
-                        cols[i].kind == COL_BYTES || cols[i].kind == COL_HOLD
-                    ? " class=\"n\""
-                    : "",
-                cols[i].head);
+    for (i = 0; i < t->ncols; i++)
+        if (t->cols[i].in & LS_IN_HTML)
+            fprintf(f, "<th%s>%s</th>",
+                    ls_column_numeric(&t->cols[i], LS_IN_HTML) ? " class=\"n\"" : "",
+                    ls_column_head(&t->cols[i], LS_IN_HTML));
     fputs("</tr></thead>\n<tbody>\n", f);
 }
 
@@ -315,26 +308,27 @@ static void table_head(FILE *f, const column *cols, size_t ncols)
  * <details> whose summary counts them, so the page stays short and prints
  * the summary line; rows past the cap are counted and pointed to the JSON.
  */
-static void table(FILE *f, const column *cols, size_t ncols, const cJSON *rows)
+static void table(FILE *f, const ls_table *t, const cJSON *rows)
 {
     const cJSON *r;
     int n = cJSON_GetArraySize(rows), k = 0;
     size_t i;
 
-    table_head(f, cols, ncols);
+    table_head(f, t);
     cJSON_ArrayForEach(r, rows) {
         if (k == TABLE_OPEN) {
             fputs("</tbody></table></div>\n", f);
             fprintf(f, "<details class=\"more\"><summary>%d more row%s</summary>\n",
                     (n < TABLE_CAP ? n : TABLE_CAP) - TABLE_OPEN,
                     (n < TABLE_CAP ? n : TABLE_CAP) - TABLE_OPEN == 1 ? "" : "s");
-            table_head(f, cols, ncols);
+            table_head(f, t);
         }
         if (k == TABLE_CAP)
             break;
         fputs("<tr>", f);
-        for (i = 0; i < ncols; i++)
-            cell(f, r, &cols[i]);
+        for (i = 0; i < t->ncols; i++)
+            if (t->cols[i].in & LS_IN_HTML)
+                cell(f, r, &t->cols[i]);
         fputs("</tr>\n", f);
         k++;
     }
@@ -362,179 +356,7 @@ static void fold_end(FILE *f, int total, int open)
         fputs("</details>\n", f);
 }
 
-#define TABLE(f, cols, rows) table(f, cols, sizeof(cols) / sizeof(cols[0]), rows)
-
-static const column hot_cols[] = {
-    {"Relation", "relation", COL_TEXT, 64},
-    {"Row", "row_key", COL_TEXT, 64},
-    {"ctids", "ctid", COL_TEXT, 60},
-    {"Waits", "waits", COL_INT, 0},
-    {"Total wait", "total_wait_ms", COL_MS, 0},
-    {"Max wait", "max_wait_ms", COL_MS, 0},
-    {"Waiting sessions", "waiting_sessions", COL_INT, 0},
-    {"Max queue", "max_queue_depth", COL_INT, 0},
-    {"Holds", "holds", COL_INT, 0},
-    {"Mean hold", "mean_hold_ms", COL_MS, 0},
-    {"Serial capacity /s", "serial_capacity_per_s", COL_NUM1, 0},
-    {"First wait", "first_wait", COL_TIME, 0},
-    {"Root blocker pid · code path", "root_blockers", COL_PIDS, 0},
-};
-
-static const column hold_cols[] = {
-    {"Holder pid · code path", "pid", COL_PID, 0},
-    {"Application", "application", COL_TEXT, 48},
-    {"Relation", "relation", COL_TEXT, 64},
-    {"Row", "row_key", COL_TEXT, 64},
-    {"Start", "start", COL_TIME, 0},
-    {"Hold", "hold_ms", COL_HOLD, 0},
-    {"Waits", "waits", COL_INT, 0},
-    {"Waiting caused", "waiter_ms", COL_MS, 0},
-    {"SQL", "sql_ms", COL_MS, 0},
-    {"Idle", "idle_ms", COL_MS, 0},
-    {"Commit", "commit_ms", COL_MS, 0},
-    {"Head state", "head_state", COL_TEXT, 40},
-    {"End evidence", "end_evidence", COL_TEXT, 60},
-};
-
-static const column code_path_cols[] = {
-    {"Code path", "code_path", COL_TEXT, 120},
-    {"Named by", "named_by", COL_TEXT, 40},
-    {"Blocking episodes", "blocking_episodes", COL_INT, 0},
-    {"Waits caused", "waits_caused", COL_INT, 0},
-    {"Total hold", "total_hold_ms", COL_MS, 0},
-    {"Max hold", "max_hold_ms", COL_MS, 0},
-    {"p95 hold", "p95_hold_ms", COL_MS, 0},
-    {"Waiting caused", "waiter_ms_caused", COL_MS, 0},
-    {"Waits suffered", "waits_suffered", COL_INT, 0},
-};
-
-static const column occupancy_cols[] = {
-    {"Code path", "code_path", COL_TEXT, 120},
-    {"Named by", "named_by", COL_TEXT, 40},
-    {"Holds of hot rows", "holds", COL_INT, 0},
-    {"of which waited for", "holds_waited_for", COL_INT, 0},
-    {"Total hold", "total_hold_ms", COL_MS, 0},
-    {"Max hold", "max_hold_ms", COL_MS, 0},
-    {"p95 hold", "p95_hold_ms", COL_MS, 0},
-    {"Share of hot-row time %", "share_pct", COL_NUM1, 0},
-};
-
-static const column queueing_cols[] = {
-    {"Code path", "code_path", COL_TEXT, 120},
-    {"Statements queued behind it", "statements_queued_behind", COL_INT, 0},
-    {"Hidden wait caused", "hidden_wait_ms_caused", COL_MS, 0},
-    {"Logged wait caused", "logged_wait_ms_caused", COL_MS, 0},
-    {"Its statements that waited", "statements_waited", COL_INT, 0},
-    {"Hidden wait suffered", "hidden_wait_ms_suffered", COL_MS, 0},
-    {"Logged wait suffered", "logged_wait_ms_suffered", COL_MS, 0},
-};
-
-static const column request_cols[] = {
-    {"Request", "name", COL_TEXT, 80},
-    {"Service", "service", COL_TEXT, 40},
-    {"Trace", "trace_id", COL_TEXT, 32},
-    {"Duration", "duration_ms", COL_MS, 0},
-    {"Row-lock wait", "lock_wait_ms", COL_MS, 0},
-    {"of which logged", "logged_lock_wait_ms", COL_MS, 0},
-    {"Waited behind", "waited_behind_code_path", COL_TEXT, 80},
-    {"Row", "waited_for_row", COL_TEXT, 60},
-};
-
-static const column trace_wait_cols[] = {
-    {"Wait start", "start", COL_TIME, 0},
-    {"Wait", "wait_ms", COL_MS, 0},
-    {"of which logged", "logged_ms", COL_MS, 0},
-    {"Kind", "kind", COL_TEXT, 20},
-    {"Row", "row", COL_TEXT, 60},
-    {"Behind pid · code path", "behind_pid", COL_PID, 0},
-    {"Statement", "statement", COL_CODE, 200},
-};
-
-static const column part_cols[] = {
-    {"Where the hold time went", "name", COL_TEXT, 120},
-    {"Time", "ms", COL_MS, 0},
-};
-
-static const column conflict_cols[] = {
-    {"Code path", "code_path", COL_TEXT, 120},
-    {"Writes", "first", COL_TEXT, 64},
-    {"then", "then", COL_TEXT, 64},
-    {"Other code path (opposite order)", "other_code_path", COL_TEXT, 120},
-};
-
-static const column tree_cols[] = {
-    {"Depth", "depth", COL_INT, 0},
-    {"Waiter pid · code path", "pid", COL_PID, 0},
-    {"Application", "application", COL_TEXT, 48},
-    {"Waits for pid · code path", "blocker_pid", COL_PID, 0},
-    {"Root pid · code path", "root_pid", COL_PID, 0},
-    {"Lock", "mode", COL_TEXT, 32},
-    {"Relation", "relation", COL_TEXT, 64},
-    {"Row", "row_key", COL_TEXT, 64},
-    {"Statement", "statement", COL_TEXT, 160},
-};
-
-static const column wait_cols[] = {
-    {"Start", "start", COL_TIME, 0},
-    {"Waiter pid · code path", "pid", COL_PID, 0},
-    {"Application", "application", COL_TEXT, 48},
-    {"Mode", "mode", COL_TEXT, 32},
-    {"Row / target", "relation", COL_ROW, 0},
-    {"Waited", "waited_ms", COL_MS, 0},
-    {"Outcome", "outcome", COL_OUTCOME, 0},
-    {"Blocker pid · code path", "blocker_pid", COL_PID, 0},
-    {"Root pid · code path", "root_pid", COL_PID, 0},
-    {"Depth", "chain_depth", COL_INT, 0},
-    {"Statement", "statement", COL_CODE, 300},
-    {"Log", "file", COL_SOURCE, 0},
-};
-
-static const column stmt_cols[] = {
-    {"Start", "start", COL_TIME, 0},
-    {"Duration", "duration_ms", COL_MS, 0},
-    {"Idle before", "idle_before_ms", COL_MS, 0},
-    {"Statement", "text", COL_CODE, 500},
-};
-
-static const column edge_cols[] = {
-    {"Waiter pid · code path", "waiter_pid", COL_PID, 0},
-    {"Waits for", "mode", COL_TEXT, 32},
-    {"Lock", "target", COL_TEXT, 80},
-    {"Blocked by pid · code path", "blocker_pid", COL_PID, 0},
-};
-
-static const column proc_cols[] = {
-    {"pid · code path", "pid", COL_PID, 0},
-    {"Query", "query", COL_CODE, 1000},
-};
-
-static const column error_cols[] = {
-    {"Time", "time", COL_TIME, 0},
-    {"pid · code path", "pid", COL_PID, 0},
-    {"Application", "application", COL_TEXT, 48},
-    {"SQLSTATE", "sqlstate", COL_TEXT, 8},
-    {"Class", "class", COL_TEXT, 32},
-    {"Message", "message", COL_TEXT, 200},
-    {"Statement", "statement", COL_CODE, 300},
-    {"Caused by pid · code path", "cause_pid", COL_PID, 0},
-    {"Log", "file", COL_SOURCE, 0},
-};
-
-static const column file_cols[] = {
-    {"File", "path", COL_TEXT, 200},
-    {"Format", "format", COL_TEXT, 16},
-    {"gzip", "gzip", COL_BOOL, 0},
-    {"Bytes", "bytes", COL_BYTES, 0},
-    {"Lines", "lines", COL_INT, 0},
-    {"Records", "records", COL_INT, 0},
-    {"Unparsable", "bad_lines", COL_INT, 0},
-};
-
-static const column bad_cols[] = {
-    {"File", "file", COL_TEXT, 200},
-    {"Line", "line", COL_INT, 0},
-    {"Reason", "reason", COL_TEXT, 200},
-};
+#define TABLE(f, tab, rows) table(f, &(tab), rows)
 
 /* ---- summary ---- */
 
@@ -765,7 +587,7 @@ static void panel_hot_rows(FILE *f, const cJSON *model)
         fputs("<p>No lock waits were logged.</p>\n", f);
         return;
     }
-    TABLE(f, hot_cols, rows);
+    TABLE(f, ls_tab_hot_rows, rows);
 }
 
 /* ---- timelines ---- */
@@ -1655,7 +1477,7 @@ static void panel_roots(FILE *f, const cJSON *model)
         }
         fputs("</ul>\n", f);
         if (cJSON_GetArraySize(m_get(tx, "statements")) > 0)
-            TABLE(f, stmt_cols, m_get(tx, "statements"));
+            TABLE(f, ls_tab_statements, m_get(tx, "statements"));
         fputs("</article>\n", f);
     }
     fold_end(f, total, FOLD_ARTICLES);
@@ -1770,7 +1592,7 @@ static void panel_worst(FILE *f, const cJSON *model)
     fputs("<p>Every wait open at ", f);
     put_time(f, m_str(wm, "time"));
     fputs(", when the busiest row's queue was longest.</p>\n", f);
-    TABLE(f, tree_cols, uniq);
+    TABLE(f, ls_tab_tree, uniq);
     if (repeats)
         fprintf(f, "<p class=\"note\">%d more entr%s for a pid already listed (the log "
                    "named several blockers for one wait) left out.</p>\n",
@@ -1832,7 +1654,7 @@ static void trace_request(FILE *f, const cJSON *r)
         fputs(".</p>\n", f);
     }
     if (cJSON_GetArraySize(m_get(r, "waits")) > 0)
-        TABLE(f, trace_wait_cols, m_get(r, "waits"));
+        TABLE(f, ls_tab_trace_waits, m_get(r, "waits"));
     if (m_num(r, "waits_not_listed") > 0)
         fprintf(f, "<p class=\"note\">%.0f more waits of this request not listed (the totals "
                    "count them).</p>\n", m_num(r, "waits_not_listed"));
@@ -1847,7 +1669,7 @@ static void panel_requests(FILE *f, const cJSON *model)
         fputs("<p>No traces were given: pass an OTLP, Jaeger or Zipkin export to see which "
               "requests queued for row locks.</p>\n", f);
     else
-        TABLE(f, request_cols, m_get(model, "slow_requests"));
+        TABLE(f, ls_tab_requests, m_get(model, "slow_requests"));
     cJSON_ArrayForEach(r, m_get(model, "trace_requests")) trace_request(f, r);
 }
 
@@ -1859,20 +1681,20 @@ static void panel_code_paths(FILE *f, const cJSON *model)
         fputs("<h3>Row occupancy: every hold of a hot row</h3>\n<p>How long each code path "
               "kept the hot rows locked, whether or not anyone waited long enough to be "
               "logged (from statement logging).</p>\n", f);
-        TABLE(f, occupancy_cols, m_get(model, "row_occupancy"));
+        TABLE(f, ls_tab_occupancy, m_get(model, "row_occupancy"));
     }
     if (cJSON_GetArraySize(m_get(model, "row_queueing")) > 0) {
         fputs("<h3>Queueing for hot rows, logged and hidden</h3>\n<p>Waits below "
               "deadlock_timeout are never logged; they are rebuilt from the holds each "
               "statement queued behind.</p>\n", f);
-        TABLE(f, queueing_cols, m_get(model, "row_queueing"));
+        TABLE(f, ls_tab_queueing, m_get(model, "row_queueing"));
     }
     fputs("<h3>Blocking: holds others waited for</h3>\n", f);
     if (cJSON_GetArraySize(m_get(model, "code_paths")) == 0) {
         fputs("<p>No transaction held a row others waited for.</p>\n", f);
         return;
     }
-    TABLE(f, code_path_cols, m_get(model, "code_paths"));
+    TABLE(f, ls_tab_code_paths, m_get(model, "code_paths"));
     cJSON_ArrayForEach(c, m_get(model, "code_paths")) {
         if (cJSON_GetArraySize(m_get(c, "hold_breakdown")) == 0)
             continue;
@@ -1880,11 +1702,11 @@ static void panel_code_paths(FILE *f, const cJSON *model)
         text(f, m_str(c, "code_path"), 120);
         fputs("</h3>\n", f);
         breakdown_bar(f, m_get(c, "hold_breakdown"));
-        TABLE(f, part_cols, m_get(c, "hold_breakdown"));
+        TABLE(f, ls_tab_parts, m_get(c, "hold_breakdown"));
     }
     if (cJSON_GetArraySize(m_get(model, "lock_order_conflicts")) > 0) {
         fputs("<h3>Inconsistent lock order</h3>\n", f);
-        TABLE(f, conflict_cols, m_get(model, "lock_order_conflicts"));
+        TABLE(f, ls_tab_conflicts, m_get(model, "lock_order_conflicts"));
     }
 }
 
@@ -1894,7 +1716,7 @@ static void panel_holds(FILE *f, const cJSON *model)
         fputs("<p>None.</p>\n", f);
         return;
     }
-    TABLE(f, hold_cols, m_get(model, "holds"));
+    TABLE(f, ls_tab_holds, m_get(model, "holds"));
 }
 
 static void panel_waits(FILE *f, const cJSON *model)
@@ -1909,7 +1731,7 @@ static void panel_waits(FILE *f, const cJSON *model)
         fprintf(f, "<p class=\"note\">The first %d of %.0f waits (--max-waits); totals "
                    "elsewhere are exact.</p>\n",
                 cJSON_GetArraySize(ws), total);
-    TABLE(f, wait_cols, ws);
+    TABLE(f, ls_tab_waits, ws);
 }
 
 /* ---- deadlocks ---- */
@@ -2104,8 +1926,8 @@ static void panel_deadlocks(FILE *f, const cJSON *model)
         text(f, m_str(d, "file"), 200);
         fprintf(f, ":%.0f. An arrow reads \"waits for\".</p>\n", m_num(d, "line"));
         deadlock_svg(f, model, d, ++n);
-        TABLE(f, edge_cols, m_get(d, "edges"));
-        TABLE(f, proc_cols, m_get(d, "processes"));
+        TABLE(f, ls_tab_edges, m_get(d, "edges"));
+        TABLE(f, ls_tab_processes, m_get(d, "processes"));
         fputs("</article>\n", f);
     }
     fold_end(f, total, FOLD_ARTICLES);
@@ -2117,16 +1939,16 @@ static void panel_errors(FILE *f, const cJSON *model)
         fputs("<p>None.</p>\n", f);
         return;
     }
-    TABLE(f, error_cols, m_get(model, "errors"));
+    TABLE(f, ls_tab_errors, m_get(model, "errors"));
 }
 
 static void panel_input(FILE *f, const cJSON *model)
 {
     const cJSON *in = m_get(model, "input");
-    TABLE(f, file_cols, m_get(in, "files"));
+    TABLE(f, ls_tab_files, m_get(in, "files"));
     if (cJSON_GetArraySize(m_get(in, "bad_line_samples")) > 0) {
         fputs("<h3>Unparsable lines (first of each file)</h3>\n", f);
-        TABLE(f, bad_cols, m_get(in, "bad_line_samples"));
+        TABLE(f, ls_tab_bad_lines, m_get(in, "bad_line_samples"));
     }
 }
 

@@ -3,12 +3,14 @@
  * report model. Every string from the model goes through ls_md_cell() or
  * ls_md_code_block(); numbers are printed by us.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ls_report.h"
 #include "render_int.h"
+#include "sections.h"
 
 /*
  * How much of the long lists the Markdown shows. A report is pasted into
@@ -45,6 +47,9 @@ static void left_out(FILE *f, int n, const char *what)
                    "many)._\n\n",
                 n, what);
 }
+
+/* A model key's prefix ("blocker_" of "blocker_pid") fits this. */
+#define LS_KEY_PREFIX_LEN 32
 
 static void cell(FILE *f, const char *s)
 {
@@ -105,7 +110,7 @@ static int same(const char *a, const char *b)
  * store does not know it). */
 static void code_of(FILE *f, const cJSON *o, const char *prefix)
 {
-    char key[64];
+    char key[LS_KEY_PREFIX_LEN + sizeof("code_path")];
     const char *path;
     snprintf(key, sizeof(key), "%scode_path", prefix);
     path = m_str(o, key);
@@ -154,6 +159,104 @@ static void pid_list(FILE *f, const cJSON *o, const char *key)
     if (more)
         fprintf(f, " and %d more", more);
     fputs(n ? " |" : "— |", f);
+}
+
+/* ---- tables: the columns are in sections.c, shared with html.c ---- */
+
+/* Where a row is, as one cell: relation and `sub` (ctid or row key),
+ * else the lock target; `sep_always` writes the space between them even
+ * when `sub` is missing. */
+static void where_cell(FILE *f, const cJSON *o, const char *sub, int sep_always)
+{
+    char row[256];
+    const char *rel = m_str(o, "relation"), *x = m_str(o, sub);
+    snprintf(row, sizeof(row), "%s%s%s", rel ? rel : "", x || sep_always ? " " : "", x ? x : "");
+    cell(f, row[sep_always] ? row : m_str(o, "target"));
+}
+
+/* A hold breakdown's parts by name, "sql 12 ms, idle 3 ms", in one cell. */
+static void parts_cell(FILE *f, const cJSON *parts)
+{
+    const cJSON *p;
+    char buf[512];
+    size_t used = 0;
+    buf[0] = '\0';
+    cJSON_ArrayForEach(p, parts) {
+        if (used + 80 < sizeof(buf))
+            used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %.0f ms",
+                                     used ? ", " : "", m_str(p, "name") ? m_str(p, "name") : "",
+                                     m_num(p, "ms"));
+    }
+    cell(f, buf);
+}
+
+/* One cell of column c: " value |". A pid's code path is the key's
+ * prefix's ("blocker_pid": "blocker_code_path"). */
+static void md_cell(FILE *f, const md_caps *caps, const cJSON *o, const ls_column *c)
+{
+    char prefix[LS_KEY_PREFIX_LEN];
+    size_t n = strlen(c->key);
+    switch (c->kind) {
+    case LS_CELL_INT:
+    case LS_CELL_BYTES:
+    case LS_CELL_MS0: cell_num(f, o, c->key); break;
+    case LS_CELL_MS:
+    case LS_CELL_NUM1: cell_ms(f, o, c->key); break;
+    case LS_CELL_HOLD: cell_hold(f, o); break;
+    case LS_CELL_PID:
+        snprintf(prefix, sizeof(prefix), "%.*s", (int)(n >= 3 ? n - 3 : 0), c->key);
+        cell_pid(f, o, c->key, prefix);
+        break;
+    case LS_CELL_PIDS: pid_list(f, o, c->key); break;
+    case LS_CELL_TIME: cell_time(f, caps, m_str(o, c->key)); break;
+    case LS_CELL_BOOL: cell(f, cJSON_IsTrue(m_get(o, c->key)) ? "yes" : "no"); break;
+    case LS_CELL_ROW: where_cell(f, o, "ctid", 0); break;
+    case LS_CELL_ROWKEY: where_cell(f, o, "row_key", 1); break;
+    case LS_CELL_STATE: cell(f, ls_fmt_state(m_str(o, c->key))); break;
+    case LS_CELL_PARTS: parts_cell(f, m_get(o, c->key)); break;
+    default: cell(f, m_str(o, c->key)); break;
+    }
+}
+
+/* A table's header and alignment lines, its Markdown columns only. */
+static void md_table_head(FILE *f, const ls_table *t)
+{
+    size_t i;
+    fputs("|", f);
+    for (i = 0; i < t->ncols; i++)
+        if (t->cols[i].in & LS_IN_MD)
+            fprintf(f, " %s |", ls_column_head(&t->cols[i], LS_IN_MD));
+    fputs("\n|", f);
+    for (i = 0; i < t->ncols; i++)
+        if (t->cols[i].in & LS_IN_MD)
+            fputs(ls_column_numeric(&t->cols[i], LS_IN_MD) ? "---:|" : "---|", f);
+    fputs("\n", f);
+}
+
+static void md_table_row(FILE *f, const md_caps *caps, const ls_table *t, const cJSON *o)
+{
+    size_t i;
+    fputs("|", f);
+    for (i = 0; i < t->ncols; i++)
+        if (t->cols[i].in & LS_IN_MD)
+            md_cell(f, caps, o, &t->cols[i]);
+    fputs("\n", f);
+}
+
+/* A whole table: the first `max` rows of `rows`; returns how many rows
+ * it wrote. */
+static int md_table(FILE *f, const md_caps *caps, const ls_table *t, const cJSON *rows, int max)
+{
+    const cJSON *r;
+    int n = 0;
+    md_table_head(f, t);
+    cJSON_ArrayForEach(r, rows) {
+        if (n >= max)
+            break;
+        md_table_row(f, caps, t, r);
+        n++;
+    }
+    return n;
 }
 
 /* ---- mermaid diagrams (GitHub renders them) ----
@@ -517,9 +620,8 @@ static void summary(FILE *f, const cJSON *s, const md_caps *caps)
             m_num(s, "files"), m_num(s, "lines"), m_num(s, "records"), m_num(s, "bad_lines"));
 }
 
-static void hot_rows(FILE *f, const cJSON *rows)
+static void hot_rows(FILE *f, const cJSON *rows, const md_caps *caps)
 {
-    const cJSON *r;
     fputs("## Hot rows\n\nLogical rows (one row however many ctids its updates gave it), "
           "ranked by the total time others waited for them. Serial capacity is 1 / mean "
           "hold: the most transactions per second that can take the row one after "
@@ -529,44 +631,12 @@ static void hot_rows(FILE *f, const cJSON *rows)
         fputs("No lock waits were logged.\n\n", f);
         return;
     }
-    fputs("| Relation | Row | ctids | Waits | Total wait ms | Max wait ms | Max queue | Holds | "
-          "Mean hold ms | Serial capacity /s | Root blocker pid · code path |\n"
-          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
-          f);
-    cJSON_ArrayForEach(r, rows) {
-        fputs("|", f);
-        cell(f, m_str(r, "relation"));
-        cell(f, m_str(r, "row_key"));
-        cell(f, m_str(r, "ctid"));
-        cell_num(f, r, "waits");
-        cell_ms(f, r, "total_wait_ms");
-        cell_ms(f, r, "max_wait_ms");
-        cell_num(f, r, "max_queue_depth");
-        cell_num(f, r, "holds");
-        cell_ms(f, r, "mean_hold_ms");
-        cell_ms(f, r, "serial_capacity_per_s");
-        pid_list(f, r, "root_blockers");
-        fputs("\n", f);
-    }
+    md_table(f, caps, &ls_tab_hot_rows, rows, INT_MAX);
     fputs("\n", f);
 }
 
-static const char *state_text(const char *state)
+static void holds(FILE *f, const cJSON *hs, const md_caps *caps)
 {
-    if (!state)
-        return "—";
-    if (strcmp(state, "idle_in_transaction") == 0)
-        return "idle in transaction";
-    if (strcmp(state, "committing") == 0)
-        return "committing";
-    if (strcmp(state, "running") == 0)
-        return "running SQL";
-    return state;
-}
-
-static void holds(FILE *f, const cJSON *hs)
-{
-    const cJSON *h;
     fputs("## Longest holds\n\nTransactions holding a row while others waited, ranked by "
           "the waiting they caused, and what the holder did while they waited.\n\n",
           f);
@@ -574,28 +644,7 @@ static void holds(FILE *f, const cJSON *hs)
         fputs("None.\n\n", f);
         return;
     }
-    fputs("| Row | Holder pid · code path | Application | Hold ms | Waits | Waiter ms | Mostly | SQL ms | "
-          "Idle in transaction ms | Commit ms | Lock taken by |\n"
-          "|---|---:|---|---:|---:|---:|---|---:|---:|---:|---|\n",
-          f);
-    cJSON_ArrayForEach(h, hs) {
-        char row[256];
-        snprintf(row, sizeof(row), "%s %s", m_str(h, "relation") ? m_str(h, "relation") : "",
-                 m_str(h, "row_key") ? m_str(h, "row_key") : "");
-        fputs("|", f);
-        cell(f, row);
-        cell_pid(f, h, "pid", "");
-        cell(f, m_str(h, "application"));
-        cell_hold(f, h);
-        cell_num(f, h, "waits");
-        cell_ms(f, h, "waiter_ms");
-        cell(f, state_text(m_str(h, "head_state")));
-        cell_ms(f, h, "sql_ms");
-        cell_ms(f, h, "idle_ms");
-        cell_ms(f, h, "commit_ms");
-        cell(f, m_str(h, "start_evidence"));
-        fputs("\n", f);
-    }
+    md_table(f, caps, &ls_tab_holds, hs, INT_MAX);
     fputs("\n", f);
 }
 
@@ -612,9 +661,8 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
     }
     cJSON_ArrayForEach(r, roots) {
         const cJSON *tx = cJSON_GetObjectItemCaseSensitive(r, "transaction");
-        const cJSON *sts = cJSON_GetObjectItemCaseSensitive(tx, "statements"), *st;
+        const cJSON *sts = cJSON_GetObjectItemCaseSensitive(tx, "statements");
         char d[LS_DURATION_LEN];
-        int nst = 0;
         if (nroot++ >= caps->roots) {
             left_out(f, cJSON_GetArraySize(roots) - caps->roots, "root blockers");
             break;
@@ -662,18 +710,8 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
             fputs("\n", f);
         }
         if (cJSON_GetArraySize(sts) > 0 && caps->statements > 0) {
-            fputs("\n| Start | Duration ms | Idle before ms | Statement |\n|---|---:|---:|---|\n",
-                  f);
-            cJSON_ArrayForEach(st, sts) {
-                if (nst++ >= caps->statements)
-                    break;
-                fputs("|", f);
-                cell_time(f, caps, m_str(st, "start"));
-                cell_ms(f, st, "duration_ms");
-                cell_num(f, st, "idle_before_ms");
-                cell(f, m_str(st, "text"));
-                fputs("\n", f);
-            }
+            fputs("\n", f);
+            md_table(f, caps, &ls_tab_statements, sts, caps->statements);
         }
         fputs("\n", f);
         if (caps->statements < cJSON_GetArraySize(sts))
@@ -719,32 +757,12 @@ static void waits(FILE *f, const cJSON *ws, const md_caps *caps)
     }
     if (min_ms >= 0)
         fprintf(f, "The %d longest of %d, in time order.\n\n", caps->waits, total);
-    fputs("| Start | Waiter pid · code path | Application | Mode | Row / target | Waited ms | "
-          "Outcome | Blocker pid · code path | Root pid · code path | Depth | Statement |\n"
-          "|---|---:|---|---|---|---:|---|---:|---:|---:|---|\n",
-          f);
+    md_table_head(f, &ls_tab_waits);
     cJSON_ArrayForEach(w, ws) {
-        char row[256];
-        const char *rel = m_str(w, "relation"), *ctid = m_str(w, "ctid");
         if (m_num(w, "waited_ms") < min_ms || shown >= caps->waits)
             continue;
         shown++;
-        snprintf(row, sizeof(row), "%s%s%s", rel ? rel : "", ctid ? " " : "", ctid ? ctid : "");
-        fputs("|", f);
-        cell_time(f, caps, m_str(w, "start"));
-        cell_pid(f, w, "pid", "");
-        cell(f, m_str(w, "application"));
-        cell(f, m_str(w, "mode"));
-        cell(f, row[0] ? row : m_str(w, "target"));
-        cell_ms(f, w, "waited_ms");
-        cell(f, m_str(w, "outcome"));
-        /* The holder's code path is the blocker's when the blocker holds
-         * the row (not when it queues ahead of the waiter). */
-        cell_pid(f, w, "blocker_pid", "blocker_");
-        cell_pid(f, w, "root_pid", "root_");
-        cell_num(f, w, "chain_depth");
-        cell(f, m_str(w, "statement"));
-        fputs("\n", f);
+        md_table_row(f, caps, &ls_tab_waits, w);
     }
     fputs("\n", f);
     left_out(f, total - shown, "waits");
@@ -760,7 +778,7 @@ static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
         return;
     }
     cJSON_ArrayForEach(d, ds) {
-        const cJSON *e, *p;
+        const cJSON *p;
         if (n >= caps->deadlocks) {
             left_out(f, cJSON_GetArraySize(ds) - n, "deadlocks");
             break;
@@ -769,17 +787,8 @@ static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
         md_time(f, caps, m_str(d, "time"));
         fprintf(f, ", victim pid %.0f", m_num(d, "victim_pid"));
         code_of(f, d, "victim_");
-        fputs("\n\n| Waiter pid · code path | Waits for | Lock | Blocked by pid · code path |\n"
-              "|---:|---|---|---:|\n",
-              f);
-        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(d, "edges")) {
-            fputs("|", f);
-            cell_pid(f, e, "waiter_pid", "waiter_");
-            cell(f, m_str(e, "mode"));
-            cell(f, m_str(e, "target"));
-            cell_pid(f, e, "blocker_pid", "blocker_");
-            fputs("\n", f);
-        }
+        fputs("\n\n", f);
+        md_table(f, caps, &ls_tab_edges, m_get(d, "edges"), INT_MAX);
         fputs("\n", f);
         mermaid_deadlock(f, d);
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(d, "processes")) {
@@ -794,49 +803,20 @@ static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
 
 static void errors(FILE *f, const cJSON *es, const md_caps *caps)
 {
-    const cJSON *e;
-    int n = 0;
     fputs("## Errors and timeouts\n\n", f);
     if (cJSON_GetArraySize(es) == 0) {
         fputs("None.\n\n", f);
         return;
     }
-    fputs("| Time | pid · code path | Application | SQLSTATE | Class | Message | Statement | "
-          "Caused by pid · code path |\n|---|---:|---|---|---|---|---|---:|\n",
-          f);
-    cJSON_ArrayForEach(e, es) {
-        if (n++ >= caps->rows)
-            break;
-        fputs("|", f);
-        cell_time(f, caps, m_str(e, "time"));
-        cell_pid(f, e, "pid", "");
-        cell(f, m_str(e, "application"));
-        cell(f, m_str(e, "sqlstate"));
-        cell(f, m_str(e, "class"));
-        cell(f, m_str(e, "message"));
-        cell(f, m_str(e, "statement"));
-        cell_pid(f, e, "cause_pid", "cause_");
-        fputs("\n", f);
-    }
+    md_table(f, caps, &ls_tab_errors, es, caps->rows);
     fputs("\n", f);
     left_out(f, cJSON_GetArraySize(es) - caps->rows, "errors");
 }
 
-static void inputs(FILE *f, const cJSON *in)
+static void inputs(FILE *f, const cJSON *in, const md_caps *caps)
 {
-    const cJSON *x;
-    fputs("## Input\n\n| File | Format | Lines | Records | Unparsable |\n"
-          "|---|---|---:|---:|---:|\n",
-          f);
-    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(in, "files")) {
-        fputs("|", f);
-        cell(f, m_str(x, "path"));
-        cell(f, m_str(x, "format"));
-        cell_num(f, x, "lines");
-        cell_num(f, x, "records");
-        cell_num(f, x, "bad_lines");
-        fputs("\n", f);
-    }
+    fputs("## Input\n\n", f);
+    md_table(f, caps, &ls_tab_files, m_get(in, "files"), INT_MAX);
     fputs("\n", f);
 }
 
@@ -862,52 +842,25 @@ static void findings(FILE *f, const cJSON *list)
 }
 
 /* The headline: code paths ranked by how long they held hot rows. */
-static void code_paths(FILE *f, const cJSON *m)
+static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
 {
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(m, "code_paths"), *c, *p;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(m, "code_paths");
     const cJSON *conflicts = cJSON_GetObjectItemCaseSensitive(m, "lock_order_conflicts");
     fputs("## Code paths holding locks longest\n\n", f);
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_occupancy")) > 0) {
         fputs("### Row occupancy: every hold of a hot row\n\n"
               "How long each code path kept the hot rows locked, whether or not anyone waited "
-              "long enough to be logged (from statement logging).\n\n"
-              "| Code path | Named by | Holds of hot rows | of which waited for | Total hold ms "
-              "| Max hold ms | p95 hold ms | Share of hot-row time % |\n"
-              "|---|---|---:|---:|---:|---:|---:|---:|\n",
+              "long enough to be logged (from statement logging).\n\n",
               f);
-        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(m, "row_occupancy")) {
-            fputs("|", f);
-            cell(f, m_str(c, "code_path"));
-            cell(f, m_str(c, "named_by"));
-            cell_num(f, c, "holds");
-            cell_num(f, c, "holds_waited_for");
-            cell_ms(f, c, "total_hold_ms");
-            cell_ms(f, c, "max_hold_ms");
-            cell_ms(f, c, "p95_hold_ms");
-            cell_ms(f, c, "share_pct");
-            fputs("\n", f);
-        }
+        md_table(f, caps, &ls_tab_occupancy, m_get(m, "row_occupancy"), INT_MAX);
         fputs("\n", f);
     }
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_queueing")) > 0) {
         fputs("### Queueing for hot rows, logged and hidden\n\n"
               "Waits below deadlock_timeout are never logged; they are rebuilt from the holds "
-              "each statement queued behind.\n\n"
-              "| Code path | Statements queued behind it | Hidden wait ms caused | Logged wait ms "
-              "caused | Its statements that waited | Hidden wait ms suffered | Logged wait ms "
-              "suffered |\n|---|---:|---:|---:|---:|---:|---:|\n",
+              "each statement queued behind.\n\n",
               f);
-        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(m, "row_queueing")) {
-            fputs("|", f);
-            cell(f, m_str(c, "code_path"));
-            cell_num(f, c, "statements_queued_behind");
-            cell_ms(f, c, "hidden_wait_ms_caused");
-            cell_ms(f, c, "logged_wait_ms_caused");
-            cell_num(f, c, "statements_waited");
-            cell_ms(f, c, "hidden_wait_ms_suffered");
-            cell_ms(f, c, "logged_wait_ms_suffered");
-            fputs("\n", f);
-        }
+        md_table(f, caps, &ls_tab_queueing, m_get(m, "row_queueing"), INT_MAX);
         fputs("\n", f);
     }
     fputs("### Blocking: holds others waited for\n\n", f);
@@ -918,73 +871,26 @@ static void code_paths(FILE *f, const cJSON *m)
     fputs("Code paths named by ", f);
     ls_md_cell(f, m_str(m, "code_path_grouping"), 20);
     fputs(" (the \"named by\" column says which evidence stood in where that was "
-          "missing).\n\n"
-          "| Code path | Named by | Blocking episodes | Waits caused | Total hold ms | Max hold "
-          "ms | p95 hold ms | Waiter ms caused | Waits suffered | Where the hold time went |\n"
-          "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+          "missing).\n\n",
           f);
-    cJSON_ArrayForEach(c, list) {
-        char parts[512];
-        size_t used = 0;
-        parts[0] = '\0';
-        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(c, "hold_breakdown")) {
-            if (used + 80 < sizeof(parts))
-                used += (size_t)snprintf(parts + used, sizeof(parts) - used, "%s%s %.0f ms",
-                                         used ? ", " : "", m_str(p, "name") ? m_str(p, "name") : "",
-                                         m_num(p, "ms"));
-        }
-        fputs("|", f);
-        cell(f, m_str(c, "code_path"));
-        cell(f, m_str(c, "named_by"));
-        cell_num(f, c, "blocking_episodes");
-        cell_num(f, c, "waits_caused");
-        cell_ms(f, c, "total_hold_ms");
-        cell_ms(f, c, "max_hold_ms");
-        cell_ms(f, c, "p95_hold_ms");
-        cell_ms(f, c, "waiter_ms_caused");
-        cell_num(f, c, "waits_suffered");
-        cell(f, parts);
-        fputs("\n", f);
-    }
+    md_table(f, caps, &ls_tab_code_paths, list, INT_MAX);
     fputs("\n", f);
     if (cJSON_GetArraySize(conflicts) > 0) {
-        fputs("### Inconsistent lock order\n\n| Code path | Writes | then | Other code path "
-              "(opposite order) |\n|---|---|---|---|\n",
-              f);
-        cJSON_ArrayForEach(c, conflicts) {
-            fputs("|", f);
-            cell(f, m_str(c, "code_path"));
-            cell(f, m_str(c, "first"));
-            cell(f, m_str(c, "then"));
-            cell(f, m_str(c, "other_code_path"));
-            fputs("\n", f);
-        }
+        fputs("### Inconsistent lock order\n\n", f);
+        md_table(f, caps, &ls_tab_conflicts, conflicts, INT_MAX);
         fputs("\n", f);
     }
 }
 
 /* The slowest traced requests and how much of each was row-lock queueing. */
-static void slow_requests(FILE *f, const cJSON *list)
+static void slow_requests(FILE *f, const cJSON *list, const md_caps *caps)
 {
-    const cJSON *c;
     if (cJSON_GetArraySize(list) == 0)
         return;
     fputs("## Slow requests\n\nThe slowest requests in the traces and how much of each was "
-          "queueing for row locks (logged waits and the shorter ones the log never shows).\n\n"
-          "| Request | Trace | Duration ms | Row-lock wait ms | of which logged | Waited behind "
-          "| Row |\n|---|---|---:|---:|---:|---|---|\n",
+          "queueing for row locks (logged waits and the shorter ones the log never shows).\n\n",
           f);
-    cJSON_ArrayForEach(c, list) {
-        fputs("|", f);
-        cell(f, m_str(c, "name"));
-        cell(f, m_str(c, "trace_id"));
-        cell_ms(f, c, "duration_ms");
-        cell_ms(f, c, "lock_wait_ms");
-        cell_ms(f, c, "logged_lock_wait_ms");
-        cell(f, m_str(c, "waited_behind_code_path"));
-        cell(f, m_str(c, "waited_for_row"));
-        fputs("\n", f);
-    }
+    md_table(f, caps, &ls_tab_requests, list, INT_MAX);
     fputs("\n", f);
 }
 
@@ -1020,7 +926,7 @@ static void request_sentence(FILE *f, const cJSON *r)
 /* Each request named with --trace-id, wait by wait. */
 static void trace_requests(FILE *f, const cJSON *list, const md_caps *caps)
 {
-    const cJSON *r, *w;
+    const cJSON *r;
     if (!cJSON_IsArray(list))
         return;
     fputs("## Requests asked for (`--trace-id`)\n\n", f);
@@ -1052,19 +958,7 @@ static void trace_requests(FILE *f, const cJSON *list, const md_caps *caps)
         }
         if (cJSON_GetArraySize(m_get(r, "waits")) == 0)
             continue;
-        fputs("| Wait start | Wait ms | of which logged | Kind | Row | Behind pid · code path "
-              "| Statement |\n|---|---:|---:|---|---|---:|---|\n", f);
-        cJSON_ArrayForEach(w, m_get(r, "waits")) {
-            fputs("|", f);
-            cell_time(f, caps, m_str(w, "start"));
-            cell_ms(f, w, "wait_ms");
-            cell_ms(f, w, "logged_ms");
-            cell(f, m_str(w, "kind"));
-            cell(f, m_str(w, "row"));
-            cell_pid(f, w, "behind_pid", "behind_");
-            cell(f, m_str(w, "statement"));
-            fputs("\n", f);
-        }
+        md_table(f, caps, &ls_tab_trace_waits, m_get(r, "waits"), INT_MAX);
         fputs("\n", f);
         if (m_num(r, "waits_not_listed") > 0)
             fprintf(f, "_%.0f more waits of this request not listed (the totals count them)._\n\n",
@@ -1075,34 +969,12 @@ static void trace_requests(FILE *f, const cJSON *list, const md_caps *caps)
 /* Who waited for whom when the busiest queue was longest. */
 static void worst_moment(FILE *f, const cJSON *wm, const md_caps *caps)
 {
-    const cJSON *w;
-    int n = 0;
     if (!cJSON_IsObject(wm))
         return;
     fputs("## Lock tree at the worst moment\n\nEvery wait open at ", f);
     md_time(f, caps, m_str(wm, "time"));
-    fputs(", when the busiest row's queue was longest.\n\n"
-          "| Depth | Waiter pid · code path | Application | Waits for pid · code path | Root pid · code path | "
-          "Lock | Row | "
-          "Statement |\n|---:|---:|---|---:|---:|---|---|---|\n",
-          f);
-    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(wm, "waits")) {
-        char row[256];
-        if (n++ >= caps->rows)
-            break;
-        snprintf(row, sizeof(row), "%s %s", m_str(w, "relation") ? m_str(w, "relation") : "",
-                 m_str(w, "row_key") ? m_str(w, "row_key") : "");
-        fputs("|", f);
-        cell_num(f, w, "depth");
-        cell_pid(f, w, "pid", "");
-        cell(f, m_str(w, "application"));
-        cell_pid(f, w, "blocker_pid", "blocker_");
-        cell_pid(f, w, "root_pid", "root_");
-        cell(f, m_str(w, "mode"));
-        cell(f, row[1] ? row : m_str(w, "target"));
-        cell(f, m_str(w, "statement"));
-        fputs("\n", f);
-    }
+    fputs(", when the busiest row's queue was longest.\n\n", f);
+    md_table(f, caps, &ls_tab_tree, m_get(wm, "waits"), caps->rows);
     fputs("\n", f);
     left_out(f, cJSON_GetArraySize(m_get(wm, "waits")) - caps->rows, "waits open then");
 }
@@ -1134,18 +1006,18 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
     }
     summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"), caps);
     findings(f, cJSON_GetObjectItemCaseSensitive(m, "findings"));
-    code_paths(f, m);
-    slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"));
+    code_paths(f, m, caps);
+    slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"), caps);
     trace_requests(f, cJSON_GetObjectItemCaseSensitive(m, "trace_requests"), caps);
-    hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
+    hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"), caps);
     mermaid_hot_rows(f, m, caps);
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"), caps);
-    holds(f, cJSON_GetObjectItemCaseSensitive(m, "holds"));
+    holds(f, cJSON_GetObjectItemCaseSensitive(m, "holds"), caps);
     worst_moment(f, cJSON_GetObjectItemCaseSensitive(m, "worst_moment"), caps);
     waits(f, cJSON_GetObjectItemCaseSensitive(m, "waits"), caps);
     deadlocks(f, cJSON_GetObjectItemCaseSensitive(m, "deadlocks"), caps);
     errors(f, cJSON_GetObjectItemCaseSensitive(m, "errors"), caps);
-    inputs(f, cJSON_GetObjectItemCaseSensitive(m, "input"));
+    inputs(f, cJSON_GetObjectItemCaseSensitive(m, "input"), caps);
     ls_tz_leave(saved_tz);
 }
 
