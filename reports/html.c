@@ -341,6 +341,16 @@ static void table(FILE *f, const ls_table *t, const cJSON *rows)
                 n - k, n - k == 1 ? " is" : "s are");
 }
 
+/* A table's own heading and sentence inside its section, if it has them
+ * (static text from sections.c, not log text). */
+static void sub_heading(FILE *f, const ls_table *t)
+{
+    if (t->title)
+        fprintf(f, "<h3>%s</h3>\n", t->title);
+    if (t->intro)
+        fprintf(f, "<p>%s</p>\n", t->intro);
+}
+
 /* Articles (deadlocks, root blockers) past the first `open` are folded
  * like table rows: call before the k-th one, then fold_end(). */
 static void fold_at(FILE *f, int k, int total, int open, const char *what)
@@ -1678,18 +1688,14 @@ static void panel_code_paths(FILE *f, const cJSON *model)
 {
     const cJSON *c;
     if (cJSON_GetArraySize(m_get(model, "row_occupancy")) > 0) {
-        fputs("<h3>Row occupancy: every hold of a hot row</h3>\n<p>How long each code path "
-              "kept the hot rows locked, whether or not anyone waited long enough to be "
-              "logged (from statement logging).</p>\n", f);
+        sub_heading(f, &ls_tab_occupancy);
         TABLE(f, ls_tab_occupancy, m_get(model, "row_occupancy"));
     }
     if (cJSON_GetArraySize(m_get(model, "row_queueing")) > 0) {
-        fputs("<h3>Queueing for hot rows, logged and hidden</h3>\n<p>Waits below "
-              "deadlock_timeout are never logged; they are rebuilt from the holds each "
-              "statement queued behind.</p>\n", f);
+        sub_heading(f, &ls_tab_queueing);
         TABLE(f, ls_tab_queueing, m_get(model, "row_queueing"));
     }
-    fputs("<h3>Blocking: holds others waited for</h3>\n", f);
+    sub_heading(f, &ls_tab_code_paths);
     if (cJSON_GetArraySize(m_get(model, "code_paths")) == 0) {
         fputs("<p>No transaction held a row others waited for.</p>\n", f);
         return;
@@ -1705,7 +1711,7 @@ static void panel_code_paths(FILE *f, const cJSON *model)
         TABLE(f, ls_tab_parts, m_get(c, "hold_breakdown"));
     }
     if (cJSON_GetArraySize(m_get(model, "lock_order_conflicts")) > 0) {
-        fputs("<h3>Inconsistent lock order</h3>\n", f);
+        sub_heading(f, &ls_tab_conflicts);
         TABLE(f, ls_tab_conflicts, m_get(model, "lock_order_conflicts"));
     }
 }
@@ -1958,42 +1964,41 @@ typedef void (*panel_fn)(FILE *f, const cJSON *model);
 
 /* The report's sections, in order. Each id is also the nav anchor. */
 static const struct panel {
-    const char *id;
-    const char *title;
+    int section;       /* its anchor and title: ls_sections[section] */
     const char *intro; /* one line under the heading, or NULL */
     panel_fn render;
 } panels[] = {
-    {"summary", "Summary", NULL, panel_summary},
-    {"findings", "Findings", "What the evidence points to, and the fix each finding suggests.",
+    {LS_SEC_SUMMARY, NULL, panel_summary},
+    {LS_SEC_FINDINGS, "What the evidence points to, and the fix each finding suggests.",
      panel_findings},
-    {"code-paths", "Code paths holding locks longest",
+    {LS_SEC_CODE_PATHS,
      "Transactions grouped by code path (from trace spans, sqlcommenter tags, "
      "application_name or statement shape), ranked by how long they held rows others "
      "waited for.",
      panel_code_paths},
-    {"hot-rows", "Hot rows",
+    {LS_SEC_HOT_ROWS,
      "Logical rows (one row however many ctids its updates gave it) ranked by the total time "
      "others waited for them; serial capacity is 1 / mean hold.",
      panel_hot_rows},
-    {"timelines", "Timelines of the hottest rows", NULL, panel_timelines},
-    {"slow-requests", "Slow requests",
+    {LS_SEC_TIMELINES, NULL, panel_timelines},
+    {LS_SEC_SLOW_REQUESTS,
      "The slowest requests in the traces and how much of each was queueing for row locks "
      "(logged waits and the shorter ones the log never shows), behind which code path.",
      panel_requests},
-    {"root-blockers", "Root blockers",
+    {LS_SEC_ROOT_BLOCKERS,
      "The transactions at the head of the queues: what they held, and what they ran "
      "meanwhile. Idle time before a statement is time the lock was held while the "
      "application did something else.",
      panel_roots},
-    {"holds", "Longest holds",
+    {LS_SEC_HOLDS,
      "Each time a transaction held a hot row, ranked by the waiting it caused, with where "
      "its time went: running SQL, idle in transaction, committing.",
      panel_holds},
-    {"worst-moment", "Lock tree at the worst moment", NULL, panel_worst},
-    {"waits", "Lock waits", NULL, panel_waits},
-    {"deadlocks", "Deadlocks", NULL, panel_deadlocks},
-    {"errors", "Errors and timeouts", NULL, panel_errors},
-    {"input", "Input", NULL, panel_input},
+    {LS_SEC_WORST_MOMENT, NULL, panel_worst},
+    {LS_SEC_WAITS, NULL, panel_waits},
+    {LS_SEC_DEADLOCKS, NULL, panel_deadlocks},
+    {LS_SEC_ERRORS, NULL, panel_errors},
+    {LS_SEC_INPUT, NULL, panel_input},
 };
 
 /* Under the 4095 characters ISO C asks compilers to support per string. */
@@ -2130,10 +2135,12 @@ int ls_report_write_html(const cJSON *model, FILE *f)
     fputs(".", f);
     fputs("</p>\n<nav>", f);
     for (i = 0; i < sizeof(panels) / sizeof(panels[0]); i++)
-        fprintf(f, "<a href=\"#%s\">%s</a>", panels[i].id, panels[i].title);
+        fprintf(f, "<a href=\"#%s\">%s</a>", ls_sections[panels[i].section].id,
+                ls_sections[panels[i].section].title);
     fputs("</nav>\n</header>\n<main>\n", f);
     for (i = 0; i < sizeof(panels) / sizeof(panels[0]); i++) {
-        fprintf(f, "<section id=\"%s\">\n<h2>%s</h2>\n", panels[i].id, panels[i].title);
+        fprintf(f, "<section id=\"%s\">\n<h2>%s</h2>\n", ls_sections[panels[i].section].id,
+                ls_sections[panels[i].section].title);
         if (panels[i].intro)
             fprintf(f, "<p>%s</p>\n", panels[i].intro);
         panels[i].render(f, model);

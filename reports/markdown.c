@@ -218,6 +218,21 @@ static void md_cell(FILE *f, const md_caps *caps, const cJSON *o, const ls_colum
     }
 }
 
+/* A section's heading, as sections.c names it. */
+static void md_heading(FILE *f, int section)
+{
+    fprintf(f, "## %s\n\n", ls_sections[section].title);
+}
+
+/* A table's own heading and sentence inside its section, if it has them. */
+static void md_sub_heading(FILE *f, const ls_table *t)
+{
+    if (t->title)
+        fprintf(f, "### %s\n\n", t->title);
+    if (t->intro)
+        fprintf(f, "%s\n\n", t->intro);
+}
+
 /* A table's header and alignment lines, its Markdown columns only. */
 static void md_table_head(FILE *f, const ls_table *t)
 {
@@ -583,7 +598,8 @@ static void summary(FILE *f, const cJSON *s, const md_caps *caps)
 {
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(s, "time_range");
     char d[LS_DURATION_LEN];
-    fputs("## Summary\n\n| | |\n|---|---|\n", f);
+    md_heading(f, LS_SEC_SUMMARY);
+    fputs("| | |\n|---|---|\n", f);
     fputs("| Time range |", f);
     fputs(" ", f);
     md_time(f, caps, m_str(range, "start"));
@@ -622,7 +638,8 @@ static void summary(FILE *f, const cJSON *s, const md_caps *caps)
 
 static void hot_rows(FILE *f, const cJSON *rows, const md_caps *caps)
 {
-    fputs("## Hot rows\n\nLogical rows (one row however many ctids its updates gave it), "
+    md_heading(f, LS_SEC_HOT_ROWS);
+    fputs("Logical rows (one row however many ctids its updates gave it), "
           "ranked by the total time others waited for them. Serial capacity is 1 / mean "
           "hold: the most transactions per second that can take the row one after "
           "another.\n\n",
@@ -637,7 +654,8 @@ static void hot_rows(FILE *f, const cJSON *rows, const md_caps *caps)
 
 static void holds(FILE *f, const cJSON *hs, const md_caps *caps)
 {
-    fputs("## Longest holds\n\nTransactions holding a row while others waited, ranked by "
+    md_heading(f, LS_SEC_HOLDS);
+    fputs("Transactions holding a row while others waited, ranked by "
           "the waiting they caused, and what the holder did while they waited.\n\n",
           f);
     if (cJSON_GetArraySize(hs) == 0) {
@@ -652,7 +670,8 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
 {
     const cJSON *r;
     int nroot = 0;
-    fputs("## Root blockers\n\nThe transactions at the head of the queues: what they "
+    md_heading(f, LS_SEC_ROOT_BLOCKERS);
+    fputs("The transactions at the head of the queues: what they "
           "held, and what they ran meanwhile.\n\n",
           f);
     if (cJSON_GetArraySize(roots) == 0) {
@@ -746,7 +765,7 @@ static void waits(FILE *f, const cJSON *ws, const md_caps *caps)
     const cJSON *w;
     int total = cJSON_GetArraySize(ws), shown = 0;
     double min_ms = total > caps->waits ? nth_longest(ws, caps->waits) : -1;
-    fputs("## Lock waits\n\n", f);
+    md_heading(f, LS_SEC_WAITS);
     if (total == 0) {
         fputs("None.\n\n", f);
         return;
@@ -772,7 +791,7 @@ static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
 {
     const cJSON *d;
     int n = 0;
-    fputs("## Deadlocks\n\n", f);
+    md_heading(f, LS_SEC_DEADLOCKS);
     if (cJSON_GetArraySize(ds) == 0) {
         fputs("None.\n\n", f);
         return;
@@ -803,7 +822,7 @@ static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
 
 static void errors(FILE *f, const cJSON *es, const md_caps *caps)
 {
-    fputs("## Errors and timeouts\n\n", f);
+    md_heading(f, LS_SEC_ERRORS);
     if (cJSON_GetArraySize(es) == 0) {
         fputs("None.\n\n", f);
         return;
@@ -815,7 +834,7 @@ static void errors(FILE *f, const cJSON *es, const md_caps *caps)
 
 static void inputs(FILE *f, const cJSON *in, const md_caps *caps)
 {
-    fputs("## Input\n\n", f);
+    md_heading(f, LS_SEC_INPUT);
     md_table(f, caps, &ls_tab_files, m_get(in, "files"), INT_MAX);
     fputs("\n", f);
 }
@@ -824,7 +843,7 @@ static void findings(FILE *f, const cJSON *list)
 {
     const cJSON *x;
     int n = 0;
-    fputs("## Findings\n\n", f);
+    md_heading(f, LS_SEC_FINDINGS);
     if (cJSON_GetArraySize(list) == 0) {
         fputs("No rule found anything to say.\n\n", f);
         return;
@@ -846,24 +865,18 @@ static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
 {
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(m, "code_paths");
     const cJSON *conflicts = cJSON_GetObjectItemCaseSensitive(m, "lock_order_conflicts");
-    fputs("## Code paths holding locks longest\n\n", f);
+    md_heading(f, LS_SEC_CODE_PATHS);
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_occupancy")) > 0) {
-        fputs("### Row occupancy: every hold of a hot row\n\n"
-              "How long each code path kept the hot rows locked, whether or not anyone waited "
-              "long enough to be logged (from statement logging).\n\n",
-              f);
+        md_sub_heading(f, &ls_tab_occupancy);
         md_table(f, caps, &ls_tab_occupancy, m_get(m, "row_occupancy"), INT_MAX);
         fputs("\n", f);
     }
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_queueing")) > 0) {
-        fputs("### Queueing for hot rows, logged and hidden\n\n"
-              "Waits below deadlock_timeout are never logged; they are rebuilt from the holds "
-              "each statement queued behind.\n\n",
-              f);
+        md_sub_heading(f, &ls_tab_queueing);
         md_table(f, caps, &ls_tab_queueing, m_get(m, "row_queueing"), INT_MAX);
         fputs("\n", f);
     }
-    fputs("### Blocking: holds others waited for\n\n", f);
+    md_sub_heading(f, &ls_tab_code_paths);
     if (cJSON_GetArraySize(list) == 0) {
         fputs("No transaction held a row others waited for.\n\n", f);
         return;
@@ -876,7 +889,7 @@ static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
     md_table(f, caps, &ls_tab_code_paths, list, INT_MAX);
     fputs("\n", f);
     if (cJSON_GetArraySize(conflicts) > 0) {
-        fputs("### Inconsistent lock order\n\n", f);
+        md_sub_heading(f, &ls_tab_conflicts);
         md_table(f, caps, &ls_tab_conflicts, conflicts, INT_MAX);
         fputs("\n", f);
     }
@@ -887,7 +900,8 @@ static void slow_requests(FILE *f, const cJSON *list, const md_caps *caps)
 {
     if (cJSON_GetArraySize(list) == 0)
         return;
-    fputs("## Slow requests\n\nThe slowest requests in the traces and how much of each was "
+    md_heading(f, LS_SEC_SLOW_REQUESTS);
+    fputs("The slowest requests in the traces and how much of each was "
           "queueing for row locks (logged waits and the shorter ones the log never shows).\n\n",
           f);
     md_table(f, caps, &ls_tab_requests, list, INT_MAX);
@@ -971,7 +985,8 @@ static void worst_moment(FILE *f, const cJSON *wm, const md_caps *caps)
 {
     if (!cJSON_IsObject(wm))
         return;
-    fputs("## Lock tree at the worst moment\n\nEvery wait open at ", f);
+    md_heading(f, LS_SEC_WORST_MOMENT);
+    fputs("Every wait open at ", f);
     md_time(f, caps, m_str(wm, "time"));
     fputs(", when the busiest row's queue was longest.\n\n", f);
     md_table(f, caps, &ls_tab_tree, m_get(wm, "waits"), caps->rows);

@@ -8,7 +8,8 @@
 #define H LS_IN_HTML
 #define M LS_IN_MD
 #define A LS_IN_ALL
-#define TABLE(name, cols) {name, cols, sizeof(cols) / sizeof(cols[0])}
+#define TABLE(name, cols) {name, NULL, NULL, cols, sizeof(cols) / sizeof(cols[0])}
+#define TITLED(name, title, intro, cols) {name, title, intro, cols, sizeof(cols) / sizeof(cols[0])}
 
 int ls_column_numeric(const ls_column *c, unsigned in)
 {
@@ -97,7 +98,8 @@ static const ls_column code_path_cols[] = {
     /* HTML draws the breakdown as a bar and a table of its own (ls_tab_parts). */
     {"Where the hold time went", NULL, "hold_breakdown", LS_CELL_PARTS, 0, M},
 };
-const ls_table ls_tab_code_paths = TABLE("code paths", code_path_cols);
+const ls_table ls_tab_code_paths =
+    TITLED("code paths", "Blocking: holds others waited for", NULL, code_path_cols);
 
 static const ls_column occupancy_cols[] = {
     {"Code path", NULL, "code_path", LS_CELL_TEXT, 120, A},
@@ -109,7 +111,11 @@ static const ls_column occupancy_cols[] = {
     {"p95 hold", "p95 hold ms", "p95_hold_ms", LS_CELL_MS, 0, A},
     {"Share of hot-row time %", NULL, "share_pct", LS_CELL_NUM1, 0, A},
 };
-const ls_table ls_tab_occupancy = TABLE("row occupancy", occupancy_cols);
+const ls_table ls_tab_occupancy =
+    TITLED("row occupancy", "Row occupancy: every hold of a hot row",
+           "How long each code path kept the hot rows locked, whether or not anyone waited "
+           "long enough to be logged (from statement logging).",
+           occupancy_cols);
 
 static const ls_column queueing_cols[] = {
     {"Code path", NULL, "code_path", LS_CELL_TEXT, 120, A},
@@ -122,7 +128,11 @@ static const ls_column queueing_cols[] = {
     {"Logged wait suffered", "Logged wait ms suffered", "logged_wait_ms_suffered", LS_CELL_MS, 0,
      A},
 };
-const ls_table ls_tab_queueing = TABLE("row queueing", queueing_cols);
+const ls_table ls_tab_queueing =
+    TITLED("row queueing", "Queueing for hot rows, logged and hidden",
+           "Waits below deadlock_timeout are never logged; they are rebuilt from the holds "
+           "each statement queued behind.",
+           queueing_cols);
 
 static const ls_column request_cols[] = {
     {"Request", NULL, "name", LS_CELL_TEXT, 80, A},
@@ -159,7 +169,8 @@ static const ls_column conflict_cols[] = {
     {"then", NULL, "then", LS_CELL_TEXT, 64, A},
     {"Other code path (opposite order)", NULL, "other_code_path", LS_CELL_TEXT, 120, A},
 };
-const ls_table ls_tab_conflicts = TABLE("lock order conflicts", conflict_cols);
+const ls_table ls_tab_conflicts =
+    TITLED("lock order conflicts", "Inconsistent lock order", NULL, conflict_cols);
 
 static const ls_column tree_cols[] = {
     {"Depth", NULL, "depth", LS_CELL_INT, 0, A},

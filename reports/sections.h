@@ -56,7 +56,9 @@ typedef struct ls_column {
 } ls_column;
 
 typedef struct ls_table {
-    const char *name; /* what its rows are, for tests and messages */
+    const char *name;  /* what its rows are, for tests and messages */
+    const char *title; /* its sub-heading inside a section, or NULL */
+    const char *intro; /* a sentence under that heading, or NULL */
     const ls_column *cols;
     size_t ncols;
 } ls_table;
