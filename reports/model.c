@@ -237,94 +237,295 @@ int ls_model_each_row(model_ctx *m, const char *sql, int64_t limit,
     return rc < 0 ? rc : 0;
 }
 
+/* ---- queries by column name ---- */
+
+static int mc_selected(const ls_mcol *c)
+{
+    return c->kind != LS_MC_CODE && c->kind != LS_MC_HOOK;
+}
+
+/* The position of column `name` in mq's SELECT list, or -1. */
+static int mq_col(const ls_mquery *mq, const char *name)
+{
+    size_t i;
+    int pos = 0;
+    for (i = 0; i < mq->ncols; i++) {
+        if (!mc_selected(&mq->cols[i]))
+            continue;
+        if (strcmp(mq->cols[i].key, name) == 0)
+            return pos;
+        pos++;
+    }
+    return -1;
+}
+
+int ls_mq_isnull(const ls_mquery *mq, ls_stmt *q, const char *name)
+{
+    int col = mq_col(mq, name);
+    return col < 0 || ls_stmt_isnull(q, col);
+}
+
+int64_t ls_mq_int64(const ls_mquery *mq, ls_stmt *q, const char *name)
+{
+    int col = mq_col(mq, name);
+    return col < 0 ? 0 : ls_stmt_int64(q, col);
+}
+
+const char *ls_mq_text(const ls_mquery *mq, ls_stmt *q, const char *name)
+{
+    int col = mq_col(mq, name);
+    return col < 0 ? NULL : ls_stmt_text(q, col);
+}
+
+/* Append s at *p (the caller sized the buffer). */
+static void put(char **p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(*p, s, n);
+    *p += n;
+}
+
+/* "WITH ... SELECT e1, e2, ... FROM ...": malloc'ed, NULL on memory
+ * exhaustion. */
+static char *mq_sql(const ls_mquery *mq)
+{
+    size_t i, len = strlen(mq->from) + sizeof("SELECT  ");
+    char *sql, *p;
+    int n = 0;
+    if (mq->with)
+        len += strlen(mq->with) + 1;
+    for (i = 0; i < mq->ncols; i++)
+        if (mc_selected(&mq->cols[i]))
+            len += strlen(mq->cols[i].expr) + 2;
+    if (!(sql = malloc(len)))
+        return NULL;
+    p = sql;
+    if (mq->with) {
+        put(&p, mq->with);
+        put(&p, " ");
+    }
+    put(&p, "SELECT ");
+    for (i = 0; i < mq->ncols; i++) {
+        if (!mc_selected(&mq->cols[i]))
+            continue;
+        if (n++)
+            put(&p, ", ");
+        put(&p, mq->cols[i].expr);
+    }
+    put(&p, " ");
+    put(&p, mq->from);
+    *p = '\0';
+    return sql;
+}
+
+void ls_mq_add_row(model_ctx *m, cJSON *o, const ls_mquery *mq, ls_stmt *q, ls_mq_hook hook,
+                   void *arg)
+{
+    size_t i;
+    int pos = 0;
+    for (i = 0; i < mq->ncols; i++) {
+        const ls_mcol *c = &mq->cols[i];
+        switch (c->kind) {
+        case LS_MC_INT: ls_model_col_int(o, c->key, q, pos); break;
+        case LS_MC_MS: ls_model_col_ms(o, c->key, q, pos); break;
+        case LS_MC_TS: ls_model_col_ts(o, c->key, q, pos); break;
+        case LS_MC_STR: ls_model_col_str(o, c->key, q, pos); break;
+        case LS_MC_BOOL: cJSON_AddBoolToObject(o, c->key, ls_stmt_int64(q, pos) != 0); break;
+        case LS_MC_PIDS: add_pid_list(o, c->key, ls_stmt_text(q, pos)); break;
+        case LS_MC_READ: break;
+        case LS_MC_CODE: ls_model_add_code(m, o, c->key, q, mq_col(mq, c->expr)); break;
+        case LS_MC_HOOK:
+            if (hook)
+                hook(m, o, q, c->key, arg);
+            break;
+        }
+        pos += mc_selected(c);
+    }
+}
+
+int ls_mq_each_row(model_ctx *m, const ls_mquery *mq, int64_t arg1,
+                   void (*row)(model_ctx *, ls_stmt *, void *), void *arg)
+{
+    char *sql = mq_sql(mq);
+    int rc;
+    if (!sql)
+        return m->rc = LS_ENOMEM;
+    rc = ls_model_each_row(m, sql, arg1, row, arg);
+    free(sql);
+    return rc;
+}
+
 /* ---- summary ---- */
 
-static const char summary_sql[] =
-    "WITH fw AS (SELECT * FROM lock_waits w WHERE" WAIT_FILTER("w") "),"
-    " fe AS (SELECT * FROM errors e WHERE" ERROR_FILTER("e") "),"
-    " fd AS (SELECT * FROM deadlocks d WHERE" DEADLOCK_FILTER("d") ")"
-    " SELECT (SELECT min(first_ts) FROM files), (SELECT max(last_ts) FROM files),"
-    " (SELECT count(*) FROM files), (SELECT coalesce(sum(lines),0) FROM files),"
-    " (SELECT coalesce(sum(records),0) FROM files), (SELECT coalesce(sum(bad_lines),0) FROM files),"
-    " (SELECT count(*) FROM sessions),"
-    " (SELECT count(*) FROM fw),"
-    " (SELECT coalesce(sum(waited_ms),0) FROM fw),"
-    " (SELECT coalesce(max(waited_ms),0) FROM fw),"
-    " (SELECT count(*) FROM fd),"
-    " (SELECT count(*) FROM fe WHERE class = 'lock_timeout'),"
-    " (SELECT count(*) FROM fe WHERE class = 'lock_nowait'),"
-    " (SELECT count(*) FROM fe WHERE class = 'statement_timeout'),"
-    " (SELECT count(*) FROM fe WHERE class = 'serialization_failure'),"
-    " (SELECT count(*) FROM fe WHERE class = 'idle_in_transaction_timeout'),"
-    " (SELECT count(*) FROM statements),"
-    " (SELECT count(*) FROM fw WHERE blocker_pid IS NOT NULL)";
+static const ls_mcol summary_cols[] = {
+    {"time_range", NULL, LS_MC_HOOK},
+    {"start", "(SELECT min(first_ts) FROM files)", LS_MC_READ},
+    {"end", "(SELECT max(last_ts) FROM files)", LS_MC_READ},
+    {"files", "(SELECT count(*) FROM files)", LS_MC_INT},
+    {"lines", "(SELECT coalesce(sum(lines),0) FROM files)", LS_MC_INT},
+    {"records", "(SELECT coalesce(sum(records),0) FROM files)", LS_MC_INT},
+    {"bad_lines", "(SELECT coalesce(sum(bad_lines),0) FROM files)", LS_MC_INT},
+    {"sessions", "(SELECT count(*) FROM sessions)", LS_MC_INT},
+    {"statements", "(SELECT count(*) FROM statements)", LS_MC_INT},
+    {"waits", "(SELECT count(*) FROM fw)", LS_MC_INT},
+    {"waits_linked", "(SELECT count(*) FROM fw WHERE blocker_pid IS NOT NULL)", LS_MC_INT},
+    {"total_wait_ms", "(SELECT coalesce(sum(waited_ms),0) FROM fw)", LS_MC_MS},
+    {"max_wait_ms", "(SELECT coalesce(max(waited_ms),0) FROM fw)", LS_MC_MS},
+    {"deadlocks", "(SELECT count(*) FROM fd)", LS_MC_INT},
+    {"lock_timeouts", "(SELECT count(*) FROM fe WHERE class = 'lock_timeout')", LS_MC_INT},
+    {"lock_nowait_failures", "(SELECT count(*) FROM fe WHERE class = 'lock_nowait')", LS_MC_INT},
+    {"statement_timeouts", "(SELECT count(*) FROM fe WHERE class = 'statement_timeout')",
+     LS_MC_INT},
+    {"serialization_failures", "(SELECT count(*) FROM fe WHERE class = 'serialization_failure')",
+     LS_MC_INT},
+    {"idle_in_transaction_timeouts",
+     "(SELECT count(*) FROM fe WHERE class = 'idle_in_transaction_timeout')", LS_MC_INT},
+};
+static const ls_mquery summary_q =
+    LS_MQUERY("WITH fw AS (SELECT * FROM lock_waits w WHERE" WAIT_FILTER("w") "),"
+              " fe AS (SELECT * FROM errors e WHERE" ERROR_FILTER("e") "),"
+              " fd AS (SELECT * FROM deadlocks d WHERE" DEADLOCK_FILTER("d") ")",
+              summary_cols, "");
+
+/* Column `name` of q (built from mq) as a time under `key`. */
+static void mq_add_ts(cJSON *o, const char *key, const ls_mquery *mq, ls_stmt *q,
+                      const char *name)
+{
+    if (ls_mq_isnull(mq, q, name))
+        cJSON_AddNullToObject(o, key);
+    else
+        ls_model_col_ts(o, key, q, mq_col(mq, name));
+}
+
+static void summary_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    cJSON *range = cJSON_AddObjectToObject(o, key);
+    mq_add_ts(range, "start", &summary_q, q, "start");
+    mq_add_ts(range, "end", &summary_q, q, "end");
+    (void)m;
+    (void)arg;
+}
 
 static void summary_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *s = arg, *range = cJSON_AddObjectToObject(s, "time_range");
-    ls_model_col_ts(range, "start", q, 0);
-    ls_model_col_ts(range, "end", q, 1);
-    ls_model_col_int(s, "files", q, 2);
-    ls_model_col_int(s, "lines", q, 3);
-    ls_model_col_int(s, "records", q, 4);
-    ls_model_col_int(s, "bad_lines", q, 5);
-    ls_model_col_int(s, "sessions", q, 6);
-    ls_model_col_int(s, "statements", q, 16);
-    ls_model_col_int(s, "waits", q, 7);
-    ls_model_col_int(s, "waits_linked", q, 17);
-    ls_model_col_ms(s, "total_wait_ms", q, 8);
-    ls_model_col_ms(s, "max_wait_ms", q, 9);
-    ls_model_col_int(s, "deadlocks", q, 10);
-    ls_model_col_int(s, "lock_timeouts", q, 11);
-    ls_model_col_int(s, "lock_nowait_failures", q, 12);
-    ls_model_col_int(s, "statement_timeouts", q, 13);
-    ls_model_col_int(s, "serialization_failures", q, 14);
-    ls_model_col_int(s, "idle_in_transaction_timeouts", q, 15);
-    (void)m;
+    ls_mq_add_row(m, arg, &summary_q, q, summary_hook, NULL);
 }
 
 /* Queueing the log did not show, and whether it could be rebuilt: that
  * needs statement logging (durations, or log_statement) or traces. */
-static const char hidden_sql[] =
-    "SELECT (SELECT count(*) FROM statements) > 0,"
-    " (SELECT coalesce(sum(max(0, wait_ms - coalesce(logged_ms, 0))), 0) FROM row_waits),"
-    " (SELECT coalesce(sum(logged_ms), 0) FROM row_waits),"
-    " (SELECT count(*) FROM row_waits WHERE wait_ms > 20 AND kind = 'inferred')";
+static const ls_mcol hidden_cols[] = {
+    {"reconstructed", "(SELECT count(*) FROM statements) > 0", LS_MC_BOOL},
+    {"hidden_wait_ms",
+     "(SELECT coalesce(sum(max(0, wait_ms - coalesce(logged_ms, 0))), 0) FROM row_waits)",
+     LS_MC_MS},
+    {"logged_wait_ms", "(SELECT coalesce(sum(logged_ms), 0) FROM row_waits)", LS_MC_MS},
+    {"statements_waited_unlogged",
+     "(SELECT count(*) FROM row_waits WHERE wait_ms > 20 AND kind = 'inferred')", LS_MC_INT},
+};
+static const ls_mquery hidden_q = LS_MQUERY(NULL, hidden_cols, "");
 
 static void hidden_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *h = cJSON_AddObjectToObject(arg, "hidden_waits");
-    int rebuilt = (int)ls_stmt_int64(q, 0);
-    cJSON_AddBoolToObject(h, "reconstructed", rebuilt);
-    ls_model_col_ms(h, "hidden_wait_ms", q, 1);
-    ls_model_col_ms(h, "logged_wait_ms", q, 2);
-    ls_model_col_int(h, "statements_waited_unlogged", q, 3);
-    if (!rebuilt)
+    ls_mq_add_row(m, h, &hidden_q, q, NULL, NULL);
+    if (!ls_mq_int64(&hidden_q, q, "reconstructed"))
         ls_model_add_str(h, "note",
                          "The log has no statements, so waits shorter than deadlock_timeout "
                          "cannot be rebuilt: set log_min_duration_statement = 0 (or "
                          "log_statement = 'all'), or pass the application's traces.");
-    (void)m;
 }
+
+static const ls_mcol outcome_cols[] = {
+    {"outcome", "outcome", LS_MC_READ},
+    {"waits", "count(*)", LS_MC_READ},
+};
+static const ls_mquery outcome_q =
+    LS_MQUERY(NULL, outcome_cols,
+              "FROM lock_waits w WHERE" WAIT_FILTER("w") "GROUP BY outcome ORDER BY outcome");
 
 static void outcome_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON_AddNumberToObject(arg, ls_stmt_text(q, 0), (double)ls_stmt_int64(q, 1));
+    cJSON_AddNumberToObject(arg, ls_mq_text(&outcome_q, q, "outcome"),
+                            (double)ls_mq_int64(&outcome_q, q, "waits"));
     (void)m;
 }
 
 /* ---- transactions ---- */
 
-static const char tx_head_sql[] =
-    "SELECT t.tx_id, t.pid, t.xid, t.start_ts, t.end_ts, t.start_known, t.end_known,"
-    " t.outcome, t.statements, t.sql_ms, t.idle_ms, t.max_idle_ms, t.commit_ms,"
-    " t.session_id, t.first_stmt, t.last_stmt, t.explicit FROM transactions t"
-    " WHERE t.tx_id = ?1";
+static const ls_mcol tx_cols[] = {
+    {"tx_id", "t.tx_id", LS_MC_INT},
+    {"pid", "t.pid", LS_MC_INT},
+    {"xid", "t.xid", LS_MC_INT},
+    {"explicit", "t.explicit", LS_MC_BOOL},
+    {"start", "t.start_ts", LS_MC_TS},
+    {"start_known", "t.start_known", LS_MC_STR},
+    {"end", "t.end_ts", LS_MC_TS},
+    {"end_known", "t.end_known", LS_MC_STR},
+    {"outcome", "t.outcome", LS_MC_STR},
+    {"duration_ms", NULL, LS_MC_HOOK},
+    {"statement_count", "t.statements", LS_MC_INT},
+    {"sql_ms", "t.sql_ms", LS_MC_MS},
+    {"idle_ms", "t.idle_ms", LS_MC_MS},
+    {"max_idle_ms", "t.max_idle_ms", LS_MC_MS},
+    {"commit_ms", "t.commit_ms", LS_MC_MS},
+    {"session_id", "t.session_id", LS_MC_READ},
+    {"first_stmt", "t.first_stmt", LS_MC_READ},
+    {"last_stmt", "t.last_stmt", LS_MC_READ},
+    {"start_ts", "t.start_ts", LS_MC_READ},
+    {"end_ts", "t.end_ts", LS_MC_READ},
+};
+static const ls_mquery tx_q = LS_MQUERY(NULL, tx_cols, "FROM transactions t WHERE t.tx_id = ?1");
 
-static const char tx_statements_sql[] =
-    "SELECT start_ts, end_ts, duration_ms, text, stmt_id FROM statements"
-    " WHERE +session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3"
-    " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id LIMIT ?4";
+static const ls_mcol tx_stmt_cols[] = {
+    {"start", "start_ts", LS_MC_TS},
+    {"duration_ms", "duration_ms", LS_MC_MS},
+    {"idle_before_ms", NULL, LS_MC_HOOK},
+    {"text", "text", LS_MC_STR},
+    {"start_ts", "start_ts", LS_MC_READ},
+    {"end_ts", "end_ts", LS_MC_READ},
+};
+static const ls_mquery tx_stmt_q =
+    LS_MQUERY(NULL, tx_stmt_cols,
+              "FROM statements WHERE +session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3"
+              " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id LIMIT ?4");
+
+/* A transaction's length in whole ms, when its end is known. */
+static void tx_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    if (!ls_mq_isnull(&tx_q, q, "end_ts"))
+        cJSON_AddNumberToObject(o, key,
+                                (double)((ls_mq_int64(&tx_q, q, "end_ts") -
+                                          ls_mq_int64(&tx_q, q, "start_ts")) /
+                                         1000));
+    else
+        cJSON_AddNullToObject(o, key);
+    (void)m;
+    (void)arg;
+}
+
+/* The idle gap before a statement: from the previous one's end (*arg, 0
+ * for the first) to its start, in whole ms. */
+static void idle_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    int64_t prev_end = *(const int64_t *)arg, start = ls_mq_int64(&tx_stmt_q, q, "start_ts");
+    cJSON_AddNumberToObject(o, key,
+                            prev_end && start > prev_end ? (double)((start - prev_end) / 1000)
+                                                         : 0);
+    (void)m;
+}
+
+/* Prepare mq's statement into *out; 0 or a store error. */
+static int mq_prepare(model_ctx *m, const ls_mquery *mq, ls_stmt **out)
+{
+    char *sql = mq_sql(mq);
+    int rc;
+    *out = NULL;
+    if (!sql)
+        return LS_ENOMEM;
+    rc = ls_store_prepare(m->store, sql, out);
+    free(sql);
+    return rc;
+}
 
 /*
  * A transaction as the report shows it: when it started and ended and how
@@ -336,56 +537,31 @@ void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id
     ls_stmt *h = NULL, *q = NULL;
     cJSON *tx, *list;
     int64_t prev_end = 0;
-    int rc, n = 0;
+    int rc;
 
     if (tx_id <= 0) {
         cJSON_AddNullToObject(parent, key);
         return;
     }
-    if ((rc = ls_store_prepare(m->store, tx_head_sql, &h)) != 0 ||
-        (rc = ls_store_prepare(m->store, tx_statements_sql, &q)) != 0)
+    if ((rc = mq_prepare(m, &tx_q, &h)) != 0 || (rc = mq_prepare(m, &tx_stmt_q, &q)) != 0)
         goto out;
     ls_stmt_bind_int64(h, 1, tx_id);
     if ((rc = ls_stmt_step(h)) != 1)
         goto out;
     tx = cJSON_AddObjectToObject(parent, key);
-    ls_model_col_int(tx, "tx_id", h, 0);
-    ls_model_col_int(tx, "pid", h, 1);
-    ls_model_col_int(tx, "xid", h, 2);
-    cJSON_AddBoolToObject(tx, "explicit", ls_stmt_int64(h, 16) != 0);
-    ls_model_col_ts(tx, "start", h, 3);
-    ls_model_col_str(tx, "start_known", h, 5);
-    ls_model_col_ts(tx, "end", h, 4);
-    ls_model_col_str(tx, "end_known", h, 6);
-    ls_model_col_str(tx, "outcome", h, 7);
-    if (!ls_stmt_isnull(h, 4))
-        cJSON_AddNumberToObject(tx, "duration_ms",
-                                (double)((ls_stmt_int64(h, 4) - ls_stmt_int64(h, 3)) / 1000));
-    else
-        cJSON_AddNullToObject(tx, "duration_ms");
-    ls_model_col_int(tx, "statement_count", h, 8);
-    ls_model_col_ms(tx, "sql_ms", h, 9);
-    ls_model_col_ms(tx, "idle_ms", h, 10);
-    ls_model_col_ms(tx, "max_idle_ms", h, 11);
-    ls_model_col_ms(tx, "commit_ms", h, 12);
+    ls_mq_add_row(m, tx, &tx_q, h, tx_hook, NULL);
     list = cJSON_AddArrayToObject(tx, "statements");
-    ls_stmt_bind_int64(q, 1, ls_stmt_int64(h, 13));
-    ls_stmt_bind_int64(q, 2, ls_stmt_int64(h, 14));
-    ls_stmt_bind_int64(q, 3, ls_stmt_int64(h, 15));
+    ls_stmt_bind_int64(q, 1, ls_mq_int64(&tx_q, h, "session_id"));
+    ls_stmt_bind_int64(q, 2, ls_mq_int64(&tx_q, h, "first_stmt"));
+    ls_stmt_bind_int64(q, 3, ls_mq_int64(&tx_q, h, "last_stmt"));
     ls_stmt_bind_int64(q, 4, max_stmts);
     while ((rc = ls_stmt_step(q)) == 1) {
         cJSON *st = cJSON_CreateObject();
-        int64_t start = ls_stmt_int64(q, 0);
-        ls_model_col_ts(st, "start", q, 0);
-        ls_model_col_ms(st, "duration_ms", q, 2);
-        cJSON_AddNumberToObject(st, "idle_before_ms",
-                                n > 0 && prev_end && start > prev_end
-                                    ? (double)((start - prev_end) / 1000)
-                                    : 0);
-        ls_model_col_str(st, "text", q, 3);
+        int64_t start = ls_mq_int64(&tx_stmt_q, q, "start_ts");
+        ls_mq_add_row(m, st, &tx_stmt_q, q, idle_hook, &prev_end);
         cJSON_AddItemToArray(list, st);
-        prev_end = ls_stmt_isnull(q, 1) ? start : ls_stmt_int64(q, 1);
-        n++;
+        prev_end = ls_mq_isnull(&tx_stmt_q, q, "end_ts") ? start
+                                                         : ls_mq_int64(&tx_stmt_q, q, "end_ts");
     }
 out:
     if (rc < 0)
@@ -924,13 +1100,11 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     cJSON_AddStringToObject(r, "generator", "lockspan " LS_VERSION);
 
     sum = cJSON_AddObjectToObject(r, "summary");
-    ls_model_each_row(&m, summary_sql, -1, summary_row, sum);
-    ls_model_each_row(&m, hidden_sql, -1, hidden_row, sum);
+    ls_mq_each_row(&m, &summary_q, -1, summary_row, sum);
+    ls_mq_each_row(&m, &hidden_q, -1, hidden_row, sum);
     ls_model_trace_spans(&m, sum);
-    ls_model_each_row(&m,
-             "SELECT outcome, count(*) FROM lock_waits w WHERE" WAIT_FILTER("w")
-             "GROUP BY outcome ORDER BY outcome",
-             -1, outcome_row, cJSON_AddObjectToObject(sum, "waits_by_outcome"));
+    ls_mq_each_row(&m, &outcome_q, -1, outcome_row,
+                   cJSON_AddObjectToObject(sum, "waits_by_outcome"));
     add_filter(&m, sum);
     ls_model_each_row(&m, hot_rows_sql, top, hot_row, cJSON_AddArrayToObject(r, "hot_rows"));
     ls_model_each_row(&m, roots_sql, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
