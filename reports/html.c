@@ -20,6 +20,7 @@
 #include "ls_common.h"
 #include "ls_report.h"
 #include "render_int.h"
+#include "prose.h"
 #include "sections.h"
 
 /* Lanes per timeline and timelines per report: a large incident stays a
@@ -147,41 +148,19 @@ static void put_pid(FILE *f, double pid, const cJSON *o, const char *pid_key)
 /* The same as text only, for an SVG <title> (a tooltip has no markup). */
 static void title_pid(FILE *f, double pid, const cJSON *o, const char *prefix)
 {
-    char key[64];
-    snprintf(key, sizeof(key), "%scode_path", prefix);
-    fprintf(f, "pid %.0f", pid);
-    if (m_str(o, key)) {
-        fputs(" · ", f);
-        ls_html_escape(f, m_str(o, key), 120);
-    }
+    ls_write_pid_path(f, pid, o, prefix, ls_html_escape, 120);
 }
 
-#define PIDS_SHOWN 6 /* root blockers named in a cell; the rest counted */
+static void put_pid_of(FILE *f, const cJSON *x)
+{
+    put_pid(f, m_num(x, "pid"), x, "pid");
+}
 
 /* A list of {pid, code_path} (a row's root blockers, one per transaction)
  * as "10550 · path, 10551 · path", each pair once; returns how many. */
 static int put_pids(FILE *f, const cJSON *list)
 {
-    const cJSON *x, *y;
-    int n = 0, more = 0;
-    cJSON_ArrayForEach(x, list) {
-        int dup = 0;
-        for (y = list->child; y != x && !dup; y = y->next)
-            dup = m_num(y, "pid") == m_num(x, "pid") &&
-                  same_str(m_str(y, "code_path"), m_str(x, "code_path"));
-        if (dup)
-            continue;
-        if (n == PIDS_SHOWN) {
-            more++;
-            continue;
-        }
-        if (n++)
-            fputs(", ", f);
-        put_pid(f, m_num(x, "pid"), x, "pid");
-    }
-    if (more)
-        fprintf(f, " and %d more", more);
-    return n;
+    return ls_write_pids(f, list, put_pid_of);
 }
 
 /* A numeric cell's content: durations as people write them. */
@@ -349,6 +328,53 @@ static void sub_heading(FILE *f, const ls_table *t)
         fprintf(f, "<h3>%s</h3>\n", t->title);
     if (t->intro)
         fprintf(f, "<p>%s</p>\n", t->intro);
+}
+
+/* ---- prose (prose.c) in HTML ---- */
+
+static const char *const html_tags[LS_TAG_COUNT] = {
+    [LS_TAG_STRONG] = "<strong>",
+    [LS_TAG_STRONG_END] = "</strong>",
+    [LS_TAG_CODE] = "<code>",
+    [LS_TAG_CODE_END] = "</code>",
+    [LS_TAG_H3] = "<h3>",
+    [LS_TAG_H3_END] = "</h3>\n<p>",
+    [LS_TAG_P] = "<p>",
+    [LS_TAG_P_END] = "</p>\n",
+    [LS_TAG_NOTE] = "<p class=\"note\">",
+    [LS_TAG_NOTE_END] = "</p>\n",
+    [LS_TAG_LIST] = "<ul class=\"findings\">\n",
+    [LS_TAG_LIST_END] = "</ul>\n",
+    [LS_TAG_TITLE_END] = "</b> — ",
+    [LS_TAG_FIX] = " <span class=\"fix\"><b>Fix:</b> ",
+    [LS_TAG_ITEM_END] = "</span></li>\n",
+};
+
+static void w_text(const ls_writer *w, const char *s, size_t max)
+{
+    text(w->f, s, max);
+}
+
+static void w_time(const ls_writer *w, const char *iso)
+{
+    put_time(w->f, iso);
+}
+
+static void w_table(const ls_writer *w, const ls_table *t, const cJSON *rows)
+{
+    table(w->f, t, rows);
+}
+
+static void w_item(const ls_writer *w, int n)
+{
+    (void)n;
+    fputs("<li><b>", w->f);
+}
+
+static ls_writer html_writer(FILE *f)
+{
+    ls_writer w = {f, w_text, w_time, w_table, w_item, html_tags, NULL};
+    return w;
 }
 
 /* Articles (deadlocks, root blockers) past the first `open` are folded
@@ -1496,22 +1522,8 @@ static void panel_roots(FILE *f, const cJSON *model)
 /* Findings: what the evidence says, and the fix each suggests. */
 static void panel_findings(FILE *f, const cJSON *model)
 {
-    const cJSON *x;
-    if (cJSON_GetArraySize(m_get(model, "findings")) == 0) {
-        fputs("<p>No rule found anything to say.</p>\n", f);
-        return;
-    }
-    fputs("<ul class=\"findings\">\n", f);
-    cJSON_ArrayForEach(x, m_get(model, "findings")) {
-        fputs("<li><b>", f);
-        text(f, m_str(x, "title"), 200);
-        fputs("</b> — ", f);
-        text(f, m_str(x, "evidence"), 400);
-        fputs(" <span class=\"fix\"><b>Fix:</b> ", f);
-        text(f, m_str(x, "fix"), 400);
-        fputs("</span></li>\n", f);
-    }
-    fputs("</ul>\n", f);
+    ls_writer w = html_writer(f);
+    ls_write_findings(&w, m_get(model, "findings"));
 }
 
 /* The class of a hold-breakdown part kind; never the log's own text. */
@@ -1610,77 +1622,18 @@ static void panel_worst(FILE *f, const cJSON *model)
     cJSON_Delete(uniq);
 }
 
-/* A request named with --trace-id: one sentence, then its waits. */
-static void trace_request(FILE *f, const cJSON *r)
-{
-    const char *path = m_str(r, "waited_behind_code_path"), *row = m_str(r, "waited_for_row");
-    int n = cJSON_GetArraySize(m_get(r, "waits")) + (int)m_num(r, "waits_not_listed");
-
-    fputs("<h3>", f);
-    if (m_str(r, "name")) {
-        text(f, m_str(r, "name"), 120);
-        fputs(" · ", f);
-    }
-    fputs("trace <code>", f);
-    text(f, m_str(r, "trace_id"), 40);
-    fputs("</code></h3>\n<p>", f);
-    if (cJSON_IsFalse(m_get(r, "found"))) {
-        fputs("Not in this report: ", f);
-        text(f, m_str(r, "note"), 200);
-        fputs(".</p>\n", f);
-        return;
-    }
-    if (n == 0) {
-        fputs("No row-lock queueing was found in this ", f);
-        put_ms(f, m_num(r, "duration_ms"));
-        fputs(" request.", f);
-    } else {
-        fputs("<strong>", f);
-        put_ms(f, m_num(r, "lock_wait_ms"));
-        fputs("</strong> of this ", f);
-        put_ms(f, m_num(r, "duration_ms"));
-        fprintf(f, " request (%.0f %%) was queueing for row locks", 100.0 * m_num(r, "lock_wait_share"));
-        if (path) {
-            fputs(", mostly behind <strong>", f);
-            text(f, path, 120);
-            fputs("</strong>", f);
-        }
-        if (row) {
-            fputs(" on ", f);
-            text(f, row, 120);
-        }
-        fprintf(f, " (%d wait%s; ", n, n == 1 ? "" : "s");
-        put_ms(f, m_num(r, "logged_lock_wait_ms"));
-        fputs(" of it logged, the rest below deadlock_timeout).", f);
-    }
-    fputs(" Started ", f);
-    put_time(f, m_str(r, "start"));
-    fprintf(f, " (application clock); %.0f span%s, %.0f transaction%s linked.</p>\n",
-            m_num(r, "spans"), m_num(r, "spans") == 1 ? "" : "s", m_num(r, "transactions"),
-            m_num(r, "transactions") == 1 ? "" : "s");
-    if (m_str(r, "note")) {
-        fputs("<p class=\"note\">", f);
-        text(f, m_str(r, "note"), 200);
-        fputs(".</p>\n", f);
-    }
-    if (cJSON_GetArraySize(m_get(r, "waits")) > 0)
-        TABLE(f, ls_tab_trace_waits, m_get(r, "waits"));
-    if (m_num(r, "waits_not_listed") > 0)
-        fprintf(f, "<p class=\"note\">%.0f more waits of this request not listed (the totals "
-                   "count them).</p>\n", m_num(r, "waits_not_listed"));
-}
-
 /* The slowest traced requests and their row-lock queueing; then the
  * requests named with --trace-id. */
 static void panel_requests(FILE *f, const cJSON *model)
 {
     const cJSON *r;
+    ls_writer w = html_writer(f);
     if (cJSON_GetArraySize(m_get(model, "slow_requests")) == 0)
         fputs("<p>No traces were given: pass an OTLP, Jaeger or Zipkin export to see which "
               "requests queued for row locks.</p>\n", f);
     else
         TABLE(f, ls_tab_requests, m_get(model, "slow_requests"));
-    cJSON_ArrayForEach(r, m_get(model, "trace_requests")) trace_request(f, r);
+    cJSON_ArrayForEach(r, m_get(model, "trace_requests")) ls_write_request(&w, r);
 }
 
 /* The headline ranking, with each path's hold-time breakdown. */

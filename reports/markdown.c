@@ -10,6 +10,7 @@
 
 #include "ls_report.h"
 #include "render_int.h"
+#include "prose.h"
 #include "sections.h"
 
 /*
@@ -133,31 +134,19 @@ static void cell_pid(FILE *f, const cJSON *o, const char *pid_key, const char *p
     fputs(" |", f);
 }
 
-#define PIDS_SHOWN 6 /* root blockers named in a cell; the rest counted */
+static void pid_of(FILE *f, const cJSON *x)
+{
+    fprintf(f, "%.0f", m_num(x, "pid"));
+    code_of(f, x, "");
+}
 
 /* A list of {pid, code_path} (a row's root blockers, one per transaction)
  * as "10550 · path, 10551 · path", each pair once. */
 static void pid_list(FILE *f, const cJSON *o, const char *key)
 {
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key), *v, *u;
-    int n = 0, more = 0;
+    int n;
     fputs(" ", f);
-    cJSON_ArrayForEach(v, a) {
-        int dup = 0;
-        for (u = a->child; u != v && !dup; u = u->next)
-            dup = m_num(u, "pid") == m_num(v, "pid") &&
-                  same(m_str(u, "code_path"), m_str(v, "code_path"));
-        if (dup)
-            continue;
-        if (n == PIDS_SHOWN) {
-            more++;
-            continue;
-        }
-        fprintf(f, "%s%.0f", n++ ? ", " : "", m_num(v, "pid"));
-        code_of(f, v, "");
-    }
-    if (more)
-        fprintf(f, " and %d more", more);
+    n = ls_write_pids(f, cJSON_GetObjectItemCaseSensitive(o, key), pid_of);
     fputs(n ? " |" : "— |", f);
 }
 
@@ -274,6 +263,53 @@ static int md_table(FILE *f, const md_caps *caps, const ls_table *t, const cJSON
     return n;
 }
 
+/* ---- prose (prose.c) in Markdown ---- */
+
+static const char *const md_tags[LS_TAG_COUNT] = {
+    [LS_TAG_STRONG] = "",
+    [LS_TAG_STRONG_END] = "",
+    [LS_TAG_CODE] = "",
+    [LS_TAG_CODE_END] = "",
+    [LS_TAG_H3] = "### ",
+    [LS_TAG_H3_END] = "\n\n",
+    [LS_TAG_P] = "",
+    [LS_TAG_P_END] = "\n\n",
+    [LS_TAG_NOTE] = "_",
+    [LS_TAG_NOTE_END] = "_\n\n",
+    [LS_TAG_LIST] = "",
+    [LS_TAG_LIST_END] = "\n",
+    [LS_TAG_TITLE_END] = "** — ",
+    [LS_TAG_FIX] = "<br>_Fix:_ ",
+    [LS_TAG_ITEM_END] = "\n",
+};
+
+static void w_text(const ls_writer *w, const char *s, size_t max)
+{
+    ls_md_cell(w->f, s, max);
+}
+
+static void w_time(const ls_writer *w, const char *iso)
+{
+    md_time(w->f, w->ctx, iso);
+}
+
+static void w_table(const ls_writer *w, const ls_table *t, const cJSON *rows)
+{
+    md_table(w->f, w->ctx, t, rows, INT_MAX);
+    fputs("\n", w->f);
+}
+
+static void w_item(const ls_writer *w, int n)
+{
+    fprintf(w->f, "%d. **", n);
+}
+
+static ls_writer md_writer(FILE *f, const md_caps *caps)
+{
+    ls_writer w = {f, w_text, w_time, w_table, w_item, md_tags, caps};
+    return w;
+}
+
 /* ---- mermaid diagrams (GitHub renders them) ----
  *
  * Every text from the model goes through ls_mermaid_label(); ids are
@@ -297,13 +333,7 @@ static int ms_of(const cJSON *o, const char *key, long long *out)
 /* "pid N · code path" inside a mermaid label. */
 static void mermaid_pid(FILE *f, double pid, const cJSON *o, const char *prefix)
 {
-    char key[64];
-    snprintf(key, sizeof(key), "%scode_path", prefix);
-    fprintf(f, "pid %.0f", pid);
-    if (m_str(o, key)) {
-        fputs(" · ", f);
-        ls_mermaid_label(f, m_str(o, key), 40);
-    }
+    ls_write_pid_path(f, pid, o, prefix, ls_mermaid_label, 40);
 }
 
 /* One bar. Its name starts with our own "pid N" so it can never begin
@@ -839,25 +869,11 @@ static void inputs(FILE *f, const cJSON *in, const md_caps *caps)
     fputs("\n", f);
 }
 
-static void findings(FILE *f, const cJSON *list)
+static void findings(FILE *f, const cJSON *list, const md_caps *caps)
 {
-    const cJSON *x;
-    int n = 0;
+    ls_writer w = md_writer(f, caps);
     md_heading(f, LS_SEC_FINDINGS);
-    if (cJSON_GetArraySize(list) == 0) {
-        fputs("No rule found anything to say.\n\n", f);
-        return;
-    }
-    cJSON_ArrayForEach(x, list) {
-        fprintf(f, "%d. **", ++n);
-        ls_md_cell(f, m_str(x, "title"), 200);
-        fputs("** — ", f);
-        ls_md_cell(f, m_str(x, "evidence"), 400);
-        fputs("<br>_Fix:_ ", f);
-        ls_md_cell(f, m_str(x, "fix"), 400);
-        fputs("\n", f);
-    }
-    fputs("\n", f);
+    ls_write_findings(&w, list);
 }
 
 /* The headline: code paths ranked by how long they held hot rows. */
@@ -908,76 +924,15 @@ static void slow_requests(FILE *f, const cJSON *list, const md_caps *caps)
     fputs("\n", f);
 }
 
-/* "8.7 s of this 9.0 s request was queueing behind PATH on ROW (3 waits, 1.2 s of
- * them logged)": a request named with --trace-id, in one sentence. */
-static void request_sentence(FILE *f, const cJSON *r)
-{
-    char a[LS_DURATION_LEN], b[LS_DURATION_LEN], c[LS_DURATION_LEN];
-    int n = cJSON_GetArraySize(m_get(r, "waits")) + (int)m_num(r, "waits_not_listed");
-    const char *path = m_str(r, "waited_behind_code_path"), *row = m_str(r, "waited_for_row");
-
-    if (n == 0) {
-        fprintf(f, "No row-lock queueing was found in this %s request.",
-                ls_fmt_duration(b, sizeof(b), m_num(r, "duration_ms")));
-        return;
-    }
-    fprintf(f, "%s of this %s request (%.0f %%) was queueing for row locks",
-            ls_fmt_duration(a, sizeof(a), m_num(r, "lock_wait_ms")),
-            ls_fmt_duration(b, sizeof(b), m_num(r, "duration_ms")),
-            100.0 * m_num(r, "lock_wait_share"));
-    if (path) {
-        fputs(", mostly behind ", f);
-        ls_md_cell(f, path, 120);
-    }
-    if (row) {
-        fputs(" on ", f);
-        ls_md_cell(f, row, 120);
-    }
-    fprintf(f, " (%d wait%s; %s of it logged, the rest below deadlock_timeout).", n,
-            n == 1 ? "" : "s", ls_fmt_duration(c, sizeof(c), m_num(r, "logged_lock_wait_ms")));
-}
-
 /* Each request named with --trace-id, wait by wait. */
 static void trace_requests(FILE *f, const cJSON *list, const md_caps *caps)
 {
     const cJSON *r;
+    ls_writer w = md_writer(f, caps);
     if (!cJSON_IsArray(list))
         return;
     fputs("## Requests asked for (`--trace-id`)\n\n", f);
-    cJSON_ArrayForEach(r, list) {
-        fputs("### ", f);
-        if (m_str(r, "name")) {
-            ls_md_cell(f, m_str(r, "name"), 120);
-            fputs(" · ", f);
-        }
-        fputs("trace ", f);
-        ls_md_cell(f, m_str(r, "trace_id"), 40);
-        fputs("\n\n", f);
-        if (cJSON_IsFalse(m_get(r, "found"))) {
-            fputs("Not in this report: ", f);
-            ls_md_cell(f, m_str(r, "note"), 200);
-            fputs(".\n\n", f);
-            continue;
-        }
-        request_sentence(f, r);
-        fputs(" Started ", f);
-        md_time(f, caps, m_str(r, "start"));
-        fprintf(f, " (application clock); %.0f span%s, %.0f transaction%s linked.\n\n",
-                m_num(r, "spans"), m_num(r, "spans") == 1 ? "" : "s", m_num(r, "transactions"),
-                m_num(r, "transactions") == 1 ? "" : "s");
-        if (m_str(r, "note")) {
-            fputs("_", f);
-            ls_md_cell(f, m_str(r, "note"), 200);
-            fputs("._\n\n", f);
-        }
-        if (cJSON_GetArraySize(m_get(r, "waits")) == 0)
-            continue;
-        md_table(f, caps, &ls_tab_trace_waits, m_get(r, "waits"), INT_MAX);
-        fputs("\n", f);
-        if (m_num(r, "waits_not_listed") > 0)
-            fprintf(f, "_%.0f more waits of this request not listed (the totals count them)._\n\n",
-                    m_num(r, "waits_not_listed"));
-    }
+    cJSON_ArrayForEach(r, list) ls_write_request(&w, r);
 }
 
 /* Who waited for whom when the busiest queue was longest. */
@@ -1020,7 +975,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
               f);
     }
     summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"), caps);
-    findings(f, cJSON_GetObjectItemCaseSensitive(m, "findings"));
+    findings(f, cJSON_GetObjectItemCaseSensitive(m, "findings"), caps);
     code_paths(f, m, caps);
     slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"), caps);
     trace_requests(f, cJSON_GetObjectItemCaseSensitive(m, "trace_requests"), caps);
