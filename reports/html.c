@@ -189,10 +189,7 @@ static void where_cell(FILE *f, const cJSON *o, const char *sub, size_t sub_max)
 {
     if (m_str(o, "relation")) {
         ls_html_escape(f, m_str(o, "relation"), 64);
-        if (m_str(o, sub)) {
-            fputs(" ", f);
-            ls_html_escape(f, m_str(o, sub), sub_max);
-        }
+        ls_write_opt(f, " ", m_str(o, sub), ls_html_escape, sub_max);
     } else {
         text(f, m_str(o, "target"), 80);
     }
@@ -332,29 +329,6 @@ static void sub_heading(FILE *f, const ls_table *t)
 
 /* ---- prose (prose.c) in HTML ---- */
 
-static const char *const html_tags[LS_TAG_COUNT] = {
-    [LS_TAG_STRONG] = "<strong>",
-    [LS_TAG_STRONG_END] = "</strong>",
-    [LS_TAG_CODE] = "<code>",
-    [LS_TAG_CODE_END] = "</code>",
-    [LS_TAG_H3] = "<h3>",
-    [LS_TAG_H3_END] = "</h3>\n<p>",
-    [LS_TAG_P] = "<p>",
-    [LS_TAG_P_END] = "</p>\n",
-    [LS_TAG_NOTE] = "<p class=\"note\">",
-    [LS_TAG_NOTE_END] = "</p>\n",
-    [LS_TAG_LIST] = "<ul class=\"findings\">\n",
-    [LS_TAG_LIST_END] = "</ul>\n",
-    [LS_TAG_TITLE_END] = "</b> — ",
-    [LS_TAG_FIX] = " <span class=\"fix\"><b>Fix:</b> ",
-    [LS_TAG_ITEM_END] = "</span></li>\n",
-};
-
-static void w_text(const ls_writer *w, const char *s, size_t max)
-{
-    text(w->f, s, max);
-}
-
 static void w_time(const ls_writer *w, const char *iso)
 {
     put_time(w->f, iso);
@@ -373,7 +347,7 @@ static void w_item(const ls_writer *w, int n)
 
 static ls_writer html_writer(FILE *f)
 {
-    ls_writer w = {f, w_text, w_time, w_table, w_item, html_tags, NULL};
+    ls_writer w = {f, text, w_time, w_table, w_item, LS_IN_HTML, NULL};
     return w;
 }
 
@@ -563,11 +537,8 @@ static void outcome_bar(FILE *f, const cJSON *by)
  * not be placed in a session, and why. */
 static void trace_spans(FILE *f, const cJSON *t)
 {
-    if (!t)
-        return;
-    fprintf(f, "<p class=\"note\">%.0f database spans, ", m_num(t, "database_spans"));
-    ls_fmt_trace_spans(f, t, text);
-    fputs(".</p>\n", f);
+    ls_writer w = html_writer(f);
+    ls_write_trace_spans(&w, t, "<p class=\"note\">", " database spans, ", ".</p>\n");
 }
 
 static void panel_summary(FILE *f, const cJSON *model)
@@ -1053,18 +1024,9 @@ static void tl_hold_bar(FILE *f, const timeline *t, const cJSON *h, const cJSON 
         put_ms(f, m_num(h, m_has_num(h, "hold_ms") ? "hold_ms" : "duration_ms"));
         fputs(")", f);
     }
-    if (m_str(h, "start_evidence")) {
-        fputs("\nstart: ", f);
-        ls_html_escape(f, m_str(h, "start_evidence"), 80);
-    }
-    if (m_str(h, "end_evidence")) {
-        fputs("; end: ", f);
-        ls_html_escape(f, m_str(h, "end_evidence"), 80);
-    }
-    if (m_str(h, "head_state")) {
-        fputs("; head state: ", f);
-        ls_html_escape(f, m_str(h, "head_state"), 40);
-    }
+    ls_write_opt(f, "\nstart: ", m_str(h, "start_evidence"), ls_html_escape, 80);
+    ls_write_opt(f, "; end: ", m_str(h, "end_evidence"), ls_html_escape, 80);
+    ls_write_opt(f, "; head state: ", m_str(h, "head_state"), ls_html_escape, 40);
     fputs("</title></rect>\n", f);
 }
 
@@ -1159,14 +1121,8 @@ static void tl_wait_bar(FILE *f, const timeline *t, const tl_wait *tw, int id)
     title_pid(f, m_num(w, "pid"), w, "");
     fputs(" waited ", f);
     put_ms(f, m_num(w, "waited_ms"));
-    if (m_str(w, "mode")) {
-        fputs(" for ", f);
-        ls_html_escape(f, m_str(w, "mode"), 40);
-    }
-    if (m_str(w, "target")) {
-        fputs(" on ", f);
-        ls_html_escape(f, m_str(w, "target"), 80);
-    }
+    ls_write_opt(f, " for ", m_str(w, "mode"), ls_html_escape, 40);
+    ls_write_opt(f, " on ", m_str(w, "target"), ls_html_escape, 80);
     fputs(", ", f);
     text(f, m_str(w, "outcome"), 40);
     if (m_has_num(w, "blocker_pid")) {
@@ -1177,10 +1133,7 @@ static void tl_wait_bar(FILE *f, const timeline *t, const tl_wait *tw, int id)
         fputs(", root ", f);
         title_pid(f, m_num(w, "root_pid"), w, "root_");
     }
-    if (m_str(w, "statement")) {
-        fputs("\n", f);
-        ls_html_escape(f, m_str(w, "statement"), 300);
-    }
+    ls_write_opt(f, "\n", m_str(w, "statement"), ls_html_escape, 300);
     fputs("</title></rect>\n", f);
 }
 
@@ -1411,14 +1364,8 @@ static int timeline_figure(FILE *f, const cJSON *model, const cJSON *hot, int id
 
     fprintf(f, "<figure class=\"timeline\" id=\"timeline-%d\">\n<figcaption>", id);
     text(f, m_str(hot, "relation"), 64);
-    if (m_str(hot, "row_key")) {
-        fputs(" ", f);
-        ls_html_escape(f, m_str(hot, "row_key"), 64);
-    }
-    if (m_str(hot, "ctid")) {
-        fputs(" ", f);
-        ls_html_escape(f, m_str(hot, "ctid"), 40);
-    }
+    ls_write_opt(f, " ", m_str(hot, "row_key"), ls_html_escape, 64);
+    ls_write_opt(f, " ", m_str(hot, "ctid"), ls_html_escape, 40);
     fprintf(f, " — %.0f waits", m_num(hot, "waits"));
     if (n > 1)
         fprintf(f, " in %d episodes (quiet gaps of 5 min or more between them)", n);
@@ -1475,6 +1422,7 @@ static void panel_timelines(FILE *f, const cJSON *model)
 
 static void panel_roots(FILE *f, const cJSON *model)
 {
+    ls_writer w = html_writer(f);
     const cJSON *r;
     int k = 0, total = cJSON_GetArraySize(m_get(model, "root_blockers"));
     if (cJSON_GetArraySize(m_get(model, "root_blockers")) == 0) {
@@ -1488,10 +1436,7 @@ static void panel_roots(FILE *f, const cJSON *model)
         cJSON_ArrayForEach(st, m_get(tx, "statements")) idle += m_num(st, "idle_before_ms");
         fputs("<article class=\"root\">\n<h3>pid ", f);
         put_pid(f, m_num(r, "pid"), r, "pid");
-        if (m_str(r, "application")) {
-            fputs(" — ", f);
-            ls_html_escape(f, m_str(r, "application"), 80);
-        }
+        ls_write_opt(f, " — ", m_str(r, "application"), ls_html_escape, 80);
         fprintf(f, "</h3>\n<ul>\n<li>Caused %.0f waits, ", m_num(r, "waits_caused"));
         put_ms(f, m_num(r, "waiter_ms"));
         fputs(" of waiting in total</li>\n", f);
@@ -1501,9 +1446,8 @@ static void panel_roots(FILE *f, const cJSON *model)
         text(f, m_str(r, "user"), 64);
         fputs(", database ", f);
         text(f, m_str(r, "database"), 64);
-        fputs("</li>\n<li>Rows: ", f);
-        text(f, m_str(r, "rows"), 200);
         fputs("</li>\n", f);
+        ls_write_bullet(&w, "Rows: ", m_str(r, "rows"), 200);
         if (m_has_num(tx, "duration_ms")) {
             fputs("<li>Transaction lasted ", f);
             put_ms(f, m_num(tx, "duration_ms"));
@@ -2079,10 +2023,7 @@ int ls_report_write_html(const cJSON *model, FILE *f)
     text(f, m_str(model, "title"), 200);
     fputs("</h1>\n<p class=\"meta\">", f);
     text(f, m_str(model, "generator"), 60);
-    if (m_str(model, "generated_at")) {
-        fputs(", generated ", f);
-        ls_html_escape(f, m_str(model, "generated_at"), 60);
-    }
+    ls_write_opt(f, ", generated ", m_str(model, "generated_at"), ls_html_escape, 60);
     fputs(". All times ", f);
     zone_note(f, model);
     fputs(".", f);

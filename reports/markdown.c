@@ -265,29 +265,6 @@ static int md_table(FILE *f, const md_caps *caps, const ls_table *t, const cJSON
 
 /* ---- prose (prose.c) in Markdown ---- */
 
-static const char *const md_tags[LS_TAG_COUNT] = {
-    [LS_TAG_STRONG] = "",
-    [LS_TAG_STRONG_END] = "",
-    [LS_TAG_CODE] = "",
-    [LS_TAG_CODE_END] = "",
-    [LS_TAG_H3] = "### ",
-    [LS_TAG_H3_END] = "\n\n",
-    [LS_TAG_P] = "",
-    [LS_TAG_P_END] = "\n\n",
-    [LS_TAG_NOTE] = "_",
-    [LS_TAG_NOTE_END] = "_\n\n",
-    [LS_TAG_LIST] = "",
-    [LS_TAG_LIST_END] = "\n",
-    [LS_TAG_TITLE_END] = "** — ",
-    [LS_TAG_FIX] = "<br>_Fix:_ ",
-    [LS_TAG_ITEM_END] = "\n",
-};
-
-static void w_text(const ls_writer *w, const char *s, size_t max)
-{
-    ls_md_cell(w->f, s, max);
-}
-
 static void w_time(const ls_writer *w, const char *iso)
 {
     md_time(w->f, w->ctx, iso);
@@ -306,7 +283,7 @@ static void w_item(const ls_writer *w, int n)
 
 static ls_writer md_writer(FILE *f, const md_caps *caps)
 {
-    ls_writer w = {f, w_text, w_time, w_table, w_item, md_tags, caps};
+    ls_writer w = {f, ls_md_cell, w_time, w_table, w_item, LS_IN_MD, caps};
     return w;
 }
 
@@ -433,14 +410,8 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
 
     fputs("```mermaid\ngantt\n    title ", f);
     ls_mermaid_label(f, m_str(hot, "relation"), 60);
-    if (m_str(hot, "row_key")) {
-        fputs(" ", f);
-        ls_mermaid_label(f, m_str(hot, "row_key"), 40);
-    }
-    if (m_str(hot, "ctid")) {
-        fputs(" ", f);
-        ls_mermaid_label(f, m_str(hot, "ctid"), 40);
-    }
+    ls_write_opt(f, " ", m_str(hot, "row_key"), ls_mermaid_label, 40);
+    ls_write_opt(f, " ", m_str(hot, "ctid"), ls_mermaid_label, 40);
     fputs("\n    dateFormat x\n    axisFormat %H:%M:%S.%L\n    section holders\n", f);
     if (cJSON_GetArraySize(m_get(tl, "holds")) > 0) {
         cJSON_ArrayForEach(o, m_get(tl, "holds")) {
@@ -537,14 +508,8 @@ static void mermaid_hot_rows(FILE *f, const cJSON *model, const md_caps *caps)
             break;
         fprintf(f, "### Timeline %d: ", n);
         ls_md_cell(f, m_str(hot, "relation"), 64);
-        if (m_str(hot, "row_key")) {
-            fputs(" ", f);
-            ls_md_cell(f, m_str(hot, "row_key"), 64);
-        }
-        if (m_str(hot, "ctid")) {
-            fputs(" ", f);
-            ls_md_cell(f, m_str(hot, "ctid"), 40);
-        }
+        ls_write_opt(f, " ", m_str(hot, "row_key"), ls_md_cell, 64);
+        ls_write_opt(f, " ", m_str(hot, "ctid"), ls_md_cell, 40);
         fputs("\n\n", f);
         mermaid_gantt(f, model, hot);
     }
@@ -615,13 +580,10 @@ static void mermaid_deadlock(FILE *f, const cJSON *d)
 
 /* The database spans' clock, and those without a backend pid that could
  * not be placed in a session, and why. */
-static void trace_spans(FILE *f, const cJSON *t)
+static void trace_spans(FILE *f, const cJSON *t, const md_caps *caps)
 {
-    if (!t)
-        return;
-    fprintf(f, "| Database spans | %.0f, ", m_num(t, "database_spans"));
-    ls_fmt_trace_spans(f, t, ls_md_cell);
-    fputs(" |\n", f);
+    ls_writer w = md_writer(f, caps);
+    ls_write_trace_spans(&w, t, "| Database spans | ", ", ", " |\n");
 }
 
 static void summary(FILE *f, const cJSON *s, const md_caps *caps)
@@ -652,7 +614,7 @@ static void summary(FILE *f, const cJSON *s, const md_caps *caps)
             fputs(" |\n", f);
         }
     }
-    trace_spans(f, m_get(s, "trace_spans"));
+    trace_spans(f, m_get(s, "trace_spans"), caps);
     fprintf(f, "| Deadlocks | %.0f |\n", m_num(s, "deadlocks"));
     fprintf(f, "| Lock timeouts (55P03) | %.0f |\n", m_num(s, "lock_timeouts"));
     fprintf(f, "| NOWAIT failures (55P03) | %.0f |\n", m_num(s, "lock_nowait_failures"));
@@ -698,6 +660,7 @@ static void holds(FILE *f, const cJSON *hs, const md_caps *caps)
 
 static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
 {
+    ls_writer w = md_writer(f, caps);
     const cJSON *r;
     int nroot = 0;
     md_heading(f, LS_SEC_ROOT_BLOCKERS);
@@ -718,10 +681,7 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
         }
         fprintf(f, "### pid %.0f", m_num(r, "pid"));
         code_of(f, r, "");
-        if (m_str(r, "application")) {
-            fputs(" — ", f);
-            ls_md_cell(f, m_str(r, "application"), 64);
-        }
+        ls_write_opt(f, " — ", m_str(r, "application"), ls_md_cell, 64);
         fputs("\n\n", f);
         fprintf(f, "- Caused %.0f waits, %s of waiting in total\n", m_num(r, "waits_caused"),
                 ls_fmt_duration(d, sizeof(d), m_num(r, "waiter_ms")));
@@ -733,15 +693,10 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
             fputs(" (named by ", f);
             ls_md_cell(f, m_str(r, "code_path_source"), 40);
             fputs(")", f);
-            if (m_str(r, "trace_id")) {
-                fputs(", trace ", f);
-                ls_md_cell(f, m_str(r, "trace_id"), 64);
-            }
+            ls_write_opt(f, ", trace ", m_str(r, "trace_id"), ls_md_cell, 64);
             fputs("\n", f);
         }
-        fputs("- Rows: ", f);
-        ls_md_cell(f, m_str(r, "rows"), 200);
-        fputs("\n", f);
+        ls_write_bullet(&w, "Rows: ", m_str(r, "rows"), 200);
         if (tx && m_has_num(tx, "duration_ms")) {
             fprintf(f, "- Transaction lasted %s (",
                     ls_fmt_duration(d, sizeof(d), m_num(tx, "duration_ms")));
@@ -962,10 +917,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
     fputs("\n\n", f);
     fputs("_", f);
     ls_md_cell(f, m_str(m, "generator"), 40);
-    if (m_str(m, "generated_at")) {
-        fputs(", generated ", f);
-        ls_md_cell(f, m_str(m, "generated_at"), 40);
-    }
+    ls_write_opt(f, ", generated ", m_str(m, "generated_at"), ls_md_cell, 40);
     fputs("_\n\n", f);
     if (zoned.zone) {
         fputs("Times are in ", f);

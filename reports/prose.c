@@ -9,9 +9,32 @@
 #include "prose.h"
 #include "render_int.h"
 
+/* Each tag in HTML and in Markdown. */
+static const struct {
+    const char *html, *md;
+} tags[LS_TAG_COUNT] = {
+    [LS_TAG_STRONG] = {"<strong>", ""},
+    [LS_TAG_STRONG_END] = {"</strong>", ""},
+    [LS_TAG_CODE] = {"<code>", ""},
+    [LS_TAG_CODE_END] = {"</code>", ""},
+    [LS_TAG_H3] = {"<h3>", "### "},
+    [LS_TAG_H3_END] = {"</h3>\n<p>", "\n\n"},
+    [LS_TAG_P] = {"<p>", ""},
+    [LS_TAG_P_END] = {"</p>\n", "\n\n"},
+    [LS_TAG_NOTE] = {"<p class=\"note\">", "_"},
+    [LS_TAG_NOTE_END] = {"</p>\n", "_\n\n"},
+    [LS_TAG_LIST] = {"<ul class=\"findings\">\n", ""},
+    [LS_TAG_LIST_END] = {"</ul>\n", "\n"},
+    [LS_TAG_TITLE_END] = {"</b> — ", "** — "},
+    [LS_TAG_FIX] = {" <span class=\"fix\"><b>Fix:</b> ", "<br>_Fix:_ "},
+    [LS_TAG_ITEM_END] = {"</span></li>\n", "\n"},
+    [LS_TAG_BULLET] = {"<li>", "- "},
+    [LS_TAG_BULLET_END] = {"</li>\n", "\n"},
+};
+
 static void tag(const ls_writer *w, ls_tag t)
 {
-    fputs(w->tags[t], w->f);
+    fputs(w->in == LS_IN_HTML ? tags[t].html : tags[t].md, w->f);
 }
 
 void ls_write_duration(const ls_writer *w, double ms)
@@ -30,6 +53,34 @@ void ls_write_pid_path(FILE *f, double pid, const cJSON *o, const char *prefix,
         fputs(" · ", f);
         esc(f, m_str(o, key), max);
     }
+}
+
+int ls_write_opt(FILE *f, const char *label, const char *s,
+                 void (*esc)(FILE *f, const char *s, size_t max), size_t max)
+{
+    if (!s)
+        return 0;
+    fputs(label, f);
+    esc(f, s, max);
+    return 1;
+}
+
+void ls_write_bullet(const ls_writer *w, const char *label, const char *s, size_t max)
+{
+    tag(w, LS_TAG_BULLET);
+    fputs(label, w->f);
+    w->esc(w->f, s, max);
+    tag(w, LS_TAG_BULLET_END);
+}
+
+void ls_write_trace_spans(const ls_writer *w, const cJSON *t, const char *lead,
+                          const char *label, const char *end)
+{
+    if (!t)
+        return;
+    fprintf(w->f, "%s%.0f%s", lead, m_num(t, "database_spans"), label);
+    ls_fmt_trace_spans(w->f, t, w->esc);
+    fputs(end, w->f);
 }
 
 static int same_str(const char *a, const char *b)
@@ -90,12 +141,12 @@ static void request_sentence(const ls_writer *w, const cJSON *r, int n)
     if (path) {
         fputs(", mostly behind ", f);
         tag(w, LS_TAG_STRONG);
-        w->text(w, path, 120);
+        w->esc(w->f, path, 120);
         tag(w, LS_TAG_STRONG_END);
     }
     if (row) {
         fputs(" on ", f);
-        w->text(w, row, 120);
+        w->esc(w->f, row, 120);
     }
     fprintf(f, " (%d wait%s; ", n, n == 1 ? "" : "s");
     ls_write_duration(w, m_num(r, "logged_lock_wait_ms"));
@@ -109,17 +160,17 @@ void ls_write_request(const ls_writer *w, const cJSON *r)
 
     tag(w, LS_TAG_H3);
     if (m_str(r, "name")) {
-        w->text(w, m_str(r, "name"), 120);
+        w->esc(w->f, m_str(r, "name"), 120);
         fputs(" · ", f);
     }
     fputs("trace ", f);
     tag(w, LS_TAG_CODE);
-    w->text(w, m_str(r, "trace_id"), 40);
+    w->esc(w->f, m_str(r, "trace_id"), 40);
     tag(w, LS_TAG_CODE_END);
     tag(w, LS_TAG_H3_END);
     if (cJSON_IsFalse(m_get(r, "found"))) {
         fputs("Not in this report: ", f);
-        w->text(w, m_str(r, "note"), 200);
+        w->esc(w->f, m_str(r, "note"), 200);
         fputs(".", f);
         tag(w, LS_TAG_P_END);
         return;
@@ -133,7 +184,7 @@ void ls_write_request(const ls_writer *w, const cJSON *r)
     tag(w, LS_TAG_P_END);
     if (m_str(r, "note")) {
         tag(w, LS_TAG_NOTE);
-        w->text(w, m_str(r, "note"), 200);
+        w->esc(w->f, m_str(r, "note"), 200);
         fputs(".", f);
         tag(w, LS_TAG_NOTE_END);
     }
@@ -162,11 +213,11 @@ void ls_write_findings(const ls_writer *w, const cJSON *list)
     tag(w, LS_TAG_LIST);
     cJSON_ArrayForEach(x, list) {
         w->item(w, ++n);
-        w->text(w, m_str(x, "title"), 200);
+        w->esc(w->f, m_str(x, "title"), 200);
         tag(w, LS_TAG_TITLE_END);
-        w->text(w, m_str(x, "evidence"), 400);
+        w->esc(w->f, m_str(x, "evidence"), 400);
         tag(w, LS_TAG_FIX);
-        w->text(w, m_str(x, "fix"), 400);
+        w->esc(w->f, m_str(x, "fix"), 400);
         tag(w, LS_TAG_ITEM_END);
     }
     tag(w, LS_TAG_LIST_END);

@@ -13,7 +13,8 @@
 
 #include "sections.h"
 
-/* Markup around prose, the renderer's own static strings (never log text). */
+/* Markup around prose: static strings per format in prose.c (never log
+ * text). */
 typedef enum ls_tag {
     LS_TAG_STRONG,     /* emphasis on a figure */
     LS_TAG_STRONG_END,
@@ -30,6 +31,8 @@ typedef enum ls_tag {
     LS_TAG_TITLE_END,  /* between a finding's title and its evidence */
     LS_TAG_FIX,        /* between a finding's evidence and its fix */
     LS_TAG_ITEM_END,   /* after a finding's fix */
+    LS_TAG_BULLET,     /* a line of a list of facts */
+    LS_TAG_BULLET_END,
     LS_TAG_COUNT
 } ls_tag;
 
@@ -37,14 +40,14 @@ typedef struct ls_writer ls_writer;
 struct ls_writer {
     FILE *f;
     /* Log text, escaped for the format, at most max characters. */
-    void (*text)(const ls_writer *w, const char *s, size_t max);
+    void (*esc)(FILE *f, const char *s, size_t max);
     /* A model time (ISO 8601 UTC) as the format shows times. */
     void (*time)(const ls_writer *w, const char *iso);
     /* A table of the model's rows. */
     void (*table)(const ls_writer *w, const ls_table *t, const cJSON *rows);
     /* The start of the n-th finding (from 1), up to its title. */
     void (*item)(const ls_writer *w, int n);
-    const char *const *tags; /* LS_TAG_COUNT strings */
+    unsigned in;             /* LS_IN_HTML or LS_IN_MD: the markup prose.c writes */
     const void *ctx;         /* the renderer's own state */
 };
 
@@ -66,6 +69,19 @@ void ls_write_pid_path(FILE *f, double pid, const cJSON *o, const char *prefix,
  */
 #define LS_PIDS_SHOWN 6
 int ls_write_pids(FILE *f, const cJSON *list, void (*one)(FILE *f, const cJSON *x));
+
+/* When s is not NULL: label, then s through esc (at most max
+ * characters). Returns whether it wrote anything. */
+int ls_write_opt(FILE *f, const char *label, const char *s,
+                 void (*esc)(FILE *f, const char *s, size_t max), size_t max);
+
+/* A list line: label, then s as log text (at most max characters). */
+void ls_write_bullet(const ls_writer *w, const char *label, const char *s, size_t max);
+
+/* The database spans (summary.trace_spans, nothing when NULL): lead, their
+ * count, label, the sentence ls_fmt_trace_spans() writes, end. */
+void ls_write_trace_spans(const ls_writer *w, const cJSON *t, const char *lead,
+                          const char *label, const char *end);
 
 /* A request named with --trace-id: heading, one sentence, its waits. */
 void ls_write_request(const ls_writer *w, const cJSON *r);
