@@ -73,8 +73,8 @@ void ls_write_bullet(const ls_writer *w, const char *label, const char *s, size_
     tag(w, LS_TAG_BULLET_END);
 }
 
-void ls_write_trace_spans(const ls_writer *w, const cJSON *t, const char *lead,
-                          const char *label, const char *end)
+void ls_write_trace_spans(const ls_writer *w, const cJSON *t, const char *lead, const char *label,
+                          const char *end)
 {
     if (!t)
         return;
@@ -103,7 +103,8 @@ int ls_write_pids(FILE *f, const cJSON *list, void (*one)(FILE *f, const cJSON *
 {
     const cJSON *x;
     int n = 0, more = 0;
-    cJSON_ArrayForEach(x, list) {
+    cJSON_ArrayForEach(x, list)
+    {
         if (seen_before(list, x))
             continue;
         if (n == LS_PIDS_SHOWN) {
@@ -137,7 +138,8 @@ static void request_sentence(const ls_writer *w, const cJSON *r, int n)
     tag(w, LS_TAG_STRONG_END);
     fputs(" of this ", f);
     ls_write_duration(w, m_num(r, "duration_ms"));
-    fprintf(f, " request (%.0f %%) was queueing for row locks", 100.0 * m_num(r, "lock_wait_share"));
+    fprintf(f, " request (%.0f %%) was queueing for row locks",
+            100.0 * m_num(r, "lock_wait_share"));
     if (path) {
         fputs(", mostly behind ", f);
         tag(w, LS_TAG_STRONG);
@@ -178,8 +180,8 @@ void ls_write_request(const ls_writer *w, const cJSON *r)
     request_sentence(w, r, n);
     fputs(" Started ", f);
     w->time(w, m_str(r, "start"));
-    fprintf(f, " (application clock); %.0f span%s, %.0f transaction%s linked.",
-            m_num(r, "spans"), m_num(r, "spans") == 1 ? "" : "s", m_num(r, "transactions"),
+    fprintf(f, " (application clock); %.0f span%s, %.0f transaction%s linked.", m_num(r, "spans"),
+            m_num(r, "spans") == 1 ? "" : "s", m_num(r, "transactions"),
             m_num(r, "transactions") == 1 ? "" : "s");
     tag(w, LS_TAG_P_END);
     if (m_str(r, "note")) {
@@ -211,7 +213,8 @@ void ls_write_findings(const ls_writer *w, const cJSON *list)
         return;
     }
     tag(w, LS_TAG_LIST);
-    cJSON_ArrayForEach(x, list) {
+    cJSON_ArrayForEach(x, list)
+    {
         w->item(w, ++n);
         w->esc(w->f, m_str(x, "title"), 200);
         tag(w, LS_TAG_TITLE_END);

@@ -16,22 +16,22 @@
 /* Markup around prose: static strings per format in prose.c (never log
  * text). */
 typedef enum ls_tag {
-    LS_TAG_STRONG,     /* emphasis on a figure */
+    LS_TAG_STRONG, /* emphasis on a figure */
     LS_TAG_STRONG_END,
-    LS_TAG_CODE,       /* an identifier (a trace id) */
+    LS_TAG_CODE, /* an identifier (a trace id) */
     LS_TAG_CODE_END,
-    LS_TAG_H3,         /* a sub-heading */
-    LS_TAG_H3_END,     /* ends it, and opens the paragraph under it */
-    LS_TAG_P,          /* opens a paragraph */
-    LS_TAG_P_END,      /* ends a paragraph */
-    LS_TAG_NOTE,       /* a paragraph of lesser weight */
+    LS_TAG_H3,     /* a sub-heading */
+    LS_TAG_H3_END, /* ends it, and opens the paragraph under it */
+    LS_TAG_P,      /* opens a paragraph */
+    LS_TAG_P_END,  /* ends a paragraph */
+    LS_TAG_NOTE,   /* a paragraph of lesser weight */
     LS_TAG_NOTE_END,
-    LS_TAG_LIST,       /* a list of findings */
+    LS_TAG_LIST, /* a list of findings */
     LS_TAG_LIST_END,
-    LS_TAG_TITLE_END,  /* between a finding's title and its evidence */
-    LS_TAG_FIX,        /* between a finding's evidence and its fix */
-    LS_TAG_ITEM_END,   /* after a finding's fix */
-    LS_TAG_BULLET,     /* a line of a list of facts */
+    LS_TAG_TITLE_END, /* between a finding's title and its evidence */
+    LS_TAG_FIX,       /* between a finding's evidence and its fix */
+    LS_TAG_ITEM_END,  /* after a finding's fix */
+    LS_TAG_BULLET,    /* a line of a list of facts */
     LS_TAG_BULLET_END,
     LS_TAG_COUNT
 } ls_tag;
@@ -47,8 +47,8 @@ struct ls_writer {
     void (*table)(const ls_writer *w, const ls_table *t, const cJSON *rows);
     /* The start of the n-th finding (from 1), up to its title. */
     void (*item)(const ls_writer *w, int n);
-    unsigned in;             /* LS_IN_HTML or LS_IN_MD: the markup prose.c writes */
-    const void *ctx;         /* the renderer's own state */
+    unsigned in;     /* LS_IN_HTML or LS_IN_MD: the markup prose.c writes */
+    const void *ctx; /* the renderer's own state */
 };
 
 /* A duration as people write it ("78.1 s"). */
@@ -80,8 +80,8 @@ void ls_write_bullet(const ls_writer *w, const char *label, const char *s, size_
 
 /* The database spans (summary.trace_spans, nothing when NULL): lead, their
  * count, label, the sentence ls_fmt_trace_spans() writes, end. */
-void ls_write_trace_spans(const ls_writer *w, const cJSON *t, const char *lead,
-                          const char *label, const char *end);
+void ls_write_trace_spans(const ls_writer *w, const cJSON *t, const char *lead, const char *label,
+                          const char *end);
 
 /* A request named with --trace-id: heading, one sentence, its waits. */
 void ls_write_request(const ls_writer *w, const cJSON *r);

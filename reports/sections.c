@@ -8,8 +8,14 @@
 #define H LS_IN_HTML
 #define M LS_IN_MD
 #define A LS_IN_ALL
-#define TABLE(name, cols) {name, NULL, NULL, cols, sizeof(cols) / sizeof(cols[0])}
-#define TITLED(name, title, intro, cols) {name, title, intro, cols, sizeof(cols) / sizeof(cols[0])}
+#define TABLE(name, path, cols)                                                                    \
+    {                                                                                              \
+        name, path, NULL, NULL, cols, sizeof(cols) / sizeof(cols[0])                               \
+    }
+#define TITLED(name, path, title, intro, cols)                                                     \
+    {                                                                                              \
+        name, path, title, intro, cols, sizeof(cols) / sizeof(cols[0])                             \
+    }
 
 int ls_column_numeric(const ls_column *c, unsigned in)
 {
@@ -19,11 +25,14 @@ int ls_column_numeric(const ls_column *c, unsigned in)
     case LS_CELL_MS0:
     case LS_CELL_NUM1:
     case LS_CELL_BYTES:
-    case LS_CELL_HOLD: return 1;
+    case LS_CELL_HOLD:
+        return 1;
     /* Markdown right-aligns a pid with its code path; HTML keeps the
      * path's text left-aligned. */
-    case LS_CELL_PID: return in == LS_IN_MD;
-    default: return 0;
+    case LS_CELL_PID:
+        return in == LS_IN_MD;
+    default:
+        return 0;
     }
 }
 
@@ -63,7 +72,7 @@ static const ls_column hot_cols[] = {
     {"First wait", NULL, "first_wait", LS_CELL_TIME, 0, H},
     {"Root blocker pid · code path", NULL, "root_blockers", LS_CELL_PIDS, 0, A},
 };
-const ls_table ls_tab_hot_rows = TABLE("hot rows", hot_cols);
+const ls_table ls_tab_hot_rows = TABLE("hot rows", "hot_rows", hot_cols);
 
 static const ls_column hold_cols[] = {
     {"Row", NULL, "row_key", LS_CELL_ROWKEY, 0, M},
@@ -83,7 +92,7 @@ static const ls_column hold_cols[] = {
     {"End evidence", NULL, "end_evidence", LS_CELL_TEXT, 60, H},
     {"Lock taken by", NULL, "start_evidence", LS_CELL_TEXT, 0, M},
 };
-const ls_table ls_tab_holds = TABLE("holds", hold_cols);
+const ls_table ls_tab_holds = TABLE("holds", "holds", hold_cols);
 
 static const ls_column code_path_cols[] = {
     {"Code path", NULL, "code_path", LS_CELL_TEXT, 120, A},
@@ -99,7 +108,7 @@ static const ls_column code_path_cols[] = {
     {"Where the hold time went", NULL, "hold_breakdown", LS_CELL_PARTS, 0, M},
 };
 const ls_table ls_tab_code_paths =
-    TITLED("code paths", "Blocking: holds others waited for", NULL, code_path_cols);
+    TITLED("code paths", "code_paths", "Blocking: holds others waited for", NULL, code_path_cols);
 
 static const ls_column occupancy_cols[] = {
     {"Code path", NULL, "code_path", LS_CELL_TEXT, 120, A},
@@ -112,7 +121,7 @@ static const ls_column occupancy_cols[] = {
     {"Share of hot-row time %", NULL, "share_pct", LS_CELL_NUM1, 0, A},
 };
 const ls_table ls_tab_occupancy =
-    TITLED("row occupancy", "Row occupancy: every hold of a hot row",
+    TITLED("row occupancy", "row_occupancy", "Row occupancy: every hold of a hot row",
            "How long each code path kept the hot rows locked, whether or not anyone waited "
            "long enough to be logged (from statement logging).",
            occupancy_cols);
@@ -129,7 +138,7 @@ static const ls_column queueing_cols[] = {
      A},
 };
 const ls_table ls_tab_queueing =
-    TITLED("row queueing", "Queueing for hot rows, logged and hidden",
+    TITLED("row queueing", "row_queueing", "Queueing for hot rows, logged and hidden",
            "Waits below deadlock_timeout are never logged; they are rebuilt from the holds "
            "each statement queued behind.",
            queueing_cols);
@@ -144,7 +153,7 @@ static const ls_column request_cols[] = {
     {"Waited behind", NULL, "waited_behind_code_path", LS_CELL_TEXT, 80, A},
     {"Row", NULL, "waited_for_row", LS_CELL_TEXT, 60, A},
 };
-const ls_table ls_tab_requests = TABLE("slow requests", request_cols);
+const ls_table ls_tab_requests = TABLE("slow requests", "slow_requests", request_cols);
 
 static const ls_column trace_wait_cols[] = {
     {"Wait start", NULL, "start", LS_CELL_TIME, 0, A},
@@ -155,13 +164,14 @@ static const ls_column trace_wait_cols[] = {
     {"Behind pid · code path", NULL, "behind_pid", LS_CELL_PID, 0, A},
     {"Statement", NULL, "statement", LS_CELL_CODE, 200, A},
 };
-const ls_table ls_tab_trace_waits = TABLE("a request's waits", trace_wait_cols);
+const ls_table ls_tab_trace_waits =
+    TABLE("a request's waits", "trace_requests[].waits", trace_wait_cols);
 
 static const ls_column part_cols[] = {
     {"Where the hold time went", NULL, "name", LS_CELL_TEXT, 120, H},
     {"Time", NULL, "ms", LS_CELL_MS, 0, H},
 };
-const ls_table ls_tab_parts = TABLE("hold breakdown", part_cols);
+const ls_table ls_tab_parts = TABLE("hold breakdown", "code_paths[].hold_breakdown", part_cols);
 
 static const ls_column conflict_cols[] = {
     {"Code path", NULL, "code_path", LS_CELL_TEXT, 120, A},
@@ -169,8 +179,8 @@ static const ls_column conflict_cols[] = {
     {"then", NULL, "then", LS_CELL_TEXT, 64, A},
     {"Other code path (opposite order)", NULL, "other_code_path", LS_CELL_TEXT, 120, A},
 };
-const ls_table ls_tab_conflicts =
-    TITLED("lock order conflicts", "Inconsistent lock order", NULL, conflict_cols);
+const ls_table ls_tab_conflicts = TITLED("lock order conflicts", "lock_order_conflicts",
+                                         "Inconsistent lock order", NULL, conflict_cols);
 
 static const ls_column tree_cols[] = {
     {"Depth", NULL, "depth", LS_CELL_INT, 0, A},
@@ -184,7 +194,7 @@ static const ls_column tree_cols[] = {
     {"Row", NULL, "row_key", LS_CELL_ROWKEY, 0, M},
     {"Statement", NULL, "statement", LS_CELL_TEXT, 160, A},
 };
-const ls_table ls_tab_tree = TABLE("lock tree", tree_cols);
+const ls_table ls_tab_tree = TABLE("lock tree", "worst_moment.waits", tree_cols);
 
 static const ls_column wait_cols[] = {
     {"Start", NULL, "start", LS_CELL_TIME, 0, A},
@@ -200,7 +210,7 @@ static const ls_column wait_cols[] = {
     {"Statement", NULL, "statement", LS_CELL_CODE, 300, A},
     {"Log", NULL, "file", LS_CELL_SOURCE, 0, H},
 };
-const ls_table ls_tab_waits = TABLE("waits", wait_cols);
+const ls_table ls_tab_waits = TABLE("waits", "waits", wait_cols);
 
 static const ls_column stmt_cols[] = {
     {"Start", NULL, "start", LS_CELL_TIME, 0, A},
@@ -208,7 +218,8 @@ static const ls_column stmt_cols[] = {
     {"Idle before", "Idle before ms", "idle_before_ms", LS_CELL_MS0, 0, A},
     {"Statement", NULL, "text", LS_CELL_CODE, 500, A},
 };
-const ls_table ls_tab_statements = TABLE("a transaction's statements", stmt_cols);
+const ls_table ls_tab_statements =
+    TABLE("a transaction's statements", "root_blockers[].transaction.statements", stmt_cols);
 
 static const ls_column edge_cols[] = {
     {"Waiter pid · code path", NULL, "waiter_pid", LS_CELL_PID, 0, A},
@@ -216,14 +227,14 @@ static const ls_column edge_cols[] = {
     {"Lock", NULL, "target", LS_CELL_TEXT, 80, A},
     {"Blocked by pid · code path", NULL, "blocker_pid", LS_CELL_PID, 0, A},
 };
-const ls_table ls_tab_edges = TABLE("deadlock edges", edge_cols);
+const ls_table ls_tab_edges = TABLE("deadlock edges", "deadlocks[].edges", edge_cols);
 
 /* The Markdown writes each query as a fenced code block instead. */
 static const ls_column proc_cols[] = {
     {"pid · code path", NULL, "pid", LS_CELL_PID, 0, H},
     {"Query", NULL, "query", LS_CELL_CODE, 1000, H},
 };
-const ls_table ls_tab_processes = TABLE("deadlock processes", proc_cols);
+const ls_table ls_tab_processes = TABLE("deadlock processes", "deadlocks[].processes", proc_cols);
 
 static const ls_column error_cols[] = {
     {"Time", NULL, "time", LS_CELL_TIME, 0, A},
@@ -236,7 +247,7 @@ static const ls_column error_cols[] = {
     {"Caused by pid · code path", NULL, "cause_pid", LS_CELL_PID, 0, A},
     {"Log", NULL, "file", LS_CELL_SOURCE, 0, H},
 };
-const ls_table ls_tab_errors = TABLE("errors", error_cols);
+const ls_table ls_tab_errors = TABLE("errors", "errors", error_cols);
 
 static const ls_column file_cols[] = {
     {"File", NULL, "path", LS_CELL_TEXT, 200, A},
@@ -247,19 +258,20 @@ static const ls_column file_cols[] = {
     {"Records", NULL, "records", LS_CELL_INT, 0, A},
     {"Unparsable", NULL, "bad_lines", LS_CELL_INT, 0, A},
 };
-const ls_table ls_tab_files = TABLE("input files", file_cols);
+const ls_table ls_tab_files = TABLE("input files", "input.files", file_cols);
 
 static const ls_column bad_cols[] = {
     {"File", NULL, "file", LS_CELL_TEXT, 200, H},
     {"Line", NULL, "line", LS_CELL_INT, 0, H},
     {"Reason", NULL, "reason", LS_CELL_TEXT, 200, H},
 };
-const ls_table ls_tab_bad_lines = TABLE("unparsable lines", bad_cols);
+const ls_table ls_tab_bad_lines = TABLE("unparsable lines", "input.bad_line_samples", bad_cols);
 
 const ls_table *const ls_tables[] = {
-    &ls_tab_hot_rows,   &ls_tab_holds,     &ls_tab_code_paths, &ls_tab_occupancy,
-    &ls_tab_queueing,   &ls_tab_requests,  &ls_tab_trace_waits, &ls_tab_parts,
-    &ls_tab_conflicts,  &ls_tab_tree,      &ls_tab_waits,      &ls_tab_statements,
-    &ls_tab_edges,      &ls_tab_processes, &ls_tab_errors,     &ls_tab_files,
-    &ls_tab_bad_lines,  NULL,
+    &ls_tab_hot_rows,    &ls_tab_holds,     &ls_tab_code_paths,
+    &ls_tab_occupancy,   &ls_tab_queueing,  &ls_tab_requests,
+    &ls_tab_trace_waits, &ls_tab_parts,     &ls_tab_conflicts,
+    &ls_tab_tree,        &ls_tab_waits,     &ls_tab_statements,
+    &ls_tab_edges,       &ls_tab_processes, &ls_tab_errors,
+    &ls_tab_files,       &ls_tab_bad_lines, NULL,
 };

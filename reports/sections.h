@@ -51,12 +51,15 @@ typedef struct ls_column {
     const char *md_head; /* Markdown's header where it differs, else NULL */
     const char *key;     /* the model row's JSON key */
     ls_cell kind;
-    size_t max;          /* HTML: characters shown, 0 = all */
-    unsigned in;         /* LS_IN_* */
+    size_t max;  /* HTML: characters shown, 0 = all */
+    unsigned in; /* LS_IN_* */
 } ls_column;
 
 typedef struct ls_table {
-    const char *name;  /* what its rows are, for tests and messages */
+    const char *name; /* what its rows are, for tests and messages */
+    /* Where its rows are in the model (the JSON report): keys from the
+     * top, "[]" for an array's elements ("deadlocks[].edges"). */
+    const char *path;
     const char *title; /* its sub-heading inside a section, or NULL */
     const char *intro; /* a sentence under that heading, or NULL */
     const ls_column *cols;
@@ -68,24 +71,24 @@ int ls_column_numeric(const ls_column *c, unsigned in);
 /* The header of column c in the format `in`. */
 const char *ls_column_head(const ls_column *c, unsigned in);
 
-/* The tables. Each comment names the model array its rows come from. */
-extern const ls_table ls_tab_hot_rows;     /* hot_rows[] */
-extern const ls_table ls_tab_holds;        /* holds[] */
-extern const ls_table ls_tab_code_paths;   /* code_paths[] */
-extern const ls_table ls_tab_occupancy;    /* row_occupancy[] */
-extern const ls_table ls_tab_queueing;     /* row_queueing[] */
-extern const ls_table ls_tab_requests;     /* slow_requests[] */
-extern const ls_table ls_tab_trace_waits;  /* trace_requests[].waits[] */
-extern const ls_table ls_tab_parts;        /* code_paths[].hold_breakdown[] */
-extern const ls_table ls_tab_conflicts;    /* lock_order_conflicts[] */
-extern const ls_table ls_tab_tree;         /* worst_moment.waits[] */
-extern const ls_table ls_tab_waits;        /* waits[] */
-extern const ls_table ls_tab_statements;   /* root_blockers[].transaction.statements[] */
-extern const ls_table ls_tab_edges;        /* deadlocks[].edges[] */
-extern const ls_table ls_tab_processes;    /* deadlocks[].processes[] */
-extern const ls_table ls_tab_errors;       /* errors[] */
-extern const ls_table ls_tab_files;        /* input.files[] */
-extern const ls_table ls_tab_bad_lines;    /* input.bad_line_samples[] */
+/* The tables (each names where its rows are: ls_table.path). */
+extern const ls_table ls_tab_hot_rows;
+extern const ls_table ls_tab_holds;
+extern const ls_table ls_tab_code_paths;
+extern const ls_table ls_tab_occupancy;
+extern const ls_table ls_tab_queueing;
+extern const ls_table ls_tab_requests;
+extern const ls_table ls_tab_trace_waits;
+extern const ls_table ls_tab_parts;
+extern const ls_table ls_tab_conflicts;
+extern const ls_table ls_tab_tree;
+extern const ls_table ls_tab_waits;
+extern const ls_table ls_tab_statements;
+extern const ls_table ls_tab_edges;
+extern const ls_table ls_tab_processes;
+extern const ls_table ls_tab_errors;
+extern const ls_table ls_tab_files;
+extern const ls_table ls_tab_bad_lines;
 
 /* Every table above, NULL-terminated (tests walk them). */
 extern const ls_table *const ls_tables[];
