@@ -628,34 +628,36 @@ static void summary(FILE *f, const cJSON *s, const md_caps *caps)
             m_num(s, "files"), m_num(s, "lines"), m_num(s, "records"), m_num(s, "bad_lines"));
 }
 
-static void hot_rows(FILE *f, const cJSON *rows, const md_caps *caps)
+/* A section that is one table: heading, a sentence, then the table, or
+ * `none` when it has no rows. */
+static void md_table_section(FILE *f, const md_caps *caps, int section, const char *intro,
+                             const char *none, const ls_table *t, const cJSON *rows)
 {
-    md_heading(f, LS_SEC_HOT_ROWS);
-    fputs("Logical rows (one row however many ctids its updates gave it), "
-          "ranked by the total time others waited for them. Serial capacity is 1 / mean "
-          "hold: the most transactions per second that can take the row one after "
-          "another.\n\n",
-          f);
+    md_heading(f, section);
+    fprintf(f, "%s\n\n", intro);
     if (cJSON_GetArraySize(rows) == 0) {
-        fputs("No lock waits were logged.\n\n", f);
+        fprintf(f, "%s\n\n", none);
         return;
     }
-    md_table(f, caps, &ls_tab_hot_rows, rows, INT_MAX);
+    md_table(f, caps, t, rows, INT_MAX);
     fputs("\n", f);
+}
+
+static void hot_rows(FILE *f, const cJSON *rows, const md_caps *caps)
+{
+    md_table_section(f, caps, LS_SEC_HOT_ROWS,
+                     "Logical rows (one row however many ctids its updates gave it), ranked by "
+                     "the total time others waited for them. Serial capacity is 1 / mean hold: "
+                     "the most transactions per second that can take the row one after another.",
+                     "No lock waits were logged.", &ls_tab_hot_rows, rows);
 }
 
 static void holds(FILE *f, const cJSON *hs, const md_caps *caps)
 {
-    md_heading(f, LS_SEC_HOLDS);
-    fputs("Transactions holding a row while others waited, ranked by "
-          "the waiting they caused, and what the holder did while they waited.\n\n",
-          f);
-    if (cJSON_GetArraySize(hs) == 0) {
-        fputs("None.\n\n", f);
-        return;
-    }
-    md_table(f, caps, &ls_tab_holds, hs, INT_MAX);
-    fputs("\n", f);
+    md_table_section(f, caps, LS_SEC_HOLDS,
+                     "Transactions holding a row while others waited, ranked by the waiting "
+                     "they caused, and what the holder did while they waited.",
+                     "None.", &ls_tab_holds, hs);
 }
 
 static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)

@@ -581,10 +581,15 @@ out:
 /* Hold evidence that bounds a time rather than observing it (the
  * correlation passes' wording: "bounded by ...", or a waiter's acquisition
  * standing for a COMMIT whose end was not logged). */
+static int starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
 static int is_bound(const char *evidence)
 {
-    return evidence && (strncmp(evidence, "bounded by", 10) == 0 ||
-                        strncmp(evidence, "first waiter acquired", 21) == 0);
+    return evidence &&
+           (starts_with(evidence, "bounded by") || starts_with(evidence, "first waiter acquired"));
 }
 
 /* A hold's columns, for a row's timeline and for the ranking. */
