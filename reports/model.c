@@ -77,7 +77,6 @@ void ls_model_col_str(cJSON *o, const char *key, ls_stmt *q, int col)
 enum { CODE_COLS = 3 };
 static const char *const code_keys[CODE_COLS] = {"code_path", "code_path_source", "trace_id"};
 
-static int mq_prepare(model_ctx *m, const ls_mquery *mq, ls_stmt **out);
 
 /* Prepare m->code_q: SELECT the code_keys' expressions for tx ?1. */
 static int code_prepare(model_ctx *m)
@@ -88,7 +87,7 @@ static int code_prepare(model_ctx *m)
         {code_keys[2], "c.trace_id", LS_MC_STR},
     };
     const ls_mquery mq = LS_MQUERY(NULL, cols, "FROM tx_code c WHERE c.tx_id = ?1");
-    return mq_prepare(m, &mq, &m->code_q);
+    return ls_mq_prepare(m, &mq, &m->code_q);
 }
 
 /*
@@ -275,6 +274,12 @@ int64_t ls_mq_int64(const ls_mquery *mq, ls_stmt *q, const char *name)
 {
     int col = mq_col(mq, name);
     return col < 0 ? 0 : ls_stmt_int64(q, col);
+}
+
+double ls_mq_double(const ls_mquery *mq, ls_stmt *q, const char *name)
+{
+    int col = mq_col(mq, name);
+    return col < 0 ? 0 : ls_stmt_double(q, col);
 }
 
 const char *ls_mq_text(const ls_mquery *mq, ls_stmt *q, const char *name)
@@ -520,8 +525,7 @@ static void idle_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void 
     (void)m;
 }
 
-/* Prepare mq's statement into *out; 0 or a store error. */
-static int mq_prepare(model_ctx *m, const ls_mquery *mq, ls_stmt **out)
+int ls_mq_prepare(model_ctx *m, const ls_mquery *mq, ls_stmt **out)
 {
     char *sql = mq_sql(mq);
     int rc;
@@ -549,7 +553,7 @@ void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id
         cJSON_AddNullToObject(parent, key);
         return;
     }
-    if ((rc = mq_prepare(m, &tx_q, &h)) != 0 || (rc = mq_prepare(m, &tx_stmt_q, &q)) != 0)
+    if ((rc = ls_mq_prepare(m, &tx_q, &h)) != 0 || (rc = ls_mq_prepare(m, &tx_stmt_q, &q)) != 0)
         goto out;
     ls_stmt_bind_int64(h, 1, tx_id);
     if ((rc = ls_stmt_step(h)) != 1)

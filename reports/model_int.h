@@ -56,6 +56,7 @@ typedef struct ls_mquery {
  * reads as NULL. */
 int ls_mq_isnull(const ls_mquery *mq, ls_stmt *q, const char *name);
 int64_t ls_mq_int64(const ls_mquery *mq, ls_stmt *q, const char *name);
+double ls_mq_double(const ls_mquery *mq, ls_stmt *q, const char *name);
 const char *ls_mq_text(const ls_mquery *mq, ls_stmt *q, const char *name);
 
 typedef void (*ls_mq_hook)(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg);
@@ -63,6 +64,9 @@ typedef void (*ls_mq_hook)(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, 
  * LS_MC_HOOK entry call hook(m, o, q, key, arg). */
 void ls_mq_add_row(model_ctx *m, cJSON *o, const ls_mquery *mq, ls_stmt *q, ls_mq_hook hook,
                    void *arg);
+/* Prepare mq's statement into *out (the caller finalizes it); 0 or a
+ * store error. */
+int ls_mq_prepare(model_ctx *m, const ls_mquery *mq, ls_stmt **out);
 /* Run mq (binding ?1 = arg1 when arg1 >= 0, and the filters) and call
  * row() per row. */
 int ls_mq_each_row(model_ctx *m, const ls_mquery *mq, int64_t arg1,

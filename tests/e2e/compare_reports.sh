@@ -126,10 +126,13 @@ analyze days "$(prefix_of app/prefix.txt)" app/postgresql.log app/traces.otlp.js
 report realistic relation --relation accounts
 report realistic database --database nosuchdb
 report app codepath --code-path checkout.pay_order
-tid=$(grep -o '"traceId":"[0-9a-f]\{32\}"' hidden-traces/traces.otlp.jsonl | head -2 |
-      sed 's/.*:"\(.*\)"/\1/' | tr '\n' ' ')
+# the first 40 traces (some queued, some not) and one id no span has
+tid=$(grep -o '"traceId":"[0-9a-f]\{32\}"' hidden-traces/traces.otlp.jsonl |
+      sed 's/.*:"\(.*\)"/\1/' | awk '!seen[$0]++' | head -40 | tr '\n' ' ')
+tid="$tid 0123456789abcdef0123456789abcdef"
 # shellcheck disable=SC2086 # one --trace-id per id
 report hidden-traces traceid $(for t in $tid; do printf -- '--trace-id %s ' "$t"; done)
+report days traceid $(for t in $tid; do printf -- '--trace-id %s ' "$t"; done)
 
 echo "$same identical, $differ different, $failed failed (reports in $work)"
 [ "$differ" -eq 0 ] && [ "$failed" -eq 0 ]
