@@ -1370,11 +1370,10 @@ static int timeline_figure(FILE *f, const cJSON *model, const cJSON *hot, int id
     if (n > 1)
         fprintf(f, " in %d episodes (quiet gaps of 5 min or more between them)", n);
     fputs("</figcaption>\n", f);
-    if (n == 0) {
-        ep[0] = INT64_MIN / 2;
-        ep[1] = INT64_MAX / 2;
-        n = 1;
-    }
+    /* No wait of the row in the model to place an episode by: an axis
+     * over all time would be ±146,000 years long (and overflow). */
+    if (n == 0)
+        fputs("<p class=\"note\">None of this row's waits is in the report to draw.</p>\n", f);
     for (i = 0; i < n && i < TL_MAX_EPISODES && rc == 0; i++)
         rc = timeline_svg(f, model, hot, id, i, ep[2 * i], ep[2 * i + 1]);
     if (n > TL_MAX_EPISODES)
