@@ -3,6 +3,8 @@
  * store by ls_report_build() (reports/model.c); each output format renders
  * that one model, so every format carries the same facts. The JSON output
  * is the model itself; its shape is documented in docs/report-json.md.
+ * The HTML and Markdown tables are declared once, as columns of the model,
+ * in reports/sections.c.
  */
 #ifndef LS_REPORT_H
 #define LS_REPORT_H

@@ -118,3 +118,16 @@ void ls_fmt_trace_spans(FILE *f, const cJSON *t,
             fputs("); a span not placed adds nothing to the holds and hidden waits", f);
     }
 }
+
+const char *ls_fmt_state(const char *state)
+{
+    if (!state)
+        return "—";
+    if (strcmp(state, "idle_in_transaction") == 0)
+        return "idle in transaction";
+    if (strcmp(state, "committing") == 0)
+        return "committing";
+    if (strcmp(state, "running") == 0)
+        return "running SQL";
+    return state;
+}

@@ -20,6 +20,8 @@
 #include "ls_common.h"
 #include "ls_report.h"
 #include "render_int.h"
+#include "prose.h"
+#include "sections.h"
 
 /* Lanes per timeline and timelines per report: a large incident stays a
  * file of reasonable size; what is left out is counted and said. */
@@ -85,31 +87,7 @@ static const struct outcome_style *outcome_of(const char *name)
     return &outcomes[i];
 }
 
-/* ---- tables driven by column descriptions ---- */
-
-typedef enum {
-    COL_TEXT,    /* escaped text */
-    COL_CODE,    /* escaped text in <code>, wrapping */
-    COL_INT,     /* whole number */
-    COL_MS,      /* a duration in milliseconds, written as people do (78.1 s) */
-    COL_NUM1,    /* a number with one decimal */
-    COL_BYTES,   /* whole number of bytes */
-    COL_PID,     /* a pid and its code path: key "blocker_pid" -> "blocker_code_path" */
-    COL_PIDS,    /* array of {pid, code_path} */
-    COL_TIME,    /* ISO time */
-    COL_BOOL,    /* yes / no */
-    COL_OUTCOME, /* wait outcome as a coloured chip */
-    COL_ROW,     /* relation and ctid, else the lock target */
-    COL_SOURCE,  /* file:line of the log */
-    COL_HOLD     /* hold ms, or its range where the log leaves the bounds open */
-} col_kind;
-
-typedef struct column {
-    const char *head;
-    const char *key;
-    col_kind kind;
-    size_t max; /* characters shown, 0 = all */
-} column;
+/* ---- tables: the columns are in sections.c, shared with markdown.c ---- */
 
 /*
  * The one timestamp format of the report: "2026-12-02 11:45:04.435", to
@@ -170,142 +148,133 @@ static void put_pid(FILE *f, double pid, const cJSON *o, const char *pid_key)
 /* The same as text only, for an SVG <title> (a tooltip has no markup). */
 static void title_pid(FILE *f, double pid, const cJSON *o, const char *prefix)
 {
-    char key[64];
-    snprintf(key, sizeof(key), "%scode_path", prefix);
-    fprintf(f, "pid %.0f", pid);
-    if (m_str(o, key)) {
-        fputs(" · ", f);
-        ls_html_escape(f, m_str(o, key), 120);
-    }
+    ls_write_pid_path(f, pid, o, prefix, ls_html_escape, 120);
 }
 
-#define PIDS_SHOWN 6 /* root blockers named in a cell; the rest counted */
+static void put_pid_of(FILE *f, const cJSON *x)
+{
+    put_pid(f, m_num(x, "pid"), x, "pid");
+}
 
 /* A list of {pid, code_path} (a row's root blockers, one per transaction)
  * as "10550 · path, 10551 · path", each pair once; returns how many. */
 static int put_pids(FILE *f, const cJSON *list)
 {
-    const cJSON *x, *y;
-    int n = 0, more = 0;
-    cJSON_ArrayForEach(x, list) {
-        int dup = 0;
-        for (y = list->child; y != x && !dup; y = y->next)
-            dup = m_num(y, "pid") == m_num(x, "pid") &&
-                  same_str(m_str(y, "code_path"), m_str(x, "code_path"));
-        if (dup)
-            continue;
-        if (n == PIDS_SHOWN) {
-            more++;
-            continue;
-        }
-        if (n++)
-            fputs(", ", f);
-        put_pid(f, m_num(x, "pid"), x, "pid");
-    }
-    if (more)
-        fprintf(f, " and %d more", more);
-    return n;
+    return ls_write_pids(f, list, put_pid_of);
 }
 
-static void cell(FILE *f, const cJSON *o, const column *c)
+/* A numeric cell's content: durations as people write them. */
+static void number_cell(FILE *f, const cJSON *o, const ls_column *c)
 {
     const cJSON *v = m_get(o, c->key);
+    if (c->kind == LS_CELL_HOLD && m_has_num(o, "hold_min_ms") && m_has_num(o, "hold_max_ms") &&
+        m_num(o, "hold_max_ms") - m_num(o, "hold_min_ms") >= LS_HOLD_RANGE_MS) {
+        put_ms(f, m_num(o, "hold_min_ms"));
+        fputs("–", f);
+        put_ms(f, m_num(o, "hold_max_ms"));
+    } else if (!cJSON_IsNumber(v)) {
+        fputs("—", f);
+    } else if (c->kind == LS_CELL_MS || c->kind == LS_CELL_MS0 || c->kind == LS_CELL_HOLD) {
+        put_ms(f, v->valuedouble);
+    } else if (c->kind == LS_CELL_NUM1) {
+        fprintf(f, "%.1f", v->valuedouble);
+    } else {
+        fprintf(f, "%.0f", v->valuedouble);
+    }
+}
 
+/* Where a row is: relation and `sub` (ctid or row key), else the lock
+ * target. */
+static void where_cell(FILE *f, const cJSON *o, const char *sub, size_t sub_max)
+{
+    if (m_str(o, "relation")) {
+        ls_html_escape(f, m_str(o, "relation"), 64);
+        ls_write_opt(f, " ", m_str(o, sub), ls_html_escape, sub_max);
+    } else {
+        text(f, m_str(o, "target"), 80);
+    }
+}
+
+/* A hold breakdown's parts by name, "sql 12 ms, idle 3.0 s". */
+static void parts_cell(FILE *f, const cJSON *parts)
+{
+    const cJSON *p;
+    int n = 0;
+    cJSON_ArrayForEach(p, parts) {
+        if (n++)
+            fputs(", ", f);
+        text(f, m_str(p, "name"), 120);
+        fputs(" ", f);
+        put_ms(f, m_num(p, "ms"));
+    }
+    if (!n)
+        fputs("—", f);
+}
+
+/* A cell's content (inside its <td>) for the kinds that are not numbers. */
+static void text_cell(FILE *f, const cJSON *o, const ls_column *c)
+{
+    const cJSON *v = m_get(o, c->key);
     switch (c->kind) {
-    case COL_INT:
-    case COL_BYTES:
-    case COL_MS:
-    case COL_NUM1:
-        fputs("<td class=\"n\">", f);
-        if (!cJSON_IsNumber(v))
-            fputs("—", f);
-        else if (c->kind == COL_MS)
-            put_ms(f, v->valuedouble);
-        else if (c->kind == COL_NUM1)
-            fprintf(f, "%.1f", v->valuedouble);
-        else
-            fprintf(f, "%.0f", v->valuedouble);
-        break;
-    case COL_HOLD:
-        fputs("<td class=\"n\">", f);
-        if (m_has_num(o, "hold_min_ms") && m_has_num(o, "hold_max_ms") &&
-            m_num(o, "hold_max_ms") - m_num(o, "hold_min_ms") >= LS_HOLD_RANGE_MS) {
-            put_ms(f, m_num(o, "hold_min_ms"));
-            fputs("–", f);
-            put_ms(f, m_num(o, "hold_max_ms"));
-        } else if (cJSON_IsNumber(v)) {
-            put_ms(f, v->valuedouble);
-        } else {
-            fputs("—", f);
-        }
-        break;
-    case COL_PID:
-        fputs("<td>", f);
+    case LS_CELL_PID:
         if (cJSON_IsNumber(v))
             put_pid(f, v->valuedouble, o, c->key);
         else
             fputs("—", f);
         break;
-    case COL_PIDS:
-        fputs("<td>", f);
+    case LS_CELL_PIDS:
         if (put_pids(f, v) == 0)
             fputs("—", f);
         break;
-    case COL_BOOL: fprintf(f, "<td>%s", cJSON_IsTrue(v) ? "yes" : "no"); break;
-    case COL_OUTCOME: {
-        const struct outcome_style *os = outcome_of(m_str(o, c->key));
-        fprintf(f, "<td><span class=\"chip %s\">", os->cls);
+    case LS_CELL_BOOL: fputs(cJSON_IsTrue(v) ? "yes" : "no", f); break;
+    case LS_CELL_OUTCOME:
+        fprintf(f, "<span class=\"chip %s\">", outcome_of(m_str(o, c->key))->cls);
         text(f, m_str(o, c->key), 40);
         fputs("</span>", f);
         break;
-    }
-    case COL_ROW:
-        fputs("<td>", f);
-        if (m_str(o, "relation")) {
-            ls_html_escape(f, m_str(o, "relation"), 64);
-            if (m_str(o, "ctid")) {
-                fputs(" ", f);
-                ls_html_escape(f, m_str(o, "ctid"), 24);
-            }
-        } else {
-            text(f, m_str(o, "target"), 80);
-        }
-        break;
-    case COL_SOURCE:
-        fputs("<td class=\"src\">", f);
+    case LS_CELL_ROW: where_cell(f, o, "ctid", 24); break;
+    case LS_CELL_ROWKEY: where_cell(f, o, "row_key", 64); break;
+    case LS_CELL_SOURCE:
         text(f, m_str(o, "file"), 80);
         if (m_has_num(o, "line"))
             fprintf(f, ":%.0f", m_num(o, "line"));
         break;
-    case COL_CODE:
-        fputs("<td><code>", f);
+    case LS_CELL_CODE:
+        fputs("<code>", f);
         text(f, m_str(o, c->key), c->max);
         fputs("</code>", f);
         break;
-    case COL_TIME:
-        fputs("<td class=\"t\">", f);
-        put_time(f, m_str(o, c->key));
-        break;
-    case COL_TEXT:
-    default:
-        fputs("<td>", f);
-        text(f, m_str(o, c->key), c->max);
-        break;
+    case LS_CELL_TIME: put_time(f, m_str(o, c->key)); break;
+    case LS_CELL_STATE: text(f, ls_fmt_state(m_str(o, c->key)), 40); break;
+    case LS_CELL_PARTS: parts_cell(f, v); break;
+    default: text(f, m_str(o, c->key), c->max); break;
+    }
+}
+
+static void cell(FILE *f, const cJSON *o, const ls_column *c)
+{
+    if (ls_column_numeric(c, LS_IN_HTML)) {
+        fputs("<td class=\"n\">", f);
+        number_cell(f, o, c);
+    } else {
+        fputs(c->kind == LS_CELL_SOURCE ? "<td class=\"src\">"
+              : c->kind == LS_CELL_TIME ? "<td class=\"t\">"
+                                        : "<td>",
+              f);
+        text_cell(f, o, c);
     }
     fputs("</td>", f);
 }
 
-static void table_head(FILE *f, const column *cols, size_t ncols)
+static void table_head(FILE *f, const ls_table *t)
 {
     size_t i;
     fputs("<div class=\"scroll\"><table>\n<thead><tr>", f);
-    for (i = 0; i < ncols; i++)
-        fprintf(f, "<th%s>%s</th>",
-                cols[i].kind == COL_INT || cols[i].kind == COL_MS || cols[i].kind == COL_NUM1 ||
-                        cols[i].kind == COL_BYTES || cols[i].kind == COL_HOLD
-                    ? " class=\"n\""
-                    : "",
-                cols[i].head);
+    for (i = 0; i < t->ncols; i++)
+        if (t->cols[i].in & LS_IN_HTML)
+            fprintf(f, "<th%s>%s</th>",
+                    ls_column_numeric(&t->cols[i], LS_IN_HTML) ? " class=\"n\"" : "",
+                    ls_column_head(&t->cols[i], LS_IN_HTML));
     fputs("</tr></thead>\n<tbody>\n", f);
 }
 
@@ -315,26 +284,27 @@ static void table_head(FILE *f, const column *cols, size_t ncols)
  * <details> whose summary counts them, so the page stays short and prints
  * the summary line; rows past the cap are counted and pointed to the JSON.
  */
-static void table(FILE *f, const column *cols, size_t ncols, const cJSON *rows)
+static void table(FILE *f, const ls_table *t, const cJSON *rows)
 {
     const cJSON *r;
     int n = cJSON_GetArraySize(rows), k = 0;
     size_t i;
 
-    table_head(f, cols, ncols);
+    table_head(f, t);
     cJSON_ArrayForEach(r, rows) {
         if (k == TABLE_OPEN) {
             fputs("</tbody></table></div>\n", f);
             fprintf(f, "<details class=\"more\"><summary>%d more row%s</summary>\n",
                     (n < TABLE_CAP ? n : TABLE_CAP) - TABLE_OPEN,
                     (n < TABLE_CAP ? n : TABLE_CAP) - TABLE_OPEN == 1 ? "" : "s");
-            table_head(f, cols, ncols);
+            table_head(f, t);
         }
         if (k == TABLE_CAP)
             break;
         fputs("<tr>", f);
-        for (i = 0; i < ncols; i++)
-            cell(f, r, &cols[i]);
+        for (i = 0; i < t->ncols; i++)
+            if (t->cols[i].in & LS_IN_HTML)
+                cell(f, r, &t->cols[i]);
         fputs("</tr>\n", f);
         k++;
     }
@@ -345,6 +315,40 @@ static void table(FILE *f, const column *cols, size_t ncols, const cJSON *rows)
         fprintf(f, "<p class=\"note\">%d more row%s not shown here; the JSON report "
                    "(<code>-o report.json</code>) has them all.</p>\n",
                 n - k, n - k == 1 ? " is" : "s are");
+}
+
+/* A table's own heading and sentence inside its section, if it has them
+ * (static text from sections.c, not log text). */
+static void sub_heading(FILE *f, const ls_table *t)
+{
+    if (t->title)
+        fprintf(f, "<h3>%s</h3>\n", t->title);
+    if (t->intro)
+        fprintf(f, "<p>%s</p>\n", t->intro);
+}
+
+/* ---- prose (prose.c) in HTML ---- */
+
+static void w_time(const ls_writer *w, const char *iso)
+{
+    put_time(w->f, iso);
+}
+
+static void w_table(const ls_writer *w, const ls_table *t, const cJSON *rows)
+{
+    table(w->f, t, rows);
+}
+
+static void w_item(const ls_writer *w, int n)
+{
+    (void)n;
+    fputs("<li><b>", w->f);
+}
+
+static ls_writer html_writer(FILE *f)
+{
+    ls_writer w = {f, text, w_time, w_table, w_item, LS_IN_HTML, NULL};
+    return w;
 }
 
 /* Articles (deadlocks, root blockers) past the first `open` are folded
@@ -362,179 +366,7 @@ static void fold_end(FILE *f, int total, int open)
         fputs("</details>\n", f);
 }
 
-#define TABLE(f, cols, rows) table(f, cols, sizeof(cols) / sizeof(cols[0]), rows)
-
-static const column hot_cols[] = {
-    {"Relation", "relation", COL_TEXT, 64},
-    {"Row", "row_key", COL_TEXT, 64},
-    {"ctids", "ctid", COL_TEXT, 60},
-    {"Waits", "waits", COL_INT, 0},
-    {"Total wait", "total_wait_ms", COL_MS, 0},
-    {"Max wait", "max_wait_ms", COL_MS, 0},
-    {"Waiting sessions", "waiting_sessions", COL_INT, 0},
-    {"Max queue", "max_queue_depth", COL_INT, 0},
-    {"Holds", "holds", COL_INT, 0},
-    {"Mean hold", "mean_hold_ms", COL_MS, 0},
-    {"Serial capacity /s", "serial_capacity_per_s", COL_NUM1, 0},
-    {"First wait", "first_wait", COL_TIME, 0},
-    {"Root blocker pid · code path", "root_blockers", COL_PIDS, 0},
-};
-
-static const column hold_cols[] = {
-    {"Holder pid · code path", "pid", COL_PID, 0},
-    {"Application", "application", COL_TEXT, 48},
-    {"Relation", "relation", COL_TEXT, 64},
-    {"Row", "row_key", COL_TEXT, 64},
-    {"Start", "start", COL_TIME, 0},
-    {"Hold", "hold_ms", COL_HOLD, 0},
-    {"Waits", "waits", COL_INT, 0},
-    {"Waiting caused", "waiter_ms", COL_MS, 0},
-    {"SQL", "sql_ms", COL_MS, 0},
-    {"Idle", "idle_ms", COL_MS, 0},
-    {"Commit", "commit_ms", COL_MS, 0},
-    {"Head state", "head_state", COL_TEXT, 40},
-    {"End evidence", "end_evidence", COL_TEXT, 60},
-};
-
-static const column code_path_cols[] = {
-    {"Code path", "code_path", COL_TEXT, 120},
-    {"Named by", "named_by", COL_TEXT, 40},
-    {"Blocking episodes", "blocking_episodes", COL_INT, 0},
-    {"Waits caused", "waits_caused", COL_INT, 0},
-    {"Total hold", "total_hold_ms", COL_MS, 0},
-    {"Max hold", "max_hold_ms", COL_MS, 0},
-    {"p95 hold", "p95_hold_ms", COL_MS, 0},
-    {"Waiting caused", "waiter_ms_caused", COL_MS, 0},
-    {"Waits suffered", "waits_suffered", COL_INT, 0},
-};
-
-static const column occupancy_cols[] = {
-    {"Code path", "code_path", COL_TEXT, 120},
-    {"Named by", "named_by", COL_TEXT, 40},
-    {"Holds of hot rows", "holds", COL_INT, 0},
-    {"of which waited for", "holds_waited_for", COL_INT, 0},
-    {"Total hold", "total_hold_ms", COL_MS, 0},
-    {"Max hold", "max_hold_ms", COL_MS, 0},
-    {"p95 hold", "p95_hold_ms", COL_MS, 0},
-    {"Share of hot-row time %", "share_pct", COL_NUM1, 0},
-};
-
-static const column queueing_cols[] = {
-    {"Code path", "code_path", COL_TEXT, 120},
-    {"Statements queued behind it", "statements_queued_behind", COL_INT, 0},
-    {"Hidden wait caused", "hidden_wait_ms_caused", COL_MS, 0},
-    {"Logged wait caused", "logged_wait_ms_caused", COL_MS, 0},
-    {"Its statements that waited", "statements_waited", COL_INT, 0},
-    {"Hidden wait suffered", "hidden_wait_ms_suffered", COL_MS, 0},
-    {"Logged wait suffered", "logged_wait_ms_suffered", COL_MS, 0},
-};
-
-static const column request_cols[] = {
-    {"Request", "name", COL_TEXT, 80},
-    {"Service", "service", COL_TEXT, 40},
-    {"Trace", "trace_id", COL_TEXT, 32},
-    {"Duration", "duration_ms", COL_MS, 0},
-    {"Row-lock wait", "lock_wait_ms", COL_MS, 0},
-    {"of which logged", "logged_lock_wait_ms", COL_MS, 0},
-    {"Waited behind", "waited_behind_code_path", COL_TEXT, 80},
-    {"Row", "waited_for_row", COL_TEXT, 60},
-};
-
-static const column trace_wait_cols[] = {
-    {"Wait start", "start", COL_TIME, 0},
-    {"Wait", "wait_ms", COL_MS, 0},
-    {"of which logged", "logged_ms", COL_MS, 0},
-    {"Kind", "kind", COL_TEXT, 20},
-    {"Row", "row", COL_TEXT, 60},
-    {"Behind pid · code path", "behind_pid", COL_PID, 0},
-    {"Statement", "statement", COL_CODE, 200},
-};
-
-static const column part_cols[] = {
-    {"Where the hold time went", "name", COL_TEXT, 120},
-    {"Time", "ms", COL_MS, 0},
-};
-
-static const column conflict_cols[] = {
-    {"Code path", "code_path", COL_TEXT, 120},
-    {"Writes", "first", COL_TEXT, 64},
-    {"then", "then", COL_TEXT, 64},
-    {"Other code path (opposite order)", "other_code_path", COL_TEXT, 120},
-};
-
-static const column tree_cols[] = {
-    {"Depth", "depth", COL_INT, 0},
-    {"Waiter pid · code path", "pid", COL_PID, 0},
-    {"Application", "application", COL_TEXT, 48},
-    {"Waits for pid · code path", "blocker_pid", COL_PID, 0},
-    {"Root pid · code path", "root_pid", COL_PID, 0},
-    {"Lock", "mode", COL_TEXT, 32},
-    {"Relation", "relation", COL_TEXT, 64},
-    {"Row", "row_key", COL_TEXT, 64},
-    {"Statement", "statement", COL_TEXT, 160},
-};
-
-static const column wait_cols[] = {
-    {"Start", "start", COL_TIME, 0},
-    {"Waiter pid · code path", "pid", COL_PID, 0},
-    {"Application", "application", COL_TEXT, 48},
-    {"Mode", "mode", COL_TEXT, 32},
-    {"Row / target", "relation", COL_ROW, 0},
-    {"Waited", "waited_ms", COL_MS, 0},
-    {"Outcome", "outcome", COL_OUTCOME, 0},
-    {"Blocker pid · code path", "blocker_pid", COL_PID, 0},
-    {"Root pid · code path", "root_pid", COL_PID, 0},
-    {"Depth", "chain_depth", COL_INT, 0},
-    {"Statement", "statement", COL_CODE, 300},
-    {"Log", "file", COL_SOURCE, 0},
-};
-
-static const column stmt_cols[] = {
-    {"Start", "start", COL_TIME, 0},
-    {"Duration", "duration_ms", COL_MS, 0},
-    {"Idle before", "idle_before_ms", COL_MS, 0},
-    {"Statement", "text", COL_CODE, 500},
-};
-
-static const column edge_cols[] = {
-    {"Waiter pid · code path", "waiter_pid", COL_PID, 0},
-    {"Waits for", "mode", COL_TEXT, 32},
-    {"Lock", "target", COL_TEXT, 80},
-    {"Blocked by pid · code path", "blocker_pid", COL_PID, 0},
-};
-
-static const column proc_cols[] = {
-    {"pid · code path", "pid", COL_PID, 0},
-    {"Query", "query", COL_CODE, 1000},
-};
-
-static const column error_cols[] = {
-    {"Time", "time", COL_TIME, 0},
-    {"pid · code path", "pid", COL_PID, 0},
-    {"Application", "application", COL_TEXT, 48},
-    {"SQLSTATE", "sqlstate", COL_TEXT, 8},
-    {"Class", "class", COL_TEXT, 32},
-    {"Message", "message", COL_TEXT, 200},
-    {"Statement", "statement", COL_CODE, 300},
-    {"Caused by pid · code path", "cause_pid", COL_PID, 0},
-    {"Log", "file", COL_SOURCE, 0},
-};
-
-static const column file_cols[] = {
-    {"File", "path", COL_TEXT, 200},
-    {"Format", "format", COL_TEXT, 16},
-    {"gzip", "gzip", COL_BOOL, 0},
-    {"Bytes", "bytes", COL_BYTES, 0},
-    {"Lines", "lines", COL_INT, 0},
-    {"Records", "records", COL_INT, 0},
-    {"Unparsable", "bad_lines", COL_INT, 0},
-};
-
-static const column bad_cols[] = {
-    {"File", "file", COL_TEXT, 200},
-    {"Line", "line", COL_INT, 0},
-    {"Reason", "reason", COL_TEXT, 200},
-};
+#define TABLE(f, tab, rows) table(f, &(tab), rows)
 
 /* ---- summary ---- */
 
@@ -705,11 +537,8 @@ static void outcome_bar(FILE *f, const cJSON *by)
  * not be placed in a session, and why. */
 static void trace_spans(FILE *f, const cJSON *t)
 {
-    if (!t)
-        return;
-    fprintf(f, "<p class=\"note\">%.0f database spans, ", m_num(t, "database_spans"));
-    ls_fmt_trace_spans(f, t, text);
-    fputs(".</p>\n", f);
+    ls_writer w = html_writer(f);
+    ls_write_trace_spans(&w, t, "<p class=\"note\">", " database spans, ", ".</p>\n");
 }
 
 /* Lock-wait messages no message table matched (ls_classify.h): the
@@ -794,7 +623,7 @@ static void panel_hot_rows(FILE *f, const cJSON *model)
         fputs("<p>No lock waits were logged.</p>\n", f);
         return;
     }
-    TABLE(f, hot_cols, rows);
+    TABLE(f, ls_tab_hot_rows, rows);
 }
 
 /* ---- timelines ---- */
@@ -1224,18 +1053,9 @@ static void tl_hold_bar(FILE *f, const timeline *t, const cJSON *h, const cJSON 
         put_ms(f, m_num(h, m_has_num(h, "hold_ms") ? "hold_ms" : "duration_ms"));
         fputs(")", f);
     }
-    if (m_str(h, "start_evidence")) {
-        fputs("\nstart: ", f);
-        ls_html_escape(f, m_str(h, "start_evidence"), 80);
-    }
-    if (m_str(h, "end_evidence")) {
-        fputs("; end: ", f);
-        ls_html_escape(f, m_str(h, "end_evidence"), 80);
-    }
-    if (m_str(h, "head_state")) {
-        fputs("; head state: ", f);
-        ls_html_escape(f, m_str(h, "head_state"), 40);
-    }
+    ls_write_opt(f, "\nstart: ", m_str(h, "start_evidence"), ls_html_escape, 80);
+    ls_write_opt(f, "; end: ", m_str(h, "end_evidence"), ls_html_escape, 80);
+    ls_write_opt(f, "; head state: ", m_str(h, "head_state"), ls_html_escape, 40);
     fputs("</title></rect>\n", f);
 }
 
@@ -1330,14 +1150,8 @@ static void tl_wait_bar(FILE *f, const timeline *t, const tl_wait *tw, int id)
     title_pid(f, m_num(w, "pid"), w, "");
     fputs(" waited ", f);
     put_ms(f, m_num(w, "waited_ms"));
-    if (m_str(w, "mode")) {
-        fputs(" for ", f);
-        ls_html_escape(f, m_str(w, "mode"), 40);
-    }
-    if (m_str(w, "target")) {
-        fputs(" on ", f);
-        ls_html_escape(f, m_str(w, "target"), 80);
-    }
+    ls_write_opt(f, " for ", m_str(w, "mode"), ls_html_escape, 40);
+    ls_write_opt(f, " on ", m_str(w, "target"), ls_html_escape, 80);
     fputs(", ", f);
     text(f, m_str(w, "outcome"), 40);
     if (m_has_num(w, "blocker_pid")) {
@@ -1348,10 +1162,7 @@ static void tl_wait_bar(FILE *f, const timeline *t, const tl_wait *tw, int id)
         fputs(", root ", f);
         title_pid(f, m_num(w, "root_pid"), w, "root_");
     }
-    if (m_str(w, "statement")) {
-        fputs("\n", f);
-        ls_html_escape(f, m_str(w, "statement"), 300);
-    }
+    ls_write_opt(f, "\n", m_str(w, "statement"), ls_html_escape, 300);
     fputs("</title></rect>\n", f);
 }
 
@@ -1582,23 +1393,16 @@ static int timeline_figure(FILE *f, const cJSON *model, const cJSON *hot, int id
 
     fprintf(f, "<figure class=\"timeline\" id=\"timeline-%d\">\n<figcaption>", id);
     text(f, m_str(hot, "relation"), 64);
-    if (m_str(hot, "row_key")) {
-        fputs(" ", f);
-        ls_html_escape(f, m_str(hot, "row_key"), 64);
-    }
-    if (m_str(hot, "ctid")) {
-        fputs(" ", f);
-        ls_html_escape(f, m_str(hot, "ctid"), 40);
-    }
+    ls_write_opt(f, " ", m_str(hot, "row_key"), ls_html_escape, 64);
+    ls_write_opt(f, " ", m_str(hot, "ctid"), ls_html_escape, 40);
     fprintf(f, " — %.0f waits", m_num(hot, "waits"));
     if (n > 1)
         fprintf(f, " in %d episodes (quiet gaps of 5 min or more between them)", n);
     fputs("</figcaption>\n", f);
-    if (n == 0) {
-        ep[0] = INT64_MIN / 2;
-        ep[1] = INT64_MAX / 2;
-        n = 1;
-    }
+    /* No wait of the row in the model to place an episode by: an axis
+     * over all time would be ±146,000 years long (and overflow). */
+    if (n == 0)
+        fputs("<p class=\"note\">None of this row's waits is in the report to draw.</p>\n", f);
     for (i = 0; i < n && i < TL_MAX_EPISODES && rc == 0; i++)
         rc = timeline_svg(f, model, hot, id, i, ep[2 * i], ep[2 * i + 1]);
     if (n > TL_MAX_EPISODES)
@@ -1646,6 +1450,7 @@ static void panel_timelines(FILE *f, const cJSON *model)
 
 static void panel_roots(FILE *f, const cJSON *model)
 {
+    ls_writer w = html_writer(f);
     const cJSON *r;
     int k = 0, total = cJSON_GetArraySize(m_get(model, "root_blockers"));
     if (cJSON_GetArraySize(m_get(model, "root_blockers")) == 0) {
@@ -1659,10 +1464,7 @@ static void panel_roots(FILE *f, const cJSON *model)
         cJSON_ArrayForEach(st, m_get(tx, "statements")) idle += m_num(st, "idle_before_ms");
         fputs("<article class=\"root\">\n<h3>pid ", f);
         put_pid(f, m_num(r, "pid"), r, "pid");
-        if (m_str(r, "application")) {
-            fputs(" — ", f);
-            ls_html_escape(f, m_str(r, "application"), 80);
-        }
+        ls_write_opt(f, " — ", m_str(r, "application"), ls_html_escape, 80);
         fprintf(f, "</h3>\n<ul>\n<li>Caused %.0f waits, ", m_num(r, "waits_caused"));
         put_ms(f, m_num(r, "waiter_ms"));
         fputs(" of waiting in total</li>\n", f);
@@ -1672,9 +1474,8 @@ static void panel_roots(FILE *f, const cJSON *model)
         text(f, m_str(r, "user"), 64);
         fputs(", database ", f);
         text(f, m_str(r, "database"), 64);
-        fputs("</li>\n<li>Rows: ", f);
-        text(f, m_str(r, "rows"), 200);
         fputs("</li>\n", f);
+        ls_write_bullet(&w, "Rows: ", m_str(r, "rows"), 200);
         if (m_has_num(tx, "duration_ms")) {
             fputs("<li>Transaction lasted ", f);
             put_ms(f, m_num(tx, "duration_ms"));
@@ -1684,7 +1485,7 @@ static void panel_roots(FILE *f, const cJSON *model)
         }
         fputs("</ul>\n", f);
         if (cJSON_GetArraySize(m_get(tx, "statements")) > 0)
-            TABLE(f, stmt_cols, m_get(tx, "statements"));
+            TABLE(f, ls_tab_statements, m_get(tx, "statements"));
         fputs("</article>\n", f);
     }
     fold_end(f, total, FOLD_ARTICLES);
@@ -1693,22 +1494,8 @@ static void panel_roots(FILE *f, const cJSON *model)
 /* Findings: what the evidence says, and the fix each suggests. */
 static void panel_findings(FILE *f, const cJSON *model)
 {
-    const cJSON *x;
-    if (cJSON_GetArraySize(m_get(model, "findings")) == 0) {
-        fputs("<p>No rule found anything to say.</p>\n", f);
-        return;
-    }
-    fputs("<ul class=\"findings\">\n", f);
-    cJSON_ArrayForEach(x, m_get(model, "findings")) {
-        fputs("<li><b>", f);
-        text(f, m_str(x, "title"), 200);
-        fputs("</b> — ", f);
-        text(f, m_str(x, "evidence"), 400);
-        fputs(" <span class=\"fix\"><b>Fix:</b> ", f);
-        text(f, m_str(x, "fix"), 400);
-        fputs("</span></li>\n", f);
-    }
-    fputs("</ul>\n", f);
+    ls_writer w = html_writer(f);
+    ls_write_findings(&w, m_get(model, "findings"));
 }
 
 /* The class of a hold-breakdown part kind; never the log's own text. */
@@ -1799,7 +1586,7 @@ static void panel_worst(FILE *f, const cJSON *model)
     fputs("<p>Every wait open at ", f);
     put_time(f, m_str(wm, "time"));
     fputs(", when the busiest row's queue was longest.</p>\n", f);
-    TABLE(f, tree_cols, uniq);
+    TABLE(f, ls_tab_tree, uniq);
     if (repeats)
         fprintf(f, "<p class=\"note\">%d more entr%s for a pid already listed (the log "
                    "named several blockers for one wait) left out.</p>\n",
@@ -1807,77 +1594,18 @@ static void panel_worst(FILE *f, const cJSON *model)
     cJSON_Delete(uniq);
 }
 
-/* A request named with --trace-id: one sentence, then its waits. */
-static void trace_request(FILE *f, const cJSON *r)
-{
-    const char *path = m_str(r, "waited_behind_code_path"), *row = m_str(r, "waited_for_row");
-    int n = cJSON_GetArraySize(m_get(r, "waits")) + (int)m_num(r, "waits_not_listed");
-
-    fputs("<h3>", f);
-    if (m_str(r, "name")) {
-        text(f, m_str(r, "name"), 120);
-        fputs(" · ", f);
-    }
-    fputs("trace <code>", f);
-    text(f, m_str(r, "trace_id"), 40);
-    fputs("</code></h3>\n<p>", f);
-    if (cJSON_IsFalse(m_get(r, "found"))) {
-        fputs("Not in this report: ", f);
-        text(f, m_str(r, "note"), 200);
-        fputs(".</p>\n", f);
-        return;
-    }
-    if (n == 0) {
-        fputs("No row-lock queueing was found in this ", f);
-        put_ms(f, m_num(r, "duration_ms"));
-        fputs(" request.", f);
-    } else {
-        fputs("<strong>", f);
-        put_ms(f, m_num(r, "lock_wait_ms"));
-        fputs("</strong> of this ", f);
-        put_ms(f, m_num(r, "duration_ms"));
-        fprintf(f, " request (%.0f %%) was queueing for row locks", 100.0 * m_num(r, "lock_wait_share"));
-        if (path) {
-            fputs(", mostly behind <strong>", f);
-            text(f, path, 120);
-            fputs("</strong>", f);
-        }
-        if (row) {
-            fputs(" on ", f);
-            text(f, row, 120);
-        }
-        fprintf(f, " (%d wait%s; ", n, n == 1 ? "" : "s");
-        put_ms(f, m_num(r, "logged_lock_wait_ms"));
-        fputs(" of it logged, the rest below deadlock_timeout).", f);
-    }
-    fputs(" Started ", f);
-    put_time(f, m_str(r, "start"));
-    fprintf(f, " (application clock); %.0f span%s, %.0f transaction%s linked.</p>\n",
-            m_num(r, "spans"), m_num(r, "spans") == 1 ? "" : "s", m_num(r, "transactions"),
-            m_num(r, "transactions") == 1 ? "" : "s");
-    if (m_str(r, "note")) {
-        fputs("<p class=\"note\">", f);
-        text(f, m_str(r, "note"), 200);
-        fputs(".</p>\n", f);
-    }
-    if (cJSON_GetArraySize(m_get(r, "waits")) > 0)
-        TABLE(f, trace_wait_cols, m_get(r, "waits"));
-    if (m_num(r, "waits_not_listed") > 0)
-        fprintf(f, "<p class=\"note\">%.0f more waits of this request not listed (the totals "
-                   "count them).</p>\n", m_num(r, "waits_not_listed"));
-}
-
 /* The slowest traced requests and their row-lock queueing; then the
  * requests named with --trace-id. */
 static void panel_requests(FILE *f, const cJSON *model)
 {
     const cJSON *r;
+    ls_writer w = html_writer(f);
     if (cJSON_GetArraySize(m_get(model, "slow_requests")) == 0)
         fputs("<p>No traces were given: pass an OTLP, Jaeger or Zipkin export to see which "
               "requests queued for row locks.</p>\n", f);
     else
-        TABLE(f, request_cols, m_get(model, "slow_requests"));
-    cJSON_ArrayForEach(r, m_get(model, "trace_requests")) trace_request(f, r);
+        TABLE(f, ls_tab_requests, m_get(model, "slow_requests"));
+    cJSON_ArrayForEach(r, m_get(model, "trace_requests")) ls_write_request(&w, r);
 }
 
 /* The headline ranking, with each path's hold-time breakdown. */
@@ -1885,23 +1613,19 @@ static void panel_code_paths(FILE *f, const cJSON *model)
 {
     const cJSON *c;
     if (cJSON_GetArraySize(m_get(model, "row_occupancy")) > 0) {
-        fputs("<h3>Row occupancy: every hold of a hot row</h3>\n<p>How long each code path "
-              "kept the hot rows locked, whether or not anyone waited long enough to be "
-              "logged (from statement logging).</p>\n", f);
-        TABLE(f, occupancy_cols, m_get(model, "row_occupancy"));
+        sub_heading(f, &ls_tab_occupancy);
+        TABLE(f, ls_tab_occupancy, m_get(model, "row_occupancy"));
     }
     if (cJSON_GetArraySize(m_get(model, "row_queueing")) > 0) {
-        fputs("<h3>Queueing for hot rows, logged and hidden</h3>\n<p>Waits below "
-              "deadlock_timeout are never logged; they are rebuilt from the holds each "
-              "statement queued behind.</p>\n", f);
-        TABLE(f, queueing_cols, m_get(model, "row_queueing"));
+        sub_heading(f, &ls_tab_queueing);
+        TABLE(f, ls_tab_queueing, m_get(model, "row_queueing"));
     }
-    fputs("<h3>Blocking: holds others waited for</h3>\n", f);
+    sub_heading(f, &ls_tab_code_paths);
     if (cJSON_GetArraySize(m_get(model, "code_paths")) == 0) {
         fputs("<p>No transaction held a row others waited for.</p>\n", f);
         return;
     }
-    TABLE(f, code_path_cols, m_get(model, "code_paths"));
+    TABLE(f, ls_tab_code_paths, m_get(model, "code_paths"));
     cJSON_ArrayForEach(c, m_get(model, "code_paths")) {
         if (cJSON_GetArraySize(m_get(c, "hold_breakdown")) == 0)
             continue;
@@ -1909,11 +1633,11 @@ static void panel_code_paths(FILE *f, const cJSON *model)
         text(f, m_str(c, "code_path"), 120);
         fputs("</h3>\n", f);
         breakdown_bar(f, m_get(c, "hold_breakdown"));
-        TABLE(f, part_cols, m_get(c, "hold_breakdown"));
+        TABLE(f, ls_tab_parts, m_get(c, "hold_breakdown"));
     }
     if (cJSON_GetArraySize(m_get(model, "lock_order_conflicts")) > 0) {
-        fputs("<h3>Inconsistent lock order</h3>\n", f);
-        TABLE(f, conflict_cols, m_get(model, "lock_order_conflicts"));
+        sub_heading(f, &ls_tab_conflicts);
+        TABLE(f, ls_tab_conflicts, m_get(model, "lock_order_conflicts"));
     }
 }
 
@@ -1923,7 +1647,7 @@ static void panel_holds(FILE *f, const cJSON *model)
         fputs("<p>None.</p>\n", f);
         return;
     }
-    TABLE(f, hold_cols, m_get(model, "holds"));
+    TABLE(f, ls_tab_holds, m_get(model, "holds"));
 }
 
 static void panel_waits(FILE *f, const cJSON *model)
@@ -1938,7 +1662,7 @@ static void panel_waits(FILE *f, const cJSON *model)
         fprintf(f, "<p class=\"note\">The first %d of %.0f waits (--max-waits); totals "
                    "elsewhere are exact.</p>\n",
                 cJSON_GetArraySize(ws), total);
-    TABLE(f, wait_cols, ws);
+    TABLE(f, ls_tab_waits, ws);
 }
 
 /* ---- deadlocks ---- */
@@ -2133,8 +1857,8 @@ static void panel_deadlocks(FILE *f, const cJSON *model)
         text(f, m_str(d, "file"), 200);
         fprintf(f, ":%.0f. An arrow reads \"waits for\".</p>\n", m_num(d, "line"));
         deadlock_svg(f, model, d, ++n);
-        TABLE(f, edge_cols, m_get(d, "edges"));
-        TABLE(f, proc_cols, m_get(d, "processes"));
+        TABLE(f, ls_tab_edges, m_get(d, "edges"));
+        TABLE(f, ls_tab_processes, m_get(d, "processes"));
         fputs("</article>\n", f);
     }
     fold_end(f, total, FOLD_ARTICLES);
@@ -2146,16 +1870,16 @@ static void panel_errors(FILE *f, const cJSON *model)
         fputs("<p>None.</p>\n", f);
         return;
     }
-    TABLE(f, error_cols, m_get(model, "errors"));
+    TABLE(f, ls_tab_errors, m_get(model, "errors"));
 }
 
 static void panel_input(FILE *f, const cJSON *model)
 {
     const cJSON *in = m_get(model, "input");
-    TABLE(f, file_cols, m_get(in, "files"));
+    TABLE(f, ls_tab_files, m_get(in, "files"));
     if (cJSON_GetArraySize(m_get(in, "bad_line_samples")) > 0) {
         fputs("<h3>Unparsable lines (first of each file)</h3>\n", f);
-        TABLE(f, bad_cols, m_get(in, "bad_line_samples"));
+        TABLE(f, ls_tab_bad_lines, m_get(in, "bad_line_samples"));
     }
 }
 
@@ -2165,42 +1889,41 @@ typedef void (*panel_fn)(FILE *f, const cJSON *model);
 
 /* The report's sections, in order. Each id is also the nav anchor. */
 static const struct panel {
-    const char *id;
-    const char *title;
+    int section;       /* its anchor and title: ls_sections[section] */
     const char *intro; /* one line under the heading, or NULL */
     panel_fn render;
 } panels[] = {
-    {"summary", "Summary", NULL, panel_summary},
-    {"findings", "Findings", "What the evidence points to, and the fix each finding suggests.",
+    {LS_SEC_SUMMARY, NULL, panel_summary},
+    {LS_SEC_FINDINGS, "What the evidence points to, and the fix each finding suggests.",
      panel_findings},
-    {"code-paths", "Code paths holding locks longest",
+    {LS_SEC_CODE_PATHS,
      "Transactions grouped by code path (from trace spans, sqlcommenter tags, "
      "application_name or statement shape), ranked by how long they held rows others "
      "waited for.",
      panel_code_paths},
-    {"hot-rows", "Hot rows",
+    {LS_SEC_HOT_ROWS,
      "Logical rows (one row however many ctids its updates gave it) ranked by the total time "
      "others waited for them; serial capacity is 1 / mean hold.",
      panel_hot_rows},
-    {"timelines", "Timelines of the hottest rows", NULL, panel_timelines},
-    {"slow-requests", "Slow requests",
+    {LS_SEC_TIMELINES, NULL, panel_timelines},
+    {LS_SEC_SLOW_REQUESTS,
      "The slowest requests in the traces and how much of each was queueing for row locks "
      "(logged waits and the shorter ones the log never shows), behind which code path.",
      panel_requests},
-    {"root-blockers", "Root blockers",
+    {LS_SEC_ROOT_BLOCKERS,
      "The transactions at the head of the queues: what they held, and what they ran "
      "meanwhile. Idle time before a statement is time the lock was held while the "
      "application did something else.",
      panel_roots},
-    {"holds", "Longest holds",
+    {LS_SEC_HOLDS,
      "Each time a transaction held a hot row, ranked by the waiting it caused, with where "
      "its time went: running SQL, idle in transaction, committing.",
      panel_holds},
-    {"worst-moment", "Lock tree at the worst moment", NULL, panel_worst},
-    {"waits", "Lock waits", NULL, panel_waits},
-    {"deadlocks", "Deadlocks", NULL, panel_deadlocks},
-    {"errors", "Errors and timeouts", NULL, panel_errors},
-    {"input", "Input", NULL, panel_input},
+    {LS_SEC_WORST_MOMENT, NULL, panel_worst},
+    {LS_SEC_WAITS, NULL, panel_waits},
+    {LS_SEC_DEADLOCKS, NULL, panel_deadlocks},
+    {LS_SEC_ERRORS, NULL, panel_errors},
+    {LS_SEC_INPUT, NULL, panel_input},
 };
 
 /* Under the 4095 characters ISO C asks compilers to support per string. */
@@ -2328,19 +2051,18 @@ int ls_report_write_html(const cJSON *model, FILE *f)
     text(f, m_str(model, "title"), 200);
     fputs("</h1>\n<p class=\"meta\">", f);
     text(f, m_str(model, "generator"), 60);
-    if (m_str(model, "generated_at")) {
-        fputs(", generated ", f);
-        ls_html_escape(f, m_str(model, "generated_at"), 60);
-    }
+    ls_write_opt(f, ", generated ", m_str(model, "generated_at"), ls_html_escape, 60);
     fputs(". All times ", f);
     zone_note(f, model);
     fputs(".", f);
     fputs("</p>\n<nav>", f);
     for (i = 0; i < sizeof(panels) / sizeof(panels[0]); i++)
-        fprintf(f, "<a href=\"#%s\">%s</a>", panels[i].id, panels[i].title);
+        fprintf(f, "<a href=\"#%s\">%s</a>", ls_sections[panels[i].section].id,
+                ls_sections[panels[i].section].title);
     fputs("</nav>\n</header>\n<main>\n", f);
     for (i = 0; i < sizeof(panels) / sizeof(panels[0]); i++) {
-        fprintf(f, "<section id=\"%s\">\n<h2>%s</h2>\n", panels[i].id, panels[i].title);
+        fprintf(f, "<section id=\"%s\">\n<h2>%s</h2>\n", ls_sections[panels[i].section].id,
+                ls_sections[panels[i].section].title);
         if (panels[i].intro)
             fprintf(f, "<p>%s</p>\n", panels[i].intro);
         panels[i].render(f, model);

@@ -3,12 +3,15 @@
  * report model. Every string from the model goes through ls_md_cell() or
  * ls_md_code_block(); numbers are printed by us.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ls_report.h"
 #include "render_int.h"
+#include "prose.h"
+#include "sections.h"
 
 /*
  * How much of the long lists the Markdown shows. A report is pasted into
@@ -45,6 +48,9 @@ static void left_out(FILE *f, int n, const char *what)
                    "many)._\n\n",
                 n, what);
 }
+
+/* A model key's prefix ("blocker_" of "blocker_pid") fits this. */
+#define LS_KEY_PREFIX_LEN 32
 
 static void cell(FILE *f, const char *s)
 {
@@ -105,7 +111,7 @@ static int same(const char *a, const char *b)
  * store does not know it). */
 static void code_of(FILE *f, const cJSON *o, const char *prefix)
 {
-    char key[64];
+    char key[LS_KEY_PREFIX_LEN + sizeof("code_path")];
     const char *path;
     snprintf(key, sizeof(key), "%scode_path", prefix);
     path = m_str(o, key);
@@ -128,32 +134,157 @@ static void cell_pid(FILE *f, const cJSON *o, const char *pid_key, const char *p
     fputs(" |", f);
 }
 
-#define PIDS_SHOWN 6 /* root blockers named in a cell; the rest counted */
+static void pid_of(FILE *f, const cJSON *x)
+{
+    fprintf(f, "%.0f", m_num(x, "pid"));
+    code_of(f, x, "");
+}
 
 /* A list of {pid, code_path} (a row's root blockers, one per transaction)
  * as "10550 · path, 10551 · path", each pair once. */
 static void pid_list(FILE *f, const cJSON *o, const char *key)
 {
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key), *v, *u;
-    int n = 0, more = 0;
+    int n;
     fputs(" ", f);
-    cJSON_ArrayForEach(v, a) {
-        int dup = 0;
-        for (u = a->child; u != v && !dup; u = u->next)
-            dup = m_num(u, "pid") == m_num(v, "pid") &&
-                  same(m_str(u, "code_path"), m_str(v, "code_path"));
-        if (dup)
-            continue;
-        if (n == PIDS_SHOWN) {
-            more++;
-            continue;
-        }
-        fprintf(f, "%s%.0f", n++ ? ", " : "", m_num(v, "pid"));
-        code_of(f, v, "");
-    }
-    if (more)
-        fprintf(f, " and %d more", more);
+    n = ls_write_pids(f, cJSON_GetObjectItemCaseSensitive(o, key), pid_of);
     fputs(n ? " |" : "— |", f);
+}
+
+/* ---- tables: the columns are in sections.c, shared with html.c ---- */
+
+/* Where a row is, as one cell: relation and `sub` (ctid or row key),
+ * else the lock target; `sep_always` writes the space between them even
+ * when `sub` is missing. */
+static void where_cell(FILE *f, const cJSON *o, const char *sub, int sep_always)
+{
+    char row[256];
+    const char *rel = m_str(o, "relation"), *x = m_str(o, sub);
+    snprintf(row, sizeof(row), "%s%s%s", rel ? rel : "", x || sep_always ? " " : "", x ? x : "");
+    cell(f, row[sep_always] ? row : m_str(o, "target"));
+}
+
+/* A hold breakdown's parts by name, "sql 12 ms, idle 3 ms", in one cell. */
+static void parts_cell(FILE *f, const cJSON *parts)
+{
+    const cJSON *p;
+    char buf[512];
+    size_t used = 0;
+    buf[0] = '\0';
+    cJSON_ArrayForEach(p, parts) {
+        if (used + 80 < sizeof(buf))
+            used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %.0f ms",
+                                     used ? ", " : "", m_str(p, "name") ? m_str(p, "name") : "",
+                                     m_num(p, "ms"));
+    }
+    cell(f, buf);
+}
+
+/* One cell of column c: " value |". A pid's code path is the key's
+ * prefix's ("blocker_pid": "blocker_code_path"). */
+static void md_cell(FILE *f, const md_caps *caps, const cJSON *o, const ls_column *c)
+{
+    char prefix[LS_KEY_PREFIX_LEN];
+    size_t n = strlen(c->key);
+    switch (c->kind) {
+    case LS_CELL_INT:
+    case LS_CELL_BYTES:
+    case LS_CELL_MS0: cell_num(f, o, c->key); break;
+    case LS_CELL_MS:
+    case LS_CELL_NUM1: cell_ms(f, o, c->key); break;
+    case LS_CELL_HOLD: cell_hold(f, o); break;
+    case LS_CELL_PID:
+        snprintf(prefix, sizeof(prefix), "%.*s", (int)(n >= 3 ? n - 3 : 0), c->key);
+        cell_pid(f, o, c->key, prefix);
+        break;
+    case LS_CELL_PIDS: pid_list(f, o, c->key); break;
+    case LS_CELL_TIME: cell_time(f, caps, m_str(o, c->key)); break;
+    case LS_CELL_BOOL: cell(f, cJSON_IsTrue(m_get(o, c->key)) ? "yes" : "no"); break;
+    case LS_CELL_ROW: where_cell(f, o, "ctid", 0); break;
+    case LS_CELL_ROWKEY: where_cell(f, o, "row_key", 1); break;
+    case LS_CELL_STATE: cell(f, ls_fmt_state(m_str(o, c->key))); break;
+    case LS_CELL_PARTS: parts_cell(f, m_get(o, c->key)); break;
+    default: cell(f, m_str(o, c->key)); break;
+    }
+}
+
+/* A section's heading, as sections.c names it. */
+static void md_heading(FILE *f, int section)
+{
+    fprintf(f, "## %s\n\n", ls_sections[section].title);
+}
+
+/* A table's own heading and sentence inside its section, if it has them. */
+static void md_sub_heading(FILE *f, const ls_table *t)
+{
+    if (t->title)
+        fprintf(f, "### %s\n\n", t->title);
+    if (t->intro)
+        fprintf(f, "%s\n\n", t->intro);
+}
+
+/* A table's header and alignment lines, its Markdown columns only. */
+static void md_table_head(FILE *f, const ls_table *t)
+{
+    size_t i;
+    fputs("|", f);
+    for (i = 0; i < t->ncols; i++)
+        if (t->cols[i].in & LS_IN_MD)
+            fprintf(f, " %s |", ls_column_head(&t->cols[i], LS_IN_MD));
+    fputs("\n|", f);
+    for (i = 0; i < t->ncols; i++)
+        if (t->cols[i].in & LS_IN_MD)
+            fputs(ls_column_numeric(&t->cols[i], LS_IN_MD) ? "---:|" : "---|", f);
+    fputs("\n", f);
+}
+
+static void md_table_row(FILE *f, const md_caps *caps, const ls_table *t, const cJSON *o)
+{
+    size_t i;
+    fputs("|", f);
+    for (i = 0; i < t->ncols; i++)
+        if (t->cols[i].in & LS_IN_MD)
+            md_cell(f, caps, o, &t->cols[i]);
+    fputs("\n", f);
+}
+
+/* A whole table: the first `max` rows of `rows`; returns how many rows
+ * it wrote. */
+static int md_table(FILE *f, const md_caps *caps, const ls_table *t, const cJSON *rows, int max)
+{
+    const cJSON *r;
+    int n = 0;
+    md_table_head(f, t);
+    cJSON_ArrayForEach(r, rows) {
+        if (n >= max)
+            break;
+        md_table_row(f, caps, t, r);
+        n++;
+    }
+    return n;
+}
+
+/* ---- prose (prose.c) in Markdown ---- */
+
+static void w_time(const ls_writer *w, const char *iso)
+{
+    md_time(w->f, w->ctx, iso);
+}
+
+static void w_table(const ls_writer *w, const ls_table *t, const cJSON *rows)
+{
+    md_table(w->f, w->ctx, t, rows, INT_MAX);
+    fputs("\n", w->f);
+}
+
+static void w_item(const ls_writer *w, int n)
+{
+    fprintf(w->f, "%d. **", n);
+}
+
+static ls_writer md_writer(FILE *f, const md_caps *caps)
+{
+    ls_writer w = {f, ls_md_cell, w_time, w_table, w_item, LS_IN_MD, caps};
+    return w;
 }
 
 /* ---- mermaid diagrams (GitHub renders them) ----
@@ -179,13 +310,7 @@ static int ms_of(const cJSON *o, const char *key, long long *out)
 /* "pid N · code path" inside a mermaid label. */
 static void mermaid_pid(FILE *f, double pid, const cJSON *o, const char *prefix)
 {
-    char key[64];
-    snprintf(key, sizeof(key), "%scode_path", prefix);
-    fprintf(f, "pid %.0f", pid);
-    if (m_str(o, key)) {
-        fputs(" · ", f);
-        ls_mermaid_label(f, m_str(o, key), 40);
-    }
+    ls_write_pid_path(f, pid, o, prefix, ls_mermaid_label, 40);
 }
 
 /* One bar. Its name starts with our own "pid N" so it can never begin
@@ -285,14 +410,8 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
 
     fputs("```mermaid\ngantt\n    title ", f);
     ls_mermaid_label(f, m_str(hot, "relation"), 60);
-    if (m_str(hot, "row_key")) {
-        fputs(" ", f);
-        ls_mermaid_label(f, m_str(hot, "row_key"), 40);
-    }
-    if (m_str(hot, "ctid")) {
-        fputs(" ", f);
-        ls_mermaid_label(f, m_str(hot, "ctid"), 40);
-    }
+    ls_write_opt(f, " ", m_str(hot, "row_key"), ls_mermaid_label, 40);
+    ls_write_opt(f, " ", m_str(hot, "ctid"), ls_mermaid_label, 40);
     fputs("\n    dateFormat x\n    axisFormat %H:%M:%S.%L\n    section holders\n", f);
     if (cJSON_GetArraySize(m_get(tl, "holds")) > 0) {
         cJSON_ArrayForEach(o, m_get(tl, "holds")) {
@@ -389,14 +508,8 @@ static void mermaid_hot_rows(FILE *f, const cJSON *model, const md_caps *caps)
             break;
         fprintf(f, "### Timeline %d: ", n);
         ls_md_cell(f, m_str(hot, "relation"), 64);
-        if (m_str(hot, "row_key")) {
-            fputs(" ", f);
-            ls_md_cell(f, m_str(hot, "row_key"), 64);
-        }
-        if (m_str(hot, "ctid")) {
-            fputs(" ", f);
-            ls_md_cell(f, m_str(hot, "ctid"), 40);
-        }
+        ls_write_opt(f, " ", m_str(hot, "row_key"), ls_md_cell, 64);
+        ls_write_opt(f, " ", m_str(hot, "ctid"), ls_md_cell, 40);
         fputs("\n\n", f);
         mermaid_gantt(f, model, hot);
     }
@@ -467,13 +580,10 @@ static void mermaid_deadlock(FILE *f, const cJSON *d)
 
 /* The database spans' clock, and those without a backend pid that could
  * not be placed in a session, and why. */
-static void trace_spans(FILE *f, const cJSON *t)
+static void trace_spans(FILE *f, const cJSON *t, const md_caps *caps)
 {
-    if (!t)
-        return;
-    fprintf(f, "| Database spans | %.0f, ", m_num(t, "database_spans"));
-    ls_fmt_trace_spans(f, t, ls_md_cell);
-    fputs(" |\n", f);
+    ls_writer w = md_writer(f, caps);
+    ls_write_trace_spans(&w, t, "| Database spans | ", ", ", " |\n");
 }
 
 /* Lock-wait messages no message table matched (ls_classify.h). */
@@ -504,7 +614,8 @@ static void summary(FILE *f, const cJSON *s, const md_caps *caps)
 {
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(s, "time_range");
     char d[LS_DURATION_LEN];
-    fputs("## Summary\n\n| | |\n|---|---|\n", f);
+    md_heading(f, LS_SEC_SUMMARY);
+    fputs("| | |\n|---|---|\n", f);
     fputs("| Time range |", f);
     fputs(" ", f);
     md_time(f, caps, m_str(range, "start"));
@@ -527,7 +638,7 @@ static void summary(FILE *f, const cJSON *s, const md_caps *caps)
             fputs(" |\n", f);
         }
     }
-    trace_spans(f, m_get(s, "trace_spans"));
+    trace_spans(f, m_get(s, "trace_spans"), caps);
     fprintf(f, "| Deadlocks | %.0f |\n", m_num(s, "deadlocks"));
     fprintf(f, "| Lock timeouts (55P03) | %.0f |\n", m_num(s, "lock_timeouts"));
     fprintf(f, "| NOWAIT failures (55P03) | %.0f |\n", m_num(s, "lock_nowait_failures"));
@@ -544,93 +655,45 @@ static void summary(FILE *f, const cJSON *s, const md_caps *caps)
     unmatched_locks(f, m_get(s, "unmatched_lock_messages"));
 }
 
-static void hot_rows(FILE *f, const cJSON *rows)
+/* A section that is one table: heading, a sentence, then the table, or
+ * `none` when it has no rows. */
+static void md_table_section(FILE *f, const md_caps *caps, int section, const char *intro,
+                             const char *none, const ls_table *t, const cJSON *rows)
 {
-    const cJSON *r;
-    fputs("## Hot rows\n\nLogical rows (one row however many ctids its updates gave it), "
-          "ranked by the total time others waited for them. Serial capacity is 1 / mean "
-          "hold: the most transactions per second that can take the row one after "
-          "another.\n\n",
-          f);
+    md_heading(f, section);
+    fprintf(f, "%s\n\n", intro);
     if (cJSON_GetArraySize(rows) == 0) {
-        fputs("No lock waits were logged.\n\n", f);
+        fprintf(f, "%s\n\n", none);
         return;
     }
-    fputs("| Relation | Row | ctids | Waits | Total wait ms | Max wait ms | Max queue | Holds | "
-          "Mean hold ms | Serial capacity /s | Root blocker pid · code path |\n"
-          "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
-          f);
-    cJSON_ArrayForEach(r, rows) {
-        fputs("|", f);
-        cell(f, m_str(r, "relation"));
-        cell(f, m_str(r, "row_key"));
-        cell(f, m_str(r, "ctid"));
-        cell_num(f, r, "waits");
-        cell_ms(f, r, "total_wait_ms");
-        cell_ms(f, r, "max_wait_ms");
-        cell_num(f, r, "max_queue_depth");
-        cell_num(f, r, "holds");
-        cell_ms(f, r, "mean_hold_ms");
-        cell_ms(f, r, "serial_capacity_per_s");
-        pid_list(f, r, "root_blockers");
-        fputs("\n", f);
-    }
+    md_table(f, caps, t, rows, INT_MAX);
     fputs("\n", f);
 }
 
-static const char *state_text(const char *state)
+static void hot_rows(FILE *f, const cJSON *rows, const md_caps *caps)
 {
-    if (!state)
-        return "—";
-    if (strcmp(state, "idle_in_transaction") == 0)
-        return "idle in transaction";
-    if (strcmp(state, "committing") == 0)
-        return "committing";
-    if (strcmp(state, "running") == 0)
-        return "running SQL";
-    return state;
+    md_table_section(f, caps, LS_SEC_HOT_ROWS,
+                     "Logical rows (one row however many ctids its updates gave it), ranked by "
+                     "the total time others waited for them. Serial capacity is 1 / mean hold: "
+                     "the most transactions per second that can take the row one after another.",
+                     "No lock waits were logged.", &ls_tab_hot_rows, rows);
 }
 
-static void holds(FILE *f, const cJSON *hs)
+static void holds(FILE *f, const cJSON *hs, const md_caps *caps)
 {
-    const cJSON *h;
-    fputs("## Longest holds\n\nTransactions holding a row while others waited, ranked by "
-          "the waiting they caused, and what the holder did while they waited.\n\n",
-          f);
-    if (cJSON_GetArraySize(hs) == 0) {
-        fputs("None.\n\n", f);
-        return;
-    }
-    fputs("| Row | Holder pid · code path | Application | Hold ms | Waits | Waiter ms | Mostly | SQL ms | "
-          "Idle in transaction ms | Commit ms | Lock taken by |\n"
-          "|---|---:|---|---:|---:|---:|---|---:|---:|---:|---|\n",
-          f);
-    cJSON_ArrayForEach(h, hs) {
-        char row[256];
-        snprintf(row, sizeof(row), "%s %s", m_str(h, "relation") ? m_str(h, "relation") : "",
-                 m_str(h, "row_key") ? m_str(h, "row_key") : "");
-        fputs("|", f);
-        cell(f, row);
-        cell_pid(f, h, "pid", "");
-        cell(f, m_str(h, "application"));
-        cell_hold(f, h);
-        cell_num(f, h, "waits");
-        cell_ms(f, h, "waiter_ms");
-        cell(f, state_text(m_str(h, "head_state")));
-        cell_ms(f, h, "sql_ms");
-        cell_ms(f, h, "idle_ms");
-        cell_ms(f, h, "commit_ms");
-        cell(f, m_str(h, "start_evidence"));
-        fputs("\n", f);
-    }
-    fputs("\n", f);
+    md_table_section(f, caps, LS_SEC_HOLDS,
+                     "Transactions holding a row while others waited, ranked by the waiting "
+                     "they caused, and what the holder did while they waited.",
+                     "None.", &ls_tab_holds, hs);
 }
 
 static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
 {
+    ls_writer w = md_writer(f, caps);
     const cJSON *r;
     int nroot = 0;
-    fputs("## Root blockers\n\nThe transactions at the head of the queues: what they "
+    md_heading(f, LS_SEC_ROOT_BLOCKERS);
+    fputs("The transactions at the head of the queues: what they "
           "held, and what they ran meanwhile.\n\n",
           f);
     if (cJSON_GetArraySize(roots) == 0) {
@@ -639,19 +702,15 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
     }
     cJSON_ArrayForEach(r, roots) {
         const cJSON *tx = cJSON_GetObjectItemCaseSensitive(r, "transaction");
-        const cJSON *sts = cJSON_GetObjectItemCaseSensitive(tx, "statements"), *st;
+        const cJSON *sts = cJSON_GetObjectItemCaseSensitive(tx, "statements");
         char d[LS_DURATION_LEN];
-        int nst = 0;
         if (nroot++ >= caps->roots) {
             left_out(f, cJSON_GetArraySize(roots) - caps->roots, "root blockers");
             break;
         }
         fprintf(f, "### pid %.0f", m_num(r, "pid"));
         code_of(f, r, "");
-        if (m_str(r, "application")) {
-            fputs(" — ", f);
-            ls_md_cell(f, m_str(r, "application"), 64);
-        }
+        ls_write_opt(f, " — ", m_str(r, "application"), ls_md_cell, 64);
         fputs("\n\n", f);
         fprintf(f, "- Caused %.0f waits, %s of waiting in total\n", m_num(r, "waits_caused"),
                 ls_fmt_duration(d, sizeof(d), m_num(r, "waiter_ms")));
@@ -663,15 +722,10 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
             fputs(" (named by ", f);
             ls_md_cell(f, m_str(r, "code_path_source"), 40);
             fputs(")", f);
-            if (m_str(r, "trace_id")) {
-                fputs(", trace ", f);
-                ls_md_cell(f, m_str(r, "trace_id"), 64);
-            }
+            ls_write_opt(f, ", trace ", m_str(r, "trace_id"), ls_md_cell, 64);
             fputs("\n", f);
         }
-        fputs("- Rows: ", f);
-        ls_md_cell(f, m_str(r, "rows"), 200);
-        fputs("\n", f);
+        ls_write_bullet(&w, "Rows: ", m_str(r, "rows"), 200);
         if (tx && m_has_num(tx, "duration_ms")) {
             fprintf(f, "- Transaction lasted %s (",
                     ls_fmt_duration(d, sizeof(d), m_num(tx, "duration_ms")));
@@ -689,18 +743,8 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
             fputs("\n", f);
         }
         if (cJSON_GetArraySize(sts) > 0 && caps->statements > 0) {
-            fputs("\n| Start | Duration ms | Idle before ms | Statement |\n|---|---:|---:|---|\n",
-                  f);
-            cJSON_ArrayForEach(st, sts) {
-                if (nst++ >= caps->statements)
-                    break;
-                fputs("|", f);
-                cell_time(f, caps, m_str(st, "start"));
-                cell_ms(f, st, "duration_ms");
-                cell_num(f, st, "idle_before_ms");
-                cell(f, m_str(st, "text"));
-                fputs("\n", f);
-            }
+            fputs("\n", f);
+            md_table(f, caps, &ls_tab_statements, sts, caps->statements);
         }
         fputs("\n", f);
         if (caps->statements < cJSON_GetArraySize(sts))
@@ -735,7 +779,7 @@ static void waits(FILE *f, const cJSON *ws, const md_caps *caps)
     const cJSON *w;
     int total = cJSON_GetArraySize(ws), shown = 0;
     double min_ms = total > caps->waits ? nth_longest(ws, caps->waits) : -1;
-    fputs("## Lock waits\n\n", f);
+    md_heading(f, LS_SEC_WAITS);
     if (total == 0) {
         fputs("None.\n\n", f);
         return;
@@ -746,32 +790,12 @@ static void waits(FILE *f, const cJSON *ws, const md_caps *caps)
     }
     if (min_ms >= 0)
         fprintf(f, "The %d longest of %d, in time order.\n\n", caps->waits, total);
-    fputs("| Start | Waiter pid · code path | Application | Mode | Row / target | Waited ms | "
-          "Outcome | Blocker pid · code path | Root pid · code path | Depth | Statement |\n"
-          "|---|---:|---|---|---|---:|---|---:|---:|---:|---|\n",
-          f);
+    md_table_head(f, &ls_tab_waits);
     cJSON_ArrayForEach(w, ws) {
-        char row[256];
-        const char *rel = m_str(w, "relation"), *ctid = m_str(w, "ctid");
         if (m_num(w, "waited_ms") < min_ms || shown >= caps->waits)
             continue;
         shown++;
-        snprintf(row, sizeof(row), "%s%s%s", rel ? rel : "", ctid ? " " : "", ctid ? ctid : "");
-        fputs("|", f);
-        cell_time(f, caps, m_str(w, "start"));
-        cell_pid(f, w, "pid", "");
-        cell(f, m_str(w, "application"));
-        cell(f, m_str(w, "mode"));
-        cell(f, row[0] ? row : m_str(w, "target"));
-        cell_ms(f, w, "waited_ms");
-        cell(f, m_str(w, "outcome"));
-        /* The holder's code path is the blocker's when the blocker holds
-         * the row (not when it queues ahead of the waiter). */
-        cell_pid(f, w, "blocker_pid", "blocker_");
-        cell_pid(f, w, "root_pid", "root_");
-        cell_num(f, w, "chain_depth");
-        cell(f, m_str(w, "statement"));
-        fputs("\n", f);
+        md_table_row(f, caps, &ls_tab_waits, w);
     }
     fputs("\n", f);
     left_out(f, total - shown, "waits");
@@ -781,13 +805,13 @@ static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
 {
     const cJSON *d;
     int n = 0;
-    fputs("## Deadlocks\n\n", f);
+    md_heading(f, LS_SEC_DEADLOCKS);
     if (cJSON_GetArraySize(ds) == 0) {
         fputs("None.\n\n", f);
         return;
     }
     cJSON_ArrayForEach(d, ds) {
-        const cJSON *e, *p;
+        const cJSON *p;
         if (n >= caps->deadlocks) {
             left_out(f, cJSON_GetArraySize(ds) - n, "deadlocks");
             break;
@@ -796,17 +820,8 @@ static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
         md_time(f, caps, m_str(d, "time"));
         fprintf(f, ", victim pid %.0f", m_num(d, "victim_pid"));
         code_of(f, d, "victim_");
-        fputs("\n\n| Waiter pid · code path | Waits for | Lock | Blocked by pid · code path |\n"
-              "|---:|---|---|---:|\n",
-              f);
-        cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(d, "edges")) {
-            fputs("|", f);
-            cell_pid(f, e, "waiter_pid", "waiter_");
-            cell(f, m_str(e, "mode"));
-            cell(f, m_str(e, "target"));
-            cell_pid(f, e, "blocker_pid", "blocker_");
-            fputs("\n", f);
-        }
+        fputs("\n\n", f);
+        md_table(f, caps, &ls_tab_edges, m_get(d, "edges"), INT_MAX);
         fputs("\n", f);
         mermaid_deadlock(f, d);
         cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(d, "processes")) {
@@ -821,49 +836,21 @@ static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
 
 static void errors(FILE *f, const cJSON *es, const md_caps *caps)
 {
-    const cJSON *e;
-    int n = 0;
-    fputs("## Errors and timeouts\n\n", f);
+    md_heading(f, LS_SEC_ERRORS);
     if (cJSON_GetArraySize(es) == 0) {
         fputs("None.\n\n", f);
         return;
     }
-    fputs("| Time | pid · code path | Application | SQLSTATE | Class | Message | Statement | "
-          "Caused by pid · code path |\n|---|---:|---|---|---|---|---|---:|\n",
-          f);
-    cJSON_ArrayForEach(e, es) {
-        if (n++ >= caps->rows)
-            break;
-        fputs("|", f);
-        cell_time(f, caps, m_str(e, "time"));
-        cell_pid(f, e, "pid", "");
-        cell(f, m_str(e, "application"));
-        cell(f, m_str(e, "sqlstate"));
-        cell(f, m_str(e, "class"));
-        cell(f, m_str(e, "message"));
-        cell(f, m_str(e, "statement"));
-        cell_pid(f, e, "cause_pid", "cause_");
-        fputs("\n", f);
-    }
+    md_table(f, caps, &ls_tab_errors, es, caps->rows);
     fputs("\n", f);
     left_out(f, cJSON_GetArraySize(es) - caps->rows, "errors");
 }
 
-static void inputs(FILE *f, const cJSON *in)
+static void inputs(FILE *f, const cJSON *in, const md_caps *caps)
 {
     const cJSON *x;
-    fputs("## Input\n\n| File | Format | Lines | Records | Unparsable |\n"
-          "|---|---|---:|---:|---:|\n",
-          f);
-    cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(in, "files")) {
-        fputs("|", f);
-        cell(f, m_str(x, "path"));
-        cell(f, m_str(x, "format"));
-        cell_num(f, x, "lines");
-        cell_num(f, x, "records");
-        cell_num(f, x, "bad_lines");
-        fputs("\n", f);
-    }
+    md_heading(f, LS_SEC_INPUT);
+    md_table(f, caps, &ls_tab_files, m_get(in, "files"), INT_MAX);
     fputs("\n", f);
     /* An input that broke before its end (ingest's row at the line where
      * it broke, docs/store.md): named under the table. */
@@ -878,77 +865,30 @@ static void inputs(FILE *f, const cJSON *in)
     }
 }
 
-static void findings(FILE *f, const cJSON *list)
+static void findings(FILE *f, const cJSON *list, const md_caps *caps)
 {
-    const cJSON *x;
-    int n = 0;
-    fputs("## Findings\n\n", f);
-    if (cJSON_GetArraySize(list) == 0) {
-        fputs("No rule found anything to say.\n\n", f);
-        return;
-    }
-    cJSON_ArrayForEach(x, list) {
-        fprintf(f, "%d. **", ++n);
-        ls_md_cell(f, m_str(x, "title"), 200);
-        fputs("** — ", f);
-        ls_md_cell(f, m_str(x, "evidence"), 400);
-        fputs("<br>_Fix:_ ", f);
-        ls_md_cell(f, m_str(x, "fix"), 400);
-        fputs("\n", f);
-    }
-    fputs("\n", f);
+    ls_writer w = md_writer(f, caps);
+    md_heading(f, LS_SEC_FINDINGS);
+    ls_write_findings(&w, list);
 }
 
 /* The headline: code paths ranked by how long they held hot rows. */
-static void code_paths(FILE *f, const cJSON *m)
+static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
 {
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(m, "code_paths"), *c, *p;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(m, "code_paths");
     const cJSON *conflicts = cJSON_GetObjectItemCaseSensitive(m, "lock_order_conflicts");
-    fputs("## Code paths holding locks longest\n\n", f);
+    md_heading(f, LS_SEC_CODE_PATHS);
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_occupancy")) > 0) {
-        fputs("### Row occupancy: every hold of a hot row\n\n"
-              "How long each code path kept the hot rows locked, whether or not anyone waited "
-              "long enough to be logged (from statement logging).\n\n"
-              "| Code path | Named by | Holds of hot rows | of which waited for | Total hold ms "
-              "| Max hold ms | p95 hold ms | Share of hot-row time % |\n"
-              "|---|---|---:|---:|---:|---:|---:|---:|\n",
-              f);
-        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(m, "row_occupancy")) {
-            fputs("|", f);
-            cell(f, m_str(c, "code_path"));
-            cell(f, m_str(c, "named_by"));
-            cell_num(f, c, "holds");
-            cell_num(f, c, "holds_waited_for");
-            cell_ms(f, c, "total_hold_ms");
-            cell_ms(f, c, "max_hold_ms");
-            cell_ms(f, c, "p95_hold_ms");
-            cell_ms(f, c, "share_pct");
-            fputs("\n", f);
-        }
+        md_sub_heading(f, &ls_tab_occupancy);
+        md_table(f, caps, &ls_tab_occupancy, m_get(m, "row_occupancy"), INT_MAX);
         fputs("\n", f);
     }
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_queueing")) > 0) {
-        fputs("### Queueing for hot rows, logged and hidden\n\n"
-              "Waits below deadlock_timeout are never logged; they are rebuilt from the holds "
-              "each statement queued behind.\n\n"
-              "| Code path | Statements queued behind it | Hidden wait ms caused | Logged wait ms "
-              "caused | Its statements that waited | Hidden wait ms suffered | Logged wait ms "
-              "suffered |\n|---|---:|---:|---:|---:|---:|---:|\n",
-              f);
-        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(m, "row_queueing")) {
-            fputs("|", f);
-            cell(f, m_str(c, "code_path"));
-            cell_num(f, c, "statements_queued_behind");
-            cell_ms(f, c, "hidden_wait_ms_caused");
-            cell_ms(f, c, "logged_wait_ms_caused");
-            cell_num(f, c, "statements_waited");
-            cell_ms(f, c, "hidden_wait_ms_suffered");
-            cell_ms(f, c, "logged_wait_ms_suffered");
-            fputs("\n", f);
-        }
+        md_sub_heading(f, &ls_tab_queueing);
+        md_table(f, caps, &ls_tab_queueing, m_get(m, "row_queueing"), INT_MAX);
         fputs("\n", f);
     }
-    fputs("### Blocking: holds others waited for\n\n", f);
+    md_sub_heading(f, &ls_tab_code_paths);
     if (cJSON_GetArraySize(list) == 0) {
         fputs("No transaction held a row others waited for.\n\n", f);
         return;
@@ -956,191 +896,51 @@ static void code_paths(FILE *f, const cJSON *m)
     fputs("Code paths named by ", f);
     ls_md_cell(f, m_str(m, "code_path_grouping"), 20);
     fputs(" (the \"named by\" column says which evidence stood in where that was "
-          "missing).\n\n"
-          "| Code path | Named by | Blocking episodes | Waits caused | Total hold ms | Max hold "
-          "ms | p95 hold ms | Waiter ms caused | Waits suffered | Where the hold time went |\n"
-          "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+          "missing).\n\n",
           f);
-    cJSON_ArrayForEach(c, list) {
-        char parts[512];
-        size_t used = 0;
-        parts[0] = '\0';
-        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(c, "hold_breakdown")) {
-            if (used + 80 < sizeof(parts))
-                used += (size_t)snprintf(parts + used, sizeof(parts) - used, "%s%s %.0f ms",
-                                         used ? ", " : "", m_str(p, "name") ? m_str(p, "name") : "",
-                                         m_num(p, "ms"));
-        }
-        fputs("|", f);
-        cell(f, m_str(c, "code_path"));
-        cell(f, m_str(c, "named_by"));
-        cell_num(f, c, "blocking_episodes");
-        cell_num(f, c, "waits_caused");
-        cell_ms(f, c, "total_hold_ms");
-        cell_ms(f, c, "max_hold_ms");
-        cell_ms(f, c, "p95_hold_ms");
-        cell_ms(f, c, "waiter_ms_caused");
-        cell_num(f, c, "waits_suffered");
-        cell(f, parts);
-        fputs("\n", f);
-    }
+    md_table(f, caps, &ls_tab_code_paths, list, INT_MAX);
     fputs("\n", f);
     if (cJSON_GetArraySize(conflicts) > 0) {
-        fputs("### Inconsistent lock order\n\n| Code path | Writes | then | Other code path "
-              "(opposite order) |\n|---|---|---|---|\n",
-              f);
-        cJSON_ArrayForEach(c, conflicts) {
-            fputs("|", f);
-            cell(f, m_str(c, "code_path"));
-            cell(f, m_str(c, "first"));
-            cell(f, m_str(c, "then"));
-            cell(f, m_str(c, "other_code_path"));
-            fputs("\n", f);
-        }
+        md_sub_heading(f, &ls_tab_conflicts);
+        md_table(f, caps, &ls_tab_conflicts, conflicts, INT_MAX);
         fputs("\n", f);
     }
 }
 
 /* The slowest traced requests and how much of each was row-lock queueing. */
-static void slow_requests(FILE *f, const cJSON *list)
+static void slow_requests(FILE *f, const cJSON *list, const md_caps *caps)
 {
-    const cJSON *c;
     if (cJSON_GetArraySize(list) == 0)
         return;
-    fputs("## Slow requests\n\nThe slowest requests in the traces and how much of each was "
-          "queueing for row locks (logged waits and the shorter ones the log never shows).\n\n"
-          "| Request | Trace | Duration ms | Row-lock wait ms | of which logged | Waited behind "
-          "| Row |\n|---|---|---:|---:|---:|---|---|\n",
+    md_heading(f, LS_SEC_SLOW_REQUESTS);
+    fputs("The slowest requests in the traces and how much of each was "
+          "queueing for row locks (logged waits and the shorter ones the log never shows).\n\n",
           f);
-    cJSON_ArrayForEach(c, list) {
-        fputs("|", f);
-        cell(f, m_str(c, "name"));
-        cell(f, m_str(c, "trace_id"));
-        cell_ms(f, c, "duration_ms");
-        cell_ms(f, c, "lock_wait_ms");
-        cell_ms(f, c, "logged_lock_wait_ms");
-        cell(f, m_str(c, "waited_behind_code_path"));
-        cell(f, m_str(c, "waited_for_row"));
-        fputs("\n", f);
-    }
+    md_table(f, caps, &ls_tab_requests, list, INT_MAX);
     fputs("\n", f);
-}
-
-/* "8.7 s of this 9.0 s request was queueing behind PATH on ROW (3 waits, 1.2 s of
- * them logged)": a request named with --trace-id, in one sentence. */
-static void request_sentence(FILE *f, const cJSON *r)
-{
-    char a[LS_DURATION_LEN], b[LS_DURATION_LEN], c[LS_DURATION_LEN];
-    int n = cJSON_GetArraySize(m_get(r, "waits")) + (int)m_num(r, "waits_not_listed");
-    const char *path = m_str(r, "waited_behind_code_path"), *row = m_str(r, "waited_for_row");
-
-    if (n == 0) {
-        fprintf(f, "No row-lock queueing was found in this %s request.",
-                ls_fmt_duration(b, sizeof(b), m_num(r, "duration_ms")));
-        return;
-    }
-    fprintf(f, "%s of this %s request (%.0f %%) was queueing for row locks",
-            ls_fmt_duration(a, sizeof(a), m_num(r, "lock_wait_ms")),
-            ls_fmt_duration(b, sizeof(b), m_num(r, "duration_ms")),
-            100.0 * m_num(r, "lock_wait_share"));
-    if (path) {
-        fputs(", mostly behind ", f);
-        ls_md_cell(f, path, 120);
-    }
-    if (row) {
-        fputs(" on ", f);
-        ls_md_cell(f, row, 120);
-    }
-    fprintf(f, " (%d wait%s; %s of it logged, the rest below deadlock_timeout).", n,
-            n == 1 ? "" : "s", ls_fmt_duration(c, sizeof(c), m_num(r, "logged_lock_wait_ms")));
 }
 
 /* Each request named with --trace-id, wait by wait. */
 static void trace_requests(FILE *f, const cJSON *list, const md_caps *caps)
 {
-    const cJSON *r, *w;
+    const cJSON *r;
+    ls_writer w = md_writer(f, caps);
     if (!cJSON_IsArray(list))
         return;
     fputs("## Requests asked for (`--trace-id`)\n\n", f);
-    cJSON_ArrayForEach(r, list) {
-        fputs("### ", f);
-        if (m_str(r, "name")) {
-            ls_md_cell(f, m_str(r, "name"), 120);
-            fputs(" · ", f);
-        }
-        fputs("trace ", f);
-        ls_md_cell(f, m_str(r, "trace_id"), 40);
-        fputs("\n\n", f);
-        if (cJSON_IsFalse(m_get(r, "found"))) {
-            fputs("Not in this report: ", f);
-            ls_md_cell(f, m_str(r, "note"), 200);
-            fputs(".\n\n", f);
-            continue;
-        }
-        request_sentence(f, r);
-        fputs(" Started ", f);
-        md_time(f, caps, m_str(r, "start"));
-        fprintf(f, " (application clock); %.0f span%s, %.0f transaction%s linked.\n\n",
-                m_num(r, "spans"), m_num(r, "spans") == 1 ? "" : "s", m_num(r, "transactions"),
-                m_num(r, "transactions") == 1 ? "" : "s");
-        if (m_str(r, "note")) {
-            fputs("_", f);
-            ls_md_cell(f, m_str(r, "note"), 200);
-            fputs("._\n\n", f);
-        }
-        if (cJSON_GetArraySize(m_get(r, "waits")) == 0)
-            continue;
-        fputs("| Wait start | Wait ms | of which logged | Kind | Row | Behind pid · code path "
-              "| Statement |\n|---|---:|---:|---|---|---:|---|\n", f);
-        cJSON_ArrayForEach(w, m_get(r, "waits")) {
-            fputs("|", f);
-            cell_time(f, caps, m_str(w, "start"));
-            cell_ms(f, w, "wait_ms");
-            cell_ms(f, w, "logged_ms");
-            cell(f, m_str(w, "kind"));
-            cell(f, m_str(w, "row"));
-            cell_pid(f, w, "behind_pid", "behind_");
-            cell(f, m_str(w, "statement"));
-            fputs("\n", f);
-        }
-        fputs("\n", f);
-        if (m_num(r, "waits_not_listed") > 0)
-            fprintf(f, "_%.0f more waits of this request not listed (the totals count them)._\n\n",
-                    m_num(r, "waits_not_listed"));
-    }
+    cJSON_ArrayForEach(r, list) ls_write_request(&w, r);
 }
 
 /* Who waited for whom when the busiest queue was longest. */
 static void worst_moment(FILE *f, const cJSON *wm, const md_caps *caps)
 {
-    const cJSON *w;
-    int n = 0;
     if (!cJSON_IsObject(wm))
         return;
-    fputs("## Lock tree at the worst moment\n\nEvery wait open at ", f);
+    md_heading(f, LS_SEC_WORST_MOMENT);
+    fputs("Every wait open at ", f);
     md_time(f, caps, m_str(wm, "time"));
-    fputs(", when the busiest row's queue was longest.\n\n"
-          "| Depth | Waiter pid · code path | Application | Waits for pid · code path | Root pid · code path | "
-          "Lock | Row | "
-          "Statement |\n|---:|---:|---|---:|---:|---|---|---|\n",
-          f);
-    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(wm, "waits")) {
-        char row[256];
-        if (n++ >= caps->rows)
-            break;
-        snprintf(row, sizeof(row), "%s %s", m_str(w, "relation") ? m_str(w, "relation") : "",
-                 m_str(w, "row_key") ? m_str(w, "row_key") : "");
-        fputs("|", f);
-        cell_num(f, w, "depth");
-        cell_pid(f, w, "pid", "");
-        cell(f, m_str(w, "application"));
-        cell_pid(f, w, "blocker_pid", "blocker_");
-        cell_pid(f, w, "root_pid", "root_");
-        cell(f, m_str(w, "mode"));
-        cell(f, row[1] ? row : m_str(w, "target"));
-        cell(f, m_str(w, "statement"));
-        fputs("\n", f);
-    }
+    fputs(", when the busiest row's queue was longest.\n\n", f);
+    md_table(f, caps, &ls_tab_tree, m_get(wm, "waits"), caps->rows);
     fputs("\n", f);
     left_out(f, cJSON_GetArraySize(m_get(wm, "waits")) - caps->rows, "waits open then");
 }
@@ -1158,10 +958,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
     fputs("\n\n", f);
     fputs("_", f);
     ls_md_cell(f, m_str(m, "generator"), 40);
-    if (m_str(m, "generated_at")) {
-        fputs(", generated ", f);
-        ls_md_cell(f, m_str(m, "generated_at"), 40);
-    }
+    ls_write_opt(f, ", generated ", m_str(m, "generated_at"), ls_md_cell, 40);
     fputs("_\n\n", f);
     if (zoned.zone) {
         fputs("Times are in ", f);
@@ -1171,19 +968,19 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
               f);
     }
     summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"), caps);
-    findings(f, cJSON_GetObjectItemCaseSensitive(m, "findings"));
-    code_paths(f, m);
-    slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"));
+    findings(f, cJSON_GetObjectItemCaseSensitive(m, "findings"), caps);
+    code_paths(f, m, caps);
+    slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"), caps);
     trace_requests(f, cJSON_GetObjectItemCaseSensitive(m, "trace_requests"), caps);
-    hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
+    hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"), caps);
     mermaid_hot_rows(f, m, caps);
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"), caps);
-    holds(f, cJSON_GetObjectItemCaseSensitive(m, "holds"));
+    holds(f, cJSON_GetObjectItemCaseSensitive(m, "holds"), caps);
     worst_moment(f, cJSON_GetObjectItemCaseSensitive(m, "worst_moment"), caps);
     waits(f, cJSON_GetObjectItemCaseSensitive(m, "waits"), caps);
     deadlocks(f, cJSON_GetObjectItemCaseSensitive(m, "deadlocks"), caps);
     errors(f, cJSON_GetObjectItemCaseSensitive(m, "errors"), caps);
-    inputs(f, cJSON_GetObjectItemCaseSensitive(m, "input"));
+    inputs(f, cJSON_GetObjectItemCaseSensitive(m, "input"), caps);
     ls_tz_leave(saved_tz);
 }
 

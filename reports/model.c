@@ -71,13 +71,23 @@ void ls_model_col_str(cJSON *o, const char *key, ls_stmt *q, int col)
     ls_model_add_str(o, key, ls_stmt_isnull(q, col) ? NULL : ls_stmt_text(q, col));
 }
 
-/* As ls_model_col_str, with no row (q NULL) a JSON null. */
-static void col_str_or_null(cJSON *o, const char *key, ls_stmt *q, int col)
+/* A transaction's code path, as ls_model_add_code adds it after its
+ * tx_id, each key with the caller's prefix: the SQL of the first two is
+ * set by --group-by (codepaths.c), over tx_code c. */
+enum { CODE_COLS = 3 };
+static const char *const code_keys[CODE_COLS] = {"code_path", "code_path_source", "trace_id"};
+
+
+/* Prepare m->code_q: SELECT the code_keys' expressions for tx ?1. */
+static int code_prepare(model_ctx *m)
 {
-    if (q)
-        ls_model_col_str(o, key, q, col);
-    else
-        cJSON_AddNullToObject(o, key);
+    const ls_mcol cols[CODE_COLS] = {
+        {code_keys[0], ls_model_code_path_label(m->opts->group_by), LS_MC_STR},
+        {code_keys[1], ls_model_code_path_source(m->opts->group_by), LS_MC_STR},
+        {code_keys[2], "c.trace_id", LS_MC_STR},
+    };
+    const ls_mquery mq = LS_MQUERY(NULL, cols, "FROM tx_code c WHERE c.tx_id = ?1");
+    return ls_mq_prepare(m, &mq, &m->code_q);
 }
 
 /*
@@ -88,18 +98,12 @@ static void col_str_or_null(cJSON *o, const char *key, ls_stmt *q, int col)
 void ls_model_add_code(model_ctx *m, cJSON *o, const char *prefix, ls_stmt *q, int tx_col)
 {
     char key[64];
-    int64_t tx = ls_stmt_isnull(q, tx_col) ? 0 : ls_stmt_int64(q, tx_col);
-    int rc = 0;
+    int64_t tx = tx_col < 0 || ls_stmt_isnull(q, tx_col) ? 0 : ls_stmt_int64(q, tx_col);
+    int rc = 0, i;
 
-    if (!m->code_q && tx > 0) {
-        char sql[4096];
-        snprintf(sql, sizeof(sql), "SELECT %s, %s, c.trace_id FROM tx_code c WHERE c.tx_id = ?1",
-                 ls_model_code_path_label(m->opts->group_by),
-                 ls_model_code_path_source(m->opts->group_by));
-        if ((rc = ls_store_prepare(m->store, sql, &m->code_q)) != 0) {
-            m->rc = rc;
-            return;
-        }
+    if (!m->code_q && tx > 0 && (rc = code_prepare(m)) != 0) {
+        m->rc = rc;
+        return;
     }
     if (tx > 0) {
         ls_stmt_reset(m->code_q);
@@ -111,12 +115,13 @@ void ls_model_add_code(model_ctx *m, cJSON *o, const char *prefix, ls_stmt *q, i
         cJSON_AddNumberToObject(o, key, (double)tx);
     else
         cJSON_AddNullToObject(o, key);
-    snprintf(key, sizeof(key), "%scode_path", prefix);
-    col_str_or_null(o, key, rc == 1 ? m->code_q : NULL, 0);
-    snprintf(key, sizeof(key), "%scode_path_source", prefix);
-    col_str_or_null(o, key, rc == 1 ? m->code_q : NULL, 1);
-    snprintf(key, sizeof(key), "%strace_id", prefix);
-    col_str_or_null(o, key, rc == 1 ? m->code_q : NULL, 2);
+    for (i = 0; i < CODE_COLS; i++) {
+        snprintf(key, sizeof(key), "%s%s", prefix, code_keys[i]);
+        if (rc == 1)
+            ls_model_col_str(o, key, m->code_q, i);
+        else
+            cJSON_AddNullToObject(o, key);
+    }
     if (rc < 0)
         m->rc = rc;
 }
@@ -237,109 +242,322 @@ int ls_model_each_row(model_ctx *m, const char *sql, int64_t limit,
     return rc < 0 ? rc : 0;
 }
 
+/* ---- queries by column name ---- */
+
+static int mc_selected(const ls_mcol *c)
+{
+    return c->kind != LS_MC_CODE && c->kind != LS_MC_HOOK;
+}
+
+/* The position of column `name` in mq's SELECT list, or -1. */
+static int mq_col(const ls_mquery *mq, const char *name)
+{
+    size_t i;
+    int pos = 0;
+    for (i = 0; i < mq->ncols; i++) {
+        if (!mc_selected(&mq->cols[i]))
+            continue;
+        if (strcmp(mq->cols[i].key, name) == 0)
+            return pos;
+        pos++;
+    }
+    return -1;
+}
+
+int ls_mq_isnull(const ls_mquery *mq, ls_stmt *q, const char *name)
+{
+    int col = mq_col(mq, name);
+    return col < 0 || ls_stmt_isnull(q, col);
+}
+
+int64_t ls_mq_int64(const ls_mquery *mq, ls_stmt *q, const char *name)
+{
+    int col = mq_col(mq, name);
+    return col < 0 ? 0 : ls_stmt_int64(q, col);
+}
+
+double ls_mq_double(const ls_mquery *mq, ls_stmt *q, const char *name)
+{
+    int col = mq_col(mq, name);
+    return col < 0 ? 0 : ls_stmt_double(q, col);
+}
+
+const char *ls_mq_text(const ls_mquery *mq, ls_stmt *q, const char *name)
+{
+    int col = mq_col(mq, name);
+    return col < 0 ? NULL : ls_stmt_text(q, col);
+}
+
+/* Append s at *p (the caller sized the buffer). */
+static void put(char **p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(*p, s, n);
+    *p += n;
+}
+
+/* "WITH ... SELECT e1, e2, ... FROM ...": malloc'ed, NULL on memory
+ * exhaustion. */
+static char *mq_sql(const ls_mquery *mq)
+{
+    size_t i, len = strlen(mq->from) + sizeof("SELECT  ");
+    char *sql, *p;
+    int n = 0;
+    if (mq->with)
+        len += strlen(mq->with) + 1;
+    for (i = 0; i < mq->ncols; i++)
+        if (mc_selected(&mq->cols[i]))
+            len += strlen(mq->cols[i].expr) + 2;
+    if (!(sql = malloc(len)))
+        return NULL;
+    p = sql;
+    if (mq->with) {
+        put(&p, mq->with);
+        put(&p, " ");
+    }
+    put(&p, "SELECT ");
+    for (i = 0; i < mq->ncols; i++) {
+        if (!mc_selected(&mq->cols[i]))
+            continue;
+        if (n++)
+            put(&p, ", ");
+        put(&p, mq->cols[i].expr);
+    }
+    put(&p, " ");
+    put(&p, mq->from);
+    *p = '\0';
+    return sql;
+}
+
+void ls_mq_add_row(model_ctx *m, cJSON *o, const ls_mquery *mq, ls_stmt *q, ls_mq_hook hook,
+                   void *arg)
+{
+    size_t i;
+    int pos = 0;
+    for (i = 0; i < mq->ncols; i++) {
+        const ls_mcol *c = &mq->cols[i];
+        switch (c->kind) {
+        case LS_MC_INT: ls_model_col_int(o, c->key, q, pos); break;
+        case LS_MC_MS: ls_model_col_ms(o, c->key, q, pos); break;
+        case LS_MC_TS: ls_model_col_ts(o, c->key, q, pos); break;
+        case LS_MC_STR: ls_model_col_str(o, c->key, q, pos); break;
+        case LS_MC_BOOL: cJSON_AddBoolToObject(o, c->key, ls_stmt_int64(q, pos) != 0); break;
+        case LS_MC_PIDS: add_pid_list(o, c->key, ls_stmt_text(q, pos)); break;
+        case LS_MC_READ: break;
+        case LS_MC_CODE: ls_model_add_code(m, o, c->key, q, mq_col(mq, c->expr)); break;
+        case LS_MC_HOOK:
+            if (hook)
+                hook(m, o, q, c->key, arg);
+            break;
+        }
+        pos += mc_selected(c);
+    }
+}
+
+int ls_mq_each_row(model_ctx *m, const ls_mquery *mq, int64_t arg1,
+                   void (*row)(model_ctx *, ls_stmt *, void *), void *arg)
+{
+    char *sql = mq_sql(mq);
+    int rc;
+    if (!sql)
+        return m->rc = LS_ENOMEM;
+    rc = ls_model_each_row(m, sql, arg1, row, arg);
+    free(sql);
+    return rc;
+}
+
 /* ---- summary ---- */
 
-static const char summary_sql[] =
-    "WITH fw AS (SELECT * FROM lock_waits w WHERE" WAIT_FILTER("w") "),"
-    " fe AS (SELECT * FROM errors e WHERE" ERROR_FILTER("e") "),"
-    " fd AS (SELECT * FROM deadlocks d WHERE" DEADLOCK_FILTER("d") ")"
-    " SELECT (SELECT min(first_ts) FROM files), (SELECT max(last_ts) FROM files),"
-    " (SELECT count(*) FROM files), (SELECT coalesce(sum(lines),0) FROM files),"
-    " (SELECT coalesce(sum(records),0) FROM files), (SELECT coalesce(sum(bad_lines),0) FROM files),"
-    " (SELECT count(*) FROM sessions),"
-    " (SELECT count(*) FROM fw),"
-    " (SELECT coalesce(sum(waited_ms),0) FROM fw),"
-    " (SELECT coalesce(max(waited_ms),0) FROM fw),"
-    " (SELECT count(*) FROM fd),"
-    " (SELECT count(*) FROM fe WHERE class = 'lock_timeout'),"
-    " (SELECT count(*) FROM fe WHERE class = 'lock_nowait'),"
-    " (SELECT count(*) FROM fe WHERE class = 'statement_timeout'),"
-    " (SELECT count(*) FROM fe WHERE class = 'serialization_failure'),"
-    " (SELECT count(*) FROM fe WHERE class = 'idle_in_transaction_timeout'),"
-    " (SELECT count(*) FROM statements),"
-    " (SELECT count(*) FROM fw WHERE blocker_pid IS NOT NULL),"
-    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'structural_lines'), 0),"
-    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'lock_unmatched'), 0),"
-    " coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'lock_unread'), 0),"
-    " (SELECT value FROM meta WHERE key = 'lock_sample'),"
-    " (SELECT value FROM meta WHERE key = 'lock_sample_lang')";
+static const ls_mcol summary_cols[] = {
+    {"time_range", NULL, LS_MC_HOOK},
+    {"start", "(SELECT min(first_ts) FROM files)", LS_MC_READ},
+    {"end", "(SELECT max(last_ts) FROM files)", LS_MC_READ},
+    {"files", "(SELECT count(*) FROM files)", LS_MC_INT},
+    {"lines", "(SELECT coalesce(sum(lines),0) FROM files)", LS_MC_INT},
+    {"records", "(SELECT coalesce(sum(records),0) FROM files)", LS_MC_INT},
+    {"bad_lines", "(SELECT coalesce(sum(bad_lines),0) FROM files)", LS_MC_INT},
+    {"sessions", "(SELECT count(*) FROM sessions)", LS_MC_INT},
+    {"statements", "(SELECT count(*) FROM statements)", LS_MC_INT},
+    {"waits", "(SELECT count(*) FROM fw)", LS_MC_INT},
+    {"waits_linked", "(SELECT count(*) FROM fw WHERE blocker_pid IS NOT NULL)", LS_MC_INT},
+    {"total_wait_ms", "(SELECT coalesce(sum(waited_ms),0) FROM fw)", LS_MC_MS},
+    {"max_wait_ms", "(SELECT coalesce(max(waited_ms),0) FROM fw)", LS_MC_MS},
+    {"deadlocks", "(SELECT count(*) FROM fd)", LS_MC_INT},
+    {"lock_timeouts", "(SELECT count(*) FROM fe WHERE class = 'lock_timeout')", LS_MC_INT},
+    {"lock_nowait_failures", "(SELECT count(*) FROM fe WHERE class = 'lock_nowait')", LS_MC_INT},
+    {"statement_timeouts", "(SELECT count(*) FROM fe WHERE class = 'statement_timeout')",
+     LS_MC_INT},
+    {"serialization_failures", "(SELECT count(*) FROM fe WHERE class = 'serialization_failure')",
+     LS_MC_INT},
+    {"idle_in_transaction_timeouts",
+     "(SELECT count(*) FROM fe WHERE class = 'idle_in_transaction_timeout')", LS_MC_INT},
+    /* Read by structure alone (ls_classify.h), and lock-wait messages no
+     * message table matched: the server's catalog is one lockspan lacks. */
+    {"structural_lines",
+     "coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'structural_lines'), 0)",
+     LS_MC_INT},
+    {"unmatched_lock_messages", NULL, LS_MC_HOOK},
+    {"lock_unmatched",
+     "coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'lock_unmatched'), 0)",
+     LS_MC_READ},
+    {"lock_unread",
+     "coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'lock_unread'), 0)",
+     LS_MC_READ},
+    {"lock_sample", "(SELECT value FROM meta WHERE key = 'lock_sample')", LS_MC_READ},
+    {"lock_sample_lang", "(SELECT value FROM meta WHERE key = 'lock_sample_lang')", LS_MC_READ},
+};
+static const ls_mquery summary_q =
+    LS_MQUERY("WITH fw AS (SELECT * FROM lock_waits w WHERE" WAIT_FILTER("w") "),"
+              " fe AS (SELECT * FROM errors e WHERE" ERROR_FILTER("e") "),"
+              " fd AS (SELECT * FROM deadlocks d WHERE" DEADLOCK_FILTER("d") ")",
+              summary_cols, "");
+
+/* Column `name` of q (built from mq) as a time under `key`. */
+static void mq_add_ts(cJSON *o, const char *key, const ls_mquery *mq, ls_stmt *q,
+                      const char *name)
+{
+    if (ls_mq_isnull(mq, q, name))
+        cJSON_AddNullToObject(o, key);
+    else
+        ls_model_col_ts(o, key, q, mq_col(mq, name));
+}
+
+static void summary_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    if (strcmp(key, "time_range") == 0) {
+        cJSON *range = cJSON_AddObjectToObject(o, key);
+        mq_add_ts(range, "start", &summary_q, q, "start");
+        mq_add_ts(range, "end", &summary_q, q, "end");
+    } else if (ls_stmt_int64(q, mq_col(&summary_q, "lock_unmatched")) > 0) {
+        cJSON *u = cJSON_AddObjectToObject(o, key);
+        ls_model_col_int(u, "count", q, mq_col(&summary_q, "lock_unmatched"));
+        ls_model_col_int(u, "unread", q, mq_col(&summary_q, "lock_unread"));
+        ls_model_col_str(u, "sample", q, mq_col(&summary_q, "lock_sample"));
+        ls_model_col_str(u, "language", q, mq_col(&summary_q, "lock_sample_lang"));
+    }
+    (void)m;
+    (void)arg;
+}
 
 static void summary_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *s = arg, *range = cJSON_AddObjectToObject(s, "time_range");
-    ls_model_col_ts(range, "start", q, 0);
-    ls_model_col_ts(range, "end", q, 1);
-    ls_model_col_int(s, "files", q, 2);
-    ls_model_col_int(s, "lines", q, 3);
-    ls_model_col_int(s, "records", q, 4);
-    ls_model_col_int(s, "bad_lines", q, 5);
-    ls_model_col_int(s, "sessions", q, 6);
-    ls_model_col_int(s, "statements", q, 16);
-    ls_model_col_int(s, "waits", q, 7);
-    ls_model_col_int(s, "waits_linked", q, 17);
-    ls_model_col_ms(s, "total_wait_ms", q, 8);
-    ls_model_col_ms(s, "max_wait_ms", q, 9);
-    ls_model_col_int(s, "deadlocks", q, 10);
-    ls_model_col_int(s, "lock_timeouts", q, 11);
-    ls_model_col_int(s, "lock_nowait_failures", q, 12);
-    ls_model_col_int(s, "statement_timeouts", q, 13);
-    ls_model_col_int(s, "serialization_failures", q, 14);
-    ls_model_col_int(s, "idle_in_transaction_timeouts", q, 15);
-    /* Read by structure alone (ls_classify.h), and lock-wait messages no
-     * message table matched: the server's catalog is one lockspan lacks. */
-    ls_model_col_int(s, "structural_lines", q, 18);
-    if (ls_stmt_int64(q, 19) > 0) {
-        cJSON *u = cJSON_AddObjectToObject(s, "unmatched_lock_messages");
-        ls_model_col_int(u, "count", q, 19);
-        ls_model_col_int(u, "unread", q, 20);
-        ls_model_col_str(u, "sample", q, 21);
-        ls_model_col_str(u, "language", q, 22);
-    }
-    (void)m;
+    ls_mq_add_row(m, arg, &summary_q, q, summary_hook, NULL);
 }
 
 /* Queueing the log did not show, and whether it could be rebuilt: that
  * needs statement logging (durations, or log_statement) or traces. */
-static const char hidden_sql[] =
-    "SELECT (SELECT count(*) FROM statements) > 0,"
-    " (SELECT coalesce(sum(max(0, wait_ms - coalesce(logged_ms, 0))), 0) FROM row_waits),"
-    " (SELECT coalesce(sum(logged_ms), 0) FROM row_waits),"
-    " (SELECT count(*) FROM row_waits WHERE wait_ms > 20 AND kind = 'inferred')";
+static const ls_mcol hidden_cols[] = {
+    {"reconstructed", "(SELECT count(*) FROM statements) > 0", LS_MC_BOOL},
+    {"hidden_wait_ms",
+     "(SELECT coalesce(sum(max(0, wait_ms - coalesce(logged_ms, 0))), 0) FROM row_waits)",
+     LS_MC_MS},
+    {"logged_wait_ms", "(SELECT coalesce(sum(logged_ms), 0) FROM row_waits)", LS_MC_MS},
+    {"statements_waited_unlogged",
+     "(SELECT count(*) FROM row_waits WHERE wait_ms > 20 AND kind = 'inferred')", LS_MC_INT},
+};
+static const ls_mquery hidden_q = LS_MQUERY(NULL, hidden_cols, "");
 
 static void hidden_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *h = cJSON_AddObjectToObject(arg, "hidden_waits");
-    int rebuilt = (int)ls_stmt_int64(q, 0);
-    cJSON_AddBoolToObject(h, "reconstructed", rebuilt);
-    ls_model_col_ms(h, "hidden_wait_ms", q, 1);
-    ls_model_col_ms(h, "logged_wait_ms", q, 2);
-    ls_model_col_int(h, "statements_waited_unlogged", q, 3);
-    if (!rebuilt)
+    ls_mq_add_row(m, h, &hidden_q, q, NULL, NULL);
+    if (!ls_mq_int64(&hidden_q, q, "reconstructed"))
         ls_model_add_str(h, "note",
                          "The log has no statements, so waits shorter than deadlock_timeout "
                          "cannot be rebuilt: set log_min_duration_statement = 0 (or "
                          "log_statement = 'all'), or pass the application's traces.");
-    (void)m;
 }
+
+static const ls_mcol outcome_cols[] = {
+    {"outcome", "outcome", LS_MC_READ},
+    {"waits", "count(*)", LS_MC_READ},
+};
+static const ls_mquery outcome_q =
+    LS_MQUERY(NULL, outcome_cols,
+              "FROM lock_waits w WHERE" WAIT_FILTER("w") "GROUP BY outcome ORDER BY outcome");
 
 static void outcome_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON_AddNumberToObject(arg, ls_stmt_text(q, 0), (double)ls_stmt_int64(q, 1));
+    cJSON_AddNumberToObject(arg, ls_mq_text(&outcome_q, q, "outcome"),
+                            (double)ls_mq_int64(&outcome_q, q, "waits"));
     (void)m;
 }
 
 /* ---- transactions ---- */
 
-static const char tx_head_sql[] =
-    "SELECT t.tx_id, t.pid, t.xid, t.start_ts, t.end_ts, t.start_known, t.end_known,"
-    " t.outcome, t.statements, t.sql_ms, t.idle_ms, t.max_idle_ms, t.commit_ms,"
-    " t.session_id, t.first_stmt, t.last_stmt, t.explicit FROM transactions t"
-    " WHERE t.tx_id = ?1";
+static const ls_mcol tx_cols[] = {
+    {"tx_id", "t.tx_id", LS_MC_INT},
+    {"pid", "t.pid", LS_MC_INT},
+    {"xid", "t.xid", LS_MC_INT},
+    {"explicit", "t.explicit", LS_MC_BOOL},
+    {"start", "t.start_ts", LS_MC_TS},
+    {"start_known", "t.start_known", LS_MC_STR},
+    {"end", "t.end_ts", LS_MC_TS},
+    {"end_known", "t.end_known", LS_MC_STR},
+    {"outcome", "t.outcome", LS_MC_STR},
+    {"duration_ms", NULL, LS_MC_HOOK},
+    {"statement_count", "t.statements", LS_MC_INT},
+    {"sql_ms", "t.sql_ms", LS_MC_MS},
+    {"idle_ms", "t.idle_ms", LS_MC_MS},
+    {"max_idle_ms", "t.max_idle_ms", LS_MC_MS},
+    {"commit_ms", "t.commit_ms", LS_MC_MS},
+    {"session_id", "t.session_id", LS_MC_READ},
+    {"first_stmt", "t.first_stmt", LS_MC_READ},
+    {"last_stmt", "t.last_stmt", LS_MC_READ},
+    {"start_ts", "t.start_ts", LS_MC_READ},
+    {"end_ts", "t.end_ts", LS_MC_READ},
+};
+static const ls_mquery tx_q = LS_MQUERY(NULL, tx_cols, "FROM transactions t WHERE t.tx_id = ?1");
 
-static const char tx_statements_sql[] =
-    "SELECT start_ts, end_ts, duration_ms, text, stmt_id FROM statements"
-    " WHERE +session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3"
-    " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id LIMIT ?4";
+static const ls_mcol tx_stmt_cols[] = {
+    {"start", "start_ts", LS_MC_TS},
+    {"duration_ms", "duration_ms", LS_MC_MS},
+    {"idle_before_ms", NULL, LS_MC_HOOK},
+    {"text", "text", LS_MC_STR},
+    {"start_ts", "start_ts", LS_MC_READ},
+    {"end_ts", "end_ts", LS_MC_READ},
+};
+static const ls_mquery tx_stmt_q =
+    LS_MQUERY(NULL, tx_stmt_cols,
+              "FROM statements WHERE +session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3"
+              " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id LIMIT ?4");
+
+/* A transaction's length in whole ms, when its end is known. */
+static void tx_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    if (!ls_mq_isnull(&tx_q, q, "end_ts"))
+        cJSON_AddNumberToObject(o, key,
+                                (double)((ls_mq_int64(&tx_q, q, "end_ts") -
+                                          ls_mq_int64(&tx_q, q, "start_ts")) /
+                                         1000));
+    else
+        cJSON_AddNullToObject(o, key);
+    (void)m;
+    (void)arg;
+}
+
+/* The idle gap before a statement: from the previous one's end (*arg, 0
+ * for the first) to its start, in whole ms. */
+static void idle_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    int64_t prev_end = *(const int64_t *)arg, start = ls_mq_int64(&tx_stmt_q, q, "start_ts");
+    cJSON_AddNumberToObject(o, key,
+                            prev_end && start > prev_end ? (double)((start - prev_end) / 1000)
+                                                         : 0);
+    (void)m;
+}
+
+int ls_mq_prepare(model_ctx *m, const ls_mquery *mq, ls_stmt **out)
+{
+    char *sql = mq_sql(mq);
+    int rc;
+    *out = NULL;
+    if (!sql)
+        return LS_ENOMEM;
+    rc = ls_store_prepare(m->store, sql, out);
+    free(sql);
+    return rc;
+}
 
 /*
  * A transaction as the report shows it: when it started and ended and how
@@ -351,56 +569,31 @@ void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id
     ls_stmt *h = NULL, *q = NULL;
     cJSON *tx, *list;
     int64_t prev_end = 0;
-    int rc, n = 0;
+    int rc;
 
     if (tx_id <= 0) {
         cJSON_AddNullToObject(parent, key);
         return;
     }
-    if ((rc = ls_store_prepare(m->store, tx_head_sql, &h)) != 0 ||
-        (rc = ls_store_prepare(m->store, tx_statements_sql, &q)) != 0)
+    if ((rc = ls_mq_prepare(m, &tx_q, &h)) != 0 || (rc = ls_mq_prepare(m, &tx_stmt_q, &q)) != 0)
         goto out;
     ls_stmt_bind_int64(h, 1, tx_id);
     if ((rc = ls_stmt_step(h)) != 1)
         goto out;
     tx = cJSON_AddObjectToObject(parent, key);
-    ls_model_col_int(tx, "tx_id", h, 0);
-    ls_model_col_int(tx, "pid", h, 1);
-    ls_model_col_int(tx, "xid", h, 2);
-    cJSON_AddBoolToObject(tx, "explicit", ls_stmt_int64(h, 16) != 0);
-    ls_model_col_ts(tx, "start", h, 3);
-    ls_model_col_str(tx, "start_known", h, 5);
-    ls_model_col_ts(tx, "end", h, 4);
-    ls_model_col_str(tx, "end_known", h, 6);
-    ls_model_col_str(tx, "outcome", h, 7);
-    if (!ls_stmt_isnull(h, 4))
-        cJSON_AddNumberToObject(tx, "duration_ms",
-                                (double)((ls_stmt_int64(h, 4) - ls_stmt_int64(h, 3)) / 1000));
-    else
-        cJSON_AddNullToObject(tx, "duration_ms");
-    ls_model_col_int(tx, "statement_count", h, 8);
-    ls_model_col_ms(tx, "sql_ms", h, 9);
-    ls_model_col_ms(tx, "idle_ms", h, 10);
-    ls_model_col_ms(tx, "max_idle_ms", h, 11);
-    ls_model_col_ms(tx, "commit_ms", h, 12);
+    ls_mq_add_row(m, tx, &tx_q, h, tx_hook, NULL);
     list = cJSON_AddArrayToObject(tx, "statements");
-    ls_stmt_bind_int64(q, 1, ls_stmt_int64(h, 13));
-    ls_stmt_bind_int64(q, 2, ls_stmt_int64(h, 14));
-    ls_stmt_bind_int64(q, 3, ls_stmt_int64(h, 15));
+    ls_stmt_bind_int64(q, 1, ls_mq_int64(&tx_q, h, "session_id"));
+    ls_stmt_bind_int64(q, 2, ls_mq_int64(&tx_q, h, "first_stmt"));
+    ls_stmt_bind_int64(q, 3, ls_mq_int64(&tx_q, h, "last_stmt"));
     ls_stmt_bind_int64(q, 4, max_stmts);
     while ((rc = ls_stmt_step(q)) == 1) {
         cJSON *st = cJSON_CreateObject();
-        int64_t start = ls_stmt_int64(q, 0);
-        ls_model_col_ts(st, "start", q, 0);
-        ls_model_col_ms(st, "duration_ms", q, 2);
-        cJSON_AddNumberToObject(st, "idle_before_ms",
-                                n > 0 && prev_end && start > prev_end
-                                    ? (double)((start - prev_end) / 1000)
-                                    : 0);
-        ls_model_col_str(st, "text", q, 3);
+        int64_t start = ls_mq_int64(&tx_stmt_q, q, "start_ts");
+        ls_mq_add_row(m, st, &tx_stmt_q, q, idle_hook, &prev_end);
         cJSON_AddItemToArray(list, st);
-        prev_end = ls_stmt_isnull(q, 1) ? start : ls_stmt_int64(q, 1);
-        n++;
+        prev_end = ls_mq_isnull(&tx_stmt_q, q, "end_ts") ? start
+                                                         : ls_mq_int64(&tx_stmt_q, q, "end_ts");
     }
 out:
     if (rc < 0)
@@ -411,253 +604,300 @@ out:
 
 /* ---- hot rows ---- */
 
-/* Logical rows (rows table: one per row however many ctids it had). */
-static const char hot_rows_sql[] =
-    "SELECT r.row_id, r.relation, r.row_key, r.evidence, r.ctids, r.waits, r.total_wait_ms,"
-    " r.max_wait_ms, (SELECT count(DISTINCT pid) FROM lock_waits w WHERE w.row_id = r.row_id),"
-    " r.first_ts, r.last_ts, (SELECT group_concat(DISTINCT root_pid) FROM lock_waits w"
-    "  WHERE w.row_id = r.row_id), r.holds, r.mean_hold_ms, r.capacity_per_s, r.max_queue,"
-    " r.max_queue_ts, r.longest_chain,"
-    " (SELECT min(rel_oid) FROM lock_waits w WHERE w.row_id = r.row_id),"
-    " r.occupancy_holds, r.occupied_ms, r.hidden_wait_ms, r.logged_wait_ms,"
-    " r.waited_statements, r.utilisation"
-    " FROM rows r WHERE r.row_id IN (SELECT w.row_id FROM lock_waits w WHERE" WAIT_FILTER("w") ")"
-    " ORDER BY r.total_wait_ms DESC, r.row_id LIMIT ?1";
-
-static const char row_holds_sql[] =
-    "SELECT h.pid, se.application, h.start_ts, h.end_ts, h.start_lo, h.start_hi, h.end_lo,"
-    " h.end_hi, h.start_evidence, h.end_evidence, h.waits, h.waiter_ms, h.contended_ms,"
-    " h.sql_ms, h.idle_ms, h.commit_ms, h.head_state, h.tx_id"
-    " FROM holds h LEFT JOIN sessions se ON se.session_id = h.session_id"
-    " WHERE h.row_id = ?1 ORDER BY h.start_ts, h.hold_id LIMIT 100";
-
-static const char row_waits_sql[] =
-    "SELECT w.pid, se.application, w.start_ts, w.end_ts, w.waited_ms, w.outcome,"
-    " w.blocker_pid, w.holder_pid, w.root_pid, w.chain_depth, w.ctid, w.mode, w.waiter_tx,"
-    " w.holder_tx, w.blocker_tx, w.root_tx"
-    " FROM lock_waits w LEFT JOIN sessions se ON se.session_id = w.session_id"
-    " WHERE w.row_id = ?1 AND" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT 200";
-
-static const char row_queue_sql[] =
-    "SELECT ts, depth FROM row_queue WHERE row_id = ?1 ORDER BY ts, rowid LIMIT 400";
-
 /* Hold evidence that bounds a time rather than observing it (the
  * correlation passes' wording: "bounded by ...", or a waiter's acquisition
  * standing for a COMMIT whose end was not logged). */
-static int is_bound(const char *evidence)
+static int starts_with(const char *s, const char *prefix)
 {
-    return evidence && (strncmp(evidence, "bounded by", 10) == 0 ||
-                        strncmp(evidence, "first waiter acquired", 21) == 0);
+    return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static void hold_row(model_ctx *m, ls_stmt *q, void *arg)
+static int is_bound(const char *evidence)
+{
+    return evidence &&
+           (starts_with(evidence, "bounded by") || starts_with(evidence, "first waiter acquired"));
+}
+
+/* A hold's columns, for a row's timeline and for the ranking. */
+#define HOLD_COLS                                                                      \
+    {"pid", "h.pid", LS_MC_INT}, {"application", "se.application", LS_MC_STR},         \
+        {"", "tx_id", LS_MC_CODE}, {"start", "h.start_ts", LS_MC_TS},                  \
+        {"end", "h.end_ts", LS_MC_TS}, {"start_lo", "h.start_lo", LS_MC_TS},           \
+        {"start_hi", "h.start_hi", LS_MC_TS}, {"end_lo", "h.end_lo", LS_MC_TS},        \
+        {"end_hi", "h.end_hi", LS_MC_TS}, {"start_evidence", "h.start_evidence", LS_MC_STR}, \
+        {"end_evidence", "h.end_evidence", LS_MC_STR}, {"hold_ms", NULL, LS_MC_HOOK},  \
+        {"waits", "h.waits", LS_MC_INT}, {"waiter_ms", "h.waiter_ms", LS_MC_MS},       \
+        {"contended_ms", "h.contended_ms", LS_MC_MS}, {"sql_ms", "h.sql_ms", LS_MC_MS}, \
+        {"idle_ms", "h.idle_ms", LS_MC_MS}, {"commit_ms", "h.commit_ms", LS_MC_MS},    \
+        {"head_state", "h.head_state", LS_MC_STR}, {"tx_id", "h.tx_id", LS_MC_READ},   \
+        {"start_ts", "h.start_ts", LS_MC_READ}, {"end_ts", "h.end_ts", LS_MC_READ},    \
+        {"start_lo_ts", "h.start_lo", LS_MC_READ}, {"start_hi_ts", "h.start_hi", LS_MC_READ}, \
+        {"end_lo_ts", "h.end_lo", LS_MC_READ}, {"end_hi_ts", "h.end_hi", LS_MC_READ}
+
+static const ls_mcol row_hold_cols[] = {HOLD_COLS};
+static const ls_mquery row_holds_q =
+    LS_MQUERY(NULL, row_hold_cols,
+              "FROM holds h LEFT JOIN sessions se ON se.session_id = h.session_id"
+              " WHERE h.row_id = ?1 ORDER BY h.start_ts, h.hold_id LIMIT 100");
+
+static const ls_mcol wait_on_row_cols[] = {
+    {"pid", "w.pid", LS_MC_INT},
+    {"application", "se.application", LS_MC_STR},
+    {"start", "w.start_ts", LS_MC_TS},
+    {"end", "w.end_ts", LS_MC_TS},
+    {"waited_ms", "w.waited_ms", LS_MC_MS},
+    {"outcome", "w.outcome", LS_MC_STR},
+    {"blocker_pid", "w.blocker_pid", LS_MC_INT},
+    {"holder_pid", "w.holder_pid", LS_MC_INT},
+    {"root_pid", "w.root_pid", LS_MC_INT},
+    {"chain_depth", "w.chain_depth", LS_MC_INT},
+    {"ctid", "w.ctid", LS_MC_STR},
+    {"mode", "w.mode", LS_MC_STR},
+    {"", "waiter_tx", LS_MC_CODE},
+    {"holder_", "holder_tx", LS_MC_CODE},
+    {"blocker_", "blocker_tx", LS_MC_CODE},
+    {"root_", "root_tx", LS_MC_CODE},
+    {"waiter_tx", "w.waiter_tx", LS_MC_READ},
+    {"holder_tx", "w.holder_tx", LS_MC_READ},
+    {"blocker_tx", "w.blocker_tx", LS_MC_READ},
+    {"root_tx", "w.root_tx", LS_MC_READ},
+};
+static const ls_mquery row_waits_q =
+    LS_MQUERY(NULL, wait_on_row_cols,
+              "FROM lock_waits w LEFT JOIN sessions se ON se.session_id = w.session_id"
+              " WHERE w.row_id = ?1 AND" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT 200");
+
+static const ls_mcol queue_cols[] = {
+    {"time", "ts", LS_MC_TS},
+    {"depth", "depth", LS_MC_INT},
+};
+static const ls_mquery row_queue_q =
+    LS_MQUERY(NULL, queue_cols, "FROM row_queue WHERE row_id = ?1 ORDER BY ts, rowid LIMIT 400");
+
+/* Reconstructed queueing on the row, longest first (row_waits). */
+static const ls_mcol row_hidden_cols[] = {
+    {"pid", "q.pid", LS_MC_INT},
+    {"start", "q.start_ts", LS_MC_TS},
+    {"end", "q.end_ts", LS_MC_TS},
+    {"waited_ms", "q.wait_ms", LS_MC_MS},
+    {"logged_ms", "q.logged_ms", LS_MC_MS},
+    {"kind", "q.kind", LS_MC_STR},
+    {"behind_pid", "h.pid", LS_MC_INT},
+    {"", "tx_id", LS_MC_CODE},
+    {"behind_", "behind_tx", LS_MC_CODE},
+    {"tx_id", "q.tx_id", LS_MC_READ},
+    {"behind_tx", "q.behind_tx", LS_MC_READ},
+};
+static const ls_mquery row_hidden_q =
+    LS_MQUERY(NULL, row_hidden_cols,
+              "FROM row_waits q LEFT JOIN holds h ON h.hold_id = q.behind_hold"
+              " WHERE q.row_id = ?1 AND q.wait_ms > 0 ORDER BY q.wait_ms DESC, q.rw_id LIMIT 200");
+
+/* How many hidden waits the row had (the list above stops at 200). */
+static const ls_mcol row_hidden_count_cols[] = {
+    {"hidden_waits_total", "count(*)", LS_MC_INT},
+};
+static const ls_mquery row_hidden_count_q =
+    LS_MQUERY(NULL, row_hidden_count_cols,
+              "FROM row_waits q WHERE q.row_id = ?1 AND q.wait_ms > 0 AND q.kind = 'inferred'");
+
+/* The row's root blockers, one per transaction, in the order of their
+ * first wait (waits are stored in time order). */
+static const ls_mcol row_root_cols[] = {
+    {"pid", "root_pid", LS_MC_INT},
+    {"", "root_tx", LS_MC_CODE},
+    {"root_tx", "root_tx", LS_MC_READ},
+};
+static const ls_mquery row_roots_q =
+    LS_MQUERY(NULL, row_root_cols,
+              "FROM lock_waits WHERE row_id = ?1 AND root_pid IS NOT NULL"
+              " GROUP BY root_pid, root_tx ORDER BY min(wait_id) LIMIT 100");
+
+/* hold_ms, and where the log is silent on when the lock was taken or let
+ * go (the evidence is a bound) the hold as a range: shortest (latest
+ * start, earliest end) to longest (earliest start, latest end). arg: the
+ * hold's query. */
+static void hold_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    const ls_mquery *mq = arg;
+    int64_t lo, hi;
+    (void)m;
+    if (ls_mq_isnull(mq, q, "end_ts"))
+        return;
+    cJSON_AddNumberToObject(
+        o, key, (double)((ls_mq_int64(mq, q, "end_ts") - ls_mq_int64(mq, q, "start_ts")) / 1000));
+    if (!is_bound(ls_mq_text(mq, q, "start_evidence")) &&
+        !is_bound(ls_mq_text(mq, q, "end_evidence")))
+        return;
+    lo = ls_mq_int64(mq, q, "end_lo_ts") - ls_mq_int64(mq, q, "start_hi_ts");
+    hi = ls_mq_int64(mq, q, "end_hi_ts") - ls_mq_int64(mq, q, "start_lo_ts");
+    cJSON_AddNumberToObject(o, "hold_min_ms", (double)((lo > 0 ? lo : 0) / 1000));
+    cJSON_AddNumberToObject(o, "hold_max_ms", (double)((hi > 0 ? hi : 0) / 1000));
+}
+
+/* A row of mq added to the array arg. */
+static void add_to_array(model_ctx *m, ls_stmt *q, void *arg, const ls_mquery *mq,
+                         ls_mq_hook hook, void *hook_arg)
 {
     cJSON *o = cJSON_CreateObject();
-    ls_model_col_int(o, "pid", q, 0);
-    ls_model_col_str(o, "application", q, 1);
-    ls_model_add_code(m, o, "", q, 17);
-    ls_model_col_ts(o, "start", q, 2);
-    ls_model_col_ts(o, "end", q, 3);
-    ls_model_col_ts(o, "start_lo", q, 4);
-    ls_model_col_ts(o, "start_hi", q, 5);
-    ls_model_col_ts(o, "end_lo", q, 6);
-    ls_model_col_ts(o, "end_hi", q, 7);
-    ls_model_col_str(o, "start_evidence", q, 8);
-    ls_model_col_str(o, "end_evidence", q, 9);
-    if (!ls_stmt_isnull(q, 3)) {
-        cJSON_AddNumberToObject(o, "hold_ms",
-                                (double)((ls_stmt_int64(q, 3) - ls_stmt_int64(q, 2)) / 1000));
-        /* Where the log is silent on when the lock was taken or let go
-         * (the evidence is a bound), the hold is a range: shortest (latest
-         * start, earliest end) to longest (earliest start, latest end). */
-        if (is_bound(ls_stmt_text(q, 8)) || is_bound(ls_stmt_text(q, 9))) {
-            int64_t lo = ls_stmt_int64(q, 6) - ls_stmt_int64(q, 5);
-            int64_t hi = ls_stmt_int64(q, 7) - ls_stmt_int64(q, 4);
-            cJSON_AddNumberToObject(o, "hold_min_ms", (double)((lo > 0 ? lo : 0) / 1000));
-            cJSON_AddNumberToObject(o, "hold_max_ms", (double)((hi > 0 ? hi : 0) / 1000));
-        }
-    }
-    ls_model_col_int(o, "waits", q, 10);
-    ls_model_col_ms(o, "waiter_ms", q, 11);
-    ls_model_col_ms(o, "contended_ms", q, 12);
-    ls_model_col_ms(o, "sql_ms", q, 13);
-    ls_model_col_ms(o, "idle_ms", q, 14);
-    ls_model_col_ms(o, "commit_ms", q, 15);
-    ls_model_col_str(o, "head_state", q, 16);
+    ls_mq_add_row(m, o, mq, q, hook, hook_arg);
     cJSON_AddItemToArray(arg, o);
+}
+
+static void row_hold_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    add_to_array(m, q, arg, &row_holds_q, hold_hook, (void *)&row_holds_q);
 }
 
 static void row_wait_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_int(o, "pid", q, 0);
-    ls_model_col_str(o, "application", q, 1);
-    ls_model_col_ts(o, "start", q, 2);
-    ls_model_col_ts(o, "end", q, 3);
-    ls_model_col_ms(o, "waited_ms", q, 4);
-    ls_model_col_str(o, "outcome", q, 5);
-    ls_model_col_int(o, "blocker_pid", q, 6);
-    ls_model_col_int(o, "holder_pid", q, 7);
-    ls_model_col_int(o, "root_pid", q, 8);
-    ls_model_col_int(o, "chain_depth", q, 9);
-    ls_model_col_str(o, "ctid", q, 10);
-    ls_model_col_str(o, "mode", q, 11);
-    ls_model_add_code(m, o, "", q, 12);
-    ls_model_add_code(m, o, "holder_", q, 13);
-    ls_model_add_code(m, o, "blocker_", q, 14);
-    ls_model_add_code(m, o, "root_", q, 15);
-    cJSON_AddItemToArray(arg, o);
+    add_to_array(m, q, arg, &row_waits_q, NULL, NULL);
 }
 
 static void queue_point(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_ts(o, "time", q, 0);
-    ls_model_col_int(o, "depth", q, 1);
-    cJSON_AddItemToArray(arg, o);
-    (void)m;
-}
-
-/* Reconstructed queueing on the row, longest first (row_waits). */
-static const char row_hidden_sql[] =
-    "SELECT q.pid, q.start_ts, q.end_ts, q.wait_ms, q.logged_ms, q.kind, h.pid, q.tx_id,"
-    " q.behind_tx"
-    " FROM row_waits q LEFT JOIN holds h ON h.hold_id = q.behind_hold"
-    " WHERE q.row_id = ?1 AND q.wait_ms > 0 ORDER BY q.wait_ms DESC, q.rw_id LIMIT 200";
-
-/* How many hidden waits the row had (the list above stops at 200). */
-static const char row_hidden_count_sql[] =
-    "SELECT count(*) FROM row_waits q WHERE q.row_id = ?1 AND q.wait_ms > 0"
-    " AND q.kind = 'inferred'";
-
-static void count_row(model_ctx *m, ls_stmt *q, void *arg)
-{
-    ls_model_col_int(arg, "hidden_waits_total", q, 0);
-    (void)m;
+    add_to_array(m, q, arg, &row_queue_q, NULL, NULL);
 }
 
 static void hidden_wait_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_int(o, "pid", q, 0);
-    ls_model_col_ts(o, "start", q, 1);
-    ls_model_col_ts(o, "end", q, 2);
-    ls_model_col_ms(o, "waited_ms", q, 3);
-    ls_model_col_ms(o, "logged_ms", q, 4);
-    ls_model_col_str(o, "kind", q, 5);
-    ls_model_col_int(o, "behind_pid", q, 6);
-    ls_model_add_code(m, o, "", q, 7);
-    ls_model_add_code(m, o, "behind_", q, 8);
-    cJSON_AddItemToArray(arg, o);
+    add_to_array(m, q, arg, &row_hidden_q, NULL, NULL);
 }
 
-/* The row's root blockers, one per transaction, in the order of their
- * first wait (waits are stored in time order). */
-static const char row_roots_sql[] =
-    "SELECT root_pid, root_tx FROM lock_waits WHERE row_id = ?1 AND root_pid IS NOT NULL"
-    " GROUP BY root_pid, root_tx ORDER BY min(wait_id) LIMIT 100";
+static void count_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    ls_mq_add_row(m, arg, &row_hidden_count_q, q, NULL, NULL);
+}
 
 static void row_root(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_int(o, "pid", q, 0);
-    ls_model_add_code(m, o, "", q, 1);
-    cJSON_AddItemToArray(arg, o);
+    add_to_array(m, q, arg, &row_roots_q, NULL, NULL);
+}
+
+/* Logical rows (rows table: one per row however many ctids it had). */
+static const ls_mcol hot_cols[] = {
+    {"row_id", "r.row_id", LS_MC_INT},
+    {"relation", "r.relation", LS_MC_STR},
+    {"relation_oid", "(SELECT min(rel_oid) FROM lock_waits w WHERE w.row_id = r.row_id)",
+     LS_MC_INT},
+    {"row_key", "r.row_key", LS_MC_STR},
+    {"grouped_by", "r.evidence", LS_MC_STR},
+    {"ctid", "r.ctids", LS_MC_STR},
+    {"waits", "r.waits", LS_MC_INT},
+    {"total_wait_ms", "r.total_wait_ms", LS_MC_MS},
+    {"max_wait_ms", "r.max_wait_ms", LS_MC_MS},
+    {"waiting_sessions",
+     "(SELECT count(DISTINCT pid) FROM lock_waits w WHERE w.row_id = r.row_id)", LS_MC_INT},
+    {"first_wait", "r.first_ts", LS_MC_TS},
+    {"last_wait_end", "r.last_ts", LS_MC_TS},
+    {"root_blocker_pids",
+     "(SELECT group_concat(DISTINCT root_pid) FROM lock_waits w WHERE w.row_id = r.row_id)",
+     LS_MC_PIDS},
+    {"root_blockers", NULL, LS_MC_HOOK},
+    {"holds", "r.holds", LS_MC_INT},
+    {"mean_hold_ms", "r.mean_hold_ms", LS_MC_MS},
+    /* Serial capacity: one holder at a time, each for the mean hold. */
+    {"serial_capacity_per_s", "r.capacity_per_s", LS_MC_MS},
+    {"max_queue_depth", "r.max_queue", LS_MC_INT},
+    {"max_queue_time", "r.max_queue_ts", LS_MC_TS},
+    {"longest_chain", "r.longest_chain", LS_MC_INT},
+    {"occupancy_holds", "r.occupancy_holds", LS_MC_INT},
+    {"occupied_ms", "r.occupied_ms", LS_MC_MS},
+    /* Queueing the log did not show (row_waits): below deadlock_timeout. */
+    {"hidden_wait_ms", "r.hidden_wait_ms", LS_MC_MS},
+    {"logged_wait_ms", "r.logged_wait_ms", LS_MC_MS},
+    {"statements_waited", "r.waited_statements", LS_MC_INT},
+    {"utilisation", "r.utilisation", LS_MC_MS},
+    {"timeline", NULL, LS_MC_HOOK},
+};
+static const ls_mquery hot_rows_q =
+    LS_MQUERY(NULL, hot_cols,
+              "FROM rows r WHERE r.row_id IN (SELECT w.row_id FROM lock_waits w WHERE"
+              WAIT_FILTER("w") ") ORDER BY r.total_wait_ms DESC, r.row_id LIMIT ?1");
+
+/* A hot row's root blockers and its timeline: holds, waits, queue depth
+ * and the waits rebuilt below deadlock_timeout. */
+static void hot_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    int64_t row_id = ls_mq_int64(&hot_rows_q, q, "row_id");
+    cJSON *tl;
+    (void)arg;
+    if (strcmp(key, "root_blockers") == 0) {
+        ls_mq_each_row(m, &row_roots_q, row_id, row_root, cJSON_AddArrayToObject(o, key));
+        return;
+    }
+    tl = cJSON_AddObjectToObject(o, key);
+    ls_mq_each_row(m, &row_holds_q, row_id, row_hold_row, cJSON_AddArrayToObject(tl, "holds"));
+    ls_mq_each_row(m, &row_waits_q, row_id, row_wait_row, cJSON_AddArrayToObject(tl, "waits"));
+    ls_mq_each_row(m, &row_queue_q, row_id, queue_point, cJSON_AddArrayToObject(tl, "queue"));
+    ls_mq_each_row(m, &row_hidden_q, row_id, hidden_wait_row,
+                   cJSON_AddArrayToObject(tl, "hidden_waits"));
+    ls_mq_each_row(m, &row_hidden_count_q, row_id, count_row, tl);
 }
 
 static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject(), *tl;
-    int64_t row_id = ls_stmt_int64(q, 0);
-    ls_model_col_int(o, "row_id", q, 0);
-    ls_model_col_str(o, "relation", q, 1);
-    ls_model_col_int(o, "relation_oid", q, 18);
-    ls_model_col_str(o, "row_key", q, 2);
-    ls_model_col_str(o, "grouped_by", q, 3);
-    ls_model_col_str(o, "ctid", q, 4);
-    ls_model_col_int(o, "waits", q, 5);
-    ls_model_col_ms(o, "total_wait_ms", q, 6);
-    ls_model_col_ms(o, "max_wait_ms", q, 7);
-    ls_model_col_int(o, "waiting_sessions", q, 8);
-    ls_model_col_ts(o, "first_wait", q, 9);
-    ls_model_col_ts(o, "last_wait_end", q, 10);
-    add_pid_list(o, "root_blocker_pids", ls_stmt_text(q, 11));
-    ls_model_each_row(m, row_roots_sql, row_id, row_root,
-                      cJSON_AddArrayToObject(o, "root_blockers"));
-    ls_model_col_int(o, "holds", q, 12);
-    ls_model_col_ms(o, "mean_hold_ms", q, 13);
-    /* Serial capacity: one holder at a time, each for the mean hold. */
-    ls_model_col_ms(o, "serial_capacity_per_s", q, 14);
-    ls_model_col_int(o, "max_queue_depth", q, 15);
-    ls_model_col_ts(o, "max_queue_time", q, 16);
-    ls_model_col_int(o, "longest_chain", q, 17);
-    ls_model_col_int(o, "occupancy_holds", q, 19);
-    ls_model_col_ms(o, "occupied_ms", q, 20);
-    /* Queueing the log did not show (row_waits): below deadlock_timeout. */
-    ls_model_col_ms(o, "hidden_wait_ms", q, 21);
-    ls_model_col_ms(o, "logged_wait_ms", q, 22);
-    ls_model_col_int(o, "statements_waited", q, 23);
-    ls_model_col_ms(o, "utilisation", q, 24);
-    tl = cJSON_AddObjectToObject(o, "timeline");
-    ls_model_each_row(m, row_holds_sql, row_id, hold_row, cJSON_AddArrayToObject(tl, "holds"));
-    ls_model_each_row(m, row_waits_sql, row_id, row_wait_row, cJSON_AddArrayToObject(tl, "waits"));
-    ls_model_each_row(m, row_queue_sql, row_id, queue_point, cJSON_AddArrayToObject(tl, "queue"));
-    ls_model_each_row(m, row_hidden_sql, row_id, hidden_wait_row,
-                      cJSON_AddArrayToObject(tl, "hidden_waits"));
-    ls_model_each_row(m, row_hidden_count_sql, row_id, count_row, tl);
-    cJSON_AddItemToArray(arg, o);
+    add_to_array(m, q, arg, &hot_rows_q, hot_hook, NULL);
 }
 
 /* ---- root blockers ---- */
 
 /* The transactions at the head of the queues, grouped by transaction. */
-static const char roots_sql[] =
-    "SELECT w.root_pid, w.root_session, s.application, s.user_name, s.database,"
-    " count(*), sum(w.waited_ms), min(w.start_ts), max(coalesce(w.end_ts, w.logged_ts)),"
-    " max(w.root_xid), (SELECT group_concat(x, ', ') FROM (SELECT DISTINCT r.relation || ' '"
-    "  || r.row_key AS x FROM lock_waits w2 JOIN rows r ON r.row_id = w2.row_id"
-    "  WHERE w2.root_pid = w.root_pid AND w2.root_tx IS w.root_tx)), w.root_tx"
-    " FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.root_session"
-    " WHERE w.root_pid IS NOT NULL AND" WAIT_FILTER("w")
-    " GROUP BY w.root_pid, w.root_session, w.root_tx"
-    " ORDER BY sum(w.waited_ms) DESC, w.root_pid LIMIT ?1";
+static const ls_mcol root_cols[] = {
+    {"pid", "w.root_pid", LS_MC_INT},
+    {"session", "w.root_session", LS_MC_INT},
+    {"application", "s.application", LS_MC_STR},
+    {"user", "s.user_name", LS_MC_STR},
+    {"database", "s.database", LS_MC_STR},
+    {"xid", "max(w.root_xid)", LS_MC_INT},
+    {"waits_caused", "count(*)", LS_MC_INT},
+    {"waiter_ms", "sum(w.waited_ms)", LS_MC_MS},
+    {"first_wait", "min(w.start_ts)", LS_MC_TS},
+    {"last_wait_end", "max(coalesce(w.end_ts, w.logged_ts))", LS_MC_TS},
+    {"rows",
+     "(SELECT group_concat(x, ', ') FROM (SELECT DISTINCT r.relation || ' '"
+     "  || r.row_key AS x FROM lock_waits w2 JOIN rows r ON r.row_id = w2.row_id"
+     "  WHERE w2.root_pid = w.root_pid AND w2.root_tx IS w.root_tx))",
+     LS_MC_STR},
+    {"", "root_tx", LS_MC_CODE},
+    {"transaction", NULL, LS_MC_HOOK},
+    {"root_tx", "w.root_tx", LS_MC_READ},
+};
+static const ls_mquery roots_q =
+    LS_MQUERY(NULL, root_cols,
+              "FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.root_session"
+              " WHERE w.root_pid IS NOT NULL AND" WAIT_FILTER("w")
+              " GROUP BY w.root_pid, w.root_session, w.root_tx"
+              " ORDER BY sum(w.waited_ms) DESC, w.root_pid LIMIT ?1");
+
+/* A root blocker's transaction with its first 50 statements. */
+static void root_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    (void)arg;
+    ls_model_add_tx(m, o, key, ls_mq_int64(&roots_q, q, "root_tx"), 50);
+}
 
 static void root_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_int(o, "pid", q, 0);
-    ls_model_col_int(o, "session", q, 1);
-    ls_model_col_str(o, "application", q, 2);
-    ls_model_col_str(o, "user", q, 3);
-    ls_model_col_str(o, "database", q, 4);
-    ls_model_col_int(o, "xid", q, 9);
-    ls_model_col_int(o, "waits_caused", q, 5);
-    ls_model_col_ms(o, "waiter_ms", q, 6);
-    ls_model_col_ts(o, "first_wait", q, 7);
-    ls_model_col_ts(o, "last_wait_end", q, 8);
-    ls_model_col_str(o, "rows", q, 10);
-    ls_model_add_code(m, o, "", q, 11);
-    ls_model_add_tx(m, o, "transaction", ls_stmt_isnull(q, 11) ? 0 : ls_stmt_int64(q, 11), 50);
-    cJSON_AddItemToArray(arg, o);
+    add_to_array(m, q, arg, &roots_q, root_hook, NULL);
 }
 
 /* ---- holds, ranked ---- */
 
-static const char holds_sql[] =
-    "SELECT h.pid, se.application, h.start_ts, h.end_ts, h.start_lo, h.start_hi, h.end_lo,"
-    " h.end_hi, h.start_evidence, h.end_evidence, h.waits, h.waiter_ms, h.contended_ms,"
-    " h.sql_ms, h.idle_ms, h.commit_ms, h.head_state, h.tx_id, r.relation, r.row_key"
-    " FROM holds h JOIN rows r ON r.row_id = h.row_id"
-    " LEFT JOIN sessions se ON se.session_id = h.session_id WHERE h.waits > 0"
-    " ORDER BY h.waiter_ms DESC, h.hold_id LIMIT ?1";
+static const ls_mcol ranked_hold_cols[] = {
+    HOLD_COLS,
+    {"relation", "r.relation", LS_MC_STR},
+    {"row_key", "r.row_key", LS_MC_STR},
+};
+static const ls_mquery holds_q =
+    LS_MQUERY(NULL, ranked_hold_cols,
+              "FROM holds h JOIN rows r ON r.row_id = h.row_id"
+              " LEFT JOIN sessions se ON se.session_id = h.session_id WHERE h.waits > 0"
+              " ORDER BY h.waiter_ms DESC, h.hold_id LIMIT ?1");
 
 static void ranked_hold(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o;
-    hold_row(m, q, arg);
-    o = cJSON_GetArrayItem(arg, cJSON_GetArraySize(arg) - 1);
-    ls_model_col_str(o, "relation", q, 18);
-    ls_model_col_str(o, "row_key", q, 19);
+    add_to_array(m, q, arg, &holds_q, hold_hook, (void *)&holds_q);
 }
 
 /* ---- waits ---- */
@@ -668,150 +908,177 @@ static void ranked_hold(model_ctx *m, ls_stmt *q, void *arg)
     "coalesce(w.relation, CASE WHEN w.rel_oid IS NOT NULL THEN 'relation ' || w.rel_oid END, " \
     "w.target)"
 
-static const char waits_sql[] =
-    "SELECT w.wait_id, w.pid, s.application, w.mode, w.target_kind, w.target, " ROW_KEY ","
-    " w.ctid, w.start_ts, w.end_ts, w.waited_ms, w.outcome, w.statement, w.blocker_pid,"
-    " w.blocker_xid, w.root_pid, w.root_xid, w.chain_depth, w.holders, w.queue, f.path, w.line,"
-    " w.row_id, r.row_key, w.holder_pid, w.waiter_tx, w.holder_tx, w.root_tx, w.blocker_tx"
-    " FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.session_id"
-    " LEFT JOIN files f ON f.file_id = w.file_id LEFT JOIN rows r ON r.row_id = w.row_id"
-    " WHERE" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT ?1";
+static const ls_mcol wait_cols[] = {
+    {"wait_id", "w.wait_id", LS_MC_INT},
+    {"pid", "w.pid", LS_MC_INT},
+    {"application", "s.application", LS_MC_STR},
+    {"mode", "w.mode", LS_MC_STR},
+    {"target_kind", "w.target_kind", LS_MC_STR},
+    {"target", "w.target", LS_MC_STR},
+    {"relation", ROW_KEY, LS_MC_STR},
+    {"ctid", "w.ctid", LS_MC_STR},
+    {"start", "w.start_ts", LS_MC_TS},
+    {"end", "w.end_ts", LS_MC_TS},
+    {"waited_ms", "w.waited_ms", LS_MC_MS},
+    {"outcome", "w.outcome", LS_MC_STR},
+    {"statement", "w.statement", LS_MC_STR},
+    {"blocker_pid", "w.blocker_pid", LS_MC_INT},
+    {"blocker_xid", "w.blocker_xid", LS_MC_INT},
+    {"root_pid", "w.root_pid", LS_MC_INT},
+    {"root_xid", "w.root_xid", LS_MC_INT},
+    {"chain_depth", "w.chain_depth", LS_MC_INT},
+    {"holders", "w.holders", LS_MC_PIDS},
+    {"queue", "w.queue", LS_MC_PIDS},
+    {"file", "f.path", LS_MC_STR},
+    {"line", "w.line", LS_MC_INT},
+    {"row_id", "w.row_id", LS_MC_INT},
+    {"row_key", "r.row_key", LS_MC_STR},
+    {"holder_pid", "w.holder_pid", LS_MC_INT},
+    {"waiter_tx", "w.waiter_tx", LS_MC_INT},
+    {"holder_tx", "w.holder_tx", LS_MC_INT},
+    {"root_tx", "w.root_tx", LS_MC_INT},
+    {"blocker_tx", "w.blocker_tx", LS_MC_INT},
+    {"", "waiter_tx", LS_MC_CODE},
+    {"holder_", "holder_tx", LS_MC_CODE},
+    {"blocker_", "blocker_tx", LS_MC_CODE},
+    {"root_", "root_tx", LS_MC_CODE},
+};
+static const ls_mquery waits_q =
+    LS_MQUERY(NULL, wait_cols,
+              "FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.session_id"
+              " LEFT JOIN files f ON f.file_id = w.file_id LEFT JOIN rows r ON r.row_id = w.row_id"
+              " WHERE" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT ?1");
 
 static void wait_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_int(o, "wait_id", q, 0);
-    ls_model_col_int(o, "pid", q, 1);
-    ls_model_col_str(o, "application", q, 2);
-    ls_model_col_str(o, "mode", q, 3);
-    ls_model_col_str(o, "target_kind", q, 4);
-    ls_model_col_str(o, "target", q, 5);
-    ls_model_col_str(o, "relation", q, 6);
-    ls_model_col_str(o, "ctid", q, 7);
-    ls_model_col_ts(o, "start", q, 8);
-    ls_model_col_ts(o, "end", q, 9);
-    ls_model_col_ms(o, "waited_ms", q, 10);
-    ls_model_col_str(o, "outcome", q, 11);
-    ls_model_col_str(o, "statement", q, 12);
-    ls_model_col_int(o, "blocker_pid", q, 13);
-    ls_model_col_int(o, "blocker_xid", q, 14);
-    ls_model_col_int(o, "root_pid", q, 15);
-    ls_model_col_int(o, "root_xid", q, 16);
-    ls_model_col_int(o, "chain_depth", q, 17);
-    add_pid_list(o, "holders", ls_stmt_text(q, 18));
-    add_pid_list(o, "queue", ls_stmt_text(q, 19));
-    ls_model_col_str(o, "file", q, 20);
-    ls_model_col_int(o, "line", q, 21);
-    ls_model_col_int(o, "row_id", q, 22);
-    ls_model_col_str(o, "row_key", q, 23);
-    ls_model_col_int(o, "holder_pid", q, 24);
-    ls_model_col_int(o, "waiter_tx", q, 25);
-    ls_model_col_int(o, "holder_tx", q, 26);
-    ls_model_col_int(o, "root_tx", q, 27);
-    ls_model_col_int(o, "blocker_tx", q, 28);
-    ls_model_add_code(m, o, "", q, 25);
-    ls_model_add_code(m, o, "holder_", q, 26);
-    ls_model_add_code(m, o, "blocker_", q, 28);
-    ls_model_add_code(m, o, "root_", q, 27);
-    cJSON_AddItemToArray(arg, o);
+    add_to_array(m, q, arg, &waits_q, NULL, NULL);
 }
 
 /* ---- deadlocks ---- */
 
-static const char deadlocks_sql[] =
-    "SELECT d.deadlock_id, d.ts, d.victim_pid, s.application, f.path, d.line,"
-    " (SELECT p.tx_id FROM deadlock_procs p WHERE p.deadlock_id = d.deadlock_id"
-    "  AND p.pid = d.victim_pid)"
-    " FROM deadlocks d LEFT JOIN sessions s ON s.session_id = d.victim_session"
-    " LEFT JOIN files f ON f.file_id = d.file_id"
-    " WHERE" DEADLOCK_FILTER("d") "ORDER BY d.ts, d.deadlock_id LIMIT ?1";
+static const ls_mcol deadlock_cols[] = {
+    {"time", "d.ts", LS_MC_TS},
+    {"victim_pid", "d.victim_pid", LS_MC_INT},
+    {"victim_application", "s.application", LS_MC_STR},
+    {"victim_", "victim_tx", LS_MC_CODE},
+    {"file", "f.path", LS_MC_STR},
+    {"line", "d.line", LS_MC_INT},
+    {"edges", NULL, LS_MC_HOOK},
+    {"processes", NULL, LS_MC_HOOK},
+    {"deadlock_id", "d.deadlock_id", LS_MC_READ},
+    {"victim_tx",
+     "(SELECT p.tx_id FROM deadlock_procs p WHERE p.deadlock_id = d.deadlock_id"
+     "  AND p.pid = d.victim_pid)",
+     LS_MC_READ},
+};
+static const ls_mquery deadlocks_q =
+    LS_MQUERY(NULL, deadlock_cols,
+              "FROM deadlocks d LEFT JOIN sessions s ON s.session_id = d.victim_session"
+              " LEFT JOIN files f ON f.file_id = d.file_id"
+              " WHERE" DEADLOCK_FILTER("d") "ORDER BY d.ts, d.deadlock_id LIMIT ?1");
+
 /* Each edge's processes with their transactions (deadlock_procs: the
  * participants the DETAIL listed, linked by pid at the deadlock's time). */
-static const char edges_sql[] =
-    "SELECT e.waiter_pid, e.mode, e.target, e.blocker_pid,"
-    " (SELECT p.tx_id FROM deadlock_procs p WHERE p.deadlock_id = e.deadlock_id"
-    "  AND p.pid = e.waiter_pid),"
-    " (SELECT p.tx_id FROM deadlock_procs p WHERE p.deadlock_id = e.deadlock_id"
-    "  AND p.pid = e.blocker_pid)"
-    " FROM deadlock_edges e WHERE e.deadlock_id = ?1 ORDER BY e.seq";
-static const char procs_sql[] =
-    "SELECT pid, " LS_TEXT_OF("deadlock_procs.text_id") ", tx_id FROM deadlock_procs"
-    " WHERE deadlock_id = ?1 ORDER BY rowid";
-
-static void edge_row(model_ctx *m, ls_stmt *q, void *arg)
-{
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_int(o, "waiter_pid", q, 0);
-    ls_model_col_str(o, "mode", q, 1);
-    ls_model_col_str(o, "target", q, 2);
-    ls_model_col_int(o, "blocker_pid", q, 3);
-    ls_model_add_code(m, o, "waiter_", q, 4);
-    ls_model_add_code(m, o, "blocker_", q, 5);
-    cJSON_AddItemToArray(arg, o);
-}
+static const ls_mcol edge_cols[] = {
+    {"waiter_pid", "e.waiter_pid", LS_MC_INT},
+    {"mode", "e.mode", LS_MC_STR},
+    {"target", "e.target", LS_MC_STR},
+    {"blocker_pid", "e.blocker_pid", LS_MC_INT},
+    {"waiter_", "waiter_tx", LS_MC_CODE},
+    {"blocker_", "blocker_tx", LS_MC_CODE},
+    {"waiter_tx",
+     "(SELECT p.tx_id FROM deadlock_procs p WHERE p.deadlock_id = e.deadlock_id"
+     "  AND p.pid = e.waiter_pid)",
+     LS_MC_READ},
+    {"blocker_tx",
+     "(SELECT p.tx_id FROM deadlock_procs p WHERE p.deadlock_id = e.deadlock_id"
+     "  AND p.pid = e.blocker_pid)",
+     LS_MC_READ},
+};
+static const ls_mquery edges_q =
+    LS_MQUERY(NULL, edge_cols, "FROM deadlock_edges e WHERE e.deadlock_id = ?1 ORDER BY e.seq");
 
 /* A deadlock participant: its query as the DETAIL gave it, and its
  * transaction with the order in which it took its locks. */
+static const ls_mcol proc_cols[] = {
+    {"pid", "pid", LS_MC_INT},
+    {"query", LS_TEXT_OF("deadlock_procs.text_id"), LS_MC_STR},
+    {"", "tx_id", LS_MC_CODE},
+    {"transaction", NULL, LS_MC_HOOK},
+    {"tx_id", "tx_id", LS_MC_READ},
+};
+static const ls_mquery procs_q =
+    LS_MQUERY(NULL, proc_cols, "FROM deadlock_procs WHERE deadlock_id = ?1 ORDER BY rowid");
+
+static void edge_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    add_to_array(m, q, arg, &edges_q, NULL, NULL);
+}
+
+/* A participant's transaction with its first 30 statements. */
+static void proc_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    (void)arg;
+    ls_model_add_tx(m, o, key, ls_mq_int64(&procs_q, q, "tx_id"), 30);
+}
+
 static void proc_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_int(o, "pid", q, 0);
-    ls_model_col_str(o, "query", q, 1);
-    ls_model_add_code(m, o, "", q, 2);
-    ls_model_add_tx(m, o, "transaction", ls_stmt_isnull(q, 2) ? 0 : ls_stmt_int64(q, 2), 30);
-    cJSON_AddItemToArray(arg, o);
+    add_to_array(m, q, arg, &procs_q, proc_hook, NULL);
+}
+
+/* A deadlock's edges and processes. */
+static void deadlock_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    int64_t id = ls_mq_int64(&deadlocks_q, q, "deadlock_id");
+    (void)arg;
+    if (strcmp(key, "edges") == 0)
+        ls_mq_each_row(m, &edges_q, id, edge_row, cJSON_AddArrayToObject(o, key));
+    else
+        ls_mq_each_row(m, &procs_q, id, proc_row, cJSON_AddArrayToObject(o, key));
 }
 
 static void deadlock_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject();
-    int64_t id = ls_stmt_int64(q, 0);
-    ls_model_col_ts(o, "time", q, 1);
-    ls_model_col_int(o, "victim_pid", q, 2);
-    ls_model_col_str(o, "victim_application", q, 3);
-    ls_model_add_code(m, o, "victim_", q, 6);
-    ls_model_col_str(o, "file", q, 4);
-    ls_model_col_int(o, "line", q, 5);
-    cJSON_AddItemToArray(arg, o);
-    ls_model_each_row(m, edges_sql, id, edge_row, cJSON_AddArrayToObject(o, "edges"));
-    ls_model_each_row(m, procs_sql, id, proc_row, cJSON_AddArrayToObject(o, "processes"));
+    add_to_array(m, q, arg, &deadlocks_q, deadlock_hook, NULL);
 }
 
 /* ---- errors ---- */
 
-static const char errors_sql[] =
-    "SELECT e.ts, e.pid, s.application, e.sqlstate, e.class, e.message,"
-    " " LS_TEXT_OF("e.text_id") ", f.path,"
-    " e.line, ct.pid, cs.application, e.retry_stmt IS NOT NULL, rs.start_ts, e.retry_outcome,"
-    " e.cause_tx, e.tx_id"
-    " FROM errors e LEFT JOIN sessions s ON s.session_id = e.session_id"
-    " LEFT JOIN files f ON f.file_id = e.file_id"
-    " LEFT JOIN transactions ct ON ct.tx_id = e.cause_tx"
-    " LEFT JOIN sessions cs ON cs.session_id = ct.session_id"
-    " LEFT JOIN statements rs ON rs.stmt_id = e.retry_stmt"
-    " WHERE e.class <> 'other' AND" ERROR_FILTER("e") "ORDER BY e.ts, e.error_id LIMIT ?1";
+static const ls_mcol error_cols[] = {
+    {"time", "e.ts", LS_MC_TS},
+    {"pid", "e.pid", LS_MC_INT},
+    {"application", "s.application", LS_MC_STR},
+    {"sqlstate", "e.sqlstate", LS_MC_STR},
+    {"class", "e.class", LS_MC_STR},
+    {"message", "e.message", LS_MC_STR},
+    {"statement", LS_TEXT_OF("e.text_id"), LS_MC_STR},
+    {"file", "f.path", LS_MC_STR},
+    {"line", "e.line", LS_MC_INT},
+    /* What caused it: the transaction that held the lock it waited for. */
+    {"cause_pid", "ct.pid", LS_MC_INT},
+    {"cause_application", "cs.application", LS_MC_STR},
+    {"cause_", "cause_tx", LS_MC_CODE},
+    {"", "tx_id", LS_MC_CODE},
+    {"retried", "e.retry_stmt IS NOT NULL", LS_MC_BOOL},
+    {"retry_time", "rs.start_ts", LS_MC_TS},
+    {"retry_outcome", "e.retry_outcome", LS_MC_STR},
+    {"cause_tx", "e.cause_tx", LS_MC_READ},
+    {"tx_id", "e.tx_id", LS_MC_READ},
+};
+static const ls_mquery errors_q =
+    LS_MQUERY(NULL, error_cols,
+              "FROM errors e LEFT JOIN sessions s ON s.session_id = e.session_id"
+              " LEFT JOIN files f ON f.file_id = e.file_id"
+              " LEFT JOIN transactions ct ON ct.tx_id = e.cause_tx"
+              " LEFT JOIN sessions cs ON cs.session_id = ct.session_id"
+              " LEFT JOIN statements rs ON rs.stmt_id = e.retry_stmt"
+              " WHERE e.class <> 'other' AND" ERROR_FILTER("e")
+              "ORDER BY e.ts, e.error_id LIMIT ?1");
 
 static void error_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_ts(o, "time", q, 0);
-    ls_model_col_int(o, "pid", q, 1);
-    ls_model_col_str(o, "application", q, 2);
-    ls_model_col_str(o, "sqlstate", q, 3);
-    ls_model_col_str(o, "class", q, 4);
-    ls_model_col_str(o, "message", q, 5);
-    ls_model_col_str(o, "statement", q, 6);
-    ls_model_col_str(o, "file", q, 7);
-    ls_model_col_int(o, "line", q, 8);
-    /* What caused it: the transaction that held the lock it waited for. */
-    ls_model_col_int(o, "cause_pid", q, 9);
-    ls_model_col_str(o, "cause_application", q, 10);
-    ls_model_add_code(m, o, "cause_", q, 14);
-    ls_model_add_code(m, o, "", q, 15);
-    cJSON_AddBoolToObject(o, "retried", ls_stmt_int64(q, 11) != 0);
-    ls_model_col_ts(o, "retry_time", q, 12);
-    ls_model_col_str(o, "retry_outcome", q, 13);
-    cJSON_AddItemToArray(arg, o);
+    add_to_array(m, q, arg, &errors_q, NULL, NULL);
 }
 
 /* ---- the worst moment ---- */
@@ -824,94 +1091,103 @@ static void error_row(model_ctx *m, ls_stmt *q, void *arg)
  * ended as the next began) the latest begun is the one it was in, and the
  * session is listed once.
  */
-static const char worst_sql[] =
-    "SELECT max_queue_ts FROM rows ORDER BY max_queue DESC, total_wait_ms DESC LIMIT 1";
-static const char tree_sql[] =
-    "WITH open AS (SELECT w.*, row_number() OVER (PARTITION BY coalesce(w.session_id, -w.pid)"
-    "  ORDER BY w.start_ts DESC, w.wait_id DESC) AS nth FROM lock_waits w"
-    "  WHERE w.start_ts <= ?1 AND coalesce(w.end_ts, w.logged_ts) >= ?1)"
-    " SELECT w.pid, se.application, w.blocker_pid, w.root_pid, w.chain_depth, w.mode,"
-    " w.target, r.relation, r.row_key, w.start_ts, w.statement, w.waiter_tx, w.root_tx,"
-    " w.holder_tx, w.holder_pid, w.blocker_tx FROM open w LEFT JOIN rows r ON r.row_id = w.row_id"
-    " LEFT JOIN sessions se ON se.session_id = w.session_id WHERE w.nth = 1"
-    " ORDER BY w.root_pid, w.chain_depth, w.start_ts LIMIT 200";
+static const ls_mcol worst_cols[] = {
+    {"time", "max_queue_ts", LS_MC_TS},
+    {"waits", NULL, LS_MC_HOOK},
+    {"time_ts", "max_queue_ts", LS_MC_READ},
+};
+static const ls_mquery worst_q =
+    LS_MQUERY(NULL, worst_cols,
+              "FROM rows ORDER BY max_queue DESC, total_wait_ms DESC LIMIT 1");
+
+static const ls_mcol tree_cols[] = {
+    {"pid", "w.pid", LS_MC_INT},
+    {"application", "se.application", LS_MC_STR},
+    {"blocker_pid", "w.blocker_pid", LS_MC_INT},
+    {"blocker_", "blocker_tx", LS_MC_CODE},
+    {"root_pid", "w.root_pid", LS_MC_INT},
+    {"depth", "w.chain_depth", LS_MC_INT},
+    {"mode", "w.mode", LS_MC_STR},
+    {"target", "w.target", LS_MC_STR},
+    {"relation", "r.relation", LS_MC_STR},
+    {"row_key", "r.row_key", LS_MC_STR},
+    {"waiting_since", "w.start_ts", LS_MC_TS},
+    {"statement", "w.statement", LS_MC_STR},
+    {"", "waiter_tx", LS_MC_CODE},
+    {"root_", "root_tx", LS_MC_CODE},
+    {"holder_pid", "w.holder_pid", LS_MC_INT},
+    {"holder_", "holder_tx", LS_MC_CODE},
+    {"waiter_tx", "w.waiter_tx", LS_MC_READ},
+    {"root_tx", "w.root_tx", LS_MC_READ},
+    {"holder_tx", "w.holder_tx", LS_MC_READ},
+    {"blocker_tx", "w.blocker_tx", LS_MC_READ},
+};
+static const ls_mquery tree_q =
+    LS_MQUERY("WITH open AS (SELECT w.*, row_number() OVER (PARTITION BY"
+              "  coalesce(w.session_id, -w.pid) ORDER BY w.start_ts DESC, w.wait_id DESC) AS nth"
+              "  FROM lock_waits w WHERE w.start_ts <= ?1 AND coalesce(w.end_ts, w.logged_ts) >= ?1)",
+              tree_cols,
+              "FROM open w LEFT JOIN rows r ON r.row_id = w.row_id"
+              " LEFT JOIN sessions se ON se.session_id = w.session_id WHERE w.nth = 1"
+              " ORDER BY w.root_pid, w.chain_depth, w.start_ts LIMIT 200");
 
 static void tree_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_int(o, "pid", q, 0);
-    ls_model_col_str(o, "application", q, 1);
-    ls_model_col_int(o, "blocker_pid", q, 2);
-    ls_model_add_code(m, o, "blocker_", q, 15);
-    ls_model_col_int(o, "root_pid", q, 3);
-    ls_model_col_int(o, "depth", q, 4);
-    ls_model_col_str(o, "mode", q, 5);
-    ls_model_col_str(o, "target", q, 6);
-    ls_model_col_str(o, "relation", q, 7);
-    ls_model_col_str(o, "row_key", q, 8);
-    ls_model_col_ts(o, "waiting_since", q, 9);
-    ls_model_col_str(o, "statement", q, 10);
-    ls_model_add_code(m, o, "", q, 11);
-    ls_model_add_code(m, o, "root_", q, 12);
-    ls_model_col_int(o, "holder_pid", q, 14);
-    ls_model_add_code(m, o, "holder_", q, 13);
-    cJSON_AddItemToArray(arg, o);
+    add_to_array(m, q, arg, &tree_q, NULL, NULL);
+}
+
+static void worst_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    (void)arg;
+    ls_mq_each_row(m, &tree_q, ls_mq_int64(&worst_q, q, "time_ts"), tree_row,
+                   cJSON_AddArrayToObject(o, key));
+}
+
+/* The worst moment, when the store knows one (a row with a queue). */
+static void worst_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    if (!ls_mq_isnull(&worst_q, q, "time_ts"))
+        ls_mq_add_row(m, cJSON_AddObjectToObject(arg, "worst_moment"), &worst_q, q, worst_hook,
+                      NULL);
 }
 
 static void add_worst_moment(model_ctx *m, cJSON *r)
 {
-    ls_stmt *q;
-    int rc = ls_store_prepare(m->store, worst_sql, &q);
-    cJSON *w;
-    if (rc) {
-        m->rc = rc;
-        return;
-    }
-    rc = ls_stmt_step(q);
-    if (rc == 1 && !ls_stmt_isnull(q, 0)) {
-        int64_t t = ls_stmt_int64(q, 0);
-        w = cJSON_AddObjectToObject(r, "worst_moment");
-        ls_model_col_ts(w, "time", q, 0);
-        ls_model_each_row(m, tree_sql, t, tree_row, cJSON_AddArrayToObject(w, "waits"));
-    } else {
+    ls_mq_each_row(m, &worst_q, -1, worst_row, r);
+    if (!cJSON_GetObjectItemCaseSensitive(r, "worst_moment"))
         cJSON_AddNullToObject(r, "worst_moment");
-    }
-    if (rc < 0)
-        m->rc = rc;
-    ls_stmt_finalize(q);
 }
 
 /* ---- inputs ---- */
 
-static const char files_sql[] =
-    "SELECT path, format, gzip, bytes, lines, records, bad_lines FROM files"
-    " ORDER BY file_id LIMIT ?1";
-static const char bad_sql[] =
-    "SELECT f.path, b.line, b.reason FROM bad_lines b JOIN files f USING (file_id)"
-    " ORDER BY b.file_id, b.line LIMIT ?1";
+static const ls_mcol file_cols[] = {
+    {"path", "path", LS_MC_STR},
+    {"format", "format", LS_MC_STR},
+    {"gzip", "gzip", LS_MC_BOOL},
+    {"bytes", "bytes", LS_MC_INT},
+    {"lines", "lines", LS_MC_INT},
+    {"records", "records", LS_MC_INT},
+    {"bad_lines", "bad_lines", LS_MC_INT},
+};
+static const ls_mquery files_q = LS_MQUERY(NULL, file_cols, "FROM files ORDER BY file_id LIMIT ?1");
+
+static const ls_mcol bad_cols[] = {
+    {"file", "f.path", LS_MC_STR},
+    {"line", "b.line", LS_MC_INT},
+    {"reason", "b.reason", LS_MC_STR},
+};
+static const ls_mquery bad_q =
+    LS_MQUERY(NULL, bad_cols,
+              "FROM bad_lines b JOIN files f USING (file_id) ORDER BY b.file_id, b.line LIMIT ?1");
 
 static void file_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_str(o, "path", q, 0);
-    ls_model_col_str(o, "format", q, 1);
-    cJSON_AddBoolToObject(o, "gzip", ls_stmt_int64(q, 2) != 0);
-    ls_model_col_int(o, "bytes", q, 3);
-    ls_model_col_int(o, "lines", q, 4);
-    ls_model_col_int(o, "records", q, 5);
-    ls_model_col_int(o, "bad_lines", q, 6);
-    cJSON_AddItemToArray(arg, o);
-    (void)m;
+    add_to_array(m, q, arg, &files_q, NULL, NULL);
 }
 
 static void bad_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_str(o, "file", q, 0);
-    ls_model_col_int(o, "line", q, 1);
-    ls_model_col_str(o, "reason", q, 2);
-    cJSON_AddItemToArray(arg, o);
-    (void)m;
+    add_to_array(m, q, arg, &bad_q, NULL, NULL);
 }
 
 int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
@@ -939,28 +1215,26 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     cJSON_AddStringToObject(r, "generator", "lockspan " LS_VERSION);
 
     sum = cJSON_AddObjectToObject(r, "summary");
-    ls_model_each_row(&m, summary_sql, -1, summary_row, sum);
-    ls_model_each_row(&m, hidden_sql, -1, hidden_row, sum);
+    ls_mq_each_row(&m, &summary_q, -1, summary_row, sum);
+    ls_mq_each_row(&m, &hidden_q, -1, hidden_row, sum);
     ls_model_trace_spans(&m, sum);
-    ls_model_each_row(&m,
-             "SELECT outcome, count(*) FROM lock_waits w WHERE" WAIT_FILTER("w")
-             "GROUP BY outcome ORDER BY outcome",
-             -1, outcome_row, cJSON_AddObjectToObject(sum, "waits_by_outcome"));
+    ls_mq_each_row(&m, &outcome_q, -1, outcome_row,
+                   cJSON_AddObjectToObject(sum, "waits_by_outcome"));
     add_filter(&m, sum);
-    ls_model_each_row(&m, hot_rows_sql, top, hot_row, cJSON_AddArrayToObject(r, "hot_rows"));
-    ls_model_each_row(&m, roots_sql, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
-    ls_model_each_row(&m, holds_sql, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));
+    ls_mq_each_row(&m, &hot_rows_q, top, hot_row, cJSON_AddArrayToObject(r, "hot_rows"));
+    ls_mq_each_row(&m, &roots_q, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
+    ls_mq_each_row(&m, &holds_q, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));
     ls_model_code_paths(&m, r, top);
     ls_model_requests(&m, r, top);
     ls_model_findings(&m, r);
     add_worst_moment(&m, r);
-    ls_model_each_row(&m, waits_sql, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
+    ls_mq_each_row(&m, &waits_q, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
              cJSON_AddArrayToObject(r, "waits"));
-    ls_model_each_row(&m, deadlocks_sql, 100, deadlock_row, cJSON_AddArrayToObject(r, "deadlocks"));
-    ls_model_each_row(&m, errors_sql, 200, error_row, cJSON_AddArrayToObject(r, "errors"));
+    ls_mq_each_row(&m, &deadlocks_q, 100, deadlock_row, cJSON_AddArrayToObject(r, "deadlocks"));
+    ls_mq_each_row(&m, &errors_q, 200, error_row, cJSON_AddArrayToObject(r, "errors"));
     input = cJSON_AddObjectToObject(r, "input");
-    ls_model_each_row(&m, files_sql, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
-    ls_model_each_row(&m, bad_sql, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
+    ls_mq_each_row(&m, &files_q, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
+    ls_mq_each_row(&m, &bad_q, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
     ls_stmt_finalize(m.code_q);
     if (ls_store_sorting(s, 0) != 0 && !m.rc)
         m.rc = LS_ESTORE;

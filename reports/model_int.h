@@ -14,6 +14,64 @@ typedef struct model_ctx {
     ls_stmt *code_q; /* a transaction's code path (ls_model_add_code), kept prepared */
 } model_ctx;
 
+/*
+ * A query's columns, by name. Each model section declares its SELECT list
+ * as a table of columns: the JSON key the value becomes (also the name the
+ * row function reads it by), the SQL expression, and how it enters the
+ * model. The SELECT is built from the table, so no code writes a column's
+ * position: ls_mq_*() find it by name. The JSON keys come out in the
+ * table's order; LS_MC_HOOK entries mark where the row function adds what
+ * a column cannot (a nested list, a computed value).
+ */
+typedef enum ls_mc_kind {
+    LS_MC_INT,  /* integer */
+    LS_MC_MS,   /* milliseconds, rounded to the microsecond */
+    LS_MC_TS,   /* store time, as ISO 8601 UTC */
+    LS_MC_STR,  /* text, cleaned to valid UTF-8 */
+    LS_MC_BOOL, /* nonzero: true */
+    LS_MC_PIDS, /* "1,2,3": [1,2,3] */
+    LS_MC_READ, /* selected for the row function to read; not added */
+    LS_MC_CODE, /* not selected: the code path of the transaction in column
+                   `expr` (a key of this table), keys prefixed with `key` */
+    LS_MC_HOOK  /* not selected: the row function's hook adds `key` here */
+} ls_mc_kind;
+
+typedef struct ls_mcol {
+    const char *key;
+    const char *expr;
+    ls_mc_kind kind;
+} ls_mcol;
+
+typedef struct ls_mquery {
+    const char *with;  /* a WITH clause before the SELECT, or NULL */
+    const ls_mcol *cols;
+    size_t ncols;
+    const char *from;  /* the statement after the select list */
+} ls_mquery;
+
+#define LS_MQUERY(with, cols, from) {with, cols, sizeof(cols) / sizeof(cols[0]), from}
+
+/* The value of column `name` of the current row of q (a query built from
+ * mq): its position is looked up by name; an unknown name is a bug, and
+ * reads as NULL. */
+int ls_mq_isnull(const ls_mquery *mq, ls_stmt *q, const char *name);
+int64_t ls_mq_int64(const ls_mquery *mq, ls_stmt *q, const char *name);
+double ls_mq_double(const ls_mquery *mq, ls_stmt *q, const char *name);
+const char *ls_mq_text(const ls_mquery *mq, ls_stmt *q, const char *name);
+
+typedef void (*ls_mq_hook)(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg);
+/* Add every column of the current row to o in the table's order; at an
+ * LS_MC_HOOK entry call hook(m, o, q, key, arg). */
+void ls_mq_add_row(model_ctx *m, cJSON *o, const ls_mquery *mq, ls_stmt *q, ls_mq_hook hook,
+                   void *arg);
+/* Prepare mq's statement into *out (the caller finalizes it); 0 or a
+ * store error. */
+int ls_mq_prepare(model_ctx *m, const ls_mquery *mq, ls_stmt **out);
+/* Run mq (binding ?1 = arg1 when arg1 >= 0, and the filters) and call
+ * row() per row. */
+int ls_mq_each_row(model_ctx *m, const ls_mquery *mq, int64_t arg1,
+                   void (*row)(model_ctx *, ls_stmt *, void *), void *arg);
+
 /* Add a string cleaned to valid UTF-8 (NULL adds a JSON null). */
 void ls_model_add_str(cJSON *o, const char *key, const char *v);
 /* Add column `col` of the current row as a time, integer, milliseconds

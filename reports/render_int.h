@@ -39,6 +39,11 @@ const char *ls_fmt_local_iso(char *buf, size_t n, const char *iso);
 void ls_fmt_trace_spans(FILE *f, const cJSON *t,
                         void (*esc)(FILE *f, const char *s, size_t max));
 
+/* A holder's state (a hold's head_state) in words: "idle in transaction",
+ * "running SQL", "committing"; another state as it is, NULL as "—".
+ * format.c. */
+const char *ls_fmt_state(const char *state);
+
 static inline const cJSON *m_get(const cJSON *o, const char *key)
 {
     return cJSON_GetObjectItemCaseSensitive(o, key);

@@ -8,6 +8,7 @@
  * transactions are those linked to the trace (tx_code.trace_id).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "model_int.h"
 
@@ -42,7 +43,9 @@
     "  AND h.start_ts BETWEEN q.start_ts - " MAX_HOLD("q") " AND q.end_ts"                  \
     "  AND h.start_ts < q.end_ts AND h.end_ts > q.start_ts))"
 
-static const char requests_fmt[] =
+/* The slowest root spans, their queueing summed (the WITH clause's two %s:
+ * the code path's label). */
+static const char requests_with_fmt[] =
     "WITH roots AS (SELECT trace_id, name, service, start_ts,"
     "  (end_ts - start_ts) / 1000.0 AS ms FROM spans"
     "  WHERE (parent_id IS NULL OR parent_id = '') AND end_ts > start_ts"
@@ -51,22 +54,34 @@ static const char requests_fmt[] =
     "  w.start_ts, w.end_ts, w.tx_id, w.behind_tx"
     "  FROM row_waits w JOIN tx_code c ON c.tx_id = w.tx_id"
     "  WHERE c.trace_id IN (SELECT trace_id FROM roots)),"
-    MH COVER
-    " SELECT r.trace_id, r.name, r.service, r.start_ts, r.ms,"
-    "  (SELECT sum(wait_ms) FROM q WHERE q.trace_id = r.trace_id),"
-    "  (SELECT sum(lg) FROM q WHERE q.trace_id = r.trace_id),"
-    "  (SELECT behind FROM cover WHERE cover.trace_id = r.trace_id GROUP BY behind"
-    "   ORDER BY sum(us) DESC LIMIT 1),"
-    "  (SELECT x.relation || ' ' || x.row_key FROM q JOIN rows x ON x.row_id = q.row_id"
-    "   WHERE q.trace_id = r.trace_id GROUP BY q.row_id ORDER BY sum(q.wait_ms) DESC LIMIT 1)"
-    " FROM roots r ORDER BY r.ms DESC, r.trace_id";
+    MH COVER;
+static const ls_mcol request_cols[] = {
+    {"trace_id", "r.trace_id", LS_MC_STR},
+    {"name", "r.name", LS_MC_STR},
+    {"service", "r.service", LS_MC_STR},
+    {"start", "r.start_ts", LS_MC_TS},
+    {"duration_ms", "r.ms", LS_MC_MS},
+    {"lock_wait_ms", "(SELECT sum(wait_ms) FROM q WHERE q.trace_id = r.trace_id)", LS_MC_MS},
+    {"logged_lock_wait_ms", "(SELECT sum(lg) FROM q WHERE q.trace_id = r.trace_id)", LS_MC_MS},
+    {"waited_behind_code_path",
+     "(SELECT behind FROM cover WHERE cover.trace_id = r.trace_id GROUP BY behind"
+     "   ORDER BY sum(us) DESC LIMIT 1)",
+     LS_MC_STR},
+    {"waited_for_row",
+     "(SELECT x.relation || ' ' || x.row_key FROM q JOIN rows x ON x.row_id = q.row_id"
+     "   WHERE q.trace_id = r.trace_id GROUP BY q.row_id ORDER BY sum(q.wait_ms) DESC LIMIT 1)",
+     LS_MC_STR},
+};
+/* Its WITH clause is set at run time (requests_with_fmt). */
+static const ls_mquery requests_q =
+    LS_MQUERY(NULL, request_cols, "FROM roots r ORDER BY r.ms DESC, r.trace_id");
 
 /*
  * One named trace (?1): its extent (the longest root span, else the
  * spans' own when the export lacks the root), how many spans and linked
- * transactions it has, and its row-lock queueing as requests_fmt sums it.
+ * transactions it has, and its row-lock queueing as requests_q sums it.
  */
-static const char trace_fmt[] =
+static const char trace_with_fmt[] =
     "WITH sp AS (SELECT name, service, start_ts, end_ts, parent_id FROM spans"
     "  WHERE trace_id = ?1),"
     " root AS (SELECT * FROM sp WHERE parent_id IS NULL OR parent_id = ''"
@@ -74,68 +89,90 @@ static const char trace_fmt[] =
     " q AS (SELECT c.trace_id, w.wait_ms, coalesce(w.logged_ms, 0) AS lg, w.row_id,"
     "  w.start_ts, w.end_ts, w.tx_id, w.behind_tx"
     "  FROM row_waits w JOIN tx_code c ON c.tx_id = w.tx_id WHERE c.trace_id = ?1),"
-    MH COVER
-    " SELECT (SELECT count(*) FROM sp), (SELECT count(*) FROM root),"
-    "  coalesce((SELECT name FROM root), (SELECT name FROM sp ORDER BY start_ts LIMIT 1)),"
-    "  coalesce((SELECT service FROM root), (SELECT service FROM sp ORDER BY start_ts LIMIT 1)),"
-    "  coalesce((SELECT start_ts FROM root), (SELECT min(start_ts) FROM sp)),"
-    "  coalesce((SELECT end_ts FROM root), (SELECT max(end_ts) FROM sp)),"
-    "  (SELECT count(*) FROM tx_code WHERE trace_id = ?1),"
-    "  (SELECT coalesce(sum(wait_ms), 0) FROM q), (SELECT coalesce(sum(lg), 0) FROM q),"
-    "  (SELECT behind FROM cover GROUP BY behind ORDER BY sum(us) DESC LIMIT 1),"
-    "  (SELECT x.relation || ' ' || x.row_key FROM q JOIN rows x ON x.row_id = q.row_id"
-    "   GROUP BY q.row_id ORDER BY sum(q.wait_ms) DESC LIMIT 1)";
+    MH COVER;
+static const ls_mcol trace_cols[] = {
+    {"name", "coalesce((SELECT name FROM root), (SELECT name FROM sp ORDER BY start_ts LIMIT 1))",
+     LS_MC_STR},
+    {"service",
+     "coalesce((SELECT service FROM root), (SELECT service FROM sp ORDER BY start_ts LIMIT 1))",
+     LS_MC_STR},
+    {"start", "coalesce((SELECT start_ts FROM root), (SELECT min(start_ts) FROM sp))", LS_MC_TS},
+    {"end", "coalesce((SELECT end_ts FROM root), (SELECT max(end_ts) FROM sp))", LS_MC_TS},
+    {"duration_ms", NULL, LS_MC_HOOK},
+    {"spans", "(SELECT count(*) FROM sp)", LS_MC_INT},
+    {"transactions", "(SELECT count(*) FROM tx_code WHERE trace_id = ?1)", LS_MC_INT},
+    {"lock_wait_ms", "(SELECT coalesce(sum(wait_ms), 0) FROM q)", LS_MC_MS},
+    {"logged_lock_wait_ms", "(SELECT coalesce(sum(lg), 0) FROM q)", LS_MC_MS},
+    {"hidden_lock_wait_ms", NULL, LS_MC_HOOK},
+    {"lock_wait_share", NULL, LS_MC_HOOK},
+    {"waited_behind_code_path",
+     "(SELECT behind FROM cover GROUP BY behind ORDER BY sum(us) DESC LIMIT 1)", LS_MC_STR},
+    {"waited_for_row",
+     "(SELECT x.relation || ' ' || x.row_key FROM q JOIN rows x ON x.row_id = q.row_id"
+     "   GROUP BY q.row_id ORDER BY sum(q.wait_ms) DESC LIMIT 1)",
+     LS_MC_STR},
+    {"root_spans", "(SELECT count(*) FROM root)", LS_MC_READ},
+    {"start_ts", "coalesce((SELECT start_ts FROM root), (SELECT min(start_ts) FROM sp))",
+     LS_MC_READ},
+    {"end_ts", "coalesce((SELECT end_ts FROM root), (SELECT max(end_ts) FROM sp))", LS_MC_READ},
+    {"wait_ms", "(SELECT coalesce(sum(wait_ms), 0) FROM q)", LS_MC_READ},
+    {"logged_ms", "(SELECT coalesce(sum(lg), 0) FROM q)", LS_MC_READ},
+};
+/* Its WITH clause is set at run time (trace_with_fmt). */
+static const ls_mquery trace_q = LS_MQUERY(NULL, trace_cols, "");
 
 /* The named trace's waits for hot rows, in time order (database clock),
  * each with the hold that covered most of it (as COVER; SQLite takes the
  * bare hold_id from the row of the max()). */
-static const char trace_waits_fmt[] =
+static const ls_mcol trace_wait_cols[] = {
+    {"start", "w.start_ts", LS_MC_TS},
+    {"end", "w.end_ts", LS_MC_TS},
+    {"wait_ms", "w.wait_ms", LS_MC_MS},
+    {"logged_ms", "coalesce(w.logged_ms, 0)", LS_MC_MS},
+    {"kind", "w.kind", LS_MC_STR},
+    {"row", "r.relation || ' ' || r.row_key", LS_MC_STR},
+    {"pid", "w.pid", LS_MC_INT},
+    {"", "tx_id", LS_MC_CODE},
+    {"behind_pid", "h.pid", LS_MC_INT},
+    /* the four code path fields of the hold it queued behind */
+    {"behind_", "behind_tx", LS_MC_CODE},
+    {"statement",
+     "(SELECT t.text FROM stmt_rows st JOIN stmt_texts t ON t.text_id = st.text_id"
+     "   WHERE st.stmt_id = w.stmt_id)",
+     LS_MC_STR},
+    {"tx_id", "w.tx_id", LS_MC_READ},
+    {"behind_tx", "h.tx_id", LS_MC_READ},
+};
+static const ls_mquery trace_waits_q = LS_MQUERY(
     "WITH q AS (SELECT w.* FROM row_waits w JOIN tx_code k ON k.tx_id = w.tx_id"
     "  WHERE k.trace_id = ?1)," MH
     " ww AS (SELECT w.*, coalesce((SELECT id FROM (SELECT o.hold_id AS id,"
     "  max(min(o.end_ts, w.end_ts) - max(o.start_ts, w.start_ts)) FROM holds o"
     "  WHERE o.row_id = w.row_id AND o.tx_id IS NOT w.tx_id AND o.start_ts < w.end_ts"
     "  AND o.start_ts >= w.start_ts - " MAX_HOLD("w") " AND o.end_ts > w.start_ts)),"
-    "  w.behind_hold) AS cover_hold FROM q w)"
-    " SELECT w.start_ts, w.end_ts, w.wait_ms, coalesce(w.logged_ms, 0), w.kind,"
-    "  r.relation || ' ' || r.row_key, w.pid,"
-    "  (SELECT %s FROM tx_code c WHERE c.tx_id = h.tx_id), h.pid,"
-    "  (SELECT t.text FROM stmt_rows st JOIN stmt_texts t ON t.text_id = st.text_id"
-    "   WHERE st.stmt_id = w.stmt_id), h.tx_id, w.tx_id"
-    " FROM ww w LEFT JOIN rows r ON r.row_id = w.row_id"
-    " LEFT JOIN holds h ON h.hold_id = w.cover_hold ORDER BY w.start_ts, w.rw_id";
+    "  w.behind_hold) AS cover_hold FROM q w)",
+    trace_wait_cols,
+    "FROM ww w LEFT JOIN rows r ON r.row_id = w.row_id"
+    " LEFT JOIN holds h ON h.hold_id = w.cover_hold ORDER BY w.start_ts, w.rw_id");
 
 #define TRACE_WAITS_MAX 100 /* a request's waits listed; the totals stay exact */
+
+/* Room for a WITH clause with the code path's label in its two %s. */
+#define WITH_MAX 8192
 
 static void request_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    ls_model_col_str(o, "trace_id", q, 0);
-    ls_model_col_str(o, "name", q, 1);
-    ls_model_col_str(o, "service", q, 2);
-    ls_model_col_ts(o, "start", q, 3);
-    ls_model_col_ms(o, "duration_ms", q, 4);
-    ls_model_col_ms(o, "lock_wait_ms", q, 5);
-    ls_model_col_ms(o, "logged_lock_wait_ms", q, 6);
-    ls_model_col_str(o, "waited_behind_code_path", q, 7);
-    ls_model_col_str(o, "waited_for_row", q, 8);
+    ls_mq_add_row(m, o, &requests_q, q, NULL, NULL);
     cJSON_AddItemToArray(arg, o);
-    (void)m;
 }
 
-/* Run trace_fmt (waits: trace_waits_fmt) with ?1 = the trace id; 1 when a
- * row is ready, 0 none, < 0 error. */
-static int prepare_trace(model_ctx *m, int waits, const char *trace_id, ls_stmt **q)
+/* Run mq with ?1 = the trace id; 1 when a row is ready, 0 none, < 0
+ * error. */
+static int prepare_trace(model_ctx *m, const ls_mquery *mq, const char *trace_id, ls_stmt **q)
 {
-    const char *label = ls_model_code_path_label(m->opts->group_by);
-    char sql[8192];
     int rc;
-
-    if (waits)
-        snprintf(sql, sizeof(sql), trace_waits_fmt, label);
-    else
-        snprintf(sql, sizeof(sql), trace_fmt, label, label);
-    if ((rc = ls_store_prepare(m->store, sql, q)) != 0)
+    if ((rc = ls_mq_prepare(m, mq, q)) != 0)
         return m->rc = rc;
     ls_stmt_bind_text(*q, 1, trace_id);
     if ((rc = ls_stmt_step(*q)) < 0)
@@ -155,24 +192,12 @@ static void trace_waits(model_ctx *m, cJSON *o, const char *trace_id)
     ls_stmt *q = NULL;
     int rc, n = 0;
 
-    for (rc = prepare_trace(m, 1, trace_id, &q); rc == 1; rc = ls_stmt_step(q)) {
+    for (rc = prepare_trace(m, &trace_waits_q, trace_id, &q); rc == 1; rc = ls_stmt_step(q)) {
         cJSON *w;
         if (n++ >= TRACE_WAITS_MAX)
             continue;
         w = cJSON_CreateObject();
-        ls_model_col_ts(w, "start", q, 0);
-        ls_model_col_ts(w, "end", q, 1);
-        ls_model_col_ms(w, "wait_ms", q, 2);
-        ls_model_col_ms(w, "logged_ms", q, 3);
-        ls_model_col_str(w, "kind", q, 4);
-        ls_model_col_str(w, "row", q, 5);
-        ls_model_col_int(w, "pid", q, 6);
-        ls_model_add_code(m, w, "", q, 11);
-        ls_model_col_int(w, "behind_pid", q, 8);
-        /* the four code path fields of the hold it queued behind (column 7
-         * is the same path, from the same tx_code row) */
-        ls_model_add_code(m, w, "behind_", q, 10);
-        ls_model_col_str(w, "statement", q, 9);
+        ls_mq_add_row(m, w, &trace_waits_q, q, NULL, NULL);
         cJSON_AddItemToArray(list, w);
     }
     if (rc < 0)
@@ -180,6 +205,28 @@ static void trace_waits(model_ctx *m, cJSON *o, const char *trace_id)
     if (n > TRACE_WAITS_MAX)
         cJSON_AddNumberToObject(o, "waits_not_listed", n - TRACE_WAITS_MAX);
     ls_stmt_finalize(q);
+}
+
+/* The request's length, and the share of it spent queueing: the
+ * request's clock and the database's differ by an offset, not a rate, so
+ * the waits' length compares with the request's. */
+static void trace_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    double dur_ms = (double)(ls_mq_int64(&trace_q, q, "end_ts") -
+                             ls_mq_int64(&trace_q, q, "start_ts")) /
+                    1000.0;
+    double wait_ms = ls_mq_double(&trace_q, q, "wait_ms");
+    (void)m;
+    (void)arg;
+    if (strcmp(key, "duration_ms") == 0)
+        cJSON_AddNumberToObject(o, key, dur_ms);
+    else if (strcmp(key, "hidden_lock_wait_ms") == 0)
+        cJSON_AddNumberToObject(o, key, ms_us(wait_ms - ls_mq_double(&trace_q, q, "logged_ms")));
+    else
+        cJSON_AddNumberToObject(o, key,
+                                dur_ms > 0 ? (double)(int64_t)(wait_ms / dur_ms * 1000.0 + 0.5) /
+                                                 1000.0
+                                           : 0);
 }
 
 /*
@@ -192,43 +239,28 @@ static void trace_request(model_ctx *m, cJSON *list, const char *trace_id)
 {
     cJSON *o = cJSON_CreateObject();
     ls_stmt *q = NULL;
-    int64_t nspans, ntx;
-    double dur_ms, wait_ms;
+    ls_mquery mq = trace_q;
+    char with[WITH_MAX];
+    int64_t nspans;
 
     cJSON_AddItemToArray(list, o);
     ls_model_add_str(o, "trace_id", trace_id);
-    if (prepare_trace(m, 0, trace_id, &q) != 1)
+    snprintf(with, sizeof(with), trace_with_fmt, ls_model_code_path_label(m->opts->group_by),
+             ls_model_code_path_label(m->opts->group_by));
+    mq.with = with;
+    if (prepare_trace(m, &mq, trace_id, &q) != 1)
         goto out;
-    nspans = ls_stmt_int64(q, 0);
+    nspans = ls_mq_int64(&trace_q, q, "spans");
     cJSON_AddBoolToObject(o, "found", nspans > 0);
     if (nspans == 0) {
         cJSON_AddStringToObject(o, "note", "not in the traces read: no span has this trace id");
         goto out;
     }
-    ls_model_col_str(o, "name", q, 2);
-    ls_model_col_str(o, "service", q, 3);
-    ls_model_col_ts(o, "start", q, 4);
-    ls_model_col_ts(o, "end", q, 5);
-    dur_ms = (double)(ls_stmt_int64(q, 5) - ls_stmt_int64(q, 4)) / 1000.0;
-    cJSON_AddNumberToObject(o, "duration_ms", dur_ms);
-    cJSON_AddNumberToObject(o, "spans", (double)nspans);
-    ntx = ls_stmt_int64(q, 6);
-    cJSON_AddNumberToObject(o, "transactions", (double)ntx);
-    ls_model_col_ms(o, "lock_wait_ms", q, 7);
-    ls_model_col_ms(o, "logged_lock_wait_ms", q, 8);
-    wait_ms = ls_stmt_double(q, 7);
-    cJSON_AddNumberToObject(o, "hidden_lock_wait_ms", ms_us(wait_ms - ls_stmt_double(q, 8)));
-    /* The request's clock and the database's differ by an offset, not a
-     * rate: the waits' length compares with the request's. */
-    cJSON_AddNumberToObject(o, "lock_wait_share",
-                            dur_ms > 0 ? (double)(int64_t)(wait_ms / dur_ms * 1000.0 + 0.5) / 1000.0
-                                       : 0);
-    ls_model_col_str(o, "waited_behind_code_path", q, 9);
-    ls_model_col_str(o, "waited_for_row", q, 10);
-    if (ls_stmt_int64(q, 1) == 0)
+    ls_mq_add_row(m, o, &trace_q, q, trace_hook, NULL);
+    if (ls_mq_int64(&trace_q, q, "root_spans") == 0)
         cJSON_AddStringToObject(o, "note", "the export has no root span of this trace: its "
                                            "extent is that of the spans it has");
-    else if (ntx == 0)
+    else if (ls_mq_int64(&trace_q, q, "transactions") == 0)
         cJSON_AddStringToObject(o, "note", "no transaction of the log was linked to this trace "
                                            "(no sqlcommenter traceparent, backend pid or "
                                            "matching statement)");
@@ -241,12 +273,14 @@ out:
 
 void ls_model_requests(model_ctx *m, cJSON *report, int top)
 {
-    const char *label = ls_model_code_path_label(m->opts->group_by);
-    char sql[8192];
+    ls_mquery mq = requests_q;
+    char with[WITH_MAX];
     int i;
 
-    snprintf(sql, sizeof(sql), requests_fmt, label, label);
-    ls_model_each_row(m, sql, top, request_row, cJSON_AddArrayToObject(report, "slow_requests"));
+    snprintf(with, sizeof(with), requests_with_fmt, ls_model_code_path_label(m->opts->group_by),
+             ls_model_code_path_label(m->opts->group_by));
+    mq.with = with;
+    ls_mq_each_row(m, &mq, top, request_row, cJSON_AddArrayToObject(report, "slow_requests"));
     if (m->opts->ntrace_ids > 0) {
         cJSON *list = cJSON_AddArrayToObject(report, "trace_requests");
         for (i = 0; i < m->opts->ntrace_ids && !m->rc; i++)
@@ -256,46 +290,56 @@ void ls_model_requests(model_ctx *m, cJSON *report, int top)
 
 /* ---- the database spans: their clock, and the ones without a pid ---- */
 
-static const char trace_spans_sql[] =
-    "SELECT (SELECT count(*) FROM spans WHERE db_statement IS NOT NULL),"
-    " (SELECT CAST(value AS INTEGER) / 1000.0 FROM meta WHERE key = 'span_clock_offset_us'),"
-    " (SELECT value FROM meta WHERE key = 'span_clock_offset_from'),"
-    " (SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'span_clock_offset_votes'),"
-    " (SELECT count(*) FROM span_placement),"
-    " (SELECT count(*) FROM span_placement WHERE how = 'trace'),"
-    " (SELECT count(*) FROM span_placement WHERE how = 'logged statement'),"
-    " (SELECT count(*) FROM span_placement WHERE how IS NULL)";
+static const ls_mcol trace_spans_cols[] = {
+    {"database_spans", "(SELECT count(*) FROM spans WHERE db_statement IS NOT NULL)", LS_MC_INT},
+    {"clock_offset_ms",
+     "(SELECT CAST(value AS INTEGER) / 1000.0 FROM meta WHERE key = 'span_clock_offset_us')",
+     LS_MC_MS},
+    {"clock_offset_from", "(SELECT value FROM meta WHERE key = 'span_clock_offset_from')",
+     LS_MC_STR},
+    {"clock_offset_agreeing",
+     "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'span_clock_offset_votes')",
+     LS_MC_INT},
+    {"without_pid", "(SELECT count(*) FROM span_placement)", LS_MC_INT},
+    {"placed_by_trace", "(SELECT count(*) FROM span_placement WHERE how = 'trace')", LS_MC_INT},
+    {"matched_logged_statement",
+     "(SELECT count(*) FROM span_placement WHERE how = 'logged statement')", LS_MC_INT},
+    {"not_placed", "(SELECT count(*) FROM span_placement WHERE how IS NULL)", LS_MC_INT},
+    {"not_placed_why", NULL, LS_MC_HOOK},
+};
+static const ls_mquery trace_spans_q = LS_MQUERY(NULL, trace_spans_cols, "");
+
+static const ls_mcol why_cols[] = {
+    {"why", "why", LS_MC_STR},
+    {"spans", "count(*)", LS_MC_INT},
+};
+static const ls_mquery why_q =
+    LS_MQUERY(NULL, why_cols,
+              "FROM span_placement WHERE how IS NULL GROUP BY why ORDER BY 2 DESC, 1");
 
 static void why_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    ls_model_col_str(o, "why", q, 0);
-    ls_model_col_int(o, "spans", q, 1);
+    ls_mq_add_row(m, o, &why_q, q, NULL, NULL);
     cJSON_AddItemToArray(arg, o);
-    (void)m;
+}
+
+static void why_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+{
+    (void)q;
+    (void)arg;
+    ls_mq_each_row(m, &why_q, -1, why_row, cJSON_AddArrayToObject(o, key));
 }
 
 static void trace_spans_row(model_ctx *m, ls_stmt *q, void *arg)
 {
-    cJSON *o;
-    if (ls_stmt_int64(q, 0) == 0)
+    if (ls_mq_int64(&trace_spans_q, q, "database_spans") == 0)
         return; /* no database span: nothing to say */
-    o = cJSON_AddObjectToObject(arg, "trace_spans");
-    ls_model_col_int(o, "database_spans", q, 0);
-    ls_model_col_ms(o, "clock_offset_ms", q, 1);
-    ls_model_col_str(o, "clock_offset_from", q, 2);
-    ls_model_col_int(o, "clock_offset_agreeing", q, 3);
-    ls_model_col_int(o, "without_pid", q, 4);
-    ls_model_col_int(o, "placed_by_trace", q, 5);
-    ls_model_col_int(o, "matched_logged_statement", q, 6);
-    ls_model_col_int(o, "not_placed", q, 7);
-    ls_model_each_row(m,
-                      "SELECT why, count(*) FROM span_placement WHERE how IS NULL"
-                      " GROUP BY why ORDER BY 2 DESC, 1",
-                      -1, why_row, cJSON_AddArrayToObject(o, "not_placed_why"));
+    ls_mq_add_row(m, cJSON_AddObjectToObject(arg, "trace_spans"), &trace_spans_q, q, why_hook,
+                  NULL);
 }
 
 void ls_model_trace_spans(model_ctx *m, cJSON *summary)
 {
-    ls_model_each_row(m, trace_spans_sql, -1, trace_spans_row, summary);
+    ls_mq_each_row(m, &trace_spans_q, -1, trace_spans_row, summary);
 }

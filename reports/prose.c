@@ -1,0 +1,227 @@
+/*
+ * prose.c — the report's sentences for HTML and Markdown (prose.h): what
+ * is said is written here once; how (escaping, markup, times, tables) is
+ * the renderer's ls_writer.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "prose.h"
+#include "render_int.h"
+
+/* Each tag in HTML and in Markdown. */
+static const struct {
+    const char *html, *md;
+} tags[LS_TAG_COUNT] = {
+    [LS_TAG_STRONG] = {"<strong>", ""},
+    [LS_TAG_STRONG_END] = {"</strong>", ""},
+    [LS_TAG_CODE] = {"<code>", ""},
+    [LS_TAG_CODE_END] = {"</code>", ""},
+    [LS_TAG_H3] = {"<h3>", "### "},
+    [LS_TAG_H3_END] = {"</h3>\n<p>", "\n\n"},
+    [LS_TAG_P] = {"<p>", ""},
+    [LS_TAG_P_END] = {"</p>\n", "\n\n"},
+    [LS_TAG_NOTE] = {"<p class=\"note\">", "_"},
+    [LS_TAG_NOTE_END] = {"</p>\n", "_\n\n"},
+    [LS_TAG_LIST] = {"<ul class=\"findings\">\n", ""},
+    [LS_TAG_LIST_END] = {"</ul>\n", "\n"},
+    [LS_TAG_TITLE_END] = {"</b> — ", "** — "},
+    [LS_TAG_FIX] = {" <span class=\"fix\"><b>Fix:</b> ", "<br>_Fix:_ "},
+    [LS_TAG_ITEM_END] = {"</span></li>\n", "\n"},
+    [LS_TAG_BULLET] = {"<li>", "- "},
+    [LS_TAG_BULLET_END] = {"</li>\n", "\n"},
+};
+
+static void tag(const ls_writer *w, ls_tag t)
+{
+    fputs(w->in == LS_IN_HTML ? tags[t].html : tags[t].md, w->f);
+}
+
+void ls_write_duration(const ls_writer *w, double ms)
+{
+    char buf[LS_DURATION_LEN];
+    fputs(ls_fmt_duration(buf, sizeof(buf), ms), w->f);
+}
+
+void ls_write_pid_path(FILE *f, double pid, const cJSON *o, const char *prefix,
+                       void (*esc)(FILE *f, const char *s, size_t max), size_t max)
+{
+    char key[64];
+    snprintf(key, sizeof(key), "%scode_path", prefix);
+    fprintf(f, "pid %.0f", pid);
+    if (m_str(o, key)) {
+        fputs(" · ", f);
+        esc(f, m_str(o, key), max);
+    }
+}
+
+int ls_write_opt(FILE *f, const char *label, const char *s,
+                 void (*esc)(FILE *f, const char *s, size_t max), size_t max)
+{
+    if (!s)
+        return 0;
+    fputs(label, f);
+    esc(f, s, max);
+    return 1;
+}
+
+void ls_write_bullet(const ls_writer *w, const char *label, const char *s, size_t max)
+{
+    tag(w, LS_TAG_BULLET);
+    fputs(label, w->f);
+    w->esc(w->f, s, max);
+    tag(w, LS_TAG_BULLET_END);
+}
+
+void ls_write_trace_spans(const ls_writer *w, const cJSON *t, const char *lead, const char *label,
+                          const char *end)
+{
+    if (!t)
+        return;
+    fprintf(w->f, "%s%.0f%s", lead, m_num(t, "database_spans"), label);
+    ls_fmt_trace_spans(w->f, t, w->esc);
+    fputs(end, w->f);
+}
+
+static int same_str(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Is x's {pid, code_path} pair already in list before x? */
+static int seen_before(const cJSON *list, const cJSON *x)
+{
+    const cJSON *y;
+    for (y = list->child; y != x; y = y->next)
+        if (m_num(y, "pid") == m_num(x, "pid") &&
+            same_str(m_str(y, "code_path"), m_str(x, "code_path")))
+            return 1;
+    return 0;
+}
+
+int ls_write_pids(FILE *f, const cJSON *list, void (*one)(FILE *f, const cJSON *x))
+{
+    const cJSON *x;
+    int n = 0, more = 0;
+    cJSON_ArrayForEach(x, list)
+    {
+        if (seen_before(list, x))
+            continue;
+        if (n == LS_PIDS_SHOWN) {
+            more++;
+            continue;
+        }
+        if (n++)
+            fputs(", ", f);
+        one(f, x);
+    }
+    if (more)
+        fprintf(f, " and %d more", more);
+    return n;
+}
+
+/* "8.7 s of this 9.0 s request (97 %) was queueing behind PATH on ROW
+ * (3 waits; 1.2 s of it logged, ...)." n: the request's waits. */
+static void request_sentence(const ls_writer *w, const cJSON *r, int n)
+{
+    const char *path = m_str(r, "waited_behind_code_path"), *row = m_str(r, "waited_for_row");
+    FILE *f = w->f;
+
+    if (n == 0) {
+        fputs("No row-lock queueing was found in this ", f);
+        ls_write_duration(w, m_num(r, "duration_ms"));
+        fputs(" request.", f);
+        return;
+    }
+    tag(w, LS_TAG_STRONG);
+    ls_write_duration(w, m_num(r, "lock_wait_ms"));
+    tag(w, LS_TAG_STRONG_END);
+    fputs(" of this ", f);
+    ls_write_duration(w, m_num(r, "duration_ms"));
+    fprintf(f, " request (%.0f %%) was queueing for row locks",
+            100.0 * m_num(r, "lock_wait_share"));
+    if (path) {
+        fputs(", mostly behind ", f);
+        tag(w, LS_TAG_STRONG);
+        w->esc(w->f, path, 120);
+        tag(w, LS_TAG_STRONG_END);
+    }
+    if (row) {
+        fputs(" on ", f);
+        w->esc(w->f, row, 120);
+    }
+    fprintf(f, " (%d wait%s; ", n, n == 1 ? "" : "s");
+    ls_write_duration(w, m_num(r, "logged_lock_wait_ms"));
+    fputs(" of it logged, the rest below deadlock_timeout).", f);
+}
+
+void ls_write_request(const ls_writer *w, const cJSON *r)
+{
+    FILE *f = w->f;
+    int n = cJSON_GetArraySize(m_get(r, "waits")) + (int)m_num(r, "waits_not_listed");
+
+    tag(w, LS_TAG_H3);
+    if (m_str(r, "name")) {
+        w->esc(w->f, m_str(r, "name"), 120);
+        fputs(" · ", f);
+    }
+    fputs("trace ", f);
+    tag(w, LS_TAG_CODE);
+    w->esc(w->f, m_str(r, "trace_id"), 40);
+    tag(w, LS_TAG_CODE_END);
+    tag(w, LS_TAG_H3_END);
+    if (cJSON_IsFalse(m_get(r, "found"))) {
+        fputs("Not in this report: ", f);
+        w->esc(w->f, m_str(r, "note"), 200);
+        fputs(".", f);
+        tag(w, LS_TAG_P_END);
+        return;
+    }
+    request_sentence(w, r, n);
+    fputs(" Started ", f);
+    w->time(w, m_str(r, "start"));
+    fprintf(f, " (application clock); %.0f span%s, %.0f transaction%s linked.", m_num(r, "spans"),
+            m_num(r, "spans") == 1 ? "" : "s", m_num(r, "transactions"),
+            m_num(r, "transactions") == 1 ? "" : "s");
+    tag(w, LS_TAG_P_END);
+    if (m_str(r, "note")) {
+        tag(w, LS_TAG_NOTE);
+        w->esc(w->f, m_str(r, "note"), 200);
+        fputs(".", f);
+        tag(w, LS_TAG_NOTE_END);
+    }
+    /* waits_not_listed counts past a full list: no list, nothing past it */
+    if (cJSON_GetArraySize(m_get(r, "waits")) == 0)
+        return;
+    w->table(w, &ls_tab_trace_waits, m_get(r, "waits"));
+    if (m_num(r, "waits_not_listed") > 0) {
+        tag(w, LS_TAG_NOTE);
+        fprintf(f, "%.0f more waits of this request not listed (the totals count them).",
+                m_num(r, "waits_not_listed"));
+        tag(w, LS_TAG_NOTE_END);
+    }
+}
+
+void ls_write_findings(const ls_writer *w, const cJSON *list)
+{
+    const cJSON *x;
+    int n = 0;
+    if (cJSON_GetArraySize(list) == 0) {
+        tag(w, LS_TAG_P);
+        fputs("No rule found anything to say.", w->f);
+        tag(w, LS_TAG_P_END);
+        return;
+    }
+    tag(w, LS_TAG_LIST);
+    cJSON_ArrayForEach(x, list)
+    {
+        w->item(w, ++n);
+        w->esc(w->f, m_str(x, "title"), 200);
+        tag(w, LS_TAG_TITLE_END);
+        w->esc(w->f, m_str(x, "evidence"), 400);
+        tag(w, LS_TAG_FIX);
+        w->esc(w->f, m_str(x, "fix"), 400);
+        tag(w, LS_TAG_ITEM_END);
+    }
+    tag(w, LS_TAG_LIST_END);
+}

@@ -1,0 +1,93 @@
+/*
+ * prose.h — the report's sentences, written once for HTML and Markdown
+ * (as PostgreSQL writes one ErrorData as csvlog and as jsonlog): a
+ * renderer passes an ls_writer that knows its own escaping, its times,
+ * its tables and its markup; prose.c says what the sentences are.
+ */
+#ifndef LS_PROSE_H
+#define LS_PROSE_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "sections.h"
+
+/* Markup around prose: static strings per format in prose.c (never log
+ * text). */
+typedef enum ls_tag {
+    LS_TAG_STRONG, /* emphasis on a figure */
+    LS_TAG_STRONG_END,
+    LS_TAG_CODE, /* an identifier (a trace id) */
+    LS_TAG_CODE_END,
+    LS_TAG_H3,     /* a sub-heading */
+    LS_TAG_H3_END, /* ends it, and opens the paragraph under it */
+    LS_TAG_P,      /* opens a paragraph */
+    LS_TAG_P_END,  /* ends a paragraph */
+    LS_TAG_NOTE,   /* a paragraph of lesser weight */
+    LS_TAG_NOTE_END,
+    LS_TAG_LIST, /* a list of findings */
+    LS_TAG_LIST_END,
+    LS_TAG_TITLE_END, /* between a finding's title and its evidence */
+    LS_TAG_FIX,       /* between a finding's evidence and its fix */
+    LS_TAG_ITEM_END,  /* after a finding's fix */
+    LS_TAG_BULLET,    /* a line of a list of facts */
+    LS_TAG_BULLET_END,
+    LS_TAG_COUNT
+} ls_tag;
+
+typedef struct ls_writer ls_writer;
+struct ls_writer {
+    FILE *f;
+    /* Log text, escaped for the format, at most max characters. */
+    void (*esc)(FILE *f, const char *s, size_t max);
+    /* A model time (ISO 8601 UTC) as the format shows times. */
+    void (*time)(const ls_writer *w, const char *iso);
+    /* A table of the model's rows. */
+    void (*table)(const ls_writer *w, const ls_table *t, const cJSON *rows);
+    /* The start of the n-th finding (from 1), up to its title. */
+    void (*item)(const ls_writer *w, int n);
+    unsigned in;     /* LS_IN_HTML or LS_IN_MD: the markup prose.c writes */
+    const void *ctx; /* the renderer's own state */
+};
+
+/* A duration as people write it ("78.1 s"). */
+void ls_write_duration(const ls_writer *w, double ms);
+
+/*
+ * "pid 10550 · shop.orders.pay_order": a pid and, when the model knows it,
+ * the code path under `prefix`code_path, through esc at most max
+ * characters (an SVG title, a mermaid label).
+ */
+void ls_write_pid_path(FILE *f, double pid, const cJSON *o, const char *prefix,
+                       void (*esc)(FILE *f, const char *s, size_t max), size_t max);
+
+/*
+ * A list of {pid, code_path} (a row's root blockers, one per transaction):
+ * each distinct pair once through one(), ", " between them, at most
+ * LS_PIDS_SHOWN, then " and N more". Returns how many were written.
+ */
+#define LS_PIDS_SHOWN 6
+int ls_write_pids(FILE *f, const cJSON *list, void (*one)(FILE *f, const cJSON *x));
+
+/* When s is not NULL: label, then s through esc (at most max
+ * characters). Returns whether it wrote anything. */
+int ls_write_opt(FILE *f, const char *label, const char *s,
+                 void (*esc)(FILE *f, const char *s, size_t max), size_t max);
+
+/* A list line: label, then s as log text (at most max characters). */
+void ls_write_bullet(const ls_writer *w, const char *label, const char *s, size_t max);
+
+/* The database spans (summary.trace_spans, nothing when NULL): lead, their
+ * count, label, the sentence ls_fmt_trace_spans() writes, end. */
+void ls_write_trace_spans(const ls_writer *w, const cJSON *t, const char *lead, const char *label,
+                          const char *end);
+
+/* A request named with --trace-id: heading, one sentence, its waits. */
+void ls_write_request(const ls_writer *w, const cJSON *r);
+
+/* The findings: title, evidence and fix of each, or a sentence saying
+ * there are none. */
+void ls_write_findings(const ls_writer *w, const cJSON *list);
+
+#endif
