@@ -541,33 +541,6 @@ static void trace_spans(FILE *f, const cJSON *t)
     ls_write_trace_spans(&w, t, "<p class=\"note\">", " database spans, ", ".</p>\n");
 }
 
-/* Lock-wait messages no message table matched (ls_classify.h): the
- * server's catalog is one lockspan does not know. */
-static void unmatched_locks(FILE *f, const cJSON *u)
-{
-    const char *lang;
-
-    if (!u)
-        return;
-    lang = m_str(u, "language");
-    fprintf(f, "<p class=\"note\">Warning: %.0f lock-wait messages matched no message of "
-               "lockspan's tables for ",
-            m_num(u, "count"));
-    if (lang && lang[0]) {
-        fputs("language ", f);
-        text(f, lang, 40);
-    } else {
-        fputs("the log's language", f);
-    }
-    fprintf(f, " (the server's message catalog is a translation or revision lockspan does not "
-               "know): %.0f read by structure, %.0f not read. E.g. <code>",
-            m_num(u, "count") - m_num(u, "unread"), m_num(u, "unread"));
-    text(f, m_str(u, "sample"), 200);
-    fputs("</code>. Set <code>lc_messages = 'C'</code> on the server for logs lockspan reads "
-          "whole.</p>\n",
-          f);
-}
-
 static void panel_summary(FILE *f, const cJSON *model)
 {
     const cJSON *s = m_get(model, "summary"), *range = m_get(s, "time_range");
@@ -606,7 +579,10 @@ static void panel_summary(FILE *f, const cJSON *model)
             m_num(s, "lock_nowait_failures"), m_num(s, "idle_in_transaction_timeouts"),
             m_num(s, "files"), m_num(s, "lines"), m_num(s, "records"), m_num(s, "bad_lines"),
             m_num(s, "structural_lines"));
-    unmatched_locks(f, m_get(s, "unmatched_lock_messages"));
+    {
+        ls_writer w = html_writer(f);
+        ls_write_unmatched_locks(&w, m_get(s, "unmatched_lock_messages"));
+    }
     if (m_str(m_get(s, "hidden_waits"), "note")) {
         fputs("<p class=\"note\">", f);
         text(f, m_str(m_get(s, "hidden_waits"), "note"), 400);

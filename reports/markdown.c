@@ -586,30 +586,6 @@ static void trace_spans(FILE *f, const cJSON *t, const md_caps *caps)
     ls_write_trace_spans(&w, t, "| Database spans | ", ", ", " |\n");
 }
 
-/* Lock-wait messages no message table matched (ls_classify.h). */
-static void unmatched_locks(FILE *f, const cJSON *u)
-{
-    const char *lang;
-
-    if (!u)
-        return;
-    lang = m_str(u, "language");
-    fprintf(f, "**Warning:** %.0f lock-wait messages matched no message of lockspan's tables "
-               "for ",
-            m_num(u, "count"));
-    if (lang && lang[0]) {
-        fputs("language ", f);
-        ls_md_cell(f, lang, 40);
-    } else {
-        fputs("the log's language", f);
-    }
-    fprintf(f, " (the server's message catalog is a translation or revision lockspan does not "
-               "know): %.0f read by structure, %.0f not read. E.g. ",
-            m_num(u, "count") - m_num(u, "unread"), m_num(u, "unread"));
-    ls_md_cell(f, m_str(u, "sample"), 200);
-    fputs(". Set `lc_messages = 'C'` on the server for logs lockspan reads whole.\n\n", f);
-}
-
 static void summary(FILE *f, const cJSON *s, const md_caps *caps)
 {
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(s, "time_range");
@@ -652,7 +628,10 @@ static void summary(FILE *f, const cJSON *s, const md_caps *caps)
                "structure: %.0f lines |\n\n",
             m_num(s, "files"), m_num(s, "lines"), m_num(s, "records"), m_num(s, "bad_lines"),
             m_num(s, "structural_lines"));
-    unmatched_locks(f, m_get(s, "unmatched_lock_messages"));
+    {
+        ls_writer w = md_writer(f, caps);
+        ls_write_unmatched_locks(&w, m_get(s, "unmatched_lock_messages"));
+    }
 }
 
 /* A section that is one table: heading, a sentence, then the table, or

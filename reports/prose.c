@@ -83,6 +83,32 @@ void ls_write_trace_spans(const ls_writer *w, const cJSON *t, const char *lead, 
     fputs(end, w->f);
 }
 
+void ls_write_unmatched_locks(const ls_writer *w, const cJSON *u)
+{
+    const int html = w->in == LS_IN_HTML;
+    const char *lang;
+
+    if (!u)
+        return;
+    lang = m_str(u, "language");
+    fprintf(w->f, "%s %.0f lock-wait messages matched no message of lockspan's tables for ",
+            html ? "<p class=\"note\">Warning:" : "**Warning:**", m_num(u, "count"));
+    if (lang && lang[0]) {
+        fputs("language ", w->f);
+        w->esc(w->f, lang, 40);
+    } else {
+        fputs("the log's language", w->f);
+    }
+    fprintf(w->f, " (the server's message catalog is a translation or revision lockspan does not "
+                  "know): %.0f read by structure, %.0f not read. E.g. %s",
+            m_num(u, "count") - m_num(u, "unread"), m_num(u, "unread"), html ? "<code>" : "");
+    w->esc(w->f, m_str(u, "sample"), 200);
+    fputs(html ? "</code>. Set <code>lc_messages = 'C'</code> on the server for logs lockspan "
+                 "reads whole.</p>\n"
+               : ". Set `lc_messages = 'C'` on the server for logs lockspan reads whole.\n\n",
+          w->f);
+}
+
 static int same_str(const char *a, const char *b)
 {
     return (!a && !b) || (a && b && strcmp(a, b) == 0);

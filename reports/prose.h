@@ -90,4 +90,9 @@ void ls_write_request(const ls_writer *w, const cJSON *r);
  * there are none. */
 void ls_write_findings(const ls_writer *w, const cJSON *list);
 
+/* The warning that lock-wait messages (u: the summary's
+ * unmatched_lock_messages, or NULL for none) matched no message table:
+ * the server's catalog is one lockspan does not know (ls_classify.h). */
+void ls_write_unmatched_locks(const ls_writer *w, const cJSON *u);
+
 #endif
