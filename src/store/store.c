@@ -507,7 +507,8 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
      * about to write cannot wait on without a deadlock) as long as busy_ms
      * allows. An sqlite3 shell reads meanwhile (WAL).
      */
-    if (path[0] && (rc = ls_store_lock(path, busy_ms, &s->lock_fd, errbuf, errlen)) != 0) {
+    if (path[0] && strcmp(path, ":memory:") != 0 &&
+        (rc = ls_store_lock(path, busy_ms, &s->lock_fd, errbuf, errlen)) != 0) {
         free(s);
         return rc;
     }

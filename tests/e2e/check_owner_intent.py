@@ -123,6 +123,12 @@ def main():
               f"the links' targets are the new store and report (store holds {logs_in(tdb)})")
         check(sorted(os.listdir(real)) == ["t.db", "t.md"],
               f"nothing else beside the targets: {os.listdir(real)}")
+        r = run(ls, "ingest", "-q", "--db", ldb, log_a)
+        check(r.returncode == 0 and os.path.islink(ldb)
+              and logs_in(tdb) == ["basic", "correlation"]
+              and sorted(os.listdir(real)) == ["t.db", "t.md"],
+              f"ingest through a link writes the target (got {r.returncode}: {r.stderr}, "
+              f"{os.listdir(real)})")
         dangling = os.path.join(tmp, "dangling.db")
         os.symlink(os.path.join(tmp, "nowhere", "x.db"), dangling)
         r = run(ls, "analyze", "-q", "--db", dangling, "-o", os.path.join(tmp, "d.md"), log_a)
