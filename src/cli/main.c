@@ -950,11 +950,13 @@ static int cmd_analyze(cli *c)
     ls_store_close(s); /* before dbout's descriptor closes: see ls_store_lock() */
     close_outputs(c, outs);
     if (db) {
+        /* What SQLite left beside the temporary store (nothing, when it
+         * closed cleanly): named after it, so removed while it has a name. */
+        remove_store_sidecars(dbout.tmp);
         if (rc == 0)
             rc = replace_store(c, &dbout);
         else
             ls_outfile_abort(&dbout);
-        remove_store_sidecars(dbout.tmp);
     }
     return rc;
 }

@@ -270,8 +270,8 @@ static int store_err(ls_store *s, int rc)
     if (s && s->db && !s->err[0]) {
         if ((rc & 0xff) == SQLITE_BUSY)
             snprintf(s->err, sizeof(s->err), "the store is in use by another process "
-                     "(a lockspan ingest or report, or an sqlite3 shell); try again when it "
-                     "has finished");
+                     "(an sqlite3 shell writing it, or holding a transaction open); try "
+                     "again when it has finished");
         else if ((rc & 0xff) == SQLITE_FULL)
             snprintf(s->err, sizeof(s->err), "%s (no space left for the store or its "
                      "temporary files)", sqlite3_errmsg(s->db));
@@ -559,8 +559,8 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     if (rc) {
         if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_BUSY)
             snprintf(errbuf, errlen, "%s: the store is in use by another process (waited %d s"
-                     " for it); try again when the other lockspan ingest or report has "
-                     "finished", path, busy_ms / 1000);
+                     " for it: an sqlite3 shell writing it?); try again when it has "
+                     "finished", path, busy_ms < 0 ? INT_MAX / 1000 : busy_ms / 1000);
         else
             snprintf(errbuf, errlen, "%s: not a usable SQLite store: %s", path,
                      ls_store_errmsg(s));
