@@ -242,10 +242,11 @@ static const cli_text examples[] = {
 static const cli_text file_texts[] = {
     {"lockspan-report.md", "analyze's default report (lockspan-report.json, "
                            "lockspan-report.html with --format)"},
-    {"FILE.lockspan-PID-RANDOM.tmp", "a store or report being written, renamed over FILE "
-                                     "when whole (after an fsync; the directory is synced "
-                                     "after); one left by a killed run is removed by the "
-                                     "next"},
+    {"FILE.lockspan-PID-RANDOM.tmp", "a store being built by analyze, or a report once "
+                                     "written (until then it has no name where the file "
+                                     "system allows), renamed over FILE when whole (after "
+                                     "an fsync; the directory is synced after); one left by "
+                                     "a killed run is removed by the next"},
     {"FILE-wal, FILE-shm", "the store's write-ahead log and its index, while a run uses "
                            "the store (SQLite's WAL mode)"},
 };

@@ -462,9 +462,11 @@ int ls_store_lock(const char *path, int busy_ms, int *out, char *errbuf, size_t 
             return LS_ESTORE;
         }
         /* While this run waited, analyze may have renamed a new store over
-         * the name (or a user removed it): lock the file the name now holds. */
-        if (fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_dev == now.st_dev &&
-            held.st_ino == now.st_ino) {
+         * the name (or a user removed it): lock the file the name now holds.
+         * A name that cannot be checked (not ENOENT) keeps the lock taken. */
+        if (fstat(fd, &held) == 0 && stat(path, &now) == 0
+                ? held.st_dev == now.st_dev && held.st_ino == now.st_ino
+                : errno != ENOENT) {
             *out = fd;
             return 0;
         }

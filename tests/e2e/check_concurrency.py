@@ -8,12 +8,16 @@ store must end with every file's records: its `files` rows and its raw
 tables' counts equal those of each log ingested alone into a store of its
 own, summed (statement texts: the union of theirs).
 
+A run that waited while `analyze` put a new store in place (the store file
+renamed over) writes into the new store, not the old file gone from the name.
+
 Before issue 37 two runs on one store failed one another ("the store is in
 use by another process", exit 1) in about a third of the tries, and a report
 beside an ingest failed at once.
 
 Usage: check_concurrency.py LOCKSPAN SAMPLES_DIR [ROUNDS]
 """
+import fcntl
 import json
 import os
 import shutil
@@ -21,6 +25,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 
 from lscheck import check, report
 
@@ -107,6 +112,29 @@ def main():
         check(lost == [], f"every round's store holds each file's records as ingested alone "
                           f"({want_files}, {want_tables}, {len(want_texts)} texts); differs in {len(lost)} rounds: "
                           f"{lost[:2]}")
+
+        # A run waits for the store; meanwhile a new store is renamed over
+        # its name (what analyze --db does, under the same lock).
+        d = os.path.join(tmp, "replaced")
+        os.mkdir(d)
+        db, new = os.path.join(d, "s.db"), os.path.join(d, "new.db")
+        for path, name in ((db, LOGS[0]), (new, LOGS[1])):
+            r = ingest(ls, path, log[name])
+            check(r.returncode == 0, f"store of {name} (got {r.returncode}: {r.stderr})")
+        fd = os.open(db, os.O_RDONLY)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        p = subprocess.Popen([ls, "ingest", "-q", "--db", db, log[LOGS[2]]],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        waited = p.poll() is None
+        os.rename(new, db)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+        _, err = p.communicate(timeout=120)
+        files = counts(db)[0]
+        check(waited and p.returncode == 0 and sorted(files) == sorted([LOGS[1], LOGS[2]]),
+              f"a run that waited while a new store replaced the old one writes the new one "
+              f"(waited: {waited}, exit {p.returncode}: {err.strip()}; holds {sorted(files)})")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return report()
