@@ -7,7 +7,7 @@ sync, the directory's names as of its last sync. From that this test
 rebuilds the directory a reboot would find (rebuild()), and checks:
 
 1. A finished `ingest` survives: the store rebuilt after it holds the new
-   log's records (as much as the same ingest without the shim), passes
+   logs' records (as much as the same ingest without the shim), passes
    PRAGMA integrity_check, and `report` reads it.
 2. A finished `analyze --db S -o R` survives: the rebuilt S is the new
    store and R the new report, not the old ones.
@@ -105,6 +105,7 @@ def main():
     ls, lib, samples = sys.argv[1], sys.argv[2], sys.argv[3]
     log_a = os.path.join(samples, "basic", "postgresql.log")
     log_b = os.path.join(samples, "correlation", "postgresql.log")
+    log_c = os.path.join(samples, "rds", "postgresql.log")
     tmp = tempfile.mkdtemp(prefix="lockspan-powercut.")
     try:
         d = os.path.join(tmp, "dir")
@@ -113,11 +114,12 @@ def main():
         slog = os.path.join(tmp, "syncs.log")
         saved = os.path.join(tmp, "saved")
 
-        # Reference stores, no shim: A alone, A then B.
+        # Reference stores, no shim: A alone, A then B and C (one run of
+        # two files: a commit after each).
         ref_a, ref_ab = os.path.join(tmp, "a.db"), os.path.join(tmp, "ab.db")
-        for db, logs in ((ref_a, [log_a]), (ref_ab, [log_a, log_b])):
-            for lg in logs:
-                r = run(ls, "ingest", "-q", "--db", db, lg)
+        for db, runs in ((ref_a, [[log_a]]), (ref_ab, [[log_a], [log_b, log_c]])):
+            for logs in runs:
+                r = run(ls, "ingest", "-q", "--db", db, *logs)
                 check(r.returncode == 0, f"reference ingest (got {r.returncode}: {r.stderr})")
         state_a, state_ab = store_state(ref_a), store_state(ref_ab)
 
@@ -128,13 +130,14 @@ def main():
         os.sync()
         shutil.copytree(d, saved)
         baseline(d, state)
-        r = run(ls, "ingest", "-q", "--db", os.path.join(d, "s.db"), log_b,
+        r = run(ls, "ingest", "-q", "--db", os.path.join(d, "s.db"), log_b, log_c,
                 env=shimmed(lib, d, state, slog))
-        check(r.returncode == 0, f"ingest B under the shim: exit 0 (got {r.returncode}: {r.stderr})")
+        check(r.returncode == 0, f"ingest B, C under the shim: exit 0 (got {r.returncode}: "
+                                 f"{r.stderr})")
         n_ingest = syncs(slog)
         rebuild(state, after)
         got = store_state(os.path.join(after, "s.db"))
-        check(got == state_ab, f"after a finished ingest and a power cut the store holds A and B "
+        check(got == state_ab, f"after a finished ingest and a power cut the store holds A, B, C "
                                f"(got {got}, want {state_ab}; {n_ingest} syncs)")
         r = run(ls, "report", "-q", "--db", os.path.join(after, "s.db"), "-o",
                 os.path.join(tmp, "after.json"))
@@ -149,7 +152,7 @@ def main():
             baseline(d, state)
             if os.path.exists(slog):
                 os.unlink(slog)
-            r = run(ls, "ingest", "-q", "--db", os.path.join(d, "s.db"), log_b,
+            r = run(ls, "ingest", "-q", "--db", os.path.join(d, "s.db"), log_b, log_c,
                     env=shimmed(lib, d, state, slog, k))
             if r.returncode != CUT_EXIT:
                 bad.append((k, f"not cut: exit {r.returncode}"))
@@ -163,7 +166,7 @@ def main():
                 seen["new"] += 1
             elif got[0] == "ok" and got[1] == "incomplete":
                 # the documented way on: the same ingest again completes it
-                r = run(ls, "ingest", "-q", "--db", db, log_b)
+                r = run(ls, "ingest", "-q", "--db", db, log_b, log_c)
                 again = store_state(db)
                 if r.returncode == 0 and again == state_ab:
                     seen["incomplete"] += 1
@@ -173,7 +176,7 @@ def main():
                 bad.append((k, f"neither state: {got}"))
         print(f"ingest: a cut at each of its {n_ingest} syncs left {seen}")
         check(n_ingest > 0 and bad == [],
-              f"a cut at each of ingest's {n_ingest} syncs leaves A, A and B, or an incomplete "
+              f"a cut at each of ingest's {n_ingest} syncs leaves A, A to C, or an incomplete "
               f"store the same ingest completes (seen {seen}); wrong: {bad[:3]}")
 
         # --- 2. a finished analyze --db -o survives ---
