@@ -412,6 +412,67 @@ static const char *const store_upgrades[] = {
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
 
+/* "file:PATH?immutable=1" (PATH's %, ? and # escaped), or NULL: an SQLite
+ * URI to read a store that nothing can be written beside. sqlite3_free() it. */
+static char *immutable_uri(const char *path)
+{
+    ls_buf uri = LS_BUF_INIT(0);
+    char *out = NULL;
+    const char *p;
+
+    ls_buf_adds(&uri, "file:");
+    for (p = path; *p; p++) {
+        char esc[4];
+        if (*p == '%' || *p == '?' || *p == '#') {
+            snprintf(esc, sizeof(esc), "%%%02X", (unsigned char)*p);
+            ls_buf_adds(&uri, esc);
+        } else {
+            ls_buf_addc(&uri, *p);
+        }
+    }
+    ls_buf_adds(&uri, "?immutable=1");
+    if (!ls_buf_failed(&uri))
+        out = sqlite3_mprintf("%s", ls_buf_str(&uri));
+    ls_buf_free(&uri);
+    return out;
+}
+
+/*
+ * Open `path` read-write (`create`: made when missing). A store in WAL mode
+ * beside which nothing can be written (a read-only directory or file
+ * system: no -shm can be made) is opened read-only and immutable instead,
+ * so that a correlated store there can still be reported (the run lock
+ * keeps other lockspan runs out meanwhile).
+ */
+static int open_db(const char *path, int create, sqlite3 **out)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_open_v2(path, out,
+                             SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
+                                 SQLITE_OPEN_NOMUTEX,
+                             NULL);
+    if (rc != SQLITE_OK || !path[0] || strcmp(path, ":memory:") == 0)
+        return rc;
+    rc = sqlite3_prepare_v2(*out, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
+    if ((rc & 0xff) != SQLITE_CANTOPEN && (rc & 0xff) != SQLITE_READONLY)
+        return SQLITE_OK;
+    sqlite3_close(*out);
+    *out = NULL;
+    {
+        char *uri = immutable_uri(path);
+        if (!uri)
+            return SQLITE_NOMEM;
+        rc = sqlite3_open_v2(uri, out, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                             NULL);
+        sqlite3_free(uri);
+        return rc;
+    }
+}
+
 /* Take `fd`'s flock, waiting up to busy_ms (LS_STORE_WAIT_FOREVER: as long
  * as it takes): 0 when held, 1 when the time ran out, negative on error. */
 static int flock_wait(int fd, int busy_ms)
@@ -515,8 +576,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         return rc;
     }
     /* One connection, one thread: SQLite's own mutexes are pure cost here. */
-    rc = sqlite3_open_v2(path, &s->db,
-                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    rc = open_db(path, 1, &s->db);
     if (rc != SQLITE_OK) {
         snprintf(errbuf, errlen, "%s: cannot open store: %s", path,
                  s->db ? sqlite3_errmsg(s->db) : "out of memory");
@@ -2088,8 +2148,7 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen)
      * killed run is rolled back, as any SQLite client would: read-only, such
      * a store could not be read at all.
      */
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-        SQLITE_OK) {
+    if (open_db(path, 0, &db) != SQLITE_OK) {
         snprintf(errbuf, errlen, "%s: cannot open: %s", path,
                  db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);

@@ -9,7 +9,10 @@
   ("No space left on device");
 - `analyze -o` into a directory that cannot be written (missing, or a
   read-only file system) fails before the analysis: no "ingested" line,
-  no store made.
+  no store made;
+- a correlated store on a read-only file system is still reported (a WAL
+  store needs its -shm beside it: it is then opened immutable), and ingest
+  into it says it is read-only.
 
 Before issue 37: ingest onto the damaged store exited 0 (the error showed at
 the next report), /dev/full gave "cannot write report" without a reason, and
@@ -38,6 +41,7 @@ def main():
     log_b = os.path.join(samples, "basic", "postgresql.log")
     tmp = tempfile.mkdtemp(prefix="lockspan-errors.")
     mounted = None
+    bound = []
     try:
         # --- a damaged store stops ingest at once ---
         db = os.path.join(tmp, "s.db")
@@ -91,7 +95,34 @@ def main():
                   f"{r.returncode}: {r.stderr.strip()})")
         else:
             print("NOT CHECKED: a read-only directory needs a tmpfs mount (root)")
+
+        # --- a correlated store on a read-only file system is still reported ---
+        ros = os.path.join(tmp, "rostore")
+        os.mkdir(ros)
+        rdb = os.path.join(ros, "s.db")
+        shutil.copy(good, rdb)
+        r = run(ls, "report", "-q", "--db", rdb, "-o", os.path.join(tmp, "before.md"))
+        check(r.returncode == 0, f"report correlates the store (got {r.returncode}: {r.stderr})")
+        if (subprocess.run(["mount", "--bind", ros, ros], capture_output=True).returncode == 0):
+            bound.append(ros)
+            if subprocess.run(["mount", "-o", "remount,bind,ro", ros],
+                              capture_output=True).returncode == 0:
+                r = run(ls, "report", "-q", "--db", rdb, "-o", os.path.join(tmp, "after.md"))
+                check(r.returncode == 0 and open(os.path.join(tmp, "after.md")).read() ==
+                      open(os.path.join(tmp, "before.md")).read(),
+                      f"a correlated store on a read-only file system: reported as before "
+                      f"(got {r.returncode}: {r.stderr.strip()})")
+                r = run(ls, "ingest", "-q", "--db", rdb, log_a)
+                check(r.returncode == 1 and "readonly" in r.stderr,
+                      f"ingest into it: exit 1, says it is read-only (got {r.returncode}: "
+                      f"{r.stderr.strip()})")
+            else:
+                print("NOT CHECKED: read-only bind mount")
+        else:
+            print("NOT CHECKED: a read-only store needs a bind mount (root)")
     finally:
+        for b in bound:
+            subprocess.run(["umount", b])
         if mounted:
             subprocess.run(["umount", mounted])
         shutil.rmtree(tmp, ignore_errors=True)
