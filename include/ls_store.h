@@ -92,14 +92,39 @@ typedef struct ls_file_progress {
 int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen);
 /*
  * The same, waiting up to `busy_ms` milliseconds while another process
- * holds the store (ls_store_open waits LS_STORE_BUSY_MS). When it is still
- * busy, LS_ESTORE with errbuf saying the store is in use. `path` "" is a private store in the temporary directory,
- * deleted by the system as soon as it is closed or the process dies.
+ * holds the store (ls_store_open waits LS_STORE_BUSY_MS;
+ * LS_STORE_WAIT_FOREVER waits as long as the other run needs). One
+ * lockspan run holds a store at a time, from open to close: the others
+ * queue (ls_store_lock). When it is still busy, LS_ESTORE with errbuf
+ * saying the store is in use. A new store follows the umask. `path` "" is
+ * a private store in the temporary directory, deleted by the system as
+ * soon as it is closed or the process dies.
  */
-#define LS_STORE_BUSY_MS 60000
+#define LS_STORE_WAIT_FOREVER (-1)
+#define LS_STORE_BUSY_MS LS_STORE_WAIT_FOREVER
 int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errbuf,
                        size_t errlen);
+/* Checkpoints what this connection committed to disk, then closes. */
 void ls_store_close(ls_store *s);
+/*
+ * The run lock of the store at `path` (created empty when missing): an
+ * exclusive flock() on the file, waited for as ls_store_open_wait() says.
+ * *out is the descriptor that holds it, for ls_store_unlock(); it must
+ * stay open while this process has the store open in SQLite (closing any
+ * descriptor of a file drops the process's POSIX locks on it, SQLite's).
+ * A file renamed over `path` while this run waited is locked instead. Used
+ * by ls_store_open_wait(), and by analyze to put a new store in place of
+ * one an ingest or report may be using.
+ */
+int ls_store_lock(const char *path, int busy_ms, int *out, char *errbuf, size_t errlen);
+void ls_store_unlock(int fd);
+/*
+ * PRAGMA quick_check of the whole store: 0 when sound, else LS_ESTORE with
+ * errbuf giving SQLite's first complaint. Ingest runs it before writing,
+ * so that a damaged store stops the run at once instead of taking rows
+ * that no report can read.
+ */
+int ls_store_check(ls_store *s, char *errbuf, size_t errlen);
 /*
  * The first SQLite error met since the store was opened (kept when it
  * happened, so a later ROLLBACK does not replace it), else SQLite's last

@@ -22,6 +22,7 @@
 #include "ls_correlate.h"
 #include "ls_ingest.h"
 #include "ls_input.h"
+#include "ls_outfile.h"
 #include "ls_report.h"
 #include "ls_store.h"
 
@@ -54,15 +55,20 @@ enum {
 static const cli_option options[] = {
     {OPT_DB, "db", 0, "FILE", NULL, CMD_ALL,
      "the store, an SQLite file (required by ingest and report). analyze builds "
-     "it in FILE.lockspan-PID.tmp renamed to FILE at the end; without --db it "
+     "it in FILE.lockspan-PID-RANDOM.tmp renamed to FILE at the end; without --db it "
      "uses a temporary store removed at exit",
      "The store: an SQLite file that keeps what was ingested and what correlation "
-     "derived (tables in docs/store.md). Required by ingest and report. analyze builds "
-     "a new store in FILE.lockspan-PID.tmp beside FILE and renames it over FILE at the "
-     "end, so the old store stays whole until then; without --db it uses a temporary "
-     "store the system removes even when the process is killed. An existing FILE that "
-     "is not a lockspan store, or is one of the inputs, is refused (exit 2) and left "
-     "as it is."},
+     "derived (tables in docs/store.md). Required by ingest and report. Any number of "
+     "ingest, report and analyze runs may be started on one store: they take it one "
+     "at a time, each waiting for the one before (see --busy-timeout). ingest first "
+     "checks the store (PRAGMA quick_check) and stops at once on a damaged one. "
+     "analyze builds a new store in FILE.lockspan-PID-RANDOM.tmp beside FILE and "
+     "renames it over FILE at the end, so the old store stays whole until then; the new "
+     "one keeps the old one's mode, owner and group where allowed, a new one follows "
+     "the umask, and a FILE that is a symbolic link is replaced at its target. Without "
+     "--db it uses a temporary store the system removes even when the process is "
+     "killed. An existing FILE that is not a lockspan store, or is one of the inputs, "
+     "is refused (exit 2) and left as it is."},
     {OPT_PREFIX, "prefix", 0, "PREFIX", NULL, CMD_ANALYZE | CMD_INGEST,
      "log_line_prefix exactly as in postgresql.conf (SHOW log_line_prefix). Default: "
      "inferred from each stderr log's first 200 lines and named on stderr",
@@ -155,8 +161,11 @@ static const cli_option options[] = {
      "stop the run: the report is written and says so, and stderr names the id. An "
      "argument that is not a trace id is a usage error (exit 2)."},
     {OPT_BUSY, "busy-timeout", 0, "SEC", NULL, CMD_INGEST | CMD_REPORT,
-     "wait this long for a store another lockspan process uses, then stop (default 60)",
-     NULL},
+     "wait at most this long for a store another lockspan run uses, then stop (default: "
+     "as long as that run takes)",
+     "Runs on one store queue for it: each waits for the one before to end, however "
+     "long that takes. With --busy-timeout a run stops (exit 1, saying the store is in "
+     "use) when it has waited SEC seconds."},
     {OPT_MAX_BAD, "max-bad-lines", 0, "N|P%", NULL, CMD_ANALYZE | CMD_INGEST,
      "fail (exit 3) when more lines than this could not be parsed: a count, or a share "
      "of the lines read once at least 10 could not be (default 10%)",
@@ -258,8 +267,13 @@ static const cli_text examples[] = {
 static const cli_text file_texts[] = {
     {"lockspan-report.md", "analyze's default report (lockspan-report.json, "
                            "lockspan-report.html with --format)"},
-    {"FILE.lockspan-PID.tmp", "a store or report being written, renamed over FILE when "
-                              "whole; one left by a killed run is removed by the next"},
+    {"FILE.lockspan-PID-RANDOM.tmp", "a store being built by analyze, or a report once "
+                                     "written (until then it has no name where the file "
+                                     "system allows), renamed over FILE when whole (after "
+                                     "an fsync; the directory is synced after); one left by "
+                                     "a killed run is removed by the next"},
+    {"FILE-wal, FILE-shm", "the store's write-ahead log and its index, while a run uses "
+                           "the store (SQLite's WAL mode)"},
 };
 
 static const cli_text environment[] = {
@@ -781,104 +795,73 @@ static int do_ingest(cli *c, ls_store *s, int *outcome)
     return too_many_bad(c, &t) ? EXIT_BAD_LINES : 0;
 }
 
-/* "<path>.lockspan-<pid>.tmp": a file of ours beside `path`, renamed over it when whole. */
-static int temp_name(char *buf, size_t n, const char *path)
-{
-    int len = snprintf(buf, n, "%s.lockspan-%ld.tmp", path, (long)getpid());
-    return len < 0 || (size_t)len >= n ? -1 : 0;
-}
-
 /*
- * Remove the temporary files of ours beside `path` (a store or report being
- * built, its journal) that a process left when it was killed: their names
- * carry the pid, and that process no longer runs.
+ * Open every report file before any analysis (ls_outfile: a temporary file
+ * beside each, renamed over it when whole), so that an -o that cannot be
+ * written fails at once, not after the analysis. *out holds
+ * c->noutputs files, or one for default_out.
  */
-static void remove_stale_temps(const char *path)
+static int open_outputs(const cli *c, const char *default_out, ls_outfile **out)
 {
-    char dir[4096], full[4096 + 256];
-    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-    size_t blen = strlen(base);
-    struct dirent *e;
-    DIR *d;
+    char errbuf[LS_OUTFILE_PATH_MAX + 256];
+    int i, n = c->noutputs ? c->noutputs : 1;
+    ls_outfile *o = ls_calloc((size_t)n, sizeof(*o));
 
-    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 2, slash ? path : "./");
-    if (!(d = opendir(dir)))
-        return;
-    while ((e = readdir(d)) != NULL) {
-        const char *n = e->d_name, *p;
-        char *end;
-        long pid;
-        if (strncmp(n, base, blen) != 0 || strncmp(n + blen, ".lockspan-", 10) != 0)
-            continue;
-        p = n + blen + 10;
-        errno = 0;
-        pid = strtol(p, &end, 10);
-        if (end == p || pid <= 0 || errno ||
-            (strcmp(end, ".tmp") != 0 && strcmp(end, ".tmp-journal") != 0))
-            continue;
-        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-            continue;
-        snprintf(full, sizeof(full), "%s%s", dir, n);
-        unlink(full);
-    }
-    closedir(d);
-}
-
-/*
- * Write the report to `out`: to a temporary file beside it, renamed over it
- * once complete, so that a full disk or a kill never leaves a cut report
- * (or destroys the previous one). Special files (/dev/stdout, a pipe) are
- * written directly.
- */
-static int write_report(const char *format, cJSON *model, const char *out, int md_full)
-{
-    char tmp[4096 + 64] = "";
-    struct stat st;
-    FILE *f;
-    int rc;
-
-    if (strcmp(out, "-") == 0) {
-        f = stdout;
-    } else if (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
-        f = fopen(out, "w");
-    } else {
-        int fd = -1;
-        remove_stale_temps(out);
-        if (temp_name(tmp, sizeof(tmp), out) == 0) {
-            unlink(tmp);
-            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        }
-        f = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (!f && fd >= 0)
-            close(fd);
-    }
-    if (!f) {
-        fprintf(stderr, "lockspan: %s: cannot write report: %s\n", out, strerror(errno));
-        if (tmp[0])
-            unlink(tmp);
+    *out = NULL;
+    if (!o) {
+        fprintf(stderr, "lockspan: out of memory\n");
         return 1;
     }
+    for (i = 0; i < n; i++) {
+        const char *path = c->noutputs ? c->outputs[i] : default_out;
+        if (ls_outfile_open(&o[i], path, 0, errbuf, sizeof(errbuf)) != 0) {
+            fprintf(stderr, "lockspan: cannot write report: %s (nothing analysed)\n", errbuf);
+            while (i-- > 0)
+                ls_outfile_abort(&o[i]);
+            free(o);
+            return 1;
+        }
+    }
+    *out = o;
+    return 0;
+}
+
+/* Remove the report files not written (their temporary files). */
+static void close_outputs(const cli *c, ls_outfile *o)
+{
+    int i, n = c->noutputs ? c->noutputs : 1;
+    if (!o)
+        return;
+    for (i = 0; i < n; i++)
+        ls_outfile_abort(&o[i]);
+    free(o);
+}
+
+/*
+ * Write the report to `o` and put it in place (ls_outfile_commit): a full
+ * disk or a kill never leaves a cut report, nor destroys the previous one,
+ * and a failure says the system's reason.
+ */
+static int write_report(const char *format, cJSON *model, ls_outfile *o, int md_full)
+{
+    char errbuf[LS_OUTFILE_PATH_MAX + 256];
+    FILE *f = ls_outfile_stream(o);
+    int rc, werr = 0;
+
+    if (!f) {
+        fprintf(stderr, "lockspan: cannot write report: %s: %s\n", o->target, strerror(errno));
+        ls_outfile_abort(o);
+        return 1;
+    }
+    errno = 0;
     rc = strcmp(format, "json") == 0   ? ls_report_write_json(model, f)
          : strcmp(format, "html") == 0 ? ls_report_write_html(model, f)
          : md_full                     ? ls_report_write_markdown_full(model, f)
                                           : ls_report_write_markdown(model, f);
-    errno = 0;
-    if (f != stdout) {
-        if (fflush(f) != 0 || ferror(f))
-            rc = LS_EIO;
-        if (fclose(f) != 0)
-            rc = LS_EIO;
-    } else if (fflush(f) != 0) {
-        rc = LS_EIO;
-    }
-    if (rc == 0 && tmp[0] && rename(tmp, out) != 0)
-        rc = LS_EIO;
-    if (rc) {
-        fprintf(stderr, "lockspan: %s: cannot write report%s%s%s\n", out,
-                errno ? ": " : "", errno ? strerror(errno) : "",
-                tmp[0] ? " (nothing written; an older report there is kept)" : "");
-        if (tmp[0])
-            unlink(tmp);
+    if (rc != 0)
+        werr = errno ? errno : EIO; /* the failed write's reason, before anything else runs */
+    if (ls_outfile_commit(o, werr, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "lockspan: cannot write report: %s\n", errbuf);
         return 1;
     }
     return 0;
@@ -889,7 +872,7 @@ static int write_report(const char *format, cJSON *model, const char *out, int m
  * build the report once and write each output from it; without -o, to
  * default_out.
  */
-static int do_report(cli *c, ls_store *s, const char *default_out)
+static int do_report(cli *c, ls_store *s, const char *default_out, ls_outfile *outs)
 {
     ls_correlate_stats cs;
     ls_progress progress;
@@ -919,7 +902,7 @@ static int do_report(cli *c, ls_store *s, const char *default_out)
                              strcmp(out, "-") == 0 ? "stdout" : out, output_format(c, out));
             ls_progress_end(&progress);
         }
-        rc = write_report(output_format(c, out), model, out, c->md_full);
+        rc = write_report(output_format(c, out), model, &outs[i], c->md_full);
         if (rc == 0 && !c->quiet && strcmp(out, "-") != 0)
             fprintf(stderr, "lockspan: report written to %s\n", out);
     }
@@ -987,6 +970,23 @@ static int check_store_path(const char *path)
     return 0;
 }
 
+/* A damaged store stops ingest before it writes (exit 1). */
+static int check_store(const cli *c, ls_store *s)
+{
+    char errbuf[512] = "";
+    int rc = ls_store_check(s, errbuf, sizeof(errbuf));
+    if (rc == 0)
+        return 0;
+    if (rc == LS_ENOMEM)
+        fprintf(stderr, "lockspan: %s: out of memory\n", c->command);
+    else
+        fprintf(stderr, "lockspan: --db %s: the store is damaged (%s); nothing was ingested. "
+                        "Keep a copy for inspection, then ingest the logs into a new --db "
+                        "file (the sqlite3 shell's .recover may save what it holds)\n",
+                c->db, errbuf);
+    return 1;
+}
+
 static int open_store(cli *c, const char *path, ls_store **s)
 {
     char errbuf[512] = "";
@@ -997,15 +997,42 @@ static int open_store(cli *c, const char *path, ls_store **s)
     return 0;
 }
 
-static void remove_store(const char *path)
+/* Remove what SQLite keeps beside a store: its WAL, WAL index and
+ * rollback journal (not the store). */
+static void remove_store_sidecars(const char *path)
 {
-    static const char *const suffix[] = {"", "-journal"};
-    char buf[4096 + 16];
+    static const char *const suffix[] = {"-wal", "-shm", "-journal"};
+    char buf[LS_OUTFILE_PATH_MAX + 16];
     size_t i;
     for (i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
         snprintf(buf, sizeof(buf), "%s%s", path, suffix[i]);
         unlink(buf);
     }
+}
+
+/*
+ * Put analyze's new store (the temporary file of `dbout`) in place of the
+ * store it replaces, once no other lockspan run uses that one (its run
+ * lock): the old store's WAL and journal must not be applied to the new
+ * one. 0, or 1 with a message.
+ */
+static int replace_store(cli *c, ls_outfile *dbout)
+{
+    char errbuf[LS_OUTFILE_PATH_MAX + 256];
+    int fd, rc = 0;
+
+    if (ls_store_lock(dbout->target, c->busy_ms, &fd, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "lockspan analyze: %s\n", errbuf);
+        ls_outfile_abort(dbout);
+        return 1;
+    }
+    remove_store_sidecars(dbout->target);
+    if (ls_outfile_commit(dbout, 0, errbuf, sizeof(errbuf)) != 0) {
+        fprintf(stderr, "lockspan analyze: cannot put the store in place: %s\n", errbuf);
+        rc = 1;
+    }
+    ls_store_unlock(fd);
+    return rc;
 }
 
 /* 1 when `db` is one of the inputs named on the command line. */
@@ -1023,8 +1050,12 @@ static int is_input(const cli *c, const char *db)
 
 static int cmd_analyze(cli *c)
 {
-    char tmpdb[4096 + 64], journal[4096 + 16];
+    char errbuf[LS_OUTFILE_PATH_MAX + 256];
     const char *db = c->db;
+    const char *default_out = strcmp(c->format, "json") == 0   ? "lockspan-report.json"
+                              : strcmp(c->format, "html") == 0 ? "lockspan-report.html"
+                                                               : "lockspan-report.md";
+    ls_outfile dbout, *outs = NULL;
     ls_store *s = NULL;
     int rc, outcome = 0;
 
@@ -1041,38 +1072,37 @@ static int cmd_analyze(cli *c)
         }
         if ((rc = check_store_path(db)) != 0)
             return rc;
-        /* Built beside the target and renamed over it at the end: the old
-         * store stays whole until then, and a killed run leaves a temporary
-         * file that the next run removes. */
-        remove_stale_temps(db);
-        if (temp_name(tmpdb, sizeof(tmpdb), db) != 0) {
-            fprintf(stderr, "lockspan analyze: --db %s: name too long\n", db);
-            return EXIT_USAGE;
-        }
-        remove_store(tmpdb);
-    } else {
-        tmpdb[0] = '\0'; /* SQLite's own temporary file, unlinked as soon as it is open */
     }
-    if ((rc = open_store(c, tmpdb, &s)) != 0)
+    if ((rc = open_outputs(c, default_out, &outs)) != 0)
         return rc;
-    rc = do_ingest(c, s, &outcome);
-    if (rc == 0)
-        rc = do_report(c, s, strcmp(c->format, "json") == 0   ? "lockspan-report.json"
-                             : strcmp(c->format, "html") == 0 ? "lockspan-report.html"
-                                                              : "lockspan-report.md");
-    ls_store_close(s);
     if (db) {
-        snprintf(journal, sizeof(journal), "%s-journal", db);
-        if (rc == 0) {
-            /* The old store's journal must not be applied to the new one. */
-            unlink(journal);
-            if (rename(tmpdb, db) != 0) {
-                fprintf(stderr, "lockspan analyze: cannot put the store in place as %s: %s\n",
-                        db, strerror(errno));
-                rc = 1;
-            }
+        /* Built beside the target (ls_outfile) and renamed over it at the
+         * end: the old store stays whole until then, and a killed run
+         * leaves a temporary file that the next run removes. */
+        if (ls_outfile_open(&dbout, db, 1, errbuf, sizeof(errbuf)) != 0) {
+            fprintf(stderr, "lockspan analyze: --db %s\n", errbuf);
+            close_outputs(c, outs);
+            return 1;
         }
-        remove_store(tmpdb); /* the journal; the store too when it failed */
+        rc = open_store(c, dbout.tmp, &s);
+    } else {
+        /* SQLite's own temporary file, unlinked as soon as it is open */
+        rc = open_store(c, "", &s);
+    }
+    if (rc == 0)
+        rc = do_ingest(c, s, &outcome);
+    if (rc == 0)
+        rc = do_report(c, s, default_out, outs);
+    ls_store_close(s); /* before dbout's descriptor closes: see ls_store_lock() */
+    close_outputs(c, outs);
+    if (db) {
+        /* What SQLite left beside the temporary store (nothing, when it
+         * closed cleanly): named after it, so removed while it has a name. */
+        remove_store_sidecars(dbout.tmp);
+        if (rc == 0)
+            rc = replace_store(c, &dbout);
+        else
+            ls_outfile_abort(&dbout);
     }
     return rc ? rc : outcome;
 }
@@ -1163,6 +1193,10 @@ static int cmd_ingest(cli *c)
         return rc;
     if ((rc = open_store(c, c->db, &s)) != 0)
         return rc;
+    if ((rc = check_store(c, s)) != 0) {
+        ls_store_close(s);
+        return rc;
+    }
     rc = do_ingest(c, s, &outcome);
     if ((rc == 0 || rc == EXIT_BAD_LINES) && c->retention_days > 0) {
         int prc = prune_store(c, s);
@@ -1175,6 +1209,7 @@ static int cmd_ingest(cli *c)
 static int cmd_report(cli *c)
 {
     char state[32];
+    ls_outfile *outs = NULL;
     ls_store *s = NULL;
     int rc;
     if (!c->db) {
@@ -1192,8 +1227,12 @@ static int cmd_report(cli *c)
     }
     if ((rc = check_store_path(c->db)) != 0)
         return rc;
-    if ((rc = open_store(c, c->db, &s)) != 0)
+    if ((rc = open_outputs(c, "-", &outs)) != 0)
         return rc;
+    if ((rc = open_store(c, c->db, &s)) != 0) {
+        close_outputs(c, outs);
+        return rc;
+    }
     if (ls_store_meta_get(s, "ingest", state, sizeof(state)) != 0) {
         rc = fail("report", LS_ESTORE, s);
     } else if (strcmp(state, "complete") != 0) {
@@ -1204,9 +1243,10 @@ static int cmd_report(cli *c)
     } else if ((rc = note_broken_inputs(c, s)) != 0) {
         rc = fail("report", rc, s);
     } else {
-        rc = do_report(c, s, "-");
+        rc = do_report(c, s, "-", outs);
     }
     ls_store_close(s);
+    close_outputs(c, outs);
     return rc;
 }
 

@@ -13,9 +13,15 @@
  * events can point at a session before its row is written.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -37,6 +43,9 @@
 #define REF_MAX 32767       /* stmt_ids back a vxid or params may point (2 bytes) */
 #define PARAMS_KEPT 4096    /* longer parameter lists are stored each time */
 #define PARAMS_MIN 64       /* the least a session's parameter buffer holds */
+#define LOCK_POLL_MS 20     /* how often a bounded wait for the run lock tries again */
+#define CLOSE_CHECKPOINT_MS 5000 /* the most ls_store_close waits for readers to flush */
+#define NEW_STORE_MODE 0666 /* less the umask, as for any new file */
 
 typedef struct session_slot {
     int pid;              /* 0: empty */
@@ -184,6 +193,7 @@ typedef struct sql_profile {
 
 struct ls_store {
     sqlite3 *db;
+    int lock_fd;          /* the store file, flock()ed for the run; -1: none */
     sql_profile *profile; /* LOCKSPAN_TIMING=sql, else NULL */
     int counting_steps;   /* ls_store_vm_steps() has been called */
     int64_t vm_steps;     /* of statements that ended since the last call */
@@ -260,8 +270,8 @@ static int store_err(ls_store *s, int rc)
     if (s && s->db && !s->err[0]) {
         if ((rc & 0xff) == SQLITE_BUSY)
             snprintf(s->err, sizeof(s->err), "the store is in use by another process "
-                     "(a lockspan ingest or report, or an sqlite3 shell); try again when it "
-                     "has finished");
+                     "(an sqlite3 shell writing it, or holding a transaction open); try "
+                     "again when it has finished");
         else if ((rc & 0xff) == SQLITE_FULL)
             snprintf(s->err, sizeof(s->err), "%s (no space left for the store or its "
                      "temporary files)", sqlite3_errmsg(s->db));
@@ -402,6 +412,135 @@ static const char *const store_upgrades[] = {
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
 
+/* "file:PATH?immutable=1" (PATH's %, ? and # escaped), or NULL: an SQLite
+ * URI to read a store that nothing can be written beside. sqlite3_free() it. */
+static char *immutable_uri(const char *path)
+{
+    ls_buf uri = LS_BUF_INIT(0);
+    char *out = NULL;
+    const char *p;
+
+    ls_buf_adds(&uri, "file:");
+    for (p = path; *p; p++) {
+        char esc[4];
+        if (*p == '%' || *p == '?' || *p == '#') {
+            snprintf(esc, sizeof(esc), "%%%02X", (unsigned char)*p);
+            ls_buf_adds(&uri, esc);
+        } else {
+            ls_buf_addc(&uri, *p);
+        }
+    }
+    ls_buf_adds(&uri, "?immutable=1");
+    if (!ls_buf_failed(&uri))
+        out = sqlite3_mprintf("%s", ls_buf_str(&uri));
+    ls_buf_free(&uri);
+    return out;
+}
+
+/*
+ * Open `path` read-write (`create`: made when missing). A store in WAL mode
+ * beside which nothing can be written (a read-only directory or file
+ * system: no -shm can be made) is opened read-only and immutable instead,
+ * so that a correlated store there can still be reported (the run lock
+ * keeps other lockspan runs out meanwhile).
+ */
+static int open_db(const char *path, int create, sqlite3 **out)
+{
+    sqlite3_stmt *st;
+    int rc = sqlite3_open_v2(path, out,
+                             SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) |
+                                 SQLITE_OPEN_NOMUTEX,
+                             NULL);
+    if (rc != SQLITE_OK || !path[0] || strcmp(path, ":memory:") == 0)
+        return rc;
+    rc = sqlite3_prepare_v2(*out, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
+    if ((rc & 0xff) != SQLITE_CANTOPEN && (rc & 0xff) != SQLITE_READONLY)
+        return SQLITE_OK;
+    sqlite3_close(*out);
+    *out = NULL;
+    {
+        char *uri = immutable_uri(path);
+        if (!uri)
+            return SQLITE_NOMEM;
+        rc = sqlite3_open_v2(uri, out, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                             NULL);
+        sqlite3_free(uri);
+        return rc;
+    }
+}
+
+/* Take `fd`'s flock, waiting up to busy_ms (LS_STORE_WAIT_FOREVER: as long
+ * as it takes): 0 when held, 1 when the time ran out, negative on error. */
+static int flock_wait(int fd, int busy_ms)
+{
+    const struct timespec nap = {0, LOCK_POLL_MS * 1000000L};
+    int waited = 0;
+
+    if (busy_ms < 0) {
+        while (flock(fd, LOCK_EX) != 0)
+            if (errno != EINTR)
+                return -1;
+        return 0;
+    }
+    for (;;) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return 0;
+        if (errno == EINTR)
+            continue;
+        if (errno != EWOULDBLOCK)
+            return -1;
+        if (waited >= busy_ms)
+            return 1;
+        nanosleep(&nap, NULL);
+        waited += LOCK_POLL_MS;
+    }
+}
+
+int ls_store_lock(const char *path, int busy_ms, int *out, char *errbuf, size_t errlen)
+{
+    *out = -1;
+    for (;;) {
+        struct stat held, now;
+        int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+        if (fd < 0 && errno == ENOENT)
+            fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, NEW_STORE_MODE);
+        if (fd < 0) {
+            snprintf(errbuf, errlen, "%s: cannot open store: %s", path, strerror(errno));
+            return LS_EIO;
+        }
+        if ((r = flock_wait(fd, busy_ms)) != 0) {
+            if (r > 0)
+                snprintf(errbuf, errlen, "%s: the store is in use by another process (waited "
+                         "%d s for it); try again when the other lockspan ingest or report "
+                         "has finished", path, busy_ms / 1000);
+            else
+                snprintf(errbuf, errlen, "%s: cannot lock store: %s", path, strerror(errno));
+            close(fd);
+            return LS_ESTORE;
+        }
+        /* While this run waited, analyze may have renamed a new store over
+         * the name (or a user removed it): lock the file the name now holds.
+         * A name that cannot be checked (not ENOENT) keeps the lock taken. */
+        if (fstat(fd, &held) == 0 && stat(path, &now) == 0
+                ? held.st_dev == now.st_dev && held.st_ino == now.st_ino
+                : errno != ENOENT) {
+            *out = fd;
+            return 0;
+        }
+        close(fd);
+    }
+}
+
+void ls_store_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* the flock goes with the last descriptor of the open file */
+}
+
 int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errbuf,
                        size_t errlen)
 {
@@ -421,9 +560,23 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         return LS_ENOMEM;
     s->rows_gen = 1;
     s->flush_at = STMT_ROWS;
+    s->lock_fd = -1;
+    /*
+     * One lockspan run at a time on a store, for its whole length: an
+     * ingest's session and statement ids continue the store's (read once,
+     * below), a report correlates what the store holds, and either would
+     * be wrong if another run wrote in between its transactions. The
+     * others queue on the file's flock (not SQLite's locks, which a reader
+     * about to write cannot wait on without a deadlock) as long as busy_ms
+     * allows. An sqlite3 shell reads meanwhile (WAL).
+     */
+    if (path[0] && strcmp(path, ":memory:") != 0 &&
+        (rc = ls_store_lock(path, busy_ms, &s->lock_fd, errbuf, errlen)) != 0) {
+        free(s);
+        return rc;
+    }
     /* One connection, one thread: SQLite's own mutexes are pure cost here. */
-    rc = sqlite3_open_v2(path, &s->db,
-                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    rc = open_db(path, 1, &s->db);
     if (rc != SQLITE_OK) {
         snprintf(errbuf, errlen, "%s: cannot open store: %s", path,
                  s->db ? sqlite3_errmsg(s->db) : "out of memory");
@@ -437,22 +590,24 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
             (s->profile = calloc(PROFILE_SLOTS, sizeof(*s->profile))) != NULL)
             sqlite3_trace_v2(s->db, SQLITE_TRACE_PROFILE, profile_cb, s);
     }
-    /* Another process holding the store: wait for it, then say so. */
-    sqlite3_busy_timeout(s->db, busy_ms);
+    /* Another process (an sqlite3 shell) writing the store: wait for it,
+     * then say so. */
+    sqlite3_busy_timeout(s->db, busy_ms < 0 ? INT_MAX : busy_ms);
     /*
-     * An offline batch store: durability against power loss is not worth a
-     * sync per commit. The rollback journal is a file: ingest mostly appends
-     * new pages, which SQLite does not journal, but correlation rewrites
-     * existing ones, and a journal in memory would grow with the store. A
-     * run killed mid-batch leaves the last batch rolled back at the next
-     * open. The page cache is capped so memory stays flat whatever the log
-     * size. 16 KiB pages: correlation reads the store out of order once it
-     * outgrows that cache, and each miss copies a page (64 KiB pages made
-     * a 1 GiB pgbench log's analyze take 43 s of CPU instead of 30 s; 4 KiB
-     * pages, 40 s).
+     * Write-ahead log with synchronous = NORMAL: a commit appends to the
+     * WAL without a sync, a checkpoint syncs the WAL and then the store;
+     * a power loss can lose the last commits but never corrupts the store
+     * (the WAL's checksums end it at the last whole commit), and
+     * ls_store_close() checkpoints, so a run that finished is on disk. A
+     * run killed mid-batch leaves the last batch out. Readers (an sqlite3
+     * shell) do not stop a writer. The page cache is capped so memory
+     * stays flat whatever the log size. 16 KiB pages: correlation reads
+     * the store out of order once it outgrows that cache, and each miss
+     * copies a page (64 KiB pages made a 1 GiB pgbench log's analyze take
+     * 43 s of CPU instead of 30 s; 4 KiB pages, 40 s).
      */
-    rc = ls_store_exec(s, "PRAGMA page_size = 16384; PRAGMA journal_mode = TRUNCATE;"
-                          " PRAGMA synchronous = OFF; PRAGMA locking_mode = EXCLUSIVE;"
+    rc = ls_store_exec(s, "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL;"
+                          " PRAGMA synchronous = NORMAL;"
                           " " LS_STORE_CACHE_PRAGMA " PRAGMA temp_store = FILE;"
                           " PRAGMA foreign_keys = OFF;");
     if (rc == 0)
@@ -466,8 +621,8 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     if (rc) {
         if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_BUSY)
             snprintf(errbuf, errlen, "%s: the store is in use by another process (waited %d s"
-                     " for it); try again when the other lockspan ingest or report has "
-                     "finished", path, busy_ms / 1000);
+                     " for it: an sqlite3 shell writing it?); try again when it has "
+                     "finished", path, busy_ms < 0 ? INT_MAX / 1000 : busy_ms / 1000);
         else
             snprintf(errbuf, errlen, "%s: not a usable SQLite store: %s", path,
                      ls_store_errmsg(s));
@@ -479,7 +634,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     for (; rc == 0 && ver >= 8 && ver < LS_STORE_SCHEMA_VERSION; ver++) {
         const char *const *ddl;
         char sql[64];
-        rc = ls_store_exec(s, "BEGIN");
+        rc = ls_store_exec(s, "BEGIN IMMEDIATE");
         if (rc == 0)
             rc = ls_store_exec(s, store_upgrades[ver - 8]);
         for (ddl = ls_schema_sql; rc == 0 && ver + 1 == LS_STORE_SCHEMA_VERSION && *ddl; ddl++)
@@ -519,7 +674,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
          * store without its version. */
         char sql[64];
         const char *const *ddl;
-        rc = ls_store_exec(s, "BEGIN");
+        rc = ls_store_exec(s, "BEGIN IMMEDIATE");
         for (ddl = ls_schema_sql; rc == 0 && *ddl; ddl++)
             rc = ls_store_exec(s, *ddl);
         snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", LS_STORE_SCHEMA_VERSION);
@@ -580,14 +735,27 @@ void ls_store_close(ls_store *s)
         free(s->cache[i].params);
     for (i = 0; i < s->nrows; i++)
         free(s->rows[i].owned);
-    if (s->db)
+    if (s->db) {
+        /* synchronous = NORMAL syncs the WAL only at a checkpoint, which
+         * sqlite3_close() runs only as the last connection to the store:
+         * one here, so that a run that ends has its commits on disk. A
+         * reader that holds its snapshot longer than CLOSE_CHECKPOINT_MS
+         * leaves the rest to the next checkpoint. */
+        if (sqlite3_db_readonly(s->db, "main") == 0) {
+            sqlite3_busy_timeout(s->db, CLOSE_CHECKPOINT_MS);
+            (void)sqlite3_wal_checkpoint_v2(s->db, "main", SQLITE_CHECKPOINT_FULL, NULL, NULL);
+        }
         sqlite3_close(s->db);
+    }
+    ls_store_unlock(s->lock_fd); /* after SQLite's descriptor: see ls_store_lock() */
     free(s);
 }
 
+/* IMMEDIATE: the write lock at once (waiting in the busy handler), not at
+ * the first write, when a reader that became a writer could only fail. */
 int ls_store_begin(ls_store *s)
 {
-    return ls_store_exec(s, "BEGIN");
+    return ls_store_exec(s, "BEGIN IMMEDIATE");
 }
 
 static int session_flush_all(ls_store *s);
@@ -1935,6 +2103,28 @@ int ls_store_meta_get(ls_store *s, const char *key, char *buf, size_t len)
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_err(s, rc);
 }
 
+int ls_store_check(ls_store *s, char *errbuf, size_t errlen)
+{
+    sqlite3_stmt *st;
+    const char *what;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL);
+
+    if (rc != SQLITE_OK) {
+        snprintf(errbuf, errlen, "%s", sqlite3_errmsg(s->db));
+        return store_err(s, rc);
+    }
+    rc = sqlite3_step(st);
+    what = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+    if (rc == SQLITE_ROW && what && strcmp(what, "ok") == 0) {
+        sqlite3_finalize(st);
+        return 0;
+    }
+    snprintf(errbuf, errlen, "%s", what ? what : sqlite3_errmsg(s->db));
+    rc = rc == SQLITE_ROW ? SQLITE_CORRUPT : rc;
+    sqlite3_finalize(st);
+    return rc == SQLITE_NOMEM ? LS_ENOMEM : LS_ESTORE;
+}
+
 int ls_store_probe(const char *path, char *errbuf, size_t errlen)
 {
     static const char magic[16] = "SQLite format 3";
@@ -1958,8 +2148,7 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen)
      * killed run is rolled back, as any SQLite client would: read-only, such
      * a store could not be read at all.
      */
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-        SQLITE_OK) {
+    if (open_db(path, 0, &db) != SQLITE_OK) {
         snprintf(errbuf, errlen, "%s: cannot open: %s", path,
                  db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);
