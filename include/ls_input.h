@@ -107,10 +107,11 @@ void ls_input_peek_end(ls_input *in);
 
 /*
  * Expand command-line PATHs into files, in the order given: a directory
- * gives its log files (names containing ".log", ".csv", ".json",
- * optionally ".gz") in the order they were written, by the timestamp of
- * each file's first record (one read of its first 8 KiB, through gzip),
- * else its mtime, then its name. A directory holding the same events in
+ * gives its log files (names containing ".log", ".csv", ".json", or a
+ * compression's ".gz", ".bz2", ".xz", ".lzma", ".zst", ".zip") in the
+ * order they were written, by the timestamp of each file's first record
+ * (one read of its first 8 KiB of text, through its decoder), else its
+ * mtime, then its name. A directory holding the same events in
  * several formats gives the richest (jsonlog, csvlog, stderr): a file of a
  * poorer format is dropped when a richer file has its name, or when it
  * began after the richest format's first file. *out is a NULL-terminated
@@ -119,7 +120,7 @@ void ls_input_peek_end(ls_input *in);
 int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, size_t errlen);
 void ls_paths_free(char **paths);
 /* Whether two paths are one log in two formats: names that differ only in
- * their .log / .csv / .json extension (and .gz), as log_destination names
+ * their .log / .csv / .json extension (and .gz, .bz2, .xz, .lzma, .zst), as log_destination names
  * them. */
 int ls_paths_same_log(const char *a, const char *b);
 

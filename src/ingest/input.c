@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "ls_common.h"
 #include "ls_decompress.h"
@@ -653,7 +652,9 @@ static int looks_like_log(const char *name)
     if (name[0] == '.')
         return 0;
     return strstr(name, ".log") || strstr(name, ".csv") || strstr(name, ".json") ||
-           strstr(name, ".gz") || strstr(name, ".syslog");
+           strstr(name, ".gz") || strstr(name, ".bz2") || strstr(name, ".xz") ||
+           strstr(name, ".lzma") || strstr(name, ".zst") || strstr(name, ".zip") ||
+           strstr(name, ".syslog");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -697,10 +698,16 @@ static size_t log_stem(const char *path, int *rank /* OUT: 1 stderr, 2 csvlog, 3
         const char *ext;
         int rank;
     } exts[] = {{".json", 3}, {".csv", 2}, {".log", 1}};
+    static const char *const packed[] = {".gz", ".bz2", ".xz", ".lzma", ".zst"};
     size_t n = strlen(path), i, e;
 
-    if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
-        n -= 3;
+    for (i = 0; i < sizeof(packed) / sizeof(packed[0]); i++) {
+        e = strlen(packed[i]);
+        if (n > e && strcmp(path + n - e, packed[i]) == 0) {
+            n -= e; /* postgresql.csv.xz is the csvlog of postgresql.log */
+            break;
+        }
+    }
     for (i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
         e = strlen(exts[i].ext);
         if (n > e && strncmp(path + n - e, exts[i].ext, e) == 0) {
@@ -811,24 +818,35 @@ static size_t ts_at(const char *s, size_t n, ls_ts *out)
 
 /*
  * The time of the first record of a log file, from one read of its first
- * PEEK_BYTES (through gzip when compressed): the first timestamp found in
- * it. stderr prefixes with %m/%t/%s, csvlog and jsonlog all begin a record
- * with one; a prefix without a time gives none (0 is returned).
+ * PEEK_BYTES (through its decoder when compressed, whatever the format):
+ * the first timestamp found in it. stderr prefixes with %m/%t/%s, csvlog
+ * and jsonlog all begin a record with one; a prefix without a time gives
+ * none (0 is returned, also when the file cannot be read).
  */
 static int first_record_ts(const char *path, ls_ts *out)
 {
-    char buf[PEEK_BYTES];
-    gzFile gz = gzopen(path, "rb"); /* reads plain files as they are */
-    int n, found = 0;
-    size_t i;
+    char buf[PEEK_BYTES], errbuf[256];
+    ls_input *in = NULL;
+    const char *line;
+    size_t n = 0, len, i;
+    uint64_t lineno;
+    int truncated, found = 0;
 
-    if (!gz)
+    if (ls_input_open(&in, path, errbuf, sizeof(errbuf)) != LS_OK)
         return 0;
-    n = gzread(gz, buf, sizeof(buf));
-    gzclose(gz);
-    for (i = 0; n > 0 && i < (size_t)n && !found; i++)
+    while (n < sizeof(buf) &&
+           ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf, sizeof(errbuf)) == 1) {
+        if (len > sizeof(buf) - n)
+            len = sizeof(buf) - n;
+        memcpy(buf + n, line, len);
+        n += len;
+        if (n < sizeof(buf))
+            buf[n++] = '\n';
+    }
+    ls_input_close(in);
+    for (i = 0; i < n && !found; i++)
         if (buf[i] >= '0' && buf[i] <= '9' && (i == 0 || buf[i - 1] < '0' || buf[i - 1] > '9'))
-            found = ts_at(buf + i, (size_t)n - i, out) > 0;
+            found = ts_at(buf + i, n - i, out) > 0;
     return found;
 }
 
@@ -1014,7 +1032,7 @@ int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, s
                 l.n = first + n;
             } else if (rc == 0) {
                 snprintf(errbuf, errlen, "%s: directory holds no log files (*.log, *.csv, "
-                         "*.json, *.gz)", p);
+                         "*.json, *.gz, *.bz2, *.xz, *.zst, *.zip)", p);
                 rc = LS_EIO;
             }
         } else {

@@ -11,11 +11,13 @@ the same through a pipe (stdin) and a process substitution <(cat f). A
 stream cut with head -c between two good files is partial: ingest exits 4
 and names it, the good files are stored whole, and `report` on that store
 exits 4 too, also with -q. A zip whose member is cut, or whose data is damaged, is
-partial as well.
+partial as well. A directory of rotated logs recompressed file by file as
+.xz/.bz2/.zst/.lzma reads as the original: same counts, order and waits.
 
 Usage: check_compress.py LOCKSPAN SAMPLES_DIR
 """
 import bz2
+import gzip
 import io
 import json
 import lzma
@@ -195,6 +197,45 @@ def check_damaged_zip(ls, tmp, samples):
           f"(exit {r.returncode}): {e[-300:]}")
 
 
+def stems(rep):
+    """The input files of a JSON report, in order, without their extensions."""
+    return [os.path.basename(f["path"]).split(".")[0] for f in rep["input"]["files"]]
+
+
+def check_directory(ls, tmp, samples):
+    """samples/rotation (names that do not sort in time order, stderr and
+    csvlog of each file, some .gz) recompressed file by file as .xz, .bz2,
+    .zst, .lzma: the directory reads as the original does, in the same
+    order (first timestamps read through each decoder), csvlog chosen
+    over stderr by name as with .gz."""
+    src = os.path.join(samples, "rotation")
+    d = os.path.join(tmp, "rotation")
+    os.mkdir(d)
+    kinds = [("xz", "xz"), ("bz2", "bzip2"), ("zst", "zstd"), ("lzma", "lzma")]
+    for i, name in enumerate(sorted(os.listdir(src))):
+        data = open(os.path.join(src, name), "rb").read()
+        if not name.startswith("postgresql-"):
+            continue
+        if name.endswith(".gz"):
+            data = gzip.decompress(data)
+            name = name[:-3]
+        ext, codec = kinds[i % len(kinds)]
+        open(os.path.join(d, f"{name}.{ext}"), "wb").write(CODECS[codec](data))
+    prefix = ["--prefix", open(os.path.join(src, "prefix.txt")).read().rstrip("\n")]
+    got = {}
+    for label, where in (("original", src), ("recompressed", d)):
+        out = os.path.join(tmp, f"rot-{label}.json")
+        r = run([ls, "analyze", "-o", out] + prefix + [where])
+        rep = json.load(open(out)) if r.returncode == 0 and os.path.exists(out) else None
+        got[label] = (counts(r), rep and stems(rep),
+                      rep and sorted((w.get("pid"), w.get("blocker_pid")) for w in rep["waits"]))
+        check(rep is not None, f"rotation {label}: analyze exit 0 (exit {r.returncode}): "
+              f"{r.stderr[-300:]!r}")
+    check(got["original"] == got["recompressed"],
+          f"rotation recompressed as xz/bz2/zst/lzma reads as the original: counts, file "
+          f"order and waits {got['original'][:2]} vs {got['recompressed'][:2]}")
+
+
 def main():
     ls, samples = sys.argv[1], sys.argv[2]
     if not shutil.which("zstd") or not shutil.which("zip"):
@@ -205,6 +246,7 @@ def main():
         check_same(ls, tmp, samples)
         check_cut(ls, tmp, samples)
         check_damaged_zip(ls, tmp, samples)
+        check_directory(ls, tmp, samples)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return report()
