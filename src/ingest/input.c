@@ -150,13 +150,20 @@ static void *gz_inflater(void *arg)
                 avail_in = (size_t)n;
                 consumed += (uint64_t)n;
             }
-            if (avail_in == 0 && in_eof) {
-                if (!ls_codec_complete(codec))
-                    err = GZ_ETRUNC;
+            if (avail_in == 0 && in_eof && ls_codec_complete(codec)) {
                 ended = 1;
                 break;
             }
+            have = avail_out;
+            /* At the end of input, a call without input lets a decoder
+             * flush what it holds; only when it gives nothing is the
+             * stream cut. */
             rc = ls_codec_run(codec, &next_in, &avail_in, &next_out, &avail_out, msg, sizeof(msg));
+            if (rc == LS_CODEC_OK && avail_in == 0 && in_eof && avail_out == have &&
+                !ls_codec_complete(codec)) {
+                err = GZ_ETRUNC;
+                break;
+            }
             if (rc == LS_CODEC_END)
                 ended = 1; /* bytes after the last stream are ignored, as by gzip -dc */
             else if (rc != LS_CODEC_OK)
