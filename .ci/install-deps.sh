@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what a fresh Debian 12 machine lacks to build and test lockspan:
-# the toolchain, the four libraries, PostgreSQL 15 for the live sample
+# the toolchain, the seven libraries (and the compressors the tests use), PostgreSQL 15 for the live sample
 # generator, Python's psycopg2 that drives it, and clang with its libFuzzer
 # and sanitizer runtimes (libclang-rt-dev) for `make fuzz`, and man-db with
 # groff-base, with which ctest renders the installed man page (and zsh, which
@@ -9,6 +9,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config
       libpcre2-dev libsqlite3-dev zlib1g-dev libcjson-dev
+      libbz2-dev liblzma-dev libzstd-dev bzip2 xz-utils zstd zip
       postgresql-15 python3 python3-psycopg2 python3-psycopg gzip sqlite3 chromium
       man-db groff-base zsh locales
       clang libclang-rt-dev)

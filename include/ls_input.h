@@ -1,6 +1,7 @@
 /*
  * ls_input.h — the first two pipeline stages: reading bytes (plain files,
- * gzip through zlib, stdin, pipes, FIFOs, devices: each read once, in
+ * compressed ones whatever their name: gzip, bzip2, xz, lzma, zstd, zip
+ * (ls_decompress.h); stdin, pipes, FIFOs, devices: each read once, in
  * order, never sought) and framing them into lines.
  *
  * Lines are split on '\n' only: a bare '\r' inside a statement is data;
@@ -30,10 +31,13 @@
 typedef struct ls_input ls_input;
 
 /*
- * Open `path` ("-" = stdin). gzip data is detected by its magic bytes,
- * whatever the file is called. Every byte is read once, in order, and
- * nothing seeks: a pipe, a FIFO, a process substitution or a device reads
- * like a file (gzip included). Returns LS_EIO with a message in errbuf
+ * Open `path` ("-" = stdin). Compressed data (gzip, bzip2, xz, lzma,
+ * zstd, a zip archive) is detected by its magic bytes, whatever the file
+ * is called, from the first LS_CODEC_SNIFF_MAX bytes read. Every byte is
+ * read once, in order, and nothing seeks: a pipe, a FIFO, a process
+ * substitution or a device reads like a file (compressed included). A
+ * damaged or cut compressed stream is an LS_EIO of ls_input_next_line
+ * after every line before the damage. Returns LS_EIO with a message in errbuf
  * when the file cannot be opened.
  */
 int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen);
@@ -64,7 +68,7 @@ void ls_input_set_pieces(ls_input *in);
  * first.
  */
 uint64_t ls_input_nuls(const ls_input *in, uint64_t *first_line);
-/* Bytes consumed so far from the underlying file (compressed size for gz). */
+/* Bytes consumed so far from the underlying file (compressed size when compressed). */
 uint64_t ls_input_raw_offset(const ls_input *in);
 /* Bytes of decompressed text delivered so far. */
 uint64_t ls_input_text_offset(const ls_input *in);
@@ -76,7 +80,11 @@ uint64_t ls_input_text_offset(const ls_input *in);
 int ls_input_unterminated(const ls_input *in);
 /* Total size of the file when known (regular files), else 0. */
 uint64_t ls_input_raw_size(const ls_input *in);
+/* 1 for gzip input (the store's files.gzip). */
 int ls_input_is_gzip(const ls_input *in);
+/* The compression its first bytes say ("gzip", "bzip2", "xz", "lzma",
+ * "zstd", "zip"), or NULL for plain text. */
+const char *ls_input_compression(const ls_input *in);
 /* Lines delivered so far. */
 uint64_t ls_input_lines(const ls_input *in);
 /* 1 for stdin and anything but a regular file: it can be read only once. */
@@ -99,10 +107,11 @@ void ls_input_peek_end(ls_input *in);
 
 /*
  * Expand command-line PATHs into files, in the order given: a directory
- * gives its log files (names containing ".log", ".csv", ".json",
- * optionally ".gz") in the order they were written, by the timestamp of
- * each file's first record (one read of its first 8 KiB, through gzip),
- * else its mtime, then its name. A directory holding the same events in
+ * gives its log files (names containing ".log", ".csv", ".json", or a
+ * compression's ".gz", ".bz2", ".xz", ".lzma", ".zst", ".zip") in the
+ * order they were written, by the timestamp of each file's first record
+ * (one read of its first 8 KiB of text, through its decoder), else its
+ * mtime, then its name. A directory holding the same events in
  * several formats gives the richest (jsonlog, csvlog, stderr): a file of a
  * poorer format is dropped when a richer file has its name, or when it
  * began after the richest format's first file. *out is a NULL-terminated
@@ -111,7 +120,7 @@ void ls_input_peek_end(ls_input *in);
 int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, size_t errlen);
 void ls_paths_free(char **paths);
 /* Whether two paths are one log in two formats: names that differ only in
- * their .log / .csv / .json extension (and .gz), as log_destination names
+ * their .log / .csv / .json extension (and .gz, .bz2, .xz, .lzma, .zst), as log_destination names
  * them. */
 int ls_paths_same_log(const char *a, const char *b);
 

@@ -242,11 +242,13 @@ static const cli_text exits[] = {
     {"2", "usage error, or a --db that exists and is not a lockspan store (left as it is)"},
     {"3", "more unparsable lines than --max-bad-lines allows (default: over 10% of the "
           "lines, and at least 10); ingest keeps what it read, analyze writes no report"},
-    {"4", "partial: an input broke before its end (a cut or damaged .gz, a read error, a "
+    {"4", "partial: an input broke before its end (a cut or damaged .gz, .bz2, .xz, .zst or .zip, a read error, a "
           "stream without line breaks or, of a PostgreSQL log, ending in the middle of a "
           "line). What was read of it and the other inputs are "
           "stored and reported; stderr and the report's input section say where it broke. "
-          "An ingest of the same file later reads on if it has grown or been replaced"},
+          "An ingest of the same file later reads on if it has grown or been replaced. "
+          "report exits 4 too (after writing the report) while its store holds such an "
+          "input"},
     {"5", "nothing to read: an input named (a file, a stream, a whole directory) was "
           "empty or is no log or trace; the other inputs are stored and reported. "
           "--allow-empty makes this exit 0. With 4, 4 is returned"},
@@ -913,9 +915,10 @@ static int do_report(cli *c, ls_store *s, const char *default_out, ls_outfile *o
 /*
  * Say on stderr when inputs of the store were not fully read (an ingest
  * that exited 4): the report is of what was read, and its input section
- * names them. Returns 0 or LS_ESTORE.
+ * names them. Sets *broken to their number (report then exits
+ * EXIT_PARTIAL, as the ingest did). Returns 0 or LS_ESTORE.
  */
-static int note_broken_inputs(const cli *c, ls_store *s)
+static int note_broken_inputs(const cli *c, ls_store *s, int64_t *broken)
 {
     static const char sql[] = "SELECT count(DISTINCT file_id) FROM bad_lines"
                               " WHERE substr(reason, 1, length(?1)) = ?1";
@@ -931,6 +934,7 @@ static int note_broken_inputs(const cli *c, ls_store *s)
         rc = 0;
     }
     ls_stmt_finalize(st);
+    *broken = n;
     if (rc == 0 && n > 0 && !c->quiet)
         fprintf(stderr, "lockspan report: %s: %lld input%s of this store %s not fully read "
                 "(cut or damaged): the report is of what was read, its input section says "
@@ -1211,6 +1215,7 @@ static int cmd_report(cli *c)
     char state[32];
     ls_outfile *outs = NULL;
     ls_store *s = NULL;
+    int64_t broken = 0;
     int rc;
     if (!c->db) {
         fprintf(stderr, "lockspan report: --db FILE is required\n");
@@ -1240,10 +1245,12 @@ static int cmd_report(cli *c)
                         "(killed, or stopped by an error); run the same 'lockspan ingest' "
                         "again: it goes on from where the store ends\n", c->db);
         rc = 1;
-    } else if ((rc = note_broken_inputs(c, s)) != 0) {
+    } else if ((rc = note_broken_inputs(c, s, &broken)) != 0) {
         rc = fail("report", rc, s);
     } else {
         rc = do_report(c, s, "-", outs);
+        if (rc == 0 && broken > 0)
+            rc = EXIT_PARTIAL; /* the report is written, of a store that lacks some */
     }
     ls_store_close(s);
     close_outputs(c, outs);

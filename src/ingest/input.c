@@ -4,11 +4,12 @@
  * lines. A peek looks at the lines ahead and leaves them to be read.
  *
  * One read buffer per input, grown only while a single line needs it and
- * never past LS_LINE_MAX. gzip is detected by its magic bytes and inflated
- * by zlib in a thread of its own (gz_pipe), a few large blocks ahead of the
- * framing: on two cores inflating and parsing overlap instead of taking
- * turns. Multi-member files (rotated logs concatenated with cat) are read
- * member after member, as gzip -dc does.
+ * never past LS_LINE_MAX. Compression (gzip, bzip2, xz, lzma, zstd, zip:
+ * decompress.c) is detected by its magic bytes and decoded in a thread of
+ * its own (gz_pipe, named after its first format), a few large blocks
+ * ahead of the framing: on two cores decoding and parsing overlap instead
+ * of taking turns. Multi-member files (rotated logs concatenated with cat)
+ * are read member after member, as gzip -dc does.
  */
 #include <pthread.h>
 #include <dirent.h>
@@ -19,9 +20,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "ls_common.h"
+#include "ls_decompress.h"
 #include "ls_input.h"
 
 #define READ_CHUNK (256u * 1024u)
@@ -49,7 +50,8 @@ typedef struct gz_pipe {
     int err;                    /* 0, GZ_EDATA, GZ_ETRUNC, GZ_EREAD */
     char errmsg[200];
     uint64_t err_at;            /* compressed offset of the error */
-    unsigned char pre[2];       /* the magic bytes the sniffing read off the file */
+    ls_codec_kind kind;         /* the compression, from the magic bytes */
+    unsigned char pre[LS_CODEC_SNIFF_MAX]; /* the bytes the sniffing read off the file */
     size_t npre;
 } gz_pipe;
 
@@ -65,7 +67,7 @@ enum {
 struct ls_input {
     int fd;
     int owns_fd;
-    gz_pipe *gz;          /* non-NULL for gzip input */
+    gz_pipe *gz;          /* non-NULL for compressed input (any ls_codec_kind) */
     char *path;
     char *buf;
     size_t cap;           /* allocated bytes of buf */
@@ -79,8 +81,9 @@ struct ls_input {
     uint64_t nuls, nul_line; /* NUL bytes replaced, and the line of the first */
     uint64_t lineno;
     uint64_t raw_off, text_off, raw_size;
-    unsigned char head[2];
+    unsigned char head[LS_CODEC_SNIFF_MAX];
     size_t nhead;         /* magic bytes read ahead from a plain stream */
+    ls_codec_kind codec;  /* the compression its magic bytes say */
     int stream;           /* stdin, a pipe, a FIFO, a device: read once, never sought */
     uint64_t line_bytes;  /* bytes of the line being skipped (over LS_LINE_MAX) */
     /* A peek (ls_input_peek_begin): where reading resumes at its end. The
@@ -94,32 +97,33 @@ struct ls_input {
 };
 
 /*
- * Inflate one member after another into the free blocks until the input
- * ends, an error, or the reader stops. Runs in its own thread.
+ * Decode stream after stream into the free blocks until the input ends,
+ * an error, or the reader stops. Runs in its own thread.
  */
 static void *gz_inflater(void *arg)
 {
     gz_pipe *g = arg;
-    z_stream z;
+    ls_codec *codec = NULL;
     unsigned char *inbuf = ls_malloc(READ_CHUNK);
+    const unsigned char *next_in = inbuf;
+    size_t avail_in = 0;
     uint64_t consumed = 0; /* compressed bytes read from the file */
-    int err = 0, zrc = Z_OK, ended = 0, in_eof = 0;
+    int err = 0, ended = 0, in_eof = 0;
     char msg[sizeof(g->errmsg)] = "";
 
-    memset(&z, 0, sizeof(z));
-    if (!inbuf || inflateInit2(&z, 15 + 16) != Z_OK) {
+    if (!inbuf || ls_codec_new(&codec, g->kind) != LS_OK) {
         err = GZ_EDATA;
         snprintf(msg, sizeof(msg), "out of memory");
     } else {
         /* The input is read once: the magic bytes come first. */
         memcpy(inbuf, g->pre, g->npre);
-        z.next_in = inbuf;
-        z.avail_in = (uInt)g->npre;
+        avail_in = g->npre;
         consumed = g->npre;
     }
     while (!err && !ended) {
-        int slot;
-        size_t have;
+        int slot, rc;
+        unsigned char *next_out;
+        size_t avail_out = GZ_BLOCK, have;
 
         pthread_mutex_lock(&g->mu);
         while (g->count == GZ_BLOCKS && !g->stop)
@@ -129,10 +133,9 @@ static void *gz_inflater(void *arg)
         pthread_mutex_unlock(&g->mu);
         if (ended)
             break;
-        z.next_out = g->blk[slot];
-        z.avail_out = GZ_BLOCK;
-        while (z.avail_out > 0 && !err && !ended) {
-            if (z.avail_in == 0 && !in_eof) {
+        next_out = g->blk[slot];
+        while (avail_out > 0 && !err && !ended) {
+            if (avail_in == 0 && !in_eof) {
                 ssize_t n;
                 do {
                     n = read(g->fd, inbuf, READ_CHUNK);
@@ -143,36 +146,34 @@ static void *gz_inflater(void *arg)
                     break;
                 }
                 in_eof = n == 0;
-                z.next_in = inbuf;
-                z.avail_in = (uInt)n;
+                next_in = inbuf;
+                avail_in = (size_t)n;
                 consumed += (uint64_t)n;
             }
-            if (z.avail_in == 0 && in_eof) {
-                if (zrc != Z_STREAM_END)
-                    err = GZ_ETRUNC;
+            if (avail_in == 0 && in_eof && ls_codec_complete(codec)) {
                 ended = 1;
                 break;
             }
-            if (zrc == Z_STREAM_END) {
-                /* Another member follows only if it starts like one: gzip
-                 * -dc, like zlib's gzread, ignores trailing garbage. */
-                if (z.next_in[0] != 0x1f) {
-                    ended = 1;
-                    break;
-                }
-                inflateReset(&z);
+            have = avail_out;
+            /* At the end of input, a call without input lets a decoder
+             * flush what it holds; only when it gives nothing is the
+             * stream cut. */
+            rc = ls_codec_run(codec, &next_in, &avail_in, &next_out, &avail_out, msg, sizeof(msg));
+            if (rc == LS_CODEC_OK && avail_in == 0 && in_eof && avail_out == have &&
+                !ls_codec_complete(codec)) {
+                err = GZ_ETRUNC;
+                break;
             }
-            zrc = inflate(&z, Z_NO_FLUSH);
-            if (zrc != Z_OK && zrc != Z_STREAM_END && zrc != Z_BUF_ERROR) {
+            if (rc == LS_CODEC_END)
+                ended = 1; /* bytes after the last stream are ignored, as by gzip -dc */
+            else if (rc != LS_CODEC_OK)
                 err = GZ_EDATA;
-                snprintf(msg, sizeof(msg), "%s", z.msg ? z.msg : zError(zrc));
-            }
         }
-        have = GZ_BLOCK - z.avail_out;
+        have = GZ_BLOCK - avail_out;
         pthread_mutex_lock(&g->mu);
         if (have > 0) {
             g->len[slot] = have;
-            g->raw_at[slot] = consumed - z.avail_in;
+            g->raw_at[slot] = consumed - avail_in;
             g->count++;
         }
         pthread_cond_broadcast(&g->cv);
@@ -180,12 +181,12 @@ static void *gz_inflater(void *arg)
     }
     pthread_mutex_lock(&g->mu);
     g->err = err;
-    g->err_at = consumed - z.avail_in;
+    g->err_at = consumed - avail_in;
     memcpy(g->errmsg, msg, sizeof(msg));
     g->done = 1;
     pthread_cond_broadcast(&g->cv);
     pthread_mutex_unlock(&g->mu);
-    inflateEnd(&z);
+    ls_codec_free(codec);
     free(inbuf);
     return NULL;
 }
@@ -209,17 +210,18 @@ static void gz_pipe_free(gz_pipe *g)
     free(g);
 }
 
-/* A pipe for `fd`, whose first `npre` bytes (the gzip magic) were read
- * already into `pre`: nothing is read twice, nothing seeks, so a pipe or a
+/* A pipe for `fd` compressed as `kind`, whose first `npre` bytes (the
+ * magic) were read already into `pre`: nothing is read twice, nothing seeks, so a pipe or a
  * FIFO inflates like a file. The thread starts at the first read, so an
  * input opened only to peek costs nothing. */
-static gz_pipe *gz_pipe_new(int fd, const unsigned char *pre, size_t npre)
+static gz_pipe *gz_pipe_new(int fd, ls_codec_kind kind, const unsigned char *pre, size_t npre)
 {
     gz_pipe *g = ls_calloc(1, sizeof(*g));
     int i;
     if (!g)
         return NULL;
     g->fd = fd;
+    g->kind = kind;
     memcpy(g->pre, pre, npre);
     g->npre = npre;
     pthread_mutex_init(&g->mu, NULL);
@@ -260,17 +262,18 @@ static int gz_take(ls_input *in, size_t room, char *errbuf, size_t errlen)
             in->eof = 1;
             return 0;
         case GZ_ETRUNC:
-            snprintf(errbuf, errlen, "%s: gzip stream is truncated at compressed byte %llu "
-                     "(after %llu bytes of text, line %llu)", in->path, at, text,
-                     (unsigned long long)in->lineno);
+            snprintf(errbuf, errlen, "%s: %s stream is truncated at compressed byte %llu "
+                     "(after %llu bytes of text, line %llu)", in->path, ls_codec_name(g->kind),
+                     at, text, (unsigned long long)in->lineno);
             return LS_EIO;
         case GZ_EREAD:
             snprintf(errbuf, errlen, "%s: read error: %s", in->path, g->errmsg);
             return LS_EIO;
         default:
-            snprintf(errbuf, errlen, "%s: gzip data error near compressed byte %llu (after "
+            snprintf(errbuf, errlen, "%s: %s data error near compressed byte %llu (after "
                      "%llu bytes of text, line %llu): %s; the file is damaged from there on",
-                     in->path, at, text, (unsigned long long)in->lineno, g->errmsg);
+                     in->path, ls_codec_name(g->kind), at, text,
+                     (unsigned long long)in->lineno, g->errmsg);
             return LS_EIO;
         }
     }
@@ -334,19 +337,21 @@ int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen)
         }
     }
 
-    /* Sniff the gzip magic; a pipe cannot seek, so keep what was read. */
+    /* Sniff the compression's magic; a pipe cannot seek, so keep what was
+     * read. */
     do {
-        n = read(in->fd, in->head + in->nhead, 2 - in->nhead);
+        n = read(in->fd, in->head + in->nhead, sizeof(in->head) - in->nhead);
         if (n > 0)
             in->nhead += (size_t)n;
-    } while ((n > 0 && in->nhead < 2) || (n < 0 && errno == EINTR));
+    } while ((n > 0 && in->nhead < sizeof(in->head)) || (n < 0 && errno == EINTR));
     if (n < 0) {
         snprintf(errbuf, errlen, "%s: read error: %s", path, strerror(errno));
         ls_input_close(in);
         return LS_EIO;
     }
-    if (in->nhead == 2 && in->head[0] == 0x1f && in->head[1] == 0x8b) {
-        if (!(in->gz = gz_pipe_new(in->fd, in->head, in->nhead))) {
+    in->codec = ls_codec_sniff(in->head, in->nhead);
+    if (in->codec != LS_CODEC_PLAIN) {
+        if (!(in->gz = gz_pipe_new(in->fd, in->codec, in->head, in->nhead))) {
             ls_input_close(in);
             return LS_ENOMEM;
         }
@@ -621,7 +626,12 @@ uint64_t ls_input_raw_size(const ls_input *in)
 
 int ls_input_is_gzip(const ls_input *in)
 {
-    return in->gz != NULL;
+    return in->codec == LS_CODEC_GZIP;
+}
+
+const char *ls_input_compression(const ls_input *in)
+{
+    return in->codec == LS_CODEC_PLAIN ? NULL : ls_codec_name(in->codec);
 }
 
 uint64_t ls_input_lines(const ls_input *in)
@@ -649,7 +659,9 @@ static int looks_like_log(const char *name)
     if (name[0] == '.')
         return 0;
     return strstr(name, ".log") || strstr(name, ".csv") || strstr(name, ".json") ||
-           strstr(name, ".gz") || strstr(name, ".syslog");
+           strstr(name, ".gz") || strstr(name, ".bz2") || strstr(name, ".xz") ||
+           strstr(name, ".lzma") || strstr(name, ".zst") || strstr(name, ".zip") ||
+           strstr(name, ".syslog");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -693,10 +705,16 @@ static size_t log_stem(const char *path, int *rank /* OUT: 1 stderr, 2 csvlog, 3
         const char *ext;
         int rank;
     } exts[] = {{".json", 3}, {".csv", 2}, {".log", 1}};
+    static const char *const packed[] = {".gz", ".bz2", ".xz", ".lzma", ".zst"};
     size_t n = strlen(path), i, e;
 
-    if (n > 3 && strcmp(path + n - 3, ".gz") == 0)
-        n -= 3;
+    for (i = 0; i < sizeof(packed) / sizeof(packed[0]); i++) {
+        e = strlen(packed[i]);
+        if (n > e && strcmp(path + n - e, packed[i]) == 0) {
+            n -= e; /* postgresql.csv.xz is the csvlog of postgresql.log */
+            break;
+        }
+    }
     for (i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
         e = strlen(exts[i].ext);
         if (n > e && strncmp(path + n - e, exts[i].ext, e) == 0) {
@@ -807,24 +825,35 @@ static size_t ts_at(const char *s, size_t n, ls_ts *out)
 
 /*
  * The time of the first record of a log file, from one read of its first
- * PEEK_BYTES (through gzip when compressed): the first timestamp found in
- * it. stderr prefixes with %m/%t/%s, csvlog and jsonlog all begin a record
- * with one; a prefix without a time gives none (0 is returned).
+ * PEEK_BYTES (through its decoder when compressed, whatever the format):
+ * the first timestamp found in it. stderr prefixes with %m/%t/%s, csvlog
+ * and jsonlog all begin a record with one; a prefix without a time gives
+ * none (0 is returned, also when the file cannot be read).
  */
 static int first_record_ts(const char *path, ls_ts *out)
 {
-    char buf[PEEK_BYTES];
-    gzFile gz = gzopen(path, "rb"); /* reads plain files as they are */
-    int n, found = 0;
-    size_t i;
+    char buf[PEEK_BYTES], errbuf[256];
+    ls_input *in = NULL;
+    const char *line;
+    size_t n = 0, len, i;
+    uint64_t lineno;
+    int truncated, found = 0;
 
-    if (!gz)
+    if (ls_input_open(&in, path, errbuf, sizeof(errbuf)) != LS_OK)
         return 0;
-    n = gzread(gz, buf, sizeof(buf));
-    gzclose(gz);
-    for (i = 0; n > 0 && i < (size_t)n && !found; i++)
+    while (n < sizeof(buf) &&
+           ls_input_next_line(in, &line, &len, &lineno, &truncated, errbuf, sizeof(errbuf)) == 1) {
+        if (len > sizeof(buf) - n)
+            len = sizeof(buf) - n;
+        memcpy(buf + n, line, len);
+        n += len;
+        if (n < sizeof(buf))
+            buf[n++] = '\n';
+    }
+    ls_input_close(in);
+    for (i = 0; i < n && !found; i++)
         if (buf[i] >= '0' && buf[i] <= '9' && (i == 0 || buf[i - 1] < '0' || buf[i - 1] > '9'))
-            found = ts_at(buf + i, (size_t)n - i, out) > 0;
+            found = ts_at(buf + i, n - i, out) > 0;
     return found;
 }
 
@@ -1010,7 +1039,7 @@ int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, s
                 l.n = first + n;
             } else if (rc == 0) {
                 snprintf(errbuf, errlen, "%s: directory holds no log files (*.log, *.csv, "
-                         "*.json, *.gz)", p);
+                         "*.json, *.gz, *.bz2, *.xz, *.zst, *.zip)", p);
                 rc = LS_EIO;
             }
         } else {

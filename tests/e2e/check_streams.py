@@ -11,7 +11,7 @@ loop) with a message. An empty file, a README
 and a PNG given as a log exit 5 with a message (0 with --allow-empty). The
 bad-line share applies below 1000 lines (at least 10 bad lines). A .gz cut
 with head -c between two whole ones: exit 4, the rest is stored, report
-works and names where it broke, the next ingest of the same bytes exits 0,
+works, exits 4 and names where it broke, the next ingest of the same bytes exits 0,
 and once the whole .gz replaces it the store reads on to its end.
 
 Usage: check_streams.py LOCKSPAN SAMPLES_DIR
@@ -227,9 +227,10 @@ def check_cut_gz(ls, tmp, samples):
           f"cut .gz among good ones: ingest exits {EXIT_PARTIAL}, names it (exit "
           f"{r.returncode}): {e[-400:]}")
     r = run([ls, "report", "--db", db, "-o", rj])
-    check(r.returncode == 0 and "1 input of this store was not fully read" in err(r),
-          f"report on the store after a cut .gz: exit 0, says so ({err(r)[-300:]})")
-    rep = json.load(open(rj)) if r.returncode == 0 else {"input": {"files": [],
+    check(r.returncode == EXIT_PARTIAL and "1 input of this store was not fully read" in err(r),
+          f"report on the store after a cut .gz: exit {EXIT_PARTIAL}, says so (exit "
+          f"{r.returncode}: {err(r)[-300:]})")
+    rep = json.load(open(rj)) if r.returncode == EXIT_PARTIAL else {"input": {"files": [],
                                                                    "bad_line_samples": []}}
     files = {os.path.basename(f["path"]): f for f in rep["input"]["files"]}
     for i, log in enumerate(logs):
@@ -253,6 +254,7 @@ def check_cut_gz(ls, tmp, samples):
     check(r.returncode == 0 and "reading on" in err(r),
           f"the whole .gz in its place: read on (exit {r.returncode}): {err(r)[-300:]}")
     r = run([ls, "report", "-q", "--db", db, "-o", rj])
+    check(r.returncode == 0, f"report on the store now whole: exit 0 (exit {r.returncode})")
     rep = json.load(open(rj)) if r.returncode == 0 else {"input": {"files": [],
                                                                    "bad_line_samples": []}}
     files = {os.path.basename(f["path"]): f for f in rep["input"]["files"]}

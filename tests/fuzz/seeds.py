@@ -12,8 +12,13 @@ fast; the origin of each is in its file name. The stderr_prefix seeds start
 with the sample's log_line_prefix on a line of its own; the e2e seeds join
 files with the fuzz_e2e separator line (a log, its snapshots, its traces).
 """
+import bz2
 import glob
 import gzip
+import io
+import lzma
+import subprocess
+import zipfile
 import hashlib
 import json
 import os
@@ -205,6 +210,32 @@ def main():
         if spans:
             o.put("e2e", f"app/postgresql.log+traces.otlp.jsonl.{i}", w + SEP + b"\n".join(spans[:2]) + b"\n")
     o.put("e2e", "basic/postgresql.log.gz", gzip.compress(windows(read(os.path.join(samples, "basic/postgresql.log")), 1, 60, E2E_MAX)[0], mtime=0))
+
+    # Stage 1: a window of a real log in every compression the decoders
+    # read, the first byte 0 (sniff) for fuzz_decompress, and for fuzz_input
+    # a two-byte header (pipe or file, peek lengths) before plain and
+    # compressed windows.
+    for s in ("basic", "hostile"):
+        for i, w in enumerate(windows(read(os.path.join(samples, s, "postgresql.log")), 2)):
+            for name, blob in compressed(w).items():
+                o.put("decompress", f"{s}/postgresql.log.{i}.{name}", b"\0" + blob)
+                o.put("input", f"{s}/postgresql.log.{i}.{name}", bytes([i & 3, 0x23]) + blob)
+            o.put("input", f"{s}/postgresql.log.{i}", bytes([1, 0x35]) + w)
+
+
+def compressed(data):
+    """data in each format ls_codec_sniff knows (zstd only when its tool is here)."""
+    out = {"gz": gzip.compress(data, mtime=0), "bz2": bz2.compress(data),
+           "xz": lzma.compress(data, format=lzma.FORMAT_XZ),
+           "lzma": lzma.compress(data, format=lzma.FORMAT_ALONE)}
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("postgresql.log", data)
+    out["zip"] = b.getvalue()
+    if shutil.which("zstd"):
+        out["zst"] = subprocess.run(["zstd", "-q", "-c"], input=data, capture_output=True,
+                                    check=True).stdout
+    return out
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
  * test_input.c — input.c on inputs that can be read only once: a pipe
  * (plain and gzip, fed by a thread), a peek at the lines ahead that are
  * then delivered again, and a stream without line breaks that ends with an
- * error instead of running forever.
+ * error instead of running forever; bzip2, xz, lzma and zstd sniffed by
+ * their magic bytes and read through a pipe, whole and cut; every decoder
+ * fed one byte at a time.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -10,9 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <bzlib.h>
+#include <lzma.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "ls_common.h"
+#include "ls_decompress.h"
 #include "ls_input.h"
 #include "ls_test.h"
 
@@ -238,11 +244,144 @@ static void test_no_break(void)
     close_pipe(&f, in, rfd);
 }
 
+/* `src` compressed as `kind` (bzip2, xz, lzma, zstd) in a malloc'ed
+ * buffer, by the libraries themselves. NULL on failure. */
+static unsigned char *compress_as(ls_codec_kind kind, const char *src, size_t len,
+                                  size_t *out_len)
+{
+    size_t cap = len * 2 + 1024;
+    unsigned char *out = malloc(cap);
+    int ok = 0;
+
+    if (!out)
+        return NULL;
+    if (kind == LS_CODEC_BZIP2) {
+        unsigned n = (unsigned)cap;
+        ok = BZ2_bzBuffToBuffCompress((char *)out, &n, (char *)(uintptr_t)src, (unsigned)len,
+                                      1, 0, 0) == BZ_OK;
+        *out_len = n;
+    } else if (kind == LS_CODEC_XZ) {
+        *out_len = 0;
+        ok = lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, (const uint8_t *)src, len, out,
+                                     out_len, cap) == LZMA_OK;
+    } else if (kind == LS_CODEC_LZMA) {
+        lzma_stream z = LZMA_STREAM_INIT;
+        lzma_options_lzma opt;
+        ok = lzma_lzma_preset(&opt, 6) == 0 && lzma_alone_encoder(&z, &opt) == LZMA_OK;
+        z.next_in = (const uint8_t *)src;
+        z.avail_in = len;
+        z.next_out = out;
+        z.avail_out = cap;
+        ok = ok && lzma_code(&z, LZMA_FINISH) == LZMA_STREAM_END;
+        *out_len = cap - z.avail_out;
+        lzma_end(&z);
+    } else if (kind == LS_CODEC_ZSTD) {
+        *out_len = ZSTD_compress(out, cap, src, len, 3);
+        ok = !ZSTD_isError(*out_len);
+    }
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+static const ls_codec_kind stream_kinds[] = {LS_CODEC_BZIP2, LS_CODEC_XZ, LS_CODEC_LZMA,
+                                             LS_CODEC_ZSTD};
+
+/* Each compression through a pipe: sniffed by content, every line read;
+ * the same stream cut short ends with a "truncated" error naming it. */
+static void test_pipe_compressed(void)
+{
+    size_t k;
+    for (k = 0; k < sizeof(stream_kinds) / sizeof(stream_kinds[0]); k++) {
+        size_t zlen = 0, len;
+        unsigned char *z = compress_as(stream_kinds[k], log_text, sizeof(log_text) - 1, &zlen);
+        const char *name = ls_codec_name(stream_kinds[k]), *line;
+        int rfd = -1, rc, n = 0, cut, tr;
+        uint64_t no;
+        char err[256] = "";
+        feeder f;
+        ls_input *in;
+
+        CHECK(z != NULL);
+        if (!z)
+            continue;
+        CHECK_INT(ls_codec_sniff(z, zlen < LS_CODEC_SNIFF_MAX ? zlen : LS_CODEC_SNIFF_MAX),
+                  stream_kinds[k]);
+        for (cut = 0; cut < 2; cut++) {
+            in = open_pipe(&f, z, cut ? zlen - 6 : zlen, 0, &rfd);
+            CHECK(in != NULL);
+            if (!in)
+                break;
+            CHECK(ls_input_compression(in) && strcmp(ls_input_compression(in), name) == 0);
+            CHECK_INT(ls_input_is_gzip(in), 0);
+            n = 0;
+            while ((rc = ls_input_next_line(in, &line, &len, &no, &tr, err, sizeof(err))) == 1) {
+                CHECK(n < 3 && len == strlen(log_lines[n]) && memcmp(line, log_lines[n], len) == 0);
+                n++;
+            }
+            if (cut) {
+                CHECK_INT(rc, LS_EIO);
+                CHECK(strstr(err, name) != NULL && strstr(err, "truncated") != NULL);
+            } else {
+                CHECK_INT(rc, 0);
+                CHECK_INT(n, 3);
+            }
+            close_pipe(&f, in, rfd);
+        }
+        free(z);
+    }
+}
+
+/* Every decoder given one byte at a time and one byte of room gives the
+ * text back; a plain log is not sniffed as compressed. */
+static void test_codec_bytewise(void)
+{
+    static const ls_codec_kind kinds[] = {LS_CODEC_GZIP, LS_CODEC_BZIP2, LS_CODEC_XZ,
+                                          LS_CODEC_LZMA, LS_CODEC_ZSTD};
+    char text[sizeof(log_text)];
+    size_t k;
+
+    static const unsigned char zeros[LS_CODEC_SNIFF_MAX];
+    CHECK_INT(ls_codec_sniff((const unsigned char *)log_text, LS_CODEC_SNIFF_MAX),
+              LS_CODEC_PLAIN);
+    CHECK_INT(ls_codec_sniff(zeros, sizeof(zeros)), LS_CODEC_PLAIN); /* /dev/zero */
+    for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        size_t zlen = 0, pos = 0, got = 0;
+        unsigned char *z = kinds[k] == LS_CODEC_GZIP
+                               ? gzip_of(log_text, sizeof(log_text) - 1, &zlen)
+                               : compress_as(kinds[k], log_text, sizeof(log_text) - 1, &zlen);
+        ls_codec *c = NULL;
+        char msg[128];
+        int rc = LS_CODEC_OK, spins = 0;
+
+        CHECK(z != NULL && ls_codec_new(&c, kinds[k]) == LS_OK);
+        while (z && c && rc == LS_CODEC_OK && got < sizeof(text) && spins++ < 1000000) {
+            const unsigned char *in = z + pos;
+            unsigned char *out = (unsigned char *)text + got;
+            size_t inlen = pos < zlen ? 1 : 0, room = 1;
+            if (inlen == 0 && ls_codec_complete(c))
+                break;
+            rc = ls_codec_run(c, &in, &inlen, &out, &room, msg, sizeof(msg));
+            pos = (size_t)(in - z);
+            got = (size_t)(out - (unsigned char *)text);
+        }
+        CHECK_INT(rc, LS_CODEC_OK);
+        CHECK(c && ls_codec_complete(c));
+        CHECK(got == sizeof(log_text) - 1 && memcmp(text, log_text, got) == 0);
+        ls_codec_free(c);
+        free(z);
+    }
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a feeder whose reader stopped gets EPIPE */
     test_pipe(0);
     test_pipe(1);
+    test_pipe_compressed();
+    test_codec_bytewise();
     test_peek_nuls();
     test_peek_long();
     test_no_break();
