@@ -5,6 +5,8 @@
 # app recorded on the client side. Run as root from the repository root or
 # anywhere; needs node/npm (npm ci fetches app/node_modules once).
 #   samples/blind-otel.sh [DURATION_S]      (default 25)
+# With LOCKSPAN=path/to/lockspan it also writes report.md, report.html and
+# report.json.gz (lockspan analyze of the log and the export).
 # Ports (127.0.0.1): PostgreSQL 55490, app 55491, partner stub 55492,
 # OTLP receiver 55493.
 set -euo pipefail
@@ -77,4 +79,11 @@ if (($(stat -c %s "$OUT/traces.otlp.jsonl") > OTLP_GZIP_OVER)); then
 fi
 python3 "$APP/build_truth.py" "$TRUTH_OUT" "$OUT/truth.json"
 echo "log_line_prefix: $PREFIX" >"$OUT/settings.txt"
+if [[ -n ${LOCKSPAN:-} ]]; then
+    rm -f "$OUT"/report.*
+    (cd "$OUT" && "$LOCKSPAN" analyze -q --generated-at "blind-otel.sh" \
+        -o report.md -o report.html -o report.json \
+        postgresql.log traces.otlp.jsonl*)
+    gzip -9n "$OUT/report.json"
+fi
 echo "${0##*/}: wrote $OUT" >&2

@@ -1,8 +1,11 @@
 // shop-api: a small Express + knex service whose routes contend on hot rows.
 // Besides serving, it records the client-side TRUTH of every transaction
 // (one JSON line each in TRUTH_OUT): route, backend pid, trace id, when each
-// row lock was taken (the locking statement returned) and when it was let go
-// (COMMIT/ROLLBACK returned), and how it ended (commit, 40P01, 40001).
+// row lock was taken and when it was let go, and how it ended (commit, 40P01,
+// 40001). The event loop may see a result late (GC, a busy CPU), so times are
+// bounds: a locking statement RETURNs the server's clock_timestamp() once it
+// has the row (locked_at, exact), and a lock is let go between the moment
+// COMMIT/ROLLBACK is sent (end_start) and the moment it returned (end).
 'use strict';
 const express = require('express');
 const http = require('http');
@@ -55,8 +58,9 @@ async function inTx(route, opts, fn) {
   const lock = async (row, p) => {
     const t0 = now();
     try {
-      const r = await p;
-      rec.locks.push({ row, stmt_start: t0, acquired: now() });
+      const r = await p.returning(knex.raw(
+        'extract(epoch FROM clock_timestamp())::float8 * 1000 AS locked_at'));
+      rec.locks.push({ row, stmt_start: t0, acquired: now(), locked_at: r[0].locked_at });
       return r;
     } catch (e) { // a deadlock or serialization failure while waiting
       rec.failed_lock = { row, stmt_start: t0, failed_at: now(), sqlstate: e.code || null };

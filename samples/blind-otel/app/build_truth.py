@@ -2,11 +2,19 @@
 """Turn the app's per-transaction truth lines (truth.jsonl) into truth.json.
 
 Client-side facts only: each transaction's route, backend pid, trace id,
-start/end, each row lock's acquisition (the locking statement returned) and
-release (COMMIT/ROLLBACK returned), how it ended. Waits are derived: a lock
+start/end, each row lock's acquisition and release, how it ended. Waits are derived: a lock
 whose statement took over WAIT_MS waited; its blocker is the transaction that
 held the same row when the statement was sent. Times are ms since the epoch
 (UTC) from the app's clock, which is the server's clock (one machine).
+
+The app sees a result only when its event loop gets to it (GC, a busy CPU
+delay it), so each time is given as an interval that holds the event:
+- a lock is taken at 'acquired', the server's clock_timestamp() that the
+  locking statement RETURNs once it has the row (exact to the microsecond);
+- it is let go in ['released_lo', 'released'], from the moment COMMIT or
+  ROLLBACK was sent to the moment it returned;
+- held_ms = released - acquired, held_lo_ms = released_lo - acquired.
+A failed statement (40P01, 40001) failed in [stmt_start, failed_at].
 """
 import json
 import sys
@@ -31,11 +39,17 @@ def holder_at(holds, row, t, exclude):
 def main(src, dst):
     txs = [json.loads(l) for l in open(src, encoding='utf-8') if l.strip()]
     txs.sort(key=lambda t: t['start'])
+    for t in txs:
+        for lk in t['locks']:
+            lk['acquired_client'] = lk['acquired']
+            lk['acquired'] = lk.pop('locked_at')
     holds = {}
     for t in txs:
         for lk in t['locks']:
             lk['released'] = t['end']
+            lk['released_lo'] = t['end_start']
             lk['held_ms'] = round(t['end'] - lk['acquired'], 3)
+            lk['held_lo_ms'] = round(t['end_start'] - lk['acquired'], 3)
             lk['stmt_ms'] = round(lk['acquired'] - lk['stmt_start'], 3)
             holds.setdefault(lk['row'], []).append(dict(lk, tx=t['tx'],
                                                         pid=t['pid'], route=t['route']))
@@ -66,6 +80,7 @@ def main(src, dst):
                 'victim_tx': t['tx'], 'victim_pid': t['pid'], 'route': t['route'],
                 'victim_held': [lk['row'] for lk in t['locks']],
                 'victim_waited_for': f['row'], 'at': iso(f['failed_at']),
+                'at_ms': f['failed_at'], 'at_lo_ms': f['stmt_start'],
                 'other_tx': b and b['tx'], 'other_pid': b and b['pid'],
                 'other_held': b and [lk['row'] for lk in next(
                     x for x in txs if x['tx'] == b['tx'])['locks']]})

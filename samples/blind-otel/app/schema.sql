@@ -14,7 +14,8 @@ BEGIN
      WHERE merchant_id = NEW.merchant_id;
     RETURN NEW;
 END $$;
-CREATE TRIGGER payments_totals AFTER INSERT ON payments
+-- BEFORE, so the counter row is locked before the INSERT's RETURNING runs
+CREATE TRIGGER payments_totals BEFORE INSERT ON payments
     FOR EACH ROW EXECUTE FUNCTION bump_merchant_totals();
 
 INSERT INTO inventory VALUES ('SKU-1', 1000000), ('SKU-2', 1000000), ('SKU-3', 1000000);
