@@ -55,7 +55,9 @@ static unsigned long utf8_decode(const unsigned char *p, size_t k)
 /*
  * The code point of the valid sequence of length k at p when it is one a
  * log must not smuggle into a report as is, else 0: C1 controls
- * (U+0080..U+009F: some terminals act on them) and the bidirectional
+ * (U+0080..U+009F: some terminals act on them), the line and paragraph
+ * separators (U+2028, U+2029: a Markdown or JavaScript reader may break the
+ * line there, ending a table row) and the bidirectional
  * overrides and isolates (U+202A..U+202E, U+2066..U+2069: they reorder the
  * text around them, so a report could show a statement other than the one
  * run). Entities would not help (a browser decodes &#x202E; into the
@@ -67,7 +69,7 @@ static unsigned long invisible(const unsigned char *p, size_t k)
     if (k < 2 || k > 3)
         return 0;
     c = utf8_decode(p, k);
-    return (c >= 0x80 && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) ||
+    return (c >= 0x80 && c <= 0x9f) || (c >= 0x2028 && c <= 0x202e) ||
                    (c >= 0x2066 && c <= 0x2069)
                ? c
                : 0;

@@ -9,8 +9,10 @@
 
 /*
  * cJSON writes characters above U+007F as they are: C1 controls
- * (U+0080..U+009F, UTF-8 C2 80..C2 9F) and bidirectional overrides and
- * isolates (U+202A..U+202E: E2 80 AA..AE, U+2066..U+2069: E2 81 A6..A9)
+ * (U+0080..U+009F, UTF-8 C2 80..C2 9F), the line and paragraph separators
+ * (U+2028, U+2029: E2 80 A8..A9, line ends to JavaScript before ES2019)
+ * and bidirectional overrides and isolates (U+202A..U+202E: E2 80 AA..AE,
+ * U+2066..U+2069: E2 81 A6..A9)
  * from a log would reach whoever views the JSON raw. They can only be
  * inside strings, so they are written as \uXXXX escapes.
  */
@@ -22,7 +24,7 @@ static int write_escaped(FILE *f, const char *text)
         size_t k = 0;
         if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
             c = p[1], k = 2;
-        else if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae)
+        else if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0xa8 && p[2] <= 0xae)
             c = 0x2000 | (p[2] & 0x3f), k = 3;
         else if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
             c = 0x2040 | (p[2] & 0x3f), k = 3;

@@ -140,9 +140,10 @@ def md_outside_code(md):
     return re.sub(r"(?<!\\)`[^`\n]*`", "", md)
 
 
-# C1 controls and bidirectional overrides and isolates: put in a log, they
+# C1 controls, line and paragraph separators (U+2028, U+2029) and
+# bidirectional overrides and isolates: put in a log, they
 # must reach no report raw.
-INVISIBLE = "\u202e\u2066\u0085\u202a\u2069\u009b"
+INVISIBLE = "\u202e\u2066\u0085\u202a\u2069\u009b\u2028\u2029"
 
 
 def check_invisible(ls, tmp):

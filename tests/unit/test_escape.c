@@ -81,6 +81,11 @@ static void test_md_cell(void)
     CHECK_STR(c, "a\xe2\x80\xb9U+202E\xe2\x80\xba" "b\xe2\x80\xb9U+0085\xe2\x80\xba"
                  "c\xe2\x80\xb9U+2066\xe2\x80\xba");
     free(c);
+    /* Line and paragraph separators would end a table row in some readers
+     * (issue 37): shown too. */
+    c = render_cell("a\xe2\x80\xa8" "b\xe2\x80\xa9" "c", 500);
+    CHECK_STR(c, "a\xe2\x80\xb9U+2028\xe2\x80\xba" "b\xe2\x80\xb9U+2029\xe2\x80\xba" "c");
+    free(c);
     c = render_block("x\xe2\x80\xaey");
     CHECK(strstr(c, "\xe2\x80\xae") == NULL && strstr(c, "U+202E") != NULL);
     free(c);
