@@ -440,6 +440,13 @@ def check_release(ls, tmp, samples, truth, rel, dirs):
             if fmt == "stderr":
                 runs_differ(truth[control], truth[lang], lang)
             same_as(what, rows, rep, c_rows, c_rep)
+            if fmt == "jsonlog" and lang in CODESETS:
+                # --encoding still decides, and silences the guess
+                rows, rep, r = run(ls, tmp, log, truth[lang], "--encoding", CODESETS[lang])
+                check(rows is not None and "read as" not in r.stderr,
+                      f"{what} --encoding {CODESETS[lang]}: {r.stderr[-300:]}")
+                if rows is not None:
+                    same_as(f"{what} --encoding {CODESETS[lang]}", rows, rep, c_rows, c_rep)
 
 
 def main():
