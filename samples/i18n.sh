@@ -13,12 +13,14 @@
 # times and pids only (tests/e2e/check_i18n.py).
 #
 # Usage: samples/i18n.sh OUTDIR [LANG...]   (default: C and every language)
-# Writes OUTDIR/DIR/{postgresql.log.gz,postgresql.csv.gz,prefix.txt,truth.json}.
+# Writes OUTDIR/DIR/{postgresql.log.gz,postgresql.csv.gz,prefix.txt,truth.json},
+# and postgresql.json.gz when the server wrote a jsonlog (PostgreSQL 15 on:
+# LOCKSPAN_LOG_DESTINATIONS, default stderr,csvlog,jsonlog).
 # With LOCKSPAN_I18N_RELEASE=pgN.N (e.g. pg15.18: a set of the installed
 # server's own catalog revision, compared with its own C run) DIR is
-# pgN.N-DIR, and the jsonlog (postgresql.json.gz) and the server's version
-# (version.txt) are kept too, and the scenario set has its two extra
-# scenarios (statement timeout, NOWAIT: scenarios_i18n.py).
+# pgN.N-DIR, and the server's version (version.txt) is kept too, and the
+# scenario set has its two extra scenarios (statement timeout, NOWAIT:
+# scenarios_i18n.py).
 # The locales must exist (.ci/install-deps.sh generates them: ll_CC.UTF-8,
 # ru_RU.CP1251, ru_RU.KOI8-R, ja_JP.EUC-JP, zh_CN.GB2312).
 # Env: as samples/generate.sh (LOCKSPAN_PGPORT ...).
@@ -49,12 +51,14 @@ for l in "${langs[@]}"; do
     if [[ -n ${LOCKSPAN_I18N_RELEASE:-} ]]; then
         dir=$LOCKSPAN_I18N_RELEASE-$dir
         mkdir -p "$OUT/$dir"
-        gzip -9 -n -c "$tmp/postgresql.json" >"$OUT/$dir/postgresql.json.gz"
         "${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}/postgres" --version >"$OUT/$dir/version.txt"
     fi
     mkdir -p "$OUT/$dir"
     gzip -9 -n -c "$tmp/postgresql.log" >"$OUT/$dir/postgresql.log.gz"
     gzip -9 -n -c "$tmp/postgresql.csv" >"$OUT/$dir/postgresql.csv.gz"
+    if [[ -f $tmp/postgresql.json ]]; then
+        gzip -9 -n -c "$tmp/postgresql.json" >"$OUT/$dir/postgresql.json.gz"
+    fi
     cp "$tmp/prefix.txt" "$tmp/truth.json" "$OUT/$dir/"
     rm -rf "$tmp"
 done

@@ -84,7 +84,8 @@ static const cli_option options[] = {
      "database encoding is WIN1251, KOI8-R, GBK, EUC-CN, EUC-JP, SJIS... writes its "
      "messages in it. Lines are converted to UTF-8 with iconv. Without it, the first "
      "line that is not valid UTF-8 is tried in the usual codesets and the one that "
-     "shows a translated severity word is used and named on stderr. A codeset iconv does "
+     "shows a translated severity word (in a jsonlog, a known translated message) is "
+     "used and named on stderr. A codeset iconv does "
      "not know is refused (exit 2)."},
     {OPT_LC_MESSAGES, "lc-messages", 0, "LANG", NULL, CMD_ANALYZE | CMD_INGEST,
      "the server's lc_messages (de, ru_RU.UTF-8, C, ...). Default: recognised from "

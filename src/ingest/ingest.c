@@ -761,7 +761,8 @@ static int skip_to(ls_input *in, const char *path, uint64_t off, char *errbuf, s
  * SJIS...): its lines are converted to UTF-8 before the parser sees them.
  * The codeset is --encoding, or guessed at the first line that is not
  * UTF-8: the first candidate whose conversion shows a translated severity
- * word ("СООБЩЕНИЕ:  "). Until then lines go through as they are, and so do
+ * word ("СООБЩЕНИЕ:  ", ",СООБЩЕНИЕ,") or, in a jsonlog, whose severity
+ * stays English, a known translated message. Until then lines go through as they are, and so do
  * valid UTF-8 lines after: the server writes a backend's messages in its
  * database's encoding, so one log can hold both.
  */
@@ -843,6 +844,64 @@ static const char *codeset_convert(codeset *cs, iconv_t cd, const char *line, si
     return cs->buf;
 }
 
+/* jsonlog's fields: the key and the value's opening quote. PostgreSQL
+ * writes them with no space around the colon (jsonlog.c). */
+static const char JSON_SEVERITY_KEY[] = "\"error_severity\":\"";
+static const char JSON_MESSAGE_KEY[] = "\"message\":\"";
+#define JSON_KEY_LEN(k) (sizeof(k) - 1)
+
+/* Room for a jsonlog message's English form when guessing a codeset; a
+ * longer one still counts as read (ls_i18n_translate returns -2). */
+#define CODESET_ENGLISH_MAX 4096
+
+/*
+ * The value of the JSON string field `key` (keylen bytes) in [s,n): *value
+ * and its length up to the first unescaped quote, escapes left as they are;
+ * 0 when the line has no such field with a closing quote.
+ */
+static size_t json_field_value(const char *s, size_t n, const char *key, size_t keylen,
+                               const char **value)
+{
+    size_t k, e;
+    for (k = 0; k + keylen < n; k++) {
+        if (s[k] != '"' || memcmp(s + k, key, keylen) != 0)
+            continue;
+        for (e = k + keylen; e < n && s[e] != '"'; e++)
+            if (s[e] == '\\')
+                e++;
+        if (e >= n)
+            return 0;
+        *value = s + k + keylen;
+        return e - (k + keylen);
+    }
+    return 0;
+}
+
+/*
+ * A jsonlog line whose message, with non-ASCII bytes, is one of a known
+ * language's translated messages. jsonlog writes error_severity in English
+ * whatever lc_messages is (jsonlog.c: error_severity(), not _()), so in a
+ * jsonlog the message is what shows the codeset.
+ */
+static int has_translated_message(const char *s, size_t n)
+{
+    char out[CODESET_ENGLISH_MAX];
+    const char *m;
+    size_t mlen = json_field_value(s, n, JSON_MESSAGE_KEY, JSON_KEY_LEN(JSON_MESSAGE_KEY), &m);
+    size_t i;
+    int near = 0, lang;
+
+    for (i = 0; i < mlen && (unsigned char)m[i] < 0x80; i++)
+        ;
+    if (i == mlen)
+        return 0;
+    lang = ls_i18n_translate(m, mlen, -1, out, sizeof(out), &near);
+    return lang >= 0 || lang == -2;
+}
+
+/* A translated severity word where the prefix ends ("СООБЩЕНИЕ:  ") or in a
+ * csvlog field (",СООБЩЕНИЕ,"). A jsonlog's stays English: see
+ * has_translated_message. */
 static int has_severity_word(const char *s, size_t n)
 {
     size_t k;
@@ -862,14 +921,20 @@ static int has_severity_word(const char *s, size_t n)
     return 0;
 }
 
-/* An English severity word where the prefix ends (" LOG:  ") or in a
- * csvlog field (",LOG,"): the same bytes in every codeset. */
+/* An English severity word where the prefix ends (" LOG:  "), in a
+ * csvlog field (",LOG,") or as a jsonlog line's error_severity
+ * ("error_severity":"LOG"): the same bytes in every codeset. */
 static int has_english_severity(const char *s, size_t n)
 {
     static const char *const words[] = {"LOG", "ERROR", "FATAL", "PANIC", "WARNING",
                                         "NOTICE", "INFO", "DEBUG", "DETAIL", "HINT",
                                         "QUERY", "CONTEXT", "LOCATION", "STATEMENT"};
     size_t k, i;
+    const char *jw;
+    if ((k = json_field_value(s, n, JSON_SEVERITY_KEY, JSON_KEY_LEN(JSON_SEVERITY_KEY), &jw)) > 0)
+        for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+            if (strlen(words[i]) == k && memcmp(jw, words[i], k) == 0)
+                return 1;
     for (k = 1; k < n; k++) {
         if (s[k - 1] != ' ' && s[k - 1] != ',')
             continue;
@@ -912,7 +977,8 @@ static int codeset_line(codeset *cs, const ls_ingest_opts *opts, const char *pat
                 const char *u;
                 if (cd == (iconv_t)-1)
                     continue;
-                if ((u = codeset_convert(cs, cd, *line, &n)) != NULL && has_severity_word(u, n)) {
+                if ((u = codeset_convert(cs, cd, *line, &n)) != NULL &&
+                    (has_severity_word(u, n) || has_translated_message(u, n))) {
                     cs->cd = cd;
                     cs->name = codeset_guesses[i];
                     break;
@@ -943,13 +1009,13 @@ static int codeset_line(codeset *cs, const ls_ingest_opts *opts, const char *pat
             ;
         if (i == *len)
             return 0;
-        if (has_severity_word(*line, *len)) {
+        if (has_severity_word(*line, *len) || has_translated_message(*line, *len)) {
             cs->last_utf8 = 1;
             return 0;
         }
         if (!(u = codeset_convert(cs, cs->cd, *line, &n)))
             return LS_ENOMEM;
-        if (has_severity_word(u, n)) {
+        if (has_severity_word(u, n) || has_translated_message(u, n)) {
             cs->last_utf8 = 0;
         } else if (has_english_severity(*line, *len)) {
             cs->last_utf8 = 1;

@@ -27,7 +27,9 @@ the same order in every run, so for every language and both formats:
   language is left unclassified;
 - a legacy codeset is recognised (WINDOWS-1251, KOI8-R, EUC-JP; EUC-CN read
   as GB18030, its superset through GBK) and gives the same store when named
-  with --encoding (GBK and EUC-CN too);
+  with --encoding (GBK and EUC-CN too); in a jsonlog too (issue 35: the
+  KOI8-R and EUC-JP runs have one, compared with the C run's jsonlog with
+  no --encoding), whose lines show no " LOG:  " or ",LOG," to guess from;
 - --lc-messages and --encoding: the right value changes nothing and
   silences the guess; a wrong language is said on stderr with a count (the
   records are read all the same), a wrong codeset loses the waits; an
@@ -51,6 +53,10 @@ from lscheck import check, report
 # Sample directory -> (language code named on stderr, codeset guessed).
 CODESETS = {"ru-win1251": "WINDOWS-1251", "ru-koi8r": "KOI8-R", "ja-eucjp": "EUC-JP",
             "zh_CN-euccn": "GB18030"}
+
+# Legacy-codeset runs of the original set with a jsonlog (issue 35): compared
+# with the C run's jsonlog.
+JSONLOG_LEGACY = {"ru-koi8r", "ja-eucjp"}
 
 # Columns whose values are times (or durations, or rates made of them): a
 # wait lasts a few ms more or less in another run. NULL stays NULL.
@@ -280,7 +286,11 @@ def run(ls, tmp, log, truth, *opts):
         return None, None, r
     with open(out) as f:
         rep = json.load(f)
-    rows, pids, lines = store(db, log)
+    try:
+        rows, pids, lines = store(db, log)
+    except sqlite3.OperationalError as e:  # a legacy codeset's bytes stored as they came
+        check(False, f"{os.path.basename(log)}: store text is not UTF-8: {str(e)[:120]!r}")
+        return None, None, r
     run.raw = rep
     return rows, leaves(rep, "", pids, lines, []), r
 
@@ -388,13 +398,18 @@ def release_of(d):
 def check_release(ls, tmp, samples, truth, rel, dirs):
     """Every language of one server release against its own lc_messages = C
     run, stderr and csvlog, and jsonlog where the C run has one (then every
-    language of the release must have it)."""
+    language of the release must have it; of the original PostgreSQL 15 set,
+    whose older runs kept no jsonlog, the legacy codesets JSONLOG_LEGACY)."""
     control = rel + "C"
     langs = [d for d in dirs if release_of(d) == rel and d != control]
     formats = [("stderr", "postgresql.log"), ("csvlog", "postgresql.csv")]
     if os.path.exists(os.path.join(samples, control, "postgresql.json.gz")):
         formats.append(("jsonlog", "postgresql.json"))
     for fmt, name in formats:
+        fmt_langs = langs
+        if fmt == "jsonlog" and not rel:
+            fmt_langs = [d for d in langs if os.path.exists(os.path.join(samples, d, name + ".gz"))]
+            check(JSONLOG_LEGACY <= set(fmt_langs), f"jsonlog of {sorted(JSONLOG_LEGACY)}: {fmt_langs}")
         log = unpack(os.path.join(samples, control, name + ".gz"), tmp, control + "-" + name)
         c_rows, c_rep, r = run(ls, tmp, log, truth[control])
         check(c_rows is not None and "server messages in" not in r.stderr,
@@ -406,7 +421,7 @@ def check_release(ls, tmp, samples, truth, rel, dirs):
         times_in_order(f"{control} {fmt}", c_raw, truth[control], rel.startswith("pg18"))
         if fmt == "stderr" and not rel:
             options(ls, tmp, samples, truth, (c_rows, c_rep))
-        for lang in langs:
+        for lang in fmt_langs:
             what = f"{lang} {fmt}"
             log = unpack(os.path.join(samples, lang, name + ".gz"), tmp, lang + "-" + name)
             rows, rep, r = run(ls, tmp, log, truth[lang])
@@ -425,6 +440,13 @@ def check_release(ls, tmp, samples, truth, rel, dirs):
             if fmt == "stderr":
                 runs_differ(truth[control], truth[lang], lang)
             same_as(what, rows, rep, c_rows, c_rep)
+            if fmt == "jsonlog" and lang in CODESETS:
+                # --encoding still decides, and silences the guess
+                rows, rep, r = run(ls, tmp, log, truth[lang], "--encoding", CODESETS[lang])
+                check(rows is not None and "read as" not in r.stderr,
+                      f"{what} --encoding {CODESETS[lang]}: {r.stderr[-300:]}")
+                if rows is not None:
+                    same_as(f"{what} --encoding {CODESETS[lang]}", rows, rep, c_rows, c_rep)
 
 
 def main():
