@@ -5,12 +5,13 @@ root, as the user nobody; `lockspan --help` ends with three examples; the
 last stderr line names the answer, taken from the report model (the
 occupancy ranking's top and the busiest hot row), or says there is no hot
 row; -q prints nothing but errors, even for a directory that holds one log in
-several formats.
+several formats; on a terminal a warning never shares the progress line.
 
 Usage: check_first_contact.py LOCKSPAN SOURCE_DIR
 """
 import json
 import os
+import pty
 import re
 import shutil
 import subprocess
@@ -20,6 +21,7 @@ import tempfile
 from lscheck import check, report
 
 NOBODY = 65534
+PROGRESS_LINES = 4096  # ingest draws its progress every this many lines
 FIRST_WAIT_LINE = 44  # samples/basic/postgresql.log: the first "still waiting"
 
 
@@ -114,6 +116,67 @@ def check_quiet(ls, sample, tmp):
     check(r.returncode == 1 and "nope.log" in r.stderr, f"-q: errors still shown: {r.stderr!r}")
 
 
+def screen_lines(text):
+    """The lines a terminal shows for text: '\\r' returns to column 0,
+    ESC [K clears to the end of the line, '\\n' ends it."""
+    shown = []
+    for raw in text.split("\n"):
+        line, col, i = [], 0, 0
+        while i < len(raw):
+            if raw[i] == "\r":
+                col = 0
+            elif raw.startswith("\033[K", i):
+                del line[col:]
+                i += 2
+            else:
+                line[col:col + 1] = raw[i]
+                col += 1
+            i += 1
+        shown.append("".join(line))
+    return shown
+
+
+def run_pty(*args):
+    """Run with stderr on a pseudo-terminal; returns (rc, what it wrote)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen(list(args), stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            b = os.read(master, 65536)
+        except OSError:
+            break
+        if not b:
+            break
+        chunks.append(b)
+    os.close(master)
+    return p.wait(), b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def check_warning_line(ls, sample, tmp):
+    """On a terminal, a warning met while the progress line is shown gets a
+    line of its own. The input is the real sample repeated until progress is
+    drawn (every 4096 lines), with one bad line after that."""
+    lines = open(os.path.join(sample, "postgresql.log")).read().split("\n")[:-1]
+    big = []
+    while len(big) < PROGRESS_LINES * 2:
+        big += lines
+    big.insert(PROGRESS_LINES + PROGRESS_LINES // 2, "this line is no log record")
+    path = os.path.join(tmp, "big.log")
+    with open(path, "w") as f:
+        f.write("\n".join(big) + "\n")
+    prefix = open(os.path.join(sample, "prefix.txt")).read().rstrip("\n")
+    rc, err = run_pty(ls, "analyze", "--max-bad-lines", "10", "--prefix", prefix,
+                      "-o", os.path.join(tmp, "big.md"), path)
+    check(rc == 0, f"analyze the repeated sample on a terminal: exit {rc}")
+    check(re.search(r"ingest .*big\.log: .*\d+ lines\033\[K[^\n]*this line is no log", err)
+          is not None, "the warning came while the progress line was shown")
+    warn = [l for l in screen_lines(err) if "this line is no log" in l]
+    check(len(warn) == 1 and warn[0].startswith(f"lockspan: {path}:"),
+          f"the warning has a line of its own on the terminal: {warn!r}")
+
+
 def check_demo(ls, src, tmp):
     """make demo-report with make and cat alone on PATH (no PostgreSQL
     program can be found), as nobody when this runs as root."""
@@ -159,6 +222,7 @@ def main():
         check_help(ls)
         check_answer(ls, sample, tmp)
         check_quiet(ls, sample, tmp)
+        check_warning_line(ls, sample, tmp)
         check_demo(ls, src, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
