@@ -2,6 +2,7 @@
 #   make            build (./build/lockspan)
 #   make check      build and run the whole test suite with ctest
 #   make demo       analyze the bundled sample and write lockspan-report.md
+#                   (needs the build deps only: no PostgreSQL, no root)
 #   make deps       install build and test dependencies (Debian 12, as root)
 #   make fuzz       build the libFuzzer targets with clang in build-fuzz and run
 #                   each for FUZZ_SECONDS (default 60); fails on any crash
@@ -10,6 +11,7 @@ BUILD ?= build
 WERROR ?= 0
 SANITIZE ?= 0
 LIVE ?= 1
+DEMO_OUT ?= lockspan-report.md
 CMAKE_FLAGS = -DLOCKSPAN_WERROR=$(if $(filter 1,$(WERROR)),ON,OFF) \
               -DLOCKSPAN_SANITIZE=$(if $(filter 1,$(SANITIZE)),ON,OFF) \
               -DLOCKSPAN_LIVE_TESTS=$(if $(filter 1,$(LIVE)),ON,OFF)
@@ -17,7 +19,7 @@ CMAKE_FLAGS = -DLOCKSPAN_WERROR=$(if $(filter 1,$(WERROR)),ON,OFF) \
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 
-.PHONY: all build check demo deps clean fuzz fuzz-build
+.PHONY: all build check demo demo-report deps clean fuzz fuzz-build
 all: build
 
 build:
@@ -27,9 +29,15 @@ build:
 check: build
 	cd $(BUILD) && ctest --output-on-failure
 
+# The demo needs the build deps only (no PostgreSQL, no root): it analyzes
+# the bundled sample. demo-report is its analysis alone, on a built binary
+# (tests/e2e/check_first_contact.py runs it with no PostgreSQL on PATH).
 demo: build
-	./$(BUILD)/lockspan analyze --prefix "$$(cat samples/basic/prefix.txt)" \
-	    -o lockspan-report.md samples/basic/postgresql.log
+	@$(MAKE) --no-print-directory demo-report BUILD=$(BUILD) DEMO_OUT=$(DEMO_OUT)
+
+demo-report:
+	$(BUILD)/lockspan analyze --prefix "$$(cat samples/basic/prefix.txt)" \
+	    -o $(DEMO_OUT) samples/basic/postgresql.log
 
 deps:
 	bash .ci/install-deps.sh

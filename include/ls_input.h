@@ -114,10 +114,12 @@ void ls_input_peek_end(ls_input *in);
  * mtime, then its name. A directory holding the same events in
  * several formats gives the richest (jsonlog, csvlog, stderr): a file of a
  * poorer format is dropped when a richer file has its name, or when it
- * began after the richest format's first file. *out is a NULL-terminated
- * array owned by the caller: ls_paths_free().
+ * began after the richest format's first file; each file dropped is named
+ * on stderr unless quiet (-q). *out is a NULL-terminated array owned by
+ * the caller: ls_paths_free().
  */
-int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, size_t errlen);
+int ls_paths_expand(char ***out, char *const *paths, int npaths, int quiet, char *errbuf,
+                    size_t errlen);
 void ls_paths_free(char **paths);
 /* Whether two paths are one log in two formats: names that differ only in
  * their .log / .csv / .json extension (and .gz, .bz2, .xz, .lzma, .zst), as log_destination names

@@ -30,4 +30,10 @@ void ls_progress_note(ls_progress *p, int final, const char *fmt, ...)
 /* End a line left in place, before other output goes to stderr. */
 void ls_progress_end(ls_progress *p);
 
+/* Before a warning on stderr, with stderr locked (flockfile) by the caller:
+ * on a terminal, wipe any progress line in place (this one's or another
+ * thread's), so that the warning starts a line of its own; the next update
+ * draws the progress line again below it. Does nothing elsewhere. */
+void ls_progress_clear(const ls_progress *p);
+
 #endif

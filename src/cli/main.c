@@ -87,7 +87,8 @@ static const cli_option options[] = {
      "shows a translated severity word (in a jsonlog, a known translated message) is "
      "used and named on stderr. A codeset iconv does "
      "not know is refused (exit 2)."},
-    {OPT_LC_MESSAGES, "lc-messages", 0, "LANG", NULL, CMD_ANALYZE | CMD_INGEST,
+    {OPT_LC_MESSAGES, "lc-messages", 0, "LANG", "C de es fr it ja ka ko ru sv uk zh_CN zh_TW",
+     CMD_ANALYZE | CMD_INGEST,
      "the server's lc_messages (de, ru_RU.UTF-8, C, ...). Default: recognised from "
      "the severity words and messages of the first records and named on stderr",
      "The language the server wrote its messages in (its lc_messages: C, de, es, fr, "
@@ -770,7 +771,8 @@ static int do_ingest(cli *c, ls_store *s, int *outcome)
     int rc;
 
     *outcome = 0;
-    if ((rc = ls_paths_expand(&files, c->paths, c->npaths, errbuf, sizeof(errbuf))) != 0) {
+    if ((rc = ls_paths_expand(&files, c->paths, c->npaths, c->quiet, errbuf,
+                               sizeof(errbuf))) != 0) {
         fprintf(stderr, "lockspan: %s\n", errbuf);
         return 1;
     }
@@ -870,6 +872,95 @@ static int write_report(const char *format, cJSON *model, ls_outfile *o, int md_
     return 0;
 }
 
+#define MS_PER_S 1000.0
+#define ANSWER_MAX 512 /* the answer line's text before the report names */
+
+/* A duration as the reports write it: "850 ms", "10.1 s". */
+static void answer_duration(char *buf, size_t n, double ms)
+{
+    if (ms < MS_PER_S)
+        snprintf(buf, n, "%.0f ms", ms);
+    else
+        snprintf(buf, n, "%.1f s", ms / MS_PER_S);
+}
+
+/* Append s to buf (size n, holding len bytes) with every byte below 0x20
+ * or 0x7f as '?': code path and row names come from logs and traces, and
+ * must not drive the terminal. Returns the new length (capped at n - 1). */
+static size_t answer_put_safe(char *buf, size_t n, size_t len, const char *s)
+{
+    for (; s && *s && len + 1 < n; s++)
+        buf[len++] = ((unsigned char)*s < 0x20 || *s == 0x7f) ? '?' : *s;
+    buf[len] = '\0';
+    return len;
+}
+
+static size_t answer_put(char *buf, size_t n, size_t len, const char *s)
+{
+    int w = snprintf(buf + len, n - len, "%s", s);
+    return w < 0 || (size_t)w >= n - len ? n - 1 : len + (size_t)w;
+}
+
+/*
+ * The answer in one line, from the report model: the occupancy ranking's
+ * top (the code path holding hot rows longest, its hold time of all
+ * hot-row hold time) and the busiest hot row; or that there is no hot row.
+ * Writes "top: ..." into buf (size n).
+ */
+static void answer_text(const cJSON *model, char *buf, size_t n)
+{
+    const cJSON *top = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(model, "row_occupancy"), 0);
+    const cJSON *row = cJSON_GetArrayItem(
+        cJSON_GetObjectItemCaseSensitive(model, "hot_rows"), 0);
+    char held[32], all[32];
+    double ms, share;
+    size_t len = 0;
+
+    buf[0] = '\0';
+    if (!row) {
+        answer_put(buf, n, 0, "top: no hot row (no lock wait on a row in what was read)");
+        return;
+    }
+    len = answer_put(buf, n, len, "top: ");
+    if (top) {
+        ms = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(top, "total_hold_ms"));
+        share = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(top, "share_pct"));
+        answer_duration(held, sizeof(held), ms);
+        answer_duration(all, sizeof(all), share > 0 ? ms * 100.0 / share : ms);
+        len = answer_put_safe(buf, n, len, cJSON_GetStringValue(
+                  cJSON_GetObjectItemCaseSensitive(top, "code_path")));
+        len = answer_put(buf, n, len, " holds hot rows longest (");
+        len = answer_put(buf, n, len, held);
+        len = answer_put(buf, n, len, " of ");
+        len = answer_put(buf, n, len, all);
+        len = answer_put(buf, n, len, "); ");
+    } else {
+        len = answer_put(buf, n, len, "no code path ranked by hold time; ");
+    }
+    len = answer_put(buf, n, len, "busiest row ");
+    len = answer_put_safe(buf, n, len, cJSON_GetStringValue(
+              cJSON_GetObjectItemCaseSensitive(row, "relation")));
+    len = answer_put(buf, n, len, " ");
+    answer_put_safe(buf, n, len, cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(row, "row_key")));
+}
+
+/*
+ * The last line on stderr: the answer (answer_text) and where each report
+ * went. `outs` names the outputs written ("-": stdout).
+ */
+static void print_answer(const cJSON *model, const char *const *outs, int n)
+{
+    char text[ANSWER_MAX];
+    int i;
+    answer_text(model, text, sizeof(text));
+    fprintf(stderr, "lockspan: %s, report written to ", text);
+    for (i = 0; i < n; i++)
+        fprintf(stderr, "%s%s", i ? ", " : "", strcmp(outs[i], "-") == 0 ? "stdout" : outs[i]);
+    fputc('\n', stderr);
+}
+
 /*
  * Correlate (unless the store already is, with nothing ingested since),
  * build the report once and write each output from it; without -o, to
@@ -898,7 +989,7 @@ static int do_report(cli *c, ls_store *s, const char *default_out, ls_outfile *o
         unknown_trace_ids(model);
     for (i = 0; i < n && rc == 0; i++) {
         const char *out = c->noutputs ? c->outputs[i] : default_out;
-        /* On a terminal only: elsewhere "report written to" follows. stdout
+        /* On a terminal only: elsewhere the answer line follows. stdout
          * may be this terminal, so the note is gone before the report. */
         if (progress.tty) {
             ls_progress_note(&progress, 0, "report: writing %s (%s)",
@@ -906,9 +997,9 @@ static int do_report(cli *c, ls_store *s, const char *default_out, ls_outfile *o
             ls_progress_end(&progress);
         }
         rc = write_report(output_format(c, out), model, &outs[i], c->md_full);
-        if (rc == 0 && !c->quiet && strcmp(out, "-") != 0)
-            fprintf(stderr, "lockspan: report written to %s\n", out);
     }
+    if (rc == 0 && !c->quiet)
+        print_answer(model, c->noutputs ? (const char *const *)c->outputs : &default_out, n);
     cJSON_Delete(model);
     return rc;
 }

@@ -11,6 +11,11 @@
 
 #define HELP_WIDTH 79
 #define HELP_INDENT 23 /* where an option's text starts in --help */
+#define ZONEINFO_DIR "/usr/share/zoneinfo" /* where bash completion finds --tz zones */
+#define HELP_EXAMPLES 3
+/* The docs' directory the man page names; `cmake --install` writes the
+ * installed page with this text replaced by the prefix's (CMakeLists.txt). */
+#define MAN_DOCDIR "/usr/share/doc/lockspan" /* examples at the end of lockspan --help */
 
 /*
  * Print `text` from column `col` (already reached), wrapped at HELP_WIDTH;
@@ -76,6 +81,33 @@ static void print_command_help(FILE *f, const cli_spec *spec, const cli_command 
     }
 }
 
+/* Command lines as written (not wrapped: a shell would read a broken line
+ * as two commands), one a line, indented. */
+static void print_command_lines(FILE *f, const char *text)
+{
+    const char *p = text;
+    while (*p) {
+        size_t w = strcspn(p, "\n");
+        fprintf(f, "    %.*s\n", (int)w, p);
+        p += w;
+        if (*p == '\n')
+            p++;
+    }
+}
+
+/* The first HELP_EXAMPLES examples of the man page, last in --help: a
+ * reader's first command is one of them. */
+static void print_help_examples(FILE *f, const cli_spec *spec)
+{
+    int i;
+    fputs("\nexamples:\n", f);
+    for (i = 0; i < spec->nexamples && i < HELP_EXAMPLES; i++) {
+        fprintf(f, "%s  ", i ? "\n" : "");
+        wrap(f, spec->examples[i].body, 2, 2);
+        print_command_lines(f, spec->examples[i].head);
+    }
+}
+
 void cli_print_help(FILE *f, const cli_spec *spec, const cli_command *cmd)
 {
     int i;
@@ -101,6 +133,7 @@ void cli_print_help(FILE *f, const cli_spec *spec, const cli_command *cmd)
     }
     fputs("\nRun 'lockspan <command> --help' for the options of a command, 'man lockspan'\n"
           "for all of it.\n", f);
+    print_help_examples(f, spec);
 }
 
 /* ---- man page ---- */
@@ -212,7 +245,7 @@ void cli_print_man(FILE *f, const cli_spec *spec)
     fputs(".SH SEE ALSO\n"
           ".BR sqlite3 (1),\n"
           ".BR postgres (1);\n"
-          "the README and docs/ in /usr/share/doc/lockspan.\n",
+          "the README and docs/ in " MAN_DOCDIR ".\n",
           f);
 }
 
@@ -235,6 +268,13 @@ static void bash_words(FILE *f, const cli_spec *spec, unsigned bit)
 static int arg_is_file(const cli_option *o)
 {
     return o->arg && strcmp(o->arg, "FILE") == 0;
+}
+
+/* An option's argument is a tz database name when help names it ZONE:
+ * completed from the system's zoneinfo (bash) or zsh's _time_zone. */
+static int arg_is_zone(const cli_option *o)
+{
+    return o->arg && strcmp(o->arg, "ZONE") == 0;
 }
 
 static void print_bash(FILE *f, const cli_spec *spec)
@@ -265,6 +305,10 @@ static void print_bash(FILE *f, const cli_spec *spec)
         if (o->values)
             fprintf(f, "        COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n",
                     o->values);
+        else if (arg_is_zone(o))
+            fputs("        COMPREPLY=($(compgen -W \"$(cd \"${TZDIR:-" ZONEINFO_DIR "}\" 2>/dev/null && "
+                  "find -L . -type f -name '[A-Z]*' 2>/dev/null | sed 's|^\\./||')\" "
+                  "-- \"$cur\")); return ;;\n", f);
         else if (arg_is_file(o))
             fputs("        COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", f);
         else
@@ -329,6 +373,8 @@ static void zsh_spec(FILE *f, const cli_option *o, const char *flag)
         fprintf(f, ":%s:", o->arg);
         if (o->values)
             fprintf(f, "(%s)", o->values);
+        else if (arg_is_zone(o))
+            fputs("_time_zone", f);
         else if (arg_is_file(o))
             fputs("_files", f);
         else

@@ -66,3 +66,12 @@ void ls_progress_end(ls_progress *p)
         p->shown = 0;
     }
 }
+
+void ls_progress_clear(const ls_progress *p)
+{
+    /* Every other line on stderr ends with its newline, so the cursor is
+     * on a progress line (of any thread) or at the start of an empty one:
+     * clearing it is always safe. */
+    if (p->on && p->tty)
+        fputs("\r\033[K", stderr);
+}

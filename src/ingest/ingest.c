@@ -331,8 +331,12 @@ static void on_note(void *vctx, const char *file, uint64_t line, const char *msg
                 snprintf(c->files[c->nfiles - 1].prefix, sizeof(c->prefix), "%s", c->prefix);
         }
     }
-    if (!c->opts->quiet)
+    if (!c->opts->quiet) {
+        flockfile(stderr);
+        ls_progress_clear(&c->progress);
         fprintf(stderr, "lockspan: %s%s: %s\n", file, where, msg);
+        funlockfile(stderr);
+    }
 }
 
 /* `file` is the name the parser was created with: the run's first file. */
@@ -352,9 +356,12 @@ static void on_bad(void *vctx, const char *file, uint64_t line, const char *reas
         strcmp(reason, LS_BAD_ORPHAN_CONTINUATION) == 0)
         c->tot.bad_prefix_matched++;
     if (f->st.bad_lines <= (uint64_t)c->opts->max_bad_shown) {
+        flockfile(stderr); /* one line, not cut by another thread's */
+        ls_progress_clear(&c->progress);
         fprintf(stderr, "lockspan: %s:%llu: %s: ", f->path, (unsigned long long)line, reason);
         print_sample(stderr, text, len);
         fputc('\n', stderr);
+        funlockfile(stderr);
     }
     if (f->st.bad_lines <= BAD_SAMPLES_STORED && c->rc == 0) {
         int rc = ls_handoff_bad(c->handoff, f->ord, line, reason, text, len > 300 ? 300 : len);

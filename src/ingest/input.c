@@ -744,10 +744,10 @@ static int cmp_stem(const void *a, const void *b)
 
 /*
  * Drop v[0..*n) entries (one directory's files) that another entry holds
- * in a richer format under the same name; say so on stderr. Leaves the
- * rest sorted by name.
+ * in a richer format under the same name; say so on stderr unless quiet.
+ * Leaves the rest sorted by name.
  */
-static void drop_same_log(char **v, size_t *n)
+static void drop_same_log(char **v, size_t *n, int quiet)
 {
     const char *lead = NULL; /* the richest file of the current stem */
     size_t i, kept = 0, lead_stem = 0, stem;
@@ -758,11 +758,12 @@ static void drop_same_log(char **v, size_t *n)
         stem = log_stem(v[i], &rank);
         if (lead && stem == lead_stem && memcmp(v[i], lead, stem) == 0) {
             if (rank < lead_rank) {
-                fprintf(stderr,
-                        "lockspan: %s: skipped: the same log as %s, which is read instead "
-                        "(log_destination writes each event to every format; name the file "
-                        "to read it)\n",
-                        v[i], lead);
+                if (!quiet)
+                    fprintf(stderr,
+                            "lockspan: %s: skipped: the same log as %s, which is read "
+                            "instead (log_destination writes each event to every format; "
+                            "name the file to read it)\n",
+                            v[i], lead);
                 free(v[i]);
                 continue;
             }
@@ -896,10 +897,10 @@ static int same_family(const char *x, const char *y)
  * do not pair up. Among files whose names share their leading word, a
  * file of a poorer format that began after that name's first file of the
  * richest format holds events that format holds too: it is dropped (said
- * once on stderr). One that began earlier (csvlog turned on later) is
- * kept, and so is a file of another name: another log.
+ * once on stderr unless quiet). One that began earlier (csvlog turned on
+ * later) is kept, and so is a file of another name: another log.
  */
-static int order_by_time(char **v, size_t *n, const char *dir)
+static int order_by_time(char **v, size_t *n, const char *dir, int quiet)
 {
     dir_file *f = ls_calloc(*n ? *n : 1, sizeof(*f));
     size_t i, j, kept = 0, dropped = 0;
@@ -940,7 +941,7 @@ static int order_by_time(char **v, size_t *n, const char *dir)
         else
             v[kept++] = f[i].path;
     }
-    if (dropped)
+    if (dropped && !quiet)
         fprintf(stderr,
                 "lockspan: %s: %zu file%s of a poorer format skipped: written while the %s "
                 "files were, %s the same events (log_destination writes each event to every "
@@ -984,7 +985,8 @@ static void warn_same_log(char *const *named, size_t n)
     free(v);
 }
 
-int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, size_t errlen)
+int ls_paths_expand(char ***out, char *const *paths, int npaths, int quiet, char *errbuf,
+                    size_t errlen)
 {
     path_list l = {NULL, 0, 0};
     char **named = ls_calloc((size_t)npaths + 1, sizeof(*named)); /* the files named */
@@ -1034,8 +1036,8 @@ int ls_paths_expand(char ***out, char *const *paths, int npaths, char *errbuf, s
             closedir(d);
             if (l.n > first) {
                 size_t n = l.n - first;
-                drop_same_log(l.v + first, &n);
-                rc = order_by_time(l.v + first, &n, p);
+                drop_same_log(l.v + first, &n, quiet);
+                rc = order_by_time(l.v + first, &n, p, quiet);
                 l.n = first + n;
             } else if (rc == 0) {
                 snprintf(errbuf, errlen, "%s: directory holds no log files (*.log, *.csv, "

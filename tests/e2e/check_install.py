@@ -88,6 +88,14 @@ def main():
             {"-" + m for m in re.findall(r"^ {7}-(\w), --", opts, re.M)}
         check(man_opts == every, f"man page options = --help options: {sorted(man_opts ^ every)}")
 
+        # SEE ALSO names the docs where this prefix put them.
+        see = page.split("\nSEE ALSO\n", 1)[-1]
+        docdir = os.path.join(tmp, "share/doc/lockspan")
+        check(docdir in see, f"man page SEE ALSO names {docdir}, unbroken: {see.strip()!r}")
+        roff = open(os.path.join(tmp, paths["man"])).read()
+        check(docdir in roff.replace("\\-", "-").replace("\\%", ""),
+              f"the installed page's source names {docdir}")
+
         # Exit codes as the man page lists them, and as the binary returns them.
         exits = page.split("\nEXIT STATUS\n", 1)[-1].split("\nENVIRONMENT\n", 1)[0]
         codes = re.findall(r"^ {7}(\d)\s", exits, re.M)
@@ -121,6 +129,15 @@ def main():
             check(got == want, f"bash completion of {c} options: {sorted(got ^ want)} {r.stderr}")
         got, _ = bash_complete("lockspan", "report", "--format", "")
         check(got == {"md", "json", "html"}, f"bash completes --format values: {sorted(got)}")
+
+        got, _ = bash_complete("lockspan", "analyze", "--lc-messages", "")
+        check({"C", "de", "ja", "zh_CN"} <= got, f"bash completes --lc-messages: {sorted(got)}")
+        got, _ = bash_complete("lockspan", "report", "--group-by", "")
+        check("route" in got and "function" in got, f"bash completes --group-by: {sorted(got)}")
+        zones = os.environ.get("TZDIR", "/usr/share/zoneinfo")
+        if os.path.isfile(os.path.join(zones, "Europe", "Paris")):
+            got, _ = bash_complete("lockspan", "report", "--tz", "Europe/Pa")
+            check(got == {"Europe/Paris"}, f"bash completes --tz zones: {sorted(got)}")
 
         # zsh: each command's _arguments specs (and its syntax when zsh is here).
         text = open(os.path.join(tmp, paths["zsh"])).read()
@@ -156,6 +173,11 @@ def main():
                 check(got == want, f"zsh completion of {c} -: {sorted(got ^ want)}")
             got, _ = zsh_complete("lockspan report --format ")
             check(got == {"md", "json", "html"}, f"zsh completes --format values: {sorted(got)}")
+            got, _ = zsh_complete("lockspan analyze --lc-messages ")
+            check({"C", "de", "ja", "zh_CN"} <= got, f"zsh completes --lc-messages: {sorted(got)}")
+            if os.path.isfile(os.path.join(zones, "Europe", "Paris")):
+                got, _ = zsh_complete("lockspan report --tz Europe/Pa")
+                check(any("Paris" in g for g in got), f"zsh completes --tz zones: {sorted(got)}")
             got, _ = zsh_complete("lockspan analyze --gro")
             check(got == {"--group-by"}, f"zsh completes a prefix: {sorted(got)}")
             got, _ = zsh_complete("lockspan ingest --tz")

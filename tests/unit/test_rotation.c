@@ -208,7 +208,7 @@ static void test_time_order(const char *dir)
     write_file(buf, "2026-12-08 23:00:00.000 UTC,,,1,,x,1,,,,0,LOG,00000,\"d\",,,,,,,,,\"\","
                     "\"postmaster\",,0\n");
     arg[0] = sub;
-    CHECK_INT(ls_paths_expand(&out, arg, 1, err, sizeof(err)), 0);
+    CHECK_INT(ls_paths_expand(&out, arg, 1, 0, err, sizeof(err)), 0);
     if (!out)
         return;
     CHECK(out[0] && strstr(out[0], "postgresql-Sun.log"));
