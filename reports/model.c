@@ -381,6 +381,12 @@ int ls_mq_each_row(model_ctx *m, const ls_mquery *mq, int64_t arg1,
 
 /* ---- summary ---- */
 
+/* Something from time s to e (e NULL: s alone) that overlaps the time
+ * window ?11..?12: with a window, the summary counts only the sessions and
+ * statements active in it. */
+#define SPAN_IN_WINDOW(s, e) \
+    " (?11 IS NULL OR coalesce(" e ", " s ") >= ?11) AND (?12 IS NULL OR " s " <= ?12) "
+
 static const ls_mcol summary_cols[] = {
     {"time_range", NULL, LS_MC_HOOK},
     {"start", "(SELECT min(first_ts) FROM files)", LS_MC_READ},
@@ -389,8 +395,15 @@ static const ls_mcol summary_cols[] = {
     {"lines", "(SELECT coalesce(sum(lines),0) FROM files)", LS_MC_INT},
     {"records", "(SELECT coalesce(sum(records),0) FROM files)", LS_MC_INT},
     {"bad_lines", "(SELECT coalesce(sum(bad_lines),0) FROM files)", LS_MC_INT},
-    {"sessions", "(SELECT count(*) FROM sessions)", LS_MC_INT},
-    {"statements", "(SELECT count(*) FROM statements)", LS_MC_INT},
+    {"sessions",
+     "CASE WHEN ?11 IS NULL AND ?12 IS NULL THEN (SELECT count(*) FROM sessions) ELSE"
+     " (SELECT count(*) FROM sessions s WHERE" SPAN_IN_WINDOW("coalesce(s.first_ts, s.start_ts)",
+                                                             "coalesce(s.last_ts, s.end_ts)") ")"
+     " END", LS_MC_INT},
+    {"statements",
+     "CASE WHEN ?11 IS NULL AND ?12 IS NULL THEN (SELECT count(*) FROM statements) ELSE"
+     " (SELECT count(*) FROM statements st WHERE" SPAN_IN_WINDOW("st.start_ts", "st.end_ts") ")"
+     " END", LS_MC_INT},
     {"waits", "(SELECT count(*) FROM fw)", LS_MC_INT},
     {"waits_linked", "(SELECT count(*) FROM fw WHERE blocker_pid IS NOT NULL)", LS_MC_INT},
     {"total_wait_ms", "(SELECT coalesce(sum(waited_ms),0) FROM fw)", LS_MC_MS},

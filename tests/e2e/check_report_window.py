@@ -9,9 +9,10 @@ samples/app (traced; its heaviest finding is not its first rule's), each
 analyzed once into a store and reported from it:
   - JSON findings are sorted by weight_ms, largest first (unfiltered, and
     in every window below);
-  - a window after the log's end: no finding, every summary count 0 (waits,
-    deadlocks, errors, hidden waits), and the JSON, Markdown and HTML each
-    state the window; the Markdown says no rule found anything in it;
+  - a window after the log's end: no finding, every summary count 0
+    (sessions, statements, waits, deadlocks, errors, hidden waits), and
+    the JSON, Markdown and HTML each state the window; the Markdown says
+    no rule found anything in it;
   - a window from after the deadlock to the end, and one that ends before
     it: no deadlock in the summary or the findings, no finding time and no
     count of deadlocks or failures beyond the summary's;
@@ -39,7 +40,8 @@ BARE_NUMBER = re.compile(r"^\d+\.\d+$")
 # Markdown table columns that are numbers with a decimal by nature, not
 # durations (a share, a rate).
 DECIMAL_HEADS = ("%", "/s")
-SUMMARY_COUNTS = ("waits", "waits_linked", "deadlocks", "lock_timeouts",
+SUMMARY_COUNTS = ("sessions", "statements", "waits", "waits_linked", "deadlocks",
+                  "lock_timeouts",
                   "lock_nowait_failures", "statement_timeouts",
                   "serialization_failures", "idle_in_transaction_timeouts")
 
