@@ -20,6 +20,21 @@
  */
 #define DUR "\001%%.3f\002"
 
+/*
+ * The report's time window (--since, --until) in a rule's SQL: ?11 and
+ * ?12, NULL when not given (bound by ls_model_bind_window). A point event
+ * (deadlock, error) counts when its time is in the window; a hold or a
+ * transaction when it overlaps the window, as a wait does in the sections;
+ * a rule over a row's whole history (rows.waits, hidden_wait_ms, ...) only
+ * when that history lies inside the window, so that no figure of a
+ * finding comes from outside it.
+ */
+#define AT_IN_WINDOW(ts) " (?11 IS NULL OR " ts " >= ?11) AND (?12 IS NULL OR " ts " <= ?12) "
+#define OVERLAPS_WINDOW(s, e) \
+    " (?11 IS NULL OR coalesce(" e ", " s ") >= ?11) AND (?12 IS NULL OR " s " <= ?12) "
+#define INSIDE_WINDOW(s, e) " (?11 IS NULL OR " s " >= ?11) AND (?12 IS NULL OR " e " <= ?12) "
+#define DEADLOCKS_IN_WINDOW "(SELECT count(*) FROM deadlocks d WHERE" AT_IN_WINDOW("d.ts") ")"
+
 typedef struct finding_rule {
     const char *rule;
     const char *fix;
@@ -37,7 +52,7 @@ static const finding_rule rules[] = {
      "once, or commit first and make the call from an outbox afterwards. Every millisecond the "
      "call takes is a millisecond every other writer of the row waits.",
      "WITH hl AS (SELECT h.*, %s AS label FROM holds h LEFT JOIN tx_code c"
-     "  ON c.tx_id = h.tx_id WHERE h.waits > 0)"
+     "  ON c.tx_id = h.tx_id WHERE h.waits > 0 AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
      " SELECT sum(p.ms), hl.label || ' calls ' || p.name || ' while holding a hot row',"
      " printf('" DUR " of its " DUR " of holds on rows others waited for were spent in the "
      "span ''%%s'' (%%d holds, " DUR " of waiting caused).', sum(p.ms),"
@@ -55,7 +70,8 @@ static const finding_rule rules[] = {
      "WITH hi AS (SELECT h.*, %s AS label, coalesce((SELECT p.ms FROM hold_parts p"
      "  WHERE p.hold_id = h.hold_id AND p.part = 'idle'), h.idle_ms) AS unexplained"
      "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-     "  WHERE h.head_state = 'idle_in_transaction' AND h.waiter_ms >= 100)"
+     "  WHERE h.head_state = 'idle_in_transaction' AND h.waiter_ms >= 100 AND"
+     OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
      " SELECT sum(waiter_ms), label || ' sits idle in transaction at the head of the queue',"
      " printf('%%d hold%%s of a hot row with the holder idle in transaction while others "
      "waited: " DUR " idle that no trace span explains, " DUR " of waiting caused; longest "
@@ -73,16 +89,18 @@ static const finding_rule rules[] = {
      "caused).', count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END, sum(h.commit_ms),"
      " sum(h.waiter_ms)), %s, count(*), sum(h.commit_ms), sum(h.waiter_ms)"
      " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-     " WHERE h.head_state = 'committing' GROUP BY 2 ORDER BY sum(h.waiter_ms) DESC LIMIT 5",
+     " WHERE h.head_state = 'committing' AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts")
+     " GROUP BY 2 ORDER BY sum(h.waiter_ms) DESC LIMIT 5",
      "code_path:s,holds:i,commit_ms:m,waiter_ms:m"},
     {"inconsistent_lock_order",
      "Take locks in one order everywhere (for example by table, then by primary key: SELECT ... "
      "FOR UPDATE ORDER BY id); shortening transactions does not remove these deadlocks.",
-     "WITH " LOCK_ORDER_PAIRS_SQL
-     " SELECT 1000.0 * (1 + (SELECT count(*) FROM deadlocks)), 'Code paths write the same "
+     "WITH " LOCK_ORDER_PAIRS_WHERE("c.tx_id IN (SELECT x.tx_id FROM transactions x WHERE"
+     OVERLAPS_WINDOW("x.start_ts", "x.end_ts") ")")
+     " SELECT 1000.0 * (1 + " DEADLOCKS_IN_WINDOW "), 'Code paths write the same "
      "relations in opposite orders', printf('%%s writes %%s before %%s, %%s the other way "
      "round.', x.label, x.r1, x.r2, y.label), x.label, x.r1, x.r2, y.label,"
-     " (SELECT count(*) FROM deadlocks) FROM o x JOIN o y ON y.r1 = x.r2"
+     " " DEADLOCKS_IN_WINDOW " FROM o x JOIN o y ON y.r1 = x.r2"
      " AND y.r2 = x.r1 AND x.label < y.label LIMIT 5",
      "code_path:s,first:s,then:s,other_code_path:s,deadlocks:i"},
     {"deadlocks",
@@ -92,7 +110,7 @@ static const finding_rule rules[] = {
      " THEN 's' ELSE '' END), printf('%%d processes cancelled (SQLSTATE 40P01); the first at "
      "%%s UTC.', count(*), strftime('%%Y-%%m-%%d %%H:%%M:%%f', min(ts) / 1e6, 'unixepoch')),"
      " count(*), strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', min(ts) / 1e6, 'unixepoch')"
-     " FROM deadlocks HAVING count(*) > 0",
+     " FROM deadlocks WHERE" AT_IN_WINDOW("ts") "HAVING count(*) > 0",
      "deadlocks:i,first_time:s"},
     {"hot_counter_row",
      "Split the counter into N rows updated at random and summed on read, or append increments "
@@ -102,7 +120,8 @@ static const finding_rule rules[] = {
      "it with ''%%s''.', r.waits, r.total_wait_ms, min(st.text)),"
      " r.relation, r.row_key, r.waits, r.total_wait_ms, min(st.text)"
      " FROM rows r JOIN lock_waits w ON w.row_id = r.row_id JOIN statements st"
-     " ON st.stmt_id = w.waiter_stmt WHERE r.waits >= 3 AND replace(lower(st.text), ' ', '')"
+     " ON st.stmt_id = w.waiter_stmt WHERE r.waits >= 3 AND"
+     INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND replace(lower(st.text), ' ', '')"
      " GLOB '*set*=*+*'"
      " GROUP BY r.row_id ORDER BY r.total_wait_ms DESC LIMIT 3",
      "relation:s,row:s,waits:i,total_wait_ms:m,statement:s"},
@@ -113,7 +132,8 @@ static const finding_rule rules[] = {
      " CASE WHEN count(*) > 1 THEN 's' ELSE '' END), printf('%%d retried by the same session "
      "(%%d committed).', sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit')),"
      " count(*), sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit')"
-     " FROM errors WHERE class = 'serialization_failure' HAVING count(*) > 0",
+     " FROM errors WHERE class = 'serialization_failure' AND" AT_IN_WINDOW("ts")
+     "HAVING count(*) > 0",
      "failures:i,retried:i,committed:i"},
     {"hidden_waiting",
      "The log shows only waits longer than deadlock_timeout; the rest of the queueing on this row "
@@ -127,7 +147,8 @@ static const finding_rule rules[] = {
      " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, 100.0 * r.utilisation),"
      " r.relation, r.row_key, 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms + r.logged_wait_ms),"
      " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, r.utilisation"
-     " FROM rows r WHERE r.hidden_wait_ms >= 200 AND r.hidden_wait_ms >= r.logged_wait_ms"
+     " FROM rows r WHERE r.hidden_wait_ms >= 200 AND r.hidden_wait_ms >= r.logged_wait_ms AND"
+     INSIDE_WINDOW("r.first_ts", "r.last_ts")
      " ORDER BY r.hidden_wait_ms DESC LIMIT 3",
      "relation:s,row:s,hidden_share_pct:m,statements_waited:i,hidden_wait_ms:m,"
      "logged_wait_ms:m,utilisation:m"},
@@ -150,7 +171,8 @@ static const finding_rule rules[] = {
      " FROM (SELECT r.*, (SELECT count(*) FROM (SELECT h.tx_id FROM holds h"
      "   WHERE h.row_id = r.row_id AND h.tx_id IS NOT NULL UNION SELECT w.waiter_tx"
      "   FROM lock_waits w WHERE w.row_id = r.row_id AND w.waiter_tx IS NOT NULL)) AS wanting"
-     "  FROM rows r WHERE r.capacity_per_s > 0 AND r.waits >= 3) r"
+     "  FROM rows r WHERE r.capacity_per_s > 0 AND r.waits >= 3 AND"
+     INSIDE_WINDOW("r.first_ts", "r.last_ts") ") r"
      " WHERE r.wanting / max((r.last_ts - r.first_ts) / 1e6, 0.001) >= 0.9 * r.capacity_per_s"
      " ORDER BY r.total_wait_ms DESC LIMIT 3",
      "relation:s,row:s,mean_hold_ms:m,capacity_per_s:m,transactions:i,window_s:m,demand_per_s:m"},
@@ -216,6 +238,51 @@ static void add_fields(cJSON *o, ls_stmt *q, const char *spec)
     }
 }
 
+/* A finding and where its rule left it, to sort by. */
+typedef struct ranked {
+    cJSON *item;
+    double weight;
+    size_t seq;
+} ranked;
+
+/* Heavier first; equal weights in rule-table order, then in the rule's
+ * own order (its SQL's ORDER BY): seq is unique, so the order is total. */
+static int by_weight(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->weight != y->weight)
+        return x->weight > y->weight ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Move the findings of `list` into the same array sorted by weight_ms
+ * (descending; ties in the order the rules found them). On no memory the
+ * list is left in rule order and m->rc set.
+ */
+static void sort_findings(model_ctx *m, cJSON *list)
+{
+    size_t n = (size_t)cJSON_GetArraySize(list), i;
+    ranked *r;
+    if (n < 2)
+        return;
+    if (!(r = calloc(n, sizeof(*r)))) {
+        m->rc = LS_ENOMEM;
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        cJSON *w;
+        r[i].item = cJSON_DetachItemFromArray(list, 0);
+        w = cJSON_GetObjectItemCaseSensitive(r[i].item, "weight_ms");
+        r[i].weight = cJSON_IsNumber(w) ? w->valuedouble : 0.0;
+        r[i].seq = i;
+    }
+    qsort(r, n, sizeof(*r), by_weight);
+    for (i = 0; i < n; i++)
+        cJSON_AddItemToArray(list, r[i].item);
+    free(r);
+}
+
 void ls_model_findings(model_ctx *m, cJSON *report)
 {
     const char *label = ls_model_code_path_label(m->opts->group_by);
@@ -232,6 +299,11 @@ void ls_model_findings(model_ctx *m, cJSON *report)
             break;
         }
         if ((rc = ls_store_prepare(m->store, ls_buf_str(&sql), &q)) != 0) {
+            m->rc = rc;
+            break;
+        }
+        if ((rc = ls_model_bind_window(m, q)) != 0) {
+            ls_stmt_finalize(q);
             m->rc = rc;
             break;
         }
@@ -260,4 +332,5 @@ void ls_model_findings(model_ctx *m, cJSON *report)
     }
     ls_buf_free(&sql);
     ls_buf_free(&words);
+    sort_findings(m, list);
 }

@@ -274,7 +274,7 @@ static void table_head(FILE *f, const ls_table *t)
         if (t->cols[i].in & LS_IN_HTML)
             fprintf(f, "<th%s>%s</th>",
                     ls_column_numeric(&t->cols[i], LS_IN_HTML) ? " class=\"n\"" : "",
-                    ls_column_head(&t->cols[i], LS_IN_HTML));
+                    t->cols[i].head);
     fputs("</tr></thead>\n<tbody>\n", f);
 }
 
@@ -484,28 +484,6 @@ static void headlines(FILE *f, const cJSON *model)
     fputs("</ul>\n", f);
 }
 
-static void filter_note(FILE *f, const cJSON *flt)
-{
-    static const struct {
-        const char *key, *label;
-    } keys[] = {{"since", "since"}, {"until", "until"}, {"relation", "relation"},
-                {"database", "database"}};
-    size_t i;
-    if (!cJSON_IsObject(flt))
-        return;
-    fputs("<p class=\"filter\">Filtered: ", f);
-    for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        if (!m_str(flt, keys[i].key))
-            continue;
-        fprintf(f, "%s <b>", keys[i].label);
-        ls_html_escape(f, m_str(flt, keys[i].key), 80);
-        fputs("</b>; ", f);
-    }
-    fputs("waits, errors and deadlocks outside the filter are left out, and so are the "
-          "counts below.</p>\n",
-          f);
-}
-
 static void outcome_bar(FILE *f, const cJSON *by)
 {
     const cJSON *o;
@@ -544,8 +522,9 @@ static void trace_spans(FILE *f, const cJSON *t)
 static void panel_summary(FILE *f, const cJSON *model)
 {
     const cJSON *s = m_get(model, "summary"), *range = m_get(s, "time_range");
+    ls_writer w = html_writer(f);
 
-    filter_note(f, m_get(s, "filter"));
+    ls_write_filter(&w, m_get(s, "filter"));
     headlines(f, model);
     fputs("<div class=\"cards\">\n", f);
     fprintf(f, "<div><b>%.0f</b>lock waits (%.0f linked to a blocker)</div>\n", m_num(s, "waits"),
@@ -579,10 +558,7 @@ static void panel_summary(FILE *f, const cJSON *model)
             m_num(s, "lock_nowait_failures"), m_num(s, "idle_in_transaction_timeouts"),
             m_num(s, "files"), m_num(s, "lines"), m_num(s, "records"), m_num(s, "bad_lines"),
             m_num(s, "structural_lines"));
-    {
-        ls_writer w = html_writer(f);
-        ls_write_unmatched_locks(&w, m_get(s, "unmatched_lock_messages"));
-    }
+    ls_write_unmatched_locks(&w, m_get(s, "unmatched_lock_messages"));
     if (m_str(m_get(s, "hidden_waits"), "note")) {
         fputs("<p class=\"note\">", f);
         text(f, m_str(m_get(s, "hidden_waits"), "note"), 400);
@@ -1471,7 +1447,7 @@ static void panel_roots(FILE *f, const cJSON *model)
 static void panel_findings(FILE *f, const cJSON *model)
 {
     ls_writer w = html_writer(f);
-    ls_write_findings(&w, m_get(model, "findings"));
+    ls_write_findings(&w, m_get(model, "findings"), m_get(m_get(model, "summary"), "filter"));
 }
 
 /* The class of a hold-breakdown part kind; never the log's own text. */

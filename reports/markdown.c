@@ -84,7 +84,8 @@ static void cell_num(FILE *f, const cJSON *o, const char *key)
         fputs(" — |", f);
 }
 
-static void cell_ms(FILE *f, const cJSON *o, const char *key)
+/* A number with one decimal (a share, a rate). */
+static void cell_num1(FILE *f, const cJSON *o, const char *key)
 {
     if (m_has_num(o, key))
         fprintf(f, " %.1f |", m_num(o, key));
@@ -92,14 +93,26 @@ static void cell_ms(FILE *f, const cJSON *o, const char *key)
         fputs(" — |", f);
 }
 
+/* A duration in ms as people write it ("11.5 s", "648 ms"), as the HTML. */
+static void cell_ms(FILE *f, const cJSON *o, const char *key)
+{
+    char d[LS_DURATION_LEN];
+    if (m_has_num(o, key))
+        fprintf(f, " %s |", ls_fmt_duration(d, sizeof(d), m_num(o, key)));
+    else
+        fputs(" — |", f);
+}
+
 /* A hold's length, as a range where the log leaves its bounds open. */
 static void cell_hold(FILE *f, const cJSON *h)
 {
-    double lo = m_num(h, "hold_min_ms"), hi = m_num(h, "hold_max_ms");
-    if (m_has_num(h, "hold_min_ms") && m_has_num(h, "hold_max_ms") && hi - lo >= LS_HOLD_RANGE_MS)
-        fprintf(f, " %.0f–%.0f |", lo, hi);
+    char lo[LS_DURATION_LEN], hi[LS_DURATION_LEN];
+    double a = m_num(h, "hold_min_ms"), b = m_num(h, "hold_max_ms");
+    if (m_has_num(h, "hold_min_ms") && m_has_num(h, "hold_max_ms") && b - a >= LS_HOLD_RANGE_MS)
+        fprintf(f, " %s–%s |", ls_fmt_duration(lo, sizeof(lo), a),
+                ls_fmt_duration(hi, sizeof(hi), b));
     else
-        cell_num(f, h, "hold_ms");
+        cell_ms(f, h, "hold_ms");
 }
 
 static int same(const char *a, const char *b)
@@ -163,18 +176,18 @@ static void where_cell(FILE *f, const cJSON *o, const char *sub, int sep_always)
     cell(f, row[sep_always] ? row : m_str(o, "target"));
 }
 
-/* A hold breakdown's parts by name, "sql 12 ms, idle 3 ms", in one cell. */
+/* A hold breakdown's parts by name, "sql 12 ms, idle 3.0 s", in one cell. */
 static void parts_cell(FILE *f, const cJSON *parts)
 {
     const cJSON *p;
-    char buf[512];
+    char buf[512], d[LS_DURATION_LEN];
     size_t used = 0;
     buf[0] = '\0';
     cJSON_ArrayForEach(p, parts) {
         if (used + 80 < sizeof(buf))
-            used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %.0f ms",
+            used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %s",
                                      used ? ", " : "", m_str(p, "name") ? m_str(p, "name") : "",
-                                     m_num(p, "ms"));
+                                     ls_fmt_duration(d, sizeof(d), m_num(p, "ms")));
     }
     cell(f, buf);
 }
@@ -187,10 +200,10 @@ static void md_cell(FILE *f, const md_caps *caps, const cJSON *o, const ls_colum
     size_t n = strlen(c->key);
     switch (c->kind) {
     case LS_CELL_INT:
-    case LS_CELL_BYTES:
-    case LS_CELL_MS0: cell_num(f, o, c->key); break;
-    case LS_CELL_MS:
-    case LS_CELL_NUM1: cell_ms(f, o, c->key); break;
+    case LS_CELL_BYTES: cell_num(f, o, c->key); break;
+    case LS_CELL_MS0:
+    case LS_CELL_MS: cell_ms(f, o, c->key); break;
+    case LS_CELL_NUM1: cell_num1(f, o, c->key); break;
     case LS_CELL_HOLD: cell_hold(f, o); break;
     case LS_CELL_PID:
         snprintf(prefix, sizeof(prefix), "%.*s", (int)(n >= 3 ? n - 3 : 0), c->key);
@@ -229,7 +242,7 @@ static void md_table_head(FILE *f, const ls_table *t)
     fputs("|", f);
     for (i = 0; i < t->ncols; i++)
         if (t->cols[i].in & LS_IN_MD)
-            fprintf(f, " %s |", ls_column_head(&t->cols[i], LS_IN_MD));
+            fprintf(f, " %s |", t->cols[i].head);
     fputs("\n|", f);
     for (i = 0; i < t->ncols; i++)
         if (t->cols[i].in & LS_IN_MD)
@@ -586,11 +599,25 @@ static void trace_spans(FILE *f, const cJSON *t, const md_caps *caps)
     ls_write_trace_spans(&w, t, "| Database spans | ", ", ", " |\n");
 }
 
+/* ": SQL 1.2 s, idle in transaction 801 ms (longest gap 800 ms), commit
+ * 2 ms": where a root blocker's transaction spent its time. */
+static void tx_parts(FILE *f, const cJSON *tx)
+{
+    char sql[LS_DURATION_LEN], idle[LS_DURATION_LEN], gap[LS_DURATION_LEN], commit[LS_DURATION_LEN];
+    fprintf(f, ": SQL %s, idle in transaction %s (longest gap %s), commit %s",
+            ls_fmt_duration(sql, sizeof(sql), m_num(tx, "sql_ms")),
+            ls_fmt_duration(idle, sizeof(idle), m_num(tx, "idle_ms")),
+            ls_fmt_duration(gap, sizeof(gap), m_num(tx, "max_idle_ms")),
+            ls_fmt_duration(commit, sizeof(commit), m_num(tx, "commit_ms")));
+}
+
 static void summary(FILE *f, const cJSON *s, const md_caps *caps)
 {
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(s, "time_range");
     char d[LS_DURATION_LEN];
+    ls_writer w = md_writer(f, caps);
     md_heading(f, LS_SEC_SUMMARY);
+    ls_write_filter(&w, m_get(s, "filter"));
     fputs("| | |\n|---|---|\n", f);
     fputs("| Time range |", f);
     fputs(" ", f);
@@ -606,8 +633,9 @@ static void summary(FILE *f, const cJSON *s, const md_caps *caps)
     {
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(s, "hidden_waits");
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "reconstructed")))
-            fprintf(f, "| Hidden waits (below deadlock_timeout) | %.1f ms over %.0f statements "
-                       "|\n", m_num(h, "hidden_wait_ms"), m_num(h, "statements_waited_unlogged"));
+            fprintf(f, "| Hidden waits (below deadlock_timeout) | %s over %.0f statements |\n",
+                    ls_fmt_duration(d, sizeof(d), m_num(h, "hidden_wait_ms")),
+                    m_num(h, "statements_waited_unlogged"));
         else if (h) {
             fputs("| Hidden waits | not rebuilt: ", f);
             ls_md_cell(f, m_str(h, "note"), 300);
@@ -628,10 +656,7 @@ static void summary(FILE *f, const cJSON *s, const md_caps *caps)
                "structure: %.0f lines |\n\n",
             m_num(s, "files"), m_num(s, "lines"), m_num(s, "records"), m_num(s, "bad_lines"),
             m_num(s, "structural_lines"));
-    {
-        ls_writer w = md_writer(f, caps);
-        ls_write_unmatched_locks(&w, m_get(s, "unmatched_lock_messages"));
-    }
+    ls_write_unmatched_locks(&w, m_get(s, "unmatched_lock_messages"));
 }
 
 /* A section that is one table: heading, a sentence, then the table, or
@@ -715,10 +740,7 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
             ls_md_cell(f, m_str(tx, "outcome"), 40);
             fputs(")", f);
             if (m_has_num(tx, "sql_ms"))
-                fprintf(f, ": SQL %.1f ms, idle in transaction %.1f ms (longest gap %.1f ms), "
-                           "commit %.1f ms",
-                        m_num(tx, "sql_ms"), m_num(tx, "idle_ms"), m_num(tx, "max_idle_ms"),
-                        m_num(tx, "commit_ms"));
+                tx_parts(f, tx);
             fputs("\n", f);
         }
         if (cJSON_GetArraySize(sts) > 0 && caps->statements > 0) {
@@ -844,11 +866,11 @@ static void inputs(FILE *f, const cJSON *in, const md_caps *caps)
     }
 }
 
-static void findings(FILE *f, const cJSON *list, const md_caps *caps)
+static void findings(FILE *f, const cJSON *m, const md_caps *caps)
 {
     ls_writer w = md_writer(f, caps);
     md_heading(f, LS_SEC_FINDINGS);
-    ls_write_findings(&w, list);
+    ls_write_findings(&w, m_get(m, "findings"), m_get(m_get(m, "summary"), "filter"));
 }
 
 /* The headline: code paths ranked by how long they held hot rows. */
@@ -947,7 +969,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
               f);
     }
     summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"), caps);
-    findings(f, cJSON_GetObjectItemCaseSensitive(m, "findings"), caps);
+    findings(f, m, caps);
     code_paths(f, m, caps);
     slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"), caps);
     trace_requests(f, cJSON_GetObjectItemCaseSensitive(m, "trace_requests"), caps);
@@ -963,6 +985,76 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
     ls_tz_leave(saved_tz);
 }
 
+/*
+ * Lines are kept short for a reader of the raw text (a diff, a terminal):
+ * outside tables and code blocks, a line longer than MD_LINE_MAX bytes is
+ * cut at a space. A cut only ever replaces a space with a newline before
+ * an ASCII letter (not after a digit), and a line that starts with a letter continues the
+ * paragraph, list item or quote above it (CommonMark's lazy continuation),
+ * so the rendered report is the same; a line with no such space is left
+ * as it is.
+ */
+#define MD_LINE_MAX 200
+
+/* May the line be cut at q (a space, not after a figure: "2.2 s" stays
+ * whole, before a letter)? q[-1] and q[1] are in the line. */
+static int cut_here(const char *q)
+{
+    int letter = (q[1] >= 'a' && q[1] <= 'z') || (q[1] >= 'A' && q[1] <= 'Z');
+    return q[0] == ' ' && letter && !(q[-1] >= '0' && q[-1] <= '9');
+}
+
+/* Write the line [p, eol) to f, cut as above (without its newline). */
+static void write_cut_line(FILE *f, const char *p, const char *eol)
+{
+    while (eol - p > MD_LINE_MAX) {
+        const char *q = p + MD_LINE_MAX;
+        while (q > p && !cut_here(q))
+            q--;
+        if (q == p)
+            break;
+        fwrite(p, 1, (size_t)(q - p), f);
+        fputc('\n', f);
+        p = q + 1;
+    }
+    fwrite(p, 1, (size_t)(eol - p), f);
+}
+
+/* Write the rendered report buf[0, len) to f with its long lines cut. */
+static void write_lines(FILE *f, const char *buf, size_t len)
+{
+    const char *p = buf, *end = buf + len;
+    int fenced = 0;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *eol = nl ? nl : end;
+        if (eol - p >= 3 && memcmp(p, "```", 3) == 0)
+            fenced = !fenced;
+        if (fenced || *p == '|')
+            fwrite(p, 1, (size_t)(eol - p), f);
+        else
+            write_cut_line(f, p, eol);
+        if (nl)
+            fputc('\n', f);
+        p = eol + (nl != NULL);
+    }
+}
+
+/* The report rendered at `caps` into *buf (malloc'd, *len bytes). */
+static int render_mem(const cJSON *m, const md_caps *caps, char **buf, size_t *len)
+{
+    FILE *mem = open_memstream(buf, len);
+    if (!mem)
+        return LS_ENOMEM;
+    render(m, mem, caps);
+    if (fclose(mem) != 0 || !*buf) {
+        free(*buf);
+        *buf = NULL;
+        return LS_ENOMEM;
+    }
+    return 0;
+}
+
 /* The report at the first level of md_levels that fits MD_BUDGET
  * characters (the last level whatever its length). */
 int ls_report_write_markdown(const cJSON *m, FILE *f)
@@ -971,18 +1063,12 @@ int ls_report_write_markdown(const cJSON *m, FILE *f)
     for (i = 0; i < n; i++) {
         char *buf = NULL;
         size_t len = 0;
-        FILE *mem = open_memstream(&buf, &len);
         int fits;
-        if (!mem)
+        if (render_mem(m, &md_levels[i], &buf, &len) != 0)
             return LS_ENOMEM;
-        render(m, mem, &md_levels[i]);
-        if (fclose(mem) != 0 || !buf) {
-            free(buf);
-            return LS_ENOMEM;
-        }
         fits = len <= MD_BUDGET || i + 1 == n;
         if (fits)
-            fwrite(buf, 1, len, f);
+            write_lines(f, buf, len);
         free(buf);
         if (fits)
             break;
@@ -992,6 +1078,11 @@ int ls_report_write_markdown(const cJSON *m, FILE *f)
 
 int ls_report_write_markdown_full(const cJSON *m, FILE *f)
 {
-    render(m, f, &md_all);
+    char *buf = NULL;
+    size_t len = 0;
+    if (render_mem(m, &md_all, &buf, &len) != 0)
+        return LS_ENOMEM;
+    write_lines(f, buf, len);
+    free(buf);
     return ferror(f) ? LS_EIO : 0;
 }

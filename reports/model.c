@@ -199,6 +199,17 @@ static void bind_filters(model_ctx *m, ls_stmt *q, const char *sql)
         ls_stmt_bind_text(q, 15, o->code_path);
 }
 
+int ls_model_bind_window(model_ctx *m, ls_stmt *q)
+{
+    const ls_report_opts *o = m->opts;
+    int rc = 0;
+    if (filter_set(o->since))
+        rc = ls_stmt_bind_int64(q, 11, o->since);
+    if (!rc && filter_set(o->until))
+        rc = ls_stmt_bind_int64(q, 12, o->until);
+    return rc;
+}
+
 /* The filter, as the summary states it; nothing when there is none. */
 static void add_filter(model_ctx *m, cJSON *sum)
 {
@@ -219,7 +230,9 @@ static void add_filter(model_ctx *m, cJSON *sum)
     ls_model_add_str(f, "database", o->database);
     ls_model_add_str(f, "code_path", o->code_path);
     cJSON_AddStringToObject(f, "applies_to", "waits, root blockers, deadlocks, errors and their "
-                            "counts; hot rows are those with a wait in the filter");
+                            "counts; hot rows are those with a wait in the filter; findings "
+                            "(time window only) count deadlocks and errors in it, holds that "
+                            "overlap it, and a row's whole history only when it lies inside it");
 }
 
 /* Run `sql` (binding ?1 = `arg1`, a limit or an id, when >= 0) and call
@@ -368,6 +381,12 @@ int ls_mq_each_row(model_ctx *m, const ls_mquery *mq, int64_t arg1,
 
 /* ---- summary ---- */
 
+/* Something from time s to e (e NULL: s alone) that overlaps the time
+ * window ?11..?12: with a window, the summary counts only the sessions and
+ * statements active in it. */
+#define SPAN_IN_WINDOW(s, e) \
+    " (?11 IS NULL OR coalesce(" e ", " s ") >= ?11) AND (?12 IS NULL OR " s " <= ?12) "
+
 static const ls_mcol summary_cols[] = {
     {"time_range", NULL, LS_MC_HOOK},
     {"start", "(SELECT min(first_ts) FROM files)", LS_MC_READ},
@@ -376,8 +395,15 @@ static const ls_mcol summary_cols[] = {
     {"lines", "(SELECT coalesce(sum(lines),0) FROM files)", LS_MC_INT},
     {"records", "(SELECT coalesce(sum(records),0) FROM files)", LS_MC_INT},
     {"bad_lines", "(SELECT coalesce(sum(bad_lines),0) FROM files)", LS_MC_INT},
-    {"sessions", "(SELECT count(*) FROM sessions)", LS_MC_INT},
-    {"statements", "(SELECT count(*) FROM statements)", LS_MC_INT},
+    {"sessions",
+     "CASE WHEN ?11 IS NULL AND ?12 IS NULL THEN (SELECT count(*) FROM sessions) ELSE"
+     " (SELECT count(*) FROM sessions s WHERE" SPAN_IN_WINDOW("coalesce(s.first_ts, s.start_ts)",
+                                                             "coalesce(s.last_ts, s.end_ts)") ")"
+     " END", LS_MC_INT},
+    {"statements",
+     "CASE WHEN ?11 IS NULL AND ?12 IS NULL THEN (SELECT count(*) FROM statements) ELSE"
+     " (SELECT count(*) FROM statements st WHERE" SPAN_IN_WINDOW("st.start_ts", "st.end_ts") ")"
+     " END", LS_MC_INT},
     {"waits", "(SELECT count(*) FROM fw)", LS_MC_INT},
     {"waits_linked", "(SELECT count(*) FROM fw WHERE blocker_pid IS NOT NULL)", LS_MC_INT},
     {"total_wait_ms", "(SELECT coalesce(sum(waited_ms),0) FROM fw)", LS_MC_MS},
@@ -446,14 +472,21 @@ static void summary_row(model_ctx *m, ls_stmt *q, void *arg)
 
 /* Queueing the log did not show, and whether it could be rebuilt: that
  * needs statement logging (durations, or log_statement) or traces. */
+/* A queued statement of row_waits overlapping the time window (?11, ?12);
+ * the other filters do not apply to the rebuilt queues. */
+#define QUEUED_IN_WINDOW \
+    " (?11 IS NULL OR coalesce(end_ts, start_ts) >= ?11) AND (?12 IS NULL OR start_ts <= ?12) "
 static const ls_mcol hidden_cols[] = {
     {"reconstructed", "(SELECT count(*) FROM statements) > 0", LS_MC_BOOL},
     {"hidden_wait_ms",
-     "(SELECT coalesce(sum(max(0, wait_ms - coalesce(logged_ms, 0))), 0) FROM row_waits)",
+     "(SELECT coalesce(sum(max(0, wait_ms - coalesce(logged_ms, 0))), 0) FROM row_waits"
+     " WHERE" QUEUED_IN_WINDOW ")",
      LS_MC_MS},
-    {"logged_wait_ms", "(SELECT coalesce(sum(logged_ms), 0) FROM row_waits)", LS_MC_MS},
+    {"logged_wait_ms",
+     "(SELECT coalesce(sum(logged_ms), 0) FROM row_waits WHERE" QUEUED_IN_WINDOW ")", LS_MC_MS},
     {"statements_waited_unlogged",
-     "(SELECT count(*) FROM row_waits WHERE wait_ms > 20 AND kind = 'inferred')", LS_MC_INT},
+     "(SELECT count(*) FROM row_waits WHERE wait_ms > 20 AND kind = 'inferred' AND"
+     QUEUED_IN_WINDOW ")", LS_MC_INT},
 };
 static const ls_mquery hidden_q = LS_MQUERY(NULL, hidden_cols, "");
 

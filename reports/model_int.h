@@ -102,12 +102,15 @@ const char *ls_model_code_path_source(const char *group_by);
  * each code path (the label, an expression over tx_code c, in place of
  * the format's first %s) writing relation r1 before r2. A distinct order
  * of relations is paired once, not once per transaction. */
-#define LOCK_ORDER_PAIRS_SQL                                                              \
+#define LOCK_ORDER_PAIRS_WHERE(cond)                                                      \
     "t AS (SELECT DISTINCT %s AS label, c.order_id FROM tx_code c"                        \
-    "  WHERE c.order_id IS NOT NULL),"                                                    \
+    "  WHERE c.order_id IS NOT NULL AND " cond "),"                                       \
     " o AS (SELECT DISTINCT t.label, a.value AS r1, b.value AS r2 FROM t"                 \
     "  JOIN lock_orders lo ON lo.order_id = t.order_id, json_each(lo.relations) a,"       \
     "  json_each(lo.relations) b WHERE b.key > a.key)"
+/* The same over every transaction; _WHERE keeps those for which SQL `cond`
+ * (over tx_code c) holds. */
+#define LOCK_ORDER_PAIRS_SQL LOCK_ORDER_PAIRS_WHERE("1")
 
 /* requests.c: the slowest traced requests and their row-lock queueing. */
 void ls_model_requests(model_ctx *m, cJSON *report, int top);
@@ -118,5 +121,8 @@ void ls_model_trace_spans(model_ctx *m, cJSON *summary);
 /* findings.c: plain-language findings with evidence and a suggested fix,
  * from the sections already in the report. */
 void ls_model_findings(model_ctx *m, cJSON *report);
+/* Bind the report's time window (--since, --until) to q's ?11 and ?12;
+ * left NULL when not given. */
+int ls_model_bind_window(model_ctx *m, ls_stmt *q);
 
 #endif

@@ -30,6 +30,8 @@ static const struct {
     [LS_TAG_ITEM_END] = {"</span></li>\n", "\n"},
     [LS_TAG_BULLET] = {"<li>", "- "},
     [LS_TAG_BULLET_END] = {"</li>\n", "\n"},
+    [LS_TAG_FILTER] = {"<p class=\"filter\">", "> "},
+    [LS_TAG_FILTER_END] = {"</p>\n", "\n\n"},
 };
 
 static void tag(const ls_writer *w, ls_tag t)
@@ -228,13 +230,58 @@ void ls_write_request(const ls_writer *w, const cJSON *r)
     }
 }
 
-void ls_write_findings(const ls_writer *w, const cJSON *list)
+/* Does the filter flt bound the report's time? */
+static int has_window(const cJSON *flt)
+{
+    return m_str(flt, "since") || m_str(flt, "until");
+}
+
+void ls_write_filter(const ls_writer *w, const cJSON *flt)
+{
+    static const struct {
+        const char *key, *label;
+        int is_time;
+    } keys[] = {{"since", "since", 1},           {"until", "until", 1},
+                {"relation", "relation", 0},     {"database", "database", 0},
+                {"code_path", "code path", 0}};
+    size_t i;
+    if (!cJSON_IsObject(flt))
+        return;
+    tag(w, LS_TAG_FILTER);
+    fputs("Filtered: ", w->f);
+    for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        const char *v = m_str(flt, keys[i].key);
+        if (!v)
+            continue;
+        fprintf(w->f, "%s ", keys[i].label);
+        tag(w, LS_TAG_STRONG);
+        if (keys[i].is_time)
+            w->time(w, v);
+        else
+            w->esc(w->f, v, 80);
+        tag(w, LS_TAG_STRONG_END);
+        fputs("; ", w->f);
+    }
+    fputs("waits, errors and deadlocks outside the filter are left out, and so are the "
+          "counts below",
+          w->f);
+    if (has_window(flt))
+        fputs(" and the findings (a finding over a row's whole history only when that history "
+              "is inside the window)",
+              w->f);
+    fputs(".", w->f);
+    tag(w, LS_TAG_FILTER_END);
+}
+
+void ls_write_findings(const ls_writer *w, const cJSON *list, const cJSON *flt)
 {
     const cJSON *x;
     int n = 0;
     if (cJSON_GetArraySize(list) == 0) {
         tag(w, LS_TAG_P);
-        fputs("No rule found anything to say.", w->f);
+        fputs(has_window(flt) ? "No rule found anything to say in this time window."
+                              : "No rule found anything to say.",
+              w->f);
         tag(w, LS_TAG_P_END);
         return;
     }

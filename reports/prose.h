@@ -33,6 +33,8 @@ typedef enum ls_tag {
     LS_TAG_ITEM_END,  /* after a finding's fix */
     LS_TAG_BULLET,    /* a line of a list of facts */
     LS_TAG_BULLET_END,
+    LS_TAG_FILTER, /* the paragraph stating the report's filter */
+    LS_TAG_FILTER_END,
     LS_TAG_COUNT
 } ls_tag;
 
@@ -87,8 +89,13 @@ void ls_write_trace_spans(const ls_writer *w, const cJSON *t, const char *lead, 
 void ls_write_request(const ls_writer *w, const cJSON *r);
 
 /* The findings: title, evidence and fix of each, or a sentence saying
- * there are none. */
-void ls_write_findings(const ls_writer *w, const cJSON *list);
+ * there are none (in the time window of `flt`, the summary's filter, when
+ * it has one; flt may be NULL). */
+void ls_write_findings(const ls_writer *w, const cJSON *list, const cJSON *flt);
+
+/* The filter the report applied (flt: the summary's filter; nothing when
+ * NULL): each bound given, then what it left out. */
+void ls_write_filter(const ls_writer *w, const cJSON *flt);
 
 /* The warning that lock-wait messages (u: the summary's
  * unmatched_lock_messages, or NULL for none) matched no message table:

@@ -10,9 +10,9 @@
  * escaping: a column added to a table here appears in the HTML and the
  * Markdown, and its key is the model's JSON field.
  *
- * Where today's HTML and Markdown differ (the Markdown's narrower tables,
- * its "ms" units), the column says so with `in` and `md_head`, so the
- * differences are written here, in one place, and nowhere else.
+ * Where the HTML and Markdown differ (the Markdown's narrower tables), the
+ * column says so with `in`, so the differences are written here, in one
+ * place, and nowhere else. Both write durations as people do ("78.1 s").
  */
 #ifndef LS_SECTIONS_H
 #define LS_SECTIONS_H
@@ -24,8 +24,8 @@ typedef enum ls_cell {
     LS_CELL_TEXT,    /* escaped text | escaped text */
     LS_CELL_CODE,    /* text in <code>, wrapping | escaped text */
     LS_CELL_INT,     /* whole number */
-    LS_CELL_MS,      /* duration: "78.1 s" | milliseconds, one decimal */
-    LS_CELL_MS0,     /* duration in whole ms: "78.1 s" | milliseconds, no decimal */
+    LS_CELL_MS,      /* duration: "78.1 s" */
+    LS_CELL_MS0,     /* duration from whole ms: "78.1 s" */
     LS_CELL_NUM1,    /* a number with one decimal */
     LS_CELL_BYTES,   /* whole number of bytes */
     LS_CELL_PID,     /* key "blocker_pid": the pid and blocker_code_path beside it */
@@ -47,8 +47,7 @@ typedef enum ls_cell {
 #define LS_IN_ALL (LS_IN_HTML | LS_IN_MD)
 
 typedef struct ls_column {
-    const char *head;    /* header (HTML's, and Markdown's unless md_head) */
-    const char *md_head; /* Markdown's header where it differs, else NULL */
+    const char *head;    /* header */
     const char *key;     /* the model row's JSON key */
     ls_cell kind;
     size_t max;  /* HTML: characters shown, 0 = all */
@@ -68,8 +67,6 @@ typedef struct ls_table {
 
 /* Is column c numeric (right-aligned) in the format `in`? */
 int ls_column_numeric(const ls_column *c, unsigned in);
-/* The header of column c in the format `in`. */
-const char *ls_column_head(const ls_column *c, unsigned in);
 
 /* The tables (each names where its rows are: ls_table.path). */
 extern const ls_table ls_tab_hot_rows;
