@@ -111,6 +111,24 @@ static const char apply_moves_sql[] =
     " WHERE start_evidence IS NOT NULL UNION SELECT end_evidence FROM hold_rows"
     " WHERE end_evidence IS NOT NULL);";
 
+/*
+ * The logged waits of statements that failed in them (a lock timeout, a
+ * deadlock victim, 40001 after the wait): such a statement acquired
+ * nothing on the row, so its transaction has no hold of it and the scan
+ * above never meets it, but it queued, and its wait counts (logged).
+ * No stmt_id: with durations the statement has no line of its own.
+ */
+static const char failed_waits_sql[] =
+    "INSERT INTO row_waits(row_id, tx_id, session_id, pid, start_ts, end_ts, wait_ms,"
+    " behind_hold, behind_tx, kind, logged_wait_id, logged_ms)"
+    " SELECT l.row_id, l.tx_id, w.session_id, w.pid, l.l0, l.l1, l.ms,"
+    " (SELECT h.hold_id FROM hold_rows h WHERE h.tx_id = w.holder_tx AND h.row_id = l.row_id"
+    "  ORDER BY h.hold_id LIMIT 1), w.holder_tx, 'logged', l.first_wait, l.ms"
+    " FROM temp.hidden_logged l JOIN lock_wait_rows w ON w.wait_id = l.first_wait"
+    " WHERE NOT EXISTS (SELECT 1 FROM hold_rows h WHERE h.tx_id = l.tx_id AND h.row_id = l.row_id)"
+    " AND EXISTS (SELECT 1 FROM lock_wait_rows x WHERE x.waiter_tx = l.tx_id"
+    "  AND x.row_id = l.row_id AND x.outcome IS NOT 'acquired');";
+
 static const char stats_sql[] =
     "UPDATE rows SET"
     " hidden_wait_ms = coalesce((SELECT sum(max(0, wait_ms - logged_ms)) FROM row_waits q"
@@ -297,6 +315,8 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         rc = ls_store_sorting(s, sorting = 0);
     if (rc == 0)
         rc = ls_store_exec(s, apply_moves_sql);
+    if (rc == 0)
+        rc = ls_store_exec(s, failed_waits_sql);
     if (rc == 0)
         rc = ls_store_exec(s, stats_sql);
 out:

@@ -42,7 +42,7 @@ static const char interest_sql[] =
  * each session's state is kept while it has a transaction open. */
 static const char statements_sql[] =
     "SELECT session_id, stmt_id, pid, start_ts, end_ts, duration_ms, text, xid, vxid,"
-    " params, prepare FROM statements WHERE session_id IS NOT NULL"
+    " params, prepare, file_id, line FROM statements WHERE session_id IS NOT NULL"
     /* Extended protocol: parse and bind lines are steps of the statement
      * its execute line ran; only that one counts. */
     " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id";
@@ -69,6 +69,22 @@ static const char acquired_index_sql[] =
 static const char acquired_sql[] =
     "SELECT end_ts FROM lock_wait_rows WHERE session_id = ?1 AND end_ts >= ?2 AND " ACQUIRED_WHERE
     " ORDER BY end_ts LIMIT 1";
+
+/* How a statement logged at its start (log_statement) ended: the first
+ * error of its session after its line (?2, ?3) and before the next
+ * statement's (?5, ?6; NULL: none logged yet), and the row of the
+ * statement's own wait that did not end acquired (the one it failed on).
+ * A statement logged with its duration ran to its end: not asked. */
+static const char failure_sql[] =
+    "SELECT e.class, (SELECT w.row_id FROM lock_wait_rows w WHERE w.waiter_stmt = ?7"
+    "  AND w.outcome IS NOT 'acquired' AND w.row_id IS NOT NULL"
+    "  ORDER BY w.start_ts DESC LIMIT 1)"
+    " FROM errors e WHERE e.session_id = ?1 AND e.ts >= ?4"
+    " AND (e.file_id > ?2 OR (e.file_id = ?2 AND e.line > ?3))"
+    " AND (?5 IS NULL OR e.file_id < ?5 OR (e.file_id = ?5 AND e.line < ?6))"
+    " ORDER BY e.file_id, e.line LIMIT 1";
+static const char failure_index_sql[] =
+    "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);";
 
 /* Statements that waited for a hot row and got it: they hold it, whether
  * or not their own text names it (no parameters logged, a function). Read
@@ -440,7 +456,10 @@ typedef struct tx_lock {
     int64_t row_id, stmt_id;
     int64_t lo, hi;      /* the statement's start and end (hi = lo without a duration) */
     int64_t next_start;  /* the next statement's start in the transaction, 0 if none yet */
+    int64_t file_id, line;           /* the statement's line; file_id 0: a span's */
+    int64_t next_file, next_line;    /* the next statement's line, next_file 0: none */
     int has_end;
+    int acquired; /* its own logged wait for the row ended with the lock acquired */
 } tx_lock;
 
 typedef struct tx_state {
@@ -473,6 +492,7 @@ typedef struct tx_pass {
     size_t nrules;
     ls_stmt *acquired; /* acquired_sql */
     ls_stmt *waited;   /* waited_sql, positioned at the next statement's rows */
+    ls_stmt *failure;  /* failure_sql */
     int waited_more;   /* 1 while `waited` is on a row */
     int64_t holds;
 } tx_pass;
@@ -517,13 +537,18 @@ static int64_t acquired_between(const tx_pass *p, int64_t session, int64_t from,
     return ts;
 }
 
-static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q)
+/* Add the row the current statement locks (`acquired`: its own logged
+ * wait for it got the lock) to the transaction's locks. */
+static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q, int acquired)
 {
     int i;
     tx_lock *l;
     for (i = 0; i < t->nlocks; i++)
-        if (t->locks[i].row_id == row_id)
+        if (t->locks[i].row_id == row_id) {
+            if (t->locks[i].stmt_id == ls_stmt_int64(q, 1) && acquired)
+                t->locks[i].acquired = 1;
             return; /* held since its first lock: one hold per (transaction, row) */
+        }
     if (t->nlocks == MAX_TX_LOCKS)
         return;
     l = &t->locks[t->nlocks++];
@@ -533,6 +558,11 @@ static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q)
     l->lo = ls_stmt_int64(q, 3);
     l->has_end = !ls_stmt_isnull(q, 4);
     l->hi = l->has_end ? ls_stmt_int64(q, 4) : l->lo;
+    l->acquired = acquired;
+    if (!ls_stmt_isnull(q, 11) && !ls_stmt_isnull(q, 12)) {
+        l->file_id = ls_stmt_int64(q, 11);
+        l->line = ls_stmt_int64(q, 12);
+    }
 }
 
 /* The rows a statement waited for and got: `waited` moves forward with
@@ -542,7 +572,7 @@ static int waited_locks(tx_pass *p, tx_state *t, ls_stmt *q)
     int64_t id = ls_stmt_int64(q, 1);
     while (p->waited_more && ls_stmt_int64(p->waited, 0) <= id) {
         if (ls_stmt_int64(p->waited, 0) == id)
-            tx_add_lock(t, ls_stmt_int64(p->waited, 1), q);
+            tx_add_lock(t, ls_stmt_int64(p->waited, 1), q, 1);
         if ((p->waited_more = ls_stmt_step(p->waited)) < 0)
             return p->waited_more;
     }
@@ -569,7 +599,7 @@ static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_kind kind
         return rc;
     if ((kind == LS_SQL_WRITE || prepare) && ls_rowkey_of(&ev, &k) &&
         (row = hot_lookup(p, k.rel, k.key)) != 0)
-        tx_add_lock(t, row, q);
+        tx_add_lock(t, row, q, 0);
     if (p->nrules) {
         const char *sql, *pp;
         char pbuf[1024], shape[512];
@@ -578,13 +608,50 @@ static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_kind kind
         for (i = 0; i < p->nrules; i++)
             if (ls_rowkey_apply(&p->rules[i], shape, sql, pp, &k) &&
                 (row = hot_lookup(p, k.rel, k.key)) != 0)
-                tx_add_lock(t, row, q);
+                tx_add_lock(t, row, q, 0);
     }
     return 0;
 }
 
+/* Whether lock `l` of transaction `t` was taken: 1 yes, 0 no (its
+ * statement, logged at its start, failed on the row: ls_locked_row_held()),
+ * below 0 a store error. */
+static int lock_taken(const tx_pass *p, const tx_state *t, const tx_lock *l)
+{
+    ls_locked_row sl;
+    const char *cls;
+    int rc;
+    if (l->has_end || !l->file_id)
+        return 1; /* a duration line (or a span's end): it ran to its end */
+    memset(&sl, 0, sizeof(sl));
+    sl.row_id = l->row_id;
+    sl.acquired = l->acquired;
+    ls_stmt_reset(p->failure);
+    ls_stmt_bind_int64(p->failure, 1, t->session_id);
+    ls_stmt_bind_int64(p->failure, 2, l->file_id);
+    ls_stmt_bind_int64(p->failure, 3, l->line);
+    ls_stmt_bind_int64(p->failure, 4, l->lo);
+    if (l->next_file) {
+        ls_stmt_bind_int64(p->failure, 5, l->next_file);
+        ls_stmt_bind_int64(p->failure, 6, l->next_line);
+    }
+    ls_stmt_bind_int64(p->failure, 7, l->stmt_id);
+    if ((rc = ls_stmt_step(p->failure)) < 0)
+        return rc;
+    if (rc == 1) {
+        cls = ls_stmt_isnull(p->failure, 0) ? "other" : ls_stmt_text(p->failure, 0);
+        sl.failed = 1;
+        sl.lock_error = strcmp(cls, "serialization_failure") == 0 ||
+                        strcmp(cls, "deadlock") == 0 || strcmp(cls, "lock_timeout") == 0 ||
+                        strcmp(cls, "lock_nowait") == 0;
+        sl.failed_row = ls_stmt_isnull(p->failure, 1) ? 0 : ls_stmt_int64(p->failure, 1);
+    }
+    ls_stmt_reset(p->failure);
+    return ls_locked_row_held(&sl);
+}
+
 /* The holds of a stored transaction: when each row was locked, to the
- * transaction's end. */
+ * transaction's end; none of a row its statement failed on. */
 static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
 {
     int64_t end_id = 0; /* the end's evidence: the transaction's, for all its holds */
@@ -595,6 +662,10 @@ static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
         const tx_lock *l = &t->locks[i];
         int64_t ts = l->hi, hi = l->hi, acq, ev_id;
         const char *ev = "end of the locking statement";
+        if ((rc = lock_taken(p, t, l)) < 0)
+            return rc;
+        if (!rc)
+            continue; /* it queued for the row and failed: its wait is a wait */
         if (!l->has_end) {
             /* log_statement = 'all': the statement's start; a logged wait
              * of its own ended when the row was got. */
@@ -704,8 +775,13 @@ static void tx_add(tx_state *t, ls_stmt *q, int is_commit)
     if (!t->statements)
         t->first_stmt = ls_stmt_int64(q, 1);
     for (i = 0; i < t->nlocks; i++)
-        if (!t->locks[i].next_start && t->locks[i].stmt_id != ls_stmt_int64(q, 1))
+        if (!t->locks[i].next_start && t->locks[i].stmt_id != ls_stmt_int64(q, 1)) {
             t->locks[i].next_start = start;
+            if (!ls_stmt_isnull(q, 11) && !ls_stmt_isnull(q, 12)) {
+                t->locks[i].next_file = ls_stmt_int64(q, 11);
+                t->locks[i].next_line = ls_stmt_int64(q, 12);
+            }
+        }
     t->last_stmt = ls_stmt_int64(q, 1);
     t->statements++;
     if (!t->xid && !ls_stmt_isnull(q, 7))
@@ -799,7 +875,9 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
     q = NULL;
     if (rc < 0 || (rc = ls_store_exec_sorting(s, acquired_index_sql)) != 0 ||
         (rc = ls_store_prepare(s, acquired_sql, &p->acquired)) != 0 ||
-        (rc = ls_store_prepare(s, waited_sql, &p->waited)) != 0)
+        (rc = ls_store_prepare(s, waited_sql, &p->waited)) != 0 ||
+        (rc = ls_store_exec_sorting(s, failure_index_sql)) != 0 ||
+        (rc = ls_store_prepare(s, failure_sql, &p->failure)) != 0)
         return rc;
     p->waited_more = ls_stmt_step(p->waited);
     return p->waited_more < 0 ? p->waited_more : 0;
@@ -816,6 +894,7 @@ static void tx_pass_free(tx_pass *p)
     free(p->rules);
     ls_stmt_finalize(p->acquired);
     ls_stmt_finalize(p->waited);
+    ls_stmt_finalize(p->failure);
     ls_stmt_finalize(p->ins);
     ls_stmt_finalize(p->hold);
     ls_intern_close(&p->evidence);

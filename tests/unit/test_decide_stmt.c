@@ -79,11 +79,47 @@ static void test_missed(void)
     CHECK_INT(ls_waiter_stmt_missed(&shorter, 1, 100.0), 0);
 }
 
+/* Only acquired locks are held: a failed statement and its rows. */
+static void test_lock_holds(void)
+{
+    /* ran to its end: held, whatever else is said */
+    ls_locked_row ok = {0, 0, 7, 0, 0};
+    ls_locked_row ok_same = {0, 1, 7, 7, 0};
+    /* 40001 / lock timeout on its own row, the wait logged: not held */
+    ls_locked_row own = {1, 1, 7, 7, 0};
+    /* ... even when an earlier wait of it for that row was granted (an
+     * "acquired" transaction lock, then 40001 on the row) */
+    ls_locked_row own_acq = {1, 1, 7, 7, 1};
+    /* the same with no wait logged (below deadlock_timeout): not held */
+    ls_locked_row own_unlogged = {1, 1, 7, 0, 0};
+    /* a multi-row statement: a row its logged wait got, then failed on row 9 */
+    ls_locked_row before_acq = {1, 1, 7, 9, 1};
+    /* a row other than the logged one it failed on: locked before it */
+    ls_locked_row before = {1, 1, 7, 9, 0};
+    /* a row it waited for and got, the failure's wait not logged */
+    ls_locked_row acq_unlogged = {1, 1, 7, 0, 1};
+    /* not a lock error (a constraint after the write): held */
+    ls_locked_row other = {1, 0, 7, 0, 0};
+    /* a cancel that ended its wait for this row: not held */
+    ls_locked_row other_wait = {1, 0, 7, 7, 0};
+    CHECK_INT(ls_locked_row_held(&ok), 1);
+    CHECK_INT(ls_locked_row_held(&ok_same), 1);
+    CHECK_INT(ls_locked_row_held(&own), 0);
+    CHECK_INT(ls_locked_row_held(&own_acq), 0);
+    CHECK_INT(ls_locked_row_held(&own_unlogged), 0);
+    CHECK_INT(ls_locked_row_held(&before_acq), 1);
+    CHECK_INT(ls_locked_row_held(&before), 1);
+    CHECK_INT(ls_locked_row_held(&acq_unlogged), 1);
+    CHECK_INT(ls_locked_row_held(&other), 1);
+    CHECK_INT(ls_locked_row_held(&other_wait), 0);
+}
+
 int main(void)
 {
     test_edges();
     test_pick_waiter();
     test_pick_line();
     test_missed();
+    test_lock_holds();
     return TEST_REPORT();
 }

@@ -45,3 +45,14 @@ int ls_waiter_stmt_missed(const ls_stmt_candidate *picked, int failed, double wa
            (double)picked->dur_us <
                waited_ms * (double)LS_US_PER_MS - (double)LS_STMT_DURATION_SLACK_US;
 }
+
+int ls_locked_row_held(const ls_locked_row *l)
+{
+    if (!l->failed)
+        return 1;
+    if (l->failed_row && l->failed_row == l->row_id)
+        return 0; /* queued for it, then failed */
+    if (l->acquired || l->failed_row)
+        return 1; /* taken before the statement failed on another row */
+    return !l->lock_error;
+}

@@ -44,4 +44,26 @@ int ls_pick_waiter_line(const ls_stmt_candidate *c, int n, int failed);
  */
 int ls_waiter_stmt_missed(const ls_stmt_candidate *picked, int failed, double waited_ms);
 
+/* A row a statement would lock, and how the statement ended. */
+typedef struct ls_locked_row {
+    int failed;         /* an error of the session ended the statement */
+    int lock_error;     /* that error is a lock's: 40001, 40P01, 55P03 */
+    int64_t row_id;     /* the row its text, parameters or a rule name */
+    int64_t failed_row; /* the row its own wait ended in the error was for, 0: none logged */
+    int acquired;       /* its own logged wait for row_id ended with the lock acquired */
+} ls_locked_row;
+
+/*
+ * Whether the statement holds the row (until its transaction ends). One
+ * that ran to its end does. One that failed acquired nothing on the row
+ * it failed on (it queued for it: the wait is a wait, not a hold), but
+ * keeps what it took before failing: a row its logged wait got, or any
+ * row other than the one a logged wait shows it failed on (a deadlock
+ * victim's function that locked one row and died waiting for the next).
+ * A lock error with no wait logged was on the statement's own row. Any
+ * other error (a constraint, a trigger's RAISE) may come after the write:
+ * the row stays held.
+ */
+int ls_locked_row_held(const ls_locked_row *l);
+
 #endif
