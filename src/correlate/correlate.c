@@ -899,8 +899,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * waiter's statement are found by log position among all that tie in the
  * second (transactions.c, holds.c, the chain walk); a root that is the
  * holder or the blocker has its transaction, else the one open at the
- * message's position. */
-#define CORRELATION_REV "12"
+ * message's position. 13: a statement that failed acquired nothing on the
+ * row it failed on (decide/stmt.c), a logged wait ended by an error counts
+ * as a logged wait of its row (hidden.c), PostgreSQL 18's lock-failure
+ * line links its NOWAIT error (transactions.c). */
+#define CORRELATION_REV "13"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
