@@ -614,6 +614,24 @@ static int lock_wait(ls_lock_wait *w, cur *c, const ls_record *rec)
 /* ------------------------------------------------------------------ */
 /* Deadlocks (deadlock.c DeadLockReport)                                */
 
+/*
+ * The query of process pid in a deadlock DETAIL, [start, end), copied into
+ * d (a cycle of more than LS_MAX_EDGES processes keeps the first ones).
+ * 0, or LS_ENOMEM.
+ */
+static int deadlock_add_proc(ls_classifier *cl, ls_deadlock *d, int pid, const char *start,
+                             const char *end)
+{
+    char *q;
+    if (d->nprocs >= LS_MAX_EDGES)
+        return 0;
+    if (!(q = arena_strndup(cl, start, (size_t)(end - start))))
+        return LS_ENOMEM;
+    d->procs[d->nprocs].pid = pid;
+    d->procs[d->nprocs++].query = q;
+    return 0;
+}
+
 /* At a line start: "Process N waits for " or "Process N: ". 1 = edge, 2 = proc. */
 static int deadlock_line_kind(const char *p, const char *e, int *pid, cur *rest)
 {
@@ -669,14 +687,8 @@ static int deadlock(ls_classifier *cl, ls_deadlock *d, const char *detail)
         }
         if (kind && qstart) {
             /* The previous process's query ends before this line. */
-            if (d->nprocs < LS_MAX_EDGES) {
-                const char *qe = p > qstart ? p - 1 : qstart;
-                char *q = arena_strndup(cl, qstart, (size_t)(qe - qstart));
-                if (!q)
-                    return LS_ENOMEM;
-                d->procs[d->nprocs].pid = qpid;
-                d->procs[d->nprocs++].query = q;
-            }
+            if (deadlock_add_proc(cl, d, qpid, qstart, p > qstart ? p - 1 : qstart) != 0)
+                return LS_ENOMEM;
             qstart = NULL;
         }
         if (kind == 1 && d->nedges < LS_MAX_EDGES) {
@@ -699,13 +711,8 @@ static int deadlock(ls_classifier *cl, ls_deadlock *d, const char *detail)
         if (le == e)
             break;
     }
-    if (qstart && d->nprocs < LS_MAX_EDGES) {
-        char *q = arena_strndup(cl, qstart, (size_t)(e - qstart));
-        if (!q)
-            return LS_ENOMEM;
-        d->procs[d->nprocs].pid = qpid;
-        d->procs[d->nprocs++].query = q;
-    }
+    if (qstart && deadlock_add_proc(cl, d, qpid, qstart, e) != 0)
+        return LS_ENOMEM;
     return 0;
 }
 
@@ -1548,13 +1555,8 @@ static int struct_deadlock(ls_classifier *cl, ls_deadlock *d, const char *detail
             !struct_edge(&d->edges[d->nedges], lp, le)) {
             d->nedges++;
         } else if (d->nedges > 0 && !struct_proc_line(lp, le, &pid, &query)) {
-            if (qstart && d->nprocs < LS_MAX_EDGES) {
-                char *q = arena_strndup(cl, qstart, (size_t)(p - 1 - qstart));
-                if (!q)
-                    return LS_ENOMEM;
-                d->procs[d->nprocs].pid = qpid;
-                d->procs[d->nprocs++].query = q;
-            }
+            if (qstart && deadlock_add_proc(cl, d, qpid, qstart, p - 1) != 0)
+                return LS_ENOMEM;
             qpid = pid;
             qstart = query;
         } else if (!qstart) {
@@ -1563,13 +1565,8 @@ static int struct_deadlock(ls_classifier *cl, ls_deadlock *d, const char *detail
         if (le == e)
             break;
     }
-    if (qstart && d->nprocs < LS_MAX_EDGES) {
-        char *q = arena_strndup(cl, qstart, (size_t)(e - qstart));
-        if (!q)
-            return LS_ENOMEM;
-        d->procs[d->nprocs].pid = qpid;
-        d->procs[d->nprocs++].query = q;
-    }
+    if (qstart && deadlock_add_proc(cl, d, qpid, qstart, e) != 0)
+        return LS_ENOMEM;
     return d->nedges;
 }
 
