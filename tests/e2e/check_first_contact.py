@@ -11,14 +11,13 @@ Usage: check_first_contact.py LOCKSPAN SOURCE_DIR
 """
 import json
 import os
-import pty
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
-from lscheck import check, report
+from lscheck import check, report, run_pty
 
 NOBODY = 65534
 PROGRESS_LINES = 4096  # ingest draws its progress every this many lines
@@ -136,23 +135,6 @@ def screen_lines(text):
     return shown
 
 
-def run_pty(*args):
-    """Run with stderr on a pseudo-terminal; returns (rc, what it wrote)."""
-    master, slave = pty.openpty()
-    p = subprocess.Popen(list(args), stdout=subprocess.DEVNULL, stderr=slave)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            b = os.read(master, 65536)
-        except OSError:
-            break
-        if not b:
-            break
-        chunks.append(b)
-    os.close(master)
-    return p.wait(), b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
-
 
 def check_warning_line(ls, sample, tmp):
     """On a terminal, a warning met while the progress line is shown gets a
@@ -167,8 +149,9 @@ def check_warning_line(ls, sample, tmp):
     with open(path, "w") as f:
         f.write("\n".join(big) + "\n")
     prefix = open(os.path.join(sample, "prefix.txt")).read().rstrip("\n")
-    rc, err = run_pty(ls, "analyze", "--max-bad-lines", "10", "--prefix", prefix,
-                      "-o", os.path.join(tmp, "big.md"), path)
+    rc, err, _ = run_pty(ls, "analyze", "--max-bad-lines", "10", "--prefix", prefix,
+                         "-o", os.path.join(tmp, "big.md"), path)
+    err = err.replace("\r\n", "\n")
     check(rc == 0, f"analyze the repeated sample on a terminal: exit {rc}")
     check(re.search(r"ingest .*big\.log: .*\d+ lines\033\[K[^\n]*this line is no log", err)
           is not None, "the warning came while the progress line was shown")

@@ -9,39 +9,18 @@ updates are rate-limited (at most 4 a second on a terminal).
 Usage: check_progress.py LOCKSPAN SAMPLE_DIR
 """
 import os
-import pty
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
-from lscheck import check, report
+from lscheck import check, report, run_pty
 
 
 def run(*args, env=None):
     return subprocess.run(list(args), capture_output=True, text=True, env=env)
 
-
-def run_pty(*args):
-    """Run with stderr on a pseudo-terminal; returns (rc, stderr text, seconds)."""
-    master, slave = pty.openpty()
-    t0 = time.monotonic()
-    p = subprocess.Popen(list(args), stdout=subprocess.DEVNULL, stderr=slave)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            b = os.read(master, 65536)
-        except OSError:
-            break
-        if not b:
-            break
-        chunks.append(b)
-    rc = p.wait()
-    os.close(master)
-    return rc, b"".join(chunks).decode("utf-8", "replace"), time.monotonic() - t0
 
 
 def main():
