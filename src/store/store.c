@@ -198,6 +198,11 @@ struct ls_store {
     int counting_steps;   /* ls_store_vm_steps() has been called */
     int64_t vm_steps;     /* of statements that ended since the last call */
     char err[512];      /* the first error's message, kept past a ROLLBACK */
+    /* ls_store_guard_writes(): who writes now and what it owns ("t" or
+     * "t.col", space-separated); what it was refused, for the message. */
+    const char *guard_who, *guard_owns;
+    int guard_learn;
+    char guard_refused[128];
     sqlite3_stmt *q[Q__COUNT];
     session_slot cache[SESSION_CACHE];
     unsigned short key_head[KEY_BUCKETS]; /* 1 + index of a slot with the key, or 0 */
@@ -255,6 +260,9 @@ struct ls_store {
 struct ls_stmt {
     ls_store *store;
     sqlite3_stmt *st;
+    int bind_rc; /* the first failed bind's error since the last reset: sticky,
+                    returned by the next step (as SQLite's own errors are) */
+    int bind_rc_sqlite; /* its SQLite result code */
 };
 
 const char *ls_store_errmsg(ls_store *s)
@@ -408,6 +416,10 @@ static const char *const store_upgrades[] = {
     "DROP TABLE IF EXISTS tx_code; DROP TABLE IF EXISTS lock_order;"
     " DROP TABLE IF EXISTS holds; " LS_TX_CODE_ROWS_DDL LS_HOLD_ROWS_DDL
     " DELETE FROM meta WHERE key = 'correlated';",
+    /* 13: every table a correlation pass writes is declared here, none made
+     * by the pass itself (issue 33's pass table: span_placement); the next
+     * correlation fills them. */
+    LS_SPAN_PLACEMENT_DDL " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -2192,9 +2204,15 @@ int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out)
     if (!st)
         return LS_ENOMEM;
     st->store = s;
+    s->guard_refused[0] = '\0';
     rc = sqlite3_prepare_v2(s->db, sql, -1, &st->st, NULL);
     if (rc != SQLITE_OK) {
-        fprintf(stderr, "lockspan: store query failed to prepare: %s\n", sqlite3_errmsg(s->db));
+        if (s->guard_refused[0])
+            fprintf(stderr, "lockspan: %s writes %s, which it does not own\n", s->guard_who,
+                    s->guard_refused);
+        else
+            fprintf(stderr, "lockspan: store query failed to prepare: %s\n",
+                    sqlite3_errmsg(s->db));
         free(st);
         return store_err(s, rc);
     }
@@ -2202,9 +2220,87 @@ int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out)
     return 0;
 }
 
+/* Is `name` (a table, or "table.column") among the space-separated words
+ * of `owns`, where a word "table" owns all its columns? */
+static int guard_owns(const char *owns, const char *table, const char *column)
+{
+    size_t tlen = strlen(table);
+    const char *w = owns;
+
+    while (*w) {
+        size_t n = strcspn(w, " ");
+        if (n == tlen && strncmp(w, table, tlen) == 0)
+            return 1;
+        if (column && n > tlen && w[tlen] == '.' && strncmp(w, table, tlen) == 0 &&
+            strlen(column) == n - tlen - 1 && strncmp(w + tlen + 1, column, n - tlen - 1) == 0)
+            return 1;
+        w += n;
+        w += strspn(w, " ");
+    }
+    return 0;
+}
+
+/* SQLite's authorizer while a guard is on: writes to the main database's
+ * tables must be the guard's own; temp tables and SQLite's own are
+ * anybody's, and so are indexes (a way to read, not data). Called when a
+ * statement is prepared, not per row. LOCKSPAN_GUARD=learn prints what is
+ * written and refuses nothing: a tool for writing a pass's entry. */
+static int guard_authorize(void *arg, int action, const char *a1, const char *a2,
+                           const char *db, const char *trigger)
+{
+    ls_store *s = arg;
+    const char *table, *column = NULL;
+
+    (void)trigger;
+    switch (action) {
+    case SQLITE_INSERT:
+    case SQLITE_DELETE:
+        table = a1;
+        break;
+    case SQLITE_UPDATE:
+        table = a1;
+        column = a2;
+        break;
+    default: /* reads, and indexes: a way to read, not data */
+        return SQLITE_OK;
+    }
+    if (!table || !db || strcmp(db, "main") != 0 || strncmp(table, "sqlite_", 7) == 0 ||
+        guard_owns(s->guard_owns, table, column))
+        return SQLITE_OK;
+    if (s->guard_learn) {
+        fprintf(stderr, "lockspan: guard: %s writes %s%s%s\n", s->guard_who, table,
+                column ? "." : "", column ? column : "");
+        return SQLITE_OK;
+    }
+    snprintf(s->guard_refused, sizeof(s->guard_refused), "%s%s%s", table, column ? "." : "",
+             column ? column : "");
+    return SQLITE_DENY;
+}
+
+int ls_store_guard_writes(ls_store *s, const char *who, const char *owns)
+{
+    int rc;
+
+    const char *mode = getenv("LOCKSPAN_GUARD");
+
+    s->guard_who = who;
+    s->guard_owns = owns;
+    s->guard_learn = mode && strcmp(mode, "learn") == 0;
+    rc = owns ? sqlite3_set_authorizer(s->db, guard_authorize, s)
+              : sqlite3_set_authorizer(s->db, NULL, NULL);
+    return rc == SQLITE_OK ? 0 : store_err(s, rc);
+}
+
 int ls_stmt_step(ls_stmt *st)
 {
-    int rc = sqlite3_step(st->st);
+    int rc;
+
+    if (st->bind_rc) {
+        fprintf(stderr, "lockspan: store query parameter failed: %s: %.200s\n",
+                sqlite3_errstr(st->bind_rc_sqlite), sqlite3_sql(st->st));
+        return st->bind_rc;
+    }
+    rc = sqlite3_step(st->st);
     if (rc == SQLITE_ROW)
         return 1;
     if (rc == SQLITE_DONE)
@@ -2217,7 +2313,20 @@ int ls_stmt_reset(ls_stmt *st)
 {
     sqlite3_reset(st->st);
     sqlite3_clear_bindings(st->st);
+    st->bind_rc = st->bind_rc_sqlite = 0;
     return 0;
+}
+
+/* A bind's SQLite result code, kept when it is the first failure. */
+static int bind_result(ls_stmt *st, int rc)
+{
+    if (rc == SQLITE_OK)
+        return 0;
+    if (!st->bind_rc) {
+        st->bind_rc_sqlite = rc;
+        st->bind_rc = store_err(st->store, rc);
+    }
+    return st->bind_rc;
 }
 
 void ls_stmt_finalize(ls_stmt *st)
@@ -2230,24 +2339,28 @@ void ls_stmt_finalize(ls_stmt *st)
 
 int ls_stmt_bind_int64(ls_stmt *st, int idx, int64_t v)
 {
-    return sqlite3_bind_int64(st->st, idx, v) == SQLITE_OK ? 0 : LS_ESTORE;
+    return bind_result(st, sqlite3_bind_int64(st->st, idx, v));
 }
 
 int ls_stmt_bind_double(ls_stmt *st, int idx, double v)
 {
-    return sqlite3_bind_double(st->st, idx, v) == SQLITE_OK ? 0 : LS_ESTORE;
+    return bind_result(st, sqlite3_bind_double(st->st, idx, v));
 }
 
 int ls_stmt_bind_text(ls_stmt *st, int idx, const char *v)
 {
-    int rc = v ? sqlite3_bind_text(st->st, idx, v, -1, SQLITE_TRANSIENT)
-               : sqlite3_bind_null(st->st, idx);
-    return rc == SQLITE_OK ? 0 : LS_ESTORE;
+    return bind_result(st, v ? sqlite3_bind_text(st->st, idx, v, -1, SQLITE_TRANSIENT)
+                             : sqlite3_bind_null(st->st, idx));
 }
 
 int ls_stmt_bind_null(ls_stmt *st, int idx)
 {
-    return sqlite3_bind_null(st->st, idx) == SQLITE_OK ? 0 : LS_ESTORE;
+    return bind_result(st, sqlite3_bind_null(st->st, idx));
+}
+
+int ls_stmt_params(ls_stmt *st)
+{
+    return sqlite3_bind_parameter_count(st->st);
 }
 
 int ls_stmt_isnull(ls_stmt *st, int col)
