@@ -20,6 +20,8 @@
  * positions of the declared columns are those of the list, so ORDER BY n
  * and GROUP BY n count as in the text.
  *
+ * A query of one column is read at position 0 and needs no list.
+ *
  * The same list can be selected under other queries' conditions (reuse
  * the macro with another Q), and an entry's expression may hold bound
  * parameters (?N).

@@ -27,6 +27,7 @@
 
 #include "ls_buf.h"
 #include "ls_store.h"
+#include "ls_columns.h"
 #include "store_schema.h"
 
 #define SESSION_CACHE 1024 /* sessions cached, in sets of SESSION_WAYS by pid */
@@ -112,6 +113,21 @@ enum {
     " pid = excluded.pid, first_ts = excluded.first_ts"                          \
     " WHERE excluded.first_ts < coalesce(xids.first_ts, excluded.first_ts + 1)"
 
+/* The columns of the queries read by more than one column (ls_columns.h). */
+#define FILE_LOOKUP_COLS(X, Q)                                                   \
+    X(Q, file_id, "file_id")                                                     \
+    X(Q, format, "format")                                                       \
+    X(Q, prefix, "coalesce(used_prefix, prefix, '')")                            \
+    X(Q, text_bytes, "text_bytes")                                               \
+    X(Q, lines, "lines")                                                         \
+    X(Q, tail_hash, "tail_hash")
+LS_COLUMNS(fl, FILE_LOOKUP_COLS);
+#define SESSION_COLS(X, Q)                                                       \
+    X(Q, session_id, "session_id")                                               \
+    X(Q, pid, "pid")                                                             \
+    X(Q, key, "key")
+LS_COLUMNS(sq, SESSION_COLS);
+
 static const char *const query_sql[Q__COUNT] = {
     [Q_FILE_INSERT] = "INSERT INTO files(path, format, prefix, gzip) VALUES (?1, ?2, ?3, ?4)",
     [Q_FILE_UPDATE] = "UPDATE files SET bytes = ?2, lines = ?3,"
@@ -121,12 +137,12 @@ static const char *const query_sql[Q__COUNT] = {
                       " last_ts = max(coalesce(last_ts, ?7), coalesce(?7, last_ts)),"
                       " fingerprint = ?8, text_bytes = ?9, tail_hash = ?10,"
                       " used_prefix = coalesce(?11, used_prefix) WHERE file_id = ?1",
-    [Q_FILE_LOOKUP] = "SELECT file_id, format, coalesce(used_prefix, prefix, ''), text_bytes,"
-                      " lines, tail_hash FROM files WHERE fingerprint = ?1"
+    [Q_FILE_LOOKUP] = "SELECT " LS_SELECT_LIST(fl, FILE_LOOKUP_COLS)
+                      " FROM files WHERE fingerprint = ?1"
                       " AND text_bytes IS NOT NULL ORDER BY text_bytes DESC, file_id",
     [Q_BAD_LINE] = "INSERT INTO bad_lines(file_id, line, reason, sample) VALUES (?1, ?2, ?3, ?4)",
-    [Q_SESSION_FIND] = "SELECT session_id, pid FROM sessions WHERE key = ?1",
-    [Q_SESSION_LATEST] = "SELECT session_id, key FROM sessions WHERE pid = ?1"
+    [Q_SESSION_FIND] = "SELECT " LS_SELECT_LIST(sq, SESSION_COLS) " FROM sessions WHERE key = ?1",
+    [Q_SESSION_LATEST] = "SELECT " LS_SELECT_LIST(sq, SESSION_COLS) " FROM sessions WHERE pid = ?1"
                          " ORDER BY session_id DESC LIMIT 1",
     [Q_SESSION_WRITE] = "INSERT INTO sessions(session_id, key, pid, pg_session, start_ts, end_ts,"
                         " user_name, database, application, remote, backend_type, first_ts,"
@@ -860,14 +876,14 @@ int ls_store_file_lookup(ls_store *s, uint64_t fingerprint, ls_file_progress *ou
     sqlite3_bind_int64(st, 1, (int64_t)fingerprint);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
         ls_file_progress *p = &out[(*n)++];
-        const unsigned char *fmt = sqlite3_column_text(st, 1);
-        const unsigned char *pre = sqlite3_column_text(st, 2);
-        p->file_id = sqlite3_column_int64(st, 0);
+        const unsigned char *fmt = sqlite3_column_text(st, fl_format);
+        const unsigned char *pre = sqlite3_column_text(st, fl_prefix);
+        p->file_id = sqlite3_column_int64(st, fl_file_id);
         snprintf(p->format, sizeof(p->format), "%s", fmt ? (const char *)fmt : "");
         snprintf(p->prefix, sizeof(p->prefix), "%s", pre ? (const char *)pre : "");
-        p->text_bytes = (uint64_t)sqlite3_column_int64(st, 3);
-        p->lines = (uint64_t)sqlite3_column_int64(st, 4);
-        p->tail_hash = (uint64_t)sqlite3_column_int64(st, 5);
+        p->text_bytes = (uint64_t)sqlite3_column_int64(st, fl_text_bytes);
+        p->lines = (uint64_t)sqlite3_column_int64(st, fl_lines);
+        p->tail_hash = (uint64_t)sqlite3_column_int64(st, fl_tail_hash);
     }
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
         rc = store_err(s, rc);
@@ -1016,8 +1032,8 @@ static int session_find(ls_store *s, const char *key, int64_t *out, int *pid)
     int rc;
     bind_text(st, 1, key);
     rc = sqlite3_step(st);
-    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    *pid = rc == SQLITE_ROW ? sqlite3_column_int(st, 1) : 0;
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, sq_session_id) : 0;
+    *pid = rc == SQLITE_ROW ? sqlite3_column_int(st, sq_pid) : 0;
     sqlite3_reset(st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_err(s, rc);
 }
@@ -1097,8 +1113,8 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
             sqlite3_bind_int(st, 1, r->pid);
             rc = sqlite3_step(st);
             if (rc == SQLITE_ROW) {
-                id = sqlite3_column_int64(st, 0);
-                snprintf(key, sizeof(key), "%s", (const char *)sqlite3_column_text(st, 1));
+                id = sqlite3_column_int64(st, sq_session_id);
+                snprintf(key, sizeof(key), "%s", (const char *)sqlite3_column_text(st, sq_key));
             }
             sqlite3_reset(st);
             if (rc != SQLITE_ROW && rc != SQLITE_DONE)
