@@ -38,6 +38,7 @@ MUST_HOLD = [
     "stock 2 mean hold, ms",
     "stock 2 occupied, s",
     "stock 2 wait, logged + hidden, s",
+    "truth holds of hot rows found by lockspan",
     "phantom holds for statements that failed",
     "logged waits matched to a truth wait",
     "deadlocks",
