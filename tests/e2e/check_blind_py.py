@@ -41,6 +41,8 @@ MUST_HOLD = [
     "truth holds of hot rows found by lockspan",
     "phantom holds for statements that failed",
     "logged waits matched to a truth wait",
+    "logged waits whose holder_pid held the row during the wait",
+    "logged waits whose root_pid held the row during the wait",
     "deadlocks",
     "deadlock victims (pid, second)",
     "serialization failures (40001)",

@@ -218,8 +218,10 @@ class Judge:
             n += 1
             s = ts(w["start"])
             e = ts(w["end"])
+            row = truth_row(w["relation"], w["row_key"]) if w.get("row_key") else None
             cands = [x for x in tw.get(w["pid"], [])
-                     if x["call"] - SECOND <= s <= x["ret"] + SECOND
+                     if (row is None or x["row"] == row)
+                     and x["call"] - SECOND <= s <= x["ret"] + SECOND
                      and x["call"] - SECOND <= e <= x["ret"] + SECOND]
             if not cands:
                 continue
