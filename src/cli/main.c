@@ -238,7 +238,7 @@ static const cli_command commands[] = {
 
 static const cli_text exits[] = {
     {"0", "success: every input was read to its end"},
-    {"1", "failure: an input that cannot be opened, a store error (SQLite's message), out "
+    {"1", "failure: a PATH given that does not exist, a store error (SQLite's message), out "
           "of memory, a report that could not be written, a store whose last ingest did "
           "not finish. Unparsable lines are counted and named, and do not fail a run"},
     {"2", "usage error, or a --db that exists and is not a lockspan store (left as it is)"},
@@ -246,7 +246,9 @@ static const cli_text exits[] = {
           "lines, and at least 10); ingest keeps what it read, analyze writes no report"},
     {"4", "partial: an input broke before its end (a cut or damaged .gz, .bz2, .xz, .zst or .zip, a read error, a "
           "stream without line breaks or, of a PostgreSQL log, ending in the middle of a "
-          "line). What was read of it and the other inputs are "
+          "line), or could not be read at all (it cannot be opened: permission denied, a "
+          "directory entry gone; a compressed header cut). What was read of it and the "
+          "other inputs are "
           "stored and reported; stderr and the report's input section say where it broke. "
           "An ingest of the same file later reads on if it has grown or been replaced. "
           "report exits 4 too (after writing the report) while its store holds such an "

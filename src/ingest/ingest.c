@@ -1089,20 +1089,63 @@ static const char not_fully_read[] = LS_INPUT_BROKE_REASON ": it breaks here (cu
 
 /*
  * The input broke at line `at` (errbuf says how): said on stderr, recorded
- * with the file (`f`, NULL when no line was read) and counted; what was
- * read before stays, and the caller ends the run with it, so that the next
- * file does not continue a record it cut.
+ * with the file (`f`) and counted; what was read before stays, and the
+ * caller ends the run with it, so that the next file does not continue a
+ * record it cut. With no file begun (`f` NULL: no line of `path` was
+ * read), see input_unread.
  */
-static int input_broke(ingest_ctx *c, run_file *f, uint64_t at, const char *errbuf)
+static int input_unread(ingest_ctx *c, const char *path, uint64_t at, uint64_t bytes,
+                        const char *errbuf);
+
+static int input_broke(ingest_ctx *c, run_file *f, const char *path, uint64_t at,
+                       uint64_t bytes, const char *errbuf)
 {
     int rc = 0;
+    if (!f)
+        return input_unread(c, path, at, bytes, errbuf);
     fprintf(stderr, "lockspan: %s; what came before is read, the other inputs go on\n",
             errbuf);
     c->tot.partial_files++;
-    if (f && c->rc == 0)
+    if (c->rc == 0)
         rc = ls_handoff_bad(c->handoff, f->ord, at, not_fully_read, errbuf,
                             strlen(errbuf) > 300 ? 300 : strlen(errbuf));
     return rc;
+}
+
+/*
+ * An input that broke before any line of it was read (it cannot be
+ * opened, its compressed header is cut, a read error at once, a file
+ * listed from its directory gone before it was opened): said on stderr and
+ * counted as an input not fully read, like one that breaks later, and
+ * stored as such once the run before it is ended: a file with no format,
+ * `bytes` read, no line, and its `not_fully_read` row at line `at`, which
+ * the report's input section shows and `report` exits EXIT_PARTIAL for.
+ * The store forgets the row when the path is stored again (forget_unread).
+ */
+static int input_unread(ingest_ctx *c, const char *path, uint64_t at, uint64_t bytes,
+                        const char *errbuf)
+{
+    ls_file_stats st;
+    uint32_t ord;
+    size_t n = strlen(errbuf);
+    int rc;
+
+    fprintf(stderr, "lockspan: %s; nothing read from it, the other inputs go on\n", errbuf);
+    c->tot.partial_files++;
+    if ((rc = run_end(c, 0)) != 0 || (rc = c->rc) != 0)
+        return rc;
+    memset(&st, 0, sizeof(st));
+    st.first_ts = st.last_ts = LS_TS_NONE;
+    st.bytes = bytes;
+    ord = c->next_ord++;
+    if ((rc = ls_handoff_file_begin(c->handoff, ord, path, NULL, 0, 0, 0)) != 0 ||
+        (rc = ls_handoff_bad(c->handoff, ord, at, not_fully_read, errbuf,
+                             n > 300 ? 300 : n)) != 0 ||
+        (rc = ls_handoff_file_end(c->handoff, ord, &st)) != 0)
+        return rc;
+    c->tot.files++;
+    c->tot.bytes += bytes;
+    return ls_handoff_checkpoint(c->handoff);
 }
 
 /*
@@ -1145,8 +1188,12 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
     merge_candidates(c, stored, &merged);
     errbuf[0] = '\0';
     if ((rc = ls_input_open(&in, path, errbuf, sizeof(errbuf))) != 0) {
-        fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
-        return rc;
+        if (rc != LS_EIO) {
+            fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
+            return rc;
+        }
+        *state = LS_INPUT_PARTIAL; /* cannot be opened: one bad input, the rest goes on */
+        return input_unread(c, path, 1, 0, errbuf);
     }
     if (id->ncand > 0) {
         found_kind kind;
@@ -1156,7 +1203,8 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
         if ((rc = find_resume(in, id, &kind, &k, &passed, errbuf, sizeof(errbuf))) != 0) {
             if (rc == LS_EIO) { /* it breaks before where the store's copy ends */
                 *state = LS_INPUT_PARTIAL;
-                rc = input_broke(c, NULL, ls_input_lines(in) + 1, errbuf);
+                rc = input_broke(c, NULL, path, ls_input_lines(in) + 1,
+                                 ls_input_raw_offset(in), errbuf);
                 errbuf[0] = '\0';
             }
             goto out;
@@ -1338,14 +1386,14 @@ read:
     }
     if (broke) { /* in the line after the last one read */
         *state = LS_INPUT_PARTIAL;
-        rc = input_broke(c, f, lineno + 1, errbuf);
+        rc = input_broke(c, f, path, lineno + 1, ls_input_raw_offset(in), errbuf);
         errbuf[0] = '\0';
     } else if (rc == 0 && f && stream_cut(in, c->ops->name)) { /* in the last line read */
         snprintf(errbuf, sizeof(errbuf), "%s: ends in the middle of line %llu (no line break "
                  "after it): cut short", path, (unsigned long long)lineno);
         *state = LS_INPUT_PARTIAL;
         broke = 1;
-        rc = input_broke(c, f, lineno, errbuf);
+        rc = input_broke(c, f, path, lineno, ls_input_raw_offset(in), errbuf);
         errbuf[0] = '\0';
     }
     if (f) {
@@ -1396,6 +1444,37 @@ static void *parsing_thread(void *arg)
     ls_handoff_close(c->handoff, rc);
     ls_handoff_drain(c->handoff);
     return NULL;
+}
+
+/*
+ * A file `path` stored anew, or read again to where the store has it: an
+ * earlier row of the same regular file with
+ * nothing read from it (input_unread: no format) is no longer what the
+ * store knows of it, and goes with its not_fully_read row. A stream ("-",
+ * a pipe) is another input each time, and keeps its rows.
+ */
+static int forget_unread(ls_store *s, const char *path)
+{
+    static const char *const sql[] = {
+        "DELETE FROM bad_lines WHERE file_id IN (SELECT file_id FROM files"
+        " WHERE path = ?1 AND format IS NULL AND coalesce(lines, 0) = 0)",
+        "DELETE FROM files WHERE path = ?1 AND format IS NULL AND coalesce(lines, 0) = 0",
+    };
+    struct stat sb;
+    size_t i;
+    int rc = 0;
+
+    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0;
+    for (i = 0; i < sizeof(sql) / sizeof(sql[0]) && rc == 0; i++) {
+        ls_stmt *st;
+        if ((rc = ls_store_prepare(s, sql[i], &st)) != 0)
+            break;
+        if ((rc = ls_stmt_bind_text(st, 1, path)) == 0 && (rc = ls_stmt_step(st)) > 0)
+            rc = 0;
+        ls_stmt_finalize(st);
+    }
+    return rc;
 }
 
 /* The writer's state between batches: the stored file_id of every
@@ -1472,7 +1551,7 @@ static int write_batch(void *ctx, ls_batch *b)
             }
             else if (it->same_file > 0 && it->same_file <= nfiles)
                 file_ids[nfiles++] = file_ids[it->same_file - 1];
-            else
+            else if ((rc = forget_unread(s, it->text)) == 0)
                 rc = ls_store_file_begin(s, it->text, it->reason, w->prefix, it->gzip,
                                          &file_ids[nfiles++]);
             break;
@@ -1823,6 +1902,13 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
          * with the page faults of filling them. */
         (rc = ls_store_sorting(store, 1)) != 0 ||
         (rc = ls_store_begin(store)) != 0)
+        goto out;
+    /* A file whose first lines read now is no longer one that could not be
+     * read, even when all of it is in the store already. */
+    for (i = 0; i < n && rc == 0; i++)
+        if (ident[i].fingerprint)
+            rc = forget_unread(store, paths[i]);
+    if (rc != 0)
         goto out;
     /* With a thread to spare, this one only writes; else it parses too. */
     first = nthreads < jobs ? 0 : 1;

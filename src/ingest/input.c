@@ -1027,7 +1027,10 @@ int ls_paths_expand(char ***out, char *const *paths, int npaths, int quiet, char
                     break;
                 }
                 snprintf(full, need, "%s/%s", p, de->d_name);
-                if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+                /* An entry that cannot be stat'ed (gone since readdir, a
+                 * dangling link) is kept: opening it fails, and the ingest
+                 * records it as an input not read, never a silent skip. */
+                if (stat(full, &st) == 0 && !S_ISREG(st.st_mode)) {
                     free(full);
                     continue;
                 }
