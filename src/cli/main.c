@@ -319,6 +319,7 @@ typedef struct cli {
     const char *command;
     const cli_command *cmd;
     const char *db;
+    char db_shown[LS_SHOWN_MAX]; /* --db as messages show it (ls_shown) */
     const char *prefix;
     const char *lc_messages;
     const char *encoding;
@@ -720,6 +721,7 @@ static int file_of_arg(const char *file, const char *arg)
  */
 static int input_outcome(const cli *c, char *const *files, const unsigned char *state)
 {
+    char shown[LS_SHOWN_MAX];
     int i, partial = 0, nothing = 0;
     size_t k;
 
@@ -735,7 +737,7 @@ static int input_outcome(const cli *c, char *const *files, const unsigned char *
         nothing++;
         if (!c->allow_empty)
             fprintf(stderr, "lockspan: %s: nothing to read (empty, or no log or trace)\n",
-                    c->paths[i]);
+                    ls_shown(shown, sizeof(shown), c->paths[i]));
     }
     if (partial)
         fprintf(stderr, "lockspan: %d input%s not fully read (said above): what was read is "
@@ -954,12 +956,13 @@ static void answer_text(const cJSON *model, char *buf, size_t n)
  */
 static void print_answer(const cJSON *model, const char *const *outs, int n)
 {
-    char text[ANSWER_MAX];
+    char text[ANSWER_MAX], shown[LS_SHOWN_MAX];
     int i;
     answer_text(model, text, sizeof(text));
     fprintf(stderr, "lockspan: %s, report written to ", text);
     for (i = 0; i < n; i++)
-        fprintf(stderr, "%s%s", i ? ", " : "", strcmp(outs[i], "-") == 0 ? "stdout" : outs[i]);
+        fprintf(stderr, "%s%s", i ? ", " : "",
+                strcmp(outs[i], "-") == 0 ? "stdout" : ls_shown(shown, sizeof(shown), outs[i]));
     fputc('\n', stderr);
 }
 
@@ -1032,7 +1035,7 @@ static int note_broken_inputs(const cli *c, ls_store *s, int64_t *broken)
     if (rc == 0 && n > 0 && !c->quiet)
         fprintf(stderr, "lockspan report: %s: %lld input%s of this store %s not fully read "
                 "(cut or damaged): the report is of what was read, its input section says "
-                "where %s\n", c->db, (long long)n, n == 1 ? "" : "s", n == 1 ? "was" : "were",
+                "where %s\n", c->db_shown, (long long)n, n == 1 ? "" : "s", n == 1 ? "was" : "were",
                 n == 1 ? "it broke" : "they broke");
     return rc;
 }
@@ -1043,14 +1046,14 @@ static int note_broken_inputs(const cli *c, ls_store *s, int64_t *broken)
  */
 static int check_store_path(const char *path)
 {
-    char errbuf[512] = "";
+    char errbuf[512] = "", shown[LS_SHOWN_MAX];
     struct stat st;
     int r;
     if (stat(path, &st) != 0)
         return 0;
     if (!S_ISREG(st.st_mode)) {
         fprintf(stderr, "lockspan: --db %s: not a regular file; give a lockspan store or a "
-                        "new file name\n", path);
+                        "new file name\n", ls_shown(shown, sizeof(shown), path));
         return EXIT_USAGE;
     }
     if (st.st_size == 0)
@@ -1062,7 +1065,7 @@ static int check_store_path(const char *path)
     }
     if (r == 0) {
         fprintf(stderr, "lockspan: --db %s: exists and is not a lockspan store; it is left "
-                        "as it is: give a new file name\n", path);
+                        "as it is: give a new file name\n", ls_shown(shown, sizeof(shown), path));
         return EXIT_USAGE;
     }
     return 0;
@@ -1081,7 +1084,7 @@ static int check_store(const cli *c, ls_store *s)
         fprintf(stderr, "lockspan: --db %s: the store is damaged (%s); nothing was ingested. "
                         "Keep a copy for inspection, then ingest the logs into a new --db "
                         "file (the sqlite3 shell's .recover may save what it holds)\n",
-                c->db, errbuf);
+                c->db_shown, errbuf);
     return 1;
 }
 
@@ -1165,7 +1168,7 @@ static int cmd_analyze(cli *c)
     if (db) {
         if (is_input(c, db)) {
             fprintf(stderr, "lockspan analyze: --db %s is one of the inputs; give a new file "
-                            "name for the store\n", db);
+                            "name for the store\n", c->db_shown);
             return EXIT_USAGE;
         }
         if ((rc = check_store_path(db)) != 0)
@@ -1284,7 +1287,7 @@ static int cmd_ingest(cli *c)
         return EXIT_USAGE;
     }
     if (is_input(c, c->db)) {
-        fprintf(stderr, "lockspan ingest: --db %s is one of the inputs\n", c->db);
+        fprintf(stderr, "lockspan ingest: --db %s is one of the inputs\n", c->db_shown);
         return EXIT_USAGE;
     }
     if ((rc = check_store_path(c->db)) != 0)
@@ -1316,12 +1319,14 @@ static int cmd_report(cli *c)
         return EXIT_USAGE;
     }
     if (c->npaths > 0) {
+        char shown[LS_SHOWN_MAX];
         fprintf(stderr, "lockspan report: unexpected argument '%s'; ingest files with "
-                        "'lockspan ingest'\n", c->paths[0]);
+                        "'lockspan ingest'\n", ls_shown(shown, sizeof(shown), c->paths[0]));
         return EXIT_USAGE;
     }
     if (access(c->db, R_OK) != 0) {
-        fprintf(stderr, "lockspan report: %s: %s\n", c->db, strerror(errno));
+        int e = errno;
+        fprintf(stderr, "lockspan report: %s: %s\n", c->db_shown, strerror(e));
         return 1;
     }
     if ((rc = check_store_path(c->db)) != 0)
@@ -1337,7 +1342,7 @@ static int cmd_report(cli *c)
     } else if (strcmp(state, "complete") != 0) {
         fprintf(stderr, "lockspan report: %s: the last ingest into this store did not finish "
                         "(killed, or stopped by an error); run the same 'lockspan ingest' "
-                        "again: it goes on from where the store ends\n", c->db);
+                        "again: it goes on from where the store ends\n", c->db_shown);
         rc = 1;
     } else if ((rc = note_broken_inputs(c, s, &broken)) != 0) {
         rc = fail("report", rc, s);
@@ -1400,6 +1405,8 @@ int main(int argc, char **argv)
     rc = parse_args(&c, argc - 1, argv + 1);
     if (rc)
         return rc == 1 ? 0 : rc;
+    if (c.db)
+        ls_shown(c.db_shown, sizeof(c.db_shown), c.db);
     if (!c.format_given && c.noutputs == 1 && format_of_path(c.outputs[0]))
         c.format = format_of_path(c.outputs[0]);
     if (c.cmd->bit == CMD_ANALYZE)

@@ -66,6 +66,7 @@
 typedef struct run_file {
     uint32_t ord;       /* ordinal of its FILE_BEGIN item */
     char *path;
+    char *shown;        /* the path as messages show it (ls_shown_dup) */
     uint64_t base;      /* run line number of the file's line 0 */
     ls_file_stats st;
     int probe;          /* stderr: check that its lines match the prefix */
@@ -319,7 +320,7 @@ static void on_note(void *vctx, const char *file, uint64_t line, const char *msg
      * lines count through the run (on_record). */
     if (c->nfiles > 0) {
         run_file *f = line ? file_of_line(c, line) : &c->files[c->nfiles - 1];
-        file = f->path;
+        file = f->shown;
         if (line)
             snprintf(where, sizeof(where), ":%llu", (unsigned long long)(line - f->base));
     }
@@ -358,7 +359,7 @@ static void on_bad(void *vctx, const char *file, uint64_t line, const char *reas
     if (f->st.bad_lines <= (uint64_t)c->opts->max_bad_shown) {
         flockfile(stderr); /* one line, not cut by another thread's */
         ls_progress_clear(&c->progress);
-        fprintf(stderr, "lockspan: %s:%llu: %s: ", f->path, (unsigned long long)line, reason);
+        fprintf(stderr, "lockspan: %s:%llu: %s: ", f->shown, (unsigned long long)line, reason);
         print_sample(stderr, text, len);
         fputc('\n', stderr);
         funlockfile(stderr);
@@ -509,7 +510,7 @@ static int run_end(ingest_ctx *c, int rc)
         run_file *f = &c->files[i];
         if (rc == 0 && f->probe && f->st.lines > 0 && f->st.lines < PREFIX_PROBE_LINES &&
             f->st.bad_lines == f->st.lines)
-            rc = prefix_mismatch(c, f->path);
+            rc = prefix_mismatch(c, f->shown);
         if (f->st.fingerprint) {
             f->st.text_bytes = f->text_end;
             f->st.tail_hash = tail_hash(f->tail, f->tail_len, f->tail_line_len);
@@ -526,9 +527,10 @@ static int run_end(ingest_ctx *c, int rc)
             if (f->st.bad_lines > (uint64_t)c->opts->max_bad_shown)
                 fprintf(stderr,
                         "lockspan: %s: %llu lines could not be parsed (first %d shown)\n",
-                        f->path, (unsigned long long)f->st.bad_lines, c->opts->max_bad_shown);
+                        f->shown, (unsigned long long)f->st.bad_lines, c->opts->max_bad_shown);
         }
         free(f->path);
+        free(f->shown);
     }
     /* The run's rows and its files' resume points go in one transaction. */
     if (rc == 0 && c->nfiles > 0)
@@ -574,8 +576,10 @@ static int run_add_file(ingest_ctx *c, const ls_parser_ops *ops, const char *pat
     }
     f = &c->files[c->nfiles];
     memset(f, 0, sizeof(*f));
-    if (!(f->path = ls_strdup(path)))
+    if (!(f->path = ls_strdup(path)) || !(f->shown = ls_shown_dup(path))) {
+        free(f->path);
         return LS_ENOMEM;
+    }
     f->ord = c->next_ord++;
     f->base = c->run_lines;
     f->st.first_ts = f->st.last_ts = LS_TS_NONE;
@@ -589,7 +593,7 @@ static int run_add_file(ingest_ctx *c, const ls_parser_ops *ops, const char *pat
         ls_parse_opts popts = {0};
         ls_sink sink = {.record = on_record, .bad = on_bad, .note = on_note, .ctx = c,
                         .span = on_span, .activity = on_activity};
-        popts.file = path;
+        popts.file = f->shown; /* the parser's messages name it */
         popts.prefix = c->opts->prefix ? c->opts->prefix : prefix && prefix[0] ? prefix : NULL;
         if (!c->opts->prefix && popts.prefix) {
             snprintf(c->prefix, sizeof(c->prefix), "%s", popts.prefix);
@@ -1183,17 +1187,23 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
     size_t tlen;
     int broke = 0; /* the input could not be read to its end */
     ls_feed_part_fn feed_part = NULL; /* the parser takes over-long lines in pieces */
+    char *shown = ls_shown_dup(path); /* `path` in messages */
 
     *state = LS_INPUT_READ;
+    if (!shown)
+        return LS_ENOMEM;
     merge_candidates(c, stored, &merged);
     errbuf[0] = '\0';
     if ((rc = ls_input_open(&in, path, errbuf, sizeof(errbuf))) != 0) {
         if (rc != LS_EIO) {
             fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
+            free(shown);
             return rc;
         }
         *state = LS_INPUT_PARTIAL; /* cannot be opened: one bad input, the rest goes on */
-        return input_unread(c, path, 1, 0, errbuf);
+        rc = input_unread(c, path, 1, 0, errbuf);
+        free(shown);
+        return rc;
     }
     if (id->ncand > 0) {
         found_kind kind;
@@ -1219,7 +1229,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
                 ls_input_close(in);
                 in = NULL;
                 if ((rc = ls_input_open(&in, path, errbuf, sizeof(errbuf))) != 0 ||
-                    (rc = skip_to(in, path, p->text_bytes, errbuf, sizeof(errbuf))) != 0)
+                    (rc = skip_to(in, shown, p->text_bytes, errbuf, sizeof(errbuf))) != 0)
                     goto out;
             }
             /* Is there more? (A file read again from its start is assumed to
@@ -1234,7 +1244,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
                  * same broken bytes as last time, nothing new to read. */
                 if (!c->opts->quiet)
                     fprintf(stderr, "lockspan: %s: in the store up to byte %llu, where it "
-                            "still breaks (%s); nothing new\n", path,
+                            "still breaks (%s); nothing new\n", shown,
                             (unsigned long long)p->text_bytes, errbuf);
                 errbuf[0] = '\0';
                 c->tot.skipped_files++;
@@ -1244,7 +1254,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
             if (kind == FOUND_CONTAINED || rc == 0) {
                 if (!c->opts->quiet)
                     fprintf(stderr, "lockspan: %s: already in the store%s; nothing new\n",
-                            path, kind == FOUND_CONTAINED ? " (the start of a longer copy)" : "");
+                            shown, kind == FOUND_CONTAINED ? " (the start of a longer copy)" : "");
                 c->tot.skipped_files++;
                 rc = 0;
                 goto out;
@@ -1253,7 +1263,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
                 goto out;
             if (!c->opts->quiet)
                 fprintf(stderr, "lockspan: %s: already in the store up to byte %llu; "
-                        "reading on from there\n", path, (unsigned long long)p->text_bytes);
+                        "reading on from there\n", shown, (unsigned long long)p->text_bytes);
             if (!seek) {
                 /* Read again from the start; records up to the stored line are dropped. */
                 ls_input_close(in);
@@ -1277,7 +1287,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
             }
             text = line;
             tlen = len;
-            if ((rc = codeset_line(&cs, c->opts, path, &text, &tlen)) != 0)
+            if ((rc = codeset_line(&cs, c->opts, shown, &text, &tlen)) != 0)
                 goto out;
             goto line; /* the line just read is the first new one */
         }
@@ -1293,7 +1303,7 @@ read:
                            sizeof(errbuf))) == 1) {
         text = line;
         tlen = len;
-        if ((rc = codeset_line(&cs, c->opts, path, &text, &tlen)) != 0)
+        if ((rc = codeset_line(&cs, c->opts, shown, &text, &tlen)) != 0)
             break;
         if (!f) {
             int score;
@@ -1313,11 +1323,11 @@ read:
                      * status) tell of it. */
                     if (!c->opts->quiet && truncated)
                         fprintf(stderr, "lockspan: %s: no line break in its first %u MiB: "
-                                "not a text log; nothing read from it\n", path,
+                                "not a text log; nothing read from it\n", shown,
                                 LS_LINE_MAX >> 20);
                     else if (!c->opts->quiet)
                         fprintf(stderr, "lockspan: %s: not recognised as a PostgreSQL log "
-                                "or trace export; nothing read from it\n", path);
+                                "or trace export; nothing read from it\n", shown);
                     c->tot.skipped_files++;
                     *state = LS_INPUT_NOTHING;
                     rc = 0;
@@ -1340,7 +1350,7 @@ read:
             /* A line still being written: stored now, it would be stored
              * again, whole, when the file has grown. */
             fprintf(stderr, "lockspan: %s:%llu: the last line has no newline yet (is the file "
-                    "being written?); left for the next ingest\n", path,
+                    "being written?); left for the next ingest\n", shown,
                     (unsigned long long)lineno);
             lineno--;
             rc = 0;
@@ -1357,14 +1367,14 @@ read:
             f->text_end = ls_input_text_offset(in);
         }
         if (truncated && !feed_part)
-            on_bad(c, path, c->run_lines, "line longer than 8 MiB, cut", line,
+            on_bad(c, shown, c->run_lines, "line longer than 8 MiB, cut", line,
                    len > 80 ? 80 : len);
         rc = feed_part ? feed_part(c->parser, text, tlen, c->run_lines, truncated)
                        : c->ops->feed(c->parser, text, tlen, c->run_lines);
         if (rc != 0 || (rc = c->rc) != 0)
             break;
         if (f->probe && lineno == PREFIX_PROBE_LINES && f->st.bad_lines == lineno) {
-            rc = prefix_mismatch(c, path);
+            rc = prefix_mismatch(c, shown);
             break;
         }
         /* every 4096 lines: how far this producer is (for who writes),
@@ -1372,16 +1382,16 @@ read:
         if ((lineno & 0xfff) == 0) {
             ls_handoff_read(c->handoff, c->raw_base + ls_input_raw_offset(in));
             if (show && ls_progress_due(&c->progress))
-                progress(c, path, in, lineno, 0);
+                progress(c, shown, in, lineno, 0);
         }
     }
     if (show)
-        progress(c, path, in, lineno, 1);
+        progress(c, shown, in, lineno, 1);
     {
         uint64_t first, nuls = ls_input_nuls(in, &first);
         if (nuls)
             fprintf(stderr, "lockspan: %s:%llu: %llu NUL byte%s replaced by '?' (from this line "
-                    "on)\n", path, (unsigned long long)first, (unsigned long long)nuls,
+                    "on)\n", shown, (unsigned long long)first, (unsigned long long)nuls,
                     nuls == 1 ? "" : "s");
     }
     if (broke) { /* in the line after the last one read */
@@ -1390,7 +1400,7 @@ read:
         errbuf[0] = '\0';
     } else if (rc == 0 && f && stream_cut(in, c->ops->name)) { /* in the last line read */
         snprintf(errbuf, sizeof(errbuf), "%s: ends in the middle of line %llu (no line break "
-                 "after it): cut short", path, (unsigned long long)lineno);
+                 "after it): cut short", shown, (unsigned long long)lineno);
         *state = LS_INPUT_PARTIAL;
         broke = 1;
         rc = input_broke(c, f, path, lineno, ls_input_raw_offset(in), errbuf);
@@ -1406,7 +1416,7 @@ read:
     } else if (rc == 0 && !broke) {
         /* an empty file: nothing to store, the run goes on */
         if (!c->opts->quiet)
-            fprintf(stderr, "lockspan: %s: empty: no line to read\n", path);
+            fprintf(stderr, "lockspan: %s: empty: no line to read\n", shown);
         *state = LS_INPUT_NOTHING;
         c->tot.files++;
     }
@@ -1416,6 +1426,7 @@ out:
     c->raw_base += ls_input_raw_offset(in);
     codeset_close(&cs);
     ls_input_close(in);
+    free(shown);
     return rc;
 }
 
@@ -1758,13 +1769,16 @@ static int warn_overlap(ls_store *s)
         }
     }
     ls_stmt_finalize(st);
-    if (rc == 0 && n > 0)
+    if (rc == 0 && n > 0) {
+        char sa[LS_SHOWN_MAX], sb[LS_SHOWN_MAX];
         fprintf(stderr,
                 "lockspan: %s and %s overlap in time (%ld %s before another of the store"
                 " has ended): a store is correlated as one server's log, pids and"
                 " transaction ids matched across all its inputs; give two servers' logs a"
                 " store each, and read a log once\n",
-                a ? a : "?", b ? b : "?", n, n == 1 ? "file begins" : "files begin");
+                a ? ls_shown(sa, sizeof(sa), a) : "?", b ? ls_shown(sb, sizeof(sb), b) : "?", n,
+                n == 1 ? "file begins" : "files begin");
+    }
     free(a);
     free(b);
     free(last);

@@ -502,6 +502,9 @@ static int flock_wait(int fd, int busy_ms)
 
 int ls_store_lock(const char *path, int busy_ms, int *out, char *errbuf, size_t errlen)
 {
+    char shown[LS_SHOWN_MAX]; /* `path` in messages */
+
+    ls_shown(shown, sizeof(shown), path);
     *out = -1;
     for (;;) {
         struct stat held, now;
@@ -509,16 +512,16 @@ int ls_store_lock(const char *path, int busy_ms, int *out, char *errbuf, size_t 
         if (fd < 0 && errno == ENOENT)
             fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, NEW_STORE_MODE);
         if (fd < 0) {
-            snprintf(errbuf, errlen, "%s: cannot open store: %s", path, strerror(errno));
+            snprintf(errbuf, errlen, "%s: cannot open store: %s", shown, strerror(errno));
             return LS_EIO;
         }
         if ((r = flock_wait(fd, busy_ms)) != 0) {
             if (r > 0)
                 snprintf(errbuf, errlen, "%s: the store is in use by another process (waited "
                          "%d s for it); try again when the other lockspan ingest or report "
-                         "has finished", path, busy_ms / 1000);
+                         "has finished", shown, busy_ms / 1000);
             else
-                snprintf(errbuf, errlen, "%s: cannot lock store: %s", path, strerror(errno));
+                snprintf(errbuf, errlen, "%s: cannot lock store: %s", shown, strerror(errno));
             close(fd);
             return LS_ESTORE;
         }
@@ -547,7 +550,9 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     ls_store *s;
     int rc, ver = 0, i, tables = 0;
     sqlite3_stmt *st;
+    char shown[LS_SHOWN_MAX]; /* `path` in messages */
 
+    ls_shown(shown, sizeof(shown), path);
     *out = NULL;
     /*
      * Memory statistics take a global mutex on every SQLite allocation.
@@ -578,7 +583,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
     /* One connection, one thread: SQLite's own mutexes are pure cost here. */
     rc = open_db(path, 1, &s->db);
     if (rc != SQLITE_OK) {
-        snprintf(errbuf, errlen, "%s: cannot open store: %s", path,
+        snprintf(errbuf, errlen, "%s: cannot open store: %s", shown,
                  s->db ? sqlite3_errmsg(s->db) : "out of memory");
         ls_store_close(s);
         return LS_ESTORE;
@@ -622,9 +627,9 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_BUSY)
             snprintf(errbuf, errlen, "%s: the store is in use by another process (waited %d s"
                      " for it: an sqlite3 shell writing it?); try again when it has "
-                     "finished", path, busy_ms < 0 ? INT_MAX / 1000 : busy_ms / 1000);
+                     "finished", shown, busy_ms < 0 ? INT_MAX / 1000 : busy_ms / 1000);
         else
-            snprintf(errbuf, errlen, "%s: not a usable SQLite store: %s", path,
+            snprintf(errbuf, errlen, "%s: not a usable SQLite store: %s", shown,
                      ls_store_errmsg(s));
         ls_store_close(s);
         return rc;
@@ -645,7 +650,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
             rc = ls_store_exec(s, sql);
         if (rc) {
             snprintf(errbuf, errlen, "%s: cannot bring the store from schema version %d to %d: %s",
-                     path, ver, ver + 1, ls_store_errmsg(s));
+                     shown, ver, ver + 1, ls_store_errmsg(s));
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
             ls_store_close(s);
             return rc;
@@ -656,16 +661,16 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
             snprintf(errbuf, errlen, "%s: store has schema version %d, written by an older "
                      "lockspan; this one writes version %d (statement lines stored "
                      "narrower) and cannot read it: ingest the logs again into a new "
-                     "--db file", path, ver, LS_STORE_SCHEMA_VERSION);
+                     "--db file", shown, ver, LS_STORE_SCHEMA_VERSION);
         else
             snprintf(errbuf, errlen, "%s: store has schema version %d, this lockspan writes "
-                     "version %d; use a new --db file", path, ver, LS_STORE_SCHEMA_VERSION);
+                     "version %d; use a new --db file", shown, ver, LS_STORE_SCHEMA_VERSION);
         ls_store_close(s);
         return LS_ESTORE;
     }
     if (ver == 0 && tables > 0) {
         snprintf(errbuf, errlen, "%s: an SQLite file that is not a lockspan store; "
-                 "use a new --db file", path);
+                 "use a new --db file", shown);
         ls_store_close(s);
         return LS_ESTORE;
     }
@@ -708,7 +713,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         sqlite3_reset(s->q[Q_SESSION_MAX]);
     }
     if (rc) {
-        snprintf(errbuf, errlen, "%s: cannot set up store: %s", path, ls_store_errmsg(s));
+        snprintf(errbuf, errlen, "%s: cannot set up store: %s", shown, ls_store_errmsg(s));
         ls_store_close(s);
         return rc;
     }
@@ -2132,11 +2137,13 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen)
     size_t n;
     sqlite3 *db = NULL;
     sqlite3_stmt *st;
+    char shown[LS_SHOWN_MAX]; /* `path` in messages */
     int found = 0;
-    FILE *f = fopen(path, "rb");
+    FILE *f;
 
-    if (!f) {
-        snprintf(errbuf, errlen, "%s: cannot read: %s", path, strerror(errno));
+    ls_shown(shown, sizeof(shown), path);
+    if (!(f = fopen(path, "rb"))) {
+        snprintf(errbuf, errlen, "%s: cannot read: %s", shown, strerror(errno));
         return LS_EIO;
     }
     n = fread(head, 1, sizeof(head), f);
@@ -2149,7 +2156,7 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen)
      * a store could not be read at all.
      */
     if (open_db(path, 0, &db) != SQLITE_OK) {
-        snprintf(errbuf, errlen, "%s: cannot open: %s", path,
+        snprintf(errbuf, errlen, "%s: cannot open: %s", shown,
                  db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);
         return LS_ESTORE;
@@ -2174,7 +2181,7 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen)
         found = (sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB ? 0 : LS_ESTORE;
     }
     if (found == LS_ESTORE)
-        snprintf(errbuf, errlen, "%s: %s", path,
+        snprintf(errbuf, errlen, "%s: %s", shown,
                  (sqlite3_errcode(db) & 0xff) == SQLITE_BUSY
                      ? "in use by another process; try again when it has finished"
                      : sqlite3_errmsg(db));
