@@ -60,7 +60,8 @@ static const cli_option options[] = {
      "The store: an SQLite file that keeps what was ingested and what correlation "
      "derived (tables in docs/store.md). Required by ingest and report. Any number of "
      "ingest, report and analyze runs may be started on one store: they take it one "
-     "at a time, each waiting for the one before (see --busy-timeout). ingest first "
+     "at a time, each waiting for the one before and saying so on stderr (see "
+     "--busy-timeout). ingest first "
      "checks the store (PRAGMA quick_check) and stops at once on a damaged one. "
      "analyze builds a new store in FILE.lockspan-PID-RANDOM.tmp beside FILE and "
      "renames it over FILE at the end, so the old store stays whole until then; the new "
@@ -166,7 +167,8 @@ static const cli_option options[] = {
      "wait at most this long for a store another lockspan run uses, then stop (default: "
      "as long as that run takes)",
      "Runs on one store queue for it: each waits for the one before to end, however "
-     "long that takes. With --busy-timeout a run stops (exit 1, saying the store is in "
+     "long that takes, and says on stderr that it waits and for which pid (unless -q). "
+     "With --busy-timeout a run stops (exit 1, saying the store is in "
      "use) when it has waited SEC seconds."},
     {OPT_MAX_BAD, "max-bad-lines", 0, "N|P%", NULL, CMD_ANALYZE | CMD_INGEST,
      "fail (exit 3) when more lines than this could not be parsed: a count, or a share "
@@ -1088,10 +1090,35 @@ static int check_store(const cli *c, ls_store *s)
     return 1;
 }
 
+/*
+ * Another run holds the store (ls_store_wait_note): said before the wait
+ * (unless -q), so that a run queued behind a long ingest is not silent.
+ */
+static void store_wait_note(void *ctx, const char *path, long holder, int busy_ms)
+{
+    const cli *c = ctx;
+    char shown[LS_SHOWN_MAX], who[32] = "another process", until[64];
+
+    if (c->quiet)
+        return;
+    if (holder > 0)
+        snprintf(who, sizeof(who), "pid %ld", holder);
+    if (busy_ms >= 0)
+        snprintf(until, sizeof(until), "up to %d s (--busy-timeout)", busy_ms / 1000);
+    else if (c->cmd->bit & (CMD_INGEST | CMD_REPORT))
+        snprintf(until, sizeof(until), "as long as it takes (--busy-timeout SEC to give up)");
+    else
+        snprintf(until, sizeof(until), "as long as it takes");
+    fprintf(stderr, "lockspan: %s: waiting for the store lock held by %s (another lockspan "
+            "ingest, report or analyze of this store), %s\n",
+            ls_shown(shown, sizeof(shown), path), who, until);
+}
+
 static int open_store(cli *c, const char *path, ls_store **s)
 {
     char errbuf[512] = "";
-    if (ls_store_open_wait(s, path, c->busy_ms, errbuf, sizeof(errbuf)) != 0) {
+    if (ls_store_open_note(s, path, c->busy_ms, store_wait_note, c, errbuf, sizeof(errbuf)) !=
+        0) {
         fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
         return 1;
     }
@@ -1122,7 +1149,8 @@ static int replace_store(cli *c, ls_outfile *dbout)
     char errbuf[LS_OUTFILE_PATH_MAX + 256];
     int fd, rc = 0;
 
-    if (ls_store_lock(dbout->target, c->busy_ms, &fd, errbuf, sizeof(errbuf)) != 0) {
+    if (ls_store_lock_note(dbout->target, c->busy_ms, store_wait_note, c, &fd, errbuf,
+                           sizeof(errbuf)) != 0) {
         fprintf(stderr, "lockspan analyze: %s\n", errbuf);
         ls_outfile_abort(dbout);
         return 1;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -473,13 +474,54 @@ static int open_db(const char *path, int create, sqlite3 **out)
     }
 }
 
+/* Bytes of a /proc/locks line read: its fields are short. */
+#define LOCKS_LINE_MAX 256
+
+/*
+ * The pid of the process that holds a flock on the file of `fd`, from
+ * Linux's /proc/locks ("1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF";
+ * a waiter's line has "->" after the number), or 0 when it cannot be
+ * told (no /proc, another system, the holder gone meanwhile).
+ */
+static long flock_holder(int fd)
+{
+    char line[LOCKS_LINE_MAX], kind[16];
+    struct stat st;
+    unsigned maj, min;
+    unsigned long long ino;
+    long pid = 0, p;
+    FILE *f;
+
+    if (fstat(fd, &st) != 0 || !(f = fopen("/proc/locks", "re")))
+        return 0;
+    while (!pid && fgets(line, sizeof(line), f))
+        if (!strstr(line, "->") &&
+            sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%llu", kind, &p, &maj, &min, &ino) == 5 &&
+            strcmp(kind, "FLOCK") == 0 && maj == major(st.st_dev) && min == minor(st.st_dev) &&
+            ino == (unsigned long long)st.st_ino && p != (long)getpid())
+            pid = p;
+    fclose(f);
+    return pid;
+}
+
 /* Take `fd`'s flock, waiting up to busy_ms (LS_STORE_WAIT_FOREVER: as long
- * as it takes): 0 when held, 1 when the time ran out, negative on error. */
-static int flock_wait(int fd, int busy_ms)
+ * as it takes): 0 when held, 1 when the time ran out, negative on error.
+ * When another process holds it, `note` (if not NULL) is told once, with
+ * that process's pid, before the wait. */
+static int flock_wait(int fd, int busy_ms, const char *path, ls_store_wait_note note,
+                      void *ctx)
 {
     const struct timespec nap = {0, LOCK_POLL_MS * 1000000L};
-    int waited = 0;
+    int waited = 0, r;
 
+    while ((r = flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR)
+        ;
+    if (r == 0) /* taken at once */
+        return 0;
+    if (errno != EWOULDBLOCK)
+        return -1;
+    if (note)
+        note(ctx, path, flock_holder(fd), busy_ms);
     if (busy_ms < 0) {
         while (flock(fd, LOCK_EX) != 0)
             if (errno != EINTR)
@@ -502,6 +544,12 @@ static int flock_wait(int fd, int busy_ms)
 
 int ls_store_lock(const char *path, int busy_ms, int *out, char *errbuf, size_t errlen)
 {
+    return ls_store_lock_note(path, busy_ms, NULL, NULL, out, errbuf, errlen);
+}
+
+int ls_store_lock_note(const char *path, int busy_ms, ls_store_wait_note note, void *ctx,
+                       int *out, char *errbuf, size_t errlen)
+{
     char shown[LS_SHOWN_MAX]; /* `path` in messages */
 
     ls_shown(shown, sizeof(shown), path);
@@ -515,7 +563,7 @@ int ls_store_lock(const char *path, int busy_ms, int *out, char *errbuf, size_t 
             snprintf(errbuf, errlen, "%s: cannot open store: %s", shown, strerror(errno));
             return LS_EIO;
         }
-        if ((r = flock_wait(fd, busy_ms)) != 0) {
+        if ((r = flock_wait(fd, busy_ms, path, note, ctx)) != 0) {
             if (r > 0)
                 snprintf(errbuf, errlen, "%s: the store is in use by another process (waited "
                          "%d s for it); try again when the other lockspan ingest or report "
@@ -547,6 +595,12 @@ void ls_store_unlock(int fd)
 int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errbuf,
                        size_t errlen)
 {
+    return ls_store_open_note(out, path, busy_ms, NULL, NULL, errbuf, errlen);
+}
+
+int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_wait_note note,
+                       void *ctx, char *errbuf, size_t errlen)
+{
     ls_store *s;
     int rc, ver = 0, i, tables = 0;
     sqlite3_stmt *st;
@@ -576,7 +630,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
      * allows. An sqlite3 shell reads meanwhile (WAL).
      */
     if (path[0] && strcmp(path, ":memory:") != 0 &&
-        (rc = ls_store_lock(path, busy_ms, &s->lock_fd, errbuf, errlen)) != 0) {
+        (rc = ls_store_lock_note(path, busy_ms, note, ctx, &s->lock_fd, errbuf, errlen)) != 0) {
         free(s);
         return rc;
     }
