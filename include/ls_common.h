@@ -60,6 +60,24 @@ void *ls_realloc(void *p, size_t n);
 char *ls_strndup(const char *s, size_t n);
 char *ls_strdup(const char *s);
 
+/*
+ * A file name as messages show it: a name may hold any byte but '/' and
+ * NUL, and one with a newline, a tab or a terminal escape must not forge
+ * a line on stderr or recolour the terminal. Control bytes become \n,
+ * \t, \r or \xHH, bytes that are not UTF-8 \xHH, and C1 controls,
+ * bidi and other invisible format characters (U+200B-U+200F,
+ * U+2028-U+202E, U+2060-U+206F, U+061C, U+FEFF) \u{XXXX}; a name that
+ * needed any of these has its backslashes doubled too, so that it reads
+ * back unambiguously. A name that needs none is shown as it is (UTF-8
+ * names too). ls_shown_dup returns a copy to free(), NULL when out of
+ * memory; ls_shown writes into out[0..n) (cut short if need be, always
+ * NUL-terminated when n > 0) and returns out.
+ */
+char *ls_shown_dup(const char *name);
+/* A buffer for ls_shown that holds any name up to PATH_MAX unescaped. */
+#define LS_SHOWN_MAX 4096
+const char *ls_shown(char *out, size_t n, const char *name);
+
 /* FNV-1a, 64 bits, of [p, p+n) continuing from h (LS_FNV1A_BASIS to start):
  * identities and hash tables, not security. */
 #define LS_FNV1A_BASIS 0xcbf29ce484222325ULL

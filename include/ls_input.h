@@ -111,7 +111,9 @@ void ls_input_peek_end(ls_input *in);
  * compression's ".gz", ".bz2", ".xz", ".lzma", ".zst", ".zip") in the
  * order they were written, by the timestamp of each file's first record
  * (one read of its first 8 KiB of text, through its decoder), else its
- * mtime, then its name. A directory holding the same events in
+ * mtime, then its name; an entry that is not a regular file is left out,
+ * but one that cannot be stat'ed (gone since it was listed, a dangling
+ * link) is kept, for opening it to fail loudly. A directory holding the same events in
  * several formats gives the richest (jsonlog, csvlog, stderr): a file of a
  * poorer format is dropped when a richer file has its name, or when it
  * began after the richest format's first file; each file dropped is named

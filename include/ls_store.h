@@ -104,6 +104,16 @@ int ls_store_open(ls_store **out, const char *path, char *errbuf, size_t errlen)
 #define LS_STORE_BUSY_MS LS_STORE_WAIT_FOREVER
 int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errbuf,
                        size_t errlen);
+/*
+ * Told once, before waiting, that another process holds the store at
+ * `path`: `holder` is its pid (0 when the system does not say), busy_ms
+ * how long the wait may last (LS_STORE_WAIT_FOREVER: as long as it takes),
+ * so that a run queued behind another says so instead of nothing.
+ */
+typedef void (*ls_store_wait_note)(void *ctx, const char *path, long holder, int busy_ms);
+/* ls_store_open_wait, telling `note` (with `ctx`) when it has to wait. */
+int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_wait_note note,
+                       void *ctx, char *errbuf, size_t errlen);
 /* Checkpoints what this connection committed to disk, then closes. */
 void ls_store_close(ls_store *s);
 /*
@@ -117,6 +127,9 @@ void ls_store_close(ls_store *s);
  * one an ingest or report may be using.
  */
 int ls_store_lock(const char *path, int busy_ms, int *out, char *errbuf, size_t errlen);
+/* ls_store_lock, telling `note` (with `ctx`) when it has to wait. */
+int ls_store_lock_note(const char *path, int busy_ms, ls_store_wait_note note, void *ctx,
+                       int *out, char *errbuf, size_t errlen);
 void ls_store_unlock(int fd);
 /*
  * PRAGMA quick_check of the whole store: 0 when sound, else LS_ESTORE with

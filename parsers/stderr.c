@@ -61,11 +61,16 @@
  * A held line the log never decides is reported as ambiguous and read as
  * no record, with its continuation lines: after FLUSH_AFTER quiet lines,
  * when its process's evidence is evicted, or at the end of the file.
- * What this does not prove: a client that sets application_name to "x",
- * then to "x ERROR:  y" for a single logged line, then back to "x", makes
- * that line look like one of "x" with an error message; the values of the
- * lines around it are then the only evidence, and they say "x". csvlog and
- * jsonlog, whose fields are quoted, have no such lines.
+ * Before all these, what the log proves of %a itself: a logged SET
+ * application_name statement of the process (reading_by_set). A client
+ * that sets application_name to "x", then to "x ERROR:  y" for a few
+ * lines, then back to "x", makes those lines look like ones of "x" with an
+ * error message; the lines around say "x", and only the SET, when the
+ * server logs statements ("statement: SET ..." before it runs, "duration:
+ * N ms  statement: SET ..." after it ran, under the new name), tells.
+ * What this does not prove: such a switch with no statement logged; the
+ * values of the lines around are then the only evidence, and they say
+ * "x". csvlog and jsonlog, whose fields are quoted, have no such lines.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -130,6 +135,10 @@ typedef struct pending {
     int truncated;        /* some text was dropped to stay under RECORD_MAX */
 } pending;
 
+/* An application_name as a statement sets it: NAMEDATALEN - 1 bytes,
+ * with room for a log's escapes of its non-ASCII bytes (4 each). */
+#define SET_APP_MAX 256
+
 /* What the log has shown of one process, to read its ambiguous lines by. */
 typedef struct proc_ev {
     int used;
@@ -146,6 +155,11 @@ typedef struct proc_ev {
     int held_hpid[HOLD_LINES]; /* the syslog header's pid and time */
     ls_ts held_ts[HOLD_LINES];
     int nheld;
+    /* The application_name its logged SET statement gave the session: what
+     * the log proves of %a, whatever the lines around say (set_app_of). */
+    char set_app[SET_APP_MAX];
+    size_t set_app_len;
+    int has_set_app;
 } proc_ev;
 
 typedef struct stderr_parser {
@@ -595,10 +609,206 @@ static proc_ev *proc_get(stderr_parser *sp, int pid, uint64_t lineno)
         ev->used = 1;
         ev->pid = pid;
         ev->has_ident = 0;
+        ev->has_set_app = 0;
         ev->last_l = -1;
     }
     ev->last_line = lineno;
     return ev;
+}
+
+/* Length of a case-insensitive `word` at s[0..n), else 0. */
+static size_t word_at(const char *s, size_t n, const char *word)
+{
+    size_t i, w = strlen(word);
+    if (n < w)
+        return 0;
+    for (i = 0; i < w; i++)
+        if ((s[i] >= 'A' && s[i] <= 'Z' ? s[i] | 0x20 : s[i]) != word[i])
+            return 0;
+    return w;
+}
+
+static size_t spaces_at(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n'))
+        i++;
+    return i;
+}
+
+/*
+ * Does the statement at s[0..n) set the session's application_name, as a
+ * whole statement: "SET [SESSION] application_name {= | TO} 'v'" (or v
+ * unquoted, case-folded), an optional ';' after it? 1 with v in out[0..*len),
+ * -1 when it sets it to what the log cannot tell (SET LOCAL, DEFAULT,
+ * RESET), 0 when it is another statement.
+ */
+static int set_statement(const char *s, size_t n, char *out, size_t *len)
+{
+    size_t i = 0, k, o = 0;
+
+    if (!(k = word_at(s, n, "reset")) && !(k = word_at(s, n, "set")))
+        return 0;
+    if (k == 5) /* RESET application_name */
+        return (i = k + spaces_at(s + k, n - k)) > k &&
+                       word_at(s + i, n - i, "application_name")
+                   ? -1
+                   : 0;
+    i = k + spaces_at(s + k, n - k);
+    if (i == k)
+        return 0;
+    if ((k = word_at(s + i, n - i, "local")) && spaces_at(s + i + k, n - i - k))
+        return word_at(s + i + k + spaces_at(s + i + k, n - i - k),
+                       n - i - k - spaces_at(s + i + k, n - i - k), "application_name")
+                   ? -1
+                   : 0;
+    if ((k = word_at(s + i, n - i, "session")) && spaces_at(s + i + k, n - i - k))
+        i += k + spaces_at(s + i + k, n - i - k);
+    if (!(k = word_at(s + i, n - i, "application_name")))
+        return 0;
+    i += k;
+    i += spaces_at(s + i, n - i);
+    if (i < n && s[i] == '=')
+        i++;
+    else if ((k = word_at(s + i, n - i, "to")) != 0 && i + k < n && s[i + k] != '_')
+        i += k;
+    else
+        return 0;
+    i += spaces_at(s + i, n - i);
+    if (i < n && s[i] == '\'') {
+        for (i++; i < n; i++) {
+            if (s[i] == '\'' && i + 1 < n && s[i + 1] == '\'')
+                i++;
+            else if (s[i] == '\'')
+                break;
+            if (o == SET_APP_MAX)
+                return -1;
+            out[o++] = s[i];
+        }
+        if (i == n)
+            return 0; /* no closing quote: cut, or not this statement */
+        i++;
+    } else {
+        for (; i < n && (((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z') ||
+                         (s[i] >= '0' && s[i] <= '9') || s[i] == '_');
+             i++) {
+            if (o == SET_APP_MAX)
+                return -1;
+            out[o++] = (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] | 0x20 : s[i]);
+        }
+        if (o == 0 || word_at(out, o, "default") == o)
+            return o ? -1 : 0;
+    }
+    i += spaces_at(s + i, n - i);
+    if (i < n && s[i] == ';')
+        i++;
+    i += spaces_at(s + i, n - i);
+    if (i != n)
+        return 0;
+    *len = o;
+    return 1;
+}
+
+/*
+ * The application_name a record's message says its statement set: the
+ * message ends with a whole SET application_name statement after a ": "
+ * (statement:, execute <name>:, duration: N ms  statement:, in any
+ * language). Returns 1 when it was logged after it ran (a "N ms" duration
+ * before it: the line's own %a has the new value), 2 when before (the
+ * next lines have it), -1 when the value is not known (SET LOCAL, RESET),
+ * 0 when the message sets nothing; the value in out[0..*len).
+ */
+static int set_app_of(const char *msg, size_t n, char *out, size_t *len)
+{
+    size_t i;
+    int r;
+
+    for (i = 0; i + 1 < n; i++) {
+        if (msg[i] != ':' || msg[i + 1] != ' ')
+            continue;
+        r = set_statement(msg + i + 2 + spaces_at(msg + i + 2, n - i - 2),
+                          n - i - 2 - spaces_at(msg + i + 2, n - i - 2), out, len);
+        if (r == 0)
+            continue;
+        if (r < 0)
+            return -1;
+        {
+            size_t j;
+            for (j = 1; j + 3 < i; j++)
+                if (memcmp(msg + j, " ms ", 4) == 0 && msg[j - 1] >= '0' && msg[j - 1] <= '9')
+                    return 1;
+        }
+        return 2;
+    }
+    return 0;
+}
+
+/* Whether m's %a is app[0..len). */
+static int app_is(const ls_prefix_match *m, const char *app, size_t len)
+{
+    ls_slice a = m->f[LS_PF_APP];
+    return a.ptr && a.len == len && memcmp(a.ptr, app, len) == 0;
+}
+
+/*
+ * What the log proves of %a among the possible readings r[0..n) of
+ * `line`: the value the process's logged SET application_name gave it, or
+ * a reading whose own message is a SET statement logged after it ran
+ * (duration: ... statement: SET application_name = 'v') with v as its %a.
+ * Neighbours prove nothing here: a client can set "x ERROR:  y" for one
+ * line between lines of "x". The reading, or -1 when nothing proves one.
+ */
+static int reading_by_set(const proc_ev *ev, const ls_prefix_match *r, int n,
+                          const int *possible, const char *line, size_t len)
+{
+    char app[SET_APP_MAX] = "";
+    size_t alen = 0;
+    int i, k = -1, found = 0;
+
+    if (ev && ev->has_set_app) {
+        for (i = 0; i < n; i++)
+            if (possible[i] && app_is(&r[i], ev->set_app, ev->set_app_len)) {
+                k = i;
+                found++;
+            }
+        if (found == 1)
+            return k;
+    }
+    k = -1;
+    found = 0;
+    for (i = 0; i < n; i++)
+        if (possible[i] &&
+            set_app_of(line + r[i].msg_off, len - r[i].msg_off, app, &alen) == 1 &&
+            app_is(&r[i], app, alen)) {
+            k = i;
+            found++;
+        }
+    return found == 1 ? k : -1;
+}
+
+/*
+ * After a record of process `pid` was read as m: what its message proves
+ * of the session's application_name from now on (set_app_of), and a
+ * line before authentication (%a "[unknown]": a new session) forgets it.
+ */
+static int proc_note_set(stderr_parser *sp, const ls_prefix_match *m, const char *line,
+                         size_t len, int pid, uint64_t lineno)
+{
+    static const char unknown[] = "[unknown]";
+    char app[SET_APP_MAX] = "";
+    size_t alen = 0;
+    int r = set_app_of(line + m->msg_off, len - m->msg_off, app, &alen);
+    proc_ev *ev;
+
+    if (r == 0 && !app_is(m, unknown, sizeof(unknown) - 1))
+        return 0;
+    ev = proc_get(sp, pid, lineno);
+    ev->has_set_app = r > 0;
+    if (r > 0) {
+        memcpy(ev->set_app, app, alen);
+        ev->set_app_len = alen;
+    }
+    return 0;
 }
 
 /* Hold a line for ev; 0, or LS_ENOMEM. When full, what was held is refused first. */
@@ -866,6 +1076,11 @@ static int disambiguate(stderr_parser *sp, ls_prefix *p, ls_prefix_match *m, con
         r[0] = *m;
         n++;
         k = reading_by_evidence(p, ev, r, n, possible);
+        {
+            int proven = reading_by_set(ev, r, n, possible, line, len);
+            if (proven >= 0)
+                k = proven;
+        }
         if (k < 0 && ev && ev->nheld > 0)
             k = reading_by_held(sp, ev, r, n, possible, line, len);
         if (k < 0) {
@@ -937,6 +1152,9 @@ static int read_line(stderr_parser *sp, const ls_prefix_match *m, const char *li
             return 0;
         }
     }
+    if (ls_prefix_free_text(sp->prefix) &&
+        (rc = proc_note_set(sp, m, line, len, pid, lineno)) != 0)
+        return rc;
     if ((rc = start_record(sp, m, line, len, lineno, pid, hdr_ts)) != 0)
         return rc;
     return flush_quiet(sp);

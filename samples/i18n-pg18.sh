@@ -7,6 +7,9 @@
 # 2019 one again (`详细信息:  `).
 #
 # Usage: samples/i18n-pg18.sh CHROOT OUTDIR [LANG...]  (default: C zh_CN)
+# With LOCKSPAN_I18N_MAJOR=17 it runs the chroot's postgresql-17 instead
+# (Debian trixie's: CHROOT made with `trixie` and postgresql-17), without
+# the two settings 17 does not have, into OUTDIR/pg17-DIR/.
 # CHROOT is made when missing (as root, network: Debian's archive):
 #   debootstrap --variant=minbase --include=locales,python3-psycopg2,
 #   postgresql-18,procps sid CHROOT
@@ -22,8 +25,15 @@ OUT=$2
 shift 2
 langs=("$@")
 ((${#langs[@]})) || langs=(C zh_CN)
+MAJOR=${LOCKSPAN_I18N_MAJOR:-18}
+extra=""
+[[ $MAJOR -ge 18 ]] && extra="log_lock_failures = on;log_connections = 'all'"
+# names of its own in the chroot: another run may use the same chroot
+SAMPLES_IN=lockspan-samples-$$
+OUT_IN=lockspan-out-$$
 [[ $(id -u) -eq 0 ]] || { echo "i18n-pg18.sh: run as root (chroot)" >&2; exit 1; }
-if [[ ! -x $CH/usr/lib/postgresql/18/bin/postgres ]]; then
+if [[ ! -x $CH/usr/lib/postgresql/$MAJOR/bin/postgres ]]; then
+    [[ $MAJOR == 18 ]] || { echo "i18n-pg18.sh: no postgresql-$MAJOR in $CH" >&2; exit 1; }
     debootstrap --variant=minbase --include=locales,python3-psycopg2,postgresql-18,procps \
         sid "$CH" http://deb.debian.org/debian
 fi
@@ -37,18 +47,18 @@ mounted=()
 cleanup() {
     local i
     for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[i]}" || true; done
-    rm -rf "$CH/lockspan-samples" "$CH/lockspan-out"
+    rm -rf "${CH:?}/$SAMPLES_IN" "${CH:?}/$OUT_IN"
 }
 trap cleanup EXIT
 mkdir -p "$CH/proc" "$CH/dev"
 mount -t proc proc "$CH/proc" && mounted+=("$CH/proc")
 mount --bind /dev "$CH/dev" && mounted+=("$CH/dev")
 mkdir -p "$CH/dev/shm"
-rm -rf "$CH/lockspan-samples" "$CH/lockspan-out"
-cp -r "$HERE" "$CH/lockspan-samples"
+rm -rf "${CH:?}/$SAMPLES_IN" "${CH:?}/$OUT_IN"
+cp -r "$HERE" "$CH/$SAMPLES_IN"
 chroot "$CH" env LOCKSPAN_PGPORT="${LOCKSPAN_PGPORT:-54329}" \
-    LOCKSPAN_PGBIN=/usr/lib/postgresql/18/bin LOCKSPAN_I18N_RELEASE=pg18 \
-    LOCKSPAN_EXTRA_SETTINGS="log_lock_failures = on;log_connections = 'all'" \
-    bash /lockspan-samples/i18n.sh /lockspan-out "${langs[@]}"
+    LOCKSPAN_PGBIN=/usr/lib/postgresql/$MAJOR/bin LOCKSPAN_I18N_RELEASE=pg$MAJOR \
+    LOCKSPAN_EXTRA_SETTINGS="$extra" \
+    bash "/$SAMPLES_IN/i18n.sh" "/$OUT_IN" "${langs[@]}"
 mkdir -p "$OUT"
-cp -r "$CH"/lockspan-out/* "$OUT/"
+cp -r "$CH/$OUT_IN"/* "$OUT/"

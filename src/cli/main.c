@@ -60,7 +60,8 @@ static const cli_option options[] = {
      "The store: an SQLite file that keeps what was ingested and what correlation "
      "derived (tables in docs/store.md). Required by ingest and report. Any number of "
      "ingest, report and analyze runs may be started on one store: they take it one "
-     "at a time, each waiting for the one before (see --busy-timeout). ingest first "
+     "at a time, each waiting for the one before and saying so on stderr (see "
+     "--busy-timeout). ingest first "
      "checks the store (PRAGMA quick_check) and stops at once on a damaged one. "
      "analyze builds a new store in FILE.lockspan-PID-RANDOM.tmp beside FILE and "
      "renames it over FILE at the end, so the old store stays whole until then; the new "
@@ -166,7 +167,8 @@ static const cli_option options[] = {
      "wait at most this long for a store another lockspan run uses, then stop (default: "
      "as long as that run takes)",
      "Runs on one store queue for it: each waits for the one before to end, however "
-     "long that takes. With --busy-timeout a run stops (exit 1, saying the store is in "
+     "long that takes, and says on stderr that it waits and for which pid (unless -q). "
+     "With --busy-timeout a run stops (exit 1, saying the store is in "
      "use) when it has waited SEC seconds."},
     {OPT_MAX_BAD, "max-bad-lines", 0, "N|P%", NULL, CMD_ANALYZE | CMD_INGEST,
      "fail (exit 3) when more lines than this could not be parsed: a count, or a share "
@@ -238,7 +240,7 @@ static const cli_command commands[] = {
 
 static const cli_text exits[] = {
     {"0", "success: every input was read to its end"},
-    {"1", "failure: an input that cannot be opened, a store error (SQLite's message), out "
+    {"1", "failure: a PATH given that does not exist, a store error (SQLite's message), out "
           "of memory, a report that could not be written, a store whose last ingest did "
           "not finish. Unparsable lines are counted and named, and do not fail a run"},
     {"2", "usage error, or a --db that exists and is not a lockspan store (left as it is)"},
@@ -246,7 +248,9 @@ static const cli_text exits[] = {
           "lines, and at least 10); ingest keeps what it read, analyze writes no report"},
     {"4", "partial: an input broke before its end (a cut or damaged .gz, .bz2, .xz, .zst or .zip, a read error, a "
           "stream without line breaks or, of a PostgreSQL log, ending in the middle of a "
-          "line). What was read of it and the other inputs are "
+          "line), or could not be read at all (it cannot be opened: permission denied, a "
+          "directory entry gone; a compressed header cut). What was read of it and the "
+          "other inputs are "
           "stored and reported; stderr and the report's input section say where it broke. "
           "An ingest of the same file later reads on if it has grown or been replaced. "
           "report exits 4 too (after writing the report) while its store holds such an "
@@ -317,6 +321,7 @@ typedef struct cli {
     const char *command;
     const cli_command *cmd;
     const char *db;
+    char db_shown[LS_SHOWN_MAX]; /* --db as messages show it (ls_shown) */
     const char *prefix;
     const char *lc_messages;
     const char *encoding;
@@ -718,6 +723,7 @@ static int file_of_arg(const char *file, const char *arg)
  */
 static int input_outcome(const cli *c, char *const *files, const unsigned char *state)
 {
+    char shown[LS_SHOWN_MAX];
     int i, partial = 0, nothing = 0;
     size_t k;
 
@@ -733,7 +739,7 @@ static int input_outcome(const cli *c, char *const *files, const unsigned char *
         nothing++;
         if (!c->allow_empty)
             fprintf(stderr, "lockspan: %s: nothing to read (empty, or no log or trace)\n",
-                    c->paths[i]);
+                    ls_shown(shown, sizeof(shown), c->paths[i]));
     }
     if (partial)
         fprintf(stderr, "lockspan: %d input%s not fully read (said above): what was read is "
@@ -952,12 +958,13 @@ static void answer_text(const cJSON *model, char *buf, size_t n)
  */
 static void print_answer(const cJSON *model, const char *const *outs, int n)
 {
-    char text[ANSWER_MAX];
+    char text[ANSWER_MAX], shown[LS_SHOWN_MAX];
     int i;
     answer_text(model, text, sizeof(text));
     fprintf(stderr, "lockspan: %s, report written to ", text);
     for (i = 0; i < n; i++)
-        fprintf(stderr, "%s%s", i ? ", " : "", strcmp(outs[i], "-") == 0 ? "stdout" : outs[i]);
+        fprintf(stderr, "%s%s", i ? ", " : "",
+                strcmp(outs[i], "-") == 0 ? "stdout" : ls_shown(shown, sizeof(shown), outs[i]));
     fputc('\n', stderr);
 }
 
@@ -1030,7 +1037,7 @@ static int note_broken_inputs(const cli *c, ls_store *s, int64_t *broken)
     if (rc == 0 && n > 0 && !c->quiet)
         fprintf(stderr, "lockspan report: %s: %lld input%s of this store %s not fully read "
                 "(cut or damaged): the report is of what was read, its input section says "
-                "where %s\n", c->db, (long long)n, n == 1 ? "" : "s", n == 1 ? "was" : "were",
+                "where %s\n", c->db_shown, (long long)n, n == 1 ? "" : "s", n == 1 ? "was" : "were",
                 n == 1 ? "it broke" : "they broke");
     return rc;
 }
@@ -1041,14 +1048,14 @@ static int note_broken_inputs(const cli *c, ls_store *s, int64_t *broken)
  */
 static int check_store_path(const char *path)
 {
-    char errbuf[512] = "";
+    char errbuf[512] = "", shown[LS_SHOWN_MAX];
     struct stat st;
     int r;
     if (stat(path, &st) != 0)
         return 0;
     if (!S_ISREG(st.st_mode)) {
         fprintf(stderr, "lockspan: --db %s: not a regular file; give a lockspan store or a "
-                        "new file name\n", path);
+                        "new file name\n", ls_shown(shown, sizeof(shown), path));
         return EXIT_USAGE;
     }
     if (st.st_size == 0)
@@ -1060,7 +1067,7 @@ static int check_store_path(const char *path)
     }
     if (r == 0) {
         fprintf(stderr, "lockspan: --db %s: exists and is not a lockspan store; it is left "
-                        "as it is: give a new file name\n", path);
+                        "as it is: give a new file name\n", ls_shown(shown, sizeof(shown), path));
         return EXIT_USAGE;
     }
     return 0;
@@ -1079,14 +1086,39 @@ static int check_store(const cli *c, ls_store *s)
         fprintf(stderr, "lockspan: --db %s: the store is damaged (%s); nothing was ingested. "
                         "Keep a copy for inspection, then ingest the logs into a new --db "
                         "file (the sqlite3 shell's .recover may save what it holds)\n",
-                c->db, errbuf);
+                c->db_shown, errbuf);
     return 1;
+}
+
+/*
+ * Another run holds the store (ls_store_wait_note): said before the wait
+ * (unless -q), so that a run queued behind a long ingest is not silent.
+ */
+static void store_wait_note(void *ctx, const char *path, long holder, int busy_ms)
+{
+    const cli *c = ctx;
+    char shown[LS_SHOWN_MAX], who[32] = "another process", until[64];
+
+    if (c->quiet)
+        return;
+    if (holder > 0)
+        snprintf(who, sizeof(who), "pid %ld", holder);
+    if (busy_ms >= 0)
+        snprintf(until, sizeof(until), "up to %d s (--busy-timeout)", busy_ms / 1000);
+    else if (c->cmd->bit & (CMD_INGEST | CMD_REPORT))
+        snprintf(until, sizeof(until), "as long as it takes (--busy-timeout SEC to give up)");
+    else
+        snprintf(until, sizeof(until), "as long as it takes");
+    fprintf(stderr, "lockspan: %s: waiting for the store lock held by %s (another lockspan "
+            "ingest, report or analyze of this store), %s\n",
+            ls_shown(shown, sizeof(shown), path), who, until);
 }
 
 static int open_store(cli *c, const char *path, ls_store **s)
 {
     char errbuf[512] = "";
-    if (ls_store_open_wait(s, path, c->busy_ms, errbuf, sizeof(errbuf)) != 0) {
+    if (ls_store_open_note(s, path, c->busy_ms, store_wait_note, c, errbuf, sizeof(errbuf)) !=
+        0) {
         fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
         return 1;
     }
@@ -1117,7 +1149,8 @@ static int replace_store(cli *c, ls_outfile *dbout)
     char errbuf[LS_OUTFILE_PATH_MAX + 256];
     int fd, rc = 0;
 
-    if (ls_store_lock(dbout->target, c->busy_ms, &fd, errbuf, sizeof(errbuf)) != 0) {
+    if (ls_store_lock_note(dbout->target, c->busy_ms, store_wait_note, c, &fd, errbuf,
+                           sizeof(errbuf)) != 0) {
         fprintf(stderr, "lockspan analyze: %s\n", errbuf);
         ls_outfile_abort(dbout);
         return 1;
@@ -1163,7 +1196,7 @@ static int cmd_analyze(cli *c)
     if (db) {
         if (is_input(c, db)) {
             fprintf(stderr, "lockspan analyze: --db %s is one of the inputs; give a new file "
-                            "name for the store\n", db);
+                            "name for the store\n", c->db_shown);
             return EXIT_USAGE;
         }
         if ((rc = check_store_path(db)) != 0)
@@ -1282,7 +1315,7 @@ static int cmd_ingest(cli *c)
         return EXIT_USAGE;
     }
     if (is_input(c, c->db)) {
-        fprintf(stderr, "lockspan ingest: --db %s is one of the inputs\n", c->db);
+        fprintf(stderr, "lockspan ingest: --db %s is one of the inputs\n", c->db_shown);
         return EXIT_USAGE;
     }
     if ((rc = check_store_path(c->db)) != 0)
@@ -1314,12 +1347,14 @@ static int cmd_report(cli *c)
         return EXIT_USAGE;
     }
     if (c->npaths > 0) {
+        char shown[LS_SHOWN_MAX];
         fprintf(stderr, "lockspan report: unexpected argument '%s'; ingest files with "
-                        "'lockspan ingest'\n", c->paths[0]);
+                        "'lockspan ingest'\n", ls_shown(shown, sizeof(shown), c->paths[0]));
         return EXIT_USAGE;
     }
     if (access(c->db, R_OK) != 0) {
-        fprintf(stderr, "lockspan report: %s: %s\n", c->db, strerror(errno));
+        int e = errno;
+        fprintf(stderr, "lockspan report: %s: %s\n", c->db_shown, strerror(e));
         return 1;
     }
     if ((rc = check_store_path(c->db)) != 0)
@@ -1335,7 +1370,7 @@ static int cmd_report(cli *c)
     } else if (strcmp(state, "complete") != 0) {
         fprintf(stderr, "lockspan report: %s: the last ingest into this store did not finish "
                         "(killed, or stopped by an error); run the same 'lockspan ingest' "
-                        "again: it goes on from where the store ends\n", c->db);
+                        "again: it goes on from where the store ends\n", c->db_shown);
         rc = 1;
     } else if ((rc = note_broken_inputs(c, s, &broken)) != 0) {
         rc = fail("report", rc, s);
@@ -1398,6 +1433,8 @@ int main(int argc, char **argv)
     rc = parse_args(&c, argc - 1, argv + 1);
     if (rc)
         return rc == 1 ? 0 : rc;
+    if (c.db)
+        ls_shown(c.db_shown, sizeof(c.db_shown), c.db);
     if (!c.format_given && c.noutputs == 1 && format_of_path(c.outputs[0]))
         c.format = format_of_path(c.outputs[0]);
     if (c.cmd->bit == CMD_ANALYZE)

@@ -24,6 +24,15 @@
 #define NEW_FILE_MODE 0666      /* less the umask, as for any new file */
 #define KEPT_FILE_CREATE_MODE 0600 /* until the old file's mode is given back */
 
+/* errbuf = "PATH: WHAT" (then ": " and strerror(err) when err is not 0),
+ * with PATH as messages show a name (ls_shown). */
+static void path_error(char *errbuf, size_t errlen, const char *path, const char *what, int err)
+{
+    char shown[LS_SHOWN_MAX];
+    snprintf(errbuf, errlen, "%s: %s%s%s", ls_shown(shown, sizeof(shown), path), what,
+             err ? ": " : "", err ? strerror(err) : "");
+}
+
 /* 0 with `out` the file `path` names (through symbolic links), else
  * negative with errbuf saying why. A dangling link is refused: its target's
  * directory may not exist, and a new file would not be where the link
@@ -35,18 +44,18 @@ static int resolve_target(char *out, size_t n, const char *path, char *errbuf, s
 
     if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) {
         if (snprintf(out, n, "%s", path) >= (int)n) {
-            snprintf(errbuf, errlen, "%s: name too long", path);
+            path_error(errbuf, errlen, path, "name too long", 0);
             return LS_EUSAGE;
         }
         return 0;
     }
     if ((real = realpath(path, NULL)) == NULL) {
-        snprintf(errbuf, errlen, "%s: a symbolic link whose target cannot be reached: %s",
-                 path, strerror(errno));
+        path_error(errbuf, errlen, path, "a symbolic link whose target cannot be reached",
+                   errno);
         return LS_EIO;
     }
     if (snprintf(out, n, "%s", real) >= (int)n) {
-        snprintf(errbuf, errlen, "%s: name too long", real);
+        path_error(errbuf, errlen, real, "name too long", 0);
         free(real);
         return LS_EUSAGE;
     }
@@ -113,22 +122,20 @@ static int open_named(ls_outfile *o, const char *path, char *errbuf, size_t errl
     int i;
     for (i = 0; i < TMP_TRIES && o->fd < 0; i++) {
         if (tmp_name(o) != 0) {
-            snprintf(errbuf, errlen, "%s: name too long for a temporary file beside it", path);
+            path_error(errbuf, errlen, path, "name too long for a temporary file beside it", 0);
             o->tmp[0] = '\0';
             return LS_EUSAGE;
         }
         o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
                      o->had_target ? KEPT_FILE_CREATE_MODE : NEW_FILE_MODE);
         if (o->fd < 0 && errno != EEXIST) {
-            snprintf(errbuf, errlen, "%s: cannot create a file in its directory: %s", path,
-                     strerror(errno));
+            path_error(errbuf, errlen, path, "cannot create a file in its directory", errno);
             o->tmp[0] = '\0';
             return LS_EIO;
         }
     }
     if (o->fd < 0) {
-        snprintf(errbuf, errlen, "%s: cannot create a temporary file beside it: %s", path,
-                 strerror(EEXIST));
+        path_error(errbuf, errlen, path, "cannot create a temporary file beside it", EEXIST);
         o->tmp[0] = '\0';
         return LS_EIO;
     }
@@ -153,8 +160,7 @@ int ls_outfile_open(ls_outfile *o, const char *path, int named, char *errbuf, si
     if (stat(o->target, &st) == 0) {
         if (!S_ISREG(st.st_mode)) { /* /dev/stdout, a FIFO, /dev/full: in place */
             if ((o->fd = open(o->target, O_WRONLY | O_CLOEXEC)) < 0) {
-                snprintf(errbuf, errlen, "%s: cannot open for writing: %s", path,
-                         strerror(errno));
+                path_error(errbuf, errlen, path, "cannot open for writing", errno);
                 return LS_EIO;
             }
             o->in_place = 1;
@@ -289,8 +295,11 @@ int ls_outfile_commit(ls_outfile *o, int write_errno, char *errbuf, size_t errle
     }
     if (!err)
         return 0;
-    snprintf(errbuf, errlen, "%s: %s: %s%s", o->target, step, strerror(err),
-             o->in_place ? "" : " (nothing written; an older file there is kept)");
+    {
+        char shown[LS_SHOWN_MAX];
+        snprintf(errbuf, errlen, "%s: %s: %s%s", ls_shown(shown, sizeof(shown), o->target), step,
+                 strerror(err), o->in_place ? "" : " (nothing written; an older file there is kept)");
+    }
     if (o->tmp[0])
         unlink(o->tmp);
     o->tmp[0] = '\0';

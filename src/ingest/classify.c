@@ -1716,10 +1716,11 @@ static int deadlock_structure(ls_classifier *cl, const ls_record *rec, ls_event 
 
 /*
  * errposition: a message with a cursor position ends in " at character N",
- * which catalogs translate too (" bei Zeichen 15", " 第 22 个字符处"):
- * classify_en() reads a lock wait past the English one. For a lock wait
- * (a message naming a lock mode) that no pattern read, try the line
- * without its last words, cut at a space no more than ERRPOS_MAX bytes
+ * which catalogs translate too (" bei Zeichen 15", " 第 22 个字符处", and
+ * with no space before it, "(22文字目)" in ja 17.12): classify_en() reads
+ * a lock wait past the English one. For a lock wait (a message naming a
+ * lock mode) that no pattern read, try the line without its last words,
+ * cut at a space or an opening parenthesis no more than ERRPOS_MAX bytes
  * from the end with a digit after it, until it reads as a lock wait (into
  * *ev, with cl->en.message set). Returns 1 then, 0, or LS_ENOMEM.
  */
@@ -1742,7 +1743,7 @@ static int errposition_en(ls_classifier *cl, const char *msg, int *lang, ls_even
         int nr = 0, l;
         if (is_digit(msg[cut]))
             digit = 1;
-        if (msg[cut] != ' ' || !digit || msg + cut < mode_at)
+        if ((msg[cut] != ' ' && msg[cut] != '(') || !digit || msg + cut < mode_at)
             continue;
         l = ls_i18n_translate(msg, cut, *lang >= 0 ? *lang : cl->lang, cl->cut.p, cl->cut.cap, &nr);
         if (l < 0)

@@ -67,6 +67,7 @@
 typedef struct run_file {
     uint32_t ord;       /* ordinal of its FILE_BEGIN item */
     char *path;
+    char *shown;        /* the path as messages show it (ls_shown_dup) */
     uint64_t base;      /* run line number of the file's line 0 */
     ls_file_stats st;
     int probe;          /* stderr: check that its lines match the prefix */
@@ -320,7 +321,7 @@ static void on_note(void *vctx, const char *file, uint64_t line, const char *msg
      * lines count through the run (on_record). */
     if (c->nfiles > 0) {
         run_file *f = line ? file_of_line(c, line) : &c->files[c->nfiles - 1];
-        file = f->path;
+        file = f->shown;
         if (line)
             snprintf(where, sizeof(where), ":%llu", (unsigned long long)(line - f->base));
     }
@@ -359,7 +360,7 @@ static void on_bad(void *vctx, const char *file, uint64_t line, const char *reas
     if (f->st.bad_lines <= (uint64_t)c->opts->max_bad_shown) {
         flockfile(stderr); /* one line, not cut by another thread's */
         ls_progress_clear(&c->progress);
-        fprintf(stderr, "lockspan: %s:%llu: %s: ", f->path, (unsigned long long)line, reason);
+        fprintf(stderr, "lockspan: %s:%llu: %s: ", f->shown, (unsigned long long)line, reason);
         print_sample(stderr, text, len);
         fputc('\n', stderr);
         funlockfile(stderr);
@@ -510,7 +511,7 @@ static int run_end(ingest_ctx *c, int rc)
         run_file *f = &c->files[i];
         if (rc == 0 && f->probe && f->st.lines > 0 && f->st.lines < PREFIX_PROBE_LINES &&
             f->st.bad_lines == f->st.lines)
-            rc = prefix_mismatch(c, f->path);
+            rc = prefix_mismatch(c, f->shown);
         if (f->st.fingerprint) {
             f->st.text_bytes = f->text_end;
             f->st.tail_hash = tail_hash(f->tail, f->tail_len, f->tail_line_len);
@@ -527,9 +528,10 @@ static int run_end(ingest_ctx *c, int rc)
             if (f->st.bad_lines > (uint64_t)c->opts->max_bad_shown)
                 fprintf(stderr,
                         "lockspan: %s: %llu lines could not be parsed (first %d shown)\n",
-                        f->path, (unsigned long long)f->st.bad_lines, c->opts->max_bad_shown);
+                        f->shown, (unsigned long long)f->st.bad_lines, c->opts->max_bad_shown);
         }
         free(f->path);
+        free(f->shown);
     }
     /* The run's rows and its files' resume points go in one transaction. */
     if (rc == 0 && c->nfiles > 0)
@@ -575,8 +577,10 @@ static int run_add_file(ingest_ctx *c, const ls_parser_ops *ops, const char *pat
     }
     f = &c->files[c->nfiles];
     memset(f, 0, sizeof(*f));
-    if (!(f->path = ls_strdup(path)))
+    if (!(f->path = ls_strdup(path)) || !(f->shown = ls_shown_dup(path))) {
+        free(f->path);
         return LS_ENOMEM;
+    }
     f->ord = c->next_ord++;
     f->base = c->run_lines;
     f->st.first_ts = f->st.last_ts = LS_TS_NONE;
@@ -590,7 +594,7 @@ static int run_add_file(ingest_ctx *c, const ls_parser_ops *ops, const char *pat
         ls_parse_opts popts = {0};
         ls_sink sink = {.record = on_record, .bad = on_bad, .note = on_note, .ctx = c,
                         .span = on_span, .activity = on_activity};
-        popts.file = path;
+        popts.file = f->shown; /* the parser's messages name it */
         popts.prefix = c->opts->prefix ? c->opts->prefix : prefix && prefix[0] ? prefix : NULL;
         if (!c->opts->prefix && popts.prefix) {
             snprintf(c->prefix, sizeof(c->prefix), "%s", popts.prefix);
@@ -1090,20 +1094,63 @@ static const char not_fully_read[] = LS_INPUT_BROKE_REASON ": it breaks here (cu
 
 /*
  * The input broke at line `at` (errbuf says how): said on stderr, recorded
- * with the file (`f`, NULL when no line was read) and counted; what was
- * read before stays, and the caller ends the run with it, so that the next
- * file does not continue a record it cut.
+ * with the file (`f`) and counted; what was read before stays, and the
+ * caller ends the run with it, so that the next file does not continue a
+ * record it cut. With no file begun (`f` NULL: no line of `path` was
+ * read), see input_unread.
  */
-static int input_broke(ingest_ctx *c, run_file *f, uint64_t at, const char *errbuf)
+static int input_unread(ingest_ctx *c, const char *path, uint64_t at, uint64_t bytes,
+                        const char *errbuf);
+
+static int input_broke(ingest_ctx *c, run_file *f, const char *path, uint64_t at,
+                       uint64_t bytes, const char *errbuf)
 {
     int rc = 0;
+    if (!f)
+        return input_unread(c, path, at, bytes, errbuf);
     fprintf(stderr, "lockspan: %s; what came before is read, the other inputs go on\n",
             errbuf);
     c->tot.partial_files++;
-    if (f && c->rc == 0)
+    if (c->rc == 0)
         rc = ls_handoff_bad(c->handoff, f->ord, at, not_fully_read, errbuf,
                             strlen(errbuf) > 300 ? 300 : strlen(errbuf));
     return rc;
+}
+
+/*
+ * An input that broke before any line of it was read (it cannot be
+ * opened, its compressed header is cut, a read error at once, a file
+ * listed from its directory gone before it was opened): said on stderr and
+ * counted as an input not fully read, like one that breaks later, and
+ * stored as such once the run before it is ended: a file with no format,
+ * `bytes` read, no line, and its `not_fully_read` row at line `at`, which
+ * the report's input section shows and `report` exits EXIT_PARTIAL for.
+ * The store forgets the row when the path is stored again (forget_unread).
+ */
+static int input_unread(ingest_ctx *c, const char *path, uint64_t at, uint64_t bytes,
+                        const char *errbuf)
+{
+    ls_file_stats st;
+    uint32_t ord;
+    size_t n = strlen(errbuf);
+    int rc;
+
+    fprintf(stderr, "lockspan: %s; nothing read from it, the other inputs go on\n", errbuf);
+    c->tot.partial_files++;
+    if ((rc = run_end(c, 0)) != 0 || (rc = c->rc) != 0)
+        return rc;
+    memset(&st, 0, sizeof(st));
+    st.first_ts = st.last_ts = LS_TS_NONE;
+    st.bytes = bytes;
+    ord = c->next_ord++;
+    if ((rc = ls_handoff_file_begin(c->handoff, ord, path, NULL, 0, 0, 0)) != 0 ||
+        (rc = ls_handoff_bad(c->handoff, ord, at, not_fully_read, errbuf,
+                             n > 300 ? 300 : n)) != 0 ||
+        (rc = ls_handoff_file_end(c->handoff, ord, &st)) != 0)
+        return rc;
+    c->tot.files++;
+    c->tot.bytes += bytes;
+    return ls_handoff_checkpoint(c->handoff);
 }
 
 /*
@@ -1141,12 +1188,22 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
     size_t tlen;
     int broke = 0; /* the input could not be read to its end */
     ls_feed_part_fn feed_part = NULL; /* the parser takes over-long lines in pieces */
+    char *shown = ls_shown_dup(path); /* `path` in messages */
 
     *state = LS_INPUT_READ;
+    if (!shown)
+        return LS_ENOMEM;
     merge_candidates(c, stored, &merged);
     errbuf[0] = '\0';
     if ((rc = ls_input_open(&in, path, errbuf, sizeof(errbuf))) != 0) {
-        fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
+        if (rc != LS_EIO) {
+            fprintf(stderr, "lockspan: %s\n", errbuf[0] ? errbuf : "out of memory");
+            free(shown);
+            return rc;
+        }
+        *state = LS_INPUT_PARTIAL; /* cannot be opened: one bad input, the rest goes on */
+        rc = input_unread(c, path, 1, 0, errbuf);
+        free(shown);
         return rc;
     }
     if (id->ncand > 0) {
@@ -1157,7 +1214,8 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
         if ((rc = find_resume(in, id, &kind, &k, &passed, errbuf, sizeof(errbuf))) != 0) {
             if (rc == LS_EIO) { /* it breaks before where the store's copy ends */
                 *state = LS_INPUT_PARTIAL;
-                rc = input_broke(c, NULL, ls_input_lines(in) + 1, errbuf);
+                rc = input_broke(c, NULL, path, ls_input_lines(in) + 1,
+                                 ls_input_raw_offset(in), errbuf);
                 errbuf[0] = '\0';
             }
             goto out;
@@ -1172,7 +1230,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
                 ls_input_close(in);
                 in = NULL;
                 if ((rc = ls_input_open(&in, path, errbuf, sizeof(errbuf))) != 0 ||
-                    (rc = skip_to(in, path, p->text_bytes, errbuf, sizeof(errbuf))) != 0)
+                    (rc = skip_to(in, shown, p->text_bytes, errbuf, sizeof(errbuf))) != 0)
                     goto out;
             }
             /* Is there more? (A file read again from its start is assumed to
@@ -1187,7 +1245,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
                  * same broken bytes as last time, nothing new to read. */
                 if (!c->opts->quiet)
                     fprintf(stderr, "lockspan: %s: in the store up to byte %llu, where it "
-                            "still breaks (%s); nothing new\n", path,
+                            "still breaks (%s); nothing new\n", shown,
                             (unsigned long long)p->text_bytes, errbuf);
                 errbuf[0] = '\0';
                 c->tot.skipped_files++;
@@ -1197,7 +1255,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
             if (kind == FOUND_CONTAINED || rc == 0) {
                 if (!c->opts->quiet)
                     fprintf(stderr, "lockspan: %s: already in the store%s; nothing new\n",
-                            path, kind == FOUND_CONTAINED ? " (the start of a longer copy)" : "");
+                            shown, kind == FOUND_CONTAINED ? " (the start of a longer copy)" : "");
                 c->tot.skipped_files++;
                 rc = 0;
                 goto out;
@@ -1206,7 +1264,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
                 goto out;
             if (!c->opts->quiet)
                 fprintf(stderr, "lockspan: %s: already in the store up to byte %llu; "
-                        "reading on from there\n", path, (unsigned long long)p->text_bytes);
+                        "reading on from there\n", shown, (unsigned long long)p->text_bytes);
             if (!seek) {
                 /* Read again from the start; records up to the stored line are dropped. */
                 ls_input_close(in);
@@ -1230,7 +1288,7 @@ static int ingest_one(ingest_ctx *c, const char *path, const file_ident *stored,
             }
             text = line;
             tlen = len;
-            if ((rc = codeset_line(&cs, c->opts, path, &text, &tlen)) != 0)
+            if ((rc = codeset_line(&cs, c->opts, shown, &text, &tlen)) != 0)
                 goto out;
             goto line; /* the line just read is the first new one */
         }
@@ -1246,7 +1304,7 @@ read:
                            sizeof(errbuf))) == 1) {
         text = line;
         tlen = len;
-        if ((rc = codeset_line(&cs, c->opts, path, &text, &tlen)) != 0)
+        if ((rc = codeset_line(&cs, c->opts, shown, &text, &tlen)) != 0)
             break;
         if (!f) {
             int score;
@@ -1266,11 +1324,11 @@ read:
                      * status) tell of it. */
                     if (!c->opts->quiet && truncated)
                         fprintf(stderr, "lockspan: %s: no line break in its first %u MiB: "
-                                "not a text log; nothing read from it\n", path,
+                                "not a text log; nothing read from it\n", shown,
                                 LS_LINE_MAX >> 20);
                     else if (!c->opts->quiet)
                         fprintf(stderr, "lockspan: %s: not recognised as a PostgreSQL log "
-                                "or trace export; nothing read from it\n", path);
+                                "or trace export; nothing read from it\n", shown);
                     c->tot.skipped_files++;
                     *state = LS_INPUT_NOTHING;
                     rc = 0;
@@ -1293,7 +1351,7 @@ read:
             /* A line still being written: stored now, it would be stored
              * again, whole, when the file has grown. */
             fprintf(stderr, "lockspan: %s:%llu: the last line has no newline yet (is the file "
-                    "being written?); left for the next ingest\n", path,
+                    "being written?); left for the next ingest\n", shown,
                     (unsigned long long)lineno);
             lineno--;
             rc = 0;
@@ -1310,14 +1368,14 @@ read:
             f->text_end = ls_input_text_offset(in);
         }
         if (truncated && !feed_part)
-            on_bad(c, path, c->run_lines, "line longer than 8 MiB, cut", line,
+            on_bad(c, shown, c->run_lines, "line longer than 8 MiB, cut", line,
                    len > 80 ? 80 : len);
         rc = feed_part ? feed_part(c->parser, text, tlen, c->run_lines, truncated)
                        : c->ops->feed(c->parser, text, tlen, c->run_lines);
         if (rc != 0 || (rc = c->rc) != 0)
             break;
         if (f->probe && lineno == PREFIX_PROBE_LINES && f->st.bad_lines == lineno) {
-            rc = prefix_mismatch(c, path);
+            rc = prefix_mismatch(c, shown);
             break;
         }
         /* every 4096 lines: how far this producer is (for who writes),
@@ -1325,28 +1383,28 @@ read:
         if ((lineno & 0xfff) == 0) {
             ls_handoff_read(c->handoff, c->raw_base + ls_input_raw_offset(in));
             if (show && ls_progress_due(&c->progress))
-                progress(c, path, in, lineno, 0);
+                progress(c, shown, in, lineno, 0);
         }
     }
     if (show)
-        progress(c, path, in, lineno, 1);
+        progress(c, shown, in, lineno, 1);
     {
         uint64_t first, nuls = ls_input_nuls(in, &first);
         if (nuls)
             fprintf(stderr, "lockspan: %s:%llu: %llu NUL byte%s replaced by '?' (from this line "
-                    "on)\n", path, (unsigned long long)first, (unsigned long long)nuls,
+                    "on)\n", shown, (unsigned long long)first, (unsigned long long)nuls,
                     nuls == 1 ? "" : "s");
     }
     if (broke) { /* in the line after the last one read */
         *state = LS_INPUT_PARTIAL;
-        rc = input_broke(c, f, lineno + 1, errbuf);
+        rc = input_broke(c, f, path, lineno + 1, ls_input_raw_offset(in), errbuf);
         errbuf[0] = '\0';
     } else if (rc == 0 && f && stream_cut(in, c->ops->name)) { /* in the last line read */
         snprintf(errbuf, sizeof(errbuf), "%s: ends in the middle of line %llu (no line break "
-                 "after it): cut short", path, (unsigned long long)lineno);
+                 "after it): cut short", shown, (unsigned long long)lineno);
         *state = LS_INPUT_PARTIAL;
         broke = 1;
-        rc = input_broke(c, f, lineno, errbuf);
+        rc = input_broke(c, f, path, lineno, ls_input_raw_offset(in), errbuf);
         errbuf[0] = '\0';
     }
     if (f) {
@@ -1359,7 +1417,7 @@ read:
     } else if (rc == 0 && !broke) {
         /* an empty file: nothing to store, the run goes on */
         if (!c->opts->quiet)
-            fprintf(stderr, "lockspan: %s: empty: no line to read\n", path);
+            fprintf(stderr, "lockspan: %s: empty: no line to read\n", shown);
         *state = LS_INPUT_NOTHING;
         c->tot.files++;
     }
@@ -1369,6 +1427,7 @@ out:
     c->raw_base += ls_input_raw_offset(in);
     codeset_close(&cs);
     ls_input_close(in);
+    free(shown);
     return rc;
 }
 
@@ -1397,6 +1456,37 @@ static void *parsing_thread(void *arg)
     ls_handoff_close(c->handoff, rc);
     ls_handoff_drain(c->handoff);
     return NULL;
+}
+
+/*
+ * A file `path` stored anew, or read again to where the store has it: an
+ * earlier row of the same regular file with
+ * nothing read from it (input_unread: no format) is no longer what the
+ * store knows of it, and goes with its not_fully_read row. A stream ("-",
+ * a pipe) is another input each time, and keeps its rows.
+ */
+static int forget_unread(ls_store *s, const char *path)
+{
+    static const char *const sql[] = {
+        "DELETE FROM bad_lines WHERE file_id IN (SELECT file_id FROM files"
+        " WHERE path = ?1 AND format IS NULL AND coalesce(lines, 0) = 0)",
+        "DELETE FROM files WHERE path = ?1 AND format IS NULL AND coalesce(lines, 0) = 0",
+    };
+    struct stat sb;
+    size_t i;
+    int rc = 0;
+
+    if (strcmp(path, "-") == 0 || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return 0;
+    for (i = 0; i < sizeof(sql) / sizeof(sql[0]) && rc == 0; i++) {
+        ls_stmt *st;
+        if ((rc = ls_store_prepare(s, sql[i], &st)) != 0)
+            break;
+        if ((rc = ls_stmt_bind_text(st, 1, path)) == 0 && (rc = ls_stmt_step(st)) > 0)
+            rc = 0;
+        ls_stmt_finalize(st);
+    }
+    return rc;
 }
 
 /* The writer's state between batches: the stored file_id of every
@@ -1473,7 +1563,7 @@ static int write_batch(void *ctx, ls_batch *b)
             }
             else if (it->same_file > 0 && it->same_file <= nfiles)
                 file_ids[nfiles++] = file_ids[it->same_file - 1];
-            else
+            else if ((rc = forget_unread(s, it->text)) == 0)
                 rc = ls_store_file_begin(s, it->text, it->reason, w->prefix, it->gzip,
                                          &file_ids[nfiles++]);
             break;
@@ -1685,13 +1775,16 @@ static int warn_overlap(ls_store *s)
         }
     }
     ls_stmt_finalize(st);
-    if (rc == 0 && n > 0)
+    if (rc == 0 && n > 0) {
+        char sa[LS_SHOWN_MAX], sb[LS_SHOWN_MAX];
         fprintf(stderr,
                 "lockspan: %s and %s overlap in time (%ld %s before another of the store"
                 " has ended): a store is correlated as one server's log, pids and"
                 " transaction ids matched across all its inputs; give two servers' logs a"
                 " store each, and read a log once\n",
-                a ? a : "?", b ? b : "?", n, n == 1 ? "file begins" : "files begin");
+                a ? ls_shown(sa, sizeof(sa), a) : "?", b ? ls_shown(sb, sizeof(sb), b) : "?", n,
+                n == 1 ? "file begins" : "files begin");
+    }
     free(a);
     free(b);
     free(last);
@@ -1829,6 +1922,13 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
          * with the page faults of filling them. */
         (rc = ls_store_sorting(store, 1)) != 0 ||
         (rc = ls_store_begin(store)) != 0)
+        goto out;
+    /* A file whose first lines read now is no longer one that could not be
+     * read, even when all of it is in the store already. */
+    for (i = 0; i < n && rc == 0; i++)
+        if (ident[i].fingerprint)
+            rc = forget_unread(store, paths[i]);
+    if (rc != 0)
         goto out;
     /* With a thread to spare, this one only writes; else it parses too. */
     first = nthreads < jobs ? 0 : 1;

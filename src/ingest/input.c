@@ -306,7 +306,7 @@ int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen)
     in = ls_calloc(1, sizeof(*in));
     if (!in)
         return LS_ENOMEM;
-    in->path = ls_strdup(path);
+    in->path = ls_shown_dup(path); /* for messages only */
     in->cap = 2 * READ_CHUNK;
     in->buf = ls_malloc(in->cap);
     if (!in->path || !in->buf) {
@@ -319,14 +319,14 @@ int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen)
     } else {
         in->fd = open(path, O_RDONLY);
         if (in->fd < 0) {
-            snprintf(errbuf, errlen, "%s: cannot open: %s", path, strerror(errno));
+            snprintf(errbuf, errlen, "%s: cannot open: %s", in->path, strerror(errno));
             ls_input_close(in);
             return LS_EIO;
         }
         in->owns_fd = 1;
         if (fstat(in->fd, &st) == 0) {
             if (S_ISDIR(st.st_mode)) {
-                snprintf(errbuf, errlen, "%s: is a directory", path);
+                snprintf(errbuf, errlen, "%s: is a directory", in->path);
                 ls_input_close(in);
                 return LS_EIO;
             }
@@ -345,7 +345,7 @@ int ls_input_open(ls_input **out, const char *path, char *errbuf, size_t errlen)
             in->nhead += (size_t)n;
     } while ((n > 0 && in->nhead < sizeof(in->head)) || (n < 0 && errno == EINTR));
     if (n < 0) {
-        snprintf(errbuf, errlen, "%s: read error: %s", path, strerror(errno));
+        snprintf(errbuf, errlen, "%s: read error: %s", in->path, strerror(errno));
         ls_input_close(in);
         return LS_EIO;
     }
@@ -758,12 +758,13 @@ static void drop_same_log(char **v, size_t *n, int quiet)
         stem = log_stem(v[i], &rank);
         if (lead && stem == lead_stem && memcmp(v[i], lead, stem) == 0) {
             if (rank < lead_rank) {
+                char a[LS_SHOWN_MAX], b[LS_SHOWN_MAX];
                 if (!quiet)
                     fprintf(stderr,
                             "lockspan: %s: skipped: the same log as %s, which is read "
                             "instead (log_destination writes each event to every format; "
                             "name the file to read it)\n",
-                            v[i], lead);
+                            ls_shown(a, sizeof(a), v[i]), ls_shown(b, sizeof(b), lead));
                 free(v[i]);
                 continue;
             }
@@ -941,13 +942,15 @@ static int order_by_time(char **v, size_t *n, const char *dir, int quiet)
         else
             v[kept++] = f[i].path;
     }
-    if (dropped && !quiet)
+    if (dropped && !quiet) {
+        char shown[LS_SHOWN_MAX];
         fprintf(stderr,
                 "lockspan: %s: %zu file%s of a poorer format skipped: written while the %s "
                 "files were, %s the same events (log_destination writes each event to every "
                 "format; name a file to read it)\n",
-                dir, dropped, dropped == 1 ? "" : "s", top_dropped == 3 ? "jsonlog" : "csvlog",
-                dropped == 1 ? "it holds" : "they hold");
+                ls_shown(shown, sizeof(shown), dir), dropped, dropped == 1 ? "" : "s",
+                top_dropped == 3 ? "jsonlog" : "csvlog", dropped == 1 ? "it holds" : "they hold");
+    }
     *n = kept;
     v[kept] = NULL;
     free(f);
@@ -976,12 +979,14 @@ static void warn_same_log(char *const *named, size_t n)
     memcpy(v, named, n * sizeof(*v));
     qsort(v, n, sizeof(*v), cmp_stem);
     for (i = 1; i < n; i++)
-        if (ls_paths_same_log(v[i - 1], v[i]))
+        if (ls_paths_same_log(v[i - 1], v[i])) {
+            char a[LS_SHOWN_MAX], b[LS_SHOWN_MAX];
             fprintf(stderr,
                     "lockspan: %s and %s are the same log in two formats (log_destination "
                     "writes each event to every format): both are read, so its events count "
                     "twice; name one of them, or their directory\n",
-                    v[i - 1], v[i]);
+                    ls_shown(a, sizeof(a), v[i - 1]), ls_shown(b, sizeof(b), v[i]));
+        }
     free(v);
 }
 
@@ -1002,7 +1007,9 @@ int ls_paths_expand(char ***out, char *const *paths, int npaths, int quiet, char
             continue;
         }
         if (stat(p, &st) != 0) {
-            snprintf(errbuf, errlen, "%s: %s", p, strerror(errno));
+            char shown[LS_SHOWN_MAX];
+            int e = errno;
+            snprintf(errbuf, errlen, "%s: %s", ls_shown(shown, sizeof(shown), p), strerror(e));
             rc = LS_EIO;
             break;
         }
@@ -1011,7 +1018,10 @@ int ls_paths_expand(char ***out, char *const *paths, int npaths, int quiet, char
             struct dirent *de;
             size_t first = l.n;
             if (!d) {
-                snprintf(errbuf, errlen, "%s: cannot open directory: %s", p, strerror(errno));
+                char shown[LS_SHOWN_MAX];
+                int e = errno;
+                snprintf(errbuf, errlen, "%s: cannot open directory: %s",
+                         ls_shown(shown, sizeof(shown), p), strerror(e));
                 rc = LS_EIO;
                 break;
             }
@@ -1027,7 +1037,10 @@ int ls_paths_expand(char ***out, char *const *paths, int npaths, int quiet, char
                     break;
                 }
                 snprintf(full, need, "%s/%s", p, de->d_name);
-                if (stat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
+                /* An entry that cannot be stat'ed (gone since readdir, a
+                 * dangling link) is kept: opening it fails, and the ingest
+                 * records it as an input not read, never a silent skip. */
+                if (stat(full, &st) == 0 && !S_ISREG(st.st_mode)) {
                     free(full);
                     continue;
                 }
@@ -1040,8 +1053,10 @@ int ls_paths_expand(char ***out, char *const *paths, int npaths, int quiet, char
                 rc = order_by_time(l.v + first, &n, p, quiet);
                 l.n = first + n;
             } else if (rc == 0) {
+                char shown[LS_SHOWN_MAX];
                 snprintf(errbuf, errlen, "%s: directory holds no log files (*.log, *.csv, "
-                         "*.json, *.gz, *.bz2, *.xz, *.zst, *.zip)", p);
+                         "*.json, *.gz, *.bz2, *.xz, *.zst, *.zip)",
+                         ls_shown(shown, sizeof(shown), p));
                 rc = LS_EIO;
             }
         } else {

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -501,13 +502,54 @@ static int open_db(const char *path, int create, sqlite3 **out)
     }
 }
 
+/* Bytes of a /proc/locks line read: its fields are short. */
+#define LOCKS_LINE_MAX 256
+
+/*
+ * The pid of the process that holds a flock on the file of `fd`, from
+ * Linux's /proc/locks ("1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF";
+ * a waiter's line has "->" after the number), or 0 when it cannot be
+ * told (no /proc, another system, the holder gone meanwhile).
+ */
+static long flock_holder(int fd)
+{
+    char line[LOCKS_LINE_MAX], kind[16];
+    struct stat st;
+    unsigned maj, min;
+    unsigned long long ino;
+    long pid = 0, p;
+    FILE *f;
+
+    if (fstat(fd, &st) != 0 || !(f = fopen("/proc/locks", "re")))
+        return 0;
+    while (!pid && fgets(line, sizeof(line), f))
+        if (!strstr(line, "->") &&
+            sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%llu", kind, &p, &maj, &min, &ino) == 5 &&
+            strcmp(kind, "FLOCK") == 0 && maj == major(st.st_dev) && min == minor(st.st_dev) &&
+            ino == (unsigned long long)st.st_ino && p != (long)getpid())
+            pid = p;
+    fclose(f);
+    return pid;
+}
+
 /* Take `fd`'s flock, waiting up to busy_ms (LS_STORE_WAIT_FOREVER: as long
- * as it takes): 0 when held, 1 when the time ran out, negative on error. */
-static int flock_wait(int fd, int busy_ms)
+ * as it takes): 0 when held, 1 when the time ran out, negative on error.
+ * When another process holds it, `note` (if not NULL) is told once, with
+ * that process's pid, before the wait. */
+static int flock_wait(int fd, int busy_ms, const char *path, ls_store_wait_note note,
+                      void *ctx)
 {
     const struct timespec nap = {0, LOCK_POLL_MS * 1000000L};
-    int waited = 0;
+    int waited = 0, r;
 
+    while ((r = flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR)
+        ;
+    if (r == 0) /* taken at once */
+        return 0;
+    if (errno != EWOULDBLOCK)
+        return -1;
+    if (note)
+        note(ctx, path, flock_holder(fd), busy_ms);
     if (busy_ms < 0) {
         while (flock(fd, LOCK_EX) != 0)
             if (errno != EINTR)
@@ -530,6 +572,15 @@ static int flock_wait(int fd, int busy_ms)
 
 int ls_store_lock(const char *path, int busy_ms, int *out, char *errbuf, size_t errlen)
 {
+    return ls_store_lock_note(path, busy_ms, NULL, NULL, out, errbuf, errlen);
+}
+
+int ls_store_lock_note(const char *path, int busy_ms, ls_store_wait_note note, void *ctx,
+                       int *out, char *errbuf, size_t errlen)
+{
+    char shown[LS_SHOWN_MAX]; /* `path` in messages */
+
+    ls_shown(shown, sizeof(shown), path);
     *out = -1;
     for (;;) {
         struct stat held, now;
@@ -537,16 +588,16 @@ int ls_store_lock(const char *path, int busy_ms, int *out, char *errbuf, size_t 
         if (fd < 0 && errno == ENOENT)
             fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, NEW_STORE_MODE);
         if (fd < 0) {
-            snprintf(errbuf, errlen, "%s: cannot open store: %s", path, strerror(errno));
+            snprintf(errbuf, errlen, "%s: cannot open store: %s", shown, strerror(errno));
             return LS_EIO;
         }
-        if ((r = flock_wait(fd, busy_ms)) != 0) {
+        if ((r = flock_wait(fd, busy_ms, path, note, ctx)) != 0) {
             if (r > 0)
                 snprintf(errbuf, errlen, "%s: the store is in use by another process (waited "
                          "%d s for it); try again when the other lockspan ingest or report "
-                         "has finished", path, busy_ms / 1000);
+                         "has finished", shown, busy_ms / 1000);
             else
-                snprintf(errbuf, errlen, "%s: cannot lock store: %s", path, strerror(errno));
+                snprintf(errbuf, errlen, "%s: cannot lock store: %s", shown, strerror(errno));
             close(fd);
             return LS_ESTORE;
         }
@@ -572,10 +623,18 @@ void ls_store_unlock(int fd)
 int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errbuf,
                        size_t errlen)
 {
+    return ls_store_open_note(out, path, busy_ms, NULL, NULL, errbuf, errlen);
+}
+
+int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_wait_note note,
+                       void *ctx, char *errbuf, size_t errlen)
+{
     ls_store *s;
     int rc, ver = 0, i, tables = 0;
     sqlite3_stmt *st;
+    char shown[LS_SHOWN_MAX]; /* `path` in messages */
 
+    ls_shown(shown, sizeof(shown), path);
     *out = NULL;
     /*
      * Memory statistics take a global mutex on every SQLite allocation.
@@ -599,14 +658,14 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
      * allows. An sqlite3 shell reads meanwhile (WAL).
      */
     if (path[0] && strcmp(path, ":memory:") != 0 &&
-        (rc = ls_store_lock(path, busy_ms, &s->lock_fd, errbuf, errlen)) != 0) {
+        (rc = ls_store_lock_note(path, busy_ms, note, ctx, &s->lock_fd, errbuf, errlen)) != 0) {
         free(s);
         return rc;
     }
     /* One connection, one thread: SQLite's own mutexes are pure cost here. */
     rc = open_db(path, 1, &s->db);
     if (rc != SQLITE_OK) {
-        snprintf(errbuf, errlen, "%s: cannot open store: %s", path,
+        snprintf(errbuf, errlen, "%s: cannot open store: %s", shown,
                  s->db ? sqlite3_errmsg(s->db) : "out of memory");
         ls_store_close(s);
         return LS_ESTORE;
@@ -650,9 +709,9 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         if ((sqlite3_errcode(s->db) & 0xff) == SQLITE_BUSY)
             snprintf(errbuf, errlen, "%s: the store is in use by another process (waited %d s"
                      " for it: an sqlite3 shell writing it?); try again when it has "
-                     "finished", path, busy_ms < 0 ? INT_MAX / 1000 : busy_ms / 1000);
+                     "finished", shown, busy_ms < 0 ? INT_MAX / 1000 : busy_ms / 1000);
         else
-            snprintf(errbuf, errlen, "%s: not a usable SQLite store: %s", path,
+            snprintf(errbuf, errlen, "%s: not a usable SQLite store: %s", shown,
                      ls_store_errmsg(s));
         ls_store_close(s);
         return rc;
@@ -673,7 +732,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
             rc = ls_store_exec(s, sql);
         if (rc) {
             snprintf(errbuf, errlen, "%s: cannot bring the store from schema version %d to %d: %s",
-                     path, ver, ver + 1, ls_store_errmsg(s));
+                     shown, ver, ver + 1, ls_store_errmsg(s));
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
             ls_store_close(s);
             return rc;
@@ -684,16 +743,16 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
             snprintf(errbuf, errlen, "%s: store has schema version %d, written by an older "
                      "lockspan; this one writes version %d (statement lines stored "
                      "narrower) and cannot read it: ingest the logs again into a new "
-                     "--db file", path, ver, LS_STORE_SCHEMA_VERSION);
+                     "--db file", shown, ver, LS_STORE_SCHEMA_VERSION);
         else
             snprintf(errbuf, errlen, "%s: store has schema version %d, this lockspan writes "
-                     "version %d; use a new --db file", path, ver, LS_STORE_SCHEMA_VERSION);
+                     "version %d; use a new --db file", shown, ver, LS_STORE_SCHEMA_VERSION);
         ls_store_close(s);
         return LS_ESTORE;
     }
     if (ver == 0 && tables > 0) {
         snprintf(errbuf, errlen, "%s: an SQLite file that is not a lockspan store; "
-                 "use a new --db file", path);
+                 "use a new --db file", shown);
         ls_store_close(s);
         return LS_ESTORE;
     }
@@ -736,7 +795,7 @@ int ls_store_open_wait(ls_store **out, const char *path, int busy_ms, char *errb
         sqlite3_reset(s->q[Q_SESSION_MAX]);
     }
     if (rc) {
-        snprintf(errbuf, errlen, "%s: cannot set up store: %s", path, ls_store_errmsg(s));
+        snprintf(errbuf, errlen, "%s: cannot set up store: %s", shown, ls_store_errmsg(s));
         ls_store_close(s);
         return rc;
     }
@@ -2160,11 +2219,13 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen)
     size_t n;
     sqlite3 *db = NULL;
     sqlite3_stmt *st;
+    char shown[LS_SHOWN_MAX]; /* `path` in messages */
     int found = 0;
-    FILE *f = fopen(path, "rb");
+    FILE *f;
 
-    if (!f) {
-        snprintf(errbuf, errlen, "%s: cannot read: %s", path, strerror(errno));
+    ls_shown(shown, sizeof(shown), path);
+    if (!(f = fopen(path, "rb"))) {
+        snprintf(errbuf, errlen, "%s: cannot read: %s", shown, strerror(errno));
         return LS_EIO;
     }
     n = fread(head, 1, sizeof(head), f);
@@ -2177,7 +2238,7 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen)
      * a store could not be read at all.
      */
     if (open_db(path, 0, &db) != SQLITE_OK) {
-        snprintf(errbuf, errlen, "%s: cannot open: %s", path,
+        snprintf(errbuf, errlen, "%s: cannot open: %s", shown,
                  db ? sqlite3_errmsg(db) : "out of memory");
         sqlite3_close(db);
         return LS_ESTORE;
@@ -2202,7 +2263,7 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen)
         found = (sqlite3_errcode(db) & 0xff) == SQLITE_NOTADB ? 0 : LS_ESTORE;
     }
     if (found == LS_ESTORE)
-        snprintf(errbuf, errlen, "%s: %s", path,
+        snprintf(errbuf, errlen, "%s: %s", shown,
                  (sqlite3_errcode(db) & 0xff) == SQLITE_BUSY
                      ? "in use by another process; try again when it has finished"
                      : sqlite3_errmsg(db));

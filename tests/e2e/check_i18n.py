@@ -4,10 +4,10 @@ real PostgreSQL 15 under lc_messages = C and under each language it ships
 a catalog for, plus four runs in legacy codesets (samples/i18n, made by
 samples/i18n.sh), stderr and csvlog; and by a real PostgreSQL 13 (Debian
 11's package, its own catalogs: samples/i18n/pg13-*, made by
-samples/i18n-pg13.sh) in zh_CN, it, ja, ko and es, by 15.18 (its 2019 zh_CN
-catalog; stderr, csvlog and jsonlog) and by 18.6 in a sid chroot
-(samples/i18n-pg18.sh: zh_CN, de, es, it, ja, ko, ru; log_lock_failures,
-log_connections = 'all'),
+samples/i18n-pg13.sh) in zh_CN, it, ja, ko, es, fr, sv and uk, by 15.18
+(its 2019 zh_CN catalog, and fr, ka, sv, uk; stderr, csvlog and jsonlog)
+and by 18.6 in a sid chroot (samples/i18n-pg18.sh: zh_CN, de, es, it, ja,
+ko, ru, fr, ka, sv, uk; log_lock_failures, log_connections = 'all'),
 each against that server's own C run (issue 35).
 
 The scenario set (samples/scenarios_i18n.py) writes the same log lines in
@@ -28,8 +28,10 @@ the same order in every run, so for every language and both formats:
 - a legacy codeset is recognised (WINDOWS-1251, KOI8-R, EUC-JP; EUC-CN read
   as GB18030, its superset through GBK) and gives the same store when named
   with --encoding (GBK and EUC-CN too); in a jsonlog too (issue 35: the
-  KOI8-R and EUC-JP runs have one, compared with the C run's jsonlog with
-  no --encoding), whose lines show no " LOG:  " or ",LOG," to guess from;
+  KOI8-R, EUC-JP, WIN1251 and EUC-CN runs have one, compared with the C
+  run's jsonlog with no --encoding), whose lines show no " LOG:  " or
+  ",LOG," to guess from; the fr, ka, sv, uk and zh_TW runs of the 15.20
+  set have a jsonlog too;
 - --lc-messages and --encoding: the right value changes nothing and
   silences the guess; a wrong language is said on stderr with a count (the
   records are read all the same), a wrong codeset loses the waits; an
@@ -56,7 +58,17 @@ CODESETS = {"ru-win1251": "WINDOWS-1251", "ru-koi8r": "KOI8-R", "ja-eucjp": "EUC
 
 # Legacy-codeset runs of the original set with a jsonlog (issue 35): compared
 # with the C run's jsonlog.
-JSONLOG_LEGACY = {"ru-koi8r", "ja-eucjp"}
+JSONLOG_LEGACY = {"ru-koi8r", "ja-eucjp", "ru-win1251", "zh_CN-euccn"}
+
+# Runs of other releases that must be there (issue 35's table): each against
+# its own release's C run. 13 ships no ka or zh_TW catalog, 15.18 and 18 no
+# zh_TW one.
+RELEASE_RUNS = {"pg13-zh_CN", "pg13-it", "pg13-ja", "pg13-ko", "pg13-es", "pg13-fr", "pg13-sv",
+                "pg13-uk", "pg15.18-zh_CN", "pg15.18-fr", "pg15.18-ka", "pg15.18-sv",
+                "pg15.18-uk", "pg18-zh_CN", "pg18-de", "pg18-es", "pg18-it", "pg18-ja",
+                "pg18-ko", "pg18-ru", "pg18-fr", "pg18-ka", "pg18-sv", "pg18-uk"}
+# Languages of the PostgreSQL 15.20 set that have a jsonlog too.
+JSONLOG_1520 = {"fr", "ka", "sv", "uk", "zh_TW"}
 
 # Columns whose values are times (or durations, or rates made of them): a
 # wait lasts a few ms more or less in another run. NULL stays NULL.
@@ -409,7 +421,8 @@ def check_release(ls, tmp, samples, truth, rel, dirs):
         fmt_langs = langs
         if fmt == "jsonlog" and not rel:
             fmt_langs = [d for d in langs if os.path.exists(os.path.join(samples, d, name + ".gz"))]
-            check(JSONLOG_LEGACY <= set(fmt_langs), f"jsonlog of {sorted(JSONLOG_LEGACY)}: {fmt_langs}")
+            check(JSONLOG_LEGACY | JSONLOG_1520 <= set(fmt_langs),
+                  f"jsonlog of {sorted(JSONLOG_LEGACY | JSONLOG_1520)}: {fmt_langs}")
         log = unpack(os.path.join(samples, control, name + ".gz"), tmp, control + "-" + name)
         c_rows, c_rep, r = run(ls, tmp, log, truth[control])
         check(c_rows is not None and "server messages in" not in r.stderr,
@@ -454,9 +467,8 @@ def main():
     dirs = sorted(d for d in os.listdir(samples) if os.path.isdir(os.path.join(samples, d)))
     releases = sorted({release_of(d) for d in dirs})
     check(len([d for d in dirs if not release_of(d)]) >= 17, f"languages in samples/i18n: {dirs}")
-    check({"pg13-zh_CN", "pg13-it", "pg13-ja", "pg13-ko", "pg13-es", "pg15.18-zh_CN",
-           "pg18-zh_CN", "pg18-de", "pg18-es", "pg18-it", "pg18-ja", "pg18-ko", "pg18-ru"}
-          <= set(dirs), f"PostgreSQL 13, 15.18 and 18 runs in samples/i18n: {dirs}")
+    check(RELEASE_RUNS <= set(dirs), f"PostgreSQL 13, 15.18 and 18 runs in samples/i18n: "
+          f"{sorted(RELEASE_RUNS - set(dirs))} missing")
     tmp = tempfile.mkdtemp(prefix="lockspan-i18n-")
     truth = {}
     for d in dirs:

@@ -24,7 +24,8 @@ stderr, csvlog and jsonlog. For every language and format:
 The same checks run on samples/pg17 (PostgreSQL 17.12 in a Debian trixie
 chroot, samples/pg18.sh with LOCKSPAN_PGMAJOR=17), which has no
 log_lock_failures: there the NOWAIT failure has no wait, and its zh_CN
-catalog is a newer one.
+catalog is a newer one; samples/pg17 also has es, fr, it, ja, ka, ko, ru,
+sv, uk and zh_TW. Every language directory of the set is checked.
 
 Usage: check_pg18.py LOCKSPAN SAMPLES_DIR (samples/pg18 or samples/pg17)
 """
@@ -38,6 +39,15 @@ import tempfile
 from lscheck import check, report
 
 LANGS = ("C", "de", "zh_CN")
+# The other languages of samples/pg17 (issue 35's table: 17 had C, de and
+# zh_CN only): every catalog postgresql-17 ships but id, pl, pt_BR, tr.
+PG17_MORE = ("es", "fr", "it", "ja", "ka", "ko", "ru", "sv", "uk", "zh_TW")
+
+
+def languages(samples):
+    """C first, then every other language directory of `samples`."""
+    return ["C"] + sorted(d for d in os.listdir(samples) if d != "C" and
+                          os.path.isfile(os.path.join(samples, d, "truth.json")))
 FORMATS = ("log", "csv", "json")
 ERROR_CLASSES = {"55P03": ("lock_nowait", "lock_timeout"), "40P01": ("deadlock",),
                  "57014": ("statement_timeout",), "40001": ("serialization_failure",)}
@@ -114,7 +124,11 @@ def main():
     lockspan, samples = sys.argv[1], sys.argv[2]
     tmp = tempfile.mkdtemp(prefix="lockspan-pg18-")
     control = {}
-    dirs = [(lang, os.path.join(samples, lang)) for lang in LANGS]
+    langs = languages(samples)
+    major0 = int(open(os.path.join(samples, "C", "version.txt")).read().split()[2].split(".")[0])
+    want = set(LANGS) | (set(PG17_MORE) if major0 == 17 else set())
+    check(want <= set(langs), f"languages of {samples}: {sorted(want - set(langs))} missing")
+    dirs = [(lang, os.path.join(samples, lang)) for lang in langs]
     if reworded(samples, tmp):
         dirs.append(("zh_CN-reworded", os.path.join(tmp, "zh_CN-reworded")))
     for lang, d in dirs:

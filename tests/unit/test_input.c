@@ -375,6 +375,39 @@ static void test_codec_bytewise(void)
     }
 }
 
+/* File names as messages show them (ls_shown): table of name -> shown. */
+static void test_shown_names(void)
+{
+    static const struct {
+        const char *name, *shown;
+    } cases[] = {
+        {"/var/log/postgresql/postgresql-15-main.log", "/var/log/postgresql/postgresql-15-main.log"},
+        {"журнал.log", "журнал.log"},             /* UTF-8 names as they are */
+        {"a\\b.log", "a\\b.log"},                /* a backslash alone needs nothing */
+        {"evil\nlockspan: x.log", "evil\\nlockspan: x.log"},
+        {"t\tab\r.log", "t\\tab\\r.log"},
+        {"esc\x1b[31m.log", "esc\\x1b[31m.log"},
+        {"del\x7f.log", "del\\x7f.log"},
+        {"bidi\xe2\x80\xae.log", "bidi\\u{202E}.log"}, /* U+202E RIGHT-TO-LEFT OVERRIDE */
+        {"ls\xe2\x80\xa8.log", "ls\\u{2028}.log"},     /* LINE SEPARATOR */
+        {"c1\xc2\x85.log", "c1\\u{0085}.log"},          /* NEL */
+        {"bad\xff\xc3.log", "bad\\xff\\xc3.log"},       /* not UTF-8 */
+        {"mix\\\n", "mix\\\\\\n"},                    /* escaped: backslashes doubled */
+        {"", ""},
+    };
+    char buf[64], small[8];
+    size_t i;
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *dup = ls_shown_dup(cases[i].name);
+        CHECK_STR(ls_shown(buf, sizeof(buf), cases[i].name), cases[i].shown);
+        CHECK_STR(dup, cases[i].shown);
+        free(dup);
+    }
+    /* Cut short between pieces, never inside an escape, always terminated. */
+    CHECK_STR(ls_shown(small, sizeof(small), "ab\ncdefg"), "ab\\ncde");
+    CHECK_STR(ls_shown(small, sizeof(small), "abcdef\ng"), "abcdef");
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a feeder whose reader stopped gets EPIPE */
@@ -385,6 +418,7 @@ int main(void)
     test_peek_nuls();
     test_peek_long();
     test_no_break();
+    test_shown_names();
     printf("%d passed, %d failed\n", ls_t_passed, ls_t_failed);
     return ls_t_failed ? 1 : 0;
 }
