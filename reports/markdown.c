@@ -214,7 +214,11 @@ static void md_cell(FILE *f, const md_caps *caps, const cJSON *o, const ls_colum
     case LS_CELL_BOOL: cell(f, cJSON_IsTrue(m_get(o, c->key)) ? "yes" : "no"); break;
     case LS_CELL_ROW: where_cell(f, o, "ctid", 0); break;
     case LS_CELL_ROWKEY: where_cell(f, o, "row_key", 1); break;
-    case LS_CELL_STATE: cell(f, ls_fmt_state(m_str(o, c->key))); break;
+    case LS_CELL_STATE:
+        fputs(" ", f);
+        ls_fmt_state_of(f, o, ls_md_cell);
+        fputs(" |", f);
+        break;
     case LS_CELL_PARTS: parts_cell(f, m_get(o, c->key)); break;
     default: cell(f, m_str(o, c->key)); break;
     }
@@ -611,13 +615,14 @@ static void tx_parts(FILE *f, const cJSON *tx)
             ls_fmt_duration(commit, sizeof(commit), m_num(tx, "commit_ms")));
 }
 
-static void summary(FILE *f, const cJSON *s, const md_caps *caps)
+static void summary(FILE *f, const cJSON *s, const cJSON *story, const md_caps *caps)
 {
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(s, "time_range");
     char d[LS_DURATION_LEN];
     ls_writer w = md_writer(f, caps);
     md_heading(f, LS_SEC_SUMMARY);
     ls_write_filter(&w, m_get(s, "filter"));
+    ls_write_story(&w, story);
     fputs("| | |\n|---|---|\n", f);
     fputs("| Time range |", f);
     fputs(" ", f);
@@ -730,6 +735,7 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
             fputs("\n", f);
         }
         ls_write_bullet(&w, "Rows: ", m_str(r, "rows"), 200);
+        ls_write_holder_state(&w, r);
         if (tx && m_has_num(tx, "duration_ms")) {
             fprintf(f, "- Transaction lasted %s (",
                     ls_fmt_duration(d, sizeof(d), m_num(tx, "duration_ms")));
@@ -928,7 +934,7 @@ static void trace_requests(FILE *f, const cJSON *list, const md_caps *caps)
     ls_writer w = md_writer(f, caps);
     if (!cJSON_IsArray(list))
         return;
-    fputs("## Requests asked for (`--trace-id`)\n\n", f);
+    md_heading(f, LS_SEC_TRACE_REQUESTS);
     cJSON_ArrayForEach(r, list) ls_write_request(&w, r);
 }
 
@@ -968,7 +974,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
               "reader's own zone (mermaid draws them).\n\n",
               f);
     }
-    summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"), caps);
+    summary(f, m_get(m, "summary"), m_get(m, "story"), caps);
     findings(f, m, caps);
     code_paths(f, m, caps);
     slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"), caps);

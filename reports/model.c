@@ -651,6 +651,25 @@ static int is_bound(const char *evidence)
            (starts_with(evidence, "bounded by") || starts_with(evidence, "first waiter acquired"));
 }
 
+/*
+ * A hold's state, span-aware: the store's head_state (where the contended
+ * time mostly went), except that idle-in-transaction time spent mostly
+ * inside one trace span (the hold's largest hold_parts entry is a span: an
+ * HTTP call, say) is "in_span", that span named by head_span. Correlation
+ * splits the time (hold_parts); the report only reads the split, and every
+ * table that shows a holder's state (holds, timelines, root blockers)
+ * reads it through these two expressions.
+ */
+#define HOLD_TOP_PART(h, col)                                                          \
+    "(SELECT p." col " FROM hold_parts p WHERE p.hold_id = " h ".hold_id"               \
+    " ORDER BY p.ms DESC, p.rowid LIMIT 1)"
+#define HEAD_STATE_SQL(h)                                                              \
+    "CASE WHEN " h ".head_state = 'idle_in_transaction' AND " HOLD_TOP_PART(h, "part") \
+    " = 'span' THEN 'in_span' ELSE " h ".head_state END"
+#define HEAD_SPAN_SQL(h)                                                               \
+    "CASE WHEN " h ".head_state = 'idle_in_transaction' AND " HOLD_TOP_PART(h, "part") \
+    " = 'span' THEN " HOLD_TOP_PART(h, "name") " END"
+
 /* A hold's columns, for a row's timeline and for the ranking. */
 #define HOLD_COLS                                                                      \
     {"pid", "h.pid", LS_MC_INT}, {"application", "se.application", LS_MC_STR},         \
@@ -662,7 +681,8 @@ static int is_bound(const char *evidence)
         {"waits", "h.waits", LS_MC_INT}, {"waiter_ms", "h.waiter_ms", LS_MC_MS},       \
         {"contended_ms", "h.contended_ms", LS_MC_MS}, {"sql_ms", "h.sql_ms", LS_MC_MS}, \
         {"idle_ms", "h.idle_ms", LS_MC_MS}, {"commit_ms", "h.commit_ms", LS_MC_MS},    \
-        {"head_state", "h.head_state", LS_MC_STR}, {"tx_id", "h.tx_id", LS_MC_READ},   \
+        {"head_state", HEAD_STATE_SQL("h"), LS_MC_STR},                                \
+        {"head_span", HEAD_SPAN_SQL("h"), LS_MC_STR}, {"tx_id", "h.tx_id", LS_MC_READ}, \
         {"start_ts", "h.start_ts", LS_MC_READ}, {"end_ts", "h.end_ts", LS_MC_READ},    \
         {"start_lo_ts", "h.start_lo", LS_MC_READ}, {"start_hi_ts", "h.start_hi", LS_MC_READ}, \
         {"end_lo_ts", "h.end_lo", LS_MC_READ}, {"end_hi_ts", "h.end_hi", LS_MC_READ}
@@ -893,6 +913,15 @@ static const ls_mcol root_cols[] = {
      "  WHERE w2.root_pid = w.root_pid AND w2.root_tx IS w.root_tx))",
      LS_MC_STR},
     {"", "root_tx", LS_MC_CODE},
+    /* What its hold that caused the most waiting was mostly doing. */
+    {"head_state",
+     "(SELECT " HEAD_STATE_SQL("hh") " FROM holds hh WHERE hh.tx_id = w.root_tx AND hh.waits > 0"
+     " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1)",
+     LS_MC_STR},
+    {"head_span",
+     "(SELECT " HEAD_SPAN_SQL("hh") " FROM holds hh WHERE hh.tx_id = w.root_tx AND hh.waits > 0"
+     " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1)",
+     LS_MC_STR},
     {"transaction", NULL, LS_MC_HOOK},
     {"root_tx", "w.root_tx", LS_MC_READ},
 };
@@ -1260,6 +1289,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     ls_model_code_paths(&m, r, top);
     ls_model_requests(&m, r, top);
     ls_model_findings(&m, r);
+    ls_model_story(&m, r);
     add_worst_moment(&m, r);
     ls_mq_each_row(&m, &waits_q, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
              cJSON_AddArrayToObject(r, "waits"));

@@ -121,6 +121,11 @@ void ls_model_trace_spans(model_ctx *m, cJSON *summary);
 /* findings.c: plain-language findings with evidence and a suggested fix,
  * from the sections already in the report. */
 void ls_model_findings(model_ctx *m, cJSON *report);
+/* story.c: the answer told first (the model's "story"), from the
+ * sections already in the report: the top of the occupancy ranking, the
+ * row it held longest, what it did while holding, the fix a finding gives
+ * for it, and the evidence. */
+void ls_model_story(model_ctx *m, cJSON *report);
 /* Bind the report's time window (--since, --until) to q's ?11 and ?12;
  * left NULL when not given. */
 int ls_model_bind_window(model_ctx *m, ls_stmt *q);

@@ -43,6 +43,7 @@ const ls_section ls_sections[LS_SEC_COUNT] = {
     [LS_SEC_HOT_ROWS] = {"hot-rows", "Hot rows"},
     [LS_SEC_TIMELINES] = {"timelines", "Timelines of the hottest rows"},
     [LS_SEC_SLOW_REQUESTS] = {"slow-requests", "Slow requests"},
+    [LS_SEC_TRACE_REQUESTS] = {"trace-requests", "Requests asked for (--trace-id)"},
     [LS_SEC_ROOT_BLOCKERS] = {"root-blockers", "Root blockers"},
     [LS_SEC_HOLDS] = {"holds", "Longest holds"},
     [LS_SEC_WORST_MOMENT] = {"worst-moment", "Lock tree at the worst moment"},
@@ -51,6 +52,17 @@ const ls_section ls_sections[LS_SEC_COUNT] = {
     [LS_SEC_ERRORS] = {"errors", "Errors and timeouts"},
     [LS_SEC_INPUT] = {"input", "Input"},
 };
+
+/* The story's compact ranking, at the top of the summary. */
+static const ls_column story_cols[] = {
+    {"Code path", "code_path", LS_CELL_TEXT, 80, A},
+    {"Share of hot-row time %", "share_pct", LS_CELL_NUM1, 0, A},
+    {"Total hold", "total_hold_ms", LS_CELL_MS, 0, A},
+    {"Holds", "holds", LS_CELL_INT, 0, A},
+    {"waited for", "holds_waited_for", LS_CELL_INT, 0, A},
+    {"Mostly (holds others waited for)", "mostly", LS_CELL_TEXT, 60, A},
+};
+const ls_table ls_tab_story = TABLE("story ranking", "story.ranking", story_cols);
 
 static const ls_column hot_cols[] = {
     {"Relation", "relation", LS_CELL_TEXT, 64, A},
@@ -79,11 +91,10 @@ static const ls_column hold_cols[] = {
     {"Hold", "hold_ms", LS_CELL_HOLD, 0, A},
     {"Waits", "waits", LS_CELL_INT, 0, A},
     {"Waiting caused", "waiter_ms", LS_CELL_MS, 0, A},
-    {"Mostly", "head_state", LS_CELL_STATE, 0, M},
+    {"Mostly", "head_state", LS_CELL_STATE, 0, A},
     {"SQL", "sql_ms", LS_CELL_MS, 0, A},
     {"Idle", "idle_ms", LS_CELL_MS, 0, A},
     {"Commit", "commit_ms", LS_CELL_MS, 0, A},
-    {"Head state", "head_state", LS_CELL_TEXT, 40, H},
     {"End evidence", "end_evidence", LS_CELL_TEXT, 60, H},
     {"Lock taken by", "start_evidence", LS_CELL_TEXT, 0, M},
 };
@@ -263,6 +274,7 @@ static const ls_column bad_cols[] = {
 const ls_table ls_tab_bad_lines = TABLE("unparsable lines", "input.bad_line_samples", bad_cols);
 
 const ls_table *const ls_tables[] = {
+    &ls_tab_story,
     &ls_tab_hot_rows,    &ls_tab_holds,     &ls_tab_code_paths,
     &ls_tab_occupancy,   &ls_tab_queueing,  &ls_tab_requests,
     &ls_tab_trace_waits, &ls_tab_parts,     &ls_tab_conflicts,
