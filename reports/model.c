@@ -230,9 +230,10 @@ static void add_filter(model_ctx *m, cJSON *sum)
     ls_model_add_str(f, "database", o->database);
     ls_model_add_str(f, "code_path", o->code_path);
     cJSON_AddStringToObject(f, "applies_to", "waits, root blockers, deadlocks, errors and their "
-                            "counts; hot rows are those with a wait in the filter; findings "
-                            "(time window only) count deadlocks and errors in it, holds that "
-                            "overlap it, and a row's whole history only when it lies inside it");
+                            "counts; hot rows are those with a wait in the filter; the time "
+                            "window also to everything computed from events (rankings, "
+                            "timelines, each row's figures, findings, slow requests): waits and "
+                            "requests that overlap it, holds clipped to it");
 }
 
 /* Run `sql` (binding ?1 = `arg1`, a limit or an id, when >= 0) and call
@@ -1268,6 +1269,11 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
         cJSON_Delete(r);
         return m.rc;
     }
+    if ((m.rc = ls_model_window_enter(&m)) != 0) {
+        ls_store_sorting(s, 0);
+        cJSON_Delete(r);
+        return m.rc;
+    }
     cJSON_AddStringToObject(r, "schema", LS_REPORT_SCHEMA);
     cJSON_AddNumberToObject(r, "version", LS_REPORT_VERSION);
     ls_model_add_str(r, "title", opts->title ? opts->title : "Lock contention report");
@@ -1299,6 +1305,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     ls_mq_each_row(&m, &files_q, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
     ls_mq_each_row(&m, &bad_q, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
     ls_stmt_finalize(m.code_q);
+    ls_model_window_leave(&m);
     if (ls_store_sorting(s, 0) != 0 && !m.rc)
         m.rc = LS_ESTORE;
     if (m.rc) {

@@ -126,6 +126,13 @@ void ls_model_findings(model_ctx *m, cJSON *report);
  * row it held longest, what it did while holding, the fix a finding gives
  * for it, and the evidence. */
 void ls_model_story(model_ctx *m, cJSON *report);
+/* window.c: with --since/--until, TEMP views over the store's event
+ * tables under their own names (holds, lock_waits, row_waits, hold_parts,
+ * row_queue, rows), so every query of the model sees only the window;
+ * _leave drops them. Without a window both do nothing. enter returns 0 or
+ * a store error (then nothing is left behind). */
+int ls_model_window_enter(model_ctx *m);
+void ls_model_window_leave(model_ctx *m);
 /* Bind the report's time window (--since, --until) to q's ?11 and ?12;
  * left NULL when not given. */
 int ls_model_bind_window(model_ctx *m, ls_stmt *q);
