@@ -1285,14 +1285,44 @@ static void tl_group_label(FILE *f, const timeline *t, int g)
     fputs("</text>\n", f);
 }
 
+/* Where a cut timeline's row really stops waiting (timeline.last_wait_end),
+ * or 0 when nothing of the row's timeline was cut. */
+static int64_t tl_cut_until(const cJSON *hot)
+{
+    const cJSON *tl = m_get(hot, "timeline");
+    int64_t t;
+    if (!cJSON_IsTrue(m_get(tl, "truncated")) || time_of(tl, "last_wait_end", &t) != 0)
+        return 0;
+    return t;
+}
+
+/* The part of a cut timeline's axis nothing is drawn in: hatched, so the
+ * chart does not look as if the contention ended where its bars do. */
+static void tl_cut_band(FILE *f, const timeline *t, int64_t from)
+{
+    const cJSON *cut = m_get(m_get(t->hot, "timeline"), "cut");
+    fprintf(f, "<rect class=\"cut\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\">"
+               "<title>not drawn: the row's waits go on to ",
+            tl_x(t, from), TL_TOP, tl_x(t, t->t1) - tl_x(t, from), t->nrows * TL_LANE);
+    put_ts(f, t->t1);
+    fprintf(f, " (%.0f of its %.0f waits and %.0f of its %.0f holds are drawn)</title></rect>\n",
+            m_num(m_get(cut, "waits"), "listed"), m_num(m_get(cut, "waits"), "total"),
+            m_num(m_get(cut, "holds"), "listed"), m_num(m_get(cut, "holds"), "total"));
+}
+
 static int timeline_svg(FILE *f, const cJSON *model, const cJSON *hot, int id, int ep,
-                        int64_t w0, int64_t w1)
+                        int64_t w0, int64_t w1, int last)
 {
     timeline t;
     int i, rc, height, depth_top, arrow = id * 16 + ep;
+    int64_t cut_from = 0, until = last ? tl_cut_until(hot) : 0;
 
     if ((rc = tl_build(&t, model, hot, w0, w1)) != 0)
         return rc;
+    if (until > t.t1) { /* the axis runs on to where the row's waits end */
+        cut_from = t.t1;
+        t.t1 = until;
+    }
     depth_top = TL_TOP + t.nrows * TL_LANE + 8;
     height = depth_top + TL_DEPTH + TL_LEGEND;
     fprintf(f, "<p class=\"episode\">Episode %d: ", ep + 1);
@@ -1314,6 +1344,8 @@ static int timeline_svg(FILE *f, const cJSON *model, const cJSON *hot, int id, i
     for (i = 0; i < t.nrows; i++)
         fprintf(f, "<rect class=\"band%d\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>", i % 2,
                 TL_TOP + i * TL_LANE, TL_W, TL_LANE);
+    if (cut_from)
+        tl_cut_band(f, &t, cut_from);
     tl_axis(f, &t, depth_top + TL_DEPTH - 4);
     for (i = 0; i <= t.ngroups; i++)
         if (t.group_row[i] >= 0)
@@ -1348,6 +1380,37 @@ static int timeline_svg(FILE *f, const cJSON *model, const cJSON *hot, int id, i
     return rc;
 }
 
+/* What a cut timeline leaves out, list by list, and how to see it all:
+ * "Cut: 5 of the row's 27 waits are drawn, 5 of its 24 holds, ...". */
+static void tl_cut_note(FILE *f, const cJSON *hot)
+{
+    static const struct {
+        const char *list, *what;
+    } lists[] = {{"waits", "waits"},
+                 {"holds", "holds"},
+                 {"hidden_waits", "hidden waits"},
+                 {"queue", "queue-depth points"}};
+    const cJSON *cut = m_get(m_get(hot, "timeline"), "cut"), *c;
+    double most = 0;
+    size_t i;
+    int n = 0;
+
+    fputs("<p class=\"note cut\"><b>Cut:</b> this timeline draws ", f);
+    for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        if (!(c = m_get(cut, lists[i].list)))
+            continue;
+        fprintf(f, "%s%.0f of the row's %.0f %s", n++ ? ", " : "", m_num(c, "listed"),
+                m_num(c, "total"), lists[i].what);
+        if (strcmp(lists[i].list, "queue") != 0 && m_num(c, "total") > most)
+            most = m_num(c, "total");
+    }
+    fputs(" (the first in time; the longest hidden waits). The row's waits go on to ", f);
+    put_time(f, m_str(m_get(hot, "timeline"), "last_wait_end"));
+    fprintf(f, ": the hatched part of the axis has what is not drawn. <code>--max-waits "
+               "%.0f</code> draws it all.</p>\n",
+            most);
+}
+
 /* A hot row's figure: one timeline per contention episode. */
 static int timeline_figure(FILE *f, const cJSON *model, const cJSON *hot, int id)
 {
@@ -1369,13 +1432,16 @@ static int timeline_figure(FILE *f, const cJSON *model, const cJSON *hot, int id
     if (n == 0)
         fputs("<p class=\"note\">None of this row's waits is in the report to draw.</p>\n", f);
     for (i = 0; i < n && i < TL_MAX_EPISODES && rc == 0; i++)
-        rc = timeline_svg(f, model, hot, id, i, ep[2 * i], ep[2 * i + 1]);
+        rc = timeline_svg(f, model, hot, id, i, ep[2 * i], ep[2 * i + 1],
+                          i == n - 1 || i == TL_MAX_EPISODES - 1);
     if (n > TL_MAX_EPISODES)
         fprintf(f, "<p class=\"note\">%d later episodes are not drawn.</p>\n",
                 n - TL_MAX_EPISODES);
     src = tl_wait_source(model, hot, &own);
     cJSON_ArrayForEach(w, src) found += on_row(w, hot, own);
-    if (found < (int)m_num(hot, "waits"))
+    if (cJSON_IsTrue(m_get(m_get(hot, "timeline"), "truncated")))
+        tl_cut_note(f, hot);
+    else if (found < (int)m_num(hot, "waits"))
         fprintf(f, "<p class=\"note\">%d of the row's %.0f waits are in the report (the wait "
                    "list is bounded; see --max-waits).</p>\n",
                 found, m_num(hot, "waits"));
@@ -1965,6 +2031,7 @@ static const char *const css[] = {
     "svg .wait.hidden{fill:var(--hid);fill-opacity:.18;stroke:var(--hid);stroke-width:1.2;"
     "stroke-dasharray:4 2}\n"
     "svg .depth{fill:#8c959f;fill-opacity:.35;stroke:var(--muted)}svg .key{fill:var(--fg)}\n"
+    "svg .cut{fill:var(--muted);fill-opacity:.12;stroke:var(--muted);stroke-dasharray:2 3}\n"
     "svg.dl .edge{fill:none;stroke:var(--ink);stroke-width:1.6}"
     "svg.dl .elabel{text-anchor:middle;paint-order:stroke;stroke:var(--bg);stroke-width:3px;"
     "fill:var(--fg)}\n"

@@ -386,6 +386,27 @@ static int meets(const gantt_span *w, int n, long long a, long long b)
  * drawn (a row's holds span the whole run; its first ones would be drawn
  * far from the waits), and hidden waits keep a third for themselves.
  */
+/*
+ * A chart that leaves bars out ends its axis where the row's waits end
+ * (timeline.last_wait_end), with one bar from the last wait drawn to
+ * there saying it is not drawn: a cut chart must not look as if the
+ * contention ended at its last bar.
+ */
+static void gantt_cut_bar(FILE *f, const cJSON *hot, const gantt_span *drawn, int nw, int cut)
+{
+    long long end = 0, last;
+    int i;
+    if (!cut || ms_of(m_get(hot, "timeline"), "last_wait_end", &last) != 0)
+        return;
+    for (i = 0; i < nw; i++)
+        end = drawn[i].b > end ? drawn[i].b : end;
+    if (end == 0 || last <= end)
+        return;
+    fprintf(f, "    section not drawn\n    waits and holds not drawn, to the end of the last wait "
+               ":done, cut1, %lld, %lld\n",
+            end, last);
+}
+
 static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
 {
     const cJSON *tl = m_get(hot, "timeline"), *o, *src = m_get(tl, "waits");
@@ -497,6 +518,7 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
             gantt_task(f, "done, ", "q", ++n, m_num(o, "pid"), what, NULL, o, a, b);
         }
     }
+    gantt_cut_bar(f, hot, drawn, nw, left || cJSON_IsTrue(m_get(tl, "truncated")));
     fputs("```\n\n", f);
     if (hidden_total)
         fputs("_Legend: \"holds the row\" bars are holds; \"waits N ms\" bars are waits the "
@@ -507,12 +529,14 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
     if (own && m_num(hot, "waits") > seen)
         left += (int)m_num(hot, "waits") - seen;
     if (left)
-        fprintf(f, "_%d of the row's holds and waiters not drawn (at most %d bars per chart, "
-                   "the row had %.0f logged waits)._\n\n",
+        fprintf(f, "_Cut: %d of the row's holds and waiters not drawn (at most %d bars per "
+                   "chart, the row had %.0f logged waits); the \"not drawn\" bar runs to its "
+                   "last wait's end. The HTML report's timeline draws them (up to `--max-waits` "
+                   "a row)._\n\n",
                 left, MERMAID_MAX_TASKS, m_num(hot, "waits"));
     if (hidden_total > hidden_drawn)
         fprintf(f, "_%d of the row's %d hidden waits not drawn (the longest are; the HTML "
-                   "report's timelines draw up to 200 a row)._\n\n",
+                   "report's timelines draw up to `--max-waits`, by default 200, a row)._\n\n",
                 hidden_total - hidden_drawn, hidden_total);
 }
 

@@ -179,6 +179,12 @@ static void add_pid_list(cJSON *o, const char *key, const char *list)
     " ON x.pid = g.waiter_pid WHERE g.deadlock_id = " a ".deadlock_id AND "           \
     ENDED_WAIT(a ".ts") ")) AND " IN_DB(a ".victim_session") " "
 
+/* A hot row's timeline lists at most this many waits (and hidden waits;
+ * twice as many queue-depth points) and holds, unless --max-waits gives
+ * another bound (then both are that); timeline.cut says what is left out. */
+#define ROW_WAITS_LISTED 200
+#define ROW_HOLDS_LISTED 100
+
 static int filter_set(int64_t t)
 {
     return t != 0 && t != LS_TS_NONE;
@@ -187,6 +193,10 @@ static int filter_set(int64_t t)
 static void bind_filters(model_ctx *m, ls_stmt *q, const char *sql)
 {
     const ls_report_opts *o = m->opts;
+    if (strstr(sql, "?16"))
+        ls_stmt_bind_int64(q, 16, o->max_waits > 0 ? o->max_waits : ROW_WAITS_LISTED);
+    if (strstr(sql, "?17"))
+        ls_stmt_bind_int64(q, 17, o->max_waits > 0 ? o->max_waits : ROW_HOLDS_LISTED);
     if (!strstr(sql, "?11"))
         return;
     if (filter_set(o->since))
@@ -692,7 +702,7 @@ static const ls_mcol row_hold_cols[] = {HOLD_COLS};
 static const ls_mquery row_holds_q =
     LS_MQUERY(NULL, row_hold_cols,
               "FROM holds h LEFT JOIN sessions se ON se.session_id = h.session_id"
-              " WHERE h.row_id = ?1 ORDER BY h.start_ts, h.hold_id LIMIT 100");
+              " WHERE h.row_id = ?1 ORDER BY h.start_ts, h.hold_id LIMIT ?17");
 
 static const ls_mcol wait_on_row_cols[] = {
     {"pid", "w.pid", LS_MC_INT},
@@ -719,14 +729,14 @@ static const ls_mcol wait_on_row_cols[] = {
 static const ls_mquery row_waits_q =
     LS_MQUERY(NULL, wait_on_row_cols,
               "FROM lock_waits w LEFT JOIN sessions se ON se.session_id = w.session_id"
-              " WHERE w.row_id = ?1 AND" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT 200");
+              " WHERE w.row_id = ?1 AND" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT ?16");
 
 static const ls_mcol queue_cols[] = {
     {"time", "ts", LS_MC_TS},
     {"depth", "depth", LS_MC_INT},
 };
 static const ls_mquery row_queue_q =
-    LS_MQUERY(NULL, queue_cols, "FROM row_queue WHERE row_id = ?1 ORDER BY ts, rowid LIMIT 400");
+    LS_MQUERY(NULL, queue_cols, "FROM row_queue WHERE row_id = ?1 ORDER BY ts, rowid LIMIT 2 * ?16");
 
 /* Reconstructed queueing on the row, longest first (row_waits). */
 static const ls_mcol row_hidden_cols[] = {
@@ -745,7 +755,7 @@ static const ls_mcol row_hidden_cols[] = {
 static const ls_mquery row_hidden_q =
     LS_MQUERY(NULL, row_hidden_cols,
               "FROM row_waits q LEFT JOIN holds h ON h.hold_id = q.behind_hold"
-              " WHERE q.row_id = ?1 AND q.wait_ms > 0 ORDER BY q.wait_ms DESC, q.rw_id LIMIT 200");
+              " WHERE q.row_id = ?1 AND q.wait_ms > 0 ORDER BY q.wait_ms DESC, q.rw_id LIMIT ?16");
 
 /* How many hidden waits the row had (the list above stops at 200). */
 static const ls_mcol row_hidden_count_cols[] = {
@@ -754,6 +764,21 @@ static const ls_mcol row_hidden_count_cols[] = {
 static const ls_mquery row_hidden_count_q =
     LS_MQUERY(NULL, row_hidden_count_cols,
               "FROM row_waits q WHERE q.row_id = ?1 AND q.wait_ms > 0 AND q.kind = 'inferred'");
+
+/* How many of each the row has (in the filter), against the lists above:
+ * timeline.cut. */
+static const ls_mcol row_cut_cols[] = {
+    {"waits_total",
+     "(SELECT count(*) FROM lock_waits w WHERE w.row_id = ?1 AND" WAIT_FILTER("w") ")", LS_MC_INT},
+    {"holds_total", "(SELECT count(*) FROM holds h WHERE h.row_id = ?1)", LS_MC_INT},
+    {"queue_total", "(SELECT count(*) FROM row_queue p WHERE p.row_id = ?1)", LS_MC_INT},
+    {"hidden_total", "(SELECT count(*) FROM row_waits q WHERE q.row_id = ?1 AND q.wait_ms > 0)",
+     LS_MC_INT},
+    {"last_wait_end",
+     "(SELECT max(coalesce(w.end_ts, w.logged_ts, w.start_ts)) FROM lock_waits w"
+     " WHERE w.row_id = ?1 AND" WAIT_FILTER("w") ")", LS_MC_TS},
+};
+static const ls_mquery row_cut_q = LS_MQUERY(NULL, row_cut_cols, "");
 
 /* The row's root blockers, one per transaction, in the order of their
  * first wait (waits are stored in time order). */
@@ -823,6 +848,46 @@ static void count_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_mq_add_row(m, arg, &row_hidden_count_q, q, NULL, NULL);
 }
 
+/*
+ * timeline.cut: each list of the timeline that holds fewer than the row
+ * has, {listed, total}, and "lift" (the option that lists more);
+ * timeline.truncated says whether any is cut, and timeline.last_wait_end
+ * is where the row's waits really end, so a chart drawn from a cut list
+ * can show that the contention went on.
+ */
+static void cut_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    static const struct {
+        const char *list, *total;
+    } lists[] = {{"waits", "waits_total"},
+                 {"holds", "holds_total"},
+                 {"queue", "queue_total"},
+                 {"hidden_waits", "hidden_total"}};
+    cJSON *tl = arg, *cut = cJSON_AddObjectToObject(tl, "cut");
+    size_t i;
+    int any = 0;
+    (void)m;
+    for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        int listed = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, lists[i].list));
+        int64_t total = ls_mq_int64(&row_cut_q, q, lists[i].total);
+        cJSON *o;
+        if (total <= listed)
+            continue;
+        o = cJSON_AddObjectToObject(cut, lists[i].list);
+        cJSON_AddNumberToObject(o, "listed", listed);
+        cJSON_AddNumberToObject(o, "total", (double)total);
+        any = 1;
+    }
+    if (any)
+        cJSON_AddStringToObject(cut, "lift", "--max-waits");
+    cJSON_AddBoolToObject(tl, "truncated", any);
+    if (!ls_mq_isnull(&row_cut_q, q, "last_wait_end")) {
+        char buf[40];
+        iso_time(buf, ls_mq_int64(&row_cut_q, q, "last_wait_end"));
+        cJSON_AddStringToObject(tl, "last_wait_end", buf);
+    }
+}
+
 static void row_root(model_ctx *m, ls_stmt *q, void *arg)
 {
     add_to_array(m, q, arg, &row_roots_q, NULL, NULL);
@@ -887,6 +952,7 @@ static void hot_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *
     ls_mq_each_row(m, &row_hidden_q, row_id, hidden_wait_row,
                    cJSON_AddArrayToObject(tl, "hidden_waits"));
     ls_mq_each_row(m, &row_hidden_count_q, row_id, count_row, tl);
+    ls_mq_each_row(m, &row_cut_q, row_id, cut_row, tl);
 }
 
 static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
@@ -1253,6 +1319,23 @@ static void bad_row(model_ctx *m, ls_stmt *q, void *arg)
     add_to_array(m, q, arg, &bad_q, NULL, NULL);
 }
 
+/* "cut": the waits list when it holds fewer than the summary counts
+ * ({listed, total} and the option that lists more); absent when whole. */
+static void add_waits_cut(cJSON *r)
+{
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(r, "summary");
+    const cJSON *total = cJSON_GetObjectItemCaseSensitive(sum, "waits");
+    int listed = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "waits"));
+    cJSON *cut, *w;
+    if (!cJSON_IsNumber(total) || total->valuedouble <= listed)
+        return;
+    cut = cJSON_AddObjectToObject(r, "cut");
+    w = cJSON_AddObjectToObject(cut, "waits");
+    cJSON_AddNumberToObject(w, "listed", listed);
+    cJSON_AddNumberToObject(w, "total", total->valuedouble);
+    cJSON_AddStringToObject(cut, "lift", "--max-waits");
+}
+
 int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
 {
     model_ctx m = {s, opts, 0, NULL};
@@ -1299,6 +1382,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     add_worst_moment(&m, r);
     ls_mq_each_row(&m, &waits_q, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
              cJSON_AddArrayToObject(r, "waits"));
+    add_waits_cut(r);
     ls_mq_each_row(&m, &deadlocks_q, 100, deadlock_row, cJSON_AddArrayToObject(r, "deadlocks"));
     ls_mq_each_row(&m, &errors_q, 200, error_row, cJSON_AddArrayToObject(r, "errors"));
     input = cJSON_AddObjectToObject(r, "input");

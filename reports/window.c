@@ -18,6 +18,8 @@
  *     first and last wait, holds, occupied time (the sum of its clipped
  *     holds, which do not overlap), mean hold, serial capacity, longest
  *     queue and chain, hidden and logged queueing, utilisation.
+ * The views over row_queue and hold_parts carry the table's rowid (their
+ * order of insertion, which the report sorts ties by).
  * A figure the store keeps per hold (waits, waiting caused, the SQL, idle
  * and commit split) is the whole hold's. ls_model_window_leave() drops the
  * views; nothing is written to the store itself.
@@ -42,7 +44,9 @@ static const char window_row_sql[] = "INSERT INTO temp.report_window VALUES (?1,
 #define W_LATEST(x) "max(" x ", coalesce(" W_SINCE ", " x "))"
 #define W_EARLIEST(x) "min(" x ", coalesce(" W_UNTIL ", " x "))"
 
-static const char views_sql[] =
+/* Run in order (each under the 4095 characters ISO C asks compilers to
+ * support per string). */
+static const char *const views_sql[] = {
     "DROP VIEW IF EXISTS temp.holds; DROP VIEW IF EXISTS temp.lock_waits;"
     "DROP VIEW IF EXISTS temp.row_waits; DROP VIEW IF EXISTS temp.hold_parts;"
     "DROP VIEW IF EXISTS temp.row_queue; DROP VIEW IF EXISTS temp.rows;"
@@ -50,7 +54,7 @@ static const char views_sql[] =
     " WHERE " W_OVERLAPS("w.start_ts", "coalesce(w.end_ts, w.logged_ts)") ";"
     "CREATE TEMP VIEW row_waits AS SELECT * FROM main.row_waits q"
     " WHERE " W_OVERLAPS("q.start_ts", "q.end_ts") ";"
-    "CREATE TEMP VIEW row_queue AS SELECT * FROM main.row_queue p"
+    "CREATE TEMP VIEW row_queue AS SELECT p.rowid AS rowid, p.* FROM main.row_queue p"
     " WHERE " W_OVERLAPS("p.ts", "NULL") ";"
     "CREATE TEMP VIEW holds AS SELECT hold_id, row_id, tx_id, session_id, pid,"
     " " W_LATEST("h.start_ts") " AS start_ts, " W_LATEST("h.start_lo") " AS start_lo,"
@@ -64,8 +68,8 @@ static const char views_sql[] =
     " lock_stmt, waits, waiter_ms, max_queue, contended_ms, sql_ms, idle_ms, commit_ms,"
     " head_state, observed_state, observed_samples FROM main.holds h"
     " WHERE " W_OVERLAPS("h.start_ts", "h.end_ts") ";"
-    "CREATE TEMP VIEW hold_parts AS SELECT * FROM main.hold_parts p"
-    " WHERE p.hold_id IN (SELECT hold_id FROM temp.holds);"
+    "CREATE TEMP VIEW hold_parts AS SELECT p.rowid AS rowid, p.* FROM main.hold_parts p"
+    " WHERE p.hold_id IN (SELECT hold_id FROM temp.holds);",
     "CREATE TEMP VIEW rows AS SELECT r.row_id, r.relation, r.row_key, r.evidence,"
     " r.grouped_by, r.ctids, w.waits, w.total_wait_ms, w.max_wait_ms,"
     " h.holds, h.mean_hold_ms, CASE WHEN h.mean_hold_ms > 0 THEN 1000.0 / h.mean_hold_ms END"
@@ -89,7 +93,8 @@ static const char views_sql[] =
     "  FROM temp.holds WHERE end_ts IS NOT NULL GROUP BY row_id) h ON h.row_id = r.row_id"
     " LEFT JOIN (SELECT row_id, coalesce(sum(max(0, wait_ms - logged_ms)), 0) AS hidden_wait_ms,"
     "  coalesce(sum(logged_ms), 0) AS logged_wait_ms, sum(wait_ms > 20) AS waited_statements"
-    "  FROM temp.row_waits GROUP BY row_id) q ON q.row_id = r.row_id;";
+    "  FROM temp.row_waits GROUP BY row_id) q ON q.row_id = r.row_id;",
+};
 
 static const char leave_sql[] =
     "DROP VIEW IF EXISTS temp.holds; DROP VIEW IF EXISTS temp.lock_waits;"
@@ -106,6 +111,7 @@ int ls_model_window_enter(model_ctx *m)
 {
     const ls_report_opts *o = m->opts;
     ls_stmt *q = NULL;
+    size_t i;
     int rc;
 
     if (!window_set(o->since) && !window_set(o->until))
@@ -119,8 +125,8 @@ int ls_model_window_enter(model_ctx *m)
     if (!rc && ls_stmt_step(q) < 0)
         rc = LS_ESTORE;
     ls_stmt_finalize(q);
-    if (!rc)
-        rc = ls_store_exec(m->store, views_sql);
+    for (i = 0; !rc && i < sizeof(views_sql) / sizeof(views_sql[0]); i++)
+        rc = ls_store_exec(m->store, views_sql[i]);
     if (rc)
         ls_model_window_leave(m);
     return rc;
