@@ -40,4 +40,19 @@ int ls_correlate(ls_store *store, ls_correlate_stats *stats);
 int ls_correlate_current(ls_store *store, ls_correlate_stats *stats, ls_progress *progress,
                          int *ran);
 
+/*
+ * The pass table (correlate.c): each pass in order, what it may write
+ * (`owns`: space-separated tables, or "table.column" where it fills in a
+ * column of a table it does not own; the store refuses any other write
+ * while it runs) and the SQL that clears what it derives (NULL: nothing).
+ */
+typedef struct ls_correlate_pass {
+    const char *name;
+    int (*run)(ls_store *, ls_correlate_stats *);
+    const char *owns;
+    const char *clear;
+} ls_correlate_pass;
+
+const ls_correlate_pass *ls_correlate_passes(size_t *n);
+
 #endif

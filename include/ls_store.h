@@ -16,7 +16,7 @@
 #include "ls_activity.h"
 #include "ls_span.h"
 
-#define LS_STORE_SCHEMA_VERSION 12
+#define LS_STORE_SCHEMA_VERSION 13
 
 /* stmt_rows.verb: the statement line's verb as stored (the statements view
  * gives the text). Execute and bind, the commonest, cost no byte. */
@@ -214,14 +214,31 @@ int ls_store_sorting(ls_store *s, int on);
 /* ls_store_exec() of SQL that sorts much (CREATE INDEX, a big ORDER BY). */
 int ls_store_exec_sorting(ls_store *s, const char *sql);
 int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out);
+/*
+ * From now on, statements prepared (ls_store_prepare, ls_store_exec) may
+ * write only what `owns` names: space-separated tables ("rows") and
+ * columns ("errors.tx_id") of the main database; temp tables are free.
+ * A statement that writes anything else fails to prepare, with a message
+ * naming `who` and what it wrote. NULL owns: no guard. Correlation runs
+ * each pass under the tables its pass table entry owns.
+ */
+int ls_store_guard_writes(ls_store *s, const char *who, const char *owns);
 /* 1 = a row is ready, 0 = done, negative = store error. */
 int ls_stmt_step(ls_stmt *st);
 int ls_stmt_reset(ls_stmt *st);
 void ls_stmt_finalize(ls_stmt *st);
+/*
+ * Binds return 0 or a store error, and the first failure is also kept in
+ * the statement until ls_stmt_reset(): ls_stmt_step() returns it without
+ * running the statement. So a bind's result may be left to the step, as
+ * SQLite leaves an error to sqlite3_errcode(); no failed bind runs a query.
+ */
 int ls_stmt_bind_int64(ls_stmt *st, int idx, int64_t v);
 int ls_stmt_bind_double(ls_stmt *st, int idx, double v);
 int ls_stmt_bind_text(ls_stmt *st, int idx, const char *v); /* NULL binds NULL */
 int ls_stmt_bind_null(ls_stmt *st, int idx);
+/* The largest parameter index the statement has (?N), 0 for none. */
+int ls_stmt_params(ls_stmt *st);
 int ls_stmt_isnull(ls_stmt *st, int col);
 int64_t ls_stmt_int64(ls_stmt *st, int col);
 double ls_stmt_double(ls_stmt *st, int col);

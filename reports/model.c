@@ -190,22 +190,30 @@ static int filter_set(int64_t t)
     return t != 0 && t != LS_TS_NONE;
 }
 
-static void bind_filters(model_ctx *m, ls_stmt *q, const char *sql)
+/* The filters ?11-?15 a query has (a query has the window, ?11 and ?12,
+ * or none; the others where it uses them), and ?16, ?17: the bounds of a
+ * hot row's timeline lists. A failed bind is kept by the statement and
+ * returned by its first step (ls_store.h). */
+static void bind_filters(model_ctx *m, ls_stmt *q)
 {
     const ls_report_opts *o = m->opts;
-    if (strstr(sql, "?16"))
+    int n = ls_stmt_params(q);
+    /* A hot row's timeline lists (ROW_WAITS_LISTED, ROW_HOLDS_LISTED). */
+    if (n >= 16)
         ls_stmt_bind_int64(q, 16, o->max_waits > 0 ? o->max_waits : ROW_WAITS_LISTED);
-    if (strstr(sql, "?17"))
+    if (n >= 17)
         ls_stmt_bind_int64(q, 17, o->max_waits > 0 ? o->max_waits : ROW_HOLDS_LISTED);
-    if (!strstr(sql, "?11"))
+    if (n < 11)
         return;
     if (filter_set(o->since))
         ls_stmt_bind_int64(q, 11, o->since);
     if (filter_set(o->until))
         ls_stmt_bind_int64(q, 12, o->until);
-    ls_stmt_bind_text(q, 13, o->relation);
-    ls_stmt_bind_text(q, 14, o->database);
-    if (strstr(sql, "?15"))
+    if (n >= 13)
+        ls_stmt_bind_text(q, 13, o->relation);
+    if (n >= 14)
+        ls_stmt_bind_text(q, 14, o->database);
+    if (n >= 15)
         ls_stmt_bind_text(q, 15, o->code_path);
 }
 
@@ -257,7 +265,7 @@ int ls_model_each_row(model_ctx *m, const char *sql, int64_t limit,
         return m->rc = rc;
     if (limit >= 0)
         ls_stmt_bind_int64(q, 1, limit);
-    bind_filters(m, q, sql);
+    bind_filters(m, q);
     while ((rc = ls_stmt_step(q)) == 1)
         row(m, q, arg);
     ls_stmt_finalize(q);

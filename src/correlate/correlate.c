@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "correlate_int.h"
+#include "ls_columns.h"
 
 #define MAX_EPISODE_EVENTS 16 /* messages of one wait (waiting, avoided..., acquired) */
 
@@ -907,47 +908,78 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
- * The passes, in order; each sees what the ones before it wrote. Each owns
- * what it derives: `owns` clears it (tables, and the columns it sets in
- * tables ingest wrote; the indexes built on derived tables are dropped, so
- * a rerun fills them as the first run did, without maintaining indexes row
- * by row), and correlation starts by clearing everything, so a rerun over a
- * grown store starts from the log's facts alone.
+ * The passes, in order; each sees what the ones before it wrote.
+ *
+ * `owns` is what the pass may write: tables ("rows") and, where a pass
+ * still fills in columns of a table another pass or ingest wrote, those
+ * columns ("errors.tx_id"). Each pass runs under a store guard
+ * (ls_store_guard_writes) that refuses to prepare a statement writing
+ * anything else, so this table is what the passes do, not a comment.
+ * Issue 33's goal is one writer per table: tests/unit/test_pass_table.c
+ * lists the columns still written by a pass that does not own their
+ * table, and fails on any new one.
+ *
+ * `clear` empties what the pass derives before any pass runs (the
+ * indexes built on derived tables are dropped, so a rerun fills them as
+ * the first run did, without maintaining indexes row by row), so a rerun
+ * over a grown store starts from the log's facts alone.
  */
-static const struct {
-    const char *name;
-    int (*run)(ls_store *, ls_correlate_stats *);
-    const char *owns;
-} passes[] = {
-    {"wait episodes", build_episodes,
+static const ls_correlate_pass passes[] = {
+    {"wait episodes", build_episodes, "lock_wait_rows lock_event_rows.wait_id",
      "DROP INDEX IF EXISTS lock_waits_pid; DROP INDEX IF EXISTS lock_waits_row;"
      " DROP INDEX IF EXISTS lock_waits_waiter_tx; DROP INDEX IF EXISTS lock_waits_acquired;"
      " DELETE FROM lock_wait_rows; UPDATE lock_event_rows SET wait_id = NULL;"},
-    {"index", index_step, NULL},
-    {"waits ended by errors", close_step, NULL}, /* lock_wait_rows: outcome, end */
-    {"blocker chains", walk_chains, NULL},       /* lock_wait_rows: blockers, root */
-    {"relation names", relations_step, "DELETE FROM relations;"},
-    {"statements from spans", ls_correlate_spans, "DELETE FROM stmt_rows WHERE verb = 5;" /* LS_VERB_SPAN */},
-    {"logical rows", ls_correlate_rows, "DELETE FROM rows; DELETE FROM row_rules;"},
-    /* lock_wait_rows: waiter_stmt, waiter_tx, holder_pid, holder_tx, blocker_tx, root_tx */
+    {"index", index_step, "", NULL},
+    {"waits ended by errors", close_step,
+     "lock_wait_rows.outcome lock_wait_rows.end_ts lock_wait_rows.end_file"
+     " lock_wait_rows.end_line lock_wait_rows.waited_ms",
+     NULL},
+    {"blocker chains", walk_chains,
+     "lock_wait_rows.blocker_pid lock_wait_rows.blocker_session lock_wait_rows.blocker_xid"
+     " lock_wait_rows.root_pid lock_wait_rows.root_session lock_wait_rows.root_xid"
+     " lock_wait_rows.chain_depth",
+     NULL},
+    {"relation names", relations_step, "relations lock_wait_rows.relation",
+     "DELETE FROM relations;"},
+    {"statements from spans", ls_correlate_spans, "span_placement stmt_rows stmt_texts meta",
+     "DELETE FROM stmt_rows WHERE verb = 5;" /* LS_VERB_SPAN */
+     " DELETE FROM span_placement;"},
+    {"logical rows", ls_correlate_rows,
+     "rows row_rules lock_wait_rows.row_id lock_wait_rows.waiter_stmt"
+     " lock_wait_rows.row_evidence",
+     "DELETE FROM rows; DELETE FROM row_rules;"},
     {"transactions and holds", ls_correlate_transactions,
+     "transactions hold_rows hold_evidence lock_wait_rows.waiter_tx lock_wait_rows.holder_pid"
+     " lock_wait_rows.holder_tx lock_wait_rows.blocker_tx lock_wait_rows.root_tx lock_wait_rows.waiter_stmt"
+     " lock_wait_rows.root_pid lock_wait_rows.root_session lock_wait_rows.root_xid"
+     " lock_wait_rows.chain_depth errors.tx_id errors.wait_id errors.cause_tx"
+     " deadlock_procs.session_id deadlock_procs.tx_id",
      "DROP INDEX IF EXISTS holds_tx_row; DROP INDEX IF EXISTS holds_row;"
      " DROP INDEX IF EXISTS holds_row_start; DROP INDEX IF EXISTS transactions_session;"
      " DROP INDEX IF EXISTS transactions_xid; DROP INDEX IF EXISTS transactions_session_stmt;"
      " DELETE FROM transactions; DELETE FROM hold_rows; DELETE FROM hold_evidence;"
      " UPDATE errors SET tx_id = NULL, wait_id = NULL, cause_tx = NULL;"
      " UPDATE deadlock_procs SET tx_id = NULL;"},
-    {"holds waited for", ls_correlate_holds, NULL}, /* holds: bounds, parts; rows: totals */
-    {"hidden waits", ls_correlate_hidden,
+    {"holds waited for", ls_correlate_holds, "hold_rows rows hold_evidence", NULL},
+    {"hidden waits", ls_correlate_hidden, "row_waits hold_rows hold_evidence rows",
      "DROP INDEX IF EXISTS row_waits_row; DELETE FROM row_waits;"},
-    {"queue depth", queue_step, "DELETE FROM row_queue;"},
-    {"retries", ls_correlate_retries,
+    {"queue depth", queue_step, "row_queue rows.max_queue rows.max_queue_ts",
+     "DELETE FROM row_queue;"},
+    {"retries", ls_correlate_retries, "errors.retry_stmt errors.retry_tx errors.retry_outcome",
      "UPDATE errors SET retry_stmt = NULL, retry_tx = NULL, retry_outcome = NULL;"},
-    {"code paths", ls_correlate_traces,
+    {"code paths", ls_correlate_traces, "tx_code_rows stmt_tags hold_parts shapes lock_orders",
      "DROP INDEX IF EXISTS hold_parts_hold;"
      " DELETE FROM tx_code_rows; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
      " DELETE FROM shapes; DELETE FROM lock_orders;"},
 };
+
+#define NPASSES (sizeof(passes) / sizeof(passes[0]))
+
+const ls_correlate_pass *ls_correlate_passes(size_t *n)
+{
+    *n = NPASSES;
+    return passes;
+}
 
 /* Linux: reset the process's peak resident size (VmHWM), so that the
  * peak read after a pass is that pass's own. A tuning aid; elsewhere a
@@ -987,17 +1019,20 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
     memset(stats, 0, sizeof(*stats));
     if ((rc = ls_store_begin(s)) != 0)
         return rc;
-    for (i = 0; rc == 0 && i < sizeof(passes) / sizeof(passes[0]); i++)
-        if (passes[i].owns)
-            rc = ls_store_exec(s, passes[i].owns);
+    for (i = 0; rc == 0 && i < NPASSES; i++)
+        if (passes[i].clear && (rc = ls_store_guard_writes(s, passes[i].name,
+                                                           passes[i].owns)) == 0)
+            rc = ls_store_exec(s, passes[i].clear);
     ls_store_cache_misses(s); /* count from here */
     if (timing)
         ls_store_vm_steps(s);
-    for (i = 0; rc == 0 && i < sizeof(passes) / sizeof(passes[0]); i++) {
+    for (i = 0; rc == 0 && i < NPASSES; i++) {
         struct timespec t0, t1, c0, c1;
         if (progress)
-            ls_progress_note(progress, !progress->tty, "correlate %zu/%zu: %s", i + 1,
-                             sizeof(passes) / sizeof(passes[0]), passes[i].name);
+            ls_progress_note(progress, !progress->tty, "correlate %zu/%zu: %s", i + 1, NPASSES,
+                             passes[i].name);
+        if ((rc = ls_store_guard_writes(s, passes[i].name, passes[i].owns)) != 0)
+            break;
         if (timing)
             peak_rss_reset();
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1022,12 +1057,15 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
                     passes[i].name, (long long)ls_store_vm_steps(s));
         }
     }
+    if (rc == 0)
+        rc = ls_store_guard_writes(s, NULL, NULL);
     /* Ingest clears this mark (ls_ingest_paths): the derived tables are
      * current until then. */
     if (rc == 0)
         rc = ls_store_meta_set(s, "correlated", CORRELATED_MARK);
     if (rc == 0)
         return ls_store_commit(s);
+    ls_store_guard_writes(s, NULL, NULL);
     ls_store_exec(s, "ROLLBACK");
     return rc;
 }
@@ -1036,6 +1074,13 @@ int ls_correlate(ls_store *s, ls_correlate_stats *stats)
 {
     return correlate_run(s, stats, NULL);
 }
+
+/* What a correlated store says of its waits (ls_correlate_current). */
+#define COUNT_COLS(X, Q)                                                      \
+    X(Q, waits, "count(*)")                                                   \
+    X(Q, linked, "count(blocker_pid)")                                        \
+    X(Q, chained, "count(CASE WHEN root_pid <> blocker_pid THEN 1 END)")
+LS_COLUMNS(cq, COUNT_COLS);
 
 int ls_correlate_current(ls_store *s, ls_correlate_stats *stats, ls_progress *progress,
                          int *ran)
@@ -1055,14 +1100,13 @@ int ls_correlate_current(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
         return rc;
     }
     memset(stats, 0, sizeof(*stats));
-    if ((rc = ls_store_prepare(s, "SELECT count(*), count(blocker_pid),"
-                                  " count(CASE WHEN root_pid <> blocker_pid THEN 1 END)"
-                                  " FROM lock_wait_rows", &q)) != 0)
+    if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(cq, COUNT_COLS)
+                                  " FROM lock_waits", &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1) {
-        stats->waits = ls_stmt_int64(q, 0);
-        stats->linked = ls_stmt_int64(q, 1);
-        stats->chained = ls_stmt_int64(q, 2);
+        stats->waits = ls_stmt_int64(q, cq_waits);
+        stats->linked = ls_stmt_int64(q, cq_linked);
+        stats->chained = ls_stmt_int64(q, cq_chained);
     }
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;

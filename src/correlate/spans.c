@@ -85,9 +85,6 @@ static const char spans_sql[] =
 /* span_placement: each database span without a backend pid; `pid` and
  * `how` (trace, logged statement) where it was placed, else `why` not. */
 static const char placement_sql[] =
-    "DROP TABLE IF EXISTS span_placement;"
-    "CREATE TABLE span_placement(span_row INTEGER PRIMARY KEY, pid INTEGER, how TEXT,"
-    " why TEXT);"
     "INSERT INTO span_placement(span_row, pid, how, why)"
     " SELECT sp.span_row, CASE WHEN o.n = 1 THEN o.pid END, CASE WHEN o.n = 1 THEN 'trace' END,"
     "  CASE WHEN o.n > 1 THEN 'the spans of its trace name several backend pids' END"

@@ -37,6 +37,7 @@
 #include "ls_classify.h"
 #include "ls_i18n.h"
 #include "ls_ingest.h"
+#include "ls_columns.h"
 #include "ls_input.h"
 #include "ls_parser.h"
 #include "ls_progress.h"
@@ -1653,8 +1654,13 @@ static int warn_overlap(ls_store *s)
 {
     /* In order of their first record, each against the one that ends
      * last of those before it: one pass, whatever the number of files. */
+#define LOG_TIME_COLS(X, Q)                                                      \
+    X(Q, path, "path")                                                       \
+    X(Q, first_ts, "first_ts")                                               \
+    X(Q, last_ts, "last_ts")
+    LS_COLUMNS(fq, LOG_TIME_COLS);
     static const char sql[] =
-        "SELECT path, first_ts, last_ts FROM files"
+        "SELECT " LS_SELECT_LIST(fq, LOG_TIME_COLS) " FROM files"
         " WHERE format IN ('stderr', 'csvlog', 'jsonlog', 'syslog') AND first_ts IS NOT NULL"
         " AND last_ts IS NOT NULL ORDER BY first_ts, file_id";
     ls_stmt *st;
@@ -1666,8 +1672,8 @@ static int warn_overlap(ls_store *s)
     if ((rc = ls_store_prepare(s, sql, &st)) != 0)
         return rc;
     while ((rc = ls_stmt_step(st)) == 1) {
-        const char *path = ls_stmt_text(st, 0);
-        int64_t first = ls_stmt_int64(st, 1), end = ls_stmt_int64(st, 2);
+        const char *path = ls_stmt_text(st, fq_path);
+        int64_t first = ls_stmt_int64(st, fq_first_ts), end = ls_stmt_int64(st, fq_last_ts);
         if (last && first + 1000000 < last_end && !ls_paths_same_log(last, path) && n++ == 0) {
             a = ls_strdup(last);
             b = ls_strdup(path);

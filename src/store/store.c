@@ -27,6 +27,7 @@
 
 #include "ls_buf.h"
 #include "ls_store.h"
+#include "ls_columns.h"
 #include "store_schema.h"
 
 #define SESSION_CACHE 1024 /* sessions cached, in sets of SESSION_WAYS by pid */
@@ -112,6 +113,21 @@ enum {
     " pid = excluded.pid, first_ts = excluded.first_ts"                          \
     " WHERE excluded.first_ts < coalesce(xids.first_ts, excluded.first_ts + 1)"
 
+/* The columns of the queries read by more than one column (ls_columns.h). */
+#define FILE_LOOKUP_COLS(X, Q)                                                   \
+    X(Q, file_id, "file_id")                                                     \
+    X(Q, format, "format")                                                       \
+    X(Q, prefix, "coalesce(used_prefix, prefix, '')")                            \
+    X(Q, text_bytes, "text_bytes")                                               \
+    X(Q, lines, "lines")                                                         \
+    X(Q, tail_hash, "tail_hash")
+LS_COLUMNS(fl, FILE_LOOKUP_COLS);
+#define SESSION_COLS(X, Q)                                                       \
+    X(Q, session_id, "session_id")                                               \
+    X(Q, pid, "pid")                                                             \
+    X(Q, key, "key")
+LS_COLUMNS(sq, SESSION_COLS);
+
 static const char *const query_sql[Q__COUNT] = {
     [Q_FILE_INSERT] = "INSERT INTO files(path, format, prefix, gzip) VALUES (?1, ?2, ?3, ?4)",
     [Q_FILE_UPDATE] = "UPDATE files SET bytes = ?2, lines = ?3,"
@@ -121,12 +137,12 @@ static const char *const query_sql[Q__COUNT] = {
                       " last_ts = max(coalesce(last_ts, ?7), coalesce(?7, last_ts)),"
                       " fingerprint = ?8, text_bytes = ?9, tail_hash = ?10,"
                       " used_prefix = coalesce(?11, used_prefix) WHERE file_id = ?1",
-    [Q_FILE_LOOKUP] = "SELECT file_id, format, coalesce(used_prefix, prefix, ''), text_bytes,"
-                      " lines, tail_hash FROM files WHERE fingerprint = ?1"
+    [Q_FILE_LOOKUP] = "SELECT " LS_SELECT_LIST(fl, FILE_LOOKUP_COLS)
+                      " FROM files WHERE fingerprint = ?1"
                       " AND text_bytes IS NOT NULL ORDER BY text_bytes DESC, file_id",
     [Q_BAD_LINE] = "INSERT INTO bad_lines(file_id, line, reason, sample) VALUES (?1, ?2, ?3, ?4)",
-    [Q_SESSION_FIND] = "SELECT session_id, pid FROM sessions WHERE key = ?1",
-    [Q_SESSION_LATEST] = "SELECT session_id, key FROM sessions WHERE pid = ?1"
+    [Q_SESSION_FIND] = "SELECT " LS_SELECT_LIST(sq, SESSION_COLS) " FROM sessions WHERE key = ?1",
+    [Q_SESSION_LATEST] = "SELECT " LS_SELECT_LIST(sq, SESSION_COLS) " FROM sessions WHERE pid = ?1"
                          " ORDER BY session_id DESC LIMIT 1",
     [Q_SESSION_WRITE] = "INSERT INTO sessions(session_id, key, pid, pg_session, start_ts, end_ts,"
                         " user_name, database, application, remote, backend_type, first_ts,"
@@ -198,6 +214,11 @@ struct ls_store {
     int counting_steps;   /* ls_store_vm_steps() has been called */
     int64_t vm_steps;     /* of statements that ended since the last call */
     char err[512];      /* the first error's message, kept past a ROLLBACK */
+    /* ls_store_guard_writes(): who writes now and what it owns ("t" or
+     * "t.col", space-separated); what it was refused, for the message. */
+    const char *guard_who, *guard_owns;
+    int guard_learn;
+    char guard_refused[128];
     sqlite3_stmt *q[Q__COUNT];
     session_slot cache[SESSION_CACHE];
     unsigned short key_head[KEY_BUCKETS]; /* 1 + index of a slot with the key, or 0 */
@@ -255,6 +276,9 @@ struct ls_store {
 struct ls_stmt {
     ls_store *store;
     sqlite3_stmt *st;
+    int bind_rc; /* the first failed bind's error since the last reset: sticky,
+                    returned by the next step (as SQLite's own errors are) */
+    int bind_rc_sqlite; /* its SQLite result code */
 };
 
 const char *ls_store_errmsg(ls_store *s)
@@ -408,6 +432,10 @@ static const char *const store_upgrades[] = {
     "DROP TABLE IF EXISTS tx_code; DROP TABLE IF EXISTS lock_order;"
     " DROP TABLE IF EXISTS holds; " LS_TX_CODE_ROWS_DDL LS_HOLD_ROWS_DDL
     " DELETE FROM meta WHERE key = 'correlated';",
+    /* 13: every table a correlation pass writes is declared here, none made
+     * by the pass itself (issue 33's pass table: span_placement); the next
+     * correlation fills them. */
+    LS_SPAN_PLACEMENT_DDL " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -848,14 +876,14 @@ int ls_store_file_lookup(ls_store *s, uint64_t fingerprint, ls_file_progress *ou
     sqlite3_bind_int64(st, 1, (int64_t)fingerprint);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
         ls_file_progress *p = &out[(*n)++];
-        const unsigned char *fmt = sqlite3_column_text(st, 1);
-        const unsigned char *pre = sqlite3_column_text(st, 2);
-        p->file_id = sqlite3_column_int64(st, 0);
+        const unsigned char *fmt = sqlite3_column_text(st, fl_format);
+        const unsigned char *pre = sqlite3_column_text(st, fl_prefix);
+        p->file_id = sqlite3_column_int64(st, fl_file_id);
         snprintf(p->format, sizeof(p->format), "%s", fmt ? (const char *)fmt : "");
         snprintf(p->prefix, sizeof(p->prefix), "%s", pre ? (const char *)pre : "");
-        p->text_bytes = (uint64_t)sqlite3_column_int64(st, 3);
-        p->lines = (uint64_t)sqlite3_column_int64(st, 4);
-        p->tail_hash = (uint64_t)sqlite3_column_int64(st, 5);
+        p->text_bytes = (uint64_t)sqlite3_column_int64(st, fl_text_bytes);
+        p->lines = (uint64_t)sqlite3_column_int64(st, fl_lines);
+        p->tail_hash = (uint64_t)sqlite3_column_int64(st, fl_tail_hash);
     }
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
         rc = store_err(s, rc);
@@ -1004,8 +1032,8 @@ static int session_find(ls_store *s, const char *key, int64_t *out, int *pid)
     int rc;
     bind_text(st, 1, key);
     rc = sqlite3_step(st);
-    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    *pid = rc == SQLITE_ROW ? sqlite3_column_int(st, 1) : 0;
+    *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, sq_session_id) : 0;
+    *pid = rc == SQLITE_ROW ? sqlite3_column_int(st, sq_pid) : 0;
     sqlite3_reset(st);
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_err(s, rc);
 }
@@ -1085,8 +1113,8 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
             sqlite3_bind_int(st, 1, r->pid);
             rc = sqlite3_step(st);
             if (rc == SQLITE_ROW) {
-                id = sqlite3_column_int64(st, 0);
-                snprintf(key, sizeof(key), "%s", (const char *)sqlite3_column_text(st, 1));
+                id = sqlite3_column_int64(st, sq_session_id);
+                snprintf(key, sizeof(key), "%s", (const char *)sqlite3_column_text(st, sq_key));
             }
             sqlite3_reset(st);
             if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -2192,9 +2220,15 @@ int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out)
     if (!st)
         return LS_ENOMEM;
     st->store = s;
+    s->guard_refused[0] = '\0';
     rc = sqlite3_prepare_v2(s->db, sql, -1, &st->st, NULL);
     if (rc != SQLITE_OK) {
-        fprintf(stderr, "lockspan: store query failed to prepare: %s\n", sqlite3_errmsg(s->db));
+        if (s->guard_refused[0])
+            fprintf(stderr, "lockspan: %s writes %s, which it does not own\n", s->guard_who,
+                    s->guard_refused);
+        else
+            fprintf(stderr, "lockspan: store query failed to prepare: %s\n",
+                    sqlite3_errmsg(s->db));
         free(st);
         return store_err(s, rc);
     }
@@ -2202,9 +2236,87 @@ int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out)
     return 0;
 }
 
+/* Is `name` (a table, or "table.column") among the space-separated words
+ * of `owns`, where a word "table" owns all its columns? */
+static int guard_owns(const char *owns, const char *table, const char *column)
+{
+    size_t tlen = strlen(table);
+    const char *w = owns;
+
+    while (*w) {
+        size_t n = strcspn(w, " ");
+        if (n == tlen && strncmp(w, table, tlen) == 0)
+            return 1;
+        if (column && n > tlen && w[tlen] == '.' && strncmp(w, table, tlen) == 0 &&
+            strlen(column) == n - tlen - 1 && strncmp(w + tlen + 1, column, n - tlen - 1) == 0)
+            return 1;
+        w += n;
+        w += strspn(w, " ");
+    }
+    return 0;
+}
+
+/* SQLite's authorizer while a guard is on: writes to the main database's
+ * tables must be the guard's own; temp tables and SQLite's own are
+ * anybody's, and so are indexes (a way to read, not data). Called when a
+ * statement is prepared, not per row. LOCKSPAN_GUARD=learn prints what is
+ * written and refuses nothing: a tool for writing a pass's entry. */
+static int guard_authorize(void *arg, int action, const char *a1, const char *a2,
+                           const char *db, const char *trigger)
+{
+    ls_store *s = arg;
+    const char *table, *column = NULL;
+
+    (void)trigger;
+    switch (action) {
+    case SQLITE_INSERT:
+    case SQLITE_DELETE:
+        table = a1;
+        break;
+    case SQLITE_UPDATE:
+        table = a1;
+        column = a2;
+        break;
+    default: /* reads, and indexes: a way to read, not data */
+        return SQLITE_OK;
+    }
+    if (!table || !db || strcmp(db, "main") != 0 || strncmp(table, "sqlite_", 7) == 0 ||
+        guard_owns(s->guard_owns, table, column))
+        return SQLITE_OK;
+    if (s->guard_learn) {
+        fprintf(stderr, "lockspan: guard: %s writes %s%s%s\n", s->guard_who, table,
+                column ? "." : "", column ? column : "");
+        return SQLITE_OK;
+    }
+    snprintf(s->guard_refused, sizeof(s->guard_refused), "%s%s%s", table, column ? "." : "",
+             column ? column : "");
+    return SQLITE_DENY;
+}
+
+int ls_store_guard_writes(ls_store *s, const char *who, const char *owns)
+{
+    int rc;
+
+    const char *mode = getenv("LOCKSPAN_GUARD");
+
+    s->guard_who = who;
+    s->guard_owns = owns;
+    s->guard_learn = mode && strcmp(mode, "learn") == 0;
+    rc = owns ? sqlite3_set_authorizer(s->db, guard_authorize, s)
+              : sqlite3_set_authorizer(s->db, NULL, NULL);
+    return rc == SQLITE_OK ? 0 : store_err(s, rc);
+}
+
 int ls_stmt_step(ls_stmt *st)
 {
-    int rc = sqlite3_step(st->st);
+    int rc;
+
+    if (st->bind_rc) {
+        fprintf(stderr, "lockspan: store query parameter failed: %s: %.200s\n",
+                sqlite3_errstr(st->bind_rc_sqlite), sqlite3_sql(st->st));
+        return st->bind_rc;
+    }
+    rc = sqlite3_step(st->st);
     if (rc == SQLITE_ROW)
         return 1;
     if (rc == SQLITE_DONE)
@@ -2217,7 +2329,20 @@ int ls_stmt_reset(ls_stmt *st)
 {
     sqlite3_reset(st->st);
     sqlite3_clear_bindings(st->st);
+    st->bind_rc = st->bind_rc_sqlite = 0;
     return 0;
+}
+
+/* A bind's SQLite result code, kept when it is the first failure. */
+static int bind_result(ls_stmt *st, int rc)
+{
+    if (rc == SQLITE_OK)
+        return 0;
+    if (!st->bind_rc) {
+        st->bind_rc_sqlite = rc;
+        st->bind_rc = store_err(st->store, rc);
+    }
+    return st->bind_rc;
 }
 
 void ls_stmt_finalize(ls_stmt *st)
@@ -2230,24 +2355,28 @@ void ls_stmt_finalize(ls_stmt *st)
 
 int ls_stmt_bind_int64(ls_stmt *st, int idx, int64_t v)
 {
-    return sqlite3_bind_int64(st->st, idx, v) == SQLITE_OK ? 0 : LS_ESTORE;
+    return bind_result(st, sqlite3_bind_int64(st->st, idx, v));
 }
 
 int ls_stmt_bind_double(ls_stmt *st, int idx, double v)
 {
-    return sqlite3_bind_double(st->st, idx, v) == SQLITE_OK ? 0 : LS_ESTORE;
+    return bind_result(st, sqlite3_bind_double(st->st, idx, v));
 }
 
 int ls_stmt_bind_text(ls_stmt *st, int idx, const char *v)
 {
-    int rc = v ? sqlite3_bind_text(st->st, idx, v, -1, SQLITE_TRANSIENT)
-               : sqlite3_bind_null(st->st, idx);
-    return rc == SQLITE_OK ? 0 : LS_ESTORE;
+    return bind_result(st, v ? sqlite3_bind_text(st->st, idx, v, -1, SQLITE_TRANSIENT)
+                             : sqlite3_bind_null(st->st, idx));
 }
 
 int ls_stmt_bind_null(ls_stmt *st, int idx)
 {
-    return sqlite3_bind_null(st->st, idx) == SQLITE_OK ? 0 : LS_ESTORE;
+    return bind_result(st, sqlite3_bind_null(st->st, idx));
+}
+
+int ls_stmt_params(ls_stmt *st)
+{
+    return sqlite3_bind_parameter_count(st->st);
 }
 
 int ls_stmt_isnull(ls_stmt *st, int col)

@@ -71,6 +71,13 @@
     "  holder_tx INTEGER, root_tx INTEGER, end_file INTEGER, end_line INTEGER,\n" \
     "  row_evidence TEXT, blocker_tx INTEGER);\n"
 
+/* Each database span without a backend pid: the pid and how it was
+ * placed (trace, logged statement), else why not (correlation's
+ * "statements from spans" pass, spans.c). */
+#define LS_SPAN_PLACEMENT_DDL \
+    "CREATE TABLE IF NOT EXISTS span_placement(\n" \
+    "  span_row INTEGER PRIMARY KEY, pid INTEGER, how TEXT, why TEXT);\n"
+
 static const char *const ls_schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(\n"
     "  key TEXT PRIMARY KEY, value TEXT);\n",
@@ -239,6 +246,7 @@ static const char *const ls_schema_sql[] = {
     "  file_id INTEGER, line INTEGER, ts INTEGER, pid INTEGER, state TEXT,\n"
     "  wait_event_type TEXT, wait_event TEXT, xact_start INTEGER,\n"
     "  query_start INTEGER, backend_start INTEGER, blocking_pids TEXT, query TEXT);\n",
+    LS_SPAN_PLACEMENT_DDL,
     "CREATE TABLE IF NOT EXISTS xids(\n"
     "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",
     NULL,

@@ -24,6 +24,7 @@ statement shape, order of relations and hold evidence stored once).
 Usage: check_store_refs.py LOCKSPAN
 """
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -112,9 +113,15 @@ def as_older(ls, con, db, ver, sql):
     lockspan(ls, f"report on a version {ver} store", "report", "--db", db, "-o", os.devnull)
     con = sqlite3.connect(db)
     now = con.execute("PRAGMA user_version").fetchone()[0]
-    check(now == 12, f"the version {ver} store is now version 12 ({now})")
+    check(now == SCHEMA_VERSION,
+          f"the version {ver} store is now version {SCHEMA_VERSION} ({now})")
     return con
 
+
+# The version this lockspan writes (include/ls_store.h).
+SCHEMA_VERSION = int(re.search(
+    r"#define LS_STORE_SCHEMA_VERSION (\d+)",
+    open(os.path.join(os.path.dirname(__file__), "..", "..", "include", "ls_store.h")).read())[1])
 
 # Before 11 a lock message's lists were text.
 LISTS_AS_TEXT = """
