@@ -1462,7 +1462,7 @@ static void panel_timelines(FILE *f, const cJSON *model)
           "the idle gaps between them shaded; each logged wait is a bar coloured by outcome "
           "(with an arrow to the session it waited for when there are few); hidden waits, "
           "rebuilt from the holds and too short to be logged, are dashed. The window is "
-          "the contention episode. Hover a bar for details.</p>\n",
+          "the contention episode.<span class=\"hover\"> Hover a bar for details.</span></p>\n",
           f);
     cJSON_ArrayForEach(hot, m_get(model, "hot_rows")) {
         if (n >= TL_MAX_TIMELINES)
@@ -1682,6 +1682,12 @@ static void panel_code_paths(FILE *f, const cJSON *model)
         sub_heading(f, &ls_tab_conflicts);
         TABLE(f, ls_tab_conflicts, m_get(model, "lock_order_conflicts"));
     }
+}
+
+static void panel_by_statement(FILE *f, const cJSON *model)
+{
+    ls_writer w = html_writer(f);
+    ls_write_by_statement(&w, model);
 }
 
 static void panel_holds(FILE *f, const cJSON *model)
@@ -1966,6 +1972,10 @@ static const struct panel {
      "Each time a transaction held a hot row, ranked by the waiting it caused, with where "
      "its time went: running SQL, idle in transaction, committing.",
      panel_holds, NULL},
+    {LS_SEC_BY_STATEMENT,
+     "What a DBA reads first, from the log alone (no traces needed): where the waits were, "
+     "and which statements waited and blocked.",
+     panel_by_statement, NULL},
     {LS_SEC_WORST_MOMENT, NULL, panel_worst, NULL},
     {LS_SEC_WAITS, NULL, panel_waits, NULL},
     {LS_SEC_DEADLOCKS, NULL, panel_deadlocks, NULL},
@@ -2049,9 +2059,16 @@ static const char *const css[] = {
     "h1{font-size:18px}h2{font-size:14px;margin-top:14px}"
     "figure,article,tr,.cards div{break-inside:avoid}h2,h3,figcaption{break-after:avoid}"
     "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}.scroll{overflow:visible}"
-    "table{width:100%;font-size:8.5px;table-layout:auto}th,td{padding:1px 3px;overflow-wrap:anywhere}"
+    /* Headings keep their words whole (a break inside "Relation" reads as
+     * two words); a cell may still break a long token (an identifier, a
+     * statement) where the page is too narrow for it. Hover hints go; a
+     * folded list says it was not printed and where it is. */
+    "table{width:100%;font-size:8.5px;table-layout:auto}th,td{padding:1px 3px}"
+    "th{overflow-wrap:break-word;word-break:normal}td{overflow-wrap:anywhere}"
     "td code{min-width:0;max-width:none;font-size:8px}td.t{min-width:0}"
-    "td.n,th.n{white-space:normal}details.more summary{color:#444}a{color:inherit}}\n",
+    "td.n,th.n{white-space:normal}details.more summary{color:#444}"
+    "details.more:not([open]) summary::after{content:\" (not printed: open the HTML report, "
+    "or see the JSON report)\"}.hover{display:none}a{color:inherit}}\n",
 };
 
 /* Header words for the zone: "UTC", or "Europe/Paris (CET, UTC+01:00 at

@@ -963,6 +963,14 @@ static void trace_requests(FILE *f, const cJSON *list, const md_caps *caps)
 }
 
 /* Who waited for whom when the busiest queue was longest. */
+/* Waits by lock type and object, waiting and blocking statements. */
+static void by_statement(FILE *f, const cJSON *m, const md_caps *caps)
+{
+    ls_writer w = md_writer(f, caps);
+    md_heading(f, LS_SEC_BY_STATEMENT);
+    ls_write_by_statement(&w, m);
+}
+
 static void worst_moment(FILE *f, const cJSON *wm, const md_caps *caps)
 {
     if (!cJSON_IsObject(wm))
@@ -1007,6 +1015,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
     mermaid_hot_rows(f, m, caps);
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"), caps);
     holds(f, cJSON_GetObjectItemCaseSensitive(m, "holds"), caps);
+    by_statement(f, m, caps);
     worst_moment(f, cJSON_GetObjectItemCaseSensitive(m, "worst_moment"), caps);
     waits(f, cJSON_GetObjectItemCaseSensitive(m, "waits"), caps);
     deadlocks(f, cJSON_GetObjectItemCaseSensitive(m, "deadlocks"), caps);

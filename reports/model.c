@@ -143,29 +143,6 @@ static void add_pid_list(cJSON *o, const char *key, const char *list)
     }
 }
 
-/*
- * Filters (--since, --until, --relation, --database) are bound as ?11..?14
- * (NULL when not given) into the WHERE clauses below, written with the
- * table's alias: a wait is kept when it overlaps the time window, is for a
- * row of the relation (name or OID) and its session is in the database; an
- * error or a deadlock when its time is in the window, its session in the
- * database, and (for --relation) it ended a wait on that relation.
- */
-#define IN_REL(a) "?13 IN (" a ".relation, CAST(" a ".rel_oid AS TEXT))"
-#define IN_DB(col) \
-    "(?14 IS NULL OR " col " IN (SELECT session_id FROM sessions WHERE database = ?14))"
-/* --code-path NAME: the waiter's or the holder's transaction has that code
- * path under any of its names (function, route, service, application,
- * controller.action, named as in codepath.h). */
-#define IN_CODE(a)                                                                        \
-    "(?15 IS NULL OR EXISTS (SELECT 1 FROM tx_code cf WHERE cf.tx_id IN (" a ".waiter_tx, " \
-    a ".holder_tx) AND ?15 IN (" LS_CODE_NAME_SQL("cf.code_namespace", "cf.code_function") \
-    ", cf.code_function, cf.route, cf.tag_route, cf.service, cf.application,"           \
-    " cf.tag_controller, " LS_CODE_NAME_SQL("cf.tag_controller", "cf.tag_action") ")))"
-#define WAIT_FILTER(a)                                                                   \
-    " (?11 IS NULL OR coalesce(" a ".end_ts, " a ".logged_ts, " a ".start_ts) >= ?11)" \
-    " AND (?12 IS NULL OR " a ".start_ts <= ?12) AND (?13 IS NULL OR " IN_REL(a) ")"     \
-    " AND " IN_DB(a ".session_id") " AND " IN_CODE(a) " "
 #define ENDED_WAIT(ts) \
     IN_REL("x") " AND " ts " BETWEEN x.start_ts AND coalesce(x.end_ts, x.logged_ts, x.start_ts) + 1000000"
 #define ERROR_FILTER(a)                                                               \
@@ -1385,6 +1362,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     ls_mq_each_row(&m, &holds_q, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));
     ls_model_code_paths(&m, r, top);
     ls_model_requests(&m, r, top);
+    ls_model_dba(&m, r, top);
     ls_model_findings(&m, r);
     ls_model_story(&m, r);
     add_worst_moment(&m, r);

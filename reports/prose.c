@@ -386,3 +386,25 @@ void ls_write_holder_state(const ls_writer *w, const cJSON *o)
     ls_fmt_state_of(w->f, o, w->esc);
     tag(w, LS_TAG_BULLET_END);
 }
+
+void ls_write_by_statement(const ls_writer *w, const cJSON *model)
+{
+    static const ls_table *const tabs[] = {&ls_tab_by_lock, &ls_tab_waiting_stmts,
+                                           &ls_tab_blocking_stmts};
+    size_t i;
+    for (i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
+        const cJSON *rows = m_get(model, tabs[i]->path);
+        tag(w, LS_TAG_H3);
+        fputs(tabs[i]->title, w->f);
+        tag(w, LS_TAG_H3_END);
+        fputs(tabs[i]->intro, w->f);
+        tag(w, LS_TAG_P_END);
+        if (cJSON_GetArraySize(rows) == 0) {
+            tag(w, LS_TAG_P);
+            fputs("None.", w->f);
+            tag(w, LS_TAG_P_END);
+            continue;
+        }
+        w->table(w, tabs[i], rows);
+    }
+}

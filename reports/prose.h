@@ -108,6 +108,11 @@ void ls_write_story(const ls_writer *w, const cJSON *story);
  * model does not say. */
 void ls_write_holder_state(const ls_writer *w, const cJSON *o);
 
+/* The DBA's views (waits_by_lock, waiting_statements,
+ * blocking_statements): each table's title, sentence and rows, or a
+ * sentence saying there are none. */
+void ls_write_by_statement(const ls_writer *w, const cJSON *model);
+
 /* The filter the report applied (flt: the summary's filter; nothing when
  * NULL): each bound given, then what it left out. */
 void ls_write_filter(const ls_writer *w, const cJSON *flt);

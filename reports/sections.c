@@ -46,6 +46,7 @@ const ls_section ls_sections[LS_SEC_COUNT] = {
     [LS_SEC_TRACE_REQUESTS] = {"trace-requests", "Requests asked for (--trace-id)"},
     [LS_SEC_ROOT_BLOCKERS] = {"root-blockers", "Root blockers"},
     [LS_SEC_HOLDS] = {"holds", "Longest holds"},
+    [LS_SEC_BY_STATEMENT] = {"by-statement", "Waits by lock and statement"},
     [LS_SEC_WORST_MOMENT] = {"worst-moment", "Lock tree at the worst moment"},
     [LS_SEC_WAITS] = {"waits", "Lock waits"},
     [LS_SEC_DEADLOCKS] = {"deadlocks", "Deadlocks"},
@@ -273,7 +274,48 @@ static const ls_column bad_cols[] = {
 };
 const ls_table ls_tab_bad_lines = TABLE("unparsable lines", "input.bad_line_samples", bad_cols);
 
+static const ls_column by_lock_cols[] = {
+    {"Lock", "mode", LS_CELL_TEXT, 32, A},
+    {"On", "target_kind", LS_CELL_TEXT, 24, A},
+    {"Object", "object", LS_CELL_TEXT, 64, A},
+    {"Waits", "waits", LS_CELL_INT, 0, A},
+    {"Total wait", "total_wait_ms", LS_CELL_MS, 0, A},
+    {"Max wait", "max_wait_ms", LS_CELL_MS, 0, A},
+    {"Sessions", "sessions", LS_CELL_INT, 0, A},
+};
+const ls_table ls_tab_by_lock =
+    TITLED("waits by lock", "waits_by_lock", "Waits by lock type and object",
+           "Logged lock waits summed by lock mode, what was locked (a tuple, a transaction id, "
+           "a relation) and the relation.",
+           by_lock_cols);
+
+static const ls_column waiting_stmt_cols[] = {
+    {"Waiting statement (fingerprint)", "fingerprint", LS_CELL_CODE, 300, A},
+    {"Waits", "waits", LS_CELL_INT, 0, A},
+    {"Total wait", "total_wait_ms", LS_CELL_MS, 0, A},
+    {"Max wait", "max_wait_ms", LS_CELL_MS, 0, A},
+};
+const ls_table ls_tab_waiting_stmts =
+    TITLED("waiting statements", "waiting_statements", "Waiting statements",
+           "The statements that waited, literals replaced by ?, ranked by the time they "
+           "waited.",
+           waiting_stmt_cols);
+
+static const ls_column blocking_stmt_cols[] = {
+    {"Blocking transaction's first write (fingerprint)", "fingerprint", LS_CELL_CODE, 300, A},
+    {"Transactions", "transactions", LS_CELL_INT, 0, A},
+    {"Waits caused", "waits", LS_CELL_INT, 0, A},
+    {"Waiting caused", "total_wait_ms", LS_CELL_MS, 0, A},
+    {"Max wait", "max_wait_ms", LS_CELL_MS, 0, A},
+};
+const ls_table ls_tab_blocking_stmts =
+    TITLED("blocking statements", "blocking_statements", "Blocking transactions by statement",
+           "The transactions at the root of the waits, grouped by the shape of their first "
+           "write, ranked by the waiting they caused.",
+           blocking_stmt_cols);
+
 const ls_table *const ls_tables[] = {
+    &ls_tab_by_lock, &ls_tab_waiting_stmts, &ls_tab_blocking_stmts,
     &ls_tab_story,
     &ls_tab_hot_rows,    &ls_tab_holds,     &ls_tab_code_paths,
     &ls_tab_occupancy,   &ls_tab_queueing,  &ls_tab_requests,
