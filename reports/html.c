@@ -1296,7 +1296,7 @@ static int64_t tl_cut_until(const cJSON *hot)
     return t;
 }
 
-/* The part of a cut timeline's axis nothing is drawn in: hatched, so the
+/* The part of a cut timeline's axis nothing is drawn in: shaded and outlined, so the
  * chart does not look as if the contention ended where its bars do. */
 static void tl_cut_band(FILE *f, const timeline *t, int64_t from)
 {
@@ -1406,7 +1406,7 @@ static void tl_cut_note(FILE *f, const cJSON *hot)
     }
     fputs(" (the first in time; the longest hidden waits). The row's waits go on to ", f);
     put_time(f, m_str(m_get(hot, "timeline"), "last_wait_end"));
-    fprintf(f, ": the hatched part of the axis has what is not drawn. <code>--max-waits "
+    fprintf(f, ": the shaded part of the axis, outlined, has what is not drawn. <code>--max-waits "
                "%.0f</code> draws it all.</p>\n",
             most);
 }

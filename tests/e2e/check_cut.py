@@ -10,12 +10,12 @@ of the row's timeline cut) and --max-waits 100 (nothing cut):
     27} and cut.holds, cut.lift "--max-waits"; the top-level cut.waits;
   - cut: the HTML says what it cut (5 of the row's 27 waits, the holds)
     and how to see all (--max-waits 27), and the timeline's axis still
-    runs to the row's last wait (12:36:33.754), with a hatched band where
+    runs to the row's last wait (12:36:33.754), with a shaded band where
     nothing is drawn; the Markdown's mermaid chart ends with a "not drawn"
     bar to that same instant and says it cut;
   - --max-waits lifts the bound: with 100 the timeline lists and draws all
     27 logged waits and all 24 holds, says nothing is cut, has no cut
-    field, and no hatched band.
+    field, and no shaded band.
 Prints one FAIL line per wrong fact, then "N passed, N failed".
 """
 import datetime
@@ -81,7 +81,7 @@ def main():
         ep = re.search(r'<p class="episode">Episode 1: ([^<]*?) to ([^<]*?) \(', page)
         check(ep is not None and ep.group(2) == "2026-12-02 12:36:33.754",
               f"cut: the timeline runs to the last wait ({ep.group(2) if ep else None})")
-        check('<rect class="cut"' in page, "cut: a hatched band where nothing is drawn")
+        check('<rect class="cut"' in page, "cut: a shaded band where nothing is drawn")
         md = open(out[5]["md"], encoding="utf-8").read()
         bar = re.search(r"section not drawn\n.*:done, cut1, (\d+), (\d+)\n", md)
         check(bar is not None and int(bar.group(2)) == ms(last),
