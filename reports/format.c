@@ -129,5 +129,18 @@ const char *ls_fmt_state(const char *state)
         return "committing";
     if (strcmp(state, "running") == 0)
         return "running SQL";
+    if (strcmp(state, "in_span") == 0)
+        return "in a trace span";
     return state;
+}
+
+void ls_fmt_state_of(FILE *f, const cJSON *o, void (*esc)(FILE *f, const char *s, size_t max))
+{
+    const char *state = m_str(o, "head_state"), *span = m_str(o, "head_span");
+    if (state && span && strcmp(state, "in_span") == 0) {
+        fputs("in ", f);
+        esc(f, span, LS_SPAN_NAME_MAX);
+        return;
+    }
+    esc(f, ls_fmt_state(state), 40);
 }

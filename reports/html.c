@@ -245,7 +245,7 @@ static void text_cell(FILE *f, const cJSON *o, const ls_column *c)
         fputs("</code>", f);
         break;
     case LS_CELL_TIME: put_time(f, m_str(o, c->key)); break;
-    case LS_CELL_STATE: text(f, ls_fmt_state(m_str(o, c->key)), 40); break;
+    case LS_CELL_STATE: ls_fmt_state_of(f, o, ls_html_escape); break;
     case LS_CELL_PARTS: parts_cell(f, v); break;
     default: text(f, m_str(o, c->key), c->max); break;
     }
@@ -390,12 +390,20 @@ static const cJSON *find_root(const cJSON *model, double pid, const cJSON *hot)
     return any;
 }
 
-static void headline_root(FILE *f, const cJSON *r)
+/*
+ * The transaction with the longest queue behind it. It is one
+ * transaction, not a code path's total, so it names the story's path when
+ * it is another (the answer above ranks paths by all their holds), and it
+ * says what the holder was doing from the same span-aware state as every
+ * table: the idle gap before a statement is blamed on the application
+ * only when no span accounts for it.
+ */
+static void headline_root(FILE *f, const cJSON *r, const cJSON *story)
 {
     const cJSON *tx = m_get(r, "transaction"), *st, *gap = NULL;
-    double idle = 0;
+    const char *state = m_str(r, "head_state");
 
-    fputs("<li><b>Worst root blocker: pid ", f);
+    fputs("<li><b>Longest queue behind one transaction: pid ", f);
     put_pid(f, m_num(r, "pid"), r, "pid");
     fputs("</b>", f);
     if (m_str(r, "application")) {
@@ -405,30 +413,31 @@ static void headline_root(FILE *f, const cJSON *r)
     }
     fprintf(f, " was at the head of the queue for %.0f waits, ", m_num(r, "waits_caused"));
     put_ms(f, m_num(r, "waiter_ms"));
-    fputs(" of waiting in total.", f);
+    fputs(" of waiting in total", f);
+    if (state) {
+        fputs("; while they waited it was mostly ", f);
+        ls_fmt_state_of(f, r, ls_html_escape);
+    }
+    fputs(".", f);
     cJSON_ArrayForEach(st, m_get(tx, "statements")) {
-        idle += m_num(st, "idle_before_ms");
         if (m_num(st, "idle_before_ms") > 0 && (!gap || m_num(st, "idle_before_ms") >
                                                           m_num(gap, "idle_before_ms")))
             gap = st;
     }
-    if (m_has_num(tx, "duration_ms")) {
-        fputs(" Its transaction lasted ", f);
-        put_ms(f, m_num(tx, "duration_ms"));
-    }
-    if (m_has_num(tx, "duration_ms") && idle > 0) {
-        fputs(", ", f);
-        put_ms(f, idle);
-        fputs(" of it idle in transaction while holding the lock", f);
-    }
-    if (m_has_num(tx, "duration_ms"))
-        fputs(".", f);
-    if (gap) {
+    if (gap && same_str(state, "idle_in_transaction")) {
         fputs(" The longest gap, ", f);
         put_ms(f, m_num(gap, "idle_before_ms"));
         fputs(", came before <code>", f);
         ls_html_escape(f, m_str(gap, "text"), 120);
-        fputs("</code>: the application did something else between statements.", f);
+        fputs("</code>: the application did something else between statements, in no span "
+              "the traces show.",
+              f);
+    }
+    if (m_str(story, "code_path") && m_str(r, "code_path") &&
+        !same_str(m_str(story, "code_path"), m_str(r, "code_path"))) {
+        fputs(" One transaction: over all its holds, its code path holds hot rows no longer than ", f);
+        ls_html_escape(f, m_str(story, "code_path"), 120);
+        fputs(" (the answer above).", f);
     }
     fputs("</li>\n", f);
 }
@@ -459,7 +468,7 @@ static void headlines(FILE *f, const cJSON *model)
         fputs(put_pids(f, m_get(hot, "root_blockers")) ? ".</li>\n" : "unknown.</li>\n", f);
     }
     if (root)
-        headline_root(f, root);
+        headline_root(f, root, m_get(model, "story"));
     if (dl) {
         fprintf(f, "<li><b>%.0f deadlock%s</b>; the first at ", m_num(s, "deadlocks"),
                 m_num(s, "deadlocks") == 1 ? "" : "s");
@@ -525,6 +534,7 @@ static void panel_summary(FILE *f, const cJSON *model)
     ls_writer w = html_writer(f);
 
     ls_write_filter(&w, m_get(s, "filter"));
+    ls_write_story(&w, m_get(model, "story"));
     headlines(f, model);
     fputs("<div class=\"cards\">\n", f);
     fprintf(f, "<div><b>%.0f</b>lock waits (%.0f linked to a blocker)</div>\n", m_num(s, "waits"),
@@ -1007,7 +1017,10 @@ static void tl_hold_bar(FILE *f, const timeline *t, const cJSON *h, const cJSON 
     }
     ls_write_opt(f, "\nstart: ", m_str(h, "start_evidence"), ls_html_escape, 80);
     ls_write_opt(f, "; end: ", m_str(h, "end_evidence"), ls_html_escape, 80);
-    ls_write_opt(f, "; head state: ", m_str(h, "head_state"), ls_html_escape, 40);
+    if (m_str(h, "head_state")) {
+        fputs("; mostly ", f);
+        ls_fmt_state_of(f, h, ls_html_escape);
+    }
     fputs("</title></rect>\n", f);
 }
 
@@ -1272,14 +1285,44 @@ static void tl_group_label(FILE *f, const timeline *t, int g)
     fputs("</text>\n", f);
 }
 
+/* Where a cut timeline's row really stops waiting (timeline.last_wait_end),
+ * or 0 when nothing of the row's timeline was cut. */
+static int64_t tl_cut_until(const cJSON *hot)
+{
+    const cJSON *tl = m_get(hot, "timeline");
+    int64_t t;
+    if (!cJSON_IsTrue(m_get(tl, "truncated")) || time_of(tl, "last_wait_end", &t) != 0)
+        return 0;
+    return t;
+}
+
+/* The part of a cut timeline's axis nothing is drawn in: shaded and outlined, so the
+ * chart does not look as if the contention ended where its bars do. */
+static void tl_cut_band(FILE *f, const timeline *t, int64_t from)
+{
+    const cJSON *cut = m_get(m_get(t->hot, "timeline"), "cut");
+    fprintf(f, "<rect class=\"cut\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\">"
+               "<title>not drawn: the row's waits go on to ",
+            tl_x(t, from), TL_TOP, tl_x(t, t->t1) - tl_x(t, from), t->nrows * TL_LANE);
+    put_ts(f, t->t1);
+    fprintf(f, " (%.0f of its %.0f waits and %.0f of its %.0f holds are drawn)</title></rect>\n",
+            m_num(m_get(cut, "waits"), "listed"), m_num(m_get(cut, "waits"), "total"),
+            m_num(m_get(cut, "holds"), "listed"), m_num(m_get(cut, "holds"), "total"));
+}
+
 static int timeline_svg(FILE *f, const cJSON *model, const cJSON *hot, int id, int ep,
-                        int64_t w0, int64_t w1)
+                        int64_t w0, int64_t w1, int last)
 {
     timeline t;
     int i, rc, height, depth_top, arrow = id * 16 + ep;
+    int64_t cut_from = 0, until = last ? tl_cut_until(hot) : 0;
 
     if ((rc = tl_build(&t, model, hot, w0, w1)) != 0)
         return rc;
+    if (until > t.t1) { /* the axis runs on to where the row's waits end */
+        cut_from = t.t1;
+        t.t1 = until;
+    }
     depth_top = TL_TOP + t.nrows * TL_LANE + 8;
     height = depth_top + TL_DEPTH + TL_LEGEND;
     fprintf(f, "<p class=\"episode\">Episode %d: ", ep + 1);
@@ -1301,6 +1344,8 @@ static int timeline_svg(FILE *f, const cJSON *model, const cJSON *hot, int id, i
     for (i = 0; i < t.nrows; i++)
         fprintf(f, "<rect class=\"band%d\" x=\"0\" y=\"%d\" width=\"%d\" height=\"%d\"/>", i % 2,
                 TL_TOP + i * TL_LANE, TL_W, TL_LANE);
+    if (cut_from)
+        tl_cut_band(f, &t, cut_from);
     tl_axis(f, &t, depth_top + TL_DEPTH - 4);
     for (i = 0; i <= t.ngroups; i++)
         if (t.group_row[i] >= 0)
@@ -1335,6 +1380,37 @@ static int timeline_svg(FILE *f, const cJSON *model, const cJSON *hot, int id, i
     return rc;
 }
 
+/* What a cut timeline leaves out, list by list, and how to see it all:
+ * "Cut: 5 of the row's 27 waits are drawn, 5 of its 24 holds, ...". */
+static void tl_cut_note(FILE *f, const cJSON *hot)
+{
+    static const struct {
+        const char *list, *what;
+    } lists[] = {{"waits", "waits"},
+                 {"holds", "holds"},
+                 {"hidden_waits", "hidden waits"},
+                 {"queue", "queue-depth points"}};
+    const cJSON *cut = m_get(m_get(hot, "timeline"), "cut"), *c;
+    double most = 0;
+    size_t i;
+    int n = 0;
+
+    fputs("<p class=\"note cut\"><b>Cut:</b> this timeline draws ", f);
+    for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        if (!(c = m_get(cut, lists[i].list)))
+            continue;
+        fprintf(f, "%s%.0f of the row's %.0f %s", n++ ? ", " : "", m_num(c, "listed"),
+                m_num(c, "total"), lists[i].what);
+        if (strcmp(lists[i].list, "queue") != 0 && m_num(c, "total") > most)
+            most = m_num(c, "total");
+    }
+    fputs(" (the first in time; the longest hidden waits). The row's waits go on to ", f);
+    put_time(f, m_str(m_get(hot, "timeline"), "last_wait_end"));
+    fprintf(f, ": the shaded part of the axis, outlined, has what is not drawn. <code>--max-waits "
+               "%.0f</code> draws it all.</p>\n",
+            most);
+}
+
 /* A hot row's figure: one timeline per contention episode. */
 static int timeline_figure(FILE *f, const cJSON *model, const cJSON *hot, int id)
 {
@@ -1356,13 +1432,16 @@ static int timeline_figure(FILE *f, const cJSON *model, const cJSON *hot, int id
     if (n == 0)
         fputs("<p class=\"note\">None of this row's waits is in the report to draw.</p>\n", f);
     for (i = 0; i < n && i < TL_MAX_EPISODES && rc == 0; i++)
-        rc = timeline_svg(f, model, hot, id, i, ep[2 * i], ep[2 * i + 1]);
+        rc = timeline_svg(f, model, hot, id, i, ep[2 * i], ep[2 * i + 1],
+                          i == n - 1 || i == TL_MAX_EPISODES - 1);
     if (n > TL_MAX_EPISODES)
         fprintf(f, "<p class=\"note\">%d later episodes are not drawn.</p>\n",
                 n - TL_MAX_EPISODES);
     src = tl_wait_source(model, hot, &own);
     cJSON_ArrayForEach(w, src) found += on_row(w, hot, own);
-    if (found < (int)m_num(hot, "waits"))
+    if (cJSON_IsTrue(m_get(m_get(hot, "timeline"), "truncated")))
+        tl_cut_note(f, hot);
+    else if (found < (int)m_num(hot, "waits"))
         fprintf(f, "<p class=\"note\">%d of the row's %.0f waits are in the report (the wait "
                    "list is bounded; see --max-waits).</p>\n",
                 found, m_num(hot, "waits"));
@@ -1383,7 +1462,7 @@ static void panel_timelines(FILE *f, const cJSON *model)
           "the idle gaps between them shaded; each logged wait is a bar coloured by outcome "
           "(with an arrow to the session it waited for when there are few); hidden waits, "
           "rebuilt from the holds and too short to be logged, are dashed. The window is "
-          "the contention episode. Hover a bar for details.</p>\n",
+          "the contention episode.<span class=\"hover\"> Hover a bar for details.</span></p>\n",
           f);
     cJSON_ArrayForEach(hot, m_get(model, "hot_rows")) {
         if (n >= TL_MAX_TIMELINES)
@@ -1428,6 +1507,7 @@ static void panel_roots(FILE *f, const cJSON *model)
         text(f, m_str(r, "database"), 64);
         fputs("</li>\n", f);
         ls_write_bullet(&w, "Rows: ", m_str(r, "rows"), 200);
+        ls_write_holder_state(&w, r);
         if (m_has_num(tx, "duration_ms")) {
             fputs("<li>Transaction lasted ", f);
             put_ms(f, m_num(tx, "duration_ms"));
@@ -1550,14 +1630,25 @@ static void panel_worst(FILE *f, const cJSON *model)
  * requests named with --trace-id. */
 static void panel_requests(FILE *f, const cJSON *model)
 {
-    const cJSON *r;
-    ls_writer w = html_writer(f);
     if (cJSON_GetArraySize(m_get(model, "slow_requests")) == 0)
         fputs("<p>No traces were given: pass an OTLP, Jaeger or Zipkin export to see which "
               "requests queued for row locks.</p>\n", f);
     else
         TABLE(f, ls_tab_requests, m_get(model, "slow_requests"));
+}
+
+/* The requests named with --trace-id, one by one. */
+static void panel_trace_requests(FILE *f, const cJSON *model)
+{
+    const cJSON *r;
+    ls_writer w = html_writer(f);
     cJSON_ArrayForEach(r, m_get(model, "trace_requests")) ls_write_request(&w, r);
+}
+
+/* Is the --trace-id section in this report? */
+static int has_trace_requests(const cJSON *model)
+{
+    return cJSON_IsArray(m_get(model, "trace_requests"));
 }
 
 /* The headline ranking, with each path's hold-time breakdown. */
@@ -1591,6 +1682,12 @@ static void panel_code_paths(FILE *f, const cJSON *model)
         sub_heading(f, &ls_tab_conflicts);
         TABLE(f, ls_tab_conflicts, m_get(model, "lock_order_conflicts"));
     }
+}
+
+static void panel_by_statement(FILE *f, const cJSON *model)
+{
+    ls_writer w = html_writer(f);
+    ls_write_by_statement(&w, model);
 }
 
 static void panel_holds(FILE *f, const cJSON *model)
@@ -1844,38 +1941,46 @@ static const struct panel {
     int section;       /* its anchor and title: ls_sections[section] */
     const char *intro; /* one line under the heading, or NULL */
     panel_fn render;
+    int (*shown)(const cJSON *model); /* NULL: always; else in the page and the
+                                         contents only when it says so */
 } panels[] = {
-    {LS_SEC_SUMMARY, NULL, panel_summary},
+    {LS_SEC_SUMMARY, NULL, panel_summary, NULL},
     {LS_SEC_FINDINGS, "What the evidence points to, and the fix each finding suggests.",
-     panel_findings},
+     panel_findings, NULL},
     {LS_SEC_CODE_PATHS,
      "Transactions grouped by code path (from trace spans, sqlcommenter tags, "
      "application_name or statement shape), ranked by how long they held rows others "
      "waited for.",
-     panel_code_paths},
+     panel_code_paths, NULL},
     {LS_SEC_HOT_ROWS,
      "Logical rows (one row however many ctids its updates gave it) ranked by the total time "
      "others waited for them; serial capacity is 1 / mean hold.",
-     panel_hot_rows},
-    {LS_SEC_TIMELINES, NULL, panel_timelines},
+     panel_hot_rows, NULL},
+    {LS_SEC_TIMELINES, NULL, panel_timelines, NULL},
     {LS_SEC_SLOW_REQUESTS,
      "The slowest requests in the traces and how much of each was queueing for row locks "
      "(logged waits and the shorter ones the log never shows), behind which code path.",
-     panel_requests},
+     panel_requests, NULL},
+    {LS_SEC_TRACE_REQUESTS, "Each request named with --trace-id, wait by wait.",
+     panel_trace_requests, has_trace_requests},
     {LS_SEC_ROOT_BLOCKERS,
      "The transactions at the head of the queues: what they held, and what they ran "
      "meanwhile. Idle time before a statement is time the lock was held while the "
      "application did something else.",
-     panel_roots},
+     panel_roots, NULL},
     {LS_SEC_HOLDS,
      "Each time a transaction held a hot row, ranked by the waiting it caused, with where "
      "its time went: running SQL, idle in transaction, committing.",
-     panel_holds},
-    {LS_SEC_WORST_MOMENT, NULL, panel_worst},
-    {LS_SEC_WAITS, NULL, panel_waits},
-    {LS_SEC_DEADLOCKS, NULL, panel_deadlocks},
-    {LS_SEC_ERRORS, NULL, panel_errors},
-    {LS_SEC_INPUT, NULL, panel_input},
+     panel_holds, NULL},
+    {LS_SEC_BY_STATEMENT,
+     "What a DBA reads first, from the log alone (no traces needed): where the waits were, "
+     "and which statements waited and blocked.",
+     panel_by_statement, NULL},
+    {LS_SEC_WORST_MOMENT, NULL, panel_worst, NULL},
+    {LS_SEC_WAITS, NULL, panel_waits, NULL},
+    {LS_SEC_DEADLOCKS, NULL, panel_deadlocks, NULL},
+    {LS_SEC_ERRORS, NULL, panel_errors, NULL},
+    {LS_SEC_INPUT, NULL, panel_input, NULL},
 };
 
 /* Under the 4095 characters ISO C asks compilers to support per string. */
@@ -1913,6 +2018,8 @@ static const char *const css[] = {
     "table.kv th{font-weight:normal;color:var(--muted)}\n"
     ".findings li{margin:4px 0}.fix{display:block;color:var(--fix)}"
     ".filter{background:var(--warn);padding:4px 8px;border-radius:4px}\n"
+    ".answer{font-size:15px;border-left:4px solid var(--link);padding:6px 10px;"
+    "background:var(--bg2)}\n"
     ".chip{display:inline-block;padding:0 6px;border-radius:8px;color:#fff;font-size:12px}\n"
     ".o-acq{background:var(--acq);fill:var(--acq)}.o-dl{background:var(--dl);fill:var(--dl)}"
     ".o-lto{background:var(--lto);fill:var(--lto)}.o-sto{background:var(--sto);fill:var(--sto)}"
@@ -1934,6 +2041,7 @@ static const char *const css[] = {
     "svg .wait.hidden{fill:var(--hid);fill-opacity:.18;stroke:var(--hid);stroke-width:1.2;"
     "stroke-dasharray:4 2}\n"
     "svg .depth{fill:#8c959f;fill-opacity:.35;stroke:var(--muted)}svg .key{fill:var(--fg)}\n"
+    "svg .cut{fill:var(--muted);fill-opacity:.12;stroke:var(--muted);stroke-dasharray:2 3}\n"
     "svg.dl .edge{fill:none;stroke:var(--ink);stroke-width:1.6}"
     "svg.dl .elabel{text-anchor:middle;paint-order:stroke;stroke:var(--bg);stroke-width:3px;"
     "fill:var(--fg)}\n"
@@ -1951,9 +2059,16 @@ static const char *const css[] = {
     "h1{font-size:18px}h2{font-size:14px;margin-top:14px}"
     "figure,article,tr,.cards div{break-inside:avoid}h2,h3,figcaption{break-after:avoid}"
     "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}.scroll{overflow:visible}"
-    "table{width:100%;font-size:8.5px;table-layout:auto}th,td{padding:1px 3px;overflow-wrap:anywhere}"
+    /* Headings keep their words whole (a break inside "Relation" reads as
+     * two words); a cell may still break a long token (an identifier, a
+     * statement) where the page is too narrow for it. Hover hints go; a
+     * folded list says it was not printed and where it is. */
+    "table{width:100%;font-size:8.5px;table-layout:auto}th,td{padding:1px 3px}"
+    "th{overflow-wrap:break-word;word-break:normal}td{overflow-wrap:anywhere}"
     "td code{min-width:0;max-width:none;font-size:8px}td.t{min-width:0}"
-    "td.n,th.n{white-space:normal}details.more summary{color:#444}a{color:inherit}}\n",
+    "td.n,th.n{white-space:normal}details.more summary{color:#444}"
+    "details.more:not([open]) summary::after{content:\" (not printed: open the HTML report, "
+    "or see the JSON report)\"}.hover{display:none}a{color:inherit}}\n",
 };
 
 /* Header words for the zone: "UTC", or "Europe/Paris (CET, UTC+01:00 at
@@ -2009,10 +2124,13 @@ int ls_report_write_html(const cJSON *model, FILE *f)
     fputs(".", f);
     fputs("</p>\n<nav>", f);
     for (i = 0; i < sizeof(panels) / sizeof(panels[0]); i++)
-        fprintf(f, "<a href=\"#%s\">%s</a>", ls_sections[panels[i].section].id,
-                ls_sections[panels[i].section].title);
+        if (!panels[i].shown || panels[i].shown(model))
+            fprintf(f, "<a href=\"#%s\">%s</a>", ls_sections[panels[i].section].id,
+                    ls_sections[panels[i].section].title);
     fputs("</nav>\n</header>\n<main>\n", f);
     for (i = 0; i < sizeof(panels) / sizeof(panels[0]); i++) {
+        if (panels[i].shown && !panels[i].shown(model))
+            continue;
         fprintf(f, "<section id=\"%s\">\n<h2>%s</h2>\n", ls_sections[panels[i].section].id,
                 ls_sections[panels[i].section].title);
         if (panels[i].intro)

@@ -214,7 +214,11 @@ static void md_cell(FILE *f, const md_caps *caps, const cJSON *o, const ls_colum
     case LS_CELL_BOOL: cell(f, cJSON_IsTrue(m_get(o, c->key)) ? "yes" : "no"); break;
     case LS_CELL_ROW: where_cell(f, o, "ctid", 0); break;
     case LS_CELL_ROWKEY: where_cell(f, o, "row_key", 1); break;
-    case LS_CELL_STATE: cell(f, ls_fmt_state(m_str(o, c->key))); break;
+    case LS_CELL_STATE:
+        fputs(" ", f);
+        ls_fmt_state_of(f, o, ls_md_cell);
+        fputs(" |", f);
+        break;
     case LS_CELL_PARTS: parts_cell(f, m_get(o, c->key)); break;
     default: cell(f, m_str(o, c->key)); break;
     }
@@ -382,6 +386,27 @@ static int meets(const gantt_span *w, int n, long long a, long long b)
  * drawn (a row's holds span the whole run; its first ones would be drawn
  * far from the waits), and hidden waits keep a third for themselves.
  */
+/*
+ * A chart that leaves bars out ends its axis where the row's waits end
+ * (timeline.last_wait_end), with one bar from the last wait drawn to
+ * there saying it is not drawn: a cut chart must not look as if the
+ * contention ended at its last bar.
+ */
+static void gantt_cut_bar(FILE *f, const cJSON *hot, const gantt_span *drawn, int nw, int cut)
+{
+    long long end = 0, last;
+    int i;
+    if (!cut || ms_of(m_get(hot, "timeline"), "last_wait_end", &last) != 0)
+        return;
+    for (i = 0; i < nw; i++)
+        end = drawn[i].b > end ? drawn[i].b : end;
+    if (end == 0 || last <= end)
+        return;
+    fprintf(f, "    section not drawn\n    waits and holds not drawn, to the end of the last wait "
+               ":done, cut1, %lld, %lld\n",
+            end, last);
+}
+
 static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
 {
     const cJSON *tl = m_get(hot, "timeline"), *o, *src = m_get(tl, "waits");
@@ -493,6 +518,7 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
             gantt_task(f, "done, ", "q", ++n, m_num(o, "pid"), what, NULL, o, a, b);
         }
     }
+    gantt_cut_bar(f, hot, drawn, nw, left || cJSON_IsTrue(m_get(tl, "truncated")));
     fputs("```\n\n", f);
     if (hidden_total)
         fputs("_Legend: \"holds the row\" bars are holds; \"waits N ms\" bars are waits the "
@@ -503,12 +529,14 @@ static void mermaid_gantt(FILE *f, const cJSON *model, const cJSON *hot)
     if (own && m_num(hot, "waits") > seen)
         left += (int)m_num(hot, "waits") - seen;
     if (left)
-        fprintf(f, "_%d of the row's holds and waiters not drawn (at most %d bars per chart, "
-                   "the row had %.0f logged waits)._\n\n",
+        fprintf(f, "_Cut: %d of the row's holds and waiters not drawn (at most %d bars per "
+                   "chart, the row had %.0f logged waits); the \"not drawn\" bar runs to its "
+                   "last wait's end. The HTML report's timeline draws them (up to `--max-waits` "
+                   "a row)._\n\n",
                 left, MERMAID_MAX_TASKS, m_num(hot, "waits"));
     if (hidden_total > hidden_drawn)
         fprintf(f, "_%d of the row's %d hidden waits not drawn (the longest are; the HTML "
-                   "report's timelines draw up to 200 a row)._\n\n",
+                   "report's timelines draw up to `--max-waits`, by default 200, a row)._\n\n",
                 hidden_total - hidden_drawn, hidden_total);
 }
 
@@ -611,13 +639,14 @@ static void tx_parts(FILE *f, const cJSON *tx)
             ls_fmt_duration(commit, sizeof(commit), m_num(tx, "commit_ms")));
 }
 
-static void summary(FILE *f, const cJSON *s, const md_caps *caps)
+static void summary(FILE *f, const cJSON *s, const cJSON *story, const md_caps *caps)
 {
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(s, "time_range");
     char d[LS_DURATION_LEN];
     ls_writer w = md_writer(f, caps);
     md_heading(f, LS_SEC_SUMMARY);
     ls_write_filter(&w, m_get(s, "filter"));
+    ls_write_story(&w, story);
     fputs("| | |\n|---|---|\n", f);
     fputs("| Time range |", f);
     fputs(" ", f);
@@ -730,6 +759,7 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
             fputs("\n", f);
         }
         ls_write_bullet(&w, "Rows: ", m_str(r, "rows"), 200);
+        ls_write_holder_state(&w, r);
         if (tx && m_has_num(tx, "duration_ms")) {
             fprintf(f, "- Transaction lasted %s (",
                     ls_fmt_duration(d, sizeof(d), m_num(tx, "duration_ms")));
@@ -928,11 +958,19 @@ static void trace_requests(FILE *f, const cJSON *list, const md_caps *caps)
     ls_writer w = md_writer(f, caps);
     if (!cJSON_IsArray(list))
         return;
-    fputs("## Requests asked for (`--trace-id`)\n\n", f);
+    md_heading(f, LS_SEC_TRACE_REQUESTS);
     cJSON_ArrayForEach(r, list) ls_write_request(&w, r);
 }
 
 /* Who waited for whom when the busiest queue was longest. */
+/* Waits by lock type and object, waiting and blocking statements. */
+static void by_statement(FILE *f, const cJSON *m, const md_caps *caps)
+{
+    ls_writer w = md_writer(f, caps);
+    md_heading(f, LS_SEC_BY_STATEMENT);
+    ls_write_by_statement(&w, m);
+}
+
 static void worst_moment(FILE *f, const cJSON *wm, const md_caps *caps)
 {
     if (!cJSON_IsObject(wm))
@@ -968,7 +1006,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
               "reader's own zone (mermaid draws them).\n\n",
               f);
     }
-    summary(f, cJSON_GetObjectItemCaseSensitive(m, "summary"), caps);
+    summary(f, m_get(m, "summary"), m_get(m, "story"), caps);
     findings(f, m, caps);
     code_paths(f, m, caps);
     slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"), caps);
@@ -977,6 +1015,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
     mermaid_hot_rows(f, m, caps);
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"), caps);
     holds(f, cJSON_GetObjectItemCaseSensitive(m, "holds"), caps);
+    by_statement(f, m, caps);
     worst_moment(f, cJSON_GetObjectItemCaseSensitive(m, "worst_moment"), caps);
     waits(f, cJSON_GetObjectItemCaseSensitive(m, "waits"), caps);
     deadlocks(f, cJSON_GetObjectItemCaseSensitive(m, "deadlocks"), caps);

@@ -143,29 +143,6 @@ static void add_pid_list(cJSON *o, const char *key, const char *list)
     }
 }
 
-/*
- * Filters (--since, --until, --relation, --database) are bound as ?11..?14
- * (NULL when not given) into the WHERE clauses below, written with the
- * table's alias: a wait is kept when it overlaps the time window, is for a
- * row of the relation (name or OID) and its session is in the database; an
- * error or a deadlock when its time is in the window, its session in the
- * database, and (for --relation) it ended a wait on that relation.
- */
-#define IN_REL(a) "?13 IN (" a ".relation, CAST(" a ".rel_oid AS TEXT))"
-#define IN_DB(col) \
-    "(?14 IS NULL OR " col " IN (SELECT session_id FROM sessions WHERE database = ?14))"
-/* --code-path NAME: the waiter's or the holder's transaction has that code
- * path under any of its names (function, route, service, application,
- * controller.action, named as in codepath.h). */
-#define IN_CODE(a)                                                                        \
-    "(?15 IS NULL OR EXISTS (SELECT 1 FROM tx_code cf WHERE cf.tx_id IN (" a ".waiter_tx, " \
-    a ".holder_tx) AND ?15 IN (" LS_CODE_NAME_SQL("cf.code_namespace", "cf.code_function") \
-    ", cf.code_function, cf.route, cf.tag_route, cf.service, cf.application,"           \
-    " cf.tag_controller, " LS_CODE_NAME_SQL("cf.tag_controller", "cf.tag_action") ")))"
-#define WAIT_FILTER(a)                                                                   \
-    " (?11 IS NULL OR coalesce(" a ".end_ts, " a ".logged_ts, " a ".start_ts) >= ?11)" \
-    " AND (?12 IS NULL OR " a ".start_ts <= ?12) AND (?13 IS NULL OR " IN_REL(a) ")"     \
-    " AND " IN_DB(a ".session_id") " AND " IN_CODE(a) " "
 #define ENDED_WAIT(ts) \
     IN_REL("x") " AND " ts " BETWEEN x.start_ts AND coalesce(x.end_ts, x.logged_ts, x.start_ts) + 1000000"
 #define ERROR_FILTER(a)                                                               \
@@ -179,18 +156,30 @@ static void add_pid_list(cJSON *o, const char *key, const char *list)
     " ON x.pid = g.waiter_pid WHERE g.deadlock_id = " a ".deadlock_id AND "           \
     ENDED_WAIT(a ".ts") ")) AND " IN_DB(a ".victim_session") " "
 
+/* A hot row's timeline lists at most this many waits (and hidden waits;
+ * twice as many queue-depth points) and holds, unless --max-waits gives
+ * another bound (then both are that); timeline.cut says what is left out. */
+#define ROW_WAITS_LISTED 200
+#define ROW_HOLDS_LISTED 100
+
 static int filter_set(int64_t t)
 {
     return t != 0 && t != LS_TS_NONE;
 }
 
 /* The filters ?11-?15 a query has (a query has the window, ?11 and ?12,
- * or none; the others where it uses them). A failed bind is kept by the
- * statement and returned by its first step (ls_store.h). */
+ * or none; the others where it uses them), and ?16, ?17: the bounds of a
+ * hot row's timeline lists. A failed bind is kept by the statement and
+ * returned by its first step (ls_store.h). */
 static void bind_filters(model_ctx *m, ls_stmt *q)
 {
     const ls_report_opts *o = m->opts;
     int n = ls_stmt_params(q);
+    /* A hot row's timeline lists (ROW_WAITS_LISTED, ROW_HOLDS_LISTED). */
+    if (n >= 16)
+        ls_stmt_bind_int64(q, 16, o->max_waits > 0 ? o->max_waits : ROW_WAITS_LISTED);
+    if (n >= 17)
+        ls_stmt_bind_int64(q, 17, o->max_waits > 0 ? o->max_waits : ROW_HOLDS_LISTED);
     if (n < 11)
         return;
     if (filter_set(o->since))
@@ -236,9 +225,10 @@ static void add_filter(model_ctx *m, cJSON *sum)
     ls_model_add_str(f, "database", o->database);
     ls_model_add_str(f, "code_path", o->code_path);
     cJSON_AddStringToObject(f, "applies_to", "waits, root blockers, deadlocks, errors and their "
-                            "counts; hot rows are those with a wait in the filter; findings "
-                            "(time window only) count deadlocks and errors in it, holds that "
-                            "overlap it, and a row's whole history only when it lies inside it");
+                            "counts; hot rows are those with a wait in the filter; the time "
+                            "window also to everything computed from events (rankings, "
+                            "timelines, each row's figures, findings, slow requests): waits and "
+                            "requests that overlap it, holds clipped to it");
 }
 
 /* Run `sql` (binding ?1 = `arg1`, a limit or an id, when >= 0) and call
@@ -657,6 +647,25 @@ static int is_bound(const char *evidence)
            (starts_with(evidence, "bounded by") || starts_with(evidence, "first waiter acquired"));
 }
 
+/*
+ * A hold's state, span-aware: the store's head_state (where the contended
+ * time mostly went), except that idle-in-transaction time spent mostly
+ * inside one trace span (the hold's largest hold_parts entry is a span: an
+ * HTTP call, say) is "in_span", that span named by head_span. Correlation
+ * splits the time (hold_parts); the report only reads the split, and every
+ * table that shows a holder's state (holds, timelines, root blockers)
+ * reads it through these two expressions.
+ */
+#define HOLD_TOP_PART(h, col)                                                          \
+    "(SELECT p." col " FROM hold_parts p WHERE p.hold_id = " h ".hold_id"               \
+    " ORDER BY p.ms DESC, p.rowid LIMIT 1)"
+#define HEAD_STATE_SQL(h)                                                              \
+    "CASE WHEN " h ".head_state = 'idle_in_transaction' AND " HOLD_TOP_PART(h, "part") \
+    " = 'span' THEN 'in_span' ELSE " h ".head_state END"
+#define HEAD_SPAN_SQL(h)                                                               \
+    "CASE WHEN " h ".head_state = 'idle_in_transaction' AND " HOLD_TOP_PART(h, "part") \
+    " = 'span' THEN " HOLD_TOP_PART(h, "name") " END"
+
 /* A hold's columns, for a row's timeline and for the ranking. */
 #define HOLD_COLS                                                                      \
     {"pid", "h.pid", LS_MC_INT}, {"application", "se.application", LS_MC_STR},         \
@@ -668,7 +677,8 @@ static int is_bound(const char *evidence)
         {"waits", "h.waits", LS_MC_INT}, {"waiter_ms", "h.waiter_ms", LS_MC_MS},       \
         {"contended_ms", "h.contended_ms", LS_MC_MS}, {"sql_ms", "h.sql_ms", LS_MC_MS}, \
         {"idle_ms", "h.idle_ms", LS_MC_MS}, {"commit_ms", "h.commit_ms", LS_MC_MS},    \
-        {"head_state", "h.head_state", LS_MC_STR}, {"tx_id", "h.tx_id", LS_MC_READ},   \
+        {"head_state", HEAD_STATE_SQL("h"), LS_MC_STR},                                \
+        {"head_span", HEAD_SPAN_SQL("h"), LS_MC_STR}, {"tx_id", "h.tx_id", LS_MC_READ}, \
         {"start_ts", "h.start_ts", LS_MC_READ}, {"end_ts", "h.end_ts", LS_MC_READ},    \
         {"start_lo_ts", "h.start_lo", LS_MC_READ}, {"start_hi_ts", "h.start_hi", LS_MC_READ}, \
         {"end_lo_ts", "h.end_lo", LS_MC_READ}, {"end_hi_ts", "h.end_hi", LS_MC_READ}
@@ -677,7 +687,7 @@ static const ls_mcol row_hold_cols[] = {HOLD_COLS};
 static const ls_mquery row_holds_q =
     LS_MQUERY(NULL, row_hold_cols,
               "FROM holds h LEFT JOIN sessions se ON se.session_id = h.session_id"
-              " WHERE h.row_id = ?1 ORDER BY h.start_ts, h.hold_id LIMIT 100");
+              " WHERE h.row_id = ?1 ORDER BY h.start_ts, h.hold_id LIMIT ?17");
 
 static const ls_mcol wait_on_row_cols[] = {
     {"pid", "w.pid", LS_MC_INT},
@@ -704,14 +714,14 @@ static const ls_mcol wait_on_row_cols[] = {
 static const ls_mquery row_waits_q =
     LS_MQUERY(NULL, wait_on_row_cols,
               "FROM lock_waits w LEFT JOIN sessions se ON se.session_id = w.session_id"
-              " WHERE w.row_id = ?1 AND" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT 200");
+              " WHERE w.row_id = ?1 AND" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT ?16");
 
 static const ls_mcol queue_cols[] = {
     {"time", "ts", LS_MC_TS},
     {"depth", "depth", LS_MC_INT},
 };
 static const ls_mquery row_queue_q =
-    LS_MQUERY(NULL, queue_cols, "FROM row_queue WHERE row_id = ?1 ORDER BY ts, rowid LIMIT 400");
+    LS_MQUERY(NULL, queue_cols, "FROM row_queue WHERE row_id = ?1 ORDER BY ts, rowid LIMIT 2 * ?16");
 
 /* Reconstructed queueing on the row, longest first (row_waits). */
 static const ls_mcol row_hidden_cols[] = {
@@ -730,7 +740,7 @@ static const ls_mcol row_hidden_cols[] = {
 static const ls_mquery row_hidden_q =
     LS_MQUERY(NULL, row_hidden_cols,
               "FROM row_waits q LEFT JOIN holds h ON h.hold_id = q.behind_hold"
-              " WHERE q.row_id = ?1 AND q.wait_ms > 0 ORDER BY q.wait_ms DESC, q.rw_id LIMIT 200");
+              " WHERE q.row_id = ?1 AND q.wait_ms > 0 ORDER BY q.wait_ms DESC, q.rw_id LIMIT ?16");
 
 /* How many hidden waits the row had (the list above stops at 200). */
 static const ls_mcol row_hidden_count_cols[] = {
@@ -739,6 +749,21 @@ static const ls_mcol row_hidden_count_cols[] = {
 static const ls_mquery row_hidden_count_q =
     LS_MQUERY(NULL, row_hidden_count_cols,
               "FROM row_waits q WHERE q.row_id = ?1 AND q.wait_ms > 0 AND q.kind = 'inferred'");
+
+/* How many of each the row has (in the filter), against the lists above:
+ * timeline.cut. */
+static const ls_mcol row_cut_cols[] = {
+    {"waits_total",
+     "(SELECT count(*) FROM lock_waits w WHERE w.row_id = ?1 AND" WAIT_FILTER("w") ")", LS_MC_INT},
+    {"holds_total", "(SELECT count(*) FROM holds h WHERE h.row_id = ?1)", LS_MC_INT},
+    {"queue_total", "(SELECT count(*) FROM row_queue p WHERE p.row_id = ?1)", LS_MC_INT},
+    {"hidden_total", "(SELECT count(*) FROM row_waits q WHERE q.row_id = ?1 AND q.wait_ms > 0)",
+     LS_MC_INT},
+    {"last_wait_end",
+     "(SELECT max(coalesce(w.end_ts, w.logged_ts, w.start_ts)) FROM lock_waits w"
+     " WHERE w.row_id = ?1 AND" WAIT_FILTER("w") ")", LS_MC_TS},
+};
+static const ls_mquery row_cut_q = LS_MQUERY(NULL, row_cut_cols, "");
 
 /* The row's root blockers, one per transaction, in the order of their
  * first wait (waits are stored in time order). */
@@ -808,6 +833,46 @@ static void count_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_mq_add_row(m, arg, &row_hidden_count_q, q, NULL, NULL);
 }
 
+/*
+ * timeline.cut: each list of the timeline that holds fewer than the row
+ * has, {listed, total}, and "lift" (the option that lists more);
+ * timeline.truncated says whether any is cut, and timeline.last_wait_end
+ * is where the row's waits really end, so a chart drawn from a cut list
+ * can show that the contention went on.
+ */
+static void cut_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    static const struct {
+        const char *list, *total;
+    } lists[] = {{"waits", "waits_total"},
+                 {"holds", "holds_total"},
+                 {"queue", "queue_total"},
+                 {"hidden_waits", "hidden_total"}};
+    cJSON *tl = arg, *cut = cJSON_AddObjectToObject(tl, "cut");
+    size_t i;
+    int any = 0;
+    (void)m;
+    for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+        int listed = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(tl, lists[i].list));
+        int64_t total = ls_mq_int64(&row_cut_q, q, lists[i].total);
+        cJSON *o;
+        if (total <= listed)
+            continue;
+        o = cJSON_AddObjectToObject(cut, lists[i].list);
+        cJSON_AddNumberToObject(o, "listed", listed);
+        cJSON_AddNumberToObject(o, "total", (double)total);
+        any = 1;
+    }
+    if (any)
+        cJSON_AddStringToObject(cut, "lift", "--max-waits");
+    cJSON_AddBoolToObject(tl, "truncated", any);
+    if (!ls_mq_isnull(&row_cut_q, q, "last_wait_end")) {
+        char buf[40];
+        iso_time(buf, ls_mq_int64(&row_cut_q, q, "last_wait_end"));
+        cJSON_AddStringToObject(tl, "last_wait_end", buf);
+    }
+}
+
 static void row_root(model_ctx *m, ls_stmt *q, void *arg)
 {
     add_to_array(m, q, arg, &row_roots_q, NULL, NULL);
@@ -872,6 +937,7 @@ static void hot_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *
     ls_mq_each_row(m, &row_hidden_q, row_id, hidden_wait_row,
                    cJSON_AddArrayToObject(tl, "hidden_waits"));
     ls_mq_each_row(m, &row_hidden_count_q, row_id, count_row, tl);
+    ls_mq_each_row(m, &row_cut_q, row_id, cut_row, tl);
 }
 
 static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
@@ -899,6 +965,15 @@ static const ls_mcol root_cols[] = {
      "  WHERE w2.root_pid = w.root_pid AND w2.root_tx IS w.root_tx))",
      LS_MC_STR},
     {"", "root_tx", LS_MC_CODE},
+    /* What its hold that caused the most waiting was mostly doing. */
+    {"head_state",
+     "(SELECT " HEAD_STATE_SQL("hh") " FROM holds hh WHERE hh.tx_id = w.root_tx AND hh.waits > 0"
+     " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1)",
+     LS_MC_STR},
+    {"head_span",
+     "(SELECT " HEAD_SPAN_SQL("hh") " FROM holds hh WHERE hh.tx_id = w.root_tx AND hh.waits > 0"
+     " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1)",
+     LS_MC_STR},
     {"transaction", NULL, LS_MC_HOOK},
     {"root_tx", "w.root_tx", LS_MC_READ},
 };
@@ -1229,6 +1304,23 @@ static void bad_row(model_ctx *m, ls_stmt *q, void *arg)
     add_to_array(m, q, arg, &bad_q, NULL, NULL);
 }
 
+/* "cut": the waits list when it holds fewer than the summary counts
+ * ({listed, total} and the option that lists more); absent when whole. */
+static void add_waits_cut(cJSON *r)
+{
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(r, "summary");
+    const cJSON *total = cJSON_GetObjectItemCaseSensitive(sum, "waits");
+    int listed = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "waits"));
+    cJSON *cut, *w;
+    if (!cJSON_IsNumber(total) || total->valuedouble <= listed)
+        return;
+    cut = cJSON_AddObjectToObject(r, "cut");
+    w = cJSON_AddObjectToObject(cut, "waits");
+    cJSON_AddNumberToObject(w, "listed", listed);
+    cJSON_AddNumberToObject(w, "total", total->valuedouble);
+    cJSON_AddStringToObject(cut, "lift", "--max-waits");
+}
+
 int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
 {
     model_ctx m = {s, opts, 0, NULL};
@@ -1242,6 +1334,11 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
      * quarter of the page cache for their sorters keeps the report's peak
      * memory where correlation's was. */
     if ((m.rc = ls_store_sorting(s, 1)) != 0) {
+        cJSON_Delete(r);
+        return m.rc;
+    }
+    if ((m.rc = ls_model_window_enter(&m)) != 0) {
+        ls_store_sorting(s, 0);
         cJSON_Delete(r);
         return m.rc;
     }
@@ -1265,16 +1362,20 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     ls_mq_each_row(&m, &holds_q, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));
     ls_model_code_paths(&m, r, top);
     ls_model_requests(&m, r, top);
+    ls_model_dba(&m, r, top);
     ls_model_findings(&m, r);
+    ls_model_story(&m, r);
     add_worst_moment(&m, r);
     ls_mq_each_row(&m, &waits_q, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
              cJSON_AddArrayToObject(r, "waits"));
+    add_waits_cut(r);
     ls_mq_each_row(&m, &deadlocks_q, 100, deadlock_row, cJSON_AddArrayToObject(r, "deadlocks"));
     ls_mq_each_row(&m, &errors_q, 200, error_row, cJSON_AddArrayToObject(r, "errors"));
     input = cJSON_AddObjectToObject(r, "input");
     ls_mq_each_row(&m, &files_q, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
     ls_mq_each_row(&m, &bad_q, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
     ls_stmt_finalize(m.code_q);
+    ls_model_window_leave(&m);
     if (ls_store_sorting(s, 0) != 0 && !m.rc)
         m.rc = LS_ESTORE;
     if (m.rc) {

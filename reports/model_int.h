@@ -5,7 +5,33 @@
 #ifndef LS_MODEL_INT_H
 #define LS_MODEL_INT_H
 
+#include "codepath.h"
 #include "ls_report.h"
+
+/*
+ * Filters (--since, --until, --relation, --database; model.c, dba.c) are
+ * bound as ?11..?14
+ * (NULL when not given) into the WHERE clauses below, written with the
+ * table's alias: a wait is kept when it overlaps the time window, is for a
+ * row of the relation (name or OID) and its session is in the database; an
+ * error or a deadlock when its time is in the window, its session in the
+ * database, and (for --relation) it ended a wait on that relation.
+ */
+#define IN_REL(a) "?13 IN (" a ".relation, CAST(" a ".rel_oid AS TEXT))"
+#define IN_DB(col) \
+    "(?14 IS NULL OR " col " IN (SELECT session_id FROM sessions WHERE database = ?14))"
+/* --code-path NAME: the waiter's or the holder's transaction has that code
+ * path under any of its names (function, route, service, application,
+ * controller.action, named as in codepath.h). */
+#define IN_CODE(a)                                                                        \
+    "(?15 IS NULL OR EXISTS (SELECT 1 FROM tx_code cf WHERE cf.tx_id IN (" a ".waiter_tx, " \
+    a ".holder_tx) AND ?15 IN (" LS_CODE_NAME_SQL("cf.code_namespace", "cf.code_function") \
+    ", cf.code_function, cf.route, cf.tag_route, cf.service, cf.application,"           \
+    " cf.tag_controller, " LS_CODE_NAME_SQL("cf.tag_controller", "cf.tag_action") ")))"
+#define WAIT_FILTER(a)                                                                   \
+    " (?11 IS NULL OR coalesce(" a ".end_ts, " a ".logged_ts, " a ".start_ts) >= ?11)" \
+    " AND (?12 IS NULL OR " a ".start_ts <= ?12) AND (?13 IS NULL OR " IN_REL(a) ")"     \
+    " AND " IN_DB(a ".session_id") " AND " IN_CODE(a) " "
 
 typedef struct model_ctx {
     ls_store *store;
@@ -121,6 +147,22 @@ void ls_model_trace_spans(model_ctx *m, cJSON *summary);
 /* findings.c: plain-language findings with evidence and a suggested fix,
  * from the sections already in the report. */
 void ls_model_findings(model_ctx *m, cJSON *report);
+/* story.c: the answer told first (the model's "story"), from the
+ * sections already in the report: the top of the occupancy ranking, the
+ * row it held longest, what it did while holding, the fix a finding gives
+ * for it, and the evidence. */
+void ls_model_story(model_ctx *m, cJSON *report);
+/* window.c: with --since/--until, TEMP views over the store's event
+ * tables under their own names (holds, lock_waits, row_waits, hold_parts,
+ * row_queue, rows), so every query of the model sees only the window;
+ * _leave drops them. Without a window both do nothing. enter returns 0 or
+ * a store error (then nothing is left behind). */
+int ls_model_window_enter(model_ctx *m);
+void ls_model_window_leave(model_ctx *m);
+/* dba.c: waits_by_lock, waiting_statements (by fingerprint) and
+ * blocking_statements (by the blocking transaction's first write), at
+ * most `top` each. */
+void ls_model_dba(model_ctx *m, cJSON *report, int top);
 /* Bind the report's time window (--since, --until) to q's ?11 and ?12;
  * left NULL when not given. */
 int ls_model_bind_window(model_ctx *m, ls_stmt *q);

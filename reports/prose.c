@@ -32,6 +32,10 @@ static const struct {
     [LS_TAG_BULLET_END] = {"</li>\n", "\n"},
     [LS_TAG_FILTER] = {"<p class=\"filter\">", "> "},
     [LS_TAG_FILTER_END] = {"</p>\n", "\n\n"},
+    [LS_TAG_ANSWER] = {"<p class=\"answer\">", ""},
+    [LS_TAG_ANSWER_END] = {"</p>\n", "\n\n"},
+    [LS_TAG_B] = {"<b>", "**"},
+    [LS_TAG_B_END] = {"</b>", "**"},
 };
 
 static void tag(const ls_writer *w, ls_tag t)
@@ -297,4 +301,110 @@ void ls_write_findings(const ls_writer *w, const cJSON *list, const cJSON *flt)
         tag(w, LS_TAG_ITEM_END);
     }
     tag(w, LS_TAG_LIST_END);
+}
+
+/* " While others waited, it was mostly in the span HTTP POST payments-api
+ * /charge (3.5 s of 3.8 s)." */
+static void story_doing(const ls_writer *w, const cJSON *d)
+{
+    const char *part = m_str(d, "part");
+    if (!part) {
+        fputs(" None of its holds was waited for long enough to be logged, so lockspan has no "
+              "split of their time (it splits the holds others waited for).",
+              w->f);
+        return;
+    }
+    fputs(" While others waited for it, it was mostly ", w->f);
+    if (strcmp(part, "span") == 0)
+        fputs("in the span ", w->f);
+    else if (strcmp(part, "sql") == 0)
+        fputs("running ", w->f);
+    else if (strcmp(part, "commit") == 0)
+        fputs("in ", w->f);
+    tag(w, LS_TAG_B);
+    w->esc(w->f, m_str(d, "name"), LS_SPAN_NAME_MAX);
+    tag(w, LS_TAG_B_END);
+    fputs(" (", w->f);
+    ls_write_duration(w, m_num(d, "ms"));
+    fputs(" of ", w->f);
+    ls_write_duration(w, m_num(d, "of_ms"));
+    fputs(").", w->f);
+}
+
+void ls_write_story(const ls_writer *w, const cJSON *story)
+{
+    const cJSON *row = m_get(story, "row"), *ev = m_get(story, "evidence");
+    if (!cJSON_IsObject(story))
+        return;
+    tag(w, LS_TAG_ANSWER);
+    tag(w, LS_TAG_B);
+    w->esc(w->f, m_str(story, "code_path"), 120);
+    tag(w, LS_TAG_B_END);
+    fputs(" holds the hot rows longest: ", w->f);
+    ls_write_duration(w, m_num(story, "hold_ms"));
+    fprintf(w->f, ", %.1f %% of the time hot rows were held (%.0f holds; %.0f with a wait the log "
+                  "shows)",
+            m_num(story, "share_pct"), m_num(story, "holds"), m_num(story, "holds_waited_for"));
+    if (cJSON_IsObject(row)) {
+        fputs(", most of it on ", w->f);
+        w->esc(w->f, m_str(row, "relation"), 64);
+        fputs(" ", w->f);
+        w->esc(w->f, m_str(row, "row_key") ? m_str(row, "row_key") : m_str(row, "ctid"), 64);
+    }
+    fputs(".", w->f);
+    story_doing(w, m_get(story, "doing"));
+    if (m_str(story, "fix")) {
+        fputs(" ", w->f);
+        tag(w, LS_TAG_B);
+        fputs("Fix", w->f);
+        tag(w, LS_TAG_B_END);
+        fprintf(w->f, " (finding %.0f, ", m_num(story, "finding_number"));
+        w->esc(w->f, m_str(story, "finding"), 200);
+        fputs("): ", w->f);
+        w->esc(w->f, m_str(story, "fix"), 400);
+    }
+    tag(w, LS_TAG_ANSWER_END);
+    tag(w, LS_TAG_NOTE);
+    fputs("How sure: the code path is named by ", w->f);
+    w->esc(w->f, m_str(story, "named_by") ? m_str(story, "named_by") : "nothing", 40);
+    fprintf(w->f, "; %.0f of its %.0f holds have a start or end the log only bounds.",
+            m_num(ev, "holds_bounded"), m_num(ev, "holds"));
+    if (m_num(story, "ranked_paths") > cJSON_GetArraySize(m_get(story, "ranking")))
+        fprintf(w->f, " The first %d of %.0f code paths; the whole ranking is under \"%s\".",
+                cJSON_GetArraySize(m_get(story, "ranking")), m_num(story, "ranked_paths"),
+                ls_sections[LS_SEC_CODE_PATHS].title);
+    tag(w, LS_TAG_NOTE_END);
+    w->table(w, &ls_tab_story, m_get(story, "ranking"));
+}
+
+void ls_write_holder_state(const ls_writer *w, const cJSON *o)
+{
+    if (!m_str(o, "head_state"))
+        return;
+    tag(w, LS_TAG_BULLET);
+    fputs("While others waited for it, it was mostly ", w->f);
+    ls_fmt_state_of(w->f, o, w->esc);
+    tag(w, LS_TAG_BULLET_END);
+}
+
+void ls_write_by_statement(const ls_writer *w, const cJSON *model)
+{
+    static const ls_table *const tabs[] = {&ls_tab_by_lock, &ls_tab_waiting_stmts,
+                                           &ls_tab_blocking_stmts};
+    size_t i;
+    for (i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
+        const cJSON *rows = m_get(model, tabs[i]->path);
+        tag(w, LS_TAG_H3);
+        fputs(tabs[i]->title, w->f);
+        tag(w, LS_TAG_H3_END);
+        fputs(tabs[i]->intro, w->f);
+        tag(w, LS_TAG_P_END);
+        if (cJSON_GetArraySize(rows) == 0) {
+            tag(w, LS_TAG_P);
+            fputs("None.", w->f);
+            tag(w, LS_TAG_P_END);
+            continue;
+        }
+        w->table(w, tabs[i], rows);
+    }
 }

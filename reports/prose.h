@@ -35,6 +35,10 @@ typedef enum ls_tag {
     LS_TAG_BULLET_END,
     LS_TAG_FILTER, /* the paragraph stating the report's filter */
     LS_TAG_FILTER_END,
+    LS_TAG_ANSWER, /* the paragraph that gives the report's answer */
+    LS_TAG_ANSWER_END,
+    LS_TAG_B, /* bold in both formats */
+    LS_TAG_B_END,
     LS_TAG_COUNT
 } ls_tag;
 
@@ -92,6 +96,22 @@ void ls_write_request(const ls_writer *w, const cJSON *r);
  * there are none (in the time window of `flt`, the summary's filter, when
  * it has one; flt may be NULL). */
 void ls_write_findings(const ls_writer *w, const cJSON *list, const cJSON *flt);
+
+/* The answer, told first (the model's story; nothing when NULL): the
+ * code path that holds hot rows longest, with its share, its row, what it
+ * was doing while holding, the fix, how sure, and the compact ranking
+ * (the top of row_occupancy) as a table. */
+void ls_write_story(const ls_writer *w, const cJSON *story);
+
+/* A list line: what the holder o (a root blocker, a hold) was mostly
+ * doing while others waited (its span-aware head_state); nothing when the
+ * model does not say. */
+void ls_write_holder_state(const ls_writer *w, const cJSON *o);
+
+/* The DBA's views (waits_by_lock, waiting_statements,
+ * blocking_statements): each table's title, sentence and rows, or a
+ * sentence saying there are none. */
+void ls_write_by_statement(const ls_writer *w, const cJSON *model);
 
 /* The filter the report applied (flt: the summary's filter; nothing when
  * NULL): each bound given, then what it left out. */

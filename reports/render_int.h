@@ -12,6 +12,7 @@
 #define LS_HOLD_RANGE_MS 25
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
@@ -43,6 +44,13 @@ void ls_fmt_trace_spans(FILE *f, const cJSON *t,
  * "running SQL", "committing"; another state as it is, NULL as "—".
  * format.c. */
 const char *ls_fmt_state(const char *state);
+
+/* The state of the holder o (its head_state) in words, and for "in_span"
+ * the span it was in (head_span, log text through `esc`): "in HTTP POST
+ * payments-api /charge". The one wording of a holder's state in every
+ * table and sentence. format.c. */
+#define LS_SPAN_NAME_MAX 80
+void ls_fmt_state_of(FILE *f, const cJSON *o, void (*esc)(FILE *f, const char *s, size_t max));
 
 static inline const cJSON *m_get(const cJSON *o, const char *key)
 {

@@ -43,12 +43,14 @@
     "  AND h.start_ts BETWEEN q.start_ts - " MAX_HOLD("q") " AND q.end_ts"                  \
     "  AND h.start_ts < q.end_ts AND h.end_ts > q.start_ts))"
 
-/* The slowest root spans, their queueing summed (the WITH clause's two %s:
- * the code path's label). */
+/* The slowest root spans (those overlapping the report's time window,
+ * ?11..?12), their queueing summed (the WITH clause's two %s: the code
+ * path's label). */
 static const char requests_with_fmt[] =
     "WITH roots AS (SELECT trace_id, name, service, start_ts,"
     "  (end_ts - start_ts) / 1000.0 AS ms FROM spans"
     "  WHERE (parent_id IS NULL OR parent_id = '') AND end_ts > start_ts"
+    "  AND (?11 IS NULL OR end_ts >= ?11) AND (?12 IS NULL OR start_ts <= ?12)"
     "  ORDER BY ms DESC, trace_id LIMIT ?1),"
     " q AS (SELECT c.trace_id, w.wait_ms, coalesce(w.logged_ms, 0) AS lg, w.row_id,"
     "  w.start_ts, w.end_ts, w.tx_id, w.behind_tx"

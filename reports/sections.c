@@ -43,14 +43,27 @@ const ls_section ls_sections[LS_SEC_COUNT] = {
     [LS_SEC_HOT_ROWS] = {"hot-rows", "Hot rows"},
     [LS_SEC_TIMELINES] = {"timelines", "Timelines of the hottest rows"},
     [LS_SEC_SLOW_REQUESTS] = {"slow-requests", "Slow requests"},
+    [LS_SEC_TRACE_REQUESTS] = {"trace-requests", "Requests asked for (--trace-id)"},
     [LS_SEC_ROOT_BLOCKERS] = {"root-blockers", "Root blockers"},
     [LS_SEC_HOLDS] = {"holds", "Longest holds"},
+    [LS_SEC_BY_STATEMENT] = {"by-statement", "Waits by lock and statement"},
     [LS_SEC_WORST_MOMENT] = {"worst-moment", "Lock tree at the worst moment"},
     [LS_SEC_WAITS] = {"waits", "Lock waits"},
     [LS_SEC_DEADLOCKS] = {"deadlocks", "Deadlocks"},
     [LS_SEC_ERRORS] = {"errors", "Errors and timeouts"},
     [LS_SEC_INPUT] = {"input", "Input"},
 };
+
+/* The story's compact ranking, at the top of the summary. */
+static const ls_column story_cols[] = {
+    {"Code path", "code_path", LS_CELL_TEXT, 80, A},
+    {"Share of hot-row time %", "share_pct", LS_CELL_NUM1, 0, A},
+    {"Total hold", "total_hold_ms", LS_CELL_MS, 0, A},
+    {"Holds", "holds", LS_CELL_INT, 0, A},
+    {"waited for", "holds_waited_for", LS_CELL_INT, 0, A},
+    {"Mostly (holds others waited for)", "mostly", LS_CELL_TEXT, 60, A},
+};
+const ls_table ls_tab_story = TABLE("story ranking", "story.ranking", story_cols);
 
 static const ls_column hot_cols[] = {
     {"Relation", "relation", LS_CELL_TEXT, 64, A},
@@ -79,11 +92,10 @@ static const ls_column hold_cols[] = {
     {"Hold", "hold_ms", LS_CELL_HOLD, 0, A},
     {"Waits", "waits", LS_CELL_INT, 0, A},
     {"Waiting caused", "waiter_ms", LS_CELL_MS, 0, A},
-    {"Mostly", "head_state", LS_CELL_STATE, 0, M},
+    {"Mostly", "head_state", LS_CELL_STATE, 0, A},
     {"SQL", "sql_ms", LS_CELL_MS, 0, A},
     {"Idle", "idle_ms", LS_CELL_MS, 0, A},
     {"Commit", "commit_ms", LS_CELL_MS, 0, A},
-    {"Head state", "head_state", LS_CELL_TEXT, 40, H},
     {"End evidence", "end_evidence", LS_CELL_TEXT, 60, H},
     {"Lock taken by", "start_evidence", LS_CELL_TEXT, 0, M},
 };
@@ -262,7 +274,49 @@ static const ls_column bad_cols[] = {
 };
 const ls_table ls_tab_bad_lines = TABLE("unparsable lines", "input.bad_line_samples", bad_cols);
 
+static const ls_column by_lock_cols[] = {
+    {"Lock", "mode", LS_CELL_TEXT, 32, A},
+    {"On", "target_kind", LS_CELL_TEXT, 24, A},
+    {"Object", "object", LS_CELL_TEXT, 64, A},
+    {"Waits", "waits", LS_CELL_INT, 0, A},
+    {"Total wait", "total_wait_ms", LS_CELL_MS, 0, A},
+    {"Max wait", "max_wait_ms", LS_CELL_MS, 0, A},
+    {"Sessions", "sessions", LS_CELL_INT, 0, A},
+};
+const ls_table ls_tab_by_lock =
+    TITLED("waits by lock", "waits_by_lock", "Waits by lock type and object",
+           "Logged lock waits summed by lock mode, what was locked (a tuple, a transaction id, "
+           "a relation) and the relation.",
+           by_lock_cols);
+
+static const ls_column waiting_stmt_cols[] = {
+    {"Waiting statement (fingerprint)", "fingerprint", LS_CELL_CODE, 300, A},
+    {"Waits", "waits", LS_CELL_INT, 0, A},
+    {"Total wait", "total_wait_ms", LS_CELL_MS, 0, A},
+    {"Max wait", "max_wait_ms", LS_CELL_MS, 0, A},
+};
+const ls_table ls_tab_waiting_stmts =
+    TITLED("waiting statements", "waiting_statements", "Waiting statements",
+           "The statements that waited, literals replaced by ?, ranked by the time they "
+           "waited.",
+           waiting_stmt_cols);
+
+static const ls_column blocking_stmt_cols[] = {
+    {"Blocking transaction's first write (fingerprint)", "fingerprint", LS_CELL_CODE, 300, A},
+    {"Transactions", "transactions", LS_CELL_INT, 0, A},
+    {"Waits caused", "waits", LS_CELL_INT, 0, A},
+    {"Waiting caused", "total_wait_ms", LS_CELL_MS, 0, A},
+    {"Max wait", "max_wait_ms", LS_CELL_MS, 0, A},
+};
+const ls_table ls_tab_blocking_stmts =
+    TITLED("blocking statements", "blocking_statements", "Blocking transactions by statement",
+           "The transactions at the root of the waits, grouped by the shape of their first "
+           "write, ranked by the waiting they caused.",
+           blocking_stmt_cols);
+
 const ls_table *const ls_tables[] = {
+    &ls_tab_by_lock, &ls_tab_waiting_stmts, &ls_tab_blocking_stmts,
+    &ls_tab_story,
     &ls_tab_hot_rows,    &ls_tab_holds,     &ls_tab_code_paths,
     &ls_tab_occupancy,   &ls_tab_queueing,  &ls_tab_requests,
     &ls_tab_trace_waits, &ls_tab_parts,     &ls_tab_conflicts,

@@ -69,6 +69,10 @@ typedef struct ls_table {
 int ls_column_numeric(const ls_column *c, unsigned in);
 
 /* The tables (each names where its rows are: ls_table.path). */
+extern const ls_table ls_tab_story;
+extern const ls_table ls_tab_by_lock;
+extern const ls_table ls_tab_waiting_stmts;
+extern const ls_table ls_tab_blocking_stmts;
 extern const ls_table ls_tab_hot_rows;
 extern const ls_table ls_tab_holds;
 extern const ls_table ls_tab_code_paths;
@@ -103,8 +107,10 @@ enum {
     LS_SEC_HOT_ROWS,
     LS_SEC_TIMELINES,
     LS_SEC_SLOW_REQUESTS,
+    LS_SEC_TRACE_REQUESTS, /* only with --trace-id */
     LS_SEC_ROOT_BLOCKERS,
     LS_SEC_HOLDS,
+    LS_SEC_BY_STATEMENT, /* waits by lock, by statement: without traces too */
     LS_SEC_WORST_MOMENT,
     LS_SEC_WAITS,
     LS_SEC_DEADLOCKS,

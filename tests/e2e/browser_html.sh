@@ -31,7 +31,7 @@ PY=/usr/bin/python3
 mkdir -p "$OUT"
 fail=0
 passed=0
-SECTIONS="summary findings code-paths hot-rows timelines slow-requests root-blockers holds worst-moment waits deadlocks errors input"
+SECTIONS="summary findings code-paths hot-rows timelines slow-requests root-blockers holds by-statement worst-moment waits deadlocks errors input"
 
 chrome() {
     local profile

@@ -103,7 +103,7 @@ TEXT_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?|"
 # sub-millisecond queueing rebuilt before each logged wait, allowed to
 # differ only among elements under 5 ms.
 TIME_SORTED = {".hot_rows", ".root_blockers", ".holds", ".hot_rows[].timeline.hidden_waits",
-               ".row_queueing"}
+               ".row_queueing", ".waits_by_lock", ".waiting_statements", ".blocking_statements"}
 TOLERANCE_S = 0.05  # a client-side wait vs the server's: round trip, scheduling
 
 

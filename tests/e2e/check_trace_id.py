@@ -164,7 +164,11 @@ def main():
         # As a reader sees them: Markdown with its backslash escapes undone.
         md = re.sub(r"\\(.)", r"\1", open(out["md"]).read())
         html = open(out["html"]).read()
-        check("## Requests asked for (`--trace-id`)" in md, "the Markdown has the section")
+        check("## Requests asked for (--trace-id)" in md, "the Markdown has the section")
+        # The HTML's contents lead to it (issue 36: it sat 6,250 px down, unlisted).
+        check('<nav>' in html and '<a href="#trace-requests">' in html.split('</nav>')[0]
+              and '<section id="trace-requests">' in html,
+              "the HTML's contents list the --trace-id section")
         top = max(slow, key=lambda x: x["lock_wait_ms"])
         t = tid[top["request_id"]]
         sec = md.split("trace " + t, 1)[1].split("\n### ", 1)[0] if ("trace " + t) in md else ""

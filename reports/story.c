@@ -1,0 +1,240 @@
+/*
+ * story.c — the report's answer in one place (the model's "story"): the
+ * code path that holds hot rows longest, which is the top of the occupancy
+ * ranking (row_occupancy), the row it held most, what it was doing while
+ * it held (the span or the SQL inside its holds), the fix the findings
+ * give for it, and how sure the log makes lockspan. Every renderer opens
+ * with it (prose.c, ls_write_story), and the CLI's last line names the
+ * same path, so the headline cannot disagree with the ranking.
+ *
+ * It reads what the other sections already put in the model (the
+ * rankings, the findings) and the store's figures for that one path; it
+ * decides nothing the analysis has not.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_int.h"
+
+/* Paths in the story's compact ranking (the full one is in its section). */
+#define STORY_RANKING 5
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    return cJSON_GetStringValue(get(o, key));
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = get(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static int same(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+/* The blocking ranking's entry (code_paths) for `path`, or NULL. */
+static const cJSON *blocking_of(const cJSON *report, const char *path)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, get(report, "code_paths")) if (same(str(c, "code_path"), path)) return c;
+    return NULL;
+}
+
+/* The largest part of a path's hold breakdown (what its holds others
+ * waited for were mostly spent on), and the parts' sum in *all. */
+static const cJSON *top_part(const cJSON *blocking, double *all)
+{
+    const cJSON *p, *best = NULL;
+    *all = 0;
+    cJSON_ArrayForEach(p, get(blocking, "hold_breakdown")) {
+        *all += num(p, "ms");
+        if (!best || num(p, "ms") > num(best, "ms"))
+            best = p;
+    }
+    return best;
+}
+
+/*
+ * The store's figures for one code path's holds of hot rows: the row it
+ * held longest, and how many of its holds the log bounds rather than
+ * times. %s: the code path's label expression over tx_code c.
+ */
+static const char path_row_fmt[] =
+    "SELECT r.relation, r.row_key, r.ctids, sum(h.end_ts - h.start_ts) / 1000.0"
+    " FROM holds h JOIN rows r ON r.row_id = h.row_id LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+    " WHERE h.end_ts IS NOT NULL AND %s = ?1 GROUP BY h.row_id"
+    " ORDER BY 4 DESC, h.row_id LIMIT 1";
+static const char path_evidence_fmt[] =
+    "SELECT count(*), coalesce(sum(h.start_evidence LIKE 'bounded by%%'"
+    "  OR h.end_evidence LIKE 'bounded by%%' OR h.end_evidence LIKE 'first waiter acquired%%'),"
+    "  0) FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+    " WHERE h.end_ts IS NOT NULL AND %s = ?1";
+
+/* Prepare sql (malloc'ed; freed here) and bind the path to ?1. */
+static int path_query(model_ctx *m, char *sql, const char *path, ls_stmt **out)
+{
+    int rc;
+    *out = NULL;
+    if (!sql)
+        return LS_ENOMEM;
+    rc = ls_store_prepare(m->store, sql, out);
+    free(sql);
+    if (!rc)
+        rc = ls_stmt_bind_text(*out, 1, path);
+    return rc;
+}
+
+/* A buffer for one of the formats above with the label in it. */
+static char *sql_buf(const char *label, size_t fmt_size, size_t *n)
+{
+    *n = fmt_size + strlen(label);
+    return malloc(*n);
+}
+
+/* story.row: the row the path held longest. */
+static int add_row(model_ctx *m, cJSON *story, const char *path)
+{
+    const char *label = ls_model_code_path_label(m->opts->group_by);
+    size_t n;
+    char *sql = sql_buf(label, sizeof(path_row_fmt), &n);
+    ls_stmt *q;
+    int rc;
+    if (sql)
+        snprintf(sql, n, path_row_fmt, label);
+    rc = path_query(m, sql, path, &q);
+    if (!rc && (rc = ls_stmt_step(q)) == 1) {
+        cJSON *row = cJSON_AddObjectToObject(story, "row");
+        ls_model_col_str(row, "relation", q, 0);
+        ls_model_col_str(row, "row_key", q, 1);
+        ls_model_col_str(row, "ctid", q, 2);
+        ls_model_col_ms(row, "held_ms", q, 3);
+        rc = 0;
+    }
+    ls_stmt_finalize(q);
+    if (!get(story, "row"))
+        cJSON_AddNullToObject(story, "row");
+    return rc < 0 ? rc : 0;
+}
+
+/*
+ * story.doing: what the path's holds others waited for were mostly spent
+ * on, from its hold breakdown (span-aware; null when none of its holds was
+ * waited for: correlation splits only those); story.evidence: how many
+ * of its holds have a bound from the log rather than a time.
+ */
+static int add_doing(model_ctx *m, cJSON *story, const cJSON *report, const char *path)
+{
+    const char *label = ls_model_code_path_label(m->opts->group_by);
+    double all = 0;
+    const cJSON *part = top_part(blocking_of(report, path), &all);
+    cJSON *ev;
+    size_t n;
+    char *sql = sql_buf(label, sizeof(path_evidence_fmt), &n);
+    ls_stmt *q;
+    int rc;
+
+    if (part) {
+        cJSON *doing = cJSON_AddObjectToObject(story, "doing");
+        ls_model_add_str(doing, "part", str(part, "part"));
+        ls_model_add_str(doing, "name", str(part, "name"));
+        cJSON_AddNumberToObject(doing, "ms", num(part, "ms"));
+        cJSON_AddNumberToObject(doing, "of_ms", all);
+    } else {
+        cJSON_AddNullToObject(story, "doing");
+    }
+    ev = cJSON_AddObjectToObject(story, "evidence");
+    if (sql)
+        snprintf(sql, n, path_evidence_fmt, label);
+    rc = path_query(m, sql, path, &q);
+    if (!rc && (rc = ls_stmt_step(q)) == 1) {
+        ls_model_col_int(ev, "holds", q, 0);
+        ls_model_col_int(ev, "holds_bounded", q, 1);
+        rc = 0;
+    }
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* The finding the story's fix comes from: the weightiest naming the path
+ * (findings are sorted by weight), else the weightiest on its row. */
+static const cJSON *finding_for(const cJSON *report, const char *path, const cJSON *row, int *nth)
+{
+    const cJSON *f;
+    *nth = 0;
+    cJSON_ArrayForEach(f, get(report, "findings")) {
+        ++*nth;
+        if (same(str(f, "code_path"), path))
+            return f;
+    }
+    *nth = 0;
+    cJSON_ArrayForEach(f, get(report, "findings")) {
+        ++*nth;
+        if (row && same(str(f, "relation"), str(row, "relation")) &&
+            same(str(f, "row"), str(row, "row_key")))
+            return f;
+    }
+    return NULL;
+}
+
+/* A ranked path's "mostly": its hold breakdown's largest part, if any. */
+static void add_ranked(cJSON *list, const cJSON *report, const cJSON *occ)
+{
+    cJSON *o = cJSON_CreateObject();
+    double all = 0;
+    const cJSON *part = top_part(blocking_of(report, str(occ, "code_path")), &all);
+    ls_model_add_str(o, "code_path", str(occ, "code_path"));
+    cJSON_AddNumberToObject(o, "share_pct", num(occ, "share_pct"));
+    cJSON_AddNumberToObject(o, "total_hold_ms", num(occ, "total_hold_ms"));
+    cJSON_AddNumberToObject(o, "holds", num(occ, "holds"));
+    cJSON_AddNumberToObject(o, "holds_waited_for", num(occ, "holds_waited_for"));
+    ls_model_add_str(o, "mostly", part ? str(part, "name") : NULL);
+    cJSON_AddItemToArray(list, o);
+}
+
+void ls_model_story(model_ctx *m, cJSON *report)
+{
+    const cJSON *top = cJSON_GetArrayItem(get(report, "row_occupancy"), 0), *occ, *fnd;
+    const char *path = str(top, "code_path");
+    cJSON *story, *ranking;
+    int n = 0;
+
+    if (!path) {
+        cJSON_AddNullToObject(report, "story");
+        return;
+    }
+    story = cJSON_AddObjectToObject(report, "story");
+    ls_model_add_str(story, "code_path", path);
+    ls_model_add_str(story, "named_by", str(top, "named_by"));
+    cJSON_AddNumberToObject(story, "hold_ms", num(top, "total_hold_ms"));
+    cJSON_AddNumberToObject(story, "share_pct", num(top, "share_pct"));
+    cJSON_AddNumberToObject(story, "holds", num(top, "holds"));
+    cJSON_AddNumberToObject(story, "holds_waited_for", num(top, "holds_waited_for"));
+    if (!m->rc)
+        m->rc = add_row(m, story, path);
+    if (!m->rc)
+        m->rc = add_doing(m, story, report, path);
+    fnd = finding_for(report, path, get(story, "row"), &n);
+    if (fnd) /* its place in the findings list, from 1 */
+        cJSON_AddNumberToObject(story, "finding_number", n);
+    else
+        cJSON_AddNullToObject(story, "finding_number");
+    n = 0;
+    ls_model_add_str(story, "finding", fnd ? str(fnd, "title") : NULL);
+    ls_model_add_str(story, "fix", fnd ? str(fnd, "fix") : NULL);
+    ranking = cJSON_AddArrayToObject(story, "ranking");
+    cJSON_ArrayForEach(occ, get(report, "row_occupancy")) {
+        if (n++ >= STORY_RANKING)
+            break;
+        add_ranked(ranking, report, occ);
+    }
+    cJSON_AddNumberToObject(story, "ranked_paths", cJSON_GetArraySize(get(report, "row_occupancy")));
+}

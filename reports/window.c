@@ -1,0 +1,142 @@
+/*
+ * window.c — the report's time window (--since, --until) over everything
+ * the report reads from events, not only the queries that remember to
+ * filter.
+ *
+ * While a windowed model is built, TEMP views stand over the store's event
+ * tables under the same names (SQLite looks a name up in the temp schema
+ * first): holds, lock_waits, row_waits, hold_parts, row_queue and rows.
+ * So every query of the report, the rankings and findings included (their
+ * files never name the window), sees only what overlaps the window:
+ *   - waits, hidden waits and holds that overlap it, a hold's start and
+ *     end clipped to it (its evidence then says so), so hold times and
+ *     shares are time inside the window;
+ *   - a hold's parts only for the holds kept (the parts themselves are the
+ *     whole hold's: the store keeps no time for them);
+ *   - queue-depth points inside it;
+ *   - each row's figures recomputed from those: waits, total and max wait,
+ *     first and last wait, holds, occupied time (the sum of its clipped
+ *     holds, which do not overlap), mean hold, serial capacity, longest
+ *     queue and chain, hidden and logged queueing, utilisation.
+ * The views over row_queue and hold_parts carry the table's rowid (their
+ * order of insertion, which the report sorts ties by).
+ * A figure the store keeps per hold (waits, waiting caused, the SQL, idle
+ * and commit split) is the whole hold's. ls_model_window_leave() drops the
+ * views; nothing is written to the store itself.
+ */
+#include "model_int.h"
+
+static const char window_sql[] =
+    "DROP TABLE IF EXISTS temp.report_window;"
+    "CREATE TEMP TABLE report_window(since INTEGER, until INTEGER);";
+
+/* ?1 since, ?2 until (NULL: open). */
+static const char window_row_sql[] = "INSERT INTO temp.report_window VALUES (?1, ?2)";
+
+#define W_SINCE "(SELECT since FROM temp.report_window)"
+#define W_UNTIL "(SELECT until FROM temp.report_window)"
+/* Something from s to e (e NULL: still open, or an instant at s) that
+ * overlaps the window. */
+#define W_OVERLAPS(s, e)                                                                   \
+    "(" W_SINCE " IS NULL OR coalesce(" e ", " s ") >= " W_SINCE ") AND (" W_UNTIL          \
+    " IS NULL OR " s " <= " W_UNTIL ")"
+/* A time no earlier than the window's start / no later than its end. */
+#define W_LATEST(x) "max(" x ", coalesce(" W_SINCE ", " x "))"
+#define W_EARLIEST(x) "min(" x ", coalesce(" W_UNTIL ", " x "))"
+
+/* Run in order (each under the 4095 characters ISO C asks compilers to
+ * support per string). */
+static const char *const views_sql[] = {
+    "DROP VIEW IF EXISTS temp.holds; DROP VIEW IF EXISTS temp.lock_waits;"
+    "DROP VIEW IF EXISTS temp.row_waits; DROP VIEW IF EXISTS temp.hold_parts;"
+    "DROP VIEW IF EXISTS temp.row_queue; DROP VIEW IF EXISTS temp.rows;"
+    "CREATE TEMP VIEW lock_waits AS SELECT * FROM main.lock_waits w"
+    " WHERE " W_OVERLAPS("w.start_ts", "coalesce(w.end_ts, w.logged_ts)") ";"
+    "CREATE TEMP VIEW row_waits AS SELECT * FROM main.row_waits q"
+    " WHERE " W_OVERLAPS("q.start_ts", "q.end_ts") ";"
+    "CREATE TEMP VIEW row_queue AS SELECT p.rowid AS rowid, p.* FROM main.row_queue p"
+    " WHERE " W_OVERLAPS("p.ts", "NULL") ";"
+    "CREATE TEMP VIEW holds AS SELECT hold_id, row_id, tx_id, session_id, pid,"
+    " " W_LATEST("h.start_ts") " AS start_ts, " W_LATEST("h.start_lo") " AS start_lo,"
+    " " W_LATEST("h.start_hi") " AS start_hi,"
+    " CASE WHEN h.start_ts < " W_SINCE " THEN 'the report window''s start (--since)'"
+    "  ELSE h.start_evidence END AS start_evidence,"
+    " " W_EARLIEST("h.end_ts") " AS end_ts, " W_EARLIEST("h.end_lo") " AS end_lo,"
+    " " W_EARLIEST("h.end_hi") " AS end_hi,"
+    " CASE WHEN h.end_ts > " W_UNTIL " THEN 'the report window''s end (--until)'"
+    "  ELSE h.end_evidence END AS end_evidence,"
+    " lock_stmt, waits, waiter_ms, max_queue, contended_ms, sql_ms, idle_ms, commit_ms,"
+    " head_state, observed_state, observed_samples FROM main.holds h"
+    " WHERE " W_OVERLAPS("h.start_ts", "h.end_ts") ";"
+    "CREATE TEMP VIEW hold_parts AS SELECT p.rowid AS rowid, p.* FROM main.hold_parts p"
+    " WHERE p.hold_id IN (SELECT hold_id FROM temp.holds);",
+    "CREATE TEMP VIEW rows AS SELECT r.row_id, r.relation, r.row_key, r.evidence,"
+    " r.grouped_by, r.ctids, w.waits, w.total_wait_ms, w.max_wait_ms,"
+    " h.holds, h.mean_hold_ms, CASE WHEN h.mean_hold_ms > 0 THEN 1000.0 / h.mean_hold_ms END"
+    "  AS capacity_per_s,"
+    " (SELECT max(depth) FROM temp.row_queue p WHERE p.row_id = r.row_id) AS max_queue,"
+    " (SELECT p.ts FROM temp.row_queue p WHERE p.row_id = r.row_id ORDER BY p.depth DESC, p.ts"
+    "  LIMIT 1) AS max_queue_ts,"
+    " w.longest_chain, w.first_ts, w.last_ts, h.occupancy_holds, h.occupied_ms,"
+    " q.hidden_wait_ms, q.logged_wait_ms, q.waited_statements,"
+    " CASE WHEN h.last > h.first THEN min(1.0, h.occupied_ms * 1000.0 / (h.last - h.first))"
+    "  END AS utilisation"
+    " FROM main.rows r"
+    " JOIN (SELECT row_id, count(*) AS waits, coalesce(sum(waited_ms), 0) AS total_wait_ms,"
+    "  coalesce(max(waited_ms), 0) AS max_wait_ms, max(chain_depth) AS longest_chain,"
+    "  min(start_ts) AS first_ts, max(coalesce(end_ts, logged_ts, start_ts)) AS last_ts"
+    "  FROM temp.lock_waits GROUP BY row_id) w ON w.row_id = r.row_id"
+    " LEFT JOIN (SELECT row_id, sum(waits > 0) AS holds, count(*) AS occupancy_holds,"
+    "  sum(end_ts - start_ts) / 1000.0 AS occupied_ms,"
+    "  sum(end_ts - start_ts) / 1000.0 / count(*) AS mean_hold_ms,"
+    "  min(start_ts) AS first, max(end_ts) AS last"
+    "  FROM temp.holds WHERE end_ts IS NOT NULL GROUP BY row_id) h ON h.row_id = r.row_id"
+    " LEFT JOIN (SELECT row_id, coalesce(sum(max(0, wait_ms - logged_ms)), 0) AS hidden_wait_ms,"
+    "  coalesce(sum(logged_ms), 0) AS logged_wait_ms, sum(wait_ms > 20) AS waited_statements"
+    "  FROM temp.row_waits GROUP BY row_id) q ON q.row_id = r.row_id;",
+};
+
+static const char leave_sql[] =
+    "DROP VIEW IF EXISTS temp.holds; DROP VIEW IF EXISTS temp.lock_waits;"
+    "DROP VIEW IF EXISTS temp.row_waits; DROP VIEW IF EXISTS temp.hold_parts;"
+    "DROP VIEW IF EXISTS temp.row_queue; DROP VIEW IF EXISTS temp.rows;"
+    "DROP TABLE IF EXISTS temp.report_window;";
+
+static int window_set(int64_t t)
+{
+    return t != 0 && t != LS_TS_NONE;
+}
+
+int ls_model_window_enter(model_ctx *m)
+{
+    const ls_report_opts *o = m->opts;
+    ls_stmt *q = NULL;
+    size_t i;
+    int rc;
+
+    if (!window_set(o->since) && !window_set(o->until))
+        return 0;
+    if ((rc = ls_store_exec(m->store, window_sql)) != 0 ||
+        (rc = ls_store_prepare(m->store, window_row_sql, &q)) != 0)
+        return rc;
+    rc = window_set(o->since) ? ls_stmt_bind_int64(q, 1, o->since) : ls_stmt_bind_null(q, 1);
+    if (!rc)
+        rc = window_set(o->until) ? ls_stmt_bind_int64(q, 2, o->until) : ls_stmt_bind_null(q, 2);
+    if (!rc && ls_stmt_step(q) < 0)
+        rc = LS_ESTORE;
+    ls_stmt_finalize(q);
+    for (i = 0; !rc && i < sizeof(views_sql) / sizeof(views_sql[0]); i++)
+        rc = ls_store_exec(m->store, views_sql[i]);
+    if (rc)
+        ls_model_window_leave(m);
+    return rc;
+}
+
+void ls_model_window_leave(model_ctx *m)
+{
+    const ls_report_opts *o = m->opts;
+    if (!window_set(o->since) && !window_set(o->until))
+        return;
+    if (ls_store_exec(m->store, leave_sql) != 0 && !m->rc)
+        m->rc = LS_ESTORE;
+}
