@@ -912,7 +912,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  *
  * `owns` is what the pass may write: tables ("rows") and, where a pass
  * still fills in columns of a table another pass or ingest wrote, those
- * columns ("errors.tx_id"). Each pass runs under a store guard
+ * columns ("rows.max_queue"). Each pass runs under a store guard
  * (ls_store_guard_writes) that refuses to prepare a statement writing
  * anything else, so this table is what the passes do, not a comment.
  * Issue 33's goal is one writer per table: tests/unit/test_pass_table.c

@@ -18,6 +18,13 @@
  * the row was locked (the end of the locking statement, which includes
  * any wait of its own) to the end of the transaction. A log can hold
  * millions of unrelated autocommit statements: they are read, not stored.
+ *
+ * The pass then links each wait, lock error and deadlock process to
+ * transactions. It owns what it writes (docs/design.md, "Passes and what
+ * they own"): the links go into tables of its own keyed by the row they
+ * are about (wait_links, error_links, deadlock_links; the retries pass
+ * below, retries), which the views lock_waits and errors_linked join in;
+ * the waits and the raw rows of ingest stay as they were written.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -468,12 +475,6 @@ static const char root_holder_sql[] =
     " AND f.target_kind = 'tuple' AND f.root_pid = f.blocker_pid"
     " AND f.holder_pid <> f.blocker_pid;";
 
-/* The integer in column `col` of q, 0 when NULL (ids start at 1). */
-static int64_t col_id(ls_stmt *q, int col)
-{
-    return ls_stmt_isnull(q, col) ? 0 : ls_stmt_int64(q, col);
-}
-
 /* Each tuple wait's holder from the queue head's wait (head_sql): the
  * transaction that wait was for when it was still on at the tuple wait
  * (ls_head_wait_on()). */
@@ -486,15 +487,15 @@ static int link_heads(ls_store *s, int subsecond)
         (rc = ls_store_prepare(s, set_head_sql, &u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        ls_head_wait h;
+        ls_head_wait h; /* a NULL reads as 0: no end, no line (has_end*) */
         h.tuple_start = ls_stmt_int64(q, hd_start_ts);
         h.tuple_logged = ls_stmt_int64(q, hd_logged_ts);
-        h.tuple_pos.file = col_id(q, hd_file_id);
-        h.tuple_pos.line = col_id(q, hd_line);
+        h.tuple_pos.file = ls_stmt_int64(q, hd_file_id);
+        h.tuple_pos.line = ls_stmt_int64(q, hd_line);
         h.has_end = !ls_stmt_isnull(q, hd_head_end_ts);
-        h.end_ts = col_id(q, hd_head_end_ts);
-        h.end_pos.file = col_id(q, hd_head_end_file);
-        h.end_pos.line = col_id(q, hd_head_end_line);
+        h.end_ts = ls_stmt_int64(q, hd_head_end_ts);
+        h.end_pos.file = ls_stmt_int64(q, hd_head_end_file);
+        h.end_pos.line = ls_stmt_int64(q, hd_head_end_line);
         h.has_end_line = !ls_stmt_isnull(q, hd_head_end_line);
         if (!ls_head_wait_on(&h, !subsecond))
             continue;
