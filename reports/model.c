@@ -1044,7 +1044,8 @@ static const ls_mcol proc_cols[] = {
     {"query", LS_TEXT_OF("deadlock_procs.text_id"), LS_MC_STR},
     {"", "tx_id", LS_MC_CODE},
     {"transaction", NULL, LS_MC_HOOK},
-    {"tx_id", "tx_id", LS_MC_READ},
+    /* qualified: a store brought from version 12 keeps deadlock_procs' own tx_id, unread */
+    {"tx_id", "deadlock_links.tx_id", LS_MC_READ},
 };
 static const ls_mquery procs_q =
     LS_MQUERY(NULL, proc_cols, "FROM deadlock_procs LEFT JOIN deadlock_links USING (deadlock_id, pid)"
