@@ -132,7 +132,7 @@ static const finding_rule rules[] = {
      " CASE WHEN count(*) > 1 THEN 's' ELSE '' END), printf('%%d retried by the same session "
      "(%%d committed).', sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit')),"
      " count(*), sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit')"
-     " FROM errors WHERE class = 'serialization_failure' AND" AT_IN_WINDOW("ts")
+     " FROM errors_linked WHERE class = 'serialization_failure' AND" AT_IN_WINDOW("ts")
      "HAVING count(*) > 0",
      "failures:i,retried:i,committed:i"},
     {"hidden_waiting",

@@ -1081,7 +1081,7 @@ static const ls_mcol deadlock_cols[] = {
     {"processes", NULL, LS_MC_HOOK},
     {"deadlock_id", "d.deadlock_id", LS_MC_READ},
     {"victim_tx",
-     "(SELECT p.tx_id FROM deadlock_procs p WHERE p.deadlock_id = d.deadlock_id"
+     "(SELECT p.tx_id FROM deadlock_links p WHERE p.deadlock_id = d.deadlock_id"
      "  AND p.pid = d.victim_pid)",
      LS_MC_READ},
 };
@@ -1091,7 +1091,7 @@ static const ls_mquery deadlocks_q =
               " LEFT JOIN files f ON f.file_id = d.file_id"
               " WHERE" DEADLOCK_FILTER("d") "ORDER BY d.ts, d.deadlock_id LIMIT ?1");
 
-/* Each edge's processes with their transactions (deadlock_procs: the
+/* Each edge's processes with their transactions (deadlock_links: the
  * participants the DETAIL listed, linked by pid at the deadlock's time). */
 static const ls_mcol edge_cols[] = {
     {"waiter_pid", "e.waiter_pid", LS_MC_INT},
@@ -1101,11 +1101,11 @@ static const ls_mcol edge_cols[] = {
     {"waiter_", "waiter_tx", LS_MC_CODE},
     {"blocker_", "blocker_tx", LS_MC_CODE},
     {"waiter_tx",
-     "(SELECT p.tx_id FROM deadlock_procs p WHERE p.deadlock_id = e.deadlock_id"
+     "(SELECT p.tx_id FROM deadlock_links p WHERE p.deadlock_id = e.deadlock_id"
      "  AND p.pid = e.waiter_pid)",
      LS_MC_READ},
     {"blocker_tx",
-     "(SELECT p.tx_id FROM deadlock_procs p WHERE p.deadlock_id = e.deadlock_id"
+     "(SELECT p.tx_id FROM deadlock_links p WHERE p.deadlock_id = e.deadlock_id"
      "  AND p.pid = e.blocker_pid)",
      LS_MC_READ},
 };
@@ -1113,16 +1113,18 @@ static const ls_mquery edges_q =
     LS_MQUERY(NULL, edge_cols, "FROM deadlock_edges e WHERE e.deadlock_id = ?1 ORDER BY e.seq");
 
 /* A deadlock participant: its query as the DETAIL gave it, and its
- * transaction with the order in which it took its locks. */
+ * transaction (deadlock_links) with the order in which it took its locks. */
 static const ls_mcol proc_cols[] = {
     {"pid", "pid", LS_MC_INT},
     {"query", LS_TEXT_OF("deadlock_procs.text_id"), LS_MC_STR},
     {"", "tx_id", LS_MC_CODE},
     {"transaction", NULL, LS_MC_HOOK},
-    {"tx_id", "tx_id", LS_MC_READ},
+    /* qualified: a store brought from version 12 keeps deadlock_procs' own tx_id, unread */
+    {"tx_id", "deadlock_links.tx_id", LS_MC_READ},
 };
 static const ls_mquery procs_q =
-    LS_MQUERY(NULL, proc_cols, "FROM deadlock_procs WHERE deadlock_id = ?1 ORDER BY rowid");
+    LS_MQUERY(NULL, proc_cols, "FROM deadlock_procs LEFT JOIN deadlock_links USING (deadlock_id, pid)"
+                               " WHERE deadlock_id = ?1 ORDER BY deadlock_procs.rowid");
 
 static void edge_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -1182,7 +1184,7 @@ static const ls_mcol error_cols[] = {
 };
 static const ls_mquery errors_q =
     LS_MQUERY(NULL, error_cols,
-              "FROM errors e LEFT JOIN sessions s ON s.session_id = e.session_id"
+              "FROM errors_linked e LEFT JOIN sessions s ON s.session_id = e.session_id"
               " LEFT JOIN files f ON f.file_id = e.file_id"
               " LEFT JOIN transactions ct ON ct.tx_id = e.cause_tx"
               " LEFT JOIN sessions cs ON cs.session_id = ct.session_id"

@@ -912,7 +912,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  *
  * `owns` is what the pass may write: tables ("rows") and, where a pass
  * still fills in columns of a table another pass or ingest wrote, those
- * columns ("errors.tx_id"). Each pass runs under a store guard
+ * columns ("rows.max_queue"). Each pass runs under a store guard
  * (ls_store_guard_writes) that refuses to prepare a statement writing
  * anything else, so this table is what the passes do, not a comment.
  * Issue 33's goal is one writer per table: tests/unit/test_pass_table.c
@@ -949,24 +949,19 @@ static const ls_correlate_pass passes[] = {
      " lock_wait_rows.row_evidence",
      "DELETE FROM rows; DELETE FROM row_rules;"},
     {"transactions and holds", ls_correlate_transactions,
-     "transactions hold_rows hold_evidence lock_wait_rows.waiter_tx lock_wait_rows.holder_pid"
-     " lock_wait_rows.holder_tx lock_wait_rows.blocker_tx lock_wait_rows.root_tx lock_wait_rows.waiter_stmt"
-     " lock_wait_rows.root_pid lock_wait_rows.root_session lock_wait_rows.root_xid"
-     " lock_wait_rows.chain_depth errors.tx_id errors.wait_id errors.cause_tx"
-     " deadlock_procs.session_id deadlock_procs.tx_id",
+     "transactions hold_rows hold_evidence wait_links error_links deadlock_links",
      "DROP INDEX IF EXISTS holds_tx_row; DROP INDEX IF EXISTS holds_row;"
      " DROP INDEX IF EXISTS holds_row_start; DROP INDEX IF EXISTS transactions_session;"
      " DROP INDEX IF EXISTS transactions_xid; DROP INDEX IF EXISTS transactions_session_stmt;"
+     " DROP INDEX IF EXISTS wait_links_waiter_tx;"
      " DELETE FROM transactions; DELETE FROM hold_rows; DELETE FROM hold_evidence;"
-     " UPDATE errors SET tx_id = NULL, wait_id = NULL, cause_tx = NULL;"
-     " UPDATE deadlock_procs SET tx_id = NULL;"},
+     " DELETE FROM wait_links; DELETE FROM error_links; DELETE FROM deadlock_links;"},
     {"holds waited for", ls_correlate_holds, "hold_rows rows hold_evidence", NULL},
     {"hidden waits", ls_correlate_hidden, "row_waits hold_rows hold_evidence rows",
      "DROP INDEX IF EXISTS row_waits_row; DELETE FROM row_waits;"},
     {"queue depth", queue_step, "row_queue rows.max_queue rows.max_queue_ts",
      "DELETE FROM row_queue;"},
-    {"retries", ls_correlate_retries, "errors.retry_stmt errors.retry_tx errors.retry_outcome",
-     "UPDATE errors SET retry_stmt = NULL, retry_tx = NULL, retry_outcome = NULL;"},
+    {"retries", ls_correlate_retries, "retries", "DELETE FROM retries;"},
     {"code paths", ls_correlate_traces, "tx_code_rows stmt_tags hold_parts shapes lock_orders",
      "DROP INDEX IF EXISTS hold_parts_hold;"
      " DELETE FROM tx_code_rows; DELETE FROM stmt_tags; DELETE FROM hold_parts;"

@@ -60,7 +60,7 @@ static const char logged_table_sql[] =
     "INSERT INTO temp.hidden_logged SELECT waiter_tx, row_id, min(wait_id), min(start_ts),"
     " max(coalesce(end_ts, logged_ts)),"
     " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"
-    " max(target_kind IS NOT 'tuple') FROM lock_wait_rows"
+    " max(target_kind IS NOT 'tuple') FROM lock_waits"
     " WHERE waiter_tx IS NOT NULL AND row_id IS NOT NULL GROUP BY waiter_tx, row_id;";
 
 /*
@@ -124,9 +124,9 @@ static const char failed_waits_sql[] =
     " SELECT l.row_id, l.tx_id, w.session_id, w.pid, l.l0, l.l1, l.ms,"
     " (SELECT h.hold_id FROM hold_rows h WHERE h.tx_id = w.holder_tx AND h.row_id = l.row_id"
     "  ORDER BY h.hold_id LIMIT 1), w.holder_tx, 'logged', l.first_wait, l.ms"
-    " FROM temp.hidden_logged l JOIN lock_wait_rows w ON w.wait_id = l.first_wait"
+    " FROM temp.hidden_logged l JOIN lock_waits w ON w.wait_id = l.first_wait"
     " WHERE NOT EXISTS (SELECT 1 FROM hold_rows h WHERE h.tx_id = l.tx_id AND h.row_id = l.row_id)"
-    " AND EXISTS (SELECT 1 FROM lock_wait_rows x WHERE x.waiter_tx = l.tx_id"
+    " AND EXISTS (SELECT 1 FROM lock_waits x WHERE x.waiter_tx = l.tx_id"
     "  AND x.row_id = l.row_id AND x.outcome IS NOT 'acquired');";
 
 static const char stats_sql[] =

@@ -1012,7 +1012,7 @@ static const char groups_sql[] =
     "   sum(waited_ms) AS ms, min(CASE WHEN outcome IN ('acquired', 'serialization_failure')"
     "   THEN end_ts END) AS first_acq, max(coalesce(end_ts, logged_ts)) AS last_end,"
     "   min(CASE WHEN target_kind = 'transaction' THEN start_ts END) AS first_tx_wait"
-    "   FROM lock_wait_rows WHERE holder_tx IS NOT NULL AND row_id IS NOT NULL"
+    "   FROM lock_waits WHERE holder_tx IS NOT NULL AND row_id IS NOT NULL"
     "   GROUP BY holder_tx, row_id) a"
     " JOIN holds h ON h.tx_id = a.holder_tx AND h.row_id = a.row_id"
     " JOIN transactions t ON t.tx_id = h.tx_id JOIN rows r ON r.row_id = h.row_id"

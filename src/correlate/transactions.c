@@ -18,6 +18,13 @@
  * the row was locked (the end of the locking statement, which includes
  * any wait of its own) to the end of the transaction. A log can hold
  * millions of unrelated autocommit statements: they are read, not stored.
+ *
+ * The pass then links each wait, lock error and deadlock process to
+ * transactions. It owns what it writes (docs/design.md, "Passes and what
+ * they own"): the links go into tables of its own keyed by the row they
+ * are about (wait_links, error_links, deadlock_links; the retries pass
+ * below, retries), which the views lock_waits and errors_linked join in;
+ * the waits and the raw rows of ingest stay as they were written.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -26,36 +33,65 @@
 
 #include "correlate_int.h"
 #include "ls_buf.h"
+#include "ls_columns.h"
 #include "ls_sqlshape.h"
 #include "rowkey.h"
 
 static const char interest_sql[] =
     "DROP TABLE IF EXISTS temp.interest;"
     "CREATE TEMP TABLE interest(session_id INTEGER PRIMARY KEY);"
-    "INSERT OR IGNORE INTO interest SELECT session_id FROM lock_wait_rows WHERE session_id IS NOT NULL"
-    " UNION SELECT blocker_session FROM lock_wait_rows WHERE blocker_session IS NOT NULL"
-    " UNION SELECT root_session FROM lock_wait_rows WHERE root_session IS NOT NULL"
+    "INSERT OR IGNORE INTO interest SELECT session_id FROM lock_waits WHERE session_id IS NOT NULL"
+    " UNION SELECT blocker_session FROM lock_waits WHERE blocker_session IS NOT NULL"
+    " UNION SELECT root_session FROM lock_waits WHERE root_session IS NOT NULL"
     " UNION SELECT session_id FROM errors WHERE class NOT IN ('other') AND session_id IS NOT NULL"
     " UNION SELECT victim_session FROM deadlocks WHERE victim_session IS NOT NULL;";
 
 /* Every statement once, in log order (the table's own order: no sort);
  * each session's state is kept while it has a transaction open. */
+#define STMT_COLS(X, Q)                                                                    \
+    X(Q, session_id, "session_id")                                                        \
+    X(Q, stmt_id, "stmt_id")                                                              \
+    X(Q, pid, "pid")                                                                      \
+    X(Q, start_ts, "start_ts")                                                            \
+    X(Q, end_ts, "end_ts")                                                                \
+    X(Q, duration_ms, "duration_ms")                                                      \
+    X(Q, text, "text")                                                                    \
+    X(Q, xid, "xid")                                                                      \
+    X(Q, vxid, "vxid")                                                                    \
+    X(Q, params, "params")                                                                \
+    X(Q, prepare, "prepare")                                                              \
+    X(Q, file_id, "file_id")                                                              \
+    X(Q, line, "line")
+LS_COLUMNS(sq, STMT_COLS);
 static const char statements_sql[] =
-    "SELECT session_id, stmt_id, pid, start_ts, end_ts, duration_ms, text, xid, vxid,"
-    " params, prepare, file_id, line FROM statements WHERE session_id IS NOT NULL"
+    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM statements WHERE session_id IS NOT NULL"
     /* Extended protocol: parse and bind lines are steps of the statement
      * its execute line ran; only that one counts. */
     " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id";
 
+#define SESSION_COLS(X, Q)                                                                 \
+    X(Q, end_ts, "end_ts")                                                                \
+    X(Q, interest, "EXISTS (SELECT 1 FROM interest i WHERE i.session_id = ?1)")
+LS_COLUMNS(se, SESSION_COLS);
 static const char session_sql[] =
-    "SELECT end_ts, EXISTS (SELECT 1 FROM interest i WHERE i.session_id = ?1)"
-    " FROM sessions WHERE session_id = ?1";
+    "SELECT " LS_SELECT_LIST(se, SESSION_COLS) " FROM sessions WHERE session_id = ?1";
 
 /* Hot rows: logical rows with a key that some logged wait was for. */
+#define HOT_COLS(X, Q)                                                                     \
+    X(Q, row_id, "row_id")                                                                \
+    X(Q, relation, "relation")                                                            \
+    X(Q, row_key, "row_key")
+LS_COLUMNS(hr, HOT_COLS);
 static const char hot_rows_sql[] =
-    "SELECT row_id, relation, row_key FROM rows WHERE row_key NOT LIKE 'ctid %'"
+    "SELECT " LS_SELECT_LIST(hr, HOT_COLS) " FROM rows WHERE row_key NOT LIKE 'ctid %'"
     " AND evidence <> 'lock target' ORDER BY relation, row_key";
-static const char rules_sql[] = "SELECT shape, relation, col, arg FROM row_rules";
+#define RULE_COLS(X, Q)                                                                    \
+    X(Q, shape, "shape")                                                                  \
+    X(Q, relation, "relation")                                                            \
+    X(Q, col, "col")                                                                      \
+    X(Q, arg, "arg")
+LS_COLUMNS(ru, RULE_COLS);
+static const char rules_sql[] = "SELECT " LS_SELECT_LIST(ru, RULE_COLS) " FROM row_rules";
 /* The session's first wait that ended with the lock acquired at or after
  * ?2: where the log has no durations it says when a locking statement got
  * its row. Not a tuple lock's: its waiter was next in line then, and
@@ -66,8 +102,9 @@ static const char rules_sql[] = "SELECT shape, relation, col, arg FROM row_rules
 static const char acquired_index_sql[] =
     "CREATE INDEX IF NOT EXISTS lock_waits_acquired ON lock_wait_rows(session_id, end_ts)"
     " WHERE " ACQUIRED_WHERE;
+enum { ACQUIRED_END }; /* acquired_sql's one column */
 static const char acquired_sql[] =
-    "SELECT end_ts FROM lock_wait_rows WHERE session_id = ?1 AND end_ts >= ?2 AND " ACQUIRED_WHERE
+    "SELECT end_ts FROM lock_waits WHERE session_id = ?1 AND end_ts >= ?2 AND " ACQUIRED_WHERE
     " ORDER BY end_ts LIMIT 1";
 
 /* How a statement logged at its start (log_statement) ended: the first
@@ -75,10 +112,14 @@ static const char acquired_sql[] =
  * statement's (?5, ?6; NULL: none logged yet), and the row of the
  * statement's own wait that did not end acquired (the one it failed on).
  * A statement logged with its duration ran to its end: not asked. */
+#define FAILURE_COLS(X, Q)                                                                 \
+    X(Q, class, "e.class")                                                                \
+    X(Q, failed_row, "(SELECT w.row_id FROM lock_waits w WHERE w.waiter_stmt = ?7"        \
+                     "  AND w.outcome IS NOT 'acquired' AND w.row_id IS NOT NULL"         \
+                     "  ORDER BY w.start_ts DESC LIMIT 1)")
+LS_COLUMNS(fq, FAILURE_COLS);
 static const char failure_sql[] =
-    "SELECT e.class, (SELECT w.row_id FROM lock_wait_rows w WHERE w.waiter_stmt = ?7"
-    "  AND w.outcome IS NOT 'acquired' AND w.row_id IS NOT NULL"
-    "  ORDER BY w.start_ts DESC LIMIT 1)"
+    "SELECT " LS_SELECT_LIST(fq, FAILURE_COLS)
     " FROM errors e WHERE e.session_id = ?1 AND e.ts >= ?4"
     " AND (e.file_id > ?2 OR (e.file_id = ?2 AND e.line > ?3))"
     " AND (?5 IS NULL OR e.file_id < ?5 OR (e.file_id = ?5 AND e.line < ?6))"
@@ -89,8 +130,13 @@ static const char failure_index_sql[] =
 /* Statements that waited for a hot row and got it: they hold it, whether
  * or not their own text names it (no parameters logged, a function). Read
  * beside the statements, both in stmt_id order (a merge). */
+#define WAITED_COLS(X, Q)                                                                  \
+    X(Q, stmt_id, "w.waiter_stmt")                                                        \
+    X(Q, row_id, "w.row_id")
+LS_COLUMNS(wq, WAITED_COLS);
 static const char waited_sql[] =
-    "SELECT DISTINCT w.waiter_stmt, w.row_id FROM lock_wait_rows w JOIN rows r ON r.row_id = w.row_id"
+    "SELECT DISTINCT " LS_SELECT_LIST(wq, WAITED_COLS) " FROM lock_waits w"
+    " JOIN rows r ON r.row_id = w.row_id"
     " WHERE w.waiter_stmt IS NOT NULL AND w.outcome = 'acquired'"
     " AND r.row_key NOT LIKE 'ctid %' AND r.evidence <> 'lock target' ORDER BY 1, 2";
 
@@ -110,8 +156,8 @@ static const char insert_hold_sql[] =
  * added or read, not at the transaction's end. */
 #define TX_BOUNDED "'bounded by transaction start and first wait'"
 static const char wait_holds_sql[] =
-    /* a transaction's own waits for a row: one probe, not the row's waits */
-    "CREATE INDEX IF NOT EXISTS lock_waits_waiter_tx ON lock_wait_rows(waiter_tx, row_id);"
+    /* a transaction's own waits for a row: one probe (wait_links_waiter_tx),
+     * not the row's waits */
     "INSERT OR IGNORE INTO hold_evidence(text) SELECT DISTINCT end_known FROM transactions"
     " WHERE end_known IS NOT NULL UNION ALL SELECT " TX_BOUNDED ";"
     "INSERT INTO hold_rows(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
@@ -120,11 +166,11 @@ static const char wait_holds_sql[] =
     "  nullif(min(w.start_ts), t.start_ts),"
     "  " LS_HOLD_EVIDENCE_ID(TX_BOUNDED) ", t.end_ts,"
     "  NULL, NULL, " LS_HOLD_EVIDENCE_ID("t.end_known") ", 0, 0"
-    " FROM lock_wait_rows w JOIN transactions t ON t.tx_id = w.holder_tx"
+    " FROM lock_waits w JOIN transactions t ON t.tx_id = w.holder_tx"
     " WHERE w.row_id IS NOT NULL AND coalesce(w.target_kind, '') NOT IN ('extend', 'page')"
     " AND NOT EXISTS (SELECT 1 FROM holds h"
     "  WHERE h.tx_id = w.holder_tx AND h.row_id = w.row_id)"
-    " AND NOT EXISTS (SELECT 1 FROM lock_wait_rows own WHERE own.waiter_tx = w.holder_tx"
+    " AND NOT EXISTS (SELECT 1 FROM lock_waits own WHERE own.waiter_tx = w.holder_tx"
     "  AND own.row_id = w.row_id AND own.outcome NOT IN ('acquired', 'unknown'))"
     " GROUP BY w.holder_tx, w.row_id;";
 
@@ -133,6 +179,7 @@ static const char insert_tx_sql[] =
     " end_ts, end_known, outcome, first_stmt, last_stmt, statements, sql_ms, idle_ms,"
     " max_idle_ms, commit_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
     " ?13, ?14, ?15, ?16, ?17) RETURNING tx_id";
+enum { TX_RETURNED_ID }; /* insert_tx_sql's one result column */
 
 /*
  * The transaction of session SESS open at time T: of the latest ones that
@@ -188,84 +235,107 @@ static const char link_index_sql[] =
  * fills what the ones before it left open, in this order.
  *   link_sql         a transaction lock: the process DETAIL names, the
  *                    transaction by the awaited xid
- *   link_head_sql    a tuple lock: the transaction the queue head's
- *                    overlapping wait awaited
+ *   link_heads()     a tuple lock: the transaction the queue head's
+ *                    overlapping wait awaited (ls_head_wait_on())
  *   link_holder_sql  1. the holder's transaction by xid, else by the
  *                       message's log position, else by its time
  *                    2. a tuple wait still naming the queue head: the
  *                       transaction whose hold of the row spans the moment
  *   link_next_sql    3. else, the queue head between two of its own waits:
  *                       the transaction its next wait awaited
- * link_blocker_sql then names the direct blocker's, link_root_sql the
+ * link_blocker_sql then names the direct blocker's, link_roots() the
  * root's. Where a step reads the order of a process's waits, whole-second
  * times (%t) have a variant (_sec_) that reads log positions instead.
+ *
+ * Every link is a column of wait_links, this pass's own table: link_sql
+ * writes each wait's row, the steps after it fill in its columns. They
+ * read the waits through the lock_waits view, which joins wait_links in,
+ * so that each step sees what the ones before it linked.
  */
 
-/* Links from waits to transactions. */
+/* Links from waits to transactions: each wait's row of wait_links. */
 static const char link_sql[] =
+    /* An index for the probes of a transaction's own waits (wait_holds_sql,
+     * hidden.c). */
+    "CREATE INDEX IF NOT EXISTS wait_links_waiter_tx ON wait_links(waiter_tx);"
     /* The transaction that ran the waiter's own statement (found by log
      * position: exact where whole-second %t times put a BEGIN after the
      * wait's derived start), else the one open at the wait's start (1 ms
      * slack for start times derived from millisecond timestamps). */
-    "UPDATE lock_wait_rows SET waiter_tx = coalesce((SELECT x.tx_id FROM (SELECT tx_id, last_stmt"
-    "  FROM transactions t WHERE t.session_id = lock_wait_rows.session_id"
-    "  AND t.first_stmt <= lock_wait_rows.waiter_stmt ORDER BY t.first_stmt DESC LIMIT 1) x"
-    "  WHERE x.last_stmt >= lock_wait_rows.waiter_stmt),"
-    "  " OPEN_TX("lock_wait_rows.session_id", "lock_wait_rows.start_ts",
-              LS_SQL_INT(LS_START_SLACK_US)) "),"
-    " waiter_stmt = coalesce(waiter_stmt, (SELECT x.stmt_id FROM (SELECT stmt_id, end_ts"
-    "  FROM statements st WHERE st.session_id = lock_wait_rows.session_id"
-    "  AND st.start_ts <= lock_wait_rows.start_ts + " LS_SQL_INT(LS_START_SLACK_US)
+    "INSERT INTO wait_links(wait_id, waiter_tx, waiter_stmt, holder_pid)"
+    " SELECT w.wait_id, coalesce((SELECT x.tx_id FROM (SELECT tx_id, last_stmt"
+    "  FROM transactions t WHERE t.session_id = w.session_id"
+    "  AND t.first_stmt <= w.waiter_stmt ORDER BY t.first_stmt DESC LIMIT 1) x"
+    "  WHERE x.last_stmt >= w.waiter_stmt),"
+    "  " OPEN_TX("w.session_id", "w.start_ts", LS_SQL_INT(LS_START_SLACK_US)) "),"
+    /* The statement the logical-rows pass found for the wait, else the
+     * session's statement running at the wait's start. */
+    " coalesce(w.waiter_stmt, (SELECT x.stmt_id FROM (SELECT stmt_id, end_ts"
+    "  FROM statements st WHERE st.session_id = w.session_id"
+    "  AND st.start_ts <= w.start_ts + " LS_SQL_INT(LS_START_SLACK_US)
     "  AND (st.verb IS NULL OR st.verb NOT IN ('parse', 'bind'))"
     "  ORDER BY st.start_ts DESC, st.stmt_id DESC LIMIT 1) x"
-    "  WHERE x.end_ts IS NULL OR x.end_ts >= lock_wait_rows.start_ts));"
+    "  WHERE x.end_ts IS NULL OR x.end_ts >= w.start_ts)),"
     /* The row lock's holder: the awaited transaction for a transaction
-     * lock. For a tuple lock the queue head holds the tuple lock and waits
-     * for the row's holder itself, one hop further: its latest wait by
-     * then (a process waits for one lock at a time) when that wait was
-     * still on while this one was (under a crowd a queue head woken by a
-     * commit may find the row taken by a newcomer and wait again: in the
-     * instant between its waits the message names it, holding no row),
-     * and the transaction is the one that wait was for, by its xid. */
-    "UPDATE lock_wait_rows SET holder_pid = blocker_pid, holder_tx = NULL;";
+     * lock (its transaction by xid: link_holder_sql). For a tuple lock the
+     * queue head holds the tuple lock and waits for the row's holder
+     * itself, one hop further (link_heads()). */
+    " w.blocker_pid FROM lock_waits w;";
 
-#define LINK_HEAD_SQL(HEAD_WAIT, HEAD_ON)                                                   \
-    "UPDATE lock_wait_rows SET holder_pid = h.blocker_pid, holder_tx = (SELECT t.tx_id"      \
-    "  FROM transactions t WHERE t.xid = h.target_xid AND t.pid = h.blocker_pid)"           \
-    " FROM (SELECT w.wait_id, " HEAD_WAIT " AS head_wait"                                   \
-    "  FROM lock_wait_rows w WHERE w.target_kind = 'tuple') f"                              \
-    " JOIN lock_wait_rows h ON h.wait_id = f.head_wait"                                     \
-    " WHERE lock_wait_rows.wait_id = f.wait_id AND h.target_kind = 'transaction'"           \
-    "  AND " HEAD_ON ";"
+/* A tuple wait and the queue head's latest wait by then (a process waits
+ * for one lock at a time) when that wait is for a transaction: whether it
+ * was still on (ls_head_wait_on()) says whether the head was waiting for
+ * the row's holder, and the holder is then the transaction that wait was
+ * for, by its xid. Under a crowd a queue head woken by a commit may find
+ * the row taken by a newcomer and wait again: in the instant between its
+ * waits the message names it, holding no row. */
+#define HEAD_COLS(X, Q)                                                                   \
+    X(Q, wait_id, "f.wait_id")                                                            \
+    X(Q, start_ts, "f.start_ts")                                                          \
+    X(Q, logged_ts, "f.logged_ts")                                                        \
+    X(Q, file_id, "f.file_id")                                                            \
+    X(Q, line, "f.line")                                                                  \
+    X(Q, head_pid, "h.blocker_pid")                                                       \
+    X(Q, head_end_ts, "h.end_ts")                                                         \
+    X(Q, head_end_file, "h.end_file")                                                     \
+    X(Q, head_end_line, "h.end_line")                                                     \
+    X(Q, head_tx, "(SELECT t.tx_id FROM transactions t WHERE t.xid = h.target_xid"       \
+                  " AND t.pid = h.blocker_pid)")
+LS_COLUMNS(hd, HEAD_COLS);
+#define HEAD_SQL(HEAD_WAIT)                                                                \
+    "SELECT " LS_SELECT_LIST(hd, HEAD_COLS)                                               \
+    " FROM (SELECT w.wait_id, w.start_ts, w.logged_ts, w.file_id, w.line,"               \
+    "  " HEAD_WAIT " AS head_wait FROM lock_waits w WHERE w.target_kind = 'tuple') f"      \
+    " JOIN lock_waits h ON h.wait_id = f.head_wait WHERE h.target_kind = 'transaction'"   \
+    /* every wait has its first message's time and line: never NULL */                   \
+    " AND f.start_ts IS NOT NULL AND f.logged_ts IS NOT NULL AND f.file_id IS NOT NULL"   \
+    " AND f.line IS NOT NULL ORDER BY f.wait_id"
 
-/* The session of a wait's direct blocker when the message was logged. */
-#define BLOCKER_SESSION                                                                     \
-    "coalesce(lock_wait_rows.blocker_session, "                                             \
-    SESSION_OF("lock_wait_rows.blocker_pid", "lock_wait_rows.logged_ts") ")"
+static const char head_sql[] = HEAD_SQL(
+    "(SELECT h2.wait_id FROM lock_waits h2 WHERE h2.pid = w.blocker_pid"
+    " AND h2.start_ts <= w.logged_ts ORDER BY h2.start_ts DESC LIMIT 1)");
 
 /* Whether log position (PF, PL) (file_id, line) comes before (QF, QL). */
 #define POS_BEFORE(PF, PL, QF, QL) "(" PF " < " QF " OR (" PF " = " QF " AND " PL " < " QL "))"
 
-static const char link_head_sql[] = LINK_HEAD_SQL(
-    "(SELECT h2.wait_id FROM lock_wait_rows h2 WHERE h2.pid = w.blocker_pid"
-    " AND h2.start_ts <= w.logged_ts ORDER BY h2.start_ts DESC LIMIT 1)",
-    "(h.end_ts IS NULL OR h.end_ts >= lock_wait_rows.start_ts)");
-
 /* Whole seconds: the head's waits that may have begun by the message tie
  * in time (a busy head waits again and again in one second), and the one
  * on at the message is told by log positions, as the chain walk does
- * (ls_wait_open_at): the latest logged by then, or begun a second before,
- * and not ended by a line before the message's. */
-static const char link_head_sec_sql[] = LINK_HEAD_SQL(
-    "(SELECT x.wait_id FROM (SELECT wait_id, file_id, line, start_ts FROM lock_wait_rows h2"
+ * (ls_wait_open_at): the latest logged by then, or begun a second before. */
+static const char head_sec_sql[] = HEAD_SQL(
+    "(SELECT x.wait_id FROM (SELECT wait_id, file_id, line, start_ts FROM lock_waits h2"
     "  WHERE h2.pid = w.blocker_pid AND h2.start_ts <= w.logged_ts + " LS_SQL_INT(LS_WHOLE_SECOND_US)
     "  ORDER BY h2.start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ") x"
     " WHERE NOT " POS_BEFORE("w.file_id", "w.line", "x.file_id", "x.line")
     "  OR x.start_ts + " LS_SQL_INT(LS_WHOLE_SECOND_US) " <= w.logged_ts"
-    " ORDER BY x.file_id DESC, x.line DESC LIMIT 1)",
-    "(CASE WHEN h.end_line IS NULL THEN h.end_ts IS NULL OR h.end_ts >= lock_wait_rows.logged_ts"
-    " ELSE NOT " POS_BEFORE("h.end_file", "h.end_line", "lock_wait_rows.file_id",
-                             "lock_wait_rows.line") " END)");
+    " ORDER BY x.file_id DESC, x.line DESC LIMIT 1)");
+
+static const char set_head_sql[] =
+    "UPDATE wait_links SET holder_pid = ?2, holder_tx = ?3 WHERE wait_id = ?1";
+
+/* The session of wait W's direct blocker when the message was logged. */
+#define BLOCKER_SESSION(W)                                                                 \
+    "coalesce(" W ".blocker_session, " SESSION_OF(W ".blocker_pid", W ".logged_ts") ")"
 
 /* Links from tuple waits to their rows' holders, and every wait's
  * holder's transaction, once link_sql has found the holders it can. */
@@ -276,16 +346,14 @@ static const char link_holder_sql[] =
      * tuple lock's row holder named by the queue head's wait may have
      * ended its transaction, in its own line, a few ms before the
      * waiter's line was stamped). */
-    "UPDATE lock_wait_rows SET holder_tx = coalesce("
-    "  (SELECT t.tx_id FROM transactions t WHERE t.xid = (CASE WHEN lock_wait_rows.holder_pid ="
-    "     lock_wait_rows.blocker_pid THEN lock_wait_rows.blocker_xid END)"
-    "   AND t.pid = lock_wait_rows.holder_pid),"
-    "  " POS_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.logged_ts"),
-                 "lock_wait_rows") ","
-    "  " OPEN_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.logged_ts"),
-                  "lock_wait_rows.logged_ts", "0") ","
-    "  " OPEN_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.start_ts"),
-                  "lock_wait_rows.start_ts", "0") ") WHERE holder_tx IS NULL;"
+    "UPDATE wait_links SET holder_tx = f.tx FROM (SELECT w.wait_id, coalesce("
+    "  (SELECT t.tx_id FROM transactions t WHERE t.xid = (CASE WHEN w.holder_pid ="
+    "     w.blocker_pid THEN w.blocker_xid END)"
+    "   AND t.pid = w.holder_pid),"
+    "  " POS_TX(SESSION_OF("w.holder_pid", "w.logged_ts"), "w") ","
+    "  " OPEN_TX(SESSION_OF("w.holder_pid", "w.logged_ts"), "w.logged_ts", "0") ","
+    "  " OPEN_TX(SESSION_OF("w.holder_pid", "w.start_ts"), "w.start_ts", "0") ") AS tx"
+    "  FROM lock_waits w WHERE w.holder_tx IS NULL) f WHERE wait_links.wait_id = f.wait_id;"
     /* A queue head whose own wait for the row's transaction was not logged
      * (shorter than deadlock_timeout, or ended by a deadlock it found)
      * holds no row yet: the holder is the transaction whose hold of the
@@ -294,14 +362,14 @@ static const char link_holder_sql[] =
      * transaction that began before then is the only candidate (one that
      * began in the same millisecond or second may have begun after the
      * message: the queue head's own, as it got the row). */
-    "UPDATE lock_wait_rows SET holder_pid = c.pid, holder_tx = c.tx_id"
+    "UPDATE wait_links SET holder_pid = c.pid, holder_tx = c.tx_id"
     " FROM (SELECT w.wait_id, w.logged_ts, w.holder_tx, (SELECT h.hold_id FROM holds h"
     "   WHERE h.row_id = w.row_id AND h.start_ts < w.logged_ts"
     "   AND h.tx_id IS NOT w.waiter_tx"
-    "   ORDER BY h.start_ts DESC LIMIT 1) AS hold_id FROM lock_wait_rows w"
+    "   ORDER BY h.start_ts DESC LIMIT 1) AS hold_id FROM lock_waits w"
     "  WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid"
     "  AND w.row_id IS NOT NULL) f JOIN holds c ON c.hold_id = f.hold_id"
-    " WHERE lock_wait_rows.wait_id = f.wait_id AND c.end_ts > f.logged_ts"
+    " WHERE wait_links.wait_id = f.wait_id AND c.end_ts > f.logged_ts"
     " AND c.tx_id IS NOT f.holder_tx;";
 
 /* Still the queue head, with no hold of the row the statements show
@@ -310,22 +378,23 @@ static const char link_holder_sql[] =
  * transaction its next wait is for (that wait's holder, linked above),
  * when that one had begun by the message. */
 #define LINK_NEXT_SQL(NEXT_WAIT, SAME_TX)                                                   \
-    "UPDATE lock_wait_rows SET holder_pid = n.blocker_pid, holder_tx = t.tx_id"             \
-    " FROM (SELECT w.wait_id, " NEXT_WAIT " AS next_wait"                                   \
-    "  FROM lock_wait_rows w WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid) f" \
-    " JOIN lock_wait_rows n ON n.wait_id = f.next_wait"                                     \
+    "UPDATE wait_links SET holder_pid = n.blocker_pid, holder_tx = t.tx_id"                 \
+    " FROM (SELECT w.wait_id, w.row_id, w.start_ts, w.logged_ts, w.file_id, w.line,"        \
+    "  w.blocker_pid, w.blocker_session, " NEXT_WAIT " AS next_wait"                        \
+    "  FROM lock_waits w WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid) f" \
+    " JOIN lock_waits n ON n.wait_id = f.next_wait"                                         \
     " JOIN transactions t ON t.tx_id = n.holder_tx"                                         \
-    " WHERE lock_wait_rows.wait_id = f.wait_id AND n.target_kind = 'transaction'"           \
-    "  AND n.row_id = lock_wait_rows.row_id AND t.start_ts <= lock_wait_rows.logged_ts"     \
+    " WHERE wait_links.wait_id = f.wait_id AND n.target_kind = 'transaction'"               \
+    "  AND n.row_id = f.row_id AND t.start_ts <= f.logged_ts"                               \
     "  AND " SAME_TX ";"
 
 #define BETWEEN_WAITS                                                                       \
-    "EXISTS (SELECT 1 FROM lock_wait_rows p WHERE p.pid = n.pid"                            \
+    "EXISTS (SELECT 1 FROM lock_waits p WHERE p.pid = n.pid"                                \
     " AND p.waiter_tx = n.waiter_tx AND p.row_id = n.row_id"                                \
-    " AND p.start_ts <= lock_wait_rows.start_ts AND p.wait_id <> n.wait_id)"
+    " AND p.start_ts <= f.start_ts AND p.wait_id <> n.wait_id)"
 
 static const char link_next_sql[] = LINK_NEXT_SQL(
-    "(SELECT n2.wait_id FROM lock_wait_rows n2 WHERE n2.pid = w.blocker_pid"
+    "(SELECT n2.wait_id FROM lock_waits n2 WHERE n2.pid = w.blocker_pid"
     " AND n2.start_ts > w.logged_ts ORDER BY n2.start_ts LIMIT 1)", BETWEEN_WAITS);
 
 /* Whole seconds: the next wait is the head's first logged after the
@@ -335,13 +404,12 @@ static const char link_next_sql[] = LINK_NEXT_SQL(
  * holder held the row when the head was in the transaction that waited
  * for it: the head's transaction open at the message's log position. */
 static const char link_next_sec_sql[] = LINK_NEXT_SQL(
-    "(SELECT x.wait_id FROM (SELECT wait_id, file_id, line FROM lock_wait_rows n2"
+    "(SELECT x.wait_id FROM (SELECT wait_id, file_id, line FROM lock_waits n2"
     "  WHERE n2.pid = w.blocker_pid AND n2.start_ts >= w.logged_ts - " LS_SQL_INT(LS_WHOLE_SECOND_US)
     "  ORDER BY n2.start_ts LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ") x"
     " WHERE " POS_BEFORE("w.file_id", "w.line", "x.file_id", "x.line")
     " ORDER BY x.file_id, x.line LIMIT 1)",
-    "(" BETWEEN_WAITS " OR n.waiter_tx = "
-    POS_TX(BLOCKER_SESSION, "lock_wait_rows") ")");
+    "(" BETWEEN_WAITS " OR n.waiter_tx = " POS_TX(BLOCKER_SESSION("f"), "f") ")");
 
 /* Links from waits to their blockers' and roots' transactions, once the
  * holders' are known. */
@@ -351,102 +419,176 @@ static const char link_blocker_sql[] =
      * the one its own wait open then is linked to, so that both name the
      * same transaction, else the one its session had open when the wait
      * was logged. */
-    "UPDATE lock_wait_rows SET blocker_tx = CASE WHEN blocker_pid = holder_pid THEN holder_tx ELSE"
-    "  coalesce((SELECT x.waiter_tx FROM (SELECT b.waiter_tx, b.end_ts FROM lock_wait_rows b"
-    "   WHERE b.pid = lock_wait_rows.blocker_pid AND b.start_ts <= lock_wait_rows.logged_ts"
+    "UPDATE wait_links SET blocker_tx = f.tx FROM (SELECT w.wait_id,"
+    "  CASE WHEN w.blocker_pid = w.holder_pid THEN w.holder_tx ELSE"
+    "  coalesce((SELECT x.waiter_tx FROM (SELECT b.waiter_tx, b.end_ts FROM lock_waits b"
+    "   WHERE b.pid = w.blocker_pid AND b.start_ts <= w.logged_ts"
     "   ORDER BY b.start_ts DESC LIMIT 1) x"
-    "   WHERE x.end_ts IS NULL OR x.end_ts >= lock_wait_rows.logged_ts),"
-    "  " OPEN_TX(BLOCKER_SESSION, "lock_wait_rows.logged_ts", "0") ") END"
-    " WHERE blocker_pid IS NOT NULL;";
+    "   WHERE x.end_ts IS NULL OR x.end_ts >= w.logged_ts),"
+    "  " OPEN_TX(BLOCKER_SESSION("w"), "w.logged_ts", "0") ") END AS tx"
+    " FROM lock_waits w WHERE w.blocker_pid IS NOT NULL) f"
+    " WHERE wait_links.wait_id = f.wait_id;";
 
 /* Whole seconds: a waiter ahead in the queue's own wait is not told by
  * time from its waits just before and after; its transaction open at the
  * message's log position is. */
 static const char link_blocker_sec_sql[] =
-    "UPDATE lock_wait_rows SET blocker_tx = coalesce("
-    "  " POS_TX(BLOCKER_SESSION, "lock_wait_rows") ", blocker_tx)"
-    " WHERE blocker_pid IS NOT NULL AND blocker_pid IS NOT holder_pid;";
+    "UPDATE wait_links SET blocker_tx = coalesce(f.tx, wait_links.blocker_tx)"
+    " FROM (SELECT w.wait_id, " POS_TX(BLOCKER_SESSION("w"), "w") " AS tx FROM lock_waits w"
+    "  WHERE w.blocker_pid IS NOT NULL AND w.blocker_pid IS NOT w.holder_pid) f"
+    " WHERE wait_links.wait_id = f.wait_id;";
 
 /* The root's transaction: what the links above found for each wait with a
- * root, for ls_root_tx() (decide/link.c) to choose from; then, for the
- * waits it found none for, by log position, then by time. */
-enum { RL_WAIT, RL_ROOT, RL_BY_XID, RL_HOLDER, RL_HOLDER_TX, RL_BLOCKER, RL_BLOCKER_TX };
+ * root, for ls_root_tx() (decide/link.c) to choose from; where they say
+ * nothing, it asks root_rest_sql for the transactions open at the
+ * message's log position and time. */
+#define ROOT_COLS(X, Q)                                                                    \
+    X(Q, wait_id, "w.wait_id")                                                            \
+    X(Q, root_pid, "w.root_pid")                                                          \
+    X(Q, by_xid_tx, "(SELECT t.tx_id FROM transactions t WHERE t.xid = w.root_xid"       \
+                    " AND t.pid = w.root_pid)")                                           \
+    X(Q, holder_pid, "w.holder_pid")                                                      \
+    X(Q, holder_tx, "w.holder_tx")                                                        \
+    X(Q, blocker_pid, "w.blocker_pid")                                                    \
+    X(Q, blocker_tx, "w.blocker_tx")
+LS_COLUMNS(rl, ROOT_COLS);
 static const char root_links_sql[] =
-    "SELECT w.wait_id, w.root_pid, (SELECT t.tx_id FROM transactions t WHERE t.xid = w.root_xid"
-    "  AND t.pid = w.root_pid), w.holder_pid, w.holder_tx, w.blocker_pid, w.blocker_tx"
-    " FROM lock_wait_rows w WHERE w.root_pid IS NOT NULL ORDER BY w.wait_id";
-static const char set_root_tx_sql[] = "UPDATE lock_wait_rows SET root_tx = ?2 WHERE wait_id = ?1";
-static const char link_root_rest_sql[] =
-    "UPDATE lock_wait_rows SET root_tx = coalesce("
-    "  " POS_TX("lock_wait_rows.root_session", "lock_wait_rows") ","
-    "  " OPEN_TX("lock_wait_rows.root_session", "lock_wait_rows.logged_ts", "0") ")"
-    " WHERE root_tx IS NULL AND root_pid IS NOT NULL;";
+    "SELECT " LS_SELECT_LIST(rl, ROOT_COLS) " FROM lock_waits w WHERE w.root_pid IS NOT NULL"
+    " ORDER BY w.wait_id";
+#define ROOT_REST_COLS(X, Q)                                                               \
+    X(Q, by_pos_tx, POS_TX("w.root_session", "w"))                                        \
+    X(Q, by_time_tx, OPEN_TX("w.root_session", "w.logged_ts", "0"))
+LS_COLUMNS(rr, ROOT_REST_COLS);
+static const char root_rest_sql[] =
+    "SELECT " LS_SELECT_LIST(rr, ROOT_REST_COLS) " FROM lock_waits w WHERE w.wait_id = ?1";
+static const char set_root_tx_sql[] = "UPDATE wait_links SET root_tx = ?2 WHERE wait_id = ?1";
 
 /* A chain that ended at the head of a tuple lock's queue, not logged as
  * waiting, goes on to the row's holder: the head holds the tuple lock only
- * while it waits for the row's transaction. */
+ * while it waits for the row's transaction. wait_links' root_* replace the
+ * chain walk's (view lock_waits). */
 static const char root_holder_sql[] =
-    "UPDATE lock_wait_rows SET root_pid = holder_pid, root_tx = holder_tx,"
-    " root_session = t.session_id, root_xid = t.xid, chain_depth = chain_depth + 1"
-    " FROM transactions t WHERE t.tx_id = lock_wait_rows.holder_tx"
-    " AND lock_wait_rows.target_kind = 'tuple' AND lock_wait_rows.root_pid = lock_wait_rows.blocker_pid"
-    " AND lock_wait_rows.holder_pid <> lock_wait_rows.blocker_pid;";
+    "UPDATE wait_links SET root_pid = f.holder_pid, root_tx = f.holder_tx,"
+    " root_session = t.session_id, root_xid = t.xid, chain_depth = f.chain_depth + 1"
+    " FROM lock_waits f JOIN transactions t ON t.tx_id = f.holder_tx"
+    " WHERE f.wait_id = wait_links.wait_id"
+    " AND f.target_kind = 'tuple' AND f.root_pid = f.blocker_pid"
+    " AND f.holder_pid <> f.blocker_pid;";
 
-/* Each wait's root's transaction (root_links_sql, link_root_rest_sql).
- * Updates only root_tx, which the scan does not read. */
-static int link_roots(ls_store *s)
+/* Each tuple wait's holder from the queue head's wait (head_sql): the
+ * transaction that wait was for when it was still on at the tuple wait
+ * (ls_head_wait_on()). */
+static int link_heads(ls_store *s, int subsecond)
 {
     ls_stmt *q = NULL, *u = NULL;
     int rc;
 
-    if ((rc = ls_store_prepare(s, root_links_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, set_root_tx_sql, &u)) != 0)
+    if ((rc = ls_store_prepare(s, subsecond ? head_sql : head_sec_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, set_head_sql, &u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        ls_root_link l;
-        int64_t tx;
-        l.root_pid = ls_stmt_int64(q, RL_ROOT);
-        l.by_xid_tx = ls_stmt_int64(q, RL_BY_XID);
-        l.holder_pid = ls_stmt_int64(q, RL_HOLDER);
-        l.holder_tx = ls_stmt_int64(q, RL_HOLDER_TX);
-        l.blocker_pid = ls_stmt_int64(q, RL_BLOCKER);
-        l.blocker_tx = ls_stmt_int64(q, RL_BLOCKER_TX);
-        if (!(tx = ls_root_tx(&l)))
+        ls_head_wait h; /* a NULL reads as 0: no end, no line (has_end*) */
+        h.tuple_start = ls_stmt_int64(q, hd_start_ts);
+        h.tuple_logged = ls_stmt_int64(q, hd_logged_ts);
+        h.tuple_pos.file = ls_stmt_int64(q, hd_file_id);
+        h.tuple_pos.line = ls_stmt_int64(q, hd_line);
+        h.has_end = !ls_stmt_isnull(q, hd_head_end_ts);
+        h.end_ts = ls_stmt_int64(q, hd_head_end_ts);
+        h.end_pos.file = ls_stmt_int64(q, hd_head_end_file);
+        h.end_pos.line = ls_stmt_int64(q, hd_head_end_line);
+        h.has_end_line = !ls_stmt_isnull(q, hd_head_end_line);
+        if (!ls_head_wait_on(&h, !subsecond))
             continue;
         ls_stmt_reset(u);
-        if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, RL_WAIT))) != 0 ||
-            (rc = ls_stmt_bind_int64(u, 2, tx)) != 0 || (rc = ls_stmt_step(u)) < 0)
+        ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, hd_wait_id));
+        if (!ls_stmt_isnull(q, hd_head_pid))
+            ls_stmt_bind_int64(u, 2, ls_stmt_int64(q, hd_head_pid));
+        if (!ls_stmt_isnull(q, hd_head_tx))
+            ls_stmt_bind_int64(u, 3, ls_stmt_int64(q, hd_head_tx));
+        if ((rc = ls_stmt_step(u)) < 0)
             goto out;
     }
-    if (rc == 0)
-        rc = ls_store_exec(s, link_root_rest_sql);
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(u);
     return rc < 0 ? rc : 0;
 }
 
-/* Links from errors and deadlock participants to transactions. */
+/* Each wait's root's transaction (ls_root_tx(): root_links_sql, then
+ * root_rest_sql where the links say nothing). Updates only root_tx, which
+ * the scan does not read. */
+static int link_roots(ls_store *s)
+{
+    ls_stmt *q = NULL, *rest = NULL, *u = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, root_links_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, root_rest_sql, &rest)) != 0 ||
+        (rc = ls_store_prepare(s, set_root_tx_sql, &u)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        ls_root_link l;
+        int64_t tx;
+        memset(&l, 0, sizeof(l));
+        l.root_pid = ls_stmt_int64(q, rl_root_pid);
+        l.by_xid_tx = ls_stmt_int64(q, rl_by_xid_tx);
+        l.holder_pid = ls_stmt_int64(q, rl_holder_pid);
+        l.holder_tx = ls_stmt_int64(q, rl_holder_tx);
+        l.blocker_pid = ls_stmt_int64(q, rl_blocker_pid);
+        l.blocker_tx = ls_stmt_int64(q, rl_blocker_tx);
+        if (!ls_root_tx_linked(&l)) {
+            /* The links say nothing: look by log position and by time. */
+            ls_stmt_reset(rest);
+            ls_stmt_bind_int64(rest, 1, ls_stmt_int64(q, rl_wait_id));
+            if ((rc = ls_stmt_step(rest)) < 0)
+                goto out;
+            if (rc == 1) {
+                l.by_pos_tx = ls_stmt_int64(rest, rr_by_pos_tx);
+                l.by_time_tx = ls_stmt_int64(rest, rr_by_time_tx);
+            }
+            ls_stmt_reset(rest);
+        }
+        if (!(tx = ls_root_tx(&l)))
+            continue;
+        ls_stmt_reset(u);
+        ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, rl_wait_id));
+        ls_stmt_bind_int64(u, 2, tx);
+        if ((rc = ls_stmt_step(u)) < 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(rest);
+    ls_stmt_finalize(u);
+    return rc < 0 ? rc : 0;
+}
+
+/* Links from errors and deadlock participants to transactions (error_links,
+ * deadlock_links: the raw rows stay as ingest wrote them). */
 static const char link_errors_sql[] =
-    "UPDATE errors SET tx_id = " OPEN_TX("errors.session_id", "errors.ts", "0") ","
+    "INSERT INTO error_links(error_id, tx_id, wait_id) SELECT e.error_id,"
+    " " OPEN_TX("e.session_id", "e.ts", "0") ","
     /* The wait the error ended: the process's latest wait by then. */
-    " wait_id = (SELECT x.wait_id FROM (SELECT wait_id, end_ts, outcome FROM lock_wait_rows w"
-    "  WHERE w.pid = errors.pid AND w.start_ts <= errors.ts ORDER BY w.start_ts DESC LIMIT 1) x"
-    "  WHERE x.end_ts BETWEEN errors.ts - " LS_SQL_INT(LS_ERROR_ENDS_WAIT_US) " AND errors.ts"
-    "   AND (x.outcome = errors.class"
+    " (SELECT x.wait_id FROM (SELECT wait_id, end_ts, outcome FROM lock_waits w"
+    "  WHERE w.pid = e.pid AND w.start_ts <= e.ts ORDER BY w.start_ts DESC LIMIT 1) x"
+    "  WHERE x.end_ts BETWEEN e.ts - " LS_SQL_INT(LS_ERROR_ENDS_WAIT_US) " AND e.ts"
+    "   AND (x.outcome = e.class"
     /* PostgreSQL 18's log_lock_failures: "could not obtain" names the NOWAIT error's holder */
-    "   OR (x.outcome = 'failed' AND errors.class = 'lock_nowait')))"
-    " WHERE class <> 'other';"
-    "UPDATE errors SET cause_tx = (SELECT w.holder_tx FROM lock_wait_rows w"
-    "  WHERE w.wait_id = errors.wait_id) WHERE wait_id IS NOT NULL;"
+    "   OR (x.outcome = 'failed' AND e.class = 'lock_nowait')))"
+    " FROM errors e WHERE e.class <> 'other';"
+    "UPDATE error_links SET cause_tx = (SELECT w.holder_tx FROM lock_waits w"
+    "  WHERE w.wait_id = error_links.wait_id) WHERE wait_id IS NOT NULL;"
     /* A transaction that logged an error before its ROLLBACK was aborted. */
     "UPDATE transactions SET outcome = 'aborted' WHERE outcome = 'rollback' AND EXISTS"
     " (SELECT 1 FROM errors e WHERE e.session_id = transactions.session_id"
     "  AND e.ts BETWEEN transactions.start_ts AND transactions.end_ts);"
-    "UPDATE deadlock_procs SET session_id = " SESSION_OF("deadlock_procs.pid",
-        "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = deadlock_procs.deadlock_id)") ";"
-    "UPDATE deadlock_procs SET tx_id = " OPEN_TX("deadlock_procs.session_id",
-        "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = deadlock_procs.deadlock_id)",
+    /* A process listed twice in one deadlock is one process. */
+    "INSERT OR IGNORE INTO deadlock_links(deadlock_id, pid, session_id)"
+    " SELECT p.deadlock_id, p.pid, " SESSION_OF("p.pid",
+        "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = p.deadlock_id)")
+    " FROM deadlock_procs p ORDER BY p.rowid;"
+    "UPDATE deadlock_links SET tx_id = " OPEN_TX("deadlock_links.session_id",
+        "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = deadlock_links.deadlock_id)",
         LS_SQL_INT(LS_START_SLACK_US)) ";";
 
 #define MAX_TX_LOCKS 16 /* hot rows one transaction locks (more are not held apart) */
@@ -531,8 +673,8 @@ static int64_t acquired_between(const tx_pass *p, int64_t session, int64_t from,
     ls_stmt_bind_int64(p->acquired, 2, from);
     if ((rc = ls_stmt_step(p->acquired)) < 0)
         return rc;
-    if (rc == 1 && (!until || ls_stmt_int64(p->acquired, 0) < until))
-        ts = ls_stmt_int64(p->acquired, 0);
+    if (rc == 1 && (!until || ls_stmt_int64(p->acquired, ACQUIRED_END) < until))
+        ts = ls_stmt_int64(p->acquired, ACQUIRED_END);
     ls_stmt_reset(p->acquired);
     return ts;
 }
@@ -545,7 +687,7 @@ static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q, int acquired)
     tx_lock *l;
     for (i = 0; i < t->nlocks; i++)
         if (t->locks[i].row_id == row_id) {
-            if (t->locks[i].stmt_id == ls_stmt_int64(q, 1) && acquired)
+            if (t->locks[i].stmt_id == ls_stmt_int64(q, sq_stmt_id) && acquired)
                 t->locks[i].acquired = 1;
             return; /* held since its first lock: one hold per (transaction, row) */
         }
@@ -554,14 +696,14 @@ static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q, int acquired)
     l = &t->locks[t->nlocks++];
     memset(l, 0, sizeof(*l));
     l->row_id = row_id;
-    l->stmt_id = ls_stmt_int64(q, 1);
-    l->lo = ls_stmt_int64(q, 3);
-    l->has_end = !ls_stmt_isnull(q, 4);
-    l->hi = l->has_end ? ls_stmt_int64(q, 4) : l->lo;
+    l->stmt_id = ls_stmt_int64(q, sq_stmt_id);
+    l->lo = ls_stmt_int64(q, sq_start_ts);
+    l->has_end = !ls_stmt_isnull(q, sq_end_ts);
+    l->hi = l->has_end ? ls_stmt_int64(q, sq_end_ts) : l->lo;
     l->acquired = acquired;
-    if (!ls_stmt_isnull(q, 11) && !ls_stmt_isnull(q, 12)) {
-        l->file_id = ls_stmt_int64(q, 11);
-        l->line = ls_stmt_int64(q, 12);
+    if (!ls_stmt_isnull(q, sq_file_id) && !ls_stmt_isnull(q, sq_line)) {
+        l->file_id = ls_stmt_int64(q, sq_file_id);
+        l->line = ls_stmt_int64(q, sq_line);
     }
 }
 
@@ -569,10 +711,10 @@ static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q, int acquired)
  * the statements (both in stmt_id order). */
 static int waited_locks(tx_pass *p, tx_state *t, ls_stmt *q)
 {
-    int64_t id = ls_stmt_int64(q, 1);
-    while (p->waited_more && ls_stmt_int64(p->waited, 0) <= id) {
-        if (ls_stmt_int64(p->waited, 0) == id)
-            tx_add_lock(t, ls_stmt_int64(p->waited, 1), q, 1);
+    int64_t id = ls_stmt_int64(q, sq_stmt_id);
+    while (p->waited_more && ls_stmt_int64(p->waited, wq_stmt_id) <= id) {
+        if (ls_stmt_int64(p->waited, wq_stmt_id) == id)
+            tx_add_lock(t, ls_stmt_int64(p->waited, wq_row_id), q, 1);
         if ((p->waited_more = ls_stmt_step(p->waited)) < 0)
             return p->waited_more;
     }
@@ -584,9 +726,9 @@ static int waited_locks(tx_pass *p, tx_state *t, ls_stmt *q)
  * shape locks (a function's, a trigger's). */
 static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_kind kind)
 {
-    const char *text = ls_stmt_text(q, 6);
-    const char *params = ls_stmt_isnull(q, 9) ? NULL : ls_stmt_text(q, 9);
-    const char *prepare = ls_stmt_isnull(q, 10) ? NULL : ls_stmt_text(q, 10);
+    const char *text = ls_stmt_text(q, sq_text);
+    const char *params = ls_stmt_isnull(q, sq_params) ? NULL : ls_stmt_text(q, sq_params);
+    const char *prepare = ls_stmt_isnull(q, sq_prepare) ? NULL : ls_stmt_text(q, sq_prepare);
     ls_rowkey_evidence ev = {text, params, prepare, NULL, NULL};
     ls_rowkey k;
     int64_t row;
@@ -639,12 +781,13 @@ static int lock_taken(const tx_pass *p, const tx_state *t, const tx_lock *l)
     if ((rc = ls_stmt_step(p->failure)) < 0)
         return rc;
     if (rc == 1) {
-        cls = ls_stmt_isnull(p->failure, 0) ? "other" : ls_stmt_text(p->failure, 0);
+        cls = ls_stmt_isnull(p->failure, fq_class) ? "other" : ls_stmt_text(p->failure, fq_class);
         sl.failed = 1;
         sl.lock_error = strcmp(cls, "serialization_failure") == 0 ||
                         strcmp(cls, "deadlock") == 0 || strcmp(cls, "lock_timeout") == 0 ||
                         strcmp(cls, "lock_nowait") == 0;
-        sl.failed_row = ls_stmt_isnull(p->failure, 1) ? 0 : ls_stmt_int64(p->failure, 1);
+        sl.failed_row =
+            ls_stmt_isnull(p->failure, fq_failed_row) ? 0 : ls_stmt_int64(p->failure, fq_failed_row);
     }
     ls_stmt_reset(p->failure);
     return ls_locked_row_held(&sl);
@@ -747,7 +890,7 @@ static int tx_insert(tx_pass *p, tx_state *t, ls_correlate_stats *stats)
     stats->transactions++;
     if (rc != 1)
         return LS_ESTORE;
-    return tx_holds(p, t, ls_stmt_int64(ins, 0));
+    return tx_holds(p, t, ls_stmt_int64(ins, TX_RETURNED_ID));
 }
 
 static void tx_open(tx_state *t, ls_stmt *q, int explicit_tx, int interest)
@@ -755,9 +898,9 @@ static void tx_open(tx_state *t, ls_stmt *q, int explicit_tx, int interest)
     memset(t, 0, offsetof(tx_state, locks));
     t->open = 1;
     t->explicit_tx = explicit_tx;
-    t->session_id = ls_stmt_int64(q, 0);
-    t->pid = ls_stmt_int64(q, 2);
-    t->start_ts = ls_stmt_int64(q, 3);
+    t->session_id = ls_stmt_int64(q, sq_session_id);
+    t->pid = ls_stmt_int64(q, sq_pid);
+    t->start_ts = ls_stmt_int64(q, sq_start_ts);
     t->start_known = explicit_tx ? "BEGIN" : "statement";
     t->durations = 1;
     t->interest = interest;
@@ -766,35 +909,35 @@ static void tx_open(tx_state *t, ls_stmt *q, int explicit_tx, int interest)
 /* Add the current statement to the open transaction. */
 static void tx_add(tx_state *t, ls_stmt *q, int is_commit)
 {
-    int64_t start = ls_stmt_int64(q, 3);
-    int has_end = !ls_stmt_isnull(q, 4);
-    int64_t end = has_end ? ls_stmt_int64(q, 4) : start;
-    const char *vxid = ls_stmt_text(q, 8);
+    int64_t start = ls_stmt_int64(q, sq_start_ts);
+    int has_end = !ls_stmt_isnull(q, sq_end_ts);
+    int64_t end = has_end ? ls_stmt_int64(q, sq_end_ts) : start;
+    const char *vxid = ls_stmt_text(q, sq_vxid);
     int i;
 
     if (!t->statements)
-        t->first_stmt = ls_stmt_int64(q, 1);
+        t->first_stmt = ls_stmt_int64(q, sq_stmt_id);
     for (i = 0; i < t->nlocks; i++)
-        if (!t->locks[i].next_start && t->locks[i].stmt_id != ls_stmt_int64(q, 1)) {
+        if (!t->locks[i].next_start && t->locks[i].stmt_id != ls_stmt_int64(q, sq_stmt_id)) {
             t->locks[i].next_start = start;
-            if (!ls_stmt_isnull(q, 11) && !ls_stmt_isnull(q, 12)) {
-                t->locks[i].next_file = ls_stmt_int64(q, 11);
-                t->locks[i].next_line = ls_stmt_int64(q, 12);
+            if (!ls_stmt_isnull(q, sq_file_id) && !ls_stmt_isnull(q, sq_line)) {
+                t->locks[i].next_file = ls_stmt_int64(q, sq_file_id);
+                t->locks[i].next_line = ls_stmt_int64(q, sq_line);
             }
         }
-    t->last_stmt = ls_stmt_int64(q, 1);
+    t->last_stmt = ls_stmt_int64(q, sq_stmt_id);
     t->statements++;
-    if (!t->xid && !ls_stmt_isnull(q, 7))
-        t->xid = ls_stmt_int64(q, 7);
+    if (!t->xid && !ls_stmt_isnull(q, sq_xid))
+        t->xid = ls_stmt_int64(q, sq_xid);
     /* A COMMIT's own line shows vxid N/0: keep the transaction's. */
     if (!t->vxid[0] && vxid[0] && !strstr(vxid, "/0"))
         snprintf(t->vxid, sizeof(t->vxid), "%s", vxid);
-    if (!has_end || ls_stmt_isnull(q, 5)) {
+    if (!has_end || ls_stmt_isnull(q, sq_duration_ms)) {
         t->durations = 0;
     } else if (is_commit) {
-        t->commit_ms += ls_stmt_double(q, 5);
+        t->commit_ms += ls_stmt_double(q, sq_duration_ms);
     } else {
-        t->sql_ms += ls_stmt_double(q, 5);
+        t->sql_ms += ls_stmt_double(q, sq_duration_ms);
     }
     if (t->prev_end && start > t->prev_end) {
         double gap = (double)(start - t->prev_end) / 1000.0;
@@ -842,9 +985,9 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
             break;
         }
         p->hot = nh;
-        nh[p->nhot].row_id = ls_stmt_int64(q, 0);
-        nh[p->nhot].rel = ls_strdup(ls_stmt_text(q, 1));
-        nh[p->nhot].key = ls_strdup(ls_stmt_text(q, 2));
+        nh[p->nhot].row_id = ls_stmt_int64(q, hr_row_id);
+        nh[p->nhot].rel = ls_strdup(ls_stmt_text(q, hr_relation));
+        nh[p->nhot].key = ls_strdup(ls_stmt_text(q, hr_row_key));
         if (!nh[p->nhot].rel || !nh[p->nhot].key) {
             free(nh[p->nhot].rel);
             free(nh[p->nhot].key);
@@ -865,10 +1008,10 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
         }
         p->rules = nr;
         memset(&nr[p->nrules], 0, sizeof(*nr));
-        snprintf(nr[p->nrules].shape, sizeof(nr->shape), "%s", ls_stmt_text(q, 0));
-        snprintf(nr[p->nrules].rel, sizeof(nr->rel), "%s", ls_stmt_text(q, 1));
-        snprintf(nr[p->nrules].col, sizeof(nr->col), "%s", ls_stmt_text(q, 2));
-        nr[p->nrules].arg = (int)ls_stmt_int64(q, 3);
+        snprintf(nr[p->nrules].shape, sizeof(nr->shape), "%s", ls_stmt_text(q, ru_shape));
+        snprintf(nr[p->nrules].rel, sizeof(nr->rel), "%s", ls_stmt_text(q, ru_relation));
+        snprintf(nr[p->nrules].col, sizeof(nr->col), "%s", ls_stmt_text(q, ru_col));
+        nr[p->nrules].arg = (int)ls_stmt_int64(q, ru_arg);
         p->nrules++;
     }
     ls_stmt_finalize(q);
@@ -959,7 +1102,7 @@ static sess_slot *sess_find(sess_map *m, int64_t id, int *created)
 /* Cut one statement into its session's transactions. */
 static int tx_statement(tx_pass *p, sess_slot *ss, ls_stmt *q, ls_correlate_stats *stats)
 {
-    ls_sql_kind kind = ls_sql_kind_of(ls_stmt_text(q, 6));
+    ls_sql_kind kind = ls_sql_kind_of(ls_stmt_text(q, sq_text));
     tx_state *t = ss->tx;
     int rc = 0;
 
@@ -980,9 +1123,9 @@ static int tx_statement(tx_pass *p, sess_slot *ss, ls_stmt *q, ls_correlate_stat
             tx_open(t, q, 0, ss->interest);
         tx_add(t, q, 1);
         if (kind == LS_SQL_COMMIT)
-            t->end_known = ls_stmt_isnull(q, 4) ? "commit start" : "commit";
+            t->end_known = ls_stmt_isnull(q, sq_end_ts) ? "commit start" : "commit";
         else
-            t->end_known = ls_stmt_isnull(q, 4) ? "rollback start" : "rollback";
+            t->end_known = ls_stmt_isnull(q, sq_end_ts) ? "rollback start" : "rollback";
         t->outcome = kind == LS_SQL_COMMIT ? "commit" : "rollback";
         rc = tx_insert(p, t, stats);
         break;
@@ -995,7 +1138,7 @@ static int tx_statement(tx_pass *p, sess_slot *ss, ls_stmt *q, ls_correlate_stat
             tx_add(t, q, 0);
             if ((rc = statement_locks(p, t, q, kind)) != 0)
                 return rc;
-            t->end_known = ls_stmt_isnull(q, 4) ? "statement start" : "statement";
+            t->end_known = ls_stmt_isnull(q, sq_end_ts) ? "statement start" : "statement";
             t->outcome = "commit";
             rc = tx_insert(p, t, stats);
         }
@@ -1026,7 +1169,7 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         int created;
-        sess_slot *ss = sess_find(&map, ls_stmt_int64(q, 0), &created);
+        sess_slot *ss = sess_find(&map, ls_stmt_int64(q, sq_session_id), &created);
         if (!ss) {
             rc = LS_ENOMEM;
             goto out;
@@ -1037,9 +1180,9 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
             if ((rc = ls_stmt_step(sq)) < 0)
                 goto out;
             if (rc == 1) {
-                ss->has_end = !ls_stmt_isnull(sq, 0);
-                ss->end_ts = ls_stmt_int64(sq, 0);
-                ss->interest = (int)ls_stmt_int64(sq, 1);
+                ss->has_end = !ls_stmt_isnull(sq, se_end_ts);
+                ss->end_ts = ls_stmt_int64(sq, se_end_ts);
+                ss->interest = (int)ls_stmt_int64(sq, se_interest);
             }
         }
         if ((rc = tx_statement(&p, ss, q, stats)) != 0)
@@ -1058,7 +1201,7 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     if (rc == 0)
         rc = ls_log_subsecond(s, &subsecond);
     if (rc == 0)
-        rc = ls_store_exec(s, subsecond ? link_head_sql : link_head_sec_sql);
+        rc = link_heads(s, subsecond);
     if (rc == 0)
         rc = ls_store_exec(s, link_holder_sql);
     if (rc == 0)
@@ -1088,8 +1231,14 @@ out:
 
 /* ---- retries ---- */
 
+#define LOCK_ERROR_COLS(X, Q)                                                              \
+    X(Q, error_id, "error_id")                                                            \
+    X(Q, session_id, "session_id")                                                        \
+    X(Q, ts, "ts")                                                                        \
+    X(Q, text, LS_TEXT_OF("errors.text_id"))
+LS_COLUMNS(le, LOCK_ERROR_COLS);
 static const char lock_errors_sql[] =
-    "SELECT error_id, session_id, ts, " LS_TEXT_OF("errors.text_id") " FROM errors"
+    "SELECT " LS_SELECT_LIST(le, LOCK_ERROR_COLS) " FROM errors"
     " WHERE class IN ('lock_timeout', 'lock_nowait', 'statement_timeout',"
     " 'serialization_failure', 'deadlock') AND session_id IS NOT NULL"
     " AND text_id IS NOT NULL ORDER BY error_id";
@@ -1099,19 +1248,29 @@ static const char lock_errors_sql[] =
  * the range and the order, so the scan stops at the first match. Parse and
  * bind lines count: a retry that failed again (a deadlock victim has no
  * duration line for its execute) shows only as those. */
+#define AFTER_COLS(X, Q)                                                                   \
+    X(Q, stmt_id, "st.stmt_id")                                                           \
+    X(Q, text, "st.text")
+LS_COLUMNS(af, AFTER_COLS);
 static const char after_sql[] =
-    "SELECT st.stmt_id, st.text FROM statements st WHERE st.session_id = ?1"
+    "SELECT " LS_SELECT_LIST(af, AFTER_COLS) " FROM statements st WHERE st.session_id = ?1"
     " AND st.start_ts > ?2 AND st.start_ts <= ?2 + " LS_SQL_INT(LS_RETRY_WINDOW_US)
     " ORDER BY st.session_id, st.start_ts, st.stmt_id LIMIT 200";
 
 /* The transaction a statement ran in: the last one of its session that
  * began at or before it (transactions_session_stmt), if it spans it. */
+#define RETRY_TX_COLS(X, Q)                                                                \
+    X(Q, tx_id, "tx_id")                                                                  \
+    X(Q, outcome, "outcome")                                                              \
+    X(Q, last_stmt, "last_stmt")
+LS_COLUMNS(rt, RETRY_TX_COLS);
 static const char retry_tx_sql[] =
-    "SELECT tx_id, outcome, last_stmt FROM transactions WHERE session_id = ?1"
+    "SELECT " LS_SELECT_LIST(rt, RETRY_TX_COLS) " FROM transactions WHERE session_id = ?1"
     " AND first_stmt <= ?2 ORDER BY session_id DESC, first_stmt DESC LIMIT 1";
 
+/* The retry of an error (one row of the pass's own table). */
 static const char set_retry_sql[] =
-    "UPDATE errors SET retry_stmt = ?2, retry_tx = ?3, retry_outcome = ?4 WHERE error_id = ?1";
+    "INSERT INTO retries(error_id, retry_stmt, retry_tx, retry_outcome) VALUES (?1, ?2, ?3, ?4)";
 
 /*
  * A retry is the same statement shape run again by the same session within
@@ -1133,17 +1292,17 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, set_retry_sql, &upd)) != 0)
         goto out;
     while ((rc = ls_stmt_step(errs)) == 1) {
-        int64_t session = ls_stmt_int64(errs, 1);
+        int64_t session = ls_stmt_int64(errs, le_session_id);
         ls_buf_reset(&want);
-        ls_sql_shape(&want, ls_stmt_text(errs, 3), 4096);
+        ls_sql_shape(&want, ls_stmt_text(errs, le_text), 4096);
         ls_stmt_reset(after);
         ls_stmt_bind_int64(after, 1, session);
-        ls_stmt_bind_int64(after, 2, ls_stmt_int64(errs, 2));
+        ls_stmt_bind_int64(after, 2, ls_stmt_int64(errs, le_ts));
         while ((rc = ls_stmt_step(after)) == 1) {
-            int64_t stmt = ls_stmt_int64(after, 0);
+            int64_t stmt = ls_stmt_int64(after, af_stmt_id);
             int have_tx;
             ls_buf_reset(&got);
-            ls_sql_shape(&got, ls_stmt_text(after, 1), 4096);
+            ls_sql_shape(&got, ls_stmt_text(after, af_text), 4096);
             if (strcmp(ls_buf_str(&want), ls_buf_str(&got)) != 0)
                 continue;
             ls_stmt_reset(txq);
@@ -1151,14 +1310,15 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
             ls_stmt_bind_int64(txq, 2, stmt);
             if ((rc = ls_stmt_step(txq)) < 0)
                 goto out;
-            have_tx = rc == 1 && ls_stmt_int64(txq, 2) >= stmt;
+            have_tx = rc == 1 && ls_stmt_int64(txq, rt_last_stmt) >= stmt;
             ls_stmt_reset(upd);
-            ls_stmt_bind_int64(upd, 1, ls_stmt_int64(errs, 0));
+            ls_stmt_bind_int64(upd, 1, ls_stmt_int64(errs, le_error_id));
             ls_stmt_bind_int64(upd, 2, stmt);
             if (have_tx)
-                ls_stmt_bind_int64(upd, 3, ls_stmt_int64(txq, 0));
-            ls_stmt_bind_text(upd, 4, have_tx && !ls_stmt_isnull(txq, 1) ? ls_stmt_text(txq, 1)
-                                                                       : NULL);
+                ls_stmt_bind_int64(upd, 3, ls_stmt_int64(txq, rt_tx_id));
+            ls_stmt_bind_text(upd, 4, have_tx && !ls_stmt_isnull(txq, rt_outcome)
+                                          ? ls_stmt_text(txq, rt_outcome)
+                                          : NULL);
             if ((rc = ls_stmt_step(upd)) < 0)
                 goto out;
             stats->retries++;

@@ -436,7 +436,12 @@ static const char *const store_upgrades[] = {
     /* 13: every table a correlation pass writes is declared here, none made
      * by the pass itself (issue 33's pass table: span_placement); the next
      * correlation fills them. */
-    LS_SPAN_PLACEMENT_DDL " DELETE FROM meta WHERE key = 'correlated';",
+    LS_SPAN_PLACEMENT_DDL " DELETE FROM meta WHERE key = 'correlated';"
+    /* the links of waits, errors and deadlock processes in tables of
+     * their own (transactions.c), joined in by lock_waits and the new
+     * errors_linked; errors' and deadlock_procs' old link columns stay,
+     * unread */
+    LS_LINK_TABLES_DDL " DROP VIEW IF EXISTS lock_waits;",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");

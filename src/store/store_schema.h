@@ -71,6 +71,28 @@
     "  holder_tx INTEGER, root_tx INTEGER, end_file INTEGER, end_line INTEGER,\n" \
     "  row_evidence TEXT, blocker_tx INTEGER);\n"
 
+/* What the "transactions and holds" and "retries" passes link to rows
+ * they do not own (transactions.c), here and in the step to schema 13
+ * (store.c): one row per wait (wait_links), per error of a lock class
+ * (error_links), per retried error (retries) and per deadlock process
+ * (deadlock_links). The views lock_waits and errors_linked join them in;
+ * the raw tables stay as written. wait_links' root_* and chain_depth are
+ * set only where a chain ends at a tuple lock's queue head and goes on to
+ * the row's holder (root_pid not NULL): they replace the chain walk's. */
+#define LS_LINK_TABLES_DDL \
+    "CREATE TABLE IF NOT EXISTS wait_links(\n" \
+    "  wait_id INTEGER PRIMARY KEY, waiter_stmt INTEGER, waiter_tx INTEGER,\n" \
+    "  holder_pid INTEGER, holder_tx INTEGER, blocker_tx INTEGER, root_tx INTEGER,\n" \
+    "  root_pid INTEGER, root_session INTEGER, root_xid INTEGER, chain_depth INTEGER);\n" \
+    "CREATE TABLE IF NOT EXISTS error_links(\n" \
+    "  error_id INTEGER PRIMARY KEY, tx_id INTEGER, wait_id INTEGER, cause_tx INTEGER);\n" \
+    "CREATE TABLE IF NOT EXISTS retries(\n" \
+    "  error_id INTEGER PRIMARY KEY, retry_stmt INTEGER, retry_tx INTEGER,\n" \
+    "  retry_outcome TEXT);\n" \
+    "CREATE TABLE IF NOT EXISTS deadlock_links(\n" \
+    "  deadlock_id INTEGER, pid INTEGER, session_id INTEGER, tx_id INTEGER,\n" \
+    "  PRIMARY KEY(deadlock_id, pid));\n"
+
 /* Each database span without a backend pid: the pid and how it was
  * placed (trace, logged statement), else why not (correlation's
  * "statements from spans" pass, spans.c). */
@@ -152,15 +174,28 @@ static const char *const ls_schema_sql[] = {
     /* Written by correlation; queue as in lock_event_rows (the lock
      * message's own value, TEXT or a stmt_texts id), holders as TEXT. */
     LS_LOCK_WAIT_ROWS_DDL,
-    "CREATE VIEW IF NOT EXISTS lock_waits AS SELECT wait_id, session_id, pid, mode,\n"
+    /* With the links of wait_links (LEFT JOIN on its key: flattened into
+     * every query, lock_wait_rows' indexes serve). lock_wait_rows' own
+     * waiter_tx, holder_pid, holder_tx, root_tx and blocker_tx are no
+     * longer written (kept for the step to schema 11). */
+    "CREATE VIEW IF NOT EXISTS lock_waits AS SELECT lock_wait_rows.wait_id AS wait_id,\n"
+    "  session_id, pid, mode,\n"
     "  target_kind, target, target_xid, rel_oid, db_oid, relation, ctid, start_ts,\n"
     "  logged_ts, end_ts, waited_ms, outcome, statement,\n"
     "  " LS_PIDS_OF("lock_wait_rows", "holders") " AS holders,\n"
     "  " LS_PIDS_OF("lock_wait_rows", "queue") " AS queue, blocker_pid,\n"
-    "  blocker_session, blocker_xid, root_pid, root_session, root_xid, chain_depth,\n"
-    "  first_event, file_id, line, row_id, waiter_stmt, waiter_tx, holder_pid,\n"
-    "  holder_tx, root_tx, end_file, end_line, row_evidence, blocker_tx\n"
-    "  FROM lock_wait_rows;\n",
+    "  blocker_session, blocker_xid,\n"
+    "  CASE WHEN l.root_pid IS NULL THEN lock_wait_rows.root_pid ELSE l.root_pid END AS root_pid,\n"
+    "  CASE WHEN l.root_pid IS NULL THEN lock_wait_rows.root_session ELSE l.root_session END\n"
+    "   AS root_session,\n"
+    "  CASE WHEN l.root_pid IS NULL THEN lock_wait_rows.root_xid ELSE l.root_xid END AS root_xid,\n"
+    "  CASE WHEN l.root_pid IS NULL THEN lock_wait_rows.chain_depth ELSE l.chain_depth END\n"
+    "   AS chain_depth,\n"
+    "  first_event, file_id, line, row_id,\n"
+    "  coalesce(l.waiter_stmt, lock_wait_rows.waiter_stmt) AS waiter_stmt,\n"
+    "  l.waiter_tx AS waiter_tx, l.holder_pid AS holder_pid, l.holder_tx AS holder_tx,\n"
+    "  l.root_tx AS root_tx, end_file, end_line, row_evidence, l.blocker_tx AS blocker_tx\n"
+    "  FROM lock_wait_rows LEFT JOIN wait_links l ON l.wait_id = lock_wait_rows.wait_id;\n",
     "CREATE TABLE IF NOT EXISTS deadlocks(\n"
     "  deadlock_id INTEGER PRIMARY KEY, file_id INTEGER, line INTEGER,\n"
     "  ts INTEGER, victim_pid INTEGER, victim_session INTEGER, detail TEXT);\n",
@@ -168,14 +203,24 @@ static const char *const ls_schema_sql[] = {
     "  deadlock_id INTEGER REFERENCES deadlocks, seq INTEGER, waiter_pid INTEGER,\n"
     "  mode TEXT, target_kind TEXT, target TEXT, blocker_pid INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS deadlock_procs(\n"
-    "  deadlock_id INTEGER REFERENCES deadlocks, pid INTEGER,\n"
-    "  session_id INTEGER, text_id INTEGER, tx_id INTEGER);\n",
+    "  deadlock_id INTEGER REFERENCES deadlocks, pid INTEGER, text_id INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS errors(\n"
     "  error_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
     "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, severity TEXT,\n"
     "  sqlstate TEXT, class TEXT, message TEXT, detail TEXT, text_id INTEGER,\n"
-    "  xid INTEGER, vxid TEXT, tx_id INTEGER, wait_id INTEGER, cause_tx INTEGER,\n"
-    "  retry_stmt INTEGER, retry_tx INTEGER, retry_outcome TEXT);\n",
+    "  xid INTEGER, vxid TEXT);\n",
+    LS_LINK_TABLES_DDL,
+    /* What readers of an error's links query: the error as ingest wrote
+     * it, its transaction, wait and cause (error_links) and its retry
+     * (retries). */
+    "CREATE VIEW IF NOT EXISTS errors_linked AS SELECT e.error_id AS error_id,\n"
+    "  e.session_id AS session_id, e.pid AS pid, e.file_id AS file_id, e.line AS line,\n"
+    "  e.ts AS ts, e.severity AS severity, e.sqlstate AS sqlstate, e.class AS class,\n"
+    "  e.message AS message, e.detail AS detail, e.text_id AS text_id, e.xid AS xid,\n"
+    "  e.vxid AS vxid, l.tx_id AS tx_id, l.wait_id AS wait_id, l.cause_tx AS cause_tx,\n"
+    "  r.retry_stmt AS retry_stmt, r.retry_tx AS retry_tx, r.retry_outcome AS retry_outcome\n"
+    "  FROM errors e LEFT JOIN error_links l ON l.error_id = e.error_id\n"
+    "  LEFT JOIN retries r ON r.error_id = e.error_id;\n",
     "CREATE TABLE IF NOT EXISTS relations(\n"
     "  db_oid INTEGER, rel_oid INTEGER, name TEXT, evidence TEXT,\n"
     "  PRIMARY KEY(db_oid, rel_oid));\n",

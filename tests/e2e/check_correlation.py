@@ -153,7 +153,7 @@ def main():
 
         # Retries after lock errors, and the transaction that caused the error.
         for r in truth["retries"]:
-            rows = q("SELECT e.retry_outcome, cs.pg_session FROM errors e"
+            rows = q("SELECT e.retry_outcome, cs.pg_session FROM errors_linked e"
                      " JOIN sessions s ON s.session_id = e.session_id"
                      " LEFT JOIN transactions ct ON ct.tx_id = e.cause_tx"
                      " LEFT JOIN sessions cs ON cs.session_id = ct.session_id"

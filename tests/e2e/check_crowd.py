@@ -155,7 +155,7 @@ def links_by_line(db, kind=None):
     return {r[0]: r[1:] for r in db.execute(
         "SELECT w.line, w.holder_pid, " +
         ", ".join(first.format(c) for c in ("holder_tx", "blocker_tx", "root_tx", "waiter_tx")) +
-        " FROM lock_wait_rows w WHERE ?1 IS NULL OR w.target_kind = ?1", (kind,))}
+        " FROM lock_waits w WHERE ?1 IS NULL OR w.target_kind = ?1", (kind,))}
 
 
 def main():

@@ -148,6 +148,9 @@ class Lines:
 
 READ_AS = {"lock_event_rows": ("lock_events", "event_id"),
            "lock_wait_rows": ("lock_waits", "wait_id"),
+           # a wait's links: as lock_waits gives them with the wait's outcome
+           # (a log_lock_failures row's waiter_stmt is set aside there)
+           "wait_links": ("lock_waits", "wait_id"),
            # a bound equal to its time is NULL there: the view gives each
            "hold_rows": ("holds", "hold_id")}
 

@@ -1,7 +1,8 @@
 /*
  * test_decide_link.c — decide/link.c: the root blocker's transaction from
- * the links found before. {root, by xid, holder, holder tx, blocker,
- * blocker tx}; 0 is "none".
+ * the links found before, and whether a tuple lock's queue head was still
+ * waiting for the row's holder. {root, by xid, holder, holder tx, blocker,
+ * blocker tx, by position, by time}; 0 is "none".
  */
 #include "decide/link.h"
 #include "ls_test.h"
@@ -9,33 +10,108 @@
 static void test_root_tx(void)
 {
     /* Nothing known: 0 (the caller looks by log position, then time). */
-    ls_root_link none = {30, 0, 0, 0, 0, 0};
+    ls_root_link none = {30, 0, 0, 0, 0, 0, 0, 0};
     /* The awaited xid's transaction wins over the rest. */
-    ls_root_link xid = {20, 7, 20, 8, 20, 8};
+    ls_root_link xid = {20, 7, 20, 8, 20, 8, 5, 6};
     /* The root is the direct blocker, which holds the row: one transaction. */
-    ls_root_link same = {20, 0, 20, 8, 20, 8};
+    ls_root_link same = {20, 0, 20, 8, 20, 8, 0, 0};
     /* A tuple lock's queue: the holder (30, tx 9) is not the direct blocker
      * (20, the queue head, tx 8). A root that is the holder has the
      * holder's transaction; one that is the blocker, the blocker's. */
-    ls_root_link holder = {30, 0, 30, 9, 20, 8};
-    ls_root_link blocker = {20, 0, 30, 9, 20, 8};
+    ls_root_link holder = {30, 0, 30, 9, 20, 8, 0, 0};
+    ls_root_link blocker = {20, 0, 30, 9, 20, 8, 0, 0};
     /* The root is the holder whose transaction is unknown: not the
      * blocker's, even when the blocker is the same process. */
-    ls_root_link unknown = {20, 0, 20, 0, 20, 8};
+    ls_root_link unknown = {20, 0, 20, 0, 20, 8, 0, 0};
     /* The root is neither. */
-    ls_root_link other = {40, 0, 30, 9, 20, 8};
+    ls_root_link other = {40, 0, 30, 9, 20, 8, 0, 0};
 
-    CHECK_INT(ls_root_tx(&none), 0);
+    CHECK_INT(ls_root_tx_linked(&none), 0);
+    CHECK_INT(ls_root_tx_linked(&xid), 7);
+    CHECK_INT(ls_root_tx_linked(&same), 8);
+    CHECK_INT(ls_root_tx_linked(&holder), 9);
+    CHECK_INT(ls_root_tx_linked(&blocker), 8);
+    CHECK_INT(ls_root_tx_linked(&unknown), 0);
+    CHECK_INT(ls_root_tx_linked(&other), 0);
     CHECK_INT(ls_root_tx(&xid), 7);
-    CHECK_INT(ls_root_tx(&same), 8);
-    CHECK_INT(ls_root_tx(&holder), 9);
-    CHECK_INT(ls_root_tx(&blocker), 8);
+    CHECK_INT(ls_root_tx(&none), 0);
     CHECK_INT(ls_root_tx(&unknown), 0);
-    CHECK_INT(ls_root_tx(&other), 0);
+}
+
+/* Where the links say nothing: by log position, then by time. */
+static void test_root_tx_rest(void)
+{
+    /* Whole seconds: the root's transaction 11 ended and 12 began in the
+     * second the message was stamped in. Its log position says 11 (the
+     * message came before 11's COMMIT line); its time says 12. Position
+     * wins. */
+    ls_root_link tie = {40, 0, 30, 9, 20, 8, 11, 12};
+    /* No transaction at the position (the root's statements not logged
+     * before the message): by time. */
+    ls_root_link by_time = {40, 0, 30, 9, 20, 8, 0, 12};
+    /* The links say: neither is asked for. */
+    ls_root_link linked = {30, 0, 30, 9, 20, 8, 11, 12};
+    /* The root is the holder, its transaction unknown: by position (not
+     * the blocker's 8). */
+    ls_root_link holder_unknown = {20, 0, 20, 0, 20, 8, 11, 12};
+
+    CHECK_INT(ls_root_tx(&tie), 11);
+    CHECK_INT(ls_root_tx(&by_time), 12);
+    CHECK_INT(ls_root_tx(&linked), 9);
+    CHECK_INT(ls_root_tx(&holder_unknown), 11);
+}
+
+/* A tuple wait begun at 1000 us, logged at 2000 us at file 1 line 50. */
+static ls_head_wait head(int has_end, int64_t end_ts, int has_end_line, int64_t end_line)
+{
+    ls_head_wait h;
+    h.tuple_start = 1000;
+    h.tuple_logged = 2000;
+    h.tuple_pos.file = 1;
+    h.tuple_pos.line = 50;
+    h.has_end = has_end;
+    h.end_ts = end_ts;
+    h.has_end_line = has_end_line;
+    h.end_pos.file = has_end_line ? 1 : 0;
+    h.end_pos.line = end_line;
+    return h;
+}
+
+static void test_head_wait_on(void)
+{
+    ls_head_wait open = head(0, 0, 0, 0);
+    ls_head_wait at_start = head(1, 1000, 1, 40);   /* ended at the very microsecond */
+    ls_head_wait before = head(1, 999, 1, 40);      /* one microsecond before */
+    ls_head_wait after = head(1, 1001, 1, 40);
+    ls_head_wait at_logged = head(1, 2000, 0, 0);   /* no end line: by time */
+    ls_head_wait before_logged = head(1, 1999, 0, 0);
+    ls_head_wait same_line = head(1, 1000, 1, 50);  /* ended by the message's own line */
+    ls_head_wait line_after = head(1, 1000, 1, 51);
+    ls_head_wait other_file = head(1, 3000, 1, 10);
+
+    /* Sub-second times: on unless it ended before the tuple wait began. */
+    CHECK(ls_head_wait_on(&open, 0));
+    CHECK(ls_head_wait_on(&at_start, 0)); /* S4: >= turned > fails here */
+    CHECK(!ls_head_wait_on(&before, 0));
+    CHECK(ls_head_wait_on(&after, 0));
+    /* Whole seconds: by log position where a line ended it. */
+    CHECK(ls_head_wait_on(&open, 1));
+    CHECK(!ls_head_wait_on(&at_start, 1)); /* line 40, before the message's 50 */
+    CHECK(ls_head_wait_on(&same_line, 1));
+    CHECK(ls_head_wait_on(&line_after, 1));
+    other_file.end_pos.file = 2;
+    CHECK(ls_head_wait_on(&other_file, 1)); /* a later file, a smaller line */
+    other_file.end_pos.file = 0;
+    CHECK(!ls_head_wait_on(&other_file, 1));
+    /* Whole seconds, no line ended it: by time at the message. */
+    CHECK(ls_head_wait_on(&at_logged, 1));
+    CHECK(!ls_head_wait_on(&before_logged, 1));
 }
 
 int main(void)
 {
     test_root_tx();
+    test_root_tx_rest();
+    test_head_wait_on();
     return TEST_REPORT();
 }

@@ -47,21 +47,6 @@ static const struct {
     {"logical rows", "lock_wait_rows.row_id"},
     {"logical rows", "lock_wait_rows.waiter_stmt"},
     {"logical rows", "lock_wait_rows.row_evidence"},
-    {"transactions and holds", "lock_wait_rows.waiter_tx"},
-    {"transactions and holds", "lock_wait_rows.holder_pid"},
-    {"transactions and holds", "lock_wait_rows.holder_tx"},
-    {"transactions and holds", "lock_wait_rows.blocker_tx"},
-    {"transactions and holds", "lock_wait_rows.root_tx"},
-    {"transactions and holds", "lock_wait_rows.root_pid"},
-    {"transactions and holds", "lock_wait_rows.root_session"},
-    {"transactions and holds", "lock_wait_rows.root_xid"},
-    {"transactions and holds", "lock_wait_rows.chain_depth"},
-    {"transactions and holds", "lock_wait_rows.waiter_stmt"},
-    {"transactions and holds", "errors.tx_id"},
-    {"transactions and holds", "errors.wait_id"},
-    {"transactions and holds", "errors.cause_tx"},
-    {"transactions and holds", "deadlock_procs.session_id"},
-    {"transactions and holds", "deadlock_procs.tx_id"},
     {"holds waited for", "hold_rows"},
     {"holds waited for", "rows"},
     {"holds waited for", "hold_evidence"},
@@ -70,9 +55,6 @@ static const struct {
     {"hidden waits", "rows"},
     {"queue depth", "rows.max_queue"},
     {"queue depth", "rows.max_queue_ts"},
-    {"retries", "errors.retry_stmt"},
-    {"retries", "errors.retry_tx"},
-    {"retries", "errors.retry_outcome"},
 };
 
 #define NSHARED (sizeof(still_shared) / sizeof(still_shared[0]))
@@ -102,18 +84,18 @@ static int prepares(ls_store *s, const char *sql)
 
 static void test_guard(ls_store *s)
 {
-    CHECK(ls_store_guard_writes(s, "test pass", "rows errors.tx_id") == 0);
+    CHECK(ls_store_guard_writes(s, "test pass", "rows errors.detail") == 0);
     CHECK(prepares(s, "UPDATE rows SET waits = 1"));
     CHECK(prepares(s, "DELETE FROM rows"));
-    CHECK(prepares(s, "UPDATE errors SET tx_id = NULL"));
-    CHECK(prepares(s, "SELECT * FROM hold_rows JOIN errors USING (tx_id)"));
+    CHECK(prepares(s, "UPDATE errors SET detail = NULL"));
+    CHECK(prepares(s, "SELECT * FROM hold_rows JOIN errors USING (session_id)"));
     CHECK(ls_store_exec(s, "CREATE TEMP TABLE scratch(x)") == 0);
     CHECK(prepares(s, "INSERT INTO temp.scratch VALUES (1)"));
     /* Refused: another table, another column of a column-owned table,
      * a column-owned table's rows. */
     fprintf(stderr, "(three refusals expected:)\n");
     CHECK(!prepares(s, "UPDATE hold_rows SET waits = 1"));
-    CHECK(!prepares(s, "UPDATE errors SET tx_id = NULL, wait_id = NULL"));
+    CHECK(!prepares(s, "UPDATE errors SET detail = NULL, message = NULL"));
     CHECK(!prepares(s, "DELETE FROM errors"));
     CHECK(ls_store_exec(s, "INSERT INTO transactions(tx_id) VALUES (1)") != 0);
     /* No guard: anything goes again. */

@@ -36,7 +36,7 @@
  * is that wait's outcome (the row it waited for had changed). */
 #define LS_SERIALIZATION_WINDOW_US 1000000
 /* An error of the process within this before or at its latest wait's end
- * is the error that ended it (errors.wait_id). */
+ * is the error that ended it (error_links.wait_id). */
 #define LS_ERROR_ENDS_WAIT_US 1000000
 
 /* ---- blocker chains (correlate.c, decide/chain.c) ---- */
