@@ -50,7 +50,7 @@ def links(db):
                              " JOIN stmt_rows s ON s.stmt_id = t.first_stmt"))
     waits = {}
     for r in con.execute("SELECT line, target_kind, holder_pid, holder_tx, blocker_tx, root_pid,"
-                         " root_tx, waiter_tx FROM lock_wait_rows"):
+                         " root_tx, waiter_tx FROM lock_waits"):
         waits[r[0]] = (r[1], r[2], first.get(r[3]), first.get(r[4]), r[5], first.get(r[6]),
                        first.get(r[7]))
     con.close()

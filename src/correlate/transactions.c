@@ -29,12 +29,18 @@
 #include "ls_sqlshape.h"
 #include "rowkey.h"
 
+/* SQL: column `col` of the blocker chain of the lock_wait_rows row being
+ * updated, as readers see it (the lock_waits view: the walk's, or the
+ * root moved to the row holder). */
+#define CHAIN_OF(col) \
+    "(SELECT v_." col " FROM lock_waits v_ WHERE v_.wait_id = lock_wait_rows.wait_id)"
+
 static const char interest_sql[] =
     "DROP TABLE IF EXISTS temp.interest;"
     "CREATE TEMP TABLE interest(session_id INTEGER PRIMARY KEY);"
     "INSERT OR IGNORE INTO interest SELECT session_id FROM lock_wait_rows WHERE session_id IS NOT NULL"
-    " UNION SELECT blocker_session FROM lock_wait_rows WHERE blocker_session IS NOT NULL"
-    " UNION SELECT root_session FROM lock_wait_rows WHERE root_session IS NOT NULL"
+    " UNION SELECT blocker_session FROM lock_waits WHERE blocker_session IS NOT NULL"
+    " UNION SELECT root_session FROM lock_waits WHERE root_session IS NOT NULL"
     " UNION SELECT session_id FROM errors WHERE class NOT IN ('other') AND session_id IS NOT NULL"
     " UNION SELECT victim_session FROM deadlocks WHERE victim_session IS NOT NULL;";
 
@@ -240,7 +246,7 @@ static const char link_sql[] =
 
 /* The session of a wait's direct blocker when the message was logged. */
 #define BLOCKER_SESSION                                                                     \
-    "coalesce(lock_wait_rows.blocker_session, "                                             \
+    "coalesce(" CHAIN_OF("blocker_session") ", "                                            \
     SESSION_OF("lock_wait_rows.blocker_pid", "lock_wait_rows.logged_ts") ")"
 
 /* Whether log position (PF, PL) (file_id, line) comes before (QF, QL). */
@@ -278,7 +284,7 @@ static const char link_holder_sql[] =
      * waiter's line was stamped). */
     "UPDATE lock_wait_rows SET holder_tx = coalesce("
     "  (SELECT t.tx_id FROM transactions t WHERE t.xid = (CASE WHEN lock_wait_rows.holder_pid ="
-    "     lock_wait_rows.blocker_pid THEN lock_wait_rows.blocker_xid END)"
+    "     lock_wait_rows.blocker_pid THEN " CHAIN_OF("blocker_xid") " END)"
     "   AND t.pid = lock_wait_rows.holder_pid),"
     "  " POS_TX(SESSION_OF("lock_wait_rows.holder_pid", "lock_wait_rows.logged_ts"),
                  "lock_wait_rows") ","
@@ -374,22 +380,22 @@ enum { RL_WAIT, RL_ROOT, RL_BY_XID, RL_HOLDER, RL_HOLDER_TX, RL_BLOCKER, RL_BLOC
 static const char root_links_sql[] =
     "SELECT w.wait_id, w.root_pid, (SELECT t.tx_id FROM transactions t WHERE t.xid = w.root_xid"
     "  AND t.pid = w.root_pid), w.holder_pid, w.holder_tx, w.blocker_pid, w.blocker_tx"
-    " FROM lock_wait_rows w WHERE w.root_pid IS NOT NULL ORDER BY w.wait_id";
+    " FROM lock_waits w WHERE w.root_pid IS NOT NULL ORDER BY w.wait_id";
 static const char set_root_tx_sql[] = "UPDATE lock_wait_rows SET root_tx = ?2 WHERE wait_id = ?1";
 static const char link_root_rest_sql[] =
     "UPDATE lock_wait_rows SET root_tx = coalesce("
-    "  " POS_TX("lock_wait_rows.root_session", "lock_wait_rows") ","
-    "  " OPEN_TX("lock_wait_rows.root_session", "lock_wait_rows.logged_ts", "0") ")"
-    " WHERE root_tx IS NULL AND root_pid IS NOT NULL;";
+    "  " POS_TX(CHAIN_OF("root_session"), "lock_wait_rows") ","
+    "  " OPEN_TX(CHAIN_OF("root_session"), "lock_wait_rows.logged_ts", "0") ")"
+    " WHERE root_tx IS NULL AND " CHAIN_OF("root_pid") " IS NOT NULL;";
 
 /* A chain that ended at the head of a tuple lock's queue, not logged as
  * waiting, goes on to the row's holder: the head holds the tuple lock only
  * while it waits for the row's transaction. */
 static const char root_holder_sql[] =
     "UPDATE lock_wait_rows SET root_pid = holder_pid, root_tx = holder_tx,"
-    " root_session = t.session_id, root_xid = t.xid, chain_depth = chain_depth + 1"
+    " root_session = t.session_id, root_xid = t.xid, chain_depth = " CHAIN_OF("chain_depth") " + 1"
     " FROM transactions t WHERE t.tx_id = lock_wait_rows.holder_tx"
-    " AND lock_wait_rows.target_kind = 'tuple' AND lock_wait_rows.root_pid = lock_wait_rows.blocker_pid"
+    " AND lock_wait_rows.target_kind = 'tuple' AND " CHAIN_OF("root_pid") " = lock_wait_rows.blocker_pid"
     " AND lock_wait_rows.holder_pid <> lock_wait_rows.blocker_pid;";
 
 /* Each wait's root's transaction (root_links_sql, link_root_rest_sql).

@@ -71,6 +71,17 @@
     "  holder_tx INTEGER, root_tx INTEGER, end_file INTEGER, end_line INTEGER,\n" \
     "  row_evidence TEXT, blocker_tx INTEGER);\n"
 
+/* The wait episodes pass's link from each lock message to its wait, and
+ * the blocker chains pass's walk from each wait to its root (docs/store.md;
+ * the lock_events and lock_waits views join them in), here and in the
+ * step to schema 13 (store.c). */
+#define LS_WAIT_SIDE_DDL \
+    "CREATE TABLE IF NOT EXISTS event_waits(\n" \
+    "  event_id INTEGER PRIMARY KEY, wait_id INTEGER);\n" \
+    "CREATE TABLE IF NOT EXISTS wait_chains(\n" \
+    "  wait_id INTEGER PRIMARY KEY, blocker_session INTEGER, blocker_xid INTEGER,\n" \
+    "  root_pid INTEGER, root_session INTEGER, root_xid INTEGER, chain_depth INTEGER);\n"
+
 /* Each database span without a backend pid: the pid and how it was
  * placed (trace, logged statement), else why not (correlation's
  * "statements from spans" pass, spans.c). */
@@ -147,20 +158,36 @@ static const char *const ls_schema_sql[] = {
     "  line, ts, phase, mode, target_kind, target, target_xid, rel_oid, db_oid, page,\n"
     "  tuple_offset, waited_ms, " LS_PIDS_OF("lock_event_rows", "holders") " AS holders,\n"
     "  " LS_PIDS_OF("lock_event_rows", "queue") " AS queue, ctx_action, ctx_relation,\n"
-    "  ctx_page, ctx_offset, text_id, xid, vxid, wait_id, context_id, after_lock\n"
-    "  FROM lock_event_rows;\n",
+    "  ctx_page, ctx_offset, text_id, xid, vxid,\n"
+    "  (SELECT ew.wait_id FROM event_waits ew WHERE ew.event_id = lock_event_rows.event_id)\n"
+    "  AS wait_id, context_id, after_lock FROM lock_event_rows;\n",
     /* Written by correlation; queue as in lock_event_rows (the lock
      * message's own value, TEXT or a stmt_texts id), holders as TEXT. */
     LS_LOCK_WAIT_ROWS_DDL,
-    "CREATE VIEW IF NOT EXISTS lock_waits AS SELECT wait_id, session_id, pid, mode,\n"
-    "  target_kind, target, target_xid, rel_oid, db_oid, relation, ctid, start_ts,\n"
-    "  logged_ts, end_ts, waited_ms, outcome, statement,\n"
+    LS_WAIT_SIDE_DDL,
+    /* The episode (lock_wait_rows), its chain (wait_chains) and its
+     * relation's name (relations, when its messages named it by OID only).
+     * The root as transactions.c moved it to a tuple wait's row holder
+     * (lock_wait_rows.root_*, set with root_pid) stands over the walk's. */
+    "CREATE VIEW IF NOT EXISTS lock_waits AS SELECT lock_wait_rows.wait_id, session_id, pid,\n"
+    "  mode, target_kind, target, target_xid, rel_oid, db_oid,\n"
+    "  coalesce(lock_wait_rows.relation, (SELECT r.name FROM relations r\n"
+    "   WHERE r.db_oid = lock_wait_rows.db_oid AND r.rel_oid = lock_wait_rows.rel_oid))\n"
+    "  AS relation, ctid, start_ts, logged_ts, end_ts, waited_ms, outcome, statement,\n"
     "  " LS_PIDS_OF("lock_wait_rows", "holders") " AS holders,\n"
     "  " LS_PIDS_OF("lock_wait_rows", "queue") " AS queue, blocker_pid,\n"
-    "  blocker_session, blocker_xid, root_pid, root_session, root_xid, chain_depth,\n"
+    "  c.blocker_session, c.blocker_xid,\n"
+    "  CASE WHEN lock_wait_rows.root_pid IS NULL THEN c.root_pid\n"
+    "   ELSE lock_wait_rows.root_pid END AS root_pid,\n"
+    "  CASE WHEN lock_wait_rows.root_pid IS NULL THEN c.root_session\n"
+    "   ELSE lock_wait_rows.root_session END AS root_session,\n"
+    "  CASE WHEN lock_wait_rows.root_pid IS NULL THEN c.root_xid\n"
+    "   ELSE lock_wait_rows.root_xid END AS root_xid,\n"
+    "  CASE WHEN lock_wait_rows.root_pid IS NULL THEN c.chain_depth\n"
+    "   ELSE lock_wait_rows.chain_depth END AS chain_depth,\n"
     "  first_event, file_id, line, row_id, waiter_stmt, waiter_tx, holder_pid,\n"
     "  holder_tx, root_tx, end_file, end_line, row_evidence, blocker_tx\n"
-    "  FROM lock_wait_rows;\n",
+    "  FROM lock_wait_rows LEFT JOIN wait_chains c ON c.wait_id = lock_wait_rows.wait_id;\n",
     "CREATE TABLE IF NOT EXISTS deadlocks(\n"
     "  deadlock_id INTEGER PRIMARY KEY, file_id INTEGER, line INTEGER,\n"
     "  ts INTEGER, victim_pid INTEGER, victim_session INTEGER, detail TEXT);\n",
