@@ -1,5 +1,11 @@
 /*
- * correlate.c — wait episodes and blocker chains.
+ * correlate.c — wait episodes and blocker chains, and the pass table.
+ *
+ * Each of its passes writes tables of its own (passes[] below): the
+ * episodes lock_wait_rows and event_waits (each message's wait), the
+ * chain walk wait_chains, the relation names relations; readers see them
+ * joined in the lock_waits and lock_events views. What is decided is
+ * decided in decide/wait.c and decide/chain.c.
  *
  * 1. Episodes: log_lock_waits writes "still waiting" once a wait passes
  *    deadlock_timeout and a closing message ("acquired", "detected
@@ -8,8 +14,10 @@
  *    so the next such error of the same process closes it. An episode
  *    starts "after X ms" before its messages (the earliest they imply).
  * 2. Direct blocker: the first pid of "Process(es) holding the lock" at
- *    the moment the wait was logged. For later waiters of a tuple-lock
- *    queue that is the first waiter, which holds the tuple lock.
+ *    the moment the wait was logged (or the awaited transaction's owner,
+ *    when the message lists the waiters its end woke). For later waiters
+ *    of a tuple-lock queue that is the first waiter, which holds the
+ *    tuple lock.
  * 3. Root blocker: follow direct blockers while the blocker is itself in
  *    an open wait episode at that moment (not one for the lock the message
  *    names it a holder of: that wait is over); stop at a process that is not
@@ -75,16 +83,24 @@ static const char episodes_sql[] =
  * event's link to it, to temp tables; then the waits are numbered by
  * (start, pid, build order) and copied, and the events linked.
  */
-#define WAIT_COLS(E)                                                                         \
-    E "session_id, " E "pid, " E "mode, " E "target_kind, " E "target, " E "target_xid, " E   \
-    "rel_oid, " E "db_oid, " E "relation, " E "ctid, " E "start_ts, " E "logged_ts, " E       \
-    "end_ts, " E "waited_ms, " E "outcome, " E "holders, " E "queue, " E "blocker_pid, " E    \
-    "first_event, " E "file_id, " E "line, " E "end_file, " E "end_line"
+#define WAIT_COLS(X, P)                                                                     \
+    X(P, session_id) X(P, pid) X(P, mode) X(P, target_kind) X(P, target) X(P, target_xid)    \
+    X(P, rel_oid) X(P, db_oid) X(P, relation) X(P, ctid) X(P, start_ts) X(P, logged_ts)       \
+    X(P, end_ts) X(P, waited_ms) X(P, outcome) X(P, holders) X(P, queue) X(P, blocker_pid)    \
+    X(P, first_event) X(P, file_id) X(P, line) X(P, end_file) X(P, end_line)
+/* "P.name, " for each column (P a string, "" for none), a "?, " for each,
+ * and the position of each: its parameter is wc_name + 1. */
+#define WAIT_COL_NAME_(P, name) P #name ", "
+#define WAIT_COL_PARAM_(P, name) "?, "
+#define WAIT_COL_ENUM_(P, name) wc_##name,
+enum { WAIT_COLS(WAIT_COL_ENUM_, ) wc__ncols };
+#define WAIT_PARAM(name) (wc_##name + 1)
+#define WAIT_COLUMNS(P) WAIT_COLS(WAIT_COL_NAME_, P)
 
 static const char episode_tables_sql[] =
     "DROP TABLE IF EXISTS temp.episodes;"
     "DROP TABLE IF EXISTS temp.episode_events;"
-    "CREATE TEMP TABLE episodes(id INTEGER PRIMARY KEY, " WAIT_COLS("") ");"
+    "CREATE TEMP TABLE episodes(" WAIT_COLUMNS("") "id INTEGER PRIMARY KEY);"
     "CREATE TEMP TABLE episode_events(event_id INTEGER PRIMARY KEY, episode INTEGER);";
 
 static const char store_episodes_sql[] =
@@ -95,8 +111,9 @@ static const char store_episodes_sql[] =
     /* In wait_id order (CROSS JOIN: episode_order is the outer loop), so
      * the statement, the first event's, is read near the one before: the
      * events are in log order, and so, nearly, are the waits. */
-    "INSERT INTO lock_wait_rows(wait_id, " WAIT_COLS("") ", statement)"
-    " SELECT o.wait_id, " WAIT_COLS("e.") ", " LS_TEXT_OF("le.text_id") " FROM temp.episode_order o"
+    "INSERT INTO lock_wait_rows(" WAIT_COLUMNS("") "wait_id, statement)"
+    " SELECT " WAIT_COLUMNS("e.") "o.wait_id, " LS_TEXT_OF("le.text_id")
+    " FROM temp.episode_order o"
     " CROSS JOIN temp.episodes e ON e.id = o.id"
     " LEFT JOIN lock_events le ON le.event_id = e.first_event ORDER BY o.wait_id;"
     /* Each event's wait, in event order (episode_events' own). */
@@ -105,12 +122,13 @@ static const char store_episodes_sql[] =
     " ORDER BY ee.event_id;"
     "DROP TABLE temp.episodes; DROP TABLE temp.episode_events; DROP TABLE temp.episode_order;";
 
+/* An episode; its id (the last parameter, EPISODE_ID_PARAM) is its
+ * number in build order (no RETURNING: a row per episode). The statement is
+ * joined from the first event when the episodes are stored. */
+#define EPISODE_ID_PARAM (wc__ncols + 1)
 static const char insert_wait_sql[] =
-    /* ?16 was the statement, now joined from the first event; ?25 the
-     * episode's number in build order (no RETURNING: a row per episode) */
-    "INSERT INTO temp.episodes(id, " WAIT_COLS("") ")"
-    " VALUES (?25, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17, ?18,"
-    " ?19, ?20, ?21, ?22, ?23, ?24)";
+    "INSERT INTO temp.episodes(" WAIT_COLUMNS("") "id)"
+    " VALUES (" WAIT_COLS(WAIT_COL_PARAM_, ) "?)";
 
 /*
  * Waits the log shows no end of (no closing lock message): each with its
@@ -154,7 +172,8 @@ static const char unknown_outcome_sql[] =
     X(Q, err_ts, "err")
 LS_COLUMNS(sf, ACQUIRED_40001_COLS);
 static const char acquired_40001_sql[] =
-    "SELECT " LS_SELECT_LIST(sf, ACQUIRED_40001_COLS) " FROM (SELECT w.wait_id, w.end_ts, (SELECT min(e.ts) FROM errors e"
+    "SELECT " LS_SELECT_LIST(sf, ACQUIRED_40001_COLS)
+    " FROM (SELECT w.wait_id, w.end_ts, (SELECT min(e.ts) FROM errors e"
     "  WHERE e.pid = w.pid AND e.class = 'serialization_failure' AND e.ts >= w.end_ts) AS err"
     " FROM lock_wait_rows w WHERE w.outcome = 'acquired') WHERE err IS NOT NULL ORDER BY wait_id";
 
@@ -347,42 +366,43 @@ static int flush_episode(const episode_q *eq, episode *e, int64_t *next_id,
     if ((rc = awaited_owner(eq->owner, e, &owner)) != 0)
         return rc;
     ls_stmt_reset(ins);
-    keep_first(&brc, ls_stmt_bind_int64(ins, 25, ep_id));
+    keep_first(&brc, ls_stmt_bind_int64(ins, EPISODE_ID_PARAM, ep_id));
     if (e->session_id)
-        keep_first(&brc, ls_stmt_bind_int64(ins, 1, e->session_id));
-    keep_first(&brc, ls_stmt_bind_int64(ins, 2, e->pid));
-    keep_first(&brc, ls_stmt_bind_text(ins, 3, e->mode));
-    keep_first(&brc, ls_stmt_bind_text(ins, 4, e->target_kind));
-    keep_first(&brc, ls_stmt_bind_text(ins, 5, e->target));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(session_id), e->session_id));
+    keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(pid), e->pid));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(mode), e->mode));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(target_kind), e->target_kind));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(target), e->target));
     if (e->has_target_xid)
-        keep_first(&brc, ls_stmt_bind_int64(ins, 6, e->target_xid));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(target_xid), e->target_xid));
     if (e->has_rel) {
-        keep_first(&brc, ls_stmt_bind_int64(ins, 7, e->rel_oid));
-        keep_first(&brc, ls_stmt_bind_int64(ins, 8, e->db_oid));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(rel_oid), e->rel_oid));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(db_oid), e->db_oid));
     }
-    keep_first(&brc, ls_stmt_bind_text(ins, 9, e->relation[0] ? e->relation : NULL));
-    keep_first(&brc, ls_stmt_bind_text(ins, 10, e->ctid[0] ? e->ctid : NULL));
-    keep_first(&brc, ls_stmt_bind_int64(ins, 11, e->start_ts));
-    keep_first(&brc, ls_stmt_bind_int64(ins, 12, e->logged_ts));
-    if (e->has_end)
-        keep_first(&brc, ls_stmt_bind_int64(ins, 13, e->end_ts));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(relation),
+                                       e->relation[0] ? e->relation : NULL));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(ctid), e->ctid[0] ? e->ctid : NULL));
+    keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(start_ts), e->start_ts));
+    keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(logged_ts), e->logged_ts));
     if (e->has_end) {
-        keep_first(&brc, ls_stmt_bind_int64(ins, 23, e->end_file));
-        keep_first(&brc, ls_stmt_bind_int64(ins, 24, e->end_line));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(end_ts), e->end_ts));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(end_file), e->end_file));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(end_line), e->end_line));
     }
-    keep_first(&brc, ls_stmt_bind_double(ins, 14, e->waited_ms));
-    keep_first(&brc, ls_stmt_bind_text(ins, 15, e->outcome[0] ? e->outcome : NULL));
-    keep_first(&brc, ls_stmt_bind_text(ins, 17, e->holders));
+    keep_first(&brc, ls_stmt_bind_double(ins, WAIT_PARAM(waited_ms), e->waited_ms));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(outcome),
+                                       e->outcome[0] ? e->outcome : NULL));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(holders), e->holders));
     if (e->queue_id)
-        keep_first(&brc, ls_stmt_bind_int64(ins, 18, e->queue_id));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(queue), e->queue_id));
     else
-        keep_first(&brc, ls_stmt_bind_text(ins, 18, e->queue));
+        keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(queue), e->queue));
     bp = ls_wait_blocker(e->holders, &owner, e->logged_ts);
     if (bp)
-        keep_first(&brc, ls_stmt_bind_int64(ins, 19, bp));
-    keep_first(&brc, ls_stmt_bind_int64(ins, 20, e->first_event));
-    keep_first(&brc, ls_stmt_bind_int64(ins, 21, e->file_id));
-    keep_first(&brc, ls_stmt_bind_int64(ins, 22, e->line));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(blocker_pid), bp));
+    keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(first_event), e->first_event));
+    keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(file_id), e->file_id));
+    keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(line), e->line));
     if (brc != 0)
         return brc;
     if ((rc = ls_stmt_step(ins)) < 0)
@@ -496,7 +516,8 @@ static void episode_add(episode *ep, ls_stmt *q, int subsecond)
     if (!ls_stmt_isnull(q, ev_ctx_relation) && !ep->relation[0]) {
         copy(ep->relation, sizeof(ep->relation), ls_stmt_text(q, ev_ctx_relation));
         if (!ls_stmt_isnull(q, ev_ctx_page) && !ep->ctid[0])
-            snprintf(ep->ctid, sizeof(ep->ctid), "(%lld,%lld)", (long long)ls_stmt_int64(q, ev_ctx_page),
+            snprintf(ep->ctid, sizeof(ep->ctid), "(%lld,%lld)",
+                     (long long)ls_stmt_int64(q, ev_ctx_page),
                      (long long)ls_stmt_int64(q, ev_ctx_offset));
     }
     ep->last_ts = ts;
@@ -605,15 +626,16 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
         double ms = ls_stmt_double(q, ev_waited_ms);
         int64_t implied_start = ts - ls_wait_after_us(ms);
         episode **slot = map_slot(&map, pid), *ep;
-        int after_lock = ls_stmt_isnull(q, ev_after_lock) ? -1 : (int)ls_stmt_int64(q, ev_after_lock);
+        int after_lock =
+            ls_stmt_isnull(q, ev_after_lock) ? -1 : (int)ls_stmt_int64(q, ev_after_lock);
 
         if (!slot) {
             rc = LS_ENOMEM;
             goto out;
         }
         ep = *slot;
-        if (ep && !continues_episode(ep, pid, ls_stmt_text(q, ev_target), implied_start, after_lock,
-                                     subsecond)) {
+        if (ep && !continues_episode(ep, pid, ls_stmt_text(q, ev_target), implied_start,
+                                     after_lock, subsecond)) {
             if ((rc = flush_episode(&eq, ep, &next_id, stats)) != 0)
                 goto out;
             episode_open(ep, q, implied_start);
@@ -785,7 +807,8 @@ static int walk_one(walk_q *wq, int subsecond, ls_correlate_stats *stats)
     return rc < 0 ? rc : 0;
 }
 
-/* Pass 2: follow each wait's blockers to the root (decide/chain.c). */
+/* Blocker chains: follow each wait's blockers to the root
+ * (decide/chain.c), one wait_chains row per wait with a blocker. */
 static int walk_chains(ls_store *s, ls_correlate_stats *stats)
 {
     walk_q wq = {NULL, NULL, NULL, NULL, NULL};
