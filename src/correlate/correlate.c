@@ -1,5 +1,11 @@
 /*
- * correlate.c — wait episodes and blocker chains.
+ * correlate.c — wait episodes and blocker chains, and the pass table.
+ *
+ * Each of its passes writes tables of its own (passes[] below): the
+ * episodes lock_wait_rows and event_waits (each message's wait), the
+ * chain walk wait_chains, the relation names relations; readers see them
+ * joined in the lock_waits and lock_events views. What is decided is
+ * decided in decide/wait.c and decide/chain.c.
  *
  * 1. Episodes: log_lock_waits writes "still waiting" once a wait passes
  *    deadlock_timeout and a closing message ("acquired", "detected
@@ -8,8 +14,10 @@
  *    so the next such error of the same process closes it. An episode
  *    starts "after X ms" before its messages (the earliest they imply).
  * 2. Direct blocker: the first pid of "Process(es) holding the lock" at
- *    the moment the wait was logged. For later waiters of a tuple-lock
- *    queue that is the first waiter, which holds the tuple lock.
+ *    the moment the wait was logged (or the awaited transaction's owner,
+ *    when the message lists the waiters its end woke). For later waiters
+ *    of a tuple-lock queue that is the first waiter, which holds the
+ *    tuple lock.
  * 3. Root blocker: follow direct blockers while the blocker is itself in
  *    an open wait episode at that moment (not one for the lock the message
  *    names it a holder of: that wait is over); stop at a process that is not
@@ -30,14 +38,37 @@
 
 #define MAX_EPISODE_EVENTS 16 /* messages of one wait (waiting, avoided..., acquired) */
 
+/* The lock messages, as build_episodes() reads them. */
+#define EPISODE_EVENT_COLS(X, Q)                                                            \
+    X(Q, event_id, "event_id")                                                              \
+    X(Q, session_id, "session_id")                                                          \
+    X(Q, pid, "pid")                                                                        \
+    X(Q, ts, "ts")                                                                          \
+    X(Q, phase, "phase")                                                                    \
+    X(Q, mode, "mode")                                                                      \
+    X(Q, target_kind, "target_kind")                                                        \
+    X(Q, target, "target")                                                                  \
+    X(Q, target_xid, "target_xid")                                                          \
+    X(Q, rel_oid, "rel_oid")                                                                \
+    X(Q, db_oid, "db_oid")                                                                  \
+    X(Q, page, "page")                                                                      \
+    X(Q, tuple_offset, "tuple_offset")                                                      \
+    X(Q, waited_ms, "waited_ms")                                                            \
+    X(Q, holders, LS_PIDS_OF("lock_event_rows", "holders"))                                 \
+    X(Q, queue, "queue")                                                                    \
+    X(Q, ctx_relation, "ctx_relation")                                                      \
+    X(Q, ctx_page, "ctx_page")                                                              \
+    X(Q, ctx_offset, "ctx_offset")                                                          \
+    X(Q, file_id, "file_id")                                                                \
+    X(Q, line, "line")                                                                      \
+    X(Q, after_lock, "after_lock")                                                          \
+    /* The queue as stored, not read back: lock_wait_rows keeps the same   \
+     * id (queue_id), or the same text (queue) when it has none. */        \
+    X(Q, queue_id, "CASE WHEN typeof(queue) = 'integer' THEN queue END")
+LS_COLUMNS(ev, EPISODE_EVENT_COLS);
+
 static const char episodes_sql[] =
-    "SELECT event_id, session_id, pid, ts, phase, mode, target_kind, target, target_xid,"
-    " rel_oid, db_oid, page, tuple_offset, waited_ms,"
-    " " LS_PIDS_OF("lock_event_rows", "holders") ", queue,"
-    " ctx_relation, ctx_page, ctx_offset, file_id, line, after_lock,"
-    /* The queue as stored, not read back: lock_wait_rows keeps the same
-     * id (22), or the same text (15) when it has none. */
-    " CASE WHEN typeof(queue) = 'integer' THEN queue END"
+    "SELECT " LS_SELECT_LIST(ev, EPISODE_EVENT_COLS)
     /* In the table's (log) order, not through lock_events(pid, ts): that
      * walk reads the time-ordered table once per process once it outgrows
      * the page cache. Without the statement, which only the first event
@@ -52,17 +83,25 @@ static const char episodes_sql[] =
  * event's link to it, to temp tables; then the waits are numbered by
  * (start, pid, build order) and copied, and the events linked.
  */
-#define WAIT_COLS(E)                                                                         \
-    E "session_id, " E "pid, " E "mode, " E "target_kind, " E "target, " E "target_xid, " E   \
-    "rel_oid, " E "db_oid, " E "relation, " E "ctid, " E "start_ts, " E "logged_ts, " E       \
-    "end_ts, " E "waited_ms, " E "outcome, " E "holders, " E "queue, " E "blocker_pid, " E    \
-    "first_event, " E "file_id, " E "line, " E "end_file, " E "end_line"
+#define WAIT_COLS(X, P)                                                                     \
+    X(P, session_id) X(P, pid) X(P, mode) X(P, target_kind) X(P, target) X(P, target_xid)    \
+    X(P, rel_oid) X(P, db_oid) X(P, relation) X(P, ctid) X(P, start_ts) X(P, logged_ts)       \
+    X(P, end_ts) X(P, waited_ms) X(P, outcome) X(P, holders) X(P, queue) X(P, blocker_pid)    \
+    X(P, first_event) X(P, file_id) X(P, line) X(P, end_file) X(P, end_line)
+/* "P.name, " for each column (P a string, "" for none), a "?, " for each,
+ * and the position of each: its parameter is wc_name + 1. */
+#define WAIT_COL_NAME_(P, name) P #name ", "
+#define WAIT_COL_PARAM_(P, name) "?, "
+#define WAIT_COL_ENUM_(P, name) wc_##name,
+enum { WAIT_COLS(WAIT_COL_ENUM_, ) wc__ncols };
+#define WAIT_PARAM(name) (wc_##name + 1)
+#define WAIT_COLUMNS(P) WAIT_COLS(WAIT_COL_NAME_, P)
 
 static const char episode_tables_sql[] =
     "DROP TABLE IF EXISTS temp.episodes;"
-    "DROP TABLE IF EXISTS temp.event_waits;"
-    "CREATE TEMP TABLE episodes(id INTEGER PRIMARY KEY, " WAIT_COLS("") ");"
-    "CREATE TEMP TABLE event_waits(event_id INTEGER PRIMARY KEY, episode INTEGER);";
+    "DROP TABLE IF EXISTS temp.episode_events;"
+    "CREATE TEMP TABLE episodes(" WAIT_COLUMNS("") "id INTEGER PRIMARY KEY);"
+    "CREATE TEMP TABLE episode_events(event_id INTEGER PRIMARY KEY, episode INTEGER);";
 
 static const char store_episodes_sql[] =
     "DROP TABLE IF EXISTS temp.episode_order;"
@@ -72,23 +111,24 @@ static const char store_episodes_sql[] =
     /* In wait_id order (CROSS JOIN: episode_order is the outer loop), so
      * the statement, the first event's, is read near the one before: the
      * events are in log order, and so, nearly, are the waits. */
-    "INSERT INTO lock_wait_rows(wait_id, " WAIT_COLS("") ", statement)"
-    " SELECT o.wait_id, " WAIT_COLS("e.") ", " LS_TEXT_OF("le.text_id") " FROM temp.episode_order o"
+    "INSERT INTO lock_wait_rows(" WAIT_COLUMNS("") "wait_id, statement)"
+    " SELECT " WAIT_COLUMNS("e.") "o.wait_id, " LS_TEXT_OF("le.text_id")
+    " FROM temp.episode_order o"
     " CROSS JOIN temp.episodes e ON e.id = o.id"
     " LEFT JOIN lock_events le ON le.event_id = e.first_event ORDER BY o.wait_id;"
-    /* In table order (NOT INDEXED: not through lock_events(pid, ts), which
-     * would visit the rows once per process). */
-    "UPDATE lock_event_rows NOT INDEXED SET wait_id = o.wait_id FROM temp.event_waits ew"
-    " JOIN temp.episode_order o ON o.id = ew.episode"
-    " WHERE lock_event_rows.event_id = ew.event_id;"
-    "DROP TABLE temp.episodes; DROP TABLE temp.event_waits; DROP TABLE temp.episode_order;";
+    /* Each event's wait, in event order (episode_events' own). */
+    "INSERT INTO event_waits(event_id, wait_id) SELECT ee.event_id, o.wait_id"
+    " FROM temp.episode_events ee JOIN temp.episode_order o ON o.id = ee.episode"
+    " ORDER BY ee.event_id;"
+    "DROP TABLE temp.episodes; DROP TABLE temp.episode_events; DROP TABLE temp.episode_order;";
 
+/* An episode; its id (the last parameter, EPISODE_ID_PARAM) is its
+ * number in build order (no RETURNING: a row per episode). The statement is
+ * joined from the first event when the episodes are stored. */
+#define EPISODE_ID_PARAM (wc__ncols + 1)
 static const char insert_wait_sql[] =
-    /* ?16 was the statement, now joined from the first event; ?25 the
-     * episode's number in build order (no RETURNING: a row per episode) */
-    "INSERT INTO temp.episodes(id, " WAIT_COLS("") ")"
-    " VALUES (?25, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17, ?18,"
-    " ?19, ?20, ?21, ?22, ?23, ?24)";
+    "INSERT INTO temp.episodes(" WAIT_COLUMNS("") "id)"
+    " VALUES (" WAIT_COLS(WAIT_COL_PARAM_, ) "?)";
 
 /*
  * Waits the log shows no end of (no closing lock message): each with its
@@ -96,11 +136,20 @@ static const char insert_wait_sql[] =
  * first lock message after that one. ls_error_closes_wait() decides
  * whether the error ended the wait.
  */
-enum { OPEN_WAIT_ID, OPEN_WAIT_LOGGED, OPEN_WAIT_START, OPEN_WAIT_MS, OPEN_ERR_TS,
-       OPEN_ERR_CLASS, OPEN_ERR_FILE, OPEN_ERR_LINE, OPEN_NEXT_LOCK };
+#define UNCLOSED_COLS(X, Q)                                                                 \
+    X(Q, wait_id, "w.wait_id")                                                              \
+    X(Q, logged_ts, "w.logged_ts")                                                          \
+    X(Q, start_ts, "w.start_ts")                                                            \
+    X(Q, waited_ms, "w.waited_ms")                                                          \
+    X(Q, err_ts, "e.ts")                                                                    \
+    X(Q, err_class, "e.class")                                                              \
+    X(Q, err_file, "e.file_id")                                                             \
+    X(Q, err_line, "e.line")                                                                \
+    X(Q, next_lock, "(SELECT min(l.ts) FROM lock_events l WHERE l.pid = w.pid"               \
+                    " AND l.ts > w.logged_ts)")
+LS_COLUMNS(uc, UNCLOSED_COLS);
 static const char unclosed_sql[] =
-    "SELECT w.wait_id, w.logged_ts, w.start_ts, w.waited_ms, e.ts, e.class, e.file_id, e.line,"
-    " (SELECT min(l.ts) FROM lock_events l WHERE l.pid = w.pid AND l.ts > w.logged_ts)"
+    "SELECT " LS_SELECT_LIST(uc, UNCLOSED_COLS)
     " FROM lock_wait_rows w JOIN errors e ON e.error_id = (SELECT e2.error_id FROM errors e2"
     "  WHERE e2.pid = w.pid AND e2.ts >= w.logged_ts ORDER BY e2.ts, e2.error_id LIMIT 1)"
     " WHERE w.outcome IS NULL ORDER BY w.wait_id";
@@ -117,33 +166,58 @@ static const char unknown_outcome_sql[] =
 /* Acquired waits whose process then failed with 40001: each with the
  * first such error at or after its end; ls_serialization_ended() decides
  * whether it was the wait's outcome. */
-enum { SF_WAIT, SF_END, SF_ERR_TS };
+#define ACQUIRED_40001_COLS(X, Q)                                                           \
+    X(Q, wait_id, "wait_id")                                                                \
+    X(Q, end_ts, "end_ts")                                                                  \
+    X(Q, err_ts, "err")
+LS_COLUMNS(sf, ACQUIRED_40001_COLS);
 static const char acquired_40001_sql[] =
-    "SELECT wait_id, end_ts, err FROM (SELECT w.wait_id, w.end_ts, (SELECT min(e.ts) FROM errors e"
+    "SELECT " LS_SELECT_LIST(sf, ACQUIRED_40001_COLS)
+    " FROM (SELECT w.wait_id, w.end_ts, (SELECT min(e.ts) FROM errors e"
     "  WHERE e.pid = w.pid AND e.class = 'serialization_failure' AND e.ts >= w.end_ts) AS err"
     " FROM lock_wait_rows w WHERE w.outcome = 'acquired') WHERE err IS NOT NULL ORDER BY wait_id";
 
-static const char relations_sql[] =
-    /* Transaction waits carry the relation name and ctid in CONTEXT. */
-    "INSERT OR IGNORE INTO relations(db_oid, rel_oid, name, evidence)"
-    " SELECT DISTINCT t.db_oid, t.rel_oid, h.relation, 'context of the holder''s wait'"
-    /* The holder's wait then: its latest that began by then (one at a time). */
-    " FROM lock_wait_rows t JOIN lock_wait_rows h ON h.wait_id = (SELECT h2.wait_id FROM lock_wait_rows h2"
-    "  WHERE h2.pid = t.blocker_pid AND h2.start_ts <= t.logged_ts"
+/* Tuple waits, each with its holder's wait then: the holder's latest
+ * that began by then (one at a time); ls_holder_wait_names() decides
+ * whether that wait's CONTEXT names the tuple wait's relation. */
+#define HOLDER_WAIT_COLS(X, Q)                                                              \
+    X(Q, db_oid, "t.db_oid")                                                                \
+    X(Q, rel_oid, "t.rel_oid")                                                              \
+    X(Q, logged_ts, "t.logged_ts")                                                          \
+    X(Q, ctid, "t.ctid")                                                                    \
+    X(Q, relation, "h.relation")                                                            \
+    X(Q, holder_ctid, "h.ctid")                                                             \
+    X(Q, end_ts, "h.end_ts")
+LS_COLUMNS(hw, HOLDER_WAIT_COLS);
+static const char holder_waits_sql[] =
+    "SELECT " LS_SELECT_LIST(hw, HOLDER_WAIT_COLS)
+    " FROM lock_wait_rows t JOIN lock_wait_rows h ON h.wait_id = (SELECT h2.wait_id"
+    "  FROM lock_wait_rows h2 WHERE h2.pid = t.blocker_pid AND h2.start_ts <= t.logged_ts"
     "  ORDER BY h2.start_ts DESC LIMIT 1)"
-    " WHERE t.target_kind = 'tuple' AND (h.end_ts IS NULL OR h.end_ts >= t.logged_ts)"
-    "  AND h.relation IS NOT NULL AND h.ctid = t.ctid;"
-    "UPDATE lock_wait_rows SET relation = (SELECT r.name FROM relations r"
-    "  WHERE r.db_oid = lock_wait_rows.db_oid AND r.rel_oid = lock_wait_rows.rel_oid)"
-    " WHERE relation IS NULL AND rel_oid IS NOT NULL;";
+    " WHERE t.target_kind = 'tuple' AND t.rel_oid IS NOT NULL AND t.db_oid IS NOT NULL"
+    " ORDER BY t.wait_id";
+
+/* The first name found for a relation stands. */
+static const char insert_relation_sql[] =
+    "INSERT OR IGNORE INTO relations(db_oid, rel_oid, name, evidence)"
+    " VALUES (?1, ?2, ?3, 'context of the holder''s wait')";
 
 /* The waits of `pid` around time ?2 (?3: the timestamps' resolution),
  * with their log positions; ls_wait_open_at() decides. */
-enum { OW_ID, OW_BLOCKER, OW_KIND, OW_XID, OW_START, OW_END, OW_FILE, OW_LINE, OW_END_FILE,
-       OW_END_LINE, OW_TARGET };
+#define OPEN_WAIT_COLS(X, Q)                                                                \
+    X(Q, blocker_pid, "blocker_pid")                                                        \
+    X(Q, target_kind, "target_kind")                                                        \
+    X(Q, target_xid, "target_xid")                                                          \
+    X(Q, start_ts, "start_ts")                                                              \
+    X(Q, end_ts, "end_ts")                                                                  \
+    X(Q, file_id, "file_id")                                                                \
+    X(Q, line, "line")                                                                      \
+    X(Q, end_file, "end_file")                                                              \
+    X(Q, end_line, "end_line")                                                              \
+    X(Q, target, "target")
+LS_COLUMNS(ow, OPEN_WAIT_COLS);
 static const char open_wait_sql[] =
-    "SELECT wait_id, blocker_pid, target_kind, target_xid, start_ts, end_ts, file_id, line,"
-    " end_file, end_line, target FROM lock_wait_rows"
+    "SELECT " LS_SELECT_LIST(ow, OPEN_WAIT_COLS) " FROM lock_wait_rows"
     " WHERE pid = ?1 AND start_ts <= ?2 + ?3"
     /* A process waits for one lock at a time: its waits follow one another,
      * so the latest few that began by then are the only candidates (?4:
@@ -154,8 +228,11 @@ static const char open_wait_sql[] =
 
 /* Do the log's timestamps have sub-second digits (%m, csvlog), or whole
  * seconds (%t)? */
-static const char subsecond_sql[] =
-    "SELECT EXISTS (SELECT 1 FROM lock_events WHERE ts % " LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0)";
+#define SUBSECOND_COLS(X, Q)                                                                \
+    X(Q, subsecond, "EXISTS (SELECT 1 FROM lock_events WHERE ts % "                         \
+                    LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0)")
+LS_COLUMNS(ss, SUBSECOND_COLS);
+static const char subsecond_sql[] = "SELECT " LS_SELECT_LIST(ss, SUBSECOND_COLS);
 
 int ls_log_subsecond(ls_store *s, int *subsecond)
 {
@@ -166,46 +243,55 @@ int ls_log_subsecond(ls_store *s, int *subsecond)
     if ((rc = ls_store_prepare(s, subsecond_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        *subsecond = (int)ls_stmt_int64(q, 0);
+        *subsecond = (int)ls_stmt_int64(q, ss_subsecond);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
 
 /* The session a pid belonged to at time t. */
+#define SESSION_AT_COLS(X, Q) X(Q, session_id, "session_id")
+LS_COLUMNS(sa, SESSION_AT_COLS);
 static const char session_at_sql[] =
-    "SELECT session_id FROM sessions WHERE pid = ?1"
+    "SELECT " LS_SELECT_LIST(sa, SESSION_AT_COLS) " FROM sessions WHERE pid = ?1"
     " AND coalesce(start_ts, first_ts, 0) <= ?2"
     " ORDER BY coalesce(start_ts, first_ts, 0) DESC LIMIT 1";
 
-static const char xid_session_sql[] = "SELECT session_id, pid FROM xids WHERE xid = ?1";
+/* Who ran transaction ?1: the session and pid %x logged it with. */
+#define XID_SESSION_COLS(X, Q)                                                              \
+    X(Q, session_id, "session_id")                                                          \
+    X(Q, pid, "pid")
+LS_COLUMNS(xs, XID_SESSION_COLS);
+static const char xid_session_sql[] =
+    "SELECT " LS_SELECT_LIST(xs, XID_SESSION_COLS) " FROM xids WHERE xid = ?1";
 
-/*
- * A lock on a transaction has one holder, the transaction's own process,
- * except for an instant after it ends: the waiters its end woke are each
- * granted the lock they waited for and let it go at once. A message
- * stamped in that instant lists them, and the owner, gone, no longer:
- * "Processes holding the lock: 23411, 23426, 24448, ..." for a
- * transaction of 24425 (a log of 160 pgbench clients). The awaited xid
- * names its owner (xids, when %x is in the prefix): with more than one
- * holder listed, or the owner among them, it is the blocker. The owner's
- * xid was seen by then (xids of another server's log in the same store
- * may coincide).
- */
+/* The owner of transaction ?1 (ls_wait_blocker()): the xid's first
+ * logged process (xids of another server's log in the same store may
+ * coincide: the time tells). */
+#define XID_OWNER_COLS(X, Q)                                                                \
+    X(Q, pid, "pid")                                                                        \
+    X(Q, first_ts, "first_ts")
+LS_COLUMNS(xo, XID_OWNER_COLS);
 static const char xid_owner_sql[] =
-    "UPDATE lock_wait_rows SET blocker_pid = x.pid FROM xids x"
-    " WHERE x.xid = lock_wait_rows.target_xid AND lock_wait_rows.target_kind = 'transaction'"
-    " AND x.pid IS NOT lock_wait_rows.blocker_pid AND x.first_ts <= lock_wait_rows.logged_ts"
-    " AND (instr(" LS_PIDS_OF("lock_wait_rows", "holders") ", ',') > 0"
-    "  OR ',' || " LS_PIDS_OF("lock_wait_rows", "holders") " || ',' LIKE '%,' || x.pid || ',%')";
+    "SELECT " LS_SELECT_LIST(xo, XID_OWNER_COLS) " FROM xids WHERE xid = ?1";
 
-static const char update_wait_sql[] =
-    "UPDATE lock_wait_rows SET blocker_session = ?2, blocker_xid = ?3, root_pid = ?4,"
-    " root_session = ?5, root_xid = ?6, chain_depth = ?7 WHERE wait_id = ?1";
+/* A wait's chain, as walk_one() found it (blocker chains' own table). */
+static const char insert_chain_sql[] =
+    "INSERT INTO wait_chains(wait_id, blocker_session, blocker_xid, root_pid, root_session,"
+    " root_xid, chain_depth) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
-enum { WK_ID, WK_BLOCKER, WK_LOGGED, WK_KIND, WK_XID, WK_PID, WK_FILE, WK_LINE, WK_TARGET };
+#define WALK_COLS(X, Q)                                                                     \
+    X(Q, wait_id, "wait_id")                                                                \
+    X(Q, blocker_pid, "blocker_pid")                                                        \
+    X(Q, logged_ts, "logged_ts")                                                            \
+    X(Q, target_kind, "target_kind")                                                        \
+    X(Q, target_xid, "target_xid")                                                          \
+    X(Q, pid, "pid")                                                                        \
+    X(Q, file_id, "file_id")                                                                \
+    X(Q, line, "line")                                                                      \
+    X(Q, target, "target")
+LS_COLUMNS(wk, WALK_COLS);
 static const char walk_sql[] =
-    "SELECT wait_id, blocker_pid, logged_ts, target_kind, target_xid, pid, file_id, line, target"
-    " FROM lock_wait_rows"
+    "SELECT " LS_SELECT_LIST(wk, WALK_COLS) " FROM lock_wait_rows"
     /* wait_id is time order (build_episodes): the probes for each blocker's
      * waits at a moment stay near the ones before. */
     " WHERE blocker_pid IS NOT NULL ORDER BY wait_id";
@@ -232,16 +318,6 @@ static void copy(char *dst, size_t n, const char *src)
     snprintf(dst, n, "%s", src);
 }
 
-static int first_pid(const char *list)
-{
-    int v = 0;
-    if (!list || !*list)
-        return 0;
-    for (; *list >= '0' && *list <= '9'; list++)
-        v = v * 10 + (*list - '0');
-    return v;
-}
-
 /* Keep the first error of a run of binds in *rc (SQLite's sticky error):
  * the run is checked once, before its step. */
 static void keep_first(int *rc, int r)
@@ -250,52 +326,83 @@ static void keep_first(int *rc, int r)
         *rc = r;
 }
 
-static int flush_episode(ls_stmt *ins, ls_stmt *link, episode *e, int64_t *next_id,
+/* The statements of build_episodes(), prepared once. */
+typedef struct episode_q {
+    ls_stmt *events, *ins, *link, *owner;
+} episode_q;
+
+/* The owner of the transaction a wait awaited (xids), for
+ * ls_wait_blocker(); none for a wait on anything else. */
+static int awaited_owner(ls_stmt *owner_q, const episode *e, ls_xid_owner *o)
+{
+    int rc;
+
+    memset(o, 0, sizeof(*o));
+    if (!e->has_target_xid || strcmp(e->target_kind, "transaction") != 0)
+        return 0;
+    ls_stmt_reset(owner_q);
+    ls_stmt_bind_int64(owner_q, 1, e->target_xid);
+    if ((rc = ls_stmt_step(owner_q)) < 0)
+        return rc;
+    if (rc == 1 && !ls_stmt_isnull(owner_q, xo_pid) && !ls_stmt_isnull(owner_q, xo_first_ts)) {
+        o->known = 1;
+        o->pid = ls_stmt_int64(owner_q, xo_pid);
+        o->first_ts = ls_stmt_int64(owner_q, xo_first_ts);
+    }
+    return 0;
+}
+
+static int flush_episode(const episode_q *eq, episode *e, int64_t *next_id,
                          ls_correlate_stats *stats)
 {
-    int rc, brc = 0, bp, i;
-    int64_t ep_id;
+    ls_stmt *ins = eq->ins, *link = eq->link;
+    int rc, brc = 0, i;
+    int64_t ep_id, bp;
+    ls_xid_owner owner;
     if (!e->open)
         return 0;
     e->open = 0;
     ep_id = ++*next_id;
+    if ((rc = awaited_owner(eq->owner, e, &owner)) != 0)
+        return rc;
     ls_stmt_reset(ins);
-    keep_first(&brc, ls_stmt_bind_int64(ins, 25, ep_id));
+    keep_first(&brc, ls_stmt_bind_int64(ins, EPISODE_ID_PARAM, ep_id));
     if (e->session_id)
-        keep_first(&brc, ls_stmt_bind_int64(ins, 1, e->session_id));
-    keep_first(&brc, ls_stmt_bind_int64(ins, 2, e->pid));
-    keep_first(&brc, ls_stmt_bind_text(ins, 3, e->mode));
-    keep_first(&brc, ls_stmt_bind_text(ins, 4, e->target_kind));
-    keep_first(&brc, ls_stmt_bind_text(ins, 5, e->target));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(session_id), e->session_id));
+    keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(pid), e->pid));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(mode), e->mode));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(target_kind), e->target_kind));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(target), e->target));
     if (e->has_target_xid)
-        keep_first(&brc, ls_stmt_bind_int64(ins, 6, e->target_xid));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(target_xid), e->target_xid));
     if (e->has_rel) {
-        keep_first(&brc, ls_stmt_bind_int64(ins, 7, e->rel_oid));
-        keep_first(&brc, ls_stmt_bind_int64(ins, 8, e->db_oid));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(rel_oid), e->rel_oid));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(db_oid), e->db_oid));
     }
-    keep_first(&brc, ls_stmt_bind_text(ins, 9, e->relation[0] ? e->relation : NULL));
-    keep_first(&brc, ls_stmt_bind_text(ins, 10, e->ctid[0] ? e->ctid : NULL));
-    keep_first(&brc, ls_stmt_bind_int64(ins, 11, e->start_ts));
-    keep_first(&brc, ls_stmt_bind_int64(ins, 12, e->logged_ts));
-    if (e->has_end)
-        keep_first(&brc, ls_stmt_bind_int64(ins, 13, e->end_ts));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(relation),
+                                       e->relation[0] ? e->relation : NULL));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(ctid), e->ctid[0] ? e->ctid : NULL));
+    keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(start_ts), e->start_ts));
+    keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(logged_ts), e->logged_ts));
     if (e->has_end) {
-        keep_first(&brc, ls_stmt_bind_int64(ins, 23, e->end_file));
-        keep_first(&brc, ls_stmt_bind_int64(ins, 24, e->end_line));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(end_ts), e->end_ts));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(end_file), e->end_file));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(end_line), e->end_line));
     }
-    keep_first(&brc, ls_stmt_bind_double(ins, 14, e->waited_ms));
-    keep_first(&brc, ls_stmt_bind_text(ins, 15, e->outcome[0] ? e->outcome : NULL));
-    keep_first(&brc, ls_stmt_bind_text(ins, 17, e->holders));
+    keep_first(&brc, ls_stmt_bind_double(ins, WAIT_PARAM(waited_ms), e->waited_ms));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(outcome),
+                                       e->outcome[0] ? e->outcome : NULL));
+    keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(holders), e->holders));
     if (e->queue_id)
-        keep_first(&brc, ls_stmt_bind_int64(ins, 18, e->queue_id));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(queue), e->queue_id));
     else
-        keep_first(&brc, ls_stmt_bind_text(ins, 18, e->queue));
-    bp = first_pid(e->holders);
+        keep_first(&brc, ls_stmt_bind_text(ins, WAIT_PARAM(queue), e->queue));
+    bp = ls_wait_blocker(e->holders, &owner, e->logged_ts);
     if (bp)
-        keep_first(&brc, ls_stmt_bind_int64(ins, 19, bp));
-    keep_first(&brc, ls_stmt_bind_int64(ins, 20, e->first_event));
-    keep_first(&brc, ls_stmt_bind_int64(ins, 21, e->file_id));
-    keep_first(&brc, ls_stmt_bind_int64(ins, 22, e->line));
+        keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(blocker_pid), bp));
+    keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(first_event), e->first_event));
+    keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(file_id), e->file_id));
+    keep_first(&brc, ls_stmt_bind_int64(ins, WAIT_PARAM(line), e->line));
     if (brc != 0)
         return brc;
     if ((rc = ls_stmt_step(ins)) < 0)
@@ -351,9 +458,9 @@ static int continues_episode(const episode *ep, int64_t pid, const char *target,
  * so in lock_wait_rows. */
 static void take_lists(episode *ep, ls_stmt *q)
 {
-    copy(ep->holders, sizeof(ep->holders), ls_stmt_text(q, 14));
-    ep->queue_id = ls_stmt_isnull(q, 22) ? 0 : ls_stmt_int64(q, 22);
-    copy(ep->queue, sizeof(ep->queue), ep->queue_id ? "" : ls_stmt_text(q, 15));
+    copy(ep->holders, sizeof(ep->holders), ls_stmt_text(q, ev_holders));
+    ep->queue_id = ls_stmt_isnull(q, ev_queue_id) ? 0 : ls_stmt_int64(q, ev_queue_id);
+    copy(ep->queue, sizeof(ep->queue), ep->queue_id ? "" : ls_stmt_text(q, ev_queue));
 }
 
 /* Start episode `ep` at the current event of q (an episodes_sql row). */
@@ -361,28 +468,28 @@ static void episode_open(episode *ep, ls_stmt *q, int64_t implied_start)
 {
     memset(ep, 0, sizeof(*ep));
     ep->open = 1;
-    ep->first_event = ls_stmt_int64(q, 0);
-    ep->session_id = ls_stmt_int64(q, 1);
-    ep->pid = ls_stmt_int64(q, 2);
-    ep->file_id = ls_stmt_int64(q, 19);
-    ep->line = ls_stmt_int64(q, 20);
-    copy(ep->target, sizeof(ep->target), ls_stmt_text(q, 7));
-    copy(ep->mode, sizeof(ep->mode), ls_stmt_text(q, 5));
-    copy(ep->target_kind, sizeof(ep->target_kind), ls_stmt_text(q, 6));
-    if (!ls_stmt_isnull(q, 8)) {
+    ep->first_event = ls_stmt_int64(q, ev_event_id);
+    ep->session_id = ls_stmt_int64(q, ev_session_id);
+    ep->pid = ls_stmt_int64(q, ev_pid);
+    ep->file_id = ls_stmt_int64(q, ev_file_id);
+    ep->line = ls_stmt_int64(q, ev_line);
+    copy(ep->target, sizeof(ep->target), ls_stmt_text(q, ev_target));
+    copy(ep->mode, sizeof(ep->mode), ls_stmt_text(q, ev_mode));
+    copy(ep->target_kind, sizeof(ep->target_kind), ls_stmt_text(q, ev_target_kind));
+    if (!ls_stmt_isnull(q, ev_target_xid)) {
         ep->has_target_xid = 1;
-        ep->target_xid = ls_stmt_int64(q, 8);
+        ep->target_xid = ls_stmt_int64(q, ev_target_xid);
     }
-    if (!ls_stmt_isnull(q, 9)) {
+    if (!ls_stmt_isnull(q, ev_rel_oid)) {
         ep->has_rel = 1;
-        ep->rel_oid = ls_stmt_int64(q, 9);
-        ep->db_oid = ls_stmt_int64(q, 10);
+        ep->rel_oid = ls_stmt_int64(q, ev_rel_oid);
+        ep->db_oid = ls_stmt_int64(q, ev_db_oid);
     }
-    if (!ls_stmt_isnull(q, 12))
-        snprintf(ep->ctid, sizeof(ep->ctid), "(%lld,%lld)", (long long)ls_stmt_int64(q, 11),
-                 (long long)ls_stmt_int64(q, 12));
+    if (!ls_stmt_isnull(q, ev_tuple_offset))
+        snprintf(ep->ctid, sizeof(ep->ctid), "(%lld,%lld)", (long long)ls_stmt_int64(q, ev_page),
+                 (long long)ls_stmt_int64(q, ev_tuple_offset));
     ep->start_ts = implied_start;
-    ep->logged_ts = ls_stmt_int64(q, 3);
+    ep->logged_ts = ls_stmt_int64(q, ev_ts);
     take_lists(ep, q);
 }
 
@@ -399,30 +506,31 @@ static void episode_open(episode *ep, ls_stmt *q, int64_t implied_start)
  */
 static void episode_add(episode *ep, ls_stmt *q, int subsecond)
 {
-    int64_t ts = ls_stmt_int64(q, 3);
-    const char *phase = ls_stmt_text(q, 4);
-    double ms = ls_stmt_double(q, 13);
+    int64_t ts = ls_stmt_int64(q, ev_ts);
+    const char *phase = ls_stmt_text(q, ev_phase);
+    double ms = ls_stmt_double(q, ev_waited_ms);
     int64_t after = ls_wait_after_us(ms);
 
     ep->start_ts = ls_wait_start_with(ep->start_ts, ts, after, subsecond);
 
-    if (!ls_stmt_isnull(q, 16) && !ep->relation[0]) {
-        copy(ep->relation, sizeof(ep->relation), ls_stmt_text(q, 16));
-        if (!ls_stmt_isnull(q, 17) && !ep->ctid[0])
-            snprintf(ep->ctid, sizeof(ep->ctid), "(%lld,%lld)", (long long)ls_stmt_int64(q, 17),
-                     (long long)ls_stmt_int64(q, 18));
+    if (!ls_stmt_isnull(q, ev_ctx_relation) && !ep->relation[0]) {
+        copy(ep->relation, sizeof(ep->relation), ls_stmt_text(q, ev_ctx_relation));
+        if (!ls_stmt_isnull(q, ev_ctx_page) && !ep->ctid[0])
+            snprintf(ep->ctid, sizeof(ep->ctid), "(%lld,%lld)",
+                     (long long)ls_stmt_int64(q, ev_ctx_page),
+                     (long long)ls_stmt_int64(q, ev_ctx_offset));
     }
     ep->last_ts = ts;
     if (ep->nevents < MAX_EPISODE_EVENTS)
-        ep->events[ep->nevents++] = ls_stmt_int64(q, 0);
+        ep->events[ep->nevents++] = ls_stmt_int64(q, ev_event_id);
     if (ms > ep->waited_ms)
         ep->waited_ms = ms;
     if (strcmp(phase, "acquired") == 0 || strcmp(phase, "deadlock") == 0 ||
         strcmp(phase, "failed") == 0) {
         ep->has_end = 1;
         ep->end_ts = ls_wait_end_at(ep->start_ts, ts, after, subsecond);
-        ep->end_file = ls_stmt_int64(q, 19);
-        ep->end_line = ls_stmt_int64(q, 20);
+        ep->end_file = ls_stmt_int64(q, ev_file_id);
+        ep->end_line = ls_stmt_int64(q, ev_line);
         copy(ep->outcome, sizeof(ep->outcome), phase);
     } else if (!ep->holders[0]) {
         take_lists(ep, q);
@@ -486,7 +594,7 @@ static void map_remove(episode_map *m, episode **slot)
 }
 
 /*
- * Pass 1: group lock_events into episodes. The messages are read in log
+ * Wait episodes: group lock_events into episodes. The messages are read in log
  * order (the table's), not sorted by process: each process's messages are
  * in its own order there, and an open episode per process is all the state
  * it takes. (A sort by pid and target was the pass's main cost, and grew
@@ -495,7 +603,8 @@ static void map_remove(episode_map *m, episode **slot)
  */
 static int build_episodes(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *q = NULL, *ins = NULL, *link = NULL;
+    episode_q eq = {NULL, NULL, NULL, NULL};
+    ls_stmt *q;
     episode_map map = {NULL, 0, 0};
     episode *spare = NULL;
     int64_t next_id = 0;
@@ -505,26 +614,29 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_log_subsecond(s, &subsecond)) != 0)
         return rc;
     if ((rc = ls_store_exec(s, episode_tables_sql)) != 0 ||
-        (rc = ls_store_prepare(s, episodes_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, insert_wait_sql, &ins)) != 0 ||
-        (rc = ls_store_prepare(s, "INSERT INTO temp.event_waits(episode, event_id)"
-                                  " VALUES (?1, ?2)", &link)) != 0)
+        (rc = ls_store_prepare(s, episodes_sql, &eq.events)) != 0 ||
+        (rc = ls_store_prepare(s, insert_wait_sql, &eq.ins)) != 0 ||
+        (rc = ls_store_prepare(s, "INSERT INTO temp.episode_events(episode, event_id)"
+                                  " VALUES (?1, ?2)", &eq.link)) != 0 ||
+        (rc = ls_store_prepare(s, xid_owner_sql, &eq.owner)) != 0)
         goto out;
+    q = eq.events;
     while ((rc = ls_stmt_step(q)) == 1) {
-        int64_t pid = ls_stmt_int64(q, 2), ts = ls_stmt_int64(q, 3);
-        double ms = ls_stmt_double(q, 13);
+        int64_t pid = ls_stmt_int64(q, ev_pid), ts = ls_stmt_int64(q, ev_ts);
+        double ms = ls_stmt_double(q, ev_waited_ms);
         int64_t implied_start = ts - ls_wait_after_us(ms);
         episode **slot = map_slot(&map, pid), *ep;
-        int after_lock = ls_stmt_isnull(q, 21) ? -1 : (int)ls_stmt_int64(q, 21);
+        int after_lock =
+            ls_stmt_isnull(q, ev_after_lock) ? -1 : (int)ls_stmt_int64(q, ev_after_lock);
 
         if (!slot) {
             rc = LS_ENOMEM;
             goto out;
         }
         ep = *slot;
-        if (ep && !continues_episode(ep, pid, ls_stmt_text(q, 7), implied_start, after_lock,
-                                     subsecond)) {
-            if ((rc = flush_episode(ins, link, ep, &next_id, stats)) != 0)
+        if (ep && !continues_episode(ep, pid, ls_stmt_text(q, ev_target), implied_start,
+                                     after_lock, subsecond)) {
+            if ((rc = flush_episode(&eq, ep, &next_id, stats)) != 0)
                 goto out;
             episode_open(ep, q, implied_start);
         } else if (!ep) {
@@ -542,7 +654,7 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
         episode_add(ep, q, subsecond);
         if (ep->has_end) {
             /* nothing continues an ended wait */
-            if ((rc = flush_episode(ins, link, ep, &next_id, stats)) != 0)
+            if ((rc = flush_episode(&eq, ep, &next_id, stats)) != 0)
                 goto out;
             map_remove(&map, slot);
             free(spare);
@@ -552,11 +664,12 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
     /* Waits the log never showed the end of, in slot order (deterministic). */
     for (i = 0; rc == 0 && i < map.cap; i++)
         if (map.slot[i])
-            rc = flush_episode(ins, link, map.slot[i], &next_id, stats);
+            rc = flush_episode(&eq, map.slot[i], &next_id, stats);
 out:
-    ls_stmt_finalize(q);
-    ls_stmt_finalize(ins);
-    ls_stmt_finalize(link);
+    ls_stmt_finalize(eq.events);
+    ls_stmt_finalize(eq.ins);
+    ls_stmt_finalize(eq.link);
+    ls_stmt_finalize(eq.owner);
     for (i = 0; i < map.cap; i++)
         free(map.slot[i]);
     free(map.slot);
@@ -576,7 +689,7 @@ static int lookup_session(ls_stmt *q, int64_t pid, int64_t ts, int64_t *out)
         return rc;
     rc = ls_stmt_step(q);
     if (rc == 1)
-        *out = ls_stmt_int64(q, 0);
+        *out = ls_stmt_int64(q, sa_session_id);
     return rc < 0 ? rc : 0;
 }
 
@@ -585,19 +698,19 @@ static int lookup_session(ls_stmt *q, int64_t pid, int64_t ts, int64_t *out)
  * step). */
 static void read_root_wait(ls_stmt *q, ls_chain_wait *w)
 {
-    w->span.start_ts = ls_stmt_int64(q, OW_START);
-    w->span.has_end = !ls_stmt_isnull(q, OW_END);
-    w->span.end_ts = ls_stmt_int64(q, OW_END);
-    w->span.first.file = ls_stmt_int64(q, OW_FILE);
-    w->span.first.line = ls_stmt_int64(q, OW_LINE);
-    w->span.end.file = ls_stmt_int64(q, OW_END_FILE);
-    w->span.end.line = ls_stmt_int64(q, OW_END_LINE);
-    w->has_blocker = !ls_stmt_isnull(q, OW_BLOCKER);
-    w->blocker = ls_stmt_int64(q, OW_BLOCKER);
-    w->awaited_xid = strcmp(ls_stmt_text(q, OW_KIND), "transaction") == 0
-                         ? ls_stmt_int64(q, OW_XID)
+    w->span.start_ts = ls_stmt_int64(q, ow_start_ts);
+    w->span.has_end = !ls_stmt_isnull(q, ow_end_ts);
+    w->span.end_ts = ls_stmt_int64(q, ow_end_ts);
+    w->span.first.file = ls_stmt_int64(q, ow_file_id);
+    w->span.first.line = ls_stmt_int64(q, ow_line);
+    w->span.end.file = ls_stmt_int64(q, ow_end_file);
+    w->span.end.line = ls_stmt_int64(q, ow_end_line);
+    w->has_blocker = !ls_stmt_isnull(q, ow_blocker_pid);
+    w->blocker = ls_stmt_int64(q, ow_blocker_pid);
+    w->awaited_xid = strcmp(ls_stmt_text(q, ow_target_kind), "transaction") == 0
+                         ? ls_stmt_int64(q, ow_target_xid)
                          : 0;
-    w->target = ls_stmt_text(q, OW_TARGET);
+    w->target = ls_stmt_text(q, ow_target);
 }
 
 /* One step of the walk: the root's waits around time t, latest first,
@@ -640,8 +753,9 @@ static int chain_sessions(ls_stmt *sessq, ls_stmt *xidq, const ls_chain *ch, int
         if ((rc = ls_stmt_bind_int64(xidq, 1, ch->root_xid)) != 0 ||
             (rc = ls_stmt_step(xidq)) < 0)
             return rc;
-        if (rc == 1 && ls_stmt_int64(xidq, 1) == ch->root && !ls_stmt_isnull(xidq, 0)) {
-            *root_sess = ls_stmt_int64(xidq, 0);
+        if (rc == 1 && ls_stmt_int64(xidq, xs_pid) == ch->root &&
+            !ls_stmt_isnull(xidq, xs_session_id)) {
+            *root_sess = ls_stmt_int64(xidq, xs_session_id);
             stats->root_by_xid++;
         }
     }
@@ -659,18 +773,18 @@ typedef struct walk_q {
 static int walk_one(walk_q *wq, int subsecond, ls_correlate_stats *stats)
 {
     ls_stmt *q = wq->walk, *u = wq->upd;
-    int64_t blocker = ls_stmt_int64(q, WK_BLOCKER), t = ls_stmt_int64(q, WK_LOGGED);
+    int64_t blocker = ls_stmt_int64(q, wk_blocker_pid), t = ls_stmt_int64(q, wk_logged_ts);
     int64_t blocker_xid = 0, root_sess = 0, blocker_sess = 0;
     ls_logpos pos;
     ls_chain ch;
     int rc;
 
-    pos.file = ls_stmt_int64(q, WK_FILE);
-    pos.line = ls_stmt_int64(q, WK_LINE);
-    if (strcmp(ls_stmt_text(q, WK_KIND), "transaction") == 0)
-        blocker_xid = ls_stmt_int64(q, WK_XID);
-    ls_chain_start(&ch, ls_stmt_int64(q, WK_PID), blocker, blocker_xid,
-                   ls_stmt_text(q, WK_TARGET));
+    pos.file = ls_stmt_int64(q, wk_file_id);
+    pos.line = ls_stmt_int64(q, wk_line);
+    if (strcmp(ls_stmt_text(q, wk_target_kind), "transaction") == 0)
+        blocker_xid = ls_stmt_int64(q, wk_target_xid);
+    ls_chain_start(&ch, ls_stmt_int64(q, wk_pid), blocker, blocker_xid,
+                   ls_stmt_text(q, wk_target));
     while ((rc = walk_step(wq->openq, &ch, t, pos, subsecond)) == LS_CHAIN_ON)
         ;
     if (rc < 0)
@@ -681,7 +795,7 @@ static int walk_one(walk_q *wq, int subsecond, ls_correlate_stats *stats)
     if (ch.root != blocker)
         stats->chained++;
     ls_stmt_reset(u);
-    if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, WK_ID))) != 0 ||
+    if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, wk_wait_id))) != 0 ||
         (blocker_sess && (rc = ls_stmt_bind_int64(u, 2, blocker_sess)) != 0) ||
         (blocker_xid && (rc = ls_stmt_bind_int64(u, 3, blocker_xid)) != 0) ||
         (rc = ls_stmt_bind_int64(u, 4, ch.root)) != 0 ||
@@ -693,19 +807,19 @@ static int walk_one(walk_q *wq, int subsecond, ls_correlate_stats *stats)
     return rc < 0 ? rc : 0;
 }
 
-/* Pass 2: follow each wait's blockers to the root (decide/chain.c). */
+/* Blocker chains: follow each wait's blockers to the root
+ * (decide/chain.c), one wait_chains row per wait with a blocker. */
 static int walk_chains(ls_store *s, ls_correlate_stats *stats)
 {
     walk_q wq = {NULL, NULL, NULL, NULL, NULL};
     int rc, subsecond;
 
     if ((rc = ls_log_subsecond(s, &subsecond)) != 0 ||
-        (rc = ls_store_exec(s, xid_owner_sql)) != 0 ||
         (rc = ls_store_prepare(s, walk_sql, &wq.walk)) != 0 ||
         (rc = ls_store_prepare(s, open_wait_sql, &wq.openq)) != 0 ||
         (rc = ls_store_prepare(s, session_at_sql, &wq.sessq)) != 0 ||
         (rc = ls_store_prepare(s, xid_session_sql, &wq.xidq)) != 0 ||
-        (rc = ls_store_prepare(s, update_wait_sql, &wq.upd)) != 0)
+        (rc = ls_store_prepare(s, insert_chain_sql, &wq.upd)) != 0)
         goto out;
     while ((rc = ls_stmt_step(wq.walk)) == 1)
         if ((rc = walk_one(&wq, subsecond, stats)) != 0)
@@ -766,7 +880,7 @@ static int serialization_step(ls_store *s)
     if ((rc = ls_store_prepare(s, acquired_40001_sql, &q)) != 0)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
-        if (!ls_serialization_ended(ls_stmt_int64(q, SF_END), ls_stmt_int64(q, SF_ERR_TS)))
+        if (!ls_serialization_ended(ls_stmt_int64(q, sf_end_ts), ls_stmt_int64(q, sf_err_ts)))
             continue;
         if (n == cap) {
             int64_t *g = realloc(ids, (cap = cap ? 2 * cap : 64) * sizeof(*ids));
@@ -776,7 +890,7 @@ static int serialization_step(ls_store *s)
             }
             ids = g;
         }
-        ids[n++] = ls_stmt_int64(q, SF_WAIT);
+        ids[n++] = ls_stmt_int64(q, sf_wait_id);
     }
     ls_stmt_finalize(q);
     if (rc >= 0 && n > 0)
@@ -803,9 +917,9 @@ static int close_step(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_store_prepare(s, unclosed_sql, &q)) != 0)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
-        int64_t logged = ls_stmt_int64(q, OPEN_WAIT_LOGGED), err = ls_stmt_int64(q, OPEN_ERR_TS);
-        if (!ls_error_closes_wait(logged, err, !ls_stmt_isnull(q, OPEN_NEXT_LOCK),
-                                  ls_stmt_int64(q, OPEN_NEXT_LOCK)))
+        int64_t logged = ls_stmt_int64(q, uc_logged_ts), err = ls_stmt_int64(q, uc_err_ts);
+        if (!ls_error_closes_wait(logged, err, !ls_stmt_isnull(q, uc_next_lock),
+                                  ls_stmt_int64(q, uc_next_lock)))
             continue;
         if (n == cap) {
             wait_close *g = realloc(c, (cap = cap ? 2 * cap : 64) * sizeof(*c));
@@ -815,15 +929,15 @@ static int close_step(ls_store *s, ls_correlate_stats *stats)
             }
             c = g;
         }
-        c[n].wait_id = ls_stmt_int64(q, OPEN_WAIT_ID);
+        c[n].wait_id = ls_stmt_int64(q, uc_wait_id);
         c[n].end_ts = err;
-        c[n].file = ls_stmt_int64(q, OPEN_ERR_FILE);
-        c[n].line = ls_stmt_int64(q, OPEN_ERR_LINE);
-        c[n].waited_ms = ls_wait_ms_until(ls_stmt_double(q, OPEN_WAIT_MS),
-                                          ls_stmt_int64(q, OPEN_WAIT_START), err);
-        c[n].has_outcome = !ls_stmt_isnull(q, OPEN_ERR_CLASS);
+        c[n].file = ls_stmt_int64(q, uc_err_file);
+        c[n].line = ls_stmt_int64(q, uc_err_line);
+        c[n].waited_ms = ls_wait_ms_until(ls_stmt_double(q, uc_waited_ms),
+                                          ls_stmt_int64(q, uc_start_ts), err);
+        c[n].has_outcome = !ls_stmt_isnull(q, uc_err_class);
         snprintf(c[n].outcome, sizeof(c[n].outcome), "%s",
-                 c[n].has_outcome ? ls_stmt_text(q, OPEN_ERR_CLASS) : "");
+                 c[n].has_outcome ? ls_stmt_text(q, uc_err_class) : "");
         n++;
     }
     ls_stmt_finalize(q);
@@ -835,12 +949,6 @@ static int close_step(ls_store *s, ls_correlate_stats *stats)
     if (rc == 0)
         rc = serialization_step(s);
     return rc < 0 ? rc : 0;
-}
-
-static int exec_step(ls_store *s, ls_correlate_stats *stats, const char *sql)
-{
-    (void)stats;
-    return ls_store_exec(s, sql);
 }
 
 static int index_step(ls_store *s, ls_correlate_stats *stats)
@@ -856,9 +964,49 @@ static int index_step(ls_store *s, ls_correlate_stats *stats)
                                     " sessions(pid, coalesce(start_ts, first_ts, 0));");
 }
 
+/* Pass 1: the wait episodes (build_episodes), then those the log shows
+ * no end of closed by the errors that ended them (close_step): one
+ * decision, what each wait was, and one writer of lock_wait_rows. */
+static int episodes_pass(ls_store *s, ls_correlate_stats *stats)
+{
+    int rc = build_episodes(s, stats);
+    return rc == 0 ? close_step(s, stats) : rc;
+}
+
+/* A NULL column of q as NULL, not "" (ls_stmt_text). */
+static const char *text_or_null(ls_stmt *q, int col)
+{
+    return ls_stmt_isnull(q, col) ? NULL : ls_stmt_text(q, col);
+}
+
+/* Relation names: tuple-lock waits name the relation by OID only; the
+ * CONTEXT of their holder's transaction wait names it (readers join the
+ * name in: the lock_waits view). */
 static int relations_step(ls_store *s, ls_correlate_stats *stats)
 {
-    return exec_step(s, stats, relations_sql);
+    ls_stmt *q = NULL, *ins = NULL;
+    int rc;
+
+    (void)stats;
+    if ((rc = ls_store_prepare(s, holder_waits_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, insert_relation_sql, &ins)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        if (!ls_holder_wait_names(text_or_null(q, hw_relation), text_or_null(q, hw_holder_ctid),
+                                  text_or_null(q, hw_ctid), !ls_stmt_isnull(q, hw_end_ts),
+                                  ls_stmt_int64(q, hw_end_ts), ls_stmt_int64(q, hw_logged_ts)))
+            continue;
+        ls_stmt_reset(ins);
+        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(q, hw_db_oid));
+        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(q, hw_rel_oid));
+        ls_stmt_bind_text(ins, 3, ls_stmt_text(q, hw_relation));
+        if ((rc = ls_stmt_step(ins)) < 0)
+            break;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
 }
 
 static int queue_step(ls_store *s, ls_correlate_stats *stats)
@@ -925,22 +1073,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * over a grown store starts from the log's facts alone.
  */
 static const ls_correlate_pass passes[] = {
-    {"wait episodes", build_episodes, "lock_wait_rows lock_event_rows.wait_id",
+    {"wait episodes", episodes_pass, "lock_wait_rows event_waits",
      "DROP INDEX IF EXISTS lock_waits_pid; DROP INDEX IF EXISTS lock_waits_row;"
      " DROP INDEX IF EXISTS lock_waits_waiter_tx; DROP INDEX IF EXISTS lock_waits_acquired;"
-     " DELETE FROM lock_wait_rows; UPDATE lock_event_rows SET wait_id = NULL;"},
+     " DELETE FROM lock_wait_rows; DELETE FROM event_waits;"},
     {"index", index_step, "", NULL},
-    {"waits ended by errors", close_step,
-     "lock_wait_rows.outcome lock_wait_rows.end_ts lock_wait_rows.end_file"
-     " lock_wait_rows.end_line lock_wait_rows.waited_ms",
-     NULL},
-    {"blocker chains", walk_chains,
-     "lock_wait_rows.blocker_pid lock_wait_rows.blocker_session lock_wait_rows.blocker_xid"
-     " lock_wait_rows.root_pid lock_wait_rows.root_session lock_wait_rows.root_xid"
-     " lock_wait_rows.chain_depth",
-     NULL},
-    {"relation names", relations_step, "relations lock_wait_rows.relation",
-     "DELETE FROM relations;"},
+    {"blocker chains", walk_chains, "wait_chains", "DELETE FROM wait_chains;"},
+    {"relation names", relations_step, "relations", "DELETE FROM relations;"},
     {"statements from spans", ls_correlate_spans, "span_placement stmt_rows stmt_texts meta",
      "DELETE FROM stmt_rows WHERE verb = 5;" /* LS_VERB_SPAN */
      " DELETE FROM span_placement;"},

@@ -34,7 +34,7 @@ static const char row_stats_sql[] =
     " waits = (SELECT count(*) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
     " total_wait_ms = (SELECT sum(waited_ms) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
     " max_wait_ms = (SELECT max(waited_ms) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
-    " longest_chain = (SELECT max(chain_depth) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
+    " longest_chain = (SELECT max(chain_depth) FROM lock_waits w WHERE w.row_id = rows.row_id),"
     " first_ts = (SELECT min(start_ts) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
     " last_ts = (SELECT max(coalesce(end_ts, logged_ts)) FROM lock_wait_rows w"
     "            WHERE w.row_id = rows.row_id),"
@@ -49,7 +49,7 @@ static const char waits_sql[] =
     " w.statement, " LS_TEXT_OF("le.context_id") ", w.file_id, w.line, w.blocker_session,"
     /* the statement failed in the wait: it logged no line at its end */
     " w.outcome IN ('deadlock', 'failed', 'lock_timeout', 'statement_timeout', 'canceled'),"
-    " w.waited_ms FROM lock_wait_rows w"
+    " w.waited_ms FROM lock_waits w"
     " LEFT JOIN lock_events le ON le.event_id = w.first_event"
     /* wait_id is time order (build_episodes): each wait's statements are
      * read near the ones read just before. */

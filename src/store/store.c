@@ -441,7 +441,10 @@ static const char *const store_upgrades[] = {
      * their own (transactions.c), joined in by lock_waits and the new
      * errors_linked; errors' and deadlock_procs' old link columns stay,
      * unread */
-    LS_LINK_TABLES_DDL " DROP VIEW IF EXISTS lock_waits;",
+    LS_LINK_TABLES_DDL
+    /* the wait passes' side tables (event_waits, wait_chains), joined in
+     * by the lock_events and lock_waits views, made again */
+    " " LS_WAIT_SIDE_DDL " DROP VIEW IF EXISTS lock_events; DROP VIEW IF EXISTS lock_waits;",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");

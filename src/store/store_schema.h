@@ -93,6 +93,17 @@
     "  deadlock_id INTEGER, pid INTEGER, session_id INTEGER, tx_id INTEGER,\n" \
     "  PRIMARY KEY(deadlock_id, pid));\n"
 
+/* The wait episodes pass's link from each lock message to its wait, and
+ * the blocker chains pass's walk from each wait to its root (docs/store.md;
+ * the lock_events and lock_waits views join them in), here and in the
+ * step to schema 13 (store.c). */
+#define LS_WAIT_SIDE_DDL \
+    "CREATE TABLE IF NOT EXISTS event_waits(\n" \
+    "  event_id INTEGER PRIMARY KEY, wait_id INTEGER);\n" \
+    "CREATE TABLE IF NOT EXISTS wait_chains(\n" \
+    "  wait_id INTEGER PRIMARY KEY, blocker_session INTEGER, blocker_xid INTEGER,\n" \
+    "  root_pid INTEGER, root_session INTEGER, root_xid INTEGER, chain_depth INTEGER);\n"
+
 /* Each database span without a backend pid: the pid and how it was
  * placed (trace, logged statement), else why not (correlation's
  * "statements from spans" pass, spans.c). */
@@ -169,33 +180,43 @@ static const char *const ls_schema_sql[] = {
     "  line, ts, phase, mode, target_kind, target, target_xid, rel_oid, db_oid, page,\n"
     "  tuple_offset, waited_ms, " LS_PIDS_OF("lock_event_rows", "holders") " AS holders,\n"
     "  " LS_PIDS_OF("lock_event_rows", "queue") " AS queue, ctx_action, ctx_relation,\n"
-    "  ctx_page, ctx_offset, text_id, xid, vxid, wait_id, context_id, after_lock\n"
-    "  FROM lock_event_rows;\n",
+    "  ctx_page, ctx_offset, text_id, xid, vxid,\n"
+    "  (SELECT ew.wait_id FROM event_waits ew WHERE ew.event_id = lock_event_rows.event_id)\n"
+    "  AS wait_id, context_id, after_lock FROM lock_event_rows;\n",
     /* Written by correlation; queue as in lock_event_rows (the lock
      * message's own value, TEXT or a stmt_texts id), holders as TEXT. */
     LS_LOCK_WAIT_ROWS_DDL,
-    /* With the links of wait_links (LEFT JOIN on its key: flattened into
-     * every query, lock_wait_rows' indexes serve). lock_wait_rows' own
-     * waiter_tx, holder_pid, holder_tx, root_tx and blocker_tx are no
-     * longer written (kept for the step to schema 11). */
+    LS_WAIT_SIDE_DDL,
+    LS_LINK_TABLES_DDL,
+    /* A wait: its episode (lock_wait_rows, the wait episodes pass), its
+     * chain (wait_chains, blocker chains), its relation's name (relations,
+     * when its messages named it by OID only) and its links (wait_links,
+     * transactions and holds: LEFT JOINs on their keys, flattened into
+     * every query, lock_wait_rows' indexes serve). wait_links' root_* and
+     * chain_depth, set where a chain ends at a tuple lock's queue head and
+     * goes on to the row's holder, replace the walk's as a group.
+     * lock_wait_rows' own chain and link columns are no longer written
+     * (kept for the step to schema 11). */
     "CREATE VIEW IF NOT EXISTS lock_waits AS SELECT lock_wait_rows.wait_id AS wait_id,\n"
-    "  session_id, pid, mode,\n"
-    "  target_kind, target, target_xid, rel_oid, db_oid, relation, ctid, start_ts,\n"
-    "  logged_ts, end_ts, waited_ms, outcome, statement,\n"
+    "  session_id, pid, mode, target_kind, target, target_xid, rel_oid, db_oid,\n"
+    "  coalesce(lock_wait_rows.relation, (SELECT r.name FROM relations r\n"
+    "   WHERE r.db_oid = lock_wait_rows.db_oid AND r.rel_oid = lock_wait_rows.rel_oid))\n"
+    "  AS relation, ctid, start_ts, logged_ts, end_ts, waited_ms, outcome, statement,\n"
     "  " LS_PIDS_OF("lock_wait_rows", "holders") " AS holders,\n"
     "  " LS_PIDS_OF("lock_wait_rows", "queue") " AS queue, blocker_pid,\n"
-    "  blocker_session, blocker_xid,\n"
-    "  CASE WHEN l.root_pid IS NULL THEN lock_wait_rows.root_pid ELSE l.root_pid END AS root_pid,\n"
-    "  CASE WHEN l.root_pid IS NULL THEN lock_wait_rows.root_session ELSE l.root_session END\n"
+    "  c.blocker_session AS blocker_session, c.blocker_xid AS blocker_xid,\n"
+    "  CASE WHEN l.root_pid IS NULL THEN c.root_pid ELSE l.root_pid END AS root_pid,\n"
+    "  CASE WHEN l.root_pid IS NULL THEN c.root_session ELSE l.root_session END\n"
     "   AS root_session,\n"
-    "  CASE WHEN l.root_pid IS NULL THEN lock_wait_rows.root_xid ELSE l.root_xid END AS root_xid,\n"
-    "  CASE WHEN l.root_pid IS NULL THEN lock_wait_rows.chain_depth ELSE l.chain_depth END\n"
+    "  CASE WHEN l.root_pid IS NULL THEN c.root_xid ELSE l.root_xid END AS root_xid,\n"
+    "  CASE WHEN l.root_pid IS NULL THEN c.chain_depth ELSE l.chain_depth END\n"
     "   AS chain_depth,\n"
     "  first_event, file_id, line, row_id,\n"
     "  coalesce(l.waiter_stmt, lock_wait_rows.waiter_stmt) AS waiter_stmt,\n"
     "  l.waiter_tx AS waiter_tx, l.holder_pid AS holder_pid, l.holder_tx AS holder_tx,\n"
     "  l.root_tx AS root_tx, end_file, end_line, row_evidence, l.blocker_tx AS blocker_tx\n"
-    "  FROM lock_wait_rows LEFT JOIN wait_links l ON l.wait_id = lock_wait_rows.wait_id;\n",
+    "  FROM lock_wait_rows LEFT JOIN wait_chains c ON c.wait_id = lock_wait_rows.wait_id\n"
+    "  LEFT JOIN wait_links l ON l.wait_id = lock_wait_rows.wait_id;\n",
     "CREATE TABLE IF NOT EXISTS deadlocks(\n"
     "  deadlock_id INTEGER PRIMARY KEY, file_id INTEGER, line INTEGER,\n"
     "  ts INTEGER, victim_pid INTEGER, victim_session INTEGER, detail TEXT);\n",

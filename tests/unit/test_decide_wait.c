@@ -176,6 +176,65 @@ static void test_ms_until(void)
     CHECK(ls_wait_ms_until(0.0, 10 * S, 10 * S + 1500) == 1.5);
 }
 
+/* ls_pid_listed: whole pids only, at either end of the list. */
+static void test_pid_listed(void)
+{
+    CHECK_INT(ls_pid_listed("23411,23426,24448", 23411), 1);
+    CHECK_INT(ls_pid_listed("23411,23426,24448", 24448), 1);
+    CHECK_INT(ls_pid_listed("23411,23426,24448", 23426), 1);
+    /* a prefix or a suffix of a listed pid is not listed */
+    CHECK_INT(ls_pid_listed("23411,23426", 2341), 0);
+    CHECK_INT(ls_pid_listed("23411,23426", 3426), 0);
+    CHECK_INT(ls_pid_listed("7", 7), 1);
+    CHECK_INT(ls_pid_listed("", 7), 0);
+    CHECK_INT(ls_pid_listed(NULL, 7), 0);
+}
+
+/*
+ * ls_wait_blocker: the first holder, unless the awaited transaction's
+ * owner was seen by the message and the list is the woken waiters (more
+ * than one) or names the owner. The figures are those of
+ * tests/e2e/excerpts/c160-woken-holders.log (a transaction of 24425,
+ * the message of 23467 listing the waiters its end woke).
+ */
+static void test_blocker(void)
+{
+    ls_xid_owner o = {1, 24425, 10 * S};
+
+    /* the woken waiters: the owner, not the first listed */
+    CHECK_INT(ls_wait_blocker("23411,23426,24448", &o, 11 * S), 24425);
+    /* the owner's xid first seen at the message's very time: known then */
+    CHECK_INT(ls_wait_blocker("23411,23426,24448", &o, 10 * S), 24425);
+    /* seen only after the message (another server's xid): the list stands */
+    CHECK_INT(ls_wait_blocker("23411,23426,24448", &o, 10 * S - 1), 23411);
+    /* one holder: the owner when it is that holder, else the holder */
+    CHECK_INT(ls_wait_blocker("24425", &o, 11 * S), 24425);
+    CHECK_INT(ls_wait_blocker("23411", &o, 11 * S), 23411);
+    /* no owner known, or a wait on anything but a transaction */
+    o.known = 0;
+    CHECK_INT(ls_wait_blocker("23411,23426", &o, 11 * S), 23411);
+    CHECK_INT(ls_wait_blocker("23411,23426", NULL, 11 * S), 23411);
+    /* no holder listed: no blocker, whoever owns the transaction */
+    o.known = 1;
+    CHECK_INT(ls_wait_blocker("", &o, 11 * S), 0);
+}
+
+/* ls_holder_wait_names: the holder's wait on at the tuple wait's message
+ * (an end at that very time is on), for the same tuple, naming a
+ * relation. */
+static void test_holder_wait_names(void)
+{
+    const char *rel = "pgbench_branches";
+
+    CHECK_INT(ls_holder_wait_names(rel, "(0,28)", "(0,28)", 0, 0, 10 * S), 1);
+    CHECK_INT(ls_holder_wait_names(rel, "(0,28)", "(0,28)", 1, 10 * S, 10 * S), 1);
+    CHECK_INT(ls_holder_wait_names(rel, "(0,28)", "(0,28)", 1, 10 * S - 1, 10 * S), 0);
+    CHECK_INT(ls_holder_wait_names(rel, "(0,28)", "(0,29)", 0, 0, 10 * S), 0);
+    CHECK_INT(ls_holder_wait_names(NULL, "(0,28)", "(0,28)", 0, 0, 10 * S), 0);
+    CHECK_INT(ls_holder_wait_names(rel, NULL, "(0,28)", 0, 0, 10 * S), 0);
+    CHECK_INT(ls_holder_wait_names(rel, "(0,28)", NULL, 0, 0, 10 * S), 0);
+}
+
 int main(void)
 {
     test_open_at_boundaries();
@@ -186,5 +245,8 @@ int main(void)
     test_error_closes();
     test_serialization();
     test_ms_until();
+    test_pid_listed();
+    test_blocker();
+    test_holder_wait_names();
     return TEST_REPORT();
 }

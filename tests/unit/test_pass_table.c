@@ -27,20 +27,6 @@
 static const struct {
     const char *pass, *name;
 } still_shared[] = {
-    {"wait episodes", "lock_event_rows.wait_id"},
-    {"waits ended by errors", "lock_wait_rows.outcome"},
-    {"waits ended by errors", "lock_wait_rows.end_ts"},
-    {"waits ended by errors", "lock_wait_rows.end_file"},
-    {"waits ended by errors", "lock_wait_rows.end_line"},
-    {"waits ended by errors", "lock_wait_rows.waited_ms"},
-    {"blocker chains", "lock_wait_rows.blocker_pid"},
-    {"blocker chains", "lock_wait_rows.blocker_session"},
-    {"blocker chains", "lock_wait_rows.blocker_xid"},
-    {"blocker chains", "lock_wait_rows.root_pid"},
-    {"blocker chains", "lock_wait_rows.root_session"},
-    {"blocker chains", "lock_wait_rows.root_xid"},
-    {"blocker chains", "lock_wait_rows.chain_depth"},
-    {"relation names", "lock_wait_rows.relation"},
     {"statements from spans", "stmt_rows"},
     {"statements from spans", "stmt_texts"},
     {"statements from spans", "meta"},

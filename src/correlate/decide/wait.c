@@ -3,6 +3,8 @@
  */
 #include "wait.h"
 
+#include <string.h>
+
 #include "tolerances.h"
 
 int ls_wait_open_at(const ls_wait_span *w, int64_t t, ls_logpos pos, int subsecond)
@@ -68,4 +70,49 @@ double ls_wait_ms_until(double waited_ms, int64_t start_ts, int64_t end_ts)
 {
     double ms = (double)(end_ts - start_ts) / (double)LS_US_PER_MS;
     return ms > waited_ms ? ms : waited_ms;
+}
+
+int ls_pid_listed(const char *list, int64_t pid)
+{
+    while (list && *list) {
+        int64_t v = 0;
+        int digits = 0;
+        for (; *list >= '0' && *list <= '9'; list++, digits++)
+            v = v * 10 + (*list - '0');
+        if (digits > 0 && (*list == ',' || *list == '\0') && v == pid)
+            return 1;
+        list = strchr(list, ',');
+        if (list)
+            list++;
+    }
+    return 0;
+}
+
+/* The first pid of a list, or 0. */
+static int64_t first_listed(const char *list)
+{
+    int64_t v = 0;
+    if (!list)
+        return 0;
+    for (; *list >= '0' && *list <= '9'; list++)
+        v = v * 10 + (*list - '0');
+    return v;
+}
+
+int64_t ls_wait_blocker(const char *holders, const ls_xid_owner *owner, int64_t logged_ts)
+{
+    int64_t first = first_listed(holders);
+    if (!owner || !owner->known || owner->first_ts > logged_ts || !holders)
+        return first;
+    if (strchr(holders, ',') || ls_pid_listed(holders, owner->pid))
+        return owner->pid;
+    return first;
+}
+
+int ls_holder_wait_names(const char *relation, const char *holder_ctid, const char *ctid,
+                         int has_end, int64_t end_ts, int64_t logged_ts)
+{
+    if (!relation || !holder_ctid || !ctid || strcmp(holder_ctid, ctid) != 0)
+        return 0;
+    return !has_end || end_ts >= logged_ts;
 }

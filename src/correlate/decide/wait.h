@@ -78,4 +78,40 @@ int ls_serialization_ended(int64_t end_ts, int64_t error_ts);
  * time from its start, whichever is longer. */
 double ls_wait_ms_until(double waited_ms, int64_t start_ts, int64_t end_ts);
 
+/* The owner of the transaction a wait awaited, as ingest saw it (xids):
+ * its pid and when its xid was first logged. known 0: not seen. */
+typedef struct ls_xid_owner {
+    int known;
+    int64_t pid, first_ts;
+} ls_xid_owner;
+
+/* Is `pid` one of the comma-separated pids of `list` ("23411,23426")?
+ * Returns 1 or 0 (0 for a NULL or empty list). */
+int ls_pid_listed(const char *list, int64_t pid);
+
+/*
+ * The direct blocker of a wait: the first pid of its message's "Process
+ * holding the lock" (holders, "23411,23426"; 0 when it lists none). A lock
+ * on a transaction has one holder, the transaction's own process, but a
+ * message stamped in the instant after it ended lists the waiters its end
+ * woke instead, each granted the lock for that instant: a wait for a
+ * transaction whose owner is known (owner: NULL or not known for other
+ * locks) by the time it was logged (owner->first_ts <= logged_ts) is for
+ * the owner when the message lists more than one holder or the owner
+ * among them.
+ */
+int64_t ls_wait_blocker(const char *holders, const ls_xid_owner *owner, int64_t logged_ts);
+
+/*
+ * Does the holder's wait (its latest begun by the moment a tuple wait was
+ * logged, logged_ts) name the tuple wait's relation? A tuple-lock message
+ * names its relation by OID only; the holder's transaction wait names it
+ * in its CONTEXT ("while updating tuple (0,28) in relation ...":
+ * relation, holder_ctid) when it was still on then (no end, or an end at
+ * or after logged_ts: end_ts when has_end) and for the same tuple (ctid).
+ * NULL texts never match. Returns 1 or 0.
+ */
+int ls_holder_wait_names(const char *relation, const char *holder_ctid, const char *ctid,
+                         int has_end, int64_t end_ts, int64_t logged_ts);
+
 #endif
