@@ -10,6 +10,7 @@
 /* The decisions, pure functions over plain values (src/correlate/decide/). */
 #include "decide/chain.h"
 #include "decide/clock.h"
+#include "decide/hold.h"
 #include "decide/link.h"
 #include "decide/logpos.h"
 #include "decide/queue.h"

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "correlate_int.h"
+#include "ls_columns.h"
 
 #define QUEUE_MEMORY 256      /* holds remembered per row */
 
@@ -72,16 +73,32 @@ static const char logged_table_sql[] =
  * spills to temp files beyond its memory (ls_store_sorting() while it
  * runs). Each hold carries its transaction's logged waits for the row.
  */
-#define NO_DURATION LS_HOLD_EVIDENCE_ID("'start of the locking statement (no duration logged)'")
+#define NO_DURATION "'start of the locking statement (no duration logged)'"
+#define HOLD_COLS(X, Q)                                                                \
+    X(Q, hold_id, "h.hold_id")                                                         \
+    X(Q, row_id, "h.row_id")                                                           \
+    X(Q, tx_id, "h.tx_id")                                                             \
+    X(Q, session_id, "h.session_id")                                                   \
+    X(Q, pid, "h.pid")                                                                 \
+    X(Q, acquired, "h.start_ts")                                                       \
+    X(Q, stmt_start, "h.start_lo")                                                     \
+    X(Q, end_ts, "h.end_ts")                                                           \
+    X(Q, lock_stmt, "h.lock_stmt")                                                     \
+    X(Q, no_duration, "h.start_evidence IS " NO_DURATION)                              \
+    X(Q, logged, "l.first_wait")                                                       \
+    X(Q, l0, "l.l0")                                                                   \
+    X(Q, l1, "l.l1")                                                                   \
+    X(Q, logged_ms, "l.ms")                                                            \
+    X(Q, tx_wait, "l.tx_wait")
+LS_COLUMNS(hq, HOLD_COLS);
 static const char holds_sql[] =
-    "SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid, h.start_ts,"
-    " coalesce(h.start_lo, h.start_ts), h.end_ts, h.lock_stmt,"
-    " h.start_evidence IS " NO_DURATION ", l.first_wait, l.l0, l.l1, l.ms, l.tx_wait"
-    " FROM hold_rows h NOT INDEXED LEFT JOIN temp.hidden_logged l"
+    "SELECT " LS_SELECT_LIST(hq, HOLD_COLS)
+    " FROM holds h LEFT JOIN temp.hidden_logged l"
     "  ON l.tx_id = h.tx_id AND l.row_id = h.row_id"
-    " ORDER BY h.row_id,"
-    " CASE WHEN h.start_evidence IN (" NO_DURATION ", " LS_HOLD_EVIDENCE_ID(
-        "'acquired after the locking statement''s logged wait'") ")"
+    /* +: sorted, not walked through holds_row (see above) */
+    " ORDER BY +h.row_id,"
+    " CASE WHEN h.start_evidence IN (" NO_DURATION ","
+    "  'acquired after the locking statement''s logged wait')"
     "  THEN h.end_ts ELSE h.start_ts END, h.start_ts, h.hold_id";
 
 static const char insert_sql[] =
@@ -89,27 +106,21 @@ static const char insert_sql[] =
     " wait_ms, behind_hold, behind_tx, kind, logged_wait_id, inferred_ms, logged_ms)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 
-/* Holds whose start moves are noted here and moved after the scan: moving
- * them during it would change the table the scan reads (and the index on
- * holds(row_id, start_ts) with it). */
+/* Holds whose start moves are noted here and stored after the scan:
+ * storing them during it would change what the scan reads (the holds view
+ * joins hold_queued). The start moves to when the hold before it ended;
+ * start_lo is the statement's start, NULL when the same (the view's
+ * start_evidence is then LS_HOLD_QUEUED_EVIDENCE). */
 static const char moved_table_sql[] =
     "DROP TABLE IF EXISTS temp.moved_holds;"
-    "CREATE TEMP TABLE moved_holds(hold_id INTEGER PRIMARY KEY, start_ts INTEGER);";
-static const char move_hold_sql[] = "INSERT INTO temp.moved_holds VALUES (?1, ?2)";
-#define QUEUED "'the hold before it ended (statement queued)'"
+    "CREATE TEMP TABLE moved_holds(hold_id INTEGER PRIMARY KEY, start_ts INTEGER,"
+    " start_lo INTEGER);";
+static const char move_hold_sql[] =
+    "INSERT INTO temp.moved_holds VALUES (?1, ?2, nullif(?3, ?2))";
 static const char apply_moves_sql[] =
-    "INSERT OR IGNORE INTO hold_evidence(text) SELECT " QUEUED
-    " WHERE EXISTS (SELECT 1 FROM temp.moved_holds);"
-    /* start_lo as it was: NULL said "the start" */
-    "UPDATE hold_rows SET start_lo = nullif(coalesce(hold_rows.start_lo, hold_rows.start_ts),"
-    " m.start_ts),"
-    " start_ts = m.start_ts, start_hi = NULL, start_evidence = " LS_HOLD_EVIDENCE_ID(QUEUED)
-    " FROM temp.moved_holds m WHERE hold_rows.hold_id = m.hold_id;"
-    "DELETE FROM temp.moved_holds;"
-    /* the holds' last change: the texts none of them has any more go */
-    "DELETE FROM hold_evidence WHERE evidence_id NOT IN (SELECT start_evidence FROM hold_rows"
-    " WHERE start_evidence IS NOT NULL UNION SELECT end_evidence FROM hold_rows"
-    " WHERE end_evidence IS NOT NULL);";
+    "INSERT INTO hold_queued(hold_id, start_ts, start_lo) SELECT hold_id, start_ts, start_lo"
+    " FROM temp.moved_holds ORDER BY hold_id;"
+    "DELETE FROM temp.moved_holds;";
 
 /*
  * The logged waits of statements that failed in them (a lock timeout, a
@@ -129,21 +140,30 @@ static const char failed_waits_sql[] =
     " AND EXISTS (SELECT 1 FROM lock_wait_rows x WHERE x.waiter_tx = l.tx_id"
     "  AND x.row_id = l.row_id AND x.outcome IS NOT 'acquired');";
 
+/* Each row's totals, one row_hidden row for every row with a queued
+ * statement or a hold (the view rows gives the others' as 0). The spans
+ * of temp.row_spans come from the scan of the holds (ls_correlate_hidden),
+ * not from another pass over the table. */
+static const char spans_table_sql[] =
+    "DROP TABLE IF EXISTS temp.row_spans;"
+    "CREATE TEMP TABLE row_spans(row_id INTEGER PRIMARY KEY, span_us INTEGER);";
+static const char span_insert_sql[] = "INSERT INTO temp.row_spans VALUES (?1, ?2)";
 static const char stats_sql[] =
-    "UPDATE rows SET"
-    " hidden_wait_ms = coalesce((SELECT sum(max(0, wait_ms - logged_ms)) FROM row_waits q"
-    "  WHERE q.row_id = rows.row_id), 0),"
-    " logged_wait_ms = coalesce((SELECT sum(logged_ms) FROM row_waits q"
-    "  WHERE q.row_id = rows.row_id), 0),"
-    " waited_statements = (SELECT count(*) FROM row_waits q WHERE q.row_id = rows.row_id"
-    "  AND q.wait_ms > 20);";
-
-/* Utilisation: the share of the row's span (its first hold's start to its
- * last hold's end) that it was held; the span comes from the scan of its
- * holds (ls_correlate_hidden), not from another pass over the table. */
-static const char utilisation_sql[] =
-    "UPDATE rows SET utilisation = CASE WHEN ?2 > 0 THEN min(1.0, occupied_ms * 1000.0 / ?2)"
-    " END WHERE row_id = ?1";
+    "INSERT INTO row_hidden(row_id, hidden_wait_ms, logged_wait_ms, waited_statements,"
+    " utilisation)"
+    " SELECT k.row_id,"
+    " coalesce((SELECT sum(max(0, wait_ms - logged_ms)) FROM row_waits q"
+    "  WHERE q.row_id = k.row_id), 0),"
+    " coalesce((SELECT sum(logged_ms) FROM row_waits q WHERE q.row_id = k.row_id), 0),"
+    " (SELECT count(*) FROM row_waits q WHERE q.row_id = k.row_id AND q.wait_ms > 20),"
+    /* Utilisation: the share of the row's span (its first hold's start to
+     * its last hold's end) that it was held. */
+    " (SELECT CASE WHEN sp.span_us > 0 THEN min(1.0, rh.occupied_ms * 1000.0 / sp.span_us) END"
+    "  FROM temp.row_spans sp LEFT JOIN row_holds rh ON rh.row_id = sp.row_id"
+    "  WHERE sp.row_id = k.row_id)"
+    " FROM row_keys k WHERE k.row_id IN (SELECT row_id FROM row_waits"
+    "  UNION SELECT row_id FROM temp.row_spans) ORDER BY k.row_id;"
+    "DROP TABLE temp.row_spans;";
 
 /* A row's span so far: its holds' earliest start and latest end. */
 typedef struct row_span {
@@ -171,6 +191,8 @@ static int span_flush(ls_stmt *u, const row_span *sp)
     ls_stmt_bind_int64(u, 1, sp->row_id);
     if (sp->has_last)
         ls_stmt_bind_int64(u, 2, sp->last - sp->first);
+    else
+        ls_stmt_bind_null(u, 2);
     rc = ls_stmt_step(u);
     return rc < 0 ? rc : 0;
 }
@@ -202,40 +224,41 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
     if (!r)
         return LS_ENOMEM;
     if ((rc = ls_store_exec(s, moved_table_sql)) != 0 ||
+        (rc = ls_store_exec(s, spans_table_sql)) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_exec(s, logged_table_sql)) != 0 ||
         (rc = ls_store_prepare(s, holds_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &ins)) != 0 ||
         (rc = ls_store_prepare(s, move_hold_sql, &mv)) != 0 ||
-        (rc = ls_store_prepare(s, utilisation_sql, &ut)) != 0 ||
-        (rc = ls_store_exec(s, "UPDATE rows SET utilisation = NULL")) != 0)
+        (rc = ls_store_prepare(s, span_insert_sql, &ut)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_queued_hold self;
         ls_queue_result res;
-        int64_t hold_id = ls_stmt_int64(q, 0), tx_id = ls_stmt_int64(q, 2);
-        int64_t stmt_start = ls_stmt_int64(q, 6), acquired = ls_stmt_int64(q, 5);
-        int no_duration = (int)ls_stmt_int64(q, 9), found;
-        int64_t logged = ls_stmt_isnull(q, 10) ? 0 : ls_stmt_int64(q, 10);
+        int64_t hold_id = ls_stmt_int64(q, hq_hold_id), tx_id = ls_stmt_int64(q, hq_tx_id);
+        int64_t stmt_start = ls_stmt_int64(q, hq_stmt_start);
+        int64_t acquired = ls_stmt_int64(q, hq_acquired);
+        int no_duration = (int)ls_stmt_int64(q, hq_no_duration), found;
+        int64_t logged = ls_stmt_isnull(q, hq_logged) ? 0 : ls_stmt_int64(q, hq_logged);
         double inferred_ms = 0;
 
-        if (ls_stmt_int64(q, 1) != row) {
-            row = ls_stmt_int64(q, 1);
+        if (ls_stmt_int64(q, hq_row_id) != row) {
+            row = ls_stmt_int64(q, hq_row_id);
             r->n = r->next = 0;
             if ((rc = span_flush(ut, &span)) != 0)
                 goto out;
             memset(&span, 0, sizeof(span));
             span.row_id = row;
         }
-        if (ls_stmt_isnull(q, 7)) {
+        if (ls_stmt_isnull(q, hq_end_ts)) {
             /* a hold with no end: part of the row's span, not of its queue */
             span_add(&span, acquired, 0, 0);
             continue;
         }
         self.start_ts = acquired;
-        self.end_ts = ls_stmt_int64(q, 7);
+        self.end_ts = ls_stmt_int64(q, hq_end_ts);
         /* The ring is in acquisition order; ls_queue_wait takes any order. */
-        found = !ls_stmt_isnull(q, 8) &&
+        found = !ls_stmt_isnull(q, hq_lock_stmt) &&
                 ls_queue_wait(r->h, r->n, stmt_start, acquired, !no_duration, &res);
         if (found && no_duration && res.end_ts > acquired) {
             /* Without durations the row was got when the hold before it
@@ -244,6 +267,7 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
             ls_stmt_reset(mv);
             ls_stmt_bind_int64(mv, 1, hold_id);
             ls_stmt_bind_int64(mv, 2, res.end_ts);
+            ls_stmt_bind_int64(mv, 3, stmt_start);
             if ((rc = ls_stmt_step(mv)) < 0)
                 goto out;
         }
@@ -257,25 +281,25 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
             ls_stmt_bind_int64(ins, 1, row);
             ls_stmt_bind_int64(ins, 2, hold_id);
             ls_stmt_bind_int64(ins, 3, tx_id);
-            ls_stmt_bind_int64(ins, 4, ls_stmt_int64(q, 3));
-            ls_stmt_bind_int64(ins, 5, ls_stmt_int64(q, 4));
-            if (!ls_stmt_isnull(q, 8))
-                ls_stmt_bind_int64(ins, 6, ls_stmt_int64(q, 8));
+            ls_stmt_bind_int64(ins, 4, ls_stmt_int64(q, hq_session_id));
+            ls_stmt_bind_int64(ins, 5, ls_stmt_int64(q, hq_pid));
+            if (!ls_stmt_isnull(q, hq_lock_stmt))
+                ls_stmt_bind_int64(ins, 6, ls_stmt_int64(q, hq_lock_stmt));
             if (logged) {
                 /* The logged wait wins for its part; queueing before it
                  * (a tuple lock below deadlock_timeout, then the logged
                  * transaction wait) stays hidden. */
-                if (!ls_stmt_isnull(q, 11)) {
-                    double lms = ls_stmt_double(q, 13);
+                if (!ls_stmt_isnull(q, hq_l0)) {
+                    double lms = ls_stmt_double(q, hq_logged_ms);
                     double tol = lms * LS_LOGGED_AGREE_FRAC;
-                    int64_t l0 = ls_stmt_int64(q, 11), l1 = ls_stmt_int64(q, 12), d;
+                    int64_t l0 = ls_stmt_int64(q, hq_l0), l1 = ls_stmt_int64(q, hq_l1), d;
                     if (tol < LS_LOGGED_AGREE_MS)
                         tol = LS_LOGGED_AGREE_MS;
                     w0 = found && res.start_ts < l0 ? res.start_ts : l0;
                     /* Only a tuple lock logged: its waiter was next in
                      * line when it ended, and waited on for the holder's
                      * transaction, below deadlock_timeout. */
-                    w1 = found && !ls_stmt_int64(q, 14) && res.end_ts > l1 ? res.end_ts : l1;
+                    w1 = found && !ls_stmt_int64(q, hq_tx_wait) && res.end_ts > l1 ? res.end_ts : l1;
                     d = found ? res.end_ts - w1 : 0;
                     if (found && (double)(d < 0 ? -d : d) / 1000.0 > tol)
                         stats->hidden_disagree++;

@@ -418,8 +418,12 @@ static const char *const store_upgrades[] = {
     " DELETE FROM meta WHERE key = 'correlated';",
     /* 13: every table a correlation pass writes is declared here, none made
      * by the pass itself (issue 33's pass table: span_placement); the next
-     * correlation fills them. */
-    LS_SPAN_PLACEMENT_DDL " DELETE FROM meta WHERE key = 'correlated';",
+     * correlation fills them. The table rows is the view rows of
+     * row_keys and the tables of the passes after logical rows; the view
+     * holds joins hold_bounds and hold_queued (made again below). */
+    LS_SPAN_PLACEMENT_DDL LS_ROW_TABLES_DDL LS_HOLD_SIDE_DDL
+    " DROP TABLE IF EXISTS rows; DROP VIEW IF EXISTS holds;"
+    " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");

@@ -62,14 +62,6 @@ static const struct {
     {"transactions and holds", "errors.cause_tx"},
     {"transactions and holds", "deadlock_procs.session_id"},
     {"transactions and holds", "deadlock_procs.tx_id"},
-    {"holds waited for", "hold_rows"},
-    {"holds waited for", "rows"},
-    {"holds waited for", "hold_evidence"},
-    {"hidden waits", "hold_rows"},
-    {"hidden waits", "hold_evidence"},
-    {"hidden waits", "rows"},
-    {"queue depth", "rows.max_queue"},
-    {"queue depth", "rows.max_queue_ts"},
     {"retries", "errors.retry_stmt"},
     {"retries", "errors.retry_tx"},
     {"retries", "errors.retry_outcome"},
@@ -102,9 +94,9 @@ static int prepares(ls_store *s, const char *sql)
 
 static void test_guard(ls_store *s)
 {
-    CHECK(ls_store_guard_writes(s, "test pass", "rows errors.tx_id") == 0);
-    CHECK(prepares(s, "UPDATE rows SET waits = 1"));
-    CHECK(prepares(s, "DELETE FROM rows"));
+    CHECK(ls_store_guard_writes(s, "test pass", "row_keys errors.tx_id") == 0);
+    CHECK(prepares(s, "UPDATE row_keys SET waits = 1"));
+    CHECK(prepares(s, "DELETE FROM row_keys"));
     CHECK(prepares(s, "UPDATE errors SET tx_id = NULL"));
     CHECK(prepares(s, "SELECT * FROM hold_rows JOIN errors USING (tx_id)"));
     CHECK(ls_store_exec(s, "CREATE TEMP TABLE scratch(x)") == 0);
