@@ -13,6 +13,7 @@
 #include "decide/hold.h"
 #include "decide/link.h"
 #include "decide/logpos.h"
+#include "decide/hidden.h"
 #include "decide/queue.h"
 #include "decide/rows.h"
 #include "decide/stmt.h"

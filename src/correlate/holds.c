@@ -46,12 +46,26 @@ static const char row_stats_sql[] =
 /* ---- logical rows ---- */
 
 
+#define WAIT_COLS(X, Q)                                                                \
+    X(Q, wait_id, "w.wait_id")                                                         \
+    X(Q, session_id, "w.session_id")                                                   \
+    X(Q, start_ts, "w.start_ts")                                                       \
+    X(Q, relation, "w.relation")                                                       \
+    X(Q, ctid, "w.ctid")                                                               \
+    X(Q, target_kind, "w.target_kind")                                                 \
+    X(Q, target, "w.target")                                                           \
+    X(Q, statement, "w.statement")                                                     \
+    X(Q, context, LS_TEXT_OF("le.context_id"))                                         \
+    X(Q, file_id, "w.file_id")                                                         \
+    X(Q, line, "w.line")                                                               \
+    X(Q, blocker_session, "w.blocker_session")                                         \
+    /* the statement failed in the wait: it logged no line at its end */              \
+    X(Q, failed, "w.outcome IN ('deadlock', 'failed', 'lock_timeout',"                 \
+                 " 'statement_timeout', 'canceled')")                                  \
+    X(Q, waited_ms, "w.waited_ms")
+LS_COLUMNS(wq, WAIT_COLS);
 static const char waits_sql[] =
-    "SELECT w.wait_id, w.session_id, w.start_ts, w.relation, w.ctid, w.target_kind, w.target,"
-    " w.statement, " LS_TEXT_OF("le.context_id") ", w.file_id, w.line, w.blocker_session,"
-    /* the statement failed in the wait: it logged no line at its end */
-    " w.outcome IN ('deadlock', 'failed', 'lock_timeout', 'statement_timeout', 'canceled'),"
-    " w.waited_ms FROM lock_wait_rows w"
+    "SELECT " LS_SELECT_LIST(wq, WAIT_COLS) " FROM lock_wait_rows w"
     " LEFT JOIN lock_events le ON le.event_id = w.first_event"
     /* wait_id is time order (build_episodes): each wait's statements are
      * read near the ones read just before. */
@@ -63,12 +77,22 @@ static const char waits_sql[] =
  * resolution. The text is read only for those. */
 /* A candidate's columns, as read_candidate() reads them, of statement row
  * r whose parameters are PARAMS. */
-#define CANDIDATE_COLS(PARAMS)                                                              \
-    "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"                            \
-    " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id), " PARAMS ", r.prepare," \
-    " r.verb IS 1 /* LS_VERB_BIND */, r.dur_us"
+#define CANDIDATE_LIST(X, Q, PARAMS)                                                   \
+    X(Q, stmt_id, "r.stmt_id")                                                         \
+    X(Q, file_id, "r.file_id")                                                         \
+    X(Q, line, "r.line")                                                               \
+    X(Q, has_duration, "r.dur_us IS NOT NULL")                                         \
+    X(Q, text, "(SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id)")        \
+    X(Q, params, PARAMS)                                                               \
+    X(Q, prepare, "r.prepare")                                                         \
+    X(Q, bind, "r.verb IS 1 /* LS_VERB_BIND */")                                       \
+    X(Q, dur_us, "r.dur_us")
+#define CANDIDATE_ROW(X, Q) CANDIDATE_LIST(X, Q, "r.params")
+LS_COLUMNS(cq, CANDIDATE_ROW);
+#define CANDIDATE_REF(X, Q) CANDIDATE_LIST(X, Q, LS_STMT_REF("r", "params"))
+#define CANDIDATE_COLS(LIST) "SELECT " LS_SELECT_LIST(cq, LIST)
 static const char waiter_stmts_sql[] =
-    CANDIDATE_COLS("r.params") " FROM (SELECT stmt_id, file_id, line, dur_us, text_id, "
+    CANDIDATE_COLS(CANDIDATE_ROW) " FROM (SELECT stmt_id, file_id, line, dur_us, text_id, "
     LS_STMT_REF("stmt_rows", "params")
     "  AS params, prepare, verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
     "  AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) r"
@@ -84,6 +108,9 @@ static const char waiter_stmts_sql[] =
  * for the first logged after the wait's message, and the few on each
  * side of it, each read by id.
  */
+enum { NEAR_ID = 0 };      /* near_ids_sql's one column */
+enum { TEXT_FIND_ID = 0 }; /* LS_TEXT_FIND_SQL's */
+enum { POS_FILE, POS_LINE }; /* near_pos_sql's */
 static const char near_ids_sql[] =
     "SELECT stmt_id FROM stmt_rows WHERE session_id = ?1"
     " AND start_ts BETWEEN ?2 - " LS_SQL_INT(LS_WHOLE_SECOND_US) " AND ?2 + " LS_SQL_INT(LS_WHOLE_SECOND_US)
@@ -95,18 +122,26 @@ static const char near_ids_sql[] =
     "  AND start_ts < ?2 - " LS_SQL_INT(LS_WHOLE_SECOND_US) " ORDER BY start_ts DESC LIMIT ?3) ORDER BY 1";
 static const char near_pos_sql[] = "SELECT file_id, line FROM stmt_rows WHERE stmt_id = ?1";
 static const char near_one_sql[] =
-    CANDIDATE_COLS(LS_STMT_REF("r", "params"))
+    CANDIDATE_COLS(CANDIDATE_REF)
     " FROM stmt_rows r WHERE r.stmt_id = ?1 AND r.verb IS NOT 2 /* LS_VERB_PARSE */"
     " AND (?4 IS NULL OR r.text_id = ?4)";
 #define NEAR_SIDE 16 /* statements read on each side of the wait's message */
 
 /* The holder's statements before the wait (its session: the blocker's),
  * latest first in log order (whole-second start times do not order them). */
+#define HOLDER_STMT_COLS(X, Q)                                                         \
+    X(Q, text, "text")                                                                 \
+    X(Q, params, "params")                                                             \
+    X(Q, prepare, "prepare")                                                           \
+    X(Q, file_id, "file_id")                                                           \
+    X(Q, line, "line")
+LS_COLUMNS(hs, HOLDER_STMT_COLS);
 static const char holder_stmts_sql[] =
-    "SELECT text, params, prepare, file_id, line FROM (SELECT * FROM statements"
+    "SELECT " LS_SELECT_LIST(hs, HOLDER_STMT_COLS) " FROM (SELECT * FROM statements"
     " WHERE session_id = ?1 AND start_ts <= ?2 + ?3 AND verb IS NOT 'parse'"
     " ORDER BY start_ts DESC, stmt_id DESC LIMIT 24) ORDER BY stmt_id DESC";
 
+enum { FIND_ROW_ID = 0 }; /* find_row_sql's one column */
 static const char find_row_sql[] =
     "SELECT row_id FROM row_keys WHERE relation = ?1 AND row_key = ?2";
 static const char insert_row_sql[] =
@@ -153,17 +188,17 @@ static int by_position(const void *a, const void *b)
  * against the wait's message at `msg`. */
 static void read_candidate(candidate *c, ls_stmt *q, ls_logpos msg)
 {
-    const char *text = ls_stmt_text(q, 4);
-    c->id = ls_stmt_int64(q, 0);
-    c->pos.file = ls_stmt_int64(q, 1);
-    c->pos.line = ls_stmt_int64(q, 2);
+    const char *text = ls_stmt_text(q, cq_text);
+    c->id = ls_stmt_int64(q, cq_stmt_id);
+    c->pos.file = ls_stmt_int64(q, cq_file_id);
+    c->pos.line = ls_stmt_int64(q, cq_line);
     c->c.after = ls_logpos_cmp(c->pos, msg) > 0;
-    c->c.has_duration = (int)ls_stmt_int64(q, 3);
-    c->c.bind = (int)ls_stmt_int64(q, 7);
-    c->c.dur_us = ls_stmt_int64(q, 8);
+    c->c.has_duration = (int)ls_stmt_int64(q, cq_has_duration);
+    c->c.bind = (int)ls_stmt_int64(q, cq_bind);
+    c->c.dur_us = ls_stmt_int64(q, cq_dur_us);
     c->text = dup_or_null(text);
-    c->params = ls_stmt_isnull(q, 5) ? NULL : dup_or_null(ls_stmt_text(q, 5));
-    c->prepare = ls_stmt_isnull(q, 6) ? NULL : dup_or_null(ls_stmt_text(q, 6));
+    c->params = ls_stmt_isnull(q, cq_params) ? NULL : dup_or_null(ls_stmt_text(q, cq_params));
+    c->prepare = ls_stmt_isnull(q, cq_prepare) ? NULL : dup_or_null(ls_stmt_text(q, cq_prepare));
 }
 
 /* The waiter's statement among n candidates, sorted into log order here:
@@ -213,8 +248,8 @@ static int logged_after(ls_stmt *pos, int64_t id, ls_logpos msg)
     ls_stmt_bind_int64(pos, 1, id);
     if ((rc = ls_stmt_step(pos)) != 1)
         return rc;
-    at.file = ls_stmt_int64(pos, 0);
-    at.line = ls_stmt_int64(pos, 1);
+    at.file = ls_stmt_int64(pos, POS_FILE);
+    at.line = ls_stmt_int64(pos, POS_LINE);
     return ls_logpos_cmp(at, msg) > 0;
 }
 
@@ -239,7 +274,7 @@ static int near_candidates(near_q *nq, const wait_row *w, int64_t before, int ha
             nq->v = v;
             nq->cap = cap;
         }
-        nq->v[count++] = ls_stmt_int64(nq->ids, 0);
+        nq->v[count++] = ls_stmt_int64(nq->ids, NEAR_ID);
     }
     if (rc < 0)
         return rc;
@@ -296,7 +331,7 @@ static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
             return rc;
         has_text = 1;
         if (rc == 1)
-            text_id = ls_stmt_int64(tq, 0);
+            text_id = ls_stmt_int64(tq, TEXT_FIND_ID);
     }
     if (nq) {
         rc = near_candidates(nq, w, 32, has_text, text_id, msg, c, &n);
@@ -437,16 +472,16 @@ static int key_from_holder(ls_stmt *hq, const wait_row *w, int64_t resolution, c
     ls_stmt_bind_int64(hq, 2, w->start_ts);
     ls_stmt_bind_int64(hq, 3, resolution);
     while ((rc = ls_stmt_step(hq)) == 1) {
-        const char *text = ls_stmt_text(hq, 0), *hsql, *hparams;
-        const char *params = ls_stmt_isnull(hq, 1) ? NULL : ls_stmt_text(hq, 1);
-        const char *prepare = ls_stmt_isnull(hq, 2) ? NULL : ls_stmt_text(hq, 2);
+        const char *text = ls_stmt_text(hq, hs_text), *hsql, *hparams;
+        const char *params = ls_stmt_isnull(hq, hs_params) ? NULL : ls_stmt_text(hq, hs_params);
+        const char *prepare = ls_stmt_isnull(hq, hs_prepare) ? NULL : ls_stmt_text(hq, hs_prepare);
         char hpbuf[1024], shape[512];
         ls_rowkey_evidence ev = {text, params, prepare, NULL, w->rel};
         ls_rowkey k;
         int keyed = 0;
         size_t r;
 
-        int64_t f = ls_stmt_int64(hq, 3), l = ls_stmt_int64(hq, 4);
+        int64_t f = ls_stmt_int64(hq, hs_file_id), l = ls_stmt_int64(hq, hs_line);
         if (f > w->file || (f == w->file && l > w->line))
             continue; /* logged after the wait's message (whole-second times) */
         if (ls_sql_kind_of(text) == LS_SQL_BEGIN)
@@ -481,25 +516,44 @@ static int key_from_holder(ls_stmt *hq, const wait_row *w, int64_t resolution, c
 }
 
 /* An unkeyed wait's columns as the holder and rule steps read them. */
-#define WROW_COLS \
-    "wait_id, session_id, start_ts, rel, col, sql, params, prepare, holder_session, file, line"
+#define WROW_LIST(X, Q)                                                                \
+    X(Q, wait_id, "wait_id")                                                           \
+    X(Q, session_id, "session_id")                                                     \
+    X(Q, start_ts, "start_ts")                                                         \
+    X(Q, rel, "rel")                                                                   \
+    X(Q, col, "col")                                                                   \
+    X(Q, sql, "sql")                                                                   \
+    X(Q, params, "params")                                                             \
+    X(Q, prepare, "prepare")                                                           \
+    X(Q, holder_session, "holder_session")                                             \
+    X(Q, file, "file")                                                                 \
+    X(Q, line, "line")
+LS_COLUMNS(wr, WROW_LIST);
+#define WROW_COLS LS_SELECT_LIST(wr, WROW_LIST)
 
 static void wrow_of(ls_stmt *q, wait_row *w)
 {
     memset(w, 0, sizeof(*w));
-    w->wait_id = ls_stmt_int64(q, 0);
-    w->session_id = ls_stmt_int64(q, 1);
-    w->start_ts = ls_stmt_int64(q, 2);
-    w->rel = ls_stmt_text(q, 3);
-    w->col = ls_stmt_text(q, 4);
+    w->wait_id = ls_stmt_int64(q, wr_wait_id);
+    w->session_id = ls_stmt_int64(q, wr_session_id);
+    w->start_ts = ls_stmt_int64(q, wr_start_ts);
+    w->rel = ls_stmt_text(q, wr_rel);
+    w->col = ls_stmt_text(q, wr_col);
     /* Borrowed from the row: const only in spirit, never freed here. */
-    w->sql = ls_stmt_isnull(q, 5) ? NULL : (char *)ls_stmt_text(q, 5);
-    w->params = ls_stmt_isnull(q, 6) ? NULL : (char *)ls_stmt_text(q, 6);
-    w->prepare = ls_stmt_isnull(q, 7) ? NULL : (char *)ls_stmt_text(q, 7);
-    w->holder_session = ls_stmt_int64(q, 8);
-    w->file = ls_stmt_int64(q, 9);
-    w->line = ls_stmt_int64(q, 10);
+    w->sql = ls_stmt_isnull(q, wr_sql) ? NULL : (char *)ls_stmt_text(q, wr_sql);
+    w->params = ls_stmt_isnull(q, wr_params) ? NULL : (char *)ls_stmt_text(q, wr_params);
+    w->prepare = ls_stmt_isnull(q, wr_prepare) ? NULL : (char *)ls_stmt_text(q, wr_prepare);
+    w->holder_session = ls_stmt_int64(q, wr_holder_session);
+    w->file = ls_stmt_int64(q, wr_file);
+    w->line = ls_stmt_int64(q, wr_line);
 }
+
+/* Each relation's first key (key_waits_from_holders). */
+#define REL_KEY_COLS(X, Q)                                                             \
+    X(Q, rel, "rel")                                                                   \
+    X(Q, key, "key")                                                                   \
+    X(Q, first_wait, "min(wait_id)")
+LS_COLUMNS(rk, REL_KEY_COLS);
 
 static int key_waits_from_holders(ls_store *s, ls_stmt *hq, int64_t resolution,
                                   const ls_shape_rule *rules, size_t nrules)
@@ -511,12 +565,12 @@ static int key_waits_from_holders(ls_store *s, ls_stmt *hq, int64_t resolution,
     /* Each relation's key column, from its first wait keyed on its own
      * evidence; a relation with none takes it from the first wait this step
      * keys. */
-    if ((rc = ls_store_prepare(s, "SELECT rel, key, min(wait_id) FROM temp.wrows"
+    if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(rk, REL_KEY_COLS) " FROM temp.wrows"
                                   " WHERE keyed AND NOT via_ctid AND instr(key, '=') > 0"
                                   " GROUP BY rel", &q)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
-        if ((rc = rel_col_add(&cols, ls_stmt_text(q, 0), ls_stmt_text(q, 1))) != 0)
+        if ((rc = rel_col_add(&cols, ls_stmt_text(q, rk_rel), ls_stmt_text(q, rk_key))) != 0)
             goto out;
     ls_stmt_finalize(q);
     q = NULL;
@@ -556,13 +610,14 @@ out:
 static int log_resolution(ls_store *s, int64_t *out)
 {
     ls_stmt *q = NULL;
+    enum { SUBSECOND, ANY };
     int rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM statements"
                                  " WHERE log_ts % " LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0), EXISTS (SELECT 1 FROM statements)",
                               &q);
     *out = LS_MILLISECOND_US;
     if (rc != 0)
         return rc;
-    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, 0) == 0 && ls_stmt_int64(q, 1))
+    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, SUBSECOND) == 0 && ls_stmt_int64(q, ANY))
         *out = LS_WHOLE_SECOND_US;
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
@@ -578,7 +633,7 @@ static int row_for(ls_stmt *find, ls_stmt *ins, const char *rel, const char *key
     if ((rc = ls_stmt_step(find)) < 0)
         return rc;
     if (rc == 1) {
-        *out = ls_stmt_int64(find, 0);
+        *out = ls_stmt_int64(find, FIND_ROW_ID);
         return 0;
     }
     ls_stmt_reset(ins);
@@ -594,7 +649,7 @@ static int row_for(ls_stmt *find, ls_stmt *ins, const char *rel, const char *key
     ls_stmt_bind_text(find, 2, key);
     if ((rc = ls_stmt_step(find)) != 1)
         return rc < 0 ? rc : LS_ESTORE;
-    *out = ls_stmt_int64(find, 0);
+    *out = ls_stmt_int64(find, FIND_ROW_ID);
     return 0;
 }
 
@@ -641,6 +696,16 @@ static int flush_ctid_run(ls_stmt *add, ctid_wait *run, size_t n, const char *re
  * waits are read sorted by (relation, ctid, time); one run at a time is
  * held.
  */
+#define CTID_WAIT_COLS(X, Q)                                                           \
+    X(Q, wait_id, "wait_id")                                                           \
+    X(Q, rel, "rel")                                                                   \
+    X(Q, ctid, "ctid")                                                                 \
+    X(Q, start_ts, "start_ts")                                                         \
+    X(Q, keyed, "keyed")                                                               \
+    X(Q, via_ctid, "via_ctid")                                                         \
+    X(Q, key, "key")
+LS_COLUMNS(cw, CTID_WAIT_COLS);
+
 static int key_by_ctid(ls_store *s)
 {
     ls_stmt *q = NULL, *add = NULL;
@@ -652,7 +717,7 @@ static int key_by_ctid(ls_store *s)
     char rel[128] = "", ctid[32] = "";
     int rc;
 
-    if ((rc = ls_store_prepare(s, "SELECT wait_id, rel, ctid, start_ts, keyed, via_ctid, key"
+    if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(cw, CTID_WAIT_COLS)
                                   " FROM temp.wrows WHERE ctid <> '' AND rel <> ''"
                                   " ORDER BY rel, ctid, start_ts, wait_id", &q)) != 0 ||
         (rc = ls_store_prepare(s, wkey_insert_sql, &add)) != 0)
@@ -662,8 +727,8 @@ static int key_by_ctid(ls_store *s)
         ctid_wait *c;
         if (rc < 0)
             goto out;
-        if (n && (!more || strcmp(rel, ls_stmt_text(q, 1)) != 0 ||
-                  strcmp(ctid, ls_stmt_text(q, 2)) != 0)) {
+        if (n && (!more || strcmp(rel, ls_stmt_text(q, cw_rel)) != 0 ||
+                  strcmp(ctid, ls_stmt_text(q, cw_ctid)) != 0)) {
             if ((rc = flush_ctid_run(add, run, n, rel, &tsb, &kb, &nb, &bcap)) != 0)
                 goto out;
             for (i = 0; i < n; i++)
@@ -682,16 +747,16 @@ static int key_by_ctid(ls_store *s)
             cap = cap ? cap * 2 : 64;
         }
         if (!n) {
-            snprintf(rel, sizeof(rel), "%s", ls_stmt_text(q, 1));
-            snprintf(ctid, sizeof(ctid), "%s", ls_stmt_text(q, 2));
+            snprintf(rel, sizeof(rel), "%s", ls_stmt_text(q, cw_rel));
+            snprintf(ctid, sizeof(ctid), "%s", ls_stmt_text(q, cw_ctid));
         }
         c = &run[n++];
-        c->wait_id = ls_stmt_int64(q, 0);
-        c->ts = ls_stmt_int64(q, 3);
-        c->keyed = (int)ls_stmt_int64(q, 4);
-        c->via_ctid = (int)ls_stmt_int64(q, 5);
+        c->wait_id = ls_stmt_int64(q, cw_wait_id);
+        c->ts = ls_stmt_int64(q, cw_start_ts);
+        c->keyed = (int)ls_stmt_int64(q, cw_keyed);
+        c->via_ctid = (int)ls_stmt_int64(q, cw_via_ctid);
         c->key = NULL;
-        if (c->keyed && !c->via_ctid && !(c->key = ls_strdup(ls_stmt_text(q, 6)))) {
+        if (c->keyed && !c->via_ctid && !(c->key = ls_strdup(ls_stmt_text(q, cw_key)))) {
             rc = LS_ENOMEM;
             goto out;
         }
@@ -739,21 +804,21 @@ static int read_waits(ls_store *s, int64_t resolution)
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_rowkey k;
         ls_rowkey_evidence ev;
-        const char *lock_stmt = ls_stmt_isnull(q, 7) ? NULL : ls_stmt_text(q, 7);
+        const char *lock_stmt = ls_stmt_isnull(q, wq_statement) ? NULL : ls_stmt_text(q, wq_statement);
         const char *rel;
         int keyed, keep, row_lock;
 
         memset(&r, 0, sizeof(r));
-        r.wait_id = ls_stmt_int64(q, 0);
-        r.session_id = ls_stmt_int64(q, 1);
-        r.start_ts = ls_stmt_int64(q, 2);
-        r.rel = ls_stmt_text(q, 3);
-        r.ctid = ls_stmt_text(q, 4);
-        if (!ls_stmt_isnull(q, 1) &&
+        r.wait_id = ls_stmt_int64(q, wq_wait_id);
+        r.session_id = ls_stmt_int64(q, wq_session_id);
+        r.start_ts = ls_stmt_int64(q, wq_start_ts);
+        r.rel = ls_stmt_text(q, wq_relation);
+        r.ctid = ls_stmt_text(q, wq_ctid);
+        if (!ls_stmt_isnull(q, wq_session_id) &&
             (rc = waiter_statement(cand, whole ? &near : NULL, tq, &r, lock_stmt,
-                                   (ls_logpos){ls_stmt_int64(q, 9), ls_stmt_int64(q, 10)},
-                                   resolution, (int)ls_stmt_int64(q, 12),
-                                   ls_stmt_double(q, 13))) != 0)
+                                   (ls_logpos){ls_stmt_int64(q, wq_file_id), ls_stmt_int64(q, wq_line)},
+                                   resolution, (int)ls_stmt_int64(q, wq_failed),
+                                   ls_stmt_double(q, wq_waited_ms))) != 0)
             goto out;
         if (!r.sql && lock_stmt && !(r.sql = ls_strdup(lock_stmt))) {
             rc = LS_ENOMEM;
@@ -762,21 +827,21 @@ static int read_waits(ls_store *s, int64_t resolution)
         ev.statement = r.sql;
         ev.params = r.params;
         ev.prepare = r.prepare;
-        ev.context = ls_stmt_isnull(q, 8) ? NULL : ls_stmt_text(q, 8);
+        ev.context = ls_stmt_isnull(q, wq_context) ? NULL : ls_stmt_text(q, wq_context);
         ev.relation = r.rel[0] ? r.rel : NULL;
         memset(&k, 0, sizeof(k));
         /* Only a row lock is for the row its statement names: a wait to
          * extend the relation (under a crowd of updates, for the new row
          * versions' pages), for a page, a table or an advisory lock is for
          * its target, whatever the statement (write_rows). */
-        row_lock = ls_stmt_isnull(q, 5) || is_row_lock(ls_stmt_text(q, 5));
+        row_lock = ls_stmt_isnull(q, wq_target_kind) || is_row_lock(ls_stmt_text(q, wq_target_kind));
         keyed = row_lock && ls_rowkey_of(&ev, &k);
         rel = keyed && !r.rel[0] ? k.rel : r.rel;
         /* Keyed by its own statement: nothing to learn from it later. */
         keep = row_lock && (!keyed || strcmp(k.grouped_by, LS_GROUPED_CONTEXT) == 0);
         ls_stmt_reset(ins);
         ls_stmt_bind_int64(ins, 1, r.wait_id);
-        if (!ls_stmt_isnull(q, 1))
+        if (!ls_stmt_isnull(q, wq_session_id))
             ls_stmt_bind_int64(ins, 2, r.session_id);
         ls_stmt_bind_int64(ins, 3, r.start_ts);
         if (r.stmt_id)
@@ -790,9 +855,11 @@ static int read_waits(ls_store *s, int64_t resolution)
         ls_stmt_bind_text(ins, 11, keep ? r.params : NULL);
         ls_stmt_bind_text(ins, 12, keep ? r.prepare : NULL);
         ls_stmt_bind_int64(ins, 13, keyed);
-        ls_stmt_bind_int64(ins, 14, ls_stmt_isnull(q, 11) ? 0 : ls_stmt_int64(q, 11));
-        ls_stmt_bind_int64(ins, 15, ls_stmt_int64(q, 9));
-        ls_stmt_bind_int64(ins, 16, ls_stmt_int64(q, 10));
+        ls_stmt_bind_int64(ins, 14, ls_stmt_isnull(q, wq_blocker_session)
+                                        ? 0
+                                        : ls_stmt_int64(q, wq_blocker_session));
+        ls_stmt_bind_int64(ins, 15, ls_stmt_int64(q, wq_file_id));
+        ls_stmt_bind_int64(ins, 16, ls_stmt_int64(q, wq_line));
         free(r.sql);
         free(r.params);
         free(r.prepare);
@@ -822,29 +889,46 @@ out:
  * row_rules), applied to the unkeyed ones. *rules grows; rules are few
  * (one per statement shape and relation).
  */
+#define LEARN_COLS(X, Q)                                                               \
+    X(Q, wait_id, "wait_id")                                                           \
+    X(Q, rel, "rel")                                                                   \
+    X(Q, key, "key")                                                                   \
+    X(Q, sql, "sql")                                                                   \
+    X(Q, params, "params")                                                             \
+    X(Q, prepare, "prepare")
+LS_COLUMNS(lq, LEARN_COLS);
+#define APPLY_COLS(X, Q)                                                               \
+    X(Q, wait_id, "wait_id")                                                           \
+    X(Q, rel, "rel")                                                                   \
+    X(Q, sql, "sql")                                                                   \
+    X(Q, params, "params")                                                             \
+    X(Q, prepare, "prepare")
+LS_COLUMNS(aq, APPLY_COLS);
+
 static int learn_and_apply_rules(ls_store *s, ls_shape_rule **rules, size_t *nrules)
 {
     ls_stmt *q = NULL, *rule = NULL, *add = NULL;
     size_t j;
     int rc;
 
-    if ((rc = ls_store_prepare(s, "SELECT wait_id, rel, key, sql, params, prepare"
+    if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(lq, LEARN_COLS)
                                   " FROM temp.wrows WHERE keyed AND sql IS NOT NULL"
                                   " ORDER BY wait_id", &q)) != 0 ||
         (rc = ls_store_prepare(s, insert_rule_sql, &rule)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        const char *sql, *params, *rel = ls_stmt_text(q, 1);
+        const char *sql, *params, *rel = ls_stmt_text(q, lq_rel);
         char pbuf[1024];
         ls_row_ref ref;
         ls_shape_rule r;
         int dup = 0;
-        ls_rowkey_effective(ls_stmt_text(q, 3), ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4),
-                            ls_stmt_isnull(q, 5) ? NULL : ls_stmt_text(q, 5), &sql, &params, pbuf,
-                            sizeof(pbuf));
+        ls_rowkey_effective(ls_stmt_text(q, lq_sql),
+                            ls_stmt_isnull(q, lq_params) ? NULL : ls_stmt_text(q, lq_params),
+                            ls_stmt_isnull(q, lq_prepare) ? NULL : ls_stmt_text(q, lq_prepare),
+                            &sql, &params, pbuf, sizeof(pbuf));
         if (ls_sql_row_ref(sql, &ref) && strcmp(ref.rel, rel) == 0)
             continue; /* the statement names the row itself (bound or not): nothing to learn */
-        if (!ls_rowkey_learn(sql, params, rel, ls_stmt_text(q, 2), &r))
+        if (!ls_rowkey_learn(sql, params, rel, ls_stmt_text(q, lq_key), &r))
             continue;
         for (j = 0; j < *nrules; j++)
             if (strcmp((*rules)[j].shape, r.shape) == 0 && strcmp((*rules)[j].rel, r.rel) == 0)
@@ -865,7 +949,7 @@ static int learn_and_apply_rules(ls_store *s, ls_shape_rule **rules, size_t *nru
         ls_stmt_bind_text(rule, 2, r.rel);
         ls_stmt_bind_text(rule, 3, r.col);
         ls_stmt_bind_int64(rule, 4, r.arg);
-        ls_stmt_bind_int64(rule, 5, ls_stmt_int64(q, 0));
+        ls_stmt_bind_int64(rule, 5, ls_stmt_int64(q, lq_wait_id));
         if ((rc = ls_stmt_step(rule)) < 0)
             goto out;
     }
@@ -873,23 +957,24 @@ static int learn_and_apply_rules(ls_store *s, ls_shape_rule **rules, size_t *nru
     q = NULL;
     if (rc < 0 || !*nrules)
         goto out;
-    if ((rc = ls_store_prepare(s, "SELECT wait_id, rel, sql, params, prepare FROM temp.wrows"
+    if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(aq, APPLY_COLS) " FROM temp.wrows"
                                   " WHERE NOT keyed AND sql IS NOT NULL ORDER BY wait_id",
                                &q)) != 0 ||
         (rc = ls_store_prepare(s, wkey_insert_sql, &add)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         char shape[512], pbuf[1024];
-        const char *sql, *params, *rel = ls_stmt_text(q, 1);
-        ls_rowkey_effective(ls_stmt_text(q, 2), ls_stmt_isnull(q, 3) ? NULL : ls_stmt_text(q, 3),
-                            ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4), &sql, &params, pbuf,
-                            sizeof(pbuf));
+        const char *sql, *params, *rel = ls_stmt_text(q, aq_rel);
+        ls_rowkey_effective(ls_stmt_text(q, aq_sql),
+                            ls_stmt_isnull(q, aq_params) ? NULL : ls_stmt_text(q, aq_params),
+                            ls_stmt_isnull(q, aq_prepare) ? NULL : ls_stmt_text(q, aq_prepare),
+                            &sql, &params, pbuf, sizeof(pbuf));
         ls_rowkey_shape(sql, shape, sizeof(shape));
         for (j = 0; j < *nrules; j++) {
             ls_rowkey k;
             if ((!rel[0] || strcmp((*rules)[j].rel, rel) == 0) &&
                 ls_rowkey_apply(&(*rules)[j], shape, sql, params, &k)) {
-                if ((rc = wkey_add(add, ls_stmt_int64(q, 0), k.rel, k.key, LS_GROUPED_SHAPE)) != 0)
+                if ((rc = wkey_add(add, ls_stmt_int64(q, aq_wait_id), k.rel, k.key, LS_GROUPED_SHAPE)) != 0)
                     goto out;
                 break;
             }
@@ -906,13 +991,24 @@ out:
 
 /* Step 4: rows, and each wait's row; what stays unkeyed is a fragment that
  * says why. */
+#define OUT_COLS(X, Q)                                                                 \
+    X(Q, wait_id, "r.wait_id")                                                         \
+    X(Q, rel, "r.rel")                                                                 \
+    X(Q, ctid, "r.ctid")                                                               \
+    X(Q, key, "r.key")                                                                 \
+    X(Q, grouped_by, "r.grouped_by")                                                   \
+    X(Q, keyed, "r.keyed")                                                             \
+    X(Q, stmt_id, "r.stmt_id")                                                         \
+    X(Q, target_kind, "w.target_kind")                                                 \
+    X(Q, target, "w.target")
+LS_COLUMNS(oq, OUT_COLS);
+
 static int write_rows(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *q = NULL, *find = NULL, *ins = NULL, *set = NULL;
     int rc;
 
-    if ((rc = ls_store_prepare(s, "SELECT r.wait_id, r.rel, r.ctid, r.key, r.grouped_by,"
-                                  " r.keyed, r.stmt_id, w.target_kind, w.target"
+    if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(oq, OUT_COLS)
                                   " FROM temp.wrows r JOIN lock_wait_rows w ON w.wait_id = r.wait_id"
                                   " ORDER BY r.wait_id", &q)) != 0 ||
         (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
@@ -920,13 +1016,13 @@ static int write_rows(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, set_row_sql, &set)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        const char *rel = ls_stmt_text(q, 1), *ctid = ls_stmt_text(q, 2);
-        const char *evidence = ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4);
+        const char *rel = ls_stmt_text(q, oq_rel), *ctid = ls_stmt_text(q, oq_ctid);
+        const char *evidence = ls_stmt_isnull(q, oq_grouped_by) ? NULL : ls_stmt_text(q, oq_grouped_by);
         char relb[128], keyb[192], why[160];
         int64_t row_id;
-        if (ls_stmt_int64(q, 5)) {
+        if (ls_stmt_int64(q, oq_keyed)) {
             snprintf(relb, sizeof(relb), "%s", rel);
-            snprintf(keyb, sizeof(keyb), "%s", ls_stmt_text(q, 3));
+            snprintf(keyb, sizeof(keyb), "%s", ls_stmt_text(q, oq_key));
         } else if (ctid[0]) {
             snprintf(relb, sizeof(relb), "%s", rel[0] ? rel : "?");
             snprintf(keyb, sizeof(keyb), "ctid %s", ctid);
@@ -934,17 +1030,17 @@ static int write_rows(ls_store *s, ls_correlate_stats *stats)
             evidence = why;
         } else {
             /* Not a row: a relation, advisory or other lock, by its target. */
-            snprintf(relb, sizeof(relb), "%s", rel[0] ? rel : ls_stmt_text(q, 7));
-            snprintf(keyb, sizeof(keyb), "%s", ls_stmt_text(q, 8));
+            snprintf(relb, sizeof(relb), "%s", rel[0] ? rel : ls_stmt_text(q, oq_target_kind));
+            snprintf(keyb, sizeof(keyb), "%s", ls_stmt_text(q, oq_target));
             evidence = "lock target";
         }
         if ((rc = row_for(find, ins, relb, keyb, evidence, &row_id, stats)) != 0)
             goto out;
         ls_stmt_reset(set);
-        ls_stmt_bind_int64(set, 1, ls_stmt_int64(q, 0));
+        ls_stmt_bind_int64(set, 1, ls_stmt_int64(q, oq_wait_id));
         ls_stmt_bind_int64(set, 2, row_id);
-        if (!ls_stmt_isnull(q, 6))
-            ls_stmt_bind_int64(set, 3, ls_stmt_int64(q, 6));
+        if (!ls_stmt_isnull(q, oq_stmt_id))
+            ls_stmt_bind_int64(set, 3, ls_stmt_int64(q, oq_stmt_id));
         ls_stmt_bind_text(set, 4, evidence);
         if ((rc = ls_stmt_step(set)) < 0)
             goto out;

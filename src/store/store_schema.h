@@ -75,13 +75,25 @@
     "(SELECT text FROM bound_evidence WHERE evidence_id = " ID ")"
 /* The start evidence of a hold in hold_queued. */
 #define LS_HOLD_QUEUED_EVIDENCE "'the hold before it ended (statement queued)'"
-/* SQL: hold column COL of hold_bounds b when the hold has a row there,
- * else of hold_rows h (the view holds' FROM). */
+/* SQL: hold h's column COL as the holds waited for pass left it
+ * (hold_bounds, whose columns are never NULL where hold_rows' is not),
+ * else as the transactions pass did (hold_rows h). One-table: a view of
+ * such columns is flattened into every query, even as the right side of
+ * a LEFT JOIN (a view that joins is computed whole there). */
 #define LS_HOLD_BOUND(COL) \
-    "CASE WHEN b.hold_id IS NOT NULL THEN b." COL " ELSE h." COL " END"
-/* SQL: the hold's start_ts as the holds view gives it. */
-#define LS_HOLD_START(COL) \
-    "CASE WHEN q.hold_id IS NOT NULL THEN q." COL " ELSE " LS_HOLD_BOUND(COL) " END"
+    "coalesce((SELECT b." COL " FROM hold_bounds b WHERE b.hold_id = h.hold_id), h." COL ")"
+/* SQL: a bound (start_lo, start_hi, end_lo, end_hi) of hold h as a time:
+ * NULL stored is its time TS. */
+#define LS_HOLD_BOUND_TS(COL, TS) \
+    "coalesce((SELECT coalesce(b." COL ", b." TS ") FROM hold_bounds b" \
+    " WHERE b.hold_id = h.hold_id), coalesce(h." COL ", h." TS "))"
+/* SQL: EXPR of hold_queued q for hold h, NULL when its start did not move. */
+#define LS_HOLD_QUEUED(EXPR) \
+    "(SELECT " EXPR " FROM hold_queued q WHERE q.hold_id = h.hold_id)"
+
+/* SQL: column COL of row k in TABLE (row_holds, ...), NULL when none. */
+#define LS_ROW_OF(TABLE, COL) \
+    "(SELECT x." COL " FROM " TABLE " x WHERE x.row_id = k.row_id)"
 
 /*
  * Logical rows, one table per pass that decides about them (issue 33),
@@ -250,19 +262,23 @@ static const char *const ls_schema_sql[] = {
     LS_ROW_TABLES_DDL,
     /* What readers query: a row's columns as one table had them before
      * schema 13, each from the pass that decides it (one writer per
-     * table); a pass that has not run gives its columns as before it
-     * ran: the counts 0, the times NULL. */
+     * table); a pass with no row for it gives the counts as 0, the rest
+     * NULL. One-table, flattened into every query (see LS_HOLD_BOUND). */
     "CREATE VIEW IF NOT EXISTS rows AS SELECT k.row_id, k.relation, k.row_key, k.evidence,\n"
     "  k.grouped_by, k.ctids, k.waits, k.total_wait_ms, k.max_wait_ms,\n"
-    "  coalesce(h.holds, 0) AS holds, h.mean_hold_ms, h.capacity_per_s, q.max_queue,\n"
-    "  q.max_queue_ts, k.longest_chain, k.first_ts, k.last_ts,\n"
-    "  coalesce(h.occupancy_holds, 0) AS occupancy_holds, h.occupied_ms,\n"
-    "  coalesce(x.hidden_wait_ms, 0.0) AS hidden_wait_ms,\n"
-    "  coalesce(x.logged_wait_ms, 0.0) AS logged_wait_ms,\n"
-    "  coalesce(x.waited_statements, 0) AS waited_statements, x.utilisation\n"
-    "  FROM row_keys k LEFT JOIN row_holds h ON h.row_id = k.row_id\n"
-    "  LEFT JOIN row_queue_peaks q ON q.row_id = k.row_id\n"
-    "  LEFT JOIN row_hidden x ON x.row_id = k.row_id;\n",
+    "  coalesce(" LS_ROW_OF("row_holds", "holds") ", 0) AS holds,\n"
+    "  " LS_ROW_OF("row_holds", "mean_hold_ms") " AS mean_hold_ms,\n"
+    "  " LS_ROW_OF("row_holds", "capacity_per_s") " AS capacity_per_s,\n"
+    "  " LS_ROW_OF("row_queue_peaks", "max_queue") " AS max_queue,\n"
+    "  " LS_ROW_OF("row_queue_peaks", "max_queue_ts") " AS max_queue_ts,\n"
+    "  k.longest_chain, k.first_ts, k.last_ts,\n"
+    "  coalesce(" LS_ROW_OF("row_holds", "occupancy_holds") ", 0) AS occupancy_holds,\n"
+    "  " LS_ROW_OF("row_holds", "occupied_ms") " AS occupied_ms,\n"
+    "  coalesce(" LS_ROW_OF("row_hidden", "hidden_wait_ms") ", 0.0) AS hidden_wait_ms,\n"
+    "  coalesce(" LS_ROW_OF("row_hidden", "logged_wait_ms") ", 0.0) AS logged_wait_ms,\n"
+    "  coalesce(" LS_ROW_OF("row_hidden", "waited_statements") ", 0) AS waited_statements,\n"
+    "  " LS_ROW_OF("row_hidden", "utilisation") " AS utilisation\n"
+    "  FROM row_keys k;\n",
     "CREATE TABLE IF NOT EXISTS row_waits(\n"
     "  rw_id INTEGER PRIMARY KEY, row_id INTEGER, hold_id INTEGER, tx_id INTEGER,\n"
     "  session_id INTEGER, pid INTEGER, stmt_id INTEGER, start_ts INTEGER, end_ts INTEGER,\n"
@@ -274,21 +290,23 @@ static const char *const ls_schema_sql[] = {
      * each hold as the last pass that decided it left it: the hidden
      * waits pass's start (hold_queued), else the holds waited for pass's
      * bounds and totals (hold_bounds), else the transactions pass's hold
-     * (hold_rows). Joins on the primary key, flattened into every query. */
+     * (hold_rows), each column looked up by primary key (LS_HOLD_BOUND). */
     "CREATE VIEW IF NOT EXISTS holds AS SELECT h.hold_id, h.row_id, h.tx_id, h.session_id,\n"
-    "  h.pid, " LS_HOLD_START("start_ts") " AS start_ts,\n"
-    "  CASE WHEN q.hold_id IS NOT NULL THEN coalesce(q.start_lo, q.start_ts)\n"
-    "    ELSE coalesce(" LS_HOLD_BOUND("start_lo") ", " LS_HOLD_BOUND("start_ts") ") END AS start_lo,\n"
-    "  CASE WHEN q.hold_id IS NOT NULL THEN q.start_ts\n"
-    "    ELSE coalesce(" LS_HOLD_BOUND("start_hi") ", " LS_HOLD_BOUND("start_ts") ") END AS start_hi,\n"
-    "  CASE WHEN q.hold_id IS NOT NULL THEN " LS_HOLD_QUEUED_EVIDENCE "\n"
-    "    WHEN b.hold_id IS NOT NULL THEN " LS_BOUND_EVIDENCE_OF("b.start_evidence") "\n"
-    "    ELSE " LS_HOLD_EVIDENCE_OF("h.start_evidence") " END AS start_evidence,\n"
+    "  h.pid, coalesce(" LS_HOLD_QUEUED("q.start_ts") ", " LS_HOLD_BOUND("start_ts") ") AS start_ts,\n"
+    "  coalesce(" LS_HOLD_QUEUED("coalesce(q.start_lo, q.start_ts)") ",\n"
+    "    " LS_HOLD_BOUND_TS("start_lo", "start_ts") ") AS start_lo,\n"
+    "  coalesce(" LS_HOLD_QUEUED("q.start_ts") ", " LS_HOLD_BOUND_TS("start_hi", "start_ts") ")\n"
+    "    AS start_hi,\n"
+    "  coalesce(" LS_HOLD_QUEUED(LS_HOLD_QUEUED_EVIDENCE) ",\n"
+    "    " LS_BOUND_EVIDENCE_OF("(SELECT b.start_evidence FROM hold_bounds b"
+                                " WHERE b.hold_id = h.hold_id)") ",\n"
+    "    " LS_HOLD_EVIDENCE_OF("h.start_evidence") ") AS start_evidence,\n"
     "  " LS_HOLD_BOUND("end_ts") " AS end_ts,\n"
-    "  coalesce(" LS_HOLD_BOUND("end_lo") ", " LS_HOLD_BOUND("end_ts") ") AS end_lo,\n"
-    "  coalesce(" LS_HOLD_BOUND("end_hi") ", " LS_HOLD_BOUND("end_ts") ") AS end_hi,\n"
-    "  CASE WHEN b.hold_id IS NOT NULL THEN " LS_BOUND_EVIDENCE_OF("b.end_evidence") "\n"
-    "    ELSE " LS_HOLD_EVIDENCE_OF("h.end_evidence") " END AS end_evidence,\n"
+    "  " LS_HOLD_BOUND_TS("end_lo", "end_ts") " AS end_lo,\n"
+    "  " LS_HOLD_BOUND_TS("end_hi", "end_ts") " AS end_hi,\n"
+    "  coalesce(" LS_BOUND_EVIDENCE_OF("(SELECT b.end_evidence FROM hold_bounds b"
+                                       " WHERE b.hold_id = h.hold_id)") ",\n"
+    "    " LS_HOLD_EVIDENCE_OF("h.end_evidence") ") AS end_evidence,\n"
     "  " LS_HOLD_BOUND("lock_stmt") " AS lock_stmt, " LS_HOLD_BOUND("waits") " AS waits,\n"
     "  " LS_HOLD_BOUND("waiter_ms") " AS waiter_ms, h.max_queue,\n"
     "  " LS_HOLD_BOUND("contended_ms") " AS contended_ms, " LS_HOLD_BOUND("sql_ms") " AS sql_ms,\n"
@@ -296,8 +314,7 @@ static const char *const ls_schema_sql[] = {
     "  " LS_HOLD_BOUND("head_state") " AS head_state,\n"
     "  " LS_HOLD_BOUND("observed_state") " AS observed_state,\n"
     "  " LS_HOLD_BOUND("observed_samples") " AS observed_samples\n"
-    "  FROM hold_rows h LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id\n"
-    "  LEFT JOIN hold_queued q ON q.hold_id = h.hold_id;\n",
+    "  FROM hold_rows h;\n",
     "CREATE TABLE IF NOT EXISTS row_rules(\n"
     "  shape TEXT, relation TEXT, col TEXT, arg INTEGER, learned_from INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS row_queue(\n"
