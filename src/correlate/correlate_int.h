@@ -15,6 +15,7 @@
 #include "decide/logpos.h"
 #include "decide/hidden.h"
 #include "decide/queue.h"
+#include "decide/rowid.h"
 #include "decide/rows.h"
 #include "decide/stmt.h"
 #include "decide/tolerances.h"

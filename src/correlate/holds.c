@@ -774,14 +774,6 @@ out:
     return rc < 0 ? rc : 0;
 }
 
-/* A lock on a row: a transaction's (xmax, or a conflicting key being
- * inserted), a tuple's place in the queue, an INSERT's speculative token. */
-static int is_row_lock(const char *target_kind)
-{
-    return strcmp(target_kind, "transaction") == 0 || strcmp(target_kind, "tuple") == 0 ||
-           strcmp(target_kind, "spectoken") == 0;
-}
-
 /* Step 1: each wait's own evidence (its statement, parameters, PREPARE
  * text, the CONTEXT of its first message), one row of temp.wrows each. */
 static int read_waits(ls_store *s, int64_t resolution)
@@ -834,7 +826,9 @@ static int read_waits(ls_store *s, int64_t resolution)
          * extend the relation (under a crowd of updates, for the new row
          * versions' pages), for a page, a table or an advisory lock is for
          * its target, whatever the statement (write_rows). */
-        row_lock = ls_stmt_isnull(q, wq_target_kind) || is_row_lock(ls_stmt_text(q, wq_target_kind));
+        row_lock = ls_is_row_lock(ls_stmt_isnull(q, wq_target_kind)
+                                      ? NULL
+                                      : ls_stmt_text(q, wq_target_kind));
         keyed = row_lock && ls_rowkey_of(&ev, &k);
         rel = keyed && !r.rel[0] ? k.rel : r.rel;
         /* Keyed by its own statement: nothing to learn from it later. */
@@ -1016,24 +1010,19 @@ static int write_rows(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, set_row_sql, &set)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        const char *rel = ls_stmt_text(q, oq_rel), *ctid = ls_stmt_text(q, oq_ctid);
-        const char *evidence = ls_stmt_isnull(q, oq_grouped_by) ? NULL : ls_stmt_text(q, oq_grouped_by);
+        ls_row_wait w;
+        const char *evidence;
         char relb[128], keyb[192], why[160];
         int64_t row_id;
-        if (ls_stmt_int64(q, oq_keyed)) {
-            snprintf(relb, sizeof(relb), "%s", rel);
-            snprintf(keyb, sizeof(keyb), "%s", ls_stmt_text(q, oq_key));
-        } else if (ctid[0]) {
-            snprintf(relb, sizeof(relb), "%s", rel[0] ? rel : "?");
-            snprintf(keyb, sizeof(keyb), "ctid %s", ctid);
-            snprintf(why, sizeof(why), "ctid only: %s", evidence ? evidence : "no statement");
-            evidence = why;
-        } else {
-            /* Not a row: a relation, advisory or other lock, by its target. */
-            snprintf(relb, sizeof(relb), "%s", rel[0] ? rel : ls_stmt_text(q, oq_target_kind));
-            snprintf(keyb, sizeof(keyb), "%s", ls_stmt_text(q, oq_target));
-            evidence = "lock target";
-        }
+
+        w.keyed = ls_stmt_int64(q, oq_keyed) != 0;
+        w.rel = ls_stmt_text(q, oq_rel);
+        w.key = ls_stmt_text(q, oq_key);
+        w.ctid = ls_stmt_text(q, oq_ctid);
+        w.evidence = ls_stmt_isnull(q, oq_grouped_by) ? NULL : ls_stmt_text(q, oq_grouped_by);
+        w.target_kind = ls_stmt_text(q, oq_target_kind);
+        w.target = ls_stmt_text(q, oq_target);
+        evidence = ls_row_of_wait(&w, relb, sizeof(relb), keyb, sizeof(keyb), why, sizeof(why));
         if ((rc = row_for(find, ins, relb, keyb, evidence, &row_id, stats)) != 0)
             goto out;
         ls_stmt_reset(set);
@@ -1231,8 +1220,8 @@ static int row_total_store(ls_stmt *upd, const row_total *t)
     ls_stmt_bind_int64(upd, 2, t->waited);
     ls_stmt_bind_int64(upd, 3, t->holds);
     if (t->timed) {
-        ls_stmt_bind_double(upd, 4, (double)t->us / 1000.0);
-        ls_stmt_bind_double(upd, 5, (double)t->us / (double)t->timed / 1000.0);
+        ls_stmt_bind_double(upd, 4, (double)t->us / LS_US_PER_MS);
+        ls_stmt_bind_double(upd, 5, (double)t->us / (double)t->timed / LS_US_PER_MS);
     } else {
         ls_stmt_bind_null(upd, 4);
         ls_stmt_bind_null(upd, 5);
@@ -1390,10 +1379,10 @@ static int decide_hold(holds_q *hq)
         ls_stmt_bind_null(upd, HB_LOCK_STMT);
     ls_stmt_bind_int64(upd, HB_WAITS, ls_stmt_int64(g, gq_waits));
     ls_stmt_bind_double(upd, HB_WAITER_MS, ls_stmt_double(g, gq_waiter_ms));
-    ls_stmt_bind_double(upd, HB_CONTENDED_MS, (double)(w.c_end - w.first_wait) / 1000.0);
-    ls_stmt_bind_double(upd, HB_SQL_MS, (double)w.sql_us / 1000.0);
-    ls_stmt_bind_double(upd, HB_IDLE_MS, (double)idle / 1000.0);
-    ls_stmt_bind_double(upd, HB_COMMIT_MS, (double)w.commit_us / 1000.0);
+    ls_stmt_bind_double(upd, HB_CONTENDED_MS, (double)(w.c_end - w.first_wait) / LS_US_PER_MS);
+    ls_stmt_bind_double(upd, HB_SQL_MS, (double)w.sql_us / LS_US_PER_MS);
+    ls_stmt_bind_double(upd, HB_IDLE_MS, (double)idle / LS_US_PER_MS);
+    ls_stmt_bind_double(upd, HB_COMMIT_MS, (double)w.commit_us / LS_US_PER_MS);
     ls_stmt_bind_text(upd, HB_HEAD_STATE, state);
     rc = ls_stmt_step(upd);
     return rc < 0 ? rc : 0;
