@@ -270,9 +270,9 @@ static const char cover_waits_sql[] =
     " WHERE start_ts IS NOT NULL AND end_ts IS NOT NULL ORDER BY row_id, start_ts, rw_id";
 static const char cover_holds_sql[] =
     /* sorted once, not read through holds(row_id, start_ts) row by row */
-    "SELECT row_id, tx_id, start_ts, end_ts FROM hold_rows NOT INDEXED"
-    " WHERE row_id IN (SELECT row_id FROM row_waits) AND start_ts IS NOT NULL"
-    " AND end_ts IS NOT NULL ORDER BY row_id, start_ts";
+    "SELECT row_id, tx_id, start_ts, end_ts FROM holds"
+    " WHERE +row_id IN (SELECT row_id FROM row_waits) AND start_ts IS NOT NULL"
+    " AND end_ts IS NOT NULL ORDER BY +row_id, start_ts";
 
 typedef struct cover_hold {
     int64_t tx_id, start_ts, end_ts;

@@ -1084,9 +1084,9 @@ static const ls_correlate_pass passes[] = {
      "DELETE FROM stmt_rows WHERE verb = 5;" /* LS_VERB_SPAN */
      " DELETE FROM span_placement;"},
     {"logical rows", ls_correlate_rows,
-     "rows row_rules lock_wait_rows.row_id lock_wait_rows.waiter_stmt"
+     "row_keys row_rules lock_wait_rows.row_id lock_wait_rows.waiter_stmt"
      " lock_wait_rows.row_evidence",
-     "DELETE FROM rows; DELETE FROM row_rules;"},
+     "DELETE FROM row_keys; DELETE FROM row_rules;"},
     {"transactions and holds", ls_correlate_transactions,
      "transactions hold_rows hold_evidence wait_links error_links deadlock_links",
      "DROP INDEX IF EXISTS holds_tx_row; DROP INDEX IF EXISTS holds_row;"
@@ -1095,11 +1095,13 @@ static const ls_correlate_pass passes[] = {
      " DROP INDEX IF EXISTS wait_links_waiter_tx;"
      " DELETE FROM transactions; DELETE FROM hold_rows; DELETE FROM hold_evidence;"
      " DELETE FROM wait_links; DELETE FROM error_links; DELETE FROM deadlock_links;"},
-    {"holds waited for", ls_correlate_holds, "hold_rows rows hold_evidence", NULL},
-    {"hidden waits", ls_correlate_hidden, "row_waits hold_rows hold_evidence rows",
-     "DROP INDEX IF EXISTS row_waits_row; DELETE FROM row_waits;"},
-    {"queue depth", queue_step, "row_queue rows.max_queue rows.max_queue_ts",
-     "DELETE FROM row_queue;"},
+    {"holds waited for", ls_correlate_holds, "hold_bounds bound_evidence row_holds",
+     "DELETE FROM hold_bounds; DELETE FROM bound_evidence; DELETE FROM row_holds;"},
+    {"hidden waits", ls_correlate_hidden, "row_waits hold_queued row_hidden",
+     "DROP INDEX IF EXISTS row_waits_row; DELETE FROM row_waits; DELETE FROM hold_queued;"
+     " DELETE FROM row_hidden;"},
+    {"queue depth", queue_step, "row_queue row_queue_peaks",
+     "DELETE FROM row_queue; DELETE FROM row_queue_peaks;"},
     {"retries", ls_correlate_retries, "retries", "DELETE FROM retries;"},
     {"code paths", ls_correlate_traces, "tx_code_rows stmt_tags hold_parts shapes lock_orders",
      "DROP INDEX IF EXISTS hold_parts_hold;"

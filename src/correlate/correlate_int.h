@@ -10,9 +10,12 @@
 /* The decisions, pure functions over plain values (src/correlate/decide/). */
 #include "decide/chain.h"
 #include "decide/clock.h"
+#include "decide/hold.h"
 #include "decide/link.h"
 #include "decide/logpos.h"
+#include "decide/hidden.h"
 #include "decide/queue.h"
+#include "decide/rowid.h"
 #include "decide/rows.h"
 #include "decide/stmt.h"
 #include "decide/tolerances.h"

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "correlate_int.h"
+#include "ls_columns.h"
 
 #define QUEUE_MEMORY 256      /* holds remembered per row */
 
@@ -72,44 +73,68 @@ static const char logged_table_sql[] =
  * spills to temp files beyond its memory (ls_store_sorting() while it
  * runs). Each hold carries its transaction's logged waits for the row.
  */
-#define NO_DURATION LS_HOLD_EVIDENCE_ID("'start of the locking statement (no duration logged)'")
+#define NO_DURATION_TEXT "start of the locking statement (no duration logged)"
+#define NO_DURATION "'" NO_DURATION_TEXT "'"
+/* A hold's column as the passes before this one left it: the holds
+ * waited for pass's (hold_bounds b) over the transactions pass's
+ * (hold_rows h), as the view holds gives it; read from the tables so that
+ * hold_rows is scanned NOT INDEXED (the view would be read through
+ * holds_tx_row, a visit of the table per hold). */
+#define BOUND(COL) "CASE WHEN b.hold_id IS NOT NULL THEN b." COL " ELSE h." COL " END"
+#define START_EVIDENCE                                                                 \
+    "CASE WHEN b.hold_id IS NOT NULL THEN (SELECT text FROM bound_evidence"            \
+    " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"      \
+    " WHERE evidence_id = h.start_evidence) END"
+#define HOLD_COLS(X, Q)                                                                \
+    X(Q, hold_id, "h.hold_id")                                                         \
+    X(Q, row_id, "h.row_id")                                                           \
+    X(Q, tx_id, "h.tx_id")                                                             \
+    X(Q, session_id, "h.session_id")                                                   \
+    X(Q, pid, "h.pid")                                                                 \
+    X(Q, acquired, BOUND("start_ts"))                                                  \
+    X(Q, stmt_start, "coalesce(" BOUND("start_lo") ", " BOUND("start_ts") ")")         \
+    X(Q, end_ts, BOUND("end_ts"))                                                      \
+    X(Q, lock_stmt, BOUND("lock_stmt"))                                                \
+    X(Q, start_evidence, START_EVIDENCE)                                               \
+    X(Q, logged, "l.first_wait")                                                       \
+    X(Q, l0, "l.l0")                                                                   \
+    X(Q, l1, "l.l1")                                                                   \
+    X(Q, logged_ms, "l.ms")                                                            \
+    X(Q, tx_wait, "l.tx_wait")
+LS_COLUMNS(hq, HOLD_COLS);
 static const char holds_sql[] =
-    "SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid, h.start_ts,"
-    " coalesce(h.start_lo, h.start_ts), h.end_ts, h.lock_stmt,"
-    " h.start_evidence IS " NO_DURATION ", l.first_wait, l.l0, l.l1, l.ms, l.tx_wait"
-    " FROM hold_rows h NOT INDEXED LEFT JOIN temp.hidden_logged l"
-    "  ON l.tx_id = h.tx_id AND l.row_id = h.row_id"
-    " ORDER BY h.row_id,"
-    " CASE WHEN h.start_evidence IN (" NO_DURATION ", " LS_HOLD_EVIDENCE_ID(
-        "'acquired after the locking statement''s logged wait'") ")"
-    "  THEN h.end_ts ELSE h.start_ts END, h.start_ts, h.hold_id";
+    "SELECT " LS_SELECT_LIST(hq, HOLD_COLS)
+    " FROM hold_rows h NOT INDEXED LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
+    " LEFT JOIN temp.hidden_logged l ON l.tx_id = h.tx_id AND l.row_id = h.row_id"
+    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE " IN (" NO_DURATION ","
+    "  'acquired after the locking statement''s logged wait')"
+    "  THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id";
 
+/* insert_sql's parameters */
+enum {
+    RW_ROW = 1, RW_HOLD, RW_TX, RW_SESSION, RW_PID, RW_STMT, RW_START, RW_END, RW_WAIT_MS,
+    RW_BEHIND_HOLD, RW_BEHIND_TX, RW_KIND, RW_LOGGED_WAIT, RW_INFERRED_MS, RW_LOGGED_MS
+};
 static const char insert_sql[] =
     "INSERT INTO row_waits(row_id, hold_id, tx_id, session_id, pid, stmt_id, start_ts, end_ts,"
     " wait_ms, behind_hold, behind_tx, kind, logged_wait_id, inferred_ms, logged_ms)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
 
-/* Holds whose start moves are noted here and moved after the scan: moving
- * them during it would change the table the scan reads (and the index on
- * holds(row_id, start_ts) with it). */
+/* Holds whose start moves are noted here and stored after the scan:
+ * storing them during it would change what the scan reads (the holds view
+ * joins hold_queued). The start moves to when the hold before it ended;
+ * start_lo is the statement's start, NULL when the same (the view's
+ * start_evidence is then LS_HOLD_QUEUED_EVIDENCE). */
 static const char moved_table_sql[] =
     "DROP TABLE IF EXISTS temp.moved_holds;"
-    "CREATE TEMP TABLE moved_holds(hold_id INTEGER PRIMARY KEY, start_ts INTEGER);";
-static const char move_hold_sql[] = "INSERT INTO temp.moved_holds VALUES (?1, ?2)";
-#define QUEUED "'the hold before it ended (statement queued)'"
+    "CREATE TEMP TABLE moved_holds(hold_id INTEGER PRIMARY KEY, start_ts INTEGER,"
+    " start_lo INTEGER);";
+static const char move_hold_sql[] =
+    "INSERT INTO temp.moved_holds VALUES (?1, ?2, nullif(?3, ?2))";
 static const char apply_moves_sql[] =
-    "INSERT OR IGNORE INTO hold_evidence(text) SELECT " QUEUED
-    " WHERE EXISTS (SELECT 1 FROM temp.moved_holds);"
-    /* start_lo as it was: NULL said "the start" */
-    "UPDATE hold_rows SET start_lo = nullif(coalesce(hold_rows.start_lo, hold_rows.start_ts),"
-    " m.start_ts),"
-    " start_ts = m.start_ts, start_hi = NULL, start_evidence = " LS_HOLD_EVIDENCE_ID(QUEUED)
-    " FROM temp.moved_holds m WHERE hold_rows.hold_id = m.hold_id;"
-    "DELETE FROM temp.moved_holds;"
-    /* the holds' last change: the texts none of them has any more go */
-    "DELETE FROM hold_evidence WHERE evidence_id NOT IN (SELECT start_evidence FROM hold_rows"
-    " WHERE start_evidence IS NOT NULL UNION SELECT end_evidence FROM hold_rows"
-    " WHERE end_evidence IS NOT NULL);";
+    "INSERT INTO hold_queued(hold_id, start_ts, start_lo) SELECT hold_id, start_ts, start_lo"
+    " FROM temp.moved_holds ORDER BY hold_id;"
+    "DELETE FROM temp.moved_holds;";
 
 /*
  * The logged waits of statements that failed in them (a lock timeout, a
@@ -129,21 +154,30 @@ static const char failed_waits_sql[] =
     " AND EXISTS (SELECT 1 FROM lock_waits x WHERE x.waiter_tx = l.tx_id"
     "  AND x.row_id = l.row_id AND x.outcome IS NOT 'acquired');";
 
+/* Each row's totals, one row_hidden row for every row with a queued
+ * statement or a hold (the view rows gives the others' as 0). The spans
+ * of temp.row_spans come from the scan of the holds (ls_correlate_hidden),
+ * not from another pass over the table. */
+static const char spans_table_sql[] =
+    "DROP TABLE IF EXISTS temp.row_spans;"
+    "CREATE TEMP TABLE row_spans(row_id INTEGER PRIMARY KEY, span_us INTEGER);";
+static const char span_insert_sql[] = "INSERT INTO temp.row_spans VALUES (?1, ?2)";
 static const char stats_sql[] =
-    "UPDATE rows SET"
-    " hidden_wait_ms = coalesce((SELECT sum(max(0, wait_ms - logged_ms)) FROM row_waits q"
-    "  WHERE q.row_id = rows.row_id), 0),"
-    " logged_wait_ms = coalesce((SELECT sum(logged_ms) FROM row_waits q"
-    "  WHERE q.row_id = rows.row_id), 0),"
-    " waited_statements = (SELECT count(*) FROM row_waits q WHERE q.row_id = rows.row_id"
-    "  AND q.wait_ms > 20);";
-
-/* Utilisation: the share of the row's span (its first hold's start to its
- * last hold's end) that it was held; the span comes from the scan of its
- * holds (ls_correlate_hidden), not from another pass over the table. */
-static const char utilisation_sql[] =
-    "UPDATE rows SET utilisation = CASE WHEN ?2 > 0 THEN min(1.0, occupied_ms * 1000.0 / ?2)"
-    " END WHERE row_id = ?1";
+    "INSERT INTO row_hidden(row_id, hidden_wait_ms, logged_wait_ms, waited_statements,"
+    " utilisation)"
+    " SELECT k.row_id,"
+    " coalesce((SELECT sum(max(0, wait_ms - logged_ms)) FROM row_waits q"
+    "  WHERE q.row_id = k.row_id), 0),"
+    " coalesce((SELECT sum(logged_ms) FROM row_waits q WHERE q.row_id = k.row_id), 0),"
+    " (SELECT count(*) FROM row_waits q WHERE q.row_id = k.row_id AND q.wait_ms > " LS_SQL_INT(LS_WAITED_STATEMENT_MS) "),"
+    /* Utilisation: the share of the row's span (its first hold's start to
+     * its last hold's end) that it was held. */
+    " (SELECT CASE WHEN sp.span_us > 0 THEN min(1.0, rh.occupied_ms * 1000.0 / sp.span_us) END"
+    "  FROM temp.row_spans sp LEFT JOIN row_holds rh ON rh.row_id = sp.row_id"
+    "  WHERE sp.row_id = k.row_id)"
+    " FROM row_keys k WHERE k.row_id IN (SELECT row_id FROM row_waits"
+    "  UNION SELECT row_id FROM temp.row_spans) ORDER BY k.row_id;"
+    "DROP TABLE temp.row_spans;";
 
 /* A row's span so far: its holds' earliest start and latest end. */
 typedef struct row_span {
@@ -171,6 +205,8 @@ static int span_flush(ls_stmt *u, const row_span *sp)
     ls_stmt_bind_int64(u, 1, sp->row_id);
     if (sp->has_last)
         ls_stmt_bind_int64(u, 2, sp->last - sp->first);
+    else
+        ls_stmt_bind_null(u, 2);
     rc = ls_stmt_step(u);
     return rc < 0 ? rc : 0;
 }
@@ -191,9 +227,129 @@ static void ring_push(ring *r, const ls_queued_hold *h, int64_t hold_id, int64_t
         r->n++;
 }
 
+/* The hold at the scan's row: what the scan knows of its statement. */
+typedef struct held {
+    int64_t hold_id, tx_id, row_id, stmt_start, acquired;
+    int no_duration;
+    int64_t logged; /* the first logged wait of its transaction on the row, 0: none */
+} held;
+
+/* Its row of row_waits: it queued (rec: the reconstruction, NULL when
+ * none), the log has a wait of it (h->logged), or both. */
+static int store_row_wait(ls_stmt *ins, ls_stmt *q, const held *h, const ls_queue_result *rec,
+                          const ring *r, ls_correlate_stats *stats)
+{
+    ls_hidden_wait w;
+    int rc;
+
+    w.start_ts = rec ? rec->start_ts : h->stmt_start;
+    w.end_ts = rec ? rec->end_ts : h->acquired;
+    w.ms = rec ? (double)(rec->end_ts - rec->start_ts) / LS_US_PER_MS : 0;
+    ls_stmt_reset(ins);
+    ls_stmt_bind_int64(ins, RW_ROW, h->row_id);
+    ls_stmt_bind_int64(ins, RW_HOLD, h->hold_id);
+    ls_stmt_bind_int64(ins, RW_TX, h->tx_id);
+    ls_stmt_bind_int64(ins, RW_SESSION, ls_stmt_int64(q, hq_session_id));
+    ls_stmt_bind_int64(ins, RW_PID, ls_stmt_int64(q, hq_pid));
+    if (!ls_stmt_isnull(q, hq_lock_stmt))
+        ls_stmt_bind_int64(ins, RW_STMT, ls_stmt_int64(q, hq_lock_stmt));
+    if (h->logged) {
+        /* The logged wait wins for its part (decide/hidden.c). */
+        if (!ls_stmt_isnull(q, hq_l0)) {
+            ls_logged_span l;
+            l.start_ts = ls_stmt_int64(q, hq_l0);
+            l.end_ts = ls_stmt_int64(q, hq_l1);
+            l.ms = ls_stmt_double(q, hq_logged_ms);
+            l.tx_wait = ls_stmt_int64(q, hq_tx_wait) != 0;
+            ls_hidden_logged_wait(rec, &l, &w);
+            stats->hidden_disagree += w.disagree;
+            ls_stmt_bind_double(ins, RW_LOGGED_MS, l.ms);
+        }
+        ls_stmt_bind_text(ins, RW_KIND, "logged");
+        ls_stmt_bind_int64(ins, RW_LOGGED_WAIT, h->logged);
+    } else {
+        ls_stmt_bind_text(ins, RW_KIND, "inferred");
+        ls_stmt_bind_double(ins, RW_LOGGED_MS, 0.0);
+        stats->hidden_waits++;
+    }
+    ls_stmt_bind_int64(ins, RW_START, w.start_ts);
+    ls_stmt_bind_int64(ins, RW_END, w.end_ts);
+    ls_stmt_bind_double(ins, RW_WAIT_MS, w.ms);
+    if (rec) {
+        ls_stmt_bind_int64(ins, RW_BEHIND_HOLD, r->hold_id[rec->behind]);
+        ls_stmt_bind_int64(ins, RW_BEHIND_TX, r->tx_id[rec->behind]);
+        ls_stmt_bind_double(ins, RW_INFERRED_MS,
+                            (double)(rec->end_ts - rec->start_ts) / LS_US_PER_MS);
+    }
+    rc = ls_stmt_step(ins);
+    return rc < 0 ? rc : 0;
+}
+
+/* A hold whose statement queued under log_statement = 'all': its start
+ * moves to when the hold before it ended (stored after the scan). */
+static int move_hold(ls_stmt *mv, const held *h, int64_t start_ts)
+{
+    int rc;
+    ls_stmt_reset(mv);
+    ls_stmt_bind_int64(mv, 1, h->hold_id);
+    ls_stmt_bind_int64(mv, 2, start_ts);
+    ls_stmt_bind_int64(mv, 3, h->stmt_start);
+    rc = ls_stmt_step(mv);
+    return rc < 0 ? rc : 0;
+}
+
+/* The queries of the scan. */
+typedef struct hidden_q {
+    ls_stmt *q, *ins, *mv, *ut;
+} hidden_q;
+
+/* One hold of the scan (q's row), after the holds before it on its row
+ * (r): did its statement queue behind them (decide/queue.c)? Then its
+ * row_waits row, its start moved, and its place in the ring and in the
+ * row's span. */
+static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *stats)
+{
+    ls_stmt *q = hq->q;
+    ls_queued_hold self;
+    ls_queue_result res;
+    held h;
+    int found, rc;
+
+    h.hold_id = ls_stmt_int64(q, hq_hold_id);
+    h.tx_id = ls_stmt_int64(q, hq_tx_id);
+    h.row_id = ls_stmt_int64(q, hq_row_id);
+    h.stmt_start = ls_stmt_int64(q, hq_stmt_start);
+    h.acquired = ls_stmt_int64(q, hq_acquired);
+    h.no_duration = strcmp(ls_stmt_text(q, hq_start_evidence), NO_DURATION_TEXT) == 0;
+    h.logged = ls_stmt_isnull(q, hq_logged) ? 0 : ls_stmt_int64(q, hq_logged);
+    if (ls_stmt_isnull(q, hq_end_ts)) {
+        /* a hold with no end: part of the row's span, not of its queue */
+        span_add(span, h.acquired, 0, 0);
+        return 0;
+    }
+    self.start_ts = h.acquired;
+    self.end_ts = ls_stmt_int64(q, hq_end_ts);
+    /* The ring is in acquisition order; ls_queue_wait takes any order. */
+    found = !ls_stmt_isnull(q, hq_lock_stmt) &&
+            ls_queue_wait(r->h, r->n, h.stmt_start, h.acquired, !h.no_duration, &res);
+    if (found && h.no_duration && res.end_ts > h.acquired) {
+        /* Without durations the row was got when the hold before it
+         * ended, not when the statement started. */
+        self.start_ts = res.end_ts;
+        if ((rc = move_hold(hq->mv, &h, res.end_ts)) != 0)
+            return rc;
+    }
+    if ((found || h.logged) &&
+        (rc = store_row_wait(hq->ins, q, &h, found ? &res : NULL, r, stats)) != 0)
+        return rc;
+    ring_push(r, &self, h.hold_id, h.tx_id);
+    span_add(span, self.start_ts, 1, self.end_ts);
+    return 0;
+}
+
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *q = NULL, *ins = NULL, *mv = NULL, *ut = NULL;
+    hidden_q hq = {NULL, NULL, NULL, NULL};
     ring *r = ls_calloc(1, sizeof(*r));
     row_span span = {-1, 0, 0, 0, 0};
     int64_t row = -1;
@@ -202,113 +358,31 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
     if (!r)
         return LS_ENOMEM;
     if ((rc = ls_store_exec(s, moved_table_sql)) != 0 ||
+        (rc = ls_store_exec(s, spans_table_sql)) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_exec(s, logged_table_sql)) != 0 ||
-        (rc = ls_store_prepare(s, holds_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, insert_sql, &ins)) != 0 ||
-        (rc = ls_store_prepare(s, move_hold_sql, &mv)) != 0 ||
-        (rc = ls_store_prepare(s, utilisation_sql, &ut)) != 0 ||
-        (rc = ls_store_exec(s, "UPDATE rows SET utilisation = NULL")) != 0)
+        (rc = ls_store_prepare(s, holds_sql, &hq.q)) != 0 ||
+        (rc = ls_store_prepare(s, insert_sql, &hq.ins)) != 0 ||
+        (rc = ls_store_prepare(s, move_hold_sql, &hq.mv)) != 0 ||
+        (rc = ls_store_prepare(s, span_insert_sql, &hq.ut)) != 0)
         goto out;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        ls_queued_hold self;
-        ls_queue_result res;
-        int64_t hold_id = ls_stmt_int64(q, 0), tx_id = ls_stmt_int64(q, 2);
-        int64_t stmt_start = ls_stmt_int64(q, 6), acquired = ls_stmt_int64(q, 5);
-        int no_duration = (int)ls_stmt_int64(q, 9), found;
-        int64_t logged = ls_stmt_isnull(q, 10) ? 0 : ls_stmt_int64(q, 10);
-        double inferred_ms = 0;
-
-        if (ls_stmt_int64(q, 1) != row) {
-            row = ls_stmt_int64(q, 1);
+    while ((rc = ls_stmt_step(hq.q)) == 1) {
+        if (ls_stmt_int64(hq.q, hq_row_id) != row) {
+            row = ls_stmt_int64(hq.q, hq_row_id);
             r->n = r->next = 0;
-            if ((rc = span_flush(ut, &span)) != 0)
+            if ((rc = span_flush(hq.ut, &span)) != 0)
                 goto out;
             memset(&span, 0, sizeof(span));
             span.row_id = row;
         }
-        if (ls_stmt_isnull(q, 7)) {
-            /* a hold with no end: part of the row's span, not of its queue */
-            span_add(&span, acquired, 0, 0);
-            continue;
-        }
-        self.start_ts = acquired;
-        self.end_ts = ls_stmt_int64(q, 7);
-        /* The ring is in acquisition order; ls_queue_wait takes any order. */
-        found = !ls_stmt_isnull(q, 8) &&
-                ls_queue_wait(r->h, r->n, stmt_start, acquired, !no_duration, &res);
-        if (found && no_duration && res.end_ts > acquired) {
-            /* Without durations the row was got when the hold before it
-             * ended, not when the statement started. */
-            self.start_ts = res.end_ts;
-            ls_stmt_reset(mv);
-            ls_stmt_bind_int64(mv, 1, hold_id);
-            ls_stmt_bind_int64(mv, 2, res.end_ts);
-            if ((rc = ls_stmt_step(mv)) < 0)
-                goto out;
-        }
-        if (found)
-            inferred_ms = (double)(res.end_ts - res.start_ts) / 1000.0;
-        if (found || logged) {
-            int b = found ? (res.behind + 0) : -1;
-            int64_t w0 = found ? res.start_ts : stmt_start, w1 = found ? res.end_ts : acquired;
-            double ms = inferred_ms;
-            ls_stmt_reset(ins);
-            ls_stmt_bind_int64(ins, 1, row);
-            ls_stmt_bind_int64(ins, 2, hold_id);
-            ls_stmt_bind_int64(ins, 3, tx_id);
-            ls_stmt_bind_int64(ins, 4, ls_stmt_int64(q, 3));
-            ls_stmt_bind_int64(ins, 5, ls_stmt_int64(q, 4));
-            if (!ls_stmt_isnull(q, 8))
-                ls_stmt_bind_int64(ins, 6, ls_stmt_int64(q, 8));
-            if (logged) {
-                /* The logged wait wins for its part; queueing before it
-                 * (a tuple lock below deadlock_timeout, then the logged
-                 * transaction wait) stays hidden. */
-                if (!ls_stmt_isnull(q, 11)) {
-                    double lms = ls_stmt_double(q, 13);
-                    double tol = lms * LS_LOGGED_AGREE_FRAC;
-                    int64_t l0 = ls_stmt_int64(q, 11), l1 = ls_stmt_int64(q, 12), d;
-                    if (tol < LS_LOGGED_AGREE_MS)
-                        tol = LS_LOGGED_AGREE_MS;
-                    w0 = found && res.start_ts < l0 ? res.start_ts : l0;
-                    /* Only a tuple lock logged: its waiter was next in
-                     * line when it ended, and waited on for the holder's
-                     * transaction, below deadlock_timeout. */
-                    w1 = found && !ls_stmt_int64(q, 14) && res.end_ts > l1 ? res.end_ts : l1;
-                    d = found ? res.end_ts - w1 : 0;
-                    if (found && (double)(d < 0 ? -d : d) / 1000.0 > tol)
-                        stats->hidden_disagree++;
-                    ms = (double)(w1 - w0) / 1000.0;
-                    ls_stmt_bind_double(ins, 15, lms);
-                }
-                ls_stmt_bind_text(ins, 12, "logged");
-                ls_stmt_bind_int64(ins, 13, logged);
-            } else {
-                ls_stmt_bind_text(ins, 12, "inferred");
-                ls_stmt_bind_double(ins, 15, 0.0);
-                stats->hidden_waits++;
-            }
-            ls_stmt_bind_int64(ins, 7, w0);
-            ls_stmt_bind_int64(ins, 8, w1);
-            ls_stmt_bind_double(ins, 9, ms);
-            if (b >= 0) {
-                ls_stmt_bind_int64(ins, 10, r->hold_id[b]);
-                ls_stmt_bind_int64(ins, 11, r->tx_id[b]);
-            }
-            if (found)
-                ls_stmt_bind_double(ins, 14, inferred_ms);
-            if ((rc = ls_stmt_step(ins)) < 0)
-                goto out;
-        }
-        ring_push(r, &self, hold_id, tx_id);
-        span_add(&span, self.start_ts, 1, self.end_ts);
+        if ((rc = scan_hold(&hq, r, &span, stats)) != 0)
+            goto out;
     }
     if (rc == 0)
-        rc = span_flush(ut, &span);
-    ls_stmt_finalize(q);
-    ls_stmt_finalize(mv);
-    q = mv = NULL;
+        rc = span_flush(hq.ut, &span);
+    ls_stmt_finalize(hq.q);
+    ls_stmt_finalize(hq.mv);
+    hq.q = hq.mv = NULL;
     if (rc == 0)
         rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS row_waits_row ON row_waits(row_id);");
     if (rc == 0)
@@ -322,10 +396,10 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 out:
     if (sorting)
         ls_store_sorting(s, 0);
-    ls_stmt_finalize(q);
-    ls_stmt_finalize(ins);
-    ls_stmt_finalize(mv);
-    ls_stmt_finalize(ut);
+    ls_stmt_finalize(hq.q);
+    ls_stmt_finalize(hq.ins);
+    ls_stmt_finalize(hq.mv);
+    ls_stmt_finalize(hq.ut);
     free(r);
     return rc < 0 ? rc : 0;
 }

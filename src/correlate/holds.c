@@ -26,30 +26,46 @@
 #include <string.h>
 
 #include "correlate_int.h"
+#include "ls_columns.h"
 #include "ls_sqlshape.h"
 #include "rowkey.h"
 
 static const char row_stats_sql[] =
-    "UPDATE rows SET"
-    " waits = (SELECT count(*) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
-    " total_wait_ms = (SELECT sum(waited_ms) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
-    " max_wait_ms = (SELECT max(waited_ms) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
-    " longest_chain = (SELECT max(chain_depth) FROM lock_waits w WHERE w.row_id = rows.row_id),"
-    " first_ts = (SELECT min(start_ts) FROM lock_wait_rows w WHERE w.row_id = rows.row_id),"
+    "UPDATE row_keys SET"
+    " waits = (SELECT count(*) FROM lock_wait_rows w WHERE w.row_id = row_keys.row_id),"
+    " total_wait_ms = (SELECT sum(waited_ms) FROM lock_wait_rows w WHERE w.row_id = row_keys.row_id),"
+    " max_wait_ms = (SELECT max(waited_ms) FROM lock_wait_rows w WHERE w.row_id = row_keys.row_id),"
+    " longest_chain = (SELECT max(chain_depth) FROM lock_waits w"
+    "                  WHERE w.row_id = row_keys.row_id),"
+    " first_ts = (SELECT min(start_ts) FROM lock_wait_rows w WHERE w.row_id = row_keys.row_id),"
     " last_ts = (SELECT max(coalesce(end_ts, logged_ts)) FROM lock_wait_rows w"
-    "            WHERE w.row_id = rows.row_id),"
+    "            WHERE w.row_id = row_keys.row_id),"
     " ctids = (SELECT group_concat(ctid, ' ') FROM (SELECT DISTINCT ctid FROM lock_wait_rows w"
-    "          WHERE w.row_id = rows.row_id AND ctid IS NOT NULL ORDER BY ctid));";
+    "          WHERE w.row_id = row_keys.row_id AND ctid IS NOT NULL ORDER BY ctid));";
 
 /* ---- logical rows ---- */
 
 
+#define WAIT_COLS(X, Q)                                                                \
+    X(Q, wait_id, "w.wait_id")                                                         \
+    X(Q, session_id, "w.session_id")                                                   \
+    X(Q, start_ts, "w.start_ts")                                                       \
+    X(Q, relation, "w.relation")                                                       \
+    X(Q, ctid, "w.ctid")                                                               \
+    X(Q, target_kind, "w.target_kind")                                                 \
+    X(Q, target, "w.target")                                                           \
+    X(Q, statement, "w.statement")                                                     \
+    X(Q, context, LS_TEXT_OF("le.context_id"))                                         \
+    X(Q, file_id, "w.file_id")                                                         \
+    X(Q, line, "w.line")                                                               \
+    X(Q, blocker_session, "w.blocker_session")                                         \
+    /* the statement failed in the wait: it logged no line at its end */              \
+    X(Q, failed, "w.outcome IN ('deadlock', 'failed', 'lock_timeout',"                 \
+                 " 'statement_timeout', 'canceled')")                                  \
+    X(Q, waited_ms, "w.waited_ms")
+LS_COLUMNS(wq, WAIT_COLS);
 static const char waits_sql[] =
-    "SELECT w.wait_id, w.session_id, w.start_ts, w.relation, w.ctid, w.target_kind, w.target,"
-    " w.statement, " LS_TEXT_OF("le.context_id") ", w.file_id, w.line, w.blocker_session,"
-    /* the statement failed in the wait: it logged no line at its end */
-    " w.outcome IN ('deadlock', 'failed', 'lock_timeout', 'statement_timeout', 'canceled'),"
-    " w.waited_ms FROM lock_waits w"
+    "SELECT " LS_SELECT_LIST(wq, WAIT_COLS) " FROM lock_waits w"
     " LEFT JOIN lock_events le ON le.event_id = w.first_event"
     /* wait_id is time order (build_episodes): each wait's statements are
      * read near the ones read just before. */
@@ -61,12 +77,22 @@ static const char waits_sql[] =
  * resolution. The text is read only for those. */
 /* A candidate's columns, as read_candidate() reads them, of statement row
  * r whose parameters are PARAMS. */
-#define CANDIDATE_COLS(PARAMS)                                                              \
-    "SELECT r.stmt_id, r.file_id, r.line, r.dur_us IS NOT NULL,"                            \
-    " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id), " PARAMS ", r.prepare," \
-    " r.verb IS 1 /* LS_VERB_BIND */, r.dur_us"
+#define CANDIDATE_LIST(X, Q, PARAMS)                                                   \
+    X(Q, stmt_id, "r.stmt_id")                                                         \
+    X(Q, file_id, "r.file_id")                                                         \
+    X(Q, line, "r.line")                                                               \
+    X(Q, has_duration, "r.dur_us IS NOT NULL")                                         \
+    X(Q, text, "(SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id)")        \
+    X(Q, params, PARAMS)                                                               \
+    X(Q, prepare, "r.prepare")                                                         \
+    X(Q, bind, "r.verb IS 1 /* LS_VERB_BIND */")                                       \
+    X(Q, dur_us, "r.dur_us")
+#define CANDIDATE_ROW(X, Q) CANDIDATE_LIST(X, Q, "r.params")
+LS_COLUMNS(cq, CANDIDATE_ROW);
+#define CANDIDATE_REF(X, Q) CANDIDATE_LIST(X, Q, LS_STMT_REF("r", "params"))
+#define CANDIDATE_COLS(LIST) "SELECT " LS_SELECT_LIST(cq, LIST)
 static const char waiter_stmts_sql[] =
-    CANDIDATE_COLS("r.params") " FROM (SELECT stmt_id, file_id, line, dur_us, text_id, "
+    CANDIDATE_COLS(CANDIDATE_ROW) " FROM (SELECT stmt_id, file_id, line, dur_us, text_id, "
     LS_STMT_REF("stmt_rows", "params")
     "  AS params, prepare, verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
     "  AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) r"
@@ -82,6 +108,9 @@ static const char waiter_stmts_sql[] =
  * for the first logged after the wait's message, and the few on each
  * side of it, each read by id.
  */
+enum { NEAR_ID = 0 };      /* near_ids_sql's one column */
+enum { TEXT_FIND_ID = 0 }; /* LS_TEXT_FIND_SQL's */
+enum { POS_FILE, POS_LINE }; /* near_pos_sql's */
 static const char near_ids_sql[] =
     "SELECT stmt_id FROM stmt_rows WHERE session_id = ?1"
     " AND start_ts BETWEEN ?2 - " LS_SQL_INT(LS_WHOLE_SECOND_US) " AND ?2 + " LS_SQL_INT(LS_WHOLE_SECOND_US)
@@ -93,22 +122,30 @@ static const char near_ids_sql[] =
     "  AND start_ts < ?2 - " LS_SQL_INT(LS_WHOLE_SECOND_US) " ORDER BY start_ts DESC LIMIT ?3) ORDER BY 1";
 static const char near_pos_sql[] = "SELECT file_id, line FROM stmt_rows WHERE stmt_id = ?1";
 static const char near_one_sql[] =
-    CANDIDATE_COLS(LS_STMT_REF("r", "params"))
+    CANDIDATE_COLS(CANDIDATE_REF)
     " FROM stmt_rows r WHERE r.stmt_id = ?1 AND r.verb IS NOT 2 /* LS_VERB_PARSE */"
     " AND (?4 IS NULL OR r.text_id = ?4)";
 #define NEAR_SIDE 16 /* statements read on each side of the wait's message */
 
 /* The holder's statements before the wait (its session: the blocker's),
  * latest first in log order (whole-second start times do not order them). */
+#define HOLDER_STMT_COLS(X, Q)                                                         \
+    X(Q, text, "text")                                                                 \
+    X(Q, params, "params")                                                             \
+    X(Q, prepare, "prepare")                                                           \
+    X(Q, file_id, "file_id")                                                           \
+    X(Q, line, "line")
+LS_COLUMNS(hs, HOLDER_STMT_COLS);
 static const char holder_stmts_sql[] =
-    "SELECT text, params, prepare, file_id, line FROM (SELECT * FROM statements"
+    "SELECT " LS_SELECT_LIST(hs, HOLDER_STMT_COLS) " FROM (SELECT * FROM statements"
     " WHERE session_id = ?1 AND start_ts <= ?2 + ?3 AND verb IS NOT 'parse'"
     " ORDER BY start_ts DESC, stmt_id DESC LIMIT 24) ORDER BY stmt_id DESC";
 
+enum { FIND_ROW_ID = 0 }; /* find_row_sql's one column */
 static const char find_row_sql[] =
-    "SELECT row_id FROM rows WHERE relation = ?1 AND row_key = ?2";
+    "SELECT row_id FROM row_keys WHERE relation = ?1 AND row_key = ?2";
 static const char insert_row_sql[] =
-    "INSERT INTO rows(relation, row_key, evidence, grouped_by) VALUES (?1, ?2, ?3, ?3)";
+    "INSERT INTO row_keys(relation, row_key, evidence, grouped_by) VALUES (?1, ?2, ?3, ?3)";
 static const char set_row_sql[] =
     "UPDATE lock_wait_rows SET row_id = ?2, waiter_stmt = ?3, row_evidence = ?4 WHERE wait_id = ?1";
 static const char insert_rule_sql[] =
@@ -151,17 +188,17 @@ static int by_position(const void *a, const void *b)
  * against the wait's message at `msg`. */
 static void read_candidate(candidate *c, ls_stmt *q, ls_logpos msg)
 {
-    const char *text = ls_stmt_text(q, 4);
-    c->id = ls_stmt_int64(q, 0);
-    c->pos.file = ls_stmt_int64(q, 1);
-    c->pos.line = ls_stmt_int64(q, 2);
+    const char *text = ls_stmt_text(q, cq_text);
+    c->id = ls_stmt_int64(q, cq_stmt_id);
+    c->pos.file = ls_stmt_int64(q, cq_file_id);
+    c->pos.line = ls_stmt_int64(q, cq_line);
     c->c.after = ls_logpos_cmp(c->pos, msg) > 0;
-    c->c.has_duration = (int)ls_stmt_int64(q, 3);
-    c->c.bind = (int)ls_stmt_int64(q, 7);
-    c->c.dur_us = ls_stmt_int64(q, 8);
+    c->c.has_duration = (int)ls_stmt_int64(q, cq_has_duration);
+    c->c.bind = (int)ls_stmt_int64(q, cq_bind);
+    c->c.dur_us = ls_stmt_int64(q, cq_dur_us);
     c->text = dup_or_null(text);
-    c->params = ls_stmt_isnull(q, 5) ? NULL : dup_or_null(ls_stmt_text(q, 5));
-    c->prepare = ls_stmt_isnull(q, 6) ? NULL : dup_or_null(ls_stmt_text(q, 6));
+    c->params = ls_stmt_isnull(q, cq_params) ? NULL : dup_or_null(ls_stmt_text(q, cq_params));
+    c->prepare = ls_stmt_isnull(q, cq_prepare) ? NULL : dup_or_null(ls_stmt_text(q, cq_prepare));
 }
 
 /* The waiter's statement among n candidates, sorted into log order here:
@@ -211,8 +248,8 @@ static int logged_after(ls_stmt *pos, int64_t id, ls_logpos msg)
     ls_stmt_bind_int64(pos, 1, id);
     if ((rc = ls_stmt_step(pos)) != 1)
         return rc;
-    at.file = ls_stmt_int64(pos, 0);
-    at.line = ls_stmt_int64(pos, 1);
+    at.file = ls_stmt_int64(pos, POS_FILE);
+    at.line = ls_stmt_int64(pos, POS_LINE);
     return ls_logpos_cmp(at, msg) > 0;
 }
 
@@ -237,7 +274,7 @@ static int near_candidates(near_q *nq, const wait_row *w, int64_t before, int ha
             nq->v = v;
             nq->cap = cap;
         }
-        nq->v[count++] = ls_stmt_int64(nq->ids, 0);
+        nq->v[count++] = ls_stmt_int64(nq->ids, NEAR_ID);
     }
     if (rc < 0)
         return rc;
@@ -294,7 +331,7 @@ static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
             return rc;
         has_text = 1;
         if (rc == 1)
-            text_id = ls_stmt_int64(tq, 0);
+            text_id = ls_stmt_int64(tq, TEXT_FIND_ID);
     }
     if (nq) {
         rc = near_candidates(nq, w, 32, has_text, text_id, msg, c, &n);
@@ -435,16 +472,16 @@ static int key_from_holder(ls_stmt *hq, const wait_row *w, int64_t resolution, c
     ls_stmt_bind_int64(hq, 2, w->start_ts);
     ls_stmt_bind_int64(hq, 3, resolution);
     while ((rc = ls_stmt_step(hq)) == 1) {
-        const char *text = ls_stmt_text(hq, 0), *hsql, *hparams;
-        const char *params = ls_stmt_isnull(hq, 1) ? NULL : ls_stmt_text(hq, 1);
-        const char *prepare = ls_stmt_isnull(hq, 2) ? NULL : ls_stmt_text(hq, 2);
+        const char *text = ls_stmt_text(hq, hs_text), *hsql, *hparams;
+        const char *params = ls_stmt_isnull(hq, hs_params) ? NULL : ls_stmt_text(hq, hs_params);
+        const char *prepare = ls_stmt_isnull(hq, hs_prepare) ? NULL : ls_stmt_text(hq, hs_prepare);
         char hpbuf[1024], shape[512];
         ls_rowkey_evidence ev = {text, params, prepare, NULL, w->rel};
         ls_rowkey k;
         int keyed = 0;
         size_t r;
 
-        int64_t f = ls_stmt_int64(hq, 3), l = ls_stmt_int64(hq, 4);
+        int64_t f = ls_stmt_int64(hq, hs_file_id), l = ls_stmt_int64(hq, hs_line);
         if (f > w->file || (f == w->file && l > w->line))
             continue; /* logged after the wait's message (whole-second times) */
         if (ls_sql_kind_of(text) == LS_SQL_BEGIN)
@@ -479,25 +516,44 @@ static int key_from_holder(ls_stmt *hq, const wait_row *w, int64_t resolution, c
 }
 
 /* An unkeyed wait's columns as the holder and rule steps read them. */
-#define WROW_COLS \
-    "wait_id, session_id, start_ts, rel, col, sql, params, prepare, holder_session, file, line"
+#define WROW_LIST(X, Q)                                                                \
+    X(Q, wait_id, "wait_id")                                                           \
+    X(Q, session_id, "session_id")                                                     \
+    X(Q, start_ts, "start_ts")                                                         \
+    X(Q, rel, "rel")                                                                   \
+    X(Q, col, "col")                                                                   \
+    X(Q, sql, "sql")                                                                   \
+    X(Q, params, "params")                                                             \
+    X(Q, prepare, "prepare")                                                           \
+    X(Q, holder_session, "holder_session")                                             \
+    X(Q, file, "file")                                                                 \
+    X(Q, line, "line")
+LS_COLUMNS(wr, WROW_LIST);
+#define WROW_COLS LS_SELECT_LIST(wr, WROW_LIST)
 
 static void wrow_of(ls_stmt *q, wait_row *w)
 {
     memset(w, 0, sizeof(*w));
-    w->wait_id = ls_stmt_int64(q, 0);
-    w->session_id = ls_stmt_int64(q, 1);
-    w->start_ts = ls_stmt_int64(q, 2);
-    w->rel = ls_stmt_text(q, 3);
-    w->col = ls_stmt_text(q, 4);
+    w->wait_id = ls_stmt_int64(q, wr_wait_id);
+    w->session_id = ls_stmt_int64(q, wr_session_id);
+    w->start_ts = ls_stmt_int64(q, wr_start_ts);
+    w->rel = ls_stmt_text(q, wr_rel);
+    w->col = ls_stmt_text(q, wr_col);
     /* Borrowed from the row: const only in spirit, never freed here. */
-    w->sql = ls_stmt_isnull(q, 5) ? NULL : (char *)ls_stmt_text(q, 5);
-    w->params = ls_stmt_isnull(q, 6) ? NULL : (char *)ls_stmt_text(q, 6);
-    w->prepare = ls_stmt_isnull(q, 7) ? NULL : (char *)ls_stmt_text(q, 7);
-    w->holder_session = ls_stmt_int64(q, 8);
-    w->file = ls_stmt_int64(q, 9);
-    w->line = ls_stmt_int64(q, 10);
+    w->sql = ls_stmt_isnull(q, wr_sql) ? NULL : (char *)ls_stmt_text(q, wr_sql);
+    w->params = ls_stmt_isnull(q, wr_params) ? NULL : (char *)ls_stmt_text(q, wr_params);
+    w->prepare = ls_stmt_isnull(q, wr_prepare) ? NULL : (char *)ls_stmt_text(q, wr_prepare);
+    w->holder_session = ls_stmt_int64(q, wr_holder_session);
+    w->file = ls_stmt_int64(q, wr_file);
+    w->line = ls_stmt_int64(q, wr_line);
 }
+
+/* Each relation's first key (key_waits_from_holders). */
+#define REL_KEY_COLS(X, Q)                                                             \
+    X(Q, rel, "rel")                                                                   \
+    X(Q, key, "key")                                                                   \
+    X(Q, first_wait, "min(wait_id)")
+LS_COLUMNS(rk, REL_KEY_COLS);
 
 static int key_waits_from_holders(ls_store *s, ls_stmt *hq, int64_t resolution,
                                   const ls_shape_rule *rules, size_t nrules)
@@ -509,12 +565,12 @@ static int key_waits_from_holders(ls_store *s, ls_stmt *hq, int64_t resolution,
     /* Each relation's key column, from its first wait keyed on its own
      * evidence; a relation with none takes it from the first wait this step
      * keys. */
-    if ((rc = ls_store_prepare(s, "SELECT rel, key, min(wait_id) FROM temp.wrows"
+    if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(rk, REL_KEY_COLS) " FROM temp.wrows"
                                   " WHERE keyed AND NOT via_ctid AND instr(key, '=') > 0"
                                   " GROUP BY rel", &q)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
-        if ((rc = rel_col_add(&cols, ls_stmt_text(q, 0), ls_stmt_text(q, 1))) != 0)
+        if ((rc = rel_col_add(&cols, ls_stmt_text(q, rk_rel), ls_stmt_text(q, rk_key))) != 0)
             goto out;
     ls_stmt_finalize(q);
     q = NULL;
@@ -554,13 +610,14 @@ out:
 static int log_resolution(ls_store *s, int64_t *out)
 {
     ls_stmt *q = NULL;
+    enum { SUBSECOND, ANY };
     int rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM statements"
                                  " WHERE log_ts % " LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0), EXISTS (SELECT 1 FROM statements)",
                               &q);
     *out = LS_MILLISECOND_US;
     if (rc != 0)
         return rc;
-    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, 0) == 0 && ls_stmt_int64(q, 1))
+    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, SUBSECOND) == 0 && ls_stmt_int64(q, ANY))
         *out = LS_WHOLE_SECOND_US;
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
@@ -576,7 +633,7 @@ static int row_for(ls_stmt *find, ls_stmt *ins, const char *rel, const char *key
     if ((rc = ls_stmt_step(find)) < 0)
         return rc;
     if (rc == 1) {
-        *out = ls_stmt_int64(find, 0);
+        *out = ls_stmt_int64(find, FIND_ROW_ID);
         return 0;
     }
     ls_stmt_reset(ins);
@@ -592,7 +649,7 @@ static int row_for(ls_stmt *find, ls_stmt *ins, const char *rel, const char *key
     ls_stmt_bind_text(find, 2, key);
     if ((rc = ls_stmt_step(find)) != 1)
         return rc < 0 ? rc : LS_ESTORE;
-    *out = ls_stmt_int64(find, 0);
+    *out = ls_stmt_int64(find, FIND_ROW_ID);
     return 0;
 }
 
@@ -639,6 +696,16 @@ static int flush_ctid_run(ls_stmt *add, ctid_wait *run, size_t n, const char *re
  * waits are read sorted by (relation, ctid, time); one run at a time is
  * held.
  */
+#define CTID_WAIT_COLS(X, Q)                                                           \
+    X(Q, wait_id, "wait_id")                                                           \
+    X(Q, rel, "rel")                                                                   \
+    X(Q, ctid, "ctid")                                                                 \
+    X(Q, start_ts, "start_ts")                                                         \
+    X(Q, keyed, "keyed")                                                               \
+    X(Q, via_ctid, "via_ctid")                                                         \
+    X(Q, key, "key")
+LS_COLUMNS(cw, CTID_WAIT_COLS);
+
 static int key_by_ctid(ls_store *s)
 {
     ls_stmt *q = NULL, *add = NULL;
@@ -650,7 +717,7 @@ static int key_by_ctid(ls_store *s)
     char rel[128] = "", ctid[32] = "";
     int rc;
 
-    if ((rc = ls_store_prepare(s, "SELECT wait_id, rel, ctid, start_ts, keyed, via_ctid, key"
+    if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(cw, CTID_WAIT_COLS)
                                   " FROM temp.wrows WHERE ctid <> '' AND rel <> ''"
                                   " ORDER BY rel, ctid, start_ts, wait_id", &q)) != 0 ||
         (rc = ls_store_prepare(s, wkey_insert_sql, &add)) != 0)
@@ -660,8 +727,8 @@ static int key_by_ctid(ls_store *s)
         ctid_wait *c;
         if (rc < 0)
             goto out;
-        if (n && (!more || strcmp(rel, ls_stmt_text(q, 1)) != 0 ||
-                  strcmp(ctid, ls_stmt_text(q, 2)) != 0)) {
+        if (n && (!more || strcmp(rel, ls_stmt_text(q, cw_rel)) != 0 ||
+                  strcmp(ctid, ls_stmt_text(q, cw_ctid)) != 0)) {
             if ((rc = flush_ctid_run(add, run, n, rel, &tsb, &kb, &nb, &bcap)) != 0)
                 goto out;
             for (i = 0; i < n; i++)
@@ -680,16 +747,16 @@ static int key_by_ctid(ls_store *s)
             cap = cap ? cap * 2 : 64;
         }
         if (!n) {
-            snprintf(rel, sizeof(rel), "%s", ls_stmt_text(q, 1));
-            snprintf(ctid, sizeof(ctid), "%s", ls_stmt_text(q, 2));
+            snprintf(rel, sizeof(rel), "%s", ls_stmt_text(q, cw_rel));
+            snprintf(ctid, sizeof(ctid), "%s", ls_stmt_text(q, cw_ctid));
         }
         c = &run[n++];
-        c->wait_id = ls_stmt_int64(q, 0);
-        c->ts = ls_stmt_int64(q, 3);
-        c->keyed = (int)ls_stmt_int64(q, 4);
-        c->via_ctid = (int)ls_stmt_int64(q, 5);
+        c->wait_id = ls_stmt_int64(q, cw_wait_id);
+        c->ts = ls_stmt_int64(q, cw_start_ts);
+        c->keyed = (int)ls_stmt_int64(q, cw_keyed);
+        c->via_ctid = (int)ls_stmt_int64(q, cw_via_ctid);
         c->key = NULL;
-        if (c->keyed && !c->via_ctid && !(c->key = ls_strdup(ls_stmt_text(q, 6)))) {
+        if (c->keyed && !c->via_ctid && !(c->key = ls_strdup(ls_stmt_text(q, cw_key)))) {
             rc = LS_ENOMEM;
             goto out;
         }
@@ -705,14 +772,6 @@ out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(add);
     return rc < 0 ? rc : 0;
-}
-
-/* A lock on a row: a transaction's (xmax, or a conflicting key being
- * inserted), a tuple's place in the queue, an INSERT's speculative token. */
-static int is_row_lock(const char *target_kind)
-{
-    return strcmp(target_kind, "transaction") == 0 || strcmp(target_kind, "tuple") == 0 ||
-           strcmp(target_kind, "spectoken") == 0;
 }
 
 /* Step 1: each wait's own evidence (its statement, parameters, PREPARE
@@ -737,21 +796,21 @@ static int read_waits(ls_store *s, int64_t resolution)
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_rowkey k;
         ls_rowkey_evidence ev;
-        const char *lock_stmt = ls_stmt_isnull(q, 7) ? NULL : ls_stmt_text(q, 7);
+        const char *lock_stmt = ls_stmt_isnull(q, wq_statement) ? NULL : ls_stmt_text(q, wq_statement);
         const char *rel;
         int keyed, keep, row_lock;
 
         memset(&r, 0, sizeof(r));
-        r.wait_id = ls_stmt_int64(q, 0);
-        r.session_id = ls_stmt_int64(q, 1);
-        r.start_ts = ls_stmt_int64(q, 2);
-        r.rel = ls_stmt_text(q, 3);
-        r.ctid = ls_stmt_text(q, 4);
-        if (!ls_stmt_isnull(q, 1) &&
+        r.wait_id = ls_stmt_int64(q, wq_wait_id);
+        r.session_id = ls_stmt_int64(q, wq_session_id);
+        r.start_ts = ls_stmt_int64(q, wq_start_ts);
+        r.rel = ls_stmt_text(q, wq_relation);
+        r.ctid = ls_stmt_text(q, wq_ctid);
+        if (!ls_stmt_isnull(q, wq_session_id) &&
             (rc = waiter_statement(cand, whole ? &near : NULL, tq, &r, lock_stmt,
-                                   (ls_logpos){ls_stmt_int64(q, 9), ls_stmt_int64(q, 10)},
-                                   resolution, (int)ls_stmt_int64(q, 12),
-                                   ls_stmt_double(q, 13))) != 0)
+                                   (ls_logpos){ls_stmt_int64(q, wq_file_id), ls_stmt_int64(q, wq_line)},
+                                   resolution, (int)ls_stmt_int64(q, wq_failed),
+                                   ls_stmt_double(q, wq_waited_ms))) != 0)
             goto out;
         if (!r.sql && lock_stmt && !(r.sql = ls_strdup(lock_stmt))) {
             rc = LS_ENOMEM;
@@ -760,21 +819,23 @@ static int read_waits(ls_store *s, int64_t resolution)
         ev.statement = r.sql;
         ev.params = r.params;
         ev.prepare = r.prepare;
-        ev.context = ls_stmt_isnull(q, 8) ? NULL : ls_stmt_text(q, 8);
+        ev.context = ls_stmt_isnull(q, wq_context) ? NULL : ls_stmt_text(q, wq_context);
         ev.relation = r.rel[0] ? r.rel : NULL;
         memset(&k, 0, sizeof(k));
         /* Only a row lock is for the row its statement names: a wait to
          * extend the relation (under a crowd of updates, for the new row
          * versions' pages), for a page, a table or an advisory lock is for
          * its target, whatever the statement (write_rows). */
-        row_lock = ls_stmt_isnull(q, 5) || is_row_lock(ls_stmt_text(q, 5));
+        row_lock = ls_is_row_lock(ls_stmt_isnull(q, wq_target_kind)
+                                      ? NULL
+                                      : ls_stmt_text(q, wq_target_kind));
         keyed = row_lock && ls_rowkey_of(&ev, &k);
         rel = keyed && !r.rel[0] ? k.rel : r.rel;
         /* Keyed by its own statement: nothing to learn from it later. */
         keep = row_lock && (!keyed || strcmp(k.grouped_by, LS_GROUPED_CONTEXT) == 0);
         ls_stmt_reset(ins);
         ls_stmt_bind_int64(ins, 1, r.wait_id);
-        if (!ls_stmt_isnull(q, 1))
+        if (!ls_stmt_isnull(q, wq_session_id))
             ls_stmt_bind_int64(ins, 2, r.session_id);
         ls_stmt_bind_int64(ins, 3, r.start_ts);
         if (r.stmt_id)
@@ -788,9 +849,11 @@ static int read_waits(ls_store *s, int64_t resolution)
         ls_stmt_bind_text(ins, 11, keep ? r.params : NULL);
         ls_stmt_bind_text(ins, 12, keep ? r.prepare : NULL);
         ls_stmt_bind_int64(ins, 13, keyed);
-        ls_stmt_bind_int64(ins, 14, ls_stmt_isnull(q, 11) ? 0 : ls_stmt_int64(q, 11));
-        ls_stmt_bind_int64(ins, 15, ls_stmt_int64(q, 9));
-        ls_stmt_bind_int64(ins, 16, ls_stmt_int64(q, 10));
+        ls_stmt_bind_int64(ins, 14, ls_stmt_isnull(q, wq_blocker_session)
+                                        ? 0
+                                        : ls_stmt_int64(q, wq_blocker_session));
+        ls_stmt_bind_int64(ins, 15, ls_stmt_int64(q, wq_file_id));
+        ls_stmt_bind_int64(ins, 16, ls_stmt_int64(q, wq_line));
         free(r.sql);
         free(r.params);
         free(r.prepare);
@@ -820,29 +883,46 @@ out:
  * row_rules), applied to the unkeyed ones. *rules grows; rules are few
  * (one per statement shape and relation).
  */
+#define LEARN_COLS(X, Q)                                                               \
+    X(Q, wait_id, "wait_id")                                                           \
+    X(Q, rel, "rel")                                                                   \
+    X(Q, key, "key")                                                                   \
+    X(Q, sql, "sql")                                                                   \
+    X(Q, params, "params")                                                             \
+    X(Q, prepare, "prepare")
+LS_COLUMNS(lq, LEARN_COLS);
+#define APPLY_COLS(X, Q)                                                               \
+    X(Q, wait_id, "wait_id")                                                           \
+    X(Q, rel, "rel")                                                                   \
+    X(Q, sql, "sql")                                                                   \
+    X(Q, params, "params")                                                             \
+    X(Q, prepare, "prepare")
+LS_COLUMNS(aq, APPLY_COLS);
+
 static int learn_and_apply_rules(ls_store *s, ls_shape_rule **rules, size_t *nrules)
 {
     ls_stmt *q = NULL, *rule = NULL, *add = NULL;
     size_t j;
     int rc;
 
-    if ((rc = ls_store_prepare(s, "SELECT wait_id, rel, key, sql, params, prepare"
+    if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(lq, LEARN_COLS)
                                   " FROM temp.wrows WHERE keyed AND sql IS NOT NULL"
                                   " ORDER BY wait_id", &q)) != 0 ||
         (rc = ls_store_prepare(s, insert_rule_sql, &rule)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        const char *sql, *params, *rel = ls_stmt_text(q, 1);
+        const char *sql, *params, *rel = ls_stmt_text(q, lq_rel);
         char pbuf[1024];
         ls_row_ref ref;
         ls_shape_rule r;
         int dup = 0;
-        ls_rowkey_effective(ls_stmt_text(q, 3), ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4),
-                            ls_stmt_isnull(q, 5) ? NULL : ls_stmt_text(q, 5), &sql, &params, pbuf,
-                            sizeof(pbuf));
+        ls_rowkey_effective(ls_stmt_text(q, lq_sql),
+                            ls_stmt_isnull(q, lq_params) ? NULL : ls_stmt_text(q, lq_params),
+                            ls_stmt_isnull(q, lq_prepare) ? NULL : ls_stmt_text(q, lq_prepare),
+                            &sql, &params, pbuf, sizeof(pbuf));
         if (ls_sql_row_ref(sql, &ref) && strcmp(ref.rel, rel) == 0)
             continue; /* the statement names the row itself (bound or not): nothing to learn */
-        if (!ls_rowkey_learn(sql, params, rel, ls_stmt_text(q, 2), &r))
+        if (!ls_rowkey_learn(sql, params, rel, ls_stmt_text(q, lq_key), &r))
             continue;
         for (j = 0; j < *nrules; j++)
             if (strcmp((*rules)[j].shape, r.shape) == 0 && strcmp((*rules)[j].rel, r.rel) == 0)
@@ -863,7 +943,7 @@ static int learn_and_apply_rules(ls_store *s, ls_shape_rule **rules, size_t *nru
         ls_stmt_bind_text(rule, 2, r.rel);
         ls_stmt_bind_text(rule, 3, r.col);
         ls_stmt_bind_int64(rule, 4, r.arg);
-        ls_stmt_bind_int64(rule, 5, ls_stmt_int64(q, 0));
+        ls_stmt_bind_int64(rule, 5, ls_stmt_int64(q, lq_wait_id));
         if ((rc = ls_stmt_step(rule)) < 0)
             goto out;
     }
@@ -871,23 +951,24 @@ static int learn_and_apply_rules(ls_store *s, ls_shape_rule **rules, size_t *nru
     q = NULL;
     if (rc < 0 || !*nrules)
         goto out;
-    if ((rc = ls_store_prepare(s, "SELECT wait_id, rel, sql, params, prepare FROM temp.wrows"
+    if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(aq, APPLY_COLS) " FROM temp.wrows"
                                   " WHERE NOT keyed AND sql IS NOT NULL ORDER BY wait_id",
                                &q)) != 0 ||
         (rc = ls_store_prepare(s, wkey_insert_sql, &add)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         char shape[512], pbuf[1024];
-        const char *sql, *params, *rel = ls_stmt_text(q, 1);
-        ls_rowkey_effective(ls_stmt_text(q, 2), ls_stmt_isnull(q, 3) ? NULL : ls_stmt_text(q, 3),
-                            ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4), &sql, &params, pbuf,
-                            sizeof(pbuf));
+        const char *sql, *params, *rel = ls_stmt_text(q, aq_rel);
+        ls_rowkey_effective(ls_stmt_text(q, aq_sql),
+                            ls_stmt_isnull(q, aq_params) ? NULL : ls_stmt_text(q, aq_params),
+                            ls_stmt_isnull(q, aq_prepare) ? NULL : ls_stmt_text(q, aq_prepare),
+                            &sql, &params, pbuf, sizeof(pbuf));
         ls_rowkey_shape(sql, shape, sizeof(shape));
         for (j = 0; j < *nrules; j++) {
             ls_rowkey k;
             if ((!rel[0] || strcmp((*rules)[j].rel, rel) == 0) &&
                 ls_rowkey_apply(&(*rules)[j], shape, sql, params, &k)) {
-                if ((rc = wkey_add(add, ls_stmt_int64(q, 0), k.rel, k.key, LS_GROUPED_SHAPE)) != 0)
+                if ((rc = wkey_add(add, ls_stmt_int64(q, aq_wait_id), k.rel, k.key, LS_GROUPED_SHAPE)) != 0)
                     goto out;
                 break;
             }
@@ -904,13 +985,24 @@ out:
 
 /* Step 4: rows, and each wait's row; what stays unkeyed is a fragment that
  * says why. */
+#define OUT_COLS(X, Q)                                                                 \
+    X(Q, wait_id, "r.wait_id")                                                         \
+    X(Q, rel, "r.rel")                                                                 \
+    X(Q, ctid, "r.ctid")                                                               \
+    X(Q, key, "r.key")                                                                 \
+    X(Q, grouped_by, "r.grouped_by")                                                   \
+    X(Q, keyed, "r.keyed")                                                             \
+    X(Q, stmt_id, "r.stmt_id")                                                         \
+    X(Q, target_kind, "w.target_kind")                                                 \
+    X(Q, target, "w.target")
+LS_COLUMNS(oq, OUT_COLS);
+
 static int write_rows(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *q = NULL, *find = NULL, *ins = NULL, *set = NULL;
     int rc;
 
-    if ((rc = ls_store_prepare(s, "SELECT r.wait_id, r.rel, r.ctid, r.key, r.grouped_by,"
-                                  " r.keyed, r.stmt_id, w.target_kind, w.target"
+    if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(oq, OUT_COLS)
                                   " FROM temp.wrows r JOIN lock_wait_rows w ON w.wait_id = r.wait_id"
                                   " ORDER BY r.wait_id", &q)) != 0 ||
         (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
@@ -918,31 +1010,26 @@ static int write_rows(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, set_row_sql, &set)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        const char *rel = ls_stmt_text(q, 1), *ctid = ls_stmt_text(q, 2);
-        const char *evidence = ls_stmt_isnull(q, 4) ? NULL : ls_stmt_text(q, 4);
+        ls_row_wait w;
+        const char *evidence;
         char relb[128], keyb[192], why[160];
         int64_t row_id;
-        if (ls_stmt_int64(q, 5)) {
-            snprintf(relb, sizeof(relb), "%s", rel);
-            snprintf(keyb, sizeof(keyb), "%s", ls_stmt_text(q, 3));
-        } else if (ctid[0]) {
-            snprintf(relb, sizeof(relb), "%s", rel[0] ? rel : "?");
-            snprintf(keyb, sizeof(keyb), "ctid %s", ctid);
-            snprintf(why, sizeof(why), "ctid only: %s", evidence ? evidence : "no statement");
-            evidence = why;
-        } else {
-            /* Not a row: a relation, advisory or other lock, by its target. */
-            snprintf(relb, sizeof(relb), "%s", rel[0] ? rel : ls_stmt_text(q, 7));
-            snprintf(keyb, sizeof(keyb), "%s", ls_stmt_text(q, 8));
-            evidence = "lock target";
-        }
+
+        w.keyed = ls_stmt_int64(q, oq_keyed) != 0;
+        w.rel = ls_stmt_text(q, oq_rel);
+        w.key = ls_stmt_text(q, oq_key);
+        w.ctid = ls_stmt_text(q, oq_ctid);
+        w.evidence = ls_stmt_isnull(q, oq_grouped_by) ? NULL : ls_stmt_text(q, oq_grouped_by);
+        w.target_kind = ls_stmt_text(q, oq_target_kind);
+        w.target = ls_stmt_text(q, oq_target);
+        evidence = ls_row_of_wait(&w, relb, sizeof(relb), keyb, sizeof(keyb), why, sizeof(why));
         if ((rc = row_for(find, ins, relb, keyb, evidence, &row_id, stats)) != 0)
             goto out;
         ls_stmt_reset(set);
-        ls_stmt_bind_int64(set, 1, ls_stmt_int64(q, 0));
+        ls_stmt_bind_int64(set, 1, ls_stmt_int64(q, oq_wait_id));
         ls_stmt_bind_int64(set, 2, row_id);
-        if (!ls_stmt_isnull(q, 6))
-            ls_stmt_bind_int64(set, 3, ls_stmt_int64(q, 6));
+        if (!ls_stmt_isnull(q, oq_stmt_id))
+            ls_stmt_bind_int64(set, 3, ls_stmt_int64(q, oq_stmt_id));
         ls_stmt_bind_text(set, 4, evidence);
         if ((rc = ls_stmt_step(set)) < 0)
             goto out;
@@ -963,7 +1050,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
     int64_t resolution = LS_MILLISECOND_US; /* %m, csvlog, jsonlog: milliseconds */
     int rc;
 
-    if ((rc = ls_store_exec(s, "CREATE UNIQUE INDEX IF NOT EXISTS rows_key ON rows(relation,"
+    if ((rc = ls_store_exec(s, "CREATE UNIQUE INDEX IF NOT EXISTS rows_key ON row_keys(relation,"
                                " row_key)")) != 0 ||
         (rc = ls_store_exec(s, wrows_sql)) != 0 ||
         (rc = log_resolution(s, &resolution)) != 0 ||
@@ -1003,11 +1090,31 @@ out:
 /* ---- holds ---- */
 
 /* Holds others waited for: each (holder transaction, row) with its waits. */
+#define GROUP_COLS(X, Q)                                                               \
+    X(Q, tx_id, "h.tx_id")                                                             \
+    X(Q, first_wait, "a.first_wait")                                                   \
+    X(Q, waits, "a.n")                                                                 \
+    X(Q, waiter_ms, "a.ms")                                                            \
+    X(Q, first_acq, "a.first_acq")                                                     \
+    X(Q, session_id, "t.session_id")                                                   \
+    X(Q, tx_end, "t.end_ts")                                                           \
+    X(Q, first_stmt, "t.first_stmt")                                                   \
+    X(Q, last_stmt, "t.last_stmt")                                                     \
+    X(Q, tx_end_known, "t.end_known")                                                  \
+    X(Q, relation, "r.relation")                                                       \
+    X(Q, row_key, "r.row_key")                                                         \
+    X(Q, last_wait_end, "a.last_end")                                                  \
+    X(Q, has_durations, "t.sql_ms IS NOT NULL")                                        \
+    X(Q, hold_id, "h.hold_id")                                                         \
+    X(Q, lock_stmt, "h.lock_stmt")                                                     \
+    X(Q, start_ts, "h.start_ts")                                                       \
+    X(Q, start_lo, "h.start_lo")                                                       \
+    X(Q, start_hi, "h.start_hi")                                                       \
+    X(Q, start_evidence, "h.start_evidence")                                           \
+    X(Q, first_tx_wait, "a.first_tx_wait")
+LS_COLUMNS(gq, GROUP_COLS);
 static const char groups_sql[] =
-    "SELECT h.tx_id, h.row_id, a.first_wait, a.n, a.ms, a.first_acq,"
-    " t.session_id, t.pid, t.start_ts, t.end_ts, t.first_stmt, t.last_stmt, t.end_known,"
-    " r.relation, r.row_key, a.last_end, t.sql_ms IS NOT NULL, h.hold_id, h.lock_stmt,"
-    " h.start_ts, h.start_lo, h.start_hi, h.start_evidence, a.first_tx_wait"
+    "SELECT " LS_SELECT_LIST(gq, GROUP_COLS)
     " FROM (SELECT holder_tx, row_id, min(start_ts) AS first_wait, count(*) AS n,"
     "   sum(waited_ms) AS ms, min(CASE WHEN outcome IN ('acquired', 'serialization_failure')"
     "   THEN end_ts END) AS first_acq, max(coalesce(end_ts, logged_ts)) AS last_end,"
@@ -1015,27 +1122,39 @@ static const char groups_sql[] =
     "   FROM lock_waits WHERE holder_tx IS NOT NULL AND row_id IS NOT NULL"
     "   GROUP BY holder_tx, row_id) a"
     " JOIN holds h ON h.tx_id = a.holder_tx AND h.row_id = a.row_id"
-    " JOIN transactions t ON t.tx_id = h.tx_id JOIN rows r ON r.row_id = h.row_id"
+    " JOIN transactions t ON t.tx_id = h.tx_id JOIN row_keys r ON r.row_id = h.row_id"
     /* In the holds table's own order: each group is decided alone, and its
-     * UPDATE then walks the table once instead of once per hot row (the
-     * table is in time order; pages no longer fit the page cache). */
+     * row of hold_bounds is then appended in key order (the table is in
+     * time order; pages no longer fit the page cache). */
     " ORDER BY h.hold_id";
 
+/* The transaction's statements (?1 its session, ?2..?3 its stmt_ids). */
+#define TX_STMT_COLS(X, Q)                                                             \
+    X(Q, stmt_id, "stmt_id")                                                           \
+    X(Q, start_ts, "start_ts")                                                         \
+    X(Q, end_ts, "end_ts")                                                             \
+    X(Q, text, "text")                                                                 \
+    X(Q, params, "params")
+LS_COLUMNS(tq, TX_STMT_COLS);
 static const char tx_statements_sql[] =
-    "SELECT stmt_id, start_ts, end_ts, text, params FROM statements"
+    "SELECT " LS_SELECT_LIST(tq, TX_STMT_COLS) " FROM statements"
     /* +session_id: read the transaction's stmt_id range, not every
      * statement of a long-lived session through its index. */
     " WHERE +session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3"
     " AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))"
     " ORDER BY stmt_id";
 
-/* ?5 and ?9: hold_evidence ids (a bound equal to its time is NULL) */
+/* ?5 and ?9: bound_evidence ids (a bound equal to its time is NULL) */
+enum {
+    HB_HOLD = 1, HB_START_TS, HB_START_LO, HB_START_HI, HB_START_EV, HB_END_TS, HB_END_LO,
+    HB_END_HI, HB_END_EV, HB_LOCK_STMT, HB_WAITS, HB_WAITER_MS, HB_CONTENDED_MS, HB_SQL_MS,
+    HB_IDLE_MS, HB_COMMIT_MS, HB_HEAD_STATE
+};
 static const char update_hold_sql[] =
-    "UPDATE hold_rows SET start_ts = ?2, start_lo = nullif(?3, ?2), start_hi = nullif(?4, ?2),"
-    " start_evidence = ?5, end_ts = ?6, end_lo = nullif(?7, ?6), end_hi = nullif(?8, ?6),"
-    " end_evidence = ?9, lock_stmt = ?10, waits = ?11,"
-    " waiter_ms = ?12, contended_ms = ?13, sql_ms = ?14, idle_ms = ?15, commit_ms = ?16,"
-    " head_state = ?17 WHERE hold_id = ?1";
+    "INSERT INTO hold_bounds(hold_id, start_ts, start_lo, start_hi, start_evidence, end_ts,"
+    " end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms, contended_ms, sql_ms, idle_ms,"
+    " commit_ms, head_state) VALUES (?1, ?2, nullif(?3, ?2), nullif(?4, ?2), ?5, ?6,"
+    " nullif(?7, ?6), nullif(?8, ?6), ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
 
 #define SNAPSHOT_STATE                                                                     \
     "CASE WHEN a.state = 'idle in transaction' OR a.state LIKE 'idle in transaction%' THEN"   \
@@ -1048,40 +1167,45 @@ static const char update_hold_sql[] =
 /* A holder running a statement that is itself waiting for a lock (the
  * middle of a chain) is "waiting", not running. */
 static const char waiting_sql[] =
-    "UPDATE hold_rows SET head_state = 'waiting' WHERE head_state IN ('running', 'unknown') AND"
-    " (SELECT sum(max(0, min(hold_rows.end_ts, coalesce(w.end_ts, w.logged_ts))"
-    "   - max(hold_rows.end_ts - CAST(hold_rows.contended_ms * 1000 AS INTEGER), w.start_ts)))"
+    "UPDATE hold_bounds SET head_state = 'waiting' WHERE head_state IN ('running', 'unknown') AND"
+    " (SELECT sum(max(0, min(hold_bounds.end_ts, coalesce(w.end_ts, w.logged_ts))"
+    "   - max(hold_bounds.end_ts - CAST(hold_bounds.contended_ms * 1000 AS INTEGER), w.start_ts)))"
     /* Its waits while it held the row began after it got the row: an index
      * range, not every wait of a long-lived process. */
-    "  FROM lock_wait_rows w WHERE w.pid = hold_rows.pid"
-    "  AND w.start_ts BETWEEN hold_rows.start_ts AND hold_rows.end_ts)"
-    "  >= hold_rows.contended_ms * 500 AND waits > 0;";
+    "  FROM lock_wait_rows w WHERE w.pid = (SELECT h.pid FROM hold_rows h"
+    "   WHERE h.hold_id = hold_bounds.hold_id)"
+    "  AND w.start_ts BETWEEN hold_bounds.start_ts AND hold_bounds.end_ts)"
+    "  >= hold_bounds.contended_ms * 500 AND waits > 0;";
 
+#define HOLD_PID "(SELECT h.pid FROM hold_rows h WHERE h.hold_id = hold_bounds.hold_id)"
 static const char observed_sql[] =
-    "UPDATE hold_rows SET"
-    " observed_state = (SELECT " SNAPSHOT_STATE " FROM activity a WHERE a.pid = hold_rows.pid"
-    "  AND a.ts BETWEEN hold_rows.end_ts - CAST(hold_rows.contended_ms * 1000 AS INTEGER)"
-    "  AND hold_rows.end_ts GROUP BY 1 ORDER BY count(*) DESC LIMIT 1),"
-    " observed_samples = (SELECT count(*) FROM activity a WHERE a.pid = hold_rows.pid"
-    "  AND a.ts BETWEEN hold_rows.end_ts - CAST(hold_rows.contended_ms * 1000 AS INTEGER)"
-    "  AND hold_rows.end_ts) WHERE hold_rows.waits > 0;"
-    "UPDATE hold_rows SET head_state = observed_state WHERE observed_state IS NOT NULL"
-    " AND (SELECT t.sql_ms IS NULL FROM transactions t WHERE t.tx_id = hold_rows.tx_id);";
+    "UPDATE hold_bounds SET"
+    " observed_state = (SELECT " SNAPSHOT_STATE " FROM activity a WHERE a.pid = " HOLD_PID
+    "  AND a.ts BETWEEN hold_bounds.end_ts - CAST(hold_bounds.contended_ms * 1000 AS INTEGER)"
+    "  AND hold_bounds.end_ts GROUP BY 1 ORDER BY count(*) DESC LIMIT 1),"
+    " observed_samples = (SELECT count(*) FROM activity a WHERE a.pid = " HOLD_PID
+    "  AND a.ts BETWEEN hold_bounds.end_ts - CAST(hold_bounds.contended_ms * 1000 AS INTEGER)"
+    "  AND hold_bounds.end_ts) WHERE hold_bounds.waits > 0;"
+    "UPDATE hold_bounds SET head_state = observed_state WHERE observed_state IS NOT NULL"
+    " AND (SELECT t.sql_ms IS NULL FROM transactions t JOIN hold_rows h ON h.tx_id = t.tx_id"
+    "  WHERE h.hold_id = hold_bounds.hold_id);";
 
-/* Each row's hold totals (row_totals) start from zero. */
-static const char row_totals_reset_sql[] =
-    "UPDATE rows SET holds = 0, occupancy_holds = 0, occupied_ms = NULL, mean_hold_ms = NULL;";
-/* Every hold of a row, in start order: a walk of holds_row, which covers
- * the columns read (no sort, and no visit of the time-ordered table once
- * per hot row). */
+/* Every hold of a row, in start order, its bounds as this pass left
+ * them: one sort (the holds table is in time order; walking it row by row
+ * would visit its pages once per hot row). A row with no hold has no
+ * row_holds row: the view rows gives its counts as 0. */
+#define ROW_HOLD_COLS(X, Q)                                                            \
+    X(Q, row_id, "row_id")                                                             \
+    X(Q, waited, "waits > 0")                                                          \
+    X(Q, start_ts, "start_ts")                                                         \
+    X(Q, end_ts, "end_ts")
+LS_COLUMNS(rhq, ROW_HOLD_COLS);
 static const char row_holds_sql[] =
-    "SELECT row_id, waits > 0, start_ts, end_ts FROM hold_rows INDEXED BY holds_row"
-    " WHERE row_id IS NOT NULL ORDER BY row_id, start_ts";
+    "SELECT " LS_SELECT_LIST(rhq, ROW_HOLD_COLS) " FROM holds"
+    " WHERE row_id IS NOT NULL ORDER BY +row_id, start_ts";
 static const char row_update_sql[] =
-    "UPDATE rows SET holds = ?2, occupancy_holds = ?3, occupied_ms = ?4, mean_hold_ms = ?5"
-    " WHERE row_id = ?1";
-static const char row_capacity_sql[] =
-    "UPDATE rows SET capacity_per_s = 1000.0 / mean_hold_ms WHERE mean_hold_ms > 0;";
+    "INSERT INTO row_holds(row_id, holds, occupancy_holds, occupied_ms, mean_hold_ms,"
+    " capacity_per_s) VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?5 > 0 THEN 1000.0 / ?5 END)";
 
 typedef struct row_total {
     int64_t row_id, holds, waited;
@@ -1096,8 +1220,8 @@ static int row_total_store(ls_stmt *upd, const row_total *t)
     ls_stmt_bind_int64(upd, 2, t->waited);
     ls_stmt_bind_int64(upd, 3, t->holds);
     if (t->timed) {
-        ls_stmt_bind_double(upd, 4, (double)t->us / 1000.0);
-        ls_stmt_bind_double(upd, 5, (double)t->us / (double)t->timed / 1000.0);
+        ls_stmt_bind_double(upd, 4, (double)t->us / LS_US_PER_MS);
+        ls_stmt_bind_double(upd, 5, (double)t->us / (double)t->timed / LS_US_PER_MS);
     } else {
         ls_stmt_bind_null(upd, 4);
         ls_stmt_bind_null(upd, 5);
@@ -1124,12 +1248,11 @@ static int row_totals(ls_store *s)
     int rc;
 
     memset(&t, 0, sizeof(t));
-    if ((rc = ls_store_exec(s, row_totals_reset_sql)) != 0 ||
-        (rc = ls_store_prepare(s, row_holds_sql, &q)) != 0 ||
+    if ((rc = ls_store_prepare(s, row_holds_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, row_update_sql, &upd)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        int64_t id = ls_stmt_int64(q, 0), a, b;
+        int64_t id = ls_stmt_int64(q, rhq_row_id), a, b;
         if (id != t.row_id) {
             if (t.holds && (rc = row_total_store(upd, &t)) != 0)
                 goto out;
@@ -1138,11 +1261,11 @@ static int row_totals(ls_store *s)
             t.held_to = INT64_MIN;
         }
         t.holds++;
-        t.waited += ls_stmt_int64(q, 1) != 0;
-        if (ls_stmt_isnull(q, 2) || ls_stmt_isnull(q, 3))
+        t.waited += ls_stmt_int64(q, rhq_waited) != 0;
+        if (ls_stmt_isnull(q, rhq_start_ts) || ls_stmt_isnull(q, rhq_end_ts))
             continue;
-        a = ls_stmt_int64(q, 2);
-        b = ls_stmt_int64(q, 3);
+        a = ls_stmt_int64(q, rhq_start_ts);
+        b = ls_stmt_int64(q, rhq_end_ts);
         t.timed++;
         if (a < t.held_to)
             a = t.held_to;
@@ -1156,195 +1279,150 @@ static int row_totals(ls_store *s)
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(upd);
-    if (rc == 0)
-        rc = ls_store_exec(s, row_capacity_sql);
     return rc < 0 ? rc : 0;
 }
 
-static int64_t overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
+/* The queries and the evidence texts of the holds pass. */
+typedef struct holds_q {
+    ls_stmt *g, *sts, *upd;
+    ls_interner evidence; /* bound_evidence */
+    int64_t resolution;
+} holds_q;
+
+/* Walk the statements of group g's transaction (decide/hold.c decides):
+ * the locking statement where the transactions pass did not find it, the
+ * SQL and COMMIT time while others waited. */
+static int walk_tx_statements(holds_q *hq, ls_hold_walk *w)
 {
-    int64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;
-    return hi > lo ? hi - lo : 0;
+    ls_stmt *g = hq->g, *sts = hq->sts;
+    const char *relation = ls_stmt_text(g, gq_relation), *row_key = ls_stmt_text(g, gq_row_key);
+    int rc;
+
+    ls_stmt_reset(sts);
+    ls_stmt_bind_int64(sts, 1, ls_stmt_int64(g, gq_session_id));
+    ls_stmt_bind_int64(sts, 2, ls_stmt_int64(g, gq_first_stmt));
+    ls_stmt_bind_int64(sts, 3, ls_stmt_int64(g, gq_last_stmt));
+    while ((rc = ls_stmt_step(sts)) == 1) {
+        const char *text = ls_stmt_text(sts, tq_text);
+        ls_sql_kind kind = ls_sql_kind_of(text);
+        ls_hold_stmt st;
+        char rel[128], key[192];
+
+        memset(&st, 0, sizeof(st));
+        st.id = ls_stmt_int64(sts, tq_stmt_id);
+        st.start = ls_stmt_int64(sts, tq_start_ts);
+        st.has_end = !ls_stmt_isnull(sts, tq_end_ts);
+        st.end = ls_stmt_int64(sts, tq_end_ts);
+        st.is_write = kind == LS_SQL_WRITE;
+        st.is_end = kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK;
+        /* What only a write the walk may still take needs is read. */
+        st.names_row = !w->lock_stmt && st.is_write &&
+                       ls_sql_row_key(text,
+                                      ls_stmt_isnull(sts, tq_params) ? NULL
+                                                                     : ls_stmt_text(sts, tq_params),
+                                      rel, sizeof(rel), key, sizeof(key)) &&
+                       strcmp(rel, relation) == 0 && strcmp(key, row_key) == 0;
+        st.names_rel = !w->first_write && st.is_write && strstr(text, relation) != NULL;
+        ls_hold_walk_stmt(w, &st);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/* The hold of group g, decided: its row of hold_bounds. */
+static int decide_hold(holds_q *hq)
+{
+    ls_stmt *g = hq->g, *upd = hq->upd;
+    ls_hold_end_in ein;
+    ls_hold_bound end, start;
+    ls_hold_walk w;
+    int64_t start_ev_id, end_ev_id, idle;
+    const char *state;
+    int rc;
+
+    ein.tx_has_end = !ls_stmt_isnull(g, gq_tx_end);
+    ein.tx_end = ls_stmt_int64(g, gq_tx_end);
+    ein.tx_end_known = ls_stmt_text(g, gq_tx_end_known);
+    ein.first_acq_known = !ls_stmt_isnull(g, gq_first_acq);
+    ein.first_acq = ls_stmt_int64(g, gq_first_acq);
+    ein.last_wait_end = ls_stmt_int64(g, gq_last_wait_end);
+    ls_hold_end(&ein, &end);
+
+    start.ts = ls_stmt_int64(g, gq_start_ts);
+    start.lo = ls_stmt_int64(g, gq_start_lo);
+    start.hi = ls_stmt_int64(g, gq_start_hi);
+    start.evidence = ls_stmt_text(g, gq_start_evidence);
+    ls_hold_walk_begin(&w, ls_stmt_int64(g, gq_first_wait), end.ts, &start,
+                       ls_stmt_isnull(g, gq_lock_stmt) ? 0 : ls_stmt_int64(g, gq_lock_stmt));
+    if ((rc = walk_tx_statements(hq, &w)) != 0)
+        return rc;
+    ls_hold_walk_end(&w, !ls_stmt_isnull(g, gq_first_tx_wait),
+                     ls_stmt_int64(g, gq_first_tx_wait), hq->resolution);
+    state = ls_hold_state(w.c_end - w.first_wait, w.sql_us, w.commit_us,
+                          (int)ls_stmt_int64(g, gq_has_durations), &idle);
+
+    if ((rc = ls_intern(&hq->evidence, w.start.evidence, &start_ev_id)) != 0 ||
+        (rc = ls_intern(&hq->evidence, end.evidence, &end_ev_id)) != 0)
+        return rc;
+    ls_stmt_reset(upd);
+    ls_stmt_bind_int64(upd, HB_HOLD, ls_stmt_int64(g, gq_hold_id));
+    ls_stmt_bind_int64(upd, HB_START_TS, w.start.ts);
+    ls_stmt_bind_int64(upd, HB_START_LO, w.start.lo);
+    ls_stmt_bind_int64(upd, HB_START_HI, w.start.hi);
+    ls_stmt_bind_int64(upd, HB_START_EV, start_ev_id);
+    ls_stmt_bind_int64(upd, HB_END_TS, end.ts);
+    ls_stmt_bind_int64(upd, HB_END_LO, end.lo);
+    ls_stmt_bind_int64(upd, HB_END_HI, end.hi);
+    ls_stmt_bind_int64(upd, HB_END_EV, end_ev_id);
+    if (w.lock_stmt)
+        ls_stmt_bind_int64(upd, HB_LOCK_STMT, w.lock_stmt);
+    else
+        ls_stmt_bind_null(upd, HB_LOCK_STMT);
+    ls_stmt_bind_int64(upd, HB_WAITS, ls_stmt_int64(g, gq_waits));
+    ls_stmt_bind_double(upd, HB_WAITER_MS, ls_stmt_double(g, gq_waiter_ms));
+    ls_stmt_bind_double(upd, HB_CONTENDED_MS, (double)(w.c_end - w.first_wait) / LS_US_PER_MS);
+    ls_stmt_bind_double(upd, HB_SQL_MS, (double)w.sql_us / LS_US_PER_MS);
+    ls_stmt_bind_double(upd, HB_IDLE_MS, (double)idle / LS_US_PER_MS);
+    ls_stmt_bind_double(upd, HB_COMMIT_MS, (double)w.commit_us / LS_US_PER_MS);
+    ls_stmt_bind_text(upd, HB_HEAD_STATE, state);
+    rc = ls_stmt_step(upd);
+    return rc < 0 ? rc : 0;
 }
 
 /*
- * The start of a hold others waited for. The transaction pass found the
- * locking statement where its text, parameters or a learned rule name
- * the row; otherwise the holder's first write that addresses the row by
- * key, else its first write to the relation, bounds it. A hold never
- * starts after the first wait for its transaction began (second-resolution
- * times).
+ * The start and end of each hold others waited for, with bounds
+ * (decide/hold.c), and what its holder did meanwhile: a row of
+ * hold_bounds each, which the holds view prefers over the transactions
+ * pass's hold_rows. Then pg_stat_activity snapshots, and each row's hold
+ * totals (row_holds).
  */
 int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *g = NULL, *sts = NULL, *upd = NULL;
-    ls_interner evidence;
-    int64_t resolution, start_ev_id, end_ev_id;
+    holds_q hq;
     int rc, sorting = 0;
 
+    (void)stats;
     /* The groups are sorted (the waits grouped, then in hold order) with a
      * quarter of the page cache for the sorter; the walk that follows reads
      * in time order, which that cache serves. */
-    memset(&evidence, 0, sizeof(evidence));
-    if ((rc = log_resolution(s, &resolution)) != 0 ||
-        (rc = ls_intern_open(s, &evidence, "hold_evidence", "evidence_id", "text")) != 0 ||
+    memset(&hq, 0, sizeof(hq));
+    if ((rc = log_resolution(s, &hq.resolution)) != 0 ||
+        (rc = ls_intern_open(s, &hq.evidence, "bound_evidence", "evidence_id", "text")) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
-        (rc = ls_store_prepare(s, groups_sql, &g)) != 0 ||
-        (rc = ls_store_prepare(s, tx_statements_sql, &sts)) != 0 ||
-        (rc = ls_store_prepare(s, update_hold_sql, &upd)) != 0)
+        (rc = ls_store_prepare(s, groups_sql, &hq.g)) != 0 ||
+        (rc = ls_store_prepare(s, tx_statements_sql, &hq.sts)) != 0 ||
+        (rc = ls_store_prepare(s, update_hold_sql, &hq.upd)) != 0)
         goto out;
-    while ((rc = ls_stmt_step(g)) == 1) {
-        int64_t first_wait = ls_stmt_int64(g, 2);
-        int tx_has_end = !ls_stmt_isnull(g, 9), first_acq_known = !ls_stmt_isnull(g, 5);
-        int64_t tx_end = ls_stmt_int64(g, 9), first_acq = ls_stmt_int64(g, 5);
-        int64_t last_wait_end = ls_stmt_int64(g, 15);
-        const char *relation = ls_stmt_text(g, 13), *row_key = ls_stmt_text(g, 14);
-        int64_t lock_stmt = ls_stmt_isnull(g, 18) ? 0 : ls_stmt_int64(g, 18);
-        int64_t start_ts = ls_stmt_int64(g, 19), start_lo = ls_stmt_int64(g, 20);
-        int64_t start_hi = ls_stmt_int64(g, 21), first_write = 0;
-        int64_t fw_lo = 0, fw_hi = 0, c_end, sql = 0, commit = 0, contended;
-        char start_ev[96];
-        const char *end_ev, *state;
-        int64_t end_ts, end_lo, end_hi;
-        const char *tx_end_known = ls_stmt_text(g, 12);
-        int commit_start = strcmp(tx_end_known, "commit start") == 0;
-        int rollback_start = strcmp(tx_end_known, "rollback start") == 0;
-        double idle;
-
-        snprintf(start_ev, sizeof(start_ev), "%s", ls_stmt_text(g, 22));
-        /* The end: the transaction's, bounded above by the first waiter's
-         * acquisition (the lock was free then). */
-        if (tx_has_end && first_acq_known && first_acq > tx_end &&
-            (commit_start || rollback_start)) {
-            /* log_statement = 'all' logs only when COMMIT (ROLLBACK)
-             * starts; the first waiter's acquisition says when it had
-             * released the row. */
-            end_lo = tx_end;
-            end_ts = first_acq;
-            end_ev = rollback_start ? "first waiter acquired (ROLLBACK started earlier)"
-                                    : "first waiter acquired (COMMIT started earlier)";
-        } else if (tx_has_end) {
-            end_ts = end_lo = tx_end;
-            end_ev = tx_end_known;
-        } else {
-            end_ts = end_lo = first_acq_known ? first_acq : last_wait_end;
-            end_ev = first_acq_known ? "bounded by first acquisition" : "bounded by last wait";
-        }
-        end_hi = first_acq_known && first_acq > end_lo ? first_acq : end_lo;
-        c_end = end_ts > first_wait ? end_ts : first_wait;
-        contended = c_end - first_wait;
-
-        /* What the holder did while others waited: statements running
-         * (SQL, or the COMMIT) versus idle; and, when the transaction
-         * pass did not find it, the locking statement. */
-        ls_stmt_reset(sts);
-        ls_stmt_bind_int64(sts, 1, ls_stmt_int64(g, 6));
-        ls_stmt_bind_int64(sts, 2, ls_stmt_int64(g, 10));
-        ls_stmt_bind_int64(sts, 3, ls_stmt_int64(g, 11));
-        while ((rc = ls_stmt_step(sts)) == 1) {
-            int64_t st0 = ls_stmt_int64(sts, 1);
-            int64_t st1 = ls_stmt_isnull(sts, 2) ? st0 : ls_stmt_int64(sts, 2);
-            const char *text = ls_stmt_text(sts, 3);
-            ls_sql_kind kind = ls_sql_kind_of(text);
-            char rel[128], key[192];
-            /* Without a duration a COMMIT runs until the row is released;
-             * other statements' running time is then unknown (counted idle). */
-            if (ls_stmt_isnull(sts, 2) && (kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK))
-                st1 = end_ts;
-            if (!lock_stmt && kind == LS_SQL_WRITE &&
-                ls_sql_row_key(text, ls_stmt_isnull(sts, 4) ? NULL : ls_stmt_text(sts, 4), rel,
-                               sizeof(rel), key, sizeof(key)) &&
-                strcmp(rel, relation) == 0 && strcmp(key, row_key) == 0) {
-                lock_stmt = ls_stmt_int64(sts, 0);
-                start_lo = st0;
-                start_ts = start_hi = st1;
-                snprintf(start_ev, sizeof(start_ev), "statement with the row's key");
-            }
-            if (!first_write && kind == LS_SQL_WRITE && st0 <= first_wait + LS_MILLISECOND_US &&
-                strstr(text, relation)) {
-                first_write = ls_stmt_int64(sts, 0);
-                fw_lo = st0;
-                fw_hi = st1;
-            }
-            if (kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK)
-                commit += overlap(st0, st1, first_wait, c_end);
-            else
-                sql += overlap(st0, st1, first_wait, c_end);
-        }
-        if (rc < 0)
+    while ((rc = ls_stmt_step(hq.g)) == 1)
+        if ((rc = decide_hold(&hq)) != 0)
             goto out;
-        if (!lock_stmt && first_write) {
-            lock_stmt = first_write;
-            start_lo = fw_lo;
-            start_ts = start_hi = fw_hi;
-            snprintf(start_ev, sizeof(start_ev), "first write to the relation");
-        }
-        /* A wait for the holder's transaction on this row says the holder
-         * had the row by then: a start later than that moves back to it.
-         * With whole-second times the start fell later in the same second;
-         * with milliseconds the locking statement's line was stamped late
-         * (a server process descheduled between the statement's end and
-         * its log line: 51 ms on a loaded CI machine). Only such a wait
-         * says so: a tuple lock is held by the first process in the row's
-         * queue, itself waiting for the transaction that has the row
-         * (heap_lock_tuple), so a wait for it may begin long before its
-         * holder gets the row (an 800 ms queue on a pgbench branch row
-         * counted as holding). */
-        if (!ls_stmt_isnull(g, 23)) {
-            int64_t first_tx_wait = ls_stmt_int64(g, 23);
-            if (start_ts > first_tx_wait + resolution) {
-                start_ts = first_tx_wait;
-                snprintf(start_ev, sizeof(start_ev), "first wait for the holder's transaction");
-            }
-            if (start_hi > first_tx_wait + resolution)
-                start_hi = first_tx_wait;
-        }
-        if (start_lo > start_ts)
-            start_lo = start_ts;
-        idle = (double)(contended - sql - commit);
-        if (idle < 0)
-            idle = 0;
-        state = idle >= (double)sql && idle >= (double)commit ? "idle_in_transaction"
-                : commit >= sql                              ? "committing"
-                                                             : "running";
-        /* Without durations (log_statement = 'all') only a COMMIT's running
-         * time is known: running and idle cannot be told apart. */
-        if (!ls_stmt_int64(g, 16) && strcmp(state, "committing") != 0)
-            state = "unknown";
-
-        if ((rc = ls_intern(&evidence, start_ev, &start_ev_id)) != 0 ||
-            (rc = ls_intern(&evidence, end_ev, &end_ev_id)) != 0)
-            goto out;
-        ls_stmt_reset(upd);
-        ls_stmt_bind_int64(upd, 1, ls_stmt_int64(g, 17));
-        ls_stmt_bind_int64(upd, 2, start_ts);
-        ls_stmt_bind_int64(upd, 3, start_lo);
-        ls_stmt_bind_int64(upd, 4, start_hi);
-        ls_stmt_bind_int64(upd, 5, start_ev_id);
-        ls_stmt_bind_int64(upd, 6, end_ts);
-        ls_stmt_bind_int64(upd, 7, end_lo);
-        ls_stmt_bind_int64(upd, 8, end_hi);
-        ls_stmt_bind_int64(upd, 9, end_ev_id);
-        if (lock_stmt)
-            ls_stmt_bind_int64(upd, 10, lock_stmt);
-        ls_stmt_bind_int64(upd, 11, ls_stmt_int64(g, 3));
-        ls_stmt_bind_double(upd, 12, ls_stmt_double(g, 4));
-        ls_stmt_bind_double(upd, 13, (double)contended / 1000.0);
-        ls_stmt_bind_double(upd, 14, (double)sql / 1000.0);
-        ls_stmt_bind_double(upd, 15, idle / 1000.0);
-        ls_stmt_bind_double(upd, 16, (double)commit / 1000.0);
-        ls_stmt_bind_text(upd, 17, state);
-        if ((rc = ls_stmt_step(upd)) < 0)
-            goto out;
-    }
     /* pg_stat_activity snapshots taken while others waited say what the
      * holder was doing; where the log has no durations they decide. */
     if (rc == 0)
         rc = ls_store_exec(s, waiting_sql);
     if (rc == 0)
         rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS activity_pid ON activity(pid, ts);");
-    ls_stmt_finalize(g);
-    g = NULL;
+    ls_stmt_finalize(hq.g);
+    hq.g = NULL;
     if (rc == 0)
         rc = ls_store_sorting(s, sorting = 0);
     if (rc == 0)
@@ -1354,18 +1432,29 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
 out:
     if (sorting)
         ls_store_sorting(s, 0);
-    ls_stmt_finalize(g);
-    ls_stmt_finalize(sts);
-    ls_stmt_finalize(upd);
-    ls_intern_close(&evidence);
+    ls_stmt_finalize(hq.g);
+    ls_stmt_finalize(hq.sts);
+    ls_stmt_finalize(hq.upd);
+    ls_intern_close(&hq.evidence);
     return rc < 0 ? rc : 0;
 }
 
 /* ---- queue depth over time ---- */
 
+/* Each wait's start (+1) and end (-1), by row and time, an end before a
+ * start at the same time. */
+#define EDGE_COLS(X, Q)                                                                \
+    X(Q, row_id, "row_id")                                                             \
+    X(Q, ts, "start_ts")                                                               \
+    X(Q, step, "1")
+LS_COLUMNS(eq, EDGE_COLS);
+#define EDGE_END_COLS(X, Q)                                                            \
+    X(Q, row_id, "row_id")                                                             \
+    X(Q, ts, "coalesce(end_ts, logged_ts)")                                            \
+    X(Q, step, "-1")
 static const char edges_sql[] =
-    "SELECT row_id, start_ts AS ts, 1 FROM lock_wait_rows WHERE row_id IS NOT NULL"
-    " UNION ALL SELECT row_id, coalesce(end_ts, logged_ts), -1 FROM lock_wait_rows"
+    "SELECT " LS_SELECT_LIST(eq, EDGE_COLS) " FROM lock_wait_rows WHERE row_id IS NOT NULL"
+    " UNION ALL SELECT " LS_SELECT_LIST(eq, EDGE_END_COLS) " FROM lock_wait_rows"
     " WHERE row_id IS NOT NULL ORDER BY 1, 2, 3";
 
 /* Sweep each row's wait starts and ends into (time, depth) points. */
@@ -1378,14 +1467,14 @@ int ls_correlate_queue(ls_store *s)
     if ((rc = ls_store_prepare(s, edges_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, "INSERT INTO row_queue(row_id, ts, depth) VALUES (?1, ?2, ?3)",
                                &ins)) != 0 ||
-        (rc = ls_store_prepare(s, "UPDATE rows SET max_queue = ?2, max_queue_ts = ?3"
-                                  " WHERE row_id = ?1", &upd)) != 0)
+        (rc = ls_store_prepare(s, "INSERT INTO row_queue_peaks(row_id, max_queue, max_queue_ts)"
+                                  " VALUES (?1, ?2, ?3)", &upd)) != 0)
         goto out;
     for (;;) {
         int more = rc = ls_stmt_step(q);
         if (rc < 0)
             goto out;
-        if (row >= 0 && (!more || ls_stmt_int64(q, 0) != row)) {
+        if (row >= 0 && (!more || ls_stmt_int64(q, eq_row_id) != row)) {
             ls_stmt_reset(upd);
             ls_stmt_bind_int64(upd, 1, row);
             ls_stmt_bind_int64(upd, 2, max_depth);
@@ -1396,15 +1485,15 @@ int ls_correlate_queue(ls_store *s)
         }
         if (!more)
             break;
-        row = ls_stmt_int64(q, 0);
-        depth += (int)ls_stmt_int64(q, 2);
+        row = ls_stmt_int64(q, eq_row_id);
+        depth += (int)ls_stmt_int64(q, eq_step);
         if (depth > max_depth) {
             max_depth = depth;
-            max_ts = ls_stmt_int64(q, 1);
+            max_ts = ls_stmt_int64(q, eq_ts);
         }
         ls_stmt_reset(ins);
         ls_stmt_bind_int64(ins, 1, row);
-        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(q, 1));
+        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(q, eq_ts));
         ls_stmt_bind_int64(ins, 3, depth);
         if ((rc = ls_stmt_step(ins)) < 0)
             goto out;

@@ -45,6 +45,80 @@
 #define LS_HOLD_EVIDENCE_OF(ID) \
     "(SELECT text FROM hold_evidence WHERE evidence_id = " ID ")"
 
+/*
+ * What the passes after the transactions pass decide about a hold, each
+ * in a table of its own keyed by hold_id (issue 33: one writer per table),
+ * here and in the step to schema 13 (store.c); the holds view prefers
+ * them over hold_rows' values.
+ * hold_bounds (holds waited for, holds.c): a hold others waited for, all
+ * of the columns that pass decides, as in hold_rows (a bound equal to its
+ * time NULL); the evidence ids are of bound_evidence, that pass's own.
+ * hold_queued (hidden waits, hidden.c): a hold whose statement queued
+ * under log_statement = 'all', its start moved to when the hold before it
+ * ended (start_lo: the statement's start, NULL when the same); its start
+ * evidence is LS_HOLD_QUEUED_EVIDENCE.
+ */
+#define LS_HOLD_SIDE_DDL \
+    "CREATE TABLE IF NOT EXISTS bound_evidence(\n" \
+    "  evidence_id INTEGER PRIMARY KEY, text TEXT UNIQUE);\n" \
+    "CREATE TABLE IF NOT EXISTS hold_bounds(\n" \
+    "  hold_id INTEGER PRIMARY KEY, start_ts INTEGER, start_lo INTEGER, start_hi INTEGER,\n" \
+    "  start_evidence INTEGER, end_ts INTEGER, end_lo INTEGER, end_hi INTEGER,\n" \
+    "  end_evidence INTEGER, lock_stmt INTEGER, waits INTEGER, waiter_ms REAL,\n" \
+    "  contended_ms REAL, sql_ms REAL, idle_ms REAL, commit_ms REAL, head_state TEXT,\n" \
+    "  observed_state TEXT, observed_samples INTEGER);\n" \
+    "CREATE TABLE IF NOT EXISTS hold_queued(\n" \
+    "  hold_id INTEGER PRIMARY KEY, start_ts INTEGER, start_lo INTEGER);\n"
+
+/* SQL: the text of bound_evidence id ID (an SQL expression). */
+#define LS_BOUND_EVIDENCE_OF(ID) \
+    "(SELECT text FROM bound_evidence WHERE evidence_id = " ID ")"
+/* The start evidence of a hold in hold_queued. */
+#define LS_HOLD_QUEUED_EVIDENCE "'the hold before it ended (statement queued)'"
+/* SQL: hold h's column COL as the holds waited for pass left it
+ * (hold_bounds, whose columns are never NULL where hold_rows' is not),
+ * else as the transactions pass did (hold_rows h). One-table: a view of
+ * such columns is flattened into every query, even as the right side of
+ * a LEFT JOIN (a view that joins is computed whole there). */
+#define LS_HOLD_BOUND(COL) \
+    "coalesce((SELECT b." COL " FROM hold_bounds b WHERE b.hold_id = h.hold_id), h." COL ")"
+/* SQL: a bound (start_lo, start_hi, end_lo, end_hi) of hold h as a time:
+ * NULL stored is its time TS. */
+#define LS_HOLD_BOUND_TS(COL, TS) \
+    "coalesce((SELECT coalesce(b." COL ", b." TS ") FROM hold_bounds b" \
+    " WHERE b.hold_id = h.hold_id), coalesce(h." COL ", h." TS "))"
+/* SQL: EXPR of hold_queued q for hold h, NULL when its start did not move. */
+#define LS_HOLD_QUEUED(EXPR) \
+    "(SELECT " EXPR " FROM hold_queued q WHERE q.hold_id = h.hold_id)"
+
+/* SQL: column COL of row k in TABLE (row_holds, ...), NULL when none. */
+#define LS_ROW_OF(TABLE, COL) \
+    "(SELECT x." COL " FROM " TABLE " x WHERE x.row_id = k.row_id)"
+
+/*
+ * Logical rows, one table per pass that decides about them (issue 33),
+ * here and in the step to schema 13 (store.c); readers query the view
+ * rows, which joins them.
+ * row_keys (logical rows, holds.c): the row, its key, how it was keyed,
+ * and its waits' totals.
+ * row_holds (holds waited for): its holds' totals; row_queue_peaks (queue
+ * depth): its longest queue; row_hidden (hidden waits): its queueing the
+ * log did not show, and its utilisation.
+ */
+#define LS_ROW_TABLES_DDL \
+    "CREATE TABLE IF NOT EXISTS row_keys(\n" \
+    "  row_id INTEGER PRIMARY KEY, relation TEXT, row_key TEXT, evidence TEXT, grouped_by TEXT,\n" \
+    "  ctids TEXT, waits INTEGER, total_wait_ms REAL, max_wait_ms REAL,\n" \
+    "  longest_chain INTEGER, first_ts INTEGER, last_ts INTEGER);\n" \
+    "CREATE TABLE IF NOT EXISTS row_holds(\n" \
+    "  row_id INTEGER PRIMARY KEY, holds INTEGER, occupancy_holds INTEGER,\n" \
+    "  occupied_ms REAL, mean_hold_ms REAL, capacity_per_s REAL);\n" \
+    "CREATE TABLE IF NOT EXISTS row_queue_peaks(\n" \
+    "  row_id INTEGER PRIMARY KEY, max_queue INTEGER, max_queue_ts INTEGER);\n" \
+    "CREATE TABLE IF NOT EXISTS row_hidden(\n" \
+    "  row_id INTEGER PRIMARY KEY, hidden_wait_ms REAL, logged_wait_ms REAL,\n" \
+    "  waited_statements INTEGER, utilisation REAL);\n"
+
 /* The two tables behind the lock_events and lock_waits views, here and in
  * the step to schema 11 (store.c). holders and queue have no type: a
  * TEXT column would turn the INTEGER id of a list into text. */
@@ -251,29 +325,62 @@ static const char *const ls_schema_sql[] = {
     "  end_ts INTEGER, end_known TEXT, outcome TEXT, first_stmt INTEGER,\n"
     "  last_stmt INTEGER, statements INTEGER, sql_ms REAL, idle_ms REAL,\n"
     "  max_idle_ms REAL, commit_ms REAL);\n",
-    "CREATE TABLE IF NOT EXISTS rows(\n"
-    "  row_id INTEGER PRIMARY KEY, relation TEXT, row_key TEXT, evidence TEXT, grouped_by TEXT,\n"
-    "  ctids TEXT, waits INTEGER, total_wait_ms REAL, max_wait_ms REAL,\n"
-    "  holds INTEGER, mean_hold_ms REAL, capacity_per_s REAL, max_queue INTEGER,\n"
-    "  max_queue_ts INTEGER, longest_chain INTEGER, first_ts INTEGER, last_ts INTEGER,\n"
-    "  occupancy_holds INTEGER, occupied_ms REAL, hidden_wait_ms REAL,\n"
-    "  logged_wait_ms REAL, waited_statements INTEGER, utilisation REAL);\n",
+    LS_ROW_TABLES_DDL,
+    /* What readers query: a row's columns as one table had them before
+     * schema 13, each from the pass that decides it (one writer per
+     * table); a pass with no row for it gives the counts as 0, the rest
+     * NULL. One-table, flattened into every query (see LS_HOLD_BOUND). */
+    "CREATE VIEW IF NOT EXISTS rows AS SELECT k.row_id, k.relation, k.row_key, k.evidence,\n"
+    "  k.grouped_by, k.ctids, k.waits, k.total_wait_ms, k.max_wait_ms,\n"
+    "  coalesce(" LS_ROW_OF("row_holds", "holds") ", 0) AS holds,\n"
+    "  " LS_ROW_OF("row_holds", "mean_hold_ms") " AS mean_hold_ms,\n"
+    "  " LS_ROW_OF("row_holds", "capacity_per_s") " AS capacity_per_s,\n"
+    "  " LS_ROW_OF("row_queue_peaks", "max_queue") " AS max_queue,\n"
+    "  " LS_ROW_OF("row_queue_peaks", "max_queue_ts") " AS max_queue_ts,\n"
+    "  k.longest_chain, k.first_ts, k.last_ts,\n"
+    "  coalesce(" LS_ROW_OF("row_holds", "occupancy_holds") ", 0) AS occupancy_holds,\n"
+    "  " LS_ROW_OF("row_holds", "occupied_ms") " AS occupied_ms,\n"
+    "  coalesce(" LS_ROW_OF("row_hidden", "hidden_wait_ms") ", 0.0) AS hidden_wait_ms,\n"
+    "  coalesce(" LS_ROW_OF("row_hidden", "logged_wait_ms") ", 0.0) AS logged_wait_ms,\n"
+    "  coalesce(" LS_ROW_OF("row_hidden", "waited_statements") ", 0) AS waited_statements,\n"
+    "  " LS_ROW_OF("row_hidden", "utilisation") " AS utilisation\n"
+    "  FROM row_keys k;\n",
     "CREATE TABLE IF NOT EXISTS row_waits(\n"
     "  rw_id INTEGER PRIMARY KEY, row_id INTEGER, hold_id INTEGER, tx_id INTEGER,\n"
     "  session_id INTEGER, pid INTEGER, stmt_id INTEGER, start_ts INTEGER, end_ts INTEGER,\n"
     "  wait_ms REAL, behind_hold INTEGER, behind_tx INTEGER, kind TEXT,\n"
     "  logged_wait_id INTEGER, inferred_ms REAL, logged_ms REAL);\n",
     LS_HOLD_ROWS_DDL,
-    /* What readers query: every bound as a time, the evidence as text
-     * (one-table view, flattened into every query as statements is). */
-    "CREATE VIEW IF NOT EXISTS holds AS SELECT hold_id, row_id, tx_id, session_id, pid,\n"
-    "  start_ts, coalesce(start_lo, start_ts) AS start_lo,\n"
-    "  coalesce(start_hi, start_ts) AS start_hi,\n"
-    "  " LS_HOLD_EVIDENCE_OF("hold_rows.start_evidence") " AS start_evidence,\n"
-    "  end_ts, coalesce(end_lo, end_ts) AS end_lo, coalesce(end_hi, end_ts) AS end_hi,\n"
-    "  " LS_HOLD_EVIDENCE_OF("hold_rows.end_evidence") " AS end_evidence,\n"
-    "  lock_stmt, waits, waiter_ms, max_queue, contended_ms, sql_ms, idle_ms, commit_ms,\n"
-    "  head_state, observed_state, observed_samples FROM hold_rows;\n",
+    LS_HOLD_SIDE_DDL,
+    /* What readers query: every bound as a time, the evidence as text;
+     * each hold as the last pass that decided it left it: the hidden
+     * waits pass's start (hold_queued), else the holds waited for pass's
+     * bounds and totals (hold_bounds), else the transactions pass's hold
+     * (hold_rows), each column looked up by primary key (LS_HOLD_BOUND). */
+    "CREATE VIEW IF NOT EXISTS holds AS SELECT h.hold_id, h.row_id, h.tx_id, h.session_id,\n"
+    "  h.pid, coalesce(" LS_HOLD_QUEUED("q.start_ts") ", " LS_HOLD_BOUND("start_ts") ") AS start_ts,\n"
+    "  coalesce(" LS_HOLD_QUEUED("coalesce(q.start_lo, q.start_ts)") ",\n"
+    "    " LS_HOLD_BOUND_TS("start_lo", "start_ts") ") AS start_lo,\n"
+    "  coalesce(" LS_HOLD_QUEUED("q.start_ts") ", " LS_HOLD_BOUND_TS("start_hi", "start_ts") ")\n"
+    "    AS start_hi,\n"
+    "  coalesce(" LS_HOLD_QUEUED(LS_HOLD_QUEUED_EVIDENCE) ",\n"
+    "    " LS_BOUND_EVIDENCE_OF("(SELECT b.start_evidence FROM hold_bounds b"
+                                " WHERE b.hold_id = h.hold_id)") ",\n"
+    "    " LS_HOLD_EVIDENCE_OF("h.start_evidence") ") AS start_evidence,\n"
+    "  " LS_HOLD_BOUND("end_ts") " AS end_ts,\n"
+    "  " LS_HOLD_BOUND_TS("end_lo", "end_ts") " AS end_lo,\n"
+    "  " LS_HOLD_BOUND_TS("end_hi", "end_ts") " AS end_hi,\n"
+    "  coalesce(" LS_BOUND_EVIDENCE_OF("(SELECT b.end_evidence FROM hold_bounds b"
+                                       " WHERE b.hold_id = h.hold_id)") ",\n"
+    "    " LS_HOLD_EVIDENCE_OF("h.end_evidence") ") AS end_evidence,\n"
+    "  " LS_HOLD_BOUND("lock_stmt") " AS lock_stmt, " LS_HOLD_BOUND("waits") " AS waits,\n"
+    "  " LS_HOLD_BOUND("waiter_ms") " AS waiter_ms, h.max_queue,\n"
+    "  " LS_HOLD_BOUND("contended_ms") " AS contended_ms, " LS_HOLD_BOUND("sql_ms") " AS sql_ms,\n"
+    "  " LS_HOLD_BOUND("idle_ms") " AS idle_ms, " LS_HOLD_BOUND("commit_ms") " AS commit_ms,\n"
+    "  " LS_HOLD_BOUND("head_state") " AS head_state,\n"
+    "  " LS_HOLD_BOUND("observed_state") " AS observed_state,\n"
+    "  " LS_HOLD_BOUND("observed_samples") " AS observed_samples\n"
+    "  FROM hold_rows h;\n",
     "CREATE TABLE IF NOT EXISTS row_rules(\n"
     "  shape TEXT, relation TEXT, col TEXT, arg INTEGER, learned_from INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS row_queue(\n"

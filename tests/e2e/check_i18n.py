@@ -152,7 +152,12 @@ READ_AS = {"lock_event_rows": ("lock_events", "event_id"),
            # (a log_lock_failures row's waiter_stmt is set aside there)
            "wait_links": ("lock_waits", "wait_id"),
            # a bound equal to its time is NULL there: the view gives each
-           "hold_rows": ("holds", "hold_id")}
+           "hold_rows": ("holds", "hold_id"),
+           # a row's columns from the passes' tables: as the view joins them
+           "row_keys": ("rows", "row_id")}
+# what later passes decide of a hold or a row: compared in holds and rows
+IN_VIEWS = {"hold_bounds", "hold_queued", "bound_evidence", "row_holds", "row_queue_peaks",
+            "row_hidden"}
 
 
 def lock_failure(t, cols, r):
@@ -174,6 +179,8 @@ def store(db, log):
     for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"):
         # tables whose pid lists may be stmt_texts ids, or whose bounds may be
         # NULL: as their views give them
+        if t in IN_VIEWS:
+            continue
         t, order = READ_AS.get(t, (t, "rowid"))
         cols = [r[1] for r in con.execute(f"PRAGMA table_info({t})")]
         try:

@@ -45,6 +45,9 @@ ALTER TABLE errors ADD COLUMN retry_tx INTEGER; ALTER TABLE errors ADD COLUMN re
 ALTER TABLE deadlock_procs ADD COLUMN session_id INTEGER;
 ALTER TABLE deadlock_procs ADD COLUMN tx_id INTEGER;
 CREATE VIEW lock_waits AS SELECT * FROM lock_wait_rows;
+CREATE TABLE rows_old AS SELECT * FROM rows; DROP VIEW rows;
+DROP TABLE row_keys; DROP TABLE row_holds; DROP TABLE row_queue_peaks;
+DROP TABLE row_hidden; ALTER TABLE rows_old RENAME TO rows;
 PRAGMA user_version = 12;
 """
 

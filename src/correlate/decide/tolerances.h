@@ -83,5 +83,8 @@
  * this share of the logged wait. */
 #define LS_LOGGED_AGREE_MS 25.0
 #define LS_LOGGED_AGREE_FRAC 0.1
+/* A statement that queued longer than this many ms for a row is one of
+ * the row's waited statements (rows.waited_statements). */
+#define LS_WAITED_STATEMENT_MS 20
 
 #endif

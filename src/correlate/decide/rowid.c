@@ -1,0 +1,33 @@
+/*
+ * rowid.c — the row a wait is counted on (rowid.h).
+ */
+#include "rowid.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int ls_is_row_lock(const char *target_kind)
+{
+    return !target_kind || strcmp(target_kind, "transaction") == 0 ||
+           strcmp(target_kind, "tuple") == 0 || strcmp(target_kind, "spectoken") == 0;
+}
+
+const char *ls_row_of_wait(const ls_row_wait *w, char *rel, size_t rel_len, char *key,
+                           size_t key_len, char *why, size_t why_len)
+{
+    if (w->keyed) {
+        snprintf(rel, rel_len, "%s", w->rel);
+        snprintf(key, key_len, "%s", w->key);
+        return w->evidence;
+    }
+    if (w->ctid[0]) {
+        snprintf(rel, rel_len, "%s", w->rel[0] ? w->rel : "?");
+        snprintf(key, key_len, "ctid %s", w->ctid);
+        snprintf(why, why_len, "ctid only: %s", w->evidence ? w->evidence : "no statement");
+        return why;
+    }
+    /* Not a row: a relation, advisory or other lock, by its target. */
+    snprintf(rel, rel_len, "%s", w->rel[0] ? w->rel : w->target_kind);
+    snprintf(key, key_len, "%s", w->target);
+    return LS_ROW_LOCK_TARGET;
+}

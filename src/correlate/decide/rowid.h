@@ -1,0 +1,44 @@
+/*
+ * rowid.h — what a wait is on: a logical row, a row version known only by
+ * its ctid, or a lock target that is not a row. The logical rows pass
+ * (ls_correlate_rows, holds.c) keys each wait from its evidence
+ * (rowkey.c) and asks this for the row it is counted on.
+ */
+#ifndef LS_DECIDE_ROWID_H
+#define LS_DECIDE_ROWID_H
+
+#include <stddef.h>
+
+/* Is a lock of this target_kind (lock_waits.target_kind; NULL: not
+ * known) on a row? A transaction's (xmax, or a conflicting key being
+ * inserted), a tuple's place in the queue, an INSERT's speculative token;
+ * an unknown kind is taken for a row. A wait to extend a relation, for a
+ * page, a table or an advisory lock is for its target, whatever its
+ * statement names. */
+int ls_is_row_lock(const char *target_kind);
+
+/* A wait as the logical rows pass left it. Strings are never NULL but
+ * evidence (how it was keyed, NULL when it was not). */
+typedef struct ls_row_wait {
+    int keyed;             /* a key was found: rel, key */
+    const char *rel, *key; /* "" when unknown */
+    const char *ctid;      /* "" when unknown */
+    const char *evidence;  /* how it was keyed, or why not; NULL: no statement */
+    const char *target_kind, *target;
+} ls_row_wait;
+
+#define LS_ROW_LOCK_TARGET "lock target"
+
+/*
+ * The row a wait is counted on, as (relation, key) and the evidence
+ * stored with it: a keyed wait's own; a wait with no key but a ctid is
+ * the fragment "ctid (b,o)" of its relation ("?" when unknown), its
+ * evidence "ctid only: " and why; anything else is its lock target
+ * (relation: the wait's, else the target's kind), evidence
+ * LS_ROW_LOCK_TARGET. Fills rel, key and why (each of its size), and
+ * returns the evidence: w->evidence, why, or a constant.
+ */
+const char *ls_row_of_wait(const ls_row_wait *w, char *rel, size_t rel_len, char *key,
+                           size_t key_len, char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * test_decide_hidden.c — decide/hidden.c: a statement's queueing merged
+ * with its logged wait. Boundary cases first: ends that differ by exactly
+ * the tolerance (LS_LOGGED_AGREE_MS, and LS_LOGGED_AGREE_FRAC of a long
+ * wait), equal starts, no reconstruction.
+ */
+#include "decide/hidden.h"
+#include "decide/tolerances.h"
+#include "ls_test.h"
+
+#define MS 1000
+
+static ls_logged_span logged(int64_t start, int64_t end, int tx_wait)
+{
+    ls_logged_span l;
+    l.start_ts = start;
+    l.end_ts = end;
+    l.ms = (double)(end - start) / MS;
+    l.tx_wait = tx_wait;
+    return l;
+}
+
+static ls_queue_result rec(int64_t start, int64_t end)
+{
+    ls_queue_result r;
+    r.start_ts = start;
+    r.end_ts = end;
+    r.behind = 0;
+    return r;
+}
+
+static void test_tolerance(void)
+{
+    ls_hidden_wait w;
+    ls_logged_span l = logged(100 * MS, 200 * MS, 1); /* 100 ms: 25 ms tolerance */
+    ls_queue_result r = rec(50 * MS, 225 * MS);
+
+    /* Exactly the tolerance off: agrees (>, not >=); 1 us more: not. */
+    ls_hidden_logged_wait(&r, &l, &w);
+    CHECK_INT(w.disagree, 0);
+    r.end_ts = 225 * MS + 1;
+    ls_hidden_logged_wait(&r, &l, &w);
+    CHECK_INT(w.disagree, 1);
+    r.end_ts = 175 * MS;
+    ls_hidden_logged_wait(&r, &l, &w);
+    CHECK_INT(w.disagree, 0);
+    r.end_ts = 175 * MS - 1;
+    ls_hidden_logged_wait(&r, &l, &w);
+    CHECK_INT(w.disagree, 1);
+    /* A long logged wait: LS_LOGGED_AGREE_FRAC of it (1000 ms: 100 ms). */
+    l = logged(0, 1000 * MS, 1);
+    r = rec(0, 1100 * MS);
+    ls_hidden_logged_wait(&r, &l, &w);
+    CHECK_INT(w.disagree, 0);
+    r.end_ts = 1100 * MS + 1;
+    ls_hidden_logged_wait(&r, &l, &w);
+    CHECK_INT(w.disagree, 1);
+}
+
+static void test_merge(void)
+{
+    ls_hidden_wait w;
+    ls_logged_span l = logged(100 * MS, 200 * MS, 1);
+    ls_queue_result r = rec(50 * MS, 260 * MS);
+
+    /* A transaction wait logged: its end stands; the earlier start wins. */
+    ls_hidden_logged_wait(&r, &l, &w);
+    CHECK_INT(w.start_ts, 50 * MS);
+    CHECK_INT(w.end_ts, 200 * MS);
+    CHECK(w.ms == 150.0);
+    /* Only a tuple lock logged: the later reconstructed end stands. */
+    l.tx_wait = 0;
+    ls_hidden_logged_wait(&r, &l, &w);
+    CHECK_INT(w.end_ts, 260 * MS);
+    CHECK(w.ms == 210.0);
+    /* ... but not an earlier one. */
+    r.end_ts = 190 * MS;
+    ls_hidden_logged_wait(&r, &l, &w);
+    CHECK_INT(w.end_ts, 200 * MS);
+    /* A reconstruction starting after the log's first message: the log's
+     * start; at the same time: that time. */
+    r = rec(120 * MS, 200 * MS);
+    ls_hidden_logged_wait(&r, &l, &w);
+    CHECK_INT(w.start_ts, 100 * MS);
+    r.start_ts = 100 * MS;
+    ls_hidden_logged_wait(&r, &l, &w);
+    CHECK_INT(w.start_ts, 100 * MS);
+    /* No reconstruction: the logged wait alone, never a disagreement. */
+    ls_hidden_logged_wait(NULL, &l, &w);
+    CHECK_INT(w.start_ts, 100 * MS);
+    CHECK_INT(w.end_ts, 200 * MS);
+    CHECK_INT(w.disagree, 0);
+    CHECK(w.ms == 100.0);
+}
+
+int main(void)
+{
+    test_tolerance();
+    test_merge();
+    return TEST_REPORT();
+}

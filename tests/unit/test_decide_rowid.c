@@ -1,0 +1,81 @@
+/*
+ * test_decide_rowid.c — decide/rowid.c: what a wait is counted on.
+ * Boundary cases first: empty relation, ctid or target; a keyed wait with
+ * a ctid; an unknown lock kind; no evidence.
+ */
+#include "decide/rowid.h"
+#include "ls_test.h"
+
+static ls_row_wait wait_of(int keyed, const char *rel, const char *key, const char *ctid,
+                           const char *evidence, const char *kind, const char *target)
+{
+    ls_row_wait w;
+    w.keyed = keyed;
+    w.rel = rel;
+    w.key = key;
+    w.ctid = ctid;
+    w.evidence = evidence;
+    w.target_kind = kind;
+    w.target = target;
+    return w;
+}
+
+static void test_row_lock(void)
+{
+    CHECK_INT(ls_is_row_lock("transaction"), 1);
+    CHECK_INT(ls_is_row_lock("tuple"), 1);
+    CHECK_INT(ls_is_row_lock("spectoken"), 1);
+    CHECK_INT(ls_is_row_lock(NULL), 1); /* unknown: taken for a row */
+    CHECK_INT(ls_is_row_lock("extend"), 0);
+    CHECK_INT(ls_is_row_lock("page"), 0);
+    CHECK_INT(ls_is_row_lock("relation"), 0);
+    CHECK_INT(ls_is_row_lock("advisory"), 0);
+    CHECK_INT(ls_is_row_lock(""), 0);
+}
+
+static void test_row_of_wait(void)
+{
+    char rel[64], key[64], why[64];
+    const char *ev;
+    ls_row_wait w;
+
+    /* Keyed: its key and evidence, its ctid notwithstanding. */
+    w = wait_of(1, "accounts", "id=1", "(0,1)", "bind parameter", "transaction", "transaction 7");
+    ev = ls_row_of_wait(&w, rel, sizeof(rel), key, sizeof(key), why, sizeof(why));
+    CHECK_STR(rel, "accounts");
+    CHECK_STR(key, "id=1");
+    CHECK_STR(ev, "bind parameter");
+    /* Not keyed, a ctid: a fragment that says why. */
+    w = wait_of(0, "accounts", "", "(0,1)", "bind parameters not logged", "tuple", "tuple (0,1)");
+    ev = ls_row_of_wait(&w, rel, sizeof(rel), key, sizeof(key), why, sizeof(why));
+    CHECK_STR(rel, "accounts");
+    CHECK_STR(key, "ctid (0,1)");
+    CHECK_STR(ev, "ctid only: bind parameters not logged");
+    /* ... with no relation and no statement. */
+    w = wait_of(0, "", "", "(0,1)", NULL, "tuple", "tuple (0,1)");
+    ev = ls_row_of_wait(&w, rel, sizeof(rel), key, sizeof(key), why, sizeof(why));
+    CHECK_STR(rel, "?");
+    CHECK_STR(ev, "ctid only: no statement");
+    /* No key, no ctid: its lock target, by the relation when known. */
+    w = wait_of(0, "accounts", "", "", "x", "extend", "extension of relation 16384");
+    ev = ls_row_of_wait(&w, rel, sizeof(rel), key, sizeof(key), why, sizeof(why));
+    CHECK_STR(rel, "accounts");
+    CHECK_STR(key, "extension of relation 16384");
+    CHECK_STR(ev, LS_ROW_LOCK_TARGET);
+    w = wait_of(0, "", "", "", NULL, "advisory", "advisory lock [1,2,3,1]");
+    ev = ls_row_of_wait(&w, rel, sizeof(rel), key, sizeof(key), why, sizeof(why));
+    CHECK_STR(rel, "advisory");
+    CHECK_STR(key, "advisory lock [1,2,3,1]");
+    CHECK_STR(ev, LS_ROW_LOCK_TARGET);
+    /* Truncated to the buffers, never past them. */
+    w = wait_of(1, "a_very_long_relation_name", "id=1", "", "k", "tuple", "");
+    ls_row_of_wait(&w, rel, 8, key, sizeof(key), why, sizeof(why));
+    CHECK_STR(rel, "a_very_");
+}
+
+int main(void)
+{
+    test_row_lock();
+    test_row_of_wait();
+    return TEST_REPORT();
+}
