@@ -903,8 +903,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * message's position. 13: a statement that failed acquired nothing on the
  * row it failed on (decide/stmt.c), a logged wait ended by an error counts
  * as a logged wait of its row (hidden.c), PostgreSQL 18's lock-failure
- * line links its NOWAIT error (transactions.c). */
-#define CORRELATION_REV "13"
+ * line links its NOWAIT error (transactions.c). 14: the code-paths pass
+ * stores which holds covered each row wait (row_cover, cover.c), which
+ * the report swept for itself before. */
+#define CORRELATION_REV "14"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
@@ -967,10 +969,11 @@ static const ls_correlate_pass passes[] = {
      "DELETE FROM row_queue;"},
     {"retries", ls_correlate_retries, "errors.retry_stmt errors.retry_tx errors.retry_outcome",
      "UPDATE errors SET retry_stmt = NULL, retry_tx = NULL, retry_outcome = NULL;"},
-    {"code paths", ls_correlate_traces, "tx_code_rows stmt_tags hold_parts shapes lock_orders",
+    {"code paths", ls_correlate_traces,
+     "tx_code_rows stmt_tags hold_parts shapes lock_orders row_cover",
      "DROP INDEX IF EXISTS hold_parts_hold;"
      " DELETE FROM tx_code_rows; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
-     " DELETE FROM shapes; DELETE FROM lock_orders;"},
+     " DELETE FROM shapes; DELETE FROM lock_orders; DELETE FROM row_cover;"},
 };
 
 #define NPASSES (sizeof(passes) / sizeof(passes[0]))

@@ -78,6 +78,14 @@
     "CREATE TABLE IF NOT EXISTS span_placement(\n" \
     "  span_row INTEGER PRIMARY KEY, pid INTEGER, how TEXT, why TEXT);\n"
 
+/* Each hold of another transaction that covered a row wait (row_waits)
+ * by at least LS_COVER_MIN_US, and by how much: what the report's row
+ * queueing shares each wait out by (correlation's "code paths" pass,
+ * cover.c). tx_id NULL: the hold's transaction is not known. */
+#define LS_ROW_COVER_DDL \
+    "CREATE TABLE IF NOT EXISTS row_cover(\n" \
+    "  rw_id INTEGER, tx_id INTEGER, us INTEGER);\n"
+
 static const char *const ls_schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(\n"
     "  key TEXT PRIMARY KEY, value TEXT);\n",
@@ -242,6 +250,7 @@ static const char *const ls_schema_sql[] = {
     "  json_each(o.relations) r;\n",
     "CREATE TABLE IF NOT EXISTS hold_parts(\n"
     "  hold_id INTEGER, part TEXT, name TEXT, ms REAL);\n",
+    LS_ROW_COVER_DDL,
     "CREATE TABLE IF NOT EXISTS activity(\n"
     "  file_id INTEGER, line INTEGER, ts INTEGER, pid INTEGER, state TEXT,\n"
     "  wait_event_type TEXT, wait_event TEXT, xact_start INTEGER,\n"

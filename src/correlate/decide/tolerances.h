@@ -84,4 +84,11 @@
 #define LS_LOGGED_AGREE_MS 25.0
 #define LS_LOGGED_AGREE_FRAC 0.1
 
+/* ---- code paths (traces.c, cover.c, decide/cover.c) ---- */
+
+/* A hold's overlap with a row wait under this is not a share of it: both
+ * bounds come from millisecond log times, and separate runs of one
+ * workload would name a path there one time and not the next. */
+#define LS_COVER_MIN_US 5000
+
 #endif
