@@ -943,9 +943,9 @@ static const ls_correlate_pass passes[] = {
      NULL},
     {"relation names", relations_step, "relations lock_wait_rows.relation",
      "DELETE FROM relations;"},
-    {"statements from spans", ls_correlate_spans, "span_placement stmt_rows stmt_texts meta",
+    {"statements from spans", ls_correlate_spans, "span_placement span_clock stmt_rows stmt_texts",
      "DELETE FROM stmt_rows WHERE verb = 5;" /* LS_VERB_SPAN */
-     " DELETE FROM span_placement;"},
+     " DELETE FROM span_placement; DELETE FROM span_clock;"},
     {"logical rows", ls_correlate_rows,
      "rows row_rules lock_wait_rows.row_id lock_wait_rows.waiter_stmt"
      " lock_wait_rows.row_evidence",

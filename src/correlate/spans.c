@@ -21,8 +21,8 @@
  * most of them agree on (a wrong span gives an interval a statement's
  * length away, which others do not share). Logged waits are used first;
  * without any, logged statements; with neither, the clocks are taken as
- * equal. The offset and what measured it are kept in meta
- * (span_clock_offset_us, span_clock_offset_from, span_clock_offset_votes).
+ * equal. The offset, what measured it and how many agreed are kept in
+ * span_clock.
  *
  * A span without a backend pid is placed in a session only on unique
  * evidence: the other database spans of its trace name one pid (a
@@ -270,13 +270,15 @@ out:
 LS_COLUMNS(ad, ANY_DB_SPAN_COLS);
 static const char any_db_span_sql[] = "SELECT " LS_SELECT_LIST(ad, ANY_DB_SPAN_COLS);
 
+static const char span_clock_sql[] =
+    "INSERT INTO span_clock(offset_us, offset_from, votes) VALUES (?1, ?2, ?3)";
+
 /* Measure the application's clock offset: on the logged waits, else on
- * the logged statements; kept in meta with what measured it. */
+ * the logged statements; kept in span_clock with what measured it. */
 static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
 {
     intervals v = {0};
     const char *from = "none";
-    char buf[32];
     ls_stmt *q = NULL;
     int rc, spans = 0;
 
@@ -298,15 +300,13 @@ static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
         from = "logged statements";
     if (rc == 0 && v.n)
         *depth = ls_span_offset(v.lo, v.hi, (int)v.n, offset);
-    if (rc == 0) {
-        snprintf(buf, sizeof(buf), "%lld", (long long)*offset);
-        rc = ls_store_meta_set(s, "span_clock_offset_us", buf);
-    }
-    if (rc == 0)
-        rc = ls_store_meta_set(s, "span_clock_offset_from", *depth ? from : "none");
-    if (rc == 0) {
-        snprintf(buf, sizeof(buf), "%lld", (long long)*depth);
-        rc = ls_store_meta_set(s, "span_clock_offset_votes", buf);
+    if (rc == 0 && (rc = ls_store_prepare(s, span_clock_sql, &q)) == 0) {
+        ls_stmt_bind_int64(q, 1, *offset);
+        ls_stmt_bind_text(q, 2, *depth ? from : "none");
+        ls_stmt_bind_int64(q, 3, *depth);
+        rc = ls_stmt_step(q);
+        ls_stmt_finalize(q);
+        rc = rc < 0 ? rc : 0;
     }
     free(v.lo);
     free(v.hi);

@@ -417,9 +417,11 @@ static const char *const store_upgrades[] = {
     " DROP TABLE IF EXISTS holds; " LS_TX_CODE_ROWS_DDL LS_HOLD_ROWS_DDL
     " DELETE FROM meta WHERE key = 'correlated';",
     /* 13: every table a correlation pass writes is declared here, none made
-     * by the pass itself (issue 33's pass table: span_placement, row_cover); the next
+     * by the pass itself (issue 33's pass table: span_placement, row_cover, span_clock, which
+     * holds what meta's span_clock_offset_* keys held); the next
      * correlation fills them. */
-    LS_SPAN_PLACEMENT_DDL LS_ROW_COVER_DDL " DELETE FROM meta WHERE key = 'correlated';",
+    LS_SPAN_PLACEMENT_DDL LS_ROW_COVER_DDL LS_SPAN_CLOCK_DDL
+    " DELETE FROM meta WHERE key = 'correlated' OR key GLOB 'span_clock_offset_*';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");

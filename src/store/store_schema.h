@@ -78,6 +78,15 @@
     "CREATE TABLE IF NOT EXISTS span_placement(\n" \
     "  span_row INTEGER PRIMARY KEY, pid INTEGER, how TEXT, why TEXT);\n"
 
+/* The application clock's offset from the database's, one row: the
+ * offset (database minus application clock, applied to the database
+ * spans), what measured it (`logged lock waits`, `logged statements`,
+ * `none`: taken as 0) and how many waits or statements agreed
+ * (correlation's "statements from spans" pass, spans.c). */
+#define LS_SPAN_CLOCK_DDL \
+    "CREATE TABLE IF NOT EXISTS span_clock(\n" \
+    "  offset_us INTEGER, offset_from TEXT, votes INTEGER);\n"
+
 /* Each hold of another transaction that covered a row wait (row_waits)
  * by at least LS_COVER_MIN_US, and by how much: what the report's row
  * queueing shares each wait out by (correlation's "code paths" pass,
@@ -256,6 +265,7 @@ static const char *const ls_schema_sql[] = {
     "  wait_event_type TEXT, wait_event TEXT, xact_start INTEGER,\n"
     "  query_start INTEGER, backend_start INTEGER, blocking_pids TEXT, query TEXT);\n",
     LS_SPAN_PLACEMENT_DDL,
+    LS_SPAN_CLOCK_DDL,
     "CREATE TABLE IF NOT EXISTS xids(\n"
     "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",
     NULL,
