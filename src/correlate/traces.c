@@ -290,7 +290,9 @@ static const char pid_links_sql[] =
  * every (span, statement) pair of equal shape within the tolerance is a
  * candidate, pairs are taken best first (same literals, then nearest in
  * time) with each span and each statement used once, and a transaction
- * joins the trace most of its matched statements came from.
+ * joins the trace most of its matched statements came from
+ * (ls_vote_span()). Spans and statements are read in start order, merged,
+ * and only those with a candidate are kept (gather_candidates()).
  */
 #define DB_SPAN_COLS(X, Q)       \
     X(Q, span_row, "span_row")     \
@@ -313,17 +315,18 @@ static const char unlinked_statements_sql[] =
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
     " WHERE c.span_row IS NULL ORDER BY st.start_ts";
 
-typedef struct mstmt {
-    int64_t tx_id, start;
-    char *text, *shape;
-    int taken;
-} mstmt;
+/* A database span or a logged statement, as the matching holds it. */
+typedef struct mitem {
+    int64_t id;    /* the span's span_row, the statement's tx_id */
+    int64_t start; /* on the database clock */
+    char *text, *shape, trace[33]; /* trace: the span's */
+    int taken, near; /* paired; has one of the other kind near (a candidate) */
+} mitem;
 
-typedef struct mspan {
-    int64_t span_row, start;
-    char *text, *shape, trace[33];
-    int taken;
-} mspan;
+typedef struct mlist {
+    mitem *v;
+    size_t head, n, cap; /* a window's items are v[head..n) */
+} mlist;
 
 typedef struct mpair {
     int64_t d;
@@ -412,7 +415,7 @@ static int link_votes(ls_store *s, tx_vote *tv, ls_span_vote *v, size_t nv)
 
 /* Take the pairs best first, each span and statement once (pairs sorted
  * by pair_cmp), and link the transactions by the votes they make. */
-static int link_by_votes(ls_store *s, const mpair *pairs, size_t np, mstmt *st, mspan *sp)
+static int link_by_votes(ls_store *s, const mpair *pairs, size_t np, mitem *st, mitem *sp)
 {
     tx_vote *tv = NULL;
     ls_span_vote *v = NULL;
@@ -429,10 +432,10 @@ static int link_by_votes(ls_store *s, const mpair *pairs, size_t np, mstmt *st, 
         if (sp[p->span].taken || st[p->stmt].taken)
             continue;
         sp[p->span].taken = st[p->stmt].taken = 1;
-        tv[nv].tx_id = st[p->stmt].tx_id;
+        tv[nv].tx_id = st[p->stmt].id;
         tv[nv].seq = nv;
         tv[nv].v.trace_id = sp[p->span].trace;
-        tv[nv].v.span_row = sp[p->span].span_row;
+        tv[nv].v.span_row = sp[p->span].id;
         tv[nv].v.d = p->d;
         nv++;
     }
@@ -442,91 +445,183 @@ static int link_by_votes(ls_store *s, const mpair *pairs, size_t np, mstmt *st, 
     return rc;
 }
 
+static void mitem_free(mitem *it)
+{
+    free(it->text);
+    free(it->shape);
+}
+
+static void mlist_free(mlist *l)
+{
+    size_t i;
+    for (i = l->head; i < l->n; i++)
+        mitem_free(&l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
+/* Append *it to l (which then owns its texts). */
+static int mlist_push(mlist *l, const mitem *it)
+{
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 256;
+        mitem *nv = ls_realloc(l->v, ncap * sizeof(*nv));
+        if (!nv)
+            return LS_ENOMEM;
+        l->v = nv;
+        l->cap = ncap;
+    }
+    l->v[l->n++] = *it;
+    return 0;
+}
+
+/* Move the window's items that began before `before` out of it: to kept
+ * when they have a candidate, else freed. The items held move to the
+ * front once fewer than those gone, so the window's array follows what it
+ * holds, not what went through it. */
+static int mlist_expire(mlist *win, mlist *kept, int64_t before)
+{
+    int rc;
+    for (; win->head < win->n && win->v[win->head].start < before; win->head++) {
+        mitem *it = &win->v[win->head];
+        if (!it->near)
+            mitem_free(it);
+        else if ((rc = mlist_push(kept, it)) != 0)
+            return rc;
+    }
+    if (win->head > 0 && win->head >= win->n - win->head) { /* more gone than held */
+        memmove(win->v, win->v + win->head, (win->n - win->head) * sizeof(*win->v));
+        win->n -= win->head;
+        win->head = 0;
+    }
+    return 0;
+}
+
+/* One cursor of the merge: the query, its last step, the row's start. */
+typedef struct mcursor {
+    ls_stmt *q;
+    int rc;
+    int64_t start;
+} mcursor;
+
+static void mcursor_step(mcursor *c, int start_col, int64_t offset)
+{
+    if ((c->rc = ls_stmt_step(c->q)) == 1)
+        c->start = ls_stmt_int64(c->q, start_col) + offset;
+}
+
+/* The cursor's row as an item (kind 0 a span, 1 a statement). */
+static int mitem_read(mitem *it, const mcursor *c, int kind)
+{
+    memset(it, 0, sizeof(*it));
+    it->start = c->start;
+    if (kind == 0) {
+        it->id = ls_stmt_int64(c->q, ds_span_row);
+        it->text = ls_strdup(ls_stmt_text(c->q, ds_text));
+        snprintf(it->trace, sizeof(it->trace), "%s", ls_stmt_text(c->q, ds_trace_id));
+    } else {
+        it->id = ls_stmt_int64(c->q, us_tx_id);
+        it->text = ls_strdup(ls_stmt_text(c->q, us_text));
+    }
+    if (it->text && (it->shape = shape_of(it->text)) != NULL)
+        return 0;
+    free(it->text);
+    return LS_ENOMEM;
+}
+
+/* Can a row still be read that has a candidate? Each kind's rows can
+ * match while the other kind has rows to come or held: once the spans are
+ * over and none is held, no statement is read (a log without traces reads
+ * none of its statements here), and the other way round. */
+static int more_to_match(const mcursor cur[2], const mlist win[2])
+{
+    int k;
+    for (k = 0; k < 2; k++)
+        if (cur[k].rc == 1 && (cur[1 - k].rc == 1 || win[1 - k].head < win[1 - k].n))
+            return 1;
+    return 0;
+}
+
+/*
+ * The database spans and the unlinked transactions' statements that have
+ * one of the other kind, of their shape, within MATCH_TOLERANCE_US: the
+ * only ones a pair can take (kept[0] the spans, kept[1] the statements,
+ * each by start). Both are read in start order and merged, each held only
+ * while the other's may still come near it: memory follows the spans and
+ * statements that match, not the trace's size or the log's.
+ */
+static int gather_candidates(ls_store *s, int64_t offset, mlist kept[2])
+{
+    mcursor cur[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+    mlist win[2];
+    const int start_col[2] = {ds_start_ts, us_start_ts};
+    const int64_t shift[2] = {offset, 0};
+    int rc, k;
+
+    memset(win, 0, sizeof(win));
+    if ((rc = ls_store_prepare(s, db_spans_sql, &cur[0].q)) != 0 ||
+        (rc = ls_store_prepare(s, unlinked_statements_sql, &cur[1].q)) != 0)
+        goto out;
+    /* Without a database span, the statements are not even sorted. */
+    mcursor_step(&cur[0], start_col[0], shift[0]);
+    if (cur[0].rc == 1)
+        mcursor_step(&cur[1], start_col[1], shift[1]);
+    while (more_to_match(cur, win)) {
+        int o;
+        size_t i;
+        mitem it;
+        /* the earlier row next (a span first on a tie) */
+        k = cur[0].rc != 1 ? 1 : cur[1].rc != 1 ? 0 : cur[1].start < cur[0].start;
+        o = 1 - k;
+        if ((rc = mlist_expire(&win[0], &kept[0], cur[k].start - MATCH_TOLERANCE_US)) != 0 ||
+            (rc = mlist_expire(&win[1], &kept[1], cur[k].start - MATCH_TOLERANCE_US)) != 0)
+            goto out;
+        /* None of the other kind began within the tolerance before it, and
+         * the next begins after: no candidate, not even read. */
+        if (win[o].head == win[o].n &&
+            (cur[o].rc != 1 || cur[o].start > cur[k].start + MATCH_TOLERANCE_US)) {
+            mcursor_step(&cur[k], start_col[k], shift[k]);
+            continue;
+        }
+        if ((rc = mitem_read(&it, &cur[k], k)) != 0)
+            goto out;
+        for (i = win[o].head; i < win[o].n; i++)
+            if (strcmp(win[o].v[i].shape, it.shape) == 0)
+                win[o].v[i].near = it.near = 1;
+        if ((rc = mlist_push(&win[k], &it)) != 0) {
+            mitem_free(&it);
+            goto out;
+        }
+        mcursor_step(&cur[k], start_col[k], shift[k]);
+    }
+    for (k = 0; k < 2 && rc == 0; k++)
+        if (cur[k].rc < 0)
+            rc = cur[k].rc;
+    for (k = 0; k < 2 && rc == 0; k++)
+        rc = mlist_expire(&win[k], &kept[k], INT64_MAX);
+out:
+    for (k = 0; k < 2; k++) {
+        mlist_free(&win[k]);
+        ls_stmt_finalize(cur[k].q);
+    }
+    return rc < 0 ? rc : 0;
+}
+
 static int link_by_statement(ls_store *s, int64_t offset)
 {
-    ls_stmt *q = NULL;
-    mstmt *st = NULL;
-    mspan *sp = NULL;
+    mlist kept[2];
+    mitem *st, *sp;
     mpair *pairs = NULL;
-    size_t nst = 0, cst = 0, nsp = 0, csp = 0, np = 0, cp = 0, i, j, lo = 0;
+    size_t nst, nsp, np = 0, cp = 0, i, j, lo = 0;
     int rc;
 
-    /* Database spans, by start on the database clock. Traces are far
-     * smaller than logs: they are held; statements are streamed. */
-    if ((rc = ls_store_prepare(s, db_spans_sql, &q)) != 0)
+    memset(kept, 0, sizeof(kept));
+    if ((rc = gather_candidates(s, offset, kept)) != 0 || kept[0].n == 0)
         goto out;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        if (nsp == csp) {
-            mspan *n = ls_realloc(sp, (csp = csp ? csp * 2 : 256) * sizeof(*sp));
-            if (!n) {
-                rc = LS_ENOMEM;
-                goto out;
-            }
-            sp = n;
-        }
-        sp[nsp].span_row = ls_stmt_int64(q, ds_span_row);
-        sp[nsp].start = ls_stmt_int64(q, ds_start_ts) + offset;
-        sp[nsp].text = ls_strdup(ls_stmt_text(q, ds_text));
-        sp[nsp].shape = sp[nsp].text ? shape_of(sp[nsp].text) : NULL;
-        snprintf(sp[nsp].trace, sizeof(sp[nsp].trace), "%s", ls_stmt_text(q, ds_trace_id));
-        sp[nsp].taken = 0;
-        if (!sp[nsp].shape) {
-            free(sp[nsp].text);
-            rc = LS_ENOMEM;
-            goto out;
-        }
-        nsp++;
-    }
-    ls_stmt_finalize(q);
-    q = NULL;
-    if (rc < 0 || nsp == 0)
-        goto out;
-    /* Unlinked transactions' statements, by start; only those with a span
-     * of their shape within the tolerance are kept, so memory follows the
-     * trace, not the log. */
-    if ((rc = ls_store_prepare(s, unlinked_statements_sql, &q)) != 0)
-        goto out;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        int64_t start = ls_stmt_int64(q, us_start_ts);
-        char *text, *shape;
-        size_t k;
-        int near = 0;
-        while (lo < nsp && sp[lo].start < start - MATCH_TOLERANCE_US)
-            lo++;
-        if (lo == nsp || sp[lo].start > start + MATCH_TOLERANCE_US)
-            continue;
-        if (!(text = ls_strdup(ls_stmt_text(q, us_text))) || !(shape = shape_of(text))) {
-            free(text);
-            rc = LS_ENOMEM;
-            goto out;
-        }
-        for (k = lo; k < nsp && sp[k].start <= start + MATCH_TOLERANCE_US && !near; k++)
-            near = strcmp(sp[k].shape, shape) == 0;
-        if (!near) {
-            free(text);
-            free(shape);
-            continue;
-        }
-        if (nst == cst) {
-            mstmt *n = ls_realloc(st, (cst = cst ? cst * 2 : 256) * sizeof(*st));
-            if (!n) {
-                free(text);
-                free(shape);
-                rc = LS_ENOMEM;
-                goto out;
-            }
-            st = n;
-        }
-        st[nst].tx_id = ls_stmt_int64(q, us_tx_id);
-        st[nst].start = start;
-        st[nst].text = text;
-        st[nst].shape = shape;
-        st[nst].taken = 0;
-        nst++;
-    }
-    if (rc < 0)
-        goto out;
-    lo = 0;
+    sp = kept[0].v;
+    nsp = kept[0].n;
+    st = kept[1].v;
+    nst = kept[1].n;
     /* Candidate pairs: both lists are sorted by start, so slide a window. */
     for (i = 0; i < nsp; i++) {
         int taken = 0;
@@ -563,18 +658,9 @@ static int link_by_statement(ls_store *s, int64_t offset)
      * transaction: the trace with the most matched statements wins. */
     rc = link_by_votes(s, pairs, np, st, sp);
 out:
-    for (i = 0; i < nst; i++) {
-        free(st[i].text);
-        free(st[i].shape);
-    }
-    for (i = 0; i < nsp; i++) {
-        free(sp[i].text);
-        free(sp[i].shape);
-    }
-    free(st);
-    free(sp);
+    mlist_free(&kept[0]);
+    mlist_free(&kept[1]);
     free(pairs);
-    ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
 
