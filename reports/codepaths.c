@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "codepath.h"
+#include "ls_columns.h"
 #include "model_int.h"
 
 /* Label and source expressions over tx_code aliased c, per grouping. */
@@ -80,6 +81,18 @@ const char *ls_model_code_path_source(const char *group_by)
  * hold, the waiting caused to others, and the waits it suffered itself.
  * The p95 is the nearest-rank value over the path's holds.
  */
+#define RANKING_COLS(X, Q)                                                       \
+    X(Q, code_path, "r.label")                                                   \
+    X(Q, named_by, "min(r.source)")                                              \
+    X(Q, blocking_episodes, "count(*)")                                          \
+    X(Q, waits_caused, "sum(r.waits)")                                           \
+    X(Q, total_hold_ms, "sum(r.hold_ms)")                                        \
+    X(Q, max_hold_ms, "max(r.hold_ms)")                                          \
+    X(Q, p95_hold_ms, "max(CASE WHEN r.rn = (95 * r.n + 99) / 100 THEN r.hold_ms END)") \
+    X(Q, waiter_ms_caused, "sum(r.waiter_ms)")                                   \
+    X(Q, waits_suffered, "coalesce(s.waits, 0)")                                 \
+    X(Q, waited_ms_suffered, "coalesce(s.ms, 0)")
+LS_COLUMNS(rk, RANKING_COLS);
 static const char ranking_fmt[] =
     "WITH labeled AS (SELECT h.hold_id, h.waits, h.waiter_ms,"
     "  (h.end_ts - h.start_ts) / 1000.0 AS hold_ms, %s AS label, %s AS source"
@@ -88,9 +101,7 @@ static const char ranking_fmt[] =
     "  count(*) OVER (PARTITION BY label) AS n FROM labeled),"
     " suffered AS (SELECT %s AS label, count(*) AS waits, sum(w.waited_ms) AS ms"
     "  FROM lock_waits w LEFT JOIN tx_code c ON c.tx_id = w.waiter_tx GROUP BY 1)"
-    " SELECT r.label, min(r.source), count(*), sum(r.waits), sum(r.hold_ms), max(r.hold_ms),"
-    "  max(CASE WHEN r.rn = (95 * r.n + 99) / 100 THEN r.hold_ms END), sum(r.waiter_ms),"
-    "  coalesce(s.waits, 0), coalesce(s.ms, 0)"
+    " SELECT " LS_SELECT_LIST(rk, RANKING_COLS)
     " FROM ranked r LEFT JOIN suffered s ON s.label = r.label"
     " GROUP BY r.label ORDER BY sum(r.hold_ms) DESC, r.label LIMIT ?1";
 
@@ -102,8 +113,14 @@ static const char ranking_fmt[] =
  * from a log-scale histogram (1 % apart): a log has hundreds of thousands
  * of holds, and sorting them all in SQLite took tens of MB.
  */
+#define OCCUPANCY_COLS(X, Q)                       \
+    X(Q, label, "%s")                              \
+    X(Q, source, "%s")                             \
+    X(Q, hold_ms, "(h.end_ts - h.start_ts) / 1000.0") \
+    X(Q, waited, "h.waits > 0")
+LS_COLUMNS(oc, OCCUPANCY_COLS);
 static const char occupancy_fmt[] =
-    "SELECT %s, %s, (h.end_ts - h.start_ts) / 1000.0, h.waits > 0"
+    "SELECT " LS_SELECT_LIST(oc, OCCUPANCY_COLS)
     " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.end_ts IS NOT NULL";
 
 #define OCC_PER_DECADE 200 /* histogram buckets per factor of ten */
@@ -162,8 +179,8 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
         return;
     }
     while ((rc = ls_stmt_step(q)) == 1) {
-        const char *label = ls_stmt_isnull(q, 0) ? "unknown" : ls_stmt_text(q, 0);
-        double ms = ls_stmt_double(q, 2);
+        const char *label = ls_stmt_isnull(q, oc_label) ? "unknown" : ls_stmt_text(q, oc_label);
+        double ms = ls_stmt_double(q, oc_hold_ms);
         occ_path *o = NULL;
         /* Paths are few (functions, routes, applications): a linear search,
          * most recent first. */
@@ -184,7 +201,8 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
             paths = np;
             paths[n++] = o;
             o->label = ls_strdup(label);
-            o->source = ls_stmt_isnull(q, 1) ? NULL : ls_strdup(ls_stmt_text(q, 1));
+            o->source =
+                ls_stmt_isnull(q, oc_source) ? NULL : ls_strdup(ls_stmt_text(q, oc_source));
             if (!o->label) {
                 rc = LS_ENOMEM;
                 break;
@@ -195,7 +213,7 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
         all += ms;
         if (ms > o->max)
             o->max = ms;
-        o->waited += ls_stmt_int64(q, 3);
+        o->waited += ls_stmt_int64(q, oc_waited);
         o->hist[occ_bucket(ms)]++;
     }
     ls_stmt_finalize(q);
@@ -236,12 +254,21 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
  * started (behind_tx). An overlap under COVER_MIN_US is not a share: both
  * holds' bounds and the wait's come from millisecond log times, and
  * separate runs of one workload would name a path there one time and not
- * the next. Which holds covered which wait comes from one sweep per row
- * (temp.row_cover, row_cover()). A path listed that caused (or suffered)
- * none has 0 ms there.
+ * the next. Which holds covered which wait, and by how much, correlation
+ * found (row_cover, src/correlate/cover.c). A path listed that caused (or
+ * suffered) none has 0 ms there.
  */
+#define QUEUEING_COLS(X, Q)                                                       \
+    X(Q, code_path, "label")                                                      \
+    X(Q, statements_queued_behind, "sum(caused AND over)")                        \
+    X(Q, hidden_wait_ms_caused, "total(CASE WHEN caused THEN hid END)")           \
+    X(Q, logged_wait_ms_caused, "total(CASE WHEN caused THEN lgd END)")           \
+    X(Q, statements_waited, "sum(NOT caused AND over)")                           \
+    X(Q, hidden_wait_ms_suffered, "total(CASE WHEN NOT caused THEN hid END)")     \
+    X(Q, logged_wait_ms_suffered, "total(CASE WHEN NOT caused THEN lgd END)")
+LS_COLUMNS(qu, QUEUEING_COLS);
 static const char queueing_fmt[] =
-    "WITH cov AS (SELECT rw_id, tx_id, us FROM temp.row_cover),"
+    "WITH cov AS (SELECT rw_id, tx_id, us FROM row_cover),"
     " tot AS (SELECT rw_id, sum(us) AS us FROM cov GROUP BY rw_id),"
     " part AS (SELECT c.rw_id, c.tx_id, c.us * 1.0 / t.us AS f, c.us FROM cov c"
     "  JOIN tot t ON t.rw_id = c.rw_id WHERE t.us > 0"
@@ -257,136 +284,45 @@ static const char queueing_fmt[] =
     " s AS (SELECT label, 1 AS caused, rn = 1 AND ms > 20 AS over, f * max(0, ms - lg) AS hid,"
     "  f * lg AS lgd FROM ranked"
     "  UNION ALL SELECT waiter, 0, ms > 20, max(0, ms - lg), lg FROM q)"
-    " SELECT label, sum(caused AND over), total(CASE WHEN caused THEN hid END),"
-    "  total(CASE WHEN caused THEN lgd END), sum(NOT caused AND over),"
-    "  total(CASE WHEN NOT caused THEN hid END), total(CASE WHEN NOT caused THEN lgd END)"
+    " SELECT " LS_SELECT_LIST(qu, QUEUEING_COLS)
     " FROM s WHERE label IS NOT NULL GROUP BY label ORDER BY 3 DESC, 4 DESC, label LIMIT ?1";
-
-#define COVER_MIN_US 5000
-
-/* Each row's waits and holds in start order, for the sweep. */
-static const char cover_waits_sql[] =
-    "SELECT rw_id, row_id, tx_id, start_ts, end_ts FROM row_waits"
-    " WHERE start_ts IS NOT NULL AND end_ts IS NOT NULL ORDER BY row_id, start_ts, rw_id";
-static const char cover_holds_sql[] =
-    /* sorted once, not read through holds(row_id, start_ts) row by row */
-    "SELECT row_id, tx_id, start_ts, end_ts FROM holds"
-    " WHERE +row_id IN (SELECT row_id FROM row_waits) AND start_ts IS NOT NULL"
-    " AND end_ts IS NOT NULL ORDER BY +row_id, start_ts";
-
-typedef struct cover_hold {
-    int64_t tx_id, start_ts, end_ts;
-    int has_tx;
-} cover_hold;
-
-/*
- * temp.row_cover(rw_id, tx_id, us): each hold of another transaction that
- * overlapped a row wait by at least COVER_MIN_US, and by how much. One
- * sweep per row, waits and holds both in start order, keeping only the
- * holds that have begun and not ended by the wait's start: a long hold
- * costs the waits it overlaps, not a scan of every hold within its length
- * before each wait of the row.
- */
-static int row_cover(ls_store *s)
-{
-    ls_stmt *w = NULL, *h = NULL, *ins = NULL;
-    cover_hold *act = NULL;
-    size_t n = 0, cap = 0, i, j;
-    int64_t row = -1;
-    int rc, hrc;
-
-    if ((rc = ls_store_exec(s, "DROP TABLE IF EXISTS temp.row_cover;"
-                               "CREATE TEMP TABLE row_cover(rw_id INTEGER, tx_id INTEGER,"
-                               " us INTEGER);")) != 0 ||
-        (rc = ls_store_prepare(s, cover_waits_sql, &w)) != 0 ||
-        (rc = ls_store_prepare(s, cover_holds_sql, &h)) != 0 ||
-        (rc = ls_store_prepare(s, "INSERT INTO temp.row_cover VALUES (?1, ?2, ?3)", &ins)) != 0)
-        goto out;
-    hrc = ls_stmt_step(h);
-    while ((rc = ls_stmt_step(w)) == 1) {
-        int64_t ws = ls_stmt_int64(w, 3), we = ls_stmt_int64(w, 4);
-        int w_has_tx = !ls_stmt_isnull(w, 2);
-        int64_t w_tx = ls_stmt_int64(w, 2);
-        if (ls_stmt_int64(w, 1) != row) {
-            row = ls_stmt_int64(w, 1);
-            n = 0;
-            while (hrc == 1 && ls_stmt_int64(h, 0) < row)
-                hrc = ls_stmt_step(h);
-        }
-        /* the holds that began before the wait ended */
-        for (; hrc == 1 && ls_stmt_int64(h, 0) == row && ls_stmt_int64(h, 2) < we;
-             hrc = ls_stmt_step(h)) {
-            if (n == cap) {
-                cover_hold *na = realloc(act, (cap ? cap * 2 : 64) * sizeof(*act));
-                if (!na) {
-                    rc = LS_ENOMEM;
-                    goto out;
-                }
-                act = na;
-                cap = cap ? cap * 2 : 64;
-            }
-            act[n].has_tx = !ls_stmt_isnull(h, 1);
-            act[n].tx_id = ls_stmt_int64(h, 1);
-            act[n].start_ts = ls_stmt_int64(h, 2);
-            act[n].end_ts = ls_stmt_int64(h, 3);
-            n++;
-        }
-        if (hrc < 0) {
-            rc = hrc;
-            goto out;
-        }
-        /* those that ended by its start end before every later wait's */
-        for (i = j = 0; i < n; i++)
-            if (act[i].end_ts > ws)
-                act[j++] = act[i];
-        n = j;
-        for (i = 0; i < n; i++) {
-            const cover_hold *c = &act[i];
-            int64_t us = (c->end_ts < we ? c->end_ts : we) - (c->start_ts > ws ? c->start_ts : ws);
-            if (c->start_ts >= we || us < COVER_MIN_US ||
-                (c->has_tx == w_has_tx && (!c->has_tx || c->tx_id == w_tx)))
-                continue; /* not yet begun, too short a share, or its own transaction */
-            ls_stmt_reset(ins);
-            ls_stmt_bind_int64(ins, 1, ls_stmt_int64(w, 0));
-            if (c->has_tx)
-                ls_stmt_bind_int64(ins, 2, c->tx_id);
-            ls_stmt_bind_int64(ins, 3, us);
-            if ((rc = ls_stmt_step(ins)) < 0)
-                goto out;
-        }
-    }
-out:
-    free(act);
-    ls_stmt_finalize(w);
-    ls_stmt_finalize(h);
-    ls_stmt_finalize(ins);
-    return rc < 0 ? rc : 0;
-}
 
 static void queueing_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    ls_model_col_str(o, "code_path", q, 0);
-    ls_model_col_int(o, "statements_queued_behind", q, 1);
-    ls_model_col_ms(o, "hidden_wait_ms_caused", q, 2);
-    ls_model_col_ms(o, "logged_wait_ms_caused", q, 3);
-    ls_model_col_int(o, "statements_waited", q, 4);
-    ls_model_col_ms(o, "hidden_wait_ms_suffered", q, 5);
-    ls_model_col_ms(o, "logged_wait_ms_suffered", q, 6);
+    ls_model_col_str(o, "code_path", q, qu_code_path);
+    ls_model_col_int(o, "statements_queued_behind", q, qu_statements_queued_behind);
+    ls_model_col_ms(o, "hidden_wait_ms_caused", q, qu_hidden_wait_ms_caused);
+    ls_model_col_ms(o, "logged_wait_ms_caused", q, qu_logged_wait_ms_caused);
+    ls_model_col_int(o, "statements_waited", q, qu_statements_waited);
+    ls_model_col_ms(o, "hidden_wait_ms_suffered", q, qu_hidden_wait_ms_suffered);
+    ls_model_col_ms(o, "logged_wait_ms_suffered", q, qu_logged_wait_ms_suffered);
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }
 
 /* Where the path's hold time went: the parts summed over its holds. */
+#define PARTS_COLS(X, Q)    \
+    X(Q, part, "p.part")    \
+    X(Q, name, "p.name")    \
+    X(Q, ms, "sum(p.ms)")
+LS_COLUMNS(pa, PARTS_COLS);
 static const char parts_fmt[] =
-    "SELECT p.part, p.name, sum(p.ms) FROM hold_parts p JOIN holds h ON h.hold_id = p.hold_id"
+    "SELECT " LS_SELECT_LIST(pa, PARTS_COLS)
+    " FROM hold_parts p JOIN holds h ON h.hold_id = p.hold_id"
     " LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.waits > 0 AND %s = ?1"
     " GROUP BY p.part, p.name ORDER BY sum(p.ms) DESC LIMIT 20";
 
 /* Pairs of code paths that write the same two relations in opposite orders. */
+#define ORDER_COLS(X, Q)                \
+    X(Q, code_path, "x.label")          \
+    X(Q, first, "x.r1")                 \
+    X(Q, then, "x.r2")                  \
+    X(Q, other_code_path, "y.label")
+LS_COLUMNS(oq, ORDER_COLS);
 static const char order_fmt[] =
     "WITH " LOCK_ORDER_PAIRS_SQL
-    " SELECT x.label, x.r1, x.r2, y.label FROM o x JOIN o y"
+    " SELECT " LS_SELECT_LIST(oq, ORDER_COLS) " FROM o x JOIN o y"
     "  ON y.r1 = x.r2 AND y.r2 = x.r1 AND x.label <= y.label"
     " WHERE NOT (x.label = y.label AND x.r1 > x.r2)"
     " ORDER BY x.label, y.label, x.r1, x.r2 LIMIT 50";
@@ -398,9 +334,9 @@ typedef struct parts_ctx {
 static void part_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    ls_model_col_str(o, "part", q, 0);
-    ls_model_col_str(o, "name", q, 1);
-    ls_model_col_ms(o, "ms", q, 2);
+    ls_model_col_str(o, "part", q, pa_part);
+    ls_model_col_str(o, "name", q, pa_name);
+    ls_model_col_ms(o, "ms", q, pa_ms);
     cJSON_AddItemToArray(((parts_ctx *)arg)->list, o);
     (void)m;
 }
@@ -408,10 +344,10 @@ static void part_row(model_ctx *m, ls_stmt *q, void *arg)
 static void order_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
-    ls_model_col_str(o, "code_path", q, 0);
-    ls_model_col_str(o, "first", q, 1);
-    ls_model_col_str(o, "then", q, 2);
-    ls_model_col_str(o, "other_code_path", q, 3);
+    ls_model_col_str(o, "code_path", q, oq_code_path);
+    ls_model_col_str(o, "first", q, oq_first);
+    ls_model_col_str(o, "then", q, oq_then);
+    ls_model_col_str(o, "other_code_path", q, oq_other_code_path);
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }
@@ -436,20 +372,20 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     while ((rc = ls_stmt_step(q)) == 1) {
         cJSON *o = cJSON_CreateObject(), *pl;
         parts_ctx pc;
-        ls_model_col_str(o, "code_path", q, 0);
-        ls_model_col_str(o, "named_by", q, 1);
-        ls_model_col_int(o, "blocking_episodes", q, 2);
-        ls_model_col_int(o, "waits_caused", q, 3);
-        ls_model_col_ms(o, "total_hold_ms", q, 4);
-        ls_model_col_ms(o, "max_hold_ms", q, 5);
-        ls_model_col_ms(o, "p95_hold_ms", q, 6);
-        ls_model_col_ms(o, "waiter_ms_caused", q, 7);
-        ls_model_col_int(o, "waits_suffered", q, 8);
-        ls_model_col_ms(o, "waited_ms_suffered", q, 9);
+        ls_model_col_str(o, "code_path", q, rk_code_path);
+        ls_model_col_str(o, "named_by", q, rk_named_by);
+        ls_model_col_int(o, "blocking_episodes", q, rk_blocking_episodes);
+        ls_model_col_int(o, "waits_caused", q, rk_waits_caused);
+        ls_model_col_ms(o, "total_hold_ms", q, rk_total_hold_ms);
+        ls_model_col_ms(o, "max_hold_ms", q, rk_max_hold_ms);
+        ls_model_col_ms(o, "p95_hold_ms", q, rk_p95_hold_ms);
+        ls_model_col_ms(o, "waiter_ms_caused", q, rk_waiter_ms_caused);
+        ls_model_col_int(o, "waits_suffered", q, rk_waits_suffered);
+        ls_model_col_ms(o, "waited_ms_suffered", q, rk_waited_ms_suffered);
         pl = cJSON_AddArrayToObject(o, "hold_breakdown");
         pc.list = pl;
         ls_stmt_reset(parts);
-        ls_stmt_bind_text(parts, 1, ls_stmt_text(q, 0));
+        ls_stmt_bind_text(parts, 1, ls_stmt_text(q, rk_code_path));
         while ((rc = ls_stmt_step(parts)) == 1)
             part_row(m, parts, &pc);
         if (rc < 0)
@@ -459,8 +395,6 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     if (rc < 0)
         goto out;
     snprintf(sql, sizeof(sql), queueing_fmt, groupings[g].label, groupings[g].label);
-    if ((rc = row_cover(m->store)) != 0)
-        goto out;
     ls_model_each_row(m, sql, top, queueing_row,
                       cJSON_AddArrayToObject(report, "row_queueing"));
     snprintf(sql, sizeof(sql), occupancy_fmt, groupings[g].label, groupings[g].source);

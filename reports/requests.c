@@ -294,14 +294,9 @@ void ls_model_requests(model_ctx *m, cJSON *report, int top)
 
 static const ls_mcol trace_spans_cols[] = {
     {"database_spans", "(SELECT count(*) FROM spans WHERE db_statement IS NOT NULL)", LS_MC_INT},
-    {"clock_offset_ms",
-     "(SELECT CAST(value AS INTEGER) / 1000.0 FROM meta WHERE key = 'span_clock_offset_us')",
-     LS_MC_MS},
-    {"clock_offset_from", "(SELECT value FROM meta WHERE key = 'span_clock_offset_from')",
-     LS_MC_STR},
-    {"clock_offset_agreeing",
-     "(SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'span_clock_offset_votes')",
-     LS_MC_INT},
+    {"clock_offset_ms", "(SELECT offset_us / 1000.0 FROM span_clock)", LS_MC_MS},
+    {"clock_offset_from", "(SELECT offset_from FROM span_clock)", LS_MC_STR},
+    {"clock_offset_agreeing", "(SELECT votes FROM span_clock)", LS_MC_INT},
     {"without_pid", "(SELECT count(*) FROM span_placement)", LS_MC_INT},
     {"placed_by_trace", "(SELECT count(*) FROM span_placement WHERE how = 'trace')", LS_MC_INT},
     {"matched_logged_statement",

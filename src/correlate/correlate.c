@@ -1051,8 +1051,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * message's position. 13: a statement that failed acquired nothing on the
  * row it failed on (decide/stmt.c), a logged wait ended by an error counts
  * as a logged wait of its row (hidden.c), PostgreSQL 18's lock-failure
- * line links its NOWAIT error (transactions.c). */
-#define CORRELATION_REV "13"
+ * line links its NOWAIT error (transactions.c). 14: the code-paths pass
+ * stores which holds covered each row wait (row_cover, cover.c), which
+ * the report swept for itself before. */
+#define CORRELATION_REV "14"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
@@ -1080,9 +1082,9 @@ static const ls_correlate_pass passes[] = {
     {"index", index_step, "", NULL},
     {"blocker chains", walk_chains, "wait_chains", "DELETE FROM wait_chains;"},
     {"relation names", relations_step, "relations", "DELETE FROM relations;"},
-    {"statements from spans", ls_correlate_spans, "span_placement stmt_rows stmt_texts meta",
+    {"statements from spans", ls_correlate_spans, "span_placement span_clock stmt_rows stmt_texts",
      "DELETE FROM stmt_rows WHERE verb = 5;" /* LS_VERB_SPAN */
-     " DELETE FROM span_placement;"},
+     " DELETE FROM span_placement; DELETE FROM span_clock;"},
     {"logical rows", ls_correlate_rows,
      "row_keys row_rules lock_wait_rows.row_id lock_wait_rows.waiter_stmt"
      " lock_wait_rows.row_evidence",
@@ -1103,10 +1105,11 @@ static const ls_correlate_pass passes[] = {
     {"queue depth", queue_step, "row_queue row_queue_peaks",
      "DELETE FROM row_queue; DELETE FROM row_queue_peaks;"},
     {"retries", ls_correlate_retries, "retries", "DELETE FROM retries;"},
-    {"code paths", ls_correlate_traces, "tx_code_rows stmt_tags hold_parts shapes lock_orders",
+    {"code paths", ls_correlate_traces,
+     "tx_code_rows stmt_tags hold_parts shapes lock_orders row_cover",
      "DROP INDEX IF EXISTS hold_parts_hold;"
      " DELETE FROM tx_code_rows; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
-     " DELETE FROM shapes; DELETE FROM lock_orders;"},
+     " DELETE FROM shapes; DELETE FROM lock_orders; DELETE FROM row_cover;"},
 };
 
 #define NPASSES (sizeof(passes) / sizeof(passes[0]))

@@ -11,6 +11,7 @@
 #include "decide/chain.h"
 #include "decide/clock.h"
 #include "decide/hold.h"
+#include "decide/cover.h"
 #include "decide/link.h"
 #include "decide/logpos.h"
 #include "decide/hidden.h"
@@ -82,6 +83,10 @@ int ls_correlate_queue(ls_store *s);
 /* traces.c: code paths of transactions (traces, sqlcommenter tags,
  * application names, statement shapes) and hold breakdowns. */
 int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats);
+
+/* cover.c: which holds of other transactions covered each row wait, and
+ * by how much (row_cover); part of the code-paths pass. */
+int ls_correlate_cover(ls_store *s);
 
 /* hidden.c: the waits for hot rows the log does not show, reconstructed
  * from the holds (row_waits). */

@@ -21,8 +21,8 @@
  * most of them agree on (a wrong span gives an interval a statement's
  * length away, which others do not share). Logged waits are used first;
  * without any, logged statements; with neither, the clocks are taken as
- * equal. The offset and what measured it are kept in meta
- * (span_clock_offset_us, span_clock_offset_from, span_clock_offset_votes).
+ * equal. The offset, what measured it and how many agreed are kept in
+ * span_clock.
  *
  * A span without a backend pid is placed in a session only on unique
  * evidence: the other database spans of its trace name one pid (a
@@ -37,42 +37,67 @@
 #include <string.h>
 
 #include "correlate_int.h"
+#include "ls_columns.h"
 
 #define MAX_SKEW_US 60000000LL /* clock offsets searched: +-60 s */
 #define MAX_OFFSET_STMTS 2000   /* logged statements the offset is measured on */
 #define MATCH_US 20000          /* a span's start and its logged statement's, after the offset */
 
 /* Logged waits, with the waiting statement's text when the log has it. */
+#define WAIT_COLS(X, Q)                           \
+    X(Q, pid, "pid")                              \
+    X(Q, start_ts, "start_ts")                    \
+    X(Q, end_ts, "coalesce(end_ts, logged_ts)")   \
+    X(Q, statement, "statement")
+LS_COLUMNS(wq, WAIT_COLS);
 static const char waits_sql[] =
-    "SELECT pid, start_ts, coalesce(end_ts, logged_ts), statement FROM lock_wait_rows"
+    "SELECT " LS_SELECT_LIST(wq, WAIT_COLS) " FROM lock_wait_rows"
     " WHERE pid IS NOT NULL AND start_ts IS NOT NULL ORDER BY wait_id";
 
 /* Without logged waits: the first ?1 logged statements whose text a
  * database span has. */
+#define STMT_COLS(X, Q)                                          \
+    X(Q, pid, LS_STMT_PID("st"))                                 \
+    X(Q, start_ts, "st.start_ts")                                \
+    X(Q, end_ts, "st.start_ts + coalesce(st.dur_us, 0)")         \
+    X(Q, text, "t.text")
+LS_COLUMNS(sq, STMT_COLS);
 static const char stmts_sql[] =
-    "SELECT " LS_STMT_PID("st") ", st.start_ts, st.start_ts + coalesce(st.dur_us, 0), t.text"
+    "SELECT " LS_SELECT_LIST(sq, STMT_COLS)
     " FROM stmt_rows st JOIN stmt_texts t ON t.text_id = st.text_id"
     " WHERE st.verb IS NOT 5 /* LS_VERB_SPAN */ AND st.start_ts IS NOT NULL AND t.text IN"
     "  (SELECT db_statement FROM spans WHERE db_statement IS NOT NULL)"
     " ORDER BY st.stmt_id LIMIT ?1";
 
 /* The spans of that text (of that pid, or of none) long enough to hold it, near it. */
+#define CANDIDATE_COLS(X, Q)   \
+    X(Q, start_ts, "start_ts") \
+    X(Q, end_ts, "end_ts")
+LS_COLUMNS(cq, CANDIDATE_COLS);
 static const char stmt_candidates_sql[] =
-    "SELECT start_ts, end_ts FROM spans WHERE db_statement = ?1"
+    "SELECT " LS_SELECT_LIST(cq, CANDIDATE_COLS) " FROM spans WHERE db_statement = ?1"
     " AND start_ts BETWEEN ?2 AND ?3 AND end_ts - start_ts >= ?4"
     " AND (db_pid IS NULL OR db_pid = ?5) ORDER BY start_ts LIMIT 64";
 
 /* The spans of the pid long enough to hold the wait, near it. */
 static const char candidates_sql[] =
-    "SELECT start_ts, end_ts FROM spans WHERE db_pid = ?1 AND start_ts BETWEEN ?2 AND ?3"
+    "SELECT " LS_SELECT_LIST(cq, CANDIDATE_COLS)
+    " FROM spans WHERE db_pid = ?1 AND start_ts BETWEEN ?2 AND ?3"
     " AND end_ts - start_ts >= ?4 AND (?5 IS NULL OR db_statement = ?5)"
     " ORDER BY start_ts LIMIT 64";
 
 /* Each database span with a pid, of a session the log has no statements
  * of, in (session, start) order: the transactions pass reads a session's
  * statements in stmt_id order. */
+#define SPAN_STMT_COLS(X, Q)      \
+    X(Q, session_id, "x.sid")     \
+    X(Q, pid, "x.pid")            \
+    X(Q, start_ts, "x.t0")        \
+    X(Q, dur_us, "x.dur")         \
+    X(Q, text, "x.text")
+LS_COLUMNS(ss, SPAN_STMT_COLS);
 static const char spans_sql[] =
-    "SELECT x.sid, x.pid, x.t0, x.dur, x.text"
+    "SELECT " LS_SELECT_LIST(ss, SPAN_STMT_COLS)
     " FROM (SELECT " SESSION_OF("coalesce(sp.db_pid, p.pid)", "sp.start_ts + ?1") " AS sid,"
     "  coalesce(sp.db_pid, p.pid) AS pid, sp.start_ts + ?1 AS t0,"
     "  sp.end_ts - sp.start_ts AS dur, sp.db_statement AS text"
@@ -94,13 +119,22 @@ static const char placement_sql[] =
     " WHERE sp.db_pid IS NULL AND sp.db_statement IS NOT NULL;";
 
 /* The ones no span of their trace placed, for the logged statements. */
+#define UNPLACED_COLS(X, Q)            \
+    X(Q, span_row, "p.span_row")       \
+    X(Q, text, "sp.db_statement")      \
+    X(Q, start_ts, "sp.start_ts + ?1")
+LS_COLUMNS(uq, UNPLACED_COLS);
 static const char unplaced_sql[] =
-    "SELECT p.span_row, sp.db_statement, sp.start_ts + ?1 FROM span_placement p"
+    "SELECT " LS_SELECT_LIST(uq, UNPLACED_COLS) " FROM span_placement p"
     " JOIN spans sp ON sp.span_row = p.span_row WHERE p.how IS NULL AND p.why IS NULL";
 
 /* The sessions that logged a statement of that text (?1) then. */
+#define LOGGED_MATCH_COLS(X, Q)                             \
+    X(Q, sessions, "count(DISTINCT session_id)")            \
+    X(Q, pid, "min(" LS_STMT_PID("stmt_rows") ")")
+LS_COLUMNS(lm, LOGGED_MATCH_COLS);
 static const char logged_match_sql[] =
-    "SELECT count(DISTINCT session_id), min(" LS_STMT_PID("stmt_rows") ") FROM stmt_rows"
+    "SELECT " LS_SELECT_LIST(lm, LOGGED_MATCH_COLS) " FROM stmt_rows"
     " WHERE text_id = ?1 AND verb IS NOT 5 /* LS_VERB_SPAN */ AND start_ts BETWEEN ?2 AND ?3";
 
 static const char place_sql[] =
@@ -110,6 +144,8 @@ static const char place_sql[] =
  * run to find. */
 static const char text_insert_sql[] = "INSERT INTO stmt_texts(hash, text) VALUES (?1, ?2)"
                                       " RETURNING text_id";
+/* The one column of LS_TEXT_FIND_SQL and of text_insert_sql. */
+enum { TEXT_ID_COL };
 static const char insert_sql[] =
     "INSERT INTO stmt_rows(session_id, pid, start_ts, dur_us, verb, text_id)"
     " VALUES (?1, ?2, ?3, ?4, 5, ?5)"; /* verb LS_VERB_SPAN */
@@ -130,11 +166,11 @@ static int text_id(ls_stmt *find, ls_stmt *add, const char *text, int64_t *out)
         ls_stmt_bind_text(add, 2, text);
         if ((rc = ls_stmt_step(add)) != 1)
             return rc < 0 ? rc : LS_ESTORE;
-        *out = ls_stmt_int64(add, 0);
+        *out = ls_stmt_int64(add, TEXT_ID_COL);
         ls_stmt_reset(add);
         return 0;
     }
-    *out = ls_stmt_int64(find, 0);
+    *out = ls_stmt_int64(find, TEXT_ID_COL);
     return 0;
 }
 
@@ -174,16 +210,17 @@ static int wait_intervals(ls_store *s, intervals *v)
         (rc = ls_store_prepare(s, candidates_sql, &c)) != 0)
         goto out;
     while ((rc = ls_stmt_step(w)) == 1) {
-        int64_t ws = ls_stmt_int64(w, 1), we = ls_stmt_int64(w, 2);
+        int64_t ws = ls_stmt_int64(w, wq_start_ts), we = ls_stmt_int64(w, wq_end_ts);
         ls_stmt_reset(c);
-        ls_stmt_bind_int64(c, 1, ls_stmt_int64(w, 0));
+        ls_stmt_bind_int64(c, 1, ls_stmt_int64(w, wq_pid));
         ls_stmt_bind_int64(c, 2, ws - MAX_SKEW_US);
         ls_stmt_bind_int64(c, 3, ws + MAX_SKEW_US);
         ls_stmt_bind_int64(c, 4, we - ws - 2 * LS_SPAN_LOG_SLACK_US);
-        if (!ls_stmt_isnull(w, 3))
-            ls_stmt_bind_text(c, 5, ls_stmt_text(w, 3));
+        if (!ls_stmt_isnull(w, wq_statement))
+            ls_stmt_bind_text(c, 5, ls_stmt_text(w, wq_statement));
         while ((rc = ls_stmt_step(c)) == 1)
-            if ((rc = add_interval(v, ws, we, ls_stmt_int64(c, 0), ls_stmt_int64(c, 1))) != 0)
+            if ((rc = add_interval(v, ws, we, ls_stmt_int64(c, cq_start_ts),
+                                   ls_stmt_int64(c, cq_end_ts))) != 0)
                 goto out;
         if (rc < 0)
             goto out;
@@ -208,15 +245,16 @@ static int statement_intervals(ls_store *s, intervals *v)
         goto out;
     ls_stmt_bind_int64(q, 1, MAX_OFFSET_STMTS);
     while ((rc = ls_stmt_step(q)) == 1) {
-        int64_t s0 = ls_stmt_int64(q, 1), s1 = ls_stmt_int64(q, 2);
+        int64_t s0 = ls_stmt_int64(q, sq_start_ts), s1 = ls_stmt_int64(q, sq_end_ts);
         ls_stmt_reset(c);
-        ls_stmt_bind_text(c, 1, ls_stmt_text(q, 3));
+        ls_stmt_bind_text(c, 1, ls_stmt_text(q, sq_text));
         ls_stmt_bind_int64(c, 2, s0 - MAX_SKEW_US);
         ls_stmt_bind_int64(c, 3, s0 + MAX_SKEW_US);
         ls_stmt_bind_int64(c, 4, s1 - s0 - 2 * LS_SPAN_LOG_SLACK_US);
-        ls_stmt_bind_int64(c, 5, ls_stmt_int64(q, 0));
+        ls_stmt_bind_int64(c, 5, ls_stmt_int64(q, sq_pid));
         while ((rc = ls_stmt_step(c)) == 1)
-            if ((rc = add_interval(v, s0, s1, ls_stmt_int64(c, 0), ls_stmt_int64(c, 1))) != 0)
+            if ((rc = add_interval(v, s0, s1, ls_stmt_int64(c, cq_start_ts),
+                                   ls_stmt_int64(c, cq_end_ts))) != 0)
                 goto out;
         if (rc < 0)
             goto out;
@@ -227,13 +265,20 @@ out:
     return rc < 0 ? rc : 0;
 }
 
+#define ANY_DB_SPAN_COLS(X, Q) \
+    X(Q, any, "EXISTS (SELECT 1 FROM spans WHERE db_statement IS NOT NULL)")
+LS_COLUMNS(ad, ANY_DB_SPAN_COLS);
+static const char any_db_span_sql[] = "SELECT " LS_SELECT_LIST(ad, ANY_DB_SPAN_COLS);
+
+static const char span_clock_sql[] =
+    "INSERT INTO span_clock(offset_us, offset_from, votes) VALUES (?1, ?2, ?3)";
+
 /* Measure the application's clock offset: on the logged waits, else on
- * the logged statements; kept in meta with what measured it. */
+ * the logged statements; kept in span_clock with what measured it. */
 static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
 {
     intervals v = {0};
     const char *from = "none";
-    char buf[32];
     ls_stmt *q = NULL;
     int rc, spans = 0;
 
@@ -241,11 +286,10 @@ static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
     *depth = 0;
     /* No database span, nothing to measure: not a probe per logged wait
      * and a scan of every statement for nothing. */
-    if ((rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM spans"
-                                  " WHERE db_statement IS NOT NULL)", &q)) != 0)
+    if ((rc = ls_store_prepare(s, any_db_span_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        spans = (int)ls_stmt_int64(q, 0);
+        spans = (int)ls_stmt_int64(q, ad_any);
     ls_stmt_finalize(q);
     if (rc < 0)
         return rc;
@@ -256,20 +300,24 @@ static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
         from = "logged statements";
     if (rc == 0 && v.n)
         *depth = ls_span_offset(v.lo, v.hi, (int)v.n, offset);
-    if (rc == 0) {
-        snprintf(buf, sizeof(buf), "%lld", (long long)*offset);
-        rc = ls_store_meta_set(s, "span_clock_offset_us", buf);
-    }
-    if (rc == 0)
-        rc = ls_store_meta_set(s, "span_clock_offset_from", *depth ? from : "none");
-    if (rc == 0) {
-        snprintf(buf, sizeof(buf), "%lld", (long long)*depth);
-        rc = ls_store_meta_set(s, "span_clock_offset_votes", buf);
+    if (rc == 0 && (rc = ls_store_prepare(s, span_clock_sql, &q)) == 0) {
+        ls_stmt_bind_int64(q, 1, *offset);
+        ls_stmt_bind_text(q, 2, *depth ? from : "none");
+        ls_stmt_bind_int64(q, 3, *depth);
+        rc = ls_stmt_step(q);
+        ls_stmt_finalize(q);
+        rc = rc < 0 ? rc : 0;
     }
     free(v.lo);
     free(v.hi);
     return rc;
 }
+
+#define UNPLACED_COUNT_COLS(X, Q) X(Q, unplaced, "count(*)")
+LS_COLUMNS(uc, UNPLACED_COUNT_COLS);
+static const char unplaced_count_sql[] =
+    "SELECT " LS_SELECT_LIST(uc, UNPLACED_COUNT_COLS)
+    " FROM span_placement WHERE how IS NULL AND why IS NULL";
 
 /*
  * Place the database spans without a backend pid: by the pid the other
@@ -282,11 +330,10 @@ static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
     int rc;
 
     if ((rc = ls_store_exec(s, placement_sql)) != 0 ||
-        (rc = ls_store_prepare(s, "SELECT count(*) FROM span_placement"
-                                  " WHERE how IS NULL AND why IS NULL", &q)) != 0 ||
+        (rc = ls_store_prepare(s, unplaced_count_sql, &q)) != 0 ||
         (rc = ls_stmt_step(q)) < 0)
         goto out;
-    if (ls_stmt_int64(q, 0) == 0)
+    if (ls_stmt_int64(q, uc_unplaced) == 0)
         goto out; /* none left to match: no index over every statement for nothing */
     ls_stmt_finalize(q);
     q = NULL;
@@ -298,8 +345,8 @@ static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
         goto out;
     ls_stmt_bind_int64(q, 1, offset);
     while ((rc = ls_stmt_step(q)) == 1) {
-        const char *text = ls_stmt_text(q, 1), *why = NULL;
-        int64_t t0 = ls_stmt_int64(q, 2), n = 0;
+        const char *text = ls_stmt_text(q, uq_text), *why = NULL;
+        int64_t t0 = ls_stmt_int64(q, uq_start_ts), n = 0;
 
         ls_stmt_reset(find);
         ls_stmt_bind_int64(find, 1, ls_text_hash(text));
@@ -308,17 +355,17 @@ static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
             goto out;
         if (rc == 1) {
             ls_stmt_reset(m);
-            ls_stmt_bind_int64(m, 1, ls_stmt_int64(find, 0));
+            ls_stmt_bind_int64(m, 1, ls_stmt_int64(find, TEXT_ID_COL));
             ls_stmt_bind_int64(m, 2, t0 - MATCH_US);
             ls_stmt_bind_int64(m, 3, t0 + MATCH_US);
             if ((rc = ls_stmt_step(m)) < 0)
                 goto out;
-            n = ls_stmt_int64(m, 0);
+            n = ls_stmt_int64(m, lm_sessions);
         }
         ls_stmt_reset(up);
-        ls_stmt_bind_int64(up, 1, ls_stmt_int64(q, 0));
+        ls_stmt_bind_int64(up, 1, ls_stmt_int64(q, uq_span_row));
         if (n == 1) {
-            ls_stmt_bind_int64(up, 2, ls_stmt_int64(m, 1));
+            ls_stmt_bind_int64(up, 2, ls_stmt_int64(m, lm_pid));
             ls_stmt_bind_text(up, 3, "logged statement");
         } else {
             why = n ? "logged statements of several sessions match its text and time"
@@ -361,13 +408,13 @@ int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
     ls_stmt_bind_int64(q, 1, offset);
     while ((rc = ls_stmt_step(q)) == 1) {
         int64_t tid;
-        if ((rc = text_id(find, add, ls_stmt_text(q, 4), &tid)) != 0)
+        if ((rc = text_id(find, add, ls_stmt_text(q, ss_text), &tid)) != 0)
             goto out;
         ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(q, 0));
-        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(q, 1));
-        ls_stmt_bind_int64(ins, 3, ls_stmt_int64(q, 2));
-        ls_stmt_bind_int64(ins, 4, ls_stmt_int64(q, 3));
+        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(q, ss_session_id));
+        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(q, ss_pid));
+        ls_stmt_bind_int64(ins, 3, ls_stmt_int64(q, ss_start_ts));
+        ls_stmt_bind_int64(ins, 4, ls_stmt_int64(q, ss_dur_us));
         ls_stmt_bind_int64(ins, 5, tid);
         if ((rc = ls_stmt_step(ins)) < 0)
             goto out;

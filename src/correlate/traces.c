@@ -34,13 +34,16 @@
 #include <cjson/cJSON.h>
 
 #include "correlate_int.h"
+#include "decide/vote.h"
 #include "ls_buf.h"
+#include "ls_columns.h"
 #include "ls_sqlcomment.h"
 #include "ls_sqlshape.h"
 
 #define MATCH_TOLERANCE_US 500000 /* statement vs span start, after the offset */
 #define PID_TOLERANCE_US 20000     /* a pid-tagged span lies inside its transaction */
 #define MAX_PARENT_HOPS 32
+#define MAX_OFFSET_LINKS 256 /* sqlcommenter links the clock offset is the median of */
 
 
 /*
@@ -50,8 +53,13 @@
  * reads every statement and, per statement, every earlier transaction of
  * its session.
  */
+#define TX_STMT_COLS(X, Q)   \
+    X(Q, tx_id, "t.tx_id")     \
+    X(Q, stmt_id, "st.stmt_id") \
+    X(Q, text, "st.text")
+LS_COLUMNS(ts, TX_STMT_COLS);
 static const char tx_statements_sql[] =
-    "SELECT t.tx_id, st.stmt_id, st.text, st.start_ts"
+    "SELECT " LS_SELECT_LIST(ts, TX_STMT_COLS)
     " FROM transactions t CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
     " ORDER BY t.tx_id, st.stmt_id";
@@ -149,23 +157,23 @@ static int statement_facts(ls_store *s)
         (rc = ls_intern_open(s, &orders, "lock_orders", "order_id", "relations")) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        const char *text = ls_stmt_text(q, 2);
+        const char *text = ls_stmt_text(q, ts_text);
         ls_sqltags tags;
         char rel[64];
         int i;
 
-        if (ls_stmt_int64(q, 0) != f.tx_id) {
+        if (ls_stmt_int64(q, ts_tx_id) != f.tx_id) {
             if ((rc = flush_facts(ins, &shapes, &orders, &f)) != 0)
                 goto out;
             ls_buf_free(&f.shape);
             memset(&f, 0, sizeof(f));
             ls_buf_init(&f.shape, 0);
-            f.tx_id = ls_stmt_int64(q, 0);
+            f.tx_id = ls_stmt_int64(q, ts_tx_id);
         }
         if (ls_sqlcomment_parse(text, &tags) > 0) {
             for (i = 0; i < tags.n; i++) {
                 ls_stmt_reset(tag);
-                ls_stmt_bind_int64(tag, 1, ls_stmt_int64(q, 1));
+                ls_stmt_bind_int64(tag, 1, ls_stmt_int64(q, ts_stmt_id));
                 ls_stmt_bind_text(tag, 2, tags.tag[i].key);
                 ls_stmt_bind_text(tag, 3, tags.tag[i].value);
                 if ((rc = ls_stmt_step(tag)) < 0)
@@ -221,18 +229,24 @@ static int64_t median(int64_t *v, int n)
 }
 
 /* sqlcommenter links and the clock offset they give. */
+#define COMMENT_LINK_COLS(X, Q)                                                   \
+    X(Q, tx_id, "c.tx_id")                                                        \
+    X(Q, span_row, "sp.span_row")                                                 \
+    X(Q, span_start, "sp.start_ts")                                               \
+    X(Q, stmt_start, "(SELECT min(st.start_ts)"                                   \
+      "  FROM transactions t CROSS JOIN statements st ON +st.session_id = t.session_id" \
+      "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"                      \
+      "  WHERE t.tx_id = c.tx_id AND st.text LIKE '%' || c.comment_span || '%')")
+LS_COLUMNS(cl, COMMENT_LINK_COLS);
 static const char comment_links_sql[] =
-    "SELECT c.tx_id, sp.span_row, sp.start_ts, (SELECT min(st.start_ts)"
-    "  FROM transactions t CROSS JOIN statements st ON +st.session_id = t.session_id"
-    "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
-    "  WHERE t.tx_id = c.tx_id AND st.text LIKE '%' || c.comment_span || '%')"
+    "SELECT " LS_SELECT_LIST(cl, COMMENT_LINK_COLS)
     " FROM tx_code c JOIN spans sp ON sp.span_id = c.comment_span AND sp.trace_id = c.trace_id"
     " WHERE c.comment_span IS NOT NULL";
 
 static int link_by_comment(ls_store *s, int64_t *offset)
 {
     ls_stmt *q = NULL, *upd = NULL;
-    int64_t diffs[256];
+    int64_t diffs[MAX_OFFSET_LINKS];
     int n = 0, rc;
 
     if ((rc = ls_store_prepare(s, comment_links_sql, &q)) != 0 ||
@@ -241,12 +255,12 @@ static int link_by_comment(ls_store *s, int64_t *offset)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_stmt_reset(upd);
-        ls_stmt_bind_int64(upd, 1, ls_stmt_int64(q, 0));
-        ls_stmt_bind_int64(upd, 2, ls_stmt_int64(q, 1));
+        ls_stmt_bind_int64(upd, 1, ls_stmt_int64(q, cl_tx_id));
+        ls_stmt_bind_int64(upd, 2, ls_stmt_int64(q, cl_span_row));
         if ((rc = ls_stmt_step(upd)) < 0)
             goto out;
-        if (!ls_stmt_isnull(q, 3) && n < 256)
-            diffs[n++] = ls_stmt_int64(q, 3) - ls_stmt_int64(q, 2);
+        if (!ls_stmt_isnull(q, cl_stmt_start) && n < MAX_OFFSET_LINKS)
+            diffs[n++] = ls_stmt_int64(q, cl_stmt_start) - ls_stmt_int64(q, cl_span_start);
     }
     if (n) /* else the offset spans.c measured, or none */
         *offset = median(diffs, n);
@@ -276,29 +290,43 @@ static const char pid_links_sql[] =
  * every (span, statement) pair of equal shape within the tolerance is a
  * candidate, pairs are taken best first (same literals, then nearest in
  * time) with each span and each statement used once, and a transaction
- * joins the trace most of its matched statements came from.
+ * joins the trace most of its matched statements came from
+ * (ls_vote_span()). Spans and statements are read in start order, merged,
+ * and only those with a candidate are kept (gather_candidates()).
  */
+#define DB_SPAN_COLS(X, Q)       \
+    X(Q, span_row, "span_row")     \
+    X(Q, start_ts, "start_ts")     \
+    X(Q, text, "db_statement")     \
+    X(Q, trace_id, "trace_id")
+LS_COLUMNS(ds, DB_SPAN_COLS);
 static const char db_spans_sql[] =
-    "SELECT span_row, start_ts, db_statement, trace_id FROM spans"
+    "SELECT " LS_SELECT_LIST(ds, DB_SPAN_COLS) " FROM spans"
     " WHERE db_statement IS NOT NULL ORDER BY start_ts";
+#define UNLINKED_COLS(X, Q)        \
+    X(Q, tx_id, "c.tx_id")         \
+    X(Q, start_ts, "st.start_ts")  \
+    X(Q, text, "st.text")
+LS_COLUMNS(us, UNLINKED_COLS);
 static const char unlinked_statements_sql[] =
-    "SELECT st.stmt_id, c.tx_id, st.start_ts, st.text FROM tx_code c"
+    "SELECT " LS_SELECT_LIST(us, UNLINKED_COLS) " FROM tx_code c"
     " CROSS JOIN transactions t ON t.tx_id = c.tx_id"
     " CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
     " WHERE c.span_row IS NULL ORDER BY st.start_ts";
 
-typedef struct mstmt {
-    int64_t tx_id, start;
-    char *text, *shape;
-    int taken;
-} mstmt;
+/* A database span or a logged statement, as the matching holds it. */
+typedef struct mitem {
+    int64_t id;    /* the span's span_row, the statement's tx_id */
+    int64_t start; /* on the database clock */
+    char *text, *shape, trace[33]; /* trace: the span's */
+    int taken, near; /* paired; has one of the other kind near (a candidate) */
+} mitem;
 
-typedef struct mspan {
-    int64_t span_row, start;
-    char *text, *shape, trace[33];
-    int taken;
-} mspan;
+typedef struct mlist {
+    mitem *v;
+    size_t head, n, cap; /* a window's items are v[head..n) */
+} mlist;
 
 typedef struct mpair {
     int64_t d;
@@ -336,91 +364,264 @@ static char *shape_of(const char *text)
 
 #define MAX_PAIRS_PER_SPAN 16
 
-static int link_by_statement(ls_store *s, int64_t offset)
+/* A vote (ls_span_vote) of the transaction tx_id, the seq-th pair taken. */
+typedef struct tx_vote {
+    int64_t tx_id;
+    size_t seq;
+    ls_span_vote v;
+} tx_vote;
+
+/* By transaction, each trace's votes together, in the order taken. */
+static int tx_vote_cmp(const void *a, const void *b)
 {
-    ls_stmt *q = NULL, *upd = NULL;
-    mstmt *st = NULL;
-    mspan *sp = NULL;
-    mpair *pairs = NULL;
-    size_t nst = 0, cst = 0, nsp = 0, csp = 0, np = 0, cp = 0, i, j, lo = 0;
+    const tx_vote *x = a, *y = b;
+    int c;
+    if (x->tx_id != y->tx_id)
+        return x->tx_id < y->tx_id ? -1 : 1;
+    if ((c = strcmp(x->v.trace_id, y->v.trace_id)) != 0)
+        return c;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static const char link_statement_sql[] =
+    "UPDATE tx_code_rows SET link = 'statement', span_row = ?2"
+    " WHERE tx_id = ?1 AND span_row IS NULL";
+
+/* Link each transaction with votes to the span ls_vote_span() picks. */
+static int link_votes(ls_store *s, tx_vote *tv, ls_span_vote *v, size_t nv)
+{
+    ls_stmt *upd = NULL;
+    size_t i, k;
     int rc;
 
-    /* Database spans, by start on the database clock. Traces are far
-     * smaller than logs: they are held; statements are streamed. */
-    if ((rc = ls_store_prepare(s, db_spans_sql, &q)) != 0)
+    if (nv)
+        qsort(tv, nv, sizeof(*tv), tx_vote_cmp);
+    for (i = 0; i < nv; i++)
+        v[i] = tv[i].v;
+    if ((rc = ls_store_prepare(s, link_statement_sql, &upd)) != 0)
+        return rc;
+    for (i = 0; i < nv; i = k) {
+        for (k = i; k < nv && tv[k].tx_id == tv[i].tx_id; k++)
+            ;
+        ls_stmt_reset(upd);
+        ls_stmt_bind_int64(upd, 1, tv[i].tx_id);
+        ls_stmt_bind_int64(upd, 2, v[i + ls_vote_span(v + i, k - i)].span_row);
+        if ((rc = ls_stmt_step(upd)) < 0)
+            break;
+    }
+    ls_stmt_finalize(upd);
+    return rc < 0 ? rc : 0;
+}
+
+/* Take the pairs best first, each span and statement once (pairs sorted
+ * by pair_cmp), and link the transactions by the votes they make. */
+static int link_by_votes(ls_store *s, const mpair *pairs, size_t np, mitem *st, mitem *sp)
+{
+    tx_vote *tv = NULL;
+    ls_span_vote *v = NULL;
+    size_t i, nv = 0;
+    int rc;
+
+    if (np && (!(tv = ls_realloc(NULL, np * sizeof(*tv))) ||
+               !(v = ls_realloc(NULL, np * sizeof(*v))))) {
+        free(tv);
+        return LS_ENOMEM;
+    }
+    for (i = 0; i < np; i++) {
+        const mpair *p = &pairs[i];
+        if (sp[p->span].taken || st[p->stmt].taken)
+            continue;
+        sp[p->span].taken = st[p->stmt].taken = 1;
+        tv[nv].tx_id = st[p->stmt].id;
+        tv[nv].seq = nv;
+        tv[nv].v.trace_id = sp[p->span].trace;
+        tv[nv].v.span_row = sp[p->span].id;
+        tv[nv].v.d = p->d;
+        nv++;
+    }
+    rc = link_votes(s, tv, v, nv);
+    free(tv);
+    free(v);
+    return rc;
+}
+
+static void mitem_free(mitem *it)
+{
+    free(it->text);
+    free(it->shape);
+}
+
+static void mlist_free(mlist *l)
+{
+    size_t i;
+    for (i = l->head; i < l->n; i++)
+        mitem_free(&l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
+/* Append *it to l (which then owns its texts). */
+static int mlist_push(mlist *l, const mitem *it)
+{
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 256;
+        mitem *nv = ls_realloc(l->v, ncap * sizeof(*nv));
+        if (!nv)
+            return LS_ENOMEM;
+        l->v = nv;
+        l->cap = ncap;
+    }
+    l->v[l->n++] = *it;
+    return 0;
+}
+
+/* Move the window's items that began before `before` out of it: to kept
+ * when they have a candidate, else freed. The items held move to the
+ * front once fewer than those gone, so the window's array follows what it
+ * holds, not what went through it. */
+static int mlist_expire(mlist *win, mlist *kept, int64_t before)
+{
+    int rc;
+    for (; win->head < win->n && win->v[win->head].start < before; win->head++) {
+        mitem *it = &win->v[win->head];
+        if (!it->near)
+            mitem_free(it);
+        else if ((rc = mlist_push(kept, it)) != 0)
+            return rc;
+    }
+    if (win->head > 0 && win->head >= win->n - win->head) { /* more gone than held */
+        memmove(win->v, win->v + win->head, (win->n - win->head) * sizeof(*win->v));
+        win->n -= win->head;
+        win->head = 0;
+    }
+    return 0;
+}
+
+/* One cursor of the merge: the query, its last step, the row's start. */
+typedef struct mcursor {
+    ls_stmt *q;
+    int rc;
+    int64_t start;
+} mcursor;
+
+static void mcursor_step(mcursor *c, int start_col, int64_t offset)
+{
+    if ((c->rc = ls_stmt_step(c->q)) == 1)
+        c->start = ls_stmt_int64(c->q, start_col) + offset;
+}
+
+/* The cursor's row as an item (kind 0 a span, 1 a statement). */
+static int mitem_read(mitem *it, const mcursor *c, int kind)
+{
+    memset(it, 0, sizeof(*it));
+    it->start = c->start;
+    if (kind == 0) {
+        it->id = ls_stmt_int64(c->q, ds_span_row);
+        it->text = ls_strdup(ls_stmt_text(c->q, ds_text));
+        snprintf(it->trace, sizeof(it->trace), "%s", ls_stmt_text(c->q, ds_trace_id));
+    } else {
+        it->id = ls_stmt_int64(c->q, us_tx_id);
+        it->text = ls_strdup(ls_stmt_text(c->q, us_text));
+    }
+    if (it->text && (it->shape = shape_of(it->text)) != NULL)
+        return 0;
+    free(it->text);
+    return LS_ENOMEM;
+}
+
+/* Can a row still be read that has a candidate? Each kind's rows can
+ * match while the other kind has rows to come or held: once the spans are
+ * over and none is held, no statement is read (a log without traces reads
+ * none of its statements here), and the other way round. */
+static int more_to_match(const mcursor cur[2], const mlist win[2])
+{
+    int k;
+    for (k = 0; k < 2; k++)
+        if (cur[k].rc == 1 && (cur[1 - k].rc == 1 || win[1 - k].head < win[1 - k].n))
+            return 1;
+    return 0;
+}
+
+/*
+ * The database spans and the unlinked transactions' statements that have
+ * one of the other kind, of their shape, within MATCH_TOLERANCE_US: the
+ * only ones a pair can take (kept[0] the spans, kept[1] the statements,
+ * each by start). Both are read in start order and merged, each held only
+ * while the other's may still come near it: memory follows the spans and
+ * statements that match, not the trace's size or the log's.
+ */
+static int gather_candidates(ls_store *s, int64_t offset, mlist kept[2])
+{
+    mcursor cur[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+    mlist win[2];
+    const int start_col[2] = {ds_start_ts, us_start_ts};
+    const int64_t shift[2] = {offset, 0};
+    int rc, k;
+
+    memset(win, 0, sizeof(win));
+    if ((rc = ls_store_prepare(s, db_spans_sql, &cur[0].q)) != 0 ||
+        (rc = ls_store_prepare(s, unlinked_statements_sql, &cur[1].q)) != 0)
         goto out;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        if (nsp == csp) {
-            mspan *n = ls_realloc(sp, (csp = csp ? csp * 2 : 256) * sizeof(*sp));
-            if (!n) {
-                rc = LS_ENOMEM;
-                goto out;
-            }
-            sp = n;
+    /* Without a database span, the statements are not even sorted. */
+    mcursor_step(&cur[0], start_col[0], shift[0]);
+    if (cur[0].rc == 1)
+        mcursor_step(&cur[1], start_col[1], shift[1]);
+    while (more_to_match(cur, win)) {
+        int o;
+        size_t i;
+        mitem it;
+        /* the earlier row next (a span first on a tie) */
+        k = cur[0].rc != 1 ? 1 : cur[1].rc != 1 ? 0 : cur[1].start < cur[0].start;
+        o = 1 - k;
+        if ((rc = mlist_expire(&win[0], &kept[0], cur[k].start - MATCH_TOLERANCE_US)) != 0 ||
+            (rc = mlist_expire(&win[1], &kept[1], cur[k].start - MATCH_TOLERANCE_US)) != 0)
+            goto out;
+        /* None of the other kind began within the tolerance before it, and
+         * the next begins after: no candidate, not even read. */
+        if (win[o].head == win[o].n &&
+            (cur[o].rc != 1 || cur[o].start > cur[k].start + MATCH_TOLERANCE_US)) {
+            mcursor_step(&cur[k], start_col[k], shift[k]);
+            continue;
         }
-        sp[nsp].span_row = ls_stmt_int64(q, 0);
-        sp[nsp].start = ls_stmt_int64(q, 1) + offset;
-        sp[nsp].text = ls_strdup(ls_stmt_text(q, 2));
-        sp[nsp].shape = sp[nsp].text ? shape_of(sp[nsp].text) : NULL;
-        snprintf(sp[nsp].trace, sizeof(sp[nsp].trace), "%s", ls_stmt_text(q, 3));
-        sp[nsp].taken = 0;
-        if (!sp[nsp].shape) {
-            free(sp[nsp].text);
-            rc = LS_ENOMEM;
+        if ((rc = mitem_read(&it, &cur[k], k)) != 0)
+            goto out;
+        for (i = win[o].head; i < win[o].n; i++)
+            if (strcmp(win[o].v[i].shape, it.shape) == 0)
+                win[o].v[i].near = it.near = 1;
+        if ((rc = mlist_push(&win[k], &it)) != 0) {
+            mitem_free(&it);
             goto out;
         }
-        nsp++;
+        mcursor_step(&cur[k], start_col[k], shift[k]);
     }
-    ls_stmt_finalize(q);
-    q = NULL;
-    if (rc < 0 || nsp == 0)
-        goto out;
-    /* Unlinked transactions' statements, by start; only those with a span
-     * of their shape within the tolerance are kept, so memory follows the
-     * trace, not the log. */
-    if ((rc = ls_store_prepare(s, unlinked_statements_sql, &q)) != 0)
-        goto out;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        int64_t start = ls_stmt_int64(q, 2);
-        char *text, *shape;
-        size_t k;
-        int near = 0;
-        while (lo < nsp && sp[lo].start < start - MATCH_TOLERANCE_US)
-            lo++;
-        if (lo == nsp || sp[lo].start > start + MATCH_TOLERANCE_US)
-            continue;
-        if (!(text = ls_strdup(ls_stmt_text(q, 3))) || !(shape = shape_of(text))) {
-            free(text);
-            rc = LS_ENOMEM;
-            goto out;
-        }
-        for (k = lo; k < nsp && sp[k].start <= start + MATCH_TOLERANCE_US && !near; k++)
-            near = strcmp(sp[k].shape, shape) == 0;
-        if (!near) {
-            free(text);
-            free(shape);
-            continue;
-        }
-        if (nst == cst) {
-            mstmt *n = ls_realloc(st, (cst = cst ? cst * 2 : 256) * sizeof(*st));
-            if (!n) {
-                free(text);
-                free(shape);
-                rc = LS_ENOMEM;
-                goto out;
-            }
-            st = n;
-        }
-        st[nst].tx_id = ls_stmt_int64(q, 1);
-        st[nst].start = start;
-        st[nst].text = text;
-        st[nst].shape = shape;
-        st[nst].taken = 0;
-        nst++;
+    for (k = 0; k < 2 && rc == 0; k++)
+        if (cur[k].rc < 0)
+            rc = cur[k].rc;
+    for (k = 0; k < 2 && rc == 0; k++)
+        rc = mlist_expire(&win[k], &kept[k], INT64_MAX);
+out:
+    for (k = 0; k < 2; k++) {
+        mlist_free(&win[k]);
+        ls_stmt_finalize(cur[k].q);
     }
-    if (rc < 0)
+    return rc < 0 ? rc : 0;
+}
+
+static int link_by_statement(ls_store *s, int64_t offset)
+{
+    mlist kept[2];
+    mitem *st, *sp;
+    mpair *pairs = NULL;
+    size_t nst, nsp, np = 0, cp = 0, i, j, lo = 0;
+    int rc;
+
+    memset(kept, 0, sizeof(kept));
+    if ((rc = gather_candidates(s, offset, kept)) != 0 || kept[0].n == 0)
         goto out;
-    lo = 0;
+    sp = kept[0].v;
+    nsp = kept[0].n;
+    st = kept[1].v;
+    nst = kept[1].n;
     /* Candidate pairs: both lists are sorted by start, so slide a window. */
     for (i = 0; i < nsp; i++) {
         int taken = 0;
@@ -455,55 +656,37 @@ static int link_by_statement(ls_store *s, int64_t offset)
         qsort(pairs, np, sizeof(*pairs), pair_cmp);
     /* Best pairs first, each span and statement once; then vote per
      * transaction: the trace with the most matched statements wins. */
-    if ((rc = ls_store_exec(s, "DROP TABLE IF EXISTS temp.stmt_votes;"
-                               " CREATE TEMP TABLE stmt_votes(tx_id INTEGER, trace_id TEXT,"
-                               " span_row INTEGER, d INTEGER)")) != 0 ||
-        (rc = ls_store_prepare(s, "INSERT INTO stmt_votes VALUES (?1, ?2, ?3, ?4)", &upd)) != 0)
-        goto out;
-    for (i = 0; i < np; i++) {
-        mpair *p = &pairs[i];
-        if (sp[p->span].taken || st[p->stmt].taken)
-            continue;
-        sp[p->span].taken = st[p->stmt].taken = 1;
-        ls_stmt_reset(upd);
-        ls_stmt_bind_int64(upd, 1, st[p->stmt].tx_id);
-        ls_stmt_bind_text(upd, 2, sp[p->span].trace);
-        ls_stmt_bind_int64(upd, 3, sp[p->span].span_row);
-        ls_stmt_bind_int64(upd, 4, p->d);
-        if ((rc = ls_stmt_step(upd)) < 0)
-            goto out;
-    }
-    rc = ls_store_exec(
-        s, "UPDATE tx_code_rows SET link = 'statement', span_row = (SELECT v.span_row"
-           "  FROM stmt_votes v WHERE v.tx_id = tx_code_rows.tx_id AND v.trace_id = (SELECT"
-           "   trace_id FROM stmt_votes w WHERE w.tx_id = tx_code_rows.tx_id GROUP BY trace_id"
-           "   ORDER BY count(*) DESC, sum(d) LIMIT 1) ORDER BY v.d LIMIT 1)"
-           " WHERE span_row IS NULL AND tx_id IN (SELECT tx_id FROM stmt_votes)");
+    rc = link_by_votes(s, pairs, np, st, sp);
 out:
-    for (i = 0; i < nst; i++) {
-        free(st[i].text);
-        free(st[i].shape);
-    }
-    for (i = 0; i < nsp; i++) {
-        free(sp[i].text);
-        free(sp[i].shape);
-    }
-    free(st);
-    free(sp);
+    mlist_free(&kept[0]);
+    mlist_free(&kept[1]);
     free(pairs);
-    ls_stmt_finalize(q);
-    ls_stmt_finalize(upd);
     return rc < 0 ? rc : 0;
 }
 
 /* ---- code paths from the linked span ---- */
 
+/* A span (aliased sp) as the walk up reads it. */
+#define WALK_SPAN_COLS(X, Q)                  \
+    X(Q, parent_id, "sp.parent_id")           \
+    X(Q, code_function, "sp.code_function")   \
+    X(Q, span_row, "sp.span_row")             \
+    X(Q, kind, "sp.kind")                     \
+    X(Q, http_route, "sp.http_route")         \
+    X(Q, service, "sp.service")               \
+    X(Q, name, "sp.name")
+#define LINKED_COLS(X, Q)    \
+    X(Q, tx_id, "c.tx_id")   \
+    X(Q, trace_id, "sp.trace_id") \
+    WALK_SPAN_COLS(X, Q)
+LS_COLUMNS(lk, LINKED_COLS);
+LS_COLUMNS(pa, WALK_SPAN_COLS);
 static const char linked_sql[] =
-    "SELECT c.tx_id, sp.trace_id, sp.parent_id, sp.code_function, sp.span_row, sp.kind,"
-    " sp.http_route, sp.service, sp.name FROM tx_code c JOIN spans sp ON sp.span_row = c.span_row";
+    "SELECT " LS_SELECT_LIST(lk, LINKED_COLS)
+    " FROM tx_code c JOIN spans sp ON sp.span_row = c.span_row";
 static const char parent_sql[] =
-    "SELECT parent_id, code_function, span_row, kind, http_route, service, name"
-    " FROM spans WHERE trace_id = ?1 AND span_id = ?2 LIMIT 1";
+    "SELECT " LS_SELECT_LIST(pa, WALK_SPAN_COLS)
+    " FROM spans sp WHERE sp.trace_id = ?1 AND sp.span_id = ?2 LIMIT 1";
 static const char set_code_sql[] =
     "UPDATE tx_code_rows SET trace_id = ?2, code_span_row = ?3, route = ?4, service = ?5,"
     " root_name = ?6, code_function = (SELECT code_function FROM spans WHERE span_row = ?3),"
@@ -531,12 +714,12 @@ static int resolve_code(ls_store *s, int64_t offset)
         int64_t code_span = 0;
         int hops = 0, have_server = 0;
 
-        snprintf(trace, sizeof(trace), "%s", ls_stmt_text(q, 1));
-        snprintf(parent, sizeof(parent), "%s", ls_stmt_text(q, 2));
-        snprintf(service, sizeof(service), "%s", ls_stmt_text(q, 7));
-        snprintf(root, sizeof(root), "%s", ls_stmt_text(q, 8));
-        if (!ls_stmt_isnull(q, 3))
-            code_span = ls_stmt_int64(q, 4);
+        snprintf(trace, sizeof(trace), "%s", ls_stmt_text(q, lk_trace_id));
+        snprintf(parent, sizeof(parent), "%s", ls_stmt_text(q, lk_parent_id));
+        snprintf(service, sizeof(service), "%s", ls_stmt_text(q, lk_service));
+        snprintf(root, sizeof(root), "%s", ls_stmt_text(q, lk_name));
+        if (!ls_stmt_isnull(q, lk_code_function))
+            code_span = ls_stmt_int64(q, lk_span_row);
         while (parent[0] && hops++ < MAX_PARENT_HOPS) {
             ls_stmt_reset(par);
             ls_stmt_bind_text(par, 1, trace);
@@ -545,19 +728,19 @@ static int resolve_code(ls_store *s, int64_t offset)
                 goto out;
             if (rc == 0)
                 break; /* the parent is in another service's export */
-            if (!code_span && !ls_stmt_isnull(par, 1))
-                code_span = ls_stmt_int64(par, 2);
+            if (!code_span && !ls_stmt_isnull(par, pa_code_function))
+                code_span = ls_stmt_int64(par, pa_span_row);
             if (!have_server) {
-                snprintf(root, sizeof(root), "%s", ls_stmt_text(par, 6));
-                snprintf(service, sizeof(service), "%s", ls_stmt_text(par, 5));
-                if (!ls_stmt_isnull(par, 4))
-                    snprintf(route, sizeof(route), "%s", ls_stmt_text(par, 4));
-                have_server = ls_stmt_int64(par, 3) == LS_SPAN_SERVER;
+                snprintf(root, sizeof(root), "%s", ls_stmt_text(par, pa_name));
+                snprintf(service, sizeof(service), "%s", ls_stmt_text(par, pa_service));
+                if (!ls_stmt_isnull(par, pa_http_route))
+                    snprintf(route, sizeof(route), "%s", ls_stmt_text(par, pa_http_route));
+                have_server = ls_stmt_int64(par, pa_kind) == LS_SPAN_SERVER;
             }
-            snprintf(parent, sizeof(parent), "%s", ls_stmt_text(par, 0));
+            snprintf(parent, sizeof(parent), "%s", ls_stmt_text(par, pa_parent_id));
         }
         ls_stmt_reset(upd);
-        ls_stmt_bind_int64(upd, 1, ls_stmt_int64(q, 0));
+        ls_stmt_bind_int64(upd, 1, ls_stmt_int64(q, lk_tx_id));
         ls_stmt_bind_text(upd, 2, trace);
         if (code_span)
             ls_stmt_bind_int64(upd, 3, code_span);
@@ -615,6 +798,11 @@ static const char hold_parts_sql[] =
     " FROM holds h JOIN transactions t ON t.tx_id = h.tx_id"
     " WHERE t.sql_ms IS NOT NULL AND h.waits > 0;";
 
+#define SPAN_LINK_COLS(X, Q) X(Q, links, "count(*)")
+LS_COLUMNS(sl, SPAN_LINK_COLS);
+static const char span_links_sql[] =
+    "SELECT " LS_SELECT_LIST(sl, SPAN_LINK_COLS) " FROM tx_code WHERE span_row IS NOT NULL";
+
 int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
 {
     int64_t offset = stats->clock_offset_us;
@@ -639,13 +827,14 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
         (rc = resolve_code(s, offset)) != 0)
         return rc;
     stats->clock_offset_us = offset;
-    if ((rc = ls_store_prepare(s, "SELECT count(*) FROM tx_code WHERE span_row IS NOT NULL",
-                               &st)) != 0)
+    if ((rc = ls_store_prepare(s, span_links_sql, &st)) != 0)
         return rc;
     if ((rc = ls_stmt_step(st)) == 1)
-        stats->span_links = ls_stmt_int64(st, 0);
+        stats->span_links = ls_stmt_int64(st, sl_links);
     ls_stmt_finalize(st);
     if (rc < 0)
         return rc;
-    return ls_store_exec(s, hold_parts_sql);
+    if ((rc = ls_store_exec(s, hold_parts_sql)) != 0)
+        return rc;
+    return ls_correlate_cover(s);
 }

@@ -434,13 +434,14 @@ static const char *const store_upgrades[] = {
     " DROP TABLE IF EXISTS holds; " LS_TX_CODE_ROWS_DDL LS_HOLD_ROWS_DDL
     " DELETE FROM meta WHERE key = 'correlated';",
     /* 13: every table a correlation pass writes is declared here, none made
-     * by the pass itself (issue 33's pass table: span_placement); the next
-     * correlation fills them. The table rows is the view rows of
+     * by the pass itself (issue 33's pass table: span_placement, row_cover,
+     * span_clock, which holds what meta's span_clock_offset_* keys held);
+     * the next correlation fills them. The table rows is the view rows of
      * row_keys and the tables of the passes after logical rows; the view
      * holds joins hold_bounds and hold_queued (made again below). */
-    LS_SPAN_PLACEMENT_DDL LS_ROW_TABLES_DDL LS_HOLD_SIDE_DDL
+    LS_SPAN_PLACEMENT_DDL LS_ROW_COVER_DDL LS_SPAN_CLOCK_DDL LS_ROW_TABLES_DDL LS_HOLD_SIDE_DDL
     " DROP TABLE IF EXISTS rows; DROP VIEW IF EXISTS holds;"
-    " DELETE FROM meta WHERE key = 'correlated';"
+    " DELETE FROM meta WHERE key = 'correlated' OR key GLOB 'span_clock_offset_*';"
     /* the links of waits, errors and deadlock processes in tables of
      * their own (transactions.c), joined in by lock_waits and the new
      * errors_linked; errors' and deadlock_procs' old link columns stay,

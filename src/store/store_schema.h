@@ -185,6 +185,23 @@
     "CREATE TABLE IF NOT EXISTS span_placement(\n" \
     "  span_row INTEGER PRIMARY KEY, pid INTEGER, how TEXT, why TEXT);\n"
 
+/* The application clock's offset from the database's, one row: the
+ * offset (database minus application clock, applied to the database
+ * spans), what measured it (`logged lock waits`, `logged statements`,
+ * `none`: taken as 0) and how many waits or statements agreed
+ * (correlation's "statements from spans" pass, spans.c). */
+#define LS_SPAN_CLOCK_DDL \
+    "CREATE TABLE IF NOT EXISTS span_clock(\n" \
+    "  offset_us INTEGER, offset_from TEXT, votes INTEGER);\n"
+
+/* Each hold of another transaction that covered a row wait (row_waits)
+ * by at least LS_COVER_MIN_US, and by how much: what the report's row
+ * queueing shares each wait out by (correlation's "code paths" pass,
+ * cover.c). tx_id NULL: the hold's transaction is not known. */
+#define LS_ROW_COVER_DDL \
+    "CREATE TABLE IF NOT EXISTS row_cover(\n" \
+    "  rw_id INTEGER, tx_id INTEGER, us INTEGER);\n"
+
 static const char *const ls_schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(\n"
     "  key TEXT PRIMARY KEY, value TEXT);\n",
@@ -415,11 +432,13 @@ static const char *const ls_schema_sql[] = {
     "  json_each(o.relations) r;\n",
     "CREATE TABLE IF NOT EXISTS hold_parts(\n"
     "  hold_id INTEGER, part TEXT, name TEXT, ms REAL);\n",
+    LS_ROW_COVER_DDL,
     "CREATE TABLE IF NOT EXISTS activity(\n"
     "  file_id INTEGER, line INTEGER, ts INTEGER, pid INTEGER, state TEXT,\n"
     "  wait_event_type TEXT, wait_event TEXT, xact_start INTEGER,\n"
     "  query_start INTEGER, backend_start INTEGER, blocking_pids TEXT, query TEXT);\n",
     LS_SPAN_PLACEMENT_DDL,
+    LS_SPAN_CLOCK_DDL,
     "CREATE TABLE IF NOT EXISTS xids(\n"
     "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",
     NULL,

@@ -29,7 +29,6 @@ static const struct {
 } still_shared[] = {
     {"statements from spans", "stmt_rows"},
     {"statements from spans", "stmt_texts"},
-    {"statements from spans", "meta"},
     {"logical rows", "lock_wait_rows.row_id"},
     {"logical rows", "lock_wait_rows.waiter_stmt"},
     {"logical rows", "lock_wait_rows.row_evidence"},

@@ -87,4 +87,11 @@
  * the row's waited statements (rows.waited_statements). */
 #define LS_WAITED_STATEMENT_MS 20
 
+/* ---- code paths (traces.c, cover.c, decide/cover.c) ---- */
+
+/* A hold's overlap with a row wait under this is not a share of it: both
+ * bounds come from millisecond log times, and separate runs of one
+ * workload would name a path there one time and not the next. */
+#define LS_COVER_MIN_US 5000
+
 #endif
