@@ -960,9 +960,12 @@ static const ls_mcol root_cols[] = {
     {"first_wait", "min(w.start_ts)", LS_MC_TS},
     {"last_wait_end", "max(coalesce(w.end_ts, w.logged_ts))", LS_MC_TS},
     {"rows",
-     "(SELECT group_concat(x, ', ') FROM (SELECT DISTINCT r.relation || ' '"
+     /* in the order they were first waited for (wait_id is time order),
+      * not the order a plan happens to read them in */
+     "(SELECT group_concat(x, ', ') FROM (SELECT r.relation || ' '"
      "  || r.row_key AS x FROM lock_waits w2 JOIN rows r ON r.row_id = w2.row_id"
-     "  WHERE w2.root_pid = w.root_pid AND w2.root_tx IS w.root_tx))",
+     "  WHERE w2.root_pid = w.root_pid AND w2.root_tx IS w.root_tx"
+     "  GROUP BY x ORDER BY min(w2.wait_id), x))",
      LS_MC_STR},
     {"", "root_tx", LS_MC_CODE},
     /* What its hold that caused the most waiting was mostly doing. */

@@ -1086,9 +1086,8 @@ static const ls_correlate_pass passes[] = {
      "DELETE FROM stmt_rows WHERE verb = 5;" /* LS_VERB_SPAN */
      " DELETE FROM span_placement; DELETE FROM span_clock;"},
     {"logical rows", ls_correlate_rows,
-     "row_keys row_rules lock_wait_rows.row_id lock_wait_rows.waiter_stmt"
-     " lock_wait_rows.row_evidence",
-     "DELETE FROM row_keys; DELETE FROM row_rules;"},
+     "row_keys row_rules wait_rows",
+     "DELETE FROM row_keys; DELETE FROM row_rules; DELETE FROM wait_rows;"},
     {"transactions and holds", ls_correlate_transactions,
      "transactions hold_rows hold_evidence wait_links error_links deadlock_links",
      "DROP INDEX IF EXISTS holds_tx_row; DROP INDEX IF EXISTS holds_row;"

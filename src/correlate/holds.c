@@ -32,15 +32,15 @@
 
 static const char row_stats_sql[] =
     "UPDATE row_keys SET"
-    " waits = (SELECT count(*) FROM lock_wait_rows w WHERE w.row_id = row_keys.row_id),"
-    " total_wait_ms = (SELECT sum(waited_ms) FROM lock_wait_rows w WHERE w.row_id = row_keys.row_id),"
-    " max_wait_ms = (SELECT max(waited_ms) FROM lock_wait_rows w WHERE w.row_id = row_keys.row_id),"
+    " waits = (SELECT count(*) FROM lock_waits w WHERE w.row_id = row_keys.row_id),"
+    " total_wait_ms = (SELECT sum(waited_ms) FROM lock_waits w WHERE w.row_id = row_keys.row_id),"
+    " max_wait_ms = (SELECT max(waited_ms) FROM lock_waits w WHERE w.row_id = row_keys.row_id),"
     " longest_chain = (SELECT max(chain_depth) FROM lock_waits w"
     "                  WHERE w.row_id = row_keys.row_id),"
-    " first_ts = (SELECT min(start_ts) FROM lock_wait_rows w WHERE w.row_id = row_keys.row_id),"
-    " last_ts = (SELECT max(coalesce(end_ts, logged_ts)) FROM lock_wait_rows w"
+    " first_ts = (SELECT min(start_ts) FROM lock_waits w WHERE w.row_id = row_keys.row_id),"
+    " last_ts = (SELECT max(coalesce(end_ts, logged_ts)) FROM lock_waits w"
     "            WHERE w.row_id = row_keys.row_id),"
-    " ctids = (SELECT group_concat(ctid, ' ') FROM (SELECT DISTINCT ctid FROM lock_wait_rows w"
+    " ctids = (SELECT group_concat(ctid, ' ') FROM (SELECT DISTINCT ctid FROM lock_waits w"
     "          WHERE w.row_id = row_keys.row_id AND ctid IS NOT NULL ORDER BY ctid));";
 
 /* ---- logical rows ---- */
@@ -147,7 +147,7 @@ static const char find_row_sql[] =
 static const char insert_row_sql[] =
     "INSERT INTO row_keys(relation, row_key, evidence, grouped_by) VALUES (?1, ?2, ?3, ?3)";
 static const char set_row_sql[] =
-    "UPDATE lock_wait_rows SET row_id = ?2, waiter_stmt = ?3, row_evidence = ?4 WHERE wait_id = ?1";
+    "INSERT INTO wait_rows(wait_id, row_id, waiter_stmt, row_evidence) VALUES (?1, ?2, ?3, ?4)";
 static const char insert_rule_sql[] =
     "INSERT INTO row_rules(shape, relation, col, arg, learned_from) VALUES (?1, ?2, ?3, ?4, ?5)";
 
@@ -1076,7 +1076,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
     if ((rc = write_rows(s, stats)) != 0)
         goto out;
     rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_row ON"
-                                  " lock_wait_rows(row_id);");
+                                  " wait_rows(row_id);");
     if (rc == 0)
         rc = ls_store_exec(s, row_stats_sql);
 out:
@@ -1453,8 +1453,8 @@ LS_COLUMNS(eq, EDGE_COLS);
     X(Q, ts, "coalesce(end_ts, logged_ts)")                                            \
     X(Q, step, "-1")
 static const char edges_sql[] =
-    "SELECT " LS_SELECT_LIST(eq, EDGE_COLS) " FROM lock_wait_rows WHERE row_id IS NOT NULL"
-    " UNION ALL SELECT " LS_SELECT_LIST(eq, EDGE_END_COLS) " FROM lock_wait_rows"
+    "SELECT " LS_SELECT_LIST(eq, EDGE_COLS) " FROM lock_waits WHERE row_id IS NOT NULL"
+    " UNION ALL SELECT " LS_SELECT_LIST(eq, EDGE_END_COLS) " FROM lock_waits"
     " WHERE row_id IS NOT NULL ORDER BY 1, 2, 3";
 
 /* Sweep each row's wait starts and ends into (time, depth) points. */

@@ -167,11 +167,15 @@
     "  deadlock_id INTEGER, pid INTEGER, session_id INTEGER, tx_id INTEGER,\n" \
     "  PRIMARY KEY(deadlock_id, pid));\n"
 
-/* The wait episodes pass's link from each lock message to its wait, and
- * the blocker chains pass's walk from each wait to its root (docs/store.md;
+/* The logical rows pass's row of each wait (and the waiter's statement it
+ * was keyed by), the wait episodes pass's link from each lock message to
+ * its wait, and the blocker chains pass's walk from each wait to its root (docs/store.md;
  * the lock_events and lock_waits views join them in), here and in the
  * step to schema 13 (store.c). */
 #define LS_WAIT_SIDE_DDL \
+    "CREATE TABLE IF NOT EXISTS wait_rows(\n" \
+    "  wait_id INTEGER PRIMARY KEY, row_id INTEGER, waiter_stmt INTEGER,\n" \
+    "  row_evidence TEXT);\n" \
     "CREATE TABLE IF NOT EXISTS event_waits(\n" \
     "  event_id INTEGER PRIMARY KEY, wait_id INTEGER);\n" \
     "CREATE TABLE IF NOT EXISTS wait_chains(\n" \
@@ -280,7 +284,8 @@ static const char *const ls_schema_sql[] = {
     LS_WAIT_SIDE_DDL,
     LS_LINK_TABLES_DDL,
     /* A wait: its episode (lock_wait_rows, the wait episodes pass), its
-     * chain (wait_chains, blocker chains), its relation's name (relations,
+     * chain (wait_chains, blocker chains), its row (wait_rows, logical
+     * rows), its relation's name (relations,
      * when its messages named it by OID only) and its links (wait_links,
      * transactions and holds: LEFT JOINs on their keys, flattened into
      * every query, lock_wait_rows' indexes serve). wait_links' root_* and
@@ -302,12 +307,14 @@ static const char *const ls_schema_sql[] = {
     "  CASE WHEN l.root_pid IS NULL THEN c.root_xid ELSE l.root_xid END AS root_xid,\n"
     "  CASE WHEN l.root_pid IS NULL THEN c.chain_depth ELSE l.chain_depth END\n"
     "   AS chain_depth,\n"
-    "  first_event, file_id, line, row_id,\n"
-    "  coalesce(l.waiter_stmt, lock_wait_rows.waiter_stmt) AS waiter_stmt,\n"
+    "  first_event, file_id, line, wr.row_id AS row_id,\n"
+    "  coalesce(l.waiter_stmt, wr.waiter_stmt) AS waiter_stmt,\n"
     "  l.waiter_tx AS waiter_tx, l.holder_pid AS holder_pid, l.holder_tx AS holder_tx,\n"
-    "  l.root_tx AS root_tx, end_file, end_line, row_evidence, l.blocker_tx AS blocker_tx\n"
+    "  l.root_tx AS root_tx, end_file, end_line, wr.row_evidence AS row_evidence,\n"
+    "  l.blocker_tx AS blocker_tx\n"
     "  FROM lock_wait_rows LEFT JOIN wait_chains c ON c.wait_id = lock_wait_rows.wait_id\n"
-    "  LEFT JOIN wait_links l ON l.wait_id = lock_wait_rows.wait_id;\n",
+    "  LEFT JOIN wait_links l ON l.wait_id = lock_wait_rows.wait_id\n"
+    "  LEFT JOIN wait_rows wr ON wr.wait_id = lock_wait_rows.wait_id;\n",
     "CREATE TABLE IF NOT EXISTS deadlocks(\n"
     "  deadlock_id INTEGER PRIMARY KEY, file_id INTEGER, line INTEGER,\n"
     "  ts INTEGER, victim_pid INTEGER, victim_session INTEGER, detail TEXT);\n",

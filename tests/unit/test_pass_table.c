@@ -29,9 +29,6 @@ static const struct {
 } still_shared[] = {
     {"statements from spans", "stmt_rows"},
     {"statements from spans", "stmt_texts"},
-    {"logical rows", "lock_wait_rows.row_id"},
-    {"logical rows", "lock_wait_rows.waiter_stmt"},
-    {"logical rows", "lock_wait_rows.row_evidence"},
 };
 
 #define NSHARED (sizeof(still_shared) / sizeof(still_shared[0]))
