@@ -419,7 +419,7 @@ static const char *const store_upgrades[] = {
     /* 13: every table a correlation pass writes is declared here, none made
      * by the pass itself (issue 33's pass table: span_placement); the next
      * correlation fills them. */
-    LS_SPAN_PLACEMENT_DDL " DELETE FROM meta WHERE key = 'correlated';",
+    LS_SPAN_PLACEMENT_DDL LS_FINDINGS_DDL " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");

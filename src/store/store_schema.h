@@ -78,6 +78,8 @@
     "CREATE TABLE IF NOT EXISTS span_placement(\n" \
     "  span_row INTEGER PRIMARY KEY, pid INTEGER, how TEXT, why TEXT);\n"
 
+#include "findings_schema.h" /* LS_FINDINGS_DDL */
+
 static const char *const ls_schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(\n"
     "  key TEXT PRIMARY KEY, value TEXT);\n",
@@ -247,6 +249,7 @@ static const char *const ls_schema_sql[] = {
     "  wait_event_type TEXT, wait_event TEXT, xact_start INTEGER,\n"
     "  query_start INTEGER, backend_start INTEGER, blocking_pids TEXT, query TEXT);\n",
     LS_SPAN_PLACEMENT_DDL,
+    LS_FINDINGS_DDL,
     "CREATE TABLE IF NOT EXISTS xids(\n"
     "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",
     NULL,

@@ -1,0 +1,63 @@
+/*
+ * finding.c — the finding rules' thresholds and order (finding.h).
+ */
+#include "finding.h"
+
+#include "tolerances.h"
+
+int ls_finding_call_fires(double span_ms)
+{
+    return span_ms >= LS_FINDING_CALL_MIN_MS;
+}
+
+int ls_finding_count_fires(int64_t n)
+{
+    return n > 0;
+}
+
+int ls_finding_counter_fires(int64_t waits)
+{
+    return waits >= LS_FINDING_ROW_MIN_WAITS;
+}
+
+int ls_finding_hidden_fires(double hidden_ms, double logged_ms)
+{
+    return hidden_ms >= LS_FINDING_HIDDEN_MIN_MS && hidden_ms >= logged_ms;
+}
+
+double ls_finding_demand_per_s(int64_t wanting, double span_s)
+{
+    return (double)wanting / (span_s > LS_FINDING_SPAN_FLOOR_S ? span_s : LS_FINDING_SPAN_FLOOR_S);
+}
+
+int ls_finding_serial_fires(int64_t waits, int64_t wanting, double span_s,
+                            double capacity_per_s)
+{
+    if (capacity_per_s <= 0 || waits < LS_FINDING_ROW_MIN_WAITS)
+        return 0;
+    return ls_finding_demand_per_s(wanting, span_s) >=
+           LS_FINDING_SERIAL_DEMAND_SHARE * capacity_per_s;
+}
+
+size_t ls_finding_slot(const double *kept, size_t n, size_t limit, double w)
+{
+    size_t i = n;
+    while (i > 0 && kept[i - 1] < w)
+        i--;
+    return i < limit ? i : limit;
+}
+
+/* A weight as the report shows it: whole microseconds (rounded half up,
+ * as the model rounds every ms value). */
+static int64_t weight_us(double ms)
+{
+    return (int64_t)(ms * LS_US_PER_MS + 0.5);
+}
+
+int ls_finding_cmp(double weight_a, size_t seq_a, double weight_b, size_t seq_b)
+{
+    int64_t a = weight_us(weight_a), b = weight_us(weight_b);
+    if (a != b)
+        return a > b ? -1 : 1;
+    return seq_a < seq_b ? -1 : seq_a > seq_b;
+}
