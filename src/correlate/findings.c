@@ -9,12 +9,15 @@
  * whether it fires. A rule names its heaviest findings, a few at most
  * (ls_finding_slot); all are written in the report's order, heavier first
  * (ls_finding_cmp). The thresholds are in decide/tolerances.h; the SQL
- * gathers, it does not decide (the idle head's per-hold floors, and a
- * serial-capacity row's floor of waits, are bound into it from the same
- * constants: the first because the rule sums only the holds past them,
- * the second to spare a count per row that cannot fire; the decision
- * checks the floor again).
+ * gathers, it does not decide. Two rules gather finer rows and sum them
+ * in C: the idle head per hold (which holds count, gather_idle), the
+ * counter row per waiter's statement (which increment, gather_counter);
+ * their sentences are written by SQLite's printf, as the others'. A
+ * serial-capacity row's floor of waits is also bound into its query, from
+ * the same constant, to spare a count of transactions per row that cannot
+ * fire; the decision checks it again.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,7 @@
 #include "findings_schema.h"
 #include "grouping.h"
 #include "ls_buf.h"
+#include "ls_columns.h"
 
 /*
  * A duration in an evidence's printf, in ms: written between two control
@@ -75,17 +79,31 @@ typedef struct rule_fields {
 /* Does the gathered row q (fields rf) deserve a finding? */
 typedef int (*fires_fn)(ls_stmt *q, const rule_fields *rf);
 
+struct finding_rule;
+struct keeper;
+/* Step the rule's query q (prepared and bound) and offer the keeper each
+ * finding that fires; 0 or an error. */
+typedef int (*gather_fn)(ls_store *s, const struct finding_rule *r, const rule_fields *rf,
+                         ls_stmt *q, struct keeper *k);
+
 typedef struct finding_rule {
     const char *rule;
     const char *fix;
-    /* SQL: one row per candidate, columns (weight ms, title, evidence,
-     * then the fields); `%s` is the code path label over tx_code c. */
+    /* SQL: `%s` is the code path label over tx_code c. For gather_rows,
+     * one row per candidate, columns (weight ms, title, evidence, then
+     * the fields); a rule with a gather of its own reads its own. */
     const char *sql;
     const char *fields;
-    fires_fn fires;
+    fires_fn fires;            /* gather_rows' decision */
+    gather_fn gather;          /* NULL: gather_rows */
     size_t limit;              /* the most findings it names */
     double args[MAX_ARGS];     /* bound to ?1, ?2 where the SQL has them */
 } finding_rule;
+
+static int gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
+                       struct keeper *k);
+static int gather_counter(ls_store *s, const finding_rule *r, const rule_fields *rf,
+                          ls_stmt *q, struct keeper *k);
 
 /* ---- reading a candidate's numbers by field name ---- */
 
@@ -152,12 +170,6 @@ static int failures_fire(ls_stmt *q, const rule_fields *rf)
     return count(q, rf, "failures", &n) && ls_finding_count_fires(n);
 }
 
-static int counter_fires(ls_stmt *q, const rule_fields *rf)
-{
-    int64_t waits;
-    return count(q, rf, "waits", &waits) && ls_finding_counter_fires(waits);
-}
-
 static int hidden_fires(ls_stmt *q, const rule_fields *rf)
 {
     double hidden, logged;
@@ -173,6 +185,43 @@ static int serial_fires(ls_stmt *q, const rule_fields *rf)
            num(q, rf, "window_s", &span_s) && num(q, rf, "capacity_per_s", &capacity) &&
            ls_finding_serial_fires(waits, wanting, span_s, capacity);
 }
+
+/* The idle rule's query: each hold idle in transaction at the head of a
+ * queue, by code path (gather_idle). */
+#define IDLE_COLS(X, Q)                                  \
+    X(Q, label, "label")                                 \
+    X(Q, waiter_ms, "waiter_ms")                         \
+    X(Q, unexplained_ms, "unexplained")                  \
+    X(Q, hold_ms, "(end_ts - start_ts) / 1000.0")
+LS_COLUMNS(iq, IDLE_COLS);
+
+/* The idle rule's title and evidence from its sums (?1 code path, ?2
+ * holds, ?3 unexplained idle, ?4 waiting caused, ?5 longest hold), in
+ * SQLite's printf as every other rule's. */
+#define IDLE_WORDS_SQL                                                                     \
+    "SELECT ?1 || ' sits idle in transaction at the head of the queue',"                   \
+    " printf('%%d hold%%s of a hot row with the holder idle in transaction while others "   \
+    "waited: " DUR " idle that no trace span explains, " DUR " of waiting caused; longest "  \
+    "hold " DUR ".', ?2, CASE WHEN ?2 > 1 THEN 's' ELSE '' END, ?3, ?4, ?5)"
+/* A words statement's columns (IDLE_WORDS_SQL, COUNTER_WORDS_SQL). */
+enum { WORDS_TITLE, WORDS_EVIDENCE };
+
+/* The counter rule's query: a row's waiters' statements (gather_counter). */
+#define COUNTER_COLS(X, Q)                   \
+    X(Q, row_id, "r.row_id")                 \
+    X(Q, relation, "r.relation")             \
+    X(Q, row_key, "r.row_key")               \
+    X(Q, waits, "r.waits")                   \
+    X(Q, total_wait_ms, "r.total_wait_ms")   \
+    X(Q, text, "st.text")
+LS_COLUMNS(cq, COUNTER_COLS);
+
+/* The counter rule's title and evidence (?1 relation, ?2 row, ?3 waits,
+ * ?4 total wait, ?5 the statement). */
+#define COUNTER_WORDS_SQL                                                                  \
+    "SELECT 'Counter row ' || ?1 || ' ' || ?2 || ' is a bottleneck',"                      \
+    " printf('%%d waits (" DUR ") to increment one row: every writer updates it with "      \
+    "''%%s''.', ?3, ?4, ?5)"
 
 /* ---- the rules, in the order they are asked (ties keep it) ---- */
 
@@ -191,28 +240,22 @@ static const finding_rule rules[] = {
      " hl.label, p.name, sum(p.ms), count(*), sum(hl.waiter_ms)"
      " FROM hold_parts p JOIN hl ON hl.hold_id = p.hold_id WHERE p.part = 'span'"
      " GROUP BY hl.label, p.name",
-     "code_path:s,span:s,span_ms:m,holds:i,waiter_ms:m", call_fires, LS_FINDING_MAX_PER_PATH,
+     "code_path:s,span:s,span_ms:m,holds:i,waiter_ms:m", call_fires, NULL, LS_FINDING_MAX_PER_PATH,
      {0, 0}},
     {"idle_in_transaction_head",
      "Send the transaction's statements back to back and commit at once; do application work "
      "(rendering, calls, waiting for the client) before BEGIN or after COMMIT. Set "
      "idle_in_transaction_session_timeout as a safety net.",
-     /* Idle time a trace span explains (an external call) is not counted;
-      * a hold counts past both floors (?1 waiting caused, ?2 idle). */
+     /* Each hold idle at the head, by code path; idle time a trace span
+      * explains (an external call) is not counted (gather_idle). */
      "WITH hi AS (SELECT h.*, %s AS label, coalesce((SELECT p.ms FROM hold_parts p"
      "  WHERE p.hold_id = h.hold_id AND p.part = 'idle'), h.idle_ms) AS unexplained"
      "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-     "  WHERE h.head_state = 'idle_in_transaction' AND h.waiter_ms >= ?1 AND"
+     "  WHERE h.head_state = 'idle_in_transaction' AND"
      OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
-     " SELECT sum(waiter_ms), label || ' sits idle in transaction at the head of the queue',"
-     " printf('%%d hold%%s of a hot row with the holder idle in transaction while others "
-     "waited: " DUR " idle that no trace span explains, " DUR " of waiting caused; longest "
-     "hold " DUR ".', count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END,"
-     " sum(unexplained), sum(waiter_ms), max((end_ts - start_ts) / 1000.0)),"
-     " label, count(*), sum(unexplained), sum(waiter_ms), max((end_ts - start_ts) / 1000.0)"
-     " FROM hi WHERE unexplained >= ?2 GROUP BY label",
-     "code_path:s,holds:i,idle_ms:m,waiter_ms:m,max_hold_ms:m", holds_fire,
-     LS_FINDING_MAX_PER_PATH, {LS_FINDING_IDLE_MIN_WAITER_MS, LS_FINDING_IDLE_MIN_UNEXPLAINED_MS}},
+     " SELECT " LS_SELECT_LIST(iq, IDLE_COLS) " FROM hi ORDER BY label",
+     "code_path:s,holds:i,idle_ms:m,waiter_ms:m,max_hold_ms:m", NULL, gather_idle,
+     LS_FINDING_MAX_PER_PATH, {0, 0}},
     {"commit_wait_head",
      "The COMMIT itself held the row: check WAL flush latency (wait event WalSync), a synchronous "
      "standby (SyncRep) and deferred triggers or constraints that run at COMMIT; update the hot "
@@ -224,7 +267,7 @@ static const finding_rule rules[] = {
      " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
      " WHERE h.head_state = 'committing' AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts")
      " GROUP BY 2",
-     "code_path:s,holds:i,commit_ms:m,waiter_ms:m", holds_fire, LS_FINDING_MAX_PER_PATH, {0, 0}},
+     "code_path:s,holds:i,commit_ms:m,waiter_ms:m", holds_fire, NULL, LS_FINDING_MAX_PER_PATH, {0, 0}},
     {"inconsistent_lock_order",
      "Take locks in one order everywhere (for example by table, then by primary key: SELECT ... "
      "FOR UPDATE ORDER BY id); shortening transactions does not remove these deadlocks.",
@@ -235,7 +278,7 @@ static const finding_rule rules[] = {
      "round.', x.label, x.r1, x.r2, y.label), x.label, x.r1, x.r2, y.label,"
      " " DEADLOCKS_IN_WINDOW " FROM o x JOIN o y ON y.r1 = x.r2"
      " AND y.r2 = x.r1 AND x.label < y.label",
-     "code_path:s,first:s,then:s,other_code_path:s,deadlocks:i", pair_fires,
+     "code_path:s,first:s,then:s,other_code_path:s,deadlocks:i", pair_fires, NULL,
      LS_FINDING_MAX_PER_PATH, {0, 0}},
     {"deadlocks",
      "Find the two code paths in the cycle and make them lock rows in the same order (the "
@@ -245,19 +288,16 @@ static const finding_rule rules[] = {
      "%%s UTC.', count(*), strftime('%%Y-%%m-%%d %%H:%%M:%%f', min(ts) / 1e6, 'unixepoch')),"
      " count(*), strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', min(ts) / 1e6, 'unixepoch')"
      " FROM deadlocks WHERE" AT_IN_WINDOW("ts"),
-     "deadlocks:i,first_time:s", deadlocks_fire, ONE_PER_LOG, {0, 0}},
+     "deadlocks:i,first_time:s", deadlocks_fire, NULL, ONE_PER_LOG, {0, 0}},
     {"hot_counter_row",
      "Split the counter into N rows updated at random and summed on read, or append increments "
      "to a log table and aggregate them later.",
-     "SELECT r.total_wait_ms, 'Counter row ' || r.relation || ' ' || r.row_key || ' is a "
-     "bottleneck', printf('%%d waits (" DUR ") to increment one row: every writer updates "
-     "it with ''%%s''.', r.waits, r.total_wait_ms, min(st.text)),"
-     " r.relation, r.row_key, r.waits, r.total_wait_ms, min(st.text)"
+     /* Each row's waiters' statements, by row (gather_counter). */
+     "SELECT " LS_SELECT_LIST(cq, COUNTER_COLS)
      " FROM rows r JOIN lock_waits w ON w.row_id = r.row_id JOIN statements st"
      " ON st.stmt_id = w.waiter_stmt WHERE" INSIDE_WINDOW("r.first_ts", "r.last_ts")
-     "AND replace(lower(st.text), ' ', '') GLOB '*set*=*+*'"
-     " GROUP BY r.row_id",
-     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s", counter_fires,
+     "ORDER BY r.row_id",
+     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s", NULL, gather_counter,
      LS_FINDING_MAX_PER_ROW, {0, 0}},
     {"retries_after_serialization_failure",
      "Retry the whole transaction (not the statement) with a bound and back-off, keep it "
@@ -267,7 +307,7 @@ static const finding_rule rules[] = {
      "(%%d committed).', sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit')),"
      " count(*), sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit')"
      " FROM errors WHERE class = 'serialization_failure' AND" AT_IN_WINDOW("ts"),
-     "failures:i,retried:i,committed:i", failures_fire, ONE_PER_LOG, {0, 0}},
+     "failures:i,retried:i,committed:i", failures_fire, NULL, ONE_PER_LOG, {0, 0}},
     {"hidden_waiting",
      "The log shows only waits longer than deadlock_timeout; the rest of the queueing on this row "
      "is as real. Shorten what holds the row (see the rankings) rather than tuning "
@@ -282,7 +322,7 @@ static const finding_rule rules[] = {
      " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, r.utilisation"
      " FROM rows r WHERE" INSIDE_WINDOW("r.first_ts", "r.last_ts"),
      "relation:s,row:s,hidden_share_pct:m,statements_waited:i,hidden_wait_ms:m,"
-     "logged_wait_ms:m,utilisation:m", hidden_fires, LS_FINDING_MAX_PER_ROW, {0, 0}},
+     "logged_wait_ms:m,utilisation:m", hidden_fires, NULL, LS_FINDING_MAX_PER_ROW, {0, 0}},
     {"serial_capacity",
      "One row lets one transaction through at a time: shorten the hold (see the findings above) "
      "or spread the writes over several rows.",
@@ -305,7 +345,7 @@ static const finding_rule rules[] = {
      "  FROM rows r WHERE r.capacity_per_s > 0 AND r.waits >= ?1 AND"
      INSIDE_WINDOW("r.first_ts", "r.last_ts") ") r",
      "relation:s,row:s,mean_hold_ms:m,capacity_per_s:m,transactions:i,window_s:m,demand_per_s:m,"
-     "waits:x", serial_fires, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
+     "waits:x", serial_fires, NULL, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
@@ -450,6 +490,294 @@ static void bind_rule(ls_stmt *q, const finding_rule *r, const ls_findings_scope
         ls_stmt_bind_int64(q, WINDOW_UNTIL, sc->until);
 }
 
+/* The findings a rule keeps: its heaviest, `limit` at most, heaviest
+ * first, the first found first among equals (ls_finding_slot). */
+typedef struct keeper {
+    finding kept[MAX_KEPT];
+    double weights[MAX_KEPT];
+    size_t n, limit;
+} keeper;
+
+/* Where a finding of weight w goes, or k->limit when it is not kept. */
+static size_t keeper_slot(const keeper *k, double w)
+{
+    return ls_finding_slot(k->weights, k->n, k->limit, w);
+}
+
+/* Put f at slot (from keeper_slot, < limit), dropping the lightest when
+ * full; the keeper owns f from here. */
+static void keeper_put(keeper *k, size_t slot, finding *f)
+{
+    if (k->n == k->limit)
+        finding_free(&k->kept[--k->n]);
+    memmove(&k->kept[slot + 1], &k->kept[slot], (k->n - slot) * sizeof(k->kept[0]));
+    memmove(&k->weights[slot + 1], &k->weights[slot], (k->n - slot) * sizeof(k->weights[0]));
+    k->kept[slot] = *f;
+    k->weights[slot] = weight_of(f);
+    k->n++;
+}
+
+/* Each row of q a candidate, as its columns say; r->fires decides. */
+static int gather_rows(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
+                       keeper *k)
+{
+    int rc;
+    (void)s;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        finding f;
+        size_t slot;
+        if (!r->fires(q, rf))
+            continue;
+        slot = keeper_slot(k, ls_stmt_isnull(q, COL_WEIGHT) ? 0.0 : ls_stmt_double(q, COL_WEIGHT));
+        if (slot >= k->limit)
+            continue;
+        if ((rc = finding_read(&f, r, rf, q)) != 0)
+            return rc;
+        keeper_put(k, slot, &f);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/* Column col of q, NaN when NULL (unknown). */
+static double num_or_nan(ls_stmt *q, int col)
+{
+    return ls_stmt_isnull(q, col) ? NAN : ls_stmt_double(q, col);
+}
+
+/* Field `name` of f (a rule without it: a bug, left alone). */
+static value *field_of(finding *f, const char *name)
+{
+    int col = field_col(&f->fields, name);
+    return col < 0 ? NULL : &f->f[col - COL_FIELDS];
+}
+
+static void set_num(finding *f, const char *name, double v)
+{
+    value *x = field_of(f, name);
+    if (x) {
+        x->null = isnan(v);
+        x->d = isnan(v) ? 0 : v;
+    }
+}
+
+/* Prepare a rule's words statement (its SQL with %% for %) into *out. */
+static int words_prepare(ls_store *s, const char *sql, ls_stmt **out)
+{
+    ls_buf text = LS_BUF_INIT(0);
+    int rc;
+    expand(&text, sql, "");
+    rc = ls_buf_failed(&text) ? LS_ENOMEM : ls_store_prepare(s, ls_buf_str(&text), out);
+    ls_buf_free(&text);
+    return rc;
+}
+
+/* Step the bound words statement into f's title and evidence. */
+static int words_read(ls_stmt *words, finding *f)
+{
+    int rc = ls_stmt_step(words);
+    if (rc == 1) {
+        rc = value_read(&f->title, words, WORDS_TITLE, 's');
+        rc |= value_read(&f->evidence, words, WORDS_EVIDENCE, 's');
+        rc = rc ? LS_ENOMEM : 0;
+    } else if (rc == 0) {
+        rc = LS_ERR; /* a SELECT of values gives a row */
+    }
+    ls_stmt_reset(words);
+    return rc;
+}
+
+/* The idle heads of code path `label` (sums p) offered to the keeper when
+ * they fire, titled and worded by `words` (IDLE_WORDS_SQL). */
+static int idle_offer(ls_stmt *words, const finding_rule *r, const rule_fields *rf,
+                      const char *label, const ls_idle_heads *p, keeper *k)
+{
+    finding f;
+    value *v;
+    size_t slot;
+    int rc;
+
+    if (!ls_finding_count_fires(p->holds) || (slot = keeper_slot(k, p->waiter_ms)) >= k->limit)
+        return 0;
+    memset(&f, 0, sizeof(f));
+    f.rule = r;
+    f.fields = *rf;
+    f.weight.d = p->waiter_ms;
+    ls_stmt_bind_text(words, 1, label);
+    ls_stmt_bind_int64(words, 2, p->holds);
+    ls_stmt_bind_double(words, 3, p->unexplained_ms);
+    ls_stmt_bind_double(words, 4, p->waiter_ms);
+    if (isnan(p->max_hold_ms))
+        ls_stmt_bind_null(words, 5);
+    else
+        ls_stmt_bind_double(words, 5, p->max_hold_ms);
+    rc = words_read(words, &f);
+    if (rc == 0 && (v = field_of(&f, "code_path")) != NULL && !(v->s = strdup(label)))
+        rc = LS_ENOMEM;
+    if (rc == 0 && (v = field_of(&f, "holds")) != NULL)
+        v->i = p->holds;
+    set_num(&f, "idle_ms", p->unexplained_ms);
+    set_num(&f, "waiter_ms", p->waiter_ms);
+    set_num(&f, "max_hold_ms", p->max_hold_ms);
+    if (rc < 0) {
+        finding_free(&f);
+        return rc;
+    }
+    keeper_put(k, slot, &f);
+    return 0;
+}
+
+/*
+ * idle_in_transaction_head: the holds idle at the head, in code path
+ * order; each code path's holds that count (ls_finding_idle_add) summed,
+ * and the path named when any did.
+ */
+static int gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
+                       keeper *k)
+{
+    ls_stmt *words = NULL;
+    char *label = NULL;
+    ls_idle_heads p;
+    int rc = words_prepare(s, IDLE_WORDS_SQL, &words);
+
+    while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
+        const char *l = ls_stmt_text(q, iq_label);
+        rc = 0;
+        if (!label || strcmp(label, l) != 0) {
+            if (label && (rc = idle_offer(words, r, rf, label, &p, k)) != 0)
+                break;
+            free(label);
+            if (!(label = strdup(l))) {
+                rc = LS_ENOMEM;
+                break;
+            }
+            ls_finding_idle_start(&p);
+        }
+        ls_finding_idle_add(&p, num_or_nan(q, iq_waiter_ms), num_or_nan(q, iq_unexplained_ms),
+                            num_or_nan(q, iq_hold_ms));
+    }
+    if (rc == 0 && label)
+        rc = idle_offer(words, r, rf, label, &p, k);
+    free(label);
+    ls_stmt_finalize(words);
+    return rc < 0 ? rc : 0;
+}
+
+/* A row's candidate for hot_counter_row: its numbers and names, and the
+ * least (in byte order) of its waiters' statements that increment. */
+typedef struct counter_row {
+    int64_t row_id;
+    value relation, row_key, waits, total_ms;
+    char *statement; /* NULL: none increments */
+} counter_row;
+
+static void counter_free(counter_row *c)
+{
+    value_free(&c->relation);
+    value_free(&c->row_key);
+    free(c->statement);
+    memset(c, 0, sizeof(*c));
+}
+
+/* Start row c from the current row of q; -1 on no memory. */
+static int counter_start(counter_row *c, ls_stmt *q)
+{
+    int rc;
+    counter_free(c);
+    c->row_id = ls_stmt_int64(q, cq_row_id);
+    rc = value_read(&c->relation, q, cq_relation, 's');
+    rc |= value_read(&c->row_key, q, cq_row_key, 's');
+    rc |= value_read(&c->waits, q, cq_waits, 'i');
+    rc |= value_read(&c->total_ms, q, cq_total_wait_ms, 'm');
+    return rc;
+}
+
+static void bind_value(ls_stmt *q, int idx, const value *v, char kind);
+
+/* Copy v (of kind) into field `name` of f; -1 on no memory. */
+static int set_value(finding *f, const char *name, const value *v)
+{
+    value *x = field_of(f, name);
+    if (!x)
+        return 0;
+    *x = *v;
+    x->s = NULL;
+    return v->s && !(x->s = strdup(v->s)) ? -1 : 0;
+}
+
+/* Offer row c to the keeper when a waiter's statement increments and it
+ * has waits enough (ls_finding_counter_fires). */
+static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_fields *rf,
+                         const counter_row *c, keeper *k)
+{
+    value stmt = {0, 0, 0, c->statement};
+    finding f;
+    size_t slot;
+    int rc;
+
+    if (!c->statement || c->waits.null || !ls_finding_counter_fires(c->waits.i))
+        return 0;
+    if ((slot = keeper_slot(k, c->total_ms.null ? 0.0 : c->total_ms.d)) >= k->limit)
+        return 0;
+    memset(&f, 0, sizeof(f));
+    f.rule = r;
+    f.fields = *rf;
+    f.weight = c->total_ms;
+    bind_value(words, 1, &c->relation, 's');
+    bind_value(words, 2, &c->row_key, 's');
+    bind_value(words, 3, &c->waits, 'i');
+    bind_value(words, 4, &c->total_ms, 'm');
+    ls_stmt_bind_text(words, 5, c->statement);
+    rc = words_read(words, &f);
+    if (rc == 0 && (set_value(&f, "relation", &c->relation) | set_value(&f, "row", &c->row_key) |
+                    set_value(&f, "waits", &c->waits) | set_value(&f, "total_wait_ms", &c->total_ms) |
+                    set_value(&f, "statement", &stmt)))
+        rc = LS_ENOMEM;
+    if (rc < 0) {
+        finding_free(&f);
+        return rc;
+    }
+    keeper_put(k, slot, &f);
+    return 0;
+}
+
+/*
+ * hot_counter_row: the waiters' statements of each row, in row order; a
+ * row is a counter when one of them increments (ls_finding_is_increment),
+ * named with the least such text.
+ */
+static int gather_counter(ls_store *s, const finding_rule *r, const rule_fields *rf,
+                          ls_stmt *q, keeper *k)
+{
+    counter_row c;
+    ls_stmt *words = NULL;
+    int rc = words_prepare(s, COUNTER_WORDS_SQL, &words), started = 0;
+
+    memset(&c, 0, sizeof(c));
+    while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
+        const char *text = ls_stmt_text(q, cq_text);
+        rc = 0;
+        if (!started || ls_stmt_int64(q, cq_row_id) != c.row_id) {
+            if (started && (rc = counter_offer(words, r, rf, &c, k)) != 0)
+                break;
+            if (counter_start(&c, q) != 0) {
+                rc = LS_ENOMEM;
+                break;
+            }
+            started = 1;
+        }
+        if (ls_finding_is_increment(text) && (!c.statement || strcmp(text, c.statement) < 0)) {
+            free(c.statement);
+            if (!(c.statement = strdup(text)))
+                rc = LS_ENOMEM;
+        }
+    }
+    if (rc == 0 && started)
+        rc = counter_offer(words, r, rf, &c, k);
+    counter_free(&c);
+    ls_stmt_finalize(words);
+    return rc < 0 ? rc : 0;
+}
+
 /*
  * Run rule r over the scope and append the findings it names (its
  * heaviest, r->limit at most, in the order found among equals) to
@@ -458,11 +786,10 @@ static void bind_rule(ls_stmt *q, const finding_rule *r, const ls_findings_scope
 static int run_rule(ls_store *s, const finding_rule *r, const ls_findings_scope *sc,
                     ls_buf *sql, finding *out, size_t *n)
 {
-    finding kept[MAX_KEPT];
-    double weights[MAX_KEPT];
-    size_t nkept = 0, i;
+    keeper k;
     rule_fields rf;
     ls_stmt *q = NULL;
+    size_t i;
     int rc;
 
     if (parse_fields(r->fields, &rf) != 0 || r->limit > MAX_KEPT)
@@ -473,35 +800,19 @@ static int run_rule(ls_store *s, const finding_rule *r, const ls_findings_scope 
     if ((rc = ls_store_prepare(s, ls_buf_str(sql), &q)) != 0)
         return rc;
     bind_rule(q, r, sc);
-    while ((rc = ls_stmt_step(q)) == 1) {
-        finding f;
-        size_t slot;
-        if (!r->fires(q, &rf))
-            continue;
-        slot = ls_finding_slot(weights, nkept, r->limit,
-                               ls_stmt_isnull(q, COL_WEIGHT) ? 0.0 : ls_stmt_double(q, COL_WEIGHT));
-        if (slot >= r->limit)
-            continue;
-        if ((rc = finding_read(&f, r, &rf, q)) != 0)
-            break;
-        if (nkept == r->limit)
-            finding_free(&kept[--nkept]);
-        memmove(&kept[slot + 1], &kept[slot], (nkept - slot) * sizeof(kept[0]));
-        memmove(&weights[slot + 1], &weights[slot], (nkept - slot) * sizeof(weights[0]));
-        kept[slot] = f;
-        weights[slot] = weight_of(&f);
-        nkept++;
-    }
+    k.n = 0;
+    k.limit = r->limit;
+    rc = (r->gather ? r->gather : gather_rows)(s, r, &rf, q, &k);
     ls_stmt_finalize(q);
-    for (i = 0; i < nkept; i++) {
+    for (i = 0; i < k.n; i++) {
         if (rc < 0) {
-            finding_free(&kept[i]);
+            finding_free(&k.kept[i]);
             continue;
         }
-        kept[i].seq = *n;
-        out[(*n)++] = kept[i];
+        k.kept[i].seq = *n;
+        out[(*n)++] = k.kept[i];
     }
-    return rc < 0 ? rc : 0;
+    return rc;
 }
 
 /* ---- writing ---- */

@@ -3,6 +3,8 @@
  * exactly at its threshold and not below it, stays silent on empty input,
  * and findings of equal weight keep the order they were found in.
  */
+#include <math.h>
+
 #include "decide/finding.h"
 #include "decide/tolerances.h"
 #include "ls_test.h"
@@ -16,6 +18,41 @@ static void test_call(void)
     CHECK_INT(ls_finding_call_fires(LS_FINDING_CALL_MIN_MS - BELOW), 0);
     CHECK_INT(ls_finding_call_fires(0), 0);
     CHECK_INT(ls_finding_call_fires(50.0), 1); /* the documented 50 ms */
+}
+
+static void test_idle(void)
+{
+    ls_idle_heads p;
+    /* Per hold: both floors, each exactly, count; a hair below either,
+     * or unknown, does not. */
+    CHECK_INT(ls_finding_idle_hold_counts(LS_FINDING_IDLE_MIN_WAITER_MS,
+                                          LS_FINDING_IDLE_MIN_UNEXPLAINED_MS), 1);
+    CHECK_INT(ls_finding_idle_hold_counts(100.0, 50.0), 1); /* the documented floors */
+    CHECK_INT(ls_finding_idle_hold_counts(LS_FINDING_IDLE_MIN_WAITER_MS - BELOW, 1000), 0);
+    CHECK_INT(ls_finding_idle_hold_counts(1000, LS_FINDING_IDLE_MIN_UNEXPLAINED_MS - BELOW), 0);
+    CHECK_INT(ls_finding_idle_hold_counts(NAN, 1000), 0);
+    CHECK_INT(ls_finding_idle_hold_counts(1000, NAN), 0);
+
+    /* A path: empty, then holds added; only those that count are summed. */
+    ls_finding_idle_start(&p);
+    CHECK_INT(p.holds, 0);
+    CHECK_INT(ls_finding_count_fires(p.holds), 0);
+    CHECK(isnan(p.max_hold_ms));
+    CHECK_INT(ls_finding_idle_add(&p, 99.999, 500, 900), 0);
+    CHECK_INT(p.holds, 0);
+    CHECK(isnan(p.max_hold_ms)); /* a hold that did not count is not the longest */
+    CHECK_INT(ls_finding_idle_add(&p, 100, 50, 300), 1);
+    CHECK_INT(ls_finding_idle_add(&p, 400, 60, NAN), 1); /* its end unknown */
+    CHECK_INT(ls_finding_idle_add(&p, 200, 70, 250), 1);
+    CHECK_INT(p.holds, 3);
+    CHECK(p.waiter_ms == 700);
+    CHECK(p.unexplained_ms == 180);
+    CHECK(p.max_hold_ms == 300);
+    CHECK_INT(ls_finding_count_fires(p.holds), 1);
+    /* Only holds of unknown length: no longest. */
+    ls_finding_idle_start(&p);
+    CHECK_INT(ls_finding_idle_add(&p, 100, 50, NAN), 1);
+    CHECK(isnan(p.max_hold_ms));
 }
 
 static void test_count(void)
@@ -32,6 +69,29 @@ static void test_counter(void)
     CHECK_INT(ls_finding_counter_fires(0), 0);
     CHECK_INT(ls_finding_counter_fires(3), 1); /* the documented 3 waits */
     CHECK_INT(ls_finding_counter_fires(2), 0);
+}
+
+static void test_increment(void)
+{
+    CHECK_INT(ls_finding_is_increment("UPDATE accounts SET balance = balance + 1 WHERE id = 1"), 1);
+    CHECK_INT(ls_finding_is_increment("update c set n=n+1"), 1);
+    /* Spaces dropped first: "s et" is "set" (as replace(lower(...)) reads it). */
+    CHECK_INT(ls_finding_is_increment("UPDATE c S ET n = n + 1"), 1);
+    /* A decrement, or no SET: not an increment. */
+    CHECK_INT(ls_finding_is_increment("UPDATE inventory SET qty = qty - 1 WHERE id = 1"), 0);
+    CHECK_INT(ls_finding_is_increment("SELECT 1 + 1"), 0);
+    /* In that order: '+' before '=' or '=' before "set" does not count. */
+    CHECK_INT(ls_finding_is_increment("SELECT a + b = c FROM settings"), 0);
+    CHECK_INT(ls_finding_is_increment("x = 1 set y + "), 0);
+    CHECK_INT(ls_finding_is_increment("x = 1 set y = +"), 1);
+    /* "sset" and "sesset" still hold "set". */
+    CHECK_INT(ls_finding_is_increment("ssset n = n + 1"), 1);
+    CHECK_INT(ls_finding_is_increment("sesset n = n + 1"), 1);
+    /* Only spaces are dropped, not tabs; only ASCII is folded. */
+    CHECK_INT(ls_finding_is_increment("se\tt n = n + 1"), 0);
+    CHECK_INT(ls_finding_is_increment(""), 0);
+    /* Cut short: "set =" with no '+'. */
+    CHECK_INT(ls_finding_is_increment("update t set n ="), 0);
 }
 
 static void test_hidden(void)
@@ -111,8 +171,10 @@ static void test_cmp(void)
 int main(void)
 {
     test_call();
+    test_idle();
     test_count();
     test_counter();
+    test_increment();
     test_hidden();
     test_serial();
     test_slot();

@@ -3,6 +3,8 @@
  */
 #include "finding.h"
 
+#include <math.h>
+
 #include "tolerances.h"
 
 int ls_finding_call_fires(double span_ms)
@@ -10,9 +12,55 @@ int ls_finding_call_fires(double span_ms)
     return span_ms >= LS_FINDING_CALL_MIN_MS;
 }
 
+int ls_finding_idle_hold_counts(double waiter_ms, double unexplained_ms)
+{
+    return waiter_ms >= LS_FINDING_IDLE_MIN_WAITER_MS &&
+           unexplained_ms >= LS_FINDING_IDLE_MIN_UNEXPLAINED_MS;
+}
+
+void ls_finding_idle_start(ls_idle_heads *p)
+{
+    p->holds = 0;
+    p->unexplained_ms = p->waiter_ms = 0;
+    p->max_hold_ms = NAN;
+}
+
+int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms,
+                        double hold_ms)
+{
+    if (!ls_finding_idle_hold_counts(waiter_ms, unexplained_ms))
+        return 0;
+    p->holds++;
+    p->unexplained_ms += unexplained_ms;
+    p->waiter_ms += waiter_ms;
+    if (!isnan(hold_ms) && (isnan(p->max_hold_ms) || hold_ms > p->max_hold_ms))
+        p->max_hold_ms = hold_ms;
+    return 1;
+}
+
 int ls_finding_count_fires(int64_t n)
 {
     return n > 0;
+}
+
+int ls_finding_is_increment(const char *sql)
+{
+    static const char want[] = "set";
+    size_t matched = 0; /* of want, then 1 more once '=' is seen */
+    const char *p;
+
+    for (p = sql; *p; p++) {
+        char c = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
+        if (c == ' ')
+            continue;
+        if (matched < sizeof(want) - 1) /* "set" has no prefix that is its suffix */
+            matched = c == want[matched] ? matched + 1 : (size_t)(c == want[0]);
+        else if (matched == sizeof(want) - 1)
+            matched += c == '=';
+        else if (c == '+')
+            return 1;
+    }
+    return 0;
 }
 
 int ls_finding_counter_fires(int64_t waits)

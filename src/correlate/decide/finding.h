@@ -15,9 +15,35 @@
  * LS_FINDING_CALL_MIN_MS or more. */
 int ls_finding_call_fires(double span_ms);
 
+/* idle_in_transaction_head, per hold: a hold of a hot row whose holder
+ * sat idle in transaction at the head of the queue counts when it made
+ * others wait LS_FINDING_IDLE_MIN_WAITER_MS or more and held
+ * LS_FINDING_IDLE_MIN_UNEXPLAINED_MS or more of idle time no trace span
+ * explains. NaN is unknown, and does not count. */
+int ls_finding_idle_hold_counts(double waiter_ms, double unexplained_ms);
+
+/* A code path's idle heads: the holds that count, summed. */
+typedef struct ls_idle_heads {
+    int64_t holds;
+    double unexplained_ms, waiter_ms;
+    double max_hold_ms; /* NaN while no counted hold has a known length */
+} ls_idle_heads;
+
+/* Start a code path's sums. */
+void ls_finding_idle_start(ls_idle_heads *p);
+/* Add one hold (hold_ms NaN: its end unknown) if it counts; 1 if it did. */
+int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms,
+                        double hold_ms);
+
 /* A rule that counts events (deadlocks, serialization failures, holds
  * idle or committing at the head of a queue): fires on one or more. */
 int ls_finding_count_fires(int64_t n);
+
+/* hot_counter_row: is a statement an increment of a column, as in
+ * "UPDATE t SET n = n + 1"? Its text, with ASCII letters in lower case
+ * and spaces dropped, has "set", then "=", then "+" (SQL's
+ * replace(lower(text), ' ', '') GLOB '*set*=*+*'). */
+int ls_finding_is_increment(const char *sql);
 
 /* hot_counter_row: a row that writers increment, with `waits` logged
  * waits: a bottleneck at LS_FINDING_ROW_MIN_WAITS or more. */

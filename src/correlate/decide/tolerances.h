@@ -91,7 +91,7 @@
 #define LS_FINDING_CALL_MIN_MS 50.0
 /* An idle-in-transaction head counts when its hold made others wait at
  * least this long and held at least this much idle time no span explains
- * (per hold, bound into the gathering SQL). */
+ * (per hold; a code path's counted holds are summed). */
 #define LS_FINDING_IDLE_MIN_WAITER_MS 100.0
 #define LS_FINDING_IDLE_MIN_UNEXPLAINED_MS 50.0
 /* A counter row, or a row at its serial capacity, has at least this many
