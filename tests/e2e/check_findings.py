@@ -30,12 +30,16 @@ On the real samples (samples/README.md), each analyzed once into a store:
     a window holding the whole log (decided by the report, into temp
     tables) gives the same findings as the stored ones; --group-by
     application names the external call's code path by the application.
-inconsistent_lock_order has no bundled sample with two code paths
-writing relations in opposite orders; it is not checked here.
+  - inconsistent_lock_order: tests/e2e/data/lock-order.log (made by
+    lock-order.sh on a real server: order-service writes orders then
+    stock, stock-sync stock then orders, and they deadlock once) names the
+    pair and the log's deadlock; correlation, whose truth has no two code
+    paths writing two relations in opposite orders, is silent.
 Prints one FAIL line per wrong fact, then "N passed, N failed".
 """
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -44,6 +48,11 @@ import tempfile
 from lscheck import check, report
 
 HIDDEN_TOLERANCE = 0.10
+BENCH_PREFIX = "%m [%p] %q%u@%d/%a %c %l %v %x %e "
+# A statement's write: its relation (UPDATE, INSERT, DELETE, SELECT ... FOR
+# UPDATE).
+WRITE = re.compile(r"^\s*(?:UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+(\w+)|"
+                   r"\bFROM\s+(\w+).*\bFOR\s+(?:NO\s+KEY\s+)?UPDATE", re.I | re.S)
 ROW_MIN_WAITS = 3  # LS_FINDING_ROW_MIN_WAITS
 
 
@@ -129,6 +138,34 @@ def check_correlation(ls, root, tmp):
           and cw[0]["commit_ms"] > 0, f"correlation: commit_wait_head {cw}, truth {committing}")
     check(len(truth["deadlocks"]) == 0 and of(rep, "deadlocks") == [],
           f"correlation: deadlocks finding {of(rep, 'deadlocks')} with no deadlock in the truth")
+    # The truth's orders of first writes, per code path: none opposite.
+    orders = set()
+    for tx in truth["transactions"]:
+        seen = []
+        for st in tx["statements"]:
+            m = WRITE.search(st["sql"])
+            rel = m and (m.group(1) or m.group(2)).lower()
+            if rel and rel not in seen:
+                seen.append(rel)
+        orders |= {(tx["application_name"], a, b) for i, a in enumerate(seen) for b in seen[i + 1:]}
+    opposite = [(x, y) for x in orders for y in orders if (x[1], x[2]) == (y[2], y[1])
+                and x[0] != y[0]]
+    check(orders and not opposite and of(rep, "inconsistent_lock_order") == [],
+          f"correlation: lock order finding {of(rep, 'inconsistent_lock_order')}, truth's "
+          f"orders {sorted(orders)}")
+
+
+def check_lock_order(ls, root, tmp):
+    log = os.path.join(root, "tests", "e2e", "data", "lock-order.log")
+    _, rep = analyze(ls, tmp, "lock-order", [log], BENCH_PREFIX)
+    with open(log) as f:
+        deadlocks = sum(1 for line in f if "ERROR:  deadlock detected" in line)
+    lo = of(rep, "inconsistent_lock_order")
+    check(deadlocks == 1 and len(lo) == 1 and lo[0]["deadlocks"] == deadlocks
+          and {(lo[0]["code_path"], lo[0]["first"], lo[0]["then"]),
+               (lo[0]["other_code_path"], lo[0]["then"], lo[0]["first"])}
+          == {("order-service", "orders", "stock"), ("stock-sync", "stock", "orders")},
+          f"lock-order: {lo}, {deadlocks} deadlocks in the log")
 
 
 def check_app(ls, root, tmp):
@@ -198,6 +235,7 @@ def main():
         check_correlation(ls, root, tmp)
         check_app(ls, root, tmp)
         check_hidden(ls, root, tmp)
+        check_lock_order(ls, root, tmp)
     return report()
 
 
