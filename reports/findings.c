@@ -22,20 +22,20 @@
 #include "render_int.h"
 
 /* The findings of one schema (main or temp), in the report's order. */
-#define FINDING_COLS(X, Q)        \
-    X(Q, finding_id, "finding_id") \
-    X(Q, rule, "rule")            \
-    X(Q, title, "title")          \
-    X(Q, evidence, "evidence")    \
-    X(Q, fix, "fix")              \
+#define FINDING_COLS(X, Q)                                                                         \
+    X(Q, finding_id, "finding_id")                                                                 \
+    X(Q, rule, "rule")                                                                             \
+    X(Q, title, "title")                                                                           \
+    X(Q, evidence, "evidence")                                                                     \
+    X(Q, fix, "fix")                                                                               \
     X(Q, weight_ms, "weight_ms")
 LS_COLUMNS(fq, FINDING_COLS);
 #define FINDINGS_FROM " FROM %s.findings ORDER BY seq"
 
 /* A finding's fields, in its rule's order. */
-#define FIELD_COLS(X, Q) \
-    X(Q, name, "name")   \
-    X(Q, kind, "kind")   \
+#define FIELD_COLS(X, Q)                                                                           \
+    X(Q, name, "name")                                                                             \
+    X(Q, kind, "kind")                                                                             \
     X(Q, value, "value")
 LS_COLUMNS(ff, FIELD_COLS);
 #define FIELDS_FROM " FROM %s.finding_fields WHERE finding_id = ?1 ORDER BY pos"
@@ -110,8 +110,7 @@ static int read_findings(model_ctx *m, const char *schema, cJSON *list)
     ls_stmt *q = NULL, *fq = NULL;
     int rc;
 
-    snprintf(sql, sizeof(sql), "SELECT " LS_SELECT_LIST(fq, FINDING_COLS) FINDINGS_FROM,
-             schema);
+    snprintf(sql, sizeof(sql), "SELECT " LS_SELECT_LIST(fq, FINDING_COLS) FINDINGS_FROM, schema);
     snprintf(fsql, sizeof(fsql), "SELECT " LS_SELECT_LIST(ff, FIELD_COLS) FIELDS_FROM, schema);
     if ((rc = ls_store_prepare(m->store, sql, &q)) == 0 &&
         (rc = ls_store_prepare(m->store, fsql, &fq)) == 0)
@@ -129,8 +128,10 @@ static int read_findings(model_ctx *m, const char *schema, cJSON *list)
 static int stored(model_ctx *m)
 {
     ls_stmt *q = NULL;
-    int rc = ls_store_prepare(m->store, "SELECT 1 FROM main.sqlite_master"
-                                        " WHERE type = 'table' AND name = 'findings'", &q);
+    int rc = ls_store_prepare(m->store,
+                              "SELECT 1 FROM main.sqlite_master"
+                              " WHERE type = 'table' AND name = 'findings'",
+                              &q);
     if (rc == 0)
         rc = ls_stmt_step(q);
     ls_stmt_finalize(q);
@@ -145,8 +146,8 @@ static int window_set(int64_t t)
 void ls_model_findings(model_ctx *m, cJSON *report)
 {
     const ls_report_opts *o = m->opts;
-    ls_findings_scope sc = {o->group_by ? o->group_by : LS_GROUPING_DEFAULT, ls_model_code_path_label(o->group_by), o->since,
-                            o->until, 1};
+    ls_findings_scope sc = {o->group_by ? o->group_by : LS_GROUPING_DEFAULT,
+                            ls_model_code_path_label(o->group_by), o->since, o->until, 1};
     cJSON *list = cJSON_AddArrayToObject(report, "findings");
     int rc = 0, own;
 

@@ -10,32 +10,22 @@
  * (ls_finding_slot); all are written in the report's order, heavier first
  * (ls_finding_cmp). The thresholds are in decide/tolerances.h; the SQL
  * gathers, it does not decide. Two rules gather finer rows and sum them
- * in C: the idle head per hold (which holds count, gather_idle), the
- * counter row per waiter's statement (which increment, gather_counter);
+ * in C: the idle head per hold (which holds count, ls_fnd_gather_idle), the
+ * counter row per waiter's statement (which increment, ls_fnd_gather_counter);
  * their sentences are written by SQLite's printf, as the others'. A
  * serial-capacity row's floor of waits is also bound into its query, from
  * the same constant, to spare a count of transactions per row that cannot
  * fire; the decision checks it again.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "correlate_int.h"
-#include "decide/finding.h"
 #include "findings.h"
+#include "findings_int.h"
 #include "findings_schema.h"
 #include "grouping.h"
-#include "ls_buf.h"
-#include "ls_columns.h"
-
-/*
- * A duration in an evidence's printf, in ms: written between two control
- * bytes and turned into words ("1.3 s", "648 ms") by the report. Control
- * bytes cannot come from a log: every model string is cleaned of them.
- */
-#define DUR "\001%%.3f\002"
 
 /*
  * The time window in a rule's SQL: ?11 and ?12, NULL when open. A point
@@ -53,62 +43,12 @@
 #define INSIDE_WINDOW(s, e) " (?11 IS NULL OR " s " >= ?11) AND (?12 IS NULL OR " e " <= ?12) "
 #define DEADLOCKS_IN_WINDOW "(SELECT count(*) FROM deadlocks d WHERE" AT_IN_WINDOW("d.ts") ")"
 
-/* Every gathering query's first columns; the rule's fields follow. */
-enum { COL_WEIGHT, COL_TITLE, COL_EVIDENCE, COL_FIELDS };
-
-/* The most fields a rule has, and the longest field name. */
-#define MAX_FIELDS 8
-#define FIELD_NAME_MAX 48
-/* The most findings a rule keeps (its limit). */
-#define MAX_KEPT LS_FINDING_MAX_PER_PATH
 /* A rule over one log-wide count names one finding. */
 #define ONE_PER_LOG 1
-/* The most parameters (?1, ?2) a rule binds from tolerances.h. */
-#define MAX_ARGS 2
-
-/* A rule's fields as its spec names them ("name:t,..."): t is s (text),
- * i (integer), m (ms) for the report, x for the decision alone. */
-typedef struct rule_fields {
-    struct {
-        char name[FIELD_NAME_MAX];
-        char kind;
-    } f[MAX_FIELDS];
-    int n;
-} rule_fields;
-
-/* Does the gathered row q (fields rf) deserve a finding? */
-typedef int (*fires_fn)(ls_stmt *q, const rule_fields *rf);
-
-struct finding_rule;
-struct keeper;
-/* Step the rule's query q (prepared and bound) and offer the keeper each
- * finding that fires; 0 or an error. */
-typedef int (*gather_fn)(ls_store *s, const struct finding_rule *r, const rule_fields *rf,
-                         ls_stmt *q, struct keeper *k);
-
-typedef struct finding_rule {
-    const char *rule;
-    const char *fix;
-    /* SQL: `%s` is the code path label over tx_code c. For gather_rows,
-     * one row per candidate, columns (weight ms, title, evidence, then
-     * the fields); a rule with a gather of its own reads its own. */
-    const char *sql;
-    const char *fields;
-    fires_fn fires;            /* gather_rows' decision */
-    gather_fn gather;          /* NULL: gather_rows */
-    size_t limit;              /* the most findings it names */
-    double args[MAX_ARGS];     /* bound to ?1, ?2 where the SQL has them */
-} finding_rule;
-
-static int gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
-                       struct keeper *k);
-static int gather_counter(ls_store *s, const finding_rule *r, const rule_fields *rf,
-                          ls_stmt *q, struct keeper *k);
-
 /* ---- reading a candidate's numbers by field name ---- */
 
 /* The column of field `name`, or -1 (a rule without it: a bug). */
-static int field_col(const rule_fields *rf, const char *name)
+int ls_fnd_field_col(const rule_fields *rf, const char *name)
 {
     int i;
     for (i = 0; i < rf->n; i++)
@@ -120,7 +60,7 @@ static int field_col(const rule_fields *rf, const char *name)
 /* Field `name` of q as a number in *v: 0 when NULL or unknown. */
 static int num(ls_stmt *q, const rule_fields *rf, const char *name, double *v)
 {
-    int col = field_col(rf, name);
+    int col = ls_fnd_field_col(rf, name);
     if (col < 0 || ls_stmt_isnull(q, col))
         return 0;
     *v = ls_stmt_double(q, col);
@@ -129,7 +69,7 @@ static int num(ls_stmt *q, const rule_fields *rf, const char *name, double *v)
 
 static int count(ls_stmt *q, const rule_fields *rf, const char *name, int64_t *v)
 {
-    int col = field_col(rf, name);
+    int col = ls_fnd_field_col(rf, name);
     if (col < 0 || ls_stmt_isnull(q, col))
         return 0;
     *v = ls_stmt_int64(q, col);
@@ -186,43 +126,6 @@ static int serial_fires(ls_stmt *q, const rule_fields *rf)
            ls_finding_serial_fires(waits, wanting, span_s, capacity);
 }
 
-/* The idle rule's query: each hold idle in transaction at the head of a
- * queue, by code path (gather_idle). */
-#define IDLE_COLS(X, Q)                                  \
-    X(Q, label, "label")                                 \
-    X(Q, waiter_ms, "waiter_ms")                         \
-    X(Q, unexplained_ms, "unexplained")                  \
-    X(Q, hold_ms, "(end_ts - start_ts) / 1000.0")
-LS_COLUMNS(iq, IDLE_COLS);
-
-/* The idle rule's title and evidence from its sums (?1 code path, ?2
- * holds, ?3 unexplained idle, ?4 waiting caused, ?5 longest hold), in
- * SQLite's printf as every other rule's. */
-#define IDLE_WORDS_SQL                                                                     \
-    "SELECT ?1 || ' sits idle in transaction at the head of the queue',"                   \
-    " printf('%%d hold%%s of a hot row with the holder idle in transaction while others "   \
-    "waited: " DUR " idle that no trace span explains, " DUR " of waiting caused; longest "  \
-    "hold " DUR ".', ?2, CASE WHEN ?2 > 1 THEN 's' ELSE '' END, ?3, ?4, ?5)"
-/* A words statement's columns (IDLE_WORDS_SQL, COUNTER_WORDS_SQL). */
-enum { WORDS_TITLE, WORDS_EVIDENCE };
-
-/* The counter rule's query: a row's waiters' statements (gather_counter). */
-#define COUNTER_COLS(X, Q)                   \
-    X(Q, row_id, "r.row_id")                 \
-    X(Q, relation, "r.relation")             \
-    X(Q, row_key, "r.row_key")               \
-    X(Q, waits, "r.waits")                   \
-    X(Q, total_wait_ms, "r.total_wait_ms")   \
-    X(Q, text, "st.text")
-LS_COLUMNS(cq, COUNTER_COLS);
-
-/* The counter rule's title and evidence (?1 relation, ?2 row, ?3 waits,
- * ?4 total wait, ?5 the statement). */
-#define COUNTER_WORDS_SQL                                                                  \
-    "SELECT 'Counter row ' || ?1 || ' ' || ?2 || ' is a bottleneck',"                      \
-    " printf('%%d waits (" DUR ") to increment one row: every writer updates it with "      \
-    "''%%s''.', ?3, ?4, ?5)"
-
 /* ---- the rules, in the order they are asked (ties keep it) ---- */
 
 static const finding_rule rules[] = {
@@ -247,14 +150,14 @@ static const finding_rule rules[] = {
      "(rendering, calls, waiting for the client) before BEGIN or after COMMIT. Set "
      "idle_in_transaction_session_timeout as a safety net.",
      /* Each hold idle at the head, by code path; idle time a trace span
-      * explains (an external call) is not counted (gather_idle). */
+      * explains (an external call) is not counted (ls_fnd_gather_idle). */
      "WITH hi AS (SELECT h.*, %s AS label, coalesce((SELECT p.ms FROM hold_parts p"
      "  WHERE p.hold_id = h.hold_id AND p.part = 'idle'), h.idle_ms) AS unexplained"
      "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
      "  WHERE h.head_state = 'idle_in_transaction' AND"
      OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
      " SELECT " LS_SELECT_LIST(iq, IDLE_COLS) " FROM hi ORDER BY label",
-     "code_path:s,holds:i,idle_ms:m,waiter_ms:m,max_hold_ms:m", NULL, gather_idle,
+     "code_path:s,holds:i,idle_ms:m,waiter_ms:m,max_hold_ms:m", NULL, ls_fnd_gather_idle,
      LS_FINDING_MAX_PER_PATH, {0, 0}},
     {"commit_wait_head",
      "The COMMIT itself held the row: check WAL flush latency (wait event WalSync), a synchronous "
@@ -267,7 +170,8 @@ static const finding_rule rules[] = {
      " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
      " WHERE h.head_state = 'committing' AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts")
      " GROUP BY 2",
-     "code_path:s,holds:i,commit_ms:m,waiter_ms:m", holds_fire, NULL, LS_FINDING_MAX_PER_PATH, {0, 0}},
+     "code_path:s,holds:i,commit_ms:m,waiter_ms:m", holds_fire, NULL, LS_FINDING_MAX_PER_PATH,
+     {0, 0}},
     {"inconsistent_lock_order",
      "Take locks in one order everywhere (for example by table, then by primary key: SELECT ... "
      "FOR UPDATE ORDER BY id); shortening transactions does not remove these deadlocks.",
@@ -292,12 +196,12 @@ static const finding_rule rules[] = {
     {"hot_counter_row",
      "Split the counter into N rows updated at random and summed on read, or append increments "
      "to a log table and aggregate them later.",
-     /* Each row's waiters' statements, by row (gather_counter). */
+     /* Each row's waiters' statements, by row (ls_fnd_gather_counter). */
      "SELECT " LS_SELECT_LIST(cq, COUNTER_COLS)
      " FROM rows r JOIN lock_waits w ON w.row_id = r.row_id JOIN statements st"
      " ON st.stmt_id = w.waiter_stmt WHERE" INSIDE_WINDOW("r.first_ts", "r.last_ts")
      "ORDER BY r.row_id",
-     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s", NULL, gather_counter,
+     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s", NULL, ls_fnd_gather_counter,
      LS_FINDING_MAX_PER_ROW, {0, 0}},
     {"retries_after_serialization_failure",
      "Retry the whole transaction (not the statement) with a bound and back-off, keep it "
@@ -375,39 +279,24 @@ static int parse_fields(const char *spec, rule_fields *out)
 
 /* ---- a finding kept in memory until all rules have spoken ---- */
 
-typedef struct value {
-    int null;
-    int64_t i;
-    double d;
-    char *s;
-} value;
-
-typedef struct finding {
-    const finding_rule *rule;
-    rule_fields fields;
-    size_t seq; /* order found: rule, then rank in its rule */
-    value weight, title, evidence;
-    value f[MAX_FIELDS];
-} finding;
-
-static void value_free(value *v)
+void ls_fnd_value_free(value *v)
 {
     free(v->s);
     v->s = NULL;
 }
 
-static void finding_free(finding *f)
+void ls_fnd_finding_free(finding *f)
 {
     int i;
-    value_free(&f->title);
-    value_free(&f->evidence);
+    ls_fnd_value_free(&f->title);
+    ls_fnd_value_free(&f->evidence);
     for (i = 0; i < f->fields.n; i++)
-        value_free(&f->f[i]);
+        ls_fnd_value_free(&f->f[i]);
 }
 
 /* Column col of q as kind (s, i, m; x is read as m) into v; -1 on no
  * memory. */
-static int value_read(value *v, ls_stmt *q, int col, char kind)
+int ls_fnd_value_read(value *v, ls_stmt *q, int col, char kind)
 {
     memset(v, 0, sizeof(*v));
     if ((v->null = ls_stmt_isnull(q, col)) != 0)
@@ -427,20 +316,20 @@ static int finding_read(finding *f, const finding_rule *r, const rule_fields *rf
     memset(f, 0, sizeof(*f));
     f->rule = r;
     f->fields = *rf;
-    rc = value_read(&f->weight, q, COL_WEIGHT, 'm');
-    rc |= value_read(&f->title, q, COL_TITLE, 's');
-    rc |= value_read(&f->evidence, q, COL_EVIDENCE, 's');
+    rc = ls_fnd_value_read(&f->weight, q, COL_WEIGHT, 'm');
+    rc |= ls_fnd_value_read(&f->title, q, COL_TITLE, 's');
+    rc |= ls_fnd_value_read(&f->evidence, q, COL_EVIDENCE, 's');
     for (i = 0; i < rf->n; i++)
-        rc |= value_read(&f->f[i], q, COL_FIELDS + i, rf->f[i].kind);
+        rc |= ls_fnd_value_read(&f->f[i], q, COL_FIELDS + i, rf->f[i].kind);
     if (rc) {
-        finding_free(f);
+        ls_fnd_finding_free(f);
         return LS_ENOMEM;
     }
     return 0;
 }
 
 /* A finding's weight for ordering: NULL as 0. */
-static double weight_of(const finding *f)
+double ls_fnd_weight_of(const finding *f)
 {
     return f->weight.null ? 0.0 : f->weight.d;
 }
@@ -448,13 +337,13 @@ static double weight_of(const finding *f)
 static int by_report_order(const void *a, const void *b)
 {
     const finding *x = a, *y = b;
-    return ls_finding_cmp(weight_of(x), x->seq, weight_of(y), y->seq);
+    return ls_finding_cmp(ls_fnd_weight_of(x), x->seq, ls_fnd_weight_of(y), y->seq);
 }
 
 /* ---- gathering and deciding ---- */
 
 /* The rule's SQL with %s replaced by `label` and %% by %. */
-static void expand(ls_buf *out, const char *sql, const char *label)
+void ls_fnd_expand(ls_buf *out, const char *sql, const char *label)
 {
     const char *p;
     ls_buf_reset(out);
@@ -490,30 +379,22 @@ static void bind_rule(ls_stmt *q, const finding_rule *r, const ls_findings_scope
         ls_stmt_bind_int64(q, WINDOW_UNTIL, sc->until);
 }
 
-/* The findings a rule keeps: its heaviest, `limit` at most, heaviest
- * first, the first found first among equals (ls_finding_slot). */
-typedef struct keeper {
-    finding kept[MAX_KEPT];
-    double weights[MAX_KEPT];
-    size_t n, limit;
-} keeper;
-
 /* Where a finding of weight w goes, or k->limit when it is not kept. */
-static size_t keeper_slot(const keeper *k, double w)
+size_t ls_fnd_keeper_slot(const keeper *k, double w)
 {
     return ls_finding_slot(k->weights, k->n, k->limit, w);
 }
 
-/* Put f at slot (from keeper_slot, < limit), dropping the lightest when
+/* Put f at slot (from ls_fnd_keeper_slot, < limit), dropping the lightest when
  * full; the keeper owns f from here. */
-static void keeper_put(keeper *k, size_t slot, finding *f)
+void ls_fnd_keeper_put(keeper *k, size_t slot, finding *f)
 {
     if (k->n == k->limit)
-        finding_free(&k->kept[--k->n]);
+        ls_fnd_finding_free(&k->kept[--k->n]);
     memmove(&k->kept[slot + 1], &k->kept[slot], (k->n - slot) * sizeof(k->kept[0]));
     memmove(&k->weights[slot + 1], &k->weights[slot], (k->n - slot) * sizeof(k->weights[0]));
     k->kept[slot] = *f;
-    k->weights[slot] = weight_of(f);
+    k->weights[slot] = ls_fnd_weight_of(f);
     k->n++;
 }
 
@@ -528,253 +409,14 @@ static int gather_rows(ls_store *s, const finding_rule *r, const rule_fields *rf
         size_t slot;
         if (!r->fires(q, rf))
             continue;
-        slot = keeper_slot(k, ls_stmt_isnull(q, COL_WEIGHT) ? 0.0 : ls_stmt_double(q, COL_WEIGHT));
+        slot = ls_fnd_keeper_slot(k, ls_stmt_isnull(q, COL_WEIGHT) ? 0.0
+                                                                  : ls_stmt_double(q, COL_WEIGHT));
         if (slot >= k->limit)
             continue;
         if ((rc = finding_read(&f, r, rf, q)) != 0)
             return rc;
-        keeper_put(k, slot, &f);
+        ls_fnd_keeper_put(k, slot, &f);
     }
-    return rc < 0 ? rc : 0;
-}
-
-/* Column col of q, NaN when NULL (unknown). */
-static double num_or_nan(ls_stmt *q, int col)
-{
-    return ls_stmt_isnull(q, col) ? NAN : ls_stmt_double(q, col);
-}
-
-/* Field `name` of f (a rule without it: a bug, left alone). */
-static value *field_of(finding *f, const char *name)
-{
-    int col = field_col(&f->fields, name);
-    return col < 0 ? NULL : &f->f[col - COL_FIELDS];
-}
-
-static void set_num(finding *f, const char *name, double v)
-{
-    value *x = field_of(f, name);
-    if (x) {
-        x->null = isnan(v);
-        x->d = isnan(v) ? 0 : v;
-    }
-}
-
-/* Prepare a rule's words statement (its SQL with %% for %) into *out. */
-static int words_prepare(ls_store *s, const char *sql, ls_stmt **out)
-{
-    ls_buf text = LS_BUF_INIT(0);
-    int rc;
-    expand(&text, sql, "");
-    rc = ls_buf_failed(&text) ? LS_ENOMEM : ls_store_prepare(s, ls_buf_str(&text), out);
-    ls_buf_free(&text);
-    return rc;
-}
-
-/* Step the bound words statement into f's title and evidence. */
-static int words_read(ls_stmt *words, finding *f)
-{
-    int rc = ls_stmt_step(words);
-    if (rc == 1) {
-        rc = value_read(&f->title, words, WORDS_TITLE, 's');
-        rc |= value_read(&f->evidence, words, WORDS_EVIDENCE, 's');
-        rc = rc ? LS_ENOMEM : 0;
-    } else if (rc == 0) {
-        rc = LS_ERR; /* a SELECT of values gives a row */
-    }
-    ls_stmt_reset(words);
-    return rc;
-}
-
-/* The idle heads of code path `label` (sums p) offered to the keeper when
- * they fire, titled and worded by `words` (IDLE_WORDS_SQL). */
-static int idle_offer(ls_stmt *words, const finding_rule *r, const rule_fields *rf,
-                      const char *label, const ls_idle_heads *p, keeper *k)
-{
-    finding f;
-    value *v;
-    size_t slot;
-    int rc;
-
-    if (!ls_finding_count_fires(p->holds) || (slot = keeper_slot(k, p->waiter_ms)) >= k->limit)
-        return 0;
-    memset(&f, 0, sizeof(f));
-    f.rule = r;
-    f.fields = *rf;
-    f.weight.d = p->waiter_ms;
-    ls_stmt_bind_text(words, 1, label);
-    ls_stmt_bind_int64(words, 2, p->holds);
-    ls_stmt_bind_double(words, 3, p->unexplained_ms);
-    ls_stmt_bind_double(words, 4, p->waiter_ms);
-    if (isnan(p->max_hold_ms))
-        ls_stmt_bind_null(words, 5);
-    else
-        ls_stmt_bind_double(words, 5, p->max_hold_ms);
-    rc = words_read(words, &f);
-    if (rc == 0 && (v = field_of(&f, "code_path")) != NULL && !(v->s = strdup(label)))
-        rc = LS_ENOMEM;
-    if (rc == 0 && (v = field_of(&f, "holds")) != NULL)
-        v->i = p->holds;
-    set_num(&f, "idle_ms", p->unexplained_ms);
-    set_num(&f, "waiter_ms", p->waiter_ms);
-    set_num(&f, "max_hold_ms", p->max_hold_ms);
-    if (rc < 0) {
-        finding_free(&f);
-        return rc;
-    }
-    keeper_put(k, slot, &f);
-    return 0;
-}
-
-/*
- * idle_in_transaction_head: the holds idle at the head, in code path
- * order; each code path's holds that count (ls_finding_idle_add) summed,
- * and the path named when any did.
- */
-static int gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
-                       keeper *k)
-{
-    ls_stmt *words = NULL;
-    char *label = NULL;
-    ls_idle_heads p;
-    int rc = words_prepare(s, IDLE_WORDS_SQL, &words);
-
-    while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
-        const char *l = ls_stmt_text(q, iq_label);
-        rc = 0;
-        if (!label || strcmp(label, l) != 0) {
-            if (label && (rc = idle_offer(words, r, rf, label, &p, k)) != 0)
-                break;
-            free(label);
-            if (!(label = strdup(l))) {
-                rc = LS_ENOMEM;
-                break;
-            }
-            ls_finding_idle_start(&p);
-        }
-        ls_finding_idle_add(&p, num_or_nan(q, iq_waiter_ms), num_or_nan(q, iq_unexplained_ms),
-                            num_or_nan(q, iq_hold_ms));
-    }
-    if (rc == 0 && label)
-        rc = idle_offer(words, r, rf, label, &p, k);
-    free(label);
-    ls_stmt_finalize(words);
-    return rc < 0 ? rc : 0;
-}
-
-/* A row's candidate for hot_counter_row: its numbers and names, and the
- * least (in byte order) of its waiters' statements that increment. */
-typedef struct counter_row {
-    int64_t row_id;
-    value relation, row_key, waits, total_ms;
-    char *statement; /* NULL: none increments */
-} counter_row;
-
-static void counter_free(counter_row *c)
-{
-    value_free(&c->relation);
-    value_free(&c->row_key);
-    free(c->statement);
-    memset(c, 0, sizeof(*c));
-}
-
-/* Start row c from the current row of q; -1 on no memory. */
-static int counter_start(counter_row *c, ls_stmt *q)
-{
-    int rc;
-    counter_free(c);
-    c->row_id = ls_stmt_int64(q, cq_row_id);
-    rc = value_read(&c->relation, q, cq_relation, 's');
-    rc |= value_read(&c->row_key, q, cq_row_key, 's');
-    rc |= value_read(&c->waits, q, cq_waits, 'i');
-    rc |= value_read(&c->total_ms, q, cq_total_wait_ms, 'm');
-    return rc;
-}
-
-static void bind_value(ls_stmt *q, int idx, const value *v, char kind);
-
-/* Copy v (of kind) into field `name` of f; -1 on no memory. */
-static int set_value(finding *f, const char *name, const value *v)
-{
-    value *x = field_of(f, name);
-    if (!x)
-        return 0;
-    *x = *v;
-    x->s = NULL;
-    return v->s && !(x->s = strdup(v->s)) ? -1 : 0;
-}
-
-/* Offer row c to the keeper when a waiter's statement increments and it
- * has waits enough (ls_finding_counter_fires). */
-static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_fields *rf,
-                         const counter_row *c, keeper *k)
-{
-    value stmt = {0, 0, 0, c->statement};
-    finding f;
-    size_t slot;
-    int rc;
-
-    if (!c->statement || c->waits.null || !ls_finding_counter_fires(c->waits.i))
-        return 0;
-    if ((slot = keeper_slot(k, c->total_ms.null ? 0.0 : c->total_ms.d)) >= k->limit)
-        return 0;
-    memset(&f, 0, sizeof(f));
-    f.rule = r;
-    f.fields = *rf;
-    f.weight = c->total_ms;
-    bind_value(words, 1, &c->relation, 's');
-    bind_value(words, 2, &c->row_key, 's');
-    bind_value(words, 3, &c->waits, 'i');
-    bind_value(words, 4, &c->total_ms, 'm');
-    ls_stmt_bind_text(words, 5, c->statement);
-    rc = words_read(words, &f);
-    if (rc == 0 && (set_value(&f, "relation", &c->relation) | set_value(&f, "row", &c->row_key) |
-                    set_value(&f, "waits", &c->waits) | set_value(&f, "total_wait_ms", &c->total_ms) |
-                    set_value(&f, "statement", &stmt)))
-        rc = LS_ENOMEM;
-    if (rc < 0) {
-        finding_free(&f);
-        return rc;
-    }
-    keeper_put(k, slot, &f);
-    return 0;
-}
-
-/*
- * hot_counter_row: the waiters' statements of each row, in row order; a
- * row is a counter when one of them increments (ls_finding_is_increment),
- * named with the least such text.
- */
-static int gather_counter(ls_store *s, const finding_rule *r, const rule_fields *rf,
-                          ls_stmt *q, keeper *k)
-{
-    counter_row c;
-    ls_stmt *words = NULL;
-    int rc = words_prepare(s, COUNTER_WORDS_SQL, &words), started = 0;
-
-    memset(&c, 0, sizeof(c));
-    while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
-        const char *text = ls_stmt_text(q, cq_text);
-        rc = 0;
-        if (!started || ls_stmt_int64(q, cq_row_id) != c.row_id) {
-            if (started && (rc = counter_offer(words, r, rf, &c, k)) != 0)
-                break;
-            if (counter_start(&c, q) != 0) {
-                rc = LS_ENOMEM;
-                break;
-            }
-            started = 1;
-        }
-        if (ls_finding_is_increment(text) && (!c.statement || strcmp(text, c.statement) < 0)) {
-            free(c.statement);
-            if (!(c.statement = strdup(text)))
-                rc = LS_ENOMEM;
-        }
-    }
-    if (rc == 0 && started)
-        rc = counter_offer(words, r, rf, &c, k);
-    counter_free(&c);
-    ls_stmt_finalize(words);
     return rc < 0 ? rc : 0;
 }
 
@@ -794,7 +436,7 @@ static int run_rule(ls_store *s, const finding_rule *r, const ls_findings_scope 
 
     if (parse_fields(r->fields, &rf) != 0 || r->limit > MAX_KEPT)
         return LS_ERR;
-    expand(sql, r->sql, sc->label_sql);
+    ls_fnd_expand(sql, r->sql, sc->label_sql);
     if (ls_buf_failed(sql))
         return LS_ENOMEM;
     if ((rc = ls_store_prepare(s, ls_buf_str(sql), &q)) != 0)
@@ -806,7 +448,7 @@ static int run_rule(ls_store *s, const finding_rule *r, const ls_findings_scope 
     ls_stmt_finalize(q);
     for (i = 0; i < k.n; i++) {
         if (rc < 0) {
-            finding_free(&k.kept[i]);
+            ls_fnd_finding_free(&k.kept[i]);
             continue;
         }
         k.kept[i].seq = *n;
@@ -817,7 +459,7 @@ static int run_rule(ls_store *s, const finding_rule *r, const ls_findings_scope 
 
 /* ---- writing ---- */
 
-static void bind_value(ls_stmt *q, int idx, const value *v, char kind)
+void ls_fnd_bind_value(ls_stmt *q, int idx, const value *v, char kind)
 {
     if (v->null)
         ls_stmt_bind_null(q, idx);
@@ -838,9 +480,9 @@ static int write_finding(ls_stmt *ins, ls_stmt *fins, const finding *f, int64_t 
     ls_stmt_bind_text(ins, 2, grouping);
     ls_stmt_bind_int64(ins, 3, id);
     ls_stmt_bind_text(ins, 4, f->rule->rule);
-    bind_value(ins, 5, &f->weight, 'm');
-    bind_value(ins, 6, &f->title, 's');
-    bind_value(ins, 7, &f->evidence, 's');
+    ls_fnd_bind_value(ins, 5, &f->weight, 'm');
+    ls_fnd_bind_value(ins, 6, &f->title, 's');
+    ls_fnd_bind_value(ins, 7, &f->evidence, 's');
     ls_stmt_bind_text(ins, 8, f->rule->fix);
     rc = ls_stmt_step(ins);
     ls_stmt_reset(ins);
@@ -851,7 +493,7 @@ static int write_finding(ls_stmt *ins, ls_stmt *fins, const finding *f, int64_t 
         ls_stmt_bind_int64(fins, 2, i);
         ls_stmt_bind_text(fins, 3, f->fields.f[i].name);
         ls_stmt_bind_text(fins, 4, (char[]){f->fields.f[i].kind, 0});
-        bind_value(fins, 5, &f->f[i], f->fields.f[i].kind);
+        ls_fnd_bind_value(fins, 5, &f->f[i], f->fields.f[i].kind);
         rc = ls_stmt_step(fins);
         ls_stmt_reset(fins);
     }
@@ -905,7 +547,7 @@ int ls_findings_write(ls_store *s, const ls_findings_scope *sc)
     if (rc == 0)
         rc = write_all(s, sc, all, n);
     for (i = 0; i < n; i++)
-        finding_free(&all[i]);
+        ls_fnd_finding_free(&all[i]);
     return rc;
 }
 

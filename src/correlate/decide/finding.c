@@ -25,8 +25,7 @@ void ls_finding_idle_start(ls_idle_heads *p)
     p->max_hold_ms = NAN;
 }
 
-int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms,
-                        double hold_ms)
+int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms, double hold_ms)
 {
     if (!ls_finding_idle_hold_counts(waiter_ms, unexplained_ms))
         return 0;
@@ -78,8 +77,7 @@ double ls_finding_demand_per_s(int64_t wanting, double span_s)
     return (double)wanting / (span_s > LS_FINDING_SPAN_FLOOR_S ? span_s : LS_FINDING_SPAN_FLOOR_S);
 }
 
-int ls_finding_serial_fires(int64_t waits, int64_t wanting, double span_s,
-                            double capacity_per_s)
+int ls_finding_serial_fires(int64_t waits, int64_t wanting, double span_s, double capacity_per_s)
 {
     if (capacity_per_s <= 0 || waits < LS_FINDING_ROW_MIN_WAITS)
         return 0;

@@ -32,8 +32,7 @@ typedef struct ls_idle_heads {
 /* Start a code path's sums. */
 void ls_finding_idle_start(ls_idle_heads *p);
 /* Add one hold (hold_ms NaN: its end unknown) if it counts; 1 if it did. */
-int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms,
-                        double hold_ms);
+int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms, double hold_ms);
 
 /* A rule that counts events (deadlocks, serialization failures, holds
  * idle or committing at the head of a queue): fires on one or more. */
@@ -64,8 +63,7 @@ double ls_finding_demand_per_s(int64_t wanting, double span_s);
  * `wanting` transactions over span_s: at its capacity when it has
  * LS_FINDING_ROW_MIN_WAITS waits or more and the demand is
  * LS_FINDING_SERIAL_DEMAND_SHARE of the capacity or more. */
-int ls_finding_serial_fires(int64_t waits, int64_t wanting, double span_s,
-                            double capacity_per_s);
+int ls_finding_serial_fires(int64_t waits, int64_t wanting, double span_s, double capacity_per_s);
 
 /*
  * A rule names its heaviest findings, at most `limit`, in the order found
