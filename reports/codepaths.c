@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "codepath.h"
+#include "grouping.h"
 #include "ls_columns.h"
 #include "model_int.h"
 
@@ -25,15 +26,7 @@ static const struct {
     const char *label;
     const char *source;
 } groupings[] = {
-    {"function",
-     /* span code attributes, and controller + action from the SQL, are
-      * named by one rule (codepath.h), so a path has one name with
-      * traces and without */
-     "coalesce(CASE WHEN c.code_function IS NOT NULL THEN "
-     LS_CODE_NAME_SQL("c.code_namespace", "c.code_function") " END,"
-     " CASE WHEN c.tag_controller IS NOT NULL THEN "
-     LS_CODE_NAME_SQL("c.tag_controller", "c.tag_action") " END, c.route, c.tag_route, c.root_name, c.application,"
-     " c.shape, 'unknown')",
+    {LS_GROUPING_DEFAULT, LS_GROUPING_FUNCTION_LABEL_SQL, /* grouping.h */
      "CASE WHEN c.code_function IS NOT NULL THEN 'span code attributes'"
      " WHEN c.tag_controller IS NOT NULL THEN 'sqlcommenter tags'"
      " WHEN c.route IS NOT NULL THEN 'span route' WHEN c.tag_route IS NOT NULL"

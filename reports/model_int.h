@@ -6,6 +6,7 @@
 #define LS_MODEL_INT_H
 
 #include "codepath.h"
+#include "grouping.h"
 #include "ls_report.h"
 
 /*
@@ -124,18 +125,8 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top);
  * it, over tx_code c. */
 const char *ls_model_code_path_label(const char *group_by);
 const char *ls_model_code_path_source(const char *group_by);
-/* A WITH clause's tables for the lock-order checks: `o` (label, r1, r2),
- * each code path (the label, an expression over tx_code c, in place of
- * the format's first %s) writing relation r1 before r2. A distinct order
- * of relations is paired once, not once per transaction. */
-#define LOCK_ORDER_PAIRS_WHERE(cond)                                                      \
-    "t AS (SELECT DISTINCT %s AS label, c.order_id FROM tx_code c"                        \
-    "  WHERE c.order_id IS NOT NULL AND " cond "),"                                       \
-    " o AS (SELECT DISTINCT t.label, a.value AS r1, b.value AS r2 FROM t"                 \
-    "  JOIN lock_orders lo ON lo.order_id = t.order_id, json_each(lo.relations) a,"       \
-    "  json_each(lo.relations) b WHERE b.key > a.key)"
-/* The same over every transaction; _WHERE keeps those for which SQL `cond`
- * (over tx_code c) holds. */
+/* LOCK_ORDER_PAIRS_WHERE(cond), the lock-order checks' tables, is in
+ * grouping.h; the same over every transaction: */
 #define LOCK_ORDER_PAIRS_SQL LOCK_ORDER_PAIRS_WHERE("1")
 
 /* requests.c: the slowest traced requests and their row-lock queueing. */

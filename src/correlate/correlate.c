@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "correlate_int.h"
+#include "findings.h"
 #include "ls_columns.h"
 
 #define MAX_EPISODE_EVENTS 16 /* messages of one wait (waiting, avoided..., acquired) */
@@ -1109,6 +1110,8 @@ static const ls_correlate_pass passes[] = {
      "DROP INDEX IF EXISTS hold_parts_hold;"
      " DELETE FROM tx_code_rows; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
      " DELETE FROM shapes; DELETE FROM lock_orders; DELETE FROM row_cover;"},
+    {"findings", ls_correlate_findings, "findings finding_fields",
+     "DELETE FROM findings; DELETE FROM finding_fields;"},
 };
 
 #define NPASSES (sizeof(passes) / sizeof(passes[0]))

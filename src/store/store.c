@@ -439,7 +439,7 @@ static const char *const store_upgrades[] = {
      * the next correlation fills them. The table rows is the view rows of
      * row_keys and the tables of the passes after logical rows; the view
      * holds joins hold_bounds and hold_queued (made again below). */
-    LS_SPAN_PLACEMENT_DDL LS_ROW_COVER_DDL LS_SPAN_CLOCK_DDL LS_ROW_TABLES_DDL LS_HOLD_SIDE_DDL
+    LS_SPAN_PLACEMENT_DDL LS_FINDINGS_DDL LS_ROW_COVER_DDL LS_SPAN_CLOCK_DDL LS_ROW_TABLES_DDL LS_HOLD_SIDE_DDL
     " DROP TABLE IF EXISTS rows; DROP VIEW IF EXISTS holds;"
     " DELETE FROM meta WHERE key = 'correlated' OR key GLOB 'span_clock_offset_*';"
     /* the links of waits, errors and deadlock processes in tables of

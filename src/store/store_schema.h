@@ -205,6 +205,7 @@
 #define LS_ROW_COVER_DDL \
     "CREATE TABLE IF NOT EXISTS row_cover(\n" \
     "  rw_id INTEGER, tx_id INTEGER, us INTEGER);\n"
+#include "findings_schema.h" /* LS_FINDINGS_DDL */
 
 static const char *const ls_schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(\n"
@@ -446,6 +447,7 @@ static const char *const ls_schema_sql[] = {
     "  query_start INTEGER, backend_start INTEGER, blocking_pids TEXT, query TEXT);\n",
     LS_SPAN_PLACEMENT_DDL,
     LS_SPAN_CLOCK_DDL,
+    LS_FINDINGS_DDL,
     "CREATE TABLE IF NOT EXISTS xids(\n"
     "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",
     NULL,

@@ -151,6 +151,11 @@ class Lines:
         return self.map.get(line, ("not a record start", line))
 
 
+# The findings the analysis stored are the report's findings, word for
+# word: compared there, in the JSON report, where the durations inside
+# their sentences are set aside (TEXT_TIME); not again as store rows.
+STORED_REPORT = {"findings", "finding_fields"}
+
 READ_AS = {"lock_event_rows": ("lock_events", "event_id"),
            "lock_wait_rows": ("lock_waits", "wait_id"),
            # a wait's links: as lock_waits gives them with the wait's outcome
@@ -182,6 +187,8 @@ def store(db, log):
     lines = Lines(log)
     out = {}
     for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"):
+        if t in STORED_REPORT:
+            continue
         # tables whose pid lists may be stmt_texts ids, or whose bounds may be
         # NULL: as their views give them
         if t in IN_VIEWS or t in TIME_DEPENDENT_TABLES:

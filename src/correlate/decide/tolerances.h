@@ -94,4 +94,29 @@
  * workload would name a path there one time and not the next. */
 #define LS_COVER_MIN_US 5000
 
+/* ---- findings (findings.c, decide/finding.c) ---- */
+
+/* An external call is named when the spans inside hot-row holds of one
+ * code path took at least this much. */
+#define LS_FINDING_CALL_MIN_MS 50.0
+/* An idle-in-transaction head counts when its hold made others wait at
+ * least this long and held at least this much idle time no span explains
+ * (per hold; a code path's counted holds are summed). */
+#define LS_FINDING_IDLE_MIN_WAITER_MS 100.0
+#define LS_FINDING_IDLE_MIN_UNEXPLAINED_MS 50.0
+/* A counter row, or a row at its serial capacity, has at least this many
+ * logged waits. */
+#define LS_FINDING_ROW_MIN_WAITS 3
+/* Waiting below deadlock_timeout is named when it is at least this much
+ * and no less than the waiting logged on the row. */
+#define LS_FINDING_HIDDEN_MIN_MS 200.0
+/* A row is at its serial capacity when the transactions that wanted it
+ * came at this share of the rate its mean hold allows, or more; the
+ * demand is over the row's active span, no shorter than the floor. */
+#define LS_FINDING_SERIAL_DEMAND_SHARE 0.9
+#define LS_FINDING_SPAN_FLOOR_S 0.001
+/* The most findings one rule names: per code path, and per row. */
+#define LS_FINDING_MAX_PER_PATH 5
+#define LS_FINDING_MAX_PER_ROW 3
+
 #endif

@@ -1,0 +1,109 @@
+/*
+ * finding.c — the finding rules' thresholds and order (finding.h).
+ */
+#include "finding.h"
+
+#include <math.h>
+
+#include "tolerances.h"
+
+int ls_finding_call_fires(double span_ms)
+{
+    return span_ms >= LS_FINDING_CALL_MIN_MS;
+}
+
+int ls_finding_idle_hold_counts(double waiter_ms, double unexplained_ms)
+{
+    return waiter_ms >= LS_FINDING_IDLE_MIN_WAITER_MS &&
+           unexplained_ms >= LS_FINDING_IDLE_MIN_UNEXPLAINED_MS;
+}
+
+void ls_finding_idle_start(ls_idle_heads *p)
+{
+    p->holds = 0;
+    p->unexplained_ms = p->waiter_ms = 0;
+    p->max_hold_ms = NAN;
+}
+
+int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms, double hold_ms)
+{
+    if (!ls_finding_idle_hold_counts(waiter_ms, unexplained_ms))
+        return 0;
+    p->holds++;
+    p->unexplained_ms += unexplained_ms;
+    p->waiter_ms += waiter_ms;
+    if (!isnan(hold_ms) && (isnan(p->max_hold_ms) || hold_ms > p->max_hold_ms))
+        p->max_hold_ms = hold_ms;
+    return 1;
+}
+
+int ls_finding_count_fires(int64_t n)
+{
+    return n > 0;
+}
+
+int ls_finding_is_increment(const char *sql)
+{
+    static const char want[] = "set";
+    size_t matched = 0; /* of want, then 1 more once '=' is seen */
+    const char *p;
+
+    for (p = sql; *p; p++) {
+        char c = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
+        if (c == ' ')
+            continue;
+        if (matched < sizeof(want) - 1) /* "set" has no prefix that is its suffix */
+            matched = c == want[matched] ? matched + 1 : (size_t)(c == want[0]);
+        else if (matched == sizeof(want) - 1)
+            matched += c == '=';
+        else if (c == '+')
+            return 1;
+    }
+    return 0;
+}
+
+int ls_finding_counter_fires(int64_t waits)
+{
+    return waits >= LS_FINDING_ROW_MIN_WAITS;
+}
+
+int ls_finding_hidden_fires(double hidden_ms, double logged_ms)
+{
+    return hidden_ms >= LS_FINDING_HIDDEN_MIN_MS && hidden_ms >= logged_ms;
+}
+
+double ls_finding_demand_per_s(int64_t wanting, double span_s)
+{
+    return (double)wanting / (span_s > LS_FINDING_SPAN_FLOOR_S ? span_s : LS_FINDING_SPAN_FLOOR_S);
+}
+
+int ls_finding_serial_fires(int64_t waits, int64_t wanting, double span_s, double capacity_per_s)
+{
+    if (capacity_per_s <= 0 || waits < LS_FINDING_ROW_MIN_WAITS)
+        return 0;
+    return ls_finding_demand_per_s(wanting, span_s) >=
+           LS_FINDING_SERIAL_DEMAND_SHARE * capacity_per_s;
+}
+
+size_t ls_finding_slot(const double *kept, size_t n, size_t limit, double w)
+{
+    size_t i = n;
+    while (i > 0 && kept[i - 1] < w)
+        i--;
+    return i < limit ? i : limit;
+}
+
+/* A weight as the report shows it: whole microseconds (rounded half up,
+ * as the model rounds every ms value). */
+static int64_t weight_us(double ms)
+{
+    return (int64_t)(ms * LS_US_PER_MS + 0.5);
+}
+
+int ls_finding_cmp(double weight_a, size_t seq_a, double weight_b, size_t seq_b)
+{
+    int64_t a = weight_us(weight_a), b = weight_us(weight_b);
+    if (a != b)
+        return a > b ? -1 : 1;
+    return seq_a < seq_b ? -1 : seq_a > seq_b;
+}

@@ -1,0 +1,85 @@
+/*
+ * finding.h — when does a finding rule fire, and which of its findings
+ * does the report name first? The findings pass (findings.c) gathers each
+ * rule's candidates with SQL (per code path, per row, per log) and asks
+ * these functions; the thresholds are in tolerances.h.
+ */
+#ifndef LS_DECIDE_FINDING_H
+#define LS_DECIDE_FINDING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* external_call_in_transaction: the spans of one name inside a code
+ * path's holds of hot rows took span_ms in all: named at
+ * LS_FINDING_CALL_MIN_MS or more. */
+int ls_finding_call_fires(double span_ms);
+
+/* idle_in_transaction_head, per hold: a hold of a hot row whose holder
+ * sat idle in transaction at the head of the queue counts when it made
+ * others wait LS_FINDING_IDLE_MIN_WAITER_MS or more and held
+ * LS_FINDING_IDLE_MIN_UNEXPLAINED_MS or more of idle time no trace span
+ * explains. NaN is unknown, and does not count. */
+int ls_finding_idle_hold_counts(double waiter_ms, double unexplained_ms);
+
+/* A code path's idle heads: the holds that count, summed. */
+typedef struct ls_idle_heads {
+    int64_t holds;
+    double unexplained_ms, waiter_ms;
+    double max_hold_ms; /* NaN while no counted hold has a known length */
+} ls_idle_heads;
+
+/* Start a code path's sums. */
+void ls_finding_idle_start(ls_idle_heads *p);
+/* Add one hold (hold_ms NaN: its end unknown) if it counts; 1 if it did. */
+int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms, double hold_ms);
+
+/* A rule that counts events (deadlocks, serialization failures, holds
+ * idle or committing at the head of a queue): fires on one or more. */
+int ls_finding_count_fires(int64_t n);
+
+/* hot_counter_row: is a statement an increment of a column, as in
+ * "UPDATE t SET n = n + 1"? Its text, with ASCII letters in lower case
+ * and spaces dropped, has "set", then "=", then "+" (SQL's
+ * replace(lower(text), ' ', '') GLOB '*set*=*+*'). */
+int ls_finding_is_increment(const char *sql);
+
+/* hot_counter_row: a row that writers increment, with `waits` logged
+ * waits: a bottleneck at LS_FINDING_ROW_MIN_WAITS or more. */
+int ls_finding_counter_fires(int64_t waits);
+
+/* hidden_waiting: a row's waiting rebuilt below deadlock_timeout
+ * (hidden_ms) against its logged waiting: named when the hidden part is
+ * LS_FINDING_HIDDEN_MIN_MS or more and no less than the logged. */
+int ls_finding_hidden_fires(double hidden_ms, double logged_ms);
+
+/* The rate at which `wanting` transactions wanted a row over span_s
+ * seconds (its first to last event), the span no shorter than
+ * LS_FINDING_SPAN_FLOOR_S: transactions per second. */
+double ls_finding_demand_per_s(int64_t wanting, double span_s);
+
+/* serial_capacity: a row with `waits` logged waits whose mean hold allows
+ * capacity_per_s transactions per second (0 or less: unknown), wanted by
+ * `wanting` transactions over span_s: at its capacity when it has
+ * LS_FINDING_ROW_MIN_WAITS waits or more and the demand is
+ * LS_FINDING_SERIAL_DEMAND_SHARE of the capacity or more. */
+int ls_finding_serial_fires(int64_t waits, int64_t wanting, double span_s, double capacity_per_s);
+
+/*
+ * A rule names its heaviest findings, at most `limit`, in the order found
+ * among equals. kept[0..n) are the weights of those kept so far (heaviest
+ * first, n <= limit): the index at which a new finding of weight w goes
+ * (0..n; the caller moves the later ones down and drops the one past
+ * limit), or `limit` when it is not kept. An equal weight goes after
+ * those kept before it.
+ */
+size_t ls_finding_slot(const double *kept, size_t n, size_t limit, double w);
+
+/* The report's order of findings: heavier first; equal weights by seq
+ * (the rule's place in the rule table, then the finding's in its rule).
+ * Weights are compared as the report shows them, to the microsecond:
+ * two sums of the same waits added in another order are equal.
+ * Negative when a goes first, positive when b does, 0 when the same. */
+int ls_finding_cmp(double weight_a, size_t seq_a, double weight_b, size_t seq_b);
+
+#endif

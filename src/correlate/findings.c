@@ -1,0 +1,560 @@
+/*
+ * findings.c — the "findings" pass: rules that turn the evidence into
+ * findings a person can act on. Each names what was seen (with numbers),
+ * why it matters, and the fix it suggests.
+ *
+ * A rule is one query that gathers its candidates over the views (per
+ * code path, per row, per log) with the words and numbers the report
+ * shows, and one decision (decide/finding.c) over the candidate's numbers:
+ * whether it fires. A rule names its heaviest findings, a few at most
+ * (ls_finding_slot); all are written in the report's order, heavier first
+ * (ls_finding_cmp). The thresholds are in decide/tolerances.h; the SQL
+ * gathers, it does not decide. Two rules gather finer rows and sum them
+ * in C: the idle head per hold (which holds count, ls_fnd_gather_idle), the
+ * counter row per waiter's statement (which increment, ls_fnd_gather_counter);
+ * their sentences are written by SQLite's printf, as the others'. A
+ * serial-capacity row's floor of waits is also bound into its query, from
+ * the same constant, to spare a count of transactions per row that cannot
+ * fire; the decision checks it again.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "correlate_int.h"
+#include "findings.h"
+#include "findings_int.h"
+#include "findings_schema.h"
+#include "grouping.h"
+
+/*
+ * The time window in a rule's SQL: ?11 and ?12, NULL when open. A point
+ * event (deadlock, error) counts when its time is in the window; a hold
+ * or a transaction when it overlaps the window, as a wait does in the
+ * sections; a rule over a row's whole history (rows.waits,
+ * hidden_wait_ms, ...) only when that history lies inside the window, so
+ * that no figure of a finding comes from outside it.
+ */
+#define WINDOW_SINCE 11
+#define WINDOW_UNTIL 12
+#define AT_IN_WINDOW(ts) " (?11 IS NULL OR " ts " >= ?11) AND (?12 IS NULL OR " ts " <= ?12) "
+#define OVERLAPS_WINDOW(s, e) \
+    " (?11 IS NULL OR coalesce(" e ", " s ") >= ?11) AND (?12 IS NULL OR " s " <= ?12) "
+#define INSIDE_WINDOW(s, e) " (?11 IS NULL OR " s " >= ?11) AND (?12 IS NULL OR " e " <= ?12) "
+#define DEADLOCKS_IN_WINDOW "(SELECT count(*) FROM deadlocks d WHERE" AT_IN_WINDOW("d.ts") ")"
+
+/* A rule over one log-wide count names one finding. */
+#define ONE_PER_LOG 1
+/* ---- reading a candidate's numbers by field name ---- */
+
+/* The column of field `name`, or -1 (a rule without it: a bug). */
+int ls_fnd_field_col(const rule_fields *rf, const char *name)
+{
+    int i;
+    for (i = 0; i < rf->n; i++)
+        if (strcmp(rf->f[i].name, name) == 0)
+            return COL_FIELDS + i;
+    return -1;
+}
+
+/* Field `name` of q as a number in *v: 0 when NULL or unknown. */
+static int num(ls_stmt *q, const rule_fields *rf, const char *name, double *v)
+{
+    int col = ls_fnd_field_col(rf, name);
+    if (col < 0 || ls_stmt_isnull(q, col))
+        return 0;
+    *v = ls_stmt_double(q, col);
+    return 1;
+}
+
+static int count(ls_stmt *q, const rule_fields *rf, const char *name, int64_t *v)
+{
+    int col = ls_fnd_field_col(rf, name);
+    if (col < 0 || ls_stmt_isnull(q, col))
+        return 0;
+    *v = ls_stmt_int64(q, col);
+    return 1;
+}
+
+/* ---- each rule's decision over its candidate ---- */
+
+static int call_fires(ls_stmt *q, const rule_fields *rf)
+{
+    double ms;
+    return num(q, rf, "span_ms", &ms) && ls_finding_call_fires(ms);
+}
+
+static int holds_fire(ls_stmt *q, const rule_fields *rf)
+{
+    int64_t n;
+    return count(q, rf, "holds", &n) && ls_finding_count_fires(n);
+}
+
+/* Two code paths in opposite orders: the gathering SQL pairs them. */
+static int pair_fires(ls_stmt *q, const rule_fields *rf)
+{
+    (void)q;
+    (void)rf;
+    return 1;
+}
+
+static int deadlocks_fire(ls_stmt *q, const rule_fields *rf)
+{
+    int64_t n;
+    return count(q, rf, "deadlocks", &n) && ls_finding_count_fires(n);
+}
+
+static int failures_fire(ls_stmt *q, const rule_fields *rf)
+{
+    int64_t n;
+    return count(q, rf, "failures", &n) && ls_finding_count_fires(n);
+}
+
+static int hidden_fires(ls_stmt *q, const rule_fields *rf)
+{
+    double hidden, logged;
+    return num(q, rf, "hidden_wait_ms", &hidden) && num(q, rf, "logged_wait_ms", &logged) &&
+           ls_finding_hidden_fires(hidden, logged);
+}
+
+static int serial_fires(ls_stmt *q, const rule_fields *rf)
+{
+    int64_t waits, wanting;
+    double span_s, capacity;
+    return count(q, rf, "waits", &waits) && count(q, rf, "transactions", &wanting) &&
+           num(q, rf, "window_s", &span_s) && num(q, rf, "capacity_per_s", &capacity) &&
+           ls_finding_serial_fires(waits, wanting, span_s, capacity);
+}
+
+/* ---- the rules, in the order they are asked (ties keep it) ---- */
+
+static const finding_rule rules[] = {
+    {"external_call_in_transaction",
+     "Move the call out of the transaction: call first and then update the row and commit at "
+     "once, or commit first and make the call from an outbox afterwards. Every millisecond the "
+     "call takes is a millisecond every other writer of the row waits.",
+     "WITH hl AS (SELECT h.*, %s AS label FROM holds h LEFT JOIN tx_code c"
+     "  ON c.tx_id = h.tx_id WHERE h.waits > 0 AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
+     " SELECT sum(p.ms), hl.label || ' calls ' || p.name || ' while holding a hot row',"
+     " printf('" DUR " of its " DUR " of holds on rows others waited for were spent in the "
+     "span ''%%s'' (%%d holds, " DUR " of waiting caused).', sum(p.ms),"
+     " (SELECT sum((x.end_ts - x.start_ts) / 1000.0) FROM hl x WHERE x.label = hl.label),"
+     " p.name, count(*), sum(hl.waiter_ms)),"
+     " hl.label, p.name, sum(p.ms), count(*), sum(hl.waiter_ms)"
+     " FROM hold_parts p JOIN hl ON hl.hold_id = p.hold_id WHERE p.part = 'span'"
+     " GROUP BY hl.label, p.name",
+     "code_path:s,span:s,span_ms:m,holds:i,waiter_ms:m", call_fires, NULL, LS_FINDING_MAX_PER_PATH,
+     {0, 0}},
+    {"idle_in_transaction_head",
+     "Send the transaction's statements back to back and commit at once; do application work "
+     "(rendering, calls, waiting for the client) before BEGIN or after COMMIT. Set "
+     "idle_in_transaction_session_timeout as a safety net.",
+     /* Each hold idle at the head, by code path; idle time a trace span
+      * explains (an external call) is not counted (ls_fnd_gather_idle). */
+     "WITH hi AS (SELECT h.*, %s AS label, coalesce((SELECT p.ms FROM hold_parts p"
+     "  WHERE p.hold_id = h.hold_id AND p.part = 'idle'), h.idle_ms) AS unexplained"
+     "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+     "  WHERE h.head_state = 'idle_in_transaction' AND"
+     OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
+     " SELECT " LS_SELECT_LIST(iq, IDLE_COLS) " FROM hi ORDER BY label",
+     "code_path:s,holds:i,idle_ms:m,waiter_ms:m,max_hold_ms:m", NULL, ls_fnd_gather_idle,
+     LS_FINDING_MAX_PER_PATH, {0, 0}},
+    {"commit_wait_head",
+     "The COMMIT itself held the row: check WAL flush latency (wait event WalSync), a synchronous "
+     "standby (SyncRep) and deferred triggers or constraints that run at COMMIT; update the hot "
+     "row as the transaction's last statement.",
+     "SELECT sum(h.waiter_ms), %s || ' holds hot rows through a slow COMMIT',"
+     " printf('%%d hold%%s spent " DUR " committing while others waited (" DUR " of waiting "
+     "caused).', count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END, sum(h.commit_ms),"
+     " sum(h.waiter_ms)), %s, count(*), sum(h.commit_ms), sum(h.waiter_ms)"
+     " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+     " WHERE h.head_state = 'committing' AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts")
+     " GROUP BY 2",
+     "code_path:s,holds:i,commit_ms:m,waiter_ms:m", holds_fire, NULL, LS_FINDING_MAX_PER_PATH,
+     {0, 0}},
+    {"inconsistent_lock_order",
+     "Take locks in one order everywhere (for example by table, then by primary key: SELECT ... "
+     "FOR UPDATE ORDER BY id); shortening transactions does not remove these deadlocks.",
+     "WITH " LOCK_ORDER_PAIRS_WHERE("c.tx_id IN (SELECT x.tx_id FROM transactions x WHERE"
+     OVERLAPS_WINDOW("x.start_ts", "x.end_ts") ")")
+     " SELECT 1000.0 * (1 + " DEADLOCKS_IN_WINDOW "), 'Code paths write the same "
+     "relations in opposite orders', printf('%%s writes %%s before %%s, %%s the other way "
+     "round.', x.label, x.r1, x.r2, y.label), x.label, x.r1, x.r2, y.label,"
+     " " DEADLOCKS_IN_WINDOW " FROM o x JOIN o y ON y.r1 = x.r2"
+     " AND y.r2 = x.r1 AND x.label < y.label",
+     "code_path:s,first:s,then:s,other_code_path:s,deadlocks:i", pair_fires, NULL,
+     LS_FINDING_MAX_PER_PATH, {0, 0}},
+    {"deadlocks",
+     "Find the two code paths in the cycle and make them lock rows in the same order (the "
+     "deadlock section lists each side's statements in the order it took its locks).",
+     "SELECT 1000.0 * count(*), printf('%%d deadlock%%s', count(*), CASE WHEN count(*) > 1"
+     " THEN 's' ELSE '' END), printf('%%d processes cancelled (SQLSTATE 40P01); the first at "
+     "%%s UTC.', count(*), strftime('%%Y-%%m-%%d %%H:%%M:%%f', min(ts) / 1e6, 'unixepoch')),"
+     " count(*), strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', min(ts) / 1e6, 'unixepoch')"
+     " FROM deadlocks WHERE" AT_IN_WINDOW("ts"),
+     "deadlocks:i,first_time:s", deadlocks_fire, NULL, ONE_PER_LOG, {0, 0}},
+    {"hot_counter_row",
+     "Split the counter into N rows updated at random and summed on read, or append increments "
+     "to a log table and aggregate them later.",
+     /* Each row's waiters' statements, by row (ls_fnd_gather_counter). */
+     "SELECT " LS_SELECT_LIST(cq, COUNTER_COLS)
+     " FROM rows r JOIN lock_waits w ON w.row_id = r.row_id JOIN statements st"
+     " ON st.stmt_id = w.waiter_stmt WHERE" INSIDE_WINDOW("r.first_ts", "r.last_ts")
+     "ORDER BY r.row_id",
+     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s", NULL, ls_fnd_gather_counter,
+     LS_FINDING_MAX_PER_ROW, {0, 0}},
+    {"retries_after_serialization_failure",
+     "Retry the whole transaction (not the statement) with a bound and back-off, keep it "
+     "short, or lock the row first (SELECT ... FOR UPDATE) where the isolation level allows.",
+     "SELECT 100.0 * count(*), printf('%%d serialization failure%%s (40001)', count(*),"
+     " CASE WHEN count(*) > 1 THEN 's' ELSE '' END), printf('%%d retried by the same session "
+     "(%%d committed).', sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit')),"
+     " count(*), sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit')"
+     " FROM errors_linked WHERE class = 'serialization_failure' AND" AT_IN_WINDOW("ts"),
+     "failures:i,retried:i,committed:i", failures_fire, NULL, ONE_PER_LOG, {0, 0}},
+    {"hidden_waiting",
+     "The log shows only waits longer than deadlock_timeout; the rest of the queueing on this row "
+     "is as real. Shorten what holds the row (see the rankings) rather than tuning "
+     "deadlock_timeout, which changes what is logged, not how long anyone waits.",
+     "SELECT r.hidden_wait_ms, printf('%%.0f %%%% of the waiting on %%s %%s was below "
+     "deadlock_timeout and never logged', 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms +"
+     " r.logged_wait_ms), r.relation, r.row_key),"
+     " printf('%%d statements queued for the row: " DUR " of waiting rebuilt from the holds "
+     "before them, " DUR " logged as lock waits; the row was held %%.0f %%%% of the time.',"
+     " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, 100.0 * r.utilisation),"
+     " r.relation, r.row_key, 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms + r.logged_wait_ms),"
+     " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, r.utilisation"
+     " FROM rows r WHERE" INSIDE_WINDOW("r.first_ts", "r.last_ts"),
+     "relation:s,row:s,hidden_share_pct:m,statements_waited:i,hidden_wait_ms:m,"
+     "logged_wait_ms:m,utilisation:m", hidden_fires, NULL, LS_FINDING_MAX_PER_ROW, {0, 0}},
+    {"serial_capacity",
+     "One row lets one transaction through at a time: shorten the hold (see the findings above) "
+     "or spread the writes over several rows.",
+     /* The transactions that wanted the row: those that held it and those
+      * that waited for it, each once (a statement may wait for one row
+      * many times, and a waiter that got the row holds it). Counted only
+      * for rows with a known capacity and the floor of waits (?1). */
+     "SELECT r.total_wait_ms, 'Row ' || r.relation || ' ' || r.row_key || ' is at its serial "
+     "capacity', printf('Mean hold " DUR " caps the row at %%.1f transactions/s; %%d "
+     "transactions wanted it within " DUR " (%%.1f/s, %%.0f %%%% of that).', r.mean_hold_ms,"
+     " r.capacity_per_s, r.wanting, (r.last_ts - r.first_ts) / 1e3, r.wanting /"
+     " max((r.last_ts - r.first_ts) / 1e6, 0.001), 100.0 * r.wanting /"
+     " max((r.last_ts - r.first_ts) / 1e6, 0.001) / r.capacity_per_s),"
+     " r.relation, r.row_key, r.mean_hold_ms, r.capacity_per_s, r.wanting,"
+     " (r.last_ts - r.first_ts) / 1e6, r.wanting / max((r.last_ts - r.first_ts) / 1e6, 0.001),"
+     " r.waits"
+     " FROM (SELECT r.*, (SELECT count(*) FROM (SELECT h.tx_id FROM holds h"
+     "   WHERE h.row_id = r.row_id AND h.tx_id IS NOT NULL UNION SELECT w.waiter_tx"
+     "   FROM lock_waits w WHERE w.row_id = r.row_id AND w.waiter_tx IS NOT NULL)) AS wanting"
+     "  FROM rows r WHERE r.capacity_per_s > 0 AND r.waits >= ?1 AND"
+     INSIDE_WINDOW("r.first_ts", "r.last_ts") ") r",
+     "relation:s,row:s,mean_hold_ms:m,capacity_per_s:m,transactions:i,window_s:m,demand_per_s:m,"
+     "waits:x", serial_fires, NULL, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
+};
+
+#define NRULES (sizeof(rules) / sizeof(rules[0]))
+/* The most findings all rules name together. */
+#define MAX_FINDINGS (NRULES * MAX_KEPT)
+
+/* Parse a rule's field spec; -1 if it has more fields than MAX_FIELDS
+ * or a name too long (a bug in the table). */
+static int parse_fields(const char *spec, rule_fields *out)
+{
+    out->n = 0;
+    while (spec && *spec) {
+        const char *colon = strchr(spec, ':');
+        size_t n;
+        if (!colon || !colon[1] || out->n == MAX_FIELDS)
+            return -1;
+        if ((n = (size_t)(colon - spec)) >= FIELD_NAME_MAX)
+            return -1;
+        memcpy(out->f[out->n].name, spec, n);
+        out->f[out->n].name[n] = 0;
+        out->f[out->n].kind = colon[1];
+        out->n++;
+        spec = colon[2] == ',' ? colon + 3 : colon + 2;
+    }
+    return 0;
+}
+
+/* ---- a finding kept in memory until all rules have spoken ---- */
+
+void ls_fnd_value_free(value *v)
+{
+    free(v->s);
+    v->s = NULL;
+}
+
+void ls_fnd_finding_free(finding *f)
+{
+    int i;
+    ls_fnd_value_free(&f->title);
+    ls_fnd_value_free(&f->evidence);
+    for (i = 0; i < f->fields.n; i++)
+        ls_fnd_value_free(&f->f[i]);
+}
+
+/* Column col of q as kind (s, i, m; x is read as m) into v; -1 on no
+ * memory. */
+int ls_fnd_value_read(value *v, ls_stmt *q, int col, char kind)
+{
+    memset(v, 0, sizeof(*v));
+    if ((v->null = ls_stmt_isnull(q, col)) != 0)
+        return 0;
+    if (kind == 's')
+        return (v->s = strdup(ls_stmt_text(q, col))) ? 0 : -1;
+    if (kind == 'i')
+        v->i = ls_stmt_int64(q, col);
+    else
+        v->d = ls_stmt_double(q, col);
+    return 0;
+}
+
+static int finding_read(finding *f, const finding_rule *r, const rule_fields *rf, ls_stmt *q)
+{
+    int i, rc;
+    memset(f, 0, sizeof(*f));
+    f->rule = r;
+    f->fields = *rf;
+    rc = ls_fnd_value_read(&f->weight, q, COL_WEIGHT, 'm');
+    rc |= ls_fnd_value_read(&f->title, q, COL_TITLE, 's');
+    rc |= ls_fnd_value_read(&f->evidence, q, COL_EVIDENCE, 's');
+    for (i = 0; i < rf->n; i++)
+        rc |= ls_fnd_value_read(&f->f[i], q, COL_FIELDS + i, rf->f[i].kind);
+    if (rc) {
+        ls_fnd_finding_free(f);
+        return LS_ENOMEM;
+    }
+    return 0;
+}
+
+/* A finding's weight for ordering: NULL as 0. */
+double ls_fnd_weight_of(const finding *f)
+{
+    return f->weight.null ? 0.0 : f->weight.d;
+}
+
+static int by_report_order(const void *a, const void *b)
+{
+    const finding *x = a, *y = b;
+    return ls_finding_cmp(ls_fnd_weight_of(x), x->seq, ls_fnd_weight_of(y), y->seq);
+}
+
+/* ---- gathering and deciding ---- */
+
+/* The rule's SQL with %s replaced by `label` and %% by %. */
+void ls_fnd_expand(ls_buf *out, const char *sql, const char *label)
+{
+    const char *p;
+    ls_buf_reset(out);
+    for (p = sql; *p; p++) {
+        if (p[0] == '%' && p[1] == 's') {
+            ls_buf_adds(out, label);
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            ls_buf_addc(out, '%');
+            p++;
+        } else {
+            ls_buf_addc(out, *p);
+        }
+    }
+}
+
+static int window_set(int64_t t)
+{
+    return t != 0 && t != LS_TS_NONE;
+}
+
+/* Bind the rule's thresholds (?1, ?2) and the scope's window (?11, ?12)
+ * where q has them; a failed bind fails the step. */
+static void bind_rule(ls_stmt *q, const finding_rule *r, const ls_findings_scope *sc)
+{
+    int n = ls_stmt_params(q), i;
+    for (i = 0; i < MAX_ARGS && i < n; i++)
+        if (r->args[i] != 0)
+            ls_stmt_bind_double(q, i + 1, r->args[i]);
+    if (n >= WINDOW_UNTIL && window_set(sc->since))
+        ls_stmt_bind_int64(q, WINDOW_SINCE, sc->since);
+    if (n >= WINDOW_UNTIL && window_set(sc->until))
+        ls_stmt_bind_int64(q, WINDOW_UNTIL, sc->until);
+}
+
+/* Where a finding of weight w goes, or k->limit when it is not kept. */
+size_t ls_fnd_keeper_slot(const keeper *k, double w)
+{
+    return ls_finding_slot(k->weights, k->n, k->limit, w);
+}
+
+/* Put f at slot (from ls_fnd_keeper_slot, < limit), dropping the lightest when
+ * full; the keeper owns f from here. */
+void ls_fnd_keeper_put(keeper *k, size_t slot, finding *f)
+{
+    if (k->n == k->limit)
+        ls_fnd_finding_free(&k->kept[--k->n]);
+    memmove(&k->kept[slot + 1], &k->kept[slot], (k->n - slot) * sizeof(k->kept[0]));
+    memmove(&k->weights[slot + 1], &k->weights[slot], (k->n - slot) * sizeof(k->weights[0]));
+    k->kept[slot] = *f;
+    k->weights[slot] = ls_fnd_weight_of(f);
+    k->n++;
+}
+
+/* Each row of q a candidate, as its columns say; r->fires decides. */
+static int gather_rows(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
+                       keeper *k)
+{
+    int rc;
+    (void)s;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        finding f;
+        size_t slot;
+        if (!r->fires(q, rf))
+            continue;
+        slot = ls_fnd_keeper_slot(k, ls_stmt_isnull(q, COL_WEIGHT) ? 0.0
+                                                                  : ls_stmt_double(q, COL_WEIGHT));
+        if (slot >= k->limit)
+            continue;
+        if ((rc = finding_read(&f, r, rf, q)) != 0)
+            return rc;
+        ls_fnd_keeper_put(k, slot, &f);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/*
+ * Run rule r over the scope and append the findings it names (its
+ * heaviest, r->limit at most, in the order found among equals) to
+ * out[*n..], numbering them from *n. 0 or an error.
+ */
+static int run_rule(ls_store *s, const finding_rule *r, const ls_findings_scope *sc,
+                    ls_buf *sql, finding *out, size_t *n)
+{
+    keeper k;
+    rule_fields rf;
+    ls_stmt *q = NULL;
+    size_t i;
+    int rc;
+
+    if (parse_fields(r->fields, &rf) != 0 || r->limit > MAX_KEPT)
+        return LS_ERR;
+    ls_fnd_expand(sql, r->sql, sc->label_sql);
+    if (ls_buf_failed(sql))
+        return LS_ENOMEM;
+    if ((rc = ls_store_prepare(s, ls_buf_str(sql), &q)) != 0)
+        return rc;
+    bind_rule(q, r, sc);
+    k.n = 0;
+    k.limit = r->limit;
+    rc = (r->gather ? r->gather : gather_rows)(s, r, &rf, q, &k);
+    ls_stmt_finalize(q);
+    for (i = 0; i < k.n; i++) {
+        if (rc < 0) {
+            ls_fnd_finding_free(&k.kept[i]);
+            continue;
+        }
+        k.kept[i].seq = *n;
+        out[(*n)++] = k.kept[i];
+    }
+    return rc;
+}
+
+/* ---- writing ---- */
+
+void ls_fnd_bind_value(ls_stmt *q, int idx, const value *v, char kind)
+{
+    if (v->null)
+        ls_stmt_bind_null(q, idx);
+    else if (kind == 's')
+        ls_stmt_bind_text(q, idx, v->s);
+    else if (kind == 'i')
+        ls_stmt_bind_int64(q, idx, v->i);
+    else
+        ls_stmt_bind_double(q, idx, v->d);
+}
+
+/* Insert finding f (id, its place in the report) with its fields. */
+static int write_finding(ls_stmt *ins, ls_stmt *fins, const finding *f, int64_t id,
+                         const char *grouping)
+{
+    int i, rc;
+    ls_stmt_bind_int64(ins, 1, id);
+    ls_stmt_bind_text(ins, 2, grouping);
+    ls_stmt_bind_int64(ins, 3, id);
+    ls_stmt_bind_text(ins, 4, f->rule->rule);
+    ls_fnd_bind_value(ins, 5, &f->weight, 'm');
+    ls_fnd_bind_value(ins, 6, &f->title, 's');
+    ls_fnd_bind_value(ins, 7, &f->evidence, 's');
+    ls_stmt_bind_text(ins, 8, f->rule->fix);
+    rc = ls_stmt_step(ins);
+    ls_stmt_reset(ins);
+    for (i = 0; rc >= 0 && i < f->fields.n; i++) {
+        if (f->fields.f[i].kind == 'x')
+            continue; /* the decision's alone */
+        ls_stmt_bind_int64(fins, 1, id);
+        ls_stmt_bind_int64(fins, 2, i);
+        ls_stmt_bind_text(fins, 3, f->fields.f[i].name);
+        ls_stmt_bind_text(fins, 4, (char[]){f->fields.f[i].kind, 0});
+        ls_fnd_bind_value(fins, 5, &f->f[i], f->fields.f[i].kind);
+        rc = ls_stmt_step(fins);
+        ls_stmt_reset(fins);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+#define TEMP_TABLES                                                                     \
+    "CREATE TEMP TABLE IF NOT EXISTS findings" LS_FINDINGS_COLS ";"                    \
+    " CREATE TEMP TABLE IF NOT EXISTS finding_fields" LS_FINDING_FIELDS_COLS ";"       \
+    " DELETE FROM temp.findings; DELETE FROM temp.finding_fields;"
+
+static int write_all(ls_store *s, const ls_findings_scope *sc, const finding *all, size_t n)
+{
+    ls_stmt *ins = NULL, *fins = NULL;
+    size_t i;
+    int rc;
+
+    if (sc->temp && (rc = ls_store_exec(s, TEMP_TABLES)) != 0)
+        return rc;
+    rc = ls_store_prepare(s, sc->temp ? "INSERT INTO temp.findings(finding_id, grouping, seq,"
+                                        " rule, weight_ms, title, evidence, fix)"
+                                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                                      : "INSERT INTO main.findings(finding_id, grouping, seq,"
+                                        " rule, weight_ms, title, evidence, fix)"
+                                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                          &ins);
+    if (rc == 0)
+        rc = ls_store_prepare(s, sc->temp ? "INSERT INTO temp.finding_fields(finding_id, pos,"
+                                            " name, kind, value) VALUES (?1, ?2, ?3, ?4, ?5)"
+                                          : "INSERT INTO main.finding_fields(finding_id, pos,"
+                                            " name, kind, value) VALUES (?1, ?2, ?3, ?4, ?5)",
+                              &fins);
+    for (i = 0; rc == 0 && i < n; i++)
+        rc = write_finding(ins, fins, &all[i], (int64_t)i + 1, sc->grouping);
+    ls_stmt_finalize(ins);
+    ls_stmt_finalize(fins);
+    return rc;
+}
+
+int ls_findings_write(ls_store *s, const ls_findings_scope *sc)
+{
+    finding all[MAX_FINDINGS];
+    ls_buf sql = LS_BUF_INIT(0);
+    size_t n = 0, i;
+    int rc = 0;
+
+    for (i = 0; rc == 0 && i < NRULES; i++)
+        rc = run_rule(s, &rules[i], sc, &sql, all, &n);
+    ls_buf_free(&sql);
+    qsort(all, n, sizeof(all[0]), by_report_order);
+    if (rc == 0)
+        rc = write_all(s, sc, all, n);
+    for (i = 0; i < n; i++)
+        ls_fnd_finding_free(&all[i]);
+    return rc;
+}
+
+int ls_correlate_findings(ls_store *s, ls_correlate_stats *stats)
+{
+    ls_findings_scope sc = {LS_GROUPING_DEFAULT, LS_GROUPING_FUNCTION_LABEL_SQL, LS_TS_NONE,
+                            LS_TS_NONE, 0};
+    (void)stats;
+    return ls_findings_write(s, &sc);
+}

@@ -1,0 +1,141 @@
+/*
+ * findings_int.h — what the findings pass's two files share (findings.c:
+ * the rule table, the generic gathering, ordering and writing;
+ * findings_sum.c: the rules that gather finer rows and sum them in C).
+ */
+#ifndef LS_FINDINGS_INT_H
+#define LS_FINDINGS_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decide/finding.h"
+#include "decide/tolerances.h"
+#include "ls_buf.h"
+#include "ls_columns.h"
+#include "ls_store.h"
+
+/*
+ * A duration in an evidence's printf, in ms: written between two control
+ * bytes and turned into words ("1.3 s", "648 ms") by the report. Control
+ * bytes cannot come from a log: every model string is cleaned of them.
+ */
+#define DUR "\001%%.3f\002"
+
+/* Every gathering query's first columns; the rule's fields follow. */
+enum { COL_WEIGHT, COL_TITLE, COL_EVIDENCE, COL_FIELDS };
+
+/* The most fields a rule has, and the longest field name. */
+#define MAX_FIELDS 8
+#define FIELD_NAME_MAX 48
+/* The most findings a rule keeps (its limit). */
+#define MAX_KEPT LS_FINDING_MAX_PER_PATH
+/* The most parameters (?1, ?2) a rule binds from tolerances.h. */
+#define MAX_ARGS 2
+
+/* A rule's fields as its spec names them ("name:t,..."): t is s (text),
+ * i (integer), m (ms) for the report, x for the decision alone. */
+typedef struct rule_fields {
+    struct {
+        char name[FIELD_NAME_MAX];
+        char kind;
+    } f[MAX_FIELDS];
+    int n;
+} rule_fields;
+
+/* Does the gathered row q (fields rf) deserve a finding? */
+typedef int (*fires_fn)(ls_stmt *q, const rule_fields *rf);
+
+struct finding_rule;
+struct keeper;
+/* Step the rule's query q (prepared and bound) and offer the keeper each
+ * finding that fires; 0 or an error. */
+typedef int (*gather_fn)(ls_store *s, const struct finding_rule *r, const rule_fields *rf,
+                         ls_stmt *q, struct keeper *k);
+
+typedef struct finding_rule {
+    const char *rule;
+    const char *fix;
+    /* SQL: `%s` is the code path label over tx_code c. For gather_rows,
+     * one row per candidate, columns (weight ms, title, evidence, then
+     * the fields); a rule with a gather of its own reads its own. */
+    const char *sql;
+    const char *fields;
+    fires_fn fires;            /* gather_rows' decision */
+    gather_fn gather;          /* NULL: gather_rows */
+    size_t limit;              /* the most findings it names */
+    double args[MAX_ARGS];     /* bound to ?1, ?2 where the SQL has them */
+} finding_rule;
+
+/* A finding's value, as read from the store. */
+typedef struct value {
+    int null;
+    int64_t i;
+    double d;
+    char *s;
+} value;
+
+typedef struct finding {
+    const finding_rule *rule;
+    rule_fields fields;
+    size_t seq; /* order found: rule, then rank in its rule */
+    value weight, title, evidence;
+    value f[MAX_FIELDS];
+} finding;
+
+/* The findings a rule keeps: its heaviest, `limit` at most, heaviest
+ * first, the first found first among equals (ls_finding_slot). */
+typedef struct keeper {
+    finding kept[MAX_KEPT];
+    double weights[MAX_KEPT];
+    size_t n, limit;
+} keeper;
+
+/* The idle rule's query: each hold idle in transaction at the head of a
+ * queue, by code path (ls_fnd_gather_idle). */
+#define IDLE_COLS(X, Q)                                  \
+    X(Q, label, "label")                                 \
+    X(Q, waiter_ms, "waiter_ms")                         \
+    X(Q, unexplained_ms, "unexplained")                  \
+    X(Q, hold_ms, "(end_ts - start_ts) / 1000.0")
+LS_COLUMNS(iq, IDLE_COLS);
+
+/* The counter rule's query: a row's waiters' statements (ls_fnd_gather_counter). */
+#define COUNTER_COLS(X, Q)                   \
+    X(Q, row_id, "r.row_id")                 \
+    X(Q, relation, "r.relation")             \
+    X(Q, row_key, "r.row_key")               \
+    X(Q, waits, "r.waits")                   \
+    X(Q, total_wait_ms, "r.total_wait_ms")   \
+    X(Q, text, "st.text")
+LS_COLUMNS(cq, COUNTER_COLS);
+
+/* The column of field `name` in a gathering row, or -1 (a rule without
+ * it: a bug). */
+int ls_fnd_field_col(const rule_fields *rf, const char *name);
+/* Column col of q as kind (s, i, m; x is read as m) into v; -1 on no
+ * memory. */
+int ls_fnd_value_read(value *v, ls_stmt *q, int col, char kind);
+void ls_fnd_value_free(value *v);
+void ls_fnd_finding_free(finding *f);
+/* Bind v (of kind s, i or m) to ?idx of q; NULL stays NULL. */
+void ls_fnd_bind_value(ls_stmt *q, int idx, const value *v, char kind);
+/* A finding's weight for ordering: NULL as 0. */
+double ls_fnd_weight_of(const finding *f);
+/* Where a finding of weight w goes among those k keeps, or k->limit when
+ * it is not kept (ls_finding_slot). */
+size_t ls_fnd_keeper_slot(const keeper *k, double w);
+/* Put f at slot (from ls_fnd_keeper_slot, < limit), dropping the lightest
+ * when full; the keeper owns f from here. */
+void ls_fnd_keeper_put(keeper *k, size_t slot, finding *f);
+/* SQL text with %s replaced by `label` and %% by %. */
+void ls_fnd_expand(ls_buf *out, const char *sql, const char *label);
+
+/* findings_sum.c: the idle head rule, per hold; the counter row rule,
+ * per waiter's statement (gather_fn). */
+int ls_fnd_gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
+                       keeper *k);
+int ls_fnd_gather_counter(ls_store *s, const finding_rule *r, const rule_fields *rf,
+                          ls_stmt *q, keeper *k);
+
+#endif

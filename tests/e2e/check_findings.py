@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""Each finding rule fires on a sample that deserves it and stays silent on
+one that does not, and the findings the analysis stored are the report's
+(issue 33: findings decided by the analysis, src/correlate/findings.c).
+
+Usage: check_findings.py LOCKSPAN PROJECT_DIR
+
+On the real samples (samples/README.md), each analyzed once into a store:
+  - deadlocks: basic (one deadlock in its truth) names it with its count;
+    correlation (none) has no such finding;
+  - retries_after_serialization_failure: basic counts the truth's 40001
+    errors; app (no serialization failure in its log) is silent;
+  - hot_counter_row: basic's accounts id=1, incremented by every writer
+    (`balance = balance + 1`), with its waits; app's hot row, decremented
+    (`qty = qty - 1`), is no counter;
+  - commit_wait_head: correlation's payout-batch, whose holder the truth
+    has committing (a deferred trigger); basic, with no holder committing,
+    is silent;
+  - idle_in_transaction_head and external_call_in_transaction: app's
+    checkout holds the hot row across an HTTP call; from the log alone the
+    time is idle in transaction (no external call can be seen); with the
+    OTLP traces it is the call the truth names (span and code path) and
+    no longer unexplained idle;
+  - hidden_waiting: hidden's two rows, with the truth's hidden waiting
+    (within 10 %); basic (every row's hidden waiting far below its logged
+    waiting, by its hot_rows) is silent;
+  - serial_capacity: app's hot row (the truth's) at its capacity; none on
+    hidden-traces, whose rows have fewer than 3 logged waits;
+  - the store's findings table holds the report's findings, in order;
+    a window holding the whole log (decided by the report, into temp
+    tables) gives the same findings as the stored ones; --group-by
+    application names the external call's code path by the application.
+  - inconsistent_lock_order: tests/e2e/data/lock-order.log (made by
+    lock-order.sh on a real server: order-service writes orders then
+    stock, stock-sync stock then orders, and they deadlock once) names the
+    pair and the log's deadlock; correlation, whose truth has no two code
+    paths writing two relations in opposite orders, is silent.
+Prints one FAIL line per wrong fact, then "N passed, N failed".
+"""
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+from lscheck import check, report
+
+HIDDEN_TOLERANCE = 0.10
+BENCH_PREFIX = "%m [%p] %q%u@%d/%a %c %l %v %x %e "
+# A statement's write: its relation (UPDATE, INSERT, DELETE, SELECT ... FOR
+# UPDATE).
+WRITE = re.compile(r"^\s*(?:UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+(\w+)|"
+                   r"\bFROM\s+(\w+).*\bFOR\s+(?:NO\s+KEY\s+)?UPDATE", re.I | re.S)
+ROW_MIN_WAITS = 3  # LS_FINDING_ROW_MIN_WAITS
+
+
+def analyze(ls, tmp, name, inputs, prefix=None, extra=()):
+    db = os.path.join(tmp, name + ".db")
+    out = os.path.join(tmp, name + ".json")
+    args = [ls, "analyze", "-q", "--db", db, "--format", "json", "--top", "1000", "-o", out]
+    if prefix:
+        args += ["--prefix", prefix]
+    p = subprocess.run(args + list(extra) + inputs, capture_output=True, text=True)
+    check(p.returncode == 0, f"{name}: analyze exit {p.returncode}: {p.stderr.strip()[-300:]}")
+    with open(out) as f:
+        return db, json.load(f)
+
+
+def report_json(ls, db, out, extra):
+    p = subprocess.run([ls, "report", "-q", "--db", db, "--format", "json", "--top", "1000",
+                        "-o", out] + list(extra), capture_output=True, text=True)
+    check(p.returncode == 0, f"report {extra}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+    with open(out) as f:
+        return json.load(f)
+
+
+def of(rep, rule):
+    return [f for f in rep["findings"] if f["rule"] == rule]
+
+
+def sample(root, name):
+    d = os.path.join(root, "samples", name)
+    with open(os.path.join(d, "truth.json")) as f:
+        truth = json.load(f)
+    with open(os.path.join(d, "prefix.txt")) as f:
+        prefix = f.read().rstrip("\n")
+    return d, truth, prefix
+
+
+def check_basic(ls, root, tmp):
+    d, truth, prefix = sample(root, "basic")
+    db, rep = analyze(ls, tmp, "basic", [os.path.join(d, "postgresql.log")], prefix)
+    dl = of(rep, "deadlocks")
+    check(len(dl) == 1 and dl[0]["deadlocks"] == len(truth["deadlocks"]) == 1,
+          f"basic: deadlocks finding {dl}, truth {len(truth['deadlocks'])}")
+    n40001 = sum(1 for e in truth["errors"] if e["sqlstate"] == "40001")
+    rt = of(rep, "retries_after_serialization_failure")
+    check(n40001 > 0 and len(rt) == 1 and rt[0]["failures"] == n40001,
+          f"basic: retries finding {rt}, truth {n40001} serialization failures")
+    hc = of(rep, "hot_counter_row")
+    check(len(hc) == 1 and hc[0]["relation"] == "accounts" and hc[0]["row"] == "id=1"
+          and "balance = balance +" in hc[0]["statement"] and hc[0]["waits"] >= ROW_MIN_WAITS,
+          f"basic: counter row {hc}")
+    check(not any(h.get("head_state") == "committing" for h in truth["holds"]),
+          "basic: the truth has no holder committing")
+    check(of(rep, "commit_wait_head") == [], f"basic: commit_wait_head {of(rep, 'commit_wait_head')}")
+    quiet = all((r["hidden_wait_ms"] or 0) < (r["logged_wait_ms"] or 0) for r in rep["hot_rows"])
+    check(quiet and rep["hot_rows"], "basic: every hot row's hidden waiting below its logged")
+    check(of(rep, "hidden_waiting") == [], f"basic: hidden_waiting {of(rep, 'hidden_waiting')}")
+
+    # The store holds the report's findings, in its order.
+    con = sqlite3.connect(db)
+    try:
+        stored = con.execute("SELECT rule, title, weight_ms FROM findings ORDER BY seq").fetchall()
+    except sqlite3.OperationalError as e:
+        stored = [("no findings table", str(e), None)]
+    con.close()
+    check([(r, t) for r, t, _ in stored] == [(f["rule"], f["title"]) for f in rep["findings"]]
+          and len(stored) == len(rep["findings"]) > 0,
+          f"basic: stored findings {stored} are not the report's")
+    # A window over the whole log, decided by the report: the same.
+    first = min(w["wait_start"] for w in truth["waits"])[:10]
+    whole = report_json(ls, db, os.path.join(tmp, "basic-window.json"),
+                        ["--since", first + "T00:00:00Z", "--until", first + "T23:59:59Z"])
+    check(whole["findings"] == rep["findings"],
+          "basic: a window over the whole log decides other findings than the stored ones")
+
+
+def check_correlation(ls, root, tmp):
+    d, truth, prefix = sample(root, "correlation")
+    _, rep = analyze(ls, tmp, "correlation", [os.path.join(d, "postgresql.log")], prefix)
+    committing = sorted({h["application_name"] for h in truth["holds"]
+                         if h.get("head_state") == "committing"})
+    cw = of(rep, "commit_wait_head")
+    check(committing == ["payout-batch"] and [f["code_path"] for f in cw] == committing
+          and cw[0]["commit_ms"] > 0, f"correlation: commit_wait_head {cw}, truth {committing}")
+    check(len(truth["deadlocks"]) == 0 and of(rep, "deadlocks") == [],
+          f"correlation: deadlocks finding {of(rep, 'deadlocks')} with no deadlock in the truth")
+    # The truth's orders of first writes, per code path: none opposite.
+    orders = set()
+    for tx in truth["transactions"]:
+        seen = []
+        for st in tx["statements"]:
+            m = WRITE.search(st["sql"])
+            rel = m and (m.group(1) or m.group(2)).lower()
+            if rel and rel not in seen:
+                seen.append(rel)
+        orders |= {(tx["application_name"], a, b) for i, a in enumerate(seen) for b in seen[i + 1:]}
+    opposite = [(x, y) for x in orders for y in orders if (x[1], x[2]) == (y[2], y[1])
+                and x[0] != y[0]]
+    check(orders and not opposite and of(rep, "inconsistent_lock_order") == [],
+          f"correlation: lock order finding {of(rep, 'inconsistent_lock_order')}, truth's "
+          f"orders {sorted(orders)}")
+
+
+def check_lock_order(ls, root, tmp):
+    log = os.path.join(root, "tests", "e2e", "data", "lock-order.log")
+    _, rep = analyze(ls, tmp, "lock-order", [log], BENCH_PREFIX)
+    with open(log) as f:
+        deadlocks = sum(1 for line in f if "ERROR:  deadlock detected" in line)
+    lo = of(rep, "inconsistent_lock_order")
+    check(deadlocks == 1 and len(lo) == 1 and lo[0]["deadlocks"] == deadlocks
+          and {(lo[0]["code_path"], lo[0]["first"], lo[0]["then"]),
+               (lo[0]["other_code_path"], lo[0]["then"], lo[0]["first"])}
+          == {("order-service", "orders", "stock"), ("stock-sync", "stock", "orders")},
+          f"lock-order: {lo}, {deadlocks} deadlocks in the log")
+
+
+def check_app(ls, root, tmp):
+    d, truth, prefix = sample(root, "app")
+    log = os.path.join(d, "postgresql.log")
+    _, rep = analyze(ls, tmp, "app", [log], prefix)
+    with open(log, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    check("40001" not in text and of(rep, "retries_after_serialization_failure") == [],
+          "app: no serialization failure, yet a retries finding")
+    check(of(rep, "hot_counter_row") == [], f"app: a counter row {of(rep, 'hot_counter_row')}")
+    idle = [f["code_path"] for f in of(rep, "idle_in_transaction_head")]
+    check("checkout" in idle, f"app (log alone): checkout's idle head not found ({idle})")
+    check(of(rep, "external_call_in_transaction") == [],
+          "app (log alone): an external call named without traces")
+    hot = truth["hot_row"]
+    cap = of(rep, "serial_capacity")
+    check(len(cap) == 1 and cap[0]["relation"] == hot["relation"]
+          and cap[0]["row"] == "id=%d" % hot["row_id"]
+          and cap[0]["demand_per_s"] >= 0.9 * cap[0]["capacity_per_s"],
+          f"app: serial capacity {cap}, truth hot row {hot}")
+
+    # With the traces: the idle time is the HTTP call the truth names.
+    db, rep = analyze(ls, tmp, "app-otlp", [log, os.path.join(d, "traces.otlp.jsonl")], prefix)
+    spans = {s for b in truth["top_path_breakdowns"] for s in b["spans_s"]}
+    checkout = next(c["function"] for c in truth["code_paths"] if c["route"] == "/checkout")
+    call = of(rep, "external_call_in_transaction")
+    check(len(call) == 1 and call[0]["span"] in spans and call[0]["code_path"] == checkout
+          and call[0]["span_ms"] >= 50,
+          f"app (traces): external call {call}, truth spans {spans} in {checkout}")
+    idle = [f["code_path"] for f in of(rep, "idle_in_transaction_head")]
+    check(checkout not in idle and "checkout" not in idle,
+          f"app (traces): the call's time still named idle in transaction ({idle})")
+    # Another grouping, decided by the report: the path named by application.
+    by_app = report_json(ls, db, os.path.join(tmp, "app-by-app.json"),
+                         ["--group-by", "application"])
+    call = of(by_app, "external_call_in_transaction")
+    check(len(call) == 1 and call[0]["code_path"] == truth["application_name"],
+          f"app (traces, --group-by application): {call}, application "
+          f"{truth['application_name']}")
+
+
+def check_hidden(ls, root, tmp):
+    d, truth, prefix = sample(root, "hidden")
+    _, rep = analyze(ls, tmp, "hidden", [os.path.join(d, "postgresql.log")], prefix)
+    found = {f"{f['relation']} {f['row']}": f for f in of(rep, "hidden_waiting")}
+    for row, t in truth["totals"]["per_row"].items():
+        f = found.get(row)
+        check(f is not None and abs(f["hidden_wait_ms"] - t["hidden_ms"]) <=
+              HIDDEN_TOLERANCE * t["hidden_ms"],
+              f"hidden: {row} hidden waiting {f and f['hidden_wait_ms']}, truth {t['hidden_ms']}")
+
+    d, truth, prefix = sample(root, "hidden-traces")
+    _, rep = analyze(ls, tmp, "hidden-traces",
+                     [os.path.join(d, "postgresql.log"), os.path.join(d, "traces.otlp.jsonl")],
+                     prefix)
+    few = all(r["waits"] < ROW_MIN_WAITS for r in rep["hot_rows"])
+    check(few and rep["hot_rows"], "hidden-traces: every hot row under 3 logged waits")
+    check(of(rep, "serial_capacity") == [],
+          f"hidden-traces: serial capacity {of(rep, 'serial_capacity')}")
+
+
+def main():
+    ls, root = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        check_basic(ls, root, tmp)
+        check_correlation(ls, root, tmp)
+        check_app(ls, root, tmp)
+        check_hidden(ls, root, tmp)
+        check_lock_order(ls, root, tmp)
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

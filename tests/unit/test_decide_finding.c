@@ -1,0 +1,183 @@
+/*
+ * test_decide_finding.c — decide/finding.c: each finding rule fires
+ * exactly at its threshold and not below it, stays silent on empty input,
+ * and findings of equal weight keep the order they were found in.
+ */
+#include <math.h>
+
+#include "decide/finding.h"
+#include "decide/tolerances.h"
+#include "ls_test.h"
+
+/* The smallest step below a threshold the store's microsecond times give. */
+#define BELOW 0.001
+
+static void test_call(void)
+{
+    CHECK_INT(ls_finding_call_fires(LS_FINDING_CALL_MIN_MS), 1);
+    CHECK_INT(ls_finding_call_fires(LS_FINDING_CALL_MIN_MS - BELOW), 0);
+    CHECK_INT(ls_finding_call_fires(0), 0);
+    CHECK_INT(ls_finding_call_fires(50.0), 1); /* the documented 50 ms */
+}
+
+static void test_idle(void)
+{
+    ls_idle_heads p;
+    /* Per hold: both floors, each exactly, count; a hair below either,
+     * or unknown, does not. */
+    CHECK_INT(ls_finding_idle_hold_counts(LS_FINDING_IDLE_MIN_WAITER_MS,
+                                          LS_FINDING_IDLE_MIN_UNEXPLAINED_MS), 1);
+    CHECK_INT(ls_finding_idle_hold_counts(100.0, 50.0), 1); /* the documented floors */
+    CHECK_INT(ls_finding_idle_hold_counts(LS_FINDING_IDLE_MIN_WAITER_MS - BELOW, 1000), 0);
+    CHECK_INT(ls_finding_idle_hold_counts(1000, LS_FINDING_IDLE_MIN_UNEXPLAINED_MS - BELOW), 0);
+    CHECK_INT(ls_finding_idle_hold_counts(NAN, 1000), 0);
+    CHECK_INT(ls_finding_idle_hold_counts(1000, NAN), 0);
+
+    /* A path: empty, then holds added; only those that count are summed. */
+    ls_finding_idle_start(&p);
+    CHECK_INT(p.holds, 0);
+    CHECK_INT(ls_finding_count_fires(p.holds), 0);
+    CHECK(isnan(p.max_hold_ms));
+    CHECK_INT(ls_finding_idle_add(&p, 99.999, 500, 900), 0);
+    CHECK_INT(p.holds, 0);
+    CHECK(isnan(p.max_hold_ms)); /* a hold that did not count is not the longest */
+    CHECK_INT(ls_finding_idle_add(&p, 100, 50, 300), 1);
+    CHECK_INT(ls_finding_idle_add(&p, 400, 60, NAN), 1); /* its end unknown */
+    CHECK_INT(ls_finding_idle_add(&p, 200, 70, 250), 1);
+    CHECK_INT(p.holds, 3);
+    CHECK(p.waiter_ms == 700);
+    CHECK(p.unexplained_ms == 180);
+    CHECK(p.max_hold_ms == 300);
+    CHECK_INT(ls_finding_count_fires(p.holds), 1);
+    /* Only holds of unknown length: no longest. */
+    ls_finding_idle_start(&p);
+    CHECK_INT(ls_finding_idle_add(&p, 100, 50, NAN), 1);
+    CHECK(isnan(p.max_hold_ms));
+}
+
+static void test_count(void)
+{
+    CHECK_INT(ls_finding_count_fires(0), 0); /* no deadlock: no finding */
+    CHECK_INT(ls_finding_count_fires(1), 1);
+    CHECK_INT(ls_finding_count_fires(-1), 0);
+}
+
+static void test_counter(void)
+{
+    CHECK_INT(ls_finding_counter_fires(LS_FINDING_ROW_MIN_WAITS), 1);
+    CHECK_INT(ls_finding_counter_fires(LS_FINDING_ROW_MIN_WAITS - 1), 0);
+    CHECK_INT(ls_finding_counter_fires(0), 0);
+    CHECK_INT(ls_finding_counter_fires(3), 1); /* the documented 3 waits */
+    CHECK_INT(ls_finding_counter_fires(2), 0);
+}
+
+static void test_increment(void)
+{
+    CHECK_INT(ls_finding_is_increment("UPDATE accounts SET balance = balance + 1 WHERE id = 1"), 1);
+    CHECK_INT(ls_finding_is_increment("update c set n=n+1"), 1);
+    /* Spaces dropped first: "s et" is "set" (as replace(lower(...)) reads it). */
+    CHECK_INT(ls_finding_is_increment("UPDATE c S ET n = n + 1"), 1);
+    /* A decrement, or no SET: not an increment. */
+    CHECK_INT(ls_finding_is_increment("UPDATE inventory SET qty = qty - 1 WHERE id = 1"), 0);
+    CHECK_INT(ls_finding_is_increment("SELECT 1 + 1"), 0);
+    /* In that order: '+' before '=' or '=' before "set" does not count. */
+    CHECK_INT(ls_finding_is_increment("SELECT a + b = c FROM settings"), 0);
+    CHECK_INT(ls_finding_is_increment("x = 1 set y + "), 0);
+    CHECK_INT(ls_finding_is_increment("x = 1 set y = +"), 1);
+    /* "sset" and "sesset" still hold "set". */
+    CHECK_INT(ls_finding_is_increment("ssset n = n + 1"), 1);
+    CHECK_INT(ls_finding_is_increment("sesset n = n + 1"), 1);
+    /* Only spaces are dropped, not tabs; only ASCII is folded. */
+    CHECK_INT(ls_finding_is_increment("se\tt n = n + 1"), 0);
+    CHECK_INT(ls_finding_is_increment(""), 0);
+    /* Cut short: "set =" with no '+'. */
+    CHECK_INT(ls_finding_is_increment("update t set n ="), 0);
+}
+
+static void test_hidden(void)
+{
+    /* At the threshold, nothing logged: fires; just below: silent. */
+    CHECK_INT(ls_finding_hidden_fires(LS_FINDING_HIDDEN_MIN_MS, 0), 1);
+    CHECK_INT(ls_finding_hidden_fires(LS_FINDING_HIDDEN_MIN_MS - BELOW, 0), 0);
+    CHECK_INT(ls_finding_hidden_fires(200.0, 0), 1);
+    /* Hidden equal to logged: fires (no less); logged a hair more: silent. */
+    CHECK_INT(ls_finding_hidden_fires(500, 500), 1);
+    CHECK_INT(ls_finding_hidden_fires(500, 500 + BELOW), 0);
+    CHECK_INT(ls_finding_hidden_fires(0, 0), 0);
+}
+
+static void test_serial(void)
+{
+    /* Capacity 10/s; 9 transactions in 1 s is 90 %: at capacity. */
+    CHECK_INT(ls_finding_serial_fires(LS_FINDING_ROW_MIN_WAITS, 9, 1.0, 10.0), 1);
+    CHECK_INT(ls_finding_serial_fires(3, 9, 1.0, 10.0), 1);
+    /* 8 in 1 s is 80 %: below. */
+    CHECK_INT(ls_finding_serial_fires(3, 8, 1.0, 10.0), 0);
+    /* Just below 90 %: 9 in a hair more than 1 s. */
+    CHECK_INT(ls_finding_serial_fires(3, 9, 1.0 + 1e-6, 10.0), 0);
+    /* One wait too few. */
+    CHECK_INT(ls_finding_serial_fires(LS_FINDING_ROW_MIN_WAITS - 1, 9, 1.0, 10.0), 0);
+    /* Capacity unknown. */
+    CHECK_INT(ls_finding_serial_fires(3, 9, 1.0, 0), 0);
+    /* No transaction wanted it. */
+    CHECK_INT(ls_finding_serial_fires(3, 0, 1.0, 10.0), 0);
+    /* A row whose events are all at one time: the span floor, not a
+     * division by zero. */
+    CHECK(ls_finding_demand_per_s(2, 0) == 2 / LS_FINDING_SPAN_FLOOR_S);
+    CHECK(ls_finding_demand_per_s(2, LS_FINDING_SPAN_FLOOR_S / 2) == 2 / LS_FINDING_SPAN_FLOOR_S);
+    CHECK(ls_finding_demand_per_s(3, 2.0) == 1.5);
+    CHECK_INT(ls_finding_serial_fires(3, 1, 0, 900.0), 1);
+    CHECK_INT(ls_finding_serial_fires(3, 1, 0, 1200.0), 0);
+}
+
+static void test_slot(void)
+{
+    double kept[3] = {300, 200, 100};
+    /* Empty: the first goes first; a limit of 0 keeps nothing. */
+    CHECK_INT(ls_finding_slot(kept, 0, 3, 5), 0);
+    CHECK_INT(ls_finding_slot(kept, 0, 0, 5), 0);
+    /* Heavier than all: first. Between: its place. */
+    CHECK_INT(ls_finding_slot(kept, 3, 3, 400), 0);
+    CHECK_INT(ls_finding_slot(kept, 3, 3, 250), 1);
+    /* A tie goes after the one found before it. */
+    CHECK_INT(ls_finding_slot(kept, 3, 3, 200), 2);
+    CHECK_INT(ls_finding_slot(kept, 2, 3, 200), 2);
+    /* Full: a tie with the last, or lighter, is not kept. */
+    CHECK_INT(ls_finding_slot(kept, 3, 3, 100), 3);
+    CHECK_INT(ls_finding_slot(kept, 3, 3, 50), 3);
+    /* Not full: lighter goes at the end. */
+    CHECK_INT(ls_finding_slot(kept, 2, 3, 50), 2);
+}
+
+static void test_cmp(void)
+{
+    CHECK(ls_finding_cmp(10, 5, 9, 0) < 0);  /* heavier first, whatever seq */
+    CHECK(ls_finding_cmp(9, 0, 10, 5) > 0);
+    CHECK(ls_finding_cmp(10, 1, 10, 2) < 0); /* tie: found first, first */
+    CHECK(ls_finding_cmp(10, 2, 10, 1) > 0);
+    CHECK_INT(ls_finding_cmp(10, 2, 10, 2), 0);
+    /* Equal to the microsecond (the same waits summed in another order,
+     * one ulp apart): a tie, in rule order. A microsecond apart: not. */
+    CHECK(ls_finding_cmp(11253.416, 8, 11253.416000000001, 1) > 0);
+    CHECK(ls_finding_cmp(11253.416000000001, 1, 11253.416, 8) < 0);
+    CHECK(ls_finding_cmp(11253.415, 1, 11253.416, 8) > 0);
+    /* Less than half a microsecond apart: the same to the microsecond,
+     * so rule order, even against the heavier. */
+    CHECK(ls_finding_cmp(0.0004, 8, 0.0, 1) > 0);
+    CHECK(ls_finding_cmp(1.0004, 8, 1.0, 1) > 0);
+    CHECK(ls_finding_cmp(1.0006, 8, 1.0, 1) < 0); /* 1001 us against 1000 */
+}
+
+int main(void)
+{
+    test_call();
+    test_idle();
+    test_count();
+    test_counter();
+    test_increment();
+    test_hidden();
+    test_serial();
+    test_slot();
+    test_cmp();
+    return TEST_REPORT();
+}
