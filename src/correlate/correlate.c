@@ -1054,8 +1054,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * as a logged wait of its row (hidden.c), PostgreSQL 18's lock-failure
  * line links its NOWAIT error (transactions.c). 14: the code-paths pass
  * stores which holds covered each row wait (row_cover, cover.c), which
- * the report swept for itself before. */
-#define CORRELATION_REV "14"
+ * the report swept for itself before. 15: a statement logged at its start
+ * holds its row from its last acquisition of it, not its first (it queues
+ * again for each holder while rechecking an updated tuple; decide/hold.c). */
+#define CORRELATION_REV "15"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

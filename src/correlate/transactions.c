@@ -92,20 +92,26 @@ static const char hot_rows_sql[] =
     X(Q, arg, "arg")
 LS_COLUMNS(ru, RULE_COLS);
 static const char rules_sql[] = "SELECT " LS_SELECT_LIST(ru, RULE_COLS) " FROM row_rules";
-/* The session's first wait that ended with the lock acquired at or after
- * ?2: where the log has no durations it says when a locking statement got
- * its row. Not a tuple lock's: its waiter was next in line then, and
- * waits on for the holder's transaction (heap_update). One probe of a
- * partial index (acquired_index_sql), so nothing per wait is held in memory. */
+/* The session's waits that ended with the lock acquired in [?2, ?3): where
+ * the log has no durations they say when a locking statement got its row
+ * (ls_hold_acquired() picks). Not a tuple lock's: its waiter was next in
+ * line then, and waits on for the holder's transaction (heap_update). One
+ * range of a partial index (acquired_index_sql), at most ACQUIRED_MAX
+ * waits of one statement held at a time. */
 #define ACQUIRED_WHERE                                                                     \
     "outcome = 'acquired' AND target_kind IS NOT 'tuple' AND end_ts IS NOT NULL"
 static const char acquired_index_sql[] =
     "CREATE INDEX IF NOT EXISTS lock_waits_acquired ON lock_wait_rows(session_id, end_ts)"
     " WHERE " ACQUIRED_WHERE;
-enum { ACQUIRED_END }; /* acquired_sql's one column */
+#define ACQUIRED_MAX 64
+#define ACQUIRED_COLS(X, Q)                                                                \
+    X(Q, end_ts, "end_ts")                                                                 \
+    X(Q, row_id, "coalesce(row_id, 0)")
+LS_COLUMNS(aq, ACQUIRED_COLS);
 static const char acquired_sql[] =
-    "SELECT end_ts FROM lock_waits WHERE session_id = ?1 AND end_ts >= ?2 AND " ACQUIRED_WHERE
-    " ORDER BY end_ts LIMIT 1";
+    "SELECT " LS_SELECT_LIST(aq, ACQUIRED_COLS) " FROM lock_waits WHERE session_id = ?1"
+    " AND end_ts >= ?2 AND end_ts < ?3 AND " ACQUIRED_WHERE
+    " ORDER BY end_ts LIMIT " LS_SQL_INT(ACQUIRED_MAX);
 
 /* How a statement logged at its start (log_statement) ended: the first
  * error of its session after its line (?2, ?3) and before the next
@@ -664,19 +670,25 @@ static int64_t hot_lookup(const tx_pass *p, const char *rel, const char *key)
 
 /* The first acquisition of the session at or after `from` and before
  * `until` (0: no bound), or 0; below 0, a store error. */
-static int64_t acquired_between(const tx_pass *p, int64_t session, int64_t from, int64_t until)
+static int64_t acquired_between(const tx_pass *p, int64_t session, int64_t from, int64_t until,
+                                int64_t row_id)
 {
-    int64_t ts = 0;
-    int rc;
+    ls_acquisition acq[ACQUIRED_MAX];
+    size_t n = 0;
+    int rc = 0;
     ls_stmt_reset(p->acquired);
     ls_stmt_bind_int64(p->acquired, 1, session);
     ls_stmt_bind_int64(p->acquired, 2, from);
-    if ((rc = ls_stmt_step(p->acquired)) < 0)
-        return rc;
-    if (rc == 1 && (!until || ls_stmt_int64(p->acquired, ACQUIRED_END) < until))
-        ts = ls_stmt_int64(p->acquired, ACQUIRED_END);
+    ls_stmt_bind_int64(p->acquired, 3, until ? until : INT64_MAX);
+    while (n < ACQUIRED_MAX && (rc = ls_stmt_step(p->acquired)) == 1) {
+        acq[n].end_ts = ls_stmt_int64(p->acquired, aq_end_ts);
+        acq[n].row_id = ls_stmt_int64(p->acquired, aq_row_id);
+        n++;
+    }
     ls_stmt_reset(p->acquired);
-    return ts;
+    if (n < ACQUIRED_MAX && rc < 0)
+        return rc;
+    return ls_hold_acquired(acq, n, row_id);
 }
 
 /* Add the row the current statement locks (`acquired`: its own logged
@@ -817,7 +829,7 @@ static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
             int64_t until = l->next_start ? l->next_start
                             : t->has_end && t->end_ts > l->lo ? t->end_ts
                                                               : l->lo + 1;
-            if ((acq = acquired_between(p, t->session_id, l->lo, until)) < 0)
+            if ((acq = acquired_between(p, t->session_id, l->lo, until, l->row_id)) < 0)
                 return (int)acq;
             if (acq) {
                 ts = hi = acq;

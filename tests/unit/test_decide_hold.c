@@ -239,8 +239,31 @@ static void test_overlap(void)
     CHECK_INT(ls_overlap(5, 5, 0, 20), 0);
 }
 
+/* A statement that queued twice for its row (a holder, then the next one
+ * "while rechecking updated tuple") has it at its last acquisition; a
+ * wait keyed to no row falls back to the first; another row's
+ * acquisition does not count for this one. */
+static void test_acquired(void)
+{
+    const ls_acquisition twice[] = {{1000, 7}, {5000, 7}, {9000, 7}};
+    const ls_acquisition mixed[] = {{1000, 8}, {2000, 7}, {3000, 8}};
+    const ls_acquisition unkeyed[] = {{1500, 0}, {2500, 0}};
+
+    CHECK_INT(ls_hold_acquired(twice, 3, 7), 9000);
+    CHECK_INT(ls_hold_acquired(twice, 1, 7), 1000);
+    CHECK_INT(ls_hold_acquired(mixed, 3, 7), 2000);
+    CHECK_INT(ls_hold_acquired(mixed, 3, 8), 3000);
+    /* no acquisition keyed to the row: the first of any */
+    CHECK_INT(ls_hold_acquired(unkeyed, 2, 7), 1500);
+    CHECK_INT(ls_hold_acquired(mixed, 3, 9), 1000);
+    /* row 0 (not known) matches nothing keyed: the first */
+    CHECK_INT(ls_hold_acquired(twice, 3, 0), 1000);
+    CHECK_INT(ls_hold_acquired(NULL, 0, 7), 0);
+}
+
 int main(void)
 {
+    test_acquired();
     test_end();
     test_walk();
     test_moved_back();

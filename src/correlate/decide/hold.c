@@ -117,3 +117,15 @@ const char *ls_hold_state(int64_t contended_us, int64_t sql_us, int64_t commit_u
         state = "unknown";
     return state;
 }
+
+int64_t ls_hold_acquired(const ls_acquisition *acq, size_t n, int64_t row_id)
+{
+    int64_t last = 0;
+
+    for (size_t i = 0; i < n; i++)
+        if (row_id && acq[i].row_id == row_id)
+            last = acq[i].end_ts;
+    if (last)
+        return last;
+    return n ? acq[0].end_ts : 0;
+}

@@ -11,6 +11,7 @@
 #ifndef LS_DECIDE_HOLD_H
 #define LS_DECIDE_HOLD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* A time with its bounds, and how it was found. */
@@ -110,6 +111,25 @@ void ls_hold_walk_end(ls_hold_walk *w, int has_tx_wait, int64_t first_tx_wait,
  */
 const char *ls_hold_state(int64_t contended_us, int64_t sql_us, int64_t commit_us,
                           int has_durations, int64_t *idle_us);
+
+/* A logged wait of the session that ended with the lock acquired, as
+ * ls_hold_acquired() reads them: its end and the row it was keyed to
+ * (0: none). */
+typedef struct ls_acquisition {
+    int64_t end_ts, row_id;
+} ls_acquisition;
+
+/*
+ * When a statement logged at its start (log_statement = 'all', no
+ * duration) got row `row_id`, from its session's acquisitions while it
+ * ran (acq[0..n), in end order, all between its start and its next
+ * statement): the LAST acquisition keyed to the row, since a statement
+ * that finds the row updated again queues again for the next holder
+ * ("while rechecking updated tuple") and has the row only at its last
+ * acquisition; without one keyed to the row, the first of any (a wait
+ * the log names no row for). 0: no acquisition.
+ */
+int64_t ls_hold_acquired(const ls_acquisition *acq, size_t n, int64_t row_id);
 
 /* The length of [a0, a1) ∩ [b0, b1), 0 when they do not meet. */
 int64_t ls_overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1);
