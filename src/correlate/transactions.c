@@ -174,7 +174,7 @@ static const char wait_holds_sql[] =
     "  NULL, NULL, " LS_HOLD_EVIDENCE_ID("t.end_known") ", 0, 0"
     " FROM lock_waits w JOIN transactions t ON t.tx_id = w.holder_tx"
     " WHERE w.row_id IS NOT NULL AND coalesce(w.target_kind, '') NOT IN ('extend', 'page')"
-    " AND NOT EXISTS (SELECT 1 FROM holds h"
+    " AND NOT EXISTS (SELECT 1 FROM hold_rows h"
     "  WHERE h.tx_id = w.holder_tx AND h.row_id = w.row_id)"
     " AND NOT EXISTS (SELECT 1 FROM lock_waits own WHERE own.waiter_tx = w.holder_tx"
     "  AND own.row_id = w.row_id AND own.outcome NOT IN ('acquired', 'unknown'))"
@@ -367,14 +367,17 @@ static const char link_holder_sql[] =
      * otherwise). Holds of a row follow one another: the latest of another
      * transaction that began before then is the only candidate (one that
      * began in the same millisecond or second may have begun after the
-     * message: the queue head's own, as it got the row). */
+     * message: the queue head's own, as it got the row). The pass's own
+     * hold_rows, not the holds view: the passes that move a hold's bounds
+     * run later, and the view's computed start_ts would not walk the
+     * index on (row_id, start_ts). */
     "UPDATE wait_links SET holder_pid = c.pid, holder_tx = c.tx_id"
-    " FROM (SELECT w.wait_id, w.logged_ts, w.holder_tx, (SELECT h.hold_id FROM holds h"
+    " FROM (SELECT w.wait_id, w.logged_ts, w.holder_tx, (SELECT h.hold_id FROM hold_rows h"
     "   WHERE h.row_id = w.row_id AND h.start_ts < w.logged_ts"
     "   AND h.tx_id IS NOT w.waiter_tx"
     "   ORDER BY h.start_ts DESC LIMIT 1) AS hold_id FROM lock_waits w"
     "  WHERE w.target_kind = 'tuple' AND w.holder_pid = w.blocker_pid"
-    "  AND w.row_id IS NOT NULL) f JOIN holds c ON c.hold_id = f.hold_id"
+    "  AND w.row_id IS NOT NULL) f JOIN hold_rows c ON c.hold_id = f.hold_id"
     " WHERE wait_links.wait_id = f.wait_id AND c.end_ts > f.logged_ts"
     " AND c.tx_id IS NOT f.holder_tx;";
 
