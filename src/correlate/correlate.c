@@ -1079,7 +1079,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  */
 static const ls_correlate_pass passes[] = {
     {"wait episodes", episodes_pass, "lock_wait_rows event_waits",
-     "DROP INDEX IF EXISTS lock_waits_pid; DROP INDEX IF EXISTS lock_waits_row;"
+     "DROP INDEX IF EXISTS lock_waits_pid;"
      " DROP INDEX IF EXISTS lock_waits_waiter_tx; DROP INDEX IF EXISTS lock_waits_acquired;"
      " DELETE FROM lock_wait_rows; DELETE FROM event_waits;"},
     {"index", index_step, "", NULL},
@@ -1090,7 +1090,9 @@ static const ls_correlate_pass passes[] = {
      " DELETE FROM span_placement; DELETE FROM span_clock;"},
     {"logical rows", ls_correlate_rows,
      "row_keys row_rules wait_rows",
-     "DELETE FROM row_keys; DELETE FROM row_rules; DELETE FROM wait_rows;"},
+     /* lock_waits_row is on wait_rows (holds.c), made again by this pass */
+     "DROP INDEX IF EXISTS lock_waits_row;"
+     " DELETE FROM row_keys; DELETE FROM row_rules; DELETE FROM wait_rows;"},
     {"transactions and holds", ls_correlate_transactions,
      "transactions hold_rows hold_evidence wait_links error_links deadlock_links",
      "DROP INDEX IF EXISTS holds_tx_row; DROP INDEX IF EXISTS holds_row;"
