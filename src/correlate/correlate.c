@@ -178,25 +178,35 @@ static const char acquired_40001_sql[] =
     "  WHERE e.pid = w.pid AND e.class = 'serialization_failure' AND e.ts >= w.end_ts) AS err"
     " FROM lock_wait_rows w WHERE w.outcome = 'acquired') WHERE err IS NOT NULL ORDER BY wait_id";
 
-/* Tuple waits, each with its holder's wait then: the holder's latest
- * that began by then (one at a time); ls_holder_wait_names() decides
- * whether that wait's CONTEXT names the tuple wait's relation. */
+/* Tuple waits, each with its holder's (blocker_pid) waits begun by then:
+ * ls_holder_wait_at() picks the latest begun by the tuple wait's message
+ * (one at a time), ls_holder_wait_names() decides whether that wait's
+ * CONTEXT names the tuple wait's relation. */
+#define TUPLE_WAIT_COLS(X, Q)                                                               \
+    X(Q, db_oid, "db_oid")                                                                  \
+    X(Q, rel_oid, "rel_oid")                                                                \
+    X(Q, logged_ts, "logged_ts")                                                            \
+    X(Q, ctid, "ctid")                                                                      \
+    X(Q, blocker_pid, "blocker_pid")
+LS_COLUMNS(tw, TUPLE_WAIT_COLS);
+static const char tuple_waits_sql[] =
+    "SELECT " LS_SELECT_LIST(tw, TUPLE_WAIT_COLS) " FROM lock_wait_rows"
+    " WHERE target_kind = 'tuple' AND rel_oid IS NOT NULL AND db_oid IS NOT NULL"
+    " ORDER BY wait_id";
+
+/* The holder's waits (?1) latest first, from a look-ahead window past the
+ * tuple wait's message (?2 + ?3: LS_HOLDER_WAIT_LOOKAHEAD_US), at most ?4
+ * (LS_HOLDER_WAIT_CANDIDATES): the boundary is decided in C, the window
+ * only bounds the read. */
 #define HOLDER_WAIT_COLS(X, Q)                                                              \
-    X(Q, db_oid, "t.db_oid")                                                                \
-    X(Q, rel_oid, "t.rel_oid")                                                              \
-    X(Q, logged_ts, "t.logged_ts")                                                          \
-    X(Q, ctid, "t.ctid")                                                                    \
-    X(Q, relation, "h.relation")                                                            \
-    X(Q, holder_ctid, "h.ctid")                                                             \
-    X(Q, end_ts, "h.end_ts")
+    X(Q, start_ts, "start_ts")                                                              \
+    X(Q, relation, "relation")                                                              \
+    X(Q, ctid, "ctid")                                                                      \
+    X(Q, end_ts, "end_ts")
 LS_COLUMNS(hw, HOLDER_WAIT_COLS);
 static const char holder_waits_sql[] =
-    "SELECT " LS_SELECT_LIST(hw, HOLDER_WAIT_COLS)
-    " FROM lock_wait_rows t JOIN lock_wait_rows h ON h.wait_id = (SELECT h2.wait_id"
-    "  FROM lock_wait_rows h2 WHERE h2.pid = t.blocker_pid AND h2.start_ts <= t.logged_ts"
-    "  ORDER BY h2.start_ts DESC LIMIT 1)"
-    " WHERE t.target_kind = 'tuple' AND t.rel_oid IS NOT NULL AND t.db_oid IS NOT NULL"
-    " ORDER BY t.wait_id";
+    "SELECT " LS_SELECT_LIST(hw, HOLDER_WAIT_COLS) " FROM lock_wait_rows"
+    " WHERE pid = ?1 AND start_ts <= ?2 + ?3 ORDER BY start_ts DESC, wait_id DESC LIMIT ?4";
 
 /* The first name found for a relation stands. */
 static const char insert_relation_sql[] =
@@ -983,29 +993,71 @@ static const char *text_or_null(ls_stmt *q, int col)
 /* Relation names: tuple-lock waits name the relation by OID only; the
  * CONTEXT of their holder's transaction wait names it (readers join the
  * name in: the lock_waits view). */
+/* Does the holder's wait that tuple wait q (tw_ columns) was logged in
+ * name its relation? hq reads the holder's candidate waits; on 1 it is
+ * left on the chosen one (its relation). Returns 1, 0, or < 0 on a store
+ * error. */
+static void holder_waits_bind(ls_stmt *hq, int64_t pid, int64_t logged)
+{
+    ls_stmt_reset(hq);
+    ls_stmt_bind_int64(hq, 1, pid);
+    ls_stmt_bind_int64(hq, 2, logged);
+    ls_stmt_bind_int64(hq, 3, LS_HOLDER_WAIT_LOOKAHEAD_US);
+    ls_stmt_bind_int64(hq, 4, LS_HOLDER_WAIT_CANDIDATES);
+}
+
+static int holder_wait_names(ls_stmt *q, ls_stmt *hq)
+{
+    int64_t starts[LS_HOLDER_WAIT_CANDIDATES];
+    int64_t pid = ls_stmt_int64(q, tw_blocker_pid), logged = ls_stmt_int64(q, tw_logged_ts);
+    size_t n = 0;
+    long pick;
+    int rc = 0;
+
+    holder_waits_bind(hq, pid, logged);
+    while (n < LS_HOLDER_WAIT_CANDIDATES && (rc = ls_stmt_step(hq)) == 1)
+        starts[n++] = ls_stmt_int64(hq, hw_start_ts);
+    if (n < LS_HOLDER_WAIT_CANDIDATES && rc < 0)
+        return rc;
+    if ((pick = ls_holder_wait_at(starts, n, logged)) < 0)
+        return 0;
+    /* step again to the chosen row: the candidates are few */
+    holder_waits_bind(hq, pid, logged);
+    for (long i = 0; i <= pick; i++)
+        if ((rc = ls_stmt_step(hq)) != 1)
+            return rc < 0 ? rc : 0;
+    return ls_holder_wait_names(text_or_null(hq, hw_relation), text_or_null(hq, hw_ctid),
+                                text_or_null(q, tw_ctid), !ls_stmt_isnull(hq, hw_end_ts),
+                                ls_stmt_int64(hq, hw_end_ts), logged);
+}
+
 static int relations_step(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *q = NULL, *ins = NULL;
-    int rc;
+    ls_stmt *q = NULL, *hq = NULL, *ins = NULL;
+    int rc, names;
 
     (void)stats;
-    if ((rc = ls_store_prepare(s, holder_waits_sql, &q)) != 0 ||
+    if ((rc = ls_store_prepare(s, tuple_waits_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, holder_waits_sql, &hq)) != 0 ||
         (rc = ls_store_prepare(s, insert_relation_sql, &ins)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        if (!ls_holder_wait_names(text_or_null(q, hw_relation), text_or_null(q, hw_holder_ctid),
-                                  text_or_null(q, hw_ctid), !ls_stmt_isnull(q, hw_end_ts),
-                                  ls_stmt_int64(q, hw_end_ts), ls_stmt_int64(q, hw_logged_ts)))
+        if ((names = holder_wait_names(q, hq)) < 0) {
+            rc = names;
+            break;
+        }
+        if (!names)
             continue;
         ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(q, hw_db_oid));
-        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(q, hw_rel_oid));
-        ls_stmt_bind_text(ins, 3, ls_stmt_text(q, hw_relation));
+        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(q, tw_db_oid));
+        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(q, tw_rel_oid));
+        ls_stmt_bind_text(ins, 3, ls_stmt_text(hq, hw_relation));
         if ((rc = ls_stmt_step(ins)) < 0)
             break;
     }
 out:
     ls_stmt_finalize(q);
+    ls_stmt_finalize(hq);
     ls_stmt_finalize(ins);
     return rc < 0 ? rc : 0;
 }

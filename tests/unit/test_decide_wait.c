@@ -235,6 +235,22 @@ static void test_holder_wait_names(void)
     CHECK_INT(ls_holder_wait_names(rel, "(0,28)", NULL, 0, 0, 10 * S), 0);
 }
 
+/* ls_holder_wait_at: the latest wait begun by the message, one begun at
+ * its very microsecond included (S7), candidates latest first. */
+static void test_holder_wait_at(void)
+{
+    const int64_t starts[] = {12 * S, 10 * S + 1, 10 * S, 9 * S};
+    const int64_t earlier[] = {9 * S, 8 * S};
+
+    CHECK_INT(ls_holder_wait_at(starts, 4, 10 * S), 2);
+    CHECK_INT(ls_holder_wait_at(starts, 4, 10 * S + 1), 1);
+    CHECK_INT(ls_holder_wait_at(starts, 4, 10 * S - 1), 3);
+    CHECK_INT(ls_holder_wait_at(starts, 4, 13 * S), 0);
+    CHECK_INT(ls_holder_wait_at(starts, 4, 9 * S - 1), -1);
+    CHECK_INT(ls_holder_wait_at(earlier, 2, 10 * S), 0);
+    CHECK_INT(ls_holder_wait_at(starts, 0, 10 * S), -1);
+}
+
 int main(void)
 {
     test_open_at_boundaries();
@@ -248,5 +264,6 @@ int main(void)
     test_pid_listed();
     test_blocker();
     test_holder_wait_names();
+    test_holder_wait_at();
     return TEST_REPORT();
 }

@@ -48,6 +48,12 @@
  * crowd may begin a dozen in the second after the moment. */
 #define LS_OPEN_WAIT_CANDIDATES 4
 #define LS_OPEN_WAIT_CANDIDATES_WHOLE 32
+/* Relation names: a holder's waits begun up to this long after a tuple
+ * wait's message are read too, so that the boundary (one begun at that
+ * very microsecond counts) is decided in C (ls_holder_wait_at), at most
+ * this many of them (a process begins far fewer in a millisecond). */
+#define LS_HOLDER_WAIT_LOOKAHEAD_US LS_MILLISECOND_US
+#define LS_HOLDER_WAIT_CANDIDATES 16
 
 /* ---- transactions and links (transactions.c) ---- */
 

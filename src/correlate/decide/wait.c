@@ -109,6 +109,14 @@ int64_t ls_wait_blocker(const char *holders, const ls_xid_owner *owner, int64_t 
     return first;
 }
 
+long ls_holder_wait_at(const int64_t *starts, size_t n, int64_t logged_ts)
+{
+    for (size_t i = 0; i < n; i++)
+        if (starts[i] <= logged_ts)
+            return (long)i;
+    return -1;
+}
+
 int ls_holder_wait_names(const char *relation, const char *holder_ctid, const char *ctid,
                          int has_end, int64_t end_ts, int64_t logged_ts)
 {

@@ -6,6 +6,7 @@
 #ifndef LS_DECIDE_WAIT_H
 #define LS_DECIDE_WAIT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "logpos.h"
@@ -113,5 +114,16 @@ int64_t ls_wait_blocker(const char *holders, const ls_xid_owner *owner, int64_t 
  */
 int ls_holder_wait_names(const char *relation, const char *holder_ctid, const char *ctid,
                          int has_end, int64_t end_ts, int64_t logged_ts);
+
+/*
+ * Which of a holder's waits was its latest begun by the moment a tuple
+ * wait was logged (logged_ts)? A process waits for one lock at a time, so
+ * that one is the wait it was in, or had last been in, then; one begun at
+ * that very microsecond counts (its message may share the tuple wait's
+ * time). starts: the candidates' start times, latest first (the store
+ * reads them with a look-ahead window past logged_ts). Returns the index
+ * of the first start <= logged_ts, or -1 when every one began later.
+ */
+long ls_holder_wait_at(const int64_t *starts, size_t n, int64_t logged_ts);
 
 #endif
