@@ -177,6 +177,15 @@ static const char acquired_40001_sql[] =
     " FROM (SELECT w.wait_id, w.end_ts, (SELECT min(e.ts) FROM errors e"
     "  WHERE e.pid = w.pid AND e.class = 'serialization_failure' AND e.ts >= w.end_ts) AS err"
     " FROM lock_wait_rows w WHERE w.outcome = 'acquired') WHERE err IS NOT NULL ORDER BY wait_id";
+/* The query above probes a process's serialization failures only: with
+ * the (pid, ts) index of all errors it stepped over every later error of
+ * the process (a deadlock-heavy log's) for each acquired wait, time that
+ * grew with the square of the log (1 GiB pgbench log: 27.8 k steps per MB
+ * in this pass against 14.1 k at 100 MiB). This index is as small as the
+ * failures are few. */
+static const char serialization_index_sql[] =
+    "CREATE INDEX IF NOT EXISTS errors_serialization ON errors(pid, ts)"
+    " WHERE class = 'serialization_failure';";
 
 /* Tuple waits, each with its holder's (blocker_pid) waits begun by then:
  * ls_holder_wait_at() picks the latest begun by the tuple wait's message
@@ -888,7 +897,8 @@ static int serialization_step(ls_store *s)
     size_t n = 0, cap = 0, i;
     int rc;
 
-    if ((rc = ls_store_prepare(s, acquired_40001_sql, &q)) != 0)
+    if ((rc = ls_store_exec(s, serialization_index_sql)) != 0 ||
+        (rc = ls_store_prepare(s, acquired_40001_sql, &q)) != 0)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
         if (!ls_serialization_ended(ls_stmt_int64(q, sf_end_ts), ls_stmt_int64(q, sf_err_ts)))
