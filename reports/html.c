@@ -33,6 +33,13 @@
 #define TABLE_CAP 100
 /* Deadlocks and root blockers shown open; the rest folded. */
 #define FOLD_ARTICLES 5
+/* A statement longer than CODE_FOLD characters is folded under its first
+ * CODE_HEAD characters and its length; a list cell (LS_CELL_LIST) of more
+ * than one item under its count. The page stays short; print unfolds. */
+#define CODE_FOLD 160
+#define CODE_HEAD 100
+/* Longest part of a code path between dots that put_path() copies (bytes). */
+#define LS_PATH_PART 512
 
 /* ---- model access ---- */
 
@@ -59,6 +66,16 @@ static void text(FILE *f, const char *s, size_t max)
         ls_html_escape(f, s, max);
     else
         fputs("—", f);
+}
+
+/* Characters (UTF-8 code points) in the first n bytes of s, as
+ * ls_html_escape counts them. */
+static size_t chars_of_n(const char *s, size_t n)
+{
+    size_t i, k = 0;
+    for (i = 0; s && i < n && s[i]; i++)
+        k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
 }
 
 /* ---- outcomes: a class per known outcome, never the log's own text ---- */
@@ -126,6 +143,34 @@ static void put_ms(FILE *f, double ms)
     fputs(ls_fmt_duration(buf, sizeof(buf), ms), f);
 }
 
+/* A code path, escaped (at most max characters), with a line-break
+ * opportunity (<wbr>) after each '.': "checkout.<wbr>reserve_and_charge"
+ * wraps between its parts, never inside a word, so a table of pids and
+ * paths can be narrower than its longest path. */
+static void put_path(FILE *f, const char *s, size_t max)
+{
+    char part[LS_PATH_PART];
+    const char *dot;
+    size_t left = max, k;
+
+    if (!s) {
+        fputs("—", f);
+        return;
+    }
+    while ((dot = strchr(s, '.')) != NULL && dot[1] != '\0') {
+        size_t len = (size_t)(dot + 1 - s);
+        if (len >= sizeof(part) || (k = chars_of_n(s, len)) >= left)
+            break;
+        memcpy(part, s, len);
+        part[len] = '\0';
+        ls_html_escape(f, part, 0);
+        fputs("<wbr>", f);
+        left -= k;
+        s = dot + 1;
+    }
+    ls_html_escape(f, s, left);
+}
+
 /* A pid with its transaction's code path beside it, "10550 · path", where
  * the store knows it: o's pid_key ("pid", "blocker_pid", ...) with "pid"
  * replaced by "code_path" names it. */
@@ -140,7 +185,7 @@ static void put_pid(FILE *f, double pid, const cJSON *o, const char *pid_key)
     fprintf(f, "%.0f", pid);
     if (m_str(o, key)) {
         fputs(" <span class=\"path\">· ", f);
-        text(f, m_str(o, key), 120);
+        put_path(f, m_str(o, key), 120);
         fputs("</span>", f);
     }
 }
@@ -211,6 +256,41 @@ static void parts_cell(FILE *f, const cJSON *parts)
         fputs("—", f);
 }
 
+/* A statement in <code>, at most max characters (0: all); past CODE_FOLD
+ * it is folded: its head and length in the <summary>, the whole inside. */
+static void code_cell(FILE *f, const char *s, size_t max)
+{
+    size_t n = s ? chars_of_n(s, strlen(s)) : 0;
+    if (!s || n <= CODE_FOLD || (max && max <= CODE_FOLD)) {
+        fputs("<code>", f);
+        text(f, s, max);
+        fputs("</code>", f);
+        return;
+    }
+    fputs("<details class=\"long\"><summary><code>", f);
+    text(f, s, CODE_HEAD);
+    fprintf(f, "</code> <span class=\"count\">(%zu characters)</span></summary><code>", n);
+    text(f, s, max);
+    fputs("</code></details>", f);
+}
+
+/* A space-separated list (ctids): one item as it is; more folded under
+ * "N <what>" (the column's header names the items). */
+static void list_cell(FILE *f, const char *s, size_t max, const char *what)
+{
+    size_t items = 0;
+    const char *p;
+    for (p = s; p && *p; p++)
+        items += *p != ' ' && (p == s || p[-1] == ' ');
+    if (items <= 1) {
+        text(f, s, max);
+        return;
+    }
+    fprintf(f, "<details class=\"list\"><summary>%zu %s</summary>", items, what);
+    text(f, s, max);
+    fputs("</details>", f);
+}
+
 /* A cell's content (inside its <td>) for the kinds that are not numbers. */
 static void text_cell(FILE *f, const cJSON *o, const ls_column *c)
 {
@@ -239,11 +319,8 @@ static void text_cell(FILE *f, const cJSON *o, const ls_column *c)
         if (m_has_num(o, "line"))
             fprintf(f, ":%.0f", m_num(o, "line"));
         break;
-    case LS_CELL_CODE:
-        fputs("<code>", f);
-        text(f, m_str(o, c->key), c->max);
-        fputs("</code>", f);
-        break;
+    case LS_CELL_CODE: code_cell(f, m_str(o, c->key), c->max); break;
+    case LS_CELL_LIST: list_cell(f, m_str(o, c->key), c->max, c->head); break;
     case LS_CELL_TIME: put_time(f, m_str(o, c->key)); break;
     case LS_CELL_STATE: ls_fmt_state_of(f, o, ls_html_escape); break;
     case LS_CELL_PARTS: parts_cell(f, v); break;
@@ -1479,6 +1556,20 @@ static void panel_timelines(FILE *f, const cJSON *model)
 
 /* ---- root blockers ---- */
 
+/* A root blocker's statements, folded under their count: what it held and
+ * why stays in sight above, the statement by statement detail one click
+ * (or the print) away. */
+static void statements_folded(FILE *f, const cJSON *statements)
+{
+    int n = cJSON_GetArraySize(statements);
+    if (n == 0)
+        return;
+    fprintf(f, "<details class=\"more\"><summary>%d statement%s of its transaction</summary>\n",
+            n, n == 1 ? "" : "s");
+    TABLE(f, ls_tab_statements, statements);
+    fputs("</details>\n", f);
+}
+
 static void panel_roots(FILE *f, const cJSON *model)
 {
     ls_writer w = html_writer(f);
@@ -1488,10 +1579,15 @@ static void panel_roots(FILE *f, const cJSON *model)
         fputs("<p>None.</p>\n", f);
         return;
     }
+    fputs("<div class=\"roots\">\n", f);
     cJSON_ArrayForEach(r, m_get(model, "root_blockers")) {
         const cJSON *tx = m_get(r, "transaction"), *st;
         double idle = 0;
-        fold_at(f, k++, total, FOLD_ARTICLES, "root blockers");
+        if (k == FOLD_ARTICLES)
+            fputs("</div>\n", f);
+        fold_at(f, k, total, FOLD_ARTICLES, "root blockers");
+        if (k++ == FOLD_ARTICLES)
+            fputs("<div class=\"roots\">\n", f);
         cJSON_ArrayForEach(st, m_get(tx, "statements")) idle += m_num(st, "idle_before_ms");
         fputs("<article class=\"root\">\n<h3>pid ", f);
         put_pid(f, m_num(r, "pid"), r, "pid");
@@ -1516,10 +1612,10 @@ static void panel_roots(FILE *f, const cJSON *model)
             fputs(" of it idle between statements</li>\n", f);
         }
         fputs("</ul>\n", f);
-        if (cJSON_GetArraySize(m_get(tx, "statements")) > 0)
-            TABLE(f, ls_tab_statements, m_get(tx, "statements"));
+        statements_folded(f, m_get(tx, "statements"));
         fputs("</article>\n", f);
     }
+    fputs("</div>\n", f);
     fold_end(f, total, FOLD_ARTICLES);
 }
 
@@ -1995,7 +2091,7 @@ static const char *const css[] = {
     "--grid:#262c34;--ink:#c9d1d9;--hid:#79c0ff;--stmt:#3fb950}}\n"
     "*{box-sizing:border-box}\n"
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);"
-    "background:var(--bg);margin:0 auto;max-width:1200px;padding:0 16px 48px}\n"
+    "background:var(--bg);margin:0 auto;max-width:1800px;padding:0 16px 48px}\n"
     "header{border-bottom:1px solid var(--line);margin-bottom:8px}\n"
     "h1{font-size:24px;margin:20px 0 4px}h2{font-size:19px;margin:28px 0 8px;"
     "border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:15px;margin:16px 0 6px}\n"
@@ -2005,13 +2101,18 @@ static const char *const css[] = {
     "th,td{border:1px solid var(--line);padding:3px 7px;text-align:left;vertical-align:top;"
     "overflow-wrap:break-word}\n"
     "th{background:var(--bg2)}tbody tr:nth-child(even){background:var(--bg3)}\n"
-    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.n{white-space:nowrap}\n"
+    "td.src{overflow-wrap:anywhere}\n"
     "td.t{font-variant-numeric:tabular-nums;min-width:7em}\n"
     "code{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
     "white-space:pre-wrap;word-break:break-word}\n"
-    ".scroll{overflow-x:auto}td code{display:block;min-width:18em;max-width:60em}\n"
-    "details.more{margin:-6px 0 12px}details.more summary{cursor:pointer;color:var(--link);"
-    "font-size:12px}\n"
+    ".scroll{overflow-x:auto}td code{display:block;min-width:12em;max-width:60em}\n"
+    "details.more{margin:-6px 0 12px}details.more summary,details.list summary{cursor:pointer;"
+    "color:var(--link);font-size:12px}\n"
+    "details.long summary{cursor:pointer}td summary code{display:inline}"
+    ".count{color:var(--muted);font-size:11px;white-space:nowrap}\n"
+    ".roots{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,620px),1fr));"
+    "column-gap:28px}\n"
     ".cards{display:flex;flex-wrap:wrap;gap:8px;margin:10px 0}\n"
     ".cards div{border:1px solid var(--line);border-radius:6px;padding:6px 10px;min-width:150px;"
     "color:var(--muted);font-size:12px}.cards b{display:block;font-size:18px;color:var(--fg)}\n"
@@ -2066,9 +2167,14 @@ static const char *const css[] = {
     "table{width:100%;font-size:8.5px;table-layout:auto}th,td{padding:1px 3px}"
     "th{overflow-wrap:break-word;word-break:normal}td{overflow-wrap:anywhere}"
     "td code{min-width:0;max-width:none;font-size:8px}td.t{min-width:0}"
-    "td.n,th.n{white-space:normal}details.more summary{color:#444}"
-    "details.more:not([open]) summary::after{content:\" (not printed: open the HTML report, "
-    "or see the JSON report)\"}.hover{display:none}a{color:inherit}}\n",
+    "td.n,th.n{white-space:normal}details.more summary,details.list summary{color:#444}"
+    ".hover{display:none}a{color:inherit}.roots{display:block}"
+    /* Folded rows and statements are printed unfolded where the browser
+     * can (::details-content); elsewhere each fold says it was not. */
+    "@supports selector(::details-content){details::details-content{content-visibility:visible;"
+    "display:contents}details.long>summary{display:none}details>summary{list-style:none}}"
+    "@supports not selector(::details-content){details:not([open]) summary::after{"
+    "content:\" (not printed: open the HTML report, or see the JSON report)\"}}}\n",
 };
 
 /* Header words for the zone: "UTC", or "Europe/Paris (CET, UTC+01:00 at

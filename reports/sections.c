@@ -68,7 +68,7 @@ const ls_table ls_tab_story = TABLE("story ranking", "story.ranking", story_cols
 static const ls_column hot_cols[] = {
     {"Relation", "relation", LS_CELL_TEXT, 64, A},
     {"Row", "row_key", LS_CELL_TEXT, 64, A},
-    {"ctids", "ctid", LS_CELL_TEXT, 60, A},
+    {"ctids", "ctid", LS_CELL_LIST, 400, A},
     {"Waits", "waits", LS_CELL_INT, 0, A},
     {"Total wait", "total_wait_ms", LS_CELL_MS, 0, A},
     {"Max wait", "max_wait_ms", LS_CELL_MS, 0, A},
