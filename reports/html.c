@@ -38,8 +38,11 @@
  * than one item under its count. The page stays short; print unfolds. */
 #define CODE_FOLD 160
 #define CODE_HEAD 100
-/* Longest part of a code path between dots that put_path() copies (bytes). */
-#define LS_PATH_PART 512
+/* Longest piece of text put_words() copies to escape it (bytes). */
+#define LS_PIECE 2048
+/* Words of up to LONG_WORD characters are never broken inside; a cell with
+ * a longer one may break it anywhere (AccessExclusiveLock is 19). */
+#define LONG_WORD 24
 
 /* ---- model access ---- */
 
@@ -143,32 +146,81 @@ static void put_ms(FILE *f, double ms)
     fputs(ls_fmt_duration(buf, sizeof(buf), ms), f);
 }
 
-/* A code path, escaped (at most max characters), with a line-break
- * opportunity (<wbr>) after each '.': "checkout.<wbr>reserve_and_charge"
- * wraps between its parts, never inside a word, so a table of pids and
- * paths can be narrower than its longest path. */
-static void put_path(FILE *f, const char *s, size_t max)
+/* Is a part of word (n bytes) between dots longer than LONG_WORD
+ * characters? */
+static int has_long_part(const char *word, size_t n)
 {
-    char part[LS_PATH_PART];
-    const char *dot;
-    size_t left = max, k;
+    size_t i, run = 0;
+    for (i = 0; i < n; i++) {
+        if (word[i] == '.')
+            run = 0;
+        else if (((unsigned char)word[i] & 0xC0) != 0x80 && ++run > LONG_WORD)
+            return 1;
+    }
+    return 0;
+}
 
+/* The n bytes at s escaped, within *left characters; 0 when the budget
+ * ran out (the rest cut with "…" by ls_html_escape) or the piece is too
+ * long to copy (the rest of s written as one piece): stop there. */
+static int put_piece(FILE *f, const char *s, size_t n, size_t *left)
+{
+    char buf[LS_PIECE];
+    size_t k = chars_of_n(s, n);
+    if (n >= sizeof(buf) || k >= *left) {
+        ls_html_escape(f, s, *left == SIZE_MAX ? 0 : *left);
+        return 0;
+    }
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    ls_html_escape(f, buf, 0);
+    *left -= k;
+    return 1;
+}
+
+/* One word (n bytes, no space): a dotted name gets a line-break
+ * opportunity (<wbr>) after each inner '.', "checkout.<wbr>reserve", so it
+ * wraps between its parts; a word with a part longer than LONG_WORD (a
+ * hostile name, a traceparent) is marked "lw" and may break anywhere. */
+static int put_word(FILE *f, const char *w, size_t n, size_t *left)
+{
+    int lw = has_long_part(w, n), ok = 1;
+    const char *end = w + n, *dot;
+
+    if (lw) {
+        fputs("<span class=\"lw\">", f);
+        ok = put_piece(f, w, n, left);
+        fputs("</span>", f);
+        return ok;
+    }
+    while (ok && (dot = memchr(w, '.', (size_t)(end - w))) != NULL && dot + 1 < end) {
+        ok = put_piece(f, w, (size_t)(dot + 1 - w), left);
+        if (ok)
+            fputs("<wbr>", f);
+        w = dot + 1;
+    }
+    return ok && put_piece(f, w, (size_t)(end - w), left);
+}
+
+/*
+ * Text from the model (a name, a statement) escaped, at most max
+ * characters (0: all), so that its words stay whole where it wraps, on
+ * screen and in print ("Relati" / "on" reads as two words): see
+ * put_word(). The same signature as ls_html_escape.
+ */
+static void put_words(FILE *f, const char *s, size_t max)
+{
+    size_t left = max ? max : SIZE_MAX;
     if (!s) {
         fputs("—", f);
         return;
     }
-    while ((dot = strchr(s, '.')) != NULL && dot[1] != '\0') {
-        size_t len = (size_t)(dot + 1 - s);
-        if (len >= sizeof(part) || (k = chars_of_n(s, len)) >= left)
-            break;
-        memcpy(part, s, len);
-        part[len] = '\0';
-        ls_html_escape(f, part, 0);
-        fputs("<wbr>", f);
-        left -= k;
-        s = dot + 1;
+    while (*s) {
+        size_t sp = strspn(s, " \t\n"), n = strcspn(s + sp, " \t\n");
+        if ((sp && !put_piece(f, s, sp, &left)) || (n && !put_word(f, s + sp, n, &left)))
+            return;
+        s += sp + n;
     }
-    ls_html_escape(f, s, left);
 }
 
 /* A pid with its transaction's code path beside it, "10550 · path", where
@@ -185,7 +237,7 @@ static void put_pid(FILE *f, double pid, const cJSON *o, const char *pid_key)
     fprintf(f, "%.0f", pid);
     if (m_str(o, key)) {
         fputs(" <span class=\"path\">· ", f);
-        put_path(f, m_str(o, key), 120);
+        put_words(f, m_str(o, key), 120);
         fputs("</span>", f);
     }
 }
@@ -232,12 +284,12 @@ static void number_cell(FILE *f, const cJSON *o, const ls_column *c)
  * target. */
 static void where_cell(FILE *f, const cJSON *o, const char *sub, size_t sub_max)
 {
-    if (m_str(o, "relation")) {
-        ls_html_escape(f, m_str(o, "relation"), 64);
-        ls_write_opt(f, " ", m_str(o, sub), ls_html_escape, sub_max);
-    } else {
-        text(f, m_str(o, "target"), 80);
+    if (!m_str(o, "relation")) {
+        put_words(f, m_str(o, "target"), 80);
+        return;
     }
+    put_words(f, m_str(o, "relation"), 64);
+    ls_write_opt(f, " ", m_str(o, sub), put_words, sub_max);
 }
 
 /* A hold breakdown's parts by name, "sql 12 ms, idle 3.0 s". */
@@ -263,14 +315,14 @@ static void code_cell(FILE *f, const char *s, size_t max)
     size_t n = s ? chars_of_n(s, strlen(s)) : 0;
     if (!s || n <= CODE_FOLD || (max && max <= CODE_FOLD)) {
         fputs("<code>", f);
-        text(f, s, max);
+        put_words(f, s, max);
         fputs("</code>", f);
         return;
     }
     fputs("<details class=\"long\"><summary><code>", f);
-    text(f, s, CODE_HEAD);
+    put_words(f, s, CODE_HEAD);
     fprintf(f, "</code> <span class=\"count\">(%zu characters)</span></summary><code>", n);
-    text(f, s, max);
+    put_words(f, s, max);
     fputs("</code></details>", f);
 }
 
@@ -283,11 +335,11 @@ static void list_cell(FILE *f, const char *s, size_t max, const char *what)
     for (p = s; p && *p; p++)
         items += *p != ' ' && (p == s || p[-1] == ' ');
     if (items <= 1) {
-        text(f, s, max);
+        put_words(f, s, max);
         return;
     }
     fprintf(f, "<details class=\"list\"><summary>%zu %s</summary>", items, what);
-    text(f, s, max);
+    put_words(f, s, max);
     fputs("</details>", f);
 }
 
@@ -324,7 +376,7 @@ static void text_cell(FILE *f, const cJSON *o, const ls_column *c)
     case LS_CELL_TIME: put_time(f, m_str(o, c->key)); break;
     case LS_CELL_STATE: ls_fmt_state_of(f, o, ls_html_escape); break;
     case LS_CELL_PARTS: parts_cell(f, v); break;
-    default: text(f, m_str(o, c->key), c->max); break;
+    default: put_words(f, m_str(o, c->key), c->max); break;
     }
 }
 
@@ -2102,7 +2154,7 @@ static const char *const css[] = {
     "overflow-wrap:break-word}\n"
     "th{background:var(--bg2)}tbody tr:nth-child(even){background:var(--bg3)}\n"
     "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.n{white-space:nowrap}\n"
-    "td.src{overflow-wrap:anywhere}\n"
+    "td.src,.lw{overflow-wrap:anywhere}\n"
     "td.t{font-variant-numeric:tabular-nums;min-width:7em}\n"
     "code{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
     "white-space:pre-wrap;word-break:break-word}\n"
@@ -2151,23 +2203,26 @@ static const char *const css[] = {
     "svg.dl text{text-anchor:middle;font-weight:600;fill:#1b1f24}svg.dl .sub{font-weight:normal;"
     "fill:var(--dl)}\n"
     "article{margin-bottom:18px}\n",
-    /* Print: A4 or Letter portrait, light colours, every table inside the
-     * page width (cells wrap, statements shrink), folded rows summarised. */
-    "@page{size:auto;margin:12mm}\n"
+    /* Print: A4 or Letter portrait (landscape for the widest tables),
+     * light colours, every table inside the page width (cells wrap at
+     * spaces, statements shrink), folded rows printed. */
+    "@page{size:auto;margin:12mm}@page wide{size:landscape}\n"
     "@media print{:root{color-scheme:light;--fg:#000;--muted:#444;--line:#bbb;--bg:#fff;"
     "--bg2:#f2f2f2;--bg3:#fff;--link:#000;--fix:#1a5e20;--grid:#ddd;--ink:#333;--hid:#0550ae;"
     "--stmt:#1a7f37}nav{display:none}body{max-width:none;padding:0;font-size:10px}"
     "h1{font-size:18px}h2{font-size:14px;margin-top:14px}"
     "figure,article,tr,.cards div{break-inside:avoid}h2,h3,figcaption{break-after:avoid}"
     "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}.scroll{overflow:visible}"
-    /* Headings keep their words whole (a break inside "Relation" reads as
-     * two words); a cell may still break a long token (an identifier, a
-     * statement) where the page is too narrow for it. Hover hints go; a
-     * folded list says it was not printed and where it is. */
+    /* Headings, cells and statements keep their words whole (a break
+     * inside "Relation" reads as two words); only a log's file name or a
+     * word longer than LONG_WORD (marked .lw) may break anywhere, where
+     * the page is too narrow for it. Hover hints go. */
     "table{width:100%;font-size:8.5px;table-layout:auto}th,td{padding:1px 3px}"
-    "th{overflow-wrap:break-word;word-break:normal}td{overflow-wrap:anywhere}"
+    "th,td,td code{overflow-wrap:break-word;word-break:normal}.lw,td.src{overflow-wrap:anywhere}"
     "td code{min-width:0;max-width:none;font-size:8px}td.t{min-width:0}"
     "td.n,th.n{white-space:normal}details.more summary,details.list summary{color:#444}"
+    /* The tables of a dozen columns print across the page. */
+    "#worst-moment,#waits,#deadlocks,#errors{page:wide}"
     ".hover{display:none}a{color:inherit}.roots{display:block}"
     /* Folded rows and statements are printed unfolded where the browser
      * can (::details-content); elsewhere each fold says it was not. */
