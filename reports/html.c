@@ -1273,16 +1273,40 @@ static int point_cmp(const void *a, const void *b)
  * model's per-row queue when it has one, else a sweep over the drawn
  * logged waits. Its label sits in the gutter, left of the area.
  */
+/*
+ * After the listed queue points of a cut timeline, the row's queue over
+ * the rest of its time from timeline.queue_buckets: each bucket that ends
+ * after the last listed point is drawn at its deepest queue from its first
+ * change and at the depth it ended at from its last. pt has room for two
+ * points per bucket after its n; returns the new n.
+ */
+static int tl_add_buckets(const cJSON *buckets, tl_point *pt, int n)
+{
+    const cJSON *b;
+    int64_t last = n > 0 ? pt[n - 1].t : INT64_MIN, a, e;
+    cJSON_ArrayForEach(b, buckets) {
+        if (time_of(b, "time", &a) != 0 || time_of(b, "end", &e) != 0 || e <= last)
+            continue;
+        pt[n].t = a > last ? a : last;
+        pt[n++].d = (int)m_num(b, "depth");
+        pt[n].t = e;
+        pt[n++].d = (int)m_num(b, "end_depth");
+    }
+    return n;
+}
+
 static int tl_depth(FILE *f, const timeline *t, int top)
 {
     const cJSON *q = m_get(m_get(t->hot, "timeline"), "queue"), *p;
+    const cJSON *buckets = m_get(m_get(t->hot, "timeline"), "queue_buckets");
     int n = cJSON_GetArraySize(q), i, depth = 0, max = 0;
+    int room = n > 0 ? n + 2 * cJSON_GetArraySize(buckets) : t->nwaits * 2;
     double base = top + TL_DEPTH - 4, scale;
     tl_point *pt;
 
     if (n == 0 && t->nlogged == 0)
         return 0;
-    pt = ls_malloc(sizeof(*pt) * (size_t)(n > 0 ? n : t->nwaits * 2));
+    pt = ls_malloc(sizeof(*pt) * (size_t)(room > 0 ? room : 1));
     if (!pt)
         return LS_ENOMEM;
     if (n > 0) {
@@ -1291,6 +1315,7 @@ static int tl_depth(FILE *f, const timeline *t, int top)
             if (time_of(p, "time", &pt[n].t) == 0)
                 pt[n++].d = (int)m_num(p, "depth");
         }
+        n = tl_add_buckets(buckets, pt, n);
     } else {
         for (i = 0; i < t->nwaits; i++) {
             if (t->waits[i].inferred)

@@ -938,6 +938,7 @@ static void hot_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *
                    cJSON_AddArrayToObject(tl, "hidden_waits"));
     ls_mq_each_row(m, &row_hidden_count_q, row_id, count_row, tl);
     ls_mq_each_row(m, &row_cut_q, row_id, cut_row, tl);
+    ls_model_queue_buckets(m, row_id, tl);
 }
 
 static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
