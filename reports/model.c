@@ -1369,6 +1369,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     ls_model_code_paths(&m, r, top);
     ls_model_requests(&m, r, top);
     ls_model_dba(&m, r, top);
+    ls_model_context(&m, r);
     ls_model_findings(&m, r);
     ls_model_story(&m, r);
     add_worst_moment(&m, r);

@@ -74,6 +74,7 @@ extern const ls_table ls_tab_story;
 extern const ls_table ls_tab_by_lock;
 extern const ls_table ls_tab_waiting_stmts;
 extern const ls_table ls_tab_blocking_stmts;
+extern const ls_table ls_tab_context;
 extern const ls_table ls_tab_hot_rows;
 extern const ls_table ls_tab_holds;
 extern const ls_table ls_tab_code_paths;
