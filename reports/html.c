@@ -1545,6 +1545,7 @@ static void tl_cut_note(FILE *f, const cJSON *hot)
                  {"hidden_waits", "hidden waits"},
                  {"queue", "queue-depth points"}};
     const cJSON *cut = m_get(m_get(hot, "timeline"), "cut"), *c;
+    int buckets = cJSON_GetArraySize(m_get(m_get(hot, "timeline"), "queue_buckets"));
     double most = 0;
     size_t i;
     int n = 0;
@@ -1553,6 +1554,9 @@ static void tl_cut_note(FILE *f, const cJSON *hot)
     for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
         if (!(c = m_get(cut, lists[i].list)))
             continue;
+        /* The queue is drawn whole, past its listed points by bucket. */
+        if (strcmp(lists[i].list, "queue") == 0 && buckets > 0)
+            continue;
         fprintf(f, "%s%.0f of the row's %.0f %s", n++ ? ", " : "", m_num(c, "listed"),
                 m_num(c, "total"), lists[i].what);
         if (strcmp(lists[i].list, "queue") != 0 && m_num(c, "total") > most)
@@ -1560,9 +1564,12 @@ static void tl_cut_note(FILE *f, const cJSON *hot)
     }
     fputs(" (the first in time; the longest hidden waits). The row's waits go on to ", f);
     put_time(f, m_str(m_get(hot, "timeline"), "last_wait_end"));
-    fprintf(f, ": the shaded part of the axis, outlined, has what is not drawn. <code>--max-waits "
-               "%.0f</code> draws it all.</p>\n",
-            most);
+    fputs(": the shaded part of the axis, outlined, has what is not drawn", f);
+    if (buckets > 0)
+        fprintf(f, " but the queue depth, drawn to the end from the row's whole queue (its "
+                   "deepest in each of %d steps)",
+                buckets);
+    fprintf(f, ". <code>--max-waits %.0f</code> draws it all.</p>\n", most);
 }
 
 /* A hot row's figure: one timeline per contention episode. */

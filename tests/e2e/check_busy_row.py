@@ -10,6 +10,7 @@ waits and 400 of its queue points, timeline.cut says so):
   - JSON: the top row has at least 500 waits, its timeline is cut, and
     timeline.queue_buckets covers the row's queue to timeline.last_wait_end
     (its last bucket ends there, at depth 0);
+  - HTML: the cut note says the queue depth is drawn to the end;
   - HTML: the row's timeline axis reaches the last wait, and its queue
     depth is drawn to it: the depth path's last change of level is at the
     x of the last wait's end (within 1 unit), not where the listed points
@@ -85,6 +86,10 @@ def main():
     check(abs(lastx - x_last) <= 1,
           f"queue depth drawn to the last wait: last change at x={lastx:.1f}, last wait at "
           f"x={x_last:.1f} (+{(ts(last) - start):.1f} s)")
+    note = re.search(r'<p class="note cut">(.*?)</p>', s, re.S)
+    t = re.sub(r"<[^>]+>", "", note.group(1)) if note else ""
+    check("queue depth, drawn to the end" in t and "queue-depth points" not in t,
+          f"the cut note says the queue depth is drawn whole: {t[:300]!r}")
     return report()
 
 
