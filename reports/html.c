@@ -2210,7 +2210,11 @@ static const char *const css[] = {
     ".o-lto{background:var(--lto);fill:var(--lto)}.o-sto{background:var(--sto);fill:var(--sto)}"
     ".o-ser{background:var(--ser);fill:var(--ser)}.o-can,.o-unk{background:var(--can);"
     "fill:var(--can)}\n"
-    "figure{margin:12px 0 20px}figcaption{font-weight:600;margin-bottom:4px}\n",
+    "figure{margin:12px 0 20px}figcaption{font-weight:600;margin-bottom:4px}\n"
+    /* A phone: the timeline keeps a readable size (11 px text at 900
+     * units wide) and scrolls sideways inside its figure. */
+    "@media screen and (max-width:700px){figure.timeline{overflow-x:auto}"
+    "figure.timeline svg.tl{max-width:none;width:900px}}\n",
     ".p-sql{background:var(--sql);fill:var(--sql)}.p-commit{background:var(--commit);"
     "fill:var(--commit)}.p-span{background:var(--span);fill:var(--span)}.p-idle{background:"
     "var(--idle);fill:var(--idle);color:#000}.p-other{background:var(--other);fill:var(--other)}\n"
