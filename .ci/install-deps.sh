@@ -5,13 +5,14 @@
 # and sanitizer runtimes (libclang-rt-dev) for `make fuzz`, and man-db with
 # groff-base, with which ctest renders the installed man page (and zsh, which
 # checks the zsh completion), and the locales samples/i18n.sh runs the
-# server under (locale-gen). Run as root.
+# server under (locale-gen), and poppler-utils, whose pdftotext reads the
+# report printed to PDF by headless Chromium (browser_html). Run as root.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config
       libpcre2-dev libsqlite3-dev zlib1g-dev libcjson-dev
       libbz2-dev liblzma-dev libzstd-dev bzip2 xz-utils zstd zip
       postgresql-15 python3 python3-psycopg2 python3-psycopg gzip sqlite3 chromium
-      man-db groff-base zsh locales
+      man-db groff-base zsh locales poppler-utils
       clang libclang-rt-dev)
 if [ "${1:-}" = --list ]; then
     printf '%s\n' "${pkgs[@]}"

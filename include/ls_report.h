@@ -50,6 +50,19 @@ int ls_report_write_markdown_full(const cJSON *model, FILE *f);
 /* One self-contained HTML file: inline CSS and SVG, no script, no network. */
 int ls_report_write_html(const cJSON *model, FILE *f);
 
+/*
+ * --per-day DIR (calendar.c): one HTML report per day of the store's
+ * events (midnight to midnight in opts->tz, else UTC), each built with
+ * opts narrowed to its day as --since/--until narrow a report, into
+ * DIR/YYYY-MM-DD.html (DIR made if missing), and DIR/index.html listing
+ * every day from the first event's to the last's with its figures,
+ * linking those that had any. *written: the day reports written. On
+ * failure errbuf says why (or is empty when the store's error was
+ * reported).
+ */
+int ls_report_write_days(ls_store *s, const ls_report_opts *opts, const char *dir, int *written,
+                         char *errbuf, size_t errlen);
+
 /* ---- escaping (reports/escape.c): every log-derived string passes here ---- */
 
 /*

@@ -33,6 +33,16 @@
 #define TABLE_CAP 100
 /* Deadlocks and root blockers shown open; the rest folded. */
 #define FOLD_ARTICLES 5
+/* A statement longer than CODE_FOLD characters is folded under its first
+ * CODE_HEAD characters and its length; a list cell (LS_CELL_LIST) of more
+ * than one item under its count. The page stays short; print unfolds. */
+#define CODE_FOLD 160
+#define CODE_HEAD 100
+/* Longest piece of text put_words() copies to escape it (bytes). */
+#define LS_PIECE 2048
+/* Words of up to LONG_WORD characters are never broken inside; a cell with
+ * a longer one may break it anywhere (AccessExclusiveLock is 19). */
+#define LONG_WORD 24
 
 /* ---- model access ---- */
 
@@ -59,6 +69,16 @@ static void text(FILE *f, const char *s, size_t max)
         ls_html_escape(f, s, max);
     else
         fputs("—", f);
+}
+
+/* Characters (UTF-8 code points) in the first n bytes of s, as
+ * ls_html_escape counts them. */
+static size_t chars_of_n(const char *s, size_t n)
+{
+    size_t i, k = 0;
+    for (i = 0; s && i < n && s[i]; i++)
+        k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
 }
 
 /* ---- outcomes: a class per known outcome, never the log's own text ---- */
@@ -126,6 +146,83 @@ static void put_ms(FILE *f, double ms)
     fputs(ls_fmt_duration(buf, sizeof(buf), ms), f);
 }
 
+/* Is a part of word (n bytes) between dots longer than LONG_WORD
+ * characters? */
+static int has_long_part(const char *word, size_t n)
+{
+    size_t i, run = 0;
+    for (i = 0; i < n; i++) {
+        if (word[i] == '.')
+            run = 0;
+        else if (((unsigned char)word[i] & 0xC0) != 0x80 && ++run > LONG_WORD)
+            return 1;
+    }
+    return 0;
+}
+
+/* The n bytes at s escaped, within *left characters; 0 when the budget
+ * ran out (the rest cut with "…" by ls_html_escape) or the piece is too
+ * long to copy (the rest of s written as one piece): stop there. */
+static int put_piece(FILE *f, const char *s, size_t n, size_t *left)
+{
+    char buf[LS_PIECE];
+    size_t k = chars_of_n(s, n);
+    if (n >= sizeof(buf) || k >= *left) {
+        ls_html_escape(f, s, *left == SIZE_MAX ? 0 : *left);
+        return 0;
+    }
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    ls_html_escape(f, buf, 0);
+    *left -= k;
+    return 1;
+}
+
+/* One word (n bytes, no space): a dotted name gets a line-break
+ * opportunity (<wbr>) after each inner '.', "checkout.<wbr>reserve", so it
+ * wraps between its parts; a word with a part longer than LONG_WORD (a
+ * hostile name, a traceparent) is marked "lw" and may break anywhere. */
+static int put_word(FILE *f, const char *w, size_t n, size_t *left)
+{
+    int lw = has_long_part(w, n), ok = 1;
+    const char *end = w + n, *dot;
+
+    if (lw) {
+        fputs("<span class=\"lw\">", f);
+        ok = put_piece(f, w, n, left);
+        fputs("</span>", f);
+        return ok;
+    }
+    while (ok && (dot = memchr(w, '.', (size_t)(end - w))) != NULL && dot + 1 < end) {
+        ok = put_piece(f, w, (size_t)(dot + 1 - w), left);
+        if (ok)
+            fputs("<wbr>", f);
+        w = dot + 1;
+    }
+    return ok && put_piece(f, w, (size_t)(end - w), left);
+}
+
+/*
+ * Text from the model (a name, a statement) escaped, at most max
+ * characters (0: all), so that its words stay whole where it wraps, on
+ * screen and in print ("Relati" / "on" reads as two words): see
+ * put_word(). The same signature as ls_html_escape.
+ */
+static void put_words(FILE *f, const char *s, size_t max)
+{
+    size_t left = max ? max : SIZE_MAX;
+    if (!s) {
+        fputs("—", f);
+        return;
+    }
+    while (*s) {
+        size_t sp = strspn(s, " \t\n"), n = strcspn(s + sp, " \t\n");
+        if ((sp && !put_piece(f, s, sp, &left)) || (n && !put_word(f, s + sp, n, &left)))
+            return;
+        s += sp + n;
+    }
+}
+
 /* A pid with its transaction's code path beside it, "10550 · path", where
  * the store knows it: o's pid_key ("pid", "blocker_pid", ...) with "pid"
  * replaced by "code_path" names it. */
@@ -140,7 +237,7 @@ static void put_pid(FILE *f, double pid, const cJSON *o, const char *pid_key)
     fprintf(f, "%.0f", pid);
     if (m_str(o, key)) {
         fputs(" <span class=\"path\">· ", f);
-        text(f, m_str(o, key), 120);
+        put_words(f, m_str(o, key), 120);
         fputs("</span>", f);
     }
 }
@@ -187,12 +284,12 @@ static void number_cell(FILE *f, const cJSON *o, const ls_column *c)
  * target. */
 static void where_cell(FILE *f, const cJSON *o, const char *sub, size_t sub_max)
 {
-    if (m_str(o, "relation")) {
-        ls_html_escape(f, m_str(o, "relation"), 64);
-        ls_write_opt(f, " ", m_str(o, sub), ls_html_escape, sub_max);
-    } else {
-        text(f, m_str(o, "target"), 80);
+    if (!m_str(o, "relation")) {
+        put_words(f, m_str(o, "target"), 80);
+        return;
     }
+    put_words(f, m_str(o, "relation"), 64);
+    ls_write_opt(f, " ", m_str(o, sub), put_words, sub_max);
 }
 
 /* A hold breakdown's parts by name, "sql 12 ms, idle 3.0 s". */
@@ -209,6 +306,41 @@ static void parts_cell(FILE *f, const cJSON *parts)
     }
     if (!n)
         fputs("—", f);
+}
+
+/* A statement in <code>, at most max characters (0: all); past CODE_FOLD
+ * it is folded: its head and length in the <summary>, the whole inside. */
+static void code_cell(FILE *f, const char *s, size_t max)
+{
+    size_t n = s ? chars_of_n(s, strlen(s)) : 0;
+    if (!s || n <= CODE_FOLD || (max && max <= CODE_FOLD)) {
+        fputs("<code>", f);
+        put_words(f, s, max);
+        fputs("</code>", f);
+        return;
+    }
+    fputs("<details class=\"long\"><summary><code>", f);
+    put_words(f, s, CODE_HEAD);
+    fprintf(f, "</code> <span class=\"count\">(%zu characters)</span></summary><code>", n);
+    put_words(f, s, max);
+    fputs("</code></details>", f);
+}
+
+/* A space-separated list (ctids): one item as it is; more folded under
+ * "N <what>" (the column's header names the items). */
+static void list_cell(FILE *f, const char *s, size_t max, const char *what)
+{
+    size_t items = 0;
+    const char *p;
+    for (p = s; p && *p; p++)
+        items += *p != ' ' && (p == s || p[-1] == ' ');
+    if (items <= 1) {
+        put_words(f, s, max);
+        return;
+    }
+    fprintf(f, "<details class=\"list\"><summary>%zu %s</summary>", items, what);
+    put_words(f, s, max);
+    fputs("</details>", f);
 }
 
 /* A cell's content (inside its <td>) for the kinds that are not numbers. */
@@ -239,15 +371,12 @@ static void text_cell(FILE *f, const cJSON *o, const ls_column *c)
         if (m_has_num(o, "line"))
             fprintf(f, ":%.0f", m_num(o, "line"));
         break;
-    case LS_CELL_CODE:
-        fputs("<code>", f);
-        text(f, m_str(o, c->key), c->max);
-        fputs("</code>", f);
-        break;
+    case LS_CELL_CODE: code_cell(f, m_str(o, c->key), c->max); break;
+    case LS_CELL_LIST: list_cell(f, m_str(o, c->key), c->max, c->head); break;
     case LS_CELL_TIME: put_time(f, m_str(o, c->key)); break;
     case LS_CELL_STATE: ls_fmt_state_of(f, o, ls_html_escape); break;
     case LS_CELL_PARTS: parts_cell(f, v); break;
-    default: text(f, m_str(o, c->key), c->max); break;
+    default: put_words(f, m_str(o, c->key), c->max); break;
     }
 }
 
@@ -1144,16 +1273,40 @@ static int point_cmp(const void *a, const void *b)
  * model's per-row queue when it has one, else a sweep over the drawn
  * logged waits. Its label sits in the gutter, left of the area.
  */
+/*
+ * After the listed queue points of a cut timeline, the row's queue over
+ * the rest of its time from timeline.queue_buckets: each bucket that ends
+ * after the last listed point is drawn at its deepest queue from its first
+ * change and at the depth it ended at from its last. pt has room for two
+ * points per bucket after its n; returns the new n.
+ */
+static int tl_add_buckets(const cJSON *buckets, tl_point *pt, int n)
+{
+    const cJSON *b;
+    int64_t last = n > 0 ? pt[n - 1].t : INT64_MIN, a, e;
+    cJSON_ArrayForEach(b, buckets) {
+        if (time_of(b, "time", &a) != 0 || time_of(b, "end", &e) != 0 || e <= last)
+            continue;
+        pt[n].t = a > last ? a : last;
+        pt[n++].d = (int)m_num(b, "depth");
+        pt[n].t = e;
+        pt[n++].d = (int)m_num(b, "end_depth");
+    }
+    return n;
+}
+
 static int tl_depth(FILE *f, const timeline *t, int top)
 {
     const cJSON *q = m_get(m_get(t->hot, "timeline"), "queue"), *p;
+    const cJSON *buckets = m_get(m_get(t->hot, "timeline"), "queue_buckets");
     int n = cJSON_GetArraySize(q), i, depth = 0, max = 0;
+    int room = n > 0 ? n + 2 * cJSON_GetArraySize(buckets) : t->nwaits * 2;
     double base = top + TL_DEPTH - 4, scale;
     tl_point *pt;
 
     if (n == 0 && t->nlogged == 0)
         return 0;
-    pt = ls_malloc(sizeof(*pt) * (size_t)(n > 0 ? n : t->nwaits * 2));
+    pt = ls_malloc(sizeof(*pt) * (size_t)(room > 0 ? room : 1));
     if (!pt)
         return LS_ENOMEM;
     if (n > 0) {
@@ -1162,6 +1315,7 @@ static int tl_depth(FILE *f, const timeline *t, int top)
             if (time_of(p, "time", &pt[n].t) == 0)
                 pt[n++].d = (int)m_num(p, "depth");
         }
+        n = tl_add_buckets(buckets, pt, n);
     } else {
         for (i = 0; i < t->nwaits; i++) {
             if (t->waits[i].inferred)
@@ -1391,6 +1545,7 @@ static void tl_cut_note(FILE *f, const cJSON *hot)
                  {"hidden_waits", "hidden waits"},
                  {"queue", "queue-depth points"}};
     const cJSON *cut = m_get(m_get(hot, "timeline"), "cut"), *c;
+    int buckets = cJSON_GetArraySize(m_get(m_get(hot, "timeline"), "queue_buckets"));
     double most = 0;
     size_t i;
     int n = 0;
@@ -1399,6 +1554,9 @@ static void tl_cut_note(FILE *f, const cJSON *hot)
     for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
         if (!(c = m_get(cut, lists[i].list)))
             continue;
+        /* The queue is drawn whole, past its listed points by bucket. */
+        if (strcmp(lists[i].list, "queue") == 0 && buckets > 0)
+            continue;
         fprintf(f, "%s%.0f of the row's %.0f %s", n++ ? ", " : "", m_num(c, "listed"),
                 m_num(c, "total"), lists[i].what);
         if (strcmp(lists[i].list, "queue") != 0 && m_num(c, "total") > most)
@@ -1406,9 +1564,12 @@ static void tl_cut_note(FILE *f, const cJSON *hot)
     }
     fputs(" (the first in time; the longest hidden waits). The row's waits go on to ", f);
     put_time(f, m_str(m_get(hot, "timeline"), "last_wait_end"));
-    fprintf(f, ": the shaded part of the axis, outlined, has what is not drawn. <code>--max-waits "
-               "%.0f</code> draws it all.</p>\n",
-            most);
+    fputs(": the shaded part of the axis, outlined, has what is not drawn", f);
+    if (buckets > 0)
+        fprintf(f, " but the queue depth, drawn to the end from the row's whole queue (its "
+                   "deepest in each of %d steps)",
+                buckets);
+    fprintf(f, ". <code>--max-waits %.0f</code> draws it all.</p>\n", most);
 }
 
 /* A hot row's figure: one timeline per contention episode. */
@@ -1479,6 +1640,20 @@ static void panel_timelines(FILE *f, const cJSON *model)
 
 /* ---- root blockers ---- */
 
+/* A root blocker's statements, folded under their count: what it held and
+ * why stays in sight above, the statement by statement detail one click
+ * (or the print) away. */
+static void statements_folded(FILE *f, const cJSON *statements)
+{
+    int n = cJSON_GetArraySize(statements);
+    if (n == 0)
+        return;
+    fprintf(f, "<details class=\"more\"><summary>%d statement%s of its transaction</summary>\n",
+            n, n == 1 ? "" : "s");
+    TABLE(f, ls_tab_statements, statements);
+    fputs("</details>\n", f);
+}
+
 static void panel_roots(FILE *f, const cJSON *model)
 {
     ls_writer w = html_writer(f);
@@ -1488,10 +1663,15 @@ static void panel_roots(FILE *f, const cJSON *model)
         fputs("<p>None.</p>\n", f);
         return;
     }
+    fputs("<div class=\"roots\">\n", f);
     cJSON_ArrayForEach(r, m_get(model, "root_blockers")) {
         const cJSON *tx = m_get(r, "transaction"), *st;
         double idle = 0;
-        fold_at(f, k++, total, FOLD_ARTICLES, "root blockers");
+        if (k == FOLD_ARTICLES)
+            fputs("</div>\n", f);
+        fold_at(f, k, total, FOLD_ARTICLES, "root blockers");
+        if (k++ == FOLD_ARTICLES)
+            fputs("<div class=\"roots\">\n", f);
         cJSON_ArrayForEach(st, m_get(tx, "statements")) idle += m_num(st, "idle_before_ms");
         fputs("<article class=\"root\">\n<h3>pid ", f);
         put_pid(f, m_num(r, "pid"), r, "pid");
@@ -1516,10 +1696,10 @@ static void panel_roots(FILE *f, const cJSON *model)
             fputs(" of it idle between statements</li>\n", f);
         }
         fputs("</ul>\n", f);
-        if (cJSON_GetArraySize(m_get(tx, "statements")) > 0)
-            TABLE(f, ls_tab_statements, m_get(tx, "statements"));
+        statements_folded(f, m_get(tx, "statements"));
         fputs("</article>\n", f);
     }
+    fputs("</div>\n", f);
     fold_end(f, total, FOLD_ARTICLES);
 }
 
@@ -1995,7 +2175,7 @@ static const char *const css[] = {
     "--grid:#262c34;--ink:#c9d1d9;--hid:#79c0ff;--stmt:#3fb950}}\n"
     "*{box-sizing:border-box}\n"
     "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);"
-    "background:var(--bg);margin:0 auto;max-width:1200px;padding:0 16px 48px}\n"
+    "background:var(--bg);margin:0 auto;max-width:1800px;padding:0 16px 48px}\n"
     "header{border-bottom:1px solid var(--line);margin-bottom:8px}\n"
     "h1{font-size:24px;margin:20px 0 4px}h2{font-size:19px;margin:28px 0 8px;"
     "border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:15px;margin:16px 0 6px}\n"
@@ -2005,13 +2185,18 @@ static const char *const css[] = {
     "th,td{border:1px solid var(--line);padding:3px 7px;text-align:left;vertical-align:top;"
     "overflow-wrap:break-word}\n"
     "th{background:var(--bg2)}tbody tr:nth-child(even){background:var(--bg3)}\n"
-    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}td.n{white-space:nowrap}\n"
+    "td.src,.lw{overflow-wrap:anywhere}\n"
     "td.t{font-variant-numeric:tabular-nums;min-width:7em}\n"
     "code{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;"
     "white-space:pre-wrap;word-break:break-word}\n"
-    ".scroll{overflow-x:auto}td code{display:block;min-width:18em;max-width:60em}\n"
-    "details.more{margin:-6px 0 12px}details.more summary{cursor:pointer;color:var(--link);"
-    "font-size:12px}\n"
+    ".scroll{overflow-x:auto}td code{display:block;min-width:12em;max-width:60em}\n"
+    "details.more{margin:-6px 0 12px}details.more summary,details.list summary{cursor:pointer;"
+    "color:var(--link);font-size:12px}\n"
+    "details.long summary{cursor:pointer}td summary code{display:inline}"
+    ".count{color:var(--muted);font-size:11px;white-space:nowrap}\n"
+    ".roots{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,620px),1fr));"
+    "column-gap:28px}\n"
     ".cards{display:flex;flex-wrap:wrap;gap:8px;margin:10px 0}\n"
     ".cards div{border:1px solid var(--line);border-radius:6px;padding:6px 10px;min-width:150px;"
     "color:var(--muted);font-size:12px}.cards b{display:block;font-size:18px;color:var(--fg)}\n"
@@ -2025,7 +2210,11 @@ static const char *const css[] = {
     ".o-lto{background:var(--lto);fill:var(--lto)}.o-sto{background:var(--sto);fill:var(--sto)}"
     ".o-ser{background:var(--ser);fill:var(--ser)}.o-can,.o-unk{background:var(--can);"
     "fill:var(--can)}\n"
-    "figure{margin:12px 0 20px}figcaption{font-weight:600;margin-bottom:4px}\n",
+    "figure{margin:12px 0 20px}figcaption{font-weight:600;margin-bottom:4px}\n"
+    /* A phone: the timeline keeps a readable size (11 px text at 900
+     * units wide) and scrolls sideways inside its figure. */
+    "@media screen and (max-width:700px){figure.timeline{overflow-x:auto}"
+    "figure.timeline svg.tl{max-width:none;width:900px}}\n",
     ".p-sql{background:var(--sql);fill:var(--sql)}.p-commit{background:var(--commit);"
     "fill:var(--commit)}.p-span{background:var(--span);fill:var(--span)}.p-idle{background:"
     "var(--idle);fill:var(--idle);color:#000}.p-other{background:var(--other);fill:var(--other)}\n"
@@ -2050,25 +2239,33 @@ static const char *const css[] = {
     "svg.dl text{text-anchor:middle;font-weight:600;fill:#1b1f24}svg.dl .sub{font-weight:normal;"
     "fill:var(--dl)}\n"
     "article{margin-bottom:18px}\n",
-    /* Print: A4 or Letter portrait, light colours, every table inside the
-     * page width (cells wrap, statements shrink), folded rows summarised. */
-    "@page{size:auto;margin:12mm}\n"
+    /* Print: A4 or Letter portrait (landscape for the widest tables),
+     * light colours, every table inside the page width (cells wrap at
+     * spaces, statements shrink), folded rows printed. */
+    "@page{size:auto;margin:12mm}@page wide{size:landscape}\n"
     "@media print{:root{color-scheme:light;--fg:#000;--muted:#444;--line:#bbb;--bg:#fff;"
     "--bg2:#f2f2f2;--bg3:#fff;--link:#000;--fix:#1a5e20;--grid:#ddd;--ink:#333;--hid:#0550ae;"
     "--stmt:#1a7f37}nav{display:none}body{max-width:none;padding:0;font-size:10px}"
     "h1{font-size:18px}h2{font-size:14px;margin-top:14px}"
     "figure,article,tr,.cards div{break-inside:avoid}h2,h3,figcaption{break-after:avoid}"
     "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}.scroll{overflow:visible}"
-    /* Headings keep their words whole (a break inside "Relation" reads as
-     * two words); a cell may still break a long token (an identifier, a
-     * statement) where the page is too narrow for it. Hover hints go; a
-     * folded list says it was not printed and where it is. */
+    /* Headings, cells and statements keep their words whole (a break
+     * inside "Relation" reads as two words); only a log's file name or a
+     * word longer than LONG_WORD (marked .lw) may break anywhere, where
+     * the page is too narrow for it. Hover hints go. */
     "table{width:100%;font-size:8.5px;table-layout:auto}th,td{padding:1px 3px}"
-    "th{overflow-wrap:break-word;word-break:normal}td{overflow-wrap:anywhere}"
+    "th,td,td code{overflow-wrap:break-word;word-break:normal}.lw,td.src{overflow-wrap:anywhere}"
     "td code{min-width:0;max-width:none;font-size:8px}td.t{min-width:0}"
-    "td.n,th.n{white-space:normal}details.more summary{color:#444}"
-    "details.more:not([open]) summary::after{content:\" (not printed: open the HTML report, "
-    "or see the JSON report)\"}.hover{display:none}a{color:inherit}}\n",
+    "td.n,th.n{white-space:normal}details.more summary,details.list summary{color:#444}"
+    /* The tables of a dozen columns print across the page. */
+    "#worst-moment,#waits,#deadlocks,#errors{page:wide}"
+    ".hover{display:none}a{color:inherit}.roots{display:block}"
+    /* Folded rows and statements are printed unfolded where the browser
+     * can (::details-content); elsewhere each fold says it was not. */
+    "@supports selector(::details-content){details::details-content{content-visibility:visible;"
+    "display:contents}details.long>summary{display:none}details>summary{list-style:none}}"
+    "@supports not selector(::details-content){details:not([open]) summary::after{"
+    "content:\" (not printed: open the HTML report, or see the JSON report)\"}}}\n",
 };
 
 /* Header words for the zone: "UTC", or "Europe/Paris (CET, UTC+01:00 at

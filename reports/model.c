@@ -938,6 +938,7 @@ static void hot_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *
                    cJSON_AddArrayToObject(tl, "hidden_waits"));
     ls_mq_each_row(m, &row_hidden_count_q, row_id, count_row, tl);
     ls_mq_each_row(m, &row_cut_q, row_id, cut_row, tl);
+    ls_model_queue_buckets(m, row_id, tl);
 }
 
 static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
@@ -1368,6 +1369,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     ls_model_code_paths(&m, r, top);
     ls_model_requests(&m, r, top);
     ls_model_dba(&m, r, top);
+    ls_model_context(&m, r);
     ls_model_findings(&m, r);
     ls_model_story(&m, r);
     add_worst_moment(&m, r);

@@ -154,6 +154,17 @@ void ls_model_window_leave(model_ctx *m);
  * blocking_statements (by the blocking transaction's first write), at
  * most `top` each. */
 void ls_model_dba(model_ctx *m, cJSON *report, int top);
+
+/* context.c: context_per_minute, the incident's minutes (from 5 before
+ * the first logged wait to 5 after the last, at most 120) with the
+ * statements, statements per second, waits and errors of each; and
+ * context_not_kept, what the store cannot count (checkpoints ...). */
+void ls_model_context(model_ctx *m, cJSON *report);
+
+/* queue.c: when the hot row's timeline tl lists only part of its queue
+ * (tl.cut.queue), tl.queue_buckets: the row's queue depth over its whole
+ * time in buckets, {time, end, depth (deepest), end_depth}. */
+void ls_model_queue_buckets(model_ctx *m, int64_t row_id, cJSON *tl);
 /* Bind the report's time window (--since, --until) to q's ?11 and ?12;
  * left NULL when not given. */
 int ls_model_bind_window(model_ctx *m, ls_stmt *q);

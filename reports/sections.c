@@ -68,7 +68,7 @@ const ls_table ls_tab_story = TABLE("story ranking", "story.ranking", story_cols
 static const ls_column hot_cols[] = {
     {"Relation", "relation", LS_CELL_TEXT, 64, A},
     {"Row", "row_key", LS_CELL_TEXT, 64, A},
-    {"ctids", "ctid", LS_CELL_TEXT, 60, A},
+    {"ctids", "ctid", LS_CELL_LIST, 400, A},
     {"Waits", "waits", LS_CELL_INT, 0, A},
     {"Total wait", "total_wait_ms", LS_CELL_MS, 0, A},
     {"Max wait", "max_wait_ms", LS_CELL_MS, 0, A},
@@ -314,8 +314,23 @@ const ls_table ls_tab_blocking_stmts =
            "write, ranked by the waiting they caused.",
            blocking_stmt_cols);
 
+static const ls_column context_cols[] = {
+    {"Minute", "minute", LS_CELL_TIME, 0, A},
+    {"Statements", "statements", LS_CELL_INT, 0, A},
+    {"Statements/s", "statements_per_s", LS_CELL_NUM1, 0, A},
+    {"Lock waits begun", "waits", LS_CELL_INT, 0, A},
+    {"Errors", "errors", LS_CELL_INT, 0, A},
+};
+const ls_table ls_tab_context =
+    TITLED("context per minute", "context_per_minute", "Context per minute",
+           "Each minute around the incident, from 5 minutes before the first logged wait to 5 "
+           "after the last (at most 120, within the log): the statements logged, the lock "
+           "waits that began and the errors. Checkpoints, autovacuum runs and temporary files "
+           "are not kept by lockspan's ingest, so they are not counted here.",
+           context_cols);
+
 const ls_table *const ls_tables[] = {
-    &ls_tab_by_lock, &ls_tab_waiting_stmts, &ls_tab_blocking_stmts,
+    &ls_tab_by_lock, &ls_tab_waiting_stmts, &ls_tab_blocking_stmts, &ls_tab_context,
     &ls_tab_story,
     &ls_tab_hot_rows,    &ls_tab_holds,     &ls_tab_code_paths,
     &ls_tab_occupancy,   &ls_tab_queueing,  &ls_tab_requests,

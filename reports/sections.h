@@ -22,7 +22,8 @@
 /* How a cell is written (HTML | Markdown). */
 typedef enum ls_cell {
     LS_CELL_TEXT,    /* escaped text | escaped text */
-    LS_CELL_CODE,    /* text in <code>, wrapping | escaped text */
+    LS_CELL_CODE,    /* text in <code>, wrapping, a long one folded | escaped text */
+    LS_CELL_LIST,    /* space-separated items, folded under their count | escaped text */
     LS_CELL_INT,     /* whole number */
     LS_CELL_MS,      /* duration: "78.1 s" */
     LS_CELL_MS0,     /* duration from whole ms: "78.1 s" */
@@ -73,6 +74,7 @@ extern const ls_table ls_tab_story;
 extern const ls_table ls_tab_by_lock;
 extern const ls_table ls_tab_waiting_stmts;
 extern const ls_table ls_tab_blocking_stmts;
+extern const ls_table ls_tab_context;
 extern const ls_table ls_tab_hot_rows;
 extern const ls_table ls_tab_holds;
 extern const ls_table ls_tab_code_paths;

@@ -41,7 +41,7 @@ enum {
     OPT_TZ, OPT_GROUP_BY,
     OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY,
     OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS, OPT_LC_MESSAGES, OPT_ENCODING, OPT_TRACE_ID,
-    OPT_ALLOW_EMPTY
+    OPT_ALLOW_EMPTY, OPT_PER_DAY
 };
 
 /*
@@ -113,6 +113,15 @@ static const cli_option options[] = {
      "to a temporary file renamed over FILE, so a full disk or a kill leaves the "
      "previous report, never a cut one."},
     {OPT_TITLE, "title", 0, "TEXT", NULL, CMD_ANALYZE | CMD_REPORT, "report title", NULL},
+    {OPT_PER_DAY, "per-day", 0, "DIR", NULL, CMD_REPORT,
+     "one HTML report per day into DIR (DIR/YYYY-MM-DD.html) and DIR/index.html linking "
+     "them; not with -o",
+     "Write one HTML report per day of the store's events into DIR (made if missing), "
+     "DIR/YYYY-MM-DD.html, each filtered to its day (midnight to midnight in --tz, else "
+     "UTC) as --since and --until filter a report, and DIR/index.html: every day from the "
+     "first event's to the last's with its waits, total and longest wait, deadlocks, "
+     "statements and the code path holding hot rows longest, linking the days that had "
+     "any (pgBadger's calendar). The other filters apply to every day. Not with -o."},
     {OPT_TOP, "top", 0, "N", NULL, CMD_ANALYZE | CMD_REPORT,
      "rows in ranked sections (default 10)", NULL},
     {OPT_MAX_WAITS, "max-waits", 0, "N", NULL, CMD_ANALYZE | CMD_REPORT,
@@ -270,6 +279,8 @@ static const cli_text examples[] = {
      "Nightly job: add logs to a store, report from it."},
     {"lockspan report --db nightly.db --since '2026-12-02 11:45' --relation accounts",
      "A window of the store, for one relation, as Markdown on stdout."},
+    {"lockspan report --db nightly.db --per-day reports/",
+     "A calendar: one HTML report per day and reports/index.html linking them."},
 };
 
 static const cli_text file_texts[] = {
@@ -339,6 +350,7 @@ typedef struct cli {
     long max_bad;     /* --max-bad-lines as a count, or -1 */
     int max_bad_pct;  /* --max-bad-lines as a percentage (when max_bad is -1) */
     ls_report_opts report;
+    const char *per_day; /* --per-day DIR: a report per day and an index */
     char trace_ids[MAX_TRACE_IDS][33]; /* --trace-id, as the store keeps them */
     const char *trace_id_ptrs[MAX_TRACE_IDS];
     char **paths;
@@ -556,6 +568,7 @@ static int apply_option(cli *c, int id, const char *arg)
         c->outputs[c->noutputs++] = arg;
         break;
     case OPT_TITLE: c->report.title = arg; break;
+    case OPT_PER_DAY: c->per_day = arg; break;
     case OPT_TOP: return parse_count(arg, "--top", &c->report.top) ? EXIT_USAGE : 0;
     case OPT_FULL: c->md_full = 1; break;
     case OPT_MAX_WAITS:
@@ -1012,6 +1025,35 @@ static int do_report(cli *c, ls_store *s, const char *default_out, ls_outfile *o
 }
 
 /*
+ * --per-day DIR: correlate as do_report does, then a report per day and
+ * the index (ls_report_write_days); the last stderr line says where.
+ */
+static int do_per_day(cli *c, ls_store *s)
+{
+    ls_correlate_stats cs;
+    ls_progress progress;
+    char errbuf[LS_OUTFILE_PATH_MAX + 256], shown[LS_SHOWN_MAX];
+    int rc, ran, days = 0;
+
+    ls_progress_init(&progress, show_progress(c));
+    if ((rc = ls_correlate_current(s, &cs, &progress, &ran)) != 0)
+        return fail("correlate", rc, s);
+    ls_progress_note(&progress, !progress.tty, "report: one per day");
+    rc = ls_report_write_days(s, &c->report, c->per_day, &days, errbuf, sizeof(errbuf));
+    ls_progress_end(&progress);
+    if (rc != 0 && errbuf[0]) {
+        fprintf(stderr, "lockspan report: --per-day: %s\n", errbuf);
+        return rc == LS_EUSAGE ? EXIT_USAGE : 1;
+    }
+    if (rc != 0)
+        return fail("report", rc, s);
+    if (!c->quiet)
+        fprintf(stderr, "lockspan: %d day report%s and the index written to %s/index.html\n",
+                days, days == 1 ? "" : "s", ls_shown(shown, sizeof(shown), c->per_day));
+    return 0;
+}
+
+/*
  * Say on stderr when inputs of the store were not fully read (an ingest
  * that exited 4): the report is of what was read, and its input section
  * names them. Sets *broken to their number (report then exits
@@ -1359,7 +1401,11 @@ static int cmd_report(cli *c)
     }
     if ((rc = check_store_path(c->db)) != 0)
         return rc;
-    if ((rc = open_outputs(c, "-", &outs)) != 0)
+    if (c->per_day && c->noutputs > 0) {
+        fprintf(stderr, "lockspan report: --per-day writes its own files: no -o with it\n");
+        return EXIT_USAGE;
+    }
+    if (!c->per_day && (rc = open_outputs(c, "-", &outs)) != 0)
         return rc;
     if ((rc = open_store(c, c->db, &s)) != 0) {
         close_outputs(c, outs);
@@ -1375,7 +1421,7 @@ static int cmd_report(cli *c)
     } else if ((rc = note_broken_inputs(c, s, &broken)) != 0) {
         rc = fail("report", rc, s);
     } else {
-        rc = do_report(c, s, "-", outs);
+        rc = c->per_day ? do_per_day(c, s) : do_report(c, s, "-", outs);
         if (rc == 0 && broken > 0)
             rc = EXIT_PARTIAL; /* the report is written, of a store that lacks some */
     }

@@ -51,15 +51,21 @@
     });
   });
   var page = box(document.body);
+  // A section printed on landscape pages (CSS `page: wide`) has Letter's
+  // landscape width, 965 px (279.4 mm less 2 x 12 mm), where the portrait
+  // page has 703 px.
+  var LANDSCAPE = 965;
   document.querySelectorAll('table, svg, figure, pre, code').forEach(function (e) {
     if (e.closest('details:not([open])')) return;  // folded: not laid out
     // On screen a wide table scrolls in its .scroll box; in print it must fit.
     var sc = e.closest('.scroll');
     if (sc && getComputedStyle(sc).overflowX === 'auto') return;
-    var b = box(e);
-    if (b.width > 0 && b.right > page.right + 1)
+    var b = box(e), sec = e.closest('section');
+    var right = sec && getComputedStyle(sec).page === 'wide' ?
+        page.left + LANDSCAPE : page.right;
+    if (b.width > 0 && b.right > right + 1)
       out.overflow.push(e.tagName + ' in #' + ((e.closest('section') || {}).id) +
-                        ' ends at ' + Math.round(b.right) + ' > page ' + Math.round(page.right));
+                        ' ends at ' + Math.round(b.right) + ' > page ' + Math.round(right));
   });
   document.querySelectorAll('td, th').forEach(function (c) {
     if (c.closest('details:not([open])')) return;
