@@ -13,6 +13,9 @@
 # CHROOT is made when missing (as root, network: Debian's archive):
 #   debootstrap --variant=minbase --include=locales,python3-psycopg2,
 #   postgresql-18,procps sid CHROOT
+# A chroot without python3-psycopg2 (samples/pg18.sh's, which drives its
+# server from this machine) gets it with apt inside (network: Debian's
+# archive, once).
 # Writes OUTDIR/pg18-DIR/ as samples/i18n.sh does with
 # LOCKSPAN_I18N_RELEASE (stderr, csvlog, jsonlog, version.txt; the two extra
 # scenarios). proc, /dev and a copy of samples/ are mounted or put in the
@@ -36,6 +39,12 @@ if [[ ! -x $CH/usr/lib/postgresql/$MAJOR/bin/postgres ]]; then
     [[ $MAJOR == 18 ]] || { echo "i18n-pg18.sh: no postgresql-$MAJOR in $CH" >&2; exit 1; }
     debootstrap --variant=minbase --include=locales,python3-psycopg2,postgresql-18,procps \
         sid "$CH" http://deb.debian.org/debian
+fi
+if ! chroot "$CH" python3 -c 'import psycopg2' 2>/dev/null; then
+    APT=(apt-get -q -o Acquire::Check-Valid-Until=false)
+    chroot "$CH" env DEBIAN_FRONTEND=noninteractive "${APT[@]}" update
+    chroot "$CH" env DEBIAN_FRONTEND=noninteractive "${APT[@]}" install -y \
+        --no-install-recommends python3-psycopg2
 fi
 for l in "${langs[@]}"; do
     [[ $l == C ]] && continue
