@@ -6,11 +6,12 @@ samples/i18n.sh), stderr and csvlog; and by a real PostgreSQL 13 (Debian
 11's package, its own catalogs: samples/i18n/pg13-*, made by
 samples/i18n-pg13.sh) in zh_CN, it, ja, ko, es, fr, sv, uk, de and ru, by
 15.18 (its 2019 zh_CN catalog, and de, es, fr, it, ja, ka, ko, ru, sv, uk;
-stderr, csvlog and jsonlog), by 17.12 in a trixie chroot (samples/i18n-pg18.sh, LOCKSPAN_I18N_MAJOR=17:
-de, es, fr, it, ja, ka, ko, ru, sv, uk, zh_CN, zh_TW) and by 18.6 in a sid
-chroot (samples/i18n-pg18.sh: zh_CN, de, es, it, ja, ko, ru, fr, ka, sv,
-uk; log_lock_failures, log_connections = 'all'), each against that
-server's own C run (issue 35).
+stderr, csvlog and jsonlog), by 17.12 in a trixie chroot
+(samples/i18n-pg18.sh, LOCKSPAN_I18N_MAJOR=17: de, es, fr, it, ja, ka, ko,
+ru, sv, uk, zh_CN, zh_TW, tr, id, pl, pt_BR) and by 18.6 in a sid chroot
+(samples/i18n-pg18.sh: zh_CN, de, es, it, ja, ko, ru, fr, ka, sv, uk;
+log_lock_failures, log_connections = 'all'), each against that server's
+own C run (issue 35).
 
 The scenario set (samples/scenarios_i18n.py) writes the same log lines in
 the same order in every run, so for every language and both formats:
@@ -73,8 +74,10 @@ RELEASE_RUNS = {"pg13-zh_CN", "pg13-it", "pg13-ja", "pg13-ko", "pg13-es", "pg13-
 # 17.12 (Debian trixie, samples/i18n-pg18.sh with LOCKSPAN_I18N_MAJOR=17):
 # the whole set, every language 15.20 has (issue 35: 17 had only the
 # structural set of samples/pg17).
+# And the four more 17 ships: tr (its DETAIL, CONTEXT, HINT and QUERY labels
+# have no space after the colon: "AYRINTI:Process holding..."), id, pl, pt_BR.
 RELEASE_RUNS |= {"pg17-" + d for d in ("de", "es", "fr", "it", "ja", "ka", "ko", "ru", "sv",
-                                       "uk", "zh_CN", "zh_TW")}
+                                       "uk", "zh_CN", "zh_TW", "tr", "id", "pl", "pt_BR")}
 # Languages of the PostgreSQL 15.20 set that have a jsonlog too: every one
 # (de, es, it, ja, ko, ru and zh_CN since issue 35's last cells).
 JSONLOG_1520 = {"de", "es", "fr", "it", "ja", "ka", "ko", "ru", "sv", "uk", "zh_CN", "zh_TW"}
