@@ -4,7 +4,7 @@ real PostgreSQL 15 under lc_messages = C and under each language it ships
 a catalog for, plus four runs in legacy codesets (samples/i18n, made by
 samples/i18n.sh), stderr and csvlog; and by a real PostgreSQL 13 (Debian
 11's package, its own catalogs: samples/i18n/pg13-*, made by
-samples/i18n-pg13.sh) in zh_CN, it, ja, ko, es, fr, sv, uk, de and ru, by
+samples/i18n-pg13.sh) in zh_CN, it, ja, ko, es, fr, sv, uk, de, ru and tr, by
 15.18 (its 2019 zh_CN catalog, and de, es, fr, it, ja, ka, ko, ru, sv, uk;
 stderr, csvlog and jsonlog), by 17.12 in a trixie chroot
 (samples/i18n-pg18.sh, LOCKSPAN_I18N_MAJOR=17: de, es, fr, it, ja, ka, ko,
@@ -67,7 +67,7 @@ JSONLOG_LEGACY = {"ru-koi8r", "ja-eucjp", "ru-win1251", "zh_CN-euccn"}
 # its own release's C run. 13 ships no ka or zh_TW catalog, 15.18 and 18 no
 # zh_TW one.
 RELEASE_RUNS = {"pg13-zh_CN", "pg13-it", "pg13-ja", "pg13-ko", "pg13-es", "pg13-fr", "pg13-sv",
-                "pg13-uk", "pg13-de", "pg13-ru", "pg15.18-zh_CN", "pg15.18-fr", "pg15.18-ka", "pg15.18-sv",
+                "pg13-uk", "pg13-de", "pg13-ru", "pg13-tr", "pg15.18-zh_CN", "pg15.18-fr", "pg15.18-ka", "pg15.18-sv",
                 "pg15.18-uk", "pg15.18-de", "pg15.18-es", "pg15.18-it", "pg15.18-ja",
                 "pg15.18-ko", "pg15.18-ru", "pg18-zh_CN", "pg18-de", "pg18-es", "pg18-it", "pg18-ja",
                 "pg18-ko", "pg18-ru", "pg18-fr", "pg18-ka", "pg18-sv", "pg18-uk"}
