@@ -46,11 +46,14 @@ if ! chroot "$CH" python3 -c 'import psycopg2' 2>/dev/null; then
     chroot "$CH" env DEBIAN_FRONTEND=noninteractive "${APT[@]}" install -y \
         --no-install-recommends python3-psycopg2
 fi
+# locale-gen makes every listed locale again (minutes): only for a new one
+gen=0
 for l in "${langs[@]}"; do
-    [[ $l == C ]] && continue
-    grep -qx "$l.UTF-8 UTF-8" "$CH/etc/locale.gen" || echo "$l.UTF-8 UTF-8" >>"$CH/etc/locale.gen"
+    [[ $l == C ]] || grep -qx "$l.UTF-8 UTF-8" "$CH/etc/locale.gen" && continue
+    echo "$l.UTF-8 UTF-8" >>"$CH/etc/locale.gen"
+    gen=1
 done
-chroot "$CH" locale-gen >/dev/null
+((gen == 0)) || chroot "$CH" locale-gen >/dev/null
 
 mounted=()
 cleanup() {

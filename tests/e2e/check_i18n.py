@@ -9,9 +9,10 @@ samples/i18n-pg13.sh) in zh_CN, it, ja, ko, es, fr, sv, uk, de, ru and tr, by
 stderr, csvlog and jsonlog), by 17.12 in a trixie chroot
 (samples/i18n-pg18.sh, LOCKSPAN_I18N_MAJOR=17: de, es, fr, it, ja, ka, ko,
 ru, sv, uk, zh_CN, zh_TW, tr, id, pl, pt_BR) and by 18.6 in a sid chroot
-(samples/i18n-pg18.sh: zh_CN, de, es, it, ja, ko, ru, fr, ka, sv, uk;
-log_lock_failures, log_connections = 'all'), each against that server's
-own C run (issue 35).
+(samples/i18n-pg18.sh: zh_CN, de, es, it, ja, ko, ru, fr, ka, sv, uk, tr,
+id, pl, pt_BR; log_lock_failures, log_connections = 'all'), each against
+that server's own C run (issue 35). samples/README.md has the table of
+language x release x format.
 
 The scenario set (samples/scenarios_i18n.py) writes the same log lines in
 the same order in every run, so for every language and both formats:
@@ -70,7 +71,8 @@ RELEASE_RUNS = {"pg13-zh_CN", "pg13-it", "pg13-ja", "pg13-ko", "pg13-es", "pg13-
                 "pg13-uk", "pg13-de", "pg13-ru", "pg13-tr", "pg15.18-zh_CN", "pg15.18-fr", "pg15.18-ka", "pg15.18-sv",
                 "pg15.18-uk", "pg15.18-de", "pg15.18-es", "pg15.18-it", "pg15.18-ja",
                 "pg15.18-ko", "pg15.18-ru", "pg18-zh_CN", "pg18-de", "pg18-es", "pg18-it", "pg18-ja",
-                "pg18-ko", "pg18-ru", "pg18-fr", "pg18-ka", "pg18-sv", "pg18-uk"}
+                "pg18-ko", "pg18-ru", "pg18-fr", "pg18-ka", "pg18-sv", "pg18-uk",
+                "pg18-tr", "pg18-id", "pg18-pl", "pg18-pt_BR"}
 # 17.12 (Debian trixie, samples/i18n-pg18.sh with LOCKSPAN_I18N_MAJOR=17):
 # the whole set, every language 15.20 has (issue 35: 17 had only the
 # structural set of samples/pg17).
