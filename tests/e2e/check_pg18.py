@@ -25,9 +25,8 @@ The same checks run on samples/pg17 (PostgreSQL 17.12 in a Debian trixie
 chroot, samples/pg18.sh with LOCKSPAN_PGMAJOR=17), which has no
 log_lock_failures: there the NOWAIT failure has no wait, and its zh_CN
 catalog is a newer one; samples/pg17 also has es, fr, it, ja, ka, ko, ru,
-sv, uk and zh_TW, samples/pg18 the same but zh_TW (18 ships no such
-catalog) and tr, id, pl, pt_BR. Every language directory of the set is
-checked.
+sv, uk, zh_TW, tr, id, pl and pt_BR, samples/pg18 the same but zh_TW (18
+ships no such catalog). Every language directory of the set is checked.
 
 Usage: check_pg18.py LOCKSPAN SAMPLES_DIR (samples/pg18 or samples/pg17)
 """
@@ -43,12 +42,12 @@ from lscheck import check, report
 LANGS = ("C", "de", "zh_CN")
 # The other languages of samples/pg17 (issue 35's table: 17 had C, de and
 # zh_CN only): every catalog postgresql-17 ships but id, pl, pt_BR, tr.
-PG17_MORE = ("es", "fr", "it", "ja", "ka", "ko", "ru", "sv", "uk", "zh_TW")
+PG17_MORE = ("es", "fr", "it", "ja", "ka", "ko", "ru", "sv", "uk", "zh_TW", "tr", "id", "pl",
+             "pt_BR")
 # The same of samples/pg18 (18 had C, de and zh_CN only): postgresql-18 ships
-# no zh_TW catalog; and tr (whose DETAIL, CONTEXT, HINT and QUERY labels have
-# no space after the colon: "AYRINTI:Process holding the lock..."), id, pl
-# and pt_BR.
-PG18_MORE = tuple(lang for lang in PG17_MORE if lang != "zh_TW") + ("tr", "id", "pl", "pt_BR")
+# no zh_TW catalog. (tr's DETAIL, CONTEXT, HINT and QUERY labels have no
+# space after the colon: "AYRINTI:Process holding the lock...".)
+PG18_MORE = tuple(lang for lang in PG17_MORE if lang != "zh_TW")
 
 
 def languages(samples):
