@@ -33,6 +33,7 @@ fi
 locales=("de_DE.UTF-8 UTF-8" "es_ES.UTF-8 UTF-8" "fr_FR.UTF-8 UTF-8" "it_IT.UTF-8 UTF-8"
          "ja_JP.UTF-8 UTF-8" "ka_GE.UTF-8 UTF-8" "ko_KR.UTF-8 UTF-8" "ru_RU.UTF-8 UTF-8"
          "sv_SE.UTF-8 UTF-8" "uk_UA.UTF-8 UTF-8" "zh_CN.UTF-8 UTF-8" "zh_TW.UTF-8 UTF-8"
+         "tr_TR.UTF-8 UTF-8"
          "ru_RU.CP1251 CP1251" "ru_RU.KOI8-R KOI8-R" "ja_JP.EUC-JP EUC-JP" "zh_CN.GB2312 GB2312")
 added=0
 for l in "${locales[@]}"; do

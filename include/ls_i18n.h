@@ -34,6 +34,8 @@ typedef struct ls_i18n_sev {
     const char *english;
     int lang;
     int primary; /* LOG/ERROR/... rather than DETAIL/CONTEXT/... */
+    int tight;   /* a secondary word some catalog revision writes with no space
+                    after its colon: "AYRINTI:Process holding..." (tr DETAIL) */
 } ls_i18n_sev;
 
 /*

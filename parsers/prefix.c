@@ -110,7 +110,10 @@ static const escape_def escapes[] = {
  *       words>):(?:  ?|$))
  * and it is matched as PCRE2 would: the first alternative that fits, in
  * that order (the translated words of ls_i18n.h in table order), greedy
- * spaces and SQLSTATE, '$' also before a final newline. Nothing follows it
+ * spaces and SQLSTATE, '$' also before a final newline. A tight word is one
+ * a catalog writes with no space after its colon (tr "AYRINTI:" for
+ * "DETAIL:  ": ls_i18n_sev.tight), so its message may start right after
+ * the colon: its alternative ends in ":(?:  ?|)" instead. Nothing follows it
  * in the pattern, so the first fit is the match. Why not in the pattern:
  * the translated words made it some 6 KB, and compiling it took ~85 us of
  * every ls_prefix_compile(), which prefix inference calls for each of up to
@@ -135,6 +138,7 @@ typedef struct sev_word {
     size_t len;
     int primary;
     int plain; /* English, and no translated word of another severity */
+    int tight; /* the message may follow the colon with no space (ls_i18n_sev.tight) */
 } sev_word;
 
 #define SEV_ALTS_MAX 512
@@ -157,10 +161,11 @@ static void sev_init(void)
         size_t nen = prim ? sizeof(sev_primary) / sizeof(sev_primary[0])
                           : sizeof(sev_secondary) / sizeof(sev_secondary[0]);
         for (k = 0; k < nen && nall < SEV_ALTS_MAX; k++)
-            all[nall++] = (sev_word){en[k], strlen(en[k]), prim, 1};
+            all[nall++] = (sev_word){en[k], strlen(en[k]), prim, 1, 0};
         for (i = 0; i < ls_i18n_nsevs && nall < SEV_ALTS_MAX; i++)
             if (ls_i18n_sevs[i].primary == prim && ls_i18n_sevs[i].len > 0)
-                all[nall++] = (sev_word){ls_i18n_sevs[i].word, (size_t)ls_i18n_sevs[i].len, prim, 0};
+                all[nall++] = (sev_word){ls_i18n_sevs[i].word, (size_t)ls_i18n_sevs[i].len, prim, 0,
+                                         ls_i18n_sevs[i].tight};
     }
     /* An English word severity_english() leaves as it is: no need to ask it. */
     for (i = 0; i < nall; i++) {
@@ -193,8 +198,10 @@ static void sev_init(void)
     }
 }
 
-/* ':' then "  ?" (and "([0-9A-Z]{5}): " after a primary) or the end; the message offset. */
-static size_t sev_tail(const char *s, size_t len, size_t w, int primary, ls_prefix_match *out)
+/* ':' then "  ?" (and "([0-9A-Z]{5}): " after a primary) or the end, or, after a
+ * tight word, nothing; the message offset. */
+static size_t sev_tail(const char *s, size_t len, size_t w, int primary, int tight,
+                       ls_prefix_match *out)
 {
     size_t i;
 
@@ -218,20 +225,20 @@ static size_t sev_tail(const char *s, size_t len, size_t w, int primary, ls_pref
         }
         return w;
     }
-    if (w == len || (w + 1 == len && s[w] == '\n'))
-        return w; /* '$' */
+    if (w == len || (w + 1 == len && s[w] == '\n') || tight)
+        return w; /* '$', or a tight word's message */
     return (size_t)-1;
 }
 
 /* One alternative: `word` (n bytes) at `at`, then the tail. */
 static size_t sev_try(const char *s, size_t len, size_t at, const char *word, size_t n,
-                      int primary, ls_prefix_match *out)
+                      int primary, int tight, ls_prefix_match *out)
 {
     size_t e;
 
     if (len - at < n || memcmp(s + at, word, n) != 0)
         return (size_t)-1;
-    if ((e = sev_tail(s, len, at + n, primary, out)) == (size_t)-1)
+    if ((e = sev_tail(s, len, at + n, primary, tight, out)) == (size_t)-1)
         return e;
     out->f[LS_PF_SEVERITY].ptr = s + at;
     out->f[LS_PF_SEVERITY].len = n;
@@ -264,7 +271,8 @@ static size_t sev_match(const char *s, size_t len, size_t at, ls_prefix_match *o
             w = s + at;
             n = 6;
         }
-        if ((e = sev_try(s, len, at, w, n, sev_alt[i].primary, out)) != (size_t)-1) {
+        if ((e = sev_try(s, len, at, w, n, sev_alt[i].primary, sev_alt[i].tight, out)) !=
+            (size_t)-1) {
             if (plain)
                 *plain = sev_alt[i].plain && n == sev_alt[i].len;
             return e;

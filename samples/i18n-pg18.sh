@@ -13,6 +13,9 @@
 # CHROOT is made when missing (as root, network: Debian's archive):
 #   debootstrap --variant=minbase --include=locales,python3-psycopg2,
 #   postgresql-18,procps sid CHROOT
+# A chroot without python3-psycopg2 (samples/pg18.sh's, which drives its
+# server from this machine) gets it with apt inside (network: Debian's
+# archive, once).
 # Writes OUTDIR/pg18-DIR/ as samples/i18n.sh does with
 # LOCKSPAN_I18N_RELEASE (stderr, csvlog, jsonlog, version.txt; the two extra
 # scenarios). proc, /dev and a copy of samples/ are mounted or put in the
@@ -37,11 +40,20 @@ if [[ ! -x $CH/usr/lib/postgresql/$MAJOR/bin/postgres ]]; then
     debootstrap --variant=minbase --include=locales,python3-psycopg2,postgresql-18,procps \
         sid "$CH" http://deb.debian.org/debian
 fi
+if ! chroot "$CH" python3 -c 'import psycopg2' 2>/dev/null; then
+    APT=(apt-get -q -o Acquire::Check-Valid-Until=false)
+    chroot "$CH" env DEBIAN_FRONTEND=noninteractive "${APT[@]}" update
+    chroot "$CH" env DEBIAN_FRONTEND=noninteractive "${APT[@]}" install -y \
+        --no-install-recommends python3-psycopg2
+fi
+# locale-gen makes every listed locale again (minutes): only for a new one
+gen=0
 for l in "${langs[@]}"; do
-    [[ $l == C ]] && continue
-    grep -qx "$l.UTF-8 UTF-8" "$CH/etc/locale.gen" || echo "$l.UTF-8 UTF-8" >>"$CH/etc/locale.gen"
+    [[ $l == C ]] || grep -qx "$l.UTF-8 UTF-8" "$CH/etc/locale.gen" && continue
+    echo "$l.UTF-8 UTF-8" >>"$CH/etc/locale.gen"
+    gen=1
 done
-chroot "$CH" locale-gen >/dev/null
+((gen == 0)) || chroot "$CH" locale-gen >/dev/null
 
 mounted=()
 cleanup() {

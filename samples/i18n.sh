@@ -41,7 +41,7 @@ for l in "${langs[@]}"; do
     ru_RU.KOI8-R) loc=$l enc=KOI8R dir=ru-koi8r ;;
     ja_JP.EUC-JP) loc=$l enc=EUC_JP dir=ja-eucjp ;;
     zh_CN.GB2312) loc=$l enc=EUC_CN dir=zh_CN-euccn ;;
-    zh_*) loc=$l.UTF-8 enc= dir=$l ;;
+    zh_* | pt_*) loc=$l.UTF-8 enc= dir=$l ;;
     *) loc=$l.UTF-8 enc= dir=${l%%_*} ;;
     esac
     tmp=$(mktemp -d)

@@ -6,6 +6,8 @@
 # Usage:
 #   samples/pg18.sh setup                 # make the chroot (once, ~3 min)
 #   samples/pg18.sh OUTDIR [LANG...]      # run; default LANGs: C de_DE zh_CN
+#                                         # (a LANG's locale is generated in
+#                                         # the chroot when missing)
 #
 # For each LANG the server runs with lc_messages = LANG (.UTF-8), writes
 # stderr, csvlog and jsonlog, and samples/scenarios_pg18.py drives it from
@@ -91,6 +93,14 @@ langs=("$@")
 PGBIN=/usr/lib/postgresql/$MAJOR/bin
 [[ -x $ROOT$PGBIN/postgres ]] || die "no PostgreSQL $MAJOR in $ROOT (run: $0 setup)"
 "$PYTHON" -c 'import psycopg2' || die "$PYTHON cannot import psycopg2"
+# Each language's locale in the chroot (setup makes de_DE's and zh_CN's).
+gen=0
+for l in "${langs[@]}"; do
+    [[ $l == C ]] || grep -qx "$l.UTF-8 UTF-8" "$ROOT/etc/locale.gen" && continue
+    echo "$l.UTF-8 UTF-8" >>"$ROOT/etc/locale.gen"
+    gen=1
+done
+((gen == 0)) || in_root locale-gen >/dev/null
 
 WORK=      # the run's directory inside the chroot (path as seen there)
 PMPID=     # the running postmaster
@@ -119,7 +129,7 @@ for l in "${langs[@]}"; do
     # LANG -> lc_messages and sample directory (as samples/i18n.sh names them)
     case $l in
     C) loc=C dir=C ;;
-    zh_*) loc=$l.UTF-8 dir=$l ;;
+    zh_* | pt_*) loc=$l.UTF-8 dir=$l ;;
     *) loc=$l.UTF-8 dir=${l%%_*} ;;
     esac
     WORK=$(in_root mktemp -d /tmp/lockspan-pg18.XXXXXX)

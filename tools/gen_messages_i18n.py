@@ -297,7 +297,10 @@ def load_catalogs():
 
 
 def severities(cat):
-    """[(translated word, English word, primary?)] of one catalog."""
+    """[(translated word, English word, primary?, tight?)] of one catalog;
+    tight: a secondary word whose msgstr ends in its colon, with none of
+    the msgid's two spaces (tr "AYRINTI:", ko "쿼리:"), so that the server
+    writes the message right after the colon."""
     out = []
     for w in PRIMARY + SECONDARY:
         key = w if w in PRIMARY else w + ":  "
@@ -307,10 +310,11 @@ def severities(cat):
         word = tr.rstrip(" ")
         if not word.endswith(":") and w not in PRIMARY:
             continue
+        tight = w not in PRIMARY and tr == word
         if w not in PRIMARY:
             word = word[:-1]
         if word and word != w and word not in ENGLISH_WORDS:
-            out.append((word, w, w in PRIMARY))
+            out.append((word, w, w in PRIMARY, tight))
     return out
 
 
@@ -347,9 +351,13 @@ def build(catalogs):
             if lang != code:
                 continue
             revs.append(ver)
-            for s in severities(cat):
-                if s not in sevs:
-                    sevs.append(s)
+            for word, en, prim, tight in severities(cat):
+                # one entry a word, tight when any revision writes it so
+                old = next((i for i, v in enumerate(sevs) if v[:3] == (word, en, prim)), None)
+                if old is None:
+                    sevs.append((word, en, prim, tight))
+                elif tight:
+                    sevs[old] = (word, en, prim, True)
             for pat, en in patterns(cat):
                 if pat not in seen:
                     seen[pat] = en
@@ -389,9 +397,9 @@ def write_c(langs):
     w("const ls_i18n_sev ls_i18n_sevs[] = {\n")
     nsevs = 0
     for li, (_, _, _, sevs, _) in enumerate(langs):
-        for word, en, prim in sevs:
-            w("    {%s, %d, %s, %d, %d},\n" % (c_str(word), len(word.encode()), c_str(en), li,
-                                             1 if prim else 0))
+        for word, en, prim, tight in sevs:
+            w("    {%s, %d, %s, %d, %d, %d},\n" % (c_str(word), len(word.encode()), c_str(en), li,
+                                                 1 if prim else 0, 1 if tight else 0))
             nsevs += 1
     w("};\nconst int ls_i18n_nsevs = %d;\n" % nsevs)
     w("_Static_assert(sizeof(ls_i18n_sevs) / sizeof(ls_i18n_sevs[0]) <= LS_I18N_MAX_SEVS,\n")

@@ -4,11 +4,15 @@ real PostgreSQL 15 under lc_messages = C and under each language it ships
 a catalog for, plus four runs in legacy codesets (samples/i18n, made by
 samples/i18n.sh), stderr and csvlog; and by a real PostgreSQL 13 (Debian
 11's package, its own catalogs: samples/i18n/pg13-*, made by
-samples/i18n-pg13.sh) in zh_CN, it, ja, ko, es, fr, sv and uk, by 15.18
-(its 2019 zh_CN catalog, and fr, ka, sv, uk; stderr, csvlog and jsonlog)
-and by 18.6 in a sid chroot (samples/i18n-pg18.sh: zh_CN, de, es, it, ja,
-ko, ru, fr, ka, sv, uk; log_lock_failures, log_connections = 'all'),
-each against that server's own C run (issue 35).
+samples/i18n-pg13.sh) in zh_CN, it, ja, ko, es, fr, sv, uk, de, ru and tr, by
+15.18 (its 2019 zh_CN catalog, and de, es, fr, it, ja, ka, ko, ru, sv, uk;
+stderr, csvlog and jsonlog), by 17.12 in a trixie chroot
+(samples/i18n-pg18.sh, LOCKSPAN_I18N_MAJOR=17: de, es, fr, it, ja, ka, ko,
+ru, sv, uk, zh_CN, zh_TW, tr, id, pl, pt_BR) and by 18.6 in a sid chroot
+(samples/i18n-pg18.sh: zh_CN, de, es, it, ja, ko, ru, fr, ka, sv, uk, tr,
+id, pl, pt_BR; log_lock_failures, log_connections = 'all'), each against
+that server's own C run (issue 35). samples/README.md has the table of
+language x release x format.
 
 The scenario set (samples/scenarios_i18n.py) writes the same log lines in
 the same order in every run, so for every language and both formats:
@@ -30,8 +34,8 @@ the same order in every run, so for every language and both formats:
   with --encoding (GBK and EUC-CN too); in a jsonlog too (issue 35: the
   KOI8-R, EUC-JP, WIN1251 and EUC-CN runs have one, compared with the C
   run's jsonlog with no --encoding), whose lines show no " LOG:  " or
-  ",LOG," to guess from; the fr, ka, sv, uk and zh_TW runs of the 15.20
-  set have a jsonlog too;
+  ",LOG," to guess from; every language of the 15.20 set has a jsonlog
+  too;
 - --lc-messages and --encoding: the right value changes nothing and
   silences the guess; a wrong language is said on stderr with a count (the
   records are read all the same), a wrong codeset loses the waits; an
@@ -64,11 +68,21 @@ JSONLOG_LEGACY = {"ru-koi8r", "ja-eucjp", "ru-win1251", "zh_CN-euccn"}
 # its own release's C run. 13 ships no ka or zh_TW catalog, 15.18 and 18 no
 # zh_TW one.
 RELEASE_RUNS = {"pg13-zh_CN", "pg13-it", "pg13-ja", "pg13-ko", "pg13-es", "pg13-fr", "pg13-sv",
-                "pg13-uk", "pg15.18-zh_CN", "pg15.18-fr", "pg15.18-ka", "pg15.18-sv",
-                "pg15.18-uk", "pg18-zh_CN", "pg18-de", "pg18-es", "pg18-it", "pg18-ja",
-                "pg18-ko", "pg18-ru", "pg18-fr", "pg18-ka", "pg18-sv", "pg18-uk"}
-# Languages of the PostgreSQL 15.20 set that have a jsonlog too.
-JSONLOG_1520 = {"fr", "ka", "sv", "uk", "zh_TW"}
+                "pg13-uk", "pg13-de", "pg13-ru", "pg13-tr", "pg15.18-zh_CN", "pg15.18-fr", "pg15.18-ka", "pg15.18-sv",
+                "pg15.18-uk", "pg15.18-de", "pg15.18-es", "pg15.18-it", "pg15.18-ja",
+                "pg15.18-ko", "pg15.18-ru", "pg18-zh_CN", "pg18-de", "pg18-es", "pg18-it", "pg18-ja",
+                "pg18-ko", "pg18-ru", "pg18-fr", "pg18-ka", "pg18-sv", "pg18-uk",
+                "pg18-tr", "pg18-id", "pg18-pl", "pg18-pt_BR"}
+# 17.12 (Debian trixie, samples/i18n-pg18.sh with LOCKSPAN_I18N_MAJOR=17):
+# the whole set, every language 15.20 has (issue 35: 17 had only the
+# structural set of samples/pg17).
+# And the four more 17 ships: tr (its DETAIL, CONTEXT, HINT and QUERY labels
+# have no space after the colon: "AYRINTI:Process holding..."), id, pl, pt_BR.
+RELEASE_RUNS |= {"pg17-" + d for d in ("de", "es", "fr", "it", "ja", "ka", "ko", "ru", "sv",
+                                       "uk", "zh_CN", "zh_TW", "tr", "id", "pl", "pt_BR")}
+# Languages of the PostgreSQL 15.20 set that have a jsonlog too: every one
+# (de, es, it, ja, ko, ru and zh_CN since issue 35's last cells).
+JSONLOG_1520 = {"de", "es", "fr", "it", "ja", "ka", "ko", "ru", "sv", "uk", "zh_CN", "zh_TW"}
 
 # Columns whose values are times (or durations, or rates made of them): a
 # wait lasts a few ms more or less in another run. NULL stays NULL.
@@ -492,7 +506,7 @@ def main():
     dirs = sorted(d for d in os.listdir(samples) if os.path.isdir(os.path.join(samples, d)))
     releases = sorted({release_of(d) for d in dirs})
     check(len([d for d in dirs if not release_of(d)]) >= 17, f"languages in samples/i18n: {dirs}")
-    check(RELEASE_RUNS <= set(dirs), f"PostgreSQL 13, 15.18 and 18 runs in samples/i18n: "
+    check(RELEASE_RUNS <= set(dirs), f"PostgreSQL 13, 15.18, 17 and 18 runs in samples/i18n: "
           f"{sorted(RELEASE_RUNS - set(dirs))} missing")
     tmp = tempfile.mkdtemp(prefix="lockspan-i18n-")
     truth = {}

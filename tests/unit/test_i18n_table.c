@@ -17,18 +17,26 @@
  *                                    translated word as elog.c writes it
  *                                    ("FEHLER:  " or "DETALLE:  "); a
  *                                    primary (1) word is also given alone,
- *                                    as csvlog and jsonlog carry it
+ *                                    as csvlog and jsonlog carry it, and
+ *                                    every line is read by the stderr
+ *                                    parser's prefix matcher after a
+ *                                    "%p " prefix (its fast walk and PCRE2):
+ *                                    the English word, the message at "x"
+ *                                    (tr writes "AYRINTI:x", no space)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ls_i18n.h"
+#include "ls_prefix.h"
 #include "ls_test.h"
 
 #define MAX_FIELDS 8
 #define OUT_CAP 8192
 #define MAX_REPORTED 40 /* failures printed in full */
+#define PID_PREFIX "%p "   /* the prefix of the stderr lines the cases become */
+#define PID_TEXT "4242 "   /* what it writes */
 
 typedef struct vec_case {
     char *f[MAX_FIELDS];
@@ -108,6 +116,34 @@ static int sev_one_of(const ls_i18n_sev *v, const vec_case *c, int from)
     return 0;
 }
 
+/*
+ * The severity case's line after PID_TEXT, as the stderr parser reads it
+ * with prefix p: a match whose severity is one of the case's English words
+ * and whose message is the line's last byte (the "x" the case ends in).
+ */
+static void check_severity_line(const vec_case *c, ls_prefix *p)
+{
+    char buf[OUT_CAP];
+    ls_prefix_match m;
+    int n = snprintf(buf, sizeof(buf), "%s%s", PID_TEXT, c->f[3]);
+    const char *en = NULL;
+    int ok = 0, i;
+
+    if (n > 0 && (size_t)n < sizeof(buf) && ls_prefix_match_line(p, buf, (size_t)n, &m) == 1) {
+        en = m.f[LS_PF_SEVERITY].ptr;
+        for (i = 5; en && i < c->nf; i++)
+            ok |= m.f[LS_PF_SEVERITY].len == strlen(c->f[i]) &&
+                  memcmp(en, c->f[i], m.f[LS_PF_SEVERITY].len) == 0;
+        ok &= m.msg_off == (size_t)n - 1;
+    }
+    if (ok)
+        ls_t_passed++;
+    else {
+        ls_t_failed++;
+        fail(c, en ? "a severity, or a message elsewhere than at the line's x" : NULL);
+    }
+}
+
 static void check_severity(const vec_case *c)
 {
     const char *line = c->f[3];
@@ -134,11 +170,19 @@ int main(int argc, char **argv)
     size_t cap = 0;
     int messages = 0, severities = 0;
     vec_case c;
+    ls_prefix *fast = NULL, *pcre = NULL;
+    char err[256];
 
     if (argc != 2 || !(f = fopen(argv[1], "r"))) {
         fprintf(stderr, "usage: test_i18n_table VECTORS (a readable file)\n");
         return 2;
     }
+    if (ls_prefix_compile(&fast, PID_PREFIX, err, sizeof(err)) != 0 ||
+        ls_prefix_compile(&pcre, PID_PREFIX, err, sizeof(err)) != 0) {
+        fprintf(stderr, "test_i18n_table: prefix %s: %s\n", PID_PREFIX, err);
+        return 2;
+    }
+    ls_prefix_pcre_only(pcre);
     while (getline(&line, &cap, f) >= 0) {
         split(line, &c);
         if (c.f[0][0] == 'M' && c.nf >= 5) {
@@ -146,6 +190,8 @@ int main(int argc, char **argv)
             messages++;
         } else if (c.f[0][0] == 'S' && c.nf >= 6) {
             check_severity(&c);
+            check_severity_line(&c, fast);
+            check_severity_line(&c, pcre);
             severities++;
         } else {
             fprintf(stderr, "%s: a line of %d fields: %s\n", argv[1], c.nf, c.f[0]);
@@ -153,6 +199,8 @@ int main(int argc, char **argv)
         }
     }
     free(line);
+    ls_prefix_free(fast);
+    ls_prefix_free(pcre);
     if (ferror(f) || fclose(f) != 0) {
         perror(argv[1]);
         return 2;
