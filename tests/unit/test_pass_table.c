@@ -295,6 +295,10 @@ static void test_final_reads(ls_store *s)
     /* a row's holds in time order (model.c's timelines, requests.c) */
     CHECK(plan_has(s, "SELECT h.pid, h.start_ts FROM holds h WHERE h.row_id = 1"
                       " ORDER BY h.start_ts", "USING INDEX hold_final_row", "TEMP B-TREE"));
+    /* the transactions that held a row (findings.c, serial capacity):
+     * from the index alone */
+    CHECK(plan_has(s, "SELECT h.tx_id FROM holds h WHERE h.row_id = 1 AND h.tx_id IS NOT NULL",
+                   "USING COVERING INDEX hold_final_row", NULL));
     /* a root blocker's holds others waited for (model.c, root_cols) */
     CHECK(plan_has(s, "SELECT hh.head_state FROM holds hh WHERE hh.tx_id = 1 AND hh.waits > 0"
                       " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1",
