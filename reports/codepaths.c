@@ -104,13 +104,21 @@ static const char ranking_fmt[] =
  * how long the path keeps the rows others need, and its share of the time
  * the hot rows were held. The holds are streamed and summed here, the p95
  * from a log-scale histogram (1 % apart): a log has hundreds of thousands
- * of holds, and sorting them all in SQLite took tens of MB.
+ * of holds, and sorting them all in SQLite took tens of MB. The same scan
+ * gathers what the story tells of the top path (model_story_path): each
+ * path's holds the log bounds and its time on each row, which two scans
+ * of every hold per path gave before.
  */
 #define OCCUPANCY_COLS(X, Q)                       \
     X(Q, label, "%s")                              \
     X(Q, source, "%s")                             \
     X(Q, hold_ms, "(h.end_ts - h.start_ts) / 1000.0") \
-    X(Q, waited, "h.waits > 0")
+    X(Q, waited, "h.waits > 0")                    \
+    X(Q, row_id, "h.row_id")                       \
+    X(Q, hold_us, "h.end_ts - h.start_ts")         \
+    X(Q, bounded, "coalesce(h.start_evidence LIKE 'bounded by%%'" \
+                  " OR h.end_evidence LIKE 'bounded by%%'"       \
+                  " OR h.end_evidence LIKE 'first waiter acquired%%', 0)")
 LS_COLUMNS(oc, OCCUPANCY_COLS);
 static const char occupancy_fmt[] =
     "SELECT " LS_SELECT_LIST(oc, OCCUPANCY_COLS)
@@ -120,12 +128,78 @@ static const char occupancy_fmt[] =
 #define OCC_MIN_LOG10 (-3) /* 1 µs */
 #define OCC_BUCKETS (11 * OCC_PER_DECADE) /* up to 10^8 ms */
 
+typedef struct occ_row {
+    int64_t row_id, us;
+    int timed; /* has a hold with both times (else its sum is NULL in SQL) */
+} occ_row;
+
 typedef struct occ_path {
     char *label, *source;
-    int64_t n, waited;
+    int64_t n, waited, bounded;
     double total, max;
     uint32_t hist[OCC_BUCKETS];
+    occ_row *rows; /* its time on each row (a few hundred hot rows at most) */
+    size_t nrows, last_row;
 } occ_path;
+
+/* Add `us` (timed: not NULL) to path o's time on row `row_id`; LS_ENOMEM
+ * when out of memory. */
+static int occ_add_row(occ_path *o, int64_t row_id, int64_t us, int timed)
+{
+    size_t i;
+    if (o->last_row < o->nrows && o->rows[o->last_row].row_id == row_id) {
+        o->rows[o->last_row].us += us;
+        o->rows[o->last_row].timed |= timed;
+        return 0;
+    }
+    for (i = 0; i < o->nrows; i++)
+        if (o->rows[i].row_id == row_id)
+            break;
+    if (i == o->nrows) {
+        occ_row *nr = realloc(o->rows, (o->nrows + 1) * sizeof(*nr));
+        if (!nr)
+            return LS_ENOMEM;
+        o->rows = nr;
+        o->rows[o->nrows].row_id = row_id;
+        o->rows[o->nrows].timed = 0;
+        o->rows[o->nrows++].us = 0;
+    }
+    o->rows[i].us += us;
+    o->rows[i].timed |= timed;
+    o->last_row = i;
+    return 0;
+}
+
+/* Does row a come before row b in SQL's ORDER BY sum DESC, row_id (a NULL
+ * sum last)? */
+static int occ_row_before(const occ_row *a, const occ_row *b)
+{
+    if (a->timed != b->timed)
+        return a->timed;
+    if (a->timed && a->us != b->us)
+        return a->us > b->us;
+    return a->row_id < b->row_id;
+}
+
+/* The story's figures of path o (the top one): the row it held longest
+ * (ties: the smaller row_id), as story.c asked the store before. */
+static void occ_story(model_ctx *m, const occ_path *o)
+{
+    const occ_row *best = NULL;
+    size_t i;
+    memset(&m->story, 0, sizeof(m->story));
+    m->story.known = 1;
+    m->story.holds = o->n;
+    m->story.bounded = o->bounded;
+    for (i = 0; i < o->nrows; i++)
+        if (!best || occ_row_before(&o->rows[i], best))
+            best = &o->rows[i];
+    if (best) {
+        m->story.row_id = best->row_id;
+        m->story.row_us = best->us;
+        m->story.row_timed = best->timed;
+    }
+}
 
 static int occ_bucket(double ms)
 {
@@ -207,13 +281,20 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
         if (ms > o->max)
             o->max = ms;
         o->waited += ls_stmt_int64(q, oc_waited);
+        o->bounded += ls_stmt_int64(q, oc_bounded);
         o->hist[occ_bucket(ms)]++;
+        if (!ls_stmt_isnull(q, oc_row_id) &&
+            (rc = occ_add_row(o, ls_stmt_int64(q, oc_row_id), ls_stmt_int64(q, oc_hold_us),
+                              !ls_stmt_isnull(q, oc_hold_us))) != 0)
+            break;
     }
     ls_stmt_finalize(q);
     if (rc < 0)
         m->rc = rc;
-    else if (n)
+    else if (n) {
         qsort(paths, n, sizeof(*paths), occ_by_total);
+        occ_story(m, paths[0]);
+    }
     for (i = 0; rc >= 0 && i < n && (top < 0 || i < (size_t)top); i++) {
         cJSON *o = cJSON_CreateObject();
         ls_model_add_str(o, "code_path", paths[i]->label);
@@ -230,6 +311,7 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
     for (i = 0; i < n; i++) {
         free(paths[i]->label);
         free(paths[i]->source);
+        free(paths[i]->rows);
         free(paths[i]);
     }
     free(paths);
@@ -267,11 +349,13 @@ static const char queueing_fmt[] =
     "  JOIN tot t ON t.rw_id = c.rw_id WHERE t.us > 0"
     "  UNION ALL SELECT w.rw_id, w.behind_tx, 1.0, w.wait_ms * 1000 FROM row_waits w"
     "  WHERE w.rw_id NOT IN (SELECT rw_id FROM tot WHERE us > 0)),"
-    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg,"
-    "  (SELECT %s FROM tx_code c WHERE c.tx_id = w.tx_id) AS waiter FROM row_waits w),"
-    " caused AS (SELECT (SELECT %s FROM tx_code c WHERE c.tx_id = p.tx_id) AS label,"
+    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg, l.label AS waiter"
+    "  FROM row_waits w LEFT JOIN temp.queue_label l ON l.tx_id = w.tx_id),"
+    " caused AS (SELECT l.label AS label,"
     "  w.rw_id, sum(p.f) AS f, sum(p.us) AS us, w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg"
-    "  FROM part p JOIN row_waits w ON w.rw_id = p.rw_id GROUP BY 1, 2),"
+    "  FROM part p JOIN row_waits w ON w.rw_id = p.rw_id"
+    "  LEFT JOIN temp.queue_label l ON l.tx_id = p.tx_id"
+    "  GROUP BY 1, 2),"
     " ranked AS (SELECT *, row_number() OVER (PARTITION BY rw_id ORDER BY us DESC, label)"
     "  AS rn FROM caused),"
     " s AS (SELECT label, 1 AS caused, rn = 1 AND ms > 20 AS over, f * max(0, ms - lg) AS hid,"
@@ -279,6 +363,17 @@ static const char queueing_fmt[] =
     "  UNION ALL SELECT waiter, 0, ms > 20, max(0, ms - lg), lg FROM q)"
     " SELECT " LS_SELECT_LIST(qu, QUEUEING_COLS)
     " FROM s WHERE label IS NOT NULL GROUP BY label ORDER BY 3 DESC, 4 DESC, label LIMIT ?1";
+
+/* The label of each transaction the queueing reads (a wait's, the holds
+ * that covered it), computed once: the query looks each up many times, and
+ * a WITH table of them is scanned, not searched, in one of its joins.
+ * Emptied after use. */
+static const char queue_label_fmt[] =
+    "CREATE TEMP TABLE IF NOT EXISTS queue_label(tx_id INTEGER PRIMARY KEY, label TEXT);"
+    "DELETE FROM temp.queue_label;"
+    "INSERT INTO temp.queue_label SELECT c.tx_id, %s FROM tx_code c"
+    " WHERE c.tx_id IN (SELECT tx_id FROM row_waits UNION SELECT behind_tx FROM row_waits"
+    " UNION SELECT tx_id FROM row_cover);";
 
 static void queueing_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -387,9 +482,15 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     }
     if (rc < 0)
         goto out;
-    snprintf(sql, sizeof(sql), queueing_fmt, groupings[g].label, groupings[g].label);
-    ls_model_each_row(m, sql, top, queueing_row,
+    snprintf(sql, sizeof(sql), queue_label_fmt, groupings[g].label);
+    if ((rc = ls_store_exec(m->store, sql)) != 0)
+        goto out;
+    ls_model_each_row(m, queueing_fmt, top, queueing_row,
                       cJSON_AddArrayToObject(report, "row_queueing"));
+    /* emptied, not dropped: a statement kept open (ls_model_add_code's)
+     * keeps any table from being dropped */
+    if ((rc = ls_store_exec(m->store, "DELETE FROM temp.queue_label;")) != 0)
+        goto out;
     snprintf(sql, sizeof(sql), occupancy_fmt, groupings[g].label, groupings[g].source);
     occupancy(m, cJSON_AddArrayToObject(report, "row_occupancy"), sql, top);
     snprintf(order_sql, sizeof(order_sql), order_fmt, groupings[g].label);

@@ -948,18 +948,20 @@ static void hot_row(model_ctx *m, ls_stmt *q, void *arg)
 
 /* ---- root blockers ---- */
 
-/* The transactions at the head of the queues, grouped by transaction. */
+/* The transactions at the head of the queues, grouped by transaction:
+ * the top ones are chosen first (top_roots), and only they get the
+ * columns that look up their rows and holds. */
 static const ls_mcol root_cols[] = {
     {"pid", "w.root_pid", LS_MC_INT},
     {"session", "w.root_session", LS_MC_INT},
     {"application", "s.application", LS_MC_STR},
     {"user", "s.user_name", LS_MC_STR},
     {"database", "s.database", LS_MC_STR},
-    {"xid", "max(w.root_xid)", LS_MC_INT},
-    {"waits_caused", "count(*)", LS_MC_INT},
-    {"waiter_ms", "sum(w.waited_ms)", LS_MC_MS},
-    {"first_wait", "min(w.start_ts)", LS_MC_TS},
-    {"last_wait_end", "max(coalesce(w.end_ts, w.logged_ts))", LS_MC_TS},
+    {"xid", "w.xid", LS_MC_INT},
+    {"waits_caused", "w.waits", LS_MC_INT},
+    {"waiter_ms", "w.waiter_ms", LS_MC_MS},
+    {"first_wait", "w.first_wait", LS_MC_TS},
+    {"last_wait_end", "w.last_wait_end", LS_MC_TS},
     {"rows",
      /* in the order they were first waited for (wait_id is time order),
       * not the order a plan happens to read them in */
@@ -982,11 +984,16 @@ static const ls_mcol root_cols[] = {
     {"root_tx", "w.root_tx", LS_MC_READ},
 };
 static const ls_mquery roots_q =
-    LS_MQUERY(NULL, root_cols,
-              "FROM lock_waits w LEFT JOIN sessions s ON s.session_id = w.root_session"
-              " WHERE w.root_pid IS NOT NULL AND" WAIT_FILTER("w")
+    LS_MQUERY("WITH top_roots AS (SELECT w.root_pid AS root_pid, w.root_session AS root_session,"
+              " w.root_tx AS root_tx, max(w.root_xid) AS xid, count(*) AS waits,"
+              " sum(w.waited_ms) AS waiter_ms, min(w.start_ts) AS first_wait,"
+              " max(coalesce(w.end_ts, w.logged_ts)) AS last_wait_end"
+              " FROM lock_waits w WHERE w.root_pid IS NOT NULL AND" WAIT_FILTER("w")
               " GROUP BY w.root_pid, w.root_session, w.root_tx"
-              " ORDER BY sum(w.waited_ms) DESC, w.root_pid LIMIT ?1");
+              " ORDER BY sum(w.waited_ms) DESC, w.root_pid LIMIT ?1)",
+              root_cols,
+              "FROM top_roots w LEFT JOIN sessions s ON s.session_id = w.root_session"
+              " ORDER BY w.waiter_ms DESC, w.root_pid");
 
 /* A root blocker's transaction with its first 50 statements. */
 static void root_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
@@ -1329,7 +1336,7 @@ static void add_waits_cut(cJSON *r)
 
 int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
 {
-    model_ctx m = {s, opts, 0, NULL};
+    model_ctx m = {s, opts, 0, NULL, {0, 0, 0, 0, 0, 0}};
     cJSON *r = cJSON_CreateObject(), *sum, *input;
     int top = opts->top > 0 ? opts->top : 10;
 

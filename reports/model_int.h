@@ -34,11 +34,23 @@
     " AND (?12 IS NULL OR " a ".start_ts <= ?12) AND (?13 IS NULL OR " IN_REL(a) ")"     \
     " AND " IN_DB(a ".session_id") " AND " IN_CODE(a) " "
 
+/* What the occupancy ranking's one scan of the holds found for its top
+ * code path, which the story tells (codepaths.c, story.c): its holds, how
+ * many the log bounds rather than times, and the row it held longest. */
+typedef struct model_story_path {
+    int known;       /* the ranking filled it in */
+    int64_t holds, bounded;
+    int64_t row_id;  /* 0: none */
+    int64_t row_us;  /* its holds' summed length on that row, */
+    int row_timed;   /* ... NULL when none of them has both times */
+} model_story_path;
+
 typedef struct model_ctx {
     ls_store *store;
     const ls_report_opts *opts;
     int rc; /* first store error; the model is dropped when set */
     ls_stmt *code_q; /* a transaction's code path (ls_model_add_code), kept prepared */
+    model_story_path story; /* the top of row_occupancy, for the story */
 } model_ctx;
 
 /*

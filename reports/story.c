@@ -63,60 +63,27 @@ static const cJSON *top_part(const cJSON *blocking, double *all)
     return best;
 }
 
-/*
- * The store's figures for one code path's holds of hot rows: the row it
- * held longest, and how many of its holds the log bounds rather than
- * times. %s: the code path's label expression over tx_code c.
- */
-static const char path_row_fmt[] =
-    "SELECT r.relation, r.row_key, r.ctids, sum(h.end_ts - h.start_ts) / 1000.0"
-    " FROM holds h JOIN rows r ON r.row_id = h.row_id LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-    " WHERE h.end_ts IS NOT NULL AND %s = ?1 GROUP BY h.row_id"
-    " ORDER BY 4 DESC, h.row_id LIMIT 1";
-static const char path_evidence_fmt[] =
-    "SELECT count(*), coalesce(sum(h.start_evidence LIKE 'bounded by%%'"
-    "  OR h.end_evidence LIKE 'bounded by%%' OR h.end_evidence LIKE 'first waiter acquired%%'),"
-    "  0) FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-    " WHERE h.end_ts IS NOT NULL AND %s = ?1";
-
-/* Prepare sql (malloc'ed; freed here) and bind the path to ?1. */
-static int path_query(model_ctx *m, char *sql, const char *path, ls_stmt **out)
-{
-    int rc;
-    *out = NULL;
-    if (!sql)
-        return LS_ENOMEM;
-    rc = ls_store_prepare(m->store, sql, out);
-    free(sql);
-    if (!rc)
-        rc = ls_stmt_bind_text(*out, 1, path);
-    return rc;
-}
-
-/* A buffer for one of the formats above with the label in it. */
-static char *sql_buf(const char *label, size_t fmt_size, size_t *n)
-{
-    *n = fmt_size + strlen(label);
-    return malloc(*n);
-}
+/* The row the story's path held longest (model_story_path: found by the
+ * occupancy ranking's scan of the holds). */
+static const char story_row_sql[] = "SELECT relation, row_key, ctids FROM rows WHERE row_id = ?1";
 
 /* story.row: the row the path held longest. */
-static int add_row(model_ctx *m, cJSON *story, const char *path)
+static int add_row(model_ctx *m, cJSON *story)
 {
-    const char *label = ls_model_code_path_label(m->opts->group_by);
-    size_t n;
-    char *sql = sql_buf(label, sizeof(path_row_fmt), &n);
-    ls_stmt *q;
-    int rc;
-    if (sql)
-        snprintf(sql, n, path_row_fmt, label);
-    rc = path_query(m, sql, path, &q);
-    if (!rc && (rc = ls_stmt_step(q)) == 1) {
+    ls_stmt *q = NULL;
+    int rc = 0;
+    if (m->story.row_id &&
+        (rc = ls_store_prepare(m->store, story_row_sql, &q)) == 0 &&
+        (rc = ls_stmt_bind_int64(q, 1, m->story.row_id)) == 0 && (rc = ls_stmt_step(q)) == 1) {
         cJSON *row = cJSON_AddObjectToObject(story, "row");
         ls_model_col_str(row, "relation", q, 0);
         ls_model_col_str(row, "row_key", q, 1);
         ls_model_col_str(row, "ctid", q, 2);
-        ls_model_col_ms(row, "held_ms", q, 3);
+        if (m->story.row_timed)
+            cJSON_AddNumberToObject(row, "held_ms",
+                                    (double)(int64_t)((double)m->story.row_us + 0.5) / 1000.0);
+        else
+            cJSON_AddNullToObject(row, "held_ms");
         rc = 0;
     }
     ls_stmt_finalize(q);
@@ -133,14 +100,9 @@ static int add_row(model_ctx *m, cJSON *story, const char *path)
  */
 static int add_doing(model_ctx *m, cJSON *story, const cJSON *report, const char *path)
 {
-    const char *label = ls_model_code_path_label(m->opts->group_by);
     double all = 0;
     const cJSON *part = top_part(blocking_of(report, path), &all);
     cJSON *ev;
-    size_t n;
-    char *sql = sql_buf(label, sizeof(path_evidence_fmt), &n);
-    ls_stmt *q;
-    int rc;
 
     if (part) {
         cJSON *doing = cJSON_AddObjectToObject(story, "doing");
@@ -152,16 +114,9 @@ static int add_doing(model_ctx *m, cJSON *story, const cJSON *report, const char
         cJSON_AddNullToObject(story, "doing");
     }
     ev = cJSON_AddObjectToObject(story, "evidence");
-    if (sql)
-        snprintf(sql, n, path_evidence_fmt, label);
-    rc = path_query(m, sql, path, &q);
-    if (!rc && (rc = ls_stmt_step(q)) == 1) {
-        ls_model_col_int(ev, "holds", q, 0);
-        ls_model_col_int(ev, "holds_bounded", q, 1);
-        rc = 0;
-    }
-    ls_stmt_finalize(q);
-    return rc < 0 ? rc : 0;
+    cJSON_AddNumberToObject(ev, "holds", (double)m->story.holds);
+    cJSON_AddNumberToObject(ev, "holds_bounded", (double)m->story.bounded);
+    return 0;
 }
 
 /* The finding the story's fix comes from: the weightiest naming the path
@@ -219,7 +174,7 @@ void ls_model_story(model_ctx *m, cJSON *report)
     cJSON_AddNumberToObject(story, "holds", num(top, "holds"));
     cJSON_AddNumberToObject(story, "holds_waited_for", num(top, "holds_waited_for"));
     if (!m->rc)
-        m->rc = add_row(m, story, path);
+        m->rc = add_row(m, story);
     if (!m->rc)
         m->rc = add_doing(m, story, report, path);
     fnd = finding_for(report, path, get(story, "row"), &n);

@@ -300,7 +300,7 @@ static const cli_text environment[] = {
                         "the CPU time its batches took to write, the part one thread at a "
                         "time does) and of its end, and the wall and CPU time, pages read, "
                         "peak memory and SQLite steps of each correlation pass; 'sql': also "
-                        "the time SQLite spent in each statement"},
+                        "the SQLite steps and time of each statement, most steps first"},
     {"TZ", "the zone of RFC 3164 syslog times, which carry none"},
 };
 

@@ -1170,6 +1170,9 @@ static const ls_correlate_pass passes[] = {
      " DELETE FROM row_hidden;"},
     {"queue depth", queue_step, "row_queue row_queue_peaks",
      "DELETE FROM row_queue; DELETE FROM row_queue_peaks;"},
+    {"final holds and rows", ls_correlate_final, "hold_final hold_final_evidence row_final",
+     "DROP INDEX IF EXISTS hold_final_row; DROP INDEX IF EXISTS hold_final_tx;"
+     " DELETE FROM hold_final; DELETE FROM hold_final_evidence; DELETE FROM row_final;"},
     {"retries", ls_correlate_retries, "retries", "DELETE FROM retries;"},
     {"code paths", ls_correlate_traces,
      "tx_code_rows stmt_tags hold_parts shapes lock_orders row_cover",

@@ -92,6 +92,10 @@ int ls_correlate_cover(ls_store *s);
  * from the holds (row_waits). */
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats);
 
+/* final.c: each hold and each row's totals as the passes that decide them
+ * left them, one table each (hold_final, row_final) for the readers. */
+int ls_correlate_final(ls_store *s, ls_correlate_stats *stats);
+
 /* Whether the log's lock messages carry sub-second times (%m, csvlog) or
  * whole seconds (%t): *subsecond stays 1 when the store has none. */
 int ls_log_subsecond(ls_store *s, int *subsecond);

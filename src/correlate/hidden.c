@@ -124,7 +124,7 @@ static const char insert_sql[] =
  * storing them during it would change what the scan reads (the holds view
  * joins hold_queued). The start moves to when the hold before it ended;
  * start_lo is the statement's start, NULL when the same (the view's
- * start_evidence is then LS_HOLD_QUEUED_EVIDENCE). */
+ * start_evidence is then QUEUED_EVIDENCE, final.c). */
 static const char moved_table_sql[] =
     "DROP TABLE IF EXISTS temp.moved_holds;"
     "CREATE TEMP TABLE moved_holds(hold_id INTEGER PRIMARY KEY, start_ts INTEGER,"

@@ -1089,7 +1089,9 @@ out:
 
 /* ---- holds ---- */
 
-/* Holds others waited for: each (holder transaction, row) with its waits. */
+/* Holds others waited for: each (holder transaction, row) with its waits,
+ * and its hold as the transactions pass left it (hold_rows: this pass
+ * decides its bounds; the view holds is written after it). */
 #define GROUP_COLS(X, Q)                                                               \
     X(Q, tx_id, "h.tx_id")                                                             \
     X(Q, first_wait, "a.first_wait")                                                   \
@@ -1108,9 +1110,10 @@ out:
     X(Q, hold_id, "h.hold_id")                                                         \
     X(Q, lock_stmt, "h.lock_stmt")                                                     \
     X(Q, start_ts, "h.start_ts")                                                       \
-    X(Q, start_lo, "h.start_lo")                                                       \
-    X(Q, start_hi, "h.start_hi")                                                       \
-    X(Q, start_evidence, "h.start_evidence")                                           \
+    X(Q, start_lo, "coalesce(h.start_lo, h.start_ts)")                                 \
+    X(Q, start_hi, "coalesce(h.start_hi, h.start_ts)")                                 \
+    X(Q, start_evidence, "(SELECT e.text FROM hold_evidence e"                         \
+                         " WHERE e.evidence_id = h.start_evidence)")                   \
     X(Q, first_tx_wait, "a.first_tx_wait")
 LS_COLUMNS(gq, GROUP_COLS);
 static const char groups_sql[] =
@@ -1121,7 +1124,7 @@ static const char groups_sql[] =
     "   min(CASE WHEN target_kind = 'transaction' THEN start_ts END) AS first_tx_wait"
     "   FROM lock_waits WHERE holder_tx IS NOT NULL AND row_id IS NOT NULL"
     "   GROUP BY holder_tx, row_id) a"
-    " JOIN holds h ON h.tx_id = a.holder_tx AND h.row_id = a.row_id"
+    " JOIN hold_rows h ON h.tx_id = a.holder_tx AND h.row_id = a.row_id"
     " JOIN transactions t ON t.tx_id = h.tx_id JOIN row_keys r ON r.row_id = h.row_id"
     /* In the holds table's own order: each group is decided alone, and its
      * row of hold_bounds is then appended in key order (the table is in
@@ -1193,16 +1196,17 @@ static const char observed_sql[] =
 /* Every hold of a row, in start order, its bounds as this pass left
  * them: one sort (the holds table is in time order; walking it row by row
  * would visit its pages once per hot row). A row with no hold has no
- * row_holds row: the view rows gives its counts as 0. */
+ * row_holds row: the final holds and rows pass gives its counts as 0. */
 #define ROW_HOLD_COLS(X, Q)                                                            \
-    X(Q, row_id, "row_id")                                                             \
-    X(Q, waited, "waits > 0")                                                          \
-    X(Q, start_ts, "start_ts")                                                         \
-    X(Q, end_ts, "end_ts")
+    X(Q, row_id, "h.row_id")                                                           \
+    X(Q, waited, "coalesce(b.waits, h.waits) > 0")                                     \
+    X(Q, start_ts, "coalesce(b.start_ts, h.start_ts)")                                 \
+    X(Q, end_ts, "coalesce(b.end_ts, h.end_ts)")
 LS_COLUMNS(rhq, ROW_HOLD_COLS);
 static const char row_holds_sql[] =
-    "SELECT " LS_SELECT_LIST(rhq, ROW_HOLD_COLS) " FROM holds"
-    " WHERE row_id IS NOT NULL ORDER BY +row_id, start_ts";
+    "SELECT " LS_SELECT_LIST(rhq, ROW_HOLD_COLS)
+    " FROM hold_rows h LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
+    " WHERE h.row_id IS NOT NULL ORDER BY +h.row_id, 3";
 static const char row_update_sql[] =
     "INSERT INTO row_holds(row_id, holds, occupancy_holds, occupied_ms, mean_hold_ms,"
     " capacity_per_s) VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?5 > 0 THEN 1000.0 / ?5 END)";

@@ -41,22 +41,19 @@
     "  commit_ms REAL, head_state TEXT, observed_state TEXT,\n" \
     "  observed_samples INTEGER);\n"
 
-/* SQL: the text of hold_evidence id ID (an SQL expression). */
-#define LS_HOLD_EVIDENCE_OF(ID) \
-    "(SELECT text FROM hold_evidence WHERE evidence_id = " ID ")"
 
 /*
  * What the passes after the transactions pass decide about a hold, each
  * in a table of its own keyed by hold_id (issue 33: one writer per table),
  * here and in the step to schema 13 (store.c); the holds view prefers
- * them over hold_rows' values.
+ * them over hold_rows' values (the final holds and rows pass, hold_final).
  * hold_bounds (holds waited for, holds.c): a hold others waited for, all
  * of the columns that pass decides, as in hold_rows (a bound equal to its
  * time NULL); the evidence ids are of bound_evidence, that pass's own.
  * hold_queued (hidden waits, hidden.c): a hold whose statement queued
  * under log_statement = 'all', its start moved to when the hold before it
  * ended (start_lo: the statement's start, NULL when the same); its start
- * evidence is LS_HOLD_QUEUED_EVIDENCE.
+ * evidence is QUEUED_EVIDENCE (final.c).
  */
 #define LS_HOLD_SIDE_DDL \
     "CREATE TABLE IF NOT EXISTS bound_evidence(\n" \
@@ -70,30 +67,46 @@
     "CREATE TABLE IF NOT EXISTS hold_queued(\n" \
     "  hold_id INTEGER PRIMARY KEY, start_ts INTEGER, start_lo INTEGER);\n"
 
-/* SQL: the text of bound_evidence id ID (an SQL expression). */
-#define LS_BOUND_EVIDENCE_OF(ID) \
-    "(SELECT text FROM bound_evidence WHERE evidence_id = " ID ")"
-/* The start evidence of a hold in hold_queued. */
-#define LS_HOLD_QUEUED_EVIDENCE "'the hold before it ended (statement queued)'"
-/* SQL: hold h's column COL as the holds waited for pass left it
- * (hold_bounds, whose columns are never NULL where hold_rows' is not),
- * else as the transactions pass did (hold_rows h). One-table: a view of
- * such columns is flattened into every query, even as the right side of
- * a LEFT JOIN (a view that joins is computed whole there). */
-#define LS_HOLD_BOUND(COL) \
-    "coalesce((SELECT b." COL " FROM hold_bounds b WHERE b.hold_id = h.hold_id), h." COL ")"
-/* SQL: a bound (start_lo, start_hi, end_lo, end_hi) of hold h as a time:
- * NULL stored is its time TS. */
-#define LS_HOLD_BOUND_TS(COL, TS) \
-    "coalesce((SELECT coalesce(b." COL ", b." TS ") FROM hold_bounds b" \
-    " WHERE b.hold_id = h.hold_id), coalesce(h." COL ", h." TS "))"
-/* SQL: EXPR of hold_queued q for hold h, NULL when its start did not move. */
-#define LS_HOLD_QUEUED(EXPR) \
-    "(SELECT " EXPR " FROM hold_queued q WHERE q.hold_id = h.hold_id)"
+/*
+ * The final holds and rows pass (final.c), here and in the step to schema
+ * 14 (store.c): each hold and each row's totals as the last pass that
+ * decided them left them, in one table each, written once after the
+ * passes that decide them, so that readers (code paths, findings, the
+ * report) read real columns with real indexes instead of a view that
+ * looks each column up in three tables.
+ * hold_final: every hold, a bound equal to its time NULL (as in
+ * hold_rows), the evidence ids of hold_final_evidence (texts that a
+ * hundred thousand holds share).
+ * row_final: every logical row's totals from the passes after logical
+ * rows, counts 0 where a pass had nothing for the row. The view rows
+ * takes the row's own columns from row_keys: the transactions pass reads
+ * those before this pass runs.
+ */
+#define LS_FINAL_DDL \
+    "CREATE TABLE IF NOT EXISTS hold_final_evidence(\n" \
+    "  evidence_id INTEGER PRIMARY KEY, text TEXT UNIQUE);\n" \
+    "CREATE TABLE IF NOT EXISTS hold_final(\n" \
+    "  hold_id INTEGER PRIMARY KEY, row_id INTEGER, tx_id INTEGER, session_id INTEGER,\n" \
+    "  pid INTEGER, start_ts INTEGER, start_lo INTEGER, start_hi INTEGER,\n" \
+    "  start_evidence INTEGER, end_ts INTEGER, end_lo INTEGER, end_hi INTEGER,\n" \
+    "  end_evidence INTEGER, lock_stmt INTEGER, waits INTEGER, waiter_ms REAL,\n" \
+    "  max_queue INTEGER, contended_ms REAL, sql_ms REAL, idle_ms REAL,\n" \
+    "  commit_ms REAL, head_state TEXT, observed_state TEXT,\n" \
+    "  observed_samples INTEGER);\n" \
+    "CREATE TABLE IF NOT EXISTS row_final(\n" \
+    "  row_id INTEGER PRIMARY KEY, holds INTEGER, mean_hold_ms REAL, capacity_per_s REAL,\n" \
+    "  max_queue INTEGER, max_queue_ts INTEGER, occupancy_holds INTEGER, occupied_ms REAL,\n" \
+    "  hidden_wait_ms REAL, logged_wait_ms REAL, waited_statements INTEGER,\n" \
+    "  utilisation REAL);\n"
 
-/* SQL: column COL of row k in TABLE (row_holds, ...), NULL when none. */
-#define LS_ROW_OF(TABLE, COL) \
-    "(SELECT x." COL " FROM " TABLE " x WHERE x.row_id = k.row_id)"
+/* SQL: the text of hold_final_evidence id ID (an SQL expression). */
+#define LS_FINAL_EVIDENCE_OF(ID) \
+    "(SELECT text FROM hold_final_evidence WHERE evidence_id = " ID ")"
+
+/* SQL: column COL of row k in row_final, NULL before the final holds and
+ * rows pass has run. */
+#define LS_ROW_FINAL(COL) \
+    "(SELECT f." COL " FROM row_final f WHERE f.row_id = k.row_id)"
 
 /*
  * Logical rows, one table per pass that decides about them (issue 33),
@@ -351,24 +364,25 @@ static const char *const ls_schema_sql[] = {
     "  last_stmt INTEGER, statements INTEGER, sql_ms REAL, idle_ms REAL,\n"
     "  max_idle_ms REAL, commit_ms REAL);\n",
     LS_ROW_TABLES_DDL,
-    /* What readers query: a row's columns as one table had them before
-     * schema 13, each from the pass that decides it (one writer per
-     * table); a pass with no row for it gives the counts as 0, the rest
-     * NULL. One-table, flattened into every query (see LS_HOLD_BOUND). */
+    /* What readers query: a row's own columns (row_keys, the logical rows
+     * pass) and its totals as the final holds and rows pass wrote them
+     * (row_final; NULL before that pass). One-table, flattened into every
+     * query, even as the right side of a LEFT JOIN, which a view that joins
+     * is not (it is computed whole there). */
     "CREATE VIEW IF NOT EXISTS rows AS SELECT k.row_id, k.relation, k.row_key, k.evidence,\n"
     "  k.grouped_by, k.ctids, k.waits, k.total_wait_ms, k.max_wait_ms,\n"
-    "  coalesce(" LS_ROW_OF("row_holds", "holds") ", 0) AS holds,\n"
-    "  " LS_ROW_OF("row_holds", "mean_hold_ms") " AS mean_hold_ms,\n"
-    "  " LS_ROW_OF("row_holds", "capacity_per_s") " AS capacity_per_s,\n"
-    "  " LS_ROW_OF("row_queue_peaks", "max_queue") " AS max_queue,\n"
-    "  " LS_ROW_OF("row_queue_peaks", "max_queue_ts") " AS max_queue_ts,\n"
+    "  " LS_ROW_FINAL("holds") " AS holds,\n"
+    "  " LS_ROW_FINAL("mean_hold_ms") " AS mean_hold_ms,\n"
+    "  " LS_ROW_FINAL("capacity_per_s") " AS capacity_per_s,\n"
+    "  " LS_ROW_FINAL("max_queue") " AS max_queue,\n"
+    "  " LS_ROW_FINAL("max_queue_ts") " AS max_queue_ts,\n"
     "  k.longest_chain, k.first_ts, k.last_ts,\n"
-    "  coalesce(" LS_ROW_OF("row_holds", "occupancy_holds") ", 0) AS occupancy_holds,\n"
-    "  " LS_ROW_OF("row_holds", "occupied_ms") " AS occupied_ms,\n"
-    "  coalesce(" LS_ROW_OF("row_hidden", "hidden_wait_ms") ", 0.0) AS hidden_wait_ms,\n"
-    "  coalesce(" LS_ROW_OF("row_hidden", "logged_wait_ms") ", 0.0) AS logged_wait_ms,\n"
-    "  coalesce(" LS_ROW_OF("row_hidden", "waited_statements") ", 0) AS waited_statements,\n"
-    "  " LS_ROW_OF("row_hidden", "utilisation") " AS utilisation\n"
+    "  " LS_ROW_FINAL("occupancy_holds") " AS occupancy_holds,\n"
+    "  " LS_ROW_FINAL("occupied_ms") " AS occupied_ms,\n"
+    "  " LS_ROW_FINAL("hidden_wait_ms") " AS hidden_wait_ms,\n"
+    "  " LS_ROW_FINAL("logged_wait_ms") " AS logged_wait_ms,\n"
+    "  " LS_ROW_FINAL("waited_statements") " AS waited_statements,\n"
+    "  " LS_ROW_FINAL("utilisation") " AS utilisation\n"
     "  FROM row_keys k;\n",
     "CREATE TABLE IF NOT EXISTS row_waits(\n"
     "  rw_id INTEGER PRIMARY KEY, row_id INTEGER, hold_id INTEGER, tx_id INTEGER,\n"
@@ -377,35 +391,20 @@ static const char *const ls_schema_sql[] = {
     "  logged_wait_id INTEGER, inferred_ms REAL, logged_ms REAL);\n",
     LS_HOLD_ROWS_DDL,
     LS_HOLD_SIDE_DDL,
-    /* What readers query: every bound as a time, the evidence as text;
-     * each hold as the last pass that decided it left it: the hidden
-     * waits pass's start (hold_queued), else the holds waited for pass's
-     * bounds and totals (hold_bounds), else the transactions pass's hold
-     * (hold_rows), each column looked up by primary key (LS_HOLD_BOUND). */
+    LS_FINAL_DDL,
+    /* What readers query: each hold as the final holds and rows pass wrote
+     * it (hold_final), every bound a time, the evidence as text; empty
+     * before that pass. */
     "CREATE VIEW IF NOT EXISTS holds AS SELECT h.hold_id, h.row_id, h.tx_id, h.session_id,\n"
-    "  h.pid, coalesce(" LS_HOLD_QUEUED("q.start_ts") ", " LS_HOLD_BOUND("start_ts") ") AS start_ts,\n"
-    "  coalesce(" LS_HOLD_QUEUED("coalesce(q.start_lo, q.start_ts)") ",\n"
-    "    " LS_HOLD_BOUND_TS("start_lo", "start_ts") ") AS start_lo,\n"
-    "  coalesce(" LS_HOLD_QUEUED("q.start_ts") ", " LS_HOLD_BOUND_TS("start_hi", "start_ts") ")\n"
-    "    AS start_hi,\n"
-    "  coalesce(" LS_HOLD_QUEUED(LS_HOLD_QUEUED_EVIDENCE) ",\n"
-    "    " LS_BOUND_EVIDENCE_OF("(SELECT b.start_evidence FROM hold_bounds b"
-                                " WHERE b.hold_id = h.hold_id)") ",\n"
-    "    " LS_HOLD_EVIDENCE_OF("h.start_evidence") ") AS start_evidence,\n"
-    "  " LS_HOLD_BOUND("end_ts") " AS end_ts,\n"
-    "  " LS_HOLD_BOUND_TS("end_lo", "end_ts") " AS end_lo,\n"
-    "  " LS_HOLD_BOUND_TS("end_hi", "end_ts") " AS end_hi,\n"
-    "  coalesce(" LS_BOUND_EVIDENCE_OF("(SELECT b.end_evidence FROM hold_bounds b"
-                                       " WHERE b.hold_id = h.hold_id)") ",\n"
-    "    " LS_HOLD_EVIDENCE_OF("h.end_evidence") ") AS end_evidence,\n"
-    "  " LS_HOLD_BOUND("lock_stmt") " AS lock_stmt, " LS_HOLD_BOUND("waits") " AS waits,\n"
-    "  " LS_HOLD_BOUND("waiter_ms") " AS waiter_ms, h.max_queue,\n"
-    "  " LS_HOLD_BOUND("contended_ms") " AS contended_ms, " LS_HOLD_BOUND("sql_ms") " AS sql_ms,\n"
-    "  " LS_HOLD_BOUND("idle_ms") " AS idle_ms, " LS_HOLD_BOUND("commit_ms") " AS commit_ms,\n"
-    "  " LS_HOLD_BOUND("head_state") " AS head_state,\n"
-    "  " LS_HOLD_BOUND("observed_state") " AS observed_state,\n"
-    "  " LS_HOLD_BOUND("observed_samples") " AS observed_samples\n"
-    "  FROM hold_rows h;\n",
+    "  h.pid, h.start_ts, coalesce(h.start_lo, h.start_ts) AS start_lo,\n"
+    "  coalesce(h.start_hi, h.start_ts) AS start_hi,\n"
+    "  " LS_FINAL_EVIDENCE_OF("h.start_evidence") " AS start_evidence,\n"
+    "  h.end_ts, coalesce(h.end_lo, h.end_ts) AS end_lo,\n"
+    "  coalesce(h.end_hi, h.end_ts) AS end_hi,\n"
+    "  " LS_FINAL_EVIDENCE_OF("h.end_evidence") " AS end_evidence,\n"
+    "  h.lock_stmt, h.waits, h.waiter_ms, h.max_queue, h.contended_ms, h.sql_ms,\n"
+    "  h.idle_ms, h.commit_ms, h.head_state, h.observed_state, h.observed_samples\n"
+    "  FROM hold_final h;\n",
     "CREATE TABLE IF NOT EXISTS row_rules(\n"
     "  shape TEXT, relation TEXT, col TEXT, arg INTEGER, learned_from INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS row_queue(\n"

@@ -179,9 +179,10 @@ READ_AS = {"lock_event_rows": ("lock_events", "event_id"),
            "hold_rows": ("holds", "hold_id"),
            # a row's columns from the passes' tables: as the view joins them
            "row_keys": ("rows", "row_id")}
-# what later passes decide of a hold or a row: compared in holds and rows
+# what later passes decide of a hold or a row, and the final holds and rows
+# pass's copy of them: compared in holds and rows
 IN_VIEWS = {"hold_bounds", "hold_queued", "bound_evidence", "row_holds", "row_queue_peaks",
-            "row_hidden"}
+            "row_hidden", "hold_final", "hold_final_evidence", "row_final"}
 
 
 def lock_failure(t, cols, r):

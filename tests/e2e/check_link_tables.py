@@ -12,8 +12,9 @@ the rows ingest wrote and the wait episodes stay as they were written.
    deadlock process, and the views give them.
 3. A store of schema version 12 (made from a new one: no link tables,
    errors and deadlock_procs with their old link columns, lock_waits a view
-   of lock_wait_rows alone) is brought to version 13 when opened and gives
-   the same report as the store analyzed anew.
+   of lock_wait_rows alone, no final holds and rows tables) is brought to
+   the current version (14) when opened and gives the same report as the
+   store analyzed anew.
 
 The log is samples/realistic (a real server's: waits, a deadlock, lock
 errors and a retry).
@@ -34,8 +35,10 @@ REPORT_ARGS = ["--format", "json", "--top", "1000", "--generated-at", "2026-12-0
 # lock_wait_rows' columns that the links pass wrote before schema 13
 OLD_WAIT_LINKS = ("waiter_tx", "holder_pid", "holder_tx", "blocker_tx", "root_tx")
 
-# What a version 12 store had where version 13 has the link tables.
+# What a version 12 store had where version 13 has the link tables (and
+# version 14 the final holds and rows tables).
 TO_V12 = """
+DROP VIEW holds;
 DROP VIEW lock_waits; DROP VIEW errors_linked;
 DROP TABLE wait_links; DROP TABLE error_links; DROP TABLE retries;
 DROP TABLE deadlock_links; DROP TABLE span_placement;
@@ -46,6 +49,7 @@ ALTER TABLE deadlock_procs ADD COLUMN session_id INTEGER;
 ALTER TABLE deadlock_procs ADD COLUMN tx_id INTEGER;
 CREATE VIEW lock_waits AS SELECT * FROM lock_wait_rows;
 CREATE TABLE rows_old AS SELECT * FROM rows; DROP VIEW rows;
+DROP TABLE hold_final; DROP TABLE hold_final_evidence; DROP TABLE row_final;
 DROP TABLE row_keys; DROP TABLE row_holds; DROP TABLE row_queue_peaks;
 DROP TABLE row_hidden; ALTER TABLE rows_old RENAME TO rows;
 PRAGMA user_version = 12;
@@ -124,7 +128,7 @@ def main():
         con.close()
         upgraded = os.path.join(tmp, "upgraded.json")
         lockspan(ls, "report", "-q", "--db", db, *REPORT_ARGS, "-o", upgraded)
-        check(one(db, "PRAGMA user_version") == (13,), "the store is at version 13")
+        check(one(db, "PRAGMA user_version") == (14,), "the store is at version 14")
         with open(fresh, "rb") as a, open(upgraded, "rb") as b:
             check(a.read() == b.read(), "the upgraded store's report is the fresh one's")
     finally:

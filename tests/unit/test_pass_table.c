@@ -207,6 +207,104 @@ static void test_views_flatten(ls_store *s)
     }
 }
 
+/* Does the plan of `sql` have a line containing `want` (and, when
+ * `unwanted` is not NULL, no line containing it)? */
+static int plan_has(ls_store *s, const char *sql, const char *want, const char *unwanted)
+{
+    char text[1024];
+    ls_stmt *q = NULL;
+    int rc, found = 0, bad = 0;
+    snprintf(text, sizeof(text), "EXPLAIN QUERY PLAN %s", sql);
+    if (ls_store_prepare(s, text, &q) != 0)
+        return 0;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        const char *detail = ls_stmt_text(q, 3); /* id, parent, notused, detail */
+        found |= strstr(detail, want) != NULL;
+        bad |= unwanted && strstr(detail, unwanted) != NULL;
+        if (unwanted && strstr(detail, unwanted))
+            fprintf(stderr, "%s: %s\n", sql, detail);
+    }
+    ls_stmt_finalize(q);
+    if (!found)
+        fprintf(stderr, "%s: no plan line with \"%s\"\n", sql, want);
+    return rc == 0 && found && !bad;
+}
+
+/* Does the program of `sql` open `table` (or index) for reading? By its
+ * root page, since a query plan names a table by its alias. */
+static int reads(ls_store *s, const char *sql, const char *table)
+{
+    char text[1024];
+    ls_stmt *q = NULL;
+    int64_t root = -1;
+    int rc, found = 0;
+    if (ls_store_prepare(s, "SELECT rootpage FROM sqlite_master WHERE name = ?1", &q) != 0)
+        return -1;
+    ls_stmt_bind_text(q, 1, table);
+    if (ls_stmt_step(q) == 1)
+        root = ls_stmt_int64(q, 0);
+    ls_stmt_finalize(q);
+    snprintf(text, sizeof(text), "EXPLAIN %s", sql);
+    if (root < 0 || ls_store_prepare(s, text, &q) != 0)
+        return -1;
+    /* addr, opcode, p1, p2 (the root page), p3 (the database: 0 main) */
+    while ((rc = ls_stmt_step(q)) == 1)
+        found |= strcmp(ls_stmt_text(q, 1), "OpenRead") == 0 && ls_stmt_int64(q, 3) == root &&
+                 ls_stmt_int64(q, 4) == 0;
+    ls_stmt_finalize(q);
+    return rc == 0 ? found : -1;
+}
+
+/*
+ * The readers of holds and rows read the final holds and rows pass's
+ * tables (hold_final, row_final), one table each, through its indexes:
+ * a hold is no longer looked up column by column in hold_rows,
+ * hold_bounds and hold_queued, nor a row's totals in row_holds,
+ * row_queue_peaks and row_hidden; a row's or a transaction's holds are
+ * searched, not scanned (the report's timelines, root blockers, story;
+ * the code paths and findings passes). Run on a correlated (empty)
+ * store, which has the pass's indexes.
+ */
+static void test_final_reads(ls_store *s)
+{
+    static const char holds_sql[] =
+        "SELECT h.start_ts, h.start_lo, h.start_hi, h.end_ts, h.end_lo, h.end_hi,"
+        " h.start_evidence, h.end_evidence, h.waits, h.waiter_ms, h.head_state FROM holds h";
+    static const char rows_sql[] =
+        "SELECT r.relation, r.holds, r.mean_hold_ms, r.max_queue, r.occupied_ms,"
+        " r.hidden_wait_ms, r.utilisation FROM rows r";
+    static const char *const not_read[] = {"hold_rows", "hold_bounds", "hold_queued",
+                                           "hold_evidence", "bound_evidence", NULL};
+    static const char *const rows_not_read[] = {"row_holds", "row_queue_peaks", "row_hidden",
+                                                NULL};
+    ls_correlate_stats st;
+
+    CHECK(ls_correlate(s, &st) == 0);
+    CHECK(reads(s, holds_sql, "hold_final") == 1);
+    for (int i = 0; not_read[i]; i++)
+        if (reads(s, holds_sql, not_read[i]) != 0) {
+            fprintf(stderr, "the view holds reads %s\n", not_read[i]);
+            CHECK(0);
+        }
+    CHECK(reads(s, rows_sql, "row_final") == 1);
+    for (int i = 0; rows_not_read[i]; i++)
+        if (reads(s, rows_sql, rows_not_read[i]) != 0) {
+            fprintf(stderr, "the view rows reads %s\n", rows_not_read[i]);
+            CHECK(0);
+        }
+    /* a row's holds in time order (model.c's timelines, requests.c) */
+    CHECK(plan_has(s, "SELECT h.pid, h.start_ts FROM holds h WHERE h.row_id = 1"
+                      " ORDER BY h.start_ts", "USING INDEX hold_final_row", "TEMP B-TREE"));
+    /* the transactions that held a row (findings.c, serial capacity):
+     * from the index alone */
+    CHECK(plan_has(s, "SELECT h.tx_id FROM holds h WHERE h.row_id = 1 AND h.tx_id IS NOT NULL",
+                   "USING COVERING INDEX hold_final_row", NULL));
+    /* a root blocker's holds others waited for (model.c, root_cols) */
+    CHECK(plan_has(s, "SELECT hh.head_state FROM holds hh WHERE hh.tx_id = 1 AND hh.waits > 0"
+                      " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1",
+                   "USING INDEX hold_final_tx", NULL));
+}
+
 int main(void)
 {
     char err[256];
@@ -220,6 +318,7 @@ int main(void)
     }
     test_guard(s);
     test_views_flatten(s);
+    test_final_reads(s);
 
     c.s = s;
     c.p = ls_correlate_passes(&c.n);

@@ -1,0 +1,110 @@
+/*
+ * final.c — the final holds and rows pass: each hold and each row's
+ * totals as the last pass that decided them left them, written once into
+ * a table of this pass's own (hold_final, row_final; store_schema.h).
+ *
+ * A hold is decided by three passes, each in its own table keyed by
+ * hold_id (one writer per table, issue 33): transactions and holds
+ * (hold_rows), holds waited for (hold_bounds: bounds and totals of a hold
+ * others waited for) and hidden waits (hold_queued: a start moved to when
+ * the hold before it ended). A row's totals come from holds waited for
+ * (row_holds), hidden waits (row_hidden) and queue depth
+ * (row_queue_peaks). Readers saw them through views that looked each
+ * column up in each table: a column computed so cannot walk an index, and
+ * the code paths, findings and report read the holds many times over.
+ * This pass joins them once, in key order, after the last of those passes,
+ * and the views holds and rows read its tables.
+ *
+ * What it decides is only which pass wins for a column, as the views did:
+ * the hidden waits pass's start, else the holds waited for pass's value
+ * (never NULL where hold_rows' is not), else the transactions pass's. A
+ * bound stored NULL is equal to its time, here as in hold_rows (a hold
+ * has four, and a store hundreds of thousands of holds).
+ */
+#include "correlate_int.h"
+
+/* The start evidence of a hold in hold_queued (the hidden waits pass). */
+#define QUEUED_EVIDENCE "'the hold before it ended (statement queued)'"
+
+/* SQL: the id in hold_final_evidence of bound_evidence id ID, and of
+ * the queued start. hold_final_evidence keeps hold_evidence's ids (most
+ * holds are as the transactions pass left them: theirs is taken as it
+ * is); the few texts only the later passes give are added after them. */
+#define FINAL_OF_BOUND(ID)                                                               \
+    "(SELECT e.evidence_id FROM hold_final_evidence e WHERE e.text ="                   \
+    " (SELECT text FROM bound_evidence WHERE evidence_id = " ID "))"
+#define FINAL_QUEUED \
+    "(SELECT e.evidence_id FROM hold_final_evidence e WHERE e.text = " QUEUED_EVIDENCE ")"
+
+/* SQL: hold h's column COL: hold_bounds b's when it has one, else
+ * hold_rows h's. */
+#define BOUND(COL) "coalesce(b." COL ", h." COL ")"
+
+/* SQL: a bound COL (start_lo, ...) of hold h as a time: hold_bounds b's,
+ * else hold_rows h's, a NULL bound being its time TS. */
+#define BOUND_TS(COL, TS) "coalesce(b." COL ", b." TS ", h." COL ", h." TS ")"
+
+/* SQL: hold h's start: the hidden waits pass's, else as BOUND. */
+#define START_TS "coalesce(q.start_ts, " BOUND("start_ts") ")"
+
+static const char final_holds_sql[] =
+    /* Every evidence text a hold may have, once. */
+    "INSERT INTO hold_final_evidence(evidence_id, text) SELECT evidence_id, text"
+    " FROM hold_evidence ORDER BY evidence_id;"
+    "INSERT OR IGNORE INTO hold_final_evidence(text) SELECT text FROM bound_evidence"
+    " UNION SELECT " QUEUED_EVIDENCE ";"
+    "INSERT INTO hold_final(hold_id, row_id, tx_id, session_id, pid, start_ts, start_lo,"
+    " start_hi, start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits,"
+    " waiter_ms, max_queue, contended_ms, sql_ms, idle_ms, commit_ms, head_state,"
+    " observed_state, observed_samples)"
+    " SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid,"
+    "  " START_TS ", nullif(coalesce(q.start_lo, q.start_ts, " BOUND_TS("start_lo", "start_ts")
+    "), " START_TS "),"
+    "  nullif(coalesce(q.start_ts, " BOUND_TS("start_hi", "start_ts") "), " START_TS "),"
+    "  CASE WHEN q.hold_id IS NOT NULL THEN " FINAL_QUEUED
+    "   WHEN b.start_evidence IS NOT NULL THEN " FINAL_OF_BOUND("b.start_evidence")
+    "   ELSE h.start_evidence END,"
+    "  " BOUND("end_ts") ", nullif(" BOUND_TS("end_lo", "end_ts") ", " BOUND("end_ts") "),"
+    "  nullif(" BOUND_TS("end_hi", "end_ts") ", " BOUND("end_ts") "),"
+    "  CASE WHEN b.end_evidence IS NOT NULL THEN " FINAL_OF_BOUND("b.end_evidence")
+    "   ELSE h.end_evidence END,"
+    "  " BOUND("lock_stmt") ", " BOUND("waits") ", " BOUND("waiter_ms") ", h.max_queue,"
+    "  " BOUND("contended_ms") ", " BOUND("sql_ms") ", " BOUND("idle_ms") ","
+    "  " BOUND("commit_ms") ", " BOUND("head_state") ", " BOUND("observed_state") ","
+    "  " BOUND("observed_samples")
+    " FROM hold_rows h LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
+    " LEFT JOIN hold_queued q ON q.hold_id = h.hold_id ORDER BY h.hold_id;";
+
+/* What the readers search by: a row's holds in time order (the report's
+ * timelines, requests, row totals) and their transactions (the findings'
+ * serial capacity: the index covers it, where a visit of the table per
+ * hold took most of the findings pass at 1 GiB), a transaction's holds
+ * (root blockers). Sorted once, after the rows are in. */
+static const char final_hold_index_sql[] =
+    "CREATE INDEX IF NOT EXISTS hold_final_row ON hold_final(row_id, start_ts, tx_id);"
+    "CREATE INDEX IF NOT EXISTS hold_final_tx ON hold_final(tx_id, waits);";
+
+/* Every logical row, its totals 0 where no pass had any (as the view rows
+ * gave them before this pass). */
+static const char final_rows_sql[] =
+    "INSERT INTO row_final(row_id, holds, mean_hold_ms, capacity_per_s, max_queue,"
+    " max_queue_ts, occupancy_holds, occupied_ms, hidden_wait_ms, logged_wait_ms,"
+    " waited_statements, utilisation)"
+    " SELECT k.row_id, coalesce(rh.holds, 0), rh.mean_hold_ms, rh.capacity_per_s,"
+    "  p.max_queue, p.max_queue_ts, coalesce(rh.occupancy_holds, 0), rh.occupied_ms,"
+    "  coalesce(x.hidden_wait_ms, 0.0), coalesce(x.logged_wait_ms, 0.0),"
+    "  coalesce(x.waited_statements, 0), x.utilisation"
+    " FROM row_keys k LEFT JOIN row_holds rh ON rh.row_id = k.row_id"
+    " LEFT JOIN row_queue_peaks p ON p.row_id = k.row_id"
+    " LEFT JOIN row_hidden x ON x.row_id = k.row_id ORDER BY k.row_id;";
+
+int ls_correlate_final(ls_store *s, ls_correlate_stats *stats)
+{
+    int rc;
+
+    (void)stats;
+    if ((rc = ls_store_exec(s, final_holds_sql)) != 0 ||
+        (rc = ls_store_exec_sorting(s, final_hold_index_sql)) != 0)
+        return rc;
+    return ls_store_exec(s, final_rows_sql);
+}
