@@ -1277,8 +1277,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * stores which holds covered each row wait (row_cover, cover.c), which
  * the report swept for itself before. 15: a statement logged at its start
  * holds its row from its last acquisition of it, not its first (it queues
- * again for each holder while rechecking an updated tuple; decide/hold.c). */
-#define CORRELATION_REV "15"
+ * again for each holder while rechecking an updated tuple; decide/hold.c).
+ * 16: a wait whose mode conflicts with a waiter ahead of it in a table
+ * lock's queue is blocked by that waiter (queue_blockers()); relation
+ * locks named from their waiters' statements; the lock_queue_behind_ddl
+ * finding, and no hot-row finding on a relation lock. */
+#define CORRELATION_REV "16"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

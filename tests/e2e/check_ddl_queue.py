@@ -7,7 +7,7 @@ pg_blocking_pids(), snapshotted by the client while they waited) says the
 waiting DDL blocks them.
 
 For every round of the truth, in each log format the server wrote
-(stderr, csvlog, jsonlog):
+(stderr, csvlog, jsonlog) and in the stderr log cut to whole seconds (%t):
   - the DDL's wait: blocker = the holder, depth 1;
   - each queued statement's wait: blocker = the DDL's pid (one of the pids
     pg_blocking_pids() gave for it), root = the holder, depth 2, holder =
@@ -23,6 +23,7 @@ lock-queue finding.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -36,12 +37,24 @@ FORMATS = (("stderr", "postgresql.log"), ("csvlog", "postgresql.csv"),
            ("jsonlog", "postgresql.json"))
 
 
-def analyze(lockspan, sample, log, tmp):
+def whole_seconds(sample, tmp):
+    """The stderr log with its milliseconds cut off (%m read as %t): the
+    order of whole-second lines is their log position."""
+    path = os.path.join(tmp, "seconds.log")
+    with open(os.path.join(sample, "postgresql.log")) as f, open(path, "w") as out:
+        for line in f:
+            out.write(re.sub(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.\d{3}", r"\1", line))
+    return path
+
+
+def analyze(lockspan, sample, log, tmp, prefix=None):
     prefix_path = os.path.join(sample, "prefix.txt")
     out = os.path.join(tmp, "r.json")
     args = [lockspan, "analyze", "-q", "--format", "json", "-o", out]
-    if log.endswith(".log") and os.path.exists(prefix_path):
-        args += ["--prefix", open(prefix_path).read().rstrip("\n")]
+    if prefix is None and log.endswith(".log") and os.path.exists(prefix_path):
+        prefix = open(prefix_path).read().rstrip("\n")
+    if prefix is not None:
+        args += ["--prefix", prefix]
     subprocess.run(args + [os.path.join(sample, log)], check=True)
     return json.load(open(out))
 
@@ -120,6 +133,13 @@ def main():
                 check_round(r, rnd, fmt)
             if FINDINGS:
                 check_findings(r, truth, fmt)
+        prefix = open(os.path.join(sample, "prefix.txt")).read().rstrip("\n")
+        check("%m" in prefix, "the sample's prefix has %m")
+        r = analyze(lockspan, sample, whole_seconds(sample, tmp), tmp,
+                    prefix.replace("%m", "%t"))
+        for rnd in truth["rounds"]:
+            check_round(r, rnd, "stderr %t")
+        check_findings(r, truth, "stderr %t")
     return report()
 
 
