@@ -2,7 +2,7 @@
 """DDL pile-ups on a real PostgreSQL server (issue 34 item 8), truth from
 the client side: samples/ddl-queue.sh runs it.
 
-Two rounds, each on its own table:
+Three rounds, each on its own table:
 
   alter   a reader transaction holds AccessShareLock on `orders` (it read
           the table and stays open); `ALTER TABLE orders ADD COLUMN` queues
@@ -13,6 +13,8 @@ Two rounds, each on its own table:
           UPDATE, left open); `CREATE INDEX` queues for ShareLock behind
           it; UPDATEs of other customers then queue behind the CREATE
           INDEX (RowExclusiveLock conflicts with its ShareLock request).
+  events  two ALTERs queue behind a reader, the second behind the first,
+          and one SELECT behind the second: a chain of three.
 
 While everyone waits, a monitor connection snapshots pg_stat_activity with
 pg_blocking_pids() (what the server itself says blocks whom) and pg_locks'
@@ -109,6 +111,51 @@ def round_index(args, mon):
                      "RowExclusiveLock", "ShareLock", "RowExclusiveLock")
 
 
+def round_two_ddl(args, mon):
+    """Two ALTERs in the queue: the second waits behind the first (both
+    conflict with the reader too, but the first is ahead), and one SELECT
+    behind the second: SELECT -> ALTER 2 -> ALTER 1 -> reader."""
+    holder = Session(args, APP_HOLDER["alter"], "holder")
+    ddl = Session(args, APP_DDL, "ddl")
+    ddl2 = Session(args, APP_DDL, "ddl2")
+    queued = [Session(args, APP_QUEUED, "queued")]
+    t0 = now()
+    holder.run("BEGIN")
+    holder.run("SELECT count(*) FROM events")
+    threads = []
+
+    def later(delay, fn):
+        th = threading.Thread(target=lambda: (time.sleep(max(0.0, t0 + delay - now())), fn()))
+        th.start()
+        threads.append(th)
+
+    later(DDL_AFTER_S, lambda: ddl.run("ALTER TABLE events ADD COLUMN a int"))
+    later(DDL_AFTER_S + QUEUED_GAP_S, lambda: ddl2.run("ALTER TABLE events ADD COLUMN b int"))
+    later(QUEUED_AFTER_S + QUEUED_GAP_S,
+          lambda: queued[0].run("SELECT kind FROM events WHERE id = %s", (2,)))
+    time.sleep(max(0.0, t0 + SNAPSHOT_AFTER_S - now()))
+    snap = snapshot(mon, [holder.pid, ddl.pid, ddl2.pid, queued[0].pid])
+    time.sleep(max(0.0, t0 + HOLD_S - now()))
+    holder.run("COMMIT")
+    for th in threads:
+        th.join()
+    sessions = [holder, ddl, ddl2] + queued
+    out = {
+        "table": "events",
+        "holder": holder.pid, "ddl": ddl.pid, "ddl2": ddl2.pid,
+        "queued": [s.pid for s in queued],
+        "modes": {"held": "AccessShareLock", "ddl": "AccessExclusiveLock",
+                  "queued": "AccessShareLock"},
+        "expect": {"blocker_of_queued": ddl2.pid, "root_of_queued": holder.pid,
+                   "blocker_of_ddl2": ddl.pid, "blocker_of_ddl": holder.pid},
+        "snapshot": snap,
+        "sessions": [s.truth() for s in sessions],
+    }
+    for s in sessions:
+        s.close()
+    return out
+
+
 def run_round(mon, table, holder, holder_sql, ddl, ddl_sql, queued, queued_sql,
               held_mode, ddl_mode, queued_mode):
     t0 = now()
@@ -165,7 +212,10 @@ def main():
     cur.execute("INSERT INTO orders SELECT g, g * 10 FROM generate_series(1, 20) g")
     cur.execute("CREATE TABLE customers(id int PRIMARY KEY, balance int NOT NULL)")
     cur.execute("INSERT INTO customers SELECT g, 100 FROM generate_series(1, 20) g")
-    cur.execute("SELECT oid, relname FROM pg_class WHERE relname IN ('orders', 'customers')")
+    cur.execute("CREATE TABLE events(id int PRIMARY KEY, kind text NOT NULL)")
+    cur.execute("INSERT INTO events SELECT g, 'k' || g FROM generate_series(1, 20) g")
+    cur.execute("SELECT oid, relname FROM pg_class"
+                " WHERE relname IN ('orders', 'customers', 'events')")
     oids = {r[1]: r[0] for r in cur.fetchall()}
     cur.execute("SELECT oid FROM pg_database WHERE datname = current_database()")
     db_oid = cur.fetchone()[0]
@@ -177,6 +227,8 @@ def main():
     rounds = [round_alter(args, mon)]
     time.sleep(0.5)
     rounds.append(round_index(args, mon))
+    time.sleep(0.5)
+    rounds.append(round_two_ddl(args, mon))
     mon_conn.close()
     setup.close()
 
@@ -184,9 +236,10 @@ def main():
         r["rel_oid"] = oids[r["table"]]
         r["db_oid"] = db_oid
         for a in r["snapshot"]["activity"]:
-            if a["pid"] in r["queued"] and r["ddl"] not in a["blocked_by"]:
+            blocker = r["expect"]["blocker_of_queued"]
+            if a["pid"] in r["queued"] and blocker not in a["blocked_by"]:
                 raise SystemExit("scenarios_ddl.py: %s: pid %d not blocked by the DDL %d: %s"
-                                 % (r["table"], a["pid"], r["ddl"], a["blocked_by"]))
+                                 % (r["table"], a["pid"], blocker, a["blocked_by"]))
     truth = {
         "set": "ddl-queue",
         "prefix": args.prefix,

@@ -249,9 +249,10 @@ static const finding_rule rules[] = {
      "the lock, so that it never waits long at the head of the table's queue; shorten or end "
      "the transaction that held the table (the root blocker), and run migrations when no long "
      "transaction reads the table.",
-     /* Each wait for a relation lock that other waits queued behind
-      * (their blocker is its process, ahead of them in the lock's queue,
-      * during its wait: the episodes pass's queue_blockers()). */
+     /* Each wait for a relation lock at the head of its queue (blocked
+      * by a holder), with the waits for the same lock queued behind a
+      * waiter (the episodes pass's queue_blockers()) during its wait:
+      * behind it, or behind a waiter behind it (a second DDL). */
      "SELECT d.waited_ms + sum(q.waited_ms), printf('%%s queued for %%s on %%s behind %%s; "
      "%%d statement%%s queued behind it', coalesce(" LABEL_OF_TX("d.waiter_tx") ", 'pid ' ||"
      " d.pid), d.mode, d.relation, coalesce(" LABEL_OF_TX("d.holder_tx") ", 'pid ' ||"
@@ -265,10 +266,11 @@ static const finding_rule rules[] = {
      " d.mode),"
      " d.relation, d.statement, d.mode, d.waited_ms, " LABEL_OF_TX("d.holder_tx") ","
      " count(*), sum(q.waited_ms), " LABEL_OF_TX("d.waiter_tx")
-     " FROM lock_waits d JOIN lock_waits q ON q.blocker_pid = d.pid AND q.target = d.target"
-     " AND q.wait_id <> d.wait_id AND q.logged_ts >= d.start_ts"
-     " AND (d.end_ts IS NULL OR q.start_ts <= d.end_ts)"
-     " WHERE d.target_kind = 'relation' AND" OVERLAPS_WINDOW("d.start_ts", "d.end_ts")
+     " FROM lock_waits d JOIN lock_waits q ON q.target = d.target"
+     " AND q.blocker_pid IS NOT q.holder_pid AND q.wait_id <> d.wait_id"
+     " AND q.logged_ts >= d.start_ts AND (d.end_ts IS NULL OR q.start_ts <= d.end_ts)"
+     " WHERE d.target_kind = 'relation' AND d.blocker_pid = d.holder_pid AND"
+     OVERLAPS_WINDOW("d.start_ts", "d.end_ts")
      " GROUP BY d.wait_id ORDER BY d.wait_id",
      "relation:s,statement:s,mode:s,waited_ms:m,holder_code_path:s,queued:i,queued_wait_ms:m,"
      "code_path:s", queued_fire, NULL, LS_FINDING_MAX_PER_ROW, {0, 0}},

@@ -11,9 +11,11 @@ For every round of the truth, in each log format the server wrote
   - the DDL's wait: blocker = the holder, depth 1;
   - each queued statement's wait: blocker = the DDL's pid (one of the pids
     pg_blocking_pids() gave for it), root = the holder, depth 2, holder =
-    the holder;
+    the holder; with two DDLs queued (round `events`), the second's blocker
+    is the first, and the statement's the second (depth 3);
   - no hot-row finding (serial capacity, counter row) on the relation;
-  - a lock-queue finding naming the DDL, and the relation named as the
+  - one lock-queue finding per pile-up, naming the DDL at its head and
+    counting every wait queued behind it, and the relation named as the
     statements name it, not by OID.
 
 Usage: check_ddl_queue.py LOCKSPAN SAMPLE_DIR
@@ -75,17 +77,23 @@ def check_round(r, rnd, fmt):
             check(w["relation"] == rnd["table"],
                   f"{tag}: the DDL's wait names the relation {rnd['table']} ({w['relation']})")
     snap = {a["pid"]: a["blocked_by"] for a in rnd["snapshot"]["activity"]}
-    for pid in rnd["queued"]:
+    expect = rnd["expect"]
+    # A second DDL queued behind the first: blocked by it, root the holder.
+    queued = [(pid, expect["blocker_of_queued"], 3 if "ddl2" in rnd else 2)
+              for pid in rnd["queued"]]
+    if "ddl2" in rnd:
+        queued.append((rnd["ddl2"], expect["blocker_of_ddl2"], 2))
+    for pid, blocker, depth in queued:
         ws = waits.get(pid, [])
         check(len(ws) == 1, f"{tag}: queued {pid} waited once ({len(ws)})")
         for w in ws:
-            check(w["blocker_pid"] == rnd["ddl"],
-                  f"{tag}: queued {pid}'s blocker is the DDL {rnd['ddl']} ({w['blocker_pid']})")
+            check(w["blocker_pid"] == blocker,
+                  f"{tag}: queued {pid}'s blocker is the DDL {blocker} ({w['blocker_pid']})")
             check(w["blocker_pid"] in snap.get(pid, []),
                   f"{tag}: queued {pid}'s blocker is one pg_blocking_pids() named"
                   f" ({w['blocker_pid']} in {snap.get(pid)})")
-            check(w["root_pid"] == rnd["holder"] and w["chain_depth"] == 2,
-                  f"{tag}: queued {pid}'s root is the holder {rnd['holder']}, depth 2"
+            check(w["root_pid"] == rnd["holder"] and w["chain_depth"] == depth,
+                  f"{tag}: queued {pid}'s root is the holder {rnd['holder']}, depth {depth}"
                   f" ({w['root_pid']}, depth {w['chain_depth']})")
             check(w["holder_pid"] == rnd["holder"],
                   f"{tag}: queued {pid}'s lock holder is {rnd['holder']} ({w['holder_pid']})")
@@ -103,9 +111,10 @@ def check_findings(r, truth, fmt):
     for rnd in truth["rounds"]:
         mine = [f for f in queue if f.get("relation") == rnd["table"]]
         check(len(mine) == 1, f"{fmt}: one {QUEUE_RULE} finding on {rnd['table']} ({len(mine)})")
+        behind = len(rnd["queued"]) + (1 if "ddl2" in rnd else 0)
         for f in mine:
-            check(f.get("queued") == len(rnd["queued"]),
-                  f"{fmt} {rnd['table']}: the finding counts {len(rnd['queued'])} statements"
+            check(f.get("queued") == behind,
+                  f"{fmt} {rnd['table']}: the finding counts {behind} statements"
                   f" queued behind the DDL ({f.get('queued')})")
             ddl_sql = [s for s in rnd["sessions"] if s["pid"] == rnd["ddl"]][0]
             check(f.get("statement") == ddl_sql["statements"][0]["sql"],
@@ -126,7 +135,7 @@ def main():
             check(QUEUE_RULE not in rules, f"{sample}: no {QUEUE_RULE} finding ({rules})")
             return report()
         truth = json.load(open(os.path.join(sample, "truth.json")))
-        check(len(truth["rounds"]) == 2, "the sample has its two rounds")
+        check(len(truth["rounds"]) == 3, "the sample has its three rounds")
         for fmt, log in FORMATS:
             r = analyze(lockspan, sample, log, tmp)
             for rnd in truth["rounds"]:
