@@ -205,6 +205,14 @@ static const char insert_relation_sql[] =
     "INSERT OR IGNORE INTO relations(db_oid, rel_oid, name, evidence) VALUES (?1, ?2, ?3, ?4)";
 #define HOLDER_WAIT_EVIDENCE "context of the holder's wait"
 
+/* A DETAIL list (holders, queue) of a lock_wait_rows row, read only for
+ * the locks whose blocker can be a waiter ahead in the queue
+ * (queue_blockers()): NULL for tuple and transaction locks, most of the
+ * waits, which spares the chain walk reading a list each. */
+#define QUEUED_LIST(col)                                                                    \
+    "CASE WHEN target_kind IN ('tuple', 'transaction') THEN NULL ELSE "                     \
+    LS_PIDS_OF("lock_wait_rows", col) " END"
+
 /* The waits of `pid` around time ?2 (?3: the timestamps' resolution),
  * with their log positions; ls_wait_open_at() decides. */
 #define OPEN_WAIT_COLS(X, Q)                                                                \
@@ -218,8 +226,8 @@ static const char insert_relation_sql[] =
     X(Q, end_file, "end_file")                                                              \
     X(Q, end_line, "end_line")                                                              \
     X(Q, target, "target")                                                                  \
-    X(Q, holders, LS_PIDS_OF("lock_wait_rows", "holders"))                                  \
-    X(Q, queue, LS_PIDS_OF("lock_wait_rows", "queue"))
+    X(Q, holders, QUEUED_LIST("holders"))                                                   \
+    X(Q, queue, QUEUED_LIST("queue"))
 LS_COLUMNS(ow, OPEN_WAIT_COLS);
 static const char open_wait_sql[] =
     "SELECT " LS_SELECT_LIST(ow, OPEN_WAIT_COLS) " FROM lock_wait_rows"
@@ -294,8 +302,8 @@ static const char insert_chain_sql[] =
     X(Q, file_id, "file_id")                                                                \
     X(Q, line, "line")                                                                      \
     X(Q, target, "target")                                                                  \
-    X(Q, holders, LS_PIDS_OF("lock_wait_rows", "holders"))                                  \
-    X(Q, queue, LS_PIDS_OF("lock_wait_rows", "queue"))
+    X(Q, holders, QUEUED_LIST("holders"))                                                   \
+    X(Q, queue, QUEUED_LIST("queue"))
 LS_COLUMNS(wk, WALK_COLS);
 static const char walk_sql[] =
     "SELECT " LS_SELECT_LIST(wk, WALK_COLS) " FROM lock_wait_rows"

@@ -45,10 +45,15 @@
 
 /* A row that is a whole relation's lock (its waits are for a relation
  * lock): a lock queue, not a hot row, so no hot-row rule speaks of it
- * (lock_queue_behind_ddl does). */
+ * (lock_queue_behind_ddl does). The rows of relation-lock waits are read
+ * once (an uncorrelated list), not per candidate row: a correlated probe
+ * of the lock_waits view for every waiter's statement of the counter rule
+ * took the findings pass of the 256 MiB bench log from 11 M SQLite VM
+ * steps to 548 M. */
 #define NOT_A_RELATION_LOCK(row_id)                                                         \
-    " NOT EXISTS (SELECT 1 FROM lock_waits rl_ WHERE rl_.row_id = " row_id                    \
-    " AND rl_.target_kind = 'relation') "
+    " " row_id " NOT IN (SELECT wr_.row_id FROM wait_rows wr_ JOIN lock_wait_rows lw_"       \
+    " ON lw_.wait_id = wr_.wait_id WHERE lw_.target_kind = 'relation'"                      \
+    " AND wr_.row_id IS NOT NULL) "
 
 /* A code path's label for transaction tx (the rule's %s reads tx_code c). */
 #define LABEL_OF_TX(tx) "(SELECT %s FROM tx_code c WHERE c.tx_id = " tx ")"
