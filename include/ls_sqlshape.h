@@ -102,4 +102,14 @@ int ls_sql_args_of(const char *sql, const char *params, ls_sql_args *out);
  */
 int ls_sql_relation(const char *sql, char *rel, size_t rellen);
 
+/*
+ * The one table a statement locks as a whole, to name a relation lock's
+ * OID by: what ls_sql_relation() gives, ALTER TABLE t, CREATE INDEX ... ON
+ * t, TRUNCATE t, DROP TABLE t, VACUUM/ANALYZE/CLUSTER t, REINDEX TABLE t,
+ * and a SELECT ... FROM t that reads no other relation (no JOIN, no second
+ * FROM item, no subquery). Last name component, unquoted. Returns 1 when
+ * found, 0 for a statement of another kind or one that names several.
+ */
+int ls_sql_table_of(const char *sql, char *rel, size_t rellen);
+
 #endif

@@ -547,3 +547,88 @@ int ls_sql_relation(const char *sql, char *rel, size_t rellen)
     read_relation(p, rel, rellen);
     return rel[0] != '\0';
 }
+
+/* Skip the keywords of `kws` (NULL-terminated) found in turn at p, each
+ * at most once, in any order: "IF NOT EXISTS", "ONLY", "CONCURRENTLY". */
+static const char *skip_kws(const char *p, const char *const *kws)
+{
+    int again = 1;
+    while (again) {
+        int i;
+        again = 0;
+        p = skip_ws(p);
+        for (i = 0; kws[i]; i++)
+            if (kw_at(p, kws[i])) {
+                p = skip_ws(p + strlen(kws[i]));
+                again = 1;
+            }
+    }
+    return p;
+}
+
+/* After the one relation at p: nothing that names another (a comma, a
+ * JOIN, a second FROM or SELECT, a parenthesis: a subquery or a call).
+ * For a SELECT's FROM item. */
+static int reads_one(const char *p)
+{
+    for (; *p; p++) {
+        if (*p == '\'') {
+            for (p++; *p && !(*p == '\'' && p[1] != '\''); p++)
+                if (*p == '\'')
+                    p++;
+            if (!*p)
+                return 1;
+        } else if (*p == ',' || *p == '(') {
+            return 0;
+        } else if (!word_char((unsigned char)p[-1]) &&
+                   (kw_at(p, "join") || kw_at(p, "from") || kw_at(p, "select"))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int ls_sql_table_of(const char *sql, char *rel, size_t rellen)
+{
+    static const char *const opts[] = {"if", "not", "exists", "only", "concurrently", "table",
+                                       "verbose", NULL};
+    const char *p = skip_ws(sql ? sql : ""), *e;
+    rel[0] = '\0';
+    if (kw_at(p, "select")) {
+        if (!(p = find_kw(p, "from")))
+            return 0;
+        p = skip_kws(p + 4, opts);
+        e = read_relation(p, rel, rellen);
+        if (e == p || !reads_one(e)) {
+            rel[0] = '\0';
+            return 0;
+        }
+        return rel[0] != '\0';
+    }
+    if (ls_sql_relation(sql, rel, rellen))
+        return 1;
+    if (kw_at(p, "alter") || kw_at(p, "drop") || kw_at(p, "reindex")) {
+        /* ALTER TABLE t, DROP TABLE t, REINDEX TABLE t */
+        p = skip_ws(p + strcspn(p, " \t\r\n"));
+        if (!kw_at(p, "table"))
+            return 0;
+        p = skip_kws(p + 5, opts);
+    } else if (kw_at(p, "create")) {
+        /* CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS] [name] ON t */
+        if (!(p = find_kw(p, "index")) || !(p = find_kw(p, "on")))
+            return 0;
+        p = skip_kws(p + 2, opts);
+    } else if (kw_at(p, "truncate") || kw_at(p, "vacuum") || kw_at(p, "analyze") ||
+               kw_at(p, "cluster")) {
+        p = skip_kws(p + strcspn(p, " \t\r\n"), opts);
+    } else {
+        return 0;
+    }
+    e = read_relation(p, rel, rellen);
+    /* TRUNCATE a, b and DROP TABLE a, b name several. */
+    if (e == p || *skip_ws(e) == ',') {
+        rel[0] = '\0';
+        return 0;
+    }
+    return rel[0] != '\0';
+}

@@ -36,6 +36,7 @@
 #include "correlate_int.h"
 #include "findings.h"
 #include "ls_columns.h"
+#include "ls_sqlshape.h"
 
 #define MAX_EPISODE_EVENTS 16 /* messages of one wait (waiting, avoided..., acquired) */
 
@@ -217,10 +218,19 @@ static const char holder_waits_sql[] =
     "SELECT " LS_SELECT_LIST(hw, HOLDER_WAIT_COLS) " FROM lock_wait_rows"
     " WHERE pid = ?1 AND start_ts <= ?2 + ?3 ORDER BY start_ts DESC, wait_id DESC LIMIT ?4";
 
-/* The first name found for a relation stands. */
+/* The first name found for a relation stands: the holder's wait's
+ * CONTEXT, the strongest evidence, is looked at first. */
 static const char insert_relation_sql[] =
-    "INSERT OR IGNORE INTO relations(db_oid, rel_oid, name, evidence)"
-    " VALUES (?1, ?2, ?3, 'context of the holder''s wait')";
+    "INSERT OR IGNORE INTO relations(db_oid, rel_oid, name, evidence) VALUES (?1, ?2, ?3, ?4)";
+#define HOLDER_WAIT_EVIDENCE "context of the holder's wait"
+
+/* A DETAIL list (holders, queue) of a lock_wait_rows row, read only for
+ * the locks whose blocker can be a waiter ahead in the queue
+ * (queue_blockers()): NULL for tuple and transaction locks, most of the
+ * waits, which spares the chain walk reading a list each. */
+#define QUEUED_LIST(col)                                                                    \
+    "CASE WHEN target_kind IN ('tuple', 'transaction') THEN NULL ELSE "                     \
+    LS_PIDS_OF("lock_wait_rows", col) " END"
 
 /* The waits of `pid` around time ?2 (?3: the timestamps' resolution),
  * with their log positions; ls_wait_open_at() decides. */
@@ -234,7 +244,9 @@ static const char insert_relation_sql[] =
     X(Q, line, "line")                                                                      \
     X(Q, end_file, "end_file")                                                              \
     X(Q, end_line, "end_line")                                                              \
-    X(Q, target, "target")
+    X(Q, target, "target")                                                                  \
+    X(Q, holders, QUEUED_LIST("holders"))                                                   \
+    X(Q, queue, QUEUED_LIST("queue"))
 LS_COLUMNS(ow, OPEN_WAIT_COLS);
 static const char open_wait_sql[] =
     "SELECT " LS_SELECT_LIST(ow, OPEN_WAIT_COLS) " FROM lock_wait_rows"
@@ -308,7 +320,9 @@ static const char insert_chain_sql[] =
     X(Q, pid, "pid")                                                                        \
     X(Q, file_id, "file_id")                                                                \
     X(Q, line, "line")                                                                      \
-    X(Q, target, "target")
+    X(Q, target, "target")                                                                  \
+    X(Q, holders, QUEUED_LIST("holders"))                                                   \
+    X(Q, queue, QUEUED_LIST("queue"))
 LS_COLUMNS(wk, WALK_COLS);
 static const char walk_sql[] =
     "SELECT " LS_SELECT_LIST(wk, WALK_COLS) " FROM lock_wait_rows"
@@ -713,6 +727,13 @@ static int lookup_session(ls_stmt *q, int64_t pid, int64_t ts, int64_t *out)
     return rc < 0 ? rc : 0;
 }
 
+/* Is a wait's blocker a waiter ahead in its lock's queue
+ * (queue_blockers()) rather than a holder the server named? */
+static int blocker_queued(const char *holders, const char *queue, int64_t blocker)
+{
+    return ls_pid_listed(queue, blocker) && !ls_pid_listed(holders, blocker);
+}
+
 /* One wait of the root around the moment (an open_wait_sql row), as the
  * chain walk sees it; target points into q's row (valid until its next
  * step). */
@@ -731,6 +752,8 @@ static void read_root_wait(ls_stmt *q, ls_chain_wait *w)
                          ? ls_stmt_int64(q, ow_target_xid)
                          : 0;
     w->target = ls_stmt_text(q, ow_target);
+    w->blocker_queued = blocker_queued(ls_stmt_text(q, ow_holders), ls_stmt_text(q, ow_queue),
+                                       w->blocker);
 }
 
 /* One step of the walk: the root's waits around time t, latest first,
@@ -803,8 +826,13 @@ static int walk_one(walk_q *wq, int subsecond, ls_correlate_stats *stats)
     pos.line = ls_stmt_int64(q, wk_line);
     if (strcmp(ls_stmt_text(q, wk_target_kind), "transaction") == 0)
         blocker_xid = ls_stmt_int64(q, wk_target_xid);
+    /* A blocker ahead in the lock's queue (queue_blockers()) was named a
+     * waiter, not a holder, of the lock: its own wait for it is the next
+     * link. */
     ls_chain_start(&ch, ls_stmt_int64(q, wk_pid), blocker, blocker_xid,
-                   ls_stmt_text(q, wk_target));
+                   blocker_queued(ls_stmt_text(q, wk_holders), ls_stmt_text(q, wk_queue), blocker)
+                       ? NULL
+                       : ls_stmt_text(q, wk_target));
     while ((rc = walk_step(wq->openq, &ch, t, pos, subsecond)) == LS_CHAIN_ON)
         ;
     if (rc < 0)
@@ -972,6 +1000,10 @@ static int close_step(ls_store *s, ls_correlate_stats *stats)
     return rc < 0 ? rc : 0;
 }
 
+/* A process's waits by start: the chain walk's and the queue's probes. */
+#define LOCK_WAITS_PID_INDEX_SQL \
+    "CREATE INDEX IF NOT EXISTS lock_waits_pid ON lock_wait_rows(pid, start_ts);"
+
 static int index_step(ls_store *s, ls_correlate_stats *stats)
 {
     (void)stats;
@@ -979,19 +1011,150 @@ static int index_step(ls_store *s, ls_correlate_stats *stats)
      * the transaction links) in one probe, however often the server reused
      * the pid (a busy server without a pooler reuses each one many times a
      * day). */
-    return ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_pid ON"
-                                    " lock_wait_rows(pid, start_ts);"
+    return ls_store_exec_sorting(s, LOCK_WAITS_PID_INDEX_SQL
                                     "CREATE INDEX IF NOT EXISTS sessions_pid_start ON"
                                     " sessions(pid, coalesce(start_ts, first_ts, 0));");
 }
 
+/*
+ * Waits whose DETAIL lists others in the lock's wait queue before them,
+ * for the locks whose queue order decides who blocks whom
+ * (ls_queue_blocker(): not tuple or transaction locks), each with the
+ * queue as text.
+ */
+#define QUEUED_COLS(X, Q)                                                                   \
+    X(Q, wait_id, "wait_id")                                                                \
+    X(Q, pid, "pid")                                                                        \
+    X(Q, mode, "mode")                                                                      \
+    X(Q, target_kind, "target_kind")                                                        \
+    X(Q, target, "target")                                                                  \
+    X(Q, logged_ts, "logged_ts")                                                            \
+    X(Q, file_id, "file_id")                                                                \
+    X(Q, line, "line")                                                                      \
+    X(Q, queue, LS_PIDS_OF("lock_wait_rows", "queue"))
+LS_COLUMNS(qw, QUEUED_COLS);
+static const char queued_waits_sql[] =
+    "SELECT " LS_SELECT_LIST(qw, QUEUED_COLS) " FROM lock_wait_rows"
+    " WHERE target_kind NOT IN ('tuple', 'transaction')"
+    " AND " LS_PIDS_OF("lock_wait_rows", "queue") " LIKE '%,%' ORDER BY wait_id";
+
+/* The wait of pid ?1 for lock ?2 that began last by time ?3 (?4: the
+ * timestamps' resolution): a process waits for one lock at a time, and
+ * ls_wait_open_at() decides whether it was on. */
+#define AHEAD_WAIT_COLS(X, Q)                                                               \
+    X(Q, mode, "mode")                                                                      \
+    X(Q, start_ts, "start_ts")                                                              \
+    X(Q, end_ts, "end_ts")                                                                  \
+    X(Q, file_id, "file_id")                                                                \
+    X(Q, line, "line")                                                                      \
+    X(Q, end_file, "end_file")                                                              \
+    X(Q, end_line, "end_line")
+LS_COLUMNS(aw, AHEAD_WAIT_COLS);
+static const char ahead_wait_sql[] =
+    "SELECT " LS_SELECT_LIST(aw, AHEAD_WAIT_COLS) " FROM lock_wait_rows"
+    " WHERE pid = ?1 AND target = ?2 AND start_ts <= ?3 + ?4"
+    " ORDER BY start_ts DESC, wait_id DESC LIMIT 1";
+
+static const char queue_blocker_sql[] =
+    "UPDATE lock_wait_rows SET blocker_pid = ?2 WHERE wait_id = ?1";
+
+#define QUEUE_AHEAD_MAX 64 /* waiters ahead looked at: the nearest ones */
+
+/* The mode the waiter ahead `pid` requested in its wait for the lock of
+ * the current row of q, when that wait was on at the row's moment; NULL
+ * otherwise. The text lives in modebuf. */
+static int ahead_mode(ls_stmt *aq, ls_stmt *q, int64_t pid, int subsecond, char *modebuf,
+                      size_t n, const char **out)
+{
+    int64_t t = ls_stmt_int64(q, qw_logged_ts);
+    ls_logpos pos;
+    ls_wait_span w;
+    int rc;
+
+    *out = NULL;
+    pos.file = ls_stmt_int64(q, qw_file_id);
+    pos.line = ls_stmt_int64(q, qw_line);
+    ls_stmt_reset(aq);
+    if ((rc = ls_stmt_bind_int64(aq, 1, pid)) != 0 ||
+        (rc = ls_stmt_bind_text(aq, 2, ls_stmt_text(q, qw_target))) != 0 ||
+        (rc = ls_stmt_bind_int64(aq, 3, t)) != 0 ||
+        (rc = ls_stmt_bind_int64(aq, 4, subsecond ? 0 : LS_WHOLE_SECOND_US)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(aq)) != 1)
+        return rc < 0 ? rc : 0;
+    w.start_ts = ls_stmt_int64(aq, aw_start_ts);
+    w.has_end = !ls_stmt_isnull(aq, aw_end_ts);
+    w.end_ts = ls_stmt_int64(aq, aw_end_ts);
+    w.first.file = ls_stmt_int64(aq, aw_file_id);
+    w.first.line = ls_stmt_int64(aq, aw_line);
+    w.end.file = ls_stmt_int64(aq, aw_end_file);
+    w.end.line = ls_stmt_int64(aq, aw_end_line);
+    if (ls_wait_open_at(&w, t, pos, subsecond)) {
+        copy(modebuf, n, ls_stmt_text(aq, aw_mode));
+        *out = modebuf;
+    }
+    return 0;
+}
+
+/*
+ * Lock queues as PostgreSQL keeps them: a wait whose requested mode
+ * conflicts with that of a waiter ahead of it in the DETAIL's wait queue
+ * is blocked by that waiter (ls_queue_blocker()), not by the holder the
+ * message names: the SELECTs queued behind an ALTER TABLE that waits for
+ * a reader are the ALTER's. The chain walk then goes on from the waiter
+ * ahead to the holder.
+ */
+static int queue_blockers(ls_store *s)
+{
+    ls_stmt *q = NULL, *aq = NULL, *u = NULL;
+    int rc, subsecond;
+
+    if ((rc = ls_log_subsecond(s, &subsecond)) != 0 ||
+        (rc = ls_store_prepare(s, queued_waits_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, ahead_wait_sql, &aq)) != 0 ||
+        (rc = ls_store_prepare(s, queue_blocker_sql, &u)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        int64_t pids[QUEUE_AHEAD_MAX], bp;
+        ls_queued ahead[QUEUE_AHEAD_MAX];
+        char modes[QUEUE_AHEAD_MAX][32];
+        int n = ls_queue_ahead(ls_stmt_text(q, qw_queue), ls_stmt_int64(q, qw_pid), pids,
+                               QUEUE_AHEAD_MAX), i;
+        for (i = 0; i < n; i++) {
+            ahead[i].pid = pids[i];
+            if ((rc = ahead_mode(aq, q, pids[i], subsecond, modes[i], sizeof(modes[i]),
+                                 &ahead[i].mode)) != 0)
+                goto out;
+        }
+        bp = ls_queue_blocker(ls_stmt_text(q, qw_target_kind), ls_stmt_text(q, qw_mode), ahead,
+                              n);
+        if (!bp)
+            continue;
+        ls_stmt_reset(u);
+        if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, qw_wait_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(u, 2, bp)) != 0 || (rc = ls_stmt_step(u)) < 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(aq);
+    ls_stmt_finalize(u);
+    return rc < 0 ? rc : 0;
+}
+
 /* Pass 1: the wait episodes (build_episodes), then those the log shows
- * no end of closed by the errors that ended them (close_step): one
- * decision, what each wait was, and one writer of lock_wait_rows. */
+ * no end of closed by the errors that ended them (close_step), then the
+ * blockers ahead in a lock's queue (queue_blockers): one decision, what
+ * each wait was, and one writer of lock_wait_rows. */
 static int episodes_pass(ls_store *s, ls_correlate_stats *stats)
 {
     int rc = build_episodes(s, stats);
-    return rc == 0 ? close_step(s, stats) : rc;
+    if (rc == 0)
+        rc = close_step(s, stats);
+    /* queue_blockers() probes each waiter ahead's waits by (pid, start). */
+    if (rc == 0)
+        rc = ls_store_exec_sorting(s, LOCK_WAITS_PID_INDEX_SQL);
+    return rc == 0 ? queue_blockers(s) : rc;
 }
 
 /* A NULL column of q as NULL, not "" (ls_stmt_text). */
@@ -1000,9 +1163,6 @@ static const char *text_or_null(ls_stmt *q, int col)
     return ls_stmt_isnull(q, col) ? NULL : ls_stmt_text(q, col);
 }
 
-/* Relation names: tuple-lock waits name the relation by OID only; the
- * CONTEXT of their holder's transaction wait names it (readers join the
- * name in: the lock_waits view). */
 /* Does the holder's wait that tuple wait q (tw_ columns) was logged in
  * name its relation? hq reads the holder's candidate waits; on 1 it is
  * left on the chosen one (its relation). Returns 1, 0, or < 0 on a store
@@ -1041,6 +1201,76 @@ static int holder_wait_names(ls_stmt *q, ls_stmt *hq)
                                 ls_stmt_int64(hq, hw_end_ts), logged);
 }
 
+/* A relation name found for (?1, ?2) with its evidence (?4), unless one
+ * was found before. */
+static int insert_relation(ls_stmt *ins, int64_t db_oid, int64_t rel_oid, const char *name,
+                           const char *evidence)
+{
+    int rc = 0;
+    ls_stmt_reset(ins);
+    keep_first(&rc, ls_stmt_bind_int64(ins, 1, db_oid));
+    keep_first(&rc, ls_stmt_bind_int64(ins, 2, rel_oid));
+    keep_first(&rc, ls_stmt_bind_text(ins, 3, name));
+    keep_first(&rc, ls_stmt_bind_text(ins, 4, evidence));
+    if (rc == 0 && (rc = ls_stmt_step(ins)) > 0)
+        rc = 0;
+    return rc;
+}
+
+/* The waits for relation locks (they name the relation by OID only), by
+ * relation, with each waiter's statement. */
+#define REL_WAIT_COLS(X, Q)                                                                 \
+    X(Q, db_oid, "db_oid")                                                                  \
+    X(Q, rel_oid, "rel_oid")                                                                \
+    X(Q, statement, "statement")
+LS_COLUMNS(rw, REL_WAIT_COLS);
+static const char relation_waits_sql[] =
+    "SELECT " LS_SELECT_LIST(rw, REL_WAIT_COLS) " FROM lock_wait_rows"
+    " WHERE target_kind = 'relation' AND rel_oid IS NOT NULL AND db_oid IS NOT NULL"
+    " ORDER BY db_oid, rel_oid, wait_id";
+
+#define WAITER_STATEMENTS_EVIDENCE "the waiters' statements"
+
+/* The name of a relation lock's OID where every waiter's statement that
+ * names one table as a whole names the same (ls_sql_table_of(),
+ * ls_relation_name_vote()): "ALTER TABLE orders ..." and "SELECT ... FROM
+ * orders" waiting on relation 16385. */
+static int relations_from_statements(ls_store *s, ls_stmt *ins)
+{
+    ls_stmt *q = NULL;
+    int64_t db = 0, rel = 0;
+    char agreed[128] = "", table[128];
+    int rc, conflict = 0, have = 0;
+
+    if ((rc = ls_store_prepare(s, relation_waits_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        int64_t d = ls_stmt_int64(q, rw_db_oid), r = ls_stmt_int64(q, rw_rel_oid);
+        if (have && (d != db || r != rel)) {
+            if (ls_relation_name_vote(agreed, sizeof(agreed), &conflict, NULL) &&
+                (rc = insert_relation(ins, db, rel, agreed, WAITER_STATEMENTS_EVIDENCE)) != 0)
+                break;
+            agreed[0] = '\0';
+            conflict = 0;
+        }
+        db = d;
+        rel = r;
+        have = 1;
+        ls_relation_name_vote(agreed, sizeof(agreed), &conflict,
+                              ls_sql_table_of(ls_stmt_text(q, rw_statement), table, sizeof(table))
+                                  ? table
+                                  : NULL);
+    }
+    if (rc == 0 && have && ls_relation_name_vote(agreed, sizeof(agreed), &conflict, NULL))
+        rc = insert_relation(ins, db, rel, agreed, WAITER_STATEMENTS_EVIDENCE);
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* Relation names: lock messages name a relation by OID only. A tuple
+ * wait's is named by the CONTEXT of its holder's transaction wait; a
+ * relation lock's by its waiters' statements (readers join the name in:
+ * the lock_waits view). */
 static int relations_step(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *q = NULL, *hq = NULL, *ins = NULL;
@@ -1058,13 +1288,12 @@ static int relations_step(ls_store *s, ls_correlate_stats *stats)
         }
         if (!names)
             continue;
-        ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(q, tw_db_oid));
-        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(q, tw_rel_oid));
-        ls_stmt_bind_text(ins, 3, ls_stmt_text(hq, hw_relation));
-        if ((rc = ls_stmt_step(ins)) < 0)
+        if ((rc = insert_relation(ins, ls_stmt_int64(q, tw_db_oid), ls_stmt_int64(q, tw_rel_oid),
+                                  ls_stmt_text(hq, hw_relation), HOLDER_WAIT_EVIDENCE)) != 0)
             break;
     }
+    if (rc >= 0)
+        rc = relations_from_statements(s, ins);
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(hq);
@@ -1118,8 +1347,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * stores which holds covered each row wait (row_cover, cover.c), which
  * the report swept for itself before. 15: a statement logged at its start
  * holds its row from its last acquisition of it, not its first (it queues
- * again for each holder while rechecking an updated tuple; decide/hold.c). */
-#define CORRELATION_REV "15"
+ * again for each holder while rechecking an updated tuple; decide/hold.c).
+ * 16: a wait whose mode conflicts with a waiter ahead of it in a table
+ * lock's queue is blocked by that waiter (queue_blockers()); relation
+ * locks named from their waiters' statements; the lock_queue_behind_ddl
+ * finding, and no hot-row finding on a relation lock. */
+#define CORRELATION_REV "16"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -285,8 +285,12 @@ static const char link_sql[] =
     /* The row lock's holder: the awaited transaction for a transaction
      * lock (its transaction by xid: link_holder_sql). For a tuple lock the
      * queue head holds the tuple lock and waits for the row's holder
-     * itself, one hop further (link_heads()). */
-    " w.blocker_pid FROM lock_waits w;";
+     * itself, one hop further (link_heads()). A blocker ahead in the
+     * lock's queue (the episodes pass's queue_blockers()) holds nothing:
+     * the holder is the first the DETAIL names. */
+    " CASE WHEN (',' || w.queue || ',') LIKE '%,' || w.blocker_pid || ',%'"
+    "  AND (',' || w.holders || ',') NOT LIKE '%,' || w.blocker_pid || ',%'"
+    "  THEN CAST(w.holders AS INTEGER) ELSE w.blocker_pid END FROM lock_waits w;";
 
 /* A tuple wait and the queue head's latest wait by then (a process waits
  * for one lock at a time) when that wait is for a transaction: whether it

@@ -31,6 +31,7 @@ static ls_chain_wait wait_of(int64_t start, int64_t line, int64_t blocker, int64
     w.blocker = blocker;
     w.awaited_xid = xid;
     w.target = target;
+    w.blocker_queued = 0;
     return w;
 }
 
@@ -153,6 +154,36 @@ static void test_max(void)
     CHECK_INT(c.root, LS_CHAIN_MAX);
 }
 
+/* A relation lock's queue (samples/ddl-queue): SELECT 13 waits behind
+ * ALTER 12 (ahead in the queue, named a waiter), which waits behind ALTER
+ * 11 (also ahead), which waits for reader 10, the holder. The walk passes
+ * the waiters ahead on the same lock and stops at the holder. */
+static void test_queue_of_one_lock(void)
+{
+    const char *rel = "relation 16385 of database 16384";
+    ls_chain c;
+    ls_chain_wait w;
+
+    ls_chain_start(&c, 13, 12, 0, NULL);
+    w = wait_of(T - S, 90, 11, 0, rel);
+    w.blocker_queued = 1;
+    CHECK_INT(ls_chain_step(&c, &w, T, AT, 1), LS_CHAIN_ON);
+    CHECK_STR(c.target, "");
+    w = wait_of(T - 2 * S, 80, 10, 0, rel);
+    CHECK_INT(ls_chain_step(&c, &w, T, AT, 1), LS_CHAIN_ON);
+    CHECK_INT(c.root, 10);
+    CHECK_INT(c.depth, 3);
+    CHECK_STR(c.target, rel);
+    /* Had the server named 11 a holder of the lock, its wait for it would
+     * be over: the walk stops there (the step before, without the flag). */
+    ls_chain_start(&c, 13, 12, 0, NULL);
+    w = wait_of(T - S, 90, 11, 0, rel);
+    CHECK_INT(ls_chain_step(&c, &w, T, AT, 1), LS_CHAIN_ON);
+    w = wait_of(T - 2 * S, 80, 10, 0, rel);
+    CHECK_INT(ls_chain_step(&c, &w, T, AT, 1), LS_CHAIN_STOP);
+    CHECK_INT(c.root, 11);
+}
+
 int main(void)
 {
     test_start();
@@ -161,5 +192,6 @@ int main(void)
     test_cycle();
     test_named_holder();
     test_max();
+    test_queue_of_one_lock();
     return TEST_REPORT();
 }

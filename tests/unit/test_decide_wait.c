@@ -251,6 +251,99 @@ static void test_holder_wait_at(void)
     CHECK_INT(ls_holder_wait_at(starts, 0, 10 * S), -1);
 }
 
+/* PostgreSQL's conflict table at its edges: a mode against the weakest
+ * and strongest, the self-conflicting ones, and names that are no mode. */
+static void test_modes_conflict(void)
+{
+    CHECK_INT(ls_lock_modes_conflict("AccessShareLock", "AccessShareLock"), 0);
+    CHECK_INT(ls_lock_modes_conflict("AccessShareLock", "ExclusiveLock"), 0);
+    CHECK_INT(ls_lock_modes_conflict("AccessShareLock", "AccessExclusiveLock"), 1);
+    CHECK_INT(ls_lock_modes_conflict("AccessExclusiveLock", "AccessShareLock"), 1);
+    CHECK_INT(ls_lock_modes_conflict("RowShareLock", "ExclusiveLock"), 1);
+    CHECK_INT(ls_lock_modes_conflict("RowShareLock", "ShareRowExclusiveLock"), 0);
+    CHECK_INT(ls_lock_modes_conflict("RowExclusiveLock", "RowExclusiveLock"), 0);
+    CHECK_INT(ls_lock_modes_conflict("RowExclusiveLock", "ShareLock"), 1);
+    CHECK_INT(ls_lock_modes_conflict("ShareLock", "RowExclusiveLock"), 1);
+    CHECK_INT(ls_lock_modes_conflict("ShareLock", "ShareLock"), 0);
+    CHECK_INT(ls_lock_modes_conflict("ShareUpdateExclusiveLock", "ShareUpdateExclusiveLock"), 1);
+    CHECK_INT(ls_lock_modes_conflict("ShareUpdateExclusiveLock", "RowExclusiveLock"), 0);
+    CHECK_INT(ls_lock_modes_conflict("ShareRowExclusiveLock", "ShareRowExclusiveLock"), 1);
+    CHECK_INT(ls_lock_modes_conflict("ShareRowExclusiveLock", "RowShareLock"), 0);
+    CHECK_INT(ls_lock_modes_conflict("ExclusiveLock", "RowShareLock"), 1);
+    CHECK_INT(ls_lock_modes_conflict("ExclusiveLock", "AccessShareLock"), 0);
+    CHECK_INT(ls_lock_modes_conflict("AccessExclusiveLock", "AccessExclusiveLock"), 1);
+    CHECK_INT(ls_lock_modes_conflict("AccessShareLock", "Access"), -1);
+    CHECK_INT(ls_lock_modes_conflict(NULL, "AccessShareLock"), -1);
+    CHECK_INT(ls_lock_modes_conflict("AccessShareLock", NULL), -1);
+}
+
+/* The waiters listed before the waiter itself: first and last places,
+ * spaces after commas, and a waiter the queue does not list. */
+static void test_queue_ahead(void)
+{
+    int64_t out[4];
+
+    CHECK_INT(ls_queue_ahead("16410,16411,16412", 16410, out, 4), 0);
+    CHECK_INT(ls_queue_ahead("16410,16411,16412", 16412, out, 4), 2);
+    CHECK_INT(out[0], 16410);
+    CHECK_INT(out[1], 16411);
+    CHECK_INT(ls_queue_ahead("16410, 16411", 16411, out, 4), 1);
+    CHECK_INT(out[0], 16410);
+    CHECK_INT(ls_queue_ahead("16410,16411", 1641, out, 4), 0);
+    CHECK_INT(ls_queue_ahead("16410,16411", 16412, out, 4), 0);
+    CHECK_INT(ls_queue_ahead("", 16410, out, 4), 0);
+    CHECK_INT(ls_queue_ahead(NULL, 16410, out, 4), 0);
+    /* More ahead than room: the first max are kept. */
+    CHECK_INT(ls_queue_ahead("1,2,3,4,5,6", 6, out, 4), 4);
+    CHECK_INT(out[3], 4);
+}
+
+/* The blocker ahead in the queue: the nearest conflicting request, none
+ * when nothing ahead conflicts or its mode is unknown, never for tuple
+ * and transaction locks (samples/ddl-queue: SELECTs behind an ALTER
+ * TABLE, UPDATEs behind a CREATE INDEX). */
+static void test_queue_blocker(void)
+{
+    ls_queued alter_then_select[] = {{16410, "AccessExclusiveLock"}, {16411, "AccessShareLock"}};
+    ls_queued index_then_update[] = {{16656, "ShareLock"}, {16657, "RowExclusiveLock"}};
+    ls_queued two_ddl[] = {{1, "AccessExclusiveLock"}, {2, "AccessExclusiveLock"}};
+    ls_queued unknown[] = {{1, NULL}};
+    ls_queued readers[] = {{1, "AccessShareLock"}, {2, "RowShareLock"}};
+
+    CHECK_INT(ls_queue_blocker("relation", "AccessShareLock", alter_then_select, 1), 16410);
+    /* The SELECT ahead does not conflict; the ALTER before it does. */
+    CHECK_INT(ls_queue_blocker("relation", "AccessShareLock", alter_then_select, 2), 16410);
+    CHECK_INT(ls_queue_blocker("relation", "AccessExclusiveLock", alter_then_select, 2), 16411);
+    CHECK_INT(ls_queue_blocker("relation", "RowExclusiveLock", index_then_update, 2), 16656);
+    CHECK_INT(ls_queue_blocker("relation", "AccessShareLock", index_then_update, 2), 0);
+    CHECK_INT(ls_queue_blocker("relation", "AccessShareLock", two_ddl, 2), 2);
+    CHECK_INT(ls_queue_blocker("relation", "RowExclusiveLock", readers, 2), 0);
+    CHECK_INT(ls_queue_blocker("relation", "AccessShareLock", unknown, 1), 0);
+    CHECK_INT(ls_queue_blocker("relation", "AccessShareLock", alter_then_select, 0), 0);
+    CHECK_INT(ls_queue_blocker("advisory", "ExclusiveLock", two_ddl, 2), 2);
+    CHECK_INT(ls_queue_blocker("tuple", "ExclusiveLock", two_ddl, 2), 0);
+    CHECK_INT(ls_queue_blocker("transaction", "ShareLock", two_ddl, 2), 0);
+    CHECK_INT(ls_queue_blocker(NULL, "AccessShareLock", two_ddl, 2), 0);
+}
+
+/* The vote for a relation's name: statements that name no table do not
+ * count, one that names another table ends it, the first name stands. */
+static void test_relation_name_vote(void)
+{
+    char agreed[16] = "";
+    int conflict = 0;
+
+    CHECK_INT(ls_relation_name_vote(agreed, sizeof(agreed), &conflict, NULL), 0);
+    CHECK_INT(ls_relation_name_vote(agreed, sizeof(agreed), &conflict, ""), 0);
+    CHECK_INT(ls_relation_name_vote(agreed, sizeof(agreed), &conflict, "orders"), 1);
+    CHECK_STR(agreed, "orders");
+    CHECK_INT(ls_relation_name_vote(agreed, sizeof(agreed), &conflict, NULL), 1);
+    CHECK_INT(ls_relation_name_vote(agreed, sizeof(agreed), &conflict, "orders"), 1);
+    CHECK_INT(ls_relation_name_vote(agreed, sizeof(agreed), &conflict, "orders_pkey"), 0);
+    CHECK_INT(conflict, 1);
+    CHECK_INT(ls_relation_name_vote(agreed, sizeof(agreed), &conflict, "orders"), 0);
+}
+
 int main(void)
 {
     test_open_at_boundaries();
@@ -265,5 +358,9 @@ int main(void)
     test_blocker();
     test_holder_wait_names();
     test_holder_wait_at();
+    test_modes_conflict();
+    test_queue_ahead();
+    test_queue_blocker();
+    test_relation_name_vote();
     return TEST_REPORT();
 }

@@ -106,9 +106,50 @@ static void test_relation(void)
     CHECK(!ls_sql_relation("SELECT * FROM inventory", rel, sizeof(rel)));
 }
 
+/* The one table a statement locks as a whole (a relation lock's name):
+ * the DDL of samples/ddl-queue, its options, and statements that name
+ * several relations or none. */
+static void test_table_of(void)
+{
+    static const struct {
+        const char *sql, *rel; /* "" when none */
+    } cases[] = {
+        {"ALTER TABLE orders ADD COLUMN note text", "orders"},
+        {"alter table if exists only public.\"Orders\" add column x int", "Orders"},
+        {"CREATE INDEX customers_balance ON customers (balance)", "customers"},
+        {"CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS ix ON ONLY s.t USING btree (a)", "t"},
+        {"SELECT amount FROM orders WHERE id = 2", "orders"},
+        {"SELECT sum(amount) FROM orders", "orders"},
+        {"UPDATE customers SET balance = balance - 1 WHERE id = 2", "customers"},
+        {"TRUNCATE TABLE jobs", "jobs"},
+        {"TRUNCATE a, b", ""},
+        {"DROP TABLE IF EXISTS old_jobs", "old_jobs"},
+        {"DROP INDEX ix", ""},
+        {"VACUUM (VERBOSE) jobs", ""},
+        {"VACUUM jobs", "jobs"},
+        {"REINDEX TABLE jobs", "jobs"},
+        {"SELECT * FROM a JOIN b ON a.id = b.id", ""},
+        {"SELECT * FROM a, b", ""},
+        {"SELECT * FROM a WHERE id IN (SELECT id FROM b)", ""},
+        {"SELECT 1", ""},
+        {"CREATE TABLE t (id int)", ""},
+        {"COMMIT", ""},
+        {"", ""},
+    };
+    size_t i;
+    char rel[64];
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        CHECK_INT(ls_sql_table_of(cases[i].sql, rel, sizeof(rel)), cases[i].rel[0] != '\0');
+        CHECK_STR(rel, cases[i].rel);
+    }
+    CHECK_INT(ls_sql_table_of(NULL, rel, sizeof(rel)), 0);
+}
+
 int main(void)
 {
     test_relation();
+    test_table_of();
     test_kind();
     test_shape();
     test_row_key();

@@ -39,8 +39,9 @@ int ls_chain_step(ls_chain *c, const ls_chain_wait *w, int64_t t, ls_logpos pos,
         return LS_CHAIN_STOP;
     if (!w->has_blocker)
         return LS_CHAIN_STOP;
-    /* Its holders are known at the moment only if it was logged by then. */
-    if (ls_logpos_cmp(w->span.first, pos) <= 0)
+    /* Its holders are known at the moment only if it was logged by then;
+     * a blocker ahead in its queue was named a waiter, not a holder. */
+    if (ls_logpos_cmp(w->span.first, pos) <= 0 && !w->blocker_queued)
         snprintf(c->target, sizeof(c->target), "%s", w->target);
     else
         c->target[0] = '\0';

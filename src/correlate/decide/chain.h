@@ -39,6 +39,9 @@ typedef struct ls_chain_wait {
     int64_t blocker;    /* its direct blocker, when has_blocker */
     int64_t awaited_xid; /* the transaction it waits for (a transaction lock), or 0 */
     const char *target; /* the lock it waits for (never NULL) */
+    /* Its blocker is a waiter ahead of it in the lock's queue, not a
+     * holder the server named (ls_queue_blocker()). */
+    int blocker_queued;
 } ls_chain_wait;
 
 /* What a step decided. */
@@ -50,8 +53,10 @@ enum {
 
 /*
  * Start the walk of the wait of `waiter`, whose direct blocker is
- * `blocker`, for lock `target` (NULL: unknown); awaited_xid is the
- * transaction it waits for (0 when not a transaction lock).
+ * `blocker`, for lock `target`, the lock the server named the blocker a
+ * holder of (NULL: unknown, or the blocker is a waiter ahead in that
+ * lock's queue, whose own wait for it goes on with the walk); awaited_xid
+ * is the transaction it waits for (0 when not a transaction lock).
  */
 void ls_chain_start(ls_chain *c, int64_t waiter, int64_t blocker, int64_t awaited_xid,
                     const char *target);

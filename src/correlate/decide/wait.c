@@ -3,6 +3,7 @@
  */
 #include "wait.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "tolerances.h"
@@ -123,4 +124,91 @@ int ls_holder_wait_names(const char *relation, const char *holder_ctid, const ch
     if (!relation || !holder_ctid || !ctid || strcmp(holder_ctid, ctid) != 0)
         return 0;
     return !has_end || end_ts >= logged_ts;
+}
+
+/* The lock modes in PostgreSQL's order (lockdefs.h: 1 AccessShareLock
+ * ... 8 AccessExclusiveLock), and each one's conflicts as a bit mask of
+ * those numbers (lock.c, LockConflicts). */
+static const char *const lock_modes[] = {
+    NULL,           "AccessShareLock",       "RowShareLock",  "RowExclusiveLock",
+    "ShareUpdateExclusiveLock", "ShareLock", "ShareRowExclusiveLock", "ExclusiveLock",
+    "AccessExclusiveLock",
+};
+#define LOCK_MODES ((int)(sizeof(lock_modes) / sizeof(lock_modes[0])))
+#define MODE_BIT(m) (1u << (m))
+static const unsigned lock_conflicts[] = {
+    0,
+    MODE_BIT(8),
+    MODE_BIT(7) | MODE_BIT(8),
+    MODE_BIT(5) | MODE_BIT(6) | MODE_BIT(7) | MODE_BIT(8),
+    MODE_BIT(4) | MODE_BIT(5) | MODE_BIT(6) | MODE_BIT(7) | MODE_BIT(8),
+    MODE_BIT(3) | MODE_BIT(4) | MODE_BIT(6) | MODE_BIT(7) | MODE_BIT(8),
+    MODE_BIT(3) | MODE_BIT(4) | MODE_BIT(5) | MODE_BIT(6) | MODE_BIT(7) | MODE_BIT(8),
+    MODE_BIT(2) | MODE_BIT(3) | MODE_BIT(4) | MODE_BIT(5) | MODE_BIT(6) | MODE_BIT(7) |
+        MODE_BIT(8),
+    MODE_BIT(1) | MODE_BIT(2) | MODE_BIT(3) | MODE_BIT(4) | MODE_BIT(5) | MODE_BIT(6) |
+        MODE_BIT(7) | MODE_BIT(8),
+};
+
+/* A mode's number, 0 when the name is none. */
+static int lock_mode_num(const char *name)
+{
+    int m;
+    for (m = 1; name && m < LOCK_MODES; m++)
+        if (strcmp(name, lock_modes[m]) == 0)
+            return m;
+    return 0;
+}
+
+int ls_lock_modes_conflict(const char *a, const char *b)
+{
+    int x = lock_mode_num(a), y = lock_mode_num(b);
+    if (!x || !y)
+        return -1;
+    return (lock_conflicts[x] & MODE_BIT(y)) != 0;
+}
+
+int ls_queue_ahead(const char *queue, int64_t self, int64_t *out, int max)
+{
+    int n = 0;
+    while (queue && *queue) {
+        int64_t v = 0;
+        int digits = 0;
+        while (*queue == ' ')
+            queue++;
+        for (; *queue >= '0' && *queue <= '9'; queue++, digits++)
+            v = v * 10 + (*queue - '0');
+        if (digits > 0 && v == self)
+            return n;
+        if (digits > 0 && n < max)
+            out[n++] = v;
+        queue = strchr(queue, ',');
+        if (queue)
+            queue++;
+    }
+    return 0; /* self not listed */
+}
+
+int64_t ls_queue_blocker(const char *target_kind, const char *mode, const ls_queued *ahead,
+                         int n)
+{
+    int i;
+    if (!target_kind || strcmp(target_kind, "tuple") == 0 ||
+        strcmp(target_kind, "transaction") == 0)
+        return 0;
+    for (i = n - 1; i >= 0; i--)
+        if (ls_lock_modes_conflict(mode, ahead[i].mode) == 1)
+            return ahead[i].pid;
+    return 0;
+}
+
+int ls_relation_name_vote(char *agreed, size_t n, int *conflict, const char *name)
+{
+    if (name && name[0]) {
+        if (!agreed[0])
+            snprintf(agreed, n, "%s", name);
+        else if (strcmp(agreed, name) != 0)
+            *conflict = 1;
+    }
+    return agreed[0] && !*conflict;
 }

@@ -126,4 +126,55 @@ int ls_holder_wait_names(const char *relation, const char *holder_ctid, const ch
  */
 long ls_holder_wait_at(const int64_t *starts, size_t n, int64_t logged_ts);
 
+/*
+ * Do two heavyweight lock modes conflict (PostgreSQL's conflict table,
+ * storage/lmgr/lock.c LockConflicts)? Modes by their logged names
+ * ("AccessShareLock" ... "AccessExclusiveLock"). Returns 1 or 0, -1 when
+ * either name is not a lock mode (or NULL): unknown is no conflict.
+ */
+int ls_lock_modes_conflict(const char *a, const char *b);
+
+/* A waiter ahead in a lock's wait queue: its pid and the mode its own
+ * wait requested (NULL when no wait of it on that lock was on then). */
+typedef struct ls_queued {
+    int64_t pid;
+    const char *mode;
+} ls_queued;
+
+/*
+ * The pids of the DETAIL's "Wait queue" (`queue`, "16410,16411,16412")
+ * listed before `self`, in order, into out[0..max-1]. Returns how many,
+ * 0 when self is not listed (the queue says nothing of its place).
+ */
+int ls_queue_ahead(const char *queue, int64_t self, int64_t *out, int max);
+
+/*
+ * The waiter ahead that blocks a wait for a lock of kind `target_kind`
+ * ("relation", "tuple", ...) requested in `mode`: PostgreSQL grants a
+ * lock in queue order, so a request that conflicts with an earlier
+ * waiter's request waits behind that waiter too, though it may not
+ * conflict with any holder (pg_blocking_pids() names the waiter: plain
+ * SELECTs queued behind an ALTER TABLE that waits for a reader). ahead:
+ * the waiters listed before this one, in queue order (n of them). Returns
+ * the nearest whose mode conflicts (the walk to the root goes on through
+ * the others), else 0: the holder stays the blocker. Always 0 for a tuple
+ * lock, whose queue is the row's (its head holds the tuple lock and the
+ * row's holders are linked through it: transactions.c), and for a
+ * transaction lock (every waiter asks ShareLock: none conflict).
+ */
+int64_t ls_queue_blocker(const char *target_kind, const char *mode, const ls_queued *ahead,
+                         int n);
+
+/*
+ * Add one relation-lock waiter's statement to the vote for the name of
+ * the relation its lock message gives by OID only: `name` is the one
+ * table the statement locks as a whole (ls_sql_table_of()), NULL when it
+ * names none or several. agreed (n bytes, "" at first) keeps the name so
+ * far; *conflict becomes 1 when two statements name different tables (a
+ * statement waiting on an index's lock, say): then the vote gives no
+ * name. Returns 1 while the vote still names agreed (a name and no
+ * conflict), 0 otherwise.
+ */
+int ls_relation_name_vote(char *agreed, size_t n, int *conflict, const char *name);
+
 #endif

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Lock queues behind DDL (issue 34 item 8), against a real server's truth
+(samples/ddl-queue, made by samples/ddl-queue.sh): a transaction holds a
+table lock, a DDL statement queues behind it, plain statements queue
+behind the DDL. PostgreSQL grants in queue order, so the server (and
+pg_blocking_pids(), snapshotted by the client while they waited) says the
+waiting DDL blocks them.
+
+For every round of the truth, in each log format the server wrote
+(stderr, csvlog, jsonlog) and in the stderr log cut to whole seconds (%t):
+  - the DDL's wait: blocker = the holder, depth 1;
+  - each queued statement's wait: blocker = the DDL's pid (one of the pids
+    pg_blocking_pids() gave for it), root = the holder, depth 2, holder =
+    the holder; with two DDLs queued (round `events`), the second's blocker
+    is the first, and the statement's the second (depth 3);
+  - no hot-row finding (serial capacity, counter row) on the relation;
+  - one lock-queue finding per pile-up, naming the DDL at its head and
+    counting every wait queued behind it, and the relation named as the
+    statements name it, not by OID.
+
+Usage: check_ddl_queue.py LOCKSPAN SAMPLE_DIR
+       check_ddl_queue.py LOCKSPAN SAMPLE_DIR --absent
+The second form: a sample with no DDL pile-up (samples/realistic) gets no
+lock-queue finding.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from lscheck import check, report
+
+QUEUE_RULE = "lock_queue_behind_ddl"
+NAMES = True     # the relation named from the statements
+FINDINGS = True  # the lock-queue finding, no hot-row one
+FORMATS = (("stderr", "postgresql.log"), ("csvlog", "postgresql.csv"),
+           ("jsonlog", "postgresql.json"))
+
+
+def whole_seconds(sample, tmp):
+    """The stderr log with its milliseconds cut off (%m read as %t): the
+    order of whole-second lines is their log position."""
+    path = os.path.join(tmp, "seconds.log")
+    with open(os.path.join(sample, "postgresql.log")) as f, open(path, "w") as out:
+        for line in f:
+            out.write(re.sub(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.\d{3}", r"\1", line))
+    return path
+
+
+def analyze(lockspan, sample, log, tmp, prefix=None):
+    prefix_path = os.path.join(sample, "prefix.txt")
+    out = os.path.join(tmp, "r.json")
+    args = [lockspan, "analyze", "-q", "--format", "json", "-o", out]
+    if prefix is None and log.endswith(".log") and os.path.exists(prefix_path):
+        prefix = open(prefix_path).read().rstrip("\n")
+    if prefix is not None:
+        args += ["--prefix", prefix]
+    subprocess.run(args + [os.path.join(sample, log)], check=True)
+    return json.load(open(out))
+
+
+def check_round(r, rnd, fmt):
+    tag = f"{fmt} {rnd['table']}"
+    waits = {}
+    for w in r["waits"]:
+        waits.setdefault(w["pid"], []).append(w)
+    ddl = waits.get(rnd["ddl"], [])
+    check(len(ddl) == 1, f"{tag}: the DDL {rnd['ddl']} waited once ({len(ddl)})")
+    for w in ddl:
+        check(w["blocker_pid"] == rnd["holder"] and w["root_pid"] == rnd["holder"]
+              and w["chain_depth"] == 1,
+              f"{tag}: the DDL's blocker and root are the holder {rnd['holder']}"
+              f" ({w['blocker_pid']}, {w['root_pid']}, depth {w['chain_depth']})")
+        if NAMES:
+            check(w["relation"] == rnd["table"],
+                  f"{tag}: the DDL's wait names the relation {rnd['table']} ({w['relation']})")
+    snap = {a["pid"]: a["blocked_by"] for a in rnd["snapshot"]["activity"]}
+    expect = rnd["expect"]
+    # A second DDL queued behind the first: blocked by it, root the holder.
+    queued = [(pid, expect["blocker_of_queued"], 3 if "ddl2" in rnd else 2)
+              for pid in rnd["queued"]]
+    if "ddl2" in rnd:
+        queued.append((rnd["ddl2"], expect["blocker_of_ddl2"], 2))
+    for pid, blocker, depth in queued:
+        ws = waits.get(pid, [])
+        check(len(ws) == 1, f"{tag}: queued {pid} waited once ({len(ws)})")
+        for w in ws:
+            check(w["blocker_pid"] == blocker,
+                  f"{tag}: queued {pid}'s blocker is the DDL {blocker} ({w['blocker_pid']})")
+            check(w["blocker_pid"] in snap.get(pid, []),
+                  f"{tag}: queued {pid}'s blocker is one pg_blocking_pids() named"
+                  f" ({w['blocker_pid']} in {snap.get(pid)})")
+            check(w["root_pid"] == rnd["holder"] and w["chain_depth"] == depth,
+                  f"{tag}: queued {pid}'s root is the holder {rnd['holder']}, depth {depth}"
+                  f" ({w['root_pid']}, depth {w['chain_depth']})")
+            check(w["holder_pid"] == rnd["holder"],
+                  f"{tag}: queued {pid}'s lock holder is {rnd['holder']} ({w['holder_pid']})")
+            if NAMES:
+                check(w["relation"] == rnd["table"],
+                      f"{tag}: queued {pid}'s wait names {rnd['table']} ({w['relation']})")
+
+
+def check_findings(r, truth, fmt):
+    rules = [f["rule"] for f in r["findings"]]
+    check(truth["findings_expected"] == [QUEUE_RULE], "the truth expects the lock-queue finding")
+    for bad in truth["findings_forbidden"]:
+        check(bad not in rules, f"{fmt}: no {bad} finding on a lock queue ({rules})")
+    queue = [f for f in r["findings"] if f["rule"] == QUEUE_RULE]
+    for rnd in truth["rounds"]:
+        mine = [f for f in queue if f.get("relation") == rnd["table"]]
+        check(len(mine) == 1, f"{fmt}: one {QUEUE_RULE} finding on {rnd['table']} ({len(mine)})")
+        behind = len(rnd["queued"]) + (1 if "ddl2" in rnd else 0)
+        for f in mine:
+            check(f.get("queued") == behind,
+                  f"{fmt} {rnd['table']}: the finding counts {behind} statements"
+                  f" queued behind the DDL ({f.get('queued')})")
+            ddl_sql = [s for s in rnd["sessions"] if s["pid"] == rnd["ddl"]][0]
+            check(f.get("statement") == ddl_sql["statements"][0]["sql"],
+                  f"{fmt} {rnd['table']}: the finding names the DDL statement"
+                  f" ({f.get('statement')})")
+            check(f.get("mode") == rnd["modes"]["ddl"],
+                  f"{fmt} {rnd['table']}: the DDL's mode ({f.get('mode')})")
+
+
+def main():
+    lockspan, sample = sys.argv[1], sys.argv[2]
+    absent = "--absent" in sys.argv[3:]
+    with tempfile.TemporaryDirectory() as tmp:
+        if absent:
+            r = analyze(lockspan, sample, "postgresql.log", tmp)
+            rules = [f["rule"] for f in r["findings"]]
+            check(len(rules) > 0, f"{sample} has findings at all ({rules})")
+            check(QUEUE_RULE not in rules, f"{sample}: no {QUEUE_RULE} finding ({rules})")
+            return report()
+        truth = json.load(open(os.path.join(sample, "truth.json")))
+        check(len(truth["rounds"]) == 3, "the sample has its three rounds")
+        for fmt, log in FORMATS:
+            r = analyze(lockspan, sample, log, tmp)
+            for rnd in truth["rounds"]:
+                check_round(r, rnd, fmt)
+            if FINDINGS:
+                check_findings(r, truth, fmt)
+        prefix = open(os.path.join(sample, "prefix.txt")).read().rstrip("\n")
+        check("%m" in prefix, "the sample's prefix has %m")
+        r = analyze(lockspan, sample, whole_seconds(sample, tmp), tmp,
+                    prefix.replace("%m", "%t"))
+        for rnd in truth["rounds"]:
+            check_round(r, rnd, "stderr %t")
+        check_findings(r, truth, "stderr %t")
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
