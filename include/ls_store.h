@@ -16,7 +16,7 @@
 #include "ls_activity.h"
 #include "ls_span.h"
 
-#define LS_STORE_SCHEMA_VERSION 13
+#define LS_STORE_SCHEMA_VERSION 14
 
 /* stmt_rows.verb: the statement line's verb as stored (the statements view
  * gives the text). Execute and bind, the commonest, cost no byte. */
@@ -170,6 +170,18 @@ int ls_store_meta_get(ls_store *s, const char *key, char *buf, size_t len);
 /* Explicit write transactions around a unit of ingest. */
 int ls_store_begin(ls_store *s);
 int ls_store_commit(ls_store *s);
+
+/*
+ * Transactions cut while statements are written (tx_cuts, ls_txcut.h):
+ * an ingest calls ls_store_cuts_begin() in its first transaction and
+ * ls_store_cuts_end() in its last, before ls_store_commit(). meta's
+ * 'tx_cuts' is 'complete' only after an end whose cuts cover every
+ * statement of the log the store holds (not a store that held statements
+ * before it had cuts); until then the transactions pass reads the
+ * statements themselves.
+ */
+int ls_store_cuts_begin(ls_store *s);
+int ls_store_cuts_end(ls_store *s);
 
 /*
  * Stored files whose first line hashes to `fingerprint` (the same file,
