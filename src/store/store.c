@@ -492,7 +492,8 @@ static const char *const store_upgrades[] = {
      * has no cuts: meta holds no 'tx_cuts' = 'complete', and the
      * transactions pass reads its statements as before. */
     "ALTER TABLE stmt_texts ADD COLUMN kind INTEGER;"
-    " ALTER TABLE stmt_texts ADD COLUMN writes TEXT; " LS_TX_CUTS_DDL,
+    " ALTER TABLE stmt_texts ADD COLUMN writes TEXT; " LS_TX_CUTS_DDL
+    " DELETE FROM meta WHERE key = 'tx_cuts';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -1409,14 +1410,18 @@ static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row
 }
 
 /* Bind stmt_texts' kind and writes of `text` (a C string) at ?3 and ?4;
- * its kind in *kind. */
+ * its kind in *kind. writes is the relation of the row the statement
+ * addresses by key, as correlation reads it (ls_sql_row_ref(), what
+ * rowkey.c matches against the hot rows), else the relation it writes. */
 static void bind_text_kind(sqlite3_stmt *st, const char *text, int *kind)
 {
-    char rel[128];
+    ls_row_ref ref;
     *kind = (int)ls_sql_kind_of(text);
     sqlite3_bind_int(st, 3, *kind);
-    if (*kind == LS_SQL_WRITE && ls_sql_relation(text, rel, sizeof(rel)))
-        sqlite3_bind_text(st, 4, rel, -1, SQLITE_TRANSIENT);
+    if (*kind == LS_SQL_WRITE && ls_sql_row_ref(text, &ref) && ref.rel[0])
+        sqlite3_bind_text(st, 4, ref.rel, -1, SQLITE_TRANSIENT);
+    else if (*kind == LS_SQL_WRITE && ls_sql_relation(text, ref.rel, sizeof(ref.rel)))
+        sqlite3_bind_text(st, 4, ref.rel, -1, SQLITE_TRANSIENT);
     else
         sqlite3_bind_null(st, 4);
 }
