@@ -1300,7 +1300,9 @@ static const char cuts_sql[] =
 LS_COLUMNS(nx, NEXT_COLS);
 static const char next_sql[] =
     "SELECT " LS_SELECT_LIST(nx, NEXT_COLS) " FROM stmt_rows WHERE stmt_id > ?1"
-    " AND stmt_id <= ?2 AND session_id = ?3 AND (verb IS NULL OR verb NOT IN ("
+    /* the rowid range, not the session's index: a session may have
+     * logged millions of statements, its transaction a few */
+    " AND stmt_id <= ?2 AND +session_id = ?3 AND (verb IS NULL OR verb NOT IN ("
     VERBS_STEP_SQL ")) ORDER BY stmt_id";
 
 /* read_cuts(): tx_cuts does not hold the statements read (a bug, or a
@@ -1376,12 +1378,16 @@ typedef struct cut_read {
 } cut_read;
 
 /* Each lock's next statement in its transaction (tx_add() does it as the
- * statements come: the first after the locking one with a start). */
+ * statements come: the first after the locking one with a start). Only
+ * a lock taken by a statement logged at its start reads it (tx_holds(),
+ * lock_taken()): one with a duration line is not looked up. */
 static int locks_next(cut_read *r, tx_state *t)
 {
     int i, rc = 0;
     for (i = 0; i < t->nlocks && rc >= 0; i++) {
         tx_lock *l = &t->locks[i];
+        if (l->has_end)
+            continue;
         ls_stmt_reset(r->next);
         ls_stmt_bind_int64(r->next, 1, l->stmt_id);
         ls_stmt_bind_int64(r->next, 2, t->last_stmt);
