@@ -172,6 +172,18 @@ int ls_store_begin(ls_store *s);
 int ls_store_commit(ls_store *s);
 
 /*
+ * Transactions cut while statements are written (tx_cuts, ls_txcut.h):
+ * an ingest calls ls_store_cuts_begin() in its first transaction and
+ * ls_store_cuts_end() in its last, before ls_store_commit(). meta's
+ * 'tx_cuts' is 'complete' only after an end whose cuts cover every
+ * statement of the log the store holds (not a store that held statements
+ * before it had cuts); until then the transactions pass reads the
+ * statements themselves.
+ */
+int ls_store_cuts_begin(ls_store *s);
+int ls_store_cuts_end(ls_store *s);
+
+/*
  * Stored files whose first line hashes to `fingerprint` (the same file,
  * whatever its name or compression, or another one beginning alike), up to
  * `max`, largest resume point first; *n is how many.

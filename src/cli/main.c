@@ -1322,6 +1322,10 @@ static int prune_store(cli *c, ls_store *s)
         "DELETE FROM xids WHERE first_ts < (SELECT cut FROM temp.prune)",
         "DELETE FROM sessions WHERE coalesce(last_ts, first_ts) < (SELECT cut FROM temp.prune)",
         "DELETE FROM meta WHERE key = 'correlated'",
+        /* The cuts would miss the beginnings of what is left: correlation
+         * reads the statements (ls_store_cuts_begin()). */
+        "DELETE FROM tx_cuts WHERE start_ts < (SELECT cut FROM temp.prune)",
+        "UPDATE meta SET value = 'incomplete' WHERE key = 'tx_cuts'",
         "DROP TABLE temp.prune",
     };
     char sql[256];

@@ -35,6 +35,8 @@
 #include "ls_buf.h"
 #include "ls_columns.h"
 #include "ls_sqlshape.h"
+#include "ls_store.h"
+#include "ls_txcut.h"
 #include "rowkey.h"
 
 static const char interest_sql[] =
@@ -628,6 +630,7 @@ typedef struct tx_state {
     double sql_ms, idle_ms, max_idle_ms, commit_ms;
     int durations; /* every statement had a duration */
     int interest;  /* its session took part in a wait, deadlock or lock error */
+    int64_t until; /* read_cuts(): stored once the statements pass it */
     int nlocks;
     tx_lock locks[MAX_TX_LOCKS];
 } tx_state;
@@ -1170,49 +1173,464 @@ static int tx_statement(tx_pass *p, sess_slot *ss, ls_stmt *q, ls_correlate_stat
     return rc;
 }
 
+/* The slot of session `id`, its end and interest read when it is new
+ * (sq: session_sql); NULL in *out without memory. */
+static int sess_slot_of(sess_map *map, ls_stmt *sq, int64_t id, sess_slot **out)
+{
+    int created, rc;
+    sess_slot *ss = sess_find(map, id, &created);
+    *out = ss;
+    if (!ss)
+        return LS_ENOMEM;
+    if (!created)
+        return 0;
+    ls_stmt_reset(sq);
+    ls_stmt_bind_int64(sq, 1, ss->id);
+    if ((rc = ls_stmt_step(sq)) < 0)
+        return rc;
+    if (rc == 1) {
+        ss->has_end = !ls_stmt_isnull(sq, se_end_ts);
+        ss->end_ts = ls_stmt_int64(sq, se_end_ts);
+        ss->interest = (int)ls_stmt_int64(sq, se_interest);
+    }
+    ls_stmt_reset(sq);
+    return 0;
+}
+
+/* qsort() order of session slots: by session id */
+static int by_session(const void *a, const void *b)
+{
+    int64_t x = (*(sess_slot *const *)a)->id, y = (*(sess_slot *const *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/*
+ * Store the transactions still open when the log ends, by session id
+ * (their tx_ids do not depend on where a hash table put them): at
+ * disconnection, else where they were last seen.
+ */
+static int close_open_sessions(tx_pass *p, sess_map *map, ls_correlate_stats *stats)
+{
+    sess_slot **open;
+    size_t i, n = 0;
+    int rc = 0;
+
+    if (!(open = ls_calloc(map->cap ? map->cap : 1, sizeof(*open))))
+        return LS_ENOMEM;
+    for (i = 0; i < map->cap; i++)
+        if (map->slots[i].tx)
+            open[n++] = &map->slots[i];
+    qsort(open, n, sizeof(*open), by_session);
+    for (i = 0; rc == 0 && i < n; i++)
+        rc = tx_close_session(p, open[i]->tx, open[i]->end_ts, open[i]->has_end, stats);
+    free(open);
+    return rc;
+}
+
+/* ---- transactions from tx_cuts (issue 38, docs/streaming.md) ---- */
+
+/*
+ * Ingest cut the transactions as it wrote the statements (tx_cuts,
+ * src/ingest/txcut.c, by tx_statement()'s rules). The pass then stores
+ * them from their cuts and reads only the statements that may lock a hot
+ * row: those whose text writes a hot row's relation (stmt_texts.kind and
+ * writes, decided once per text), those of a PREPAREd text, and those
+ * that waited for a hot row and got it. Usable when the cuts cover every
+ * statement (meta tx_cuts), no statement came from a span (spans.c adds
+ * them after ingest, uncut) and no learned rule makes a statement of any
+ * text lock a row (a function call's).
+ */
+/* stmt_texts.kind of a write, and stmt_rows.verb of parse and bind lines,
+ * as SQL (enum values do not stringify). */
+#define KIND_WRITE_SQL "4"
+#define VERBS_STEP_SQL "1, 2"
+_Static_assert(LS_SQL_WRITE == 4, "KIND_WRITE_SQL");
+_Static_assert(LS_VERB_BIND == 1 && LS_VERB_PARSE == 2, "VERBS_STEP_SQL");
+
+static const char cuts_usable_sql[] =
+    "SELECT (SELECT value FROM meta WHERE key = 'tx_cuts') IS 'complete'"
+    " AND NOT EXISTS (SELECT 1 FROM spans)";
+
+/* The texts of statements that may lock a hot row (kind NULL: a text
+ * correlation added before ingest met it, not decided). */
+static const char lock_texts_sql[] =
+    "DROP TABLE IF EXISTS temp.lock_texts;"
+    "CREATE TEMP TABLE lock_texts(text_id INTEGER PRIMARY KEY);"
+    "INSERT INTO lock_texts SELECT text_id FROM stmt_texts WHERE kind IS NULL"
+    " OR (kind = " KIND_WRITE_SQL " AND (writes IS NULL OR writes IN"
+    "  (SELECT relation FROM rows WHERE row_key NOT LIKE 'ctid %'"
+    "   AND evidence <> 'lock target')));";
+
+/* Those statements, in log order (the rest are never read again). */
+static const char lock_stmts_sql[] =
+    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM statements WHERE stmt_id IN"
+    " (SELECT r.stmt_id FROM stmt_rows r WHERE r.session_id IS NOT NULL"
+    "  AND (r.verb IS NULL OR r.verb NOT IN (" VERBS_STEP_SQL "))"
+    "  AND (r.text_id IN (SELECT text_id FROM temp.lock_texts) OR r.prepare IS NOT NULL)"
+    " UNION SELECT w.waiter_stmt FROM lock_waits w JOIN rows r ON r.row_id = w.row_id"
+    "  WHERE w.waiter_stmt IS NOT NULL AND w.outcome = 'acquired'"
+    "  AND r.row_key NOT LIKE 'ctid %' AND r.evidence <> 'lock target')"
+    " AND session_id IS NOT NULL AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))"
+    " ORDER BY stmt_id";
+
+/* Every cut, in the order of its first statement (the table's own). */
+#define CUT_COLS(X, Q)                                                                     \
+    X(Q, first_stmt, "first_stmt")                                                        \
+    X(Q, last_stmt, "last_stmt")                                                          \
+    X(Q, session_id, "session_id")                                                        \
+    X(Q, pid, "pid")                                                                      \
+    X(Q, xid, "xid")                                                                      \
+    X(Q, vxid, "vxid")                                                                    \
+    X(Q, explicit_tx, "explicit")                                                         \
+    X(Q, closed, "closed")                                                                \
+    X(Q, end_kind, "end_kind")                                                            \
+    X(Q, start_ts, "start_ts")                                                            \
+    X(Q, end_ts, "end_ts")                                                                \
+    X(Q, statements, "statements")                                                        \
+    X(Q, sql_ms, "sql_ms")                                                                \
+    X(Q, idle_ms, "idle_ms")                                                              \
+    X(Q, max_idle_ms, "max_idle_ms")                                                      \
+    X(Q, commit_ms, "commit_ms")
+LS_COLUMNS(cu, CUT_COLS);
+static const char cuts_sql[] =
+    "SELECT " LS_SELECT_LIST(cu, CUT_COLS) " FROM tx_cuts ORDER BY first_stmt";
+
+/* The statements of session ?3 after statement ?1, to ?2: what follows a
+ * locking statement in its transaction (tx_add() reads it there). */
+#define NEXT_COLS(X, Q)                                                                    \
+    X(Q, start_ts, "start_ts")                                                            \
+    X(Q, file_id, "file_id")                                                              \
+    X(Q, line, "line")
+LS_COLUMNS(nx, NEXT_COLS);
+static const char next_sql[] =
+    "SELECT " LS_SELECT_LIST(nx, NEXT_COLS) " FROM stmt_rows WHERE stmt_id > ?1"
+    /* the rowid range, not the session's index: a session may have
+     * logged millions of statements, its transaction a few */
+    " AND stmt_id <= ?2 AND +session_id = ?3 AND (verb IS NULL OR verb NOT IN ("
+    VERBS_STEP_SQL ")) ORDER BY stmt_id";
+
+/* read_cuts(): tx_cuts does not hold the statements read (a bug, or a
+ * store edited by hand): the pass starts again from the statements. */
+#define CUTS_MISFIT 2
+
+/* Whether the pass can read tx_cuts: *out 1 or 0. */
+static int cuts_usable(ls_store *s, const tx_pass *p, int *out)
+{
+    ls_stmt *q = NULL;
+    int rc;
+    *out = 0;
+    if (p->nrules)
+        return 0; /* a learned rule may make a statement of any text lock a row */
+    if ((rc = ls_store_prepare(s, cuts_usable_sql, &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1)
+        *out = ls_stmt_int64(q, 0) != 0;
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* The pending transactions, a binary heap by last statement: each is
+ * stored once the statements read have passed its end, in the order
+ * tx_statement() would have stored it. */
+typedef struct cut_heap {
+    tx_state **v;
+    size_t n, cap;
+} cut_heap;
+
+static int heap_push(cut_heap *h, tx_state *t)
+{
+    size_t i;
+    if (h->n == h->cap) {
+        size_t ncap = h->cap ? 2 * h->cap : 64;
+        tx_state **nv = realloc(h->v, ncap * sizeof(*nv));
+        if (!nv)
+            return LS_ENOMEM;
+        h->v = nv;
+        h->cap = ncap;
+    }
+    for (i = h->n++; i > 0 && h->v[(i - 1) / 2]->until > t->until; i = (i - 1) / 2)
+        h->v[i] = h->v[(i - 1) / 2];
+    h->v[i] = t;
+    return 0;
+}
+
+static tx_state *heap_pop(cut_heap *h)
+{
+    tx_state *top = h->v[0], *last = h->v[--h->n];
+    size_t i = 0, c;
+    while ((c = 2 * i + 1) < h->n) {
+        if (c + 1 < h->n && h->v[c + 1]->until < h->v[c]->until)
+            c++;
+        if (h->v[c]->until >= last->until)
+            break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n)
+        h->v[i] = last;
+    return top;
+}
+
+/* What the pass needs beside tx_pass while it reads the cuts. */
+typedef struct cut_read {
+    tx_pass *p;
+    sess_map *map;
+    ls_stmt *sq, *cuts, *next;
+    int cuts_more; /* 1 while `cuts` is on a row */
+    cut_heap heap;
+    ls_correlate_stats *stats;
+} cut_read;
+
+/* Each lock's next statement in its transaction (tx_add() does it as the
+ * statements come: the first after the locking one with a start). Only
+ * a lock taken by a statement logged at its start reads it (tx_holds(),
+ * lock_taken()): one with a duration line is not looked up. */
+static int locks_next(cut_read *r, tx_state *t)
+{
+    int i, rc = 0;
+    for (i = 0; i < t->nlocks && rc >= 0; i++) {
+        tx_lock *l = &t->locks[i];
+        if (l->has_end)
+            continue;
+        ls_stmt_reset(r->next);
+        ls_stmt_bind_int64(r->next, 1, l->stmt_id);
+        ls_stmt_bind_int64(r->next, 2, t->last_stmt);
+        ls_stmt_bind_int64(r->next, 3, t->session_id);
+        while (!l->next_start && (rc = ls_stmt_step(r->next)) == 1) {
+            l->next_start = ls_stmt_int64(r->next, nx_start_ts);
+            if (!ls_stmt_isnull(r->next, nx_file_id) && !ls_stmt_isnull(r->next, nx_line)) {
+                l->next_file = ls_stmt_int64(r->next, nx_file_id);
+                l->next_line = ls_stmt_int64(r->next, nx_line);
+            }
+        }
+        ls_stmt_reset(r->next);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/* Store pending transaction t (when of interest or it locked a hot row)
+ * and let its session's slot go. */
+static int cut_store(cut_read *r, tx_state *t)
+{
+    int created, rc;
+    sess_slot *ss = sess_find(r->map, t->session_id, &created);
+    if (!ss)
+        return LS_ENOMEM;
+    if (ss->tx == t)
+        ss->tx = NULL;
+    if ((rc = locks_next(r, t)) == 0)
+        rc = tx_insert(r->p, t, r->stats);
+    free(t);
+    return rc;
+}
+
+/* Store the pending transactions that ended before statement `upto`. */
+static int cut_store_before(cut_read *r, int64_t upto)
+{
+    int rc;
+    while (r->heap.n && r->heap.v[0]->until < upto)
+        if ((rc = cut_store(r, heap_pop(&r->heap))) != 0)
+            return rc;
+    return 0;
+}
+
+/* The cut `cuts` is on, as tx_statement() would have it before its end
+ * (its own end in end_known and outcome; an unfinished one has none). */
+static void cut_state(ls_stmt *c, tx_state *t, int interest)
+{
+    int64_t end_kind = ls_stmt_int64(c, cu_end_kind);
+    memset(t, 0, sizeof(*t));
+    t->open = 1;
+    t->session_id = ls_stmt_int64(c, cu_session_id);
+    t->pid = ls_stmt_int64(c, cu_pid);
+    t->xid = ls_stmt_int64(c, cu_xid);
+    if (!ls_stmt_isnull(c, cu_vxid))
+        snprintf(t->vxid, sizeof(t->vxid), "%s", ls_stmt_text(c, cu_vxid));
+    t->explicit_tx = (int)ls_stmt_int64(c, cu_explicit_tx);
+    t->start_ts = ls_stmt_int64(c, cu_start_ts);
+    t->start_known = t->explicit_tx ? "BEGIN" : "statement";
+    t->end_ts = ls_stmt_int64(c, cu_end_ts);
+    t->has_end = 1;
+    t->end_known = ls_txcut_end_name((ls_txcut_end)end_kind);
+    t->outcome = end_kind == LS_TXCUT_END_ROLLBACK || end_kind == LS_TXCUT_END_ROLLBACK_START
+                     ? "rollback"
+                     : "commit";
+    t->first_stmt = ls_stmt_int64(c, cu_first_stmt);
+    t->last_stmt = ls_stmt_int64(c, cu_last_stmt);
+    t->statements = ls_stmt_int64(c, cu_statements);
+    t->durations = !ls_stmt_isnull(c, cu_sql_ms);
+    t->sql_ms = ls_stmt_double(c, cu_sql_ms);
+    t->idle_ms = ls_stmt_double(c, cu_idle_ms);
+    t->max_idle_ms = ls_stmt_double(c, cu_max_idle_ms);
+    t->commit_ms = ls_stmt_double(c, cu_commit_ms);
+    t->interest = interest;
+    t->until = t->last_stmt;
+    if (!ls_stmt_int64(c, cu_closed)) {
+        t->end_known = NULL; /* tx_close_session() decides */
+        t->until = INT64_MAX; /* pending to the end of the log */
+    }
+}
+
+/* Take in the cuts that begin by statement `upto`: each pending until the
+ * statements read pass its end. */
+static int cut_admit(cut_read *r, int64_t upto)
+{
+    int rc;
+    while (r->cuts_more && ls_stmt_int64(r->cuts, cu_first_stmt) <= upto) {
+        sess_slot *ss;
+        tx_state *t;
+        if ((rc = cut_store_before(r, ls_stmt_int64(r->cuts, cu_first_stmt))) != 0 ||
+            (rc = sess_slot_of(r->map, r->sq, ls_stmt_int64(r->cuts, cu_session_id), &ss)) != 0)
+            return rc;
+        if (ss->tx)
+            return CUTS_MISFIT; /* two cuts of one session overlap */
+        if (!(t = ls_malloc(sizeof(*t))))
+            return LS_ENOMEM;
+        cut_state(r->cuts, t, ss->interest);
+        if ((rc = heap_push(&r->heap, t)) != 0) {
+            free(t);
+            return rc;
+        }
+        ss->tx = t;
+        if ((r->cuts_more = ls_stmt_step(r->cuts)) < 0)
+            return r->cuts_more;
+    }
+    return 0;
+}
+
+/* One statement that may lock a hot row, in its transaction. */
+static int cut_statement(cut_read *r, ls_stmt *q)
+{
+    int64_t id = ls_stmt_int64(q, sq_stmt_id);
+    int created, rc;
+    sess_slot *ss;
+    if ((rc = cut_admit(r, id)) != 0 || (rc = cut_store_before(r, id)) != 0)
+        return rc;
+    ss = sess_find(r->map, ls_stmt_int64(q, sq_session_id), &created);
+    if (!ss)
+        return LS_ENOMEM;
+    if (!ss->tx || ss->tx->first_stmt > id)
+        return CUTS_MISFIT; /* a statement no cut holds */
+    return statement_locks(r->p, ss->tx, q, ls_sql_kind_of(ls_stmt_text(q, sq_text)));
+}
+
+/* The transactions from tx_cuts, their hot rows from the statements that
+ * may lock one; those still open at the end last, as cut_statements(). */
+static int read_cuts(ls_store *s, tx_pass *p, sess_map *map, ls_stmt *sq,
+                     ls_correlate_stats *stats)
+{
+    cut_read r;
+    ls_stmt *q = NULL;
+    size_t i;
+    int rc;
+
+    memset(&r, 0, sizeof(r));
+    r.p = p;
+    r.map = map;
+    r.sq = sq;
+    r.stats = stats;
+    if ((rc = ls_store_prepare(s, cuts_sql, &r.cuts)) != 0 ||
+        (rc = ls_store_prepare(s, next_sql, &r.next)) != 0 ||
+        (rc = r.cuts_more = ls_stmt_step(r.cuts)) < 0)
+        goto out;
+    if (p->nhot && ((rc = ls_store_exec(s, lock_texts_sql)) != 0 ||
+                    (rc = ls_store_prepare(s, lock_stmts_sql, &q)) != 0))
+        goto out;
+    while (q && (rc = ls_stmt_step(q)) == 1)
+        if ((rc = cut_statement(&r, q)) != 0)
+            goto out;
+    if (rc < 0 || (rc = cut_admit(&r, INT64_MAX)) != 0 ||
+        (rc = cut_store_before(&r, INT64_MAX)) != 0)
+        goto out;
+    /* What is left was open when the log ended: in the slots (which own
+     * it now), stored by session as cut_statements() stores them. */
+    for (i = 0; i < r.heap.n && rc == 0; i++)
+        rc = locks_next(&r, r.heap.v[i]);
+    if (rc != 0)
+        goto out;
+    r.heap.n = 0;
+    rc = close_open_sessions(p, map, stats);
+out:
+    for (i = 0; i < r.heap.n; i++) {
+        sess_slot *ss;
+        int created;
+        if ((ss = sess_find(map, r.heap.v[i]->session_id, &created)) && ss->tx == r.heap.v[i])
+            ss->tx = NULL;
+        free(r.heap.v[i]);
+    }
+    free(r.heap.v);
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(r.cuts);
+    ls_stmt_finalize(r.next);
+    return rc < 0 || rc == CUTS_MISFIT ? rc : 0;
+}
+
+/* After CUTS_MISFIT: what read_cuts() stored and kept dropped, the waits'
+ * cursor back at its start, for cut_statements(). */
+static int cuts_forget(ls_store *s, tx_pass *p, sess_map *map, int64_t transactions,
+                       ls_correlate_stats *stats)
+{
+    size_t i;
+    int rc;
+    fprintf(stderr, "lockspan: the store's tx_cuts do not match its statements;"
+                    " reading the statements instead\n");
+    for (i = 0; i < map->cap; i++) {
+        free(map->slots[i].tx);
+        map->slots[i].tx = NULL;
+    }
+    stats->transactions = transactions;
+    p->holds = 0;
+    ls_intern_close(&p->evidence);
+    if ((rc = ls_store_exec(s, "DELETE FROM hold_rows; DELETE FROM transactions;"
+                               " DELETE FROM hold_evidence;")) != 0 ||
+        (rc = ls_intern_open(s, &p->evidence, "hold_evidence", "evidence_id", "text")) != 0)
+        return rc;
+    ls_stmt_reset(p->waited);
+    p->waited_more = ls_stmt_step(p->waited);
+    return p->waited_more < 0 ? p->waited_more : 0;
+}
+
+/* Every statement read once, in log order, cut into transactions here. */
+static int cut_statements(ls_store *s, tx_pass *p, sess_map *map, ls_stmt *sq,
+                          ls_correlate_stats *stats)
+{
+    ls_stmt *q = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, statements_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        sess_slot *ss;
+        if ((rc = sess_slot_of(map, sq, ls_stmt_int64(q, sq_session_id), &ss)) != 0 ||
+            (rc = tx_statement(p, ss, q, stats)) != 0)
+            break;
+    }
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : close_open_sessions(p, map, stats);
+}
+
 int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *q = NULL, *sq = NULL;
+    ls_stmt *sq = NULL;
     tx_pass p;
     sess_map map = {NULL, 0, 0};
     size_t i;
-    int rc, subsecond;
+    int rc, subsecond, cuts;
 
     memset(&p, 0, sizeof(p));
     if ((rc = ls_store_exec(s, interest_sql)) != 0 || (rc = tx_pass_load(s, &p)) != 0 ||
-        (rc = ls_store_prepare(s, statements_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, session_sql, &sq)) != 0 ||
         (rc = ls_store_prepare(s, insert_tx_sql, &p.ins)) != 0 ||
         (rc = ls_store_prepare(s, insert_hold_sql, &p.hold)) != 0 ||
-        (rc = ls_intern_open(s, &p.evidence, "hold_evidence", "evidence_id", "text")) != 0)
+        (rc = ls_intern_open(s, &p.evidence, "hold_evidence", "evidence_id", "text")) != 0 ||
+        (rc = cuts_usable(s, &p, &cuts)) != 0)
         goto out;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        int created;
-        sess_slot *ss = sess_find(&map, ls_stmt_int64(q, sq_session_id), &created);
-        if (!ss) {
-            rc = LS_ENOMEM;
-            goto out;
-        }
-        if (created) {
-            ls_stmt_reset(sq);
-            ls_stmt_bind_int64(sq, 1, ss->id);
-            if ((rc = ls_stmt_step(sq)) < 0)
-                goto out;
-            if (rc == 1) {
-                ss->has_end = !ls_stmt_isnull(sq, se_end_ts);
-                ss->end_ts = ls_stmt_int64(sq, se_end_ts);
-                ss->interest = (int)ls_stmt_int64(sq, se_interest);
-            }
-        }
-        if ((rc = tx_statement(&p, ss, q, stats)) != 0)
-            goto out;
+    {
+        int64_t transactions = stats->transactions;
+        rc = cuts ? read_cuts(s, &p, &map, sq, stats) : cut_statements(s, &p, &map, sq, stats);
+        if (rc == CUTS_MISFIT && (rc = cuts_forget(s, &p, &map, transactions, stats)) == 0)
+            rc = cut_statements(s, &p, &map, sq, stats);
     }
-    /* Transactions still open when the log ends: at disconnection, else
-     * where they were last seen. */
-    for (i = 0; rc == 0 && i < map.cap; i++)
-        if (map.slots[i].tx)
-            rc = tx_close_session(&p, map.slots[i].tx, map.slots[i].end_ts,
-                                  map.slots[i].has_end, stats);
     if (rc == 0)
         rc = ls_store_exec_sorting(s, link_index_sql);
     if (rc == 0)
@@ -1239,7 +1657,6 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = ls_store_exec(s, wait_holds_sql);
 out:
     stats->holds = p.holds;
-    ls_stmt_finalize(q);
     ls_stmt_finalize(sq);
     tx_pass_free(&p);
     for (i = 0; i < map.cap; i++)

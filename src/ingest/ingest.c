@@ -1921,7 +1921,9 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
          * path to it), the same pages are written, and 12 MiB are spared,
          * with the page faults of filling them. */
         (rc = ls_store_sorting(store, 1)) != 0 ||
-        (rc = ls_store_begin(store)) != 0)
+        (rc = ls_store_begin(store)) != 0 ||
+        /* transactions cut as the statements are written (tx_cuts) */
+        (rc = ls_store_cuts_begin(store)) != 0)
         goto out;
     /* A file whose first lines read now is no longer one that could not be
      * read, even when all of it is in the store already. */
@@ -1965,6 +1967,8 @@ int ls_ingest_paths(ls_store *store, char *const *paths, const ls_ingest_opts *o
     }
     if (rc == 0)
         rc = structure_note(store, c, nthreads, opts->quiet);
+    if (rc == 0)
+        rc = ls_store_cuts_end(store);
     rc2 = rc == 0 ? ls_store_commit(store) : ls_store_exec(store, "ROLLBACK");
     if (rc == 0)
         rc = rc2;

@@ -29,6 +29,8 @@
 #include "ls_buf.h"
 #include "ls_store.h"
 #include "ls_columns.h"
+#include "ls_sqlshape.h"
+#include "ls_txcut.h"
 #include "store_schema.h"
 
 #define SESSION_CACHE 1024 /* sessions cached, in sets of SESSION_WAYS by pid */
@@ -37,6 +39,8 @@
 #define STMT_ROWS 256 /* statement rows per multi-row INSERT */
 #define STMT_CARRY 768 /* rows awaiting their session's next line, at most (flush_statements) */
 #define STMT_COLS 16
+#define CUT_ROWS 32 /* tx_cuts rows per multi-row INSERT */
+#define CUT_COLS 17
 #define XID_ROWS 64   /* transaction ids per multi-row INSERT */
 #define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
 #define TEXT_CACHE_MAX 4096 /* longer texts are looked up in the store each time */
@@ -104,6 +108,10 @@ enum {
     Q_SPAN,
     Q_ACTIVITY,
     Q_XID,
+    Q_CUT,
+    Q_CUT_RELOAD,
+    Q_CUT_SPILLED,
+    Q_HAS_STMTS,
     Q__COUNT
 };
 
@@ -113,6 +121,17 @@ enum {
     " ON CONFLICT(xid) DO UPDATE SET session_id = excluded.session_id,"         \
     " pid = excluded.pid, first_ts = excluded.first_ts"                          \
     " WHERE excluded.first_ts < coalesce(xids.first_ts, excluded.first_ts + 1)"
+
+/* tx_cuts' columns in the order bind_cut() binds and cut_of_row() reads them. */
+#define CUT_COL_LIST                                                             \
+    "first_stmt, last_stmt, session_id, pid, xid, vxid, explicit, closed,"      \
+    " end_kind, start_ts, end_ts, statements, sql_ms, idle_ms, max_idle_ms,"    \
+    " commit_ms, shape"
+enum {
+    CUT_FIRST_STMT, CUT_LAST_STMT, CUT_SESSION_ID, CUT_PID, CUT_XID, CUT_VXID, CUT_EXPLICIT,
+    CUT_CLOSED, CUT_END_KIND, CUT_START_TS, CUT_END_TS, CUT_STATEMENTS,
+    CUT_SQL_MS, CUT_IDLE_MS, CUT_MAX_IDLE_MS, CUT_COMMIT_MS, CUT_SHAPE
+};
 
 /* The columns of the queries read by more than one column (ls_columns.h). */
 #define FILE_LOOKUP_COLS(X, Q)                                                   \
@@ -166,7 +185,7 @@ static const char *const query_sql[Q__COUNT] = {
                     " parse_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
                     " ?14, ?15, ?16)",
     [Q_TEXT_FIND] = "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2",
-    [Q_TEXT_INSERT] = "INSERT INTO stmt_texts(hash, text) VALUES (?1, ?2)",
+    [Q_TEXT_INSERT] = "INSERT INTO stmt_texts(hash, text, kind, writes) VALUES (?1, ?2, ?3, ?4)",
     [Q_NAME_FIND] = "SELECT name_id FROM stmt_names WHERE name = ?1",
     [Q_NAME_INSERT] = "INSERT INTO stmt_names(name) VALUES (?1)",
     [Q_STMT_MAX] = "SELECT coalesce(max(stmt_id), 0) FROM stmt_rows",
@@ -192,6 +211,14 @@ static const char *const query_sql[Q__COUNT] = {
                " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
     [Q_XID] = "INSERT INTO xids(xid, session_id, pid, first_ts) VALUES (?1, ?2, ?3, ?4)"
               XID_UPSERT,
+    [Q_CUT] = "INSERT OR REPLACE INTO tx_cuts(" CUT_COL_LIST ") VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+              " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+    /* the session's unfinished transaction, taken back (tx_cuts_open) */
+    [Q_CUT_RELOAD] = "DELETE FROM tx_cuts WHERE session_id = ?1 AND closed = 0"
+                     " RETURNING " CUT_COL_LIST,
+    [Q_CUT_SPILLED] = "SELECT session_id FROM tx_cuts WHERE closed = 0",
+    /* whether the store holds statements of the log (not a trace's) */
+    [Q_HAS_STMTS] = "SELECT 1 FROM stmt_rows WHERE verb IS NOT 5 LIMIT 1", /* LS_VERB_SPAN */
     [Q_ERROR] = "INSERT INTO errors(session_id, pid, file_id, line, ts, severity, sqlstate, class,"
                 " message, detail, text_id, xid, vxid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
                 " ?9, ?10, ?11, ?12, ?13)",
@@ -239,6 +266,7 @@ struct ls_store {
         int64_t stmt_id, session_id, file_id, line, xid, text_id, name_id;
         int64_t vxid_ref, params_ref; /* > 0: stored as this many rows back */
         int pid, pid_of_session, has_duration, verb;
+        int kind; /* ls_sql_kind of its text */
         ls_ts start_ts, dur_us;
         ls_ts bind_us, parse_us; /* of the bind and parse lines folded in; -1: none */
         const char *vxid, *params, *prepare;
@@ -257,6 +285,7 @@ struct ls_store {
         int64_t text_id; /* 0: empty */
         char *text;      /* owned */
         size_t len;
+        int kind;        /* ls_sql_kind of the text */
     } texts[TEXT_CACHE];
     struct name_slot {
         int64_t name_id; /* 0: empty */
@@ -277,6 +306,14 @@ struct ls_store {
     struct xid_slot xids_out[XID_ROWS];
     int nxids_out;
     sqlite3_stmt *xid_multi;
+    /* Transactions cut as statement rows are written (ls_store_cuts_begin
+     * to ls_store_cuts_end; NULL otherwise), and the tx_cuts rows waiting
+     * to be inserted CUT_ROWS at a time. */
+    ls_txcut *cut;
+    int cuts_whole; /* the store's cuts cover every statement stored before */
+    ls_txcut_row cuts_out[CUT_ROWS];
+    int ncuts_out;
+    sqlite3_stmt *cut_multi;
 };
 
 struct ls_stmt {
@@ -464,9 +501,16 @@ static const char *const store_upgrades[] = {
     " " LS_WAIT_SIDE_DDL " DROP VIEW IF EXISTS lock_events; DROP VIEW IF EXISTS lock_waits;",
     /* 14: the final holds and rows pass's hold_final, hold_final_evidence
      * and row_final, which the views holds and rows read (made again
-     * below); the next correlation fills them. */
+     * below); the next correlation fills them. Transactions cut at ingest
+     * (tx_cuts) and each text's kind and written relation
+     * (stmt_texts.kind, writes): a store ingested before has no cuts
+     * (meta holds no 'tx_cuts' = 'complete'), and the transactions pass
+     * reads its statements as before. */
     LS_FINAL_DDL " DROP VIEW IF EXISTS holds; DROP VIEW IF EXISTS rows;"
-    " DELETE FROM meta WHERE key = 'correlated';",
+    " DELETE FROM meta WHERE key = 'correlated';"
+    " ALTER TABLE stmt_texts ADD COLUMN kind INTEGER;"
+    " ALTER TABLE stmt_texts ADD COLUMN writes TEXT; " LS_TX_CUTS_DDL
+    " DELETE FROM meta WHERE key = 'tx_cuts';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -818,6 +862,9 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
     if (rc == 0)
         rc = prepare_multi(s, "INSERT INTO xids(xid, session_id, pid, first_ts) VALUES ",
                            XID_ROWS, 4, XID_UPSERT, &s->xid_multi);
+    if (rc == 0)
+        rc = prepare_multi(s, "INSERT OR REPLACE INTO tx_cuts(" CUT_COL_LIST ") VALUES ",
+                           CUT_ROWS, CUT_COLS, "", &s->cut_multi);
     if (rc == 0) {
         if (sqlite3_step(s->q[Q_SESSION_MAX]) == SQLITE_ROW)
             s->last_session_id = sqlite3_column_int64(s->q[Q_SESSION_MAX], 0);
@@ -846,6 +893,8 @@ void ls_store_close(ls_store *s)
         sqlite3_finalize(s->q[i]);
     sqlite3_finalize(s->stmt_multi);
     sqlite3_finalize(s->xid_multi);
+    sqlite3_finalize(s->cut_multi);
+    ls_txcut_free(s->cut);
     for (i = 0; i < TEXT_CACHE; i++)
         free(s->texts[i].text);
     for (i = 0; i < SESSION_CACHE; i++)
@@ -1377,18 +1426,44 @@ static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row
     bind_if(st, base + 16, w->parse_us >= 0, w->parse_us);
 }
 
-/* The text_id of `text` (n bytes, ls_quick_hash qh) in stmt_texts, added when new. */
-static int text_id_hashed(ls_store *s, const char *text, size_t n, uint64_t qh, int64_t *out)
+/* Bind stmt_texts' kind and writes of `text` (a C string) at ?3 and ?4;
+ * its kind in *kind. writes is the relation of the row the statement
+ * addresses by key, as correlation reads it (ls_sql_row_ref(), what
+ * rowkey.c matches against the hot rows), else the relation it writes. */
+static void bind_text_kind(sqlite3_stmt *st, const char *text, int *kind)
+{
+    ls_row_ref ref;
+    *kind = (int)ls_sql_kind_of(text);
+    sqlite3_bind_int(st, 3, *kind);
+    if (*kind == LS_SQL_WRITE && ls_sql_row_ref(text, &ref) && ref.rel[0])
+        sqlite3_bind_text(st, 4, ref.rel, -1, SQLITE_TRANSIENT);
+    else if (*kind == LS_SQL_WRITE && ls_sql_relation(text, ref.rel, sizeof(ref.rel)))
+        sqlite3_bind_text(st, 4, ref.rel, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, 4);
+}
+
+/*
+ * The text_id of `text` (n bytes, ls_quick_hash qh, a C string) in
+ * stmt_texts, added when new, and its ls_sql_kind in *kind (kind may be
+ * NULL): decided once while the text stays in the cache, not once per
+ * statement.
+ */
+static int text_id_hashed(ls_store *s, const char *text, size_t n, uint64_t qh, int64_t *out,
+                          int *kind)
 {
     struct text_slot *slot;
     sqlite3_stmt *st;
     uint64_t h;
-    int rc;
+    int rc, unused;
 
     *out = 0;
+    if (!kind)
+        kind = &unused;
     slot = &s->texts[qh % TEXT_CACHE];
     if (slot->text_id && slot->hash == qh && slot->len == n && memcmp(slot->text, text, n) == 0) {
         *out = slot->text_id;
+        *kind = slot->kind;
         return 0;
     }
     /* Not in the cache: the store's own hash (FNV-1a) finds it there. */
@@ -1406,9 +1481,12 @@ static int text_id_hashed(ls_store *s, const char *text, size_t n, uint64_t qh, 
         st = s->q[Q_TEXT_INSERT];
         sqlite3_bind_int64(st, 1, (int64_t)h);
         sqlite3_bind_text(st, 2, text, (int)n, SQLITE_STATIC);
+        bind_text_kind(st, text, kind);
         if ((rc = run(s, st)) != 0)
             return rc;
         *out = sqlite3_last_insert_rowid(s->db);
+    } else {
+        *kind = (int)ls_sql_kind_of(text);
     }
     if (n <= TEXT_CACHE_MAX) {
         char *copy = ls_malloc(n + 1);
@@ -1419,21 +1497,25 @@ static int text_id_hashed(ls_store *s, const char *text, size_t n, uint64_t qh, 
             slot->hash = qh;
             slot->len = n;
             slot->text_id = *out;
+            slot->kind = *kind;
         }
     }
     return 0;
 }
 
-/* The text_id of `text` in stmt_texts, added when new; 0 for NULL. */
-static int text_id(ls_store *s, const char *text, int64_t *out)
+/* The text_id of `text` in stmt_texts, added when new; 0 for NULL. Its
+ * ls_sql_kind in *kind when kind is not NULL. */
+static int text_id(ls_store *s, const char *text, int64_t *out, int *kind)
 {
     size_t n;
 
     *out = 0;
+    if (kind)
+        *kind = LS_SQL_OTHER; /* the kind of no text (ls_sql_kind_of(NULL)) */
     if (!text)
         return 0;
     n = strlen(text);
-    return text_id_hashed(s, text, n, ls_quick_hash(text, n), out);
+    return text_id_hashed(s, text, n, ls_quick_hash(text, n), out, kind);
 }
 
 /*
@@ -1454,7 +1536,7 @@ static int bind_pids(ls_store *s, sqlite3_stmt *st, int i, const char *pids)
         bind_text(st, i, pids);
         return 0;
     }
-    if ((rc = text_id(s, pids, &id)) != 0)
+    if ((rc = text_id(s, pids, &id, NULL)) != 0)
         return rc;
     sqlite3_bind_int64(st, i, id);
     return 0;
@@ -1542,6 +1624,181 @@ static int slot_awaits(ls_store *s, const session_slot *slot)
     return w && folds_next(w) >= 0;
 }
 
+/* ---- transactions cut as statements are written (txcut.c) ---- */
+
+/* Bind tx_cuts row `r` at parameter `base` + 1 .. base + CUT_COLS. */
+static void bind_cut(sqlite3_stmt *st, int base, const ls_txcut_row *r)
+{
+    sqlite3_bind_int64(st, base + CUT_FIRST_STMT + 1, r->first_stmt);
+    sqlite3_bind_int64(st, base + CUT_LAST_STMT + 1, r->last_stmt);
+    sqlite3_bind_int64(st, base + CUT_SESSION_ID + 1, r->session_id);
+    sqlite3_bind_int64(st, base + CUT_PID + 1, r->pid);
+    bind_pos(st, base + CUT_XID + 1, r->xid);
+    bind_text(st, base + CUT_VXID + 1, r->vxid[0] ? r->vxid : NULL);
+    sqlite3_bind_int(st, base + CUT_EXPLICIT + 1, r->explicit_tx);
+    sqlite3_bind_int(st, base + CUT_CLOSED + 1, r->closed);
+    sqlite3_bind_int(st, base + CUT_END_KIND + 1, (int)r->end);
+    sqlite3_bind_int64(st, base + CUT_START_TS + 1, r->start_ts);
+    sqlite3_bind_int64(st, base + CUT_END_TS + 1, r->end_ts);
+    sqlite3_bind_int64(st, base + CUT_STATEMENTS + 1, r->statements);
+    if (r->durations) {
+        sqlite3_bind_double(st, base + CUT_SQL_MS + 1, r->sql_ms);
+        sqlite3_bind_double(st, base + CUT_IDLE_MS + 1, r->idle_ms);
+        sqlite3_bind_double(st, base + CUT_MAX_IDLE_MS + 1, r->max_idle_ms);
+        sqlite3_bind_double(st, base + CUT_COMMIT_MS + 1, r->commit_ms);
+    } else {
+        sqlite3_bind_null(st, base + CUT_SQL_MS + 1);
+        sqlite3_bind_null(st, base + CUT_IDLE_MS + 1);
+        sqlite3_bind_null(st, base + CUT_MAX_IDLE_MS + 1);
+        sqlite3_bind_null(st, base + CUT_COMMIT_MS + 1);
+    }
+    sqlite3_bind_int64(st, base + CUT_SHAPE + 1, (int64_t)r->shape);
+}
+
+/* The tx_cuts row that statement `st` is at (as bind_cut() wrote it). */
+static void cut_of_row(sqlite3_stmt *st, ls_txcut_row *r)
+{
+    const unsigned char *v = sqlite3_column_text(st, CUT_VXID);
+    memset(r, 0, sizeof(*r));
+    r->first_stmt = sqlite3_column_int64(st, CUT_FIRST_STMT);
+    r->last_stmt = sqlite3_column_int64(st, CUT_LAST_STMT);
+    r->session_id = sqlite3_column_int64(st, CUT_SESSION_ID);
+    r->pid = sqlite3_column_int64(st, CUT_PID);
+    r->xid = sqlite3_column_int64(st, CUT_XID);
+    if (v)
+        snprintf(r->vxid, sizeof(r->vxid), "%s", (const char *)v);
+    r->explicit_tx = sqlite3_column_int(st, CUT_EXPLICIT);
+    r->closed = sqlite3_column_int(st, CUT_CLOSED);
+    r->end = (ls_txcut_end)sqlite3_column_int(st, CUT_END_KIND);
+    r->start_ts = sqlite3_column_int64(st, CUT_START_TS);
+    r->end_ts = sqlite3_column_int64(st, CUT_END_TS);
+    r->prev_end = r->end_ts; /* the last statement's end, as tx_add() keeps it */
+    r->statements = sqlite3_column_int64(st, CUT_STATEMENTS);
+    r->durations = sqlite3_column_type(st, CUT_SQL_MS) != SQLITE_NULL;
+    r->sql_ms = sqlite3_column_double(st, CUT_SQL_MS);
+    r->idle_ms = sqlite3_column_double(st, CUT_IDLE_MS);
+    r->max_idle_ms = sqlite3_column_double(st, CUT_MAX_IDLE_MS);
+    r->commit_ms = sqlite3_column_double(st, CUT_COMMIT_MS);
+    r->shape = (uint64_t)sqlite3_column_int64(st, CUT_SHAPE);
+}
+
+/* Insert the waiting tx_cuts rows. */
+static int cuts_write(ls_store *s)
+{
+    int i = 0, k, rc = 0;
+    for (; i + CUT_ROWS <= s->ncuts_out && rc == 0; i += CUT_ROWS) {
+        for (k = 0; k < CUT_ROWS; k++)
+            bind_cut(s->cut_multi, k * CUT_COLS, &s->cuts_out[i + k]);
+        rc = run_bound(s, s->cut_multi);
+    }
+    for (; i < s->ncuts_out && rc == 0; i++) {
+        bind_cut(s->q[Q_CUT], 0, &s->cuts_out[i]);
+        rc = run_bound(s, s->q[Q_CUT]);
+    }
+    s->ncuts_out = 0;
+    return rc;
+}
+
+/* ls_txcut_emit_fn: a transaction cut, to tx_cuts CUT_ROWS at a time. */
+static int cut_emit(void *ctx, const ls_txcut_row *row)
+{
+    ls_store *s = ctx;
+    s->cuts_out[s->ncuts_out++] = *row;
+    return s->ncuts_out == CUT_ROWS ? cuts_write(s) : 0;
+}
+
+/* ls_txcut_reload_fn: the session's unfinished transaction, still waiting
+ * here or in tx_cuts, taken out. */
+static int cut_reload(void *ctx, int64_t session, ls_txcut_row *out, int *found)
+{
+    ls_store *s = ctx;
+    sqlite3_stmt *st = s->q[Q_CUT_RELOAD];
+    int i, rc;
+
+    *found = 0;
+    for (i = 0; i < s->ncuts_out; i++)
+        if (!s->cuts_out[i].closed && s->cuts_out[i].session_id == session) {
+            *out = s->cuts_out[i];
+            memmove(&s->cuts_out[i], &s->cuts_out[i + 1],
+                    (size_t)(s->ncuts_out - i - 1) * sizeof(s->cuts_out[0]));
+            s->ncuts_out--;
+            *found = 1;
+            return 0;
+        }
+    sqlite3_bind_int64(st, 1, session);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) { /* one at most */
+        cut_of_row(st, out);
+        *found = 1;
+    }
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : store_err(s, rc);
+}
+
+/* Feed the cut with statement row `w`, final: a parse or bind line that
+ * stayed a row of its own is a step of the statement its execute line
+ * ran, not a statement (the transactions pass skips them too). */
+static int cut_row(ls_store *s, const struct stmt_row *w)
+{
+    ls_txcut_stmt st;
+    if (w->session_id <= 0 || w->verb == LS_VERB_PARSE || w->verb == LS_VERB_BIND)
+        return 0;
+    st.stmt_id = w->stmt_id;
+    st.session_id = w->session_id;
+    st.pid = w->pid;
+    st.xid = w->xid > 0 ? w->xid : 0;
+    st.start_ts = w->start_ts == LS_TS_NONE ? 0 : w->start_ts; /* the pass read NULL as 0 */
+    st.has_dur = w->has_duration;
+    st.dur_us = w->dur_us;
+    st.vxid = w->vxid;
+    st.kind = w->kind;
+    st.text_id = w->text_id;
+    return ls_txcut_feed(s->cut, &st);
+}
+
+int ls_store_cuts_begin(ls_store *s)
+{
+    char state[32];
+    sqlite3_stmt *st;
+    int rc, has_stmts;
+
+    if (s->cut)
+        return 0;
+    if ((rc = ls_store_meta_get(s, "tx_cuts", state, sizeof(state))) != 0)
+        return rc;
+    st = s->q[Q_HAS_STMTS];
+    rc = sqlite3_step(st);
+    has_stmts = rc == SQLITE_ROW;
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_err(s, rc);
+    /* Statements stored without cuts (an older lockspan, --retention):
+     * the cuts would miss their transactions' beginnings, so none are
+     * made; the transactions pass reads the statements. */
+    s->cuts_whole = !has_stmts || strcmp(state, "complete") == 0;
+    if ((rc = ls_store_meta_set(s, "tx_cuts", "incomplete")) != 0 || !s->cuts_whole)
+        return rc;
+    if (!(s->cut = ls_txcut_new(cut_emit, cut_reload, s)))
+        return LS_ENOMEM;
+    st = s->q[Q_CUT_SPILLED];
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        ls_txcut_spilled(s->cut, sqlite3_column_int64(st, 0));
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : store_err(s, rc);
+}
+
+int ls_store_cuts_end(ls_store *s)
+{
+    int rc;
+    if (!s->cut)
+        return 0;
+    if ((rc = flush_statements(s, 1)) == 0 && (rc = ls_txcut_flush(s->cut)) == 0 &&
+        (rc = cuts_write(s)) == 0)
+        rc = ls_store_meta_set(s, "tx_cuts", "complete");
+    ls_txcut_free(s->cut);
+    s->cut = NULL;
+    return rc;
+}
+
 /* qsort() order of statement rows: by stmt_id */
 static int by_stmt_id(const void *a, const void *b)
 {
@@ -1596,6 +1853,10 @@ static int flush_statements(ls_store *s, int all)
         bind_statement_row(s->q[Q_STATEMENT], 0, out[i]);
         rc = run_bound(s, s->q[Q_STATEMENT]);
     }
+    /* Final now (no line folds into them any more), in stmt_id order:
+     * each session's in log order, as the cut needs them. */
+    for (i = 0; i < nout && rc == 0 && s->cut; i++)
+        rc = cut_row(s, out[i]);
     for (i = 0; i < nout; i++) {
         free(out[i]->owned);
         out[i]->owned = NULL;
@@ -1800,12 +2061,13 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
     int64_t sess = slot ? slot->session_id : 0, text, name;
     const char *vxid = r->vxid && r->vxid[0] ? r->vxid : NULL, *prepare;
     int rc, verb = verb_code(m->verb), has_duration = ev->kind == LS_EV_DURATION, ended;
+    int kind;
 
     /* The parsing thread hashed the text (handoff.c); a caller that did
      * not hand the event over left text_hash 0. */
     if ((rc = m->text && m->text_hash ? text_id_hashed(s, m->text, m->text_len, m->text_hash,
-                                                       &text)
-                                      : text_id(s, m->text, &text)) != 0 ||
+                                                       &text, &kind)
+                                      : text_id(s, m->text, &text, &kind)) != 0 ||
         (rc = name_id(s, m->name, &name)) != 0 ||
         (rc = xid_seen(s, r->xid, sess, r->pid, r->ts)) != 0)
         return rc;
@@ -1867,6 +2129,7 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
     }
     s->nrows++;
     w->text_id = text;
+    w->kind = kind;
     w->name_id = name;
     w->stmt_id = ++s->last_stmt_id;
     w->session_id = sess;
@@ -1907,8 +2170,8 @@ static int store_lock_event(ls_store *s, int64_t file_id, session_slot *slot, co
     int rc = xid_seen(s, r->xid, sess, w->pid, r->ts);
 
     /* The statement and CONTEXT texts repeat: stored once, in stmt_texts. */
-    if (rc || (rc = text_id(s, r->statement, &stmt_text)) != 0 ||
-        (rc = text_id(s, r->context, &context_text)) != 0)
+    if (rc || (rc = text_id(s, r->statement, &stmt_text, NULL)) != 0 ||
+        (rc = text_id(s, r->context, &context_text, NULL)) != 0)
         return rc;
     bind_pos(st, 1, sess);
     sqlite3_bind_int(st, 2, w->pid);
@@ -1965,7 +2228,7 @@ static int store_error(ls_store *s, int64_t file_id, int64_t sess, const ls_even
     int64_t stmt_text;
     int rc = xid_seen(s, r->xid, sess, r->pid, r->ts);
 
-    if (rc || (rc = text_id(s, r->statement, &stmt_text)) != 0)
+    if (rc || (rc = text_id(s, r->statement, &stmt_text, NULL)) != 0)
         return rc;
     bind_pos(st, 1, sess);
     sqlite3_bind_int(st, 2, r->pid);
@@ -2017,7 +2280,7 @@ static int store_deadlock(ls_store *s, int64_t file_id, int64_t sess, const ls_e
     }
     for (i = 0; i < d->nprocs; i++) {
         int64_t query;
-        if ((rc = text_id(s, d->procs[i].query, &query)) != 0)
+        if ((rc = text_id(s, d->procs[i].query, &query, NULL)) != 0)
             return rc;
         st = s->q[Q_DEADLOCK_PROC];
         sqlite3_bind_int64(st, 1, id);

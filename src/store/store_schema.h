@@ -218,6 +218,24 @@
 #define LS_ROW_COVER_DDL \
     "CREATE TABLE IF NOT EXISTS row_cover(\n" \
     "  rw_id INTEGER, tx_id INTEGER, us INTEGER);\n"
+/*
+ * One row per transaction, cut as ingest stores the statements
+ * (src/ingest/txcut.c, docs/streaming.md): ingest's raw table, which the
+ * "transactions and holds" pass reads instead of every statement. Keyed
+ * by its first statement. closed 0: still open when its session's slot
+ * went (the ingest ended, or the writer held too many); the writer takes
+ * it back when the session logs again, the pass ends it at the session's
+ * disconnection, else its last statement. end_kind is ls_txcut_end; the
+ * *_ms sums are NULL unless every statement had a duration; shape is the
+ * FNV-1a hash of its statements' text ids in order.
+ */
+#define LS_TX_CUTS_DDL \
+    "CREATE TABLE IF NOT EXISTS tx_cuts(\n" \
+    "  first_stmt INTEGER PRIMARY KEY, last_stmt INTEGER, session_id INTEGER,\n" \
+    "  pid INTEGER, xid INTEGER, vxid TEXT, explicit INTEGER, closed INTEGER,\n" \
+    "  end_kind INTEGER, start_ts INTEGER, end_ts INTEGER, statements INTEGER,\n" \
+    "  sql_ms REAL, idle_ms REAL, max_idle_ms REAL, commit_ms REAL, shape INTEGER);\n" \
+    "CREATE INDEX IF NOT EXISTS tx_cuts_open ON tx_cuts(session_id) WHERE closed = 0;\n"
 #include "findings_schema.h" /* LS_FINDINGS_DDL */
 
 static const char *const ls_schema_sql[] = {
@@ -240,8 +258,13 @@ static const char *const ls_schema_sql[] = {
     "CREATE INDEX IF NOT EXISTS sessions_pid ON sessions(pid);\n",
     /* Statement texts, once each: a workload runs a few hundred texts
      * millions of times (parameters are apart, in stmt_rows.params). */
+    /* kind: ls_sql_kind of the text, and writes: the relation a writing
+     * statement writes (ls_sql_relation), decided once as the text is
+     * added (NULL in texts added before version 14, and by correlation). */
     "CREATE TABLE IF NOT EXISTS stmt_texts(\n"
-    "  text_id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, text TEXT NOT NULL);\n",
+    "  text_id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, text TEXT NOT NULL,\n"
+    "  kind INTEGER, writes TEXT);\n",
+    LS_TX_CUTS_DDL,
     "CREATE INDEX IF NOT EXISTS stmt_texts_hash ON stmt_texts(hash);\n",
     /* Prepared statement names, once each (P_1, <unnamed>, S_12, ...). */
     "CREATE TABLE IF NOT EXISTS stmt_names(\n"

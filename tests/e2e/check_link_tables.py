@@ -52,6 +52,8 @@ CREATE TABLE rows_old AS SELECT * FROM rows; DROP VIEW rows;
 DROP TABLE hold_final; DROP TABLE hold_final_evidence; DROP TABLE row_final;
 DROP TABLE row_keys; DROP TABLE row_holds; DROP TABLE row_queue_peaks;
 DROP TABLE row_hidden; ALTER TABLE rows_old RENAME TO rows;
+DROP TABLE tx_cuts; ALTER TABLE stmt_texts DROP COLUMN kind;
+ALTER TABLE stmt_texts DROP COLUMN writes;
 PRAGMA user_version = 12;
 """
 

@@ -113,6 +113,9 @@ def as_older(ls, con, db, ver, sql):
                       " DROP TABLE row_keys; DROP TABLE row_holds; DROP TABLE row_queue_peaks;"
                       " DROP TABLE row_hidden; DROP TABLE hold_bounds; DROP TABLE hold_queued;"
                       " DROP TABLE bound_evidence; ALTER TABLE rows_old RENAME TO rows;")
+    # before 14 there were no tx_cuts, and stmt_texts had no kind, writes
+    con.executescript("DROP TABLE tx_cuts; ALTER TABLE stmt_texts DROP COLUMN kind;"
+                      " ALTER TABLE stmt_texts DROP COLUMN writes;")
     con.executescript(f"CREATE INDEX lock_events_pid ON lock_events(pid, ts);"
                       f" {sql} PRAGMA user_version = {ver};")
     con.close()
