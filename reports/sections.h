@@ -22,6 +22,7 @@
 /* How a cell is written (HTML | Markdown). */
 typedef enum ls_cell {
     LS_CELL_TEXT,    /* escaped text | escaped text */
+    LS_CELL_NAME,    /* a file name: escaped text | control characters as `\n` */
     LS_CELL_CODE,    /* text in <code>, wrapping | escaped text */
     LS_CELL_INT,     /* whole number */
     LS_CELL_MS,      /* duration: "78.1 s" */
