@@ -126,7 +126,9 @@ static const char pid_spans_sql[] =
     " AND sp.db_statement IS NOT NULL ORDER BY sp.start_ts";
 static const char placed_spans_sql[] =
     "SELECT " LS_SELECT_LIST(ss, SESSION_SPAN_COLS)
-    " FROM span_placement p JOIN spans sp ON sp.span_row = p.span_row"
+    /* CROSS JOIN: the placed spans of the pid first (span_placement_pid),
+     * not every span after ?3 on spans_start */
+    " FROM span_placement p CROSS JOIN spans sp ON sp.span_row = p.span_row"
     " WHERE p.pid = ?2 AND sp.start_ts >= ?3 - ?1 AND (?4 IS NULL OR sp.start_ts < ?4 - ?1)"
     " AND sp.db_statement IS NOT NULL ORDER BY sp.start_ts";
 
@@ -141,7 +143,8 @@ static const char placement_sql[] =
      * grouping of every span for the few without a pid */
     "  (SELECT count(DISTINCT o.db_pid) FROM spans o WHERE o.trace_id = sp.trace_id) AS n,"
     "  (SELECT min(o.db_pid) FROM spans o WHERE o.trace_id = sp.trace_id) AS pid"
-    "  FROM spans sp WHERE sp.db_pid IS NULL AND sp.db_statement IS NOT NULL);";
+    "  FROM spans sp NOT INDEXED" /* in table order: spans_text would read them at random */
+    "  WHERE sp.db_pid IS NULL AND sp.db_statement IS NOT NULL);";
 
 /* The ones no span of their trace placed, for the logged statements. */
 #define UNPLACED_COLS(X, Q)            \
