@@ -16,9 +16,10 @@ waits, no statements):
 
 The peak resident size of lockspan (the child's own rusage, wait4) must
 stay under a bound. At 0855d3e, before these passes streamed, 300 k spans
-peaked at 40.2 MiB unmatched and 40.4 MiB matched (a 16 MiB page cache
-plus a sorter as large, in "statements from spans" and the code paths);
-after, 15.6 and 27.1 MiB. The bounds sit between.
+peaked at 39,936 KiB unmatched and 40,332 KiB matched (a 16 MiB page
+cache plus a sorter as large, in "statements from spans" and the code
+paths); after, 16,324 and 27,900 KiB. The bounds (26 and 35 MiB) sit
+between.
 
 Usage: check_span_memory.py LOCKSPAN SOURCE_DIR
 """
