@@ -71,9 +71,16 @@ int ls_report_write_days(ls_store *s, const ls_report_opts *opts, const char *di
  * string or NULL on memory exhaustion.
  */
 char *ls_utf8_clean(const char *s);
+/* The same for a file name: control characters are kept (the JSON report
+ * writes them as \u escapes, the others show them escaped), only invalid
+ * sequences become U+FFFD. */
+char *ls_utf8_clean_name(const char *s);
 
 /* Markdown table cell: inert text on one line, at most `max` characters. */
 void ls_md_cell(FILE *f, const char *s, size_t max);
+/* Markdown text of a file name: as ls_md_cell, but each control character
+ * (a newline too) is shown as a code escape (`\n`, `\x1b`), not folded. */
+void ls_md_name(FILE *f, const char *s, size_t max);
 /* Markdown fenced code block that no content can close early. */
 void ls_md_code_block(FILE *f, const char *lang, const char *s);
 

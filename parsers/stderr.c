@@ -68,9 +68,14 @@
  * error message; the lines around say "x", and only the SET, when the
  * server logs statements ("statement: SET ..." before it runs, "duration:
  * N ms  statement: SET ..." after it ran, under the new name), tells.
- * What this does not prove: such a switch with no statement logged; the
- * values of the lines around are then the only evidence, and they say
- * "x". csvlog and jsonlog, whose fields are quoted, have no such lines.
+ * With no statement logged, a report's own lines prove it: PostgreSQL
+ * writes an ERROR's STATEMENT (DETAIL, ...) line right after it with the
+ * same prefix text, so a line that reads as such a field, after its
+ * process's line with that very prefix text and a report's severity, makes
+ * the two one report read so (reading_by_pair). What this does not prove:
+ * a switched line that is a report alone (no field line after it, no
+ * statement logged); the lines around then say "x". csvlog and jsonlog,
+ * whose fields are quoted, have no such lines.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -160,6 +165,13 @@ typedef struct proc_ev {
     char set_app[SET_APP_MAX];
     size_t set_app_len;
     int has_set_app;
+    /* Its last record's first line when that line read several ways and
+     * was read as a report's first line: a next line of the same report
+     * (reading_by_pair) may decide it again. */
+    ls_buf pair_line;
+    uint64_t pair_lineno;
+    ls_ts pair_ts;
+    int has_pair;
 } proc_ev;
 
 typedef struct stderr_parser {
@@ -604,12 +616,14 @@ static proc_ev *proc_get(stderr_parser *sp, int pid, uint64_t lineno)
         if (!ev->held.max) { /* first use of the entry */
             ls_buf_init(&ev->ident, IDENT_MAX_BYTES);
             ls_buf_init(&ev->held, HOLD_BYTES);
+            ls_buf_init(&ev->pair_line, HOLD_BYTES);
         }
         ls_buf_reset(&ev->ident);
         ev->used = 1;
         ev->pid = pid;
         ev->has_ident = 0;
         ev->has_set_app = 0;
+        ev->has_pair = 0;
         ev->last_l = -1;
     }
     ev->last_line = lineno;
@@ -1055,6 +1069,101 @@ static int reading_by_held(stderr_parser *sp, proc_ev *ev, const ls_prefix_match
     return k;
 }
 
+/* Whether a reading's severity is a field of the report before it
+ * (DETAIL, STATEMENT, ...), not a report of its own. */
+static int secondary_reading(const ls_prefix_match *m)
+{
+    size_t i;
+    for (i = 0; i < sizeof(secondary_fields) / sizeof(secondary_fields[0]); i++)
+        if (slice_is(m->f[LS_PF_SEVERITY], secondary_fields[i].word, secondary_fields[i].len))
+            return 1;
+    return 0;
+}
+
+/*
+ * What the log proves of two lines together. PostgreSQL writes a
+ * report's lines (ERROR, then its DETAIL, STATEMENT, ...) one after the
+ * other with the same prefix, to the byte (one %m for the report). When
+ * the process's open record has only its first line, that line read
+ * several ways (ev->pair_line), and exactly one reading r[i] of this line
+ * is a secondary field whose prefix text before the severity is a
+ * reading of that first line's, with a report's severity, the two lines
+ * are one report read so, whatever the lines around say: a client may set
+ * application_name to "x ERROR:  y" for one statement between lines of
+ * "x", and then only its report's lines tell. On such a pair the first
+ * line's record is read again with its reading (*first) and i returned;
+ * else -1.
+ */
+static int reading_by_pair(stderr_parser *sp, ls_prefix *p, proc_ev *ev, int pid,
+                           const ls_prefix_match *r, int n, const int *possible,
+                           const char *line, ls_prefix_match *first)
+{
+    ls_prefix_match ra[READINGS_MAX];
+    pending *open = slot_for_pid(sp, pid);
+    const char *a;
+    size_t alen;
+    int i, j, na, k = -1, found = 0;
+
+    if (!ev || !ev->has_pair || !open || open->line != ev->pair_lineno ||
+        open->last_line != open->line)
+        return -1;
+    a = ls_buf_str(&ev->pair_line);
+    alen = ev->pair_line.len;
+    if (ls_prefix_match_line(p, a, alen, &ra[0]) != 1 ||
+        (na = readings_of(p, a, alen, &ra[0], ra)) < 0)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (!possible[i] || !secondary_reading(&r[i]))
+            continue;
+        for (j = 0; j < na; j++)
+            if (!secondary_reading(&ra[j]) && ra[j].sev_off == r[i].sev_off &&
+                memcmp(a, line, r[i].sev_off) == 0) {
+                k = i;
+                *first = ra[j];
+                found++;
+            }
+    }
+    return found == 1 ? k : -1;
+}
+
+/* Read the first line of the process's open record again as *first (see
+ * reading_by_pair): its record so far is dropped, not sent. */
+static int reread_first(stderr_parser *sp, proc_ev *ev, int pid, const ls_prefix_match *first)
+{
+    pending *open = slot_for_pid(sp, pid);
+    const char *a = ls_buf_str(&ev->pair_line);
+    uint64_t lineno = sp->lineno;
+    int rc;
+
+    if (open) {
+        open->used = 0;
+        if (sp->current == open)
+            sp->current = NULL;
+    }
+    ev->has_pair = 0;
+    rc = read_line(sp, first, a, ev->pair_line.len, ev->pair_lineno, pid, ev->pair_ts);
+    sp->lineno = lineno;
+    return rc;
+}
+
+/* Keep a line that read several ways and was read as a report's first
+ * line, for reading_by_pair. */
+static int pair_keep(stderr_parser *sp, const ls_prefix_match *m, const char *line, size_t len,
+                     uint64_t lineno, int pid, int hdr_pid, ls_ts hdr_ts)
+{
+    proc_ev *ev;
+
+    if (secondary_reading(m) || len + 1 > HOLD_BYTES)
+        return 0;
+    ev = proc_get(sp, pid, lineno);
+    ls_buf_reset(&ev->pair_line);
+    ls_buf_add(&ev->pair_line, line, len);
+    ev->pair_lineno = lineno;
+    ev->pair_ts = hdr_ts;
+    ev->has_pair = 1;
+    return ls_buf_failed(&ev->pair_line) == LS_ENOMEM ? LS_ENOMEM : 0;
+}
+
 /*
  * Decide how to read a matched line of a prefix with free text: *m becomes
  * the reading the log supports (0), or the line is held (FEED_HELD), or a
@@ -1078,8 +1187,15 @@ static int disambiguate(stderr_parser *sp, ls_prefix *p, ls_prefix_match *m, con
         k = reading_by_evidence(p, ev, r, n, possible);
         {
             int proven = reading_by_set(ev, r, n, possible, line, len);
-            if (proven >= 0)
+            ls_prefix_match first;
+            if (proven >= 0) {
                 k = proven;
+            } else if ((proven = reading_by_pair(sp, p, ev, pid, r, n, possible, line,
+                                                 &first)) >= 0) {
+                if ((rc = reread_first(sp, ev, pid, &first)) != 0)
+                    return rc;
+                k = proven;
+            }
         }
         if (k < 0 && ev && ev->nheld > 0)
             k = reading_by_held(sp, ev, r, n, possible, line, len);
@@ -1092,6 +1208,9 @@ static int disambiguate(stderr_parser *sp, ls_prefix *p, ls_prefix_match *m, con
             return FEED_HELD;
         }
         *m = r[k];
+        if ((rc = pair_keep(sp, m, line, len, lineno, pid, hdr_pid, hdr_ts)) != 0)
+            return rc;
+        ev = proc_find(sp, pid);
     }
     if (ev && ev->nheld > 0) {
         ident_put(&sp->ident_proof, m);
@@ -1485,6 +1604,7 @@ static void stderr_destroy(void *state)
     for (i = 0; i < PROCS_MAX; i++) {
         ls_buf_free(&sp->procs[i].ident);
         ls_buf_free(&sp->procs[i].held);
+        ls_buf_free(&sp->procs[i].pair_line);
     }
     ls_buf_free(&sp->ident_tmp);
     ls_buf_free(&sp->ident_proof);

@@ -81,7 +81,9 @@ static void put_invisible(FILE *f, unsigned long c)
     fprintf(f, "\xe2\x80\xb9U+%04lX\xe2\x80\xba", c); /* ‹U+202E› */
 }
 
-char *ls_utf8_clean(const char *s)
+/* Copy s as valid UTF-8, invalid sequences as U+FFFD; control characters
+ * (but \n and \t) too unless keep_controls. */
+static char *utf8_clean(const char *s, int keep_controls)
 {
     static const char repl[] = "\xef\xbf\xbd";
     const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -92,9 +94,7 @@ char *ls_utf8_clean(const char *s)
         return NULL;
     while (*p) {
         size_t k = utf8_len(p);
-        if (k == 1 && *p < 0x20 && *p != '\n' && *p != '\t')
-            k = 0;
-        if (k == 1 && *p == 0x7f)
+        if (!keep_controls && k == 1 && ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f))
             k = 0;
         if (k == 0) {
             memcpy(out + o, repl, 3);
@@ -110,7 +110,31 @@ char *ls_utf8_clean(const char *s)
     return out;
 }
 
-void ls_md_cell(FILE *f, const char *s, size_t max)
+char *ls_utf8_clean(const char *s)
+{
+    return utf8_clean(s, 0);
+}
+
+char *ls_utf8_clean_name(const char *s)
+{
+    return utf8_clean(s, 1);
+}
+
+/* A control character as a Markdown code escape: `\n`, `\x1b`. */
+static void md_control(FILE *f, unsigned char c)
+{
+    switch (c) {
+    case '\n': fputs("`\\n`", f); break;
+    case '\t': fputs("`\\t`", f); break;
+    case '\r': fputs("`\\r`", f); break;
+    default: fprintf(f, "`\\x%02x`", c); break;
+    }
+}
+
+/* Markdown text on one line, at most max characters: whitespace folded to
+ * one space (names: every control character shown escaped), other
+ * control characters shown escaped, specials backslash-escaped. */
+static void md_text(FILE *f, const char *s, size_t max, int name)
 {
     size_t n = 0;
     const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -122,7 +146,7 @@ void ls_md_cell(FILE *f, const char *s, size_t max)
             fputs("…", f);
             break;
         }
-        if (c == '\n' || c == '\t' || c == '\r' || c == ' ') {
+        if (!name && (c == '\n' || c == '\t' || c == '\r' || c == ' ')) {
             if (!space && n)
                 fputc(' ', f), n++;
             space = 1;
@@ -131,6 +155,10 @@ void ls_md_cell(FILE *f, const char *s, size_t max)
         space = 0;
         if ((c & 0xc0) != 0x80)
             n++;
+        if (c < 0x20 || c == 0x7f) {
+            md_control(f, c);
+            continue;
+        }
         if (c >= 0x80) {
             size_t k = utf8_len(p);
             unsigned long inv = k ? invisible(p, k) : 0;
@@ -148,6 +176,16 @@ void ls_md_cell(FILE *f, const char *s, size_t max)
             fputc('\\', f);
         fputc(c, f);
     }
+}
+
+void ls_md_cell(FILE *f, const char *s, size_t max)
+{
+    md_text(f, s, max, 0);
+}
+
+void ls_md_name(FILE *f, const char *s, size_t max)
+{
+    md_text(f, s, max, 1);
 }
 
 void ls_md_code_block(FILE *f, const char *lang, const char *s)

@@ -220,6 +220,11 @@ static void md_cell(FILE *f, const md_caps *caps, const cJSON *o, const ls_colum
         fputs(" |", f);
         break;
     case LS_CELL_PARTS: parts_cell(f, m_get(o, c->key)); break;
+    case LS_CELL_NAME:
+        fputs(" ", f);
+        ls_md_name(f, m_str(o, c->key), c->max);
+        fputs(" |", f);
+        break;
     default: cell(f, m_str(o, c->key)); break;
     }
 }
@@ -891,7 +896,7 @@ static void inputs(FILE *f, const cJSON *in, const md_caps *caps)
         if (!reason || strncmp(reason, broke, sizeof(broke) - 1) != 0)
             continue;
         fputs("**Not fully read:** ", f);
-        ls_md_cell(f, m_str(x, "file"), 120);
+        ls_md_name(f, m_str(x, "file"), 120);
         fprintf(f, " breaks at line %.0f; what came before is read.\n\n", m_num(x, "line"));
     }
 }

@@ -66,6 +66,21 @@ void ls_model_col_ms(cJSON *o, const char *key, ls_stmt *q, int col)
     }
 }
 
+/* A file name: control characters kept, for the JSON report to escape
+ * as \u and the others to show escaped (ls_utf8_clean_name). */
+static void add_name(cJSON *o, const char *key, ls_stmt *q, int col)
+{
+    char *c;
+    if (ls_stmt_isnull(q, col)) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    if ((c = ls_utf8_clean_name(ls_stmt_text(q, col))) != NULL) {
+        cJSON_AddStringToObject(o, key, c);
+        free(c);
+    }
+}
+
 void ls_model_col_str(cJSON *o, const char *key, ls_stmt *q, int col)
 {
     ls_model_add_str(o, key, ls_stmt_isnull(q, col) ? NULL : ls_stmt_text(q, col));
@@ -350,6 +365,7 @@ void ls_mq_add_row(model_ctx *m, cJSON *o, const ls_mquery *mq, ls_stmt *q, ls_m
         case LS_MC_MS: ls_model_col_ms(o, c->key, q, pos); break;
         case LS_MC_TS: ls_model_col_ts(o, c->key, q, pos); break;
         case LS_MC_STR: ls_model_col_str(o, c->key, q, pos); break;
+        case LS_MC_NAME: add_name(o, c->key, q, pos); break;
         case LS_MC_BOOL: cJSON_AddBoolToObject(o, c->key, ls_stmt_int64(q, pos) != 0); break;
         case LS_MC_PIDS: add_pid_list(o, c->key, ls_stmt_text(q, pos)); break;
         case LS_MC_READ: break;
@@ -1054,7 +1070,7 @@ static const ls_mcol wait_cols[] = {
     {"chain_depth", "w.chain_depth", LS_MC_INT},
     {"holders", "w.holders", LS_MC_PIDS},
     {"queue", "w.queue", LS_MC_PIDS},
-    {"file", "f.path", LS_MC_STR},
+    {"file", "f.path", LS_MC_NAME},
     {"line", "w.line", LS_MC_INT},
     {"row_id", "w.row_id", LS_MC_INT},
     {"row_key", "r.row_key", LS_MC_STR},
@@ -1086,7 +1102,7 @@ static const ls_mcol deadlock_cols[] = {
     {"victim_pid", "d.victim_pid", LS_MC_INT},
     {"victim_application", "s.application", LS_MC_STR},
     {"victim_", "victim_tx", LS_MC_CODE},
-    {"file", "f.path", LS_MC_STR},
+    {"file", "f.path", LS_MC_NAME},
     {"line", "d.line", LS_MC_INT},
     {"edges", NULL, LS_MC_HOOK},
     {"processes", NULL, LS_MC_HOOK},
@@ -1180,7 +1196,7 @@ static const ls_mcol error_cols[] = {
     {"class", "e.class", LS_MC_STR},
     {"message", "e.message", LS_MC_STR},
     {"statement", LS_TEXT_OF("e.text_id"), LS_MC_STR},
-    {"file", "f.path", LS_MC_STR},
+    {"file", "f.path", LS_MC_NAME},
     {"line", "e.line", LS_MC_INT},
     /* What caused it: the transaction that held the lock it waited for. */
     {"cause_pid", "ct.pid", LS_MC_INT},
@@ -1288,7 +1304,7 @@ static void add_worst_moment(model_ctx *m, cJSON *r)
 /* ---- inputs ---- */
 
 static const ls_mcol file_cols[] = {
-    {"path", "path", LS_MC_STR},
+    {"path", "path", LS_MC_NAME},
     {"format", "format", LS_MC_STR},
     {"gzip", "gzip", LS_MC_BOOL},
     {"bytes", "bytes", LS_MC_INT},
@@ -1299,7 +1315,7 @@ static const ls_mcol file_cols[] = {
 static const ls_mquery files_q = LS_MQUERY(NULL, file_cols, "FROM files ORDER BY file_id LIMIT ?1");
 
 static const ls_mcol bad_cols[] = {
-    {"file", "f.path", LS_MC_STR},
+    {"file", "f.path", LS_MC_NAME},
     {"line", "b.line", LS_MC_INT},
     {"reason", "b.reason", LS_MC_STR},
 };

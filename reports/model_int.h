@@ -67,6 +67,7 @@ typedef enum ls_mc_kind {
     LS_MC_MS,   /* milliseconds, rounded to the microsecond */
     LS_MC_TS,   /* store time, as ISO 8601 UTC */
     LS_MC_STR,  /* text, cleaned to valid UTF-8 */
+    LS_MC_NAME, /* a file name: valid UTF-8, control characters kept */
     LS_MC_BOOL, /* nonzero: true */
     LS_MC_PIDS, /* "1,2,3": [1,2,3] */
     LS_MC_READ, /* selected for the row function to read; not added */

@@ -257,7 +257,7 @@ static const ls_column error_cols[] = {
 const ls_table ls_tab_errors = TABLE("errors", "errors", error_cols);
 
 static const ls_column file_cols[] = {
-    {"File", "path", LS_CELL_TEXT, 200, A},
+    {"File", "path", LS_CELL_NAME, 200, A},
     {"Format", "format", LS_CELL_TEXT, 16, A},
     {"gzip", "gzip", LS_CELL_BOOL, 0, H},
     {"Bytes", "bytes", LS_CELL_BYTES, 0, H},
@@ -268,7 +268,7 @@ static const ls_column file_cols[] = {
 const ls_table ls_tab_files = TABLE("input files", "input.files", file_cols);
 
 static const ls_column bad_cols[] = {
-    {"File", "file", LS_CELL_TEXT, 200, H},
+    {"File", "file", LS_CELL_NAME, 200, H},
     {"Line", "line", LS_CELL_INT, 0, H},
     {"Reason", "reason", LS_CELL_TEXT, 200, H},
 };

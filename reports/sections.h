@@ -22,6 +22,7 @@
 /* How a cell is written (HTML | Markdown). */
 typedef enum ls_cell {
     LS_CELL_TEXT,    /* escaped text | escaped text */
+    LS_CELL_NAME,    /* a file name: escaped text | control characters as `\n` */
     LS_CELL_CODE,    /* text in <code>, wrapping, a long one folded | escaped text */
     LS_CELL_LIST,    /* space-separated items, folded under their count | escaped text */
     LS_CELL_INT,     /* whole number */

@@ -65,8 +65,8 @@ LS_COLUMNS(sq, STMT_COLS);
 static const char stmts_sql[] =
     "SELECT " LS_SELECT_LIST(sq, STMT_COLS)
     " FROM stmt_rows st JOIN stmt_texts t ON t.text_id = st.text_id"
-    " WHERE st.verb IS NOT 5 /* LS_VERB_SPAN */ AND st.start_ts IS NOT NULL AND t.text IN"
-    "  (SELECT db_statement FROM spans WHERE db_statement IS NOT NULL)"
+    " WHERE st.verb IS NOT 5 /* LS_VERB_SPAN */ AND st.start_ts IS NOT NULL AND EXISTS"
+    "  (SELECT 1 FROM spans WHERE db_statement = t.text)" /* on spans_text */
     " ORDER BY st.stmt_id LIMIT ?1";
 
 /* The spans of that text (of that pid, or of none) long enough to hold it, near it. */
@@ -86,37 +86,65 @@ static const char candidates_sql[] =
     " AND end_ts - start_ts >= ?4 AND (?5 IS NULL OR db_statement = ?5)"
     " ORDER BY start_ts LIMIT 64";
 
-/* Each database span with a pid, of a session the log has no statements
- * of, in (session, start) order: the transactions pass reads a session's
- * statements in stmt_id order. */
-#define SPAN_STMT_COLS(X, Q)      \
-    X(Q, session_id, "x.sid")     \
-    X(Q, pid, "x.pid")            \
-    X(Q, start_ts, "x.t0")        \
-    X(Q, dur_us, "x.dur")         \
-    X(Q, text, "x.text")
-LS_COLUMNS(ss, SPAN_STMT_COLS);
-static const char spans_sql[] =
-    "SELECT " LS_SELECT_LIST(ss, SPAN_STMT_COLS)
-    " FROM (SELECT " SESSION_OF("coalesce(sp.db_pid, p.pid)", "sp.start_ts + ?1") " AS sid,"
-    "  coalesce(sp.db_pid, p.pid) AS pid, sp.start_ts + ?1 AS t0,"
-    "  sp.end_ts - sp.start_ts AS dur, sp.db_statement AS text"
-    "  FROM spans sp LEFT JOIN span_placement p ON p.span_row = sp.span_row"
-    "  WHERE coalesce(sp.db_pid, p.pid) IS NOT NULL AND sp.db_statement IS NOT NULL) x"
-    " WHERE x.sid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM stmt_rows st"
-    "  WHERE st.session_id = x.sid AND st.verb IS NOT 5)" /* LS_VERB_SPAN */
-    " ORDER BY x.sid, x.t0";
+/*
+ * The sessions the log has no statements of, in session_id order (the
+ * transactions pass reads a session's statements in stmt_id order), each
+ * with the time its pid was next given to another session: the spans of
+ * the pid from its start to then are its (SESSION_OF's choice).
+ */
+#define BLIND_SESSION_COLS(X, Q)                                          \
+    X(Q, session_id, "se.session_id")                                     \
+    X(Q, pid, "se.pid")                                                   \
+    X(Q, t0, "coalesce(se.start_ts, se.first_ts, 0)")                     \
+    X(Q, t1, "(SELECT min(coalesce(n.start_ts, n.first_ts, 0)) FROM sessions n" \
+      " WHERE n.pid = se.pid AND coalesce(n.start_ts, n.first_ts, 0)"     \
+      "  > coalesce(se.start_ts, se.first_ts, 0))")
+LS_COLUMNS(bs, BLIND_SESSION_COLS);
+static const char blind_sessions_sql[] =
+    "SELECT " LS_SELECT_LIST(bs, BLIND_SESSION_COLS) " FROM sessions se"
+    " WHERE se.pid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM stmt_rows st"
+    "  WHERE st.session_id = se.session_id AND st.verb IS NOT 5)" /* LS_VERB_SPAN */
+    /* of two sessions of one pid and start, one takes the spans */
+    " AND NOT EXISTS (SELECT 1 FROM sessions d WHERE d.pid = se.pid"
+    "  AND coalesce(d.start_ts, d.first_ts, 0) = coalesce(se.start_ts, se.first_ts, 0)"
+    "  AND d.session_id > se.session_id)"
+    " ORDER BY se.session_id";
+
+/* A session's spans, by start, on the database clock (?1 the offset):
+ * those with its pid (?2) walk spans_pid from its start (?3) to the next
+ * session of the pid (?4, NULL: none), so no span is sorted and a pid no
+ * session had is never read; those placed on it (span_placement) are
+ * the spans without a pid, few, sorted here. */
+#define SESSION_SPAN_COLS(X, Q)                \
+    X(Q, start_ts, "sp.start_ts + ?1")         \
+    X(Q, dur_us, "sp.end_ts - sp.start_ts")    \
+    X(Q, text, "sp.db_statement")
+LS_COLUMNS(ss, SESSION_SPAN_COLS);
+static const char pid_spans_sql[] =
+    "SELECT " LS_SELECT_LIST(ss, SESSION_SPAN_COLS) " FROM spans sp"
+    " WHERE sp.db_pid = ?2 AND sp.start_ts >= ?3 - ?1 AND (?4 IS NULL OR sp.start_ts < ?4 - ?1)"
+    " AND sp.db_statement IS NOT NULL ORDER BY sp.start_ts";
+static const char placed_spans_sql[] =
+    "SELECT " LS_SELECT_LIST(ss, SESSION_SPAN_COLS)
+    /* CROSS JOIN: the placed spans of the pid first (span_placement_pid),
+     * not every span after ?3 on spans_start */
+    " FROM span_placement p CROSS JOIN spans sp ON sp.span_row = p.span_row"
+    " WHERE p.pid = ?2 AND sp.start_ts >= ?3 - ?1 AND (?4 IS NULL OR sp.start_ts < ?4 - ?1)"
+    " AND sp.db_statement IS NOT NULL ORDER BY sp.start_ts";
 
 /* span_placement: each database span without a backend pid; `pid` and
  * `how` (trace, logged statement) where it was placed, else `why` not. */
 static const char placement_sql[] =
     "INSERT INTO span_placement(span_row, pid, how, why)"
-    " SELECT sp.span_row, CASE WHEN o.n = 1 THEN o.pid END, CASE WHEN o.n = 1 THEN 'trace' END,"
-    "  CASE WHEN o.n > 1 THEN 'the spans of its trace name several backend pids' END"
-    " FROM spans sp LEFT JOIN (SELECT trace_id, count(DISTINCT db_pid) AS n,"
-    "  min(db_pid) AS pid FROM spans WHERE db_pid IS NOT NULL GROUP BY trace_id) o"
-    "  ON o.trace_id = sp.trace_id"
-    " WHERE sp.db_pid IS NULL AND sp.db_statement IS NOT NULL;";
+    " SELECT span_row, CASE WHEN n = 1 THEN pid END, CASE WHEN n = 1 THEN 'trace' END,"
+    "  CASE WHEN n > 1 THEN 'the spans of its trace name several backend pids' END"
+    " FROM (SELECT sp.span_row,"
+    /* the other spans of its trace, on spans_id (trace_id, span_id): no
+     * grouping of every span for the few without a pid */
+    "  (SELECT count(DISTINCT o.db_pid) FROM spans o WHERE o.trace_id = sp.trace_id) AS n,"
+    "  (SELECT min(o.db_pid) FROM spans o WHERE o.trace_id = sp.trace_id) AS pid"
+    "  FROM spans sp NOT INDEXED" /* in table order: spans_text would read them at random */
+    "  WHERE sp.db_pid IS NULL AND sp.db_statement IS NOT NULL);";
 
 /* The ones no span of their trace placed, for the logged statements. */
 #define UNPLACED_COLS(X, Q)            \
@@ -390,45 +418,119 @@ out:
     return rc < 0 ? rc : 0;
 }
 
+/* The statements of a session: its spans (both cursors bound and in
+ * start order) merged by start, each added to stmt_rows as a statement
+ * of the session; *n counts them. */
+typedef struct span_writer {
+    ls_stmt *find, *add, *ins;
+    int64_t session_id, pid, n;
+} span_writer;
+
+static int write_span(span_writer *w, ls_stmt *q)
+{
+    int64_t tid;
+    int rc;
+    if ((rc = text_id(w->find, w->add, ls_stmt_text(q, ss_text), &tid)) != 0)
+        return rc;
+    ls_stmt_reset(w->ins);
+    ls_stmt_bind_int64(w->ins, 1, w->session_id);
+    ls_stmt_bind_int64(w->ins, 2, w->pid);
+    ls_stmt_bind_int64(w->ins, 3, ls_stmt_int64(q, ss_start_ts));
+    ls_stmt_bind_int64(w->ins, 4, ls_stmt_int64(q, ss_dur_us));
+    ls_stmt_bind_int64(w->ins, 5, tid);
+    if ((rc = ls_stmt_step(w->ins)) < 0)
+        return rc;
+    w->n++;
+    return 0;
+}
+
+static int write_session(span_writer *w, ls_stmt *bypid, ls_stmt *placed)
+{
+    int a = ls_stmt_step(bypid), b = ls_stmt_step(placed), rc;
+    while (a == 1 || b == 1) {
+        /* the earlier first, a span with the pid on a tie */
+        int first = a == 1 && (b != 1 || ls_stmt_int64(bypid, ss_start_ts) <=
+                                             ls_stmt_int64(placed, ss_start_ts));
+        ls_stmt *q = first ? bypid : placed;
+        if ((rc = write_span(w, q)) != 0)
+            return rc;
+        if (first)
+            a = ls_stmt_step(bypid);
+        else
+            b = ls_stmt_step(placed);
+    }
+    return a < 0 ? a : b < 0 ? b : 0;
+}
+
+/* Bind a session's cursor: ?1 offset, ?2 pid, ?3 its start, ?4 the pid's
+ * next session's start (NULL: none). */
+static void bind_session(ls_stmt *c, int64_t offset, ls_stmt *se)
+{
+    ls_stmt_reset(c);
+    ls_stmt_bind_int64(c, 1, offset);
+    ls_stmt_bind_int64(c, 2, ls_stmt_int64(se, bs_pid));
+    ls_stmt_bind_int64(c, 3, ls_stmt_int64(se, bs_t0));
+    if (ls_stmt_isnull(se, bs_t1))
+        ls_stmt_bind_null(c, 4);
+    else
+        ls_stmt_bind_int64(c, 4, ls_stmt_int64(se, bs_t1));
+}
+
+/*
+ * Each database span of a session the log has no statements of becomes a
+ * statement of that session, session by session, in start order. Spans
+ * are read in spans_pid order, never all held nor sorted; the pass runs
+ * on the small page cache (ls_store_sorting()): it reads the spans once,
+ * in index order, and its index builds sort with the cache's memory.
+ */
 int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_stmt *q = NULL, *find = NULL, *add = NULL, *ins = NULL;
-    int64_t offset, depth, n = 0;
-    int rc;
+    ls_stmt *se = NULL, *bypid = NULL, *placed = NULL;
+    span_writer w;
+    int64_t offset, depth;
+    int rc, rc2;
 
+    memset(&w, 0, sizeof(w));
+    if ((rc = ls_store_sorting(s, 1)) != 0)
+        return rc;
     if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_pid ON spans(db_pid, start_ts)"
                                " WHERE db_pid IS NOT NULL")) != 0 ||
         (rc = measure_offset(s, &offset, &depth)) != 0 ||
-        (rc = ls_store_prepare(s, LS_TEXT_FIND_SQL, &find)) != 0 ||
-        (rc = place_pidless(s, offset, find)) != 0 ||
-        (rc = ls_store_prepare(s, spans_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, text_insert_sql, &add)) != 0 ||
-        (rc = ls_store_prepare(s, insert_sql, &ins)) != 0)
+        (rc = ls_store_prepare(s, LS_TEXT_FIND_SQL, &w.find)) != 0 ||
+        (rc = place_pidless(s, offset, w.find)) != 0 ||
+        (rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS span_placement_pid ON"
+                               " span_placement(pid, span_row) WHERE pid IS NOT NULL")) != 0 ||
+        (rc = ls_store_prepare(s, blind_sessions_sql, &se)) != 0 ||
+        (rc = ls_store_prepare(s, pid_spans_sql, &bypid)) != 0 ||
+        (rc = ls_store_prepare(s, placed_spans_sql, &placed)) != 0 ||
+        (rc = ls_store_prepare(s, text_insert_sql, &w.add)) != 0 ||
+        (rc = ls_store_prepare(s, insert_sql, &w.ins)) != 0)
         goto out;
-    ls_stmt_bind_int64(q, 1, offset);
-    while ((rc = ls_stmt_step(q)) == 1) {
-        int64_t tid;
-        if ((rc = text_id(find, add, ls_stmt_text(q, ss_text), &tid)) != 0)
+    while ((rc = ls_stmt_step(se)) == 1) {
+        w.session_id = ls_stmt_int64(se, bs_session_id);
+        w.pid = ls_stmt_int64(se, bs_pid);
+        bind_session(bypid, offset, se);
+        bind_session(placed, offset, se);
+        if ((rc = write_session(&w, bypid, placed)) != 0)
             goto out;
-        ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(q, ss_session_id));
-        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(q, ss_pid));
-        ls_stmt_bind_int64(ins, 3, ls_stmt_int64(q, ss_start_ts));
-        ls_stmt_bind_int64(ins, 4, ls_stmt_int64(q, ss_dur_us));
-        ls_stmt_bind_int64(ins, 5, tid);
-        if ((rc = ls_stmt_step(ins)) < 0)
-            goto out;
-        n++;
     }
     /* The code-paths pass links spans with the same offset, unless
      * sqlcommenter links measure it there. */
-    stats->span_statements = n;
-    if (n || depth)
+    stats->span_statements = w.n;
+    if (w.n || depth)
         stats->clock_offset_us = offset;
 out:
-    ls_stmt_finalize(q);
-    ls_stmt_finalize(find);
-    ls_stmt_finalize(add);
-    ls_stmt_finalize(ins);
+    ls_stmt_finalize(se);
+    ls_stmt_finalize(bypid);
+    ls_stmt_finalize(placed);
+    ls_stmt_finalize(w.find);
+    ls_stmt_finalize(w.add);
+    ls_stmt_finalize(w.ins);
+    /* Rebuilt with span_placement by the next run: ingest need not keep it. */
+    if (rc >= 0 && (rc2 = ls_store_exec(s, "DROP INDEX IF EXISTS span_placement_pid")) != 0)
+        rc = rc2;
+    rc2 = ls_store_sorting(s, 0);
+    if (rc >= 0 && rc2 != 0)
+        rc = rc2;
     return rc < 0 ? rc : 0;
 }

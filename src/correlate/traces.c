@@ -823,7 +823,12 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
     ls_stmt_finalize(st);
     if (rc < 0)
         return rc;
-    if ((rc = link_by_statement(s, offset)) != 0 ||
+    /* The database spans in start order for the statement links: read on
+     * an index, not sorted at each run (issue 37: memory whatever the
+     * number of spans). */
+    if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS spans_start ON"
+                                       " spans(start_ts) WHERE db_statement IS NOT NULL")) != 0 ||
+        (rc = link_by_statement(s, offset)) != 0 ||
         (rc = resolve_code(s, offset)) != 0)
         return rc;
     stats->clock_offset_us = offset;

@@ -14,8 +14,11 @@ ran, under the new name), the stderr log must give csvlog's errors
 (pid, message), statements (pid, duration, text) and sessions'
 application names, with no line unparsable.
 
-What no log line proves (mode err: no statement logged, so no SET) is not
-checked here: README "PostgreSQL prints %a ..." says so.
+With no statement logged (mode err: no SET in the log), the forged ERROR
+and its STATEMENT line share their prefix text to the byte, as every
+report's lines do: read as one report under the switched name, the stderr
+log must give csvlog's errors too (before: one extra error row, the
+STATEMENT line read as an error of "x").
 
 Usage: check_forged_switch.py LOCKSPAN SAMPLES_DIR
 """
@@ -58,7 +61,7 @@ def main():
     d = os.path.join(samples, "forged-switch")
     prefix = open(os.path.join(d, "prefix.txt")).read()
     with tempfile.TemporaryDirectory(prefix="lockspan-switch-") as tmp:
-        for mode in ("stmt", "dur"):
+        for mode in ("stmt", "dur", "err"):
             truth, err = facts(ls, tmp, os.path.join(d, mode + ".csv"))
             check(truth is not None and truth["errors"],
                   f"{mode}: the csvlog ingests, with its real errors: {err}")

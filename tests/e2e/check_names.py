@@ -14,9 +14,10 @@ that does not exist.
 stderr must hold no control byte but the newline that ends each line, no
 bidi override, and every line must be one of lockspan's (no forged line);
 the names are shown as \\n, \\t, \\x1b and \\u{202E}. The JSON report keeps
-the names exactly; the Markdown and HTML reports hold no raw control
-character or bidi override, and the Markdown input table gives each file
-one row.
+the names exactly (ESC as \\u001b, not U+FFFD); the Markdown and HTML
+reports hold no raw control character or bidi override, and the Markdown
+input table gives each file one row, its control characters shown as code
+escapes (`\\n`, `\\x1b`), not folded into a space.
 
 Usage: check_names.py LOCKSPAN SAMPLES_DIR
 """
@@ -31,6 +32,7 @@ import tempfile
 from lscheck import check, report
 
 FORGED = "evil\nlockspan: forged\tx.log"
+TINTED = "tint\x1b[1m.log"  # a copy of a real log (samples/hidden-traces), ESC in its name
 ESCAPE = "esc\x1b[31mred\u202e.log"
 BAD_BIDI = "\u202e"
 
@@ -64,6 +66,8 @@ def main():
         d = os.path.join(tmp, "logs")
         os.mkdir(d)
         shutil.copyfile(log, os.path.join(d, FORGED))
+        shutil.copyfile(os.path.join(samples, "hidden-traces", "postgresql.log"),
+                        os.path.join(d, TINTED))
         text = open(log, "rb").read()
         open(os.path.join(d, "empty\n.log"), "wb").close()
         with open(os.path.join(d, ESCAPE), "wb") as f:
@@ -90,8 +94,11 @@ def main():
         except (OSError, ValueError) as e:
             check(False, f"JSON report under a name with a newline: {e}")
         paths = {os.path.basename(f.get("path", "")) for f in rep.get("input", {}).get("files", [])}
-        check(FORGED in paths and "cut\n.log.gz" in paths,
+        check(FORGED in paths and "cut\n.log.gz" in paths and TINTED in paths,
               f"the JSON report keeps the names exactly: {sorted(paths)!r}")
+        raw = open(os.path.join(tmp, out), encoding="utf-8").read()
+        check("tint\\u001b[1m.log" in raw and "\ufffd" not in raw,
+              "the JSON report writes ESC in a name as \\u001b, not U+FFFD")
         for name in ("r.md", "r.html"):
             body = open(os.path.join(tmp, name), encoding="utf-8", errors="replace").read()
             raw = [c for c in body if c in ("\x1b", BAD_BIDI)]
@@ -102,6 +109,10 @@ def main():
               f"the Markdown input table gives the forged name one whole row: {rows!r}")
         check(not any(ln.startswith("lockspan: forged") for ln in md.split("\n")),
               "the Markdown report has no line begun by the forged text")
+        check(any("evil`\\n`lockspan: forged`\\t`x.log" in ln for ln in rows),
+              f"the Markdown input table shows the newline and tab as `\\n`, `\\t`: {rows!r}")
+        check("tint`\\x1b`\\[1m.log" in md,
+              "the Markdown input table shows ESC as `\\x1b`")
 
         # report on a --db with a newline that does not exist
         r = run([ls, "report", "--db", "no\nsuch.db"], tmp)
