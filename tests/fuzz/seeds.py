@@ -142,6 +142,7 @@ def main():
         pre = prefix_of(log)
         for i, w in enumerate(windows(data)):
             o.put("stderr_infer", f"{rel(log)}.{i}", w)
+            o.put("sniff", f"{rel(log)}.{i}", w)
             if pre is not None:
                 o.put("stderr_prefix", f"{rel(log)}.{i}", pre + b"\n" + w)
 
@@ -149,10 +150,12 @@ def main():
                       glob.glob(os.path.join(samples, "*", "postgresql*.csv.gz"))):
         for i, w in enumerate(windows(read(csv))):
             o.put("csvlog", f"{rel(csv)}.{i}", w)
+            o.put("sniff", f"{rel(csv)}.{i}", w)
 
     for js in sorted(glob.glob(os.path.join(samples, "*", "postgresql*.json"))):
         for i, w in enumerate(windows(read(js), width=8)):
             o.put("jsonlog", f"{rel(js)}.{i}", w)
+            o.put("sniff", f"{rel(js)}.{i}", w)
 
     for sl in sorted(glob.glob(os.path.join(samples, "*", "*.syslog"))):
         for i, w in enumerate(windows(read(sl))):
@@ -221,6 +224,8 @@ def main():
                 o.put("decompress", f"{s}/postgresql.log.{i}.{name}", b"\0" + blob)
                 o.put("input", f"{s}/postgresql.log.{i}.{name}", bytes([i & 3, 0x23]) + blob)
             o.put("input", f"{s}/postgresql.log.{i}", bytes([1, 0x35]) + w)
+            for name, blob in compressed(w).items():
+                o.put("sniff", f"{s}/postgresql.log.{i}.{name}", blob[:64])
 
 
 def compressed(data):
