@@ -89,12 +89,29 @@ static void found_row(model_ctx *m, ls_stmt *q, void *arg)
     *(int *)arg = 1;
 }
 
+/* Files of the store ingested before server_events existed (a store
+ * brought to schema 14, store.c): their lines of the server's work were
+ * not read. */
+static const char older_files_sql[] =
+    "SELECT 1 FROM files WHERE file_id < (SELECT CAST(value AS INTEGER) FROM meta"
+    " WHERE key = 'server_events_from_file') LIMIT 1";
+#define OLDER_FILES_NOTE \
+    "the server's work in the files this store held before schema 14 was not read: ingest " \
+    "them into a new --db to count it"
+
 /* context_not_kept: for each of server_needs that the store has no line
- * of (anywhere, not only in the strip's minutes), its `missing` text. */
+ * of (anywhere, not only in the strip's minutes), its `missing` text; and
+ * first, when the store has files ingested before lockspan read these
+ * lines, that note. */
 static void add_not_kept(model_ctx *m, cJSON *report)
 {
     cJSON *arr = cJSON_AddArrayToObject(report, "context_not_kept");
+    int older = 0;
     size_t i;
+
+    ls_model_each_row(m, older_files_sql, -1, found_row, &older);
+    if (older)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(OLDER_FILES_NOTE));
 
     for (i = 0; i < sizeof(server_needs) / sizeof(server_needs[0]); i++) {
         char sql[NEED_SQL_MAX];

@@ -1018,11 +1018,14 @@ static int srv_temp_file(cur *c, ls_server_ev *sv)
 static int server_event(const ls_record *rec, const char *msg, ls_event *ev)
 {
     ls_server_ev *sv = &ev->u.server;
-    cur c = cur_of(msg, strlen(msg));
+    cur c;
     int got;
 
-    if (!is_log_severity(rec->severity))
+    /* first byte, then severity: a statement's message is not measured */
+    if ((msg[0] != 'c' && msg[0] != 'r' && msg[0] != 'a' && msg[0] != 't') ||
+        !is_log_severity(rec->severity))
         return 0;
+    c = cur_of(msg, strlen(msg));
     sv->relation[0] = '\0';
     sv->bytes = -1;
     sv->duration_ms = -1;
@@ -1030,8 +1033,7 @@ static int server_event(const ls_record *rec, const char *msg, ls_event *ev)
     case 'c':
     case 'r': got = srv_checkpoint(&c, sv); break;
     case 'a': got = srv_autovacuum(&c, sv); break;
-    case 't': got = srv_temp_file(&c, sv); break;
-    default: got = 0; break;
+    default: got = srv_temp_file(&c, sv); break;
     }
     if (got)
         ev->kind = LS_EV_SERVER;

@@ -516,8 +516,13 @@ static const char *const store_upgrades[] = {
     " ALTER TABLE stmt_texts ADD COLUMN writes TEXT; " LS_TX_CUTS_DDL
     " DELETE FROM meta WHERE key = 'tx_cuts';"
     /* server_events (checkpoints, autovacuum, temporary files): a store
-     * ingested before has none, and the context says the log lacks them */
-    " " LS_SERVER_EVENTS_DDL,
+     * ingested before has none for its files, which meta
+     * 'server_events_from_file' (the first file id read with them) tells
+     * the context (reports/context.c), so that it does not say the log
+     * lacks them */
+    " " LS_SERVER_EVENTS_DDL
+    " INSERT OR REPLACE INTO meta(key, value) SELECT 'server_events_from_file',"
+    " max(file_id) + 1 FROM files HAVING count(*) > 0;",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");

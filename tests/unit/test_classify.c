@@ -1047,6 +1047,7 @@ static const struct error_case {
     /* not events */
     {"LOG", "00000", "canceling statement due to lock timeout", LS_EV_OTHER, LS_ERRC_OTHER, ""},
     {"LOG", "00000", "checkpoint starting: shutdown immediate", LS_EV_SERVER, LS_ERRC_OTHER, ""},
+    /* the server's work is a LOG line: as an ERROR, an error like any */
     {"ERROR", "XX000", "checkpoint starting: shutdown immediate", LS_EV_ERROR, LS_ERRC_OTHER, "XX000"},
 };
 
