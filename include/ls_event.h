@@ -21,7 +21,8 @@ typedef enum ls_event_kind {
     LS_EV_STATEMENT,    /* "statement: ..." (log_statement, logged at start) */
     LS_EV_DURATION,     /* "duration: X ms  statement|execute ...: ..." (at end) */
     LS_EV_CONNECT,      /* "connection received" / "connection authorized" */
-    LS_EV_DISCONNECT    /* "disconnection: session time: ..." */
+    LS_EV_DISCONNECT,   /* "disconnection: session time: ..." */
+    LS_EV_SERVER        /* the server's own work: checkpoint, autovacuum, temp file */
 } ls_event_kind;
 
 typedef enum ls_lock_phase {
@@ -141,6 +142,28 @@ typedef struct ls_conn_ev {
     double session_seconds; /* disconnection: session time; -1 if unknown */
 } ls_conn_ev;
 
+/* What an LS_EV_SERVER line reports (server_events.kind, docs/store.md). */
+typedef enum ls_server_kind {
+    LS_SRV_CHECKPOINT_START = 1, /* "checkpoint starting: ..." (log_checkpoints) */
+    LS_SRV_CHECKPOINT,           /* "checkpoint complete: ..." */
+    LS_SRV_AUTOVACUUM,           /* "automatic [aggressive ]vacuum ... of table" */
+    LS_SRV_AUTOANALYZE,          /* "automatic analyze of table" */
+    LS_SRV_TEMP_FILE             /* "temporary file: path ..., size N" (log_temp_files) */
+} ls_server_kind;
+
+const char *ls_server_kind_name(ls_server_kind k);
+
+/* A relation as the server names it: "db.schema.table", three names of
+ * at most NAMEDATALEN - 1 (63) bytes, the dots and the NUL. */
+#define LS_SERVER_REL_MAX 192
+
+typedef struct ls_server_ev {
+    ls_server_kind kind;
+    char relation[LS_SERVER_REL_MAX]; /* autovacuum, autoanalyze; "" otherwise */
+    int64_t bytes;                    /* temp file size; -1 otherwise */
+    double duration_ms;               /* checkpoint total=, autovacuum elapsed:; -1 if none */
+} ls_server_ev;
+
 typedef struct ls_event {
     ls_event_kind kind;
     const ls_record *rec;
@@ -150,6 +173,7 @@ typedef struct ls_event {
         ls_error_ev error;
         ls_statement_ev stmt;
         ls_conn_ev conn;
+        ls_server_ev server;
     } u;
 } ls_event;
 

@@ -320,13 +320,20 @@ static const ls_column context_cols[] = {
     {"Statements/s", "statements_per_s", LS_CELL_NUM1, 0, A},
     {"Lock waits begun", "waits", LS_CELL_INT, 0, A},
     {"Errors", "errors", LS_CELL_INT, 0, A},
+    {"Checkpoints", "checkpoints", LS_CELL_INT, 0, A},
+    {"Autovacuum", "autovacuum", LS_CELL_INT, 0, A},
+    {"Temp files", "temp_files", LS_CELL_INT, 0, A},
+    {"Temp bytes", "temp_bytes", LS_CELL_INT, 0, A},
 };
 const ls_table ls_tab_context =
     TITLED("context per minute", "context_per_minute", "Context per minute",
            "Each minute around the incident, from 5 minutes before the first logged wait to 5 "
            "after the last (at most 120, within the log): the statements logged, the lock "
-           "waits that began and the errors. Checkpoints, autovacuum runs and temporary files "
-           "are not kept by lockspan's ingest, so they are not counted here.",
+           "waits that began, the errors, and the server's work the log reports: checkpoints "
+           "completed (log_checkpoints), autovacuum and autoanalyze runs "
+           "(log_autovacuum_min_duration) and temporary files (log_temp_files), counted from "
+           "English messages only (lc_messages C); what the log has none of is listed in the "
+           "JSON context_not_kept.",
            context_cols);
 
 const ls_table *const ls_tables[] = {

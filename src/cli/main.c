@@ -1301,6 +1301,7 @@ static int prune_store(cli *c, ls_store *s)
         " < (SELECT cut FROM temp.prune)",
         "DELETE FROM stmt_rows WHERE start_ts < (SELECT cut FROM temp.prune)",
         "DELETE FROM errors WHERE ts < (SELECT cut FROM temp.prune)",
+        "DELETE FROM server_events WHERE ts < (SELECT cut FROM temp.prune)",
         "DELETE FROM deadlock_edges WHERE deadlock_id IN (SELECT deadlock_id FROM deadlocks "
         "WHERE ts < (SELECT cut FROM temp.prune))",
         "DELETE FROM deadlock_procs WHERE deadlock_id IN (SELECT deadlock_id FROM deadlocks "

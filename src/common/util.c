@@ -201,6 +201,15 @@ const char *ls_target_kind_name(ls_target_kind k)
     return "unknown";
 }
 
+const char *ls_server_kind_name(ls_server_kind k)
+{
+    static const char *const names[] = {"other",      "checkpoint_start", "checkpoint",
+                                        "autovacuum", "autoanalyze",      "temp_file"};
+    if ((unsigned)k < sizeof(names) / sizeof(names[0]))
+        return names[k];
+    return "other";
+}
+
 const char *ls_error_class_name(ls_error_class c)
 {
     static const char *const names[] = {"other",         "lock_timeout",     "lock_nowait",

@@ -928,6 +928,121 @@ static int is_log_severity(const char *sev)
     return !sev || strcmp(sev, "LOG") == 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* The server's own work: checkpoints, autovacuum, temporary files      */
+
+/*
+ * The texts of PostgreSQL 15's xlog.c (LogCheckpointStart/End), vacuumlazy.c
+ * and analyze.c (log_autovacuum_min_duration) and fd.c
+ * (ReportTemporaryFileUsage), English catalog only. A checkpoint's duration
+ * is its "total=", an autovacuum's or autoanalyze's its "elapsed:" (the
+ * rusage line at the end of the message), a temporary file's size in bytes.
+ */
+#define SRV_MS_PER_S 1000.0
+
+/* The seconds after needle ("total=", "elapsed: ") as ms, or -1. */
+static double srv_seconds_after(const cur *all, const char *needle, size_t n)
+{
+    cur c = *all;
+    const char *at;
+    double sec;
+
+    if (find(&c, needle, n, &at))
+        return -1;
+    c.p = at + n;
+    if (num_decimal(&c, &sec) || LIT(&c, " s"))
+        return -1;
+    return sec * SRV_MS_PER_S;
+}
+#define SRV_SECONDS_AFTER(c, s) srv_seconds_after((c), (s), sizeof(s) - 1)
+
+/* "checkpoint|restartpoint starting|complete: ..." */
+static int srv_checkpoint(cur *c, ls_server_ev *sv)
+{
+    if (LIT(c, "checkpoint ") && LIT(c, "restartpoint "))
+        return 0;
+    if (LIT(c, "starting: ") == 0) {
+        sv->kind = LS_SRV_CHECKPOINT_START;
+        return 1;
+    }
+    if (LIT(c, "complete: ") == 0) {
+        sv->kind = LS_SRV_CHECKPOINT;
+        sv->duration_ms = SRV_SECONDS_AFTER(c, "total=");
+        return 1;
+    }
+    return 0;
+}
+
+/* "automatic [aggressive ]vacuum [to prevent wraparound ]of table \"R\": ..."
+ * or "automatic analyze of table \"R\"". */
+static int srv_autovacuum(cur *c, ls_server_ev *sv)
+{
+    const char *rel;
+    size_t n;
+
+    if (LIT(c, "automatic "))
+        return 0;
+    if (HAS(c, "analyze of table \""))
+        sv->kind = LS_SRV_AUTOANALYZE;
+    else if (HAS(c, "vacuum ") || HAS(c, "aggressive vacuum "))
+        sv->kind = LS_SRV_AUTOVACUUM;
+    else
+        return 0;
+    if (UPTO(c, "of table \"", &rel, &n) || UPTO(c, "\"", &rel, &n) ||
+        memchr(rel, '\n', n))
+        return 0;
+    COPY_FIXED(sv->relation, rel, n);
+    sv->duration_ms = SRV_SECONDS_AFTER(c, "elapsed: ");
+    return 1;
+}
+
+/* "temporary file: path \"P\", size N" */
+static int srv_temp_file(cur *c, ls_server_ev *sv)
+{
+    const char *path;
+    size_t n;
+    uint64_t size;
+
+    if (LIT(c, "temporary file: path \"") || UPTO(c, "\", size ", &path, &n) ||
+        num_u64(c, INT64_MAX, &size))
+        return 0;
+    sv->kind = LS_SRV_TEMP_FILE;
+    sv->bytes = (int64_t)size;
+    return 1;
+}
+
+/*
+ * A LOG line of the server's own work into ev (LS_EV_SERVER). Returns 1
+ * when msg is one, 0 when not (ev untouched but for ev->u.server).
+ */
+static int server_event(const ls_record *rec, const char *msg, ls_event *ev)
+{
+    ls_server_ev *sv = &ev->u.server;
+    cur c;
+    int got;
+
+    /* first byte, then severity: a statement's message is not measured */
+    if ((msg[0] != 'c' && msg[0] != 'r' && msg[0] != 'a' && msg[0] != 't') ||
+        !is_log_severity(rec->severity))
+        return 0;
+    c = cur_of(msg, strlen(msg));
+    sv->relation[0] = '\0';
+    sv->bytes = -1;
+    sv->duration_ms = -1;
+    switch (msg[0]) {
+    case 'c':
+    case 'r': got = srv_checkpoint(&c, sv); break;
+    case 'a': got = srv_autovacuum(&c, sv); break;
+    default: got = srv_temp_file(&c, sv); break;
+    }
+    if (got)
+        ev->kind = LS_EV_SERVER;
+    return got;
+}
+
+/* ------------------------------------------------------------------ */
+/* Classification                                                       */
+
 static int classify_en(ls_classifier *cl, const ls_record *rec, ls_event *ev)
 {
     const char *msg = rec->message;
@@ -941,6 +1056,8 @@ static int classify_en(ls_classifier *cl, const ls_record *rec, ls_event *ev)
     if (!msg || !msg[0])
         return 0;
     c = cur_of(msg, strnlen(msg, MSG_DISPATCH));
+    if (server_event(rec, msg, ev))
+        return 0;
 
     switch (msg[0]) {
     case 'd':

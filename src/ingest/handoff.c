@@ -120,6 +120,7 @@ static size_t event_size(ls_event_kind k)
     case LS_EV_DURATION: return head + sizeof(ls_statement_ev);
     case LS_EV_CONNECT:
     case LS_EV_DISCONNECT: return head + sizeof(ls_conn_ev);
+    case LS_EV_SERVER: return head + sizeof(ls_server_ev);
     case LS_EV_OTHER: break;
     }
     return head;

@@ -105,6 +105,7 @@ enum {
     Q_DEADLOCK_EDGE,
     Q_DEADLOCK_PROC,
     Q_ERROR,
+    Q_SERVER,
     Q_SPAN,
     Q_ACTIVITY,
     Q_XID,
@@ -222,6 +223,8 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_ERROR] = "INSERT INTO errors(session_id, pid, file_id, line, ts, severity, sqlstate, class,"
                 " message, detail, text_id, xid, vxid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
                 " ?9, ?10, ?11, ?12, ?13)",
+    [Q_SERVER] = "INSERT INTO server_events(ts, kind, pid, file_id, line, relation, bytes,"
+                 " duration_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 /*
@@ -505,12 +508,21 @@ static const char *const store_upgrades[] = {
      * (tx_cuts) and each text's kind and written relation
      * (stmt_texts.kind, writes): a store ingested before has no cuts
      * (meta holds no 'tx_cuts' = 'complete'), and the transactions pass
-     * reads its statements as before. */
+     * reads its statements as before. The server's own work
+     * (server_events). */
     LS_FINAL_DDL " DROP VIEW IF EXISTS holds; DROP VIEW IF EXISTS rows;"
     " DELETE FROM meta WHERE key = 'correlated';"
     " ALTER TABLE stmt_texts ADD COLUMN kind INTEGER;"
     " ALTER TABLE stmt_texts ADD COLUMN writes TEXT; " LS_TX_CUTS_DDL
-    " DELETE FROM meta WHERE key = 'tx_cuts';",
+    " DELETE FROM meta WHERE key = 'tx_cuts';"
+    /* server_events (checkpoints, autovacuum, temporary files): a store
+     * ingested before has none for its files, which meta
+     * 'server_events_from_file' (the first file id read with them) tells
+     * the context (reports/context.c), so that it does not say the log
+     * lacks them */
+    " " LS_SERVER_EVENTS_DDL
+    " INSERT OR REPLACE INTO meta(key, value) SELECT 'server_events_from_file',"
+    " max(file_id) + 1 FROM files HAVING count(*) > 0;",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -2248,6 +2260,30 @@ static int store_error(ls_store *s, int64_t file_id, int64_t sess, const ls_even
     return run(s, st);
 }
 
+/* A line of the server's own work (LS_EV_SERVER) into server_events: no
+ * session (the checkpointer and autovacuum workers are not clients). */
+static int store_server(ls_store *s, int64_t file_id, const ls_event *ev)
+{
+    const ls_server_ev *sv = &ev->u.server;
+    sqlite3_stmt *st = s->q[Q_SERVER];
+
+    bind_ts(st, 1, ev->rec->ts);
+    bind_text(st, 2, ls_server_kind_name(sv->kind));
+    bind_pos(st, 3, ev->rec->pid);
+    sqlite3_bind_int64(st, 4, file_id);
+    bind_pos(st, 5, (int64_t)ev->rec->line);
+    bind_text(st, 6, sv->relation[0] ? sv->relation : NULL);
+    if (sv->bytes >= 0)
+        sqlite3_bind_int64(st, 7, sv->bytes);
+    else
+        sqlite3_bind_null(st, 7);
+    if (sv->duration_ms >= 0)
+        sqlite3_bind_double(st, 8, sv->duration_ms);
+    else
+        sqlite3_bind_null(st, 8);
+    return run(s, st);
+}
+
 static int store_deadlock(ls_store *s, int64_t file_id, int64_t sess, const ls_event *ev)
 {
     const ls_record *r = ev->rec;
@@ -2322,6 +2358,8 @@ int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev)
 
     if (ev->kind == LS_EV_OTHER)
         return 0;
+    if (ev->kind == LS_EV_SERVER)
+        return store_server(s, file_id, ev);
     if ((rc = session_of(s, ev->rec, new_conn, &slot)) != 0)
         return rc;
     sess = slot ? slot->session_id : 0;
@@ -2346,6 +2384,7 @@ int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev)
         if (slot)
             store_connection(slot, ev);
         return 0;
+    case LS_EV_SERVER:
     case LS_EV_OTHER:
         break;
     }

@@ -6,6 +6,18 @@
 #ifndef LS_STORE_SCHEMA_H
 #define LS_STORE_SCHEMA_H
 
+/* The server's own work as the log reports it (classify.c, LS_EV_SERVER),
+ * here and in the step to schema 14 (store.c): one row per line, kind one
+ * of checkpoint_start, checkpoint, autovacuum, autoanalyze, temp_file;
+ * relation "db.schema.table" (autovacuum, autoanalyze), bytes (temp_file),
+ * duration_ms (checkpoint total=, autovacuum/autoanalyze elapsed:), else
+ * NULL. The per-minute context reads them (reports/context.c). */
+#define LS_SERVER_EVENTS_DDL \
+    "CREATE TABLE IF NOT EXISTS server_events(\n" \
+    "  event_id INTEGER PRIMARY KEY, ts INTEGER, kind TEXT, pid INTEGER,\n" \
+    "  file_id INTEGER, line INTEGER, relation TEXT, bytes INTEGER,\n" \
+    "  duration_ms REAL);\n"
+
 /* Code paths of transactions (traces.c), here and in the step to schema
  * 12 (store.c). A transaction's statement shape and the order in which it
  * writes relations are texts that thousands of transactions share: each
@@ -365,6 +377,7 @@ static const char *const ls_schema_sql[] = {
     "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, severity TEXT,\n"
     "  sqlstate TEXT, class TEXT, message TEXT, detail TEXT, text_id INTEGER,\n"
     "  xid INTEGER, vxid TEXT);\n",
+    LS_SERVER_EVENTS_DDL,
     LS_LINK_TABLES_DDL,
     /* What readers of an error's links query: the error as ingest wrote
      * it, its transaction, wait and cause (error_links) and its retry

@@ -101,6 +101,11 @@ SET_ASIDE = {
 # (5 ms) of overlap up, so a share at the minimum in one run is absent
 # from another. Its effect on the report is compared by queueing_order.
 TIME_DEPENDENT_TABLES = {"row_cover"}
+# The server's own work (checkpoints, autovacuum, temporary files) is read
+# from English messages only (classify.c, docs/store.md): a translated
+# log's server_events hold only the lines its catalog left in English, and
+# its report's context_not_kept says so.
+ENGLISH_ONLY_TABLES = {"server_events"}
 # sessions.key and pg_session: %c, the backend's start time and pid in hex.
 SESSION_ID = re.compile(r"^[0-9a-f]+\.([0-9a-f]+)$")
 PROCESS = re.compile(r"\b([Pp]rocess(?:es)?|pids?) (\d+)")
@@ -206,7 +211,7 @@ def store(db, log):
             continue
         # tables whose pid lists may be stmt_texts ids, or whose bounds may be
         # NULL: as their views give them
-        if t in IN_VIEWS or t in TIME_DEPENDENT_TABLES:
+        if t in IN_VIEWS or t in TIME_DEPENDENT_TABLES or t in ENGLISH_ONLY_TABLES:
             continue
         t, order = READ_AS.get(t, (t, "rowid"))
         cols = [r[1] for r in con.execute(f"PRAGMA table_info({t})")]
@@ -257,7 +262,7 @@ def leaves(x, path, pids, lines, out):
             # the wall clock: each language's run crossed minutes elsewhere.
             if k in ("file", "path", "generated_at") or path + "." + k in (
                     ".input.files[].bytes", ".input.files[].lines", ".summary.lines",
-                    ".context_per_minute"):
+                    ".context_per_minute", ".context_not_kept"):
                 continue
             leaves(v, path + "." + k, pids, lines, out)
     elif isinstance(x, list):

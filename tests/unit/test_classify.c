@@ -1046,7 +1046,9 @@ static const struct error_case {
     {"ERROR", "", "canceling statement due to lock", LS_EV_ERROR, LS_ERRC_OTHER, ""},
     /* not events */
     {"LOG", "00000", "canceling statement due to lock timeout", LS_EV_OTHER, LS_ERRC_OTHER, ""},
-    {"LOG", "00000", "checkpoint starting: shutdown immediate", LS_EV_OTHER, LS_ERRC_OTHER, ""},
+    {"LOG", "00000", "checkpoint starting: shutdown immediate", LS_EV_SERVER, LS_ERRC_OTHER, ""},
+    /* the server's work is a LOG line: as an ERROR, an error like any */
+    {"ERROR", "XX000", "checkpoint starting: shutdown immediate", LS_EV_ERROR, LS_ERRC_OTHER, "XX000"},
 };
 
 static void test_errors(ls_classifier *cl)
@@ -1259,13 +1261,70 @@ static void test_connections(ls_classifier *cl)
 }
 
 /* ------------------------------------------------------------------ */
+/* The server's own work                                                */
+
+/* Messages from samples/context/postgresql.log (PostgreSQL 15, run by
+ * samples/context.sh), the autovacuum ones cut to their first lines and
+ * their rusage line; the restartpoint one and the analyze without rusage
+ * line shortened by hand (no standby in the sample). */
+static const struct server_case {
+    const char *message;
+    ls_server_kind kind;
+    const char *relation;
+    int64_t bytes;
+    double duration_ms;
+} server_cases[] = {
+    {"checkpoint starting: immediate force wait", LS_SRV_CHECKPOINT_START, "", -1, -1},
+    {"checkpoint complete: wrote 1236 buffers (7.5%); 1 WAL file(s) added, 0 removed, 0 "
+     "recycled; write=0.066 s, sync=0.001 s, total=0.072 s; sync files=0, longest=0.000 s, "
+     "average=0.000 s; distance=7761 kB, estimate=7761 kB",
+     LS_SRV_CHECKPOINT, "", -1, 72.0},
+    {"restartpoint complete: wrote 3 buffers (0.0%); total=1.500 s", LS_SRV_CHECKPOINT, "", -1,
+     1500.0},
+    {"temporary file: path \"base/pgsql_tmp/pgsql_tmp27790.0\", size 1196032", LS_SRV_TEMP_FILE,
+     "", 1196032, -1},
+    {"automatic vacuum of table \"lockspan.public.item\": index scans: 1\n"
+     "\tpages: 0 removed, 824 remain, 824 scanned (100.00% of total)\n"
+     "\tsystem usage: CPU: user: 0.01 s, system: 0.00 s, elapsed: 0.04 s",
+     LS_SRV_AUTOVACUUM, "lockspan.public.item", -1, 40.0},
+    {"automatic aggressive vacuum of table \"template1.pg_catalog.pg_class\": index scans: 0\n"
+     "\tsystem usage: CPU: user: 0.00 s, system: 0.00 s, elapsed: 0.00 s",
+     LS_SRV_AUTOVACUUM, "template1.pg_catalog.pg_class", -1, 0.0},
+    {"automatic analyze of table \"lockspan.public.item\"\n"
+     "\tsystem usage: CPU: user: 0.01 s, system: 0.00 s, elapsed: 0.01 s",
+     LS_SRV_AUTOANALYZE, "lockspan.public.item", -1, 10.0},
+    /* no rusage line: no duration */
+    {"automatic analyze of table \"a.b.c\"", LS_SRV_AUTOANALYZE, "a.b.c", -1, -1},
+};
+
+static void test_server_events(ls_classifier *cl)
+{
+    size_t i;
+    for (i = 0; i < sizeof(server_cases) / sizeof(server_cases[0]); i++) {
+        const struct server_case *sc = &server_cases[i];
+        ls_record r = mkrec("LOG", "00000", sc->message, NULL, NULL);
+        ls_event ev;
+        CHECK_INT(ls_classify(cl, &r, &ev), 0);
+        CHECK_INT(ev.kind, LS_EV_SERVER);
+        if (ev.kind != LS_EV_SERVER)
+            continue;
+        CHECK_INT(ev.u.server.kind, sc->kind);
+        CHECK_STR(ev.u.server.relation, sc->relation);
+        CHECK_INT(ev.u.server.bytes, sc->bytes);
+        CHECK_MS(ev.u.server.duration_ms, sc->duration_ms);
+    }
+}
+
+/* ------------------------------------------------------------------ */
 /* Robustness                                                           */
 
 static void test_other(ls_classifier *cl)
 {
     static const char *const msgs[] = {
         "database system is ready to accept connections",
-        "checkpoint complete: wrote 1839 buffers (11.2%)",
+        "checkpoint requests: 3",
+        "automatic vacuum",
+        "temporary file: path \"base/pgsql_tmp/x\", size x",
         "",
         "d",
         "\xff\xfe\x80",
@@ -1652,6 +1711,7 @@ int main(void)
     test_errors(cl);
     test_statements(cl);
     test_connections(cl);
+    test_server_events(cl);
     test_other(cl);
     test_truncations(cl);
     test_lock_failure(cl);
