@@ -49,15 +49,23 @@ static int word_char(int c)
     return isalnum(c) || c == '_' || c == '$' || c >= 0x80;
 }
 
+/* A string literal opening at p ('...', a quote doubled inside it): its
+ * closing quote, or the NUL that ends the text when it does not close. */
+static const char *skip_literal(const char *p)
+{
+    for (p++; *p && !(*p == '\'' && p[1] != '\''); p++)
+        if (*p == '\'')
+            p++;
+    return p;
+}
+
 /* Does the statement carry a row-locking clause (FOR UPDATE/SHARE ...)? */
 static int has_locking_clause(const char *p)
 {
     const char *start = p;
     for (; *p; p++) {
         if (*p == '\'') {
-            for (p++; *p && !(*p == '\'' && p[1] != '\''); p++)
-                if (*p == '\'')
-                    p++;
+            p = skip_literal(p);
             if (!*p)
                 break;
         } else if ((p[0] == 'f' || p[0] == 'F') && kw_at(p, "for") &&
@@ -287,9 +295,7 @@ static const char *find_kw(const char *p, const char *kw)
     const char *start = p;
     for (; *p; p++) {
         if (*p == '\'') {
-            for (p++; *p && !(*p == '\'' && p[1] != '\''); p++)
-                if (*p == '\'')
-                    p++;
+            p = skip_literal(p);
             if (!*p)
                 return NULL;
         } else if ((p == start || !word_char((unsigned char)p[-1])) && kw_at(p, kw)) {
@@ -573,9 +579,7 @@ static int reads_one(const char *p)
 {
     for (; *p; p++) {
         if (*p == '\'') {
-            for (p++; *p && !(*p == '\'' && p[1] != '\''); p++)
-                if (*p == '\'')
-                    p++;
+            p = skip_literal(p);
             if (!*p)
                 return 1;
         } else if (*p == ',' || *p == '(') {
