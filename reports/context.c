@@ -73,11 +73,11 @@ typedef struct server_kind_need {
 
 static const server_kind_need server_needs[] = {
     {"checkpoints", "'checkpoint_start', 'checkpoint'",
-     "checkpoints (none logged: log_checkpoints = on logs them)"},
+     "checkpoints (none read: log_checkpoints = on logs them; only English messages are read)"},
     {"autovacuum", "'autovacuum', 'autoanalyze'",
-     "autovacuum (none logged: log_autovacuum_min_duration = 0 logs every run)"},
+     "autovacuum (none read: log_autovacuum_min_duration = 0 logs every run; only English messages are read)"},
     {"temporary files", "'temp_file'",
-     "temporary files (none logged: log_temp_files = 0 logs every one)"},
+     "temporary files (none read: log_temp_files = 0 logs every one; only English messages are read)"},
 };
 
 #define NEED_SQL_MAX 160

@@ -66,7 +66,7 @@ def one(lockspan, tmp, name, inputs):
                               ("autovacuum", {"autovacuum", "autoanalyze"}),
                               ("temporary files", {"temp_file"})) if not kinds & have]
     nk = m.get("context_not_kept") or []
-    check(len(nk) == len(want) and all(n.startswith(w + " (none logged: ") for w, n in zip(want, nk)),
+    check(len(nk) == len(want) and all(n.startswith(w + " (none read: ") for w, n in zip(want, nk)),
           f"{name}: context_not_kept: {nk}, the store lacks {want}")
     busy = max(c, key=lambda x: x["waits"])
     md = open(out["md"], encoding="utf-8").read()
