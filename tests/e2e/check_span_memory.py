@@ -21,7 +21,12 @@ cache plus a sorter as large, in "statements from spans" and the code
 paths); after, 16,324 and 27,900 KiB. The bounds (26 and 35 MiB) sit
 between.
 
-Usage: check_span_memory.py LOCKSPAN SOURCE_DIR
+Usage: check_span_memory.py LOCKSPAN SOURCE_DIR [--no-peak]
+
+--no-peak (the AddressSanitizer build, whose shadow memory and quarantine
+are most of its resident size: 614 MB here for 300 k spans) checks every
+other fact and says, without counting it as passed, that the peak was not
+checked; the release build's suite checks it.
 """
 import os
 import sqlite3
@@ -63,6 +68,9 @@ def analyze(lockspan, src, spans, tmp, name):
 
 def main():
     lockspan, src = sys.argv[1], sys.argv[2]
+    peak = "--no-peak" not in sys.argv[3:]
+    if not peak:
+        print("peak resident size not checked: a sanitizer build (--no-peak)")
     gen = os.path.join(src, "bench", "gen_spans.py")
     log = os.path.join(src, "samples", "hidden-traces", "postgresql.log")
     with tempfile.TemporaryDirectory(prefix="ls-spanmem-") as tmp:
@@ -72,15 +80,18 @@ def main():
         subprocess.run([sys.executable, gen, str(SPANS), "--log", log, matched], check=True)
 
         db, kib = analyze(lockspan, src, unmatched, tmp, "unmatched")
-        check(kib <= UNMATCHED_BOUND_KIB,
-              f"unmatched: peak {kib} KiB over {UNMATCHED_BOUND_KIB} KiB")
+        if peak:
+            check(kib <= UNMATCHED_BOUND_KIB,
+                  f"unmatched: peak {kib} KiB over {UNMATCHED_BOUND_KIB} KiB")
         with sqlite3.connect(db) as c:
             n = c.execute("SELECT count(*) FROM spans").fetchone()[0]
             check(n == SPANS, f"unmatched: {n} spans stored, not {SPANS}")
         os.unlink(unmatched)
 
         db, kib = analyze(lockspan, src, matched, tmp, "matched")
-        check(kib <= MATCHED_BOUND_KIB, f"matched: peak {kib} KiB over {MATCHED_BOUND_KIB} KiB")
+        if peak:
+            check(kib <= MATCHED_BOUND_KIB,
+                  f"matched: peak {kib} KiB over {MATCHED_BOUND_KIB} KiB")
         with sqlite3.connect(db) as c:
             n = c.execute("SELECT count(*) FROM stmt_rows WHERE verb = 5").fetchone()[0]
             check(n == SPANS, f"matched: {n} statements from spans, not {SPANS}")
