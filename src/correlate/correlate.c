@@ -1167,38 +1167,26 @@ static const char *text_or_null(ls_stmt *q, int col)
  * name its relation? hq reads the holder's candidate waits; on 1 it is
  * left on the chosen one (its relation). Returns 1, 0, or < 0 on a store
  * error. */
-static void holder_waits_bind(ls_stmt *hq, int64_t pid, int64_t logged)
+static int holder_wait_names(ls_stmt *q, ls_stmt *hq)
 {
+    int64_t logged = ls_stmt_int64(q, tw_logged_ts);
+    int rc;
+
     ls_stmt_reset(hq);
-    ls_stmt_bind_int64(hq, 1, pid);
+    ls_stmt_bind_int64(hq, 1, ls_stmt_int64(q, tw_blocker_pid));
     ls_stmt_bind_int64(hq, 2, logged);
     ls_stmt_bind_int64(hq, 3, LS_HOLDER_WAIT_LOOKAHEAD_US);
     ls_stmt_bind_int64(hq, 4, LS_HOLDER_WAIT_CANDIDATES);
-}
-
-static int holder_wait_names(ls_stmt *q, ls_stmt *hq)
-{
-    int64_t starts[LS_HOLDER_WAIT_CANDIDATES];
-    int64_t pid = ls_stmt_int64(q, tw_blocker_pid), logged = ls_stmt_int64(q, tw_logged_ts);
-    size_t n = 0;
-    long pick;
-    int rc = 0;
-
-    holder_waits_bind(hq, pid, logged);
-    while (n < LS_HOLDER_WAIT_CANDIDATES && (rc = ls_stmt_step(hq)) == 1)
-        starts[n++] = ls_stmt_int64(hq, hw_start_ts);
-    if (n < LS_HOLDER_WAIT_CANDIDATES && rc < 0)
-        return rc;
-    if ((pick = ls_holder_wait_at(starts, n, logged)) < 0)
-        return 0;
-    /* step again to the chosen row: the candidates are few */
-    holder_waits_bind(hq, pid, logged);
-    for (long i = 0; i <= pick; i++)
-        if ((rc = ls_stmt_step(hq)) != 1)
-            return rc < 0 ? rc : 0;
-    return ls_holder_wait_names(text_or_null(hq, hw_relation), text_or_null(hq, hw_ctid),
-                                text_or_null(q, tw_ctid), !ls_stmt_isnull(hq, hw_end_ts),
-                                ls_stmt_int64(hq, hw_end_ts), logged);
+    /* latest first: stop at the one ls_holder_wait_at() takes, which
+     * leaves hq on it */
+    while ((rc = ls_stmt_step(hq)) == 1) {
+        int64_t start = ls_stmt_int64(hq, hw_start_ts);
+        if (ls_holder_wait_at(&start, 1, logged) == 0)
+            return ls_holder_wait_names(text_or_null(hq, hw_relation), text_or_null(hq, hw_ctid),
+                                        text_or_null(q, tw_ctid), !ls_stmt_isnull(hq, hw_end_ts),
+                                        ls_stmt_int64(hq, hw_end_ts), logged);
+    }
+    return rc < 0 ? rc : 0;
 }
 
 /* A relation name found for (?1, ?2) with its evidence (?4), unless one
