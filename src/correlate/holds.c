@@ -149,7 +149,8 @@ static const char insert_row_sql[] =
 static const char set_row_sql[] =
     "INSERT INTO wait_rows(wait_id, row_id, waiter_stmt, row_evidence) VALUES (?1, ?2, ?3, ?4)";
 static const char insert_rule_sql[] =
-    "INSERT INTO row_rules(shape, relation, col, arg, learned_from) VALUES (?1, ?2, ?3, ?4, ?5)";
+    "INSERT INTO row_rules(shape, relation, col, arg, learned_from, target, target_col)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, ''), nullif(?7, ''))";
 
 /*
  * One wait while its own evidence is read (step 1 of ls_correlate_rows);
@@ -944,6 +945,8 @@ static int learn_and_apply_rules(ls_store *s, ls_shape_rule **rules, size_t *nru
         ls_stmt_bind_text(rule, 3, r.col);
         ls_stmt_bind_int64(rule, 4, r.arg);
         ls_stmt_bind_int64(rule, 5, ls_stmt_int64(q, lq_wait_id));
+        ls_stmt_bind_text(rule, 6, r.target);
+        ls_stmt_bind_text(rule, 7, r.target_col);
         if ((rc = ls_stmt_step(rule)) < 0)
             goto out;
     }

@@ -155,6 +155,16 @@ static void shape_of(const char *sql, char *dst, size_t n)
     ls_buf_free(&b);
 }
 
+/* The relation an INSERT inserts into, from its shape ("" for any other
+ * statement: a row trigger fires for the INSERTs into its relation). */
+static void insert_into(const char *shape, char *dst, size_t n)
+{
+    static const char insert_kw[] = "insert ";
+    dst[0] = '\0';
+    if (strncmp(shape, insert_kw, sizeof(insert_kw) - 1) == 0 && !ls_sql_relation(shape, dst, n))
+        dst[0] = '\0';
+}
+
 int ls_rowkey_learn(const char *statement, const char *params, const char *rel,
                     const char *key, ls_shape_rule *out)
 {
@@ -181,6 +191,11 @@ int ls_rowkey_learn(const char *statement, const char *params, const char *rel,
     snprintf(out->rel, sizeof(out->rel), "%s", rel);
     snprintf(out->col, sizeof(out->col), "%.*s", (int)(eq - key), key);
     out->arg = found;
+    {
+        char into[128];
+        insert_into(out->shape, into, sizeof(into));
+        ls_rule_set_insert_col(out, into, &args);
+    }
     return 1;
 }
 
@@ -188,15 +203,24 @@ int ls_rowkey_apply(const ls_shape_rule *rule, const char *shape, const char *st
                     const char *params, ls_rowkey *out)
 {
     ls_sql_args args;
+    ls_rule_stmt st;
+    char into[128];
+    int arg;
 
     memset(out, 0, sizeof(*out));
-    if (strcmp(rule->shape, shape) != 0)
+    if (strcmp(rule->shape, shape) != 0 && !rule->target[0])
+        return 0; /* neither its shape nor an INSERT rule: not worth reading */
+    insert_into(shape, into, sizeof(into));
+    if (strcmp(rule->shape, shape) != 0 && strcmp(rule->target, into) != 0)
         return 0;
     ls_sql_args_of(statement, params, &args);
-    if (rule->arg >= args.n || !args.v[rule->arg].bound)
+    st.shape = shape;
+    st.insert_into = into;
+    st.args = &args;
+    if (ls_rule_match_stmt(rule, &st, &arg) == LS_RULE_NONE)
         return 0;
     snprintf(out->rel, sizeof(out->rel), "%s", rule->rel);
-    snprintf(out->key, sizeof(out->key), "%s=%s", rule->col, args.v[rule->arg].value);
+    snprintf(out->key, sizeof(out->key), "%s=%s", rule->col, args.v[arg].value);
     out->grouped_by = LS_GROUPED_SHAPE;
     return 1;
 }

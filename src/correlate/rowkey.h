@@ -7,6 +7,7 @@
 #ifndef LS_ROWKEY_H
 #define LS_ROWKEY_H
 
+#include "decide/rule.h"
 #include "ls_sqlshape.h"
 
 /* What the log says about one wait (or one statement). */
@@ -60,30 +61,20 @@ void ls_rowkey_effective(const char *statement, const char *params, const char *
                          char *params_buf, size_t params_len);
 
 /*
- * A learned rule: statements of one shape lock row rel.col = the value of
- * their argument number `arg` (0-based, ls_sql_args_of order). Learned
- * from waits whose row is known by other evidence: how a function call or
- * an INSERT with a trigger shows which row it locks.
- */
-typedef struct ls_shape_rule {
-    char shape[512];
-    char rel[128];
-    char col[64];
-    int arg;
-} ls_shape_rule;
-
-/*
- * Learn a rule from a statement whose locked row (rel, "col=value") is
- * known: exactly one of its arguments must equal the value (else no rule:
- * returns 0). Returns 1 with out filled.
+ * Learn a rule (decide/rule.h) from a statement whose locked row (rel,
+ * "col=value") is known: exactly one of its arguments must equal the
+ * value (else no rule: returns 0). Returns 1 with out filled; for an
+ * INSERT whose key value is one of its columns, with the relation and
+ * column that carry the rule to the other INSERTs into it.
  */
 int ls_rowkey_learn(const char *statement, const char *params, const char *rel,
                     const char *key, ls_shape_rule *out);
 
 /*
- * Apply a rule: 1 with rel and key set when the statement has the rule's
- * shape (shape is the statement's, computed by the caller once) and the
- * argument is bound.
+ * Apply a rule: 1 with rel and key set when ls_rule_match_stmt() says the
+ * rule names the statement's row (shape is the statement's, computed by
+ * the caller once): it has the rule's shape, or it is an INSERT into the
+ * rule's relation that sets the rule's column; whoever sent it.
  */
 int ls_rowkey_apply(const ls_shape_rule *rule, const char *shape, const char *statement,
                     const char *params, ls_rowkey *out);

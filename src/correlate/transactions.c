@@ -91,7 +91,9 @@ static const char hot_rows_sql[] =
     X(Q, shape, "shape")                                                                  \
     X(Q, relation, "relation")                                                            \
     X(Q, col, "col")                                                                      \
-    X(Q, arg, "arg")
+    X(Q, arg, "arg")                                                                      \
+    X(Q, target, "coalesce(target, '')")                                                  \
+    X(Q, target_col, "coalesce(target_col, '')")
 LS_COLUMNS(ru, RULE_COLS);
 static const char rules_sql[] = "SELECT " LS_SELECT_LIST(ru, RULE_COLS) " FROM row_rules";
 /* The session's waits that ended with the lock acquired in [?2, ?3): where
@@ -1034,6 +1036,9 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
         snprintf(nr[p->nrules].rel, sizeof(nr->rel), "%s", ls_stmt_text(q, ru_relation));
         snprintf(nr[p->nrules].col, sizeof(nr->col), "%s", ls_stmt_text(q, ru_col));
         nr[p->nrules].arg = (int)ls_stmt_int64(q, ru_arg);
+        snprintf(nr[p->nrules].target, sizeof(nr->target), "%s", ls_stmt_text(q, ru_target));
+        snprintf(nr[p->nrules].target_col, sizeof(nr->target_col), "%s",
+                 ls_stmt_text(q, ru_target_col));
         p->nrules++;
     }
     ls_stmt_finalize(q);

@@ -441,8 +441,10 @@ static const char *const ls_schema_sql[] = {
     "  h.lock_stmt, h.waits, h.waiter_ms, h.max_queue, h.contended_ms, h.sql_ms,\n"
     "  h.idle_ms, h.commit_ms, h.head_state, h.observed_state, h.observed_samples\n"
     "  FROM hold_final h;\n",
+    /* target, target_col: an INSERT rule's relation and column (decide/rule.h) */
     "CREATE TABLE IF NOT EXISTS row_rules(\n"
-    "  shape TEXT, relation TEXT, col TEXT, arg INTEGER, learned_from INTEGER);\n",
+    "  shape TEXT, relation TEXT, col TEXT, arg INTEGER, learned_from INTEGER,\n"
+    "  target TEXT, target_col TEXT);\n",
     "CREATE TABLE IF NOT EXISTS row_queue(\n"
     "  row_id INTEGER, ts INTEGER, depth INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS spans(\n"

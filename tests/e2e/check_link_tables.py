@@ -37,7 +37,7 @@ REPORT_ARGS = ["--format", "json", "--top", "1000", "--generated-at", "2026-12-0
 OLD_WAIT_LINKS = ("waiter_tx", "holder_pid", "holder_tx", "blocker_tx", "root_tx")
 
 # What a version 12 store had where version 13 has the link tables (and
-# version 14 the final holds and rows tables).
+# version 14 the final holds and rows tables, version 15 row_rules.target).
 TO_V12 = """
 DROP VIEW holds;
 DROP VIEW lock_waits; DROP VIEW errors_linked;
@@ -55,6 +55,7 @@ DROP TABLE row_keys; DROP TABLE row_holds; DROP TABLE row_queue_peaks;
 DROP TABLE row_hidden; ALTER TABLE rows_old RENAME TO rows;
 DROP TABLE tx_cuts; ALTER TABLE stmt_texts DROP COLUMN kind;
 ALTER TABLE stmt_texts DROP COLUMN writes;
+ALTER TABLE row_rules DROP COLUMN target; ALTER TABLE row_rules DROP COLUMN target_col;
 PRAGMA user_version = 12;
 """
 
@@ -131,7 +132,7 @@ def main():
         con.close()
         upgraded = os.path.join(tmp, "upgraded.json")
         lockspan(ls, "report", "-q", "--db", db, *REPORT_ARGS, "-o", upgraded)
-        check(one(db, "PRAGMA user_version") == (14,), "the store is at version 14")
+        check(one(db, "PRAGMA user_version") == (15,), "the store is at version 15")
         # The step to 14 notes that the server's work in the store's files
         # was not read (meta server_events_from_file): context_not_kept says
         # so first, and the report is otherwise the fresh one's.

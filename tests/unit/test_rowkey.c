@@ -108,6 +108,48 @@ static void test_learn(void)
     CHECK_INT(ls_rowkey_learn("SELECT * FROM withdraw(1, 5)", NULL, "accounts", "id=7", &r), 0);
 }
 
+/* An INSERT whose trigger locked a row (samples/trigger-paths, a real
+ * PostgreSQL 15 log: the checkout path's wait, keyed by its CONTEXT)
+ * teaches every INSERT into payments that sets merchant_id, whatever its
+ * text: the import path's literal INSERT of another column order. */
+static void test_learn_insert(void)
+{
+    ls_shape_rule r;
+    ls_rowkey k;
+    char shape[512];
+    static const char imp[] = "INSERT INTO payments (source, amount, merchant_id)"
+                              " VALUES ('import', 120, 1) RETURNING 1";
+
+    CHECK_INT(ls_rowkey_learn("INSERT INTO payments (merchant_id, amount) VALUES ($1, $2)"
+                              " RETURNING extract(epoch FROM clock_timestamp())",
+                              "$1 = '1', $2 = '311'", "merchant_totals", "merchant_id=1", &r),
+              1);
+    CHECK_INT(r.arg, 0);
+    CHECK_STR(r.target, "payments");
+    CHECK_STR(r.target_col, "merchant_id");
+    ls_rowkey_shape(imp, shape, sizeof(shape));
+    CHECK_INT(ls_rowkey_apply(&r, shape, imp, NULL, &k), 1);
+    CHECK_STR(k.rel, "merchant_totals");
+    CHECK_STR(k.key, "merchant_id=1");
+    CHECK_STR(k.grouped_by, LS_GROUPED_SHAPE);
+    /* Quoted identifiers (an ORM's) name the same relation and column. */
+    ls_rowkey_shape("insert into \"payments\" (\"amount\", \"merchant_id\") values ($1, $2)", shape,
+                    sizeof(shape));
+    CHECK_INT(ls_rowkey_apply(&r, shape,
+                              "insert into \"payments\" (\"amount\", \"merchant_id\") values ($1, $2)",
+                              "$1 = '10', $2 = '3'", &k),
+              1);
+    CHECK_STR(k.key, "merchant_id=3");
+    /* An INSERT elsewhere, or an UPDATE of payments: not taught. */
+    ls_rowkey_shape("INSERT INTO refunds (merchant_id) VALUES (1)", shape, sizeof(shape));
+    CHECK_INT(ls_rowkey_apply(&r, shape, "INSERT INTO refunds (merchant_id) VALUES (1)", NULL, &k),
+              0);
+    ls_rowkey_shape("UPDATE payments SET amount = 1 WHERE merchant_id = 1", shape, sizeof(shape));
+    CHECK_INT(ls_rowkey_apply(&r, shape, "UPDATE payments SET amount = 1 WHERE merchant_id = 1",
+                              NULL, &k),
+              0);
+}
+
 static void test_args(void)
 {
     ls_sql_args a;
@@ -154,6 +196,7 @@ int main(void)
     test_shared_arg();
     test_evidence();
     test_learn();
+    test_learn_insert();
     test_args();
     return TEST_REPORT();
 }
