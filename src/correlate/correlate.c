@@ -1339,8 +1339,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 16: a wait whose mode conflicts with a waiter ahead of it in a table
  * lock's queue is blocked by that waiter (queue_blockers()); relation
  * locks named from their waiters' statements; the lock_queue_behind_ddl
- * finding, and no hot-row finding on a relation lock. */
-#define CORRELATION_REV "16"
+ * finding, and no hot-row finding on a relation lock. 17: a learned row
+ * rule keys every INSERT into its teaching INSERT's relation that sets its
+ * column, whatever its text (decide/rule.c). */
+#define CORRELATION_REV "17"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
