@@ -3,7 +3,10 @@
  * waits summed by lock type and object, waiting statements ranked by their
  * normalized fingerprint (literals replaced, ls_sql_shape), and the
  * blocking transactions ranked by the shape of their first write (the
- * store's tx_code.shape). All from the log alone; the filters apply.
+ * store's tx_code.shape). All from the log alone; the filters apply. And
+ * the statement shapes correlation learned the rows of (row_rules), each
+ * with the logged wait that taught it: the evidence for the holds of
+ * statements that never name the row they lock (issue 34 item 3).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -147,6 +150,34 @@ static void waiting_statements(model_ctx *m, cJSON *list, int top)
     ls_buf_free(&a.buf);
 }
 
+/* Learned statement shapes: what each keys, how far it carries, and the
+ * wait that taught it (its session, time and log line). Not filtered: a
+ * rule learned anywhere in the log keys statements everywhere in it. */
+static const ls_mcol rule_cols[] = {
+    {"relation", "u.relation", LS_MC_STR},
+    {"key_column", "u.col", LS_MC_STR},
+    {"shape", "u.shape", LS_MC_STR},
+    {"insert_into", "u.target", LS_MC_STR},
+    {"insert_column", "u.target_col", LS_MC_STR},
+    {"statements_keyed", "coalesce(k.statements, 0)", LS_MC_INT},
+    {"taught_by_pid", "w.pid", LS_MC_INT},
+    {"taught_by_", "taught_tx", LS_MC_CODE},
+    {"taught_tx", "w.waiter_tx", LS_MC_READ},
+    {"taught_by_application", "se.application", LS_MC_STR},
+    {"taught_at", "w.start_ts", LS_MC_TS},
+    {"taught_row_key", "r.row_key", LS_MC_STR},
+    {"file", "f.path", LS_MC_NAME},
+    {"line", "w.line", LS_MC_INT},
+};
+static const ls_mquery rule_q =
+    LS_MQUERY(NULL, rule_cols,
+              "FROM row_rules u LEFT JOIN rule_keyed k ON k.rule_id = u.rowid"
+              " LEFT JOIN lock_waits w ON w.wait_id = u.learned_from"
+              " LEFT JOIN rows r ON r.row_id = w.row_id"
+              " LEFT JOIN sessions se ON se.session_id = w.session_id"
+              " LEFT JOIN files f ON f.file_id = w.file_id"
+              " ORDER BY 6 DESC, 1, 3 LIMIT ?1");
+
 static void add_row(model_ctx *m, ls_stmt *q, void *arg, const ls_mquery *mq)
 {
     cJSON *o = cJSON_CreateObject();
@@ -164,6 +195,11 @@ static void by_blocker_row(model_ctx *m, ls_stmt *q, void *arg)
     add_row(m, q, arg, &by_blocker_q);
 }
 
+static void rule_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    add_row(m, q, arg, &rule_q);
+}
+
 void ls_model_dba(model_ctx *m, cJSON *report, int top)
 {
     ls_mq_each_row(m, &by_lock_q, top, by_lock_row,
@@ -171,4 +207,5 @@ void ls_model_dba(model_ctx *m, cJSON *report, int top)
     waiting_statements(m, cJSON_AddArrayToObject(report, "waiting_statements"), top);
     ls_mq_each_row(m, &by_blocker_q, top, by_blocker_row,
                    cJSON_AddArrayToObject(report, "blocking_statements"));
+    ls_mq_each_row(m, &rule_q, top, rule_row, cJSON_AddArrayToObject(report, "learned_rules"));
 }

@@ -390,10 +390,13 @@ void ls_write_holder_state(const ls_writer *w, const cJSON *o)
 void ls_write_by_statement(const ls_writer *w, const cJSON *model)
 {
     static const ls_table *const tabs[] = {&ls_tab_by_lock, &ls_tab_waiting_stmts,
-                                           &ls_tab_blocking_stmts, &ls_tab_context};
+                                           &ls_tab_blocking_stmts, &ls_tab_rules,
+                                           &ls_tab_context};
     size_t i;
     for (i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++) {
         const cJSON *rows = m_get(model, tabs[i]->path);
+        if (tabs[i] == &ls_tab_rules && cJSON_GetArraySize(rows) == 0)
+            continue; /* most logs teach none: no section that says so */
         tag(w, LS_TAG_H3);
         fputs(tabs[i]->title, w->f);
         tag(w, LS_TAG_H3_END);

@@ -314,6 +314,26 @@ const ls_table ls_tab_blocking_stmts =
            "write, ranked by the waiting they caused.",
            blocking_stmt_cols);
 
+static const ls_column rule_cols[] = {
+    {"Locks row of", "relation", LS_CELL_TEXT, 64, A},
+    {"Key column", "key_column", LS_CELL_TEXT, 64, A},
+    {"Statement shape", "shape", LS_CELL_CODE, 300, A},
+    {"Also every INSERT into", "insert_into", LS_CELL_TEXT, 64, A},
+    {"setting", "insert_column", LS_CELL_TEXT, 64, A},
+    {"Statements keyed", "statements_keyed", LS_CELL_INT, 0, A},
+    {"Taught by pid · code path", "taught_by_pid", LS_CELL_PID, 0, A},
+    {"Its wait began", "taught_at", LS_CELL_TIME, 0, A},
+    {"On row", "taught_row_key", LS_CELL_TEXT, 64, A},
+    {"Log", "file", LS_CELL_SOURCE, 0, H},
+    {"Log line", "line", LS_CELL_INT, 0, M},
+};
+const ls_table ls_tab_rules =
+    TITLED("learned rules", "learned_rules", "Learned statement shapes",
+           "Statements that lock a row they do not name (a function's UPDATE, an INSERT's "
+           "trigger), learned from a logged wait whose row other evidence gave, and applied "
+           "to every statement of the shape, in every session and code path.",
+           rule_cols);
+
 static const ls_column context_cols[] = {
     {"Minute", "minute", LS_CELL_TIME, 0, A},
     {"Statements", "statements", LS_CELL_INT, 0, A},

@@ -75,6 +75,7 @@ extern const ls_table ls_tab_story;
 extern const ls_table ls_tab_by_lock;
 extern const ls_table ls_tab_waiting_stmts;
 extern const ls_table ls_tab_blocking_stmts;
+extern const ls_table ls_tab_rules;
 extern const ls_table ls_tab_context;
 extern const ls_table ls_tab_hot_rows;
 extern const ls_table ls_tab_holds;

@@ -1379,13 +1379,14 @@ static const ls_correlate_pass passes[] = {
      "DROP INDEX IF EXISTS lock_waits_row;"
      " DELETE FROM row_keys; DELETE FROM row_rules; DELETE FROM wait_rows;"},
     {"transactions and holds", ls_correlate_transactions,
-     "transactions hold_rows hold_evidence wait_links error_links deadlock_links",
+     "transactions hold_rows hold_evidence wait_links error_links deadlock_links rule_keyed",
      "DROP INDEX IF EXISTS holds_tx_row; DROP INDEX IF EXISTS holds_row;"
      " DROP INDEX IF EXISTS holds_row_start; DROP INDEX IF EXISTS transactions_session;"
      " DROP INDEX IF EXISTS transactions_xid; DROP INDEX IF EXISTS transactions_session_stmt;"
      " DROP INDEX IF EXISTS wait_links_waiter_tx;"
      " DELETE FROM transactions; DELETE FROM hold_rows; DELETE FROM hold_evidence;"
-     " DELETE FROM wait_links; DELETE FROM error_links; DELETE FROM deadlock_links;"},
+     " DELETE FROM wait_links; DELETE FROM error_links; DELETE FROM deadlock_links;"
+     " DELETE FROM rule_keyed;"},
     {"holds waited for", ls_correlate_holds, "hold_bounds bound_evidence row_holds",
      "DELETE FROM hold_bounds; DELETE FROM bound_evidence; DELETE FROM row_holds;"},
     {"hidden waits", ls_correlate_hidden, "row_waits hold_queued row_hidden",

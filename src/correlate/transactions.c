@@ -93,9 +93,12 @@ static const char hot_rows_sql[] =
     X(Q, col, "col")                                                                      \
     X(Q, arg, "arg")                                                                      \
     X(Q, target, "coalesce(target, '')")                                                  \
-    X(Q, target_col, "coalesce(target_col, '')")
+    X(Q, target_col, "coalesce(target_col, '')")                                          \
+    X(Q, rule_id, "rowid")
 LS_COLUMNS(ru, RULE_COLS);
 static const char rules_sql[] = "SELECT " LS_SELECT_LIST(ru, RULE_COLS) " FROM row_rules";
+/* How many statements each rule keyed to a hot row (the report's evidence). */
+static const char rule_keyed_sql[] = "INSERT INTO rule_keyed(rule_id, statements) VALUES (?1, ?2)";
 /* The session's waits that ended with the lock acquired in [?2, ?3): where
  * the log has no durations they say when a locking statement got its row
  * (ls_hold_acquired() picks). Not a tuple lock's: its waiter was next in
@@ -642,13 +645,20 @@ typedef struct hot_row {
     char *rel, *key;
 } hot_row;
 
+/* A learned rule, and the statements it keyed to a hot row in this pass. */
+typedef struct tx_rule {
+    ls_shape_rule r;
+    int64_t id;    /* row_rules.rowid */
+    int64_t keyed; /* statements whose hot row it named */
+} tx_rule;
+
 /* What the pass reads once and consults per statement. */
 typedef struct tx_pass {
     ls_stmt *ins, *hold;
     ls_interner evidence; /* hold_evidence */
     hot_row *hot;
     size_t nhot;
-    ls_shape_rule *rules;
+    tx_rule *rules;
     size_t nrules;
     ls_stmt *acquired; /* acquired_sql */
     ls_stmt *waited;   /* waited_sql, positioned at the next statement's rows */
@@ -772,9 +782,11 @@ static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_kind kind
         ls_rowkey_effective(text, params, prepare, &sql, &pp, pbuf, sizeof(pbuf));
         ls_rowkey_shape(sql, shape, sizeof(shape));
         for (i = 0; i < p->nrules; i++)
-            if (ls_rowkey_apply(&p->rules[i], shape, sql, pp, &k) &&
-                (row = hot_lookup(p, k.rel, k.key)) != 0)
+            if (ls_rowkey_apply(&p->rules[i].r, shape, sql, pp, &k) &&
+                (row = hot_lookup(p, k.rel, k.key)) != 0) {
                 tx_add_lock(t, row, q, 0);
+                p->rules[i].keyed++;
+            }
     }
     return 0;
 }
@@ -1025,20 +1037,22 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
     if (rc < 0 || (rc = ls_store_prepare(s, rules_sql, &q)) != 0)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
-        ls_shape_rule *nr = realloc(p->rules, (p->nrules + 1) * sizeof(*p->rules));
+        tx_rule *nr = realloc(p->rules, (p->nrules + 1) * sizeof(*p->rules));
+        ls_shape_rule *r;
         if (!nr) {
             rc = LS_ENOMEM;
             break;
         }
         p->rules = nr;
         memset(&nr[p->nrules], 0, sizeof(*nr));
-        snprintf(nr[p->nrules].shape, sizeof(nr->shape), "%s", ls_stmt_text(q, ru_shape));
-        snprintf(nr[p->nrules].rel, sizeof(nr->rel), "%s", ls_stmt_text(q, ru_relation));
-        snprintf(nr[p->nrules].col, sizeof(nr->col), "%s", ls_stmt_text(q, ru_col));
-        nr[p->nrules].arg = (int)ls_stmt_int64(q, ru_arg);
-        snprintf(nr[p->nrules].target, sizeof(nr->target), "%s", ls_stmt_text(q, ru_target));
-        snprintf(nr[p->nrules].target_col, sizeof(nr->target_col), "%s",
-                 ls_stmt_text(q, ru_target_col));
+        nr[p->nrules].id = ls_stmt_int64(q, ru_rule_id);
+        r = &nr[p->nrules].r;
+        snprintf(r->shape, sizeof(r->shape), "%s", ls_stmt_text(q, ru_shape));
+        snprintf(r->rel, sizeof(r->rel), "%s", ls_stmt_text(q, ru_relation));
+        snprintf(r->col, sizeof(r->col), "%s", ls_stmt_text(q, ru_col));
+        r->arg = (int)ls_stmt_int64(q, ru_arg);
+        snprintf(r->target, sizeof(r->target), "%s", ls_stmt_text(q, ru_target));
+        snprintf(r->target_col, sizeof(r->target_col), "%s", ls_stmt_text(q, ru_target_col));
         p->nrules++;
     }
     ls_stmt_finalize(q);
@@ -1051,6 +1065,26 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
         return rc;
     p->waited_more = ls_stmt_step(p->waited);
     return p->waited_more < 0 ? p->waited_more : 0;
+}
+
+/* Store how many statements each rule keyed (rule_keyed). */
+static int rules_keyed(ls_store *s, const tx_pass *p)
+{
+    ls_stmt *u = NULL;
+    size_t i;
+    int rc;
+    if (!p->nrules)
+        return 0;
+    if ((rc = ls_store_prepare(s, rule_keyed_sql, &u)) != 0)
+        return rc;
+    for (i = 0; i < p->nrules && rc >= 0; i++) {
+        ls_stmt_reset(u);
+        ls_stmt_bind_int64(u, 1, p->rules[i].id);
+        ls_stmt_bind_int64(u, 2, p->rules[i].keyed);
+        rc = ls_stmt_step(u);
+    }
+    ls_stmt_finalize(u);
+    return rc < 0 ? rc : 0;
 }
 
 static void tx_pass_free(tx_pass *p)
@@ -1636,6 +1670,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         if (rc == CUTS_MISFIT && (rc = cuts_forget(s, &p, &map, transactions, stats)) == 0)
             rc = cut_statements(s, &p, &map, sq, stats);
     }
+    if (rc == 0)
+        rc = rules_keyed(s, &p);
     if (rc == 0)
         rc = ls_store_exec_sorting(s, link_index_sql);
     if (rc == 0)

@@ -525,9 +525,10 @@ static const char *const store_upgrades[] = {
     " max(file_id) + 1 FROM files HAVING count(*) > 0;",
     /* 15: a learned rule's INSERT relation and column (row_rules.target,
      * target_col: decide/rule.h), which carry it to every INSERT into the
-     * relation; the next correlation learns the rules again. */
+     * relation, and the statements each keyed (rule_keyed); the next
+     * correlation learns the rules again. */
     "ALTER TABLE row_rules ADD COLUMN target TEXT;"
-    " ALTER TABLE row_rules ADD COLUMN target_col TEXT;"
+    " ALTER TABLE row_rules ADD COLUMN target_col TEXT; " LS_RULE_KEYED_DDL
     " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,

@@ -6,6 +6,12 @@
 #ifndef LS_STORE_SCHEMA_H
 #define LS_STORE_SCHEMA_H
 
+/* The transactions pass's count of what each learned rule keyed
+ * (schema 15). */
+#define LS_RULE_KEYED_DDL                                                                  \
+    "CREATE TABLE IF NOT EXISTS rule_keyed(\n"                                              \
+    "  rule_id INTEGER PRIMARY KEY, statements INTEGER);\n"
+
 /* The server's own work as the log reports it (classify.c, LS_EV_SERVER),
  * here and in the step to schema 14 (store.c): one row per line, kind one
  * of checkpoint_start, checkpoint, autovacuum, autoanalyze, temp_file;
@@ -441,10 +447,14 @@ static const char *const ls_schema_sql[] = {
     "  h.lock_stmt, h.waits, h.waiter_ms, h.max_queue, h.contended_ms, h.sql_ms,\n"
     "  h.idle_ms, h.commit_ms, h.head_state, h.observed_state, h.observed_samples\n"
     "  FROM hold_final h;\n",
-    /* target, target_col: an INSERT rule's relation and column (decide/rule.h) */
+    /* target, target_col: an INSERT rule's relation and column
+     * (decide/rule.h) */
     "CREATE TABLE IF NOT EXISTS row_rules(\n"
     "  shape TEXT, relation TEXT, col TEXT, arg INTEGER, learned_from INTEGER,\n"
     "  target TEXT, target_col TEXT);\n",
+    /* The statements each rule (row_rules.rowid) keyed to a hot row: the
+     * transactions pass's, which applies them. */
+    LS_RULE_KEYED_DDL,
     "CREATE TABLE IF NOT EXISTS row_queue(\n"
     "  row_id INTEGER, ts INTEGER, depth INTEGER);\n",
     "CREATE TABLE IF NOT EXISTS spans(\n"

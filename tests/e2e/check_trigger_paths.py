@@ -86,7 +86,7 @@ def check_format(lockspan, sample, truth, tmp, fmt):
     check(len(taught) >= 1 and all(a == truth["paths"]["checkout"]["application"] and k == key
                                    for a, _, k in taught),
           f"{fmt}: the rule was taught by a checkout wait on {key} ({taught})")
-    return rep, taught
+    check_json_rules(truth, rep, taught, fmt)
 
 
 def check_json_rules(truth, rep, taught, fmt):
@@ -95,10 +95,16 @@ def check_json_rules(truth, rep, taught, fmt):
     rules = [r for r in rep.get("learned_rules", []) if r.get("relation") == rel]
     check(len(rules) >= 1, f"{fmt}: the JSON report lists the learned rule of {rel}")
     for r in rules:
-        tb = r.get("taught_by") or {}
-        check(tb.get("pid") in {p for _, p, _ in taught} and tb.get("line", 0) > 0
-              and bool(tb.get("time")),
+        tb = {k: r.get(k) for k in ("taught_by_pid", "taught_by_application", "taught_at",
+                                    "taught_row_key", "file", "line")}
+        check(tb["taught_by_pid"] in {p for _, p, _ in taught} and (tb["line"] or 0) > 0
+              and bool(tb["taught_at"]) and bool(tb["file"])
+              and tb["taught_by_application"] == truth["paths"]["checkout"]["application"]
+              and tb["taught_row_key"] == truth["hot_row"]["key"],
               f"{fmt}: the JSON rule names the wait that taught it ({tb})")
+        check(r.get("insert_into") == "payments" and r.get("insert_column") == "merchant_id",
+              f"{fmt}: the rule carries to every INSERT into payments setting merchant_id"
+              f" ({r.get('insert_into')}, {r.get('insert_column')})")
         check(r.get("statements_keyed", 0) >= truth["paths"]["import"]["transactions"],
               f"{fmt}: the JSON rule counts the statements it keyed ({r.get('statements_keyed')})")
 
