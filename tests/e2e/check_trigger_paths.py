@@ -15,9 +15,12 @@ For the stderr log (with prefix.txt) and the csvlog of the same run:
   or returned);
 - every true hold is found: a hold of its backend starting within 25 ms
   of the acquisition;
+- the JSON report's occupancy ranking has each path with the truth's
+  holds and total (both merchants' rows: each was waited for);
 - the rule says which logged wait taught it: row_rules.learned_from is a
   wait of the checkout path on the counter row, and the JSON report's
-  learned rule names its pid, time and line.
+  learned_rules names its pid, application, time, row, file and line, and
+  that it carries to every INSERT into payments setting merchant_id.
 
 Usage: check_trigger_paths.py LOCKSPAN SAMPLE_DIR
 """
@@ -66,6 +69,20 @@ def check_format(lockspan, sample, truth, tmp, fmt):
               f"{fmt}: {path}: {len(mine)} holds of {rel} {key}, truth {t['hot_holds']}")
         check(lo - tolerance(lo) <= total <= hi + tolerance(hi),
               f"{fmt}: {path}: held {total:.1f} ms in all, truth {lo:.1f}..{hi:.1f} ms")
+    # The report's occupancy ranking (every hold of a hot row: both
+    # merchants' rows were waited for) has each path with the truth's
+    # holds and total.
+    occ = {o["code_path"]: o for o in rep.get("row_occupancy", [])}
+    for path, t in truth["paths"].items():
+        txs = [x for x in truth["transactions"] if x["path"] == path]
+        lo = sum((x["released_lo"] - x["locked_at"]) * 1000 for x in txs)
+        hi = sum((x["released"] - x["locked_at"]) * 1000 for x in txs)
+        o = occ.get(t["application"], {})
+        check(o.get("holds") == len(txs),
+              f"{fmt}: occupancy ranking: {path} {o.get('holds')} holds, truth {len(txs)}")
+        check(lo - tolerance(lo) <= (o.get("total_hold_ms") or 0) <= hi + tolerance(hi),
+              f"{fmt}: occupancy ranking: {path} {o.get('total_hold_ms')} ms,"
+              f" truth {lo:.1f}..{hi:.1f} ms")
     # Every true hold is found, at its acquisition.
     missed = []
     for t in truth["transactions"]:
