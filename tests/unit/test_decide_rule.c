@@ -79,11 +79,18 @@ static void test_two_shapes_one_row(void)
               LS_RULE_INSERT_COL);
     CHECK_INT(arg, 2);
     CHECK_STR(a.v[arg].value, "1");
-    /* Column names are case-insensitive, as unquoted SQL's. */
+    /* Unquoted names fold to lower case, as PostgreSQL folds them; a
+     * quoted name keeps its case, and "Merchant_Id" is another column. */
     CHECK_INT(match(&r, "x", "payments", "INSERT INTO payments (MERCHANT_ID) VALUES (4)", NULL,
                     &arg, &a),
               LS_RULE_INSERT_COL);
     CHECK_STR(a.v[arg].value, "4");
+    CHECK_INT(match(&r, "x", "payments", "INSERT INTO payments (\"merchant_id\") VALUES (5)",
+                    NULL, &arg, &a),
+              LS_RULE_INSERT_COL);
+    CHECK_INT(match(&r, "x", "payments", "INSERT INTO payments (\"Merchant_Id\") VALUES (6)",
+                    NULL, &arg, &a),
+              LS_RULE_NONE);
 }
 
 /* The same verb and relation, another key column: an INSERT into

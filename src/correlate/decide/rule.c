@@ -5,7 +5,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 /* The one bound value of column `col` among an INSERT's arguments: its
  * index, or -1 when the INSERT does not set it, leaves it unbound, or
@@ -15,7 +14,7 @@ static int insert_col_arg(const ls_sql_args *args, const char *col)
     int i, at = -1;
     for (i = 0; i < args->n; i++) {
         const ls_sql_arg *a = &args->v[i];
-        if (strcasecmp(a->col, col) != 0)
+        if (strcmp(a->col, col) != 0) /* unquoted names come folded, as PostgreSQL folds them */
             continue;
         if (!a->bound)
             return -1;
