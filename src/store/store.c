@@ -523,6 +523,13 @@ static const char *const store_upgrades[] = {
     " " LS_SERVER_EVENTS_DDL
     " INSERT OR REPLACE INTO meta(key, value) SELECT 'server_events_from_file',"
     " max(file_id) + 1 FROM files HAVING count(*) > 0;",
+    /* 15: each transaction's shape (tx_code_rows.tx_shape_id, tx_shapes)
+     * and what names the paths no span or tag names (path_identity):
+     * tx_code_rows is correlation's own, made again (dropped, not
+     * altered: the DDL of step 12 has the column now), and the view
+     * tx_code with it. */
+    "DROP VIEW IF EXISTS tx_code; DROP TABLE IF EXISTS tx_code_rows; " LS_TX_CODE_ROWS_DDL
+    " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
