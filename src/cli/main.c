@@ -163,7 +163,7 @@ static const cli_option options[] = {
      "only sessions of this database", NULL},
     {OPT_CODE_PATH, "code-path", 0, "NAME", NULL, CMD_ANALYZE | CMD_REPORT,
      "only waits whose waiter or holder runs this code path (a function, route, "
-     "service or application name)", NULL},
+     "service or application name, or a transaction shape)", NULL},
     {OPT_TRACE_ID, "trace-id", 0, "ID", NULL, CMD_ANALYZE | CMD_REPORT,
      "show this traced request's row-lock queueing wait by wait (logged and hidden, "
      "behind which code path and row); repeatable; an id no span carries is named on "

@@ -18,6 +18,8 @@ per-transaction log, per script):
     logged);
   - the report says why the shape names the paths, and gives each path's
     full statements (JSON "statements", Markdown and HTML);
+  - --code-path LABEL keeps the waits whose waiter or holder has that
+    shape;
   - --group-by shape gives the same paths; --group-by application the one
     path "pgbench" (the other choice still works).
 
@@ -114,6 +116,17 @@ def main():
         check(md.count("update pgbench_branches set bbalance") >= 3,
               "the Markdown gives each shape's statements")
         check(html.count('<details class="shape">') == 3, "the HTML folds each shape's statements")
+        # --code-path LABEL keeps the waits whose waiter or holder runs it
+        kept = 0
+        for lab in want:
+            f = load(analyze(lockspan, sample, os.path.join(tmp, "f.json"), "--format", "json",
+                             "--code-path", lab))
+            exp = sorted((w["pid"], w["start"]) for w in js.get("waits", [])
+                         if lab in (w.get("code_path"), w.get("holder_code_path")))
+            got_w = sorted((w["pid"], w["start"]) for w in f.get("waits", []))
+            check(got_w == exp, f"--code-path {lab!r}: {len(got_w)} waits, want {len(exp)}")
+            kept += len(got_w)
+        check(kept > 0, f"--code-path by shape keeps some wait ({kept})")
         sh = load(analyze(lockspan, sample, os.path.join(tmp, "s.json"), "--format", "json",
                           "--group-by", "shape"))
         check(occ == sh.get("row_occupancy") and sh.get("code_path_grouping") == "shape",

@@ -107,6 +107,22 @@ static void test_label(void)
     ls_txshape_label(&t, out, sizeof(out));
     CHECK_INT((int)strlen(out), 158);
     CHECK(strstr(out, "...") == NULL);
+    /* Exactly LS_TXSHAPE_LABEL_MAX (160) bytes: whole. */
+    snprintf(t.run[t.nrun - 1].step, sizeof(t.run[0].step), "INSERT1510");
+    ls_txshape_label(&t, out, sizeof(out));
+    CHECK_INT((int)strlen(out), LS_TXSHAPE_LABEL_MAX);
+    CHECK(strstr(out, "...") == NULL);
+    /* One step more: those 160 bytes still fit, the rest is counted. */
+    {
+        char whole[LS_TXSHAPE_LABEL_MAX + 32];
+        snprintf(whole, sizeof(whole), "%s", out);
+        ls_txshape_add(&t, "X");
+        ls_txshape_label(&t, out, sizeof(out));
+        CHECK(strncmp(out, whole, LS_TXSHAPE_LABEL_MAX) == 0);
+        CHECK(strstr(out, "; ... (+1 more) #") == out + LS_TXSHAPE_LABEL_MAX);
+        t.nrun--;
+    }
+    snprintf(t.run[t.nrun - 1].step, sizeof(t.run[0].step), "INSERT15");
     /* Two long shapes that differ past the cut keep different labels. */
     ls_txshape_add(&t, "UPDATE x");
     ls_txshape_add(&t, "UPDATE y");
