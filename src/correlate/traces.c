@@ -183,7 +183,7 @@ static int add_to_shape(tx_facts *f, const text_slot *sl)
 {
     if (sl->has_step)
         ls_txshape_add(&f->steps, sl->step);
-    if (f->sequence.len >= SEQUENCE_MAX)
+    if (f->sequence.len >= SEQUENCE_MAX || !sl->shape[0]) /* a duration line without text */
         return 0;
     if (f->sequence.len)
         ls_buf_adds(&f->sequence, "\n");
