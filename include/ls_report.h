@@ -25,7 +25,7 @@ typedef struct ls_report_opts {
     const char *generated_at; /* fixed text for reproducible output, or NULL */
     const char *tz;       /* zone of the HTML report's times (tz database name), NULL = UTC */
     const char *group_by; /* code paths by: function (default), route, service,
-                             application, statement */
+                             application, statement, shape */
     /* Filters (issue 6 item 5); unset = no filter. They narrow the waits,
      * errors and deadlocks the model holds, and the summary names them. */
     int64_t since;        /* LS_TS_NONE or 0 = open; waits ending before it go */

@@ -5,9 +5,11 @@
  *
  * A code path names a transaction by the best evidence correlation found
  * (tx_code): span code attributes, the route of its server span, its
- * service, sqlcommenter or marginalia tags, application_name, or the shape
- * of its first write. The --group-by option picks the first choice; the
- * others stand in when it is missing, and the model says which was used.
+ * service, sqlcommenter or marginalia tags, application_name (or, where
+ * that name does not tell paths apart, the transaction's shape: the
+ * sequence of its statements), or the shape of its first write. The
+ * --group-by option picks the first choice; the others stand in when it
+ * is missing, and the model says which was used.
  */
 #include <math.h>
 #include <stdint.h>
@@ -31,6 +33,7 @@ static const struct {
      " WHEN c.tag_controller IS NOT NULL THEN 'sqlcommenter tags'"
      " WHEN c.route IS NOT NULL THEN 'span route' WHEN c.tag_route IS NOT NULL"
      " THEN 'sqlcommenter tags' WHEN c.root_name IS NOT NULL THEN 'span name'"
+     " WHEN " LS_PATH_BY_SHAPE_SQL " AND c.tx_shape IS NOT NULL THEN 'transaction shape'"
      " WHEN c.application IS NOT NULL THEN 'application_name'"
      " WHEN c.shape IS NOT NULL THEN 'statement shape' ELSE 'none' END"},
     {"route",
@@ -48,6 +51,8 @@ static const struct {
      "CASE WHEN c.application IS NOT NULL THEN 'application_name' ELSE 'none' END"},
     {"statement", "coalesce(c.shape, 'unknown')",
      "CASE WHEN c.shape IS NOT NULL THEN 'statement shape' ELSE 'none' END"},
+    {"shape", "coalesce(c.tx_shape, 'unknown')",
+     "CASE WHEN c.tx_shape IS NOT NULL THEN 'transaction shape' ELSE 'none' END"},
 };
 
 static int grouping_of(const char *name)
@@ -440,11 +445,68 @@ static void order_row(model_ctx *m, ls_stmt *q, void *arg)
     (void)m;
 }
 
+/* Each path of `list` named by its transaction's shape gets the full
+ * sequence of normalized statements behind its label ("statements"): the
+ * label keeps verbs and relations, cut to a sane length. */
+static int add_sequences(model_ctx *m, cJSON *list)
+{
+    ls_stmt *q = NULL;
+    cJSON *o;
+    int rc;
+
+    if ((rc = ls_store_prepare(m->store, "SELECT sequence FROM tx_shapes WHERE label = ?1",
+                               &q)) != 0)
+        return rc;
+    cJSON_ArrayForEach(o, list) {
+        const cJSON *by = cJSON_GetObjectItemCaseSensitive(o, "named_by");
+        const cJSON *label = cJSON_GetObjectItemCaseSensitive(o, "code_path");
+        if (!cJSON_IsString(by) || strcmp(by->valuestring, "transaction shape") != 0 ||
+            !cJSON_IsString(label))
+            continue;
+        ls_stmt_reset(q);
+        ls_stmt_bind_text(q, 1, label->valuestring);
+        if ((rc = ls_stmt_step(q)) < 0)
+            break;
+        if (rc == 1 && !ls_stmt_isnull(q, 0))
+            ls_model_add_str(o, "statements", ls_stmt_text(q, 0));
+        rc = 0;
+    }
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* What named the paths that no span or tag names, and why, when it was
+ * the transaction's shape (code_path_identity; the key is absent when
+ * application_name named them, as before it existed). */
+static int add_identity(model_ctx *m, cJSON *report, int by_shape)
+{
+    ls_stmt *q = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(m->store, "SELECT identity, reason, holds, named, names,"
+                                         " top_holds FROM path_identity LIMIT 1", &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1 &&
+        (by_shape || strcmp(ls_stmt_text(q, 0), "shape") == 0)) {
+        cJSON *o = cJSON_AddObjectToObject(report, "code_path_identity");
+        ls_model_add_str(o, "fallback", strcmp(ls_stmt_text(q, 0), "shape") == 0
+                                            ? "transaction shape"
+                                            : "application_name");
+        ls_model_add_str(o, "reason", ls_stmt_text(q, 1));
+        cJSON_AddNumberToObject(o, "holds", (double)ls_stmt_int64(q, 2));
+        cJSON_AddNumberToObject(o, "holds_named_by_spans_or_tags", (double)ls_stmt_int64(q, 3));
+        cJSON_AddNumberToObject(o, "application_names", (double)ls_stmt_int64(q, 4));
+        cJSON_AddNumberToObject(o, "holds_of_the_commonest_name", (double)ls_stmt_int64(q, 5));
+    }
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
 void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
 {
     int g = grouping_of(m->opts->group_by);
     char sql[16384], parts_sql[8192], order_sql[16384]; /* the labels are long SQL */
-    cJSON *list;
+    cJSON *list, *occ;
     ls_stmt *q = NULL, *parts = NULL;
     int rc;
 
@@ -492,7 +554,10 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     if ((rc = ls_store_exec(m->store, "DELETE FROM temp.queue_label;")) != 0)
         goto out;
     snprintf(sql, sizeof(sql), occupancy_fmt, groupings[g].label, groupings[g].source);
-    occupancy(m, cJSON_AddArrayToObject(report, "row_occupancy"), sql, top);
+    occupancy(m, occ = cJSON_AddArrayToObject(report, "row_occupancy"), sql, top);
+    if ((rc = add_sequences(m, list)) != 0 || (rc = add_sequences(m, occ)) != 0 ||
+        (rc = add_identity(m, report, strcmp(groupings[g].name, "shape") == 0)) != 0)
+        goto out;
     snprintf(order_sql, sizeof(order_sql), order_fmt, groupings[g].label);
     ls_model_each_row(m, order_sql, -1, order_row,
                       cJSON_AddArrayToObject(report, "lock_order_conflicts"));

@@ -1831,6 +1831,28 @@ static int has_trace_requests(const cJSON *model)
     return cJSON_IsArray(m_get(model, "trace_requests"));
 }
 
+/* Why transactions are named by their shape, when they are, and each
+ * shape's full statements in a fold under its label. */
+static void shapes(FILE *f, const cJSON *model)
+{
+    const cJSON *id = m_get(model, "code_path_identity"), *o;
+    if (m_str(id, "fallback") && strcmp(m_str(id, "fallback"), "transaction shape") == 0) {
+        fputs("<p>Transactions are named by their shape (the verb and relation of each "
+              "statement) where nothing else names them: ", f);
+        text(f, m_str(id, "reason"), 300);
+        fputs(".</p>\n", f);
+    }
+    cJSON_ArrayForEach(o, m_get(model, "row_occupancy")) {
+        if (!m_str(o, "statements"))
+            continue;
+        fputs("<details class=\"shape\"><summary>", f);
+        text(f, m_str(o, "code_path"), 400);
+        fputs("</summary><pre><code>", f);
+        text(f, m_str(o, "statements"), 0);
+        fputs("</code></pre></details>\n", f);
+    }
+}
+
 /* The headline ranking, with each path's hold-time breakdown. */
 static void panel_code_paths(FILE *f, const cJSON *model)
 {
@@ -1838,6 +1860,7 @@ static void panel_code_paths(FILE *f, const cJSON *model)
     if (cJSON_GetArraySize(m_get(model, "row_occupancy")) > 0) {
         sub_heading(f, &ls_tab_occupancy);
         TABLE(f, ls_tab_occupancy, m_get(model, "row_occupancy"));
+        shapes(f, model);
     }
     if (cJSON_GetArraySize(m_get(model, "row_queueing")) > 0) {
         sub_heading(f, &ls_tab_queueing);

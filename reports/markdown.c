@@ -908,6 +908,38 @@ static void findings(FILE *f, const cJSON *m, const md_caps *caps)
     ls_write_findings(&w, m_get(m, "findings"), m_get(m_get(m, "summary"), "filter"));
 }
 
+/* Why transactions are named by their shape, when they are, and the
+ * full statements behind each shape's label (cut to verbs and relations),
+ * for as many shapes as caps->statements (a Markdown cut to fit shows
+ * fewer, and says how many it left out). */
+static void md_shapes(FILE *f, const cJSON *m, const md_caps *caps)
+{
+    const cJSON *id = m_get(m, "code_path_identity"), *o;
+    int any = 0, more = 0;
+    if (m_str(id, "fallback") && strcmp(m_str(id, "fallback"), "transaction shape") == 0) {
+        fputs("Transactions are named by their shape (the verb and relation of each "
+              "statement) where nothing else names them: ", f);
+        ls_md_cell(f, m_str(id, "reason"), 300);
+        fputs(".\n\n", f);
+    }
+    cJSON_ArrayForEach(o, m_get(m, "row_occupancy")) {
+        if (!m_str(o, "statements"))
+            continue;
+        if (any >= caps->statements) {
+            more++;
+            continue;
+        }
+        if (!any++)
+            fputs("The statements of each transaction shape:\n\n", f);
+        fputs("**", f);
+        ls_md_cell(f, m_str(o, "code_path"), 400);
+        fputs("**\n\n", f);
+        ls_md_code_block(f, "sql", m_str(o, "statements"));
+        fputs("\n", f);
+    }
+    left_out(f, more, "transaction shapes' statements");
+}
+
 /* The headline: code paths ranked by how long they held hot rows. */
 static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
 {
@@ -918,6 +950,7 @@ static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
         md_sub_heading(f, &ls_tab_occupancy);
         md_table(f, caps, &ls_tab_occupancy, m_get(m, "row_occupancy"), INT_MAX);
         fputs("\n", f);
+        md_shapes(f, m, caps);
     }
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_queueing")) > 0) {
         md_sub_heading(f, &ls_tab_queueing);

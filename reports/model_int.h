@@ -23,12 +23,13 @@
     "(?14 IS NULL OR " col " IN (SELECT session_id FROM sessions WHERE database = ?14))"
 /* --code-path NAME: the waiter's or the holder's transaction has that code
  * path under any of its names (function, route, service, application,
- * controller.action, named as in codepath.h). */
+ * controller.action, named as in codepath.h, its transaction shape). */
 #define IN_CODE(a)                                                                        \
     "(?15 IS NULL OR EXISTS (SELECT 1 FROM tx_code cf WHERE cf.tx_id IN (" a ".waiter_tx, " \
     a ".holder_tx) AND ?15 IN (" LS_CODE_NAME_SQL("cf.code_namespace", "cf.code_function") \
     ", cf.code_function, cf.route, cf.tag_route, cf.service, cf.application,"           \
-    " cf.tag_controller, " LS_CODE_NAME_SQL("cf.tag_controller", "cf.tag_action") ")))"
+    " cf.tag_controller, " LS_CODE_NAME_SQL("cf.tag_controller", "cf.tag_action") ","    \
+    " cf.tx_shape)))"
 #define WAIT_FILTER(a)                                                                   \
     " (?11 IS NULL OR coalesce(" a ".end_ts, " a ".logged_ts, " a ".start_ts) >= ?11)" \
     " AND (?12 IS NULL OR " a ".start_ts <= ?12) AND (?13 IS NULL OR " IN_REL(a) ")"     \

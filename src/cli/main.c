@@ -139,14 +139,17 @@ static const cli_option options[] = {
      "America/New_York) with its daylight saving rules, instead of UTC; each report names the "
      "zone, the Markdown gives each time's offset. JSON times stay UTC; the JSON names the "
      "zone (time_zone)."},
-    {OPT_GROUP_BY, "group-by", 0, "WHAT", "function route service application statement",
+    {OPT_GROUP_BY, "group-by", 0, "WHAT", "function route service application statement shape",
      CMD_ANALYZE | CMD_REPORT,
-     "name code paths by function (default), route, service, application or statement",
+     "name code paths by function (default), route, service, application, statement or shape",
      "Name code paths by the enclosing span's code.namespace/code.function (function, "
-     "the default), the server span's route, the service, the application_name or the "
-     "shape of the transaction's first write (statement). Where that is missing the "
-     "report falls back to sqlcommenter/marginalia tags in the SQL, application_name "
-     "and the statement's shape, and says which it used."},
+     "the default), the server span's route, the service, the application_name, the "
+     "shape of the transaction's first write (statement) or the transaction's shape: "
+     "the sequence of its statements, as verb and relation (shape). Where that is missing "
+     "the report falls back to sqlcommenter/marginalia tags in the SQL, then "
+     "application_name; where no span or tag names a transaction and one "
+     "application_name covers 90 % or more of the holds (pgbench, an application "
+     "behind one pool user), the transaction's shape; and says which it used and why."},
     {OPT_SINCE, "since", 0, "TIME", NULL, CMD_ANALYZE | CMD_REPORT,
      "only waits overlapping, and errors and deadlocks at or after, TIME (ISO 8601, UTC "
      "unless a zone is given: 2026-12-02T11:45:00Z, '2026-12-02 11:45')", NULL},
@@ -160,7 +163,7 @@ static const cli_option options[] = {
      "only sessions of this database", NULL},
     {OPT_CODE_PATH, "code-path", 0, "NAME", NULL, CMD_ANALYZE | CMD_REPORT,
      "only waits whose waiter or holder runs this code path (a function, route, "
-     "service or application name)", NULL},
+     "service or application name, or a transaction shape)", NULL},
     {OPT_TRACE_ID, "trace-id", 0, "ID", NULL, CMD_ANALYZE | CMD_REPORT,
      "show this traced request's row-lock queueing wait by wait (logged and hidden, "
      "behind which code path and row); repeatable; an id no span carries is named on "
@@ -584,9 +587,9 @@ static int apply_option(cli *c, int id, const char *arg)
         break;
     case OPT_GROUP_BY:
         if (strcmp(arg, "function") && strcmp(arg, "route") && strcmp(arg, "service") &&
-            strcmp(arg, "application") && strcmp(arg, "statement")) {
+            strcmp(arg, "application") && strcmp(arg, "statement") && strcmp(arg, "shape")) {
             fprintf(stderr, "lockspan: --group-by must be function, route, service, "
-                            "application or statement, not '%s'\n", arg);
+                            "application, statement or shape, not '%s'\n", arg);
             return EXIT_USAGE;
         }
         c->report.group_by = arg;

@@ -1341,7 +1341,9 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * locks named from their waiters' statements; the lock_queue_behind_ddl
  * finding, and no hot-row finding on a relation lock. 17: a learned row
  * rule keys every INSERT into its teaching INSERT's relation that sets its
- * column, whatever its text (decide/rule.c). */
+ * column, whatever its text (decide/rule.c); code paths that no span, tag
+ * or distinguishing application_name names are named by the
+ * transaction's shape (decide/pathid.c, traces.c). */
 #define CORRELATION_REV "17"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
@@ -1399,10 +1401,11 @@ static const ls_correlate_pass passes[] = {
      " DELETE FROM hold_final; DELETE FROM hold_final_evidence; DELETE FROM row_final;"},
     {"retries", ls_correlate_retries, "retries", "DELETE FROM retries;"},
     {"code paths", ls_correlate_traces,
-     "tx_code_rows stmt_tags hold_parts shapes lock_orders row_cover",
+     "tx_code_rows stmt_tags hold_parts shapes lock_orders row_cover tx_shapes path_identity",
      "DROP INDEX IF EXISTS hold_parts_hold;"
      " DELETE FROM tx_code_rows; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
-     " DELETE FROM shapes; DELETE FROM lock_orders; DELETE FROM row_cover;"},
+     " DELETE FROM shapes; DELETE FROM lock_orders; DELETE FROM row_cover;"
+     " DELETE FROM tx_shapes; DELETE FROM path_identity;"},
     {"findings", ls_correlate_findings, "findings finding_fields",
      "DELETE FROM findings; DELETE FROM finding_fields;"},
 };

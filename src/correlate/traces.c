@@ -34,6 +34,7 @@
 #include <cjson/cJSON.h>
 
 #include "correlate_int.h"
+#include "decide/pathid.h"
 #include "decide/vote.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
@@ -53,30 +54,165 @@
  * reads every statement and, per statement, every earlier transaction of
  * its session.
  */
-#define TX_STMT_COLS(X, Q)   \
-    X(Q, tx_id, "t.tx_id")     \
-    X(Q, stmt_id, "st.stmt_id") \
-    X(Q, text, "st.text")
+/*
+ * The transactions, each with the shape hash of its cut at ingest
+ * (tx_cuts.shape) when its statements are exactly the cut's; and a
+ * transaction's statements, a stmt_id range of stmt_rows read with the
+ * session as a filter (+session_id: no index on (session_id, stmt_id)).
+ */
+#define TX_COLS(X, Q)                \
+    X(Q, tx_id, "t.tx_id")           \
+    X(Q, session_id, "t.session_id") \
+    X(Q, first_stmt, "t.first_stmt") \
+    X(Q, last_stmt, "t.last_stmt")   \
+    X(Q, cut_shape, "k.shape")
+LS_COLUMNS(tx, TX_COLS);
+static const char transactions_sql[] =
+    "SELECT " LS_SELECT_LIST(tx, TX_COLS)
+    " FROM transactions t LEFT JOIN tx_cuts k ON k.first_stmt = t.first_stmt"
+    "  AND k.last_stmt = t.last_stmt AND k.session_id = t.session_id"
+    " ORDER BY t.tx_id";
+#define TX_STMT_COLS(X, Q)      \
+    X(Q, stmt_id, "st.stmt_id")   \
+    X(Q, text_id, "st.text_id")   \
+    X(Q, verb, "st.verb")         \
+    X(Q, text, "x.text")
 LS_COLUMNS(ts, TX_STMT_COLS);
 static const char tx_statements_sql[] =
     "SELECT " LS_SELECT_LIST(ts, TX_STMT_COLS)
-    " FROM transactions t CROSS JOIN statements st ON +st.session_id = t.session_id"
-    "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
-    " ORDER BY t.tx_id, st.stmt_id";
+    " FROM stmt_rows st LEFT JOIN stmt_texts x ON x.text_id = st.text_id"
+    " WHERE st.stmt_id BETWEEN ?2 AND ?3 AND +st.session_id = ?1 ORDER BY st.stmt_id";
+
+/* Can a transaction's facts be taken from another of its cut's shape?
+ * The cuts cover every statement (meta tx_cuts) and no statement came
+ * from a span (spans.c adds them after ingest, uncut): as the
+ * transactions pass asks (transactions.c). */
+static const char cuts_usable_sql[] =
+    "SELECT (SELECT value FROM meta WHERE key = 'tx_cuts') IS 'complete'"
+    " AND NOT EXISTS (SELECT 1 FROM spans)";
 
 static const char insert_code_sql[] =
     "INSERT INTO tx_code_rows(tx_id, trace_id, tag_route, tag_controller, tag_action,"
-    " tag_application, shape_id, comment_span, order_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-    " ?8, ?9)";
+    " tag_application, shape_id, comment_span, order_id, tx_shape_id) VALUES (?1, ?2, ?3,"
+    " ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+
+static const char set_sequence_sql[] =
+    "UPDATE tx_shapes SET sequence = ?2 WHERE tx_shape_id = ?1";
+
+#define TEXT_CACHE_SLOTS 1024   /* statement texts whose step and shape are kept */
+#define SHAPE_CACHE_SLOTS 4096  /* cut shapes whose transactions' facts are kept */
+#define STEP_SHAPE_MAX 1024     /* bytes of one statement's normalized text in a sequence */
+#define SEQUENCE_MAX 8192       /* bytes of a transaction's sequence before it is cut */
+
+/* A statement text's step (decide/pathid.h) and normalized text, by
+ * text_id: a direct-mapped cache, so that a text shared by thousands of
+ * transactions is looked at once and memory stays bounded when every
+ * text differs (literals inlined). */
+typedef struct text_slot {
+    int64_t text_id; /* 0: empty */
+    int has_step;
+    char step[LS_TXSHAPE_STEP_MAX];
+    char *shape;
+} text_slot;
+
+/* What a transaction's statements give, as stored: ids of its first
+ * write's shape, its order of relations and its transaction shape (0:
+ * none). */
+typedef struct facts_ids {
+    int64_t shape_id, order_id, tx_shape_id;
+} facts_ids;
+
+/* The ids of the transactions of one cut shape (tx_cuts.shape: a hash of
+ * the sequence of their texts), for those whose texts carry no tag:
+ * equal texts give equal facts, so one transaction of a shape is read and
+ * the others are not. Direct-mapped by hash: bounded, however many. */
+typedef struct shape_slot {
+    int64_t hash;
+    int used;
+    facts_ids ids;
+} shape_slot;
 
 typedef struct tx_facts {
     int64_t tx_id;
     char trace_id[33], span_id[17];
     char route[256], controller[128], action[128], application[128];
+    int tagged;       /* a statement carried sqlcommenter / marginalia tags */
     ls_buf shape;
     int nrel;
     char rels[8][64];
+    ls_txshape steps; /* its shape's steps, for the label */
+    ls_buf sequence;  /* its statements, normalized, one a line, each ending in ';' */
 } tx_facts;
+
+/* What the pass keeps across transactions. */
+typedef struct facts_ctx {
+    ls_stmt *ins, *set_seq, *stmts, *tag;
+    ls_interner shapes, orders, tx_shapes;
+    int64_t max_tx_shape; /* the largest tx_shape_id so far: a larger one is new */
+    text_slot *cache;     /* TEXT_CACHE_SLOTS */
+    shape_slot *by_shape; /* SHAPE_CACHE_SLOTS; NULL when the cuts cannot be used */
+} facts_ctx;
+
+/* The cache slot of text `text_id`, filled from `text` when it held
+ * another; NULL when out of memory. */
+static text_slot *text_step(facts_ctx *c, int64_t text_id, const char *text)
+{
+    text_slot *sl = &c->cache[(uint64_t)text_id % TEXT_CACHE_SLOTS];
+    ls_buf b = LS_BUF_INIT(0);
+
+    if (sl->text_id == text_id && sl->shape)
+        return sl;
+    free(sl->shape);
+    sl->shape = NULL;
+    sl->text_id = text_id;
+    sl->has_step = ls_txshape_step(text, sl->step, sizeof(sl->step));
+    if (ls_sql_shape(&b, text ? text : "", STEP_SHAPE_MAX) == 0 && !ls_buf_failed(&b) &&
+        (sl->shape = ls_strdup(ls_buf_str(&b))) != NULL) {
+        size_t n = strlen(sl->shape); /* the sequence puts its own ';' */
+        while (n && (sl->shape[n - 1] == ';' || sl->shape[n - 1] == ' '))
+            sl->shape[--n] = '\0';
+    }
+    ls_buf_free(&b);
+    return sl->shape ? sl : NULL;
+}
+
+/* Add a statement of the transaction to its shape: the step to the
+ * label, the normalized text to the sequence, a line of its own (cut
+ * past SEQUENCE_MAX). */
+static int add_to_shape(tx_facts *f, const text_slot *sl)
+{
+    if (sl->has_step)
+        ls_txshape_add(&f->steps, sl->step);
+    if (f->sequence.len >= SEQUENCE_MAX || !sl->shape[0]) /* a duration line without text */
+        return 0;
+    if (f->sequence.len)
+        ls_buf_adds(&f->sequence, "\n");
+    ls_buf_adds(&f->sequence, sl->shape);
+    ls_buf_adds(&f->sequence, ";");
+    if (f->sequence.len >= SEQUENCE_MAX)
+        ls_buf_adds(&f->sequence, "\n...");
+    return ls_buf_failed(&f->sequence) ? LS_ENOMEM : 0;
+}
+
+/* The id of the transaction's shape, its sequence stored with it when
+ * the label is new (the first transaction seen with a label gives it). */
+static int intern_tx_shape(facts_ctx *c, const tx_facts *f, int64_t *id)
+{
+    char label[LS_TXSHAPE_LABEL_MAX + 64];
+    int rc;
+
+    ls_txshape_label(&f->steps, label, sizeof(label));
+    if ((rc = ls_intern(&c->tx_shapes, label, id)) != 0)
+        return rc;
+    if (*id <= c->max_tx_shape)
+        return 0;
+    c->max_tx_shape = *id;
+    ls_stmt_reset(c->set_seq);
+    ls_stmt_bind_int64(c->set_seq, 1, *id);
+    ls_stmt_bind_text(c->set_seq, 2, ls_buf_str(&f->sequence));
+    rc = ls_stmt_step(c->set_seq);
+    return rc < 0 ? rc : 0;
+}
 
 static void copy_tag(char *dst, size_t n, const ls_sqltags *t, const char *key)
 {
@@ -100,23 +236,40 @@ static char *order_json(const tx_facts *f)
     return out;
 }
 
-static int flush_facts(ls_stmt *ins, ls_interner *shapes, ls_interner *orders, tx_facts *f)
+/* The ids of what f's statements gave, stored now where new. */
+static int intern_facts(facts_ctx *c, const tx_facts *f, facts_ids *ids)
 {
-    int64_t shape_id = 0, order_id = 0;
     int rc;
-    if (!f->tx_id)
-        return 0;
-    if (f->shape.len && (rc = ls_intern(shapes, ls_buf_str(&f->shape), &shape_id)) != 0)
+    memset(ids, 0, sizeof(*ids));
+    if (f->shape.len && (rc = ls_intern(&c->shapes, ls_buf_str(&f->shape), &ids->shape_id)) != 0)
+        return rc;
+    if ((rc = intern_tx_shape(c, f, &ids->tx_shape_id)) != 0)
         return rc;
     if (f->nrel) {
         char *json = order_json(f);
         if (!json)
             return LS_ENOMEM;
-        rc = ls_intern(orders, json, &order_id);
+        rc = ls_intern(&c->orders, json, &ids->order_id);
         cJSON_free(json);
         if (rc)
             return rc;
     }
+    return 0;
+}
+
+static void bind_id(ls_stmt *st, int col, int64_t id)
+{
+    if (id)
+        ls_stmt_bind_int64(st, col, id);
+    else
+        ls_stmt_bind_null(st, col);
+}
+
+/* The tx_code_rows row of f (its tags; f->tx_id set) with ids. */
+static int insert_code(facts_ctx *c, const tx_facts *f, const facts_ids *ids)
+{
+    ls_stmt *ins = c->ins;
+    int rc;
     ls_stmt_reset(ins);
     ls_stmt_bind_int64(ins, 1, f->tx_id);
     ls_stmt_bind_text(ins, 2, f->trace_id[0] ? f->trace_id : NULL);
@@ -124,93 +277,181 @@ static int flush_facts(ls_stmt *ins, ls_interner *shapes, ls_interner *orders, t
     ls_stmt_bind_text(ins, 4, f->controller[0] ? f->controller : NULL);
     ls_stmt_bind_text(ins, 5, f->action[0] ? f->action : NULL);
     ls_stmt_bind_text(ins, 6, f->application[0] ? f->application : NULL);
-    if (shape_id)
-        ls_stmt_bind_int64(ins, 7, shape_id);
-    else
-        ls_stmt_bind_null(ins, 7);
+    bind_id(ins, 7, ids->shape_id);
     ls_stmt_bind_text(ins, 8, f->span_id[0] ? f->span_id : NULL);
-    if (order_id)
-        ls_stmt_bind_int64(ins, 9, order_id);
-    else
-        ls_stmt_bind_null(ins, 9);
+    bind_id(ins, 9, ids->order_id);
+    bind_id(ins, 10, ids->tx_shape_id);
     rc = ls_stmt_step(ins);
     return rc < 0 ? rc : 0;
 }
 
-/* Pass 1: what the statements say of each transaction's code path. */
-static int statement_facts(ls_store *s)
+/* Empty f for transaction tx_id, keeping its buffers' memory. */
+static void facts_start(tx_facts *f, int64_t tx_id)
 {
-    ls_stmt *q = NULL, *ins = NULL, *tag = NULL;
-    ls_interner shapes, orders;
-    tx_facts f;
-    int rc;
+    ls_buf shape = f->shape, sequence = f->sequence;
+    ls_buf_reset(&shape);
+    ls_buf_reset(&sequence);
+    memset(f, 0, sizeof(*f));
+    f->shape = shape;
+    f->sequence = sequence;
+    ls_txshape_init(&f->steps);
+    f->tx_id = tx_id;
+}
 
-    memset(&f, 0, sizeof(f));
-    ls_buf_init(&f.shape, 0);
-    memset(&shapes, 0, sizeof(shapes));
-    memset(&orders, 0, sizeof(orders));
-    if ((rc = ls_store_prepare(s, tx_statements_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, insert_code_sql, &ins)) != 0 ||
-        (rc = ls_store_prepare(s, "INSERT INTO stmt_tags(stmt_id, key, value) VALUES (?1, ?2,"
-                                  " ?3)", &tag)) != 0 ||
-        (rc = ls_intern_open(s, &shapes, "shapes", "shape_id", "shape")) != 0 ||
-        (rc = ls_intern_open(s, &orders, "lock_orders", "order_id", "relations")) != 0)
-        goto out;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        const char *text = ls_stmt_text(q, ts_text);
-        ls_sqltags tags;
-        char rel[64];
-        int i;
+/* What one statement (stmt_id, its text and verb) says of f's path: its
+ * step and normalized text, its tags (stored per statement), its write. */
+static int statement_fact(facts_ctx *c, tx_facts *f, ls_stmt *q)
+{
+    const char *text = ls_stmt_isnull(q, ts_text) ? "" : ls_stmt_text(q, ts_text);
+    const text_slot *sl;
+    ls_sqltags tags;
+    char rel[64];
+    int rc, i;
 
-        if (ls_stmt_int64(q, ts_tx_id) != f.tx_id) {
-            if ((rc = flush_facts(ins, &shapes, &orders, &f)) != 0)
-                goto out;
-            ls_buf_free(&f.shape);
-            memset(&f, 0, sizeof(f));
-            ls_buf_init(&f.shape, 0);
-            f.tx_id = ls_stmt_int64(q, ts_tx_id);
+    /* a parse or bind row is the statement's, not a step of its own */
+    if (ls_stmt_int64(q, ts_verb) != LS_VERB_PARSE && ls_stmt_int64(q, ts_verb) != LS_VERB_BIND &&
+        ((sl = text_step(c, ls_stmt_int64(q, ts_text_id), text)) == NULL ||
+         add_to_shape(f, sl) != 0))
+        return LS_ENOMEM;
+    if (ls_sqlcomment_parse(text, &tags) > 0) {
+        f->tagged = 1;
+        for (i = 0; i < tags.n; i++) {
+            ls_stmt_reset(c->tag);
+            ls_stmt_bind_int64(c->tag, 1, ls_stmt_int64(q, ts_stmt_id));
+            ls_stmt_bind_text(c->tag, 2, tags.tag[i].key);
+            ls_stmt_bind_text(c->tag, 3, tags.tag[i].value);
+            if ((rc = ls_stmt_step(c->tag)) < 0)
+                return rc;
         }
-        if (ls_sqlcomment_parse(text, &tags) > 0) {
-            for (i = 0; i < tags.n; i++) {
-                ls_stmt_reset(tag);
-                ls_stmt_bind_int64(tag, 1, ls_stmt_int64(q, ts_stmt_id));
-                ls_stmt_bind_text(tag, 2, tags.tag[i].key);
-                ls_stmt_bind_text(tag, 3, tags.tag[i].value);
-                if ((rc = ls_stmt_step(tag)) < 0)
-                    goto out;
-            }
-            if (!f.trace_id[0] && tags.trace_id[0]) {
-                memcpy(f.trace_id, tags.trace_id, sizeof(f.trace_id));
-                memcpy(f.span_id, tags.span_id, sizeof(f.span_id));
-            }
-            copy_tag(f.route, sizeof(f.route), &tags, "route");
-            copy_tag(f.controller, sizeof(f.controller), &tags, "controller");
-            copy_tag(f.action, sizeof(f.action), &tags, "action");
-            copy_tag(f.application, sizeof(f.application), &tags, "application");
+        if (!f->trace_id[0] && tags.trace_id[0]) {
+            memcpy(f->trace_id, tags.trace_id, sizeof(f->trace_id));
+            memcpy(f->span_id, tags.span_id, sizeof(f->span_id));
         }
-        if (ls_sql_kind_of(text) == LS_SQL_WRITE) {
-            if (!f.shape.len)
-                ls_sql_shape(&f.shape, text, 200);
-            /* The order in which the transaction first writes each relation. */
-            if (ls_sql_relation(text, rel, sizeof(rel)) && f.nrel < 8) {
-                for (i = 0; i < f.nrel && strcmp(f.rels[i], rel) != 0; i++)
-                    ;
-                if (i == f.nrel)
-                    snprintf(f.rels[f.nrel++], sizeof(f.rels[0]), "%s", rel);
-            }
+        copy_tag(f->route, sizeof(f->route), &tags, "route");
+        copy_tag(f->controller, sizeof(f->controller), &tags, "controller");
+        copy_tag(f->action, sizeof(f->action), &tags, "action");
+        copy_tag(f->application, sizeof(f->application), &tags, "application");
+    }
+    if (ls_sql_kind_of(text) == LS_SQL_WRITE) {
+        if (!f->shape.len)
+            ls_sql_shape(&f->shape, text, 200);
+        /* The order in which the transaction first writes each relation. */
+        if (ls_sql_relation(text, rel, sizeof(rel)) && f->nrel < 8) {
+            for (i = 0; i < f->nrel && strcmp(f->rels[i], rel) != 0; i++)
+                ;
+            if (i == f->nrel)
+                snprintf(f->rels[f->nrel++], sizeof(f->rels[0]), "%s", rel);
         }
     }
-    if (rc == 0)
-        rc = flush_facts(ins, &shapes, &orders, &f);
-out:
-    if (ls_buf_failed(&f.shape) == LS_ENOMEM)
-        rc = LS_ENOMEM;
-    ls_buf_free(&f.shape);
+    return ls_buf_failed(&f->shape) == LS_ENOMEM ? LS_ENOMEM : 0;
+}
+
+/* The code facts of the transaction at q's row (transactions_sql): from
+ * another transaction of its cut's shape when one without tags was read,
+ * else from its statements. */
+static int transaction_facts(facts_ctx *c, tx_facts *f, ls_stmt *q)
+{
+    shape_slot *sl = NULL;
+    facts_ids ids;
+    int rc;
+
+    facts_start(f, ls_stmt_int64(q, tx_tx_id));
+    if (c->by_shape && !ls_stmt_isnull(q, tx_cut_shape)) {
+        int64_t h = ls_stmt_int64(q, tx_cut_shape);
+        sl = &c->by_shape[(uint64_t)h % SHAPE_CACHE_SLOTS];
+        if (sl->used && sl->hash == h) {
+            return insert_code(c, f, &sl->ids);
+        }
+    }
+    ls_stmt_reset(c->stmts);
+    ls_stmt_bind_int64(c->stmts, 1, ls_stmt_int64(q, tx_session_id));
+    ls_stmt_bind_int64(c->stmts, 2, ls_stmt_int64(q, tx_first_stmt));
+    ls_stmt_bind_int64(c->stmts, 3, ls_stmt_int64(q, tx_last_stmt));
+    while ((rc = ls_stmt_step(c->stmts)) == 1)
+        if ((rc = statement_fact(c, f, c->stmts)) != 0)
+            return rc;
+    if (rc < 0 || (rc = intern_facts(c, f, &ids)) != 0)
+        return rc;
+    if (sl && !f->tagged) {
+        sl->used = 1;
+        sl->hash = ls_stmt_int64(q, tx_cut_shape);
+        sl->ids = ids;
+    }
+    return insert_code(c, f, &ids);
+}
+
+/* Can transactions share their cut shape's facts (cuts_usable_sql)? */
+static int cuts_usable(ls_store *s, int *usable)
+{
+    ls_stmt *q = NULL;
+    int rc;
+    *usable = 0;
+    if ((rc = ls_store_prepare(s, cuts_usable_sql, &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1)
+        *usable = ls_stmt_int64(q, 0) != 0;
     ls_stmt_finalize(q);
-    ls_stmt_finalize(ins);
-    ls_stmt_finalize(tag);
-    ls_intern_close(&shapes);
-    ls_intern_close(&orders);
+    return rc < 0 ? rc : 0;
+}
+
+static void facts_close(facts_ctx *c)
+{
+    int i;
+    for (i = 0; c->cache && i < TEXT_CACHE_SLOTS; i++)
+        free(c->cache[i].shape);
+    free(c->cache);
+    free(c->by_shape);
+    ls_stmt_finalize(c->ins);
+    ls_stmt_finalize(c->set_seq);
+    ls_stmt_finalize(c->stmts);
+    ls_stmt_finalize(c->tag);
+    ls_intern_close(&c->shapes);
+    ls_intern_close(&c->orders);
+    ls_intern_close(&c->tx_shapes);
+}
+
+/* Pass 1: what the statements say of each transaction's code path. A
+ * transaction whose cut at ingest has the shape of one read before (the
+ * same texts in the same order, none with tags) takes that one's facts:
+ * on a pgbench-like log nearly no statement is read. */
+static int statement_facts(ls_store *s)
+{
+    ls_stmt *q = NULL;
+    facts_ctx c;
+    tx_facts *f;
+    int rc, usable;
+
+    memset(&c, 0, sizeof(c));
+    if ((rc = cuts_usable(s, &usable)) != 0)
+        return rc;
+    if ((f = ls_calloc(1, sizeof(*f))) == NULL ||
+        (c.cache = ls_calloc(TEXT_CACHE_SLOTS, sizeof(*c.cache))) == NULL ||
+        (usable && (c.by_shape = ls_calloc(SHAPE_CACHE_SLOTS, sizeof(*c.by_shape))) == NULL)) {
+        free(f);
+        facts_close(&c);
+        return LS_ENOMEM;
+    }
+    ls_buf_init(&f->shape, 0);
+    ls_buf_init(&f->sequence, 0);
+    if ((rc = ls_store_prepare(s, transactions_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, tx_statements_sql, &c.stmts)) != 0 ||
+        (rc = ls_store_prepare(s, insert_code_sql, &c.ins)) != 0 ||
+        (rc = ls_store_prepare(s, set_sequence_sql, &c.set_seq)) != 0 ||
+        (rc = ls_store_prepare(s, "INSERT INTO stmt_tags(stmt_id, key, value) VALUES (?1, ?2,"
+                                  " ?3)", &c.tag)) != 0 ||
+        (rc = ls_intern_open(s, &c.shapes, "shapes", "shape_id", "shape")) != 0 ||
+        (rc = ls_intern_open(s, &c.orders, "lock_orders", "order_id", "relations")) != 0 ||
+        (rc = ls_intern_open(s, &c.tx_shapes, "tx_shapes", "tx_shape_id", "label")) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1)
+        if ((rc = transaction_facts(&c, f, q)) != 0)
+            goto out;
+out:
+    ls_buf_free(&f->shape);
+    ls_buf_free(&f->sequence);
+    free(f);
+    ls_stmt_finalize(q);
+    facts_close(&c);
     return rc < 0 ? rc : 0;
 }
 
@@ -798,6 +1039,70 @@ static const char hold_parts_sql[] =
     " FROM holds h JOIN transactions t ON t.tx_id = h.tx_id"
     " WHERE t.sql_ms IS NOT NULL AND h.waits > 0;";
 
+/* ---- what names the paths nothing else names ---- */
+
+/* The holds by whether a span or a tag names their transaction (as
+ * LS_GROUPING_FUNCTION_LABEL_SQL does before it comes to the application)
+ * and by application_name. */
+#define NAMES_COLS(X, Q)                                                                \
+    X(Q, named, "(c.code_function IS NOT NULL OR c.tag_controller IS NOT NULL"         \
+                " OR c.route IS NOT NULL OR c.tag_route IS NOT NULL"                     \
+                " OR c.root_name IS NOT NULL)")                                          \
+    X(Q, blank, "c.application IS NULL")                                                 \
+    X(Q, holds, "count(*)")
+LS_COLUMNS(nm, NAMES_COLS);
+static const char names_sql[] =
+    "SELECT " LS_SELECT_LIST(nm, NAMES_COLS)
+    " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+    " GROUP BY 1, c.application";
+static const char set_identity_sql[] =
+    "INSERT INTO path_identity(identity, reason, holds, named, names, top_holds)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+
+/* Decide (decide/pathid.c) whether application_name or the transaction's
+ * shape names the paths that no span or tag names, and store it for the
+ * groupings (grouping.h) and the report. */
+static int decide_identity(ls_store *s)
+{
+    ls_stmt *q = NULL, *ins = NULL;
+    ls_path_names n;
+    ls_path_reason why;
+    ls_path_identity id;
+    int rc;
+
+    memset(&n, 0, sizeof(n));
+    if ((rc = ls_store_prepare(s, names_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, set_identity_sql, &ins)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        int64_t holds = ls_stmt_int64(q, nm_holds);
+        n.holds += holds;
+        if (ls_stmt_int64(q, nm_named)) {
+            n.named += holds;
+            continue;
+        }
+        n.groups++;
+        if (holds > n.top) {
+            n.top = holds;
+            n.top_blank = (int)ls_stmt_int64(q, nm_blank);
+        }
+    }
+    if (rc < 0)
+        goto out;
+    id = ls_path_identity_of(&n, &why);
+    ls_stmt_bind_text(ins, 1, id == LS_PATH_BY_SHAPE ? "shape" : "application");
+    ls_stmt_bind_text(ins, 2, ls_path_reason_text(why));
+    ls_stmt_bind_int64(ins, 3, n.holds);
+    ls_stmt_bind_int64(ins, 4, n.named);
+    ls_stmt_bind_int64(ins, 5, n.groups);
+    ls_stmt_bind_int64(ins, 6, n.top);
+    rc = ls_stmt_step(ins);
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
+
 #define SPAN_LINK_COLS(X, Q) X(Q, links, "count(*)")
 LS_COLUMNS(sl, SPAN_LINK_COLS);
 static const char span_links_sql[] =
@@ -829,7 +1134,8 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS spans_start ON"
                                        " spans(start_ts) WHERE db_statement IS NOT NULL")) != 0 ||
         (rc = link_by_statement(s, offset)) != 0 ||
-        (rc = resolve_code(s, offset)) != 0)
+        (rc = resolve_code(s, offset)) != 0 ||
+        (rc = decide_identity(s)) != 0)
         return rc;
     stats->clock_offset_us = offset;
     if ((rc = ls_store_prepare(s, span_links_sql, &st)) != 0)

@@ -526,9 +526,14 @@ static const char *const store_upgrades[] = {
     /* 15: a learned rule's INSERT relation and column (row_rules.target,
      * target_col: decide/rule.h), which carry it to every INSERT into the
      * relation, and the statements each keyed (rule_keyed); the next
-     * correlation learns the rules again. */
+     * correlation learns the rules again. Each transaction's shape
+     * (tx_code_rows.tx_shape_id, tx_shapes) and what names the paths no
+     * span or tag names (path_identity): tx_code_rows is correlation's
+     * own, made again (dropped, not altered: the DDL of step 12 has the
+     * column now), and the view tx_code with it. */
     "ALTER TABLE row_rules ADD COLUMN target TEXT;"
     " ALTER TABLE row_rules ADD COLUMN target_col TEXT; " LS_RULE_KEYED_DDL
+    " DROP VIEW IF EXISTS tx_code; DROP TABLE IF EXISTS tx_code_rows; " LS_TX_CODE_ROWS_DDL
     " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,

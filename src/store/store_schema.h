@@ -24,8 +24,20 @@
     "  file_id INTEGER, line INTEGER, relation TEXT, bytes INTEGER,\n" \
     "  duration_ms REAL);\n"
 
-/* Code paths of transactions (traces.c), here and in the step to schema
- * 12 (store.c). A transaction's statement shape and the order in which it
+/* Transaction shapes (traces.c, schema 15): the label of each distinct
+ * sequence of statement steps ("UPDATE a; SELECT b x3", decide/pathid.h)
+ * with the normalized statements of the first transaction seen with it;
+ * and what names the code paths that no span or tag names
+ * (path_identity: one row, 'application' or 'shape', and why). */
+#define LS_TX_SHAPES_DDL \
+    "CREATE TABLE IF NOT EXISTS tx_shapes(\n" \
+    "  tx_shape_id INTEGER PRIMARY KEY, label TEXT UNIQUE, sequence TEXT);\n" \
+    "CREATE TABLE IF NOT EXISTS path_identity(\n" \
+    "  identity TEXT, reason TEXT, holds INTEGER, named INTEGER, names INTEGER,\n" \
+    "  top_holds INTEGER);\n"
+
+/* Code paths of transactions (traces.c), here and in the steps to schema
+ * 12 and 15 (store.c). A transaction's statement shape and the order in which it
  * writes relations are texts that thousands of transactions share: each
  * distinct one is stored once (a JSON array of relation names for an
  * order) and tx_code_rows points at it. */
@@ -40,7 +52,8 @@
     "  code_filepath TEXT, code_lineno INTEGER, route TEXT, service TEXT,\n" \
     "  root_name TEXT, tag_route TEXT, tag_controller TEXT, tag_action TEXT,\n" \
     "  tag_application TEXT, shape_id INTEGER, offset_us INTEGER,\n" \
-    "  comment_span TEXT, order_id INTEGER);\n"
+    "  comment_span TEXT, order_id INTEGER, tx_shape_id INTEGER);\n" \
+    LS_TX_SHAPES_DDL
 
 /* The holds of rows (correlation, holds.c), here and in the step to
  * schema 12 (store.c): a bound equal to its time (start_lo and start_hi
@@ -481,7 +494,9 @@ static const char *const ls_schema_sql[] = {
     "   JOIN sessions se ON se.session_id = t.session_id\n"
     "   WHERE t.tx_id = tx_code_rows.tx_id) AS application,\n"
     "  (SELECT shape FROM shapes WHERE shapes.shape_id = tx_code_rows.shape_id) AS shape,\n"
-    "  offset_us, comment_span, order_id FROM tx_code_rows;\n",
+    "  offset_us, comment_span, order_id,\n"
+    "  (SELECT label FROM tx_shapes x WHERE x.tx_shape_id = tx_code_rows.tx_shape_id)\n"
+    "   AS tx_shape FROM tx_code_rows;\n",
     "CREATE VIEW IF NOT EXISTS lock_order AS SELECT c.tx_id, r.key + 1 AS seq,\n"
     "  r.value AS relation FROM tx_code_rows c JOIN lock_orders o ON o.order_id = c.order_id,\n"
     "  json_each(o.relations) r;\n",
