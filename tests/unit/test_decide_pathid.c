@@ -33,10 +33,13 @@ static void test_identity(void)
     /* No session named at all. */
     CHECK_INT(decide(5, 0, 1, 5, 1, &why), LS_PATH_BY_SHAPE);
     CHECK_INT(why, LS_PATH_NO_NAME);
-    /* Two names, the larger at exactly 90 %: dominant; at 89.9 %: a partition. */
-    CHECK_INT(decide(1000, 0, 2, 900, 0, &why), LS_PATH_BY_SHAPE);
+    /* Two names, the larger at exactly 99 %: dominant; at 98.9 %: a partition. */
+    CHECK_INT(decide(1000, 0, 2, 990, 0, &why), LS_PATH_BY_SHAPE);
     CHECK_INT(why, LS_PATH_DOMINANT);
-    CHECK_INT(decide(1000, 0, 2, 899, 0, &why), LS_PATH_BY_APPLICATION);
+    CHECK_INT(decide(1000, 0, 2, 989, 0, &why), LS_PATH_BY_APPLICATION);
+    CHECK_INT(why, LS_PATH_PARTITION);
+    /* samples/trigger-paths: 178 checkout holds and 18 import holds (90.8 %). */
+    CHECK_INT(decide(196, 0, 2, 178, 0, &why), LS_PATH_BY_APPLICATION);
     CHECK_INT(why, LS_PATH_PARTITION);
     /* A named session and unnamed ones, half and half: the name partitions. */
     CHECK_INT(decide(10, 0, 2, 5, 1, &why), LS_PATH_BY_APPLICATION);
