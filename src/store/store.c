@@ -523,6 +523,9 @@ static const char *const store_upgrades[] = {
     " " LS_SERVER_EVENTS_DDL
     " INSERT OR REPLACE INTO meta(key, value) SELECT 'server_events_from_file',"
     " max(file_id) + 1 FROM files HAVING count(*) > 0;",
+    /* 15: stmt_span_time (spantimes.c) and hold_range (holdtimes.c),
+     * filled by the next correlation */
+    LS_STMT_SPAN_TIME_DDL LS_HOLD_RANGE_DDL " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
