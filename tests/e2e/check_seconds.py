@@ -10,7 +10,9 @@ Usage: check_seconds.py LOCKSPAN SAMPLE_DIR
    same backend, its start and end within max(25 ms, 5 %) of the truth's
    (the statements took the times of the spans that sent them); per code
    path, the occupancy ranking has the truth's hold count and a total
-   within max(25 ms, 5 %); the order and the top path are the truth's.
+   within max(25 ms, 5 %); the order and the top path are the truth's,
+   each total inside its reported range, and no order said uncertain
+   where the ranges (as narrow as the spans) do not overlap.
 2. %t log alone (no traces; the paths are named by sqlcommenter tags and
    application_name): each truth hold lies inside its reported hold's
    bounds (start and end each within the logged second, the length within
@@ -110,6 +112,7 @@ def check_totals(name, rep, truth):
 
 
 SECOND = 1.0
+ROUND_S = 1e-6  # the report's totals are rounded to the µs
 
 
 def no_trace_label(truth, r):
@@ -119,9 +122,12 @@ def no_trace_label(truth, r):
 
 
 def check_intervals(name, db, truth):
+    has_range = db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'hold_range'").fetchone()[0]
+    check(has_range, f"{name}: the store has hold_range (each hold's length range)")
     rows = db.execute("SELECT h.hold_id, h.pid, h.start_lo / 1e6, h.start_hi / 1e6, h.end_lo / 1e6,"
-                      " h.end_hi / 1e6, r.lo_us / 1e6, r.hi_us / 1e6 FROM holds h"
-                      " LEFT JOIN hold_range r ON r.hold_id = h.hold_id"
+                      " h.end_hi / 1e6, " + ("r.lo_us / 1e6, r.hi_us / 1e6 FROM holds h"
+                                            " LEFT JOIN hold_range r ON r.hold_id = h.hold_id"
+                                            if has_range else "NULL, NULL FROM holds h") +
                       " WHERE h.end_ts IS NOT NULL").fetchall()
     used = set()
     for r in truth["requests"]:
@@ -140,11 +146,11 @@ def check_intervals(name, db, truth):
             used.add(min(cands, key=lambda x: abs(x[2] - t0))[0])
 
 
-def check_ranges(name, rep, truth):
+def check_ranges(name, rep, truth, label_of):
     paths = {}
     for r in truth["requests"]:
         if r.get("hold"):
-            p = paths.setdefault(no_trace_label(truth, r), {"n": 0, "total": 0.0})
+            p = paths.setdefault(label_of(truth, r), {"n": 0, "total": 0.0})
             p["n"] += 1
             p["total"] += r["hold"]["duration_s"]
     occ = rep["row_occupancy"]
@@ -156,13 +162,17 @@ def check_ranges(name, rep, truth):
         if not o:
             continue
         lo, hi = o.get("total_hold_min_ms"), o.get("total_hold_max_ms")
-        check(lo is not None and hi is not None and lo / 1000 <= p["total"] <= hi / 1000,
+        check(lo is not None and hi is not None and
+              lo / 1000 - ROUND_S <= p["total"] <= hi / 1000 + ROUND_S,
               f"{name}: {label}: truth total {p['total']:.3f} s outside [{lo}, {hi}] ms")
     top = max(paths, key=lambda k: paths[k]["total"])
     check(occ and occ[0]["code_path"] == top, f"{name}: top path {occ[0]['code_path'] if occ else None},"
                                               f" truth {top}")
     for i, a in enumerate(occ):
         for b in occ[i + 1:]:
+            if "total_hold_min_ms" not in a or "total_hold_min_ms" not in b:
+                check(False, f"{name}: {a['code_path']} / {b['code_path']}: no total ranges")
+                continue
             overlap = (a["total_hold_min_ms"] <= b["total_hold_max_ms"] and
                        b["total_hold_min_ms"] <= a["total_hold_max_ms"])
             said = b["code_path"] in a.get("order_uncertain_with", [])
@@ -191,11 +201,12 @@ def main():
         check_holds("%t + traces", db, truth)
         check_totals("%t + traces", rep, truth)
         check_order("%t + traces", rep, truth)
+        check_ranges("%t + traces", rep, truth, lambda t, r: r["function"])
         db.close()
 
         rep, db = analyze(lockspan, tmp, "seconds", [log], prefix)
         check_intervals("%t alone", db, truth)
-        check_ranges("%t alone", rep, truth)
+        check_ranges("%t alone", rep, truth, no_trace_label)
         db.close()
 
         rep, db = analyze(lockspan, tmp, "csv-traces", [csv, traces], None)

@@ -11,15 +11,12 @@
 
 /*
  * One end of a hold as the log gives it: its time and bounds (ts within
- * [lo, hi]), the resolution of the log times they are (0: exact, a span's
- * microsecond or the log's millisecond; a second for %t: the event was
- * in [lo, hi + res)), and where in its second the line that gave ts was
- * written: frac = (k + 1/2) / n for the k-th of the n lines of that
- * second in the file (ls_line_frac()), -1 when not known.
+ * [lo, hi]), and the resolution of the log times they are: 0, exact (a
+ * span's microsecond); a second for a %t stamp or a time derived from one
+ * (less a logged duration), the event then lay in [lo, hi + res).
  */
 typedef struct ls_hold_edge {
     int64_t ts, lo, hi, res;
-    double frac;
 } ls_hold_edge;
 
 /* A hold's length: what the log allows (lo..hi) and the estimate. */
@@ -27,15 +24,11 @@ typedef struct ls_hold_range {
     int64_t lo, hi, est;
 } ls_hold_range;
 
-/* Where the k-th (from 0) of n lines of one second lies in it: (k + 1/2) / n;
- * -1 when n is 0 or k is not in [0, n). */
-double ls_line_frac(int64_t k, int64_t n);
-
 /*
  * The length of a hold from start to end. lo: the end's earliest minus
  * the start's latest (never below 0); hi: the end's latest minus the
- * start's earliest. est: each end at ts + res * frac (frac 1/2 when not
- * known), the difference kept within [lo, hi].
+ * start's earliest. est: each end in the middle of its second (ts + res /
+ * 2), the difference kept within [lo, hi].
  */
 void ls_hold_range_of(const ls_hold_edge *start, const ls_hold_edge *end, ls_hold_range *out);
 
