@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "codepath.h"
+#include "decide/holdrange.h"
 #include "grouping.h"
 #include "ls_columns.h"
 #include "model_int.h"
@@ -114,20 +115,26 @@ static const char ranking_fmt[] =
  * path's holds the log bounds and its time on each row, which two scans
  * of every hold per path gave before.
  */
+/* A hold's length: where the log's times are whole seconds, the estimate
+ * and the range the log allows (hold_range, holdtimes.c), else its end
+ * minus its start (no range). */
 #define OCCUPANCY_COLS(X, Q)                       \
     X(Q, label, "%s")                              \
     X(Q, source, "%s")                             \
-    X(Q, hold_ms, "(h.end_ts - h.start_ts) / 1000.0") \
+    X(Q, hold_ms, "coalesce(r.est_us, h.end_ts - h.start_ts) / 1000.0") \
     X(Q, waited, "h.waits > 0")                    \
     X(Q, row_id, "h.row_id")                       \
-    X(Q, hold_us, "h.end_ts - h.start_ts")         \
+    X(Q, hold_us, "coalesce(r.est_us, h.end_ts - h.start_ts)") \
     X(Q, bounded, "coalesce(h.start_evidence LIKE 'bounded by%%'" \
                   " OR h.end_evidence LIKE 'bounded by%%'"       \
-                  " OR h.end_evidence LIKE 'first waiter acquired%%', 0)")
+                  " OR h.end_evidence LIKE 'first waiter acquired%%', 0)") \
+    X(Q, lo_ms, "r.lo_us / 1000.0")                \
+    X(Q, hi_ms, "r.hi_us / 1000.0")
 LS_COLUMNS(oc, OCCUPANCY_COLS);
 static const char occupancy_fmt[] =
     "SELECT " LS_SELECT_LIST(oc, OCCUPANCY_COLS)
-    " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.end_ts IS NOT NULL";
+    " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+    " LEFT JOIN hold_range r ON r.hold_id = h.hold_id WHERE h.end_ts IS NOT NULL";
 
 #define OCC_PER_DECADE 200 /* histogram buckets per factor of ten */
 #define OCC_MIN_LOG10 (-3) /* 1 µs */
@@ -140,8 +147,8 @@ typedef struct occ_row {
 
 typedef struct occ_path {
     char *label, *source;
-    int64_t n, waited, bounded;
-    double total, max;
+    int64_t n, waited, bounded, ranged; /* ranged: holds with a range (whole seconds) */
+    double total, max, total_lo, total_hi; /* total_lo..total_hi: what the log allows */
     uint32_t hist[OCC_BUCKETS];
     occ_row *rows; /* its time on each row (a few hundred hot rows at most) */
     size_t nrows, last_row;
@@ -238,10 +245,38 @@ static int occ_by_total(const void *a, const void *b)
     return strcmp(x->label, y->label);
 }
 
+static int64_t us_of(double ms)
+{
+    return (int64_t)llround(ms * 1000.0);
+}
+
+/*
+ * Where the log's times are whole seconds: path i's total as the range
+ * the log allows (total_hold_min_ms..total_hold_max_ms), and the paths
+ * listed (of the first `top`) whose ranges meet its own, whose order
+ * against it the log cannot tell (order_uncertain, order_uncertain_with).
+ */
+static void occ_ranges(cJSON *o, occ_path *const *paths, size_t n, size_t i, int top)
+{
+    cJSON *with = cJSON_CreateArray();
+    size_t j;
+
+    cJSON_AddNumberToObject(o, "total_hold_min_ms", round(paths[i]->total_lo * 1000.0) / 1000.0);
+    cJSON_AddNumberToObject(o, "total_hold_max_ms", round(paths[i]->total_hi * 1000.0) / 1000.0);
+    for (j = 0; with && j < n && (top < 0 || j < (size_t)top); j++)
+        if (j != i && ls_ranges_overlap(us_of(paths[i]->total_lo), us_of(paths[i]->total_hi),
+                                        us_of(paths[j]->total_lo), us_of(paths[j]->total_hi)))
+            cJSON_AddItemToArray(with, cJSON_CreateString(paths[j]->label));
+    cJSON_AddBoolToObject(o, "order_uncertain", cJSON_GetArraySize(with) > 0);
+    if (with)
+        cJSON_AddItemToObject(o, "order_uncertain_with", with);
+}
+
 static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
 {
     occ_path **paths = NULL;
     size_t n = 0, i;
+    int ranged = 0;
     double all = 0;
     ls_stmt *q = NULL;
     int rc;
@@ -287,6 +322,14 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
             o->max = ms;
         o->waited += ls_stmt_int64(q, oc_waited);
         o->bounded += ls_stmt_int64(q, oc_bounded);
+        if (!ls_stmt_isnull(q, oc_lo_ms) && !ls_stmt_isnull(q, oc_hi_ms)) {
+            o->ranged++;
+            o->total_lo += ls_stmt_double(q, oc_lo_ms);
+            o->total_hi += ls_stmt_double(q, oc_hi_ms);
+        } else {
+            o->total_lo += ms;
+            o->total_hi += ms;
+        }
         o->hist[occ_bucket(ms)]++;
         if (!ls_stmt_isnull(q, oc_row_id) &&
             (rc = occ_add_row(o, ls_stmt_int64(q, oc_row_id), ls_stmt_int64(q, oc_hold_us),
@@ -300,6 +343,8 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
         qsort(paths, n, sizeof(*paths), occ_by_total);
         occ_story(m, paths[0]);
     }
+    for (i = 0; i < n; i++)
+        ranged |= paths[i]->ranged > 0;
     for (i = 0; rc >= 0 && i < n && (top < 0 || i < (size_t)top); i++) {
         cJSON *o = cJSON_CreateObject();
         ls_model_add_str(o, "code_path", paths[i]->label);
@@ -311,6 +356,8 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
         cJSON_AddNumberToObject(o, "holds_waited_for", (double)paths[i]->waited);
         cJSON_AddNumberToObject(o, "share_pct",
                                 all > 0 ? round(paths[i]->total * 100000.0 / all) / 1000.0 : 0);
+        if (ranged)
+            occ_ranges(o, paths, n, i, top);
         cJSON_AddItemToArray(list, o);
     }
     for (i = 0; i < n; i++) {

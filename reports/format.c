@@ -144,3 +144,24 @@ void ls_fmt_state_of(FILE *f, const cJSON *o, void (*esc)(FILE *f, const char *s
     }
     esc(f, ls_fmt_state(state), 40);
 }
+
+int ls_fmt_range_of(const cJSON *o, const char *key, double *lo, double *hi)
+{
+    char kl[LS_RANGE_KEY_LEN], kh[LS_RANGE_KEY_LEN];
+    size_t n = strlen(key);
+    const cJSON *a, *b;
+
+    if (n < sizeof("_ms") - 1 || strcmp(key + n - (sizeof("_ms") - 1), "_ms") != 0)
+        return 0;
+    n -= sizeof("_ms") - 1;
+    if (snprintf(kl, sizeof(kl), "%.*s_min_ms", (int)n, key) >= (int)sizeof(kl) ||
+        snprintf(kh, sizeof(kh), "%.*s_max_ms", (int)n, key) >= (int)sizeof(kh))
+        return 0;
+    a = cJSON_GetObjectItemCaseSensitive(o, kl);
+    b = cJSON_GetObjectItemCaseSensitive(o, kh);
+    if (!cJSON_IsNumber(a) || !cJSON_IsNumber(b))
+        return 0;
+    *lo = a->valuedouble;
+    *hi = b->valuedouble;
+    return *hi - *lo >= LS_HOLD_RANGE_MS;
+}

@@ -264,14 +264,23 @@ static int put_pids(FILE *f, const cJSON *list)
 static void number_cell(FILE *f, const cJSON *o, const ls_column *c)
 {
     const cJSON *v = m_get(o, c->key);
-    if (c->kind == LS_CELL_HOLD && m_has_num(o, "hold_min_ms") && m_has_num(o, "hold_max_ms") &&
+    double lo = 0, hi = 0;
+    if (c->kind == LS_CELL_RANGE && cJSON_IsNumber(v) && ls_fmt_range_of(o, c->key, &lo, &hi)) {
+        put_ms(f, v->valuedouble);
+        fputs(" (", f);
+        put_ms(f, lo);
+        fputs("–", f);
+        put_ms(f, hi);
+        fputs(")", f);
+    } else if (c->kind == LS_CELL_HOLD && m_has_num(o, "hold_min_ms") && m_has_num(o, "hold_max_ms") &&
         m_num(o, "hold_max_ms") - m_num(o, "hold_min_ms") >= LS_HOLD_RANGE_MS) {
         put_ms(f, m_num(o, "hold_min_ms"));
         fputs("–", f);
         put_ms(f, m_num(o, "hold_max_ms"));
     } else if (!cJSON_IsNumber(v)) {
         fputs("—", f);
-    } else if (c->kind == LS_CELL_MS || c->kind == LS_CELL_MS0 || c->kind == LS_CELL_HOLD) {
+    } else if (c->kind == LS_CELL_MS || c->kind == LS_CELL_MS0 || c->kind == LS_CELL_HOLD ||
+               c->kind == LS_CELL_RANGE) {
         put_ms(f, v->valuedouble);
     } else if (c->kind == LS_CELL_NUM1) {
         fprintf(f, "%.1f", v->valuedouble);
@@ -1858,9 +1867,11 @@ static void panel_code_paths(FILE *f, const cJSON *model)
 {
     const cJSON *c;
     if (cJSON_GetArraySize(m_get(model, "row_occupancy")) > 0) {
+        ls_writer w = html_writer(f);
         sub_heading(f, &ls_tab_occupancy);
         TABLE(f, ls_tab_occupancy, m_get(model, "row_occupancy"));
         shapes(f, model);
+        ls_write_order_uncertain(&w, m_get(model, "row_occupancy"));
     }
     if (cJSON_GetArraySize(m_get(model, "row_queueing")) > 0) {
         sub_heading(f, &ls_tab_queueing);

@@ -103,6 +103,19 @@ static void cell_ms(FILE *f, const cJSON *o, const char *key)
         fputs(" — |", f);
 }
 
+/* A duration and, where the log leaves it open, its range: "4.5 s
+ * (2.0 s–7.0 s)". */
+static void cell_range(FILE *f, const cJSON *o, const char *key)
+{
+    char d[LS_DURATION_LEN], lo[LS_DURATION_LEN], hi[LS_DURATION_LEN];
+    double a = 0, b = 0;
+    if (m_has_num(o, key) && ls_fmt_range_of(o, key, &a, &b))
+        fprintf(f, " %s (%s–%s) |", ls_fmt_duration(d, sizeof(d), m_num(o, key)),
+                ls_fmt_duration(lo, sizeof(lo), a), ls_fmt_duration(hi, sizeof(hi), b));
+    else
+        cell_ms(f, o, key);
+}
+
 /* A hold's length, as a range where the log leaves its bounds open. */
 static void cell_hold(FILE *f, const cJSON *h)
 {
@@ -205,6 +218,7 @@ static void md_cell(FILE *f, const md_caps *caps, const cJSON *o, const ls_colum
     case LS_CELL_MS: cell_ms(f, o, c->key); break;
     case LS_CELL_NUM1: cell_num1(f, o, c->key); break;
     case LS_CELL_HOLD: cell_hold(f, o); break;
+    case LS_CELL_RANGE: cell_range(f, o, c->key); break;
     case LS_CELL_PID:
         snprintf(prefix, sizeof(prefix), "%.*s", (int)(n >= 3 ? n - 3 : 0), c->key);
         cell_pid(f, o, c->key, prefix);
@@ -951,6 +965,10 @@ static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
         md_table(f, caps, &ls_tab_occupancy, m_get(m, "row_occupancy"), INT_MAX);
         fputs("\n", f);
         md_shapes(f, m, caps);
+        {
+            ls_writer w = md_writer(f, caps);
+            ls_write_order_uncertain(&w, m_get(m, "row_occupancy"));
+        }
     }
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_queueing")) > 0) {
         md_sub_heading(f, &ls_tab_queueing);

@@ -411,3 +411,48 @@ void ls_write_by_statement(const ls_writer *w, const cJSON *model)
         w->table(w, tabs[i], rows);
     }
 }
+
+/* The code-path label length shown in the uncertain-order note. */
+#define UNCERTAIN_LABEL_MAX 120
+
+/* Is `label` a path before index i of the list (its pair said already)? */
+static int listed_before(const cJSON *list, int i, const char *label)
+{
+    int j;
+    for (j = 0; j < i; j++) {
+        const char *p = m_str(cJSON_GetArrayItem(list, j), "code_path");
+        if (p && strcmp(p, label) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+void ls_write_order_uncertain(const ls_writer *w, const cJSON *occupancy)
+{
+    const cJSON *o, *x;
+    int i = 0, n = 0;
+
+    cJSON_ArrayForEach(o, occupancy) {
+        const char *a = m_str(o, "code_path");
+        cJSON_ArrayForEach(x, m_get(o, "order_uncertain_with")) {
+            if (!a || !cJSON_IsString(x) || listed_before(occupancy, i, x->valuestring))
+                continue;
+            if (n++ == 0) {
+                tag(w, LS_TAG_NOTE);
+                fputs("Order uncertain: the log's times are whole seconds, and the totals these "
+                      "paths held the hot rows can each lie anywhere in the range shown, so the "
+                      "log cannot tell which held them longer: ", w->f);
+            } else {
+                fputs("; ", w->f);
+            }
+            w->esc(w->f, a, UNCERTAIN_LABEL_MAX);
+            fputs(" and ", w->f);
+            w->esc(w->f, x->valuestring, UNCERTAIN_LABEL_MAX);
+        }
+        i++;
+    }
+    if (n) {
+        fputs(".", w->f);
+        tag(w, LS_TAG_NOTE_END);
+    }
+}

@@ -81,6 +81,14 @@ int ls_write_pids(FILE *f, const cJSON *list, void (*one)(FILE *f, const cJSON *
 int ls_write_opt(FILE *f, const char *label, const char *s,
                  void (*esc)(FILE *f, const char *s, size_t max), size_t max);
 
+/*
+ * Under the occupancy ranking (row_occupancy, whole-second log times): a
+ * note naming each pair of code paths whose total hold ranges overlap
+ * (order_uncertain_with), each pair once, in ranking order; nothing when
+ * no order is uncertain.
+ */
+void ls_write_order_uncertain(const ls_writer *w, const cJSON *occupancy);
+
 /* A list line: label, then s as log text (at most max characters). */
 void ls_write_bullet(const ls_writer *w, const char *label, const char *s, size_t max);
 

@@ -10,6 +10,7 @@
  * its bounds at least this many ms apart; closer bounds are the clock's
  * millisecond, not doubt. */
 #define LS_HOLD_RANGE_MS 25
+#define LS_RANGE_KEY_LEN 64 /* a model key with _min_ms or _max_ms */
 
 #include <stddef.h>
 #include <stdio.h>
@@ -20,6 +21,13 @@
  * buf (32 bytes is enough); returns buf. format.c. */
 #define LS_DURATION_LEN 32
 const char *ls_fmt_duration(char *buf, size_t n, double ms);
+
+/*
+ * The range of duration KEY (a key ending in "_ms"): KEY_min_ms and
+ * KEY_max_ms of o, in *lo and *hi. Returns 1 when o has both and they
+ * are at least LS_HOLD_RANGE_MS apart (worth showing), else 0.
+ */
+int ls_fmt_range_of(const cJSON *o, const char *key, double *lo, double *hi);
 
 /* TZ set to the report's zone (UTC0 without one) while a report is
  * written, and put back after (ls_tz_leave takes what ls_tz_enter gave):

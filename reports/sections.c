@@ -26,6 +26,7 @@ int ls_column_numeric(const ls_column *c, unsigned in)
     case LS_CELL_NUM1:
     case LS_CELL_BYTES:
     case LS_CELL_HOLD:
+    case LS_CELL_RANGE:
         return 1;
     /* Markdown right-aligns a pid with its code path; HTML keeps the
      * path's text left-aligned. */
@@ -122,7 +123,8 @@ static const ls_column occupancy_cols[] = {
     {"Named by", "named_by", LS_CELL_TEXT, 40, A},
     {"Holds of hot rows", "holds", LS_CELL_INT, 0, A},
     {"of which waited for", "holds_waited_for", LS_CELL_INT, 0, A},
-    {"Total hold", "total_hold_ms", LS_CELL_MS, 0, A},
+    /* with whole-second log times, the estimate and the range the log allows */
+    {"Total hold", "total_hold_ms", LS_CELL_RANGE, 0, A},
     {"Max hold", "max_hold_ms", LS_CELL_MS, 0, A},
     {"p95 hold", "p95_hold_ms", LS_CELL_MS, 0, A},
     {"Share of hot-row time %", "share_pct", LS_CELL_NUM1, 0, A},

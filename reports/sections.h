@@ -39,6 +39,7 @@ typedef enum ls_cell {
     LS_CELL_ROWKEY,  /* relation and row key, else the lock target */
     LS_CELL_SOURCE,  /* file:line of the log */
     LS_CELL_HOLD,    /* hold_ms, or its range where the log leaves the bounds open */
+    LS_CELL_RANGE,   /* a duration KEY_ms, and its range KEY_min_ms..KEY_max_ms when wide */
     LS_CELL_STATE,   /* a holder's state in words ("idle in transaction") */
     LS_CELL_PARTS    /* hold_breakdown: "name N ms, ..." */
 } ls_cell;

@@ -5,6 +5,13 @@
 #
 # Usage: samples/app.sh [OUTDIR]          (default: samples/app)
 #
+# Env: LOCKSPAN_PREFIX (log_line_prefix, default below),
+# LOCKSPAN_LOG_STATEMENT=all (log_statement = 'all' and no durations, as
+# samples/generate.sh), LOCKSPAN_CSVLOG=1 (a csvlog of the same run too,
+# postgresql.csv: the control with milliseconds). samples/app-seconds is
+#   LOCKSPAN_PREFIX='%t [%p-%l] ' LOCKSPAN_LOG_STATEMENT=all LOCKSPAN_CSVLOG=1 \
+#       LOCKSPAN_PGPORT=55440 bash samples/app.sh samples/app-seconds
+#
 # Needs node >= 20 and npm (only to regenerate: the committed sample is used
 # without node), /usr/bin/python3, postgresql-15, root (or the postgres user).
 # Runs `npm ci` in samples/app if node_modules is missing.
@@ -24,7 +31,9 @@ RCV_PORT=${LOCKSPAN_RECEIVER_PORT:-54398}
 PGBIN=${LOCKSPAN_PGBIN:-/usr/lib/postgresql/15/bin}
 PYTHON=${LOCKSPAN_PYTHON:-/usr/bin/python3}
 NODE=${LOCKSPAN_NODE:-node}
-PREFIX='%m [%p] %q%u@%d/%a %c %l %v %x %e '
+PREFIX=${LOCKSPAN_PREFIX:-'%m [%p] %q%u@%d/%a %c %l %v %x %e '}
+LOG_STATEMENT=${LOCKSPAN_LOG_STATEMENT:-none}
+CSVLOG=${LOCKSPAN_CSVLOG:-0}
 
 # shellcheck source=samples/pgserver.sh
 . "$HERE/pgserver.sh"
@@ -60,7 +69,14 @@ wait_port() { # PORT NAME
 
 echo "app.sh: initdb in $DATA" >&2
 pg_initdb
-pg_settings "log_line_prefix = '$PREFIX'"
+settings=("log_line_prefix = '$PREFIX'")
+if [[ $LOG_STATEMENT == all ]]; then
+    settings+=("log_min_duration_statement = -1" "log_statement = 'all'")
+fi
+if [[ $CSVLOG == 1 ]]; then
+    settings+=("log_destination = 'stderr,csvlog'")
+fi
+pg_settings "${settings[@]}"
 
 echo "app.sh: starting PostgreSQL on 127.0.0.1:$PORT" >&2
 pg_start
@@ -86,12 +102,21 @@ pg_stop
 
 mkdir -p "$OUTDIR"
 cp "$LOGDIR/postgresql.log" "$OUTDIR/postgresql.log"
+if [[ $CSVLOG == 1 ]]; then
+    [[ -s $LOGDIR/postgresql.csv ]] || die "server did not write postgresql.csv"
+    cp "$LOGDIR/postgresql.csv" "$OUTDIR/postgresql.csv"
+    chmod 644 "$OUTDIR/postgresql.csv"
+fi
 printf '%s' "$PREFIX" >"$OUTDIR/prefix.txt"
 cp "$WORK/traces/traces.otlp.jsonl" "$OUTDIR/traces.otlp.jsonl"
 gzip -9 -n -c "$OUTDIR/traces.otlp.jsonl" >"$OUTDIR/traces.otlp.jsonl.gz"
 cp "$WORK/traces/traces.zipkin.json" "$OUTDIR/traces.zipkin.json"
 "$PYTHON" "$APPDIR/otlp2jaeger.py" "$OUTDIR/traces.otlp.jsonl" >"$OUTDIR/traces.jaeger.json"
-"$PYTHON" "$APPDIR/make_truth.py" "$WORK/run.json" "$OUTDIR/truth.json"
+"$PYTHON" "$APPDIR/make_truth.py" "$WORK/run.json" "$OUTDIR/truth.json" "$PREFIX" "$LOG_STATEMENT"
 chmod 644 "$OUTDIR"/postgresql.log "$OUTDIR"/prefix.txt "$OUTDIR"/traces.* "$OUTDIR"/truth.json
 echo "app.sh: wrote $OUTDIR/{postgresql.log,prefix.txt,traces.otlp.jsonl[.gz],traces.zipkin.json,traces.jaeger.json,truth.json}" >&2
-"$PYTHON" "$HERE/check_app.py" "$OUTDIR" || die "check_app.py failed on $OUTDIR (a marginal wait? run again)"
+# check_app.py reads the default prefix's log (samples/app, app-skew);
+# another set is checked by its own test (app-seconds: check_seconds.py).
+if [[ $PREFIX == '%m [%p] %q%u@%d/%a %c %l %v %x %e ' && $LOG_STATEMENT == none ]]; then
+    "$PYTHON" "$HERE/check_app.py" "$OUTDIR" || die "check_app.py failed on $OUTDIR (a marginal wait? run again)"
+fi

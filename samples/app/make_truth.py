@@ -234,7 +234,8 @@ def main():
 
     truth = {
         "set": "app",
-        "prefix": "%m [%p] %q%u@%d/%a %c %l %v %x %e ",
+        "prefix": sys.argv[3] if len(sys.argv) > 3 else "%m [%p] %q%u@%d/%a %c %l %v %x %e ",
+        "log_statement": sys.argv[4] if len(sys.argv) > 4 else "none",
         "service": run["service"],
         "application_name": "shop",
         "pg_driver": run["pg_driver"],

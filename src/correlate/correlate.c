@@ -1339,11 +1339,16 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 16: a wait whose mode conflicts with a waiter ahead of it in a table
  * lock's queue is blocked by that waiter (queue_blockers()); relation
  * locks named from their waiters' statements; the lock_queue_behind_ddl
- * finding, and no hot-row finding on a relation lock. 17: a learned row
- * rule keys every INSERT into its teaching INSERT's relation that sets its
- * column, whatever its text (decide/rule.c); code paths that no span, tag
- * or distinguishing application_name names are named by the
- * transaction's shape (decide/pathid.c, traces.c). */
+ * finding, and no hot-row finding on a relation lock.
+ * 17: a learned row rule keys every INSERT into its teaching INSERT's
+ * relation that sets its column, whatever its text (decide/rule.c); code
+ * paths that no span, tag or distinguishing application_name names are
+ * named by the transaction's shape (decide/pathid.c, traces.c); with
+ * whole-second times, logged statements a trace's spans sent take the
+ * spans' times (spantimes.c); each hold's length a range and an estimate
+ * (hold_range, holdtimes.c); an acquisition stamped with the second of
+ * the next statement is the locking statement's when logged before it
+ * (log position). */
 #define CORRELATION_REV "17"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
@@ -1364,6 +1369,22 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * the first run did, without maintaining indexes row by row), so a rerun
  * over a grown store starts from the log's facts alone.
  */
+/* Statements from spans (spans.c), then logged statements timed by their
+ * spans (spantimes.c): one pass, the one that writes stmt_rows. */
+static int spans_step(ls_store *s, ls_correlate_stats *stats)
+{
+    int rc = ls_correlate_spans(s, stats);
+    return rc ? rc : ls_correlate_span_times(s, stats);
+}
+
+/* Code paths (traces.c), then the holds' lengths where the log gives
+ * whole seconds (holdtimes.c), which the occupancy ranking sums. */
+static int code_paths_step(ls_store *s, ls_correlate_stats *stats)
+{
+    int rc = ls_correlate_traces(s, stats);
+    return rc ? rc : ls_correlate_hold_ranges(s);
+}
+
 static const ls_correlate_pass passes[] = {
     {"wait episodes", episodes_pass, "lock_wait_rows event_waits",
      "DROP INDEX IF EXISTS lock_waits_pid;"
@@ -1372,8 +1393,13 @@ static const ls_correlate_pass passes[] = {
     {"index", index_step, "", NULL},
     {"blocker chains", walk_chains, "wait_chains", "DELETE FROM wait_chains;"},
     {"relation names", relations_step, "relations", "DELETE FROM relations;"},
-    {"statements from spans", ls_correlate_spans, "span_placement span_clock stmt_rows stmt_texts",
+    {"statements from spans", spans_step,
+     "span_placement span_clock stmt_rows stmt_texts stmt_span_time",
      "DELETE FROM stmt_rows WHERE verb = 5;" /* LS_VERB_SPAN */
+     " UPDATE stmt_rows SET start_ts = (SELECT x.log_ts FROM stmt_span_time x"
+     "  WHERE x.stmt_id = stmt_rows.stmt_id), dur_us = NULL"
+     "  WHERE stmt_id IN (SELECT stmt_id FROM stmt_span_time);"
+     " DELETE FROM stmt_span_time;"
      " DELETE FROM span_placement; DELETE FROM span_clock;"},
     {"logical rows", ls_correlate_rows,
      "row_keys row_rules wait_rows",
@@ -1400,12 +1426,13 @@ static const ls_correlate_pass passes[] = {
      "DROP INDEX IF EXISTS hold_final_row; DROP INDEX IF EXISTS hold_final_tx;"
      " DELETE FROM hold_final; DELETE FROM hold_final_evidence; DELETE FROM row_final;"},
     {"retries", ls_correlate_retries, "retries", "DELETE FROM retries;"},
-    {"code paths", ls_correlate_traces,
-     "tx_code_rows stmt_tags hold_parts shapes lock_orders row_cover tx_shapes path_identity",
+    {"code paths", code_paths_step,
+     "tx_code_rows stmt_tags hold_parts shapes lock_orders row_cover tx_shapes path_identity"
+     " hold_range",
      "DROP INDEX IF EXISTS hold_parts_hold;"
      " DELETE FROM tx_code_rows; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
      " DELETE FROM shapes; DELETE FROM lock_orders; DELETE FROM row_cover;"
-     " DELETE FROM tx_shapes; DELETE FROM path_identity;"},
+     " DELETE FROM tx_shapes; DELETE FROM path_identity; DELETE FROM hold_range;"},
     {"findings", ls_correlate_findings, "findings finding_fields",
      "DELETE FROM findings; DELETE FROM finding_fields;"},
 };

@@ -74,6 +74,12 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats);
  * statements the log does not show, on the database's clock. */
 int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats);
 
+/* spantimes.c: in a log with whole-second times, the logged statements
+ * that a trace's database spans sent take the spans' times (start, and
+ * end as a duration); what they were is kept in stmt_span_time. Run after
+ * ls_correlate_spans() (its clock offset is the first guess). */
+int ls_correlate_span_times(ls_store *s, ls_correlate_stats *stats);
+
 /* holds.c: logical rows (ctids joined by key), hold intervals of the
  * transactions that held them, queue depth over time, row statistics. */
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats);
@@ -83,6 +89,10 @@ int ls_correlate_queue(ls_store *s);
 /* traces.c: code paths of transactions (traces, sqlcommenter tags,
  * application names, statement shapes) and hold breakdowns. */
 int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats);
+
+/* holdtimes.c: with whole-second log times, each hold's length as a range
+ * and an estimate (hold_range); nothing otherwise. */
+int ls_correlate_hold_ranges(ls_store *s);
 
 /* cover.c: which holds of other transactions covered each row wait, and
  * by how much (row_cover); part of the code-paths pass. */

@@ -607,13 +607,16 @@ out:
 }
 
 /* The resolution of the log's statement times: 1 ms (%m, csvlog,
- * jsonlog), or a whole second (%t) when no time has sub-second digits. */
+ * jsonlog), or a whole second (%t) when no time has sub-second digits
+ * (but those a span gave, stmt_span_time). */
 static int log_resolution(ls_store *s, int64_t *out)
 {
     ls_stmt *q = NULL;
     enum { SUBSECOND, ANY };
     int rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM statements"
-                                 " WHERE log_ts % " LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0), EXISTS (SELECT 1 FROM statements)",
+                                 " WHERE log_ts % " LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0"
+                                 " AND stmt_id NOT IN (SELECT stmt_id FROM stmt_span_time)),"
+                                 " EXISTS (SELECT 1 FROM statements)",
                               &q);
     *out = LS_MILLISECOND_US;
     if (rc != 0)

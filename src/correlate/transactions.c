@@ -115,10 +115,14 @@ static const char acquired_index_sql[] =
     X(Q, end_ts, "end_ts")                                                                 \
     X(Q, row_id, "coalesce(row_id, 0)")
 LS_COLUMNS(aq, ACQUIRED_COLS);
+/* Where the next statement's time ties an acquisition's (whole-second
+ * %t times), the log position (?4, ?5: the next statement's line, NULL:
+ * none) decides: an acquisition logged before it was this statement's. */
 static const char acquired_sql[] =
     "SELECT " LS_SELECT_LIST(aq, ACQUIRED_COLS) " FROM lock_waits WHERE session_id = ?1"
-    " AND end_ts >= ?2 AND end_ts < ?3 AND " ACQUIRED_WHERE
-    " ORDER BY end_ts LIMIT " LS_SQL_INT(ACQUIRED_MAX);
+    " AND end_ts >= ?2 AND end_ts <= ?3 AND (end_ts < ?3 OR (?4 IS NOT NULL"
+    "  AND (end_file < ?4 OR (end_file = ?4 AND end_line < ?5)))) AND " ACQUIRED_WHERE
+    " ORDER BY end_ts, end_file, end_line LIMIT " LS_SQL_INT(ACQUIRED_MAX);
 
 /* How a statement logged at its start (log_statement) ended: the first
  * error of its session after its line (?2, ?3) and before the next
@@ -690,10 +694,12 @@ static int64_t hot_lookup(const tx_pass *p, const char *rel, const char *key)
     return 0;
 }
 
-/* The first acquisition of the session at or after `from` and before
- * `until` (0: no bound), or 0; below 0, a store error. */
+/* The acquisition (ls_hold_acquired()) of the session at or after `from`
+ * and before `until` (0: no bound) or, at `until` itself, logged before
+ * line (until_file, until_line) (until_file 0: none), or 0; below 0, a
+ * store error. */
 static int64_t acquired_between(const tx_pass *p, int64_t session, int64_t from, int64_t until,
-                                int64_t row_id)
+                                int64_t until_file, int64_t until_line, int64_t row_id)
 {
     ls_acquisition acq[ACQUIRED_MAX];
     size_t n = 0;
@@ -702,6 +708,13 @@ static int64_t acquired_between(const tx_pass *p, int64_t session, int64_t from,
     ls_stmt_bind_int64(p->acquired, 1, session);
     ls_stmt_bind_int64(p->acquired, 2, from);
     ls_stmt_bind_int64(p->acquired, 3, until ? until : INT64_MAX);
+    if (until && until_file) {
+        ls_stmt_bind_int64(p->acquired, 4, until_file);
+        ls_stmt_bind_int64(p->acquired, 5, until_line);
+    } else {
+        ls_stmt_bind_null(p->acquired, 4);
+        ls_stmt_bind_null(p->acquired, 5);
+    }
     while (n < ACQUIRED_MAX && (rc = ls_stmt_step(p->acquired)) == 1) {
         acq[n].end_ts = ls_stmt_int64(p->acquired, aq_end_ts);
         acq[n].row_id = ls_stmt_int64(p->acquired, aq_row_id);
@@ -853,7 +866,9 @@ static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
             int64_t until = l->next_start ? l->next_start
                             : t->has_end && t->end_ts > l->lo ? t->end_ts
                                                               : l->lo + 1;
-            if ((acq = acquired_between(p, t->session_id, l->lo, until, l->row_id)) < 0)
+            if ((acq = acquired_between(p, t->session_id, l->lo, until,
+                                        l->next_start ? l->next_file : 0, l->next_line,
+                                        l->row_id)) < 0)
                 return (int)acq;
             if (acq) {
                 ts = hi = acq;

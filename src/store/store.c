@@ -530,10 +530,13 @@ static const char *const store_upgrades[] = {
      * (tx_code_rows.tx_shape_id, tx_shapes) and what names the paths no
      * span or tag names (path_identity): tx_code_rows is correlation's
      * own, made again (dropped, not altered: the DDL of step 12 has the
-     * column now), and the view tx_code with it. */
+     * column now), and the view tx_code with it. stmt_span_time
+     * (spantimes.c) and hold_range (holdtimes.c), filled by the next
+     * correlation. */
     "ALTER TABLE row_rules ADD COLUMN target TEXT;"
     " ALTER TABLE row_rules ADD COLUMN target_col TEXT; " LS_RULE_KEYED_DDL
     " DROP VIEW IF EXISTS tx_code; DROP TABLE IF EXISTS tx_code_rows; " LS_TX_CODE_ROWS_DDL
+    " " LS_STMT_SPAN_TIME_DDL LS_HOLD_RANGE_DDL
     " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,

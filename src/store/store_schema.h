@@ -238,6 +238,22 @@
  * spans), what measured it (`logged lock waits`, `logged statements`,
  * `none`: taken as 0) and how many waits or statements agreed
  * (correlation's "statements from spans" pass, spans.c). */
+/* The logged statements whose times came from the spans that sent them
+ * (correlation's "statements from spans" pass, spantimes.c): the span,
+ * and the statement's start as the log gave it (its duration was NULL),
+ * which that pass's reset puts back. */
+#define LS_STMT_SPAN_TIME_DDL \
+    "CREATE TABLE IF NOT EXISTS stmt_span_time(\n" \
+    "  stmt_id INTEGER PRIMARY KEY, span_row INTEGER, log_ts INTEGER);\n"
+
+/* A hold's length where the log's times are whole seconds: what the log
+ * allows (lo_us..hi_us) and the estimate the occupancy ranking sums
+ * (correlation's "code paths" pass, holdtimes.c); no row with sub-second
+ * times. */
+#define LS_HOLD_RANGE_DDL \
+    "CREATE TABLE IF NOT EXISTS hold_range(\n" \
+    "  hold_id INTEGER PRIMARY KEY, lo_us INTEGER, hi_us INTEGER, est_us INTEGER);\n"
+
 #define LS_SPAN_CLOCK_DDL \
     "CREATE TABLE IF NOT EXISTS span_clock(\n" \
     "  offset_us INTEGER, offset_from TEXT, votes INTEGER);\n"
@@ -509,6 +525,8 @@ static const char *const ls_schema_sql[] = {
     "  query_start INTEGER, backend_start INTEGER, blocking_pids TEXT, query TEXT);\n",
     LS_SPAN_PLACEMENT_DDL,
     LS_SPAN_CLOCK_DDL,
+    LS_STMT_SPAN_TIME_DDL,
+    LS_HOLD_RANGE_DDL,
     LS_FINDINGS_DDL,
     "CREATE TABLE IF NOT EXISTS xids(\n"
     "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",

@@ -51,6 +51,13 @@ MUST_HOLD = [
     "deadlocks",
     "deadlock victims (pid, second)",
     "serialization failures (40001)",
+    # since an acquisition stamped with the next statement's second counts
+    # for the statement logged before it (log position; issue 34 items 1
+    # and 4): 99.9 s against 80.6 s (153.0 s before), 22.2 s against 21.9 s
+    # (17.5 s before), no two holds of a row overlapping by over 1 s
+    "top path total hot-row hold, s",
+    "merchant_totals 1 wait, logged + hidden, s",
+    "pairs of holds of one row overlapping by > 1 s (impossible)",
 ]
 
 

@@ -8,6 +8,7 @@
 #include "ls_test.h"
 
 #define S 1000000 /* one second in µs */
+#define MS 1000
 
 /* The application clock's offset: the range most waits' spans agree on. */
 static void test_span_offset(void)
@@ -83,8 +84,36 @@ static void test_touching(void)
     CHECK_INT(off, 10);
 }
 
+/* A span's start inside the logged second gives a second-wide range of
+ * offsets; statements' ranges meet in a narrow one (the range function
+ * gives it, the offset its middle). */
+static void test_log_time(void)
+{
+    int64_t lo[3], hi[3], rlo = 0, rhi = 0, off = 0;
+
+    /* The database received at 0.2, 6.9 and 7.05 s, logged as seconds 0,
+     * 6 and 7; the application's clock 300 ms behind (offset +300 ms)
+     * started the spans then; slack 1 ms. */
+    ls_span_offset_in_log_time(0, S, 200 * MS - 300 * MS, MS, &lo[0], &hi[0]);
+    CHECK_INT(lo[0], 99 * MS);
+    CHECK_INT(hi[0], 1101 * MS);
+    ls_span_offset_in_log_time(6 * S, S, 6900 * MS - 300 * MS, MS, &lo[1], &hi[1]);
+    CHECK_INT(lo[1], -601 * MS);
+    CHECK_INT(hi[1], 401 * MS);
+    ls_span_offset_in_log_time(7 * S, S, 7050 * MS - 300 * MS, MS, &lo[2], &hi[2]);
+    CHECK_INT(ls_span_offset_range(lo, hi, 3, &rlo, &rhi), 3);
+    CHECK_INT(rlo, 249 * MS);
+    CHECK_INT(rhi, 401 * MS);
+    CHECK_INT(ls_span_offset(lo, hi, 3, &off), 3);
+    CHECK_INT(off, 325 * MS);
+    rlo = rhi = 7;
+    CHECK_INT(ls_span_offset_range(lo, hi, 0, &rlo, &rhi), 0);
+    CHECK_INT(rlo, 7);
+}
+
 int main(void)
 {
+    test_log_time();
     test_span_offset();
     test_statement_offset();
     test_touching();

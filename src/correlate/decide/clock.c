@@ -28,6 +28,18 @@ static int by_edge(const void *a, const void *b)
  */
 int ls_span_offset(const int64_t *lo, const int64_t *hi, int n, int64_t *offset)
 {
+    int64_t rlo = 0, rhi = 0;
+    int depth = ls_span_offset_range(lo, hi, n, &rlo, &rhi);
+
+    if (depth)
+        *offset = rlo + (rhi - rlo) / 2;
+    return depth;
+}
+
+/* The first range of greatest depth (clock.h); a sweep over the sorted
+ * edges. */
+int ls_span_offset_range(const int64_t *lo, const int64_t *hi, int n, int64_t *rlo, int64_t *rhi)
+{
     offset_edge *e = n ? ls_calloc((size_t)n * 2, sizeof(*e)) : NULL;
     int i, depth = 0, best = 0;
     int64_t best_lo = 0, best_hi = 0;
@@ -50,8 +62,10 @@ int ls_span_offset(const int64_t *lo, const int64_t *hi, int n, int64_t *offset)
         }
     }
     free(e);
-    if (best)
-        *offset = best_lo + (best_hi - best_lo) / 2;
+    if (best) {
+        *rlo = best_lo;
+        *rhi = best_hi;
+    }
     return best;
 }
 
@@ -67,4 +81,11 @@ int ls_span_offset_interval(int64_t db0, int64_t db1, int64_t app0, int64_t app1
     *lo = db1 - app1 - LS_SPAN_LOG_SLACK_US;
     *hi = db0 - app0 + LS_SPAN_LOG_SLACK_US;
     return *lo <= *hi ? 0 : -1;
+}
+
+void ls_span_offset_in_log_time(int64_t db0, int64_t res, int64_t app0, int64_t slack,
+                                int64_t *lo, int64_t *hi)
+{
+    *lo = db0 - app0 - slack;
+    *hi = db0 + res - app0 + slack;
 }

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Whole-second logs (issue 34, items 1 and 4): samples/app-seconds, the
+traced application's run logged with `%t [%p-%l] ` and log_statement =
+'all' (no durations), its csvlog (milliseconds) as the control, and its
+OTLP traces; the truth is the application's (client side).
+
+Usage: check_seconds.py LOCKSPAN SAMPLE_DIR
+
+1. %t log with the traces: each truth hold of the hot row is a hold of the
+   same backend, its start and end within max(25 ms, 5 %) of the truth's
+   (the statements took the times of the spans that sent them); per code
+   path, the occupancy ranking has the truth's hold count and a total
+   within max(25 ms, 5 %); the order and the top path are the truth's,
+   each total inside its reported range, and no order said uncertain
+   where the ranges (as narrow as the spans) do not overlap.
+2. %t log alone (no traces; the paths are named by sqlcommenter tags and
+   application_name): each truth hold lies inside its reported hold's
+   bounds (start and end each within the logged second, the length within
+   the range the log allows); per path, the holds counted once each, the
+   truth's total inside the reported total range; where two paths' ranges
+   do not overlap their order is the truth's, and order_uncertain names a
+   pair exactly where the ranges overlap; the top path is the truth's.
+3. The csvlog with the traces (the control): the same order and top path.
+"""
+import datetime
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+from lscheck import check, report
+
+TOL_S = 0.025
+TOL_FRAC = 0.05
+
+
+def ts(s):
+    return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+
+
+def tol(d):
+    return max(TOL_S, TOL_FRAC * abs(d))
+
+
+def analyze(lockspan, tmp, name, paths, prefix):
+    db = os.path.join(tmp, name + ".db")
+    out = os.path.join(tmp, name + ".json")
+    args = [lockspan, "analyze", "-q", "--db", db, "--format", "json", "--top", "100", "-o", out]
+    if prefix is not None:
+        args += ["--prefix", prefix]
+    subprocess.run(args + paths, check=True)
+    with open(out, encoding="utf-8") as f:
+        rep = json.load(f)
+    return rep, sqlite3.connect(db)
+
+
+def truth_paths(truth):
+    """Per code path: hold count and total seconds, from the client."""
+    paths = {}
+    for r in truth["requests"]:
+        h = r.get("hold")
+        if not h:
+            continue
+        p = paths.setdefault(r["function"], {"n": 0, "total": 0.0})
+        p["n"] += 1
+        p["total"] += h["duration_s"]
+    return paths
+
+
+def check_order(name, rep, truth):
+    occ = rep["row_occupancy"]
+    got = [o["code_path"] for o in occ]
+    want = [x["function"] for x in sorted(truth["ranking"], key=lambda x: -x["hold_total_s"])]
+    check(got[:1] == [truth["top_path"]], f"{name}: top path {got[:1]}, truth {truth['top_path']}")
+    check(got == want, f"{name}: occupancy order {got}, truth {want}")
+
+
+def check_holds(name, db, truth):
+    """Each truth hold: a hold of its pid, start and end within tolerance."""
+    rows = db.execute("SELECT hold_id, pid, start_ts / 1e6, end_ts / 1e6 FROM holds"
+                      " WHERE end_ts IS NOT NULL").fetchall()
+    used = set()
+    for r in truth["requests"]:
+        h = r.get("hold")
+        if not h:
+            continue
+        t0, t1 = ts(h["start"]), ts(h["end"])
+        cands = [x for x in rows if x[1] == r["pid"] and x[0] not in used]
+        best = min(cands, key=lambda x: abs(x[2] - t0) + abs(x[3] - t1), default=None)
+        ok = (best is not None and abs(best[2] - t0) <= tol(t1 - t0) and
+              abs(best[3] - t1) <= tol(t1 - t0))
+        check(ok, f"{name}: hold of request {r['seq']} (pid {r['pid']}, {h['start']} .. {h['end']},"
+                  f" {h['duration_s'] * 1000:.1f} ms): got "
+                  + (f"{best[2]:.3f} .. {best[3]:.3f} ({(best[3] - best[2]) * 1000:.1f} ms)"
+                     if best else "none"))
+        if best:
+            used.add(best[0])
+
+
+def check_totals(name, rep, truth):
+    paths = truth_paths(truth)
+    occ = {o["code_path"]: o for o in rep["row_occupancy"]}
+    for fn, p in sorted(paths.items()):
+        o = occ.get(fn)
+        check(o is not None and o["holds"] == p["n"],
+              f"{name}: {fn}: {o['holds'] if o else None} holds, truth {p['n']}")
+        got = o["total_hold_ms"] / 1000.0 if o else None
+        check(got is not None and abs(got - p["total"]) <= tol(p["total"]),
+              f"{name}: {fn}: total {got} s, truth {p['total']:.6f} s")
+
+
+SECOND = 1.0
+ROUND_S = 1e-6  # the report's totals are rounded to the µs
+
+
+def no_trace_label(truth, r):
+    """What names a request's path without traces: its sqlcommenter
+    controller tag (the function's namespace), else application_name."""
+    return r["function"].split(".")[0] if r["sqlcommenter"] else truth["application_name"]
+
+
+def check_intervals(name, db, truth):
+    has_range = db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'hold_range'").fetchone()[0]
+    check(has_range, f"{name}: the store has hold_range (each hold's length range)")
+    rows = db.execute("SELECT h.hold_id, h.pid, h.start_lo / 1e6, h.start_hi / 1e6, h.end_lo / 1e6,"
+                      " h.end_hi / 1e6, " + ("r.lo_us / 1e6, r.hi_us / 1e6 FROM holds h"
+                                            " LEFT JOIN hold_range r ON r.hold_id = h.hold_id"
+                                            if has_range else "NULL, NULL FROM holds h") +
+                      " WHERE h.end_ts IS NOT NULL").fetchall()
+    used = set()
+    for r in truth["requests"]:
+        h = r.get("hold")
+        if not h:
+            continue
+        t0, t1 = ts(h["start"]), ts(h["end"])
+
+        def inside(x):
+            return (x[2] <= t0 < x[3] + SECOND and x[4] <= t1 < x[5] + SECOND and
+                    x[6] is not None and x[6] <= t1 - t0 <= x[7])
+        cands = [x for x in rows if x[1] == r["pid"] and x[0] not in used and inside(x)]
+        check(cands, f"{name}: hold of request {r['seq']} (pid {r['pid']}, {h['start']} .. "
+                     f"{h['end']}): inside no reported hold's bounds")
+        if cands:
+            used.add(min(cands, key=lambda x: abs(x[2] - t0))[0])
+
+
+def check_ranges(name, rep, truth, label_of):
+    paths = {}
+    for r in truth["requests"]:
+        if r.get("hold"):
+            p = paths.setdefault(label_of(truth, r), {"n": 0, "total": 0.0})
+            p["n"] += 1
+            p["total"] += r["hold"]["duration_s"]
+    occ = rep["row_occupancy"]
+    byname = {o["code_path"]: o for o in occ}
+    for label, p in sorted(paths.items()):
+        o = byname.get(label)
+        check(o is not None and o["holds"] == p["n"],
+              f"{name}: {label}: {o['holds'] if o else None} holds, truth {p['n']}")
+        if not o:
+            continue
+        lo, hi = o.get("total_hold_min_ms"), o.get("total_hold_max_ms")
+        check(lo is not None and hi is not None and
+              lo / 1000 - ROUND_S <= p["total"] <= hi / 1000 + ROUND_S,
+              f"{name}: {label}: truth total {p['total']:.3f} s outside [{lo}, {hi}] ms")
+    top = max(paths, key=lambda k: paths[k]["total"])
+    check(occ and occ[0]["code_path"] == top, f"{name}: top path {occ[0]['code_path'] if occ else None},"
+                                              f" truth {top}")
+    for i, a in enumerate(occ):
+        for b in occ[i + 1:]:
+            if "total_hold_min_ms" not in a or "total_hold_min_ms" not in b:
+                check(False, f"{name}: {a['code_path']} / {b['code_path']}: no total ranges")
+                continue
+            overlap = (a["total_hold_min_ms"] <= b["total_hold_max_ms"] and
+                       b["total_hold_min_ms"] <= a["total_hold_max_ms"])
+            said = b["code_path"] in a.get("order_uncertain_with", [])
+            check(said == overlap and said == (a["code_path"] in b.get("order_uncertain_with", [])),
+                  f"{name}: {a['code_path']} / {b['code_path']}: uncertain {said}, ranges overlap"
+                  f" {overlap}")
+            if not overlap and a["code_path"] in paths and b["code_path"] in paths:
+                check(paths[a["code_path"]]["total"] >= paths[b["code_path"]]["total"],
+                      f"{name}: {a['code_path']} ranked above {b['code_path']} for certain,"
+                      " truth the other way")
+        check(a.get("order_uncertain") == bool(a.get("order_uncertain_with")),
+              f"{name}: {a['code_path']}: order_uncertain and its list agree")
+
+
+def main():
+    lockspan, d = sys.argv[1], sys.argv[2]
+    with open(os.path.join(d, "truth.json"), encoding="utf-8") as f:
+        truth = json.load(f)
+    with open(os.path.join(d, "prefix.txt"), encoding="utf-8") as f:
+        prefix = f.read()
+    log = os.path.join(d, "postgresql.log")
+    csv = os.path.join(d, "postgresql.csv")
+    traces = os.path.join(d, "traces.otlp.jsonl.gz")
+    with tempfile.TemporaryDirectory() as tmp:
+        rep, db = analyze(lockspan, tmp, "seconds-traces", [log, traces], prefix)
+        check_holds("%t + traces", db, truth)
+        check_totals("%t + traces", rep, truth)
+        check_order("%t + traces", rep, truth)
+        check_ranges("%t + traces", rep, truth, lambda t, r: r["function"])
+        db.close()
+
+        rep, db = analyze(lockspan, tmp, "seconds", [log], prefix)
+        check_intervals("%t alone", db, truth)
+        check_ranges("%t alone", rep, truth, no_trace_label)
+        db.close()
+
+        rep, db = analyze(lockspan, tmp, "csv-traces", [csv, traces], None)
+        check_order("csvlog + traces", rep, truth)
+        db.close()
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
