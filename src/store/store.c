@@ -40,6 +40,7 @@
 #define STMT_CARRY 768 /* rows awaiting their session's next line, at most (flush_statements) */
 #define STMT_COLS 16
 #define CUT_ROWS 32 /* tx_cuts rows per multi-row INSERT */
+#define WORKING_CACHE_KIB "4096" /* page cache of the working tables (LS_WORKING_DDL) */
 #define CUT_COLS 17
 #define XID_ROWS 64   /* transaction ids per multi-row INSERT */
 #define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
@@ -483,7 +484,7 @@ static const char *const store_upgrades[] = {
      * correlation's own, made again by the next correlation: dropped, not
      * copied. */
     "DROP TABLE IF EXISTS tx_code; DROP TABLE IF EXISTS lock_order;"
-    " DROP TABLE IF EXISTS holds; " LS_TX_CODE_ROWS_DDL LS_HOLD_ROWS_DDL
+    " DROP TABLE IF EXISTS holds; " LS_TX_CODE_ROWS_DDL LS_HOLD_ROWS_DDL_IN("")
     " DELETE FROM meta WHERE key = 'correlated';",
     /* 13: every table a correlation pass writes is declared here, none made
      * by the pass itself (issue 33's pass table: span_placement, row_cover,
@@ -491,7 +492,7 @@ static const char *const store_upgrades[] = {
      * the next correlation fills them. The table rows is the view rows of
      * row_keys and the tables of the passes after logical rows; the view
      * holds joins hold_bounds and hold_queued (made again below). */
-    LS_SPAN_PLACEMENT_DDL LS_FINDINGS_DDL LS_ROW_COVER_DDL LS_SPAN_CLOCK_DDL LS_ROW_TABLES_DDL LS_HOLD_SIDE_DDL
+    LS_SPAN_PLACEMENT_DDL LS_FINDINGS_DDL LS_ROW_COVER_DDL LS_SPAN_CLOCK_DDL LS_ROW_TABLES_DDL LS_HOLD_SIDE_DDL_IN("")
     " DROP TABLE IF EXISTS rows; DROP VIEW IF EXISTS holds;"
     " DELETE FROM meta WHERE key = 'correlated' OR key GLOB 'span_clock_offset_*';"
     /* the links of waits, errors and deadlock processes in tables of
@@ -523,6 +524,12 @@ static const char *const store_upgrades[] = {
     " " LS_SERVER_EVENTS_DDL
     " INSERT OR REPLACE INTO meta(key, value) SELECT 'server_events_from_file',"
     " max(file_id) + 1 FROM files HAVING count(*) > 0;",
+    /* 15: the passes' copies of a hold before hold_final are working
+     * tables of the connection (LS_WORKING_DDL), no longer in the store:
+     * dropped with their indexes; hold_final keeps every hold. */
+    "DROP TABLE IF EXISTS main.hold_rows; DROP TABLE IF EXISTS main.hold_evidence;"
+    " DROP TABLE IF EXISTS main.hold_bounds; DROP TABLE IF EXISTS main.bound_evidence;"
+    " DROP TABLE IF EXISTS main.hold_queued;",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -860,6 +867,12 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
         if (rc)
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     }
+    /* Correlation's working tables, in the connection's temp database
+     * (a file of its own, gone when the store is closed), its pages as
+     * the store's and its page cache capped. */
+    if (rc == 0)
+        rc = ls_store_exec(s, "PRAGMA temp.page_size = 16384;"
+                              " PRAGMA temp.cache_size = -" WORKING_CACHE_KIB ";" LS_WORKING_DDL);
     for (i = 0; rc == 0 && i < Q__COUNT; i++) {
         int r = sqlite3_prepare_v3(s->db, query_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->q[i],
                                    NULL);
@@ -2649,9 +2662,23 @@ static int guard_owns(const char *owns, const char *table, const char *column)
     return 0;
 }
 
+/* Correlation's working tables (LS_WORKING_DDL), which passes own as
+ * they own the store's tables. */
+static const char *const working_tables[] = {"hold_rows", "hold_evidence", "hold_bounds",
+                                             "bound_evidence", "hold_queued", NULL};
+
+/* Is temp table `table` one of correlation's working tables? */
+static int is_working(const char *table)
+{
+    for (int i = 0; working_tables[i]; i++)
+        if (strcmp(working_tables[i], table) == 0)
+            return 1;
+    return 0;
+}
+
 /* SQLite's authorizer while a guard is on: writes to the main database's
- * tables must be the guard's own; temp tables and SQLite's own are
- * anybody's, and so are indexes (a way to read, not data). Called when a
+ * tables and to the working tables must be the guard's own; other temp
+ * tables (a pass's scratch) and SQLite's own are anybody's, and so are indexes (a way to read, not data). Called when a
  * statement is prepared, not per row. LOCKSPAN_GUARD=learn prints what is
  * written and refuses nothing: a tool for writing a pass's entry. */
 static int guard_authorize(void *arg, int action, const char *a1, const char *a2,
@@ -2673,7 +2700,8 @@ static int guard_authorize(void *arg, int action, const char *a1, const char *a2
     default: /* reads, and indexes: a way to read, not data */
         return SQLITE_OK;
     }
-    if (!table || !db || strcmp(db, "main") != 0 || strncmp(table, "sqlite_", 7) == 0 ||
+    if (!table || !db || strncmp(table, "sqlite_", 7) == 0 ||
+        (strcmp(db, "main") != 0 && !(strcmp(db, "temp") == 0 && is_working(table))) ||
         guard_owns(s->guard_owns, table, column))
         return SQLITE_OK;
     if (s->guard_learn) {

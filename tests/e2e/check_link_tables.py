@@ -13,7 +13,7 @@ the rows ingest wrote and the wait episodes stay as they were written.
 3. A store of schema version 12 (made from a new one: no link tables,
    errors and deadlock_procs with their old link columns, lock_waits a view
    of lock_wait_rows alone, no final holds and rows tables) is brought to
-   the current version (14) when opened and gives the same report as the
+   the current version (15) when opened and gives the same report as the
    store analyzed anew.
 
 The log is samples/realistic (a real server's: waits, a deadlock, lock
@@ -131,7 +131,7 @@ def main():
         con.close()
         upgraded = os.path.join(tmp, "upgraded.json")
         lockspan(ls, "report", "-q", "--db", db, *REPORT_ARGS, "-o", upgraded)
-        check(one(db, "PRAGMA user_version") == (14,), "the store is at version 14")
+        check(one(db, "PRAGMA user_version") == (15,), "the store is at version 15")
         # The step to 14 notes that the server's work in the store's files
         # was not read (meta server_events_from_file): context_not_kept says
         # so first, and the report is otherwise the fresh one's.

@@ -114,7 +114,7 @@ def run_case(lockspan, tmp, tag, prefix, inputs, runs=None):
     check(open(out, "rb").read() == open(old_out, "rb").read(),
           f"{tag}: the report from the cuts is the report from the statements")
     for what, sql in (("transactions", "SELECT * FROM transactions ORDER BY tx_id"),
-                      ("holds", "SELECT * FROM hold_rows ORDER BY hold_id")):
+                      ("holds", "SELECT * FROM hold_final ORDER BY hold_id")):
         check(table(new, sql) == table(old, sql), f"{tag}: the same {what}")
 
 
