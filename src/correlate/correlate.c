@@ -1377,7 +1377,8 @@ static const ls_correlate_pass passes[] = {
      "DROP INDEX IF EXISTS lock_waits_row;"
      " DELETE FROM row_keys; DELETE FROM row_rules; DELETE FROM wait_rows;"},
     {"transactions and holds", ls_correlate_transactions,
-     "transactions hold_rows hold_evidence wait_links error_links deadlock_links",
+     /* tx_cuts: ingest's cuts, emptied once read */
+     "transactions hold_rows hold_evidence wait_links error_links deadlock_links tx_cuts",
      "DROP INDEX IF EXISTS holds_tx_row; DROP INDEX IF EXISTS holds_row;"
      " DROP INDEX IF EXISTS holds_row_start; DROP INDEX IF EXISTS transactions_session;"
      " DROP INDEX IF EXISTS transactions_xid; DROP INDEX IF EXISTS transactions_session_stmt;"
@@ -1490,6 +1491,9 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
     }
     if (rc == 0)
         rc = ls_store_guard_writes(s, NULL, NULL);
+    /* The transactions pass emptied ingest's cuts once it had read them. */
+    if (rc == 0)
+        rc = ls_store_cuts_consumed(s);
     /* Ingest clears this mark (ls_ingest_paths): the derived tables are
      * current until then. */
     if (rc == 0)

@@ -1309,6 +1309,18 @@ static const char next_sql[] =
     " AND stmt_id <= ?2 AND +session_id = ?3 AND (verb IS NULL OR verb NOT IN ("
     VERBS_STEP_SQL ")) ORDER BY stmt_id";
 
+/*
+ * Once the transactions are stored, ingest's cuts have served: emptied,
+ * so that a transaction is stored once (issue 38: tx_cuts was 7 % of the
+ * 1 GiB bench log's store beside transactions), and the pages they took
+ * are those the passes after this one write into, not new ones. One
+ * statement without a WHERE: SQLite frees the table's pages whole, not
+ * row by row. The correlation marks them consumed afterwards
+ * (ls_store_cuts_consumed()): a later ingest into the store cuts no more,
+ * and the next correlation reads the statements (cut_statements()).
+ */
+static const char consume_cuts_sql[] = "DELETE FROM tx_cuts";
+
 /* read_cuts(): tx_cuts does not hold the statements read (a bug, or a
  * store edited by hand): the pass starts again from the statements. */
 #define CUTS_MISFIT 2
@@ -1631,6 +1643,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         if (rc == CUTS_MISFIT && (rc = cuts_forget(s, &p, &map, transactions, stats)) == 0)
             rc = cut_statements(s, &p, &map, sq, stats);
     }
+    if (rc == 0)
+        rc = ls_store_exec(s, consume_cuts_sql);
     if (rc == 0)
         rc = ls_store_exec_sorting(s, link_index_sql);
     if (rc == 0)

@@ -1824,6 +1824,16 @@ int ls_store_cuts_end(ls_store *s)
     return rc;
 }
 
+int ls_store_cuts_consumed(ls_store *s)
+{
+    char state[32];
+    int rc;
+    /* a store without the key (ingested before it had cuts) stays so */
+    if ((rc = ls_store_meta_get(s, "tx_cuts", state, sizeof(state))) != 0 || !state[0])
+        return rc;
+    return ls_store_meta_set(s, "tx_cuts", "consumed");
+}
+
 /* qsort() order of statement rows: by stmt_id */
 static int by_stmt_id(const void *a, const void *b)
 {
