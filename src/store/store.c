@@ -40,8 +40,8 @@
 #define STMT_CARRY 768 /* rows awaiting their session's next line, at most (flush_statements) */
 #define STMT_COLS 16
 #define CUT_ROWS 32 /* tx_cuts rows per multi-row INSERT */
-#define WORKING_CACHE_KIB "4096" /* page cache of the working tables (LS_WORKING_DDL) */
 #define CUT_COLS 17
+#define WORKING_CACHE_KIB "4096" /* page cache of the working tables (LS_WORKING_DDL) */
 #define XID_ROWS 64   /* transaction ids per multi-row INSERT */
 #define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
 #define TEXT_CACHE_MAX 4096 /* longer texts are looked up in the store each time */
@@ -2688,9 +2688,10 @@ static int is_working(const char *table)
 
 /* SQLite's authorizer while a guard is on: writes to the main database's
  * tables and to the working tables must be the guard's own; other temp
- * tables (a pass's scratch) and SQLite's own are anybody's, and so are indexes (a way to read, not data). Called when a
- * statement is prepared, not per row. LOCKSPAN_GUARD=learn prints what is
- * written and refuses nothing: a tool for writing a pass's entry. */
+ * tables (a pass's scratch) and SQLite's own are anybody's, and so are
+ * indexes (a way to read, not data). Called when a statement is prepared,
+ * not per row. LOCKSPAN_GUARD=learn prints what is written and refuses
+ * nothing: a tool for writing a pass's entry. */
 static int guard_authorize(void *arg, int action, const char *a1, const char *a2,
                            const char *db, const char *trigger)
 {

@@ -3,9 +3,13 @@
  * store guard that holds each pass to it (ls_store_guard_writes).
  *
  * 1. The guard: a statement that writes a table or column its guard does
- *    not own fails to prepare; what it owns, temp tables and reads pass.
+ *    not own fails to prepare, correlation's working tables (temp) too;
+ *    what it owns, other temp tables and reads pass.
  * 2. The table: every name a pass owns is a table or column of the
- *    store's schema (a typo would let nothing through, or the wrong thing).
+ *    store's schema or a working table (a typo would let nothing through,
+ *    or the wrong thing).
+ * 4. A hold is stored once (issue 38): the working tables are not in the
+ *    store's file (test_final_reads).
  * 3. One writer per table (issue 33): a table is owned by one pass. What
  *    still breaks the rule is listed below in `still_shared`, printed on
  *    every run; a new break fails, and so does an entry the passes no
