@@ -178,10 +178,16 @@ int ls_store_commit(ls_store *s);
  * 'tx_cuts' is 'complete' only after an end whose cuts cover every
  * statement of the log the store holds (not a store that held statements
  * before it had cuts); until then the transactions pass reads the
- * statements themselves.
+ * statements themselves. The transactions pass empties tx_cuts once it
+ * has read them (a transaction is stored once, in transactions), and the
+ * correlation then calls ls_store_cuts_consumed(): meta's 'tx_cuts' is
+ * 'consumed', and a later ingest into the store cuts nothing, as for a
+ * store ingested before it had cuts (the next correlation reads the
+ * statements).
  */
 int ls_store_cuts_begin(ls_store *s);
 int ls_store_cuts_end(ls_store *s);
+int ls_store_cuts_consumed(ls_store *s);
 
 /*
  * Stored files whose first line hashes to `fingerprint` (the same file,

@@ -247,6 +247,13 @@ static const char link_index_sql[] =
     /* end_ts and waits: it covers the walk of each row's holds (holds.c) */
     "CREATE INDEX IF NOT EXISTS holds_row ON hold_rows(row_id, start_ts, end_ts, waits);";
 
+/* Those of link_index_sql that only this pass reads (OPEN_TX, the links
+ * by xid; no later pass or report query searches a transaction by its
+ * session's time or by its xid), dropped once the links are made: their
+ * pages are the ones the passes after it write into (issue 38). */
+static const char link_index_drop_sql[] =
+    "DROP INDEX IF EXISTS transactions_session; DROP INDEX IF EXISTS transactions_xid;";
+
 /*
  * Who holds the row a wait is for (holder_pid, holder_tx): each step below
  * fills what the ones before it left open, in this order.
@@ -1718,6 +1725,10 @@ out:
     for (i = 0; i < map.cap; i++)
         free(map.slots[i].tx);
     free(map.slots);
+    /* once the pass's statements are finalized: an index that one of them
+     * still reads cannot be dropped (SQLITE_LOCKED) */
+    if (rc == 0)
+        rc = ls_store_exec(s, link_index_drop_sql);
     return rc < 0 ? rc : 0;
 }
 

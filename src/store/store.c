@@ -41,6 +41,7 @@
 #define STMT_COLS 16
 #define CUT_ROWS 32 /* tx_cuts rows per multi-row INSERT */
 #define CUT_COLS 17
+#define WORKING_CACHE_KIB "4096" /* page cache of the working tables (LS_WORKING_DDL) */
 #define XID_ROWS 64   /* transaction ids per multi-row INSERT */
 #define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
 #define TEXT_CACHE_MAX 4096 /* longer texts are looked up in the store each time */
@@ -483,7 +484,7 @@ static const char *const store_upgrades[] = {
      * correlation's own, made again by the next correlation: dropped, not
      * copied. */
     "DROP TABLE IF EXISTS tx_code; DROP TABLE IF EXISTS lock_order;"
-    " DROP TABLE IF EXISTS holds; " LS_TX_CODE_ROWS_DDL LS_HOLD_ROWS_DDL
+    " DROP TABLE IF EXISTS holds; " LS_TX_CODE_ROWS_DDL LS_HOLD_ROWS_DDL_IN("")
     " DELETE FROM meta WHERE key = 'correlated';",
     /* 13: every table a correlation pass writes is declared here, none made
      * by the pass itself (issue 33's pass table: span_placement, row_cover,
@@ -491,7 +492,7 @@ static const char *const store_upgrades[] = {
      * the next correlation fills them. The table rows is the view rows of
      * row_keys and the tables of the passes after logical rows; the view
      * holds joins hold_bounds and hold_queued (made again below). */
-    LS_SPAN_PLACEMENT_DDL LS_FINDINGS_DDL LS_ROW_COVER_DDL LS_SPAN_CLOCK_DDL LS_ROW_TABLES_DDL LS_HOLD_SIDE_DDL
+    LS_SPAN_PLACEMENT_DDL LS_FINDINGS_DDL LS_ROW_COVER_DDL LS_SPAN_CLOCK_DDL LS_ROW_TABLES_DDL LS_HOLD_SIDE_DDL_IN("")
     " DROP TABLE IF EXISTS rows; DROP VIEW IF EXISTS holds;"
     " DELETE FROM meta WHERE key = 'correlated' OR key GLOB 'span_clock_offset_*';"
     /* the links of waits, errors and deadlock processes in tables of
@@ -532,11 +533,16 @@ static const char *const store_upgrades[] = {
      * own, made again (dropped, not altered: the DDL of step 12 has the
      * column now), and the view tx_code with it. stmt_span_time
      * (spantimes.c) and hold_range (holdtimes.c), filled by the next
-     * correlation. */
+     * correlation. The passes' copies of a hold before hold_final are
+     * working tables of the connection (LS_WORKING_DDL), no longer in the
+     * store: dropped with their indexes; hold_final keeps every hold. */
     "ALTER TABLE row_rules ADD COLUMN target TEXT;"
     " ALTER TABLE row_rules ADD COLUMN target_col TEXT; " LS_RULE_KEYED_DDL
     " DROP VIEW IF EXISTS tx_code; DROP TABLE IF EXISTS tx_code_rows; " LS_TX_CODE_ROWS_DDL
     " " LS_STMT_SPAN_TIME_DDL LS_HOLD_RANGE_DDL
+    " DROP TABLE IF EXISTS main.hold_rows; DROP TABLE IF EXISTS main.hold_evidence;"
+    " DROP TABLE IF EXISTS main.hold_bounds; DROP TABLE IF EXISTS main.bound_evidence;"
+    " DROP TABLE IF EXISTS main.hold_queued;"
     " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
@@ -875,6 +881,12 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
         if (rc)
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     }
+    /* Correlation's working tables, in the connection's temp database
+     * (a file of its own, gone when the store is closed), its pages as
+     * the store's and its page cache capped. */
+    if (rc == 0)
+        rc = ls_store_exec(s, "PRAGMA temp.page_size = 16384;"
+                              " PRAGMA temp.cache_size = -" WORKING_CACHE_KIB ";" LS_WORKING_DDL);
     for (i = 0; rc == 0 && i < Q__COUNT; i++) {
         int r = sqlite3_prepare_v3(s->db, query_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->q[i],
                                    NULL);
@@ -1826,6 +1838,16 @@ int ls_store_cuts_end(ls_store *s)
     return rc;
 }
 
+int ls_store_cuts_consumed(ls_store *s)
+{
+    char state[32];
+    int rc;
+    /* a store without the key (ingested before it had cuts) stays so */
+    if ((rc = ls_store_meta_get(s, "tx_cuts", state, sizeof(state))) != 0 || !state[0])
+        return rc;
+    return ls_store_meta_set(s, "tx_cuts", "consumed");
+}
+
 /* qsort() order of statement rows: by stmt_id */
 static int by_stmt_id(const void *a, const void *b)
 {
@@ -2664,11 +2686,26 @@ static int guard_owns(const char *owns, const char *table, const char *column)
     return 0;
 }
 
+/* Correlation's working tables (LS_WORKING_DDL), which passes own as
+ * they own the store's tables. */
+static const char *const working_tables[] = {"hold_rows", "hold_evidence", "hold_bounds",
+                                             "bound_evidence", "hold_queued", NULL};
+
+/* Is temp table `table` one of correlation's working tables? */
+static int is_working(const char *table)
+{
+    for (int i = 0; working_tables[i]; i++)
+        if (strcmp(working_tables[i], table) == 0)
+            return 1;
+    return 0;
+}
+
 /* SQLite's authorizer while a guard is on: writes to the main database's
- * tables must be the guard's own; temp tables and SQLite's own are
- * anybody's, and so are indexes (a way to read, not data). Called when a
- * statement is prepared, not per row. LOCKSPAN_GUARD=learn prints what is
- * written and refuses nothing: a tool for writing a pass's entry. */
+ * tables and to the working tables must be the guard's own; other temp
+ * tables (a pass's scratch) and SQLite's own are anybody's, and so are
+ * indexes (a way to read, not data). Called when a statement is prepared,
+ * not per row. LOCKSPAN_GUARD=learn prints what is written and refuses
+ * nothing: a tool for writing a pass's entry. */
 static int guard_authorize(void *arg, int action, const char *a1, const char *a2,
                            const char *db, const char *trigger)
 {
@@ -2688,7 +2725,8 @@ static int guard_authorize(void *arg, int action, const char *a1, const char *a2
     default: /* reads, and indexes: a way to read, not data */
         return SQLITE_OK;
     }
-    if (!table || !db || strcmp(db, "main") != 0 || strncmp(table, "sqlite_", 7) == 0 ||
+    if (!table || !db || strncmp(table, "sqlite_", 7) == 0 ||
+        (strcmp(db, "main") != 0 && !(strcmp(db, "temp") == 0 && is_working(table))) ||
         guard_owns(s->guard_owns, table, column))
         return SQLITE_OK;
     if (s->guard_learn) {

@@ -55,15 +55,16 @@
     "  comment_span TEXT, order_id INTEGER, tx_shape_id INTEGER);\n" \
     LS_TX_SHAPES_DDL
 
-/* The holds of rows (correlation, holds.c), here and in the step to
- * schema 12 (store.c): a bound equal to its time (start_lo and start_hi
- * to start_ts, end_lo and end_hi to end_ts) is NULL, and how the bounds
- * were found is an id of hold_evidence, a text that a hundred thousand
- * holds share. */
-#define LS_HOLD_ROWS_DDL \
-    "CREATE TABLE IF NOT EXISTS hold_evidence(\n" \
+/* The holds of rows as the transactions pass decides them
+ * (transactions.c), in database DB ("temp.": correlation's working
+ * tables, LS_WORKING_DDL; "": the step to schema 12, store.c): a bound
+ * equal to its time (start_lo and start_hi to start_ts, end_lo and end_hi
+ * to end_ts) is NULL, and how the bounds were found is an id of
+ * hold_evidence, a text that a hundred thousand holds share. */
+#define LS_HOLD_ROWS_DDL_IN(DB) \
+    "CREATE TABLE IF NOT EXISTS " DB "hold_evidence(\n" \
     "  evidence_id INTEGER PRIMARY KEY, text TEXT UNIQUE);\n" \
-    "CREATE TABLE IF NOT EXISTS hold_rows(\n" \
+    "CREATE TABLE IF NOT EXISTS " DB "hold_rows(\n" \
     "  hold_id INTEGER PRIMARY KEY, row_id INTEGER, tx_id INTEGER, session_id INTEGER,\n" \
     "  pid INTEGER, start_ts INTEGER, start_lo INTEGER, start_hi INTEGER,\n" \
     "  start_evidence INTEGER, end_ts INTEGER, end_lo INTEGER, end_hi INTEGER,\n" \
@@ -76,8 +77,9 @@
 /*
  * What the passes after the transactions pass decide about a hold, each
  * in a table of its own keyed by hold_id (issue 33: one writer per table),
- * here and in the step to schema 13 (store.c); the holds view prefers
- * them over hold_rows' values (the final holds and rows pass, hold_final).
+ * in database DB as LS_HOLD_ROWS_DDL_IN (the step to schema 13, store.c);
+ * the final holds and rows pass prefers them over hold_rows' values
+ * (hold_final).
  * hold_bounds (holds waited for, holds.c): a hold others waited for, all
  * of the columns that pass decides, as in hold_rows (a bound equal to its
  * time NULL); the evidence ids are of bound_evidence, that pass's own.
@@ -86,17 +88,30 @@
  * ended (start_lo: the statement's start, NULL when the same); its start
  * evidence is QUEUED_EVIDENCE (final.c).
  */
-#define LS_HOLD_SIDE_DDL \
-    "CREATE TABLE IF NOT EXISTS bound_evidence(\n" \
+#define LS_HOLD_SIDE_DDL_IN(DB) \
+    "CREATE TABLE IF NOT EXISTS " DB "bound_evidence(\n" \
     "  evidence_id INTEGER PRIMARY KEY, text TEXT UNIQUE);\n" \
-    "CREATE TABLE IF NOT EXISTS hold_bounds(\n" \
+    "CREATE TABLE IF NOT EXISTS " DB "hold_bounds(\n" \
     "  hold_id INTEGER PRIMARY KEY, start_ts INTEGER, start_lo INTEGER, start_hi INTEGER,\n" \
     "  start_evidence INTEGER, end_ts INTEGER, end_lo INTEGER, end_hi INTEGER,\n" \
     "  end_evidence INTEGER, lock_stmt INTEGER, waits INTEGER, waiter_ms REAL,\n" \
     "  contended_ms REAL, sql_ms REAL, idle_ms REAL, commit_ms REAL, head_state TEXT,\n" \
     "  observed_state TEXT, observed_samples INTEGER);\n" \
-    "CREATE TABLE IF NOT EXISTS hold_queued(\n" \
+    "CREATE TABLE IF NOT EXISTS " DB "hold_queued(\n" \
     "  hold_id INTEGER PRIMARY KEY, start_ts INTEGER, start_lo INTEGER);\n"
+
+/*
+ * Correlation's working tables: what the passes decide about a hold
+ * before the final holds and rows pass joins it into hold_final, made in
+ * the connection's temp database when a store is opened (store.c). They
+ * live as long as the connection and never in the store's file: a hold
+ * is stored once, in hold_final (issue 38; the store was 0.295 x the
+ * 1 GiB bench log with hold_rows and its indexes kept beside it). Every
+ * pass runs in the one correlation that reads them (correlate.c).
+ * ls_store_guard_writes() holds the passes to their own among them as
+ * it does in the store (LS_WORKING_TABLES, store.c).
+ */
+#define LS_WORKING_DDL LS_HOLD_ROWS_DDL_IN("temp.") LS_HOLD_SIDE_DDL_IN("temp.")
 
 /*
  * The final holds and rows pass (final.c), here and in the step to schema
@@ -460,8 +475,6 @@ static const char *const ls_schema_sql[] = {
     "  session_id INTEGER, pid INTEGER, stmt_id INTEGER, start_ts INTEGER, end_ts INTEGER,\n"
     "  wait_ms REAL, behind_hold INTEGER, behind_tx INTEGER, kind TEXT,\n"
     "  logged_wait_id INTEGER, inferred_ms REAL, logged_ms REAL);\n",
-    LS_HOLD_ROWS_DDL,
-    LS_HOLD_SIDE_DDL,
     LS_FINAL_DDL,
     /* What readers query: each hold as the final holds and rows pass wrote
      * it (hold_final), every bound a time, the evidence as text; empty

@@ -181,13 +181,13 @@ READ_AS = {"lock_event_rows": ("lock_events", "event_id"),
            # (a log_lock_failures row's waiter_stmt is set aside there)
            "wait_links": ("lock_waits", "wait_id"),
            # a bound equal to its time is NULL there: the view gives each
-           "hold_rows": ("holds", "hold_id"),
+           "hold_final": ("holds", "hold_id"),
            # a row's columns from the passes' tables: as the view joins them
            "row_keys": ("rows", "row_id")}
-# what later passes decide of a hold or a row, and the final holds and rows
-# pass's copy of them: compared in holds and rows
-IN_VIEWS = {"hold_bounds", "hold_queued", "bound_evidence", "row_holds", "row_queue_peaks",
-            "row_hidden", "hold_final", "hold_final_evidence", "row_final"}
+# what later passes decide of a row, and the final holds and rows pass's
+# copy of them: compared in holds and rows (the passes' copies of a hold
+# before hold_final are working tables, not in the store)
+IN_VIEWS = {"row_holds", "row_queue_peaks", "row_hidden", "hold_final_evidence", "row_final"}
 
 
 def lock_failure(t, cols, r):

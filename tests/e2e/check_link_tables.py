@@ -13,7 +13,7 @@ the rows ingest wrote and the wait episodes stay as they were written.
 3. A store of schema version 12 (made from a new one: no link tables,
    errors and deadlock_procs with their old link columns, lock_waits a view
    of lock_wait_rows alone, no final holds and rows tables) is brought to
-   the current version (14) when opened and gives the same report as the
+   the current version (15) when opened and gives the same report as the
    store analyzed anew.
 
 The log is samples/realistic (a real server's: waits, a deadlock, lock

@@ -3,18 +3,22 @@
 pass reading every statement, on real logs of samples/ (made by the
 scripts beside them against a real PostgreSQL server).
 
-For each case, a store analyzed as usual, then a copy of it made to read
-its statements (meta tx_cuts set 'incomplete', correlation run again with
-`lockspan report`):
+For each case, a store ingested and reported as usual, and a copy of it
+as ingested made to read its statements (meta tx_cuts set 'incomplete'):
   - every transaction the statement path stored has its tx_cuts row (by
-    first statement) with the same last statement, session, pid, xid,
-    vxid, times, end, outcome, count and sums (an unfinished cut ended as
-    the pass ends it: at its session's disconnection, else its last
-    statement);
+    first statement, in a copy of the store before correlation) with the
+    same last statement, session, pid, xid, vxid, times, end, outcome,
+    count and sums (an unfinished cut ended as the pass ends it: at its
+    session's disconnection, else its last statement);
   - the JSON reports of both stores are the same byte for byte, and so
-    are their transactions and holds.
+    are their transactions and holds;
+  - the correlation emptied the cuts and marked them consumed: a
+    transaction is stored once, in transactions (issue 38).
 The rotation sample is also ingested one file per run, in log order: a
-session's transaction open at a file's end is cut across runs.
+session's transaction open at a file's end is cut across runs; and in two
+steps, the second ingesting into a store whose cuts were consumed,
+whose report must be that of the same ingests without the correlation
+between them.
 
 Usage: check_txcuts.py LOCKSPAN SAMPLES_DIR
 """
@@ -38,7 +42,7 @@ def cuts_match(db, tag):
     cuts = {r[0]: r for r in db.execute(
         "SELECT c.first_stmt, c.last_stmt, c.session_id, c.pid, c.xid, c.vxid, c.explicit,"
         " c.closed, c.end_kind, c.start_ts, c.end_ts, c.statements, c.sql_ms, c.idle_ms,"
-        " c.max_idle_ms, c.commit_ms, s.end_ts FROM tx_cuts c"
+        " c.max_idle_ms, c.commit_ms, s.end_ts FROM cut.tx_cuts c"
         " LEFT JOIN sessions s USING (session_id)")}
     n = bad = 0
     for t in db.execute("SELECT first_stmt, last_stmt, session_id, pid, xid, vxid, explicit,"
@@ -81,27 +85,25 @@ def run_case(lockspan, tmp, tag, prefix, inputs, runs=None):
     out = os.path.join(tmp, tag + ".json")
     pre = ["--prefix", prefix] if prefix else []
     common = ["--format", "json", "--top", "1000", "--generated-at", GENERATED]
-    if runs:  # one ingest per file, then the report
-        for f in runs:
-            subprocess.run([lockspan, "ingest", "-q", "--db", db_path] + pre + [f], check=True)
-        subprocess.run([lockspan, "report", "-q", "--db", db_path, "-o", out] + common,
-                       check=True)
-    else:
-        subprocess.run([lockspan, "analyze", "-q", "--db", db_path, "-o", out] + pre + common
-                       + inputs, check=True)
+    for f in runs or [inputs]:  # one ingest per file, or one of them all
+        subprocess.run([lockspan, "ingest", "-q", "--db", db_path] + pre
+                       + (f if isinstance(f, list) else [f]), check=True)
     db = sqlite3.connect(db_path)
     state = db.execute("SELECT value FROM meta WHERE key = 'tx_cuts'").fetchone()
     check(state == ("complete",), f"{tag}: tx_cuts complete ({state})")
     spans = db.execute("SELECT count(*) FROM spans").fetchone()[0]
     db.close()
+    # The cuts as ingest left them: the correlation empties them.
+    cuts_path = os.path.join(tmp, tag + "-cuts.db")
+    shutil.copy(db_path, cuts_path)
+    subprocess.run([lockspan, "report", "-q", "--db", db_path, "-o", out] + common, check=True)
 
     # The same store, its statements read by the pass.
     old_path = os.path.join(tmp, tag + "-statements.db")
     old_out = os.path.join(tmp, tag + "-statements.json")
-    shutil.copy(db_path, old_path)
+    shutil.copy(cuts_path, old_path)
     db = sqlite3.connect(old_path)
     db.execute("UPDATE meta SET value = 'incomplete' WHERE key = 'tx_cuts'")
-    db.execute("DELETE FROM meta WHERE key = 'correlated'")
     db.commit()
     db.close()
     subprocess.run([lockspan, "report", "-q", "--db", old_path, "-o", old_out] + common,
@@ -109,13 +111,49 @@ def run_case(lockspan, tmp, tag, prefix, inputs, runs=None):
     old = sqlite3.connect(old_path)
     new = sqlite3.connect(db_path)
     if spans == 0:  # a trace's statements come after ingest, uncut
+        old.execute("ATTACH ? AS cut", (cuts_path,))
         n = cuts_match(old, tag)
         check(n > 0, f"{tag}: transactions stored ({n})")
     check(open(out, "rb").read() == open(old_out, "rb").read(),
           f"{tag}: the report from the cuts is the report from the statements")
     for what, sql in (("transactions", "SELECT * FROM transactions ORDER BY tx_id"),
-                      ("holds", "SELECT * FROM hold_rows ORDER BY hold_id")):
+                      ("holds", "SELECT * FROM hold_final ORDER BY hold_id")):
         check(table(new, sql) == table(old, sql), f"{tag}: the same {what}")
+    # A transaction is stored once: the correlation emptied the cuts and
+    # marked them consumed (issue 38).
+    left = new.execute("SELECT (SELECT count(*) FROM tx_cuts),"
+                       " (SELECT value FROM meta WHERE key = 'tx_cuts')").fetchone()
+    check(left == (0, "consumed"), f"{tag}: the cuts emptied once read ({left})")
+
+
+def ingest_after_report(lockspan, tmp, prefix, logs):
+    """An ingest into a store correlated before (its cuts consumed): no cut
+    is made, the next correlation reads the statements, and the report is
+    the one of the same ingests with no correlation between them (whose
+    cuts are whole)."""
+    common = ["--format", "json", "--top", "1000", "--generated-at", GENERATED]
+    pre = ["--prefix", prefix]
+    db_path = os.path.join(tmp, "after-report.db")
+    out = os.path.join(tmp, "after-report.json")
+    whole = os.path.join(tmp, "after-report-whole.json")
+    half = len(logs) // 2
+    subprocess.run([lockspan, "analyze", "-q", "--db", db_path, "-o", os.devnull] + pre
+                   + logs[:half], check=True)
+    subprocess.run([lockspan, "ingest", "-q", "--db", db_path] + pre + logs[half:], check=True)
+    db = sqlite3.connect(db_path)
+    left = db.execute("SELECT (SELECT count(*) FROM tx_cuts),"
+                      " (SELECT value FROM meta WHERE key = 'tx_cuts')").fetchone()
+    db.close()
+    check(left == (0, "incomplete"),
+          f"after-report: no cut by an ingest after a correlation ({left})")
+    subprocess.run([lockspan, "report", "-q", "--db", db_path, "-o", out] + common, check=True)
+    one = os.path.join(tmp, "whole.db")
+    for part in (logs[:half], logs[half:]):
+        subprocess.run([lockspan, "ingest", "-q", "--db", one] + pre + part, check=True)
+    subprocess.run([lockspan, "report", "-q", "--db", one, "-o", whole] + common, check=True)
+    check(open(out, "rb").read() == open(whole, "rb").read(),
+          "after-report: the report of the files ingested before and after a correlation"
+          " is the one of the same ingests without it (cut whole)")
 
 
 def first_line(path):
@@ -137,9 +175,11 @@ def main():
         d = os.path.join(samples, "rotation")
         logs = sorted((f for f in os.listdir(d) if ".log" in f),
                       key=lambda f: first_line(os.path.join(d, f)))
-        run_case(lockspan, tmp, "rotation-runs",
-                 open(os.path.join(d, "prefix.txt")).read().rstrip("\n"), None,
+        prefix = open(os.path.join(d, "prefix.txt")).read().rstrip("\n")
+        run_case(lockspan, tmp, "rotation-runs", prefix, None,
                  runs=[os.path.join(d, f) for f in logs])
+        ingest_after_report(lockspan, tmp, prefix,
+                            [os.path.join(d, f) for f in logs if f.endswith(".log")])
     return report()
 
 
