@@ -1379,20 +1379,11 @@ static int spans_step(ls_store *s, ls_correlate_stats *stats)
 
 /* Code paths (traces.c), then the holds' lengths where the log gives
  * whole seconds (holdtimes.c), which the occupancy ranking sums. */
-/* The code paths and hold ranges, then ingest's cuts emptied: the
- * transactions pass and the code paths (a transaction's shape, traces.c)
- * were their readers, and a transaction is stored once (issue 38: tx_cuts
- * was 7 % of the store). One DELETE without a WHERE: SQLite frees the
- * pages whole, and the passes after write into them. The correlation
- * marks the cuts consumed afterwards (ls_store_cuts_consumed()): a later
- * ingest into the store cuts no more, and the next correlation reads the
- * statements (cut_statements() in transactions.c). */
+/* The code paths, then the hold ranges of whole-second logs. */
 static int code_paths_step(ls_store *s, ls_correlate_stats *stats)
 {
     int rc = ls_correlate_traces(s, stats);
-    if (rc == 0)
-        rc = ls_correlate_hold_ranges(s);
-    return rc ? rc : ls_store_exec(s, "DELETE FROM tx_cuts");
+    return rc ? rc : ls_correlate_hold_ranges(s);
 }
 
 static const ls_correlate_pass passes[] = {
@@ -1417,7 +1408,9 @@ static const ls_correlate_pass passes[] = {
      "DROP INDEX IF EXISTS lock_waits_row;"
      " DELETE FROM row_keys; DELETE FROM row_rules; DELETE FROM wait_rows;"},
     {"transactions and holds", ls_correlate_transactions,
-     "transactions hold_rows hold_evidence wait_links error_links deadlock_links rule_keyed",
+     /* tx_cuts: ingest's cuts, emptied once read */
+     "transactions hold_rows hold_evidence wait_links error_links deadlock_links rule_keyed"
+     " tx_cuts",
      "DROP INDEX IF EXISTS holds_tx_row; DROP INDEX IF EXISTS holds_row;"
      " DROP INDEX IF EXISTS holds_row_start; DROP INDEX IF EXISTS transactions_session;"
      " DROP INDEX IF EXISTS transactions_xid; DROP INDEX IF EXISTS transactions_session_stmt;"
@@ -1438,7 +1431,7 @@ static const ls_correlate_pass passes[] = {
     {"retries", ls_correlate_retries, "retries", "DELETE FROM retries;"},
     {"code paths", code_paths_step,
      "tx_code_rows stmt_tags hold_parts shapes lock_orders row_cover tx_shapes path_identity"
-     " hold_range tx_cuts", /* tx_cuts: ingest's, emptied once read */
+     " hold_range",
      "DROP INDEX IF EXISTS hold_parts_hold;"
      " DELETE FROM tx_code_rows; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
      " DELETE FROM shapes; DELETE FROM lock_orders; DELETE FROM row_cover;"
@@ -1533,7 +1526,7 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
     }
     if (rc == 0)
         rc = ls_store_guard_writes(s, NULL, NULL);
-    /* The code paths pass emptied ingest's cuts once they were read. */
+    /* The transactions pass emptied ingest's cuts once it had read them. */
     if (rc == 0)
         rc = ls_store_cuts_consumed(s);
     /* Ingest clears this mark (ls_ingest_paths): the derived tables are

@@ -56,7 +56,8 @@
  */
 /*
  * The transactions, each with the shape hash of its cut at ingest
- * (tx_cuts.shape) when its statements are exactly the cut's; and a
+ * (tx_cuts.shape, which the transactions pass keeps in cut_shape before
+ * it empties the cuts) when its statements are exactly the cut's; and a
  * transaction's statements, a stmt_id range of stmt_rows read with the
  * session as a filter (+session_id: no index on (session_id, stmt_id)).
  */
@@ -65,13 +66,11 @@
     X(Q, session_id, "t.session_id") \
     X(Q, first_stmt, "t.first_stmt") \
     X(Q, last_stmt, "t.last_stmt")   \
-    X(Q, cut_shape, "k.shape")
+    X(Q, cut_shape, "t.cut_shape")
 LS_COLUMNS(tx, TX_COLS);
 static const char transactions_sql[] =
     "SELECT " LS_SELECT_LIST(tx, TX_COLS)
-    " FROM transactions t LEFT JOIN tx_cuts k ON k.first_stmt = t.first_stmt"
-    "  AND k.last_stmt = t.last_stmt AND k.session_id = t.session_id"
-    " ORDER BY t.tx_id";
+    " FROM transactions t ORDER BY t.tx_id";
 #define TX_STMT_COLS(X, Q)      \
     X(Q, stmt_id, "st.stmt_id")   \
     X(Q, text_id, "st.text_id")   \

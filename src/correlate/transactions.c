@@ -194,8 +194,8 @@ static const char wait_holds_sql[] =
 static const char insert_tx_sql[] =
     "INSERT INTO transactions(session_id, pid, xid, vxid, explicit, start_ts, start_known,"
     " end_ts, end_known, outcome, first_stmt, last_stmt, statements, sql_ms, idle_ms,"
-    " max_idle_ms, commit_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-    " ?13, ?14, ?15, ?16, ?17) RETURNING tx_id";
+    " max_idle_ms, commit_ms, cut_shape) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+    " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) RETURNING tx_id";
 enum { TX_RETURNED_ID }; /* insert_tx_sql's one result column */
 
 /*
@@ -647,6 +647,8 @@ typedef struct tx_state {
     int durations; /* every statement had a duration */
     int interest;  /* its session took part in a wait, deadlock or lock error */
     int64_t until; /* read_cuts(): stored once the statements pass it */
+    int has_cut_shape; /* read_cuts(), a closed cut: its statements are the cut's */
+    int64_t cut_shape; /* then tx_cuts.shape, for the code paths (traces.c) */
     int nlocks;
     tx_lock locks[MAX_TX_LOCKS];
 } tx_state;
@@ -942,6 +944,8 @@ static int tx_insert(tx_pass *p, tx_state *t, ls_correlate_stats *stats)
         ls_stmt_bind_double(ins, 16, t->max_idle_ms);
         ls_stmt_bind_double(ins, 17, t->commit_ms);
     }
+    if (t->has_cut_shape)
+        ls_stmt_bind_int64(ins, 18, t->cut_shape);
     rc = ls_stmt_step(ins);
     if (rc < 0)
         return rc;
@@ -1351,7 +1355,8 @@ static const char lock_stmts_sql[] =
     X(Q, sql_ms, "sql_ms")                                                                \
     X(Q, idle_ms, "idle_ms")                                                              \
     X(Q, max_idle_ms, "max_idle_ms")                                                      \
-    X(Q, commit_ms, "commit_ms")
+    X(Q, commit_ms, "commit_ms")                                                          \
+    X(Q, shape, "shape")
 LS_COLUMNS(cu, CUT_COLS);
 static const char cuts_sql[] =
     "SELECT " LS_SELECT_LIST(cu, CUT_COLS) " FROM tx_cuts ORDER BY first_stmt";
@@ -1369,6 +1374,19 @@ static const char next_sql[] =
      * logged millions of statements, its transaction a few */
     " AND stmt_id <= ?2 AND +session_id = ?3 AND (verb IS NULL OR verb NOT IN ("
     VERBS_STEP_SQL ")) ORDER BY stmt_id";
+
+/*
+ * Once the transactions are stored, ingest's cuts have served: emptied,
+ * so that a transaction is stored once (issue 38: tx_cuts was 7 % of the
+ * 1 GiB bench log's store beside transactions), and the pages they took
+ * are those the passes after this one write into, not new ones. What the
+ * code paths need of a cut, its shape, is kept in transactions.cut_shape.
+ * One statement without a WHERE: SQLite frees the table's pages whole,
+ * not row by row. The correlation marks them consumed afterwards
+ * (ls_store_cuts_consumed()): a later ingest into the store cuts no more,
+ * and the next correlation reads the statements (cut_statements()).
+ */
+static const char consume_cuts_sql[] = "DELETE FROM tx_cuts";
 
 /* read_cuts(): tx_cuts does not hold the statements read (a bug, or a
  * store edited by hand): the pass starts again from the statements. */
@@ -1529,6 +1547,9 @@ static void cut_state(ls_stmt *c, tx_state *t, int interest)
     if (!ls_stmt_int64(c, cu_closed)) {
         t->end_known = NULL; /* tx_close_session() decides */
         t->until = INT64_MAX; /* pending to the end of the log */
+    } else {
+        t->has_cut_shape = 1;
+        t->cut_shape = ls_stmt_int64(c, cu_shape);
     }
 }
 
@@ -1694,6 +1715,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     }
     if (rc == 0)
         rc = rules_keyed(s, &p);
+    if (rc == 0)
+        rc = ls_store_exec(s, consume_cuts_sql);
     if (rc == 0)
         rc = ls_store_exec_sorting(s, link_index_sql);
     if (rc == 0)

@@ -535,7 +535,9 @@ static const char *const store_upgrades[] = {
      * (spantimes.c) and hold_range (holdtimes.c), filled by the next
      * correlation. The passes' copies of a hold before hold_final are
      * working tables of the connection (LS_WORKING_DDL), no longer in the
-     * store: dropped with their indexes; hold_final keeps every hold. */
+     * store: dropped with their indexes; hold_final keeps every hold.
+     * transactions.cut_shape keeps the shape of a transaction's cut for
+     * the code paths once the cuts are emptied. */
     "ALTER TABLE row_rules ADD COLUMN target TEXT;"
     " ALTER TABLE row_rules ADD COLUMN target_col TEXT; " LS_RULE_KEYED_DDL
     " DROP VIEW IF EXISTS tx_code; DROP TABLE IF EXISTS tx_code_rows; " LS_TX_CODE_ROWS_DDL
@@ -543,6 +545,7 @@ static const char *const store_upgrades[] = {
     " DROP TABLE IF EXISTS main.hold_rows; DROP TABLE IF EXISTS main.hold_evidence;"
     " DROP TABLE IF EXISTS main.hold_bounds; DROP TABLE IF EXISTS main.bound_evidence;"
     " DROP TABLE IF EXISTS main.hold_queued;"
+    " ALTER TABLE transactions ADD COLUMN cut_shape INTEGER;"
     " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,

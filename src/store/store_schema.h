@@ -448,7 +448,7 @@ static const char *const ls_schema_sql[] = {
     "  vxid TEXT, explicit INTEGER, start_ts INTEGER, start_known TEXT,\n"
     "  end_ts INTEGER, end_known TEXT, outcome TEXT, first_stmt INTEGER,\n"
     "  last_stmt INTEGER, statements INTEGER, sql_ms REAL, idle_ms REAL,\n"
-    "  max_idle_ms REAL, commit_ms REAL);\n",
+    "  max_idle_ms REAL, commit_ms REAL, cut_shape INTEGER);\n",
     LS_ROW_TABLES_DDL,
     /* What readers query: a row's own columns (row_keys, the logical rows
      * pass) and its totals as the final holds and rows pass wrote them

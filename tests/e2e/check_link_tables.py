@@ -56,7 +56,7 @@ DROP TABLE row_hidden; ALTER TABLE rows_old RENAME TO rows;
 DROP TABLE tx_cuts; ALTER TABLE stmt_texts DROP COLUMN kind;
 ALTER TABLE stmt_texts DROP COLUMN writes;
 ALTER TABLE row_rules DROP COLUMN target; ALTER TABLE row_rules DROP COLUMN target_col;
-DROP TABLE rule_keyed;
+DROP TABLE rule_keyed; ALTER TABLE transactions DROP COLUMN cut_shape;
 PRAGMA user_version = 12;
 """
 

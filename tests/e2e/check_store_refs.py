@@ -120,9 +120,11 @@ def as_older(ls, con, db, ver, sql):
     # before 14 there were no tx_cuts, and stmt_texts had no kind, writes
     con.executescript("DROP TABLE tx_cuts; ALTER TABLE stmt_texts DROP COLUMN kind;"
                       " ALTER TABLE stmt_texts DROP COLUMN writes;")
-    # before 15 row_rules had no target, target_col, and there was no rule_keyed
+    # before 15 row_rules had no target, target_col, there was no
+    # rule_keyed, and transactions had no cut_shape
     con.executescript("ALTER TABLE row_rules DROP COLUMN target;"
-                      " ALTER TABLE row_rules DROP COLUMN target_col; DROP TABLE rule_keyed;")
+                      " ALTER TABLE row_rules DROP COLUMN target_col; DROP TABLE rule_keyed;"
+                      " ALTER TABLE transactions DROP COLUMN cut_shape;")
     con.executescript(f"CREATE INDEX lock_events_pid ON lock_events(pid, ts);"
                       f" {sql} PRAGMA user_version = {ver};")
     con.close()
