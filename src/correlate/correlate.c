@@ -1339,8 +1339,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 16: a wait whose mode conflicts with a waiter ahead of it in a table
  * lock's queue is blocked by that waiter (queue_blockers()); relation
  * locks named from their waiters' statements; the lock_queue_behind_ddl
- * finding, and no hot-row finding on a relation lock. */
-#define CORRELATION_REV "16"
+ * finding, and no hot-row finding on a relation lock. 17: a hold's span
+ * parts are the children of the transaction's nearest non-database,
+ * non-client span (spans.c, tx_anchor); an ORM's span around its driver's
+ * of one statement is not placed, and spans are placed by the pid their
+ * trace's placed spans have; the counter row is decided on the row's
+ * dominant statement shape, never a balance moved between rows. */
+#define CORRELATION_REV "17"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -11,7 +11,8 @@
  * (ls_finding_cmp). The thresholds are in decide/tolerances.h; the SQL
  * gathers, it does not decide. Two rules gather finer rows and sum them
  * in C: the idle head per hold (which holds count, ls_fnd_gather_idle), the
- * counter row per waiter's statement (which increment, ls_fnd_gather_counter);
+ * counter row per statement that took its holds (which shape held it
+ * longest, and is it a counter: ls_fnd_gather_counter);
  * their sentences are written by SQLite's printf, as the others'. A
  * serial-capacity row's floor of waits is also bound into its query, from
  * the same constant, to spare a count of transactions per row that cannot
@@ -217,13 +218,15 @@ static const finding_rule rules[] = {
     {"hot_counter_row",
      "Split the counter into N rows updated at random and summed on read, or append increments "
      "to a log table and aggregate them later.",
-     /* Each row's waiters' statements, by row (ls_fnd_gather_counter). */
+     /* Each row's holds by the text that took them, by row, for the rows
+      * with the floor of waits (?1) (ls_fnd_gather_counter). */
      "SELECT " LS_SELECT_LIST(cq, COUNTER_COLS)
-     " FROM rows r JOIN lock_waits w ON w.row_id = r.row_id JOIN statements st"
-     " ON st.stmt_id = w.waiter_stmt WHERE" INSIDE_WINDOW("r.first_ts", "r.last_ts")
-     "AND" NOT_A_RELATION_LOCK("r.row_id") "ORDER BY r.row_id",
-     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s", NULL, ls_fnd_gather_counter,
-     LS_FINDING_MAX_PER_ROW, {0, 0}},
+     " FROM rows r JOIN holds h ON h.row_id = r.row_id JOIN stmt_rows st"
+     " ON st.stmt_id = h.lock_stmt JOIN stmt_texts t ON t.text_id = st.text_id"
+     " WHERE r.waits >= ?1 AND" INSIDE_WINDOW("r.first_ts", "r.last_ts")
+     "AND" NOT_A_RELATION_LOCK("r.row_id") "GROUP BY r.row_id, st.text_id ORDER BY r.row_id",
+     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s,holds:i,held_ms:m", NULL,
+     ls_fnd_gather_counter, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
     {"retries_after_serialization_failure",
      "Retry the whole transaction (not the statement) with a bound and back-off, keep it "
      "short, or lock the row first (SELECT ... FOR UPDATE) where the isolation level allows.",
