@@ -56,6 +56,13 @@
     " ON lw_.wait_id = wr_.wait_id WHERE lw_.target_kind = 'relation'"                      \
     " AND wr_.row_id IS NOT NULL) "
 
+/* Whether transaction tx held a row of row_id's relation other than it
+ * (a transfer between rows, not a counter's bump). */
+#define OTHER_ROW_OF_RELATION(tx, row_id)                                                   \
+    "EXISTS (SELECT 1 FROM holds o_ JOIN row_keys ro_ ON ro_.row_id = o_.row_id"            \
+    " WHERE o_.tx_id = " tx " AND o_.row_id <> " row_id " AND ro_.relation ="               \
+    " (SELECT k_.relation FROM row_keys k_ WHERE k_.row_id = " row_id "))"
+
 /* A code path's label for transaction tx (the rule's %s reads tx_code c). */
 #define LABEL_OF_TX(tx) "(SELECT %s FROM tx_code c WHERE c.tx_id = " tx ")"
 
@@ -218,14 +225,23 @@ static const finding_rule rules[] = {
     {"hot_counter_row",
      "Split the counter into N rows updated at random and summed on read, or append increments "
      "to a log table and aggregate them later.",
-     /* Each row's holds by the text that took them, by row, for the rows
-      * with the floor of waits (?1) (ls_fnd_gather_counter). */
-     "SELECT " LS_SELECT_LIST(cq, COUNTER_COLS)
-     " FROM rows r JOIN holds h ON h.row_id = r.row_id JOIN stmt_rows st"
-     " ON st.stmt_id = h.lock_stmt JOIN stmt_texts t ON t.text_id = st.text_id"
+     /* Each row's writers by the text of their statement, by row, for
+      * the rows with the floor of waits (?1) (ls_fnd_gather_counter). */
+     "WITH cand AS (SELECT row_id FROM row_keys WHERE waits >= ?1),"
+     " x AS (SELECT h.row_id, h.tx_id AS tx, t.text, (h.end_ts - h.start_ts) / 1000.0 AS ms,"
+     "  " OTHER_ROW_OF_RELATION("h.tx_id", "h.row_id") " AS transfer"
+     "  FROM holds h JOIN stmt_rows st ON st.stmt_id = h.lock_stmt"
+     "  JOIN stmt_texts t ON t.text_id = st.text_id WHERE h.row_id IN cand"
+     " UNION ALL SELECT w.row_id, coalesce(w.waiter_tx, -w.wait_id), w.statement, NULL,"
+     "  " OTHER_ROW_OF_RELATION("w.waiter_tx", "w.row_id")
+     "  FROM lock_waits w WHERE w.row_id IN cand AND w.statement IS NOT NULL"
+     "  AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.row_id = w.row_id"
+     "   AND h.tx_id = w.waiter_tx))"
+     " SELECT " LS_SELECT_LIST(cq, COUNTER_COLS)
+     " FROM rows r JOIN x ON x.row_id = r.row_id"
      " WHERE r.waits >= ?1 AND" INSIDE_WINDOW("r.first_ts", "r.last_ts")
-     "AND" NOT_A_RELATION_LOCK("r.row_id") "GROUP BY r.row_id, st.text_id ORDER BY r.row_id",
-     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s,holds:i,held_ms:m", NULL,
+     "AND" NOT_A_RELATION_LOCK("r.row_id") "GROUP BY r.row_id, x.text ORDER BY r.row_id",
+     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s,transactions:i,held_ms:m", NULL,
      ls_fnd_gather_counter, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
     {"retries_after_serialization_failure",
      "Retry the whole transaction (not the statement) with a bound and back-off, keep it "

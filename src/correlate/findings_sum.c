@@ -309,7 +309,7 @@ static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_field
     if (rc == 0 &&
         (set_value(&f, "relation", &c->relation) | set_value(&f, "row", &c->row_key) |
          set_value(&f, "waits", &c->waits) | set_value(&f, "total_wait_ms", &c->total_ms) |
-         set_value(&f, "statement", &stmt) | set_value(&f, "holds", &holds) |
+         set_value(&f, "statement", &stmt) | set_value(&f, "transactions", &holds) |
          set_value(&f, "held_ms", &held)))
         rc = LS_ENOMEM;
     if (rc < 0) {
@@ -321,9 +321,10 @@ static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_field
 }
 
 /*
- * hot_counter_row: each row's holds by the text of the statement that
- * took them, in row order; summed per statement shape, and the row named
- * when its dominant shape (the most holds) makes it a counter.
+ * hot_counter_row: each row's writers by the text of their statement
+ * (the one that took the row, or waited for it), in row order; summed per
+ * statement shape, and the row named when its dominant shape (the most
+ * transactions) makes it a counter.
  */
 int ls_fnd_gather_counter(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
                           keeper *k)

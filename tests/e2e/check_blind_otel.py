@@ -367,10 +367,10 @@ def judge_findings(rep, truth, traces, found, tally, numbers):
           and f["relation"] == "merchant_totals" and f["row"] == "merchant_id=1"]
     mt_locks = truth["hot_rows"]["merchant_totals:1"]["locks"]
     tally.check(len(mt) == 1 and "insert into \"payments\"" in mt[0]["statement"]
-                and mt[0]["holds"] == mt_locks,
+                and mt[0]["transactions"] == mt_locks,
                 "the real counter row, merchant_totals merchant_id=1 (bumped by the payments "
-                "trigger), is called a counter and named by the payments INSERT that held it "
-                "(%d holds; truth: %d locks)" % (mt[0]["holds"] if mt else -1, mt_locks))
+                "trigger), is called a counter and named by the payments INSERT that bumps it "
+                "(%d transactions; truth: %d locks)" % (mt[0]["transactions"] if mt else -1, mt_locks))
     partner = partner_spans(traces)
     co = next(c for c in rep["code_paths"] if c["code_path"] == "/checkout")
     parts = {p["name"]: p["ms"] for p in co["hold_breakdown"]}

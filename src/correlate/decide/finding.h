@@ -48,10 +48,10 @@ int ls_finding_is_increment(const char *sql);
  * waits: a bottleneck at LS_FINDING_ROW_MIN_WAITS or more. */
 int ls_finding_counter_fires(int64_t waits);
 
-/* hot_counter_row: one statement shape's holds of a row. */
+/* hot_counter_row: one statement shape's writers of a row. */
 typedef struct ls_counter_shape {
-    int64_t holds;      /* holds of the row it took (one per transaction) */
-    int64_t transfers;  /* of those, in transactions that held another row of the relation too */
+    int64_t holds;      /* transactions that took the row with it, or waited for it with it */
+    int64_t transfers;  /* of those, the ones that held another row of the relation too */
     double held_ms;     /* their length in all */
     int increments;     /* its text increments a column (ls_finding_is_increment) */
     int other_relation; /* it writes another relation than the row's: a trigger bumps the row */
