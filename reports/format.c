@@ -106,9 +106,13 @@ void ls_fmt_trace_spans(FILE *f, const cJSON *t,
     }
     if (m_num(t, "without_pid") > 0) {
         fprintf(f, "; %.0f without a backend pid: %.0f placed by their trace's other spans, "
-                   "%.0f matched to a logged statement, %.0f not placed",
+                   "%.0f matched to a logged statement, ",
                 m_num(t, "without_pid"), m_num(t, "placed_by_trace"),
-                m_num(t, "matched_logged_statement"), m_num(t, "not_placed"));
+                m_num(t, "matched_logged_statement"));
+        if (m_num(t, "orm_of_driver_span") > 0)
+            fprintf(f, "%.0f an ORM's span around its driver's span of the same statement "
+                       "(one statement), ", m_num(t, "orm_of_driver_span"));
+        fprintf(f, "%.0f not placed", m_num(t, "not_placed"));
         cJSON_ArrayForEach(w, m_get(t, "not_placed_why")) {
             fprintf(f, "%s%.0f: ", first ? " (" : "; ", m_num(w, "spans"));
             esc(f, m_str(w, "why"), 120);

@@ -301,6 +301,8 @@ static const ls_mcol trace_spans_cols[] = {
     {"placed_by_trace", "(SELECT count(*) FROM span_placement WHERE how = 'trace')", LS_MC_INT},
     {"matched_logged_statement",
      "(SELECT count(*) FROM span_placement WHERE how = 'logged statement')", LS_MC_INT},
+    {"orm_of_driver_span",
+     "(SELECT count(*) FROM span_placement WHERE how = 'ORM span of a driver span')", LS_MC_INT},
     {"not_placed", "(SELECT count(*) FROM span_placement WHERE how IS NULL)", LS_MC_INT},
     {"not_placed_why", NULL, LS_MC_HOOK},
 };

@@ -1348,7 +1348,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * spans' times (spantimes.c); each hold's length a range and an estimate
  * (hold_range, holdtimes.c); an acquisition stamped with the second of
  * the next statement is the locking statement's when logged before it
- * (log position). */
+ * (log position); a hold's span parts are the children of the
+ * transaction's nearest non-database, non-client span (spans.c,
+ * tx_anchor); an ORM's span around its driver's of one statement is not
+ * placed, and spans are placed by the pid their trace's placed spans
+ * have; the counter row is decided on the row's dominant statement shape,
+ * never a balance moved between rows. */
 #define CORRELATION_REV "17"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

@@ -73,6 +73,12 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats);
 /* spans.c: statements from the database spans of sessions whose
  * statements the log does not show, on the database's clock. */
 int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats);
+/* spans.c: TEMP table tx_anchor(tx_id, span_row): for each transaction
+ * with a hold others waited for and a linked span, its nearest span,
+ * upwards from the span with its code (else the linked span), that is
+ * neither a database nor a client span (decide/span.h): the children of
+ * that span overlapping a hold explain its time (siblings of the SQL). */
+int ls_correlate_span_anchors(ls_store *s);
 
 /* spantimes.c: in a log with whole-second times, the logged statements
  * that a trace's database spans sent take the spans' times (start, and

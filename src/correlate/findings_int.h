@@ -100,14 +100,21 @@ typedef struct keeper {
     X(Q, hold_ms, "(end_ts - start_ts) / 1000.0")
 LS_COLUMNS(iq, IDLE_COLS);
 
-/* The counter rule's query: a row's waiters' statements (ls_fnd_gather_counter). */
+/* The counter rule's query: a row's writers, by the text of their
+ * statement (ls_fnd_gather_counter): the transactions that held it (the
+ * statement that took it) or waited for it without a hold of it (the
+ * waiting statement); how long they held it, and how many of them held
+ * another row of the relation too. */
 #define COUNTER_COLS(X, Q)                   \
     X(Q, row_id, "r.row_id")                 \
     X(Q, relation, "r.relation")             \
     X(Q, row_key, "r.row_key")               \
     X(Q, waits, "r.waits")                   \
     X(Q, total_wait_ms, "r.total_wait_ms")   \
-    X(Q, text, "st.text")
+    X(Q, text, "x.text")                     \
+    X(Q, holds, "count(DISTINCT x.tx)")      \
+    X(Q, held_ms, "total(x.ms)")             \
+    X(Q, transfers, "count(DISTINCT CASE WHEN x.transfer THEN x.tx END)")
 LS_COLUMNS(cq, COUNTER_COLS);
 
 /* The column of field `name` in a gathering row, or -1 (a rule without

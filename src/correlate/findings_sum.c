@@ -2,8 +2,8 @@
  * findings_sum.c — the finding rules that gather finer rows than their
  * findings and sum them in C (findings.c runs them): the idle-in-
  * transaction head, per hold (which holds count: ls_finding_idle_add),
- * and the counter row, per waiter's statement (which increment:
- * ls_finding_is_increment). Their sentences are written by SQLite's
+ * and the counter row, per statement shape that took its holds (the one
+ * that held it longest: ls_finding_is_counter). Their sentences are written by SQLite's
  * printf from the sums, as the other rules' are by their queries.
  */
 #include <math.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "findings_int.h"
+#include "ls_sqlshape.h"
 
 /* The idle rule's title and evidence from its sums (?1 code path, ?2
  * holds, ?3 unexplained idle, ?4 waiting caused, ?5 longest hold), in
@@ -24,11 +25,15 @@
 enum { WORDS_TITLE, WORDS_EVIDENCE };
 
 /* The counter rule's title and evidence (?1 relation, ?2 row, ?3 waits,
- * ?4 total wait, ?5 the statement). */
+ * ?4 total wait, ?5 the row's dominant statement shape, ?6 its
+ * holds, ?7 their length, ?8 1 when it increments, 0 when it writes
+ * another relation: a trigger bumps the row). */
 #define COUNTER_WORDS_SQL                                                                          \
     "SELECT 'Counter row ' || ?1 || ' ' || ?2 || ' is a bottleneck',"                              \
-    " printf('%%d waits (" DUR ") to increment one row: every writer updates it with "             \
-    "''%%s''.', ?3, ?4, ?5)"
+    " printf('%%d waits (" DUR ") on one row that %%d transactions %%s with the same statement "   \
+    "(holding it " DUR " in all): ''%%s''.', ?3, ?4, ?6, CASE ?8 WHEN 1 THEN "         \
+    "'increment' ELSE 'bump (through a trigger or rule: the statement writes another relation)'" \
+    " END, ?7, ?5)"
 
 /* Column col of q, NaN when NULL (unknown). */
 static double num_or_nan(ls_stmt *q, int col)
@@ -156,19 +161,33 @@ int ls_fnd_gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf
     return rc < 0 ? rc : 0;
 }
 
-/* A row's candidate for hot_counter_row: its numbers and names, and the
- * least (in byte order) of its waiters' statements that increment. */
+/* The longest text of a statement shape the counter rule compares (a
+ * longer one is compared on its first bytes). */
+#define COUNTER_SHAPE_MAX 1000
+
+/* One statement shape's holds of a candidate row. */
+typedef struct counter_shape {
+    char *shape;
+    ls_counter_shape n;
+} counter_shape;
+
+/* A row's candidate for hot_counter_row: its numbers and names, and its
+ * holds by the shape of the statement that took them. */
 typedef struct counter_row {
     int64_t row_id;
     value relation, row_key, waits, total_ms;
-    char *statement; /* NULL: none increments */
+    counter_shape *shapes;
+    size_t nshapes, cap;
 } counter_row;
 
 static void counter_free(counter_row *c)
 {
+    size_t i;
     ls_fnd_value_free(&c->relation);
     ls_fnd_value_free(&c->row_key);
-    free(c->statement);
+    for (i = 0; i < c->nshapes; i++)
+        free(c->shapes[i].shape);
+    free(c->shapes);
     memset(c, 0, sizeof(*c));
 }
 
@@ -185,6 +204,64 @@ static int counter_start(counter_row *c, ls_stmt *q)
     return rc;
 }
 
+/* The entry of c for `shape`, added when new; NULL on no memory. */
+static counter_shape *shape_entry(counter_row *c, const char *shape)
+{
+    counter_shape *e;
+    size_t i;
+    for (i = 0; i < c->nshapes; i++)
+        if (strcmp(c->shapes[i].shape, shape) == 0)
+            return &c->shapes[i];
+    if (c->nshapes == c->cap) {
+        size_t ncap = c->cap ? c->cap * 2 : 8;
+        counter_shape *n = ls_realloc(c->shapes, ncap * sizeof(*n));
+        if (!n)
+            return NULL;
+        c->shapes = n;
+        c->cap = ncap;
+    }
+    e = &c->shapes[c->nshapes];
+    memset(e, 0, sizeof(*e));
+    if (!(e->shape = strdup(shape)))
+        return NULL;
+    c->nshapes++;
+    return e;
+}
+
+/* Add the current row of q (one statement text's holds of row c) to the
+ * sums of its shape; 0 or LS_ENOMEM. */
+static int counter_add(counter_row *c, ls_stmt *q, ls_buf *shape)
+{
+    const char *text = ls_stmt_text(q, cq_text);
+    char rel[128];
+    counter_shape *e;
+
+    ls_buf_reset(shape);
+    if (ls_sql_shape(shape, text, COUNTER_SHAPE_MAX) != 0 || ls_buf_failed(shape))
+        return LS_ENOMEM;
+    if (!(e = shape_entry(c, ls_buf_str(shape))))
+        return LS_ENOMEM;
+    e->n.holds += ls_stmt_int64(q, cq_holds);
+    e->n.transfers += ls_stmt_int64(q, cq_transfers);
+    e->n.held_ms += ls_stmt_double(q, cq_held_ms);
+    e->n.increments = ls_finding_is_increment(e->shape);
+    e->n.other_relation = ls_sql_relation(text, rel, sizeof(rel)) && c->relation.s &&
+                          strcmp(rel, c->relation.s) != 0;
+    return 0;
+}
+
+/* The shape of c that is the row's dominant writer
+ * (ls_finding_counter_longer), NULL when it has none. */
+static const counter_shape *counter_top(const counter_row *c)
+{
+    const counter_shape *top = NULL;
+    size_t i;
+    for (i = 0; i < c->nshapes; i++)
+        if (!top || ls_finding_counter_longer(&c->shapes[i].n, &top->n))
+            top = &c->shapes[i];
+    return top;
+}
+
 /* Copy v (of kind) into field `name` of f; -1 on no memory. */
 static int set_value(finding *f, const char *name, const value *v)
 {
@@ -196,17 +273,20 @@ static int set_value(finding *f, const char *name, const value *v)
     return v->s && !(x->s = strdup(v->s)) ? -1 : 0;
 }
 
-/* Offer row c to the keeper when a waiter's statement increments and it
- * has waits enough (ls_finding_counter_fires). */
+/* Offer row c to the keeper when it has waits enough
+ * (ls_finding_counter_fires) and its dominant shape makes it a counter
+ * (ls_finding_is_counter). */
 static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_fields *rf,
                          const counter_row *c, keeper *k)
 {
-    value stmt = {0, 0, 0, c->statement};
+    const counter_shape *top = counter_top(c);
+    value stmt, holds = {0, 0, 0, NULL}, held = {0, 0, 0, NULL};
     finding f;
     size_t slot;
     int rc;
 
-    if (!c->statement || c->waits.null || !ls_finding_counter_fires(c->waits.i))
+    if (!top || c->waits.null || !ls_finding_counter_fires(c->waits.i) ||
+        !ls_finding_is_counter(&top->n))
         return 0;
     if ((slot = ls_fnd_keeper_slot(k, c->total_ms.null ? 0.0 : c->total_ms.d)) >= k->limit)
         return 0;
@@ -214,16 +294,23 @@ static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_field
     f.rule = r;
     f.fields = *rf;
     f.weight = c->total_ms;
+    stmt.s = top->shape;
+    holds.i = top->n.holds;
+    held.d = top->n.held_ms;
     ls_fnd_bind_value(words, 1, &c->relation, 's');
     ls_fnd_bind_value(words, 2, &c->row_key, 's');
     ls_fnd_bind_value(words, 3, &c->waits, 'i');
     ls_fnd_bind_value(words, 4, &c->total_ms, 'm');
-    ls_stmt_bind_text(words, 5, c->statement);
+    ls_stmt_bind_text(words, 5, top->shape);
+    ls_stmt_bind_int64(words, 6, top->n.holds);
+    ls_stmt_bind_double(words, 7, top->n.held_ms);
+    ls_stmt_bind_int64(words, 8, top->n.increments);
     rc = words_read(words, &f);
     if (rc == 0 &&
         (set_value(&f, "relation", &c->relation) | set_value(&f, "row", &c->row_key) |
          set_value(&f, "waits", &c->waits) | set_value(&f, "total_wait_ms", &c->total_ms) |
-         set_value(&f, "statement", &stmt)))
+         set_value(&f, "statement", &stmt) | set_value(&f, "transactions", &holds) |
+         set_value(&f, "held_ms", &held)))
         rc = LS_ENOMEM;
     if (rc < 0) {
         ls_fnd_finding_free(&f);
@@ -234,20 +321,21 @@ static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_field
 }
 
 /*
- * hot_counter_row: the waiters' statements of each row, in row order; a
- * row is a counter when one of them increments (ls_finding_is_increment),
- * named with the least such text.
+ * hot_counter_row: each row's writers by the text of their statement
+ * (the one that took the row, or waited for it), in row order; summed per
+ * statement shape, and the row named when its dominant shape (the most
+ * transactions) makes it a counter.
  */
 int ls_fnd_gather_counter(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
                           keeper *k)
 {
     counter_row c;
     ls_stmt *words = NULL;
+    ls_buf shape = LS_BUF_INIT(0);
     int rc = words_prepare(s, COUNTER_WORDS_SQL, &words), started = 0;
 
     memset(&c, 0, sizeof(c));
     while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
-        const char *text = ls_stmt_text(q, cq_text);
         rc = 0;
         if (!started || ls_stmt_int64(q, cq_row_id) != c.row_id) {
             if (started && (rc = counter_offer(words, r, rf, &c, k)) != 0)
@@ -258,15 +346,12 @@ int ls_fnd_gather_counter(ls_store *s, const finding_rule *r, const rule_fields 
             }
             started = 1;
         }
-        if (ls_finding_is_increment(text) && (!c.statement || strcmp(text, c.statement) < 0)) {
-            free(c.statement);
-            if (!(c.statement = strdup(text)))
-                rc = LS_ENOMEM;
-        }
+        rc = counter_add(&c, q, &shape);
     }
     if (rc == 0 && started)
         rc = counter_offer(words, r, rf, &c, k);
     counter_free(&c);
+    ls_buf_free(&shape);
     ls_stmt_finalize(words);
     return rc < 0 ? rc : 0;
 }

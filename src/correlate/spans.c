@@ -28,8 +28,15 @@
  * evidence: the other database spans of its trace name one pid (a
  * request's calls run on one connection), else one session logged a
  * statement of its text within MATCH_US of its start (then the log already
- * has the statement). Each such span and where it went, or why it could
- * not be placed, is kept in span_placement for the report.
+ * has the statement), else the spans of its trace placed so far name one
+ * pid. An ORM's span that wraps its driver's span of the same statement
+ * (knex's "?" text around pg's "$1") is that statement, not another: it
+ * is kept as such and never placed. Each such span and where it went, or
+ * why it could not be placed, is kept in span_placement for the report.
+ *
+ * Also here, for the code-paths pass: each transaction's anchor in its
+ * trace (ls_correlate_span_anchors), the span whose children explain the
+ * time of its holds.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -37,7 +44,10 @@
 #include <string.h>
 
 #include "correlate_int.h"
+#include "decide/span.h"
+#include "decide/tolerances.h"
 #include "ls_columns.h"
+#include "ls_span.h"
 
 #define MAX_SKEW_US 60000000LL /* clock offsets searched: +-60 s */
 #define MAX_OFFSET_STMTS 2000   /* logged statements the offset is measured on */
@@ -167,6 +177,48 @@ static const char logged_match_sql[] =
 
 static const char place_sql[] =
     "UPDATE span_placement SET pid = ?2, how = ?3, why = ?4 WHERE span_row = ?1";
+
+/* How span_placement says a span is its driver's statement. */
+#define HOW_ORM "ORM span of a driver span"
+
+/* Each span to place, and the other database spans of its trace that
+ * start near it (on spans_id: a trace has a few). */
+#define TO_PLACE_COLS(X, Q)               \
+    X(Q, span_row, "p.span_row")          \
+    X(Q, trace_id, "sp.trace_id")         \
+    X(Q, span_id, "sp.span_id")           \
+    X(Q, parent_id, "sp.parent_id")       \
+    X(Q, start_ts, "sp.start_ts")         \
+    X(Q, end_ts, "sp.end_ts")             \
+    X(Q, text, "sp.db_statement")
+LS_COLUMNS(tp, TO_PLACE_COLS);
+static const char to_place_sql[] =
+    "SELECT " LS_SELECT_LIST(tp, TO_PLACE_COLS) " FROM span_placement p"
+    " JOIN spans sp ON sp.span_row = p.span_row ORDER BY p.span_row";
+#define NESTED_COLS(X, Q)             \
+    X(Q, span_row, "o.span_row")      \
+    X(Q, span_id, "o.span_id")        \
+    X(Q, parent_id, "o.parent_id")    \
+    X(Q, start_ts, "o.start_ts")      \
+    X(Q, end_ts, "o.end_ts")          \
+    X(Q, text, "o.db_statement")
+LS_COLUMNS(nq, NESTED_COLS);
+static const char nested_sql[] =
+    "SELECT " LS_SELECT_LIST(nq, NESTED_COLS) " FROM spans o WHERE o.trace_id = ?1"
+    " AND o.span_row <> ?2 AND o.db_statement IS NOT NULL"
+    " AND o.start_ts BETWEEN ?3 - ?5 AND ?4 + ?5";
+static const char orm_sql[] =
+    "UPDATE span_placement SET pid = NULL, how = '" HOW_ORM "', why = NULL WHERE span_row = ?1";
+
+/* The spans still not placed whose trace's placed spans name one pid. */
+static const char by_placed_trace_sql[] =
+    "UPDATE span_placement AS p SET pid = t.pid, how = 'trace', why = NULL"
+    " FROM (SELECT u.span_row, count(DISTINCT q.pid) AS n, min(q.pid) AS pid"
+    "  FROM span_placement u JOIN spans sp ON sp.span_row = u.span_row"
+    "  JOIN spans o ON o.trace_id = sp.trace_id"
+    "  JOIN span_placement q ON q.span_row = o.span_row AND q.pid IS NOT NULL"
+    "  WHERE u.how IS NULL GROUP BY u.span_row) t"
+    " WHERE p.span_row = t.span_row AND t.n = 1";
 
 /* Texts added here (LS_TEXT_FIND_SQL finds the others) stay for the next
  * run to find. */
@@ -347,17 +399,84 @@ static const char unplaced_count_sql[] =
     "SELECT " LS_SELECT_LIST(uc, UNPLACED_COUNT_COLS)
     " FROM span_placement WHERE how IS NULL AND why IS NULL";
 
+/* Whether two texts (NULL: none) are the same. */
+static int same_text(const char *a, const char *b)
+{
+    return a && b && strcmp(a, b) == 0;
+}
+
+/*
+ * Is the span at q (to_place_sql) an ORM's span around a driver span of
+ * the same statement (nested_sql bound to it: the database spans of its
+ * trace that start near it)? ls_span_is_orm_of decides each pair.
+ */
+static int wraps_driver(ls_stmt *q, ls_stmt *o, int *out)
+{
+    ls_span_pair p;
+    int rc;
+
+    *out = 0;
+    p.a_start = ls_stmt_int64(q, tp_start_ts);
+    p.a_end = ls_stmt_int64(q, tp_end_ts);
+    while (!*out && (rc = ls_stmt_step(o)) == 1) {
+        if (!ls_span_same_statement(ls_stmt_text(q, tp_text), ls_stmt_text(o, nq_text)))
+            continue;
+        p.a_parent_of_b = same_text(ls_stmt_text(o, nq_parent_id), ls_stmt_text(q, tp_span_id));
+        p.b_parent_of_a = same_text(ls_stmt_text(q, tp_parent_id), ls_stmt_text(o, nq_span_id));
+        p.b_start = ls_stmt_int64(o, nq_start_ts);
+        p.b_end = ls_stmt_int64(o, nq_end_ts);
+        p.a_later = ls_stmt_int64(q, tp_span_row) > ls_stmt_int64(o, nq_span_row);
+        *out = ls_span_is_orm_of(&p);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/* Mark the ORM's spans of a driver's span: one statement, not placed. */
+static int mark_orm_spans(ls_store *s)
+{
+    ls_stmt *q = NULL, *o = NULL, *up = NULL;
+    int rc, orm;
+
+    if ((rc = ls_store_prepare(s, to_place_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, nested_sql, &o)) != 0 ||
+        (rc = ls_store_prepare(s, orm_sql, &up)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        ls_stmt_reset(o);
+        ls_stmt_bind_text(o, 1, ls_stmt_text(q, tp_trace_id));
+        ls_stmt_bind_int64(o, 2, ls_stmt_int64(q, tp_span_row));
+        ls_stmt_bind_int64(o, 3, ls_stmt_int64(q, tp_start_ts));
+        ls_stmt_bind_int64(o, 4, ls_stmt_int64(q, tp_end_ts));
+        ls_stmt_bind_int64(o, 5, LS_SPAN_NEST_SLACK_US);
+        if ((rc = wraps_driver(q, o, &orm)) != 0)
+            goto out;
+        if (!orm)
+            continue;
+        ls_stmt_reset(up);
+        ls_stmt_bind_int64(up, 1, ls_stmt_int64(q, tp_span_row));
+        if ((rc = ls_stmt_step(up)) < 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(o);
+    ls_stmt_finalize(up);
+    return rc < 0 ? rc : 0;
+}
+
 /*
  * Place the database spans without a backend pid: by the pid the other
  * spans of their trace name (placement_sql), else by the one session that
- * logged a statement of their text at their time (database clock).
+ * logged a statement of their text at their time (database clock), else
+ * by the one pid the spans of their trace placed so far have. An ORM's
+ * span of a driver span is not placed (mark_orm_spans).
  */
 static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
 {
     ls_stmt *q = NULL, *m = NULL, *up = NULL;
     int rc;
 
-    if ((rc = ls_store_exec(s, placement_sql)) != 0 ||
+    if ((rc = ls_store_exec(s, placement_sql)) != 0 || (rc = mark_orm_spans(s)) != 0 ||
         (rc = ls_store_prepare(s, unplaced_count_sql, &q)) != 0 ||
         (rc = ls_stmt_step(q)) < 0)
         goto out;
@@ -411,6 +530,8 @@ static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
     /* Ingest would keep it up to date for nothing until the next such run. */
     if (rc == 0)
         rc = ls_store_exec(s, "DROP INDEX IF EXISTS stmt_rows_text");
+    if (rc == 0)
+        rc = ls_store_exec(s, by_placed_trace_sql);
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(m);
@@ -532,5 +653,99 @@ out:
     rc2 = ls_store_sorting(s, 0);
     if (rc >= 0 && rc2 != 0)
         rc = rc2;
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- each transaction's anchor in its trace (for the code-paths pass) ---- */
+
+/* The most parents walked up from a transaction's linked span. */
+#define MAX_ANCHOR_HOPS 32
+
+/* A span as the walk up reads it: its row, its parent and whether it can
+ * anchor (kind, and whether it is a database span). */
+#define ANCHOR_SPAN_COLS(X, Q)                                                 \
+    X(Q, span_row, "sp.span_row")                                              \
+    X(Q, trace_id, "sp.trace_id")                                              \
+    X(Q, parent_id, "sp.parent_id")                                            \
+    X(Q, kind, "sp.kind")                                                      \
+    X(Q, is_db, "sp.db_statement IS NOT NULL OR sp.db_system IS NOT NULL")
+LS_COLUMNS(an, ANCHOR_SPAN_COLS);
+#define ANCHORED_TX_COLS(X, Q) \
+    X(Q, tx_id, "c.tx_id")     \
+    ANCHOR_SPAN_COLS(X, Q)
+LS_COLUMNS(at, ANCHORED_TX_COLS);
+/* The transactions with a hold others waited for (those the breakdowns
+ * read), from the span that names their code (with code attributes),
+ * else the span they were linked to. */
+static const char anchored_tx_sql[] =
+    "SELECT " LS_SELECT_LIST(at, ANCHORED_TX_COLS) " FROM tx_code c"
+    " JOIN spans sp ON sp.span_row = coalesce(c.code_span_row, c.span_row)"
+    " WHERE c.tx_id IN (SELECT h.tx_id FROM holds h WHERE h.waits > 0)";
+static const char anchor_parent_sql[] =
+    "SELECT " LS_SELECT_LIST(an, ANCHOR_SPAN_COLS)
+    " FROM spans sp WHERE sp.trace_id = ?1 AND sp.span_id = ?2 LIMIT 1";
+static const char anchor_table_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS tx_anchor(tx_id INTEGER PRIMARY KEY, span_row INTEGER);"
+    " DELETE FROM tx_anchor;";
+static const char anchor_insert_sql[] = "INSERT INTO tx_anchor(tx_id, span_row) VALUES (?1, ?2)";
+
+/* Walk up from the transaction's span at q (anchored_tx_sql) to the first
+ * span that can anchor (ls_span_is_anchor), itself included: *row is that
+ * span, 0 when none (the walk left the export, or the root is a database
+ * or client span). */
+static int find_anchor(ls_stmt *q, ls_stmt *par, int64_t *row)
+{
+    char trace[64], parent[32];
+    int hops = 0, rc;
+
+    *row = 0;
+    if (ls_span_is_anchor((int)ls_stmt_int64(q, at_kind), (int)ls_stmt_int64(q, at_is_db))) {
+        *row = ls_stmt_int64(q, at_span_row);
+        return 0;
+    }
+    snprintf(trace, sizeof(trace), "%s", ls_stmt_text(q, at_trace_id));
+    snprintf(parent, sizeof(parent), "%s", ls_stmt_text(q, at_parent_id));
+    while (parent[0] && hops++ < MAX_ANCHOR_HOPS) {
+        ls_stmt_reset(par);
+        ls_stmt_bind_text(par, 1, trace);
+        ls_stmt_bind_text(par, 2, parent);
+        if ((rc = ls_stmt_step(par)) <= 0)
+            return rc; /* 0: the parent is in another service's export */
+        if (ls_span_is_anchor((int)ls_stmt_int64(par, an_kind),
+                              (int)ls_stmt_int64(par, an_is_db))) {
+            *row = ls_stmt_int64(par, an_span_row);
+            return 0;
+        }
+        snprintf(parent, sizeof(parent), "%s", ls_stmt_text(par, an_parent_id));
+    }
+    return 0;
+}
+
+int ls_correlate_span_anchors(ls_store *s)
+{
+    ls_stmt *q = NULL, *par = NULL, *ins = NULL;
+    int64_t row;
+    int rc;
+
+    if ((rc = ls_store_exec(s, anchor_table_sql)) != 0 ||
+        (rc = ls_store_prepare(s, anchored_tx_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, anchor_parent_sql, &par)) != 0 ||
+        (rc = ls_store_prepare(s, anchor_insert_sql, &ins)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        if ((rc = find_anchor(q, par, &row)) != 0)
+            goto out;
+        if (!row)
+            continue;
+        ls_stmt_reset(ins);
+        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(q, at_tx_id));
+        ls_stmt_bind_int64(ins, 2, row);
+        if ((rc = ls_stmt_step(ins)) < 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(par);
+    ls_stmt_finalize(ins);
     return rc < 0 ? rc : 0;
 }

@@ -1008,12 +1008,13 @@ out:
  * those (a log has hundreds of thousands of holds nobody waited for). */
 static const char hold_parts_sql[] =
     "INSERT INTO hold_parts(hold_id, part, name, ms)"
-    /* Non-database children of the code span (or of the linked span's
-     * parent when no span has code attributes), overlapping the hold. */
+    /* Non-database children of the transaction's anchor (spans.c: the
+     * nearest non-database, non-client span up from its code span or
+     * linked span), overlapping the hold. */
     " SELECT h.hold_id, 'span', ch.name, sum(max(0, min(h.end_ts, ch.end_ts + c.offset_us)"
     "   - max(h.start_ts, ch.start_ts + c.offset_us))) / 1000.0"
     " FROM holds h JOIN tx_code c ON c.tx_id = h.tx_id"
-    " JOIN spans cs ON cs.span_row = coalesce(c.code_span_row, c.span_row)"
+    " JOIN tx_anchor a ON a.tx_id = h.tx_id JOIN spans cs ON cs.span_row = a.span_row"
     " JOIN spans ch ON ch.trace_id = cs.trace_id AND ch.parent_id = cs.span_id"
     " WHERE h.waits > 0 AND ch.db_statement IS NULL AND ch.db_system IS NULL"
     "  AND ch.end_ts + c.offset_us > h.start_ts AND ch.start_ts + c.offset_us < h.end_ts"
@@ -1144,7 +1145,8 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
     ls_stmt_finalize(st);
     if (rc < 0)
         return rc;
-    if ((rc = ls_store_exec(s, hold_parts_sql)) != 0)
+    if ((rc = ls_correlate_span_anchors(s)) != 0 ||
+        (rc = ls_store_exec(s, hold_parts_sql)) != 0)
         return rc;
     return ls_correlate_cover(s);
 }

@@ -82,6 +82,10 @@
 
 /* A logged time is the event's give or take this (millisecond times). */
 #define LS_SPAN_LOG_SLACK_US 1000
+/* An ORM's span wraps its driver's span of the same statement when each
+ * end of the driver's lies inside it, or outside by no more than this
+ * (the two instrumentations read the clock at different moments). */
+#define LS_SPAN_NEST_SLACK_US 1000
 
 /* ---- hidden waits (hidden.c) ---- */
 
@@ -113,6 +117,9 @@
 /* A counter row, or a row at its serial capacity, has at least this many
  * logged waits. */
 #define LS_FINDING_ROW_MIN_WAITS 3
+/* A counter row is bumped by one statement shape from at least this
+ * many transactions. */
+#define LS_FINDING_COUNTER_MIN_HOLDS 3
 /* Waiting below deadlock_timeout is named when it is at least this much
  * and no less than the waiting logged on the row. */
 #define LS_FINDING_HIDDEN_MIN_MS 200.0

@@ -1,0 +1,64 @@
+/*
+ * span.h — what a trace's span tree says about a transaction. The
+ * statements-from-spans pass (spans.c) asks which database spans are one
+ * statement (an ORM's span and its driver's); the code-paths pass asks
+ * which span's children explain the time of a hold (the transaction's
+ * nearest non-database ancestor: siblings of the SQL count).
+ */
+#ifndef LS_DECIDE_SPAN_H
+#define LS_DECIDE_SPAN_H
+
+#include <stdint.h>
+
+/*
+ * Can a span be the anchor whose children explain a transaction's time?
+ * Not a database span (is_db: it has a statement or a database system;
+ * an ORM's span and a connect span are database spans too) and not a
+ * client span (kind LS_SPAN_CLIENT: a call out, whose time its caller's
+ * siblings count; a database call that appears under it is a context
+ * the instrumentation leaked, not work the call did). Any other kind
+ * (server, internal, producer, consumer, unspecified) can.
+ */
+int ls_span_is_anchor(int kind, int is_db);
+
+/*
+ * Are two database statement texts one statement, written by an ORM and
+ * by the driver it called? Equal, or equal once each placeholder of one
+ * style is read as one of the other's: "?" (knex, Sequelize, JDBC) against
+ * "$n" (PostgreSQL's numbered parameters), "?" against ":name" is not
+ * handled. NULL or empty texts are never one statement. Case and spacing
+ * count (an ORM passes its text to the driver unchanged but for the
+ * placeholders).
+ */
+int ls_span_same_statement(const char *a, const char *b);
+
+/*
+ * Of two database spans of one trace that are one statement, is `outer`
+ * the ORM's span that wraps the driver's `inner`? Its interval contains
+ * inner's, each end within LS_SPAN_NEST_SLACK_US (the two instrumentations
+ * read the clock at different moments). Equal intervals nest both ways:
+ * the caller breaks the tie.
+ */
+int ls_span_wraps(int64_t outer_start, int64_t outer_end, int64_t inner_start,
+                  int64_t inner_end);
+
+/* Two database spans a and b of one trace, one statement (as
+ * ls_span_same_statement says): whether a is the parent of b, b the
+ * parent of a, their intervals, and whether a is later in the store. */
+typedef struct ls_span_pair {
+    int a_parent_of_b, b_parent_of_a;
+    int64_t a_start, a_end, b_start, b_end;
+    int a_later;
+} ls_span_pair;
+
+/*
+ * Is a the ORM's span around b, the driver's? The parent is, whatever
+ * the times say (the JS SDK gives starts to the millisecond, and knex's
+ * span can end before pg's); with neither the other's parent, a is when
+ * it wraps b (ls_span_wraps) and b does not wrap a, or both wrap each
+ * other and a is the later one. So of two spans of one statement at most
+ * one is the ORM's.
+ */
+int ls_span_is_orm_of(const ls_span_pair *p);
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * test_decide_span.c — decide/span.c: which span anchors a transaction's
+ * hold breakdown, which two database spans are one statement (an ORM's
+ * and its driver's), and when one wraps the other, at the boundaries.
+ * The texts are those of samples/blind-otel's traces (knex 3 over pg 8
+ * under the OpenTelemetry JS auto-instrumentation).
+ */
+#include "decide/span.h"
+#include "decide/tolerances.h"
+#include "ls_span.h"
+#include "ls_test.h"
+
+static void test_anchor(void)
+{
+    /* the Express "request handler" (internal) and the request (server) */
+    CHECK_INT(ls_span_is_anchor(LS_SPAN_INTERNAL, 0), 1);
+    CHECK_INT(ls_span_is_anchor(LS_SPAN_SERVER, 0), 1);
+    CHECK_INT(ls_span_is_anchor(LS_SPAN_UNSPECIFIED, 0), 1);
+    CHECK_INT(ls_span_is_anchor(LS_SPAN_CONSUMER, 0), 1);
+    /* a database span of any kind: pg.query (client), knex's, pg.connect */
+    CHECK_INT(ls_span_is_anchor(LS_SPAN_CLIENT, 1), 0);
+    CHECK_INT(ls_span_is_anchor(LS_SPAN_INTERNAL, 1), 0);
+    /* the partner's HTTP POST (client): a pg.query leaked under it */
+    CHECK_INT(ls_span_is_anchor(LS_SPAN_CLIENT, 0), 0);
+}
+
+static void test_same_statement(void)
+{
+    static const char knex[] =
+        "update \"inventory\" set \"stock\" = \"stock\" - ? where \"sku\" = ? returning "
+        "extract(epoch FROM clock_timestamp())::float8 * 1000 AS locked_at";
+    static const char pg[] =
+        "update \"inventory\" set \"stock\" = \"stock\" - $1 where \"sku\" = $2 returning "
+        "extract(epoch FROM clock_timestamp())::float8 * 1000 AS locked_at";
+    CHECK_INT(ls_span_same_statement(knex, pg), 1);
+    CHECK_INT(ls_span_same_statement(pg, knex), 1);
+    CHECK_INT(ls_span_same_statement(pg, pg), 1);
+    CHECK_INT(ls_span_same_statement("BEGIN;", "BEGIN;"), 1);
+    /* multi-digit parameters, and a placeholder at the very end */
+    CHECK_INT(ls_span_same_statement("select ? limit ?", "select $10 limit $2"), 1);
+    /* the other statement of the same table: stock + against stock - */
+    CHECK_INT(ls_span_same_statement("update t set n = n + ?", "update t set n = n - $1"), 0);
+    /* one text longer than the other */
+    CHECK_INT(ls_span_same_statement("select ?", "select $1, $2"), 0);
+    CHECK_INT(ls_span_same_statement("select ?, ?", "select $1"), 0);
+    /* a "$" that is no parameter is text; "?" is no "$" */
+    CHECK_INT(ls_span_same_statement("select ?", "select $x"), 0);
+    CHECK_INT(ls_span_same_statement("select ?", "select ?"), 1);
+    CHECK_INT(ls_span_same_statement("select $1", "select $2"), 0);
+    CHECK_INT(ls_span_same_statement("select ?", "select $"), 0);
+    /* case counts: the ORM passes its text on unchanged */
+    CHECK_INT(ls_span_same_statement("SELECT 1", "select 1"), 0);
+    /* absent or empty */
+    CHECK_INT(ls_span_same_statement(NULL, pg), 0);
+    CHECK_INT(ls_span_same_statement(pg, NULL), 0);
+    CHECK_INT(ls_span_same_statement("", ""), 0);
+}
+
+static void test_wraps(void)
+{
+    const int64_t s = 1000000, e = 2000000, d = LS_SPAN_NEST_SLACK_US;
+    CHECK_INT(ls_span_wraps(s, e, s, e), 1);         /* equal: both ways */
+    CHECK_INT(ls_span_wraps(s, e, s + 10, e - 10), 1);
+    CHECK_INT(ls_span_wraps(s, e, s - d, e + d), 1); /* exactly the slack */
+    CHECK_INT(ls_span_wraps(s, e, s - d - 1, e), 0);
+    CHECK_INT(ls_span_wraps(s, e, s, e + d + 1), 0);
+    CHECK_INT(ls_span_wraps(s + 10, e - 10, s, e), 1); /* inner wider by under the slack */
+    CHECK_INT(ls_span_wraps(s, e, e + 5 * d, e + 6 * d), 0); /* after it */
+    CHECK_INT(ls_span_wraps(s, e, s + 10, s), 0);            /* an inner that ends first */
+}
+
+static void test_orm_of(void)
+{
+    const int64_t s = 1000000, e = 2000000, d = LS_SPAN_NEST_SLACK_US;
+    /* samples/blind-otel, trace d1d41baa...: knex's "first shop.products"
+     * starts at ...549.000 and ends at ...567.476, its child pg.query at
+     * ...553.000 and ...571.156 (after its parent): the parent is the ORM's */
+    ls_span_pair p = {1, 0, 549000, 567476, 553000, 571156, 1};
+    CHECK_INT(ls_span_is_orm_of(&p), 1);
+    p.a_later = 0;
+    CHECK_INT(ls_span_is_orm_of(&p), 1);
+    /* seen from the child: not the ORM's, however the times nest */
+    {
+        ls_span_pair c = {0, 1, s, e, s + 10, e - 10, 1};
+        CHECK_INT(ls_span_is_orm_of(&c), 0);
+    }
+    /* neither the other's parent (pg's span under BEGIN, beside knex's):
+     * the one that wraps the other, by the slack exactly */
+    {
+        ls_span_pair w = {0, 0, s, e, s + d + 1, e - d - 1, 0};
+        ls_span_pair v = {0, 0, s + d + 1, e - d - 1, s, e, 1};
+        ls_span_pair x = {0, 0, s, e, s - d - 1, e, 1};
+        CHECK_INT(ls_span_is_orm_of(&w), 1);
+        CHECK_INT(ls_span_is_orm_of(&v), 0); /* the inner one, even if later */
+        CHECK_INT(ls_span_is_orm_of(&x), 0); /* starts over the slack before it */
+    }
+    /* the same interval (to the slack): the later one, and only it */
+    {
+        ls_span_pair a = {0, 0, s, e, s + d, e - d, 1};
+        ls_span_pair b = {0, 0, s + d, e - d, s, e, 0};
+        CHECK_INT(ls_span_is_orm_of(&a), 1);
+        CHECK_INT(ls_span_is_orm_of(&b), 0);
+    }
+    /* each the other's parent (a broken export): neither */
+    {
+        ls_span_pair l = {1, 1, s, e, s, e, 1};
+        CHECK_INT(ls_span_is_orm_of(&l), 0);
+    }
+}
+
+int main(void)
+{
+    test_orm_of();
+    test_anchor();
+    test_same_statement();
+    test_wraps();
+    return TEST_REPORT();
+}
