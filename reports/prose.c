@@ -408,3 +408,11 @@ void ls_write_by_statement(const ls_writer *w, const cJSON *model)
         w->table(w, tabs[i], rows);
     }
 }
+
+const char *ls_no_hot_rows(const cJSON *model)
+{
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(model, "relation_queues")) > 0)
+        return "No row lock waits were logged: the waits were in relation lock queues "
+               "(Relation lock queues).";
+    return "No lock waits were logged.";
+}

@@ -122,4 +122,9 @@ void ls_write_filter(const ls_writer *w, const cJSON *flt);
  * the server's catalog is one lockspan does not know (ls_classify.h). */
 void ls_write_unmatched_locks(const ls_writer *w, const cJSON *u);
 
+/* What the hot-row sections say when they list no row: that no wait was
+ * logged, or (the model has relation lock queues) that the waits were
+ * for relation locks. A static string (no log text). */
+const char *ls_no_hot_rows(const cJSON *model);
+
 #endif

@@ -523,6 +523,11 @@ static const char *const store_upgrades[] = {
     " " LS_SERVER_EVENTS_DDL
     " INSERT OR REPLACE INTO meta(key, value) SELECT 'server_events_from_file',"
     " max(file_id) + 1 FROM files HAVING count(*) > 0;",
+    /* 15: the tx_code view names each transaction's code path under every
+     * grouping (function_path, route_path, ...: the report reads them and
+     * pastes no SQL of its own), made again below, and the new views
+     * relation_lock_rows and relation_queues are made there too. */
+    "DROP VIEW IF EXISTS tx_code;",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");

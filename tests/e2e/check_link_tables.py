@@ -131,7 +131,7 @@ def main():
         con.close()
         upgraded = os.path.join(tmp, "upgraded.json")
         lockspan(ls, "report", "-q", "--db", db, *REPORT_ARGS, "-o", upgraded)
-        check(one(db, "PRAGMA user_version") == (14,), "the store is at version 14")
+        check(one(db, "PRAGMA user_version") == (15,), "the store is at version 15")
         # The step to 14 notes that the server's work in the store's files
         # was not read (meta server_events_from_file): context_not_kept says
         # so first, and the report is otherwise the fresh one's.

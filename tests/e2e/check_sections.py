@@ -78,7 +78,7 @@ NO_SAMPLE = {"lock order conflicts"}
 
 def main():
     tabs = tables()
-    check(len(tabs) == 22, f"22 tables read from sections.c (read {len(tabs)})")
+    check(len(tabs) == 23, f"23 tables read from sections.c (read {len(tabs)})")
     # the first requests of hidden-traces, by trace id: some of them waited
     tids = []
     for line in open(os.path.join(samples, "hidden-traces", "traces.otlp.jsonl")):
@@ -93,6 +93,8 @@ def main():
                                     "hidden-traces/traces.otlp.jsonl"],
                     [a for t in tids for a in ("--trace-id", t)]),
             analyze(tmp, "hostile", ["hostile/postgresql.log"]),
+            # a DDL pile-up: the relation lock queues
+            analyze(tmp, "ddl", ["ddl-queue/postgresql.log"]),
             # a wrong prefix on a real log: unparsable lines, sampled
             analyze(tmp, "bad", ["hidden/postgresql.log"], ["--max-bad-lines", "100%"],
                     prefix="%m [%p] %q%c "),
