@@ -338,25 +338,23 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
     X(Q, hidden_wait_ms_suffered, "total(CASE WHEN NOT caused THEN hid END)")     \
     X(Q, logged_wait_ms_suffered, "total(CASE WHEN NOT caused THEN lgd END)")
 LS_COLUMNS(qu, QUEUEING_COLS);
-/* The label of each transaction the queueing reads (a wait's, the holds
- * that covered it), computed once (MATERIALIZED): the query looks each up
- * many times; its %s is the grouping's label over tx_code c. */
+/* Each %s is the grouping's label over tx_code c, which each wait's and
+ * each covering hold's transaction is looked up in by its key (a WITH
+ * table of the labels, even MATERIALIZED, is scanned once per row: 800 M
+ * SQLite VM steps on the 256 MiB bench log). */
 static const char queueing_fmt[] =
-    "WITH lbl AS MATERIALIZED (SELECT c.tx_id AS tx_id, %s AS label FROM tx_code c"
-    "  WHERE c.tx_id IN (SELECT tx_id FROM row_waits UNION SELECT behind_tx FROM row_waits"
-    "  UNION SELECT tx_id FROM row_cover)),"
-    " cov AS (SELECT rw_id, tx_id, us FROM row_cover),"
+    "WITH cov AS (SELECT rw_id, tx_id, us FROM row_cover),"
     " tot AS (SELECT rw_id, sum(us) AS us FROM cov GROUP BY rw_id),"
     " part AS (SELECT c.rw_id, c.tx_id, c.us * 1.0 / t.us AS f, c.us FROM cov c"
     "  JOIN tot t ON t.rw_id = c.rw_id WHERE t.us > 0"
     "  UNION ALL SELECT w.rw_id, w.behind_tx, 1.0, w.wait_ms * 1000 FROM row_waits w"
     "  WHERE w.rw_id NOT IN (SELECT rw_id FROM tot WHERE us > 0)),"
-    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg, l.label AS waiter"
-    "  FROM row_waits w LEFT JOIN lbl l ON l.tx_id = w.tx_id),"
-    " caused AS (SELECT l.label AS label,"
+    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg, %s AS waiter"
+    "  FROM row_waits w LEFT JOIN tx_code c ON c.tx_id = w.tx_id),"
+    " caused AS (SELECT %s AS label,"
     "  w.rw_id, sum(p.f) AS f, sum(p.us) AS us, w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg"
     "  FROM part p JOIN row_waits w ON w.rw_id = p.rw_id"
-    "  LEFT JOIN lbl l ON l.tx_id = p.tx_id"
+    "  LEFT JOIN tx_code c ON c.tx_id = p.tx_id"
     "  GROUP BY 1, 2),"
     " ranked AS (SELECT *, row_number() OVER (PARTITION BY rw_id ORDER BY us DESC, label)"
     "  AS rn FROM caused),"
@@ -474,7 +472,7 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     }
     if (rc < 0)
         goto out;
-    snprintf(sql, sizeof(sql), queueing_fmt, groupings[g].label);
+    snprintf(sql, sizeof(sql), queueing_fmt, groupings[g].label, groupings[g].label);
     ls_model_each_row(m, sql, top, queueing_row, cJSON_AddArrayToObject(report, "row_queueing"));
     snprintf(sql, sizeof(sql), occupancy_fmt, groupings[g].label, groupings[g].source);
     occupancy(m, cJSON_AddArrayToObject(report, "row_occupancy"), sql, top);
