@@ -664,6 +664,7 @@ static void panel_summary(FILE *f, const cJSON *model)
 
     ls_write_filter(&w, m_get(s, "filter"));
     ls_write_story(&w, m_get(model, "story"));
+    ls_write_queue_answer(&w, m_get(model, "story"), m_get(model, "relation_queues"));
     headlines(f, model);
     fputs("<div class=\"cards\">\n", f);
     fprintf(f, "<div><b>%.0f</b>lock waits (%.0f linked to a blocker)</div>\n", m_num(s, "waits"),

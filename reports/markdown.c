@@ -644,7 +644,8 @@ static void tx_parts(FILE *f, const cJSON *tx)
             ls_fmt_duration(commit, sizeof(commit), m_num(tx, "commit_ms")));
 }
 
-static void summary(FILE *f, const cJSON *s, const cJSON *story, const md_caps *caps)
+static void summary(FILE *f, const cJSON *s, const cJSON *story, const cJSON *queues,
+                    const md_caps *caps)
 {
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(s, "time_range");
     char d[LS_DURATION_LEN];
@@ -652,6 +653,7 @@ static void summary(FILE *f, const cJSON *s, const cJSON *story, const md_caps *
     md_heading(f, LS_SEC_SUMMARY);
     ls_write_filter(&w, m_get(s, "filter"));
     ls_write_story(&w, story);
+    ls_write_queue_answer(&w, story, queues);
     fputs("| | |\n|---|---|\n", f);
     fputs("| Time range |", f);
     fputs(" ", f);
@@ -1023,7 +1025,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
               "reader's own zone (mermaid draws them).\n\n",
               f);
     }
-    summary(f, m_get(m, "summary"), m_get(m, "story"), caps);
+    summary(f, m_get(m, "summary"), m_get(m, "story"), m_get(m, "relation_queues"), caps);
     findings(f, m, caps);
     code_paths(f, m, caps);
     slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"), caps);

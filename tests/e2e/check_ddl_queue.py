@@ -136,6 +136,8 @@ def check_queues(r, truth, fmt):
                   f" {q['max_queued_wait_ms']})")
     hot = [h["relation"] for h in r["hot_rows"]]
     check(not set(hot) & set(tables), f"{fmt}: no relation lock among the hot rows ({hot})")
+    paths = [p["code_path"] for p in r["row_occupancy"] + r["code_paths"]]
+    check(not paths, f"{fmt}: no code path ranked for holding a relation lock ({paths})")
     held = [h.get("relation") for h in r["holds"]]
     check(not set(held) & set(tables), f"{fmt}: no relation lock among the holds ({held})")
     story = r.get("story") or {}
@@ -167,6 +169,15 @@ def check_rendered(lockspan, sample, tmp, truth):
             for who in ("ddl", "holder"):
                 check(pid.format(rnd[who]) in section,
                       f"{fmt}: the section names {rnd['table']}'s {who} {rnd[who]}")
+        # The summary answers with the heaviest queue, not a hot row.
+        head = "## Summary" if fmt == "md" else '<section id="summary"'
+        at = text.find(head)
+        end = text.find("\n## " if fmt == "md" else "</section>", at + len(head))
+        summary = text[at:end]
+        check("relation's lock queue, not on a hot row" in summary
+              and "ALTER TABLE orders ADD COLUMN note text" in summary
+              and "holds the hot rows longest" not in summary,
+              f"{fmt}: the summary answers with the orders queue, no hot row ({summary[:300]!r})")
 
 
 def check_findings(r, truth, fmt):
@@ -231,6 +242,7 @@ def main():
         for rnd in truth["rounds"]:
             check_round(r, rnd, "stderr %t")
         check_findings(r, truth, "stderr %t")
+        check_queues(r, truth, "stderr %t")
     return report()
 
 
