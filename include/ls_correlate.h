@@ -32,6 +32,21 @@ typedef struct ls_correlate_stats {
 int ls_correlate(ls_store *store, ls_correlate_stats *stats);
 
 /*
+ * The analysis of one report's scope (scope.c), run before the report is
+ * built: with a time window (since, until; 0 or LS_TS_NONE: open), TEMP
+ * views that show only what overlaps it under the names of the store's
+ * views; with a window or a code-path grouping other than the default
+ * (group_by NULL: "function"; else route, service, application or
+ * statement), that scope's findings decided into temp tables, which the
+ * report reads in place of the stored ones. 0, LS_EUSAGE for an unknown
+ * grouping, or a store error (then nothing is left behind).
+ * ls_correlate_scope_leave() drops them all (0 or a store error).
+ */
+int ls_correlate_scope_enter(ls_store *store, const char *group_by, int64_t since,
+                             int64_t until);
+int ls_correlate_scope_leave(ls_store *store);
+
+/*
  * Correlate unless the store already is: the last correlation (by this
  * version of lockspan) came after the last ingest. *ran says which; when
  * the store was reused, stats has only waits, linked and chained, read

@@ -37,6 +37,13 @@ typedef struct ls_report_opts {
      * the filters; each 32 lowercase hex digits, as the store keeps them. */
     const char *const *trace_ids;
     int ntrace_ids;
+    /* The analysis of the report's scope (window and grouping), run by
+     * ls_report_build() before it reads anything and left after: the CLI
+     * passes ls_correlate_scope_enter and _leave. NULL: none, and the
+     * report reads the store as correlated (the whole log's findings of
+     * the default grouping). */
+    int (*scope_enter)(ls_store *s, const char *group_by, int64_t since, int64_t until);
+    int (*scope_leave)(ls_store *s);
 } ls_report_opts;
 
 /* Build the model. *out is owned by the caller: cJSON_Delete(). */

@@ -17,44 +17,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codepath.h"
-#include "decide/holdrange.h"
-#include "grouping.h"
+#include "ls_range.h"
 #include "ls_columns.h"
 #include "model_int.h"
 
-/* Label and source expressions over tx_code aliased c, per grouping. */
+/* Each grouping's label and source: columns of the tx_code view (aliased
+ * c), which names a transaction's code path under every grouping. The
+ * first is the default. */
 static const struct {
     const char *name;
     const char *label;
     const char *source;
 } groupings[] = {
-    {LS_GROUPING_DEFAULT, LS_GROUPING_FUNCTION_LABEL_SQL, /* grouping.h */
-     "CASE WHEN c.code_function IS NOT NULL THEN 'span code attributes'"
-     " WHEN c.tag_controller IS NOT NULL THEN 'sqlcommenter tags'"
-     " WHEN c.route IS NOT NULL THEN 'span route' WHEN c.tag_route IS NOT NULL"
-     " THEN 'sqlcommenter tags' WHEN c.root_name IS NOT NULL THEN 'span name'"
-     " WHEN " LS_PATH_BY_SHAPE_SQL " AND c.tx_shape IS NOT NULL THEN 'transaction shape'"
-     " WHEN c.application IS NOT NULL THEN 'application_name'"
-     " WHEN c.shape IS NOT NULL THEN 'statement shape' ELSE 'none' END"},
-    {"route",
-     "coalesce(c.route, c.tag_route, c.root_name, c.application, c.shape, 'unknown')",
-     "CASE WHEN c.route IS NOT NULL THEN 'span route' WHEN c.tag_route IS NOT NULL"
-     " THEN 'sqlcommenter tags' WHEN c.root_name IS NOT NULL THEN 'span name'"
-     " WHEN c.application IS NOT NULL THEN 'application_name'"
-     " WHEN c.shape IS NOT NULL THEN 'statement shape' ELSE 'none' END"},
-    {"service",
-     "coalesce(c.service, c.tag_application, c.application, 'unknown')",
-     "CASE WHEN c.service IS NOT NULL THEN 'span service'"
-     " WHEN c.tag_application IS NOT NULL THEN 'sqlcommenter tags'"
-     " WHEN c.application IS NOT NULL THEN 'application_name' ELSE 'none' END"},
-    {"application", "coalesce(c.application, 'unknown')",
-     "CASE WHEN c.application IS NOT NULL THEN 'application_name' ELSE 'none' END"},
-    {"statement", "coalesce(c.shape, 'unknown')",
-     "CASE WHEN c.shape IS NOT NULL THEN 'statement shape' ELSE 'none' END"},
-    {"shape", "coalesce(c.tx_shape, 'unknown')",
-     "CASE WHEN c.tx_shape IS NOT NULL THEN 'transaction shape' ELSE 'none' END"},
+    {"function", "c.function_path", "c.function_source"},
+    {"route", "c.route_path", "c.route_source"},
+    {"service", "c.service_path", "c.service_source"},
+    {"application", "c.application_path", "c.application_source"},
+    {"statement", "c.statement_path", "c.statement_source"},
+    {"shape", "c.shape_path", "c.shape_source"},
 };
+
+/* The lock-order check's tables: `o` (label, r1, r2), each code path
+ * (its label in place of the format's first %s) writing relation r1
+ * before r2; a distinct order of relations is paired once, not once per
+ * transaction. */
+#define LOCK_ORDER_PAIRS_SQL                                                              \
+    "t AS (SELECT DISTINCT %s AS label, c.order_id FROM tx_code c"                        \
+    "  WHERE c.order_id IS NOT NULL),"                                                    \
+    " o AS (SELECT DISTINCT t.label, a.value AS r1, b.value AS r2 FROM t"                 \
+    "  JOIN lock_orders lo ON lo.order_id = t.order_id, json_each(lo.relations) a,"       \
+    "  json_each(lo.relations) b WHERE b.key > a.key)"
 
 static int grouping_of(const char *name)
 {
@@ -95,7 +87,8 @@ LS_COLUMNS(rk, RANKING_COLS);
 static const char ranking_fmt[] =
     "WITH labeled AS (SELECT h.hold_id, h.waits, h.waiter_ms,"
     "  (h.end_ts - h.start_ts) / 1000.0 AS hold_ms, %s AS label, %s AS source"
-    "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.waits > 0),"
+    "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.waits > 0"
+    "  AND" NOT_A_RELATION_LOCK("h.row_id") "),"
     " ranked AS (SELECT *, row_number() OVER (PARTITION BY label ORDER BY hold_ms) AS rn,"
     "  count(*) OVER (PARTITION BY label) AS n FROM labeled),"
     " suffered AS (SELECT %s AS label, count(*) AS waits, sum(w.waited_ms) AS ms"
@@ -134,7 +127,8 @@ LS_COLUMNS(oc, OCCUPANCY_COLS);
 static const char occupancy_fmt[] =
     "SELECT " LS_SELECT_LIST(oc, OCCUPANCY_COLS)
     " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-    " LEFT JOIN hold_range r ON r.hold_id = h.hold_id WHERE h.end_ts IS NOT NULL";
+    " LEFT JOIN hold_range r ON r.hold_id = h.hold_id WHERE h.end_ts IS NOT NULL"
+    " AND" NOT_A_RELATION_LOCK("h.row_id");
 
 #define OCC_PER_DECADE 200 /* histogram buckets per factor of ten */
 #define OCC_MIN_LOG10 (-3) /* 1 µs */
@@ -394,6 +388,10 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
     X(Q, hidden_wait_ms_suffered, "total(CASE WHEN NOT caused THEN hid END)")     \
     X(Q, logged_wait_ms_suffered, "total(CASE WHEN NOT caused THEN lgd END)")
 LS_COLUMNS(qu, QUEUEING_COLS);
+/* Each %s is the grouping's label over tx_code c, which each wait's and
+ * each covering hold's transaction is looked up in by its key (a WITH
+ * table of the labels, even MATERIALIZED, is scanned once per row: 800 M
+ * SQLite VM steps on the 256 MiB bench log). */
 static const char queueing_fmt[] =
     "WITH cov AS (SELECT rw_id, tx_id, us FROM row_cover),"
     " tot AS (SELECT rw_id, sum(us) AS us FROM cov GROUP BY rw_id),"
@@ -401,12 +399,12 @@ static const char queueing_fmt[] =
     "  JOIN tot t ON t.rw_id = c.rw_id WHERE t.us > 0"
     "  UNION ALL SELECT w.rw_id, w.behind_tx, 1.0, w.wait_ms * 1000 FROM row_waits w"
     "  WHERE w.rw_id NOT IN (SELECT rw_id FROM tot WHERE us > 0)),"
-    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg, l.label AS waiter"
-    "  FROM row_waits w LEFT JOIN temp.queue_label l ON l.tx_id = w.tx_id),"
-    " caused AS (SELECT l.label AS label,"
+    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg, %s AS waiter"
+    "  FROM row_waits w LEFT JOIN tx_code c ON c.tx_id = w.tx_id),"
+    " caused AS (SELECT %s AS label,"
     "  w.rw_id, sum(p.f) AS f, sum(p.us) AS us, w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg"
     "  FROM part p JOIN row_waits w ON w.rw_id = p.rw_id"
-    "  LEFT JOIN temp.queue_label l ON l.tx_id = p.tx_id"
+    "  LEFT JOIN tx_code c ON c.tx_id = p.tx_id"
     "  GROUP BY 1, 2),"
     " ranked AS (SELECT *, row_number() OVER (PARTITION BY rw_id ORDER BY us DESC, label)"
     "  AS rn FROM caused),"
@@ -415,17 +413,6 @@ static const char queueing_fmt[] =
     "  UNION ALL SELECT waiter, 0, ms > 20, max(0, ms - lg), lg FROM q)"
     " SELECT " LS_SELECT_LIST(qu, QUEUEING_COLS)
     " FROM s WHERE label IS NOT NULL GROUP BY label ORDER BY 3 DESC, 4 DESC, label LIMIT ?1";
-
-/* The label of each transaction the queueing reads (a wait's, the holds
- * that covered it), computed once: the query looks each up many times, and
- * a WITH table of them is scanned, not searched, in one of its joins.
- * Emptied after use. */
-static const char queue_label_fmt[] =
-    "CREATE TEMP TABLE IF NOT EXISTS queue_label(tx_id INTEGER PRIMARY KEY, label TEXT);"
-    "DELETE FROM temp.queue_label;"
-    "INSERT INTO temp.queue_label SELECT c.tx_id, %s FROM tx_code c"
-    " WHERE c.tx_id IN (SELECT tx_id FROM row_waits UNION SELECT behind_tx FROM row_waits"
-    " UNION SELECT tx_id FROM row_cover);";
 
 static void queueing_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -451,6 +438,7 @@ static const char parts_fmt[] =
     "SELECT " LS_SELECT_LIST(pa, PARTS_COLS)
     " FROM hold_parts p JOIN holds h ON h.hold_id = p.hold_id"
     " LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.waits > 0 AND %s = ?1"
+    " AND" NOT_A_RELATION_LOCK("h.row_id")
     " GROUP BY p.part, p.name ORDER BY sum(p.ms) DESC LIMIT 20";
 
 /* Pairs of code paths that write the same two relations in opposite orders. */
@@ -591,15 +579,8 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     }
     if (rc < 0)
         goto out;
-    snprintf(sql, sizeof(sql), queue_label_fmt, groupings[g].label);
-    if ((rc = ls_store_exec(m->store, sql)) != 0)
-        goto out;
-    ls_model_each_row(m, queueing_fmt, top, queueing_row,
-                      cJSON_AddArrayToObject(report, "row_queueing"));
-    /* emptied, not dropped: a statement kept open (ls_model_add_code's)
-     * keeps any table from being dropped */
-    if ((rc = ls_store_exec(m->store, "DELETE FROM temp.queue_label;")) != 0)
-        goto out;
+    snprintf(sql, sizeof(sql), queueing_fmt, groupings[g].label, groupings[g].label);
+    ls_model_each_row(m, sql, top, queueing_row, cJSON_AddArrayToObject(report, "row_queueing"));
     snprintf(sql, sizeof(sql), occupancy_fmt, groupings[g].label, groupings[g].source);
     occupancy(m, occ = cJSON_AddArrayToObject(report, "row_occupancy"), sql, top);
     if ((rc = add_sequences(m, list)) != 0 || (rc = add_sequences(m, occ)) != 0 ||

@@ -5,17 +5,16 @@
  * words), the suggested fix, a weight and its rule's fields.
  *
  * The pass decides those of the default code-path grouping over the whole
- * log. A report over a time window (--since, --until) or another grouping
- * (--group-by) has the same rules decide its own into temp tables first,
- * and reads those the same way; so does a store written before the
- * findings table (schema 13 before it had it).
+ * log. For a report over a time window (--since, --until) or another
+ * grouping (--group-by), the analysis of its scope (ls_report_opts'
+ * scope_enter, src/correlate/scope.c) has the same rules decide its own
+ * into temp tables before the report is built; the report reads those
+ * when they are there, the same way.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings.h"
-#include "grouping.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
 #include "model_int.h"
@@ -123,13 +122,13 @@ static int read_findings(model_ctx *m, const char *schema, cJSON *list)
     return rc < 0 ? rc : 0;
 }
 
-/* Does the store hold the findings the pass decided (a table made by
- * schema 13's findings)? 1, 0, or a store error. */
-static int stored(model_ctx *m)
+/* Did the scope's analysis decide findings of its own (temp.findings)?
+ * 1, 0, or a store error. */
+static int scoped(model_ctx *m)
 {
     ls_stmt *q = NULL;
     int rc = ls_store_prepare(m->store,
-                              "SELECT 1 FROM main.sqlite_master"
+                              "SELECT 1 FROM temp.sqlite_master"
                               " WHERE type = 'table' AND name = 'findings'",
                               &q);
     if (rc == 0)
@@ -138,29 +137,13 @@ static int stored(model_ctx *m)
     return rc;
 }
 
-static int window_set(int64_t t)
-{
-    return t != 0 && t != LS_TS_NONE;
-}
-
 void ls_model_findings(model_ctx *m, cJSON *report)
 {
-    const ls_report_opts *o = m->opts;
-    ls_findings_scope sc = {o->group_by ? o->group_by : LS_GROUPING_DEFAULT,
-                            ls_model_code_path_label(o->group_by), o->since, o->until, 1};
     cJSON *list = cJSON_AddArrayToObject(report, "findings");
-    int rc = 0, own;
+    int rc = scoped(m);
 
-    /* The report decides only what the pass did not: a window, another
-     * grouping's labels, a store without the table. */
-    own = window_set(o->since) || window_set(o->until) ||
-          strcmp(sc.label_sql, LS_GROUPING_FUNCTION_LABEL_SQL) != 0;
-    if (!own && (rc = stored(m)) >= 0)
-        own = rc == 0;
-    if (rc >= 0 && own)
-        rc = ls_findings_write(m->store, &sc);
     if (rc >= 0)
-        rc = read_findings(m, own ? "temp" : "main", list);
+        rc = read_findings(m, rc == 1 ? "temp" : "main", list);
     if (rc < 0)
         m->rc = rc;
 }

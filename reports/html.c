@@ -589,7 +589,7 @@ static void headlines(FILE *f, const cJSON *model)
 
     fputs("<h3>Headline findings</h3>\n<ul class=\"findings\">\n", f);
     if (!hot)
-        fputs("<li>No lock waits were logged.</li>\n", f);
+        fprintf(f, "<li>%s</li>\n", ls_no_hot_rows(model));
     if (hot) {
         fputs("<li><b>Hottest row: ", f);
         text(f, m_str(hot, "relation"), 64);
@@ -673,6 +673,7 @@ static void panel_summary(FILE *f, const cJSON *model)
 
     ls_write_filter(&w, m_get(s, "filter"));
     ls_write_story(&w, m_get(model, "story"));
+    ls_write_queue_answer(&w, m_get(model, "story"), m_get(model, "relation_queues"));
     headlines(f, model);
     fputs("<div class=\"cards\">\n", f);
     fprintf(f, "<div><b>%.0f</b>lock waits (%.0f linked to a blocker)</div>\n", m_num(s, "waits"),
@@ -720,10 +721,22 @@ static void panel_hot_rows(FILE *f, const cJSON *model)
 {
     const cJSON *rows = m_get(model, "hot_rows");
     if (cJSON_GetArraySize(rows) == 0) {
-        fputs("<p>No lock waits were logged.</p>\n", f);
+        fprintf(f, "<p>%s</p>\n", ls_no_hot_rows(model));
         return;
     }
     TABLE(f, ls_tab_hot_rows, rows);
+}
+
+/* The relation lock queues (only shown when there is one). */
+static int has_relation_queues(const cJSON *model)
+{
+    return cJSON_GetArraySize(m_get(model, "relation_queues")) > 0;
+}
+
+static void panel_relation_queues(FILE *f, const cJSON *model)
+{
+    sub_heading(f, &ls_tab_relation_queues);
+    TABLE(f, ls_tab_relation_queues, m_get(model, "relation_queues"));
 }
 
 /* ---- timelines ---- */
@@ -1624,7 +1637,7 @@ static void panel_timelines(FILE *f, const cJSON *model)
     const cJSON *hot;
     int n = 0;
     if (cJSON_GetArraySize(m_get(model, "hot_rows")) == 0) {
-        fputs("<p>No lock waits were logged.</p>\n", f);
+        fprintf(f, "<p>%s</p>\n", ls_no_hot_rows(model));
         return;
     }
     fputs("<p>A lane per session, grouped under the code path of the transaction holding "
@@ -2170,6 +2183,7 @@ static const struct panel {
      "Logical rows (one row however many ctids its updates gave it) ranked by the total time "
      "others waited for them; serial capacity is 1 / mean hold.",
      panel_hot_rows, NULL},
+    {LS_SEC_RELATION_QUEUES, NULL, panel_relation_queues, has_relation_queues},
     {LS_SEC_TIMELINES, NULL, panel_timelines, NULL},
     {LS_SEC_SLOW_REQUESTS,
      "The slowest requests in the traces and how much of each was queueing for row locks "

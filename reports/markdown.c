@@ -658,7 +658,8 @@ static void tx_parts(FILE *f, const cJSON *tx)
             ls_fmt_duration(commit, sizeof(commit), m_num(tx, "commit_ms")));
 }
 
-static void summary(FILE *f, const cJSON *s, const cJSON *story, const md_caps *caps)
+static void summary(FILE *f, const cJSON *s, const cJSON *story, const cJSON *queues,
+                    const md_caps *caps)
 {
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(s, "time_range");
     char d[LS_DURATION_LEN];
@@ -666,6 +667,7 @@ static void summary(FILE *f, const cJSON *s, const cJSON *story, const md_caps *
     md_heading(f, LS_SEC_SUMMARY);
     ls_write_filter(&w, m_get(s, "filter"));
     ls_write_story(&w, story);
+    ls_write_queue_answer(&w, story, queues);
     fputs("| | |\n|---|---|\n", f);
     fputs("| Time range |", f);
     fputs(" ", f);
@@ -722,13 +724,25 @@ static void md_table_section(FILE *f, const md_caps *caps, int section, const ch
     fputs("\n", f);
 }
 
-static void hot_rows(FILE *f, const cJSON *rows, const md_caps *caps)
+static void hot_rows(FILE *f, const cJSON *m, const md_caps *caps)
 {
     md_table_section(f, caps, LS_SEC_HOT_ROWS,
                      "Logical rows (one row however many ctids its updates gave it), ranked by "
                      "the total time others waited for them. Serial capacity is 1 / mean hold: "
                      "the most transactions per second that can take the row one after another.",
-                     "No lock waits were logged.", &ls_tab_hot_rows, rows);
+                     ls_no_hot_rows(m), &ls_tab_hot_rows,
+                     cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
+}
+
+/* The relation lock queues, only when there is one. */
+static void relation_queues(FILE *f, const cJSON *queues, const md_caps *caps)
+{
+    if (cJSON_GetArraySize(queues) == 0)
+        return;
+    md_heading(f, LS_SEC_RELATION_QUEUES);
+    md_sub_heading(f, &ls_tab_relation_queues);
+    md_table(f, caps, &ls_tab_relation_queues, queues, INT_MAX);
+    fputs("\n", f);
 }
 
 static void holds(FILE *f, const cJSON *hs, const md_caps *caps)
@@ -1062,13 +1076,14 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
               "reader's own zone (mermaid draws them).\n\n",
               f);
     }
-    summary(f, m_get(m, "summary"), m_get(m, "story"), caps);
+    summary(f, m_get(m, "summary"), m_get(m, "story"), m_get(m, "relation_queues"), caps);
     findings(f, m, caps);
     code_paths(f, m, caps);
     slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"), caps);
     trace_requests(f, cJSON_GetObjectItemCaseSensitive(m, "trace_requests"), caps);
-    hot_rows(f, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"), caps);
+    hot_rows(f, m, caps);
     mermaid_hot_rows(f, m, caps);
+    relation_queues(f, cJSON_GetObjectItemCaseSensitive(m, "relation_queues"), caps);
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"), caps);
     holds(f, cJSON_GetObjectItemCaseSensitive(m, "holds"), caps);
     by_statement(f, m, caps);

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codepath.h"
 #include "model_int.h"
 
 void ls_model_add_str(cJSON *o, const char *key, const char *v)
@@ -933,7 +932,43 @@ static const ls_mcol hot_cols[] = {
 static const ls_mquery hot_rows_q =
     LS_MQUERY(NULL, hot_cols,
               "FROM rows r WHERE r.row_id IN (SELECT w.row_id FROM lock_waits w WHERE"
-              WAIT_FILTER("w") ") ORDER BY r.total_wait_ms DESC, r.row_id LIMIT ?1");
+              WAIT_FILTER("w") ") AND " NOT_A_RELATION_LOCK("r.row_id")
+              " ORDER BY r.total_wait_ms DESC, r.row_id LIMIT ?1");
+
+/* ---- relation lock queues ---- */
+
+/*
+ * Relation-level contention (issue 34 item 8), from the relation_queues
+ * view: each wait for a relation lock at the head of its queue (the DDL),
+ * the holder it waited for, and the waits queued behind it, whose figures
+ * are whole (a window keeps the queues whose head's wait overlaps it).
+ */
+static const ls_mcol relation_queue_cols[] = {
+    {"relation", "rq.relation", LS_MC_STR},
+    {"statement", "rq.statement", LS_MC_STR},
+    {"mode", "rq.mode", LS_MC_STR},
+    {"pid", "rq.pid", LS_MC_INT},
+    {"", "waiter_tx", LS_MC_CODE},
+    {"start", "rq.start_ts", LS_MC_TS},
+    {"waited_ms", "rq.waited_ms", LS_MC_MS},
+    {"outcome", "rq.outcome", LS_MC_STR},
+    {"holder_pid", "rq.holder_pid", LS_MC_INT},
+    {"holder_", "holder_tx", LS_MC_CODE},
+    {"queued", "rq.queued", LS_MC_INT},
+    {"queued_wait_ms", "rq.queued_wait_ms", LS_MC_MS},
+    {"max_queued_wait_ms", "rq.max_queued_wait_ms", LS_MC_MS},
+    {"waiter_tx", "rq.waiter_tx", LS_MC_READ},
+    {"holder_tx", "rq.holder_tx", LS_MC_READ},
+};
+static const ls_mquery relation_queues_q =
+    LS_MQUERY(NULL, relation_queue_cols,
+              "FROM relation_queues rq WHERE" WAIT_FILTER("rq")
+              "ORDER BY rq.waited_ms + rq.queued_wait_ms DESC, rq.wait_id LIMIT ?1");
+
+static void relation_queue_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    add_to_array(m, q, arg, &relation_queues_q, NULL, NULL);
+}
 
 /* A hot row's root blockers and its timeline: holds, waits, queue depth
  * and the waits rebuilt below deadlock_timeout. */
@@ -1034,7 +1069,7 @@ static const ls_mquery holds_q =
     LS_MQUERY(NULL, ranked_hold_cols,
               "FROM holds h JOIN rows r ON r.row_id = h.row_id"
               " LEFT JOIN sessions se ON se.session_id = h.session_id WHERE h.waits > 0"
-              " ORDER BY h.waiter_ms DESC, h.hold_id LIMIT ?1");
+              " AND " NOT_A_RELATION_LOCK("h.row_id") " ORDER BY h.waiter_ms DESC, h.hold_id LIMIT ?1");
 
 static void ranked_hold(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -1143,7 +1178,7 @@ static const ls_mquery edges_q =
  * transaction (deadlock_links) with the order in which it took its locks. */
 static const ls_mcol proc_cols[] = {
     {"pid", "pid", LS_MC_INT},
-    {"query", LS_TEXT_OF("deadlock_procs.text_id"), LS_MC_STR},
+    {"query", "dt.text", LS_MC_STR},
     {"", "tx_id", LS_MC_CODE},
     {"transaction", NULL, LS_MC_HOOK},
     /* qualified: a store brought from version 12 keeps deadlock_procs' own tx_id, unread */
@@ -1151,6 +1186,7 @@ static const ls_mcol proc_cols[] = {
 };
 static const ls_mquery procs_q =
     LS_MQUERY(NULL, proc_cols, "FROM deadlock_procs LEFT JOIN deadlock_links USING (deadlock_id, pid)"
+                               " LEFT JOIN stmt_texts dt ON dt.text_id = deadlock_procs.text_id"
                                " WHERE deadlock_id = ?1 ORDER BY deadlock_procs.rowid");
 
 static void edge_row(model_ctx *m, ls_stmt *q, void *arg)
@@ -1195,7 +1231,7 @@ static const ls_mcol error_cols[] = {
     {"sqlstate", "e.sqlstate", LS_MC_STR},
     {"class", "e.class", LS_MC_STR},
     {"message", "e.message", LS_MC_STR},
-    {"statement", LS_TEXT_OF("e.text_id"), LS_MC_STR},
+    {"statement", "et.text", LS_MC_STR},
     {"file", "f.path", LS_MC_NAME},
     {"line", "e.line", LS_MC_INT},
     /* What caused it: the transaction that held the lock it waited for. */
@@ -1216,6 +1252,7 @@ static const ls_mquery errors_q =
               " LEFT JOIN transactions ct ON ct.tx_id = e.cause_tx"
               " LEFT JOIN sessions cs ON cs.session_id = ct.session_id"
               " LEFT JOIN statements rs ON rs.stmt_id = e.retry_stmt"
+              " LEFT JOIN stmt_texts et ON et.text_id = e.text_id"
               " WHERE e.class <> 'other' AND" ERROR_FILTER("e")
               "ORDER BY e.ts, e.error_id LIMIT ?1");
 
@@ -1366,7 +1403,8 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
         cJSON_Delete(r);
         return m.rc;
     }
-    if ((m.rc = ls_model_window_enter(&m)) != 0) {
+    if (opts->scope_enter &&
+        (m.rc = opts->scope_enter(s, opts->group_by, opts->since, opts->until)) != 0) {
         ls_store_sorting(s, 0);
         cJSON_Delete(r);
         return m.rc;
@@ -1387,6 +1425,8 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
                    cJSON_AddObjectToObject(sum, "waits_by_outcome"));
     add_filter(&m, sum);
     ls_mq_each_row(&m, &hot_rows_q, top, hot_row, cJSON_AddArrayToObject(r, "hot_rows"));
+    ls_mq_each_row(&m, &relation_queues_q, top, relation_queue_row,
+                   cJSON_AddArrayToObject(r, "relation_queues"));
     ls_mq_each_row(&m, &roots_q, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
     ls_mq_each_row(&m, &holds_q, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));
     ls_model_code_paths(&m, r, top);
@@ -1405,7 +1445,8 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     ls_mq_each_row(&m, &files_q, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
     ls_mq_each_row(&m, &bad_q, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
     ls_stmt_finalize(m.code_q);
-    ls_model_window_leave(&m);
+    if (opts->scope_leave && opts->scope_leave(s) != 0 && !m.rc)
+        m.rc = LS_ESTORE;
     if (ls_store_sorting(s, 0) != 0 && !m.rc)
         m.rc = LS_ESTORE;
     if (m.rc) {

@@ -5,8 +5,6 @@
 #ifndef LS_MODEL_INT_H
 #define LS_MODEL_INT_H
 
-#include "codepath.h"
-#include "grouping.h"
 #include "ls_report.h"
 
 /*
@@ -23,13 +21,16 @@
     "(?14 IS NULL OR " col " IN (SELECT session_id FROM sessions WHERE database = ?14))"
 /* --code-path NAME: the waiter's or the holder's transaction has that code
  * path under any of its names (function, route, service, application,
- * controller.action, named as in codepath.h, its transaction shape). */
+  * controller.action, as the tx_code view names them, its transaction
+ * shape). */
 #define IN_CODE(a)                                                                        \
     "(?15 IS NULL OR EXISTS (SELECT 1 FROM tx_code cf WHERE cf.tx_id IN (" a ".waiter_tx, " \
-    a ".holder_tx) AND ?15 IN (" LS_CODE_NAME_SQL("cf.code_namespace", "cf.code_function") \
-    ", cf.code_function, cf.route, cf.tag_route, cf.service, cf.application,"           \
-    " cf.tag_controller, " LS_CODE_NAME_SQL("cf.tag_controller", "cf.tag_action") ","    \
-    " cf.tx_shape)))"
+    a ".holder_tx) AND ?15 IN (cf.code_name, cf.code_function, cf.route, cf.tag_route,"   \
+    " cf.service, cf.application, cf.tag_controller, cf.tag_name, cf.tx_shape)))"
+/* A row (an SQL expression of its row_id) that is no whole relation's
+ * lock: the hot-row sections and rankings leave relation locks to the
+ * relation lock queues (relation_queues). */
+#define NOT_A_RELATION_LOCK(row_id) " " row_id " NOT IN (SELECT row_id FROM relation_lock_rows) "
 #define WAIT_FILTER(a)                                                                   \
     " (?11 IS NULL OR coalesce(" a ".end_ts, " a ".logged_ts, " a ".start_ts) >= ?11)" \
     " AND (?12 IS NULL OR " a ".start_ts <= ?12) AND (?13 IS NULL OR " IN_REL(a) ")"     \
@@ -139,9 +140,6 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top);
  * it, over tx_code c. */
 const char *ls_model_code_path_label(const char *group_by);
 const char *ls_model_code_path_source(const char *group_by);
-/* LOCK_ORDER_PAIRS_WHERE(cond), the lock-order checks' tables, is in
- * grouping.h; the same over every transaction: */
-#define LOCK_ORDER_PAIRS_SQL LOCK_ORDER_PAIRS_WHERE("1")
 
 /* requests.c: the slowest traced requests and their row-lock queueing. */
 void ls_model_requests(model_ctx *m, cJSON *report, int top);
@@ -157,13 +155,6 @@ void ls_model_findings(model_ctx *m, cJSON *report);
  * row it held longest, what it did while holding, the fix a finding gives
  * for it, and the evidence. */
 void ls_model_story(model_ctx *m, cJSON *report);
-/* window.c: with --since/--until, TEMP views over the store's event
- * tables under their own names (holds, lock_waits, row_waits, hold_parts,
- * row_queue, rows), so every query of the model sees only the window;
- * _leave drops them. Without a window both do nothing. enter returns 0 or
- * a store error (then nothing is left behind). */
-int ls_model_window_enter(model_ctx *m);
-void ls_model_window_leave(model_ctx *m);
 /* dba.c: waits_by_lock, waiting_statements (by fingerprint) and
  * blocking_statements (by the blocking transaction's first write), at
  * most `top` each. */

@@ -377,6 +377,37 @@ void ls_write_story(const ls_writer *w, const cJSON *story)
     w->table(w, &ls_tab_story, m_get(story, "ranking"));
 }
 
+void ls_write_queue_answer(const ls_writer *w, const cJSON *story, const cJSON *queues)
+{
+    const cJSON *q = cJSON_GetArrayItem(queues, 0);
+    int n = cJSON_GetArraySize(queues);
+    if (cJSON_IsObject(story) || !cJSON_IsObject(q))
+        return;
+    tag(w, LS_TAG_ANSWER);
+    fputs("The waiting was in a relation's lock queue, not on a hot row: ", w->f);
+    tag(w, LS_TAG_B);
+    w->esc(w->f, m_str(q, "statement"), 200);
+    tag(w, LS_TAG_B_END);
+    fputs(" waited ", w->f);
+    ls_write_duration(w, m_num(q, "waited_ms"));
+    fputs(" for ", w->f);
+    w->esc(w->f, m_str(q, "mode"), 40);
+    fputs(" on ", w->f);
+    w->esc(w->f, m_str(q, "relation"), 64);
+    fprintf(w->f, " behind pid %.0f", m_num(q, "holder_pid"));
+    if (m_str(q, "holder_code_path")) {
+        fputs(" (", w->f);
+        w->esc(w->f, m_str(q, "holder_code_path"), 120);
+        fputs(")", w->f);
+    }
+    fprintf(w->f, ", and %.0f statement%s queued behind it for ", m_num(q, "queued"),
+            m_num(q, "queued") == 1 ? "" : "s");
+    ls_write_duration(w, m_num(q, "queued_wait_ms"));
+    fprintf(w->f, " in all (%d queue%s under \"%s\").", n, n == 1 ? "" : "s",
+            ls_sections[LS_SEC_RELATION_QUEUES].title);
+    tag(w, LS_TAG_ANSWER_END);
+}
+
 void ls_write_holder_state(const ls_writer *w, const cJSON *o)
 {
     if (!m_str(o, "head_state"))
@@ -455,4 +486,12 @@ void ls_write_order_uncertain(const ls_writer *w, const cJSON *occupancy)
         fputs(".", w->f);
         tag(w, LS_TAG_NOTE_END);
     }
+}
+
+const char *ls_no_hot_rows(const cJSON *model)
+{
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(model, "relation_queues")) > 0)
+        return "No row lock waits were logged: the waits were in relation lock queues "
+               "(Relation lock queues).";
+    return "No lock waits were logged.";
 }

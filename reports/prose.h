@@ -130,4 +130,16 @@ void ls_write_filter(const ls_writer *w, const cJSON *flt);
  * the server's catalog is one lockspan does not know (ls_classify.h). */
 void ls_write_unmatched_locks(const ls_writer *w, const cJSON *u);
 
+/* The answer when the waiting was in relation lock queues and no code
+ * path held a hot row (story null): the heaviest queue (the first of
+ * `queues`, the model's relation_queues), its DDL, the holder it waited
+ * for and what queued behind it. Nothing when story is an object or
+ * there is no queue. */
+void ls_write_queue_answer(const ls_writer *w, const cJSON *story, const cJSON *queues);
+
+/* What the hot-row sections say when they list no row: that no wait was
+ * logged, or (the model has relation lock queues) that the waits were
+ * for relation locks. A static string (no log text). */
+const char *ls_no_hot_rows(const cJSON *model);
+
 #endif

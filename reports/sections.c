@@ -42,6 +42,7 @@ const ls_section ls_sections[LS_SEC_COUNT] = {
     [LS_SEC_FINDINGS] = {"findings", "Findings"},
     [LS_SEC_CODE_PATHS] = {"code-paths", "Code paths holding locks longest"},
     [LS_SEC_HOT_ROWS] = {"hot-rows", "Hot rows"},
+    [LS_SEC_RELATION_QUEUES] = {"relation-queues", "Relation lock queues"},
     [LS_SEC_TIMELINES] = {"timelines", "Timelines of the hottest rows"},
     [LS_SEC_SLOW_REQUESTS] = {"slow-requests", "Slow requests"},
     [LS_SEC_TRACE_REQUESTS] = {"trace-requests", "Requests asked for (--trace-id)"},
@@ -82,6 +83,29 @@ static const ls_column hot_cols[] = {
     {"Root blocker pid · code path", "root_blockers", LS_CELL_PIDS, 0, A},
 };
 const ls_table ls_tab_hot_rows = TABLE("hot rows", "hot_rows", hot_cols);
+
+/* A relation lock's queue: the DDL at its head, the holder it waited
+ * for, and what queued behind it (relation_queues). */
+static const ls_column relation_queue_cols[] = {
+    {"Relation", "relation", LS_CELL_TEXT, 64, A},
+    {"Waiting at the head (DDL)", "statement", LS_CELL_CODE, 200, A},
+    {"Lock", "mode", LS_CELL_TEXT, 32, A},
+    {"Its pid · code path", "pid", LS_CELL_PID, 0, A},
+    {"Since", "start", LS_CELL_TIME, 0, H},
+    {"Waited", "waited_ms", LS_CELL_MS, 0, A},
+    {"Waited for pid · code path", "holder_pid", LS_CELL_PID, 0, A},
+    {"Queued behind it", "queued", LS_CELL_INT, 0, A},
+    {"Their waiting", "queued_wait_ms", LS_CELL_MS, 0, A},
+    {"Longest", "max_queued_wait_ms", LS_CELL_MS, 0, A},
+};
+const ls_table ls_tab_relation_queues =
+    TITLED("relation lock queues", "relation_queues", NULL,
+           "A statement waiting for a table lock (a DDL behind a transaction that used the "
+           "table) is at the head of the table's lock queue: the server grants in queue order, "
+           "so every later request that conflicts with it, plain reads included, queues behind "
+           "it. Each queue with what queued behind its head and for how long; a lock queue, "
+           "not a hot row.",
+           relation_queue_cols);
 
 static const ls_column hold_cols[] = {
     {"Row", "row_key", LS_CELL_ROWKEY, 0, M},
@@ -361,7 +385,7 @@ const ls_table ls_tab_context =
 const ls_table *const ls_tables[] = {
     &ls_tab_by_lock, &ls_tab_waiting_stmts, &ls_tab_blocking_stmts, &ls_tab_context,
     &ls_tab_story,
-    &ls_tab_hot_rows,    &ls_tab_holds,     &ls_tab_code_paths,
+    &ls_tab_hot_rows,    &ls_tab_relation_queues, &ls_tab_holds, &ls_tab_code_paths,
     &ls_tab_occupancy,   &ls_tab_queueing,  &ls_tab_requests,
     &ls_tab_trace_waits, &ls_tab_parts,     &ls_tab_conflicts,
     &ls_tab_tree,        &ls_tab_waits,     &ls_tab_statements,

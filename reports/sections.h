@@ -79,6 +79,7 @@ extern const ls_table ls_tab_blocking_stmts;
 extern const ls_table ls_tab_rules;
 extern const ls_table ls_tab_context;
 extern const ls_table ls_tab_hot_rows;
+extern const ls_table ls_tab_relation_queues;
 extern const ls_table ls_tab_holds;
 extern const ls_table ls_tab_code_paths;
 extern const ls_table ls_tab_occupancy;
@@ -110,6 +111,7 @@ enum {
     LS_SEC_FINDINGS,
     LS_SEC_CODE_PATHS,
     LS_SEC_HOT_ROWS,
+    LS_SEC_RELATION_QUEUES, /* only when a relation lock had a queue */
     LS_SEC_TIMELINES,
     LS_SEC_SLOW_REQUESTS,
     LS_SEC_TRACE_REQUESTS, /* only with --trace-id */

@@ -1448,6 +1448,9 @@ int main(int argc, char **argv)
     c.busy_ms = LS_STORE_BUSY_MS;
     c.max_bad = -1;
     c.max_bad_pct = 10;
+    /* A report's window and grouping are analysed before it is read. */
+    c.report.scope_enter = ls_correlate_scope_enter;
+    c.report.scope_leave = ls_correlate_scope_leave;
     if (argc < 2) {
         cli_print_help(stderr, &spec, NULL);
         return EXIT_USAGE;

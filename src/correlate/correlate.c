@@ -1353,7 +1353,8 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * tx_anchor); an ORM's span around its driver's of one statement is not
  * placed, and spans are placed by the pid their trace's placed spans
  * have; the counter row is decided on the row's dominant statement shape,
- * never a balance moved between rows. */
+ * never a balance moved between rows; no idle_in_transaction_head
+ * finding on a relation lock (its queue is no hot row's). */
 #define CORRELATION_REV "17"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

@@ -6,6 +6,7 @@
 #define LS_CORRELATE_INT_H
 
 #include "ls_correlate.h"
+#include "store_sql.h"
 
 /* The decisions, pure functions over plain values (src/correlate/decide/). */
 #include "decide/chain.h"

@@ -183,8 +183,8 @@ static const finding_rule rules[] = {
      "WITH hi AS (SELECT h.*, %s AS label, coalesce((SELECT p.ms FROM hold_parts p"
      "  WHERE p.hold_id = h.hold_id AND p.part = 'idle'), h.idle_ms) AS unexplained"
      "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-     "  WHERE h.head_state = 'idle_in_transaction' AND"
-     OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
+     "  WHERE h.head_state = 'idle_in_transaction' AND" NOT_A_RELATION_LOCK("h.row_id")
+     "AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
      " SELECT " LS_SELECT_LIST(iq, IDLE_COLS) " FROM hi ORDER BY label",
      "code_path:s,holds:i,idle_ms:m,waiter_ms:m,max_hold_ms:m", NULL, ls_fnd_gather_idle,
      LS_FINDING_MAX_PER_PATH, {0, 0}},

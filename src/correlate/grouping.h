@@ -1,41 +1,23 @@
 /*
  * grouping.h — the default grouping of transactions into code paths
- * (--group-by function), as an SQL expression over tx_code aliased c,
- * and the fallback that names transactions nothing else names.
+ * (--group-by function), as a column of tx_code aliased c (the view
+ * names the transactions nothing else names by application_name or by
+ * the transaction's shape: path_identity, decide/pathid.c).
  *
- * The report's code-path sections name paths with it (reports/codepaths.c,
- * which holds the other groupings), and so does the findings pass
- * (findings.c), which decides the findings of the default grouping when
- * the store is correlated: one expression, so a finding names a path as
- * the ranking does.
+ * The report's code-path sections name paths by the same view's columns
+ * (reports/codepaths.c), and so does the findings pass (findings.c),
+ * which decides the findings of the default grouping when the store is
+ * correlated: one expression, so a finding names a path as the ranking
+ * does.
  */
 #ifndef LS_GROUPING_H
 #define LS_GROUPING_H
 
-#include "codepath.h"
-
 #define LS_GROUPING_DEFAULT "function"
 
-/* Does the transaction's shape name the paths that no span or tag names
- * (path_identity, decided by the code-paths pass: decide/pathid.c)?
- * Else application_name does. */
-#define LS_PATH_BY_SHAPE_SQL "coalesce((SELECT identity = 'shape' FROM path_identity), 0)"
-
-/* The application_name, or the transaction's shape where the name does
- * not tell paths apart. */
-#define LS_GROUPING_FALLBACK_SQL \
-    "CASE WHEN " LS_PATH_BY_SHAPE_SQL " THEN c.tx_shape ELSE c.application END"
-
-/* Span code attributes, and controller + action from the SQL, are named
- * by one rule (codepath.h), so a path has one name with traces and
- * without; then the route, the span name, the application or the
- * transaction's shape, the first write's shape. */
-#define LS_GROUPING_FUNCTION_LABEL_SQL                                                      \
-    "coalesce(CASE WHEN c.code_function IS NOT NULL THEN "                                  \
-    LS_CODE_NAME_SQL("c.code_namespace", "c.code_function") " END,"                          \
-    " CASE WHEN c.tag_controller IS NOT NULL THEN "                                         \
-    LS_CODE_NAME_SQL("c.tag_controller", "c.tag_action") " END, c.route, c.tag_route,"     \
-    " c.root_name, " LS_GROUPING_FALLBACK_SQL ", c.shape, 'unknown')"
+/* The default grouping's label: a column of the tx_code view, which
+ * names a transaction's path under each grouping (store_schema.h). */
+#define LS_GROUPING_FUNCTION_LABEL_SQL "c.function_path"
 
 /* A WITH clause's tables for the lock-order checks: `o` (label, r1, r2),
  * each code path (the label, an expression over tx_code c, in place of

@@ -531,13 +531,17 @@ static const char *const store_upgrades[] = {
      * (tx_code_rows.tx_shape_id, tx_shapes) and what names the paths no
      * span or tag names (path_identity): tx_code_rows is correlation's
      * own, made again (dropped, not altered: the DDL of step 12 has the
-     * column now), and the view tx_code with it. stmt_span_time
-     * (spantimes.c) and hold_range (holdtimes.c), filled by the next
-     * correlation. The passes' copies of a hold before hold_final are
-     * working tables of the connection (LS_WORKING_DDL), no longer in the
-     * store: dropped with their indexes; hold_final keeps every hold.
-     * transactions.cut_shape keeps the shape of a transaction's cut for
-     * the code paths once the cuts are emptied. */
+     * column now), and the view tx_code with it, which names each
+     * transaction's code path under every grouping (function_path,
+     * route_path, ...: the report reads them and pastes no SQL of its
+     * own); the views relation_lock_rows and relation_queues are made with
+     * the others. stmt_span_time (spantimes.c) and hold_range
+     * (holdtimes.c), filled by the next correlation. The passes' copies
+     * of a hold before hold_final are working tables of the connection
+     * (LS_WORKING_DDL), no longer in the store: dropped with their
+     * indexes; hold_final keeps every hold. transactions.cut_shape keeps
+     * the shape of a transaction's cut for the code paths once the cuts
+     * are emptied. */
     "ALTER TABLE row_rules ADD COLUMN target TEXT;"
     " ALTER TABLE row_rules ADD COLUMN target_col TEXT; " LS_RULE_KEYED_DDL
     " DROP VIEW IF EXISTS tx_code; DROP TABLE IF EXISTS tx_code_rows; " LS_TX_CODE_ROWS_DDL

@@ -299,6 +299,50 @@
     "  sql_ms REAL, idle_ms REAL, max_idle_ms REAL, commit_ms REAL, shape INTEGER);\n" \
     "CREATE INDEX IF NOT EXISTS tx_cuts_open ON tx_cuts(session_id) WHERE closed = 0;\n"
 #include "findings_schema.h" /* LS_FINDINGS_DDL */
+#include "store_sql.h"       /* LS_PIDS_OF, LS_TEXT_OF */
+#include "codepath.h"        /* LS_CODE_NAME_SQL */
+
+/*
+ * A transaction's code path under each grouping (tx_code's G_path and
+ * G_source), over its columns c. function (the default): span code
+ * attributes, and controller + action from the SQL, named by one rule
+ * (codepath.h), so a path has one name with traces and without; then the
+ * route, the span name, the application, the shape. route: the route
+ * first. service: the span's service, the sqlcommenter application, the
+ * application_name.
+ */
+/* Does the transaction's shape name the paths that no span or tag names
+ * (path_identity, decided by the code-paths pass: decide/pathid.c)? Else
+ * application_name does. */
+#define TX_BY_SHAPE "coalesce((SELECT identity = 'shape' FROM path_identity), 0)"
+#define TX_FUNCTION_PATH                                                                    \
+    "coalesce(CASE WHEN c.code_function IS NOT NULL THEN "                                  \
+    LS_CODE_NAME_SQL("c.code_namespace", "c.code_function") " END,"                          \
+    " CASE WHEN c.tag_controller IS NOT NULL THEN "                                         \
+    LS_CODE_NAME_SQL("c.tag_controller", "c.tag_action") " END, c.route, c.tag_route,"     \
+    " c.root_name, CASE WHEN " TX_BY_SHAPE " THEN c.tx_shape ELSE c.application END,"      \
+    " c.shape, 'unknown')"
+#define TX_ROUTE_SOURCE_TAIL                                                                \
+    " WHEN c.route IS NOT NULL THEN 'span route' WHEN c.tag_route IS NOT NULL"              \
+    " THEN 'sqlcommenter tags' WHEN c.root_name IS NOT NULL THEN 'span name'"              \
+    " WHEN c.application IS NOT NULL THEN 'application_name'"                              \
+    " WHEN c.shape IS NOT NULL THEN 'statement shape' ELSE 'none' END"
+#define TX_FUNCTION_SOURCE                                                                  \
+    "CASE WHEN c.code_function IS NOT NULL THEN 'span code attributes'"                     \
+    " WHEN c.tag_controller IS NOT NULL THEN 'sqlcommenter tags'"                           \
+    " WHEN c.route IS NOT NULL THEN 'span route' WHEN c.tag_route IS NOT NULL"              \
+    " THEN 'sqlcommenter tags' WHEN c.root_name IS NOT NULL THEN 'span name'"              \
+    " WHEN " TX_BY_SHAPE " AND c.tx_shape IS NOT NULL THEN 'transaction shape'"            \
+    " WHEN c.application IS NOT NULL THEN 'application_name'"                              \
+    " WHEN c.shape IS NOT NULL THEN 'statement shape' ELSE 'none' END"
+#define TX_ROUTE_PATH                                                                       \
+    "coalesce(c.route, c.tag_route, c.root_name, c.application, c.shape, 'unknown')"
+#define TX_ROUTE_SOURCE "CASE" TX_ROUTE_SOURCE_TAIL
+#define TX_SERVICE_PATH "coalesce(c.service, c.tag_application, c.application, 'unknown')"
+#define TX_SERVICE_SOURCE                                                                   \
+    "CASE WHEN c.service IS NOT NULL THEN 'span service'"                                   \
+    " WHEN c.tag_application IS NOT NULL THEN 'sqlcommenter tags'"                          \
+    " WHEN c.application IS NOT NULL THEN 'application_name' ELSE 'none' END"
 
 static const char *const ls_schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS meta(\n"
@@ -515,8 +559,28 @@ static const char *const ls_schema_sql[] = {
     LS_TX_CODE_ROWS_DDL,
     /* What readers query: a transaction's shape as text, its session's
      * application_name, and the relations it writes one row each, in
-     * order (one-table views, as lock_events; the second a join). */
-    "CREATE VIEW IF NOT EXISTS tx_code AS SELECT tx_id, link, trace_id, span_row,\n"
+     * order (one-table views, as lock_events; the second a join).
+     * tx_code also names the transaction's code path under each grouping
+     * (--group-by G: G_path, and G_source, the evidence that named it),
+     * so that the findings pass and the report name a path by one
+     * expression, and its code attributes and sqlcommenter controller +
+     * action by one rule (code_name, tag_name; codepath.h). */
+    "CREATE VIEW IF NOT EXISTS tx_code AS SELECT c.*,\n"
+    "  " LS_CODE_NAME_SQL("c.code_namespace", "c.code_function") " AS code_name,\n"
+    "  " LS_CODE_NAME_SQL("c.tag_controller", "c.tag_action") " AS tag_name,\n"
+    "  " TX_FUNCTION_PATH " AS function_path, " TX_FUNCTION_SOURCE " AS function_source,\n"
+    "  " TX_ROUTE_PATH " AS route_path, " TX_ROUTE_SOURCE " AS route_source,\n"
+    "  " TX_SERVICE_PATH " AS service_path, " TX_SERVICE_SOURCE " AS service_source,\n"
+    "  coalesce(c.application, 'unknown') AS application_path,\n"
+    "  CASE WHEN c.application IS NOT NULL THEN 'application_name' ELSE 'none' END\n"
+    "  AS application_source,\n"
+    "  coalesce(c.shape, 'unknown') AS statement_path,\n"
+    "  CASE WHEN c.shape IS NOT NULL THEN 'statement shape' ELSE 'none' END\n"
+    "  AS statement_source,\n"
+    "  coalesce(c.tx_shape, 'unknown') AS shape_path,\n"
+    "  CASE WHEN c.tx_shape IS NOT NULL THEN 'transaction shape' ELSE 'none' END\n"
+    "  AS shape_source\n"
+    " FROM (SELECT tx_id, link, trace_id, span_row,\n"
     "  code_span_row, code_function, code_namespace, code_filepath, code_lineno,\n"
     "  route, service, root_name, tag_route, tag_controller, tag_action,\n"
     "  tag_application, (SELECT nullif(se.application, '') FROM transactions t\n"
@@ -525,7 +589,7 @@ static const char *const ls_schema_sql[] = {
     "  (SELECT shape FROM shapes WHERE shapes.shape_id = tx_code_rows.shape_id) AS shape,\n"
     "  offset_us, comment_span, order_id,\n"
     "  (SELECT label FROM tx_shapes x WHERE x.tx_shape_id = tx_code_rows.tx_shape_id)\n"
-    "   AS tx_shape FROM tx_code_rows;\n",
+    "   AS tx_shape FROM tx_code_rows) c;\n",
     "CREATE VIEW IF NOT EXISTS lock_order AS SELECT c.tx_id, r.key + 1 AS seq,\n"
     "  r.value AS relation FROM tx_code_rows c JOIN lock_orders o ON o.order_id = c.order_id,\n"
     "  json_each(o.relations) r;\n",
@@ -543,6 +607,33 @@ static const char *const ls_schema_sql[] = {
     LS_FINDINGS_DDL,
     "CREATE TABLE IF NOT EXISTS xids(\n"
     "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",
+    /* Relation-level contention (issue 34 item 8). relation_lock_rows: the
+     * logical rows that are a whole relation's lock (their waits are for
+     * a relation lock): a lock queue, not a hot row, which the hot-row
+     * sections and rankings leave out. relation_queues: each wait for a
+     * relation lock at the head of its queue (blocked by the lock's
+     * holder: the DDL waiting behind a transaction that read the table),
+     * with the waits for the same lock queued behind a waiter (the
+     * episodes pass's queue_blockers()) during its wait, behind it or
+     * behind a waiter behind it (a second DDL); a head with nothing
+     * queued behind it is no queue. The lock_queue_behind_ddl finding is
+     * decided over the same waits. */
+    "CREATE VIEW IF NOT EXISTS relation_lock_rows AS SELECT DISTINCT wr.row_id AS row_id\n"
+    "  FROM wait_rows wr JOIN lock_wait_rows lw ON lw.wait_id = wr.wait_id\n"
+    "  WHERE lw.target_kind = 'relation' AND wr.row_id IS NOT NULL;\n",
+    "CREATE VIEW IF NOT EXISTS relation_queues AS SELECT d.wait_id AS wait_id,\n"
+    "  d.relation AS relation, d.rel_oid AS rel_oid, d.mode AS mode,\n"
+    "  d.statement AS statement, d.pid AS pid, d.session_id AS session_id,\n"
+    "  d.waiter_tx AS waiter_tx, d.start_ts AS start_ts, d.logged_ts AS logged_ts,\n"
+    "  d.end_ts AS end_ts,\n"
+    "  d.waited_ms AS waited_ms, d.outcome AS outcome, d.holder_pid AS holder_pid,\n"
+    "  d.holder_tx AS holder_tx, count(*) AS queued, sum(q.waited_ms) AS queued_wait_ms,\n"
+    "  max(q.waited_ms) AS max_queued_wait_ms\n"
+    "  FROM lock_waits d JOIN lock_waits q ON q.target = d.target\n"
+    "  AND q.blocker_pid IS NOT q.holder_pid AND q.wait_id <> d.wait_id\n"
+    "  AND q.logged_ts >= d.start_ts AND (d.end_ts IS NULL OR q.start_ts <= d.end_ts)\n"
+    "  WHERE d.target_kind = 'relation' AND d.blocker_pid = d.holder_pid\n"
+    "  GROUP BY d.wait_id;\n",
     NULL,
 };
 

@@ -16,12 +16,19 @@ For every round of the truth, in each log format the server wrote
   - no hot-row finding (serial capacity, counter row) on the relation;
   - one lock-queue finding per pile-up, naming the DDL at its head and
     counting every wait queued behind it, and the relation named as the
-    statements name it, not by OID.
+    statements name it, not by OID;
+  - relation-level contention in a section of its own (relation_queues,
+    "Relation lock queues" in the Markdown and the HTML): per round one
+    queue, its relation, the DDL, the holder it waited for and how many
+    queued behind it; the relation lock is no hot row (hot_rows, holds,
+    the code-path rankings, the story's row) and no
+    idle_in_transaction_head finding words the reader's hold of the
+    table as a hot row's.
 
 Usage: check_ddl_queue.py LOCKSPAN SAMPLE_DIR
        check_ddl_queue.py LOCKSPAN SAMPLE_DIR --absent
 The second form: a sample with no DDL pile-up (samples/realistic) gets no
-lock-queue finding.
+lock-queue finding, and no relation lock queues section in any format.
 """
 import json
 import os
@@ -102,6 +109,77 @@ def check_round(r, rnd, fmt):
                       f"{tag}: queued {pid}'s wait names {rnd['table']} ({w['relation']})")
 
 
+def check_queues(r, truth, fmt):
+    """The relation lock queues section, and no hot row of a relation."""
+    tables = [rnd["table"] for rnd in truth["rounds"]]
+    queues = r.get("relation_queues")
+    check(isinstance(queues, list), f"{fmt}: the report has relation_queues ({type(queues)})")
+    queues = queues or []
+    check(len(queues) == len(truth["rounds"]),
+          f"{fmt}: one relation lock queue per round ({len(queues)})")
+    for rnd in truth["rounds"]:
+        mine = [q for q in queues if q["relation"] == rnd["table"]]
+        check(len(mine) == 1, f"{fmt}: one queue on {rnd['table']} ({len(mine)})")
+        behind = len(rnd["queued"]) + (1 if "ddl2" in rnd else 0)
+        ddl_sql = [s for s in rnd["sessions"] if s["pid"] == rnd["ddl"]][0]
+        for q in mine:
+            tag = f"{fmt} {rnd['table']} queue"
+            check(q["pid"] == rnd["ddl"], f"{tag}: the DDL {rnd['ddl']} at its head ({q['pid']})")
+            check(q["statement"] == ddl_sql["statements"][0]["sql"],
+                  f"{tag}: names the DDL statement ({q['statement']})")
+            check(q["mode"] == rnd["modes"]["ddl"], f"{tag}: the DDL's mode ({q['mode']})")
+            check(q["holder_pid"] == rnd["holder"],
+                  f"{tag}: waited for the holder {rnd['holder']} ({q['holder_pid']})")
+            check(q["queued"] == behind, f"{tag}: {behind} queued behind it ({q['queued']})")
+            check(q["waited_ms"] > 0 and q["queued_wait_ms"] >= q["max_queued_wait_ms"] > 0,
+                  f"{tag}: how long ({q['waited_ms']}, {q['queued_wait_ms']},"
+                  f" {q['max_queued_wait_ms']})")
+    hot = [h["relation"] for h in r["hot_rows"]]
+    check(not set(hot) & set(tables), f"{fmt}: no relation lock among the hot rows ({hot})")
+    paths = [p["code_path"] for p in r["row_occupancy"] + r["code_paths"]]
+    check(not paths, f"{fmt}: no code path ranked for holding a relation lock ({paths})")
+    held = [h.get("relation") for h in r["holds"]]
+    check(not set(held) & set(tables), f"{fmt}: no relation lock among the holds ({held})")
+    story = r.get("story") or {}
+    row = (story.get("row") or {}).get("relation")
+    check(row not in tables, f"{fmt}: the summary's busiest row is no relation lock ({row})")
+    idle = [f["title"] for f in r["findings"] if f["rule"] == "idle_in_transaction_head"]
+    check(not idle, f"{fmt}: no idle_in_transaction_head finding on a relation lock ({idle})")
+
+
+def check_rendered(lockspan, sample, tmp, truth):
+    """The Markdown and the HTML show the section, with each DDL."""
+    prefix = open(os.path.join(sample, "prefix.txt")).read().rstrip("\n")
+    for fmt in ("md", "html"):
+        out = os.path.join(tmp, "r." + fmt)
+        subprocess.run([lockspan, "analyze", "-q", "--format", fmt, "-o", out,
+                        "--prefix", prefix, os.path.join(sample, "postgresql.log")], check=True)
+        text = open(out, encoding="utf-8").read()
+        head = "## Relation lock queues" if fmt == "md" else 'id="relation-queues"'
+        at = text.find(head)
+        check(at >= 0, f"{fmt}: the Relation lock queues section")
+        end = text.find("\n## " if fmt == "md" else "</section>", at + len(head))
+        section = text[at:end if end > 0 else len(text)]
+        pid = "{} · " if fmt == "md" else '{} <span class="path">· '
+        for rnd in truth["rounds"]:
+            ddl_sql = [s for s in rnd["sessions"] if s["pid"] == rnd["ddl"]][0]
+            sql = ddl_sql["statements"][0]["sql"]
+            shown = sql.replace("_", "\\_") if fmt == "md" else sql
+            check(shown in section, f"{fmt}: the section names the DDL on {rnd['table']} ({sql})")
+            for who in ("ddl", "holder"):
+                check(pid.format(rnd[who]) in section,
+                      f"{fmt}: the section names {rnd['table']}'s {who} {rnd[who]}")
+        # The summary answers with the heaviest queue, not a hot row.
+        head = "## Summary" if fmt == "md" else '<section id="summary"'
+        at = text.find(head)
+        end = text.find("\n## " if fmt == "md" else "</section>", at + len(head))
+        summary = text[at:end]
+        check("relation's lock queue, not on a hot row" in summary
+              and "ALTER TABLE orders ADD COLUMN note text" in summary
+              and "holds the hot rows longest" not in summary,
+              f"{fmt}: the summary answers with the orders queue, no hot row ({summary[:300]!r})")
+
+
 def check_findings(r, truth, fmt):
     rules = [f["rule"] for f in r["findings"]]
     check(truth["findings_expected"] == [QUEUE_RULE], "the truth expects the lock-queue finding")
@@ -133,6 +211,19 @@ def main():
             rules = [f["rule"] for f in r["findings"]]
             check(len(rules) > 0, f"{sample} has findings at all ({rules})")
             check(QUEUE_RULE not in rules, f"{sample}: no {QUEUE_RULE} finding ({rules})")
+            check(r.get("relation_queues") == [],
+                  f"{sample}: no relation lock queue ({r.get('relation_queues')})")
+            check(len(r["hot_rows"]) > 0, f"{sample} has hot rows ({len(r['hot_rows'])})")
+            for fmt in ("md", "html"):
+                out = os.path.join(tmp, "r." + fmt)
+                args = [lockspan, "analyze", "-q", "--format", fmt, "-o", out]
+                prefix_path = os.path.join(sample, "prefix.txt")
+                if os.path.exists(prefix_path):
+                    args += ["--prefix", open(prefix_path).read().rstrip("\n")]
+                subprocess.run(args + [os.path.join(sample, "postgresql.log")], check=True)
+                text = open(out, encoding="utf-8").read()
+                check("Relation lock queues" not in text,
+                      f"{sample}: no Relation lock queues section in the {fmt}")
             return report()
         truth = json.load(open(os.path.join(sample, "truth.json")))
         check(len(truth["rounds"]) == 3, "the sample has its three rounds")
@@ -142,6 +233,8 @@ def main():
                 check_round(r, rnd, fmt)
             if FINDINGS:
                 check_findings(r, truth, fmt)
+            check_queues(r, truth, fmt)
+        check_rendered(lockspan, sample, tmp, truth)
         prefix = open(os.path.join(sample, "prefix.txt")).read().rstrip("\n")
         check("%m" in prefix, "the sample's prefix has %m")
         r = analyze(lockspan, sample, whole_seconds(sample, tmp), tmp,
@@ -149,6 +242,7 @@ def main():
         for rnd in truth["rounds"]:
             check_round(r, rnd, "stderr %t")
         check_findings(r, truth, "stderr %t")
+        check_queues(r, truth, "stderr %t")
     return report()
 
 

@@ -93,6 +93,8 @@ def main():
                                     "hidden-traces/traces.otlp.jsonl"],
                     [a for t in tids for a in ("--trace-id", t)]),
             analyze(tmp, "hostile", ["hostile/postgresql.log"]),
+            # a DDL pile-up: the relation lock queues
+            analyze(tmp, "ddl", ["ddl-queue/postgresql.log"]),
             # a wrong prefix on a real log: unparsable lines, sampled
             analyze(tmp, "bad", ["hidden/postgresql.log"], ["--max-bad-lines", "100%"],
                     prefix="%m [%p] %q%c "),

@@ -85,6 +85,8 @@ def as_older(ls, con, db, ver, sql):
     """Make the store `db` (open as `con`) one of schema version `ver`: the
     lock tables as they were before 11, then `sql`; open it with `report`,
     which brings it to the current version. Returns a new connection."""
+    # before 15 there were no relation lock views (over lock_wait_rows)
+    con.executescript("DROP VIEW relation_lock_rows; DROP VIEW relation_queues;")
     con.execute("DROP VIEW lock_events")
     con.execute("DROP VIEW lock_waits")
     for new, old in (("lock_event_rows", "lock_events"), ("lock_wait_rows", "lock_waits")):

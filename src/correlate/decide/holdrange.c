@@ -39,8 +39,3 @@ void ls_hold_range_of(const ls_hold_edge *start, const ls_hold_edge *end, ls_hol
         out->hi = out->lo;
     out->est = est < out->lo ? out->lo : est > out->hi ? out->hi : est;
 }
-
-int ls_ranges_overlap(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi)
-{
-    return alo <= bhi && blo <= ahi;
-}

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "ls_range.h"
+
 /*
  * One end of a hold as the log gives it: its time and bounds (ts within
  * [lo, hi]), and the resolution of the log times they are: 0, exact (a
@@ -32,8 +34,6 @@ typedef struct ls_hold_range {
  */
 void ls_hold_range_of(const ls_hold_edge *start, const ls_hold_edge *end, ls_hold_range *out);
 
-/* Whether two totals' ranges [alo, ahi] and [blo, bhi] meet: the log
- * cannot tell which is larger. */
-int ls_ranges_overlap(int64_t alo, int64_t ahi, int64_t blo, int64_t bhi);
+/* ls_ranges_overlap(): whether two totals' ranges meet (ls_range.h). */
 
 #endif

@@ -1,13 +1,15 @@
 /*
- * window.c — the report's time window (--since, --until) over everything
- * the report reads from events, not only the queries that remember to
- * filter.
+ * scope.c — the analysis of one report's scope: a time window (--since,
+ * --until) over everything the report reads from events, and the
+ * findings of the window or of another code-path grouping (--group-by).
+ * The CLI has it run before the report is built (ls_report_opts'
+ * scope_enter and scope_leave), so that the report only reads.
  *
- * While a windowed model is built, TEMP views stand over the store's event
- * tables under the same names (SQLite looks a name up in the temp schema
- * first): holds, lock_waits, row_waits, hold_parts, row_queue and rows.
- * So every query of the report, the rankings and findings included (their
- * files never name the window), sees only what overlaps the window:
+ * With a window, TEMP views stand over the store's event tables under
+ * the same names (SQLite looks a name up in the temp schema first):
+ * holds, lock_waits, row_waits, hold_parts, row_queue and rows. So every
+ * query of the report, the rankings and findings included (their files
+ * never name the window), sees only what overlaps the window:
  *   - waits, hidden waits and holds that overlap it, a hold's start and
  *     end clipped to it (its evidence then says so), so hold times and
  *     shares are time inside the window;
@@ -21,10 +23,19 @@
  * The views over row_queue and hold_parts carry the table's rowid (their
  * order of insertion, which the report sorts ties by).
  * A figure the store keeps per hold (waits, waiting caused, the SQL, idle
- * and commit split) is the whole hold's. ls_model_window_leave() drops the
- * views; nothing is written to the store itself.
+ * and commit split) is the whole hold's.
+ *
+ * Then, when the findings the "findings" pass stored (the default
+ * grouping over the whole log) do not answer the scope, the same rules
+ * decide the scope's own into temp.findings and temp.finding_fields
+ * (findings.c), which the report reads instead. ls_correlate_scope_leave()
+ * drops the views and those tables; nothing is written to the store itself.
  */
-#include "model_int.h"
+#include <string.h>
+
+#include "correlate_int.h"
+#include "findings.h"
+#include "grouping.h"
 
 static const char window_sql[] =
     "DROP TABLE IF EXISTS temp.report_window;"
@@ -102,41 +113,97 @@ static const char leave_sql[] =
     "DROP VIEW IF EXISTS temp.row_queue; DROP VIEW IF EXISTS temp.rows;"
     "DROP TABLE IF EXISTS temp.report_window;";
 
+/* The scope's own findings, dropped on leave. */
+static const char drop_findings_sql[] =
+    "DROP TABLE IF EXISTS temp.findings; DROP TABLE IF EXISTS temp.finding_fields;";
+
+/* The label column of tx_code for grouping `name` (store_schema.h), or
+ * NULL for a name that is none. */
+static const char *const grouping_labels[][2] = {
+    {"function", "c.function_path"},       {"route", "c.route_path"},
+    {"service", "c.service_path"},         {"application", "c.application_path"},
+    {"statement", "c.statement_path"},
+};
+
+static const char *label_of(const char *group_by)
+{
+    size_t i;
+    for (i = 0; i < sizeof(grouping_labels) / sizeof(grouping_labels[0]); i++)
+        if (strcmp(grouping_labels[i][0], group_by) == 0)
+            return grouping_labels[i][1];
+    return NULL;
+}
+
 static int window_set(int64_t t)
 {
     return t != 0 && t != LS_TS_NONE;
 }
 
-int ls_model_window_enter(model_ctx *m)
+/* The window's views; 0 or a store error (then nothing is left behind). */
+static int window_enter(ls_store *s, int64_t since, int64_t until)
 {
-    const ls_report_opts *o = m->opts;
     ls_stmt *q = NULL;
     size_t i;
     int rc;
 
-    if (!window_set(o->since) && !window_set(o->until))
-        return 0;
-    if ((rc = ls_store_exec(m->store, window_sql)) != 0 ||
-        (rc = ls_store_prepare(m->store, window_row_sql, &q)) != 0)
+    if ((rc = ls_store_exec(s, window_sql)) != 0 ||
+        (rc = ls_store_prepare(s, window_row_sql, &q)) != 0)
         return rc;
-    rc = window_set(o->since) ? ls_stmt_bind_int64(q, 1, o->since) : ls_stmt_bind_null(q, 1);
+    rc = window_set(since) ? ls_stmt_bind_int64(q, 1, since) : ls_stmt_bind_null(q, 1);
     if (!rc)
-        rc = window_set(o->until) ? ls_stmt_bind_int64(q, 2, o->until) : ls_stmt_bind_null(q, 2);
+        rc = window_set(until) ? ls_stmt_bind_int64(q, 2, until) : ls_stmt_bind_null(q, 2);
     if (!rc && ls_stmt_step(q) < 0)
         rc = LS_ESTORE;
     ls_stmt_finalize(q);
     for (i = 0; !rc && i < sizeof(views_sql) / sizeof(views_sql[0]); i++)
-        rc = ls_store_exec(m->store, views_sql[i]);
-    if (rc)
-        ls_model_window_leave(m);
+        rc = ls_store_exec(s, views_sql[i]);
     return rc;
 }
 
-void ls_model_window_leave(model_ctx *m)
+/* Does the store hold the findings the pass decided (a table made by
+ * schema 13's findings)? 1, 0, or a store error. */
+static int findings_stored(ls_store *s)
 {
-    const ls_report_opts *o = m->opts;
-    if (!window_set(o->since) && !window_set(o->until))
-        return;
-    if (ls_store_exec(m->store, leave_sql) != 0 && !m->rc)
-        m->rc = LS_ESTORE;
+    ls_stmt *q = NULL;
+    int rc = ls_store_prepare(s,
+                              "SELECT 1 FROM main.sqlite_master"
+                              " WHERE type = 'table' AND name = 'findings'",
+                              &q);
+    if (rc == 0)
+        rc = ls_stmt_step(q);
+    ls_stmt_finalize(q);
+    return rc;
+}
+
+int ls_correlate_scope_enter(ls_store *s, const char *group_by, int64_t since, int64_t until)
+{
+    const char *name = group_by ? group_by : LS_GROUPING_DEFAULT;
+    ls_findings_scope sc = {name, label_of(name), since, until, 1};
+    int windowed = window_set(since) || window_set(until), own, rc = 0;
+
+    if (!sc.label_sql)
+        return LS_EUSAGE;
+    if (windowed && (rc = window_enter(s, since, until)) != 0) {
+        ls_correlate_scope_leave(s);
+        return rc;
+    }
+    /* Decided here only what the pass did not: a window, another
+     * grouping's labels, a store without the table. */
+    own = windowed || strcmp(name, LS_GROUPING_DEFAULT) != 0;
+    if (!own && (rc = findings_stored(s)) >= 0)
+        own = rc == 0;
+    if (rc >= 0 && own)
+        rc = ls_findings_write(s, &sc);
+    if (rc < 0) {
+        ls_correlate_scope_leave(s);
+        return rc;
+    }
+    return 0;
+}
+
+int ls_correlate_scope_leave(ls_store *s)
+{
+    int rc = ls_store_exec(s, leave_sql);
+    int rc2 = ls_store_exec(s, drop_findings_sql);
+    return rc ? rc : rc2;
 }
