@@ -122,7 +122,7 @@ static const char drop_findings_sql[] =
 static const char *const grouping_labels[][2] = {
     {"function", "c.function_path"},       {"route", "c.route_path"},
     {"service", "c.service_path"},         {"application", "c.application_path"},
-    {"statement", "c.statement_path"},
+    {"statement", "c.statement_path"},     {"shape", "c.shape_path"},
 };
 
 static const char *label_of(const char *group_by)

@@ -22,7 +22,10 @@ import sys
 from lscheck import check, report
 
 SQL_CLAUSE = re.compile(r"\b(SELECT|FROM|WHERE|CASE\s+WHEN|JOIN|INSERT|UPDATE|DELETE|CREATE|DROP)\b")
-SQL_WRITE = re.compile(r"\b(CREATE|INSERT|UPDATE|DELETE|DROP|REPLACE\s+INTO|ALTER)\b")
+# A statement that writes, not the word in a label ("Also every INSERT into").
+SQL_WRITE = re.compile(r"\b(CREATE\s+(TEMP|TEMPORARY|TABLE|INDEX|VIEW|UNIQUE|TRIGGER)"
+                       r"|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+[\w.]+\s+SET|DELETE\s+FROM"
+                       r"|DROP\s+(TABLE|INDEX|VIEW|TRIGGER)|REPLACE\s+INTO|ALTER\s+TABLE)\b")
 ANALYSIS_CALL = re.compile(r"\b(ls_correlate\w*|ls_findings_\w+)\s*\(")
 
 
