@@ -1339,8 +1339,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 16: a wait whose mode conflicts with a waiter ahead of it in a table
  * lock's queue is blocked by that waiter (queue_blockers()); relation
  * locks named from their waiters' statements; the lock_queue_behind_ddl
- * finding, and no hot-row finding on a relation lock. */
-#define CORRELATION_REV "16"
+ * finding, and no hot-row finding on a relation lock. 17: a row a
+ * deadlock's DETAIL names for one of its processes is a hot row
+ * (holds.c); a transaction an error aborted holds its rows until that
+ * error, not its ROLLBACK (decide/hold.c). */
+#define CORRELATION_REV "17"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
