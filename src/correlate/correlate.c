@@ -1354,7 +1354,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * placed, and spans are placed by the pid their trace's placed spans
  * have; the counter row is decided on the row's dominant statement shape,
  * never a balance moved between rows; no idle_in_transaction_head
- * finding on a relation lock (its queue is no hot row's). */
+ * finding on a relation lock (its queue is no hot row's); a row a
+ * deadlock's DETAIL names for one of its processes is a hot row
+ * (holds.c); a transaction an error aborted holds its rows until that
+ * error, not its ROLLBACK (decide/hold.c). */
 #define CORRELATION_REV "17"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

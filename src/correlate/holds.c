@@ -1048,6 +1048,60 @@ out:
     return rc < 0 ? rc : 0;
 }
 
+/*
+ * Step 5: rows a deadlock's DETAIL names. Each process of a cycle waited
+ * for the lock its edge names, and its statement ("Process N: ...") names
+ * the row; a process whose wait stayed below deadlock_timeout (the
+ * survivor, which got the row when the victim's error released it) logged
+ * no wait, so without this its row is not hot and no hold of it is
+ * counted (issue 34 item 5). Such a row has no waits of its own.
+ */
+#define DL_PROC_COLS(X, Q)                                                             \
+    X(Q, text, "(SELECT t.text FROM stmt_texts t WHERE t.text_id = p.text_id)")          \
+    X(Q, edge_kind, "e.target_kind")
+LS_COLUMNS(dq, DL_PROC_COLS);
+/* A join, not a lookup per process: deadlock_edges has no index, and SQLite
+ * builds one for the join (a lookup per process read every edge: 35 M VM
+ * steps for a log of 911 deadlocks). A process waits for one lock: one edge. */
+static const char deadlock_procs_sql[] =
+    "SELECT " LS_SELECT_LIST(dq, DL_PROC_COLS) " FROM deadlock_procs p"
+    " JOIN deadlock_edges e ON e.deadlock_id = p.deadlock_id AND e.waiter_pid = p.pid"
+    " WHERE p.text_id IS NOT NULL ORDER BY p.rowid, e.seq";
+
+static int deadlock_rows(ls_store *s, ls_correlate_stats *stats)
+{
+    ls_stmt *q = NULL, *find = NULL, *ins = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, deadlock_procs_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
+        (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        ls_rowkey_evidence ev;
+        ls_rowkey k;
+        int64_t row_id;
+        int keyed;
+
+        memset(&ev, 0, sizeof(ev));
+        memset(&k, 0, sizeof(k));
+        ev.statement = ls_stmt_isnull(q, dq_text) ? NULL : ls_stmt_text(q, dq_text);
+        keyed = ev.statement && ls_rowkey_of(&ev, &k);
+        if (!ls_deadlock_names_row(ls_stmt_isnull(q, dq_edge_kind)
+                                       ? NULL
+                                       : ls_stmt_text(q, dq_edge_kind),
+                                   keyed))
+            continue;
+        if ((rc = row_for(find, ins, k.rel, k.key, LS_ROW_DEADLOCK_DETAIL, &row_id, stats)) != 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(find);
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
+
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *hq = NULL;
@@ -1078,8 +1132,8 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
     if (nrules && ((rc = key_waits_from_holders(s, hq, resolution, rules, nrules)) != 0 ||
                    (rc = key_by_ctid(s)) != 0))
         goto out;
-    /* 4. Write rows. */
-    if ((rc = write_rows(s, stats)) != 0)
+    /* 4. Write rows. 5. Rows only a deadlock's DETAIL names. */
+    if ((rc = write_rows(s, stats)) != 0 || (rc = deadlock_rows(s, stats)) != 0)
         goto out;
     rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_row ON"
                                   " wait_rows(row_id);");
@@ -1094,6 +1148,20 @@ out:
 }
 
 /* ---- holds ---- */
+
+/* SQL: when an error aborted transaction T (its first error, outcome
+ * 'aborted': rolled back after an error, transactions.c), NULL if none. */
+#define ABORTED_AT(T)                                                                  \
+    "(CASE WHEN " T ".outcome = 'aborted' THEN (SELECT min(e.ts) FROM errors e"          \
+    " WHERE e.session_id = " T ".session_id AND e.ts BETWEEN " T ".start_ts AND "        \
+    T ".end_ts) END)"
+/* SQL: did a statement of T other than its last (the ROLLBACK) start after
+ * its first error (a ROLLBACK TO SAVEPOINT, and what ran after it)? Its
+ * statements are a stmt_id range of its session. */
+#define RAN_AFTER(T)                                                                   \
+    "(CASE WHEN " T ".outcome = 'aborted' THEN EXISTS (SELECT 1 FROM statements x"       \
+    " WHERE +x.session_id = " T ".session_id AND x.stmt_id > " T ".first_stmt"          \
+    " AND x.stmt_id < " T ".last_stmt AND x.start_ts > " ABORTED_AT(T) ") ELSE 0 END)"
 
 /* Holds others waited for: each (holder transaction, row) with its waits,
  * and its hold as the transactions pass left it (hold_rows: this pass
@@ -1120,7 +1188,9 @@ out:
     X(Q, start_hi, "coalesce(h.start_hi, h.start_ts)")                                 \
     X(Q, start_evidence, "(SELECT e.text FROM hold_evidence e"                         \
                          " WHERE e.evidence_id = h.start_evidence)")                   \
-    X(Q, first_tx_wait, "a.first_tx_wait")
+    X(Q, first_tx_wait, "a.first_tx_wait")                                             \
+    X(Q, aborted_at, ABORTED_AT("t"))                                                  \
+    X(Q, ran_after, RAN_AFTER("t"))
 LS_COLUMNS(gq, GROUP_COLS);
 static const char groups_sql[] =
     "SELECT " LS_SELECT_LIST(gq, GROUP_COLS)
@@ -1355,6 +1425,10 @@ static int decide_hold(holds_q *hq)
     ein.first_acq_known = !ls_stmt_isnull(g, gq_first_acq);
     ein.first_acq = ls_stmt_int64(g, gq_first_acq);
     ein.last_wait_end = ls_stmt_int64(g, gq_last_wait_end);
+    ein.aborted_at = ls_stmt_int64(g, gq_aborted_at);
+    ein.aborted = ls_hold_aborted(1, !ls_stmt_isnull(g, gq_aborted_at), ein.aborted_at,
+                                  ls_stmt_int64(g, gq_ran_after) != 0,
+                                  ls_stmt_int64(g, gq_start_ts));
     ls_hold_end(&ein, &end);
 
     start.ts = ls_stmt_int64(g, gq_start_ts);
@@ -1399,6 +1473,124 @@ static int decide_hold(holds_q *hq)
 }
 
 /*
+ * Holds of an aborted transaction that nobody's logged wait was for (the
+ * groups above decided the others): as the transactions pass left them,
+ * their end the error's (ls_hold_end) when it released them before the
+ * ROLLBACK. Few: one per row an aborted transaction held.
+ */
+#define ABORTED_COLS(X, Q)                                                             \
+    X(Q, hold_id, "h.hold_id")                                                         \
+    X(Q, start_ts, "h.start_ts")                                                       \
+    X(Q, start_lo, "coalesce(h.start_lo, h.start_ts)")                                 \
+    X(Q, start_hi, "coalesce(h.start_hi, h.start_ts)")                                 \
+    X(Q, start_evidence, "(SELECT e.text FROM hold_evidence e"                         \
+                         " WHERE e.evidence_id = h.start_evidence)")                   \
+    X(Q, lock_stmt, "h.lock_stmt")                                                     \
+    X(Q, waits, "h.waits")                                                             \
+    X(Q, waiter_ms, "h.waiter_ms")                                                     \
+    X(Q, contended_ms, "h.contended_ms")                                               \
+    X(Q, sql_ms, "h.sql_ms")                                                           \
+    X(Q, idle_ms, "h.idle_ms")                                                         \
+    X(Q, commit_ms, "h.commit_ms")                                                     \
+    X(Q, head_state, "h.head_state")                                                   \
+    X(Q, tx_end, "t.end_ts")                                                           \
+    X(Q, tx_end_known, "t.end_known")                                                  \
+    X(Q, aborted_at, ABORTED_AT("t"))                                                  \
+    X(Q, ran_after, RAN_AFTER("t"))
+LS_COLUMNS(abq, ABORTED_COLS);
+static const char aborted_holds_sql[] =
+    "SELECT " LS_SELECT_LIST(abq, ABORTED_COLS)
+    " FROM transactions t JOIN hold_rows h ON h.tx_id = t.tx_id"
+    " WHERE t.outcome = 'aborted' AND NOT EXISTS (SELECT 1 FROM hold_bounds b"
+    "  WHERE b.hold_id = h.hold_id) ORDER BY h.hold_id";
+
+/* Bind column COL of q (NULL stays NULL) as parameter I of upd. */
+static void copy_int(ls_stmt *upd, int i, ls_stmt *q, int col)
+{
+    if (ls_stmt_isnull(q, col))
+        ls_stmt_bind_null(upd, i);
+    else
+        ls_stmt_bind_int64(upd, i, ls_stmt_int64(q, col));
+}
+
+static void copy_double(ls_stmt *upd, int i, ls_stmt *q, int col)
+{
+    if (ls_stmt_isnull(q, col))
+        ls_stmt_bind_null(upd, i);
+    else
+        ls_stmt_bind_double(upd, i, ls_stmt_double(q, col));
+}
+
+/* One hold of aborted_holds_sql (q): its row of hold_bounds when the
+ * error released it before its transaction's end. */
+static int decide_aborted_hold(holds_q *hq, ls_stmt *q)
+{
+    ls_stmt *upd = hq->upd;
+    ls_hold_end_in ein;
+    ls_hold_bound end;
+    int64_t start_ev_id, end_ev_id;
+    int rc;
+
+    memset(&ein, 0, sizeof(ein));
+    ein.tx_has_end = !ls_stmt_isnull(q, abq_tx_end);
+    ein.tx_end = ls_stmt_int64(q, abq_tx_end);
+    ein.tx_end_known = ls_stmt_isnull(q, abq_tx_end_known) ? "" : ls_stmt_text(q, abq_tx_end_known);
+    ein.aborted_at = ls_stmt_int64(q, abq_aborted_at);
+    ein.aborted = ls_hold_aborted(1, !ls_stmt_isnull(q, abq_aborted_at), ein.aborted_at,
+                                  ls_stmt_int64(q, abq_ran_after) != 0,
+                                  ls_stmt_int64(q, abq_start_ts));
+    if (!ein.aborted || ls_stmt_isnull(q, abq_start_ts))
+        return 0;
+    ls_hold_end(&ein, &end);
+    if (strcmp(end.evidence, LS_HOLD_ABORTED) != 0)
+        return 0; /* the transaction's own end stands */
+    if ((rc = ls_intern(&hq->evidence, ls_stmt_isnull(q, abq_start_evidence)
+                                           ? ""
+                                           : ls_stmt_text(q, abq_start_evidence),
+                        &start_ev_id)) != 0 ||
+        (rc = ls_intern(&hq->evidence, end.evidence, &end_ev_id)) != 0)
+        return rc;
+    ls_stmt_reset(upd);
+    ls_stmt_bind_int64(upd, HB_HOLD, ls_stmt_int64(q, abq_hold_id));
+    ls_stmt_bind_int64(upd, HB_START_TS, ls_stmt_int64(q, abq_start_ts));
+    ls_stmt_bind_int64(upd, HB_START_LO, ls_stmt_int64(q, abq_start_lo));
+    ls_stmt_bind_int64(upd, HB_START_HI, ls_stmt_int64(q, abq_start_hi));
+    ls_stmt_bind_int64(upd, HB_START_EV, start_ev_id);
+    ls_stmt_bind_int64(upd, HB_END_TS, end.ts);
+    ls_stmt_bind_int64(upd, HB_END_LO, end.lo);
+    ls_stmt_bind_int64(upd, HB_END_HI, end.hi);
+    ls_stmt_bind_int64(upd, HB_END_EV, end_ev_id);
+    copy_int(upd, HB_LOCK_STMT, q, abq_lock_stmt);
+    copy_int(upd, HB_WAITS, q, abq_waits);
+    copy_double(upd, HB_WAITER_MS, q, abq_waiter_ms);
+    copy_double(upd, HB_CONTENDED_MS, q, abq_contended_ms);
+    copy_double(upd, HB_SQL_MS, q, abq_sql_ms);
+    copy_double(upd, HB_IDLE_MS, q, abq_idle_ms);
+    copy_double(upd, HB_COMMIT_MS, q, abq_commit_ms);
+    if (ls_stmt_isnull(q, abq_head_state))
+        ls_stmt_bind_null(upd, HB_HEAD_STATE);
+    else
+        ls_stmt_bind_text(upd, HB_HEAD_STATE, ls_stmt_text(q, abq_head_state));
+    rc = ls_stmt_step(upd);
+    return rc < 0 ? rc : 0;
+}
+
+/* Every hold of aborted_holds_sql, decided. */
+static int aborted_holds(ls_store *s, holds_q *hq)
+{
+    ls_stmt *q = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, aborted_holds_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1)
+        if ((rc = decide_aborted_hold(hq, q)) != 0)
+            break;
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/*
  * The start and end of each hold others waited for, with bounds
  * (decide/hold.c), and what its holder did meanwhile: a row of
  * hold_bounds each, which the holds view prefers over the transactions
@@ -1433,6 +1625,8 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS activity_pid ON activity(pid, ts);");
     ls_stmt_finalize(hq.g);
     hq.g = NULL;
+    if (rc == 0)
+        rc = aborted_holds(s, &hq);
     if (rc == 0)
         rc = ls_store_sorting(s, sorting = 0);
     if (rc == 0)

@@ -126,10 +126,17 @@ def judge_spans(rep, traces, tally):
 
 
 def truth_holds(truth):
-    """(pid, row) -> list of truth locks with tx facts."""
+    """(pid, row) -> list of truth locks with tx facts. A transaction an
+    error aborted (failed_lock: a deadlock victim, 40001, a lock timeout)
+    released its locks when the server raised the error (AbortTransaction),
+    not at the ROLLBACK the client sent later: its locks' release lies
+    between the failing statement's start and the ROLLBACK's return (the
+    client saw the error at failed_at, a busy host's scheduling later)."""
     out = {}
     for t in truth["transactions"]:
         for lk in t["locks"]:
+            if t.get("failed_lock"):
+                lk = dict(lk, released_lo=min(lk["released_lo"], t["failed_lock"]["stmt_start"]))
             out.setdefault((t["pid"], lk["row"]), []).append(dict(lk, tx=t))
     return out
 

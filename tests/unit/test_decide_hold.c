@@ -23,6 +23,8 @@ static ls_hold_end_in end_in(int tx_has_end, int64_t tx_end, const char *known, 
     in.first_acq_known = acq_known;
     in.first_acq = acq;
     in.last_wait_end = last;
+    in.aborted = 0;
+    in.aborted_at = 0;
     return in;
 }
 
@@ -73,6 +75,67 @@ static void test_end(void)
     CHECK_INT(e.lo, 140 * MS);
     CHECK_INT(e.hi, 140 * MS);
     CHECK_STR(e.evidence, "bounded by last wait");
+}
+
+/* An error that aborted the transaction releases its locks there (issue
+ * 34 item 5: a deadlock victim's rows are free at its error, its ROLLBACK
+ * comes later). */
+static void test_end_aborted(void)
+{
+    ls_hold_bound e;
+    ls_hold_end_in in;
+
+    /* The victim's ROLLBACK 300 ms after its error: the error ends it;
+     * hi is the survivor's acquisition just after. */
+    in = end_in(1, 400 * MS, "rollback", 1, 101 * MS, 140 * MS);
+    in.aborted = 1;
+    in.aborted_at = 100 * MS;
+    ls_hold_end(&in, &e);
+    CHECK_INT(e.ts, 100 * MS);
+    CHECK_INT(e.lo, 100 * MS);
+    CHECK_INT(e.hi, 101 * MS);
+    CHECK_STR(e.evidence, LS_HOLD_ABORTED);
+    /* Under log_statement = 'all' too (the ROLLBACK's start logged). */
+    in.tx_end_known = LS_HOLD_ROLLBACK_START;
+    ls_hold_end(&in, &e);
+    CHECK_INT(e.ts, 100 * MS);
+    CHECK_STR(e.evidence, LS_HOLD_ABORTED);
+    /* The error in the ROLLBACK's millisecond: the same end, said to be
+     * the error's (the evidence does not depend on the log's rounding). */
+    in = end_in(1, 100 * MS, "rollback", 0, 0, 0);
+    in.aborted = 1;
+    in.aborted_at = 100 * MS;
+    ls_hold_end(&in, &e);
+    CHECK_INT(e.ts, 100 * MS);
+    CHECK_STR(e.evidence, LS_HOLD_ABORTED);
+    /* An error after the transaction's end (not its own): the end stands. */
+    in.aborted_at = 100 * MS + 1;
+    ls_hold_end(&in, &e);
+    CHECK_INT(e.ts, 100 * MS);
+    CHECK_STR(e.evidence, "rollback");
+    /* Not aborted: the ROLLBACK ends it. */
+    in = end_in(1, 400 * MS, "rollback", 0, 0, 0);
+    in.aborted_at = 100 * MS;
+    ls_hold_end(&in, &e);
+    CHECK_INT(e.ts, 400 * MS);
+    /* No transaction end known: the error ends it. */
+    in = end_in(0, 0, "", 1, 130 * MS, 140 * MS);
+    in.aborted = 1;
+    in.aborted_at = 100 * MS;
+    ls_hold_end(&in, &e);
+    CHECK_INT(e.ts, 100 * MS);
+    CHECK_INT(e.hi, 130 * MS);
+}
+
+static void test_aborted(void)
+{
+    /* Rolled back, an error, nothing ran after it, the hold before it. */
+    CHECK_INT(ls_hold_aborted(1, 1, 100 * MS, 0, 50 * MS), 1);
+    CHECK_INT(ls_hold_aborted(1, 1, 100 * MS, 0, 100 * MS), 1); /* same ms: begun by then */
+    CHECK_INT(ls_hold_aborted(1, 1, 100 * MS, 0, 100 * MS + 1), 0);
+    CHECK_INT(ls_hold_aborted(0, 1, 100 * MS, 0, 50 * MS), 0);  /* committed */
+    CHECK_INT(ls_hold_aborted(1, 0, 100 * MS, 0, 50 * MS), 0);  /* no error */
+    CHECK_INT(ls_hold_aborted(1, 1, 100 * MS, 1, 50 * MS), 0);  /* ran on: a savepoint */
 }
 
 static ls_hold_stmt stmt(int64_t id, int64_t start, int has_end, int64_t end, int write,
@@ -265,6 +328,8 @@ int main(void)
 {
     test_acquired();
     test_end();
+    test_end_aborted();
+    test_aborted();
     test_walk();
     test_moved_back();
     test_state();

@@ -73,9 +73,22 @@ static void test_row_of_wait(void)
     CHECK_STR(rel, "a_very_");
 }
 
+/* A deadlock's DETAIL: a process's statement is a row it waited for only
+ * with a row-lock edge and a key. */
+static void test_deadlock_names_row(void)
+{
+    CHECK_INT(ls_deadlock_names_row("transaction", 1), 1);
+    CHECK_INT(ls_deadlock_names_row("tuple", 1), 1);
+    CHECK_INT(ls_deadlock_names_row("transaction", 0), 0); /* no key in its statement */
+    CHECK_INT(ls_deadlock_names_row("relation", 1), 0);    /* a table lock: not the row */
+    CHECK_INT(ls_deadlock_names_row("advisory", 1), 0);
+    CHECK_INT(ls_deadlock_names_row(NULL, 1), 0);          /* no edge read: no evidence */
+}
+
 int main(void)
 {
     test_row_lock();
+    test_deadlock_names_row();
     test_row_of_wait();
     return TEST_REPORT();
 }

@@ -13,7 +13,11 @@ void ls_hold_end(const ls_hold_end_in *in, ls_hold_bound *out)
     int commit_start = strcmp(in->tx_end_known, LS_HOLD_COMMIT_START) == 0;
     int rollback_start = strcmp(in->tx_end_known, LS_HOLD_ROLLBACK_START) == 0;
 
-    if (in->tx_has_end && in->first_acq_known && in->first_acq > in->tx_end &&
+    if (in->aborted && (!in->tx_has_end || in->aborted_at <= in->tx_end)) {
+        /* The error released the locks; the ROLLBACK came later. */
+        out->ts = out->lo = in->aborted_at;
+        out->evidence = LS_HOLD_ABORTED;
+    } else if (in->tx_has_end && in->first_acq_known && in->first_acq > in->tx_end &&
         (commit_start || rollback_start)) {
         /* log_statement = 'all' logs only when COMMIT (ROLLBACK) starts;
          * the first waiter's acquisition says when it had released the
@@ -31,6 +35,12 @@ void ls_hold_end(const ls_hold_end_in *in, ls_hold_bound *out)
                                             : "bounded by last wait";
     }
     out->hi = in->first_acq_known && in->first_acq > out->lo ? in->first_acq : out->lo;
+}
+
+int ls_hold_aborted(int rolled_back, int has_error, int64_t error_ts, int ran_after,
+                    int64_t hold_start)
+{
+    return rolled_back && has_error && !ran_after && error_ts >= hold_start;
 }
 
 int64_t ls_overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)

@@ -28,6 +28,8 @@ typedef struct ls_hold_end_in {
     int first_acq_known;       /* a waiter acquired the row (or got 40001 after it) */
     int64_t first_acq;         /* ... first at this time */
     int64_t last_wait_end;     /* the end (or last message) of the last wait */
+    int aborted;               /* an ERROR aborted the transaction ... */
+    int64_t aborted_at;        /* ... at this time (ls_hold_aborted) */
 } ls_hold_end_in;
 
 /* transactions.end_known values that say only when the COMMIT (ROLLBACK)
@@ -41,9 +43,28 @@ typedef struct ls_hold_end_in {
  * end is only the start of its COMMIT or ROLLBACK and the first waiter
  * acquired later, the end is that acquisition (lo: the COMMIT's start).
  * Without the transaction's end: the first acquisition, else the last
- * wait's end. hi is the first acquisition when later than lo, else lo.
+ * wait's end. An ERROR that aborted the transaction, not after that end
+ * (aborted), ends it there (the same time: the same end, said so): PostgreSQL releases an aborted transaction's
+ * locks when the error is raised (AbortTransaction), not at its ROLLBACK,
+ * which only ends the failed block (a deadlock victim's rows are free at
+ * its error). hi is the first acquisition when later than lo, else lo.
  */
 void ls_hold_end(const ls_hold_end_in *in, ls_hold_bound *out);
+
+/* The end evidence of a hold its transaction's error released. */
+#define LS_HOLD_ABORTED "error aborted the transaction (locks released)"
+
+/*
+ * Did an ERROR abort the transaction and release its locks, at error_ts?
+ * The transaction was rolled back (rolled_back) after the error, and no
+ * statement of it ran between the error and its end but that end
+ * (ran_after 0: a ROLLBACK TO SAVEPOINT would have kept the transaction
+ * and the locks taken before the savepoint); the error is not before the
+ * hold began (error_ts >= hold_start: a hold taken after a savepoint's
+ * rollback is not released by an earlier error).
+ */
+int ls_hold_aborted(int rolled_back, int has_error, int64_t error_ts, int ran_after,
+                    int64_t hold_start);
 
 /* A statement of the holder's transaction, in log order, as
  * ls_hold_walk_stmt() sees it. */

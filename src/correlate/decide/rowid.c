@@ -12,6 +12,11 @@ int ls_is_row_lock(const char *target_kind)
            strcmp(target_kind, "tuple") == 0 || strcmp(target_kind, "spectoken") == 0;
 }
 
+int ls_deadlock_names_row(const char *edge_kind, int keyed)
+{
+    return keyed && edge_kind && ls_is_row_lock(edge_kind);
+}
+
 const char *ls_row_of_wait(const ls_row_wait *w, char *rel, size_t rel_len, char *key,
                            size_t key_len, char *why, size_t why_len)
 {

@@ -29,6 +29,21 @@ typedef struct ls_row_wait {
 
 #define LS_ROW_LOCK_TARGET "lock target"
 
+/* How row_keys.evidence reads for a row only a deadlock's DETAIL named. */
+#define LS_ROW_DEADLOCK_DETAIL "key in a deadlock process's statement"
+
+/*
+ * Does a deadlock's process say it waited for the row its statement
+ * names? Its DETAIL edge ("Process N waits for ShareLock on transaction
+ * X; blocked by process M", edge_kind the target's kind, NULL: no edge
+ * read) must be for a row lock (ls_is_row_lock, but an unknown kind is
+ * not enough here: no edge, no evidence), and its statement ("Process N:
+ * ...") must name a key (keyed). A process whose wait stayed below
+ * deadlock_timeout has no wait of its own in the log: this is the only
+ * evidence that the row was held and waited for.
+ */
+int ls_deadlock_names_row(const char *edge_kind, int keyed);
+
 /*
  * The row a wait is counted on, as (relation, key) and the evidence
  * stored with it: a keyed wait's own; a wait with no key but a ctid is
