@@ -1853,17 +1853,10 @@ static int has_trace_requests(const cJSON *model)
     return cJSON_IsArray(m_get(model, "trace_requests"));
 }
 
-/* Why transactions are named by their shape, when they are, and each
- * shape's full statements in a fold under its label. */
+/* Each transaction shape's full statements in a fold under its label. */
 static void shapes(FILE *f, const cJSON *model)
 {
-    const cJSON *id = m_get(model, "code_path_identity"), *o;
-    if (m_str(id, "fallback") && strcmp(m_str(id, "fallback"), "transaction shape") == 0) {
-        fputs("<p>Transactions are named by their shape (the verb and relation of each "
-              "statement) where nothing else names them: ", f);
-        text(f, m_str(id, "reason"), 300);
-        fputs(".</p>\n", f);
-    }
+    const cJSON *o;
     cJSON_ArrayForEach(o, m_get(model, "row_occupancy")) {
         if (!m_str(o, "statements"))
             continue;
@@ -1883,6 +1876,7 @@ static void panel_code_paths(FILE *f, const cJSON *model)
         ls_writer w = html_writer(f);
         sub_heading(f, &ls_tab_occupancy);
         TABLE(f, ls_tab_occupancy, m_get(model, "row_occupancy"));
+        ls_write_shape_reason(&w, model);
         shapes(f, model);
         ls_write_order_uncertain(&w, m_get(model, "row_occupancy"));
     }

@@ -936,20 +936,13 @@ static void findings(FILE *f, const cJSON *m, const md_caps *caps)
     ls_write_findings(&w, m_get(m, "findings"), m_get(m_get(m, "summary"), "filter"));
 }
 
-/* Why transactions are named by their shape, when they are, and the
- * full statements behind each shape's label (cut to verbs and relations),
- * for as many shapes as caps->statements (a Markdown cut to fit shows
+/* The full statements behind each transaction shape's label (cut to
+ * verbs and relations), for as many shapes as caps->statements (a Markdown cut to fit shows
  * fewer, and says how many it left out). */
 static void md_shapes(FILE *f, const cJSON *m, const md_caps *caps)
 {
-    const cJSON *id = m_get(m, "code_path_identity"), *o;
+    const cJSON *o;
     int any = 0, more = 0;
-    if (m_str(id, "fallback") && strcmp(m_str(id, "fallback"), "transaction shape") == 0) {
-        fputs("Transactions are named by their shape (the verb and relation of each "
-              "statement) where nothing else names them: ", f);
-        ls_md_cell(f, m_str(id, "reason"), 300);
-        fputs(".\n\n", f);
-    }
     cJSON_ArrayForEach(o, m_get(m, "row_occupancy")) {
         if (!m_str(o, "statements"))
             continue;
@@ -978,9 +971,10 @@ static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
         md_sub_heading(f, &ls_tab_occupancy);
         md_table(f, caps, &ls_tab_occupancy, m_get(m, "row_occupancy"), INT_MAX);
         fputs("\n", f);
-        md_shapes(f, m, caps);
         {
             ls_writer w = md_writer(f, caps);
+            ls_write_shape_reason(&w, m);
+            md_shapes(f, m, caps);
             ls_write_order_uncertain(&w, m_get(m, "row_occupancy"));
         }
     }

@@ -443,6 +443,23 @@ void ls_write_by_statement(const ls_writer *w, const cJSON *model)
     }
 }
 
+/* The length of the reason shown for naming paths by their shape. */
+#define SHAPE_REASON_MAX 300
+
+void ls_write_shape_reason(const ls_writer *w, const cJSON *model)
+{
+    const cJSON *id = m_get(model, "code_path_identity");
+    const char *fallback = m_str(id, "fallback");
+    if (!fallback || strcmp(fallback, "transaction shape") != 0)
+        return;
+    tag(w, LS_TAG_P);
+    fputs("Transactions are named by their shape (the verb and relation of each "
+          "statement) where nothing else names them: ", w->f);
+    w->esc(w->f, m_str(id, "reason"), SHAPE_REASON_MAX);
+    fputs(".", w->f);
+    tag(w, LS_TAG_P_END);
+}
+
 /* The code-path label length shown in the uncertain-order note. */
 #define UNCERTAIN_LABEL_MAX 120
 

@@ -89,6 +89,10 @@ int ls_write_opt(FILE *f, const char *label, const char *s,
  */
 void ls_write_order_uncertain(const ls_writer *w, const cJSON *occupancy);
 
+/* Why transactions are named by their shape, when they are (the model's
+ * code_path_identity): a paragraph, or nothing. */
+void ls_write_shape_reason(const ls_writer *w, const cJSON *model);
+
 /* A list line: label, then s as log text (at most max characters). */
 void ls_write_bullet(const ls_writer *w, const char *label, const char *s, size_t max);
 
