@@ -35,6 +35,8 @@ Columns, from the selected checks' texts (lower case), by keyword:
   yes = at least one such check and all passed; no = one failed (FAIL)
   or is a known wrong answer (XFAIL / EXPECTED FAILURE: "no (known)");
   not checked = no check of the cell has the keyword.
+  A checker that exits non-zero without any FAIL line (it broke: a
+  traceback, a missing file) makes its cells "unknown", never "yes".
 """
 import json
 import os
@@ -138,10 +140,10 @@ CELLS = [
     ("deadlock-holds-stmtall", "stderr %m", "none", "deadlock-holds-stmtall-log", None),
     ("deadlock-holds-stmtall", "csvlog", "none", "deadlock-holds-stmtall-csv", None),
     ("pgbench-shapes", "stderr %m (.gz)", "none", "pgbench-shapes", None),
-    ("ddl-queue", "stderr %m", "none", "ddl-queue", r"^stderr (?!%t)"),
-    ("ddl-queue", "stderr %t (copy)", "none", "ddl-queue", r"^stderr %t "),
-    ("ddl-queue", "csvlog", "none", "ddl-queue", r"^csvlog "),
-    ("ddl-queue", "jsonlog", "none", "ddl-queue", r"^jsonlog "),
+    ("ddl-queue", "stderr %m", "none", "ddl-queue", r"^stderr(?! %t)[: ]"),
+    ("ddl-queue", "stderr %t (copy)", "none", "ddl-queue", r"^stderr %t[: ]"),
+    ("ddl-queue", "csvlog", "none", "ddl-queue", r"^csvlog[: ]"),
+    ("ddl-queue", "jsonlog", "none", "ddl-queue", r"^jsonlog[: ]"),
     ("busy-row", "stderr %m (.xz)", "none", "busy-row", None),
 ]
 
@@ -212,13 +214,20 @@ def main():
                if sel is None or re.search(sel, t)]
         used[rid].update(idx)
         mine = [checks[i] for i in idx]
+        name = RUNS[rid][0] + "".join(" " + a for a in RUNS[rid][1][1:])
+        if rc != 0 and not any(v == "fail" for v, _ in checks):
+            # Exited non-zero with no FAIL line: it broke (a traceback),
+            # so what it did not get to check is unknown, not "yes".
+            bad = f"unknown (checker broke, exit {rc})"
+            print(f"| {sample} | {fmt} | {traces} | {name} (exit {rc}) "
+                  f"| {len(mine)} / 0, then broke | {bad} | {bad} | {bad} |")
+            continue
         npass = sum(1 for v, _ in mine if v == "pass")
         nfail = sum(1 for v, _ in mine if v == "fail")
         nknown = sum(1 for v, _ in mine if v == "known")
         cell = f"{npass} / {nfail}" + (f" ({nknown})" if nknown else "")
         if not mine:
             cell = "no check selected"
-        name = RUNS[rid][0] + "".join(" " + a for a in RUNS[rid][1][1:])
         print(f"| {sample} | {fmt} | {traces} | {name} (exit {rc}) | {cell} "
               f"| {column(mine, RANKING)} | {column(mine, HOLDS)} "
               f"| {column(mine, FINDINGS)} |")
