@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""The sample x log format x traces table of issue 34's "Done when".
+
+Usage: tools/sample_matrix.py LOCKSPAN [REPO]        (prints Markdown)
+       tools/sample_matrix.py --run CHECKER ARGS...  (internal, see below)
+
+For each sample with a truth of holds or rankings, it runs the existing
+end-to-end checker(s) of tests/e2e that ctest runs on it (the same
+arguments as tests/CMakeLists.txt) and sorts their checks into cells: one
+row per (sample, log format, traces). It judges nothing itself: every
+yes/no comes from a check the checker made.
+
+Seeing each check: the lscheck-based checkers print only their FAIL lines
+and a total, so the checker is run through `--run`, which imports
+tests/e2e/lscheck.py, wraps its check() to print "PASS: what" as well as
+the "FAIL: what" it prints, and runs the checker unchanged (runpy). The
+blind checkers print their own PASS / ok / FAIL / XFAIL / EXPECTED FAILURE
+lines and are read as they are.
+
+Cells: a checker that analyzes several formats in one run names the
+format in each check's text; CELLS gives, per cell, the run and a regular
+expression over the check text that selects that cell's checks (a check
+with no such label belongs to no cell; they are counted in the
+"unassigned" note under the table). A cell with no checker is printed as
+"not checked" in every column.
+
+Columns, by keyword in the selected checks' own words (lower case, the
+values they quote taken out: see claim()):
+  ranking right   "ranking", "top path", the word "order" (not "lock
+                  order"), "occupancy", "occupies", "longest",
+                  "code path holding", "code-path table"
+  holds within    the words "hold", "holds", "held", "locked" (not
+  tolerance       "holder": a blocker check); a check may count in two
+                  columns (a ranking's hold count)
+  findings right  "finding", "bottleneck", "called a counter", "lock
+                  order conflict" (not "counter": a table of the hidden
+                  sets is "counters")
+  yes = at least one such check and all passed; no = one failed (FAIL)
+  or is a known wrong answer (XFAIL / EXPECTED FAILURE: "no (known)");
+  not checked = no check of the cell has the keyword.
+  A checker that exits non-zero without any FAIL line (it broke: a
+  traceback, a missing file) makes its cells "unknown", never "yes".
+"""
+import json
+import os
+import re
+import runpy
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUN_TIMEOUT_S = 600
+
+# Runs: id -> (checker, arguments after LOCKSPAN; "{S}" is REPO/samples,
+# "{R}" the repository), as tests/CMakeLists.txt registers them.
+RUNS = {
+    "app": ("check_app.py", ["{S}/app"]),
+    "app-skew": ("check_app.py", ["{S}/app-skew"]),
+    "seconds": ("check_seconds.py", ["{S}/app-seconds"]),
+    "realistic": ("check_realistic.py", ["{S}/realistic"]),
+    "blind-otel": ("check_blind_otel.py", ["{S}/blind-otel"]),
+    "blind-py": ("check_blind_py.py", ["{R}"]),
+    "hidden": ("check_hidden.py", ["{S}/hidden"]),
+    "hidden-stmtall": ("check_hidden.py", ["{S}/hidden-stmtall"]),
+    "hidden-traces": ("check_hidden.py", ["{S}/hidden-traces"]),
+    "hidden-traces-skew": ("check_hidden.py", ["{S}/hidden-traces", "--app-skew-ms", "300"]),
+    "hidden-log-only": ("check_hidden.py", ["{S}/hidden-traces", "--log-only"]),
+    "correlation": ("check_correlation.py", ["{S}/correlation"]),
+    "correlation-stmtall": ("check_correlation.py", ["{S}/correlation-stmtall"]),
+    "correlation-stmtall-nosnap": ("check_correlation.py",
+                                   ["{S}/correlation-stmtall", "--no-snapshots"]),
+    "trigger-paths": ("check_trigger_paths.py", ["{S}/trigger-paths"]),
+    "deadlock-holds-log": ("check_deadlock_holds.py", ["{S}/deadlock-holds", "postgresql.log"]),
+    "deadlock-holds-csv": ("check_deadlock_holds.py", ["{S}/deadlock-holds", "postgresql.csv"]),
+    "deadlock-holds-stmtall-log": ("check_deadlock_holds.py",
+                                   ["{S}/deadlock-holds-stmtall", "postgresql.log"]),
+    "deadlock-holds-stmtall-csv": ("check_deadlock_holds.py",
+                                   ["{S}/deadlock-holds-stmtall", "postgresql.csv"]),
+    "pgbench-shapes": ("check_pgbench_shapes.py", ["{S}/pgbench-shapes"]),
+    "ddl-queue": ("check_ddl_queue.py", ["{S}/ddl-queue"]),
+    "busy-row": ("check_busy_row.py", ["{R}"]),
+}
+
+
+def run_wrapped(argv):
+    """--run CHECKER ARGS: run a tests/e2e checker with lscheck.check()
+    printing its passes too; exits with the checker's status."""
+    e2e = os.path.dirname(os.path.abspath(argv[0]))
+    sys.path.insert(0, e2e)
+    import lscheck
+    real = lscheck.check
+
+    def check(cond, what):
+        if cond:
+            print("PASS:", what)
+        real(cond, what)
+    lscheck.check = check
+    sys.argv = argv
+    runpy.run_path(argv[0], run_name="__main__")
+
+
+# Cells: (sample, log format, traces, run id or None, selector regex or
+# None). Selector None with a run: every check of that run is the cell's
+# (the run analyzes that one input). Run None: no checker covers the cell.
+DIRF = "stderr+csvlog+jsonlog (dir)"
+CELLS = [
+    ("app", "stderr %m", "OTLP JSONL", "app", r"^traces\.otlp\.jsonl:"),
+    ("app", "stderr %m", "OTLP JSONL .gz", "app", r"^traces\.otlp\.jsonl\.gz:"),
+    ("app", "stderr %m", "Jaeger", "app", r"^traces\.jaeger\.json:"),
+    ("app", "stderr %m", "Zipkin", "app", r"^traces\.zipkin\.json:"),
+    ("app", "stderr %m", "none", "app", r"^log only:"),
+    ("app-skew", "stderr %m", "OTLP JSONL", "app-skew", r"^traces\.otlp\.jsonl:"),
+    ("app-skew", "stderr %m", "OTLP JSONL .gz", "app-skew", r"^traces\.otlp\.jsonl\.gz:"),
+    ("app-skew", "stderr %m", "Jaeger", "app-skew", r"^traces\.jaeger\.json:"),
+    ("app-skew", "stderr %m", "Zipkin", "app-skew", r"^traces\.zipkin\.json:"),
+    ("app-skew", "stderr %m", "none", "app-skew", r"^log only:"),
+    ("app-seconds", "stderr %t", "OTLP", "seconds", r"^%t \+ traces:"),
+    ("app-seconds", "stderr %t", "none", "seconds", r"^%t alone:"),
+    ("app-seconds", "csvlog", "OTLP", "seconds", r"^csvlog \+ traces:"),
+    ("app-seconds", "csvlog", "none", None, None),
+    ("realistic", "stderr %t", "none", "realistic", r"^\[%t stderr\]"),
+    ("realistic", "csvlog", "none", "realistic", r"^\[csvlog\]"),
+    ("blind-otel", "stderr %m", "OTLP", "blind-otel", None),
+    ("blind-otel", "stderr %m", "none", None, None),
+    ("blind-otel", "csvlog", "OTLP", None, None),
+    ("blind-otel", "csvlog", "none", None, None),
+    ("blind-py", "stderr %t", "none", "blind-py", None),
+    ("hidden", "stderr %m", "none", "hidden", None),
+    ("hidden-stmtall", "stderr %m", "none", "hidden-stmtall", None),
+    ("hidden-traces", "stderr %m", "OTLP", "hidden-traces", None),
+    ("hidden-traces", "stderr %m", "OTLP, app clock +300 ms", "hidden-traces-skew", None),
+    ("hidden-traces", "stderr %m", "none", "hidden-log-only", None),
+    ("correlation", DIRF, "none (+ pg_stat_activity)", "correlation", None),
+    ("correlation", "stderr / csvlog / jsonlog alone", "none", None, None),
+    ("correlation-stmtall", DIRF, "none (+ pg_stat_activity)", "correlation-stmtall", None),
+    ("correlation-stmtall", DIRF, "none", "correlation-stmtall-nosnap", None),
+    ("correlation-stmtall", "stderr / csvlog / jsonlog alone", "none", None, None),
+    ("trigger-paths", "stderr %m", "none", "trigger-paths", r"^stderr:"),
+    ("trigger-paths", "csvlog", "none", "trigger-paths", r"^csvlog:"),
+    ("deadlock-holds", "stderr %m", "none", "deadlock-holds-log", None),
+    ("deadlock-holds", "csvlog", "none", "deadlock-holds-csv", None),
+    ("deadlock-holds-stmtall", "stderr %m", "none", "deadlock-holds-stmtall-log", None),
+    ("deadlock-holds-stmtall", "csvlog", "none", "deadlock-holds-stmtall-csv", None),
+    ("pgbench-shapes", "stderr %m (.gz)", "none", "pgbench-shapes", None),
+    ("ddl-queue", "stderr %m", "none", "ddl-queue", r"^stderr(?! %t)[: ]"),
+    ("ddl-queue", "stderr %t (copy)", "none", "ddl-queue", r"^stderr %t[: ]"),
+    ("ddl-queue", "csvlog", "none", "ddl-queue", r"^csvlog[: ]"),
+    ("ddl-queue", "jsonlog", "none", "ddl-queue", r"^jsonlog[: ]"),
+    ("busy-row", "stderr %m (.xz)", "none", "busy-row", None),
+]
+
+# Keywords per column (on the lower-cased check text); see the docstring.
+RANKING = re.compile(r"ranking|top path|(?<!lock-)(?<!lock )\border\b|occupancy|"
+                     r"occupies|longest|code path holding|code-path table")
+HOLDS = re.compile(r"\bholds?\b|\bheld\b|\blocked\b")
+FINDINGS = re.compile(r"finding|bottleneck|called a counter|lock.order conflict")
+# What a check says, without the values it quotes (they may hold any word:
+# a table named "orders", a cut note's text): the blind checkers' ": lockspan
+# X, truth Y" tail, double-quoted strings, and (...), [...], {...}.
+QUOTED = (re.compile(r": lockspan .*$"), re.compile(r'"[^"]*"'),
+          re.compile(r"\([^()]*\)"), re.compile(r"\[[^\[\]]*\]"),
+          re.compile(r"\{[^{}]*\}"))
+
+
+def claim(text):
+    """The check's own words, lower case, its quoted values taken out."""
+    t = text.lower()
+    while True:
+        u = t
+        for rx in QUOTED:
+            u = rx.sub("", u)
+        if u == t:
+            return t
+        t = u
+# A check line of any checker: (verdict, text).
+LINE = re.compile(r"^(PASS:|FAIL:|PASS |FAIL |ok |XFAIL |XPASS |EXPECTED FAILURE |"
+                  r"NOW RIGHT \(update the checker\) )\s*(.*)$")
+VERDICT = {"PASS:": "pass", "PASS": "pass", "ok": "pass", "XPASS": "pass",
+           "NOW RIGHT (update the checker)": "pass", "FAIL:": "fail",
+           "FAIL": "fail", "XFAIL": "known", "EXPECTED FAILURE": "known"}
+
+
+def run_checker(lockspan, repo, rid):
+    """Runs RUNS[rid]; returns (exit status, [(verdict, text)], seconds)."""
+    checker, args = RUNS[rid]
+    args = [a.replace("{S}", os.path.join(repo, "samples")).replace("{R}", repo)
+            for a in args]
+    path = os.path.join(repo, "tests", "e2e", checker)
+    env = dict(os.environ, TZ="UTC")
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--run", path,
+                        lockspan] + args, capture_output=True, text=True,
+                       env=env, timeout=RUN_TIMEOUT_S)
+    checks = []
+    for line in p.stdout.splitlines():
+        m = LINE.match(line)
+        if m:
+            checks.append((VERDICT[m.group(1).strip()], m.group(2)))
+    return p.returncode, checks, time.monotonic() - t0
+
+
+def column(checks, rx):
+    """yes / no / no (known) / not checked for the checks matching rx."""
+    hit = [v for v, t in checks if rx.search(claim(t))]
+    if not hit:
+        return "not checked"
+    if "fail" in hit:
+        return "no (%d of %d failed)" % (hit.count("fail"), len(hit))
+    if "known" in hit:
+        return "no (known: %d of %d XFAIL)" % (hit.count("known"), len(hit))
+    return "yes (%d)" % len(hit)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: sample_matrix.py LOCKSPAN [REPO]")
+    lockspan = os.path.abspath(sys.argv[1])
+    repo = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else
+                           os.path.join(HERE, ".."))
+    runs = {}
+    for rid in dict.fromkeys(c[3] for c in CELLS if c[3]):
+        runs[rid] = run_checker(lockspan, repo, rid)
+    used = {rid: set() for rid in runs}
+    print("| sample | log format | traces | checker | passed / failed (known) "
+          "| ranking right | holds within tolerance | findings right |")
+    print("|---|---|---|---|---|---|---|---|")
+    for sample, fmt, traces, rid, sel in CELLS:
+        if rid is None:
+            print(f"| {sample} | {fmt} | {traces} | none | not checked "
+                  "| not checked | not checked | not checked |")
+            continue
+        rc, checks, _ = runs[rid]
+        idx = [i for i, (_, t) in enumerate(checks)
+               if sel is None or re.search(sel, t)]
+        used[rid].update(idx)
+        mine = [checks[i] for i in idx]
+        name = RUNS[rid][0] + "".join(" " + a for a in RUNS[rid][1][1:])
+        if rc != 0 and not any(v == "fail" for v, _ in checks):
+            # Exited non-zero with no FAIL line: it broke (a traceback),
+            # so what it did not get to check is unknown, not "yes".
+            bad = f"unknown (checker broke, exit {rc})"
+            print(f"| {sample} | {fmt} | {traces} | {name} (exit {rc}) "
+                  f"| {len(mine)} / 0, then broke | {bad} | {bad} | {bad} |")
+            continue
+        npass = sum(1 for v, _ in mine if v == "pass")
+        nfail = sum(1 for v, _ in mine if v == "fail")
+        nknown = sum(1 for v, _ in mine if v == "known")
+        cell = f"{npass} / {nfail}" + (f" ({nknown})" if nknown else "")
+        if not mine:
+            cell = "no check selected"
+        print(f"| {sample} | {fmt} | {traces} | {name} (exit {rc}) | {cell} "
+              f"| {column(mine, RANKING)} | {column(mine, HOLDS)} "
+              f"| {column(mine, FINDINGS)} |")
+    print()
+    for rid, (rc, checks, secs) in runs.items():
+        left = len(checks) - len(used[rid])
+        print(f"- {rid}: {RUNS[rid][0]} exit {rc}, {len(checks)} checks, "
+              f"{left} in no cell (checks of the sample or of several "
+              f"formats at once), {secs:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--run":
+        run_wrapped(sys.argv[2:])
+    else:
+        sys.exit(main())
