@@ -40,6 +40,7 @@
 #include "ls_columns.h"
 #include "ls_sqlcomment.h"
 #include "ls_sqlshape.h"
+#include "rowkey.h"
 
 #define MATCH_TOLERANCE_US 500000 /* statement vs span start, after the offset */
 #define PID_TOLERANCE_US 20000     /* a pid-tagged span lies inside its transaction */
@@ -75,7 +76,8 @@ static const char transactions_sql[] =
     X(Q, stmt_id, "st.stmt_id")   \
     X(Q, text_id, "st.text_id")   \
     X(Q, verb, "st.verb")         \
-    X(Q, text, "x.text")
+    X(Q, text, "x.text")          \
+    X(Q, prepare, "st.prepare")
 LS_COLUMNS(ts, TX_STMT_COLS);
 static const char tx_statements_sql[] =
     "SELECT " LS_SELECT_LIST(ts, TX_STMT_COLS)
@@ -136,6 +138,7 @@ typedef struct tx_facts {
     char trace_id[33], span_id[17];
     char route[256], controller[128], action[128], application[128];
     int tagged;       /* a statement carried sqlcommenter / marginalia tags */
+    int executes;     /* a statement EXECUTEd a prepared one: its step is not its text's */
     ls_buf shape;
     int nrel;
     char rels[8][64];
@@ -297,21 +300,50 @@ static void facts_start(tx_facts *f, int64_t tx_id)
     f->tx_id = tx_id;
 }
 
+/* Add statement q (text `text`), an EXECUTE, to f's shape: its step is
+ * that of the body its session prepared the name as (the DETAIL
+ * "prepare:" logged with it, read as row keys read it), not the text's,
+ * which the text cache keeps; the text still goes to the sequence. */
+static int add_executed(facts_ctx *c, tx_facts *f, ls_stmt *q, const char *text)
+{
+    const char *prepare = ls_stmt_isnull(q, ts_prepare) ? NULL : ls_stmt_text(q, ts_prepare);
+    const char *sql, *params;
+    char pbuf[LS_TXSHAPE_STEP_MAX];
+    text_slot one;
+    const text_slot *sl;
+
+    f->executes = 1;
+    if ((sl = text_step(c, ls_stmt_int64(q, ts_text_id), text)) == NULL)
+        return LS_ENOMEM;
+    one = *sl;
+    ls_rowkey_effective(text, NULL, prepare, &sql, &params, pbuf, sizeof(pbuf));
+    one.has_step = ls_txshape_step_executed(text, sql != text ? sql : NULL, one.step,
+                                            sizeof(one.step));
+    return add_to_shape(f, &one);
+}
+
 /* What one statement (stmt_id, its text and verb) says of f's path: its
  * step and normalized text, its tags (stored per statement), its write. */
 static int statement_fact(facts_ctx *c, tx_facts *f, ls_stmt *q)
 {
     const char *text = ls_stmt_isnull(q, ts_text) ? "" : ls_stmt_text(q, ts_text);
+    int64_t verb = ls_stmt_int64(q, ts_verb);
     const text_slot *sl;
     ls_sqltags tags;
     char rel[64];
     int rc, i;
 
     /* a parse or bind row is the statement's, not a step of its own */
-    if (ls_stmt_int64(q, ts_verb) != LS_VERB_PARSE && ls_stmt_int64(q, ts_verb) != LS_VERB_BIND &&
-        ((sl = text_step(c, ls_stmt_int64(q, ts_text_id), text)) == NULL ||
-         add_to_shape(f, sl) != 0))
-        return LS_ENOMEM;
+    if (verb != LS_VERB_PARSE && verb != LS_VERB_BIND) {
+        if (ls_txshape_executes(text))
+            rc = add_executed(c, f, q, text);
+        else if ((sl = text_step(c, ls_stmt_int64(q, ts_text_id), text)) == NULL)
+            rc = LS_ENOMEM;
+        else
+            rc = add_to_shape(f, sl);
+        if (rc != 0)
+            return rc;
+    }
     if (ls_sqlcomment_parse(text, &tags) > 0) {
         f->tagged = 1;
         for (i = 0; i < tags.n; i++) {
@@ -371,7 +403,9 @@ static int transaction_facts(facts_ctx *c, tx_facts *f, ls_stmt *q)
             return rc;
     if (rc < 0 || (rc = intern_facts(c, f, &ids)) != 0)
         return rc;
-    if (sl && !f->tagged) {
+    /* Not from a transaction with an EXECUTE: its steps are its session's
+     * PREPAREs', which another session's same texts need not share. */
+    if (sl && !f->tagged && !f->executes) {
         sl->used = 1;
         sl->hash = ls_stmt_int64(q, tx_cut_shape);
         sl->ids = ids;

@@ -75,6 +75,50 @@ static void test_step(void)
     CHECK_INT(ls_txshape_step(NULL, s, sizeof(s)), 0);
 }
 
+/* An EXECUTE's step is its PREPARE body's. The texts are those of
+ * samples/blind-py/postgresql.log (PostgreSQL 15, log_statement = 'all'):
+ * "statement: EXECUTE move_money( -12, 1)" with DETAIL "prepare: PREPARE
+ * move_money(numeric, int) AS UPDATE accounts SET ...". */
+static void test_step_executed(void)
+{
+    static const char exec_text[] = "EXECUTE move_money( -12, 1)";
+    static const char body[] = "UPDATE accounts SET balance = balance + $1 WHERE id = $2";
+    char s[LS_TXSHAPE_STEP_MAX];
+
+    CHECK_INT(ls_txshape_executes(exec_text), 1);
+    CHECK_INT(ls_txshape_executes("  execute\tq1"), 1);
+    CHECK_INT(ls_txshape_executes("EXECUTED"), 0);
+    CHECK_INT(ls_txshape_executes("DEALLOCATE move_money"), 0);
+    CHECK_INT(ls_txshape_executes("PREPARE move_money(numeric, int) AS UPDATE accounts SET"
+                                  " balance = balance + $1 WHERE id = $2"), 0);
+    CHECK_INT(ls_txshape_executes(NULL), 0);
+    /* The PREPARE known: the body's step. */
+    CHECK_INT(ls_txshape_step_executed(exec_text, body, s, sizeof(s)), 1);
+    CHECK_STR(s, "UPDATE accounts");
+    /* The name prepared again later with another body: the same EXECUTE
+     * text is another step (the step follows the body, not the text). */
+    CHECK_INT(ls_txshape_step_executed(exec_text, "SELECT balance FROM accounts WHERE id = $2"
+                                       " FOR UPDATE", s, sizeof(s)), 1);
+    CHECK_STR(s, "SELECT FOR UPDATE accounts");
+    /* No PREPARE known (none logged, or an empty body): the name. */
+    CHECK_INT(ls_txshape_step_executed(exec_text, NULL, s, sizeof(s)), 1);
+    CHECK_STR(s, "EXECUTE move_money");
+    CHECK_INT(ls_txshape_step_executed(exec_text, "", s, sizeof(s)), 1);
+    CHECK_STR(s, "EXECUTE move_money");
+    CHECK_INT(ls_txshape_step_executed("execute q1;", NULL, s, sizeof(s)), 1);
+    CHECK_STR(s, "EXECUTE q1");
+    CHECK_INT(ls_txshape_step_executed("EXECUTE", NULL, s, sizeof(s)), 1);
+    CHECK_STR(s, "EXECUTE");
+    /* DEALLOCATE and PREPARE are steps of their own, never the body's. */
+    CHECK_INT(ls_txshape_step_executed("DEALLOCATE move_money", body, s, sizeof(s)), 1);
+    CHECK_STR(s, "DEALLOCATE");
+    /* A text that does not EXECUTE ignores any body. */
+    CHECK_INT(ls_txshape_step_executed("UPDATE stock SET qty = qty - 1 WHERE id = 1", body, s,
+                                       sizeof(s)), 1);
+    CHECK_STR(s, "UPDATE stock");
+    CHECK_INT(ls_txshape_step_executed("COMMIT", body, s, sizeof(s)), 0);
+}
+
 static void test_label(void)
 {
     ls_txshape t;
@@ -148,6 +192,7 @@ int main(void)
 {
     test_identity();
     test_step();
+    test_step_executed();
     test_label();
     return TEST_REPORT();
 }

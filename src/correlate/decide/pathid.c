@@ -117,6 +117,45 @@ int ls_txshape_step(const char *sql, char *out, size_t n)
     return 1;
 }
 
+/* Does `p` begin with the word `w` (any case, not a longer word)? */
+static int word_at(const char *p, const char *w)
+{
+    size_t k = strlen(w);
+    return strncasecmp(p, w, k) == 0 && !isalnum((unsigned char)p[k]) && p[k] != '_';
+}
+
+int ls_txshape_executes(const char *sql)
+{
+    return word_at(skip_blank(sql ? sql : ""), "execute");
+}
+
+int ls_txshape_step_executed(const char *sql, const char *prepared, char *out, size_t n)
+{
+    char name[LS_TXSHAPE_STEP_MAX];
+    const char *p;
+    size_t i = 0;
+
+    if (!ls_txshape_executes(sql))
+        return ls_txshape_step(sql, out, n);
+    if (prepared && ls_txshape_step(prepared, out, n))
+        return 1;
+    /* No body known: "EXECUTE name", the name as written (a quoted one
+     * keeps its quotes). */
+    p = skip_blank(sql) + strlen("execute");
+    while (isspace((unsigned char)*p))
+        p++;
+    while (i + 1 < sizeof(name) && *p && *p != '(' && !isspace((unsigned char)*p) && *p != ';') {
+        name[i++] = *p;
+        p++;
+    }
+    name[i] = '\0';
+    if (i)
+        snprintf(out, n, "EXECUTE %s", name);
+    else
+        snprintf(out, n, "EXECUTE");
+    return 1;
+}
+
 void ls_txshape_init(ls_txshape *t)
 {
     t->nrun = 0;

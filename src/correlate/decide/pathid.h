@@ -87,6 +87,22 @@ typedef struct ls_txshape {
  */
 int ls_txshape_step(const char *sql, char *out, size_t n);
 
+/*
+ * The step of statement `sql` as ls_txshape_step() gives it, but for an
+ * SQL-level "EXECUTE name(args)": its step is the step of the statement
+ * the name was prepared as, `prepared` (the body after AS of the session's
+ * "PREPARE name(...) AS ...", as the server logged it with the EXECUTE,
+ * ls_rowkey_effective()), so that two paths executing different bodies of
+ * one name keep apart. With no prepared body known (NULL or empty) the
+ * step is "EXECUTE name": the name at least. Anything else, DEALLOCATE
+ * and PREPARE included, is its own step. Returns as ls_txshape_step().
+ */
+int ls_txshape_step_executed(const char *sql, const char *prepared, char *out, size_t n);
+
+/* Whether `sql` runs a prepared statement (begins with the word EXECUTE):
+ * its step then depends on its session's PREPARE, not on its text alone. */
+int ls_txshape_executes(const char *sql);
+
 /* Start an empty shape. */
 void ls_txshape_init(ls_txshape *t);
 
