@@ -1357,8 +1357,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * finding on a relation lock (its queue is no hot row's); a row a
  * deadlock's DETAIL names for one of its processes is a hot row
  * (holds.c); a transaction an error aborted holds its rows until that
- * error, not its ROLLBACK (decide/hold.c); 18: a transaction shape
- * names an EXECUTE by the body its session prepared (decide/pathid.c). */
+ * error, not its ROLLBACK (decide/hold.c). 18: a transaction shape
+ * names an EXECUTE by the body its session prepared (decide/pathid.c); a
+ * transaction links to a trace only inside the trace's request
+ * (decide/vote.c, traces.c). */
 #define CORRELATION_REV "18"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

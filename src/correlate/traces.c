@@ -20,7 +20,10 @@
  *                 of) a logged statement of the transaction, within a
  *                 tolerance around the clock offset.
  * The offset between application and database clocks is the median of
- * (statement start - span start) over the sqlcommenter links.
+ * (statement start - span start) over the sqlcommenter links. Whatever
+ * the evidence, a transaction stays linked only when it lies inside the
+ * trace's request, its root span (ls_link_in_request(): no pair of a
+ * statement with a span outside it, unlink_outside_requests()).
  *
  * Hold breakdown: over each hold interval, time in SQL and in COMMIT comes
  * from the statement log; time in each non-database child span of the
@@ -559,6 +562,41 @@ static const char pid_links_sql[] =
     "  AND coalesce(t.end_ts, t.start_ts) + ?2 - ?1)";
 
 /*
+ * A trace's request in the application's clock (ls_request): its root
+ * spans' extent, NULL without one, and all its spans' extent. Read on the
+ * spans_id index for the few spans and links that are tested, never kept
+ * for every trace (memory follows the matches, issue 37).
+ */
+#define REQUEST_COLS(X, Q)                                                              \
+    X(Q, root_start, "min(CASE WHEN coalesce(parent_id, '') = '' THEN start_ts END)")  \
+    X(Q, root_end, "max(CASE WHEN coalesce(parent_id, '') = ''"                        \
+                   " THEN coalesce(end_ts, start_ts) END)")                            \
+    X(Q, span_start, "min(start_ts)")                                                  \
+    X(Q, span_end, "max(coalesce(end_ts, start_ts))")
+LS_COLUMNS(rq, REQUEST_COLS);
+static const char request_sql[] =
+    "SELECT " LS_SELECT_LIST(rq, REQUEST_COLS) " FROM spans"
+    " WHERE trace_id = ?1 AND start_ts IS NOT NULL";
+
+/* *rq: the request of trace `trace` (q: request_sql prepared). */
+static int read_request(ls_stmt *q, const char *trace, ls_request *rq)
+{
+    int rc;
+
+    memset(rq, 0, sizeof(*rq));
+    ls_stmt_reset(q);
+    ls_stmt_bind_text(q, 1, trace);
+    if ((rc = ls_stmt_step(q)) != 1)
+        return rc < 0 ? rc : 0;
+    rq->has_root = !ls_stmt_isnull(q, rq_root_start);
+    rq->root_start = ls_stmt_int64(q, rq_root_start);
+    rq->root_end = ls_stmt_int64(q, rq_root_end);
+    rq->span_start = ls_stmt_int64(q, rq_span_start);
+    rq->span_end = ls_stmt_int64(q, rq_span_end);
+    return 0;
+}
+
+/*
  * Statement links. Concurrent transactions of one code path send the same
  * text, so a span is not simply given to the nearest matching statement:
  * every (span, statement) pair of equal shape within the tolerance is a
@@ -568,19 +606,21 @@ static const char pid_links_sql[] =
  * (ls_vote_span()). Spans and statements are read in start order, merged,
  * and only those with a candidate are kept (gather_candidates()).
  */
-#define DB_SPAN_COLS(X, Q)       \
-    X(Q, span_row, "span_row")     \
-    X(Q, start_ts, "start_ts")     \
-    X(Q, text, "db_statement")     \
-    X(Q, trace_id, "trace_id")
+#define DB_SPAN_COLS(X, Q)                  \
+    X(Q, span_row, "sp.span_row")             \
+    X(Q, start_ts, "sp.start_ts")             \
+    X(Q, text, "sp.db_statement")             \
+    X(Q, trace_id, "sp.trace_id")
 LS_COLUMNS(ds, DB_SPAN_COLS);
 static const char db_spans_sql[] =
-    "SELECT " LS_SELECT_LIST(ds, DB_SPAN_COLS) " FROM spans"
-    " WHERE db_statement IS NOT NULL ORDER BY start_ts";
-#define UNLINKED_COLS(X, Q)        \
-    X(Q, tx_id, "c.tx_id")         \
-    X(Q, start_ts, "st.start_ts")  \
-    X(Q, text, "st.text")
+    "SELECT " LS_SELECT_LIST(ds, DB_SPAN_COLS) " FROM spans sp"
+    " WHERE sp.db_statement IS NOT NULL ORDER BY sp.start_ts";
+#define UNLINKED_COLS(X, Q)                          \
+    X(Q, tx_id, "c.tx_id")                           \
+    X(Q, start_ts, "st.start_ts")                    \
+    X(Q, text, "st.text")                            \
+    X(Q, tx_start, "t.start_ts")                     \
+    X(Q, tx_end, "coalesce(t.end_ts, t.start_ts)")
 LS_COLUMNS(us, UNLINKED_COLS);
 static const char unlinked_statements_sql[] =
     "SELECT " LS_SELECT_LIST(us, UNLINKED_COLS) " FROM tx_code c"
@@ -593,6 +633,8 @@ static const char unlinked_statements_sql[] =
 typedef struct mitem {
     int64_t id;    /* the span's span_row, the statement's tx_id */
     int64_t start; /* on the database clock */
+    ls_request rq; /* a span's trace's request (read once kept) */
+    int64_t lo, hi; /* a statement's transaction */
     char *text, *shape, trace[33]; /* trace: the span's */
     int taken, near; /* paired; has one of the other kind near (a candidate) */
 } mitem;
@@ -796,6 +838,8 @@ static int mitem_read(mitem *it, const mcursor *c, int kind)
     } else {
         it->id = ls_stmt_int64(c->q, us_tx_id);
         it->text = ls_strdup(ls_stmt_text(c->q, us_text));
+        it->lo = ls_stmt_int64(c->q, us_tx_start);
+        it->hi = ls_stmt_int64(c->q, us_tx_end);
     }
     if (it->text && (it->shape = shape_of(it->text)) != NULL)
         return 0;
@@ -881,7 +925,29 @@ out:
     return rc < 0 ? rc : 0;
 }
 
-static int link_by_statement(ls_store *s, int64_t offset)
+/* The request of each kept span, read once per run of one trace. */
+static int kept_requests(ls_store *s, mitem *sp, size_t nsp)
+{
+    ls_stmt *q = NULL;
+    size_t i;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, request_sql, &q)) != 0)
+        return rc;
+    for (i = 0; i < nsp && rc == 0; i++) {
+        if (i > 0 && strcmp(sp[i].trace, sp[i - 1].trace) == 0)
+            sp[i].rq = sp[i - 1].rq;
+        else
+            rc = read_request(q, sp[i].trace, &sp[i].rq);
+    }
+    ls_stmt_finalize(q);
+    return rc;
+}
+
+/* offset: the database clock less the application's; slack: how far a
+ * transaction may lie outside a span's request and pair with it
+ * (ls_link_in_request()). */
+static int link_by_statement(ls_store *s, int64_t offset, int64_t slack)
 {
     mlist kept[2];
     mitem *st, *sp;
@@ -894,6 +960,8 @@ static int link_by_statement(ls_store *s, int64_t offset)
         goto out;
     sp = kept[0].v;
     nsp = kept[0].n;
+    if ((rc = kept_requests(s, sp, nsp)) != 0)
+        goto out;
     st = kept[1].v;
     nst = kept[1].n;
     /* Candidate pairs: both lists are sorted by start, so slide a window. */
@@ -905,7 +973,8 @@ static int link_by_statement(ls_store *s, int64_t offset)
                      taken < MAX_PAIRS_PER_SPAN * 4;
              j++) {
             size_t a, b;
-            if (strcmp(st[j].shape, sp[i].shape) != 0)
+            if (strcmp(st[j].shape, sp[i].shape) != 0 ||
+                !ls_link_in_request(st[j].lo, st[j].hi, &sp[i].rq, offset, slack))
                 continue;
             if (np == cp) {
                 mpair *n = ls_realloc(pairs, (cp = cp ? cp * 2 : 1024) * sizeof(*pairs));
@@ -935,6 +1004,60 @@ out:
     mlist_free(&kept[0]);
     mlist_free(&kept[1]);
     free(pairs);
+    return rc < 0 ? rc : 0;
+}
+
+/*
+ * Links that lie outside their request. A transaction links to a trace
+ * only when it lies inside the trace's request (ls_link_in_request()):
+ * its root span, else, with no root span, the extent of its spans. Two
+ * sessions' transactions may send a request's statements, or its pid, at
+ * the moment; the one that outlives the request is another's (issue 34
+ * item 7: it gave the request a wait longer than the request itself).
+ * An open transaction is taken at its start.
+ */
+#define LINKED_TX_COLS(X, Q)                       \
+    X(Q, tx_id, "c.tx_id")                         \
+    X(Q, tx_start, "t.start_ts")                   \
+    X(Q, tx_end, "coalesce(t.end_ts, t.start_ts)") \
+    X(Q, trace_id, "sp.trace_id")
+LS_COLUMNS(lt, LINKED_TX_COLS);
+static const char linked_tx_sql[] =
+    "SELECT " LS_SELECT_LIST(lt, LINKED_TX_COLS) " FROM tx_code_rows c"
+    " JOIN transactions t ON t.tx_id = c.tx_id"
+    " JOIN spans sp ON sp.span_row = c.span_row"
+    " WHERE c.span_row IS NOT NULL AND sp.trace_id IS NOT NULL";
+static const char unlink_sql[] =
+    "UPDATE tx_code_rows SET link = NULL, span_row = NULL WHERE tx_id = ?1";
+
+/* Unlink each linked transaction that lies outside its trace's request
+ * (offset: the database clock less the application's; slack as
+ * ls_link_in_request() takes it). */
+static int unlink_outside_requests(ls_store *s, int64_t offset, int64_t slack)
+{
+    ls_stmt *q = NULL, *upd = NULL, *req = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, linked_tx_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, unlink_sql, &upd)) != 0 ||
+        (rc = ls_store_prepare(s, request_sql, &req)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        ls_request rq;
+        if ((rc = read_request(req, ls_stmt_text(q, lt_trace_id), &rq)) != 0)
+            goto out;
+        if (ls_link_in_request(ls_stmt_int64(q, lt_tx_start), ls_stmt_int64(q, lt_tx_end), &rq,
+                               offset, slack))
+            continue;
+        ls_stmt_reset(upd);
+        ls_stmt_bind_int64(upd, 1, ls_stmt_int64(q, lt_tx_id));
+        if ((rc = ls_stmt_step(upd)) < 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(upd);
+    ls_stmt_finalize(req);
     return rc < 0 ? rc : 0;
 }
 
@@ -1144,9 +1267,9 @@ static const char span_links_sql[] =
 
 int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
 {
-    int64_t offset = stats->clock_offset_us;
+    int64_t offset = stats->clock_offset_us, slack;
     ls_stmt *st = NULL;
-    int rc;
+    int rc, subsecond;
 
     if ((rc = statement_facts(s)) != 0 ||
         (rc = link_by_comment(s, &offset)) != 0)
@@ -1160,14 +1283,20 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
     ls_stmt_bind_int64(st, 2, PID_TOLERANCE_US);
     rc = ls_stmt_step(st);
     ls_stmt_finalize(st);
-    if (rc < 0)
+    if (rc < 0 || (rc = ls_log_subsecond(s, &subsecond)) != 0)
+        return rc;
+    /* A link outside its request is undone before the statement links,
+     * which may then find the transaction's own trace (and pair no
+     * statement with a span whose request it lies outside). */
+    slack = LS_REQUEST_SLACK_US + (subsecond ? 0 : LS_WHOLE_SECOND_US);
+    if ((rc = unlink_outside_requests(s, offset, slack)) != 0)
         return rc;
     /* The database spans in start order for the statement links: read on
      * an index, not sorted at each run (issue 37: memory whatever the
      * number of spans). */
     if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS spans_start ON"
                                        " spans(start_ts) WHERE db_statement IS NOT NULL")) != 0 ||
-        (rc = link_by_statement(s, offset)) != 0 ||
+        (rc = link_by_statement(s, offset, slack)) != 0 ||
         (rc = resolve_code(s, offset)) != 0 ||
         (rc = decide_identity(s)) != 0)
         return rc;

@@ -4,6 +4,7 @@
  * of votes (broken by the distance, then the trace id), a tie in the
  * distance within the winning trace (the first vote), one vote, none.
  */
+#include "decide/tolerances.h"
 #include "decide/vote.h"
 #include "ls_test.h"
 
@@ -58,9 +59,68 @@ static void test_crowd(void)
     CHECK_INT(sorted[ls_vote_span(sorted, N(sorted))].span_row, 47);
 }
 
+/* ls_link_in_request: a transaction inside its request, each end at the
+ * slack exactly (in) and one microsecond past it (out); the request moved
+ * by the offset; no root span. */
+static void test_in_request(void)
+{
+    const int64_t lo = 1796536319709656, hi = 1796536320810764, k = LS_REQUEST_SLACK_US;
+    /* a root span lo..hi inside wider spans: the root span decides */
+    const ls_request rq = {1, lo, hi, lo - 5 * k, hi + 5 * k};
+    /* no root span exported: the spans' extent */
+    const ls_request noroot = {0, 0, 0, lo, hi};
+
+    CHECK_INT(ls_link_in_request(lo + 200000, hi - 3000, &rq, 0, k), 1);
+    CHECK_INT(ls_link_in_request(lo, hi, &rq, 0, 0), 1); /* the request itself */
+    /* the end: at the slack, just outside */
+    CHECK_INT(ls_link_in_request(lo + 1, hi + k, &rq, 0, k), 1);
+    CHECK_INT(ls_link_in_request(lo + 1, hi + k + 1, &rq, 0, k), 0);
+    /* the start: at the slack, just outside */
+    CHECK_INT(ls_link_in_request(lo - k, hi - 1, &rq, 0, k), 1);
+    CHECK_INT(ls_link_in_request(lo - k - 1, hi - 1, &rq, 0, k), 0);
+    /* no slack: one microsecond either side is out */
+    CHECK_INT(ls_link_in_request(lo - 1, hi, &rq, 0, 0), 0);
+    CHECK_INT(ls_link_in_request(lo, hi + 1, &rq, 0, 0), 0);
+    /* wider than the request at both ends */
+    CHECK_INT(ls_link_in_request(lo - k - 1, hi + k + 1, &rq, 0, k), 0);
+    /* an open transaction is taken at its start (tx_end == tx_start) */
+    CHECK_INT(ls_link_in_request(hi + k, hi + k, &rq, 0, k), 1);
+    CHECK_INT(ls_link_in_request(hi + k + 1, hi + k + 1, &rq, 0, k), 0);
+    /* whole-second logs: the slack grows by a second */
+    CHECK_INT(ls_link_in_request(lo + 1, hi + LS_WHOLE_SECOND_US, &rq, 0,
+                                 k + LS_WHOLE_SECOND_US), 1);
+    /* the offset moves the request onto the database clock: 2 s ahead */
+    CHECK_INT(ls_link_in_request(lo + 2000000, hi + 2000000, &rq, 2000000, 0), 1);
+    CHECK_INT(ls_link_in_request(lo + 2000000, hi + 2000000 + 1, &rq, 2000000, 0), 0);
+    CHECK_INT(ls_link_in_request(lo, hi, &rq, 2000000, k), 0);
+    /* no root span: the spans' extent, with the same boundaries */
+    CHECK_INT(ls_link_in_request(lo - k, hi + k, &noroot, 0, k), 1);
+    CHECK_INT(ls_link_in_request(lo - k - 1, hi, &noroot, 0, k), 0);
+    CHECK_INT(ls_link_in_request(lo, hi + k + 1, &noroot, 0, k), 0);
+    /* a root span: a transaction inside the spans but after the root is out */
+    CHECK_INT(ls_link_in_request(lo, hi + 2 * k, &rq, 0, k), 0);
+}
+
+/* blind-otel, trace 1c2b1229 (POST /transfer, its root span 1101 ms,
+ * offset -344 us): two sessions' transactions sent its statements; the
+ * one of another request (trace 9a8bd01b) ended 906 ms after the request
+ * (times of samples/blind-otel's store, as the old binary linked them). */
+static void test_other_request(void)
+{
+    const ls_request rq = {1, 1796536319710000, 1796536320811108, 1796536319710000,
+                           1796536320811108};
+
+    CHECK_INT(ls_link_in_request(1796536319911872, 1796536320717000, &rq, -344,
+                                 LS_REQUEST_SLACK_US), 1);
+    CHECK_INT(ls_link_in_request(1796536319906946, 1796536321717000, &rq, -344,
+                                 LS_REQUEST_SLACK_US), 0);
+}
+
 int main(void)
 {
     test_boundaries();
     test_crowd();
+    test_in_request();
+    test_other_request();
     return TEST_REPORT();
 }

@@ -87,6 +87,21 @@
  * (the two instrumentations read the clock at different moments). */
 #define LS_SPAN_NEST_SLACK_US 1000
 
+/* A transaction linked to a trace lies inside the trace's request (its
+ * root span, else its spans' extent) on the database clock, each end
+ * outside by no more than this (traces.c, decide/vote.c). The offset is
+ * the median of statement-start minus span-start differences: it holds
+ * the one-way network time, which only moves the request's start later
+ * than the BEGIN can be, and the COMMIT line is written before its reply
+ * reaches the application, that is before the root span ends. What is
+ * left is the offset's own error (the spread of that network time and of
+ * millisecond log times, LS_SPAN_LOG_SLACK_US each): 10 ms covers it ten
+ * times over (blind-otel's correct links end at most 0.34 ms after their
+ * request), while a transaction of another request sharing the trace's
+ * statements ends or begins whole statements away. Whole-second log
+ * times add LS_WHOLE_SECOND_US. */
+#define LS_REQUEST_SLACK_US 10000
+
 /* ---- hidden waits (hidden.c) ---- */
 
 /* A reconstructed wait agrees with a logged one within this many ms, or

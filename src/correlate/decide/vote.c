@@ -1,5 +1,6 @@
 /*
- * vote.c — a transaction's span by the vote of its statements (vote.h).
+ * vote.c — a transaction's span by the vote of its statements, and whether
+ * it lies inside that span's request (vote.h).
  */
 #include "vote.h"
 
@@ -38,4 +39,13 @@ size_t ls_vote_span(const ls_span_vote *v, size_t n)
         }
     }
     return best;
+}
+
+int ls_link_in_request(int64_t tx_start, int64_t tx_end, const ls_request *rq, int64_t offset,
+                       int64_t slack)
+{
+    int64_t lo = (rq->has_root ? rq->root_start : rq->span_start) + offset;
+    int64_t hi = (rq->has_root ? rq->root_end : rq->span_end) + offset;
+
+    return tx_start >= lo - slack && tx_end <= hi + slack;
 }
