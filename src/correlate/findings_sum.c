@@ -280,7 +280,7 @@ static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_field
                          const counter_row *c, keeper *k)
 {
     const counter_shape *top = counter_top(c);
-    value stmt, holds = {0, 0, 0, NULL}, held = {0, 0, 0, NULL};
+    value stmt = {0, 0, 0, NULL}, holds = {0, 0, 0, NULL}, held = {0, 0, 0, NULL};
     finding f;
     size_t slot;
     int rc;
