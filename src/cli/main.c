@@ -148,7 +148,7 @@ static const cli_option options[] = {
      "the sequence of its statements, as verb and relation (shape). Where that is missing "
      "the report falls back to sqlcommenter/marginalia tags in the SQL, then "
      "application_name; where no span or tag names a transaction and one "
-     "application_name covers 90 % or more of the holds (pgbench, an application "
+     "application_name covers 99 % or more of the holds (pgbench, an application "
      "behind one pool user), the transaction's shape; and says which it used and why."},
     {OPT_SINCE, "since", 0, "TIME", NULL, CMD_ANALYZE | CMD_REPORT,
      "only waits overlapping, and errors and deadlocks at or after, TIME (ISO 8601, UTC "

@@ -13,6 +13,10 @@
 #include "ls_common.h"
 #include "ls_sqlshape.h"
 
+/* A number constant as text, in a string made at compile time. */
+#define PCT_TEXT_(n) #n
+#define PCT_TEXT(n) PCT_TEXT_(n)
+
 ls_path_identity ls_path_identity_of(const ls_path_names *n, ls_path_reason *why)
 {
     ls_path_reason r;
@@ -50,7 +54,7 @@ const char *ls_path_reason_text(ls_path_reason r)
                "application_name covers every hold";
     case LS_PATH_DOMINANT:
         return "no span or sqlcommenter tag names the transactions, and one "
-               "application_name covers 90 % or more of the holds";
+               "application_name covers " PCT_TEXT(LS_PATH_DOMINANT_PCT) " % or more of the holds";
     }
     return "";
 }

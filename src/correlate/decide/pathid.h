@@ -23,7 +23,7 @@
  * 99 % of the holds ranks them as one path (pgbench beside an admin's
  * psql). Below it a second name is a code path of its own: in
  * samples/trigger-paths `ledger-import` has 9 % of the counter row's
- * holds and is a real path (90 % merged it into the checkout's shape). */
+ * holds and is a real path (at 90 % it was merged into the checkout's shape). */
 #define LS_PATH_DOMINANT_PCT 99
 
 typedef enum ls_path_identity {
