@@ -114,7 +114,6 @@ static const char ranking_fmt[] =
 #define OCCUPANCY_COLS(X, Q)                       \
     X(Q, label, "%s")                              \
     X(Q, source, "%s")                             \
-    X(Q, hold_ms, "coalesce(r.est_us, h.end_ts - h.start_ts) / 1000.0") \
     X(Q, waited, "h.waits > 0")                    \
     X(Q, row_id, "h.row_id")                       \
     X(Q, hold_us, "coalesce(r.est_us, h.end_ts - h.start_ts)") \
@@ -281,7 +280,7 @@ static void occupancy(model_ctx *m, cJSON *list, const char *sql, int top)
     }
     while ((rc = ls_stmt_step(q)) == 1) {
         const char *label = ls_stmt_isnull(q, oc_label) ? "unknown" : ls_stmt_text(q, oc_label);
-        double ms = ls_stmt_double(q, oc_hold_ms);
+        double ms = (double)ls_stmt_int64(q, oc_hold_us) / 1000.0;
         occ_path *o = NULL;
         /* Paths are few (functions, routes, applications): a linear search,
          * most recent first. */

@@ -204,10 +204,13 @@ static int counter_start(counter_row *c, ls_stmt *q)
     return rc;
 }
 
-/* The entry of c for `shape`, added when new; NULL on no memory. */
-static counter_shape *shape_entry(counter_row *c, const char *shape)
+/* The entry of c for `shape` (of statement `text`), added when new with
+ * what the shape alone says (does it increment, does it write another
+ * relation than the row's); NULL on no memory. */
+static counter_shape *shape_entry(counter_row *c, const char *shape, const char *text)
 {
     counter_shape *e;
+    char rel[128];
     size_t i;
     for (i = 0; i < c->nshapes; i++)
         if (strcmp(c->shapes[i].shape, shape) == 0)
@@ -224,6 +227,9 @@ static counter_shape *shape_entry(counter_row *c, const char *shape)
     memset(e, 0, sizeof(*e));
     if (!(e->shape = strdup(shape)))
         return NULL;
+    e->n.increments = ls_finding_is_increment(e->shape);
+    e->n.other_relation = ls_sql_relation(text, rel, sizeof(rel)) && c->relation.s &&
+                          strcmp(rel, c->relation.s) != 0;
     c->nshapes++;
     return e;
 }
@@ -233,20 +239,16 @@ static counter_shape *shape_entry(counter_row *c, const char *shape)
 static int counter_add(counter_row *c, ls_stmt *q, ls_buf *shape)
 {
     const char *text = ls_stmt_text(q, cq_text);
-    char rel[128];
     counter_shape *e;
 
     ls_buf_reset(shape);
     if (ls_sql_shape(shape, text, COUNTER_SHAPE_MAX) != 0 || ls_buf_failed(shape))
         return LS_ENOMEM;
-    if (!(e = shape_entry(c, ls_buf_str(shape))))
+    if (!(e = shape_entry(c, ls_buf_str(shape), text)))
         return LS_ENOMEM;
     e->n.holds += ls_stmt_int64(q, cq_holds);
     e->n.transfers += ls_stmt_int64(q, cq_transfers);
     e->n.held_ms += ls_stmt_double(q, cq_held_ms);
-    e->n.increments = ls_finding_is_increment(e->shape);
-    e->n.other_relation = ls_sql_relation(text, rel, sizeof(rel)) && c->relation.s &&
-                          strcmp(rel, c->relation.s) != 0;
     return 0;
 }
 

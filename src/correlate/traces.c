@@ -1199,7 +1199,8 @@ static const char hold_parts_sql[] =
 /* ---- what names the paths nothing else names ---- */
 
 /* The holds by whether a span or a tag names their transaction (as
- * LS_GROUPING_FUNCTION_LABEL_SQL does before it comes to the application)
+ * the tx_code view's function_path does before it comes to the
+ * application: TX_FUNCTION_PATH, store_schema.h)
  * and by application_name. */
 #define NAMES_COLS(X, Q)                                                                \
     X(Q, named, "(c.code_function IS NOT NULL OR c.tag_controller IS NOT NULL"         \
