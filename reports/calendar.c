@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "ls_common.h"
+#include "ls_columns.h"
 #include "ls_outfile.h"
 #include "ls_report.h"
 #include "render_int.h"
@@ -33,12 +34,15 @@ typedef struct day {
     cJSON *model;       /* NULL: nothing happened that day */
 } day;
 
+#define SPAN_COLS(X, Q) X(Q, first, "min(t)") X(Q, last, "max(t)")
+LS_COLUMNS(sq, SPAN_COLS);
+
 /* The first and last event of the store (statements, waits, errors), µs;
  * 1 when the store has none. */
 static int store_span(ls_store *s, int64_t *first, int64_t *last)
 {
     static const char sql[] =
-        "SELECT min(t), max(t) FROM (SELECT min(start_ts) AS t FROM stmt_rows"
+        "SELECT " LS_SELECT_LIST(sq, SPAN_COLS) " FROM (SELECT min(start_ts) AS t FROM stmt_rows"
         " UNION ALL SELECT max(start_ts) FROM stmt_rows"
         " UNION ALL SELECT min(start_ts) FROM lock_wait_rows"
         " UNION ALL SELECT max(coalesce(end_ts, start_ts)) FROM lock_wait_rows"
@@ -48,9 +52,9 @@ static int store_span(ls_store *s, int64_t *first, int64_t *last)
     if ((rc = ls_store_prepare(s, sql, &st)) != 0)
         return rc;
     rc = ls_stmt_step(st);
-    if (rc == 1 && !ls_stmt_isnull(st, 0)) {
-        *first = ls_stmt_int64(st, 0);
-        *last = ls_stmt_int64(st, 1);
+    if (rc == 1 && !ls_stmt_isnull(st, sq_first)) {
+        *first = ls_stmt_int64(st, sq_first);
+        *last = ls_stmt_int64(st, sq_last);
         rc = 0;
     } else if (rc >= 0) {
         rc = 1;

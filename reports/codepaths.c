@@ -509,28 +509,41 @@ static int add_sequences(model_ctx *m, cJSON *list)
     return rc < 0 ? rc : 0;
 }
 
+/* The one row of path_identity, by name. */
+#define IDENTITY_COLS(X, Q)                                                    \
+    X(Q, identity, "identity")                                                 \
+    X(Q, reason, "reason")                                                     \
+    X(Q, holds, "holds")                                                       \
+    X(Q, named, "named")                                                       \
+    X(Q, names, "names")                                                       \
+    X(Q, top_holds, "top_holds")
+LS_COLUMNS(iq, IDENTITY_COLS);
+
 /* What named the paths that no span or tag names, and why, when it was
  * the transaction's shape (code_path_identity; the key is absent when
  * application_name named them, as before it existed). */
 static int add_identity(model_ctx *m, cJSON *report, int by_shape)
 {
+    static const char sql[] =
+        "SELECT " LS_SELECT_LIST(iq, IDENTITY_COLS) " FROM path_identity LIMIT 1";
     ls_stmt *q = NULL;
     int rc;
 
-    if ((rc = ls_store_prepare(m->store, "SELECT identity, reason, holds, named, names,"
-                                         " top_holds FROM path_identity LIMIT 1", &q)) != 0)
+    if ((rc = ls_store_prepare(m->store, sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1 &&
-        (by_shape || strcmp(ls_stmt_text(q, 0), "shape") == 0)) {
+        (by_shape || strcmp(ls_stmt_text(q, iq_identity), "shape") == 0)) {
         cJSON *o = cJSON_AddObjectToObject(report, "code_path_identity");
-        ls_model_add_str(o, "fallback", strcmp(ls_stmt_text(q, 0), "shape") == 0
+        ls_model_add_str(o, "fallback", strcmp(ls_stmt_text(q, iq_identity), "shape") == 0
                                             ? "transaction shape"
                                             : "application_name");
-        ls_model_add_str(o, "reason", ls_stmt_text(q, 1));
-        cJSON_AddNumberToObject(o, "holds", (double)ls_stmt_int64(q, 2));
-        cJSON_AddNumberToObject(o, "holds_named_by_spans_or_tags", (double)ls_stmt_int64(q, 3));
-        cJSON_AddNumberToObject(o, "application_names", (double)ls_stmt_int64(q, 4));
-        cJSON_AddNumberToObject(o, "holds_of_the_commonest_name", (double)ls_stmt_int64(q, 5));
+        ls_model_add_str(o, "reason", ls_stmt_text(q, iq_reason));
+        cJSON_AddNumberToObject(o, "holds", (double)ls_stmt_int64(q, iq_holds));
+        cJSON_AddNumberToObject(o, "holds_named_by_spans_or_tags",
+                                (double)ls_stmt_int64(q, iq_named));
+        cJSON_AddNumberToObject(o, "application_names", (double)ls_stmt_int64(q, iq_names));
+        cJSON_AddNumberToObject(o, "holds_of_the_commonest_name",
+                                (double)ls_stmt_int64(q, iq_top_holds));
     }
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
