@@ -37,6 +37,7 @@ MUST_HOLD = [
     "logged waits whose holder_pid held the row during the wait",
     "database spans without a backend pid said (stock pg instrumentation has none)",
     "spans it could not place said, with why",
+    "clock offset, database minus app, ms (within 5 ms)",
     "whole-second log alone: occupancy totals given as ranges",
     "whole-second log alone: top code path by row occupancy",
     "whole-second log alone: deadlocks",

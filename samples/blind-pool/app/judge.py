@@ -329,6 +329,14 @@ class Judge:
 
     def unknowns(self):
         ts = self.r["summary"].get("trace_spans") or {}
+        off = ts.get("clock_offset_ms")
+        toff = self.t["clock"]["offset_ms_applied"]
+        self.check("clock offset, database minus app, ms (within 5 ms)", off, toff,
+                   off is not None and abs(off - toff) <= 5.0)
+        hw = self.r["summary"]["hidden_waits"]["hidden_wait_ms"] / 1000
+        th = sum(w["wait_ms"] for w in self.t["waits"] if w["wait_ms"] < DEADLOCK_TIMEOUT_MS) / 1000
+        self.check("hidden waiting (waits below deadlock_timeout), s", round(hw, 1), round(th, 1),
+                   close(hw * 1000, th * 1000))
         self.check("database spans without a backend pid said (stock pg instrumentation has none)",
                    ts.get("without_pid"), ts.get("database_spans"),
                    ts.get("database_spans") and ts.get("without_pid") == ts.get("database_spans"))
