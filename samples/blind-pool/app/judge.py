@@ -130,7 +130,7 @@ class Judge:
                    dict(Counter(x["victim_route"] for x in td)),
                    routes.get("POST /transfers", 0) == len(td))
         f = [x for x in self.r["findings"] if x["rule"] == "inconsistent_lock_order"]
-        self.check("inconsistent lock order found (transfers lock accounts in request order)",
+        self.check("finding: inconsistent lock order (transfers lock accounts in request order)",
                    len(f) + len(self.r["lock_order_conflicts"]), "yes", f or self.r["lock_order_conflicts"])
 
     def serialization(self):
@@ -205,13 +205,13 @@ class Judge:
         self.check("top path mostly (truth: POST /bookings, the partner call)", doing,
                    part.most_common(1)[0][0], route_of_label(label) == top and doing == "span")
         ext = [f for f in self.r["findings"] if f["rule"] == "external_call_in_transaction"]
-        self.check("external call in transaction blamed on POST /bookings",
+        self.check("finding: external call in transaction blamed on POST /bookings",
                    [f.get("code_path") for f in ext], "POST /bookings",
                    any(route_of_label(f.get("code_path")) == "POST /bookings" for f in ext))
         counters = [row_of(f.get("relation"), f.get("row")) or "%s %s" % (f.get("relation"), f.get("row"))
                     for f in self.r["findings"] if f["rule"] == "hot_counter_row"]
         wrong = [c for c in counters if c.startswith("accounts")]
-        self.check("hot counter rows that are balances moved between rows (transfers)",
+        self.check("finding: hot counter rows that are balances moved between rows (transfers)",
                    wrong, [], not wrong)
 
     def holds(self):
