@@ -82,7 +82,7 @@ umount_fs() {
 }
 
 WORK=      # the run's directory inside the chroot (path as seen there)
-PGB_DIR= STUBS_PID= APP_PID= PGB_PID=
+PGB_DIR='' STUBS_PID='' APP_PID='' PGB_PID=''
 stop_server() {
     local pm
     [[ -n $WORK && -f $ROOT$WORK/data/postmaster.pid ]] || return 0

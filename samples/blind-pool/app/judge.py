@@ -221,8 +221,8 @@ class Judge:
         n = 0
         for hr in self.r["hot_rows"]:
             for h in hr["timeline"]["holds"]:
-                yield_hold = dict(h, relation=hr["relation"], row_key=hr["row_key"])
-                n += self.one_hold(yield_hold, counts)
+                hold = dict(h, relation=hr["relation"], row_key=hr["row_key"])
+                n += self.one_hold(hold, counts)
         found, good, in_bounds = counts
         self.check("timeline holds whose trace locked that row", found, n, found >= PASS_SHARE * n)
         self.check("timeline holds: hold_ms within max(25 ms, 5 %) of the truth", good, found,
