@@ -167,7 +167,8 @@ def verdict(ok, text, why):
     elif ok:
         print(f"XPASS {text} (now right: take it off KNOWN_WRONG)")
     else:
-        print(f"XFAIL {text}: {why}")
+        print(f"XFAIL {text}")
+        print(f"    known wrong: {why}")
 
 
 def analyze(ls, root, tmp, sample, inputs):

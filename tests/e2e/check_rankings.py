@@ -92,7 +92,8 @@ def verdict(sample, ok, text):
     elif ok:
         print(f"XPASS {text} (now right: take it off KNOWN_WRONG)")
     else:
-        print(f"XFAIL {text}: {why}")
+        print(f"XFAIL {text}")
+        print(f"    known wrong: {why}")
 
 
 def analyze(ls, d, inputs, tmp, prefix=True):
