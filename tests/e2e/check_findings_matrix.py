@@ -46,7 +46,19 @@ from lscheck import report
 
 DIRF = "stderr+csvlog+jsonlog (dir)"
 # (sample, truth file, log format, traces, inputs, with traces?)
+APP_TRACES = (("OTLP JSONL", "traces.otlp.jsonl"), ("OTLP JSONL .gz", "traces.otlp.jsonl.gz"),
+              ("Jaeger", "traces.jaeger.json"), ("Zipkin", "traces.zipkin.json"))
 RUNS = [
+    (app, "truth.json", "stderr %m", name, ["postgresql.log", f], True)
+    for app in ("app", "app-skew") for name, f in APP_TRACES] + [
+    (app, "truth.json", "stderr %m", "none", ["postgresql.log"], False)
+    for app in ("app", "app-skew")] + [
+    ("blind-otel", "truth.json", "stderr %m", "OTLP",
+     ["postgresql.log", "traces.otlp.jsonl.gz"], True),
+    ("blind-otel", "truth.json", "stderr %m", "none", ["postgresql.log"], False),
+    ("blind-otel", "truth.json", "csvlog", "OTLP", ["postgresql.csv", "traces.otlp.jsonl.gz"],
+     True),
+    ("blind-otel", "truth.json", "csvlog", "none", ["postgresql.csv"], False),
     ("app-seconds", "truth.json", "stderr %t", "OTLP",
      ["postgresql.log", "traces.otlp.jsonl.gz"], True),
     ("app-seconds", "truth.json", "stderr %t", "none", ["postgresql.log"], False),
@@ -83,7 +95,8 @@ KNOWN_WRONG = {
         "statement's start, and no head is called idle in transaction; the code idles "
         "(checkout's payments call, about 0.4 s a hold, at the head of the row's queue), and "
         "the same app's log with durations gets it (check_findings.py)",
-    ("correlation-stmtall", "idle_in_transaction_head", "expected", r"^(stderr %m|csvlog|jsonlog), none$"):
+    ("correlation-stmtall", "idle_in_transaction_head", "expected",
+     r"^(stderr %m|csvlog|jsonlog), none$"):
         "the same cause: with log_statement = 'all' and no durations only the run with the "
         "pg_stat_activity snapshots names inventory-sync's idle head (the truth's "
         "head_state idle_in_transaction)",
@@ -94,6 +107,9 @@ KNOWN_WRONG = {
         "from the deadlock edges and the keys each side locked)",
     ("deadlock-holds-stmtall", "inconsistent_lock_order", "expected", r"."):
         "as deadlock-holds: two rows of one relation in opposite key order",
+    ("blind-otel", "inconsistent_lock_order", "expected", r"OTLP$"):
+        "as realistic: /transfer against itself, two wallets in request order; the rule "
+        "pairs two different code paths (check_blind_otel.py lists it too)",
     ("realistic", "inconsistent_lock_order", "expected", r"."):
         "one code path against itself in opposite key order: the rule pairs two different "
         "code paths by relation order, so it cannot name it (issue 34 item 7's wallet "
@@ -171,15 +187,30 @@ def verdict(ok, text, why):
         print(f"    known wrong: {why}")
 
 
+def prefix_of(d):
+    """The sample's log_line_prefix: prefix.txt, else settings.txt's
+    "log_line_prefix: " line (blind-otel), else None."""
+    path = os.path.join(d, "prefix.txt")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            return f.read().rstrip("\n")
+    path = os.path.join(d, "settings.txt")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("log_line_prefix: "):
+                    return line[len("log_line_prefix: "):].rstrip("\n")
+    return None
+
+
 def analyze(ls, root, tmp, sample, inputs):
     d = os.path.join(root, "samples", sample)
     out = os.path.join(tmp, "r.json")
     args = [ls, "analyze", "-q", "--db", os.path.join(tmp, "r.db"), "--format", "json",
             "--top", "1000", "-o", out]
-    prefix = os.path.join(d, "prefix.txt")
-    if os.path.exists(prefix):
-        with open(prefix, encoding="utf-8") as f:
-            args += ["--prefix", f.read().rstrip("\n")]
+    prefix = prefix_of(d)
+    if prefix is not None:
+        args += ["--prefix", prefix]
     for p in ("r.db", "r.json"):
         if os.path.exists(os.path.join(tmp, p)):
             os.remove(os.path.join(tmp, p))

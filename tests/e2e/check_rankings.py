@@ -20,7 +20,11 @@ sample, log format and with and without traces):
     is not checked: the truth records only the holds somebody waited for;
   - app-seconds (samples/app.sh), csvlog without traces: row occupancy
     against the truth's requests' holds, by what names a path without
-    traces (the sqlcommenter controller, else application_name).
+    traces (the sqlcommenter controller, else application_name);
+  - blind-otel (samples/blind-otel.sh), csvlog with the traces: row
+    occupancy against the truth's hot rows' holds by route (the route's
+    path is the code path the spans' http.route names). Without traces its
+    paths are named by transaction shape: not checked here.
 
 Per ranking: the code paths are the truth's, each with the truth's number
 of holds and a total within max(25 ms, 5 %); the order is the truth's
@@ -60,6 +64,15 @@ TABLE_MODES = {"AccessShareLock", "RowShareLock", "RowExclusiveLock",
 
 # (sample, check text regex) -> why: answers lockspan gets wrong today.
 KNOWN_WRONG = {
+    ("blind-otel", r"lists the truth's code paths|/reprice's"):
+        "/reprice (REPEATABLE READ, 33 holds of products SKU-1, 12 waits) is in no ranking: "
+        "the row is no hot row (check_blind_otel.py's expected failure)",
+    ("blind-otel", r"/payments's (hold count|total)"):
+        "merchant_totals 2 (21 holds, 3 waits) is no hot row (check_blind_otel.py's expected "
+        "failure): 120 holds and 7597 ms against the truth's 141 and 9922 ms",
+    ("blind-otel", r"/transfer's total"):
+        "12518 ms against the truth's 15232 ms with every hold counted (269): the "
+        "transfers' holds around the deadlocks are short (issue 34 item 5)",
     ("app-seconds", r"shop's total hold time"):
         "csvlog with log_statement = 'all' and no durations: shop's short holds "
         "(payments.fast_pay and reports.read_then_update, 16 holds) total 260 ms against "
@@ -122,9 +135,9 @@ def compare(sample, label, kind, got, truth):
     """got: [(path, holds, total_ms)] in lockspan's order; truth: path ->
     (holds, total_ms)."""
     names = [g[0] for g in got]
-    lscheck.check(sorted(names) == sorted(truth),
-                  f"{label}: {kind} ranking lists the truth's code paths "
-                  f"[lockspan {names}, truth {sorted(truth)}]")
+    verdict(sample, sorted(names) == sorted(truth),
+            f"{label}: {kind} ranking lists the truth's code paths "
+            f"[lockspan {names}, truth {sorted(truth)}]")
     by = {g[0]: g for g in got}
     for path, (n, ms) in sorted(truth.items()):
         g = by.get(path)
@@ -138,15 +151,15 @@ def compare(sample, label, kind, got, truth):
     swapped = [(a, b) for i, a in enumerate(known_paths) for b in known_paths[i + 1:]
                if truth[b][1] - truth[a][1] > ORDER_TOL_MS]
     want = sorted(truth, key=lambda p: -truth[p][1])
-    lscheck.check(known_paths and not swapped,
-                  f"{label}: {kind} ranking order is the truth's (ties within 25 ms either way) "
-                  f"[lockspan {names}, truth {want}, swapped {swapped}]")
+    verdict(sample, bool(known_paths) and not swapped,
+            f"{label}: {kind} ranking order is the truth's (ties within 25 ms either way) "
+            f"[lockspan {names}, truth {want}, swapped {swapped}]")
     if truth:
         top = max(v[1] for v in truth.values())
-        lscheck.check(bool(names) and names[0] in truth and
-                      top - truth[names[0]][1] <= ORDER_TOL_MS,
-                      f"{label}: {kind} ranking's top path is the truth's "
-                      f"[lockspan {names[:1]}, truth {want[:1]}]")
+        verdict(sample, bool(names) and names[0] in truth and
+                top - truth[names[0]][1] <= ORDER_TOL_MS,
+                f"{label}: {kind} ranking's top path is the truth's "
+                f"[lockspan {names[:1]}, truth {want[:1]}]")
 
 
 def occupancy(rep):
@@ -274,9 +287,32 @@ def check_app_seconds(ls, root, tmp):
         compare(sample, label, "occupancy", occupancy(rep), occ)
 
 
+def check_blind_otel(ls, root, tmp):
+    """csvlog with the traces: row occupancy by route (the express
+    instrumentation's http.route names the path) against the truth's
+    hot rows' holds by route."""
+    sample = "blind-otel"
+    d = os.path.join(root, "samples", sample)
+    with open(os.path.join(d, "truth.json"), encoding="utf-8") as f:
+        truth = json.load(f)
+    occ = {}
+    for row in truth["hot_rows"].values():
+        for route, r in row["by_route"].items():
+            path = route.split(" ", 1)[1]
+            n, ms = occ.get(path, (0, 0.0))
+            occ[path] = (n + r["n"], ms + r["total_held_ms"])
+    label = f"{sample} [csvlog, OTLP]"
+    rep, err = analyze(ls, d, [os.path.join(d, "postgresql.csv"),
+                               os.path.join(d, "traces.otlp.jsonl.gz")], tmp, False)
+    lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
+    if rep:
+        compare(sample, label, "occupancy", occupancy(rep), occ)
+
+
 def main():
     ls, root = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
+        check_blind_otel(ls, root, tmp)
         check_deadlock(ls, root, tmp)
         check_ddl_queue(ls, root, tmp)
         check_correlation(ls, root, tmp)
