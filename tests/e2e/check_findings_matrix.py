@@ -303,8 +303,8 @@ def main():
                       f"that must not ({silent.get(rule)})")
     doc = os.path.join(root, "docs", "findings-matrix.md")
     with open(doc, encoding="utf-8") as f:
-        lscheck.check(text in f.read(), "docs/findings-matrix.md holds the table of "
-                      "tools: check_findings_matrix.py --table (regenerate it)")
+        lscheck.check(text in f.read(), "docs/findings-matrix.md holds the table that "
+                      "check_findings_matrix.py --table prints (regenerate it)")
     with tempfile.TemporaryDirectory() as tmp:
         for run in RUNS:
             check_run(ls, root, tmp, run)
