@@ -18,11 +18,14 @@ blind checkers print their own PASS / ok / FAIL / XFAIL / EXPECTED FAILURE
 lines and are read as they are.
 
 Cells: a checker that analyzes several formats in one run names the
-format in each check's text; CELLS gives, per cell, the run and a regular
-expression over the check text that selects that cell's checks (a check
-with no such label belongs to no cell; they are counted in the
-"unassigned" note under the table). A cell with no checker is printed as
-"not checked" in every column.
+format in each check's text; CELLS gives, per cell, its sources: each a
+run and a regular expression over the check text that selects that
+cell's checks (a check with no such label belongs to no cell; they are
+counted in the "unassigned" note under the table). check_findings_matrix.py
+(the findings each sample's code deserves) and check_rankings.py (the
+rankings no other checker compares) label every check "SAMPLE [FORMAT,
+TRACES]:" and add to the cells of many samples. A cell with no source is
+printed as "not checked" in every column.
 
 Columns, by keyword in the selected checks' own words (lower case, the
 values they quote taken out: see claim()):
@@ -81,6 +84,8 @@ RUNS = {
     "pgbench-shapes": ("check_pgbench_shapes.py", ["{S}/pgbench-shapes"]),
     "ddl-queue": ("check_ddl_queue.py", ["{S}/ddl-queue"]),
     "busy-row": ("check_busy_row.py", ["{R}"]),
+    "findings-matrix": ("check_findings_matrix.py", ["{R}"]),
+    "rankings": ("check_rankings.py", ["{R}"]),
 }
 
 
@@ -101,58 +106,105 @@ def run_wrapped(argv):
     runpy.run_path(argv[0], run_name="__main__")
 
 
-# Cells: (sample, log format, traces, run id or None, selector regex or
-# None). Selector None with a run: every check of that run is the cell's
-# (the run analyzes that one input). Run None: no checker covers the cell.
+# Cells: (sample, log format, traces, [(run id, selector regex or None)]).
+# Selector None: every check of that run is the cell's (the run analyzes
+# that one input). An empty list: no checker covers the cell. FM and RK
+# are the runs of check_findings_matrix.py and check_rankings.py, whose
+# checks are labelled "SAMPLE [FORMAT, TRACES]:" (fm() and rk() build the
+# selector).
 DIRF = "stderr+csvlog+jsonlog (dir)"
+SNAP = "none (+ pg_stat_activity)"
+
+
+def fm(sample, fmt, traces):
+    return ("findings-matrix", "^" + re.escape(f"{sample} [{fmt}, {traces}]:"))
+
+
+def rk(sample, fmt, traces):
+    return ("rankings", "^" + re.escape(f"{sample} [{fmt}, {traces}]:"))
+
+
 CELLS = [
-    ("app", "stderr %m", "OTLP JSONL", "app", r"^traces\.otlp\.jsonl:"),
-    ("app", "stderr %m", "OTLP JSONL .gz", "app", r"^traces\.otlp\.jsonl\.gz:"),
-    ("app", "stderr %m", "Jaeger", "app", r"^traces\.jaeger\.json:"),
-    ("app", "stderr %m", "Zipkin", "app", r"^traces\.zipkin\.json:"),
-    ("app", "stderr %m", "none", "app", r"^log only:"),
-    ("app-skew", "stderr %m", "OTLP JSONL", "app-skew", r"^traces\.otlp\.jsonl:"),
-    ("app-skew", "stderr %m", "OTLP JSONL .gz", "app-skew", r"^traces\.otlp\.jsonl\.gz:"),
-    ("app-skew", "stderr %m", "Jaeger", "app-skew", r"^traces\.jaeger\.json:"),
-    ("app-skew", "stderr %m", "Zipkin", "app-skew", r"^traces\.zipkin\.json:"),
-    ("app-skew", "stderr %m", "none", "app-skew", r"^log only:"),
-    ("app-seconds", "stderr %t", "OTLP", "seconds", r"^%t \+ traces:"),
-    ("app-seconds", "stderr %t", "none", "seconds", r"^%t alone:"),
-    ("app-seconds", "csvlog", "OTLP", "seconds", r"^csvlog \+ traces:"),
-    ("app-seconds", "csvlog", "none", None, None),
-    ("realistic", "stderr %t", "none", "realistic", r"^\[%t stderr\]"),
-    ("realistic", "csvlog", "none", "realistic", r"^\[csvlog\]"),
-    ("blind-otel", "stderr %m", "OTLP", "blind-otel", None),
-    ("blind-otel", "stderr %m", "none", None, None),
-    ("blind-otel", "csvlog", "OTLP", None, None),
-    ("blind-otel", "csvlog", "none", None, None),
-    ("blind-py", "stderr %t", "none", "blind-py", None),
-    ("blind-pool", "jsonlog (pgbouncer)", "OTLP", "blind-pool",
-     r"^(?!whole-second log alone:|%t \+ traces:)"),
-    ("blind-pool", "stderr %t (pgbouncer)", "OTLP", "blind-pool", r"^%t \+ traces:"),
-    ("blind-pool", "stderr %t (pgbouncer)", "none", "blind-pool", r"^whole-second log alone:"),
-    ("hidden", "stderr %m", "none", "hidden", None),
-    ("hidden-stmtall", "stderr %m", "none", "hidden-stmtall", None),
-    ("hidden-traces", "stderr %m", "OTLP", "hidden-traces", None),
-    ("hidden-traces", "stderr %m", "OTLP, app clock +300 ms", "hidden-traces-skew", None),
-    ("hidden-traces", "stderr %m", "none", "hidden-log-only", None),
-    ("correlation", DIRF, "none (+ pg_stat_activity)", "correlation", None),
-    ("correlation", "stderr / csvlog / jsonlog alone", "none", None, None),
-    ("correlation-stmtall", DIRF, "none (+ pg_stat_activity)", "correlation-stmtall", None),
-    ("correlation-stmtall", DIRF, "none", "correlation-stmtall-nosnap", None),
-    ("correlation-stmtall", "stderr / csvlog / jsonlog alone", "none", None, None),
-    ("trigger-paths", "stderr %m", "none", "trigger-paths", r"^stderr:"),
-    ("trigger-paths", "csvlog", "none", "trigger-paths", r"^csvlog:"),
-    ("deadlock-holds", "stderr %m", "none", "deadlock-holds-log", None),
-    ("deadlock-holds", "csvlog", "none", "deadlock-holds-csv", None),
-    ("deadlock-holds-stmtall", "stderr %m", "none", "deadlock-holds-stmtall-log", None),
-    ("deadlock-holds-stmtall", "csvlog", "none", "deadlock-holds-stmtall-csv", None),
-    ("pgbench-shapes", "stderr %m (.gz)", "none", "pgbench-shapes", None),
-    ("ddl-queue", "stderr %m", "none", "ddl-queue", r"^stderr(?! %t)[: ]"),
-    ("ddl-queue", "stderr %t (copy)", "none", "ddl-queue", r"^stderr %t[: ]"),
-    ("ddl-queue", "csvlog", "none", "ddl-queue", r"^csvlog[: ]"),
-    ("ddl-queue", "jsonlog", "none", "ddl-queue", r"^jsonlog[: ]"),
-    ("busy-row", "stderr %m (.xz)", "none", "busy-row", None),
+    ("app", "stderr %m", "OTLP JSONL", [("app", r"^traces\.otlp\.jsonl:"),
+                                          fm("app", "stderr %m", "OTLP JSONL")]),
+    ("app", "stderr %m", "OTLP JSONL .gz", [("app", r"^traces\.otlp\.jsonl\.gz:"),
+                                              fm("app", "stderr %m", "OTLP JSONL .gz")]),
+    ("app", "stderr %m", "Jaeger", [("app", r"^traces\.jaeger\.json:"),
+                                      fm("app", "stderr %m", "Jaeger")]),
+    ("app", "stderr %m", "Zipkin", [("app", r"^traces\.zipkin\.json:"),
+                                      fm("app", "stderr %m", "Zipkin")]),
+    ("app", "stderr %m", "none", [("app", r"^log only:"),
+                                    fm("app", "stderr %m", "none")]),
+    ("app-skew", "stderr %m", "OTLP JSONL", [("app-skew", r"^traces\.otlp\.jsonl:"),
+                                               fm("app-skew", "stderr %m", "OTLP JSONL")]),
+    ("app-skew", "stderr %m", "OTLP JSONL .gz", [("app-skew", r"^traces\.otlp\.jsonl\.gz:"),
+                                                   fm("app-skew", "stderr %m", "OTLP JSONL .gz")]),
+    ("app-skew", "stderr %m", "Jaeger", [("app-skew", r"^traces\.jaeger\.json:"),
+                                           fm("app-skew", "stderr %m", "Jaeger")]),
+    ("app-skew", "stderr %m", "Zipkin", [("app-skew", r"^traces\.zipkin\.json:"),
+                                           fm("app-skew", "stderr %m", "Zipkin")]),
+    ("app-skew", "stderr %m", "none", [("app-skew", r"^log only:"),
+                                         fm("app-skew", "stderr %m", "none")]),
+    ("app-seconds", "stderr %t", "OTLP", [("seconds", r"^%t \+ traces:"),
+                                          fm("app-seconds", "stderr %t", "OTLP")]),
+    ("app-seconds", "stderr %t", "none", [("seconds", r"^%t alone:"),
+                                          fm("app-seconds", "stderr %t", "none")]),
+    ("app-seconds", "csvlog", "OTLP", [("seconds", r"^csvlog \+ traces:"),
+                                       fm("app-seconds", "csvlog", "OTLP")]),
+    ("app-seconds", "csvlog", "none", [fm("app-seconds", "csvlog", "none"),
+                                       rk("app-seconds", "csvlog", "none")]),
+    ("realistic", "stderr %t", "none", [("realistic", r"^\[%t stderr\]"),
+                                        fm("realistic", "stderr %t", "none")]),
+    ("realistic", "csvlog", "none", [("realistic", r"^\[csvlog\]"),
+                                     fm("realistic", "csvlog", "none")]),
+    ("blind-otel", "stderr %m", "OTLP", [("blind-otel", None),
+                                         fm("blind-otel", "stderr %m", "OTLP")]),
+    ("blind-otel", "stderr %m", "none", [fm("blind-otel", "stderr %m", "none")]),
+    ("blind-otel", "csvlog", "OTLP", [fm("blind-otel", "csvlog", "OTLP"),
+                                      rk("blind-otel", "csvlog", "OTLP")]),
+    ("blind-otel", "csvlog", "none", [fm("blind-otel", "csvlog", "none")]),
+    ("blind-py", "stderr %t", "none", [("blind-py", None)]),
+    ("blind-pool", "jsonlog (pgbouncer)", "OTLP",
+     [("blind-pool", r"^(?!whole-second log alone:|%t \+ traces:)")]),
+    ("blind-pool", "stderr %t (pgbouncer)", "OTLP", [("blind-pool", r"^%t \+ traces:")]),
+    ("blind-pool", "stderr %t (pgbouncer)", "none",
+     [("blind-pool", r"^whole-second log alone:")]),
+    ("basic", "stderr %m", "none", [fm("basic", "stderr %m", "none")]),
+    ("hidden", "stderr %m", "none", [("hidden", None)]),
+    ("hidden-stmtall", "stderr %m", "none", [("hidden-stmtall", None)]),
+    ("hidden-traces", "stderr %m", "OTLP", [("hidden-traces", None)]),
+    ("hidden-traces", "stderr %m", "OTLP, app clock +300 ms", [("hidden-traces-skew", None)]),
+    ("hidden-traces", "stderr %m", "none", [("hidden-log-only", None)]),
+    ("correlation", DIRF, SNAP, [("correlation", None), fm("correlation", DIRF, SNAP),
+                                 rk("correlation", DIRF, SNAP)]),
+] + [("correlation", f, "none", [fm("correlation", f, "none"), rk("correlation", f, "none")])
+     for f in ("stderr %m", "csvlog", "jsonlog")] + [
+    ("correlation-stmtall", DIRF, SNAP, [("correlation-stmtall", None),
+                                         fm("correlation-stmtall", DIRF, SNAP),
+                                         rk("correlation-stmtall", DIRF, SNAP)]),
+    ("correlation-stmtall", DIRF, "none", [("correlation-stmtall-nosnap", None)]),
+] + [("correlation-stmtall", f, "none", [fm("correlation-stmtall", f, "none"),
+                                         rk("correlation-stmtall", f, "none")])
+     for f in ("stderr %m", "csvlog", "jsonlog")] + [
+    ("trigger-paths", "stderr %m", "none", [("trigger-paths", r"^stderr:"),
+                                            fm("trigger-paths", "stderr %m", "none")]),
+    ("trigger-paths", "csvlog", "none", [("trigger-paths", r"^csvlog:"),
+                                         fm("trigger-paths", "csvlog", "none")]),
+] + [(s, f, "none", [(f"{s}-{'log' if f == 'stderr %m' else 'csv'}", None), fm(s, f, "none"),
+                     rk(s, f, "none")])
+     for s in ("deadlock-holds", "deadlock-holds-stmtall") for f in ("stderr %m", "csvlog")] + [
+    ("pgbench-shapes", "stderr %m (.gz)", "none", [("pgbench-shapes", None),
+                                                   fm("pgbench-shapes", "stderr %m (.gz)",
+                                                      "none")]),
+    ("ddl-queue", "stderr %m", "none", [("ddl-queue", r"^stderr(?! %t)[: ]"),
+                                        rk("ddl-queue", "stderr %m", "none")]),
+    ("ddl-queue", "stderr %t (copy)", "none", [("ddl-queue", r"^stderr %t[: ]"),
+                                               rk("ddl-queue", "stderr %t (copy)", "none")]),
+    ("ddl-queue", "csvlog", "none", [("ddl-queue", r"^csvlog[: ]"),
+                                     rk("ddl-queue", "csvlog", "none")]),
+    ("ddl-queue", "jsonlog", "none", [("ddl-queue", r"^jsonlog[: ]"),
+                                      rk("ddl-queue", "jsonlog", "none")]),
+    ("busy-row", "stderr %m (.xz)", "none", [("busy-row", None)]),
 ]
 
 # Keywords per column (on the lower-cased check text); see the docstring.
@@ -161,9 +213,12 @@ RANKING = re.compile(r"ranking|top path|(?<!lock-)(?<!lock )\border\b|occupancy|
 HOLDS = re.compile(r"\bholds?\b|\bheld\b|\blocked\b")
 FINDINGS = re.compile(r"finding|bottleneck|called a counter|lock.order conflict")
 # What a check says, without the values it quotes (they may hold any word:
-# a table named "orders", a cut note's text): the blind checkers' ": lockspan
-# X, truth Y" tail, double-quoted strings, and (...), [...], {...}.
-QUOTED = (re.compile(r": lockspan .*$"), re.compile(r'"[^"]*"'),
+# a table named "orders", a cut note's text, a sample named deadlock-holds):
+# the "SAMPLE [FORMAT, TRACES]:" label of check_findings_matrix.py and
+# check_rankings.py, the blind checkers' ": lockspan X, truth Y" tail,
+# double-quoted strings, and (...), [...], {...}.
+QUOTED = (re.compile(r"^[\w.-]+ \[[^\[\]]*\]:"), re.compile(r": lockspan .*$"),
+          re.compile(r'"[^"]*"'),
           re.compile(r"\([^()]*\)"), re.compile(r"\[[^\[\]]*\]"),
           re.compile(r"\{[^{}]*\}"))
 
@@ -224,28 +279,34 @@ def main():
     repo = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else
                            os.path.join(HERE, ".."))
     runs = {}
-    for rid in dict.fromkeys(c[3] for c in CELLS if c[3]):
+    for rid in dict.fromkeys(rid for c in CELLS for rid, _ in c[3]):
         runs[rid] = run_checker(lockspan, repo, rid)
     used = {rid: set() for rid in runs}
     print("| sample | log format | traces | checker | passed / failed (known) "
           "| ranking right | holds within tolerance | findings right |")
     print("|---|---|---|---|---|---|---|---|")
-    for sample, fmt, traces, rid, sel in CELLS:
-        if rid is None:
+    for sample, fmt, traces, sources in CELLS:
+        if not sources:
             print(f"| {sample} | {fmt} | {traces} | none | not checked "
                   "| not checked | not checked | not checked |")
             continue
-        rc, checks, _ = runs[rid]
-        idx = [i for i, (_, t) in enumerate(checks)
-               if sel is None or re.search(sel, t)]
-        used[rid].update(idx)
-        mine = [checks[i] for i in idx]
-        name = RUNS[rid][0] + "".join(" " + a for a in RUNS[rid][1][1:])
-        if rc != 0 and not any(v == "fail" for v, _ in checks):
-            # Exited non-zero with no FAIL line: it broke (a traceback),
-            # so what it did not get to check is unknown, not "yes".
-            bad = f"unknown (checker broke, exit {rc})"
-            print(f"| {sample} | {fmt} | {traces} | {name} (exit {rc}) "
+        mine, names, broke = [], [], []
+        for rid, sel in sources:
+            rc, checks, _ = runs[rid]
+            idx = [i for i, (_, t) in enumerate(checks)
+                   if sel is None or re.search(sel, t)]
+            used[rid].update(idx)
+            mine += [checks[i] for i in idx]
+            names.append(RUNS[rid][0] + "".join(" " + a for a in RUNS[rid][1][1:])
+                         + f" (exit {rc})")
+            if rc != 0 and not any(v == "fail" for v, _ in checks):
+                # Exited non-zero with no FAIL line: it broke (a traceback),
+                # so what it did not get to check is unknown, not "yes".
+                broke.append(rc)
+        name = " + ".join(names)
+        if broke:
+            bad = f"unknown (checker broke, exit {broke[0]})"
+            print(f"| {sample} | {fmt} | {traces} | {name} "
                   f"| {len(mine)} / 0, then broke | {bad} | {bad} | {bad} |")
             continue
         npass = sum(1 for v, _ in mine if v == "pass")
@@ -254,7 +315,7 @@ def main():
         cell = f"{npass} / {nfail}" + (f" ({nknown})" if nknown else "")
         if not mine:
             cell = "no check selected"
-        print(f"| {sample} | {fmt} | {traces} | {name} (exit {rc}) | {cell} "
+        print(f"| {sample} | {fmt} | {traces} | {name} | {cell} "
               f"| {column(mine, RANKING)} | {column(mine, HOLDS)} "
               f"| {column(mine, FINDINGS)} |")
     print()

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""Both code-path rankings against the truth where no other checker
+compares them (issue 34: "both rankings equal to the truth's" on every
+sample, log format and with and without traces):
+
+  - deadlock-holds, deadlock-holds-stmtall (samples/scenarios_deadlock.py),
+    stderr and csvlog: row occupancy against the truth's per_code_path
+    (every hold of accounts id=1..4), the blocking ranking against the
+    truth's holds that a logged wait queued behind (a 40P01 statement of
+    the other session on the row, sent during the hold, or a lock that
+    waited past deadlock_timeout = 1s, deadlock.sh);
+  - ddl-queue (samples/ddl-queue.sh), stderr, stderr cut to whole seconds,
+    csvlog, jsonlog: no statement of its truth locks a row (a SELECT, an
+    ALTER TABLE: table locks), so both rankings are empty (a relation lock
+    is a lock queue, no hot row);
+  - correlation, correlation-stmtall (samples/scenarios_correlation.py),
+    the directory (three formats and pg_stat_activity) and each log format
+    alone: the blocking ranking against the truth's holds (each a hold a
+    logged wait queued behind), by application_name. Their row occupancy
+    is not checked: the truth records only the holds somebody waited for;
+  - app-seconds (samples/app.sh), csvlog without traces: row occupancy
+    against the truth's requests' holds, by what names a path without
+    traces (the sqlcommenter controller, else application_name);
+  - blind-otel (samples/blind-otel.sh), csvlog with the traces: row
+    occupancy against the truth's hot rows' holds by route (the route's
+    path is the code path the spans' http.route names). Without traces its
+    paths are named by transaction shape: not checked here.
+
+Per ranking: the code paths are the truth's, each with the truth's number
+of holds and a total within max(25 ms, 5 %); the order is the truth's
+(two paths whose truth totals are within 25 ms of each other may be in
+either order) and so the top path. Each check's text starts with
+"SAMPLE [FORMAT, TRACES]:" (tools/sample_matrix.py sorts them into the
+cells of docs/sample-matrix.md).
+
+Known wrong answers (KNOWN_WRONG, as check_blind_py.py's MUST_HOLD):
+printed as "XFAIL ..." (or "XPASS ..." once right), not counted.
+
+Usage: check_rankings.py LOCKSPAN PROJECT_DIR
+Prints one FAIL line per wrong fact, then "N passed, N failed".
+"""
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import lscheck
+from lscheck import report
+
+TOL_MS = 25.0      # max(25 ms, 5 %): the issue's tolerance
+TOL_FRAC = 0.05
+# Two paths whose truth totals are this close may be ranked either way
+# (the issue's tolerance of one hold); further apart, the truth's order.
+ORDER_TOL_MS = 25.0
+DEADLOCK_TIMEOUT_MS = 1000.0   # samples/deadlock.sh: deadlock_timeout = '1s'
+DIRF = "stderr+csvlog+jsonlog (dir)"
+# PostgreSQL's table lock modes (lock.h): a wait in one is for a relation.
+TABLE_MODES = {"AccessShareLock", "RowShareLock", "RowExclusiveLock",
+               "ShareUpdateExclusiveLock", "ShareLock", "ShareRowExclusiveLock",
+               "ExclusiveLock", "AccessExclusiveLock"}
+
+# (sample, check text regex) -> why: answers lockspan gets wrong today.
+KNOWN_WRONG = {
+    ("blind-otel", r"lists the truth's code paths|/reprice's"):
+        "/reprice (REPEATABLE READ, 33 holds of products SKU-1, 12 waits) is in no ranking: "
+        "the row is no hot row (check_blind_otel.py's expected failure)",
+    ("blind-otel", r"/payments's (hold count|total)"):
+        "merchant_totals 2 (21 holds, 3 waits) is no hot row (check_blind_otel.py's expected "
+        "failure): 120 holds and 7597 ms against the truth's 141 and 9922 ms",
+    ("blind-otel", r"/transfer's total"):
+        "12518 ms against the truth's 15232 ms (-18 %) with the truth's 269 holds; the "
+        "cause is not analysed here (the transfers deadlock: issue 34 item 5 is a "
+        "candidate)",
+    ("app-seconds", r"shop's total hold time"):
+        "csvlog with log_statement = 'all' and no durations: shop's short holds "
+        "(payments.fast_pay and reports.read_then_update, 16 holds) total 260 ms against "
+        "the truth's 155 ms: each starts at its UPDATE's logged start, 1-65 ms before the "
+        "truth's acquisition (its unlogged wait and run included: 242 ms in all), and ends "
+        "at its COMMIT's logged start (136 ms early in all); issue 34: where the log only "
+        "bounds a hold, an interval",
+}
+
+
+def tol(ms):
+    return max(TOL_MS, TOL_FRAC * ms)
+
+
+def ts(s):
+    return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+
+
+def known(sample, text):
+    for (s, rx), why in KNOWN_WRONG.items():
+        if s == sample and re.search(rx, text):
+            return why
+    return None
+
+
+def verdict(sample, ok, text):
+    why = known(sample, text)
+    if why is None:
+        lscheck.check(ok, text)
+    elif ok:
+        print(f"XPASS {text} (now right: take it off KNOWN_WRONG)")
+    else:
+        print(f"XFAIL {text}")
+        print(f"    known wrong: {why}")
+
+
+def analyze(ls, d, inputs, tmp, prefix=True):
+    """Analyze inputs into tmp; prefix True: the sample's prefix.txt, a
+    string: that prefix, None or False: none. Returns (report, error)."""
+    out = os.path.join(tmp, "r.json")
+    db = os.path.join(tmp, "r.db")
+    for p in (out, db):
+        if os.path.exists(p):
+            os.remove(p)
+    args = [ls, "analyze", "-q", "--db", db, "--format", "json", "--top", "1000", "-o", out]
+    pf = os.path.join(d, "prefix.txt")
+    if prefix is True and os.path.exists(pf):
+        with open(pf, encoding="utf-8") as f:
+            args += ["--prefix", f.read().rstrip("\n")]
+    elif isinstance(prefix, str):
+        args += ["--prefix", prefix]
+    p = subprocess.run(args + inputs, capture_output=True, text=True)
+    if p.returncode != 0 or not os.path.exists(out):
+        return None, p.stderr.strip()[-300:]
+    with open(out, encoding="utf-8") as f:
+        return json.load(f), None
+
+
+def compare(sample, label, kind, got, truth):
+    """got: [(path, holds, total_ms)] in lockspan's order; truth: path ->
+    (holds, total_ms)."""
+    names = [g[0] for g in got]
+    verdict(sample, sorted(names) == sorted(truth),
+            f"{label}: {kind} ranking lists the truth's code paths "
+            f"[lockspan {names}, truth {sorted(truth)}]")
+    by = {g[0]: g for g in got}
+    for path, (n, ms) in sorted(truth.items()):
+        g = by.get(path)
+        verdict(sample, g is not None and g[1] == n,
+                f"{label}: {kind} ranking: {path}'s hold count "
+                f"[lockspan {g and g[1]}, truth {n}]")
+        verdict(sample, g is not None and abs(g[2] - ms) <= tol(ms),
+                f"{label}: {kind} ranking: {path}'s total hold time within max(25 ms, 5 %) "
+                f"[lockspan {g and round(g[2], 1)} ms, truth {ms:.1f} ms]")
+    known_paths = [x for x in names if x in truth]
+    swapped = [(a, b) for i, a in enumerate(known_paths) for b in known_paths[i + 1:]
+               if truth[b][1] - truth[a][1] > ORDER_TOL_MS]
+    want = sorted(truth, key=lambda p: -truth[p][1])
+    verdict(sample, bool(known_paths) and not swapped,
+            f"{label}: {kind} ranking order is the truth's (ties within 25 ms either way) "
+            f"[lockspan {names}, truth {want}, swapped {swapped}]")
+    if truth:
+        top = max(v[1] for v in truth.values())
+        verdict(sample, bool(names) and names[0] in truth and
+                top - truth[names[0]][1] <= ORDER_TOL_MS,
+                f"{label}: {kind} ranking's top path is the truth's "
+                f"[lockspan {names[:1]}, truth {want[:1]}]")
+
+
+def occupancy(rep):
+    return [(o["code_path"], o["holds"], o["total_hold_ms"]) for o in rep["row_occupancy"]]
+
+
+def blocking(rep):
+    return [(o["code_path"], o["blocking_episodes"], o["total_hold_ms"])
+            for o in rep["code_paths"]]
+
+
+def deadlock_truth(truth):
+    """(occupancy, blocking): path -> (holds, total ms) on the hot rows."""
+    hot = set(truth["hot_rows"])
+    occ = {p: (v["holds"], v["hold_ms"]) for p, v in truth["per_code_path"].items()}
+    blk = {}
+    for h in truth["holds"]:
+        if f"{h['relation']} {h['row_key']}" not in hot:
+            continue
+        t0, t1 = ts(h["start"]), ts(h["end"])
+
+        def same_row(x):
+            return (x["relation"], x["row_key"], x["session_id"] != h["session_id"]) == \
+                (h["relation"], h["row_key"], True)
+        by_error = [f for f in truth["failed"] if same_row(f)
+                    and t0 <= ts(f["statement_start"]) < t1]
+        by_wait = [g for g in truth["holds"] if same_row(g) and g["waited_ms"] >=
+                   DEADLOCK_TIMEOUT_MS and t0 <= ts(g["start"]) - g["waited_ms"] / 1e3 < t1]
+        if by_error or by_wait:
+            n, ms = blk.get(h["code_path"], (0, 0.0))
+            blk[h["code_path"]] = (n + 1, ms + h["ms"])
+    return occ, blk
+
+
+def check_deadlock(ls, root, tmp):
+    for sample in ("deadlock-holds", "deadlock-holds-stmtall"):
+        d = os.path.join(root, "samples", sample)
+        with open(os.path.join(d, "truth.json"), encoding="utf-8") as f:
+            truth = json.load(f)
+        occ, blk = deadlock_truth(truth)
+        for fmt, log in (("stderr %m", "postgresql.log"), ("csvlog", "postgresql.csv")):
+            label = f"{sample} [{fmt}, none]"
+            rep, err = analyze(ls, d, [os.path.join(d, log)], tmp)
+            lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
+            if rep:
+                compare(sample, label, "occupancy", occupancy(rep), occ)
+                compare(sample, label, "blocking", blocking(rep), blk)
+
+
+def whole_seconds(d, tmp):
+    """The stderr log with its milliseconds cut off (as check_ddl_queue.py)."""
+    path = os.path.join(tmp, "seconds.log")
+    with open(os.path.join(d, "postgresql.log"), encoding="utf-8") as f, \
+            open(path, "w", encoding="utf-8") as out:
+        for line in f:
+            out.write(re.sub(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.\d{3}", r"\1", line))
+    return path
+
+
+def check_ddl_queue(ls, root, tmp):
+    sample = "ddl-queue"
+    d = os.path.join(root, "samples", sample)
+    with open(os.path.join(d, "truth.json"), encoding="utf-8") as f:
+        truth = json.load(f)
+    # Every wait of the truth (the DDL's, the statements queued behind it)
+    # is for a table lock: no row was waited for, so no row is hot.
+    modes = [(r["table"], r["modes"][k]) for r in truth["rounds"] for k in ("ddl", "queued")]
+    lscheck.check(modes and all(m in TABLE_MODES for _, m in modes),
+                  f"{sample}: every wait of the truth is for a table lock [{modes}]")
+    seconds = whole_seconds(d, tmp)
+    with open(os.path.join(d, "prefix.txt"), encoding="utf-8") as f:
+        prefix = f.read().rstrip("\n")
+    for fmt, path, pre in (("stderr %m", os.path.join(d, "postgresql.log"), prefix),
+                           ("stderr %t (copy)", seconds, prefix.replace("%m", "%t")),
+                           ("csvlog", os.path.join(d, "postgresql.csv"), None),
+                           ("jsonlog", os.path.join(d, "postgresql.json"), None)):
+        label = f"{sample} [{fmt}, none]"
+        rep, err = analyze(ls, d, [path], tmp, pre)
+        lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
+        if rep:
+            for kind, got in (("occupancy", occupancy(rep)), ("blocking", blocking(rep))):
+                lscheck.check(got == [], f"{label}: {kind} ranking empty, as the truth's "
+                                         f"(table locks only) [lockspan {got}]")
+
+
+def check_correlation(ls, root, tmp):
+    for sample in ("correlation", "correlation-stmtall"):
+        d = os.path.join(root, "samples", sample)
+        with open(os.path.join(d, "truth.json"), encoding="utf-8") as f:
+            truth = json.load(f)
+        blk = {}
+        for h in truth["holds"]:
+            n, ms = blk.get(h["application_name"], (0, 0.0))
+            blk[h["application_name"]] = (n + 1, ms + (ts(h["end"]) - ts(h["start"])) * 1e3)
+        for fmt, inputs in ((DIRF, [d]), ("stderr %m", [os.path.join(d, "postgresql.log")]),
+                            ("csvlog", [os.path.join(d, "postgresql.csv")]),
+                            ("jsonlog", [os.path.join(d, "postgresql.json")])):
+            traces = "none (+ pg_stat_activity)" if fmt == DIRF else "none"
+            label = f"{sample} [{fmt}, {traces}]"
+            rep, err = analyze(ls, d, inputs, tmp)
+            lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
+            if rep:
+                compare(sample, label, "blocking", blocking(rep), blk)
+
+
+def check_app_seconds(ls, root, tmp):
+    sample = "app-seconds"
+    d = os.path.join(root, "samples", sample)
+    with open(os.path.join(d, "truth.json"), encoding="utf-8") as f:
+        truth = json.load(f)
+    occ = {}
+    for r in truth["requests"]:
+        h = r.get("hold")
+        if not h:
+            continue
+        # check_seconds.py's no_trace_label: the sqlcommenter controller
+        # (the function's namespace), else application_name.
+        label = r["function"].split(".")[0] if r["sqlcommenter"] else truth["application_name"]
+        n, ms = occ.get(label, (0, 0.0))
+        occ[label] = (n + 1, ms + h["duration_s"] * 1e3)
+    label = f"{sample} [csvlog, none]"
+    rep, err = analyze(ls, d, [os.path.join(d, "postgresql.csv")], tmp, False)
+    lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
+    if rep:
+        compare(sample, label, "occupancy", occupancy(rep), occ)
+
+
+def check_blind_otel(ls, root, tmp):
+    """csvlog with the traces: row occupancy by route (the express
+    instrumentation's http.route names the path) against the truth's
+    hot rows' holds by route."""
+    sample = "blind-otel"
+    d = os.path.join(root, "samples", sample)
+    with open(os.path.join(d, "truth.json"), encoding="utf-8") as f:
+        truth = json.load(f)
+    occ = {}
+    for row in truth["hot_rows"].values():
+        for route, r in row["by_route"].items():
+            path = route.split(" ", 1)[1]
+            n, ms = occ.get(path, (0, 0.0))
+            occ[path] = (n + r["n"], ms + r["total_held_ms"])
+    label = f"{sample} [csvlog, OTLP]"
+    rep, err = analyze(ls, d, [os.path.join(d, "postgresql.csv"),
+                               os.path.join(d, "traces.otlp.jsonl.gz")], tmp, False)
+    lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
+    if rep:
+        compare(sample, label, "occupancy", occupancy(rep), occ)
+
+
+def main():
+    ls, root = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        check_blind_otel(ls, root, tmp)
+        check_deadlock(ls, root, tmp)
+        check_ddl_queue(ls, root, tmp)
+        check_correlation(ls, root, tmp)
+        check_app_seconds(ls, root, tmp)
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
