@@ -9,9 +9,9 @@
 #
 # Usage: samples/ddl-queue-chroot.sh MAJOR OUTDIR
 #          (17 samples/ddl-queue-pg17, 18 samples/ddl-queue-pg18)
-# Writes OUTDIR/{postgresql.log,postgresql.csv,postgresql.json,prefix.txt,
-# truth.json,version.txt}, as samples/ddl-queue.sh does plus the server's
-# version.
+# Writes OUTDIR/{postgresql.log.gz,postgresql.csv.gz,postgresql.json.gz,
+# prefix.txt,truth.json,version.txt}: what samples/ddl-queue.sh writes, the
+# logs gzipped (18's are over 190 KB plain) and the server's version.
 #
 # The server's settings are samples/pgserver.sh's (lock waits and every
 # statement's duration logged, deadlock_timeout 100ms, C messages, UTC)
@@ -135,8 +135,12 @@ stop_server
 [[ -s $ROOT$WORK/log/postgresql.log ]] || die "server did not write postgresql.log"
 
 mkdir -p "$OUT"
-install -m 644 "$ROOT$WORK/log/postgresql.log" "$ROOT$WORK/log/postgresql.csv" \
-    "$ROOT$WORK/log/postgresql.json" "$ROOT$WORK/truth.json" "$ROOT$WORK/version.txt" "$OUT/"
+rm -f "$OUT"/postgresql.{log,csv,json}{,.gz}
+for f in postgresql.log postgresql.csv postgresql.json; do
+    gzip -9 -n -c "$ROOT$WORK/log/$f" >"$OUT/$f.gz"
+done
+chmod 644 "$OUT"/postgresql.*.gz
+install -m 644 "$ROOT$WORK/truth.json" "$ROOT$WORK/version.txt" "$OUT/"
 printf '%s' "$PREFIX" >"$OUT/prefix.txt"
 chmod 644 "$OUT/prefix.txt"
 ls -l "$OUT" >&2

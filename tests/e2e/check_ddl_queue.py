@@ -17,7 +17,10 @@ For every round of the truth, in each log format the server wrote
   - no hot-row finding (serial capacity, counter row) on the relation;
   - one lock-queue finding per pile-up, naming the DDL at its head and
     counting every wait queued behind it, and the relation named as the
-    statements name it, not by OID;
+    statements name it, not by OID; none on the queue of round `tickets`,
+    which an UPDATE heads (behind LOCK TABLE ... IN SHARE MODE: no DDL;
+    "ddl" in its truth is the head of the queue), also when the window
+    (--since, --until) holds that round alone;
   - relation-level contention in a section of its own (relation_queues,
     "Relation lock queues" in the Markdown and the HTML): per round one
     queue, its relation, the DDL, the holder it waited for and how many
@@ -39,6 +42,8 @@ any format; with --relation-wait the sample must have a relation-lock wait
 with nothing queued behind it (samples/pg18/C's LOCK TABLE), no queue
 either.
 """
+import datetime
+import gzip
 import json
 import os
 import re
@@ -59,17 +64,28 @@ FORMATS = (("stderr", "postgresql.log"), ("csvlog", "postgresql.csv"),
            ("jsonlog", "postgresql.json"))
 
 
+def log_file(sample, name):
+    """The sample's log `name`, or its gzipped copy (name.gz) when only
+    that is there (samples/ddl-queue-pg17, -pg18)."""
+    if not os.path.exists(os.path.join(sample, name)) and \
+            os.path.exists(os.path.join(sample, name + ".gz")):
+        return name + ".gz"
+    return name
+
+
 def whole_seconds(sample, tmp):
     """The stderr log with its milliseconds cut off (%m read as %t): the
     order of whole-second lines is their log position."""
     path = os.path.join(tmp, "seconds.log")
-    with open(os.path.join(sample, "postgresql.log")) as f, open(path, "w") as out:
+    log = os.path.join(sample, log_file(sample, "postgresql.log"))
+    opener = gzip.open if log.endswith(".gz") else open
+    with opener(log, "rt") as f, open(path, "w") as out:
         for line in f:
             out.write(re.sub(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.\d{3}", r"\1", line))
     return path
 
 
-def analyze(lockspan, sample, log, tmp, prefix=None):
+def analyze(lockspan, sample, log, tmp, prefix=None, extra=()):
     prefix_path = os.path.join(sample, "prefix.txt")
     out = os.path.join(tmp, "r.json")
     args = [lockspan, "analyze", "-q", "--format", "json", "-o", out]
@@ -77,15 +93,17 @@ def analyze(lockspan, sample, log, tmp, prefix=None):
         prefix = open(prefix_path).read().rstrip("\n")
     if prefix is not None:
         args += ["--prefix", prefix]
-    subprocess.run(args + [os.path.join(sample, log)], check=True)
+    subprocess.run(args + list(extra) + [os.path.join(sample, log)], check=True)
     return json.load(open(out))
 
 
 def round_wait_s(rnd):
     """The truth's waiting in a round's queue: the DDL's statement and every
-    statement queued behind it, from their client-side start to end."""
+    statement queued behind it (a session's longest: round tickets' queued
+    sessions wrap theirs in BEGIN and COMMIT), from their client-side start
+    to end."""
     roles = ("ddl", "ddl2", "queued")
-    return sum(s["statements"][0]["end"] - s["statements"][0]["start"]
+    return sum(max(st["end"] - st["start"] for st in s["statements"])
                for s in rnd["sessions"] if s["role"] in roles)
 
 
@@ -189,7 +207,8 @@ def check_rendered(lockspan, sample, tmp, truth):
     for fmt in ("md", "html"):
         out = os.path.join(tmp, "r." + fmt)
         subprocess.run([lockspan, "analyze", "-q", "--format", fmt, "-o", out,
-                        "--prefix", prefix, os.path.join(sample, "postgresql.log")], check=True)
+                        "--prefix", prefix,
+                        os.path.join(sample, log_file(sample, "postgresql.log"))], check=True)
         text = open(out, encoding="utf-8").read()
         head = "## Relation lock queues" if fmt == "md" else 'id="relation-queues"'
         at = text.find(head)
@@ -219,6 +238,33 @@ def check_rendered(lockspan, sample, tmp, truth):
               f" no hot row ({summary[:300]!r})")
 
 
+def iso(ts):
+    """A truth time (epoch seconds) as --since/--until take it."""
+    return datetime.datetime.fromtimestamp(ts, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def check_no_ddl_alone(lockspan, sample, log, tmp, truth, fmt):
+    """The rounds whose queue no DDL heads, each alone in the window (a
+    rule names its heaviest findings only, so with the others in view a
+    light queue's finding could be left out, not decided against): the
+    queue is in the section, and no lock-queue finding names it."""
+    for rnd in truth["rounds"]:
+        if rnd.get("ddl_head", True):
+            continue
+        times = [st[k] for s in rnd["sessions"] for st in s["statements"]
+                 for k in ("start", "end")]
+        r = analyze(lockspan, sample, log, tmp,
+                    extra=("--since", iso(min(times)), "--until", iso(max(times))))
+        tag = f"{fmt} {rnd['table']} alone"
+        head = [s for s in rnd["sessions"] if s["pid"] == rnd["ddl"]][0]
+        queues = [(q["relation"], q["statement"]) for q in r["relation_queues"]]
+        check(queues == [(rnd["table"], head["statements"][0]["sql"])],
+              f"{tag}: the one queue in the window, the UPDATE's ({queues})")
+        named = [f["title"] for f in r["findings"] if f["rule"] == QUEUE_RULE]
+        check(not named, f"{tag}: no {QUEUE_RULE} finding on a queue an UPDATE heads ({named})")
+
+
 def check_findings(r, truth, fmt):
     rules = [f["rule"] for f in r["findings"]]
     check(truth["findings_expected"] == [QUEUE_RULE], "the truth expects the lock-queue finding")
@@ -227,6 +273,10 @@ def check_findings(r, truth, fmt):
     queue = [f for f in r["findings"] if f["rule"] == QUEUE_RULE]
     for rnd in truth["rounds"]:
         mine = [f for f in queue if f.get("relation") == rnd["table"]]
+        if not rnd.get("ddl_head", True):
+            check(not mine, f"{fmt}: no {QUEUE_RULE} finding on {rnd['table']}, whose queue an"
+                  f" UPDATE heads ({[f.get('statement') for f in mine]})")
+            continue
         check(len(mine) == 1, f"{fmt}: one {QUEUE_RULE} finding on {rnd['table']} ({len(mine)})")
         behind = len(rnd["queued"]) + (1 if "ddl2" in rnd else 0)
         for f in mine:
@@ -241,20 +291,12 @@ def check_findings(r, truth, fmt):
                   f"{fmt} {rnd['table']}: the DDL's mode ({f.get('mode')})")
 
 
-def stderr_log(sample):
-    """The sample's stderr log: postgresql.log, else postgresql.log.gz."""
-    for log in ("postgresql.log", "postgresql.log.gz"):
-        if os.path.exists(os.path.join(sample, log)):
-            return log
-    return "postgresql.log"
-
-
 def check_absent(lockspan, sample, tmp, relation_wait):
     """A sample with no DDL pile-up: no lock-queue finding, no relation lock
     queue, no section. relation_wait: the sample has a wait for a relation
     lock at the head of its queue with nothing queued behind it (a lone
     LOCK TABLE wait), which is no queue either."""
-    log = stderr_log(sample)
+    log = log_file(sample, "postgresql.log")
     r = analyze(lockspan, sample, log, tmp)
     rules = [f["rule"] for f in r["findings"]]
     check(len(rules) > 0, f"{sample} has findings at all ({rules})")
@@ -286,13 +328,17 @@ def main():
             check_absent(lockspan, sample, tmp, "--relation-wait" in sys.argv[3:])
             return report()
         truth = json.load(open(os.path.join(sample, "truth.json")))
-        check(len(truth["rounds"]) == 3, "the sample has its three rounds")
-        for fmt, log in FORMATS:
+        check(len(truth["rounds"]) == 4
+              and [rnd.get("ddl_head", True) for rnd in truth["rounds"]].count(False) == 1,
+              "the sample has its four rounds, one with no DDL at its queue's head")
+        for fmt, name in FORMATS:
+            log = log_file(sample, name)
             r = analyze(lockspan, sample, log, tmp)
             for rnd in truth["rounds"]:
                 check_round(r, rnd, fmt)
             if FINDINGS:
                 check_findings(r, truth, fmt)
+                check_no_ddl_alone(lockspan, sample, log, tmp, truth, fmt)
             check_queues(r, truth, fmt)
         check_rendered(lockspan, sample, tmp, truth)
         prefix = open(os.path.join(sample, "prefix.txt")).read().rstrip("\n")
