@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # DDL pile-up sample (issue 34 item 8): a real PostgreSQL 15 server, a
 # transaction holding a table lock, a DDL statement queued behind it and
-# plain statements queued behind the DDL, twice (ALTER TABLE behind a
-# reader, CREATE INDEX behind a writer). The truth, from the client, has
-# each session's pid and statements and pg_blocking_pids() snapshots taken
-# while they waited (samples/scenarios_ddl.py).
+# plain statements queued behind the DDL (ALTER TABLE behind a reader,
+# CREATE INDEX behind a writer, two ALTERs in one queue), and a queue no
+# DDL heads (an UPDATE behind LOCK TABLE ... IN SHARE MODE). The same on
+# PostgreSQL 17 and 18: samples/ddl-queue-chroot.sh. The truth, from the
+# client, has each session's pid and statements and pg_blocking_pids()
+# snapshots taken while they waited (samples/scenarios_ddl.py).
 #
 # Usage: samples/ddl-queue.sh OUTDIR        (samples/ddl-queue)
 # Env: LOCKSPAN_PGPORT (default 55450, 127.0.0.1 only), LOCKSPAN_PGBIN,

@@ -15,6 +15,13 @@ Three rounds, each on its own table:
           INDEX (RowExclusiveLock conflicts with its ShareLock request).
   events  two ALTERs queue behind a reader, the second behind the first,
           and one SELECT behind the second: a chain of three.
+  tickets no DDL: a transaction holds `LOCK TABLE tickets IN SHARE MODE`;
+          an UPDATE queues for RowExclusiveLock behind it, and two more
+          `LOCK TABLE tickets IN SHARE MODE` queue behind the UPDATE (their
+          ShareLock conflicts with its request, not with the hold). A
+          relation lock queue headed by plain DML: it deserves no
+          lock_queue_behind_ddl finding (the fix is the LOCK TABLE holder,
+          not lock_timeout on a DDL).
 
 While everyone waits, a monitor connection snapshots pg_stat_activity with
 pg_blocking_pids() (what the server itself says blocks whom) and pg_locks'
@@ -30,10 +37,11 @@ import time
 
 import psycopg2
 
-APP_HOLDER = {"alter": "report-job", "index": "billing"}
+APP_HOLDER = {"alter": "report-job", "index": "billing", "share": "exporter"}
 APP_DDL = "migrate"
 APP_QUEUED = "api"
 QUEUED = 3                # statements queued behind each DDL
+QUEUED_DML = 2            # behind the UPDATE of round tickets
 HOLD_S = 2.5              # how long the holder keeps its transaction open
 DDL_AFTER_S = 0.4         # the DDL starts this long after the holder's lock
 QUEUED_AFTER_S = 0.7      # the first queued statement starts then
@@ -111,6 +119,20 @@ def round_index(args, mon):
                      "RowExclusiveLock", "ShareLock", "RowExclusiveLock")
 
 
+def round_dml_head(args, mon):
+    """A relation lock queue with no DDL in it: the UPDATE at its head
+    waits for a LOCK TABLE ... IN SHARE MODE holder."""
+    holder = Session(args, APP_HOLDER["share"], "holder")
+    head = Session(args, APP_QUEUED, "ddl")
+    queued = [Session(args, APP_HOLDER["share"], "queued") for _ in range(QUEUED_DML)]
+    out = run_round(mon, "tickets", holder, ["BEGIN", "LOCK TABLE tickets IN SHARE MODE"],
+                    head, "UPDATE tickets SET seats = seats - 1 WHERE id = 1",
+                    queued, ("BEGIN", "LOCK TABLE tickets IN SHARE MODE", "COMMIT"),
+                    "ShareLock", "RowExclusiveLock", "ShareLock")
+    out["ddl_head"] = False
+    return out
+
+
 def round_two_ddl(args, mon):
     """Two ALTERs in the queue: the second waits behind the first (both
     conflict with the reader too, but the first is ahead), and one SELECT
@@ -141,7 +163,7 @@ def round_two_ddl(args, mon):
         th.join()
     sessions = [holder, ddl, ddl2] + queued
     out = {
-        "table": "events",
+        "table": "events", "ddl_head": True,
         "holder": holder.pid, "ddl": ddl.pid, "ddl2": ddl2.pid,
         "queued": [s.pid for s in queued],
         "modes": {"held": "AccessShareLock", "ddl": "AccessExclusiveLock",
@@ -169,9 +191,17 @@ def run_round(mon, table, holder, holder_sql, ddl, ddl_sql, queued, queued_sql,
         threads.append(th)
 
     later(DDL_AFTER_S, lambda: ddl.run(ddl_sql))
+    # queued_sql: one statement with the row's id, or (BEGIN, a statement
+    # that must run in a transaction block, COMMIT): BEGIN at once.
+    if isinstance(queued_sql, tuple):
+        begin, queued_sql, end = queued_sql
+        for s in queued:
+            s.run(begin)
+        run_queued = lambda s, k: (s.run(queued_sql), s.run(end))  # noqa: E731
+    else:
+        run_queued = lambda s, k: s.run(queued_sql, (k,))  # noqa: E731
     for i, s in enumerate(queued):
-        later(QUEUED_AFTER_S + i * QUEUED_GAP_S,
-              lambda s=s, k=i + 2: s.run(queued_sql, (k,)))
+        later(QUEUED_AFTER_S + i * QUEUED_GAP_S, lambda s=s, k=i + 2: run_queued(s, k))
     time.sleep(max(0.0, t0 + SNAPSHOT_AFTER_S - now()))
     snap = snapshot(mon, [holder.pid, ddl.pid] + [s.pid for s in queued])
     time.sleep(max(0.0, t0 + HOLD_S - now()))
@@ -180,7 +210,7 @@ def run_round(mon, table, holder, holder_sql, ddl, ddl_sql, queued, queued_sql,
         th.join()
     sessions = [holder, ddl] + queued
     out = {
-        "table": table,
+        "table": table, "ddl_head": True,
         "holder": holder.pid, "ddl": ddl.pid, "queued": [s.pid for s in queued],
         "modes": {"held": held_mode, "ddl": ddl_mode, "queued": queued_mode},
         # What the report must say of every queued statement's wait.
@@ -214,8 +244,10 @@ def main():
     cur.execute("INSERT INTO customers SELECT g, 100 FROM generate_series(1, 20) g")
     cur.execute("CREATE TABLE events(id int PRIMARY KEY, kind text NOT NULL)")
     cur.execute("INSERT INTO events SELECT g, 'k' || g FROM generate_series(1, 20) g")
+    cur.execute("CREATE TABLE tickets(id int PRIMARY KEY, seats int NOT NULL)")
+    cur.execute("INSERT INTO tickets SELECT g, 50 FROM generate_series(1, 20) g")
     cur.execute("SELECT oid, relname FROM pg_class"
-                " WHERE relname IN ('orders', 'customers', 'events')")
+                " WHERE relname IN ('orders', 'customers', 'events', 'tickets')")
     oids = {r[1]: r[0] for r in cur.fetchall()}
     cur.execute("SELECT oid FROM pg_database WHERE datname = current_database()")
     db_oid = cur.fetchone()[0]
@@ -229,6 +261,8 @@ def main():
     rounds.append(round_index(args, mon))
     time.sleep(0.5)
     rounds.append(round_two_ddl(args, mon))
+    time.sleep(0.5)
+    rounds.append(round_dml_head(args, mon))
     mon_conn.close()
     setup.close()
 
@@ -244,7 +278,8 @@ def main():
         "set": "ddl-queue",
         "prefix": args.prefix,
         "rounds": rounds,
-        # Findings the code deserves, and those it must not get.
+        # Findings the code deserves, and those it must not get (the
+        # lock-queue finding on the rounds with "ddl_head" only).
         "findings_expected": ["lock_queue_behind_ddl"],
         "findings_forbidden": ["serial_capacity", "hot_counter_row", "hidden_waiting"],
     }

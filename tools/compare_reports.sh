@@ -14,7 +14,8 @@
 # reports, OLD/NAME.json and NEW/NAME.json.
 #
 # The cases: every sample set as the e2e checks read it (a log with its
-# prefix.txt, a whole directory, a log with each trace export); every
+# prefix.txt, its csvlog and its jsonlog alone, a whole directory, a log
+# with each trace export; samples/ddl-queue-pg17 and -pg18 among them); every
 # samples/prefixes, samples/timezones and samples/i18n log; the excerpts of
 # real logs under tests/e2e (a crowd of 160 clients, pgbench); and, for each
 # of those written with %m, a copy with its milliseconds cut off, read with
@@ -110,6 +111,8 @@ set_cases() {
     done
     [ -f "$dir/postgresql.csv" ] && run_case "$name-csv" - "$dir/postgresql.csv"
     [ -f "$dir/postgresql.csv.gz" ] && run_case "$name-csv" - "$dir/postgresql.csv.gz"
+    [ -f "$dir/postgresql.json" ] && run_case "$name-json" - "$dir/postgresql.json"
+    [ -f "$dir/postgresql.json.gz" ] && run_case "$name-json" - "$dir/postgresql.json.gz"
     case "$name" in
     app | app-skew) ;; # traces in three formats: each with the log above
     *) run_case "$name-dir" "$prefix" "$dir" ;;

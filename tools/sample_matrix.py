@@ -83,6 +83,8 @@ RUNS = {
                                    ["{S}/deadlock-holds-stmtall", "postgresql.csv"]),
     "pgbench-shapes": ("check_pgbench_shapes.py", ["{S}/pgbench-shapes"]),
     "ddl-queue": ("check_ddl_queue.py", ["{S}/ddl-queue"]),
+    "ddl-queue-pg17": ("check_ddl_queue.py", ["{S}/ddl-queue-pg17"]),
+    "ddl-queue-pg18": ("check_ddl_queue.py", ["{S}/ddl-queue-pg18"]),
     "busy-row": ("check_busy_row.py", ["{R}"]),
     "findings-matrix": ("check_findings_matrix.py", ["{R}"]),
     "rankings": ("check_rankings.py", ["{R}"]),
@@ -204,6 +206,14 @@ CELLS = [
                                      rk("ddl-queue", "csvlog", "none")]),
     ("ddl-queue", "jsonlog", "none", [("ddl-queue", r"^jsonlog[: ]"),
                                       rk("ddl-queue", "jsonlog", "none")]),
+    ("ddl-queue-pg17", "stderr %m (.gz)", "none", [("ddl-queue-pg17", r"^stderr(?! %t)[: ]")]),
+    ("ddl-queue-pg17", "stderr %t (copy)", "none", [("ddl-queue-pg17", r"^stderr %t[: ]")]),
+    ("ddl-queue-pg17", "csvlog (.gz)", "none", [("ddl-queue-pg17", r"^csvlog[: ]")]),
+    ("ddl-queue-pg17", "jsonlog (.gz)", "none", [("ddl-queue-pg17", r"^jsonlog[: ]")]),
+    ("ddl-queue-pg18", "stderr %m (.gz)", "none", [("ddl-queue-pg18", r"^stderr(?! %t)[: ]")]),
+    ("ddl-queue-pg18", "stderr %t (copy)", "none", [("ddl-queue-pg18", r"^stderr %t[: ]")]),
+    ("ddl-queue-pg18", "csvlog (.gz)", "none", [("ddl-queue-pg18", r"^csvlog[: ]")]),
+    ("ddl-queue-pg18", "jsonlog (.gz)", "none", [("ddl-queue-pg18", r"^jsonlog[: ]")]),
     ("busy-row", "stderr %m (.xz)", "none", [("busy-row", None)]),
 ]
 

@@ -99,6 +99,14 @@ static int count(ls_stmt *q, const rule_fields *rf, const char *name, int64_t *v
     return 1;
 }
 
+/* Field `name` of q as text, valid until q steps: NULL when NULL or
+ * unknown. */
+static const char *text(ls_stmt *q, const rule_fields *rf, const char *name)
+{
+    int col = ls_fnd_field_col(rf, name);
+    return col < 0 || ls_stmt_isnull(q, col) ? NULL : ls_stmt_text(q, col);
+}
+
 /* ---- each rule's decision over its candidate ---- */
 
 static int call_fires(ls_stmt *q, const rule_fields *rf)
@@ -143,7 +151,7 @@ static int hidden_fires(ls_stmt *q, const rule_fields *rf)
 static int queued_fire(ls_stmt *q, const rule_fields *rf)
 {
     int64_t n;
-    return count(q, rf, "queued", &n) && ls_finding_count_fires(n);
+    return count(q, rf, "queued", &n) && ls_finding_queue_fires(text(q, rf, "mode"), n);
 }
 
 static int serial_fires(ls_stmt *q, const rule_fields *rf)
@@ -275,29 +283,25 @@ static const finding_rule rules[] = {
      "the lock, so that it never waits long at the head of the table's queue; shorten or end "
      "the transaction that held the table (the root blocker), and run migrations when no long "
      "transaction reads the table.",
-     /* Each wait for a relation lock at the head of its queue (blocked
-      * by a holder), with the waits for the same lock queued behind a
-      * waiter (the episodes pass's queue_blockers()) during its wait:
-      * behind it, or behind a waiter behind it (a second DDL). */
-     "SELECT d.waited_ms + sum(q.waited_ms), printf('%%s queued for %%s on %%s behind %%s; "
-     "%%d statement%%s queued behind it', coalesce(" LABEL_OF_TX("d.waiter_tx") ", 'pid ' ||"
-     " d.pid), d.mode, d.relation, coalesce(" LABEL_OF_TX("d.holder_tx") ", 'pid ' ||"
-     " d.holder_pid), count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END),"
+     /* Each relation lock queue (store_schema.h's relation_queues: a
+      * wait at the head of the queue, blocked by a holder, with the waits
+      * queued behind it during its wait), read as the report's section
+      * reads it: the queue is found once, by the view. */
+     "SELECT rq.waited_ms + rq.queued_wait_ms, printf('%%s queued for %%s on %%s behind %%s; "
+     "%%d statement%%s queued behind it', coalesce(" LABEL_OF_TX("rq.waiter_tx") ", 'pid ' ||"
+     " rq.pid), rq.mode, rq.relation, coalesce(" LABEL_OF_TX("rq.holder_tx") ", 'pid ' ||"
+     " rq.holder_pid), rq.queued, CASE WHEN rq.queued > 1 THEN 's' ELSE '' END),"
      " printf('%%s waited " DUR " for %%s on %%s while %%s held the table; %%d statement%%s "
      "queued behind it for " DUR " in all (the longest " DUR "): the server grants a table "
      "lock in queue order, so every request that conflicts with the waiting %%s waits behind "
-     "it, plain reads included.', d.statement, d.waited_ms, d.mode, d.relation,"
-     " coalesce(" LABEL_OF_TX("d.holder_tx") ", 'pid ' || d.holder_pid), count(*),"
-     " CASE WHEN count(*) > 1 THEN 's' ELSE '' END, sum(q.waited_ms), max(q.waited_ms),"
-     " d.mode),"
-     " d.relation, d.statement, d.mode, d.waited_ms, " LABEL_OF_TX("d.holder_tx") ","
-     " count(*), sum(q.waited_ms), " LABEL_OF_TX("d.waiter_tx")
-     " FROM lock_waits d JOIN lock_waits q ON q.target = d.target"
-     " AND q.blocker_pid IS NOT q.holder_pid AND q.wait_id <> d.wait_id"
-     " AND q.logged_ts >= d.start_ts AND (d.end_ts IS NULL OR q.start_ts <= d.end_ts)"
-     " WHERE d.target_kind = 'relation' AND d.blocker_pid = d.holder_pid AND"
-     OVERLAPS_WINDOW("d.start_ts", "d.end_ts")
-     " GROUP BY d.wait_id ORDER BY d.wait_id",
+     "it, plain reads included.', rq.statement, rq.waited_ms, rq.mode, rq.relation,"
+     " coalesce(" LABEL_OF_TX("rq.holder_tx") ", 'pid ' || rq.holder_pid), rq.queued,"
+     " CASE WHEN rq.queued > 1 THEN 's' ELSE '' END, rq.queued_wait_ms,"
+     " rq.max_queued_wait_ms, rq.mode),"
+     " rq.relation, rq.statement, rq.mode, rq.waited_ms, " LABEL_OF_TX("rq.holder_tx") ","
+     " rq.queued, rq.queued_wait_ms, " LABEL_OF_TX("rq.waiter_tx")
+     " FROM relation_queues rq WHERE" OVERLAPS_WINDOW("rq.start_ts", "rq.end_ts")
+     "ORDER BY rq.wait_id",
      "relation:s,statement:s,mode:s,waited_ms:m,holder_code_path:s,queued:i,queued_wait_ms:m,"
      "code_path:s", queued_fire, NULL, LS_FINDING_MAX_PER_ROW, {0, 0}},
     {"serial_capacity",

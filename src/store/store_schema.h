@@ -616,8 +616,9 @@ static const char *const ls_schema_sql[] = {
      * with the waits for the same lock queued behind a waiter (the
      * episodes pass's queue_blockers()) during its wait, behind it or
      * behind a waiter behind it (a second DDL); a head with nothing
-     * queued behind it is no queue. The lock_queue_behind_ddl finding is
-     * decided over the same waits. */
+     * queued behind it is no queue. The lock_queue_behind_ddl finding
+     * reads this view (findings.c; decide/finding.c decides which queue
+     * is one behind DDL), as the report's section does. */
     "CREATE VIEW IF NOT EXISTS relation_lock_rows AS SELECT DISTINCT wr.row_id AS row_id\n"
     "  FROM wait_rows wr JOIN lock_wait_rows lw ON lw.wait_id = wr.wait_id\n"
     "  WHERE lw.target_kind = 'relation' AND wr.row_id IS NOT NULL;\n",

@@ -62,6 +62,21 @@ static void test_count(void)
     CHECK_INT(ls_finding_count_fires(-1), 0);
 }
 
+/* lock_queue_behind_ddl: something queued, behind a DDL-strength mode. */
+static void test_queue(void)
+{
+    CHECK_INT(ls_finding_queue_fires("AccessExclusiveLock", 1), 1); /* ALTER TABLE */
+    CHECK_INT(ls_finding_queue_fires("ShareLock", 3), 1);           /* CREATE INDEX */
+    CHECK_INT(ls_finding_queue_fires("ShareUpdateExclusiveLock", 1), 1); /* the floor */
+    CHECK_INT(ls_finding_queue_fires("ExclusiveLock", 2), 1);
+    CHECK_INT(ls_finding_queue_fires("AccessExclusiveLock", 0), 0); /* nothing queued */
+    CHECK_INT(ls_finding_queue_fires("RowExclusiveLock", 3), 0);    /* an UPDATE at the head */
+    CHECK_INT(ls_finding_queue_fires("RowShareLock", 3), 0);        /* SELECT ... FOR UPDATE */
+    CHECK_INT(ls_finding_queue_fires("AccessShareLock", 3), 0);     /* a SELECT */
+    CHECK_INT(ls_finding_queue_fires(NULL, 3), 0);                  /* no mode logged */
+    CHECK_INT(ls_finding_queue_fires("ExclusiveLock on", 3), 0);    /* not a mode's name */
+}
+
 static void test_counter(void)
 {
     CHECK_INT(ls_finding_counter_fires(LS_FINDING_ROW_MIN_WAITS), 1);
@@ -222,6 +237,7 @@ int main(void)
     test_call();
     test_idle();
     test_count();
+    test_queue();
     test_counter();
     test_increment();
     test_is_counter();

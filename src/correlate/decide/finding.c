@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "tolerances.h"
+#include "wait.h"
 
 int ls_finding_call_fires(double span_ms)
 {
@@ -119,4 +120,10 @@ int ls_finding_cmp(double weight_a, size_t seq_a, double weight_b, size_t seq_b)
     if (a != b)
         return a > b ? -1 : 1;
     return seq_a < seq_b ? -1 : seq_a > seq_b;
+}
+
+int ls_finding_queue_fires(const char *mode, int64_t queued)
+{
+    return ls_finding_count_fires(queued) &&
+           ls_lock_modes_conflict(mode, LS_FINDING_DDL_MODE_FLOOR) == 1;
 }

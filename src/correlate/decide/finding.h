@@ -38,6 +38,19 @@ int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_m
  * idle or committing at the head of a queue): fires on one or more. */
 int ls_finding_count_fires(int64_t n);
 
+/*
+ * lock_queue_behind_ddl: a relation lock queue (store_schema.h's
+ * relation_queues) whose head waits in `mode` with `queued` waits behind
+ * it fires when something queued (ls_finding_count_fires) and the head
+ * asks for a mode only DDL, maintenance or LOCK TABLE takes: one that
+ * conflicts with LS_FINDING_DDL_MODE_FLOOR (ShareUpdateExclusiveLock and
+ * stronger; SELECT, SELECT ... FOR UPDATE and the DML take AccessShareLock,
+ * RowShareLock and RowExclusiveLock, which do not). An UPDATE at the head
+ * of a queue behind LOCK TABLE ... IN SHARE MODE is no DDL. A mode that is
+ * none (NULL, unknown) does not fire.
+ */
+int ls_finding_queue_fires(const char *mode, int64_t queued);
+
 /* hot_counter_row: is a statement an increment of a column, as in
  * "UPDATE t SET n = n + 1"? Its text, with ASCII letters in lower case
  * and spaces dropped, has "set", then "=", then "+" (SQL's

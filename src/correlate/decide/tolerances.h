@@ -143,6 +143,10 @@
  * demand is over the row's active span, no shorter than the floor. */
 #define LS_FINDING_SERIAL_DEMAND_SHARE 0.9
 #define LS_FINDING_SPAN_FLOOR_S 0.001
+/* A relation lock queue is one behind DDL when its head asks for a mode
+ * that conflicts with this one: ShareUpdateExclusiveLock and stronger,
+ * which no plain SELECT, SELECT ... FOR UPDATE or DML takes. */
+#define LS_FINDING_DDL_MODE_FLOOR "ShareUpdateExclusiveLock"
 /* The most findings one rule names: per code path, and per row. */
 #define LS_FINDING_MAX_PER_PATH 5
 #define LS_FINDING_MAX_PER_ROW 3
