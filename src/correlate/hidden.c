@@ -398,6 +398,27 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     return 0;
 }
 
+/* The resolution of the statements' logged times (as holds.c's
+ * log_resolution): a whole second when none has sub-second digits. */
+static const char resolution_sql[] =
+    "SELECT NOT EXISTS (SELECT 1 FROM statements WHERE log_ts % "
+    LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0"
+    " AND stmt_id NOT IN (SELECT stmt_id FROM stmt_span_time))"
+    " AND EXISTS (SELECT 1 FROM statements)";
+
+static int log_resolution(ls_store *s, int64_t *out)
+{
+    ls_stmt *q = NULL;
+    int rc = ls_store_prepare(s, resolution_sql, &q);
+    *out = LS_MILLISECOND_US;
+    if (rc != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, 0))
+        *out = LS_WHOLE_SECOND_US;
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
 /* The holds that may have held f's row when its statement started
  * (failed_held_sql), into cand/ids; how many. Below 0 a store error. */
 static int failed_candidates(ls_stmt *hs, ls_stmt *f, ls_queued_hold *cand, int64_t *hold_id,
@@ -422,12 +443,14 @@ static int failed_candidates(ls_stmt *hs, ls_stmt *f, ls_queued_hold *cand, int6
 /* One failed lock (f's row): its wait, when it queued (decide/failwait.c),
  * merged with its logged wait where the log has one (a logged wait with no
  * queueing found is failed_waits_sql's). */
-static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_correlate_stats *stats)
+static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, int64_t resolution,
+                       ls_correlate_stats *stats)
 {
     ls_queued_hold cand[FAILED_HELD_MAX];
     int64_t hold_id[FAILED_HELD_MAX], tx_id[FAILED_HELD_MAX];
     ls_queue_result rec;
     ls_hidden_wait w;
+    double inferred_ms;
     int n, rc;
 
     if ((n = failed_candidates(hs, f, cand, hold_id, tx_id)) < 0)
@@ -435,9 +458,10 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_correlate_stats
     if (!ls_failed_wait(cand, n, ls_stmt_int64(f, fl_start_ts), ls_stmt_int64(f, fl_error_ts),
                         &rec))
         return 0;
+    inferred_ms = (double)(rec.end_ts - rec.start_ts) / LS_US_PER_MS;
     w.start_ts = rec.start_ts;
     w.end_ts = rec.end_ts;
-    w.ms = (double)(rec.end_ts - rec.start_ts) / LS_US_PER_MS;
+    w.ms = inferred_ms;
     ls_stmt_reset(ins);
     if (!ls_stmt_isnull(f, fl_logged) && !ls_stmt_isnull(f, fl_l0)) {
         ls_logged_span l;
@@ -445,6 +469,7 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_correlate_stats
         l.end_ts = ls_stmt_int64(f, fl_l1);
         l.ms = ls_stmt_double(f, fl_logged_ms);
         l.tx_wait = ls_stmt_int64(f, fl_tx_wait) != 0;
+        rec.start_ts = ls_failed_wait_start(rec.start_ts, resolution, l.start_ts);
         ls_hidden_logged_wait(&rec, &l, &w);
         stats->hidden_disagree += w.disagree;
         ls_stmt_bind_text(ins, RW_KIND, "logged");
@@ -466,7 +491,7 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_correlate_stats
     ls_stmt_bind_int64(ins, RW_BEHIND_HOLD, hold_id[rec.behind]);
     if (tx_id[rec.behind])
         ls_stmt_bind_int64(ins, RW_BEHIND_TX, tx_id[rec.behind]);
-    ls_stmt_bind_double(ins, RW_INFERRED_MS, (double)(rec.end_ts - rec.start_ts) / LS_US_PER_MS);
+    ls_stmt_bind_double(ins, RW_INFERRED_MS, inferred_ms);
     rc = ls_stmt_step(ins);
     return rc < 0 ? rc : 0;
 }
@@ -475,10 +500,13 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_correlate_stats
 static int failed_waits(ls_store *s, ls_stmt *ins, ls_correlate_stats *stats)
 {
     ls_stmt *f = NULL, *hs = NULL;
+    int64_t resolution;
     int rc;
-    if ((rc = ls_store_prepare(s, failed_locks_sql, &f)) == 0 &&
+    if ((rc = log_resolution(s, &resolution)) == 0 &&
+        (rc = ls_store_prepare(s, failed_locks_sql, &f)) == 0 &&
         (rc = ls_store_prepare(s, failed_held_sql, &hs)) == 0)
-        while ((rc = ls_stmt_step(f)) == 1 && (rc = failed_wait(f, hs, ins, stats)) == 0)
+        while ((rc = ls_stmt_step(f)) == 1 &&
+               (rc = failed_wait(f, hs, ins, resolution, stats)) == 0)
             ;
     ls_stmt_finalize(f);
     ls_stmt_finalize(hs);

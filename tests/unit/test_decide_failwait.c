@@ -81,9 +81,31 @@ static void test_whole_seconds(void)
     CHECK_INT(r.behind, 0);
 }
 
+/* Where the log has a wait of it too: the statement's start only where it
+ * certainly came before the logged wait began. */
+static void test_start_with_logged(void)
+{
+    /* whole seconds: a statement logged at 5 s, its wait logged from
+     * 5.796 s (a 204 ms wait ended by the deadlock at 6 s): the second's
+     * floor is no evidence of earlier queueing */
+    CHECK_INT(ls_failed_wait_start(5 * SECOND, SECOND, 5 * SECOND + 796 * MS),
+              5 * SECOND + 796 * MS);
+    /* ... one logged a whole second before the logged wait began did queue
+     * before it (exactly at the boundary too) */
+    CHECK_INT(ls_failed_wait_start(4 * SECOND, SECOND, 5 * SECOND), 4 * SECOND);
+    CHECK_INT(ls_failed_wait_start(4 * SECOND, SECOND, 5 * SECOND - 1), 5 * SECOND - 1);
+    /* milliseconds: 1.7 ms before the logged start, the statement's */
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 101 * MS + 700), 100 * MS);
+    /* within its millisecond: the logged start */
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 100 * MS + 860), 100 * MS + 860);
+    /* equal times: the logged start */
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 100 * MS), 100 * MS);
+}
+
 int main(void)
 {
     test_boundaries();
     test_whole_seconds();
+    test_start_with_logged();
     return TEST_REPORT();
 }

@@ -23,3 +23,8 @@ int ls_failed_wait(const ls_queued_hold *held, int n, int64_t stmt_start, int64_
     out->behind = holder;
     return 1;
 }
+
+int64_t ls_failed_wait_start(int64_t stmt_start, int64_t resolution_us, int64_t logged_start)
+{
+    return stmt_start + resolution_us <= logged_start ? stmt_start : logged_start;
+}
