@@ -4,6 +4,7 @@
  * holder's release, no holder, equal timestamps, whole-second times.
  */
 #include "decide/failwait.h"
+#include "decide/tolerances.h"
 #include "ls_test.h"
 
 #define MS 1000
@@ -90,13 +91,22 @@ static void test_start_with_logged(void)
      * floor is no evidence of earlier queueing */
     CHECK_INT(ls_failed_wait_start(5 * SECOND, SECOND, 5 * SECOND + 796 * MS),
               5 * SECOND + 796 * MS);
-    /* ... one logged a whole second before the logged wait began did queue
+    /* ... one logged a whole second (and the statement's own work,
+     * LS_FAILED_QUEUE_MIN_US) before the logged wait began did queue
      * before it (exactly at the boundary too) */
-    CHECK_INT(ls_failed_wait_start(4 * SECOND, SECOND, 5 * SECOND), 4 * SECOND);
-    CHECK_INT(ls_failed_wait_start(4 * SECOND, SECOND, 5 * SECOND - 1), 5 * SECOND - 1);
-    /* milliseconds: 1.7 ms before the logged start, the statement's */
-    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 101 * MS + 700), 100 * MS);
-    /* within its millisecond: the logged start */
+    CHECK_INT(ls_failed_wait_start(4 * SECOND, SECOND, 5 * SECOND + LS_FAILED_QUEUE_MIN_US),
+              4 * SECOND);
+    CHECK_INT(ls_failed_wait_start(4 * SECOND, SECOND, 5 * SECOND + LS_FAILED_QUEUE_MIN_US - 1),
+              5 * SECOND + LS_FAILED_QUEUE_MIN_US - 1);
+    CHECK_INT(ls_failed_wait_start(4 * SECOND, SECOND, 5 * SECOND), 5 * SECOND);
+    /* milliseconds: 40 ms before the logged start (a tuple lock below
+     * deadlock_timeout), the statement's */
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 140 * MS), 100 * MS);
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 106 * MS), 100 * MS);
+    /* 1.7 ms before (the statement's own work), or within its
+     * millisecond: the logged start */
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 101 * MS + 700), 101 * MS + 700);
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 106 * MS - 1), 106 * MS - 1);
     CHECK_INT(ls_failed_wait_start(100 * MS, MS, 100 * MS + 860), 100 * MS + 860);
     /* equal times: the logged start */
     CHECK_INT(ls_failed_wait_start(100 * MS, MS, 100 * MS), 100 * MS);

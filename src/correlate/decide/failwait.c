@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "tolerances.h"
+
 int ls_failed_wait(const ls_queued_hold *held, int n, int64_t stmt_start, int64_t error_ts,
                    ls_queue_result *out)
 {
@@ -26,5 +28,6 @@ int ls_failed_wait(const ls_queued_hold *held, int n, int64_t stmt_start, int64_
 
 int64_t ls_failed_wait_start(int64_t stmt_start, int64_t resolution_us, int64_t logged_start)
 {
-    return stmt_start + resolution_us <= logged_start ? stmt_start : logged_start;
+    return stmt_start + resolution_us + LS_FAILED_QUEUE_MIN_US <= logged_start ? stmt_start
+                                                                               : logged_start;
 }

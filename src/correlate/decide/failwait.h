@@ -35,11 +35,13 @@ int ls_failed_wait(const ls_queued_hold *held, int n, int64_t stmt_start, int64_
 /*
  * Where the log has a wait of the failed statement too (the logged part
  * starts at logged_start), where its whole wait starts: at the statement's
- * start where that certainly came before the logged wait began
- * (stmt_start + resolution_us <= logged_start: a start logged to the
- * second may be anywhere in its second, one logged to the millisecond
- * anywhere in its millisecond), else at the logged start, the better
- * estimate (a whole-second floor is no evidence of earlier queueing).
+ * start where that certainly came before the logged wait began, by more
+ * than the statement's own work before it asks for the lock
+ * (stmt_start + resolution_us + LS_FAILED_QUEUE_MIN_US <= logged_start:
+ * a start logged to the second may be anywhere in its second, one logged
+ * to the millisecond anywhere in its millisecond), else at the logged
+ * start, the better estimate (a whole-second floor is no evidence of
+ * earlier queueing).
  */
 int64_t ls_failed_wait_start(int64_t stmt_start, int64_t resolution_us, int64_t logged_start);
 
