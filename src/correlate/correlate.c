@@ -1360,9 +1360,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * error, not its ROLLBACK (decide/hold.c). 18: a transaction shape
  * names an EXECUTE by the body its session prepared (decide/pathid.c); a
  * transaction links to a trace only inside the trace's request
- * (decide/vote.c, traces.c). 19: the lock_queue_behind_ddl finding reads
- * the relation_queues view and fires only on a queue whose head asks for
- * a DDL-strength mode (decide/finding.c): not on an UPDATE heading one. */
+ * (decide/vote.c, traces.c). 19 (this round's changes of answers, one
+ * mark): the lock_queue_behind_ddl finding reads the relation_queues view
+ * and fires only on a queue whose head asks for a DDL-strength mode
+ * (decide/finding.c), not on an UPDATE heading one; a statement that
+ * failed on a hot row (40001, 55P03, 40P01) waited from its start until
+ * its error, behind the hold that had the row then (decide/failwait.c,
+ * hidden.c). */
 #define CORRELATION_REV "19"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "correlate_int.h"
+#include "decide/failwait.h"
 #include "ls_columns.h"
 
 #define QUEUE_MEMORY 256      /* holds remembered per row */
@@ -137,6 +138,55 @@ static const char apply_moves_sql[] =
     "DELETE FROM temp.moved_holds;";
 
 /*
+ * The locks statements failed on (temp.failed_locks, the transactions
+ * pass's: 40001 after the holder committed, a lock timeout, a deadlock
+ * victim; only where the statement has a line of its own, log_statement),
+ * one per (transaction, row, statement), with the transaction's logged
+ * waits for the row. Such a statement acquired nothing on the row, so the
+ * scan of the holds never meets it; but it queued for the row from its
+ * start until its error (decide/failwait.h): its wait counts, hidden or
+ * logged. Its row_waits row has no hold_id: the wait ended in the error
+ * (error_links names it by tx_id).
+ */
+#define FAILED_COLS(X, Q)                                                              \
+    X(Q, row_id, "f.row_id")                                                           \
+    X(Q, tx_id, "f.tx_id")                                                             \
+    X(Q, session_id, "f.session_id")                                                   \
+    X(Q, pid, "f.pid")                                                                 \
+    X(Q, stmt_id, "f.stmt_id")                                                         \
+    X(Q, start_ts, "f.start_ts")                                                       \
+    X(Q, error_ts, "f.error_ts")                                                       \
+    X(Q, logged, "l.first_wait")                                                       \
+    X(Q, l0, "l.l0")                                                                   \
+    X(Q, l1, "l.l1")                                                                   \
+    X(Q, logged_ms, "l.ms")                                                            \
+    X(Q, tx_wait, "l.tx_wait")
+LS_COLUMNS(fl, FAILED_COLS);
+static const char failed_locks_sql[] =
+    "SELECT " LS_SELECT_LIST(fl, FAILED_COLS) " FROM temp.failed_locks f"
+    " LEFT JOIN temp.hidden_logged l ON l.tx_id = f.tx_id AND l.row_id = f.row_id"
+    " WHERE f.error_ts IS NOT NULL"
+    " GROUP BY f.tx_id, f.row_id, f.stmt_id ORDER BY f.row_id, f.start_ts";
+/* The holds of the row (?1) by other transactions (?2) got by the error
+ * (?3, by the hold's first start: holds_row), the latest first: the one
+ * that held the row when the statement started is among them. Their starts
+ * as the scan above left them (hold_queued). */
+#define FAILED_HELD_MAX 64
+#define HELD_COLS(X, Q)                                                                \
+    X(Q, hold_id, "h.hold_id")                                                         \
+    X(Q, tx_id, "h.tx_id")                                                             \
+    X(Q, start_ts, "coalesce(qd.start_ts, " BOUND("start_ts") ")")                     \
+    X(Q, end_ts, BOUND("end_ts"))
+LS_COLUMNS(fh, HELD_COLS);
+static const char failed_held_sql[] =
+    "SELECT " LS_SELECT_LIST(fh, HELD_COLS) " FROM hold_rows h"
+    " LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
+    " LEFT JOIN hold_queued qd ON qd.hold_id = h.hold_id"
+    " WHERE h.row_id = ?1 AND h.tx_id IS NOT ?2 AND h.start_ts <= ?3"
+    " AND " BOUND("end_ts") " IS NOT NULL ORDER BY h.start_ts DESC"
+    " LIMIT " LS_SQL_INT(FAILED_HELD_MAX);
+
+/*
  * The logged waits of statements that failed in them (a lock timeout, a
  * deadlock victim, 40001 after the wait): such a statement acquired
  * nothing on the row, so its transaction has no hold of it and the scan
@@ -151,6 +201,7 @@ static const char failed_waits_sql[] =
     "  ORDER BY h.hold_id LIMIT 1), w.holder_tx, 'logged', l.first_wait, l.ms"
     " FROM temp.hidden_logged l JOIN lock_waits w ON w.wait_id = l.first_wait"
     " WHERE NOT EXISTS (SELECT 1 FROM hold_rows h WHERE h.tx_id = l.tx_id AND h.row_id = l.row_id)"
+    " AND NOT EXISTS (SELECT 1 FROM row_waits q WHERE q.tx_id = l.tx_id AND q.row_id = l.row_id)"
     " AND EXISTS (SELECT 1 FROM lock_waits x WHERE x.waiter_tx = l.tx_id"
     "  AND x.row_id = l.row_id AND x.outcome IS NOT 'acquired');";
 
@@ -347,6 +398,121 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     return 0;
 }
 
+/* The resolution of the statements' logged times (as holds.c's
+ * log_resolution): a whole second when none has sub-second digits. */
+static const char resolution_sql[] =
+    "SELECT NOT EXISTS (SELECT 1 FROM statements WHERE log_ts % "
+    LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0"
+    " AND stmt_id NOT IN (SELECT stmt_id FROM stmt_span_time))"
+    " AND EXISTS (SELECT 1 FROM statements)";
+
+static int log_resolution(ls_store *s, int64_t *out)
+{
+    ls_stmt *q = NULL;
+    int rc = ls_store_prepare(s, resolution_sql, &q);
+    *out = LS_MILLISECOND_US;
+    if (rc != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, 0))
+        *out = LS_WHOLE_SECOND_US;
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* The holds that may have held f's row when its statement started
+ * (failed_held_sql), into cand/ids; how many. Below 0 a store error. */
+static int failed_candidates(ls_stmt *hs, ls_stmt *f, ls_queued_hold *cand, int64_t *hold_id,
+                             int64_t *tx_id)
+{
+    int n = 0, rc = 0;
+    ls_stmt_reset(hs);
+    ls_stmt_bind_int64(hs, 1, ls_stmt_int64(f, fl_row_id));
+    ls_stmt_bind_int64(hs, 2, ls_stmt_int64(f, fl_tx_id));
+    ls_stmt_bind_int64(hs, 3, ls_stmt_int64(f, fl_error_ts));
+    while (n < FAILED_HELD_MAX && (rc = ls_stmt_step(hs)) == 1) {
+        cand[n].start_ts = ls_stmt_int64(hs, fh_start_ts);
+        cand[n].end_ts = ls_stmt_int64(hs, fh_end_ts);
+        hold_id[n] = ls_stmt_int64(hs, fh_hold_id);
+        tx_id[n] = ls_stmt_isnull(hs, fh_tx_id) ? 0 : ls_stmt_int64(hs, fh_tx_id);
+        n++;
+    }
+    ls_stmt_reset(hs);
+    return n < FAILED_HELD_MAX && rc < 0 ? rc : n;
+}
+
+/* One failed lock (f's row): its wait, when it queued (decide/failwait.c),
+ * merged with its logged wait where the log has one (a logged wait with no
+ * queueing found is failed_waits_sql's). */
+static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, int64_t resolution,
+                       ls_correlate_stats *stats)
+{
+    ls_queued_hold cand[FAILED_HELD_MAX];
+    int64_t hold_id[FAILED_HELD_MAX], tx_id[FAILED_HELD_MAX];
+    ls_queue_result rec;
+    ls_hidden_wait w;
+    double inferred_ms;
+    int n, rc;
+
+    if ((n = failed_candidates(hs, f, cand, hold_id, tx_id)) < 0)
+        return n;
+    if (!ls_failed_wait(cand, n, ls_stmt_int64(f, fl_start_ts), ls_stmt_int64(f, fl_error_ts),
+                        &rec))
+        return 0;
+    inferred_ms = (double)(rec.end_ts - rec.start_ts) / LS_US_PER_MS;
+    w.start_ts = rec.start_ts;
+    w.end_ts = rec.end_ts;
+    w.ms = inferred_ms;
+    ls_stmt_reset(ins);
+    if (!ls_stmt_isnull(f, fl_logged) && !ls_stmt_isnull(f, fl_l0)) {
+        ls_logged_span l;
+        l.start_ts = ls_stmt_int64(f, fl_l0);
+        l.end_ts = ls_stmt_int64(f, fl_l1);
+        l.ms = ls_stmt_double(f, fl_logged_ms);
+        l.tx_wait = ls_stmt_int64(f, fl_tx_wait) != 0;
+        rec.start_ts = ls_failed_wait_start(rec.start_ts, resolution, l.start_ts);
+        ls_hidden_logged_wait(&rec, &l, &w);
+        stats->hidden_disagree += w.disagree;
+        ls_stmt_bind_text(ins, RW_KIND, "logged");
+        ls_stmt_bind_int64(ins, RW_LOGGED_WAIT, ls_stmt_int64(f, fl_logged));
+        ls_stmt_bind_double(ins, RW_LOGGED_MS, l.ms);
+    } else {
+        ls_stmt_bind_text(ins, RW_KIND, "inferred");
+        ls_stmt_bind_double(ins, RW_LOGGED_MS, 0.0);
+        stats->hidden_waits++;
+    }
+    ls_stmt_bind_int64(ins, RW_ROW, ls_stmt_int64(f, fl_row_id));
+    ls_stmt_bind_int64(ins, RW_TX, ls_stmt_int64(f, fl_tx_id));
+    ls_stmt_bind_int64(ins, RW_SESSION, ls_stmt_int64(f, fl_session_id));
+    ls_stmt_bind_int64(ins, RW_PID, ls_stmt_int64(f, fl_pid));
+    ls_stmt_bind_int64(ins, RW_STMT, ls_stmt_int64(f, fl_stmt_id));
+    ls_stmt_bind_int64(ins, RW_START, w.start_ts);
+    ls_stmt_bind_int64(ins, RW_END, w.end_ts);
+    ls_stmt_bind_double(ins, RW_WAIT_MS, w.ms);
+    ls_stmt_bind_int64(ins, RW_BEHIND_HOLD, hold_id[rec.behind]);
+    if (tx_id[rec.behind])
+        ls_stmt_bind_int64(ins, RW_BEHIND_TX, tx_id[rec.behind]);
+    ls_stmt_bind_double(ins, RW_INFERRED_MS, inferred_ms);
+    rc = ls_stmt_step(ins);
+    return rc < 0 ? rc : 0;
+}
+
+/* Every failed lock's wait (failed_locks_sql), into row_waits. */
+static int failed_waits(ls_store *s, ls_stmt *ins, ls_correlate_stats *stats)
+{
+    ls_stmt *f = NULL, *hs = NULL;
+    int64_t resolution;
+    int rc;
+    if ((rc = log_resolution(s, &resolution)) == 0 &&
+        (rc = ls_store_prepare(s, failed_locks_sql, &f)) == 0 &&
+        (rc = ls_store_prepare(s, failed_held_sql, &hs)) == 0)
+        while ((rc = ls_stmt_step(f)) == 1 &&
+               (rc = failed_wait(f, hs, ins, resolution, stats)) == 0)
+            ;
+    ls_stmt_finalize(f);
+    ls_stmt_finalize(hs);
+    return rc < 0 ? rc : 0;
+}
+
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {
     hidden_q hq = {NULL, NULL, NULL, NULL};
@@ -389,6 +555,8 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         rc = ls_store_sorting(s, sorting = 0);
     if (rc == 0)
         rc = ls_store_exec(s, apply_moves_sql);
+    if (rc == 0)
+        rc = failed_waits(s, hq.ins, stats);
     if (rc == 0)
         rc = ls_store_exec(s, failed_waits_sql);
     if (rc == 0)

@@ -133,7 +133,8 @@ static const char acquired_sql[] =
     X(Q, class, "e.class")                                                                \
     X(Q, failed_row, "(SELECT w.row_id FROM lock_waits w WHERE w.waiter_stmt = ?7"        \
                      "  AND w.outcome IS NOT 'acquired' AND w.row_id IS NOT NULL"         \
-                     "  ORDER BY w.start_ts DESC LIMIT 1)")
+                     "  ORDER BY w.start_ts DESC LIMIT 1)")                                \
+    X(Q, error_ts, "e.ts")
 LS_COLUMNS(fq, FAILURE_COLS);
 static const char failure_sql[] =
     "SELECT " LS_SELECT_LIST(fq, FAILURE_COLS)
@@ -141,6 +142,15 @@ static const char failure_sql[] =
     " AND (e.file_id > ?2 OR (e.file_id = ?2 AND e.line > ?3))"
     " AND (?5 IS NULL OR e.file_id < ?5 OR (e.file_id = ?5 AND e.line < ?6))"
     " ORDER BY e.file_id, e.line LIMIT 1";
+/* The locks a statement failed on (lock_taken() said no): the
+ * hidden-waits pass (hidden.c) rebuilds the wait each queued in before its
+ * error. A working table of the connection, as hold_rows. */
+static const char failed_table_sql[] =
+    "DROP TABLE IF EXISTS temp.failed_locks;"
+    "CREATE TEMP TABLE failed_locks(row_id INTEGER, tx_id INTEGER, session_id INTEGER,"
+    " pid INTEGER, stmt_id INTEGER, start_ts INTEGER, error_ts INTEGER, class TEXT);";
+static const char failed_insert_sql[] =
+    "INSERT INTO temp.failed_locks VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
 static const char failure_index_sql[] =
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);";
 
@@ -676,6 +686,7 @@ typedef struct tx_pass {
     ls_stmt *acquired; /* acquired_sql */
     ls_stmt *waited;   /* waited_sql, positioned at the next statement's rows */
     ls_stmt *failure;  /* failure_sql */
+    ls_stmt *failed;   /* failed_insert_sql */
     int waited_more;   /* 1 while `waited` is on a row */
     int64_t holds;
 } tx_pass;
@@ -813,10 +824,16 @@ static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_kind kind
     return 0;
 }
 
+/* How a statement that failed on its row ended: the error's time and class. */
+typedef struct tx_failure {
+    int64_t ts;
+    char cls[32];
+} tx_failure;
+
 /* Whether lock `l` of transaction `t` was taken: 1 yes, 0 no (its
- * statement, logged at its start, failed on the row: ls_locked_row_held()),
- * below 0 a store error. */
-static int lock_taken(const tx_pass *p, const tx_state *t, const tx_lock *l)
+ * statement, logged at its start, failed on the row: ls_locked_row_held();
+ * *f the error), below 0 a store error. */
+static int lock_taken(const tx_pass *p, const tx_state *t, const tx_lock *l, tx_failure *f)
 {
     ls_locked_row sl;
     const char *cls;
@@ -846,9 +863,30 @@ static int lock_taken(const tx_pass *p, const tx_state *t, const tx_lock *l)
                         strcmp(cls, "lock_nowait") == 0;
         sl.failed_row =
             ls_stmt_isnull(p->failure, fq_failed_row) ? 0 : ls_stmt_int64(p->failure, fq_failed_row);
+        f->ts = ls_stmt_int64(p->failure, fq_error_ts);
+        snprintf(f->cls, sizeof(f->cls), "%s", cls);
     }
     ls_stmt_reset(p->failure);
     return ls_locked_row_held(&sl);
+}
+
+/* Note lock `l`, which its statement failed on (f), for the hidden-waits
+ * pass. */
+static int failed_lock(tx_pass *p, const tx_state *t, const tx_lock *l, int64_t tx_id,
+                       const tx_failure *f)
+{
+    int rc;
+    ls_stmt_reset(p->failed);
+    ls_stmt_bind_int64(p->failed, 1, l->row_id);
+    ls_stmt_bind_int64(p->failed, 2, tx_id);
+    ls_stmt_bind_int64(p->failed, 3, t->session_id);
+    ls_stmt_bind_int64(p->failed, 4, t->pid);
+    ls_stmt_bind_int64(p->failed, 5, l->stmt_id);
+    ls_stmt_bind_int64(p->failed, 6, l->lo);
+    ls_stmt_bind_int64(p->failed, 7, f->ts);
+    ls_stmt_bind_text(p->failed, 8, f->cls);
+    rc = ls_stmt_step(p->failed);
+    return rc < 0 ? rc : 0;
 }
 
 /* The holds of a stored transaction: when each row was locked, to the
@@ -863,10 +901,15 @@ static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
         const tx_lock *l = &t->locks[i];
         int64_t ts = l->hi, hi = l->hi, acq, ev_id;
         const char *ev = "end of the locking statement";
-        if ((rc = lock_taken(p, t, l)) < 0)
+        tx_failure fail;
+        if ((rc = lock_taken(p, t, l, &fail)) < 0)
             return rc;
-        if (!rc)
-            continue; /* it queued for the row and failed: its wait is a wait */
+        if (!rc) {
+            /* it queued for the row and failed: its wait is a wait */
+            if ((rc = failed_lock(p, t, l, tx_id, &fail)) != 0)
+                return rc;
+            continue;
+        }
         if (!l->has_end) {
             /* log_statement = 'all': the statement's start; a logged wait
              * of its own ended when the row was got. */
@@ -1087,7 +1130,9 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
         (rc = ls_store_prepare(s, acquired_sql, &p->acquired)) != 0 ||
         (rc = ls_store_prepare(s, waited_sql, &p->waited)) != 0 ||
         (rc = ls_store_exec_sorting(s, failure_index_sql)) != 0 ||
-        (rc = ls_store_prepare(s, failure_sql, &p->failure)) != 0)
+        (rc = ls_store_prepare(s, failure_sql, &p->failure)) != 0 ||
+        (rc = ls_store_exec(s, failed_table_sql)) != 0 ||
+        (rc = ls_store_prepare(s, failed_insert_sql, &p->failed)) != 0)
         return rc;
     p->waited_more = ls_stmt_step(p->waited);
     return p->waited_more < 0 ? p->waited_more : 0;
@@ -1125,6 +1170,7 @@ static void tx_pass_free(tx_pass *p)
     ls_stmt_finalize(p->acquired);
     ls_stmt_finalize(p->waited);
     ls_stmt_finalize(p->failure);
+    ls_stmt_finalize(p->failed);
     ls_stmt_finalize(p->ins);
     ls_stmt_finalize(p->hold);
     ls_intern_close(&p->evidence);

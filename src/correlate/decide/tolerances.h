@@ -118,6 +118,11 @@
  * bounds come from millisecond log times, and separate runs of one
  * workload would name a path there one time and not the next. */
 #define LS_COVER_MIN_US 5000
+/* A failed statement's queueing before its logged wait (its start to the
+ * wait's) counts only past this beyond the log's resolution: a statement
+ * runs a millisecond or two (parse, plan, its first rows) before it asks
+ * for the lock (decide/failwait.c). */
+#define LS_FAILED_QUEUE_MIN_US 5000
 
 /* ---- findings (findings.c, decide/finding.c) ---- */
 

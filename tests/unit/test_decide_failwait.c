@@ -1,0 +1,121 @@
+/*
+ * test_decide_failwait.c — decide/failwait.c: the wait of a locking
+ * statement that ended in an error. Boundaries: the error exactly at the
+ * holder's release, no holder, equal timestamps, whole-second times.
+ */
+#include "decide/failwait.h"
+#include "decide/tolerances.h"
+#include "ls_test.h"
+
+#define MS 1000
+#define SECOND (1000 * MS)
+
+static void test_boundaries(void)
+{
+    ls_queue_result r;
+    /* No holder at all: no wait. */
+    CHECK_INT(ls_failed_wait(NULL, 0, 50 * MS, 80 * MS, &r), 0);
+    /* 40001 raised exactly when the holder released the row: the wait
+     * runs from the statement's start to that release. */
+    {
+        ls_queued_hold h[] = {{0, 200 * MS}};
+        CHECK_INT(ls_failed_wait(h, 1, 100 * MS, 200 * MS, &r), 1);
+        CHECK_INT(r.start_ts, 100 * MS);
+        CHECK_INT(r.end_ts, 200 * MS);
+        CHECK_INT(r.behind, 0);
+        /* the error logged 3 ms after the holder's COMMIT line: the error
+         * ended the wait */
+        CHECK_INT(ls_failed_wait(h, 1, 100 * MS, 203 * MS, &r), 1);
+        CHECK_INT(r.end_ts, 203 * MS);
+        /* a lock_timeout fired while the holder still held it */
+        CHECK_INT(ls_failed_wait(h, 1, 100 * MS, 150 * MS, &r), 1);
+        CHECK_INT(r.end_ts, 150 * MS);
+    }
+    /* A hold freed exactly when the statement started did not hold it up
+     * (a 40001 that did not queue: the row was updated and committed after
+     * its snapshot, before it came). One got exactly then did. */
+    {
+        ls_queued_hold h[] = {{0, 100 * MS}};
+        CHECK_INT(ls_failed_wait(h, 1, 100 * MS, 101 * MS, &r), 0);
+        CHECK_INT(ls_failed_wait(h, 1, 100 * MS - 1, 101 * MS, &r), 1);
+        ls_queued_hold g[] = {{100 * MS, 300 * MS}};
+        CHECK_INT(ls_failed_wait(g, 1, 100 * MS, 300 * MS, &r), 1);
+        CHECK_INT(r.start_ts, 100 * MS);
+    }
+    /* A hold that began after the statement started is not its holder. */
+    {
+        ls_queued_hold h[] = {{120 * MS, 300 * MS}};
+        CHECK_INT(ls_failed_wait(h, 1, 100 * MS, 300 * MS, &r), 0);
+    }
+    /* Equal timestamps: an error at the statement's start is no wait; an
+     * error before it (clock order of two lines) neither. */
+    {
+        ls_queued_hold h[] = {{0, 200 * MS}};
+        CHECK_INT(ls_failed_wait(h, 1, 100 * MS, 100 * MS, &r), 0);
+        CHECK_INT(ls_failed_wait(h, 1, 100 * MS, 99 * MS, &r), 0);
+    }
+    /* Two holds on at the start got at the same time: the later in held;
+     * otherwise the latest got. */
+    {
+        ls_queued_hold h[] = {{10 * MS, 200 * MS}, {10 * MS, 150 * MS}};
+        CHECK_INT(ls_failed_wait(h, 2, 100 * MS, 180 * MS, &r), 1);
+        CHECK_INT(r.behind, 1);
+        ls_queued_hold g[] = {{20 * MS, 200 * MS}, {10 * MS, 150 * MS}};
+        CHECK_INT(ls_failed_wait(g, 2, 100 * MS, 180 * MS, &r), 1);
+        CHECK_INT(r.behind, 0);
+    }
+}
+
+/* Whole-second times (%t): the statement, the holder's lines and the
+ * error each stamped with their second. */
+static void test_whole_seconds(void)
+{
+    ls_queue_result r;
+    ls_queued_hold h[] = {{10 * SECOND, 12 * SECOND}};
+    /* started in the holder's second 11, failed at its commit in 12 */
+    CHECK_INT(ls_failed_wait(h, 1, 11 * SECOND, 12 * SECOND, &r), 1);
+    CHECK_INT(r.end_ts - r.start_ts, SECOND);
+    /* started and failed in the same second: nothing to tell */
+    CHECK_INT(ls_failed_wait(h, 1, 12 * SECOND, 12 * SECOND, &r), 0);
+    /* started in the second the holder got the row: it holds it */
+    CHECK_INT(ls_failed_wait(h, 1, 10 * SECOND, 12 * SECOND, &r), 1);
+    CHECK_INT(r.behind, 0);
+}
+
+/* Where the log has a wait of it too: the statement's start only where it
+ * certainly came before the logged wait began. */
+static void test_start_with_logged(void)
+{
+    /* whole seconds: a statement logged at 5 s, its wait logged from
+     * 5.796 s (a 204 ms wait ended by the deadlock at 6 s): the second's
+     * floor is no evidence of earlier queueing */
+    CHECK_INT(ls_failed_wait_start(5 * SECOND, SECOND, 5 * SECOND + 796 * MS),
+              5 * SECOND + 796 * MS);
+    /* ... one logged a whole second (and the statement's own work,
+     * LS_FAILED_QUEUE_MIN_US) before the logged wait began did queue
+     * before it (exactly at the boundary too) */
+    CHECK_INT(ls_failed_wait_start(4 * SECOND, SECOND, 5 * SECOND + LS_FAILED_QUEUE_MIN_US),
+              4 * SECOND);
+    CHECK_INT(ls_failed_wait_start(4 * SECOND, SECOND, 5 * SECOND + LS_FAILED_QUEUE_MIN_US - 1),
+              5 * SECOND + LS_FAILED_QUEUE_MIN_US - 1);
+    CHECK_INT(ls_failed_wait_start(4 * SECOND, SECOND, 5 * SECOND), 5 * SECOND);
+    /* milliseconds: 40 ms before the logged start (a tuple lock below
+     * deadlock_timeout), the statement's */
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 140 * MS), 100 * MS);
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 106 * MS), 100 * MS);
+    /* 1.7 ms before (the statement's own work), or within its
+     * millisecond: the logged start */
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 101 * MS + 700), 101 * MS + 700);
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 106 * MS - 1), 106 * MS - 1);
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 100 * MS + 860), 100 * MS + 860);
+    /* equal times: the logged start */
+    CHECK_INT(ls_failed_wait_start(100 * MS, MS, 100 * MS), 100 * MS);
+}
+
+int main(void)
+{
+    test_boundaries();
+    test_whole_seconds();
+    test_start_with_logged();
+    return TEST_REPORT();
+}
