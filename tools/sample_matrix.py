@@ -118,7 +118,7 @@ CELLS = [
     ("app-seconds", "stderr %t", "OTLP", "seconds", r"^%t \+ traces:"),
     ("app-seconds", "stderr %t", "none", "seconds", r"^%t alone:"),
     ("app-seconds", "csvlog", "OTLP", "seconds", r"^csvlog \+ traces:"),
-    ("app-seconds", "csvlog", "none", None, None),
+    ("app-seconds", "csvlog", "none", "seconds", r"^csvlog alone:"),
     ("realistic", "stderr %t", "none", "realistic", r"^\[%t stderr\]"),
     ("realistic", "csvlog", "none", "realistic", r"^\[csvlog\]"),
     ("blind-otel", "stderr %m", "OTLP", "blind-otel", None),

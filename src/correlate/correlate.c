@@ -1360,8 +1360,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * error, not its ROLLBACK (decide/hold.c). 18: a transaction shape
  * names an EXECUTE by the body its session prepared (decide/pathid.c); a
  * transaction links to a trace only inside the trace's request
- * (decide/vote.c, traces.c). */
-#define CORRELATION_REV "18"
+ * (decide/vote.c, traces.c). 19: with whole-second times, where each
+ * hold's start and end truly lay (hold_range's bounds, which the report
+ * shows): an end within the second of its stamp or before the session's
+ * next line, the holds of a row one after another (decide/holdrange.c,
+ * holdtimes.c); hold_range made again where it lacks those columns. */
+#define CORRELATION_REV "19"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
