@@ -148,8 +148,9 @@ static void test_when_second(void)
 }
 
 /*
- * A COMMIT logged at 10 s that returned at 11.038 s (samples/blind-py,
- * pid 10467's transfer: its next statement logged at 11 s): the end lies
+ * A COMMIT logged at 10 s that returned 1.7 ms into 11 s, its session's
+ * next statement logged at 11 s (samples/blind-py, pid 10461's at
+ * 08:12:09, next line 08:12:11, two seconds later there): the end lies
  * before the next line's second ends, 12 s, not 11 s. A next line in the
  * same second: 11 s. A bound the evidence gave (the first waiter
  * acquired at 10 s, end 9 s): the earlier of it and the next line.
@@ -162,7 +163,7 @@ static void test_when_next_line(void)
     ls_hold_when_of(&a, &b, 11 * S + S, &w);
     CHECK_INT(w.end.lo, 10 * S);
     CHECK_INT(w.end.hi, 12 * S);
-    CHECK(w.end.lo <= 11 * S + 38 * MS && 11 * S + 38 * MS <= w.end.hi);
+    CHECK(w.end.lo <= 11 * S + 1700 && 11 * S + 1700 <= w.end.hi);
     ls_hold_range_when(&a, &b, &w, &r);
     CHECK_INT(r.lo, 0);
     CHECK_INT(r.hi, 2 * S);
@@ -272,6 +273,20 @@ static void test_row_aside(void)
     CHECK_INT(h[2].start.lo, 12 * S); /* from h[0]'s end */
 }
 
+/* A start moved later moves the end's floor with it: B stamped 11 s ..
+ * 11 s after a hold whose COMMIT line was stamped 12 s (B's own COMMIT
+ * line came first in the log, its release did not) began at 12 s, so it
+ * ended no earlier than 12 s. */
+static void test_row_end_follows_start(void)
+{
+    static const int64_t se[2][2] = {{10, 12}, {11, 11}};
+    ls_hold_when h[2];
+    row_of(h, se, 2);
+    CHECK_INT(h[1].start.lo, 12 * S);
+    CHECK_INT(h[1].end.lo, 12 * S);
+    CHECK_INT(h[1].end.hi, 12 * S);
+}
+
 /* An order the evidence contradicts (the hold before ended at 14 s, the
  * next began by 12 s): the narrowing would leave nothing, so it is not
  * made. An empty row: nothing (and nothing read). */
@@ -311,6 +326,7 @@ int main(void)
     test_row_back_to_back();
     test_row_equal_seconds();
     test_row_aside();
+    test_row_end_follows_start();
     test_row_contradiction();
     return TEST_REPORT();
 }

@@ -6,20 +6,23 @@
  * line in; the event it tells of (a statement's start, a lock acquired)
  * lay in that second. A hold's end is the release of its locks when the
  * transaction's COMMIT (or ROLLBACK, or error) ran: after the line that
- * logged it, and a COMMIT may cross into the next second (on
- * samples/blind-py 6 of 245 holds ended in the second after their COMMIT
- * line: the bounds of the stamp alone did not contain them); the next
- * line of the same session is logged only after the client had its
- * answer, so its second bounds the end. Holds of one row follow each
- * other: one transaction holds a row lock at a time, so the next holder
- * took the row no earlier than the one before it began to release it
- * (its COMMIT's line). The other way round (the one before released the
- * row before the next holder's acquisition, which the server logged) is
- * true of the server's release but not of the moment the holder's client
- * saw its COMMIT return, the truth the samples' applications record: on
- * samples/blind-py 18 of 245 such returns came 1-90 ms after the next
- * holder's acquisition, past the second of its stamp (a Python client's
- * thread scheduled late); so an end is not narrowed by the next start.
+ * logged it (PostgreSQL releases them after the commit record is
+ * flushed), so a COMMIT may cross into the next second: on
+ * samples/blind-py pid 10461's COMMIT logged at 08:12:09 returned
+ * 1.7 ms into 08:12:10. The next line of the same session is logged only
+ * after the client had its answer (08:12:11 there), so its second bounds
+ * the end; nothing tighter is sound for a hold nobody queued behind.
+ * Holds of one row follow each other: one transaction holds a row lock
+ * at a time, so the next holder took the row no earlier than the one
+ * before it began to release it (its COMMIT's line). The other way round
+ * (the one before released the row before the next holder's
+ * acquisition, which the server logged) is true of the server's release
+ * but not of the moment the holder's client saw its COMMIT return, the
+ * truth the samples' applications record, nor where the row's order read
+ * from the log is wrong: on samples/blind-py 11 of 245 returns came after
+ * the second of the next hold's start ended, 8 by 20-112 ms (a Python
+ * client's thread scheduled late), 3 by 0.6-1.2 s; so an end is not
+ * narrowed by the next start.
  *
  * Why this estimate. Each end is put in the middle of its second, the
  * expected value given uniform placement within it: for two stamped
