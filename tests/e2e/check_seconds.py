@@ -12,7 +12,8 @@ Usage: check_seconds.py LOCKSPAN SAMPLE_DIR
    path, the occupancy ranking has the truth's hold count and a total
    within max(25 ms, 5 %); the order and the top path are the truth's,
    each total inside its reported range, and no order said uncertain
-   where the ranges (as narrow as the spans) do not overlap.
+   where the ranges (as narrow as the spans) do not overlap, and none
+   overlap: with the spans the order is known.
 2. %t log alone (no traces; the paths are named by sqlcommenter tags and
    application_name): each truth hold lies inside its reported hold's
    bounds (start and end each within the logged second, the length within
@@ -239,6 +240,18 @@ def check_csv_alone(name, rep, db, truth):
                        " within max(25 ms, 5 %)")
 
 
+def check_known_order(name, rep):
+    """With the traces the order is known: the spans time each statement
+    to the microsecond, a hold's start is no earlier than the end of the
+    row's hold before it, so no two paths' total ranges meet (the truth's
+    totals are 4.5 s, 128 ms and 26 ms apart)."""
+    for o in rep["row_occupancy"]:
+        check(not o.get("order_uncertain"),
+              f"{name}: {o['code_path']}: order known (not uncertain: "
+              f"{o.get('total_hold_min_ms')} .. {o.get('total_hold_max_ms')} ms,"
+              f" uncertain with {o.get('order_uncertain_with')})")
+
+
 def check_ranges(name, rep, truth, label_of):
     paths = {}
     for r in truth["requests"]:
@@ -295,6 +308,7 @@ def main():
         check_totals("%t + traces", rep, truth)
         check_order("%t + traces", rep, truth)
         check_ranges("%t + traces", rep, truth, lambda t, r: r["function"])
+        check_known_order("%t + traces", rep)
         db.close()
 
         rep, db = analyze(lockspan, tmp, "seconds", [log], prefix)
