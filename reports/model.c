@@ -681,13 +681,21 @@ static int is_bound(const char *evidence)
     "CASE WHEN " h ".head_state = 'idle_in_transaction' AND " HOLD_TOP_PART(h, "part") \
     " = 'span' THEN " HOLD_TOP_PART(h, "name") " END"
 
-/* A hold's columns, for a row's timeline and for the ranking. */
+/* A bound of hold h: where the log's times are whole seconds, where its
+ * start or end truly lay (hold_range hr, src/correlate/holdtimes.c: the
+ * second of its stamp, narrowed by the log's order), else the evidence's
+ * bound. */
+#define HOLD_BOUND(col) "coalesce(hr." col ", h." col ")"
+#define HOLD_RANGE_JOIN " LEFT JOIN hold_range hr ON hr.hold_id = h.hold_id"
+
+/* A hold's columns, for a row's timeline and for the ranking (the query
+ * joins HOLD_RANGE_JOIN). */
 #define HOLD_COLS                                                                      \
     {"pid", "h.pid", LS_MC_INT}, {"application", "se.application", LS_MC_STR},         \
         {"", "tx_id", LS_MC_CODE}, {"start", "h.start_ts", LS_MC_TS},                  \
-        {"end", "h.end_ts", LS_MC_TS}, {"start_lo", "h.start_lo", LS_MC_TS},           \
-        {"start_hi", "h.start_hi", LS_MC_TS}, {"end_lo", "h.end_lo", LS_MC_TS},        \
-        {"end_hi", "h.end_hi", LS_MC_TS}, {"start_evidence", "h.start_evidence", LS_MC_STR}, \
+        {"end", "h.end_ts", LS_MC_TS}, {"start_lo", HOLD_BOUND("start_lo"), LS_MC_TS},           \
+        {"start_hi", HOLD_BOUND("start_hi"), LS_MC_TS}, {"end_lo", HOLD_BOUND("end_lo"), LS_MC_TS},        \
+        {"end_hi", HOLD_BOUND("end_hi"), LS_MC_TS}, {"start_evidence", "h.start_evidence", LS_MC_STR}, \
         {"end_evidence", "h.end_evidence", LS_MC_STR}, {"hold_ms", NULL, LS_MC_HOOK},  \
         {"waits", "h.waits", LS_MC_INT}, {"waiter_ms", "h.waiter_ms", LS_MC_MS},       \
         {"contended_ms", "h.contended_ms", LS_MC_MS}, {"sql_ms", "h.sql_ms", LS_MC_MS}, \
@@ -695,13 +703,13 @@ static int is_bound(const char *evidence)
         {"head_state", HEAD_STATE_SQL("h"), LS_MC_STR},                                \
         {"head_span", HEAD_SPAN_SQL("h"), LS_MC_STR}, {"tx_id", "h.tx_id", LS_MC_READ}, \
         {"start_ts", "h.start_ts", LS_MC_READ}, {"end_ts", "h.end_ts", LS_MC_READ},    \
-        {"start_lo_ts", "h.start_lo", LS_MC_READ}, {"start_hi_ts", "h.start_hi", LS_MC_READ}, \
-        {"end_lo_ts", "h.end_lo", LS_MC_READ}, {"end_hi_ts", "h.end_hi", LS_MC_READ}
+        {"start_lo_ts", HOLD_BOUND("start_lo"), LS_MC_READ}, {"start_hi_ts", HOLD_BOUND("start_hi"), LS_MC_READ}, \
+        {"end_lo_ts", HOLD_BOUND("end_lo"), LS_MC_READ}, {"end_hi_ts", HOLD_BOUND("end_hi"), LS_MC_READ}
 
 static const ls_mcol row_hold_cols[] = {HOLD_COLS};
 static const ls_mquery row_holds_q =
     LS_MQUERY(NULL, row_hold_cols,
-              "FROM holds h LEFT JOIN sessions se ON se.session_id = h.session_id"
+              "FROM holds h LEFT JOIN sessions se ON se.session_id = h.session_id" HOLD_RANGE_JOIN
               " WHERE h.row_id = ?1 ORDER BY h.start_ts, h.hold_id LIMIT ?17");
 
 static const ls_mcol wait_on_row_cols[] = {
@@ -1068,7 +1076,8 @@ static const ls_mcol ranked_hold_cols[] = {
 static const ls_mquery holds_q =
     LS_MQUERY(NULL, ranked_hold_cols,
               "FROM holds h JOIN rows r ON r.row_id = h.row_id"
-              " LEFT JOIN sessions se ON se.session_id = h.session_id WHERE h.waits > 0"
+              " LEFT JOIN sessions se ON se.session_id = h.session_id" HOLD_RANGE_JOIN
+              " WHERE h.waits > 0"
               " AND " NOT_A_RELATION_LOCK("h.row_id") " ORDER BY h.waiter_ms DESC, h.hold_id LIMIT ?1");
 
 static void ranked_hold(model_ctx *m, ls_stmt *q, void *arg)

@@ -1366,7 +1366,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * (decide/finding.c), not on an UPDATE heading one; a statement that
  * failed on a hot row (40001, 55P03, 40P01) waited from its start until
  * its error, behind the hold that had the row then (decide/failwait.c,
- * hidden.c). */
+ * hidden.c); with whole-second times, where each hold's start and end
+ * truly lay (hold_range's bounds, which the report shows): an end within
+ * the second of its stamp or before the session's next line, the holds of
+ * a row one after another (decide/holdrange.c, holdtimes.c); hold_range
+ * made again where it lacks those columns. */
 #define CORRELATION_REV "19"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

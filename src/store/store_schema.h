@@ -261,13 +261,7 @@
     "CREATE TABLE IF NOT EXISTS stmt_span_time(\n" \
     "  stmt_id INTEGER PRIMARY KEY, span_row INTEGER, log_ts INTEGER);\n"
 
-/* A hold's length where the log's times are whole seconds: what the log
- * allows (lo_us..hi_us) and the estimate the occupancy ranking sums
- * (correlation's "code paths" pass, holdtimes.c); no row with sub-second
- * times. */
-#define LS_HOLD_RANGE_DDL \
-    "CREATE TABLE IF NOT EXISTS hold_range(\n" \
-    "  hold_id INTEGER PRIMARY KEY, lo_us INTEGER, hi_us INTEGER, est_us INTEGER);\n"
+/* hold_range: holdrange_schema.h */
 
 #define LS_SPAN_CLOCK_DDL \
     "CREATE TABLE IF NOT EXISTS span_clock(\n" \
@@ -298,6 +292,7 @@
     "  end_kind INTEGER, start_ts INTEGER, end_ts INTEGER, statements INTEGER,\n" \
     "  sql_ms REAL, idle_ms REAL, max_idle_ms REAL, commit_ms REAL, shape INTEGER);\n" \
     "CREATE INDEX IF NOT EXISTS tx_cuts_open ON tx_cuts(session_id) WHERE closed = 0;\n"
+#include "holdrange_schema.h" /* LS_HOLD_RANGE_DDL */
 #include "findings_schema.h" /* LS_FINDINGS_DDL */
 #include "store_sql.h"       /* LS_PIDS_OF, LS_TEXT_OF */
 #include "codepath.h"        /* LS_CODE_NAME_SQL */

@@ -12,7 +12,8 @@ Usage: check_seconds.py LOCKSPAN SAMPLE_DIR
    path, the occupancy ranking has the truth's hold count and a total
    within max(25 ms, 5 %); the order and the top path are the truth's,
    each total inside its reported range, and no order said uncertain
-   where the ranges (as narrow as the spans) do not overlap.
+   where the ranges (as narrow as the spans) do not overlap, and none
+   overlap: with the spans the order is known.
 2. %t log alone (no traces; the paths are named by sqlcommenter tags and
    application_name): each truth hold lies inside its reported hold's
    bounds (start and end each within the logged second, the length within
@@ -20,7 +21,17 @@ Usage: check_seconds.py LOCKSPAN SAMPLE_DIR
    truth's total inside the reported total range; where two paths' ranges
    do not overlap their order is the truth's, and order_uncertain names a
    pair exactly where the ranges overlap; the top path is the truth's.
+   The report's own bounds (each timeline hold's start_lo .. end_hi in
+   the JSON) contain the truth's hold as they are, no second added: the
+   k-th truth hold of a backend against its k-th reported hold.
 3. The csvlog with the traces (the control): the same order and top path.
+4. The csvlog alone (no traces; paths named as in 2): per path the holds
+   counted once each, the order and top path the truth's, no total
+   ranges (a millisecond log). Known wrong, printed as EXPECTED FAILURE
+   and not counted: without durations a hold starts at its locking
+   statement's start, 30-65 ms before the truth's (the statement's
+   return), so 6 of 24 holds and the small path's total miss max(25 ms,
+   5 %).
 """
 import datetime
 import json
@@ -146,6 +157,101 @@ def check_intervals(name, db, truth):
             used.add(min(cands, key=lambda x: abs(x[2] - t0))[0])
 
 
+def check_report_bounds(name, rep, truth):
+    """Each truth hold inside its reported hold's [start_lo, end_hi] as the
+    JSON report gives them (docs/report-json.md: the bounds of a
+    whole-second log are where the hold's ends truly lay), the holds of
+    one backend taken in time order."""
+    ls = {}
+    for hr in rep["hot_rows"]:
+        check(len(hr["timeline"]["holds"]) == hr["occupancy_holds"],
+              f"{name}: {hr['row_key']}: the timeline lists every hold")
+        for h in hr["timeline"]["holds"]:
+            ls.setdefault(h["pid"], []).append(h)
+    want = {}
+    for r in truth["requests"]:
+        if r.get("hold"):
+            want.setdefault(r["pid"], []).append(r)
+    for pid, reqs in sorted(want.items()):
+        reqs.sort(key=lambda r: ts(r["hold"]["start"]))
+        hs = sorted(ls.get(pid, []), key=lambda h: (h["start"], h["end"]))
+        check(len(hs) == len(reqs), f"{name}: pid {pid}: {len(hs)} holds, truth {len(reqs)}")
+        for r, h in zip(reqs, hs):
+            t0, t1 = ts(r["hold"]["start"]), ts(r["hold"]["end"])
+            check(ts(h["start_lo"]) <= t0 and t1 <= ts(h["end_hi"]),
+                  f"{name}: hold of request {r['seq']} ({r['hold']['start']} .. {r['hold']['end']})"
+                  f" inside the report's bounds {h['start_lo']} .. {h['end_hi']}")
+
+
+# The csvlog alone's known wrong answers (see 4. above): the requests
+# whose hold starts 30-65 ms early, and the path whose total they inflate.
+CSV_ALONE_KNOWN_HOLDS = {3, 6, 11, 12, 17, 18}
+CSV_ALONE_KNOWN_TOTALS = {"shop"}
+
+
+def check_or_known(known, cond, what):
+    """check() unless known wrong: then printed, not counted (XPASS once
+    right, to be made a check)."""
+    if not known:
+        check(cond, what)
+    else:
+        print(("XPASS (now right: make it a check)  " if cond else "EXPECTED FAILURE  ") + what)
+
+
+def check_csv_alone(name, rep, db, truth):
+    paths = {}
+    for r in truth["requests"]:
+        if r.get("hold"):
+            p = paths.setdefault(no_trace_label(truth, r), {"n": 0, "total": 0.0})
+            p["n"] += 1
+            p["total"] += r["hold"]["duration_s"]
+    occ = rep["row_occupancy"]
+    got = [o["code_path"] for o in occ]
+    want = sorted(paths, key=lambda k: -paths[k]["total"])
+    check(got[:1] == want[:1], f"{name}: top path {got[:1]}, truth {want[:1]}")
+    check(got == want, f"{name}: occupancy order {got}, truth {want}")
+    for o in occ:
+        p = paths.get(o["code_path"])
+        check(p is not None and o["holds"] == p["n"],
+              f"{name}: {o['code_path']}: {o['holds']} holds, truth {p['n'] if p else None}")
+        check("total_hold_min_ms" not in o and not o.get("order_uncertain"),
+              f"{name}: {o['code_path']}: no total range, no uncertain order (milliseconds)")
+        if p:
+            got_s = o["total_hold_ms"] / 1000.0
+            check_or_known(o["code_path"] in CSV_ALONE_KNOWN_TOTALS,
+                           abs(got_s - p["total"]) <= tol(p["total"]),
+                           f"{name}: {o['code_path']}: total {got_s} s, truth {p['total']:.6f} s")
+    rows = db.execute("SELECT hold_id, pid, start_ts / 1e6, end_ts / 1e6 FROM holds"
+                      " WHERE end_ts IS NOT NULL").fetchall()
+    used = set()
+    for r in truth["requests"]:
+        h = r.get("hold")
+        if not h:
+            continue
+        t0, t1 = ts(h["start"]), ts(h["end"])
+        cands = [x for x in rows if x[1] == r["pid"] and x[0] not in used]
+        best = min(cands, key=lambda x: abs(x[2] - t0) + abs(x[3] - t1), default=None)
+        if best:
+            used.add(best[0])
+        ok = (best is not None and abs(best[2] - t0) <= tol(t1 - t0) and
+              abs(best[3] - t1) <= tol(t1 - t0))
+        check_or_known(r["seq"] in CSV_ALONE_KNOWN_HOLDS, ok,
+                       f"{name}: hold of request {r['seq']} ({h['duration_s'] * 1000:.1f} ms)"
+                       " within max(25 ms, 5 %)")
+
+
+def check_known_order(name, rep):
+    """With the traces the order is known: the spans time each statement
+    to the microsecond, a hold's start is no earlier than the end of the
+    row's hold before it, so no two paths' total ranges meet (the truth's
+    totals are 4.5 s, 128 ms and 26 ms apart)."""
+    for o in rep["row_occupancy"]:
+        check(not o.get("order_uncertain"),
+              f"{name}: {o['code_path']}: order known (not uncertain: "
+              f"{o.get('total_hold_min_ms')} .. {o.get('total_hold_max_ms')} ms,"
+              f" uncertain with {o.get('order_uncertain_with')})")
+
+
 def check_ranges(name, rep, truth, label_of):
     paths = {}
     for r in truth["requests"]:
@@ -202,15 +308,21 @@ def main():
         check_totals("%t + traces", rep, truth)
         check_order("%t + traces", rep, truth)
         check_ranges("%t + traces", rep, truth, lambda t, r: r["function"])
+        check_known_order("%t + traces", rep)
         db.close()
 
         rep, db = analyze(lockspan, tmp, "seconds", [log], prefix)
         check_intervals("%t alone", db, truth)
+        check_report_bounds("%t alone", rep, truth)
         check_ranges("%t alone", rep, truth, no_trace_label)
         db.close()
 
         rep, db = analyze(lockspan, tmp, "csv-traces", [csv, traces], None)
         check_order("csvlog + traces", rep, truth)
+        db.close()
+
+        rep, db = analyze(lockspan, tmp, "csv", [csv], None)
+        check_csv_alone("csvlog alone", rep, db, truth)
         db.close()
     return report()
 

@@ -1,12 +1,17 @@
 /*
- * holdrange.h — how long a hold lasted when the log gives its times in
- * whole seconds (%t): the range the log allows and a best estimate
- * (holdrange.c, the code paths pass). The occupancy ranking sums both:
- * the estimate ranks, the ranges say where two paths' order is uncertain.
+ * holdrange.h — when a hold began and ended, and how long it lasted, when
+ * the log gives its times in whole seconds (%t): the interval each end
+ * truly lay in, narrowed by what the log's order says (a session's next
+ * line, the hold before it on its row), the range of its length and a
+ * best estimate (holdrange.c, the code paths pass). The report shows the
+ * intervals as each hold's bounds; the occupancy ranking sums the ranges
+ * and the estimates: the estimate ranks, the ranges say where two paths'
+ * order is uncertain.
  */
 #ifndef LS_DECIDE_HOLDRANGE_H
 #define LS_DECIDE_HOLDRANGE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ls_range.h"
@@ -26,12 +31,63 @@ typedef struct ls_hold_range {
     int64_t lo, hi, est;
 } ls_hold_range;
 
+/* The interval [lo, hi] (µs, both included) an instant truly lay in. */
+typedef struct ls_when {
+    int64_t lo, hi;
+} ls_when;
+
+/* Where a hold's start and its end truly lay; aside: not narrowed by
+ * its row's order, nor narrowing it (ls_hold_when_row). */
+typedef struct ls_hold_when {
+    ls_when start, end;
+    int aside;
+} ls_hold_when;
+
+/* No later line of the session: the `next` of ls_hold_when_of(). */
+#define LS_NO_NEXT INT64_MAX
+
 /*
- * The length of a hold from start to end. lo: the end's earliest minus
- * the start's latest (never below 0); hi: the end's latest minus the
- * start's earliest. est: each end in the middle of its second (ts + res /
- * 2), the difference kept within [lo, hi].
+ * Where the hold from `start` to `end` truly began and ended. An end
+ * stamped in whole seconds lay within the second of its stamp: [lo, hi +
+ * res]; an exact one at its time. The end (the locks released, as the
+ * transaction's COMMIT, ROLLBACK or error returned) lay before `next`,
+ * the latest time of the session's next log line after the transaction
+ * (its stamp + its resolution; LS_NO_NEXT: none): the client sent nothing
+ * before its COMMIT returned, and a COMMIT can cross a second boundary.
+ * Without a next line the end is taken to lie within the second of its
+ * time, or of its bound when the evidence gave one (hi > ts: the first
+ * waiter's acquisition). A hold starts no later than it ends. out->aside
+ * is 0.
  */
+void ls_hold_when_of(const ls_hold_edge *start, const ls_hold_edge *end, int64_t next,
+                     ls_hold_when *out);
+
+/*
+ * Narrow the holds h[0..n) of one row, in the order they held it: one
+ * transaction holds a row lock at a time, so each hold began no earlier
+ * than the one before it began to end (h[i].start.lo >= h[i-1].end.lo),
+ * and ended no earlier than it began; carried along the row. The ends
+ * are not narrowed by the next start (holdrange.c says why). A hold set
+ * aside (its place in the order is not known: an error ended it, whose
+ * line is not where its transaction's last statement is, or it held
+ * nothing, a failed statement's) is skipped: the holds either side of it
+ * narrow each other. A narrowing that would leave an interval empty (the
+ * order or the evidence contradicts it) is not made. n == 0: nothing.
+ */
+void ls_hold_when_row(ls_hold_when *h, size_t n);
+
+/*
+ * The length of a hold that began in w->start and ended in w->end (see
+ * ls_hold_when_of): lo, the end's earliest minus the start's latest
+ * (never below 0); hi, the end's latest minus the start's earliest. est:
+ * each end in the middle of its second (ts + res / 2), kept within its
+ * interval, the difference kept within [lo, hi].
+ */
+void ls_hold_range_when(const ls_hold_edge *start, const ls_hold_edge *end, const ls_hold_when *w,
+                        ls_hold_range *out);
+
+/* ls_hold_range_when() of ls_hold_when_of() with no next line: the
+ * length as the hold's own times allow. */
 void ls_hold_range_of(const ls_hold_edge *start, const ls_hold_edge *end, ls_hold_range *out);
 
 /* ls_ranges_overlap(): whether two totals' ranges meet (ls_range.h). */
