@@ -173,7 +173,7 @@ def check_lock_order(ls, root, tmp):
 def check_app(ls, root, tmp):
     d, truth, prefix = sample(root, "app")
     log = os.path.join(d, "postgresql.log")
-    _, rep = analyze(ls, tmp, "app", [log], prefix)
+    app_db, rep = analyze(ls, tmp, "app", [log], prefix)
     with open(log, encoding="utf-8", errors="replace") as f:
         text = f.read()
     check("40001" not in text and of(rep, "retries_after_serialization_failure") == [],
@@ -189,6 +189,23 @@ def check_app(ls, root, tmp):
           and cap[0]["row"] == "id=%d" % hot["row_id"]
           and cap[0]["demand_per_s"] >= 0.9 * cap[0]["capacity_per_s"],
           f"app: serial capacity {cap}, truth hot row {hot}")
+    # Its transactions: each that held the row or waited for it, once,
+    # counted here from the store's holds and waits (a transaction that
+    # waited and then held it is one).
+    if cap:
+        con = sqlite3.connect(app_db)
+        held = {r[0] for r in con.execute(
+            "SELECT h.tx_id FROM holds h JOIN row_keys k ON k.row_id = h.row_id"
+            " WHERE k.relation = ? AND k.row_key = ? AND h.tx_id IS NOT NULL",
+            (cap[0]["relation"], cap[0]["row"]))}
+        waited = {r[0] for r in con.execute(
+            "SELECT w.waiter_tx FROM lock_waits w JOIN row_keys k ON k.row_id = w.row_id"
+            " WHERE k.relation = ? AND k.row_key = ? AND w.waiter_tx IS NOT NULL",
+            (cap[0]["relation"], cap[0]["row"]))}
+        con.close()
+        check(held and waited and cap[0]["transactions"] == len(held | waited),
+              f"app: serial capacity's transactions {cap[0]['transactions']}, the store's"
+              f" {len(held)} holding, {len(waited)} waiting, {len(held | waited)} in all")
 
     # With the traces: the idle time is the HTTP call the truth names.
     db, rep = analyze(ls, tmp, "app-otlp", [log, os.path.join(d, "traces.otlp.jsonl")], prefix)

@@ -146,6 +146,16 @@ def main():
         caused = sum(1 for t in truth["waits"] if t["root_blocker_pid"] == pid)
         got = sum(r["waits_caused"] for r in roots.get(pid, []))
         check(got == caused, f"root blocker {pid} causing {caused} waits (got {got})")
+    # Each root's rows: those of the waits it caused (all listed here),
+    # each once, in the order they were first waited for.
+    for r in rep["root_blockers"]:
+        first = {}
+        for w in sorted(waits, key=lambda w: w["wait_id"]):
+            if (w["root_pid"] == r["pid"] and w["root_tx"] == r["tx_id"]
+                    and w["relation"] is not None and w["row_key"] is not None):
+                first.setdefault(w["relation"] + " " + w["row_key"], w["wait_id"])
+        want = ", ".join(sorted(first, key=lambda x: (first[x], x))) or None
+        check(r["rows"] == want, f"root blocker {r['pid']}: rows {r['rows']!r}, waits {want!r}")
 
     # Holds: the root's transaction covers the hold the client measured.
     for h in truth.get("holds", []):
