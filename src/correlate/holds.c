@@ -94,13 +94,12 @@ static const char waits_sql[] =
 LS_COLUMNS(cq, CANDIDATE_ROW);
 #define CANDIDATE_REF(X, Q) CANDIDATE_LIST(X, Q, LS_STMT_REF("r", "params"))
 #define CANDIDATE_COLS(LIST) "SELECT " LS_SELECT_LIST(cq, LIST)
-/* The last 32 are chosen by id and text alone; only those with the text
- * are read whole (issue 38: a third fewer VM steps than reading all 32). */
 static const char waiter_stmts_sql[] =
-    CANDIDATE_COLS(CANDIDATE_REF) " FROM (SELECT stmt_id, text_id FROM stmt_rows"
-    "  WHERE session_id = ?1 AND start_ts <= ?2 + ?3 AND verb IS NOT 2 /* LS_VERB_PARSE */"
-    "  ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) k JOIN stmt_rows r ON r.stmt_id = k.stmt_id"
-    " WHERE ?4 IS NULL OR k.text_id = ?4";
+    CANDIDATE_COLS(CANDIDATE_ROW) " FROM (SELECT stmt_id, file_id, line, dur_us, text_id, "
+    LS_STMT_REF("stmt_rows", "params")
+    "  AS params, prepare, verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
+    "  AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) r"
+    " WHERE ?4 IS NULL OR r.text_id = ?4";
 /*
  * Whole seconds: a busy session runs the same statement a hundred times in
  * the second of the wait, and start times derived from the second do not
