@@ -30,18 +30,21 @@
 #include "ls_sqlshape.h"
 #include "rowkey.h"
 
+/* Each row's waits, in one pass over them grouped by row (issue 38: one
+ * subquery per column and row read the waits six times); a row no wait is
+ * keyed to (a deadlock's) has waits 0 and the rest NULL, as count(*) and
+ * the other aggregates of no rows say. The pass made row_keys' rows with
+ * these columns NULL. */
 static const char row_stats_sql[] =
-    "UPDATE row_keys SET"
-    " waits = (SELECT count(*) FROM lock_waits w WHERE w.row_id = row_keys.row_id),"
-    " total_wait_ms = (SELECT sum(waited_ms) FROM lock_waits w WHERE w.row_id = row_keys.row_id),"
-    " max_wait_ms = (SELECT max(waited_ms) FROM lock_waits w WHERE w.row_id = row_keys.row_id),"
-    " longest_chain = (SELECT max(chain_depth) FROM lock_waits w"
-    "                  WHERE w.row_id = row_keys.row_id),"
-    " first_ts = (SELECT min(start_ts) FROM lock_waits w WHERE w.row_id = row_keys.row_id),"
-    " last_ts = (SELECT max(coalesce(end_ts, logged_ts)) FROM lock_waits w"
-    "            WHERE w.row_id = row_keys.row_id),"
+    "UPDATE row_keys SET waits = a.n, total_wait_ms = a.total_ms, max_wait_ms = a.max_ms,"
+    " longest_chain = a.chain, first_ts = a.first_ts, last_ts = a.last_ts,"
     " ctids = (SELECT group_concat(ctid, ' ') FROM (SELECT DISTINCT ctid FROM lock_waits w"
-    "          WHERE w.row_id = row_keys.row_id AND ctid IS NOT NULL ORDER BY ctid));";
+    "          WHERE w.row_id = row_keys.row_id AND ctid IS NOT NULL ORDER BY ctid))"
+    " FROM (SELECT row_id, count(*) AS n, sum(waited_ms) AS total_ms, max(waited_ms) AS max_ms,"
+    "  max(chain_depth) AS chain, min(start_ts) AS first_ts,"
+    "  max(coalesce(end_ts, logged_ts)) AS last_ts FROM lock_waits WHERE row_id IS NOT NULL"
+    "  GROUP BY row_id) a WHERE row_keys.row_id = a.row_id;"
+    "UPDATE row_keys SET waits = 0 WHERE waits IS NULL;";
 
 /* ---- logical rows ---- */
 

@@ -1372,17 +1372,30 @@ static const char lock_texts_sql[] =
     "  (SELECT relation FROM rows WHERE row_key NOT LIKE 'ctid %'"
     "   AND evidence <> 'lock target')));";
 
-/* Those statements, in log order (the rest are never read again). */
+/*
+ * Those statements, in log order (the rest are never read again), read
+ * from stmt_rows itself: the statements view computes for every row what
+ * statement_locks() does not read (issue 38: the view and an IN list of
+ * every candidate's id were half the pass's VM steps). The columns are
+ * STMT_COLS, those of the view that cut_statement() reads (session_id,
+ * stmt_id, start_ts, end_ts, text, params, prepare, file_id, line) as the
+ * view computes them; pid, duration_ms, xid and vxid, which it does not
+ * read (tx_add() does, in cut_statements() only), are NULL.
+ */
+#define LOCK_STMTS_FROM(WHERE)                                                             \
+    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM (SELECT r.session_id, r.stmt_id,"       \
+    " NULL AS pid, r.start_ts, r.start_ts + r.dur_us AS end_ts,"                           \
+    " NULL AS duration_ms, " LS_TEXT_OF("r.text_id") " AS text, NULL AS xid,"              \
+    " NULL AS vxid, " LS_STMT_REF("r", "params") " AS params, r.prepare, r.file_id, r.line"  \
+    " FROM stmt_rows r WHERE (" WHERE ") AND r.session_id IS NOT NULL"                     \
+    " AND (r.verb IS NULL OR r.verb NOT IN (" VERBS_STEP_SQL "))) ORDER BY stmt_id"
+/* One scan of stmt_rows in its own order (no sort, no list of ids): the
+ * statements of a text that may lock a hot row, or of a PREPAREd text. */
 static const char lock_stmts_sql[] =
-    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM statements WHERE stmt_id IN"
-    " (SELECT r.stmt_id FROM stmt_rows r WHERE r.session_id IS NOT NULL"
-    "  AND (r.verb IS NULL OR r.verb NOT IN (" VERBS_STEP_SQL "))"
-    "  AND (r.text_id IN (SELECT text_id FROM temp.lock_texts) OR r.prepare IS NOT NULL)"
-    " UNION SELECT w.waiter_stmt FROM lock_waits w JOIN rows r ON r.row_id = w.row_id"
-    "  WHERE w.waiter_stmt IS NOT NULL AND w.outcome = 'acquired'"
-    "  AND r.row_key NOT LIKE 'ctid %' AND r.evidence <> 'lock target')"
-    " AND session_id IS NOT NULL AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))"
-    " ORDER BY stmt_id";
+    LOCK_STMTS_FROM("r.text_id IN temp.lock_texts OR r.prepare IS NOT NULL");
+/* And those that waited for a hot row and got it (waited_sql, a second
+ * cursor), whatever their text: each read by its id, merged in. */
+static const char lock_stmt_sql[] = LOCK_STMTS_FROM("r.stmt_id = ?1");
 
 /* Every cut, in the order of its first statement (the table's own). */
 #define CUT_COLS(X, Q)                                                                     \
@@ -1642,16 +1655,96 @@ static int cut_statement(cut_read *r, ls_stmt *q)
     return statement_locks(r->p, ss->tx, q, ls_sql_kind_of(ls_stmt_text(q, sq_text)));
 }
 
+/* The statements that may lock a hot row, in log order: lock_stmts_sql's
+ * scan merged with the waited statements (the pass's own waited_sql
+ * cursor, which statement_locks() then reads at the statement handed
+ * out), each of those the scan does not hold read by its id
+ * (lock_stmt_sql). */
+typedef struct lock_read {
+    tx_pass *p;          /* p->waited: the waited statements */
+    ls_stmt *scan, *one;
+    int scan_more;       /* 1 while the scan is on a row */
+    int scan_taken;      /* the scan's row was handed out: step it first */
+    int64_t last;        /* the last statement handed out */
+} lock_read;
+
+/* The next statement, in *row (valid until the next call): 1, 0 at the
+ * end, below 0 a store error. */
+static int lock_next(lock_read *lr, ls_stmt **row)
+{
+    tx_pass *p = lr->p;
+    int rc;
+    if (lr->scan_taken) {
+        lr->scan_taken = 0;
+        if ((lr->scan_more = ls_stmt_step(lr->scan)) < 0)
+            return lr->scan_more;
+    }
+    for (;;) {
+        int64_t scan_id, wait_id;
+        /* the waited rows of statements handed out that statement_locks()
+         * did not read (a COMMIT's), or not read (not the pass's) */
+        while (p->waited_more == 1 && ls_stmt_int64(p->waited, wq_stmt_id) <= lr->last)
+            if ((p->waited_more = ls_stmt_step(p->waited)) < 0)
+                return p->waited_more;
+        if (!lr->scan_more && !p->waited_more)
+            return 0;
+        scan_id = lr->scan_more ? ls_stmt_int64(lr->scan, sq_stmt_id) : INT64_MAX;
+        wait_id = p->waited_more ? ls_stmt_int64(p->waited, wq_stmt_id) : INT64_MAX;
+        if (wait_id < scan_id) {
+            lr->last = wait_id;
+            ls_stmt_reset(lr->one);
+            ls_stmt_bind_int64(lr->one, 1, wait_id);
+            if ((rc = ls_stmt_step(lr->one)) < 0)
+                return rc;
+            if (rc == 1) {
+                *row = lr->one;
+                return 1;
+            }
+            continue; /* not a statement the pass reads (a parse or bind line) */
+        }
+        lr->last = scan_id;
+        *row = lr->scan;
+        lr->scan_taken = 1;
+        return 1;
+    }
+}
+
+/* Open the reader (no statement may lock one when there is no hot row). */
+static int lock_open(ls_store *s, tx_pass *p, lock_read *lr)
+{
+    int rc;
+    memset(lr, 0, sizeof(*lr));
+    lr->p = p;
+    if (!p->nhot) {
+        p->waited_more = 0; /* nothing to merge */
+        return 0;
+    }
+    if ((rc = ls_store_exec(s, lock_texts_sql)) != 0 ||
+        (rc = ls_store_prepare(s, lock_stmts_sql, &lr->scan)) != 0 ||
+        (rc = ls_store_prepare(s, lock_stmt_sql, &lr->one)) != 0 ||
+        (rc = lr->scan_more = ls_stmt_step(lr->scan)) < 0)
+        return rc;
+    return 0;
+}
+
+static void lock_close(lock_read *lr)
+{
+    ls_stmt_finalize(lr->scan);
+    ls_stmt_finalize(lr->one);
+}
+
 /* The transactions from tx_cuts, their hot rows from the statements that
  * may lock one; those still open at the end last, as cut_statements(). */
 static int read_cuts(ls_store *s, tx_pass *p, sess_map *map, ls_stmt *sq,
                      ls_correlate_stats *stats)
 {
     cut_read r;
+    lock_read lr;
     ls_stmt *q = NULL;
     size_t i;
     int rc;
 
+    memset(&lr, 0, sizeof(lr));
     memset(&r, 0, sizeof(r));
     r.p = p;
     r.map = map;
@@ -1661,10 +1754,9 @@ static int read_cuts(ls_store *s, tx_pass *p, sess_map *map, ls_stmt *sq,
         (rc = ls_store_prepare(s, next_sql, &r.next)) != 0 ||
         (rc = r.cuts_more = ls_stmt_step(r.cuts)) < 0)
         goto out;
-    if (p->nhot && ((rc = ls_store_exec(s, lock_texts_sql)) != 0 ||
-                    (rc = ls_store_prepare(s, lock_stmts_sql, &q)) != 0))
+    if ((rc = lock_open(s, p, &lr)) != 0)
         goto out;
-    while (q && (rc = ls_stmt_step(q)) == 1)
+    while ((rc = lock_next(&lr, &q)) == 1)
         if ((rc = cut_statement(&r, q)) != 0)
             goto out;
     if (rc < 0 || (rc = cut_admit(&r, INT64_MAX)) != 0 ||
@@ -1687,7 +1779,7 @@ out:
         free(r.heap.v[i]);
     }
     free(r.heap.v);
-    ls_stmt_finalize(q);
+    lock_close(&lr);
     ls_stmt_finalize(r.cuts);
     ls_stmt_finalize(r.next);
     return rc < 0 || rc == CUTS_MISFIT ? rc : 0;
