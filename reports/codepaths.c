@@ -1,7 +1,7 @@
 /*
  * codepaths.c — the report's headline: which code paths hold locks
- * longest, what they did meanwhile, and which take relations in opposite
- * orders.
+ * longest, what they did meanwhile, and which lock the same rows in
+ * opposite orders (read from the log's deadlocks).
  *
  * A code path names a transaction by the best evidence correlation found
  * (tx_code): span code attributes, the route of its server span, its
@@ -19,6 +19,7 @@
 
 #include "ls_range.h"
 #include "ls_columns.h"
+#include "ls_lockorder.h"
 #include "model_int.h"
 
 /* Each grouping's label and source: columns of the tx_code view (aliased
@@ -36,17 +37,6 @@ static const struct {
     {"statement", "c.statement_path", "c.statement_source"},
     {"shape", "c.shape_path", "c.shape_source"},
 };
-
-/* The lock-order check's tables: `o` (label, r1, r2), each code path
- * (its label in place of the format's first %s) writing relation r1
- * before r2; a distinct order of relations is paired once, not once per
- * transaction. */
-#define LOCK_ORDER_PAIRS_SQL                                                              \
-    "t AS (SELECT DISTINCT %s AS label, c.order_id FROM tx_code c"                        \
-    "  WHERE c.order_id IS NOT NULL),"                                                    \
-    " o AS (SELECT DISTINCT t.label, a.value AS r1, b.value AS r2 FROM t"                 \
-    "  JOIN lock_orders lo ON lo.order_id = t.order_id, json_each(lo.relations) a,"       \
-    "  json_each(lo.relations) b WHERE b.key > a.key)"
 
 static int grouping_of(const char *name)
 {
@@ -440,19 +430,22 @@ static const char parts_fmt[] =
     " AND" NOT_A_RELATION_LOCK("h.row_id")
     " GROUP BY p.part, p.name ORDER BY sum(p.ms) DESC LIMIT 20";
 
-/* Pairs of code paths that write the same two relations in opposite orders. */
+/* Pairs of code paths (or one path against itself) that locked the same
+ * rows in opposite orders, read from the log's deadlocks (ls_lockorder.h:
+ * the findings pass's inconsistent_lock_order reads the same). */
 #define ORDER_COLS(X, Q)                \
     X(Q, code_path, "x.label")          \
     X(Q, first, "x.r1")                 \
     X(Q, then, "x.r2")                  \
-    X(Q, other_code_path, "y.label")
+    X(Q, other_code_path, "x.other")    \
+    X(Q, first_row, "x.row1")           \
+    X(Q, then_row, "x.row2")            \
+    X(Q, deadlocks, "x.deadlocks")
 LS_COLUMNS(oq, ORDER_COLS);
 static const char order_fmt[] =
-    "WITH " LOCK_ORDER_PAIRS_SQL
-    " SELECT " LS_SELECT_LIST(oq, ORDER_COLS) " FROM o x JOIN o y"
-    "  ON y.r1 = x.r2 AND y.r2 = x.r1 AND x.label <= y.label"
-    " WHERE NOT (x.label = y.label AND x.r1 > x.r2)"
-    " ORDER BY x.label, y.label, x.r1, x.r2 LIMIT 50";
+    "WITH " LS_LOCK_CYCLES_WHERE("1")
+    " SELECT " LS_SELECT_LIST(oq, ORDER_COLS) " FROM lock_cycles x"
+    " ORDER BY x.label, x.other, x.r1, x.r2 LIMIT 50";
 
 typedef struct parts_ctx {
     cJSON *list;
@@ -475,6 +468,9 @@ static void order_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_str(o, "first", q, oq_first);
     ls_model_col_str(o, "then", q, oq_then);
     ls_model_col_str(o, "other_code_path", q, oq_other_code_path);
+    ls_model_col_str(o, "first_row", q, oq_first_row);
+    ls_model_col_str(o, "then_row", q, oq_then_row);
+    ls_model_col_int(o, "deadlocks", q, oq_deadlocks);
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }

@@ -62,6 +62,19 @@ static void test_count(void)
     CHECK_INT(ls_finding_count_fires(-1), 0);
 }
 
+/* inconsistent_lock_order: a pair of opposite orders is named from its
+ * first deadlock, never without one (two paths writing two relations in
+ * opposite orders with no deadlock between them). */
+static void test_lock_order(void)
+{
+    CHECK_INT(ls_finding_lock_order_fires(LS_FINDING_ORDER_MIN_DEADLOCKS), 1);
+    CHECK_INT(ls_finding_lock_order_fires(LS_FINDING_ORDER_MIN_DEADLOCKS - 1), 0);
+    CHECK_INT(ls_finding_lock_order_fires(1), 1); /* the documented one deadlock */
+    CHECK_INT(ls_finding_lock_order_fires(0), 0);
+    CHECK_INT(ls_finding_lock_order_fires(-1), 0);
+    CHECK_INT(ls_finding_lock_order_fires(7), 1);
+}
+
 static void test_counter(void)
 {
     CHECK_INT(ls_finding_counter_fires(LS_FINDING_ROW_MIN_WAITS), 1);
@@ -222,6 +235,7 @@ int main(void)
     test_call();
     test_idle();
     test_count();
+    test_lock_order();
     test_counter();
     test_increment();
     test_is_counter();

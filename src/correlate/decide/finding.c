@@ -42,6 +42,11 @@ int ls_finding_count_fires(int64_t n)
     return n > 0;
 }
 
+int ls_finding_lock_order_fires(int64_t deadlocks)
+{
+    return deadlocks >= LS_FINDING_ORDER_MIN_DEADLOCKS;
+}
+
 int ls_finding_is_increment(const char *sql)
 {
     static const char want[] = "set";

@@ -38,6 +38,17 @@ int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_m
  * idle or committing at the head of a queue): fires on one or more. */
 int ls_finding_count_fires(int64_t n);
 
+/*
+ * inconsistent_lock_order: two sides (two code paths, or one against
+ * itself) that locked the same two rows in opposite orders, as read from
+ * the deadlocks' edges and the rows each side locked (ls_lockorder.h),
+ * made `deadlocks` deadlocks: named on one or more. Two paths that only
+ * write the same relations in opposite orders are never named: they may
+ * lock different rows, or one may INSERT a fresh row nobody else can
+ * hold, and neither can deadlock.
+ */
+int ls_finding_lock_order_fires(int64_t deadlocks);
+
 /* hot_counter_row: is a statement an increment of a column, as in
  * "UPDATE t SET n = n + 1"? Its text, with ASCII letters in lower case
  * and spaces dropped, has "set", then "=", then "+" (SQL's

@@ -143,6 +143,9 @@
  * demand is over the row's active span, no shorter than the floor. */
 #define LS_FINDING_SERIAL_DEMAND_SHARE 0.9
 #define LS_FINDING_SPAN_FLOOR_S 0.001
+/* Two sides that locked the same rows in opposite orders are named when
+ * they deadlocked at least this often (one deadlock proves the order). */
+#define LS_FINDING_ORDER_MIN_DEADLOCKS 1
 /* The most findings one rule names: per code path, and per row. */
 #define LS_FINDING_MAX_PER_PATH 5
 #define LS_FINDING_MAX_PER_ROW 3
