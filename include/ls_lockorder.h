@@ -9,11 +9,13 @@
  * ShareLock on transaction T; blocked by process Y", deadlock_edges); the
  * victim's own wait is a logged lock wait ending in `deadlock`, keyed to
  * the row it wanted (b) and to the transaction holding it (the survivor).
- * In a cycle of two (the survivor waits for the victim: an edge from it to
- * the victim), the survivor wanted a row the victim held (a): the
- * victim's row locked before its wait that the survivor then held once
- * the victim rolled back, or, where the victim's hold is missing, the
- * row the survivor locked after b. So the victim locked a before b and
+ * That holder is in the cycle (a process of the DETAIL's edges) and
+ * wanted a row the victim held (a): the victim's row locked before its
+ * wait that the holder then held once the victim rolled back, or, where
+ * the victim's hold is missing and the DETAIL has the holder wait for the
+ * victim itself, the row the holder locked after b (when it waits for
+ * another process of a longer cycle, the row it locked next was that
+ * process's, not the victim's). So the victim locked a before b and
  * the survivor b before a: two orders, one per side, read from the keys
  * each side locked, never from relations alone (two paths that write one
  * relation in opposite orders may lock different rows, or one may INSERT
@@ -21,9 +23,9 @@
  * sides may be one code path (a transfer locking its two rows in request
  * order deadlocks with itself).
  *
- * Longer cycles (three processes or more) are not read: their orders
- * need every survivor's wanted row, which the log names only by its
- * statement.
+ * A deadlock whose victim waited for a row held by a process that wanted
+ * no row of the victim's (a longer cycle, through others' rows) is not
+ * read: the other processes' rows are named only by their statements.
  */
 #ifndef LS_LOCKORDER_H
 #define LS_LOCKORDER_H
@@ -41,21 +43,24 @@
  */
 #define LS_LOCK_CYCLES_WHERE(cond)                                                          \
     "lc_v AS (SELECT d.deadlock_id, d.ts, w.waiter_tx AS v, w.holder_tx AS s, w.row_id AS b," \
-    "  w.waiter_stmt AS vstmt FROM deadlocks d JOIN lock_waits w ON w.wait_id ="             \
-    "  (SELECT x.wait_id FROM lock_wait_rows x WHERE x.pid = d.victim_pid"                    \
+    "  w.waiter_stmt AS vstmt, EXISTS (SELECT 1 FROM deadlock_edges e"                       \
+    "   WHERE e.deadlock_id = d.deadlock_id AND e.waiter_pid = w.holder_pid"                  \
+    "   AND e.blocker_pid = d.victim_pid) AS direct FROM deadlocks d JOIN lock_waits w"       \
+    "  ON w.wait_id = (SELECT x.wait_id FROM lock_wait_rows x WHERE x.pid = d.victim_pid"     \
     "   AND x.outcome = 'deadlock' AND x.file_id = d.file_id AND x.line <= d.line"           \
     "   ORDER BY x.line DESC LIMIT 1)"                                                        \
     "  WHERE w.row_id IS NOT NULL AND w.waiter_tx IS NOT NULL AND w.holder_tx IS NOT NULL"    \
     "  AND EXISTS (SELECT 1 FROM deadlock_edges e WHERE e.deadlock_id = d.deadlock_id"        \
-    "   AND e.blocker_pid = d.victim_pid AND e.waiter_pid = w.holder_pid) AND " cond "),"    \
+    "   AND e.waiter_pid = w.holder_pid) AND " cond "),"                                     \
     " lc_a AS (SELECT lc_v.*, coalesce("                                                      \
     "  (SELECT hv.row_id FROM holds hv WHERE hv.tx_id = lc_v.v AND hv.row_id <> lc_v.b"       \
     "   AND (lc_v.vstmt IS NULL OR hv.lock_stmt < lc_v.vstmt) AND EXISTS (SELECT 1"           \
     "   FROM holds hs WHERE hs.tx_id = lc_v.s AND hs.row_id = hv.row_id)"                     \
     "   ORDER BY hv.lock_stmt DESC LIMIT 1),"                                                 \
     "  (SELECT hs.row_id FROM holds hs JOIN holds hb ON hb.tx_id = lc_v.s"                    \
-    "   AND hb.row_id = lc_v.b WHERE hs.tx_id = lc_v.s AND hs.row_id <> lc_v.b"               \
-    "   AND hs.lock_stmt > hb.lock_stmt ORDER BY hs.lock_stmt LIMIT 1)) AS a FROM lc_v),"    \
+    "   AND hb.row_id = lc_v.b WHERE lc_v.direct AND hs.tx_id = lc_v.s"                       \
+    "   AND hs.row_id <> lc_v.b AND hs.lock_stmt > hb.lock_stmt"                              \
+    "   ORDER BY hs.lock_stmt LIMIT 1)) AS a FROM lc_v),"                                     \
     " lc_l AS (SELECT c.tx_id, %s AS label FROM tx_code c WHERE c.tx_id IN"                  \
     "  (SELECT v FROM lc_a UNION SELECT s FROM lc_a)),"                                       \
     " lc_s AS (SELECT lc_a.deadlock_id, lc_a.ts, lv.label AS lv, ls.label AS ls,"             \

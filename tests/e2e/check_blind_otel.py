@@ -355,6 +355,30 @@ def judge_deadlocks(rep, truth, tally):
                 "the deadlock finding's fix is to lock rows in the same order")
 
 
+def judge_lock_order(rep, truth, tally):
+    """Lock order from the deadlocks (issue 34 item 7): /transfer against
+    itself, once, with each deadlock whose victim had locked a row before
+    its wait (the truth's victim_held: one transfer locked its rows in the
+    opposite order of the other's); a victim that held nothing (it queued
+    for a tuple behind a third transfer) made no opposite order of its own.
+    The rows named are the first such deadlock's. No other pair: /checkout
+    and /payments write relations in other orders, and INSERT fresh rows,
+    and never deadlock."""
+    made = sorted((d for d in truth["deadlocks"] if d["victim_held"]), key=lambda d: d["at_ms"])
+    first = made[0]
+    want_rows = sorted([first["victim_held"][-1], first["victim_waited_for"]])
+    for what, items in (("finding inconsistent_lock_order",
+                         [f for f in rep["findings"] if f["rule"] == "inconsistent_lock_order"]),
+                        ("report.lock_order_conflicts", rep["lock_order_conflicts"])):
+        got = [(x["code_path"], x["other_code_path"], x["deadlocks"],
+                sorted(row_name(*r.split(" ", 1)) for r in (x["first_row"], x["then_row"])))
+               for x in items]
+        want = [("/transfer", "/transfer", len(made), want_rows)]
+        tally.check(got == want, "lock order (%s): /transfer against itself on %s with the %d "
+                    "deadlocks whose victim held a row (lockspan: %s)"
+                    % (what, " and ".join(want_rows), len(made), got))
+
+
 def judge_serialization(rep, truth, tally):
     ts_ = truth["serialization_failures"]
     n = rep["summary"]["serialization_failures"]
@@ -433,6 +457,7 @@ def main():
     judge_waits(rep, truth, tally, numbers)
     judge_slow_requests(rep, truth, tally)
     judge_deadlocks(rep, truth, tally)
+    judge_lock_order(rep, truth, tally)
     judge_serialization(rep, truth, tally)
     judge_findings(rep, truth, traces, found, tally, numbers)
     judge_spans(rep, traces, tally)

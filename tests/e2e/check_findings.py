@@ -31,11 +31,15 @@ On the real samples (samples/README.md), each analyzed once into a store:
     a window holding the whole log (decided by the report, into temp
     tables) gives the same findings as the stored ones; --group-by
     application names the external call's code path by the application.
-  - inconsistent_lock_order: tests/e2e/data/lock-order.log (made by
-    lock-order.sh on a real server: order-service writes orders then
-    stock, stock-sync stock then orders, and they deadlock once) names the
-    pair and the log's deadlock; correlation, whose truth has no two code
-    paths writing two relations in opposite orders, is silent.
+  - inconsistent_lock_order (read from the deadlocks and the rows each
+    side locked): tests/e2e/data/lock-order.log (made by lock-order.sh on
+    a real server: order-service writes orders then stock, stock-sync
+    stock then orders, and they deadlock once) names the pair and the
+    log's deadlock; basic's billing and refunds, which lock accounts 4 and
+    5 in opposite orders and deadlock once, are named with those rows
+    (relations alone cannot tell: both write accounts only); correlation,
+    whose truth has no two code paths writing two relations in opposite
+    orders, and app (no deadlock), are silent.
 Prints one FAIL line per wrong fact, then "N passed, N failed".
 """
 import json
@@ -111,6 +115,7 @@ def check_basic(ls, root, tmp):
     quiet = all((r["hidden_wait_ms"] or 0) < (r["logged_wait_ms"] or 0) for r in rep["hot_rows"])
     check(quiet and rep["hot_rows"], "basic: every hot row's hidden waiting below its logged")
     check(of(rep, "hidden_waiting") == [], f"basic: hidden_waiting {of(rep, 'hidden_waiting')}")
+    check_basic_lock_order(truth, rep)
 
     # The store holds the report's findings, in its order.
     con = sqlite3.connect(db)
@@ -128,6 +133,28 @@ def check_basic(ls, root, tmp):
                         ["--since", first + "T00:00:00Z", "--until", first + "T23:59:59Z"])
     check(whole["findings"] == rep["findings"],
           "basic: a window over the whole log decides other findings than the stored ones")
+
+
+def check_basic_lock_order(truth, rep):
+    """basic's deadlock: each side waited for the row the other had locked
+    first (the truth's two deadlock waits); both code paths and both
+    orders named, with the one deadlock, in the finding and in the
+    report's lock_order_conflicts (one side's order: the other's
+    reversed). Before issue 34 item 7 the rule read relations alone, and
+    both write accounts only: no finding."""
+    app = {s["pid"]: s["application_name"] for s in truth["sessions"]}
+    waits = [w for w in truth["waits"] if w["scenario"] == "deadlock"]
+    # a side locked first the row the other waited for
+    sides = {(app[w["waiter_pid"]], "%s id=%d" % (o["relation"], o["row_id"]),
+              "%s id=%d" % (w["relation"], w["row_id"]))
+             for w in waits for o in waits if o["waiter_pid"] == w["direct_blocker_pid"]}
+    for what, items in (("finding", of(rep, "inconsistent_lock_order")),
+                        ("lock_order_conflicts", rep["lock_order_conflicts"])):
+        got = [({(x["code_path"], x["first_row"], x["then_row"]),
+                 (x["other_code_path"], x["then_row"], x["first_row"])}, x["deadlocks"])
+               for x in items]
+        check(len(sides) == 2 and got == [(sides, len(truth["deadlocks"]))],
+              f"basic: lock order ({what}) {got}, truth {sides}")
 
 
 def check_correlation(ls, root, tmp):
@@ -179,6 +206,9 @@ def check_app(ls, root, tmp):
     check("40001" not in text and of(rep, "retries_after_serialization_failure") == [],
           "app: no serialization failure, yet a retries finding")
     check(of(rep, "hot_counter_row") == [], f"app: a counter row {of(rep, 'hot_counter_row')}")
+    check("deadlock detected" not in text and of(rep, "inconsistent_lock_order") == []
+          and rep["lock_order_conflicts"] == [],
+          f"app: no deadlock, yet a lock order {of(rep, 'inconsistent_lock_order')}")
     idle = [f["code_path"] for f in of(rep, "idle_in_transaction_head")]
     check("checkout" in idle, f"app (log alone): checkout's idle head not found ({idle})")
     check(of(rep, "external_call_in_transaction") == [],
