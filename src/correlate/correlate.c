@@ -1360,8 +1360,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * error, not its ROLLBACK (decide/hold.c). 18: a transaction shape
  * names an EXECUTE by the body its session prepared (decide/pathid.c); a
  * transaction links to a trace only inside the trace's request
- * (decide/vote.c, traces.c). */
-#define CORRELATION_REV "18"
+ * (decide/vote.c, traces.c). 19: inconsistent_lock_order is read from the
+ * deadlocks and the rows each side locked, one code path against itself
+ * included, each deadlock counted for its own pair (ls_lockorder.h). */
+#define CORRELATION_REV "19"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
