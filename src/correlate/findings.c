@@ -9,10 +9,12 @@
  * whether it fires. A rule names its heaviest findings, a few at most
  * (ls_finding_slot); all are written in the report's order, heavier first
  * (ls_finding_cmp). The thresholds are in decide/tolerances.h; the SQL
- * gathers, it does not decide. Two rules gather finer rows and sum them
- * in C: the idle head per hold (which holds count, ls_fnd_gather_idle), the
- * counter row per statement that took its holds (which shape held it
- * longest, and is it a counter: ls_fnd_gather_counter);
+ * gathers, it does not decide. Three rules gather finer rows and sum them
+ * in C: the external call per span name (one finding per call-site
+ * template, ls_fnd_gather_call), the idle head per hold (which holds
+ * count, ls_fnd_gather_idle), the counter row per statement that took its
+ * holds (which shape held it longest, and is it a counter:
+ * ls_fnd_gather_counter);
  * their sentences are written by SQLite's printf, as the others'. A
  * serial-capacity row's floor of waits is also bound into its query, from
  * the same constant, to spare a count of transactions per row that cannot
@@ -101,12 +103,6 @@ static int count(ls_stmt *q, const rule_fields *rf, const char *name, int64_t *v
 
 /* ---- each rule's decision over its candidate ---- */
 
-static int call_fires(ls_stmt *q, const rule_fields *rf)
-{
-    double ms;
-    return num(q, rf, "span_ms", &ms) && ls_finding_call_fires(ms);
-}
-
 static int holds_fire(ls_stmt *q, const rule_fields *rf)
 {
     int64_t n;
@@ -162,18 +158,16 @@ static const finding_rule rules[] = {
      "Move the call out of the transaction: call first and then update the row and commit at "
      "once, or commit first and make the call from an outbox afterwards. Every millisecond the "
      "call takes is a millisecond every other writer of the row waits.",
+     /* Each code path's span parts by name; the names of one call-site
+      * template (a URL's ids as {id}) are one finding
+      * (ls_fnd_gather_call). */
      "WITH hl AS (SELECT h.*, %s AS label FROM holds h LEFT JOIN tx_code c"
      "  ON c.tx_id = h.tx_id WHERE h.waits > 0 AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
-     " SELECT sum(p.ms), hl.label || ' calls ' || p.name || ' while holding a hot row',"
-     " printf('" DUR " of its " DUR " of holds on rows others waited for were spent in the "
-     "span ''%%s'' (%%d holds, " DUR " of waiting caused).', sum(p.ms),"
-     " (SELECT sum((x.end_ts - x.start_ts) / 1000.0) FROM hl x WHERE x.label = hl.label),"
-     " p.name, count(*), sum(hl.waiter_ms)),"
-     " hl.label, p.name, sum(p.ms), count(*), sum(hl.waiter_ms)"
+     " SELECT " LS_SELECT_LIST(kq, CALL_COLS)
      " FROM hold_parts p JOIN hl ON hl.hold_id = p.hold_id WHERE p.part = 'span'"
-     " GROUP BY hl.label, p.name",
-     "code_path:s,span:s,span_ms:m,holds:i,waiter_ms:m", call_fires, NULL, LS_FINDING_MAX_PER_PATH,
-     {0, 0}},
+     " GROUP BY hl.label, p.name ORDER BY hl.label, p.name",
+     "code_path:s,span:s,span_ms:m,holds:i,waiter_ms:m", NULL, ls_fnd_gather_call,
+     LS_FINDING_MAX_PER_PATH, {0, 0}},
     {"idle_in_transaction_head",
      "Send the transaction's statements back to back and commit at once; do application work "
      "(rendering, calls, waiting for the client) before BEGIN or after COMMIT. Set "

@@ -143,6 +143,10 @@
  * demand is over the row's active span, no shorter than the floor. */
 #define LS_FINDING_SERIAL_DEMAND_SHARE 0.9
 #define LS_FINDING_SPAN_FLOOR_S 0.001
+/* A URL path segment of this many hex digits or more (one at least a
+ * decimal digit) is an id in a call-site template (ls_finding_call_template):
+ * a 32-bit hash in hex, a Mongo ObjectId (24), a git hash (40). */
+#define LS_FINDING_CALL_HEX_MIN 8
 /* Two sides that locked the same rows in opposite orders are named when
  * they deadlocked at least this often (one deadlock proves the order). */
 #define LS_FINDING_ORDER_MIN_DEADLOCKS 1
