@@ -173,7 +173,7 @@ int ls_fnd_gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf
     "SELECT ?1 || ' calls ' || ?2 || ' while holding a hot row',"                                  \
     " printf('" DUR " of its " DUR " of holds on rows others waited for were spent in the span "   \
     "''%%s''%%s (%%d holds, " DUR " of waiting caused).', ?3, ?6, ?2, CASE WHEN ?7 > 1 THEN "      \
-    "printf(' (%%d calls of it by URL, the longest ''%%s'')', ?7, ?8) ELSE '' END, ?4, ?5)"
+    "printf(' (%%d URLs, the longest in all ''%%s'')', ?7, ?8) ELSE '' END, ?4, ?5)"
 
 /* The longest span name or template the call rule compares (a longer one
  * is compared on its first bytes). */

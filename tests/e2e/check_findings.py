@@ -21,7 +21,8 @@ On the real samples (samples/README.md), each analyzed once into a store:
     checkout holds the hot row across an HTTP call; from the log alone the
     time is idle in transaction (no external call can be seen); with the
     OTLP traces it is the call the truth names (span and code path) and
-    no longer unexplained idle;
+    no longer unexplained idle; app-urlids's same call, its URL naming one
+    of three customers, is one finding (one call site), not three;
   - hidden_waiting: hidden's two rows, with the truth's hidden waiting
     (within 10 %); basic (every row's hidden waiting far below its logged
     waiting, by its hot_rows) is silent;
@@ -59,6 +60,7 @@ BENCH_PREFIX = "%m [%p] %q%u@%d/%a %c %l %v %x %e "
 WRITE = re.compile(r"^\s*(?:UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+(\w+)|"
                    r"\bFROM\s+(\w+).*\bFOR\s+(?:NO\s+KEY\s+)?UPDATE", re.I | re.S)
 ROW_MIN_WAITS = 3  # LS_FINDING_ROW_MIN_WAITS
+HOLD_TOLERANCE_MS = 25.0  # the issue's tolerance for times from spans
 
 
 def analyze(ls, tmp, name, inputs, prefix=None, extra=()):
@@ -240,6 +242,30 @@ def check_app(ls, root, tmp):
           f"{truth['application_name']}")
 
 
+def check_app_urlids(ls, root, tmp):
+    """samples/app-urlids (app.sh with LOCKSPAN_APP_CHARGE_BY_CUSTOMER=1):
+    checkout's call to the payments-api names the customer in its URL and
+    its span's name (/customers/1..3/charge): one call site, one finding
+    (issue 34 item 7: it was one per URL), with every instance's time and
+    holds, and the URLs counted in its evidence."""
+    d, truth, prefix = sample(root, "app-urlids")
+    _, rep = analyze(ls, tmp, "app-urlids", [os.path.join(d, "postgresql.log"),
+                                             os.path.join(d, "traces.otlp.jsonl")], prefix)
+    spans = [(k, v) for b in truth["top_path_breakdowns"] for k, v in b["spans_s"].items()]
+    names = {k for k, _ in spans}
+    templates = {re.sub(r"/[0-9]+(?=/|$)", "/{id}", k) for k in names}
+    checkout = next(c["function"] for c in truth["code_paths"] if c["route"] == "/checkout")
+    call = of(rep, "external_call_in_transaction")
+    got = [(c["code_path"], c["span"], c["holds"], round(c["span_ms"])) for c in call]
+    want_ms = 1000 * sum(v for _, v in spans)
+    check(len(names) > 1 and len(templates) == 1 and len(call) == 1
+          and got[0][:3] == (checkout, templates.pop(), len(spans))
+          and abs(call[0]["span_ms"] - want_ms) <= HOLD_TOLERANCE_MS
+          and f"({len(names)} URLs," in call[0]["evidence"],
+          f"app-urlids: external call findings {got}, truth {len(spans)} calls of "
+          f"{sorted(names)} in {checkout} for {want_ms:.0f} ms")
+
+
 def check_hidden(ls, root, tmp):
     d, truth, prefix = sample(root, "hidden")
     _, rep = analyze(ls, tmp, "hidden", [os.path.join(d, "postgresql.log")], prefix)
@@ -272,6 +298,7 @@ def main():
         check_basic(ls, root, tmp)
         check_correlation(ls, root, tmp)
         check_app(ls, root, tmp)
+        check_app_urlids(ls, root, tmp)
         check_hidden(ls, root, tmp)
         check_lock_order(ls, root, tmp)
     return report()
