@@ -1,7 +1,8 @@
 'use strict';
 // The external "payments-api" the checkout path calls inside its transaction:
 // POST /charge (or /customers/N/charge) answers after a 300-600 ms delay
-// (deterministic sequence from a seed).  Listens on 127.0.0.1 only.  Usage: node payments.js PORT [SEED]
+// (deterministic sequence from a seed).  Listens on 127.0.0.1 only.
+// Usage: node payments.js PORT [SEED]
 const http = require('http');
 
 const port = Number(process.argv[2]);
