@@ -1,7 +1,7 @@
 /*
  * codepaths.c — the report's headline: which code paths hold locks
- * longest, what they did meanwhile, and which lock the same rows in
- * opposite orders (read from the log's deadlocks).
+ * longest and what they did meanwhile (which lock the same rows in
+ * opposite orders: the findings, reports/findings.c).
  *
  * A code path names a transaction by the best evidence correlation found
  * (tx_code): span code attributes, the route of its server span, its
@@ -19,7 +19,6 @@
 
 #include "ls_range.h"
 #include "ls_columns.h"
-#include "ls_lockorder.h"
 #include "model_int.h"
 
 /* Each grouping's label and source: columns of the tx_code view (aliased
@@ -430,23 +429,6 @@ static const char parts_fmt[] =
     " AND" NOT_A_RELATION_LOCK("h.row_id")
     " GROUP BY p.part, p.name ORDER BY sum(p.ms) DESC LIMIT 20";
 
-/* Pairs of code paths (or one path against itself) that locked the same
- * rows in opposite orders, read from the log's deadlocks (ls_lockorder.h:
- * the findings pass's inconsistent_lock_order reads the same). */
-#define ORDER_COLS(X, Q)                \
-    X(Q, code_path, "x.label")          \
-    X(Q, first, "x.r1")                 \
-    X(Q, then, "x.r2")                  \
-    X(Q, other_code_path, "x.other")    \
-    X(Q, first_row, "x.row1")           \
-    X(Q, then_row, "x.row2")            \
-    X(Q, deadlocks, "x.deadlocks")
-LS_COLUMNS(oq, ORDER_COLS);
-static const char order_fmt[] =
-    "WITH " LS_LOCK_CYCLES_WHERE("1")
-    " SELECT " LS_SELECT_LIST(oq, ORDER_COLS) " FROM lock_cycles x"
-    " ORDER BY x.label, x.other, x.r1, x.r2 LIMIT 50";
-
 typedef struct parts_ctx {
     cJSON *list;
 } parts_ctx;
@@ -458,20 +440,6 @@ static void part_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_str(o, "name", q, pa_name);
     ls_model_col_ms(o, "ms", q, pa_ms);
     cJSON_AddItemToArray(((parts_ctx *)arg)->list, o);
-    (void)m;
-}
-
-static void order_row(model_ctx *m, ls_stmt *q, void *arg)
-{
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_str(o, "code_path", q, oq_code_path);
-    ls_model_col_str(o, "first", q, oq_first);
-    ls_model_col_str(o, "then", q, oq_then);
-    ls_model_col_str(o, "other_code_path", q, oq_other_code_path);
-    ls_model_col_str(o, "first_row", q, oq_first_row);
-    ls_model_col_str(o, "then_row", q, oq_then_row);
-    ls_model_col_int(o, "deadlocks", q, oq_deadlocks);
-    cJSON_AddItemToArray(arg, o);
     (void)m;
 }
 
@@ -535,7 +503,7 @@ static int add_identity(model_ctx *m, cJSON *report, int by_shape)
 void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
 {
     int g = grouping_of(m->opts->group_by);
-    char sql[16384], parts_sql[8192], order_sql[16384]; /* the labels are long SQL */
+    char sql[16384], parts_sql[8192]; /* the labels are long SQL */
     cJSON *list, *occ;
     ls_stmt *q = NULL, *parts = NULL;
     int rc;
@@ -581,9 +549,9 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     if ((rc = add_sequences(m, list)) != 0 || (rc = add_sequences(m, occ)) != 0 ||
         (rc = add_identity(m, report, strcmp(groupings[g].name, "shape") == 0)) != 0)
         goto out;
-    snprintf(order_sql, sizeof(order_sql), order_fmt, groupings[g].label);
-    ls_model_each_row(m, order_sql, -1, order_row,
-                      cJSON_AddArrayToObject(report, "lock_order_conflicts"));
+    /* In its place; the findings fill it (ls_model_findings: the pairs of
+     * the inconsistent_lock_order findings, decided under this grouping). */
+    cJSON_AddArrayToObject(report, "lock_order_conflicts");
 out:
     if (rc < 0)
         m->rc = rc;

@@ -1362,7 +1362,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * transaction links to a trace only inside the trace's request
  * (decide/vote.c, traces.c). 19: inconsistent_lock_order is read from the
  * deadlocks and the rows each side locked, one code path against itself
- * included, each deadlock counted for its own pair (ls_lockorder.h); a
+ * included, each deadlock counted for its own pair (lockorder.h); a
  * row a serialization failure's statement names is a row (holds.c). */
 #define CORRELATION_REV "19"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV

@@ -29,7 +29,7 @@
 #include "findings_int.h"
 #include "findings_schema.h"
 #include "grouping.h"
-#include "ls_lockorder.h"
+#include "lockorder.h"
 
 /*
  * The time window in a rule's SQL: ?11 and ?12, NULL when open. A point
@@ -200,7 +200,7 @@ static const finding_rule rules[] = {
      "first, whatever the request's order: SELECT ... FOR UPDATE ORDER BY id), and take "
      "relations in one order (for example by table); shortening transactions does not remove "
      "these deadlocks.",
-     /* The pairs of the log's deadlocks (ls_lockorder.h): each side's
+     /* The pairs of the log's deadlocks (lockorder.h): each side's
       * order read from the rows it locked, one code path against itself
       * included; each deadlock counted for the pair that made it. */
      "WITH " LS_LOCK_CYCLES_WHERE(AT_IN_WINDOW("d.ts"))

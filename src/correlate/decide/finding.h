@@ -58,7 +58,7 @@ int ls_finding_count_fires(int64_t n);
 /*
  * inconsistent_lock_order: two sides (two code paths, or one against
  * itself) that locked the same two rows in opposite orders, as read from
- * the deadlocks' edges and the rows each side locked (ls_lockorder.h),
+ * the deadlocks' edges and the rows each side locked (correlate/lockorder.h),
  * made `deadlocks` deadlocks: named on one or more. Two paths that only
  * write the same relations in opposite orders are never named: they may
  * lock different rows, or one may INSERT a fresh row nobody else can

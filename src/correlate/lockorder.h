@@ -1,9 +1,9 @@
 /*
- * ls_lockorder.h — lock order read from deadlocks (issue 34 item 7): the
- * SQL over the store that both the findings pass (rule
- * inconsistent_lock_order, src/correlate/findings.c) and the report's
- * lock_order_conflicts list (reports/codepaths.c) read, so that the two
- * name the same pairs.
+ * lockorder.h — lock order read from deadlocks (issue 34 item 7): the
+ * SQL over the store that the findings pass's rule inconsistent_lock_order
+ * (findings.c) gathers its pairs with. The report's lock_order_conflicts
+ * list is those findings' pairs (reports/findings.c), so the two never
+ * differ.
  *
  * A deadlock's DETAIL says who waited for whom ("Process X waits for
  * ShareLock on transaction T; blocked by process Y", deadlock_edges); the
@@ -27,8 +27,8 @@
  * no row of the victim's (a longer cycle, through others' rows) is not
  * read: the other processes' rows are named only by their statements.
  */
-#ifndef LS_LOCKORDER_H
-#define LS_LOCKORDER_H
+#ifndef LS_CORRELATE_LOCKORDER_H
+#define LS_CORRELATE_LOCKORDER_H
 
 /*
  * A WITH clause's tables, the last `lock_cycles` (label, r1, r2, other,
