@@ -29,7 +29,7 @@ int ls_finding_call_fires(double span_ms);
  * segments it replaced (0: the name is its own template).
  */
 int ls_finding_call_template(const char *name, char *out, size_t n);
-/* What a call-site template puts in place of an id segment. */
+/* What a call-site template has in place of an id segment. */
 #define LS_FINDING_CALL_ID "{id}"
 
 /* idle_in_transaction_head, per hold: a hold of a hot row whose holder
