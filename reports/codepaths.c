@@ -1,7 +1,7 @@
 /*
  * codepaths.c — the report's headline: which code paths hold locks
- * longest, what they did meanwhile, and which take relations in opposite
- * orders.
+ * longest and what they did meanwhile (which lock the same rows in
+ * opposite orders: the findings, reports/findings.c).
  *
  * A code path names a transaction by the best evidence correlation found
  * (tx_code): span code attributes, the route of its server span, its
@@ -36,17 +36,6 @@ static const struct {
     {"statement", "c.statement_path", "c.statement_source"},
     {"shape", "c.shape_path", "c.shape_source"},
 };
-
-/* The lock-order check's tables: `o` (label, r1, r2), each code path
- * (its label in place of the format's first %s) writing relation r1
- * before r2; a distinct order of relations is paired once, not once per
- * transaction. */
-#define LOCK_ORDER_PAIRS_SQL                                                              \
-    "t AS (SELECT DISTINCT %s AS label, c.order_id FROM tx_code c"                        \
-    "  WHERE c.order_id IS NOT NULL),"                                                    \
-    " o AS (SELECT DISTINCT t.label, a.value AS r1, b.value AS r2 FROM t"                 \
-    "  JOIN lock_orders lo ON lo.order_id = t.order_id, json_each(lo.relations) a,"       \
-    "  json_each(lo.relations) b WHERE b.key > a.key)"
 
 static int grouping_of(const char *name)
 {
@@ -464,20 +453,6 @@ static const char parts_fmt[] =
     " AND" NOT_A_RELATION_LOCK("h.row_id")
     " GROUP BY p.part, p.name ORDER BY sum(p.ms) DESC LIMIT 20";
 
-/* Pairs of code paths that write the same two relations in opposite orders. */
-#define ORDER_COLS(X, Q)                \
-    X(Q, code_path, "x.label")          \
-    X(Q, first, "x.r1")                 \
-    X(Q, then, "x.r2")                  \
-    X(Q, other_code_path, "y.label")
-LS_COLUMNS(oq, ORDER_COLS);
-static const char order_fmt[] =
-    "WITH " LOCK_ORDER_PAIRS_SQL
-    " SELECT " LS_SELECT_LIST(oq, ORDER_COLS) " FROM o x JOIN o y"
-    "  ON y.r1 = x.r2 AND y.r2 = x.r1 AND x.label <= y.label"
-    " WHERE NOT (x.label = y.label AND x.r1 > x.r2)"
-    " ORDER BY x.label, y.label, x.r1, x.r2 LIMIT 50";
-
 typedef struct parts_ctx {
     cJSON *list;
 } parts_ctx;
@@ -489,17 +464,6 @@ static void part_row(model_ctx *m, ls_stmt *q, void *arg)
     ls_model_col_str(o, "name", q, pa_name);
     ls_model_col_ms(o, "ms", q, pa_ms);
     cJSON_AddItemToArray(((parts_ctx *)arg)->list, o);
-    (void)m;
-}
-
-static void order_row(model_ctx *m, ls_stmt *q, void *arg)
-{
-    cJSON *o = cJSON_CreateObject();
-    ls_model_col_str(o, "code_path", q, oq_code_path);
-    ls_model_col_str(o, "first", q, oq_first);
-    ls_model_col_str(o, "then", q, oq_then);
-    ls_model_col_str(o, "other_code_path", q, oq_other_code_path);
-    cJSON_AddItemToArray(arg, o);
     (void)m;
 }
 
@@ -576,7 +540,7 @@ static int add_identity(model_ctx *m, cJSON *report, int by_shape)
 void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
 {
     int g = grouping_of(m->opts->group_by);
-    char sql[16384], parts_sql[8192], order_sql[16384]; /* the labels are long SQL */
+    char sql[16384], parts_sql[8192]; /* the labels are long SQL */
     char source_sql[8192];
     cJSON *list, *occ;
     ls_stmt *q = NULL, *parts = NULL;
@@ -624,9 +588,9 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     if ((rc = add_sequences(m, list)) != 0 || (rc = add_sequences(m, occ)) != 0 ||
         (rc = add_identity(m, report, strcmp(groupings[g].name, "shape") == 0)) != 0)
         goto out;
-    snprintf(order_sql, sizeof(order_sql), order_fmt, groupings[g].label);
-    ls_model_each_row(m, order_sql, -1, order_row,
-                      cJSON_AddArrayToObject(report, "lock_order_conflicts"));
+    /* In its place; the findings fill it (ls_model_findings: the pairs of
+     * the inconsistent_lock_order findings, decided under this grouping). */
+    cJSON_AddArrayToObject(report, "lock_order_conflicts");
 out:
     if (rc < 0)
         m->rc = rc;

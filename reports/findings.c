@@ -9,7 +9,8 @@
  * grouping (--group-by), the analysis of its scope (ls_report_opts'
  * scope_enter, src/correlate/scope.c) has the same rules decide its own
  * into temp tables before the report is built; the report reads those
- * when they are there, the same way.
+ * when they are there, the same way. The report's lock_order_conflicts
+ * list is the inconsistent_lock_order findings' pairs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,42 @@ static int scoped(model_ctx *m)
     return rc;
 }
 
+/* The fields of a lock-order finding that lock_order_conflicts lists. */
+static const char *const conflict_keys[] = {"code_path", "first", "then", "other_code_path",
+                                            "first_row", "then_row", "deadlocks"};
+
+/* report's lock_order_conflicts (its place set by the code paths,
+ * codepaths.c): the pairs of the inconsistent_lock_order findings of
+ * `list`, in their order. */
+static int add_conflicts(cJSON *report, const cJSON *list)
+{
+    cJSON *out = cJSON_GetObjectItemCaseSensitive(report, "lock_order_conflicts");
+    const cJSON *f;
+    size_t i;
+
+    if (!out)
+        return 0;
+    cJSON_ArrayForEach(f, list) {
+        const cJSON *rule = cJSON_GetObjectItemCaseSensitive(f, "rule");
+        cJSON *o;
+        if (!cJSON_IsString(rule) || strcmp(rule->valuestring, "inconsistent_lock_order") != 0)
+            continue;
+        if (!(o = cJSON_CreateObject()) || !cJSON_AddItemToArray(out, o)) {
+            cJSON_Delete(o);
+            return LS_ENOMEM;
+        }
+        for (i = 0; i < sizeof(conflict_keys) / sizeof(conflict_keys[0]); i++) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, conflict_keys[i]);
+            cJSON *copy = v ? cJSON_Duplicate(v, 0) : cJSON_CreateNull();
+            if (!copy || !cJSON_AddItemToObject(o, conflict_keys[i], copy)) {
+                cJSON_Delete(copy);
+                return LS_ENOMEM;
+            }
+        }
+    }
+    return 0;
+}
+
 void ls_model_findings(model_ctx *m, cJSON *report)
 {
     cJSON *list = cJSON_AddArrayToObject(report, "findings");
@@ -144,6 +181,8 @@ void ls_model_findings(model_ctx *m, cJSON *report)
 
     if (rc >= 0)
         rc = read_findings(m, rc == 1 ? "temp" : "main", list);
+    if (rc >= 0)
+        rc = add_conflicts(report, list);
     if (rc < 0)
         m->rc = rc;
 }

@@ -208,9 +208,10 @@ const ls_table ls_tab_parts = TABLE("hold breakdown", "code_paths[].hold_breakdo
 
 static const ls_column conflict_cols[] = {
     {"Code path", "code_path", LS_CELL_TEXT, 120, A},
-    {"Writes", "first", LS_CELL_TEXT, 64, A},
-    {"then", "then", LS_CELL_TEXT, 64, A},
+    {"Locked", "first_row", LS_CELL_TEXT, 64, A},
+    {"then", "then_row", LS_CELL_TEXT, 64, A},
     {"Other code path (opposite order)", "other_code_path", LS_CELL_TEXT, 120, A},
+    {"Deadlocks", "deadlocks", LS_CELL_INT, 0, A},
 };
 const ls_table ls_tab_conflicts = TITLED("lock order conflicts", "lock_order_conflicts",
                                          "Inconsistent lock order", NULL, conflict_cols);

@@ -8,7 +8,9 @@
 # Env: LOCKSPAN_PREFIX (log_line_prefix, default below),
 # LOCKSPAN_LOG_STATEMENT=all (log_statement = 'all' and no durations, as
 # samples/generate.sh), LOCKSPAN_CSVLOG=1 (a csvlog of the same run too,
-# postgresql.csv: the control with milliseconds). samples/app-seconds is
+# postgresql.csv: the control with milliseconds), LOCKSPAN_APP_CHARGE_BY_CUSTOMER=1
+# (the checkout's payments-api call names one of three customers in its URL
+# and span name: samples/app-urlids). samples/app-seconds is
 #   LOCKSPAN_PREFIX='%t [%p-%l] ' LOCKSPAN_LOG_STATEMENT=all LOCKSPAN_CSVLOG=1 \
 #       LOCKSPAN_PGPORT=55440 bash samples/app.sh samples/app-seconds
 #

@@ -67,6 +67,7 @@ const tracer = provider.getTracer('lockspan-sample-app', '1.0.0');
 // of the host's (and so of the database server's), as on a machine whose
 // NTP drifted: spans and the client-side record both use the skewed clock.
 const CLOCK_SKEW_US = Math.round(Number(process.env.LOCKSPAN_APP_CLOCK_SKEW_MS || 0) * 1000);
+const CHARGE_BY_CUSTOMER = process.env.LOCKSPAN_APP_CHARGE_BY_CUSTOMER === '1';
 function nowUs() {
   return Math.round((performance.timeOrigin + performance.now()) * 1000) + CLOCK_SKEW_US;
 }
@@ -146,9 +147,13 @@ async function reserve_and_charge(conn, ctx, req) {
   req.update_start = nowUs();
   await query(conn, ctx, 'UPDATE inventory SET qty = qty - 1 WHERE id = 1', o, req);
   req.update_end = nowUs();
-  // The external call, inside the transaction, holding the row lock.
-  await inSpan('HTTP POST payments-api /charge', api.SpanKind.CLIENT, ctx, {
-    'http.request.method': 'POST', 'url.full': `http://127.0.0.1:${PAY_PORT}/charge`,
+  // The external call, inside the transaction, holding the row lock. With
+  // LOCKSPAN_APP_CHARGE_BY_CUSTOMER=1 (samples/app-urlids) it names the
+  // customer in its URL and in its span's name, as a hand-made client span
+  // often does: one call site, three URLs (customers 1-3).
+  const chargePath = CHARGE_BY_CUSTOMER ? `/customers/${(req.seq % 3) + 1}/charge` : '/charge';
+  await inSpan(`HTTP POST payments-api ${chargePath}`, api.SpanKind.CLIENT, ctx, {
+    'http.request.method': 'POST', 'url.full': `http://127.0.0.1:${PAY_PORT}${chargePath}`,
     'server.address': '127.0.0.1', 'server.port': PAY_PORT, 'peer.service': 'payments-api',
   }, async (sctx, span, rec) => {
     rec.kind = 'http';
@@ -156,7 +161,7 @@ async function reserve_and_charge(conn, ctx, req) {
     const headers = {};
     const sc = span.spanContext();
     headers.traceparent = `00-${sc.traceId}-${sc.spanId}-01`;
-    const out = await httpRequest('POST', PAY_PORT, '/charge', { order: req.seq, amount: 42 }, headers);
+    const out = await httpRequest('POST', PAY_PORT, chargePath, { order: req.seq, amount: 42 }, headers);
     span.setAttribute('http.response.status_code', out.status);
     req.payments_delay_ms = JSON.parse(out.body).delay_ms;
   });

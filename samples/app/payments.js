@@ -1,7 +1,8 @@
 'use strict';
 // The external "payments-api" the checkout path calls inside its transaction:
-// POST /charge answers after a 300-600 ms delay (deterministic sequence from
-// a seed).  Listens on 127.0.0.1 only.  Usage: node payments.js PORT [SEED]
+// POST /charge (or /customers/N/charge) answers after a 300-600 ms delay
+// (deterministic sequence from a seed).  Listens on 127.0.0.1 only.
+// Usage: node payments.js PORT [SEED]
 const http = require('http');
 
 const port = Number(process.argv[2]);
@@ -18,7 +19,7 @@ const server = http.createServer((req, res) => {
   let body = '';
   req.on('data', (c) => { body += c; });
   req.on('end', () => {
-    if (req.method !== 'POST' || req.url !== '/charge') {
+    if (req.method !== 'POST' || !/^\/(customers\/[0-9]+\/)?charge$/.test(req.url)) {
       res.writeHead(404); res.end(); return;
     }
     const delay = 300 + Math.floor(rand() * 300);

@@ -1370,7 +1370,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * truly lay (hold_range's bounds, which the report shows): an end within
  * the second of its stamp or before the session's next line, the holds of
  * a row one after another (decide/holdrange.c, holdtimes.c); hold_range
- * made again where it lacks those columns. */
+ * made again where it lacks those columns; inconsistent_lock_order is
+ * read from the deadlocks and the rows each side locked, one code path
+ * against itself included, each deadlock counted for its own pair
+ * (lockorder.h); a row a serialization failure's statement names is a
+ * row (holds.c). */
 #define CORRELATION_REV "19"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

@@ -9,10 +9,12 @@
  * whether it fires. A rule names its heaviest findings, a few at most
  * (ls_finding_slot); all are written in the report's order, heavier first
  * (ls_finding_cmp). The thresholds are in decide/tolerances.h; the SQL
- * gathers, it does not decide. Two rules gather finer rows and sum them
- * in C: the idle head per hold (which holds count, ls_fnd_gather_idle), the
- * counter row per statement that took its holds (which shape held it
- * longest, and is it a counter: ls_fnd_gather_counter);
+ * gathers, it does not decide. Three rules gather finer rows and sum them
+ * in C: the external call per span name (one finding per call-site
+ * template, ls_fnd_gather_call), the idle head per hold (which holds
+ * count, ls_fnd_gather_idle), the counter row per statement that took its
+ * holds (which shape held it longest, and is it a counter:
+ * ls_fnd_gather_counter);
  * their sentences are written by SQLite's printf, as the others'. A
  * serial-capacity row's floor of waits is also bound into its query, from
  * the same constant, to spare a count of transactions per row that cannot
@@ -27,6 +29,7 @@
 #include "findings_int.h"
 #include "findings_schema.h"
 #include "grouping.h"
+#include "lockorder.h"
 
 /*
  * The time window in a rule's SQL: ?11 and ?12, NULL when open. A point
@@ -42,7 +45,6 @@
 #define OVERLAPS_WINDOW(s, e) \
     " (?11 IS NULL OR coalesce(" e ", " s ") >= ?11) AND (?12 IS NULL OR " s " <= ?12) "
 #define INSIDE_WINDOW(s, e) " (?11 IS NULL OR " s " >= ?11) AND (?12 IS NULL OR " e " <= ?12) "
-#define DEADLOCKS_IN_WINDOW "(SELECT count(*) FROM deadlocks d WHERE" AT_IN_WINDOW("d.ts") ")"
 
 /* A row that is a whole relation's lock (its waits are for a relation
  * lock): a lock queue, not a hot row, so no hot-row rule speaks of it
@@ -109,24 +111,18 @@ static const char *text(ls_stmt *q, const rule_fields *rf, const char *name)
 
 /* ---- each rule's decision over its candidate ---- */
 
-static int call_fires(ls_stmt *q, const rule_fields *rf)
-{
-    double ms;
-    return num(q, rf, "span_ms", &ms) && ls_finding_call_fires(ms);
-}
-
 static int holds_fire(ls_stmt *q, const rule_fields *rf)
 {
     int64_t n;
     return count(q, rf, "holds", &n) && ls_finding_count_fires(n);
 }
 
-/* Two code paths in opposite orders: the gathering SQL pairs them. */
-static int pair_fires(ls_stmt *q, const rule_fields *rf)
+/* Two sides that locked the same rows in opposite orders: named by the
+ * deadlocks they made (ls_finding_lock_order_fires). */
+static int order_fires(ls_stmt *q, const rule_fields *rf)
 {
-    (void)q;
-    (void)rf;
-    return 1;
+    int64_t n;
+    return count(q, rf, "deadlocks", &n) && ls_finding_lock_order_fires(n);
 }
 
 static int deadlocks_fire(ls_stmt *q, const rule_fields *rf)
@@ -170,18 +166,16 @@ static const finding_rule rules[] = {
      "Move the call out of the transaction: call first and then update the row and commit at "
      "once, or commit first and make the call from an outbox afterwards. Every millisecond the "
      "call takes is a millisecond every other writer of the row waits.",
+     /* Each code path's span parts by name; the names of one call-site
+      * template (a URL's ids as {id}) are one finding
+      * (ls_fnd_gather_call). */
      "WITH hl AS (SELECT h.*, %s AS label FROM holds h LEFT JOIN tx_code c"
      "  ON c.tx_id = h.tx_id WHERE h.waits > 0 AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
-     " SELECT sum(p.ms), hl.label || ' calls ' || p.name || ' while holding a hot row',"
-     " printf('" DUR " of its " DUR " of holds on rows others waited for were spent in the "
-     "span ''%%s'' (%%d holds, " DUR " of waiting caused).', sum(p.ms),"
-     " (SELECT sum((x.end_ts - x.start_ts) / 1000.0) FROM hl x WHERE x.label = hl.label),"
-     " p.name, count(*), sum(hl.waiter_ms)),"
-     " hl.label, p.name, sum(p.ms), count(*), sum(hl.waiter_ms)"
+     " SELECT " LS_SELECT_LIST(kq, CALL_COLS)
      " FROM hold_parts p JOIN hl ON hl.hold_id = p.hold_id WHERE p.part = 'span'"
-     " GROUP BY hl.label, p.name",
-     "code_path:s,span:s,span_ms:m,holds:i,waiter_ms:m", call_fires, NULL, LS_FINDING_MAX_PER_PATH,
-     {0, 0}},
+     " GROUP BY hl.label, p.name ORDER BY hl.label, p.name",
+     "code_path:s,span:s,span_ms:m,holds:i,waiter_ms:m", NULL, ls_fnd_gather_call,
+     LS_FINDING_MAX_PER_PATH, {0, 0}},
     {"idle_in_transaction_head",
      "Send the transaction's statements back to back and commit at once; do application work "
      "(rendering, calls, waiting for the client) before BEGIN or after COMMIT. Set "
@@ -210,17 +204,26 @@ static const finding_rule rules[] = {
      "code_path:s,holds:i,commit_ms:m,waiter_ms:m", holds_fire, NULL, LS_FINDING_MAX_PER_PATH,
      {0, 0}},
     {"inconsistent_lock_order",
-     "Take locks in one order everywhere (for example by table, then by primary key: SELECT ... "
-     "FOR UPDATE ORDER BY id); shortening transactions does not remove these deadlocks.",
-     "WITH " LOCK_ORDER_PAIRS_WHERE("c.tx_id IN (SELECT x.tx_id FROM transactions x WHERE"
-     OVERLAPS_WINDOW("x.start_ts", "x.end_ts") ")")
-     " SELECT 1000.0 * (1 + " DEADLOCKS_IN_WINDOW "), 'Code paths write the same "
-     "relations in opposite orders', printf('%%s writes %%s before %%s, %%s the other way "
-     "round.', x.label, x.r1, x.r2, y.label), x.label, x.r1, x.r2, y.label,"
-     " " DEADLOCKS_IN_WINDOW " FROM o x JOIN o y ON y.r1 = x.r2"
-     " AND y.r2 = x.r1 AND x.label < y.label",
-     "code_path:s,first:s,then:s,other_code_path:s,deadlocks:i", pair_fires, NULL,
-     LS_FINDING_MAX_PER_PATH, {0, 0}},
+     "Take locks in one order everywhere: sort the keys before locking them (lock the lower id "
+     "first, whatever the request's order: SELECT ... FOR UPDATE ORDER BY id), and take "
+     "relations in one order (for example by table); shortening transactions does not remove "
+     "these deadlocks.",
+     /* The pairs of the log's deadlocks (lockorder.h): each side's
+      * order read from the rows it locked, one code path against itself
+      * included; each deadlock counted for the pair that made it. */
+     "WITH " LS_LOCK_CYCLES_WHERE(AT_IN_WINDOW("d.ts"))
+     " SELECT 1000.0 * (1 + x.deadlocks), CASE WHEN x.label = x.other THEN x.label || ' locks"
+     " the same rows in opposite orders in concurrent transactions' ELSE 'Code paths lock the"
+     " same rows in opposite orders' END, printf('%%s locked %%s, then waited for %%s, while"
+     " %%s held %%s and waited for %%s: %%d deadlock%%s between them, the first at %%s UTC.',"
+     " CASE WHEN x.label = x.other THEN 'One transaction of ' || x.label ELSE x.label END,"
+     " x.row1, x.row2, CASE WHEN x.label = x.other THEN 'another' ELSE x.other END, x.row2,"
+     " x.row1, x.deadlocks, CASE WHEN x.deadlocks > 1 THEN 's' ELSE '' END,"
+     " strftime('%%Y-%%m-%%d %%H:%%M:%%f', x.first_ts / 1e6, 'unixepoch')),"
+     " x.label, x.r1, x.r2, x.other, x.deadlocks, x.row1, x.row2"
+     " FROM lock_cycles x ORDER BY x.label, x.other, x.r1, x.r2",
+     "code_path:s,first:s,then:s,other_code_path:s,deadlocks:i,first_row:s,then_row:s",
+     order_fires, NULL, LS_FINDING_MAX_PER_PATH, {0, 0}},
     {"deadlocks",
      "Find the two code paths in the cycle and make them lock rows in the same order (the "
      "deadlock section lists each side's statements in the order it took its locks).",

@@ -100,6 +100,20 @@ typedef struct keeper {
     X(Q, hold_ms, "(end_ts - start_ts) / 1000.0")
 LS_COLUMNS(iq, IDLE_COLS);
 
+/* The external call rule's query: a code path's span parts of one name
+ * inside its holds of hot rows, by code path and name (ls_fnd_gather_call
+ * sums the names of one call-site template): their time, how many, the
+ * waiting their holds caused, and the path's time in all those holds. */
+#define CALL_COLS(X, Q)                      \
+    X(Q, label, "hl.label")                  \
+    X(Q, name, "p.name")                     \
+    X(Q, ms, "sum(p.ms)")                    \
+    X(Q, holds, "count(*)")                  \
+    X(Q, waiter_ms, "sum(hl.waiter_ms)")     \
+    X(Q, path_ms, "(SELECT sum((x.end_ts - x.start_ts) / 1000.0) FROM hl x" \
+                  " WHERE x.label = hl.label)")
+LS_COLUMNS(kq, CALL_COLS);
+
 /* The counter rule's query: a row's writers, by the text of their
  * statement (ls_fnd_gather_counter): the transactions that held it (the
  * statement that took it) or waited for it without a hold of it (the
@@ -140,6 +154,8 @@ void ls_fnd_expand(ls_buf *out, const char *sql, const char *label);
 
 /* findings_sum.c: the idle head rule, per hold; the counter row rule,
  * per waiter's statement (gather_fn). */
+int ls_fnd_gather_call(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
+                       keeper *k);
 int ls_fnd_gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
                        keeper *k);
 int ls_fnd_gather_counter(ls_store *s, const finding_rule *r, const rule_fields *rf,

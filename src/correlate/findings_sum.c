@@ -1,7 +1,9 @@
 /*
  * findings_sum.c — the finding rules that gather finer rows than their
- * findings and sum them in C (findings.c runs them): the idle-in-
- * transaction head, per hold (which holds count: ls_finding_idle_add),
+ * findings and sum them in C (findings.c runs them): the external call,
+ * per span name (one finding per call-site template:
+ * ls_finding_call_template), the idle-in-transaction head, per hold
+ * (which holds count: ls_finding_idle_add),
  * and the counter row, per statement shape that took its holds (the one
  * that held it longest: ls_finding_is_counter). Their sentences are written by SQLite's
  * printf from the sums, as the other rules' are by their queries.
@@ -157,6 +159,195 @@ int ls_fnd_gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf
     if (rc == 0 && label)
         rc = idle_offer(words, r, rf, label, &p, k);
     free(label);
+    ls_stmt_finalize(words);
+    return rc < 0 ? rc : 0;
+}
+
+/* ---- external_call_in_transaction: one finding per call-site template ---- */
+
+/* The call rule's title and evidence (?1 code path, ?2 the call-site
+ * template, ?3 its time, ?4 its holds, ?5 the waiting they caused, ?6 the
+ * path's time in all its holds of hot rows, ?7 how many span names the
+ * template stands for, ?8 the heaviest of them). */
+#define CALL_WORDS_SQL                                                                             \
+    "SELECT ?1 || ' calls ' || ?2 || ' while holding a hot row',"                                  \
+    " printf('" DUR " of its " DUR " of holds on rows others waited for were spent in the span "   \
+    "''%%s''%%s (%%d holds, " DUR " of waiting caused).', ?3, ?6, ?2, CASE WHEN ?7 > 1 THEN "      \
+    "printf(' (%%d URLs, the longest in all ''%%s'')', ?7, ?8) ELSE '' END, ?4, ?5)"
+
+/* The longest span name or template the call rule compares (a longer one
+ * is compared on its first bytes). */
+#define CALL_NAME_MAX 512
+
+/* One span name of a code path, or the sum of a template's names. */
+typedef struct call_site {
+    char tmpl[CALL_NAME_MAX];
+    char *name;      /* the heaviest name of the template */
+    double ms, name_ms, waiter_ms;
+    int64_t holds, names;
+} call_site;
+
+/* A code path's call sites, as read. */
+typedef struct call_path {
+    char *label;
+    double path_ms;
+    call_site *sites;
+    size_t n, cap;
+} call_path;
+
+static void call_path_free(call_path *p)
+{
+    size_t i;
+    for (i = 0; i < p->n; i++)
+        free(p->sites[i].name);
+    free(p->sites);
+    free(p->label);
+    memset(p, 0, sizeof(*p));
+}
+
+/* Add the current row of q (a name of p's path) to p; -1 on no memory. */
+static int call_add(call_path *p, ls_stmt *q)
+{
+    call_site *c;
+    const char *name = ls_stmt_isnull(q, kq_name) ? "" : ls_stmt_text(q, kq_name);
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 16;
+        call_site *grown = realloc(p->sites, cap * sizeof(*grown));
+        if (!grown)
+            return LS_ENOMEM;
+        p->sites = grown;
+        p->cap = cap;
+    }
+    c = &p->sites[p->n];
+    memset(c, 0, sizeof(*c));
+    if (!(c->name = strdup(name)))
+        return LS_ENOMEM;
+    p->n++;
+    ls_finding_call_template(name, c->tmpl, sizeof(c->tmpl));
+    c->ms = c->name_ms = ls_stmt_isnull(q, kq_ms) ? 0 : ls_stmt_double(q, kq_ms);
+    c->waiter_ms = ls_stmt_isnull(q, kq_waiter_ms) ? 0 : ls_stmt_double(q, kq_waiter_ms);
+    c->holds = ls_stmt_int64(q, kq_holds);
+    c->names = 1;
+    return 0;
+}
+
+static int by_template(const void *a, const void *b)
+{
+    return strcmp(((const call_site *)a)->tmpl, ((const call_site *)b)->tmpl);
+}
+
+/* Sum the sites of one template into the first of them (stable: the
+ * sites come sorted by name, qsort's order among equals is not kept, so
+ * the heaviest name is chosen by time, then by name). */
+static void call_merge(call_path *p)
+{
+    size_t i, out = 0;
+    qsort(p->sites, p->n, sizeof(p->sites[0]), by_template);
+    for (i = 0; i < p->n; i++) {
+        call_site *c = &p->sites[i], *m = out ? &p->sites[out - 1] : NULL;
+        if (m && strcmp(m->tmpl, c->tmpl) == 0) {
+            m->ms += c->ms;
+            m->waiter_ms += c->waiter_ms;
+            m->holds += c->holds;
+            m->names++;
+            if (c->name_ms > m->name_ms ||
+                (c->name_ms == m->name_ms && strcmp(c->name, m->name) < 0)) {
+                free(m->name);
+                m->name = c->name;
+                m->name_ms = c->name_ms;
+            } else {
+                free(c->name);
+            }
+            c->name = NULL;
+            continue;
+        }
+        if (i != out) {
+            p->sites[out] = *c;
+            c->name = NULL;
+        }
+        out++;
+    }
+    p->n = out;
+}
+
+/* Offer the keeper each call site of p that fires, worded by `words`. */
+static int call_offer(ls_stmt *words, const finding_rule *r, const rule_fields *rf,
+                      call_path *p, keeper *k)
+{
+    size_t i;
+    int rc = 0;
+
+    call_merge(p);
+    for (i = 0; rc == 0 && i < p->n; i++) {
+        const call_site *c = &p->sites[i];
+        finding f;
+        value *v;
+        size_t slot;
+
+        if (!ls_finding_call_fires(c->ms) || (slot = ls_fnd_keeper_slot(k, c->ms)) >= k->limit)
+            continue;
+        memset(&f, 0, sizeof(f));
+        f.rule = r;
+        f.fields = *rf;
+        f.weight.d = c->ms;
+        ls_stmt_bind_text(words, 1, p->label);
+        ls_stmt_bind_text(words, 2, c->tmpl);
+        ls_stmt_bind_double(words, 3, c->ms);
+        ls_stmt_bind_int64(words, 4, c->holds);
+        ls_stmt_bind_double(words, 5, c->waiter_ms);
+        ls_stmt_bind_double(words, 6, p->path_ms);
+        ls_stmt_bind_int64(words, 7, c->names);
+        ls_stmt_bind_text(words, 8, c->name);
+        rc = words_read(words, &f);
+        if (rc == 0 && (v = field_of(&f, "code_path")) != NULL && !(v->s = strdup(p->label)))
+            rc = LS_ENOMEM;
+        if (rc == 0 && (v = field_of(&f, "span")) != NULL && !(v->s = strdup(c->tmpl)))
+            rc = LS_ENOMEM;
+        if (rc == 0 && (v = field_of(&f, "holds")) != NULL)
+            v->i = c->holds;
+        set_num(&f, "span_ms", c->ms);
+        set_num(&f, "waiter_ms", c->waiter_ms);
+        if (rc < 0) {
+            ls_fnd_finding_free(&f);
+            break;
+        }
+        ls_fnd_keeper_put(k, slot, &f);
+    }
+    return rc;
+}
+
+/*
+ * external_call_in_transaction: each code path's span parts by name, in
+ * code path order; the names of one call-site template
+ * (ls_finding_call_template: "/v1/customers/17/status" and ".../42/..."
+ * are one call) summed into one finding, the instances its evidence.
+ */
+int ls_fnd_gather_call(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
+                       keeper *k)
+{
+    ls_stmt *words = NULL;
+    call_path p;
+    int rc = words_prepare(s, CALL_WORDS_SQL, &words);
+
+    memset(&p, 0, sizeof(p));
+    while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
+        const char *l = ls_stmt_isnull(q, kq_label) ? "" : ls_stmt_text(q, kq_label);
+        rc = 0;
+        if (!p.label || strcmp(p.label, l) != 0) {
+            if (p.label && (rc = call_offer(words, r, rf, &p, k)) != 0)
+                break;
+            call_path_free(&p);
+            if (!(p.label = strdup(l))) {
+                rc = LS_ENOMEM;
+                break;
+            }
+            p.path_ms = ls_stmt_isnull(q, kq_path_ms) ? 0 : ls_stmt_double(q, kq_path_ms);
+        }
+        rc = call_add(&p, q);
+    }
+    if (rc == 0 && p.label)
+        rc = call_offer(words, r, rf, &p, k);
+    call_path_free(&p);
     ls_stmt_finalize(words);
     return rc < 0 ? rc : 0;
 }

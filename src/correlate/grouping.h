@@ -19,16 +19,4 @@
  * names a transaction's path under each grouping (store_schema.h). */
 #define LS_GROUPING_FUNCTION_LABEL_SQL "c.function_path"
 
-/* A WITH clause's tables for the lock-order checks: `o` (label, r1, r2),
- * each code path (the label, an expression over tx_code c, in place of
- * the format's first %s) writing relation r1 before r2. A distinct order
- * of relations is paired once, not once per transaction; only the
- * transactions for which SQL `cond` (over tx_code c) holds. */
-#define LOCK_ORDER_PAIRS_WHERE(cond)                                                      \
-    "t AS (SELECT DISTINCT %s AS label, c.order_id FROM tx_code c"                        \
-    "  WHERE c.order_id IS NOT NULL AND " cond "),"                                       \
-    " o AS (SELECT DISTINCT t.label, a.value AS r1, b.value AS r2 FROM t"                 \
-    "  JOIN lock_orders lo ON lo.order_id = t.order_id, json_each(lo.relations) a,"       \
-    "  json_each(lo.relations) b WHERE b.key > a.key)"
-
 #endif

@@ -1105,6 +1105,65 @@ out:
     return rc < 0 ? rc : 0;
 }
 
+/*
+ * Step 6: rows a serialization failure's statement names (issue 34 item
+ * 7, blind-otel's /reprice): a REPEATABLE READ update that found its row
+ * updated by a concurrent transaction (ls_serialization_names_row) often
+ * queued for it below deadlock_timeout, and logged no wait: without this
+ * a row whose only contention ends in 40001 is not hot, and no hold of
+ * it is counted. The statement is the error's (its STATEMENT text) with
+ * the parameters of the session's last logged row of that text before it
+ * (its bind). Such a row has no waits of its own.
+ */
+#define SF_COLS(X, Q)                                                                  \
+    X(Q, message, "e.message")                                                         \
+    X(Q, text, "(SELECT t.text FROM stmt_texts t WHERE t.text_id = e.text_id)")          \
+    X(Q, params, "(SELECT " LS_STMT_REF("r", "params") " FROM stmt_rows r"              \
+                 " WHERE r.session_id = e.session_id AND r.text_id = e.text_id"           \
+                 " AND r.start_ts <= e.ts AND r.verb IS NOT 2 /* LS_VERB_PARSE */"         \
+                 " ORDER BY r.stmt_id DESC LIMIT 1)")                                    \
+    X(Q, prepare, "(SELECT r.prepare FROM stmt_rows r WHERE r.session_id = e.session_id" \
+                  " AND r.text_id = e.text_id AND r.start_ts <= e.ts"                     \
+                  " AND r.verb IS NOT 2 ORDER BY r.stmt_id DESC LIMIT 1)")
+LS_COLUMNS(sq, SF_COLS);
+static const char serialization_sql[] =
+    "SELECT " LS_SELECT_LIST(sq, SF_COLS) " FROM errors e"
+    " WHERE e.class = 'serialization_failure' AND e.text_id IS NOT NULL ORDER BY e.error_id";
+
+static int serialization_rows(ls_store *s, ls_correlate_stats *stats)
+{
+    ls_stmt *q = NULL, *find = NULL, *ins = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, serialization_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
+        (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        ls_rowkey_evidence ev;
+        ls_rowkey k;
+        int64_t row_id;
+        int keyed;
+
+        memset(&ev, 0, sizeof(ev));
+        memset(&k, 0, sizeof(k));
+        ev.statement = ls_stmt_isnull(q, sq_text) ? NULL : ls_stmt_text(q, sq_text);
+        ev.params = ls_stmt_isnull(q, sq_params) ? NULL : ls_stmt_text(q, sq_params);
+        ev.prepare = ls_stmt_isnull(q, sq_prepare) ? NULL : ls_stmt_text(q, sq_prepare);
+        keyed = ev.statement && ls_rowkey_of(&ev, &k);
+        if (!ls_serialization_names_row(
+                ls_stmt_isnull(q, sq_message) ? NULL : ls_stmt_text(q, sq_message), keyed))
+            continue;
+        if ((rc = row_for(find, ins, k.rel, k.key, LS_ROW_SERIALIZATION, &row_id, stats)) != 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(find);
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
+
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *hq = NULL;
@@ -1135,8 +1194,10 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
     if (nrules && ((rc = key_waits_from_holders(s, hq, resolution, rules, nrules)) != 0 ||
                    (rc = key_by_ctid(s)) != 0))
         goto out;
-    /* 4. Write rows. 5. Rows only a deadlock's DETAIL names. */
-    if ((rc = write_rows(s, stats)) != 0 || (rc = deadlock_rows(s, stats)) != 0)
+    /* 4. Write rows. 5. Rows only a deadlock's DETAIL names. 6. Rows
+     * only a serialization failure's statement names. */
+    if ((rc = write_rows(s, stats)) != 0 || (rc = deadlock_rows(s, stats)) != 0 ||
+        (rc = serialization_rows(s, stats)) != 0)
         goto out;
     rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_row ON"
                                   " wait_rows(row_id);");

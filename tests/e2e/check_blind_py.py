@@ -116,7 +116,38 @@ MUST_HOLD = [
     "holds contained once end_hi is widened to its second's end",
     # this checker's own (in_order_contained): 245 of 245 (0 before)
     IN_ORDER,
+    # since lock order is read from the deadlocks' edges and the rows each
+    # side locked (issue 34 item 7): 1 (0 before, from relations alone)
+    "lock-order conflict found (transfer vs itself)",
 ]
+
+
+def lock_order_checks(truth, report):
+    """What the judge's count does not see: the conflict is the transfer
+    path against itself, on the rows of the truth's first deadlock (the
+    victim's first row and its partner's), with every deadlock of the
+    truth (all are transfer's), and the finding says the same. (name,
+    ok, lockspan, truth) tuples."""
+    txs = {t["id"]: t for t in truth["transactions"]}
+    dls = sorted(truth["deadlocks"], key=lambda d: d["at"])
+    first = dls[0]
+    victim = txs[first["victim_tx"]]
+    partner = txs[first["waited_for"][0]["tx"]]
+    rows = {"%s id=%s" % (lk["table"], lk["key"]) for lk in
+            (victim["locks"][0], partner["locks"][0])}
+    want = ("transfer", "transfer", sorted(rows), len(dls))
+    out = []
+    for what, items in (("report.lock_order_conflicts", report["lock_order_conflicts"]),
+                        ("finding inconsistent_lock_order",
+                         [f for f in report["findings"]
+                          if f["rule"] == "inconsistent_lock_order"])):
+        got = [(x["code_path"] == x["other_code_path"], sorted((x["first_row"], x["then_row"])),
+                x["deadlocks"]) for x in items]
+        out.append(("lock order (%s): one path against itself, the first deadlock's rows, "
+                    "every deadlock" % what,
+                    got == [(True, want[2], want[3])], got,
+                    [(True, want[2], want[3])]))
+    return out
 
 
 def main():
@@ -146,6 +177,11 @@ def main():
     results[IN_ORDER] = in_order_contained(judge, truth, report)
 
     failed = passed = xfail = xpass = 0
+    for name, ok, got, want in lock_order_checks(truth, report):
+        line = "%s: lockspan %s, truth %s" % (name, got, want)
+        print(("ok    " if ok else "FAIL  ") + line)
+        passed += ok
+        failed += not ok
     missing = [name for name in MUST_HOLD if name not in results]
     for name in missing:
         print("FAIL  %s: the judge made no such check" % name)

@@ -21,7 +21,8 @@ On the real samples (samples/README.md), each analyzed once into a store:
     checkout holds the hot row across an HTTP call; from the log alone the
     time is idle in transaction (no external call can be seen); with the
     OTLP traces it is the call the truth names (span and code path) and
-    no longer unexplained idle;
+    no longer unexplained idle; app-urlids's same call, its URL naming one
+    of three customers, is one finding (one call site), not three;
   - hidden_waiting: hidden's two rows, with the truth's hidden waiting
     (within 10 %); basic (every row's hidden waiting far below its logged
     waiting, by its hot_rows) is silent;
@@ -31,11 +32,15 @@ On the real samples (samples/README.md), each analyzed once into a store:
     a window holding the whole log (decided by the report, into temp
     tables) gives the same findings as the stored ones; --group-by
     application names the external call's code path by the application.
-  - inconsistent_lock_order: tests/e2e/data/lock-order.log (made by
-    lock-order.sh on a real server: order-service writes orders then
-    stock, stock-sync stock then orders, and they deadlock once) names the
-    pair and the log's deadlock; correlation, whose truth has no two code
-    paths writing two relations in opposite orders, is silent.
+  - inconsistent_lock_order (read from the deadlocks and the rows each
+    side locked): tests/e2e/data/lock-order.log (made by lock-order.sh on
+    a real server: order-service writes orders then stock, stock-sync
+    stock then orders, and they deadlock once) names the pair and the
+    log's deadlock; basic's billing and refunds, which lock accounts 4 and
+    5 in opposite orders and deadlock once, are named with those rows
+    (relations alone cannot tell: both write accounts only); correlation,
+    whose truth has no two code paths writing two relations in opposite
+    orders, and app (no deadlock), are silent.
 Prints one FAIL line per wrong fact, then "N passed, N failed".
 """
 import json
@@ -55,6 +60,7 @@ BENCH_PREFIX = "%m [%p] %q%u@%d/%a %c %l %v %x %e "
 WRITE = re.compile(r"^\s*(?:UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+(\w+)|"
                    r"\bFROM\s+(\w+).*\bFOR\s+(?:NO\s+KEY\s+)?UPDATE", re.I | re.S)
 ROW_MIN_WAITS = 3  # LS_FINDING_ROW_MIN_WAITS
+HOLD_TOLERANCE_MS = 25.0  # the issue's tolerance for times from spans
 
 
 def analyze(ls, tmp, name, inputs, prefix=None, extra=()):
@@ -111,6 +117,7 @@ def check_basic(ls, root, tmp):
     quiet = all((r["hidden_wait_ms"] or 0) < (r["logged_wait_ms"] or 0) for r in rep["hot_rows"])
     check(quiet and rep["hot_rows"], "basic: every hot row's hidden waiting below its logged")
     check(of(rep, "hidden_waiting") == [], f"basic: hidden_waiting {of(rep, 'hidden_waiting')}")
+    check_basic_lock_order(truth, rep)
 
     # The store holds the report's findings, in its order.
     con = sqlite3.connect(db)
@@ -128,6 +135,28 @@ def check_basic(ls, root, tmp):
                         ["--since", first + "T00:00:00Z", "--until", first + "T23:59:59Z"])
     check(whole["findings"] == rep["findings"],
           "basic: a window over the whole log decides other findings than the stored ones")
+
+
+def check_basic_lock_order(truth, rep):
+    """basic's deadlock: each side waited for the row the other had locked
+    first (the truth's two deadlock waits); both code paths and both
+    orders named, with the one deadlock, in the finding and in the
+    report's lock_order_conflicts (one side's order: the other's
+    reversed). Before issue 34 item 7 the rule read relations alone, and
+    both write accounts only: no finding."""
+    app = {s["pid"]: s["application_name"] for s in truth["sessions"]}
+    waits = [w for w in truth["waits"] if w["scenario"] == "deadlock"]
+    # a side locked first the row the other waited for
+    sides = {(app[w["waiter_pid"]], "%s id=%d" % (o["relation"], o["row_id"]),
+              "%s id=%d" % (w["relation"], w["row_id"]))
+             for w in waits for o in waits if o["waiter_pid"] == w["direct_blocker_pid"]}
+    for what, items in (("finding", of(rep, "inconsistent_lock_order")),
+                        ("lock_order_conflicts", rep["lock_order_conflicts"])):
+        got = [({(x["code_path"], x["first_row"], x["then_row"]),
+                 (x["other_code_path"], x["then_row"], x["first_row"])}, x["deadlocks"])
+               for x in items]
+        check(len(sides) == 2 and got == [(sides, len(truth["deadlocks"]))],
+              f"basic: lock order ({what}) {got}, truth {sides}")
 
 
 def check_correlation(ls, root, tmp):
@@ -179,6 +208,9 @@ def check_app(ls, root, tmp):
     check("40001" not in text and of(rep, "retries_after_serialization_failure") == [],
           "app: no serialization failure, yet a retries finding")
     check(of(rep, "hot_counter_row") == [], f"app: a counter row {of(rep, 'hot_counter_row')}")
+    check("deadlock detected" not in text and of(rep, "inconsistent_lock_order") == []
+          and rep["lock_order_conflicts"] == [],
+          f"app: no deadlock, yet a lock order {of(rep, 'inconsistent_lock_order')}")
     idle = [f["code_path"] for f in of(rep, "idle_in_transaction_head")]
     check("checkout" in idle, f"app (log alone): checkout's idle head not found ({idle})")
     check(of(rep, "external_call_in_transaction") == [],
@@ -227,6 +259,30 @@ def check_app(ls, root, tmp):
           f"{truth['application_name']}")
 
 
+def check_app_urlids(ls, root, tmp):
+    """samples/app-urlids (app.sh with LOCKSPAN_APP_CHARGE_BY_CUSTOMER=1):
+    checkout's call to the payments-api names the customer in its URL and
+    its span's name (/customers/1..3/charge): one call site, one finding
+    (issue 34 item 7: it was one per URL), with every instance's time and
+    holds, and the URLs counted in its evidence."""
+    d, truth, prefix = sample(root, "app-urlids")
+    _, rep = analyze(ls, tmp, "app-urlids", [os.path.join(d, "postgresql.log"),
+                                             os.path.join(d, "traces.otlp.jsonl")], prefix)
+    spans = [(k, v) for b in truth["top_path_breakdowns"] for k, v in b["spans_s"].items()]
+    names = {k for k, _ in spans}
+    templates = {re.sub(r"/[0-9]+(?=/|$)", "/{id}", k) for k in names}
+    checkout = next(c["function"] for c in truth["code_paths"] if c["route"] == "/checkout")
+    call = of(rep, "external_call_in_transaction")
+    got = [(c["code_path"], c["span"], c["holds"], round(c["span_ms"])) for c in call]
+    want_ms = 1000 * sum(v for _, v in spans)
+    check(len(names) > 1 and len(templates) == 1 and len(call) == 1
+          and got[0][:3] == (checkout, templates.pop(), len(spans))
+          and abs(call[0]["span_ms"] - want_ms) <= HOLD_TOLERANCE_MS
+          and f"({len(names)} URLs," in call[0]["evidence"],
+          f"app-urlids: external call findings {got}, truth {len(spans)} calls of "
+          f"{sorted(names)} in {checkout} for {want_ms:.0f} ms")
+
+
 def check_hidden(ls, root, tmp):
     d, truth, prefix = sample(root, "hidden")
     _, rep = analyze(ls, tmp, "hidden", [os.path.join(d, "postgresql.log")], prefix)
@@ -259,6 +315,7 @@ def main():
         check_basic(ls, root, tmp)
         check_correlation(ls, root, tmp)
         check_app(ls, root, tmp)
+        check_app_urlids(ls, root, tmp)
         check_hidden(ls, root, tmp)
         check_lock_order(ls, root, tmp)
     return report()

@@ -20,6 +20,41 @@ static void test_call(void)
     CHECK_INT(ls_finding_call_fires(50.0), 1); /* the documented 50 ms */
 }
 
+/* The call-site template: ids in a URL path become {id}; words, versions
+ * and short hex stay; a query is dropped; the output is cut to fit. */
+static void check_template(const char *name, const char *want, int replaced)
+{
+    char out[128];
+    CHECK_INT(ls_finding_call_template(name, out, sizeof(out)), replaced);
+    CHECK_STR(out, want);
+}
+
+static void test_call_template(void)
+{
+    char small[8];
+    check_template("HTTP GET kyc-api /v1/customers/17/status",
+                   "HTTP GET kyc-api /v1/customers/{id}/status", 1);
+    check_template("HTTP GET kyc-api /v1/customers/4242/status",
+                   "HTTP GET kyc-api /v1/customers/{id}/status", 1);
+    check_template("GET /orders/123e4567-e89b-12d3-a456-426614174000",
+                   "GET /orders/{id}", 1);
+    check_template("GET /orders/123e4567-e89b-12d3-a456-42661417400", /* 35: no UUID */
+                   "GET /orders/123e4567-e89b-12d3-a456-42661417400", 0);
+    check_template("GET /blobs/5f2b9c1e", "GET /blobs/{id}", 1); /* 8 hex, digits */
+    check_template("GET /blobs/5f2b9c1", "GET /blobs/5f2b9c1", 0); /* 7: a word */
+    check_template("GET /blobs/deadbeef", "GET /blobs/deadbeef", 0); /* no digit */
+    check_template("GET /v1/status", "GET /v1/status", 0);
+    check_template("GET /a/1/b/2?x=3&y=4 tail", "GET /a/{id}/b/{id} tail", 2);
+    check_template("GET http://127.0.0.1:8080/charge/9#top", "GET http://127.0.0.1:8080/charge/{id}",
+                   1);
+    check_template("POST", "POST", 0);
+    check_template("HTTP POST payments-api /charge", "HTTP POST payments-api /charge", 0);
+    check_template("rate 50/100?", "rate 50/{id}", 1); /* a slash makes a path */
+    check_template("", "", 0);
+    CHECK_INT(ls_finding_call_template("GET /a/12345", small, sizeof(small)), 1);
+    CHECK_STR(small, "GET /a/"); /* cut to 7 bytes and terminated */
+}
+
 static void test_idle(void)
 {
     ls_idle_heads p;
@@ -75,6 +110,19 @@ static void test_queue(void)
     CHECK_INT(ls_finding_queue_fires("AccessShareLock", 3), 0);     /* a SELECT */
     CHECK_INT(ls_finding_queue_fires(NULL, 3), 0);                  /* no mode logged */
     CHECK_INT(ls_finding_queue_fires("ExclusiveLock on", 3), 0);    /* not a mode's name */
+}
+
+/* inconsistent_lock_order: a pair of opposite orders is named from its
+ * first deadlock, never without one (two paths writing two relations in
+ * opposite orders with no deadlock between them). */
+static void test_lock_order(void)
+{
+    CHECK_INT(ls_finding_lock_order_fires(LS_FINDING_ORDER_MIN_DEADLOCKS), 1);
+    CHECK_INT(ls_finding_lock_order_fires(LS_FINDING_ORDER_MIN_DEADLOCKS - 1), 0);
+    CHECK_INT(ls_finding_lock_order_fires(1), 1); /* the documented one deadlock */
+    CHECK_INT(ls_finding_lock_order_fires(0), 0);
+    CHECK_INT(ls_finding_lock_order_fires(-1), 0);
+    CHECK_INT(ls_finding_lock_order_fires(7), 1);
 }
 
 static void test_counter(void)
@@ -235,9 +283,11 @@ static void test_cmp(void)
 int main(void)
 {
     test_call();
+    test_call_template();
     test_idle();
     test_count();
     test_queue();
+    test_lock_order();
     test_counter();
     test_increment();
     test_is_counter();

@@ -85,10 +85,31 @@ static void test_deadlock_names_row(void)
     CHECK_INT(ls_deadlock_names_row(NULL, 1), 0);          /* no edge read: no evidence */
 }
 
+/* A 40001's statement names the row another transaction held when the
+ * message says it was updated (or deleted) concurrently; the English
+ * messages as PostgreSQL 15 writes them (the executor's; the SSI one is
+ * predicate.c's), and one in other words, as a translation gives. */
+static void test_serialization_names_row(void)
+{
+    CHECK_INT(ls_serialization_names_row(
+                  "could not serialize access due to concurrent update", 1), 1);
+    CHECK_INT(ls_serialization_names_row(
+                  "could not serialize access due to concurrent delete", 1), 1);
+    CHECK_INT(ls_serialization_names_row(
+                  "could not serialize access due to concurrent update", 0), 0); /* no key */
+    CHECK_INT(ls_serialization_names_row("could not serialize access due to read/write "
+                                         "dependencies among transactions", 1), 0); /* SSI */
+    CHECK_INT(ls_serialization_names_row(NULL, 1), 0);
+    /* other words (a translated message): not read */
+    CHECK_INT(ls_serialization_names_row("acces impossible a serialiser (mise a jour "
+                                         "concurrente)", 1), 0);
+}
+
 int main(void)
 {
     test_row_lock();
     test_deadlock_names_row();
+    test_serialization_names_row();
     test_row_of_wait();
     return TEST_REPORT();
 }

@@ -4,6 +4,7 @@
 #include "finding.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "tolerances.h"
 #include "wait.h"
@@ -41,6 +42,89 @@ int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_m
 int ls_finding_count_fires(int64_t n)
 {
     return n > 0;
+}
+
+/* A UUID's length and its dashes' places (8-4-4-4-12). */
+#define UUID_LEN 36
+
+static int is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static int is_uuid(const char *s, size_t len)
+{
+    size_t i;
+    if (len != UUID_LEN)
+        return 0;
+    for (i = 0; i < len; i++) {
+        int dash = i == 8 || i == 13 || i == 18 || i == 23;
+        if (dash ? s[i] != '-' : !is_hex(s[i]))
+            return 0;
+    }
+    return 1;
+}
+
+/* Is the path segment s[0..len) an id (ls_finding_call_template)? */
+static int is_id_segment(const char *s, size_t len)
+{
+    size_t i, digits = 0;
+    int hex = 1;
+    if (len == 0)
+        return 0;
+    if (is_uuid(s, len))
+        return 1;
+    for (i = 0; i < len; i++) {
+        digits += s[i] >= '0' && s[i] <= '9';
+        hex &= is_hex(s[i]);
+    }
+    return digits == len || (hex && digits > 0 && len >= LS_FINDING_CALL_HEX_MIN);
+}
+
+/* Append s[0..len) to out[*at..n-1), cut to fit. */
+static void put(char *out, size_t n, size_t *at, const char *s, size_t len)
+{
+    size_t room = n - 1 - *at;
+    if (len > room)
+        len = room;
+    memcpy(out + *at, s, len);
+    *at += len;
+}
+
+int ls_finding_call_template(const char *name, char *out, size_t n)
+{
+    const char *p = name;
+    size_t at = 0;
+    int replaced = 0, in_path = 0;
+
+    while (*p) {
+        if (*p == ' ') {
+            in_path = 0;
+            put(out, n, &at, p++, 1);
+        } else if (*p == '/') {
+            size_t len = strcspn(p + 1, "/?# ");
+            in_path = 1;
+            put(out, n, &at, p, 1);
+            if (is_id_segment(p + 1, len)) {
+                put(out, n, &at, LS_FINDING_CALL_ID, strlen(LS_FINDING_CALL_ID));
+                replaced++;
+            } else {
+                put(out, n, &at, p + 1, len);
+            }
+            p += 1 + len;
+        } else if (in_path && (*p == '?' || *p == '#')) {
+            p += strcspn(p, " "); /* the query or fragment, to the word's end */
+        } else {
+            put(out, n, &at, p++, 1);
+        }
+    }
+    out[at] = '\0';
+    return replaced;
+}
+
+int ls_finding_lock_order_fires(int64_t deadlocks)
+{
+    return deadlocks >= LS_FINDING_ORDER_MIN_DEADLOCKS;
 }
 
 int ls_finding_is_increment(const char *sql)

@@ -15,6 +15,23 @@
  * LS_FINDING_CALL_MIN_MS or more. */
 int ls_finding_call_fires(double span_ms);
 
+/*
+ * external_call_in_transaction: the call-site template of a span's name,
+ * as OpenTelemetry's http.route names a route: in each URL path of the
+ * name (a word holding a '/'), every segment that is an id becomes
+ * "{id}" (LS_FINDING_CALL_ID) and a query or fragment ("?...", "#...")
+ * is dropped, so that "HTTP GET kyc-api /v1/customers/17/status" and
+ * ".../42/status" are one call site. A segment is an id when it is all
+ * digits, a UUID (8-4-4-4-12 hex digits), or LS_FINDING_CALL_HEX_MIN hex
+ * digits or more with at least one decimal digit (a hash, an object id;
+ * "deadbeef", with none, is a word). Writes the template into out
+ * (size n, n > 0, cut to fit and always terminated); returns how many
+ * segments it replaced (0: the name is its own template).
+ */
+int ls_finding_call_template(const char *name, char *out, size_t n);
+/* What a call-site template has in place of an id segment. */
+#define LS_FINDING_CALL_ID "{id}"
+
 /* idle_in_transaction_head, per hold: a hold of a hot row whose holder
  * sat idle in transaction at the head of the queue counts when it made
  * others wait LS_FINDING_IDLE_MIN_WAITER_MS or more and held
@@ -50,6 +67,15 @@ int ls_finding_count_fires(int64_t n);
  * none (NULL, unknown) does not fire.
  */
 int ls_finding_queue_fires(const char *mode, int64_t queued);
+ * inconsistent_lock_order: two sides (two code paths, or one against
+ * itself) that locked the same two rows in opposite orders, as read from
+ * the deadlocks' edges and the rows each side locked (correlate/lockorder.h),
+ * made `deadlocks` deadlocks: named on one or more. Two paths that only
+ * write the same relations in opposite orders are never named: they may
+ * lock different rows, or one may INSERT a fresh row nobody else can
+ * hold, and neither can deadlock.
+ */
+int ls_finding_lock_order_fires(int64_t deadlocks);
 
 /* hot_counter_row: is a statement an increment of a column, as in
  * "UPDATE t SET n = n + 1"? Its text, with ASCII letters in lower case

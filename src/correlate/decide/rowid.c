@@ -17,6 +17,13 @@ int ls_deadlock_names_row(const char *edge_kind, int keyed)
     return keyed && edge_kind && ls_is_row_lock(edge_kind);
 }
 
+int ls_serialization_names_row(const char *message, int keyed)
+{
+    return keyed && message &&
+           (strstr(message, "due to concurrent update") != NULL ||
+            strstr(message, "due to concurrent delete") != NULL);
+}
+
 const char *ls_row_of_wait(const ls_row_wait *w, char *rel, size_t rel_len, char *key,
                            size_t key_len, char *why, size_t why_len)
 {

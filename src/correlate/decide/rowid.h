@@ -32,6 +32,24 @@ typedef struct ls_row_wait {
 /* How row_keys.evidence reads for a row only a deadlock's DETAIL named. */
 #define LS_ROW_DEADLOCK_DETAIL "key in a deadlock process's statement"
 
+/* How row_keys.evidence reads for a row only a serialization failure's
+ * statement named. */
+#define LS_ROW_SERIALIZATION "key in a statement that failed on a concurrent update"
+
+/*
+ * Does a serialization failure say that its statement's row was locked
+ * by another transaction? PostgreSQL's "could not serialize access due to
+ * concurrent update" (or "... delete") is raised by a REPEATABLE READ or
+ * SERIALIZABLE statement that found its row updated by a transaction that
+ * committed after its snapshot: the row was another's, often while the
+ * failing statement queued for it (its wait below deadlock_timeout is
+ * then logged nowhere else). The message (message, NULL: unknown) must
+ * say so, in English (a translated one is not read: no evidence), and the
+ * statement must name a key (keyed). The SSI failure "due to read/write
+ * dependencies among transactions" names no row lock.
+ */
+int ls_serialization_names_row(const char *message, int keyed);
+
 /*
  * Does a deadlock's process say it waited for the row its statement
  * names? Its DETAIL edge ("Process N waits for ShareLock on transaction

@@ -152,6 +152,13 @@
  * that conflicts with this one: ShareUpdateExclusiveLock and stronger,
  * which no plain SELECT, SELECT ... FOR UPDATE or DML takes. */
 #define LS_FINDING_DDL_MODE_FLOOR "ShareUpdateExclusiveLock"
+/* A URL path segment of this many hex digits or more (one at least a
+ * decimal digit) is an id in a call-site template (ls_finding_call_template):
+ * a 32-bit hash in hex, a Mongo ObjectId (24), a git hash (40). */
+#define LS_FINDING_CALL_HEX_MIN 8
+/* Two sides that locked the same rows in opposite orders are named when
+ * they deadlocked at least this often (one deadlock proves the order). */
+#define LS_FINDING_ORDER_MIN_DEADLOCKS 1
 /* The most findings one rule names: per code path, and per row. */
 #define LS_FINDING_MAX_PER_PATH 5
 #define LS_FINDING_MAX_PER_ROW 3

@@ -1,0 +1,78 @@
+/*
+ * lockorder.h — lock order read from deadlocks (issue 34 item 7): the
+ * SQL over the store that the findings pass's rule inconsistent_lock_order
+ * (findings.c) gathers its pairs with. The report's lock_order_conflicts
+ * list is those findings' pairs (reports/findings.c), so the two never
+ * differ.
+ *
+ * A deadlock's DETAIL says who waited for whom ("Process X waits for
+ * ShareLock on transaction T; blocked by process Y", deadlock_edges); the
+ * victim's own wait is a logged lock wait ending in `deadlock`, keyed to
+ * the row it wanted (b) and to the transaction holding it (the survivor).
+ * That holder is in the cycle (a process of the DETAIL's edges) and
+ * wanted a row the victim held (a): the victim's row locked before its
+ * wait that the holder then held once the victim rolled back, or, where
+ * the victim's hold is missing and the DETAIL has the holder wait for the
+ * victim itself, the row the holder locked after b (when it waits for
+ * another process of a longer cycle, the row it locked next was that
+ * process's, not the victim's). So the victim locked a before b and
+ * the survivor b before a: two orders, one per side, read from the keys
+ * each side locked, never from relations alone (two paths that write one
+ * relation in opposite orders may lock different rows, or one may INSERT
+ * a fresh row that nobody else can hold: they cannot deadlock). Both
+ * sides may be one code path (a transfer locking its two rows in request
+ * order deadlocks with itself).
+ *
+ * A deadlock whose victim waited for a row held by a process that wanted
+ * no row of the victim's (a longer cycle, through others' rows) is not
+ * read: the other processes' rows are named only by their statements.
+ */
+#ifndef LS_CORRELATE_LOCKORDER_H
+#define LS_CORRELATE_LOCKORDER_H
+
+/*
+ * A WITH clause's tables, the last `lock_cycles` (label, r1, r2, other,
+ * row1, row2, deadlocks, first_ts): code path `label` locked row1 (of
+ * relation r1) before row2 (of r2), code path `other` the other way
+ * round, in `deadlocks` deadlocks, the first at first_ts; row1 and row2
+ * are the first deadlock's rows ("relation key"). One row per pair of
+ * paths and relations, named in a fixed orientation (the smaller of
+ * (label, r1, r2) and (other, r2, r1) first). `label` is an expression
+ * over tx_code c in place of the text's one %s; only the deadlocks d for
+ * which SQL `cond` holds.
+ */
+#define LS_LOCK_CYCLES_WHERE(cond)                                                          \
+    "lc_v AS (SELECT d.deadlock_id, d.ts, w.waiter_tx AS v, w.holder_tx AS s, w.row_id AS b," \
+    "  w.waiter_stmt AS vstmt, EXISTS (SELECT 1 FROM deadlock_edges e"                       \
+    "   WHERE e.deadlock_id = d.deadlock_id AND e.waiter_pid = w.holder_pid"                  \
+    "   AND e.blocker_pid = d.victim_pid) AS direct FROM deadlocks d JOIN lock_waits w"       \
+    "  ON w.wait_id = (SELECT x.wait_id FROM lock_wait_rows x WHERE x.pid = d.victim_pid"     \
+    "   AND x.outcome = 'deadlock' AND x.file_id = d.file_id AND x.line <= d.line"           \
+    "   ORDER BY x.line DESC LIMIT 1)"                                                        \
+    "  WHERE w.row_id IS NOT NULL AND w.waiter_tx IS NOT NULL AND w.holder_tx IS NOT NULL"    \
+    "  AND EXISTS (SELECT 1 FROM deadlock_edges e WHERE e.deadlock_id = d.deadlock_id"        \
+    "   AND e.waiter_pid = w.holder_pid) AND " cond "),"                                     \
+    " lc_a AS (SELECT lc_v.*, coalesce("                                                      \
+    "  (SELECT hv.row_id FROM holds hv WHERE hv.tx_id = lc_v.v AND hv.row_id <> lc_v.b"       \
+    "   AND (lc_v.vstmt IS NULL OR hv.lock_stmt < lc_v.vstmt) AND EXISTS (SELECT 1"           \
+    "   FROM holds hs WHERE hs.tx_id = lc_v.s AND hs.row_id = hv.row_id)"                     \
+    "   ORDER BY hv.lock_stmt DESC LIMIT 1),"                                                 \
+    "  (SELECT hs.row_id FROM holds hs JOIN holds hb ON hb.tx_id = lc_v.s"                    \
+    "   AND hb.row_id = lc_v.b WHERE lc_v.direct AND hs.tx_id = lc_v.s"                       \
+    "   AND hs.row_id <> lc_v.b AND hs.lock_stmt > hb.lock_stmt"                              \
+    "   ORDER BY hs.lock_stmt LIMIT 1)) AS a FROM lc_v),"                                     \
+    " lc_l AS (SELECT c.tx_id, %s AS label FROM tx_code c WHERE c.tx_id IN"                  \
+    "  (SELECT v FROM lc_a UNION SELECT s FROM lc_a)),"                                       \
+    " lc_s AS (SELECT lc_a.deadlock_id, lc_a.ts, lv.label AS lv, ls.label AS ls,"             \
+    "  ka.relation AS ra, kb.relation AS rb, ka.relation || ' ' || ka.row_key AS rowa,"       \
+    "  kb.relation || ' ' || kb.row_key AS rowb FROM lc_a JOIN lc_l lv ON lv.tx_id = lc_a.v" \
+    "  JOIN lc_l ls ON ls.tx_id = lc_a.s JOIN row_keys ka ON ka.row_id = lc_a.a"              \
+    "  JOIN row_keys kb ON kb.row_id = lc_a.b),"                                              \
+    " lc_o AS (SELECT deadlock_id, ts, lv AS label, ra AS r1, rb AS r2, ls AS other,"         \
+    "  rowa AS row1, rowb AS row2 FROM lc_s WHERE (lv, ra, rb) <= (ls, rb, ra)"               \
+    "  UNION ALL SELECT deadlock_id, ts, ls, rb, ra, lv, rowb, rowa FROM lc_s"                \
+    "  WHERE (lv, ra, rb) > (ls, rb, ra)),"                                                   \
+    " lock_cycles AS (SELECT label, r1, r2, other, row1, row2, count(*) AS deadlocks,"        \
+    "  min(ts) AS first_ts FROM lc_o GROUP BY label, r1, r2, other)"
+
+#endif
