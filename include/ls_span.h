@@ -52,6 +52,7 @@ typedef struct ls_span {
     const char *http_route;     /* http.route */
     const char *http_method;    /* http.method, http.request.method */
     const char *http_url;       /* http.url, url.full */
+    const char *url_path;       /* url.path, http.target, http.path (Zipkin) */
     const char *peer_service;   /* peer.service, server.address */
     int64_t db_pid;             /* LS_SPAN_PID_ATTRIBUTE (or as configured); 0 if absent */
     const char *attributes;     /* every attribute as a JSON object text, or NULL */

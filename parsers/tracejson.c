@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ls_common.h"
 #include "tracejson.h"
@@ -440,6 +441,9 @@ static const struct {
     {"http.request.method", TJ_HTTP_METHOD, 2},
     {"http.url", TJ_HTTP_URL, 1},
     {"url.full", TJ_HTTP_URL, 2},
+    {"http.path", TJ_URL_PATH, 1},
+    {"http.target", TJ_URL_PATH, 2},
+    {"url.path", TJ_URL_PATH, 3},
     {"net.peer.name", TJ_PEER_SERVICE, 1},
     {"server.address", TJ_PEER_SERVICE, 2},
     {"peer.service", TJ_PEER_SERVICE, 3},
@@ -458,6 +462,7 @@ static const char **str_field(ls_span *sp, int field)
     case TJ_HTTP_ROUTE: return &sp->http_route;
     case TJ_HTTP_METHOD: return &sp->http_method;
     case TJ_HTTP_URL: return &sp->http_url;
+    case TJ_URL_PATH: return &sp->url_path;
     case TJ_PEER_SERVICE: return &sp->peer_service;
     default: return NULL;
     }
@@ -534,9 +539,75 @@ int ls_tj_attr(ls_tj *tj, const char *key, const cJSON *v, int anyvalue)
     return ls_buf_failed(&tj->attrs) == LS_ENOMEM ? LS_ENOMEM : 0;
 }
 
+/* Does name say nothing but the request's method: "POST", "post", "HTTP POST"? */
+static int is_bare_method(const char *name, const char *method)
+{
+    static const char *const methods[] = {"GET",    "POST",  "PUT",     "PATCH", "DELETE",
+                                          "HEAD",   "OPTIONS", "TRACE", "CONNECT"};
+    size_t i;
+
+    if (strncasecmp(name, "HTTP ", 5) == 0)
+        name += 5;
+    if (method && strcasecmp(name, method) == 0)
+        return 1;
+    for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+        if (strcasecmp(name, methods[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Append s up to its query or fragment. */
+static void add_path(ls_buf *out, const char *s)
+{
+    ls_buf_add(out, s, strcspn(s, "?#"));
+}
+
+int ls_tj_http_name(const ls_span *sp, ls_buf *out)
+{
+    const char *method = sp->http_method ? sp->http_method : sp->name;
+    const char *url = sp->http_url, *host;
+    int rc;
+
+    if (!sp->name || !is_bare_method(sp->name, sp->http_method))
+        return 0;
+    if (strncasecmp(method, "HTTP ", 5) == 0)
+        method += 5;
+    ls_buf_reset(out);
+    ls_buf_add(out, method, strlen(method));
+    ls_buf_addc(out, ' ');
+    if (sp->kind != LS_SPAN_CLIENT && sp->http_route) {
+        ls_buf_add(out, sp->http_route, strlen(sp->http_route));
+    } else if (sp->kind != LS_SPAN_CLIENT && sp->url_path && sp->url_path[0] == '/') {
+        add_path(out, sp->url_path);
+    } else if (url && (host = strstr(url, "://")) != NULL && host[3]) {
+        /* the peer and the path of the full URL, without scheme,
+         * credentials or query */
+        const char *at;
+        host += 3;
+        at = strchr(host, '@');
+        if (at && at < host + strcspn(host, "/?#"))
+            host = at + 1;
+        add_path(out, host);
+    } else if (sp->url_path && sp->url_path[0] == '/') {
+        if (sp->peer_service)
+            ls_buf_add(out, sp->peer_service, strlen(sp->peer_service));
+        add_path(out, sp->url_path);
+    } else {
+        return 0;
+    }
+    rc = ls_buf_failed(out);
+    return rc == LS_ENOMEM ? LS_ENOMEM : rc != 0 ? 0 : 1; /* too long: the name stands */
+}
+
 int ls_tj_span_emit(ls_tj *tj, const cJSON *obj)
 {
+    int rc;
+
     (void)obj;
+    if ((rc = ls_tj_http_name(&tj->sp, &tj->name)) < 0)
+        return rc;
+    if (rc == 1)
+        tj->sp.name = ls_buf_str(&tj->name);
     if (tj->nattrs) {
         ls_buf_addc(&tj->attrs, '}');
         if (ls_buf_failed(&tj->attrs) == LS_ENOMEM)
@@ -1320,6 +1391,7 @@ void ls_tj_destroy(void *state)
     free(tj->rs_service);
     ls_buf_free(&tj->attrs);
     ls_buf_free(&tj->one);
+    ls_buf_free(&tj->name);
     free(tj->file);
     free(tj->pid_attr);
     free(tj);
@@ -1339,6 +1411,7 @@ int ls_tj_create(void **out, const char *format, const ls_parse_opts *opts, cons
     ls_buf_init(&tj->res, tj->doc_max);
     ls_buf_init(&tj->attrs, LS_TRACE_ATTRS_MAX + 16);
     ls_buf_init(&tj->one, LS_TRACE_ATTRS_MAX + 16);
+    ls_buf_init(&tj->name, LS_TRACE_NAME_MAX);
     tj->file = ls_strdup(opts && opts->file ? opts->file : "-");
     tj->pid_attr = ls_strdup(LS_SPAN_PID_ATTRIBUTE);
     if (!tj->file || !tj->pid_attr) {

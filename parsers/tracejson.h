@@ -60,6 +60,8 @@
 #define TJ_ROLE_DEPTH 6
 /* Largest ls_span.attributes text; attributes that do not fit are dropped. */
 #define LS_TRACE_ATTRS_MAX (16u * 1024u)
+/* Longest span name ls_tj_http_name writes; a longer one keeps the span's own. */
+#define LS_TRACE_NAME_MAX 2048u
 
 /* The ls_span fields that semantic-convention attributes fill. */
 enum {
@@ -74,6 +76,7 @@ enum {
     TJ_HTTP_ROUTE,
     TJ_HTTP_METHOD,
     TJ_HTTP_URL,
+    TJ_URL_PATH,
     TJ_PEER_SERVICE,
     TJ_DB_PID,
     TJ__FIELDS
@@ -143,6 +146,7 @@ typedef struct ls_tj {
     int rank[TJ__FIELDS];
     ls_buf attrs;   /* "{" and the pairs so far */
     ls_buf one;     /* one rendered value */
+    ls_buf name;    /* the name ls_tj_http_name completed */
     int nattrs, cut;
 
     /* facts for the closing note */
@@ -189,6 +193,21 @@ void ls_tj_span_begin(ls_tj *tj, const char *format, uint64_t line);
 int ls_tj_attr(ls_tj *tj, const char *key, const cJSON *v, int anyvalue);
 /* Hand the span to the sink (after checking its ids); 0 or negative. */
 int ls_tj_span_emit(ls_tj *tj, const cJSON *obj);
+
+/*
+ * The name an HTTP span should have had. The semantic conventions name an
+ * HTTP server span "{method} {http.route}" and a client span "{method}
+ * {url.template}", and "{method}" alone when the instrumentation knows
+ * neither: Node's stock http instrumentation without a web framework
+ * names every request and every outgoing call "POST". When sp's name is
+ * only its method ("POST", "post", "HTTP POST"), write to out the method
+ * and what the span says of its target: a server span's http.route, else
+ * its url.path (http.target); a client span's peer and path from url.full
+ * (no scheme, credentials, query or fragment), else peer.service and
+ * url.path. 1 when out holds a name, 0 when sp's name stands (it says more
+ * than the method, or the span names no target), LS_ENOMEM.
+ */
+int ls_tj_http_name(const ls_span *sp, ls_buf *out);
 /* Report a span that cannot be used; `obj` is shown (cut). */
 void ls_tj_bad_span(ls_tj *tj, const char *reason, const cJSON *obj);
 

@@ -37,6 +37,7 @@
 #include <cjson/cJSON.h>
 
 #include "correlate_int.h"
+#include "decide/finding.h"
 #include "decide/pathid.h"
 #include "decide/vote.h"
 #include "ls_buf.h"
@@ -1070,6 +1071,10 @@ out:
     X(Q, span_row, "sp.span_row")             \
     X(Q, kind, "sp.kind")                     \
     X(Q, http_route, "sp.http_route")         \
+    X(Q, url_path, "CASE WHEN sp.http_route IS NULL THEN coalesce("         \
+                   "json_extract(sp.attributes, '$.\"url.path\"'),"         \
+                   " json_extract(sp.attributes, '$.\"http.target\"'),"     \
+                   " json_extract(sp.attributes, '$.\"http.path\"')) END") \
     X(Q, service, "sp.service")               \
     X(Q, name, "sp.name")
 #define LINKED_COLS(X, Q)    \
@@ -1091,6 +1096,25 @@ static const char set_code_sql[] =
     " code_filepath = (SELECT code_filepath FROM spans WHERE span_row = ?3),"
     " code_lineno = (SELECT code_lineno FROM spans WHERE span_row = ?3),"
     " offset_us = ?7 WHERE tx_id = ?1";
+
+/*
+ * The route of the span a walk is at: its http.route, else its URL path
+ * with the ids in it as one template ("/bookings/{id}", what http.route
+ * would say: ls_finding_call_template), so that an instrumentation that
+ * knows no route (Node's http without a web framework) still names the
+ * request's path and not one path per id. "" when it has neither.
+ */
+static void span_route(ls_stmt *par, char *route, size_t n)
+{
+    const char *path;
+
+    if (!ls_stmt_isnull(par, pa_http_route)) {
+        snprintf(route, n, "%s", ls_stmt_text(par, pa_http_route));
+    } else if (!ls_stmt_isnull(par, pa_url_path) &&
+               (path = ls_stmt_text(par, pa_url_path))[0] == '/') {
+        ls_finding_call_template(path, route, n);
+    }
+}
 
 /*
  * Walk up from the linked span: the first span with code attributes is
@@ -1130,8 +1154,7 @@ static int resolve_code(ls_store *s, int64_t offset)
             if (!have_server) {
                 snprintf(root, sizeof(root), "%s", ls_stmt_text(par, pa_name));
                 snprintf(service, sizeof(service), "%s", ls_stmt_text(par, pa_service));
-                if (!ls_stmt_isnull(par, pa_http_route))
-                    snprintf(route, sizeof(route), "%s", ls_stmt_text(par, pa_http_route));
+                span_route(par, route, sizeof(route));
                 have_server = ls_stmt_int64(par, pa_kind) == LS_SPAN_SERVER;
             }
             snprintf(parent, sizeof(parent), "%s", ls_stmt_text(par, pa_parent_id));

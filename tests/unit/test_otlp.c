@@ -580,8 +580,69 @@ static void test_input_pieces(void)
     free(line);
 }
 
+
+/*
+ * Bare-method HTTP span names completed with their target. The spans'
+ * names, kinds and attributes are those of real exports: Node's
+ * @opentelemetry/instrumentation-http without a web framework
+ * (samples/blind-pool: a SERVER span "POST" with url.path "/checkins",
+ * a CLIENT span "POST" with url.full "http://127.0.0.1:55543/reserve"),
+ * the older conventions' http.target, a Zipkin "post", and names that
+ * already say more.
+ */
+static void check_name(ls_span_kind kind, const char *name, const char *method,
+                       const char *route, const char *path, const char *url,
+                       const char *peer, const char *want)
+{
+    ls_span sp;
+    ls_buf out;
+    int rc;
+
+    memset(&sp, 0, sizeof(sp));
+    ls_buf_init(&out, LS_TRACE_NAME_MAX);
+    sp.kind = kind;
+    sp.name = name;
+    sp.http_method = method;
+    sp.http_route = route;
+    sp.url_path = path;
+    sp.http_url = url;
+    sp.peer_service = peer;
+    rc = ls_tj_http_name(&sp, &out);
+    CHECK_INT(rc, want ? 1 : 0);
+    if (want && rc == 1)
+        CHECK_STR(ls_buf_str(&out), want);
+    ls_buf_free(&out);
+}
+
+static void test_http_names(void)
+{
+    /* server: the route first, else the path without its query */
+    check_name(LS_SPAN_SERVER, "POST", "POST", NULL, "/checkins", NULL, "127.0.0.1",
+               "POST /checkins");
+    check_name(LS_SPAN_SERVER, "POST", "POST", "/bookings/:id", "/bookings/7", NULL, NULL,
+               "POST /bookings/:id");
+    check_name(LS_SPAN_SERVER, "GET", "GET", NULL, "/events/3?full=1#top", NULL, NULL,
+               "GET /events/3");
+    check_name(LS_SPAN_SERVER, "HTTP GET", NULL, NULL, "/health", NULL, NULL, "GET /health");
+    /* client: the peer and path of the full URL, no credentials or query */
+    check_name(LS_SPAN_CLIENT, "POST", "POST", NULL, NULL, "http://127.0.0.1:55543/reserve",
+               "127.0.0.1", "POST 127.0.0.1:55543/reserve");
+    check_name(LS_SPAN_CLIENT, "GET", "GET", NULL, NULL,
+               "https://REDACTED:REDACTED@kyc.example/v1/c/12?x=1", NULL,
+               "GET kyc.example/v1/c/12");
+    check_name(LS_SPAN_CLIENT, "post", NULL, NULL, "/charge", NULL, "payments",
+               "post payments/charge");
+    /* a name that says more, or nothing to add, stands */
+    check_name(LS_SPAN_SERVER, "POST /checkout", "POST", "/checkout", NULL, NULL, NULL, NULL);
+    check_name(LS_SPAN_CLIENT, "pg.query:UPDATE tickets", NULL, NULL, NULL, NULL, NULL, NULL);
+    check_name(LS_SPAN_SERVER, "POST", "POST", NULL, NULL, NULL, NULL, NULL);
+    check_name(LS_SPAN_CLIENT, "POST", "POST", NULL, "relative", NULL, NULL, NULL);
+    check_name(LS_SPAN_INTERNAL, "PUT", "PUT", NULL, "/a", NULL, NULL, "PUT /a");
+}
+
 int main(void)
 {
+    test_http_names();
     test_pieces();
     test_input_pieces();
     test_json_lines();

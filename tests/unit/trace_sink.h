@@ -16,7 +16,7 @@
 
 typedef struct ts_span {
     ls_span sp; /* string members point at the copies below */
-    char *s[17];
+    char *s[18];
 } ts_span;
 
 typedef struct ts_sink {
@@ -42,12 +42,12 @@ static int ts_on_span(void *ctx, const ls_span *sp)
 {
     ts_sink *c = ctx;
     ts_span *g = &c->spans[c->n < TS_MAX ? c->n : 0];
-    const char **const f[17] = {
+    const char **const f[18] = {
         &g->sp.file,         &g->sp.format,         &g->sp.name,          &g->sp.service,
         &g->sp.db_system,    &g->sp.db_statement,   &g->sp.db_name,       &g->sp.db_operation,
         &g->sp.code_function, &g->sp.code_namespace, &g->sp.code_filepath, &g->sp.http_route,
         &g->sp.http_method,  &g->sp.http_url,       &g->sp.peer_service,  &g->sp.attributes,
-        NULL,
+        &g->sp.url_path,     NULL,
     };
     int i;
     c->total++;
@@ -108,7 +108,7 @@ static void ts_free(ts_sink *c)
 {
     int i, j;
     for (i = 0; i < c->n; i++)
-        for (j = 0; j < 17; j++)
+        for (j = 0; j < 18; j++)
             free(c->spans[i].s[j]);
     for (i = 0; i < c->nbad; i++) {
         free(c->bad_reason[i]);
