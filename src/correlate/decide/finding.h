@@ -67,6 +67,8 @@ int ls_finding_count_fires(int64_t n);
  * none (NULL, unknown) does not fire.
  */
 int ls_finding_queue_fires(const char *mode, int64_t queued);
+
+/*
  * inconsistent_lock_order: two sides (two code paths, or one against
  * itself) that locked the same two rows in opposite orders, as read from
  * the deadlocks' edges and the rows each side locked (correlate/lockorder.h),
