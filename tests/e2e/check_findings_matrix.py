@@ -100,20 +100,6 @@ KNOWN_WRONG = {
         "the same cause: with log_statement = 'all' and no durations only the run with the "
         "pg_stat_activity snapshots names inventory-sync's idle head (the truth's "
         "head_state idle_in_transaction)",
-    ("deadlock-holds", "inconsistent_lock_order", "expected", r"."):
-        "the rule pairs code paths that write two relations in opposite orders (both write "
-        "notes, then accounts); this cycle is two rows of one relation locked in opposite "
-        "key order, which only the deadlock DETAIL's edges show (issue 34: lock order read "
-        "from the deadlock edges and the keys each side locked)",
-    ("deadlock-holds-stmtall", "inconsistent_lock_order", "expected", r"."):
-        "as deadlock-holds: two rows of one relation in opposite key order",
-    ("blind-otel", "inconsistent_lock_order", "expected", r"OTLP$"):
-        "as realistic: /transfer against itself, two wallets in request order; the rule "
-        "pairs two different code paths (check_blind_otel.py lists it too)",
-    ("realistic", "inconsistent_lock_order", "expected", r"."):
-        "one code path against itself in opposite key order: the rule pairs two different "
-        "code paths by relation order, so it cannot name it (issue 34 item 7's wallet "
-        "cycle)",
 }
 
 # The checks of other checkers that the table names too: (rule, fires |
