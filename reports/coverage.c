@@ -5,7 +5,7 @@
  *
  * - statement logging past a duration threshold leaves out BEGIN, COMMIT
  *   and the fast statements, so a hold that ends at its transaction's
- *   last logged statement is a lower bound (decide/logcover.h decides);
+ *   last logged statement is a lower bound (ls_logcover.h decides);
  * - one log named twice, in two of its formats (log_destination writes
  *   each event to every format), counts every event twice (ingest says
  *   so on stderr too, input.c).
@@ -13,9 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "decide/logcover.h"
 #include "ls_common.h"
 #include "ls_input.h"
+#include "ls_logcover.h"
+#include "ls_sqlshape.h"
 #include "model_int.h"
 
 /* What to set for the incident window so that holds end where they end. */
@@ -23,19 +24,22 @@
     "set log_min_duration_statement = 0 (or log_statement = 'all') for the incident "   \
     "window: then every BEGIN, COMMIT and statement is logged and holds are times"
 
-/* Statement lines (spans' statements apart: verb 5) and what they say of
- * the logging; transaction control by the text's kind (ls_sql_kind:
- * BEGIN, COMMIT, ROLLBACK). */
+/* Statement lines (spans' statements apart) and what they say of the
+ * logging; then their distinct texts, whose kind (ls_sql_kind_of) counts
+ * the transaction control (stmt_texts.kind is NULL in stores of schema
+ * before 14, so it is decided from the text here). */
 #define SPAN_VERB "5" /* LS_VERB_SPAN (ls_store.h): made from a trace span */
 static const char stmt_sql[] =
     "SELECT count(*), count(st.dur_us), coalesce(min(st.dur_us), 0) / 1000.0,"
-    " coalesce(sum(t.kind IN (1, 2, 3)), 0),"
     " (SELECT count(*) FROM stmt_rows sp WHERE sp.verb = " SPAN_VERB ")"
-    " FROM stmt_rows st LEFT JOIN stmt_texts t ON t.text_id = st.text_id"
-    " WHERE st.verb <> " SPAN_VERB;
+    " FROM stmt_rows st WHERE st.verb <> " SPAN_VERB;
+static const char texts_sql[] =
+    "SELECT t.text, n.n FROM (SELECT text_id, count(*) AS n FROM stmt_rows"
+    " WHERE verb <> " SPAN_VERB " GROUP BY 1) n JOIN stmt_texts t USING (text_id)";
 static const char holds_sql[] = "SELECT end_evidence, count(*) FROM holds GROUP BY 1";
 
-enum { ST_N, ST_TIMED, ST_SHORTEST, ST_TXCTL, ST_SPANS };
+enum { ST_N, ST_TIMED, ST_SHORTEST, ST_SPANS };
+enum { TX_TEXT, TX_N };
 enum { H_EVIDENCE, H_N };
 
 typedef struct cover_count {
@@ -51,8 +55,15 @@ static void stmt_row(model_ctx *m, ls_stmt *q, void *arg)
     c->in.statements = ls_stmt_int64(q, ST_N);
     c->in.timed = ls_stmt_int64(q, ST_TIMED);
     c->in.shortest_ms = ls_stmt_double(q, ST_SHORTEST);
-    c->in.tx_control = ls_stmt_int64(q, ST_TXCTL);
     c->in.from_spans = ls_stmt_int64(q, ST_SPANS);
+}
+
+static void text_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    ls_sql_kind k = ls_sql_kind_of(ls_stmt_text(q, TX_TEXT));
+    (void)m;
+    if (k == LS_SQL_BEGIN || k == LS_SQL_COMMIT || k == LS_SQL_ROLLBACK)
+        ((cover_count *)arg)->in.tx_control += ls_stmt_int64(q, TX_N);
 }
 
 static void holds_total_row(model_ctx *m, ls_stmt *q, void *arg)
@@ -75,6 +86,7 @@ void ls_model_logcover(model_ctx *m)
     cover_count c;
     memset(&c, 0, sizeof(c));
     ls_model_each_row(m, stmt_sql, -1, stmt_row, &c);
+    ls_model_each_row(m, texts_sql, -1, text_row, &c);
     ls_model_each_row(m, holds_sql, -1, holds_total_row, &c);
     m->logcover = (int)ls_logcover_decide(&c.in);
 }
@@ -99,6 +111,7 @@ static void add_logging(model_ctx *m, cJSON *input)
 
     memset(&c, 0, sizeof(c));
     ls_model_each_row(m, stmt_sql, -1, stmt_row, &c);
+    ls_model_each_row(m, texts_sql, -1, text_row, &c);
     c.verdict = (ls_logcover)m->logcover;
     ls_model_each_row(m, holds_sql, -1, holds_total_row, &c);
     ls_model_each_row(m, holds_sql, -1, holds_open_row, &c);

@@ -53,7 +53,7 @@ typedef struct model_ctx {
     int rc; /* first store error; the model is dropped when set */
     ls_stmt *code_q; /* a transaction's code path (ls_model_add_code), kept prepared */
     model_story_path story; /* the top of row_occupancy, for the story */
-    int logcover; /* ls_logcover (decide/logcover.h): set by ls_model_logcover() */
+    int logcover; /* ls_logcover (ls_logcover.h): set by ls_model_logcover() */
 } model_ctx;
 
 /*

@@ -4,7 +4,7 @@
  * fewer, a shortest duration of exactly LS_LOGCOVER_FLOOR_MS and just
  * under, one statement without a duration, no statement at all.
  */
-#include "decide/logcover.h"
+#include "ls_logcover.h"
 #include "ls_test.h"
 
 static ls_logcover_in in(int64_t statements, int64_t timed, double shortest_ms, int64_t holds)

@@ -1,10 +1,10 @@
 /*
  * logcover.c — whether the log's statement logging can bound a hold
- * (logcover.h).
+ * (ls_logcover.h).
  */
 #include <string.h>
 
-#include "logcover.h"
+#include "ls_logcover.h"
 
 ls_logcover ls_logcover_decide(const ls_logcover_in *in)
 {

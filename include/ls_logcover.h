@@ -1,5 +1,7 @@
 /*
- * logcover.h — whether the log's statement logging can bound a hold.
+ * ls_logcover.h — whether the log's statement logging can bound a hold
+ * (the decision: src/correlate/decide/logcover.c). Public, as ls_range.h
+ * is: the report asks it of the store's statements and holds.
  *
  * A hold ends at its transaction's COMMIT or ROLLBACK. When the server
  * logged statements only past a duration threshold
@@ -9,8 +11,8 @@
  * bound, not a time. The report's input section and "How sure" say so
  * (reports/coverage.c asks these two functions).
  */
-#ifndef LS_DECIDE_LOGCOVER_H
-#define LS_DECIDE_LOGCOVER_H
+#ifndef LS_LOGCOVER_H
+#define LS_LOGCOVER_H
 
 #include <stdint.h>
 
