@@ -272,6 +272,10 @@ static void number_cell(FILE *f, const cJSON *o, const ls_column *c)
         fputs("–", f);
         put_ms(f, hi);
         fputs(")", f);
+    } else if (c->kind == LS_CELL_HOLD && cJSON_IsTrue(m_get(o, "hold_at_least"))) {
+        /* the log does not show its end: a lower bound, not a time */
+        fputs("at least ", f);
+        put_ms(f, m_has_num(o, "hold_min_ms") ? m_num(o, "hold_min_ms") : m_num(o, "hold_ms"));
     } else if (c->kind == LS_CELL_HOLD && m_has_num(o, "hold_min_ms") && m_has_num(o, "hold_max_ms") &&
         m_num(o, "hold_max_ms") - m_num(o, "hold_min_ms") >= LS_HOLD_RANGE_MS) {
         put_ms(f, m_num(o, "hold_min_ms"));
@@ -2146,6 +2150,8 @@ static void panel_errors(FILE *f, const cJSON *model)
 static void panel_input(FILE *f, const cJSON *model)
 {
     const cJSON *in = m_get(model, "input");
+    ls_writer w = html_writer(f);
+    ls_write_input_notes(&w, in);
     TABLE(f, ls_tab_files, m_get(in, "files"));
     if (cJSON_GetArraySize(m_get(in, "bad_line_samples")) > 0) {
         fputs("<h3>Unparsable lines (first of each file)</h3>\n", f);

@@ -116,12 +116,16 @@ static void cell_range(FILE *f, const cJSON *o, const char *key)
         cell_ms(f, o, key);
 }
 
-/* A hold's length, as a range where the log leaves its bounds open. */
+/* A hold's length, as a range where the log leaves its bounds open, or
+ * "at least" where it does not show the end (hold_at_least). */
 static void cell_hold(FILE *f, const cJSON *h)
 {
     char lo[LS_DURATION_LEN], hi[LS_DURATION_LEN];
     double a = m_num(h, "hold_min_ms"), b = m_num(h, "hold_max_ms");
-    if (m_has_num(h, "hold_min_ms") && m_has_num(h, "hold_max_ms") && b - a >= LS_HOLD_RANGE_MS)
+    if (cJSON_IsTrue(m_get(h, "hold_at_least"))) /* its end not in the log */
+        fprintf(f, " at least %s |",
+                ls_fmt_duration(lo, sizeof(lo), m_has_num(h, "hold_min_ms") ? a : m_num(h, "hold_ms")));
+    else if (m_has_num(h, "hold_min_ms") && m_has_num(h, "hold_max_ms") && b - a >= LS_HOLD_RANGE_MS)
         fprintf(f, " %s–%s |", ls_fmt_duration(lo, sizeof(lo), a),
                 ls_fmt_duration(hi, sizeof(hi), b));
     else
@@ -913,7 +917,9 @@ static void errors(FILE *f, const cJSON *es, const md_caps *caps)
 static void inputs(FILE *f, const cJSON *in, const md_caps *caps)
 {
     const cJSON *x;
+    ls_writer w = md_writer(f, caps);
     md_heading(f, LS_SEC_INPUT);
+    ls_write_input_notes(&w, in);
     md_table(f, caps, &ls_tab_files, m_get(in, "files"), INT_MAX);
     fputs("\n", f);
     /* An input that broke before its end (ingest's row at the line where

@@ -802,24 +802,29 @@ static const ls_mquery row_roots_q =
 
 /* hold_ms, and where the log is silent on when the lock was taken or let
  * go (the evidence is a bound) the hold as a range: shortest (latest
- * start, earliest end) to longest (earliest start, latest end). arg: the
- * hold's query. */
+ * start, earliest end) to longest (earliest start, latest end). When the
+ * statement logging cannot show its end (coverage.c) hold_at_least: true,
+ * and no longest. arg: the hold's query. */
 static void hold_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
 {
     const ls_mquery *mq = arg;
     int64_t lo, hi;
-    (void)m;
+    int at_least;
     if (ls_mq_isnull(mq, q, "end_ts"))
         return;
     cJSON_AddNumberToObject(
         o, key, (double)((ls_mq_int64(mq, q, "end_ts") - ls_mq_int64(mq, q, "start_ts")) / 1000));
+    at_least = ls_model_hold_at_least(m, ls_mq_text(mq, q, "end_evidence"));
+    if (at_least)
+        cJSON_AddTrueToObject(o, "hold_at_least");
     if (!is_bound(ls_mq_text(mq, q, "start_evidence")) &&
         !is_bound(ls_mq_text(mq, q, "end_evidence")))
         return;
     lo = ls_mq_int64(mq, q, "end_lo_ts") - ls_mq_int64(mq, q, "start_hi_ts");
     hi = ls_mq_int64(mq, q, "end_hi_ts") - ls_mq_int64(mq, q, "start_lo_ts");
     cJSON_AddNumberToObject(o, "hold_min_ms", (double)((lo > 0 ? lo : 0) / 1000));
-    cJSON_AddNumberToObject(o, "hold_max_ms", (double)((hi > 0 ? hi : 0) / 1000));
+    if (!at_least) /* an end the log does not show has no upper bound */
+        cJSON_AddNumberToObject(o, "hold_max_ms", (double)((hi > 0 ? hi : 0) / 1000));
 }
 
 /* A row of mq added to the array arg. */
@@ -1405,7 +1410,7 @@ static void add_waits_cut(cJSON *r)
 
 int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
 {
-    model_ctx m = {s, opts, 0, NULL, {0, 0, 0, 0, 0, 0}};
+    model_ctx m = {s, opts, 0, NULL, {0, 0, 0, 0, 0, 0}, 0};
     cJSON *r = cJSON_CreateObject(), *sum, *input;
     int top = opts->top > 0 ? opts->top : 10;
 
@@ -1432,6 +1437,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     if (opts->tz) /* the HTML's times; absent = UTC */
         ls_model_add_str(r, "time_zone", opts->tz);
     cJSON_AddStringToObject(r, "generator", "lockspan " LS_VERSION);
+    ls_model_logcover(&m);
 
     sum = cJSON_AddObjectToObject(r, "summary");
     ls_mq_each_row(&m, &summary_q, -1, summary_row, sum);
@@ -1460,6 +1466,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     input = cJSON_AddObjectToObject(r, "input");
     ls_mq_each_row(&m, &files_q, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
     ls_mq_each_row(&m, &bad_q, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
+    ls_model_input_notes(&m, input);
     ls_stmt_finalize(m.code_q);
     if (opts->scope_leave && opts->scope_leave(s) != 0 && !m.rc)
         m.rc = LS_ESTORE;

@@ -53,6 +53,7 @@ typedef struct model_ctx {
     int rc; /* first store error; the model is dropped when set */
     ls_stmt *code_q; /* a transaction's code path (ls_model_add_code), kept prepared */
     model_story_path story; /* the top of row_occupancy, for the story */
+    int logcover; /* ls_logcover (ls_logcover.h): set by ls_model_logcover() */
 } model_ctx;
 
 /*
@@ -165,6 +166,18 @@ void ls_model_dba(model_ctx *m, cJSON *report, int top);
  * statements, statements per second, waits and errors of each; and
  * context_not_kept, what the store cannot count (checkpoints ...). */
 void ls_model_context(model_ctx *m, cJSON *report);
+
+/* coverage.c: what the log cannot tell. ls_model_logcover() decides, from
+ * the store's statements and holds, whether statement logging bounds the
+ * holds (m->logcover), before any hold is added; ls_model_hold_at_least()
+ * is 1 when a hold with that end evidence is only a lower bound;
+ * ls_model_input_notes() adds input.logging and input.same_log_twice
+ * (after input.files). */
+void ls_model_logcover(model_ctx *m);
+int ls_model_hold_at_least(const model_ctx *m, const char *end_evidence);
+/* m->logcover's name: "complete", "threshold" or "no_statements". */
+const char *ls_model_logging_name(const model_ctx *m);
+void ls_model_input_notes(model_ctx *m, cJSON *input);
 
 /* queue.c: when the hot row's timeline tl lists only part of its queue
  * (tl.cut.queue), tl.queue_buckets: the row's queue depth over its whole

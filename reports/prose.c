@@ -369,12 +369,61 @@ void ls_write_story(const ls_writer *w, const cJSON *story)
     w->esc(w->f, m_str(story, "named_by") ? m_str(story, "named_by") : "nothing", 40);
     fprintf(w->f, "; %.0f of its %.0f holds have a start or end the log only bounds.",
             m_num(ev, "holds_bounded"), m_num(ev, "holds"));
+    if (m_str(ev, "logging") && strcmp(m_str(ev, "logging"), "complete") != 0)
+        fputs(" Statements were logged only in part: hold times are lower bounds from the"
+              " logged statements (see Input).", w->f);
     if (m_num(story, "ranked_paths") > cJSON_GetArraySize(m_get(story, "ranking")))
         fprintf(w->f, " The first %d of %.0f code paths; the whole ranking is under \"%s\".",
                 cJSON_GetArraySize(m_get(story, "ranking")), m_num(story, "ranked_paths"),
                 ls_sections[LS_SEC_CODE_PATHS].title);
     tag(w, LS_TAG_NOTE_END);
     w->table(w, &ls_tab_story, m_get(story, "ranking"));
+}
+
+/* input.logging, when its verdict is not "complete". */
+static void write_logging(const ls_writer *w, const cJSON *lg)
+{
+    const char *verdict = m_str(lg, "verdict");
+    if (!verdict || strcmp(verdict, "complete") == 0)
+        return;
+    tag(w, LS_TAG_P);
+    tag(w, LS_TAG_B);
+    fputs("Hold times are lower bounds.", w->f);
+    tag(w, LS_TAG_B_END);
+    if (strcmp(verdict, "threshold") == 0)
+        fprintf(w->f, " The log shows statements only past a duration threshold (%.0f statements,"
+                      " the shortest %.1f ms; %.0f BEGIN, COMMIT or ROLLBACK): the rest, and"
+                      " the transactions' ends, are not in it.",
+                m_num(lg, "statements"), m_num(lg, "shortest_ms"),
+                m_num(lg, "transaction_control"));
+    else
+        fputs(" The log shows no statement, only locks.", w->f);
+    fprintf(w->f, " %.0f of %.0f holds have no evidence for their end: they read \"at least\","
+                  " from the logged statements only. To time them, ",
+            m_num(lg, "holds_at_least"), m_num(lg, "holds"));
+    w->esc(w->f, m_str(lg, "advice"), 200);
+    fputs(".", w->f);
+    tag(w, LS_TAG_P_END);
+}
+
+void ls_write_input_notes(const ls_writer *w, const cJSON *input)
+{
+    const cJSON *pair;
+    write_logging(w, m_get(input, "logging"));
+    cJSON_ArrayForEach(pair, m_get(input, "same_log_twice")) {
+        tag(w, LS_TAG_P);
+        tag(w, LS_TAG_B);
+        fputs("Read twice:", w->f);
+        tag(w, LS_TAG_B_END);
+        fputs(" ", w->f);
+        w->esc(w->f, m_str(pair, "file"), 120);
+        fputs(" and ", w->f);
+        w->esc(w->f, m_str(pair, "other"), 120);
+        fputs(" are the same log in two formats (log_destination writes each event to every"
+              " format): both were read, so each of its events counts twice in this report. Name one of"
+              " them, or their directory.", w->f);
+        tag(w, LS_TAG_P_END);
+    }
 }
 
 void ls_write_queue_answer(const ls_writer *w, const cJSON *story, const cJSON *queues)

@@ -115,6 +115,12 @@ void ls_write_findings(const ls_writer *w, const cJSON *list, const cJSON *flt);
  * (the top of row_occupancy) as a table. */
 void ls_write_story(const ls_writer *w, const cJSON *story);
 
+/* What the input cannot tell (input.logging, input.same_log_twice,
+ * coverage.c): statement logging past a threshold (hold times are lower
+ * bounds, how many holds have no end, what to set), and one log read in
+ * two formats (every event counted twice). Nothing when neither. */
+void ls_write_input_notes(const ls_writer *w, const cJSON *input);
+
 /* A list line: what the holder o (a root blocker, a hold) was mostly
  * doing while others waited (its span-aware head_state); nothing when the
  * model does not say. */

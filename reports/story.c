@@ -116,6 +116,7 @@ static int add_doing(model_ctx *m, cJSON *story, const cJSON *report, const char
     ev = cJSON_AddObjectToObject(story, "evidence");
     cJSON_AddNumberToObject(ev, "holds", (double)m->story.holds);
     cJSON_AddNumberToObject(ev, "holds_bounded", (double)m->story.bounded);
+    cJSON_AddStringToObject(ev, "logging", ls_model_logging_name(m));
     return 0;
 }
 

@@ -1,0 +1,64 @@
+/*
+ * ls_logcover.h — whether the log's statement logging can bound a hold
+ * (the decision: src/correlate/decide/logcover.c). Public, as ls_range.h
+ * is: the report asks it of the store's statements and holds.
+ *
+ * A hold ends at its transaction's COMMIT or ROLLBACK. When the server
+ * logged statements only past a duration threshold
+ * (log_min_duration_statement > 0, log_statement = 'none'), a
+ * transaction's BEGIN, COMMIT and fast statements are missing: its last
+ * logged statement is not its end, and a hold that ends there is a lower
+ * bound, not a time. The report's input section and "How sure" say so
+ * (reports/coverage.c asks these two functions).
+ */
+#ifndef LS_LOGCOVER_H
+#define LS_LOGCOVER_H
+
+#include <stdint.h>
+
+/* Fewer logged statements than this tell nothing about a threshold. */
+#define LS_LOGCOVER_MIN_STATEMENTS 20
+/* Statements of a complete log include fast ones: when none of at least
+ * LS_LOGCOVER_MIN_STATEMENTS timed statements took under this, they were
+ * logged only past a threshold (the shortest is at least the threshold). */
+#define LS_LOGCOVER_FLOOR_MS 5.0
+
+/* What the store holds of the statement logging. */
+typedef struct ls_logcover_in {
+    int64_t statements; /* logged statement lines (not taken from spans) */
+    int64_t from_spans; /* statements taken from trace spans instead */
+    int64_t timed;      /* of them with a duration */
+    double shortest_ms; /* the shortest duration of the timed ones */
+    int64_t tx_control; /* of them BEGIN, COMMIT, ROLLBACK */
+    int64_t holds;      /* row locks the correlation found taken */
+} ls_logcover_in;
+
+typedef enum ls_logcover {
+    LS_LOGCOVER_COMPLETE = 0, /* nothing says statements are missing */
+    LS_LOGCOVER_THRESHOLD,    /* logged only past a duration threshold */
+    LS_LOGCOVER_NO_STATEMENTS /* locks taken, no statement logged at all */
+} ls_logcover;
+
+/*
+ * THRESHOLD when at least LS_LOGCOVER_MIN_STATEMENTS statements were
+ * logged, every one with a duration (no log_statement line), none shorter
+ * than LS_LOGCOVER_FLOOR_MS (a COMMIT slower than the threshold is logged
+ * too: tx_control does not decide, the report shows it); NO_STATEMENTS when
+ * holds were found but no statement was logged nor taken from spans (the
+ * spans' statements, BEGIN and COMMIT among them, time the holds); else
+ * COMPLETE.
+ */
+ls_logcover ls_logcover_decide(const ls_logcover_in *in);
+
+/* The verdict's name in the report's JSON (input.logging.verdict). */
+const char *ls_logcover_name(ls_logcover v);
+
+/*
+ * 1 when a hold's end is only "at least": the log is not COMPLETE and
+ * the hold's end evidence is a statement (its transaction's last logged
+ * one, "statement" or "statement start") or absent, not a COMMIT,
+ * ROLLBACK, disconnection or a bound. end_evidence may be NULL.
+ */
+int ls_logcover_open_end(ls_logcover v, const char *end_evidence);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * logcover.c — whether the log's statement logging can bound a hold
+ * (ls_logcover.h).
+ */
+#include <string.h>
+
+#include "ls_logcover.h"
+
+ls_logcover ls_logcover_decide(const ls_logcover_in *in)
+{
+    if (in->statements == 0)
+        return in->holds > 0 && in->from_spans == 0 ? LS_LOGCOVER_NO_STATEMENTS
+                                                     : LS_LOGCOVER_COMPLETE;
+    if (in->statements < LS_LOGCOVER_MIN_STATEMENTS || in->timed != in->statements)
+        return LS_LOGCOVER_COMPLETE;
+    return in->shortest_ms >= LS_LOGCOVER_FLOOR_MS ? LS_LOGCOVER_THRESHOLD : LS_LOGCOVER_COMPLETE;
+}
+
+const char *ls_logcover_name(ls_logcover v)
+{
+    switch (v) {
+    case LS_LOGCOVER_THRESHOLD: return "threshold";
+    case LS_LOGCOVER_NO_STATEMENTS: return "no_statements";
+    case LS_LOGCOVER_COMPLETE: break;
+    }
+    return "complete";
+}
+
+int ls_logcover_open_end(ls_logcover v, const char *end_evidence)
+{
+    if (v == LS_LOGCOVER_COMPLETE)
+        return 0;
+    return !end_evidence || strcmp(end_evidence, "statement") == 0 ||
+           strcmp(end_evidence, "statement start") == 0;
+}

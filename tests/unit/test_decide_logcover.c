@@ -1,0 +1,78 @@
+/*
+ * test_decide_logcover.c — decide/logcover.c: whether statement logging
+ * bounds holds. Boundaries: LS_LOGCOVER_MIN_STATEMENTS statements and one
+ * fewer, a shortest duration of exactly LS_LOGCOVER_FLOOR_MS and just
+ * under, one statement without a duration, no statement at all.
+ */
+#include "ls_logcover.h"
+#include "ls_test.h"
+
+static ls_logcover_in in(int64_t statements, int64_t timed, double shortest_ms, int64_t holds)
+{
+    ls_logcover_in i;
+    i.statements = statements;
+    i.timed = timed;
+    i.shortest_ms = shortest_ms;
+    i.tx_control = 0;
+    i.from_spans = 0;
+    i.holds = holds;
+    return i;
+}
+
+static void test_decide(void)
+{
+    const int64_t n = LS_LOGCOVER_MIN_STATEMENTS;
+    ls_logcover_in i = in(n, n, LS_LOGCOVER_FLOOR_MS, 5);
+
+    /* log_min_duration_statement = 50: every statement timed, none fast. */
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_THRESHOLD);
+    i.shortest_ms = 50.0;
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_THRESHOLD);
+    /* A slow COMMIT logged past the threshold does not make it complete. */
+    i.tx_control = 3;
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_THRESHOLD);
+    /* One statement just under the floor: fast ones are logged. */
+    i = in(n, n, LS_LOGCOVER_FLOOR_MS - 0.001, 5);
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
+    /* Too few statements to tell. */
+    i = in(n - 1, n - 1, 100.0, 5);
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
+    /* One statement without a duration (log_statement = 'all'). */
+    i = in(n, n - 1, 100.0, 5);
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
+    /* No statement logged: only locks (log_lock_waits alone). */
+    i = in(0, 0, 0.0, 1);
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_NO_STATEMENTS);
+    /* ... but statements from the spans: they time the holds. */
+    i.from_spans = 1;
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
+    i.from_spans = 0;
+    i.holds = 0;
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
+    CHECK_STR(ls_logcover_name(LS_LOGCOVER_THRESHOLD), "threshold");
+    CHECK_STR(ls_logcover_name(LS_LOGCOVER_NO_STATEMENTS), "no_statements");
+    CHECK_STR(ls_logcover_name(LS_LOGCOVER_COMPLETE), "complete");
+}
+
+static void test_open_end(void)
+{
+    /* A complete log: the last statement is the end (autocommit). */
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_COMPLETE, "statement"), 0);
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_COMPLETE, NULL), 0);
+    /* Past a threshold: only a transaction's end, a disconnection or a
+     * bound closes it. */
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_THRESHOLD, "statement"), 1);
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_THRESHOLD, "statement start"), 1);
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_THRESHOLD, NULL), 1);
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_THRESHOLD, "commit"), 0);
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_THRESHOLD, "rollback start"), 0);
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_NO_STATEMENTS, "bounded by the next wait"), 0);
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_NO_STATEMENTS, "statements"), 0);
+}
+
+int main(void)
+{
+    test_decide();
+    test_open_end();
+    return TEST_REPORT();
+}
