@@ -539,6 +539,10 @@ int ls_tj_attr(ls_tj *tj, const char *key, const cJSON *v, int anyvalue)
     return ls_buf_failed(&tj->attrs) == LS_ENOMEM ? LS_ENOMEM : 0;
 }
 
+/* What older instrumentations put before a span name's method ("HTTP GET"). */
+#define HTTP_NAME_PREFIX "HTTP "
+#define HTTP_NAME_PREFIX_LEN (sizeof(HTTP_NAME_PREFIX) - 1)
+
 /* Does name say nothing but the request's method: "POST", "post", "HTTP POST"? */
 static int is_bare_method(const char *name, const char *method)
 {
@@ -546,8 +550,8 @@ static int is_bare_method(const char *name, const char *method)
                                           "HEAD",   "OPTIONS", "TRACE", "CONNECT"};
     size_t i;
 
-    if (strncasecmp(name, "HTTP ", 5) == 0)
-        name += 5;
+    if (strncasecmp(name, HTTP_NAME_PREFIX, HTTP_NAME_PREFIX_LEN) == 0)
+        name += HTTP_NAME_PREFIX_LEN;
     if (method && strcasecmp(name, method) == 0)
         return 1;
     for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
@@ -570,8 +574,8 @@ int ls_tj_http_name(const ls_span *sp, ls_buf *out)
 
     if (!sp->name || !is_bare_method(sp->name, sp->http_method))
         return 0;
-    if (strncasecmp(method, "HTTP ", 5) == 0)
-        method += 5;
+    if (strncasecmp(method, HTTP_NAME_PREFIX, HTTP_NAME_PREFIX_LEN) == 0)
+        method += HTTP_NAME_PREFIX_LEN;
     ls_buf_reset(out);
     ls_buf_add(out, method, strlen(method));
     ls_buf_addc(out, ' ');
