@@ -201,9 +201,25 @@ static const char failed_waits_sql[] =
     "  ORDER BY h.hold_id LIMIT 1), w.holder_tx, 'logged', l.first_wait, l.ms"
     " FROM temp.hidden_logged l JOIN lock_waits w ON w.wait_id = l.first_wait"
     " WHERE NOT EXISTS (SELECT 1 FROM hold_rows h WHERE h.tx_id = l.tx_id AND h.row_id = l.row_id)"
-    " AND NOT EXISTS (SELECT 1 FROM row_waits q WHERE q.tx_id = l.tx_id AND q.row_id = l.row_id)"
+    " AND NOT EXISTS (SELECT 1 FROM temp.failed_rows q WHERE q.tx_id = l.tx_id"
+    "  AND q.row_id = l.row_id)"
     " AND EXISTS (SELECT 1 FROM lock_waits x WHERE x.waiter_tx = l.tx_id"
-    "  AND x.row_id = l.row_id AND x.outcome IS NOT 'acquired');";
+    "  AND x.row_id = l.row_id AND x.outcome IS NOT 'acquired');"
+    "DROP TABLE temp.failed_rows;";
+
+/*
+ * The (transaction, row) of each failed lock's row_waits row (failed_wait),
+ * which failed_waits_sql must not count again. Its own table: row_waits is
+ * indexed by row only, and a hot row has tens of thousands of waits, so
+ * probing it per logged wait grew with the square of the log (issue 38).
+ * Any other row_waits row of a (transaction, row) has its hold, which
+ * failed_waits_sql's first test already excludes.
+ */
+static const char failed_rows_table_sql[] =
+    "DROP TABLE IF EXISTS temp.failed_rows;"
+    "CREATE TEMP TABLE failed_rows(tx_id INTEGER, row_id INTEGER, PRIMARY KEY(tx_id, row_id))"
+    " WITHOUT ROWID;";
+static const char failed_row_sql[] = "INSERT OR IGNORE INTO temp.failed_rows VALUES (?1, ?2)";
 
 /* Each row's totals, one row_hidden row for every row with a queued
  * statement or a hold (the view rows gives the others' as 0). The spans
@@ -442,9 +458,9 @@ static int failed_candidates(ls_stmt *hs, ls_stmt *f, ls_queued_hold *cand, int6
 
 /* One failed lock (f's row): its wait, when it queued (decide/failwait.c),
  * merged with its logged wait where the log has one (a logged wait with no
- * queueing found is failed_waits_sql's). */
-static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, int64_t resolution,
-                       ls_correlate_stats *stats)
+ * queueing found is failed_waits_sql's), noted in temp.failed_rows (done). */
+static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done,
+                       int64_t resolution, ls_correlate_stats *stats)
 {
     ls_queued_hold cand[FAILED_HELD_MAX];
     int64_t hold_id[FAILED_HELD_MAX], tx_id[FAILED_HELD_MAX];
@@ -492,24 +508,34 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, int64_t resolution
     if (tx_id[rec.behind])
         ls_stmt_bind_int64(ins, RW_BEHIND_TX, tx_id[rec.behind]);
     ls_stmt_bind_double(ins, RW_INFERRED_MS, inferred_ms);
-    rc = ls_stmt_step(ins);
+    if ((rc = ls_stmt_step(ins)) < 0)
+        return rc;
+    ls_stmt_reset(done);
+    ls_stmt_bind_int64(done, 1, ls_stmt_int64(f, fl_tx_id));
+    ls_stmt_bind_int64(done, 2, ls_stmt_int64(f, fl_row_id));
+    rc = ls_stmt_step(done);
     return rc < 0 ? rc : 0;
 }
 
-/* Every failed lock's wait (failed_locks_sql), into row_waits. */
+/* Every failed lock's wait (failed_locks_sql), into row_waits; their
+ * (transaction, row) into temp.failed_rows, which failed_waits_sql reads
+ * and drops. */
 static int failed_waits(ls_store *s, ls_stmt *ins, ls_correlate_stats *stats)
 {
-    ls_stmt *f = NULL, *hs = NULL;
+    ls_stmt *f = NULL, *hs = NULL, *done = NULL;
     int64_t resolution;
     int rc;
     if ((rc = log_resolution(s, &resolution)) == 0 &&
+        (rc = ls_store_exec(s, failed_rows_table_sql)) == 0 &&
         (rc = ls_store_prepare(s, failed_locks_sql, &f)) == 0 &&
-        (rc = ls_store_prepare(s, failed_held_sql, &hs)) == 0)
+        (rc = ls_store_prepare(s, failed_held_sql, &hs)) == 0 &&
+        (rc = ls_store_prepare(s, failed_row_sql, &done)) == 0)
         while ((rc = ls_stmt_step(f)) == 1 &&
-               (rc = failed_wait(f, hs, ins, resolution, stats)) == 0)
+               (rc = failed_wait(f, hs, ins, done, resolution, stats)) == 0)
             ;
     ls_stmt_finalize(f);
     ls_stmt_finalize(hs);
+    ls_stmt_finalize(done);
     return rc < 0 ? rc : 0;
 }
 
