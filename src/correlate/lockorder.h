@@ -56,12 +56,16 @@
     "lc_e AS MATERIALIZED (SELECT deadlock_id, waiter_pid, blocker_pid FROM deadlock_edges)," \
     " lc_x AS MATERIALIZED (SELECT wait_id, pid, file_id, line FROM lock_wait_rows"           \
     "  WHERE outcome = 'deadlock'),"                                                          \
-    " lc_d AS (SELECT d.deadlock_id, d.ts, d.victim_pid, max(x.line) AS xline,"               \
-    "  x.wait_id AS wait_id FROM deadlocks d JOIN lc_x x ON x.pid = d.victim_pid"             \
-    "  AND x.file_id = d.file_id AND x.line <= d.line WHERE " cond " GROUP BY d.deadlock_id)," \
+    " lc_k AS (SELECT pid, file_id, line, 0 AS kind, NULL AS deadlock_id, NULL AS ts FROM lc_x" \
+    "  UNION ALL SELECT d.victim_pid, d.file_id, d.line, 1, d.deadlock_id, d.ts"             \
+    "  FROM deadlocks d WHERE " cond "),"                                                     \
+    " lc_d AS (SELECT * FROM (SELECT pid, file_id, deadlock_id, ts, kind,"                    \
+    "  max(CASE WHEN kind = 0 THEN line END) OVER (PARTITION BY pid, file_id"                 \
+    "  ORDER BY line, kind ROWS UNBOUNDED PRECEDING) AS wline FROM lc_k) WHERE kind = 1),"    \
     " lc_v AS (SELECT d.deadlock_id, d.ts, w.waiter_tx AS v, w.holder_tx AS s, w.row_id AS b," \
-    "  w.waiter_stmt AS vstmt, max(coalesce(e.blocker_pid = d.victim_pid, 0)) AS direct"      \
-    "  FROM lc_d d JOIN lock_waits w ON w.wait_id = d.wait_id JOIN lc_e e"                    \
+    "  w.waiter_stmt AS vstmt, max(coalesce(e.blocker_pid = d.pid, 0)) AS direct"             \
+    "  FROM lc_d d JOIN lc_x x ON x.pid = d.pid AND x.file_id = d.file_id AND x.line = d.wline" \
+    "  JOIN lock_waits w ON w.wait_id = x.wait_id JOIN lc_e e"                                \
     "  ON e.deadlock_id = d.deadlock_id AND e.waiter_pid = w.holder_pid"                      \
     "  WHERE w.row_id IS NOT NULL AND w.waiter_tx IS NOT NULL AND w.holder_tx IS NOT NULL"    \
     "  GROUP BY d.deadlock_id),"                                                              \
