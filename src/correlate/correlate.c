@@ -1013,7 +1013,11 @@ static int index_step(ls_store *s, ls_correlate_stats *stats)
      * day). */
     return ls_store_exec_sorting(s, LOCK_WAITS_PID_INDEX_SQL
                                     "CREATE INDEX IF NOT EXISTS sessions_pid_start ON"
-                                    " sessions(pid, coalesce(start_ts, first_ts, 0));");
+                                    " sessions(pid, coalesce(start_ts, first_ts, 0));"
+                                    /* a deadlock's edges by waiter: the lock
+                                     * order's probes (lockorder.h) */
+                                    "CREATE INDEX IF NOT EXISTS deadlock_edges_waiter ON"
+                                    " deadlock_edges(deadlock_id, waiter_pid);");
 }
 
 /*

@@ -40,34 +40,57 @@
  * (label, r1, r2) and (other, r2, r1) first). `label` is an expression
  * over tx_code c in place of the text's one %s; only the deadlocks d for
  * which SQL `cond` holds.
+ *
+ * Linear in the deadlocks whatever plan SQLite picks (issue 38: lookups
+ * per deadlock made it 195 M VM steps for the 2.2 k deadlocks of a 1 GiB
+ * pgbench log): the victim's wait is its process's last deadlock wait at
+ * or before the deadlock's line, found by a running count over the
+ * process's deadlock waits and deadlocks in line order (lc_k, lc_g,
+ * lc_d), not a probe of all the process's waits; the edges are probed on
+ * deadlock_edges_waiter (correlate.c's index pass); `+hs.row_id` keeps
+ * the survivor's holds on hold_final_tx (a transaction's few holds), not
+ * hold_final_row (all of a hot row's holds); and each side's label is
+ * read by tx_code's key (lc_t, lc_l, lc_m), never by a join of two
+ * unindexed CTEs. test_lockorder checks the steps grow linearly.
  */
 #define LS_LOCK_CYCLES_WHERE(cond)                                                          \
-    "lc_v AS (SELECT d.deadlock_id, d.ts, w.waiter_tx AS v, w.holder_tx AS s, w.row_id AS b," \
+    "lc_x AS (SELECT wait_id, pid, file_id, line FROM lock_wait_rows"                        \
+    "  WHERE outcome = 'deadlock' AND pid IS NOT NULL AND file_id IS NOT NULL"                \
+    "  AND line IS NOT NULL),"                                                                \
+    " lc_k AS (SELECT pid, file_id, line, 0 AS kind, wait_id, NULL AS deadlock_id,"           \
+    "  NULL AS ts FROM lc_x UNION ALL SELECT d.victim_pid, d.file_id, d.line, 1, NULL,"       \
+    "  d.deadlock_id, d.ts FROM deadlocks d WHERE " cond "),"                                 \
+    " lc_g AS (SELECT *, count(wait_id) OVER (PARTITION BY pid, file_id ORDER BY line, kind"  \
+    "  ROWS UNBOUNDED PRECEDING) AS grp FROM lc_k),"                                          \
+    " lc_d AS (SELECT * FROM (SELECT pid, deadlock_id, ts, kind, max(wait_id) OVER"           \
+    "  (PARTITION BY pid, file_id, grp) AS wait_id FROM lc_g) WHERE kind = 1),"               \
+    " lc_v AS (SELECT d.deadlock_id, d.ts, w.waiter_tx AS v, w.holder_tx AS s, w.row_id AS b," \
     "  w.waiter_stmt AS vstmt, EXISTS (SELECT 1 FROM deadlock_edges e"                       \
     "   WHERE e.deadlock_id = d.deadlock_id AND e.waiter_pid = w.holder_pid"                  \
-    "   AND e.blocker_pid = d.victim_pid) AS direct FROM deadlocks d JOIN lock_waits w"       \
-    "  ON w.wait_id = (SELECT x.wait_id FROM lock_wait_rows x WHERE x.pid = d.victim_pid"     \
-    "   AND x.outcome = 'deadlock' AND x.file_id = d.file_id AND x.line <= d.line"           \
-    "   ORDER BY x.line DESC LIMIT 1)"                                                        \
+    "   AND e.blocker_pid = d.pid) AS direct FROM lc_d d JOIN lock_waits w"                   \
+    "  ON w.wait_id = d.wait_id"                                                              \
     "  WHERE w.row_id IS NOT NULL AND w.waiter_tx IS NOT NULL AND w.holder_tx IS NOT NULL"    \
     "  AND EXISTS (SELECT 1 FROM deadlock_edges e WHERE e.deadlock_id = d.deadlock_id"        \
-    "   AND e.waiter_pid = w.holder_pid) AND " cond "),"                                     \
+    "   AND e.waiter_pid = w.holder_pid) ORDER BY d.deadlock_id),"                            \
     " lc_a AS (SELECT lc_v.*, coalesce("                                                      \
     "  (SELECT hv.row_id FROM holds hv WHERE hv.tx_id = lc_v.v AND hv.row_id <> lc_v.b"       \
     "   AND (lc_v.vstmt IS NULL OR hv.lock_stmt < lc_v.vstmt) AND EXISTS (SELECT 1"           \
-    "   FROM holds hs WHERE hs.tx_id = lc_v.s AND hs.row_id = hv.row_id)"                     \
+    "   FROM holds hs WHERE hs.tx_id = lc_v.s AND +hs.row_id = hv.row_id)"                    \
     "   ORDER BY hv.lock_stmt DESC LIMIT 1),"                                                 \
     "  (SELECT hs.row_id FROM holds hs JOIN holds hb ON hb.tx_id = lc_v.s"                    \
     "   AND hb.row_id = lc_v.b WHERE lc_v.direct AND hs.tx_id = lc_v.s"                       \
     "   AND hs.row_id <> lc_v.b AND hs.lock_stmt > hb.lock_stmt"                              \
     "   ORDER BY hs.lock_stmt LIMIT 1)) AS a FROM lc_v),"                                     \
-    " lc_l AS (SELECT c.tx_id, %s AS label FROM tx_code c WHERE c.tx_id IN"                  \
-    "  (SELECT v FROM lc_a UNION SELECT s FROM lc_a)),"                                       \
-    " lc_s AS (SELECT lc_a.deadlock_id, lc_a.ts, lv.label AS lv, ls.label AS ls,"             \
+    " lc_t AS (SELECT deadlock_id, ts, a, b, 0 AS side, v AS tx FROM lc_a"                    \
+    "  UNION ALL SELECT deadlock_id, ts, a, b, 1, s FROM lc_a),"                               \
+    " lc_l AS (SELECT t.*, %s AS label FROM lc_t t JOIN tx_code c ON c.tx_id = t.tx),"         \
+    " lc_m AS (SELECT deadlock_id, ts, a, b, max(CASE side WHEN 0 THEN label END) AS lv,"     \
+    "  max(CASE side WHEN 1 THEN label END) AS ls FROM lc_l GROUP BY deadlock_id"             \
+    "  HAVING count(*) = 2),"                                                                  \
+    " lc_s AS (SELECT m.deadlock_id, m.ts, m.lv, m.ls,"                                       \
     "  ka.relation AS ra, kb.relation AS rb, ka.relation || ' ' || ka.row_key AS rowa,"       \
-    "  kb.relation || ' ' || kb.row_key AS rowb FROM lc_a JOIN lc_l lv ON lv.tx_id = lc_a.v" \
-    "  JOIN lc_l ls ON ls.tx_id = lc_a.s JOIN row_keys ka ON ka.row_id = lc_a.a"              \
-    "  JOIN row_keys kb ON kb.row_id = lc_a.b),"                                              \
+    "  kb.relation || ' ' || kb.row_key AS rowb FROM lc_m m"                                  \
+    "  JOIN row_keys ka ON ka.row_id = m.a JOIN row_keys kb ON kb.row_id = m.b),"             \
     " lc_o AS (SELECT deadlock_id, ts, lv AS label, ra AS r1, rb AS r2, ls AS other,"         \
     "  rowa AS row1, rowb AS row2 FROM lc_s WHERE (lv, ra, rb) <= (ls, rb, ra)"               \
     "  UNION ALL SELECT deadlock_id, ts, ls, rb, ra, lv, rowb, rowa FROM lc_s"                \

@@ -1,0 +1,170 @@
+/*
+ * test_lockorder.c — lockorder.h's lock_cycles over a store of N
+ * deadlocks between two processes (one victim pid, one survivor pid, as
+ * a pgbench client pair of a long run): the pair it names, and the cost
+ * of reading it, which must grow linearly with the deadlocks (issue 38:
+ * a lookup per deadlock that read every edge, every wait of the victim's
+ * process or every hold of a hot row made the findings pass quadratic,
+ * 230 M VM steps on a 1 GiB pgbench log).
+ *
+ * The tables are the columns the query reads, with the store's keys and
+ * indexes (lock_waits_pid, deadlock_edges_waiter, hold_final_tx,
+ * hold_final_row), filled by
+ * the test: each deadlock's victim locked row 1 then waited for row 2
+ * (held by the survivor), the survivor then took row 1.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lockorder.h"
+#include "ls_test.h"
+
+/* Deadlocks of the small store; the large one has LARGE_FACTOR times as
+ * many. Linear cost: the large store's steps at most MAX_STEP_RATIO
+ * times the small one's (a quadratic read is LARGE_FACTOR squared). */
+#define SMALL_DEADLOCKS 100
+#define LARGE_FACTOR 4
+#define MAX_STEP_RATIO 6
+#define VICTIM_PID 100
+#define SURVIVOR_PID 200
+/* Log lines and statement ids of one deadlock: k * LINES_PER_DEADLOCK
+ * plus the offsets below (the victim's lock of row 1, its wait, the
+ * DETAIL, the survivor's locks). */
+#define LINES_PER_DEADLOCK 10
+#define AT_VICTIM_LOCK 0
+#define AT_SURVIVOR_LOCK 2
+#define AT_WAIT 3
+#define AT_DEADLOCK 4
+#define AT_VICTIM_WAIT_STMT 5
+#define AT_SURVIVOR_TAKES_A 7
+#define TS_PER_DEADLOCK 1000
+
+static const char schema_sql[] =
+    "CREATE TABLE deadlocks(deadlock_id INTEGER PRIMARY KEY, file_id INTEGER, line INTEGER,"
+    " ts INTEGER, victim_pid INTEGER);"
+    "CREATE TABLE deadlock_edges(deadlock_id INTEGER, seq INTEGER, waiter_pid INTEGER,"
+    " blocker_pid INTEGER);"
+    "CREATE INDEX deadlock_edges_waiter ON deadlock_edges(deadlock_id, waiter_pid);"
+    "CREATE TABLE lock_wait_rows(wait_id INTEGER PRIMARY KEY, pid INTEGER, start_ts INTEGER,"
+    " outcome TEXT, file_id INTEGER, line INTEGER);"
+    "CREATE INDEX lock_waits_pid ON lock_wait_rows(pid, start_ts);"
+    "CREATE TABLE lock_waits(wait_id INTEGER PRIMARY KEY, waiter_tx INTEGER, holder_tx INTEGER,"
+    " holder_pid INTEGER, row_id INTEGER, waiter_stmt INTEGER);"
+    "CREATE TABLE holds(hold_id INTEGER PRIMARY KEY, tx_id INTEGER, row_id INTEGER,"
+    " start_ts INTEGER, waits INTEGER, lock_stmt INTEGER);"
+    "CREATE INDEX hold_final_row ON holds(row_id, start_ts, tx_id);"
+    "CREATE INDEX hold_final_tx ON holds(tx_id, waits);"
+    "CREATE TABLE tx_code(tx_id INTEGER PRIMARY KEY, label TEXT);"
+    "CREATE TABLE row_keys(row_id INTEGER PRIMARY KEY, relation TEXT, row_key TEXT);"
+    "INSERT INTO row_keys VALUES (1, 'accounts', 'aid=1'), (2, 'accounts', 'aid=2');";
+
+/* Deadlock k (1..n): victim tx 2k, survivor tx 2k+1, one edge each way. */
+static const char fill_sql[] =
+    "WITH RECURSIVE k(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM k WHERE k < ?1)"
+    " SELECT k FROM k";
+
+static int exec_per_deadlock(sqlite3 *db, int n)
+{
+    static const char *const inserts[] = {
+        "INSERT INTO deadlocks VALUES (?1, 1, ?1 * ?2 + ?3, ?1 * ?4, ?5)",
+        "INSERT INTO deadlock_edges VALUES (?1, 1, ?5, ?6), (?1, 2, ?6, ?5)",
+        "INSERT INTO lock_wait_rows VALUES (?1, ?5, ?1 * ?4, 'deadlock', 1, ?1 * ?2 + ?7)",
+        "INSERT INTO lock_waits VALUES (?1, 2 * ?1, 2 * ?1 + 1, ?6, 2, ?1 * ?2 + ?8)",
+        "INSERT INTO holds(tx_id, row_id, start_ts, waits, lock_stmt) VALUES"
+        " (2 * ?1, 1, ?1, 0, ?1 * ?2 + ?9), (2 * ?1 + 1, 2, ?1, 0, ?1 * ?2 + ?10),"
+        " (2 * ?1 + 1, 1, ?1, 0, ?1 * ?2 + ?11)",
+        "INSERT INTO tx_code VALUES (2 * ?1, 'transfer'), (2 * ?1 + 1, 'transfer')",
+    };
+    for (size_t i = 0; i < sizeof(inserts) / sizeof(inserts[0]); i++) {
+        sqlite3_stmt *ks = NULL, *ins = NULL;
+        int rc;
+
+        if (sqlite3_prepare_v2(db, fill_sql, -1, &ks, NULL) != SQLITE_OK ||
+            sqlite3_prepare_v2(db, inserts[i], -1, &ins, NULL) != SQLITE_OK) {
+            fprintf(stderr, "prepare: %s\n", sqlite3_errmsg(db));
+            sqlite3_finalize(ks);
+            return -1;
+        }
+        sqlite3_bind_int(ks, 1, n);
+        while ((rc = sqlite3_step(ks)) == SQLITE_ROW) {
+            sqlite3_bind_int(ins, 1, sqlite3_column_int(ks, 0));
+            sqlite3_bind_int(ins, 2, LINES_PER_DEADLOCK);
+            sqlite3_bind_int(ins, 3, AT_DEADLOCK);
+            sqlite3_bind_int(ins, 4, TS_PER_DEADLOCK);
+            sqlite3_bind_int(ins, 5, VICTIM_PID);
+            sqlite3_bind_int(ins, 6, SURVIVOR_PID);
+            sqlite3_bind_int(ins, 7, AT_WAIT);
+            sqlite3_bind_int(ins, 8, AT_VICTIM_WAIT_STMT);
+            sqlite3_bind_int(ins, 9, AT_VICTIM_LOCK);
+            sqlite3_bind_int(ins, 10, AT_SURVIVOR_LOCK);
+            sqlite3_bind_int(ins, 11, AT_SURVIVOR_TAKES_A);
+            if (sqlite3_step(ins) != SQLITE_DONE) {
+                rc = SQLITE_ERROR;
+                break;
+            }
+            sqlite3_reset(ins);
+        }
+        sqlite3_finalize(ks);
+        sqlite3_finalize(ins);
+        if (rc != SQLITE_DONE) {
+            fprintf(stderr, "fill: %s\n", sqlite3_errmsg(db));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Runs lock_cycles over a fresh store of n deadlocks; checks its one
+ * row and returns the VM steps the query took (-1 on error). */
+static long lock_cycles_steps(int n)
+{
+    static const char query[] =
+        "WITH " LS_LOCK_CYCLES_WHERE("1") " SELECT label, r1, r2, other, row1, row2, deadlocks,"
+        " first_ts FROM lock_cycles";
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    char *sql = NULL;
+    long steps = -1;
+
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
+        sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK || exec_per_deadlock(db, n) ||
+        sqlite3_exec(db, "ANALYZE", NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    sql = sqlite3_mprintf(query, "c.label");
+    if (!sql || sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+        fprintf(stderr, "prepare: %s\n", sqlite3_errmsg(db));
+        goto done;
+    }
+    CHECK_INT(sqlite3_step(q), SQLITE_ROW);
+    CHECK_STR((const char *)sqlite3_column_text(q, 0), "transfer");
+    CHECK_STR((const char *)sqlite3_column_text(q, 4), "accounts aid=1");
+    CHECK_STR((const char *)sqlite3_column_text(q, 5), "accounts aid=2");
+    CHECK_INT(sqlite3_column_int(q, 6), n);
+    CHECK_INT(sqlite3_column_int64(q, 7), TS_PER_DEADLOCK);
+    CHECK_INT(sqlite3_step(q), SQLITE_DONE);
+    steps = sqlite3_stmt_status(q, SQLITE_STMTSTATUS_VM_STEP, 0);
+done:
+    sqlite3_finalize(q);
+    sqlite3_free(sql);
+    sqlite3_close(db);
+    return steps;
+}
+
+static void test_linear(void)
+{
+    long small = lock_cycles_steps(SMALL_DEADLOCKS);
+    long large = lock_cycles_steps(SMALL_DEADLOCKS * LARGE_FACTOR);
+
+    CHECK(small > 0 && large > 0);
+    if (small > 0 && large > MAX_STEP_RATIO * small)
+        fprintf(stderr, "lock_cycles: %ld VM steps for %d deadlocks, %ld for %d\n", small,
+                SMALL_DEADLOCKS, large, SMALL_DEADLOCKS * LARGE_FACTOR);
+    CHECK(small > 0 && large <= MAX_STEP_RATIO * small);
+}
+
+int main(void)
+{
+    test_linear();
+    return TEST_REPORT();
+}
