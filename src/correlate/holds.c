@@ -1063,9 +1063,10 @@ out:
     X(Q, text, "(SELECT t.text FROM stmt_texts t WHERE t.text_id = p.text_id)")          \
     X(Q, edge_kind, "e.target_kind")
 LS_COLUMNS(dq, DL_PROC_COLS);
-/* A join, not a lookup per process: deadlock_edges has no index, and SQLite
- * builds one for the join (a lookup per process read every edge: 35 M VM
- * steps for a log of 911 deadlocks). A process waits for one lock: one edge. */
+/* A join, not a lookup per process, on the index step's
+ * deadlock_edges_waiter (before that index, a lookup per process read
+ * every edge: 35 M VM steps for a log of 911 deadlocks). A process waits
+ * for one lock: one edge. */
 static const char deadlock_procs_sql[] =
     "SELECT " LS_SELECT_LIST(dq, DL_PROC_COLS) " FROM deadlock_procs p"
     " JOIN deadlock_edges e ON e.deadlock_id = p.deadlock_id AND e.waiter_pid = p.pid"
