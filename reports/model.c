@@ -1410,7 +1410,7 @@ static void add_waits_cut(cJSON *r)
 
 int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
 {
-    model_ctx m = {s, opts, 0, NULL, {0, 0, 0, 0, 0, 0}, 0};
+    model_ctx m = {s, opts, 0, NULL, {0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0.0, 0, 0}, 0};
     cJSON *r = cJSON_CreateObject(), *sum, *input;
     int top = opts->top > 0 ? opts->top : 10;
 

@@ -5,6 +5,7 @@
 #ifndef LS_MODEL_INT_H
 #define LS_MODEL_INT_H
 
+#include "ls_logcover.h"
 #include "ls_report.h"
 
 /*
@@ -54,6 +55,8 @@ typedef struct model_ctx {
     ls_stmt *code_q; /* a transaction's code path (ls_model_add_code), kept prepared */
     model_story_path story; /* the top of row_occupancy, for the story */
     int logcover; /* ls_logcover (ls_logcover.h): set by ls_model_logcover() */
+    ls_logcover_in logcover_in; /* ... and the counts it was decided on */
+    int64_t logcover_open;      /* ... and the holds it makes "at least" */
 } model_ctx;
 
 /*
