@@ -28,26 +28,28 @@
 /* The statement texts, whose kind (ls_sql_kind_of) says which are the
  * transaction control (stmt_texts.kind is NULL in stores of schema
  * before 14, so it is decided from the text here): a few distinct texts,
- * kept in a temporary table so that one scan of the statements counts
- * them with everything else. */
+ * whose ids go into the statements' scan as a list, so that one scan
+ * counts them with everything else and the report writes nothing. Past
+ * TXC_IDS_MAX such texts (a log whose BEGINs carry comments) the list
+ * would grow with the log: they are counted by a second, grouped scan. */
 #define SPAN_VERB "5" /* LS_VERB_SPAN (ls_store.h): made from a trace span */
+#define TXC_IDS_MAX 1024
 static const char texts_sql[] = "SELECT text_id, text FROM stmt_texts";
-static const char txc_make_sql[] =
-    "DROP TABLE IF EXISTS temp.logcover_txc;"
-    "CREATE TEMP TABLE logcover_txc(text_id INTEGER PRIMARY KEY)";
-static const char txc_add_sql[] = "INSERT OR IGNORE INTO temp.logcover_txc VALUES (?1)";
-static const char txc_drop_sql[] = "DROP TABLE IF EXISTS temp.logcover_txc";
 /* Statement lines (spans' statements apart) and what they say of the
- * logging, in one scan of the statements. */
-static const char stmt_sql[] =
+ * logging, in one scan of the statements; %s: the list of ids. */
+static const char stmt_fmt[] =
     "SELECT count(*), count(st.dur_us), coalesce(min(st.dur_us), 0) / 1000.0,"
     " (SELECT count(*) FROM stmt_rows sp WHERE sp.verb = " SPAN_VERB "),"
-    " coalesce(sum(st.text_id IN (SELECT text_id FROM temp.logcover_txc)), 0)"
+    " coalesce(sum(st.text_id IN (%s)), 0)"
     " FROM stmt_rows st WHERE st.verb <> " SPAN_VERB;
+/* Too many texts for a list: each text's statements, counted by text. */
+static const char texts_grouped_sql[] =
+    "SELECT t.text_id, t.text, n.n FROM (SELECT text_id, count(*) AS n FROM stmt_rows"
+    " WHERE verb <> " SPAN_VERB " GROUP BY 1) n JOIN stmt_texts t USING (text_id)";
 static const char holds_sql[] = "SELECT end_evidence, count(*) FROM holds GROUP BY 1";
 
 enum { ST_N, ST_TIMED, ST_SHORTEST, ST_SPANS, ST_TXC };
-enum { TX_ID, TX_TEXT };
+enum { TX_ID, TX_TEXT, TX_N };
 enum { H_EVIDENCE, H_N };
 
 typedef struct cover_count {
@@ -64,7 +66,7 @@ static void stmt_row(model_ctx *m, ls_stmt *q, void *arg)
     c->in.timed = ls_stmt_int64(q, ST_TIMED);
     c->in.shortest_ms = ls_stmt_double(q, ST_SHORTEST);
     c->in.from_spans = ls_stmt_int64(q, ST_SPANS);
-    c->in.tx_control = ls_stmt_int64(q, ST_TXC);
+    c->in.tx_control += ls_stmt_int64(q, ST_TXC);
 }
 
 /* The holds by their end's evidence, a handful of kinds: summed once,
@@ -97,31 +99,74 @@ static void end_kind_row(model_ctx *m, ls_stmt *q, void *arg)
     k->holds[k->n++] = n;
 }
 
-/* temp.logcover_txc: the ids of the texts that are BEGIN, COMMIT or
- * ROLLBACK. Sets m->rc on a store error. */
-static void txc_table(model_ctx *m)
+static int is_tx_control(const char *text)
 {
-    ls_stmt *q = NULL, *ins = NULL;
+    ls_sql_kind k = ls_sql_kind_of(text);
+    return k == LS_SQL_BEGIN || k == LS_SQL_COMMIT || k == LS_SQL_ROLLBACK;
+}
+
+/* ids: the ids of the texts that are BEGIN, COMMIT or ROLLBACK, "a,b,c"
+ * ("NULL" for none); 1 when there are more than TXC_IDS_MAX of them
+ * (ids then unused), 0, or a store error. */
+static int txc_ids(model_ctx *m, ls_buf *ids)
+{
+    ls_stmt *q = NULL;
+    size_t n = 0;
     int rc;
 
-    if ((rc = ls_store_exec(m->store, txc_make_sql)) != 0 ||
-        (rc = ls_store_prepare(m->store, texts_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(m->store, txc_add_sql, &ins)) != 0)
-        goto out;
+    if ((rc = ls_store_prepare(m->store, texts_sql, &q)) != 0)
+        return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
-        ls_sql_kind k = ls_sql_kind_of(ls_stmt_text(q, TX_TEXT));
-        if (k != LS_SQL_BEGIN && k != LS_SQL_COMMIT && k != LS_SQL_ROLLBACK)
+        char id[24];
+        if (!is_tx_control(ls_stmt_text(q, TX_TEXT)))
             continue;
-        ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(q, TX_ID));
-        if ((rc = ls_stmt_step(ins)) < 0)
+        if (++n > TXC_IDS_MAX) {
+            rc = 1;
             break;
+        }
+        snprintf(id, sizeof(id), "%s%lld", n > 1 ? "," : "", (long long)ls_stmt_int64(q, TX_ID));
+        ls_buf_adds(ids, id);
     }
-out:
     ls_stmt_finalize(q);
-    ls_stmt_finalize(ins);
-    if (rc < 0 && m->rc == 0)
-        m->rc = rc;
+    if (rc < 0)
+        return rc;
+    if (n == 0)
+        ls_buf_adds(ids, "NULL");
+    if (ls_buf_failed(ids))
+        return LS_ENOMEM;
+    return rc == 1 ? 1 : 0;
+}
+
+static void txc_grouped_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    (void)m;
+    if (is_tx_control(ls_stmt_text(q, TX_TEXT)))
+        ((cover_count *)arg)->in.tx_control += ls_stmt_int64(q, TX_N);
+}
+
+/* c's statement counts: one scan with the list of transaction-control
+ * texts, or (too many of them) that scan and a grouped one. */
+static void count_statements(model_ctx *m, cover_count *c)
+{
+    ls_buf ids = LS_BUF_INIT(0), sql = LS_BUF_INIT(0);
+    int many = txc_ids(m, &ids);
+
+    if (many < 0) {
+        if (m->rc == 0)
+            m->rc = many;
+    } else {
+        ls_buf_printf(&sql, stmt_fmt, many ? "NULL" : ls_buf_str(&ids));
+        if (ls_buf_failed(&sql)) {
+            if (m->rc == 0)
+                m->rc = LS_ENOMEM;
+        } else {
+            ls_model_each_row(m, ls_buf_str(&sql), -1, stmt_row, c);
+            if (many)
+                ls_model_each_row(m, texts_grouped_sql, -1, txc_grouped_row, c);
+        }
+    }
+    ls_buf_free(&ids);
+    ls_buf_free(&sql);
 }
 
 void ls_model_logcover(model_ctx *m)
@@ -132,10 +177,7 @@ void ls_model_logcover(model_ctx *m)
 
     memset(&c, 0, sizeof(c));
     memset(&k, 0, sizeof(k));
-    txc_table(m);
-    ls_model_each_row(m, stmt_sql, -1, stmt_row, &c);
-    if (ls_store_exec(m->store, txc_drop_sql) != 0 && m->rc == 0)
-        m->rc = LS_ERR;
+    count_statements(m, &c);
     ls_model_each_row(m, holds_sql, -1, end_kind_row, &k);
     c.in.holds = k.other;
     for (i = 0; i < k.n; i++)
