@@ -255,5 +255,7 @@ int64_t ls_stmt_int64(ls_stmt *st, int col);
 double ls_stmt_double(ls_stmt *st, int col);
 /* Column text, "" for NULL; valid until the next step/reset. */
 const char *ls_stmt_text(ls_stmt *st, int col);
+/* Column text, NULL for NULL; valid until the next step/reset. */
+const char *ls_stmt_text_or_null(ls_stmt *st, int col);
 
 #endif

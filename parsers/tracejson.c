@@ -543,6 +543,13 @@ int ls_tj_attr(ls_tj *tj, const char *key, const cJSON *v, int anyvalue)
 #define HTTP_NAME_PREFIX "HTTP "
 #define HTTP_NAME_PREFIX_LEN (sizeof(HTTP_NAME_PREFIX) - 1)
 
+/* s past the "HTTP " older instrumentations put before a method. */
+static const char *past_http_prefix(const char *s)
+{
+    return strncasecmp(s, HTTP_NAME_PREFIX, HTTP_NAME_PREFIX_LEN) == 0 ? s + HTTP_NAME_PREFIX_LEN
+                                                                       : s;
+}
+
 /* Does name say nothing but the request's method: "POST", "post", "HTTP POST"? */
 static int is_bare_method(const char *name, const char *method)
 {
@@ -550,8 +557,7 @@ static int is_bare_method(const char *name, const char *method)
                                           "HEAD",   "OPTIONS", "TRACE", "CONNECT"};
     size_t i;
 
-    if (strncasecmp(name, HTTP_NAME_PREFIX, HTTP_NAME_PREFIX_LEN) == 0)
-        name += HTTP_NAME_PREFIX_LEN;
+    name = past_http_prefix(name);
     if (method && strcasecmp(name, method) == 0)
         return 1;
     for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
@@ -568,14 +574,12 @@ static void add_path(ls_buf *out, const char *s)
 
 int ls_tj_http_name(const ls_span *sp, ls_buf *out)
 {
-    const char *method = sp->http_method ? sp->http_method : sp->name;
-    const char *url = sp->http_url, *host;
+    const char *method, *url = sp->http_url, *host;
     int rc;
 
     if (!sp->name || !is_bare_method(sp->name, sp->http_method))
         return 0;
-    if (strncasecmp(method, HTTP_NAME_PREFIX, HTTP_NAME_PREFIX_LEN) == 0)
-        method += HTTP_NAME_PREFIX_LEN;
+    method = past_http_prefix(sp->http_method ? sp->http_method : sp->name);
     ls_buf_reset(out);
     ls_buf_add(out, method, strlen(method));
     ls_buf_addc(out, ' ');

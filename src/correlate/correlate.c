@@ -1161,12 +1161,6 @@ static int episodes_pass(ls_store *s, ls_correlate_stats *stats)
     return rc == 0 ? queue_blockers(s) : rc;
 }
 
-/* A NULL column of q as NULL, not "" (ls_stmt_text). */
-static const char *text_or_null(ls_stmt *q, int col)
-{
-    return ls_stmt_isnull(q, col) ? NULL : ls_stmt_text(q, col);
-}
-
 /* Does the holder's wait that tuple wait q (tw_ columns) was logged in
  * name its relation? hq reads the holder's candidate waits; on 1 it is
  * left on the chosen one (its relation). Returns 1, 0, or < 0 on a store
@@ -1186,8 +1180,10 @@ static int holder_wait_names(ls_stmt *q, ls_stmt *hq)
     while ((rc = ls_stmt_step(hq)) == 1) {
         int64_t start = ls_stmt_int64(hq, hw_start_ts);
         if (ls_holder_wait_at(&start, 1, logged) == 0)
-            return ls_holder_wait_names(text_or_null(hq, hw_relation), text_or_null(hq, hw_ctid),
-                                        text_or_null(q, tw_ctid), !ls_stmt_isnull(hq, hw_end_ts),
+            return ls_holder_wait_names(ls_stmt_text_or_null(hq, hw_relation),
+                                        ls_stmt_text_or_null(hq, hw_ctid),
+                                        ls_stmt_text_or_null(q, tw_ctid),
+                                        !ls_stmt_isnull(hq, hw_end_ts),
                                         ls_stmt_int64(hq, hw_end_ts), logged);
     }
     return rc < 0 ? rc : 0;

@@ -48,7 +48,6 @@ static const char row_stats_sql[] =
 
 /* ---- logical rows ---- */
 
-
 #define WAIT_COLS(X, Q)                                                                \
     X(Q, wait_id, "w.wait_id")                                                         \
     X(Q, session_id, "w.session_id")                                                   \
@@ -1072,31 +1071,30 @@ static const char deadlock_procs_sql[] =
     " JOIN deadlock_edges e ON e.deadlock_id = p.deadlock_id AND e.waiter_pid = p.pid"
     " WHERE p.text_id IS NOT NULL ORDER BY p.rowid, e.seq";
 
-static int deadlock_rows(ls_store *s, ls_correlate_stats *stats)
+/* Does the statement row q of a step's query name a row (its key in *k)?
+ * Filled from q's columns by each step: the decision is the step's own. */
+typedef int (*named_row_fn)(ls_stmt *q, ls_rowkey *k);
+
+/* Run sql and make a row (with `evidence`) of each row named() finds in
+ * its rows: steps 5 and 6. */
+static int named_rows(ls_store *s, const char *sql, named_row_fn named, const char *evidence,
+                      ls_correlate_stats *stats)
 {
     ls_stmt *q = NULL, *find = NULL, *ins = NULL;
     int rc;
 
-    if ((rc = ls_store_prepare(s, deadlock_procs_sql, &q)) != 0 ||
+    if ((rc = ls_store_prepare(s, sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
         (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        ls_rowkey_evidence ev;
         ls_rowkey k;
         int64_t row_id;
-        int keyed;
 
-        memset(&ev, 0, sizeof(ev));
         memset(&k, 0, sizeof(k));
-        ev.statement = ls_stmt_isnull(q, dq_text) ? NULL : ls_stmt_text(q, dq_text);
-        keyed = ev.statement && ls_rowkey_of(&ev, &k);
-        if (!ls_deadlock_names_row(ls_stmt_isnull(q, dq_edge_kind)
-                                       ? NULL
-                                       : ls_stmt_text(q, dq_edge_kind),
-                                   keyed))
+        if (!named(q, &k))
             continue;
-        if ((rc = row_for(find, ins, k.rel, k.key, LS_ROW_DEADLOCK_DETAIL, &row_id, stats)) != 0)
+        if ((rc = row_for(find, ins, k.rel, k.key, evidence, &row_id, stats)) != 0)
             goto out;
     }
 out:
@@ -1104,6 +1102,19 @@ out:
     ls_stmt_finalize(find);
     ls_stmt_finalize(ins);
     return rc < 0 ? rc : 0;
+}
+
+/* A deadlock process's statement names a row when its DETAIL edge says it
+ * waited for one (ls_deadlock_names_row). */
+static int deadlock_names(ls_stmt *q, ls_rowkey *k)
+{
+    ls_rowkey_evidence ev;
+    int keyed;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.statement = ls_stmt_text_or_null(q, dq_text);
+    keyed = ev.statement && ls_rowkey_of(&ev, k);
+    return ls_deadlock_names_row(ls_stmt_text_or_null(q, dq_edge_kind), keyed);
 }
 
 /*
@@ -1131,38 +1142,20 @@ static const char serialization_sql[] =
     "SELECT " LS_SELECT_LIST(sq, SF_COLS) " FROM errors e"
     " WHERE e.class = 'serialization_failure' AND e.text_id IS NOT NULL ORDER BY e.error_id";
 
-static int serialization_rows(ls_store *s, ls_correlate_stats *stats)
+/* A serialization failure's statement, with its bind, names a row when
+ * the message says the row was updated concurrently
+ * (ls_serialization_names_row). */
+static int serialization_names(ls_stmt *q, ls_rowkey *k)
 {
-    ls_stmt *q = NULL, *find = NULL, *ins = NULL;
-    int rc;
+    ls_rowkey_evidence ev;
+    int keyed;
 
-    if ((rc = ls_store_prepare(s, serialization_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
-        (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0)
-        goto out;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        ls_rowkey_evidence ev;
-        ls_rowkey k;
-        int64_t row_id;
-        int keyed;
-
-        memset(&ev, 0, sizeof(ev));
-        memset(&k, 0, sizeof(k));
-        ev.statement = ls_stmt_isnull(q, sq_text) ? NULL : ls_stmt_text(q, sq_text);
-        ev.params = ls_stmt_isnull(q, sq_params) ? NULL : ls_stmt_text(q, sq_params);
-        ev.prepare = ls_stmt_isnull(q, sq_prepare) ? NULL : ls_stmt_text(q, sq_prepare);
-        keyed = ev.statement && ls_rowkey_of(&ev, &k);
-        if (!ls_serialization_names_row(
-                ls_stmt_isnull(q, sq_message) ? NULL : ls_stmt_text(q, sq_message), keyed))
-            continue;
-        if ((rc = row_for(find, ins, k.rel, k.key, LS_ROW_SERIALIZATION, &row_id, stats)) != 0)
-            goto out;
-    }
-out:
-    ls_stmt_finalize(q);
-    ls_stmt_finalize(find);
-    ls_stmt_finalize(ins);
-    return rc < 0 ? rc : 0;
+    memset(&ev, 0, sizeof(ev));
+    ev.statement = ls_stmt_text_or_null(q, sq_text);
+    ev.params = ls_stmt_text_or_null(q, sq_params);
+    ev.prepare = ls_stmt_text_or_null(q, sq_prepare);
+    keyed = ev.statement && ls_rowkey_of(&ev, k);
+    return ls_serialization_names_row(ls_stmt_text_or_null(q, sq_message), keyed);
 }
 
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
@@ -1197,8 +1190,11 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         goto out;
     /* 4. Write rows. 5. Rows only a deadlock's DETAIL names. 6. Rows
      * only a serialization failure's statement names. */
-    if ((rc = write_rows(s, stats)) != 0 || (rc = deadlock_rows(s, stats)) != 0 ||
-        (rc = serialization_rows(s, stats)) != 0)
+    if ((rc = write_rows(s, stats)) != 0 ||
+        (rc = named_rows(s, deadlock_procs_sql, deadlock_names, LS_ROW_DEADLOCK_DETAIL,
+                         stats)) != 0 ||
+        (rc = named_rows(s, serialization_sql, serialization_names, LS_ROW_SERIALIZATION,
+                         stats)) != 0)
         goto out;
     rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_row ON"
                                   " wait_rows(row_id);");

@@ -2852,3 +2852,8 @@ const char *ls_stmt_text(ls_stmt *st, int col)
     const unsigned char *t = sqlite3_column_text(st->st, col);
     return t ? (const char *)t : "";
 }
+
+const char *ls_stmt_text_or_null(ls_stmt *st, int col)
+{
+    return (const char *)sqlite3_column_text(st->st, col);
+}
