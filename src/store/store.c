@@ -236,7 +236,7 @@ static const char *const query_sql[Q__COUNT] = {
  * to its reset, so a statement kept open while its caller works on each
  * row is charged the caller's time too.
  */
-#define PROFILE_SLOTS 256
+#define PROFILE_SLOTS 4096 /* a whole analyze prepares a few hundred distinct texts */
 #define PROFILE_MIN_NS 1000000     /* print a statement that took 1 ms or more, */
 #define PROFILE_MIN_STEPS 100000   /* or this many VM steps */
 typedef struct sql_profile {
