@@ -12,8 +12,10 @@
  * (row_queue_peaks). Readers saw them through views that looked each
  * column up in each table: a column computed so cannot walk an index, and
  * the code paths, findings and report read the holds many times over.
- * This pass joins them once, in key order, after the last of those passes,
- * and the views holds and rows read its tables.
+ * This pass runs after the last of those passes: it copies every hold
+ * whole once, then writes again, joined, the few a later pass decided
+ * about (most holds no later pass touches); the views holds and rows
+ * read its tables.
  *
  * What it decides is only which pass wins for a column, as the views did:
  * the hidden waits pass's start, else the holds waited for pass's value
@@ -47,13 +49,30 @@
 /* SQL: hold h's start: the hidden waits pass's, else as BOUND. */
 #define START_TS "coalesce(q.start_ts, " BOUND("start_ts") ")"
 
-static const char final_holds_sql[] =
+/*
+ * Every hold as the transactions pass left it, copied whole: hold_final
+ * has hold_rows' columns in hold_rows' order (store_schema.h), its
+ * evidence ids are hold_final_evidence's, and both store a bound equal to
+ * its time as NULL, so SQLite copies each record as it is (the transfer
+ * optimization of INSERT INTO ... SELECT *: no column is decoded; issue
+ * 38, where joining every hold to the two later passes' tables cost 146
+ * VM steps a hold). hold_final is empty here (the pass's clear).
+ */
+static const char copy_holds_sql[] =
     /* Every evidence text a hold may have, once. */
     "INSERT INTO hold_final_evidence(evidence_id, text) SELECT evidence_id, text"
     " FROM hold_evidence ORDER BY evidence_id;"
     "INSERT OR IGNORE INTO hold_final_evidence(text) SELECT text FROM bound_evidence"
     " UNION SELECT " QUEUED_EVIDENCE ";"
-    "INSERT INTO hold_final(hold_id, row_id, tx_id, session_id, pid, start_ts, start_lo,"
+    "INSERT INTO hold_final SELECT * FROM temp.hold_rows;";
+
+/* SQL: the holds a later pass decided about (the few others waited for,
+ * and those whose start the hidden waits pass moved). */
+#define DECIDED_LATER "SELECT hold_id FROM hold_bounds UNION SELECT hold_id FROM hold_queued"
+
+/* The holds a later pass decided about, written again over their copy. */
+static const char final_holds_sql[] =
+    "INSERT OR REPLACE INTO hold_final(hold_id, row_id, tx_id, session_id, pid, start_ts, start_lo,"
     " start_hi, start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits,"
     " waiter_ms, max_queue, contended_ms, sql_ms, idle_ms, commit_ms, head_state,"
     " observed_state, observed_samples)"
@@ -72,7 +91,8 @@ static const char final_holds_sql[] =
     "  " BOUND("contended_ms") ", " BOUND("sql_ms") ", " BOUND("idle_ms") ","
     "  " BOUND("commit_ms") ", " BOUND("head_state") ", " BOUND("observed_state") ","
     "  " BOUND("observed_samples")
-    " FROM hold_rows h LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
+    " FROM (" DECIDED_LATER ") d JOIN hold_rows h ON h.hold_id = d.hold_id"
+    " LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
     " LEFT JOIN hold_queued q ON q.hold_id = h.hold_id ORDER BY h.hold_id;";
 
 /* What the readers search by: a row's holds in time order (the report's
@@ -103,7 +123,8 @@ int ls_correlate_final(ls_store *s, ls_correlate_stats *stats)
     int rc;
 
     (void)stats;
-    if ((rc = ls_store_exec(s, final_holds_sql)) != 0 ||
+    if ((rc = ls_store_exec(s, copy_holds_sql)) != 0 ||
+        (rc = ls_store_exec(s, final_holds_sql)) != 0 ||
         (rc = ls_store_exec_sorting(s, final_hold_index_sql)) != 0)
         return rc;
     return ls_store_exec(s, final_rows_sql);

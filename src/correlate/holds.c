@@ -93,12 +93,15 @@ static const char waits_sql[] =
 LS_COLUMNS(cq, CANDIDATE_ROW);
 #define CANDIDATE_REF(X, Q) CANDIDATE_LIST(X, Q, LS_STMT_REF("r", "params"))
 #define CANDIDATE_COLS(LIST) "SELECT " LS_SELECT_LIST(cq, LIST)
+/* The last 32 yield only their ids and texts' ids; the other columns are
+ * read, by id, of those with the text (issue 38: every column of all 32,
+ * a parameter list's reference followed for each, was 870 VM steps a
+ * wait, most of the logical rows pass). */
 static const char waiter_stmts_sql[] =
-    CANDIDATE_COLS(CANDIDATE_ROW) " FROM (SELECT stmt_id, file_id, line, dur_us, text_id, "
-    LS_STMT_REF("stmt_rows", "params")
-    "  AS params, prepare, verb FROM stmt_rows WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
-    "  AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) r"
-    " WHERE ?4 IS NULL OR r.text_id = ?4";
+    CANDIDATE_COLS(CANDIDATE_REF) " FROM (SELECT stmt_id, text_id FROM stmt_rows"
+    "  WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
+    "  AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) x"
+    " JOIN stmt_rows r ON r.stmt_id = x.stmt_id WHERE ?4 IS NULL OR x.text_id = ?4";
 /*
  * Whole seconds: a busy session runs the same statement a hundred times in
  * the second of the wait, and start times derived from the second do not
@@ -1263,12 +1266,24 @@ static const char groups_sql[] =
     "   GROUP BY holder_tx, row_id) a"
     " JOIN hold_rows h ON h.tx_id = a.holder_tx AND h.row_id = a.row_id"
     " JOIN transactions t ON t.tx_id = h.tx_id JOIN row_keys r ON r.row_id = h.row_id"
-    /* In the holds table's own order: each group is decided alone, and its
-     * row of hold_bounds is then appended in key order (the table is in
-     * time order; pages no longer fit the page cache). */
-    " ORDER BY h.hold_id";
+    /* In the order of their transactions' first statements: the sweep
+     * (holds_sweep) reads the statements once, in id order. */
+    " ORDER BY t.first_stmt, h.hold_id";
 
-/* The transaction's statements (?1 its session, ?2..?3 its stmt_ids). */
+/*
+ * A transaction's statements are its session's within its stmt_id range
+ * (first_stmt to last_stmt); ids are log order, so the range holds every
+ * other session's statements logged meanwhile, a thousand and more for a
+ * transaction that waited. Reading each hold's range cost 4,000 VM steps
+ * a hold at 256 MiB (issue 38: 9.2 M of the pass's 14.8 M), and
+ * overlapping ranges were read again for each hold. The sweep reads the
+ * ids and sessions of the union of the ranges once, in id order
+ * (sweep_ids_sql), and the whole statement (tx_statement_sql) only of a
+ * session whose hold is open there.
+ */
+enum { SW_STMT_ID, SW_SESSION };
+static const char sweep_ids_sql[] =
+    "SELECT stmt_id, session_id FROM stmt_rows WHERE stmt_id BETWEEN ?1 AND ?2 ORDER BY stmt_id";
 #define TX_STMT_COLS(X, Q)                                                             \
     X(Q, stmt_id, "stmt_id")                                                           \
     X(Q, start_ts, "start_ts")                                                         \
@@ -1276,13 +1291,9 @@ static const char groups_sql[] =
     X(Q, text, "text")                                                                 \
     X(Q, params, "params")
 LS_COLUMNS(tq, TX_STMT_COLS);
-static const char tx_statements_sql[] =
+static const char tx_statement_sql[] =
     "SELECT " LS_SELECT_LIST(tq, TX_STMT_COLS) " FROM statements"
-    /* +session_id: read the transaction's stmt_id range, not every
-     * statement of a long-lived session through its index. */
-    " WHERE +session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3"
-    " AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))"
-    " ORDER BY stmt_id";
+    " WHERE stmt_id = ?1 AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))";
 
 /* ?5 and ?9: bound_evidence ids (a bound equal to its time is NULL) */
 enum {
@@ -1423,66 +1434,106 @@ out:
     return rc < 0 ? rc : 0;
 }
 
-/* The queries and the evidence texts of the holds pass. */
-typedef struct holds_q {
-    ls_stmt *g, *sts, *upd;
-    ls_interner evidence; /* bound_evidence */
-    int64_t resolution;
-} holds_q;
+/*
+ * A hold of groups_sql whose transaction's statements the sweep is
+ * reading: what deciding it needs of its group (the texts owned: the
+ * group's row is gone by then) and its walk (decide/hold.c).
+ */
+typedef struct open_hold {
+    int64_t hold_id, session_id, last_stmt, waits, first_tx_wait;
+    int has_tx_wait, has_durations;
+    double waiter_ms;
+    char *relation, *row_key, *tx_end_known, *start_evidence;
+    ls_hold_bound end; /* its evidence is tx_end_known or a constant */
+    ls_hold_walk w;    /* w.start.evidence: start_evidence or a constant */
+} open_hold;
 
-/* Walk the statements of group g's transaction (decide/hold.c decides):
- * the locking statement where the transactions pass did not find it, the
- * SQL and COMMIT time while others waited. */
-static int walk_tx_statements(holds_q *hq, ls_hold_walk *w)
+static void open_hold_free(open_hold *h)
 {
-    ls_stmt *g = hq->g, *sts = hq->sts;
-    const char *relation = ls_stmt_text(g, gq_relation), *row_key = ls_stmt_text(g, gq_row_key);
-    int rc;
-
-    ls_stmt_reset(sts);
-    ls_stmt_bind_int64(sts, 1, ls_stmt_int64(g, gq_session_id));
-    ls_stmt_bind_int64(sts, 2, ls_stmt_int64(g, gq_first_stmt));
-    ls_stmt_bind_int64(sts, 3, ls_stmt_int64(g, gq_last_stmt));
-    while ((rc = ls_stmt_step(sts)) == 1) {
-        const char *text = ls_stmt_text(sts, tq_text);
-        ls_sql_kind kind = ls_sql_kind_of(text);
-        ls_hold_stmt st;
-        char rel[128], key[192];
-
-        memset(&st, 0, sizeof(st));
-        st.id = ls_stmt_int64(sts, tq_stmt_id);
-        st.start = ls_stmt_int64(sts, tq_start_ts);
-        st.has_end = !ls_stmt_isnull(sts, tq_end_ts);
-        st.end = ls_stmt_int64(sts, tq_end_ts);
-        st.is_write = kind == LS_SQL_WRITE;
-        st.is_end = kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK;
-        /* What only a write the walk may still take needs is read. */
-        st.names_row = !w->lock_stmt && st.is_write &&
-                       ls_sql_row_key(text,
-                                      ls_stmt_isnull(sts, tq_params) ? NULL
-                                                                     : ls_stmt_text(sts, tq_params),
-                                      rel, sizeof(rel), key, sizeof(key)) &&
-                       strcmp(rel, relation) == 0 && strcmp(key, row_key) == 0;
-        st.names_rel = !w->first_write && st.is_write && strstr(text, relation) != NULL;
-        ls_hold_walk_stmt(w, &st);
-    }
-    return rc < 0 ? rc : 0;
+    free(h->relation);
+    free(h->row_key);
+    free(h->tx_end_known);
+    free(h->start_evidence);
 }
 
-/* The hold of group g, decided: its row of hold_bounds. */
-static int decide_hold(holds_q *hq)
+/* The queries, the evidence texts and the open holds of the holds pass.
+ * The sweep has read every statement below `next`. */
+typedef struct holds_q {
+    ls_stmt *g, *ids, *sts, *upd;
+    ls_interner evidence; /* bound_evidence */
+    int64_t resolution;
+    open_hold *open;
+    size_t nopen, cap;
+    int64_t next;
+} holds_q;
+
+/* Hold h's walk takes statement row sts of its transaction. */
+static void walk_statement(open_hold *h, ls_stmt *sts)
 {
-    ls_stmt *g = hq->g, *upd = hq->upd;
+    ls_hold_walk *w = &h->w;
+    const char *text = ls_stmt_text(sts, tq_text);
+    ls_sql_kind kind = ls_sql_kind_of(text);
+    ls_hold_stmt st;
+    char rel[128], key[192];
+
+    memset(&st, 0, sizeof(st));
+    st.id = ls_stmt_int64(sts, tq_stmt_id);
+    st.start = ls_stmt_int64(sts, tq_start_ts);
+    st.has_end = !ls_stmt_isnull(sts, tq_end_ts);
+    st.end = ls_stmt_int64(sts, tq_end_ts);
+    st.is_write = kind == LS_SQL_WRITE;
+    st.is_end = kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK;
+    /* What only a write the walk may still take needs is read. */
+    st.names_row = !w->lock_stmt && st.is_write &&
+                   ls_sql_row_key(text,
+                                  ls_stmt_isnull(sts, tq_params) ? NULL
+                                                                 : ls_stmt_text(sts, tq_params),
+                                  rel, sizeof(rel), key, sizeof(key)) &&
+                   strcmp(rel, h->relation) == 0 && strcmp(key, h->row_key) == 0;
+    st.names_rel = !w->first_write && st.is_write && strstr(text, h->relation) != NULL;
+    ls_hold_walk_stmt(w, &st);
+}
+
+/* The group at g opens a hold: its end decided (ls_hold_end), its walk
+ * begun. The texts are copied; LS_ENOMEM when they cannot be. */
+static int hold_open(holds_q *hq)
+{
+    ls_stmt *g = hq->g;
     ls_hold_end_in ein;
-    ls_hold_bound end, start;
-    ls_hold_walk w;
-    int64_t start_ev_id, end_ev_id, idle;
-    const char *state;
-    int rc;
+    ls_hold_bound start;
+    open_hold *h;
+
+    if (hq->nopen == hq->cap) {
+        size_t cap = hq->cap ? 2 * hq->cap : 16;
+        open_hold *v = realloc(hq->open, cap * sizeof(*v));
+        if (!v)
+            return LS_ENOMEM;
+        hq->open = v;
+        hq->cap = cap;
+    }
+    h = &hq->open[hq->nopen];
+    memset(h, 0, sizeof(*h));
+    h->relation = ls_strdup(ls_stmt_text(g, gq_relation));
+    h->row_key = ls_strdup(ls_stmt_text(g, gq_row_key));
+    h->tx_end_known = ls_strdup(ls_stmt_text(g, gq_tx_end_known));
+    h->start_evidence = ls_strdup(ls_stmt_text(g, gq_start_evidence));
+    if (!h->relation || !h->row_key || !h->tx_end_known || !h->start_evidence) {
+        open_hold_free(h);
+        return LS_ENOMEM;
+    }
+    hq->nopen++;
+    h->hold_id = ls_stmt_int64(g, gq_hold_id);
+    h->session_id = ls_stmt_int64(g, gq_session_id);
+    h->last_stmt = ls_stmt_int64(g, gq_last_stmt);
+    h->waits = ls_stmt_int64(g, gq_waits);
+    h->waiter_ms = ls_stmt_double(g, gq_waiter_ms);
+    h->has_tx_wait = !ls_stmt_isnull(g, gq_first_tx_wait);
+    h->first_tx_wait = ls_stmt_int64(g, gq_first_tx_wait);
+    h->has_durations = (int)ls_stmt_int64(g, gq_has_durations);
 
     ein.tx_has_end = !ls_stmt_isnull(g, gq_tx_end);
     ein.tx_end = ls_stmt_int64(g, gq_tx_end);
-    ein.tx_end_known = ls_stmt_text(g, gq_tx_end_known);
+    ein.tx_end_known = h->tx_end_known;
     ein.first_acq_known = !ls_stmt_isnull(g, gq_first_acq);
     ein.first_acq = ls_stmt_int64(g, gq_first_acq);
     ein.last_wait_end = ls_stmt_int64(g, gq_last_wait_end);
@@ -1490,47 +1541,154 @@ static int decide_hold(holds_q *hq)
     ein.aborted = ls_hold_aborted(1, !ls_stmt_isnull(g, gq_aborted_at), ein.aborted_at,
                                   ls_stmt_int64(g, gq_ran_after) != 0,
                                   ls_stmt_int64(g, gq_start_ts));
-    ls_hold_end(&ein, &end);
+    ls_hold_end(&ein, &h->end);
 
     start.ts = ls_stmt_int64(g, gq_start_ts);
     start.lo = ls_stmt_int64(g, gq_start_lo);
     start.hi = ls_stmt_int64(g, gq_start_hi);
-    start.evidence = ls_stmt_text(g, gq_start_evidence);
-    ls_hold_walk_begin(&w, ls_stmt_int64(g, gq_first_wait), end.ts, &start,
+    start.evidence = h->start_evidence;
+    ls_hold_walk_begin(&h->w, ls_stmt_int64(g, gq_first_wait), h->end.ts, &start,
                        ls_stmt_isnull(g, gq_lock_stmt) ? 0 : ls_stmt_int64(g, gq_lock_stmt));
-    if ((rc = walk_tx_statements(hq, &w)) != 0)
-        return rc;
-    ls_hold_walk_end(&w, !ls_stmt_isnull(g, gq_first_tx_wait),
-                     ls_stmt_int64(g, gq_first_tx_wait), hq->resolution);
-    state = ls_hold_state(w.c_end - w.first_wait, w.sql_us, w.commit_us,
-                          (int)ls_stmt_int64(g, gq_has_durations), &idle);
+    return 0;
+}
 
-    if ((rc = ls_intern(&hq->evidence, w.start.evidence, &start_ev_id)) != 0 ||
-        (rc = ls_intern(&hq->evidence, end.evidence, &end_ev_id)) != 0)
+/* Hold h has seen its transaction's statements: decided, its row of
+ * hold_bounds. */
+static int hold_close(holds_q *hq, open_hold *h)
+{
+    ls_stmt *upd = hq->upd;
+    ls_hold_walk *w = &h->w;
+    int64_t start_ev_id, end_ev_id, idle;
+    const char *state;
+    int rc;
+
+    ls_hold_walk_end(w, h->has_tx_wait, h->first_tx_wait, hq->resolution);
+    state = ls_hold_state(w->c_end - w->first_wait, w->sql_us, w->commit_us, h->has_durations,
+                          &idle);
+    if ((rc = ls_intern(&hq->evidence, w->start.evidence, &start_ev_id)) != 0 ||
+        (rc = ls_intern(&hq->evidence, h->end.evidence, &end_ev_id)) != 0)
         return rc;
     ls_stmt_reset(upd);
-    ls_stmt_bind_int64(upd, HB_HOLD, ls_stmt_int64(g, gq_hold_id));
-    ls_stmt_bind_int64(upd, HB_START_TS, w.start.ts);
-    ls_stmt_bind_int64(upd, HB_START_LO, w.start.lo);
-    ls_stmt_bind_int64(upd, HB_START_HI, w.start.hi);
+    ls_stmt_bind_int64(upd, HB_HOLD, h->hold_id);
+    ls_stmt_bind_int64(upd, HB_START_TS, w->start.ts);
+    ls_stmt_bind_int64(upd, HB_START_LO, w->start.lo);
+    ls_stmt_bind_int64(upd, HB_START_HI, w->start.hi);
     ls_stmt_bind_int64(upd, HB_START_EV, start_ev_id);
-    ls_stmt_bind_int64(upd, HB_END_TS, end.ts);
-    ls_stmt_bind_int64(upd, HB_END_LO, end.lo);
-    ls_stmt_bind_int64(upd, HB_END_HI, end.hi);
+    ls_stmt_bind_int64(upd, HB_END_TS, h->end.ts);
+    ls_stmt_bind_int64(upd, HB_END_LO, h->end.lo);
+    ls_stmt_bind_int64(upd, HB_END_HI, h->end.hi);
     ls_stmt_bind_int64(upd, HB_END_EV, end_ev_id);
-    if (w.lock_stmt)
-        ls_stmt_bind_int64(upd, HB_LOCK_STMT, w.lock_stmt);
+    if (w->lock_stmt)
+        ls_stmt_bind_int64(upd, HB_LOCK_STMT, w->lock_stmt);
     else
         ls_stmt_bind_null(upd, HB_LOCK_STMT);
-    ls_stmt_bind_int64(upd, HB_WAITS, ls_stmt_int64(g, gq_waits));
-    ls_stmt_bind_double(upd, HB_WAITER_MS, ls_stmt_double(g, gq_waiter_ms));
-    ls_stmt_bind_double(upd, HB_CONTENDED_MS, (double)(w.c_end - w.first_wait) / LS_US_PER_MS);
-    ls_stmt_bind_double(upd, HB_SQL_MS, (double)w.sql_us / LS_US_PER_MS);
+    ls_stmt_bind_int64(upd, HB_WAITS, h->waits);
+    ls_stmt_bind_double(upd, HB_WAITER_MS, h->waiter_ms);
+    ls_stmt_bind_double(upd, HB_CONTENDED_MS, (double)(w->c_end - w->first_wait) / LS_US_PER_MS);
+    ls_stmt_bind_double(upd, HB_SQL_MS, (double)w->sql_us / LS_US_PER_MS);
     ls_stmt_bind_double(upd, HB_IDLE_MS, (double)idle / LS_US_PER_MS);
-    ls_stmt_bind_double(upd, HB_COMMIT_MS, (double)w.commit_us / LS_US_PER_MS);
+    ls_stmt_bind_double(upd, HB_COMMIT_MS, (double)w->commit_us / LS_US_PER_MS);
     ls_stmt_bind_text(upd, HB_HEAD_STATE, state);
     rc = ls_stmt_step(upd);
     return rc < 0 ? rc : 0;
+}
+
+/* Statement `id` of session `session`, to every open hold of the session
+ * whose range holds it (the sweep opened each at its first statement):
+ * read whole once, and only when some hold takes it. */
+static int sweep_statement(holds_q *hq, int64_t id, int64_t session)
+{
+    size_t i;
+    int rc, read = 0;
+
+    for (i = 0; i < hq->nopen; i++) {
+        open_hold *h = &hq->open[i];
+        if (h->session_id != session || id > h->last_stmt)
+            continue;
+        if (!read) {
+            ls_stmt_reset(hq->sts);
+            ls_stmt_bind_int64(hq->sts, 1, id);
+            if ((rc = ls_stmt_step(hq->sts)) != 1)
+                return rc < 0 ? rc : 0; /* a parse or bind line: no hold's */
+            read = 1;
+        }
+        walk_statement(h, hq->sts);
+    }
+    return 0;
+}
+
+/* Close (decide) every open hold whose last statement is below the
+ * sweep's `next`. */
+static int sweep_close(holds_q *hq)
+{
+    size_t i = 0;
+    int rc;
+
+    while (i < hq->nopen) {
+        open_hold *h = &hq->open[i];
+        if (h->last_stmt >= hq->next) {
+            i++;
+            continue;
+        }
+        rc = hold_close(hq, h);
+        open_hold_free(h);
+        hq->open[i] = hq->open[--hq->nopen];
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/*
+ * Read the statements from `next` to `limit` (INT64_MAX: to the last of
+ * the open holds) into the open holds, closing each once its last is
+ * read; with no hold open, nothing is read and `next` moves past limit.
+ * Each statement is read at most once by the whole sweep.
+ */
+static int sweep_to(holds_q *hq, int64_t limit)
+{
+    int rc = 0;
+
+    while (hq->nopen && hq->next <= limit) {
+        int64_t hi = limit;
+        size_t i;
+        for (i = 0; i < hq->nopen; i++)
+            if (hq->open[i].last_stmt < hi)
+                hi = hq->open[i].last_stmt;
+        ls_stmt_reset(hq->ids);
+        ls_stmt_bind_int64(hq->ids, 1, hq->next);
+        ls_stmt_bind_int64(hq->ids, 2, hi);
+        while ((rc = ls_stmt_step(hq->ids)) == 1)
+            if ((rc = sweep_statement(hq, ls_stmt_int64(hq->ids, SW_STMT_ID),
+                                      ls_stmt_int64(hq->ids, SW_SESSION))) != 0)
+                return rc;
+        if (rc < 0)
+            return rc;
+        ls_stmt_reset(hq->ids);
+        hq->next = hi + 1;
+        if ((rc = sweep_close(hq)) != 0)
+            return rc;
+    }
+    if (!hq->nopen && hq->next <= limit)
+        hq->next = limit == INT64_MAX ? limit : limit + 1;
+    return rc < 0 ? rc : 0;
+}
+
+/* Every group of groups_sql decided: opened at its transaction's first
+ * statement, closed after its last. */
+static int holds_sweep(holds_q *hq)
+{
+    int rc;
+
+    hq->next = 0;
+    while ((rc = ls_stmt_step(hq->g)) == 1) {
+        int64_t first = ls_stmt_int64(hq->g, gq_first_stmt);
+        if ((first > 0 && (rc = sweep_to(hq, first - 1)) != 0) || (rc = hold_open(hq)) != 0)
+            return rc;
+    }
+    if (rc < 0)
+        return rc;
+    return sweep_to(hq, INT64_MAX);
 }
 
 /*
@@ -1664,20 +1822,20 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
     int rc, sorting = 0;
 
     (void)stats;
-    /* The groups are sorted (the waits grouped, then in hold order) with a
-     * quarter of the page cache for the sorter; the walk that follows reads
-     * in time order, which that cache serves. */
+    /* The groups are sorted (the waits grouped, then in their
+     * transactions' order) with a quarter of the page cache for the
+     * sorter; the sweep that follows reads the statements in id order,
+     * which that cache serves. */
     memset(&hq, 0, sizeof(hq));
     if ((rc = log_resolution(s, &hq.resolution)) != 0 ||
         (rc = ls_intern_open(s, &hq.evidence, "bound_evidence", "evidence_id", "text")) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_prepare(s, groups_sql, &hq.g)) != 0 ||
-        (rc = ls_store_prepare(s, tx_statements_sql, &hq.sts)) != 0 ||
-        (rc = ls_store_prepare(s, update_hold_sql, &hq.upd)) != 0)
+        (rc = ls_store_prepare(s, sweep_ids_sql, &hq.ids)) != 0 ||
+        (rc = ls_store_prepare(s, tx_statement_sql, &hq.sts)) != 0 ||
+        (rc = ls_store_prepare(s, update_hold_sql, &hq.upd)) != 0 ||
+        (rc = holds_sweep(&hq)) != 0)
         goto out;
-    while ((rc = ls_stmt_step(hq.g)) == 1)
-        if ((rc = decide_hold(&hq)) != 0)
-            goto out;
     /* pg_stat_activity snapshots taken while others waited say what the
      * holder was doing; where the log has no durations they decide. */
     if (rc == 0)
@@ -1698,8 +1856,12 @@ out:
     if (sorting)
         ls_store_sorting(s, 0);
     ls_stmt_finalize(hq.g);
+    ls_stmt_finalize(hq.ids);
     ls_stmt_finalize(hq.sts);
     ls_stmt_finalize(hq.upd);
+    while (hq.nopen)
+        open_hold_free(&hq.open[--hq.nopen]);
+    free(hq.open);
     ls_intern_close(&hq.evidence);
     return rc < 0 ? rc : 0;
 }

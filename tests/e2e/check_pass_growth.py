@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The per-wait passes stay linear (issue 38): on samples/busy-row (the
+first 100,000 lines of a real bench/pgbench_log.sh run, samples/README.md)
+cut to its first QUARTER lines and taken whole, the SQLite VM steps of
+each pass (LOCKSPAN_TIMING=1) grow at most MAX_GROWTH times as much as
+the things the pass is driven by (its waits or its holds, counted in
+each store): a pass that reads every hold, wait or statement once per
+hold grows with the square of them, 4 to 6 times as much on these logs.
+
+Usage: check_pass_growth.py LOCKSPAN PROJECT_DIR
+
+Measured when written: logical rows 4.2x the steps for 4.1x the waits,
+holds waited for 5.9x for 6.1x the holds (the cut's holds are fewer than
+a quarter), hidden waits 5.7x, final holds and rows 5.5x.
+Prints one FAIL line per wrong fact, then "N passed, N failed".
+"""
+import lzma
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+from lscheck import check, report
+
+QUARTER = 25000     # lines of the small log; the whole sample is 4 times as many
+MAX_GROWTH = 1.5    # steps' growth over the driving things' growth
+
+# pass name -> what drives it (a count over the correlated store)
+PASSES = {
+    "logical rows": "SELECT count(*) FROM lock_waits",
+    "holds waited for": "SELECT count(*) FROM hold_final",
+    "hidden waits": "SELECT count(*) FROM hold_final",
+    "final holds and rows": "SELECT count(*) FROM hold_final",
+}
+
+
+def analyze(lockspan, prefix, log, tmp, name):
+    """The steps of each pass and the count that drives it, or None."""
+    db = os.path.join(tmp, name + ".db")
+    env = dict(os.environ, LOCKSPAN_TIMING="1")
+    p = subprocess.run([lockspan, "analyze", "-q", "--db", db, "--prefix", prefix, "-o",
+                        os.path.join(tmp, name + ".json"), log],
+                       capture_output=True, text=True, env=env)
+    check(p.returncode == 0, f"{name}: analyze exit {p.returncode}: {p.stderr[-300:]}")
+    if p.returncode != 0:
+        return None
+    steps = {m.group(1).strip(): int(m.group(2)) for m in
+             re.finditer(r"correlate-steps: (.*?)\s+(\d+) SQLite VM steps", p.stderr)}
+    con = sqlite3.connect(db)
+    out = {}
+    for name_, sql in PASSES.items():
+        out[name_] = (steps.get(name_), con.execute(sql).fetchone()[0])
+    con.close()
+    return out
+
+
+def main():
+    lockspan, root = sys.argv[1], sys.argv[2]
+    d = os.path.join(root, "samples", "busy-row")
+    prefix = open(os.path.join(d, "prefix.txt")).read()
+    with tempfile.TemporaryDirectory() as tmp:
+        lines = lzma.open(os.path.join(d, "postgresql.log.xz"), "rt", encoding="utf-8",
+                          newline="").readlines()
+        check(len(lines) >= 4 * QUARTER, f"the sample has {len(lines)} lines (>= {4 * QUARTER})")
+        small, large = os.path.join(tmp, "small.log"), os.path.join(tmp, "large.log")
+        with open(small, "w", encoding="utf-8", newline="") as f:
+            f.writelines(lines[:QUARTER])
+        with open(large, "w", encoding="utf-8", newline="") as f:
+            f.writelines(lines[:4 * QUARTER])
+        a = analyze(lockspan, prefix, small, tmp, "small")
+        b = analyze(lockspan, prefix, large, tmp, "large")
+    if a is None or b is None:
+        return report()
+    for name in PASSES:
+        (s0, n0), (s1, n1) = a[name], b[name]
+        check(s0 and s1 and n0 and n1, f"{name}: steps {s0}, {s1} and counts {n0}, {n1} measured")
+        if not (s0 and s1 and n0 and n1):
+            continue
+        things, steps = n1 / n0, s1 / s0
+        print(f"{name}: {s0} -> {s1} VM steps ({steps:.2f}x) for {n0} -> {n1} ({things:.2f}x)")
+        check(steps <= MAX_GROWTH * things,
+              f"{name}: steps grew {steps:.2f}x for {things:.2f}x as many (at most "
+              f"{MAX_GROWTH * things:.2f}x)")
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
