@@ -331,4 +331,10 @@
 #define LS_INSERT_INTO(OP, t)                                                              \
     LS_INSERT_HEAD(OP, t) "(" LS_TABLE_##t(LS_TCOL_PARAM1_, LS_TCOL_PARAM_, t) ")"
 
+/* The parameter of column `col` in LS_INSERT_INTO(OP, t), for the
+ * ls_stmt_bind_* of ls_store.h (parameters count from 1). A correlation
+ * pass that writes a table declared here prepares LS_INSERT_INTO and binds
+ * ls_stmt_bind_int64(st, LS_PARAM(t, col), v): see docs/design.md. */
+#define LS_PARAM(t, col) (t##__##col + 1)
+
 #endif
