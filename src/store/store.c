@@ -33,6 +33,7 @@
 #include "ls_txcut.h"
 #include "store_schema.h"
 #include "store_tables.h"
+#include "store_binds.h"
 
 #define SESSION_CACHE 1024 /* sessions cached, in sets of SESSION_WAYS by pid */
 #define SESSION_WAYS 4
@@ -983,112 +984,14 @@ int ls_store_commit(ls_store *s)
     return rc ? rc : ls_store_exec(s, "COMMIT");
 }
 
-/* ---- binding a row by column name ---- */
+/* ---- writing a row (store_binds.h binds it by column name) ---- */
 
-/*
- * The binds of one statement: column or parameter `col` (t__col of
- * store_tables.h, or a statement's own parameter enum) at parameter
- * base + col + 1, base being the parameters of the rows before (row k of
- * a multi-row INSERT of t at k * t__ncols). The first failed bind's code
- * is kept (sticky, as ls_stmt's bind_rc) and the statement is then not
- * stepped: run_binds() returns it.
- */
-typedef struct binds {
-    sqlite3_stmt *st;
-    int base;
-    int rc; /* SQLITE_OK, or the first failed bind's code */
-} binds;
-
-static binds binds_of(sqlite3_stmt *st)
-{
-    binds b = {st, 0, SQLITE_OK};
-    return b;
-}
-
-static void keep_rc(binds *b, int rc)
-{
-    if (b->rc == SQLITE_OK)
-        b->rc = rc;
-}
-
-static void bind_int64(binds *b, int col, int64_t v)
-{
-    keep_rc(b, sqlite3_bind_int64(b->st, b->base + col + 1, v));
-}
-
-static void bind_double(binds *b, int col, double v)
-{
-    keep_rc(b, sqlite3_bind_double(b->st, b->base + col + 1, v));
-}
-
-static void bind_null(binds *b, int col)
-{
-    keep_rc(b, sqlite3_bind_null(b->st, b->base + col + 1));
-}
-
-/* n bytes of v, which lives until the statement is reset (SQLITE_STATIC). */
-static void bind_text_n(binds *b, int col, const char *v, size_t n)
-{
-    keep_rc(b, sqlite3_bind_text64(b->st, b->base + col + 1, v, n, SQLITE_STATIC, SQLITE_UTF8));
-}
-
-/* A C string, or NULL; v lives until the statement is reset. */
-static void bind_text(binds *b, int col, const char *v)
-{
-    if (v)
-        bind_text_n(b, col, v, strlen(v));
-    else
-        bind_null(b, col);
-}
-
-/* A C string copied now (SQLITE_TRANSIENT). */
-static void bind_text_copy(binds *b, int col, const char *v)
-{
-    keep_rc(b, sqlite3_bind_text(b->st, b->base + col + 1, v, -1, SQLITE_TRANSIENT));
-}
-
-static void bind_blob(binds *b, int col, const void *v, size_t n)
-{
-    keep_rc(b, sqlite3_bind_blob64(b->st, b->base + col + 1, v, n, SQLITE_STATIC));
-}
-
-static void bind_ts(binds *b, int col, ls_ts v)
-{
-    if (v == LS_TS_NONE)
-        bind_null(b, col);
-    else
-        bind_int64(b, col, v);
-}
-
-static void bind_pos(binds *b, int col, int64_t v)
-{
-    if (v > 0)
-        bind_int64(b, col, v);
-    else
-        bind_null(b, col);
-}
-
-/* v when `present`, else NULL. */
-static void bind_if(binds *b, int col, int present, int64_t v)
-{
-    if (present)
-        bind_int64(b, col, v);
-    else
-        bind_null(b, col);
-}
-
-/* Step the statement of `b` to completion and reset it, its parameters
- * kept (for a statement whose every parameter is bound before each step);
- * a failed bind fails it unstepped. */
+/* Step the write statement of `b` to completion and reset it, its
+ * parameters kept (for a statement whose every parameter is bound before
+ * each step); a failed bind fails it unstepped (binds_step()). */
 static int run_binds(ls_store *s, const binds *b)
 {
-    int rc;
-    if (b->rc != SQLITE_OK) {
-        sqlite3_reset(b->st);
-        return store_err(s, b->rc);
-    }
-    rc = sqlite3_step(b->st);
-    sqlite3_reset(b->st);
+    int rc = binds_step(b);
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_err(s, rc);
 }
 
@@ -1099,13 +1002,6 @@ static int run(ls_store *s, const binds *b)
     int rc = run_binds(s, b);
     sqlite3_clear_bindings(b->st);
     return rc;
-}
-
-/* The first step of a query whose parameters `b` bound: SQLITE_ROW,
- * SQLITE_DONE, else an error code (a failed bind's, unstepped). */
-static int step_binds(const binds *b)
-{
-    return b->rc != SQLITE_OK ? b->rc : sqlite3_step(b->st);
 }
 
 int ls_store_file_begin(ls_store *s, const char *path, const char *format, const char *prefix,

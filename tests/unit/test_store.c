@@ -7,6 +7,10 @@
  *
  * The events are built here as a parser hands them over (ls_event with its
  * ls_record); no log text is involved.
+ *
+ * And how a writer binds a row (store_binds.h): the first failed bind is
+ * kept and the statement not stepped, whatever binds come after it; a
+ * multi-row INSERT's row k at k * columns.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -17,6 +21,7 @@
 #include "ls_event.h"
 #include "ls_store.h"
 #include "ls_test.h"
+#include "store_binds.h"
 
 #define T0 1733140000000000LL /* µs */
 
@@ -203,6 +208,52 @@ static void test_fold_pids_alike(const char *path)
     sqlite3_close(db);
 }
 
+/* The binds of a row: a bind that fails (a parameter past the statement's,
+ * SQLITE_RANGE) fails the row, unstepped, even when later binds succeed;
+ * the next row, bound whole, is written; rows of a multi-row INSERT go to
+ * their own parameters. */
+static void test_binds(void)
+{
+    sqlite3 *db;
+    sqlite3_stmt *one, *two;
+    binds b;
+    enum { c_a, c_b, c_ncols };
+
+    CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "CREATE TABLE t(a, b)", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(db, "INSERT INTO t(a, b) VALUES (?, ?)", -1, &one, NULL) ==
+          SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(db, "INSERT INTO t(a, b) VALUES (?, ?), (?, ?)", -1, &two,
+                             NULL) == SQLITE_OK);
+
+    b = binds_of(one);
+    bind_int64(&b, c_a, 1);
+    bind_int64(&b, c_ncols + 3, 2); /* no such parameter */
+    bind_text(&b, c_b, "after");
+    CHECK_INT(b.rc, SQLITE_RANGE);
+    CHECK_INT(binds_step(&b), SQLITE_RANGE);
+    CHECK_INT(count(db, "SELECT count(*) FROM t"), 0);
+
+    b = binds_of(one);
+    bind_int64(&b, c_a, 1);
+    bind_ts(&b, c_b, LS_TS_NONE);
+    CHECK_INT(binds_step(&b), SQLITE_DONE);
+    CHECK_INT(count(db, "SELECT count(*) FROM t WHERE a = 1 AND b IS NULL"), 1);
+
+    b = binds_of(two);
+    bind_int64(&b, c_a, 10);
+    bind_pos(&b, c_b, 0);
+    b.base += c_ncols;
+    bind_int64(&b, c_a, 20);
+    bind_if(&b, c_b, 1, 21);
+    CHECK_INT(binds_step(&b), SQLITE_DONE);
+    CHECK_INT(count(db, "SELECT count(*) FROM t WHERE a = 10 AND b IS NULL"), 1);
+    CHECK_INT(count(db, "SELECT count(*) FROM t WHERE a = 20 AND b = 21"), 1);
+    sqlite3_finalize(one);
+    sqlite3_finalize(two);
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/lockspan-test-store.XXXXXX", path[64];
@@ -214,6 +265,7 @@ int main(void)
     test_fold_far_apart(path);
     test_fold_many_waiting(path);
     test_fold_pids_alike(path);
+    test_binds();
     unlink(path);
     rmdir(dir);
     return TEST_REPORT();
