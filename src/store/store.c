@@ -224,6 +224,40 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_SERVER] = LS_INSERT_INTO("INSERT", server_events),
 };
 
+/* The parameters each statement takes: a table's columns for a whole
+ * row's INSERT, else its own enum's count. Checked when the statements are
+ * prepared (ls_store_open), so that a statement's text and the names its
+ * binds use cannot disagree unseen. */
+static const int query_params[Q__COUNT] = {
+    [Q_FILE_INSERT] = files__ncols,
+    [Q_FILE_UPDATE] = fe__nparams,
+    [Q_FILE_LOOKUP] = by_key__nparams,
+    [Q_BAD_LINE] = bad_lines__ncols,
+    [Q_SESSION_FIND] = by_key__nparams,
+    [Q_SESSION_LATEST] = by_key__nparams,
+    [Q_SESSION_WRITE] = sessions__ncols,
+    [Q_SESSION_MAX] = 0,
+    [Q_STATEMENT] = stmt_rows__ncols,
+    [Q_TEXT_FIND] = tf__nparams,
+    [Q_TEXT_INSERT] = stmt_texts__ncols,
+    [Q_NAME_FIND] = by_key__nparams,
+    [Q_NAME_INSERT] = stmt_names__ncols,
+    [Q_STMT_MAX] = 0,
+    [Q_LOCK_EVENT] = lock_event_rows__ncols,
+    [Q_DEADLOCK] = deadlocks__ncols,
+    [Q_DEADLOCK_EDGE] = deadlock_edges__ncols,
+    [Q_DEADLOCK_PROC] = deadlock_procs__ncols,
+    [Q_ERROR] = errors__ncols,
+    [Q_SERVER] = server_events__ncols,
+    [Q_SPAN] = spans__ncols,
+    [Q_ACTIVITY] = activity__ncols,
+    [Q_XID] = xids__ncols,
+    [Q_CUT] = tx_cuts__ncols,
+    [Q_CUT_RELOAD] = by_key__nparams,
+    [Q_CUT_SPILLED] = 0,
+    [Q_HAS_STMTS] = 0,
+};
+
 /*
  * LOCKSPAN_TIMING=sql: the VM steps and the time of each statement, summed
  * by statement text and printed, most steps first, when the store closes.
@@ -895,8 +929,14 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
     for (i = 0; rc == 0 && i < Q__COUNT; i++) {
         int r = sqlite3_prepare_v3(s->db, query_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->q[i],
                                    NULL);
-        if (r != SQLITE_OK)
+        if (r != SQLITE_OK) {
             rc = store_err(s, r);
+        } else if (sqlite3_bind_parameter_count(s->q[i]) != query_params[i]) {
+            snprintf(s->err, sizeof(s->err), "statement %d of the store takes %d parameters, "
+                     "its binds name %d (store.c, query_params)", i,
+                     sqlite3_bind_parameter_count(s->q[i]), query_params[i]);
+            rc = LS_ESTORE;
+        }
     }
     if (rc == 0)
         rc = prepare_multi(s, LS_INSERT_HEAD("INSERT OR FAIL", stmt_rows), STMT_ROWS,
