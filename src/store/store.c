@@ -39,7 +39,6 @@
 #define SESSION_WAYS 4
 #define KEY_BUCKETS 2048   /* the cached sessions by key (session_by_key) */
 #define STMT_ROWS 256 /* statement rows per multi-row INSERT */
-#define BAD_SAMPLE_MAX 300 /* bytes of a bad line kept (bad_lines.sample) */
 #define STMT_CARRY 768 /* rows awaiting their session's next line, at most (flush_statements) */
 #define CUT_ROWS 32 /* tx_cuts rows per multi-row INSERT */
 #define WORKING_CACHE_KIB "4096" /* page cache of the working tables (LS_WORKING_DDL) */
@@ -54,6 +53,7 @@
 #define LOCK_POLL_MS 20     /* how often a bounded wait for the run lock tries again */
 #define CLOSE_CHECKPOINT_MS 5000 /* the most ls_store_close waits for readers to flush */
 #define NEW_STORE_MODE 0666 /* less the umask, as for any new file */
+#define BAD_SAMPLE_MAX 300 /* bytes of a bad line kept (bad_lines.sample) */
 
 typedef struct session_slot {
     int pid;              /* 0: empty */
