@@ -32,15 +32,15 @@
 #include "ls_sqlshape.h"
 #include "ls_txcut.h"
 #include "store_schema.h"
+#include "store_tables.h"
+#include "store_binds.h"
 
 #define SESSION_CACHE 1024 /* sessions cached, in sets of SESSION_WAYS by pid */
 #define SESSION_WAYS 4
 #define KEY_BUCKETS 2048   /* the cached sessions by key (session_by_key) */
 #define STMT_ROWS 256 /* statement rows per multi-row INSERT */
 #define STMT_CARRY 768 /* rows awaiting their session's next line, at most (flush_statements) */
-#define STMT_COLS 16
 #define CUT_ROWS 32 /* tx_cuts rows per multi-row INSERT */
-#define CUT_COLS 17
 #define WORKING_CACHE_KIB "4096" /* page cache of the working tables (LS_WORKING_DDL) */
 #define XID_ROWS 64   /* transaction ids per multi-row INSERT */
 #define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
@@ -53,6 +53,7 @@
 #define LOCK_POLL_MS 20     /* how often a bounded wait for the run lock tries again */
 #define CLOSE_CHECKPOINT_MS 5000 /* the most ls_store_close waits for readers to flush */
 #define NEW_STORE_MODE 0666 /* less the umask, as for any new file */
+#define BAD_SAMPLE_MAX 300 /* bytes of a bad line kept (bad_lines.sample) */
 
 typedef struct session_slot {
     int pid;              /* 0: empty */
@@ -124,16 +125,34 @@ enum {
     " pid = excluded.pid, first_ts = excluded.first_ts"                          \
     " WHERE excluded.first_ts < coalesce(xids.first_ts, excluded.first_ts + 1)"
 
-/* tx_cuts' columns in the order bind_cut() binds and cut_of_row() reads them. */
-#define CUT_COL_LIST                                                             \
-    "first_stmt, last_stmt, session_id, pid, xid, vxid, explicit, closed,"      \
-    " end_kind, start_ts, end_ts, statements, sql_ms, idle_ms, max_idle_ms,"    \
-    " commit_ms, shape"
-enum {
-    CUT_FIRST_STMT, CUT_LAST_STMT, CUT_SESSION_ID, CUT_PID, CUT_XID, CUT_VXID, CUT_EXPLICIT,
-    CUT_CLOSED, CUT_END_KIND, CUT_START_TS, CUT_END_TS, CUT_STATEMENTS,
-    CUT_SQL_MS, CUT_IDLE_MS, CUT_MAX_IDLE_MS, CUT_COMMIT_MS, CUT_SHAPE
+/* The positions of the columns of the tables written here (store_tables.h):
+ * a row is bound by column name, t__col, at parameter t__col + 1. */
+LS_TABLE_COLUMNS(meta);
+LS_TABLE_COLUMNS(files);
+LS_TABLE_COLUMNS(bad_lines);
+LS_TABLE_COLUMNS(sessions);
+LS_TABLE_COLUMNS(stmt_texts);
+LS_TABLE_COLUMNS(tx_cuts);
+LS_TABLE_COLUMNS(stmt_names);
+LS_TABLE_COLUMNS(stmt_rows);
+LS_TABLE_COLUMNS(lock_event_rows);
+LS_TABLE_COLUMNS(deadlocks);
+LS_TABLE_COLUMNS(deadlock_edges);
+LS_TABLE_COLUMNS(deadlock_procs);
+LS_TABLE_COLUMNS(errors);
+LS_TABLE_COLUMNS(server_events);
+LS_TABLE_COLUMNS(spans);
+LS_TABLE_COLUMNS(activity);
+LS_TABLE_COLUMNS(xids);
+
+/* The parameters of the statements that are not a whole row's INSERT,
+ * by name: ?1 is 0. */
+enum { /* Q_FILE_UPDATE */
+    fe_file_id, fe_bytes, fe_lines, fe_records, fe_bad_lines, fe_first_ts, fe_last_ts,
+    fe_fingerprint, fe_text_bytes, fe_tail_hash, fe_prefix, fe__nparams
 };
+enum { tf_hash, tf_text, tf__nparams };    /* Q_TEXT_FIND */
+enum { by_key, by_key__nparams };          /* Q_FILE_LOOKUP, Q_SESSION_*, Q_NAME_FIND, Q_CUT_RELOAD */
 
 /* The columns of the queries read by more than one column (ls_columns.h). */
 #define FILE_LOOKUP_COLS(X, Q)                                                   \
@@ -151,7 +170,7 @@ LS_COLUMNS(fl, FILE_LOOKUP_COLS);
 LS_COLUMNS(sq, SESSION_COLS);
 
 static const char *const query_sql[Q__COUNT] = {
-    [Q_FILE_INSERT] = "INSERT INTO files(path, format, prefix, gzip) VALUES (?1, ?2, ?3, ?4)",
+    [Q_FILE_INSERT] = LS_INSERT_INTO("INSERT", files),
     [Q_FILE_UPDATE] = "UPDATE files SET bytes = ?2, lines = ?3,"
                       " records = coalesce(records, 0) + ?4,"
                       " bad_lines = coalesce(bad_lines, 0) + ?5,"
@@ -162,13 +181,11 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_FILE_LOOKUP] = "SELECT " LS_SELECT_LIST(fl, FILE_LOOKUP_COLS)
                       " FROM files WHERE fingerprint = ?1"
                       " AND text_bytes IS NOT NULL ORDER BY text_bytes DESC, file_id",
-    [Q_BAD_LINE] = "INSERT INTO bad_lines(file_id, line, reason, sample) VALUES (?1, ?2, ?3, ?4)",
+    [Q_BAD_LINE] = LS_INSERT_INTO("INSERT", bad_lines),
     [Q_SESSION_FIND] = "SELECT " LS_SELECT_LIST(sq, SESSION_COLS) " FROM sessions WHERE key = ?1",
     [Q_SESSION_LATEST] = "SELECT " LS_SELECT_LIST(sq, SESSION_COLS) " FROM sessions WHERE pid = ?1"
                          " ORDER BY session_id DESC LIMIT 1",
-    [Q_SESSION_WRITE] = "INSERT INTO sessions(session_id, key, pid, pg_session, start_ts, end_ts,"
-                        " user_name, database, application, remote, backend_type, first_ts,"
-                        " last_ts) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+    [Q_SESSION_WRITE] = LS_INSERT_INTO("INSERT", sessions)
                         " ON CONFLICT(session_id) DO UPDATE SET"
                         " start_ts = coalesce(sessions.start_ts, excluded.start_ts),"
                         " end_ts = coalesce(excluded.end_ts, sessions.end_ts),"
@@ -182,50 +199,63 @@ static const char *const query_sql[Q__COUNT] = {
                         " last_ts = max(coalesce(sessions.last_ts, excluded.last_ts),"
                         "               coalesce(excluded.last_ts, sessions.last_ts))",
     [Q_SESSION_MAX] = "SELECT coalesce(max(session_id), 0) FROM sessions",
-    [Q_STATEMENT] = "INSERT INTO stmt_rows(stmt_id, session_id, pid, file_id, line, start_ts,"
-                    " dur_us, verb, name_id, xid, vxid, text_id, params, prepare, bind_us,"
-                    " parse_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-                    " ?14, ?15, ?16)",
+    [Q_STATEMENT] = LS_INSERT_INTO("INSERT", stmt_rows),
     [Q_TEXT_FIND] = "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2",
-    [Q_TEXT_INSERT] = "INSERT INTO stmt_texts(hash, text, kind, writes) VALUES (?1, ?2, ?3, ?4)",
+    [Q_TEXT_INSERT] = LS_INSERT_INTO("INSERT", stmt_texts),
     [Q_NAME_FIND] = "SELECT name_id FROM stmt_names WHERE name = ?1",
-    [Q_NAME_INSERT] = "INSERT INTO stmt_names(name) VALUES (?1)",
+    [Q_NAME_INSERT] = LS_INSERT_INTO("INSERT", stmt_names),
     [Q_STMT_MAX] = "SELECT coalesce(max(stmt_id), 0) FROM stmt_rows",
-    [Q_LOCK_EVENT] = "INSERT INTO lock_event_rows(session_id, pid, file_id, line, ts, phase, mode,"
-                     " target_kind, target, target_xid, rel_oid, db_oid, page, tuple_offset,"
-                     " waited_ms, holders, queue, ctx_action, ctx_relation, ctx_page, ctx_offset,"
-                     " text_id, xid, vxid, context_id, after_lock) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-                     " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
-                     " ?22, ?23, ?24, ?25, ?26)",
-    [Q_DEADLOCK] = "INSERT INTO deadlocks(file_id, line, ts, victim_pid, victim_session, detail)"
-                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    [Q_DEADLOCK_EDGE] = "INSERT INTO deadlock_edges(deadlock_id, seq, waiter_pid, mode,"
-                        " target_kind, target, blocker_pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    [Q_DEADLOCK_PROC] = "INSERT INTO deadlock_procs(deadlock_id, pid, text_id) VALUES (?1, ?2, ?3)",
-    [Q_ACTIVITY] = "INSERT INTO activity(file_id, line, ts, pid, state, wait_event_type,"
-                   " wait_event, xact_start, query_start, backend_start, blocking_pids, query)"
-                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    [Q_SPAN] = "INSERT OR IGNORE INTO spans(file_id, line, format, trace_id, span_id, parent_id, name, kind,"
-               " service, start_ts, end_ts, error, db_system, db_statement, db_name,"
-               " db_operation, code_function, code_namespace, code_filepath, code_lineno,"
-               " http_route, http_method, http_url, peer_service, db_pid, attributes)"
-               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-               " ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
-    [Q_XID] = "INSERT INTO xids(xid, session_id, pid, first_ts) VALUES (?1, ?2, ?3, ?4)"
-              XID_UPSERT,
-    [Q_CUT] = "INSERT OR REPLACE INTO tx_cuts(" CUT_COL_LIST ") VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
-              " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-    /* the session's unfinished transaction, taken back (tx_cuts_open) */
+    [Q_LOCK_EVENT] = LS_INSERT_INTO("INSERT", lock_event_rows),
+    [Q_DEADLOCK] = LS_INSERT_INTO("INSERT", deadlocks),
+    [Q_DEADLOCK_EDGE] = LS_INSERT_INTO("INSERT", deadlock_edges),
+    [Q_DEADLOCK_PROC] = LS_INSERT_INTO("INSERT", deadlock_procs),
+    [Q_ACTIVITY] = LS_INSERT_INTO("INSERT", activity),
+    [Q_SPAN] = LS_INSERT_INTO("INSERT OR IGNORE", spans),
+    [Q_XID] = LS_INSERT_INTO("INSERT", xids) XID_UPSERT,
+    [Q_CUT] = LS_INSERT_INTO("INSERT OR REPLACE", tx_cuts),
+    /* the session's unfinished transaction, taken back (tx_cuts_open),
+     * its columns as tx_cuts has them (cut_of_row()) */
     [Q_CUT_RELOAD] = "DELETE FROM tx_cuts WHERE session_id = ?1 AND closed = 0"
-                     " RETURNING " CUT_COL_LIST,
+                     " RETURNING " LS_COLUMN_NAMES(tx_cuts),
     [Q_CUT_SPILLED] = "SELECT session_id FROM tx_cuts WHERE closed = 0",
     /* whether the store holds statements of the log (not a trace's) */
     [Q_HAS_STMTS] = "SELECT 1 FROM stmt_rows WHERE verb IS NOT 5 LIMIT 1", /* LS_VERB_SPAN */
-    [Q_ERROR] = "INSERT INTO errors(session_id, pid, file_id, line, ts, severity, sqlstate, class,"
-                " message, detail, text_id, xid, vxid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-                " ?9, ?10, ?11, ?12, ?13)",
-    [Q_SERVER] = "INSERT INTO server_events(ts, kind, pid, file_id, line, relation, bytes,"
-                 " duration_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    [Q_ERROR] = LS_INSERT_INTO("INSERT", errors),
+    [Q_SERVER] = LS_INSERT_INTO("INSERT", server_events),
+};
+
+/* The parameters each statement takes: a table's columns for a whole
+ * row's INSERT, else its own enum's count. Checked when the statements are
+ * prepared (ls_store_open), so that a statement's text and the names its
+ * binds use cannot disagree unseen. */
+static const int query_params[Q__COUNT] = {
+    [Q_FILE_INSERT] = files__ncols,
+    [Q_FILE_UPDATE] = fe__nparams,
+    [Q_FILE_LOOKUP] = by_key__nparams,
+    [Q_BAD_LINE] = bad_lines__ncols,
+    [Q_SESSION_FIND] = by_key__nparams,
+    [Q_SESSION_LATEST] = by_key__nparams,
+    [Q_SESSION_WRITE] = sessions__ncols,
+    [Q_SESSION_MAX] = 0,
+    [Q_STATEMENT] = stmt_rows__ncols,
+    [Q_TEXT_FIND] = tf__nparams,
+    [Q_TEXT_INSERT] = stmt_texts__ncols,
+    [Q_NAME_FIND] = by_key__nparams,
+    [Q_NAME_INSERT] = stmt_names__ncols,
+    [Q_STMT_MAX] = 0,
+    [Q_LOCK_EVENT] = lock_event_rows__ncols,
+    [Q_DEADLOCK] = deadlocks__ncols,
+    [Q_DEADLOCK_EDGE] = deadlock_edges__ncols,
+    [Q_DEADLOCK_PROC] = deadlock_procs__ncols,
+    [Q_ERROR] = errors__ncols,
+    [Q_SERVER] = server_events__ncols,
+    [Q_SPAN] = spans__ncols,
+    [Q_ACTIVITY] = activity__ncols,
+    [Q_XID] = xids__ncols,
+    [Q_CUT] = tx_cuts__ncols,
+    [Q_CUT_RELOAD] = by_key__nparams,
+    [Q_CUT_SPILLED] = 0,
+    [Q_HAS_STMTS] = 0,
 };
 
 /*
@@ -813,10 +843,12 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
                           " PRAGMA foreign_keys = OFF;");
     if (rc == 0)
         rc = user_version(s, &ver);
-    if (rc == 0 && sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st,
-                                      NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
+    if (rc == 0) {
+        int r = sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+        if (r == SQLITE_OK && (r = sqlite3_step(st)) == SQLITE_ROW)
             tables = sqlite3_column_int(st, 0);
+        else
+            rc = store_err(s, r);
         sqlite3_finalize(st);
     }
     if (rc) {
@@ -897,23 +929,30 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
     for (i = 0; rc == 0 && i < Q__COUNT; i++) {
         int r = sqlite3_prepare_v3(s->db, query_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->q[i],
                                    NULL);
-        if (r != SQLITE_OK)
+        if (r != SQLITE_OK) {
             rc = store_err(s, r);
+        } else if (sqlite3_bind_parameter_count(s->q[i]) != query_params[i]) {
+            snprintf(s->err, sizeof(s->err), "statement %d of the store takes %d parameters, "
+                     "its binds name %d (store.c, query_params)", i,
+                     sqlite3_bind_parameter_count(s->q[i]), query_params[i]);
+            rc = LS_ESTORE;
+        }
     }
     if (rc == 0)
-        rc = prepare_multi(s, "INSERT OR FAIL INTO stmt_rows(stmt_id, session_id, pid, file_id,"
-                              " line, start_ts, dur_us, verb, name_id, xid, vxid, text_id,"
-                              " params, prepare, bind_us, parse_us) VALUES ",
-                           STMT_ROWS, STMT_COLS, "", &s->stmt_multi);
+        rc = prepare_multi(s, LS_INSERT_HEAD("INSERT OR FAIL", stmt_rows), STMT_ROWS,
+                           stmt_rows__ncols, "", &s->stmt_multi);
     if (rc == 0)
-        rc = prepare_multi(s, "INSERT INTO xids(xid, session_id, pid, first_ts) VALUES ",
-                           XID_ROWS, 4, XID_UPSERT, &s->xid_multi);
+        rc = prepare_multi(s, LS_INSERT_HEAD("INSERT", xids), XID_ROWS, xids__ncols, XID_UPSERT,
+                           &s->xid_multi);
     if (rc == 0)
-        rc = prepare_multi(s, "INSERT OR REPLACE INTO tx_cuts(" CUT_COL_LIST ") VALUES ",
-                           CUT_ROWS, CUT_COLS, "", &s->cut_multi);
+        rc = prepare_multi(s, LS_INSERT_HEAD("INSERT OR REPLACE", tx_cuts), CUT_ROWS,
+                           tx_cuts__ncols, "", &s->cut_multi);
     if (rc == 0) {
-        if (sqlite3_step(s->q[Q_SESSION_MAX]) == SQLITE_ROW)
+        int r = sqlite3_step(s->q[Q_SESSION_MAX]);
+        if (r == SQLITE_ROW)
             s->last_session_id = sqlite3_column_int64(s->q[Q_SESSION_MAX], 0);
+        else
+            rc = store_err(s, r);
         s->last_stmt_id = -1;
         sqlite3_reset(s->q[Q_SESSION_MAX]);
     }
@@ -985,68 +1024,36 @@ int ls_store_commit(ls_store *s)
     return rc ? rc : ls_store_exec(s, "COMMIT");
 }
 
-/* ---- binding helpers ---- */
+/* ---- writing a row (store_binds.h binds it by column name) ---- */
 
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
+/* Step the write statement of `b` to completion and reset it, its
+ * parameters kept (for a statement whose every parameter is bound before
+ * each step); a failed bind fails it unstepped (binds_step()). */
+static int run_binds(ls_store *s, const binds *b)
 {
-    if (v)
-        sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, i);
-}
-
-static void bind_ts(sqlite3_stmt *st, int i, ls_ts v)
-{
-    if (v == LS_TS_NONE)
-        sqlite3_bind_null(st, i);
-    else
-        sqlite3_bind_int64(st, i, v);
-}
-
-static void bind_pos(sqlite3_stmt *st, int i, int64_t v)
-{
-    if (v > 0)
-        sqlite3_bind_int64(st, i, v);
-    else
-        sqlite3_bind_null(st, i);
-}
-
-/* v when `present`, else NULL. */
-static void bind_if(sqlite3_stmt *st, int i, int present, int64_t v)
-{
-    if (present)
-        sqlite3_bind_int64(st, i, v);
-    else
-        sqlite3_bind_null(st, i);
-}
-
-/* Step a write statement to completion and reset it, its parameters kept
- * (for a statement whose every parameter is bound before each step). */
-static int run_bound(ls_store *s, sqlite3_stmt *st)
-{
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
+    int rc = binds_step(b);
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_err(s, rc);
 }
 
-/* Step a write statement to completion, reset it and clear its parameters. */
-static int run(ls_store *s, sqlite3_stmt *st)
+/* run_binds(), then clear the parameters (NULL for the next row's
+ * columns that are not bound). */
+static int run(ls_store *s, const binds *b)
 {
-    int rc = run_bound(s, st);
-    sqlite3_clear_bindings(st);
+    int rc = run_binds(s, b);
+    sqlite3_clear_bindings(b->st);
     return rc;
 }
 
 int ls_store_file_begin(ls_store *s, const char *path, const char *format, const char *prefix,
                         int gzip, int64_t *file_id)
 {
-    sqlite3_stmt *st = s->q[Q_FILE_INSERT];
+    binds b = binds_of(s->q[Q_FILE_INSERT]);
     int rc;
-    bind_text(st, 1, path);
-    bind_text(st, 2, format);
-    bind_text(st, 3, prefix);
-    sqlite3_bind_int(st, 4, gzip);
-    rc = run(s, st);
+    bind_text(&b, files__path, path);
+    bind_text(&b, files__format, format);
+    bind_text(&b, files__prefix, prefix);
+    bind_int64(&b, files__gzip, gzip);
+    rc = run(s, &b);
     *file_id = sqlite3_last_insert_rowid(s->db);
     return rc;
 }
@@ -1055,10 +1062,11 @@ int ls_store_file_lookup(ls_store *s, uint64_t fingerprint, ls_file_progress *ou
                          int *n)
 {
     sqlite3_stmt *st = s->q[Q_FILE_LOOKUP];
+    binds b = binds_of(st);
     int rc;
     *n = 0;
-    sqlite3_bind_int64(st, 1, (int64_t)fingerprint);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+    bind_int64(&b, by_key, (int64_t)fingerprint);
+    for (rc = step_binds(&b); rc == SQLITE_ROW && *n < max; rc = sqlite3_step(st)) {
         ls_file_progress *p = &out[(*n)++];
         const unsigned char *fmt = sqlite3_column_text(st, fl_format);
         const unsigned char *pre = sqlite3_column_text(st, fl_prefix);
@@ -1080,35 +1088,35 @@ int ls_store_file_lookup(ls_store *s, uint64_t fingerprint, ls_file_progress *ou
 
 int ls_store_file_end(ls_store *s, int64_t file_id, const ls_file_stats *fs)
 {
-    sqlite3_stmt *st = s->q[Q_FILE_UPDATE];
-    sqlite3_bind_int64(st, 1, file_id);
-    sqlite3_bind_int64(st, 2, (int64_t)fs->bytes);
-    sqlite3_bind_int64(st, 3, (int64_t)fs->lines);
-    sqlite3_bind_int64(st, 4, (int64_t)fs->records);
-    sqlite3_bind_int64(st, 5, (int64_t)fs->bad_lines);
-    bind_ts(st, 6, fs->first_ts);
-    bind_ts(st, 7, fs->last_ts);
+    binds b = binds_of(s->q[Q_FILE_UPDATE]);
+    bind_int64(&b, fe_file_id, file_id);
+    bind_int64(&b, fe_bytes, (int64_t)fs->bytes);
+    bind_int64(&b, fe_lines, (int64_t)fs->lines);
+    bind_int64(&b, fe_records, (int64_t)fs->records);
+    bind_int64(&b, fe_bad_lines, (int64_t)fs->bad_lines);
+    bind_ts(&b, fe_first_ts, fs->first_ts);
+    bind_ts(&b, fe_last_ts, fs->last_ts);
     if (fs->fingerprint) {
-        sqlite3_bind_int64(st, 8, (int64_t)fs->fingerprint);
-        sqlite3_bind_int64(st, 9, (int64_t)fs->text_bytes);
-        sqlite3_bind_int64(st, 10, (int64_t)fs->tail_hash);
+        bind_int64(&b, fe_fingerprint, (int64_t)fs->fingerprint);
+        bind_int64(&b, fe_text_bytes, (int64_t)fs->text_bytes);
+        bind_int64(&b, fe_tail_hash, (int64_t)fs->tail_hash);
     }
-    bind_text(st, 11, fs->prefix && fs->prefix[0] ? fs->prefix : NULL);
-    return run(s, st);
+    bind_text(&b, fe_prefix, fs->prefix && fs->prefix[0] ? fs->prefix : NULL);
+    return run(s, &b);
 }
 
 int ls_store_bad_line(ls_store *s, int64_t file_id, uint64_t line, const char *reason,
                       const char *text, size_t len)
 {
-    sqlite3_stmt *st = s->q[Q_BAD_LINE];
-    if (len > 300)
-        len = 300;
-    sqlite3_bind_int64(st, 1, file_id);
-    sqlite3_bind_int64(st, 2, (int64_t)line);
-    bind_text(st, 3, reason);
+    binds b = binds_of(s->q[Q_BAD_LINE]);
+    if (len > BAD_SAMPLE_MAX)
+        len = BAD_SAMPLE_MAX;
+    bind_int64(&b, bad_lines__file_id, file_id);
+    bind_int64(&b, bad_lines__line, (int64_t)line);
+    bind_text(&b, bad_lines__reason, reason);
     /* A blob keeps invalid UTF-8 as it was; reports escape it. */
-    sqlite3_bind_blob(st, 4, text, (int)len, SQLITE_STATIC);
-    return run(s, st);
+    bind_blob(&b, bad_lines__sample, text, len);
+    return run(s, &b);
 }
 
 /* ---- sessions ---- */
@@ -1125,32 +1133,33 @@ static int slot_set(char *dst, size_t n, const char *src)
     return 1;
 }
 
-static void bind_name(sqlite3_stmt *st, int i, const char *v)
+/* A slot's name: NULL when empty. */
+static void bind_name(binds *b, int col, const char *v)
 {
-    bind_text(st, i, v[0] ? v : NULL);
+    bind_text(b, col, v[0] ? v : NULL);
 }
 
 /* Write a slot's session row if it holds anything new. */
 static int session_flush(ls_store *s, session_slot *slot)
 {
-    sqlite3_stmt *st = s->q[Q_SESSION_WRITE];
+    binds b = binds_of(s->q[Q_SESSION_WRITE]);
     if (!slot->pid || !slot->dirty)
         return 0;
     slot->dirty = 0;
-    sqlite3_bind_int64(st, 1, slot->session_id);
-    bind_text(st, 2, slot->key);
-    sqlite3_bind_int(st, 3, slot->pid);
-    bind_name(st, 4, slot->pg_session);
-    bind_ts(st, 5, slot->start_ts);
-    bind_ts(st, 6, slot->end_ts);
-    bind_name(st, 7, slot->user);
-    bind_name(st, 8, slot->database);
-    bind_name(st, 9, slot->application);
-    bind_name(st, 10, slot->remote);
-    bind_name(st, 11, slot->backend_type);
-    bind_ts(st, 12, slot->first_ts);
-    bind_ts(st, 13, slot->last_ts);
-    return run(s, st);
+    bind_int64(&b, sessions__session_id, slot->session_id);
+    bind_text(&b, sessions__key, slot->key);
+    bind_int64(&b, sessions__pid, slot->pid);
+    bind_name(&b, sessions__pg_session, slot->pg_session);
+    bind_ts(&b, sessions__start_ts, slot->start_ts);
+    bind_ts(&b, sessions__end_ts, slot->end_ts);
+    bind_ts(&b, sessions__first_ts, slot->first_ts);
+    bind_ts(&b, sessions__last_ts, slot->last_ts);
+    bind_name(&b, sessions__user_name, slot->user);
+    bind_name(&b, sessions__database, slot->database);
+    bind_name(&b, sessions__application, slot->application);
+    bind_name(&b, sessions__remote, slot->remote);
+    bind_name(&b, sessions__backend_type, slot->backend_type);
+    return run(s, &b);
 }
 
 static int session_flush_all(ls_store *s)
@@ -1213,9 +1222,10 @@ static int slot_load(ls_store *s, session_slot *slot, int pid, const char *key, 
 static int session_find(ls_store *s, const char *key, int64_t *out, int *pid)
 {
     sqlite3_stmt *st = s->q[Q_SESSION_FIND];
+    binds b = binds_of(st);
     int rc;
-    bind_text(st, 1, key);
-    rc = sqlite3_step(st);
+    bind_text(&b, by_key, key);
+    rc = step_binds(&b);
     *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, sq_session_id) : 0;
     *pid = rc == SQLITE_ROW ? sqlite3_column_int(st, sq_pid) : 0;
     sqlite3_reset(st);
@@ -1294,8 +1304,9 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
         if (!new_conn) {
             /* Not cached: the newest stored session of this pid, if any. */
             sqlite3_stmt *st = s->q[Q_SESSION_LATEST];
-            sqlite3_bind_int(st, 1, r->pid);
-            rc = sqlite3_step(st);
+            binds b = binds_of(st);
+            bind_int64(&b, by_key, r->pid);
+            rc = step_binds(&b);
             if (rc == SQLITE_ROW) {
                 id = sqlite3_column_int64(st, sq_session_id);
                 snprintf(key, sizeof(key), "%s", (const char *)sqlite3_column_text(st, sq_key));
@@ -1364,12 +1375,13 @@ found:
 
 /* ---- transaction ids ---- */
 
-static void bind_xid(sqlite3_stmt *st, int base, const struct xid_slot *x)
+/* Bind xids row `x` (at b's base). */
+static void bind_xid(binds *b, const struct xid_slot *x)
 {
-    sqlite3_bind_int64(st, base + 1, x->xid);
-    bind_pos(st, base + 2, x->session_id);
-    sqlite3_bind_int(st, base + 3, x->pid);
-    bind_ts(st, base + 4, x->first_ts);
+    bind_int64(b, xids__xid, x->xid);
+    bind_pos(b, xids__session_id, x->session_id);
+    bind_int64(b, xids__pid, x->pid);
+    bind_ts(b, xids__first_ts, x->first_ts);
 }
 
 /* Insert the ids that left the cache: XID_ROWS in one statement, fewer
@@ -1379,13 +1391,15 @@ static int xid_write(ls_store *s)
     int i, rc = 0, n = s->nxids_out;
     s->nxids_out = 0;
     if (n == XID_ROWS) {
-        for (i = 0; i < n; i++)
-            bind_xid(s->xid_multi, i * 4, &s->xids_out[i]);
-        return run_bound(s, s->xid_multi);
+        binds b = binds_of(s->xid_multi);
+        for (i = 0; i < n; i++, b.base += xids__ncols)
+            bind_xid(&b, &s->xids_out[i]);
+        return run_binds(s, &b);
     }
     for (i = 0; i < n && rc == 0; i++) {
-        bind_xid(s->q[Q_XID], 0, &s->xids_out[i]);
-        rc = run_bound(s, s->q[Q_XID]);
+        binds b = binds_of(s->q[Q_XID]);
+        bind_xid(&b, &s->xids_out[i]);
+        rc = run_binds(s, &b);
     }
     return rc;
 }
@@ -1442,51 +1456,48 @@ static void pids_text(char *out, size_t outlen, const int *pids, int n)
         used += (size_t)snprintf(out + used, outlen - used, i ? ",%d" : "%d", pids[i]);
 }
 
-/* Bind one statement row at parameter `base` + 1 .. base + STMT_COLS. */
-static void bind_statement_row(sqlite3_stmt *st, int base, const struct stmt_row *w)
+/* Bind statement row `w` (at b's base): every column of stmt_rows. */
+static void bind_statement_row(binds *b, const struct stmt_row *w)
 {
-    sqlite3_bind_int64(st, base + 1, w->stmt_id);
-    bind_pos(st, base + 2, w->session_id);
-    if (w->pid_of_session)
-        sqlite3_bind_null(st, base + 3);
-    else
-        sqlite3_bind_int(st, base + 3, w->pid);
-    sqlite3_bind_int64(st, base + 4, w->file_id);
-    sqlite3_bind_int64(st, base + 5, w->line);
-    bind_ts(st, base + 6, w->start_ts);
-    bind_if(st, base + 7, w->has_duration, w->dur_us);
-    bind_if(st, base + 8, w->verb >= 0, w->verb);
-    bind_pos(st, base + 9, w->name_id);
-    bind_pos(st, base + 10, w->xid);
+    bind_int64(b, stmt_rows__stmt_id, w->stmt_id);
+    bind_pos(b, stmt_rows__session_id, w->session_id);
+    bind_if(b, stmt_rows__pid, !w->pid_of_session, w->pid);
+    bind_int64(b, stmt_rows__file_id, w->file_id);
+    bind_int64(b, stmt_rows__line, w->line);
+    bind_ts(b, stmt_rows__start_ts, w->start_ts);
+    bind_if(b, stmt_rows__dur_us, w->has_duration, w->dur_us);
+    bind_if(b, stmt_rows__verb, w->verb >= 0, w->verb);
+    bind_pos(b, stmt_rows__name_id, w->name_id);
+    bind_pos(b, stmt_rows__xid, w->xid);
     if (w->vxid_ref > 0)
-        sqlite3_bind_int64(st, base + 11, w->vxid_ref);
+        bind_int64(b, stmt_rows__vxid, w->vxid_ref);
     else
-        bind_text(st, base + 11, w->vxid);
-    bind_pos(st, base + 12, w->text_id);
+        bind_text(b, stmt_rows__vxid, w->vxid);
+    bind_pos(b, stmt_rows__text_id, w->text_id);
     if (w->params_ref > 0)
-        sqlite3_bind_int64(st, base + 13, w->params_ref);
+        bind_int64(b, stmt_rows__params, w->params_ref);
     else
-        bind_text(st, base + 13, w->params);
-    bind_text(st, base + 14, w->prepare);
-    bind_if(st, base + 15, w->bind_us >= 0, w->bind_us);
-    bind_if(st, base + 16, w->parse_us >= 0, w->parse_us);
+        bind_text(b, stmt_rows__params, w->params);
+    bind_text(b, stmt_rows__prepare, w->prepare);
+    bind_if(b, stmt_rows__bind_us, w->bind_us >= 0, w->bind_us);
+    bind_if(b, stmt_rows__parse_us, w->parse_us >= 0, w->parse_us);
 }
 
-/* Bind stmt_texts' kind and writes of `text` (a C string) at ?3 and ?4;
- * its kind in *kind. writes is the relation of the row the statement
- * addresses by key, as correlation reads it (ls_sql_row_ref(), what
- * rowkey.c matches against the hot rows), else the relation it writes. */
-static void bind_text_kind(sqlite3_stmt *st, const char *text, int *kind)
+/* Bind stmt_texts' kind and writes of `text` (a C string); its kind in
+ * *kind. writes is the relation of the row the statement addresses by
+ * key, as correlation reads it (ls_sql_row_ref(), what rowkey.c matches
+ * against the hot rows), else the relation it writes. */
+static void bind_text_kind(binds *b, const char *text, int *kind)
 {
     ls_row_ref ref;
     *kind = (int)ls_sql_kind_of(text);
-    sqlite3_bind_int(st, 3, *kind);
+    bind_int64(b, stmt_texts__kind, *kind);
     if (*kind == LS_SQL_WRITE && ls_sql_row_ref(text, &ref) && ref.rel[0])
-        sqlite3_bind_text(st, 4, ref.rel, -1, SQLITE_TRANSIENT);
+        bind_text_copy(b, stmt_texts__writes, ref.rel);
     else if (*kind == LS_SQL_WRITE && ls_sql_relation(text, ref.rel, sizeof(ref.rel)))
-        sqlite3_bind_text(st, 4, ref.rel, -1, SQLITE_TRANSIENT);
+        bind_text_copy(b, stmt_texts__writes, ref.rel);
     else
-        sqlite3_bind_null(st, 4);
+        bind_null(b, stmt_texts__writes);
 }
 
 /*
@@ -1499,7 +1510,7 @@ static int text_id_hashed(ls_store *s, const char *text, size_t n, uint64_t qh, 
                           int *kind)
 {
     struct text_slot *slot;
-    sqlite3_stmt *st;
+    binds b;
     uint64_t h;
     int rc, unused;
 
@@ -1514,21 +1525,21 @@ static int text_id_hashed(ls_store *s, const char *text, size_t n, uint64_t qh, 
     }
     /* Not in the cache: the store's own hash (FNV-1a) finds it there. */
     h = ls_fnv1a(text, n, LS_FNV1A_BASIS);
-    st = s->q[Q_TEXT_FIND];
-    sqlite3_bind_int64(st, 1, (int64_t)h);
-    sqlite3_bind_text(st, 2, text, (int)n, SQLITE_STATIC);
-    rc = sqlite3_step(st);
+    b = binds_of(s->q[Q_TEXT_FIND]);
+    bind_int64(&b, tf_hash, (int64_t)h);
+    bind_text_n(&b, tf_text, text, n);
+    rc = step_binds(&b);
     if (rc == SQLITE_ROW)
-        *out = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
+        *out = sqlite3_column_int64(b.st, 0);
+    sqlite3_reset(b.st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return store_err(s, rc);
     if (!*out) {
-        st = s->q[Q_TEXT_INSERT];
-        sqlite3_bind_int64(st, 1, (int64_t)h);
-        sqlite3_bind_text(st, 2, text, (int)n, SQLITE_STATIC);
-        bind_text_kind(st, text, kind);
-        if ((rc = run(s, st)) != 0)
+        b = binds_of(s->q[Q_TEXT_INSERT]);
+        bind_int64(&b, stmt_texts__hash, (int64_t)h);
+        bind_text_n(&b, stmt_texts__text, text, n);
+        bind_text_kind(&b, text, kind);
+        if ((rc = run(s, &b)) != 0)
             return rc;
         *out = sqlite3_last_insert_rowid(s->db);
     } else {
@@ -1573,18 +1584,18 @@ static int text_id(ls_store *s, const char *text, int64_t *out, int *kind)
  */
 #define PIDS_INLINE_MAX 24 /* bytes: four 5-digit pids stay inline, five do not */
 
-static int bind_pids(ls_store *s, sqlite3_stmt *st, int i, const char *pids)
+static int bind_pids(ls_store *s, binds *b, int col, const char *pids)
 {
     int64_t id;
     int rc;
 
     if (strlen(pids) <= PIDS_INLINE_MAX) {
-        bind_text(st, i, pids);
+        bind_text(b, col, pids);
         return 0;
     }
     if ((rc = text_id(s, pids, &id, NULL)) != 0)
         return rc;
-    sqlite3_bind_int64(st, i, id);
+    bind_int64(b, col, id);
     return 0;
 }
 
@@ -1594,7 +1605,7 @@ static int name_id(ls_store *s, const char *name, int64_t *out)
 {
     size_t n;
     struct name_slot *slot;
-    sqlite3_stmt *st;
+    binds b;
     int rc;
 
     *out = 0;
@@ -1606,18 +1617,18 @@ static int name_id(ls_store *s, const char *name, int64_t *out)
         *out = slot->name_id;
         return 0;
     }
-    st = s->q[Q_NAME_FIND];
-    sqlite3_bind_text(st, 1, name, (int)n, SQLITE_STATIC);
-    rc = sqlite3_step(st);
+    b = binds_of(s->q[Q_NAME_FIND]);
+    bind_text_n(&b, by_key, name, n);
+    rc = step_binds(&b);
     if (rc == SQLITE_ROW)
-        *out = sqlite3_column_int64(st, 0);
-    sqlite3_reset(st);
+        *out = sqlite3_column_int64(b.st, 0);
+    sqlite3_reset(b.st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
         return store_err(s, rc);
     if (!*out) {
-        st = s->q[Q_NAME_INSERT];
-        sqlite3_bind_text(st, 1, name, (int)n, SQLITE_STATIC);
-        if ((rc = run(s, st)) != 0)
+        b = binds_of(s->q[Q_NAME_INSERT]);
+        bind_text_n(&b, stmt_names__name, name, n);
+        if ((rc = run(s, &b)) != 0)
             return rc;
         *out = sqlite3_last_insert_rowid(s->db);
     }
@@ -1672,60 +1683,61 @@ static int slot_awaits(ls_store *s, const session_slot *slot)
 
 /* ---- transactions cut as statements are written (txcut.c) ---- */
 
-/* Bind tx_cuts row `r` at parameter `base` + 1 .. base + CUT_COLS. */
-static void bind_cut(sqlite3_stmt *st, int base, const ls_txcut_row *r)
+/* Bind tx_cuts row `r` (at b's base). */
+static void bind_cut(binds *b, const ls_txcut_row *r)
 {
-    sqlite3_bind_int64(st, base + CUT_FIRST_STMT + 1, r->first_stmt);
-    sqlite3_bind_int64(st, base + CUT_LAST_STMT + 1, r->last_stmt);
-    sqlite3_bind_int64(st, base + CUT_SESSION_ID + 1, r->session_id);
-    sqlite3_bind_int64(st, base + CUT_PID + 1, r->pid);
-    bind_pos(st, base + CUT_XID + 1, r->xid);
-    bind_text(st, base + CUT_VXID + 1, r->vxid[0] ? r->vxid : NULL);
-    sqlite3_bind_int(st, base + CUT_EXPLICIT + 1, r->explicit_tx);
-    sqlite3_bind_int(st, base + CUT_CLOSED + 1, r->closed);
-    sqlite3_bind_int(st, base + CUT_END_KIND + 1, (int)r->end);
-    sqlite3_bind_int64(st, base + CUT_START_TS + 1, r->start_ts);
-    sqlite3_bind_int64(st, base + CUT_END_TS + 1, r->end_ts);
-    sqlite3_bind_int64(st, base + CUT_STATEMENTS + 1, r->statements);
+    bind_int64(b, tx_cuts__first_stmt, r->first_stmt);
+    bind_int64(b, tx_cuts__last_stmt, r->last_stmt);
+    bind_int64(b, tx_cuts__session_id, r->session_id);
+    bind_int64(b, tx_cuts__pid, r->pid);
+    bind_pos(b, tx_cuts__xid, r->xid);
+    bind_text(b, tx_cuts__vxid, r->vxid[0] ? r->vxid : NULL);
+    bind_int64(b, tx_cuts__explicit, r->explicit_tx);
+    bind_int64(b, tx_cuts__closed, r->closed);
+    bind_int64(b, tx_cuts__end_kind, (int64_t)r->end);
+    bind_int64(b, tx_cuts__start_ts, r->start_ts);
+    bind_int64(b, tx_cuts__end_ts, r->end_ts);
+    bind_int64(b, tx_cuts__statements, r->statements);
     if (r->durations) {
-        sqlite3_bind_double(st, base + CUT_SQL_MS + 1, r->sql_ms);
-        sqlite3_bind_double(st, base + CUT_IDLE_MS + 1, r->idle_ms);
-        sqlite3_bind_double(st, base + CUT_MAX_IDLE_MS + 1, r->max_idle_ms);
-        sqlite3_bind_double(st, base + CUT_COMMIT_MS + 1, r->commit_ms);
+        bind_double(b, tx_cuts__sql_ms, r->sql_ms);
+        bind_double(b, tx_cuts__idle_ms, r->idle_ms);
+        bind_double(b, tx_cuts__max_idle_ms, r->max_idle_ms);
+        bind_double(b, tx_cuts__commit_ms, r->commit_ms);
     } else {
-        sqlite3_bind_null(st, base + CUT_SQL_MS + 1);
-        sqlite3_bind_null(st, base + CUT_IDLE_MS + 1);
-        sqlite3_bind_null(st, base + CUT_MAX_IDLE_MS + 1);
-        sqlite3_bind_null(st, base + CUT_COMMIT_MS + 1);
+        bind_null(b, tx_cuts__sql_ms);
+        bind_null(b, tx_cuts__idle_ms);
+        bind_null(b, tx_cuts__max_idle_ms);
+        bind_null(b, tx_cuts__commit_ms);
     }
-    sqlite3_bind_int64(st, base + CUT_SHAPE + 1, (int64_t)r->shape);
+    bind_int64(b, tx_cuts__shape, (int64_t)r->shape);
 }
 
-/* The tx_cuts row that statement `st` is at (as bind_cut() wrote it). */
+/* The tx_cuts row that statement `st` is at, its columns tx_cuts' own in
+ * their order (LS_COLUMN_NAMES(tx_cuts)), as bind_cut() wrote it. */
 static void cut_of_row(sqlite3_stmt *st, ls_txcut_row *r)
 {
-    const unsigned char *v = sqlite3_column_text(st, CUT_VXID);
+    const unsigned char *v = sqlite3_column_text(st, tx_cuts__vxid);
     memset(r, 0, sizeof(*r));
-    r->first_stmt = sqlite3_column_int64(st, CUT_FIRST_STMT);
-    r->last_stmt = sqlite3_column_int64(st, CUT_LAST_STMT);
-    r->session_id = sqlite3_column_int64(st, CUT_SESSION_ID);
-    r->pid = sqlite3_column_int64(st, CUT_PID);
-    r->xid = sqlite3_column_int64(st, CUT_XID);
+    r->first_stmt = sqlite3_column_int64(st, tx_cuts__first_stmt);
+    r->last_stmt = sqlite3_column_int64(st, tx_cuts__last_stmt);
+    r->session_id = sqlite3_column_int64(st, tx_cuts__session_id);
+    r->pid = sqlite3_column_int64(st, tx_cuts__pid);
+    r->xid = sqlite3_column_int64(st, tx_cuts__xid);
     if (v)
         snprintf(r->vxid, sizeof(r->vxid), "%s", (const char *)v);
-    r->explicit_tx = sqlite3_column_int(st, CUT_EXPLICIT);
-    r->closed = sqlite3_column_int(st, CUT_CLOSED);
-    r->end = (ls_txcut_end)sqlite3_column_int(st, CUT_END_KIND);
-    r->start_ts = sqlite3_column_int64(st, CUT_START_TS);
-    r->end_ts = sqlite3_column_int64(st, CUT_END_TS);
+    r->explicit_tx = sqlite3_column_int(st, tx_cuts__explicit);
+    r->closed = sqlite3_column_int(st, tx_cuts__closed);
+    r->end = (ls_txcut_end)sqlite3_column_int(st, tx_cuts__end_kind);
+    r->start_ts = sqlite3_column_int64(st, tx_cuts__start_ts);
+    r->end_ts = sqlite3_column_int64(st, tx_cuts__end_ts);
     r->prev_end = r->end_ts; /* the last statement's end, as tx_add() keeps it */
-    r->statements = sqlite3_column_int64(st, CUT_STATEMENTS);
-    r->durations = sqlite3_column_type(st, CUT_SQL_MS) != SQLITE_NULL;
-    r->sql_ms = sqlite3_column_double(st, CUT_SQL_MS);
-    r->idle_ms = sqlite3_column_double(st, CUT_IDLE_MS);
-    r->max_idle_ms = sqlite3_column_double(st, CUT_MAX_IDLE_MS);
-    r->commit_ms = sqlite3_column_double(st, CUT_COMMIT_MS);
-    r->shape = (uint64_t)sqlite3_column_int64(st, CUT_SHAPE);
+    r->statements = sqlite3_column_int64(st, tx_cuts__statements);
+    r->durations = sqlite3_column_type(st, tx_cuts__sql_ms) != SQLITE_NULL;
+    r->sql_ms = sqlite3_column_double(st, tx_cuts__sql_ms);
+    r->idle_ms = sqlite3_column_double(st, tx_cuts__idle_ms);
+    r->max_idle_ms = sqlite3_column_double(st, tx_cuts__max_idle_ms);
+    r->commit_ms = sqlite3_column_double(st, tx_cuts__commit_ms);
+    r->shape = (uint64_t)sqlite3_column_int64(st, tx_cuts__shape);
 }
 
 /* Insert the waiting tx_cuts rows. */
@@ -1733,13 +1745,15 @@ static int cuts_write(ls_store *s)
 {
     int i = 0, k, rc = 0;
     for (; i + CUT_ROWS <= s->ncuts_out && rc == 0; i += CUT_ROWS) {
-        for (k = 0; k < CUT_ROWS; k++)
-            bind_cut(s->cut_multi, k * CUT_COLS, &s->cuts_out[i + k]);
-        rc = run_bound(s, s->cut_multi);
+        binds b = binds_of(s->cut_multi);
+        for (k = 0; k < CUT_ROWS; k++, b.base += tx_cuts__ncols)
+            bind_cut(&b, &s->cuts_out[i + k]);
+        rc = run_binds(s, &b);
     }
     for (; i < s->ncuts_out && rc == 0; i++) {
-        bind_cut(s->q[Q_CUT], 0, &s->cuts_out[i]);
-        rc = run_bound(s, s->q[Q_CUT]);
+        binds b = binds_of(s->q[Q_CUT]);
+        bind_cut(&b, &s->cuts_out[i]);
+        rc = run_binds(s, &b);
     }
     s->ncuts_out = 0;
     return rc;
@@ -1759,6 +1773,7 @@ static int cut_reload(void *ctx, int64_t session, ls_txcut_row *out, int *found)
 {
     ls_store *s = ctx;
     sqlite3_stmt *st = s->q[Q_CUT_RELOAD];
+    binds b = binds_of(st);
     int i, rc;
 
     *found = 0;
@@ -1771,8 +1786,8 @@ static int cut_reload(void *ctx, int64_t session, ls_txcut_row *out, int *found)
             *found = 1;
             return 0;
         }
-    sqlite3_bind_int64(st, 1, session);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) { /* one at most */
+    bind_int64(&b, by_key, session);
+    for (rc = step_binds(&b); rc == SQLITE_ROW; rc = sqlite3_step(st)) { /* one at most */
         cut_of_row(st, out);
         *found = 1;
     }
@@ -1901,13 +1916,15 @@ static int flush_statements(ls_store *s, int all)
     qsort(out, (size_t)nout, sizeof(out[0]), by_stmt_id);
     /* bind_statement_row() binds every column */
     for (i = 0; i + STMT_ROWS <= nout && rc == 0; i += STMT_ROWS) {
-        for (k = 0; k < STMT_ROWS; k++)
-            bind_statement_row(s->stmt_multi, k * STMT_COLS, out[i + k]);
-        rc = run_bound(s, s->stmt_multi);
+        binds b = binds_of(s->stmt_multi);
+        for (k = 0; k < STMT_ROWS; k++, b.base += stmt_rows__ncols)
+            bind_statement_row(&b, out[i + k]);
+        rc = run_binds(s, &b);
     }
     for (; i < nout && rc == 0; i++) {
-        bind_statement_row(s->q[Q_STATEMENT], 0, out[i]);
-        rc = run_bound(s, s->q[Q_STATEMENT]);
+        binds b = binds_of(s->q[Q_STATEMENT]);
+        bind_statement_row(&b, out[i]);
+        rc = run_binds(s, &b);
     }
     /* Final now (no line folds into them any more), in stmt_id order:
      * each session's in log order, as the cut needs them. */
@@ -2220,7 +2237,7 @@ static int store_lock_event(ls_store *s, int64_t file_id, session_slot *slot, co
     int64_t sess = slot ? slot->session_id : 0;
     const ls_record *r = ev->rec;
     const ls_lock_wait *w = &ev->u.lock;
-    sqlite3_stmt *st = s->q[Q_LOCK_EVENT];
+    binds b = binds_of(s->q[Q_LOCK_EVENT]);
     char holders[LS_MAX_PIDS * 12], queue[LS_MAX_PIDS * 12];
     int64_t stmt_text, context_text;
     int rc = xid_seen(s, r->xid, sess, w->pid, r->ts);
@@ -2229,79 +2246,82 @@ static int store_lock_event(ls_store *s, int64_t file_id, session_slot *slot, co
     if (rc || (rc = text_id(s, r->statement, &stmt_text, NULL)) != 0 ||
         (rc = text_id(s, r->context, &context_text, NULL)) != 0)
         return rc;
-    bind_pos(st, 1, sess);
-    sqlite3_bind_int(st, 2, w->pid);
-    sqlite3_bind_int64(st, 3, file_id);
-    sqlite3_bind_int64(st, 4, (int64_t)r->line);
-    bind_ts(st, 5, r->ts);
-    bind_text(st, 6, ls_lock_phase_name(w->phase));
-    bind_text(st, 7, w->mode);
-    bind_text(st, 8, ls_target_kind_name(w->target.kind));
-    bind_text(st, 9, w->target.text);
+    bind_pos(&b, lock_event_rows__session_id, sess);
+    bind_int64(&b, lock_event_rows__pid, w->pid);
+    bind_int64(&b, lock_event_rows__file_id, file_id);
+    bind_int64(&b, lock_event_rows__line, (int64_t)r->line);
+    bind_ts(&b, lock_event_rows__ts, r->ts);
+    bind_text(&b, lock_event_rows__phase, ls_lock_phase_name(w->phase));
+    bind_text(&b, lock_event_rows__mode, w->mode);
+    bind_text(&b, lock_event_rows__target_kind, ls_target_kind_name(w->target.kind));
+    bind_text(&b, lock_event_rows__target, w->target.text);
     if (w->target.kind == LS_TGT_TRANSACTION || w->target.kind == LS_TGT_SPECTOKEN)
-        sqlite3_bind_int64(st, 10, w->target.xid);
+        bind_int64(&b, lock_event_rows__target_xid, w->target.xid);
     if (w->target.kind == LS_TGT_RELATION || w->target.kind == LS_TGT_EXTEND ||
         w->target.kind == LS_TGT_PAGE || w->target.kind == LS_TGT_TUPLE) {
-        sqlite3_bind_int64(st, 11, w->target.rel_oid);
-        sqlite3_bind_int64(st, 12, w->target.db_oid);
+        bind_int64(&b, lock_event_rows__rel_oid, w->target.rel_oid);
+        bind_int64(&b, lock_event_rows__db_oid, w->target.db_oid);
     }
     if (w->target.kind == LS_TGT_PAGE || w->target.kind == LS_TGT_TUPLE)
-        sqlite3_bind_int64(st, 13, w->target.page);
+        bind_int64(&b, lock_event_rows__page, w->target.page);
     if (w->target.kind == LS_TGT_TUPLE)
-        sqlite3_bind_int64(st, 14, w->target.offset);
-    sqlite3_bind_double(st, 15, w->waited_ms);
+        bind_int64(&b, lock_event_rows__tuple_offset, w->target.offset);
+    bind_double(&b, lock_event_rows__waited_ms, w->waited_ms);
     if (w->phase != LS_LOCK_ACQUIRED) {
         pids_text(holders, sizeof(holders), w->holders, w->nholders);
         pids_text(queue, sizeof(queue), w->queue, w->nqueue);
-        if ((rc = bind_pids(s, st, 16, holders)) != 0 || (rc = bind_pids(s, st, 17, queue)) != 0)
+        if ((rc = bind_pids(s, &b, lock_event_rows__holders, holders)) != 0 ||
+            (rc = bind_pids(s, &b, lock_event_rows__queue, queue)) != 0) {
+            sqlite3_clear_bindings(b.st);
             return rc;
-    }
-    if (w->ctx_relation[0] || w->have_ctx_tuple) {
-        bind_text(st, 18, w->ctx_action);
-        bind_text(st, 19, w->ctx_relation);
-        if (w->have_ctx_tuple) {
-            sqlite3_bind_int64(st, 20, w->ctx_page);
-            sqlite3_bind_int64(st, 21, w->ctx_offset);
         }
     }
-    bind_pos(st, 22, stmt_text);
-    bind_pos(st, 23, r->xid);
-    bind_text(st, 24, r->vxid && r->vxid[0] ? r->vxid : NULL);
-    bind_pos(st, 25, context_text);
+    if (w->ctx_relation[0] || w->have_ctx_tuple) {
+        bind_text(&b, lock_event_rows__ctx_action, w->ctx_action);
+        bind_text(&b, lock_event_rows__ctx_relation, w->ctx_relation);
+        if (w->have_ctx_tuple) {
+            bind_int64(&b, lock_event_rows__ctx_page, w->ctx_page);
+            bind_int64(&b, lock_event_rows__ctx_offset, w->ctx_offset);
+        }
+    }
+    bind_pos(&b, lock_event_rows__text_id, stmt_text);
+    bind_pos(&b, lock_event_rows__xid, r->xid);
+    bind_text(&b, lock_event_rows__vxid, r->vxid && r->vxid[0] ? r->vxid : NULL);
+    bind_pos(&b, lock_event_rows__context_id, context_text);
     /* A process sleeping on a lock logs nothing but that wait's messages:
      * one that follows another lock message of its session directly goes
      * on with that wait, whatever the times say (correlate.c). */
     if (slot && slot->last_event != SLOT_UNSEEN)
-        sqlite3_bind_int(st, 26, slot->last_event == SLOT_LOCK);
-    return run(s, st);
+        bind_int64(&b, lock_event_rows__after_lock, slot->last_event == SLOT_LOCK);
+    return run(s, &b);
 }
 
 static int store_error(ls_store *s, int64_t file_id, int64_t sess, const ls_event *ev,
                        const char *cls, const char *sqlstate)
 {
     const ls_record *r = ev->rec;
-    sqlite3_stmt *st = s->q[Q_ERROR];
+    binds b = binds_of(s->q[Q_ERROR]);
     int64_t stmt_text;
     int rc = xid_seen(s, r->xid, sess, r->pid, r->ts);
 
     if (rc || (rc = text_id(s, r->statement, &stmt_text, NULL)) != 0)
         return rc;
-    bind_pos(st, 1, sess);
-    sqlite3_bind_int(st, 2, r->pid);
-    sqlite3_bind_int64(st, 3, file_id);
-    sqlite3_bind_int64(st, 4, (int64_t)r->line);
-    bind_ts(st, 5, r->ts);
-    bind_text(st, 6, r->severity);
-    bind_text(st, 7, sqlstate && sqlstate[0] ? sqlstate : NULL);
-    bind_text(st, 8, cls);
-    bind_text(st, 9, r->message);
+    bind_pos(&b, errors__session_id, sess);
+    bind_int64(&b, errors__pid, r->pid);
+    bind_int64(&b, errors__file_id, file_id);
+    bind_int64(&b, errors__line, (int64_t)r->line);
+    bind_ts(&b, errors__ts, r->ts);
+    bind_text(&b, errors__severity, r->severity);
+    bind_text(&b, errors__sqlstate, sqlstate && sqlstate[0] ? sqlstate : NULL);
+    bind_text(&b, errors__class, cls);
+    bind_text(&b, errors__message, r->message);
     /* A deadlock's DETAIL is its deadlocks row's: not stored twice. */
     if (strcmp(cls, "deadlock") != 0)
-        bind_text(st, 10, r->detail);
-    bind_pos(st, 11, stmt_text);
-    bind_pos(st, 12, r->xid);
-    bind_text(st, 13, r->vxid && r->vxid[0] ? r->vxid : NULL);
-    return run(s, st);
+        bind_text(&b, errors__detail, r->detail);
+    bind_pos(&b, errors__text_id, stmt_text);
+    bind_pos(&b, errors__xid, r->xid);
+    bind_text(&b, errors__vxid, r->vxid && r->vxid[0] ? r->vxid : NULL);
+    return run(s, &b);
 }
 
 /* A line of the server's own work (LS_EV_SERVER) into server_events: no
@@ -2309,64 +2329,61 @@ static int store_error(ls_store *s, int64_t file_id, int64_t sess, const ls_even
 static int store_server(ls_store *s, int64_t file_id, const ls_event *ev)
 {
     const ls_server_ev *sv = &ev->u.server;
-    sqlite3_stmt *st = s->q[Q_SERVER];
+    binds b = binds_of(s->q[Q_SERVER]);
 
-    bind_ts(st, 1, ev->rec->ts);
-    bind_text(st, 2, ls_server_kind_name(sv->kind));
-    bind_pos(st, 3, ev->rec->pid);
-    sqlite3_bind_int64(st, 4, file_id);
-    bind_pos(st, 5, (int64_t)ev->rec->line);
-    bind_text(st, 6, sv->relation[0] ? sv->relation : NULL);
-    if (sv->bytes >= 0)
-        sqlite3_bind_int64(st, 7, sv->bytes);
-    else
-        sqlite3_bind_null(st, 7);
+    bind_ts(&b, server_events__ts, ev->rec->ts);
+    bind_text(&b, server_events__kind, ls_server_kind_name(sv->kind));
+    bind_pos(&b, server_events__pid, ev->rec->pid);
+    bind_int64(&b, server_events__file_id, file_id);
+    bind_pos(&b, server_events__line, (int64_t)ev->rec->line);
+    bind_text(&b, server_events__relation, sv->relation[0] ? sv->relation : NULL);
+    bind_if(&b, server_events__bytes, sv->bytes >= 0, sv->bytes);
     if (sv->duration_ms >= 0)
-        sqlite3_bind_double(st, 8, sv->duration_ms);
+        bind_double(&b, server_events__duration_ms, sv->duration_ms);
     else
-        sqlite3_bind_null(st, 8);
-    return run(s, st);
+        bind_null(&b, server_events__duration_ms);
+    return run(s, &b);
 }
 
 static int store_deadlock(ls_store *s, int64_t file_id, int64_t sess, const ls_event *ev)
 {
     const ls_record *r = ev->rec;
     const ls_deadlock *d = &ev->u.deadlock;
-    sqlite3_stmt *st = s->q[Q_DEADLOCK];
+    binds b = binds_of(s->q[Q_DEADLOCK]);
     int64_t id;
     int i, rc;
 
-    sqlite3_bind_int64(st, 1, file_id);
-    sqlite3_bind_int64(st, 2, (int64_t)r->line);
-    bind_ts(st, 3, r->ts);
-    sqlite3_bind_int(st, 4, r->pid);
-    bind_pos(st, 5, sess);
-    bind_text(st, 6, r->detail);
-    if ((rc = run(s, st)) != 0)
+    bind_int64(&b, deadlocks__file_id, file_id);
+    bind_int64(&b, deadlocks__line, (int64_t)r->line);
+    bind_ts(&b, deadlocks__ts, r->ts);
+    bind_int64(&b, deadlocks__victim_pid, r->pid);
+    bind_pos(&b, deadlocks__victim_session, sess);
+    bind_text(&b, deadlocks__detail, r->detail);
+    if ((rc = run(s, &b)) != 0)
         return rc;
     id = sqlite3_last_insert_rowid(s->db);
     for (i = 0; i < d->nedges; i++) {
         const ls_deadlock_edge *e = &d->edges[i];
-        st = s->q[Q_DEADLOCK_EDGE];
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int(st, 2, i + 1);
-        sqlite3_bind_int(st, 3, e->waiter_pid);
-        bind_text(st, 4, e->mode);
-        bind_text(st, 5, ls_target_kind_name(e->target.kind));
-        bind_text(st, 6, e->target.text);
-        sqlite3_bind_int(st, 7, e->blocker_pid);
-        if ((rc = run(s, st)) != 0)
+        b = binds_of(s->q[Q_DEADLOCK_EDGE]);
+        bind_int64(&b, deadlock_edges__deadlock_id, id);
+        bind_int64(&b, deadlock_edges__seq, i + 1);
+        bind_int64(&b, deadlock_edges__waiter_pid, e->waiter_pid);
+        bind_text(&b, deadlock_edges__mode, e->mode);
+        bind_text(&b, deadlock_edges__target_kind, ls_target_kind_name(e->target.kind));
+        bind_text(&b, deadlock_edges__target, e->target.text);
+        bind_int64(&b, deadlock_edges__blocker_pid, e->blocker_pid);
+        if ((rc = run(s, &b)) != 0)
             return rc;
     }
     for (i = 0; i < d->nprocs; i++) {
         int64_t query;
         if ((rc = text_id(s, d->procs[i].query, &query, NULL)) != 0)
             return rc;
-        st = s->q[Q_DEADLOCK_PROC];
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_bind_int(st, 2, d->procs[i].pid);
-        bind_pos(st, 3, query);
-        if ((rc = run(s, st)) != 0)
+        b = binds_of(s->q[Q_DEADLOCK_PROC]);
+        bind_int64(&b, deadlock_procs__deadlock_id, id);
+        bind_int64(&b, deadlock_procs__pid, d->procs[i].pid);
+        bind_pos(&b, deadlock_procs__text_id, query);
+        if ((rc = run(s, &b)) != 0)
             return rc;
     }
     /* The deadlock is also an error of the victim, counted with the others. */
@@ -2437,52 +2454,52 @@ int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev)
 
 int ls_store_span(ls_store *s, int64_t file_id, const ls_span *sp)
 {
-    sqlite3_stmt *st = s->q[Q_SPAN];
-    sqlite3_bind_int64(st, 1, file_id);
-    bind_pos(st, 2, (int64_t)sp->line);
-    bind_text(st, 3, sp->format);
-    bind_text(st, 4, sp->trace_id[0] ? sp->trace_id : NULL);
-    bind_text(st, 5, sp->span_id[0] ? sp->span_id : NULL);
-    bind_text(st, 6, sp->parent_id[0] ? sp->parent_id : NULL);
-    bind_text(st, 7, sp->name);
-    sqlite3_bind_int(st, 8, (int)sp->kind);
-    bind_text(st, 9, sp->service);
-    bind_ts(st, 10, sp->start);
-    bind_ts(st, 11, sp->end);
-    sqlite3_bind_int(st, 12, sp->error);
-    bind_text(st, 13, sp->db_system);
-    bind_text(st, 14, sp->db_statement);
-    bind_text(st, 15, sp->db_name);
-    bind_text(st, 16, sp->db_operation);
-    bind_text(st, 17, sp->code_function);
-    bind_text(st, 18, sp->code_namespace);
-    bind_text(st, 19, sp->code_filepath);
-    bind_pos(st, 20, sp->code_lineno);
-    bind_text(st, 21, sp->http_route);
-    bind_text(st, 22, sp->http_method);
-    bind_text(st, 23, sp->http_url);
-    bind_text(st, 24, sp->peer_service);
-    bind_pos(st, 25, sp->db_pid);
-    bind_text(st, 26, sp->attributes);
-    return run(s, st);
+    binds b = binds_of(s->q[Q_SPAN]);
+    bind_int64(&b, spans__file_id, file_id);
+    bind_pos(&b, spans__line, (int64_t)sp->line);
+    bind_text(&b, spans__format, sp->format);
+    bind_text(&b, spans__trace_id, sp->trace_id[0] ? sp->trace_id : NULL);
+    bind_text(&b, spans__span_id, sp->span_id[0] ? sp->span_id : NULL);
+    bind_text(&b, spans__parent_id, sp->parent_id[0] ? sp->parent_id : NULL);
+    bind_text(&b, spans__name, sp->name);
+    bind_int64(&b, spans__kind, (int64_t)sp->kind);
+    bind_text(&b, spans__service, sp->service);
+    bind_ts(&b, spans__start_ts, sp->start);
+    bind_ts(&b, spans__end_ts, sp->end);
+    bind_int64(&b, spans__error, sp->error);
+    bind_text(&b, spans__db_system, sp->db_system);
+    bind_text(&b, spans__db_statement, sp->db_statement);
+    bind_text(&b, spans__db_name, sp->db_name);
+    bind_text(&b, spans__db_operation, sp->db_operation);
+    bind_text(&b, spans__code_function, sp->code_function);
+    bind_text(&b, spans__code_namespace, sp->code_namespace);
+    bind_text(&b, spans__code_filepath, sp->code_filepath);
+    bind_pos(&b, spans__code_lineno, sp->code_lineno);
+    bind_text(&b, spans__http_route, sp->http_route);
+    bind_text(&b, spans__http_method, sp->http_method);
+    bind_text(&b, spans__http_url, sp->http_url);
+    bind_text(&b, spans__peer_service, sp->peer_service);
+    bind_pos(&b, spans__db_pid, sp->db_pid);
+    bind_text(&b, spans__attributes, sp->attributes);
+    return run(s, &b);
 }
 
 int ls_store_activity(ls_store *s, int64_t file_id, const ls_activity *a)
 {
-    sqlite3_stmt *st = s->q[Q_ACTIVITY];
-    sqlite3_bind_int64(st, 1, file_id);
-    sqlite3_bind_int64(st, 2, (int64_t)a->line);
-    bind_ts(st, 3, a->ts);
-    sqlite3_bind_int(st, 4, a->pid);
-    bind_text(st, 5, a->state && a->state[0] ? a->state : NULL);
-    bind_text(st, 6, a->wait_event_type);
-    bind_text(st, 7, a->wait_event);
-    bind_ts(st, 8, a->xact_start);
-    bind_ts(st, 9, a->query_start);
-    bind_ts(st, 10, a->backend_start);
-    bind_text(st, 11, a->blocking_pids);
-    bind_text(st, 12, a->query);
-    return run(s, st);
+    binds b = binds_of(s->q[Q_ACTIVITY]);
+    bind_int64(&b, activity__file_id, file_id);
+    bind_int64(&b, activity__line, (int64_t)a->line);
+    bind_ts(&b, activity__ts, a->ts);
+    bind_int64(&b, activity__pid, a->pid);
+    bind_text(&b, activity__state, a->state && a->state[0] ? a->state : NULL);
+    bind_text(&b, activity__wait_event_type, a->wait_event_type);
+    bind_text(&b, activity__wait_event, a->wait_event);
+    bind_ts(&b, activity__xact_start, a->xact_start);
+    bind_ts(&b, activity__query_start, a->query_start);
+    bind_ts(&b, activity__backend_start, a->backend_start);
+    bind_text(&b, activity__blocking_pids, a->blocking_pids);
+    bind_text(&b, activity__query, a->query);
+    return run(s, &b);
 }
 
 int ls_store_index(ls_store *s)
@@ -2540,13 +2557,14 @@ int64_t ls_store_vm_steps(ls_store *s)
 int ls_store_meta_set(ls_store *s, const char *key, const char *value)
 {
     sqlite3_stmt *st;
-    int rc = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
-                                -1, &st, NULL);
+    binds b;
+    int rc = sqlite3_prepare_v2(s->db, LS_INSERT_INTO("INSERT OR REPLACE", meta), -1, &st, NULL);
     if (rc != SQLITE_OK)
         return store_err(s, rc);
-    bind_text(st, 1, key);
-    bind_text(st, 2, value);
-    rc = sqlite3_step(st);
+    b = binds_of(st);
+    bind_text(&b, meta__key, key);
+    bind_text(&b, meta__value, value);
+    rc = step_binds(&b);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : store_err(s, rc);
 }
@@ -2554,12 +2572,14 @@ int ls_store_meta_set(ls_store *s, const char *key, const char *value)
 int ls_store_meta_get(ls_store *s, const char *key, char *buf, size_t len)
 {
     sqlite3_stmt *st;
+    binds b;
     int rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL);
     buf[0] = '\0';
     if (rc != SQLITE_OK)
         return store_err(s, rc);
-    bind_text(st, 1, key);
-    rc = sqlite3_step(st);
+    b = binds_of(st);
+    bind_text(&b, by_key, key);
+    rc = step_binds(&b);
     if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
         snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
@@ -2630,7 +2650,8 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen)
                    sqlite3_prepare_v2(db, "SELECT 1 FROM meta WHERE key = 'created_by'"
                                           " AND value LIKE 'lockspan %'", -1, &st, NULL) ==
                        SQLITE_OK) {
-            found = sqlite3_step(st) == SQLITE_ROW;
+            int r = sqlite3_step(st);
+            found = r == SQLITE_ROW ? 1 : r == SQLITE_DONE ? 0 : LS_ESTORE;
             sqlite3_finalize(st);
         } else if (rc != SQLITE_ROW) {
             found = LS_ESTORE;

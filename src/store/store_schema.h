@@ -6,6 +6,8 @@
 #ifndef LS_STORE_SCHEMA_H
 #define LS_STORE_SCHEMA_H
 
+#include "store_tables.h" /* the tables ingest writes: LS_CREATE_TABLE */
+
 /* The transactions pass's count of what each learned rule keyed
  * (schema 15). */
 #define LS_RULE_KEYED_DDL                                                                  \
@@ -18,11 +20,7 @@
  * relation "db.schema.table" (autovacuum, autoanalyze), bytes (temp_file),
  * duration_ms (checkpoint total=, autovacuum/autoanalyze elapsed:), else
  * NULL. The per-minute context reads them (reports/context.c). */
-#define LS_SERVER_EVENTS_DDL \
-    "CREATE TABLE IF NOT EXISTS server_events(\n" \
-    "  event_id INTEGER PRIMARY KEY, ts INTEGER, kind TEXT, pid INTEGER,\n" \
-    "  file_id INTEGER, line INTEGER, relation TEXT, bytes INTEGER,\n" \
-    "  duration_ms REAL);\n"
+#define LS_SERVER_EVENTS_DDL LS_CREATE_TABLE(server_events)
 
 /* Transaction shapes (traces.c, schema 15): the label of each distinct
  * sequence of statement steps ("UPDATE a; SELECT b x3", decide/pathid.h)
@@ -181,15 +179,7 @@
 /* The two tables behind the lock_events and lock_waits views, here and in
  * the step to schema 11 (store.c). holders and queue have no type: a
  * TEXT column would turn the INTEGER id of a list into text. */
-#define LS_LOCK_EVENT_ROWS_DDL \
-    "CREATE TABLE IF NOT EXISTS lock_event_rows(\n" \
-    "  event_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n" \
-    "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, phase TEXT,\n" \
-    "  mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n" \
-    "  rel_oid INTEGER, db_oid INTEGER, page INTEGER, tuple_offset INTEGER,\n" \
-    "  waited_ms REAL, holders, queue, ctx_action TEXT,\n" \
-    "  ctx_relation TEXT, ctx_page INTEGER, ctx_offset INTEGER, text_id INTEGER,\n" \
-    "  xid INTEGER, vxid TEXT, wait_id INTEGER, context_id INTEGER, after_lock INTEGER);\n"
+#define LS_LOCK_EVENT_ROWS_DDL LS_CREATE_TABLE(lock_event_rows)
 #define LS_LOCK_WAIT_ROWS_DDL \
     "CREATE TABLE IF NOT EXISTS lock_wait_rows(\n" \
     "  wait_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n" \
@@ -285,12 +275,7 @@
  * *_ms sums are NULL unless every statement had a duration; shape is the
  * FNV-1a hash of its statements' text ids in order.
  */
-#define LS_TX_CUTS_DDL \
-    "CREATE TABLE IF NOT EXISTS tx_cuts(\n" \
-    "  first_stmt INTEGER PRIMARY KEY, last_stmt INTEGER, session_id INTEGER,\n" \
-    "  pid INTEGER, xid INTEGER, vxid TEXT, explicit INTEGER, closed INTEGER,\n" \
-    "  end_kind INTEGER, start_ts INTEGER, end_ts INTEGER, statements INTEGER,\n" \
-    "  sql_ms REAL, idle_ms REAL, max_idle_ms REAL, commit_ms REAL, shape INTEGER);\n" \
+#define LS_TX_CUTS_DDL LS_CREATE_TABLE(tx_cuts) \
     "CREATE INDEX IF NOT EXISTS tx_cuts_open ON tx_cuts(session_id) WHERE closed = 0;\n"
 #include "holdrange_schema.h" /* LS_HOLD_RANGE_DDL */
 #include "findings_schema.h" /* LS_FINDINGS_DDL */
@@ -339,54 +324,21 @@
     " WHEN c.tag_application IS NOT NULL THEN 'sqlcommenter tags'"                          \
     " WHEN c.application IS NOT NULL THEN 'application_name' ELSE 'none' END"
 
+/* A new store's schema, in order; the tables ingest writes are declared
+ * in store_tables.h, with what they hold. */
 static const char *const ls_schema_sql[] = {
-    "CREATE TABLE IF NOT EXISTS meta(\n"
-    "  key TEXT PRIMARY KEY, value TEXT);\n",
-    "CREATE TABLE IF NOT EXISTS files(\n"
-    "  file_id INTEGER PRIMARY KEY, path TEXT NOT NULL, format TEXT, prefix TEXT,\n"
-    "  gzip INTEGER, bytes INTEGER, lines INTEGER, records INTEGER,\n"
-    "  bad_lines INTEGER, first_ts INTEGER, last_ts INTEGER, fingerprint INTEGER,\n"
-    "  text_bytes INTEGER, tail_hash INTEGER, used_prefix TEXT);\n",
+    LS_CREATE_TABLE(meta),
+    LS_CREATE_TABLE(files),
     /* A file is found again by the hash of its first line (incremental ingest). */
     "CREATE INDEX IF NOT EXISTS files_fingerprint ON files(fingerprint);\n",
-    "CREATE TABLE IF NOT EXISTS bad_lines(\n"
-    "  file_id INTEGER REFERENCES files, line INTEGER, reason TEXT, sample TEXT);\n",
-    "CREATE TABLE IF NOT EXISTS sessions(\n"
-    "  session_id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, pid INTEGER,\n"
-    "  pg_session TEXT, start_ts INTEGER, end_ts INTEGER, first_ts INTEGER,\n"
-    "  last_ts INTEGER, user_name TEXT, database TEXT, application TEXT,\n"
-    "  remote TEXT, backend_type TEXT);\n",
+    LS_CREATE_TABLE(bad_lines),
+    LS_CREATE_TABLE(sessions),
     "CREATE INDEX IF NOT EXISTS sessions_pid ON sessions(pid);\n",
-    /* Statement texts, once each: a workload runs a few hundred texts
-     * millions of times (parameters are apart, in stmt_rows.params). */
-    /* kind: ls_sql_kind of the text, and writes: the relation a writing
-     * statement writes (ls_sql_relation), decided once as the text is
-     * added (NULL in texts added before version 14, and by correlation). */
-    "CREATE TABLE IF NOT EXISTS stmt_texts(\n"
-    "  text_id INTEGER PRIMARY KEY, hash INTEGER NOT NULL, text TEXT NOT NULL,\n"
-    "  kind INTEGER, writes TEXT);\n",
+    LS_CREATE_TABLE(stmt_texts),
     LS_TX_CUTS_DDL,
     "CREATE INDEX IF NOT EXISTS stmt_texts_hash ON stmt_texts(hash);\n",
-    /* Prepared statement names, once each (P_1, <unnamed>, S_12, ...). */
-    "CREATE TABLE IF NOT EXISTS stmt_names(\n"
-    "  name_id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);\n",
-    /*
-     * One row per statement line, narrow (docs/store.md), except that the
-     * parse and bind lines of an extended-protocol statement, logged by
-     * duration, join the row of its execute line as bind_us and parse_us
-     * (store.c, fold_row()): the name and text
-     * by id, the verb as a small integer, the duration in whole
-     * microseconds, the end derived from the start and the duration, the
-     * pid NULL when it is the session's (view statements). vxid and params repeat from line to line (a
-     * transaction's lines share its vxid, an execute line the parameters of
-     * its bind line): an INTEGER k there means "as in the row k stmt_ids
-     * before", which holds the TEXT.
-     */
-    "CREATE TABLE IF NOT EXISTS stmt_rows(\n"
-    "  stmt_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
-    "  pid INTEGER, file_id INTEGER, line INTEGER, start_ts INTEGER, dur_us INTEGER,\n"
-    "  verb INTEGER, name_id INTEGER, xid INTEGER, vxid, text_id INTEGER, params,\n"
-    "  prepare TEXT, bind_us INTEGER, parse_us INTEGER);\n",
+    LS_CREATE_TABLE(stmt_names),
+    LS_CREATE_TABLE(stmt_rows),
     /* What readers query: the columns of schema version 4. A one-table
      * view, so that SQLite flattens it into every query and the indexes
      * on stmt_rows serve; what is stored by reference is looked up only
@@ -453,19 +405,10 @@ static const char *const ls_schema_sql[] = {
     "  FROM lock_wait_rows LEFT JOIN wait_chains c ON c.wait_id = lock_wait_rows.wait_id\n"
     "  LEFT JOIN wait_links l ON l.wait_id = lock_wait_rows.wait_id\n"
     "  LEFT JOIN wait_rows wr ON wr.wait_id = lock_wait_rows.wait_id;\n",
-    "CREATE TABLE IF NOT EXISTS deadlocks(\n"
-    "  deadlock_id INTEGER PRIMARY KEY, file_id INTEGER, line INTEGER,\n"
-    "  ts INTEGER, victim_pid INTEGER, victim_session INTEGER, detail TEXT);\n",
-    "CREATE TABLE IF NOT EXISTS deadlock_edges(\n"
-    "  deadlock_id INTEGER REFERENCES deadlocks, seq INTEGER, waiter_pid INTEGER,\n"
-    "  mode TEXT, target_kind TEXT, target TEXT, blocker_pid INTEGER);\n",
-    "CREATE TABLE IF NOT EXISTS deadlock_procs(\n"
-    "  deadlock_id INTEGER REFERENCES deadlocks, pid INTEGER, text_id INTEGER);\n",
-    "CREATE TABLE IF NOT EXISTS errors(\n"
-    "  error_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n"
-    "  pid INTEGER, file_id INTEGER, line INTEGER, ts INTEGER, severity TEXT,\n"
-    "  sqlstate TEXT, class TEXT, message TEXT, detail TEXT, text_id INTEGER,\n"
-    "  xid INTEGER, vxid TEXT);\n",
+    LS_CREATE_TABLE(deadlocks),
+    LS_CREATE_TABLE(deadlock_edges),
+    LS_CREATE_TABLE(deadlock_procs),
+    LS_CREATE_TABLE(errors),
     LS_SERVER_EVENTS_DDL,
     LS_LINK_TABLES_DDL,
     /* What readers of an error's links query: the error as ingest wrote
@@ -538,14 +481,7 @@ static const char *const ls_schema_sql[] = {
     LS_RULE_KEYED_DDL,
     "CREATE TABLE IF NOT EXISTS row_queue(\n"
     "  row_id INTEGER, ts INTEGER, depth INTEGER);\n",
-    "CREATE TABLE IF NOT EXISTS spans(\n"
-    "  span_row INTEGER PRIMARY KEY, file_id INTEGER, line INTEGER, format TEXT,\n"
-    "  trace_id TEXT, span_id TEXT, parent_id TEXT, name TEXT, kind INTEGER,\n"
-    "  service TEXT, start_ts INTEGER, end_ts INTEGER, error INTEGER,\n"
-    "  db_system TEXT, db_statement TEXT, db_name TEXT, db_operation TEXT,\n"
-    "  code_function TEXT, code_namespace TEXT, code_filepath TEXT,\n"
-    "  code_lineno INTEGER, http_route TEXT, http_method TEXT, http_url TEXT,\n"
-    "  peer_service TEXT, db_pid INTEGER, attributes TEXT);\n",
+    LS_CREATE_TABLE(spans),
     /* The same span in several exports of one run (OTLP and Zipkin, or a
      * file and its .gz) is stored once. */
     "CREATE UNIQUE INDEX IF NOT EXISTS spans_id ON spans(trace_id, span_id);\n",
@@ -591,17 +527,13 @@ static const char *const ls_schema_sql[] = {
     "CREATE TABLE IF NOT EXISTS hold_parts(\n"
     "  hold_id INTEGER, part TEXT, name TEXT, ms REAL);\n",
     LS_ROW_COVER_DDL,
-    "CREATE TABLE IF NOT EXISTS activity(\n"
-    "  file_id INTEGER, line INTEGER, ts INTEGER, pid INTEGER, state TEXT,\n"
-    "  wait_event_type TEXT, wait_event TEXT, xact_start INTEGER,\n"
-    "  query_start INTEGER, backend_start INTEGER, blocking_pids TEXT, query TEXT);\n",
+    LS_CREATE_TABLE(activity),
     LS_SPAN_PLACEMENT_DDL,
     LS_SPAN_CLOCK_DDL,
     LS_STMT_SPAN_TIME_DDL,
     LS_HOLD_RANGE_DDL,
     LS_FINDINGS_DDL,
-    "CREATE TABLE IF NOT EXISTS xids(\n"
-    "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",
+    LS_CREATE_TABLE(xids),
     /* Relation-level contention (issue 34 item 8). relation_lock_rows: the
      * logical rows that are a whole relation's lock (their waits are for
      * a relation lock): a lock queue, not a hot row, which the hot-row

@@ -7,6 +7,13 @@
  *
  * The events are built here as a parser hands them over (ls_event with its
  * ls_record); no log text is involved.
+ *
+ * That transaction ids by the thousand are stored each with its own
+ * session, pid and first time (xids, written in groups of rows).
+ *
+ * And how a writer binds a row (store_binds.h): the first failed bind is
+ * kept and the statement not stepped, whatever binds come after it; a
+ * multi-row INSERT's row k at k * columns.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -17,6 +24,7 @@
 #include "ls_event.h"
 #include "ls_store.h"
 #include "ls_test.h"
+#include "store_binds.h"
 
 #define T0 1733140000000000LL /* µs */
 
@@ -203,6 +211,117 @@ static void test_fold_pids_alike(const char *path)
     sqlite3_close(db);
 }
 
+/* A statement line of process `pid` in transaction `xid`, logged with
+ * log_statement (no duration). */
+static int xid_line(feed *f, int pid, int64_t xid)
+{
+    char session[32];
+    ls_record r;
+    ls_event ev;
+
+    snprintf(session, sizeof(session), "6b125d80.%x", (unsigned)pid);
+    memset(&r, 0, sizeof(r));
+    r.file = "test.log";
+    r.line = ++f->line;
+    r.ts = T0 + (ls_ts)f->line * 100;
+    r.pid = pid;
+    r.session_id = session;
+    r.session_line = -1;
+    r.session_start = LS_TS_NONE;
+    r.xid = xid;
+    r.severity = "LOG";
+    r.message = "UPDATE t SET v = v + 1 WHERE id = 1";
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = LS_EV_STATEMENT;
+    ev.rec = &r;
+    snprintf(ev.u.stmt.verb, sizeof(ev.u.stmt.verb), "%s", "statement");
+    ev.u.stmt.text = r.message;
+    if (ls_store_event(f->s, f->file_id, &ev) != 0)
+        return -1;
+    return ls_store_detach(f->s);
+}
+
+/* Transaction ids by the thousand: each leaves the store's cache for the
+ * xids table in groups of rows (one multi-row INSERT each, store.c,
+ * xid_write()), and every row holds its own xid's session, pid and first
+ * time, each column its own value. */
+#define MANY_XIDS 12288 /* three times the store's cache of transaction ids */
+#define XID_PIDS 50
+static void test_many_xids(const char *path)
+{
+    feed f;
+    sqlite3 *db;
+    char sql[256];
+    int i;
+
+    CHECK(open_feed(&f, path) == 0);
+    for (i = 0; i < MANY_XIDS; i++)
+        if (xid_line(&f, 100 + i % XID_PIDS, 1000 + i) != 0)
+            break;
+    CHECK_INT(i, MANY_XIDS);
+    db = close_feed(&f, path);
+    CHECK(db != NULL);
+    if (!db)
+        return;
+    CHECK_INT(count(db, "SELECT count(*) FROM xids"), MANY_XIDS);
+    /* line k (from 1) is xid 999 + k of pid 100 + (k - 1) % 50, at T0 + 100 k */
+    snprintf(sql, sizeof(sql), "SELECT count(*) FROM xids x JOIN sessions s"
+             " ON s.session_id = x.session_id AND s.pid = x.pid"
+             " WHERE x.pid = 100 + (x.xid - 1000) %% %d AND x.first_ts = %lld + 100 * (x.xid - 999)",
+             XID_PIDS, (long long)T0);
+    CHECK_INT(count(db, sql), MANY_XIDS);
+    CHECK_INT(count(db, "SELECT count(*) FROM statements s JOIN xids x ON x.xid = s.xid"
+                        " WHERE x.first_ts = s.start_ts AND x.pid = s.pid"),
+              MANY_XIDS);
+    sqlite3_close(db);
+}
+
+/* The binds of a row: a bind that fails (a parameter past the statement's,
+ * SQLITE_RANGE) fails the row, unstepped, even when later binds succeed;
+ * the next row, bound whole, is written; rows of a multi-row INSERT go to
+ * their own parameters. */
+static void test_binds(void)
+{
+    sqlite3 *db;
+    sqlite3_stmt *one, *two;
+    binds b;
+    enum { c_a, c_b, c_ncols };
+
+    CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, "CREATE TABLE t(a, b)", NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(db, "INSERT INTO t(a, b) VALUES (?, ?)", -1, &one, NULL) ==
+          SQLITE_OK);
+    CHECK(sqlite3_prepare_v2(db, "INSERT INTO t(a, b) VALUES (?, ?), (?, ?)", -1, &two,
+                             NULL) == SQLITE_OK);
+
+    b = binds_of(one);
+    bind_int64(&b, c_a, 1);
+    bind_int64(&b, c_ncols + 3, 2); /* no such parameter */
+    bind_text(&b, c_b, "after");
+    CHECK_INT(b.rc, SQLITE_RANGE);
+    CHECK_INT(binds_step(&b), SQLITE_RANGE);
+    CHECK_INT(count(db, "SELECT count(*) FROM t"), 0);
+
+    b = binds_of(one);
+    bind_int64(&b, c_a, 1);
+    bind_ts(&b, c_b, LS_TS_NONE);
+    CHECK_INT(binds_step(&b), SQLITE_DONE);
+    CHECK_INT(count(db, "SELECT count(*) FROM t WHERE a = 1 AND b IS NULL"), 1);
+
+    b = binds_of(two);
+    bind_int64(&b, c_a, 10);
+    bind_pos(&b, c_b, 0);
+    b.base += c_ncols;
+    bind_int64(&b, c_a, 20);
+    bind_if(&b, c_b, 1, 21);
+    CHECK_INT(binds_step(&b), SQLITE_DONE);
+    CHECK_INT(count(db, "SELECT count(*) FROM t WHERE a = 10 AND b IS NULL"), 1);
+    CHECK_INT(count(db, "SELECT count(*) FROM t WHERE a = 20 AND b = 21"), 1);
+    sqlite3_finalize(one);
+    sqlite3_finalize(two);
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/lockspan-test-store.XXXXXX", path[64];
@@ -214,6 +333,8 @@ int main(void)
     test_fold_far_apart(path);
     test_fold_many_waiting(path);
     test_fold_pids_alike(path);
+    test_many_xids(path);
+    test_binds();
     unlink(path);
     rmdir(dir);
     return TEST_REPORT();
