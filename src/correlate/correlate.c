@@ -165,19 +165,62 @@ static const char close_wait_sql[] =
 static const char unknown_outcome_sql[] =
     "UPDATE lock_wait_rows SET outcome = 'unknown' WHERE outcome IS NULL;";
 
-/* Acquired waits whose process then failed with 40001: each with the
- * first such error at or after its end; ls_serialization_ended() decides
- * whether it was the wait's outcome. */
+/* Acquired waits whose process failed with 40001 within
+ * LS_SERIALIZATION_WINDOW_US of their end (the probe of the small index
+ * errors_serialization keeps the scan to waits near a failure): each is
+ * then asked for the first error of its session after its end
+ * (first_error_sql) and serialization_of_wait() decides. */
 #define ACQUIRED_40001_COLS(X, Q)                                                           \
-    X(Q, wait_id, "wait_id")                                                                \
-    X(Q, end_ts, "end_ts")                                                                  \
-    X(Q, err_ts, "err")
+    X(Q, wait_id, "w.wait_id")                                                              \
+    X(Q, pid, "w.pid")                                                                      \
+    X(Q, session_id, "w.session_id")                                                        \
+    X(Q, start_ts, "w.start_ts")                                                            \
+    X(Q, end_ts, "w.end_ts")                                                                \
+    X(Q, end_file, "w.end_file")                                                            \
+    X(Q, end_line, "w.end_line")
 LS_COLUMNS(sf, ACQUIRED_40001_COLS);
 static const char acquired_40001_sql[] =
-    "SELECT " LS_SELECT_LIST(sf, ACQUIRED_40001_COLS)
-    " FROM (SELECT w.wait_id, w.end_ts, (SELECT min(e.ts) FROM errors e"
-    "  WHERE e.pid = w.pid AND e.class = 'serialization_failure' AND e.ts >= w.end_ts) AS err"
-    " FROM lock_wait_rows w WHERE w.outcome = 'acquired') WHERE err IS NOT NULL ORDER BY wait_id";
+    "SELECT " LS_SELECT_LIST(sf, ACQUIRED_40001_COLS) " FROM lock_wait_rows w"
+    " WHERE w.outcome = 'acquired' AND EXISTS (SELECT 1 FROM errors f WHERE f.pid = w.pid"
+    "  AND f.class = 'serialization_failure' AND f.ts >= w.end_ts"
+    "  AND f.ts <= w.end_ts + " LS_SQL_INT(LS_SERIALIZATION_WINDOW_US) ")"
+    " ORDER BY w.wait_id";
+
+/* The first error of process ?1, session ?2, written after a wait's end
+ * (?3 its time, ?4 ?5 its file and line; positions unknown: the first by
+ * time) within LS_SERIALIZATION_WINDOW_US: the statement that raised it
+ * was running when the wait ended or came after. errors_pid serves it;
+ * the window bounds the range. */
+#define FIRST_ERROR_COLS(X, Q)                                                              \
+    X(Q, ts, "ts")                                                                          \
+    X(Q, file_id, "file_id")                                                                \
+    X(Q, line, "line")                                                                      \
+    X(Q, class, "class")
+LS_COLUMNS(fe, FIRST_ERROR_COLS);
+static const char first_error_sql[] =
+    "SELECT " LS_SELECT_LIST(fe, FIRST_ERROR_COLS) " FROM errors WHERE pid = ?1"
+    " AND ts >= ?3 AND ts <= ?3 + " LS_SQL_INT(LS_SERIALIZATION_WINDOW_US)
+    " AND session_id IS ?2"
+    " AND (?4 = 0 OR file_id IS NULL OR file_id > ?4 OR (file_id = ?4 AND line > ?5))"
+    " ORDER BY ts, file_id, line LIMIT 1";
+
+/* The session's (?1) statement lines that may lie between a wait's end
+ * and an error: those that started from LS_LINE_START_SLACK_US before the
+ * wait's end (?2) to the error (?3), and the statement that started last
+ * by the wait's start (?4): the waiting statement itself, whose duration
+ * line, if it ended well, comes after the wait. A span's statement has
+ * no line (file_id 0). The index statements_session serves both. */
+#define STMT_LINE_COLS(X, Q)                                                                \
+    X(Q, file_id, "file_id")                                                                \
+    X(Q, line, "line")
+LS_COLUMNS(sl, STMT_LINE_COLS);
+static const char stmt_lines_sql[] =
+    "SELECT " LS_SELECT_LIST(sl, STMT_LINE_COLS) " FROM stmt_rows WHERE session_id = ?1"
+    " AND start_ts >= ?2 - " LS_SQL_INT(LS_LINE_START_SLACK_US) " AND start_ts <= ?3"
+    " AND file_id > 0"
+    " UNION ALL SELECT * FROM (SELECT " LS_SELECT_LIST(sl, STMT_LINE_COLS) " FROM stmt_rows"
+    "  WHERE session_id = ?1 AND start_ts <= ?4 AND file_id > 0"
+    "  ORDER BY start_ts DESC, stmt_id DESC LIMIT 1)";
 /* The query above probes a process's serialization failures only: with
  * the (pid, ts) index of all errors it stepped over every later error of
  * the process (a deadlock-heavy log's) for each acquired wait, time that
@@ -915,21 +958,84 @@ static int close_store(ls_store *s, const wait_close *c, size_t n)
     return rc < 0 ? rc : 0;
 }
 
+/*
+ * Was a serialization failure the outcome of the wait of row q
+ * (acquired_40001_sql)'s own statement? The first error of its session
+ * after its end (first, first_error_sql) must be one; then by log
+ * position where both are known: no statement line of the session
+ * between the wait's end and the error (lines: stmt_lines_sql); else by
+ * time. 1 yes, 0 no, < 0 an error of the store.
+ */
+static int serialization_of_wait(ls_stmt *q, ls_stmt *first, ls_stmt *lines)
+{
+    ls_logpos end = {ls_stmt_int64(q, sf_end_file), ls_stmt_int64(q, sf_end_line)};
+    ls_logpos err;
+    int64_t err_ts;
+    int ended, rc;
+
+    ls_stmt_reset(first);
+    if ((rc = ls_stmt_bind_int64(first, 1, ls_stmt_int64(q, sf_pid))) != 0 ||
+        (rc = ls_stmt_bind_int64(first, 2, ls_stmt_int64(q, sf_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(first, 3, ls_stmt_int64(q, sf_end_ts))) != 0 ||
+        (rc = ls_stmt_bind_int64(first, 4, end.file)) != 0 ||
+        (rc = ls_stmt_bind_int64(first, 5, end.line)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(first)) != 1)
+        return rc;
+    if (ls_stmt_isnull(first, fe_class) ||
+        strcmp(ls_stmt_text(first, fe_class), "serialization_failure") != 0)
+        return 0;
+    err.file = ls_stmt_int64(first, fe_file_id);
+    err.line = ls_stmt_int64(first, fe_line);
+    err_ts = ls_stmt_int64(first, fe_ts);
+    ended = ls_error_ended_wait_stmt(end, err, NULL, 0);
+    if (ended < 0)
+        return ls_serialization_ended(ls_stmt_int64(q, sf_end_ts), err_ts);
+    if (ended == 0)
+        return 0;
+    ls_stmt_reset(lines);
+    if ((rc = ls_stmt_bind_int64(lines, 1, ls_stmt_int64(q, sf_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(lines, 2, ls_stmt_int64(q, sf_end_ts))) != 0 ||
+        (rc = ls_stmt_bind_int64(lines, 3, err_ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(lines, 4, ls_stmt_int64(q, sf_start_ts))) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(lines)) == 1) {
+        ls_logpos at = {ls_stmt_int64(lines, sl_file_id), ls_stmt_int64(lines, sl_line)};
+        if (ls_line_separates(end, err, at)) {
+            ended = 0;
+            break;
+        }
+    }
+    ls_stmt_reset(lines);
+    return rc < 0 ? rc : ended;
+}
+
 /* A wait on a transaction that then fails with 40001 was acquired only to
- * find the row changed: the serialization failure is its real outcome.
- * The waits are read, then changed (the scan reads the column it sets). */
+ * find the row changed: the serialization failure is its real outcome,
+ * where its own statement raised it (serialization_of_wait). The waits
+ * are read, then changed (the scan reads the column it sets). */
 static int serialization_step(ls_store *s)
 {
-    ls_stmt *q = NULL, *u = NULL;
+    ls_stmt *q = NULL, *first = NULL, *lines = NULL, *u = NULL;
     int64_t *ids = NULL;
     size_t n = 0, cap = 0, i;
     int rc;
 
     if ((rc = ls_store_exec(s, serialization_index_sql)) != 0 ||
-        (rc = ls_store_prepare(s, acquired_40001_sql, &q)) != 0)
+        (rc = ls_store_prepare(s, first_error_sql, &first)) != 0 ||
+        (rc = ls_store_prepare(s, stmt_lines_sql, &lines)) != 0 ||
+        (rc = ls_store_prepare(s, acquired_40001_sql, &q)) != 0) {
+        ls_stmt_finalize(first);
+        ls_stmt_finalize(lines);
         return rc;
+    }
     while ((rc = ls_stmt_step(q)) == 1) {
-        if (!ls_serialization_ended(ls_stmt_int64(q, sf_end_ts), ls_stmt_int64(q, sf_err_ts)))
+        int own = serialization_of_wait(q, first, lines);
+        if (own < 0) {
+            rc = own;
+            break;
+        }
+        if (!own)
             continue;
         if (n == cap) {
             int64_t *g = realloc(ids, (cap = cap ? 2 * cap : 64) * sizeof(*ids));
@@ -942,6 +1048,8 @@ static int serialization_step(ls_store *s)
         ids[n++] = ls_stmt_int64(q, sf_wait_id);
     }
     ls_stmt_finalize(q);
+    ls_stmt_finalize(first);
+    ls_stmt_finalize(lines);
     if (rc >= 0 && n > 0)
         rc = ls_store_prepare(s, "UPDATE lock_wait_rows SET outcome = 'serialization_failure'"
                                  " WHERE wait_id = ?1", &u);

@@ -13,6 +13,7 @@
 #include "decide/clock.h"
 #include "decide/hold.h"
 #include "decide/cover.h"
+#include "decide/errstmt.h"
 #include "decide/link.h"
 #include "decide/logpos.h"
 #include "decide/hidden.h"

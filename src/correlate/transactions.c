@@ -632,6 +632,108 @@ static const char link_errors_sql[] =
         "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = deadlock_links.deadlock_id)",
         LS_SQL_INT(LS_START_SLACK_US)) ";";
 
+/*
+ * An error belongs to the transaction running in its session when it was
+ * written, by log position (decide/errstmt.h, ls_error_tx()): OPEN_TX's
+ * pick by time above takes, on a whole-second log, the session's next
+ * transaction begun in the error's second. relink_txs() picks again for
+ * each error link and each deadlock participant: the rows to relink
+ * (RELINK_COLS: a key of two columns, the session, the moment and its
+ * line), the session's candidates (tx_candidates_sql, latest begun first),
+ * and the row's update (?1 tx_id or NULL, ?2 ?3 its key).
+ */
+#define RELINK_COLS(X, Q)                                                                  \
+    X(Q, key1, "k1")                                                                      \
+    X(Q, key2, "k2")                                                                      \
+    X(Q, session_id, "session_id")                                                        \
+    X(Q, ts, "ts")                                                                        \
+    X(Q, file_id, "file_id")                                                              \
+    X(Q, line, "line")
+LS_COLUMNS(rl2, RELINK_COLS);
+static const char relink_errors_sql[] =
+    "SELECT l.error_id AS k1, 0 AS k2, e.session_id, e.ts, e.file_id, e.line"
+    " FROM error_links l JOIN errors e ON e.error_id = l.error_id"
+    " WHERE e.session_id IS NOT NULL ORDER BY l.error_id";
+static const char set_error_tx_sql[] =
+    "UPDATE error_links SET tx_id = ?1 WHERE error_id = ?2 AND ?3 = 0";
+static const char relink_deadlocks_sql[] =
+    "SELECT l.deadlock_id AS k1, l.pid AS k2, l.session_id, d.ts, d.file_id, d.line"
+    " FROM deadlock_links l JOIN deadlocks d ON d.deadlock_id = l.deadlock_id"
+    " WHERE l.session_id IS NOT NULL ORDER BY l.deadlock_id, l.pid";
+static const char set_deadlock_tx_sql[] =
+    "UPDATE deadlock_links SET tx_id = ?1 WHERE deadlock_id = ?2 AND pid = ?3";
+
+/* The session's (?1) transactions begun by ?2, latest first (at most
+ * LS_POS_CANDIDATES_WHOLE: a whole second of a busy session), each with
+ * its first statement's line and whether it was still open at ?2 (the
+ * slack ?3 as OPEN_TX's). transactions_session serves it. */
+#define TX_CAND_COLS(X, Q)                                                                 \
+    X(Q, tx_id, "t.tx_id")                                                                \
+    X(Q, file_id, "f.file_id")                                                            \
+    X(Q, line, "f.line")                                                                  \
+    X(Q, open, "(t.end_ts IS NULL OR t.end_ts >= ?2 - ?3)")
+LS_COLUMNS(tc, TX_CAND_COLS);
+static const char tx_candidates_sql[] =
+    "SELECT " LS_SELECT_LIST(tc, TX_CAND_COLS) " FROM (SELECT tx_id, start_ts, end_ts, first_stmt"
+    "  FROM transactions WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
+    "  ORDER BY start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ") t"
+    " LEFT JOIN stmt_rows f ON f.stmt_id = t.first_stmt ORDER BY t.start_ts DESC, t.tx_id DESC";
+
+/* One row of a relink query: its transaction by ls_error_tx(), stored. */
+static int relink_one(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t slack)
+{
+    ls_tx_candidate c[LS_POS_CANDIDATES_WHOLE];
+    int64_t ids[LS_POS_CANDIDATES_WHOLE];
+    ls_logpos err = {ls_stmt_int64(q, rl2_file_id), ls_stmt_int64(q, rl2_line)};
+    size_t n = 0;
+    int rc, pick;
+
+    ls_stmt_reset(cand);
+    if ((rc = ls_stmt_bind_int64(cand, 1, ls_stmt_int64(q, rl2_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(cand, 2, ls_stmt_int64(q, rl2_ts))) != 0 ||
+        (rc = ls_stmt_bind_int64(cand, 3, slack)) != 0)
+        return rc;
+    while (n < LS_POS_CANDIDATES_WHOLE && (rc = ls_stmt_step(cand)) == 1) {
+        ids[n] = ls_stmt_int64(cand, tc_tx_id);
+        c[n].first.file = ls_stmt_int64(cand, tc_file_id);
+        c[n].first.line = ls_stmt_int64(cand, tc_line);
+        c[n].open = (int)ls_stmt_int64(cand, tc_open);
+        n++;
+    }
+    ls_stmt_reset(cand);
+    if (rc < 0)
+        return rc;
+    pick = ls_error_tx(c, n, err);
+    ls_stmt_reset(u);
+    if ((rc = pick >= 0 ? ls_stmt_bind_int64(u, 1, ids[pick]) : ls_stmt_bind_text(u, 1, NULL)) != 0 ||
+        (rc = ls_stmt_bind_int64(u, 2, ls_stmt_int64(q, rl2_key1))) != 0 ||
+        (rc = ls_stmt_bind_int64(u, 3, ls_stmt_int64(q, rl2_key2))) != 0)
+        return rc;
+    rc = ls_stmt_step(u);
+    return rc < 0 ? rc : 0;
+}
+
+/* Each row of select_sql relinked (update_sql), slack as OPEN_TX's. The
+ * update sets tx_id, a column the scan does not read (as link_roots()). */
+static int relink_txs(ls_store *s, const char *select_sql, const char *update_sql, int64_t slack)
+{
+    ls_stmt *q = NULL, *cand = NULL, *u = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, select_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, tx_candidates_sql, &cand)) != 0 ||
+        (rc = ls_store_prepare(s, update_sql, &u)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1)
+        if ((rc = relink_one(q, cand, u, slack)) != 0)
+            break;
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(cand);
+    ls_stmt_finalize(u);
+    return rc < 0 ? rc : 0;
+}
+
 #define MAX_TX_LOCKS 16 /* hot rows one transaction locks (more are not held apart) */
 
 /* One hot row a transaction locked, and when. */
@@ -1877,6 +1979,10 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = ls_store_exec(s, root_holder_sql);
     if (rc == 0)
         rc = ls_store_exec(s, link_errors_sql);
+    if (rc == 0)
+        rc = relink_txs(s, relink_errors_sql, set_error_tx_sql, 0);
+    if (rc == 0)
+        rc = relink_txs(s, relink_deadlocks_sql, set_deadlock_tx_sql, LS_START_SLACK_US);
     if (rc == 0)
         rc = ls_store_exec(s, wait_holds_sql);
 out:

@@ -119,6 +119,17 @@ MUST_HOLD = [
     # since lock order is read from the deadlocks' edges and the rows each
     # side locked (issue 34 item 7): 1 (0 before, from relations alone)
     "lock-order conflict found (transfer vs itself)",
+    # since an error belongs to the statement running in its session when
+    # it was written (log position, decide/errstmt.h; issue 34, branch
+    # err34): 6 of 6 errors that name a cause name a right one (6 of 8
+    # before: two 40001 errors were pinned on an earlier statement's wait
+    # and named that wait's holder)
+    "40001/40P01 errors whose cause_pid changed or held the row meanwhile",
+    # since an error (and a deadlock's participant) belongs to the
+    # transaction running in its session when it was written, by log
+    # position (decide/errstmt.h ls_error_tx(); branch err34): 3 of 3 (0
+    # before: the session's next transaction, begun in the same second)
+    "deadlock victim's transaction shown is the one that deadlocked",
 ]
 
 
@@ -150,6 +161,52 @@ def lock_order_checks(truth, report):
     return out
 
 
+def waits_40001_check(judge, truth, report):
+    """The judge's "waits ending in 40001, by row" counts the truth's
+    statements, logged or not; a logged wait can only be the truth's logged
+    ones. Each logged wait whose outcome is serialization_failure must be a
+    truth wait that ended in 40001 and was logged (same backend, same row),
+    and every such truth wait one of them: since an error belongs to the
+    statement running in its session when it was written (branch err34),
+    not to the process's next 40001 after any acquired wait. (name, ok,
+    lockspan, truth)."""
+    got = sorted((w["pid"], judge.truth_row(w["relation"], w["row_key"]))
+                 for w in report["waits"] if w["outcome"] == "serialization_failure")
+    want = sorted((w["waiter_pid"], w["row"]) for w in truth["waits"]
+                  if w["result"] == "40001" and w["logged"])
+    return ("logged waits ending in 40001 (pid, row) = the truth's logged 40001 waits",
+            got == want, got, want)
+
+
+def error_path_check(truth, report):
+    """The judge maps lockspan's code paths to truth paths by their holds,
+    and a path whose holds are mostly ambiguous maps to none; this asks
+    directly: the 40001/40P01 errors matched to a truth failing transaction
+    (same pid, second and SQLSTATE, one match) of each truth path all name
+    one lockspan code path, a different one per truth path, which names the
+    table its failed statement updated (the transaction that failed, not the
+    session's next one). (name, ok, lockspan, truth)."""
+    fails = [tx for tx in truth["transactions"] if tx["sqlstate"] in ("40001", "40P01")]
+    by_path = {}
+    for e in report["errors"]:
+        if e["sqlstate"] not in ("40001", "40P01"):
+            continue
+        sec = int(e["time"][11:13]) * 3600 + int(e["time"][14:16]) * 60 + int(e["time"][17:19])
+        tf = [tx for tx in fails if tx["pid"] == e["pid"] and tx["sqlstate"] == e["sqlstate"]
+              and int(tx["statements"][-1]["ret"]) % 86400 == sec]
+        if len(tf) != 1:
+            continue
+        tables = {table for table, _ in tf[0]["statements"][-1]["locks"]}
+        by_path.setdefault(tf[0]["path"], []).append(
+            (e["code_path"], "UPDATE " + "/".join(sorted(tables))))
+    got = {p: sorted({c for c, _ in v}) for p, v in by_path.items()}
+    ok = bool(got) and all(len(c) == 1 for c in got.values()) and \
+        len({c[0] for c in got.values()}) == len(got) and \
+        all(want.upper() in code.upper() for v in by_path.values() for code, want in v)
+    return ("40001/40P01 errors of each truth path name one code path of their own, with the "
+            "failed statement", ok, got, {p: v[0][1] for p, v in by_path.items()})
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: check_blind_py.py LOCKSPAN [REPO]")
@@ -177,7 +234,8 @@ def main():
     results[IN_ORDER] = in_order_contained(judge, truth, report)
 
     failed = passed = xfail = xpass = 0
-    for name, ok, got, want in lock_order_checks(truth, report):
+    for name, ok, got, want in lock_order_checks(truth, report) + [
+            waits_40001_check(judge, truth, report), error_path_check(truth, report)]:
         line = "%s: lockspan %s, truth %s" % (name, got, want)
         print(("ok    " if ok else "FAIL  ") + line)
         passed += ok

@@ -35,6 +35,11 @@
 /* A serialization failure within this of an "acquired" transaction wait
  * is that wait's outcome (the row it waited for had changed). */
 #define LS_SERIALIZATION_WINDOW_US 1000000
+/* A statement line written after a wait's end (decide/errstmt.h) started
+ * at most this before the end's timestamp: a whole-second log floors both,
+ * and a statement's start is reckoned from its floored end less its
+ * duration. */
+#define LS_LINE_START_SLACK_US LS_WHOLE_SECOND_US
 /* An error of the process within this before or at its latest wait's end
  * is the error that ended it (error_links.wait_id). */
 #define LS_ERROR_ENDS_WAIT_US 1000000
