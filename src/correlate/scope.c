@@ -111,7 +111,7 @@ static const char leave_sql[] =
     "DROP VIEW IF EXISTS temp.holds; DROP VIEW IF EXISTS temp.lock_waits;"
     "DROP VIEW IF EXISTS temp.row_waits; DROP VIEW IF EXISTS temp.hold_parts;"
     "DROP VIEW IF EXISTS temp.row_queue; DROP VIEW IF EXISTS temp.rows;"
-    "DROP TABLE IF EXISTS temp.report_window;";
+    "DROP TABLE IF EXISTS temp.report_window; DROP TABLE IF EXISTS temp.logcover;";
 
 /* The scope's own findings, dropped on leave. */
 static const char drop_findings_sql[] =
@@ -183,7 +183,9 @@ int ls_correlate_scope_enter(ls_store *s, const char *group_by, int64_t since, i
 
     if (!sc.label_sql)
         return LS_EUSAGE;
-    if (windowed && (rc = window_enter(s, since, until)) != 0) {
+    /* The window's holds' logging verdict (logging.c) over its views. */
+    if (windowed && ((rc = window_enter(s, since, until)) != 0 ||
+                     (rc = ls_correlate_logcover_scope(s)) != 0)) {
         ls_correlate_scope_leave(s);
         return rc;
     }

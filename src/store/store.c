@@ -31,6 +31,7 @@
 #include "ls_columns.h"
 #include "ls_sqlshape.h"
 #include "ls_txcut.h"
+#include "stmtstats.h"
 #include "store_schema.h"
 
 #define SESSION_CACHE 1024 /* sessions cached, in sets of SESSION_WAYS by pid */
@@ -114,6 +115,7 @@ enum {
     Q_CUT_RELOAD,
     Q_CUT_SPILLED,
     Q_HAS_STMTS,
+    Q_STMT_STATS_ADD,
     Q__COUNT
 };
 
@@ -221,6 +223,8 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_CUT_SPILLED] = "SELECT session_id FROM tx_cuts WHERE closed = 0",
     /* whether the store holds statements of the log (not a trace's) */
     [Q_HAS_STMTS] = "SELECT 1 FROM stmt_rows WHERE verb IS NOT 5 LIMIT 1", /* LS_VERB_SPAN */
+    /* the rows written since the last commit, added to stmt_stats */
+    [Q_STMT_STATS_ADD] = LS_STMT_STATS_ADD_SQL,
     [Q_ERROR] = "INSERT INTO errors(session_id, pid, file_id, line, ts, severity, sqlstate, class,"
                 " message, detail, text_id, xid, vxid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
                 " ?9, ?10, ?11, ?12, ?13)",
@@ -318,6 +322,9 @@ struct ls_store {
     ls_txcut_row cuts_out[CUT_ROWS];
     int ncuts_out;
     sqlite3_stmt *cut_multi;
+    /* The statement rows written since the last commit, counted for
+     * stmt_stats (stmtstats.h), which the commit adds them to. */
+    ls_stmtstats written;
 };
 
 struct ls_stmt {
@@ -551,6 +558,15 @@ static const char *const store_upgrades[] = {
     " DROP TABLE IF EXISTS main.hold_queued;"
     " ALTER TABLE transactions ADD COLUMN cut_shape INTEGER;"
     " DELETE FROM meta WHERE key = 'correlated';",
+    /* 16: the statement rows counted as ingest writes them (stmt_stats:
+     * complete only in a store that holds no statement yet; else the
+     * "statement logging" pass counts the rows) and that pass's table
+     * logcover, which the report reads (logcover_schema.h); the next
+     * correlation fills it. */
+    LS_STMT_STATS_DDL LS_LOGCOVER_DDL
+    "INSERT OR REPLACE INTO meta(key, value) SELECT 'stmt_stats', 'complete'"
+    " WHERE NOT EXISTS (SELECT 1 FROM stmt_rows WHERE verb IS NOT 5);" /* LS_VERB_SPAN */
+    " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -761,6 +777,7 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
         return LS_ENOMEM;
     s->rows_gen = 1;
     s->flush_at = STMT_ROWS;
+    ls_stmtstats_reset(&s->written);
     s->lock_fd = -1;
     /*
      * One lockspan run at a time on a store, for its whole length: an
@@ -883,7 +900,8 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
             rc = ls_store_exec(s, sql);
         if (rc == 0)
             rc = ls_store_exec(s, "INSERT OR REPLACE INTO meta VALUES ('created_by', "
-                                  "'lockspan " LS_VERSION "'), ('ingest', 'incomplete')");
+                                  "'lockspan " LS_VERSION "'), ('ingest', 'incomplete'),"
+                                  " ('stmt_stats', 'complete')");
         rc = rc ? rc : ls_store_exec(s, "COMMIT");
         if (rc)
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -973,6 +991,7 @@ int ls_store_begin(ls_store *s)
 static int session_flush_all(ls_store *s);
 static int flush_statements(ls_store *s, int all);
 static int xid_flush_all(ls_store *s);
+static int stmt_stats_write(ls_store *s);
 
 int ls_store_commit(ls_store *s)
 {
@@ -981,6 +1000,8 @@ int ls_store_commit(ls_store *s)
         rc = session_flush_all(s);
     if (rc == 0)
         rc = xid_flush_all(s);
+    if (rc == 0)
+        rc = stmt_stats_write(s);
     s->last_stmt_id = -1; /* correlation may add rows (spans.c) between ingests */
     return rc ? rc : ls_store_exec(s, "COMMIT");
 }
@@ -1855,6 +1876,26 @@ int ls_store_cuts_consumed(ls_store *s)
     return ls_store_meta_set(s, "tx_cuts", "consumed");
 }
 
+/* The statement rows counted since the last commit added to stmt_stats,
+ * in the transaction that wrote them (a run killed before its commit
+ * loses both). */
+static int stmt_stats_write(ls_store *s)
+{
+    sqlite3_stmt *st = s->q[Q_STMT_STATS_ADD];
+    const ls_stmtstats *d = &s->written;
+    int rc;
+
+    if (!ls_stmtstats_pending(d))
+        return 0;
+    sqlite3_bind_int64(st, 1, d->statements);
+    sqlite3_bind_int64(st, 2, d->timed);
+    bind_if(st, 3, d->timed > 0, d->min_dur_us);
+    sqlite3_bind_int64(st, 4, d->tx_control);
+    rc = run_bound(s, st);
+    ls_stmtstats_reset(&s->written);
+    return rc;
+}
+
 /* qsort() order of statement rows: by stmt_id */
 static int by_stmt_id(const void *a, const void *b)
 {
@@ -1909,6 +1950,10 @@ static int flush_statements(ls_store *s, int all)
         bind_statement_row(s->q[Q_STATEMENT], 0, out[i]);
         rc = run_bound(s, s->q[Q_STATEMENT]);
     }
+    /* Counted once, as written (stmt_stats, added to at the commit). */
+    for (i = 0; i < nout && rc == 0; i++)
+        ls_stmtstats_add(&s->written, out[i]->verb, out[i]->has_duration, out[i]->dur_us,
+                         out[i]->kind);
     /* Final now (no line folds into them any more), in stmt_id order:
      * each session's in log order, as the cut needs them. */
     for (i = 0; i < nout && rc == 0 && s->cut; i++)

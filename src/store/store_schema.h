@@ -294,6 +294,7 @@
     "CREATE INDEX IF NOT EXISTS tx_cuts_open ON tx_cuts(session_id) WHERE closed = 0;\n"
 #include "holdrange_schema.h" /* LS_HOLD_RANGE_DDL */
 #include "findings_schema.h" /* LS_FINDINGS_DDL */
+#include "logcover_schema.h" /* LS_STMT_STATS_DDL, LS_LOGCOVER_DDL */
 #include "store_sql.h"       /* LS_PIDS_OF, LS_TEXT_OF */
 #include "codepath.h"        /* LS_CODE_NAME_SQL */
 
@@ -600,6 +601,8 @@ static const char *const ls_schema_sql[] = {
     LS_STMT_SPAN_TIME_DDL,
     LS_HOLD_RANGE_DDL,
     LS_FINDINGS_DDL,
+    LS_STMT_STATS_DDL,
+    LS_LOGCOVER_DDL,
     "CREATE TABLE IF NOT EXISTS xids(\n"
     "  xid INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, first_ts INTEGER);\n",
     /* Relation-level contention (issue 34 item 8). relation_lock_rows: the
