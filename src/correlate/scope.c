@@ -25,6 +25,10 @@
  * A figure the store keeps per hold (waits, waiting caused, the SQL, idle
  * and commit split) is the whole hold's.
  *
+ * With a window, the statement logging's verdict over the window's holds
+ * goes to temp.logcover (logging.c), which the report reads in place of
+ * the stored row.
+ *
  * Then, when the findings the "findings" pass stored (the default
  * grouping over the whole log) do not answer the scope, the same rules
  * decide the scope's own into temp.findings and temp.finding_fields
