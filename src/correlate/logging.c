@@ -80,8 +80,13 @@ static const char texts_grouped_sql[] =
     " WHERE verb <> " SPAN_VERB " GROUP BY 1) n JOIN stmt_texts t USING (text_id)";
 enum { TX_ID, TX_TEXT, TX_N };
 
-/* The holds by their end's evidence: a handful of kinds. */
-static const char holds_sql[] = "SELECT end_evidence, count(*) FROM holds GROUP BY 1";
+/* The holds by their end's evidence, a handful of kinds: the pass's
+ * grouped by the evidence's id in hold_final (what the view holds reads),
+ * its text looked up once per kind; a window's from its view holds. */
+static const char holds_sql[] =
+    "SELECT (SELECT e.text FROM hold_final_evidence e WHERE e.evidence_id = g.ev), g.n"
+    " FROM (SELECT end_evidence AS ev, count(*) AS n FROM hold_final GROUP BY 1) g";
+static const char window_holds_sql[] = "SELECT end_evidence, count(*) FROM holds GROUP BY 1";
 enum { H_EVIDENCE, H_N };
 
 /* The stored row's statement counts (a window's row takes them). */
@@ -253,9 +258,11 @@ static int count_statements(ls_store *s, ls_logcover_in *in)
     return rc;
 }
 
-/* The holds and, once the verdict is known, those whose end is only "at
- * least": in->holds, *verdict and *open. */
-static int decide_holds(ls_store *s, ls_logcover_in *in, ls_logcover *verdict, int64_t *open)
+/* The holds (rows of `sql`: an evidence text or NULL, a count) and, once
+ * the verdict is known, those whose end is only "at least": in->holds,
+ * *verdict and *open. */
+static int decide_holds(ls_store *s, const char *sql, ls_logcover_in *in, ls_logcover *verdict,
+                        int64_t *open)
 {
     /* A handful of evidence kinds: summed first, then each asked. */
     enum { END_KINDS_MAX = 64 };
@@ -265,7 +272,7 @@ static int decide_holds(ls_store *s, ls_logcover_in *in, ls_logcover *verdict, i
     ls_stmt *q = NULL;
     int rc;
 
-    if ((rc = ls_store_prepare(s, holds_sql, &q)) != 0)
+    if ((rc = ls_store_prepare(s, sql, &q)) != 0)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
         int64_t k = ls_stmt_int64(q, H_N);
@@ -328,7 +335,8 @@ int ls_correlate_logging(ls_store *s, ls_correlate_stats *stats)
 
     (void)stats;
     memset(&in, 0, sizeof(in));
-    if ((rc = count_statements(s, &in)) == 0 && (rc = decide_holds(s, &in, &verdict, &open)) == 0)
+    if ((rc = count_statements(s, &in)) == 0 &&
+        (rc = decide_holds(s, holds_sql, &in, &verdict, &open)) == 0)
         rc = write_row(s, "logcover", &in, verdict, open);
     return rc;
 }
@@ -353,7 +361,7 @@ int ls_correlate_logcover_scope(ls_store *s)
     memset(&in, 0, sizeof(in));
     if ((rc = ls_store_exec(s, scope_enter_sql)) == 0 &&
         (rc = one_row(s, stored_sql, stored_row, &in)) == 0 &&
-        (rc = decide_holds(s, &in, &verdict, &open)) == 0)
+        (rc = decide_holds(s, window_holds_sql, &in, &verdict, &open)) == 0)
         rc = write_row(s, "temp.logcover", &in, verdict, open);
     return rc;
 }

@@ -985,6 +985,9 @@ void ls_store_close(ls_store *s)
  * the first write, when a reader that became a writer could only fail. */
 int ls_store_begin(ls_store *s)
 {
+    /* stmt_stats counts only the rows this transaction writes: what an
+     * earlier one rolled back is not added */
+    ls_stmtstats_reset(&s->written);
     return ls_store_exec(s, "BEGIN IMMEDIATE");
 }
 
