@@ -1,15 +1,17 @@
 /*
  * ls_logcover.h — whether the log's statement logging can bound a hold
  * (the decision: src/correlate/decide/logcover.c). Public, as ls_range.h
- * is: the report asks it of the store's statements and holds.
+ * is: the report applies the stored verdict to each hold's end.
  *
  * A hold ends at its transaction's COMMIT or ROLLBACK. When the server
  * logged statements only past a duration threshold
  * (log_min_duration_statement > 0, log_statement = 'none'), a
  * transaction's BEGIN, COMMIT and fast statements are missing: its last
  * logged statement is not its end, and a hold that ends there is a lower
- * bound, not a time. The report's input section and "How sure" say so
- * (reports/coverage.c asks these two functions).
+ * bound, not a time. The report's input section and "How sure" say so:
+ * correlation's "statement logging" pass (src/correlate/logging.c)
+ * decides and stores the verdict, which reports/coverage.c reads and
+ * applies to each hold's end (ls_logcover_open_end).
  */
 #ifndef LS_LOGCOVER_H
 #define LS_LOGCOVER_H
@@ -26,7 +28,9 @@
 /* What the store holds of the statement logging. */
 typedef struct ls_logcover_in {
     int64_t statements; /* logged statement lines (not taken from spans) */
-    int64_t from_spans; /* statements taken from trace spans instead */
+    int64_t from_spans; /* statements taken from trace spans instead (the
+                           pass counts them only when statements is 0,
+                           the one case they decide) */
     int64_t timed;      /* of them with a duration */
     double shortest_ms; /* the shortest duration of the timed ones */
     int64_t tx_control; /* of them BEGIN, COMMIT, ROLLBACK */

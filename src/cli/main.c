@@ -1330,6 +1330,9 @@ static int prune_store(cli *c, ls_store *s)
          * reads the statements (ls_store_cuts_begin()). */
         "DELETE FROM tx_cuts WHERE start_ts < (SELECT cut FROM temp.prune)",
         "UPDATE meta SET value = 'incomplete' WHERE key = 'tx_cuts'",
+        /* ingest's statement counts no longer the rows': correlation
+         * counts the rows (src/correlate/logging.c) */
+        "DELETE FROM meta WHERE key = 'stmt_stats'",
         "DROP TABLE temp.prune",
     };
     char sql[256];

@@ -1572,6 +1572,8 @@ static const ls_correlate_pass passes[] = {
      " DELETE FROM tx_shapes; DELETE FROM path_identity; DELETE FROM hold_range;"},
     {"findings", ls_correlate_findings, "findings finding_fields",
      "DELETE FROM findings; DELETE FROM finding_fields;"},
+    /* reads ingest's stmt_stats (or the statements) and the final holds */
+    {"statement logging", ls_correlate_logging, "logcover", "DELETE FROM logcover;"},
 };
 
 #define NPASSES (sizeof(passes) / sizeof(passes[0]))

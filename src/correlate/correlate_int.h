@@ -114,6 +114,15 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats);
  * left them, one table each (hold_final, row_final) for the readers. */
 int ls_correlate_final(ls_store *s, ls_correlate_stats *stats);
 
+/* logging.c: the "statement logging" pass: the counts decide/logcover.c
+ * decides on, its verdict and the holds it makes "at least", into the one
+ * row of logcover (logcover_schema.h), which the report reads. */
+int ls_correlate_logging(ls_store *s, ls_correlate_stats *stats);
+/* The same over a report window's holds (scope.c, after the window's
+ * views), into temp.logcover, which the report then reads; the
+ * statement counts are the stored row's. ls_correlate_scope_leave() drops it. */
+int ls_correlate_logcover_scope(ls_store *s);
+
 /* Whether the log's lock messages carry sub-second times (%m, csvlog) or
  * whole seconds (%t): *subsecond stays 1 when the store has none. */
 int ls_log_subsecond(ls_store *s, int *subsecond);

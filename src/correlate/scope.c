@@ -25,6 +25,10 @@
  * A figure the store keeps per hold (waits, waiting caused, the SQL, idle
  * and commit split) is the whole hold's.
  *
+ * With a window, the statement logging's verdict over the window's holds
+ * goes to temp.logcover (logging.c), which the report reads in place of
+ * the stored row.
+ *
  * Then, when the findings the "findings" pass stored (the default
  * grouping over the whole log) do not answer the scope, the same rules
  * decide the scope's own into temp.findings and temp.finding_fields
@@ -111,7 +115,7 @@ static const char leave_sql[] =
     "DROP VIEW IF EXISTS temp.holds; DROP VIEW IF EXISTS temp.lock_waits;"
     "DROP VIEW IF EXISTS temp.row_waits; DROP VIEW IF EXISTS temp.hold_parts;"
     "DROP VIEW IF EXISTS temp.row_queue; DROP VIEW IF EXISTS temp.rows;"
-    "DROP TABLE IF EXISTS temp.report_window;";
+    "DROP TABLE IF EXISTS temp.report_window; DROP TABLE IF EXISTS temp.logcover;";
 
 /* The scope's own findings, dropped on leave. */
 static const char drop_findings_sql[] =
@@ -183,7 +187,9 @@ int ls_correlate_scope_enter(ls_store *s, const char *group_by, int64_t since, i
 
     if (!sc.label_sql)
         return LS_EUSAGE;
-    if (windowed && (rc = window_enter(s, since, until)) != 0) {
+    /* The window's holds' logging verdict (logging.c) over its views. */
+    if (windowed && ((rc = window_enter(s, since, until)) != 0 ||
+                     (rc = ls_correlate_logcover_scope(s)) != 0)) {
         ls_correlate_scope_leave(s);
         return rc;
     }

@@ -31,6 +31,7 @@
 #include "ls_columns.h"
 #include "ls_sqlshape.h"
 #include "ls_txcut.h"
+#include "stmtstats.h"
 #include "store_schema.h"
 #include "store_tables.h"
 #include "store_binds.h"
@@ -115,6 +116,7 @@ enum {
     Q_CUT_RELOAD,
     Q_CUT_SPILLED,
     Q_HAS_STMTS,
+    Q_STMT_STATS_ADD,
     Q__COUNT
 };
 
@@ -152,7 +154,8 @@ enum { /* Q_FILE_UPDATE */
     fe_fingerprint, fe_text_bytes, fe_tail_hash, fe_prefix, fe__nparams
 };
 enum { tf_hash, tf_text, tf__nparams };    /* Q_TEXT_FIND */
-enum { by_key, by_key__nparams };          /* Q_FILE_LOOKUP, Q_SESSION_*, Q_NAME_FIND, Q_CUT_RELOAD */
+enum { by_key, by_key__nparams };
+enum { ss_statements, ss_timed, ss_min_dur_us, ss_tx_control, ss__nparams }; /* Q_STMT_STATS_ADD */          /* Q_FILE_LOOKUP, Q_SESSION_*, Q_NAME_FIND, Q_CUT_RELOAD */
 
 /* The columns of the queries read by more than one column (ls_columns.h). */
 #define FILE_LOOKUP_COLS(X, Q)                                                   \
@@ -222,6 +225,8 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_HAS_STMTS] = "SELECT 1 FROM stmt_rows WHERE verb IS NOT 5 LIMIT 1", /* LS_VERB_SPAN */
     [Q_ERROR] = LS_INSERT_INTO("INSERT", errors),
     [Q_SERVER] = LS_INSERT_INTO("INSERT", server_events),
+    /* the rows written since the last commit, added to stmt_stats */
+    [Q_STMT_STATS_ADD] = LS_STMT_STATS_ADD_SQL,
 };
 
 /* The parameters each statement takes: a table's columns for a whole
@@ -256,6 +261,7 @@ static const int query_params[Q__COUNT] = {
     [Q_CUT_RELOAD] = by_key__nparams,
     [Q_CUT_SPILLED] = 0,
     [Q_HAS_STMTS] = 0,
+    [Q_STMT_STATS_ADD] = ss__nparams,
 };
 
 /*
@@ -348,6 +354,9 @@ struct ls_store {
     ls_txcut_row cuts_out[CUT_ROWS];
     int ncuts_out;
     sqlite3_stmt *cut_multi;
+    /* The statement rows written since the last commit, counted for
+     * stmt_stats (stmtstats.h), which the commit adds them to. */
+    ls_stmtstats written;
 };
 
 struct ls_stmt {
@@ -581,6 +590,15 @@ static const char *const store_upgrades[] = {
     " DROP TABLE IF EXISTS main.hold_queued;"
     " ALTER TABLE transactions ADD COLUMN cut_shape INTEGER;"
     " DELETE FROM meta WHERE key = 'correlated';",
+    /* 16: the statement rows counted as ingest writes them (stmt_stats:
+     * complete only in a store that holds no statement yet; else the
+     * "statement logging" pass counts the rows) and that pass's table
+     * logcover, which the report reads (logcover_schema.h); the next
+     * correlation fills it. */
+    LS_STMT_STATS_DDL LS_LOGCOVER_DDL
+    "INSERT OR REPLACE INTO meta(key, value) SELECT 'stmt_stats', 'complete'"
+    " WHERE NOT EXISTS (SELECT 1 FROM stmt_rows WHERE verb IS NOT 5);" /* LS_VERB_SPAN */
+    " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -791,6 +809,7 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
         return LS_ENOMEM;
     s->rows_gen = 1;
     s->flush_at = STMT_ROWS;
+    ls_stmtstats_reset(&s->written);
     s->lock_fd = -1;
     /*
      * One lockspan run at a time on a store, for its whole length: an
@@ -915,7 +934,8 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
             rc = ls_store_exec(s, sql);
         if (rc == 0)
             rc = ls_store_exec(s, "INSERT OR REPLACE INTO meta VALUES ('created_by', "
-                                  "'lockspan " LS_VERSION "'), ('ingest', 'incomplete')");
+                                  "'lockspan " LS_VERSION "'), ('ingest', 'incomplete'),"
+                                  " ('stmt_stats', 'complete')");
         rc = rc ? rc : ls_store_exec(s, "COMMIT");
         if (rc)
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -1006,12 +1026,16 @@ void ls_store_close(ls_store *s)
  * the first write, when a reader that became a writer could only fail. */
 int ls_store_begin(ls_store *s)
 {
+    /* stmt_stats counts only the rows this transaction writes: what an
+     * earlier one rolled back is not added */
+    ls_stmtstats_reset(&s->written);
     return ls_store_exec(s, "BEGIN IMMEDIATE");
 }
 
 static int session_flush_all(ls_store *s);
 static int flush_statements(ls_store *s, int all);
 static int xid_flush_all(ls_store *s);
+static int stmt_stats_write(ls_store *s);
 
 int ls_store_commit(ls_store *s)
 {
@@ -1020,6 +1044,8 @@ int ls_store_commit(ls_store *s)
         rc = session_flush_all(s);
     if (rc == 0)
         rc = xid_flush_all(s);
+    if (rc == 0)
+        rc = stmt_stats_write(s);
     s->last_stmt_id = -1; /* correlation may add rows (spans.c) between ingests */
     return rc ? rc : ls_store_exec(s, "COMMIT");
 }
@@ -1870,6 +1896,26 @@ int ls_store_cuts_consumed(ls_store *s)
     return ls_store_meta_set(s, "tx_cuts", "consumed");
 }
 
+/* The statement rows counted since the last commit added to stmt_stats,
+ * in the transaction that wrote them (a run killed before its commit
+ * loses both). */
+static int stmt_stats_write(ls_store *s)
+{
+    const ls_stmtstats *d = &s->written;
+    binds b = binds_of(s->q[Q_STMT_STATS_ADD]);
+    int rc;
+
+    if (!ls_stmtstats_pending(d))
+        return 0;
+    bind_int64(&b, ss_statements, d->statements);
+    bind_int64(&b, ss_timed, d->timed);
+    bind_if(&b, ss_min_dur_us, d->timed > 0, d->min_dur_us);
+    bind_int64(&b, ss_tx_control, d->tx_control);
+    rc = run(s, &b);
+    ls_stmtstats_reset(&s->written);
+    return rc;
+}
+
 /* qsort() order of statement rows: by stmt_id */
 static int by_stmt_id(const void *a, const void *b)
 {
@@ -1926,6 +1972,10 @@ static int flush_statements(ls_store *s, int all)
         bind_statement_row(&b, out[i]);
         rc = run_binds(s, &b);
     }
+    /* Counted once, as written (stmt_stats, added to at the commit). */
+    for (i = 0; i < nout && rc == 0; i++)
+        ls_stmtstats_add(&s->written, out[i]->verb, out[i]->has_duration, out[i]->dur_us,
+                         out[i]->kind);
     /* Final now (no line folds into them any more), in stmt_id order:
      * each session's in log order, as the cut needs them. */
     for (i = 0; i < nout && rc == 0 && s->cut; i++)

@@ -48,7 +48,13 @@ _TABLES = {
     # A file as a whole: what was read of it, not where it was read from.
     "files": "SELECT fingerprint, format, lines, records, bad_lines, first_ts, last_ts,"
              " text_bytes FROM files",
+    # Ingest's statement counts (schema 16) and whether they cover every
+    # row: a run killed and read again must leave them as one whole run.
+    "stmt_stats": "SELECT statements, timed, min_dur_us, tx_control FROM stmt_stats",
+    "stmt_stats_mark": "SELECT value FROM meta WHERE key = 'stmt_stats'",
 }
+# Tables a store of an older schema may lack: dumped as empty.
+_SINCE_16 = ("stmt_stats", "stmt_stats_mark")
 
 
 def _key(row):
@@ -60,8 +66,12 @@ def dump(db):
     con = sqlite3.connect(db)
     try:
         cols = [r[1] for r in con.execute("PRAGMA table_info(files)")]
+        has16 = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'stmt_stats'").fetchone()
         out = {}
         for t, sql in _TABLES.items():
+            if t in _SINCE_16 and not has16:
+                out[t] = []
+                continue
             if "fingerprint" not in cols:  # a store from before incremental ingest
                 sql = sql.replace("text_bytes", "NULL").replace("fingerprint", "file_id")
             out[t] = sorted(con.execute(sql).fetchall(), key=_key)
