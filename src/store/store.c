@@ -551,6 +551,16 @@ static const char *const store_upgrades[] = {
     " DROP TABLE IF EXISTS main.hold_queued;"
     " ALTER TABLE transactions ADD COLUMN cut_shape INTEGER;"
     " DELETE FROM meta WHERE key = 'correlated';",
+    /* 16: each transaction's code path under every grouping, decided
+     * once by the code paths pass and stored interned (path_names,
+     * path_sets, tx_code_rows.path_set), which the view tx_code reads by
+     * key: tx_code_rows is correlation's own, made again (dropped, not
+     * altered: the DDL of steps 12 and 15 has the column now) with the
+     * view; the next correlation fills them. row_queue's index by row,
+     * which the report reads each hot row's queue by. */
+    "DROP VIEW IF EXISTS tx_code; DROP TABLE IF EXISTS tx_code_rows; " LS_TX_CODE_ROWS_DDL
+    " CREATE INDEX IF NOT EXISTS row_queue_row ON row_queue(row_id, ts);"
+    " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");

@@ -13,7 +13,7 @@ the rows ingest wrote and the wait episodes stay as they were written.
 3. A store of schema version 12 (made from a new one: no link tables,
    errors and deadlock_procs with their old link columns, lock_waits a view
    of lock_wait_rows alone, no final holds and rows tables) is brought to
-   the current version (15) when opened and gives the same report as the
+   the current version (16) when opened and gives the same report as the
    store analyzed anew.
 
 The log is samples/realistic (a real server's: waits, a deadlock, lock
@@ -37,7 +37,8 @@ REPORT_ARGS = ["--format", "json", "--top", "1000", "--generated-at", "2026-12-0
 OLD_WAIT_LINKS = ("waiter_tx", "holder_pid", "holder_tx", "blocker_tx", "root_tx")
 
 # What a version 12 store had where version 13 has the link tables (and
-# version 14 the final holds and rows tables, version 15 row_rules.target).
+# version 14 the final holds and rows tables, version 15 row_rules.target,
+# version 16 the code paths' path_sets).
 TO_V12 = """
 DROP VIEW holds;
 DROP VIEW lock_waits; DROP VIEW errors_linked;
@@ -57,6 +58,8 @@ DROP TABLE tx_cuts; ALTER TABLE stmt_texts DROP COLUMN kind;
 ALTER TABLE stmt_texts DROP COLUMN writes;
 ALTER TABLE row_rules DROP COLUMN target; ALTER TABLE row_rules DROP COLUMN target_col;
 DROP TABLE rule_keyed; ALTER TABLE transactions DROP COLUMN cut_shape;
+DROP VIEW tx_code; DROP TABLE path_sets; DROP TABLE path_names;
+ALTER TABLE tx_code_rows DROP COLUMN path_set; DROP INDEX row_queue_row;
 PRAGMA user_version = 12;
 """
 
@@ -133,7 +136,7 @@ def main():
         con.close()
         upgraded = os.path.join(tmp, "upgraded.json")
         lockspan(ls, "report", "-q", "--db", db, *REPORT_ARGS, "-o", upgraded)
-        check(one(db, "PRAGMA user_version") == (15,), "the store is at version 15")
+        check(one(db, "PRAGMA user_version") == (16,), "the store is at version 16")
         # The step to 14 notes that the server's work in the store's files
         # was not read (meta server_events_from_file): context_not_kept says
         # so first, and the report is otherwise the fresh one's.
