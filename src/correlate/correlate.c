@@ -1565,11 +1565,12 @@ static const ls_correlate_pass passes[] = {
     {"retries", ls_correlate_retries, "retries", "DELETE FROM retries;"},
     {"code paths", code_paths_step,
      "tx_code_rows stmt_tags hold_parts shapes lock_orders row_cover tx_shapes path_identity"
-     " hold_range",
+     " hold_range path_names path_sets",
      "DROP INDEX IF EXISTS hold_parts_hold;"
      " DELETE FROM tx_code_rows; DELETE FROM stmt_tags; DELETE FROM hold_parts;"
      " DELETE FROM shapes; DELETE FROM lock_orders; DELETE FROM row_cover;"
-     " DELETE FROM tx_shapes; DELETE FROM path_identity; DELETE FROM hold_range;"},
+     " DELETE FROM tx_shapes; DELETE FROM path_identity; DELETE FROM hold_range;"
+     " DELETE FROM path_names; DELETE FROM path_sets;"},
     {"findings", ls_correlate_findings, "findings finding_fields",
      "DELETE FROM findings; DELETE FROM finding_fields;"},
     /* reads ingest's stmt_stats (or the statements) and the final holds */

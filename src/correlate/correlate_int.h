@@ -98,6 +98,12 @@ int ls_correlate_queue(ls_store *s);
  * application names, statement shapes) and hold breakdowns. */
 int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats);
 
+/* paths.c: each transaction's code path under every grouping, decided
+ * once (decide/pathname.h) and stored interned (tx_code_rows.path_set,
+ * path_sets, path_names); part of the code-paths pass, after the links
+ * and path_identity. */
+int ls_correlate_paths(ls_store *s);
+
 /* holdtimes.c: with whole-second log times, each hold's length as a range
  * and an estimate (hold_range); nothing otherwise. */
 int ls_correlate_hold_ranges(ls_store *s);

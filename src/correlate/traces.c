@@ -1222,8 +1222,8 @@ static const char hold_parts_sql[] =
 /* ---- what names the paths nothing else names ---- */
 
 /* The holds by whether a span or a tag names their transaction (as
- * the tx_code view's function_path does before it comes to the
- * application: TX_FUNCTION_PATH, store_schema.h)
+ * the function grouping does before it comes to the application:
+ * decide/pathname.c)
  * and by application_name. */
 #define NAMES_COLS(X, Q)                                                                \
     X(Q, named, "(c.code_function IS NOT NULL OR c.tag_controller IS NOT NULL"         \
@@ -1322,7 +1322,8 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
                                        " spans(start_ts) WHERE db_statement IS NOT NULL")) != 0 ||
         (rc = link_by_statement(s, offset, slack)) != 0 ||
         (rc = resolve_code(s, offset)) != 0 ||
-        (rc = decide_identity(s)) != 0)
+        (rc = decide_identity(s)) != 0 ||
+        (rc = ls_correlate_paths(s)) != 0)
         return rc;
     stats->clock_offset_us = offset;
     if ((rc = ls_store_prepare(s, span_links_sql, &st)) != 0)

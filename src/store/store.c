@@ -594,10 +594,19 @@ static const char *const store_upgrades[] = {
      * complete only in a store that holds no statement yet; else the
      * "statement logging" pass counts the rows) and that pass's table
      * logcover, which the report reads (logcover_schema.h); the next
-     * correlation fills it. */
+     * correlation fills it.
+     * Also: each transaction's code path under every grouping, decided
+     * once by the code paths pass and stored interned (path_names,
+     * path_sets, tx_code_rows.path_set), which the view tx_code reads by
+     * key: tx_code_rows is correlation's own, made again (dropped, not
+     * altered: the DDL of steps 12 and 15 has the column now) with the
+     * view; the next correlation fills them. row_queue's index by row,
+     * which the report reads each hot row's queue by. */
     LS_STMT_STATS_DDL LS_LOGCOVER_DDL
     "INSERT OR REPLACE INTO meta(key, value) SELECT 'stmt_stats', 'complete'"
     " WHERE NOT EXISTS (SELECT 1 FROM stmt_rows WHERE verb IS NOT 5);" /* LS_VERB_SPAN */
+    " DROP VIEW IF EXISTS tx_code; DROP TABLE IF EXISTS tx_code_rows; " LS_TX_CODE_ROWS_DDL
+    " CREATE INDEX IF NOT EXISTS row_queue_row ON row_queue(row_id, ts);"
     " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,

@@ -34,11 +34,30 @@
     "  identity TEXT, reason TEXT, holds INTEGER, named INTEGER, names INTEGER,\n" \
     "  top_holds INTEGER);\n"
 
+/* Each transaction's code path under every grouping, as the code paths
+ * pass decides it (decide/pathname.h), here and in the step to schema 16
+ * (store.c): every distinct name and evidence text once (path_names),
+ * every distinct set of a name and an evidence per grouping once
+ * (path_sets, ids of path_names in the order of ls_grouping), and
+ * tx_code_rows.path_set points at it. A few dozen sets name a million
+ * transactions; readers group by a name id and read its text by key. */
+#define LS_PATH_SETS_DDL \
+    "CREATE TABLE IF NOT EXISTS path_names(\n" \
+    "  name_id INTEGER PRIMARY KEY, name TEXT UNIQUE);\n" \
+    "CREATE TABLE IF NOT EXISTS path_sets(\n" \
+    "  set_id INTEGER PRIMARY KEY, function_id INTEGER, function_src INTEGER,\n" \
+    "  route_id INTEGER, route_src INTEGER, service_id INTEGER, service_src INTEGER,\n" \
+    "  application_id INTEGER, application_src INTEGER, statement_id INTEGER,\n" \
+    "  statement_src INTEGER, shape_id INTEGER, shape_src INTEGER,\n" \
+    "  UNIQUE(function_id, function_src, route_id, route_src, service_id, service_src,\n" \
+    "  application_id, application_src, statement_id, statement_src, shape_id,\n" \
+    "  shape_src));\n"
+
 /* Code paths of transactions (traces.c), here and in the steps to schema
- * 12 and 15 (store.c). A transaction's statement shape and the order in which it
+ * 12, 15 and 16 (store.c). A transaction's statement shape and the order in which it
  * writes relations are texts that thousands of transactions share: each
  * distinct one is stored once (a JSON array of relation names for an
- * order) and tx_code_rows points at it. */
+ * order) and tx_code_rows points at it; so are its paths (path_set). */
 #define LS_TX_CODE_ROWS_DDL \
     "CREATE TABLE IF NOT EXISTS shapes(\n" \
     "  shape_id INTEGER PRIMARY KEY, shape TEXT UNIQUE);\n" \
@@ -50,8 +69,8 @@
     "  code_filepath TEXT, code_lineno INTEGER, route TEXT, service TEXT,\n" \
     "  root_name TEXT, tag_route TEXT, tag_controller TEXT, tag_action TEXT,\n" \
     "  tag_application TEXT, shape_id INTEGER, offset_us INTEGER,\n" \
-    "  comment_span TEXT, order_id INTEGER, tx_shape_id INTEGER);\n" \
-    LS_TX_SHAPES_DDL
+    "  comment_span TEXT, order_id INTEGER, tx_shape_id INTEGER, path_set INTEGER);\n" \
+    LS_TX_SHAPES_DDL LS_PATH_SETS_DDL
 
 /* The holds of rows as the transactions pass decides them
  * (transactions.c), in database DB ("temp.": correlation's working
@@ -285,45 +304,18 @@
 
 /*
  * A transaction's code path under each grouping (tx_code's G_path and
- * G_source), over its columns c. function (the default): span code
- * attributes, and controller + action from the SQL, named by one rule
- * (codepath.h), so a path has one name with traces and without; then the
- * route, the span name, the application, the shape. route: the route
- * first. service: the span's service, the sqlcommenter application, the
- * application_name.
+ * G_source), over its columns c: decided once by the code paths pass
+ * (decide/pathname.h) and read here by key, the set c.path_set and the
+ * name G_id of path_names (tx_code's G_id, for readers that group by
+ * it). A transaction the pass named nothing has NULL paths.
  */
-/* Does the transaction's shape name the paths that no span or tag names
- * (path_identity, decided by the code-paths pass: decide/pathid.c)? Else
- * application_name does. */
-#define TX_BY_SHAPE "coalesce((SELECT identity = 'shape' FROM path_identity), 0)"
-#define TX_FUNCTION_PATH                                                                    \
-    "coalesce(CASE WHEN c.code_function IS NOT NULL THEN "                                  \
-    LS_CODE_NAME_SQL("c.code_namespace", "c.code_function") " END,"                          \
-    " CASE WHEN c.tag_controller IS NOT NULL THEN "                                         \
-    LS_CODE_NAME_SQL("c.tag_controller", "c.tag_action") " END, c.route, c.tag_route,"     \
-    " c.root_name, CASE WHEN " TX_BY_SHAPE " THEN c.tx_shape ELSE c.application END,"      \
-    " c.shape, 'unknown')"
-#define TX_ROUTE_SOURCE_TAIL                                                                \
-    " WHEN c.route IS NOT NULL THEN 'span route' WHEN c.tag_route IS NOT NULL"              \
-    " THEN 'sqlcommenter tags' WHEN c.root_name IS NOT NULL THEN 'span name'"              \
-    " WHEN c.application IS NOT NULL THEN 'application_name'"                              \
-    " WHEN c.shape IS NOT NULL THEN 'statement shape' ELSE 'none' END"
-#define TX_FUNCTION_SOURCE                                                                  \
-    "CASE WHEN c.code_function IS NOT NULL THEN 'span code attributes'"                     \
-    " WHEN c.tag_controller IS NOT NULL THEN 'sqlcommenter tags'"                           \
-    " WHEN c.route IS NOT NULL THEN 'span route' WHEN c.tag_route IS NOT NULL"              \
-    " THEN 'sqlcommenter tags' WHEN c.root_name IS NOT NULL THEN 'span name'"              \
-    " WHEN " TX_BY_SHAPE " AND c.tx_shape IS NOT NULL THEN 'transaction shape'"            \
-    " WHEN c.application IS NOT NULL THEN 'application_name'"                              \
-    " WHEN c.shape IS NOT NULL THEN 'statement shape' ELSE 'none' END"
-#define TX_ROUTE_PATH                                                                       \
-    "coalesce(c.route, c.tag_route, c.root_name, c.application, c.shape, 'unknown')"
-#define TX_ROUTE_SOURCE "CASE" TX_ROUTE_SOURCE_TAIL
-#define TX_SERVICE_PATH "coalesce(c.service, c.tag_application, c.application, 'unknown')"
-#define TX_SERVICE_SOURCE                                                                   \
-    "CASE WHEN c.service IS NOT NULL THEN 'span service'"                                   \
-    " WHEN c.tag_application IS NOT NULL THEN 'sqlcommenter tags'"                          \
-    " WHEN c.application IS NOT NULL THEN 'application_name' ELSE 'none' END"
+#define TX_PATH_ID(col) "(SELECT s." col " FROM path_sets s WHERE s.set_id = c.path_set)"
+#define TX_PATH_TEXT(col)                                                                  \
+    "(SELECT n.name FROM path_sets s JOIN path_names n ON n.name_id = s." col              \
+    " WHERE s.set_id = c.path_set)"
+#define TX_PATH_COLS(G)                                                                    \
+    ",\n  " TX_PATH_TEXT(G "_id") " AS " G "_path, " TX_PATH_TEXT(G "_src") " AS " G "_source,\n" \
+    "  " TX_PATH_ID(G "_id") " AS " G "_id"
 
 /* A new store's schema, in order; the tables ingest writes are declared
  * in store_tables.h, with what they hold. */
@@ -482,6 +474,10 @@ static const char *const ls_schema_sql[] = {
     LS_RULE_KEYED_DDL,
     "CREATE TABLE IF NOT EXISTS row_queue(\n"
     "  row_id INTEGER, ts INTEGER, depth INTEGER);\n",
+    /* A row's queue in time order, as the report's timeline and its
+     * rows' peaks read it (reports/model.c, scope.c): each hot row read
+     * by key, not by a scan of every row's queue (schema 16). */
+    "CREATE INDEX IF NOT EXISTS row_queue_row ON row_queue(row_id, ts);\n",
     LS_CREATE_TABLE(spans),
     /* The same span in several exports of one run (OTLP and Zipkin, or a
      * file and its .gz) is stored once. */
@@ -493,25 +489,16 @@ static const char *const ls_schema_sql[] = {
      * application_name, and the relations it writes one row each, in
      * order (one-table views, as lock_events; the second a join).
      * tx_code also names the transaction's code path under each grouping
-     * (--group-by G: G_path, and G_source, the evidence that named it),
-     * so that the findings pass and the report name a path by one
-     * expression, and its code attributes and sqlcommenter controller +
+     * (--group-by G: G_path, G_source, the evidence that named it, and
+     * G_id, the name's id in path_names), as the code paths pass stored
+     * it (path_set), so that the findings pass and the report name a path
+     * by one key, and its code attributes and sqlcommenter controller +
      * action by one rule (code_name, tag_name; codepath.h). */
     "CREATE VIEW IF NOT EXISTS tx_code AS SELECT c.*,\n"
     "  " LS_CODE_NAME_SQL("c.code_namespace", "c.code_function") " AS code_name,\n"
-    "  " LS_CODE_NAME_SQL("c.tag_controller", "c.tag_action") " AS tag_name,\n"
-    "  " TX_FUNCTION_PATH " AS function_path, " TX_FUNCTION_SOURCE " AS function_source,\n"
-    "  " TX_ROUTE_PATH " AS route_path, " TX_ROUTE_SOURCE " AS route_source,\n"
-    "  " TX_SERVICE_PATH " AS service_path, " TX_SERVICE_SOURCE " AS service_source,\n"
-    "  coalesce(c.application, 'unknown') AS application_path,\n"
-    "  CASE WHEN c.application IS NOT NULL THEN 'application_name' ELSE 'none' END\n"
-    "  AS application_source,\n"
-    "  coalesce(c.shape, 'unknown') AS statement_path,\n"
-    "  CASE WHEN c.shape IS NOT NULL THEN 'statement shape' ELSE 'none' END\n"
-    "  AS statement_source,\n"
-    "  coalesce(c.tx_shape, 'unknown') AS shape_path,\n"
-    "  CASE WHEN c.tx_shape IS NOT NULL THEN 'transaction shape' ELSE 'none' END\n"
-    "  AS shape_source\n"
+    "  " LS_CODE_NAME_SQL("c.tag_controller", "c.tag_action") " AS tag_name"
+    TX_PATH_COLS("function") TX_PATH_COLS("route") TX_PATH_COLS("service")
+    TX_PATH_COLS("application") TX_PATH_COLS("statement") TX_PATH_COLS("shape") "\n"
     " FROM (SELECT tx_id, link, trace_id, span_row,\n"
     "  code_span_row, code_function, code_namespace, code_filepath, code_lineno,\n"
     "  route, service, root_name, tag_route, tag_controller, tag_action,\n"
@@ -521,7 +508,7 @@ static const char *const ls_schema_sql[] = {
     "  (SELECT shape FROM shapes WHERE shapes.shape_id = tx_code_rows.shape_id) AS shape,\n"
     "  offset_us, comment_span, order_id,\n"
     "  (SELECT label FROM tx_shapes x WHERE x.tx_shape_id = tx_code_rows.tx_shape_id)\n"
-    "   AS tx_shape FROM tx_code_rows) c;\n",
+    "   AS tx_shape, path_set FROM tx_code_rows) c;\n",
     "CREATE VIEW IF NOT EXISTS lock_order AS SELECT c.tx_id, r.key + 1 AS seq,\n"
     "  r.value AS relation FROM tx_code_rows c JOIN lock_orders o ON o.order_id = c.order_id,\n"
     "  json_each(o.relations) r;\n",

@@ -38,7 +38,7 @@ OLD_WAIT_LINKS = ("waiter_tx", "holder_pid", "holder_tx", "blocker_tx", "root_tx
 
 # What a version 12 store had where version 13 has the link tables (and
 # version 14 the final holds and rows tables, version 15 row_rules.target,
-# version 16 stmt_stats and logcover).
+# version 16 stmt_stats, logcover and the code paths' path_sets).
 TO_V12 = """
 DROP VIEW holds;
 DROP VIEW lock_waits; DROP VIEW errors_linked;
@@ -59,6 +59,8 @@ ALTER TABLE stmt_texts DROP COLUMN writes;
 ALTER TABLE row_rules DROP COLUMN target; ALTER TABLE row_rules DROP COLUMN target_col;
 DROP TABLE rule_keyed; ALTER TABLE transactions DROP COLUMN cut_shape;
 DROP TABLE stmt_stats; DROP TABLE logcover; DELETE FROM meta WHERE key = 'stmt_stats';
+DROP VIEW tx_code; DROP TABLE path_sets; DROP TABLE path_names;
+ALTER TABLE tx_code_rows DROP COLUMN path_set; DROP INDEX row_queue_row;
 PRAGMA user_version = 12;
 """
 

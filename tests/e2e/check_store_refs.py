@@ -127,6 +127,9 @@ def as_older(ls, con, db, ver, sql):
     con.executescript("ALTER TABLE row_rules DROP COLUMN target;"
                       " ALTER TABLE row_rules DROP COLUMN target_col; DROP TABLE rule_keyed;"
                       " ALTER TABLE transactions DROP COLUMN cut_shape;")
+    # before 16 there were no path_names, path_sets (each transaction's
+    # paths, decided by the code paths pass) and no index of row_queue
+    con.executescript("DROP TABLE path_sets; DROP TABLE path_names; DROP INDEX row_queue_row;")
     con.executescript(f"CREATE INDEX lock_events_pid ON lock_events(pid, ts);"
                       f" {sql} PRAGMA user_version = {ver};")
     con.close()

@@ -1,9 +1,12 @@
 /* Code-path names after the OpenTelemetry semantic conventions: the SQL
- * expression of src/correlate/codepath.h that the reports name paths with. */
+ * expression of src/store/codepath.h that the view names code_name with,
+ * and the same rule in C (decide/pathname.h) that names the paths the
+ * code paths pass stores. */
 #include <sqlite3.h>
 #include <string.h>
 
 #include "codepath.h"
+#include "decide/pathname.h"
 #include "ls_test.h"
 
 static const struct {
@@ -42,6 +45,18 @@ static void check_sql(sqlite3 *db, const char *ns, const char *fn, const char *w
     sqlite3_finalize(st);
 }
 
+static void check_c(const char *ns, const char *fn, const char *want)
+{
+    char buf[256];
+    ls_path_name n = ls_code_name(ns, fn);
+    CHECK(n.head != NULL);
+    if (n.tail)
+        snprintf(buf, sizeof(buf), "%s.%s", n.head, n.tail);
+    else
+        snprintf(buf, sizeof(buf), "%s", n.head ? n.head : "");
+    CHECK_STR(buf, want);
+}
+
 int main(void)
 {
     sqlite3 *db = NULL;
@@ -49,8 +64,14 @@ int main(void)
     sqlite3_stmt *st = NULL;
 
     CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
-    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         check_sql(db, cases[i].ns, cases[i].fn, cases[i].want);
+        check_c(cases[i].ns, cases[i].fn, cases[i].want);
+    }
+    /* nothing to name, in C */
+    CHECK(ls_code_name(NULL, NULL).head == NULL);
+    CHECK(ls_code_name("", "").head == NULL);
+    CHECK(ls_code_name("", NULL).head == NULL);
     /* nothing to name */
     CHECK(sqlite3_prepare_v2(db, "SELECT " LS_CODE_NAME_SQL("NULL", "NULL") " IS NULL, "
                              LS_CODE_NAME_SQL("''", "''") " IS NULL", -1, &st, NULL) == SQLITE_OK);

@@ -1,0 +1,221 @@
+/*
+ * paths.c — each transaction's code path under every grouping, decided
+ * once and stored (part of the code paths pass, after the links and
+ * path_identity: traces.c).
+ *
+ * One scan of tx_code_rows in tx_id order with what names a path joined
+ * in (the session's application_name, the first write's shape, the
+ * transaction's shape); per transaction the decision is plain C
+ * (decide/pathname.h), each name and evidence text is interned in
+ * path_names, each distinct set of them in path_sets, and the
+ * transaction's row points at its set (tx_code_rows.path_set). The texts
+ * and sets seen last are kept by hash, so a transaction whose set was
+ * seen costs one UPDATE by key; memory is bounded whatever the number of
+ * distinct paths.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "correlate_int.h"
+#include "decide/pathname.h"
+#include "ls_buf.h"
+#include "ls_columns.h"
+
+/* Path sets (ids of names and evidence, per grouping) whose id is kept. */
+#define SET_SLOTS 256
+/* path_sets' columns: a name and an evidence per grouping. */
+#define SET_IDS (2 * LS_GROUPINGS)
+
+#define FACT_COLS(X, Q)                                 \
+    X(Q, tx_id, "c.tx_id")                              \
+    X(Q, code_function, "c.code_function")              \
+    X(Q, code_namespace, "c.code_namespace")            \
+    X(Q, tag_controller, "c.tag_controller")            \
+    X(Q, tag_action, "c.tag_action")                    \
+    X(Q, route, "c.route")                              \
+    X(Q, tag_route, "c.tag_route")                      \
+    X(Q, root_name, "c.root_name")                      \
+    X(Q, service, "c.service")                          \
+    X(Q, tag_application, "c.tag_application")          \
+    X(Q, application, "nullif(se.application, '')")     \
+    X(Q, shape, "sh.shape")                             \
+    X(Q, tx_shape, "x.label")
+LS_COLUMNS(pf, FACT_COLS);
+/* Every transaction's facts, as the tx_code view gives them. */
+static const char facts_sql[] =
+    "SELECT " LS_SELECT_LIST(pf, FACT_COLS)
+    " FROM tx_code_rows c LEFT JOIN transactions t ON t.tx_id = c.tx_id"
+    " LEFT JOIN sessions se ON se.session_id = t.session_id"
+    " LEFT JOIN shapes sh ON sh.shape_id = c.shape_id"
+    " LEFT JOIN tx_shapes x ON x.tx_shape_id = c.tx_shape_id ORDER BY c.tx_id";
+/* Did path_identity choose the transaction's shape (decide/pathid.h)? */
+static const char by_shape_sql[] =
+    "SELECT coalesce((SELECT identity = 'shape' FROM path_identity), 0)";
+static const char set_path_sql[] = "UPDATE tx_code_rows SET path_set = ?2 WHERE tx_id = ?1";
+#define SET_WHERE                                                                          \
+    " function_id = ?1 AND function_src = ?2 AND route_id = ?3 AND route_src = ?4"        \
+    " AND service_id = ?5 AND service_src = ?6 AND application_id = ?7"                    \
+    " AND application_src = ?8 AND statement_id = ?9 AND statement_src = ?10"             \
+    " AND shape_id = ?11 AND shape_src = ?12"
+static const char find_set_sql[] = "SELECT set_id FROM path_sets WHERE" SET_WHERE;
+static const char add_set_sql[] =
+    "INSERT INTO path_sets(function_id, function_src, route_id, route_src, service_id,"
+    " service_src, application_id, application_src, statement_id, statement_src, shape_id,"
+    " shape_src) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING set_id";
+
+typedef struct set_slot {
+    int64_t ids[SET_IDS];
+    int64_t set_id; /* 0: empty */
+} set_slot;
+
+typedef struct paths_ctx {
+    ls_stmt *facts, *set_path, *find_set, *add_set;
+    ls_interner names;
+    ls_buf joined; /* a name joined from a namespace and a function */
+    set_slot sets[SET_SLOTS];
+} paths_ctx;
+
+static void paths_close(paths_ctx *c)
+{
+    ls_stmt_finalize(c->facts);
+    ls_stmt_finalize(c->set_path);
+    ls_stmt_finalize(c->find_set);
+    ls_stmt_finalize(c->add_set);
+    ls_intern_close(&c->names);
+    ls_buf_free(&c->joined);
+}
+
+/* 0 or a store error; c is to be closed (paths_close) either way. */
+static int paths_open(ls_store *s, paths_ctx *c)
+{
+    int rc;
+    memset(c, 0, sizeof(*c));
+    ls_buf_init(&c->joined, 0);
+    if ((rc = ls_store_prepare(s, facts_sql, &c->facts)) != 0 ||
+        (rc = ls_store_prepare(s, set_path_sql, &c->set_path)) != 0 ||
+        (rc = ls_store_prepare(s, find_set_sql, &c->find_set)) != 0 ||
+        (rc = ls_store_prepare(s, add_set_sql, &c->add_set)) != 0)
+        return rc;
+    return ls_intern_open(s, &c->names, "path_names", "name_id", "name");
+}
+
+/* The transaction at row q's facts; its texts live until q's next step. */
+static void read_facts(ls_stmt *q, int by_shape, ls_path_facts *f)
+{
+    f->code_function = ls_stmt_text_or_null(q, pf_code_function);
+    f->code_namespace = ls_stmt_text_or_null(q, pf_code_namespace);
+    f->tag_controller = ls_stmt_text_or_null(q, pf_tag_controller);
+    f->tag_action = ls_stmt_text_or_null(q, pf_tag_action);
+    f->route = ls_stmt_text_or_null(q, pf_route);
+    f->tag_route = ls_stmt_text_or_null(q, pf_tag_route);
+    f->root_name = ls_stmt_text_or_null(q, pf_root_name);
+    f->service = ls_stmt_text_or_null(q, pf_service);
+    f->tag_application = ls_stmt_text_or_null(q, pf_tag_application);
+    f->application = ls_stmt_text_or_null(q, pf_application);
+    f->shape = ls_stmt_text_or_null(q, pf_shape);
+    f->tx_shape = ls_stmt_text_or_null(q, pf_tx_shape);
+    f->by_shape = by_shape;
+}
+
+/* The ids of label l's name and evidence in path_names, in ids[0..1]. */
+static int intern_label(paths_ctx *c, const ls_path_label *l, int64_t ids[2])
+{
+    const char *name = l->name.head;
+    int rc;
+
+    if (l->name.tail) {
+        ls_buf_reset(&c->joined);
+        ls_buf_adds(&c->joined, l->name.head);
+        ls_buf_addc(&c->joined, '.');
+        ls_buf_adds(&c->joined, l->name.tail);
+        if (ls_buf_failed(&c->joined))
+            return LS_ENOMEM;
+        name = ls_buf_str(&c->joined);
+    }
+    if ((rc = ls_intern(&c->names, name, &ids[0])) != 0)
+        return rc;
+    return ls_intern(&c->names, l->source, &ids[1]);
+}
+
+/* The id of the set of name and evidence ids `ids` in path_sets, stored
+ * now if it is new. */
+static int intern_set(paths_ctx *c, const int64_t ids[SET_IDS], int64_t *set_id)
+{
+    set_slot *sl = &c->sets[ls_fnv1a(ids, SET_IDS * sizeof(ids[0]), LS_FNV1A_BASIS) % SET_SLOTS];
+    ls_stmt *st = c->find_set;
+    int rc = 0, i;
+
+    if (sl->set_id != 0 && memcmp(sl->ids, ids, sizeof(sl->ids)) == 0) {
+        *set_id = sl->set_id;
+        return 0;
+    }
+    ls_stmt_reset(st);
+    for (i = 0; i < SET_IDS && rc == 0; i++)
+        rc = ls_stmt_bind_int64(st, i + 1, ids[i]);
+    if (rc == 0 && (rc = ls_stmt_step(st)) == 0) { /* a new set */
+        st = c->add_set;
+        ls_stmt_reset(st);
+        for (i = 0; i < SET_IDS && rc == 0; i++)
+            rc = ls_stmt_bind_int64(st, i + 1, ids[i]);
+        if (rc == 0)
+            rc = ls_stmt_step(st);
+    }
+    if (rc != 1)
+        return rc < 0 ? rc : LS_ESTORE;
+    *set_id = ls_stmt_int64(st, 0);
+    ls_stmt_reset(st);
+    memcpy(sl->ids, ids, sizeof(sl->ids));
+    sl->set_id = *set_id;
+    return 0;
+}
+
+/* Decide and store the paths of the transaction at row q. */
+static int store_paths(paths_ctx *c, int by_shape)
+{
+    ls_path_facts f;
+    int64_t ids[SET_IDS], set_id = 0;
+    int rc = 0, g;
+
+    read_facts(c->facts, by_shape, &f);
+    for (g = 0; g < LS_GROUPINGS && rc == 0; g++) {
+        ls_path_label l = ls_path_label_of(&f, (ls_grouping)g);
+        rc = intern_label(c, &l, &ids[2 * g]);
+    }
+    if (rc != 0 || (rc = intern_set(c, ids, &set_id)) != 0)
+        return rc;
+    ls_stmt_reset(c->set_path);
+    if ((rc = ls_stmt_bind_int64(c->set_path, 1, ls_stmt_int64(c->facts, pf_tx_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(c->set_path, 2, set_id)) != 0)
+        return rc;
+    rc = ls_stmt_step(c->set_path);
+    return rc < 0 ? rc : 0;
+}
+
+/* Whether path_identity chose the transaction's shape, in *by_shape. */
+static int read_by_shape(ls_store *s, int *by_shape)
+{
+    ls_stmt *q = NULL;
+    int rc;
+    if ((rc = ls_store_prepare(s, by_shape_sql, &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1)
+        *by_shape = ls_stmt_int64(q, 0) != 0;
+    ls_stmt_finalize(q);
+    return rc == 1 ? 0 : rc < 0 ? rc : LS_ESTORE;
+}
+
+int ls_correlate_paths(ls_store *s)
+{
+    paths_ctx c;
+    int by_shape = 0, rc;
+
+    if ((rc = read_by_shape(s, &by_shape)) != 0)
+        return rc;
+    if ((rc = paths_open(s, &c)) == 0) {
+        while ((rc = ls_stmt_step(c.facts)) == 1)
+            if ((rc = store_paths(&c, by_shape)) != 0)
+                break;
+    }
+    paths_close(&c);
+    return rc < 0 ? rc : 0;
+}
