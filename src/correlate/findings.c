@@ -258,7 +258,7 @@ static const finding_rule rules[] = {
       * request whose span of the same text overlaps it (the spans' clock
       * moved onto the log's) */
      " nw AS MATERIALIZED (SELECT w.wait_id, w.statement, w.start_ts, w.end_ts"
-     "  FROM lock_waits w JOIN txs ON txs.tx = -w.wait_id),"
+     "  FROM txs JOIN lock_waits w ON w.wait_id = -txs.tx WHERE txs.tx < 0),"
      " sp AS MATERIALIZED (SELECT s.trace_id, s.db_statement,"
      "  s.start_ts + coalesce((SELECT offset_us FROM span_clock), 0) AS start_ts,"
      "  s.end_ts + coalesce((SELECT offset_us FROM span_clock), 0) AS end_ts"
@@ -267,9 +267,9 @@ static const finding_rule rules[] = {
      "  THEN min(sp.trace_id) END AS trace_id FROM nw JOIN sp"
      "  ON sp.db_statement = nw.statement AND sp.start_ts <= coalesce(nw.end_ts, nw.start_ts)"
      "  AND sp.end_ts >= nw.start_ts GROUP BY nw.wait_id),"
-     " p AS MATERIALIZED (SELECT txs.tx, " LABEL_OF_TX("txs.tx") " AS label,"
-     "  CASE WHEN txs.tx < 0 THEN (SELECT nt.trace_id FROM nt WHERE nt.wait_id = -txs.tx)"
-     "  ELSE (SELECT c.trace_id FROM tx_code c WHERE c.tx_id = txs.tx) END AS trace_id FROM txs),"
+     " p AS MATERIALIZED (SELECT txs.tx, %s AS label, CASE WHEN txs.tx < 0 THEN"
+     "  (SELECT nt.trace_id FROM nt WHERE nt.wait_id = -txs.tx) ELSE c.trace_id END AS trace_id"
+     "  FROM txs LEFT JOIN tx_code c ON c.tx_id = txs.tx),"
      " x AS (SELECT wr.*, p.label, p.trace_id FROM wr JOIN p ON p.tx = wr.tx)"
      " SELECT " LS_SELECT_LIST(cq, COUNTER_COLS)
      " FROM rows r JOIN x ON x.row_id = r.row_id"
