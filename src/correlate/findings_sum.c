@@ -372,19 +372,14 @@ int ls_fnd_gather_call(ls_store *s, const finding_rule *r, const rule_fields *rf
 /* A code path's name where its transaction has none. */
 #define COUNTER_NO_PATH "unknown"
 
-/* One code path's part of a shape's writers. */
-typedef struct counter_path {
-    char *label;
-    ls_counter_writer n;
-} counter_path;
-
 /* One statement shape's writers of a candidate row, and theirs by code
- * path. */
+ * path (labels[i] with pw[i]). */
 typedef struct counter_shape {
     char *shape;
     ls_counter_writer n;
-    counter_path *paths;
-    size_t npaths, cap;
+    char **labels;
+    ls_counter_writer *pw;
+    size_t npaths, lcap, pcap;
 } counter_shape;
 
 /* A row's candidate for hot_counter_row: its numbers and names, and its
@@ -411,8 +406,9 @@ static void counter_free(counter_row *c)
     ls_fnd_value_free(&c->row_key);
     for (i = 0; i < c->nshapes; i++) {
         for (j = 0; j < c->shapes[i].npaths; j++)
-            free(c->shapes[i].paths[j].label);
-        free(c->shapes[i].paths);
+            free(c->shapes[i].labels[j]);
+        free(c->shapes[i].labels);
+        free(c->shapes[i].pw);
         free(c->shapes[i].shape);
     }
     free(c->shapes);
@@ -472,22 +468,20 @@ static counter_shape *shape_entry(counter_row *c, const char *shape, const char 
     return e;
 }
 
-/* The entry of shape e for code path `label`; NULL on no memory. */
-static counter_path *path_entry(counter_shape *e, const char *label)
+/* The writers of shape e for code path `label`; NULL on no memory. */
+static ls_counter_writer *path_entry(counter_shape *e, const char *label)
 {
-    counter_path *p;
     size_t i;
     for (i = 0; i < e->npaths; i++)
-        if (strcmp(e->paths[i].label, label) == 0)
-            return &e->paths[i];
-    if (grow((void **)&e->paths, &e->cap, e->npaths, sizeof(*p)) != 0)
+        if (strcmp(e->labels[i], label) == 0)
+            return &e->pw[i];
+    if (grow((void **)&e->labels, &e->lcap, e->npaths, sizeof(*e->labels)) != 0 ||
+        grow((void **)&e->pw, &e->pcap, e->npaths, sizeof(*e->pw)) != 0)
         return NULL;
-    p = &e->paths[e->npaths];
-    memset(p, 0, sizeof(*p));
-    if (!(p->label = strdup(label)))
+    memset(&e->pw[e->npaths], 0, sizeof(*e->pw));
+    if (!(e->labels[e->npaths] = strdup(label)))
         return NULL;
-    e->npaths++;
-    return p;
+    return &e->pw[e->npaths++];
 }
 
 /* Does a statement of trace `trace_id` (its request's spans) write
@@ -523,7 +517,7 @@ static int counter_add(counter_row *c, ls_stmt *q, counter_ctx *x)
     const char *text = ls_stmt_text(q, cq_text);
     const char *label = ls_stmt_isnull(q, cq_label) ? COUNTER_NO_PATH : ls_stmt_text(q, cq_label);
     counter_shape *e;
-    counter_path *p;
+    ls_counter_writer *p;
     int moved = ls_stmt_int64(q, cq_transfer) != 0;
     double ms = ls_stmt_double(q, cq_held_ms);
 
@@ -538,21 +532,10 @@ static int counter_add(counter_row *c, ls_stmt *q, counter_ctx *x)
     e->n.holds++;
     e->n.moved += moved;
     e->n.held_ms += ms;
-    p->n.holds++;
-    p->n.moved += moved;
-    p->n.held_ms += ms;
+    p->holds++;
+    p->moved += moved;
+    p->held_ms += ms;
     return 0;
-}
-
-/* The index of shape e's code path that held the row longest
- * (ls_counter_longer; of equals the first). */
-static size_t counter_top_path(const counter_shape *e)
-{
-    size_t i, top = 0;
-    for (i = 1; i < e->npaths; i++)
-        if (ls_counter_longer(&e->paths[i].n, &e->paths[top].n))
-            top = i;
-    return top;
 }
 
 /* Copy v (of kind) into field `name` of f; -1 on no memory. */
@@ -613,7 +596,7 @@ static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_field
     ls_counter_writer *w;
     ls_counter_verdict v;
     const counter_shape *top;
-    const counter_path *path;
+    const char *path;
     value stmt = {0, 0, 0, NULL}, holds = {0, 0, 0, NULL}, held = {0, 0, 0, NULL};
     value code = {0, 0, 0, NULL}, all = {0, 0, 0, NULL}, how = {0, 0, 0, NULL};
     finding f;
@@ -633,7 +616,7 @@ static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_field
     if ((slot = ls_fnd_keeper_slot(k, c->total_ms.null ? 0.0 : c->total_ms.d)) >= k->limit)
         return 0;
     top = &c->shapes[v.top];
-    path = &top->paths[counter_top_path(top)];
+    path = top->labels[ls_counter_longest(top->pw, top->npaths)];
     memset(&f, 0, sizeof(f));
     f.rule = r;
     f.fields = *rf;
@@ -641,10 +624,10 @@ static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_field
     stmt.s = top->shape;
     holds.i = top->n.holds;
     held.d = top->n.held_ms;
-    code.s = path->label;
+    code.s = (char *)path;
     all.i = v.all_holds;
     how.s = (char *)how_words(v.how);
-    counter_bind(words, c, top, path->label, &v);
+    counter_bind(words, c, top, path, &v);
     rc = words_read(words, &f);
     if (rc == 0 &&
         (set_value(&f, "relation", &c->relation) | set_value(&f, "row", &c->row_key) |

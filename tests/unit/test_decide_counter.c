@@ -46,6 +46,21 @@ static void test_longer(void)
     CHECK_INT(ls_counter_longer(&b, &a), 0);
 }
 
+/* A named shape's code path: the one that held the row longest, of
+ * equal hold time more transactions, of equals the first. */
+static void test_longest(void)
+{
+    /* blind-py's INSERT shape as two paths would be: the majority by
+     * transactions holds less */
+    ls_counter_writer p[] = {{90, 0, 1000.0, 0, 1}, {27, 0, 29000.0, 0, 1}, {5, 0, 29000.0, 0, 1}};
+    CHECK_INT((int)ls_counter_longest(p, N_OF(p)), 1);
+    CHECK_INT((int)ls_counter_longest(p, 1), 0);
+    p[2].holds = 27;
+    CHECK_INT((int)ls_counter_longest(p, N_OF(p)), 1);
+    p[2].holds = 28;
+    CHECK_INT((int)ls_counter_longest(p, N_OF(p)), 2);
+}
+
 /* samples/basic's accounts id=1: four "+ 1" of 0 ms and one "- 10" of
  * 802 ms: a counter, named by its increment (the decrement holds longer
  * but bumps nothing). */
@@ -156,6 +171,7 @@ int main(void)
 {
     test_bumps();
     test_longer();
+    test_longest();
     test_basic();
     test_trigger();
     test_ties();

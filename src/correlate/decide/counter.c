@@ -17,6 +17,15 @@ int ls_counter_longer(const ls_counter_writer *a, const ls_counter_writer *b)
     return a->holds > b->holds;
 }
 
+size_t ls_counter_longest(const ls_counter_writer *w, size_t n)
+{
+    size_t i, top = 0;
+    for (i = 1; i < n; i++)
+        if (ls_counter_longer(&w[i], &w[top]))
+            top = i;
+    return top;
+}
+
 /* How w[top] was chosen over the other bumping writers of w[0..n). */
 static ls_counter_how how_chosen(const ls_counter_writer *w, size_t n, size_t top)
 {

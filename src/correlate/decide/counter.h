@@ -61,6 +61,10 @@ int ls_counter_bumps(const ls_counter_writer *w);
  */
 int ls_counter_longer(const ls_counter_writer *a, const ls_counter_writer *b);
 
+/* The index of the writer of w[0..n) (n > 0) that held the row longest
+ * (ls_counter_longer; of equals the first): a named shape's code path. */
+size_t ls_counter_longest(const ls_counter_writer *w, size_t n);
+
 /*
  * The decision over a row's n writers (one per statement shape): the
  * named writer is the bumping one (ls_counter_bumps) that held the row
