@@ -276,7 +276,7 @@ static const finding_rule rules[] = {
      " WHERE r.waits >= ?1 AND" INSIDE_WINDOW("r.first_ts", "r.last_ts")
      "AND" NOT_A_RELATION_LOCK("r.row_id") "GROUP BY r.row_id, x.text, x.tx ORDER BY r.row_id, x.text, x.tx",
      "relation:s,row:s,waits:i,total_wait_ms:m,statement:s,transactions:i,held_ms:m,"
-     "code_path:s,writing_transactions:i,decided_by:s", NULL,
+     "code_path:s,writing_transactions:i,decided_by:s,trigger_statement:s", NULL,
      ls_fnd_gather_counter, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
     {"retries_after_serialization_failure",
      "Retry the whole transaction (not the statement) with a bound and back-off, keep it "

@@ -26,7 +26,7 @@
 enum { COL_WEIGHT, COL_TITLE, COL_EVIDENCE, COL_FIELDS };
 
 /* The most fields a rule has, and the longest field name. */
-#define MAX_FIELDS 10
+#define MAX_FIELDS 11
 #define FIELD_NAME_MAX 48
 /* The most findings a rule keeps (its limit). */
 #define MAX_KEPT LS_FINDING_MAX_PER_PATH

@@ -35,19 +35,29 @@ enum { WORDS_TITLE, WORDS_EVIDENCE };
  * relation: a trigger bumps the row, ?9 its code path that held the row
  * longest, ?10 the bumping transactions, ?11 all writing transactions,
  * ?12 how the shape was chosen, ?13 the increments not counted: they
- * moved an amount to another row). */
+ * moved an amount to another row, ?14 the trigger's statement behind
+ * the shape, NULL when unknown). */
 #define COUNTER_WORDS_SQL                                                                          \
     "SELECT 'Counter row ' || ?1 || ' ' || ?2 || ' is a bottleneck',"                              \
     " printf('%%d waits (" DUR ") on one row that %%d of the %%d transactions writing it %%s. "    \
     "Named by %%s: ''%%s'' (%%d transactions, holding it " DUR " in all; the code path that "      \
     "held it longest: %%s)%%s.', ?3, ?4, ?10, ?11, CASE ?8 WHEN 1 THEN 'increment' ELSE "          \
-    "'bump (through a trigger or rule: the statement writes another relation)' END, ?12, ?5,"      \
+    "'bump (through a trigger or rule: the statement writes another relation' || coalesce("        \
+    "'; the trigger''s statement, from the waits'' CONTEXT: ''' || ?14 || '''', '') || ')'"        \
+    " END, ?12, ?5,"                                                                               \
     " ?6, ?7, ?9, CASE WHEN ?13 > 0 THEN printf('; %%d transactions that also wrote another row"   \
     " of ' || ?1 || ' are not counted (an amount moved between rows)', ?13) ELSE '' END)"
 /* The statements of a request's trace (?1), to find another row of the
  * counter row's relation it wrote. */
 #define COUNTER_TRACE_SQL                                                                          \
     "SELECT db_statement FROM spans WHERE trace_id = ?1 AND db_statement IS NOT NULL"
+/* The CONTEXT of each logged wait for row ?1 that has one, with the
+ * waiter's statement: the trigger's statement behind a shape that bumps
+ * the row through a trigger. */
+#define COUNTER_CONTEXT_SQL                                                                        \
+    "SELECT ct.text, t.text FROM wait_rows wr JOIN lock_events e ON e.wait_id = wr.wait_id"        \
+    " JOIN stmt_texts ct ON ct.text_id = e.context_id JOIN stmt_texts t ON t.text_id = e.text_id"  \
+    " WHERE wr.row_id = ?1 ORDER BY e.ts, e.file_id, e.line"
 /* The longest relation name the counter rule compares. */
 #define COUNTER_REL_MAX 128
 
@@ -394,8 +404,9 @@ typedef struct counter_row {
 
 /* What a gather reads with: its statements and a shape's buffer. */
 typedef struct counter_ctx {
-    ls_stmt *words;  /* COUNTER_WORDS_SQL */
-    ls_stmt *traced; /* COUNTER_TRACE_SQL */
+    ls_stmt *words;   /* COUNTER_WORDS_SQL */
+    ls_stmt *traced;  /* COUNTER_TRACE_SQL */
+    ls_stmt *context; /* COUNTER_CONTEXT_SQL */
     ls_buf shape;
 } counter_ctx;
 
@@ -567,10 +578,41 @@ static const char *how_words(ls_counter_how how)
     return "none";
 }
 
+/* The statement a trigger ran behind shape `shape` on row c, read from
+ * the CONTEXT of a logged wait of that shape for the row (the first in
+ * log order), as a shape into out (empty when none); 0, LS_ENOMEM or a
+ * store error. */
+static int trigger_statement(counter_ctx *x, const counter_row *c, const char *shape, ls_buf *out)
+{
+    char inner[COUNTER_SHAPE_MAX + 1];
+    int rc, found = 0;
+
+    ls_buf_reset(out);
+    ls_stmt_reset(x->context);
+    ls_stmt_bind_int64(x->context, 1, c->row_id);
+    while (!found && (rc = ls_stmt_step(x->context)) == 1) {
+        const char *context = ls_stmt_text(x->context, 0);
+        ls_buf_reset(&x->shape);
+        if (ls_sql_shape(&x->shape, ls_stmt_text(x->context, 1), COUNTER_SHAPE_MAX) != 0 ||
+            ls_buf_failed(&x->shape)) {
+            rc = LS_ENOMEM;
+            break;
+        }
+        if (strcmp(ls_buf_str(&x->shape), shape) != 0 ||
+            !ls_rowkey_context_statement(context, inner, sizeof(inner)))
+            continue;
+        found = 1;
+        if (ls_sql_shape(out, inner, COUNTER_SHAPE_MAX) != 0 || ls_buf_failed(out))
+            rc = LS_ENOMEM;
+    }
+    ls_stmt_reset(x->context);
+    return rc < 0 ? rc : 0;
+}
+
 /* Bind the words statement for row c and its named shape `top` (its
  * code path `path`) under verdict v. */
 static void counter_bind(ls_stmt *words, const counter_row *c, const counter_shape *top,
-                         const char *path, const ls_counter_verdict *v)
+                         const char *path, const ls_counter_verdict *v, const char *trigger)
 {
     ls_fnd_bind_value(words, 1, &c->relation, 's');
     ls_fnd_bind_value(words, 2, &c->row_key, 's');
@@ -585,12 +627,13 @@ static void counter_bind(ls_stmt *words, const counter_row *c, const counter_sha
     ls_stmt_bind_int64(words, 11, v->all_holds);
     ls_stmt_bind_text(words, 12, how_words(v->how));
     ls_stmt_bind_int64(words, 13, v->moved);
+    ls_stmt_bind_text(words, 14, trigger);
 }
 
 /* Offer row c to the keeper when it has waits enough (ls_finding_counter_fires)
  * and its writers make it a counter (ls_counter_decide); 0, LS_ENOMEM or a
  * store error. */
-static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_fields *rf,
+static int counter_offer(counter_ctx *x, const finding_rule *r, const rule_fields *rf,
                          const counter_row *c, keeper *k)
 {
     ls_counter_writer *w;
@@ -599,6 +642,8 @@ static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_field
     const char *path;
     value stmt = {0, 0, 0, NULL}, holds = {0, 0, 0, NULL}, held = {0, 0, 0, NULL};
     value code = {0, 0, 0, NULL}, all = {0, 0, 0, NULL}, how = {0, 0, 0, NULL};
+    value trig = {1, 0, 0, NULL};
+    ls_buf trigger = LS_BUF_INIT(0);
     finding f;
     size_t slot, i;
     int rc;
@@ -627,15 +672,25 @@ static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_field
     code.s = (char *)path;
     all.i = v.all_holds;
     how.s = (char *)how_words(v.how);
-    counter_bind(words, c, top, path, &v);
-    rc = words_read(words, &f);
+    if (top->n.other_relation && (rc = trigger_statement(x, c, top->shape, &trigger)) != 0) {
+        ls_buf_free(&trigger);
+        return rc;
+    }
+    if (ls_buf_str(&trigger)[0]) {
+        trig.null = 0;
+        trig.s = (char *)ls_buf_str(&trigger);
+    }
+    counter_bind(x->words, c, top, path, &v, trig.s);
+    rc = words_read(x->words, &f);
     if (rc == 0 &&
         (set_value(&f, "relation", &c->relation) | set_value(&f, "row", &c->row_key) |
          set_value(&f, "waits", &c->waits) | set_value(&f, "total_wait_ms", &c->total_ms) |
          set_value(&f, "statement", &stmt) | set_value(&f, "transactions", &holds) |
          set_value(&f, "held_ms", &held) | set_value(&f, "code_path", &code) |
-         set_value(&f, "writing_transactions", &all) | set_value(&f, "decided_by", &how)))
+         set_value(&f, "writing_transactions", &all) | set_value(&f, "decided_by", &how) |
+         set_value(&f, "trigger_statement", &trig)))
         rc = LS_ENOMEM;
+    ls_buf_free(&trigger);
     if (rc < 0) {
         ls_fnd_finding_free(&f);
         return rc;
@@ -654,16 +709,18 @@ int ls_fnd_gather_counter(ls_store *s, const finding_rule *r, const rule_fields 
                           keeper *k)
 {
     counter_row c;
-    counter_ctx x = {NULL, NULL, LS_BUF_INIT(0)};
+    counter_ctx x = {NULL, NULL, NULL, LS_BUF_INIT(0)};
     int rc = words_prepare(s, COUNTER_WORDS_SQL, &x.words), started = 0;
 
     if (rc == 0)
         rc = ls_store_prepare(s, COUNTER_TRACE_SQL, &x.traced);
+    if (rc == 0)
+        rc = ls_store_prepare(s, COUNTER_CONTEXT_SQL, &x.context);
     memset(&c, 0, sizeof(c));
     while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
         rc = 0;
         if (!started || ls_stmt_int64(q, cq_row_id) != c.row_id) {
-            if (started && (rc = counter_offer(x.words, r, rf, &c, k)) != 0)
+            if (started && (rc = counter_offer(&x, r, rf, &c, k)) != 0)
                 break;
             if (counter_start(&c, q) != 0) {
                 rc = LS_ENOMEM;
@@ -674,9 +731,10 @@ int ls_fnd_gather_counter(ls_store *s, const finding_rule *r, const rule_fields 
         rc = counter_add(&c, q, &x);
     }
     if (rc == 0 && started)
-        rc = counter_offer(x.words, r, rf, &c, k);
+        rc = counter_offer(&x, r, rf, &c, k);
     counter_free(&c);
     ls_buf_free(&x.shape);
+    ls_stmt_finalize(x.context);
     ls_stmt_finalize(x.traced);
     ls_stmt_finalize(x.words);
     return rc < 0 ? rc : 0;

@@ -128,6 +128,19 @@ MUST_HOLD = [
 ]
 
 
+def trigger_checks(shop, report):
+    """What the judge does not ask: the counter finding on merchant_totals
+    names the statement of the trigger behind its INSERT, the UPDATE of
+    bump_merchant_totals() in the app's schema (app/shop.py), read from
+    the waits' CONTEXT. (name, ok, lockspan, truth) tuples."""
+    body = shop.split("UPDATE merchant_totals", 1)[1].split(";", 1)[0]
+    want = " ".join(("update merchant_totals" + body.lower()).replace("1", "?").split())
+    got = [f.get("trigger_statement") for f in report["findings"]
+           if f["rule"] == "hot_counter_row" and f["relation"] == "merchant_totals"]
+    return [("finding hot_counter_row merchant_totals: the trigger's statement",
+             got == [want], got, [want])]
+
+
 def lock_order_checks(truth, report):
     """What the judge's count does not see: the conflict is the transfer
     path against itself, on the rows of the truth's first deadlock (the
@@ -183,7 +196,9 @@ def main():
     results[IN_ORDER] = in_order_contained(judge, truth, report)
 
     failed = passed = xfail = xpass = 0
-    for name, ok, got, want in lock_order_checks(truth, report):
+    with open(os.path.join(sample, "app", "shop.py")) as f:
+        shop = f.read()
+    for name, ok, got, want in lock_order_checks(truth, report) + trigger_checks(shop, report):
         line = "%s: lockspan %s, truth %s" % (name, got, want)
         print(("ok    " if ok else "FAIL  ") + line)
         passed += ok
