@@ -150,12 +150,14 @@ static void test_floors(void)
     w[0].holds = n - 1;
     CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
     CHECK_INT(v.top, 0); /* named, but not a counter */
-    /* exactly half of the transactions bump: not a counter */
+    /* exactly half of the transactions bump: a counter (correlation's
+     * accounts id=15: four "+ 1" of ledger, four "- 1" of checkout);
+     * under half: not */
     w[0].holds = n;
     w[1].holds = n;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
-    w[1].holds = n - 1;
     CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    w[1].holds = n + 1;
+    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
     /* blind-py's stock sku=2: 12 "+ 0" (report_fix) against 36 "- 1"
      * (place_order): a reservation, not a counter */
     {

@@ -70,6 +70,6 @@ int ls_counter_decide(const ls_counter_writer *w, size_t n, ls_counter_verdict *
         return 0;
     v->how = how_chosen(w, n, (size_t)v->top);
     v->is_counter =
-        w[v->top].holds >= LS_FINDING_COUNTER_MIN_HOLDS && 2 * v->bump_holds > v->all_holds;
+        w[v->top].holds >= LS_FINDING_COUNTER_MIN_HOLDS && 2 * v->bump_holds >= v->all_holds;
     return v->is_counter;
 }

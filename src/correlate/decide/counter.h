@@ -70,10 +70,12 @@ size_t ls_counter_longest(const ls_counter_writer *w, size_t n);
  * named writer is the bumping one (ls_counter_bumps) that held the row
  * longest (ls_counter_longer; equal on both, the first); the row is a
  * counter when that writer took it from LS_FINDING_COUNTER_MIN_HOLDS
- * transactions or more and the bumping writers are more than half of all
+ * transactions or more and the bumping writers are at least half of all
  * the row's writing transactions (samples/basic's accounts id=1: four
  * "+ 1" of 0 ms and one "- 10" of 802 ms is a counter, named by its
- * "+ 1"). Writes *v; returns v->is_counter.
+ * "+ 1"; as many "+ $1" as "- $1" writers, as pgbench scripts and the
+ * correlation sample's ledger have, still is one). Writes *v; returns
+ * v->is_counter.
  */
 int ls_counter_decide(const ls_counter_writer *w, size_t n, ls_counter_verdict *v);
 
