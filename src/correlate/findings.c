@@ -12,9 +12,9 @@
  * gathers, it does not decide. Three rules gather finer rows and sum them
  * in C: the external call per span name (one finding per call-site
  * template, ls_fnd_gather_call), the idle head per hold (which holds
- * count, ls_fnd_gather_idle), the counter row per statement that took its
- * holds (which shape held it longest, and is it a counter:
- * ls_fnd_gather_counter);
+ * count, ls_fnd_gather_idle), the counter row per transaction and
+ * statement that took it (is it a counter, and which shape held it
+ * longest: ls_fnd_gather_counter, decide/counter.c);
  * their sentences are written by SQLite's printf, as the others'. A
  * serial-capacity row's floor of waits is also bound into its query, from
  * the same constant, to spare a count of transactions per row that cannot
@@ -236,10 +236,12 @@ static const finding_rule rules[] = {
     {"hot_counter_row",
      "Split the counter into N rows updated at random and summed on read, or append increments "
      "to a log table and aggregate them later.",
-     /* Each row's writers by the text of their statement, by row, for
-      * the rows with the floor of waits (?1) (ls_fnd_gather_counter). */
+     /* Each row's writers by transaction and the text of their statement,
+      * by row, for the rows with the floor of waits (?1)
+      * (ls_fnd_gather_counter); a transaction's code path and trace once
+      * per transaction (p). */
      "WITH cand AS (SELECT row_id FROM row_keys WHERE waits >= ?1),"
-     " x AS (SELECT h.row_id, h.tx_id AS tx, t.text, (h.end_ts - h.start_ts) / 1000.0 AS ms,"
+     " wr AS (SELECT h.row_id, h.tx_id AS tx, t.text, (h.end_ts - h.start_ts) / 1000.0 AS ms,"
      "  " OTHER_ROW_OF_RELATION("h.tx_id", "h.row_id") " AS transfer"
      "  FROM holds h JOIN stmt_rows st ON st.stmt_id = h.lock_stmt"
      "  JOIN stmt_texts t ON t.text_id = st.text_id WHERE h.row_id IN cand"
@@ -249,12 +251,32 @@ static const finding_rule rules[] = {
      /* on hold_final_tx: the row's holds (hold_final_row) are thousands on
       * a hot row, 161 M VM steps for the pass on the 256 MiB bench log */
      "  AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.tx_id = w.waiter_tx"
-     "   AND +h.row_id = w.row_id))"
+     "   AND +h.row_id = w.row_id)),"
+     " txs AS MATERIALIZED (SELECT DISTINCT tx FROM wr),"
+     /* a wait in no known transaction (a statement under
+      * log_min_duration_statement, behind a pooler): the trace of the one
+      * request whose span of the same text overlaps it (the spans' clock
+      * moved onto the log's) */
+     " nw AS MATERIALIZED (SELECT w.wait_id, w.statement, w.start_ts, w.end_ts"
+     "  FROM txs JOIN lock_waits w ON w.wait_id = -txs.tx WHERE txs.tx < 0),"
+     " sp AS MATERIALIZED (SELECT s.trace_id, s.db_statement,"
+     "  s.start_ts + coalesce((SELECT offset_us FROM span_clock), 0) AS start_ts,"
+     "  s.end_ts + coalesce((SELECT offset_us FROM span_clock), 0) AS end_ts"
+     "  FROM spans s WHERE s.db_statement IN (SELECT statement FROM nw)),"
+     " nt AS MATERIALIZED (SELECT nw.wait_id, CASE WHEN count(DISTINCT sp.trace_id) = 1"
+     "  THEN min(sp.trace_id) END AS trace_id FROM nw JOIN sp"
+     "  ON sp.db_statement = nw.statement AND sp.start_ts <= coalesce(nw.end_ts, nw.start_ts)"
+     "  AND sp.end_ts >= nw.start_ts GROUP BY nw.wait_id),"
+     " p AS MATERIALIZED (SELECT txs.tx, %s AS label, CASE WHEN txs.tx < 0 THEN"
+     "  (SELECT nt.trace_id FROM nt WHERE nt.wait_id = -txs.tx) ELSE c.trace_id END AS trace_id"
+     "  FROM txs LEFT JOIN tx_code c ON c.tx_id = txs.tx),"
+     " x AS (SELECT wr.*, p.label, p.trace_id FROM wr JOIN p ON p.tx = wr.tx)"
      " SELECT " LS_SELECT_LIST(cq, COUNTER_COLS)
      " FROM rows r JOIN x ON x.row_id = r.row_id"
      " WHERE r.waits >= ?1 AND" INSIDE_WINDOW("r.first_ts", "r.last_ts")
-     "AND" NOT_A_RELATION_LOCK("r.row_id") "GROUP BY r.row_id, x.text ORDER BY r.row_id",
-     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s,transactions:i,held_ms:m", NULL,
+     "AND" NOT_A_RELATION_LOCK("r.row_id") "GROUP BY r.row_id, x.text, x.tx ORDER BY r.row_id, x.text, x.tx",
+     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s,transactions:i,held_ms:m,"
+     "code_path:s,writing_transactions:i,decided_by:s,trigger_statement:s", NULL,
      ls_fnd_gather_counter, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
     {"retries_after_serialization_failure",
      "Retry the whole transaction (not the statement) with a bound and back-off, keep it "

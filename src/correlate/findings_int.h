@@ -26,7 +26,7 @@
 enum { COL_WEIGHT, COL_TITLE, COL_EVIDENCE, COL_FIELDS };
 
 /* The most fields a rule has, and the longest field name. */
-#define MAX_FIELDS 8
+#define MAX_FIELDS 11
 #define FIELD_NAME_MAX 48
 /* The most findings a rule keeps (its limit). */
 #define MAX_KEPT LS_FINDING_MAX_PER_PATH
@@ -114,11 +114,12 @@ LS_COLUMNS(iq, IDLE_COLS);
                   " WHERE x.label = hl.label)")
 LS_COLUMNS(kq, CALL_COLS);
 
-/* The counter rule's query: a row's writers, by the text of their
- * statement (ls_fnd_gather_counter): the transactions that held it (the
- * statement that took it) or waited for it without a hold of it (the
- * waiting statement); how long they held it, and how many of them held
- * another row of the relation too. */
+/* The counter rule's query: a row's writers, one row per transaction and
+ * text of its statement (ls_fnd_gather_counter): the statement that took
+ * the row, or the one that waited for it in a transaction without a hold
+ * of it; the transaction's code path, how long it held the row, whether
+ * it held another row of the relation too, and else the trace of its
+ * request (whose statements may name such a row). */
 #define COUNTER_COLS(X, Q)                   \
     X(Q, row_id, "r.row_id")                 \
     X(Q, relation, "r.relation")             \
@@ -126,9 +127,10 @@ LS_COLUMNS(kq, CALL_COLS);
     X(Q, waits, "r.waits")                   \
     X(Q, total_wait_ms, "r.total_wait_ms")   \
     X(Q, text, "x.text")                     \
-    X(Q, holds, "count(DISTINCT x.tx)")      \
+    X(Q, label, "x.label")                   \
     X(Q, held_ms, "total(x.ms)")             \
-    X(Q, transfers, "count(DISTINCT CASE WHEN x.transfer THEN x.tx END)")
+    X(Q, transfer, "max(x.transfer)")        \
+    X(Q, trace_id, "CASE WHEN max(x.transfer) THEN NULL ELSE x.trace_id END")
 LS_COLUMNS(cq, COUNTER_COLS);
 
 /* The column of field `name` in a gathering row, or -1 (a rule without

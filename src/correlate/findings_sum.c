@@ -4,15 +4,18 @@
  * per span name (one finding per call-site template:
  * ls_finding_call_template), the idle-in-transaction head, per hold
  * (which holds count: ls_finding_idle_add),
- * and the counter row, per statement shape that took its holds (the one
- * that held it longest: ls_finding_is_counter). Their sentences are written by SQLite's
- * printf from the sums, as the other rules' are by their queries.
+ * and the counter row, per statement shape and code path that took it
+ * (is it a counter, and which writer held it longest: ls_counter_decide).
+ * Their sentences are written by SQLite's printf from the sums, as the
+ * other rules' are by their queries.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "decide/counter.h"
 #include "findings_int.h"
+#include "rowkey.h"
 #include "ls_sqlshape.h"
 
 /* The idle rule's title and evidence from its sums (?1 code path, ?2
@@ -27,15 +30,36 @@
 enum { WORDS_TITLE, WORDS_EVIDENCE };
 
 /* The counter rule's title and evidence (?1 relation, ?2 row, ?3 waits,
- * ?4 total wait, ?5 the row's dominant statement shape, ?6 its
- * holds, ?7 their length, ?8 1 when it increments, 0 when it writes
- * another relation: a trigger bumps the row). */
+ * ?4 total wait, ?5 the named statement shape, ?6 its transactions, ?7
+ * their holds' length, ?8 1 when it increments, 0 when it writes another
+ * relation: a trigger bumps the row, ?9 its code path that held the row
+ * longest, ?10 the bumping transactions, ?11 all writing transactions,
+ * ?12 how the shape was chosen, ?13 the increments not counted: they
+ * moved an amount to another row, ?14 the trigger's statement behind
+ * the shape, NULL when unknown). */
 #define COUNTER_WORDS_SQL                                                                          \
     "SELECT 'Counter row ' || ?1 || ' ' || ?2 || ' is a bottleneck',"                              \
-    " printf('%%d waits (" DUR ") on one row that %%d transactions %%s with the same statement "   \
-    "(holding it " DUR " in all): ''%%s''.', ?3, ?4, ?6, CASE ?8 WHEN 1 THEN "         \
-    "'increment' ELSE 'bump (through a trigger or rule: the statement writes another relation)'" \
-    " END, ?7, ?5)"
+    " printf('%%d waits (" DUR ") on one row that %%d of the %%d transactions writing it %%s. "    \
+    "Named by %%s: ''%%s'' (%%d transactions, holding it " DUR " in all; the code path that "      \
+    "held it longest: %%s)%%s.', ?3, ?4, ?10, ?11, CASE ?8 WHEN 1 THEN 'increment' ELSE "          \
+    "'bump (through a trigger or rule: the statement writes another relation' || coalesce("        \
+    "'; the trigger''s statement, from the waits'' CONTEXT: ''' || ?14 || '''', '') || ')'"        \
+    " END, ?12, ?5,"                                                                               \
+    " ?6, ?7, ?9, CASE WHEN ?13 > 0 THEN printf('; %%d transactions that also wrote another row"   \
+    " of ' || ?1 || ' are not counted (an amount moved between rows)', ?13) ELSE '' END)"
+/* The statements of a request's trace (?1), to find another row of the
+ * counter row's relation it wrote. */
+#define COUNTER_TRACE_SQL                                                                          \
+    "SELECT db_statement FROM spans WHERE trace_id = ?1 AND db_statement IS NOT NULL"
+/* The CONTEXT of each logged wait for row ?1 that has one, with the
+ * waiter's statement: the trigger's statement behind a shape that bumps
+ * the row through a trigger. */
+#define COUNTER_CONTEXT_SQL                                                                        \
+    "SELECT ct.text, t.text FROM wait_rows wr JOIN lock_events e ON e.wait_id = wr.wait_id"        \
+    " JOIN stmt_texts ct ON ct.text_id = e.context_id JOIN stmt_texts t ON t.text_id = e.text_id"  \
+    " WHERE wr.row_id = ?1 ORDER BY e.ts, e.file_id, e.line"
+/* The longest relation name the counter rule compares. */
+#define COUNTER_REL_MAX 128
 
 /* Column col of q, NaN when NULL (unknown). */
 static double num_or_nan(ls_stmt *q, int col)
@@ -355,15 +379,22 @@ int ls_fnd_gather_call(ls_store *s, const finding_rule *r, const rule_fields *rf
 /* The longest text of a statement shape the counter rule compares (a
  * longer one is compared on its first bytes). */
 #define COUNTER_SHAPE_MAX 1000
+/* A code path's name where its transaction has none. */
+#define COUNTER_NO_PATH "unknown"
 
-/* One statement shape's holds of a candidate row. */
+/* One statement shape's writers of a candidate row, and theirs by code
+ * path (labels[i] with pw[i]). */
 typedef struct counter_shape {
     char *shape;
-    ls_counter_shape n;
+    ls_counter_writer n;
+    char **labels;
+    ls_counter_writer *pw;
+    size_t npaths, lcap, pcap;
 } counter_shape;
 
 /* A row's candidate for hot_counter_row: its numbers and names, and its
- * holds by the shape of the statement that took them. */
+ * writers by the shape of the statement that took the row (or waited for
+ * it). */
 typedef struct counter_row {
     int64_t row_id;
     value relation, row_key, waits, total_ms;
@@ -371,13 +402,26 @@ typedef struct counter_row {
     size_t nshapes, cap;
 } counter_row;
 
+/* What a gather reads with: its statements and a shape's buffer. */
+typedef struct counter_ctx {
+    ls_stmt *words;   /* COUNTER_WORDS_SQL */
+    ls_stmt *traced;  /* COUNTER_TRACE_SQL */
+    ls_stmt *context; /* COUNTER_CONTEXT_SQL */
+    ls_buf shape;
+} counter_ctx;
+
 static void counter_free(counter_row *c)
 {
-    size_t i;
+    size_t i, j;
     ls_fnd_value_free(&c->relation);
     ls_fnd_value_free(&c->row_key);
-    for (i = 0; i < c->nshapes; i++)
+    for (i = 0; i < c->nshapes; i++) {
+        for (j = 0; j < c->shapes[i].npaths; j++)
+            free(c->shapes[i].labels[j]);
+        free(c->shapes[i].labels);
+        free(c->shapes[i].pw);
         free(c->shapes[i].shape);
+    }
     free(c->shapes);
     memset(c, 0, sizeof(*c));
 }
@@ -395,25 +439,35 @@ static int counter_start(counter_row *c, ls_stmt *q)
     return rc;
 }
 
+/* Grow array *arr of *cap elements of `size` bytes to hold n + 1; -1 on
+ * no memory. */
+static int grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+    void *p;
+    size_t ncap;
+    if (n < *cap)
+        return 0;
+    ncap = *cap ? *cap * 2 : 8;
+    if (!(p = ls_realloc(*arr, ncap * size)))
+        return -1;
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
 /* The entry of c for `shape` (of statement `text`), added when new with
  * what the shape alone says (does it increment, does it write another
  * relation than the row's); NULL on no memory. */
 static counter_shape *shape_entry(counter_row *c, const char *shape, const char *text)
 {
     counter_shape *e;
-    char rel[128];
+    char rel[COUNTER_REL_MAX];
     size_t i;
     for (i = 0; i < c->nshapes; i++)
         if (strcmp(c->shapes[i].shape, shape) == 0)
             return &c->shapes[i];
-    if (c->nshapes == c->cap) {
-        size_t ncap = c->cap ? c->cap * 2 : 8;
-        counter_shape *n = ls_realloc(c->shapes, ncap * sizeof(*n));
-        if (!n)
-            return NULL;
-        c->shapes = n;
-        c->cap = ncap;
-    }
+    if (grow((void **)&c->shapes, &c->cap, c->nshapes, sizeof(*e)) != 0)
+        return NULL;
     e = &c->shapes[c->nshapes];
     memset(e, 0, sizeof(*e));
     if (!(e->shape = strdup(shape)))
@@ -425,34 +479,74 @@ static counter_shape *shape_entry(counter_row *c, const char *shape, const char 
     return e;
 }
 
-/* Add the current row of q (one statement text's holds of row c) to the
- * sums of its shape; 0 or LS_ENOMEM. */
-static int counter_add(counter_row *c, ls_stmt *q, ls_buf *shape)
+/* The writers of shape e for code path `label`; NULL on no memory. */
+static ls_counter_writer *path_entry(counter_shape *e, const char *label)
 {
-    const char *text = ls_stmt_text(q, cq_text);
-    counter_shape *e;
-
-    ls_buf_reset(shape);
-    if (ls_sql_shape(shape, text, COUNTER_SHAPE_MAX) != 0 || ls_buf_failed(shape))
-        return LS_ENOMEM;
-    if (!(e = shape_entry(c, ls_buf_str(shape), text)))
-        return LS_ENOMEM;
-    e->n.holds += ls_stmt_int64(q, cq_holds);
-    e->n.transfers += ls_stmt_int64(q, cq_transfers);
-    e->n.held_ms += ls_stmt_double(q, cq_held_ms);
-    return 0;
+    size_t i;
+    for (i = 0; i < e->npaths; i++)
+        if (strcmp(e->labels[i], label) == 0)
+            return &e->pw[i];
+    if (grow((void **)&e->labels, &e->lcap, e->npaths, sizeof(*e->labels)) != 0 ||
+        grow((void **)&e->pw, &e->pcap, e->npaths, sizeof(*e->pw)) != 0)
+        return NULL;
+    memset(&e->pw[e->npaths], 0, sizeof(*e->pw));
+    if (!(e->labels[e->npaths] = strdup(label)))
+        return NULL;
+    return &e->pw[e->npaths++];
 }
 
-/* The shape of c that is the row's dominant writer
- * (ls_finding_counter_longer), NULL when it has none. */
-static const counter_shape *counter_top(const counter_row *c)
+/* Does a statement of trace `trace_id` (its request's spans) write
+ * another row of c's relation than c's own: an amount moved between rows
+ * that the log does not show (a statement under log_min_duration_statement
+ * is not logged)? Keyed as a logged statement is (ls_rowkey_of); 1, 0, or
+ * a store error (< 0). */
+static int trace_moves(ls_stmt *traced, const counter_row *c, const char *trace_id)
 {
-    const counter_shape *top = NULL;
-    size_t i;
-    for (i = 0; i < c->nshapes; i++)
-        if (!top || ls_finding_counter_longer(&c->shapes[i].n, &top->n))
-            top = &c->shapes[i];
-    return top;
+    int rc, moved = 0;
+    if (!c->relation.s || !c->row_key.s)
+        return 0;
+    ls_stmt_reset(traced);
+    ls_stmt_bind_text(traced, 1, trace_id);
+    while (!moved && (rc = ls_stmt_step(traced)) == 1) {
+        ls_rowkey_evidence ev = {NULL, NULL, NULL, NULL, NULL};
+        ls_rowkey k;
+        char rel[COUNTER_REL_MAX];
+        ev.statement = ls_stmt_text(traced, 0);
+        ev.relation = c->relation.s;
+        moved = ev.statement && ls_sql_relation(ev.statement, rel, sizeof(rel)) &&
+                strcmp(rel, c->relation.s) == 0 && ls_rowkey_of(&ev, &k) &&
+                strcmp(k.rel, c->relation.s) == 0 && strcmp(k.key, c->row_key.s) != 0;
+    }
+    ls_stmt_reset(traced);
+    return moved ? 1 : rc < 0 ? rc : 0;
+}
+
+/* Add the current row of q (one transaction's statement of one text on
+ * row c) to its shape and code path; 0, LS_ENOMEM or a store error. */
+static int counter_add(counter_row *c, ls_stmt *q, counter_ctx *x)
+{
+    const char *text = ls_stmt_text(q, cq_text);
+    const char *label = ls_stmt_isnull(q, cq_label) ? COUNTER_NO_PATH : ls_stmt_text(q, cq_label);
+    counter_shape *e;
+    ls_counter_writer *p;
+    int moved = ls_stmt_int64(q, cq_transfer) != 0;
+    double ms = ls_stmt_double(q, cq_held_ms);
+
+    ls_buf_reset(&x->shape);
+    if (ls_sql_shape(&x->shape, text, COUNTER_SHAPE_MAX) != 0 || ls_buf_failed(&x->shape))
+        return LS_ENOMEM;
+    if (!(e = shape_entry(c, ls_buf_str(&x->shape), text)) || !(p = path_entry(e, label)))
+        return LS_ENOMEM;
+    if (!moved && !ls_stmt_isnull(q, cq_trace_id) &&
+        (moved = trace_moves(x->traced, c, ls_stmt_text(q, cq_trace_id))) < 0)
+        return moved;
+    e->n.holds++;
+    e->n.moved += moved;
+    e->n.held_ms += ms;
+    p->holds++;
+    p->moved += moved;
+    p->held_ms += ms;
+    return 0;
 }
 
 /* Copy v (of kind) into field `name` of f; -1 on no memory. */
@@ -466,30 +560,60 @@ static int set_value(finding *f, const char *name, const value *v)
     return v->s && !(x->s = strdup(v->s)) ? -1 : 0;
 }
 
-/* Offer row c to the keeper when it has waits enough
- * (ls_finding_counter_fires) and its dominant shape makes it a counter
- * (ls_finding_is_counter). */
-static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_fields *rf,
-                         const counter_row *c, keeper *k)
+/* The words for how the named writer was chosen (ls_counter_how). */
+static const char *how_words(ls_counter_how how)
 {
-    const counter_shape *top = counter_top(c);
-    value stmt = {0, 0, 0, NULL}, holds = {0, 0, 0, NULL}, held = {0, 0, 0, NULL};
-    finding f;
-    size_t slot;
-    int rc;
+    switch (how) {
+    case LS_COUNTER_HOW_ONLY:
+        return "the only statement that bumps it";
+    case LS_COUNTER_HOW_HELD:
+        return "the statement that held it longest";
+    case LS_COUNTER_HOW_HOLDS:
+        return "of equal hold time, the statement more transactions took it with";
+    case LS_COUNTER_HOW_FIRST:
+        return "first in text order of statements equal in hold time and transactions";
+    case LS_COUNTER_HOW_NONE:
+        break;
+    }
+    return "none";
+}
 
-    if (!top || c->waits.null || !ls_finding_counter_fires(c->waits.i) ||
-        !ls_finding_is_counter(&top->n))
-        return 0;
-    if ((slot = ls_fnd_keeper_slot(k, c->total_ms.null ? 0.0 : c->total_ms.d)) >= k->limit)
-        return 0;
-    memset(&f, 0, sizeof(f));
-    f.rule = r;
-    f.fields = *rf;
-    f.weight = c->total_ms;
-    stmt.s = top->shape;
-    holds.i = top->n.holds;
-    held.d = top->n.held_ms;
+/* The statement a trigger ran behind shape `shape` on row c, read from
+ * the CONTEXT of a logged wait of that shape for the row (the first in
+ * log order), as a shape into out (empty when none); 0, LS_ENOMEM or a
+ * store error. */
+static int trigger_statement(counter_ctx *x, const counter_row *c, const char *shape, ls_buf *out)
+{
+    char inner[COUNTER_SHAPE_MAX + 1];
+    int rc, found = 0;
+
+    ls_buf_reset(out);
+    ls_stmt_reset(x->context);
+    ls_stmt_bind_int64(x->context, 1, c->row_id);
+    while (!found && (rc = ls_stmt_step(x->context)) == 1) {
+        const char *context = ls_stmt_text(x->context, 0);
+        ls_buf_reset(&x->shape);
+        if (ls_sql_shape(&x->shape, ls_stmt_text(x->context, 1), COUNTER_SHAPE_MAX) != 0 ||
+            ls_buf_failed(&x->shape)) {
+            rc = LS_ENOMEM;
+            break;
+        }
+        if (strcmp(ls_buf_str(&x->shape), shape) != 0 ||
+            !ls_rowkey_context_statement(context, inner, sizeof(inner)))
+            continue;
+        found = 1;
+        if (ls_sql_shape(out, inner, COUNTER_SHAPE_MAX) != 0 || ls_buf_failed(out))
+            rc = LS_ENOMEM;
+    }
+    ls_stmt_reset(x->context);
+    return rc < 0 ? rc : 0;
+}
+
+/* Bind the words statement for row c and its named shape `top` (its
+ * code path `path`) under verdict v. */
+static void counter_bind(ls_stmt *words, const counter_row *c, const counter_shape *top,
+                         const char *path, const ls_counter_verdict *v, const char *trigger)
+{
     ls_fnd_bind_value(words, 1, &c->relation, 's');
     ls_fnd_bind_value(words, 2, &c->row_key, 's');
     ls_fnd_bind_value(words, 3, &c->waits, 'i');
@@ -498,13 +622,75 @@ static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_field
     ls_stmt_bind_int64(words, 6, top->n.holds);
     ls_stmt_bind_double(words, 7, top->n.held_ms);
     ls_stmt_bind_int64(words, 8, top->n.increments);
-    rc = words_read(words, &f);
+    ls_stmt_bind_text(words, 9, path);
+    ls_stmt_bind_int64(words, 10, v->bump_holds);
+    ls_stmt_bind_int64(words, 11, v->all_holds);
+    ls_stmt_bind_text(words, 12, how_words(v->how));
+    ls_stmt_bind_int64(words, 13, v->moved);
+    ls_stmt_bind_text(words, 14, trigger);
+}
+
+/* Offer row c to the keeper when it has waits enough (ls_finding_counter_fires)
+ * and its writers make it a counter (ls_counter_decide); 0, LS_ENOMEM or a
+ * store error. */
+static int counter_offer(counter_ctx *x, const finding_rule *r, const rule_fields *rf,
+                         const counter_row *c, keeper *k)
+{
+    ls_counter_writer *w;
+    ls_counter_verdict v;
+    const counter_shape *top;
+    const char *path;
+    value stmt = {0, 0, 0, NULL}, holds = {0, 0, 0, NULL}, held = {0, 0, 0, NULL};
+    value code = {0, 0, 0, NULL}, all = {0, 0, 0, NULL}, how = {0, 0, 0, NULL};
+    value trig = {1, 0, 0, NULL};
+    ls_buf trigger = LS_BUF_INIT(0);
+    finding f;
+    size_t slot, i;
+    int rc;
+
+    if (c->waits.null || !ls_finding_counter_fires(c->waits.i) || c->nshapes == 0)
+        return 0;
+    if (!(w = ls_realloc(NULL, c->nshapes * sizeof(*w))))
+        return LS_ENOMEM;
+    for (i = 0; i < c->nshapes; i++)
+        w[i] = c->shapes[i].n;
+    rc = ls_counter_decide(w, c->nshapes, &v);
+    free(w);
+    if (!rc)
+        return 0;
+    if ((slot = ls_fnd_keeper_slot(k, c->total_ms.null ? 0.0 : c->total_ms.d)) >= k->limit)
+        return 0;
+    top = &c->shapes[v.top];
+    path = top->labels[ls_counter_longest(top->pw, top->npaths)];
+    memset(&f, 0, sizeof(f));
+    f.rule = r;
+    f.fields = *rf;
+    f.weight = c->total_ms;
+    stmt.s = top->shape;
+    holds.i = top->n.holds;
+    held.d = top->n.held_ms;
+    code.s = (char *)path;
+    all.i = v.all_holds;
+    how.s = (char *)how_words(v.how);
+    if (top->n.other_relation && (rc = trigger_statement(x, c, top->shape, &trigger)) != 0) {
+        ls_buf_free(&trigger);
+        return rc;
+    }
+    if (ls_buf_str(&trigger)[0]) {
+        trig.null = 0;
+        trig.s = (char *)ls_buf_str(&trigger);
+    }
+    counter_bind(x->words, c, top, path, &v, trig.s);
+    rc = words_read(x->words, &f);
     if (rc == 0 &&
         (set_value(&f, "relation", &c->relation) | set_value(&f, "row", &c->row_key) |
          set_value(&f, "waits", &c->waits) | set_value(&f, "total_wait_ms", &c->total_ms) |
          set_value(&f, "statement", &stmt) | set_value(&f, "transactions", &holds) |
-         set_value(&f, "held_ms", &held)))
+         set_value(&f, "held_ms", &held) | set_value(&f, "code_path", &code) |
+         set_value(&f, "writing_transactions", &all) | set_value(&f, "decided_by", &how) |
+         set_value(&f, "trigger_statement", &trig)))
         rc = LS_ENOMEM;
+    ls_buf_free(&trigger);
     if (rc < 0) {
         ls_fnd_finding_free(&f);
         return rc;
@@ -514,24 +700,27 @@ static int counter_offer(ls_stmt *words, const finding_rule *r, const rule_field
 }
 
 /*
- * hot_counter_row: each row's writers by the text of their statement
- * (the one that took the row, or waited for it), in row order; summed per
- * statement shape, and the row named when its dominant shape (the most
- * transactions) makes it a counter.
+ * hot_counter_row: each row's writers, one transaction and statement
+ * text at a time, in row order; summed per statement shape and code path,
+ * and the row named when its writers make it a counter
+ * (ls_counter_decide), by the shape that held it longest.
  */
 int ls_fnd_gather_counter(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
                           keeper *k)
 {
     counter_row c;
-    ls_stmt *words = NULL;
-    ls_buf shape = LS_BUF_INIT(0);
-    int rc = words_prepare(s, COUNTER_WORDS_SQL, &words), started = 0;
+    counter_ctx x = {NULL, NULL, NULL, LS_BUF_INIT(0)};
+    int rc = words_prepare(s, COUNTER_WORDS_SQL, &x.words), started = 0;
 
+    if (rc == 0)
+        rc = ls_store_prepare(s, COUNTER_TRACE_SQL, &x.traced);
+    if (rc == 0)
+        rc = ls_store_prepare(s, COUNTER_CONTEXT_SQL, &x.context);
     memset(&c, 0, sizeof(c));
     while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
         rc = 0;
         if (!started || ls_stmt_int64(q, cq_row_id) != c.row_id) {
-            if (started && (rc = counter_offer(words, r, rf, &c, k)) != 0)
+            if (started && (rc = counter_offer(&x, r, rf, &c, k)) != 0)
                 break;
             if (counter_start(&c, q) != 0) {
                 rc = LS_ENOMEM;
@@ -539,12 +728,14 @@ int ls_fnd_gather_counter(ls_store *s, const finding_rule *r, const rule_fields 
             }
             started = 1;
         }
-        rc = counter_add(&c, q, &shape);
+        rc = counter_add(&c, q, &x);
     }
     if (rc == 0 && started)
-        rc = counter_offer(words, r, rf, &c, k);
+        rc = counter_offer(&x, r, rf, &c, k);
     counter_free(&c);
-    ls_buf_free(&shape);
-    ls_stmt_finalize(words);
+    ls_buf_free(&x.shape);
+    ls_stmt_finalize(x.context);
+    ls_stmt_finalize(x.traced);
+    ls_stmt_finalize(x.words);
     return rc < 0 ? rc : 0;
 }

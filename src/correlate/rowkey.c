@@ -57,8 +57,9 @@ void ls_rowkey_effective(const char *statement, const char *params, const char *
     *out_params = params_buf;
 }
 
-/* Copy the innermost statement of `SQL statement "..."` in a CONTEXT. */
-static int context_statement(const char *context, char *dst, size_t n)
+/* Copy the innermost statement of `SQL statement "..."` in a CONTEXT
+ * (rowkey.h). */
+int ls_rowkey_context_statement(const char *context, char *dst, size_t n)
 {
     const char *p = context ? strstr(context, "SQL statement \"") : NULL, *e;
     size_t len;
@@ -96,8 +97,8 @@ int ls_rowkey_of(const ls_rowkey_evidence *ev, ls_rowkey *out)
                         sizeof(pbuf));
 
     /* The CONTEXT's statement is the one that locked. */
-    if (context_statement(ev->context, inner, sizeof(inner)) && ls_sql_row_ref(inner, &ref) &&
-        same_relation(ev->relation, ref.rel)) {
+    if (ls_rowkey_context_statement(ev->context, inner, sizeof(inner)) &&
+        ls_sql_row_ref(inner, &ref) && same_relation(ev->relation, ref.rel)) {
         ls_sql_args args;
         const char *val = NULL;
         int i;

@@ -51,6 +51,13 @@ typedef struct ls_rowkey {
 int ls_rowkey_of(const ls_rowkey_evidence *ev, ls_rowkey *out);
 
 /*
+ * The statement of a CONTEXT's `SQL statement "..."` (a function's or
+ * trigger's, the one that locked) into dst (size n, cut to fit, always
+ * terminated): 1, or 0 when the CONTEXT has none.
+ */
+int ls_rowkey_context_statement(const char *context, char *dst, size_t n);
+
+/*
  * The statement the server ran: for "EXECUTE name(args)" with its PREPARE
  * text, the prepared body, and the arguments as a "parameters:" body in
  * params_buf. Otherwise the statement and params unchanged.

@@ -157,55 +157,6 @@ static void test_increment(void)
     CHECK_INT(ls_finding_is_increment("update t set n ="), 0);
 }
 
-static void test_is_counter(void)
-{
-    const int64_t n = LS_FINDING_COUNTER_MIN_HOLDS;
-    /* merchant_totals:1, bumped by the payments trigger: 120 holds of
-     * one INSERT shape, another relation, no transfer */
-    ls_counter_shape trig = {120, 0, 7597.0, 0, 1};
-    /* wallets id=1: 106 holds, every one a transfer (two wallets) */
-    ls_counter_shape wallet = {106, 106, 5000.0, 1, 0};
-    ls_counter_shape a = {n, 0, 1.0, 1, 0};
-    CHECK_INT(ls_finding_is_counter(&trig), 1);
-    CHECK_INT(ls_finding_is_counter(&wallet), 0);
-    /* the floor of holds, exactly */
-    CHECK_INT(ls_finding_is_counter(&a), 1);
-    a.holds = n - 1;
-    CHECK_INT(ls_finding_is_counter(&a), 0);
-    /* transfers: under half counts, half does not */
-    a.holds = 2 * n;
-    a.transfers = n - 1;
-    CHECK_INT(ls_finding_is_counter(&a), 1);
-    a.transfers = n;
-    CHECK_INT(ls_finding_is_counter(&a), 0);
-    /* neither an increment nor another relation: a plain write
-     * (blind-otel's reprice) or a decrement (app's stock) */
-    a.transfers = 0;
-    a.increments = 0;
-    CHECK_INT(ls_finding_is_counter(&a), 0);
-    a.other_relation = 1;
-    CHECK_INT(ls_finding_is_counter(&a), 1);
-}
-
-static void test_counter_longer(void)
-{
-    /* the dominant writer, not the minority (issue 34: seats_left - $1
-     * over seats_left + $1) */
-    ls_counter_shape minus = {40, 0, 900.0, 0, 0}, plus = {8, 0, 100.0, 1, 0};
-    ls_counter_shape tie = {40, 0, 900.5, 1, 0};
-    /* samples/basic's accounts id=1: four "+ 1" of 0 ms behind one "- 10"
-     * of 802 ms: the increments are the writers */
-    ls_counter_shape inc = {4, 0, 0.0, 1, 0}, dec = {1, 0, 802.0, 0, 0};
-    CHECK_INT(ls_finding_counter_longer(&minus, &plus), 1);
-    CHECK_INT(ls_finding_counter_longer(&plus, &minus), 0);
-    CHECK_INT(ls_finding_counter_longer(&inc, &dec), 1);
-    CHECK_INT(ls_finding_counter_longer(&dec, &inc), 0);
-    /* equal holds: the longer; all equal: not longer */
-    CHECK_INT(ls_finding_counter_longer(&tie, &minus), 1);
-    CHECK_INT(ls_finding_counter_longer(&minus, &tie), 0);
-    CHECK_INT(ls_finding_counter_longer(&minus, &minus), 0);
-}
-
 static void test_hidden(void)
 {
     /* At the threshold, nothing logged: fires; just below: silent. */
@@ -290,8 +241,6 @@ int main(void)
     test_lock_order();
     test_counter();
     test_increment();
-    test_is_counter();
-    test_counter_longer();
     test_hidden();
     test_serial();
     test_slot();

@@ -350,8 +350,14 @@ class Judge:
             top = writers.most_common(1)[0][0] if writers else None
             stmt_path = "report_fix" if "qty + 0" in f["statement"] else (
                 "place_order" if "qty - " in f["statement"] else "?")
+            # the code path the finding names (a name of lockspan's), read
+            # as the truth path its holds stand for, as errors' are
+            mix = self.path_mix.get(f.get("code_path")) or {}
+            if mix:
+                stmt_path = max(mix, key=mix.get)
             self.add("finding hot_counter_row %s: writer statement" % row,
-                     "%s (%s)" % (f["statement"], stmt_path), "%s, holds by path %s" % (top, dict(writers)),
+                     "%s from %s (%s)" % (f["statement"], f.get("code_path"), stmt_path),
+                     "%s, holds by path %s" % (top, dict(writers)),
                      stmt_path == top)
         lo = self.r["lock_order_conflicts"]
         self.add("lock-order conflict found (transfer vs itself)", len(lo), 1, len(lo) >= 1,

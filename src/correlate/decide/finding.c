@@ -152,19 +152,6 @@ int ls_finding_counter_fires(int64_t waits)
     return waits >= LS_FINDING_ROW_MIN_WAITS;
 }
 
-int ls_finding_counter_longer(const ls_counter_shape *a, const ls_counter_shape *b)
-{
-    if (a->holds != b->holds)
-        return a->holds > b->holds;
-    return a->held_ms > b->held_ms;
-}
-
-int ls_finding_is_counter(const ls_counter_shape *top)
-{
-    return top->holds >= LS_FINDING_COUNTER_MIN_HOLDS && (top->increments || top->other_relation) &&
-           2 * top->transfers < top->holds;
-}
-
 int ls_finding_hidden_fires(double hidden_ms, double logged_ms)
 {
     return hidden_ms >= LS_FINDING_HIDDEN_MIN_MS && hidden_ms >= logged_ms;

@@ -89,38 +89,6 @@ int ls_finding_is_increment(const char *sql);
  * waits: a bottleneck at LS_FINDING_ROW_MIN_WAITS or more. */
 int ls_finding_counter_fires(int64_t waits);
 
-/* hot_counter_row: one statement shape's writers of a row. */
-typedef struct ls_counter_shape {
-    int64_t holds;      /* transactions that took the row with it, or waited for it with it */
-    int64_t transfers;  /* of those, the ones that held another row of the relation too */
-    double held_ms;     /* their length in all */
-    int increments;     /* its text increments a column (ls_finding_is_increment) */
-    int other_relation; /* it writes another relation than the row's: a trigger bumps the row */
-} ls_counter_shape;
-
-/*
- * Of two shapes of one row, is a its dominant writer: the one more
- * transactions took the row with (holds), and of equals the one that held
- * it longer (held_ms)? The counter finding decides on, and names, that
- * one. Not the longest holder alone: on a counter, each increment queued
- * behind a long holder holds the row for a moment (samples/basic: four
- * "+ 1" holds of 0 ms behind one "- 10" of 802 ms).
- */
-int ls_finding_counter_longer(const ls_counter_shape *a, const ls_counter_shape *b);
-
-/*
- * hot_counter_row: is a row whose dominant statement shape
- * (ls_finding_counter_longer) is `top` a counter? The same shape bumps it from many transactions
- * (LS_FINDING_COUNTER_MIN_HOLDS holds or more) and either its text
- * increments a column or it writes another relation (the row is bumped by
- * a trigger the log does not show; a decrement, as of stock, is a
- * reservation, not a counter); and it is no balance moved between rows: fewer
- * than half of those transactions held another row of the same relation
- * (a transfer debits one and credits another; its problem is lock order,
- * and splitting the row is no cure).
- */
-int ls_finding_is_counter(const ls_counter_shape *top);
-
 /* hidden_waiting: a row's waiting rebuilt below deadlock_timeout
  * (hidden_ms) against its logged waiting: named when the hidden part is
  * LS_FINDING_HIDDEN_MIN_MS or more and no less than the logged. */
