@@ -90,16 +90,11 @@ RUNS = [
 # a regular expression over "FORMAT, TRACES") -> why. Found by this
 # checker on main 4542f6e; listed for the lead (issue 34).
 KNOWN_WRONG = {
-    ("app-seconds", "idle_in_transaction_head", "expected", r", none$"):
-        "log_statement = 'all' without durations bounds a statement's end only by the next "
-        "statement's start, and no head is called idle in transaction; the code idles "
-        "(checkout's payments call, about 0.4 s a hold, at the head of the row's queue), and "
-        "the same app's log with durations gets it (check_findings.py)",
-    ("correlation-stmtall", "idle_in_transaction_head", "expected",
-     r"^(stderr %m|csvlog|jsonlog), none$"):
-        "the same cause: with log_statement = 'all' and no durations only the run with the "
-        "pg_stat_activity snapshots names inventory-sync's idle head (the truth's "
-        "head_state idle_in_transaction)",
+    # none left: app-seconds (%t and csvlog, no traces) and
+    # correlation-stmtall (stderr %m, csvlog, jsonlog) were missing
+    # idle_in_transaction_head under log_statement = 'all' without
+    # durations, until a head is called idle from the session's silence
+    # (decide/idlegap.h, branch idle34)
 }
 
 # The checks of other checkers that the table names too: (rule, fires |
