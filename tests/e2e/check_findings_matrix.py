@@ -128,7 +128,27 @@ def rules_of(root):
 
 def truth_of(root, sample, name):
     with open(os.path.join(root, "samples", sample, name), encoding="utf-8") as f:
-        return json.load(f)
+        truth = json.load(f)
+    if "findings" in truth:
+        truth["findings"]["forbidden"] += idle_forbidden(truth)
+    return truth
+
+
+def idle_forbidden(truth):
+    """Forbidden idle_in_transaction_head entries derived from the truth's
+    holds where it records each holder's state (samples/correlation*:
+    head_state, read by the scenario from pg_stat_activity): an
+    application none of whose holds was idle in transaction at the head
+    (running a pg_sleep, waiting itself, committing) must not be called
+    idle there."""
+    states = {}
+    for h in truth.get("holds", []):
+        if h.get("head_state") and h.get("application_name"):
+            states.setdefault(h["application_name"], set()).add(h["head_state"])
+    return [{"rule": "idle_in_transaction_head", "match": {"code_path": app},
+             "why": "the truth's holds of %s were %s at the head, never idle in transaction"
+                    % (app, ", ".join(sorted(st)))}
+            for app, st in sorted(states.items()) if "idle_in_transaction" not in st]
 
 
 def applies(entry, traces):
