@@ -197,9 +197,14 @@ static const finding_rule rules[] = {
      "  " LOG_POS("l") " AS l_pos, n.start_ts AS n_ts, " LOG_POS("n") " AS n_pos"
      "  FROM hi JOIN statements l ON l.stmt_id = hi.lock_stmt"
      "  JOIN transactions t ON t.tx_id = hi.tx_id"
-     "  JOIN statements n ON n.stmt_id = (SELECT min(x.stmt_id) FROM statements x"
-     "   WHERE +x.session_id = l.session_id AND x.stmt_id > l.stmt_id"
-     "   AND x.stmt_id <= t.last_stmt AND (x.verb IS NULL OR x.verb NOT IN ('parse', 'bind')))"
+     /* N through the session's statements in time order (its index),
+      * not the stmt_id range from L, which holds every other session's
+      * statements logged during the silence. */
+     "  JOIN statements n ON n.stmt_id = (SELECT x.stmt_id FROM statements x"
+     "   WHERE x.session_id = l.session_id AND x.start_ts >= l.start_ts"
+     "   AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
+     "   AND (x.verb IS NULL OR x.verb NOT IN ('parse', 'bind'))"
+     "   ORDER BY x.start_ts, x.stmt_id LIMIT 1)"
      "  WHERE hi.head_state = 'unknown'),"
      " tw AS (SELECT g.hold_id, min(w.start_ts) AS t_ts, min(" LOG_POS("w") ") AS t_pos,"
      "  max(CASE WHEN " LOG_POS("w") " <= g.l_pos THEN NULL"
