@@ -1482,8 +1482,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * read from the deadlocks and the rows each side locked, one code path
  * against itself included, each deadlock counted for its own pair
  * (lockorder.h); a row a serialization failure's statement names is a
- * row (holds.c). */
-#define CORRELATION_REV "19"
+ * row (holds.c). 20: a head whose state a log without durations leaves
+ * unknown is idle in transaction for idle_in_transaction_head by its
+ * session's silence after the statement that took the row
+ * (decide/idlegap.c, findings.c). */
+#define CORRELATION_REV "20"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -93,6 +93,10 @@ int ls_correlate_span_times(ls_store *s, ls_correlate_stats *stats);
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats);
 int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats);
 int ls_correlate_queue(ls_store *s);
+/* The resolution of the log's statement times, in *out: LS_MILLISECOND_US
+ * (%m, csvlog, jsonlog), or LS_WHOLE_SECOND_US (%t) when no time has
+ * sub-second digits but those a span gave. */
+int ls_correlate_log_resolution(ls_store *s, int64_t *out);
 
 /* traces.c: code paths of transactions (traces, sqlcommenter tags,
  * application names, statement shapes) and hold breakdowns. */

@@ -181,13 +181,42 @@ static const finding_rule rules[] = {
      "(rendering, calls, waiting for the client) before BEGIN or after COMMIT. Set "
      "idle_in_transaction_session_timeout as a safety net.",
      /* Each hold idle at the head, by code path; idle time a trace span
-      * explains (an external call) is not counted (ls_fnd_gather_idle). */
-     "WITH hi AS (SELECT h.*, %s AS label, coalesce((SELECT p.ms FROM hold_parts p"
-     "  WHERE p.hold_id = h.hold_id AND p.part = 'idle'), h.idle_ms) AS unexplained"
+      * explains (an external call) is not counted (ls_fnd_gather_idle).
+      * Without durations a head is "unknown": its silence decides
+      * (decide/idlegap.h), from the statement that took the row (L), the
+      * session's next statement (N) and the waits on the holder's
+      * transaction for the row (read from the holds of that kind alone:
+      * when there is none, no wait is read). */
+     "WITH hi AS (SELECT h.*, %s AS label, (SELECT p.ms FROM hold_parts p"
+     "  WHERE p.hold_id = h.hold_id AND p.part = 'idle') AS span_idle"
      "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-     "  WHERE h.head_state = 'idle_in_transaction' AND" NOT_A_RELATION_LOCK("h.row_id")
-     "AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
-     " SELECT " LS_SELECT_LIST(iq, IDLE_COLS) " FROM hi ORDER BY label",
+     "  WHERE (h.head_state = 'idle_in_transaction' OR (h.head_state = 'unknown'"
+     "  AND h.waits > 0 AND h.lock_stmt IS NOT NULL)) AND" NOT_A_RELATION_LOCK("h.row_id")
+     "AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") "),"
+     " g AS (SELECT hi.hold_id, hi.tx_id, hi.row_id, l.session_id, l.pid, l.start_ts AS l_ts,"
+     "  " LOG_POS("l") " AS l_pos, n.start_ts AS n_ts, " LOG_POS("n") " AS n_pos"
+     "  FROM hi JOIN statements l ON l.stmt_id = hi.lock_stmt"
+     "  JOIN transactions t ON t.tx_id = hi.tx_id"
+     /* N through the session's statements in time order (its index),
+      * not the stmt_id range from L, which holds every other session's
+      * statements logged during the silence. */
+     "  JOIN statements n ON n.stmt_id = (SELECT x.stmt_id FROM statements x"
+     "   WHERE x.session_id = l.session_id AND x.start_ts >= l.start_ts"
+     "   AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
+     "   AND (x.verb IS NULL OR x.verb NOT IN ('parse', 'bind'))"
+     "   ORDER BY x.start_ts, x.stmt_id LIMIT 1)"
+     "  WHERE hi.head_state = 'unknown'),"
+     " tw AS (SELECT g.hold_id, min(w.start_ts) AS t_ts, min(" LOG_POS("w") ") AS t_pos,"
+     "  max(CASE WHEN " LOG_POS("w") " <= g.l_pos THEN NULL"
+     "   WHEN w.end_line IS NOT NULL AND " LOG_END_POS("w") " < g.n_pos THEN w.waited_ms"
+     "   WHEN " LOG_POS("w") " < g.n_pos THEN (w.logged_ts - w.start_ts) / 1000.0 END)"
+     "  AS logged_ms"
+     "  FROM g JOIN wait_links k ON k.holder_tx = g.tx_id"
+     "  JOIN wait_rows wr ON wr.wait_id = k.wait_id AND wr.row_id = g.row_id"
+     "  JOIN lock_wait_rows w ON w.wait_id = k.wait_id"
+     "  WHERE w.target_kind = 'transaction' GROUP BY g.hold_id)"
+     " SELECT " LS_SELECT_LIST(iq, IDLE_COLS) " FROM hi LEFT JOIN g ON g.hold_id = hi.hold_id"
+     " LEFT JOIN tw ON tw.hold_id = hi.hold_id ORDER BY hi.label",
      "code_path:s,holds:i,idle_ms:m,waiter_ms:m,max_hold_ms:m", NULL, ls_fnd_gather_idle,
      LS_FINDING_MAX_PER_PATH, {0, 0}},
     {"commit_wait_head",

@@ -91,13 +91,38 @@ typedef struct keeper {
     size_t n, limit;
 } keeper;
 
+/* A line's place in the log as one number, file first (ls_logpos's
+ * order): t's file_id and line, or its end_file and end_line. */
+#define LOG_POS(t) "((coalesce(" t ".file_id, 0) << 32) + " t ".line)"
+#define LOG_END_POS(t) "((coalesce(" t ".end_file, 0) << 32) + " t ".end_line)"
+
 /* The idle rule's query: each hold idle in transaction at the head of a
- * queue, by code path (ls_fnd_gather_idle). */
-#define IDLE_COLS(X, Q)                                  \
-    X(Q, label, "label")                                 \
-    X(Q, waiter_ms, "waiter_ms")                         \
-    X(Q, unexplained_ms, "unexplained")                  \
-    X(Q, hold_ms, "(end_ts - start_ts) / 1000.0")
+ * queue, by code path (ls_fnd_gather_idle); a head whose state the holds
+ * pass could not name (no durations: "unknown") with its silence's
+ * evidence (decide/idlegap.h): the statement that took the row (L) and
+ * the session's next (N), the waits on the holder's transaction (the
+ * first one's start and log position; the longest time one waited at a
+ * line between L's and N's), and whether the holder logged a wait of its
+ * own between them that had not ended before the first of those was
+ * logged. */
+#define IDLE_COLS(X, Q)                                                                    \
+    X(Q, label, "hi.label")                                                                \
+    X(Q, waiter_ms, "hi.waiter_ms")                                                        \
+    X(Q, unexplained_ms, "coalesce(hi.span_idle, hi.idle_ms)")                             \
+    X(Q, hold_ms, "(hi.end_ts - hi.start_ts) / 1000.0")                                    \
+    X(Q, unknown, "hi.head_state = 'unknown'")                                             \
+    X(Q, span_idle_ms, "hi.span_idle")                                                     \
+    X(Q, waits, "hi.waits")                                                                \
+    X(Q, lock_ts, "g.l_ts")                                                                \
+    X(Q, next_ts, "g.n_ts")                                                                \
+    X(Q, tx_wait_ts, "tw.t_ts")                                                            \
+    X(Q, logged_wait_ms, "tw.logged_ms")                                                   \
+    X(Q, own_wait, "EXISTS (SELECT 1 FROM lock_wait_rows o WHERE o.pid = g.pid"            \
+                   " AND o.start_ts BETWEEN g.l_ts - " LS_SQL_INT(LS_WHOLE_SECOND_US)      \
+                   " AND g.n_ts + " LS_SQL_INT(LS_WHOLE_SECOND_US)                         \
+                   " AND o.session_id = g.session_id AND " LOG_POS("o") " > g.l_pos"       \
+                   " AND " LOG_POS("o") " < g.n_pos AND (o.end_line IS NULL"               \
+                   " OR " LOG_END_POS("o") " > tw.t_pos))")
 LS_COLUMNS(iq, IDLE_COLS);
 
 /* The external call rule's query: a code path's span parts of one name

@@ -13,19 +13,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "correlate_int.h"
 #include "decide/counter.h"
+#include "decide/idlegap.h"
 #include "findings_int.h"
 #include "rowkey.h"
 #include "ls_sqlshape.h"
 
+/* A time of the store (microseconds) as the findings write it, UTC. */
+#define UTC_TIME(t) "strftime('%%Y-%%m-%%d %%H:%%M:%%f', " t " / 1e6, 'unixepoch')"
+
 /* The idle rule's title and evidence from its sums (?1 code path, ?2
  * holds, ?3 unexplained idle, ?4 waiting caused, ?5 longest hold), in
- * SQLite's printf as every other rule's. */
+ * SQLite's printf as every other rule's; where some holds are known idle
+ * from the session's silence in a log without durations (?6 of them), how
+ * it knows, from the longest (?7 its length, ?8 and ?9 the logged starts
+ * of the statement that took the row and of the session's next, ?10 the
+ * hold's waits). */
 #define IDLE_WORDS_SQL                                                                             \
     "SELECT ?1 || ' sits idle in transaction at the head of the queue',"                           \
     " printf('%%d hold%%s of a hot row with the holder idle in transaction while others "          \
     "waited: " DUR " idle that no trace span explains, " DUR " of waiting caused; longest "        \
-    "hold " DUR ".', ?2, CASE WHEN ?2 > 1 THEN 's' ELSE '' END, ?3, ?4, ?5)"
+    "hold " DUR ".', ?2, CASE WHEN ?2 > 1 THEN 's' ELSE '' END, ?3, ?4, ?5)"                       \
+    " || CASE WHEN ?6 > 0 THEN printf(' No durations in the log: idle known from the "             \
+    "session''s silence for %%d of the %%d hold%%s; the longest, the session logged nothing for "  \
+    "at least " DUR " between the statement that took the row (logged at %%s UTC) and its next "   \
+    "statement (%%s UTC) while %%d wait%%s queued behind it.', ?6, ?2,"                            \
+    " CASE WHEN ?2 > 1 THEN 's' ELSE '' END, ?7, " UTC_TIME("?8") ", " UTC_TIME("?9") ", ?10,"     \
+    " CASE WHEN ?10 > 1 THEN 's' ELSE '' END) ELSE '' END"
 /* A words statement's columns (IDLE_WORDS_SQL, COUNTER_WORDS_SQL). */
 enum { WORDS_TITLE, WORDS_EVIDENCE };
 
@@ -135,6 +150,11 @@ static int idle_offer(ls_stmt *words, const finding_rule *r, const rule_fields *
         ls_stmt_bind_null(words, 5);
     else
         ls_stmt_bind_double(words, 5, p->max_hold_ms);
+    ls_stmt_bind_int64(words, 6, p->gap_holds);
+    ls_stmt_bind_double(words, 7, p->gap_ms);
+    ls_stmt_bind_int64(words, 8, p->gap_from);
+    ls_stmt_bind_int64(words, 9, p->gap_to);
+    ls_stmt_bind_int64(words, 10, p->gap_waits);
     rc = words_read(words, &f);
     if (rc == 0 && (v = field_of(&f, "code_path")) != NULL && !(v->s = strdup(label)))
         rc = LS_ENOMEM;
@@ -151,10 +171,36 @@ static int idle_offer(ls_stmt *words, const finding_rule *r, const rule_fields *
     return 0;
 }
 
+/* One hold of the idle rule's query q added to p: idle at the head by its
+ * durations (ls_finding_idle_add), or, its state unknown (no durations),
+ * by the session's silence (decide/idlegap.h). */
+static void idle_hold_add(ls_idle_heads *p, ls_stmt *q, int64_t resolution)
+{
+    ls_idle_gap_in in;
+
+    if (!ls_stmt_int64(q, iq_unknown)) {
+        ls_finding_idle_add(p, num_or_nan(q, iq_waiter_ms), num_or_nan(q, iq_unexplained_ms),
+                            num_or_nan(q, iq_hold_ms));
+        return;
+    }
+    if (ls_stmt_isnull(q, iq_lock_ts) || ls_stmt_isnull(q, iq_next_ts))
+        return; /* no statement after the one that took the row */
+    in.lock_ts = ls_stmt_int64(q, iq_lock_ts);
+    in.next_ts = ls_stmt_int64(q, iq_next_ts);
+    in.has_tx_wait = !ls_stmt_isnull(q, iq_tx_wait_ts);
+    in.tx_wait_ts = ls_stmt_int64(q, iq_tx_wait_ts);
+    in.logged_wait_ms = num_or_nan(q, iq_logged_wait_ms);
+    in.own_wait = ls_stmt_int64(q, iq_own_wait) != 0;
+    in.resolution = resolution;
+    ls_idle_gap_add(p, num_or_nan(q, iq_waiter_ms), ls_idle_gap_silence_us(&in),
+                    num_or_nan(q, iq_span_idle_ms), num_or_nan(q, iq_hold_ms), in.lock_ts,
+                    in.next_ts, ls_stmt_int64(q, iq_waits));
+}
+
 /*
  * idle_in_transaction_head: the holds idle at the head, in code path
- * order; each code path's holds that count (ls_finding_idle_add) summed,
- * and the path named when any did.
+ * order; each code path's holds that count (idle_hold_add) summed, and
+ * the path named when any did.
  */
 int ls_fnd_gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
                        keeper *k)
@@ -162,7 +208,11 @@ int ls_fnd_gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf
     ls_stmt *words = NULL;
     char *label = NULL;
     ls_idle_heads p;
-    int rc = words_prepare(s, IDLE_WORDS_SQL, &words);
+    int64_t resolution;
+    int rc = ls_correlate_log_resolution(s, &resolution);
+
+    if (rc == 0)
+        rc = words_prepare(s, IDLE_WORDS_SQL, &words);
 
     while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
         const char *l = ls_stmt_text(q, iq_label);
@@ -177,8 +227,7 @@ int ls_fnd_gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf
             }
             ls_finding_idle_start(&p);
         }
-        ls_finding_idle_add(&p, num_or_nan(q, iq_waiter_ms), num_or_nan(q, iq_unexplained_ms),
-                            num_or_nan(q, iq_hold_ms));
+        idle_hold_add(&p, q, resolution);
     }
     if (rc == 0 && label)
         rc = idle_offer(words, r, rf, label, &p, k);

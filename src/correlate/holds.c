@@ -614,7 +614,7 @@ out:
 /* The resolution of the log's statement times: 1 ms (%m, csvlog,
  * jsonlog), or a whole second (%t) when no time has sub-second digits
  * (but those a span gave, stmt_span_time). */
-static int log_resolution(ls_store *s, int64_t *out)
+int ls_correlate_log_resolution(ls_store *s, int64_t *out)
 {
     ls_stmt *q = NULL;
     enum { SUBSECOND, ANY };
@@ -1172,7 +1172,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_store_exec(s, "CREATE UNIQUE INDEX IF NOT EXISTS rows_key ON row_keys(relation,"
                                " row_key)")) != 0 ||
         (rc = ls_store_exec(s, wrows_sql)) != 0 ||
-        (rc = log_resolution(s, &resolution)) != 0 ||
+        (rc = ls_correlate_log_resolution(s, &resolution)) != 0 ||
         (rc = ls_store_prepare(s, holder_stmts_sql, &hq)) != 0)
         goto out;
 
@@ -1827,7 +1827,7 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
      * sorter; the sweep that follows reads the statements in id order,
      * which that cache serves. */
     memset(&hq, 0, sizeof(hq));
-    if ((rc = log_resolution(s, &hq.resolution)) != 0 ||
+    if ((rc = ls_correlate_log_resolution(s, &hq.resolution)) != 0 ||
         (rc = ls_intern_open(s, &hq.evidence, "bound_evidence", "evidence_id", "text")) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_prepare(s, groups_sql, &hq.g)) != 0 ||

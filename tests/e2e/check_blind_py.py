@@ -116,6 +116,10 @@ MUST_HOLD = [
     "holds contained once end_hi is widened to its second's end",
     # this checker's own (in_order_contained): 245 of 245 (0 before)
     IN_ORDER,
+    # since a head without durations is called idle from the session's
+    # silence (decide/idlegap.h; issue 34, branch idle34): the finding was
+    # missing before; idle_checks() asserts whose it is
+    "finding: external call / idle in transaction at the head",
     # since lock order is read from the deadlocks' edges and the rows each
     # side locked (issue 34 item 7): 1 (0 before, from relations alone)
     "lock-order conflict found (transfer vs itself)",
@@ -226,6 +230,31 @@ def error_path_check(truth, report):
             "failed statement", ok, got, {p: v[0][1] for p, v in by_path.items()})
 
 
+# What the app's code does between its statements (app/shop.py):
+# place_order sleeps for its partner call inside the transaction, after it
+# took its rows; refund is one statement; report_fix sleeps before it takes
+# its row (REPEATABLE READ: a snapshot, no row lock).
+IDLE_MUST = "place_order"
+IDLE_NEVER = ("refund", "report_fix")
+
+
+def idle_checks(path_mix, report):
+    """The idle-at-the-head finding names the code path whose holds are
+    place_order's (by the judge's mapping of lockspan's paths to the
+    truth's, path_mix), and none whose holds are mostly refund's or
+    report_fix's. (name, ok, lockspan, truth) tuples."""
+    named = []
+    for f in report["findings"]:
+        if f["rule"] != "idle_in_transaction_head":
+            continue
+        mix = path_mix.get(f["code_path"], {})
+        named.append(max(mix, key=mix.get) if mix else "no truth hold")
+    return [("finding idle_in_transaction_head names place_order's path (its partner call "
+             "inside the transaction), and neither refund's nor report_fix's",
+             IDLE_MUST in named and not any(p in named for p in IDLE_NEVER),
+             sorted(named), "%s, none of %s" % (IDLE_MUST, ", ".join(IDLE_NEVER)))]
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: check_blind_py.py LOCKSPAN [REPO]")
@@ -249,7 +278,8 @@ def main():
         with open(out) as f:
             report = json.load(f)
     truth = judge.load(os.path.join(sample, "truth.json"))
-    results = {r["name"]: r for r in judge.Judge(truth, report).run()}
+    jd = judge.Judge(truth, report)
+    results = {r["name"]: r for r in jd.run()}
     results[IN_ORDER] = in_order_contained(judge, truth, report)
 
     failed = passed = xfail = xpass = 0
@@ -257,7 +287,7 @@ def main():
         shop = f.read()
     for name, ok, got, want in lock_order_checks(truth, report) + [
             waits_40001_check(judge, truth, report), error_path_check(truth, report)] + \
-            trigger_checks(shop, report):
+            trigger_checks(shop, report) + idle_checks(jd.path_mix, report):
         line = "%s: lockspan %s, truth %s" % (name, got, want)
         print(("ok    " if ok else "FAIL  ") + line)
         passed += ok

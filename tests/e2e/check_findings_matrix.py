@@ -90,16 +90,11 @@ RUNS = [
 # a regular expression over "FORMAT, TRACES") -> why. Found by this
 # checker on main 4542f6e; listed for the lead (issue 34).
 KNOWN_WRONG = {
-    ("app-seconds", "idle_in_transaction_head", "expected", r", none$"):
-        "log_statement = 'all' without durations bounds a statement's end only by the next "
-        "statement's start, and no head is called idle in transaction; the code idles "
-        "(checkout's payments call, about 0.4 s a hold, at the head of the row's queue), and "
-        "the same app's log with durations gets it (check_findings.py)",
-    ("correlation-stmtall", "idle_in_transaction_head", "expected",
-     r"^(stderr %m|csvlog|jsonlog), none$"):
-        "the same cause: with log_statement = 'all' and no durations only the run with the "
-        "pg_stat_activity snapshots names inventory-sync's idle head (the truth's "
-        "head_state idle_in_transaction)",
+    # none left: app-seconds (%t and csvlog, no traces) and
+    # correlation-stmtall (stderr %m, csvlog, jsonlog) were missing
+    # idle_in_transaction_head under log_statement = 'all' without
+    # durations, until a head is called idle from the session's silence
+    # (decide/idlegap.h, branch idle34)
 }
 
 # The checks of other checkers that the table names too: (rule, fires |
@@ -133,7 +128,27 @@ def rules_of(root):
 
 def truth_of(root, sample, name):
     with open(os.path.join(root, "samples", sample, name), encoding="utf-8") as f:
-        return json.load(f)
+        truth = json.load(f)
+    if "findings" in truth:
+        truth["findings"]["forbidden"] += idle_forbidden(truth)
+    return truth
+
+
+def idle_forbidden(truth):
+    """Forbidden idle_in_transaction_head entries derived from the truth's
+    holds where it records each holder's state (samples/correlation*:
+    head_state, read by the scenario from pg_stat_activity): an
+    application none of whose holds was idle in transaction at the head
+    (running a pg_sleep, waiting itself, committing) must not be called
+    idle there."""
+    states = {}
+    for h in truth.get("holds", []):
+        if h.get("head_state") and h.get("application_name"):
+            states.setdefault(h["application_name"], set()).add(h["head_state"])
+    return [{"rule": "idle_in_transaction_head", "match": {"code_path": app},
+             "why": "the truth's holds of %s were %s at the head, never idle in transaction"
+                    % (app, ", ".join(sorted(st)))}
+            for app, st in sorted(states.items()) if "idle_in_transaction" not in st]
 
 
 def applies(entry, traces):

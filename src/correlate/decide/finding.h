@@ -44,6 +44,13 @@ typedef struct ls_idle_heads {
     int64_t holds;
     double unexplained_ms, waiter_ms;
     double max_hold_ms; /* NaN while no counted hold has a known length */
+    /* Of those, the holds known idle from the session's silence in a log
+     * without durations (decide/idlegap.h), and the longest such silence:
+     * its length, its bounds (the statement that took the row and the
+     * session's next, as logged) and the hold's waits. */
+    int64_t gap_holds;
+    double gap_ms;
+    int64_t gap_from, gap_to, gap_waits;
 } ls_idle_heads;
 
 /* Start a code path's sums. */

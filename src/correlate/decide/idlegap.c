@@ -1,0 +1,46 @@
+/*
+ * idlegap.c — idle in transaction at the head, from the session's
+ * silence in a log without durations (idlegap.h).
+ */
+#include "idlegap.h"
+
+#include <math.h>
+
+#include "tolerances.h"
+
+int64_t ls_idle_gap_silence_us(const ls_idle_gap_in *in)
+{
+    int64_t from, by_time, by_pos = 0;
+
+    if (!in->has_tx_wait || in->own_wait || in->next_ts < in->lock_ts)
+        return 0;
+    /* L had written the row when the first waiter queued on its
+     * transaction; the silence is known from then. */
+    from = in->tx_wait_ts > in->lock_ts ? in->tx_wait_ts : in->lock_ts;
+    by_time = in->next_ts - from - in->resolution;
+    if (!isnan(in->logged_wait_ms) && in->logged_wait_ms > 0)
+        by_pos = (int64_t)(in->logged_wait_ms * LS_US_PER_MS);
+    if (by_time < by_pos)
+        by_time = by_pos;
+    return by_time > 0 ? by_time : 0;
+}
+
+int ls_idle_gap_add(ls_idle_heads *p, double waiter_ms, int64_t silence_us,
+                    double explained_cap_ms, double hold_ms, int64_t from_ts, int64_t to_ts,
+                    int64_t waits)
+{
+    double idle_ms = (double)silence_us / LS_US_PER_MS;
+
+    if (!isnan(explained_cap_ms) && explained_cap_ms < idle_ms)
+        idle_ms = explained_cap_ms; /* a trace span explains the rest */
+    if (!ls_finding_idle_add(p, waiter_ms, idle_ms, hold_ms))
+        return 0;
+    p->gap_holds++;
+    if (idle_ms > p->gap_ms) {
+        p->gap_ms = idle_ms;
+        p->gap_from = from_ts;
+        p->gap_to = to_ts;
+        p->gap_waits = waits;
+    }
+    return 1;
+}

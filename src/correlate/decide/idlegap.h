@@ -1,0 +1,69 @@
+/*
+ * idlegap.h — idle in transaction at the head of a row's queue, from a
+ * log without durations (log_statement = 'all', no log_duration): how
+ * long the holder's session is known to have sat silent, holding the
+ * row, while others queued for it. The idle rule (findings.c,
+ * ls_fnd_gather_idle) asks this for each hold whose head state the holds
+ * pass could not name ("unknown": a statement's end is bounded only by
+ * the session's next line).
+ *
+ * The evidence, for one hold: the statement that took the row (L), the
+ * session's next statement (N), and the waits queued on the holder's
+ * transaction for the row. A waiter that queues on the transaction found
+ * the row already written by it: L had done its write by then, so a
+ * silence of the session from that moment to N is time the holder held
+ * the row without running a statement. Times are microseconds; positions
+ * are lines in the log (ls_logpos: its order decides where whole-second
+ * times tie).
+ */
+#ifndef LS_DECIDE_IDLEGAP_H
+#define LS_DECIDE_IDLEGAP_H
+
+#include <stdint.h>
+
+#include "finding.h"
+
+/* One hold's evidence, as the idle rule's query gathers it. */
+typedef struct ls_idle_gap_in {
+    int64_t lock_ts;    /* L's logged start */
+    int64_t next_ts;    /* N's logged start */
+    int has_tx_wait;    /* a waiter queued on the holder's transaction for the row */
+    int64_t tx_wait_ts; /* ... the first such wait's start */
+    /* The longest time one such wait is known to have waited at a line the
+     * log wrote between L's and N's (its "still waiting after d ms" or its
+     * end): NaN when none. Whole-second stamps cannot order L, the wait
+     * and N; the log's order can. */
+    double logged_wait_ms;
+    int own_wait;       /* the holder logged a wait of its own between L and N
+                         * that had not ended before the first such wait was
+                         * logged: it was queued, not idle */
+    int64_t resolution; /* the log's time resolution: LS_WHOLE_SECOND_US or less */
+} ls_idle_gap_in;
+
+/*
+ * How long the session is known to have sat silent holding the row,
+ * between L and N: the longer of
+ *   - by time: N's start minus the later of L's start and the first wait
+ *     on the transaction, less the log's resolution (each stamp may lie
+ *     up to one resolution before the true time), and
+ *   - by log position: logged_wait_ms.
+ * 0 without a wait on the transaction (nothing says L had written the
+ * row), when the holder was itself queued (own_wait), when N is not
+ * after L, or when neither bound is above 0.
+ */
+int64_t ls_idle_gap_silence_us(const ls_idle_gap_in *in);
+
+/*
+ * Add one hold, its idle time known from silence (silence_us, above) and
+ * explained_cap_ms the idle time no trace span explains (NaN: no trace
+ * linked, the silence is unexplained): the hold counts as
+ * ls_finding_idle_hold_counts() says, with the smaller of the two. The
+ * longest silence of a path's counted holds is kept, with its bounds
+ * (from_ts, to_ts: L's and N's logged starts) and the hold's waits, for
+ * the finding to say how it knows. 1 if it counted.
+ */
+int ls_idle_gap_add(ls_idle_heads *p, double waiter_ms, int64_t silence_us,
+                    double explained_cap_ms, double hold_ms, int64_t from_ts, int64_t to_ts,
+                    int64_t waits);
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * test_decide_idlegap.c — decide/idlegap.c: a head's silence in a log
+ * without durations, by time and by log position, at its boundaries; no
+ * silence without a wait on the transaction, with a wait of the holder's
+ * own, or with N before L; the idle rule's sums of such holds.
+ */
+#include <math.h>
+
+#include "decide/idlegap.h"
+#include "decide/tolerances.h"
+#include "ls_test.h"
+
+#define MS LS_MILLISECOND_US
+#define SEC LS_WHOLE_SECOND_US
+/* An arbitrary time of the log (µs). */
+#define T0 INT64_C(1796566411000000)
+
+/* A millisecond log: L at T0, a wait on its transaction from T0 + 5 ms,
+ * N at T0 + 600 ms, nothing logged between by position. */
+static ls_idle_gap_in ms_gap(void)
+{
+    ls_idle_gap_in in;
+    in.lock_ts = T0;
+    in.next_ts = T0 + 600 * MS;
+    in.has_tx_wait = 1;
+    in.tx_wait_ts = T0 + 5 * MS;
+    in.logged_wait_ms = NAN;
+    in.own_wait = 0;
+    in.resolution = MS;
+    return in;
+}
+
+static void test_by_time(void)
+{
+    ls_idle_gap_in in = ms_gap();
+
+    /* From the first wait on the transaction (L had written the row),
+     * less one resolution: 600 - 5 - 1 ms. */
+    CHECK_INT(ls_idle_gap_silence_us(&in), 594 * MS);
+    /* A wait on the transaction that began before L's logged start (the
+     * stamp late): from L. */
+    in.tx_wait_ts = T0 - 3 * MS;
+    CHECK_INT(ls_idle_gap_silence_us(&in), 599 * MS);
+    /* N one resolution after the wait began: nothing known. */
+    in = ms_gap();
+    in.next_ts = in.tx_wait_ts + MS;
+    CHECK_INT(ls_idle_gap_silence_us(&in), 0);
+    in.next_ts = in.tx_wait_ts + MS + 1;
+    CHECK_INT(ls_idle_gap_silence_us(&in), 1);
+}
+
+static void test_refused(void)
+{
+    ls_idle_gap_in in = ms_gap();
+
+    in.has_tx_wait = 0; /* nothing says L had written the row */
+    CHECK_INT(ls_idle_gap_silence_us(&in), 0);
+    in = ms_gap();
+    in.own_wait = 1; /* the holder was queued itself */
+    CHECK_INT(ls_idle_gap_silence_us(&in), 0);
+    in = ms_gap();
+    in.next_ts = in.lock_ts - 1; /* N before L: not a gap */
+    in.logged_wait_ms = 300;
+    CHECK_INT(ls_idle_gap_silence_us(&in), 0);
+}
+
+/* Whole seconds (%t): L at :31, N at :32; the stamps cannot show a
+ * silence, the log's order can (a wait on the transaction said "still
+ * waiting after 102.516 ms" on a line between L's and N's). */
+static void test_by_position(void)
+{
+    ls_idle_gap_in in = ms_gap();
+
+    in.resolution = SEC;
+    in.lock_ts = T0;
+    in.next_ts = T0 + SEC;
+    in.tx_wait_ts = T0 + SEC - 102516;
+    CHECK_INT(ls_idle_gap_silence_us(&in), 0);
+    in.logged_wait_ms = 102.516;
+    CHECK_INT(ls_idle_gap_silence_us(&in), 102516);
+    in.logged_wait_ms = 0; /* nothing waited yet */
+    CHECK_INT(ls_idle_gap_silence_us(&in), 0);
+    /* The longer of the two bounds: by time when N is seconds later. */
+    in.logged_wait_ms = 102.516;
+    in.next_ts = T0 + 3 * SEC;
+    CHECK_INT(ls_idle_gap_silence_us(&in), 3 * SEC - (SEC - 102516) - SEC);
+}
+
+static void test_add(void)
+{
+    ls_idle_heads p;
+
+    ls_finding_idle_start(&p);
+    CHECK_INT(p.gap_holds, 0);
+    /* Below the idle floor, and below the waiting floor: not counted. */
+    CHECK_INT(ls_idle_gap_add(&p, 500, (int64_t)(LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * MS) - 1,
+                              NAN, 900, T0, T0 + SEC, 3), 0);
+    CHECK_INT(ls_idle_gap_add(&p, LS_FINDING_IDLE_MIN_WAITER_MS - 0.001, 400 * MS, NAN, 900, T0,
+                              T0 + SEC, 3), 0);
+    CHECK_INT(p.holds, 0);
+    /* At the floors: counted. */
+    CHECK_INT(ls_idle_gap_add(&p, LS_FINDING_IDLE_MIN_WAITER_MS,
+                              (int64_t)(LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * MS), NAN, 300, T0,
+                              T0 + SEC, 1), 1);
+    /* A trace span explains all but 20 ms of a 400 ms silence: not idle. */
+    CHECK_INT(ls_idle_gap_add(&p, 500, 400 * MS, 20, 900, T0, T0 + SEC, 3), 0);
+    /* ... all but 70 ms: 70 ms idle. */
+    CHECK_INT(ls_idle_gap_add(&p, 500, 400 * MS, 70, 900, T0 + 5 * SEC, T0 + 6 * SEC, 4), 1);
+    /* The longest silence is kept with its bounds and waits. */
+    CHECK_INT(ls_idle_gap_add(&p, 200, 300 * MS, NAN, 350, T0 + 9 * SEC, T0 + 10 * SEC, 2), 1);
+    CHECK_INT(p.holds, 3);
+    CHECK_INT(p.gap_holds, 3);
+    CHECK(fabs(p.unexplained_ms - (LS_FINDING_IDLE_MIN_UNEXPLAINED_MS + 70 + 300)) < 1e-9);
+    CHECK(fabs(p.gap_ms - 300) < 1e-9);
+    CHECK_INT(p.gap_from, T0 + 9 * SEC);
+    CHECK_INT(p.gap_to, T0 + 10 * SEC);
+    CHECK_INT(p.gap_waits, 2);
+    CHECK(fabs(p.max_hold_ms - 900) < 1e-9);
+    /* A hold counted from its durations is no silence. */
+    CHECK_INT(ls_finding_idle_add(&p, 500, 1000, 2000), 1);
+    CHECK_INT(p.gap_holds, 3);
+    CHECK(fabs(p.gap_ms - 300) < 1e-9);
+}
+
+int main(void)
+{
+    test_by_time();
+    test_refused();
+    test_by_position();
+    test_add();
+    return TEST_REPORT();
+}
