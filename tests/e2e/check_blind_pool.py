@@ -25,6 +25,8 @@ import subprocess
 import sys
 import tempfile
 
+import lscheck
+
 # The checks of judge.py that lockspan answers right on this sample
 # (samples/blind-pool/JUDGEMENT.md). Every other check is an expected failure.
 MUST_HOLD = [
@@ -124,30 +126,8 @@ def main():
         r["name"] = "%t + traces: " + r["name"]
         results[r["name"]] = r
 
-    failed = passed = xfail = xpass = 0
-    for name in [n for n in MUST_HOLD if n not in results]:
-        print("FAIL  %s: the judge made no such check" % name)
-        failed += 1
-    for name, r in results.items():
-        line = "%s: lockspan %s, truth %s" % (name, r["lockspan"], r["truth"])
-        if name in NOT_ASSERTED:
-            print("INFO  " + line + " (right by coincidence, not asserted)")
-        elif name in MUST_HOLD:
-            if r["ok"]:
-                passed += 1
-                print("ok    " + line)
-            else:
-                failed += 1
-                print("FAIL  " + line)
-        elif r["ok"]:
-            xpass += 1
-            print("XPASS " + line + " (now right: move it to MUST_HOLD)")
-        else:
-            xfail += 1
-            print("XFAIL " + line)
-    print("check_blind_pool: %d passed, %d failed; %d known wrong (XFAIL, not "
-          "counted), %d XPASS" % (passed, failed, xfail, xpass))
-    sys.exit(1 if failed else 0)
+    sys.exit(lscheck.judged("check_blind_pool", results, MUST_HOLD,
+                            not_asserted=NOT_ASSERTED))
 
 
 if __name__ == "__main__":

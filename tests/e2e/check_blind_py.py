@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+import lscheck
+
 IN_ORDER = ("holds of each backend and row, taken in order, inside their "
             "reported hold's [start_lo, end_hi]")
 EPS = 0.002  # clock and rounding slack, seconds (judge.py's)
@@ -282,38 +284,12 @@ def main():
     results = {r["name"]: r for r in jd.run()}
     results[IN_ORDER] = in_order_contained(judge, truth, report)
 
-    failed = passed = xfail = xpass = 0
     with open(os.path.join(sample, "app", "shop.py")) as f:
         shop = f.read()
-    for name, ok, got, want in lock_order_checks(truth, report) + [
-            waits_40001_check(judge, truth, report), error_path_check(truth, report)] + \
-            trigger_checks(shop, report) + idle_checks(jd.path_mix, report):
-        line = "%s: lockspan %s, truth %s" % (name, got, want)
-        print(("ok    " if ok else "FAIL  ") + line)
-        passed += ok
-        failed += not ok
-    missing = [name for name in MUST_HOLD if name not in results]
-    for name in missing:
-        print("FAIL  %s: the judge made no such check" % name)
-        failed += 1
-    for name, r in results.items():
-        line = "%s: lockspan %s, truth %s" % (name, r["lockspan"], r["truth"])
-        if name in MUST_HOLD:
-            if r["ok"]:
-                passed += 1
-                print("ok    " + line)
-            else:
-                failed += 1
-                print("FAIL  " + line)
-        elif r["ok"]:
-            xpass += 1
-            print("XPASS " + line + " (now right: move it to MUST_HOLD)")
-        else:
-            xfail += 1
-            print("XFAIL " + line)
-    print("check_blind_py: %d passed, %d failed; %d known wrong (XFAIL, not "
-          "counted), %d XPASS" % (passed, failed, xfail, xpass))
-    sys.exit(1 if failed else 0)
+    own = lock_order_checks(truth, report) + [
+        waits_40001_check(judge, truth, report), error_path_check(truth, report)] + \
+        trigger_checks(shop, report) + idle_checks(jd.path_mix, report)
+    sys.exit(lscheck.judged("check_blind_py", results, MUST_HOLD, first=own))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,39 @@ def report():
     return 1 if failed else 0
 
 
+def judged(tool, results, must_hold, first=(), not_asserted=()):
+    """The blind samples' verdict: a judge's results ({name: {"ok",
+    "lockspan", "truth"}}) where the names in must_hold must be right and
+    the rest are known wrong (XFAIL, not counted; XPASS once right), after
+    the checker's own checks `first` ((name, ok, got, want) tuples, each
+    counted). Prints a line each and the totals; returns the exit code."""
+    failed = passed = xfail = xpass = 0
+    for name, ok, got, want in first:
+        print(("ok    " if ok else "FAIL  ") + "%s: lockspan %s, truth %s" % (name, got, want))
+        passed += ok
+        failed += not ok
+    for name in [n for n in must_hold if n not in results]:
+        print("FAIL  %s: the judge made no such check" % name)
+        failed += 1
+    for name, r in results.items():
+        line = "%s: lockspan %s, truth %s" % (name, r["lockspan"], r["truth"])
+        if name in not_asserted:
+            print("INFO  " + line + " (right by coincidence, not asserted)")
+        elif name in must_hold:
+            print(("ok    " if r["ok"] else "FAIL  ") + line)
+            passed += bool(r["ok"])
+            failed += not r["ok"]
+        elif r["ok"]:
+            xpass += 1
+            print("XPASS " + line + " (now right: move it to MUST_HOLD)")
+        else:
+            xfail += 1
+            print("XFAIL " + line)
+    print("%s: %d passed, %d failed; %d known wrong (XFAIL, not counted), %d XPASS"
+          % (tool, passed, failed, xfail, xpass))
+    return 1 if failed else 0
+
+
 def run_pty(*args):
     """Run with stderr on a pseudo-terminal, as a person's shell would;
     returns (exit status, what it wrote on stderr, seconds)."""
