@@ -36,16 +36,9 @@ die() { echo "${0##*/}: $*" >&2; exit 1; }
 [[ -x $ROOT$PGBIN/postgres ]] || die "no PostgreSQL 17 in $ROOT"
 command -v pgbouncer >/dev/null || die "apt-get install pgbouncer"
 
-# In the chroot as postgres.
-as_pg() { chroot "$ROOT" runuser -u postgres -- "$@"; }
-
-# True if the process exists and is not a zombie.
-alive() {
-    local state
-    kill -0 "$1" 2>/dev/null || return 1
-    state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null || true)
-    [[ -n $state && $state != Z && $state != X ]]
-}
+# as_pg, alive, mount_fs, umount_fs, stop_server (WORK: the run's
+# directory inside the chroot)
+. "$HERE/chroot.sh"
 
 # stop_pid PID [TENTHS]: TERM, wait up to TENTHS/10 s (default 5 s), KILL.
 stop_pid() {
@@ -65,35 +58,7 @@ wait_port() {
     die "nothing listens on port $1"
 }
 
-MOUNTED=()
-mount_fs() {
-    if ! mountpoint -q "$ROOT/proc"; then
-        mount -t proc proc "$ROOT/proc" && MOUNTED+=("$ROOT/proc")
-    fi
-    mkdir -p "$ROOT/dev/shm"
-    if ! mountpoint -q "$ROOT/dev/shm"; then
-        mount -t tmpfs tmpfs "$ROOT/dev/shm" && MOUNTED+=("$ROOT/dev/shm")
-    fi
-}
-umount_fs() {
-    local i
-    for ((i = ${#MOUNTED[@]} - 1; i >= 0; i--)); do umount "${MOUNTED[i]}" || true; done
-    MOUNTED=()
-}
-
-WORK=      # the run's directory inside the chroot (path as seen there)
 PGB_DIR='' STUBS_PID='' APP_PID='' PGB_PID=''
-stop_server() {
-    local pm
-    [[ -n $WORK && -f $ROOT$WORK/data/postmaster.pid ]] || return 0
-    pm=$(head -n 1 "$ROOT$WORK/data/postmaster.pid")
-    as_pg "$PGBIN/pg_ctl" -D "$WORK/data" -m fast -w -t 30 stop >/dev/null 2>&1 || true
-    for _ in $(seq 50); do alive "$pm" || break; sleep 0.1; done
-    if alive "$pm"; then
-        echo "${0##*/}: postmaster $pm still alive, killing it" >&2
-        kill -KILL "$pm" || true
-    fi
-}
 cleanup() {
     local rc=$?
     stop_pid "$APP_PID" 100

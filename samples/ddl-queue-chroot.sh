@@ -46,38 +46,9 @@ PGBIN=/usr/lib/postgresql/$MAJOR/bin
 [[ -x $ROOT$PGBIN/postgres ]] || die "no PostgreSQL $MAJOR in $ROOT (samples/pg18.sh setup)"
 "$PYTHON" -c 'import psycopg2' 2>/dev/null || die "$PYTHON cannot import psycopg2"
 
-# In the chroot, as root / as postgres.
-in_root() { chroot "$ROOT" "$@"; }
-as_pg() { chroot "$ROOT" runuser -u postgres -- "$@"; }
-
-MOUNTED=()
-mount_fs() {
-    if ! mountpoint -q "$ROOT/proc"; then
-        mount -t proc proc "$ROOT/proc" && MOUNTED+=("$ROOT/proc")
-    fi
-    mkdir -p "$ROOT/dev/shm"
-    if ! mountpoint -q "$ROOT/dev/shm"; then
-        mount -t tmpfs tmpfs "$ROOT/dev/shm" && MOUNTED+=("$ROOT/dev/shm")
-    fi
-}
-umount_fs() {
-    local i
-    for ((i = ${#MOUNTED[@]} - 1; i >= 0; i--)); do umount "${MOUNTED[i]}" || true; done
-    MOUNTED=()
-}
-
-WORK= # the run's directory inside the chroot (path as seen there)
-stop_server() {
-    local pid
-    [[ -n $WORK && -f $ROOT$WORK/data/postmaster.pid ]] || return 0
-    pid=$(head -n 1 "$ROOT$WORK/data/postmaster.pid")
-    as_pg "$PGBIN/pg_ctl" -D "$WORK/data" -m fast -w -t 30 stop >/dev/null 2>&1 || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$pid" 2>/dev/null; then
-        echo "${0##*/}: postmaster $pid still alive, killing it" >&2
-        kill -KILL "$pid" || true
-    fi
-}
+# in_root, as_pg, mount_fs, umount_fs, stop_server (WORK: the run's
+# directory inside the chroot)
+. "$HERE/chroot.sh"
 cleanup() {
     local rc=$?
     stop_server

@@ -43,25 +43,9 @@ die() { echo "${0##*/}: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "run as root (chroot, mount)"
 (($#)) || die "usage: $0 setup | OUTDIR [LANG...]"
 
-# In the chroot, as root / as postgres.
-in_root() { chroot "$ROOT" "$@"; }
-as_pg() { chroot "$ROOT" runuser -u postgres -- "$@"; }
-
-MOUNTED=()
-mount_fs() {
-    if ! mountpoint -q "$ROOT/proc"; then
-        mount -t proc proc "$ROOT/proc" && MOUNTED+=("$ROOT/proc")
-    fi
-    mkdir -p "$ROOT/dev/shm"
-    if ! mountpoint -q "$ROOT/dev/shm"; then
-        mount -t tmpfs tmpfs "$ROOT/dev/shm" && MOUNTED+=("$ROOT/dev/shm")
-    fi
-}
-umount_fs() {
-    local i
-    for ((i = ${#MOUNTED[@]} - 1; i >= 0; i--)); do umount "${MOUNTED[i]}" || true; done
-    MOUNTED=()
-}
+# in_root, as_pg, mount_fs, umount_fs, stop_server (WORK: the run's
+# directory inside the chroot, PGBIN once set)
+. "$HERE/chroot.sh"
 
 setup() {
     command -v debootstrap >/dev/null || die "apt-get install debootstrap"
@@ -102,18 +86,6 @@ for l in "${langs[@]}"; do
 done
 ((gen == 0)) || in_root locale-gen >/dev/null
 
-WORK=      # the run's directory inside the chroot (path as seen there)
-PMPID=     # the running postmaster
-stop_server() {
-    [[ -n $WORK && -f $ROOT$WORK/data/postmaster.pid ]] || return 0
-    PMPID=$(head -n 1 "$ROOT$WORK/data/postmaster.pid")
-    as_pg "$PGBIN/pg_ctl" -D "$WORK/data" -m fast -w -t 30 stop >/dev/null 2>&1 || true
-    for _ in $(seq 50); do kill -0 "$PMPID" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$PMPID" 2>/dev/null; then
-        echo "${0##*/}: postmaster $PMPID still alive, killing it" >&2
-        kill -KILL "$PMPID" || true
-    fi
-}
 cleanup() {
     local rc=$?
     stop_server
