@@ -123,9 +123,5 @@ void ls_input_peek_end(ls_input *in);
 int ls_paths_expand(char ***out, char *const *paths, int npaths, int quiet, char *errbuf,
                     size_t errlen);
 void ls_paths_free(char **paths);
-/* Whether two paths are one log in two formats: names that differ only in
- * their .log / .csv / .json extension (and .gz, .bz2, .xz, .lzma, .zst), as log_destination names
- * them. */
-int ls_paths_same_log(const char *a, const char *b);
 
 #endif

@@ -18,7 +18,7 @@
 
 #include "ls_columns.h"
 #include "ls_common.h"
-#include "ls_input.h"
+#include "ls_logname.h"
 #include "ls_logcover.h"
 #include "model_int.h"
 

@@ -13,7 +13,7 @@
 # Leaves OUT/debs/*.deb, OUT/root/PKG_VERSION/usr/share/locale/... and
 # OUT/catalogs.txt: "package version lang sha256 path" per .mo, the list
 # tools/catalogs.txt commits (paths made relative to OUT/root).
-# Then: tools/gen_messages_i18n.py --catalogs OUT > src/ingest/messages_i18n.c
+# Then: tools/gen_messages_i18n.py --catalogs OUT > src/common/messages_i18n.c
 # Needs apt-get, dpkg-deb, sha256sum and Debian's archive keyring; runs as
 # any user (nothing outside OUT is written).
 set -euo pipefail

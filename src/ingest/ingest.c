@@ -39,6 +39,7 @@
 #include "ls_ingest.h"
 #include "ls_columns.h"
 #include "ls_input.h"
+#include "ls_logname.h"
 #include "ls_parser.h"
 #include "ls_progress.h"
 

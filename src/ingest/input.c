@@ -24,6 +24,7 @@
 #include "ls_common.h"
 #include "ls_decompress.h"
 #include "ls_input.h"
+#include "ls_logname.h"
 
 #define READ_CHUNK (256u * 1024u)
 #define GZ_BLOCK (1024u * 1024u) /* inflated bytes handed over at a time */
@@ -693,45 +694,13 @@ static int path_list_add(path_list *l, char *p)
     return 0;
 }
 
-/*
- * log_destination = 'stderr,csvlog,jsonlog' writes every event to each
- * format, in files that differ only in their extension (syslogger.c:
- * ".log" replaced by, or else followed by, ".csv" / ".json"). Within one
- * directory such a file is read once, in its richest format.
- */
-static size_t log_stem(const char *path, int *rank /* OUT: 1 stderr, 2 csvlog, 3 jsonlog */)
-{
-    static const struct {
-        const char *ext;
-        int rank;
-    } exts[] = {{".json", 3}, {".csv", 2}, {".log", 1}};
-    static const char *const packed[] = {".gz", ".bz2", ".xz", ".lzma", ".zst"};
-    size_t n = strlen(path), i, e;
-
-    for (i = 0; i < sizeof(packed) / sizeof(packed[0]); i++) {
-        e = strlen(packed[i]);
-        if (n > e && strcmp(path + n - e, packed[i]) == 0) {
-            n -= e; /* postgresql.csv.xz is the csvlog of postgresql.log */
-            break;
-        }
-    }
-    for (i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
-        e = strlen(exts[i].ext);
-        if (n > e && strncmp(path + n - e, exts[i].ext, e) == 0) {
-            *rank = exts[i].rank;
-            return n - e;
-        }
-    }
-    *rank = 1; /* a stderr file whose log_filename does not end in .log */
-    return n;
-}
-
-/* Order by stem, richest format first. */
+/* Order by stem (ls_logname.h: one log in several formats), richest format
+ * first: within one directory such a log is read once, in its richest. */
 static int cmp_stem(const void *a, const void *b)
 {
     const char *x = *(char *const *)a, *y = *(char *const *)b;
     int rx, ry, c;
-    size_t nx = log_stem(x, &rx), ny = log_stem(y, &ry);
+    size_t nx = ls_log_stem(x, &rx), ny = ls_log_stem(y, &ry);
     c = memcmp(x, y, nx < ny ? nx : ny);
     if (c)
         return c;
@@ -755,7 +724,7 @@ static void drop_same_log(char **v, size_t *n, int quiet)
 
     qsort(v, *n, sizeof(char *), cmp_stem);
     for (i = 0; i < *n; i++) {
-        stem = log_stem(v[i], &rank);
+        stem = ls_log_stem(v[i], &rank);
         if (lead && stem == lead_stem && memcmp(v[i], lead, stem) == 0) {
             if (rank < lead_rank) {
                 char a[LS_SHOWN_MAX], b[LS_SHOWN_MAX];
@@ -912,7 +881,7 @@ static int order_by_time(char **v, size_t *n, const char *dir, int quiet)
         return LS_ENOMEM;
     for (i = 0; i < *n; i++) {
         f[i].path = v[i];
-        log_stem(v[i], &f[i].rank);
+        ls_log_stem(v[i], &f[i].rank);
         f[i].has_ts = first_record_ts(v[i], &f[i].ts);
         if (!f[i].has_ts)
             f[i].ts = stat(v[i], &st) == 0 ? (ls_ts)st.st_mtime * 1000000 : 0;
@@ -955,13 +924,6 @@ static int order_by_time(char **v, size_t *n, const char *dir, int quiet)
     v[kept] = NULL;
     free(f);
     return 0;
-}
-
-int ls_paths_same_log(const char *a, const char *b)
-{
-    int ra, rb;
-    size_t na = log_stem(a, &ra), nb = log_stem(b, &rb);
-    return na == nb && ra != rb && memcmp(a, b, na) == 0;
 }
 
 /*

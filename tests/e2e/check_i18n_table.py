@@ -3,7 +3,7 @@
 
 Usage: check_i18n_table.py TEST_I18N_TABLE SOURCE_DIR
 
-1. src/ingest/messages_i18n.c is what tools/gen_messages_i18n.py makes from
+1. src/common/messages_i18n.c is what tools/gen_messages_i18n.py makes from
    the committed catalog texts (no stale table).
 2. Every catalog tools/catalogs.txt lists has its texts in
    tools/catalog_texts.json.
@@ -148,9 +148,9 @@ def main():
     failed = 0
     made = subprocess.run([sys.executable, os.path.join(tools, "gen_messages_i18n.py")],
                           capture_output=True, check=True).stdout
-    with open(os.path.join(src, "src", "ingest", "messages_i18n.c"), "rb") as f:
+    with open(os.path.join(src, "src", "common", "messages_i18n.c"), "rb") as f:
         if f.read() != made:
-            print("check_i18n_table: src/ingest/messages_i18n.c is not what "
+            print("check_i18n_table: src/common/messages_i18n.c is not what "
                   "tools/gen_messages_i18n.py makes: regenerate it")
             failed += 1
     catalogs = gen.load_catalogs()

@@ -1,6 +1,6 @@
 /*
  * test_txcut.c — the per-session state machine that cuts statements into
- * transactions as the store writes them (src/ingest/txcut.c). Its rules
+ * transactions as the store writes them (src/store/txcut.c). Its rules
  * must be those of the transactions pass (transactions.c,
  * tx_statement()); the kinds come from ls_sql_kind_of() on the texts, as
  * the store decides them. The statement texts are those of samples/
