@@ -24,8 +24,13 @@
 #include "ls_buf.h"
 #include "ls_columns.h"
 
-/* Path sets (ids of names and evidence, per grouping) whose id is kept. */
-#define SET_SLOTS 256
+/* Path sets (ids of names and evidence, per grouping) whose id is kept:
+ * SET_SLOTS slots by hash, a set looked for in SET_WAYS of them from its
+ * own, so that two sets of one hash slot do not push each other out at
+ * every transaction (pgbench at 256 MiB: 17,508 lookups of 14 sets with
+ * one slot a set). */
+#define SET_SLOTS 1024
+#define SET_WAYS 4
 /* path_sets' columns: a name and an evidence per grouping. */
 #define SET_IDS (2 * LS_GROUPINGS)
 
@@ -150,14 +155,22 @@ static int intern_label(ls_paths *c, const ls_path_label *l, int64_t ids[2])
  * now if it is new. */
 static int intern_set(ls_paths *c, const int64_t ids[SET_IDS], int64_t *set_id)
 {
-    set_slot *sl = &c->sets[ls_fnv1a(ids, SET_IDS * sizeof(ids[0]), LS_FNV1A_BASIS) % SET_SLOTS];
+    uint64_t h = ls_fnv1a(ids, SET_IDS * sizeof(ids[0]), LS_FNV1A_BASIS);
+    set_slot *sl = NULL;
     ls_stmt *st = c->find_set;
     int rc = 0, i;
 
-    if (sl->set_id != 0 && memcmp(sl->ids, ids, sizeof(sl->ids)) == 0) {
-        *set_id = sl->set_id;
-        return 0;
+    for (i = 0; i < SET_WAYS; i++) {
+        set_slot *w = &c->sets[(h + (uint64_t)i) % SET_SLOTS];
+        if (w->set_id != 0 && memcmp(w->ids, ids, sizeof(w->ids)) == 0) {
+            *set_id = w->set_id;
+            return 0;
+        }
+        if (!sl && w->set_id == 0)
+            sl = w; /* the first free way keeps it */
     }
+    if (!sl)
+        sl = &c->sets[h % SET_SLOTS];
     ls_stmt_reset(st);
     for (i = 0; i < SET_IDS && rc == 0; i++)
         rc = ls_stmt_bind_int64(st, i + 1, ids[i]);

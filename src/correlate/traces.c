@@ -146,6 +146,8 @@ typedef struct shape_slot {
     int used;
     facts_ids ids;
     facts_texts texts; /* kept when the paths are decided here */
+    char *app;         /* with texts: the application the set was decided for */
+    int64_t set_id;    /* its path set; 0: none decided */
 } shape_slot;
 
 typedef struct tx_facts {
@@ -313,17 +315,13 @@ static int path_set_of(facts_ctx *c, const tx_facts *f, const char *app,
     return ls_paths_set_of(c->paths, &pf, set_id);
 }
 
-/* The tx_code_rows row of f (its tags; f->tx_id set) with ids; with
- * c->paths, its path set too (app, t: path_set_of()). */
-static int insert_code(facts_ctx *c, const tx_facts *f, const facts_ids *ids, const char *app,
-                       const facts_texts *t)
+/* The tx_code_rows row of f (its tags; f->tx_id set) with ids and path
+ * set set_id (0: none decided yet). */
+static int insert_code(facts_ctx *c, const tx_facts *f, const facts_ids *ids, int64_t set_id)
 {
     ls_stmt *ins = c->ins;
-    int64_t set_id = 0;
     int rc;
 
-    if (c->paths && (rc = path_set_of(c, f, app, t, &set_id)) != 0)
-        return rc;
     ls_stmt_reset(ins);
     ls_stmt_bind_int64(ins, 1, f->tx_id);
     ls_stmt_bind_text(ins, 2, f->trace_id[0] ? f->trace_id : NULL);
@@ -437,12 +435,43 @@ static void texts_free(facts_texts *t)
     memset(t, 0, sizeof(*t));
 }
 
+static int same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The path set of f, a transaction of slot sl's shape (no tag: it came
+ * from the slot) with application app: the slot's when decided for the
+ * same application, else decided (path_set_of()) and kept there. */
+static int slot_path_set(facts_ctx *c, const tx_facts *f, shape_slot *sl, const char *app,
+                         int64_t *set_id)
+{
+    int rc;
+
+    if (sl->set_id && same_text(sl->app, app)) {
+        *set_id = sl->set_id;
+        return 0;
+    }
+    if ((rc = path_set_of(c, f, app, &sl->texts, set_id)) != 0)
+        return rc;
+    free(sl->app);
+    sl->app = NULL;
+    sl->set_id = 0;
+    if (app && !(sl->app = ls_strdup(app)))
+        return LS_ENOMEM;
+    sl->set_id = *set_id;
+    return 0;
+}
+
 /* Keep the facts (ids, and with paths their texts t) of cut shape hash h
  * in slot sl, in place of the shape it held. */
 static int slot_keep(facts_ctx *c, shape_slot *sl, int64_t h, const facts_ids *ids,
                      const facts_texts *t)
 {
     texts_free(&sl->texts);
+    free(sl->app);
+    sl->app = NULL;
+    sl->set_id = 0;
     sl->used = 0;
     if (c->paths && ((t->shape && !(sl->texts.shape = ls_strdup(t->shape))) ||
                      (t->label && !(sl->texts.label = ls_strdup(t->label))))) {
@@ -462,6 +491,7 @@ static int transaction_facts(facts_ctx *c, tx_facts *f, ls_stmt *q)
 {
     shape_slot *sl = NULL;
     const char *app = ls_stmt_text_or_null(q, tx_application);
+    int64_t set_id = 0;
     facts_ids ids;
     facts_texts t;
     int rc;
@@ -470,8 +500,11 @@ static int transaction_facts(facts_ctx *c, tx_facts *f, ls_stmt *q)
     if (c->by_shape_slots && !ls_stmt_isnull(q, tx_cut_shape)) {
         int64_t h = ls_stmt_int64(q, tx_cut_shape);
         sl = &c->by_shape_slots[(uint64_t)h % SHAPE_CACHE_SLOTS];
-        if (sl->used && sl->hash == h)
-            return insert_code(c, f, &sl->ids, app, &sl->texts);
+        if (sl->used && sl->hash == h) {
+            if (c->paths && (rc = slot_path_set(c, f, sl, app, &set_id)) != 0)
+                return rc;
+            return insert_code(c, f, &sl->ids, set_id);
+        }
     }
     ls_stmt_reset(c->stmts);
     ls_stmt_bind_int64(c->stmts, 1, ls_stmt_int64(q, tx_session_id));
@@ -490,7 +523,9 @@ static int transaction_facts(facts_ctx *c, tx_facts *f, ls_stmt *q)
         if ((rc = slot_keep(c, sl, ls_stmt_int64(q, tx_cut_shape), &ids, &t)) != 0)
             return rc;
     }
-    return insert_code(c, f, &ids, app, &t);
+    if (c->paths && (rc = path_set_of(c, f, app, &t, &set_id)) != 0)
+        return rc;
+    return insert_code(c, f, &ids, set_id);
 }
 
 /* Can transactions share their cut shape's facts (cuts_usable_sql)? */
@@ -512,8 +547,10 @@ static void facts_close(facts_ctx *c)
     int i;
     for (i = 0; c->cache && i < TEXT_CACHE_SLOTS; i++)
         free(c->cache[i].shape);
-    for (i = 0; c->by_shape_slots && i < SHAPE_CACHE_SLOTS; i++)
+    for (i = 0; c->by_shape_slots && i < SHAPE_CACHE_SLOTS; i++) {
         texts_free(&c->by_shape_slots[i].texts);
+        free(c->by_shape_slots[i].app);
+    }
     free(c->cache);
     free(c->by_shape_slots);
     ls_stmt_finalize(c->ins);
