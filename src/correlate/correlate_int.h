@@ -107,6 +107,20 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats);
  * path_sets, path_names); part of the code-paths pass, after the links
  * and path_identity. */
 int ls_correlate_paths(ls_store *s);
+/* paths.c: the path sets of transactions decided one by one as their
+ * facts are read (traces.c, when no link can change them): open, the
+ * set of each transaction's facts (its id in path_sets, stored now if
+ * new), close (NULL is fine). */
+typedef struct ls_paths ls_paths;
+struct ls_path_facts;
+int ls_paths_open(ls_store *s, ls_paths **out);
+int ls_paths_set_of(ls_paths *c, const struct ls_path_facts *f, int64_t *set_id);
+void ls_paths_close(ls_paths *c);
+
+/* holdparts.c: each hold others waited for, its time split into span
+ * children, SQL, COMMIT and idle (hold_parts); part of the code-paths
+ * pass, after ls_correlate_span_anchors(). */
+int ls_correlate_hold_parts(ls_store *s);
 
 /* holdtimes.c: with whole-second log times, each hold's length as a range
  * and an estimate (hold_range); nothing otherwise. */

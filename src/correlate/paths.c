@@ -1,17 +1,20 @@
 /*
  * paths.c — each transaction's code path under every grouping, decided
- * once and stored (part of the code paths pass, after the links and
- * path_identity: traces.c).
+ * once and stored (part of the code paths pass).
  *
- * One scan of tx_code_rows in tx_id order with what names a path joined
- * in (the session's application_name, the first write's shape, the
- * transaction's shape); per transaction the decision is plain C
- * (decide/pathname.h), each name and evidence text is interned in
- * path_names, each distinct set of them in path_sets, and the
- * transaction's row points at its set (tx_code_rows.path_set). The texts
- * and sets seen last are kept by hash, so a transaction whose set was
- * seen costs one UPDATE by key; memory is bounded whatever the number of
- * distinct paths.
+ * Per transaction the decision is plain C (decide/pathname.h), each name
+ * and evidence text is interned in path_names, each distinct set of them
+ * in path_sets, and the transaction's row points at its set
+ * (tx_code_rows.path_set). The texts and sets seen last are kept by hash,
+ * so a transaction whose set was seen costs no statement; memory is
+ * bounded whatever the number of distinct paths.
+ *
+ * Without spans nothing links a transaction after its facts are read, so
+ * the statement facts (traces.c) decide the set as they INSERT the row
+ * (ls_paths_set_of()). With spans the links come after, and one scan of
+ * tx_code_rows in tx_id order, with what names a path joined in (the
+ * session's application_name, the first write's shape, the transaction's
+ * shape), sets each row's path_set (ls_correlate_paths()).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +24,13 @@
 #include "ls_buf.h"
 #include "ls_columns.h"
 
-/* Path sets (ids of names and evidence, per grouping) whose id is kept. */
-#define SET_SLOTS 256
+/* Path sets (ids of names and evidence, per grouping) whose id is kept:
+ * SET_SLOTS slots by hash, a set looked for in SET_WAYS of them from its
+ * own, so that two sets of one hash slot do not push each other out at
+ * every transaction (pgbench at 256 MiB: 17,508 lookups of 14 sets with
+ * one slot a set). */
+#define SET_SLOTS 1024
+#define SET_WAYS 4
 /* path_sets' columns: a name and an evidence per grouping. */
 #define SET_IDS (2 * LS_GROUPINGS)
 
@@ -68,35 +76,41 @@ typedef struct set_slot {
     int64_t set_id; /* 0: empty */
 } set_slot;
 
-typedef struct paths_ctx {
-    ls_stmt *facts, *set_path, *find_set, *add_set;
+struct ls_paths {
+    ls_stmt *find_set, *add_set;
     ls_interner names;
     ls_buf joined; /* a name joined from a namespace and a function */
     set_slot sets[SET_SLOTS];
-} paths_ctx;
+};
 
-static void paths_close(paths_ctx *c)
+void ls_paths_close(ls_paths *c)
 {
-    ls_stmt_finalize(c->facts);
-    ls_stmt_finalize(c->set_path);
+    if (!c)
+        return;
     ls_stmt_finalize(c->find_set);
     ls_stmt_finalize(c->add_set);
     ls_intern_close(&c->names);
     ls_buf_free(&c->joined);
+    free(c);
 }
 
-/* 0 or a store error; c is to be closed (paths_close) either way. */
-static int paths_open(ls_store *s, paths_ctx *c)
+int ls_paths_open(ls_store *s, ls_paths **out)
 {
+    ls_paths *c = ls_calloc(1, sizeof(*c));
     int rc;
-    memset(c, 0, sizeof(*c));
+
+    *out = NULL;
+    if (!c)
+        return LS_ENOMEM;
     ls_buf_init(&c->joined, 0);
-    if ((rc = ls_store_prepare(s, facts_sql, &c->facts)) != 0 ||
-        (rc = ls_store_prepare(s, set_path_sql, &c->set_path)) != 0 ||
-        (rc = ls_store_prepare(s, find_set_sql, &c->find_set)) != 0 ||
-        (rc = ls_store_prepare(s, add_set_sql, &c->add_set)) != 0)
+    if ((rc = ls_store_prepare(s, find_set_sql, &c->find_set)) != 0 ||
+        (rc = ls_store_prepare(s, add_set_sql, &c->add_set)) != 0 ||
+        (rc = ls_intern_open(s, &c->names, "path_names", "name_id", "name")) != 0) {
+        ls_paths_close(c);
         return rc;
-    return ls_intern_open(s, &c->names, "path_names", "name_id", "name");
+    }
+    *out = c;
+    return 0;
 }
 
 /* The transaction at row q's facts; its texts live until q's next step. */
@@ -118,7 +132,7 @@ static void read_facts(ls_stmt *q, int by_shape, ls_path_facts *f)
 }
 
 /* The ids of label l's name and evidence in path_names, in ids[0..1]. */
-static int intern_label(paths_ctx *c, const ls_path_label *l, int64_t ids[2])
+static int intern_label(ls_paths *c, const ls_path_label *l, int64_t ids[2])
 {
     const char *name = l->name.head;
     int rc;
@@ -139,16 +153,24 @@ static int intern_label(paths_ctx *c, const ls_path_label *l, int64_t ids[2])
 
 /* The id of the set of name and evidence ids `ids` in path_sets, stored
  * now if it is new. */
-static int intern_set(paths_ctx *c, const int64_t ids[SET_IDS], int64_t *set_id)
+static int intern_set(ls_paths *c, const int64_t ids[SET_IDS], int64_t *set_id)
 {
-    set_slot *sl = &c->sets[ls_fnv1a(ids, SET_IDS * sizeof(ids[0]), LS_FNV1A_BASIS) % SET_SLOTS];
+    uint64_t h = ls_fnv1a(ids, SET_IDS * sizeof(ids[0]), LS_FNV1A_BASIS);
+    set_slot *sl = NULL;
     ls_stmt *st = c->find_set;
     int rc = 0, i;
 
-    if (sl->set_id != 0 && memcmp(sl->ids, ids, sizeof(sl->ids)) == 0) {
-        *set_id = sl->set_id;
-        return 0;
+    for (i = 0; i < SET_WAYS; i++) {
+        set_slot *w = &c->sets[(h + (uint64_t)i) % SET_SLOTS];
+        if (w->set_id != 0 && memcmp(w->ids, ids, sizeof(w->ids)) == 0) {
+            *set_id = w->set_id;
+            return 0;
+        }
+        if (!sl && w->set_id == 0)
+            sl = w; /* the first free way keeps it */
     }
+    if (!sl)
+        sl = &c->sets[h % SET_SLOTS];
     ls_stmt_reset(st);
     for (i = 0; i < SET_IDS && rc == 0; i++)
         rc = ls_stmt_bind_int64(st, i + 1, ids[i]);
@@ -169,25 +191,33 @@ static int intern_set(paths_ctx *c, const int64_t ids[SET_IDS], int64_t *set_id)
     return 0;
 }
 
-/* Decide and store the paths of the transaction at row q. */
-static int store_paths(paths_ctx *c, int by_shape)
+int ls_paths_set_of(ls_paths *c, const ls_path_facts *f, int64_t *set_id)
 {
-    ls_path_facts f;
-    int64_t ids[SET_IDS], set_id = 0;
+    int64_t ids[SET_IDS];
     int rc = 0, g;
 
-    read_facts(c->facts, by_shape, &f);
     for (g = 0; g < LS_GROUPINGS && rc == 0; g++) {
-        ls_path_label l = ls_path_label_of(&f, (ls_grouping)g);
+        ls_path_label l = ls_path_label_of(f, (ls_grouping)g);
         rc = intern_label(c, &l, &ids[2 * g]);
     }
-    if (rc != 0 || (rc = intern_set(c, ids, &set_id)) != 0)
+    return rc != 0 ? rc : intern_set(c, ids, set_id);
+}
+
+/* Decide and store the paths of the transaction at row q (facts_sql). */
+static int store_paths(ls_paths *c, ls_stmt *q, ls_stmt *set_path, int by_shape)
+{
+    ls_path_facts f;
+    int64_t set_id = 0;
+    int rc;
+
+    read_facts(q, by_shape, &f);
+    if ((rc = ls_paths_set_of(c, &f, &set_id)) != 0)
         return rc;
-    ls_stmt_reset(c->set_path);
-    if ((rc = ls_stmt_bind_int64(c->set_path, 1, ls_stmt_int64(c->facts, pf_tx_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(c->set_path, 2, set_id)) != 0)
+    ls_stmt_reset(set_path);
+    if ((rc = ls_stmt_bind_int64(set_path, 1, ls_stmt_int64(q, pf_tx_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(set_path, 2, set_id)) != 0)
         return rc;
-    rc = ls_stmt_step(c->set_path);
+    rc = ls_stmt_step(set_path);
     return rc < 0 ? rc : 0;
 }
 
@@ -206,16 +236,20 @@ static int read_by_shape(ls_store *s, int *by_shape)
 
 int ls_correlate_paths(ls_store *s)
 {
-    paths_ctx c;
+    ls_paths *c = NULL;
+    ls_stmt *q = NULL, *set_path = NULL;
     int by_shape = 0, rc;
 
     if ((rc = read_by_shape(s, &by_shape)) != 0)
         return rc;
-    if ((rc = paths_open(s, &c)) == 0) {
-        while ((rc = ls_stmt_step(c.facts)) == 1)
-            if ((rc = store_paths(&c, by_shape)) != 0)
+    if ((rc = ls_paths_open(s, &c)) == 0 && (rc = ls_store_prepare(s, facts_sql, &q)) == 0 &&
+        (rc = ls_store_prepare(s, set_path_sql, &set_path)) == 0) {
+        while ((rc = ls_stmt_step(q)) == 1)
+            if ((rc = store_paths(c, q, set_path, by_shape)) != 0)
                 break;
     }
-    paths_close(&c);
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(set_path);
+    ls_paths_close(c);
     return rc < 0 ? rc : 0;
 }

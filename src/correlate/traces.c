@@ -25,10 +25,10 @@
  * trace's request, its root span (ls_link_in_request(): no pair of a
  * statement with a span outside it, unlink_outside_requests()).
  *
- * Hold breakdown: over each hold interval, time in SQL and in COMMIT comes
- * from the statement log; time in each non-database child span of the
- * code span comes from the trace; the rest is idle in transaction that no
- * span explains.
+ * Hold breakdown (holdparts.c): over each hold interval, time in SQL and
+ * in COMMIT comes from the statement log; time in each non-database child
+ * span of the code span comes from the trace; the rest is idle in
+ * transaction that no span explains.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +38,7 @@
 
 #include "correlate_int.h"
 #include "decide/finding.h"
+#include "decide/pathname.h"
 #include "decide/pathid.h"
 #include "decide/vote.h"
 #include "ls_buf.h"
@@ -71,11 +72,13 @@
     X(Q, session_id, "t.session_id") \
     X(Q, first_stmt, "t.first_stmt") \
     X(Q, last_stmt, "t.last_stmt")   \
-    X(Q, cut_shape, "t.cut_shape")
+    X(Q, cut_shape, "t.cut_shape")   \
+    X(Q, application, "nullif(se.application, '')")
 LS_COLUMNS(tx, TX_COLS);
 static const char transactions_sql[] =
     "SELECT " LS_SELECT_LIST(tx, TX_COLS)
-    " FROM transactions t ORDER BY t.tx_id";
+    " FROM transactions t LEFT JOIN sessions se ON se.session_id = t.session_id"
+    " ORDER BY t.tx_id";
 #define TX_STMT_COLS(X, Q)      \
     X(Q, stmt_id, "st.stmt_id")   \
     X(Q, text_id, "st.text_id")   \
@@ -98,8 +101,8 @@ static const char cuts_usable_sql[] =
 
 static const char insert_code_sql[] =
     "INSERT INTO tx_code_rows(tx_id, trace_id, tag_route, tag_controller, tag_action,"
-    " tag_application, shape_id, comment_span, order_id, tx_shape_id) VALUES (?1, ?2, ?3,"
-    " ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+    " tag_application, shape_id, comment_span, order_id, tx_shape_id, path_set) VALUES (?1,"
+    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 
 static const char set_sequence_sql[] =
     "UPDATE tx_shapes SET sequence = ?2 WHERE tx_shape_id = ?1";
@@ -127,6 +130,13 @@ typedef struct facts_ids {
     int64_t shape_id, order_id, tx_shape_id;
 } facts_ids;
 
+/* The texts of a transaction's facts that name its path (NULL: none):
+ * its first write's shape and its transaction shape's label, as the
+ * shapes and tx_shapes rows of its ids hold them. */
+typedef struct facts_texts {
+    char *shape, *label;
+} facts_texts;
+
 /* The ids of the transactions of one cut shape (tx_cuts.shape: a hash of
  * the sequence of their texts), for those whose texts carry no tag:
  * equal texts give equal facts, so one transaction of a shape is read and
@@ -135,6 +145,9 @@ typedef struct shape_slot {
     int64_t hash;
     int used;
     facts_ids ids;
+    facts_texts texts; /* kept when the paths are decided here */
+    char *app;         /* with texts: the application the set was decided for */
+    int64_t set_id;    /* its path set; 0: none decided */
 } shape_slot;
 
 typedef struct tx_facts {
@@ -148,15 +161,19 @@ typedef struct tx_facts {
     char rels[8][64];
     ls_txshape steps; /* its shape's steps, for the label */
     ls_buf sequence;  /* its statements, normalized, one a line, each ending in ';' */
+    char label[LS_TXSHAPE_LABEL_MAX + 64]; /* its shape's label, once interned */
 } tx_facts;
 
 /* What the pass keeps across transactions. */
 typedef struct facts_ctx {
     ls_stmt *ins, *set_seq, *stmts, *tag;
+    ls_paths *paths;      /* NULL: the paths are decided after the links */
+    int by_shape;         /* with paths: path_identity's choice (decide/pathid.h) */
+    int named;            /* with paths: a transaction has a name from a tag */
     ls_interner shapes, orders, tx_shapes;
     int64_t max_tx_shape; /* the largest tx_shape_id so far: a larger one is new */
     text_slot *cache;     /* TEXT_CACHE_SLOTS */
-    shape_slot *by_shape; /* SHAPE_CACHE_SLOTS; NULL when the cuts cannot be used */
+    shape_slot *by_shape_slots; /* SHAPE_CACHE_SLOTS; NULL when the cuts cannot be used */
 } facts_ctx;
 
 /* The cache slot of text `text_id`, filled from `text` when it held
@@ -202,12 +219,12 @@ static int add_to_shape(tx_facts *f, const text_slot *sl)
 
 /* The id of the transaction's shape, its sequence stored with it when
  * the label is new (the first transaction seen with a label gives it). */
-static int intern_tx_shape(facts_ctx *c, const tx_facts *f, int64_t *id)
+static int intern_tx_shape(facts_ctx *c, tx_facts *f, int64_t *id)
 {
-    char label[LS_TXSHAPE_LABEL_MAX + 64];
+    char *label = f->label;
     int rc;
 
-    ls_txshape_label(&f->steps, label, sizeof(label));
+    ls_txshape_label(&f->steps, label, sizeof(f->label));
     if ((rc = ls_intern(&c->tx_shapes, label, id)) != 0)
         return rc;
     if (*id <= c->max_tx_shape)
@@ -243,7 +260,7 @@ static char *order_json(const tx_facts *f)
 }
 
 /* The ids of what f's statements gave, stored now where new. */
-static int intern_facts(facts_ctx *c, const tx_facts *f, facts_ids *ids)
+static int intern_facts(facts_ctx *c, tx_facts *f, facts_ids *ids)
 {
     int rc;
     memset(ids, 0, sizeof(*ids));
@@ -271,11 +288,40 @@ static void bind_id(ls_stmt *st, int col, int64_t id)
         ls_stmt_bind_null(st, col);
 }
 
-/* The tx_code_rows row of f (its tags; f->tx_id set) with ids. */
-static int insert_code(facts_ctx *c, const tx_facts *f, const facts_ids *ids)
+static const char *text_or_null(const char *s)
+{
+    return s[0] ? s : NULL;
+}
+
+/* The path set of f's transaction (its tags, application `app`, its
+ * shape's texts t) in *set_id, as ls_correlate_paths() would decide it
+ * from the row: no span names it (nothing links without spans). */
+static int path_set_of(facts_ctx *c, const tx_facts *f, const char *app,
+                       const facts_texts *t, int64_t *set_id)
+{
+    ls_path_facts pf;
+
+    memset(&pf, 0, sizeof(pf));
+    pf.tag_controller = text_or_null(f->controller);
+    pf.tag_action = text_or_null(f->action);
+    pf.tag_route = text_or_null(f->route);
+    pf.tag_application = text_or_null(f->application);
+    pf.application = app;
+    pf.shape = t->shape;
+    pf.tx_shape = t->label;
+    pf.by_shape = c->by_shape;
+    if (pf.tag_controller || pf.tag_route) /* names_sql's "named" */
+        c->named = 1;
+    return ls_paths_set_of(c->paths, &pf, set_id);
+}
+
+/* The tx_code_rows row of f (its tags; f->tx_id set) with ids and path
+ * set set_id (0: none decided yet). */
+static int insert_code(facts_ctx *c, const tx_facts *f, const facts_ids *ids, int64_t set_id)
 {
     ls_stmt *ins = c->ins;
     int rc;
+
     ls_stmt_reset(ins);
     ls_stmt_bind_int64(ins, 1, f->tx_id);
     ls_stmt_bind_text(ins, 2, f->trace_id[0] ? f->trace_id : NULL);
@@ -287,6 +333,7 @@ static int insert_code(facts_ctx *c, const tx_facts *f, const facts_ids *ids)
     ls_stmt_bind_text(ins, 8, f->span_id[0] ? f->span_id : NULL);
     bind_id(ins, 9, ids->order_id);
     bind_id(ins, 10, ids->tx_shape_id);
+    bind_id(ins, 11, set_id);
     rc = ls_stmt_step(ins);
     return rc < 0 ? rc : 0;
 }
@@ -381,21 +428,82 @@ static int statement_fact(facts_ctx *c, tx_facts *f, ls_stmt *q)
     return ls_buf_failed(&f->shape) == LS_ENOMEM ? LS_ENOMEM : 0;
 }
 
+static void texts_free(facts_texts *t)
+{
+    free(t->shape);
+    free(t->label);
+    memset(t, 0, sizeof(*t));
+}
+
+static int same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The path set of f, a transaction of slot sl's shape (no tag: it came
+ * from the slot) with application app: the slot's when decided for the
+ * same application, else decided (path_set_of()) and kept there. */
+static int slot_path_set(facts_ctx *c, const tx_facts *f, shape_slot *sl, const char *app,
+                         int64_t *set_id)
+{
+    int rc;
+
+    if (sl->set_id && same_text(sl->app, app)) {
+        *set_id = sl->set_id;
+        return 0;
+    }
+    if ((rc = path_set_of(c, f, app, &sl->texts, set_id)) != 0)
+        return rc;
+    free(sl->app);
+    sl->app = NULL;
+    sl->set_id = 0;
+    if (app && !(sl->app = ls_strdup(app)))
+        return LS_ENOMEM;
+    sl->set_id = *set_id;
+    return 0;
+}
+
+/* Keep the facts (ids, and with paths their texts t) of cut shape hash h
+ * in slot sl, in place of the shape it held. */
+static int slot_keep(facts_ctx *c, shape_slot *sl, int64_t h, const facts_ids *ids,
+                     const facts_texts *t)
+{
+    texts_free(&sl->texts);
+    free(sl->app);
+    sl->app = NULL;
+    sl->set_id = 0;
+    sl->used = 0;
+    if (c->paths && ((t->shape && !(sl->texts.shape = ls_strdup(t->shape))) ||
+                     (t->label && !(sl->texts.label = ls_strdup(t->label))))) {
+        texts_free(&sl->texts);
+        return LS_ENOMEM;
+    }
+    sl->used = 1;
+    sl->hash = h;
+    sl->ids = *ids;
+    return 0;
+}
+
 /* The code facts of the transaction at q's row (transactions_sql): from
  * another transaction of its cut's shape when one without tags was read,
  * else from its statements. */
 static int transaction_facts(facts_ctx *c, tx_facts *f, ls_stmt *q)
 {
     shape_slot *sl = NULL;
+    const char *app = ls_stmt_text_or_null(q, tx_application);
+    int64_t set_id = 0;
     facts_ids ids;
+    facts_texts t;
     int rc;
 
     facts_start(f, ls_stmt_int64(q, tx_tx_id));
-    if (c->by_shape && !ls_stmt_isnull(q, tx_cut_shape)) {
+    if (c->by_shape_slots && !ls_stmt_isnull(q, tx_cut_shape)) {
         int64_t h = ls_stmt_int64(q, tx_cut_shape);
-        sl = &c->by_shape[(uint64_t)h % SHAPE_CACHE_SLOTS];
+        sl = &c->by_shape_slots[(uint64_t)h % SHAPE_CACHE_SLOTS];
         if (sl->used && sl->hash == h) {
-            return insert_code(c, f, &sl->ids);
+            if (c->paths && (rc = slot_path_set(c, f, sl, app, &set_id)) != 0)
+                return rc;
+            return insert_code(c, f, &sl->ids, set_id);
         }
     }
     ls_stmt_reset(c->stmts);
@@ -407,14 +515,17 @@ static int transaction_facts(facts_ctx *c, tx_facts *f, ls_stmt *q)
             return rc;
     if (rc < 0 || (rc = intern_facts(c, f, &ids)) != 0)
         return rc;
+    t.shape = ids.shape_id ? (char *)ls_buf_str(&f->shape) : NULL;
+    t.label = ids.tx_shape_id ? f->label : NULL;
     /* Not from a transaction with an EXECUTE: its steps are its session's
      * PREPAREs', which another session's same texts need not share. */
     if (sl && !f->tagged && !f->executes) {
-        sl->used = 1;
-        sl->hash = ls_stmt_int64(q, tx_cut_shape);
-        sl->ids = ids;
+        if ((rc = slot_keep(c, sl, ls_stmt_int64(q, tx_cut_shape), &ids, &t)) != 0)
+            return rc;
     }
-    return insert_code(c, f, &ids);
+    if (c->paths && (rc = path_set_of(c, f, app, &t, &set_id)) != 0)
+        return rc;
+    return insert_code(c, f, &ids, set_id);
 }
 
 /* Can transactions share their cut shape's facts (cuts_usable_sql)? */
@@ -436,8 +547,12 @@ static void facts_close(facts_ctx *c)
     int i;
     for (i = 0; c->cache && i < TEXT_CACHE_SLOTS; i++)
         free(c->cache[i].shape);
+    for (i = 0; c->by_shape_slots && i < SHAPE_CACHE_SLOTS; i++) {
+        texts_free(&c->by_shape_slots[i].texts);
+        free(c->by_shape_slots[i].app);
+    }
     free(c->cache);
-    free(c->by_shape);
+    free(c->by_shape_slots);
     ls_stmt_finalize(c->ins);
     ls_stmt_finalize(c->set_seq);
     ls_stmt_finalize(c->stmts);
@@ -450,8 +565,10 @@ static void facts_close(facts_ctx *c)
 /* Pass 1: what the statements say of each transaction's code path. A
  * transaction whose cut at ingest has the shape of one read before (the
  * same texts in the same order, none with tags) takes that one's facts:
- * on a pgbench-like log nearly no statement is read. */
-static int statement_facts(ls_store *s)
+ * on a pgbench-like log nearly no statement is read. With paths (not
+ * NULL), each row is INSERTed with its path set decided with by_shape
+ * (path_set_of()); *named: a transaction had a name from a tag. */
+static int statement_facts(ls_store *s, ls_paths *paths, int by_shape, int *named)
 {
     ls_stmt *q = NULL;
     facts_ctx c;
@@ -459,11 +576,14 @@ static int statement_facts(ls_store *s)
     int rc, usable;
 
     memset(&c, 0, sizeof(c));
+    c.paths = paths;
+    c.by_shape = by_shape;
     if ((rc = cuts_usable(s, &usable)) != 0)
         return rc;
     if ((f = ls_calloc(1, sizeof(*f))) == NULL ||
         (c.cache = ls_calloc(TEXT_CACHE_SLOTS, sizeof(*c.cache))) == NULL ||
-        (usable && (c.by_shape = ls_calloc(SHAPE_CACHE_SLOTS, sizeof(*c.by_shape))) == NULL)) {
+        (usable && (c.by_shape_slots = ls_calloc(SHAPE_CACHE_SLOTS,
+                                                 sizeof(*c.by_shape_slots))) == NULL)) {
         free(f);
         facts_close(&c);
         return LS_ENOMEM;
@@ -484,6 +604,7 @@ static int statement_facts(ls_store *s)
         if ((rc = transaction_facts(&c, f, q)) != 0)
             goto out;
 out:
+    *named = c.named;
     ls_buf_free(&f->shape);
     ls_buf_free(&f->sequence);
     free(f);
@@ -561,6 +682,41 @@ static const char pid_links_sql[] =
     "  JOIN transactions t ON t.tx_id = tx_code_rows.tx_id"
     "  WHERE sp.db_pid = t.pid AND sp.start_ts BETWEEN t.start_ts - ?2 - ?1"
     "  AND coalesce(t.end_ts, t.start_ts) + ?2 - ?1)";
+
+/* Is there a span with a backend pid (a pid link is possible)? */
+static const char pid_spans_sql[] =
+    "SELECT EXISTS (SELECT 1 FROM spans WHERE db_pid IS NOT NULL)";
+
+/* The pid links (pid_links_sql), offset the database clock less the
+ * application's. Without a span that has a pid there is none: the
+ * UPDATE's scan of every transaction is not run (1.1 M VM steps at
+ * 256 MiB for nothing). */
+static int link_by_pid(ls_store *s, int64_t offset)
+{
+    ls_stmt *st = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, pid_spans_sql, &st)) != 0)
+        return rc;
+    rc = ls_stmt_step(st);
+    if (rc == 1 && ls_stmt_int64(st, 0) == 0)
+        rc = 0;
+    else if (rc == 1)
+        rc = 2; /* a pid span: link */
+    ls_stmt_finalize(st);
+    if (rc != 2)
+        return rc < 0 ? rc : rc == 0 ? 0 : LS_ESTORE;
+    if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS spans_pid ON"
+                                       " spans(db_pid, start_ts)"
+                                       " WHERE db_pid IS NOT NULL")) != 0 ||
+        (rc = ls_store_prepare(s, pid_links_sql, &st)) != 0)
+        return rc;
+    if ((rc = ls_stmt_bind_int64(st, 1, offset)) == 0 &&
+        (rc = ls_stmt_bind_int64(st, 2, PID_TOLERANCE_US)) == 0)
+        rc = ls_stmt_step(st);
+    ls_stmt_finalize(st);
+    return rc < 0 ? rc : 0;
+}
 
 /*
  * A trace's request in the application's clock (ls_request): its root
@@ -1178,110 +1334,100 @@ out:
     return rc < 0 ? rc : 0;
 }
 
-/* ---- hold breakdown ---- */
-
-#define IS_END                                                                     \
-    "(upper(ltrim(st.text)) GLOB 'COMMIT*' OR upper(ltrim(st.text)) GLOB 'END*' OR " \
-    "upper(ltrim(st.text)) GLOB 'ROLLBACK*' OR upper(ltrim(st.text)) GLOB 'ABORT*')"
-
-/* Only for holds others waited for: the breakdowns and findings read
- * those (a log has hundreds of thousands of holds nobody waited for). */
-static const char hold_parts_sql[] =
-    "INSERT INTO hold_parts(hold_id, part, name, ms)"
-    /* Non-database children of the transaction's anchor (spans.c: the
-     * nearest non-database, non-client span up from its code span or
-     * linked span), overlapping the hold. */
-    " SELECT h.hold_id, 'span', ch.name, sum(max(0, min(h.end_ts, ch.end_ts + c.offset_us)"
-    "   - max(h.start_ts, ch.start_ts + c.offset_us))) / 1000.0"
-    " FROM holds h JOIN tx_code c ON c.tx_id = h.tx_id"
-    " JOIN tx_anchor a ON a.tx_id = h.tx_id JOIN spans cs ON cs.span_row = a.span_row"
-    " JOIN spans ch ON ch.trace_id = cs.trace_id AND ch.parent_id = cs.span_id"
-    " WHERE h.waits > 0 AND ch.db_statement IS NULL AND ch.db_system IS NULL"
-    "  AND ch.end_ts + c.offset_us > h.start_ts AND ch.start_ts + c.offset_us < h.end_ts"
-    " GROUP BY h.hold_id, ch.name;"
-    /* Statements of the holder overlapping the hold: SQL, and COMMIT. A
-     * row's parse and bind lines (folded into it) ran just before it. */
-    "INSERT INTO hold_parts(hold_id, part, name, ms)"
-    " SELECT h.hold_id, CASE WHEN " IS_END " THEN 'commit' ELSE 'sql' END,"
-    "  CASE WHEN " IS_END " THEN 'COMMIT' ELSE 'SQL' END,"
-    "  sum(max(0, min(h.end_ts, st.end_ts) - max(h.start_ts, st.start_ts"
-    "   - coalesce(st.bind_ms, 0) * 1000 - coalesce(st.parse_ms, 0) * 1000))) / 1000.0"
-    " FROM holds h CROSS JOIN transactions t ON t.tx_id = h.tx_id"
-    " CROSS JOIN statements st ON +st.session_id = t.session_id"
-    "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt AND st.end_ts IS NOT NULL"
-    " WHERE h.waits > 0 GROUP BY h.hold_id, 2;"
-    "CREATE INDEX IF NOT EXISTS hold_parts_hold ON hold_parts(hold_id);"
-    /* What remains is idle in transaction that no span explains. */
-    "INSERT INTO hold_parts(hold_id, part, name, ms)"
-    " SELECT h.hold_id, 'idle', 'idle in transaction, no span',"
-    "  max(0, (h.end_ts - h.start_ts) / 1000.0"
-    "  - coalesce((SELECT sum(ms) FROM hold_parts p WHERE p.hold_id = h.hold_id), 0))"
-    " FROM holds h JOIN transactions t ON t.tx_id = h.tx_id"
-    " WHERE t.sql_ms IS NOT NULL AND h.waits > 0;";
-
 /* ---- what names the paths nothing else names ---- */
 
 /* The holds by whether a span or a tag names their transaction (as
  * the function grouping does before it comes to the application:
  * decide/pathname.c)
- * and by application_name. */
+ * and by application_name (the tx_code view's, its session's: read by
+ * joins here, not by the view's subqueries, 80 VM steps a hold). */
+#define HOLD_APPLICATION "nullif(se.application, '')"
 #define NAMES_COLS(X, Q)                                                                \
     X(Q, named, "(c.code_function IS NOT NULL OR c.tag_controller IS NOT NULL"         \
                 " OR c.route IS NOT NULL OR c.tag_route IS NOT NULL"                     \
                 " OR c.root_name IS NOT NULL)")                                          \
-    X(Q, blank, "c.application IS NULL")                                                 \
+    X(Q, blank, HOLD_APPLICATION " IS NULL")                                             \
     X(Q, holds, "count(*)")
 LS_COLUMNS(nm, NAMES_COLS);
 static const char names_sql[] =
     "SELECT " LS_SELECT_LIST(nm, NAMES_COLS)
-    " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-    " GROUP BY 1, c.application";
+    " FROM hold_final h LEFT JOIN tx_code_rows c ON c.tx_id = h.tx_id"
+    " LEFT JOIN transactions t ON t.tx_id = c.tx_id"
+    " LEFT JOIN sessions se ON se.session_id = t.session_id"
+    " GROUP BY 1, " HOLD_APPLICATION;
+/* The same counts before any tx_code row, when nothing can name a path
+ * but a tag (no spans) and no tag is assumed to: every hold unnamed, by
+ * its transaction's session's application_name (the columns of
+ * NAMES_COLS). statement_facts() then tells whether a tag named one. */
+static const char unnamed_sql[] =
+    "SELECT 0, " HOLD_APPLICATION " IS NULL, count(*)"
+    " FROM hold_final h LEFT JOIN transactions t ON t.tx_id = h.tx_id"
+    " LEFT JOIN sessions se ON se.session_id = t.session_id"
+    " GROUP BY " HOLD_APPLICATION;
 static const char set_identity_sql[] =
     "INSERT INTO path_identity(identity, reason, holds, named, names, top_holds)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 
-/* Decide (decide/pathid.c) whether application_name or the transaction's
- * shape names the paths that no span or tag names, and store it for the
- * groupings (grouping.h) and the report. */
-static int decide_identity(ls_store *s)
+/* The holds counted by name (names_sql or unnamed_sql) in *n. */
+static int count_names(ls_store *s, const char *sql, ls_path_names *n)
 {
-    ls_stmt *q = NULL, *ins = NULL;
-    ls_path_names n;
-    ls_path_reason why;
-    ls_path_identity id;
+    ls_stmt *q = NULL;
     int rc;
 
-    memset(&n, 0, sizeof(n));
-    if ((rc = ls_store_prepare(s, names_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, set_identity_sql, &ins)) != 0)
-        goto out;
+    memset(n, 0, sizeof(*n));
+    if ((rc = ls_store_prepare(s, sql, &q)) != 0)
+        return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
         int64_t holds = ls_stmt_int64(q, nm_holds);
-        n.holds += holds;
+        n->holds += holds;
         if (ls_stmt_int64(q, nm_named)) {
-            n.named += holds;
+            n->named += holds;
             continue;
         }
-        n.groups++;
-        if (holds > n.top) {
-            n.top = holds;
-            n.top_blank = (int)ls_stmt_int64(q, nm_blank);
+        n->groups++;
+        if (holds > n->top) {
+            n->top = holds;
+            n->top_blank = (int)ls_stmt_int64(q, nm_blank);
         }
     }
-    if (rc < 0)
-        goto out;
-    id = ls_path_identity_of(&n, &why);
-    ls_stmt_bind_text(ins, 1, id == LS_PATH_BY_SHAPE ? "shape" : "application");
-    ls_stmt_bind_text(ins, 2, ls_path_reason_text(why));
-    ls_stmt_bind_int64(ins, 3, n.holds);
-    ls_stmt_bind_int64(ins, 4, n.named);
-    ls_stmt_bind_int64(ins, 5, n.groups);
-    ls_stmt_bind_int64(ins, 6, n.top);
-    rc = ls_stmt_step(ins);
-out:
     ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* Decide (decide/pathid.c) from the counts n whether application_name or
+ * the transaction's shape names the paths that no span or tag names, and
+ * store it for the groupings (grouping.h) and the report; *by_shape: the
+ * shape. */
+static int store_identity(ls_store *s, const ls_path_names *n, int *by_shape)
+{
+    ls_stmt *ins = NULL;
+    ls_path_reason why;
+    ls_path_identity id = ls_path_identity_of(n, &why);
+    int rc;
+
+    *by_shape = id == LS_PATH_BY_SHAPE;
+    if ((rc = ls_store_prepare(s, set_identity_sql, &ins)) != 0)
+        return rc;
+    if ((rc = ls_stmt_bind_text(ins, 1, *by_shape ? "shape" : "application")) == 0 &&
+        (rc = ls_stmt_bind_text(ins, 2, ls_path_reason_text(why))) == 0 &&
+        (rc = ls_stmt_bind_int64(ins, 3, n->holds)) == 0 &&
+        (rc = ls_stmt_bind_int64(ins, 4, n->named)) == 0 &&
+        (rc = ls_stmt_bind_int64(ins, 5, n->groups)) == 0 &&
+        (rc = ls_stmt_bind_int64(ins, 6, n->top)) == 0)
+        rc = ls_stmt_step(ins);
     ls_stmt_finalize(ins);
     return rc < 0 ? rc : 0;
+}
+
+/* The identity from the rows of tx_code (names_sql), stored. */
+static int decide_identity(ls_store *s, int *by_shape)
+{
+    ls_path_names n;
+    int rc;
+
+    if ((rc = count_names(s, names_sql, &n)) != 0)
+        return rc;
+    return store_identity(s, &n, by_shape);
 }
 
 #define SPAN_LINK_COLS(X, Q) X(Q, links, "count(*)")
@@ -1289,52 +1435,109 @@ LS_COLUMNS(sl, SPAN_LINK_COLS);
 static const char span_links_sql[] =
     "SELECT " LS_SELECT_LIST(sl, SPAN_LINK_COLS) " FROM tx_code WHERE span_row IS NOT NULL";
 
-int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
-{
-    int64_t offset = stats->clock_offset_us, slack;
-    ls_stmt *st = NULL;
-    int rc, subsecond;
+/* Is there any span (else no transaction can be linked)? */
+static const char has_spans_sql[] = "SELECT EXISTS (SELECT 1 FROM spans)";
 
-    if ((rc = statement_facts(s)) != 0 ||
-        (rc = link_by_comment(s, &offset)) != 0)
+static int read_has_spans(ls_store *s, int *has)
+{
+    ls_stmt *q = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, has_spans_sql, &q)) != 0)
         return rc;
-    if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS spans_pid ON"
-                                       " spans(db_pid, start_ts)"
-                                       " WHERE db_pid IS NOT NULL")) != 0 ||
-        (rc = ls_store_prepare(s, pid_links_sql, &st)) != 0)
-        return rc;
-    ls_stmt_bind_int64(st, 1, offset);
-    ls_stmt_bind_int64(st, 2, PID_TOLERANCE_US);
-    rc = ls_stmt_step(st);
-    ls_stmt_finalize(st);
-    if (rc < 0 || (rc = ls_log_subsecond(s, &subsecond)) != 0)
+    if ((rc = ls_stmt_step(q)) == 1)
+        *has = ls_stmt_int64(q, 0) != 0;
+    ls_stmt_finalize(q);
+    return rc == 1 ? 0 : rc < 0 ? rc : LS_ESTORE;
+}
+
+/* The links of transactions to spans, each transaction's code from its
+ * span (offset: in and out, the database clock less the application's),
+ * then the identity and the paths, which the links decide; the number
+ * of links in stats. */
+static int link_spans(ls_store *s, int64_t *offset, ls_correlate_stats *stats)
+{
+    ls_stmt *st = NULL;
+    int64_t slack;
+    int rc, subsecond, by_shape;
+
+    if ((rc = link_by_comment(s, offset)) != 0 || (rc = link_by_pid(s, *offset)) != 0 ||
+        (rc = ls_log_subsecond(s, &subsecond)) != 0)
         return rc;
     /* A link outside its request is undone before the statement links,
      * which may then find the transaction's own trace (and pair no
      * statement with a span whose request it lies outside). */
     slack = LS_REQUEST_SLACK_US + (subsecond ? 0 : LS_WHOLE_SECOND_US);
-    if ((rc = unlink_outside_requests(s, offset, slack)) != 0)
+    if ((rc = unlink_outside_requests(s, *offset, slack)) != 0)
         return rc;
     /* The database spans in start order for the statement links: read on
      * an index, not sorted at each run (issue 37: memory whatever the
      * number of spans). */
     if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS spans_start ON"
                                        " spans(start_ts) WHERE db_statement IS NOT NULL")) != 0 ||
-        (rc = link_by_statement(s, offset, slack)) != 0 ||
-        (rc = resolve_code(s, offset)) != 0 ||
-        (rc = decide_identity(s)) != 0 ||
+        (rc = link_by_statement(s, *offset, slack)) != 0 ||
+        (rc = resolve_code(s, *offset)) != 0 ||
+        (rc = decide_identity(s, &by_shape)) != 0 ||
         (rc = ls_correlate_paths(s)) != 0)
         return rc;
-    stats->clock_offset_us = offset;
     if ((rc = ls_store_prepare(s, span_links_sql, &st)) != 0)
         return rc;
     if ((rc = ls_stmt_step(st)) == 1)
         stats->span_links = ls_stmt_int64(st, sl_links);
     ls_stmt_finalize(st);
-    if (rc < 0)
+    return rc < 0 ? rc : 0;
+}
+
+/* Sets decided with another identity than path_identity's: forgotten, so
+ * that ls_correlate_paths() interns them again from the first id, as if
+ * none had been decided. */
+static const char forget_paths_sql[] = "DELETE FROM path_sets; DELETE FROM path_names;";
+
+/*
+ * Without spans no transaction links, so the paths are decided as the
+ * rows are INSERTed, with the identity counted before (unnamed_sql:
+ * every hold unnamed, no tag assumed). When a tag did name one, the
+ * identity is counted again from the rows (names_sql), and only if it
+ * chose otherwise are the paths decided again from the rows.
+ */
+static int paths_without_spans(ls_store *s)
+{
+    ls_path_names n;
+    ls_paths *paths = NULL;
+    int rc, by_shape, final_shape, named = 0;
+
+    if ((rc = count_names(s, unnamed_sql, &n)) != 0)
         return rc;
-    if ((rc = ls_correlate_span_anchors(s)) != 0 ||
-        (rc = ls_store_exec(s, hold_parts_sql)) != 0)
+    by_shape = ls_path_identity_of(&n, NULL) == LS_PATH_BY_SHAPE;
+    if ((rc = ls_paths_open(s, &paths)) == 0)
+        rc = statement_facts(s, paths, by_shape, &named);
+    ls_paths_close(paths);
+    if (rc != 0)
+        return rc;
+    if (!named)
+        return store_identity(s, &n, &final_shape);
+    if ((rc = decide_identity(s, &final_shape)) != 0 || final_shape == by_shape ||
+        (rc = ls_store_exec(s, forget_paths_sql)) != 0)
+        return rc;
+    return ls_correlate_paths(s);
+}
+
+int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
+{
+    int64_t offset = stats->clock_offset_us;
+    int rc, has_spans = 0, named;
+
+    if ((rc = read_has_spans(s, &has_spans)) != 0)
+        return rc;
+    if (!has_spans) {
+        if ((rc = paths_without_spans(s)) != 0)
+            return rc;
+        stats->span_links = 0;
+    } else if ((rc = statement_facts(s, NULL, 0, &named)) != 0 ||
+               (rc = link_spans(s, &offset, stats)) != 0)
+        return rc;
+    stats->clock_offset_us = offset;
+    if ((rc = ls_correlate_span_anchors(s)) != 0 || (rc = ls_correlate_hold_parts(s)) != 0)
         return rc;
     return ls_correlate_cover(s);
 }
