@@ -27,6 +27,7 @@
  * the waits and the raw rows of ingest stay as they were written.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,10 +64,13 @@ static const char interest_sql[] =
     X(Q, params, "params")                                                                \
     X(Q, prepare, "prepare")                                                              \
     X(Q, file_id, "file_id")                                                              \
-    X(Q, line, "line")
+    X(Q, line, "line")                                                                    \
+    /* NULL where the row has its text; else the text is read by this id */               \
+    X(Q, text_id, "text_id")
 LS_COLUMNS(sq, STMT_COLS);
 static const char statements_sql[] =
-    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM statements WHERE session_id IS NOT NULL"
+    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM (SELECT *, NULL AS text_id FROM statements)"
+    " WHERE session_id IS NOT NULL"
     /* Extended protocol: parse and bind lines are steps of the statement
      * its execute line ran; only that one counts. */
     " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id";
@@ -777,6 +781,34 @@ typedef struct tx_rule {
     int64_t keyed; /* statements whose hot row it named */
 } tx_rule;
 
+/*
+ * The texts of the statements the pass reads by text_id (read_cuts()),
+ * each read from stmt_texts and its kind decided once while it stays in
+ * its slot: direct-mapped by text_id, so the pass's memory is bounded
+ * whatever the number of distinct texts (a log of literal SQL has one per
+ * statement, and then reads each once anyway).
+ */
+#define TEXT_CACHE_SLOTS 256 /* a power of two */
+static const char text_by_id_sql[] = "SELECT text FROM stmt_texts WHERE text_id = ?1";
+enum { TEXT_BY_ID_TEXT }; /* its one column */
+
+typedef struct text_slot {
+    int64_t text_id;
+    char *text; /* NULL: a free slot */
+    ls_sql_kind kind;
+} text_slot;
+
+typedef struct text_cache {
+    ls_stmt *q; /* text_by_id_sql */
+    text_slot v[TEXT_CACHE_SLOTS];
+} text_cache;
+
+/* A statement's text as statement_locks() reads it, and its kind. */
+typedef struct stmt_text {
+    const char *text;
+    ls_sql_kind kind;
+} stmt_text;
+
 /* What the pass reads once and consults per statement. */
 typedef struct tx_pass {
     ls_stmt *ins, *hold;
@@ -791,7 +823,44 @@ typedef struct tx_pass {
     ls_stmt *failed;   /* failed_insert_sql */
     int waited_more;   /* 1 while `waited` is on a row */
     int64_t holds;
+    text_cache texts;  /* read_cuts()'s texts by text_id */
 } tx_pass;
+
+/* The text of statement row q (STMT_COLS) and its kind into *out: the
+ * row's own text, else its text_id's, read once while in its cache slot
+ * (valid until the next call). 0, or below 0 a store error. */
+static int stmt_text_of(tx_pass *p, ls_stmt *q, stmt_text *out)
+{
+    text_slot *e;
+    int64_t id;
+    int rc;
+    if (ls_stmt_isnull(q, sq_text_id)) {
+        out->text = ls_stmt_text(q, sq_text);
+        out->kind = ls_sql_kind_of(out->text);
+        return 0;
+    }
+    id = ls_stmt_int64(q, sq_text_id);
+    e = &p->texts.v[(uint64_t)id & (TEXT_CACHE_SLOTS - 1)];
+    if (!e->text || e->text_id != id) {
+        char *text;
+        ls_stmt_reset(p->texts.q);
+        ls_stmt_bind_int64(p->texts.q, 1, id);
+        if ((rc = ls_stmt_step(p->texts.q)) < 0)
+            return rc;
+        /* a text_id no text has (not in a store this program wrote) is "" */
+        text = ls_strdup(rc == 1 ? ls_stmt_text(p->texts.q, TEXT_BY_ID_TEXT) : "");
+        ls_stmt_reset(p->texts.q);
+        if (!text)
+            return LS_ENOMEM;
+        free(e->text);
+        e->text = text;
+        e->text_id = id;
+        e->kind = ls_sql_kind_of(text);
+    }
+    out->text = e->text;
+    out->kind = e->kind;
+    return 0;
+}
 
 static int cmp_hot(const char *rel, const char *key, const hot_row *h)
 {
@@ -893,9 +962,10 @@ static int waited_locks(tx_pass *p, tx_state *t, ls_stmt *q)
 /* The hot rows the current statement locks: the row its text, bound
  * parameters or PREPARE text address, and the rows learned rules say its
  * shape locks (a function's, a trigger's). */
-static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_kind kind)
+static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, const stmt_text *st)
 {
-    const char *text = ls_stmt_text(q, sq_text);
+    const char *text = st->text;
+    ls_sql_kind kind = st->kind;
     const char *params = ls_stmt_isnull(q, sq_params) ? NULL : ls_stmt_text(q, sq_params);
     const char *prepare = ls_stmt_isnull(q, sq_prepare) ? NULL : ls_stmt_text(q, sq_prepare);
     ls_rowkey_evidence ev = {text, params, prepare, NULL, NULL};
@@ -1234,7 +1304,8 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
         (rc = ls_store_exec_sorting(s, failure_index_sql)) != 0 ||
         (rc = ls_store_prepare(s, failure_sql, &p->failure)) != 0 ||
         (rc = ls_store_exec(s, failed_table_sql)) != 0 ||
-        (rc = ls_store_prepare(s, failed_insert_sql, &p->failed)) != 0)
+        (rc = ls_store_prepare(s, failed_insert_sql, &p->failed)) != 0 ||
+        (rc = ls_store_prepare(s, text_by_id_sql, &p->texts.q)) != 0)
         return rc;
     p->waited_more = ls_stmt_step(p->waited);
     return p->waited_more < 0 ? p->waited_more : 0;
@@ -1276,6 +1347,9 @@ static void tx_pass_free(tx_pass *p)
     ls_stmt_finalize(p->ins);
     ls_stmt_finalize(p->hold);
     ls_intern_close(&p->evidence);
+    for (i = 0; i < TEXT_CACHE_SLOTS; i++)
+        free(p->texts.v[i].text);
+    ls_stmt_finalize(p->texts.q);
 }
 
 /* Sessions by id (open addressing): what the pass knows of each, and its
@@ -1337,10 +1411,14 @@ static sess_slot *sess_find(sess_map *m, int64_t id, int *created)
 /* Cut one statement into its session's transactions. */
 static int tx_statement(tx_pass *p, sess_slot *ss, ls_stmt *q, ls_correlate_stats *stats)
 {
-    ls_sql_kind kind = ls_sql_kind_of(ls_stmt_text(q, sq_text));
+    stmt_text st;
+    ls_sql_kind kind;
     tx_state *t = ss->tx;
     int rc = 0;
 
+    if ((rc = stmt_text_of(p, q, &st)) != 0)
+        return rc;
+    kind = st.kind;
     if (!t && !(t = ss->tx = ls_calloc(1, sizeof(*t))))
         return LS_ENOMEM;
     switch (kind) {
@@ -1367,11 +1445,11 @@ static int tx_statement(tx_pass *p, sess_slot *ss, ls_stmt *q, ls_correlate_stat
     default:
         if (t->open && t->explicit_tx) {
             tx_add(t, q, 0);
-            rc = statement_locks(p, t, q, kind);
+            rc = statement_locks(p, t, q, &st);
         } else {
             tx_open(t, q, 0, ss->interest);
             tx_add(t, q, 0);
-            if ((rc = statement_locks(p, t, q, kind)) != 0)
+            if ((rc = statement_locks(p, t, q, &st)) != 0)
                 return rc;
             t->end_known = ls_stmt_isnull(q, sq_end_ts) ? "statement start" : "statement";
             t->outcome = "commit";
@@ -1480,16 +1558,19 @@ static const char lock_texts_sql[] =
  * statement_locks() does not read (issue 38: the view and an IN list of
  * every candidate's id were half the pass's VM steps). The columns are
  * STMT_COLS, those of the view that cut_statement() reads (session_id,
- * stmt_id, start_ts, end_ts, text, params, prepare, file_id, line) as the
+ * stmt_id, start_ts, end_ts, params, prepare, file_id, line) as the
  * view computes them; pid, duration_ms, xid and vxid, which it does not
- * read (tx_add() does, in cut_statements() only), are NULL.
+ * read (tx_add() does, in cut_statements() only), are NULL. The text is
+ * NULL too: its text_id is read, and the text once per text_id
+ * (text_cache: issue 38, a subquery per statement was 13 % of the read's
+ * VM steps, and the kind was decided again for every statement).
  */
 #define LOCK_STMTS_FROM(WHERE)                                                             \
     "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM (SELECT r.session_id, r.stmt_id,"       \
     " NULL AS pid, r.start_ts, r.start_ts + r.dur_us AS end_ts,"                           \
-    " NULL AS duration_ms, " LS_TEXT_OF("r.text_id") " AS text, NULL AS xid,"              \
-    " NULL AS vxid, " LS_STMT_REF("r", "params") " AS params, r.prepare, r.file_id, r.line"  \
-    " FROM stmt_rows r WHERE (" WHERE ") AND r.session_id IS NOT NULL"                     \
+    " NULL AS duration_ms, NULL AS text, NULL AS xid,"                                     \
+    " NULL AS vxid, " LS_STMT_REF("r", "params") " AS params, r.prepare, r.file_id, r.line,"  \
+    " r.text_id FROM stmt_rows r WHERE (" WHERE ") AND r.session_id IS NOT NULL"                     \
     " AND (r.verb IS NULL OR r.verb NOT IN (" VERBS_STEP_SQL "))) ORDER BY stmt_id"
 /* One scan of stmt_rows in its own order (no sort, no list of ids): the
  * statements of a text that may lock a hot row, or of a PREPAREd text. */
@@ -1747,6 +1828,7 @@ static int cut_statement(cut_read *r, ls_stmt *q)
     int64_t id = ls_stmt_int64(q, sq_stmt_id);
     int created, rc;
     sess_slot *ss;
+    stmt_text st;
     if ((rc = cut_admit(r, id)) != 0 || (rc = cut_store_before(r, id)) != 0)
         return rc;
     ss = sess_find(r->map, ls_stmt_int64(q, sq_session_id), &created);
@@ -1754,7 +1836,9 @@ static int cut_statement(cut_read *r, ls_stmt *q)
         return LS_ENOMEM;
     if (!ss->tx || ss->tx->first_stmt > id)
         return CUTS_MISFIT; /* a statement no cut holds */
-    return statement_locks(r->p, ss->tx, q, ls_sql_kind_of(ls_stmt_text(q, sq_text)));
+    if ((rc = stmt_text_of(r->p, q, &st)) != 0)
+        return rc;
+    return statement_locks(r->p, ss->tx, q, &st);
 }
 
 /* The statements that may lock a hot row, in log order: lock_stmts_sql's
