@@ -84,7 +84,9 @@ static const char waits_sql[] =
     X(Q, file_id, "r.file_id")                                                         \
     X(Q, line, "r.line")                                                               \
     X(Q, has_duration, "r.dur_us IS NOT NULL")                                         \
-    X(Q, text, "(SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id)")        \
+    /* NULL when ?4 names the text: every candidate has that one */                  \
+    X(Q, text, "CASE WHEN ?4 IS NULL THEN"                                             \
+               " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id) END")   \
     X(Q, params, PARAMS)                                                               \
     X(Q, prepare, "r.prepare")                                                         \
     X(Q, bind, "r.verb IS 1 /* LS_VERB_BIND */")                                       \
@@ -191,10 +193,13 @@ static int by_position(const void *a, const void *b)
 }
 
 /* A candidate from a row of waiter_stmts_sql or near_one_sql, placed
- * against the wait's message at `msg`. */
-static void read_candidate(candidate *c, ls_stmt *q, ls_logpos msg)
+ * against the wait's message at `msg`; its text is `text` (the lock
+ * message's, whose text_id the query was given as ?4) when the row has
+ * none (issue 38: the text read by the text_id of each candidate). */
+static void read_candidate(candidate *c, ls_stmt *q, ls_logpos msg, const char *text)
 {
-    const char *text = ls_stmt_text(q, cq_text);
+    if (!text || !ls_stmt_isnull(q, cq_text))
+        text = ls_stmt_text(q, cq_text); /* "" for none, as ever */
     c->id = ls_stmt_int64(q, cq_stmt_id);
     c->pos.file = ls_stmt_int64(q, cq_file_id);
     c->pos.line = ls_stmt_int64(q, cq_line);
@@ -259,8 +264,9 @@ static int logged_after(ls_stmt *pos, int64_t id, ls_logpos msg)
     return ls_logpos_cmp(at, msg) > 0;
 }
 
-/* The candidates of whole-second logs (near_ids_sql): *n of them in c. */
-static int near_candidates(near_q *nq, const wait_row *w, int64_t before, int has_text,
+/* The candidates of whole-second logs (near_ids_sql): *n of them in c;
+ * those of text_id only, whose text is `text`, unless `text` is NULL. */
+static int near_candidates(near_q *nq, const wait_row *w, int64_t before, const char *text,
                            int64_t text_id, ls_logpos msg, candidate *c, int *n)
 {
     size_t count = 0, lo, hi, i;
@@ -297,12 +303,12 @@ static int near_candidates(near_q *nq, const wait_row *w, int64_t before, int ha
     for (i = lo > NEAR_SIDE ? lo - NEAR_SIDE : 0; i < count && i < lo + NEAR_SIDE; i++) {
         ls_stmt_reset(nq->one); /* and its bindings */
         ls_stmt_bind_int64(nq->one, 1, nq->v[i]);
-        if (has_text)
+        if (text)
             ls_stmt_bind_int64(nq->one, 4, text_id);
         if ((rc = ls_stmt_step(nq->one)) < 0)
             return rc;
         if (rc == 1 && *n < MAX_CANDIDATES)
-            read_candidate(&c[(*n)++], nq->one, msg);
+            read_candidate(&c[(*n)++], nq->one, msg, text);
     }
     return 0;
 }
@@ -340,11 +346,11 @@ static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
             text_id = ls_stmt_int64(tq, TEXT_FIND_ID);
     }
     if (nq) {
-        rc = near_candidates(nq, w, 32, has_text, text_id, msg, c, &n);
+        rc = near_candidates(nq, w, 32, has_text ? lock_stmt : NULL, text_id, msg, c, &n);
         pick = rc < 0 ? -1 : pick_candidate(c, n, failed);
         if (rc == 0 && missed_waiter(c, pick, failed, waited_ms)) {
             keep_candidate(w, c, n, -1);
-            rc = near_candidates(nq, w, 256, has_text, text_id, msg, c, &n);
+            rc = near_candidates(nq, w, 256, has_text ? lock_stmt : NULL, text_id, msg, c, &n);
             pick = rc < 0 ? -1 : pick_candidate(c, n, failed);
         }
         keep_candidate(w, c, n, pick);
@@ -359,7 +365,7 @@ static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
     if (has_text)
         ls_stmt_bind_int64(q, 4, text_id);
     while ((rc = ls_stmt_step(q)) == 1 && n < MAX_CANDIDATES)
-        read_candidate(&c[n++], q, msg);
+        read_candidate(&c[n++], q, msg, has_text ? lock_stmt : NULL);
     keep_candidate(w, c, n, rc < 0 ? -1 : pick_candidate(c, n, failed));
     return rc < 0 ? rc : 0;
 }

@@ -27,6 +27,7 @@
  * the waits and the raw rows of ingest stay as they were written.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,10 +64,15 @@ static const char interest_sql[] =
     X(Q, params, "params")                                                                \
     X(Q, prepare, "prepare")                                                              \
     X(Q, file_id, "file_id")                                                              \
-    X(Q, line, "line")
+    X(Q, line, "line")                                                                    \
+    /* NULL where the row has its text; else the text is read by this id */               \
+    X(Q, text_id, "text_id")                                                              \
+    /* the view's verb name in cut_statements(), stmt_rows' number in read_cuts() */       \
+    X(Q, verb, "verb")
 LS_COLUMNS(sq, STMT_COLS);
 static const char statements_sql[] =
-    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM statements WHERE session_id IS NOT NULL"
+    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM (SELECT *, NULL AS text_id FROM statements)"
+    " WHERE session_id IS NOT NULL"
     /* Extended protocol: parse and bind lines are steps of the statement
      * its execute line ran; only that one counts. */
     " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id";
@@ -666,7 +672,13 @@ static const char set_deadlock_tx_sql[] =
 /* The session's (?1) transactions begun by ?2, latest first (at most
  * LS_POS_CANDIDATES_WHOLE: a whole second of a busy session), each with
  * its first statement's line and whether it was still open at ?2 (the
- * slack ?3 as OPEN_TX's). transactions_session serves it. */
+ * slack ?3 as OPEN_TX's). transactions_session serves it in its order
+ * (start_ts, then tx_id: the index's rowid): one walk down the index, a
+ * probe of stmt_rows each, no sort (issue 38: a subquery of the 32 and a
+ * sort of its join took 36 VM steps a candidate, 17 % of the pass's steps
+ * on the 256 MiB bench log with its 3,880 errors and deadlock processes;
+ * 21 now). A LEFT JOIN on the primary key: one row per transaction, so
+ * the LIMIT counts transactions. */
 #define TX_CAND_COLS(X, Q)                                                                 \
     X(Q, tx_id, "t.tx_id")                                                                \
     X(Q, file_id, "f.file_id")                                                            \
@@ -674,10 +686,10 @@ static const char set_deadlock_tx_sql[] =
     X(Q, open, "(t.end_ts IS NULL OR t.end_ts >= ?2 - ?3)")
 LS_COLUMNS(tc, TX_CAND_COLS);
 static const char tx_candidates_sql[] =
-    "SELECT " LS_SELECT_LIST(tc, TX_CAND_COLS) " FROM (SELECT tx_id, start_ts, end_ts, first_stmt"
-    "  FROM transactions WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
-    "  ORDER BY start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ") t"
-    " LEFT JOIN stmt_rows f ON f.stmt_id = t.first_stmt ORDER BY t.start_ts DESC, t.tx_id DESC";
+    "SELECT " LS_SELECT_LIST(tc, TX_CAND_COLS) " FROM transactions t"
+    " LEFT JOIN stmt_rows f ON f.stmt_id = t.first_stmt"
+    " WHERE t.session_id = ?1 AND t.start_ts <= ?2 + ?3"
+    " ORDER BY t.start_ts DESC, t.tx_id DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
 
 /* One row of a relink query: its transaction by ls_error_tx(), stored. */
 static int relink_one(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t slack)
@@ -777,6 +789,34 @@ typedef struct tx_rule {
     int64_t keyed; /* statements whose hot row it named */
 } tx_rule;
 
+/*
+ * The texts of the statements the pass reads by text_id (read_cuts()),
+ * each read from stmt_texts and its kind decided once while it stays in
+ * its slot: direct-mapped by text_id, so the pass's memory is bounded
+ * whatever the number of distinct texts (a log of literal SQL has one per
+ * statement, and then reads each once anyway).
+ */
+#define TEXT_CACHE_SLOTS 256 /* a power of two */
+static const char text_by_id_sql[] = "SELECT text FROM stmt_texts WHERE text_id = ?1";
+enum { TEXT_BY_ID_TEXT }; /* its one column */
+
+typedef struct text_slot {
+    int64_t text_id;
+    char *text; /* NULL: a free slot */
+    ls_sql_kind kind;
+} text_slot;
+
+typedef struct text_cache {
+    ls_stmt *q; /* text_by_id_sql */
+    text_slot v[TEXT_CACHE_SLOTS];
+} text_cache;
+
+/* A statement's text as statement_locks() reads it, and its kind. */
+typedef struct stmt_text {
+    const char *text;
+    ls_sql_kind kind;
+} stmt_text;
+
 /* What the pass reads once and consults per statement. */
 typedef struct tx_pass {
     ls_stmt *ins, *hold;
@@ -791,7 +831,44 @@ typedef struct tx_pass {
     ls_stmt *failed;   /* failed_insert_sql */
     int waited_more;   /* 1 while `waited` is on a row */
     int64_t holds;
+    text_cache texts;  /* read_cuts()'s texts by text_id */
 } tx_pass;
+
+/* The text of statement row q (STMT_COLS) and its kind into *out: the
+ * row's own text, else its text_id's, read once while in its cache slot
+ * (valid until the next call). 0, or below 0 a store error. */
+static int stmt_text_of(tx_pass *p, ls_stmt *q, stmt_text *out)
+{
+    text_slot *e;
+    int64_t id;
+    int rc;
+    if (ls_stmt_isnull(q, sq_text_id)) {
+        out->text = ls_stmt_text(q, sq_text);
+        out->kind = ls_sql_kind_of(out->text);
+        return 0;
+    }
+    id = ls_stmt_int64(q, sq_text_id);
+    e = &p->texts.v[(uint64_t)id & (TEXT_CACHE_SLOTS - 1)];
+    if (!e->text || e->text_id != id) {
+        char *text;
+        ls_stmt_reset(p->texts.q);
+        ls_stmt_bind_int64(p->texts.q, 1, id);
+        if ((rc = ls_stmt_step(p->texts.q)) < 0)
+            return rc;
+        /* a text_id no text has (not in a store this program wrote) is "" */
+        text = ls_strdup(rc == 1 ? ls_stmt_text(p->texts.q, TEXT_BY_ID_TEXT) : "");
+        ls_stmt_reset(p->texts.q);
+        if (!text)
+            return LS_ENOMEM;
+        free(e->text);
+        e->text = text;
+        e->text_id = id;
+        e->kind = ls_sql_kind_of(text);
+    }
+    out->text = e->text;
+    out->kind = e->kind;
+    return 0;
+}
 
 static int cmp_hot(const char *rel, const char *key, const hot_row *h)
 {
@@ -893,9 +970,10 @@ static int waited_locks(tx_pass *p, tx_state *t, ls_stmt *q)
 /* The hot rows the current statement locks: the row its text, bound
  * parameters or PREPARE text address, and the rows learned rules say its
  * shape locks (a function's, a trigger's). */
-static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, ls_sql_kind kind)
+static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, const stmt_text *st)
 {
-    const char *text = ls_stmt_text(q, sq_text);
+    const char *text = st->text;
+    ls_sql_kind kind = st->kind;
     const char *params = ls_stmt_isnull(q, sq_params) ? NULL : ls_stmt_text(q, sq_params);
     const char *prepare = ls_stmt_isnull(q, sq_prepare) ? NULL : ls_stmt_text(q, sq_prepare);
     ls_rowkey_evidence ev = {text, params, prepare, NULL, NULL};
@@ -1234,7 +1312,8 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
         (rc = ls_store_exec_sorting(s, failure_index_sql)) != 0 ||
         (rc = ls_store_prepare(s, failure_sql, &p->failure)) != 0 ||
         (rc = ls_store_exec(s, failed_table_sql)) != 0 ||
-        (rc = ls_store_prepare(s, failed_insert_sql, &p->failed)) != 0)
+        (rc = ls_store_prepare(s, failed_insert_sql, &p->failed)) != 0 ||
+        (rc = ls_store_prepare(s, text_by_id_sql, &p->texts.q)) != 0)
         return rc;
     p->waited_more = ls_stmt_step(p->waited);
     return p->waited_more < 0 ? p->waited_more : 0;
@@ -1276,6 +1355,9 @@ static void tx_pass_free(tx_pass *p)
     ls_stmt_finalize(p->ins);
     ls_stmt_finalize(p->hold);
     ls_intern_close(&p->evidence);
+    for (i = 0; i < TEXT_CACHE_SLOTS; i++)
+        free(p->texts.v[i].text);
+    ls_stmt_finalize(p->texts.q);
 }
 
 /* Sessions by id (open addressing): what the pass knows of each, and its
@@ -1337,10 +1419,14 @@ static sess_slot *sess_find(sess_map *m, int64_t id, int *created)
 /* Cut one statement into its session's transactions. */
 static int tx_statement(tx_pass *p, sess_slot *ss, ls_stmt *q, ls_correlate_stats *stats)
 {
-    ls_sql_kind kind = ls_sql_kind_of(ls_stmt_text(q, sq_text));
+    stmt_text st;
+    ls_sql_kind kind;
     tx_state *t = ss->tx;
     int rc = 0;
 
+    if ((rc = stmt_text_of(p, q, &st)) != 0)
+        return rc;
+    kind = st.kind;
     if (!t && !(t = ss->tx = ls_calloc(1, sizeof(*t))))
         return LS_ENOMEM;
     switch (kind) {
@@ -1367,11 +1453,11 @@ static int tx_statement(tx_pass *p, sess_slot *ss, ls_stmt *q, ls_correlate_stat
     default:
         if (t->open && t->explicit_tx) {
             tx_add(t, q, 0);
-            rc = statement_locks(p, t, q, kind);
+            rc = statement_locks(p, t, q, &st);
         } else {
             tx_open(t, q, 0, ss->interest);
             tx_add(t, q, 0);
-            if ((rc = statement_locks(p, t, q, kind)) != 0)
+            if ((rc = statement_locks(p, t, q, &st)) != 0)
                 return rc;
             t->end_known = ls_stmt_isnull(q, sq_end_ts) ? "statement start" : "statement";
             t->outcome = "commit";
@@ -1480,17 +1566,23 @@ static const char lock_texts_sql[] =
  * statement_locks() does not read (issue 38: the view and an IN list of
  * every candidate's id were half the pass's VM steps). The columns are
  * STMT_COLS, those of the view that cut_statement() reads (session_id,
- * stmt_id, start_ts, end_ts, text, params, prepare, file_id, line) as the
+ * stmt_id, start_ts, end_ts, params, prepare, file_id, line) as the
  * view computes them; pid, duration_ms, xid and vxid, which it does not
- * read (tx_add() does, in cut_statements() only), are NULL.
+ * read (tx_add() does, in cut_statements() only), are NULL. The text is
+ * NULL too: its text_id is read, and the text once per text_id
+ * (text_cache: issue 38, a subquery per statement was 13 % of the read's
+ * VM steps, and the kind was decided again for every statement). Rows
+ * that are not statements of a session (parse and bind lines, a row of no
+ * session) are passed over by lock_row_ours(), not by the scan: SQLite
+ * tests such terms before a subquery's (the IN), on every row of
+ * stmt_rows, 1.1 M VM steps of the 256 MiB bench log's 6.0 M.
  */
 #define LOCK_STMTS_FROM(WHERE)                                                             \
     "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM (SELECT r.session_id, r.stmt_id,"       \
     " NULL AS pid, r.start_ts, r.start_ts + r.dur_us AS end_ts,"                           \
-    " NULL AS duration_ms, " LS_TEXT_OF("r.text_id") " AS text, NULL AS xid,"              \
-    " NULL AS vxid, " LS_STMT_REF("r", "params") " AS params, r.prepare, r.file_id, r.line"  \
-    " FROM stmt_rows r WHERE (" WHERE ") AND r.session_id IS NOT NULL"                     \
-    " AND (r.verb IS NULL OR r.verb NOT IN (" VERBS_STEP_SQL "))) ORDER BY stmt_id"
+    " NULL AS duration_ms, NULL AS text, NULL AS xid,"                                     \
+    " NULL AS vxid, " LS_STMT_REF("r", "params") " AS params, r.prepare, r.file_id, r.line,"  \
+    " r.text_id, r.verb FROM stmt_rows r WHERE " WHERE ") ORDER BY stmt_id"
 /* One scan of stmt_rows in its own order (no sort, no list of ids): the
  * statements of a text that may lock a hot row, or of a PREPAREd text. */
 static const char lock_stmts_sql[] =
@@ -1747,6 +1839,7 @@ static int cut_statement(cut_read *r, ls_stmt *q)
     int64_t id = ls_stmt_int64(q, sq_stmt_id);
     int created, rc;
     sess_slot *ss;
+    stmt_text st;
     if ((rc = cut_admit(r, id)) != 0 || (rc = cut_store_before(r, id)) != 0)
         return rc;
     ss = sess_find(r->map, ls_stmt_int64(q, sq_session_id), &created);
@@ -1754,7 +1847,9 @@ static int cut_statement(cut_read *r, ls_stmt *q)
         return LS_ENOMEM;
     if (!ss->tx || ss->tx->first_stmt > id)
         return CUTS_MISFIT; /* a statement no cut holds */
-    return statement_locks(r->p, ss->tx, q, ls_sql_kind_of(ls_stmt_text(q, sq_text)));
+    if ((rc = stmt_text_of(r->p, q, &st)) != 0)
+        return rc;
+    return statement_locks(r->p, ss->tx, q, &st);
 }
 
 /* The statements that may lock a hot row, in log order: lock_stmts_sql's
@@ -1770,6 +1865,18 @@ typedef struct lock_read {
     int64_t last;        /* the last statement handed out */
 } lock_read;
 
+/* Whether row q of LOCK_STMTS_FROM is a statement the pass reads: of a
+ * session, not a parse or bind line (the steps of the statement its
+ * execute line ran: only that one counts). */
+static int lock_row_ours(ls_stmt *q)
+{
+    int64_t verb;
+    if (ls_stmt_isnull(q, sq_session_id))
+        return 0;
+    verb = ls_stmt_isnull(q, sq_verb) ? -1 : ls_stmt_int64(q, sq_verb);
+    return verb != LS_VERB_BIND && verb != LS_VERB_PARSE;
+}
+
 /* The next statement, in *row (valid until the next call): 1, 0 at the
  * end, below 0 a store error. */
 static int lock_next(lock_read *lr, ls_stmt **row)
@@ -1783,6 +1890,9 @@ static int lock_next(lock_read *lr, ls_stmt **row)
     }
     for (;;) {
         int64_t scan_id, wait_id;
+        while (lr->scan_more == 1 && !lock_row_ours(lr->scan))
+            if ((lr->scan_more = ls_stmt_step(lr->scan)) < 0)
+                return lr->scan_more;
         /* the waited rows of statements handed out that statement_locks()
          * did not read (a COMMIT's), or not read (not the pass's) */
         while (p->waited_more == 1 && ls_stmt_int64(p->waited, wq_stmt_id) <= lr->last)
@@ -1798,7 +1908,7 @@ static int lock_next(lock_read *lr, ls_stmt **row)
             ls_stmt_bind_int64(lr->one, 1, wait_id);
             if ((rc = ls_stmt_step(lr->one)) < 0)
                 return rc;
-            if (rc == 1) {
+            if (rc == 1 && lock_row_ours(lr->one)) {
                 *row = lr->one;
                 return 1;
             }
