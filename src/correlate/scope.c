@@ -35,7 +35,8 @@
  * (findings.c), which the report reads instead. So are the code-path
  * rankings the "report summary" pass stored (the default grouping over
  * the whole log): summed again into temp.path_ranking, temp.path_queueing
- * and temp.path_occupancy (summary.c) for a window or another grouping.
+ * and temp.path_occupancy (summary.c) for a window or another grouping,
+ * and each row's queue buckets (temp.row_queue_buckets) for a window.
  * ls_correlate_scope_leave() drops the views and those tables; nothing is
  * written to the store itself.
  */
@@ -217,7 +218,7 @@ int ls_correlate_scope_enter(ls_store *s, const char *group_by, int64_t since, i
     /* The code-path rankings likewise (summary.c): the stored ones are
      * the default grouping's over the whole log. */
     if (rc >= 0 && (windowed || strcmp(name, LS_GROUPING_DEFAULT) != 0))
-        rc = ls_correlate_summary_scope(s, sc.label_sql, grouping_col(name, 2));
+        rc = ls_correlate_summary_scope(s, sc.label_sql, grouping_col(name, 2), windowed);
     if (rc < 0) {
         ls_correlate_scope_leave(s);
         return rc;

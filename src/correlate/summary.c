@@ -22,6 +22,11 @@
  *   p95, 1 % apart), with the range the log allows where its times are
  *   whole seconds, the sum over all paths (their shares), and the row it
  *   held longest (the story of the top path, reports/story.c).
+ * - row_queue_buckets: each row's queue-depth changes (row_queue) summed
+ *   into at most QUEUE_BUCKETS buckets of equal time over the row's whole
+ *   queue, each with its first and last change, its deepest queue and the
+ *   depth it ended at: one stream of row_queue in (row, time) order, where
+ *   the report sorted each hot row's queue with a window function.
  */
 #include <math.h>
 #include <stdio.h>
@@ -424,6 +429,112 @@ static int queueing_write(ls_store *s, const char *schema, const char *label_sql
     return ls_store_exec(s, sql);
 }
 
+/* Buckets over a row's time: at 1,100 SVG units a bucket is under 3. */
+#define QUEUE_BUCKETS 400
+
+/* Each row's queue, in time order (ties: insertion order); a row's first
+ * and last change. */
+enum { RQ_ROW_ID, RQ_TS, RQ_DEPTH };
+static const char queue_sql[] =
+    "SELECT row_id, ts, depth FROM row_queue WHERE row_id IS NOT NULL ORDER BY row_id, ts, rowid";
+static const char queue_span_sql[] =
+    "SELECT min(ts), max(ts) - min(ts) + 1 FROM row_queue WHERE row_id = ?1";
+/* %s the schema written. */
+static const char bucket_insert_fmt[] =
+    "INSERT INTO %s.row_queue_buckets(row_id, b, first_ts, last_ts, depth, end_depth)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+enum { QB_ROW_ID = 1, QB_B, QB_FIRST, QB_LAST, QB_DEPTH, QB_END_DEPTH };
+
+/* The bucket being summed. */
+typedef struct queue_bucket {
+    int64_t row_id, b, first_ts, last_ts, depth, end_depth;
+    int open; /* holds a change */
+} queue_bucket;
+
+/* Bucket qb written (ins) when it holds a change. 0 or an error code. */
+static int bucket_flush(ls_stmt *ins, queue_bucket *qb)
+{
+    int rc;
+    if (!qb->open)
+        return 0;
+    qb->open = 0;
+    if ((rc = ls_stmt_reset(ins)) != 0 || (rc = ls_stmt_bind_int64(ins, QB_ROW_ID, qb->row_id)) ||
+        (rc = ls_stmt_bind_int64(ins, QB_B, qb->b)) ||
+        (rc = ls_stmt_bind_int64(ins, QB_FIRST, qb->first_ts)) ||
+        (rc = ls_stmt_bind_int64(ins, QB_LAST, qb->last_ts)) ||
+        (rc = ls_stmt_bind_int64(ins, QB_DEPTH, qb->depth)) ||
+        (rc = ls_stmt_bind_int64(ins, QB_END_DEPTH, qb->end_depth)))
+        return rc;
+    rc = ls_stmt_step(ins);
+    return rc < 0 ? rc : 0;
+}
+
+/* Row row_id's first change (*t0) and its queue's span in µs plus one
+ * (*span), from `span_q` (queue_span_sql). 0 or an error code. */
+static int queue_span(ls_stmt *span_q, int64_t row_id, int64_t *t0, int64_t *span)
+{
+    int rc;
+    if ((rc = ls_stmt_reset(span_q)) != 0 || (rc = ls_stmt_bind_int64(span_q, 1, row_id)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(span_q)) < 0)
+        return rc;
+    *t0 = ls_stmt_int64(span_q, 0);
+    *span = ls_stmt_int64(span_q, 1);
+    return 0;
+}
+
+/* Adds change (ts, depth) of the row in qb to its bucket b. */
+static void bucket_add(queue_bucket *qb, int64_t b, int64_t ts, int64_t depth)
+{
+    if (!qb->open) {
+        qb->open = 1;
+        qb->b = b;
+        qb->first_ts = ts;
+        qb->depth = depth;
+    }
+    if (depth > qb->depth)
+        qb->depth = depth;
+    qb->last_ts = ts;
+    qb->end_depth = depth;
+}
+
+/* Every row's queue buckets into schema's row_queue_buckets. */
+static int queue_buckets_write(ls_store *s, const char *schema)
+{
+    char sql[sizeof(bucket_insert_fmt) + 16];
+    ls_stmt *q = NULL, *span_q = NULL, *ins = NULL;
+    queue_bucket qb = {0, 0, 0, 0, 0, 0, 0};
+    int64_t t0 = 0, span = 1;
+    int rc, have_row = 0;
+
+    snprintf(sql, sizeof(sql), bucket_insert_fmt, schema);
+    if ((rc = ls_store_prepare(s, queue_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, queue_span_sql, &span_q)) != 0 ||
+        (rc = ls_store_prepare(s, sql, &ins)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        int64_t row_id = ls_stmt_int64(q, RQ_ROW_ID), ts = ls_stmt_int64(q, RQ_TS), b;
+        if (!have_row || row_id != qb.row_id) {
+            if ((rc = bucket_flush(ins, &qb)) != 0 ||
+                (rc = queue_span(span_q, row_id, &t0, &span)) != 0)
+                break;
+            have_row = 1;
+            qb.row_id = row_id;
+        }
+        b = (ts - t0) * QUEUE_BUCKETS / span;
+        if (qb.open && b != qb.b && (rc = bucket_flush(ins, &qb)) != 0)
+            break;
+        bucket_add(&qb, b, ts, ls_stmt_int64(q, RQ_DEPTH));
+    }
+    if (rc >= 0)
+        rc = bucket_flush(ins, &qb);
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(span_q);
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
+
 /* The three rankings of grouping label_sql/source_sql into schema's
  * tables (emptied first). */
 static int summary_write(ls_store *s, const char *schema, const char *label_sql,
@@ -441,26 +552,49 @@ static int summary_write(ls_store *s, const char *schema, const char *label_sql,
     return rc;
 }
 
+/* The queue buckets into schema's row_queue_buckets (emptied first). */
+static int buckets_write(ls_store *s, const char *schema)
+{
+    char sql[64];
+    int rc;
+    snprintf(sql, sizeof(sql), "DELETE FROM %s.row_queue_buckets;", schema);
+    if ((rc = ls_store_exec(s, sql)) != 0)
+        return rc;
+    return queue_buckets_write(s, schema);
+}
+
 int ls_correlate_summary(ls_store *s, ls_correlate_stats *stats)
 {
+    int rc;
     (void)stats;
-    return summary_write(s, "main", LS_GROUPING_FUNCTION_LABEL_SQL, DEFAULT_SOURCE_SQL);
+    if ((rc = summary_write(s, "main", LS_GROUPING_FUNCTION_LABEL_SQL, DEFAULT_SOURCE_SQL)) != 0)
+        return rc;
+    return buckets_write(s, "main");
 }
 
 static const char scope_enter_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS path_ranking" LS_PATH_RANKING_COLS ";"
     " CREATE TEMP TABLE IF NOT EXISTS path_queueing" LS_PATH_QUEUEING_COLS ";"
     " CREATE TEMP TABLE IF NOT EXISTS path_occupancy" LS_PATH_OCCUPANCY_COLS ";";
+static const char scope_window_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS row_queue_buckets" LS_ROW_QUEUE_BUCKETS_COLS ";";
 
-int ls_correlate_summary_scope(ls_store *s, const char *label_sql, const char *source_sql)
+int ls_correlate_summary_scope(ls_store *s, const char *label_sql, const char *source_sql,
+                               int windowed)
 {
     int rc = ls_store_exec(s, scope_enter_sql);
-    return rc ? rc : summary_write(s, "temp", label_sql, source_sql);
+    if (rc == 0)
+        rc = summary_write(s, "temp", label_sql, source_sql);
+    /* the buckets know no grouping: summed again only over a window's queue */
+    if (rc == 0 && windowed && (rc = ls_store_exec(s, scope_window_sql)) == 0)
+        rc = buckets_write(s, "temp");
+    return rc;
 }
 
 int ls_correlate_summary_leave(ls_store *s)
 {
     return ls_store_exec(s, "DROP TABLE IF EXISTS temp.path_ranking;"
                             " DROP TABLE IF EXISTS temp.path_queueing;"
-                            " DROP TABLE IF EXISTS temp.path_occupancy;");
+                            " DROP TABLE IF EXISTS temp.path_occupancy;"
+                            " DROP TABLE IF EXISTS temp.row_queue_buckets;");
 }

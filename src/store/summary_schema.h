@@ -11,6 +11,9 @@
  *   summary" pass (summary.c). The report takes the first --top rows.
  *   The value columns carry no type, so each value is kept as the query
  *   made it (an integer stays one, a sum of doubles keeps every bit).
+ * - row_queue_buckets: each row's queue depth in at most 400 buckets of
+ *   equal time, which a hot row's timeline draws when its lists are cut
+ *   (reports/queue.c), from the same pass.
  * - stmt_minutes, ingest's: the statement rows begun in each minute
  *   (start_ts / 60 s), counted as the store writer writes each row once
  *   (stmtstats.c), added to by every ingest in the transaction that
@@ -42,10 +45,17 @@
 #define LS_PATH_OCCUPANCY_COLS \
     "(ord INTEGER PRIMARY KEY, code_path, named_by, holds, waited, bounded, ranged,\n" \
     "  total_ms, max_ms, p95_ms, all_ms, total_lo_ms, total_hi_ms, row_id, row_us, row_timed)"
+/* A row's queue depth over its whole time (row_queue) in buckets of
+ * equal time (reports/queue.c): bucket b of the row, its first and last
+ * change's times, its deepest queue and the depth it ended at. */
+#define LS_ROW_QUEUE_BUCKETS_COLS \
+    "(row_id INTEGER, b INTEGER, first_ts INTEGER, last_ts INTEGER, depth INTEGER,\n" \
+    "  end_depth INTEGER, PRIMARY KEY (row_id, b))"
 #define LS_SUMMARY_DDL \
     "CREATE TABLE IF NOT EXISTS path_ranking" LS_PATH_RANKING_COLS ";\n" \
     "CREATE TABLE IF NOT EXISTS path_queueing" LS_PATH_QUEUEING_COLS ";\n" \
-    "CREATE TABLE IF NOT EXISTS path_occupancy" LS_PATH_OCCUPANCY_COLS ";\n"
+    "CREATE TABLE IF NOT EXISTS path_occupancy" LS_PATH_OCCUPANCY_COLS ";\n" \
+    "CREATE TABLE IF NOT EXISTS row_queue_buckets" LS_ROW_QUEUE_BUCKETS_COLS ";\n"
 
 /* The statement rows begun in each minute (µs since the epoch / 60 s). */
 #define LS_STMT_MINUTES_DDL \

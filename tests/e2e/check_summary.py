@@ -16,7 +16,9 @@ reports/codepaths.c, reports/context.c, scope.c):
   row_occupancy, code_paths and row_queueing list, in order; the
   occupancy's holds and total per path equal the holds' own (SQL over the
   holds and tx_code here, as the report summed them before); a changed row
-  shows in the report; --group-by application and a --since/--until
+  shows in the report; the queue buckets of a cut timeline are the old
+  query's over the row's queue (whole, and in a window); --group-by shape
+  and a --since/--until
   window are summed again for the report (a changed stored row does not
   show there), the first equal to the holds' own under that grouping.
 
@@ -189,6 +191,43 @@ def same_occupancy(rep, want, what):
           % (what, len(got), [(p, got[p], want.get(p)) for p in bad[:3]]))
 
 
+OLD_BUCKETS_SQL = (
+    # reports/queue.c before issue 38: the row's queue in 400 buckets
+    "SELECT min(ts), max(ts), max(depth), max(CASE WHEN rn = 1 THEN depth END)"
+    " FROM (SELECT ts, depth, b, row_number() OVER (PARTITION BY b ORDER BY ts DESC, id DESC)"
+    " AS rn FROM (SELECT q.ts, q.depth, q.rowid AS id, (q.ts - r.t0) * 400"
+    " / r.span AS b FROM row_queue q, (SELECT min(ts) AS t0, max(ts) - min(ts) + 1 AS span"
+    " FROM row_queue WHERE row_id = ?1 AND ts BETWEEN ?2 AND ?3) r WHERE q.row_id = ?1"
+    " AND q.ts BETWEEN ?2 AND ?3)) GROUP BY b ORDER BY b")
+US = 1000000
+
+
+def ts_us(iso):
+    t = datetime.datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=datetime.timezone.utc)
+    return round(t.timestamp() * US)
+
+
+def same_buckets(db, rep, lo, hi, what):
+    """Each cut timeline's queue_buckets: the old query's over the queue
+    between lo and hi (µs), to the millisecond the report prints."""
+    n = 0
+    for row in rep["hot_rows"]:
+        b = row.get("timeline", {}).get("queue_buckets")
+        if b is None:
+            continue
+        want = rows(db, OLD_BUCKETS_SQL, (row["row_id"], lo, hi))
+        got = [(ts_us(x["time"]) // 1000, ts_us(x["end"]) // 1000, x["depth"], x["end_depth"])
+               for x in b]
+        want = [(t0 // 1000, t1 // 1000, d, e) for t0, t1, d, e in want]
+        check(got == want, "%s: row %s's %d queue_buckets are the old query's %d (first differ:"
+              " %s)" % (what, row["row_id"], len(got), len(want),
+                        next(((g, w) for g, w in zip(got, want) if g != w), None)))
+        n += 1
+    check(n > 0, "%s: %d timelines cut, with queue_buckets" % (what, n))
+
+
 def check_paths(lockspan, tmp, samples):
     d = os.path.join(samples, "app")
     with open(os.path.join(d, "prefix.txt")) as f:
@@ -222,6 +261,22 @@ def check_paths(lockspan, tmp, samples):
                                        rep2["row_occupancy"][0]["holds"],
                                        rep["code_paths"][0]["waits_caused"],
                                        rep2["code_paths"][0]["waits_caused"]))
+    # the queue buckets of the cut timelines, whole and in a window
+    rep5 = report(lockspan, db, os.path.join(tmp, "app-cut.json"), ["--max-waits", "2"])
+    same_buckets(db, rep5, -2 ** 62, 2 ** 62, "app --max-waits 2")
+    span = rows(db, "SELECT min(ts), max(ts) FROM row_queue")[0]
+    mid = (span[0] + span[1]) // 2
+    since = datetime.datetime.fromtimestamp(span[0] / US, datetime.timezone.utc)
+    until = datetime.datetime.fromtimestamp(mid / US, datetime.timezone.utc)
+    iso = "%Y-%m-%dT%H:%M:%S.%fZ"
+    rep6 = report(lockspan, db, os.path.join(tmp, "app-cut-window.json"),
+                  ["--max-waits", "2", "--since", since.strftime(iso),
+                   "--until", until.strftime(iso)])
+    same_buckets(db, rep6, span[0], mid, "app --max-waits 2, the queue's first half")
+    # the report's order: the longest total first
+    totals = [o["total_hold_ms"] for o in rep["row_occupancy"]]
+    check(totals == sorted(totals, reverse=True),
+          "app: row_occupancy by total hold time, longest first (%s)" % totals)
     # another grouping is summed for the report, from the holds
     rep3 = report(lockspan, db, os.path.join(tmp, "app-application.json"),
                   ["--top", "10", "--group-by", "shape"])
