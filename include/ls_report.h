@@ -40,8 +40,8 @@ typedef struct ls_report_opts {
     /* The analysis of the report's scope (window and grouping), run by
      * ls_report_build() before it reads anything and left after: the CLI
      * passes ls_correlate_scope_enter and _leave. NULL: none, and the
-     * report reads the store as correlated (the whole log's findings of
-     * the default grouping). */
+     * report reads the store as correlated (the whole log's findings,
+     * code-path rankings and queue buckets of the default grouping). */
     int (*scope_enter)(ls_store *s, const char *group_by, int64_t since, int64_t until);
     int (*scope_leave)(ls_store *s);
 } ls_report_opts;

@@ -57,180 +57,79 @@ const char *ls_model_code_path_source(const char *group_by)
 }
 
 /*
- * Blocking ranking, per code path: holds others waited for (blocking episodes) on hot rows, total / max / p95
- * hold, the waiting caused to others, and the waits it suffered itself.
- * The p95 is the nearest-rank value over the path's holds.
+ * The rankings per code path, summed by correlation (its "report summary"
+ * pass, src/correlate/summary.c; for a --since/--until window or another
+ * --group-by, the scope's temp tables of the same names, scope.c), every
+ * path in the report's order (ord); the report takes the first --top.
+ *
+ * Blocking ranking (path_ranking): holds others waited for (blocking
+ * episodes) on hot rows, total / max / p95 hold (nearest rank), the
+ * waiting caused to others, and the waits it suffered itself.
  */
-#define RANKING_COLS(X, Q)                                                       \
-    X(Q, code_path, "r.label")                                                   \
-    X(Q, named_by, "min(r.source)")                                              \
-    X(Q, blocking_episodes, "count(*)")                                          \
-    X(Q, waits_caused, "sum(r.waits)")                                           \
-    X(Q, total_hold_ms, "sum(r.hold_ms)")                                        \
-    X(Q, max_hold_ms, "max(r.hold_ms)")                                          \
-    X(Q, p95_hold_ms, "max(CASE WHEN r.rn = (95 * r.n + 99) / 100 THEN r.hold_ms END)") \
-    X(Q, waiter_ms_caused, "sum(r.waiter_ms)")                                   \
-    X(Q, waits_suffered, "coalesce(s.waits, 0)")                                 \
-    X(Q, waited_ms_suffered, "coalesce(s.ms, 0)")
+#define RANKING_COLS(X, Q)                                \
+    X(Q, code_path, "code_path")                          \
+    X(Q, named_by, "named_by")                            \
+    X(Q, blocking_episodes, "blocking_episodes")          \
+    X(Q, waits_caused, "waits_caused")                    \
+    X(Q, total_hold_ms, "total_hold_ms")                  \
+    X(Q, max_hold_ms, "max_hold_ms")                      \
+    X(Q, p95_hold_ms, "p95_hold_ms")                      \
+    X(Q, waiter_ms_caused, "waiter_ms_caused")            \
+    X(Q, waits_suffered, "waits_suffered")                \
+    X(Q, waited_ms_suffered, "waited_ms_suffered")
 LS_COLUMNS(rk, RANKING_COLS);
-static const char ranking_fmt[] =
-    "WITH labeled AS (SELECT h.hold_id, h.waits, h.waiter_ms,"
-    "  (h.end_ts - h.start_ts) / 1000.0 AS hold_ms, %s AS label, %s AS source"
-    "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.waits > 0"
-    "  AND" NOT_A_RELATION_LOCK("h.row_id") "),"
-    " ranked AS (SELECT *, row_number() OVER (PARTITION BY label ORDER BY hold_ms) AS rn,"
-    "  count(*) OVER (PARTITION BY label) AS n FROM labeled),"
-    " suffered AS (SELECT %s AS label, count(*) AS waits, sum(w.waited_ms) AS ms"
-    "  FROM lock_waits w LEFT JOIN tx_code c ON c.tx_id = w.waiter_tx GROUP BY 1)"
-    " SELECT " LS_SELECT_LIST(rk, RANKING_COLS)
-    " FROM ranked r LEFT JOIN suffered s ON s.label = r.label"
-    " GROUP BY r.label ORDER BY sum(r.hold_ms) DESC, r.label LIMIT ?1";
+static const char ranking_sql[] =
+    "SELECT " LS_SELECT_LIST(rk, RANKING_COLS) " FROM path_ranking ORDER BY ord LIMIT ?1";
 
 /*
- * Occupancy ranking, per code path: every hold of a hot row, whether or not
- * anyone waited long enough to be logged (rebuilt from statement logging):
- * how long the path keeps the rows others need, and its share of the time
- * the hot rows were held. The holds are streamed and summed here, the p95
- * from a log-scale histogram (1 % apart): a log has hundreds of thousands
- * of holds, and sorting them all in SQLite took tens of MB. The same scan
- * gathers what the story tells of the top path (model_story_path): each
- * path's holds the log bounds and its time on each row, which two scans
- * of every hold per path gave before.
+ * Occupancy ranking (path_occupancy): every hold of a hot row, whether
+ * or not anyone waited long enough to be logged (rebuilt from statement
+ * logging): how long the path keeps the rows others need, and its share
+ * of the time the hot rows were held; the p95 from a log-scale histogram
+ * (1 % apart). Where the log's times are whole seconds, the range the log
+ * allows of each path's total. The top path's holds, those the log
+ * bounds, and the row it held longest are what the story tells of it
+ * (model_story_path).
  */
-/* A hold's length: where the log's times are whole seconds, the estimate
- * and the range the log allows (hold_range, holdtimes.c), else its end
- * minus its start (no range). */
-#define OCCUPANCY_COLS(X, Q)                       \
-    X(Q, label, "%s")                              \
-    X(Q, hold_id, "h.hold_id")                     \
-    X(Q, waited, "h.waits > 0")                    \
-    X(Q, row_id, "h.row_id")                       \
-    X(Q, hold_us, "coalesce(r.est_us, h.end_ts - h.start_ts)") \
-    X(Q, bounded, "coalesce(h.start_evidence LIKE 'bounded by%%'" \
-                  " OR h.end_evidence LIKE 'bounded by%%'"       \
-                  " OR h.end_evidence LIKE 'first waiter acquired%%', 0)") \
-    X(Q, lo_ms, "r.lo_us / 1000.0")                \
-    X(Q, hi_ms, "r.hi_us / 1000.0")
+#define OCCUPANCY_COLS(X, Q)            \
+    X(Q, label, "code_path")            \
+    X(Q, source, "named_by")            \
+    X(Q, holds, "holds")                \
+    X(Q, waited, "waited")              \
+    X(Q, bounded, "bounded")            \
+    X(Q, ranged, "ranged")              \
+    X(Q, total_ms, "total_ms")          \
+    X(Q, max_ms, "max_ms")              \
+    X(Q, p95_ms, "p95_ms")              \
+    X(Q, all_ms, "all_ms")              \
+    X(Q, total_lo_ms, "total_lo_ms")    \
+    X(Q, total_hi_ms, "total_hi_ms")    \
+    X(Q, row_id, "row_id")              \
+    X(Q, row_us, "row_us")              \
+    X(Q, row_timed, "row_timed")
 LS_COLUMNS(oc, OCCUPANCY_COLS);
-static const char occupancy_fmt[] =
-    "SELECT " LS_SELECT_LIST(oc, OCCUPANCY_COLS)
-    " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-    " LEFT JOIN hold_range r ON r.hold_id = h.hold_id WHERE h.end_ts IS NOT NULL"
-    " AND" NOT_A_RELATION_LOCK("h.row_id");
-/* What named a path (the %s): of the hold that was its first in
- * occupancy_fmt's order, asked once per path, not for every hold (the
- * source's SQL looks up the transaction's names again: 2.5 M of the
- * query's 10 M SQLite VM steps on the 256 MiB bench log). */
-static const char occupancy_source_fmt[] =
-    "SELECT %s FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.hold_id = ?1";
+static const char occupancy_sql[] =
+    "SELECT " LS_SELECT_LIST(oc, OCCUPANCY_COLS) " FROM path_occupancy ORDER BY ord";
 
-#define OCC_PER_DECADE 200 /* histogram buckets per factor of ten */
-#define OCC_MIN_LOG10 (-3) /* 1 µs */
-#define OCC_BUCKETS (11 * OCC_PER_DECADE) /* up to 10^8 ms */
-
-typedef struct occ_row {
-    int64_t row_id, us;
-    int timed; /* has a hold with both times (else its sum is NULL in SQL) */
-} occ_row;
-
+/* A path of path_occupancy, as read. */
 typedef struct occ_path {
     char *label, *source;
     int64_t n, waited, bounded, ranged; /* ranged: holds with a range (whole seconds) */
-    double total, max, total_lo, total_hi; /* total_lo..total_hi: what the log allows */
-    uint32_t hist[OCC_BUCKETS];
-    occ_row *rows; /* its time on each row (a few hundred hot rows at most) */
-    size_t nrows, last_row;
+    double total, max, p95, total_lo, total_hi; /* total_lo..total_hi: what the log allows */
+    int64_t row_id, row_us; /* the row it held longest (row_id 0: none) */
+    int row_timed;
 } occ_path;
 
-/* Add `us` (timed: not NULL) to path o's time on row `row_id`; LS_ENOMEM
- * when out of memory. */
-static int occ_add_row(occ_path *o, int64_t row_id, int64_t us, int timed)
-{
-    size_t i;
-    if (o->last_row < o->nrows && o->rows[o->last_row].row_id == row_id) {
-        o->rows[o->last_row].us += us;
-        o->rows[o->last_row].timed |= timed;
-        return 0;
-    }
-    for (i = 0; i < o->nrows; i++)
-        if (o->rows[i].row_id == row_id)
-            break;
-    if (i == o->nrows) {
-        occ_row *nr = realloc(o->rows, (o->nrows + 1) * sizeof(*nr));
-        if (!nr)
-            return LS_ENOMEM;
-        o->rows = nr;
-        o->rows[o->nrows].row_id = row_id;
-        o->rows[o->nrows].timed = 0;
-        o->rows[o->nrows++].us = 0;
-    }
-    o->rows[i].us += us;
-    o->rows[i].timed |= timed;
-    o->last_row = i;
-    return 0;
-}
-
-/* Does row a come before row b in SQL's ORDER BY sum DESC, row_id (a NULL
- * sum last)? */
-static int occ_row_before(const occ_row *a, const occ_row *b)
-{
-    if (a->timed != b->timed)
-        return a->timed;
-    if (a->timed && a->us != b->us)
-        return a->us > b->us;
-    return a->row_id < b->row_id;
-}
-
-/* The story's figures of path o (the top one): the row it held longest
- * (ties: the smaller row_id), as story.c asked the store before. */
+/* The story's figures of path o (the top one). */
 static void occ_story(model_ctx *m, const occ_path *o)
 {
-    const occ_row *best = NULL;
-    size_t i;
     memset(&m->story, 0, sizeof(m->story));
     m->story.known = 1;
     m->story.holds = o->n;
     m->story.bounded = o->bounded;
-    for (i = 0; i < o->nrows; i++)
-        if (!best || occ_row_before(&o->rows[i], best))
-            best = &o->rows[i];
-    if (best) {
-        m->story.row_id = best->row_id;
-        m->story.row_us = best->us;
-        m->story.row_timed = best->timed;
-    }
-}
-
-static int occ_bucket(double ms)
-{
-    double b;
-    if (ms <= 0)
-        return 0;
-    b = (log10(ms) - OCC_MIN_LOG10) * OCC_PER_DECADE;
-    return b < 0 ? 0 : b >= OCC_BUCKETS ? OCC_BUCKETS - 1 : (int)b;
-}
-
-/* The nearest-rank p95, as the upper edge of its bucket (never above the max). */
-static double occ_p95(const occ_path *o)
-{
-    int64_t want = (95 * o->n + 99) / 100, seen = 0;
-    int b;
-    for (b = 0; b < OCC_BUCKETS; b++) {
-        seen += o->hist[b];
-        if (seen >= want) {
-            double up = pow(10.0, (double)(b + 1) / OCC_PER_DECADE + OCC_MIN_LOG10);
-            return up < o->max ? up : o->max;
-        }
-    }
-    return o->max;
-}
-
-static int occ_by_total(const void *a, const void *b)
-{
-    const occ_path *x = *(occ_path *const *)a, *y = *(occ_path *const *)b;
-    if (x->total != y->total)
-        return x->total < y->total ? 1 : -1;
-    return strcmp(x->label, y->label);
+    m->story.row_id = o->row_id;
+    m->story.row_us = o->row_us;
+    m->story.row_timed = o->row_timed;
 }
 
 static int64_t us_of(double ms)
@@ -244,187 +143,132 @@ static int64_t us_of(double ms)
  * listed (of the first `top`) whose ranges meet its own, whose order
  * against it the log cannot tell (order_uncertain, order_uncertain_with).
  */
-static void occ_ranges(cJSON *o, occ_path *const *paths, size_t n, size_t i, int top)
+static void occ_ranges(cJSON *o, const occ_path *paths, size_t n, size_t i, int top)
 {
     cJSON *with = cJSON_CreateArray();
     size_t j;
 
-    cJSON_AddNumberToObject(o, "total_hold_min_ms", round(paths[i]->total_lo * 1000.0) / 1000.0);
-    cJSON_AddNumberToObject(o, "total_hold_max_ms", round(paths[i]->total_hi * 1000.0) / 1000.0);
+    cJSON_AddNumberToObject(o, "total_hold_min_ms", round(paths[i].total_lo * 1000.0) / 1000.0);
+    cJSON_AddNumberToObject(o, "total_hold_max_ms", round(paths[i].total_hi * 1000.0) / 1000.0);
     for (j = 0; with && j < n && (top < 0 || j < (size_t)top); j++)
-        if (j != i && ls_ranges_overlap(us_of(paths[i]->total_lo), us_of(paths[i]->total_hi),
-                                        us_of(paths[j]->total_lo), us_of(paths[j]->total_hi)))
-            cJSON_AddItemToArray(with, cJSON_CreateString(paths[j]->label));
+        if (j != i && ls_ranges_overlap(us_of(paths[i].total_lo), us_of(paths[i].total_hi),
+                                        us_of(paths[j].total_lo), us_of(paths[j].total_hi)))
+            cJSON_AddItemToArray(with, cJSON_CreateString(paths[j].label));
     cJSON_AddBoolToObject(o, "order_uncertain", cJSON_GetArraySize(with) > 0);
     if (with)
         cJSON_AddItemToObject(o, "order_uncertain_with", with);
 }
 
-/* Path o's source: that of hold hold_id (occupancy_source_fmt, `src`).
- * 0 or an error code. */
-static int occ_source(ls_stmt *src, int64_t hold_id, occ_path *o)
+/* Row q of occupancy_sql into path o (its strings copied). 0 or LS_ENOMEM. */
+static int occ_read(ls_stmt *q, occ_path *o, double *all)
 {
-    int rc;
-    ls_stmt_reset(src);
-    ls_stmt_bind_int64(src, 1, hold_id);
-    if ((rc = ls_stmt_step(src)) < 0)
-        return rc;
-    if (rc == 1 && !ls_stmt_isnull(src, 0) && !(o->source = ls_strdup(ls_stmt_text(src, 0))))
-        return LS_ENOMEM;
-    return 0;
+    memset(o, 0, sizeof(*o));
+    o->label = ls_strdup(ls_stmt_text(q, oc_label));
+    if (!ls_stmt_isnull(q, oc_source))
+        o->source = ls_strdup(ls_stmt_text(q, oc_source));
+    o->n = ls_stmt_int64(q, oc_holds);
+    o->waited = ls_stmt_int64(q, oc_waited);
+    o->bounded = ls_stmt_int64(q, oc_bounded);
+    o->ranged = ls_stmt_int64(q, oc_ranged);
+    o->total = ls_stmt_double(q, oc_total_ms);
+    o->max = ls_stmt_double(q, oc_max_ms);
+    o->p95 = ls_stmt_double(q, oc_p95_ms);
+    o->total_lo = ls_stmt_double(q, oc_total_lo_ms);
+    o->total_hi = ls_stmt_double(q, oc_total_hi_ms);
+    o->row_id = ls_stmt_int64(q, oc_row_id);
+    o->row_us = ls_stmt_int64(q, oc_row_us);
+    o->row_timed = (int)ls_stmt_int64(q, oc_row_timed);
+    *all = ls_stmt_double(q, oc_all_ms);
+    return !o->label || (!ls_stmt_isnull(q, oc_source) && !o->source) ? LS_ENOMEM : 0;
 }
 
-static void occupancy(model_ctx *m, cJSON *list, const char *sql, const char *source_sql,
-                      int top)
+/* Every path of path_occupancy, in its order, into *out (*n of them) and
+ * the sum over all of them into *all. 0 or an error code. */
+static int occ_load(model_ctx *m, occ_path **out, size_t *n, double *all)
 {
-    occ_path **paths = NULL;
-    size_t n = 0, i;
-    int ranged = 0;
-    double all = 0;
-    ls_stmt *q = NULL, *src = NULL;
+    occ_path *paths = NULL;
+    ls_stmt *q = NULL;
     int rc;
 
-    if ((rc = ls_store_prepare(m->store, sql, &q)) != 0 ||
-        (rc = ls_store_prepare(m->store, source_sql, &src)) != 0) {
-        ls_stmt_finalize(q);
-        m->rc = rc;
-        return;
-    }
+    *n = 0;
+    if ((rc = ls_store_prepare(m->store, occupancy_sql, &q)) != 0)
+        return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
-        const char *label = ls_stmt_isnull(q, oc_label) ? "unknown" : ls_stmt_text(q, oc_label);
-        double ms = (double)ls_stmt_int64(q, oc_hold_us) / 1000.0;
-        occ_path *o = NULL;
-        /* Paths are few (functions, routes, applications): a linear search,
-         * most recent first. */
-        for (i = n; i-- > 0;)
-            if (strcmp(paths[i]->label, label) == 0) {
-                o = paths[i];
-                break;
-            }
-        if (!o) {
-            occ_path **np = realloc(paths, (n + 1) * sizeof(*paths));
-            if (!np || !(o = ls_calloc(1, sizeof(*o)))) {
-                free(np ? np : paths);
-                paths = NULL;
-                n = 0;
-                rc = LS_ENOMEM;
-                break;
-            }
-            paths = np;
-            paths[n++] = o;
-            o->label = ls_strdup(label);
-            if (!o->label) {
-                rc = LS_ENOMEM;
-                break;
-            }
-            if ((rc = occ_source(src, ls_stmt_int64(q, oc_hold_id), o)) != 0)
-                break;
+        occ_path *np = realloc(paths, (*n + 1) * sizeof(*np));
+        if (!np) {
+            rc = LS_ENOMEM;
+            break;
         }
-        o->n++;
-        o->total += ms;
-        all += ms;
-        if (ms > o->max)
-            o->max = ms;
-        o->waited += ls_stmt_int64(q, oc_waited);
-        o->bounded += ls_stmt_int64(q, oc_bounded);
-        if (!ls_stmt_isnull(q, oc_lo_ms) && !ls_stmt_isnull(q, oc_hi_ms)) {
-            o->ranged++;
-            o->total_lo += ls_stmt_double(q, oc_lo_ms);
-            o->total_hi += ls_stmt_double(q, oc_hi_ms);
-        } else {
-            o->total_lo += ms;
-            o->total_hi += ms;
-        }
-        o->hist[occ_bucket(ms)]++;
-        if (!ls_stmt_isnull(q, oc_row_id) &&
-            (rc = occ_add_row(o, ls_stmt_int64(q, oc_row_id), ls_stmt_int64(q, oc_hold_us),
-                              !ls_stmt_isnull(q, oc_hold_us))) != 0)
+        paths = np;
+        rc = occ_read(q, &paths[(*n)++], all);
+        if (rc != 0)
             break;
     }
     ls_stmt_finalize(q);
-    ls_stmt_finalize(src);
+    *out = paths;
+    return rc < 0 ? rc : 0;
+}
+
+static void occupancy(model_ctx *m, cJSON *list, int top)
+{
+    occ_path *paths = NULL;
+    size_t n = 0, i;
+    int ranged = 0, rc;
+    double all = 0;
+
+    rc = occ_load(m, &paths, &n, &all);
     if (rc < 0)
         m->rc = rc;
-    else if (n) {
-        qsort(paths, n, sizeof(*paths), occ_by_total);
-        occ_story(m, paths[0]);
-    }
+    else if (n)
+        occ_story(m, &paths[0]);
     for (i = 0; i < n; i++)
-        ranged |= paths[i]->ranged > 0;
+        ranged |= paths[i].ranged > 0;
     for (i = 0; rc >= 0 && i < n && (top < 0 || i < (size_t)top); i++) {
         cJSON *o = cJSON_CreateObject();
-        ls_model_add_str(o, "code_path", paths[i]->label);
-        ls_model_add_str(o, "named_by", paths[i]->source);
-        cJSON_AddNumberToObject(o, "holds", (double)paths[i]->n);
-        cJSON_AddNumberToObject(o, "total_hold_ms", round(paths[i]->total * 1000.0) / 1000.0);
-        cJSON_AddNumberToObject(o, "max_hold_ms", round(paths[i]->max * 1000.0) / 1000.0);
-        cJSON_AddNumberToObject(o, "p95_hold_ms", round(occ_p95(paths[i]) * 1000.0) / 1000.0);
-        cJSON_AddNumberToObject(o, "holds_waited_for", (double)paths[i]->waited);
+        ls_model_add_str(o, "code_path", paths[i].label);
+        ls_model_add_str(o, "named_by", paths[i].source);
+        cJSON_AddNumberToObject(o, "holds", (double)paths[i].n);
+        cJSON_AddNumberToObject(o, "total_hold_ms", round(paths[i].total * 1000.0) / 1000.0);
+        cJSON_AddNumberToObject(o, "max_hold_ms", round(paths[i].max * 1000.0) / 1000.0);
+        cJSON_AddNumberToObject(o, "p95_hold_ms", round(paths[i].p95 * 1000.0) / 1000.0);
+        cJSON_AddNumberToObject(o, "holds_waited_for", (double)paths[i].waited);
         cJSON_AddNumberToObject(o, "share_pct",
-                                all > 0 ? round(paths[i]->total * 100000.0 / all) / 1000.0 : 0);
+                                all > 0 ? round(paths[i].total * 100000.0 / all) / 1000.0 : 0);
         if (ranged)
             occ_ranges(o, paths, n, i, top);
         cJSON_AddItemToArray(list, o);
     }
     for (i = 0; i < n; i++) {
-        free(paths[i]->label);
-        free(paths[i]->source);
-        free(paths[i]->rows);
-        free(paths[i]);
+        free(paths[i].label);
+        free(paths[i].source);
     }
     free(paths);
 }
 
 /*
- * Queueing for hot rows per code path, logged and hidden (row_waits): the
- * waiting a path's holds caused (the statements queued behind them) and
- * the waiting its own statements suffered. A wait queued behind several
- * holds (holds of a row do not overlap) is shared among them by the part
- * of it each covered, its hidden and logged parts alike; a statement that
- * waited over 20 ms counts as queued behind the path that covered most of
- * it (as a request's "waited behind", requests.c); a wait no
- * known hold covers goes whole to the hold that had the row when it
- * started (behind_tx). An overlap under COVER_MIN_US is not a share: both
- * holds' bounds and the wait's come from millisecond log times, and
- * separate runs of one workload would name a path there one time and not
- * the next. Which holds covered which wait, and by how much, correlation
- * found (row_cover, src/correlate/cover.c). A path listed that caused (or
- * suffered) none has 0 ms there.
+ * Queueing for hot rows per code path (path_queueing), logged and hidden
+ * (row_waits): the waiting a path's holds caused (the statements queued
+ * behind them) and the waiting its own statements suffered. A wait queued
+ * behind several holds (holds of a row do not overlap) is shared among
+ * them by the part of it each covered, its hidden and logged parts alike;
+ * a statement that waited over 20 ms counts as queued behind the path
+ * that covered most of it (as a request's "waited behind", requests.c); a
+ * wait no known hold covers goes whole to the hold that had the row when
+ * it started (behind_tx). Which holds covered which wait, and by how
+ * much, correlation found (row_cover, src/correlate/cover.c). A path
+ * listed that caused (or suffered) none has 0 ms there.
  */
 #define QUEUEING_COLS(X, Q)                                                       \
-    X(Q, code_path, "label")                                                      \
-    X(Q, statements_queued_behind, "sum(caused AND over)")                        \
-    X(Q, hidden_wait_ms_caused, "total(CASE WHEN caused THEN hid END)")           \
-    X(Q, logged_wait_ms_caused, "total(CASE WHEN caused THEN lgd END)")           \
-    X(Q, statements_waited, "sum(NOT caused AND over)")                           \
-    X(Q, hidden_wait_ms_suffered, "total(CASE WHEN NOT caused THEN hid END)")     \
-    X(Q, logged_wait_ms_suffered, "total(CASE WHEN NOT caused THEN lgd END)")
+    X(Q, code_path, "code_path")                                                  \
+    X(Q, statements_queued_behind, "statements_queued_behind")                    \
+    X(Q, hidden_wait_ms_caused, "hidden_wait_ms_caused")                          \
+    X(Q, logged_wait_ms_caused, "logged_wait_ms_caused")                          \
+    X(Q, statements_waited, "statements_waited")                                  \
+    X(Q, hidden_wait_ms_suffered, "hidden_wait_ms_suffered")                      \
+    X(Q, logged_wait_ms_suffered, "logged_wait_ms_suffered")
 LS_COLUMNS(qu, QUEUEING_COLS);
-/* Each %s is the grouping's label over tx_code c, which each wait's and
- * each covering hold's transaction is looked up in by its key (a WITH
- * table of the labels, even MATERIALIZED, is scanned once per row: 800 M
- * SQLite VM steps on the 256 MiB bench log). */
-static const char queueing_fmt[] =
-    "WITH cov AS (SELECT rw_id, tx_id, us FROM row_cover),"
-    " tot AS (SELECT rw_id, sum(us) AS us FROM cov GROUP BY rw_id),"
-    " part AS (SELECT c.rw_id, c.tx_id, c.us * 1.0 / t.us AS f, c.us FROM cov c"
-    "  JOIN tot t ON t.rw_id = c.rw_id WHERE t.us > 0"
-    "  UNION ALL SELECT w.rw_id, w.behind_tx, 1.0, w.wait_ms * 1000 FROM row_waits w"
-    "  WHERE w.rw_id NOT IN (SELECT rw_id FROM tot WHERE us > 0)),"
-    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg, %s AS waiter"
-    "  FROM row_waits w LEFT JOIN tx_code c ON c.tx_id = w.tx_id),"
-    " caused AS (SELECT %s AS label,"
-    "  w.rw_id, sum(p.f) AS f, sum(p.us) AS us, w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg"
-    "  FROM part p JOIN row_waits w ON w.rw_id = p.rw_id"
-    "  LEFT JOIN tx_code c ON c.tx_id = p.tx_id"
-    "  GROUP BY 1, 2),"
-    " ranked AS (SELECT *, row_number() OVER (PARTITION BY rw_id ORDER BY us DESC, label)"
-    "  AS rn FROM caused),"
-    " s AS (SELECT label, 1 AS caused, rn = 1 AND ms > 20 AS over, f * max(0, ms - lg) AS hid,"
-    "  f * lg AS lgd FROM ranked"
-    "  UNION ALL SELECT waiter, 0, ms > 20, max(0, ms - lg), lg FROM q)"
-    " SELECT " LS_SELECT_LIST(qu, QUEUEING_COLS)
-    " FROM s WHERE label IS NOT NULL GROUP BY label ORDER BY 3 DESC, 4 DESC, label LIMIT ?1";
+static const char queueing_sql[] =
+    "SELECT " LS_SELECT_LIST(qu, QUEUEING_COLS) " FROM path_queueing ORDER BY ord LIMIT ?1";
 
 static void queueing_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -439,7 +283,6 @@ static void queueing_row(model_ctx *m, ls_stmt *q, void *arg)
     cJSON_AddItemToArray(arg, o);
     (void)m;
 }
-
 /* Where the path's hold time went: the parts summed over its holds. */
 #define PARTS_COLS(X, Q)    \
     X(Q, part, "p.part")    \
@@ -540,18 +383,15 @@ static int add_identity(model_ctx *m, cJSON *report, int by_shape)
 void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
 {
     int g = grouping_of(m->opts->group_by);
-    char sql[16384], parts_sql[8192]; /* the labels are long SQL */
-    char source_sql[8192];
+    char parts_sql[8192]; /* the labels are long SQL */
     cJSON *list, *occ;
     ls_stmt *q = NULL, *parts = NULL;
     int rc;
 
     cJSON_AddStringToObject(report, "code_path_grouping", groupings[g].name);
     list = cJSON_AddArrayToObject(report, "code_paths");
-    snprintf(sql, sizeof(sql), ranking_fmt, groupings[g].label, groupings[g].source,
-             groupings[g].label);
     snprintf(parts_sql, sizeof(parts_sql), parts_fmt, groupings[g].label);
-    if ((rc = ls_store_prepare(m->store, sql, &q)) != 0 ||
+    if ((rc = ls_store_prepare(m->store, ranking_sql, &q)) != 0 ||
         (rc = ls_store_prepare(m->store, parts_sql, &parts)) != 0)
         goto out;
     ls_stmt_bind_int64(q, 1, top);
@@ -580,11 +420,9 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     }
     if (rc < 0)
         goto out;
-    snprintf(sql, sizeof(sql), queueing_fmt, groupings[g].label, groupings[g].label);
-    ls_model_each_row(m, sql, top, queueing_row, cJSON_AddArrayToObject(report, "row_queueing"));
-    snprintf(sql, sizeof(sql), occupancy_fmt, groupings[g].label);
-    snprintf(source_sql, sizeof(source_sql), occupancy_source_fmt, groupings[g].source);
-    occupancy(m, occ = cJSON_AddArrayToObject(report, "row_occupancy"), sql, source_sql, top);
+    ls_model_each_row(m, queueing_sql, top, queueing_row,
+                      cJSON_AddArrayToObject(report, "row_queueing"));
+    occupancy(m, occ = cJSON_AddArrayToObject(report, "row_occupancy"), top);
     if ((rc = add_sequences(m, list)) != 0 || (rc = add_sequences(m, occ)) != 0 ||
         (rc = add_identity(m, report, strcmp(groupings[g].name, "shape") == 0)) != 0)
         goto out;

@@ -65,6 +65,23 @@ static const char stmt_minutes_fmt[] =
     " AND " IN_DB("st.session_id");
 #define STMT_MINUTES_SQL_MAX (sizeof(stmt_minutes_fmt) + 64)
 
+/* Are the statements per minute ingest counted (stmt_minutes,
+ * src/store/stmtstats.c) the rows' own? When they count every statement
+ * row (meta 'stmt_minutes' = 'complete': not cut by --retention, not an
+ * upgraded store's), no span made or moved a statement (the spans pass
+ * adds statements and moves a timed one's start: a store without spans
+ * has neither), and neither the window nor the database filter narrows
+ * them. */
+static const char minutes_counted_sql[] =
+    "SELECT ?11 IS NULL AND ?12 IS NULL AND ?14 IS NULL"
+    " AND (SELECT value FROM meta WHERE key = 'stmt_minutes') IS 'complete'"
+    " AND NOT EXISTS (SELECT 1 FROM spans)";
+/* The minutes of the strip ingest counted, its first and last in place
+ * of the %lld. */
+static const char counted_minutes_fmt[] =
+    "SELECT minute, statements FROM stmt_minutes WHERE minute >= %lld AND minute <= %lld";
+#define COUNTED_MINUTES_SQL_MAX (sizeof(counted_minutes_fmt) + 64)
+
 /* The minutes (m), and per minute the statements begun (s, the counts of
  * count_statements as a VALUES list in place of the %s), the logged
  * waits begun (w, in the filters), the errors (e) and the server's work
@@ -184,6 +201,24 @@ static void strip_bounds(model_ctx *m, ls_stmt *q, void *arg)
     sm->hi = ls_stmt_int64(q, 1);
 }
 
+/* Whether ingest's counts answer (a row of minutes_counted_sql). */
+static void minutes_counted(model_ctx *m, ls_stmt *q, void *arg)
+{
+    (void)m;
+    *(int *)arg = ls_stmt_int64(q, 0) != 0;
+}
+
+/* Take one minute of the strip that ingest counted (a row of
+ * counted_minutes_fmt). */
+static void counted_minute(model_ctx *m, ls_stmt *q, void *arg)
+{
+    stmt_minutes *sm = arg;
+    int64_t i = ls_stmt_int64(q, 0) - sm->lo;
+    (void)m;
+    if (i >= 0 && i < CONTEXT_MINUTES_MAX) /* always, by the strip's bounds */
+        sm->n[i] = ls_stmt_int64(q, 1);
+}
+
 /* Count one statement of the strip (a row of stmt_minutes_fmt). */
 static void statement_minute(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -196,18 +231,25 @@ static void statement_minute(model_ctx *m, ls_stmt *q, void *arg)
 
 /* The statements begun in each minute of the strip, as the rows of a
  * VALUES list (mi, n) for s, the minutes with none left out as the GROUP
- * BY left them; NO_STATEMENTS when there are none. Returns 0 or an
- * error code (m->rc set). */
+ * BY left them; NO_STATEMENTS when there are none. Ingest's counts
+ * (stmt_minutes) when they answer (minutes_counted_sql), else the rows
+ * counted here. Returns 0 or an error code (m->rc set). */
 static int count_statements(model_ctx *m, ls_buf *values)
 {
     stmt_minutes *sm = ls_calloc(1, sizeof(*sm));
-    char sql[STMT_MINUTES_SQL_MAX];
-    int i, rc;
+    char sql[STMT_MINUTES_SQL_MAX > COUNTED_MINUTES_SQL_MAX ? STMT_MINUTES_SQL_MAX
+                                                            : COUNTED_MINUTES_SQL_MAX];
+    int i, rc, counted = 0;
 
     if (!sm)
         return m->rc = LS_ENOMEM;
     rc = ls_model_each_row(m, strip_bounds_sql, -1, strip_bounds, sm);
-    if (rc == 0 && sm->known) {
+    if (rc == 0 && sm->known)
+        rc = ls_model_each_row(m, minutes_counted_sql, -1, minutes_counted, &counted);
+    if (rc == 0 && sm->known && counted) {
+        snprintf(sql, sizeof(sql), counted_minutes_fmt, (long long)sm->lo, (long long)sm->hi);
+        rc = ls_model_each_row(m, sql, -1, counted_minute, sm);
+    } else if (rc == 0 && sm->known) {
         snprintf(sql, sizeof(sql), stmt_minutes_fmt, (long long)sm->lo * US_PER_MIN_N,
                  (long long)(sm->hi + 1) * US_PER_MIN_N);
         rc = ls_model_each_row(m, sql, -1, statement_minute, sm);

@@ -1,32 +1,25 @@
 /*
  * queue.c — a busy row's queue depth over its whole time, when its
  * timeline's lists are cut (--max-waits): the row's queue-depth changes
- * (row_queue) summed into at most QUEUE_BUCKETS buckets of equal time, each
- * with its deepest queue and the depth it ended at, so the chart can draw
- * the queue to the row's last wait however many waits it had
+ * (row_queue) summed into at most 400 buckets of equal time, each with
+ * its deepest queue and the depth it ended at, so the chart can draw the
+ * queue to the row's last wait however many waits it had
  * (timeline.queue_buckets; pgBadger draws its graphs the same way, per
- * period).
+ * period). Correlation summed them (row_queue_buckets, the "report
+ * summary" pass, src/correlate/summary.c; a window's, over its queue, in
+ * the temp table of that name, scope.c): the report reads them.
  */
 #include "ls_common.h"
 #include "model_int.h"
 
-/* Buckets over the row's time: at 1,100 SVG units a bucket is under 3. */
-#define QUEUE_BUCKETS "400"
-
 static const ls_mcol bucket_cols[] = {
-    {"time", "min(ts)", LS_MC_TS},
-    {"end", "max(ts)", LS_MC_TS},
-    {"depth", "max(depth)", LS_MC_INT},
-    {"end_depth", "max(CASE WHEN rn = 1 THEN depth END)", LS_MC_INT},
+    {"time", "first_ts", LS_MC_TS},
+    {"end", "last_ts", LS_MC_TS},
+    {"depth", "depth", LS_MC_INT},
+    {"end_depth", "end_depth", LS_MC_INT},
 };
-/* Each change of depth in its bucket b; rn = 1 for a bucket's last one. */
-static const ls_mquery buckets_q = LS_MQUERY(
-    NULL, bucket_cols,
-    "FROM (SELECT ts, depth, b, row_number() OVER (PARTITION BY b ORDER BY ts DESC, id DESC)"
-    " AS rn FROM (SELECT q.ts, q.depth, q.rowid AS id, (q.ts - r.t0) * " QUEUE_BUCKETS
-    " / r.span AS b FROM row_queue q, (SELECT min(ts) AS t0, max(ts) - min(ts) + 1 AS span"
-    " FROM row_queue WHERE row_id = ?1) r WHERE q.row_id = ?1))"
-    " GROUP BY b ORDER BY b");
+static const ls_mquery buckets_q =
+    LS_MQUERY(NULL, bucket_cols, "FROM row_queue_buckets WHERE row_id = ?1 ORDER BY b");
 
 static void bucket_row(model_ctx *m, ls_stmt *q, void *arg)
 {

@@ -1333,6 +1333,9 @@ static int prune_store(cli *c, ls_store *s)
         /* ingest's statement counts no longer the rows': correlation
          * counts the rows (src/correlate/logging.c) */
         "DELETE FROM meta WHERE key = 'stmt_stats'",
+        /* ... nor its statements per minute: the report counts the rows
+         * (reports/context.c) */
+        "DELETE FROM meta WHERE key = 'stmt_minutes'",
         "DROP TABLE temp.prune",
     };
     char sql[256];

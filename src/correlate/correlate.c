@@ -1578,6 +1578,11 @@ static const ls_correlate_pass passes[] = {
      "DELETE FROM findings; DELETE FROM finding_fields;"},
     /* reads ingest's stmt_stats (or the statements) and the final holds */
     {"statement logging", ls_correlate_logging, "logcover", "DELETE FROM logcover;"},
+    /* reads the final holds, the code paths, the covers and the waits */
+    {"report summary", ls_correlate_summary,
+     "path_ranking path_queueing path_occupancy row_queue_buckets",
+     "DELETE FROM path_ranking; DELETE FROM path_queueing; DELETE FROM path_occupancy;"
+     " DELETE FROM row_queue_buckets;"},
 };
 
 #define NPASSES (sizeof(passes) / sizeof(passes[0]))

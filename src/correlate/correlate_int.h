@@ -147,6 +147,21 @@ int ls_correlate_logging(ls_store *s, ls_correlate_stats *stats);
  * statement counts are the stored row's. ls_correlate_scope_leave() drops it. */
 int ls_correlate_logcover_scope(ls_store *s);
 
+/* summary.c: the "report summary" pass: the code-path rankings of the
+ * default grouping, every path in the report's order, into path_ranking,
+ * path_queueing and path_occupancy, and each row's queue buckets into
+ * row_queue_buckets (summary_schema.h), which the report reads as they
+ * are. */
+int ls_correlate_summary(ls_store *s, ls_correlate_stats *stats);
+/* The same for a report's scope (scope.c, after a window's views; a
+ * grouping's tx_code columns label_sql and source_sql, aliased c) into
+ * temp tables of those names, which the report then reads: the rankings,
+ * and with `windowed` the queue buckets; ls_correlate_summary_leave()
+ * drops them. 0 or an error code. */
+int ls_correlate_summary_scope(ls_store *s, const char *label_sql, const char *source_sql,
+                               int windowed);
+int ls_correlate_summary_leave(ls_store *s);
+
 /* Whether the log's lock messages carry sub-second times (%m, csvlog) or
  * whole seconds (%t): *subsecond stays 1 when the store has none. */
 int ls_log_subsecond(ls_store *s, int *subsecond);

@@ -32,8 +32,13 @@
  * Then, when the findings the "findings" pass stored (the default
  * grouping over the whole log) do not answer the scope, the same rules
  * decide the scope's own into temp.findings and temp.finding_fields
- * (findings.c), which the report reads instead. ls_correlate_scope_leave()
- * drops the views and those tables; nothing is written to the store itself.
+ * (findings.c), which the report reads instead. So are the code-path
+ * rankings the "report summary" pass stored (the default grouping over
+ * the whole log): summed again into temp.path_ranking, temp.path_queueing
+ * and temp.path_occupancy (summary.c) for a window or another grouping,
+ * and each row's queue buckets (temp.row_queue_buckets) for a window.
+ * ls_correlate_scope_leave() drops the views and those tables; nothing is
+ * written to the store itself.
  */
 #include <string.h>
 
@@ -121,21 +126,31 @@ static const char leave_sql[] =
 static const char drop_findings_sql[] =
     "DROP TABLE IF EXISTS temp.findings; DROP TABLE IF EXISTS temp.finding_fields;";
 
-/* The label column of tx_code for grouping `name` (store_schema.h), or
- * NULL for a name that is none. */
-static const char *const grouping_labels[][2] = {
-    {"function", "c.function_path"},       {"route", "c.route_path"},
-    {"service", "c.service_path"},         {"application", "c.application_path"},
-    {"statement", "c.statement_path"},     {"shape", "c.shape_path"},
+/* The label and source columns of tx_code for each grouping
+ * (store_schema.h). */
+static const char *const grouping_labels[][3] = {
+    {"function", "c.function_path", "c.function_source"},
+    {"route", "c.route_path", "c.route_source"},
+    {"service", "c.service_path", "c.service_source"},
+    {"application", "c.application_path", "c.application_source"},
+    {"statement", "c.statement_path", "c.statement_source"},
+    {"shape", "c.shape_path", "c.shape_source"},
 };
 
-static const char *label_of(const char *group_by)
+/* Column `col` (1 label, 2 source) of grouping `group_by`, or NULL for a
+ * name that is none. */
+static const char *grouping_col(const char *group_by, int col)
 {
     size_t i;
     for (i = 0; i < sizeof(grouping_labels) / sizeof(grouping_labels[0]); i++)
         if (strcmp(grouping_labels[i][0], group_by) == 0)
-            return grouping_labels[i][1];
+            return grouping_labels[i][col];
     return NULL;
+}
+
+static const char *label_of(const char *group_by)
+{
+    return grouping_col(group_by, 1);
 }
 
 static int window_set(int64_t t)
@@ -200,6 +215,10 @@ int ls_correlate_scope_enter(ls_store *s, const char *group_by, int64_t since, i
         own = rc == 0;
     if (rc >= 0 && own)
         rc = ls_findings_write(s, &sc);
+    /* The code-path rankings likewise (summary.c): the stored ones are
+     * the default grouping's over the whole log. */
+    if (rc >= 0 && (windowed || strcmp(name, LS_GROUPING_DEFAULT) != 0))
+        rc = ls_correlate_summary_scope(s, sc.label_sql, grouping_col(name, 2), windowed);
     if (rc < 0) {
         ls_correlate_scope_leave(s);
         return rc;
@@ -211,5 +230,6 @@ int ls_correlate_scope_leave(ls_store *s)
 {
     int rc = ls_store_exec(s, leave_sql);
     int rc2 = ls_store_exec(s, drop_findings_sql);
-    return rc ? rc : rc2;
+    int rc3 = ls_correlate_summary_leave(s);
+    return rc ? rc : rc2 ? rc2 : rc3;
 }

@@ -26,6 +26,24 @@ typedef struct ls_stmtstats {
     " min_dur_us = coalesce(min(min_dur_us, excluded.min_dur_us), min_dur_us,"         \
     " excluded.min_dur_us), tx_control = tx_control + excluded.tx_control"
 
+/* The statement rows written since the last flush, by the minute they
+ * began (start_ts / LS_STMT_MINUTE_US), for stmt_minutes
+ * (summary_schema.h): a few distinct minutes between two commits, kept
+ * in LS_STMT_MINUTES_SLOTS slots; the store writes them when the slots
+ * are full and at each commit. */
+#define LS_STMT_MINUTE_US 60000000 /* µs in a minute */
+#define LS_STMT_MINUTES_SLOTS 32
+typedef struct ls_stmtminutes {
+    int n; /* slots in use */
+    int64_t minute[LS_STMT_MINUTES_SLOTS];
+    int64_t statements[LS_STMT_MINUTES_SLOTS];
+} ls_stmtminutes;
+
+/* Adds ?2 statements to minute ?1 of stmt_minutes. */
+#define LS_STMT_MINUTES_ADD_SQL                                                        \
+    "INSERT INTO stmt_minutes(minute, statements) VALUES (?1, ?2) ON CONFLICT(minute)"  \
+    " DO UPDATE SET statements = statements + excluded.statements"
+
 /* Empties d (nothing written). */
 void ls_stmtstats_reset(ls_stmtstats *d);
 
@@ -39,5 +57,19 @@ void ls_stmtstats_add(ls_stmtstats *d, int verb, int has_duration, int64_t dur_u
 /* 1 when d holds a row to add (ls_stmtstats_add was called since the
  * reset), else 0. */
 int ls_stmtstats_pending(const ls_stmtstats *d);
+
+/* Empties m. */
+void ls_stmtminutes_reset(ls_stmtminutes *m);
+
+/*
+ * Counts one statement row as stored, start_ts its start (LS_TS_NONE:
+ * stored NULL, not counted: no minute's reader counts it), in the minute
+ * SQL's start_ts / LS_STMT_MINUTE_US names (truncated toward zero, as C's
+ * division). Every row is counted whatever its verb, as the report's
+ * count of stmt_rows by minute (reports/context.c) counts it. Returns 1
+ * when m has no free slot left (the store writes and resets it before
+ * the next call), else 0.
+ */
+int ls_stmtminutes_add(ls_stmtminutes *m, int64_t start_ts);
 
 #endif

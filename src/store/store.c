@@ -117,6 +117,7 @@ enum {
     Q_CUT_SPILLED,
     Q_HAS_STMTS,
     Q_STMT_STATS_ADD,
+    Q_STMT_MINUTES_ADD,
     Q__COUNT
 };
 
@@ -155,7 +156,8 @@ enum { /* Q_FILE_UPDATE */
 };
 enum { tf_hash, tf_text, tf__nparams };    /* Q_TEXT_FIND */
 enum { by_key, by_key__nparams };
-enum { ss_statements, ss_timed, ss_min_dur_us, ss_tx_control, ss__nparams }; /* Q_STMT_STATS_ADD */          /* Q_FILE_LOOKUP, Q_SESSION_*, Q_NAME_FIND, Q_CUT_RELOAD */
+enum { ss_statements, ss_timed, ss_min_dur_us, ss_tx_control, ss__nparams }; /* Q_STMT_STATS_ADD */
+enum { sm_minute, sm_statements, sm__nparams }; /* Q_STMT_MINUTES_ADD */          /* Q_FILE_LOOKUP, Q_SESSION_*, Q_NAME_FIND, Q_CUT_RELOAD */
 
 /* The columns of the queries read by more than one column (ls_columns.h). */
 #define FILE_LOOKUP_COLS(X, Q)                                                   \
@@ -227,6 +229,8 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_SERVER] = LS_INSERT_INTO("INSERT", server_events),
     /* the rows written since the last commit, added to stmt_stats */
     [Q_STMT_STATS_ADD] = LS_STMT_STATS_ADD_SQL,
+    /* the rows written since the last flush, by minute, added to stmt_minutes */
+    [Q_STMT_MINUTES_ADD] = LS_STMT_MINUTES_ADD_SQL,
 };
 
 /* The parameters each statement takes: a table's columns for a whole
@@ -262,6 +266,7 @@ static const int query_params[Q__COUNT] = {
     [Q_CUT_SPILLED] = 0,
     [Q_HAS_STMTS] = 0,
     [Q_STMT_STATS_ADD] = ss__nparams,
+    [Q_STMT_MINUTES_ADD] = sm__nparams,
 };
 
 /*
@@ -357,6 +362,8 @@ struct ls_store {
     /* The statement rows written since the last commit, counted for
      * stmt_stats (stmtstats.h), which the commit adds them to. */
     ls_stmtstats written;
+    /* ... and by the minute they began, for stmt_minutes */
+    ls_stmtminutes minutes;
 };
 
 struct ls_stmt {
@@ -607,6 +614,15 @@ static const char *const store_upgrades[] = {
     " WHERE NOT EXISTS (SELECT 1 FROM stmt_rows WHERE verb IS NOT 5);" /* LS_VERB_SPAN */
     " DROP VIEW IF EXISTS tx_code; DROP TABLE IF EXISTS tx_code_rows; " LS_TX_CODE_ROWS_DDL
     " CREATE INDEX IF NOT EXISTS row_queue_row ON row_queue(row_id, ts);"
+    " DELETE FROM meta WHERE key = 'correlated';",
+    /* 17: the report's summaries (summary_schema.h): the code-path
+     * rankings of the "report summary" pass (src/correlate/summary.c),
+     * which the next correlation fills, and ingest's statements per
+     * minute (stmt_minutes: complete only in a store that holds no
+     * statement yet; else the report counts the rows, as before). */
+    LS_SUMMARY_DDL LS_STMT_MINUTES_DDL
+    "INSERT OR REPLACE INTO meta(key, value) SELECT 'stmt_minutes', 'complete'"
+    " WHERE NOT EXISTS (SELECT 1 FROM stmt_rows);"
     " DELETE FROM meta WHERE key = 'correlated';",
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
@@ -944,7 +960,7 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
         if (rc == 0)
             rc = ls_store_exec(s, "INSERT OR REPLACE INTO meta VALUES ('created_by', "
                                   "'lockspan " LS_VERSION "'), ('ingest', 'incomplete'),"
-                                  " ('stmt_stats', 'complete')");
+                                  " ('stmt_stats', 'complete'), ('stmt_minutes', 'complete')");
         rc = rc ? rc : ls_store_exec(s, "COMMIT");
         if (rc)
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -1038,6 +1054,7 @@ int ls_store_begin(ls_store *s)
     /* stmt_stats counts only the rows this transaction writes: what an
      * earlier one rolled back is not added */
     ls_stmtstats_reset(&s->written);
+    ls_stmtminutes_reset(&s->minutes);
     return ls_store_exec(s, "BEGIN IMMEDIATE");
 }
 
@@ -1045,6 +1062,7 @@ static int session_flush_all(ls_store *s);
 static int flush_statements(ls_store *s, int all);
 static int xid_flush_all(ls_store *s);
 static int stmt_stats_write(ls_store *s);
+static int stmt_minutes_write(ls_store *s);
 
 int ls_store_commit(ls_store *s)
 {
@@ -1055,6 +1073,8 @@ int ls_store_commit(ls_store *s)
         rc = xid_flush_all(s);
     if (rc == 0)
         rc = stmt_stats_write(s);
+    if (rc == 0)
+        rc = stmt_minutes_write(s);
     s->last_stmt_id = -1; /* correlation may add rows (spans.c) between ingests */
     return rc ? rc : ls_store_exec(s, "COMMIT");
 }
@@ -1925,6 +1945,23 @@ static int stmt_stats_write(ls_store *s)
     return rc;
 }
 
+/* The statement rows counted by minute since the last write added to
+ * stmt_minutes, in the transaction that wrote them; then none is. */
+static int stmt_minutes_write(ls_store *s)
+{
+    ls_stmtminutes *m = &s->minutes;
+    int i, rc = 0;
+
+    for (i = 0; i < m->n && rc == 0; i++) {
+        binds b = binds_of(s->q[Q_STMT_MINUTES_ADD]);
+        bind_int64(&b, sm_minute, m->minute[i]);
+        bind_int64(&b, sm_statements, m->statements[i]);
+        rc = run(s, &b);
+    }
+    ls_stmtminutes_reset(m);
+    return rc;
+}
+
 /* qsort() order of statement rows: by stmt_id */
 static int by_stmt_id(const void *a, const void *b)
 {
@@ -1982,9 +2019,12 @@ static int flush_statements(ls_store *s, int all)
         rc = run_binds(s, &b);
     }
     /* Counted once, as written (stmt_stats, added to at the commit). */
-    for (i = 0; i < nout && rc == 0; i++)
+    for (i = 0; i < nout && rc == 0; i++) {
         ls_stmtstats_add(&s->written, out[i]->verb, out[i]->has_duration, out[i]->dur_us,
                          out[i]->kind);
+        if (ls_stmtminutes_add(&s->minutes, out[i]->start_ts))
+            rc = stmt_minutes_write(s);
+    }
     /* Final now (no line folds into them any more), in stmt_id order:
      * each session's in log order, as the cut needs them. */
     for (i = 0; i < nout && rc == 0 && s->cut; i++)

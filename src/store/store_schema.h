@@ -299,6 +299,7 @@
 #include "holdrange_schema.h" /* LS_HOLD_RANGE_DDL */
 #include "findings_schema.h" /* LS_FINDINGS_DDL */
 #include "logcover_schema.h" /* LS_STMT_STATS_DDL, LS_LOGCOVER_DDL */
+#include "summary_schema.h" /* LS_SUMMARY_DDL, LS_STMT_MINUTES_DDL */
 #include "store_sql.h"       /* LS_PIDS_OF, LS_TEXT_OF */
 #include "codepath.h"        /* LS_CODE_NAME_SQL */
 
@@ -524,6 +525,8 @@ static const char *const ls_schema_sql[] = {
     LS_CREATE_TABLE(xids),
     LS_STMT_STATS_DDL,
     LS_LOGCOVER_DDL,
+    LS_SUMMARY_DDL,
+    LS_STMT_MINUTES_DDL,
     /* Relation-level contention (issue 34 item 8). relation_lock_rows: the
      * logical rows that are a whole relation's lock (their waits are for
      * a relation lock): a lock queue, not a hot row, which the hot-row

@@ -100,7 +100,8 @@ SET_ASIDE = {
 # row_cover keeps a hold's share of a row wait only from LS_COVER_MIN_US
 # (5 ms) of overlap up, so a share at the minimum in one run is absent
 # from another. Its effect on the report is compared by queueing_order.
-TIME_DEPENDENT_TABLES = {"row_cover"}
+# stmt_minutes is keyed by the statements' minutes: times themselves.
+TIME_DEPENDENT_TABLES = {"row_cover", "stmt_minutes"}
 # The server's own work (checkpoints, autovacuum, temporary files) is read
 # from English messages only (classify.c, docs/store.md): a translated
 # log's server_events hold only the lines its catalog left in English, and
@@ -172,8 +173,11 @@ class Lines:
 
 # The findings the analysis stored are the report's findings, word for
 # word: compared there, in the JSON report, where the durations inside
-# their sentences are set aside (TEXT_TIME); not again as store rows.
-STORED_REPORT = {"findings", "finding_fields"}
+# their sentences are set aside (TEXT_TIME); not again as store rows. So
+# are the code-path rankings and queue buckets the report reads as they
+# are (summary.c): row_queueing's order by queueing_order.
+STORED_REPORT = {"findings", "finding_fields", "path_ranking", "path_queueing",
+                 "path_occupancy", "row_queue_buckets"}
 
 READ_AS = {"lock_event_rows": ("lock_events", "event_id"),
            "lock_wait_rows": ("lock_waits", "wait_id"),

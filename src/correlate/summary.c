@@ -1,0 +1,600 @@
+/*
+ * summary.c — the "report summary" pass: the code-path rankings the
+ * report shows (reports/codepaths.c), summed once over every hold, wait
+ * and hidden wait of the log into the small tables path_ranking,
+ * path_queueing and path_occupancy (summary_schema.h), every path in the
+ * report's order, which the report reads as they are and cuts to --top.
+ *
+ * The pass sums them for the default grouping (grouping.h) over the whole
+ * log. A report window (--since/--until) or another --group-by has them
+ * summed again by the same code (scope.c, ls_correlate_summary_scope())
+ * into temp tables of the same names, over the window's views, which the
+ * report then reads in their place: the report itself sums nothing.
+ *
+ * - path_ranking: holds others waited for (hot rows, not a relation's
+ *   lock) per path: count, waits and waiting caused, total / max / p95
+ *   hold (nearest rank), and the waits the path's own statements suffered.
+ * - path_queueing: queueing for hot rows per path, logged and hidden
+ *   (row_waits), each wait shared among the holds that covered it
+ *   (row_cover, cover.c) as reports/codepaths.c tells.
+ * - path_occupancy: every hold of a hot row per path, summed in C (a log
+ *   has hundreds of thousands of holds: a log-scale histogram gives the
+ *   p95, 1 % apart), with the range the log allows where its times are
+ *   whole seconds, the sum over all paths (their shares), and the row it
+ *   held longest (the story of the top path, reports/story.c).
+ * - row_queue_buckets: each row's queue-depth changes (row_queue) summed
+ *   into at most QUEUE_BUCKETS buckets of equal time over the row's whole
+ *   queue, each with its first and last change, its deepest queue and the
+ *   depth it ended at: one stream of row_queue in (row, time) order, where
+ *   the report sorted each hot row's queue with a window function.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "correlate_int.h"
+#include "grouping.h"
+#include "summary_schema.h"
+
+/* A row that is no whole relation's lock (store_schema.h's
+ * relation_lock_rows), as the report's NOT_A_RELATION_LOCK. */
+#define NOT_A_RELATION_LOCK(row_id) " " row_id " NOT IN (SELECT row_id FROM relation_lock_rows) "
+
+/* Statements queued behind a path count when they waited over this. */
+#define QUEUED_OVER_MS "20"
+
+/* The default grouping's source column of tx_code (what named the path). */
+#define DEFAULT_SOURCE_SQL "c.function_source"
+
+/* The SQL texts are long: the labels are long expressions of tx_code. */
+#define SUMMARY_SQL_MAX 16384
+
+/*
+ * The blocking ranking. %1$s the schema written (main, temp), %2$s the
+ * label, %3$s the source, %4$s the label again.
+ */
+static const char ranking_fmt[] =
+    "INSERT INTO %s.path_ranking(code_path, named_by, blocking_episodes, waits_caused,"
+    " total_hold_ms, max_hold_ms, p95_hold_ms, waiter_ms_caused, waits_suffered,"
+    " waited_ms_suffered)"
+    " WITH labeled AS (SELECT h.hold_id, h.waits, h.waiter_ms,"
+    "  (h.end_ts - h.start_ts) / 1000.0 AS hold_ms, %s AS label, %s AS source"
+    "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.waits > 0"
+    "  AND" NOT_A_RELATION_LOCK("h.row_id") "),"
+    " ranked AS (SELECT *, row_number() OVER (PARTITION BY label ORDER BY hold_ms) AS rn,"
+    "  count(*) OVER (PARTITION BY label) AS n FROM labeled),"
+    " suffered AS (SELECT %s AS label, count(*) AS waits, sum(w.waited_ms) AS ms"
+    "  FROM lock_waits w LEFT JOIN tx_code c ON c.tx_id = w.waiter_tx GROUP BY 1)"
+    " SELECT r.label, min(r.source), count(*), sum(r.waits), sum(r.hold_ms), max(r.hold_ms),"
+    " max(CASE WHEN r.rn = (95 * r.n + 99) / 100 THEN r.hold_ms END), sum(r.waiter_ms),"
+    " coalesce(s.waits, 0), coalesce(s.ms, 0)"
+    " FROM ranked r LEFT JOIN suffered s ON s.label = r.label"
+    " GROUP BY r.label ORDER BY sum(r.hold_ms) DESC, r.label";
+
+/*
+ * Queueing for hot rows. %s the schema written, then the label twice:
+ * each wait's and each covering hold's transaction is looked up in tx_code
+ * by its key (a WITH table of the labels, even MATERIALIZED, is scanned
+ * once per row: 800 M SQLite VM steps on the 256 MiB bench log).
+ */
+static const char queueing_fmt[] =
+    "INSERT INTO %s.path_queueing(code_path, statements_queued_behind,"
+    " hidden_wait_ms_caused, logged_wait_ms_caused, statements_waited,"
+    " hidden_wait_ms_suffered, logged_wait_ms_suffered)"
+    " WITH cov AS (SELECT rw_id, tx_id, us FROM row_cover),"
+    " tot AS (SELECT rw_id, sum(us) AS us FROM cov GROUP BY rw_id),"
+    " part AS (SELECT c.rw_id, c.tx_id, c.us * 1.0 / t.us AS f, c.us FROM cov c"
+    "  JOIN tot t ON t.rw_id = c.rw_id WHERE t.us > 0"
+    "  UNION ALL SELECT w.rw_id, w.behind_tx, 1.0, w.wait_ms * 1000 FROM row_waits w"
+    "  WHERE w.rw_id NOT IN (SELECT rw_id FROM tot WHERE us > 0)),"
+    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg, %s AS waiter"
+    "  FROM row_waits w LEFT JOIN tx_code c ON c.tx_id = w.tx_id),"
+    " caused AS (SELECT %s AS label,"
+    "  w.rw_id, sum(p.f) AS f, sum(p.us) AS us, w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg"
+    "  FROM part p JOIN row_waits w ON w.rw_id = p.rw_id"
+    "  LEFT JOIN tx_code c ON c.tx_id = p.tx_id"
+    "  GROUP BY 1, 2),"
+    " ranked AS (SELECT *, row_number() OVER (PARTITION BY rw_id ORDER BY us DESC, label)"
+    "  AS rn FROM caused),"
+    " s AS (SELECT label, 1 AS caused, rn = 1 AND ms > " QUEUED_OVER_MS " AS over,"
+    "  f * max(0, ms - lg) AS hid, f * lg AS lgd FROM ranked"
+    "  UNION ALL SELECT waiter, 0, ms > " QUEUED_OVER_MS ", max(0, ms - lg), lg FROM q)"
+    " SELECT label, sum(caused AND over), total(CASE WHEN caused THEN hid END),"
+    " total(CASE WHEN caused THEN lgd END), sum(NOT caused AND over),"
+    " total(CASE WHEN NOT caused THEN hid END), total(CASE WHEN NOT caused THEN lgd END)"
+    " FROM s WHERE label IS NOT NULL GROUP BY label ORDER BY 3 DESC, 4 DESC, label";
+
+/*
+ * The occupancy ranking's holds, as occupancy() sums them (%s the label).
+ * A hold's length: where the log's times are whole seconds, the estimate
+ * and the range the log allows (hold_range, holdtimes.c), else its end
+ * minus its start (no range).
+ */
+enum { OC_LABEL, OC_HOLD_ID, OC_WAITED, OC_ROW_ID, OC_HOLD_US, OC_BOUNDED, OC_LO_MS, OC_HI_MS };
+static const char occupancy_fmt[] =
+    "SELECT %s, h.hold_id, h.waits > 0, h.row_id, coalesce(r.est_us, h.end_ts - h.start_ts),"
+    " coalesce(h.start_evidence LIKE 'bounded by%%' OR h.end_evidence LIKE 'bounded by%%'"
+    " OR h.end_evidence LIKE 'first waiter acquired%%', 0), r.lo_us / 1000.0, r.hi_us / 1000.0"
+    " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+    " LEFT JOIN hold_range r ON r.hold_id = h.hold_id WHERE h.end_ts IS NOT NULL"
+    " AND" NOT_A_RELATION_LOCK("h.row_id");
+/* What named a path (the %s): of the hold that was its first in
+ * occupancy_fmt's order, asked once per path, not for every hold (the
+ * source's SQL looks up the transaction's names again: 2.5 M of the
+ * query's 10 M SQLite VM steps on the 256 MiB bench log). */
+static const char occupancy_source_fmt[] =
+    "SELECT %s FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.hold_id = ?1";
+/* %s the schema written. */
+static const char occupancy_insert_fmt[] =
+    "INSERT INTO %s.path_occupancy(ord, code_path, named_by, holds, waited, bounded, ranged,"
+    " total_ms, max_ms, p95_ms, all_ms, total_lo_ms, total_hi_ms, row_id, row_us,"
+    " row_timed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
+    " ?16)";
+enum {
+    OI_ORD = 1, OI_LABEL, OI_SOURCE, OI_HOLDS, OI_WAITED, OI_BOUNDED, OI_RANGED, OI_TOTAL,
+    OI_MAX, OI_P95, OI_ALL, OI_LO, OI_HI, OI_ROW_ID, OI_ROW_US, OI_ROW_TIMED
+};
+
+#define OCC_PER_DECADE 200 /* histogram buckets per factor of ten */
+#define OCC_MIN_LOG10 (-3) /* 1 µs */
+#define OCC_BUCKETS (11 * OCC_PER_DECADE) /* up to 10^8 ms */
+#define OCC_P95_PCT 95 /* the percentile, nearest rank */
+#define PCT 100
+
+typedef struct occ_row {
+    int64_t row_id, us;
+    int timed; /* has a hold with both times (else its sum is NULL in SQL) */
+} occ_row;
+
+typedef struct occ_path {
+    char *label, *source;
+    int64_t n, waited, bounded, ranged; /* ranged: holds with a range (whole seconds) */
+    double total, max, total_lo, total_hi; /* total_lo..total_hi: what the log allows */
+    uint32_t hist[OCC_BUCKETS];
+    occ_row *rows; /* its time on each row (a few hundred hot rows at most) */
+    size_t nrows, last_row;
+} occ_path;
+
+/* Every path the scan met, and the sum of all their holds (ms). */
+typedef struct occ_set {
+    occ_path **paths;
+    size_t n;
+    double all;
+} occ_set;
+
+/* Add `us` (timed: not NULL) to path o's time on row `row_id`; LS_ENOMEM
+ * when out of memory. */
+static int occ_add_row(occ_path *o, int64_t row_id, int64_t us, int timed)
+{
+    size_t i;
+    if (o->last_row < o->nrows && o->rows[o->last_row].row_id == row_id) {
+        o->rows[o->last_row].us += us;
+        o->rows[o->last_row].timed |= timed;
+        return 0;
+    }
+    for (i = 0; i < o->nrows; i++)
+        if (o->rows[i].row_id == row_id)
+            break;
+    if (i == o->nrows) {
+        occ_row *nr = realloc(o->rows, (o->nrows + 1) * sizeof(*nr));
+        if (!nr)
+            return LS_ENOMEM;
+        o->rows = nr;
+        o->rows[o->nrows].row_id = row_id;
+        o->rows[o->nrows].timed = 0;
+        o->rows[o->nrows++].us = 0;
+    }
+    o->rows[i].us += us;
+    o->rows[i].timed |= timed;
+    o->last_row = i;
+    return 0;
+}
+
+/* Does row a come before row b in SQL's ORDER BY sum DESC, row_id (a NULL
+ * sum last)? */
+static int occ_row_before(const occ_row *a, const occ_row *b)
+{
+    if (a->timed != b->timed)
+        return a->timed;
+    if (a->timed && a->us != b->us)
+        return a->us > b->us;
+    return a->row_id < b->row_id;
+}
+
+/* The row path o held longest (ties: the smaller row_id), or NULL. */
+static const occ_row *occ_best_row(const occ_path *o)
+{
+    const occ_row *best = NULL;
+    size_t i;
+    for (i = 0; i < o->nrows; i++)
+        if (!best || occ_row_before(&o->rows[i], best))
+            best = &o->rows[i];
+    return best;
+}
+
+static int occ_bucket(double ms)
+{
+    double b;
+    if (ms <= 0)
+        return 0;
+    b = (log10(ms) - OCC_MIN_LOG10) * OCC_PER_DECADE;
+    return b < 0 ? 0 : b >= OCC_BUCKETS ? OCC_BUCKETS - 1 : (int)b;
+}
+
+/* The nearest-rank p95, as the upper edge of its bucket (never above the max). */
+static double occ_p95(const occ_path *o)
+{
+    int64_t want = (OCC_P95_PCT * o->n + PCT - 1) / PCT, seen = 0;
+    int b;
+    for (b = 0; b < OCC_BUCKETS; b++) {
+        seen += o->hist[b];
+        if (seen >= want) {
+            double up = pow(10.0, (double)(b + 1) / OCC_PER_DECADE + OCC_MIN_LOG10);
+            return up < o->max ? up : o->max;
+        }
+    }
+    return o->max;
+}
+
+/* qsort() order of paths: the larger total first, then by label. */
+static int occ_by_total(const void *a, const void *b)
+{
+    const occ_path *x = *(occ_path *const *)a, *y = *(occ_path *const *)b;
+    if (x->total != y->total)
+        return x->total < y->total ? 1 : -1;
+    return strcmp(x->label, y->label);
+}
+
+/* Path o's source: that of hold hold_id (occupancy_source_fmt, `src`).
+ * 0 or an error code. */
+static int occ_source(ls_stmt *src, int64_t hold_id, occ_path *o)
+{
+    int rc;
+    if ((rc = ls_stmt_reset(src)) != 0 || (rc = ls_stmt_bind_int64(src, 1, hold_id)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(src)) < 0)
+        return rc;
+    if (rc == 1 && !ls_stmt_isnull(src, 0) && !(o->source = ls_strdup(ls_stmt_text(src, 0))))
+        return LS_ENOMEM;
+    return 0;
+}
+
+/* The path labelled `label` of set, made (its source asked of `src` by the
+ * hold hold_id) when new; NULL when out of memory or on a store error
+ * (*rc set). Paths are few (functions, routes, applications): a linear
+ * search, most recent first. */
+static occ_path *occ_path_of(occ_set *set, const char *label, ls_stmt *src, int64_t hold_id,
+                             int *rc)
+{
+    occ_path **np, *o;
+    size_t i;
+
+    for (i = set->n; i-- > 0;)
+        if (strcmp(set->paths[i]->label, label) == 0)
+            return set->paths[i];
+    if (!(np = realloc(set->paths, (set->n + 1) * sizeof(*np)))) {
+        *rc = LS_ENOMEM;
+        return NULL;
+    }
+    set->paths = np;
+    if (!(o = ls_calloc(1, sizeof(*o)))) {
+        *rc = LS_ENOMEM;
+        return NULL;
+    }
+    set->paths[set->n++] = o;
+    if (!(o->label = ls_strdup(label))) {
+        *rc = LS_ENOMEM;
+        return NULL;
+    }
+    *rc = occ_source(src, hold_id, o);
+    return *rc ? NULL : o;
+}
+
+/* Adds the hold of row q (occupancy_fmt) to path o. 0 or LS_ENOMEM. */
+static int occ_add_hold(occ_set *set, occ_path *o, ls_stmt *q)
+{
+    double ms = (double)ls_stmt_int64(q, OC_HOLD_US) / 1000.0;
+    o->n++;
+    o->total += ms;
+    set->all += ms;
+    if (ms > o->max)
+        o->max = ms;
+    o->waited += ls_stmt_int64(q, OC_WAITED);
+    o->bounded += ls_stmt_int64(q, OC_BOUNDED);
+    if (!ls_stmt_isnull(q, OC_LO_MS) && !ls_stmt_isnull(q, OC_HI_MS)) {
+        o->ranged++;
+        o->total_lo += ls_stmt_double(q, OC_LO_MS);
+        o->total_hi += ls_stmt_double(q, OC_HI_MS);
+    } else {
+        o->total_lo += ms;
+        o->total_hi += ms;
+    }
+    o->hist[occ_bucket(ms)]++;
+    if (ls_stmt_isnull(q, OC_ROW_ID))
+        return 0;
+    return occ_add_row(o, ls_stmt_int64(q, OC_ROW_ID), ls_stmt_int64(q, OC_HOLD_US),
+                       !ls_stmt_isnull(q, OC_HOLD_US));
+}
+
+/* Every hold of a hot row summed into set's paths (label_sql, source_sql:
+ * the grouping's columns of tx_code c), then sorted by total. 0 or an
+ * error code. */
+static int occ_scan(ls_store *s, const char *label_sql, const char *source_sql, occ_set *set)
+{
+    char sql[SUMMARY_SQL_MAX], source[SUMMARY_SQL_MAX];
+    ls_stmt *q = NULL, *src = NULL;
+    int rc;
+
+    snprintf(sql, sizeof(sql), occupancy_fmt, label_sql);
+    snprintf(source, sizeof(source), occupancy_source_fmt, source_sql);
+    if ((rc = ls_store_prepare(s, sql, &q)) != 0 || (rc = ls_store_prepare(s, source, &src)) != 0) {
+        ls_stmt_finalize(q);
+        return rc;
+    }
+    while ((rc = ls_stmt_step(q)) == 1) {
+        const char *label = ls_stmt_isnull(q, OC_LABEL) ? "unknown" : ls_stmt_text(q, OC_LABEL);
+        occ_path *o = occ_path_of(set, label, src, ls_stmt_int64(q, OC_HOLD_ID), &rc);
+        if (!o || (rc = occ_add_hold(set, o, q)) != 0)
+            break;
+    }
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(src);
+    if (rc < 0)
+        return rc;
+    if (set->n)
+        qsort(set->paths, set->n, sizeof(*set->paths), occ_by_total);
+    return 0;
+}
+
+static void occ_free(occ_set *set)
+{
+    size_t i;
+    for (i = 0; i < set->n; i++) {
+        free(set->paths[i]->label);
+        free(set->paths[i]->source);
+        free(set->paths[i]->rows);
+        free(set->paths[i]);
+    }
+    free(set->paths);
+}
+
+/* Binds path o, the ord-th of set, to ins (occupancy_insert_fmt). */
+static int occ_bind(ls_stmt *ins, const occ_set *set, const occ_path *o, int64_t ord)
+{
+    const occ_row *best = occ_best_row(o);
+    int rc = ls_stmt_bind_int64(ins, OI_ORD, ord);
+    rc = rc ? rc : ls_stmt_bind_text(ins, OI_LABEL, o->label);
+    rc = rc ? rc : ls_stmt_bind_text(ins, OI_SOURCE, o->source);
+    rc = rc ? rc : ls_stmt_bind_int64(ins, OI_HOLDS, o->n);
+    rc = rc ? rc : ls_stmt_bind_int64(ins, OI_WAITED, o->waited);
+    rc = rc ? rc : ls_stmt_bind_int64(ins, OI_BOUNDED, o->bounded);
+    rc = rc ? rc : ls_stmt_bind_int64(ins, OI_RANGED, o->ranged);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI_TOTAL, o->total);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI_MAX, o->max);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI_P95, occ_p95(o));
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI_ALL, set->all);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI_LO, o->total_lo);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI_HI, o->total_hi);
+    if (best) {
+        rc = rc ? rc : ls_stmt_bind_int64(ins, OI_ROW_ID, best->row_id);
+        rc = rc ? rc : ls_stmt_bind_int64(ins, OI_ROW_US, best->us);
+        rc = rc ? rc : ls_stmt_bind_int64(ins, OI_ROW_TIMED, best->timed);
+    } else {
+        rc = rc ? rc : ls_stmt_bind_null(ins, OI_ROW_ID);
+        rc = rc ? rc : ls_stmt_bind_null(ins, OI_ROW_US);
+        rc = rc ? rc : ls_stmt_bind_null(ins, OI_ROW_TIMED);
+    }
+    return rc;
+}
+
+/* The occupancy ranking into schema's path_occupancy. 0 or an error code. */
+static int occupancy_write(ls_store *s, const char *schema, const char *label_sql,
+                           const char *source_sql)
+{
+    char sql[sizeof(occupancy_insert_fmt) + 16];
+    occ_set set = {NULL, 0, 0};
+    ls_stmt *ins = NULL;
+    size_t i;
+    int rc;
+
+    snprintf(sql, sizeof(sql), occupancy_insert_fmt, schema);
+    if ((rc = occ_scan(s, label_sql, source_sql, &set)) == 0 &&
+        (rc = ls_store_prepare(s, sql, &ins)) == 0)
+        for (i = 0; rc == 0 && i < set.n; i++) {
+            if ((rc = ls_stmt_reset(ins)) == 0 &&
+                (rc = occ_bind(ins, &set, set.paths[i], (int64_t)i + 1)) == 0 &&
+                (rc = ls_stmt_step(ins)) > 0)
+                rc = 0;
+        }
+    ls_stmt_finalize(ins);
+    occ_free(&set);
+    return rc < 0 ? rc : 0;
+}
+
+/* The blocking ranking into schema's path_ranking. */
+static int ranking_write(ls_store *s, const char *schema, const char *label_sql,
+                         const char *source_sql)
+{
+    char sql[SUMMARY_SQL_MAX];
+    snprintf(sql, sizeof(sql), ranking_fmt, schema, label_sql, source_sql, label_sql);
+    return ls_store_exec(s, sql);
+}
+
+/* The queueing ranking into schema's path_queueing. */
+static int queueing_write(ls_store *s, const char *schema, const char *label_sql)
+{
+    char sql[SUMMARY_SQL_MAX];
+    snprintf(sql, sizeof(sql), queueing_fmt, schema, label_sql, label_sql);
+    return ls_store_exec(s, sql);
+}
+
+/* Buckets over a row's time: at 1,100 SVG units a bucket is under 3. */
+#define QUEUE_BUCKETS 400
+
+/* Each row's queue, in time order (ties: insertion order); a row's first
+ * and last change. */
+enum { RQ_ROW_ID, RQ_TS, RQ_DEPTH };
+static const char queue_sql[] =
+    "SELECT row_id, ts, depth FROM row_queue WHERE row_id IS NOT NULL ORDER BY row_id, ts, rowid";
+static const char queue_span_sql[] =
+    "SELECT min(ts), max(ts) - min(ts) + 1 FROM row_queue WHERE row_id = ?1";
+/* %s the schema written. */
+static const char bucket_insert_fmt[] =
+    "INSERT INTO %s.row_queue_buckets(row_id, b, first_ts, last_ts, depth, end_depth)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+enum { QB_ROW_ID = 1, QB_B, QB_FIRST, QB_LAST, QB_DEPTH, QB_END_DEPTH };
+
+/* The bucket being summed. */
+typedef struct queue_bucket {
+    int64_t row_id, b, first_ts, last_ts, depth, end_depth;
+    int open; /* holds a change */
+} queue_bucket;
+
+/* Bucket qb written (ins) when it holds a change. 0 or an error code. */
+static int bucket_flush(ls_stmt *ins, queue_bucket *qb)
+{
+    int rc;
+    if (!qb->open)
+        return 0;
+    qb->open = 0;
+    if ((rc = ls_stmt_reset(ins)) != 0 || (rc = ls_stmt_bind_int64(ins, QB_ROW_ID, qb->row_id)) ||
+        (rc = ls_stmt_bind_int64(ins, QB_B, qb->b)) ||
+        (rc = ls_stmt_bind_int64(ins, QB_FIRST, qb->first_ts)) ||
+        (rc = ls_stmt_bind_int64(ins, QB_LAST, qb->last_ts)) ||
+        (rc = ls_stmt_bind_int64(ins, QB_DEPTH, qb->depth)) ||
+        (rc = ls_stmt_bind_int64(ins, QB_END_DEPTH, qb->end_depth)))
+        return rc;
+    rc = ls_stmt_step(ins);
+    return rc < 0 ? rc : 0;
+}
+
+/* Row row_id's first change (*t0) and its queue's span in µs plus one
+ * (*span), from `span_q` (queue_span_sql). 0 or an error code. */
+static int queue_span(ls_stmt *span_q, int64_t row_id, int64_t *t0, int64_t *span)
+{
+    int rc;
+    if ((rc = ls_stmt_reset(span_q)) != 0 || (rc = ls_stmt_bind_int64(span_q, 1, row_id)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(span_q)) < 0)
+        return rc;
+    *t0 = ls_stmt_int64(span_q, 0);
+    *span = ls_stmt_int64(span_q, 1);
+    return 0;
+}
+
+/* Adds change (ts, depth) of the row in qb to its bucket b. */
+static void bucket_add(queue_bucket *qb, int64_t b, int64_t ts, int64_t depth)
+{
+    if (!qb->open) {
+        qb->open = 1;
+        qb->b = b;
+        qb->first_ts = ts;
+        qb->depth = depth;
+    }
+    if (depth > qb->depth)
+        qb->depth = depth;
+    qb->last_ts = ts;
+    qb->end_depth = depth;
+}
+
+/* Every row's queue buckets into schema's row_queue_buckets. */
+static int queue_buckets_write(ls_store *s, const char *schema)
+{
+    char sql[sizeof(bucket_insert_fmt) + 16];
+    ls_stmt *q = NULL, *span_q = NULL, *ins = NULL;
+    queue_bucket qb = {0, 0, 0, 0, 0, 0, 0};
+    int64_t t0 = 0, span = 1;
+    int rc, have_row = 0;
+
+    snprintf(sql, sizeof(sql), bucket_insert_fmt, schema);
+    if ((rc = ls_store_prepare(s, queue_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, queue_span_sql, &span_q)) != 0 ||
+        (rc = ls_store_prepare(s, sql, &ins)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        int64_t row_id = ls_stmt_int64(q, RQ_ROW_ID), ts = ls_stmt_int64(q, RQ_TS), b;
+        if (!have_row || row_id != qb.row_id) {
+            if ((rc = bucket_flush(ins, &qb)) != 0 ||
+                (rc = queue_span(span_q, row_id, &t0, &span)) != 0)
+                break;
+            have_row = 1;
+            qb.row_id = row_id;
+        }
+        b = (ts - t0) * QUEUE_BUCKETS / span;
+        if (qb.open && b != qb.b && (rc = bucket_flush(ins, &qb)) != 0)
+            break;
+        bucket_add(&qb, b, ts, ls_stmt_int64(q, RQ_DEPTH));
+    }
+    if (rc >= 0)
+        rc = bucket_flush(ins, &qb);
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(span_q);
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
+
+/* The three rankings of grouping label_sql/source_sql into schema's
+ * tables (emptied first). */
+static int summary_write(ls_store *s, const char *schema, const char *label_sql,
+                         const char *source_sql)
+{
+    char sql[SUMMARY_SQL_MAX];
+    int rc;
+
+    snprintf(sql, sizeof(sql), "DELETE FROM %s.path_ranking; DELETE FROM %s.path_queueing;"
+             " DELETE FROM %s.path_occupancy;", schema, schema, schema);
+    if ((rc = ls_store_exec(s, sql)) == 0 &&
+        (rc = ranking_write(s, schema, label_sql, source_sql)) == 0 &&
+        (rc = queueing_write(s, schema, label_sql)) == 0)
+        rc = occupancy_write(s, schema, label_sql, source_sql);
+    return rc;
+}
+
+/* The queue buckets into schema's row_queue_buckets (emptied first). */
+static int buckets_write(ls_store *s, const char *schema)
+{
+    char sql[64];
+    int rc;
+    snprintf(sql, sizeof(sql), "DELETE FROM %s.row_queue_buckets;", schema);
+    if ((rc = ls_store_exec(s, sql)) != 0)
+        return rc;
+    return queue_buckets_write(s, schema);
+}
+
+int ls_correlate_summary(ls_store *s, ls_correlate_stats *stats)
+{
+    int rc;
+    (void)stats;
+    if ((rc = summary_write(s, "main", LS_GROUPING_FUNCTION_LABEL_SQL, DEFAULT_SOURCE_SQL)) != 0)
+        return rc;
+    return buckets_write(s, "main");
+}
+
+static const char scope_enter_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS path_ranking" LS_PATH_RANKING_COLS ";"
+    " CREATE TEMP TABLE IF NOT EXISTS path_queueing" LS_PATH_QUEUEING_COLS ";"
+    " CREATE TEMP TABLE IF NOT EXISTS path_occupancy" LS_PATH_OCCUPANCY_COLS ";";
+static const char scope_window_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS row_queue_buckets" LS_ROW_QUEUE_BUCKETS_COLS ";";
+
+int ls_correlate_summary_scope(ls_store *s, const char *label_sql, const char *source_sql,
+                               int windowed)
+{
+    int rc = ls_store_exec(s, scope_enter_sql);
+    if (rc == 0)
+        rc = summary_write(s, "temp", label_sql, source_sql);
+    /* the buckets know no grouping: summed again only over a window's queue */
+    if (rc == 0 && windowed && (rc = ls_store_exec(s, scope_window_sql)) == 0)
+        rc = buckets_write(s, "temp");
+    return rc;
+}
+
+int ls_correlate_summary_leave(ls_store *s)
+{
+    return ls_store_exec(s, "DROP TABLE IF EXISTS temp.path_ranking;"
+                            " DROP TABLE IF EXISTS temp.path_queueing;"
+                            " DROP TABLE IF EXISTS temp.path_occupancy;"
+                            " DROP TABLE IF EXISTS temp.row_queue_buckets;");
+}
