@@ -62,7 +62,6 @@ MUST_HOLD = [
     "finding: external call in transaction blamed on POST /bookings",
     "slow requests named by their route",
     "%t + traces: top code path by row occupancy",
-    "%t + traces: code paths told apart (routes holding hot rows)",
     "%t + traces: finding: external call in transaction blamed on POST /bookings",
     "%t + traces: slow requests named by their route",
     # since an error belongs to the statement running in its session when
@@ -77,7 +76,22 @@ MUST_HOLD = [
     # decide/counter.c, branch ctr34): none (accounts:1 and :3 before)
     "finding: hot counter rows that are balances moved between rows (transfers)",
     "%t + traces: finding: hot counter rows that are balances moved between rows (transfers)",
+    # since a whole-second log's time is its second's start, what it times
+    # ran up to a second later (spans.c add_interval): -414.5 ms before
+    "%t + traces: clock offset, database minus app, ms (within 100 ms)",
+    # since the input section says when backend pids ran several requests
+    # (reports/coverage.c, input.pooled_backends)
+    "report says one backend pid served many requests (pooler)",
+    "%t + traces: report says one backend pid served many requests (pooler)",
+    "input.pooled_backends: the pids that served several requests",
+    "%t + traces: input.pooled_backends: the pids that served several requests",
 ]
+
+# "%t + traces: code paths told apart" counted 5 on main a1c8ca7 only
+# because one transaction was linked to no trace and fell back to its
+# application_name ('ticket-api'); with the statement links right on %t
+# (traces.c pair_distance) it is 4 routes, as on the jsonlog (/prices
+# holds no row anyone logged a wait for): an expected failure again.
 
 # Right today, but only by coincidence: not asserted, printed as INFO.
 NOT_ASSERTED = {
@@ -98,6 +112,16 @@ def analyze(lockspan, out, inputs):
         sys.exit("FAIL: lockspan analyze %s exited %d" % (" ".join(inputs), run.returncode))
     with open(out) as f:
         return json.load(f)
+
+
+def pooled_check(prefix, truth, report):
+    """The input section's pooled backends against the truth's: every
+    backend pid of the truth ran several requests, so each is counted."""
+    p = report.get("input", {}).get("pooled_backends") or {}
+    pids = len(truth["backend_pids"])
+    name = prefix + "input.pooled_backends: the pids that served several requests"
+    return {name: {"name": name, "lockspan": p.get("pids"), "truth": pids,
+                   "ok": p.get("pids") == pids and p.get("requests", 0) > pids}}
 
 
 def main():
@@ -126,6 +150,8 @@ def main():
         r["name"] = "%t + traces: " + r["name"]
         results[r["name"]] = r
 
+    for prefix, r in (("", report), ("%t + traces: ", seconds_report)):
+        results.update(pooled_check(prefix, truth, r))
     sys.exit(lscheck.judged("check_blind_pool", results, MUST_HOLD,
                             not_asserted=NOT_ASSERTED))
 
