@@ -619,8 +619,9 @@ static const char db_spans_sql[] =
     " WHERE sp.db_statement IS NOT NULL ORDER BY sp.start_ts";
 #define UNLINKED_COLS(X, Q)                          \
     X(Q, tx_id, "c.tx_id")                           \
-    X(Q, start_ts, "st.start_ts")                    \
+    X(Q, start_ts, "st.start_ts + CASE WHEN st.verb = 'span' THEN 0 ELSE ?1 END") \
     X(Q, dur_us, "st.end_ts - st.start_ts")          \
+    X(Q, exact, "st.verb = 'span'")                  \
     X(Q, text, "st.text")                            \
     X(Q, tx_start, "t.start_ts")                     \
     X(Q, tx_end, "coalesce(t.end_ts, t.start_ts)")
@@ -630,13 +631,14 @@ static const char unlinked_statements_sql[] =
     " CROSS JOIN transactions t ON t.tx_id = c.tx_id"
     " CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
-    " WHERE c.span_row IS NULL ORDER BY st.start_ts";
+    " WHERE c.span_row IS NULL ORDER BY 2"; /* ?1: see gather_candidates() */
 
 /* A database span or a logged statement, as the matching holds it. */
 typedef struct mitem {
     int64_t id;    /* the span's span_row, the statement's tx_id */
     int64_t start; /* on the database clock */
     int64_t dur;   /* its duration, -1 unknown (a statement logged without one) */
+    int exact;     /* a statement timed by its span (verb 'span'), not by the log */
     ls_request rq; /* a span's trace's request (read once kept) */
     int64_t lo, hi; /* a statement's transaction */
     char *text, *shape, trace[33]; /* trace: the span's */
@@ -688,13 +690,14 @@ static char *shape_of(const char *text)
  * statement's start is only known to its second and concurrent requests
  * send the same text within it, the difference of their durations when
  * the log gave one (a duration line's is exact to the microsecond, and the
- * span that sent the statement lasted as long, plus the round trip).
+ * span that sent the statement lasted as long, plus the round trip);
+ * not for a statement a span timed (spans.c), whose start is exact.
  */
 static int64_t pair_distance(const mitem *st, const mitem *sp, int64_t res)
 {
     int64_t d = st->start - sp->start;
 
-    if (res > 0 && st->dur >= 0 && sp->dur >= 0)
+    if (res > 0 && !st->exact && st->dur >= 0 && sp->dur >= 0)
         d = sp->dur - st->dur;
     return d < 0 ? -d : d;
 }
@@ -862,6 +865,7 @@ static int mitem_read(mitem *it, const mcursor *c, int kind)
     } else {
         if (!ls_stmt_isnull(c->q, us_dur_us))
             it->dur = ls_stmt_int64(c->q, us_dur_us);
+        it->exact = (int)ls_stmt_int64(c->q, us_exact);
         it->id = ls_stmt_int64(c->q, us_tx_id);
         it->text = ls_strdup(ls_stmt_text(c->q, us_text));
         it->lo = ls_stmt_int64(c->q, us_tx_start);
@@ -899,13 +903,15 @@ static int gather_candidates(ls_store *s, int64_t offset, int64_t res, mlist kep
     mcursor cur[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
     mlist win[2];
     const int start_col[2] = {ds_start_ts, us_start_ts};
-    /* a whole-second statement time at the middle of its second */
-    const int64_t shift[2] = {offset, res / 2};
+    /* a whole-second statement time at the middle of its second (in
+     * unlinked_statements_sql: not a statement a span timed) */
+    const int64_t shift[2] = {offset, 0};
     int rc, k;
 
     memset(win, 0, sizeof(win));
     if ((rc = ls_store_prepare(s, db_spans_sql, &cur[0].q)) != 0 ||
-        (rc = ls_store_prepare(s, unlinked_statements_sql, &cur[1].q)) != 0)
+        (rc = ls_store_prepare(s, unlinked_statements_sql, &cur[1].q)) != 0 ||
+        (rc = ls_stmt_bind_int64(cur[1].q, 1, res / 2)) != 0)
         goto out;
     /* Without a database span, the statements are not even sorted. */
     mcursor_step(&cur[0], start_col[0], shift[0]);
