@@ -366,6 +366,31 @@ static const char any_db_span_sql[] = "SELECT " LS_SELECT_LIST(ad, ANY_DB_SPAN_C
 static const char span_clock_sql[] =
     "INSERT INTO span_clock(offset_us, offset_from, votes) VALUES (?1, ?2, ?3)";
 
+#define RESOLUTION_COLS(X, Q)                                                          \
+    X(Q, whole, "(EXISTS (SELECT 1 FROM lock_events)"                                  \
+                " OR EXISTS (SELECT 1 FROM stmt_rows WHERE verb IS NOT 5))"             \
+                " AND NOT EXISTS (SELECT 1 FROM lock_events WHERE ts % "                \
+                LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0)"                                 \
+                " AND NOT EXISTS (SELECT 1 FROM stmt_rows WHERE verb IS NOT 5"          \
+                " AND (start_ts + coalesce(dur_us, 0)) % " LS_SQL_INT(LS_WHOLE_SECOND_US) \
+                " <> 0 AND stmt_id NOT IN (SELECT stmt_id FROM stmt_span_time))")
+LS_COLUMNS(lr, RESOLUTION_COLS);
+static const char resolution_sql[] = "SELECT " LS_SELECT_LIST(lr, RESOLUTION_COLS);
+
+int ls_log_resolution(ls_store *s, int64_t *res)
+{
+    ls_stmt *q = NULL;
+    int rc;
+
+    *res = 0;
+    if ((rc = ls_store_prepare(s, resolution_sql, &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, lr_whole))
+        *res = LS_WHOLE_SECOND_US;
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
 /* Measure the application's clock offset: on the logged waits, else on
  * the logged statements; kept in span_clock with what measured it. */
 static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
@@ -373,13 +398,12 @@ static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
     intervals v = {0};
     const char *from = "none";
     ls_stmt *q = NULL;
-    int rc, spans = 0, subsecond = 1;
+    int rc, spans = 0;
 
     *offset = 0;
     *depth = 0;
-    if ((rc = ls_log_subsecond(s, &subsecond)) != 0)
+    if ((rc = ls_log_resolution(s, &v.res)) != 0)
         return rc;
-    v.res = subsecond ? 0 : LS_WHOLE_SECOND_US;
     /* No database span, nothing to measure: not a probe per logged wait
      * and a scan of every statement for nothing. */
     if ((rc = ls_store_prepare(s, any_db_span_sql, &q)) != 0)
@@ -874,8 +898,8 @@ int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *se = NULL, *bypid = NULL, *placed = NULL;
     span_writer w;
-    int64_t offset, depth;
-    int rc, rc2, subsecond = 1;
+    int64_t offset, depth, res = 0;
+    int rc, rc2;
 
     memset(&w, 0, sizeof(w));
     if ((rc = ls_store_sorting(s, 1)) != 0)
@@ -904,8 +928,8 @@ int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
     /* Not on whole-second logs: a deadlock stamped at its second's start
      * finds the victim's transaction not yet begun (OPEN_TX), and the
      * waiters' links came out worse (184 of 267 right against 208). */
-    if (rc < 0 || (rc = ls_log_subsecond(s, &subsecond)) != 0 ||
-        (subsecond && (rc = write_victims(s, &w, offset, 0)) != 0))
+    if (rc < 0 || (rc = ls_log_resolution(s, &res)) != 0 ||
+        (res == 0 && (rc = write_victims(s, &w, offset, 0)) != 0))
         goto out;
     /* The code-paths pass links spans with the same offset, unless
      * sqlcommenter links measure it there. */

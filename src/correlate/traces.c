@@ -1324,7 +1324,7 @@ static const char span_links_sql[] =
 
 int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
 {
-    int64_t offset = stats->clock_offset_us, slack;
+    int64_t offset = stats->clock_offset_us, slack, res = 0;
     ls_stmt *st = NULL;
     int rc, subsecond;
 
@@ -1353,7 +1353,8 @@ int ls_correlate_traces(ls_store *s, ls_correlate_stats *stats)
      * number of spans). */
     if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS spans_start ON"
                                        " spans(start_ts) WHERE db_statement IS NOT NULL")) != 0 ||
-        (rc = link_by_statement(s, offset, subsecond ? 0 : LS_WHOLE_SECOND_US, slack)) != 0 ||
+        (rc = ls_log_resolution(s, &res)) != 0 ||
+        (rc = link_by_statement(s, offset, res, slack)) != 0 ||
         (rc = resolve_code(s, offset)) != 0 ||
         (rc = decide_identity(s)) != 0 ||
         (rc = ls_correlate_paths(s)) != 0)
