@@ -1,6 +1,7 @@
 /*
  * coverage.c — what the log cannot tell, said in the report's input
- * section (input.logging, input.same_log_twice) and by each hold
+ * section (input.logging, input.same_log_twice, input.pooled_backends)
+ * and by each hold
  * (hold_at_least):
  *
  * - statement logging past a duration threshold leaves out BEGIN, COMMIT
@@ -10,7 +11,9 @@
  *   which stores the counts and the verdict in logcover: read here);
  * - one log named twice, in two of its formats (log_destination writes
  *   each event to every format), counts every event twice (ingest says
- *   so on stderr too, input.c).
+ *   so on stderr too, input.c);
+ * - behind a connection pool one backend pid runs many clients'
+ *   transactions, one after another: the pid is not one client.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,8 +149,50 @@ static void add_same_log(cJSON *input)
     }
 }
 
+/* A backend pid whose transactions were linked to at least this many
+ * requests (traces) served pooled connections. */
+#define POOLED_MIN_REQUESTS 2
+#define SQL_INT_(x) #x
+#define SQL_INT(x) SQL_INT_(x)
+
+/* The backend pids that ran transactions of several requests (traces),
+ * their requests and transactions, and the most requests one pid ran. */
+static const ls_mcol pooled_cols[] = {
+    {"pids", "count(*)", LS_MC_INT},
+    {"requests", "coalesce(sum(traces), 0)", LS_MC_INT},
+    {"transactions", "coalesce(sum(txs), 0)", LS_MC_INT},
+    {"most_requests_one_pid", "coalesce(max(traces), 0)", LS_MC_INT},
+};
+static const ls_mquery pooled_q = LS_MQUERY(
+    NULL, pooled_cols,
+    "FROM (SELECT t.pid, count(DISTINCT c.trace_id) AS traces, count(*) AS txs"
+    " FROM tx_code_rows c JOIN transactions t ON t.tx_id = c.tx_id"
+    " WHERE c.trace_id IS NOT NULL AND t.pid IS NOT NULL GROUP BY t.pid"
+    " HAVING count(DISTINCT c.trace_id) >= " SQL_INT(POOLED_MIN_REQUESTS) ")");
+
+static void pooled_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    if (ls_mq_int64(&pooled_q, q, "pids") == 0)
+        return; /* every pid ran one request at most: nothing to say */
+    ls_mq_add_row(m, cJSON_AddObjectToObject(arg, "pooled_backends"), &pooled_q, q, NULL, NULL);
+}
+
+/*
+ * input.pooled_backends: one backend pid ran the transactions of several
+ * requests (traces), one after another: its connection was pooled, by
+ * the application's pool or by a pooler such as pgbouncer in transaction
+ * mode (issue 34, blind-pool: 8 pids, 1,110 transactions). A pid is then
+ * not one client: its transactions are linked to their requests one by
+ * one (traces.c). Absent when no pid ran more than one linked request.
+ */
+static void add_pooled(model_ctx *m, cJSON *input)
+{
+    ls_mq_each_row(m, &pooled_q, -1, pooled_row, input);
+}
+
 void ls_model_input_notes(model_ctx *m, cJSON *input)
 {
     add_logging(m, input);
     add_same_log(input);
+    add_pooled(m, input);
 }

@@ -406,10 +406,30 @@ static void write_logging(const ls_writer *w, const cJSON *lg)
     tag(w, LS_TAG_P_END);
 }
 
+/* input.pooled_backends (coverage.c), when present: one pid, many requests. */
+static void write_pooled(const ls_writer *w, const cJSON *p)
+{
+    if (!p)
+        return;
+    tag(w, LS_TAG_P);
+    tag(w, LS_TAG_B);
+    fputs("Pooled connections:", w->f);
+    tag(w, LS_TAG_B_END);
+    fprintf(w->f, " %.0f backend pids ran the transactions of %.0f requests (%.0f transactions"
+                  " linked to a trace; up to %.0f requests on one pid), one after another: a"
+                  " connection pool (the application's, or a pooler such as pgbouncer in"
+                  " transaction mode) served them. A pid is not one client here: each"
+                  " transaction is linked to its own request.",
+            m_num(p, "pids"), m_num(p, "requests"), m_num(p, "transactions"),
+            m_num(p, "most_requests_one_pid"));
+    tag(w, LS_TAG_P_END);
+}
+
 void ls_write_input_notes(const ls_writer *w, const cJSON *input)
 {
     const cJSON *pair;
     write_logging(w, m_get(input, "logging"));
+    write_pooled(w, m_get(input, "pooled_backends"));
     cJSON_ArrayForEach(pair, m_get(input, "same_log_twice")) {
         tag(w, LS_TAG_P);
         tag(w, LS_TAG_B);

@@ -1485,8 +1485,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * row (holds.c). 20: a head whose state a log without durations leaves
  * unknown is idle in transaction for idle_in_transaction_head by its
  * session's silence after the statement that took the row
- * (decide/idlegap.c, findings.c). */
-#define CORRELATION_REV "20"
+ * (decide/idlegap.c, findings.c). 21: behind a pooler, a deadlock
+ * victim's transaction from its request's BEGIN and ROLLBACK spans; on a
+ * whole-second log the clock offset widened by the second and statement
+ * links paired by duration (spans.c, traces.c). */
+#define CORRELATION_REV "21"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

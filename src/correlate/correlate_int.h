@@ -166,4 +166,10 @@ int ls_correlate_summary_leave(ls_store *s);
  * whole seconds (%t): *subsecond stays 1 when the store has none. */
 int ls_log_subsecond(ls_store *s, int *subsecond);
 
+/* The resolution of the log's times (spans.c): LS_WHOLE_SECOND_US when
+ * the store has lock messages or logged statements and every one of them
+ * is stamped on a whole second (%t; statements spantimes.c re-timed from
+ * their spans not counted), else 0 (sub-second, or nothing to tell). */
+int ls_log_resolution(ls_store *s, int64_t *res);
+
 #endif

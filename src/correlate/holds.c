@@ -143,9 +143,14 @@ static const char near_one_sql[] =
     X(Q, file_id, "file_id")                                                           \
     X(Q, line, "line")
 LS_COLUMNS(hs, HOLDER_STMT_COLS);
+/* A session's statements from spans count only where the log has none
+ * of its own: spans.c adds a pooled deadlock victim's BEGIN and ROLLBACK
+ * to a session that logged statements, after them in stmt_id order. */
 static const char holder_stmts_sql[] =
     "SELECT " LS_SELECT_LIST(hs, HOLDER_STMT_COLS) " FROM (SELECT * FROM statements"
     " WHERE session_id = ?1 AND start_ts <= ?2 + ?3 AND verb IS NOT 'parse'"
+    " AND (verb IS NOT 'span' OR NOT EXISTS (SELECT 1 FROM stmt_rows x"
+    "  WHERE x.session_id = ?1 AND x.verb IS NOT 5))" /* LS_VERB_SPAN */
     " ORDER BY start_ts DESC, stmt_id DESC LIMIT 24) ORDER BY stmt_id DESC";
 
 enum { FIND_ROW_ID = 0 }; /* find_row_sql's one column */

@@ -48,6 +48,7 @@
 #include "decide/tolerances.h"
 #include "ls_columns.h"
 #include "ls_span.h"
+#include "ls_sqlshape.h"
 
 #define MAX_SKEW_US 60000000LL /* clock offsets searched: +-60 s */
 #define MAX_OFFSET_STMTS 2000   /* logged statements the offset is measured on */
@@ -254,16 +255,28 @@ static int text_id(ls_stmt *find, ls_stmt *add, const char *text, int64_t *out)
     return 0;
 }
 
+/* The offset intervals, and the resolution of the log's times they come
+ * from (res: 0 for millisecond times, LS_WHOLE_SECOND_US for %t). */
 typedef struct intervals {
     int64_t *lo, *hi;
     size_t n, cap;
+    int64_t res;
 } intervals;
 
+/*
+ * The offsets that put what the database saw from db0 to db1 inside the
+ * span app0..app1 (ls_span_offset_interval()). A whole-second log time is
+ * its second's start: what it times happened up to `res` later, both ends
+ * by the same amount, so the interval's upper end moves up by res (the
+ * offset was measured 0.4 s low on a %t log behind pgbouncer, issue 34:
+ * every span then paired with a statement half a second off).
+ */
 static int add_interval(intervals *v, int64_t db0, int64_t db1, int64_t app0, int64_t app1)
 {
     int64_t lo, hi;
     if (ls_span_offset_interval(db0, db1, app0, app1, &lo, &hi) != 0)
         return 0;
+    hi += v->res;
     if (v->n == v->cap) {
         size_t ncap = v->cap ? v->cap * 2 : 256;
         int64_t *nl = ls_realloc(v->lo, ncap * sizeof(*nl)), *nh;
@@ -353,6 +366,31 @@ static const char any_db_span_sql[] = "SELECT " LS_SELECT_LIST(ad, ANY_DB_SPAN_C
 static const char span_clock_sql[] =
     "INSERT INTO span_clock(offset_us, offset_from, votes) VALUES (?1, ?2, ?3)";
 
+#define RESOLUTION_COLS(X, Q)                                                          \
+    X(Q, whole, "(EXISTS (SELECT 1 FROM lock_events)"                                  \
+                " OR EXISTS (SELECT 1 FROM stmt_rows WHERE verb IS NOT 5))"             \
+                " AND NOT EXISTS (SELECT 1 FROM lock_events WHERE ts % "                \
+                LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0)"                                 \
+                " AND NOT EXISTS (SELECT 1 FROM stmt_rows WHERE verb IS NOT 5"          \
+                " AND (start_ts + coalesce(dur_us, 0)) % " LS_SQL_INT(LS_WHOLE_SECOND_US) \
+                " <> 0 AND stmt_id NOT IN (SELECT stmt_id FROM stmt_span_time))")
+LS_COLUMNS(lr, RESOLUTION_COLS);
+static const char resolution_sql[] = "SELECT " LS_SELECT_LIST(lr, RESOLUTION_COLS);
+
+int ls_log_resolution(ls_store *s, int64_t *res)
+{
+    ls_stmt *q = NULL;
+    int rc;
+
+    *res = 0;
+    if ((rc = ls_store_prepare(s, resolution_sql, &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, lr_whole))
+        *res = LS_WHOLE_SECOND_US;
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
 /* Measure the application's clock offset: on the logged waits, else on
  * the logged statements; kept in span_clock with what measured it. */
 static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
@@ -364,6 +402,8 @@ static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
 
     *offset = 0;
     *depth = 0;
+    if ((rc = ls_log_resolution(s, &v.res)) != 0)
+        return rc;
     /* No database span, nothing to measure: not a probe per logged wait
      * and a scan of every statement for nothing. */
     if ((rc = ls_store_prepare(s, any_db_span_sql, &q)) != 0)
@@ -547,22 +587,29 @@ typedef struct span_writer {
     int64_t session_id, pid, n;
 } span_writer;
 
-static int write_span(span_writer *w, ls_stmt *q)
+/* A statement of w's session: text, start (database clock), duration. */
+static int write_span_at(span_writer *w, const char *text, int64_t start, int64_t dur)
 {
     int64_t tid;
     int rc;
-    if ((rc = text_id(w->find, w->add, ls_stmt_text(q, ss_text), &tid)) != 0)
+    if ((rc = text_id(w->find, w->add, text, &tid)) != 0)
         return rc;
     ls_stmt_reset(w->ins);
     ls_stmt_bind_int64(w->ins, 1, w->session_id);
     ls_stmt_bind_int64(w->ins, 2, w->pid);
-    ls_stmt_bind_int64(w->ins, 3, ls_stmt_int64(q, ss_start_ts));
-    ls_stmt_bind_int64(w->ins, 4, ls_stmt_int64(q, ss_dur_us));
+    ls_stmt_bind_int64(w->ins, 3, start);
+    ls_stmt_bind_int64(w->ins, 4, dur);
     ls_stmt_bind_int64(w->ins, 5, tid);
     if ((rc = ls_stmt_step(w->ins)) < 0)
         return rc;
     w->n++;
     return 0;
+}
+
+static int write_span(span_writer *w, ls_stmt *q)
+{
+    return write_span_at(w, ls_stmt_text(q, ss_text), ls_stmt_int64(q, ss_start_ts),
+                         ls_stmt_int64(q, ss_dur_us));
 }
 
 static int write_session(span_writer *w, ls_stmt *bypid, ls_stmt *placed)
@@ -597,6 +644,249 @@ static void bind_session(ls_stmt *c, int64_t offset, ls_stmt *se)
         ls_stmt_bind_int64(c, 4, ls_stmt_int64(se, bs_t1));
 }
 
+/* ---- deadlock victims of pooled backends: their transaction from spans ---- */
+
+#define VICTIM_TX_MAX_US 60000000 /* how long before the deadlock its transaction began */
+#define VICTIM_MAX_SPANS 64          /* database spans of the victim's request read */
+
+/*
+ * The deadlock victims in sessions that logged statements (a session the
+ * log shows none of has all its spans as statements already), with the
+ * statement the DETAIL gives them, oldest first.
+ */
+#define VICTIM_COLS(X, Q)                    \
+    X(Q, session_id, "d.victim_session")     \
+    X(Q, pid, "d.victim_pid")                \
+    X(Q, ts, "d.ts")                         \
+    X(Q, text, "t.text")
+LS_COLUMNS(vq, VICTIM_COLS);
+static const char victims_sql[] =
+    "SELECT " LS_SELECT_LIST(vq, VICTIM_COLS) " FROM deadlocks d"
+    " JOIN deadlock_procs p ON p.deadlock_id = d.deadlock_id AND p.pid = d.victim_pid"
+    " JOIN stmt_texts t ON t.text_id = p.text_id"
+    " WHERE d.victim_session IS NOT NULL AND d.ts IS NOT NULL"
+    " AND EXISTS (SELECT 1 FROM stmt_rows st WHERE st.session_id = d.victim_session"
+    "  AND st.verb IS NOT 5)" /* LS_VERB_SPAN */
+    " ORDER BY d.deadlock_id";
+
+/* The database spans of that text (?1) that ended in an error and ran at
+ * the deadlock's time (?2..?3: their start, ?4: their end no earlier),
+ * on the application's clock; not an ORM's span of a driver span. */
+#define FAILED_SPAN_COLS(X, Q)        \
+    X(Q, span_row, "sp.span_row")     \
+    X(Q, trace_id, "sp.trace_id")
+LS_COLUMNS(fq, FAILED_SPAN_COLS);
+static const char failed_spans_sql[] =
+    "SELECT " LS_SELECT_LIST(fq, FAILED_SPAN_COLS) " FROM spans sp"
+    " WHERE sp.db_statement = ?1 AND sp.start_ts BETWEEN ?2 AND ?3 AND sp.end_ts >= ?4"
+    " AND sp.error = 1 AND sp.trace_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM"
+    "  span_placement p WHERE p.span_row = sp.span_row AND p.how = '" HOW_ORM "')"
+    " LIMIT 2";
+
+/* The request's database spans (not an ORM's of a driver span), by
+ * start, on the database clock (?2 the offset). */
+#define REQUEST_SPAN_COLS(X, Q)               \
+    X(Q, span_row, "sp.span_row")             \
+    X(Q, start_ts, "sp.start_ts + ?2")        \
+    X(Q, dur_us, "sp.end_ts - sp.start_ts")   \
+    X(Q, text, "sp.db_statement")
+LS_COLUMNS(rs, REQUEST_SPAN_COLS);
+static const char request_spans_sql[] =
+    "SELECT " LS_SELECT_LIST(rs, REQUEST_SPAN_COLS) " FROM spans sp"
+    " WHERE sp.trace_id = ?1 AND sp.db_statement IS NOT NULL AND sp.start_ts IS NOT NULL"
+    " AND sp.end_ts IS NOT NULL AND NOT EXISTS (SELECT 1 FROM span_placement p"
+    "  WHERE p.span_row = sp.span_row AND p.how = '" HOW_ORM "')"
+    " ORDER BY sp.start_ts, sp.span_row LIMIT " LS_SQL_INT(VICTIM_MAX_SPANS);
+
+/* Whether the session (?1) logged a statement from the failed
+ * statement's start (?2, database clock) to the transaction's end (?3):
+ * one logged without a duration that began then (?4 the log's
+ * resolution: a whole-second time is up to a second early), or one that
+ * ended then. Then the log has the failed statement or the transaction's
+ * end (log_statement = 'all'), and so the transaction, not to be added
+ * again. A statement that ended before (one that ran past
+ * log_min_duration_statement) is not its end. */
+static const char logged_then_sql[] =
+    "SELECT EXISTS (SELECT 1 FROM stmt_rows WHERE session_id = ?1"
+    " AND start_ts BETWEEN ?2 - ?4 - " LS_SQL_INT(VICTIM_TX_MAX_US) " AND ?3"
+    " AND verb IS NOT 5" /* LS_VERB_SPAN */
+    " AND ((dur_us IS NULL AND start_ts >= ?2 - ?4) OR (dur_us IS NOT NULL AND start_ts + dur_us >= ?2)))";
+
+/* One database span of the victim's request, as read. */
+typedef struct req_span {
+    int64_t span_row, start, dur;
+    ls_sql_kind kind;
+    char *text;
+} req_span;
+
+/*
+ * The victim's transaction within its request's spans v[0..n): from the
+ * last BEGIN at or before the failed span `k` (else `k`) to the first
+ * COMMIT or ROLLBACK after it (else `k`), in *first..*last.
+ */
+static void victim_tx_bounds(const req_span *v, size_t n, size_t k, size_t *first, size_t *last)
+{
+    size_t i;
+
+    *first = *last = k;
+    for (i = k + 1; i-- > 0;)
+        if (v[i].kind == LS_SQL_BEGIN) {
+            *first = i;
+            break;
+        }
+    for (i = k + 1; i < n; i++)
+        if (v[i].kind == LS_SQL_COMMIT || v[i].kind == LS_SQL_ROLLBACK) {
+            *last = i;
+            break;
+        }
+}
+
+/* The statements a victim's transaction ran, for write_victim(). */
+typedef struct victim_ctx {
+    ls_stmt *failed, *req, *logged;
+    int64_t offset, res;
+} victim_ctx;
+
+/* The one failed span of the victim at q (victims_sql), else *row 0
+ * (none, or several: not unique evidence). */
+static int victim_span(victim_ctx *c, ls_stmt *q, int64_t *row, char *trace, size_t tn)
+{
+    int64_t ts = ls_stmt_int64(q, vq_ts) - c->offset;
+    int rc, n = 0;
+
+    *row = 0;
+    ls_stmt_reset(c->failed);
+    ls_stmt_bind_text(c->failed, 1, ls_stmt_text(q, vq_text));
+    ls_stmt_bind_int64(c->failed, 2, ts - VICTIM_TX_MAX_US);
+    ls_stmt_bind_int64(c->failed, 3, ts + c->res + LS_SPAN_LOG_SLACK_US);
+    ls_stmt_bind_int64(c->failed, 4, ts - LS_SPAN_LOG_SLACK_US);
+    while ((rc = ls_stmt_step(c->failed)) == 1) {
+        if (n++ == 0) {
+            *row = ls_stmt_int64(c->failed, fq_span_row);
+            snprintf(trace, tn, "%s", ls_stmt_text(c->failed, fq_trace_id));
+        }
+    }
+    if (n != 1)
+        *row = 0;
+    return rc < 0 ? rc : 0;
+}
+
+/* Read the request's spans into v (at most VICTIM_MAX_SPANS); *k the
+ * failed span's index (n when it is not among them). */
+static int read_request_spans(victim_ctx *c, const char *trace, int64_t failed, req_span *v,
+                              size_t *n, size_t *k)
+{
+    int rc = 0;
+
+    *n = 0;
+    *k = VICTIM_MAX_SPANS;
+    ls_stmt_reset(c->req);
+    ls_stmt_bind_text(c->req, 1, trace);
+    ls_stmt_bind_int64(c->req, 2, c->offset);
+    while (*n < VICTIM_MAX_SPANS && (rc = ls_stmt_step(c->req)) == 1) {
+        req_span *r = &v[*n];
+        r->span_row = ls_stmt_int64(c->req, rs_span_row);
+        r->start = ls_stmt_int64(c->req, rs_start_ts);
+        r->dur = ls_stmt_int64(c->req, rs_dur_us);
+        r->kind = ls_sql_kind_of(ls_stmt_text(c->req, rs_text));
+        if (!(r->text = ls_strdup(ls_stmt_text(c->req, rs_text)))) {
+            ls_stmt_reset(c->req);
+            return LS_ENOMEM;
+        }
+        if (r->span_row == failed)
+            *k = *n;
+        (*n)++;
+    }
+    ls_stmt_reset(c->req);
+    return rc < 0 ? rc : 0;
+}
+
+/*
+ * A deadlock victim on a pooled backend (issue 34, blind-pool): its
+ * failed statement is in the log only as the ERROR's statement, and its
+ * BEGIN and ROLLBACK ran too fast for log_min_duration_statement, so no
+ * transaction open at the deadlock can be rebuilt from the log and none
+ * links it to its request. The request's trace has them: the one
+ * database span of the victim's text that ended in an error at the
+ * deadlock's time is its failed statement (unique evidence, as a span
+ * without a pid is placed), and the BEGIN before it and the ROLLBACK
+ * after it in its trace bound the transaction. Those two (only: a
+ * statement added to a session that logged statements comes after them
+ * in stmt_id order, not in the log's order, and a write there would be
+ * read as the session's latest) become statements (verb 'span') of the
+ * victim's session, so the transactions pass has the victim's
+ * transaction open at the deadlock and the code-paths pass links it to
+ * the request; unless the log has the failed statement or the end
+ * (logged_then_sql). The statements the victim ran before are the log's
+ * when it logged them (a transaction of their own, cut short), else
+ * missing: its hold of the row it locked first is not rebuilt.
+ */
+static int write_victim(victim_ctx *c, span_writer *w, ls_stmt *q)
+{
+    req_span v[VICTIM_MAX_SPANS];
+    char trace[64];
+    int64_t failed;
+    size_t n, k, first, last, i;
+    int rc;
+
+    if ((rc = victim_span(c, q, &failed, trace, sizeof(trace))) != 0 || !failed)
+        return rc;
+    n = 0;
+    if ((rc = read_request_spans(c, trace, failed, v, &n, &k)) != 0 || k >= n)
+        goto out;
+    victim_tx_bounds(v, n, k, &first, &last);
+    ls_stmt_reset(c->logged);
+    ls_stmt_bind_int64(c->logged, 1, ls_stmt_int64(q, vq_session_id));
+    ls_stmt_bind_int64(c->logged, 2, v[k].start - LS_SPAN_LOG_SLACK_US);
+    ls_stmt_bind_int64(c->logged, 3, v[last].start + v[last].dur + c->res);
+    ls_stmt_bind_int64(c->logged, 4, c->res);
+    if ((rc = ls_stmt_step(c->logged)) < 0 || ls_stmt_int64(c->logged, 0))
+        goto out;
+    w->session_id = ls_stmt_int64(q, vq_session_id);
+    w->pid = ls_stmt_int64(q, vq_pid);
+    for (i = first; i <= last && rc >= 0; i++) {
+        /* A pooler queues a transaction's first statement until a server
+         * connection is free: the backend began it at its span's end. */
+        if (v[i].kind == LS_SQL_BEGIN)
+            rc = write_span_at(w, v[i].text, v[i].start + v[i].dur, 0);
+        else if (v[i].kind == LS_SQL_COMMIT || v[i].kind == LS_SQL_ROLLBACK)
+            rc = write_span_at(w, v[i].text, v[i].start, v[i].dur);
+    }
+out:
+    ls_stmt_reset(c->logged);
+    for (i = 0; i < n; i++)
+        free(v[i].text);
+    return rc < 0 ? rc : 0;
+}
+
+/* Every deadlock victim's transaction that write_victim() can rebuild. */
+static int write_victims(ls_store *s, span_writer *w, int64_t offset, int64_t res)
+{
+    victim_ctx c;
+    ls_stmt *q = NULL;
+    int rc;
+
+    memset(&c, 0, sizeof(c));
+    c.offset = offset;
+    c.res = res;
+    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_text ON"
+                               " spans(db_statement, start_ts) WHERE db_statement IS NOT NULL")) != 0 ||
+        (rc = ls_store_prepare(s, victims_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, failed_spans_sql, &c.failed)) != 0 ||
+        (rc = ls_store_prepare(s, request_spans_sql, &c.req)) != 0 ||
+        (rc = ls_store_prepare(s, logged_then_sql, &c.logged)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1)
+        if ((rc = write_victim(&c, w, q)) != 0)
+            goto out;
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(c.failed);
+    ls_stmt_finalize(c.req);
+    ls_stmt_finalize(c.logged);
+    return rc < 0 ? rc : 0;
+}
+
 /*
  * Each database span of a session the log has no statements of becomes a
  * statement of that session, session by session, in start order. Spans
@@ -608,7 +898,7 @@ int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *se = NULL, *bypid = NULL, *placed = NULL;
     span_writer w;
-    int64_t offset, depth;
+    int64_t offset, depth, res = 0;
     int rc, rc2;
 
     memset(&w, 0, sizeof(w));
@@ -635,6 +925,12 @@ int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
         if ((rc = write_session(&w, bypid, placed)) != 0)
             goto out;
     }
+    /* Not on whole-second logs: a deadlock stamped at its second's start
+     * finds the victim's transaction not yet begun (OPEN_TX), and the
+     * waiters' links came out worse (184 of 267 right against 208). */
+    if (rc < 0 || (rc = ls_log_resolution(s, &res)) != 0 ||
+        (res == 0 && (rc = write_victims(s, &w, offset, 0)) != 0))
+        goto out;
     /* The code-paths pass links spans with the same offset, unless
      * sqlcommenter links measure it there. */
     stats->span_statements = w.n;

@@ -766,6 +766,7 @@ static int read_request(ls_stmt *q, const char *trace, ls_request *rq)
 #define DB_SPAN_COLS(X, Q)                  \
     X(Q, span_row, "sp.span_row")             \
     X(Q, start_ts, "sp.start_ts")             \
+    X(Q, dur_us, "sp.end_ts - sp.start_ts")   \
     X(Q, text, "sp.db_statement")             \
     X(Q, trace_id, "sp.trace_id")
 LS_COLUMNS(ds, DB_SPAN_COLS);
@@ -774,7 +775,9 @@ static const char db_spans_sql[] =
     " WHERE sp.db_statement IS NOT NULL ORDER BY sp.start_ts";
 #define UNLINKED_COLS(X, Q)                          \
     X(Q, tx_id, "c.tx_id")                           \
-    X(Q, start_ts, "st.start_ts")                    \
+    X(Q, start_ts, "st.start_ts + CASE WHEN st.verb = 'span' THEN 0 ELSE ?1 END") \
+    X(Q, dur_us, "st.end_ts - st.start_ts")          \
+    X(Q, exact, "st.verb = 'span'")                  \
     X(Q, text, "st.text")                            \
     X(Q, tx_start, "t.start_ts")                     \
     X(Q, tx_end, "coalesce(t.end_ts, t.start_ts)")
@@ -784,12 +787,14 @@ static const char unlinked_statements_sql[] =
     " CROSS JOIN transactions t ON t.tx_id = c.tx_id"
     " CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
-    " WHERE c.span_row IS NULL ORDER BY st.start_ts";
+    " WHERE c.span_row IS NULL ORDER BY 2"; /* ?1: see gather_candidates() */
 
 /* A database span or a logged statement, as the matching holds it. */
 typedef struct mitem {
     int64_t id;    /* the span's span_row, the statement's tx_id */
     int64_t start; /* on the database clock */
+    int64_t dur;   /* its duration, -1 unknown (a statement logged without one) */
+    int exact;     /* a statement timed by its span (verb 'span'), not by the log */
     ls_request rq; /* a span's trace's request (read once kept) */
     int64_t lo, hi; /* a statement's transaction */
     char *text, *shape, trace[33]; /* trace: the span's */
@@ -833,6 +838,24 @@ static char *shape_of(const char *text)
     out = ls_strdup(ls_buf_str(&b));
     ls_buf_free(&b);
     return out;
+}
+
+/*
+ * How far apart a statement and a span are, for taking the nearest pairs
+ * first: their starts; on a whole-second log (res > 0), where a
+ * statement's start is only known to its second and concurrent requests
+ * send the same text within it, the difference of their durations when
+ * the log gave one (a duration line's is exact to the microsecond, and the
+ * span that sent the statement lasted as long, plus the round trip);
+ * not for a statement a span timed (spans.c), whose start is exact.
+ */
+static int64_t pair_distance(const mitem *st, const mitem *sp, int64_t res)
+{
+    int64_t d = st->start - sp->start;
+
+    if (res > 0 && !st->exact && st->dur >= 0 && sp->dur >= 0)
+        d = sp->dur - st->dur;
+    return d < 0 ? -d : d;
 }
 
 #define MAX_PAIRS_PER_SPAN 16
@@ -988,11 +1011,17 @@ static int mitem_read(mitem *it, const mcursor *c, int kind)
 {
     memset(it, 0, sizeof(*it));
     it->start = c->start;
+    it->dur = -1;
     if (kind == 0) {
+        if (!ls_stmt_isnull(c->q, ds_dur_us))
+            it->dur = ls_stmt_int64(c->q, ds_dur_us);
         it->id = ls_stmt_int64(c->q, ds_span_row);
         it->text = ls_strdup(ls_stmt_text(c->q, ds_text));
         snprintf(it->trace, sizeof(it->trace), "%s", ls_stmt_text(c->q, ds_trace_id));
     } else {
+        if (!ls_stmt_isnull(c->q, us_dur_us))
+            it->dur = ls_stmt_int64(c->q, us_dur_us);
+        it->exact = (int)ls_stmt_int64(c->q, us_exact);
         it->id = ls_stmt_int64(c->q, us_tx_id);
         it->text = ls_strdup(ls_stmt_text(c->q, us_text));
         it->lo = ls_stmt_int64(c->q, us_tx_start);
@@ -1025,17 +1054,20 @@ static int more_to_match(const mcursor cur[2], const mlist win[2])
  * while the other's may still come near it: memory follows the spans and
  * statements that match, not the trace's size or the log's.
  */
-static int gather_candidates(ls_store *s, int64_t offset, mlist kept[2])
+static int gather_candidates(ls_store *s, int64_t offset, int64_t res, mlist kept[2])
 {
     mcursor cur[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
     mlist win[2];
     const int start_col[2] = {ds_start_ts, us_start_ts};
+    /* a whole-second statement time at the middle of its second (in
+     * unlinked_statements_sql: not a statement a span timed) */
     const int64_t shift[2] = {offset, 0};
     int rc, k;
 
     memset(win, 0, sizeof(win));
     if ((rc = ls_store_prepare(s, db_spans_sql, &cur[0].q)) != 0 ||
-        (rc = ls_store_prepare(s, unlinked_statements_sql, &cur[1].q)) != 0)
+        (rc = ls_store_prepare(s, unlinked_statements_sql, &cur[1].q)) != 0 ||
+        (rc = ls_stmt_bind_int64(cur[1].q, 1, res / 2)) != 0)
         goto out;
     /* Without a database span, the statements are not even sorted. */
     mcursor_step(&cur[0], start_col[0], shift[0]);
@@ -1101,10 +1133,12 @@ static int kept_requests(ls_store *s, mitem *sp, size_t nsp)
     return rc;
 }
 
-/* offset: the database clock less the application's; slack: how far a
- * transaction may lie outside a span's request and pair with it
- * (ls_link_in_request()). */
-static int link_by_statement(ls_store *s, int64_t offset, int64_t slack)
+/* offset: the database clock less the application's; res: the
+ * resolution of the log's times (0, or LS_WHOLE_SECOND_US for %t: a
+ * statement then ran up to a second after the time the log gives it, and
+ * is compared at the middle of its second); slack: how far a transaction
+ * may lie outside a span's request and pair with it (ls_link_in_request()). */
+static int link_by_statement(ls_store *s, int64_t offset, int64_t res, int64_t slack)
 {
     mlist kept[2];
     mitem *st, *sp;
@@ -1113,7 +1147,7 @@ static int link_by_statement(ls_store *s, int64_t offset, int64_t slack)
     int rc;
 
     memset(kept, 0, sizeof(kept));
-    if ((rc = gather_candidates(s, offset, kept)) != 0 || kept[0].n == 0)
+    if ((rc = gather_candidates(s, offset, res, kept)) != 0 || kept[0].n == 0)
         goto out;
     sp = kept[0].v;
     nsp = kept[0].n;
@@ -1144,8 +1178,7 @@ static int link_by_statement(ls_store *s, int64_t offset, int64_t slack)
             a = bare_len(st[j].text);
             b = bare_len(sp[i].text);
             pairs[np].exact = a == b && memcmp(st[j].text, sp[i].text, a) == 0;
-            pairs[np].d = st[j].start > sp[i].start ? st[j].start - sp[i].start
-                                                     : sp[i].start - st[j].start;
+            pairs[np].d = pair_distance(&st[j], &sp[i], res);
             pairs[np].span = i;
             pairs[np].stmt = j;
             np++;
@@ -1458,7 +1491,7 @@ static int read_has_spans(ls_store *s, int *has)
 static int link_spans(ls_store *s, int64_t *offset, ls_correlate_stats *stats)
 {
     ls_stmt *st = NULL;
-    int64_t slack;
+    int64_t slack, res = 0;
     int rc, subsecond, by_shape;
 
     if ((rc = link_by_comment(s, offset)) != 0 || (rc = link_by_pid(s, *offset)) != 0 ||
@@ -1475,7 +1508,8 @@ static int link_spans(ls_store *s, int64_t *offset, ls_correlate_stats *stats)
      * number of spans). */
     if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS spans_start ON"
                                        " spans(start_ts) WHERE db_statement IS NOT NULL")) != 0 ||
-        (rc = link_by_statement(s, *offset, slack)) != 0 ||
+        (rc = ls_log_resolution(s, &res)) != 0 ||
+        (rc = link_by_statement(s, *offset, res, slack)) != 0 ||
         (rc = resolve_code(s, *offset)) != 0 ||
         (rc = decide_identity(s, &by_shape)) != 0 ||
         (rc = ls_correlate_paths(s)) != 0)

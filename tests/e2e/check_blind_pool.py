@@ -62,7 +62,6 @@ MUST_HOLD = [
     "finding: external call in transaction blamed on POST /bookings",
     "slow requests named by their route",
     "%t + traces: top code path by row occupancy",
-    "%t + traces: code paths told apart (routes holding hot rows)",
     "%t + traces: finding: external call in transaction blamed on POST /bookings",
     "%t + traces: slow requests named by their route",
     # since an error belongs to the statement running in its session when
@@ -77,7 +76,30 @@ MUST_HOLD = [
     # decide/counter.c, branch ctr34): none (accounts:1 and :3 before)
     "finding: hot counter rows that are balances moved between rows (transfers)",
     "%t + traces: finding: hot counter rows that are balances moved between rows (transfers)",
+    # since a whole-second log's time is its second's start, what it times
+    # ran up to a second later (spans.c add_interval): -414.5 ms before
+    "%t + traces: clock offset, database minus app, ms (within 100 ms)",
+    "%t + traces: logged waits whose trace is a truth waiter's request in their second",
+    # since the input section says when backend pids ran several requests
+    # (reports/coverage.c, input.pooled_backends)
+    "report says one backend pid served many requests (pooler)",
+    "%t + traces: report says one backend pid served many requests (pooler)",
+    "input.pooled_backends: the pids that served several requests",
+    "%t + traces: input.pooled_backends: the pids that served several requests",
+    # since a pooled backend's deadlock victim gets its transaction from its
+    # request's BEGIN and ROLLBACK spans (spans.c write_victims): 0 of 62
+    # victims' traces and 197 of 260 waiters' before; the lock order
+    # finding (transfers against itself, accounts) appears, 1 deadlock
+    "deadlock victims' trace (request) named",
+    "logged waits whose waiter's trace is the truth waiter's request",
+    "finding: inconsistent lock order (transfers lock accounts in request order)",
 ]
+
+# "%t + traces: code paths told apart" counted 5 on main a1c8ca7 only
+# because one transaction was linked to no trace and fell back to its
+# application_name ('ticket-api'); with the statement links right on %t
+# (traces.c pair_distance) it is 4 routes, as on the jsonlog (/prices
+# holds no row anyone logged a wait for): an expected failure again.
 
 # Right today, but only by coincidence: not asserted, printed as INFO.
 NOT_ASSERTED = {
@@ -98,6 +120,45 @@ def analyze(lockspan, out, inputs):
         sys.exit("FAIL: lockspan analyze %s exited %d" % (" ".join(inputs), run.returncode))
     with open(out) as f:
         return json.load(f)
+
+
+def pooled_check(prefix, truth, report):
+    """The input section's pooled backends against the truth's: every
+    backend pid of the truth ran several requests, so each is counted."""
+    p = report.get("input", {}).get("pooled_backends") or {}
+    pids = len(truth["backend_pids"])
+    name = prefix + "input.pooled_backends: the pids that served several requests"
+    return {name: {"name": name, "lockspan": p.get("pids"), "truth": pids,
+                   "ok": p.get("pids") == pids and p.get("requests", 0) > pids}}
+
+
+# On a whole-second log several truth waits of one pid fit a logged wait's
+# second; judge.py compares with the first only. The waiter's trace is
+# right when it is the request of any of them; 208 of 267 since the
+# statement links pair by duration there (traces.c pair_distance), 98 on
+# a1c8ca7: at least three quarters asserted.
+SECONDS_WAITER_SHARE = 0.75
+
+
+def seconds_waiter_check(judge, truth, report):
+    """%t + traces: logged waits whose trace is the request of a truth wait
+    of their pid (or row, where the truth knows no pid) in their second."""
+    tol = judge.SECOND_MS
+    n = good = 0
+    for w in report["waits"]:
+        s, e = judge.ms(w["start"]), judge.ms(w["end"])
+        row = judge.row_of(w["relation"], w.get("row_key"))
+        cand = [x for x in truth["waits"]
+                if (x["waiter_pid"] == w["pid"] or (x["waiter_pid"] is None and x["row"] == row))
+                and x["sent"] - tol <= s and e <= x["until"] + 2 * tol]
+        if not cand:
+            continue
+        n += 1
+        if w.get("trace_id") and any(x["waiter_trace_id"] == w["trace_id"] for x in cand):
+            good += 1
+    name = "%t + traces: logged waits whose trace is a truth waiter's request in their second"
+    return {name: {"name": name, "lockspan": good, "truth": n,
+                   "ok": n and good >= SECONDS_WAITER_SHARE * n}}
 
 
 def main():
@@ -126,6 +187,9 @@ def main():
         r["name"] = "%t + traces: " + r["name"]
         results[r["name"]] = r
 
+    for prefix, r in (("", report), ("%t + traces: ", seconds_report)):
+        results.update(pooled_check(prefix, truth, r))
+    results.update(seconds_waiter_check(judge, truth, seconds_report))
     sys.exit(lscheck.judged("check_blind_pool", results, MUST_HOLD,
                             not_asserted=NOT_ASSERTED))
 

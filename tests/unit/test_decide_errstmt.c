@@ -122,6 +122,18 @@ static void test_error_tx(void)
     /* a span's transaction (no line) where the one with a line began
      * after the error */
     CHECK_INT(ls_error_tx(mixed, 2, POS(2074)), 1);
+    /* samples/blind-pool/postgresql.json, pid 21502 behind pgbouncer:
+     * line 55 logged the victim's first UPDATE (159 ms, 05.049-05.209),
+     * a transaction of its own that had ended by the deadlock's ERROR of
+     * line 71 (05.479); the victim's transaction rebuilt from its
+     * request's BEGIN and ROLLBACK spans (spans.c, no line: 05.048 to
+     * 05.490) was open then, begun a little earlier */
+    {
+        ls_tx_candidate pooled[] = {{{1, 55}, 0}, {{0, 0}, 1}};
+        ls_tx_candidate pooled_shut[] = {{{1, 55}, 0}, {{0, 0}, 0}};
+        CHECK_INT(ls_error_tx(pooled, 2, POS(71)), 1);
+        CHECK_INT(ls_error_tx(pooled_shut, 2, POS(71)), -1);
+    }
 }
 
 int main(void)

@@ -48,5 +48,14 @@ int ls_error_tx(const ls_tx_candidate *c, size_t n, ls_logpos err)
             return -1;
         best = (int)i;
     }
-    return c[best].open ? best : -1;
+    if (!c[best].open) {
+        /* A transaction rebuilt from trace spans has no line: one open
+         * then is the error's (a pooled backend's deadlock victim whose
+         * statements the log does not have, spans.c), the first in c. */
+        for (i = 0; i < n; i++)
+            if (!ls_logpos_known(c[i].first) && c[i].open)
+                return (int)i;
+        return -1;
+    }
+    return best;
 }

@@ -52,7 +52,9 @@ typedef struct ls_tx_candidate {
  * log (a transaction begun after it, even in the same whole second, is
  * not its), if by time it had not ended before it (open). Where the
  * error's position is unknown, or no candidate's is, the latest begun.
- * Returns its index in c, or -1 for none.
+ * When that one had ended, the first open candidate of unknown position
+ * (rebuilt from trace spans: spans.c) is the error's. Returns its index
+ * in c, or -1 for none.
  */
 int ls_error_tx(const ls_tx_candidate *c, size_t n, ls_logpos err);
 
