@@ -1530,7 +1530,7 @@ static int close_open_sessions(tx_pass *p, sess_map *map, ls_correlate_stats *st
 
 /*
  * Ingest cut the transactions as it wrote the statements (tx_cuts,
- * src/ingest/txcut.c, by tx_statement()'s rules). The pass then stores
+ * src/store/txcut.c, by tx_statement()'s rules). The pass then stores
  * them from their cuts and reads only the statements that may lock a hot
  * row: those whose text writes a hot row's relation (stmt_texts.kind and
  * writes, decided once per text), those of a PREPAREd text, and those

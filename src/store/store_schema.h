@@ -285,7 +285,7 @@
     "  rw_id INTEGER, tx_id INTEGER, us INTEGER);\n"
 /*
  * One row per transaction, cut as ingest stores the statements
- * (src/ingest/txcut.c, docs/streaming.md): ingest's raw table, which the
+ * (src/store/txcut.c, docs/streaming.md): ingest's raw table, which the
  * "transactions and holds" pass reads instead of every statement. Keyed
  * by its first statement. closed 0: still open when its session's slot
  * went (the ingest ended, or the writer held too many); the writer takes
