@@ -258,13 +258,15 @@ static const finding_rule rules[] = {
     {"hot_counter_row",
      "Split the counter into N rows updated at random and summed on read, or append increments "
      "to a log table and aggregate them later.",
-     /* The rows with the floor of waits (?1), in row order; their
-      * writers are read one row at a time (COUNTER_WRITERS_SQL,
-      * ls_fnd_gather_counter). */
+     /* The rows with the floor of waits (?1), heaviest first (the
+      * finding's weight, NULL as 0), then in row order: the order a keeper
+      * of the rows in row order would keep them in, so that the gather
+      * reads the writers (COUNTER_WRITERS_SQL) only of rows it can still
+      * keep (ls_fnd_gather_counter). */
      "SELECT " LS_SELECT_LIST(cq, COUNTER_COLS) " FROM rows r WHERE r.waits >= ?1"
      " AND r.row_id IN (SELECT k.row_id FROM row_keys k WHERE k.waits >= ?1) AND"
      INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND" NOT_A_RELATION_LOCK("r.row_id")
-     "ORDER BY r.row_id",
+     "ORDER BY coalesce(r.total_wait_ms, 0.0) DESC, r.row_id",
      "relation:s,row:s,waits:i,total_wait_ms:m,statement:s,transactions:i,held_ms:m,"
      "code_path:s,writing_transactions:i,decided_by:s,trigger_statement:s", NULL,
      ls_fnd_gather_counter, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},

@@ -1094,7 +1094,8 @@ static int counter_prepare(ls_store *s, const ls_findings_scope *sc, counter_ctx
 }
 
 /*
- * hot_counter_row: each candidate row (q, in row order) with its writers
+ * hot_counter_row: each candidate row (q, heaviest first, then in row
+ * order) that the keeper can still keep, with its writers
  * (COUNTER_WRITERS_SQL), one transaction and statement text at a time,
  * in text order; summed per statement shape and code path, and the row
  * named when its writers make it a counter (ls_counter_decide), by the
@@ -1119,6 +1120,12 @@ int ls_fnd_gather_counter(ls_store *s, const ls_findings_scope *sc, const findin
             rc = LS_ENOMEM;
             break;
         }
+        /* A row the keeper cannot keep (it is full of heavier rows, or of
+         * as heavy ones found first) is not read: its writers are most of
+         * the pass's work (the rows come heaviest first, so once full, no
+         * later row is kept). */
+        if (ls_fnd_keeper_slot(k, c.total_ms.null ? 0.0 : c.total_ms.d) >= k->limit)
+            continue;
         if ((rc = writers_read(&x, &c)) != 0 || (rc = texts_read(&x)) != 0 ||
             (rc = texts_rank(&x)) != 0 || (rc = writers_add(&c, &x)) != 0 ||
             (rc = counter_offer(&x, r, rf, &c, k)) != 0)
