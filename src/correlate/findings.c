@@ -14,7 +14,9 @@
  * template, ls_fnd_gather_call), the idle head per hold (which holds
  * count, ls_fnd_gather_idle), the counter row per transaction and
  * statement that took it (is it a counter, and which shape held it
- * longest: ls_fnd_gather_counter, decide/counter.c);
+ * longest: ls_fnd_gather_counter, decide/counter.c; its query names the
+ * candidate rows, heaviest first, and the gather reads each one's
+ * writers by key, only while the rule's keeper can still keep it);
  * their sentences are written by SQLite's printf, as the others'. A
  * serial-capacity row's floor of waits is also bound into its query, from
  * the same constant, to spare a count of transactions per row that cannot
