@@ -486,6 +486,9 @@ typedef struct counter_order {
 } counter_order;
 
 #define NO_LABEL ((size_t)-1)
+/* The rank of a writer without a text: after every text, grouped with
+ * no writer that has one (and left out). */
+#define NO_RANK ((size_t)-1)
 #define NO_OWNER ((size_t)-1)
 
 /* What a gather reads with: its statements, a shape's buffer, the last
@@ -1039,7 +1042,7 @@ static int texts_rank(counter_ctx *x)
         key.text_id = w->text_id;
         t = bsearch(&key, x->t, x->nt, sizeof(*x->t), by_text_id);
         w->text = t ? t->text : NULL;
-        w->rank = t ? t->rank : 0;
+        w->rank = w->text ? t->rank : NO_RANK;
     }
     return 0;
 }
