@@ -14,7 +14,9 @@
  * template, ls_fnd_gather_call), the idle head per hold (which holds
  * count, ls_fnd_gather_idle), the counter row per transaction and
  * statement that took it (is it a counter, and which shape held it
- * longest: ls_fnd_gather_counter, decide/counter.c);
+ * longest: ls_fnd_gather_counter, decide/counter.c; its query names the
+ * candidate rows, heaviest first, and the gather reads each one's
+ * writers by key, only while the rule's keeper can still keep it);
  * their sentences are written by SQLite's printf, as the others'. A
  * serial-capacity row's floor of waits is also bound into its query, from
  * the same constant, to spare a count of transactions per row that cannot
@@ -57,13 +59,6 @@
     " " row_id " NOT IN (SELECT wr_.row_id FROM wait_rows wr_ JOIN lock_wait_rows lw_"       \
     " ON lw_.wait_id = wr_.wait_id WHERE lw_.target_kind = 'relation'"                      \
     " AND wr_.row_id IS NOT NULL) "
-
-/* Whether transaction tx held a row of row_id's relation other than it
- * (a transfer between rows, not a counter's bump). */
-#define OTHER_ROW_OF_RELATION(tx, row_id)                                                   \
-    "EXISTS (SELECT 1 FROM holds o_ JOIN row_keys ro_ ON ro_.row_id = o_.row_id"            \
-    " WHERE o_.tx_id = " tx " AND +o_.row_id <> " row_id " AND ro_.relation ="               \
-    " (SELECT k_.relation FROM row_keys k_ WHERE k_.row_id = " row_id "))"
 
 /* A code path's label for transaction tx (the rule's %s reads tx_code c). */
 #define LABEL_OF_TX(tx) "(SELECT %s FROM tx_code c WHERE c.tx_id = " tx ")"
@@ -265,45 +260,15 @@ static const finding_rule rules[] = {
     {"hot_counter_row",
      "Split the counter into N rows updated at random and summed on read, or append increments "
      "to a log table and aggregate them later.",
-     /* Each row's writers by transaction and the text of their statement,
-      * by row, for the rows with the floor of waits (?1)
-      * (ls_fnd_gather_counter); a transaction's code path and trace once
-      * per transaction (p). */
-     "WITH cand AS (SELECT row_id FROM row_keys WHERE waits >= ?1),"
-     " wr AS (SELECT h.row_id, h.tx_id AS tx, t.text, (h.end_ts - h.start_ts) / 1000.0 AS ms,"
-     "  " OTHER_ROW_OF_RELATION("h.tx_id", "h.row_id") " AS transfer"
-     "  FROM holds h JOIN stmt_rows st ON st.stmt_id = h.lock_stmt"
-     "  JOIN stmt_texts t ON t.text_id = st.text_id WHERE h.row_id IN cand"
-     " UNION ALL SELECT w.row_id, coalesce(w.waiter_tx, -w.wait_id), w.statement, NULL,"
-     "  " OTHER_ROW_OF_RELATION("w.waiter_tx", "w.row_id")
-     "  FROM lock_waits w WHERE w.row_id IN cand AND w.statement IS NOT NULL"
-     /* on hold_final_tx: the row's holds (hold_final_row) are thousands on
-      * a hot row, 161 M VM steps for the pass on the 256 MiB bench log */
-     "  AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.tx_id = w.waiter_tx"
-     "   AND +h.row_id = w.row_id)),"
-     " txs AS MATERIALIZED (SELECT DISTINCT tx FROM wr),"
-     /* a wait in no known transaction (a statement under
-      * log_min_duration_statement, behind a pooler): the trace of the one
-      * request whose span of the same text overlaps it (the spans' clock
-      * moved onto the log's) */
-     " nw AS MATERIALIZED (SELECT w.wait_id, w.statement, w.start_ts, w.end_ts"
-     "  FROM txs JOIN lock_waits w ON w.wait_id = -txs.tx WHERE txs.tx < 0),"
-     " sp AS MATERIALIZED (SELECT s.trace_id, s.db_statement,"
-     "  s.start_ts + coalesce((SELECT offset_us FROM span_clock), 0) AS start_ts,"
-     "  s.end_ts + coalesce((SELECT offset_us FROM span_clock), 0) AS end_ts"
-     "  FROM spans s WHERE s.db_statement IN (SELECT statement FROM nw)),"
-     " nt AS MATERIALIZED (SELECT nw.wait_id, CASE WHEN count(DISTINCT sp.trace_id) = 1"
-     "  THEN min(sp.trace_id) END AS trace_id FROM nw JOIN sp"
-     "  ON sp.db_statement = nw.statement AND sp.start_ts <= coalesce(nw.end_ts, nw.start_ts)"
-     "  AND sp.end_ts >= nw.start_ts GROUP BY nw.wait_id),"
-     " p AS MATERIALIZED (SELECT txs.tx, %s AS label, CASE WHEN txs.tx < 0 THEN"
-     "  (SELECT nt.trace_id FROM nt WHERE nt.wait_id = -txs.tx) ELSE c.trace_id END AS trace_id"
-     "  FROM txs LEFT JOIN tx_code c ON c.tx_id = txs.tx),"
-     " x AS (SELECT wr.*, p.label, p.trace_id FROM wr JOIN p ON p.tx = wr.tx)"
-     " SELECT " LS_SELECT_LIST(cq, COUNTER_COLS)
-     " FROM rows r JOIN x ON x.row_id = r.row_id"
-     " WHERE r.waits >= ?1 AND" INSIDE_WINDOW("r.first_ts", "r.last_ts")
-     "AND" NOT_A_RELATION_LOCK("r.row_id") "GROUP BY r.row_id, x.text, x.tx ORDER BY r.row_id, x.text, x.tx",
+     /* The rows with the floor of waits (?1), heaviest first (the
+      * finding's weight, NULL as 0), then in row order: the order a keeper
+      * of the rows in row order would keep them in, so that the gather
+      * reads the writers (COUNTER_WRITERS_SQL) only of rows it can still
+      * keep (ls_fnd_gather_counter). */
+     "SELECT " LS_SELECT_LIST(cq, COUNTER_COLS) " FROM rows r WHERE r.waits >= ?1"
+     " AND r.row_id IN (SELECT k.row_id FROM row_keys k WHERE k.waits >= ?1) AND"
+     INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND" NOT_A_RELATION_LOCK("r.row_id")
+     "ORDER BY coalesce(r.total_wait_ms, 0.0) DESC, r.row_id",
      "relation:s,row:s,waits:i,total_wait_ms:m,statement:s,transactions:i,held_ms:m,"
      "code_path:s,writing_transactions:i,decided_by:s,trigger_statement:s", NULL,
      ls_fnd_gather_counter, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
@@ -533,11 +498,12 @@ void ls_fnd_keeper_put(keeper *k, size_t slot, finding *f)
 }
 
 /* Each row of q a candidate, as its columns say; r->fires decides. */
-static int gather_rows(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
-                       keeper *k)
+static int gather_rows(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
+                       const rule_fields *rf, ls_stmt *q, keeper *k)
 {
     int rc;
     (void)s;
+    (void)sc;
     while ((rc = ls_stmt_step(q)) == 1) {
         finding f;
         size_t slot;
@@ -578,7 +544,7 @@ static int run_rule(ls_store *s, const finding_rule *r, const ls_findings_scope 
     bind_rule(q, r, sc);
     k.n = 0;
     k.limit = r->limit;
-    rc = (r->gather ? r->gather : gather_rows)(s, r, &rf, q, &k);
+    rc = (r->gather ? r->gather : gather_rows)(s, sc, r, &rf, q, &k);
     ls_stmt_finalize(q);
     for (i = 0; i < k.n; i++) {
         if (rc < 0) {

@@ -11,6 +11,7 @@
 
 #include "decide/finding.h"
 #include "decide/tolerances.h"
+#include "findings.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
 #include "ls_store.h"
@@ -48,10 +49,10 @@ typedef int (*fires_fn)(ls_stmt *q, const rule_fields *rf);
 
 struct finding_rule;
 struct keeper;
-/* Step the rule's query q (prepared and bound) and offer the keeper each
- * finding that fires; 0 or an error. */
-typedef int (*gather_fn)(ls_store *s, const struct finding_rule *r, const rule_fields *rf,
-                         ls_stmt *q, struct keeper *k);
+/* Step the rule's query q (prepared and bound) over scope sc and offer
+ * the keeper each finding that fires; 0 or an error. */
+typedef int (*gather_fn)(ls_store *s, const ls_findings_scope *sc, const struct finding_rule *r,
+                         const rule_fields *rf, ls_stmt *q, struct keeper *k);
 
 typedef struct finding_rule {
     const char *rule;
@@ -139,24 +140,71 @@ LS_COLUMNS(iq, IDLE_COLS);
                   " WHERE x.label = hl.label)")
 LS_COLUMNS(kq, CALL_COLS);
 
-/* The counter rule's query: a row's writers, one row per transaction and
- * text of its statement (ls_fnd_gather_counter): the statement that took
- * the row, or the one that waited for it in a transaction without a hold
- * of it; the transaction's code path, how long it held the row, whether
- * it held another row of the relation too, and else the trace of its
- * request (whose statements may name such a row). */
+/* The counter rule's query: its candidate rows, in row order (the rows
+ * with the floor of waits, ls_fnd_gather_counter reads each one's
+ * writers). */
 #define COUNTER_COLS(X, Q)                   \
     X(Q, row_id, "r.row_id")                 \
     X(Q, relation, "r.relation")             \
     X(Q, row_key, "r.row_key")               \
     X(Q, waits, "r.waits")                   \
-    X(Q, total_wait_ms, "r.total_wait_ms")   \
-    X(Q, text, "x.text")                     \
-    X(Q, label, "x.label")                   \
-    X(Q, held_ms, "total(x.ms)")             \
-    X(Q, transfer, "max(x.transfer)")        \
-    X(Q, trace_id, "CASE WHEN max(x.transfer) THEN NULL ELSE x.trace_id END")
+    X(Q, total_wait_ms, "r.total_wait_ms")
 LS_COLUMNS(cq, COUNTER_COLS);
+
+/* Whether transaction tx held a row of relation rel (an SQL value) other
+ * than row_id (a transfer between rows, not a counter's bump). */
+#define OTHER_ROW_OF_RELATION(tx, row_id, rel)                                              \
+    "EXISTS (SELECT 1 FROM holds o_ JOIN row_keys ro_ ON ro_.row_id = o_.row_id"            \
+    " WHERE o_.tx_id = " tx " AND +o_.row_id <> " row_id " AND ro_.relation = " rel ")"
+
+/* A writer of the counter rule's candidate row (?1, of relation ?2): a
+ * transaction that held it, with the statement that took it (its
+ * stmt_texts id), or one that waited for it without a hold of it (its
+ * statement's text; a wait in no known transaction as -wait_id); how
+ * long it held the row (NULL for a wait), whether it held another row of
+ * the relation too, its code paths' set (tx_code's path_set: the scope's
+ * label is read once per set, COUNTER_LABEL_SQL) and the trace of its
+ * request. A wait in no known transaction (a statement under
+ * log_min_duration_statement, behind a pooler) has the trace of the one
+ * request whose span of the same text overlaps it (the spans' clock
+ * moved onto the log's). A waiter's hold of the row is probed on
+ * hold_final_tx: the row's holds (hold_final_row) are thousands on a hot
+ * row (161 M VM steps for the pass on the 256 MiB bench log). Read one
+ * row at a time, each writer once: no sort of every hold by its text
+ * (ls_fnd_gather_counter orders a row's writers in C). The columns are
+ * the holds' (WRITER_COLS); the waits' follow in the same order. */
+#define WRITER_COLS(X, Q)                                                   \
+    X(Q, tx, "h.tx_id")                                                     \
+    X(Q, text_id, "st.text_id")                                             \
+    X(Q, text, "NULL")                                                      \
+    X(Q, ms, "(h.end_ts - h.start_ts) / 1000.0")                            \
+    X(Q, transfer, OTHER_ROW_OF_RELATION("h.tx_id", "h.row_id", "?2"))      \
+    X(Q, path_set, "c.path_set")                                            \
+    X(Q, trace_id, "c.trace_id")
+LS_COLUMNS(wq, WRITER_COLS);
+
+#define SPAN_CLOCK_US "coalesce((SELECT offset_us FROM span_clock), 0)"
+#define COUNTER_WRITERS_SQL                                                                 \
+    "SELECT " LS_SELECT_LIST(wq, WRITER_COLS)                                               \
+    " FROM holds h JOIN stmt_rows st ON st.stmt_id = h.lock_stmt"                           \
+    " LEFT JOIN tx_code_rows c ON c.tx_id = h.tx_id"                                        \
+    " WHERE h.row_id = ?1 AND h.tx_id IS NOT NULL AND st.text_id IS NOT NULL"               \
+    " UNION ALL SELECT coalesce(w.waiter_tx, -w.wait_id), NULL, w.statement, NULL,"         \
+    " " OTHER_ROW_OF_RELATION("w.waiter_tx", "w.row_id", "?2") ", c.path_set,"             \
+    " CASE WHEN w.waiter_tx IS NULL THEN (SELECT CASE WHEN count(DISTINCT s.trace_id) = 1"  \
+    "  THEN min(s.trace_id) END FROM spans s WHERE s.db_statement = w.statement"            \
+    "  AND s.start_ts + " SPAN_CLOCK_US " <= coalesce(w.end_ts, w.start_ts)"                 \
+    "  AND s.end_ts + " SPAN_CLOCK_US " >= w.start_ts) ELSE c.trace_id END, NULL"            \
+    " FROM lock_waits w LEFT JOIN tx_code_rows c ON c.tx_id = w.waiter_tx"                  \
+    " WHERE w.row_id = ?1 AND w.statement IS NOT NULL"                                      \
+    " AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.tx_id = w.waiter_tx"                    \
+    "  AND +h.row_id = w.row_id)"
+/* The scope's code path label (%s over tx_code c) of transaction ?1:
+ * read for one transaction of each path_set, the labels of a grouping
+ * being names of the set (tx_code's G_path). */
+#define COUNTER_LABEL_SQL "SELECT %s FROM tx_code c WHERE c.tx_id = ?1"
+/* The text of a statement of the counter rule's writers (?1 its id). */
+#define COUNTER_TEXT_SQL "SELECT text FROM stmt_texts WHERE text_id = ?1"
 
 /* The column of field `name` in a gathering row, or -1 (a rule without
  * it: a bug). */
@@ -181,11 +229,11 @@ void ls_fnd_expand(ls_buf *out, const char *sql, const char *label);
 
 /* findings_sum.c: the idle head rule, per hold; the counter row rule,
  * per waiter's statement (gather_fn). */
-int ls_fnd_gather_call(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
-                       keeper *k);
-int ls_fnd_gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
-                       keeper *k);
-int ls_fnd_gather_counter(ls_store *s, const finding_rule *r, const rule_fields *rf,
-                          ls_stmt *q, keeper *k);
+int ls_fnd_gather_call(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
+                       const rule_fields *rf, ls_stmt *q, keeper *k);
+int ls_fnd_gather_idle(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
+                       const rule_fields *rf, ls_stmt *q, keeper *k);
+int ls_fnd_gather_counter(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
+                       const rule_fields *rf, ls_stmt *q, keeper *k);
 
 #endif

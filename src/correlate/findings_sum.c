@@ -202,8 +202,8 @@ static void idle_hold_add(ls_idle_heads *p, ls_stmt *q, int64_t resolution)
  * order; each code path's holds that count (idle_hold_add) summed, and
  * the path named when any did.
  */
-int ls_fnd_gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
-                       keeper *k)
+int ls_fnd_gather_idle(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
+                       const rule_fields *rf, ls_stmt *q, keeper *k)
 {
     ls_stmt *words = NULL;
     char *label = NULL;
@@ -211,6 +211,7 @@ int ls_fnd_gather_idle(ls_store *s, const finding_rule *r, const rule_fields *rf
     int64_t resolution;
     int rc = ls_correlate_log_resolution(s, &resolution);
 
+    (void)sc;
     if (rc == 0)
         rc = words_prepare(s, IDLE_WORDS_SQL, &words);
 
@@ -395,13 +396,14 @@ static int call_offer(ls_stmt *words, const finding_rule *r, const rule_fields *
  * (ls_finding_call_template: "/v1/customers/17/status" and ".../42/..."
  * are one call) summed into one finding, the instances its evidence.
  */
-int ls_fnd_gather_call(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
-                       keeper *k)
+int ls_fnd_gather_call(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
+                       const rule_fields *rf, ls_stmt *q, keeper *k)
 {
     ls_stmt *words = NULL;
     call_path p;
     int rc = words_prepare(s, CALL_WORDS_SQL, &words);
 
+    (void)sc;
     memset(&p, 0, sizeof(p));
     while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
         const char *l = ls_stmt_isnull(q, kq_label) ? "" : ls_stmt_text(q, kq_label);
@@ -451,18 +453,70 @@ typedef struct counter_row {
     size_t nshapes, cap;
 } counter_row;
 
-/* What a gather reads with: its statements, a shape's buffer, and the
- * last writer's text with its shape (the query's rows come ordered by
- * text within a row, so a text is shaped once per run of rows, not once
- * per transaction: ls_sql_shape() of every writer was 3 s of CPU at
- * 1 GiB). */
+/* One writer of a candidate row as COUNTER_WRITERS_SQL reads it: its
+ * transaction, its statement (text_id of stmt_texts, or the text of a
+ * wait's statement in own), then the statement's place in text order
+ * (rank), how long it held the row (NAN when not a hold), whether it
+ * held another row of the relation too, its code path (an index of the
+ * gather's labels, NO_LABEL for none), the trace of its request (owned,
+ * NULL for none), and its place in the query's answer (seq). */
+typedef struct counter_writer_row {
+    int64_t tx, text_id;
+    char *own;
+    const char *text;
+    size_t rank, label, seq;
+    double ms;
+    int transfer;
+    char *trace;
+} counter_writer_row;
+
+/* A distinct stmt_texts id of a row's writers: its text (owned; NULL
+ * when the store has none) and its rank in text order. */
+typedef struct counter_text {
+    int64_t text_id;
+    char *text;
+    size_t rank;
+} counter_text;
+
+/* A text to rank: an id's (of x->t[id]) or a wait's own (of writer
+ * x->w[owner]); the other index is NO_OWNER. */
+typedef struct counter_order {
+    const char *text;
+    size_t id, owner;
+} counter_order;
+
+#define NO_LABEL ((size_t)-1)
+/* The rank of a writer without a text: after every text, grouped with
+ * no writer that has one (and left out). */
+#define NO_RANK ((size_t)-1)
+#define NO_OWNER ((size_t)-1)
+
+/* What a gather reads with: its statements, a shape's buffer, the last
+ * writer's text with its shape (writers come in text order within a row,
+ * so a text is shaped once per run of writers, not once per transaction:
+ * ls_sql_shape() of every writer was 3 s of CPU at 1 GiB), the current
+ * row's writers and texts (reused from row to row), and the code path
+ * label of each path_set met (labels[i] of sets[i], NULL for none; a few
+ * dozen sets name a million transactions). */
 typedef struct counter_ctx {
     ls_stmt *words;   /* COUNTER_WORDS_SQL */
     ls_stmt *traced;  /* COUNTER_TRACE_SQL */
     ls_stmt *context; /* COUNTER_CONTEXT_SQL */
+    ls_stmt *writers; /* COUNTER_WRITERS_SQL */
+    ls_stmt *text_of; /* COUNTER_TEXT_SQL */
+    ls_stmt *label;   /* COUNTER_LABEL_SQL, the scope's label */
     ls_buf shape;
     ls_buf last_text, last_shape; /* last_text valid when have_last */
     int have_last;
+    counter_writer_row *w;
+    size_t nw, wcap;
+    counter_text *t;
+    size_t nt, tcap;
+    counter_order *o;
+    size_t no, ocap;
+    char **labels;
+    int64_t *sets;
+    size_t nlabels, lcap, scap, last_label;
 } counter_ctx;
 
 static void counter_free(counter_row *c)
@@ -576,16 +630,15 @@ static int trace_moves(ls_stmt *traced, const counter_row *c, const char *trace_
     return moved ? 1 : rc < 0 ? rc : 0;
 }
 
-/* Add the current row of q (one transaction's statement of one text on
- * row c) to its shape and code path; 0, LS_ENOMEM or a store error. */
-static int counter_add(counter_row *c, ls_stmt *q, counter_ctx *x)
+/* Add one transaction's writes of row c with statement `text` (its code
+ * path `label`, NULL for none; whether it held another row of the
+ * relation; its holds' length; the trace of its request, or NULL) to
+ * its shape and code path; 0, LS_ENOMEM or a store error. */
+static int counter_add(counter_row *c, counter_ctx *x, const char *text, const char *label,
+                       int moved, double ms, const char *trace_id)
 {
-    const char *text = ls_stmt_text(q, cq_text);
-    const char *label = ls_stmt_isnull(q, cq_label) ? COUNTER_NO_PATH : ls_stmt_text(q, cq_label);
     counter_shape *e;
     ls_counter_writer *p;
-    int moved = ls_stmt_int64(q, cq_transfer) != 0;
-    double ms = ls_stmt_double(q, cq_held_ms);
 
     if (!x->have_last || strcmp(ls_buf_str(&x->last_text), text) != 0) {
         x->have_last = 0;
@@ -597,10 +650,10 @@ static int counter_add(counter_row *c, ls_stmt *q, counter_ctx *x)
             return LS_ENOMEM;
         x->have_last = 1;
     }
-    if (!(e = shape_entry(c, ls_buf_str(&x->last_shape), text)) || !(p = path_entry(e, label)))
+    if (!(e = shape_entry(c, ls_buf_str(&x->last_shape), text)) ||
+        !(p = path_entry(e, label ? label : COUNTER_NO_PATH)))
         return LS_ENOMEM;
-    if (!moved && !ls_stmt_isnull(q, cq_trace_id) &&
-        (moved = trace_moves(x->traced, c, ls_stmt_text(q, cq_trace_id))) < 0)
+    if (!moved && trace_id && (moved = trace_moves(x->traced, c, trace_id)) < 0)
         return moved;
     e->n.holds++;
     e->n.moved += moved;
@@ -761,45 +814,327 @@ static int counter_offer(counter_ctx *x, const finding_rule *r, const rule_field
     return 0;
 }
 
-/*
- * hot_counter_row: each row's writers, one transaction and statement
- * text at a time, in row order; summed per statement shape and code path,
- * and the row named when its writers make it a counter
- * (ls_counter_decide), by the shape that held it longest.
- */
-int ls_fnd_gather_counter(ls_store *s, const finding_rule *r, const rule_fields *rf, ls_stmt *q,
-                          keeper *k)
+/* Forget the current row's writers, texts and code paths. */
+static void writers_clear(counter_ctx *x)
 {
-    counter_row c;
-    counter_ctx x = {NULL, NULL, NULL, LS_BUF_INIT(0), LS_BUF_INIT(0), LS_BUF_INIT(0), 0};
-    int rc = words_prepare(s, COUNTER_WORDS_SQL, &x.words), started = 0;
+    size_t i;
+    for (i = 0; i < x->nw; i++) {
+        free(x->w[i].own);
+        free(x->w[i].trace);
+    }
+    for (i = 0; i < x->nt; i++)
+        free(x->t[i].text);
+    x->nw = x->nt = x->no = 0;
+}
+
+static void counter_ctx_free(counter_ctx *x)
+{
+    size_t i;
+    writers_clear(x);
+    for (i = 0; i < x->nlabels; i++)
+        free(x->labels[i]);
+    free(x->w);
+    free(x->t);
+    free(x->o);
+    free(x->labels);
+    free(x->sets);
+    ls_stmt_finalize(x->label);
+    ls_buf_free(&x->shape);
+    ls_buf_free(&x->last_text);
+    ls_buf_free(&x->last_shape);
+    ls_stmt_finalize(x->text_of);
+    ls_stmt_finalize(x->writers);
+    ls_stmt_finalize(x->context);
+    ls_stmt_finalize(x->traced);
+    ls_stmt_finalize(x->words);
+}
+
+/* The label of path_set `set` (COUNTER_LABEL_SQL for transaction tx, one
+ * of the set's) into x->labels[x->nlabels++]; 0, LS_ENOMEM or a store
+ * error. */
+static int label_read(counter_ctx *x, int64_t set, int64_t tx)
+{
+    char *label = NULL;
+    int rc;
+    if (grow((void **)&x->labels, &x->lcap, x->nlabels, sizeof(*x->labels)) != 0 ||
+        grow((void **)&x->sets, &x->scap, x->nlabels, sizeof(*x->sets)) != 0)
+        return LS_ENOMEM;
+    ls_stmt_reset(x->label);
+    ls_stmt_bind_int64(x->label, 1, tx);
+    if ((rc = ls_stmt_step(x->label)) == 1) {
+        rc = 0;
+        if (!ls_stmt_isnull(x->label, 0) && !(label = strdup(ls_stmt_text(x->label, 0))))
+            rc = LS_ENOMEM;
+    }
+    ls_stmt_reset(x->label);
+    if (rc < 0)
+        return rc;
+    x->labels[x->nlabels] = label;
+    x->sets[x->nlabels++] = set;
+    return 0;
+}
+
+/* The index in x->labels of the code path of a writer of path_set column
+ * col of the writers' query (its transaction tx; the last set found is
+ * tried first: a row's writers are of a few paths), NO_LABEL for none;
+ * *rc an error. */
+static size_t label_index(counter_ctx *x, int col, int64_t tx, int *rc)
+{
+    int64_t set;
+    size_t i;
+    if (ls_stmt_isnull(x->writers, col))
+        return NO_LABEL;
+    set = ls_stmt_int64(x->writers, col);
+    if (x->last_label != NO_LABEL && x->sets[x->last_label] == set)
+        return x->last_label;
+    for (i = 0; i < x->nlabels; i++)
+        if (x->sets[i] == set)
+            return x->last_label = i;
+    if ((*rc = label_read(x, set, tx)) != 0)
+        return NO_LABEL;
+    return x->last_label = x->nlabels - 1;
+}
+
+/* Duplicate column col of q, NULL when NULL; *ok = 0 on no memory. */
+static char *dup_column(ls_stmt *q, int col, int *ok)
+{
+    char *d;
+    if (ls_stmt_isnull(q, col))
+        return NULL;
+    if (!(d = strdup(ls_stmt_text(q, col))))
+        *ok = 0;
+    return d;
+}
+
+/* Read the writers of row c (COUNTER_WRITERS_SQL) into x->w, in the
+ * query's order; 0, LS_ENOMEM or a store error. */
+static int writers_read(counter_ctx *x, const counter_row *c)
+{
+    int rc = 0, ok = 1, lrc = 0;
+    writers_clear(x);
+    ls_stmt_reset(x->writers);
+    ls_stmt_bind_int64(x->writers, 1, c->row_id);
+    if (c->relation.null)
+        ls_stmt_bind_null(x->writers, 2);
+    else
+        ls_stmt_bind_text(x->writers, 2, c->relation.s);
+    while (ok && lrc == 0 && (rc = ls_stmt_step(x->writers)) == 1) {
+        counter_writer_row *w;
+        if (grow((void **)&x->w, &x->wcap, x->nw, sizeof(*x->w)) != 0)
+            return LS_ENOMEM;
+        w = &x->w[x->nw];
+        memset(w, 0, sizeof(*w));
+        w->seq = x->nw++;
+        w->tx = ls_stmt_int64(x->writers, wq_tx);
+        w->text_id = ls_stmt_isnull(x->writers, wq_text_id) ? -1
+                                                              : ls_stmt_int64(x->writers, wq_text_id);
+        w->own = dup_column(x->writers, wq_text, &ok);
+        w->ms = num_or_nan(x->writers, wq_ms);
+        w->transfer = ls_stmt_int64(x->writers, wq_transfer) != 0;
+        w->trace = dup_column(x->writers, wq_trace_id, &ok);
+        w->label = label_index(x, wq_path_set, w->tx, &lrc);
+    }
+    ls_stmt_reset(x->writers);
+    return !ok ? LS_ENOMEM : lrc != 0 ? lrc : rc < 0 ? rc : 0;
+}
+
+static int by_text_id(const void *a, const void *b)
+{
+    const counter_text *x = a, *y = b;
+    return x->text_id < y->text_id ? -1 : x->text_id > y->text_id;
+}
+
+static int by_text(const void *a, const void *b)
+{
+    const counter_order *x = a, *y = b;
+    return strcmp(x->text, y->text);
+}
+
+static int by_rank_tx(const void *a, const void *b)
+{
+    const counter_writer_row *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->tx != y->tx)
+        return x->tx < y->tx ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The text of the writers' each distinct stmt_texts id, once (x->t,
+ * in id order; NULL when the store lacks it); 0, LS_ENOMEM or a store
+ * error. */
+static int texts_read(counter_ctx *x)
+{
+    size_t i, n = 0;
+    int rc = 0;
+    for (i = 0; i < x->nw; i++) {
+        if (x->w[i].text_id < 0)
+            continue;
+        if (grow((void **)&x->t, &x->tcap, x->nt, sizeof(*x->t)) != 0)
+            return LS_ENOMEM;
+        x->t[x->nt].text_id = x->w[i].text_id;
+        x->t[x->nt].text = NULL;
+        x->t[x->nt].rank = 0;
+        x->nt++;
+    }
+    if (x->nt > 1)
+        qsort(x->t, x->nt, sizeof(*x->t), by_text_id);
+    for (i = 0; i < x->nt; i++)
+        if (n == 0 || x->t[n - 1].text_id != x->t[i].text_id)
+            x->t[n++] = x->t[i];
+    x->nt = n;
+    for (i = 0; rc == 0 && i < x->nt; i++) {
+        ls_stmt_reset(x->text_of);
+        ls_stmt_bind_int64(x->text_of, 1, x->t[i].text_id);
+        if ((rc = ls_stmt_step(x->text_of)) == 1) {
+            rc = 0;
+            if (!ls_stmt_isnull(x->text_of, 0) &&
+                !(x->t[i].text = strdup(ls_stmt_text(x->text_of, 0))))
+                rc = LS_ENOMEM;
+        }
+    }
+    ls_stmt_reset(x->text_of);
+    return rc < 0 ? rc : 0;
+}
+
+/* Add text `text` to rank, of id `id` or of writer `owner`; 0 or
+ * LS_ENOMEM. */
+static int order_add(counter_ctx *x, const char *text, size_t id, size_t owner)
+{
+    if (grow((void **)&x->o, &x->ocap, x->no, sizeof(*x->o)) != 0)
+        return LS_ENOMEM;
+    x->o[x->no].text = text;
+    x->o[x->no].id = id;
+    x->o[x->no].owner = owner;
+    x->no++;
+    return 0;
+}
+
+/* Give each writer its statement's text (NULL: left out, as the join
+ * of its text would) and its rank in text order, equal texts one rank
+ * (as SQL's GROUP BY of the text, BINARY); 0 or LS_ENOMEM. */
+static int texts_rank(counter_ctx *x)
+{
+    size_t i, rank = 0;
+    x->no = 0;
+    for (i = 0; i < x->nt; i++)
+        if (x->t[i].text && order_add(x, x->t[i].text, i, NO_OWNER) != 0)
+            return LS_ENOMEM;
+    for (i = 0; i < x->nw; i++)
+        if (x->w[i].text_id < 0 && x->w[i].own && order_add(x, x->w[i].own, NO_OWNER, i) != 0)
+            return LS_ENOMEM;
+    qsort(x->o, x->no, sizeof(*x->o), by_text);
+    for (i = 0; i < x->no; i++) {
+        if (i > 0 && strcmp(x->o[i - 1].text, x->o[i].text) != 0)
+            rank++;
+        if (x->o[i].owner != NO_OWNER)
+            x->w[x->o[i].owner].rank = rank;
+        else
+            x->t[x->o[i].id].rank = rank;
+    }
+    for (i = 0; i < x->nw; i++) {
+        counter_writer_row *w = &x->w[i];
+        counter_text key, *t;
+        if (w->text_id < 0) {
+            w->text = w->own;
+            continue;
+        }
+        key.text_id = w->text_id;
+        t = bsearch(&key, x->t, x->nt, sizeof(*x->t), by_text_id);
+        w->text = t ? t->text : NULL;
+        w->rank = w->text ? t->rank : NO_RANK;
+    }
+    return 0;
+}
+
+/* Add row c's writers, in text then transaction order, each
+ * transaction's writes with one text once (their holds' length summed,
+ * a transfer if any was); 0, LS_ENOMEM or a store error. */
+static int writers_add(counter_row *c, counter_ctx *x)
+{
+    size_t i = 0, j;
+    int rc = 0;
+    if (x->nw > 1)
+        qsort(x->w, x->nw, sizeof(*x->w), by_rank_tx);
+    while (rc == 0 && i < x->nw) {
+        const counter_writer_row *w = &x->w[i];
+        double ms = 0.0;
+        int transfer = 0;
+        for (j = i; j < x->nw && x->w[j].rank == w->rank && x->w[j].tx == w->tx; j++) {
+            if (!isnan(x->w[j].ms))
+                ms += x->w[j].ms;
+            transfer |= x->w[j].transfer;
+        }
+        if (w->text)
+            rc = counter_add(c, x, w->text, w->label == NO_LABEL ? NULL : x->labels[w->label],
+                             transfer, ms, transfer ? NULL : w->trace);
+        i = j;
+    }
+    return rc;
+}
+
+/* Prepare the counter gather's statements into x (the writers' over the
+ * scope's code path label); 0 or an error. */
+static int counter_prepare(ls_store *s, const ls_findings_scope *sc, counter_ctx *x)
+{
+    ls_buf sql = LS_BUF_INIT(0);
+    int rc = words_prepare(s, COUNTER_WORDS_SQL, &x->words);
 
     if (rc == 0)
-        rc = ls_store_prepare(s, COUNTER_TRACE_SQL, &x.traced);
+        rc = ls_store_prepare(s, COUNTER_TRACE_SQL, &x->traced);
     if (rc == 0)
-        rc = ls_store_prepare(s, COUNTER_CONTEXT_SQL, &x.context);
-    memset(&c, 0, sizeof(c));
-    while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
-        rc = 0;
-        if (!started || ls_stmt_int64(q, cq_row_id) != c.row_id) {
-            if (started && (rc = counter_offer(&x, r, rf, &c, k)) != 0)
-                break;
-            if (counter_start(&c, q) != 0) {
-                rc = LS_ENOMEM;
-                break;
-            }
-            started = 1;
-        }
-        rc = counter_add(&c, q, &x);
+        rc = ls_store_prepare(s, COUNTER_CONTEXT_SQL, &x->context);
+    if (rc == 0)
+        rc = ls_store_prepare(s, COUNTER_TEXT_SQL, &x->text_of);
+    if (rc == 0)
+        rc = ls_store_prepare(s, COUNTER_WRITERS_SQL, &x->writers);
+    if (rc == 0) {
+        ls_fnd_expand(&sql, COUNTER_LABEL_SQL, sc->label_sql);
+        rc = ls_buf_failed(&sql) ? LS_ENOMEM : ls_store_prepare(s, ls_buf_str(&sql), &x->label);
     }
-    if (rc == 0 && started)
-        rc = counter_offer(&x, r, rf, &c, k);
+    ls_buf_free(&sql);
+    return rc;
+}
+
+/*
+ * hot_counter_row: each candidate row (q, heaviest first, then in row
+ * order) that the keeper can still keep, with its writers
+ * (COUNTER_WRITERS_SQL), one transaction and statement text at a time,
+ * in text order; summed per statement shape and code path, and the row
+ * named when its writers make it a counter (ls_counter_decide), by the
+ * shape that held it longest.
+ */
+int ls_fnd_gather_counter(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
+                          const rule_fields *rf, ls_stmt *q, keeper *k)
+{
+    counter_row c;
+    counter_ctx x;
+    int rc;
+
+    memset(&x, 0, sizeof(x));
+    memset(&c, 0, sizeof(c));
+    ls_buf_init(&x.shape, 0);
+    ls_buf_init(&x.last_text, 0);
+    ls_buf_init(&x.last_shape, 0);
+    x.last_label = NO_LABEL;
+    rc = counter_prepare(s, sc, &x);
+    while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
+        if (counter_start(&c, q) != 0) {
+            rc = LS_ENOMEM;
+            break;
+        }
+        /* A row the keeper cannot keep (it is full of heavier rows, or of
+         * as heavy ones found first) is not read: its writers are most of
+         * the pass's work (the rows come heaviest first, so once full, no
+         * later row is kept). */
+        if (ls_fnd_keeper_slot(k, c.total_ms.null ? 0.0 : c.total_ms.d) >= k->limit)
+            continue;
+        if ((rc = writers_read(&x, &c)) != 0 || (rc = texts_read(&x)) != 0 ||
+            (rc = texts_rank(&x)) != 0 || (rc = writers_add(&c, &x)) != 0 ||
+            (rc = counter_offer(&x, r, rf, &c, k)) != 0)
+            break;
+    }
     counter_free(&c);
-    ls_buf_free(&x.shape);
-    ls_buf_free(&x.last_text);
-    ls_buf_free(&x.last_shape);
-    ls_stmt_finalize(x.context);
-    ls_stmt_finalize(x.traced);
-    ls_stmt_finalize(x.words);
+    counter_ctx_free(&x);
     return rc < 0 ? rc : 0;
 }

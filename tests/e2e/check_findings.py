@@ -28,6 +28,10 @@ On the real samples (samples/README.md), each analyzed once into a store:
     waiting, by its hot_rows) is silent;
   - serial_capacity: app's hot row (the truth's) at its capacity; none on
     hidden-traces, whose rows have fewer than 3 logged waits;
+  - hot_counter_row's code path, per row: samples/forged (forged.sh, its
+    three csvlogs) increments accounts id=1 from billing and id=2 from
+    checkout (the forger decrements both), so the two rows' findings
+    name those two paths, each its own;
   - the store's findings table holds the report's findings, in order;
     a window holding the whole log (decided by the report, into temp
     tables) gives the same findings as the stored ones; --group-by
@@ -309,6 +313,14 @@ def check_hidden(ls, root, tmp):
           f"hidden-traces: serial capacity {of(rep, 'serial_capacity')}")
 
 
+def check_forged_paths(ls, root, tmp):
+    d = os.path.join(root, "samples", "forged")
+    _, rep = analyze(ls, tmp, "forged", [os.path.join(d, f"{n}.csv") for n in (1, 2, 3)])
+    got = sorted((f"{f['relation']} {f['row']}", f["code_path"]) for f in of(rep, "hot_counter_row"))
+    check(got == [("accounts id=1", "billing"), ("accounts id=2", "checkout")],
+          f"forged: counter rows and their code paths {got}")
+
+
 def main():
     ls, root = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
@@ -318,6 +330,7 @@ def main():
         check_app_urlids(ls, root, tmp)
         check_hidden(ls, root, tmp)
         check_lock_order(ls, root, tmp)
+        check_forged_paths(ls, root, tmp)
     return report()
 
 
