@@ -33,8 +33,11 @@
 #include "ls_store.h"
 
 /* Statements of one stream read after an error: the rest of the failed
- * transaction and the next one, whose retry statement comes early. */
-#define RETRY_STEPS_MAX 512
+ * transaction and the next one, whose retry statement comes early. A
+ * session's are read in the order of its index (start, then id) and put
+ * in log order (id) in C: a sort of its whole window in SQL costs a busy
+ * session's 30 s per error (66 M VM steps on the 256 MiB bench log). */
+#define RETRY_STEPS_MAX 32
 /* Bytes of a statement's text its shape is computed from (as before). */
 #define RETRY_SHAPE_BYTES 4096
 /* A row named by key, "relation col=value" (ls_sql_row_key()'s parts). */
@@ -52,6 +55,7 @@
     X(Q, explicit, "(SELECT t.explicit FROM transactions t WHERE t.tx_id = l.tx_id)")     \
     X(Q, first_stmt, "(SELECT t.first_stmt FROM transactions t WHERE t.tx_id = l.tx_id)") \
     X(Q, last_stmt, "(SELECT t.last_stmt FROM transactions t WHERE t.tx_id = l.tx_id)")   \
+    X(Q, tx_start, "(SELECT t.start_ts FROM transactions t WHERE t.tx_id = l.tx_id)")     \
     X(Q, trace_id, "(SELECT c.trace_id FROM tx_code_rows c WHERE c.tx_id = l.tx_id)")   \
     X(Q, text, LS_TEXT_OF("e.text_id"))
 LS_COLUMNS(le, LOCK_ERROR_COLS);
@@ -63,18 +67,20 @@ static const char lock_errors_sql[] =
     " AND e.text_id IS NOT NULL ORDER BY e.error_id";
 
 /* The statements of the error's transaction (?1 session, ?2 .. ?3 its
- * first and last statement ids) up to the error line (?4, ?5): is the
+ * first and last statement ids, begun from ?6 to the error's time ?7, the
+ * range of statements_session) up to the error line (?4, ?5): is the
  * failed statement among them? */
 static const char tx_stmts_sql[] =
     "SELECT st.text FROM statements st WHERE st.session_id = ?1"
-    " AND st.stmt_id BETWEEN ?2 AND ?3"
+    " AND st.start_ts BETWEEN ?6 - " LS_SQL_INT(LS_START_SLACK_US) " AND ?7 + "
+    LS_SQL_INT(LS_START_SLACK_US) " AND st.stmt_id BETWEEN ?2 AND ?3"
     " AND (coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
     "  OR (st.file_id, st.line) < (?4, ?5))";
 
 /* The session's statements written after the error line (?3, ?4), or of
- * unknown position begun after its time, within the window, in log order
- * (a session's statement ids are): the index statements_session serves
- * the range. Parse and bind lines count: a retry that failed again (a
+ * unknown position begun after its time, within the window, the first
+ * RETRY_STEPS_MAX in the order of the index statements_session, which
+ * serves the range (log_order() then sorts them by id). Parse and bind lines count: a retry that failed again (a
  * deadlock victim has no duration line for its execute) shows only as
  * those. */
 #define AFTER_COLS(X, Q)                                                                   \
@@ -92,7 +98,7 @@ static const char after_sql[] =
     " AND CASE WHEN coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
     "  OR ?3 = 0 AND ?4 = 0 THEN st.start_ts > ?2"
     "  ELSE (st.file_id, st.line) > (?3, ?4) END"
-    " ORDER BY st.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
+    " ORDER BY st.session_id, st.start_ts, st.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
 
 /* The transaction a statement ran in: the last one of its session that
  * began at or before it (transactions_session_stmt), if it spans it. */
@@ -256,6 +262,8 @@ static int log_shows_failed(retry_pass *p)
     ls_stmt_bind_int64(p->txs, 3, ls_stmt_int64(p->errs, le_last_stmt));
     ls_stmt_bind_int64(p->txs, 4, ls_stmt_int64(p->errs, le_file_id));
     ls_stmt_bind_int64(p->txs, 5, ls_stmt_int64(p->errs, le_line));
+    ls_stmt_bind_int64(p->txs, 6, ls_stmt_int64(p->errs, le_tx_start));
+    ls_stmt_bind_int64(p->txs, 7, ls_stmt_int64(p->errs, le_ts));
     while ((rc = ls_stmt_step(p->txs)) == 1) {
         ls_buf_reset(&p->got);
         ls_sql_shape(&p->got, ls_stmt_text(p->txs, 0), RETRY_SHAPE_BYTES);
@@ -265,6 +273,26 @@ static int log_shows_failed(retry_pass *p)
             return 1;
     }
     return rc < 0 ? rc : 0;
+}
+
+/* Put the first n steps in log order (their statement ids: a session's
+ * are in its log order), from the order of their start times (where
+ * times derived from durations can swap two lines of one millisecond).
+ * An insertion sort: n is at most RETRY_STEPS_MAX and nearly sorted. */
+static void log_order(retry_pass *p, size_t n)
+{
+    size_t i, j;
+
+    for (i = 1; i < n; i++) {
+        int64_t id = p->ids[i];
+        ls_retry_step st = p->steps[i];
+        for (j = i; j > 0 && p->ids[j - 1] > id; j--) {
+            p->ids[j] = p->ids[j - 1];
+            p->steps[j] = p->steps[j - 1];
+        }
+        p->ids[j] = id;
+        p->steps[j] = st;
+    }
 }
 
 /* The retry in the error's session, whose transaction the log shows: the
@@ -296,6 +324,7 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     }
     if (rc < 0)
         return rc;
+    log_order(p, n);
     f = ls_retry_walk(err_ts, ls_stmt_isnull(p->errs, le_explicit) ||
                                   ls_stmt_int64(p->errs, le_explicit) != 0,
                       p->steps, n);
