@@ -1488,7 +1488,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * (decide/idlegap.c, findings.c). 21: behind a pooler, a deadlock
  * victim's transaction from its request's BEGIN and ROLLBACK spans; on a
  * whole-second log the clock offset widened by the second and statement
- * links paired by duration (spans.c, traces.c). */
+ * links paired by duration (spans.c, traces.c); a lock error's retry is
+ * the transaction right after the failed one, by the session's log order
+ * or, where the log does not show the failed transaction, by its
+ * request's trace (decide/retry.c, retries.c). */
 #define CORRELATION_REV "21"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
@@ -1568,7 +1571,6 @@ static const ls_correlate_pass passes[] = {
     {"final holds and rows", ls_correlate_final, "hold_final hold_final_evidence row_final",
      "DROP INDEX IF EXISTS hold_final_row; DROP INDEX IF EXISTS hold_final_tx;"
      " DELETE FROM hold_final; DELETE FROM hold_final_evidence; DELETE FROM row_final;"},
-    {"retries", ls_correlate_retries, "retries", "DELETE FROM retries;"},
     {"code paths", code_paths_step,
      "tx_code_rows stmt_tags hold_parts shapes lock_orders row_cover tx_shapes path_identity"
      " hold_range path_names path_sets",
@@ -1577,6 +1579,8 @@ static const ls_correlate_pass passes[] = {
      " DELETE FROM shapes; DELETE FROM lock_orders; DELETE FROM row_cover;"
      " DELETE FROM tx_shapes; DELETE FROM path_identity; DELETE FROM hold_range;"
      " DELETE FROM path_names; DELETE FROM path_sets;"},
+    /* after the code paths: a transaction's trace (tx_code_rows) */
+    {"retries", ls_correlate_retries, "retries", "DELETE FROM retries;"},
     {"findings", ls_correlate_findings, "findings finding_fields",
      "DELETE FROM findings; DELETE FROM finding_fields;"},
     /* reads ingest's stmt_stats (or the statements) and the final holds */

@@ -68,8 +68,9 @@ int ls_intern(ls_interner *in, const char *text, int64_t *id);
 
 /* transactions.c: rebuild the transactions of the sessions involved in
  * waits, deadlocks and errors, and link waits, errors and deadlock
- * participants to them; find the retries after lock errors. */
+ * participants to them. */
 int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats);
+/* retries.c: the retry of each lock error (decide/retry.h), into retries. */
 int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats);
 
 /* spans.c: statements from the database spans of sessions whose

@@ -276,11 +276,18 @@ static const finding_rule rules[] = {
      "Retry the whole transaction (not the statement) with a bound and back-off, keep it "
      "short, or lock the row first (SELECT ... FOR UPDATE) where the isolation level allows.",
      "SELECT 100.0 * count(*), printf('%%d serialization failure%%s (40001)', count(*),"
-     " CASE WHEN count(*) > 1 THEN 's' ELSE '' END), printf('%%d retried by the same session "
-     "(%%d committed).', sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit')),"
-     " count(*), sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit')"
+     " CASE WHEN count(*) > 1 THEN 's' ELSE '' END), printf('%%d retried (%%d committed): %%d "
+     "by the session''s next transaction, %%d by the request''s trace.',"
+     " sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit'), sum(retry_stmt > 0),"
+     " sum(retry_stmt < 0)),"
+     " count(*), sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit'),"
+     " count(CASE WHEN retry_stmt > 0 THEN 1 END), count(CASE WHEN retry_stmt < 0 THEN 1 END)"
+     /* retries.c: a retry found in the session's statements is a
+      * statement (retry_stmt > 0), one found in the trace's spans a span
+      * (-span_row) */
      " FROM errors_linked WHERE class = 'serialization_failure' AND" AT_IN_WINDOW("ts"),
-     "failures:i,retried:i,committed:i", failures_fire, NULL, ONE_PER_LOG, {0, 0}},
+     "failures:i,retried:i,committed:i,by_session:i,by_trace:i", failures_fire, NULL, ONE_PER_LOG,
+     {0, 0}},
     {"hidden_waiting",
      "The log shows only waits longer than deadlock_timeout; the rest of the queueing on this row "
      "is as real. Shorten what holds the row (see the rankings) rather than tuning "

@@ -1,0 +1,95 @@
+/*
+ * retry.c — which statement retried a lock error (retry.h).
+ */
+#include "retry.h"
+
+#include <string.h>
+
+#include "tolerances.h"
+
+int ls_retry_after(ls_logpos err, int64_t err_ts, ls_logpos pos, int64_t ts)
+{
+    if (ls_logpos_known(err) && ls_logpos_known(pos))
+        return ls_logpos_cmp(pos, err) > 0;
+    return ts > err_ts;
+}
+
+int ls_retry_same_run(int same_shape, const char *failed_row, const char *row)
+{
+    if (!same_shape)
+        return 0;
+    if (!failed_row || !*failed_row || !row || !*row)
+        return 1;
+    return strcmp(failed_row, row) == 0;
+}
+
+int ls_retry_open_after(int open, ls_retry_kind kind)
+{
+    if (kind == LS_RETRY_STEP_BEGIN)
+        return 1;
+    if (kind == LS_RETRY_STEP_COMMIT || kind == LS_RETRY_STEP_ROLLBACK)
+        return 0;
+    return open;
+}
+
+/* Where the walk is: in the failed transaction, between it and the next
+ * one, in the next (explicit) one. */
+enum walk_state { IN_FAILED, BETWEEN, IN_NEXT };
+
+/* The outcome of a next transaction that ended with `end`, the retry
+ * having failed (retry_failed) or not. */
+static const char *outcome_of(ls_retry_kind end, int retry_failed)
+{
+    if (retry_failed)
+        return "aborted";
+    return end == LS_RETRY_STEP_COMMIT ? "commit" : "rollback";
+}
+
+ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *steps, size_t n)
+{
+    ls_retry_found none = {-1, NULL}, found = {-1, NULL};
+    enum walk_state st = in_tx ? IN_FAILED : BETWEEN;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        const ls_retry_step *s = &steps[i];
+        int is_end = s->kind == LS_RETRY_STEP_COMMIT || s->kind == LS_RETRY_STEP_ROLLBACK;
+
+        if (st == IN_FAILED) {
+            /* the aborted transaction's own statements, up to its end */
+            if (is_end)
+                st = BETWEEN;
+            else if (s->kind == LS_RETRY_STEP_BEGIN)
+                st = IN_NEXT;
+            continue;
+        }
+        if (st == BETWEEN) {
+            if (is_end)
+                continue; /* a repeat of the failed transaction's end */
+            if (s->kind == LS_RETRY_STEP_BEGIN) {
+                st = IN_NEXT;
+                continue;
+            }
+            /* a statement of its own: the next transaction, whole */
+            if (!s->shape || s->ts - err_ts > LS_RETRY_WINDOW_US)
+                return none;
+            found.index = (int)i;
+            found.outcome = s->failed ? "aborted" : "commit";
+            return found;
+        }
+        /* IN_NEXT: an explicit transaction, up to its end */
+        if (is_end) {
+            if (found.index >= 0)
+                found.outcome = outcome_of(s->kind, steps[found.index].failed);
+            return found;
+        }
+        if (found.index < 0 && s->shape && s->kind == LS_RETRY_STEP_OTHER) {
+            if (s->ts - err_ts > LS_RETRY_WINDOW_US)
+                return none;
+            found.index = (int)i;
+        }
+    }
+    if (found.index >= 0) /* the stream ends inside the retry's transaction */
+        found.outcome = NULL;
+    return found;
+}

@@ -1,0 +1,91 @@
+/*
+ * retry.h — which statement retried a lock error (40001, 40P01, 55P03,
+ * 57014), and how it was matched. A client retries a failed transaction
+ * by running it again: the retry is the transaction right after the
+ * failed one in the stream of the failed request's statements, with no
+ * other transaction between, and it runs the failed statement's shape
+ * again within LS_RETRY_WINDOW_US (tolerances.h). That stream is the
+ * database spans of the failed statement's trace in time order (the
+ * request, on whatever backend a client pool or pgbouncer gave the
+ * retry), else the session's statements in log order where the log shows
+ * the failed transaction (a client that kept its connection).
+ * Never "the session's next run of the shape within 30 s": that is often
+ * the next request's. Pure functions over plain values: the retries pass
+ * (retries.c) reads the streams from the store and asks these.
+ */
+#ifndef LS_DECIDE_RETRY_H
+#define LS_DECIDE_RETRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logpos.h"
+
+/* What a statement of the stream does to its transaction. */
+typedef enum ls_retry_kind {
+    LS_RETRY_STEP_OTHER = 0, /* any other statement */
+    LS_RETRY_STEP_BEGIN,     /* BEGIN, START TRANSACTION */
+    LS_RETRY_STEP_COMMIT,    /* COMMIT, END */
+    LS_RETRY_STEP_ROLLBACK   /* ROLLBACK, ABORT */
+} ls_retry_kind;
+
+/* One statement of the stream after the failed statement. */
+typedef struct ls_retry_step {
+    int64_t ts;         /* when it started, us */
+    ls_retry_kind kind; /* its effect on the transaction */
+    int shape;          /* it runs the failed statement's shape */
+    int failed;         /* it ended in an error (a span's status), when known */
+} ls_retry_step;
+
+/* The result of ls_retry_walk(). */
+typedef struct ls_retry_found {
+    int index;           /* the retry's statement in the steps, -1 none */
+    const char *outcome; /* its transaction's outcome as the stream shows it:
+                          * "commit", "rollback", "aborted" (it failed again),
+                          * NULL unknown (the stream ends first) */
+} ls_retry_found;
+
+/*
+ * Is a statement at pos (started at ts) after the error line at err (err_ts)
+ * in the log? By log position where both are known: within one whole second
+ * the times tie, and the failed statement, logged before its error, is not
+ * after it. Else by time, strictly later. Returns 1 or 0.
+ */
+int ls_retry_after(ls_logpos err, int64_t err_ts, ls_logpos pos, int64_t ts);
+
+/*
+ * Does a statement run the failed one again? It has the failed
+ * statement's shape (same_shape) and, where both name the row they
+ * address by key (ls_sql_row_key(): "relation col=value"; "" or NULL
+ * unknown, e.g. a $n parameter not logged), the same row: a retry
+ * repeats its request, whose keys are the request's; the next request's
+ * run of the shape on another key is not it. Returns 1 or 0.
+ */
+int ls_retry_same_run(int same_shape, const char *failed_row, const char *row);
+
+/*
+ * Is a transaction open (explicit, begun and not ended) after a statement
+ * of kind `kind`, when one was open before it (open)? A BEGIN opens one, a
+ * COMMIT or ROLLBACK closes it. Fed a stream's statements before the
+ * failed one, in order, from 0: was the failed one inside an explicit
+ * transaction? Returns 1 or 0.
+ */
+int ls_retry_open_after(int open, ls_retry_kind kind);
+
+/*
+ * The retry in the n steps of the stream after the failed statement (in
+ * order; those of its own transaction first), failed at err_ts. in_tx: the
+ * failed statement was in an explicit transaction (its steps up to its
+ * COMMIT or ROLLBACK are that transaction's, whatever they run). The next
+ * transaction is the first after that: a BEGIN up to its COMMIT or
+ * ROLLBACK, or a statement of its own. It is the retry when one of its
+ * statements runs the shape and started within LS_RETRY_WINDOW_US of
+ * err_ts; the first such statement is returned. Any other next
+ * transaction (another request's work, in between) means no retry. A
+ * BEGIN inside an open transaction, and an end between transactions, are
+ * repeats of the same statement (an ORM's span and its driver's) and
+ * change nothing.
+ */
+ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *steps, size_t n);
+
+#endif

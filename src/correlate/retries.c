@@ -1,0 +1,515 @@
+/*
+ * retries.c — the retries pass: for each lock error (lock_timeout,
+ * lock_nowait, statement_timeout, serialization_failure, deadlock) the
+ * statement that ran the failed statement again, its transaction and
+ * that transaction's outcome. decide/retry.h decides which statement is
+ * the retry from the stream of the failed request's statements after it;
+ * this file reads that stream from the store and writes the pass's own
+ * table, retries (errors_linked.retry_*).
+ *
+ * The stream is the database spans of the failed statement's trace
+ * after the span that failed: the request's own statements, on whatever
+ * backend (a client pool or pgbouncer may give the retry another one);
+ * the retry is then stored by its span, retry_stmt = -span_row, retry_tx
+ * NULL. Without such a span, it is the session's statements after the
+ * error line, in log order, where the log shows the error's transaction
+ * (its BEGIN was logged, or it is the failed statement itself). Without
+ * either (a pooled backend's statements logged only over
+ * log_min_duration_statement), no retry is claimed: the session's next
+ * logged statement of the shape may be another client's. The pass runs
+ * after the code paths, which link transactions to traces.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "correlate_int.h"
+#include "decide/retry.h"
+#include "decide/tolerances.h"
+#include "ls_buf.h"
+#include "ls_columns.h"
+#include "ls_sqlshape.h"
+#include "ls_store.h"
+
+/* Statements of one stream read after an error: the rest of the failed
+ * transaction and the next one, whose retry statement comes early. A
+ * session's are read in the order of its index (start, then id) and put
+ * in log order (id) in C: a sort of its whole window in SQL costs a busy
+ * session's 30 s per error (66 M VM steps on the 256 MiB bench log). */
+#define RETRY_STEPS_MAX 32
+/* Bytes of a statement's text its shape is computed from (as before). */
+#define RETRY_SHAPE_BYTES 4096
+/* A row named by key, "relation col=value" (ls_sql_row_key()'s parts). */
+#define RETRY_REL_BYTES 128
+#define RETRY_KEY_BYTES 256
+#define RETRY_ROW_BYTES (RETRY_REL_BYTES + RETRY_KEY_BYTES + 2)
+
+#define LOCK_ERROR_COLS(X, Q)                                                              \
+    X(Q, error_id, "e.error_id")                                                          \
+    X(Q, session_id, "e.session_id")                                                      \
+    X(Q, ts, "e.ts")                                                                      \
+    X(Q, file_id, "coalesce(e.file_id, 0)")                                               \
+    X(Q, line, "coalesce(e.line, 0)")                                                     \
+    X(Q, tx_id, "l.tx_id")                                                                \
+    X(Q, explicit, "(SELECT t.explicit FROM transactions t WHERE t.tx_id = l.tx_id)")     \
+    X(Q, first_stmt, "(SELECT t.first_stmt FROM transactions t WHERE t.tx_id = l.tx_id)") \
+    X(Q, last_stmt, "(SELECT t.last_stmt FROM transactions t WHERE t.tx_id = l.tx_id)")   \
+    X(Q, tx_start, "(SELECT t.start_ts FROM transactions t WHERE t.tx_id = l.tx_id)")     \
+    X(Q, trace_id, "(SELECT c.trace_id FROM tx_code_rows c WHERE c.tx_id = l.tx_id)")   \
+    X(Q, text, LS_TEXT_OF("e.text_id"))
+LS_COLUMNS(le, LOCK_ERROR_COLS);
+static const char lock_errors_sql[] =
+    "SELECT " LS_SELECT_LIST(le, LOCK_ERROR_COLS) " FROM errors e"
+    " LEFT JOIN error_links l ON l.error_id = e.error_id"
+    " WHERE e.class IN ('lock_timeout', 'lock_nowait', 'statement_timeout',"
+    " 'serialization_failure', 'deadlock') AND e.session_id IS NOT NULL"
+    " AND e.text_id IS NOT NULL ORDER BY e.error_id";
+
+/* The statements of the error's transaction (?1 session, ?2 .. ?3 its
+ * first and last statement ids, begun from ?6 to the error's time ?7, the
+ * range of statements_session) up to the error line (?4, ?5): is the
+ * failed statement among them? */
+static const char tx_stmts_sql[] =
+    "SELECT st.text FROM statements st WHERE st.session_id = ?1"
+    " AND st.start_ts BETWEEN ?6 - " LS_SQL_INT(LS_START_SLACK_US) " AND ?7 + "
+    LS_SQL_INT(LS_START_SLACK_US) " AND st.stmt_id BETWEEN ?2 AND ?3"
+    " AND (coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
+    "  OR (st.file_id, st.line) < (?4, ?5))";
+
+/* The session's statements written after the error line (?3, ?4), or of
+ * unknown position begun after its time, within the window, the first
+ * RETRY_STEPS_MAX in the order of the index statements_session, which
+ * serves the range (log_order() then sorts them by id). Parse and bind lines count: a retry that failed again (a
+ * deadlock victim has no duration line for its execute) shows only as
+ * those. */
+#define AFTER_COLS(X, Q)                                                                   \
+    X(Q, stmt_id, "st.stmt_id")                                                           \
+    X(Q, start_ts, "st.start_ts")                                                         \
+    X(Q, file_id, "coalesce(st.file_id, 0)")                                              \
+    X(Q, line, "coalesce(st.line, 0)")                                                    \
+    X(Q, text, "st.text")                                                                 \
+    X(Q, params, "st.params")
+LS_COLUMNS(af, AFTER_COLS);
+static const char after_sql[] =
+    "SELECT " LS_SELECT_LIST(af, AFTER_COLS) " FROM statements st WHERE st.session_id = ?1"
+    " AND st.start_ts >= ?2 - " LS_SQL_INT(LS_START_SLACK_US)
+    " AND st.start_ts <= ?2 + " LS_SQL_INT(LS_RETRY_WINDOW_US)
+    " AND CASE WHEN coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
+    "  OR ?3 = 0 AND ?4 = 0 THEN st.start_ts > ?2"
+    "  ELSE (st.file_id, st.line) > (?3, ?4) END"
+    " ORDER BY st.session_id, st.start_ts, st.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
+
+/* The transaction a statement ran in: the last one of its session that
+ * began at or before it (transactions_session_stmt), if it spans it. */
+#define RETRY_TX_COLS(X, Q)                                                                \
+    X(Q, tx_id, "tx_id")                                                                  \
+    X(Q, outcome, "outcome")                                                              \
+    X(Q, last_stmt, "last_stmt")
+LS_COLUMNS(rt, RETRY_TX_COLS);
+static const char retry_tx_sql[] =
+    "SELECT " LS_SELECT_LIST(rt, RETRY_TX_COLS) " FROM transactions WHERE session_id = ?1"
+    " AND first_stmt <= ?2 ORDER BY session_id DESC, first_stmt DESC LIMIT 1";
+
+/* The span of the failed statement, for an error whose transaction the log
+ * does not show: a span of its text (?1) that ended in an error and was
+ * running when the error line was written (?2, of resolution ?3: the span
+ * began by the end of the line's time and ended after its start; the
+ * client hears of the error later, through a pooler: 30-55 ms on
+ * blind-pool), on the log's clock (offset ?4), not claimed by an earlier
+ * error, of the trace the error's transaction is linked to (?6) if any;
+ * of several, the first to end (errors are taken in log order).
+ * spans_text serves the text and a start range. */
+#define FAILED_SPAN_COLS(X, Q)                                                             \
+    X(Q, span_row, "s.span_row")                                                          \
+    X(Q, trace_id, "s.trace_id")                                                          \
+    X(Q, start_ts, "s.start_ts")                                                          \
+    X(Q, end_ts, "s.end_ts")
+LS_COLUMNS(fs, FAILED_SPAN_COLS);
+static const char failed_span_sql[] =
+    "SELECT " LS_SELECT_LIST(fs, FAILED_SPAN_COLS) " FROM spans s"
+    " WHERE s.db_statement = ?1 AND s.error = 1 AND s.trace_id IS NOT NULL"
+    " AND s.start_ts BETWEEN ?2 - ?4 - " LS_SQL_INT(LS_RETRY_WINDOW_US)
+    "  AND ?2 - ?4 + ?3 + ?5"
+    " AND s.end_ts + ?4 >= ?2 - ?5 AND (?6 IS NULL OR s.trace_id = ?6)"
+    " AND s.span_row NOT IN (SELECT span_row FROM temp.retry_claimed)"
+    " ORDER BY s.end_ts, s.span_row LIMIT 1";
+
+/* The failed statement's spans of one trace (?1), the driver's and an
+ * ORM's over it, that overlap the chosen one (?3 .. ?4): one statement,
+ * claimed together. */
+static const char claim_sql[] =
+    "INSERT OR IGNORE INTO temp.retry_claimed(span_row) SELECT span_row FROM spans"
+    " WHERE trace_id = ?1 AND db_statement = ?2 AND error = 1"
+    " AND start_ts <= ?4 AND end_ts >= ?3";
+
+/* A trace's database spans in the order they started (spans_id). */
+#define TRACE_COLS(X, Q)                                                                   \
+    X(Q, span_row, "span_row")                                                            \
+    X(Q, start_ts, "start_ts")                                                            \
+    X(Q, error, "coalesce(error, 0)")                                                     \
+    X(Q, text, "db_statement")
+LS_COLUMNS(tr, TRACE_COLS);
+static const char trace_sql[] =
+    "SELECT " LS_SELECT_LIST(tr, TRACE_COLS) " FROM spans WHERE trace_id = ?1"
+    " AND db_statement IS NOT NULL ORDER BY start_ts, span_row";
+
+/* The retry of an error (one row of the pass's own table). */
+static const char set_retry_sql[] =
+    "INSERT INTO retries(error_id, retry_stmt, retry_tx, retry_outcome) VALUES (?1, ?2, ?3, ?4)";
+
+/* The pass's statements and buffers. */
+typedef struct retry_pass {
+    ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd;
+    ls_buf want, got;
+    ls_retry_step steps[RETRY_STEPS_MAX];
+    int64_t ids[RETRY_STEPS_MAX]; /* each step's stmt_id, or span_row */
+    int64_t resolution;           /* the log's times: a whole second or a millisecond */
+    int64_t offset;               /* the spans' clock onto the log's */
+    int64_t slack;                /* that offset's error: LS_REQUEST_SLACK_US, and a
+                                   * second more with whole-second times, from which
+                                   * the offset itself is estimated (blind-pool's %t
+                                   * log: -414 ms, against 0.08 ms measured) */
+    char failed_row[RETRY_ROW_BYTES]; /* the failed statement's row, "" unknown */
+} retry_pass;
+
+/* The row a statement addresses by key into row ("" when it names none):
+ * "relation col=value", its $n bound from params (may be NULL). */
+static void row_of(const char *sql, const char *params, char *row, size_t len)
+{
+    char rel[RETRY_REL_BYTES], key[RETRY_KEY_BYTES];
+
+    row[0] = '\0';
+    if (sql && ls_sql_row_key(sql, params, rel, sizeof(rel), key, sizeof(key)) == 1)
+        snprintf(row, len, "%s %s", rel, key);
+}
+
+/* A statement's kind for the walk. */
+static ls_retry_kind step_kind(const char *sql)
+{
+    switch (ls_sql_kind_of(sql)) {
+    case LS_SQL_BEGIN: return LS_RETRY_STEP_BEGIN;
+    case LS_SQL_COMMIT: return LS_RETRY_STEP_COMMIT;
+    case LS_SQL_ROLLBACK: return LS_RETRY_STEP_ROLLBACK;
+    default: return LS_RETRY_STEP_OTHER;
+    }
+}
+
+/* Fill step *st from a statement's text, its parameters (may be NULL) and
+ * start; 0 or LS_ENOMEM. */
+static int make_step(retry_pass *p, ls_retry_step *st, const char *sql, const char *params,
+                     int64_t ts, int failed)
+{
+    char row[RETRY_ROW_BYTES];
+
+    st->ts = ts;
+    st->kind = step_kind(sql ? sql : "");
+    st->failed = failed;
+    ls_buf_reset(&p->got);
+    ls_sql_shape(&p->got, sql ? sql : "", RETRY_SHAPE_BYTES);
+    if (ls_buf_failed(&p->got))
+        return LS_ENOMEM;
+    st->shape = strcmp(ls_buf_str(&p->want), ls_buf_str(&p->got)) == 0;
+    if (st->shape) {
+        row_of(sql, params, row, sizeof(row));
+        st->shape = ls_retry_same_run(1, p->failed_row, row);
+    }
+    return 0;
+}
+
+/* Store the retry of the current error: its statement (stmt, or -span_row),
+ * transaction (tx, 0 none) and outcome. */
+static int store_retry(retry_pass *p, int64_t stmt, int64_t tx, const char *outcome,
+                       ls_correlate_stats *stats)
+{
+    int rc;
+
+    ls_stmt_reset(p->upd);
+    ls_stmt_bind_int64(p->upd, 1, ls_stmt_int64(p->errs, le_error_id));
+    ls_stmt_bind_int64(p->upd, 2, stmt);
+    if (tx != 0)
+        ls_stmt_bind_int64(p->upd, 3, tx);
+    else
+        ls_stmt_bind_null(p->upd, 3);
+    if (outcome)
+        ls_stmt_bind_text(p->upd, 4, outcome);
+    else
+        ls_stmt_bind_null(p->upd, 4);
+    if ((rc = ls_stmt_step(p->upd)) < 0)
+        return rc;
+    stats->retries++;
+    return 0;
+}
+
+/* Does the log show the current error's transaction: one was found for
+ * it (error_links), and its BEGIN was logged (every statement is: a
+ * failed statement logs no duration line, so it may be the only one
+ * missing) or, a statement of its own, it is the failed statement, logged
+ * before the error? Not under log_min_duration_statement on a pooled
+ * backend: the error's second may give it another client's slow
+ * statement. 1 yes, 0 no, < 0 an error. */
+static int log_shows_failed(retry_pass *p)
+{
+    int rc;
+
+    if (ls_stmt_isnull(p->errs, le_tx_id) || ls_stmt_isnull(p->errs, le_first_stmt))
+        return 0;
+    if (!ls_stmt_isnull(p->errs, le_explicit) && ls_stmt_int64(p->errs, le_explicit) != 0)
+        return 1;
+    ls_stmt_reset(p->txs);
+    ls_stmt_bind_int64(p->txs, 1, ls_stmt_int64(p->errs, le_session_id));
+    ls_stmt_bind_int64(p->txs, 2, ls_stmt_int64(p->errs, le_first_stmt));
+    ls_stmt_bind_int64(p->txs, 3, ls_stmt_int64(p->errs, le_last_stmt));
+    ls_stmt_bind_int64(p->txs, 4, ls_stmt_int64(p->errs, le_file_id));
+    ls_stmt_bind_int64(p->txs, 5, ls_stmt_int64(p->errs, le_line));
+    ls_stmt_bind_int64(p->txs, 6, ls_stmt_int64(p->errs, le_tx_start));
+    ls_stmt_bind_int64(p->txs, 7, ls_stmt_int64(p->errs, le_ts));
+    while ((rc = ls_stmt_step(p->txs)) == 1) {
+        ls_buf_reset(&p->got);
+        ls_sql_shape(&p->got, ls_stmt_text(p->txs, 0), RETRY_SHAPE_BYTES);
+        if (ls_buf_failed(&p->got))
+            return LS_ENOMEM;
+        if (strcmp(ls_buf_str(&p->want), ls_buf_str(&p->got)) == 0)
+            return 1;
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/* Put the first n steps in log order (their statement ids: a session's
+ * are in its log order), from the order of their start times (where
+ * times derived from durations can swap two lines of one millisecond).
+ * An insertion sort: n is at most RETRY_STEPS_MAX and nearly sorted. */
+static void log_order(retry_pass *p, size_t n)
+{
+    size_t i, j;
+
+    for (i = 1; i < n; i++) {
+        int64_t id = p->ids[i];
+        ls_retry_step st = p->steps[i];
+        for (j = i; j > 0 && p->ids[j - 1] > id; j--) {
+            p->ids[j] = p->ids[j - 1];
+            p->steps[j] = p->steps[j - 1];
+        }
+        p->ids[j] = id;
+        p->steps[j] = st;
+    }
+}
+
+/* The retry in the error's session, whose transaction the log shows: the
+ * statements after the error line, walked; its transaction's outcome is
+ * the transactions pass's. */
+static int by_session(retry_pass *p, ls_correlate_stats *stats)
+{
+    int64_t session = ls_stmt_int64(p->errs, le_session_id);
+    int64_t err_ts = ls_stmt_int64(p->errs, le_ts);
+    ls_logpos err = {ls_stmt_int64(p->errs, le_file_id), ls_stmt_int64(p->errs, le_line)};
+    size_t n = 0;
+    ls_retry_found f;
+    int rc, have_tx;
+
+    ls_stmt_reset(p->after);
+    ls_stmt_bind_int64(p->after, 1, session);
+    ls_stmt_bind_int64(p->after, 2, err_ts);
+    ls_stmt_bind_int64(p->after, 3, err.file);
+    ls_stmt_bind_int64(p->after, 4, err.line);
+    while (n < RETRY_STEPS_MAX && (rc = ls_stmt_step(p->after)) == 1) {
+        ls_logpos pos = {ls_stmt_int64(p->after, af_file_id), ls_stmt_int64(p->after, af_line)};
+        int64_t ts = ls_stmt_int64(p->after, af_start_ts);
+        if (!ls_retry_after(err, err_ts, pos, ts))
+            continue;
+        if ((rc = make_step(p, &p->steps[n], ls_stmt_text(p->after, af_text),
+                            ls_stmt_text(p->after, af_params), ts, 0)) != 0)
+            return rc;
+        p->ids[n++] = ls_stmt_int64(p->after, af_stmt_id);
+    }
+    if (rc < 0)
+        return rc;
+    log_order(p, n);
+    f = ls_retry_walk(err_ts, ls_stmt_isnull(p->errs, le_explicit) ||
+                                  ls_stmt_int64(p->errs, le_explicit) != 0,
+                      p->steps, n);
+    if (f.index < 0)
+        return 0;
+    ls_stmt_reset(p->txq);
+    ls_stmt_bind_int64(p->txq, 1, session);
+    ls_stmt_bind_int64(p->txq, 2, p->ids[f.index]);
+    if ((rc = ls_stmt_step(p->txq)) < 0)
+        return rc;
+    have_tx = rc == 1 && ls_stmt_int64(p->txq, rt_last_stmt) >= p->ids[f.index];
+    return store_retry(p, p->ids[f.index], have_tx ? ls_stmt_int64(p->txq, rt_tx_id) : 0,
+                       have_tx && !ls_stmt_isnull(p->txq, rt_outcome)
+                           ? ls_stmt_text(p->txq, rt_outcome)
+                           : NULL,
+                       stats);
+}
+
+/* The failed statement's span for the current error (claimed, with its
+ * repeats), its trace into *trace: 1 found, 0 none, < 0 an error. Where
+ * the log shows the failed transaction (shows), of its trace if linked. */
+static int failed_span(retry_pass *p, int shows, ls_buf *trace, int64_t *span_row,
+                       int64_t *end_ts)
+{
+    const char *text = ls_stmt_text(p->errs, le_text);
+    int rc;
+
+    ls_stmt_reset(p->fspan);
+    ls_stmt_bind_text(p->fspan, 1, text);
+    ls_stmt_bind_int64(p->fspan, 2, ls_stmt_int64(p->errs, le_ts));
+    ls_stmt_bind_int64(p->fspan, 3, p->resolution);
+    ls_stmt_bind_int64(p->fspan, 4, p->offset);
+    ls_stmt_bind_int64(p->fspan, 5, p->slack);
+    if (!shows || ls_stmt_isnull(p->errs, le_trace_id))
+        ls_stmt_bind_null(p->fspan, 6);
+    else
+        ls_stmt_bind_text(p->fspan, 6, ls_stmt_text(p->errs, le_trace_id));
+    if ((rc = ls_stmt_step(p->fspan)) != 1)
+        return rc;
+    ls_buf_reset(trace);
+    ls_buf_adds(trace, ls_stmt_text(p->fspan, fs_trace_id));
+    if (ls_buf_failed(trace))
+        return LS_ENOMEM;
+    *span_row = ls_stmt_int64(p->fspan, fs_span_row);
+    *end_ts = ls_stmt_int64(p->fspan, fs_end_ts);
+    ls_stmt_reset(p->claim);
+    ls_stmt_bind_text(p->claim, 1, ls_buf_str(trace));
+    ls_stmt_bind_text(p->claim, 2, text);
+    ls_stmt_bind_int64(p->claim, 3, ls_stmt_int64(p->fspan, fs_start_ts));
+    ls_stmt_bind_int64(p->claim, 4, *end_ts);
+    if ((rc = ls_stmt_step(p->claim)) < 0)
+        return rc;
+    return 1;
+}
+
+/* The retry in the failed statement's trace: the trace's spans after the
+ * one that failed, walked from whether that one was inside an explicit
+ * transaction (the spans before it say). 1 decided (a retry stored or
+ * none), 0 no span of the failed statement, < 0 an error. */
+static int by_trace(retry_pass *p, int shows, ls_buf *trace, ls_correlate_stats *stats)
+{
+    int64_t failed_row = 0, failed_end = 0;
+    size_t n = 0;
+    int found_failed = 0, in_tx = 0, rc;
+    ls_retry_found f;
+
+    if ((rc = failed_span(p, shows, trace, &failed_row, &failed_end)) != 1)
+        return rc;
+    ls_stmt_reset(p->trace);
+    ls_stmt_bind_text(p->trace, 1, ls_buf_str(trace));
+    while ((rc = ls_stmt_step(p->trace)) == 1) {
+        int64_t row = ls_stmt_int64(p->trace, tr_span_row);
+        int64_t ts = ls_stmt_int64(p->trace, tr_start_ts);
+        const char *text = ls_stmt_text(p->trace, tr_text);
+        if (row == failed_row) {
+            found_failed = 1;
+            continue;
+        }
+        if (!found_failed) {
+            /* the spans before it: was its transaction explicit and open? */
+            in_tx = ls_retry_open_after(in_tx, step_kind(text));
+            continue;
+        }
+        if (ts < failed_end || n >= RETRY_STEPS_MAX)
+            continue; /* began before it failed (its ORM's span), or past the steps */
+        if ((rc = make_step(p, &p->steps[n], text, NULL, ts + p->offset,
+                            ls_stmt_int64(p->trace, tr_error) != 0)) != 0)
+            return rc;
+        p->ids[n++] = row;
+    }
+    if (rc < 0)
+        return rc;
+    if (!found_failed)
+        return 0;
+    f = ls_retry_walk(failed_end + p->offset, in_tx, p->steps, n);
+    if (f.index >= 0 && (rc = store_retry(p, -p->ids[f.index], 0, f.outcome, stats)) < 0)
+        return rc;
+    return 1;
+}
+
+/* The spans' clock offset onto the log's (span_clock), 0 when none. */
+static int span_offset(ls_store *s, int64_t *out)
+{
+    ls_stmt *q = NULL;
+    int rc = ls_store_prepare(s, "SELECT offset_us FROM span_clock LIMIT 1", &q);
+
+    *out = 0;
+    if (rc != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, 0))
+        *out = ls_stmt_int64(q, 0);
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+static void retry_pass_free(retry_pass *p)
+{
+    ls_buf_free(&p->want);
+    ls_buf_free(&p->got);
+    ls_stmt_finalize(p->errs);
+    ls_stmt_finalize(p->txs);
+    ls_stmt_finalize(p->after);
+    ls_stmt_finalize(p->txq);
+    ls_stmt_finalize(p->fspan);
+    ls_stmt_finalize(p->claim);
+    ls_stmt_finalize(p->trace);
+    ls_stmt_finalize(p->upd);
+}
+
+/*
+ * Per error: the stream after it (one index range of its session's
+ * statements, or one trace's spans) walked by ls_retry_walk(), and one
+ * index probe for the retry's transaction, so the pass is O(errors log n).
+ */
+int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
+{
+    retry_pass *p = calloc(1, sizeof(*p));
+    ls_buf trace = LS_BUF_INIT(0);
+    int rc, shows;
+
+    if (!p)
+        return LS_ENOMEM;
+    ls_buf_init(&p->want, 0);
+    ls_buf_init(&p->got, 0);
+    if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS transactions_session_stmt"
+                                       " ON transactions(session_id, first_stmt)")) != 0 ||
+        (rc = ls_store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS retry_claimed"
+                               "(span_row INTEGER PRIMARY KEY); DELETE FROM temp.retry_claimed;")) != 0 ||
+        (rc = ls_correlate_log_resolution(s, &p->resolution)) != 0 ||
+        (rc = span_offset(s, &p->offset)) != 0 ||
+        (rc = ls_store_prepare(s, lock_errors_sql, &p->errs)) != 0 ||
+        (rc = ls_store_prepare(s, tx_stmts_sql, &p->txs)) != 0 ||
+        (rc = ls_store_prepare(s, after_sql, &p->after)) != 0 ||
+        (rc = ls_store_prepare(s, retry_tx_sql, &p->txq)) != 0 ||
+        (rc = ls_store_prepare(s, failed_span_sql, &p->fspan)) != 0 ||
+        (rc = ls_store_prepare(s, claim_sql, &p->claim)) != 0 ||
+        (rc = ls_store_prepare(s, trace_sql, &p->trace)) != 0 ||
+        (rc = ls_store_prepare(s, set_retry_sql, &p->upd)) != 0)
+        goto out;
+    p->slack = LS_REQUEST_SLACK_US;
+    if (p->resolution >= LS_WHOLE_SECOND_US)
+        p->slack += p->resolution;
+    while ((rc = ls_stmt_step(p->errs)) == 1) {
+        ls_buf_reset(&p->want);
+        ls_sql_shape(&p->want, ls_stmt_text(p->errs, le_text), RETRY_SHAPE_BYTES);
+        row_of(ls_stmt_text(p->errs, le_text), NULL, p->failed_row, sizeof(p->failed_row));
+        if (ls_buf_failed(&p->want)) {
+            rc = LS_ENOMEM;
+            goto out;
+        }
+        /* the request's trace first: a client pool's retry may run on
+         * another backend; else the session, where the log shows the
+         * failed transaction (whose trace, then, is the request's) */
+        if ((shows = log_shows_failed(p)) < 0 || (rc = by_trace(p, shows, &trace, stats)) < 0) {
+            rc = shows < 0 ? shows : rc;
+            goto out;
+        }
+        if (rc == 0 && shows && (rc = by_session(p, stats)) < 0)
+            goto out;
+    }
+out:
+    if (ls_buf_failed(&trace))
+        rc = LS_ENOMEM;
+    ls_buf_free(&trace);
+    retry_pass_free(p);
+    free(p);
+    return rc < 0 ? rc : 0;
+}
