@@ -1260,13 +1260,13 @@ static const ls_mcol error_cols[] = {
     {"cause_application", "cs.application", LS_MC_STR},
     {"cause_", "cause_tx", LS_MC_CODE},
     {"", "tx_id", LS_MC_CODE},
-    {"retried", "e.retry_stmt IS NOT NULL", LS_MC_BOOL},
-    /* a retry found in the request's trace is a span (retries.c: -span_row) */
+    {"retried", "e.retry_stmt IS NOT NULL OR e.retry_span IS NOT NULL", LS_MC_BOOL},
+    /* a retry found in the request's trace is a span (retries.c: retry_span) */
     {"retry_time", "coalesce(rs.start_ts, (SELECT sp.start_ts + coalesce((SELECT offset_us FROM"
-                   " span_clock), 0) FROM spans sp WHERE sp.span_row = -e.retry_stmt))", LS_MC_TS},
+                   " span_clock), 0) FROM spans sp WHERE sp.span_row = e.retry_span))", LS_MC_TS},
     {"retry_outcome", "e.retry_outcome", LS_MC_STR},
-    {"retry_matched_by", "CASE WHEN e.retry_stmt > 0 THEN 'session order' WHEN e.retry_stmt < 0"
-                         " THEN 'trace' END", LS_MC_STR},
+    {"retry_matched_by", "CASE WHEN e.retry_stmt IS NOT NULL THEN 'session order'"
+                         " WHEN e.retry_span IS NOT NULL THEN 'trace' END", LS_MC_STR},
     {"cause_tx", "e.cause_tx", LS_MC_READ},
     {"tx_id", "e.tx_id", LS_MC_READ},
 };

@@ -278,13 +278,13 @@ static const finding_rule rules[] = {
      "SELECT 100.0 * count(*), printf('%%d serialization failure%%s (40001)', count(*),"
      " CASE WHEN count(*) > 1 THEN 's' ELSE '' END), printf('%%d retried (%%d committed): %%d "
      "by the session''s next transaction, %%d by the request''s trace.',"
-     " sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit'), sum(retry_stmt > 0),"
-     " sum(retry_stmt < 0)),"
-     " count(*), sum(retry_stmt IS NOT NULL), sum(retry_outcome = 'commit'),"
-     " count(CASE WHEN retry_stmt > 0 THEN 1 END), count(CASE WHEN retry_stmt < 0 THEN 1 END)"
+     " count(retry_stmt) + count(retry_span), sum(retry_outcome = 'commit'), count(retry_stmt),"
+     " count(retry_span)),"
+     " count(*), count(retry_stmt) + count(retry_span), sum(retry_outcome = 'commit'),"
+     " count(retry_stmt), count(retry_span)"
      /* retries.c: a retry found in the session's statements is a
-      * statement (retry_stmt > 0), one found in the trace's spans a span
-      * (-span_row) */
+      * statement (retry_stmt), one found in the trace's spans a span
+      * (retry_span) */
      " FROM errors_linked WHERE class = 'serialization_failure' AND" AT_IN_WINDOW("ts"),
      "failures:i,retried:i,committed:i,by_session:i,by_trace:i", failures_fire, NULL, ONE_PER_LOG,
      {0, 0}},

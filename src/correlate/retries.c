@@ -10,8 +10,8 @@
  * The stream is the database spans of the failed statement's trace
  * after the span that failed: the request's own statements, on whatever
  * backend (a client pool or pgbouncer may give the retry another one);
- * the retry is then stored by its span, retry_stmt = -span_row, retry_tx
- * NULL. Without such a span, it is the session's statements after the
+ * the retry is then stored by its span (retry_span; retry_stmt and
+ * retry_tx NULL). Without such a span, it is the session's statements after the
  * error line, in log order, where the log shows the error's transaction
  * (its BEGIN was logged, or it is the failed statement itself). Without
  * either (a pooled backend's statements logged only over
@@ -156,7 +156,8 @@ static const char trace_sql[] =
 
 /* The retry of an error (one row of the pass's own table). */
 static const char set_retry_sql[] =
-    "INSERT INTO retries(error_id, retry_stmt, retry_tx, retry_outcome) VALUES (?1, ?2, ?3, ?4)";
+    "INSERT INTO retries(error_id, retry_stmt, retry_span, retry_tx, retry_outcome)"
+    " VALUES (?1, ?2, ?3, ?4, ?5)";
 
 /* The pass's statements and buffers. */
 typedef struct retry_pass {
@@ -217,24 +218,26 @@ static int make_step(retry_pass *p, ls_retry_step *st, const char *sql, const ch
     return 0;
 }
 
-/* Store the retry of the current error: its statement (stmt, or -span_row),
- * transaction (tx, 0 none) and outcome. */
-static int store_retry(retry_pass *p, int64_t stmt, int64_t tx, const char *outcome,
-                       ls_correlate_stats *stats)
+/* Bind id to parameter i of q, or NULL where id is 0 (none). */
+static int bind_id(ls_stmt *q, int i, int64_t id)
+{
+    return id != 0 ? ls_stmt_bind_int64(q, i, id) : ls_stmt_bind_null(q, i);
+}
+
+/* Store the retry of the current error: its statement (stmt) or, found in
+ * its request's trace, its span (span_row), one of them 0; its
+ * transaction (tx, 0 none) and outcome (NULL unknown). */
+static int store_retry(retry_pass *p, int64_t stmt, int64_t span_row, int64_t tx,
+                       const char *outcome, ls_correlate_stats *stats)
 {
     int rc;
 
     ls_stmt_reset(p->upd);
-    ls_stmt_bind_int64(p->upd, 1, ls_stmt_int64(p->errs, le_error_id));
-    ls_stmt_bind_int64(p->upd, 2, stmt);
-    if (tx != 0)
-        ls_stmt_bind_int64(p->upd, 3, tx);
-    else
-        ls_stmt_bind_null(p->upd, 3);
-    if (outcome)
-        ls_stmt_bind_text(p->upd, 4, outcome);
-    else
-        ls_stmt_bind_null(p->upd, 4);
+    if ((rc = ls_stmt_bind_int64(p->upd, 1, ls_stmt_int64(p->errs, le_error_id))) != 0 ||
+        (rc = bind_id(p->upd, 2, stmt)) != 0 || (rc = bind_id(p->upd, 3, span_row)) != 0 ||
+        (rc = bind_id(p->upd, 4, tx)) != 0 ||
+        (rc = outcome ? ls_stmt_bind_text(p->upd, 5, outcome) : ls_stmt_bind_null(p->upd, 5)) != 0)
+        return rc;
     if ((rc = ls_stmt_step(p->upd)) < 0)
         return rc;
     stats->retries++;
@@ -336,7 +339,7 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     if ((rc = ls_stmt_step(p->txq)) < 0)
         return rc;
     have_tx = rc == 1 && ls_stmt_int64(p->txq, rt_last_stmt) >= p->ids[f.index];
-    return store_retry(p, p->ids[f.index], have_tx ? ls_stmt_int64(p->txq, rt_tx_id) : 0,
+    return store_retry(p, p->ids[f.index], 0, have_tx ? ls_stmt_int64(p->txq, rt_tx_id) : 0,
                        have_tx && !ls_stmt_isnull(p->txq, rt_outcome)
                            ? ls_stmt_text(p->txq, rt_outcome)
                            : NULL,
@@ -420,7 +423,7 @@ static int by_trace(retry_pass *p, int shows, ls_buf *trace, ls_correlate_stats 
     if (!found_failed)
         return 0;
     f = ls_retry_walk(failed_end + p->offset, in_tx, p->steps, n);
-    if (f.index >= 0 && (rc = store_retry(p, -p->ids[f.index], 0, f.outcome, stats)) < 0)
+    if (f.index >= 0 && (rc = store_retry(p, 0, p->ids[f.index], 0, f.outcome, stats)) < 0)
         return rc;
     return 1;
 }

@@ -619,8 +619,13 @@ static const char *const store_upgrades[] = {
      * rankings of the "report summary" pass (src/correlate/summary.c),
      * which the next correlation fills, and ingest's statements per
      * minute (stmt_minutes: complete only in a store that holds no
-     * statement yet; else the report counts the rows, as before). */
+     * statement yet; else the report counts the rows, as before). A
+     * retry found in its request's trace is stored by its span
+     * (retries.retry_span), which the view errors_linked gives: retries
+     * is correlation's own, made again (dropped, not altered: the DDL of
+     * step 13 has the column now) with the view. */
     LS_SUMMARY_DDL LS_STMT_MINUTES_DDL
+    "DROP VIEW IF EXISTS errors_linked; DROP TABLE IF EXISTS retries; " LS_LINK_TABLES_DDL
     "INSERT OR REPLACE INTO meta(key, value) SELECT 'stmt_minutes', 'complete'"
     " WHERE NOT EXISTS (SELECT 1 FROM stmt_rows);"
     " DELETE FROM meta WHERE key = 'correlated';",

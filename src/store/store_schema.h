@@ -230,7 +230,7 @@
     "  error_id INTEGER PRIMARY KEY, tx_id INTEGER, wait_id INTEGER, cause_tx INTEGER);\n" \
     "CREATE TABLE IF NOT EXISTS retries(\n" \
     "  error_id INTEGER PRIMARY KEY, retry_stmt INTEGER, retry_tx INTEGER,\n" \
-    "  retry_outcome TEXT);\n" \
+    "  retry_outcome TEXT, retry_span INTEGER);\n" \
     "CREATE TABLE IF NOT EXISTS deadlock_links(\n" \
     "  deadlock_id INTEGER, pid INTEGER, session_id INTEGER, tx_id INTEGER,\n" \
     "  PRIMARY KEY(deadlock_id, pid));\n"
@@ -413,7 +413,8 @@ static const char *const ls_schema_sql[] = {
     "  e.ts AS ts, e.severity AS severity, e.sqlstate AS sqlstate, e.class AS class,\n"
     "  e.message AS message, e.detail AS detail, e.text_id AS text_id, e.xid AS xid,\n"
     "  e.vxid AS vxid, l.tx_id AS tx_id, l.wait_id AS wait_id, l.cause_tx AS cause_tx,\n"
-    "  r.retry_stmt AS retry_stmt, r.retry_tx AS retry_tx, r.retry_outcome AS retry_outcome\n"
+    "  r.retry_stmt AS retry_stmt, r.retry_tx AS retry_tx, r.retry_outcome AS retry_outcome,\n"
+    "  r.retry_span AS retry_span\n"
     "  FROM errors e LEFT JOIN error_links l ON l.error_id = e.error_id\n"
     "  LEFT JOIN retries r ON r.error_id = e.error_id;\n",
     "CREATE TABLE IF NOT EXISTS relations(\n"

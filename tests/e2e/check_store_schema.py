@@ -20,8 +20,9 @@ the lines schema 16 added (stmt_stats, logcover, path_names, path_sets,
 tx_code_rows.path_set, row_queue_row, tx_code's ids), nothing else changed
 (checked with diff when schema 16 came); then the lines schema 17 added
 (user_version 17, path_ranking, path_queueing, path_occupancy,
-stmt_minutes: summary_schema.h), nothing else changed (diff against
-store_schema16.txt of main a1c8ca7). Change it only with a new schema
+stmt_minutes: summary_schema.h; retries.retry_span and errors_linked's
+retry_span), nothing else changed (diff against store_schema16.txt of
+main a1c8ca7). Change it only with a new schema
 version (LS_STORE_SCHEMA_VERSION) and its upgrade step.
 
 Usage: check_store_schema.py LOCKSPAN SAMPLES_DIR [--write]
