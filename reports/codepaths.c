@@ -17,43 +17,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ls_grouping.h"
 #include "ls_range.h"
 #include "ls_columns.h"
 #include "model_int.h"
 
-/* Each grouping's label and source: columns of the tx_code view (aliased
- * c), which names a transaction's code path under every grouping. The
- * first is the default. */
-static const struct {
-    const char *name;
-    const char *label;
-    const char *source;
-} groupings[] = {
-    {"function", "c.function_path", "c.function_source"},
-    {"route", "c.route_path", "c.route_source"},
-    {"service", "c.service_path", "c.service_source"},
-    {"application", "c.application_path", "c.application_source"},
-    {"statement", "c.statement_path", "c.statement_source"},
-    {"shape", "c.shape_path", "c.shape_source"},
-};
-
-static int grouping_of(const char *name)
+/* The grouping group_by names (ls_grouping.h), else the default. */
+static const ls_grouping *grouping_of(const char *group_by)
 {
-    size_t i;
-    for (i = 0; name && i < sizeof(groupings) / sizeof(groupings[0]); i++)
-        if (strcmp(groupings[i].name, name) == 0)
-            return (int)i;
-    return 0;
+    const ls_grouping *g = ls_grouping_find(group_by);
+    return g ? g : ls_grouping_default();
 }
 
 const char *ls_model_code_path_label(const char *group_by)
 {
-    return groupings[grouping_of(group_by)].label;
+    return grouping_of(group_by)->label;
 }
 
 const char *ls_model_code_path_source(const char *group_by)
 {
-    return groupings[grouping_of(group_by)].source;
+    return grouping_of(group_by)->source;
 }
 
 /*
@@ -382,15 +365,15 @@ static int add_identity(model_ctx *m, cJSON *report, int by_shape)
 
 void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
 {
-    int g = grouping_of(m->opts->group_by);
+    const ls_grouping *g = grouping_of(m->opts->group_by);
     char parts_sql[8192]; /* the labels are long SQL */
     cJSON *list, *occ;
     ls_stmt *q = NULL, *parts = NULL;
     int rc;
 
-    cJSON_AddStringToObject(report, "code_path_grouping", groupings[g].name);
+    cJSON_AddStringToObject(report, "code_path_grouping", g->name);
     list = cJSON_AddArrayToObject(report, "code_paths");
-    snprintf(parts_sql, sizeof(parts_sql), parts_fmt, groupings[g].label);
+    snprintf(parts_sql, sizeof(parts_sql), parts_fmt, g->label);
     if ((rc = ls_store_prepare(m->store, ranking_sql, &q)) != 0 ||
         (rc = ls_store_prepare(m->store, parts_sql, &parts)) != 0)
         goto out;
@@ -424,7 +407,7 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
                       cJSON_AddArrayToObject(report, "row_queueing"));
     occupancy(m, occ = cJSON_AddArrayToObject(report, "row_occupancy"), top);
     if ((rc = add_sequences(m, list)) != 0 || (rc = add_sequences(m, occ)) != 0 ||
-        (rc = add_identity(m, report, strcmp(groupings[g].name, "shape") == 0)) != 0)
+        (rc = add_identity(m, report, strcmp(g->name, "shape") == 0)) != 0)
         goto out;
     /* In its place; the findings fill it (ls_model_findings: the pairs of
      * the inconsistent_lock_order findings, decided under this grouping). */

@@ -45,6 +45,7 @@
 #include "correlate_int.h"
 #include "findings.h"
 #include "grouping.h"
+#include "ls_grouping.h"
 
 static const char window_sql[] =
     "DROP TABLE IF EXISTS temp.report_window;"
@@ -126,26 +127,12 @@ static const char leave_sql[] =
 static const char drop_findings_sql[] =
     "DROP TABLE IF EXISTS temp.findings; DROP TABLE IF EXISTS temp.finding_fields;";
 
-/* The label and source columns of tx_code for each grouping
- * (store_schema.h). */
-static const char *const grouping_labels[][3] = {
-    {"function", "c.function_path", "c.function_source"},
-    {"route", "c.route_path", "c.route_source"},
-    {"service", "c.service_path", "c.service_source"},
-    {"application", "c.application_path", "c.application_source"},
-    {"statement", "c.statement_path", "c.statement_source"},
-    {"shape", "c.shape_path", "c.shape_source"},
-};
-
-/* Column `col` (1 label, 2 source) of grouping `group_by`, or NULL for a
- * name that is none. */
+/* The label (col 1) or source (col 2) column of tx_code of grouping
+ * group_by (ls_grouping.h), or NULL for a name that is none. */
 static const char *grouping_col(const char *group_by, int col)
 {
-    size_t i;
-    for (i = 0; i < sizeof(grouping_labels) / sizeof(grouping_labels[0]); i++)
-        if (strcmp(grouping_labels[i][0], group_by) == 0)
-            return grouping_labels[i][col];
-    return NULL;
+    const ls_grouping *g = ls_grouping_find(group_by);
+    return !g ? NULL : col == 1 ? g->label : g->source;
 }
 
 static const char *label_of(const char *group_by)
