@@ -261,6 +261,16 @@ def check_app(ls, root, tmp):
     check(len(call) == 1 and call[0]["code_path"] == truth["application_name"],
           f"app (traces, --group-by application): {call}, application "
           f"{truth['application_name']}")
+    # Each grouping names the paths by its own column of tx_code
+    # (ls_grouping.h): the routes and the service the truth names.
+    routes = {c["route"] for c in truth["code_paths"]}
+    for group_by, want in (("route", routes), ("service", {truth["service"]})):
+        by = report_json(ls, db, os.path.join(tmp, f"app-by-{group_by}.json"),
+                         ["--group-by", group_by])
+        got = {p["code_path"] for p in by.get("row_occupancy", [])}
+        check(by.get("code_path_grouping") == group_by and got == want,
+              f"app (traces, --group-by {group_by}): occupancy paths {sorted(got)},"
+              f" truth {sorted(want)}")
 
 
 def check_app_urlids(ls, root, tmp):
