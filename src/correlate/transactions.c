@@ -39,6 +39,7 @@
 #include "ls_store.h"
 #include "ls_txcut.h"
 #include "rowkey.h"
+#include "textcache.h"
 
 static const char interest_sql[] =
     "DROP TABLE IF EXISTS temp.interest;"
@@ -796,19 +797,12 @@ typedef struct tx_rule {
  * whatever the number of distinct texts (a log of literal SQL has one per
  * statement, and then reads each once anyway).
  */
-#define TEXT_CACHE_SLOTS 256 /* a power of two */
 static const char text_by_id_sql[] = "SELECT text FROM stmt_texts WHERE text_id = ?1";
 enum { TEXT_BY_ID_TEXT }; /* its one column */
 
-typedef struct text_slot {
-    int64_t text_id;
-    char *text; /* NULL: a free slot */
-    ls_sql_kind kind;
-} text_slot;
-
 typedef struct text_cache {
     ls_stmt *q; /* text_by_id_sql */
-    text_slot v[TEXT_CACHE_SLOTS];
+    ls_text_cache c;
 } text_cache;
 
 /* A statement's text as statement_locks() reads it, and its kind. */
@@ -839,7 +833,7 @@ typedef struct tx_pass {
  * (valid until the next call). 0, or below 0 a store error. */
 static int stmt_text_of(tx_pass *p, ls_stmt *q, stmt_text *out)
 {
-    text_slot *e;
+    ls_text_slot *e;
     int64_t id;
     int rc;
     if (ls_stmt_isnull(q, sq_text_id)) {
@@ -848,22 +842,16 @@ static int stmt_text_of(tx_pass *p, ls_stmt *q, stmt_text *out)
         return 0;
     }
     id = ls_stmt_int64(q, sq_text_id);
-    e = &p->texts.v[(uint64_t)id & (TEXT_CACHE_SLOTS - 1)];
-    if (!e->text || e->text_id != id) {
-        char *text;
+    if (!ls_text_cache_find(&p->texts.c, id, &e)) {
         ls_stmt_reset(p->texts.q);
         ls_stmt_bind_int64(p->texts.q, 1, id);
         if ((rc = ls_stmt_step(p->texts.q)) < 0)
             return rc;
         /* a text_id no text has (not in a store this program wrote) is "" */
-        text = ls_strdup(rc == 1 ? ls_stmt_text(p->texts.q, TEXT_BY_ID_TEXT) : "");
+        rc = ls_text_cache_fill(e, id, rc == 1 ? ls_stmt_text(p->texts.q, TEXT_BY_ID_TEXT) : "");
         ls_stmt_reset(p->texts.q);
-        if (!text)
-            return LS_ENOMEM;
-        free(e->text);
-        e->text = text;
-        e->text_id = id;
-        e->kind = ls_sql_kind_of(text);
+        if (rc != 0)
+            return rc;
     }
     out->text = e->text;
     out->kind = e->kind;
@@ -1355,8 +1343,7 @@ static void tx_pass_free(tx_pass *p)
     ls_stmt_finalize(p->ins);
     ls_stmt_finalize(p->hold);
     ls_intern_close(&p->evidence);
-    for (i = 0; i < TEXT_CACHE_SLOTS; i++)
-        free(p->texts.v[i].text);
+    ls_text_cache_free(&p->texts.c);
     ls_stmt_finalize(p->texts.q);
 }
 
