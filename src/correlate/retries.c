@@ -218,6 +218,17 @@ static int make_step(retry_pass *p, ls_retry_step *st, const char *sql, const ch
     return 0;
 }
 
+/* Bind v[0..n-1] to q's parameters from `first` on; the first failure's
+ * code, or 0. */
+static int bind_int64s(ls_stmt *q, int first, const int64_t *v, int n)
+{
+    int i, rc = 0;
+
+    for (i = 0; i < n && rc == 0; i++)
+        rc = ls_stmt_bind_int64(q, first + i, v[i]);
+    return rc;
+}
+
 /* Bind id to parameter i of q, or NULL where id is 0 (none). */
 static int bind_id(ls_stmt *q, int i, int64_t id)
 {
@@ -259,14 +270,16 @@ static int log_shows_failed(retry_pass *p)
         return 0;
     if (!ls_stmt_isnull(p->errs, le_explicit) && ls_stmt_int64(p->errs, le_explicit) != 0)
         return 1;
-    ls_stmt_reset(p->txs);
-    ls_stmt_bind_int64(p->txs, 1, ls_stmt_int64(p->errs, le_session_id));
-    ls_stmt_bind_int64(p->txs, 2, ls_stmt_int64(p->errs, le_first_stmt));
-    ls_stmt_bind_int64(p->txs, 3, ls_stmt_int64(p->errs, le_last_stmt));
-    ls_stmt_bind_int64(p->txs, 4, ls_stmt_int64(p->errs, le_file_id));
-    ls_stmt_bind_int64(p->txs, 5, ls_stmt_int64(p->errs, le_line));
-    ls_stmt_bind_int64(p->txs, 6, ls_stmt_int64(p->errs, le_tx_start));
-    ls_stmt_bind_int64(p->txs, 7, ls_stmt_int64(p->errs, le_ts));
+    {
+        const int64_t args[] = {
+            ls_stmt_int64(p->errs, le_session_id), ls_stmt_int64(p->errs, le_first_stmt),
+            ls_stmt_int64(p->errs, le_last_stmt),  ls_stmt_int64(p->errs, le_file_id),
+            ls_stmt_int64(p->errs, le_line),       ls_stmt_int64(p->errs, le_tx_start),
+            ls_stmt_int64(p->errs, le_ts)};
+        ls_stmt_reset(p->txs);
+        if ((rc = bind_int64s(p->txs, 1, args, (int)(sizeof(args) / sizeof(args[0])))) != 0)
+            return rc;
+    }
     while ((rc = ls_stmt_step(p->txs)) == 1) {
         ls_buf_reset(&p->got);
         ls_sql_shape(&p->got, ls_stmt_text(p->txs, 0), RETRY_SHAPE_BYTES);
@@ -310,11 +323,12 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     ls_retry_found f;
     int rc, have_tx;
 
-    ls_stmt_reset(p->after);
-    ls_stmt_bind_int64(p->after, 1, session);
-    ls_stmt_bind_int64(p->after, 2, err_ts);
-    ls_stmt_bind_int64(p->after, 3, err.file);
-    ls_stmt_bind_int64(p->after, 4, err.line);
+    {
+        const int64_t args[] = {session, err_ts, err.file, err.line};
+        ls_stmt_reset(p->after);
+        if ((rc = bind_int64s(p->after, 1, args, (int)(sizeof(args) / sizeof(args[0])))) != 0)
+            return rc;
+    }
     while (n < RETRY_STEPS_MAX && (rc = ls_stmt_step(p->after)) == 1) {
         ls_logpos pos = {ls_stmt_int64(p->after, af_file_id), ls_stmt_int64(p->after, af_line)};
         int64_t ts = ls_stmt_int64(p->after, af_start_ts);
@@ -334,9 +348,9 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     if (f.index < 0)
         return 0;
     ls_stmt_reset(p->txq);
-    ls_stmt_bind_int64(p->txq, 1, session);
-    ls_stmt_bind_int64(p->txq, 2, p->ids[f.index]);
-    if ((rc = ls_stmt_step(p->txq)) < 0)
+    if ((rc = ls_stmt_bind_int64(p->txq, 1, session)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->txq, 2, p->ids[f.index])) != 0 ||
+        (rc = ls_stmt_step(p->txq)) < 0)
         return rc;
     have_tx = rc == 1 && ls_stmt_int64(p->txq, rt_last_stmt) >= p->ids[f.index];
     return store_retry(p, p->ids[f.index], 0, have_tx ? ls_stmt_int64(p->txq, rt_tx_id) : 0,
@@ -355,16 +369,18 @@ static int failed_span(retry_pass *p, int shows, ls_buf *trace, int64_t *span_ro
     const char *text = ls_stmt_text(p->errs, le_text);
     int rc;
 
-    ls_stmt_reset(p->fspan);
-    ls_stmt_bind_text(p->fspan, 1, text);
-    ls_stmt_bind_int64(p->fspan, 2, ls_stmt_int64(p->errs, le_ts));
-    ls_stmt_bind_int64(p->fspan, 3, p->resolution);
-    ls_stmt_bind_int64(p->fspan, 4, p->offset);
-    ls_stmt_bind_int64(p->fspan, 5, p->slack);
-    if (!shows || ls_stmt_isnull(p->errs, le_trace_id))
-        ls_stmt_bind_null(p->fspan, 6);
-    else
-        ls_stmt_bind_text(p->fspan, 6, ls_stmt_text(p->errs, le_trace_id));
+    {
+        const int64_t args[] = {ls_stmt_int64(p->errs, le_ts), p->resolution, p->offset,
+                                p->slack};
+        const char *trace_id = !shows || ls_stmt_isnull(p->errs, le_trace_id)
+                                   ? NULL
+                                   : ls_stmt_text(p->errs, le_trace_id);
+        ls_stmt_reset(p->fspan);
+        if ((rc = ls_stmt_bind_text(p->fspan, 1, text)) != 0 ||
+            (rc = bind_int64s(p->fspan, 2, args, (int)(sizeof(args) / sizeof(args[0])))) != 0 ||
+            (rc = ls_stmt_bind_text(p->fspan, 6, trace_id)) != 0) /* NULL binds NULL */
+            return rc;
+    }
     if ((rc = ls_stmt_step(p->fspan)) != 1)
         return rc;
     ls_buf_reset(trace);
@@ -374,11 +390,11 @@ static int failed_span(retry_pass *p, int shows, ls_buf *trace, int64_t *span_ro
     *span_row = ls_stmt_int64(p->fspan, fs_span_row);
     *end_ts = ls_stmt_int64(p->fspan, fs_end_ts);
     ls_stmt_reset(p->claim);
-    ls_stmt_bind_text(p->claim, 1, ls_buf_str(trace));
-    ls_stmt_bind_text(p->claim, 2, text);
-    ls_stmt_bind_int64(p->claim, 3, ls_stmt_int64(p->fspan, fs_start_ts));
-    ls_stmt_bind_int64(p->claim, 4, *end_ts);
-    if ((rc = ls_stmt_step(p->claim)) < 0)
+    if ((rc = ls_stmt_bind_text(p->claim, 1, ls_buf_str(trace))) != 0 ||
+        (rc = ls_stmt_bind_text(p->claim, 2, text)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->claim, 3, ls_stmt_int64(p->fspan, fs_start_ts))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->claim, 4, *end_ts)) != 0 ||
+        (rc = ls_stmt_step(p->claim)) < 0)
         return rc;
     return 1;
 }
@@ -397,7 +413,8 @@ static int by_trace(retry_pass *p, int shows, ls_buf *trace, ls_correlate_stats 
     if ((rc = failed_span(p, shows, trace, &failed_row, &failed_end)) != 1)
         return rc;
     ls_stmt_reset(p->trace);
-    ls_stmt_bind_text(p->trace, 1, ls_buf_str(trace));
+    if ((rc = ls_stmt_bind_text(p->trace, 1, ls_buf_str(trace))) != 0)
+        return rc;
     while ((rc = ls_stmt_step(p->trace)) == 1) {
         int64_t row = ls_stmt_int64(p->trace, tr_span_row);
         int64_t ts = ls_stmt_int64(p->trace, tr_start_ts);
