@@ -1023,7 +1023,8 @@ static int texts_rank(counter_ctx *x)
     for (i = 0; i < x->nw; i++)
         if (x->w[i].text_id < 0 && x->w[i].own && order_add(x, x->w[i].own, NO_OWNER, i) != 0)
             return LS_ENOMEM;
-    qsort(x->o, x->no, sizeof(*x->o), by_text);
+    if (x->no > 1) /* none: x->o may be NULL, which qsort() must not get */
+        qsort(x->o, x->no, sizeof(*x->o), by_text);
     for (i = 0; i < x->no; i++) {
         if (i > 0 && strcmp(x->o[i - 1].text, x->o[i].text) != 0)
             rank++;
