@@ -1,9 +1,10 @@
 /*
  * ls_grouping.h — the groupings of transactions into code paths
  * (--group-by), each a pair of columns of the tx_code view aliased c:
- * the path's label and what named it (store_schema.h). Correlation sums
- * a report window's rankings by them (src/correlate/scope.c) and the
- * report names paths by them (reports/codepaths.c): one table.
+ * the path's label and what named it (store_schema.h). The findings and
+ * report summary passes use the default one; correlation sums a report
+ * window's rankings by any (src/correlate/scope.c) and the report names
+ * paths by them (reports/codepaths.c): one table.
  */
 #ifndef LS_GROUPING_H_PUBLIC
 #define LS_GROUPING_H_PUBLIC

@@ -30,7 +30,7 @@
 #include "findings.h"
 #include "findings_int.h"
 #include "findings_schema.h"
-#include "grouping.h"
+#include "ls_grouping.h"
 #include "lockorder.h"
 
 /*
@@ -660,8 +660,8 @@ int ls_findings_write(ls_store *s, const ls_findings_scope *sc)
 
 int ls_correlate_findings(ls_store *s, ls_correlate_stats *stats)
 {
-    ls_findings_scope sc = {LS_GROUPING_DEFAULT, LS_GROUPING_FUNCTION_LABEL_SQL, LS_TS_NONE,
-                            LS_TS_NONE, 0};
+    const ls_grouping *g = ls_grouping_default();
+    ls_findings_scope sc = {g->name, g->label, LS_TS_NONE, LS_TS_NONE, 0};
     (void)stats;
     return ls_findings_write(s, &sc);
 }

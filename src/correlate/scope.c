@@ -44,7 +44,6 @@
 
 #include "correlate_int.h"
 #include "findings.h"
-#include "grouping.h"
 #include "ls_grouping.h"
 
 static const char window_sql[] =
@@ -183,7 +182,7 @@ static int findings_stored(ls_store *s)
 
 int ls_correlate_scope_enter(ls_store *s, const char *group_by, int64_t since, int64_t until)
 {
-    const char *name = group_by ? group_by : LS_GROUPING_DEFAULT;
+    const char *name = group_by ? group_by : ls_grouping_default()->name;
     ls_findings_scope sc = {name, label_of(name), since, until, 1};
     int windowed = window_set(since) || window_set(until), own, rc = 0;
 
@@ -197,14 +196,14 @@ int ls_correlate_scope_enter(ls_store *s, const char *group_by, int64_t since, i
     }
     /* Decided here only what the pass did not: a window, another
      * grouping's labels, a store without the table. */
-    own = windowed || strcmp(name, LS_GROUPING_DEFAULT) != 0;
+    own = windowed || strcmp(name, ls_grouping_default()->name) != 0;
     if (!own && (rc = findings_stored(s)) >= 0)
         own = rc == 0;
     if (rc >= 0 && own)
         rc = ls_findings_write(s, &sc);
     /* The code-path rankings likewise (summary.c): the stored ones are
      * the default grouping's over the whole log. */
-    if (rc >= 0 && (windowed || strcmp(name, LS_GROUPING_DEFAULT) != 0))
+    if (rc >= 0 && (windowed || strcmp(name, ls_grouping_default()->name) != 0))
         rc = ls_correlate_summary_scope(s, sc.label_sql, grouping_col(name, 2), windowed);
     if (rc < 0) {
         ls_correlate_scope_leave(s);

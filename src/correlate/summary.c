@@ -5,7 +5,7 @@
  * path_queueing and path_occupancy (summary_schema.h), every path in the
  * report's order, which the report reads as they are and cuts to --top.
  *
- * The pass sums them for the default grouping (grouping.h) over the whole
+ * The pass sums them for the default grouping (ls_grouping.h) over the whole
  * log. A report window (--since/--until) or another --group-by has them
  * summed again by the same code (scope.c, ls_correlate_summary_scope())
  * into temp tables of the same names, over the window's views, which the
@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "correlate_int.h"
-#include "grouping.h"
+#include "ls_grouping.h"
 #include "summary_schema.h"
 
 /* A row that is no whole relation's lock (store_schema.h's
@@ -43,9 +43,6 @@
 
 /* Statements queued behind a path count when they waited over this. */
 #define QUEUED_OVER_MS "20"
-
-/* The default grouping's source column of tx_code (what named the path). */
-#define DEFAULT_SOURCE_SQL "c.function_source"
 
 /* The SQL texts are long: the labels are long expressions of tx_code. */
 #define SUMMARY_SQL_MAX 16384
@@ -567,7 +564,7 @@ int ls_correlate_summary(ls_store *s, ls_correlate_stats *stats)
 {
     int rc;
     (void)stats;
-    if ((rc = summary_write(s, "main", LS_GROUPING_FUNCTION_LABEL_SQL, DEFAULT_SOURCE_SQL)) != 0)
+    if ((rc = summary_write(s, "main", ls_grouping_default()->label, ls_grouping_default()->source)) != 0)
         return rc;
     return buckets_write(s, "main");
 }

@@ -1429,7 +1429,7 @@ static int count_names(ls_store *s, const char *sql, ls_path_names *n)
 
 /* Decide (decide/pathid.c) from the counts n whether application_name or
  * the transaction's shape names the paths that no span or tag names, and
- * store it for the groupings (grouping.h) and the report; *by_shape: the
+ * store it for the groupings (ls_grouping.h) and the report; *by_shape: the
  * shape. */
 static int store_identity(ls_store *s, const ls_path_names *n, int *by_shape)
 {
