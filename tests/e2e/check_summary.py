@@ -36,15 +36,11 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
+import lscheck
+from lscheck import check
+
 US_PER_MIN = 60000000
 TAMPER = 1000
-
-
-def check(ok, what):
-    print(("ok    " if ok else "FAIL  ") + what)
-    if not ok:
-        failures.append(what)
 
 
 def run(args):
@@ -303,10 +299,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_minutes(lockspan, tmp, samples)
         check_paths(lockspan, tmp, samples)
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        sys.exit(1)
-    print("all checks passed")
+    sys.exit(lscheck.report())
 
 
 if __name__ == "__main__":
