@@ -480,6 +480,18 @@ static int queue_span(ls_stmt *span_q, int64_t row_id, int64_t *t0, int64_t *spa
     return 0;
 }
 
+/* The bucket of a change at `d` µs after its row's first, of `span`
+ * (> d): d * QUEUE_BUCKETS / span, without the product's overflow when
+ * a log's times are centuries apart (a fuzzed year; UBSan found it). */
+static int64_t queue_bucket_of(int64_t d, int64_t span)
+{
+    int64_t b;
+    if (d <= INT64_MAX / QUEUE_BUCKETS)
+        return d * QUEUE_BUCKETS / span;
+    b = d / (span / QUEUE_BUCKETS);
+    return b < QUEUE_BUCKETS ? b : QUEUE_BUCKETS - 1;
+}
+
 /* Adds change (ts, depth) of the row in qb to its bucket b. */
 static void bucket_add(queue_bucket *qb, int64_t b, int64_t ts, int64_t depth)
 {
@@ -518,7 +530,7 @@ static int queue_buckets_write(ls_store *s, const char *schema)
             have_row = 1;
             qb.row_id = row_id;
         }
-        b = (ts - t0) * QUEUE_BUCKETS / span;
+        b = queue_bucket_of(ts - t0, span);
         if (qb.open && b != qb.b && (rc = bucket_flush(ins, &qb)) != 0)
             break;
         bucket_add(&qb, b, ts, ls_stmt_int64(q, RQ_DEPTH));
