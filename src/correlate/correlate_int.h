@@ -173,4 +173,10 @@ int ls_log_subsecond(ls_store *s, int *subsecond);
  * their spans not counted), else 0 (sub-second, or nothing to tell). */
 int ls_log_resolution(ls_store *s, int64_t *res);
 
+/* Transactions of one logged statement that ran inside a BEGIN and a
+ * COMMIT (ROLLBACK) of its request's trace end there, and their holds
+ * (txspans.c; the transactions pass, before it links waits). *rebuilt:
+ * how many. */
+int ls_tx_from_spans(ls_store *s, ls_interner *evidence, int64_t *rebuilt);
+
 #endif

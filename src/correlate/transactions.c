@@ -2034,6 +2034,7 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     tx_pass p;
     sess_map map = {NULL, 0, 0};
     size_t i;
+    int64_t rebuilt = 0;
     int rc, subsecond, cuts;
 
     memset(&p, 0, sizeof(p));
@@ -2052,6 +2053,10 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     }
     if (rc == 0)
         rc = rules_keyed(s, &p);
+    /* before the links: a transaction the log saw as one statement may
+     * end at its request's COMMIT span (txspans.c) */
+    if (rc == 0)
+        rc = ls_tx_from_spans(s, &p.evidence, &rebuilt);
     if (rc == 0)
         rc = ls_store_exec(s, consume_cuts_sql);
     if (rc == 0)

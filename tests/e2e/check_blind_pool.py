@@ -105,6 +105,16 @@ MUST_HOLD = [
     # looked for in the backend's own later statements)
     "40001 failures retried",
     "%t + traces: 40001 failures retried",
+    # since a transaction the log saw as one statement ends at its
+    # request's COMMIT (ROLLBACK) span when the statement's span ran
+    # between a BEGIN and a COMMIT of its trace (txspans.c,
+    # decide/spantx.c; branch pool34b): events:1 mean hold 17.3 ms before
+    # (86 of its 92 holds 0 ms), top path /transfers, timeline holds 120
+    # and 126 of 363. Sub-second logs only: the %t ones are still XFAIL.
+    "events:1 mean hold, ms",
+    "top code path by row occupancy",
+    "timeline holds: hold_ms within max(25 ms, 5 %) of the truth",
+    "timeline holds: [hold_min, hold_max] meets the truth",
 ]
 
 # "%t + traces: code paths told apart" counted 5 on main a1c8ca7 only
@@ -115,8 +125,10 @@ MUST_HOLD = [
 
 # Right today, but only by coincidence: not asserted, printed as INFO.
 NOT_ASSERTED = {
-    # the mean of 58 of the row's 216 holds (3.97 s of 14.4-15.2 s) happens
-    # to equal the truth's mean
+    # the mean of the 59 of the row's 216 holds the log shows (a statement
+    # that waited or ran over 50 ms): 68 ms on main, equal to the truth's by
+    # chance, 156 ms since they end at their COMMIT span (pool34b): those
+    # are the contended ones, longer than the row's typical hold
     "accounts:3 mean hold, ms",
     # 58.9 and 35.0 ms from 57 and 75 of the rows' 216 and 420 holds
     "%t + traces: accounts:3 mean hold, ms",

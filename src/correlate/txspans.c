@@ -1,0 +1,288 @@
+/*
+ * txspans.c — a logged statement's transaction rebuilt from its
+ * request's trace (issue 34, blind-pool; decide/spantx.h argues for it).
+ *
+ * Behind pgbouncer with log_statement = 'none' and
+ * log_min_duration_statement the log has a statement that ran over the
+ * threshold (or waited for a lock) and nothing of its transaction: no
+ * BEGIN, no COMMIT. The transactions pass reads it as a transaction of
+ * one statement, and a row it locked as held to its own end (0 ms). Its
+ * request's trace has the transaction: the BEGIN span before the
+ * statement's span and the COMMIT or ROLLBACK span after it, to the
+ * microsecond on the database clock once the offset is measured. Run by
+ * the transactions pass after it stored the transactions and their holds
+ * and before it links waits to them: such a transaction ends at its
+ * request's COMMIT (ROLLBACK) span, and so do its holds, whose end
+ * evidence says so. Only on unique evidence: the one database span of
+ * the statement's text (not an ORM's span of a driver span) that ended
+ * with it, inside a BEGIN and a COMMIT of its request, with no other
+ * statement the session logged in that time but the transaction's own.
+ * Only on logs with sub-second times, as the deadlock victims'
+ * (spans.c write_victims).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "correlate_int.h"
+#include "decide/spantime.h"
+#include "decide/spantx.h"
+#include "decide/tolerances.h"
+#include "ls_columns.h"
+
+#define TX_SPANS_MAX 64          /* database spans of a request read */
+#define TX_QUEUE_MAX_US 60000000 /* a span's start before its statement's (pooler queue) */
+/* A span's end after its statement's: the reply through the pooler and
+ * the application's event loop (blind-pool: up to 51 ms after a
+ * statement that waited for a lock; 16 of events id=1's 92 logged
+ * statements were more than 5 ms). A wider window finds more spans, and
+ * the span must still be the one there. */
+#define TX_END_SLACK_US (60 * 1000)
+#define TX_SPAN_SLACK_US LS_SPAN_LOG_SLACK_US
+
+/* The offset the statements-from-spans pass measured (none: no row). */
+static const char offset_sql[] = "SELECT offset_us FROM span_clock WHERE votes > 0 LIMIT 1";
+
+/* Transactions of one logged statement that the log began and ended
+ * with it (no BEGIN logged), with that statement. */
+#define ALONE_COLS(X, Q)                                                                           \
+    X(Q, tx_id, "t.tx_id")                                                                         \
+    X(Q, session_id, "t.session_id")                                                               \
+    X(Q, start_ts, "st.start_ts")                                                                  \
+    X(Q, end_ts, "st.start_ts + st.dur_us")                                                        \
+    X(Q, text, "x.text")
+LS_COLUMNS(al, ALONE_COLS);
+static const char alone_sql[] = "SELECT " LS_SELECT_LIST(
+    al,
+    ALONE_COLS) " FROM transactions t"
+                " JOIN stmt_rows st ON st.stmt_id = t.first_stmt"
+                " JOIN stmt_texts x ON x.text_id = st.text_id"
+                " WHERE t.explicit = 0 AND t.first_stmt = t.last_stmt AND st.verb IS NOT 5" /* LS_VERB_SPAN
+                                                                                             */
+                " AND st.dur_us IS NOT NULL AND st.start_ts IS NOT NULL ORDER BY t.tx_id";
+
+/* The database spans of that text (?1) that may have sent it: started at
+ * most TX_QUEUE_MAX_US before it (?2..?3) and ended with it (?4..?5), on
+ * the application's clock; not an ORM's span of a driver span. */
+#define SENT_COLS(X, Q)                                                                            \
+    X(Q, span_row, "sp.span_row")                                                                  \
+    X(Q, trace_id, "sp.trace_id")
+LS_COLUMNS(sn, SENT_COLS);
+static const char sent_sql[] = "SELECT " LS_SELECT_LIST(
+    sn, SENT_COLS) " FROM spans sp"
+                   " WHERE sp.db_statement = ?1 AND sp.start_ts BETWEEN ?2 AND ?3"
+                   " AND sp.end_ts BETWEEN ?4 AND ?5 AND sp.trace_id IS NOT NULL"
+                   " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
+                   "  AND p.how = 'ORM span of a driver span') LIMIT 2";
+
+/* The request's database spans (not an ORM's), by start, database clock. */
+#define REQ_COLS(X, Q)                                                                             \
+    X(Q, span_row, "sp.span_row")                                                                  \
+    X(Q, start_ts, "sp.start_ts + ?2")                                                             \
+    X(Q, end_ts, "sp.end_ts + ?2")                                                                 \
+    X(Q, text, "sp.db_statement")
+LS_COLUMNS(rq, REQ_COLS);
+static const char req_sql[] = "SELECT " LS_SELECT_LIST(
+    rq,
+    REQ_COLS) " FROM spans sp"
+              " WHERE sp.trace_id = ?1 AND sp.db_statement IS NOT NULL AND sp.start_ts IS NOT NULL"
+              " AND sp.end_ts IS NOT NULL AND NOT EXISTS (SELECT 1 FROM span_placement p"
+              "  WHERE p.span_row = sp.span_row AND p.how = 'ORM span of a driver span')"
+              " ORDER BY sp.start_ts, sp.span_row LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+
+/* The session's (?1) logged statements that overlap ?2..?3. */
+#define LOGGED_COLS(X, Q)                                                                          \
+    X(Q, start_ts, "st.start_ts")                                                                  \
+    X(Q, end_ts, "st.start_ts + coalesce(st.dur_us, 0)")                                           \
+    X(Q, text, "x.text")
+LS_COLUMNS(lg, LOGGED_COLS);
+static const char logged_sql[] = "SELECT " LS_SELECT_LIST(
+    lg, LOGGED_COLS) " FROM stmt_rows st"
+                     " JOIN stmt_texts x ON x.text_id = st.text_id"
+                     " WHERE st.session_id = ?1 AND st.start_ts BETWEEN ?2 - " LS_SQL_INT(
+                         TX_QUEUE_MAX_US) " AND ?3 AND st.start_ts + coalesce(st.dur_us, 0) > ?2 "
+                                          "AND st.verb IS NOT 5"
+                                          " LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+
+static const char tx_update_sql[] =
+    "UPDATE transactions SET start_ts = min(start_ts, ?2), start_known = ?3, end_ts = ?4,"
+    " end_known = ?5, outcome = ?6 WHERE tx_id = ?1";
+static const char hold_update_sql[] =
+    "UPDATE hold_rows SET end_ts = ?2, end_lo = nullif(?3, ?2), end_hi = NULL, end_evidence = ?4"
+    " WHERE tx_id = ?1";
+
+#define BEGIN_KNOWN "BEGIN span of its request (not logged)"
+#define COMMIT_KNOWN "COMMIT span of its request (not logged)"
+#define ROLLBACK_KNOWN "ROLLBACK span of its request (not logged)"
+
+typedef struct txs_ctx {
+    ls_stmt *alone, *sent, *req, *logged, *tx_up, *hold_up;
+    ls_interner *evidence;
+    int64_t offset;
+    int64_t rebuilt;
+} txs_ctx;
+
+/* The one span that sent the statement at c->alone: *row, trace (0: none
+ * or several). */
+static int sent_span(txs_ctx *c, int64_t *row, char *trace, size_t tn)
+{
+    int64_t s0 = ls_stmt_int64(c->alone, al_start_ts) - c->offset;
+    int64_t s1 = ls_stmt_int64(c->alone, al_end_ts) - c->offset;
+    int rc, n = 0;
+
+    *row = 0;
+    ls_stmt_reset(c->sent);
+    ls_stmt_bind_text(c->sent, 1, ls_stmt_text(c->alone, al_text));
+    ls_stmt_bind_int64(c->sent, 2, s0 - TX_QUEUE_MAX_US);
+    ls_stmt_bind_int64(c->sent, 3, s0 + TX_SPAN_SLACK_US);
+    ls_stmt_bind_int64(c->sent, 4, s1 - TX_SPAN_SLACK_US);
+    ls_stmt_bind_int64(c->sent, 5, s1 + TX_END_SLACK_US);
+    while ((rc = ls_stmt_step(c->sent)) == 1)
+        if (n++ == 0) {
+            *row = ls_stmt_int64(c->sent, sn_span_row);
+            snprintf(trace, tn, "%s", ls_stmt_text(c->sent, sn_trace_id));
+        }
+    ls_stmt_reset(c->sent);
+    if (n != 1)
+        *row = 0;
+    return rc < 0 ? rc : 0;
+}
+
+/* The request's spans into v (*n), *k the sent span's index (n: not among them). */
+static int read_req(txs_ctx *c, const char *trace, int64_t row, ls_tx_span *v, size_t *n, size_t *k)
+{
+    int rc;
+
+    *n = 0;
+    *k = TX_SPANS_MAX;
+    ls_stmt_reset(c->req);
+    ls_stmt_bind_text(c->req, 1, trace);
+    ls_stmt_bind_int64(c->req, 2, c->offset);
+    while (*n < TX_SPANS_MAX && (rc = ls_stmt_step(c->req)) == 1) {
+        const char *text = ls_stmt_text(c->req, rq_text);
+        ls_tx_span *x = &v[*n];
+        x->kind = ls_sql_kind_of(text);
+        x->text = ls_span_text_hash(text);
+        x->start = ls_stmt_int64(c->req, rq_start_ts);
+        x->end = ls_stmt_int64(c->req, rq_end_ts);
+        if (ls_stmt_int64(c->req, rq_span_row) == row)
+            *k = *n;
+        (*n)++;
+    }
+    ls_stmt_reset(c->req);
+    if (*k > *n)
+        *k = *n;
+    return rc < 0 ? rc : 0;
+}
+
+/* Whether the session's logged statements let v[first..last] be its. */
+static int session_fits(txs_ctx *c, const ls_tx_span *v, size_t first, size_t last, int *fits)
+{
+    ls_tx_logged st[TX_SPANS_MAX];
+    size_t n = 0;
+    int rc;
+
+    ls_stmt_reset(c->logged);
+    ls_stmt_bind_int64(c->logged, 1, ls_stmt_int64(c->alone, al_session_id));
+    ls_stmt_bind_int64(c->logged, 2, v[first].end);
+    ls_stmt_bind_int64(c->logged, 3, v[last].start);
+    while (n < TX_SPANS_MAX && (rc = ls_stmt_step(c->logged)) == 1) {
+        st[n].text = ls_span_text_hash(ls_stmt_text(c->logged, lg_text));
+        st[n].start = ls_stmt_int64(c->logged, lg_start_ts);
+        st[n].end = ls_stmt_int64(c->logged, lg_end_ts);
+        n++;
+    }
+    ls_stmt_reset(c->logged);
+    if (rc < 0)
+        return rc;
+    /* as many as the limit: more may follow, not known to fit */
+    *fits = n < TX_SPANS_MAX && ls_span_tx_fits(v, first, last, st, n, TX_SPAN_SLACK_US);
+    return 0;
+}
+
+static int rebuild_one(txs_ctx *c)
+{
+    ls_tx_span v[TX_SPANS_MAX];
+    char trace[64];
+    int64_t row, ev;
+    size_t n, k, first, last;
+    int rc, fits = 0, commit;
+    const char *end_known;
+
+    if ((rc = sent_span(c, &row, trace, sizeof(trace))) != 0 || !row)
+        return rc;
+    if ((rc = read_req(c, trace, row, v, &n, &k)) != 0)
+        return rc;
+    if (!ls_span_tx_of(v, n, k, &first, &last))
+        return 0;
+    if ((rc = session_fits(c, v, first, last, &fits)) != 0 || !fits)
+        return rc;
+    commit = v[last].kind == LS_SQL_COMMIT;
+    end_known = commit ? COMMIT_KNOWN : ROLLBACK_KNOWN;
+    if ((rc = ls_intern(c->evidence, end_known, &ev)) != 0)
+        return rc;
+    ls_stmt_reset(c->tx_up);
+    ls_stmt_bind_int64(c->tx_up, 1, ls_stmt_int64(c->alone, al_tx_id));
+    ls_stmt_bind_int64(c->tx_up, 2, v[first].end); /* the pooler queued the BEGIN */
+    ls_stmt_bind_text(c->tx_up, 3, BEGIN_KNOWN);
+    ls_stmt_bind_int64(c->tx_up, 4, v[last].end);
+    ls_stmt_bind_text(c->tx_up, 5, end_known);
+    ls_stmt_bind_text(c->tx_up, 6, commit ? "commit" : "aborted");
+    if ((rc = ls_stmt_step(c->tx_up)) < 0)
+        return rc;
+    ls_stmt_reset(c->hold_up);
+    ls_stmt_bind_int64(c->hold_up, 1, ls_stmt_int64(c->alone, al_tx_id));
+    ls_stmt_bind_int64(c->hold_up, 2, v[last].end);
+    ls_stmt_bind_int64(c->hold_up, 3, v[last].start);
+    ls_stmt_bind_int64(c->hold_up, 4, ev);
+    if ((rc = ls_stmt_step(c->hold_up)) < 0)
+        return rc;
+    c->rebuilt++;
+    return 0;
+}
+
+int ls_tx_from_spans(ls_store *s, ls_interner *evidence, int64_t *rebuilt)
+{
+    txs_ctx c;
+    ls_stmt *q = NULL;
+    int64_t res = 0;
+    int rc, have = 0;
+
+    memset(&c, 0, sizeof(c));
+    c.evidence = evidence;
+    *rebuilt = 0;
+    if ((rc = ls_log_resolution(s, &res)) != 0 || res != 0)
+        return rc;
+    if ((rc = ls_store_prepare(s, offset_sql, &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1) {
+        have = 1;
+        c.offset = ls_stmt_int64(q, 0);
+    }
+    ls_stmt_finalize(q);
+    if (rc < 0 || !have)
+        return rc < 0 ? rc : 0;
+    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_text ON"
+                               " spans(db_statement, start_ts) WHERE db_statement IS NOT NULL")) !=
+            0 ||
+        (rc = ls_store_prepare(s, alone_sql, &c.alone)) != 0 ||
+        (rc = ls_store_prepare(s, sent_sql, &c.sent)) != 0 ||
+        (rc = ls_store_prepare(s, req_sql, &c.req)) != 0 ||
+        (rc = ls_store_prepare(s, logged_sql, &c.logged)) != 0 ||
+        (rc = ls_store_prepare(s, tx_update_sql, &c.tx_up)) != 0 ||
+        (rc = ls_store_prepare(s, hold_update_sql, &c.hold_up)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(c.alone)) == 1)
+        if ((rc = rebuild_one(&c)) != 0)
+            goto out;
+out:
+    ls_stmt_finalize(c.alone);
+    ls_stmt_finalize(c.sent);
+    ls_stmt_finalize(c.req);
+    ls_stmt_finalize(c.logged);
+    ls_stmt_finalize(c.tx_up);
+    ls_stmt_finalize(c.hold_up);
+    *rebuilt = c.rebuilt;
+    return rc < 0 ? rc : 0;
+}
