@@ -53,14 +53,15 @@ static const char offset_sql[] = "SELECT offset_us FROM span_clock WHERE votes >
     X(Q, end_ts, "st.start_ts + st.dur_us")                                                        \
     X(Q, text, "x.text")
 LS_COLUMNS(al, ALONE_COLS);
-static const char alone_sql[] = "SELECT " LS_SELECT_LIST(
-    al,
-    ALONE_COLS) " FROM transactions t"
-                " JOIN stmt_rows st ON st.stmt_id = t.first_stmt"
-                " JOIN stmt_texts x ON x.text_id = st.text_id"
-                " WHERE t.explicit = 0 AND t.first_stmt = t.last_stmt AND st.verb IS NOT 5" /* LS_VERB_SPAN
-                                                                                             */
-                " AND st.dur_us IS NOT NULL AND st.start_ts IS NOT NULL ORDER BY t.tx_id";
+static const char alone_sql[] =
+    "SELECT " LS_SELECT_LIST(al, ALONE_COLS) " FROM transactions t"
+                                             " JOIN stmt_rows st ON st.stmt_id = t.first_stmt"
+                                             " JOIN stmt_texts x ON x.text_id = st.text_id"
+                                             " WHERE t.explicit = 0 AND t.first_stmt = t.last_stmt "
+                                             "AND st.verb IS NOT 5" /* LS_VERB_SPAN
+                                                                     */
+                                             " AND st.dur_us IS NOT NULL AND st.start_ts IS NOT "
+                                             "NULL ORDER BY t.tx_id";
 
 /* The database spans of that text (?1) that may have sent it: started at
  * most TX_QUEUE_MAX_US before it (?2..?3) and ended with it (?4..?5), on
@@ -112,12 +113,53 @@ static const char hold_update_sql[] =
     "UPDATE hold_rows SET end_ts = ?2, end_lo = nullif(?3, ?2), end_hi = NULL, end_evidence = ?4"
     " WHERE tx_id = ?1";
 
+/* Each transaction rebuilt, with its request's BEGIN span. */
+static const char note_table_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS txspan_tx(tx_id INTEGER PRIMARY KEY, session_id INTEGER,"
+    " begin_row INTEGER); DELETE FROM temp.txspan_tx;";
+static const char note_sql[] =
+    "INSERT INTO temp.txspan_tx(tx_id, session_id, begin_row) VALUES (?1, ?2, ?3)";
+
+/*
+ * Statements the session logged of one transaction (a booking's UPDATE
+ * that waited and its INSERT that ran over the threshold) were each a
+ * transaction of one statement; rebuilt, they share their request's
+ * BEGIN span: one transaction, the first, from its first statement to
+ * the last (a transaction's statements are its session's in its stmt_id
+ * range; ls_span_tx_fits() let no other statement of the session run
+ * in it), its SQL time theirs. A row both locked is held from the first
+ * hold (the other's dropped); the others' holds move to it.
+ */
+static const char merge_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS txspan_merge(tx_id INTEGER PRIMARY KEY, keep INTEGER);"
+    "DELETE FROM temp.txspan_merge;"
+    "INSERT INTO temp.txspan_merge(tx_id, keep)"
+    " SELECT x.tx_id, (SELECT y.tx_id FROM temp.txspan_tx y JOIN transactions ty"
+    "  ON ty.tx_id = y.tx_id WHERE y.session_id = x.session_id AND y.begin_row = x.begin_row"
+    "  ORDER BY ty.first_stmt, y.tx_id LIMIT 1) FROM temp.txspan_tx x;"
+    "DELETE FROM temp.txspan_merge WHERE tx_id = keep;"
+    "UPDATE transactions SET"
+    " last_stmt = max(last_stmt, (SELECT max(t.last_stmt) FROM temp.txspan_merge m"
+    "  JOIN transactions t ON t.tx_id = m.tx_id WHERE m.keep = transactions.tx_id)),"
+    " statements = statements + (SELECT sum(t.statements) FROM temp.txspan_merge m"
+    "  JOIN transactions t ON t.tx_id = m.tx_id WHERE m.keep = transactions.tx_id),"
+    " sql_ms = sql_ms + (SELECT sum(t.sql_ms) FROM temp.txspan_merge m"
+    "  JOIN transactions t ON t.tx_id = m.tx_id WHERE m.keep = transactions.tx_id)"
+    " WHERE tx_id IN (SELECT keep FROM temp.txspan_merge);"
+    "DELETE FROM hold_rows WHERE tx_id IN (SELECT tx_id FROM temp.txspan_merge)"
+    " AND row_id IN (SELECT k.row_id FROM hold_rows k JOIN temp.txspan_merge m"
+    "  ON k.tx_id = m.keep WHERE m.tx_id = hold_rows.tx_id);"
+    "UPDATE hold_rows SET tx_id = (SELECT m.keep FROM temp.txspan_merge m"
+    "  WHERE m.tx_id = hold_rows.tx_id) WHERE tx_id IN (SELECT tx_id FROM temp.txspan_merge);"
+    "DELETE FROM transactions WHERE tx_id IN (SELECT tx_id FROM temp.txspan_merge);"
+    "DELETE FROM temp.txspan_merge; DELETE FROM temp.txspan_tx;";
+
 #define BEGIN_KNOWN "BEGIN span of its request (not logged)"
 #define COMMIT_KNOWN "COMMIT span of its request (not logged)"
 #define ROLLBACK_KNOWN "ROLLBACK span of its request (not logged)"
 
 typedef struct txs_ctx {
-    ls_stmt *alone, *sent, *req, *logged, *tx_up, *hold_up;
+    ls_stmt *alone, *sent, *req, *logged, *tx_up, *hold_up, *note;
     ls_interner *evidence;
     int64_t offset;
     int64_t rebuilt;
@@ -150,7 +192,8 @@ static int sent_span(txs_ctx *c, int64_t *row, char *trace, size_t tn)
 }
 
 /* The request's spans into v (*n), *k the sent span's index (n: not among them). */
-static int read_req(txs_ctx *c, const char *trace, int64_t row, ls_tx_span *v, size_t *n, size_t *k)
+static int read_req(txs_ctx *c, const char *trace, int64_t row, ls_tx_span *v, int64_t *rows,
+                    size_t *n, size_t *k)
 {
     int rc;
 
@@ -166,7 +209,8 @@ static int read_req(txs_ctx *c, const char *trace, int64_t row, ls_tx_span *v, s
         x->text = ls_span_text_hash(text);
         x->start = ls_stmt_int64(c->req, rq_start_ts);
         x->end = ls_stmt_int64(c->req, rq_end_ts);
-        if (ls_stmt_int64(c->req, rq_span_row) == row)
+        rows[*n] = ls_stmt_int64(c->req, rq_span_row);
+        if (rows[*n] == row)
             *k = *n;
         (*n)++;
     }
@@ -204,6 +248,7 @@ static int session_fits(txs_ctx *c, const ls_tx_span *v, size_t first, size_t la
 static int rebuild_one(txs_ctx *c)
 {
     ls_tx_span v[TX_SPANS_MAX];
+    int64_t rows[TX_SPANS_MAX];
     char trace[64];
     int64_t row, ev;
     size_t n, k, first, last;
@@ -212,7 +257,7 @@ static int rebuild_one(txs_ctx *c)
 
     if ((rc = sent_span(c, &row, trace, sizeof(trace))) != 0 || !row)
         return rc;
-    if ((rc = read_req(c, trace, row, v, &n, &k)) != 0)
+    if ((rc = read_req(c, trace, row, v, rows, &n, &k)) != 0)
         return rc;
     if (!ls_span_tx_of(v, n, k, &first, &last))
         return 0;
@@ -237,6 +282,12 @@ static int rebuild_one(txs_ctx *c)
     ls_stmt_bind_int64(c->hold_up, 3, v[last].start);
     ls_stmt_bind_int64(c->hold_up, 4, ev);
     if ((rc = ls_stmt_step(c->hold_up)) < 0)
+        return rc;
+    ls_stmt_reset(c->note);
+    ls_stmt_bind_int64(c->note, 1, ls_stmt_int64(c->alone, al_tx_id));
+    ls_stmt_bind_int64(c->note, 2, ls_stmt_int64(c->alone, al_session_id));
+    ls_stmt_bind_int64(c->note, 3, rows[first]);
+    if ((rc = ls_stmt_step(c->note)) < 0)
         return rc;
     c->rebuilt++;
     return 0;
@@ -271,11 +322,17 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, int64_t *rebuilt)
         (rc = ls_store_prepare(s, req_sql, &c.req)) != 0 ||
         (rc = ls_store_prepare(s, logged_sql, &c.logged)) != 0 ||
         (rc = ls_store_prepare(s, tx_update_sql, &c.tx_up)) != 0 ||
-        (rc = ls_store_prepare(s, hold_update_sql, &c.hold_up)) != 0)
+        (rc = ls_store_prepare(s, hold_update_sql, &c.hold_up)) != 0 ||
+        (rc = ls_store_exec(s, note_table_sql)) != 0 ||
+        (rc = ls_store_prepare(s, note_sql, &c.note)) != 0)
         goto out;
     while ((rc = ls_stmt_step(c.alone)) == 1)
         if ((rc = rebuild_one(&c)) != 0)
             goto out;
+    if (rc == 0) {
+        ls_stmt_reset(c.alone);
+        rc = ls_store_exec(s, merge_sql);
+    }
 out:
     ls_stmt_finalize(c.alone);
     ls_stmt_finalize(c.sent);
@@ -283,6 +340,7 @@ out:
     ls_stmt_finalize(c.logged);
     ls_stmt_finalize(c.tx_up);
     ls_stmt_finalize(c.hold_up);
+    ls_stmt_finalize(c.note);
     *rebuilt = c.rebuilt;
     return rc < 0 ? rc : 0;
 }
