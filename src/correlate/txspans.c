@@ -40,6 +40,9 @@
  * the span must still be the one there. */
 #define TX_END_SLACK_US (60 * 1000)
 #define TX_SPAN_SLACK_US LS_SPAN_LOG_SLACK_US
+/* On whole seconds the offset is measured less well (blind-pool's %t log:
+ * -15.3 ms, truth +0.08 ms): the windows' slack. */
+#define TX_WHOLE_SLACK_US (50 * 1000)
 
 /* The offset the statements-from-spans pass measured (none: no row). */
 static const char offset_sql[] = "SELECT offset_us FROM span_clock WHERE votes > 0 LIMIT 1";
@@ -48,9 +51,11 @@ static const char offset_sql[] = "SELECT offset_us FROM span_clock WHERE votes >
  * with it (no BEGIN logged), with that statement. */
 #define ALONE_COLS(X, Q)                                                                           \
     X(Q, tx_id, "t.tx_id")                                                                         \
+    X(Q, stmt_id, "t.first_stmt")                                                                         \
     X(Q, session_id, "t.session_id")                                                               \
     X(Q, start_ts, "st.start_ts")                                                                  \
     X(Q, end_ts, "st.start_ts + st.dur_us")                                                        \
+    X(Q, dur_us, "st.dur_us")                                                                      \
     X(Q, text, "x.text")
 LS_COLUMNS(al, ALONE_COLS);
 static const char alone_sql[] =
@@ -73,7 +78,8 @@ LS_COLUMNS(sn, SENT_COLS);
 static const char sent_sql[] = "SELECT " LS_SELECT_LIST(
     sn, SENT_COLS) " FROM spans sp"
                    " WHERE sp.db_statement = ?1 AND sp.start_ts BETWEEN ?2 AND ?3"
-                   " AND sp.end_ts BETWEEN ?4 AND ?5 AND sp.trace_id IS NOT NULL"
+                   " AND sp.end_ts BETWEEN ?4 AND ?5 AND sp.end_ts - sp.start_ts BETWEEN ?6 AND ?7"
+                   " AND sp.trace_id IS NOT NULL"
                    " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
                    "  AND p.how = 'ORM span of a driver span') LIMIT 2";
 
@@ -154,14 +160,22 @@ static const char merge_sql[] =
     "DELETE FROM transactions WHERE tx_id IN (SELECT tx_id FROM temp.txspan_merge);"
     "DELETE FROM temp.txspan_merge; DELETE FROM temp.txspan_tx;";
 
+/* On whole seconds the locking statement's end is its stamp, up to a
+ * second early: a hold that began there begins at the end of its span. */
+static const char hold_start_sql[] =
+    "UPDATE hold_rows SET start_ts = ?3, start_lo = NULL, start_hi = NULL, start_evidence = ?4"
+    " WHERE tx_id = ?1 AND lock_stmt = ?2 AND start_evidence = ?5 AND start_ts <= ?3";
+
 #define BEGIN_KNOWN "BEGIN span of its request (not logged)"
 #define COMMIT_KNOWN "COMMIT span of its request (not logged)"
 #define ROLLBACK_KNOWN "ROLLBACK span of its request (not logged)"
+#define LOCKING_END "end of the locking statement"
+#define LOCKING_SPAN_END "end of the span of the locking statement"
 
 typedef struct txs_ctx {
-    ls_stmt *alone, *sent, *req, *logged, *tx_up, *hold_up, *note;
+    ls_stmt *alone, *sent, *req, *logged, *tx_up, *hold_up, *note, *start_up;
     ls_interner *evidence;
-    int64_t offset;
+    int64_t offset, res, slack; /* res: the log's resolution (0 or a second) */
     int64_t rebuilt;
 } txs_ctx;
 
@@ -177,9 +191,20 @@ static int sent_span(txs_ctx *c, int64_t *row, char *trace, size_t tn)
     ls_stmt_reset(c->sent);
     ls_stmt_bind_text(c->sent, 1, ls_stmt_text(c->alone, al_text));
     ls_stmt_bind_int64(c->sent, 2, s0 - TX_QUEUE_MAX_US);
-    ls_stmt_bind_int64(c->sent, 3, s0 + TX_SPAN_SLACK_US);
-    ls_stmt_bind_int64(c->sent, 4, s1 - TX_SPAN_SLACK_US);
-    ls_stmt_bind_int64(c->sent, 5, s1 + TX_END_SLACK_US);
+    ls_stmt_bind_int64(c->sent, 3, s0 + c->res + c->slack);
+    ls_stmt_bind_int64(c->sent, 4, s1 - c->slack);
+    ls_stmt_bind_int64(c->sent, 5, s1 + c->res + TX_END_SLACK_US);
+    /* On whole seconds the windows are a second wide: the span also lasted
+     * as long as the logged duration (and the reply), which ms logs' windows
+     * imply. */
+    if (c->res) {
+        int64_t dur = ls_stmt_int64(c->alone, al_dur_us);
+        ls_stmt_bind_int64(c->sent, 6, dur - c->slack);
+        ls_stmt_bind_int64(c->sent, 7, dur + TX_END_SLACK_US);
+    } else {
+        ls_stmt_bind_int64(c->sent, 6, INT64_MIN);
+        ls_stmt_bind_int64(c->sent, 7, INT64_MAX);
+    }
     while ((rc = ls_stmt_step(c->sent)) == 1)
         if (n++ == 0) {
             *row = ls_stmt_int64(c->sent, sn_span_row);
@@ -229,7 +254,7 @@ static int session_fits(txs_ctx *c, const ls_tx_span *v, size_t first, size_t la
 
     ls_stmt_reset(c->logged);
     ls_stmt_bind_int64(c->logged, 1, ls_stmt_int64(c->alone, al_session_id));
-    ls_stmt_bind_int64(c->logged, 2, v[first].end);
+    ls_stmt_bind_int64(c->logged, 2, v[first].end - c->res);
     ls_stmt_bind_int64(c->logged, 3, v[last].start);
     while (n < TX_SPANS_MAX && (rc = ls_stmt_step(c->logged)) == 1) {
         st[n].text = ls_span_text_hash(ls_stmt_text(c->logged, lg_text));
@@ -241,8 +266,28 @@ static int session_fits(txs_ctx *c, const ls_tx_span *v, size_t first, size_t la
     if (rc < 0)
         return rc;
     /* as many as the limit: more may follow, not known to fit */
-    *fits = n < TX_SPANS_MAX && ls_span_tx_fits(v, first, last, st, n, TX_SPAN_SLACK_US);
+    *fits = n < TX_SPANS_MAX && ls_span_tx_fits(v, first, last, st, n, c->res, c->slack);
     return 0;
+}
+
+/* The hold that began at the end of the locking statement (its stamp, on
+ * a whole-second log) begins at its span's end. */
+static int hold_start(txs_ctx *c, const ls_tx_span *sp)
+{
+    int64_t from, ev;
+    int rc;
+
+    if ((rc = ls_intern(c->evidence, LOCKING_END, &from)) != 0 ||
+        (rc = ls_intern(c->evidence, LOCKING_SPAN_END, &ev)) != 0)
+        return rc;
+    ls_stmt_reset(c->start_up);
+    ls_stmt_bind_int64(c->start_up, 1, ls_stmt_int64(c->alone, al_tx_id));
+    ls_stmt_bind_int64(c->start_up, 2, ls_stmt_int64(c->alone, al_stmt_id));
+    ls_stmt_bind_int64(c->start_up, 3, sp->end);
+    ls_stmt_bind_int64(c->start_up, 4, ev);
+    ls_stmt_bind_int64(c->start_up, 5, from);
+    rc = ls_stmt_step(c->start_up);
+    return rc < 0 ? rc : 0;
 }
 
 static int rebuild_one(txs_ctx *c)
@@ -283,6 +328,8 @@ static int rebuild_one(txs_ctx *c)
     ls_stmt_bind_int64(c->hold_up, 4, ev);
     if ((rc = ls_stmt_step(c->hold_up)) < 0)
         return rc;
+    if (c->res && (rc = hold_start(c, &v[k])) != 0)
+        return rc;
     ls_stmt_reset(c->note);
     ls_stmt_bind_int64(c->note, 1, ls_stmt_int64(c->alone, al_tx_id));
     ls_stmt_bind_int64(c->note, 2, ls_stmt_int64(c->alone, al_session_id));
@@ -303,8 +350,10 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, int64_t *rebuilt)
     memset(&c, 0, sizeof(c));
     c.evidence = evidence;
     *rebuilt = 0;
-    if ((rc = ls_log_resolution(s, &res)) != 0 || res != 0)
+    if ((rc = ls_log_resolution(s, &res)) != 0)
         return rc;
+    c.res = res;
+    c.slack = res ? TX_WHOLE_SLACK_US : TX_SPAN_SLACK_US;
     if ((rc = ls_store_prepare(s, offset_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1) {
@@ -324,7 +373,8 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, int64_t *rebuilt)
         (rc = ls_store_prepare(s, tx_update_sql, &c.tx_up)) != 0 ||
         (rc = ls_store_prepare(s, hold_update_sql, &c.hold_up)) != 0 ||
         (rc = ls_store_exec(s, note_table_sql)) != 0 ||
-        (rc = ls_store_prepare(s, note_sql, &c.note)) != 0)
+        (rc = ls_store_prepare(s, note_sql, &c.note)) != 0 ||
+        (rc = ls_store_prepare(s, hold_start_sql, &c.start_up)) != 0)
         goto out;
     while ((rc = ls_stmt_step(c.alone)) == 1)
         if ((rc = rebuild_one(&c)) != 0)
@@ -341,6 +391,7 @@ out:
     ls_stmt_finalize(c.tx_up);
     ls_stmt_finalize(c.hold_up);
     ls_stmt_finalize(c.note);
+    ls_stmt_finalize(c.start_up);
     *rebuilt = c.rebuilt;
     return rc < 0 ? rc : 0;
 }

@@ -43,22 +43,28 @@ int ls_span_tx_of(const ls_tx_span *v, size_t n, size_t k, size_t *first, size_t
     return 0;
 }
 
-static int is_span_of(const ls_tx_span *sp, const ls_tx_logged *st, int64_t slack)
+/* A statement logged at st ran from st->start to st->end, each up to res
+ * later: inside sp when it could have. */
+static int is_span_of(const ls_tx_span *sp, const ls_tx_logged *st, int64_t res, int64_t slack)
 {
-    return sp->text == st->text && sp->start - slack <= st->start && st->end <= sp->end + slack;
+    return sp->text == st->text && sp->start - slack <= st->start + res &&
+           st->end <= sp->end + slack;
 }
 
 int ls_span_tx_fits(const ls_tx_span *v, size_t first, size_t last, const ls_tx_logged *st,
-                    size_t n, int64_t slack)
+                    size_t n, int64_t res, int64_t slack)
 {
     size_t i, j;
 
     for (i = 0; i < n; i++) {
         int ours = 0;
-        if (st[i].end <= v[first].end + slack || st[i].start >= v[last].start - slack)
-            continue; /* before the BEGIN's end or after the COMMIT's start */
+        /* ran inside it whatever its time within the log's resolution:
+         * after the BEGIN's end even at its earliest, before the COMMIT's
+         * start even at its latest */
+        if (st[i].end <= v[first].end + slack || st[i].start + res >= v[last].start - slack)
+            continue;
         for (j = first + 1; j < last && !ours; j++)
-            ours = is_span_of(&v[j], &st[i], slack);
+            ours = is_span_of(&v[j], &st[i], res, slack);
         if (!ours)
             return 0;
     }

@@ -45,11 +45,16 @@ int ls_span_tx_of(const ls_tx_span *v, size_t n, size_t k, size_t *first, size_t
  * statement of a session ran in, given the session's logged statements
  * st[0..n) that overlap it: each one that ran between the BEGIN's end and
  * the COMMIT's start (more than `slack` inside) is one of its spans (the
- * same text, inside that span's start and end, with slack). A backend
+ * same text, inside that span's start and end, with slack). A log with
+ * whole-second times (res: LS_WHOLE_SECOND_US, else 0) gives times that
+ * may be up to res early: only a statement inside the transaction at any
+ * of its possible times counts (after the BEGIN's end at its earliest,
+ * before the COMMIT's start at its latest), and it is inside a span when
+ * it could have started there. A backend
  * runs one transaction at a time, also behind a pooler: a transaction
  * that overlaps another statement the session logged is not this one.
  */
 int ls_span_tx_fits(const ls_tx_span *v, size_t first, size_t last, const ls_tx_logged *st,
-                    size_t n, int64_t slack);
+                    size_t n, int64_t res, int64_t slack);
 
 #endif
