@@ -123,8 +123,17 @@ static const char hold_update_sql[] =
 static const char note_table_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS txspan_tx(tx_id INTEGER PRIMARY KEY, session_id INTEGER,"
     " begin_row INTEGER); DELETE FROM temp.txspan_tx;";
+/* The rows a rebuilt transaction's statements the log does not have
+ * locked, from their spans: each its span's start and end (the lock was
+ * taken within it), and the transaction's end. */
+static const char locks_table_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS txspan_locks(tx_id INTEGER, row_id INTEGER, start_ts INTEGER,"
+    " start_lo INTEGER, end_ts INTEGER, end_lo INTEGER); DELETE FROM temp.txspan_locks;";
+static const char lock_add_sql[] =
+    "INSERT INTO temp.txspan_locks(tx_id, row_id, start_ts, start_lo, end_ts, end_lo)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 static const char note_sql[] =
-    "INSERT INTO temp.txspan_tx(tx_id, session_id, begin_row) VALUES (?1, ?2, ?3)";
+    "INSERT OR REPLACE INTO temp.txspan_tx(tx_id, session_id, begin_row) VALUES (?1, ?2, ?3)";
 
 /*
  * Statements the session logged of one transaction (a booking's UPDATE
@@ -157,8 +166,26 @@ static const char merge_sql[] =
     "  ON k.tx_id = m.keep WHERE m.tx_id = hold_rows.tx_id);"
     "UPDATE hold_rows SET tx_id = (SELECT m.keep FROM temp.txspan_merge m"
     "  WHERE m.tx_id = hold_rows.tx_id) WHERE tx_id IN (SELECT tx_id FROM temp.txspan_merge);"
-    "DELETE FROM transactions WHERE tx_id IN (SELECT tx_id FROM temp.txspan_merge);"
-    "DELETE FROM temp.txspan_merge; DELETE FROM temp.txspan_tx;";
+    "DELETE FROM transactions WHERE tx_id IN (SELECT tx_id FROM temp.txspan_merge);";
+static const char clear_sql[] =
+    "DELETE FROM temp.txspan_merge; DELETE FROM temp.txspan_tx; DELETE FROM temp.txspan_locks;";
+
+/*
+ * The holds of the rows the rebuilt transactions' unlogged statements
+ * locked (txspan_locks, their transactions as merged; the transaction,
+ * kept by merge_sql, is still found by txspan_merge): a row the
+ * transaction holds already is held from then. ?1 the start's evidence.
+ */
+static const char span_holds_sql[] =
+    "INSERT INTO hold_rows(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
+    " start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms)"
+    " SELECT l.row_id, l.keep, t.session_id, t.pid, min(l.start_ts), nullif(min(l.start_lo),"
+    "  min(l.start_ts)), NULL, ?1, max(l.end_ts), nullif(max(l.end_lo), max(l.end_ts)), NULL, " LS_HOLD_EVIDENCE_ID("t.end_known") ","
+    "  NULL, 0, 0"
+    " FROM (SELECT x.*, coalesce((SELECT m.keep FROM temp.txspan_merge m WHERE m.tx_id = x.tx_id),"
+    "  x.tx_id) AS keep FROM temp.txspan_locks x) l JOIN transactions t ON t.tx_id = l.keep"
+    " WHERE NOT EXISTS (SELECT 1 FROM hold_rows h WHERE h.tx_id = l.keep AND h.row_id = l.row_id)"
+    " GROUP BY l.keep, l.row_id";
 
 /* On whole seconds the locking statement's end is its stamp, up to a
  * second early: a hold that began there begins at the end of its span. */
@@ -166,15 +193,34 @@ static const char hold_start_sql[] =
     "UPDATE hold_rows SET start_ts = ?3, start_lo = NULL, start_hi = NULL, start_evidence = ?4"
     " WHERE tx_id = ?1 AND lock_stmt = ?2 AND start_evidence = ?5 AND start_ts <= ?3";
 
+/* The session's (?1) other transactions (not ?5) of one logged statement
+ * that ran between ?2 and ?3 at any of its possible times (up to ?4, the
+ * log's resolution, later than logged). */
+static const char siblings_sql[] =
+    "SELECT t.tx_id FROM transactions t JOIN stmt_rows st ON st.stmt_id = t.first_stmt"
+    " WHERE t.session_id = ?1 AND t.tx_id <> ?5 AND t.explicit = 0 AND t.first_stmt = t.last_stmt"
+    " AND st.verb IS NOT 5 AND st.start_ts BETWEEN ?2 AND ?3"
+    " AND st.start_ts + coalesce(st.dur_us, 0) + ?4 <= ?3";
+
 #define BEGIN_KNOWN "BEGIN span of its request (not logged)"
 #define COMMIT_KNOWN "COMMIT span of its request (not logged)"
 #define ROLLBACK_KNOWN "ROLLBACK span of its request (not logged)"
 #define LOCKING_END "end of the locking statement"
+#define SPAN_LOCK_START "end of its statement's span (statement not logged)"
 #define LOCKING_SPAN_END "end of the span of the locking statement"
 
+/* The hot rows a span's text locks. */
+#define TX_SPAN_ROWS_MAX 4
+typedef struct span_locks {
+    int64_t row[TX_SPAN_ROWS_MAX];
+    size_t n;
+} span_locks;
+
 typedef struct txs_ctx {
-    ls_stmt *alone, *sent, *req, *logged, *tx_up, *hold_up, *note, *start_up;
+    ls_stmt *alone, *sent, *req, *logged, *tx_up, *hold_up, *note, *start_up, *lock_add, *sib;
     ls_interner *evidence;
+    ls_text_rows_fn rows_of;
+    void *rows_ctx;
     int64_t offset, res, slack; /* res: the log's resolution (0 or a second) */
     int64_t rebuilt;
 } txs_ctx;
@@ -218,7 +264,7 @@ static int sent_span(txs_ctx *c, int64_t *row, char *trace, size_t tn)
 
 /* The request's spans into v (*n), *k the sent span's index (n: not among them). */
 static int read_req(txs_ctx *c, const char *trace, int64_t row, ls_tx_span *v, int64_t *rows,
-                    size_t *n, size_t *k)
+                    span_locks *locks, size_t *n, size_t *k)
 {
     int rc;
 
@@ -234,6 +280,9 @@ static int read_req(txs_ctx *c, const char *trace, int64_t row, ls_tx_span *v, i
         x->text = ls_span_text_hash(text);
         x->start = ls_stmt_int64(c->req, rq_start_ts);
         x->end = ls_stmt_int64(c->req, rq_end_ts);
+        if (c->rows_of && (rc = c->rows_of(c->rows_ctx, text, locks[*n].row,
+                                           TX_SPAN_ROWS_MAX, &locks[*n].n)) != 0)
+            break;
         rows[*n] = ls_stmt_int64(c->req, rq_span_row);
         if (rows[*n] == row)
             *k = *n;
@@ -290,19 +339,80 @@ static int hold_start(txs_ctx *c, const ls_tx_span *sp)
     return rc < 0 ? rc : 0;
 }
 
+/* The rows the transaction's other statements locked (their text names a
+ * hot row; their spans say when): noted for holds after the merge. */
+static int span_holds(txs_ctx *c, const ls_tx_span *v, const span_locks *locks, size_t first,
+                      size_t last, size_t k)
+{
+    size_t j, i;
+    int rc;
+
+    for (j = first + 1; j < last; j++) {
+        if (j == k)
+            continue;
+        for (i = 0; i < locks[j].n; i++) {
+            ls_stmt_reset(c->lock_add);
+            ls_stmt_bind_int64(c->lock_add, 1, ls_stmt_int64(c->alone, al_tx_id));
+            ls_stmt_bind_int64(c->lock_add, 2, locks[j].row[i]);
+            ls_stmt_bind_int64(c->lock_add, 3, v[j].end);
+            ls_stmt_bind_int64(c->lock_add, 4, v[j].start);
+            ls_stmt_bind_int64(c->lock_add, 5, v[last].end);
+            ls_stmt_bind_int64(c->lock_add, 6, v[last].start);
+            if ((rc = ls_stmt_step(c->lock_add)) < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Transaction tx (of the session at c->alone) ends at v[last], and so do
+ * its holds (ev: the end's evidence); noted with its BEGIN span. */
+static int tx_ends(txs_ctx *c, int64_t tx, const ls_tx_span *v, size_t first, size_t last,
+                   int64_t ev, int64_t begin_row)
+{
+    int commit = v[last].kind == LS_SQL_COMMIT;
+    int rc;
+
+    ls_stmt_reset(c->tx_up);
+    ls_stmt_bind_int64(c->tx_up, 1, tx);
+    ls_stmt_bind_int64(c->tx_up, 2, v[first].end); /* the pooler queued the BEGIN */
+    ls_stmt_bind_text(c->tx_up, 3, BEGIN_KNOWN);
+    ls_stmt_bind_int64(c->tx_up, 4, v[last].end);
+    ls_stmt_bind_text(c->tx_up, 5, commit ? COMMIT_KNOWN : ROLLBACK_KNOWN);
+    ls_stmt_bind_text(c->tx_up, 6, commit ? "commit" : "aborted");
+    if ((rc = ls_stmt_step(c->tx_up)) < 0)
+        return rc;
+    ls_stmt_reset(c->hold_up);
+    ls_stmt_bind_int64(c->hold_up, 1, tx);
+    ls_stmt_bind_int64(c->hold_up, 2, v[last].end);
+    ls_stmt_bind_int64(c->hold_up, 3, v[last].start);
+    ls_stmt_bind_int64(c->hold_up, 4, ev);
+    if ((rc = ls_stmt_step(c->hold_up)) < 0)
+        return rc;
+    ls_stmt_reset(c->note);
+    ls_stmt_bind_int64(c->note, 1, tx);
+    ls_stmt_bind_int64(c->note, 2, ls_stmt_int64(c->alone, al_session_id));
+    ls_stmt_bind_int64(c->note, 3, begin_row);
+    rc = ls_stmt_step(c->note);
+    return rc < 0 ? rc : 0;
+}
+
 static int rebuild_one(txs_ctx *c)
 {
     ls_tx_span v[TX_SPANS_MAX];
     int64_t rows[TX_SPANS_MAX];
+    span_locks locks[TX_SPANS_MAX];
     char trace[64];
     int64_t row, ev;
     size_t n, k, first, last;
+    int64_t sib[TX_SPANS_MAX];
+    size_t nsib = 0, i;
     int rc, fits = 0, commit;
     const char *end_known;
 
     if ((rc = sent_span(c, &row, trace, sizeof(trace))) != 0 || !row)
         return rc;
-    if ((rc = read_req(c, trace, row, v, rows, &n, &k)) != 0)
+    if ((rc = read_req(c, trace, row, v, rows, locks, &n, &k)) != 0)
         return rc;
     if (!ls_span_tx_of(v, n, k, &first, &last))
         return 0;
@@ -312,35 +422,53 @@ static int rebuild_one(txs_ctx *c)
     end_known = commit ? COMMIT_KNOWN : ROLLBACK_KNOWN;
     if ((rc = ls_intern(c->evidence, end_known, &ev)) != 0)
         return rc;
-    ls_stmt_reset(c->tx_up);
-    ls_stmt_bind_int64(c->tx_up, 1, ls_stmt_int64(c->alone, al_tx_id));
-    ls_stmt_bind_int64(c->tx_up, 2, v[first].end); /* the pooler queued the BEGIN */
-    ls_stmt_bind_text(c->tx_up, 3, BEGIN_KNOWN);
-    ls_stmt_bind_int64(c->tx_up, 4, v[last].end);
-    ls_stmt_bind_text(c->tx_up, 5, end_known);
-    ls_stmt_bind_text(c->tx_up, 6, commit ? "commit" : "aborted");
-    if ((rc = ls_stmt_step(c->tx_up)) < 0)
+    if ((rc = tx_ends(c, ls_stmt_int64(c->alone, al_tx_id), v, first, last, ev, rows[first])) != 0)
         return rc;
-    ls_stmt_reset(c->hold_up);
-    ls_stmt_bind_int64(c->hold_up, 1, ls_stmt_int64(c->alone, al_tx_id));
-    ls_stmt_bind_int64(c->hold_up, 2, v[last].end);
-    ls_stmt_bind_int64(c->hold_up, 3, v[last].start);
-    ls_stmt_bind_int64(c->hold_up, 4, ev);
-    if ((rc = ls_stmt_step(c->hold_up)) < 0)
+    /* the session's other transactions of one logged statement inside it
+     * (ls_span_tx_fits() found them its own): the same transaction */
+    ls_stmt_reset(c->sib);
+    ls_stmt_bind_int64(c->sib, 1, ls_stmt_int64(c->alone, al_session_id));
+    ls_stmt_bind_int64(c->sib, 2, v[first].end - c->slack);
+    ls_stmt_bind_int64(c->sib, 3, v[last].start + c->slack);
+    ls_stmt_bind_int64(c->sib, 4, c->res);
+    ls_stmt_bind_int64(c->sib, 5, ls_stmt_int64(c->alone, al_tx_id));
+    while ((rc = ls_stmt_step(c->sib)) == 1) {
+        sib[nsib++] = ls_stmt_int64(c->sib, 0);
+        if (nsib == TX_SPANS_MAX)
+            break;
+    }
+    ls_stmt_reset(c->sib);
+    if (rc < 0)
         return rc;
+    for (i = 0; i < nsib; i++)
+        if ((rc = tx_ends(c, sib[i], v, first, last, ev, rows[first])) != 0)
+            return rc;
     if (c->res && (rc = hold_start(c, &v[k])) != 0)
         return rc;
-    ls_stmt_reset(c->note);
-    ls_stmt_bind_int64(c->note, 1, ls_stmt_int64(c->alone, al_tx_id));
-    ls_stmt_bind_int64(c->note, 2, ls_stmt_int64(c->alone, al_session_id));
-    ls_stmt_bind_int64(c->note, 3, rows[first]);
-    if ((rc = ls_stmt_step(c->note)) < 0)
+    if ((rc = span_holds(c, v, locks, first, last, k)) != 0)
         return rc;
     c->rebuilt++;
     return 0;
 }
 
-int ls_tx_from_spans(ls_store *s, ls_interner *evidence, int64_t *rebuilt)
+/* The holds of txspan_locks (span_holds_sql). */
+static int span_holds_add(ls_store *s, ls_interner *evidence)
+{
+    ls_stmt *q = NULL;
+    int64_t ev;
+    int rc;
+
+    if ((rc = ls_intern(evidence, SPAN_LOCK_START, &ev)) != 0 ||
+        (rc = ls_store_prepare(s, span_holds_sql, &q)) != 0)
+        return rc;
+    ls_stmt_bind_int64(q, 1, ev);
+    rc = ls_stmt_step(q);
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of, void *ctx,
+                     int64_t *rebuilt)
 {
     txs_ctx c;
     ls_stmt *q = NULL;
@@ -349,6 +477,8 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, int64_t *rebuilt)
 
     memset(&c, 0, sizeof(c));
     c.evidence = evidence;
+    c.rows_of = rows_of;
+    c.rows_ctx = ctx;
     *rebuilt = 0;
     if ((rc = ls_log_resolution(s, &res)) != 0)
         return rc;
@@ -374,7 +504,10 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, int64_t *rebuilt)
         (rc = ls_store_prepare(s, hold_update_sql, &c.hold_up)) != 0 ||
         (rc = ls_store_exec(s, note_table_sql)) != 0 ||
         (rc = ls_store_prepare(s, note_sql, &c.note)) != 0 ||
-        (rc = ls_store_prepare(s, hold_start_sql, &c.start_up)) != 0)
+        (rc = ls_store_prepare(s, hold_start_sql, &c.start_up)) != 0 ||
+        (rc = ls_store_exec(s, locks_table_sql)) != 0 ||
+        (rc = ls_store_prepare(s, lock_add_sql, &c.lock_add)) != 0 ||
+        (rc = ls_store_prepare(s, siblings_sql, &c.sib)) != 0)
         goto out;
     while ((rc = ls_stmt_step(c.alone)) == 1)
         if ((rc = rebuild_one(&c)) != 0)
@@ -383,6 +516,10 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, int64_t *rebuilt)
         ls_stmt_reset(c.alone);
         rc = ls_store_exec(s, merge_sql);
     }
+    if (rc == 0)
+        rc = span_holds_add(s, evidence);
+    if (rc == 0)
+        rc = ls_store_exec(s, clear_sql);
 out:
     ls_stmt_finalize(c.alone);
     ls_stmt_finalize(c.sent);
@@ -392,6 +529,8 @@ out:
     ls_stmt_finalize(c.hold_up);
     ls_stmt_finalize(c.note);
     ls_stmt_finalize(c.start_up);
+    ls_stmt_finalize(c.lock_add);
+    ls_stmt_finalize(c.sib);
     *rebuilt = c.rebuilt;
     return rc < 0 ? rc : 0;
 }
