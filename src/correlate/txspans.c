@@ -196,8 +196,14 @@ static const char hold_start_sql[] =
 /* The session's (?1) other transactions (not ?5) of one logged statement
  * that ran between ?2 and ?3 at any of its possible times (up to ?4, the
  * log's resolution, later than logged). */
+#define SIBLING_COLS(X, Q)             \
+    X(Q, tx_id, "t.tx_id")             \
+    X(Q, stmt_id, "t.first_stmt")      \
+    X(Q, text, "x.text")
+LS_COLUMNS(sb, SIBLING_COLS);
 static const char siblings_sql[] =
-    "SELECT t.tx_id FROM transactions t JOIN stmt_rows st ON st.stmt_id = t.first_stmt"
+    "SELECT " LS_SELECT_LIST(sb, SIBLING_COLS) " FROM transactions t"
+    " JOIN stmt_rows st ON st.stmt_id = t.first_stmt JOIN stmt_texts x ON x.text_id = st.text_id"
     " WHERE t.session_id = ?1 AND t.tx_id <> ?5 AND t.explicit = 0 AND t.first_stmt = t.last_stmt"
     " AND st.verb IS NOT 5 AND st.start_ts BETWEEN ?2 AND ?3"
     " AND st.start_ts + coalesce(st.dur_us, 0) + ?4 <= ?3";
@@ -319,9 +325,10 @@ static int session_fits(txs_ctx *c, const ls_tx_span *v, size_t first, size_t la
     return 0;
 }
 
-/* The hold that began at the end of the locking statement (its stamp, on
- * a whole-second log) begins at its span's end. */
-static int hold_start(txs_ctx *c, const ls_tx_span *sp)
+/* The hold of transaction tx that began at the end of its locking
+ * statement stmt (its stamp, on a whole-second log) begins at its span's
+ * end. */
+static int hold_start(txs_ctx *c, int64_t tx, int64_t stmt, const ls_tx_span *sp)
 {
     int64_t from, ev;
     int rc;
@@ -330,8 +337,8 @@ static int hold_start(txs_ctx *c, const ls_tx_span *sp)
         (rc = ls_intern(c->evidence, LOCKING_SPAN_END, &ev)) != 0)
         return rc;
     ls_stmt_reset(c->start_up);
-    ls_stmt_bind_int64(c->start_up, 1, ls_stmt_int64(c->alone, al_tx_id));
-    ls_stmt_bind_int64(c->start_up, 2, ls_stmt_int64(c->alone, al_stmt_id));
+    ls_stmt_bind_int64(c->start_up, 1, tx);
+    ls_stmt_bind_int64(c->start_up, 2, stmt);
     ls_stmt_bind_int64(c->start_up, 3, sp->end);
     ls_stmt_bind_int64(c->start_up, 4, ev);
     ls_stmt_bind_int64(c->start_up, 5, from);
@@ -405,7 +412,10 @@ static int rebuild_one(txs_ctx *c)
     char trace[64];
     int64_t row, ev;
     size_t n, k, first, last;
-    int64_t sib[TX_SPANS_MAX];
+    struct {
+        int64_t tx, stmt;
+        size_t span; /* 0: none found */
+    } sib[TX_SPANS_MAX];
     size_t nsib = 0, i;
     int rc, fits = 0, commit;
     const char *end_known;
@@ -432,18 +442,28 @@ static int rebuild_one(txs_ctx *c)
     ls_stmt_bind_int64(c->sib, 3, v[last].start + c->slack);
     ls_stmt_bind_int64(c->sib, 4, c->res);
     ls_stmt_bind_int64(c->sib, 5, ls_stmt_int64(c->alone, al_tx_id));
-    while ((rc = ls_stmt_step(c->sib)) == 1) {
-        sib[nsib++] = ls_stmt_int64(c->sib, 0);
-        if (nsib == TX_SPANS_MAX)
-            break;
+    while (nsib < TX_SPANS_MAX && (rc = ls_stmt_step(c->sib)) == 1) {
+        uint64_t h = ls_span_text_hash(ls_stmt_text(c->sib, sb_text));
+        size_t j;
+        sib[nsib].tx = ls_stmt_int64(c->sib, sb_tx_id);
+        sib[nsib].stmt = ls_stmt_int64(c->sib, sb_stmt_id);
+        /* its span: the first of its text in the transaction */
+        for (j = first + 1; j < last && v[j].text != h; j++)
+            ;
+        sib[nsib++].span = j < last ? j : 0;
     }
     ls_stmt_reset(c->sib);
     if (rc < 0)
         return rc;
-    for (i = 0; i < nsib; i++)
-        if ((rc = tx_ends(c, sib[i], v, first, last, ev, rows[first])) != 0)
+    for (i = 0; i < nsib; i++) {
+        if ((rc = tx_ends(c, sib[i].tx, v, first, last, ev, rows[first])) != 0)
             return rc;
-    if (c->res && (rc = hold_start(c, &v[k])) != 0)
+        if (c->res && sib[i].span &&
+            (rc = hold_start(c, sib[i].tx, sib[i].stmt, &v[sib[i].span])) != 0)
+            return rc;
+    }
+    if (c->res && (rc = hold_start(c, ls_stmt_int64(c->alone, al_tx_id),
+                                   ls_stmt_int64(c->alone, al_stmt_id), &v[k])) != 0)
         return rc;
     if ((rc = span_holds(c, v, locks, first, last, k)) != 0)
         return rc;
