@@ -49,68 +49,65 @@ static const char offset_sql[] = "SELECT offset_us FROM span_clock WHERE votes >
 
 /* Transactions of one logged statement that the log began and ended
  * with it (no BEGIN logged), with that statement. */
-#define ALONE_COLS(X, Q)                                                                           \
-    X(Q, tx_id, "t.tx_id")                                                                         \
-    X(Q, stmt_id, "t.first_stmt")                                                                         \
-    X(Q, session_id, "t.session_id")                                                               \
-    X(Q, start_ts, "st.start_ts")                                                                  \
-    X(Q, end_ts, "st.start_ts + st.dur_us")                                                        \
-    X(Q, dur_us, "st.dur_us")                                                                      \
+#define ALONE_COLS(X, Q)                     \
+    X(Q, tx_id, "t.tx_id")                   \
+    X(Q, stmt_id, "t.first_stmt")            \
+    X(Q, session_id, "t.session_id")         \
+    X(Q, start_ts, "st.start_ts")            \
+    X(Q, end_ts, "st.start_ts + st.dur_us")  \
+    X(Q, dur_us, "st.dur_us")                \
     X(Q, text, "x.text")
 LS_COLUMNS(al, ALONE_COLS);
 static const char alone_sql[] =
     "SELECT " LS_SELECT_LIST(al, ALONE_COLS) " FROM transactions t"
-                                             " JOIN stmt_rows st ON st.stmt_id = t.first_stmt"
-                                             " JOIN stmt_texts x ON x.text_id = st.text_id"
-                                             " WHERE t.explicit = 0 AND t.first_stmt = t.last_stmt "
-                                             "AND st.verb IS NOT 5" /* LS_VERB_SPAN
-                                                                     */
-                                             " AND st.dur_us IS NOT NULL AND st.start_ts IS NOT "
-                                             "NULL ORDER BY t.tx_id";
+    " JOIN stmt_rows st ON st.stmt_id = t.first_stmt"
+    " JOIN stmt_texts x ON x.text_id = st.text_id"
+    " WHERE t.explicit = 0 AND t.first_stmt = t.last_stmt"
+    " AND st.verb IS NOT 5" /* LS_VERB_SPAN */
+    " AND st.dur_us IS NOT NULL AND st.start_ts IS NOT NULL ORDER BY t.tx_id";
 
 /* The database spans of that text (?1) that may have sent it: started at
- * most TX_QUEUE_MAX_US before it (?2..?3) and ended with it (?4..?5), on
- * the application's clock; not an ORM's span of a driver span. */
-#define SENT_COLS(X, Q)                                                                            \
-    X(Q, span_row, "sp.span_row")                                                                  \
+ * most TX_QUEUE_MAX_US before it (?2..?3), ended with it (?4..?5) and
+ * lasted ?6..?7, on the application's clock; not an ORM's span of a
+ * driver span. */
+#define SENT_COLS(X, Q)               \
+    X(Q, span_row, "sp.span_row")     \
     X(Q, trace_id, "sp.trace_id")
 LS_COLUMNS(sn, SENT_COLS);
-static const char sent_sql[] = "SELECT " LS_SELECT_LIST(
-    sn, SENT_COLS) " FROM spans sp"
-                   " WHERE sp.db_statement = ?1 AND sp.start_ts BETWEEN ?2 AND ?3"
-                   " AND sp.end_ts BETWEEN ?4 AND ?5 AND sp.end_ts - sp.start_ts BETWEEN ?6 AND ?7"
-                   " AND sp.trace_id IS NOT NULL"
-                   " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
-                   "  AND p.how = 'ORM span of a driver span') LIMIT 2";
+static const char sent_sql[] =
+    "SELECT " LS_SELECT_LIST(sn, SENT_COLS) " FROM spans sp"
+    " WHERE sp.db_statement = ?1 AND sp.start_ts BETWEEN ?2 AND ?3"
+    " AND sp.end_ts BETWEEN ?4 AND ?5 AND sp.end_ts - sp.start_ts BETWEEN ?6 AND ?7"
+    " AND sp.trace_id IS NOT NULL"
+    " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
+    "  AND p.how = 'ORM span of a driver span') LIMIT 2";
 
 /* The request's database spans (not an ORM's), by start, database clock. */
-#define REQ_COLS(X, Q)                                                                             \
-    X(Q, span_row, "sp.span_row")                                                                  \
-    X(Q, start_ts, "sp.start_ts + ?2")                                                             \
-    X(Q, end_ts, "sp.end_ts + ?2")                                                                 \
+#define REQ_COLS(X, Q)                    \
+    X(Q, span_row, "sp.span_row")         \
+    X(Q, start_ts, "sp.start_ts + ?2")    \
+    X(Q, end_ts, "sp.end_ts + ?2")        \
     X(Q, text, "sp.db_statement")
 LS_COLUMNS(rq, REQ_COLS);
-static const char req_sql[] = "SELECT " LS_SELECT_LIST(
-    rq,
-    REQ_COLS) " FROM spans sp"
-              " WHERE sp.trace_id = ?1 AND sp.db_statement IS NOT NULL AND sp.start_ts IS NOT NULL"
-              " AND sp.end_ts IS NOT NULL AND NOT EXISTS (SELECT 1 FROM span_placement p"
-              "  WHERE p.span_row = sp.span_row AND p.how = 'ORM span of a driver span')"
-              " ORDER BY sp.start_ts, sp.span_row LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+static const char req_sql[] =
+    "SELECT " LS_SELECT_LIST(rq, REQ_COLS) " FROM spans sp"
+    " WHERE sp.trace_id = ?1 AND sp.db_statement IS NOT NULL AND sp.start_ts IS NOT NULL"
+    " AND sp.end_ts IS NOT NULL AND NOT EXISTS (SELECT 1 FROM span_placement p"
+    "  WHERE p.span_row = sp.span_row AND p.how = 'ORM span of a driver span')"
+    " ORDER BY sp.start_ts, sp.span_row LIMIT " LS_SQL_INT(TX_SPANS_MAX);
 
 /* The session's (?1) logged statements that overlap ?2..?3. */
-#define LOGGED_COLS(X, Q)                                                                          \
-    X(Q, start_ts, "st.start_ts")                                                                  \
-    X(Q, end_ts, "st.start_ts + coalesce(st.dur_us, 0)")                                           \
+#define LOGGED_COLS(X, Q)                                   \
+    X(Q, start_ts, "st.start_ts")                           \
+    X(Q, end_ts, "st.start_ts + coalesce(st.dur_us, 0)")    \
     X(Q, text, "x.text")
 LS_COLUMNS(lg, LOGGED_COLS);
-static const char logged_sql[] = "SELECT " LS_SELECT_LIST(
-    lg, LOGGED_COLS) " FROM stmt_rows st"
-                     " JOIN stmt_texts x ON x.text_id = st.text_id"
-                     " WHERE st.session_id = ?1 AND st.start_ts BETWEEN ?2 - " LS_SQL_INT(
-                         TX_QUEUE_MAX_US) " AND ?3 AND st.start_ts + coalesce(st.dur_us, 0) > ?2 "
-                                          "AND st.verb IS NOT 5"
-                                          " LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+static const char logged_sql[] =
+    "SELECT " LS_SELECT_LIST(lg, LOGGED_COLS) " FROM stmt_rows st"
+    " JOIN stmt_texts x ON x.text_id = st.text_id"
+    " WHERE st.session_id = ?1 AND st.start_ts BETWEEN ?2 - " LS_SQL_INT(TX_QUEUE_MAX_US)
+    " AND ?3 AND st.start_ts + coalesce(st.dur_us, 0) > ?2 AND st.verb IS NOT 5"
+    " LIMIT " LS_SQL_INT(TX_SPANS_MAX);
 
 static const char tx_update_sql[] =
     "UPDATE transactions SET start_ts = min(start_ts, ?2), start_known = ?3, end_ts = ?4,"
@@ -180,8 +177,8 @@ static const char span_holds_sql[] =
     "INSERT INTO hold_rows(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
     " start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms)"
     " SELECT l.row_id, l.keep, t.session_id, t.pid, min(l.start_ts), nullif(min(l.start_lo),"
-    "  min(l.start_ts)), NULL, ?1, max(l.end_ts), nullif(max(l.end_lo), max(l.end_ts)), NULL, " LS_HOLD_EVIDENCE_ID("t.end_known") ","
-    "  NULL, 0, 0"
+    "  min(l.start_ts)), NULL, ?1, max(l.end_ts), nullif(max(l.end_lo), max(l.end_ts)), NULL,"
+    "  " LS_HOLD_EVIDENCE_ID("t.end_known") ", NULL, 0, 0"
     " FROM (SELECT x.*, coalesce((SELECT m.keep FROM temp.txspan_merge m WHERE m.tx_id = x.tx_id),"
     "  x.tx_id) AS keep FROM temp.txspan_locks x) l JOIN transactions t ON t.tx_id = l.keep"
     " WHERE NOT EXISTS (SELECT 1 FROM hold_rows h WHERE h.tx_id = l.keep AND h.row_id = l.row_id)"
