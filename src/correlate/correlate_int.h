@@ -173,4 +173,15 @@ int ls_log_subsecond(ls_store *s, int *subsecond);
  * their spans not counted), else 0 (sub-second, or nothing to tell). */
 int ls_log_resolution(ls_store *s, int64_t *res);
 
+/* Transactions of one logged statement that ran inside a BEGIN and a
+ * COMMIT (ROLLBACK) of its request's trace end there, and their holds
+ * (txspans.c; the transactions pass, before it links waits). *rebuilt:
+ * how many. */
+/* The hot rows (row_id) a statement of text `text` locks, at most max of
+ * them in rows (*n): the transactions pass's reading of a statement. */
+typedef int (*ls_text_rows_fn)(void *ctx, const char *text, int64_t *rows, size_t max,
+                               size_t *n);
+int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of, void *ctx,
+                     int64_t *rebuilt);
+
 #endif

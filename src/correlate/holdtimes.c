@@ -31,6 +31,11 @@
 #include "holdrange_schema.h"
 #include "ls_columns.h"
 
+/* txspans.c's evidence of a hold's start taken from its locking
+ * statement's span (whole-second logs); its end at the request's COMMIT
+ * or ROLLBACK span ends in " span of its request (not logged)". */
+#define LS_HOLD_SPAN_START "end of the span of the locking statement"
+
 /* Whole seconds: no statement's log time, but those spans gave, and no
  * lock message has sub-second digits, and there is a statement or a
  * lock message. */
@@ -64,9 +69,11 @@ static const char remake_sql[] = "DROP TABLE IF EXISTS hold_range; " LS_HOLD_RAN
     X(Q, end_ts, "h.end_ts")                                                                 \
     X(Q, end_lo, "h.end_lo")                                                                 \
     X(Q, end_hi, "h.end_hi")                                                                 \
-    X(Q, start_exact, "EXISTS (SELECT 1 FROM stmt_span_time x WHERE x.stmt_id = h.lock_stmt)") \
+    X(Q, start_exact, "EXISTS (SELECT 1 FROM stmt_span_time x WHERE x.stmt_id = h.lock_stmt)" \
+                      " OR h.start_evidence = '" LS_HOLD_SPAN_START "'")                       \
     X(Q, end_exact, "EXISTS (SELECT 1 FROM transactions t JOIN stmt_span_time x"             \
-                    " ON x.stmt_id = t.last_stmt WHERE t.tx_id = h.tx_id)")                  \
+                    " ON x.stmt_id = t.last_stmt WHERE t.tx_id = h.tx_id)"                   \
+                    " OR h.end_evidence GLOB '* span of its request (not logged)'")          \
     X(Q, next_ts, NEXT_LINE_SQL)                                                             \
     X(Q, aborted, "h.end_evidence = '" LS_HOLD_ABORTED "'")
 LS_COLUMNS(hq, HOLD_COLS);

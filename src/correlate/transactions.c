@@ -992,6 +992,39 @@ static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, const stmt_text 
     return 0;
 }
 
+/* The hot rows a database span's text locks (ls_text_rows_fn, for
+ * txspans.c): as statement_locks() reads a statement without parameters
+ * (an ORM's driver span has its values inline, else none is found). */
+static int span_rows(void *ctx, const char *text, int64_t *rows, size_t max, size_t *n)
+{
+    tx_pass *p = ctx;
+    ls_rowkey_evidence ev = {text, NULL, NULL, NULL, NULL};
+    ls_rowkey k;
+    int64_t row;
+    size_t i, j;
+
+    *n = 0;
+    if (!p->nhot || ls_sql_kind_of(text) != LS_SQL_WRITE)
+        return 0;
+    if (ls_rowkey_of(&ev, &k) && (row = hot_lookup(p, k.rel, k.key)) != 0 && *n < max)
+        rows[(*n)++] = row;
+    if (p->nrules) {
+        const char *sql, *pp;
+        char pbuf[1024], shape[512];
+        ls_rowkey_effective(text, NULL, NULL, &sql, &pp, pbuf, sizeof(pbuf));
+        ls_rowkey_shape(sql, shape, sizeof(shape));
+        for (i = 0; i < p->nrules && *n < max; i++)
+            if (ls_rowkey_apply(&p->rules[i].r, shape, sql, pp, &k) &&
+                (row = hot_lookup(p, k.rel, k.key)) != 0) {
+                for (j = 0; j < *n && rows[j] != row; j++)
+                    ;
+                if (j == *n)
+                    rows[(*n)++] = row;
+            }
+    }
+    return 0;
+}
+
 /* How a statement that failed on its row ended: the error's time and class. */
 typedef struct tx_failure {
     int64_t ts;
@@ -2034,6 +2067,7 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     tx_pass p;
     sess_map map = {NULL, 0, 0};
     size_t i;
+    int64_t rebuilt = 0;
     int rc, subsecond, cuts;
 
     memset(&p, 0, sizeof(p));
@@ -2052,6 +2086,10 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     }
     if (rc == 0)
         rc = rules_keyed(s, &p);
+    /* before the links: a transaction the log saw as one statement may
+     * end at its request's COMMIT span (txspans.c) */
+    if (rc == 0)
+        rc = ls_tx_from_spans(s, &p.evidence, span_rows, &p, &rebuilt);
     if (rc == 0)
         rc = ls_store_exec(s, consume_cuts_sql);
     if (rc == 0)

@@ -105,6 +105,30 @@ MUST_HOLD = [
     # looked for in the backend's own later statements)
     "40001 failures retried",
     "%t + traces: 40001 failures retried",
+    # since a transaction the log saw as one statement ends at its
+    # request's COMMIT (ROLLBACK) span when the statement's span ran
+    # between a BEGIN and a COMMIT of its trace (txspans.c,
+    # decide/spantx.c; branch pool34b): events:1 mean hold 17.3 ms before
+    # (86 of its 92 holds 0 ms), top path /transfers, timeline holds 120
+    # and 126 of 363. On the %t log the span is matched by its text, the
+    # logged duration and the second, and the hold begins at its end
+    # (hold_ms 104 of 326 before, 245 now, still XFAIL); the lock order
+    # finding (0 before) appears: each transfer's two accounts are one
+    # transaction.
+    "events:1 mean hold, ms",
+    "top code path by row occupancy",
+    "timeline holds: hold_ms within max(25 ms, 5 %) of the truth",
+    "timeline holds: [hold_min, hold_max] meets the truth",
+    "%t + traces: events:1 mean hold, ms",
+    "%t + traces: finding: inconsistent lock order (transfers lock accounts in request order)",
+    # since a rebuilt transaction's statements the log does not have (a
+    # booking's UPDATE events under 50 ms before its logged INSERT) hold
+    # the hot row their span's text names, from the span's end to the
+    # COMMIT span (txspans.c span_holds): 92 holds, 1.59 s on 43a13e6;
+    # 94 and 27.68 s (29.0-29.4) now, 96 with the %t log
+    "events:1 holds (occupancy)",
+    "events:1 occupied, s",
+    "%t + traces: events:1 holds (occupancy)",
 ]
 
 # "%t + traces: code paths told apart" counted 5 on main a1c8ca7 only
@@ -115,10 +139,14 @@ MUST_HOLD = [
 
 # Right today, but only by coincidence: not asserted, printed as INFO.
 NOT_ASSERTED = {
-    # the mean of 58 of the row's 216 holds (3.97 s of 14.4-15.2 s) happens
-    # to equal the truth's mean
+    # the mean of the 59 of the row's 216 holds the log shows (a statement
+    # that waited or ran over 50 ms): 68 ms on main, equal to the truth's by
+    # chance, 156 ms since they end at their COMMIT span (pool34b): those
+    # are the contended ones, longer than the row's typical hold
     "accounts:3 mean hold, ms",
-    # 58.9 and 35.0 ms from 57 and 75 of the rows' 216 and 420 holds
+    # from 57 and 90 of the rows' 216 and 420 holds (58.9 and 28.6 ms on
+    # main; 196 and 96 ms since their ends are their COMMIT spans: the
+    # logged ones are the contended, longer holds)
     "%t + traces: accounts:3 mean hold, ms",
     "%t + traces: event_totals:1 mean hold, ms",
 }

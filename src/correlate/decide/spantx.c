@@ -1,0 +1,72 @@
+/*
+ * spantx.c — a logged statement's transaction from its request's trace
+ * (spantx.h argues for it).
+ */
+#include "decide/spantx.h"
+
+static int tx_edge(ls_sql_kind k)
+{
+    return k == LS_SQL_BEGIN || k == LS_SQL_COMMIT || k == LS_SQL_ROLLBACK;
+}
+
+static int tx_end(ls_sql_kind k)
+{
+    return k == LS_SQL_COMMIT || k == LS_SQL_ROLLBACK;
+}
+
+int ls_span_tx_of(const ls_tx_span *v, size_t n, size_t k, size_t *first, size_t *last)
+{
+    size_t i;
+    int begun = 0;
+
+    if (k >= n || tx_edge(v[k].kind))
+        return 0;
+    for (i = k; i-- > 0;) {
+        if (tx_end(v[i].kind))
+            return 0;
+        if (v[i].kind == LS_SQL_BEGIN) {
+            *first = i;
+            begun = 1;
+            break;
+        }
+    }
+    if (!begun)
+        return 0;
+    for (i = k + 1; i < n; i++) {
+        if (v[i].kind == LS_SQL_BEGIN)
+            return 0;
+        if (tx_end(v[i].kind)) {
+            *last = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A statement logged at st ran from st->start to st->end, each up to res
+ * later: inside sp when it could have. */
+static int is_span_of(const ls_tx_span *sp, const ls_tx_logged *st, int64_t res, int64_t slack)
+{
+    return sp->text == st->text && sp->start - slack <= st->start + res &&
+           st->end <= sp->end + slack;
+}
+
+int ls_span_tx_fits(const ls_tx_span *v, size_t first, size_t last, const ls_tx_logged *st,
+                    size_t n, int64_t res, int64_t slack)
+{
+    size_t i, j;
+
+    for (i = 0; i < n; i++) {
+        int ours = 0;
+        /* ran inside it whatever its time within the log's resolution:
+         * after the BEGIN's end even at its earliest, before the COMMIT's
+         * start even at its latest */
+        if (st[i].end <= v[first].end + slack || st[i].start + res >= v[last].start - slack)
+            continue;
+        for (j = first + 1; j < last && !ours; j++)
+            ours = is_span_of(&v[j], &st[i], res, slack);
+        if (!ours)
+            return 0;
+    }
+    return 1;
+}

@@ -1,0 +1,60 @@
+/*
+ * spantx.h — a logged statement's transaction from its request's trace
+ * (issue 34, blind-pool). With log_statement = 'none' and
+ * log_min_duration_statement, a statement is logged alone: no BEGIN
+ * before it, no COMMIT after, so the log reads it as a transaction of
+ * its own and a row it locked as held until its end (0 ms). Its
+ * request's trace has the whole transaction: the BEGIN span before the
+ * statement's span and the COMMIT or ROLLBACK span after it.
+ */
+#ifndef LS_DECIDE_SPANTX_H
+#define LS_DECIDE_SPANTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ls_sqlshape.h"
+
+/* One database span of a request, as the decision reads it: its kind
+ * (ls_sql_kind_of of its text), its start and its end (database clock). */
+typedef struct ls_tx_span {
+    ls_sql_kind kind;
+    uint64_t text; /* ls_span_text_hash() of its text */
+    int64_t start, end;
+} ls_tx_span;
+
+/* A statement the log has of the same session: its text's hash
+ * (ls_span_text_hash()), its start and end (database clock). */
+typedef struct ls_tx_logged {
+    uint64_t text;
+    int64_t start, end;
+} ls_tx_logged;
+
+/*
+ * The explicit transaction span v[k] ran in, among its request's database
+ * spans v[0..n) (in start order): the last BEGIN before it with no COMMIT
+ * or ROLLBACK between, and the first COMMIT or ROLLBACK after it with no
+ * BEGIN between, in *first and *last; 1 when there is one. 0: v[k] is
+ * itself a BEGIN, COMMIT or ROLLBACK, k >= n, no BEGIN opened one (an
+ * autocommit statement), or none ended it in the export.
+ */
+int ls_span_tx_of(const ls_tx_span *v, size_t n, size_t k, size_t *first, size_t *last);
+
+/*
+ * Whether the transaction v[first..last] can be the one a logged
+ * statement of a session ran in, given the session's logged statements
+ * st[0..n) that overlap it: each one that ran between the BEGIN's end and
+ * the COMMIT's start (more than `slack` inside) is one of its spans (the
+ * same text, inside that span's start and end, with slack). A log with
+ * whole-second times (res: LS_WHOLE_SECOND_US, else 0) gives times that
+ * may be up to res early: only a statement inside the transaction at any
+ * of its possible times counts (after the BEGIN's end at its earliest,
+ * before the COMMIT's start at its latest), and it is inside a span when
+ * it could have started there. A backend
+ * runs one transaction at a time, also behind a pooler: a transaction
+ * that overlaps another statement the session logged is not this one.
+ */
+int ls_span_tx_fits(const ls_tx_span *v, size_t first, size_t last, const ls_tx_logged *st,
+                    size_t n, int64_t res, int64_t slack);
+
+#endif

@@ -1,0 +1,553 @@
+/*
+ * txspans.c — a logged statement's transaction rebuilt from its
+ * request's trace (issue 34, blind-pool; decide/spantx.h argues for it).
+ *
+ * Behind pgbouncer with log_statement = 'none' and
+ * log_min_duration_statement the log has a statement that ran over the
+ * threshold (or waited for a lock) and nothing of its transaction: no
+ * BEGIN, no COMMIT. The transactions pass reads it as a transaction of
+ * one statement, and a row it locked as held to its own end (0 ms). Its
+ * request's trace has the transaction: the BEGIN span before the
+ * statement's span and the COMMIT or ROLLBACK span after it, to the
+ * microsecond on the database clock once the offset is measured. Run by
+ * the transactions pass after it stored the transactions and their holds
+ * and before it links waits to them: such a transaction ends at its
+ * request's COMMIT (ROLLBACK) span, and so do its holds, whose end
+ * evidence says so. Only on unique evidence: the one database span of
+ * the statement's text (not an ORM's span of a driver span) that ended
+ * with it, inside a BEGIN and a COMMIT of its request, with no other
+ * statement the session logged in that time but the transaction's own.
+ * Only on logs with sub-second times, as the deadlock victims'
+ * (spans.c write_victims).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "correlate_int.h"
+#include "decide/spantime.h"
+#include "decide/spantx.h"
+#include "decide/tolerances.h"
+#include "ls_columns.h"
+
+#define TX_SPANS_MAX 64          /* database spans of a request read */
+#define TX_QUEUE_MAX_US 60000000 /* a span's start before its statement's (pooler queue) */
+/* A span's end after its statement's: the reply through the pooler and
+ * the application's event loop (blind-pool: up to 51 ms after a
+ * statement that waited for a lock; 16 of events id=1's 92 logged
+ * statements were more than 5 ms). A wider window finds more spans, and
+ * the span must still be the one there. */
+#define TX_END_SLACK_US (60 * 1000)
+#define TX_SPAN_SLACK_US LS_SPAN_LOG_SLACK_US
+/* On whole seconds the offset is measured less well (blind-pool's %t log:
+ * -15.3 ms, truth +0.08 ms): the windows' slack. */
+#define TX_WHOLE_SLACK_US (50 * 1000)
+
+/* The offset the statements-from-spans pass measured (none: no row). */
+static const char offset_sql[] = "SELECT offset_us FROM span_clock WHERE votes > 0 LIMIT 1";
+
+/* Transactions of one logged statement that the log began and ended
+ * with it (no BEGIN logged), with that statement. */
+#define ALONE_COLS(X, Q)                     \
+    X(Q, tx_id, "t.tx_id")                   \
+    X(Q, stmt_id, "t.first_stmt")            \
+    X(Q, session_id, "t.session_id")         \
+    X(Q, start_ts, "st.start_ts")            \
+    X(Q, end_ts, "st.start_ts + st.dur_us")  \
+    X(Q, dur_us, "st.dur_us")                \
+    X(Q, text, "x.text")
+LS_COLUMNS(al, ALONE_COLS);
+static const char alone_sql[] =
+    "SELECT " LS_SELECT_LIST(al, ALONE_COLS) " FROM transactions t"
+    " JOIN stmt_rows st ON st.stmt_id = t.first_stmt"
+    " JOIN stmt_texts x ON x.text_id = st.text_id"
+    " WHERE t.explicit = 0 AND t.first_stmt = t.last_stmt"
+    " AND st.verb IS NOT 5" /* LS_VERB_SPAN */
+    " AND st.dur_us IS NOT NULL AND st.start_ts IS NOT NULL ORDER BY t.tx_id";
+
+/* The database spans of that text (?1) that may have sent it: started at
+ * most TX_QUEUE_MAX_US before it (?2..?3), ended with it (?4..?5) and
+ * lasted ?6..?7, on the application's clock; not an ORM's span of a
+ * driver span. */
+#define SENT_COLS(X, Q)               \
+    X(Q, span_row, "sp.span_row")     \
+    X(Q, trace_id, "sp.trace_id")
+LS_COLUMNS(sn, SENT_COLS);
+static const char sent_sql[] =
+    "SELECT " LS_SELECT_LIST(sn, SENT_COLS) " FROM spans sp"
+    " WHERE sp.db_statement = ?1 AND sp.start_ts BETWEEN ?2 AND ?3"
+    " AND sp.end_ts BETWEEN ?4 AND ?5 AND sp.end_ts - sp.start_ts BETWEEN ?6 AND ?7"
+    " AND sp.trace_id IS NOT NULL"
+    " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
+    "  AND p.how = 'ORM span of a driver span') LIMIT 2";
+
+/* The request's database spans (not an ORM's), by start, database clock. */
+#define REQ_COLS(X, Q)                    \
+    X(Q, span_row, "sp.span_row")         \
+    X(Q, start_ts, "sp.start_ts + ?2")    \
+    X(Q, end_ts, "sp.end_ts + ?2")        \
+    X(Q, text, "sp.db_statement")
+LS_COLUMNS(rq, REQ_COLS);
+static const char req_sql[] =
+    "SELECT " LS_SELECT_LIST(rq, REQ_COLS) " FROM spans sp"
+    " WHERE sp.trace_id = ?1 AND sp.db_statement IS NOT NULL AND sp.start_ts IS NOT NULL"
+    " AND sp.end_ts IS NOT NULL AND NOT EXISTS (SELECT 1 FROM span_placement p"
+    "  WHERE p.span_row = sp.span_row AND p.how = 'ORM span of a driver span')"
+    " ORDER BY sp.start_ts, sp.span_row LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+
+/* The session's (?1) logged statements that overlap ?2..?3. */
+#define LOGGED_COLS(X, Q)                                   \
+    X(Q, start_ts, "st.start_ts")                           \
+    X(Q, end_ts, "st.start_ts + coalesce(st.dur_us, 0)")    \
+    X(Q, text, "x.text")
+LS_COLUMNS(lg, LOGGED_COLS);
+static const char logged_sql[] =
+    "SELECT " LS_SELECT_LIST(lg, LOGGED_COLS) " FROM stmt_rows st"
+    " JOIN stmt_texts x ON x.text_id = st.text_id"
+    " WHERE st.session_id = ?1 AND st.start_ts BETWEEN ?2 - " LS_SQL_INT(TX_QUEUE_MAX_US)
+    " AND ?3 AND st.start_ts + coalesce(st.dur_us, 0) > ?2 AND st.verb IS NOT 5"
+    " LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+
+static const char tx_update_sql[] =
+    "UPDATE transactions SET start_ts = min(start_ts, ?2), start_known = ?3, end_ts = ?4,"
+    " end_known = ?5, outcome = ?6 WHERE tx_id = ?1";
+static const char hold_update_sql[] =
+    "UPDATE hold_rows SET end_ts = ?2, end_lo = nullif(?3, ?2), end_hi = NULL, end_evidence = ?4"
+    " WHERE tx_id = ?1";
+
+/* Each transaction rebuilt, with its request's BEGIN span. */
+static const char note_table_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS txspan_tx(tx_id INTEGER PRIMARY KEY, session_id INTEGER,"
+    " begin_row INTEGER); DELETE FROM temp.txspan_tx;";
+/* The rows a rebuilt transaction's statements the log does not have
+ * locked, from their spans: each its span's start and end (the lock was
+ * taken within it), and the transaction's end. */
+static const char locks_table_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS txspan_locks(tx_id INTEGER, row_id INTEGER, start_ts INTEGER,"
+    " start_lo INTEGER, end_ts INTEGER, end_lo INTEGER); DELETE FROM temp.txspan_locks;";
+static const char lock_add_sql[] =
+    "INSERT INTO temp.txspan_locks(tx_id, row_id, start_ts, start_lo, end_ts, end_lo)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+static const char note_sql[] =
+    "INSERT OR REPLACE INTO temp.txspan_tx(tx_id, session_id, begin_row) VALUES (?1, ?2, ?3)";
+
+/*
+ * Statements the session logged of one transaction (a booking's UPDATE
+ * that waited and its INSERT that ran over the threshold) were each a
+ * transaction of one statement; rebuilt, they share their request's
+ * BEGIN span: one transaction, the first, from its first statement to
+ * the last (a transaction's statements are its session's in its stmt_id
+ * range; ls_span_tx_fits() let no other statement of the session run
+ * in it), its SQL time theirs. A row both locked is held from the first
+ * hold (the other's dropped); the others' holds move to it.
+ */
+static const char merge_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS txspan_merge(tx_id INTEGER PRIMARY KEY, keep INTEGER);"
+    "DELETE FROM temp.txspan_merge;"
+    "INSERT INTO temp.txspan_merge(tx_id, keep)"
+    " SELECT x.tx_id, (SELECT y.tx_id FROM temp.txspan_tx y JOIN transactions ty"
+    "  ON ty.tx_id = y.tx_id WHERE y.session_id = x.session_id AND y.begin_row = x.begin_row"
+    "  ORDER BY ty.first_stmt, y.tx_id LIMIT 1) FROM temp.txspan_tx x;"
+    "DELETE FROM temp.txspan_merge WHERE tx_id = keep;"
+    "UPDATE transactions SET"
+    " last_stmt = max(last_stmt, (SELECT max(t.last_stmt) FROM temp.txspan_merge m"
+    "  JOIN transactions t ON t.tx_id = m.tx_id WHERE m.keep = transactions.tx_id)),"
+    " statements = statements + (SELECT sum(t.statements) FROM temp.txspan_merge m"
+    "  JOIN transactions t ON t.tx_id = m.tx_id WHERE m.keep = transactions.tx_id),"
+    " sql_ms = sql_ms + (SELECT sum(t.sql_ms) FROM temp.txspan_merge m"
+    "  JOIN transactions t ON t.tx_id = m.tx_id WHERE m.keep = transactions.tx_id)"
+    " WHERE tx_id IN (SELECT keep FROM temp.txspan_merge);"
+    "DELETE FROM hold_rows WHERE tx_id IN (SELECT tx_id FROM temp.txspan_merge)"
+    " AND row_id IN (SELECT k.row_id FROM hold_rows k JOIN temp.txspan_merge m"
+    "  ON k.tx_id = m.keep WHERE m.tx_id = hold_rows.tx_id);"
+    "UPDATE hold_rows SET tx_id = (SELECT m.keep FROM temp.txspan_merge m"
+    "  WHERE m.tx_id = hold_rows.tx_id) WHERE tx_id IN (SELECT tx_id FROM temp.txspan_merge);"
+    "DELETE FROM transactions WHERE tx_id IN (SELECT tx_id FROM temp.txspan_merge);";
+static const char clear_sql[] =
+    "DELETE FROM temp.txspan_merge; DELETE FROM temp.txspan_tx; DELETE FROM temp.txspan_locks;";
+
+/*
+ * The holds of the rows the rebuilt transactions' unlogged statements
+ * locked (txspan_locks, their transactions as merged; the transaction,
+ * kept by merge_sql, is still found by txspan_merge): a row the
+ * transaction holds already is held from then. ?1 the start's evidence.
+ */
+static const char span_holds_sql[] =
+    "INSERT INTO hold_rows(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
+    " start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms)"
+    " SELECT l.row_id, l.keep, t.session_id, t.pid, min(l.start_ts), nullif(min(l.start_lo),"
+    "  min(l.start_ts)), NULL, ?1, max(l.end_ts), nullif(max(l.end_lo), max(l.end_ts)), NULL,"
+    "  " LS_HOLD_EVIDENCE_ID("t.end_known") ", NULL, 0, 0"
+    " FROM (SELECT x.*, coalesce((SELECT m.keep FROM temp.txspan_merge m WHERE m.tx_id = x.tx_id),"
+    "  x.tx_id) AS keep FROM temp.txspan_locks x) l JOIN transactions t ON t.tx_id = l.keep"
+    " WHERE NOT EXISTS (SELECT 1 FROM hold_rows h WHERE h.tx_id = l.keep AND h.row_id = l.row_id)"
+    " GROUP BY l.keep, l.row_id";
+
+/* On whole seconds the locking statement's end is its stamp, up to a
+ * second early: a hold that began there begins at the end of its span. */
+static const char hold_start_sql[] =
+    "UPDATE hold_rows SET start_ts = ?3, start_lo = NULL, start_hi = NULL, start_evidence = ?4"
+    " WHERE tx_id = ?1 AND lock_stmt = ?2 AND start_evidence = ?5 AND start_ts <= ?3";
+
+/* The session's (?1) other transactions (not ?5) of one logged statement
+ * that ran between ?2 and ?3 at any of its possible times (up to ?4, the
+ * log's resolution, later than logged). */
+#define SIBLING_COLS(X, Q)             \
+    X(Q, tx_id, "t.tx_id")             \
+    X(Q, stmt_id, "t.first_stmt")      \
+    X(Q, text, "x.text")
+LS_COLUMNS(sb, SIBLING_COLS);
+static const char siblings_sql[] =
+    "SELECT " LS_SELECT_LIST(sb, SIBLING_COLS) " FROM transactions t"
+    " JOIN stmt_rows st ON st.stmt_id = t.first_stmt JOIN stmt_texts x ON x.text_id = st.text_id"
+    " WHERE t.session_id = ?1 AND t.tx_id <> ?5 AND t.explicit = 0 AND t.first_stmt = t.last_stmt"
+    " AND st.verb IS NOT 5 AND st.start_ts BETWEEN ?2 AND ?3"
+    " AND st.start_ts + coalesce(st.dur_us, 0) + ?4 <= ?3";
+
+#define BEGIN_KNOWN "BEGIN span of its request (not logged)"
+#define COMMIT_KNOWN "COMMIT span of its request (not logged)"
+#define ROLLBACK_KNOWN "ROLLBACK span of its request (not logged)"
+#define LOCKING_END "end of the locking statement"
+#define SPAN_LOCK_START "end of its statement's span (statement not logged)"
+#define LOCKING_SPAN_END "end of the span of the locking statement"
+
+/* The hot rows a span's text locks. */
+#define TX_SPAN_ROWS_MAX 4
+typedef struct span_locks {
+    int64_t row[TX_SPAN_ROWS_MAX];
+    size_t n;
+} span_locks;
+
+typedef struct txs_ctx {
+    ls_stmt *alone, *sent, *req, *logged, *tx_up, *hold_up, *note, *start_up, *lock_add, *sib;
+    ls_interner *evidence;
+    ls_text_rows_fn rows_of;
+    void *rows_ctx;
+    int64_t offset, res, slack; /* res: the log's resolution (0 or a second) */
+    int64_t rebuilt;
+} txs_ctx;
+
+/* The one span that sent the statement at c->alone: *row, trace (0: none
+ * or several). */
+static int sent_span(txs_ctx *c, int64_t *row, char *trace, size_t tn)
+{
+    int64_t s0 = ls_stmt_int64(c->alone, al_start_ts) - c->offset;
+    int64_t s1 = ls_stmt_int64(c->alone, al_end_ts) - c->offset;
+    int rc, n = 0;
+
+    *row = 0;
+    ls_stmt_reset(c->sent);
+    ls_stmt_bind_text(c->sent, 1, ls_stmt_text(c->alone, al_text));
+    ls_stmt_bind_int64(c->sent, 2, s0 - TX_QUEUE_MAX_US);
+    ls_stmt_bind_int64(c->sent, 3, s0 + c->res + c->slack);
+    ls_stmt_bind_int64(c->sent, 4, s1 - c->slack);
+    ls_stmt_bind_int64(c->sent, 5, s1 + c->res + TX_END_SLACK_US);
+    /* On whole seconds the windows are a second wide: the span also lasted
+     * as long as the logged duration (and the reply), which ms logs' windows
+     * imply. */
+    if (c->res) {
+        int64_t dur = ls_stmt_int64(c->alone, al_dur_us);
+        ls_stmt_bind_int64(c->sent, 6, dur - c->slack);
+        ls_stmt_bind_int64(c->sent, 7, dur + TX_END_SLACK_US);
+    } else {
+        ls_stmt_bind_int64(c->sent, 6, INT64_MIN);
+        ls_stmt_bind_int64(c->sent, 7, INT64_MAX);
+    }
+    while ((rc = ls_stmt_step(c->sent)) == 1)
+        if (n++ == 0) {
+            *row = ls_stmt_int64(c->sent, sn_span_row);
+            snprintf(trace, tn, "%s", ls_stmt_text(c->sent, sn_trace_id));
+        }
+    ls_stmt_reset(c->sent);
+    if (n != 1)
+        *row = 0;
+    return rc < 0 ? rc : 0;
+}
+
+/* The request's spans into v (*n), *k the sent span's index (n: not among them). */
+static int read_req(txs_ctx *c, const char *trace, int64_t row, ls_tx_span *v, int64_t *rows,
+                    span_locks *locks, size_t *n, size_t *k)
+{
+    int rc;
+
+    *n = 0;
+    *k = TX_SPANS_MAX;
+    ls_stmt_reset(c->req);
+    ls_stmt_bind_text(c->req, 1, trace);
+    ls_stmt_bind_int64(c->req, 2, c->offset);
+    while (*n < TX_SPANS_MAX && (rc = ls_stmt_step(c->req)) == 1) {
+        const char *text = ls_stmt_text(c->req, rq_text);
+        ls_tx_span *x = &v[*n];
+        x->kind = ls_sql_kind_of(text);
+        x->text = ls_span_text_hash(text);
+        x->start = ls_stmt_int64(c->req, rq_start_ts);
+        x->end = ls_stmt_int64(c->req, rq_end_ts);
+        if (c->rows_of && (rc = c->rows_of(c->rows_ctx, text, locks[*n].row,
+                                           TX_SPAN_ROWS_MAX, &locks[*n].n)) != 0)
+            break;
+        rows[*n] = ls_stmt_int64(c->req, rq_span_row);
+        if (rows[*n] == row)
+            *k = *n;
+        (*n)++;
+    }
+    ls_stmt_reset(c->req);
+    if (*k > *n)
+        *k = *n;
+    return rc < 0 ? rc : 0;
+}
+
+/* Whether the session's logged statements let v[first..last] be its. */
+static int session_fits(txs_ctx *c, const ls_tx_span *v, size_t first, size_t last, int *fits)
+{
+    ls_tx_logged st[TX_SPANS_MAX];
+    size_t n = 0;
+    int rc;
+
+    ls_stmt_reset(c->logged);
+    ls_stmt_bind_int64(c->logged, 1, ls_stmt_int64(c->alone, al_session_id));
+    ls_stmt_bind_int64(c->logged, 2, v[first].end - c->res);
+    ls_stmt_bind_int64(c->logged, 3, v[last].start);
+    while (n < TX_SPANS_MAX && (rc = ls_stmt_step(c->logged)) == 1) {
+        st[n].text = ls_span_text_hash(ls_stmt_text(c->logged, lg_text));
+        st[n].start = ls_stmt_int64(c->logged, lg_start_ts);
+        st[n].end = ls_stmt_int64(c->logged, lg_end_ts);
+        n++;
+    }
+    ls_stmt_reset(c->logged);
+    if (rc < 0)
+        return rc;
+    /* as many as the limit: more may follow, not known to fit */
+    *fits = n < TX_SPANS_MAX && ls_span_tx_fits(v, first, last, st, n, c->res, c->slack);
+    return 0;
+}
+
+/* The hold of transaction tx that began at the end of its locking
+ * statement stmt (its stamp, on a whole-second log) begins at its span's
+ * end. */
+static int hold_start(txs_ctx *c, int64_t tx, int64_t stmt, const ls_tx_span *sp)
+{
+    int64_t from, ev;
+    int rc;
+
+    if ((rc = ls_intern(c->evidence, LOCKING_END, &from)) != 0 ||
+        (rc = ls_intern(c->evidence, LOCKING_SPAN_END, &ev)) != 0)
+        return rc;
+    ls_stmt_reset(c->start_up);
+    ls_stmt_bind_int64(c->start_up, 1, tx);
+    ls_stmt_bind_int64(c->start_up, 2, stmt);
+    ls_stmt_bind_int64(c->start_up, 3, sp->end);
+    ls_stmt_bind_int64(c->start_up, 4, ev);
+    ls_stmt_bind_int64(c->start_up, 5, from);
+    rc = ls_stmt_step(c->start_up);
+    return rc < 0 ? rc : 0;
+}
+
+/* The rows the transaction's other statements locked (their text names a
+ * hot row; their spans say when): noted for holds after the merge. */
+static int span_holds(txs_ctx *c, const ls_tx_span *v, const span_locks *locks, size_t first,
+                      size_t last, size_t k)
+{
+    size_t j, i;
+    int rc;
+
+    for (j = first + 1; j < last; j++) {
+        if (j == k)
+            continue;
+        for (i = 0; i < locks[j].n; i++) {
+            ls_stmt_reset(c->lock_add);
+            ls_stmt_bind_int64(c->lock_add, 1, ls_stmt_int64(c->alone, al_tx_id));
+            ls_stmt_bind_int64(c->lock_add, 2, locks[j].row[i]);
+            ls_stmt_bind_int64(c->lock_add, 3, v[j].end);
+            ls_stmt_bind_int64(c->lock_add, 4, v[j].start);
+            ls_stmt_bind_int64(c->lock_add, 5, v[last].end);
+            ls_stmt_bind_int64(c->lock_add, 6, v[last].start);
+            if ((rc = ls_stmt_step(c->lock_add)) < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Transaction tx (of the session at c->alone) ends at v[last], and so do
+ * its holds (ev: the end's evidence); noted with its BEGIN span. */
+static int tx_ends(txs_ctx *c, int64_t tx, const ls_tx_span *v, size_t first, size_t last,
+                   int64_t ev, int64_t begin_row)
+{
+    int commit = v[last].kind == LS_SQL_COMMIT;
+    int rc;
+
+    ls_stmt_reset(c->tx_up);
+    ls_stmt_bind_int64(c->tx_up, 1, tx);
+    ls_stmt_bind_int64(c->tx_up, 2, v[first].end); /* the pooler queued the BEGIN */
+    ls_stmt_bind_text(c->tx_up, 3, BEGIN_KNOWN);
+    ls_stmt_bind_int64(c->tx_up, 4, v[last].end);
+    ls_stmt_bind_text(c->tx_up, 5, commit ? COMMIT_KNOWN : ROLLBACK_KNOWN);
+    ls_stmt_bind_text(c->tx_up, 6, commit ? "commit" : "aborted");
+    if ((rc = ls_stmt_step(c->tx_up)) < 0)
+        return rc;
+    ls_stmt_reset(c->hold_up);
+    ls_stmt_bind_int64(c->hold_up, 1, tx);
+    ls_stmt_bind_int64(c->hold_up, 2, v[last].end);
+    ls_stmt_bind_int64(c->hold_up, 3, v[last].start);
+    ls_stmt_bind_int64(c->hold_up, 4, ev);
+    if ((rc = ls_stmt_step(c->hold_up)) < 0)
+        return rc;
+    ls_stmt_reset(c->note);
+    ls_stmt_bind_int64(c->note, 1, tx);
+    ls_stmt_bind_int64(c->note, 2, ls_stmt_int64(c->alone, al_session_id));
+    ls_stmt_bind_int64(c->note, 3, begin_row);
+    rc = ls_stmt_step(c->note);
+    return rc < 0 ? rc : 0;
+}
+
+static int rebuild_one(txs_ctx *c)
+{
+    ls_tx_span v[TX_SPANS_MAX];
+    int64_t rows[TX_SPANS_MAX];
+    span_locks locks[TX_SPANS_MAX];
+    char trace[64];
+    int64_t row, ev;
+    size_t n, k, first, last;
+    struct {
+        int64_t tx, stmt;
+        size_t span; /* 0: none found */
+    } sib[TX_SPANS_MAX];
+    size_t nsib = 0, i;
+    int rc, fits = 0, commit;
+    const char *end_known;
+
+    if ((rc = sent_span(c, &row, trace, sizeof(trace))) != 0 || !row)
+        return rc;
+    if ((rc = read_req(c, trace, row, v, rows, locks, &n, &k)) != 0)
+        return rc;
+    if (!ls_span_tx_of(v, n, k, &first, &last))
+        return 0;
+    if ((rc = session_fits(c, v, first, last, &fits)) != 0 || !fits)
+        return rc;
+    commit = v[last].kind == LS_SQL_COMMIT;
+    end_known = commit ? COMMIT_KNOWN : ROLLBACK_KNOWN;
+    if ((rc = ls_intern(c->evidence, end_known, &ev)) != 0)
+        return rc;
+    if ((rc = tx_ends(c, ls_stmt_int64(c->alone, al_tx_id), v, first, last, ev, rows[first])) != 0)
+        return rc;
+    /* the session's other transactions of one logged statement inside it
+     * (ls_span_tx_fits() found them its own): the same transaction */
+    ls_stmt_reset(c->sib);
+    ls_stmt_bind_int64(c->sib, 1, ls_stmt_int64(c->alone, al_session_id));
+    ls_stmt_bind_int64(c->sib, 2, v[first].end - c->slack);
+    ls_stmt_bind_int64(c->sib, 3, v[last].start + c->slack);
+    ls_stmt_bind_int64(c->sib, 4, c->res);
+    ls_stmt_bind_int64(c->sib, 5, ls_stmt_int64(c->alone, al_tx_id));
+    while (nsib < TX_SPANS_MAX && (rc = ls_stmt_step(c->sib)) == 1) {
+        uint64_t h = ls_span_text_hash(ls_stmt_text(c->sib, sb_text));
+        size_t j;
+        sib[nsib].tx = ls_stmt_int64(c->sib, sb_tx_id);
+        sib[nsib].stmt = ls_stmt_int64(c->sib, sb_stmt_id);
+        /* its span: the first of its text in the transaction */
+        for (j = first + 1; j < last && v[j].text != h; j++)
+            ;
+        sib[nsib++].span = j < last ? j : 0;
+    }
+    ls_stmt_reset(c->sib);
+    if (rc < 0)
+        return rc;
+    for (i = 0; i < nsib; i++) {
+        if ((rc = tx_ends(c, sib[i].tx, v, first, last, ev, rows[first])) != 0)
+            return rc;
+        if (c->res && sib[i].span &&
+            (rc = hold_start(c, sib[i].tx, sib[i].stmt, &v[sib[i].span])) != 0)
+            return rc;
+    }
+    if (c->res && (rc = hold_start(c, ls_stmt_int64(c->alone, al_tx_id),
+                                   ls_stmt_int64(c->alone, al_stmt_id), &v[k])) != 0)
+        return rc;
+    if ((rc = span_holds(c, v, locks, first, last, k)) != 0)
+        return rc;
+    c->rebuilt++;
+    return 0;
+}
+
+/* The holds of txspan_locks (span_holds_sql). */
+static int span_holds_add(ls_store *s, ls_interner *evidence)
+{
+    ls_stmt *q = NULL;
+    int64_t ev;
+    int rc;
+
+    if ((rc = ls_intern(evidence, SPAN_LOCK_START, &ev)) != 0 ||
+        (rc = ls_store_prepare(s, span_holds_sql, &q)) != 0)
+        return rc;
+    ls_stmt_bind_int64(q, 1, ev);
+    rc = ls_stmt_step(q);
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of, void *ctx,
+                     int64_t *rebuilt)
+{
+    txs_ctx c;
+    ls_stmt *q = NULL;
+    int64_t res = 0;
+    int rc, have = 0;
+
+    memset(&c, 0, sizeof(c));
+    c.evidence = evidence;
+    c.rows_of = rows_of;
+    c.rows_ctx = ctx;
+    *rebuilt = 0;
+    if ((rc = ls_log_resolution(s, &res)) != 0)
+        return rc;
+    c.res = res;
+    c.slack = res ? TX_WHOLE_SLACK_US : TX_SPAN_SLACK_US;
+    if ((rc = ls_store_prepare(s, offset_sql, &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1) {
+        have = 1;
+        c.offset = ls_stmt_int64(q, 0);
+    }
+    ls_stmt_finalize(q);
+    if (rc < 0 || !have)
+        return rc < 0 ? rc : 0;
+    if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_text ON"
+                               " spans(db_statement, start_ts) WHERE db_statement IS NOT NULL")) !=
+            0 ||
+        (rc = ls_store_prepare(s, alone_sql, &c.alone)) != 0 ||
+        (rc = ls_store_prepare(s, sent_sql, &c.sent)) != 0 ||
+        (rc = ls_store_prepare(s, req_sql, &c.req)) != 0 ||
+        (rc = ls_store_prepare(s, logged_sql, &c.logged)) != 0 ||
+        (rc = ls_store_prepare(s, tx_update_sql, &c.tx_up)) != 0 ||
+        (rc = ls_store_prepare(s, hold_update_sql, &c.hold_up)) != 0 ||
+        (rc = ls_store_exec(s, note_table_sql)) != 0 ||
+        (rc = ls_store_prepare(s, note_sql, &c.note)) != 0 ||
+        (rc = ls_store_prepare(s, hold_start_sql, &c.start_up)) != 0 ||
+        (rc = ls_store_exec(s, locks_table_sql)) != 0 ||
+        (rc = ls_store_prepare(s, lock_add_sql, &c.lock_add)) != 0 ||
+        (rc = ls_store_prepare(s, siblings_sql, &c.sib)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(c.alone)) == 1)
+        if ((rc = rebuild_one(&c)) != 0)
+            goto out;
+    if (rc == 0) {
+        ls_stmt_reset(c.alone);
+        rc = ls_store_exec(s, merge_sql);
+    }
+    if (rc == 0)
+        rc = span_holds_add(s, evidence);
+    if (rc == 0)
+        rc = ls_store_exec(s, clear_sql);
+out:
+    ls_stmt_finalize(c.alone);
+    ls_stmt_finalize(c.sent);
+    ls_stmt_finalize(c.req);
+    ls_stmt_finalize(c.logged);
+    ls_stmt_finalize(c.tx_up);
+    ls_stmt_finalize(c.hold_up);
+    ls_stmt_finalize(c.note);
+    ls_stmt_finalize(c.start_up);
+    ls_stmt_finalize(c.lock_add);
+    ls_stmt_finalize(c.sib);
+    *rebuilt = c.rebuilt;
+    return rc < 0 ? rc : 0;
+}

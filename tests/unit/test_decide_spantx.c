@@ -1,0 +1,157 @@
+/*
+ * test_decide_spantx.c — decide/spantx.c: a logged statement's
+ * transaction from its request's BEGIN and COMMIT spans. Boundary cases
+ * first: the statement's own span a BEGIN or COMMIT, k past the end, no
+ * BEGIN (autocommit), a COMMIT between the BEGIN and it (the transaction
+ * had ended), no end in the export, a BEGIN before the end; then a
+ * session's other logged statements at the slack's edges, inside one of
+ * the transaction's spans or not. The shape is blind-pool's booking
+ * (BEGIN, UPDATE events, the partner call, INSERT bookings, COMMIT).
+ */
+#include "decide/spantx.h"
+#include "ls_test.h"
+
+#define MS 1000
+#define SLACK (1 * MS)
+
+static ls_tx_span sp(ls_sql_kind kind, uint64_t text, int64_t start, int64_t end)
+{
+    ls_tx_span s;
+    s.kind = kind;
+    s.text = text;
+    s.start = start;
+    s.end = end;
+    return s;
+}
+
+static void test_tx_of(void)
+{
+    /* BEGIN 0-2, UPDATE 5-300, INSERT 700-710, COMMIT 712-714 (ms) */
+    ls_tx_span v[5];
+    size_t first = 99, last = 99;
+    v[0] = sp(LS_SQL_BEGIN, 1, 0, 2 * MS);
+    v[1] = sp(LS_SQL_WRITE, 2, 5 * MS, 300 * MS);
+    v[2] = sp(LS_SQL_WRITE, 3, 700 * MS, 710 * MS);
+    v[3] = sp(LS_SQL_COMMIT, 4, 712 * MS, 714 * MS);
+    v[4] = sp(LS_SQL_WRITE, 2, 800 * MS, 801 * MS); /* autocommit after it */
+
+    CHECK(ls_span_tx_of(v, 5, 1, &first, &last) == 1);
+    CHECK_INT(first, 0);
+    CHECK_INT(last, 3);
+    CHECK(ls_span_tx_of(v, 5, 2, &first, &last) == 1);
+    CHECK_INT(first, 0);
+    CHECK_INT(last, 3);
+    /* the BEGIN and the COMMIT themselves are no statement of it */
+    CHECK(ls_span_tx_of(v, 5, 0, &first, &last) == 0);
+    CHECK(ls_span_tx_of(v, 5, 3, &first, &last) == 0);
+    /* past the end; after the COMMIT: autocommit */
+    CHECK(ls_span_tx_of(v, 5, 5, &first, &last) == 0);
+    CHECK(ls_span_tx_of(v, 5, 4, &first, &last) == 0);
+    /* no end in the export (the request cut at v[2]) */
+    CHECK(ls_span_tx_of(v, 3, 1, &first, &last) == 0);
+    /* no BEGIN */
+    CHECK(ls_span_tx_of(v + 1, 3, 0, &first, &last) == 0);
+    /* a ROLLBACK ends it too */
+    v[3].kind = LS_SQL_ROLLBACK;
+    CHECK(ls_span_tx_of(v, 5, 1, &first, &last) == 1);
+    CHECK_INT(last, 3);
+    /* a BEGIN before any end: not one transaction */
+    v[2].kind = LS_SQL_BEGIN;
+    CHECK(ls_span_tx_of(v, 5, 1, &first, &last) == 0);
+}
+
+static ls_tx_logged lg(uint64_t text, int64_t start, int64_t end)
+{
+    ls_tx_logged l;
+    l.text = text;
+    l.start = start;
+    l.end = end;
+    return l;
+}
+
+static void test_fits(void)
+{
+    ls_tx_span v[4];
+    ls_tx_logged st[3];
+    v[0] = sp(LS_SQL_BEGIN, 1, 0, 2 * MS);
+    v[1] = sp(LS_SQL_WRITE, 2, 5 * MS, 300 * MS);
+    v[2] = sp(LS_SQL_WRITE, 3, 700 * MS, 710 * MS);
+    v[3] = sp(LS_SQL_COMMIT, 4, 712 * MS, 714 * MS);
+
+    /* nothing else logged; the statement itself (inside its span) */
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 0, 0, SLACK) == 1);
+    st[0] = lg(2, 50 * MS, 299 * MS);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 1, 0, SLACK) == 1);
+    /* its span's end exceeded by exactly the slack: in; by one µs more: out */
+    st[0] = lg(2, 50 * MS, 301 * MS);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 1, 0, SLACK) == 1);
+    st[0] = lg(2, 50 * MS, 301 * MS + 1);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 1, 0, SLACK) == 0);
+    /* another text of the session in the middle: another transaction ran */
+    st[0] = lg(2, 50 * MS, 299 * MS);
+    st[1] = lg(9, 400 * MS, 450 * MS);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 2, 0, SLACK) == 0);
+    /* the same text as its UPDATE, but not inside its span */
+    st[1] = lg(2, 400 * MS, 450 * MS);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 2, 0, SLACK) == 0);
+    /* the INSERT of it, logged too */
+    st[1] = lg(3, 701 * MS, 709 * MS);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 2, 0, SLACK) == 1);
+    /* one ending exactly at the BEGIN's end + slack, one starting exactly
+     * at the COMMIT's start - slack: outside it, fine */
+    st[1] = lg(9, -50 * MS, 3 * MS);
+    st[2] = lg(9, 711 * MS, 720 * MS);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 3, 0, SLACK) == 1);
+    /* one µs further in, either side: overlaps it */
+    st[1] = lg(9, -50 * MS, 3 * MS + 1);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 3, 0, SLACK) == 0);
+    st[1] = lg(9, -50 * MS, 3 * MS);
+    st[2] = lg(9, 711 * MS - 1, 720 * MS);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 3, 0, SLACK) == 0);
+}
+
+/* A whole-second log: times up to a second early (a %t stamp is its
+ * second's start; a duration line's statement began its duration before).
+ * A transaction of 2.6 s: BEGIN ends 10.102, COMMIT starts 12.712. */
+static void test_fits_seconds(void)
+{
+    ls_tx_span v[4];
+    ls_tx_logged st[2];
+    const int64_t S = 1000 * MS;
+    v[0] = sp(LS_SQL_BEGIN, 1, 10 * S + 100 * MS, 10 * S + 102 * MS);
+    v[1] = sp(LS_SQL_WRITE, 2, 10 * S + 105 * MS, 10 * S + 400 * MS);
+    v[2] = sp(LS_SQL_WRITE, 3, 11 * S + 500 * MS, 11 * S + 900 * MS);
+    v[3] = sp(LS_SQL_COMMIT, 4, 12 * S + 712 * MS, 12 * S + 714 * MS);
+
+    /* its UPDATE stamped 10 s with its 295 ms: [9.705, 10.000], may be before */
+    st[0] = lg(2, 10 * S - 295 * MS, 10 * S);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 1, S, SLACK) == 1);
+    /* its INSERT stamped 11 s with 300 ms: [10.700, 11.000], inside at any
+     * time, and may have run at 11.500: ours; as a millisecond time it
+     * would have run before its span: not */
+    st[1] = lg(3, 11 * S - 300 * MS, 11 * S);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 2, S, SLACK) == 1);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 2, 0, SLACK) == 0);
+    /* another text then: another transaction ran inside it */
+    st[1] = lg(9, 11 * S - 100 * MS, 11 * S);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 2, S, SLACK) == 0);
+    /* ending exactly at the BEGIN's end + slack: may be before it; 1 µs later: inside */
+    st[1] = lg(9, 10 * S, 10 * S + 103 * MS);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 2, S, SLACK) == 1);
+    st[1] = lg(9, 10 * S, 10 * S + 103 * MS + 1);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 2, S, SLACK) == 0);
+    /* starting exactly res before the COMMIT's start - slack: may be after
+     * it; 1 µs earlier: inside even at its latest */
+    st[1] = lg(9, 12 * S + 711 * MS - S, 12 * S);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 2, S, SLACK) == 1);
+    st[1] = lg(9, 12 * S + 711 * MS - S - 1, 12 * S);
+    CHECK(ls_span_tx_fits(v, 0, 3, st, 2, S, SLACK) == 0);
+}
+
+int main(void)
+{
+    test_tx_of();
+    test_fits();
+    test_fits_seconds();
+    return TEST_REPORT();
+}
