@@ -1492,7 +1492,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * the transaction right after the failed one, by the session's log order
  * or, where the log does not show the failed transaction, by its
  * request's trace (decide/retry.c, retries.c). */
-#define CORRELATION_REV "21"
+#define CORRELATION_REV "22"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

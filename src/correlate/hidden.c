@@ -294,6 +294,13 @@ static void ring_push(ring *r, const ls_queued_hold *h, int64_t hold_id, int64_t
         r->n++;
 }
 
+/* The queries of the scan, and what it knows of the log. */
+typedef struct hidden_q {
+    ls_stmt *q, *ins, *mv, *ut;
+    int64_t resolution;   /* the statements' stamps: a second or a millisecond */
+    int64_t max_unlogged; /* an unlogged wait was shorter (unlogged_bound()) */
+} hidden_q;
+
 /* The hold at the scan's row: what the scan knows of its statement. */
 typedef struct held {
     int64_t hold_id, tx_id, row_id, stmt_start, acquired;
@@ -303,12 +310,21 @@ typedef struct held {
 
 /* Its row of row_waits: it queued (rec: the reconstruction, NULL when
  * none), the log has a wait of it (h->logged), or both. */
-static int store_row_wait(ls_stmt *ins, ls_stmt *q, const held *h, const ls_queue_result *rec,
+static int store_row_wait(const hidden_q *hq, const held *h, const ls_queue_result *found,
                           const ring *r, ls_correlate_stats *stats)
 {
+    ls_stmt *ins = hq->ins, *q = hq->q;
+    ls_queue_result own, *rec = NULL;
     ls_hidden_wait w;
     int rc;
 
+    if (found) {
+        own = *found;
+        rec = &own;
+    }
+    if (rec && !h->logged)
+        rec->start_ts =
+            ls_hidden_unlogged_start(rec->start_ts, rec->end_ts, hq->resolution, hq->max_unlogged);
     w.start_ts = rec ? rec->start_ts : h->stmt_start;
     w.end_ts = rec ? rec->end_ts : h->acquired;
     w.ms = rec ? (double)(rec->end_ts - rec->start_ts) / LS_US_PER_MS : 0;
@@ -346,7 +362,7 @@ static int store_row_wait(ls_stmt *ins, ls_stmt *q, const held *h, const ls_queu
         ls_stmt_bind_int64(ins, RW_BEHIND_HOLD, r->hold_id[rec->behind]);
         ls_stmt_bind_int64(ins, RW_BEHIND_TX, r->tx_id[rec->behind]);
         ls_stmt_bind_double(ins, RW_INFERRED_MS,
-                            (double)(rec->end_ts - rec->start_ts) / LS_US_PER_MS);
+                            (double)(found->end_ts - found->start_ts) / LS_US_PER_MS);
     }
     rc = ls_stmt_step(ins);
     return rc < 0 ? rc : 0;
@@ -364,11 +380,6 @@ static int move_hold(ls_stmt *mv, const held *h, int64_t start_ts)
     rc = ls_stmt_step(mv);
     return rc < 0 ? rc : 0;
 }
-
-/* The queries of the scan. */
-typedef struct hidden_q {
-    ls_stmt *q, *ins, *mv, *ut;
-} hidden_q;
 
 /* One hold of the scan (q's row), after the holds before it on its row
  * (r): did its statement queue behind them (decide/queue.c)? Then its
@@ -406,8 +417,7 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
         if ((rc = move_hold(hq->mv, &h, res.end_ts)) != 0)
             return rc;
     }
-    if ((found || h.logged) &&
-        (rc = store_row_wait(hq->ins, q, &h, found ? &res : NULL, r, stats)) != 0)
+    if ((found || h.logged) && (rc = store_row_wait(hq, &h, found ? &res : NULL, r, stats)) != 0)
         return rc;
     ring_push(r, &self, h.hold_id, h.tx_id);
     span_add(span, self.start_ts, 1, self.end_ts);
@@ -431,6 +441,27 @@ static int log_resolution(ls_store *s, int64_t *out)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, 0))
         *out = LS_WHOLE_SECOND_US;
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* What an unlogged wait was shorter than (ls_hidden_unlogged_start()):
+ * the shortest time a logged wait had waited when its first line was
+ * written, deadlock_timeout and a little (its "after N ms"); 0 when the
+ * log has no wait. */
+static const char unlogged_sql[] =
+    "SELECT min(logged_ts - start_ts) FROM lock_wait_rows"
+    " WHERE logged_ts IS NOT NULL AND start_ts IS NOT NULL AND logged_ts > start_ts";
+
+static int unlogged_bound(ls_store *s, int64_t *out)
+{
+    ls_stmt *q = NULL;
+    int rc = ls_store_prepare(s, unlogged_sql, &q);
+    *out = 0;
+    if (rc != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, 0))
+        *out = ls_stmt_int64(q, 0);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -459,8 +490,8 @@ static int failed_candidates(ls_stmt *hs, ls_stmt *f, ls_queued_hold *cand, int6
 /* One failed lock (f's row): its wait, when it queued (decide/failwait.c),
  * merged with its logged wait where the log has one (a logged wait with no
  * queueing found is failed_waits_sql's), noted in temp.failed_rows (done). */
-static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done,
-                       int64_t resolution, ls_correlate_stats *stats)
+static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, const hidden_q *hq,
+                       ls_correlate_stats *stats)
 {
     ls_queued_hold cand[FAILED_HELD_MAX];
     int64_t hold_id[FAILED_HELD_MAX], tx_id[FAILED_HELD_MAX];
@@ -485,13 +516,16 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done,
         l.end_ts = ls_stmt_int64(f, fl_l1);
         l.ms = ls_stmt_double(f, fl_logged_ms);
         l.tx_wait = ls_stmt_int64(f, fl_tx_wait) != 0;
-        rec.start_ts = ls_failed_wait_start(rec.start_ts, resolution, l.start_ts);
+        rec.start_ts = ls_failed_wait_start(rec.start_ts, hq->resolution, l.start_ts);
         ls_hidden_logged_wait(&rec, &l, &w);
         stats->hidden_disagree += w.disagree;
         ls_stmt_bind_text(ins, RW_KIND, "logged");
         ls_stmt_bind_int64(ins, RW_LOGGED_WAIT, ls_stmt_int64(f, fl_logged));
         ls_stmt_bind_double(ins, RW_LOGGED_MS, l.ms);
     } else {
+        w.start_ts =
+            ls_hidden_unlogged_start(w.start_ts, w.end_ts, hq->resolution, hq->max_unlogged);
+        w.ms = (double)(w.end_ts - w.start_ts) / LS_US_PER_MS;
         ls_stmt_bind_text(ins, RW_KIND, "inferred");
         ls_stmt_bind_double(ins, RW_LOGGED_MS, 0.0);
         stats->hidden_waits++;
@@ -520,18 +554,15 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done,
 /* Every failed lock's wait (failed_locks_sql), into row_waits; their
  * (transaction, row) into temp.failed_rows, which failed_waits_sql reads
  * and drops. */
-static int failed_waits(ls_store *s, ls_stmt *ins, ls_correlate_stats *stats)
+static int failed_waits(ls_store *s, const hidden_q *hq, ls_correlate_stats *stats)
 {
-    ls_stmt *f = NULL, *hs = NULL, *done = NULL;
-    int64_t resolution;
+    ls_stmt *f = NULL, *hs = NULL, *done = NULL, *ins = hq->ins;
     int rc;
-    if ((rc = log_resolution(s, &resolution)) == 0 &&
-        (rc = ls_store_exec(s, failed_rows_table_sql)) == 0 &&
+    if ((rc = ls_store_exec(s, failed_rows_table_sql)) == 0 &&
         (rc = ls_store_prepare(s, failed_locks_sql, &f)) == 0 &&
         (rc = ls_store_prepare(s, failed_held_sql, &hs)) == 0 &&
         (rc = ls_store_prepare(s, failed_row_sql, &done)) == 0)
-        while ((rc = ls_stmt_step(f)) == 1 &&
-               (rc = failed_wait(f, hs, ins, done, resolution, stats)) == 0)
+        while ((rc = ls_stmt_step(f)) == 1 && (rc = failed_wait(f, hs, ins, done, hq, stats)) == 0)
             ;
     ls_stmt_finalize(f);
     ls_stmt_finalize(hs);
@@ -541,7 +572,7 @@ static int failed_waits(ls_store *s, ls_stmt *ins, ls_correlate_stats *stats)
 
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {
-    hidden_q hq = {NULL, NULL, NULL, NULL};
+    hidden_q hq = {NULL, NULL, NULL, NULL, 0, 0};
     ring *r = ls_calloc(1, sizeof(*r));
     row_span span = {-1, 0, 0, 0, 0};
     int64_t row = -1;
@@ -549,7 +580,9 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 
     if (!r)
         return LS_ENOMEM;
-    if ((rc = ls_store_exec(s, moved_table_sql)) != 0 ||
+    if ((rc = log_resolution(s, &hq.resolution)) != 0 ||
+        (rc = unlogged_bound(s, &hq.max_unlogged)) != 0 ||
+        (rc = ls_store_exec(s, moved_table_sql)) != 0 ||
         (rc = ls_store_exec(s, spans_table_sql)) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_exec(s, logged_table_sql)) != 0 ||
@@ -582,7 +615,7 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
     if (rc == 0)
         rc = ls_store_exec(s, apply_moves_sql);
     if (rc == 0)
-        rc = failed_waits(s, hq.ins, stats);
+        rc = failed_waits(s, &hq, stats);
     if (rc == 0)
         rc = ls_store_exec(s, failed_waits_sql);
     if (rc == 0)

@@ -42,4 +42,24 @@ typedef struct ls_hidden_wait {
 void ls_hidden_logged_wait(const ls_queue_result *rec, const ls_logged_span *logged,
                            ls_hidden_wait *out);
 
+/*
+ * Where a wait the log never showed (no logged wait of its statement for
+ * the row) starts, reconstructed as [start_ts, end_ts) from statement and
+ * hold stamps of resolution_us. Stamps to the second make the
+ * reconstruction whole seconds long (a statement stamped in one second
+ * behind a hold that ended in the next: 1000 ms, whatever it waited, from
+ * nearly 0 to nearly 2 s); but log_lock_waits writes any wait for a lock
+ * that passes deadlock_timeout, so an unlogged one was shorter than it:
+ * max_unlogged_us, the shortest time a logged wait had waited when its
+ * "still waiting" line was written (0: no wait logged, nothing known).
+ * With whole-second stamps and max_unlogged_us known, the wait starts no
+ * earlier than end_ts - max_unlogged_us (its length is then that bound, a
+ * wait for one lock; a statement that queued for the tuple lock and then
+ * for the holder's transaction, each below it, may have waited up to
+ * twice as long: the log cannot tell). Stamps finer than a second, or
+ * nothing known: start_ts as it is. Never later than end_ts.
+ */
+int64_t ls_hidden_unlogged_start(int64_t start_ts, int64_t end_ts, int64_t resolution_us,
+                                 int64_t max_unlogged_us);
+
 #endif
