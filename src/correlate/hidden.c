@@ -408,8 +408,8 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     self.start_ts = h.acquired;
     self.end_ts = ls_stmt_int64(q, hq_end_ts);
     /* The ring is in acquisition order; ls_queue_wait takes any order. */
-    found = !ls_stmt_isnull(q, hq_lock_stmt) &&
-            ls_queue_wait(r->h, r->n, h.stmt_start, h.acquired, !h.no_duration, &res);
+    found = !ls_stmt_isnull(q, hq_lock_stmt) && ls_queue_wait(r->h, r->n, h.stmt_start, h.acquired,
+                                                              !h.no_duration, hq->resolution, &res);
     if (found && h.no_duration && res.end_ts > h.acquired) {
         /* Without durations the row was got when the hold before it
          * ended, not when the statement started. */

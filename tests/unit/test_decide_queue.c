@@ -13,19 +13,19 @@ static void test_boundaries(void)
 {
     ls_queue_result r;
     /* Empty input: free. */
-    CHECK_INT(ls_queue_wait(NULL, 0, 50 * MS, 51 * MS, 1, &r), 0);
+    CHECK_INT(ls_queue_wait(NULL, 0, 50 * MS, 51 * MS, 1, 0, &r), 0);
     /* A hold freed exactly when the statement started did not hold it up
      * (end > start, not >=). */
     {
         ls_queued_hold h[] = {{0, 100 * MS}};
-        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 150 * MS, 1, &r), 0);
-        CHECK_INT(ls_queue_wait(h, 1, 100 * MS - 1, 150 * MS, 1, &r), 1);
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 150 * MS, 1, 0, &r), 0);
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS - 1, 150 * MS, 1, 0, &r), 1);
         CHECK_INT(r.end_ts, 100 * MS);
     }
     /* A hold got exactly when the statement started holds it (start <=). */
     {
         ls_queued_hold h[] = {{100 * MS, 200 * MS}};
-        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 300 * MS, 1, &r), 1);
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 300 * MS, 1, 0, &r), 1);
         CHECK_INT(r.behind, 0);
         CHECK_INT(r.start_ts, 100 * MS);
         CHECK_INT(r.end_ts, 200 * MS);
@@ -35,13 +35,13 @@ static void test_boundaries(void)
      * just let go. */
     {
         ls_queued_hold h[] = {{0, 200 * MS}, {50 * MS, 100 * MS}};
-        CHECK_INT(ls_queue_wait(h, 2, 100 * MS, 300 * MS, 1, &r), 1);
+        CHECK_INT(ls_queue_wait(h, 2, 100 * MS, 300 * MS, 1, 0, &r), 1);
         CHECK_INT(r.behind, 0);
     }
     /* Two holds on at the start got at the same time: the later in prev. */
     {
         ls_queued_hold h[] = {{10 * MS, 200 * MS}, {10 * MS, 150 * MS}};
-        CHECK_INT(ls_queue_wait(h, 2, 100 * MS, 300 * MS, 1, &r), 1);
+        CHECK_INT(ls_queue_wait(h, 2, 100 * MS, 300 * MS, 1, 0, &r), 1);
         CHECK_INT(r.behind, 1);
         CHECK_INT(r.end_ts, 200 * MS);
     }
@@ -49,15 +49,15 @@ static void test_boundaries(void)
      * before (a logged end bounds it): the acquisition. */
     {
         ls_queued_hold h[] = {{0, 200 * MS}};
-        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 200 * MS, 1, &r), 1);
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 200 * MS, 1, 0, &r), 1);
         CHECK_INT(r.end_ts, 200 * MS);
-        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 199 * MS, 1, &r), 1);
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 199 * MS, 1, 0, &r), 1);
         CHECK_INT(r.end_ts, 199 * MS);
         /* ... but only a logged end bounds it */
-        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 199 * MS, 0, &r), 1);
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 199 * MS, 0, 0, &r), 1);
         CHECK_INT(r.end_ts, 200 * MS);
         /* acquired at its own start: an empty wait is none */
-        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 100 * MS, 1, &r), 0);
+        CHECK_INT(ls_queue_wait(h, 1, 100 * MS, 100 * MS, 1, 0, &r), 0);
     }
 }
 
@@ -69,21 +69,57 @@ static void test_queue(void)
     ls_queued_hold h[] = {{0, 100 * MS}, {100 * MS, 250 * MS}, {250 * MS, 260 * MS}};
     ls_queue_result r;
 
-    CHECK_INT(ls_queue_wait(h, 3, 50 * MS, 261 * MS, 1, &r), 1);
+    CHECK_INT(ls_queue_wait(h, 3, 50 * MS, 261 * MS, 1, 0, &r), 1);
     CHECK_INT(r.start_ts, 50 * MS);
     CHECK_INT(r.end_ts, 260 * MS);
     CHECK_INT(r.behind, 0);
-    CHECK_INT(ls_queue_wait(h, 3, 50 * MS, 255 * MS, 1, &r), 1);
+    CHECK_INT(ls_queue_wait(h, 3, 50 * MS, 255 * MS, 1, 0, &r), 1);
     CHECK_INT(r.end_ts, 255 * MS);
-    CHECK_INT(ls_queue_wait(h, 3, 120 * MS, 120 * MS, 0, &r), 1);
+    CHECK_INT(ls_queue_wait(h, 3, 120 * MS, 120 * MS, 0, 0, &r), 1);
     CHECK_INT(r.end_ts, 260 * MS);
     CHECK_INT(r.behind, 1);
-    CHECK_INT(ls_queue_wait(h, 3, 300 * MS, 301 * MS, 1, &r), 0);
+    CHECK_INT(ls_queue_wait(h, 3, 300 * MS, 301 * MS, 1, 0, &r), 0);
     {
         ls_queued_hold g[] = {h[2], h[0], h[1]};
-        CHECK_INT(ls_queue_wait(g, 3, 120 * MS, 300 * MS, 1, &r), 1);
+        CHECK_INT(ls_queue_wait(g, 3, 120 * MS, 300 * MS, 1, 0, &r), 1);
         CHECK_INT(r.behind, 2);
         CHECK_INT(r.end_ts, 260 * MS);
+    }
+}
+
+/* Stamps tie within their tick (samples/blind-otel, %m: an INSERT whose
+ * start is derived at .210800 from its 45.2 ms duration, ended .256000,
+ * behind a hold got at .211000, the end stamp of another's 0.194 ms
+ * INSERT, committed at .255000). */
+static void test_tie(void)
+{
+    ls_queue_result r;
+    ls_queued_hold h[] = {{211 * MS, 255 * MS}};
+    const int64_t start = 210800, tick = MS;
+
+    /* got 200 us after the start, let go before it got the row: queued
+     * behind it from when it got the row */
+    CHECK_INT(ls_queue_wait(h, 1, start, 256 * MS, 1, tick, &r), 1);
+    CHECK_INT(r.start_ts, 211 * MS);
+    CHECK_INT(r.end_ts, 255 * MS);
+    CHECK_INT(r.behind, 0);
+    /* without the tick (or no logged end): free at the start */
+    CHECK_INT(ls_queue_wait(h, 1, start, 256 * MS, 1, 0, &r), 0);
+    CHECK_INT(ls_queue_wait(h, 1, start, 256 * MS, 0, tick, &r), 0);
+    /* got a tick or more after the start: not a tie (< tie_us) */
+    CHECK_INT(ls_queue_wait(h, 1, 210 * MS, 256 * MS, 1, tick, &r), 0);
+    CHECK_INT(ls_queue_wait(h, 1, 210 * MS + 1, 256 * MS, 1, tick, &r), 1);
+    /* let go after the statement got the row: it cannot have queued
+     * behind it (end <= acquired) */
+    CHECK_INT(ls_queue_wait(h, 1, start, 255 * MS - 1, 1, tick, &r), 0);
+    CHECK_INT(ls_queue_wait(h, 1, start, 255 * MS, 1, tick, &r), 1);
+    /* a hold on at the start wins over a tied one */
+    {
+        ls_queued_hold g[] = {{100 * MS, 211 * MS}, {211 * MS, 255 * MS}};
+        CHECK_INT(ls_queue_wait(g, 2, start, 256 * MS, 1, tick, &r), 1);
+        CHECK_INT(r.behind, 0);
+        CHECK_INT(r.start_ts, start);
+        CHECK_INT(r.end_ts, 255 * MS);
     }
 }
 
@@ -91,5 +127,6 @@ int main(void)
 {
     test_boundaries();
     test_queue();
+    test_tie();
     return TEST_REPORT();
 }

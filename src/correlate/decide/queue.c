@@ -6,9 +6,9 @@
 #include <string.h>
 
 int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t acquired,
-                  int has_end, ls_queue_result *out)
+                  int has_end, int64_t tie_us, ls_queue_result *out)
 {
-    int i, holder = -1;
+    int i, holder = -1, tied = -1;
     int64_t busy_until = 0;
 
     memset(out, 0, sizeof(*out));
@@ -18,10 +18,18 @@ int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t
         if (prev[i].start_ts <= stmt_start && prev[i].end_ts > stmt_start &&
             (holder < 0 || prev[i].start_ts >= prev[holder].start_ts))
             holder = i;
+        /* got within a tick after the start, let go before the row was got */
+        if (has_end && prev[i].start_ts > stmt_start && prev[i].start_ts - stmt_start < tie_us &&
+            prev[i].end_ts <= acquired && (tied < 0 || prev[i].start_ts < prev[tied].start_ts))
+            tied = i;
+    }
+    out->start_ts = stmt_start;
+    if (holder < 0 && tied >= 0) {
+        holder = tied;
+        out->start_ts = prev[tied].start_ts;
     }
     if (holder < 0 || busy_until <= stmt_start)
         return 0; /* the row was free when the statement started */
-    out->start_ts = stmt_start;
     /* It got the row when the last hold before it ended; a logged end of
      * the statement bounds that. */
     out->end_ts = has_end && acquired < busy_until ? acquired : busy_until;
