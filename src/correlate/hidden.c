@@ -57,12 +57,16 @@
 static const char logged_table_sql[] =
     "DROP TABLE IF EXISTS temp.hidden_logged;"
     "CREATE TEMP TABLE hidden_logged(tx_id INTEGER, row_id INTEGER, first_wait INTEGER,"
-    " l0 INTEGER, l1 INTEGER, ms REAL, tx_wait INTEGER, PRIMARY KEY(tx_id, row_id))"
-    " WITHOUT ROWID;"
+    " l0 INTEGER, l1 INTEGER, ms REAL, tx_wait INTEGER, c0 INTEGER,"
+    " PRIMARY KEY(tx_id, row_id)) WITHOUT ROWID;"
     "INSERT INTO temp.hidden_logged SELECT waiter_tx, row_id, min(wait_id), min(start_ts),"
     " max(coalesce(end_ts, logged_ts)),"
     " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"
-    " max(target_kind IS NOT 'tuple') FROM lock_waits"
+    " max(target_kind IS NOT 'tuple'),"
+    /* the start each closing line implies, its time less its "after"
+     * (ls_hidden_logged_start()) */
+    " min(CASE WHEN end_ts IS NOT NULL AND waited_ms > 0"
+    "  THEN end_ts - CAST(round(waited_ms * 1000) AS INTEGER) END) FROM lock_waits"
     " WHERE waiter_tx IS NOT NULL AND row_id IS NOT NULL GROUP BY waiter_tx, row_id;";
 
 /*
@@ -86,22 +90,23 @@ static const char logged_table_sql[] =
     "CASE WHEN b.hold_id IS NOT NULL THEN (SELECT text FROM bound_evidence"            \
     " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"      \
     " WHERE evidence_id = h.start_evidence) END"
-#define HOLD_COLS(X, Q)                                                                \
-    X(Q, hold_id, "h.hold_id")                                                         \
-    X(Q, row_id, "h.row_id")                                                           \
-    X(Q, tx_id, "h.tx_id")                                                             \
-    X(Q, session_id, "h.session_id")                                                   \
-    X(Q, pid, "h.pid")                                                                 \
-    X(Q, acquired, BOUND("start_ts"))                                                  \
-    X(Q, stmt_start, "coalesce(" BOUND("start_lo") ", " BOUND("start_ts") ")")         \
-    X(Q, end_ts, BOUND("end_ts"))                                                      \
-    X(Q, lock_stmt, BOUND("lock_stmt"))                                                \
-    X(Q, start_evidence, START_EVIDENCE)                                               \
-    X(Q, logged, "l.first_wait")                                                       \
-    X(Q, l0, "l.l0")                                                                   \
-    X(Q, l1, "l.l1")                                                                   \
-    X(Q, logged_ms, "l.ms")                                                            \
-    X(Q, tx_wait, "l.tx_wait")
+#define HOLD_COLS(X, Q)                                                                            \
+    X(Q, hold_id, "h.hold_id")                                                                     \
+    X(Q, row_id, "h.row_id")                                                                       \
+    X(Q, tx_id, "h.tx_id")                                                                         \
+    X(Q, session_id, "h.session_id")                                                               \
+    X(Q, pid, "h.pid")                                                                             \
+    X(Q, acquired, BOUND("start_ts"))                                                              \
+    X(Q, stmt_start, "coalesce(" BOUND("start_lo") ", " BOUND("start_ts") ")")                     \
+    X(Q, end_ts, BOUND("end_ts"))                                                                  \
+    X(Q, lock_stmt, BOUND("lock_stmt"))                                                            \
+    X(Q, start_evidence, START_EVIDENCE)                                                           \
+    X(Q, logged, "l.first_wait")                                                                   \
+    X(Q, l0, "l.l0")                                                                               \
+    X(Q, l1, "l.l1")                                                                               \
+    X(Q, logged_ms, "l.ms")                                                                        \
+    X(Q, tx_wait, "l.tx_wait")                                                                     \
+    X(Q, c0, "l.c0")
 LS_COLUMNS(hq, HOLD_COLS);
 static const char holds_sql[] =
     "SELECT " LS_SELECT_LIST(hq, HOLD_COLS)
@@ -148,19 +153,20 @@ static const char apply_moves_sql[] =
  * logged. Its row_waits row has no hold_id: the wait ended in the error
  * (error_links names it by tx_id).
  */
-#define FAILED_COLS(X, Q)                                                              \
-    X(Q, row_id, "f.row_id")                                                           \
-    X(Q, tx_id, "f.tx_id")                                                             \
-    X(Q, session_id, "f.session_id")                                                   \
-    X(Q, pid, "f.pid")                                                                 \
-    X(Q, stmt_id, "f.stmt_id")                                                         \
-    X(Q, start_ts, "f.start_ts")                                                       \
-    X(Q, error_ts, "f.error_ts")                                                       \
-    X(Q, logged, "l.first_wait")                                                       \
-    X(Q, l0, "l.l0")                                                                   \
-    X(Q, l1, "l.l1")                                                                   \
-    X(Q, logged_ms, "l.ms")                                                            \
-    X(Q, tx_wait, "l.tx_wait")
+#define FAILED_COLS(X, Q)                                                                          \
+    X(Q, row_id, "f.row_id")                                                                       \
+    X(Q, tx_id, "f.tx_id")                                                                         \
+    X(Q, session_id, "f.session_id")                                                               \
+    X(Q, pid, "f.pid")                                                                             \
+    X(Q, stmt_id, "f.stmt_id")                                                                     \
+    X(Q, start_ts, "f.start_ts")                                                                   \
+    X(Q, error_ts, "f.error_ts")                                                                   \
+    X(Q, logged, "l.first_wait")                                                                   \
+    X(Q, l0, "l.l0")                                                                               \
+    X(Q, l1, "l.l1")                                                                               \
+    X(Q, logged_ms, "l.ms")                                                                        \
+    X(Q, tx_wait, "l.tx_wait")                                                                     \
+    X(Q, c0, "l.c0")
 LS_COLUMNS(fl, FAILED_COLS);
 static const char failed_locks_sql[] =
     "SELECT " LS_SELECT_LIST(fl, FAILED_COLS) " FROM temp.failed_locks f"
@@ -301,6 +307,21 @@ typedef struct hidden_q {
     int64_t max_unlogged; /* an unlogged wait was shorter (unlogged_bound()) */
 } hidden_q;
 
+/* The logged waits of a (transaction, row) from q's columns l0, l1, ms,
+ * tx_wait and c0 (hidden_logged's): the start the log's stamps allow
+ * (ls_hidden_logged_start()), the length from it. */
+static void logged_span_of(ls_stmt *q, int l0, int l1, int ms, int tx_wait, int c0,
+                           int64_t resolution, ls_logged_span *l)
+{
+    l->start_ts = ls_hidden_logged_start(ls_stmt_int64(q, l0), !ls_stmt_isnull(q, c0),
+                                         ls_stmt_int64(q, c0), resolution);
+    l->end_ts = ls_stmt_int64(q, l1);
+    l->ms = ls_stmt_double(q, ms);
+    if (l->start_ts != ls_stmt_int64(q, l0))
+        l->ms = (double)(l->end_ts - l->start_ts) / LS_US_PER_MS;
+    l->tx_wait = ls_stmt_int64(q, tx_wait) != 0;
+}
+
 /* The hold at the scan's row: what the scan knows of its statement. */
 typedef struct held {
     int64_t hold_id, tx_id, row_id, stmt_start, acquired;
@@ -340,10 +361,7 @@ static int store_row_wait(const hidden_q *hq, const held *h, const ls_queue_resu
         /* The logged wait wins for its part (decide/hidden.c). */
         if (!ls_stmt_isnull(q, hq_l0)) {
             ls_logged_span l;
-            l.start_ts = ls_stmt_int64(q, hq_l0);
-            l.end_ts = ls_stmt_int64(q, hq_l1);
-            l.ms = ls_stmt_double(q, hq_logged_ms);
-            l.tx_wait = ls_stmt_int64(q, hq_tx_wait) != 0;
+            logged_span_of(q, hq_l0, hq_l1, hq_logged_ms, hq_tx_wait, hq_c0, hq->resolution, &l);
             ls_hidden_logged_wait(rec, &l, &w);
             stats->hidden_disagree += w.disagree;
             ls_stmt_bind_double(ins, RW_LOGGED_MS, l.ms);
@@ -512,10 +530,7 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, con
     ls_stmt_reset(ins);
     if (!ls_stmt_isnull(f, fl_logged) && !ls_stmt_isnull(f, fl_l0)) {
         ls_logged_span l;
-        l.start_ts = ls_stmt_int64(f, fl_l0);
-        l.end_ts = ls_stmt_int64(f, fl_l1);
-        l.ms = ls_stmt_double(f, fl_logged_ms);
-        l.tx_wait = ls_stmt_int64(f, fl_tx_wait) != 0;
+        logged_span_of(f, fl_l0, fl_l1, fl_logged_ms, fl_tx_wait, fl_c0, hq->resolution, &l);
         rec.start_ts = ls_failed_wait_start(rec.start_ts, hq->resolution, l.start_ts);
         ls_hidden_logged_wait(&rec, &l, &w);
         stats->hidden_disagree += w.disagree;

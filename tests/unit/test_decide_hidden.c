@@ -118,8 +118,28 @@ static void test_unlogged(void)
     CHECK_INT(ls_hidden_unlogged_start(8 * S, 7 * S, S, dt), 8 * S);
 }
 
+/* Logged waits' start: whole seconds take the later of the first and the
+ * closing lines' implied starts (samples/blind-py, pid 10474: "still
+ * waiting ... after 200.078 ms" at 08:12:06, "acquired ... after 329.959
+ * ms" at 08:12:07). */
+static void test_logged_start(void)
+{
+    const int64_t S = LS_WHOLE_SECOND_US, first = 6 * S - 200078, closed = 7 * S - 329959;
+
+    CHECK_INT(ls_hidden_logged_start(first, 1, closed, S), closed);
+    /* equal, or the closing line implies an earlier start: the first */
+    CHECK_INT(ls_hidden_logged_start(first, 1, first, S), first);
+    CHECK_INT(ls_hidden_logged_start(first, 1, first - 1, S), first);
+    CHECK_INT(ls_hidden_logged_start(first, 1, first + 1, S), first + 1);
+    /* no closing line (a wait still open at the log's end): the first */
+    CHECK_INT(ls_hidden_logged_start(first, 0, closed, S), first);
+    /* sub-second stamps: the episodes pass's earliest start stands */
+    CHECK_INT(ls_hidden_logged_start(first, 1, closed, LS_MILLISECOND_US), first);
+}
+
 int main(void)
 {
+    test_logged_start();
     test_tolerance();
     test_merge();
     test_unlogged();

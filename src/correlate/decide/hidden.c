@@ -28,3 +28,11 @@ int64_t ls_hidden_unlogged_start(int64_t start_ts, int64_t end_ts, int64_t resol
         return start_ts;
     return end_ts - start_ts > max_unlogged_us ? end_ts - max_unlogged_us : start_ts;
 }
+
+int64_t ls_hidden_logged_start(int64_t first_start, int has_closed, int64_t closed_start,
+                               int64_t resolution_us)
+{
+    if (resolution_us >= LS_WHOLE_SECOND_US && has_closed && closed_start > first_start)
+        return closed_start;
+    return first_start;
+}

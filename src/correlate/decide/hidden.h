@@ -59,6 +59,24 @@ void ls_hidden_logged_wait(const ls_queue_result *rec, const ls_logged_span *log
  * twice as long: the log cannot tell). Stamps finer than a second, or
  * nothing known: start_ts as it is. Never later than end_ts.
  */
+/*
+ * Where the logged waits of a (transaction, row) start: first_start, the
+ * earliest start their first lines imply (each line's time less its
+ * "after"), or, with whole-second stamps (resolution_us a second), the
+ * later closed_start when has_closed: the earliest start their closing
+ * lines ("acquired", "detected deadlock", an error) imply, their time
+ * less their "after". A whole-second stamp is its second's start, so
+ * both are lower bounds of the true start, and the later is the better
+ * (samples/blind-py, pid 10474: "still waiting ... after 200.078 ms"
+ * stamped 08:12:06 and "acquired ... after 329.959 ms" stamped 08:12:07
+ * began at 06.670 or later, not at 05.800; the client saw 06.713; taken
+ * from the first line, the wait was 1200 ms long, 330 ms by its own
+ * message). With sub-second stamps first_start stands (the episodes
+ * pass's start, the earliest any message implies).
+ */
+int64_t ls_hidden_logged_start(int64_t first_start, int has_closed, int64_t closed_start,
+                               int64_t resolution_us);
+
 int64_t ls_hidden_unlogged_start(int64_t start_ts, int64_t end_ts, int64_t resolution_us,
                                  int64_t max_unlogged_us);
 
