@@ -90,6 +90,9 @@ static const char logged_table_sql[] =
     "CASE WHEN b.hold_id IS NOT NULL THEN (SELECT text FROM bound_evidence"            \
     " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"      \
     " WHERE evidence_id = h.start_evidence) END"
+/* A line's place in the log, one integer: its file, then its line (a
+ * statement's stmt_id is not in log order across sessions). */
+#define LOG_POS(T) "(" T ".file_id * 1099511627776 + " T ".line)"
 #define HOLD_COLS(X, Q)                                                                            \
     X(Q, hold_id, "h.hold_id")                                                                     \
     X(Q, row_id, "h.row_id")                                                                       \
@@ -106,7 +109,16 @@ static const char logged_table_sql[] =
     X(Q, l1, "l.l1")                                                                               \
     X(Q, logged_ms, "l.ms")                                                                        \
     X(Q, tx_wait, "l.tx_wait")                                                                     \
-    X(Q, c0, "l.c0")
+    X(Q, c0, "l.c0")                                                                               \
+    /* log positions (LOG_POS): its locking statement's line, and its end's, */                    \
+    /* its transaction's COMMIT */                                                                 \
+    X(Q, lock_pos,                                                                                 \
+      "(SELECT " LOG_POS("p") " FROM stmt_rows p"                                                  \
+                              " WHERE p.stmt_id = " BOUND("lock_stmt") ")")                        \
+    X(Q, end_pos,                                                                                  \
+      "(SELECT " LOG_POS("p") " FROM transactions t JOIN stmt_rows p"                              \
+                              " ON p.stmt_id = t.last_stmt WHERE t.tx_id = h.tx_id"                \
+                              " AND t.outcome = 'commit')")
 LS_COLUMNS(hq, HOLD_COLS);
 static const char holds_sql[] =
     "SELECT " LS_SELECT_LIST(hq, HOLD_COLS)
@@ -287,14 +299,18 @@ static int span_flush(ls_stmt *u, const row_span *sp)
 typedef struct ring {
     ls_queued_hold h[QUEUE_MEMORY];
     int64_t hold_id[QUEUE_MEMORY], tx_id[QUEUE_MEMORY];
+    int64_t lock_pos[QUEUE_MEMORY], end_pos[QUEUE_MEMORY]; /* log positions (LOG_POS) */
     int n, next;
 } ring;
 
-static void ring_push(ring *r, const ls_queued_hold *h, int64_t hold_id, int64_t tx_id)
+static void ring_push(ring *r, const ls_queued_hold *h, int64_t hold_id, int64_t tx_id,
+                      int64_t lock_pos, int64_t end_pos)
 {
     r->h[r->next] = *h;
     r->hold_id[r->next] = hold_id;
     r->tx_id[r->next] = tx_id;
+    r->lock_pos[r->next] = lock_pos;
+    r->end_pos[r->next] = end_pos;
     r->next = (r->next + 1) % QUEUE_MEMORY;
     if (r->n < QUEUE_MEMORY)
         r->n++;
@@ -409,7 +425,7 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     ls_queued_hold self;
     ls_queue_result res;
     held h;
-    int found, rc;
+    int found, same_second, rc;
 
     h.hold_id = ls_stmt_int64(q, hq_hold_id);
     h.tx_id = ls_stmt_int64(q, hq_tx_id);
@@ -428,6 +444,12 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     /* The ring is in acquisition order; ls_queue_wait takes any order. */
     found = !ls_stmt_isnull(q, hq_lock_stmt) && ls_queue_wait(r->h, r->n, h.stmt_start, h.acquired,
                                                               !h.no_duration, hq->resolution, &res);
+    /* whole seconds: a hold that ended in the statement's own second,
+     * after its line (log position); its length not known */
+    same_second =
+        !found && h.no_duration && !h.logged && !ls_stmt_isnull(q, hq_lock_pos) &&
+        ls_queue_same_second(r->h, r->lock_pos, r->end_pos, r->n, h.stmt_start,
+                             ls_stmt_int64(q, hq_lock_pos), hq->resolution, hq->max_unlogged, &res);
     if (found && h.no_duration && res.end_ts > h.acquired) {
         /* Without durations the row was got when the hold before it
          * ended, not when the statement started. */
@@ -435,9 +457,12 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
         if ((rc = move_hold(hq->mv, &h, res.end_ts)) != 0)
             return rc;
     }
+    found |= same_second;
     if ((found || h.logged) && (rc = store_row_wait(hq, &h, found ? &res : NULL, r, stats)) != 0)
         return rc;
-    ring_push(r, &self, h.hold_id, h.tx_id);
+    ring_push(r, &self, h.hold_id, h.tx_id,
+              ls_stmt_isnull(q, hq_lock_pos) ? INT64_MAX : ls_stmt_int64(q, hq_lock_pos),
+              ls_stmt_isnull(q, hq_end_pos) ? 0 : ls_stmt_int64(q, hq_end_pos));
     span_add(span, self.start_ts, 1, self.end_ts);
     return 0;
 }

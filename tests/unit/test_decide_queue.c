@@ -5,6 +5,7 @@
  * acquisition exactly when the last hold ended, empty input.
  */
 #include "decide/queue.h"
+#include "decide/tolerances.h"
 #include "ls_test.h"
 
 #define MS 1000
@@ -123,8 +124,57 @@ static void test_tie(void)
     }
 }
 
+/* Whole seconds, no durations: log positions order a hold's end stamped
+ * in the statement's own second (samples/blind-py: place_order's INSERT
+ * at 08:12:xx line 898, behind 10461's hold of merchant_totals taken at
+ * line 827, whose COMMIT is line 991 of that second). */
+static void test_same_second(void)
+{
+    const int64_t S = LS_WHOLE_SECOND_US, dt = 200050;
+    ls_queue_result r;
+    ls_queued_hold h[] = {{18 * S, 19 * S}};
+    int64_t lock_pos[] = {827}, end_pos[] = {991};
+
+    CHECK_INT(ls_queue_same_second(h, lock_pos, end_pos, 1, 19 * S, 898, S, dt, &r), 1);
+    CHECK_INT(r.start_ts, 19 * S);
+    CHECK_INT(r.end_ts, 19 * S + dt / 2);
+    CHECK_INT(r.behind, 0);
+    /* the COMMIT logged before the statement, or at its line: free */
+    CHECK_INT(ls_queue_same_second(h, lock_pos, end_pos, 1, 19 * S, 991, S, dt, &r), 0);
+    CHECK_INT(ls_queue_same_second(h, lock_pos, end_pos, 1, 19 * S, 990, S, dt, &r), 1);
+    /* the holder's locking statement logged after it: not its holder */
+    CHECK_INT(ls_queue_same_second(h, lock_pos, end_pos, 1, 19 * S, 827, S, dt, &r), 0);
+    /* an end not known (0), or in another second: not this case */
+    {
+        int64_t unknown[] = {0};
+        ls_queued_hold later[] = {{18 * S, 20 * S}};
+        CHECK_INT(ls_queue_same_second(h, lock_pos, unknown, 1, 19 * S, 898, S, dt, &r), 0);
+        CHECK_INT(ls_queue_same_second(later, lock_pos, end_pos, 1, 19 * S, 898, S, dt, &r), 0);
+        CHECK_INT(ls_queue_same_second(h, lock_pos, end_pos, 1, 18 * S, 898, S, dt, &r), 0);
+    }
+    /* a hold got in a later second is not before it */
+    {
+        ls_queued_hold next[] = {{20 * S, 19 * S}};
+        CHECK_INT(ls_queue_same_second(next, lock_pos, end_pos, 1, 19 * S, 898, S, dt, &r), 0);
+    }
+    /* no logged wait to bound it, or sub-second stamps: nothing said */
+    CHECK_INT(ls_queue_same_second(h, lock_pos, end_pos, 1, 19 * S, 898, S, 0, &r), 0);
+    CHECK_INT(ls_queue_same_second(h, lock_pos, end_pos, 1, 19 * S, 898, MS, dt, &r), 0);
+    /* a bound over a second: half a second */
+    CHECK_INT(ls_queue_same_second(h, lock_pos, end_pos, 1, 19 * S, 898, S, 3 * S, &r), 1);
+    CHECK_INT(r.end_ts, 19 * S + S / 2);
+    /* of two, the one whose locking statement was logged last */
+    {
+        ls_queued_hold two[] = {{18 * S, 19 * S}, {19 * S, 19 * S}};
+        int64_t lp[] = {827, 850}, ep[] = {991, 995};
+        CHECK_INT(ls_queue_same_second(two, lp, ep, 2, 19 * S, 898, S, dt, &r), 1);
+        CHECK_INT(r.behind, 1);
+    }
+}
+
 int main(void)
 {
+    test_same_second();
     test_boundaries();
     test_queue();
     test_tie();

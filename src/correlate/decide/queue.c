@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "tolerances.h"
+
 int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t acquired,
                   int has_end, int64_t tie_us, ls_queue_result *out)
 {
@@ -37,4 +39,28 @@ int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t
         return 0;
     out->behind = holder;
     return 1;
+}
+
+int ls_queue_same_second(const ls_queued_hold *prev, const int64_t *lock_pos,
+                         const int64_t *end_pos, int n, int64_t stmt_start, int64_t stmt_pos,
+                         int64_t resolution_us, int64_t max_unlogged_us, ls_queue_result *out)
+{
+    int i, holder = -1;
+    int64_t bound;
+
+    memset(out, 0, sizeof(*out));
+    if (resolution_us < LS_WHOLE_SECOND_US || max_unlogged_us <= 0)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (prev[i].start_ts <= stmt_start && prev[i].end_ts == stmt_start &&
+            lock_pos[i] < stmt_pos && end_pos[i] > stmt_pos &&
+            (holder < 0 || lock_pos[i] > lock_pos[holder]))
+            holder = i;
+    if (holder < 0)
+        return 0;
+    bound = max_unlogged_us < resolution_us ? max_unlogged_us : resolution_us;
+    out->start_ts = stmt_start;
+    out->end_ts = stmt_start + bound / 2;
+    out->behind = holder;
+    return out->end_ts > out->start_ts;
 }

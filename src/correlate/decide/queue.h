@@ -46,4 +46,26 @@ typedef struct ls_queue_result {
 int ls_queue_wait(const ls_queued_hold *prev, int n, int64_t stmt_start, int64_t acquired,
                   int has_end, int64_t tie_us, ls_queue_result *out);
 
+/*
+ * Stamps to the second and no durations (log_statement = 'all'): did a
+ * statement logged at stmt_pos (a log position: file, then line), stamped
+ * stmt_start, queue behind a hold of the row whose end is stamped in that
+ * same second (ls_queue_wait() sees none: an end at the statement's start
+ * did not hold it up)? Log positions order what stamps cannot: it did if
+ * the hold's locking statement was logged before it (lock_pos[i] <
+ * stmt_pos) and the hold's end after it (stmt_pos < end_pos[i]; 0: not
+ * known), the hold got no later than that second (start_ts <=
+ * stmt_start) and ended in it (end_ts == stmt_start); of several, the
+ * one logged last. The wait lies inside that second, and, no wait of the
+ * statement being logged (the caller's to know), was shorter than
+ * max_unlogged_us (ls_hidden_unlogged_start(), decide/hidden.h): its
+ * length is not known, anywhere in (0, min(1 s, max_unlogged_us)); it is
+ * taken as half of that, from the second's start. resolution_us below a
+ * second, or max_unlogged_us 0 (no logged wait to bound it): 0. Returns
+ * 1 with out filled, 0 if none.
+ */
+int ls_queue_same_second(const ls_queued_hold *prev, const int64_t *lock_pos,
+                         const int64_t *end_pos, int n, int64_t stmt_start, int64_t stmt_pos,
+                         int64_t resolution_us, int64_t max_unlogged_us, ls_queue_result *out);
+
 #endif
