@@ -442,8 +442,11 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     self.start_ts = h.acquired;
     self.end_ts = ls_stmt_int64(q, hq_end_ts);
     /* The ring is in acquisition order; ls_queue_wait takes any order. */
-    found = !ls_stmt_isnull(q, hq_lock_stmt) && ls_queue_wait(r->h, r->n, h.stmt_start, h.acquired,
-                                                              !h.no_duration, hq->resolution, &res);
+    /* a tie within the stamps' tick counts only for a wait the log does
+     * not show: a logged one tells the wait itself */
+    found = !ls_stmt_isnull(q, hq_lock_stmt) &&
+            ls_queue_wait(r->h, r->n, h.stmt_start, h.acquired, !h.no_duration,
+                          h.logged ? 0 : hq->resolution, &res);
     /* whole seconds: a hold that ended in the statement's own second,
      * after its line (log position); its length not known */
     same_second =
