@@ -57,12 +57,16 @@
 static const char logged_table_sql[] =
     "DROP TABLE IF EXISTS temp.hidden_logged;"
     "CREATE TEMP TABLE hidden_logged(tx_id INTEGER, row_id INTEGER, first_wait INTEGER,"
-    " l0 INTEGER, l1 INTEGER, ms REAL, tx_wait INTEGER, PRIMARY KEY(tx_id, row_id))"
-    " WITHOUT ROWID;"
+    " l0 INTEGER, l1 INTEGER, ms REAL, tx_wait INTEGER, c0 INTEGER,"
+    " PRIMARY KEY(tx_id, row_id)) WITHOUT ROWID;"
     "INSERT INTO temp.hidden_logged SELECT waiter_tx, row_id, min(wait_id), min(start_ts),"
     " max(coalesce(end_ts, logged_ts)),"
     " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"
-    " max(target_kind IS NOT 'tuple') FROM lock_waits"
+    " max(target_kind IS NOT 'tuple'),"
+    /* the start each closing line implies, its time less its "after"
+     * (ls_hidden_logged_start()) */
+    " min(CASE WHEN end_ts IS NOT NULL AND waited_ms > 0"
+    "  THEN end_ts - CAST(round(waited_ms * 1000) AS INTEGER) END) FROM lock_waits"
     " WHERE waiter_tx IS NOT NULL AND row_id IS NOT NULL GROUP BY waiter_tx, row_id;";
 
 /*
@@ -86,22 +90,35 @@ static const char logged_table_sql[] =
     "CASE WHEN b.hold_id IS NOT NULL THEN (SELECT text FROM bound_evidence"            \
     " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"      \
     " WHERE evidence_id = h.start_evidence) END"
-#define HOLD_COLS(X, Q)                                                                \
-    X(Q, hold_id, "h.hold_id")                                                         \
-    X(Q, row_id, "h.row_id")                                                           \
-    X(Q, tx_id, "h.tx_id")                                                             \
-    X(Q, session_id, "h.session_id")                                                   \
-    X(Q, pid, "h.pid")                                                                 \
-    X(Q, acquired, BOUND("start_ts"))                                                  \
-    X(Q, stmt_start, "coalesce(" BOUND("start_lo") ", " BOUND("start_ts") ")")         \
-    X(Q, end_ts, BOUND("end_ts"))                                                      \
-    X(Q, lock_stmt, BOUND("lock_stmt"))                                                \
-    X(Q, start_evidence, START_EVIDENCE)                                               \
-    X(Q, logged, "l.first_wait")                                                       \
-    X(Q, l0, "l.l0")                                                                   \
-    X(Q, l1, "l.l1")                                                                   \
-    X(Q, logged_ms, "l.ms")                                                            \
-    X(Q, tx_wait, "l.tx_wait")
+/* A line's place in the log, one integer: its file, then its line (a
+ * statement's stmt_id is not in log order across sessions). */
+#define LOG_POS(T) "(" T ".file_id * 1099511627776 + " T ".line)"
+#define HOLD_COLS(X, Q)                                                                            \
+    X(Q, hold_id, "h.hold_id")                                                                     \
+    X(Q, row_id, "h.row_id")                                                                       \
+    X(Q, tx_id, "h.tx_id")                                                                         \
+    X(Q, session_id, "h.session_id")                                                               \
+    X(Q, pid, "h.pid")                                                                             \
+    X(Q, acquired, BOUND("start_ts"))                                                              \
+    X(Q, stmt_start, "coalesce(" BOUND("start_lo") ", " BOUND("start_ts") ")")                     \
+    X(Q, end_ts, BOUND("end_ts"))                                                                  \
+    X(Q, lock_stmt, BOUND("lock_stmt"))                                                            \
+    X(Q, start_evidence, START_EVIDENCE)                                                           \
+    X(Q, logged, "l.first_wait")                                                                   \
+    X(Q, l0, "l.l0")                                                                               \
+    X(Q, l1, "l.l1")                                                                               \
+    X(Q, logged_ms, "l.ms")                                                                        \
+    X(Q, tx_wait, "l.tx_wait")                                                                     \
+    X(Q, c0, "l.c0")                                                                               \
+    /* log positions (LOG_POS): its locking statement's line, and its end's, */                    \
+    /* its transaction's COMMIT */                                                                 \
+    X(Q, lock_pos,                                                                                 \
+      "(SELECT " LOG_POS("p") " FROM stmt_rows p"                                                  \
+                              " WHERE p.stmt_id = " BOUND("lock_stmt") ")")                        \
+    X(Q, end_pos,                                                                                  \
+      "(SELECT " LOG_POS("p") " FROM transactions t JOIN stmt_rows p"                              \
+                              " ON p.stmt_id = t.last_stmt WHERE t.tx_id = h.tx_id"                \
+                              " AND t.outcome = 'commit')")
 LS_COLUMNS(hq, HOLD_COLS);
 static const char holds_sql[] =
     "SELECT " LS_SELECT_LIST(hq, HOLD_COLS)
@@ -148,19 +165,20 @@ static const char apply_moves_sql[] =
  * logged. Its row_waits row has no hold_id: the wait ended in the error
  * (error_links names it by tx_id).
  */
-#define FAILED_COLS(X, Q)                                                              \
-    X(Q, row_id, "f.row_id")                                                           \
-    X(Q, tx_id, "f.tx_id")                                                             \
-    X(Q, session_id, "f.session_id")                                                   \
-    X(Q, pid, "f.pid")                                                                 \
-    X(Q, stmt_id, "f.stmt_id")                                                         \
-    X(Q, start_ts, "f.start_ts")                                                       \
-    X(Q, error_ts, "f.error_ts")                                                       \
-    X(Q, logged, "l.first_wait")                                                       \
-    X(Q, l0, "l.l0")                                                                   \
-    X(Q, l1, "l.l1")                                                                   \
-    X(Q, logged_ms, "l.ms")                                                            \
-    X(Q, tx_wait, "l.tx_wait")
+#define FAILED_COLS(X, Q)                                                                          \
+    X(Q, row_id, "f.row_id")                                                                       \
+    X(Q, tx_id, "f.tx_id")                                                                         \
+    X(Q, session_id, "f.session_id")                                                               \
+    X(Q, pid, "f.pid")                                                                             \
+    X(Q, stmt_id, "f.stmt_id")                                                                     \
+    X(Q, start_ts, "f.start_ts")                                                                   \
+    X(Q, error_ts, "f.error_ts")                                                                   \
+    X(Q, logged, "l.first_wait")                                                                   \
+    X(Q, l0, "l.l0")                                                                               \
+    X(Q, l1, "l.l1")                                                                               \
+    X(Q, logged_ms, "l.ms")                                                                        \
+    X(Q, tx_wait, "l.tx_wait")                                                                     \
+    X(Q, c0, "l.c0")
 LS_COLUMNS(fl, FAILED_COLS);
 static const char failed_locks_sql[] =
     "SELECT " LS_SELECT_LIST(fl, FAILED_COLS) " FROM temp.failed_locks f"
@@ -281,17 +299,43 @@ static int span_flush(ls_stmt *u, const row_span *sp)
 typedef struct ring {
     ls_queued_hold h[QUEUE_MEMORY];
     int64_t hold_id[QUEUE_MEMORY], tx_id[QUEUE_MEMORY];
+    int64_t lock_pos[QUEUE_MEMORY], end_pos[QUEUE_MEMORY]; /* log positions (LOG_POS) */
     int n, next;
 } ring;
 
-static void ring_push(ring *r, const ls_queued_hold *h, int64_t hold_id, int64_t tx_id)
+static void ring_push(ring *r, const ls_queued_hold *h, int64_t hold_id, int64_t tx_id,
+                      int64_t lock_pos, int64_t end_pos)
 {
     r->h[r->next] = *h;
     r->hold_id[r->next] = hold_id;
     r->tx_id[r->next] = tx_id;
+    r->lock_pos[r->next] = lock_pos;
+    r->end_pos[r->next] = end_pos;
     r->next = (r->next + 1) % QUEUE_MEMORY;
     if (r->n < QUEUE_MEMORY)
         r->n++;
+}
+
+/* The queries of the scan, and what it knows of the log. */
+typedef struct hidden_q {
+    ls_stmt *q, *ins, *mv, *ut;
+    int64_t resolution;   /* the statements' stamps: a second or a millisecond */
+    int64_t max_unlogged; /* an unlogged wait was shorter (unlogged_bound()) */
+} hidden_q;
+
+/* The logged waits of a (transaction, row) from q's columns l0, l1, ms,
+ * tx_wait and c0 (hidden_logged's): the start the log's stamps allow
+ * (ls_hidden_logged_start()), the length from it. */
+static void logged_span_of(ls_stmt *q, int l0, int l1, int ms, int tx_wait, int c0,
+                           int64_t resolution, ls_logged_span *l)
+{
+    l->start_ts = ls_hidden_logged_start(ls_stmt_int64(q, l0), !ls_stmt_isnull(q, c0),
+                                         ls_stmt_int64(q, c0), resolution);
+    l->end_ts = ls_stmt_int64(q, l1);
+    l->ms = ls_stmt_double(q, ms);
+    if (l->start_ts != ls_stmt_int64(q, l0))
+        l->ms = (double)(l->end_ts - l->start_ts) / LS_US_PER_MS;
+    l->tx_wait = ls_stmt_int64(q, tx_wait) != 0;
 }
 
 /* The hold at the scan's row: what the scan knows of its statement. */
@@ -303,12 +347,21 @@ typedef struct held {
 
 /* Its row of row_waits: it queued (rec: the reconstruction, NULL when
  * none), the log has a wait of it (h->logged), or both. */
-static int store_row_wait(ls_stmt *ins, ls_stmt *q, const held *h, const ls_queue_result *rec,
+static int store_row_wait(const hidden_q *hq, const held *h, const ls_queue_result *found,
                           const ring *r, ls_correlate_stats *stats)
 {
+    ls_stmt *ins = hq->ins, *q = hq->q;
+    ls_queue_result own, *rec = NULL;
     ls_hidden_wait w;
     int rc;
 
+    if (found) {
+        own = *found;
+        rec = &own;
+    }
+    if (rec && !h->logged)
+        rec->start_ts =
+            ls_hidden_unlogged_start(rec->start_ts, rec->end_ts, hq->resolution, hq->max_unlogged);
     w.start_ts = rec ? rec->start_ts : h->stmt_start;
     w.end_ts = rec ? rec->end_ts : h->acquired;
     w.ms = rec ? (double)(rec->end_ts - rec->start_ts) / LS_US_PER_MS : 0;
@@ -324,10 +377,7 @@ static int store_row_wait(ls_stmt *ins, ls_stmt *q, const held *h, const ls_queu
         /* The logged wait wins for its part (decide/hidden.c). */
         if (!ls_stmt_isnull(q, hq_l0)) {
             ls_logged_span l;
-            l.start_ts = ls_stmt_int64(q, hq_l0);
-            l.end_ts = ls_stmt_int64(q, hq_l1);
-            l.ms = ls_stmt_double(q, hq_logged_ms);
-            l.tx_wait = ls_stmt_int64(q, hq_tx_wait) != 0;
+            logged_span_of(q, hq_l0, hq_l1, hq_logged_ms, hq_tx_wait, hq_c0, hq->resolution, &l);
             ls_hidden_logged_wait(rec, &l, &w);
             stats->hidden_disagree += w.disagree;
             ls_stmt_bind_double(ins, RW_LOGGED_MS, l.ms);
@@ -346,7 +396,7 @@ static int store_row_wait(ls_stmt *ins, ls_stmt *q, const held *h, const ls_queu
         ls_stmt_bind_int64(ins, RW_BEHIND_HOLD, r->hold_id[rec->behind]);
         ls_stmt_bind_int64(ins, RW_BEHIND_TX, r->tx_id[rec->behind]);
         ls_stmt_bind_double(ins, RW_INFERRED_MS,
-                            (double)(rec->end_ts - rec->start_ts) / LS_US_PER_MS);
+                            (double)(found->end_ts - found->start_ts) / LS_US_PER_MS);
     }
     rc = ls_stmt_step(ins);
     return rc < 0 ? rc : 0;
@@ -365,11 +415,6 @@ static int move_hold(ls_stmt *mv, const held *h, int64_t start_ts)
     return rc < 0 ? rc : 0;
 }
 
-/* The queries of the scan. */
-typedef struct hidden_q {
-    ls_stmt *q, *ins, *mv, *ut;
-} hidden_q;
-
 /* One hold of the scan (q's row), after the holds before it on its row
  * (r): did its statement queue behind them (decide/queue.c)? Then its
  * row_waits row, its start moved, and its place in the ring and in the
@@ -380,7 +425,7 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     ls_queued_hold self;
     ls_queue_result res;
     held h;
-    int found, rc;
+    int found, same_second, rc;
 
     h.hold_id = ls_stmt_int64(q, hq_hold_id);
     h.tx_id = ls_stmt_int64(q, hq_tx_id);
@@ -397,8 +442,17 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     self.start_ts = h.acquired;
     self.end_ts = ls_stmt_int64(q, hq_end_ts);
     /* The ring is in acquisition order; ls_queue_wait takes any order. */
+    /* a tie within the stamps' tick counts only for a wait the log does
+     * not show: a logged one tells the wait itself */
     found = !ls_stmt_isnull(q, hq_lock_stmt) &&
-            ls_queue_wait(r->h, r->n, h.stmt_start, h.acquired, !h.no_duration, &res);
+            ls_queue_wait(r->h, r->n, h.stmt_start, h.acquired, !h.no_duration,
+                          h.logged ? 0 : hq->resolution, &res);
+    /* whole seconds: a hold that ended in the statement's own second,
+     * after its line (log position); its length not known */
+    same_second =
+        !found && h.no_duration && !h.logged && !ls_stmt_isnull(q, hq_lock_pos) &&
+        ls_queue_same_second(r->h, r->lock_pos, r->end_pos, r->n, h.stmt_start,
+                             ls_stmt_int64(q, hq_lock_pos), hq->resolution, hq->max_unlogged, &res);
     if (found && h.no_duration && res.end_ts > h.acquired) {
         /* Without durations the row was got when the hold before it
          * ended, not when the statement started. */
@@ -406,10 +460,12 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
         if ((rc = move_hold(hq->mv, &h, res.end_ts)) != 0)
             return rc;
     }
-    if ((found || h.logged) &&
-        (rc = store_row_wait(hq->ins, q, &h, found ? &res : NULL, r, stats)) != 0)
+    found |= same_second;
+    if ((found || h.logged) && (rc = store_row_wait(hq, &h, found ? &res : NULL, r, stats)) != 0)
         return rc;
-    ring_push(r, &self, h.hold_id, h.tx_id);
+    ring_push(r, &self, h.hold_id, h.tx_id,
+              ls_stmt_isnull(q, hq_lock_pos) ? INT64_MAX : ls_stmt_int64(q, hq_lock_pos),
+              ls_stmt_isnull(q, hq_end_pos) ? 0 : ls_stmt_int64(q, hq_end_pos));
     span_add(span, self.start_ts, 1, self.end_ts);
     return 0;
 }
@@ -431,6 +487,27 @@ static int log_resolution(ls_store *s, int64_t *out)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, 0))
         *out = LS_WHOLE_SECOND_US;
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* What an unlogged wait was shorter than (ls_hidden_unlogged_start()):
+ * the shortest time a logged wait had waited when its first line was
+ * written, deadlock_timeout and a little (its "after N ms"); 0 when the
+ * log has no wait. */
+static const char unlogged_sql[] =
+    "SELECT min(logged_ts - start_ts) FROM lock_wait_rows"
+    " WHERE logged_ts IS NOT NULL AND start_ts IS NOT NULL AND logged_ts > start_ts";
+
+static int unlogged_bound(ls_store *s, int64_t *out)
+{
+    ls_stmt *q = NULL;
+    int rc = ls_store_prepare(s, unlogged_sql, &q);
+    *out = 0;
+    if (rc != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, 0))
+        *out = ls_stmt_int64(q, 0);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -459,8 +536,8 @@ static int failed_candidates(ls_stmt *hs, ls_stmt *f, ls_queued_hold *cand, int6
 /* One failed lock (f's row): its wait, when it queued (decide/failwait.c),
  * merged with its logged wait where the log has one (a logged wait with no
  * queueing found is failed_waits_sql's), noted in temp.failed_rows (done). */
-static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done,
-                       int64_t resolution, ls_correlate_stats *stats)
+static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, const hidden_q *hq,
+                       ls_correlate_stats *stats)
 {
     ls_queued_hold cand[FAILED_HELD_MAX];
     int64_t hold_id[FAILED_HELD_MAX], tx_id[FAILED_HELD_MAX];
@@ -481,17 +558,17 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done,
     ls_stmt_reset(ins);
     if (!ls_stmt_isnull(f, fl_logged) && !ls_stmt_isnull(f, fl_l0)) {
         ls_logged_span l;
-        l.start_ts = ls_stmt_int64(f, fl_l0);
-        l.end_ts = ls_stmt_int64(f, fl_l1);
-        l.ms = ls_stmt_double(f, fl_logged_ms);
-        l.tx_wait = ls_stmt_int64(f, fl_tx_wait) != 0;
-        rec.start_ts = ls_failed_wait_start(rec.start_ts, resolution, l.start_ts);
+        logged_span_of(f, fl_l0, fl_l1, fl_logged_ms, fl_tx_wait, fl_c0, hq->resolution, &l);
+        rec.start_ts = ls_failed_wait_start(rec.start_ts, hq->resolution, l.start_ts);
         ls_hidden_logged_wait(&rec, &l, &w);
         stats->hidden_disagree += w.disagree;
         ls_stmt_bind_text(ins, RW_KIND, "logged");
         ls_stmt_bind_int64(ins, RW_LOGGED_WAIT, ls_stmt_int64(f, fl_logged));
         ls_stmt_bind_double(ins, RW_LOGGED_MS, l.ms);
     } else {
+        w.start_ts =
+            ls_hidden_unlogged_start(w.start_ts, w.end_ts, hq->resolution, hq->max_unlogged);
+        w.ms = (double)(w.end_ts - w.start_ts) / LS_US_PER_MS;
         ls_stmt_bind_text(ins, RW_KIND, "inferred");
         ls_stmt_bind_double(ins, RW_LOGGED_MS, 0.0);
         stats->hidden_waits++;
@@ -520,18 +597,15 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done,
 /* Every failed lock's wait (failed_locks_sql), into row_waits; their
  * (transaction, row) into temp.failed_rows, which failed_waits_sql reads
  * and drops. */
-static int failed_waits(ls_store *s, ls_stmt *ins, ls_correlate_stats *stats)
+static int failed_waits(ls_store *s, const hidden_q *hq, ls_correlate_stats *stats)
 {
-    ls_stmt *f = NULL, *hs = NULL, *done = NULL;
-    int64_t resolution;
+    ls_stmt *f = NULL, *hs = NULL, *done = NULL, *ins = hq->ins;
     int rc;
-    if ((rc = log_resolution(s, &resolution)) == 0 &&
-        (rc = ls_store_exec(s, failed_rows_table_sql)) == 0 &&
+    if ((rc = ls_store_exec(s, failed_rows_table_sql)) == 0 &&
         (rc = ls_store_prepare(s, failed_locks_sql, &f)) == 0 &&
         (rc = ls_store_prepare(s, failed_held_sql, &hs)) == 0 &&
         (rc = ls_store_prepare(s, failed_row_sql, &done)) == 0)
-        while ((rc = ls_stmt_step(f)) == 1 &&
-               (rc = failed_wait(f, hs, ins, done, resolution, stats)) == 0)
+        while ((rc = ls_stmt_step(f)) == 1 && (rc = failed_wait(f, hs, ins, done, hq, stats)) == 0)
             ;
     ls_stmt_finalize(f);
     ls_stmt_finalize(hs);
@@ -541,7 +615,7 @@ static int failed_waits(ls_store *s, ls_stmt *ins, ls_correlate_stats *stats)
 
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {
-    hidden_q hq = {NULL, NULL, NULL, NULL};
+    hidden_q hq = {NULL, NULL, NULL, NULL, 0, 0};
     ring *r = ls_calloc(1, sizeof(*r));
     row_span span = {-1, 0, 0, 0, 0};
     int64_t row = -1;
@@ -549,7 +623,9 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 
     if (!r)
         return LS_ENOMEM;
-    if ((rc = ls_store_exec(s, moved_table_sql)) != 0 ||
+    if ((rc = log_resolution(s, &hq.resolution)) != 0 ||
+        (rc = unlogged_bound(s, &hq.max_unlogged)) != 0 ||
+        (rc = ls_store_exec(s, moved_table_sql)) != 0 ||
         (rc = ls_store_exec(s, spans_table_sql)) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_exec(s, logged_table_sql)) != 0 ||
@@ -582,7 +658,7 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
     if (rc == 0)
         rc = ls_store_exec(s, apply_moves_sql);
     if (rc == 0)
-        rc = failed_waits(s, hq.ins, stats);
+        rc = failed_waits(s, &hq, stats);
     if (rc == 0)
         rc = ls_store_exec(s, failed_waits_sql);
     if (rc == 0)

@@ -263,14 +263,29 @@ def judge_rows(rep, truth, tally, numbers):
                       % ", ".join("%s (%d waits, %.0f ms)" % (
                           r, truth_rows[r]["waits"], truth_rows[r]["total_wait_ms"])
                           for r in missing))
+    # The trigger's counter-row update waits like any other: the row's
+    # waiting is what the log showed (total_wait_ms, logged waits alone)
+    # and the hidden waits rebuilt from the holds (hidden_wait_ms); the
+    # truth's waits are every locking statement over 5 ms on the client's
+    # clock (Node's event loop adds up to 190 ms: README), so within 25 %
+    # of its total, and lockspan's statements that waited over 20 ms
+    # within 25 % of the truth's. Since a statement whose derived start is
+    # within a stamp's tick of another's acquisition queues behind it
+    # (decide/queue.c, branch py34): 1544 ms, 23 statements (1420 ms, 72 %,
+    # and 21 before; 401 ms logged alone).
     mt = next((r for r in rep["hot_rows"]
                if row_name(r["relation"], r["row_key"]) == "merchant_totals:1"), None)
-    if mt:
-        t = truth_rows["merchant_totals:1"]
-        tally.known_wrong(mt["total_wait_ms"] < 0.5 * t["total_wait_ms"],
-                          "merchant_totals:1 (trigger counter) waits: lockspan %.0f ms "
-                          "vs truth %.0f ms over %d waits"
-                          % (mt["total_wait_ms"], t["total_wait_ms"], t["waits"]))
+    t = truth_rows["merchant_totals:1"]
+    t20 = [w for w in truth["waits"] if w["row"] == "merchant_totals:1" and w["wait_ms"] > 20]
+    got = (mt["logged_wait_ms"] + mt["hidden_wait_ms"]) if mt else 0.0
+    tally.check(mt is not None and abs(got - t["total_wait_ms"]) <= 0.25 * t["total_wait_ms"]
+                and abs(mt["statements_waited"] - len(t20)) <= 0.25 * len(t20),
+                "merchant_totals:1 (trigger counter) waits, logged + hidden: lockspan %.0f ms "
+                "(%.0f + %.0f), %s statements over 20 ms; truth %.0f ms over %d waits, %d "
+                "over 20 ms" % (got, mt["logged_wait_ms"] if mt else 0,
+                                mt["hidden_wait_ms"] if mt else 0,
+                                mt["statements_waited"] if mt else None,
+                                t["total_wait_ms"], t["waits"], len(t20)))
 
 
 def judge_waits(rep, truth, tally, numbers):

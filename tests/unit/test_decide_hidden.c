@@ -93,9 +93,55 @@ static void test_merge(void)
     CHECK(w.ms == 100.0);
 }
 
+/* An unlogged wait reconstructed from whole-second stamps is no longer
+ * than what a logged wait had waited at its first line (deadlock_timeout):
+ * samples/blind-py, an INSERT stamped 08:12:06 whose trigger queued for
+ * merchant_totals behind a COMMIT stamped 08:12:07 (1000 ms from the
+ * stamps; 107 ms by the client's clock; the log's shortest "after" 200.05
+ * ms). */
+static void test_unlogged(void)
+{
+    const int64_t S = LS_WHOLE_SECOND_US, dt = 200050;
+
+    /* whole seconds: [6 s, 7 s) becomes [7 s - dt, 7 s) */
+    CHECK_INT(ls_hidden_unlogged_start(6 * S, 7 * S, S, dt), 7 * S - dt);
+    /* exactly the bound long, or shorter: unchanged; 1 us longer: cut */
+    CHECK_INT(ls_hidden_unlogged_start(7 * S - dt, 7 * S, S, dt), 7 * S - dt);
+    CHECK_INT(ls_hidden_unlogged_start(7 * S - dt - 1, 7 * S, S, dt), 7 * S - dt);
+    CHECK_INT(ls_hidden_unlogged_start(7 * S - 5 * MS, 7 * S, S, dt), 7 * S - 5 * MS);
+    /* stamps to the millisecond: the reconstruction stands */
+    CHECK_INT(ls_hidden_unlogged_start(6 * S, 7 * S, LS_MILLISECOND_US, dt), 6 * S);
+    /* no logged wait, nothing known: unchanged */
+    CHECK_INT(ls_hidden_unlogged_start(6 * S, 7 * S, S, 0), 6 * S);
+    /* an empty or reversed wait is left alone */
+    CHECK_INT(ls_hidden_unlogged_start(7 * S, 7 * S, S, dt), 7 * S);
+    CHECK_INT(ls_hidden_unlogged_start(8 * S, 7 * S, S, dt), 8 * S);
+}
+
+/* Logged waits' start: whole seconds take the later of the first and the
+ * closing lines' implied starts (samples/blind-py, pid 10474: "still
+ * waiting ... after 200.078 ms" at 08:12:06, "acquired ... after 329.959
+ * ms" at 08:12:07). */
+static void test_logged_start(void)
+{
+    const int64_t S = LS_WHOLE_SECOND_US, first = 6 * S - 200078, closed = 7 * S - 329959;
+
+    CHECK_INT(ls_hidden_logged_start(first, 1, closed, S), closed);
+    /* equal, or the closing line implies an earlier start: the first */
+    CHECK_INT(ls_hidden_logged_start(first, 1, first, S), first);
+    CHECK_INT(ls_hidden_logged_start(first, 1, first - 1, S), first);
+    CHECK_INT(ls_hidden_logged_start(first, 1, first + 1, S), first + 1);
+    /* no closing line (a wait still open at the log's end): the first */
+    CHECK_INT(ls_hidden_logged_start(first, 0, closed, S), first);
+    /* sub-second stamps: the episodes pass's earliest start stands */
+    CHECK_INT(ls_hidden_logged_start(first, 1, closed, LS_MILLISECOND_US), first);
+}
+
 int main(void)
 {
+    test_logged_start();
     test_tolerance();
     test_merge();
+    test_unlogged();
     return TEST_REPORT();
 }

@@ -20,3 +20,19 @@ void ls_hidden_logged_wait(const ls_queue_result *rec, const ls_logged_span *log
     out->disagree = rec && (double)(d < 0 ? -d : d) / LS_US_PER_MS > tol;
     out->ms = (double)(out->end_ts - out->start_ts) / LS_US_PER_MS;
 }
+
+int64_t ls_hidden_unlogged_start(int64_t start_ts, int64_t end_ts, int64_t resolution_us,
+                                 int64_t max_unlogged_us)
+{
+    if (resolution_us < LS_WHOLE_SECOND_US || max_unlogged_us <= 0 || end_ts <= start_ts)
+        return start_ts;
+    return end_ts - start_ts > max_unlogged_us ? end_ts - max_unlogged_us : start_ts;
+}
+
+int64_t ls_hidden_logged_start(int64_t first_start, int has_closed, int64_t closed_start,
+                               int64_t resolution_us)
+{
+    if (resolution_us >= LS_WHOLE_SECOND_US && has_closed && closed_start > first_start)
+        return closed_start;
+    return first_start;
+}

@@ -42,4 +42,42 @@ typedef struct ls_hidden_wait {
 void ls_hidden_logged_wait(const ls_queue_result *rec, const ls_logged_span *logged,
                            ls_hidden_wait *out);
 
+/*
+ * Where a wait the log never showed (no logged wait of its statement for
+ * the row) starts, reconstructed as [start_ts, end_ts) from statement and
+ * hold stamps of resolution_us. Stamps to the second make the
+ * reconstruction whole seconds long (a statement stamped in one second
+ * behind a hold that ended in the next: 1000 ms, whatever it waited, from
+ * nearly 0 to nearly 2 s); but log_lock_waits writes any wait for a lock
+ * that passes deadlock_timeout, so an unlogged one was shorter than it:
+ * max_unlogged_us, the shortest time a logged wait had waited when its
+ * "still waiting" line was written (0: no wait logged, nothing known).
+ * With whole-second stamps and max_unlogged_us known, the wait starts no
+ * earlier than end_ts - max_unlogged_us (its length is then that bound, a
+ * wait for one lock; a statement that queued for the tuple lock and then
+ * for the holder's transaction, each below it, may have waited up to
+ * twice as long: the log cannot tell). Stamps finer than a second, or
+ * nothing known: start_ts as it is. Never later than end_ts.
+ */
+/*
+ * Where the logged waits of a (transaction, row) start: first_start, the
+ * earliest start their first lines imply (each line's time less its
+ * "after"), or, with whole-second stamps (resolution_us a second), the
+ * later closed_start when has_closed: the earliest start their closing
+ * lines ("acquired", "detected deadlock", an error) imply, their time
+ * less their "after". A whole-second stamp is its second's start, so
+ * both are lower bounds of the true start, and the later is the better
+ * (samples/blind-py, pid 10474: "still waiting ... after 200.078 ms"
+ * stamped 08:12:06 and "acquired ... after 329.959 ms" stamped 08:12:07
+ * began at 06.670 or later, not at 05.800; the client saw 06.713; taken
+ * from the first line, the wait was 1200 ms long, 330 ms by its own
+ * message). With sub-second stamps first_start stands (the episodes
+ * pass's start, the earliest any message implies).
+ */
+int64_t ls_hidden_logged_start(int64_t first_start, int has_closed, int64_t closed_start,
+                               int64_t resolution_us);
+
+int64_t ls_hidden_unlogged_start(int64_t start_ts, int64_t end_ts, int64_t resolution_us,
+                                 int64_t max_unlogged_us);
+
 #endif

@@ -137,5 +137,11 @@ int64_t ls_hold_acquired(const ls_acquisition *acq, size_t n, int64_t row_id)
             last = acq[i].end_ts;
     if (last)
         return last;
-    return n ? acq[0].end_ts : 0;
+    /* An acquisition keyed to another row is that row's (a trigger's
+     * counter row is got after the statement's own: its end says nothing
+     * of this one); only a wait the log names no row for may be it. */
+    for (size_t i = 0; i < n; i++)
+        if (!acq[i].row_id || !row_id)
+            return acq[i].end_ts;
+    return 0;
 }

@@ -147,8 +147,10 @@ typedef struct ls_acquisition {
  * statement): the LAST acquisition keyed to the row, since a statement
  * that finds the row updated again queues again for the next holder
  * ("while rechecking updated tuple") and has the row only at its last
- * acquisition; without one keyed to the row, the first of any (a wait
- * the log names no row for). 0: no acquisition.
+ * acquisition; without one keyed to the row, the first keyed to no row
+ * (a wait the log names no row for): one keyed to another row is that
+ * row's, never this one's (row_id 0, not known: the first of any).
+ * 0: no acquisition.
  */
 int64_t ls_hold_acquired(const ls_acquisition *acq, size_t n, int64_t row_id);
 
