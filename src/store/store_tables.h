@@ -316,6 +316,20 @@
     "CREATE TABLE IF NOT EXISTS " #t "(\n  " LS_TABLE_##t(LS_TCOL_DDL1_, LS_TCOL_DDL_, t)  \
     ");\n"
 
+/* "CREATE TABLE IF NOT EXISTS DBt(...);\n": t in database DB ("temp."
+ * for correlation's working tables, "" the store's own). */
+#define LS_CREATE_TABLE_IN(DB, t) "CREATE TABLE IF NOT EXISTS " DB #t LS_TABLE_DEFN(t) ";\n"
+
+/* "(\n  c1 T1, c2 T2, ...)": t's columns as a CREATE TABLE lists them, for
+ * a temp table of t's columns (findings.c, summary.c). */
+#define LS_TABLE_DEFN(t) "(\n  " LS_TABLE_##t(LS_TCOL_DDL1_, LS_TCOL_DDL_, t) ")"
+
+/* The same with t's table constraint LS_KEY_t after the columns (a key of
+ * several columns, a UNIQUE of several: corr_tables.h). */
+#define LS_TABLE_DEFN_KEYED(t)                                                             \
+    "(\n  " LS_TABLE_##t(LS_TCOL_DDL1_, LS_TCOL_DDL_, t) ",\n  " LS_KEY_##t ")"
+#define LS_CREATE_TABLE_KEYED(t) "CREATE TABLE IF NOT EXISTS " #t LS_TABLE_DEFN_KEYED(t) ";\n"
+
 /* enum { t__c1, t__c2, ..., t__ncols }: the columns' positions. */
 #define LS_TABLE_COLUMNS(t) enum { LS_TABLE_##t(LS_TCOL_ENUM_, LS_TCOL_ENUM_, t) t##__ncols }
 
