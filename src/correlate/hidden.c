@@ -429,7 +429,7 @@ static int log_resolution(ls_store *s, int64_t *out)
     *out = LS_MILLISECOND_US;
     if (rc != 0)
         return rc;
-    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, 0))
+    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, LS_ONLY_COLUMN))
         *out = LS_WHOLE_SECOND_US;
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;

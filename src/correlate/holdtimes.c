@@ -203,7 +203,7 @@ static int is_whole(ls_store *s, int *whole)
     if ((rc = ls_store_prepare(s, whole_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        *whole = (int)ls_stmt_int64(q, 0);
+        *whole = (int)ls_stmt_int64(q, LS_ONLY_COLUMN);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -217,7 +217,7 @@ static int hold_range_layout(ls_store *s)
     if ((rc = ls_store_prepare(s, layout_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        has = ls_stmt_int64(q, 0) > 0;
+        has = ls_stmt_int64(q, LS_ONLY_COLUMN) > 0;
     ls_stmt_finalize(q);
     if (rc < 0)
         return rc;

@@ -160,7 +160,7 @@ static void scan_row(ls_stmt *q, void *arg)
 
 static void int_row(ls_stmt *q, void *arg)
 {
-    *(int64_t *)arg = ls_stmt_int64(q, 0);
+    *(int64_t *)arg = ls_stmt_int64(q, LS_ONLY_COLUMN);
 }
 
 static int is_tx_control(const char *text)

@@ -184,7 +184,7 @@ static int intern_set(ls_paths *c, const int64_t ids[SET_IDS], int64_t *set_id)
     }
     if (rc != 1)
         return rc < 0 ? rc : LS_ESTORE;
-    *set_id = ls_stmt_int64(st, 0);
+    *set_id = ls_stmt_int64(st, LS_ONLY_COLUMN);
     ls_stmt_reset(st);
     memcpy(sl->ids, ids, sizeof(sl->ids));
     sl->set_id = *set_id;
@@ -229,7 +229,7 @@ static int read_by_shape(ls_store *s, int *by_shape)
     if ((rc = ls_store_prepare(s, by_shape_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        *by_shape = ls_stmt_int64(q, 0) != 0;
+        *by_shape = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
     ls_stmt_finalize(q);
     return rc == 1 ? 0 : rc < 0 ? rc : LS_ESTORE;
 }

@@ -282,7 +282,7 @@ static int log_shows_failed(retry_pass *p)
     }
     while ((rc = ls_stmt_step(p->txs)) == 1) {
         ls_buf_reset(&p->got);
-        ls_sql_shape(&p->got, ls_stmt_text(p->txs, 0), RETRY_SHAPE_BYTES);
+        ls_sql_shape(&p->got, ls_stmt_text(p->txs, LS_ONLY_COLUMN), RETRY_SHAPE_BYTES);
         if (ls_buf_failed(&p->got))
             return LS_ENOMEM;
         if (strcmp(ls_buf_str(&p->want), ls_buf_str(&p->got)) == 0)
@@ -454,8 +454,8 @@ static int span_offset(ls_store *s, int64_t *out)
     *out = 0;
     if (rc != 0)
         return rc;
-    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, 0))
-        *out = ls_stmt_int64(q, 0);
+    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, LS_ONLY_COLUMN))
+        *out = ls_stmt_int64(q, LS_ONLY_COLUMN);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }

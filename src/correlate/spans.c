@@ -840,7 +840,7 @@ static int write_victim(victim_ctx *c, span_writer *w, ls_stmt *q)
     ls_stmt_bind_int64(c->logged, 2, v[k].start - LS_SPAN_LOG_SLACK_US);
     ls_stmt_bind_int64(c->logged, 3, v[last].start + v[last].dur + c->res);
     ls_stmt_bind_int64(c->logged, 4, c->res);
-    if ((rc = ls_stmt_step(c->logged)) < 0 || ls_stmt_int64(c->logged, 0))
+    if ((rc = ls_stmt_step(c->logged)) < 0 || ls_stmt_int64(c->logged, LS_ONLY_COLUMN))
         goto out;
     w->session_id = ls_stmt_int64(q, vq_session_id);
     w->pid = ls_stmt_int64(q, vq_pid);

@@ -455,8 +455,8 @@ static int first_offset(ls_store *s, int64_t *out)
     *out = 0;
     if (rc != 0)
         return rc;
-    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, 0))
-        *out = ls_stmt_int64(q, 0);
+    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, LS_ONLY_COLUMN))
+        *out = ls_stmt_int64(q, LS_ONLY_COLUMN);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -473,7 +473,7 @@ int ls_correlate_span_times(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_store_prepare(s, applies_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        applies = (int)ls_stmt_int64(q, 0);
+        applies = (int)ls_stmt_int64(q, LS_ONLY_COLUMN);
     ls_stmt_finalize(q);
     if (rc < 0 || !applies)
         return rc < 0 ? rc : 0;

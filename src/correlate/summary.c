@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "correlate_int.h"
+#include "ls_columns.h"
 #include "ls_grouping.h"
 #include "summary_schema.h"
 
@@ -252,7 +253,8 @@ static int occ_source(ls_stmt *src, int64_t hold_id, occ_path *o)
         return rc;
     if ((rc = ls_stmt_step(src)) < 0)
         return rc;
-    if (rc == 1 && !ls_stmt_isnull(src, 0) && !(o->source = ls_strdup(ls_stmt_text(src, 0))))
+    if (rc == 1 && !ls_stmt_isnull(src, LS_ONLY_COLUMN) &&
+        !(o->source = ls_strdup(ls_stmt_text(src, LS_ONLY_COLUMN))))
         return LS_ENOMEM;
     return 0;
 }
@@ -434,8 +436,12 @@ static int queueing_write(ls_store *s, const char *schema, const char *label_sql
 enum { RQ_ROW_ID, RQ_TS, RQ_DEPTH };
 static const char queue_sql[] =
     "SELECT row_id, ts, depth FROM row_queue WHERE row_id IS NOT NULL ORDER BY row_id, ts, rowid";
+#define QUEUE_SPAN_COLS(X, Q)                  \
+    X(Q, t0, "min(ts)")                        \
+    X(Q, span, "max(ts) - min(ts) + 1")
+LS_COLUMNS(qs, QUEUE_SPAN_COLS);
 static const char queue_span_sql[] =
-    "SELECT min(ts), max(ts) - min(ts) + 1 FROM row_queue WHERE row_id = ?1";
+    "SELECT " LS_SELECT_LIST(qs, QUEUE_SPAN_COLS) " FROM row_queue WHERE row_id = ?1";
 /* %s the schema written. */
 static const char bucket_insert_fmt[] =
     "INSERT INTO %s.row_queue_buckets(row_id, b, first_ts, last_ts, depth, end_depth)"
@@ -475,8 +481,8 @@ static int queue_span(ls_stmt *span_q, int64_t row_id, int64_t *t0, int64_t *spa
         return rc;
     if ((rc = ls_stmt_step(span_q)) < 0)
         return rc;
-    *t0 = ls_stmt_int64(span_q, 0);
-    *span = ls_stmt_int64(span_q, 1);
+    *t0 = ls_stmt_int64(span_q, qs_t0);
+    *span = ls_stmt_int64(span_q, qs_span);
     return 0;
 }
 

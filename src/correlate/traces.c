@@ -537,7 +537,7 @@ static int cuts_usable(ls_store *s, int *usable)
     if ((rc = ls_store_prepare(s, cuts_usable_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        *usable = ls_stmt_int64(q, 0) != 0;
+        *usable = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -699,7 +699,7 @@ static int link_by_pid(ls_store *s, int64_t offset)
     if ((rc = ls_store_prepare(s, pid_spans_sql, &st)) != 0)
         return rc;
     rc = ls_stmt_step(st);
-    if (rc == 1 && ls_stmt_int64(st, 0) == 0)
+    if (rc == 1 && ls_stmt_int64(st, LS_ONLY_COLUMN) == 0)
         rc = 0;
     else if (rc == 1)
         rc = 2; /* a pid span: link */
@@ -1479,7 +1479,7 @@ static int read_has_spans(ls_store *s, int *has)
     if ((rc = ls_store_prepare(s, has_spans_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        *has = ls_stmt_int64(q, 0) != 0;
+        *has = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
     ls_stmt_finalize(q);
     return rc == 1 ? 0 : rc < 0 ? rc : LS_ESTORE;
 }

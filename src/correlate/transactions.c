@@ -1643,7 +1643,7 @@ static int cuts_usable(ls_store *s, const tx_pass *p, int *out)
     if ((rc = ls_store_prepare(s, cuts_usable_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        *out = ls_stmt_int64(q, 0) != 0;
+        *out = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
