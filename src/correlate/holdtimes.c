@@ -77,9 +77,8 @@ static const char holds_sql[] =
     " WHERE h.start_ts IS NOT NULL AND h.end_ts IS NOT NULL"
     " ORDER BY h.row_id, h.end_ts, lastst.file_id, lastst.line, h.start_ts, h.hold_id";
 
-static const char insert_sql[] =
-    "INSERT INTO hold_range(hold_id, lo_us, hi_us, est_us, start_lo, start_hi, end_lo, end_hi)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+LS_TABLE_COLUMNS(hold_range);
+static const char insert_sql[] = LS_INSERT_INTO("INSERT", hold_range);
 
 #define ROW_HOLDS_FIRST 16 /* holds of a row room is first made for */
 
@@ -155,14 +154,14 @@ static int flush_row(row_holds *r, ls_stmt *ins)
         ls_hold_range len;
         ls_hold_range_when(&x->start, &x->end, w, &len);
         ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, 1, x->hold_id);
-        ls_stmt_bind_int64(ins, 2, len.lo);
-        ls_stmt_bind_int64(ins, 3, len.hi);
-        ls_stmt_bind_int64(ins, 4, len.est);
-        ls_stmt_bind_int64(ins, 5, w->start.lo);
-        ls_stmt_bind_int64(ins, 6, w->start.hi);
-        ls_stmt_bind_int64(ins, 7, w->end.lo);
-        ls_stmt_bind_int64(ins, 8, w->end.hi);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, hold_id), x->hold_id);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, lo_us), len.lo);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, hi_us), len.hi);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, est_us), len.est);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, start_lo), w->start.lo);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, start_hi), w->start.hi);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, end_lo), w->end.lo);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, end_hi), w->end.hi);
         if ((rc = ls_stmt_step(ins)) < 0)
             return rc;
     }
