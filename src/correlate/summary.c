@@ -443,10 +443,8 @@ LS_COLUMNS(qs, QUEUE_SPAN_COLS);
 static const char queue_span_sql[] =
     "SELECT " LS_SELECT_LIST(qs, QUEUE_SPAN_COLS) " FROM row_queue WHERE row_id = ?1";
 /* %s the schema written. */
-static const char bucket_insert_fmt[] =
-    "INSERT INTO %s.row_queue_buckets(row_id, b, first_ts, last_ts, depth, end_depth)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-enum { QB_ROW_ID = 1, QB_B, QB_FIRST, QB_LAST, QB_DEPTH, QB_END_DEPTH };
+LS_TABLE_COLUMNS(row_queue_buckets);
+static const char bucket_insert_fmt[] = LS_INSERT_INTO_IN("INSERT", "%s.", row_queue_buckets);
 
 /* The bucket being summed. */
 typedef struct queue_bucket {
@@ -461,12 +459,13 @@ static int bucket_flush(ls_stmt *ins, queue_bucket *qb)
     if (!qb->open)
         return 0;
     qb->open = 0;
-    if ((rc = ls_stmt_reset(ins)) != 0 || (rc = ls_stmt_bind_int64(ins, QB_ROW_ID, qb->row_id)) ||
-        (rc = ls_stmt_bind_int64(ins, QB_B, qb->b)) ||
-        (rc = ls_stmt_bind_int64(ins, QB_FIRST, qb->first_ts)) ||
-        (rc = ls_stmt_bind_int64(ins, QB_LAST, qb->last_ts)) ||
-        (rc = ls_stmt_bind_int64(ins, QB_DEPTH, qb->depth)) ||
-        (rc = ls_stmt_bind_int64(ins, QB_END_DEPTH, qb->end_depth)))
+    if ((rc = ls_stmt_reset(ins)) != 0 ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_queue_buckets, row_id), qb->row_id)) ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_queue_buckets, b), qb->b)) ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_queue_buckets, first_ts), qb->first_ts)) ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_queue_buckets, last_ts), qb->last_ts)) ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_queue_buckets, depth), qb->depth)) ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_queue_buckets, end_depth), qb->end_depth)))
         return rc;
     rc = ls_stmt_step(ins);
     return rc < 0 ? rc : 0;

@@ -345,6 +345,12 @@
 #define LS_INSERT_INTO(OP, t)                                                              \
     LS_INSERT_HEAD(OP, t) "(" LS_TABLE_##t(LS_TCOL_PARAM1_, LS_TCOL_PARAM_, t) ")"
 
+/* The same into t of database DB ("temp.", "main.", or "%s." for a
+ * format that names it). */
+#define LS_INSERT_INTO_IN(OP, DB, t)                                                               \
+    OP " INTO " DB #t                                                                              \
+       "(" LS_COLUMN_NAMES(t) ") VALUES (" LS_TABLE_##t(LS_TCOL_PARAM1_, LS_TCOL_PARAM_, t) ")"
+
 /* The parameter of column `col` in LS_INSERT_INTO(OP, t), for the
  * ls_stmt_bind_* of ls_store.h (parameters count from 1). A correlation
  * pass that writes a table declared here prepares LS_INSERT_INTO and binds
