@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corr_tables.h"
 #include "correlate_int.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
@@ -105,7 +106,8 @@ static const char hot_rows_sql[] =
 LS_COLUMNS(ru, RULE_COLS);
 static const char rules_sql[] = "SELECT " LS_SELECT_LIST(ru, RULE_COLS) " FROM row_rules";
 /* How many statements each rule keyed to a hot row (the report's evidence). */
-static const char rule_keyed_sql[] = "INSERT INTO rule_keyed(rule_id, statements) VALUES (?1, ?2)";
+LS_TABLE_COLUMNS(rule_keyed);
+static const char rule_keyed_sql[] = LS_INSERT_INTO("INSERT", rule_keyed);
 /* The session's waits that ended with the lock acquired in [?2, ?3): where
  * the log has no durations they say when a locking statement got its row
  * (ls_hold_acquired() picks). Not a tuple lock's: its waiter was next in
@@ -1319,8 +1321,8 @@ static int rules_keyed(ls_store *s, const tx_pass *p)
         return rc;
     for (i = 0; i < p->nrules && rc >= 0; i++) {
         ls_stmt_reset(u);
-        ls_stmt_bind_int64(u, 1, p->rules[i].id);
-        ls_stmt_bind_int64(u, 2, p->rules[i].keyed);
+        ls_stmt_bind_int64(u, LS_PARAM(rule_keyed, rule_id), p->rules[i].id);
+        ls_stmt_bind_int64(u, LS_PARAM(rule_keyed, statements), p->rules[i].keyed);
         rc = ls_stmt_step(u);
     }
     ls_stmt_finalize(u);
