@@ -124,15 +124,9 @@ static const char occupancy_fmt[] =
 static const char occupancy_source_fmt[] =
     "SELECT %s FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.hold_id = ?1";
 /* %s the schema written. */
-static const char occupancy_insert_fmt[] =
-    "INSERT INTO %s.path_occupancy(ord, code_path, named_by, holds, waited, bounded, ranged,"
-    " total_ms, max_ms, p95_ms, all_ms, total_lo_ms, total_hi_ms, row_id, row_us,"
-    " row_timed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-    " ?16)";
-enum {
-    OI_ORD = 1, OI_LABEL, OI_SOURCE, OI_HOLDS, OI_WAITED, OI_BOUNDED, OI_RANGED, OI_TOTAL,
-    OI_MAX, OI_P95, OI_ALL, OI_LO, OI_HI, OI_ROW_ID, OI_ROW_US, OI_ROW_TIMED
-};
+LS_TABLE_COLUMNS(path_occupancy);
+static const char occupancy_insert_fmt[] = LS_INSERT_INTO_IN("INSERT", "%s.", path_occupancy);
+#define OI(col) LS_PARAM(path_occupancy, col)
 
 #define OCC_PER_DECADE 200 /* histogram buckets per factor of ten */
 #define OCC_MIN_LOG10 (-3) /* 1 µs */
@@ -362,27 +356,27 @@ static void occ_free(occ_set *set)
 static int occ_bind(ls_stmt *ins, const occ_set *set, const occ_path *o, int64_t ord)
 {
     const occ_row *best = occ_best_row(o);
-    int rc = ls_stmt_bind_int64(ins, OI_ORD, ord);
-    rc = rc ? rc : ls_stmt_bind_text(ins, OI_LABEL, o->label);
-    rc = rc ? rc : ls_stmt_bind_text(ins, OI_SOURCE, o->source);
-    rc = rc ? rc : ls_stmt_bind_int64(ins, OI_HOLDS, o->n);
-    rc = rc ? rc : ls_stmt_bind_int64(ins, OI_WAITED, o->waited);
-    rc = rc ? rc : ls_stmt_bind_int64(ins, OI_BOUNDED, o->bounded);
-    rc = rc ? rc : ls_stmt_bind_int64(ins, OI_RANGED, o->ranged);
-    rc = rc ? rc : ls_stmt_bind_double(ins, OI_TOTAL, o->total);
-    rc = rc ? rc : ls_stmt_bind_double(ins, OI_MAX, o->max);
-    rc = rc ? rc : ls_stmt_bind_double(ins, OI_P95, occ_p95(o));
-    rc = rc ? rc : ls_stmt_bind_double(ins, OI_ALL, set->all);
-    rc = rc ? rc : ls_stmt_bind_double(ins, OI_LO, o->total_lo);
-    rc = rc ? rc : ls_stmt_bind_double(ins, OI_HI, o->total_hi);
+    int rc = ls_stmt_bind_int64(ins, OI(ord), ord);
+    rc = rc ? rc : ls_stmt_bind_text(ins, OI(code_path), o->label);
+    rc = rc ? rc : ls_stmt_bind_text(ins, OI(named_by), o->source);
+    rc = rc ? rc : ls_stmt_bind_int64(ins, OI(holds), o->n);
+    rc = rc ? rc : ls_stmt_bind_int64(ins, OI(waited), o->waited);
+    rc = rc ? rc : ls_stmt_bind_int64(ins, OI(bounded), o->bounded);
+    rc = rc ? rc : ls_stmt_bind_int64(ins, OI(ranged), o->ranged);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI(total_ms), o->total);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI(max_ms), o->max);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI(p95_ms), occ_p95(o));
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI(all_ms), set->all);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI(total_lo_ms), o->total_lo);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI(total_hi_ms), o->total_hi);
     if (best) {
-        rc = rc ? rc : ls_stmt_bind_int64(ins, OI_ROW_ID, best->row_id);
-        rc = rc ? rc : ls_stmt_bind_int64(ins, OI_ROW_US, best->us);
-        rc = rc ? rc : ls_stmt_bind_int64(ins, OI_ROW_TIMED, best->timed);
+        rc = rc ? rc : ls_stmt_bind_int64(ins, OI(row_id), best->row_id);
+        rc = rc ? rc : ls_stmt_bind_int64(ins, OI(row_us), best->us);
+        rc = rc ? rc : ls_stmt_bind_int64(ins, OI(row_timed), best->timed);
     } else {
-        rc = rc ? rc : ls_stmt_bind_null(ins, OI_ROW_ID);
-        rc = rc ? rc : ls_stmt_bind_null(ins, OI_ROW_US);
-        rc = rc ? rc : ls_stmt_bind_null(ins, OI_ROW_TIMED);
+        rc = rc ? rc : ls_stmt_bind_null(ins, OI(row_id));
+        rc = rc ? rc : ls_stmt_bind_null(ins, OI(row_us));
+        rc = rc ? rc : ls_stmt_bind_null(ins, OI(row_timed));
     }
     return rc;
 }
