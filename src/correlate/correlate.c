@@ -120,7 +120,7 @@ static const char store_episodes_sql[] =
     " CROSS JOIN temp.episodes e ON e.id = o.id"
     " LEFT JOIN lock_events le ON le.event_id = e.first_event ORDER BY o.wait_id;"
     /* Each event's wait, in event order (episode_events' own). */
-    "INSERT INTO event_waits(event_id, wait_id) SELECT ee.event_id, o.wait_id"
+    "INSERT INTO event_waits(" LS_COLUMN_NAMES(event_waits) ") SELECT ee.event_id, o.wait_id"
     " FROM temp.episode_events ee JOIN temp.episode_order o ON o.id = ee.episode"
     " ORDER BY ee.event_id;"
     "DROP TABLE temp.episodes; DROP TABLE temp.episode_events; DROP TABLE temp.episode_order;";

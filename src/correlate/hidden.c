@@ -129,7 +129,7 @@ static const char moved_table_sql[] =
 static const char move_hold_sql[] =
     "INSERT INTO temp.moved_holds VALUES (?1, ?2, nullif(?3, ?2))";
 static const char apply_moves_sql[] =
-    "INSERT INTO hold_queued(hold_id, start_ts, start_lo) SELECT hold_id, start_ts, start_lo"
+    "INSERT INTO hold_queued(" LS_COLUMN_NAMES(hold_queued) ") SELECT hold_id, start_ts, start_lo"
     " FROM temp.moved_holds ORDER BY hold_id;"
     "DELETE FROM temp.moved_holds;";
 
@@ -226,8 +226,7 @@ static const char spans_table_sql[] =
     "CREATE TEMP TABLE row_spans(row_id INTEGER PRIMARY KEY, span_us INTEGER);";
 static const char span_insert_sql[] = "INSERT INTO temp.row_spans VALUES (?1, ?2)";
 static const char stats_sql[] =
-    "INSERT INTO row_hidden(row_id, hidden_wait_ms, logged_wait_ms, waited_statements,"
-    " utilisation)"
+    "INSERT INTO row_hidden(" LS_COLUMN_NAMES(row_hidden) ")"
     " SELECT k.row_id,"
     " coalesce((SELECT sum(max(0, wait_ms - logged_ms)) FROM row_waits q"
     "  WHERE q.row_id = k.row_id), 0),"

@@ -147,7 +147,7 @@ static const char placed_spans_sql[] =
 /* span_placement: each database span without a backend pid; `pid` and
  * `how` (trace, logged statement) where it was placed, else `why` not. */
 static const char placement_sql[] =
-    "INSERT INTO span_placement(span_row, pid, how, why)"
+    "INSERT INTO span_placement(" LS_COLUMN_NAMES(span_placement) ")"
     " SELECT span_row, CASE WHEN n = 1 THEN pid END, CASE WHEN n = 1 THEN 'trace' END,"
     "  CASE WHEN n > 1 THEN 'the spans of its trace name several backend pids' END"
     " FROM (SELECT sp.span_row,"
