@@ -22,8 +22,9 @@
  * A column the writer does not bind is NULL (an INTEGER PRIMARY KEY: the
  * next rowid), as if the INSERT had left it out.
  *
- * The schema of a new store is these tables and what store_schema.h
- * declares beside them (views, indexes, correlation's tables); an old
+ * The schema of a new store is these tables, correlation's (declared the
+ * same way in corr_tables.h) and what store_schema.h declares beside them
+ * (views, indexes); an old
  * store is brought to it by store_upgrades (store.c). Changing a column
  * here changes the schema: LS_STORE_SCHEMA_VERSION and a step in
  * store_upgrades go with it (tests/e2e/check_store_schema.py holds every
