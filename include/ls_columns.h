@@ -20,7 +20,9 @@
  * positions of the declared columns are those of the list, so ORDER BY n
  * and GROUP BY n count as in the text.
  *
- * A query of one column is read at position 0 and needs no list.
+ * A query of one column (a count, an id, a flag) needs no list: its
+ * readers read LS_ONLY_COLUMN, never a literal position
+ * (tests/e2e/check_layers.py fails on `ls_stmt_int64(q, 0)`).
  *
  * The same list can be selected under other queries' conditions (reuse
  * the macro with another Q), and an entry's expression may hold bound
@@ -28,6 +30,9 @@
  */
 #ifndef LS_COLUMNS_H
 #define LS_COLUMNS_H
+
+/* The position of the one column of a query of one column. */
+#define LS_ONLY_COLUMN 0
 
 #define LS_COLUMN_ENUM_(Q, name, expr) Q##_##name,
 #define LS_COLUMN_SQL_(Q, name, expr) expr ", "

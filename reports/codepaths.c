@@ -315,8 +315,8 @@ static int add_sequences(model_ctx *m, cJSON *list)
         ls_stmt_bind_text(q, 1, label->valuestring);
         if ((rc = ls_stmt_step(q)) < 0)
             break;
-        if (rc == 1 && !ls_stmt_isnull(q, 0))
-            ls_model_add_str(o, "statements", ls_stmt_text(q, 0));
+        if (rc == 1 && !ls_stmt_isnull(q, LS_ONLY_COLUMN))
+            ls_model_add_str(o, "statements", ls_stmt_text(q, LS_ONLY_COLUMN));
         rc = 0;
     }
     ls_stmt_finalize(q);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ls_buf.h"
+#include "ls_columns.h"
 #include "ls_common.h"
 #include "model_int.h"
 
@@ -50,7 +51,10 @@ static const ls_mcol minute_cols[] = {
 
 /* The strip's first and last minutes (NULL: no logged wait in the
  * filters, no strip). */
-static const char strip_bounds_sql[] = "WITH " STRIP_BOUNDS_CTE " SELECT lo, hi FROM b";
+#define STRIP_BOUNDS_COLS(X, Q) X(Q, lo, "lo") X(Q, hi, "hi")
+LS_COLUMNS(sb, STRIP_BOUNDS_COLS);
+static const char strip_bounds_sql[] =
+    "WITH " STRIP_BOUNDS_CTE " SELECT " LS_SELECT_LIST(sb, STRIP_BOUNDS_COLS) " FROM b";
 
 /* The minute of each statement begun in the strip (in the window and
  * the database filter), its bounds in µs in place of the %lld: counted in
@@ -78,8 +82,11 @@ static const char minutes_counted_sql[] =
     " AND NOT EXISTS (SELECT 1 FROM spans)";
 /* The minutes of the strip ingest counted, its first and last in place
  * of the %lld. */
+#define COUNTED_MINUTES_COLS(X, Q) X(Q, minute, "minute") X(Q, statements, "statements")
+LS_COLUMNS(cm, COUNTED_MINUTES_COLS);
 static const char counted_minutes_fmt[] =
-    "SELECT minute, statements FROM stmt_minutes WHERE minute >= %lld AND minute <= %lld";
+    "SELECT " LS_SELECT_LIST(cm, COUNTED_MINUTES_COLS)
+    " FROM stmt_minutes WHERE minute >= %lld AND minute <= %lld";
 #define COUNTED_MINUTES_SQL_MAX (sizeof(counted_minutes_fmt) + 64)
 
 /* The minutes (m), and per minute the statements begun (s, the counts of
@@ -196,16 +203,16 @@ static void strip_bounds(model_ctx *m, ls_stmt *q, void *arg)
 {
     stmt_minutes *sm = arg;
     (void)m;
-    sm->known = !ls_stmt_isnull(q, 0) && !ls_stmt_isnull(q, 1);
-    sm->lo = ls_stmt_int64(q, 0);
-    sm->hi = ls_stmt_int64(q, 1);
+    sm->known = !ls_stmt_isnull(q, sb_lo) && !ls_stmt_isnull(q, sb_hi);
+    sm->lo = ls_stmt_int64(q, sb_lo);
+    sm->hi = ls_stmt_int64(q, sb_hi);
 }
 
 /* Whether ingest's counts answer (a row of minutes_counted_sql). */
 static void minutes_counted(model_ctx *m, ls_stmt *q, void *arg)
 {
     (void)m;
-    *(int *)arg = ls_stmt_int64(q, 0) != 0;
+    *(int *)arg = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
 }
 
 /* Take one minute of the strip that ingest counted (a row of
@@ -213,17 +220,17 @@ static void minutes_counted(model_ctx *m, ls_stmt *q, void *arg)
 static void counted_minute(model_ctx *m, ls_stmt *q, void *arg)
 {
     stmt_minutes *sm = arg;
-    int64_t i = ls_stmt_int64(q, 0) - sm->lo;
+    int64_t i = ls_stmt_int64(q, cm_minute) - sm->lo;
     (void)m;
     if (i >= 0 && i < CONTEXT_MINUTES_MAX) /* always, by the strip's bounds */
-        sm->n[i] = ls_stmt_int64(q, 1);
+        sm->n[i] = ls_stmt_int64(q, cm_statements);
 }
 
 /* Count one statement of the strip (a row of stmt_minutes_fmt). */
 static void statement_minute(model_ctx *m, ls_stmt *q, void *arg)
 {
     stmt_minutes *sm = arg;
-    int64_t i = ls_stmt_int64(q, 0) - sm->lo;
+    int64_t i = ls_stmt_int64(q, LS_ONLY_COLUMN) - sm->lo;
     (void)m;
     if (i >= 0 && i < CONTEXT_MINUTES_MAX) /* always, by the strip's bounds */
         sm->n[i]++;

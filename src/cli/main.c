@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ls_classify.h"
+#include "ls_columns.h"
 #include "ls_common.h"
 #include "ls_correlate.h"
 #include "ls_ingest.h"
@@ -1074,7 +1075,7 @@ static int note_broken_inputs(const cli *c, ls_store *s, int64_t *broken)
         return rc;
     if ((rc = ls_stmt_bind_text(st, 1, LS_INPUT_BROKE_REASON)) == 0 &&
         (rc = ls_stmt_step(st)) == 1) {
-        n = ls_stmt_int64(st, 0);
+        n = ls_stmt_int64(st, LS_ONLY_COLUMN);
         rc = 0;
     }
     ls_stmt_finalize(st);

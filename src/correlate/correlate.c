@@ -37,6 +37,7 @@
 #include "findings.h"
 #include "ls_columns.h"
 #include "ls_sqlshape.h"
+#include "corr_tables.h"
 
 #define MAX_EPISODE_EVENTS 16 /* messages of one wait (waiting, avoided..., acquired) */
 
@@ -119,7 +120,7 @@ static const char store_episodes_sql[] =
     " CROSS JOIN temp.episodes e ON e.id = o.id"
     " LEFT JOIN lock_events le ON le.event_id = e.first_event ORDER BY o.wait_id;"
     /* Each event's wait, in event order (episode_events' own). */
-    "INSERT INTO event_waits(event_id, wait_id) SELECT ee.event_id, o.wait_id"
+    "INSERT INTO event_waits(" LS_COLUMN_NAMES(event_waits) ") SELECT ee.event_id, o.wait_id"
     " FROM temp.episode_events ee JOIN temp.episode_order o ON o.id = ee.episode"
     " ORDER BY ee.event_id;"
     "DROP TABLE temp.episodes; DROP TABLE temp.episode_events; DROP TABLE temp.episode_order;";
@@ -263,8 +264,8 @@ static const char holder_waits_sql[] =
 
 /* The first name found for a relation stands: the holder's wait's
  * CONTEXT, the strongest evidence, is looked at first. */
-static const char insert_relation_sql[] =
-    "INSERT OR IGNORE INTO relations(db_oid, rel_oid, name, evidence) VALUES (?1, ?2, ?3, ?4)";
+LS_TABLE_COLUMNS(relations);
+static const char insert_relation_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", relations);
 #define HOLDER_WAIT_EVIDENCE "context of the holder's wait"
 
 /* A DETAIL list (holders, queue) of a lock_wait_rows row, read only for
@@ -350,9 +351,8 @@ static const char xid_owner_sql[] =
     "SELECT " LS_SELECT_LIST(xo, XID_OWNER_COLS) " FROM xids WHERE xid = ?1";
 
 /* A wait's chain, as walk_one() found it (blocker chains' own table). */
-static const char insert_chain_sql[] =
-    "INSERT INTO wait_chains(wait_id, blocker_session, blocker_xid, root_pid, root_session,"
-    " root_xid, chain_depth) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+LS_TABLE_COLUMNS(wait_chains);
+static const char insert_chain_sql[] = LS_INSERT_INTO("INSERT", wait_chains);
 
 #define WALK_COLS(X, Q)                                                                     \
     X(Q, wait_id, "wait_id")                                                                \
@@ -886,13 +886,18 @@ static int walk_one(walk_q *wq, int subsecond, ls_correlate_stats *stats)
     if (ch.root != blocker)
         stats->chained++;
     ls_stmt_reset(u);
-    if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, wk_wait_id))) != 0 ||
-        (blocker_sess && (rc = ls_stmt_bind_int64(u, 2, blocker_sess)) != 0) ||
-        (blocker_xid && (rc = ls_stmt_bind_int64(u, 3, blocker_xid)) != 0) ||
-        (rc = ls_stmt_bind_int64(u, 4, ch.root)) != 0 ||
-        (root_sess && (rc = ls_stmt_bind_int64(u, 5, root_sess)) != 0) ||
-        (ch.root_xid && (rc = ls_stmt_bind_int64(u, 6, ch.root_xid)) != 0) ||
-        (rc = ls_stmt_bind_int64(u, 7, ch.depth)) != 0)
+    if ((rc = ls_stmt_bind_int64(u, LS_PARAM(wait_chains, wait_id),
+                                 ls_stmt_int64(q, wk_wait_id))) != 0 ||
+        (blocker_sess &&
+         (rc = ls_stmt_bind_int64(u, LS_PARAM(wait_chains, blocker_session), blocker_sess)) != 0) ||
+        (blocker_xid &&
+         (rc = ls_stmt_bind_int64(u, LS_PARAM(wait_chains, blocker_xid), blocker_xid)) != 0) ||
+        (rc = ls_stmt_bind_int64(u, LS_PARAM(wait_chains, root_pid), ch.root)) != 0 ||
+        (root_sess &&
+         (rc = ls_stmt_bind_int64(u, LS_PARAM(wait_chains, root_session), root_sess)) != 0) ||
+        (ch.root_xid &&
+         (rc = ls_stmt_bind_int64(u, LS_PARAM(wait_chains, root_xid), ch.root_xid)) != 0) ||
+        (rc = ls_stmt_bind_int64(u, LS_PARAM(wait_chains, chain_depth), ch.depth)) != 0)
         return rc;
     rc = ls_stmt_step(u);
     return rc < 0 ? rc : 0;
@@ -1304,10 +1309,10 @@ static int insert_relation(ls_stmt *ins, int64_t db_oid, int64_t rel_oid, const 
 {
     int rc = 0;
     ls_stmt_reset(ins);
-    keep_first(&rc, ls_stmt_bind_int64(ins, 1, db_oid));
-    keep_first(&rc, ls_stmt_bind_int64(ins, 2, rel_oid));
-    keep_first(&rc, ls_stmt_bind_text(ins, 3, name));
-    keep_first(&rc, ls_stmt_bind_text(ins, 4, evidence));
+    keep_first(&rc, ls_stmt_bind_int64(ins, LS_PARAM(relations, db_oid), db_oid));
+    keep_first(&rc, ls_stmt_bind_int64(ins, LS_PARAM(relations, rel_oid), rel_oid));
+    keep_first(&rc, ls_stmt_bind_text(ins, LS_PARAM(relations, name), name));
+    keep_first(&rc, ls_stmt_bind_text(ins, LS_PARAM(relations, evidence), evidence));
     if (rc == 0 && (rc = ls_stmt_step(ins)) > 0)
         rc = 0;
     return rc;

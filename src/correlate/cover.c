@@ -17,6 +17,7 @@
 
 #include "correlate_int.h"
 #include "ls_columns.h"
+#include "corr_tables.h"
 
 /* Each row's waits, in start order. */
 #define COVER_WAIT_COLS(X, Q)  \
@@ -45,8 +46,8 @@ static const char cover_holds_sql[] =
     " WHERE +row_id IN (SELECT row_id FROM row_waits) AND start_ts IS NOT NULL"
     " AND end_ts IS NOT NULL ORDER BY +row_id, start_ts";
 
-static const char insert_cover_sql[] = "INSERT INTO row_cover(rw_id, tx_id, us)"
-                                       " VALUES (?1, ?2, ?3)";
+LS_TABLE_COLUMNS(row_cover);
+static const char insert_cover_sql[] = LS_INSERT_INTO("INSERT", row_cover);
 
 #define COVER_FIRST_CAP 64
 
@@ -145,10 +146,10 @@ static int flush_shares(cover_sweep *sw, ls_stmt *ins)
         qsort(sw->sh, sw->nsh, sizeof(*sw->sh), share_cmp);
     for (i = 0; i < sw->nsh; i++) {
         ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, 1, sw->sh[i].rw_id);
+        ls_stmt_bind_int64(ins, LS_PARAM(row_cover, rw_id), sw->sh[i].rw_id);
         if (sw->sh[i].has_tx)
-            ls_stmt_bind_int64(ins, 2, sw->sh[i].tx_id);
-        ls_stmt_bind_int64(ins, 3, sw->sh[i].us);
+            ls_stmt_bind_int64(ins, LS_PARAM(row_cover, tx_id), sw->sh[i].tx_id);
+        ls_stmt_bind_int64(ins, LS_PARAM(row_cover, us), sw->sh[i].us);
         if ((rc = ls_stmt_step(ins)) < 0)
             return rc;
     }

@@ -23,6 +23,7 @@
  * bound stored NULL is equal to its time, here as in hold_rows (a hold
  * has four, and a store hundreds of thousands of holds).
  */
+#include "corr_tables.h"
 #include "correlate_int.h"
 
 /* The start evidence of a hold in hold_queued (the hidden waits pass). */
@@ -60,7 +61,8 @@
  */
 static const char copy_holds_sql[] =
     /* Every evidence text a hold may have, once. */
-    "INSERT INTO hold_final_evidence(evidence_id, text) SELECT evidence_id, text"
+    "INSERT INTO hold_final_evidence(" LS_COLUMN_NAMES(hold_final_evidence) ")"
+    " SELECT evidence_id, text"
     " FROM hold_evidence ORDER BY evidence_id;"
     "INSERT OR IGNORE INTO hold_final_evidence(text) SELECT text FROM bound_evidence"
     " UNION SELECT " QUEUED_EVIDENCE ";"
@@ -72,10 +74,7 @@ static const char copy_holds_sql[] =
 
 /* The holds a later pass decided about, written again over their copy. */
 static const char final_holds_sql[] =
-    "INSERT OR REPLACE INTO hold_final(hold_id, row_id, tx_id, session_id, pid, start_ts, start_lo,"
-    " start_hi, start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits,"
-    " waiter_ms, max_queue, contended_ms, sql_ms, idle_ms, commit_ms, head_state,"
-    " observed_state, observed_samples)"
+    "INSERT OR REPLACE INTO hold_final(" LS_COLUMN_NAMES(hold_final) ")"
     " SELECT h.hold_id, h.row_id, h.tx_id, h.session_id, h.pid,"
     "  " START_TS ", nullif(coalesce(q.start_lo, q.start_ts, " BOUND_TS("start_lo", "start_ts")
     "), " START_TS "),"
@@ -107,9 +106,7 @@ static const char final_hold_index_sql[] =
 /* Every logical row, its totals 0 where no pass had any (as the view rows
  * gave them before this pass). */
 static const char final_rows_sql[] =
-    "INSERT INTO row_final(row_id, holds, mean_hold_ms, capacity_per_s, max_queue,"
-    " max_queue_ts, occupancy_holds, occupied_ms, hidden_wait_ms, logged_wait_ms,"
-    " waited_statements, utilisation)"
+    "INSERT INTO row_final(" LS_COLUMN_NAMES(row_final) ")"
     " SELECT k.row_id, coalesce(rh.holds, 0), rh.mean_hold_ms, rh.capacity_per_s,"
     "  p.max_queue, p.max_queue_ts, coalesce(rh.occupancy_holds, 0), rh.occupied_ms,"
     "  coalesce(x.hidden_wait_ms, 0.0), coalesce(x.logged_wait_ms, 0.0),"

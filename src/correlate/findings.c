@@ -578,29 +578,32 @@ void ls_fnd_bind_value(ls_stmt *q, int idx, const value *v, char kind)
         ls_stmt_bind_double(q, idx, v->d);
 }
 
+LS_TABLE_COLUMNS(findings);
+LS_TABLE_COLUMNS(finding_fields);
+
 /* Insert finding f (id, its place in the report) with its fields. */
 static int write_finding(ls_stmt *ins, ls_stmt *fins, const finding *f, int64_t id,
                          const char *grouping)
 {
     int i, rc;
-    ls_stmt_bind_int64(ins, 1, id);
-    ls_stmt_bind_text(ins, 2, grouping);
-    ls_stmt_bind_int64(ins, 3, id);
-    ls_stmt_bind_text(ins, 4, f->rule->rule);
-    ls_fnd_bind_value(ins, 5, &f->weight, 'm');
-    ls_fnd_bind_value(ins, 6, &f->title, 's');
-    ls_fnd_bind_value(ins, 7, &f->evidence, 's');
-    ls_stmt_bind_text(ins, 8, f->rule->fix);
+    ls_stmt_bind_int64(ins, LS_PARAM(findings, finding_id), id);
+    ls_stmt_bind_text(ins, LS_PARAM(findings, grouping), grouping);
+    ls_stmt_bind_int64(ins, LS_PARAM(findings, seq), id);
+    ls_stmt_bind_text(ins, LS_PARAM(findings, rule), f->rule->rule);
+    ls_fnd_bind_value(ins, LS_PARAM(findings, weight_ms), &f->weight, 'm');
+    ls_fnd_bind_value(ins, LS_PARAM(findings, title), &f->title, 's');
+    ls_fnd_bind_value(ins, LS_PARAM(findings, evidence), &f->evidence, 's');
+    ls_stmt_bind_text(ins, LS_PARAM(findings, fix), f->rule->fix);
     rc = ls_stmt_step(ins);
     ls_stmt_reset(ins);
     for (i = 0; rc >= 0 && i < f->fields.n; i++) {
         if (f->fields.f[i].kind == 'x')
             continue; /* the decision's alone */
-        ls_stmt_bind_int64(fins, 1, id);
-        ls_stmt_bind_int64(fins, 2, i);
-        ls_stmt_bind_text(fins, 3, f->fields.f[i].name);
-        ls_stmt_bind_text(fins, 4, (char[]){f->fields.f[i].kind, 0});
-        ls_fnd_bind_value(fins, 5, &f->f[i], f->fields.f[i].kind);
+        ls_stmt_bind_int64(fins, LS_PARAM(finding_fields, finding_id), id);
+        ls_stmt_bind_int64(fins, LS_PARAM(finding_fields, pos), i);
+        ls_stmt_bind_text(fins, LS_PARAM(finding_fields, name), f->fields.f[i].name);
+        ls_stmt_bind_text(fins, LS_PARAM(finding_fields, kind), (char[]){f->fields.f[i].kind, 0});
+        ls_fnd_bind_value(fins, LS_PARAM(finding_fields, value), &f->f[i], f->fields.f[i].kind);
         rc = ls_stmt_step(fins);
         ls_stmt_reset(fins);
     }
@@ -620,18 +623,14 @@ static int write_all(ls_store *s, const ls_findings_scope *sc, const finding *al
 
     if (sc->temp && (rc = ls_store_exec(s, TEMP_TABLES)) != 0)
         return rc;
-    rc = ls_store_prepare(s, sc->temp ? "INSERT INTO temp.findings(finding_id, grouping, seq,"
-                                        " rule, weight_ms, title, evidence, fix)"
-                                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-                                      : "INSERT INTO main.findings(finding_id, grouping, seq,"
-                                        " rule, weight_ms, title, evidence, fix)"
-                                        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    rc = ls_store_prepare(s,
+                          sc->temp ? LS_INSERT_INTO_IN("INSERT", "temp.", findings)
+                                   : LS_INSERT_INTO_IN("INSERT", "main.", findings),
                           &ins);
     if (rc == 0)
-        rc = ls_store_prepare(s, sc->temp ? "INSERT INTO temp.finding_fields(finding_id, pos,"
-                                            " name, kind, value) VALUES (?1, ?2, ?3, ?4, ?5)"
-                                          : "INSERT INTO main.finding_fields(finding_id, pos,"
-                                            " name, kind, value) VALUES (?1, ?2, ?3, ?4, ?5)",
+        rc = ls_store_prepare(s,
+                              sc->temp ? LS_INSERT_INTO_IN("INSERT", "temp.", finding_fields)
+                                       : LS_INSERT_INTO_IN("INSERT", "main.", finding_fields),
                               &fins);
     for (i = 0; rc == 0 && i < n; i++)
         rc = write_finding(ins, fins, &all[i], (int64_t)i + 1, sc->grouping);

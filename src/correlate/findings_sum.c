@@ -17,6 +17,7 @@
 #include "decide/counter.h"
 #include "decide/idlegap.h"
 #include "findings_int.h"
+#include "ls_columns.h"
 #include "rowkey.h"
 #include "ls_sqlshape.h"
 
@@ -69,8 +70,13 @@ enum { WORDS_TITLE, WORDS_EVIDENCE };
 /* The CONTEXT of each logged wait for row ?1 that has one, with the
  * waiter's statement: the trigger's statement behind a shape that bumps
  * the row through a trigger. */
+#define COUNTER_CONTEXT_COLS(X, Q)  \
+    X(Q, context, "ct.text")        \
+    X(Q, statement, "t.text")
+LS_COLUMNS(cc, COUNTER_CONTEXT_COLS);
 #define COUNTER_CONTEXT_SQL                                                                        \
-    "SELECT ct.text, t.text FROM wait_rows wr JOIN lock_events e ON e.wait_id = wr.wait_id"        \
+    "SELECT " LS_SELECT_LIST(cc, COUNTER_CONTEXT_COLS)                                             \
+    " FROM wait_rows wr JOIN lock_events e ON e.wait_id = wr.wait_id"                              \
     " JOIN stmt_texts ct ON ct.text_id = e.context_id JOIN stmt_texts t ON t.text_id = e.text_id"  \
     " WHERE wr.row_id = ?1 ORDER BY e.ts, e.file_id, e.line"
 /* The longest relation name the counter rule compares. */
@@ -620,7 +626,7 @@ static int trace_moves(ls_stmt *traced, const counter_row *c, const char *trace_
         ls_rowkey_evidence ev = {NULL, NULL, NULL, NULL, NULL};
         ls_rowkey k;
         char rel[COUNTER_REL_MAX];
-        ev.statement = ls_stmt_text(traced, 0);
+        ev.statement = ls_stmt_text(traced, LS_ONLY_COLUMN);
         ev.relation = c->relation.s;
         moved = ev.statement && ls_sql_relation(ev.statement, rel, sizeof(rel)) &&
                 strcmp(rel, c->relation.s) == 0 && ls_rowkey_of(&ev, &k) &&
@@ -706,9 +712,10 @@ static int trigger_statement(counter_ctx *x, const counter_row *c, const char *s
     ls_stmt_reset(x->context);
     ls_stmt_bind_int64(x->context, 1, c->row_id);
     while (!found && (rc = ls_stmt_step(x->context)) == 1) {
-        const char *context = ls_stmt_text(x->context, 0);
+        const char *context = ls_stmt_text(x->context, cc_context);
         ls_buf_reset(&x->shape);
-        if (ls_sql_shape(&x->shape, ls_stmt_text(x->context, 1), COUNTER_SHAPE_MAX) != 0 ||
+        if (ls_sql_shape(&x->shape, ls_stmt_text(x->context, cc_statement),
+                         COUNTER_SHAPE_MAX) != 0 ||
             ls_buf_failed(&x->shape)) {
             rc = LS_ENOMEM;
             break;
@@ -863,7 +870,8 @@ static int label_read(counter_ctx *x, int64_t set, int64_t tx)
     ls_stmt_bind_int64(x->label, 1, tx);
     if ((rc = ls_stmt_step(x->label)) == 1) {
         rc = 0;
-        if (!ls_stmt_isnull(x->label, 0) && !(label = strdup(ls_stmt_text(x->label, 0))))
+        if (!ls_stmt_isnull(x->label, LS_ONLY_COLUMN) &&
+            !(label = strdup(ls_stmt_text(x->label, LS_ONLY_COLUMN))))
             rc = LS_ENOMEM;
     }
     ls_stmt_reset(x->label);
@@ -988,8 +996,8 @@ static int texts_read(counter_ctx *x)
         ls_stmt_bind_int64(x->text_of, 1, x->t[i].text_id);
         if ((rc = ls_stmt_step(x->text_of)) == 1) {
             rc = 0;
-            if (!ls_stmt_isnull(x->text_of, 0) &&
-                !(x->t[i].text = strdup(ls_stmt_text(x->text_of, 0))))
+            if (!ls_stmt_isnull(x->text_of, LS_ONLY_COLUMN) &&
+                !(x->t[i].text = strdup(ls_stmt_text(x->text_of, LS_ONLY_COLUMN))))
                 rc = LS_ENOMEM;
         }
     }

@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corr_tables.h"
 #include "correlate_int.h"
 #include "decide/failwait.h"
 #include "ls_columns.h"
@@ -129,14 +130,9 @@ static const char holds_sql[] =
     "  THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id";
 
 /* insert_sql's parameters */
-enum {
-    RW_ROW = 1, RW_HOLD, RW_TX, RW_SESSION, RW_PID, RW_STMT, RW_START, RW_END, RW_WAIT_MS,
-    RW_BEHIND_HOLD, RW_BEHIND_TX, RW_KIND, RW_LOGGED_WAIT, RW_INFERRED_MS, RW_LOGGED_MS
-};
-static const char insert_sql[] =
-    "INSERT INTO row_waits(row_id, hold_id, tx_id, session_id, pid, stmt_id, start_ts, end_ts,"
-    " wait_ms, behind_hold, behind_tx, kind, logged_wait_id, inferred_ms, logged_ms)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+LS_TABLE_COLUMNS(row_waits);
+static const char insert_sql[] = LS_INSERT_INTO("INSERT", row_waits);
+#define RW(col) LS_PARAM(row_waits, col)
 
 /* Holds whose start moves are noted here and stored after the scan:
  * storing them during it would change what the scan reads (the holds view
@@ -150,7 +146,7 @@ static const char moved_table_sql[] =
 static const char move_hold_sql[] =
     "INSERT INTO temp.moved_holds VALUES (?1, ?2, nullif(?3, ?2))";
 static const char apply_moves_sql[] =
-    "INSERT INTO hold_queued(hold_id, start_ts, start_lo) SELECT hold_id, start_ts, start_lo"
+    "INSERT INTO hold_queued(" LS_COLUMN_NAMES(hold_queued) ") SELECT hold_id, start_ts, start_lo"
     " FROM temp.moved_holds ORDER BY hold_id;"
     "DELETE FROM temp.moved_holds;";
 
@@ -248,8 +244,7 @@ static const char spans_table_sql[] =
     "CREATE TEMP TABLE row_spans(row_id INTEGER PRIMARY KEY, span_us INTEGER);";
 static const char span_insert_sql[] = "INSERT INTO temp.row_spans VALUES (?1, ?2)";
 static const char stats_sql[] =
-    "INSERT INTO row_hidden(row_id, hidden_wait_ms, logged_wait_ms, waited_statements,"
-    " utilisation)"
+    "INSERT INTO row_hidden(" LS_COLUMN_NAMES(row_hidden) ")"
     " SELECT k.row_id,"
     " coalesce((SELECT sum(max(0, wait_ms - logged_ms)) FROM row_waits q"
     "  WHERE q.row_id = k.row_id), 0),"
@@ -366,13 +361,13 @@ static int store_row_wait(const hidden_q *hq, const held *h, const ls_queue_resu
     w.end_ts = rec ? rec->end_ts : h->acquired;
     w.ms = rec ? (double)(rec->end_ts - rec->start_ts) / LS_US_PER_MS : 0;
     ls_stmt_reset(ins);
-    ls_stmt_bind_int64(ins, RW_ROW, h->row_id);
-    ls_stmt_bind_int64(ins, RW_HOLD, h->hold_id);
-    ls_stmt_bind_int64(ins, RW_TX, h->tx_id);
-    ls_stmt_bind_int64(ins, RW_SESSION, ls_stmt_int64(q, hq_session_id));
-    ls_stmt_bind_int64(ins, RW_PID, ls_stmt_int64(q, hq_pid));
+    ls_stmt_bind_int64(ins, RW(row_id), h->row_id);
+    ls_stmt_bind_int64(ins, RW(hold_id), h->hold_id);
+    ls_stmt_bind_int64(ins, RW(tx_id), h->tx_id);
+    ls_stmt_bind_int64(ins, RW(session_id), ls_stmt_int64(q, hq_session_id));
+    ls_stmt_bind_int64(ins, RW(pid), ls_stmt_int64(q, hq_pid));
     if (!ls_stmt_isnull(q, hq_lock_stmt))
-        ls_stmt_bind_int64(ins, RW_STMT, ls_stmt_int64(q, hq_lock_stmt));
+        ls_stmt_bind_int64(ins, RW(stmt_id), ls_stmt_int64(q, hq_lock_stmt));
     if (h->logged) {
         /* The logged wait wins for its part (decide/hidden.c). */
         if (!ls_stmt_isnull(q, hq_l0)) {
@@ -380,22 +375,22 @@ static int store_row_wait(const hidden_q *hq, const held *h, const ls_queue_resu
             logged_span_of(q, hq_l0, hq_l1, hq_logged_ms, hq_tx_wait, hq_c0, hq->resolution, &l);
             ls_hidden_logged_wait(rec, &l, &w);
             stats->hidden_disagree += w.disagree;
-            ls_stmt_bind_double(ins, RW_LOGGED_MS, l.ms);
+            ls_stmt_bind_double(ins, RW(logged_ms), l.ms);
         }
-        ls_stmt_bind_text(ins, RW_KIND, "logged");
-        ls_stmt_bind_int64(ins, RW_LOGGED_WAIT, h->logged);
+        ls_stmt_bind_text(ins, RW(kind), "logged");
+        ls_stmt_bind_int64(ins, RW(logged_wait_id), h->logged);
     } else {
-        ls_stmt_bind_text(ins, RW_KIND, "inferred");
-        ls_stmt_bind_double(ins, RW_LOGGED_MS, 0.0);
+        ls_stmt_bind_text(ins, RW(kind), "inferred");
+        ls_stmt_bind_double(ins, RW(logged_ms), 0.0);
         stats->hidden_waits++;
     }
-    ls_stmt_bind_int64(ins, RW_START, w.start_ts);
-    ls_stmt_bind_int64(ins, RW_END, w.end_ts);
-    ls_stmt_bind_double(ins, RW_WAIT_MS, w.ms);
+    ls_stmt_bind_int64(ins, RW(start_ts), w.start_ts);
+    ls_stmt_bind_int64(ins, RW(end_ts), w.end_ts);
+    ls_stmt_bind_double(ins, RW(wait_ms), w.ms);
     if (rec) {
-        ls_stmt_bind_int64(ins, RW_BEHIND_HOLD, r->hold_id[rec->behind]);
-        ls_stmt_bind_int64(ins, RW_BEHIND_TX, r->tx_id[rec->behind]);
-        ls_stmt_bind_double(ins, RW_INFERRED_MS,
+        ls_stmt_bind_int64(ins, RW(behind_hold), r->hold_id[rec->behind]);
+        ls_stmt_bind_int64(ins, RW(behind_tx), r->tx_id[rec->behind]);
+        ls_stmt_bind_double(ins, RW(inferred_ms),
                             (double)(found->end_ts - found->start_ts) / LS_US_PER_MS);
     }
     rc = ls_stmt_step(ins);
@@ -485,7 +480,7 @@ static int log_resolution(ls_store *s, int64_t *out)
     *out = LS_MILLISECOND_US;
     if (rc != 0)
         return rc;
-    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, 0))
+    if ((rc = ls_stmt_step(q)) == 1 && ls_stmt_int64(q, LS_ONLY_COLUMN))
         *out = LS_WHOLE_SECOND_US;
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
@@ -506,8 +501,8 @@ static int unlogged_bound(ls_store *s, int64_t *out)
     *out = 0;
     if (rc != 0)
         return rc;
-    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, 0))
-        *out = ls_stmt_int64(q, 0);
+    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, LS_ONLY_COLUMN))
+        *out = ls_stmt_int64(q, LS_ONLY_COLUMN);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -562,29 +557,29 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, con
         rec.start_ts = ls_failed_wait_start(rec.start_ts, hq->resolution, l.start_ts);
         ls_hidden_logged_wait(&rec, &l, &w);
         stats->hidden_disagree += w.disagree;
-        ls_stmt_bind_text(ins, RW_KIND, "logged");
-        ls_stmt_bind_int64(ins, RW_LOGGED_WAIT, ls_stmt_int64(f, fl_logged));
-        ls_stmt_bind_double(ins, RW_LOGGED_MS, l.ms);
+        ls_stmt_bind_text(ins, RW(kind), "logged");
+        ls_stmt_bind_int64(ins, RW(logged_wait_id), ls_stmt_int64(f, fl_logged));
+        ls_stmt_bind_double(ins, RW(logged_ms), l.ms);
     } else {
         w.start_ts =
             ls_hidden_unlogged_start(w.start_ts, w.end_ts, hq->resolution, hq->max_unlogged);
         w.ms = (double)(w.end_ts - w.start_ts) / LS_US_PER_MS;
-        ls_stmt_bind_text(ins, RW_KIND, "inferred");
-        ls_stmt_bind_double(ins, RW_LOGGED_MS, 0.0);
+        ls_stmt_bind_text(ins, RW(kind), "inferred");
+        ls_stmt_bind_double(ins, RW(logged_ms), 0.0);
         stats->hidden_waits++;
     }
-    ls_stmt_bind_int64(ins, RW_ROW, ls_stmt_int64(f, fl_row_id));
-    ls_stmt_bind_int64(ins, RW_TX, ls_stmt_int64(f, fl_tx_id));
-    ls_stmt_bind_int64(ins, RW_SESSION, ls_stmt_int64(f, fl_session_id));
-    ls_stmt_bind_int64(ins, RW_PID, ls_stmt_int64(f, fl_pid));
-    ls_stmt_bind_int64(ins, RW_STMT, ls_stmt_int64(f, fl_stmt_id));
-    ls_stmt_bind_int64(ins, RW_START, w.start_ts);
-    ls_stmt_bind_int64(ins, RW_END, w.end_ts);
-    ls_stmt_bind_double(ins, RW_WAIT_MS, w.ms);
-    ls_stmt_bind_int64(ins, RW_BEHIND_HOLD, hold_id[rec.behind]);
+    ls_stmt_bind_int64(ins, RW(row_id), ls_stmt_int64(f, fl_row_id));
+    ls_stmt_bind_int64(ins, RW(tx_id), ls_stmt_int64(f, fl_tx_id));
+    ls_stmt_bind_int64(ins, RW(session_id), ls_stmt_int64(f, fl_session_id));
+    ls_stmt_bind_int64(ins, RW(pid), ls_stmt_int64(f, fl_pid));
+    ls_stmt_bind_int64(ins, RW(stmt_id), ls_stmt_int64(f, fl_stmt_id));
+    ls_stmt_bind_int64(ins, RW(start_ts), w.start_ts);
+    ls_stmt_bind_int64(ins, RW(end_ts), w.end_ts);
+    ls_stmt_bind_double(ins, RW(wait_ms), w.ms);
+    ls_stmt_bind_int64(ins, RW(behind_hold), hold_id[rec.behind]);
     if (tx_id[rec.behind])
-        ls_stmt_bind_int64(ins, RW_BEHIND_TX, tx_id[rec.behind]);
-    ls_stmt_bind_double(ins, RW_INFERRED_MS, inferred_ms);
+        ls_stmt_bind_int64(ins, RW(behind_tx), tx_id[rec.behind]);
+    ls_stmt_bind_double(ins, RW(inferred_ms), inferred_ms);
     if ((rc = ls_stmt_step(ins)) < 0)
         return rc;
     ls_stmt_reset(done);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corr_tables.h"
 #include "correlate_int.h"
 #include "ls_columns.h"
 
@@ -28,7 +29,7 @@
  * breakdowns and findings read those (a log has hundreds of thousands of
  * holds nobody waited for). */
 static const char span_parts_sql[] =
-    "INSERT INTO hold_parts(hold_id, part, name, ms)"
+    "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")"
     " SELECT h.hold_id, 'span', ch.name, sum(max(0, min(h.end_ts, ch.end_ts + c.offset_us)"
     "   - max(h.start_ts, ch.start_ts + c.offset_us))) / 1000.0"
     " FROM holds h JOIN tx_code c ON c.tx_id = h.tx_id"
@@ -71,7 +72,7 @@ static const char pair_sql[] = "INSERT INTO temp.hold_stmts(hold_id, stmt_id) VA
  * statement's text once, where the two tests of the text read it up to
  * eight times (142 VM steps a pair). */
 static const char stmt_parts_sql[] =
-    "INSERT INTO hold_parts(hold_id, part, name, ms)"
+    "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")"
     " SELECT hold_id, CASE WHEN " IS_END("u") " THEN 'commit' ELSE 'sql' END,"
     "  CASE WHEN " IS_END("u") " THEN 'COMMIT' ELSE 'SQL' END, sum(v) / 1000.0"
     " FROM (SELECT h.hold_id AS hold_id, upper(ltrim(st.text)) AS u,"
@@ -83,7 +84,7 @@ static const char stmt_parts_sql[] =
     " GROUP BY hold_id, 2;"
     "DELETE FROM temp.hold_stmts;"
     "CREATE INDEX IF NOT EXISTS hold_parts_hold ON hold_parts(hold_id);"
-    "INSERT INTO hold_parts(hold_id, part, name, ms)"
+    "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")"
     " SELECT h.hold_id, 'idle', 'idle in transaction, no span',"
     "  max(0, (h.end_ts - h.start_ts) / 1000.0"
     "  - coalesce((SELECT sum(ms) FROM hold_parts p WHERE p.hold_id = h.hold_id), 0))"

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corr_tables.h"
 #include "correlate_int.h"
 #include "ls_columns.h"
 #include "ls_sqlshape.h"
@@ -156,13 +157,32 @@ static const char holder_stmts_sql[] =
 enum { FIND_ROW_ID = 0 }; /* find_row_sql's one column */
 static const char find_row_sql[] =
     "SELECT row_id FROM row_keys WHERE relation = ?1 AND row_key = ?2";
-static const char insert_row_sql[] =
-    "INSERT INTO row_keys(relation, row_key, evidence, grouped_by) VALUES (?1, ?2, ?3, ?3)";
-static const char set_row_sql[] =
-    "INSERT INTO wait_rows(wait_id, row_id, waiter_stmt, row_evidence) VALUES (?1, ?2, ?3, ?4)";
-static const char insert_rule_sql[] =
-    "INSERT INTO row_rules(shape, relation, col, arg, learned_from, target, target_col)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, ''), nullif(?7, ''))";
+/* A new row: grouped_by is its evidence (bound to both). */
+LS_TABLE_COLUMNS(row_keys);
+static const char insert_row_sql[] = LS_INSERT_INTO("INSERT", row_keys);
+LS_TABLE_COLUMNS(wait_rows);
+static const char set_row_sql[] = LS_INSERT_INTO("INSERT", wait_rows);
+/* A rule's target and target_col: NULL for none (empty). */
+LS_TABLE_COLUMNS(row_rules);
+static const char insert_rule_sql[] = LS_INSERT_INTO("INSERT", row_rules);
+
+/* Bind text v as parameter i of st, NULL when empty (as nullif(v, '')). */
+static void bind_text_or_null(ls_stmt *st, int i, const char *v)
+{
+    if (v && !*v)
+        ls_stmt_bind_null(st, i);
+    else
+        ls_stmt_bind_text(st, i, v);
+}
+
+/* Bind v as parameter i of st, NULL when it equals same (as nullif(v, same)). */
+static void bind_unless_same(ls_stmt *st, int i, int64_t v, int64_t same)
+{
+    if (v == same)
+        ls_stmt_bind_null(st, i);
+    else
+        ls_stmt_bind_int64(st, i, v);
+}
 
 /*
  * One wait while its own evidence is read (step 1 of ls_correlate_rows);
@@ -657,9 +677,10 @@ static int row_for(ls_stmt *find, ls_stmt *ins, const char *rel, const char *key
         return 0;
     }
     ls_stmt_reset(ins);
-    ls_stmt_bind_text(ins, 1, rel);
-    ls_stmt_bind_text(ins, 2, key);
-    ls_stmt_bind_text(ins, 3, evidence);
+    ls_stmt_bind_text(ins, LS_PARAM(row_keys, relation), rel);
+    ls_stmt_bind_text(ins, LS_PARAM(row_keys, row_key), key);
+    ls_stmt_bind_text(ins, LS_PARAM(row_keys, evidence), evidence);
+    ls_stmt_bind_text(ins, LS_PARAM(row_keys, grouped_by), evidence);
     if ((rc = ls_stmt_step(ins)) < 0)
         return rc;
     stats->rows++;
@@ -959,13 +980,13 @@ static int learn_and_apply_rules(ls_store *s, ls_shape_rule **rules, size_t *nru
             (*rules)[(*nrules)++] = r;
         }
         ls_stmt_reset(rule);
-        ls_stmt_bind_text(rule, 1, r.shape);
-        ls_stmt_bind_text(rule, 2, r.rel);
-        ls_stmt_bind_text(rule, 3, r.col);
-        ls_stmt_bind_int64(rule, 4, r.arg);
-        ls_stmt_bind_int64(rule, 5, ls_stmt_int64(q, lq_wait_id));
-        ls_stmt_bind_text(rule, 6, r.target);
-        ls_stmt_bind_text(rule, 7, r.target_col);
+        ls_stmt_bind_text(rule, LS_PARAM(row_rules, shape), r.shape);
+        ls_stmt_bind_text(rule, LS_PARAM(row_rules, relation), r.rel);
+        ls_stmt_bind_text(rule, LS_PARAM(row_rules, col), r.col);
+        ls_stmt_bind_int64(rule, LS_PARAM(row_rules, arg), r.arg);
+        ls_stmt_bind_int64(rule, LS_PARAM(row_rules, learned_from), ls_stmt_int64(q, lq_wait_id));
+        bind_text_or_null(rule, LS_PARAM(row_rules, target), r.target);
+        bind_text_or_null(rule, LS_PARAM(row_rules, target_col), r.target_col);
         if ((rc = ls_stmt_step(rule)) < 0)
             goto out;
     }
@@ -1048,11 +1069,11 @@ static int write_rows(ls_store *s, ls_correlate_stats *stats)
         if ((rc = row_for(find, ins, relb, keyb, evidence, &row_id, stats)) != 0)
             goto out;
         ls_stmt_reset(set);
-        ls_stmt_bind_int64(set, 1, ls_stmt_int64(q, oq_wait_id));
-        ls_stmt_bind_int64(set, 2, row_id);
+        ls_stmt_bind_int64(set, LS_PARAM(wait_rows, wait_id), ls_stmt_int64(q, oq_wait_id));
+        ls_stmt_bind_int64(set, LS_PARAM(wait_rows, row_id), row_id);
         if (!ls_stmt_isnull(q, oq_stmt_id))
-            ls_stmt_bind_int64(set, 3, ls_stmt_int64(q, oq_stmt_id));
-        ls_stmt_bind_text(set, 4, evidence);
+            ls_stmt_bind_int64(set, LS_PARAM(wait_rows, waiter_stmt), ls_stmt_int64(q, oq_stmt_id));
+        ls_stmt_bind_text(set, LS_PARAM(wait_rows, row_evidence), evidence);
         if ((rc = ls_stmt_step(set)) < 0)
             goto out;
     }
@@ -1307,16 +1328,11 @@ static const char tx_statement_sql[] =
     " WHERE stmt_id = ?1 AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))";
 
 /* ?5 and ?9: bound_evidence ids (a bound equal to its time is NULL) */
-enum {
-    HB_HOLD = 1, HB_START_TS, HB_START_LO, HB_START_HI, HB_START_EV, HB_END_TS, HB_END_LO,
-    HB_END_HI, HB_END_EV, HB_LOCK_STMT, HB_WAITS, HB_WAITER_MS, HB_CONTENDED_MS, HB_SQL_MS,
-    HB_IDLE_MS, HB_COMMIT_MS, HB_HEAD_STATE
-};
-static const char update_hold_sql[] =
-    "INSERT INTO hold_bounds(hold_id, start_ts, start_lo, start_hi, start_evidence, end_ts,"
-    " end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms, contended_ms, sql_ms, idle_ms,"
-    " commit_ms, head_state) VALUES (?1, ?2, nullif(?3, ?2), nullif(?4, ?2), ?5, ?6,"
-    " nullif(?7, ?6), nullif(?8, ?6), ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
+/* A bound equal to its time is NULL (bind_unless_same); observed_state
+ * and observed_samples are not this pass's (NULL). */
+LS_TABLE_COLUMNS(hold_bounds);
+static const char update_hold_sql[] = LS_INSERT_INTO("INSERT", hold_bounds);
+#define HB(col) LS_PARAM(hold_bounds, col)
 
 #define SNAPSHOT_STATE                                                                     \
     "CASE WHEN a.state = 'idle in transaction' OR a.state LIKE 'idle in transaction%' THEN"   \
@@ -1366,9 +1382,11 @@ static const char row_holds_sql[] =
     "SELECT " LS_SELECT_LIST(rhq, ROW_HOLD_COLS)
     " FROM hold_rows h LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
     " WHERE h.row_id IS NOT NULL ORDER BY +h.row_id, 3";
-static const char row_update_sql[] =
-    "INSERT INTO row_holds(row_id, holds, occupancy_holds, occupied_ms, mean_hold_ms,"
-    " capacity_per_s) VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?5 > 0 THEN 1000.0 / ?5 END)";
+/* capacity_per_s: 1000 / mean_hold_ms, NULL when that is not > 0. */
+LS_TABLE_COLUMNS(row_holds);
+LS_TABLE_COLUMNS(row_queue);
+LS_TABLE_COLUMNS(row_queue_peaks);
+static const char row_update_sql[] = LS_INSERT_INTO("INSERT", row_holds);
 
 typedef struct row_total {
     int64_t row_id, holds, waited;
@@ -1379,15 +1397,15 @@ static int row_total_store(ls_stmt *upd, const row_total *t)
 {
     int rc;
     ls_stmt_reset(upd);
-    ls_stmt_bind_int64(upd, 1, t->row_id);
-    ls_stmt_bind_int64(upd, 2, t->waited);
-    ls_stmt_bind_int64(upd, 3, t->holds);
+    ls_stmt_bind_int64(upd, LS_PARAM(row_holds, row_id), t->row_id);
+    ls_stmt_bind_int64(upd, LS_PARAM(row_holds, holds), t->waited);
+    ls_stmt_bind_int64(upd, LS_PARAM(row_holds, occupancy_holds), t->holds);
     if (t->timed) {
-        ls_stmt_bind_double(upd, 4, (double)t->us / LS_US_PER_MS);
-        ls_stmt_bind_double(upd, 5, (double)t->us / (double)t->timed / LS_US_PER_MS);
-    } else {
-        ls_stmt_bind_null(upd, 4);
-        ls_stmt_bind_null(upd, 5);
+        double mean = (double)t->us / (double)t->timed / LS_US_PER_MS;
+        ls_stmt_bind_double(upd, LS_PARAM(row_holds, occupied_ms), (double)t->us / LS_US_PER_MS);
+        ls_stmt_bind_double(upd, LS_PARAM(row_holds, mean_hold_ms), mean);
+        if (mean > 0)
+            ls_stmt_bind_double(upd, LS_PARAM(row_holds, capacity_per_s), 1000.0 / mean);
     }
     rc = ls_stmt_step(upd);
     return rc < 0 ? rc : 0;
@@ -1580,26 +1598,26 @@ static int hold_close(holds_q *hq, open_hold *h)
         (rc = ls_intern(&hq->evidence, h->end.evidence, &end_ev_id)) != 0)
         return rc;
     ls_stmt_reset(upd);
-    ls_stmt_bind_int64(upd, HB_HOLD, h->hold_id);
-    ls_stmt_bind_int64(upd, HB_START_TS, w->start.ts);
-    ls_stmt_bind_int64(upd, HB_START_LO, w->start.lo);
-    ls_stmt_bind_int64(upd, HB_START_HI, w->start.hi);
-    ls_stmt_bind_int64(upd, HB_START_EV, start_ev_id);
-    ls_stmt_bind_int64(upd, HB_END_TS, h->end.ts);
-    ls_stmt_bind_int64(upd, HB_END_LO, h->end.lo);
-    ls_stmt_bind_int64(upd, HB_END_HI, h->end.hi);
-    ls_stmt_bind_int64(upd, HB_END_EV, end_ev_id);
+    ls_stmt_bind_int64(upd, HB(hold_id), h->hold_id);
+    ls_stmt_bind_int64(upd, HB(start_ts), w->start.ts);
+    bind_unless_same(upd, HB(start_lo), w->start.lo, w->start.ts);
+    bind_unless_same(upd, HB(start_hi), w->start.hi, w->start.ts);
+    ls_stmt_bind_int64(upd, HB(start_evidence), start_ev_id);
+    ls_stmt_bind_int64(upd, HB(end_ts), h->end.ts);
+    bind_unless_same(upd, HB(end_lo), h->end.lo, h->end.ts);
+    bind_unless_same(upd, HB(end_hi), h->end.hi, h->end.ts);
+    ls_stmt_bind_int64(upd, HB(end_evidence), end_ev_id);
     if (w->lock_stmt)
-        ls_stmt_bind_int64(upd, HB_LOCK_STMT, w->lock_stmt);
+        ls_stmt_bind_int64(upd, HB(lock_stmt), w->lock_stmt);
     else
-        ls_stmt_bind_null(upd, HB_LOCK_STMT);
-    ls_stmt_bind_int64(upd, HB_WAITS, h->waits);
-    ls_stmt_bind_double(upd, HB_WAITER_MS, h->waiter_ms);
-    ls_stmt_bind_double(upd, HB_CONTENDED_MS, (double)(w->c_end - w->first_wait) / LS_US_PER_MS);
-    ls_stmt_bind_double(upd, HB_SQL_MS, (double)w->sql_us / LS_US_PER_MS);
-    ls_stmt_bind_double(upd, HB_IDLE_MS, (double)idle / LS_US_PER_MS);
-    ls_stmt_bind_double(upd, HB_COMMIT_MS, (double)w->commit_us / LS_US_PER_MS);
-    ls_stmt_bind_text(upd, HB_HEAD_STATE, state);
+        ls_stmt_bind_null(upd, HB(lock_stmt));
+    ls_stmt_bind_int64(upd, HB(waits), h->waits);
+    ls_stmt_bind_double(upd, HB(waiter_ms), h->waiter_ms);
+    ls_stmt_bind_double(upd, HB(contended_ms), (double)(w->c_end - w->first_wait) / LS_US_PER_MS);
+    ls_stmt_bind_double(upd, HB(sql_ms), (double)w->sql_us / LS_US_PER_MS);
+    ls_stmt_bind_double(upd, HB(idle_ms), (double)idle / LS_US_PER_MS);
+    ls_stmt_bind_double(upd, HB(commit_ms), (double)w->commit_us / LS_US_PER_MS);
+    ls_stmt_bind_text(upd, HB(head_state), state);
     rc = ls_stmt_step(upd);
     return rc < 0 ? rc : 0;
 }
@@ -1781,26 +1799,28 @@ static int decide_aborted_hold(holds_q *hq, ls_stmt *q)
         (rc = ls_intern(&hq->evidence, end.evidence, &end_ev_id)) != 0)
         return rc;
     ls_stmt_reset(upd);
-    ls_stmt_bind_int64(upd, HB_HOLD, ls_stmt_int64(q, abq_hold_id));
-    ls_stmt_bind_int64(upd, HB_START_TS, ls_stmt_int64(q, abq_start_ts));
-    ls_stmt_bind_int64(upd, HB_START_LO, ls_stmt_int64(q, abq_start_lo));
-    ls_stmt_bind_int64(upd, HB_START_HI, ls_stmt_int64(q, abq_start_hi));
-    ls_stmt_bind_int64(upd, HB_START_EV, start_ev_id);
-    ls_stmt_bind_int64(upd, HB_END_TS, end.ts);
-    ls_stmt_bind_int64(upd, HB_END_LO, end.lo);
-    ls_stmt_bind_int64(upd, HB_END_HI, end.hi);
-    ls_stmt_bind_int64(upd, HB_END_EV, end_ev_id);
-    copy_int(upd, HB_LOCK_STMT, q, abq_lock_stmt);
-    copy_int(upd, HB_WAITS, q, abq_waits);
-    copy_double(upd, HB_WAITER_MS, q, abq_waiter_ms);
-    copy_double(upd, HB_CONTENDED_MS, q, abq_contended_ms);
-    copy_double(upd, HB_SQL_MS, q, abq_sql_ms);
-    copy_double(upd, HB_IDLE_MS, q, abq_idle_ms);
-    copy_double(upd, HB_COMMIT_MS, q, abq_commit_ms);
+    ls_stmt_bind_int64(upd, HB(hold_id), ls_stmt_int64(q, abq_hold_id));
+    ls_stmt_bind_int64(upd, HB(start_ts), ls_stmt_int64(q, abq_start_ts));
+    bind_unless_same(upd, HB(start_lo), ls_stmt_int64(q, abq_start_lo),
+                     ls_stmt_int64(q, abq_start_ts));
+    bind_unless_same(upd, HB(start_hi), ls_stmt_int64(q, abq_start_hi),
+                     ls_stmt_int64(q, abq_start_ts));
+    ls_stmt_bind_int64(upd, HB(start_evidence), start_ev_id);
+    ls_stmt_bind_int64(upd, HB(end_ts), end.ts);
+    bind_unless_same(upd, HB(end_lo), end.lo, end.ts);
+    bind_unless_same(upd, HB(end_hi), end.hi, end.ts);
+    ls_stmt_bind_int64(upd, HB(end_evidence), end_ev_id);
+    copy_int(upd, HB(lock_stmt), q, abq_lock_stmt);
+    copy_int(upd, HB(waits), q, abq_waits);
+    copy_double(upd, HB(waiter_ms), q, abq_waiter_ms);
+    copy_double(upd, HB(contended_ms), q, abq_contended_ms);
+    copy_double(upd, HB(sql_ms), q, abq_sql_ms);
+    copy_double(upd, HB(idle_ms), q, abq_idle_ms);
+    copy_double(upd, HB(commit_ms), q, abq_commit_ms);
     if (ls_stmt_isnull(q, abq_head_state))
-        ls_stmt_bind_null(upd, HB_HEAD_STATE);
+        ls_stmt_bind_null(upd, HB(head_state));
     else
-        ls_stmt_bind_text(upd, HB_HEAD_STATE, ls_stmt_text(q, abq_head_state));
+        ls_stmt_bind_text(upd, HB(head_state), ls_stmt_text(q, abq_head_state));
     rc = ls_stmt_step(upd);
     return rc < 0 ? rc : 0;
 }
@@ -1903,10 +1923,8 @@ int ls_correlate_queue(ls_store *s)
     int depth = 0, max_depth = 0, rc;
 
     if ((rc = ls_store_prepare(s, edges_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, "INSERT INTO row_queue(row_id, ts, depth) VALUES (?1, ?2, ?3)",
-                               &ins)) != 0 ||
-        (rc = ls_store_prepare(s, "INSERT INTO row_queue_peaks(row_id, max_queue, max_queue_ts)"
-                                  " VALUES (?1, ?2, ?3)", &upd)) != 0)
+        (rc = ls_store_prepare(s, LS_INSERT_INTO("INSERT", row_queue), &ins)) != 0 ||
+        (rc = ls_store_prepare(s, LS_INSERT_INTO("INSERT", row_queue_peaks), &upd)) != 0)
         goto out;
     for (;;) {
         int more = rc = ls_stmt_step(q);
@@ -1914,9 +1932,9 @@ int ls_correlate_queue(ls_store *s)
             goto out;
         if (row >= 0 && (!more || ls_stmt_int64(q, eq_row_id) != row)) {
             ls_stmt_reset(upd);
-            ls_stmt_bind_int64(upd, 1, row);
-            ls_stmt_bind_int64(upd, 2, max_depth);
-            ls_stmt_bind_int64(upd, 3, max_ts);
+            ls_stmt_bind_int64(upd, LS_PARAM(row_queue_peaks, row_id), row);
+            ls_stmt_bind_int64(upd, LS_PARAM(row_queue_peaks, max_queue), max_depth);
+            ls_stmt_bind_int64(upd, LS_PARAM(row_queue_peaks, max_queue_ts), max_ts);
             if ((rc = ls_stmt_step(upd)) < 0)
                 goto out;
             depth = max_depth = 0;
@@ -1930,9 +1948,9 @@ int ls_correlate_queue(ls_store *s)
             max_ts = ls_stmt_int64(q, eq_ts);
         }
         ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, 1, row);
-        ls_stmt_bind_int64(ins, 2, ls_stmt_int64(q, eq_ts));
-        ls_stmt_bind_int64(ins, 3, depth);
+        ls_stmt_bind_int64(ins, LS_PARAM(row_queue, row_id), row);
+        ls_stmt_bind_int64(ins, LS_PARAM(row_queue, ts), ls_stmt_int64(q, eq_ts));
+        ls_stmt_bind_int64(ins, LS_PARAM(row_queue, depth), depth);
         if ((rc = ls_stmt_step(ins)) < 0)
             goto out;
     }

@@ -84,9 +84,8 @@ static const char holds_sql[] =
     " WHERE h.start_ts IS NOT NULL AND h.end_ts IS NOT NULL"
     " ORDER BY h.row_id, h.end_ts, lastst.file_id, lastst.line, h.start_ts, h.hold_id";
 
-static const char insert_sql[] =
-    "INSERT INTO hold_range(hold_id, lo_us, hi_us, est_us, start_lo, start_hi, end_lo, end_hi)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+LS_TABLE_COLUMNS(hold_range);
+static const char insert_sql[] = LS_INSERT_INTO("INSERT", hold_range);
 
 #define ROW_HOLDS_FIRST 16 /* holds of a row room is first made for */
 
@@ -162,14 +161,14 @@ static int flush_row(row_holds *r, ls_stmt *ins)
         ls_hold_range len;
         ls_hold_range_when(&x->start, &x->end, w, &len);
         ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, 1, x->hold_id);
-        ls_stmt_bind_int64(ins, 2, len.lo);
-        ls_stmt_bind_int64(ins, 3, len.hi);
-        ls_stmt_bind_int64(ins, 4, len.est);
-        ls_stmt_bind_int64(ins, 5, w->start.lo);
-        ls_stmt_bind_int64(ins, 6, w->start.hi);
-        ls_stmt_bind_int64(ins, 7, w->end.lo);
-        ls_stmt_bind_int64(ins, 8, w->end.hi);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, hold_id), x->hold_id);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, lo_us), len.lo);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, hi_us), len.hi);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, est_us), len.est);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, start_lo), w->start.lo);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, start_hi), w->start.hi);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, end_lo), w->end.lo);
+        ls_stmt_bind_int64(ins, LS_PARAM(hold_range, end_hi), w->end.hi);
         if ((rc = ls_stmt_step(ins)) < 0)
             return rc;
     }
@@ -210,7 +209,7 @@ static int is_whole(ls_store *s, int *whole)
     if ((rc = ls_store_prepare(s, whole_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        *whole = (int)ls_stmt_int64(q, 0);
+        *whole = (int)ls_stmt_int64(q, LS_ONLY_COLUMN);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -224,7 +223,7 @@ static int hold_range_layout(ls_store *s)
     if ((rc = ls_store_prepare(s, layout_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        has = ls_stmt_int64(q, 0) > 0;
+        has = ls_stmt_int64(q, LS_ONLY_COLUMN) > 0;
     ls_stmt_finalize(q);
     if (rc < 0)
         return rc;

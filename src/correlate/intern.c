@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "correlate_int.h"
+#include "ls_columns.h"
 
 int ls_intern_open(ls_store *s, ls_interner *in, const char *table, const char *id_col,
                    const char *text_col)
@@ -57,7 +58,7 @@ int ls_intern(ls_interner *in, const char *text, int64_t *id)
     }
     if (rc != 1)
         return rc < 0 ? rc : LS_ESTORE;
-    *id = ls_stmt_int64(st, 0);
+    *id = ls_stmt_int64(st, LS_ONLY_COLUMN);
     ls_stmt_reset(st);
     free(sl->text);
     if ((sl->text = ls_strdup(text)) == NULL)

@@ -99,9 +99,9 @@ enum { H_EVIDENCE, H_N };
 LS_COLUMNS(sr, STORED_COLS);
 static const char stored_sql[] = "SELECT " LS_SELECT_LIST(sr, STORED_COLS) " FROM main.logcover";
 
-#define INSERT_FMT                                                                     \
-    "INSERT INTO %s(statements, from_spans, timed, shortest_ms, tx_control, holds,"     \
-    " holds_at_least, verdict) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+/* %s the database's prefix ("" or "temp."). */
+LS_TABLE_COLUMNS(logcover);
+#define INSERT_FMT LS_INSERT_INTO_IN("INSERT", "%s", logcover)
 #define INSERT_SQL_MAX 256
 
 static const char scope_enter_sql[] =
@@ -160,7 +160,7 @@ static void scan_row(ls_stmt *q, void *arg)
 
 static void int_row(ls_stmt *q, void *arg)
 {
-    *(int64_t *)arg = ls_stmt_int64(q, 0);
+    *(int64_t *)arg = ls_stmt_int64(q, LS_ONLY_COLUMN);
 }
 
 static int is_tx_control(const char *text)
@@ -302,25 +302,26 @@ static int decide_holds(ls_store *s, const char *sql, ls_logcover_in *in, ls_log
     return rc < 0 ? rc : 0;
 }
 
-/* Writes in, the verdict and the open holds as the one row of `table`. */
-static int write_row(ls_store *s, const char *table, const ls_logcover_in *in,
-                     ls_logcover verdict, int64_t open)
+/* Writes in, the verdict and the open holds as the one row of logcover
+ * in database `db` ("" or "temp."). */
+static int write_row(ls_store *s, const char *db, const ls_logcover_in *in, ls_logcover verdict,
+                     int64_t open)
 {
     char sql[INSERT_SQL_MAX];
     ls_stmt *q = NULL;
     int rc;
 
-    snprintf(sql, sizeof(sql), INSERT_FMT, table);
+    snprintf(sql, sizeof(sql), INSERT_FMT, db);
     if ((rc = ls_store_prepare(s, sql, &q)) != 0)
         return rc;
-    ls_stmt_bind_int64(q, 1, in->statements);
-    ls_stmt_bind_int64(q, 2, in->from_spans);
-    ls_stmt_bind_int64(q, 3, in->timed);
-    ls_stmt_bind_double(q, 4, in->shortest_ms);
-    ls_stmt_bind_int64(q, 5, in->tx_control);
-    ls_stmt_bind_int64(q, 6, in->holds);
-    ls_stmt_bind_int64(q, 7, open);
-    ls_stmt_bind_int64(q, 8, (int64_t)verdict);
+    ls_stmt_bind_int64(q, LS_PARAM(logcover, statements), in->statements);
+    ls_stmt_bind_int64(q, LS_PARAM(logcover, from_spans), in->from_spans);
+    ls_stmt_bind_int64(q, LS_PARAM(logcover, timed), in->timed);
+    ls_stmt_bind_double(q, LS_PARAM(logcover, shortest_ms), in->shortest_ms);
+    ls_stmt_bind_int64(q, LS_PARAM(logcover, tx_control), in->tx_control);
+    ls_stmt_bind_int64(q, LS_PARAM(logcover, holds), in->holds);
+    ls_stmt_bind_int64(q, LS_PARAM(logcover, holds_at_least), open);
+    ls_stmt_bind_int64(q, LS_PARAM(logcover, verdict), (int64_t)verdict);
     rc = ls_stmt_step(q);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
@@ -337,7 +338,7 @@ int ls_correlate_logging(ls_store *s, ls_correlate_stats *stats)
     memset(&in, 0, sizeof(in));
     if ((rc = count_statements(s, &in)) == 0 &&
         (rc = decide_holds(s, holds_sql, &in, &verdict, &open)) == 0)
-        rc = write_row(s, "logcover", &in, verdict, open);
+        rc = write_row(s, "", &in, verdict, open);
     return rc;
 }
 
@@ -362,6 +363,6 @@ int ls_correlate_logcover_scope(ls_store *s)
     if ((rc = ls_store_exec(s, scope_enter_sql)) == 0 &&
         (rc = one_row(s, stored_sql, stored_row, &in)) == 0 &&
         (rc = decide_holds(s, window_holds_sql, &in, &verdict, &open)) == 0)
-        rc = write_row(s, "temp.logcover", &in, verdict, open);
+        rc = write_row(s, "temp.", &in, verdict, open);
     return rc;
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corr_tables.h"
 #include "correlate_int.h"
 #include "decide/pathname.h"
 #include "ls_buf.h"
@@ -66,10 +67,10 @@ static const char set_path_sql[] = "UPDATE tx_code_rows SET path_set = ?2 WHERE 
     " AND application_src = ?8 AND statement_id = ?9 AND statement_src = ?10"             \
     " AND shape_id = ?11 AND shape_src = ?12"
 static const char find_set_sql[] = "SELECT set_id FROM path_sets WHERE" SET_WHERE;
-static const char add_set_sql[] =
-    "INSERT INTO path_sets(function_id, function_src, route_id, route_src, service_id,"
-    " service_src, application_id, application_src, statement_id, statement_src, shape_id,"
-    " shape_src) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING set_id";
+/* The ids of a set are path_sets' columns after set_id, in their order. */
+LS_TABLE_COLUMNS(path_sets);
+_Static_assert(path_sets__ncols == 1 + SET_IDS, "a set's ids are path_sets' other columns");
+static const char add_set_sql[] = LS_INSERT_INTO("INSERT", path_sets) " RETURNING set_id";
 
 typedef struct set_slot {
     int64_t ids[SET_IDS];
@@ -178,13 +179,13 @@ static int intern_set(ls_paths *c, const int64_t ids[SET_IDS], int64_t *set_id)
         st = c->add_set;
         ls_stmt_reset(st);
         for (i = 0; i < SET_IDS && rc == 0; i++)
-            rc = ls_stmt_bind_int64(st, i + 1, ids[i]);
+            rc = ls_stmt_bind_int64(st, LS_PARAM(path_sets, function_id) + i, ids[i]);
         if (rc == 0)
             rc = ls_stmt_step(st);
     }
     if (rc != 1)
         return rc < 0 ? rc : LS_ESTORE;
-    *set_id = ls_stmt_int64(st, 0);
+    *set_id = ls_stmt_int64(st, LS_ONLY_COLUMN);
     ls_stmt_reset(st);
     memcpy(sl->ids, ids, sizeof(sl->ids));
     sl->set_id = *set_id;
@@ -229,7 +230,7 @@ static int read_by_shape(ls_store *s, int *by_shape)
     if ((rc = ls_store_prepare(s, by_shape_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        *by_shape = ls_stmt_int64(q, 0) != 0;
+        *by_shape = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
     ls_stmt_finalize(q);
     return rc == 1 ? 0 : rc < 0 ? rc : LS_ESTORE;
 }

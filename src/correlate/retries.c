@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corr_tables.h"
 #include "correlate_int.h"
 #include "decide/retry.h"
 #include "decide/tolerances.h"
@@ -155,9 +156,8 @@ static const char trace_sql[] =
     " AND db_statement IS NOT NULL ORDER BY start_ts, span_row";
 
 /* The retry of an error (one row of the pass's own table). */
-static const char set_retry_sql[] =
-    "INSERT INTO retries(error_id, retry_stmt, retry_span, retry_tx, retry_outcome)"
-    " VALUES (?1, ?2, ?3, ?4, ?5)";
+LS_TABLE_COLUMNS(retries);
+static const char set_retry_sql[] = LS_INSERT_INTO("INSERT", retries);
 
 /* The pass's statements and buffers. */
 typedef struct retry_pass {
@@ -244,10 +244,12 @@ static int store_retry(retry_pass *p, int64_t stmt, int64_t span_row, int64_t tx
     int rc;
 
     ls_stmt_reset(p->upd);
-    if ((rc = ls_stmt_bind_int64(p->upd, 1, ls_stmt_int64(p->errs, le_error_id))) != 0 ||
-        (rc = bind_id(p->upd, 2, stmt)) != 0 || (rc = bind_id(p->upd, 3, span_row)) != 0 ||
-        (rc = bind_id(p->upd, 4, tx)) != 0 ||
-        (rc = outcome ? ls_stmt_bind_text(p->upd, 5, outcome) : ls_stmt_bind_null(p->upd, 5)) != 0)
+    if ((rc = ls_stmt_bind_int64(p->upd, LS_PARAM(retries, error_id),
+                                 ls_stmt_int64(p->errs, le_error_id))) != 0 ||
+        (rc = bind_id(p->upd, LS_PARAM(retries, retry_stmt), stmt)) != 0 ||
+        (rc = bind_id(p->upd, LS_PARAM(retries, retry_span), span_row)) != 0 ||
+        (rc = bind_id(p->upd, LS_PARAM(retries, retry_tx), tx)) != 0 ||
+        (rc = ls_stmt_bind_text(p->upd, LS_PARAM(retries, retry_outcome), outcome)) != 0)
         return rc;
     if ((rc = ls_stmt_step(p->upd)) < 0)
         return rc;
@@ -282,7 +284,7 @@ static int log_shows_failed(retry_pass *p)
     }
     while ((rc = ls_stmt_step(p->txs)) == 1) {
         ls_buf_reset(&p->got);
-        ls_sql_shape(&p->got, ls_stmt_text(p->txs, 0), RETRY_SHAPE_BYTES);
+        ls_sql_shape(&p->got, ls_stmt_text(p->txs, LS_ONLY_COLUMN), RETRY_SHAPE_BYTES);
         if (ls_buf_failed(&p->got))
             return LS_ENOMEM;
         if (strcmp(ls_buf_str(&p->want), ls_buf_str(&p->got)) == 0)
@@ -454,8 +456,8 @@ static int span_offset(ls_store *s, int64_t *out)
     *out = 0;
     if (rc != 0)
         return rc;
-    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, 0))
-        *out = ls_stmt_int64(q, 0);
+    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, LS_ONLY_COLUMN))
+        *out = ls_stmt_int64(q, LS_ONLY_COLUMN);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }

@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corr_tables.h"
 #include "correlate_int.h"
 #include "decide/span.h"
 #include "decide/tolerances.h"
@@ -146,7 +147,7 @@ static const char placed_spans_sql[] =
 /* span_placement: each database span without a backend pid; `pid` and
  * `how` (trace, logged statement) where it was placed, else `why` not. */
 static const char placement_sql[] =
-    "INSERT INTO span_placement(span_row, pid, how, why)"
+    "INSERT INTO span_placement(" LS_COLUMN_NAMES(span_placement) ")"
     " SELECT span_row, CASE WHEN n = 1 THEN pid END, CASE WHEN n = 1 THEN 'trace' END,"
     "  CASE WHEN n > 1 THEN 'the spans of its trace name several backend pids' END"
     " FROM (SELECT sp.span_row,"
@@ -223,13 +224,12 @@ static const char by_placed_trace_sql[] =
 
 /* Texts added here (LS_TEXT_FIND_SQL finds the others) stay for the next
  * run to find. */
-static const char text_insert_sql[] = "INSERT INTO stmt_texts(hash, text) VALUES (?1, ?2)"
-                                      " RETURNING text_id";
+LS_TABLE_COLUMNS(stmt_texts);
+static const char text_insert_sql[] = LS_INSERT_INTO("INSERT", stmt_texts) " RETURNING text_id";
 /* The one column of LS_TEXT_FIND_SQL and of text_insert_sql. */
 enum { TEXT_ID_COL };
-static const char insert_sql[] =
-    "INSERT INTO stmt_rows(session_id, pid, start_ts, dur_us, verb, text_id)"
-    " VALUES (?1, ?2, ?3, ?4, 5, ?5)"; /* verb LS_VERB_SPAN */
+LS_TABLE_COLUMNS(stmt_rows);
+static const char insert_sql[] = LS_INSERT_INTO("INSERT", stmt_rows); /* verb LS_VERB_SPAN */
 
 /* The text_id of text, added when new. */
 static int text_id(ls_stmt *find, ls_stmt *add, const char *text, int64_t *out)
@@ -243,8 +243,8 @@ static int text_id(ls_stmt *find, ls_stmt *add, const char *text, int64_t *out)
         return rc;
     if (rc == 0) {
         ls_stmt_reset(add);
-        ls_stmt_bind_int64(add, 1, h);
-        ls_stmt_bind_text(add, 2, text);
+        ls_stmt_bind_int64(add, LS_PARAM(stmt_texts, hash), h);
+        ls_stmt_bind_text(add, LS_PARAM(stmt_texts, text), text);
         if ((rc = ls_stmt_step(add)) != 1)
             return rc < 0 ? rc : LS_ESTORE;
         *out = ls_stmt_int64(add, TEXT_ID_COL);
@@ -363,8 +363,8 @@ out:
 LS_COLUMNS(ad, ANY_DB_SPAN_COLS);
 static const char any_db_span_sql[] = "SELECT " LS_SELECT_LIST(ad, ANY_DB_SPAN_COLS);
 
-static const char span_clock_sql[] =
-    "INSERT INTO span_clock(offset_us, offset_from, votes) VALUES (?1, ?2, ?3)";
+LS_TABLE_COLUMNS(span_clock);
+static const char span_clock_sql[] = LS_INSERT_INTO("INSERT", span_clock);
 
 #define RESOLUTION_COLS(X, Q)                                                          \
     X(Q, whole, "(EXISTS (SELECT 1 FROM lock_events)"                                  \
@@ -421,9 +421,9 @@ static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
     if (rc == 0 && v.n)
         *depth = ls_span_offset(v.lo, v.hi, (int)v.n, offset);
     if (rc == 0 && (rc = ls_store_prepare(s, span_clock_sql, &q)) == 0) {
-        ls_stmt_bind_int64(q, 1, *offset);
-        ls_stmt_bind_text(q, 2, *depth ? from : "none");
-        ls_stmt_bind_int64(q, 3, *depth);
+        ls_stmt_bind_int64(q, LS_PARAM(span_clock, offset_us), *offset);
+        ls_stmt_bind_text(q, LS_PARAM(span_clock, offset_from), *depth ? from : "none");
+        ls_stmt_bind_int64(q, LS_PARAM(span_clock, votes), *depth);
         rc = ls_stmt_step(q);
         ls_stmt_finalize(q);
         rc = rc < 0 ? rc : 0;
@@ -595,11 +595,12 @@ static int write_span_at(span_writer *w, const char *text, int64_t start, int64_
     if ((rc = text_id(w->find, w->add, text, &tid)) != 0)
         return rc;
     ls_stmt_reset(w->ins);
-    ls_stmt_bind_int64(w->ins, 1, w->session_id);
-    ls_stmt_bind_int64(w->ins, 2, w->pid);
-    ls_stmt_bind_int64(w->ins, 3, start);
-    ls_stmt_bind_int64(w->ins, 4, dur);
-    ls_stmt_bind_int64(w->ins, 5, tid);
+    ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, session_id), w->session_id);
+    ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, pid), w->pid);
+    ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, start_ts), start);
+    ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, dur_us), dur);
+    ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, verb), LS_VERB_SPAN);
+    ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, text_id), tid);
     if ((rc = ls_stmt_step(w->ins)) < 0)
         return rc;
     w->n++;
@@ -840,7 +841,7 @@ static int write_victim(victim_ctx *c, span_writer *w, ls_stmt *q)
     ls_stmt_bind_int64(c->logged, 2, v[k].start - LS_SPAN_LOG_SLACK_US);
     ls_stmt_bind_int64(c->logged, 3, v[last].start + v[last].dur + c->res);
     ls_stmt_bind_int64(c->logged, 4, c->res);
-    if ((rc = ls_stmt_step(c->logged)) < 0 || ls_stmt_int64(c->logged, 0))
+    if ((rc = ls_stmt_step(c->logged)) < 0 || ls_stmt_int64(c->logged, LS_ONLY_COLUMN))
         goto out;
     w->session_id = ls_stmt_int64(q, vq_session_id);
     w->pid = ls_stmt_int64(q, vq_pid);

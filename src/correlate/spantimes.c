@@ -41,6 +41,7 @@
 #include "decide/tolerances.h"
 #include "ls_columns.h"
 #include "ls_sqlcomment.h"
+#include "corr_tables.h"
 
 #define SPAN_TIME_SLACK_US 5000     /* a span's start before the server's receipt, the offset's error */
 #define OFFSET_SEARCH_US 2000000LL  /* candidate spans around spans.c's offset */
@@ -84,8 +85,8 @@ static const char stmts_sql[] =
     " AND st.dur_us IS NULL AND st.start_ts IS NOT NULL ORDER BY st.session_id, st.stmt_id";
 
 static const char clock_sql[] = "SELECT offset_us FROM span_clock LIMIT 1";
-static const char keep_sql[] =
-    "INSERT INTO stmt_span_time(stmt_id, span_row, log_ts) VALUES (?1, ?2, ?3)";
+LS_TABLE_COLUMNS(stmt_span_time);
+static const char keep_sql[] = LS_INSERT_INTO("INSERT", stmt_span_time);
 static const char update_sql[] = "UPDATE stmt_rows SET start_ts = ?2, dur_us = ?3 WHERE stmt_id = ?1";
 
 typedef struct st_rec {
@@ -427,9 +428,9 @@ static int write_pairs(ls_store *s, const span_times *t, int64_t res, int64_t *c
         sp = &t->sp[st->span - 1];
         ls_stmt_time_from_span(st->it.ts, res, sp->it.ts, sp->end, &start, &dur);
         ls_stmt_reset(keep);
-        ls_stmt_bind_int64(keep, 1, st->stmt_id);
-        ls_stmt_bind_int64(keep, 2, sp->span_row);
-        ls_stmt_bind_int64(keep, 3, st->it.ts);
+        ls_stmt_bind_int64(keep, LS_PARAM(stmt_span_time, stmt_id), st->stmt_id);
+        ls_stmt_bind_int64(keep, LS_PARAM(stmt_span_time, span_row), sp->span_row);
+        ls_stmt_bind_int64(keep, LS_PARAM(stmt_span_time, log_ts), st->it.ts);
         if ((rc = ls_stmt_step(keep)) < 0)
             goto out;
         ls_stmt_reset(upd);
@@ -455,8 +456,8 @@ static int first_offset(ls_store *s, int64_t *out)
     *out = 0;
     if (rc != 0)
         return rc;
-    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, 0))
-        *out = ls_stmt_int64(q, 0);
+    if ((rc = ls_stmt_step(q)) == 1 && !ls_stmt_isnull(q, LS_ONLY_COLUMN))
+        *out = ls_stmt_int64(q, LS_ONLY_COLUMN);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -473,7 +474,7 @@ int ls_correlate_span_times(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_store_prepare(s, applies_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        applies = (int)ls_stmt_int64(q, 0);
+        applies = (int)ls_stmt_int64(q, LS_ONLY_COLUMN);
     ls_stmt_finalize(q);
     if (rc < 0 || !applies)
         return rc < 0 ? rc : 0;

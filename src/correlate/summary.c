@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "correlate_int.h"
+#include "ls_columns.h"
 #include "ls_grouping.h"
 #include "summary_schema.h"
 
@@ -123,15 +124,9 @@ static const char occupancy_fmt[] =
 static const char occupancy_source_fmt[] =
     "SELECT %s FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.hold_id = ?1";
 /* %s the schema written. */
-static const char occupancy_insert_fmt[] =
-    "INSERT INTO %s.path_occupancy(ord, code_path, named_by, holds, waited, bounded, ranged,"
-    " total_ms, max_ms, p95_ms, all_ms, total_lo_ms, total_hi_ms, row_id, row_us,"
-    " row_timed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-    " ?16)";
-enum {
-    OI_ORD = 1, OI_LABEL, OI_SOURCE, OI_HOLDS, OI_WAITED, OI_BOUNDED, OI_RANGED, OI_TOTAL,
-    OI_MAX, OI_P95, OI_ALL, OI_LO, OI_HI, OI_ROW_ID, OI_ROW_US, OI_ROW_TIMED
-};
+LS_TABLE_COLUMNS(path_occupancy);
+static const char occupancy_insert_fmt[] = LS_INSERT_INTO_IN("INSERT", "%s.", path_occupancy);
+#define OI(col) LS_PARAM(path_occupancy, col)
 
 #define OCC_PER_DECADE 200 /* histogram buckets per factor of ten */
 #define OCC_MIN_LOG10 (-3) /* 1 µs */
@@ -252,7 +247,8 @@ static int occ_source(ls_stmt *src, int64_t hold_id, occ_path *o)
         return rc;
     if ((rc = ls_stmt_step(src)) < 0)
         return rc;
-    if (rc == 1 && !ls_stmt_isnull(src, 0) && !(o->source = ls_strdup(ls_stmt_text(src, 0))))
+    if (rc == 1 && !ls_stmt_isnull(src, LS_ONLY_COLUMN) &&
+        !(o->source = ls_strdup(ls_stmt_text(src, LS_ONLY_COLUMN))))
         return LS_ENOMEM;
     return 0;
 }
@@ -360,27 +356,27 @@ static void occ_free(occ_set *set)
 static int occ_bind(ls_stmt *ins, const occ_set *set, const occ_path *o, int64_t ord)
 {
     const occ_row *best = occ_best_row(o);
-    int rc = ls_stmt_bind_int64(ins, OI_ORD, ord);
-    rc = rc ? rc : ls_stmt_bind_text(ins, OI_LABEL, o->label);
-    rc = rc ? rc : ls_stmt_bind_text(ins, OI_SOURCE, o->source);
-    rc = rc ? rc : ls_stmt_bind_int64(ins, OI_HOLDS, o->n);
-    rc = rc ? rc : ls_stmt_bind_int64(ins, OI_WAITED, o->waited);
-    rc = rc ? rc : ls_stmt_bind_int64(ins, OI_BOUNDED, o->bounded);
-    rc = rc ? rc : ls_stmt_bind_int64(ins, OI_RANGED, o->ranged);
-    rc = rc ? rc : ls_stmt_bind_double(ins, OI_TOTAL, o->total);
-    rc = rc ? rc : ls_stmt_bind_double(ins, OI_MAX, o->max);
-    rc = rc ? rc : ls_stmt_bind_double(ins, OI_P95, occ_p95(o));
-    rc = rc ? rc : ls_stmt_bind_double(ins, OI_ALL, set->all);
-    rc = rc ? rc : ls_stmt_bind_double(ins, OI_LO, o->total_lo);
-    rc = rc ? rc : ls_stmt_bind_double(ins, OI_HI, o->total_hi);
+    int rc = ls_stmt_bind_int64(ins, OI(ord), ord);
+    rc = rc ? rc : ls_stmt_bind_text(ins, OI(code_path), o->label);
+    rc = rc ? rc : ls_stmt_bind_text(ins, OI(named_by), o->source);
+    rc = rc ? rc : ls_stmt_bind_int64(ins, OI(holds), o->n);
+    rc = rc ? rc : ls_stmt_bind_int64(ins, OI(waited), o->waited);
+    rc = rc ? rc : ls_stmt_bind_int64(ins, OI(bounded), o->bounded);
+    rc = rc ? rc : ls_stmt_bind_int64(ins, OI(ranged), o->ranged);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI(total_ms), o->total);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI(max_ms), o->max);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI(p95_ms), occ_p95(o));
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI(all_ms), set->all);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI(total_lo_ms), o->total_lo);
+    rc = rc ? rc : ls_stmt_bind_double(ins, OI(total_hi_ms), o->total_hi);
     if (best) {
-        rc = rc ? rc : ls_stmt_bind_int64(ins, OI_ROW_ID, best->row_id);
-        rc = rc ? rc : ls_stmt_bind_int64(ins, OI_ROW_US, best->us);
-        rc = rc ? rc : ls_stmt_bind_int64(ins, OI_ROW_TIMED, best->timed);
+        rc = rc ? rc : ls_stmt_bind_int64(ins, OI(row_id), best->row_id);
+        rc = rc ? rc : ls_stmt_bind_int64(ins, OI(row_us), best->us);
+        rc = rc ? rc : ls_stmt_bind_int64(ins, OI(row_timed), best->timed);
     } else {
-        rc = rc ? rc : ls_stmt_bind_null(ins, OI_ROW_ID);
-        rc = rc ? rc : ls_stmt_bind_null(ins, OI_ROW_US);
-        rc = rc ? rc : ls_stmt_bind_null(ins, OI_ROW_TIMED);
+        rc = rc ? rc : ls_stmt_bind_null(ins, OI(row_id));
+        rc = rc ? rc : ls_stmt_bind_null(ins, OI(row_us));
+        rc = rc ? rc : ls_stmt_bind_null(ins, OI(row_timed));
     }
     return rc;
 }
@@ -434,13 +430,15 @@ static int queueing_write(ls_store *s, const char *schema, const char *label_sql
 enum { RQ_ROW_ID, RQ_TS, RQ_DEPTH };
 static const char queue_sql[] =
     "SELECT row_id, ts, depth FROM row_queue WHERE row_id IS NOT NULL ORDER BY row_id, ts, rowid";
+#define QUEUE_SPAN_COLS(X, Q)                  \
+    X(Q, t0, "min(ts)")                        \
+    X(Q, span, "max(ts) - min(ts) + 1")
+LS_COLUMNS(qs, QUEUE_SPAN_COLS);
 static const char queue_span_sql[] =
-    "SELECT min(ts), max(ts) - min(ts) + 1 FROM row_queue WHERE row_id = ?1";
+    "SELECT " LS_SELECT_LIST(qs, QUEUE_SPAN_COLS) " FROM row_queue WHERE row_id = ?1";
 /* %s the schema written. */
-static const char bucket_insert_fmt[] =
-    "INSERT INTO %s.row_queue_buckets(row_id, b, first_ts, last_ts, depth, end_depth)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-enum { QB_ROW_ID = 1, QB_B, QB_FIRST, QB_LAST, QB_DEPTH, QB_END_DEPTH };
+LS_TABLE_COLUMNS(row_queue_buckets);
+static const char bucket_insert_fmt[] = LS_INSERT_INTO_IN("INSERT", "%s.", row_queue_buckets);
 
 /* The bucket being summed. */
 typedef struct queue_bucket {
@@ -455,12 +453,13 @@ static int bucket_flush(ls_stmt *ins, queue_bucket *qb)
     if (!qb->open)
         return 0;
     qb->open = 0;
-    if ((rc = ls_stmt_reset(ins)) != 0 || (rc = ls_stmt_bind_int64(ins, QB_ROW_ID, qb->row_id)) ||
-        (rc = ls_stmt_bind_int64(ins, QB_B, qb->b)) ||
-        (rc = ls_stmt_bind_int64(ins, QB_FIRST, qb->first_ts)) ||
-        (rc = ls_stmt_bind_int64(ins, QB_LAST, qb->last_ts)) ||
-        (rc = ls_stmt_bind_int64(ins, QB_DEPTH, qb->depth)) ||
-        (rc = ls_stmt_bind_int64(ins, QB_END_DEPTH, qb->end_depth)))
+    if ((rc = ls_stmt_reset(ins)) != 0 ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_queue_buckets, row_id), qb->row_id)) ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_queue_buckets, b), qb->b)) ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_queue_buckets, first_ts), qb->first_ts)) ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_queue_buckets, last_ts), qb->last_ts)) ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_queue_buckets, depth), qb->depth)) ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_queue_buckets, end_depth), qb->end_depth)))
         return rc;
     rc = ls_stmt_step(ins);
     return rc < 0 ? rc : 0;
@@ -475,8 +474,8 @@ static int queue_span(ls_stmt *span_q, int64_t row_id, int64_t *t0, int64_t *spa
         return rc;
     if ((rc = ls_stmt_step(span_q)) < 0)
         return rc;
-    *t0 = ls_stmt_int64(span_q, 0);
-    *span = ls_stmt_int64(span_q, 1);
+    *t0 = ls_stmt_int64(span_q, qs_t0);
+    *span = ls_stmt_int64(span_q, qs_span);
     return 0;
 }
 

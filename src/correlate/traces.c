@@ -36,6 +36,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "corr_tables.h"
 #include "correlate_int.h"
 #include "decide/finding.h"
 #include "decide/pathname.h"
@@ -99,10 +100,9 @@ static const char cuts_usable_sql[] =
     "SELECT (SELECT value FROM meta WHERE key = 'tx_cuts') IS 'complete'"
     " AND NOT EXISTS (SELECT 1 FROM spans)";
 
-static const char insert_code_sql[] =
-    "INSERT INTO tx_code_rows(tx_id, trace_id, tag_route, tag_controller, tag_action,"
-    " tag_application, shape_id, comment_span, order_id, tx_shape_id, path_set) VALUES (?1,"
-    " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+LS_TABLE_COLUMNS(tx_code_rows);
+static const char insert_code_sql[] = LS_INSERT_INTO("INSERT", tx_code_rows);
+LS_TABLE_COLUMNS(stmt_tags);
 
 static const char set_sequence_sql[] =
     "UPDATE tx_shapes SET sequence = ?2 WHERE tx_shape_id = ?1";
@@ -323,17 +323,19 @@ static int insert_code(facts_ctx *c, const tx_facts *f, const facts_ids *ids, in
     int rc;
 
     ls_stmt_reset(ins);
-    ls_stmt_bind_int64(ins, 1, f->tx_id);
-    ls_stmt_bind_text(ins, 2, f->trace_id[0] ? f->trace_id : NULL);
-    ls_stmt_bind_text(ins, 3, f->route[0] ? f->route : NULL);
-    ls_stmt_bind_text(ins, 4, f->controller[0] ? f->controller : NULL);
-    ls_stmt_bind_text(ins, 5, f->action[0] ? f->action : NULL);
-    ls_stmt_bind_text(ins, 6, f->application[0] ? f->application : NULL);
-    bind_id(ins, 7, ids->shape_id);
-    ls_stmt_bind_text(ins, 8, f->span_id[0] ? f->span_id : NULL);
-    bind_id(ins, 9, ids->order_id);
-    bind_id(ins, 10, ids->tx_shape_id);
-    bind_id(ins, 11, set_id);
+    ls_stmt_bind_int64(ins, LS_PARAM(tx_code_rows, tx_id), f->tx_id);
+    ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, trace_id), f->trace_id[0] ? f->trace_id : NULL);
+    ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, tag_route), f->route[0] ? f->route : NULL);
+    ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, tag_controller),
+                      f->controller[0] ? f->controller : NULL);
+    ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, tag_action), f->action[0] ? f->action : NULL);
+    ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, tag_application),
+                      f->application[0] ? f->application : NULL);
+    bind_id(ins, LS_PARAM(tx_code_rows, shape_id), ids->shape_id);
+    ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, comment_span), f->span_id[0] ? f->span_id : NULL);
+    bind_id(ins, LS_PARAM(tx_code_rows, order_id), ids->order_id);
+    bind_id(ins, LS_PARAM(tx_code_rows, tx_shape_id), ids->tx_shape_id);
+    bind_id(ins, LS_PARAM(tx_code_rows, path_set), set_id);
     rc = ls_stmt_step(ins);
     return rc < 0 ? rc : 0;
 }
@@ -399,9 +401,9 @@ static int statement_fact(facts_ctx *c, tx_facts *f, ls_stmt *q)
         f->tagged = 1;
         for (i = 0; i < tags.n; i++) {
             ls_stmt_reset(c->tag);
-            ls_stmt_bind_int64(c->tag, 1, ls_stmt_int64(q, ts_stmt_id));
-            ls_stmt_bind_text(c->tag, 2, tags.tag[i].key);
-            ls_stmt_bind_text(c->tag, 3, tags.tag[i].value);
+            ls_stmt_bind_int64(c->tag, LS_PARAM(stmt_tags, stmt_id), ls_stmt_int64(q, ts_stmt_id));
+            ls_stmt_bind_text(c->tag, LS_PARAM(stmt_tags, key), tags.tag[i].key);
+            ls_stmt_bind_text(c->tag, LS_PARAM(stmt_tags, value), tags.tag[i].value);
             if ((rc = ls_stmt_step(c->tag)) < 0)
                 return rc;
         }
@@ -537,7 +539,7 @@ static int cuts_usable(ls_store *s, int *usable)
     if ((rc = ls_store_prepare(s, cuts_usable_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        *usable = ls_stmt_int64(q, 0) != 0;
+        *usable = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -594,8 +596,7 @@ static int statement_facts(ls_store *s, ls_paths *paths, int by_shape, int *name
         (rc = ls_store_prepare(s, tx_statements_sql, &c.stmts)) != 0 ||
         (rc = ls_store_prepare(s, insert_code_sql, &c.ins)) != 0 ||
         (rc = ls_store_prepare(s, set_sequence_sql, &c.set_seq)) != 0 ||
-        (rc = ls_store_prepare(s, "INSERT INTO stmt_tags(stmt_id, key, value) VALUES (?1, ?2,"
-                                  " ?3)", &c.tag)) != 0 ||
+        (rc = ls_store_prepare(s, LS_INSERT_INTO("INSERT", stmt_tags), &c.tag)) != 0 ||
         (rc = ls_intern_open(s, &c.shapes, "shapes", "shape_id", "shape")) != 0 ||
         (rc = ls_intern_open(s, &c.orders, "lock_orders", "order_id", "relations")) != 0 ||
         (rc = ls_intern_open(s, &c.tx_shapes, "tx_shapes", "tx_shape_id", "label")) != 0)
@@ -699,7 +700,7 @@ static int link_by_pid(ls_store *s, int64_t offset)
     if ((rc = ls_store_prepare(s, pid_spans_sql, &st)) != 0)
         return rc;
     rc = ls_stmt_step(st);
-    if (rc == 1 && ls_stmt_int64(st, 0) == 0)
+    if (rc == 1 && ls_stmt_int64(st, LS_ONLY_COLUMN) == 0)
         rc = 0;
     else if (rc == 1)
         rc = 2; /* a pid span: link */
@@ -1397,9 +1398,8 @@ static const char unnamed_sql[] =
     " FROM hold_final h LEFT JOIN transactions t ON t.tx_id = h.tx_id"
     " LEFT JOIN sessions se ON se.session_id = t.session_id"
     " GROUP BY " HOLD_APPLICATION;
-static const char set_identity_sql[] =
-    "INSERT INTO path_identity(identity, reason, holds, named, names, top_holds)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+LS_TABLE_COLUMNS(path_identity);
+static const char set_identity_sql[] = LS_INSERT_INTO("INSERT", path_identity);
 
 /* The holds counted by name (names_sql or unnamed_sql) in *n. */
 static int count_names(ls_store *s, const char *sql, ls_path_names *n)
@@ -1441,12 +1441,14 @@ static int store_identity(ls_store *s, const ls_path_names *n, int *by_shape)
     *by_shape = id == LS_PATH_BY_SHAPE;
     if ((rc = ls_store_prepare(s, set_identity_sql, &ins)) != 0)
         return rc;
-    if ((rc = ls_stmt_bind_text(ins, 1, *by_shape ? "shape" : "application")) == 0 &&
-        (rc = ls_stmt_bind_text(ins, 2, ls_path_reason_text(why))) == 0 &&
-        (rc = ls_stmt_bind_int64(ins, 3, n->holds)) == 0 &&
-        (rc = ls_stmt_bind_int64(ins, 4, n->named)) == 0 &&
-        (rc = ls_stmt_bind_int64(ins, 5, n->groups)) == 0 &&
-        (rc = ls_stmt_bind_int64(ins, 6, n->top)) == 0)
+    if ((rc = ls_stmt_bind_text(ins, LS_PARAM(path_identity, identity),
+                                *by_shape ? "shape" : "application")) == 0 &&
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(path_identity, reason), ls_path_reason_text(why))) ==
+            0 &&
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(path_identity, holds), n->holds)) == 0 &&
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(path_identity, named), n->named)) == 0 &&
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(path_identity, names), n->groups)) == 0 &&
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(path_identity, top_holds), n->top)) == 0)
         rc = ls_stmt_step(ins);
     ls_stmt_finalize(ins);
     return rc < 0 ? rc : 0;
@@ -1479,7 +1481,7 @@ static int read_has_spans(ls_store *s, int *has)
     if ((rc = ls_store_prepare(s, has_spans_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        *has = ls_stmt_int64(q, 0) != 0;
+        *has = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
     ls_stmt_finalize(q);
     return rc == 1 ? 0 : rc < 0 ? rc : LS_ESTORE;
 }

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corr_tables.h"
 #include "correlate_int.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
@@ -105,7 +106,8 @@ static const char hot_rows_sql[] =
 LS_COLUMNS(ru, RULE_COLS);
 static const char rules_sql[] = "SELECT " LS_SELECT_LIST(ru, RULE_COLS) " FROM row_rules";
 /* How many statements each rule keyed to a hot row (the report's evidence). */
-static const char rule_keyed_sql[] = "INSERT INTO rule_keyed(rule_id, statements) VALUES (?1, ?2)";
+LS_TABLE_COLUMNS(rule_keyed);
+static const char rule_keyed_sql[] = LS_INSERT_INTO("INSERT", rule_keyed);
 /* The session's waits that ended with the lock acquired in [?2, ?3): where
  * the log has no durations they say when a locking statement got its row
  * (ls_hold_acquired() picks). Not a tuple lock's: its waiter was next in
@@ -174,12 +176,11 @@ static const char waited_sql[] =
     " WHERE w.waiter_stmt IS NOT NULL AND w.outcome = 'acquired'"
     " AND r.row_key NOT LIKE 'ctid %' AND r.evidence <> 'lock target' ORDER BY 1, 2";
 
-/* ?8 and ?10: hold_evidence ids (a bound equal to its time is NULL) */
-static const char insert_hold_sql[] =
-    "INSERT INTO hold_rows(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
-    " start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, ?5), nullif(?7, ?5), ?8, ?9, NULL, NULL, ?10,"
-    " ?11, 0, 0)";
+/* The evidence columns: hold_evidence ids; a bound equal to its time is
+ * NULL (bind_unless_same), end_lo and end_hi too; waits and waiter_ms 0. */
+LS_TABLE_COLUMNS(hold_rows);
+static const char insert_hold_sql[] = LS_INSERT_INTO("INSERT", hold_rows);
+#define HR(col) LS_PARAM(hold_rows, col)
 
 /* Holds of rows others waited for whose locking statement the log does
  * not show (a fragment, a function no rule resolves): bounded by the
@@ -208,11 +209,9 @@ static const char wait_holds_sql[] =
     "  AND own.row_id = w.row_id AND own.outcome NOT IN ('acquired', 'unknown'))"
     " GROUP BY w.holder_tx, w.row_id;";
 
-static const char insert_tx_sql[] =
-    "INSERT INTO transactions(session_id, pid, xid, vxid, explicit, start_ts, start_known,"
-    " end_ts, end_known, outcome, first_stmt, last_stmt, statements, sql_ms, idle_ms,"
-    " max_idle_ms, commit_ms, cut_shape) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-    " ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) RETURNING tx_id";
+LS_TABLE_COLUMNS(transactions);
+static const char insert_tx_sql[] = LS_INSERT_INTO("INSERT", transactions) " RETURNING tx_id";
+#define TX(col) LS_PARAM(transactions, col)
 enum { TX_RETURNED_ID }; /* insert_tx_sql's one result column */
 
 /*
@@ -1090,6 +1089,14 @@ static int failed_lock(tx_pass *p, const tx_state *t, const tx_lock *l, int64_t 
     return rc < 0 ? rc : 0;
 }
 
+/* Bind v as parameter i of st, NULL when it equals same (as nullif(v, same)). */
+static void bind_unless_same(ls_stmt *st, int i, int64_t v, int64_t same)
+{
+    if (v == same)
+        ls_stmt_bind_null(st, i);
+    else
+        ls_stmt_bind_int64(st, i, v);
+}
 /* The holds of a stored transaction: when each row was locked, to the
  * transaction's end; none of a row its statement failed on. */
 static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
@@ -1135,21 +1142,23 @@ static int tx_holds(tx_pass *p, const tx_state *t, int64_t tx_id)
         if (t->has_end && ts > t->end_ts)
             ts = t->end_ts;
         ls_stmt_reset(p->hold);
-        ls_stmt_bind_int64(p->hold, 1, l->row_id);
-        ls_stmt_bind_int64(p->hold, 2, tx_id);
-        ls_stmt_bind_int64(p->hold, 3, t->session_id);
-        ls_stmt_bind_int64(p->hold, 4, t->pid);
-        ls_stmt_bind_int64(p->hold, 5, ts);
-        ls_stmt_bind_int64(p->hold, 6, l->lo);
-        ls_stmt_bind_int64(p->hold, 7, hi);
+        ls_stmt_bind_int64(p->hold, HR(row_id), l->row_id);
+        ls_stmt_bind_int64(p->hold, HR(tx_id), tx_id);
+        ls_stmt_bind_int64(p->hold, HR(session_id), t->session_id);
+        ls_stmt_bind_int64(p->hold, HR(pid), t->pid);
+        ls_stmt_bind_int64(p->hold, HR(start_ts), ts);
+        bind_unless_same(p->hold, HR(start_lo), l->lo, ts);
+        bind_unless_same(p->hold, HR(start_hi), hi, ts);
+        ls_stmt_bind_int64(p->hold, HR(waits), 0);
+        ls_stmt_bind_int64(p->hold, HR(waiter_ms), 0);
         if ((rc = ls_intern(&p->evidence, ev, &ev_id)) != 0)
             return rc;
-        ls_stmt_bind_int64(p->hold, 8, ev_id);
+        ls_stmt_bind_int64(p->hold, HR(start_evidence), ev_id);
         if (t->has_end)
-            ls_stmt_bind_int64(p->hold, 9, t->end_ts);
+            ls_stmt_bind_int64(p->hold, HR(end_ts), t->end_ts);
         if (t->end_known)
-            ls_stmt_bind_int64(p->hold, 10, end_id);
-        ls_stmt_bind_int64(p->hold, 11, l->stmt_id);
+            ls_stmt_bind_int64(p->hold, HR(end_evidence), end_id);
+        ls_stmt_bind_int64(p->hold, HR(lock_stmt), l->stmt_id);
         if ((rc = ls_stmt_step(p->hold)) < 0)
             return rc;
         p->holds++;
@@ -1167,29 +1176,29 @@ static int tx_insert(tx_pass *p, tx_state *t, ls_correlate_stats *stats)
     if (!t->interest && !t->nlocks)
         return 0; /* read, not stored: nobody waited and it locked no hot row */
     ls_stmt_reset(ins);
-    ls_stmt_bind_int64(ins, 1, t->session_id);
-    ls_stmt_bind_int64(ins, 2, t->pid);
+    ls_stmt_bind_int64(ins, TX(session_id), t->session_id);
+    ls_stmt_bind_int64(ins, TX(pid), t->pid);
     if (t->xid)
-        ls_stmt_bind_int64(ins, 3, t->xid);
-    ls_stmt_bind_text(ins, 4, t->vxid[0] ? t->vxid : NULL);
-    ls_stmt_bind_int64(ins, 5, t->explicit_tx);
-    ls_stmt_bind_int64(ins, 6, t->start_ts);
-    ls_stmt_bind_text(ins, 7, t->start_known);
+        ls_stmt_bind_int64(ins, TX(xid), t->xid);
+    ls_stmt_bind_text(ins, TX(vxid), t->vxid[0] ? t->vxid : NULL);
+    ls_stmt_bind_int64(ins, TX(explicit), t->explicit_tx);
+    ls_stmt_bind_int64(ins, TX(start_ts), t->start_ts);
+    ls_stmt_bind_text(ins, TX(start_known), t->start_known);
     if (t->has_end)
-        ls_stmt_bind_int64(ins, 8, t->end_ts);
-    ls_stmt_bind_text(ins, 9, t->end_known);
-    ls_stmt_bind_text(ins, 10, t->outcome);
-    ls_stmt_bind_int64(ins, 11, t->first_stmt);
-    ls_stmt_bind_int64(ins, 12, t->last_stmt);
-    ls_stmt_bind_int64(ins, 13, t->statements);
+        ls_stmt_bind_int64(ins, TX(end_ts), t->end_ts);
+    ls_stmt_bind_text(ins, TX(end_known), t->end_known);
+    ls_stmt_bind_text(ins, TX(outcome), t->outcome);
+    ls_stmt_bind_int64(ins, TX(first_stmt), t->first_stmt);
+    ls_stmt_bind_int64(ins, TX(last_stmt), t->last_stmt);
+    ls_stmt_bind_int64(ins, TX(statements), t->statements);
     if (t->durations) {
-        ls_stmt_bind_double(ins, 14, t->sql_ms);
-        ls_stmt_bind_double(ins, 15, t->idle_ms);
-        ls_stmt_bind_double(ins, 16, t->max_idle_ms);
-        ls_stmt_bind_double(ins, 17, t->commit_ms);
+        ls_stmt_bind_double(ins, TX(sql_ms), t->sql_ms);
+        ls_stmt_bind_double(ins, TX(idle_ms), t->idle_ms);
+        ls_stmt_bind_double(ins, TX(max_idle_ms), t->max_idle_ms);
+        ls_stmt_bind_double(ins, TX(commit_ms), t->commit_ms);
     }
     if (t->has_cut_shape)
-        ls_stmt_bind_int64(ins, 18, t->cut_shape);
+        ls_stmt_bind_int64(ins, TX(cut_shape), t->cut_shape);
     rc = ls_stmt_step(ins);
     if (rc < 0)
         return rc;
@@ -1352,8 +1361,8 @@ static int rules_keyed(ls_store *s, const tx_pass *p)
         return rc;
     for (i = 0; i < p->nrules && rc >= 0; i++) {
         ls_stmt_reset(u);
-        ls_stmt_bind_int64(u, 1, p->rules[i].id);
-        ls_stmt_bind_int64(u, 2, p->rules[i].keyed);
+        ls_stmt_bind_int64(u, LS_PARAM(rule_keyed, rule_id), p->rules[i].id);
+        ls_stmt_bind_int64(u, LS_PARAM(rule_keyed, statements), p->rules[i].keyed);
         rc = ls_stmt_step(u);
     }
     ls_stmt_finalize(u);
@@ -1676,7 +1685,7 @@ static int cuts_usable(ls_store *s, const tx_pass *p, int *out)
     if ((rc = ls_store_prepare(s, cuts_usable_sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        *out = ls_stmt_int64(q, 0) != 0;
+        *out = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }

@@ -505,7 +505,7 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of
         return rc;
     if ((rc = ls_stmt_step(q)) == 1) {
         have = 1;
-        c.offset = ls_stmt_int64(q, 0);
+        c.offset = ls_stmt_int64(q, LS_ONLY_COLUMN);
     }
     ls_stmt_finalize(q);
     if (rc < 0 || !have)

@@ -7,20 +7,18 @@
 #ifndef LS_FINDINGS_SCHEMA_H
 #define LS_FINDINGS_SCHEMA_H
 
+#include "corr_tables.h" /* the columns, declared once */
+
 /* The findings the analysis decided (correlation's "findings" pass,
  * findings.c), for the default code-path grouping over the whole log, in
  * the report's order (seq); each finding's numbers and names in
  * finding_fields, in its rule's order (kind s text, i integer, m ms).
  * The column lists are shared with the report's temp tables (findings
  * for a --since/--until window or another --group-by). */
-#define LS_FINDINGS_COLS \
-    "(finding_id INTEGER PRIMARY KEY, grouping TEXT, seq INTEGER, rule TEXT,\n" \
-    "  weight_ms REAL, title TEXT, evidence TEXT, fix TEXT)"
-#define LS_FINDING_FIELDS_COLS \
-    "(finding_id INTEGER, pos INTEGER, name TEXT, kind TEXT, value,\n" \
-    "  PRIMARY KEY (finding_id, pos))"
+#define LS_FINDINGS_COLS LS_TABLE_DEFN(findings)
+#define LS_FINDING_FIELDS_COLS LS_TABLE_DEFN_KEYED(finding_fields)
 #define LS_FINDINGS_DDL \
-    "CREATE TABLE IF NOT EXISTS findings" LS_FINDINGS_COLS ";\n" \
-    "CREATE TABLE IF NOT EXISTS finding_fields" LS_FINDING_FIELDS_COLS ";\n"
+    LS_CREATE_TABLE(findings) \
+    LS_CREATE_TABLE_KEYED(finding_fields)
 
 #endif

@@ -19,20 +19,17 @@
 #ifndef LS_LOGCOVER_SCHEMA_H
 #define LS_LOGCOVER_SCHEMA_H
 
+#include "corr_tables.h" /* the columns, declared once */
+
 /* One row (id 0) of sums over the logged statement rows (verb neither
  * NULL nor LS_VERB_SPAN): rows, rows with a duration, the shortest
  * duration (µs, NULL: none), rows whose text is BEGIN, COMMIT or
  * ROLLBACK (ls_sql_kind_of). */
-#define LS_STMT_STATS_DDL \
-    "CREATE TABLE IF NOT EXISTS stmt_stats(\n" \
-    "  id INTEGER PRIMARY KEY, statements INTEGER NOT NULL, timed INTEGER NOT NULL,\n" \
-    "  min_dur_us INTEGER, tx_control INTEGER NOT NULL);\n"
+#define LS_STMT_STATS_DDL LS_CREATE_TABLE(stmt_stats)
 
 /* ls_logcover_in's fields, the verdict (ls_logcover) and the holds whose
  * end is only "at least" (ls_logcover_open_end). */
-#define LS_LOGCOVER_COLS \
-    "(statements INTEGER, from_spans INTEGER, timed INTEGER, shortest_ms REAL," \
-    " tx_control INTEGER, holds INTEGER, holds_at_least INTEGER, verdict INTEGER)"
-#define LS_LOGCOVER_DDL "CREATE TABLE IF NOT EXISTS logcover" LS_LOGCOVER_COLS ";\n"
+#define LS_LOGCOVER_COLS LS_TABLE_DEFN(logcover)
+#define LS_LOGCOVER_DDL LS_CREATE_TABLE(logcover)
 
 #endif

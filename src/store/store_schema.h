@@ -7,12 +7,11 @@
 #define LS_STORE_SCHEMA_H
 
 #include "store_tables.h" /* the tables ingest writes: LS_CREATE_TABLE */
+#include "corr_tables.h"  /* the tables correlation writes */
 
 /* The transactions pass's count of what each learned rule keyed
  * (schema 15). */
-#define LS_RULE_KEYED_DDL                                                                  \
-    "CREATE TABLE IF NOT EXISTS rule_keyed(\n"                                              \
-    "  rule_id INTEGER PRIMARY KEY, statements INTEGER);\n"
+#define LS_RULE_KEYED_DDL LS_CREATE_TABLE(rule_keyed)
 
 /* The server's own work as the log reports it (classify.c, LS_EV_SERVER),
  * here and in the step to schema 14 (store.c): one row per line, kind one
@@ -27,12 +26,7 @@
  * with the normalized statements of the first transaction seen with it;
  * and what names the code paths that no span or tag names
  * (path_identity: one row, 'application' or 'shape', and why). */
-#define LS_TX_SHAPES_DDL \
-    "CREATE TABLE IF NOT EXISTS tx_shapes(\n" \
-    "  tx_shape_id INTEGER PRIMARY KEY, label TEXT UNIQUE, sequence TEXT);\n" \
-    "CREATE TABLE IF NOT EXISTS path_identity(\n" \
-    "  identity TEXT, reason TEXT, holds INTEGER, named INTEGER, names INTEGER,\n" \
-    "  top_holds INTEGER);\n"
+#define LS_TX_SHAPES_DDL LS_CREATE_TABLE(tx_shapes) LS_CREATE_TABLE(path_identity)
 
 /* Each transaction's code path under every grouping, as the code paths
  * pass decides it (decide/pathname.h), here and in the step to schema 16
@@ -41,35 +35,15 @@
  * (path_sets, ids of path_names in the order of ls_grouping), and
  * tx_code_rows.path_set points at it. A few dozen sets name a million
  * transactions; readers group by a name id and read its text by key. */
-#define LS_PATH_SETS_DDL \
-    "CREATE TABLE IF NOT EXISTS path_names(\n" \
-    "  name_id INTEGER PRIMARY KEY, name TEXT UNIQUE);\n" \
-    "CREATE TABLE IF NOT EXISTS path_sets(\n" \
-    "  set_id INTEGER PRIMARY KEY, function_id INTEGER, function_src INTEGER,\n" \
-    "  route_id INTEGER, route_src INTEGER, service_id INTEGER, service_src INTEGER,\n" \
-    "  application_id INTEGER, application_src INTEGER, statement_id INTEGER,\n" \
-    "  statement_src INTEGER, shape_id INTEGER, shape_src INTEGER,\n" \
-    "  UNIQUE(function_id, function_src, route_id, route_src, service_id, service_src,\n" \
-    "  application_id, application_src, statement_id, statement_src, shape_id,\n" \
-    "  shape_src));\n"
+#define LS_PATH_SETS_DDL LS_CREATE_TABLE(path_names) LS_CREATE_TABLE_KEYED(path_sets)
 
 /* Code paths of transactions (traces.c), here and in the steps to schema
  * 12, 15 and 16 (store.c). A transaction's statement shape and the order in which it
  * writes relations are texts that thousands of transactions share: each
  * distinct one is stored once (a JSON array of relation names for an
  * order) and tx_code_rows points at it; so are its paths (path_set). */
-#define LS_TX_CODE_ROWS_DDL \
-    "CREATE TABLE IF NOT EXISTS shapes(\n" \
-    "  shape_id INTEGER PRIMARY KEY, shape TEXT UNIQUE);\n" \
-    "CREATE TABLE IF NOT EXISTS lock_orders(\n" \
-    "  order_id INTEGER PRIMARY KEY, relations TEXT UNIQUE);\n" \
-    "CREATE TABLE IF NOT EXISTS tx_code_rows(\n" \
-    "  tx_id INTEGER PRIMARY KEY, link TEXT, trace_id TEXT, span_row INTEGER,\n" \
-    "  code_span_row INTEGER, code_function TEXT, code_namespace TEXT,\n" \
-    "  code_filepath TEXT, code_lineno INTEGER, route TEXT, service TEXT,\n" \
-    "  root_name TEXT, tag_route TEXT, tag_controller TEXT, tag_action TEXT,\n" \
-    "  tag_application TEXT, shape_id INTEGER, offset_us INTEGER,\n" \
-    "  comment_span TEXT, order_id INTEGER, tx_shape_id INTEGER, path_set INTEGER);\n" \
+#define LS_TX_CODE_ROWS_DDL                                                                \
+    LS_CREATE_TABLE(shapes) LS_CREATE_TABLE(lock_orders) LS_CREATE_TABLE(tx_code_rows)     \
     LS_TX_SHAPES_DDL LS_PATH_SETS_DDL
 
 /* The holds of rows as the transactions pass decides them
@@ -78,17 +52,8 @@
  * equal to its time (start_lo and start_hi to start_ts, end_lo and end_hi
  * to end_ts) is NULL, and how the bounds were found is an id of
  * hold_evidence, a text that a hundred thousand holds share. */
-#define LS_HOLD_ROWS_DDL_IN(DB) \
-    "CREATE TABLE IF NOT EXISTS " DB "hold_evidence(\n" \
-    "  evidence_id INTEGER PRIMARY KEY, text TEXT UNIQUE);\n" \
-    "CREATE TABLE IF NOT EXISTS " DB "hold_rows(\n" \
-    "  hold_id INTEGER PRIMARY KEY, row_id INTEGER, tx_id INTEGER, session_id INTEGER,\n" \
-    "  pid INTEGER, start_ts INTEGER, start_lo INTEGER, start_hi INTEGER,\n" \
-    "  start_evidence INTEGER, end_ts INTEGER, end_lo INTEGER, end_hi INTEGER,\n" \
-    "  end_evidence INTEGER, lock_stmt INTEGER, waits INTEGER, waiter_ms REAL,\n" \
-    "  max_queue INTEGER, contended_ms REAL, sql_ms REAL, idle_ms REAL,\n" \
-    "  commit_ms REAL, head_state TEXT, observed_state TEXT,\n" \
-    "  observed_samples INTEGER);\n"
+#define LS_HOLD_ROWS_DDL_IN(DB)                                                            \
+    LS_CREATE_TABLE_IN(DB, hold_evidence) LS_CREATE_TABLE_IN(DB, hold_rows)
 
 
 /*
@@ -105,17 +70,9 @@
  * ended (start_lo: the statement's start, NULL when the same); its start
  * evidence is QUEUED_EVIDENCE (final.c).
  */
-#define LS_HOLD_SIDE_DDL_IN(DB) \
-    "CREATE TABLE IF NOT EXISTS " DB "bound_evidence(\n" \
-    "  evidence_id INTEGER PRIMARY KEY, text TEXT UNIQUE);\n" \
-    "CREATE TABLE IF NOT EXISTS " DB "hold_bounds(\n" \
-    "  hold_id INTEGER PRIMARY KEY, start_ts INTEGER, start_lo INTEGER, start_hi INTEGER,\n" \
-    "  start_evidence INTEGER, end_ts INTEGER, end_lo INTEGER, end_hi INTEGER,\n" \
-    "  end_evidence INTEGER, lock_stmt INTEGER, waits INTEGER, waiter_ms REAL,\n" \
-    "  contended_ms REAL, sql_ms REAL, idle_ms REAL, commit_ms REAL, head_state TEXT,\n" \
-    "  observed_state TEXT, observed_samples INTEGER);\n" \
-    "CREATE TABLE IF NOT EXISTS " DB "hold_queued(\n" \
-    "  hold_id INTEGER PRIMARY KEY, start_ts INTEGER, start_lo INTEGER);\n"
+#define LS_HOLD_SIDE_DDL_IN(DB)                                                            \
+    LS_CREATE_TABLE_IN(DB, bound_evidence) LS_CREATE_TABLE_IN(DB, hold_bounds)             \
+    LS_CREATE_TABLE_IN(DB, hold_queued)
 
 /*
  * Correlation's working tables: what the passes decide about a hold
@@ -145,22 +102,8 @@
  * takes the row's own columns from row_keys: the transactions pass reads
  * those before this pass runs.
  */
-#define LS_FINAL_DDL \
-    "CREATE TABLE IF NOT EXISTS hold_final_evidence(\n" \
-    "  evidence_id INTEGER PRIMARY KEY, text TEXT UNIQUE);\n" \
-    "CREATE TABLE IF NOT EXISTS hold_final(\n" \
-    "  hold_id INTEGER PRIMARY KEY, row_id INTEGER, tx_id INTEGER, session_id INTEGER,\n" \
-    "  pid INTEGER, start_ts INTEGER, start_lo INTEGER, start_hi INTEGER,\n" \
-    "  start_evidence INTEGER, end_ts INTEGER, end_lo INTEGER, end_hi INTEGER,\n" \
-    "  end_evidence INTEGER, lock_stmt INTEGER, waits INTEGER, waiter_ms REAL,\n" \
-    "  max_queue INTEGER, contended_ms REAL, sql_ms REAL, idle_ms REAL,\n" \
-    "  commit_ms REAL, head_state TEXT, observed_state TEXT,\n" \
-    "  observed_samples INTEGER);\n" \
-    "CREATE TABLE IF NOT EXISTS row_final(\n" \
-    "  row_id INTEGER PRIMARY KEY, holds INTEGER, mean_hold_ms REAL, capacity_per_s REAL,\n" \
-    "  max_queue INTEGER, max_queue_ts INTEGER, occupancy_holds INTEGER, occupied_ms REAL,\n" \
-    "  hidden_wait_ms REAL, logged_wait_ms REAL, waited_statements INTEGER,\n" \
-    "  utilisation REAL);\n"
+#define LS_FINAL_DDL                                                                       \
+    LS_CREATE_TABLE(hold_final_evidence) LS_CREATE_TABLE(hold_final) LS_CREATE_TABLE(row_final)
 
 /* SQL: the text of hold_final_evidence id ID (an SQL expression). */
 #define LS_FINAL_EVIDENCE_OF(ID) \
@@ -181,37 +124,15 @@
  * depth): its longest queue; row_hidden (hidden waits): its queueing the
  * log did not show, and its utilisation.
  */
-#define LS_ROW_TABLES_DDL \
-    "CREATE TABLE IF NOT EXISTS row_keys(\n" \
-    "  row_id INTEGER PRIMARY KEY, relation TEXT, row_key TEXT, evidence TEXT, grouped_by TEXT,\n" \
-    "  ctids TEXT, waits INTEGER, total_wait_ms REAL, max_wait_ms REAL,\n" \
-    "  longest_chain INTEGER, first_ts INTEGER, last_ts INTEGER);\n" \
-    "CREATE TABLE IF NOT EXISTS row_holds(\n" \
-    "  row_id INTEGER PRIMARY KEY, holds INTEGER, occupancy_holds INTEGER,\n" \
-    "  occupied_ms REAL, mean_hold_ms REAL, capacity_per_s REAL);\n" \
-    "CREATE TABLE IF NOT EXISTS row_queue_peaks(\n" \
-    "  row_id INTEGER PRIMARY KEY, max_queue INTEGER, max_queue_ts INTEGER);\n" \
-    "CREATE TABLE IF NOT EXISTS row_hidden(\n" \
-    "  row_id INTEGER PRIMARY KEY, hidden_wait_ms REAL, logged_wait_ms REAL,\n" \
-    "  waited_statements INTEGER, utilisation REAL);\n"
+#define LS_ROW_TABLES_DDL                                                                  \
+    LS_CREATE_TABLE(row_keys) LS_CREATE_TABLE(row_holds) LS_CREATE_TABLE(row_queue_peaks)  \
+    LS_CREATE_TABLE(row_hidden)
 
 /* The two tables behind the lock_events and lock_waits views, here and in
  * the step to schema 11 (store.c). holders and queue have no type: a
  * TEXT column would turn the INTEGER id of a list into text. */
 #define LS_LOCK_EVENT_ROWS_DDL LS_CREATE_TABLE(lock_event_rows)
-#define LS_LOCK_WAIT_ROWS_DDL \
-    "CREATE TABLE IF NOT EXISTS lock_wait_rows(\n" \
-    "  wait_id INTEGER PRIMARY KEY, session_id INTEGER REFERENCES sessions,\n" \
-    "  pid INTEGER, mode TEXT, target_kind TEXT, target TEXT, target_xid INTEGER,\n" \
-    "  rel_oid INTEGER, db_oid INTEGER, relation TEXT, ctid TEXT,\n" \
-    "  start_ts INTEGER, logged_ts INTEGER, end_ts INTEGER, waited_ms REAL,\n" \
-    "  outcome TEXT, statement TEXT, holders, queue,\n" \
-    "  blocker_pid INTEGER, blocker_session INTEGER, blocker_xid INTEGER,\n" \
-    "  root_pid INTEGER, root_session INTEGER, root_xid INTEGER,\n" \
-    "  chain_depth INTEGER, first_event INTEGER, file_id INTEGER, line INTEGER,\n" \
-    "  row_id INTEGER, waiter_stmt INTEGER, waiter_tx INTEGER, holder_pid INTEGER,\n" \
-    "  holder_tx INTEGER, root_tx INTEGER, end_file INTEGER, end_line INTEGER,\n" \
-    "  row_evidence TEXT, blocker_tx INTEGER);\n"
+#define LS_LOCK_WAIT_ROWS_DDL LS_CREATE_TABLE(lock_wait_rows)
 
 /* What the "transactions and holds" and "retries" passes link to rows
  * they do not own (transactions.c), here and in the step to schema 13
@@ -221,41 +142,22 @@
  * the raw tables stay as written. wait_links' root_* and chain_depth are
  * set only where a chain ends at a tuple lock's queue head and goes on to
  * the row's holder (root_pid not NULL): they replace the chain walk's. */
-#define LS_LINK_TABLES_DDL \
-    "CREATE TABLE IF NOT EXISTS wait_links(\n" \
-    "  wait_id INTEGER PRIMARY KEY, waiter_stmt INTEGER, waiter_tx INTEGER,\n" \
-    "  holder_pid INTEGER, holder_tx INTEGER, blocker_tx INTEGER, root_tx INTEGER,\n" \
-    "  root_pid INTEGER, root_session INTEGER, root_xid INTEGER, chain_depth INTEGER);\n" \
-    "CREATE TABLE IF NOT EXISTS error_links(\n" \
-    "  error_id INTEGER PRIMARY KEY, tx_id INTEGER, wait_id INTEGER, cause_tx INTEGER);\n" \
-    "CREATE TABLE IF NOT EXISTS retries(\n" \
-    "  error_id INTEGER PRIMARY KEY, retry_stmt INTEGER, retry_tx INTEGER,\n" \
-    "  retry_outcome TEXT, retry_span INTEGER);\n" \
-    "CREATE TABLE IF NOT EXISTS deadlock_links(\n" \
-    "  deadlock_id INTEGER, pid INTEGER, session_id INTEGER, tx_id INTEGER,\n" \
-    "  PRIMARY KEY(deadlock_id, pid));\n"
+#define LS_LINK_TABLES_DDL                                                                 \
+    LS_CREATE_TABLE(wait_links) LS_CREATE_TABLE(error_links) LS_CREATE_TABLE(retries)      \
+    LS_CREATE_TABLE_KEYED(deadlock_links)
 
 /* The logical rows pass's row of each wait (and the waiter's statement it
  * was keyed by), the wait episodes pass's link from each lock message to
  * its wait, and the blocker chains pass's walk from each wait to its root (docs/store.md;
  * the lock_events and lock_waits views join them in), here and in the
  * step to schema 13 (store.c). */
-#define LS_WAIT_SIDE_DDL \
-    "CREATE TABLE IF NOT EXISTS wait_rows(\n" \
-    "  wait_id INTEGER PRIMARY KEY, row_id INTEGER, waiter_stmt INTEGER,\n" \
-    "  row_evidence TEXT);\n" \
-    "CREATE TABLE IF NOT EXISTS event_waits(\n" \
-    "  event_id INTEGER PRIMARY KEY, wait_id INTEGER);\n" \
-    "CREATE TABLE IF NOT EXISTS wait_chains(\n" \
-    "  wait_id INTEGER PRIMARY KEY, blocker_session INTEGER, blocker_xid INTEGER,\n" \
-    "  root_pid INTEGER, root_session INTEGER, root_xid INTEGER, chain_depth INTEGER);\n"
+#define LS_WAIT_SIDE_DDL                                                                   \
+    LS_CREATE_TABLE(wait_rows) LS_CREATE_TABLE(event_waits) LS_CREATE_TABLE(wait_chains)
 
 /* Each database span without a backend pid: the pid and how it was
  * placed (trace, logged statement), else why not (correlation's
  * "statements from spans" pass, spans.c). */
-#define LS_SPAN_PLACEMENT_DDL \
-    "CREATE TABLE IF NOT EXISTS span_placement(\n" \
-    "  span_row INTEGER PRIMARY KEY, pid INTEGER, how TEXT, why TEXT);\n"
+#define LS_SPAN_PLACEMENT_DDL LS_CREATE_TABLE(span_placement)
 
 /* The application clock's offset from the database's, one row: the
  * offset (database minus application clock, applied to the database
@@ -266,23 +168,17 @@
  * (correlation's "statements from spans" pass, spantimes.c): the span,
  * and the statement's start as the log gave it (its duration was NULL),
  * which that pass's reset puts back. */
-#define LS_STMT_SPAN_TIME_DDL \
-    "CREATE TABLE IF NOT EXISTS stmt_span_time(\n" \
-    "  stmt_id INTEGER PRIMARY KEY, span_row INTEGER, log_ts INTEGER);\n"
+#define LS_STMT_SPAN_TIME_DDL LS_CREATE_TABLE(stmt_span_time)
 
 /* hold_range: holdrange_schema.h */
 
-#define LS_SPAN_CLOCK_DDL \
-    "CREATE TABLE IF NOT EXISTS span_clock(\n" \
-    "  offset_us INTEGER, offset_from TEXT, votes INTEGER);\n"
+#define LS_SPAN_CLOCK_DDL LS_CREATE_TABLE(span_clock)
 
 /* Each hold of another transaction that covered a row wait (row_waits)
  * by at least LS_COVER_MIN_US, and by how much: what the report's row
  * queueing shares each wait out by (correlation's "code paths" pass,
  * cover.c). tx_id NULL: the hold's transaction is not known. */
-#define LS_ROW_COVER_DDL \
-    "CREATE TABLE IF NOT EXISTS row_cover(\n" \
-    "  rw_id INTEGER, tx_id INTEGER, us INTEGER);\n"
+#define LS_ROW_COVER_DDL LS_CREATE_TABLE(row_cover)
 /*
  * One row per transaction, cut as ingest stores the statements
  * (src/store/txcut.c, docs/streaming.md): ingest's raw table, which the
@@ -417,15 +313,8 @@ static const char *const ls_schema_sql[] = {
     "  r.retry_span AS retry_span\n"
     "  FROM errors e LEFT JOIN error_links l ON l.error_id = e.error_id\n"
     "  LEFT JOIN retries r ON r.error_id = e.error_id;\n",
-    "CREATE TABLE IF NOT EXISTS relations(\n"
-    "  db_oid INTEGER, rel_oid INTEGER, name TEXT, evidence TEXT,\n"
-    "  PRIMARY KEY(db_oid, rel_oid));\n",
-    "CREATE TABLE IF NOT EXISTS transactions(\n"
-    "  tx_id INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, xid INTEGER,\n"
-    "  vxid TEXT, explicit INTEGER, start_ts INTEGER, start_known TEXT,\n"
-    "  end_ts INTEGER, end_known TEXT, outcome TEXT, first_stmt INTEGER,\n"
-    "  last_stmt INTEGER, statements INTEGER, sql_ms REAL, idle_ms REAL,\n"
-    "  max_idle_ms REAL, commit_ms REAL, cut_shape INTEGER);\n",
+    LS_CREATE_TABLE_KEYED(relations),
+    LS_CREATE_TABLE(transactions),
     LS_ROW_TABLES_DDL,
     /* What readers query: a row's own columns (row_keys, the logical rows
      * pass) and its totals as the final holds and rows pass wrote them
@@ -447,11 +336,7 @@ static const char *const ls_schema_sql[] = {
     "  " LS_ROW_FINAL("waited_statements") " AS waited_statements,\n"
     "  " LS_ROW_FINAL("utilisation") " AS utilisation\n"
     "  FROM row_keys k;\n",
-    "CREATE TABLE IF NOT EXISTS row_waits(\n"
-    "  rw_id INTEGER PRIMARY KEY, row_id INTEGER, hold_id INTEGER, tx_id INTEGER,\n"
-    "  session_id INTEGER, pid INTEGER, stmt_id INTEGER, start_ts INTEGER, end_ts INTEGER,\n"
-    "  wait_ms REAL, behind_hold INTEGER, behind_tx INTEGER, kind TEXT,\n"
-    "  logged_wait_id INTEGER, inferred_ms REAL, logged_ms REAL);\n",
+    LS_CREATE_TABLE(row_waits),
     LS_FINAL_DDL,
     /* What readers query: each hold as the final holds and rows pass wrote
      * it (hold_final), every bound a time, the evidence as text; empty
@@ -468,14 +353,11 @@ static const char *const ls_schema_sql[] = {
     "  FROM hold_final h;\n",
     /* target, target_col: an INSERT rule's relation and column
      * (decide/rule.h) */
-    "CREATE TABLE IF NOT EXISTS row_rules(\n"
-    "  shape TEXT, relation TEXT, col TEXT, arg INTEGER, learned_from INTEGER,\n"
-    "  target TEXT, target_col TEXT);\n",
+    LS_CREATE_TABLE(row_rules),
     /* The statements each rule (row_rules.rowid) keyed to a hot row: the
      * transactions pass's, which applies them. */
     LS_RULE_KEYED_DDL,
-    "CREATE TABLE IF NOT EXISTS row_queue(\n"
-    "  row_id INTEGER, ts INTEGER, depth INTEGER);\n",
+    LS_CREATE_TABLE(row_queue),
     /* A row's queue in time order, as the report's timeline and its
      * rows' peaks read it (reports/model.c, scope.c): each hot row read
      * by key, not by a scan of every row's queue (schema 16). */
@@ -484,8 +366,7 @@ static const char *const ls_schema_sql[] = {
     /* The same span in several exports of one run (OTLP and Zipkin, or a
      * file and its .gz) is stored once. */
     "CREATE UNIQUE INDEX IF NOT EXISTS spans_id ON spans(trace_id, span_id);\n",
-    "CREATE TABLE IF NOT EXISTS stmt_tags(\n"
-    "  stmt_id INTEGER, key TEXT, value TEXT);\n",
+    LS_CREATE_TABLE(stmt_tags),
     LS_TX_CODE_ROWS_DDL,
     /* What readers query: a transaction's shape as text, its session's
      * application_name, and the relations it writes one row each, in
@@ -514,8 +395,7 @@ static const char *const ls_schema_sql[] = {
     "CREATE VIEW IF NOT EXISTS lock_order AS SELECT c.tx_id, r.key + 1 AS seq,\n"
     "  r.value AS relation FROM tx_code_rows c JOIN lock_orders o ON o.order_id = c.order_id,\n"
     "  json_each(o.relations) r;\n",
-    "CREATE TABLE IF NOT EXISTS hold_parts(\n"
-    "  hold_id INTEGER, part TEXT, name TEXT, ms REAL);\n",
+    LS_CREATE_TABLE(hold_parts),
     LS_ROW_COVER_DDL,
     LS_CREATE_TABLE(activity),
     LS_SPAN_PLACEMENT_DDL,

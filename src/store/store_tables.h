@@ -22,8 +22,9 @@
  * A column the writer does not bind is NULL (an INTEGER PRIMARY KEY: the
  * next rowid), as if the INSERT had left it out.
  *
- * The schema of a new store is these tables and what store_schema.h
- * declares beside them (views, indexes, correlation's tables); an old
+ * The schema of a new store is these tables, correlation's (declared the
+ * same way in corr_tables.h) and what store_schema.h declares beside them
+ * (views, indexes); an old
  * store is brought to it by store_upgrades (store.c). Changing a column
  * here changes the schema: LS_STORE_SCHEMA_VERSION and a step in
  * store_upgrades go with it (tests/e2e/check_store_schema.py holds every
@@ -316,6 +317,20 @@
     "CREATE TABLE IF NOT EXISTS " #t "(\n  " LS_TABLE_##t(LS_TCOL_DDL1_, LS_TCOL_DDL_, t)  \
     ");\n"
 
+/* "CREATE TABLE IF NOT EXISTS DBt(...);\n": t in database DB ("temp."
+ * for correlation's working tables, "" the store's own). */
+#define LS_CREATE_TABLE_IN(DB, t) "CREATE TABLE IF NOT EXISTS " DB #t LS_TABLE_DEFN(t) ";\n"
+
+/* "(\n  c1 T1, c2 T2, ...)": t's columns as a CREATE TABLE lists them, for
+ * a temp table of t's columns (findings.c, summary.c). */
+#define LS_TABLE_DEFN(t) "(\n  " LS_TABLE_##t(LS_TCOL_DDL1_, LS_TCOL_DDL_, t) ")"
+
+/* The same with t's table constraint LS_KEY_t after the columns (a key of
+ * several columns, a UNIQUE of several: corr_tables.h). */
+#define LS_TABLE_DEFN_KEYED(t)                                                             \
+    "(\n  " LS_TABLE_##t(LS_TCOL_DDL1_, LS_TCOL_DDL_, t) ",\n  " LS_KEY_##t ")"
+#define LS_CREATE_TABLE_KEYED(t) "CREATE TABLE IF NOT EXISTS " #t LS_TABLE_DEFN_KEYED(t) ";\n"
+
 /* enum { t__c1, t__c2, ..., t__ncols }: the columns' positions. */
 #define LS_TABLE_COLUMNS(t) enum { LS_TABLE_##t(LS_TCOL_ENUM_, LS_TCOL_ENUM_, t) t##__ncols }
 
@@ -330,6 +345,12 @@
  * row, column k (t__k) at parameter t__k + 1. */
 #define LS_INSERT_INTO(OP, t)                                                              \
     LS_INSERT_HEAD(OP, t) "(" LS_TABLE_##t(LS_TCOL_PARAM1_, LS_TCOL_PARAM_, t) ")"
+
+/* The same into t of database DB ("temp.", "main.", or "%s." for a
+ * format that names it). */
+#define LS_INSERT_INTO_IN(OP, DB, t)                                                               \
+    OP " INTO " DB #t                                                                              \
+       "(" LS_COLUMN_NAMES(t) ") VALUES (" LS_TABLE_##t(LS_TCOL_PARAM1_, LS_TCOL_PARAM_, t) ")"
 
 /* The parameter of column `col` in LS_INSERT_INTO(OP, t), for the
  * ls_stmt_bind_* of ls_store.h (parameters count from 1). A correlation

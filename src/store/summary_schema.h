@@ -26,40 +26,30 @@
 #ifndef LS_SUMMARY_SCHEMA_H
 #define LS_SUMMARY_SCHEMA_H
 
+#include "corr_tables.h" /* the columns, declared once */
+
 /* The blocking ranking: holds others waited for, per code path. */
-#define LS_PATH_RANKING_COLS \
-    "(ord INTEGER PRIMARY KEY, code_path, named_by, blocking_episodes, waits_caused,\n" \
-    "  total_hold_ms, max_hold_ms, p95_hold_ms, waiter_ms_caused, waits_suffered,\n" \
-    "  waited_ms_suffered)"
+#define LS_PATH_RANKING_COLS LS_TABLE_DEFN(path_ranking)
 /* Queueing for hot rows, caused and suffered, per code path. */
-#define LS_PATH_QUEUEING_COLS \
-    "(ord INTEGER PRIMARY KEY, code_path, statements_queued_behind, hidden_wait_ms_caused,\n" \
-    "  logged_wait_ms_caused, statements_waited, hidden_wait_ms_suffered,\n" \
-    "  logged_wait_ms_suffered)"
+#define LS_PATH_QUEUEING_COLS LS_TABLE_DEFN(path_queueing)
 /* Occupancy per code path: its holds, those others waited for, those the
  * log bounds, those with a whole-second range; the sum, longest and p95
  * (ms), the sum over every path (all_ms, the same in each row: the
  * shares' whole) and the range of the path's sum; the row it held
  * longest (row_id NULL: none), its time there (µs) and whether any hold
  * there had both times. */
-#define LS_PATH_OCCUPANCY_COLS \
-    "(ord INTEGER PRIMARY KEY, code_path, named_by, holds, waited, bounded, ranged,\n" \
-    "  total_ms, max_ms, p95_ms, all_ms, total_lo_ms, total_hi_ms, row_id, row_us, row_timed)"
+#define LS_PATH_OCCUPANCY_COLS LS_TABLE_DEFN(path_occupancy)
 /* A row's queue depth over its whole time (row_queue) in buckets of
  * equal time (reports/queue.c): bucket b of the row, its first and last
  * change's times, its deepest queue and the depth it ended at. */
-#define LS_ROW_QUEUE_BUCKETS_COLS \
-    "(row_id INTEGER, b INTEGER, first_ts INTEGER, last_ts INTEGER, depth INTEGER,\n" \
-    "  end_depth INTEGER, PRIMARY KEY (row_id, b))"
+#define LS_ROW_QUEUE_BUCKETS_COLS LS_TABLE_DEFN_KEYED(row_queue_buckets)
 #define LS_SUMMARY_DDL \
-    "CREATE TABLE IF NOT EXISTS path_ranking" LS_PATH_RANKING_COLS ";\n" \
-    "CREATE TABLE IF NOT EXISTS path_queueing" LS_PATH_QUEUEING_COLS ";\n" \
-    "CREATE TABLE IF NOT EXISTS path_occupancy" LS_PATH_OCCUPANCY_COLS ";\n" \
-    "CREATE TABLE IF NOT EXISTS row_queue_buckets" LS_ROW_QUEUE_BUCKETS_COLS ";\n"
+    LS_CREATE_TABLE(path_ranking) \
+    LS_CREATE_TABLE(path_queueing) \
+    LS_CREATE_TABLE(path_occupancy) \
+    LS_CREATE_TABLE_KEYED(row_queue_buckets)
 
 /* The statement rows begun in each minute (µs since the epoch / 60 s). */
-#define LS_STMT_MINUTES_DDL \
-    "CREATE TABLE IF NOT EXISTS stmt_minutes(\n" \
-    "  minute INTEGER PRIMARY KEY, statements INTEGER NOT NULL);\n"
+#define LS_STMT_MINUTES_DDL LS_CREATE_TABLE(stmt_minutes)
 
 #endif
