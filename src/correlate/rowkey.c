@@ -148,6 +148,23 @@ int ls_rowkey_of(const ls_rowkey_evidence *ev, ls_rowkey *out)
     return 1;
 }
 
+int ls_rowkey_stmt(const char *statement, const ls_row_ref *ref, const char *params,
+                   const char *prepare, ls_rowkey *out)
+{
+    char key[192]; /* ls_rowkey_of()'s */
+
+    if (prepare) {
+        ls_rowkey_evidence ev = {statement, params, prepare, NULL, NULL};
+        return ls_rowkey_of(&ev, out);
+    }
+    memset(out, 0, sizeof(*out));
+    if (!ref || !ls_sql_ref_key(ref, params, key, sizeof(key)))
+        return 0;
+    snprintf(out->rel, sizeof(out->rel), "%s", ref->rel);
+    snprintf(out->key, sizeof(out->key), "%s", key);
+    return 1;
+}
+
 static void shape_of(const char *sql, char *dst, size_t n)
 {
     ls_buf b = LS_BUF_INIT(0);

@@ -51,6 +51,18 @@ typedef struct ls_rowkey {
 int ls_rowkey_of(const ls_rowkey_evidence *ev, ls_rowkey *out);
 
 /*
+ * The row a statement of the log locks by its own text, as the
+ * transactions pass keys it: what ls_rowkey_of() gives for (statement,
+ * params, prepare) with no CONTEXT and no relation, out's rel and key.
+ * Without prepare, `ref` is the statement's ls_sql_row_ref() (NULL: it
+ * has none), decided once per text, and `statement` is not read; with
+ * prepare, `statement` is read (an EXECUTE of the PREPARE body) and ref
+ * is not. Returns 1 when keyed (issue 38: ingest stores it in tx_keys).
+ */
+int ls_rowkey_stmt(const char *statement, const ls_row_ref *ref, const char *params,
+                   const char *prepare, ls_rowkey *out);
+
+/*
  * The statement of a CONTEXT's `SQL statement "..."` (a function's or
  * trigger's, the one that locked) into dst (size n, cut to fit, always
  * terminated): 1, or 0 when the CONTEXT has none.

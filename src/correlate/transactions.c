@@ -1578,6 +1578,25 @@ static const char lock_stmts_sql[] =
  * cursor), whatever their text: each read by its id, merged in. */
 static const char lock_stmt_sql[] = LOCK_STMTS_FROM("r.stmt_id = ?1");
 
+/*
+ * Schema 18 (issue 38): ingest decided each statement's row key as it
+ * wrote the statement (tx_keys: ls_rowkey_stmt(), what statement_locks()
+ * decides of the statement's text, parameters and PREPARE text) when meta
+ * 'tx_keys' is 'complete'. The pass then reads those rows instead of
+ * scanning stmt_rows for the statements of a text that may lock a hot
+ * row: the columns of STMT_COLS that cut_statement() reads (the others
+ * NULL), then the key (KEY_REL, KEY_KEY), which is looked up among the hot
+ * rows here. The waited statements are merged in as before.
+ */
+static const char keys_usable_sql[] =
+    "SELECT (SELECT value FROM meta WHERE key = 'tx_keys') IS 'complete'";
+static const char lock_keys_sql[] =
+    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) ", rel, key FROM (SELECT k.session_id, k.stmt_id,"
+    " NULL AS pid, k.start_ts, k.end_ts, NULL AS duration_ms, NULL AS text, NULL AS xid,"
+    " NULL AS vxid, NULL AS params, NULL AS prepare, k.file_id, k.line, NULL AS text_id,"
+    " NULL AS verb, k.rel, k.key FROM tx_keys k) ORDER BY stmt_id";
+enum { KEY_REL = sq__ncols + 1, KEY_KEY }; /* after the list's own NULL */
+
 /* Every cut, in the order of its first statement (the table's own). */
 #define CUT_COLS(X, Q)                                                                     \
     X(Q, first_stmt, "first_stmt")                                                        \
@@ -1626,26 +1645,37 @@ static const char next_sql[] =
  * (ls_store_cuts_consumed()): a later ingest into the store cuts no more,
  * and the next correlation reads the statements (cut_statements()).
  */
-static const char consume_cuts_sql[] = "DELETE FROM tx_cuts";
+static const char consume_cuts_sql[] = "DELETE FROM tx_cuts; DELETE FROM tx_keys;";
 
 /* read_cuts(): tx_cuts does not hold the statements read (a bug, or a
  * store edited by hand): the pass starts again from the statements. */
 #define CUTS_MISFIT 2
 
-/* Whether the pass can read tx_cuts: *out 1 or 0. */
-static int cuts_usable(ls_store *s, const tx_pass *p, int *out)
+/* The one integer row of `sql` into *out (0 when none). */
+static int query_flag(ls_store *s, const char *sql, int *out)
 {
     ls_stmt *q = NULL;
     int rc;
     *out = 0;
-    if (p->nrules)
-        return 0; /* a learned rule may make a statement of any text lock a row */
-    if ((rc = ls_store_prepare(s, cuts_usable_sql, &q)) != 0)
+    if ((rc = ls_store_prepare(s, sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
         *out = ls_stmt_int64(q, 0) != 0;
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
+}
+
+/* Whether the pass can read tx_cuts (*cuts) and, with them, tx_keys
+ * (*keys): 1 or 0 each. */
+static int cuts_usable(ls_store *s, const tx_pass *p, int *cuts, int *keys)
+{
+    int rc;
+    *cuts = *keys = 0;
+    if (p->nrules)
+        return 0; /* a learned rule may make a statement of any text lock a row */
+    if ((rc = query_flag(s, cuts_usable_sql, cuts)) != 0 || !*cuts)
+        return rc;
+    return query_flag(s, keys_usable_sql, keys);
 }
 
 /* The pending transactions, a binary heap by last statement: each is
@@ -1820,8 +1850,24 @@ static int cut_admit(cut_read *r, int64_t upto)
     return 0;
 }
 
-/* One statement that may lock a hot row, in its transaction. */
-static int cut_statement(cut_read *r, ls_stmt *q)
+/* The hot rows statement q of tx_keys locks: those it waited for and
+ * got, then the one of its key (statement_locks() for its text). */
+static int key_locks(tx_pass *p, tx_state *t, ls_stmt *q)
+{
+    int64_t row;
+    int rc;
+    if (!p->nhot)
+        return 0;
+    if ((rc = waited_locks(p, t, q)) != 0)
+        return rc;
+    if ((row = hot_lookup(p, ls_stmt_text(q, KEY_REL), ls_stmt_text(q, KEY_KEY))) != 0)
+        tx_add_lock(t, row, q, 0);
+    return 0;
+}
+
+/* One statement that may lock a hot row, in its transaction: a tx_keys
+ * row (`keyed`), else a statement row read with its text. */
+static int cut_statement(cut_read *r, ls_stmt *q, int keyed)
 {
     int64_t id = ls_stmt_int64(q, sq_stmt_id);
     int created, rc;
@@ -1834,6 +1880,8 @@ static int cut_statement(cut_read *r, ls_stmt *q)
         return LS_ENOMEM;
     if (!ss->tx || ss->tx->first_stmt > id)
         return CUTS_MISFIT; /* a statement no cut holds */
+    if (keyed)
+        return key_locks(r->p, ss->tx, q);
     if ((rc = stmt_text_of(r->p, q, &st)) != 0)
         return rc;
     return statement_locks(r->p, ss->tx, q, &st);
@@ -1847,6 +1895,7 @@ static int cut_statement(cut_read *r, ls_stmt *q)
 typedef struct lock_read {
     tx_pass *p;          /* p->waited: the waited statements */
     ls_stmt *scan, *one;
+    int keys;            /* the scan is lock_keys_sql's, not lock_stmts_sql's */
     int scan_more;       /* 1 while the scan is on a row */
     int scan_taken;      /* the scan's row was handed out: step it first */
     int64_t last;        /* the last statement handed out */
@@ -1909,17 +1958,18 @@ static int lock_next(lock_read *lr, ls_stmt **row)
 }
 
 /* Open the reader (no statement may lock one when there is no hot row). */
-static int lock_open(ls_store *s, tx_pass *p, lock_read *lr)
+static int lock_open(ls_store *s, tx_pass *p, lock_read *lr, int keys)
 {
     int rc;
     memset(lr, 0, sizeof(*lr));
     lr->p = p;
+    lr->keys = keys;
     if (!p->nhot) {
         p->waited_more = 0; /* nothing to merge */
         return 0;
     }
-    if ((rc = ls_store_exec(s, lock_texts_sql)) != 0 ||
-        (rc = ls_store_prepare(s, lock_stmts_sql, &lr->scan)) != 0 ||
+    if ((!keys && (rc = ls_store_exec(s, lock_texts_sql)) != 0) ||
+        (rc = ls_store_prepare(s, keys ? lock_keys_sql : lock_stmts_sql, &lr->scan)) != 0 ||
         (rc = ls_store_prepare(s, lock_stmt_sql, &lr->one)) != 0 ||
         (rc = lr->scan_more = ls_stmt_step(lr->scan)) < 0)
         return rc;
@@ -1935,7 +1985,7 @@ static void lock_close(lock_read *lr)
 /* The transactions from tx_cuts, their hot rows from the statements that
  * may lock one; those still open at the end last, as cut_statements(). */
 static int read_cuts(ls_store *s, tx_pass *p, sess_map *map, ls_stmt *sq,
-                     ls_correlate_stats *stats)
+                     ls_correlate_stats *stats, int keys)
 {
     cut_read r;
     lock_read lr;
@@ -1953,10 +2003,10 @@ static int read_cuts(ls_store *s, tx_pass *p, sess_map *map, ls_stmt *sq,
         (rc = ls_store_prepare(s, next_sql, &r.next)) != 0 ||
         (rc = r.cuts_more = ls_stmt_step(r.cuts)) < 0)
         goto out;
-    if ((rc = lock_open(s, p, &lr)) != 0)
+    if ((rc = lock_open(s, p, &lr, keys)) != 0)
         goto out;
     while ((rc = lock_next(&lr, &q)) == 1)
-        if ((rc = cut_statement(&r, q)) != 0)
+        if ((rc = cut_statement(&r, q, lr.keys && q == lr.scan)) != 0)
             goto out;
     if (rc < 0 || (rc = cut_admit(&r, INT64_MAX)) != 0 ||
         (rc = cut_store_before(&r, INT64_MAX)) != 0)
@@ -2034,7 +2084,7 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     tx_pass p;
     sess_map map = {NULL, 0, 0};
     size_t i;
-    int rc, subsecond, cuts;
+    int rc, subsecond, cuts, keys;
 
     memset(&p, 0, sizeof(p));
     if ((rc = ls_store_exec(s, interest_sql)) != 0 || (rc = tx_pass_load(s, &p)) != 0 ||
@@ -2042,11 +2092,12 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, insert_tx_sql, &p.ins)) != 0 ||
         (rc = ls_store_prepare(s, insert_hold_sql, &p.hold)) != 0 ||
         (rc = ls_intern_open(s, &p.evidence, "hold_evidence", "evidence_id", "text")) != 0 ||
-        (rc = cuts_usable(s, &p, &cuts)) != 0)
+        (rc = cuts_usable(s, &p, &cuts, &keys)) != 0)
         goto out;
     {
         int64_t transactions = stats->transactions;
-        rc = cuts ? read_cuts(s, &p, &map, sq, stats) : cut_statements(s, &p, &map, sq, stats);
+        rc = cuts ? read_cuts(s, &p, &map, sq, stats, keys)
+                  : cut_statements(s, &p, &map, sq, stats);
         if (rc == CUTS_MISFIT && (rc = cuts_forget(s, &p, &map, transactions, stats)) == 0)
             rc = cut_statements(s, &p, &map, sq, stats);
     }
