@@ -913,15 +913,34 @@ static int64_t acquired_between(const tx_pass *p, int64_t session, int64_t from,
     return ls_hold_acquired(acq, n, row_id);
 }
 
-/* Add the row the current statement locks (`acquired`: its own logged
+/* What a lock keeps of the statement that took it: a statement row's
+ * (STMT_COLS, stmt_at()) or a tx_keys row's (KEY_COLS). */
+typedef struct stmt_at {
+    int64_t stmt_id, start_ts, end_ts, file_id, line;
+    int has_end, has_line;
+} stmt_at;
+
+/* Of statement row q (STMT_COLS). */
+static void stmt_at_of(ls_stmt *q, stmt_at *a)
+{
+    a->stmt_id = ls_stmt_int64(q, sq_stmt_id);
+    a->start_ts = ls_stmt_int64(q, sq_start_ts);
+    a->has_end = !ls_stmt_isnull(q, sq_end_ts);
+    a->end_ts = a->has_end ? ls_stmt_int64(q, sq_end_ts) : 0;
+    a->has_line = !ls_stmt_isnull(q, sq_file_id) && !ls_stmt_isnull(q, sq_line);
+    a->file_id = a->has_line ? ls_stmt_int64(q, sq_file_id) : 0;
+    a->line = a->has_line ? ls_stmt_int64(q, sq_line) : 0;
+}
+
+/* Add the row the current statement `a` locks (`acquired`: its own logged
  * wait for it got the lock) to the transaction's locks. */
-static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q, int acquired)
+static void tx_add_lock(tx_state *t, int64_t row_id, const stmt_at *a, int acquired)
 {
     int i;
     tx_lock *l;
     for (i = 0; i < t->nlocks; i++)
         if (t->locks[i].row_id == row_id) {
-            if (t->locks[i].stmt_id == ls_stmt_int64(q, sq_stmt_id) && acquired)
+            if (t->locks[i].stmt_id == a->stmt_id && acquired)
                 t->locks[i].acquired = 1;
             return; /* held since its first lock: one hold per (transaction, row) */
         }
@@ -930,25 +949,25 @@ static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q, int acquired)
     l = &t->locks[t->nlocks++];
     memset(l, 0, sizeof(*l));
     l->row_id = row_id;
-    l->stmt_id = ls_stmt_int64(q, sq_stmt_id);
-    l->lo = ls_stmt_int64(q, sq_start_ts);
-    l->has_end = !ls_stmt_isnull(q, sq_end_ts);
-    l->hi = l->has_end ? ls_stmt_int64(q, sq_end_ts) : l->lo;
+    l->stmt_id = a->stmt_id;
+    l->lo = a->start_ts;
+    l->has_end = a->has_end;
+    l->hi = l->has_end ? a->end_ts : l->lo;
     l->acquired = acquired;
-    if (!ls_stmt_isnull(q, sq_file_id) && !ls_stmt_isnull(q, sq_line)) {
-        l->file_id = ls_stmt_int64(q, sq_file_id);
-        l->line = ls_stmt_int64(q, sq_line);
+    if (a->has_line) {
+        l->file_id = a->file_id;
+        l->line = a->line;
     }
 }
 
 /* The rows a statement waited for and got: `waited` moves forward with
  * the statements (both in stmt_id order). */
-static int waited_locks(tx_pass *p, tx_state *t, ls_stmt *q)
+static int waited_locks(tx_pass *p, tx_state *t, const stmt_at *a)
 {
-    int64_t id = ls_stmt_int64(q, sq_stmt_id);
+    int64_t id = a->stmt_id;
     while (p->waited_more && ls_stmt_int64(p->waited, wq_stmt_id) <= id) {
         if (ls_stmt_int64(p->waited, wq_stmt_id) == id)
-            tx_add_lock(t, ls_stmt_int64(p->waited, wq_row_id), q, 1);
+            tx_add_lock(t, ls_stmt_int64(p->waited, wq_row_id), a, 1);
         if ((p->waited_more = ls_stmt_step(p->waited)) < 0)
             return p->waited_more;
     }
@@ -966,17 +985,19 @@ static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, const stmt_text 
     const char *prepare = ls_stmt_isnull(q, sq_prepare) ? NULL : ls_stmt_text(q, sq_prepare);
     ls_rowkey_evidence ev = {text, params, prepare, NULL, NULL};
     ls_rowkey k;
+    stmt_at a;
     int64_t row;
     size_t i;
     int rc;
 
     if (!p->nhot || kind == LS_SQL_BEGIN || kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK)
         return 0;
-    if ((rc = waited_locks(p, t, q)) != 0)
+    stmt_at_of(q, &a);
+    if ((rc = waited_locks(p, t, &a)) != 0)
         return rc;
     if ((kind == LS_SQL_WRITE || prepare) && ls_rowkey_of(&ev, &k) &&
         (row = hot_lookup(p, k.rel, k.key)) != 0)
-        tx_add_lock(t, row, q, 0);
+        tx_add_lock(t, row, &a, 0);
     if (p->nrules) {
         const char *sql, *pp;
         char pbuf[1024], shape[512];
@@ -985,7 +1006,7 @@ static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, const stmt_text 
         for (i = 0; i < p->nrules; i++)
             if (ls_rowkey_apply(&p->rules[i].r, shape, sql, pp, &k) &&
                 (row = hot_lookup(p, k.rel, k.key)) != 0) {
-                tx_add_lock(t, row, q, 0);
+                tx_add_lock(t, row, &a, 0);
                 p->rules[i].keyed++;
             }
     }
@@ -1584,18 +1605,27 @@ static const char lock_stmt_sql[] = LOCK_STMTS_FROM("r.stmt_id = ?1");
  * decides of the statement's text, parameters and PREPARE text) when meta
  * 'tx_keys' is 'complete'. The pass then reads those rows instead of
  * scanning stmt_rows for the statements of a text that may lock a hot
- * row: the columns of STMT_COLS that cut_statement() reads (the others
- * NULL), then the key (KEY_REL, KEY_KEY), which is looked up among the hot
- * rows here. The waited statements are merged in as before.
+ * row: a narrow row each (KEY_COLS: what a lock keeps of its statement,
+ * stmt_at), whose key is looked up among the hot rows here (key_locks()).
+ * The waited statements are merged in as before.
  */
 static const char keys_usable_sql[] =
     "SELECT (SELECT value FROM meta WHERE key = 'tx_keys') IS 'complete'";
+#define KEY_COLS(X, Q)                                                                     \
+    X(Q, session_id, "session_id")                                                        \
+    X(Q, stmt_id, "stmt_id")                                                              \
+    X(Q, start_ts, "start_ts")                                                            \
+    X(Q, end_ts, "end_ts")                                                                \
+    X(Q, file_id, "file_id")                                                              \
+    X(Q, line, "line")                                                                    \
+    X(Q, rel, "rel")                                                                      \
+    X(Q, key, "key")
+LS_COLUMNS(kq, KEY_COLS);
+/* lock_next() and cut_statement() read either scan's session and id */
+_Static_assert((int)kq_session_id == (int)sq_session_id && (int)kq_stmt_id == (int)sq_stmt_id,
+               "KEY_COLS");
 static const char lock_keys_sql[] =
-    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) ", rel, key FROM (SELECT k.session_id, k.stmt_id,"
-    " NULL AS pid, k.start_ts, k.end_ts, NULL AS duration_ms, NULL AS text, NULL AS xid,"
-    " NULL AS vxid, NULL AS params, NULL AS prepare, k.file_id, k.line, NULL AS text_id,"
-    " NULL AS verb, k.rel, k.key FROM tx_keys k) ORDER BY stmt_id";
-enum { KEY_REL = sq__ncols + 1, KEY_KEY }; /* after the list's own NULL */
+    "SELECT " LS_SELECT_LIST(kq, KEY_COLS) " FROM tx_keys ORDER BY stmt_id";
 
 /* Every cut, in the order of its first statement (the table's own). */
 #define CUT_COLS(X, Q)                                                                     \
@@ -1854,14 +1884,22 @@ static int cut_admit(cut_read *r, int64_t upto)
  * got, then the one of its key (statement_locks() for its text). */
 static int key_locks(tx_pass *p, tx_state *t, ls_stmt *q)
 {
+    stmt_at a;
     int64_t row;
     int rc;
     if (!p->nhot)
         return 0;
-    if ((rc = waited_locks(p, t, q)) != 0)
+    a.stmt_id = ls_stmt_int64(q, kq_stmt_id);
+    a.start_ts = ls_stmt_int64(q, kq_start_ts);
+    a.has_end = !ls_stmt_isnull(q, kq_end_ts);
+    a.end_ts = a.has_end ? ls_stmt_int64(q, kq_end_ts) : 0;
+    a.has_line = !ls_stmt_isnull(q, kq_file_id) && !ls_stmt_isnull(q, kq_line);
+    a.file_id = a.has_line ? ls_stmt_int64(q, kq_file_id) : 0;
+    a.line = a.has_line ? ls_stmt_int64(q, kq_line) : 0;
+    if ((rc = waited_locks(p, t, &a)) != 0)
         return rc;
-    if ((row = hot_lookup(p, ls_stmt_text(q, KEY_REL), ls_stmt_text(q, KEY_KEY))) != 0)
-        tx_add_lock(t, row, q, 0);
+    if ((row = hot_lookup(p, ls_stmt_text(q, kq_rel), ls_stmt_text(q, kq_key))) != 0)
+        tx_add_lock(t, row, &a, 0);
     return 0;
 }
 
@@ -1926,7 +1964,7 @@ static int lock_next(lock_read *lr, ls_stmt **row)
     }
     for (;;) {
         int64_t scan_id, wait_id;
-        while (lr->scan_more == 1 && !lock_row_ours(lr->scan))
+        while (lr->scan_more == 1 && !lr->keys && !lock_row_ours(lr->scan))
             if ((lr->scan_more = ls_stmt_step(lr->scan)) < 0)
                 return lr->scan_more;
         /* the waited rows of statements handed out that statement_locks()
