@@ -35,6 +35,7 @@
 #include "correlate_int.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
+#include "ls_keypack.h"
 #include "ls_sqlshape.h"
 #include "ls_store.h"
 #include "ls_txcut.h"
@@ -914,7 +915,7 @@ static int64_t acquired_between(const tx_pass *p, int64_t session, int64_t from,
 }
 
 /* What a lock keeps of the statement that took it: a statement row's
- * (STMT_COLS, stmt_at()) or a tx_keys row's (KEY_COLS). */
+ * (STMT_COLS, stmt_at_of()) or a tx_keys entry's (ls_keypack_entry). */
 typedef struct stmt_at {
     int64_t stmt_id, start_ts, end_ts, file_id, line;
     int has_end, has_line;
@@ -1603,29 +1604,26 @@ static const char lock_stmt_sql[] = LOCK_STMTS_FROM("r.stmt_id = ?1");
  * Schema 18 (issue 38): ingest decided each statement's row key as it
  * wrote the statement (tx_keys: ls_rowkey_stmt(), what statement_locks()
  * decides of the statement's text, parameters and PREPARE text) when meta
- * 'tx_keys' is 'complete'. The pass then reads those rows instead of
- * scanning stmt_rows for the statements of a text that may lock a hot
- * row: a narrow row each (KEY_COLS: what a lock keeps of its statement,
- * stmt_at), whose key is looked up among the hot rows here (key_locks()).
- * The waited statements are merged in as before.
+ * 'tx_keys' is 'complete'. The pass then reads those instead of scanning
+ * stmt_rows for the statements of a text that may lock a hot row: a row
+ * of tx_keys holds many (ls_keypack.h), each what a lock keeps of its
+ * statement (stmt_at) and its key, looked up among the hot rows here
+ * (key_locks()). The waited statements are merged in as before.
  */
 static const char keys_usable_sql[] =
     "SELECT (SELECT value FROM meta WHERE key = 'tx_keys') IS 'complete'";
 #define KEY_COLS(X, Q)                                                                     \
-    X(Q, session_id, "session_id")                                                        \
-    X(Q, stmt_id, "stmt_id")                                                              \
-    X(Q, start_ts, "start_ts")                                                            \
-    X(Q, end_ts, "end_ts")                                                                \
-    X(Q, file_id, "file_id")                                                              \
-    X(Q, line, "line")                                                                    \
-    X(Q, rel, "rel")                                                                      \
-    X(Q, key, "key")
+    X(Q, first_stmt, "first_stmt")                                                        \
+    X(Q, keys, "keys")
 LS_COLUMNS(kq, KEY_COLS);
-/* lock_next() and cut_statement() read either scan's session and id */
-_Static_assert((int)kq_session_id == (int)sq_session_id && (int)kq_stmt_id == (int)sq_stmt_id,
-               "KEY_COLS");
+/* One row at a time, each deleted once read: the pages it took are those
+ * the pass writes its transactions into (consume_cuts_sql empties the
+ * table whole at the end, as it does tx_cuts, but the passes after this
+ * one do not write enough to take back both). */
 static const char lock_keys_sql[] =
-    "SELECT " LS_SELECT_LIST(kq, KEY_COLS) " FROM tx_keys ORDER BY stmt_id";
+    "SELECT " LS_SELECT_LIST(kq, KEY_COLS) " FROM tx_keys WHERE first_stmt > ?1"
+    " ORDER BY first_stmt LIMIT 1";
+static const char lock_keys_del_sql[] = "DELETE FROM tx_keys WHERE first_stmt = ?1";
 
 /* Every cut, in the order of its first statement (the table's own). */
 #define CUT_COLS(X, Q)                                                                     \
@@ -1880,49 +1878,135 @@ static int cut_admit(cut_read *r, int64_t upto)
     return 0;
 }
 
-/* The hot rows statement q of tx_keys locks: those it waited for and
- * got, then the one of its key (statement_locks() for its text). */
-static int key_locks(tx_pass *p, tx_state *t, ls_stmt *q)
+/* The hot rows the statement of tx_keys entry e locks: those it waited
+ * for and got, then the one of its key (statement_locks() for its text). */
+static int key_locks(tx_pass *p, tx_state *t, const ls_keypack_entry *e)
 {
     stmt_at a;
     int64_t row;
     int rc;
     if (!p->nhot)
         return 0;
-    a.stmt_id = ls_stmt_int64(q, kq_stmt_id);
-    a.start_ts = ls_stmt_int64(q, kq_start_ts);
-    a.has_end = !ls_stmt_isnull(q, kq_end_ts);
-    a.end_ts = a.has_end ? ls_stmt_int64(q, kq_end_ts) : 0;
-    a.has_line = !ls_stmt_isnull(q, kq_file_id) && !ls_stmt_isnull(q, kq_line);
-    a.file_id = a.has_line ? ls_stmt_int64(q, kq_file_id) : 0;
-    a.line = a.has_line ? ls_stmt_int64(q, kq_line) : 0;
+    a.stmt_id = e->stmt_id;
+    a.start_ts = e->start_ts;
+    a.has_end = e->has_end;
+    a.end_ts = e->end_ts;
+    a.has_line = 1; /* stmt_rows.file_id and line are never NULL */
+    a.file_id = e->file_id;
+    a.line = e->line;
     if ((rc = waited_locks(p, t, &a)) != 0)
         return rc;
-    if ((row = hot_lookup(p, ls_stmt_text(q, kq_rel), ls_stmt_text(q, kq_key))) != 0)
+    if ((row = hot_lookup(p, e->rel, e->key)) != 0)
         tx_add_lock(t, row, &a, 0);
     return 0;
 }
 
-/* One statement that may lock a hot row, in its transaction: a tx_keys
- * row (`keyed`), else a statement row read with its text. */
-static int cut_statement(cut_read *r, ls_stmt *q, int keyed)
+/* One statement that may lock a hot row, in its transaction: statement
+ * row q read with its text, else (q NULL) tx_keys entry e. */
+static int cut_statement(cut_read *r, ls_stmt *q, const ls_keypack_entry *e)
 {
-    int64_t id = ls_stmt_int64(q, sq_stmt_id);
+    int64_t id = q ? ls_stmt_int64(q, sq_stmt_id) : e->stmt_id;
     int created, rc;
     sess_slot *ss;
     stmt_text st;
     if ((rc = cut_admit(r, id)) != 0 || (rc = cut_store_before(r, id)) != 0)
         return rc;
-    ss = sess_find(r->map, ls_stmt_int64(q, sq_session_id), &created);
+    ss = sess_find(r->map, q ? ls_stmt_int64(q, sq_session_id) : e->session_id, &created);
     if (!ss)
         return LS_ENOMEM;
     if (!ss->tx || ss->tx->first_stmt > id)
         return CUTS_MISFIT; /* a statement no cut holds */
-    if (keyed)
-        return key_locks(r->p, ss->tx, q);
+    if (!q)
+        return key_locks(r->p, ss->tx, e);
     if ((rc = stmt_text_of(r->p, q, &st)) != 0)
         return rc;
     return statement_locks(r->p, ss->tx, q, &st);
+}
+
+/* The entries of tx_keys in stmt_id order: its rows in the order of
+ * their least stmt_id, each row's entries into a min-heap, from which an
+ * entry is taken once no row left to read can hold a lesser one (rows
+ * overlap: a statement row waits for the lines that fold into it while
+ * later ones are written). */
+typedef struct key_read {
+    ls_stmt *rows; /* lock_keys_sql */
+    ls_stmt *del;  /* lock_keys_del_sql */
+    int more;      /* 1 while `rows` is on a row not yet read into the heap */
+    ls_keypack_entry *v;
+    size_t n, cap;
+} key_read;
+
+static int key_less(const ls_keypack_entry *a, const ls_keypack_entry *b)
+{
+    return a->stmt_id < b->stmt_id;
+}
+
+static int key_push(key_read *k, const ls_keypack_entry *e)
+{
+    size_t i;
+    if (k->n == k->cap) {
+        size_t ncap = k->cap ? 2 * k->cap : 256;
+        ls_keypack_entry *nv = realloc(k->v, ncap * sizeof(*nv));
+        if (!nv)
+            return LS_ENOMEM;
+        k->v = nv;
+        k->cap = ncap;
+    }
+    for (i = k->n++; i > 0 && key_less(e, &k->v[(i - 1) / 2]); i = (i - 1) / 2)
+        k->v[i] = k->v[(i - 1) / 2];
+    k->v[i] = *e;
+    return 0;
+}
+
+/* The least entry taken out into *out. */
+static void key_pop(key_read *k, ls_keypack_entry *out)
+{
+    size_t i = 0, c;
+    *out = k->v[0];
+    if (--k->n == 0)
+        return;
+    while ((c = 2 * i + 1) < k->n) {
+        if (c + 1 < k->n && key_less(&k->v[c + 1], &k->v[c]))
+            c++;
+        if (!key_less(&k->v[c], &k->v[k->n]))
+            break;
+        k->v[i] = k->v[c];
+        i = c;
+    }
+    k->v[i] = k->v[k->n];
+}
+
+/* The row after the one whose first_stmt is `after` (0: the first). */
+static int key_row_after(key_read *k, int64_t after)
+{
+    ls_stmt_reset(k->rows);
+    ls_stmt_bind_int64(k->rows, 1, after);
+    return k->more = ls_stmt_step(k->rows);
+}
+
+/* Read rows into the heap until its least entry is the least of all:
+ * 0, CUTS_MISFIT (a row that is not entries), below 0 a store error. */
+static int key_fill(key_read *k)
+{
+    int rc;
+    while (k->more == 1 && (!k->n || k->v[0].stmt_id >= ls_stmt_int64(k->rows, kq_first_stmt))) {
+        int64_t row = ls_stmt_int64(k->rows, kq_first_stmt);
+        const char *p = ls_stmt_text(k->rows, kq_keys), *end = p + strlen(p);
+        ls_keypack_entry e;
+        int first = 1;
+        for (; p < end; first = 0) {
+            if (!(p = ls_keypack_next(p, end, first ? NULL : &e, &e)))
+                return CUTS_MISFIT;
+            if ((rc = key_push(k, &e)) != 0)
+                return rc;
+        }
+        ls_stmt_reset(k->rows);
+        ls_stmt_reset(k->del);
+        ls_stmt_bind_int64(k->del, 1, row);
+        if ((rc = ls_stmt_step(k->del)) < 0 || (rc = key_row_after(k, row)) < 0)
+            return rc;
+    }
+    return 0;
 }
 
 /* The statements that may lock a hot row, in log order: lock_stmts_sql's
@@ -1933,7 +2017,9 @@ static int cut_statement(cut_read *r, ls_stmt *q, int keyed)
 typedef struct lock_read {
     tx_pass *p;          /* p->waited: the waited statements */
     ls_stmt *scan, *one;
-    int keys;            /* the scan is lock_keys_sql's, not lock_stmts_sql's */
+    int keys;            /* tx_keys' entries (`k`) instead of the scan */
+    key_read k;
+    ls_keypack_entry cur; /* the entry handed out last */
     int scan_more;       /* 1 while the scan is on a row */
     int scan_taken;      /* the scan's row was handed out: step it first */
     int64_t last;        /* the last statement handed out */
@@ -1951,20 +2037,25 @@ static int lock_row_ours(ls_stmt *q)
     return verb != LS_VERB_BIND && verb != LS_VERB_PARSE;
 }
 
-/* The next statement, in *row (valid until the next call): 1, 0 at the
- * end, below 0 a store error. */
+/* The next statement, in *row (valid until the next call), or *row NULL
+ * and the tx_keys entry in lr->cur: 1, 0 at the end, CUTS_MISFIT or
+ * below 0 a store error. */
 static int lock_next(lock_read *lr, ls_stmt **row)
 {
     tx_pass *p = lr->p;
     int rc;
-    if (lr->scan_taken) {
+    if (lr->keys) {
+        if ((rc = key_fill(&lr->k)) != 0)
+            return rc;
+        lr->scan_more = lr->k.n > 0;
+    } else if (lr->scan_taken) {
         lr->scan_taken = 0;
         if ((lr->scan_more = ls_stmt_step(lr->scan)) < 0)
             return lr->scan_more;
     }
     for (;;) {
         int64_t scan_id, wait_id;
-        while (lr->scan_more == 1 && !lr->keys && !lock_row_ours(lr->scan))
+        while (!lr->keys && lr->scan_more == 1 && !lock_row_ours(lr->scan))
             if ((lr->scan_more = ls_stmt_step(lr->scan)) < 0)
                 return lr->scan_more;
         /* the waited rows of statements handed out that statement_locks()
@@ -1974,7 +2065,9 @@ static int lock_next(lock_read *lr, ls_stmt **row)
                 return p->waited_more;
         if (!lr->scan_more && !p->waited_more)
             return 0;
-        scan_id = lr->scan_more ? ls_stmt_int64(lr->scan, sq_stmt_id) : INT64_MAX;
+        scan_id = !lr->scan_more ? INT64_MAX
+                  : lr->keys     ? lr->k.v[0].stmt_id
+                                 : ls_stmt_int64(lr->scan, sq_stmt_id);
         wait_id = p->waited_more ? ls_stmt_int64(p->waited, wq_stmt_id) : INT64_MAX;
         if (wait_id < scan_id) {
             lr->last = wait_id;
@@ -1989,6 +2082,11 @@ static int lock_next(lock_read *lr, ls_stmt **row)
             continue; /* not a statement the pass reads (a parse or bind line) */
         }
         lr->last = scan_id;
+        if (lr->keys) {
+            key_pop(&lr->k, &lr->cur);
+            *row = NULL;
+            return 1;
+        }
         *row = lr->scan;
         lr->scan_taken = 1;
         return 1;
@@ -2006,9 +2104,17 @@ static int lock_open(ls_store *s, tx_pass *p, lock_read *lr, int keys)
         p->waited_more = 0; /* nothing to merge */
         return 0;
     }
-    if ((!keys && (rc = ls_store_exec(s, lock_texts_sql)) != 0) ||
-        (rc = ls_store_prepare(s, keys ? lock_keys_sql : lock_stmts_sql, &lr->scan)) != 0 ||
-        (rc = ls_store_prepare(s, lock_stmt_sql, &lr->one)) != 0 ||
+    if ((rc = ls_store_prepare(s, lock_stmt_sql, &lr->one)) != 0)
+        return rc;
+    if (keys) {
+        if ((rc = ls_store_prepare(s, lock_keys_sql, &lr->k.rows)) != 0 ||
+            (rc = ls_store_prepare(s, lock_keys_del_sql, &lr->k.del)) != 0 ||
+            (rc = key_row_after(&lr->k, INT64_MIN)) < 0)
+            return rc;
+        return 0;
+    }
+    if ((rc = ls_store_exec(s, lock_texts_sql)) != 0 ||
+        (rc = ls_store_prepare(s, lock_stmts_sql, &lr->scan)) != 0 ||
         (rc = lr->scan_more = ls_stmt_step(lr->scan)) < 0)
         return rc;
     return 0;
@@ -2018,6 +2124,9 @@ static void lock_close(lock_read *lr)
 {
     ls_stmt_finalize(lr->scan);
     ls_stmt_finalize(lr->one);
+    ls_stmt_finalize(lr->k.rows);
+    ls_stmt_finalize(lr->k.del);
+    free(lr->k.v);
 }
 
 /* The transactions from tx_cuts, their hot rows from the statements that
@@ -2044,7 +2153,7 @@ static int read_cuts(ls_store *s, tx_pass *p, sess_map *map, ls_stmt *sq,
     if ((rc = lock_open(s, p, &lr, keys)) != 0)
         goto out;
     while ((rc = lock_next(&lr, &q)) == 1)
-        if ((rc = cut_statement(&r, q, lr.keys && q == lr.scan)) != 0)
+        if ((rc = cut_statement(&r, q, &lr.cur)) != 0)
             goto out;
     if (rc < 0 || (rc = cut_admit(&r, INT64_MAX)) != 0 ||
         (rc = cut_store_before(&r, INT64_MAX)) != 0)

@@ -30,6 +30,7 @@
 #include "ls_store.h"
 #include "ls_columns.h"
 #include "ls_sqlshape.h"
+#include "ls_keypack.h"
 #include "ls_txcut.h"
 #include "rowkey.h"
 #include "stmtstats.h"
@@ -43,7 +44,7 @@
 #define STMT_ROWS 256 /* statement rows per multi-row INSERT */
 #define STMT_CARRY 768 /* rows awaiting their session's next line, at most (flush_statements) */
 #define CUT_ROWS 32 /* tx_cuts rows per multi-row INSERT */
-#define KEY_ROWS 32 /* tx_keys rows per multi-row INSERT */
+#define KEY_ROWS 256 /* row keys per tx_keys row (ls_keypack.h) */
 /* texts' row references (ls_sql_row_ref()) by text_id, direct-mapped:
  * more than the rows that wait to be written (STMT_ROWS + STMT_CARRY),
  * so that a text met once is still here when its row is */
@@ -232,7 +233,7 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_CUT_RELOAD] = "DELETE FROM tx_cuts WHERE session_id = ?1 AND closed = 0"
                      " RETURNING " LS_COLUMN_NAMES(tx_cuts),
     [Q_CUT_SPILLED] = "SELECT session_id FROM tx_cuts WHERE closed = 0",
-    [Q_KEY] = LS_INSERT_INTO("INSERT OR REPLACE", tx_keys),
+    [Q_KEY] = LS_INSERT_INTO("INSERT", tx_keys),
     /* a text whose row reference left the cache (ref_of()) */
     [Q_TEXT_OF] = "SELECT text FROM stmt_texts WHERE text_id = ?1",
     /* whether the store holds statements of the log (not a trace's) */
@@ -374,18 +375,14 @@ struct ls_store {
     int ncuts_out;
     sqlite3_stmt *cut_multi;
     /* With the cuts, each statement's row key (tx_keys, key_row()) when
-     * the store's keys cover every statement stored before, written
-     * KEY_ROWS at a time; the row reference of each write's text, decided
+     * the store's keys cover every statement stored before, packed
+     * KEY_ROWS to a row; the row reference of each write's text, decided
      * once per text while it stays here. */
     int keys_whole;
-    struct key_out {
-        int64_t stmt_id, session_id, file_id, line;
-        ls_ts start_ts, dur_us;
-        int has_duration;
-        char rel[128], key[192];
-    } keys_out[KEY_ROWS];
+    ls_buf keys_out;
     int nkeys_out;
-    sqlite3_stmt *key_multi;
+    int64_t keys_first; /* the least stmt_id in keys_out */
+    ls_keypack_entry keys_last; /* the last entry in keys_out */
     struct ref_slot {
         int64_t text_id; /* 0: empty */
         int has;         /* ls_sql_row_ref() found one */
@@ -1035,9 +1032,6 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
     if (rc == 0)
         rc = prepare_multi(s, LS_INSERT_HEAD("INSERT OR REPLACE", tx_cuts), CUT_ROWS,
                            tx_cuts__ncols, "", &s->cut_multi);
-    if (rc == 0)
-        rc = prepare_multi(s, LS_INSERT_HEAD("INSERT OR REPLACE", tx_keys), KEY_ROWS,
-                           tx_keys__ncols, "", &s->key_multi);
     if (rc == 0) {
         int r = sqlite3_step(s->q[Q_SESSION_MAX]);
         if (r == SQLITE_ROW)
@@ -1070,7 +1064,7 @@ void ls_store_close(ls_store *s)
     sqlite3_finalize(s->stmt_multi);
     sqlite3_finalize(s->xid_multi);
     sqlite3_finalize(s->cut_multi);
-    sqlite3_finalize(s->key_multi);
+    ls_buf_free(&s->keys_out);
     ls_txcut_free(s->cut);
     for (i = 0; i < TEXT_CACHE; i++)
         free(s->texts[i].text);
@@ -1913,34 +1907,21 @@ static int cut_reload(void *ctx, int64_t session, ls_txcut_row *out, int *found)
 
 /* ---- each statement's row key, as the transactions pass reads it ---- */
 
-static void bind_key(binds *b, const struct key_out *k)
-{
-    bind_int64(b, tx_keys__stmt_id, k->stmt_id);
-    bind_int64(b, tx_keys__session_id, k->session_id);
-    bind_ts(b, tx_keys__start_ts, k->start_ts);
-    bind_if(b, tx_keys__end_ts, k->has_duration && k->start_ts != LS_TS_NONE,
-            k->start_ts + k->dur_us);
-    bind_int64(b, tx_keys__file_id, k->file_id);
-    bind_int64(b, tx_keys__line, k->line);
-    bind_text(b, tx_keys__rel, k->rel);
-    bind_text(b, tx_keys__key, k->key);
-}
-
-/* Insert the waiting tx_keys rows. */
+/* Insert the waiting row keys (one tx_keys row). */
 static int keys_write(ls_store *s)
 {
-    int i = 0, k, rc = 0;
-    for (; i + KEY_ROWS <= s->nkeys_out && rc == 0; i += KEY_ROWS) {
-        binds b = binds_of(s->key_multi);
-        for (k = 0; k < KEY_ROWS; k++, b.base += tx_keys__ncols)
-            bind_key(&b, &s->keys_out[i + k]);
-        rc = run_binds(s, &b);
-    }
-    for (; i < s->nkeys_out && rc == 0; i++) {
-        binds b = binds_of(s->q[Q_KEY]);
-        bind_key(&b, &s->keys_out[i]);
-        rc = run_binds(s, &b);
-    }
+    binds b;
+    int rc;
+    if (!s->nkeys_out)
+        return 0;
+    if (ls_buf_failed(&s->keys_out))
+        return LS_ENOMEM;
+    b = binds_of(s->q[Q_KEY]);
+    bind_int64(&b, tx_keys__first_stmt, s->keys_first);
+    bind_int64(&b, tx_keys__n, s->nkeys_out);
+    bind_text_n(&b, tx_keys__keys, s->keys_out.ptr, s->keys_out.len);
+    rc = run_binds(s, &b);
+    ls_buf_reset(&s->keys_out);
     s->nkeys_out = 0;
     return rc;
 }
@@ -1986,20 +1967,27 @@ static int key_of_row(ls_store *s, const struct stmt_row *w, ls_rowkey *k)
 static int key_row(ls_store *s, const struct stmt_row *w)
 {
     ls_rowkey k;
-    struct key_out *o;
+    ls_keypack_entry e;
     int rc = key_of_row(s, w, &k);
-    if (rc <= 0)
+    if (rc <= 0 || !k.rel[0]) /* a key has its relation (ls_sql_row_ref()) */
         return rc;
-    o = &s->keys_out[s->nkeys_out++];
-    o->stmt_id = w->stmt_id;
-    o->session_id = w->session_id;
-    o->file_id = w->file_id;
-    o->line = w->line;
-    o->start_ts = w->start_ts;
-    o->dur_us = w->dur_us;
-    o->has_duration = w->has_duration;
-    memcpy(o->rel, k.rel, sizeof(o->rel));
-    memcpy(o->key, k.key, sizeof(o->key));
+    e.stmt_id = w->stmt_id;
+    e.session_id = w->session_id;
+    /* as the pass read the statement row: a NULL start as 0, the end
+     * start_ts + dur_us */
+    e.start_ts = w->start_ts == LS_TS_NONE ? 0 : w->start_ts;
+    e.has_end = w->has_duration && w->start_ts != LS_TS_NONE;
+    e.end_ts = e.has_end ? w->start_ts + w->dur_us : 0;
+    e.file_id = w->file_id;
+    e.line = w->line;
+    memcpy(e.rel, k.rel, sizeof(e.rel));
+    memcpy(e.key, k.key, sizeof(e.key));
+    if (!s->nkeys_out || w->stmt_id < s->keys_first)
+        s->keys_first = w->stmt_id;
+    if ((rc = ls_keypack_add(&s->keys_out, s->nkeys_out ? &s->keys_last : NULL, &e)) != 0)
+        return rc;
+    s->keys_last = e;
+    s->nkeys_out++;
     return s->nkeys_out == KEY_ROWS ? keys_write(s) : 0;
 }
 

@@ -296,9 +296,10 @@
  */
 #define LS_TX_CUTS_DDL LS_CREATE_TABLE(tx_cuts) \
     "CREATE INDEX IF NOT EXISTS tx_cuts_open ON tx_cuts(session_id) WHERE closed = 0;\n"
-/* Each statement's row key as ingest decided it (schema 18): complete for
- * the statements cut when meta 'tx_keys' is 'complete' (ls_store_cuts_end);
- * the transactions pass reads it beside tx_cuts and empties it. */
+/* The statements' row keys as ingest decided them (schema 18), n packed
+ * in each row (ls_keypack.h): complete for the statements cut when meta
+ * 'tx_keys' is 'complete' (ls_store_cuts_end); the transactions pass
+ * reads them beside tx_cuts and empties the table. */
 #define LS_TX_KEYS_DDL LS_CREATE_TABLE(tx_keys)
 #include "holdrange_schema.h" /* LS_HOLD_RANGE_DDL */
 #include "findings_schema.h" /* LS_FINDINGS_DDL */
