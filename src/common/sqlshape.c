@@ -223,14 +223,38 @@ static const char *read_relation(const char *p, char *dst, size_t n)
 }
 
 /* The value of parameter $k in "parameters: $1 = '1', $2 = 'x'". */
+/* s truncated to n - 1 bytes and NUL-terminated at dst (n > 0), as
+ * snprintf(dst, n, "%s", s) writes it, without its cost (issue 38: ingest
+ * decides a row key per statement); the bytes written. */
+static size_t copy_trunc(char *dst, size_t n, const char *s)
+{
+    size_t len = strlen(s);
+    if (len >= n)
+        len = n - 1;
+    memcpy(dst, s, len);
+    dst[len] = '\0';
+    return len;
+}
+
 static int param_value(const char *params, int k, char *dst, size_t n)
 {
-    char tag[16];
+    char tag[24], digits[12];
     const char *p;
-    size_t len = 0;
+    size_t len = 0, nd = 0, t = 0;
+    unsigned u = k < 0 ? 0u - (unsigned)k : (unsigned)k;
     if (!params)
         return 0;
-    snprintf(tag, sizeof(tag), "$%d = ", k);
+    /* tag = "$<k> = " (snprintf's, k never negative from read_ref_value) */
+    do {
+        digits[nd++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    tag[t++] = '$';
+    if (k < 0)
+        tag[t++] = '-';
+    while (nd)
+        tag[t++] = digits[--nd];
+    memcpy(tag + t, " = ", 4);
     for (p = strstr(params, tag); p; p = strstr(p + 1, tag))
         if (p == params || p[-1] == ' ' || p[-1] == ',')
             break;
@@ -405,16 +429,23 @@ int ls_sql_ref_key(const ls_row_ref *ref, const char *params, char *key, size_t 
 {
     char val[128];
 
+    size_t used;
+
     key[0] = '\0';
     if (ref->kind == LS_REF_PARAM) {
         if (!param_value(params, ref->param, val, sizeof(val)))
             return 0;
     } else if (ref->kind == LS_REF_LITERAL) {
-        snprintf(val, sizeof(val), "%s", ref->value);
+        copy_trunc(val, sizeof(val), ref->value);
     } else {
         return 0;
     }
-    snprintf(key, keylen, "%s=%s", ref->col, val);
+    /* "col=val", truncated as snprintf(key, keylen, "%s=%s") would */
+    used = copy_trunc(key, keylen, ref->col);
+    if (used + 1 < keylen) {
+        key[used++] = '=';
+        copy_trunc(key + used, keylen - used, val);
+    }
     return 1;
 }
 

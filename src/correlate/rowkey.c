@@ -157,11 +157,20 @@ int ls_rowkey_stmt(const char *statement, const ls_row_ref *ref, const char *par
         ls_rowkey_evidence ev = {statement, params, prepare, NULL, NULL};
         return ls_rowkey_of(&ev, out);
     }
-    memset(out, 0, sizeof(*out));
+    size_t n;
+
+    /* what ls_rowkey_of() sets, without clearing the rest (ingest calls
+     * this once per statement) */
+    out->rel[0] = out->key[0] = out->col[0] = out->name[0] = '\0';
+    out->grouped_by = NULL;
     if (!ref || !ls_sql_ref_key(ref, params, key, sizeof(key)))
         return 0;
-    snprintf(out->rel, sizeof(out->rel), "%s", ref->rel);
-    snprintf(out->key, sizeof(out->key), "%s", key);
+    n = strnlen(ref->rel, sizeof(out->rel) - 1);
+    memcpy(out->rel, ref->rel, n);
+    out->rel[n] = '\0';
+    n = strnlen(key, sizeof(out->key) - 1);
+    memcpy(out->key, key, n);
+    out->key[n] = '\0';
     return 1;
 }
 

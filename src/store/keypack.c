@@ -6,11 +6,11 @@
 
 #include "ls_keypack.h"
 
-/* v in decimal and a space. */
-static int put_num(ls_buf *b, int64_t v)
+/* v in decimal and a space at dst (room for 21 bytes); the bytes. */
+static size_t put_num(char *dst, int64_t v)
 {
     char tmp[24];
-    int n = sizeof(tmp);
+    size_t n = sizeof(tmp), len;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     tmp[--n] = ' ';
     do {
@@ -19,28 +19,37 @@ static int put_num(ls_buf *b, int64_t v)
     } while (u);
     if (v < 0)
         tmp[--n] = '-';
-    return ls_buf_add(b, tmp + n, sizeof(tmp) - (size_t)n);
+    len = sizeof(tmp) - n;
+    memcpy(dst, tmp + n, len);
+    return len;
 }
 
 int ls_keypack_add(ls_buf *b, const ls_keypack_entry *prev, const ls_keypack_entry *e)
 {
-    size_t rl = strnlen(e->rel, sizeof(e->rel)), kl = strnlen(e->key, sizeof(e->key));
+    char buf[8 * 21 + sizeof(e->rel) + sizeof(e->key)];
+    size_t rl = strnlen(e->rel, sizeof(e->rel)), kl = strnlen(e->key, sizeof(e->key)), n = 0;
     int same_rel = prev && rl && strcmp(prev->rel, e->rel) == 0;
-    put_num(b, (int64_t)((uint64_t)e->stmt_id - (uint64_t)(prev ? prev->stmt_id : 0)));
-    put_num(b, (int64_t)((uint64_t)e->start_ts - (uint64_t)(prev ? prev->start_ts : 0)));
-    put_num(b, (int64_t)((uint64_t)e->line - (uint64_t)(prev ? prev->line : 0)));
-    put_num(b, e->session_id);
-    if (e->has_end)
-        put_num(b, (int64_t)((uint64_t)e->end_ts - (uint64_t)e->start_ts));
-    else
-        ls_buf_add(b, "- ", 2);
-    put_num(b, e->file_id);
-    put_num(b, same_rel ? 0 : (int64_t)rl);
-    put_num(b, (int64_t)kl);
-    if (!same_rel)
-        ls_buf_add(b, e->rel, rl);
-    ls_buf_add(b, e->key, kl);
-    return b->err;
+    n += put_num(buf + n, (int64_t)((uint64_t)e->stmt_id - (uint64_t)(prev ? prev->stmt_id : 0)));
+    n += put_num(buf + n,
+                 (int64_t)((uint64_t)e->start_ts - (uint64_t)(prev ? prev->start_ts : 0)));
+    n += put_num(buf + n, (int64_t)((uint64_t)e->line - (uint64_t)(prev ? prev->line : 0)));
+    n += put_num(buf + n, e->session_id);
+    if (e->has_end) {
+        n += put_num(buf + n, (int64_t)((uint64_t)e->end_ts - (uint64_t)e->start_ts));
+    } else {
+        buf[n++] = '-';
+        buf[n++] = ' ';
+    }
+    n += put_num(buf + n, e->file_id);
+    n += put_num(buf + n, same_rel ? 0 : (int64_t)rl);
+    n += put_num(buf + n, (int64_t)kl);
+    if (!same_rel) {
+        memcpy(buf + n, e->rel, rl);
+        n += rl;
+    }
+    memcpy(buf + n, e->key, kl);
+    n += kl;
+    return ls_buf_add(b, buf, n);
 }
 
 /* The number at *p, up to its space, into *v; 0 when there is none. */

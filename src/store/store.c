@@ -44,7 +44,10 @@
 #define STMT_ROWS 256 /* statement rows per multi-row INSERT */
 #define STMT_CARRY 768 /* rows awaiting their session's next line, at most (flush_statements) */
 #define CUT_ROWS 32 /* tx_cuts rows per multi-row INSERT */
-#define KEY_ROWS 256 /* row keys per tx_keys row (ls_keypack.h) */
+/* A tx_keys row is written once its packed keys (ls_keypack.h) reach this
+ * many bytes: four such rows fill a 16 KiB page (one of 256 keys, 10 KiB,
+ * took a page of its own: tx_keys was 10.2 MB for 6.5 MB of keys). */
+#define KEYS_BYTES 3800
 /* texts' row references (ls_sql_row_ref()) by text_id, direct-mapped:
  * more than the rows that wait to be written (STMT_ROWS + STMT_CARRY),
  * so that a text met once is still here when its row is */
@@ -376,7 +379,7 @@ struct ls_store {
     sqlite3_stmt *cut_multi;
     /* With the cuts, each statement's row key (tx_keys, key_row()) when
      * the store's keys cover every statement stored before, packed
-     * KEY_ROWS to a row; the row reference of each write's text, decided
+     * KEYS_BYTES to a row; the row reference of each write's text, decided
      * once per text while it stays here. */
     int keys_whole;
     ls_buf keys_out;
@@ -1988,7 +1991,7 @@ static int key_row(ls_store *s, const struct stmt_row *w)
         return rc;
     s->keys_last = e;
     s->nkeys_out++;
-    return s->nkeys_out == KEY_ROWS ? keys_write(s) : 0;
+    return s->keys_out.len >= KEYS_BYTES ? keys_write(s) : 0;
 }
 
 /* Feed the cut with statement row `w`, final: a parse or bind line that

@@ -122,7 +122,7 @@
 
 /* The row keys of the statements that may lock a row by their key,
  * decided as ingest writes them (issue 38: the transactions pass reads
- * these instead of the statements), KEY_ROWS to a row (ls_keypack.h),
+ * these instead of the statements), a few thousand bytes to a row (ls_keypack.h),
  * keyed by the least stmt_id among them (LS_TX_KEYS_DDL, store_schema.h). */
 #define LS_TABLE_tx_keys(F, C, T)          \
     F(T, first_stmt, LS_INT " PRIMARY KEY") \
