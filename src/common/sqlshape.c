@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ls_sqlshape.h"
 
@@ -666,4 +667,65 @@ int ls_sql_table_of(const char *sql, char *rel, size_t rellen)
         return 0;
     }
     return rel[0] != '\0';
+}
+
+/* Case-insensitive search for `needle` in `hay`. */
+static const char *find_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return hay;
+    return NULL;
+}
+
+void ls_sql_effective(const char *statement, const char *params, const char *prepare,
+                      const char **out_sql, const char **out_params, char *params_buf,
+                      size_t params_len)
+{
+    const char *p = statement ? statement : "", *body;
+    ls_sql_args args;
+    size_t used = 0;
+    int i;
+
+    *out_sql = statement;
+    *out_params = params;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (!prepare || strncasecmp(p, "execute", 7) != 0 || !(body = find_ci(prepare, " AS ")))
+        return;
+    /* EXECUTE name(7, 'x') binds $1 = '7', $2 = 'x' in the PREPARE body. */
+    ls_sql_args_of(p, params, &args);
+    params_buf[0] = '\0';
+    for (i = 0; i < args.n && used + 1 < params_len; i++) {
+        int w = snprintf(params_buf + used, params_len - used, "%s$%d = '%s'", i ? ", " : "",
+                         i + 1, args.v[i].value);
+        if (w < 0 || (size_t)w >= params_len - used)
+            break;
+        used += (size_t)w;
+    }
+    *out_sql = body + 4;
+    *out_params = params_buf;
+}
+
+int ls_sql_stmt_key(const char *statement, const ls_row_ref *ref, const char *params,
+                    const char *prepare, char *rel, size_t rellen, char *key, size_t keylen)
+{
+    char buf[192]; /* ls_rowkey_of()'s key buffer: the same truncation */
+    char pbuf[1024];
+    ls_row_ref own;
+    const char *sql = statement;
+
+    rel[0] = key[0] = '\0';
+    if (prepare) {
+        ls_sql_effective(statement, params, prepare, &sql, &params, pbuf, sizeof(pbuf));
+        if (!ls_sql_row_ref(sql, &own))
+            return 0;
+        ref = &own;
+    }
+    if (!ref || !ls_sql_ref_key(ref, params, buf, sizeof(buf)))
+        return 0;
+    copy_trunc(rel, rellen, ref->rel);
+    copy_trunc(key, keylen, buf);
+    return 1;
 }

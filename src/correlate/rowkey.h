@@ -52,12 +52,11 @@ int ls_rowkey_of(const ls_rowkey_evidence *ev, ls_rowkey *out);
 
 /*
  * The row a statement of the log locks by its own text, as the
- * transactions pass keys it: what ls_rowkey_of() gives for (statement,
- * params, prepare) with no CONTEXT and no relation, out's rel and key.
- * Without prepare, `ref` is the statement's ls_sql_row_ref() (NULL: it
- * has none), decided once per text, and `statement` is not read; with
- * prepare, `statement` is read (an EXECUTE of the PREPARE body) and ref
- * is not. Returns 1 when keyed (issue 38: ingest stores it in tx_keys).
+ * transactions pass keys it: ls_sql_stmt_key() (ls_sqlshape.h, which
+ * ingest calls: src/store/ may call only src/common) into out's rel and
+ * key, what ls_rowkey_of() gives for (statement, params, prepare) with no
+ * CONTEXT and no relation (tests/unit/test_rowkey.c holds them equal).
+ * Returns 1 when keyed.
  */
 int ls_rowkey_stmt(const char *statement, const ls_row_ref *ref, const char *params,
                    const char *prepare, ls_rowkey *out);

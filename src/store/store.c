@@ -32,7 +32,6 @@
 #include "ls_sqlshape.h"
 #include "ls_keypack.h"
 #include "ls_txcut.h"
-#include "rowkey.h"
 #include "stmtstats.h"
 #include "store_schema.h"
 #include "store_tables.h"
@@ -1929,12 +1928,12 @@ static int keys_write(ls_store *s)
     return rc;
 }
 
-/* The row key of statement row `w` (ls_rowkey_stmt(): what the
+/* The row key of statement row `w` (ls_sql_stmt_key(): what the
  * transactions pass read of the statement before schema 18) into *k; 1
  * when it has one, 0 when not, below 0 a store error. A write's text is
  * parsed once while its row reference stays in the cache (ref_fill());
  * a PREPAREd statement's text is read back (EXECUTE: rare). */
-static int key_of_row(ls_store *s, const struct stmt_row *w, ls_rowkey *k)
+static int key_of_row(ls_store *s, const struct stmt_row *w, ls_keypack_entry *k)
 {
     struct ref_slot *r = &s->refs[(uint64_t)w->text_id % REF_CACHE];
     sqlite3_stmt *st;
@@ -1945,7 +1944,8 @@ static int key_of_row(ls_store *s, const struct stmt_row *w, ls_rowkey *k)
         w->text_id <= 0 || (w->kind != LS_SQL_WRITE && !w->prepare))
         return 0;
     if (!w->prepare && r->text_id == w->text_id)
-        return ls_rowkey_stmt(NULL, r->has ? &r->ref : NULL, w->params, NULL, k);
+        return ls_sql_stmt_key(NULL, r->has ? &r->ref : NULL, w->params, NULL, k->rel,
+                               sizeof(k->rel), k->key, sizeof(k->key));
     st = s->q[Q_TEXT_OF];
     b = binds_of(st);
     bind_int64(&b, by_key, w->text_id);
@@ -1953,12 +1953,14 @@ static int key_of_row(ls_store *s, const struct stmt_row *w, ls_rowkey *k)
     if (rc == SQLITE_ROW) {
         const char *text = (const char *)sqlite3_column_text(st, 0);
         if (w->prepare)
-            found = ls_rowkey_stmt(text, NULL, w->params, w->prepare, k);
+            found = ls_sql_stmt_key(text, NULL, w->params, w->prepare, k->rel, sizeof(k->rel),
+                                    k->key, sizeof(k->key));
         else
-            found = ls_rowkey_stmt(NULL, ref_fill(s, w->text_id, text ? text : "")->has
-                                             ? &r->ref
-                                             : NULL,
-                                   w->params, NULL, k);
+            found = ls_sql_stmt_key(NULL,
+                                    ref_fill(s, w->text_id, text ? text : "")->has ? &r->ref
+                                                                                    : NULL,
+                                    w->params, NULL, k->rel, sizeof(k->rel), k->key,
+                                    sizeof(k->key));
     }
     sqlite3_reset(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -1969,10 +1971,9 @@ static int key_of_row(ls_store *s, const struct stmt_row *w, ls_rowkey *k)
 /* Statement row `w`'s row key, when it has one, to tx_keys. */
 static int key_row(ls_store *s, const struct stmt_row *w)
 {
-    ls_rowkey k;
     ls_keypack_entry e;
-    int rc = key_of_row(s, w, &k);
-    if (rc <= 0 || !k.rel[0]) /* a key has its relation (ls_sql_row_ref()) */
+    int rc = key_of_row(s, w, &e);
+    if (rc <= 0 || !e.rel[0]) /* a key has its relation (ls_sql_row_ref()) */
         return rc;
     e.stmt_id = w->stmt_id;
     e.session_id = w->session_id;
@@ -1983,8 +1984,6 @@ static int key_row(ls_store *s, const struct stmt_row *w)
     e.end_ts = e.has_end ? w->start_ts + w->dur_us : 0;
     e.file_id = w->file_id;
     e.line = w->line;
-    memcpy(e.rel, k.rel, sizeof(e.rel));
-    memcpy(e.key, k.key, sizeof(e.key));
     if (!s->nkeys_out || w->stmt_id < s->keys_first)
         s->keys_first = w->stmt_id;
     if ((rc = ls_keypack_add(&s->keys_out, s->nkeys_out ? &s->keys_last : NULL, &e)) != 0)
