@@ -74,6 +74,29 @@ int ls_sql_row_ref(const char *sql, ls_row_ref *out);
  */
 int ls_sql_ref_key(const ls_row_ref *ref, const char *params, char *key, size_t keylen);
 
+/*
+ * The statement whose row an EXECUTE locks: with its PREPARE text
+ * (`prepare`, DETAIL "prepare: PREPARE name(...) AS body"), the body, its
+ * $n the EXECUTE's arguments (written into params_buf); any other
+ * statement is itself, with its own params.
+ */
+void ls_sql_effective(const char *statement, const char *params, const char *prepare,
+                      const char **out_sql, const char **out_params, char *params_buf,
+                      size_t params_len);
+
+/*
+ * The (relation, "col=value") key a statement of the log names its row
+ * by (issue 38: ingest decides it for tx_keys as it writes the
+ * statement): its effective statement's ls_sql_row_ref() and
+ * ls_sql_ref_key(), as correlation reads a statement with no CONTEXT.
+ * Without prepare, `ref` is the statement's reference, decided once per
+ * text (NULL: it has none) and `statement` is not read; with prepare, the
+ * PREPARE body is parsed here and ref is not read. Returns 1 when keyed;
+ * rel and key are then filled, truncated to their lengths.
+ */
+int ls_sql_stmt_key(const char *statement, const ls_row_ref *ref, const char *params,
+                    const char *prepare, char *rel, size_t rellen, char *key, size_t keylen);
+
 #define LS_SQL_MAX_ARGS 32
 
 typedef struct ls_sql_arg {

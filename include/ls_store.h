@@ -16,7 +16,7 @@
 #include "ls_activity.h"
 #include "ls_span.h"
 
-#define LS_STORE_SCHEMA_VERSION 17
+#define LS_STORE_SCHEMA_VERSION 18
 
 /* stmt_rows.verb: the statement line's verb as stored (the statements view
  * gives the text). Execute and bind, the commonest, cost no byte. */

@@ -1331,6 +1331,8 @@ static int prune_store(cli *c, ls_store *s)
          * reads the statements (ls_store_cuts_begin()). */
         "DELETE FROM tx_cuts WHERE start_ts < (SELECT cut FROM temp.prune)",
         "UPDATE meta SET value = 'incomplete' WHERE key = 'tx_cuts'",
+        "DELETE FROM tx_keys",
+        "UPDATE meta SET value = 'incomplete' WHERE key = 'tx_keys'",
         /* ingest's statement counts no longer the rows': correlation
          * counts the rows (src/correlate/logging.c) */
         "DELETE FROM meta WHERE key = 'stmt_stats'",

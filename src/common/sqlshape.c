@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ls_sqlshape.h"
 
@@ -223,14 +224,38 @@ static const char *read_relation(const char *p, char *dst, size_t n)
 }
 
 /* The value of parameter $k in "parameters: $1 = '1', $2 = 'x'". */
+/* s truncated to n - 1 bytes and NUL-terminated at dst (n > 0), as
+ * snprintf(dst, n, "%s", s) writes it, without its cost (issue 38: ingest
+ * decides a row key per statement); the bytes written. */
+static size_t copy_trunc(char *dst, size_t n, const char *s)
+{
+    size_t len = strlen(s);
+    if (len >= n)
+        len = n - 1;
+    memcpy(dst, s, len);
+    dst[len] = '\0';
+    return len;
+}
+
 static int param_value(const char *params, int k, char *dst, size_t n)
 {
-    char tag[16];
+    char tag[24], digits[12];
     const char *p;
-    size_t len = 0;
+    size_t len = 0, nd = 0, t = 0;
+    unsigned u = k < 0 ? 0u - (unsigned)k : (unsigned)k;
     if (!params)
         return 0;
-    snprintf(tag, sizeof(tag), "$%d = ", k);
+    /* tag = "$<k> = " (snprintf's, k never negative from read_ref_value) */
+    do {
+        digits[nd++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    tag[t++] = '$';
+    if (k < 0)
+        tag[t++] = '-';
+    while (nd)
+        tag[t++] = digits[--nd];
+    memcpy(tag + t, " = ", 4);
     for (p = strstr(params, tag); p; p = strstr(p + 1, tag))
         if (p == params || p[-1] == ' ' || p[-1] == ',')
             break;
@@ -405,16 +430,23 @@ int ls_sql_ref_key(const ls_row_ref *ref, const char *params, char *key, size_t 
 {
     char val[128];
 
+    size_t used;
+
     key[0] = '\0';
     if (ref->kind == LS_REF_PARAM) {
         if (!param_value(params, ref->param, val, sizeof(val)))
             return 0;
     } else if (ref->kind == LS_REF_LITERAL) {
-        snprintf(val, sizeof(val), "%s", ref->value);
+        copy_trunc(val, sizeof(val), ref->value);
     } else {
         return 0;
     }
-    snprintf(key, keylen, "%s=%s", ref->col, val);
+    /* "col=val", truncated as snprintf(key, keylen, "%s=%s") would */
+    used = copy_trunc(key, keylen, ref->col);
+    if (used + 1 < keylen) {
+        key[used++] = '=';
+        copy_trunc(key + used, keylen - used, val);
+    }
     return 1;
 }
 
@@ -635,4 +667,65 @@ int ls_sql_table_of(const char *sql, char *rel, size_t rellen)
         return 0;
     }
     return rel[0] != '\0';
+}
+
+/* Case-insensitive search for `needle` in `hay`. */
+static const char *find_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return hay;
+    return NULL;
+}
+
+void ls_sql_effective(const char *statement, const char *params, const char *prepare,
+                      const char **out_sql, const char **out_params, char *params_buf,
+                      size_t params_len)
+{
+    const char *p = statement ? statement : "", *body;
+    ls_sql_args args;
+    size_t used = 0;
+    int i;
+
+    *out_sql = statement;
+    *out_params = params;
+    while (isspace((unsigned char)*p))
+        p++;
+    if (!prepare || strncasecmp(p, "execute", 7) != 0 || !(body = find_ci(prepare, " AS ")))
+        return;
+    /* EXECUTE name(7, 'x') binds $1 = '7', $2 = 'x' in the PREPARE body. */
+    ls_sql_args_of(p, params, &args);
+    params_buf[0] = '\0';
+    for (i = 0; i < args.n && used + 1 < params_len; i++) {
+        int w = snprintf(params_buf + used, params_len - used, "%s$%d = '%s'", i ? ", " : "",
+                         i + 1, args.v[i].value);
+        if (w < 0 || (size_t)w >= params_len - used)
+            break;
+        used += (size_t)w;
+    }
+    *out_sql = body + 4;
+    *out_params = params_buf;
+}
+
+int ls_sql_stmt_key(const char *statement, const ls_row_ref *ref, const char *params,
+                    const char *prepare, char *rel, size_t rellen, char *key, size_t keylen)
+{
+    char buf[192]; /* ls_rowkey_of()'s key buffer: the same truncation */
+    char pbuf[1024];
+    ls_row_ref own;
+    const char *sql = statement;
+
+    rel[0] = key[0] = '\0';
+    if (prepare) {
+        ls_sql_effective(statement, params, prepare, &sql, &params, pbuf, sizeof(pbuf));
+        if (!ls_sql_row_ref(sql, &own))
+            return 0;
+        ref = &own;
+    }
+    if (!ref || !ls_sql_ref_key(ref, params, buf, sizeof(buf)))
+        return 0;
+    copy_trunc(rel, rellen, ref->rel);
+    copy_trunc(key, keylen, buf);
+    return 1;
 }

@@ -1556,9 +1556,9 @@ static const ls_correlate_pass passes[] = {
      "DROP INDEX IF EXISTS lock_waits_row;"
      " DELETE FROM row_keys; DELETE FROM row_rules; DELETE FROM wait_rows;"},
     {"transactions and holds", ls_correlate_transactions,
-     /* tx_cuts: ingest's cuts, emptied once read */
+     /* tx_cuts, tx_keys: ingest's cuts and row keys, emptied once read */
      "transactions hold_rows hold_evidence wait_links error_links deadlock_links rule_keyed"
-     " tx_cuts",
+     " tx_cuts tx_keys",
      "DROP INDEX IF EXISTS holds_tx_row; DROP INDEX IF EXISTS holds_row;"
      " DROP INDEX IF EXISTS holds_row_start; DROP INDEX IF EXISTS transactions_session;"
      " DROP INDEX IF EXISTS transactions_xid; DROP INDEX IF EXISTS transactions_session_stmt;"

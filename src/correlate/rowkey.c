@@ -18,43 +18,11 @@
 #include "ls_buf.h"
 #include "rowkey.h"
 
-/* Case-insensitive search for `needle` in `hay`. */
-static const char *find_ci(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; hay++)
-        if (strncasecmp(hay, needle, n) == 0)
-            return hay;
-    return NULL;
-}
-
 void ls_rowkey_effective(const char *statement, const char *params, const char *prepare,
                          const char **out_sql, const char **out_params, char *params_buf,
                          size_t params_len)
 {
-    const char *p = statement ? statement : "", *body;
-    ls_sql_args args;
-    size_t used = 0;
-    int i;
-
-    *out_sql = statement;
-    *out_params = params;
-    while (isspace((unsigned char)*p))
-        p++;
-    if (!prepare || strncasecmp(p, "execute", 7) != 0 || !(body = find_ci(prepare, " AS ")))
-        return;
-    /* EXECUTE name(7, 'x') binds $1 = '7', $2 = 'x' in the PREPARE body. */
-    ls_sql_args_of(p, params, &args);
-    params_buf[0] = '\0';
-    for (i = 0; i < args.n && used + 1 < params_len; i++) {
-        int w = snprintf(params_buf + used, params_len - used, "%s$%d = '%s'", i ? ", " : "",
-                         i + 1, args.v[i].value);
-        if (w < 0 || (size_t)w >= params_len - used)
-            break;
-        used += (size_t)w;
-    }
-    *out_sql = body + 4;
-    *out_params = params_buf;
+    ls_sql_effective(statement, params, prepare, out_sql, out_params, params_buf, params_len);
 }
 
 /* Copy the innermost statement of `SQL statement "..."` in a CONTEXT
@@ -146,6 +114,15 @@ int ls_rowkey_of(const ls_rowkey_evidence *ev, ls_rowkey *out)
                       : ref.kind == LS_REF_PARAM ? LS_GROUPED_PARAM
                                                  : LS_GROUPED_STATEMENT;
     return 1;
+}
+
+int ls_rowkey_stmt(const char *statement, const ls_row_ref *ref, const char *params,
+                   const char *prepare, ls_rowkey *out)
+{
+    out->col[0] = out->name[0] = '\0';
+    out->grouped_by = NULL;
+    return ls_sql_stmt_key(statement, ref, params, prepare, out->rel, sizeof(out->rel), out->key,
+                           sizeof(out->key));
 }
 
 static void shape_of(const char *sql, char *dst, size_t n)

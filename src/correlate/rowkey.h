@@ -51,6 +51,17 @@ typedef struct ls_rowkey {
 int ls_rowkey_of(const ls_rowkey_evidence *ev, ls_rowkey *out);
 
 /*
+ * The row a statement of the log locks by its own text, as the
+ * transactions pass keys it: ls_sql_stmt_key() (ls_sqlshape.h, which
+ * ingest calls: src/store/ may call only src/common) into out's rel and
+ * key, what ls_rowkey_of() gives for (statement, params, prepare) with no
+ * CONTEXT and no relation (tests/unit/test_rowkey.c holds them equal).
+ * Returns 1 when keyed.
+ */
+int ls_rowkey_stmt(const char *statement, const ls_row_ref *ref, const char *params,
+                   const char *prepare, ls_rowkey *out);
+
+/*
  * The statement of a CONTEXT's `SQL statement "..."` (a function's or
  * trigger's, the one that locked) into dst (size n, cut to fit, always
  * terminated): 1, or 0 when the CONTEXT has none.

@@ -36,6 +36,7 @@
 #include "correlate_int.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
+#include "ls_keypack.h"
 #include "ls_sqlshape.h"
 #include "ls_store.h"
 #include "ls_txcut.h"
@@ -912,15 +913,34 @@ static int64_t acquired_between(const tx_pass *p, int64_t session, int64_t from,
     return ls_hold_acquired(acq, n, row_id);
 }
 
-/* Add the row the current statement locks (`acquired`: its own logged
+/* What a lock keeps of the statement that took it: a statement row's
+ * (STMT_COLS, stmt_at_of()) or a tx_keys entry's (ls_keypack_entry). */
+typedef struct stmt_at {
+    int64_t stmt_id, start_ts, end_ts, file_id, line;
+    int has_end, has_line;
+} stmt_at;
+
+/* Of statement row q (STMT_COLS). */
+static void stmt_at_of(ls_stmt *q, stmt_at *a)
+{
+    a->stmt_id = ls_stmt_int64(q, sq_stmt_id);
+    a->start_ts = ls_stmt_int64(q, sq_start_ts);
+    a->has_end = !ls_stmt_isnull(q, sq_end_ts);
+    a->end_ts = a->has_end ? ls_stmt_int64(q, sq_end_ts) : 0;
+    a->has_line = !ls_stmt_isnull(q, sq_file_id) && !ls_stmt_isnull(q, sq_line);
+    a->file_id = a->has_line ? ls_stmt_int64(q, sq_file_id) : 0;
+    a->line = a->has_line ? ls_stmt_int64(q, sq_line) : 0;
+}
+
+/* Add the row the current statement `a` locks (`acquired`: its own logged
  * wait for it got the lock) to the transaction's locks. */
-static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q, int acquired)
+static void tx_add_lock(tx_state *t, int64_t row_id, const stmt_at *a, int acquired)
 {
     int i;
     tx_lock *l;
     for (i = 0; i < t->nlocks; i++)
         if (t->locks[i].row_id == row_id) {
-            if (t->locks[i].stmt_id == ls_stmt_int64(q, sq_stmt_id) && acquired)
+            if (t->locks[i].stmt_id == a->stmt_id && acquired)
                 t->locks[i].acquired = 1;
             return; /* held since its first lock: one hold per (transaction, row) */
         }
@@ -929,25 +949,25 @@ static void tx_add_lock(tx_state *t, int64_t row_id, ls_stmt *q, int acquired)
     l = &t->locks[t->nlocks++];
     memset(l, 0, sizeof(*l));
     l->row_id = row_id;
-    l->stmt_id = ls_stmt_int64(q, sq_stmt_id);
-    l->lo = ls_stmt_int64(q, sq_start_ts);
-    l->has_end = !ls_stmt_isnull(q, sq_end_ts);
-    l->hi = l->has_end ? ls_stmt_int64(q, sq_end_ts) : l->lo;
+    l->stmt_id = a->stmt_id;
+    l->lo = a->start_ts;
+    l->has_end = a->has_end;
+    l->hi = l->has_end ? a->end_ts : l->lo;
     l->acquired = acquired;
-    if (!ls_stmt_isnull(q, sq_file_id) && !ls_stmt_isnull(q, sq_line)) {
-        l->file_id = ls_stmt_int64(q, sq_file_id);
-        l->line = ls_stmt_int64(q, sq_line);
+    if (a->has_line) {
+        l->file_id = a->file_id;
+        l->line = a->line;
     }
 }
 
 /* The rows a statement waited for and got: `waited` moves forward with
  * the statements (both in stmt_id order). */
-static int waited_locks(tx_pass *p, tx_state *t, ls_stmt *q)
+static int waited_locks(tx_pass *p, tx_state *t, const stmt_at *a)
 {
-    int64_t id = ls_stmt_int64(q, sq_stmt_id);
+    int64_t id = a->stmt_id;
     while (p->waited_more && ls_stmt_int64(p->waited, wq_stmt_id) <= id) {
         if (ls_stmt_int64(p->waited, wq_stmt_id) == id)
-            tx_add_lock(t, ls_stmt_int64(p->waited, wq_row_id), q, 1);
+            tx_add_lock(t, ls_stmt_int64(p->waited, wq_row_id), a, 1);
         if ((p->waited_more = ls_stmt_step(p->waited)) < 0)
             return p->waited_more;
     }
@@ -965,17 +985,19 @@ static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, const stmt_text 
     const char *prepare = ls_stmt_isnull(q, sq_prepare) ? NULL : ls_stmt_text(q, sq_prepare);
     ls_rowkey_evidence ev = {text, params, prepare, NULL, NULL};
     ls_rowkey k;
+    stmt_at a;
     int64_t row;
     size_t i;
     int rc;
 
     if (!p->nhot || kind == LS_SQL_BEGIN || kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK)
         return 0;
-    if ((rc = waited_locks(p, t, q)) != 0)
+    stmt_at_of(q, &a);
+    if ((rc = waited_locks(p, t, &a)) != 0)
         return rc;
     if ((kind == LS_SQL_WRITE || prepare) && ls_rowkey_of(&ev, &k) &&
         (row = hot_lookup(p, k.rel, k.key)) != 0)
-        tx_add_lock(t, row, q, 0);
+        tx_add_lock(t, row, &a, 0);
     if (p->nrules) {
         const char *sql, *pp;
         char pbuf[1024], shape[512];
@@ -984,7 +1006,7 @@ static int statement_locks(tx_pass *p, tx_state *t, ls_stmt *q, const stmt_text 
         for (i = 0; i < p->nrules; i++)
             if (ls_rowkey_apply(&p->rules[i].r, shape, sql, pp, &k) &&
                 (row = hot_lookup(p, k.rel, k.key)) != 0) {
-                tx_add_lock(t, row, q, 0);
+                tx_add_lock(t, row, &a, 0);
                 p->rules[i].keyed++;
             }
     }
@@ -1620,6 +1642,31 @@ static const char lock_stmts_sql[] =
  * cursor), whatever their text: each read by its id, merged in. */
 static const char lock_stmt_sql[] = LOCK_STMTS_FROM("r.stmt_id = ?1");
 
+/*
+ * Schema 18 (issue 38): ingest decided each statement's row key as it
+ * wrote the statement (tx_keys: ls_rowkey_stmt(), what statement_locks()
+ * decides of the statement's text, parameters and PREPARE text) when meta
+ * 'tx_keys' is 'complete'. The pass then reads those instead of scanning
+ * stmt_rows for the statements of a text that may lock a hot row: a row
+ * of tx_keys holds many (ls_keypack.h), each what a lock keeps of its
+ * statement (stmt_at) and its key, looked up among the hot rows here
+ * (key_locks()). The waited statements are merged in as before.
+ */
+static const char keys_usable_sql[] =
+    "SELECT (SELECT value FROM meta WHERE key = 'tx_keys') IS 'complete'";
+#define KEY_COLS(X, Q)                                                                     \
+    X(Q, first_stmt, "first_stmt")                                                        \
+    X(Q, keys, "keys")
+LS_COLUMNS(kq, KEY_COLS);
+/* One row at a time, each deleted once read: the pages it took are those
+ * the pass writes its transactions into (consume_cuts_sql empties the
+ * table whole at the end, as it does tx_cuts, but the passes after this
+ * one do not write enough to take back both). */
+static const char lock_keys_sql[] =
+    "SELECT " LS_SELECT_LIST(kq, KEY_COLS) " FROM tx_keys WHERE first_stmt > ?1"
+    " ORDER BY first_stmt LIMIT 1";
+static const char lock_keys_del_sql[] = "DELETE FROM tx_keys WHERE first_stmt = ?1";
+
 /* Every cut, in the order of its first statement (the table's own). */
 #define CUT_COLS(X, Q)                                                                     \
     X(Q, first_stmt, "first_stmt")                                                        \
@@ -1668,26 +1715,37 @@ static const char next_sql[] =
  * (ls_store_cuts_consumed()): a later ingest into the store cuts no more,
  * and the next correlation reads the statements (cut_statements()).
  */
-static const char consume_cuts_sql[] = "DELETE FROM tx_cuts";
+static const char consume_cuts_sql[] = "DELETE FROM tx_cuts; DELETE FROM tx_keys;";
 
 /* read_cuts(): tx_cuts does not hold the statements read (a bug, or a
  * store edited by hand): the pass starts again from the statements. */
 #define CUTS_MISFIT 2
 
-/* Whether the pass can read tx_cuts: *out 1 or 0. */
-static int cuts_usable(ls_store *s, const tx_pass *p, int *out)
+/* The one integer row of `sql` into *out (0 when none). */
+static int query_flag(ls_store *s, const char *sql, int *out)
 {
     ls_stmt *q = NULL;
     int rc;
     *out = 0;
-    if (p->nrules)
-        return 0; /* a learned rule may make a statement of any text lock a row */
-    if ((rc = ls_store_prepare(s, cuts_usable_sql, &q)) != 0)
+    if ((rc = ls_store_prepare(s, sql, &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
         *out = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
+}
+
+/* Whether the pass can read tx_cuts (*cuts) and, with them, tx_keys
+ * (*keys): 1 or 0 each. */
+static int cuts_usable(ls_store *s, const tx_pass *p, int *cuts, int *keys)
+{
+    int rc;
+    *cuts = *keys = 0;
+    if (p->nrules)
+        return 0; /* a learned rule may make a statement of any text lock a row */
+    if ((rc = query_flag(s, cuts_usable_sql, cuts)) != 0 || !*cuts)
+        return rc;
+    return query_flag(s, keys_usable_sql, keys);
 }
 
 /* The pending transactions, a binary heap by last statement: each is
@@ -1862,23 +1920,135 @@ static int cut_admit(cut_read *r, int64_t upto)
     return 0;
 }
 
-/* One statement that may lock a hot row, in its transaction. */
-static int cut_statement(cut_read *r, ls_stmt *q)
+/* The hot rows the statement of tx_keys entry e locks: those it waited
+ * for and got, then the one of its key (statement_locks() for its text). */
+static int key_locks(tx_pass *p, tx_state *t, const ls_keypack_entry *e)
 {
-    int64_t id = ls_stmt_int64(q, sq_stmt_id);
+    stmt_at a;
+    int64_t row;
+    int rc;
+    if (!p->nhot)
+        return 0;
+    a.stmt_id = e->stmt_id;
+    a.start_ts = e->start_ts;
+    a.has_end = e->has_end;
+    a.end_ts = e->end_ts;
+    a.has_line = 1; /* stmt_rows.file_id and line are never NULL */
+    a.file_id = e->file_id;
+    a.line = e->line;
+    if ((rc = waited_locks(p, t, &a)) != 0)
+        return rc;
+    if ((row = hot_lookup(p, e->rel, e->key)) != 0)
+        tx_add_lock(t, row, &a, 0);
+    return 0;
+}
+
+/* One statement that may lock a hot row, in its transaction: statement
+ * row q read with its text, else (q NULL) tx_keys entry e. */
+static int cut_statement(cut_read *r, ls_stmt *q, const ls_keypack_entry *e)
+{
+    int64_t id = q ? ls_stmt_int64(q, sq_stmt_id) : e->stmt_id;
     int created, rc;
     sess_slot *ss;
     stmt_text st;
     if ((rc = cut_admit(r, id)) != 0 || (rc = cut_store_before(r, id)) != 0)
         return rc;
-    ss = sess_find(r->map, ls_stmt_int64(q, sq_session_id), &created);
+    ss = sess_find(r->map, q ? ls_stmt_int64(q, sq_session_id) : e->session_id, &created);
     if (!ss)
         return LS_ENOMEM;
     if (!ss->tx || ss->tx->first_stmt > id)
         return CUTS_MISFIT; /* a statement no cut holds */
+    if (!q)
+        return key_locks(r->p, ss->tx, e);
     if ((rc = stmt_text_of(r->p, q, &st)) != 0)
         return rc;
     return statement_locks(r->p, ss->tx, q, &st);
+}
+
+/* The entries of tx_keys in stmt_id order: its rows in the order of
+ * their least stmt_id, each row's entries into a min-heap, from which an
+ * entry is taken once no row left to read can hold a lesser one (rows
+ * overlap: a statement row waits for the lines that fold into it while
+ * later ones are written). */
+typedef struct key_read {
+    ls_stmt *rows; /* lock_keys_sql */
+    ls_stmt *del;  /* lock_keys_del_sql */
+    int more;      /* 1 while `rows` is on a row not yet read into the heap */
+    ls_keypack_entry *v;
+    size_t n, cap;
+} key_read;
+
+static int key_less(const ls_keypack_entry *a, const ls_keypack_entry *b)
+{
+    return a->stmt_id < b->stmt_id;
+}
+
+static int key_push(key_read *k, const ls_keypack_entry *e)
+{
+    size_t i;
+    if (k->n == k->cap) {
+        size_t ncap = k->cap ? 2 * k->cap : 256;
+        ls_keypack_entry *nv = realloc(k->v, ncap * sizeof(*nv));
+        if (!nv)
+            return LS_ENOMEM;
+        k->v = nv;
+        k->cap = ncap;
+    }
+    for (i = k->n++; i > 0 && key_less(e, &k->v[(i - 1) / 2]); i = (i - 1) / 2)
+        k->v[i] = k->v[(i - 1) / 2];
+    k->v[i] = *e;
+    return 0;
+}
+
+/* The least entry taken out into *out. */
+static void key_pop(key_read *k, ls_keypack_entry *out)
+{
+    size_t i = 0, c;
+    *out = k->v[0];
+    if (--k->n == 0)
+        return;
+    while ((c = 2 * i + 1) < k->n) {
+        if (c + 1 < k->n && key_less(&k->v[c + 1], &k->v[c]))
+            c++;
+        if (!key_less(&k->v[c], &k->v[k->n]))
+            break;
+        k->v[i] = k->v[c];
+        i = c;
+    }
+    k->v[i] = k->v[k->n];
+}
+
+/* The row after the one whose first_stmt is `after` (0: the first). */
+static int key_row_after(key_read *k, int64_t after)
+{
+    ls_stmt_reset(k->rows);
+    ls_stmt_bind_int64(k->rows, 1, after);
+    return k->more = ls_stmt_step(k->rows);
+}
+
+/* Read rows into the heap until its least entry is the least of all:
+ * 0, CUTS_MISFIT (a row that is not entries), below 0 a store error. */
+static int key_fill(key_read *k)
+{
+    int rc;
+    while (k->more == 1 && (!k->n || k->v[0].stmt_id >= ls_stmt_int64(k->rows, kq_first_stmt))) {
+        int64_t row = ls_stmt_int64(k->rows, kq_first_stmt);
+        const char *p = ls_stmt_text(k->rows, kq_keys), *end = p + strlen(p);
+        ls_keypack_entry e;
+        int first = 1;
+        for (; p < end; first = 0) {
+            if (!(p = ls_keypack_next(p, end, first ? NULL : &e, &e)))
+                return CUTS_MISFIT;
+            if ((rc = key_push(k, &e)) != 0)
+                return rc;
+        }
+        ls_stmt_reset(k->rows);
+        ls_stmt_reset(k->del);
+        ls_stmt_bind_int64(k->del, 1, row);
+        if ((rc = ls_stmt_step(k->del)) < 0 || (rc = key_row_after(k, row)) < 0)
+            return rc;
+    }
+    return 0;
 }
 
 /* The statements that may lock a hot row, in log order: lock_stmts_sql's
@@ -1889,6 +2059,9 @@ static int cut_statement(cut_read *r, ls_stmt *q)
 typedef struct lock_read {
     tx_pass *p;          /* p->waited: the waited statements */
     ls_stmt *scan, *one;
+    int keys;            /* tx_keys' entries (`k`) instead of the scan */
+    key_read k;
+    ls_keypack_entry cur; /* the entry handed out last */
     int scan_more;       /* 1 while the scan is on a row */
     int scan_taken;      /* the scan's row was handed out: step it first */
     int64_t last;        /* the last statement handed out */
@@ -1906,20 +2079,25 @@ static int lock_row_ours(ls_stmt *q)
     return verb != LS_VERB_BIND && verb != LS_VERB_PARSE;
 }
 
-/* The next statement, in *row (valid until the next call): 1, 0 at the
- * end, below 0 a store error. */
+/* The next statement, in *row (valid until the next call), or *row NULL
+ * and the tx_keys entry in lr->cur: 1, 0 at the end, CUTS_MISFIT or
+ * below 0 a store error. */
 static int lock_next(lock_read *lr, ls_stmt **row)
 {
     tx_pass *p = lr->p;
     int rc;
-    if (lr->scan_taken) {
+    if (lr->keys) {
+        if ((rc = key_fill(&lr->k)) != 0)
+            return rc;
+        lr->scan_more = lr->k.n > 0;
+    } else if (lr->scan_taken) {
         lr->scan_taken = 0;
         if ((lr->scan_more = ls_stmt_step(lr->scan)) < 0)
             return lr->scan_more;
     }
     for (;;) {
         int64_t scan_id, wait_id;
-        while (lr->scan_more == 1 && !lock_row_ours(lr->scan))
+        while (!lr->keys && lr->scan_more == 1 && !lock_row_ours(lr->scan))
             if ((lr->scan_more = ls_stmt_step(lr->scan)) < 0)
                 return lr->scan_more;
         /* the waited rows of statements handed out that statement_locks()
@@ -1929,7 +2107,9 @@ static int lock_next(lock_read *lr, ls_stmt **row)
                 return p->waited_more;
         if (!lr->scan_more && !p->waited_more)
             return 0;
-        scan_id = lr->scan_more ? ls_stmt_int64(lr->scan, sq_stmt_id) : INT64_MAX;
+        scan_id = !lr->scan_more ? INT64_MAX
+                  : lr->keys     ? lr->k.v[0].stmt_id
+                                 : ls_stmt_int64(lr->scan, sq_stmt_id);
         wait_id = p->waited_more ? ls_stmt_int64(p->waited, wq_stmt_id) : INT64_MAX;
         if (wait_id < scan_id) {
             lr->last = wait_id;
@@ -1944,6 +2124,11 @@ static int lock_next(lock_read *lr, ls_stmt **row)
             continue; /* not a statement the pass reads (a parse or bind line) */
         }
         lr->last = scan_id;
+        if (lr->keys) {
+            key_pop(&lr->k, &lr->cur);
+            *row = NULL;
+            return 1;
+        }
         *row = lr->scan;
         lr->scan_taken = 1;
         return 1;
@@ -1951,18 +2136,27 @@ static int lock_next(lock_read *lr, ls_stmt **row)
 }
 
 /* Open the reader (no statement may lock one when there is no hot row). */
-static int lock_open(ls_store *s, tx_pass *p, lock_read *lr)
+static int lock_open(ls_store *s, tx_pass *p, lock_read *lr, int keys)
 {
     int rc;
     memset(lr, 0, sizeof(*lr));
     lr->p = p;
+    lr->keys = keys;
     if (!p->nhot) {
         p->waited_more = 0; /* nothing to merge */
         return 0;
     }
+    if ((rc = ls_store_prepare(s, lock_stmt_sql, &lr->one)) != 0)
+        return rc;
+    if (keys) {
+        if ((rc = ls_store_prepare(s, lock_keys_sql, &lr->k.rows)) != 0 ||
+            (rc = ls_store_prepare(s, lock_keys_del_sql, &lr->k.del)) != 0 ||
+            (rc = key_row_after(&lr->k, INT64_MIN)) < 0)
+            return rc;
+        return 0;
+    }
     if ((rc = ls_store_exec(s, lock_texts_sql)) != 0 ||
         (rc = ls_store_prepare(s, lock_stmts_sql, &lr->scan)) != 0 ||
-        (rc = ls_store_prepare(s, lock_stmt_sql, &lr->one)) != 0 ||
         (rc = lr->scan_more = ls_stmt_step(lr->scan)) < 0)
         return rc;
     return 0;
@@ -1972,12 +2166,15 @@ static void lock_close(lock_read *lr)
 {
     ls_stmt_finalize(lr->scan);
     ls_stmt_finalize(lr->one);
+    ls_stmt_finalize(lr->k.rows);
+    ls_stmt_finalize(lr->k.del);
+    free(lr->k.v);
 }
 
 /* The transactions from tx_cuts, their hot rows from the statements that
  * may lock one; those still open at the end last, as cut_statements(). */
 static int read_cuts(ls_store *s, tx_pass *p, sess_map *map, ls_stmt *sq,
-                     ls_correlate_stats *stats)
+                     ls_correlate_stats *stats, int keys)
 {
     cut_read r;
     lock_read lr;
@@ -1995,10 +2192,10 @@ static int read_cuts(ls_store *s, tx_pass *p, sess_map *map, ls_stmt *sq,
         (rc = ls_store_prepare(s, next_sql, &r.next)) != 0 ||
         (rc = r.cuts_more = ls_stmt_step(r.cuts)) < 0)
         goto out;
-    if ((rc = lock_open(s, p, &lr)) != 0)
+    if ((rc = lock_open(s, p, &lr, keys)) != 0)
         goto out;
     while ((rc = lock_next(&lr, &q)) == 1)
-        if ((rc = cut_statement(&r, q)) != 0)
+        if ((rc = cut_statement(&r, q, &lr.cur)) != 0)
             goto out;
     if (rc < 0 || (rc = cut_admit(&r, INT64_MAX)) != 0 ||
         (rc = cut_store_before(&r, INT64_MAX)) != 0)
@@ -2077,7 +2274,7 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     sess_map map = {NULL, 0, 0};
     size_t i;
     int64_t rebuilt = 0;
-    int rc, subsecond, cuts;
+    int rc, subsecond, cuts, keys;
 
     memset(&p, 0, sizeof(p));
     if ((rc = ls_store_exec(s, interest_sql)) != 0 || (rc = tx_pass_load(s, &p)) != 0 ||
@@ -2085,11 +2282,12 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, insert_tx_sql, &p.ins)) != 0 ||
         (rc = ls_store_prepare(s, insert_hold_sql, &p.hold)) != 0 ||
         (rc = ls_intern_open(s, &p.evidence, "hold_evidence", "evidence_id", "text")) != 0 ||
-        (rc = cuts_usable(s, &p, &cuts)) != 0)
+        (rc = cuts_usable(s, &p, &cuts, &keys)) != 0)
         goto out;
     {
         int64_t transactions = stats->transactions;
-        rc = cuts ? read_cuts(s, &p, &map, sq, stats) : cut_statements(s, &p, &map, sq, stats);
+        rc = cuts ? read_cuts(s, &p, &map, sq, stats, keys)
+                  : cut_statements(s, &p, &map, sq, stats);
         if (rc == CUTS_MISFIT && (rc = cuts_forget(s, &p, &map, transactions, stats)) == 0)
             rc = cut_statements(s, &p, &map, sq, stats);
     }

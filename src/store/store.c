@@ -30,6 +30,7 @@
 #include "ls_store.h"
 #include "ls_columns.h"
 #include "ls_sqlshape.h"
+#include "ls_keypack.h"
 #include "ls_txcut.h"
 #include "stmtstats.h"
 #include "store_schema.h"
@@ -42,6 +43,14 @@
 #define STMT_ROWS 256 /* statement rows per multi-row INSERT */
 #define STMT_CARRY 768 /* rows awaiting their session's next line, at most (flush_statements) */
 #define CUT_ROWS 32 /* tx_cuts rows per multi-row INSERT */
+/* A tx_keys row is written once its packed keys (ls_keypack.h) reach this
+ * many bytes: four such rows fill a 16 KiB page (one of 256 keys, 10 KiB,
+ * took a page of its own: tx_keys was 10.2 MB for 6.5 MB of keys). */
+#define KEYS_BYTES 3800
+/* texts' row references (ls_sql_row_ref()) by text_id, direct-mapped:
+ * more than the rows that wait to be written (STMT_ROWS + STMT_CARRY),
+ * so that a text met once is still here when its row is */
+#define REF_CACHE 2048
 #define WORKING_CACHE_KIB "4096" /* page cache of the working tables (LS_WORKING_DDL) */
 #define XID_ROWS 64   /* transaction ids per multi-row INSERT */
 #define TEXT_CACHE 2048     /* statement texts remembered, direct-mapped by hash */
@@ -115,6 +124,8 @@ enum {
     Q_CUT,
     Q_CUT_RELOAD,
     Q_CUT_SPILLED,
+    Q_KEY,
+    Q_TEXT_OF,
     Q_HAS_STMTS,
     Q_STMT_STATS_ADD,
     Q_STMT_MINUTES_ADD,
@@ -136,6 +147,7 @@ LS_TABLE_COLUMNS(bad_lines);
 LS_TABLE_COLUMNS(sessions);
 LS_TABLE_COLUMNS(stmt_texts);
 LS_TABLE_COLUMNS(tx_cuts);
+LS_TABLE_COLUMNS(tx_keys);
 LS_TABLE_COLUMNS(stmt_names);
 LS_TABLE_COLUMNS(stmt_rows);
 LS_TABLE_COLUMNS(lock_event_rows);
@@ -223,6 +235,9 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_CUT_RELOAD] = "DELETE FROM tx_cuts WHERE session_id = ?1 AND closed = 0"
                      " RETURNING " LS_COLUMN_NAMES(tx_cuts),
     [Q_CUT_SPILLED] = "SELECT session_id FROM tx_cuts WHERE closed = 0",
+    [Q_KEY] = LS_INSERT_INTO("INSERT", tx_keys),
+    /* a text whose row reference left the cache (ref_of()) */
+    [Q_TEXT_OF] = "SELECT text FROM stmt_texts WHERE text_id = ?1",
     /* whether the store holds statements of the log (not a trace's) */
     [Q_HAS_STMTS] = "SELECT 1 FROM stmt_rows WHERE verb IS NOT 5 LIMIT 1", /* LS_VERB_SPAN */
     [Q_ERROR] = LS_INSERT_INTO("INSERT", errors),
@@ -264,6 +279,8 @@ static const int query_params[Q__COUNT] = {
     [Q_CUT] = tx_cuts__ncols,
     [Q_CUT_RELOAD] = by_key__nparams,
     [Q_CUT_SPILLED] = 0,
+    [Q_KEY] = tx_keys__ncols,
+    [Q_TEXT_OF] = by_key__nparams,
     [Q_HAS_STMTS] = 0,
     [Q_STMT_STATS_ADD] = ss__nparams,
     [Q_STMT_MINUTES_ADD] = sm__nparams,
@@ -359,6 +376,20 @@ struct ls_store {
     ls_txcut_row cuts_out[CUT_ROWS];
     int ncuts_out;
     sqlite3_stmt *cut_multi;
+    /* With the cuts, each statement's row key (tx_keys, key_row()) when
+     * the store's keys cover every statement stored before, packed
+     * KEYS_BYTES to a row; the row reference of each write's text, decided
+     * once per text while it stays here. */
+    int keys_whole;
+    ls_buf keys_out;
+    int nkeys_out;
+    int64_t keys_first; /* the least stmt_id in keys_out */
+    ls_keypack_entry keys_last; /* the last entry in keys_out */
+    struct ref_slot {
+        int64_t text_id; /* 0: empty */
+        int has;         /* ls_sql_row_ref() found one */
+        ls_row_ref ref;
+    } refs[REF_CACHE];
     /* The statement rows written since the last commit, counted for
      * stmt_stats (stmtstats.h), which the commit adds them to. */
     ls_stmtstats written;
@@ -629,6 +660,12 @@ static const char *const store_upgrades[] = {
     "INSERT OR REPLACE INTO meta(key, value) SELECT 'stmt_minutes', 'complete'"
     " WHERE NOT EXISTS (SELECT 1 FROM stmt_rows);"
     " DELETE FROM meta WHERE key = 'correlated';",
+    /* 18: each statement's row key as ingest decided it (tx_keys), which
+     * the transactions pass reads instead of the statements of a text
+     * that may lock a row. A store ingested before has none (meta holds
+     * no 'tx_keys' = 'complete'), and never gets them: the pass reads
+     * its statements as before. */
+    LS_TX_KEYS_DDL,
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -1029,6 +1066,7 @@ void ls_store_close(ls_store *s)
     sqlite3_finalize(s->stmt_multi);
     sqlite3_finalize(s->xid_multi);
     sqlite3_finalize(s->cut_multi);
+    ls_buf_free(&s->keys_out);
     ls_txcut_free(s->cut);
     for (i = 0; i < TEXT_CACHE; i++)
         free(s->texts[i].text);
@@ -1560,6 +1598,18 @@ static void bind_text_kind(binds *b, const char *text, int *kind)
         bind_null(b, stmt_texts__writes);
 }
 
+/* Text `text_id`'s row reference decided (ls_sql_row_ref()), into its
+ * slot of the cache; the slot. */
+static struct ref_slot *ref_fill(ls_store *s, int64_t text_id, const char *text)
+{
+    struct ref_slot *r = &s->refs[(uint64_t)text_id % REF_CACHE];
+    if (r->text_id != text_id) {
+        r->text_id = text_id;
+        r->has = ls_sql_row_ref(text, &r->ref);
+    }
+    return r;
+}
+
 /*
  * The text_id of `text` (n bytes, ls_quick_hash qh, a C string) in
  * stmt_texts, added when new, and its ls_sql_kind in *kind (kind may be
@@ -1605,6 +1655,8 @@ static int text_id_hashed(ls_store *s, const char *text, size_t n, uint64_t qh, 
     } else {
         *kind = (int)ls_sql_kind_of(text);
     }
+    if (s->keys_whole && *kind == LS_SQL_WRITE)
+        ref_fill(s, *out, text);
     if (n <= TEXT_CACHE_MAX) {
         char *copy = ls_malloc(n + 1);
         if (copy) { /* no copy: the text is looked up again next time */
@@ -1855,6 +1907,92 @@ static int cut_reload(void *ctx, int64_t session, ls_txcut_row *out, int *found)
     return rc == SQLITE_DONE ? 0 : store_err(s, rc);
 }
 
+/* ---- each statement's row key, as the transactions pass reads it ---- */
+
+/* Insert the waiting row keys (one tx_keys row). */
+static int keys_write(ls_store *s)
+{
+    binds b;
+    int rc;
+    if (!s->nkeys_out)
+        return 0;
+    if (ls_buf_failed(&s->keys_out))
+        return LS_ENOMEM;
+    b = binds_of(s->q[Q_KEY]);
+    bind_int64(&b, tx_keys__first_stmt, s->keys_first);
+    bind_int64(&b, tx_keys__n, s->nkeys_out);
+    bind_text_n(&b, tx_keys__keys, s->keys_out.ptr, s->keys_out.len);
+    rc = run_binds(s, &b);
+    ls_buf_reset(&s->keys_out);
+    s->nkeys_out = 0;
+    return rc;
+}
+
+/* The row key of statement row `w` (ls_sql_stmt_key(): what the
+ * transactions pass read of the statement before schema 18) into *k; 1
+ * when it has one, 0 when not, below 0 a store error. A write's text is
+ * parsed once while its row reference stays in the cache (ref_fill());
+ * a PREPAREd statement's text is read back (EXECUTE: rare). */
+static int key_of_row(ls_store *s, const struct stmt_row *w, ls_keypack_entry *k)
+{
+    struct ref_slot *r = &s->refs[(uint64_t)w->text_id % REF_CACHE];
+    sqlite3_stmt *st;
+    binds b;
+    int rc, found = 0;
+
+    if (w->kind == LS_SQL_BEGIN || w->kind == LS_SQL_COMMIT || w->kind == LS_SQL_ROLLBACK ||
+        w->text_id <= 0 || (w->kind != LS_SQL_WRITE && !w->prepare))
+        return 0;
+    if (!w->prepare && r->text_id == w->text_id)
+        return ls_sql_stmt_key(NULL, r->has ? &r->ref : NULL, w->params, NULL, k->rel,
+                               sizeof(k->rel), k->key, sizeof(k->key));
+    st = s->q[Q_TEXT_OF];
+    b = binds_of(st);
+    bind_int64(&b, by_key, w->text_id);
+    rc = step_binds(&b);
+    if (rc == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 0);
+        if (w->prepare)
+            found = ls_sql_stmt_key(text, NULL, w->params, w->prepare, k->rel, sizeof(k->rel),
+                                    k->key, sizeof(k->key));
+        else
+            found = ls_sql_stmt_key(NULL,
+                                    ref_fill(s, w->text_id, text ? text : "")->has ? &r->ref
+                                                                                    : NULL,
+                                    w->params, NULL, k->rel, sizeof(k->rel), k->key,
+                                    sizeof(k->key));
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return store_err(s, rc);
+    return found;
+}
+
+/* Statement row `w`'s row key, when it has one, to tx_keys. */
+static int key_row(ls_store *s, const struct stmt_row *w)
+{
+    ls_keypack_entry e;
+    int rc = key_of_row(s, w, &e);
+    if (rc <= 0 || !e.rel[0]) /* a key has its relation (ls_sql_row_ref()) */
+        return rc;
+    e.stmt_id = w->stmt_id;
+    e.session_id = w->session_id;
+    /* as the pass read the statement row: a NULL start as 0, the end
+     * start_ts + dur_us */
+    e.start_ts = w->start_ts == LS_TS_NONE ? 0 : w->start_ts;
+    e.has_end = w->has_duration && w->start_ts != LS_TS_NONE;
+    e.end_ts = e.has_end ? w->start_ts + w->dur_us : 0;
+    e.file_id = w->file_id;
+    e.line = w->line;
+    if (!s->nkeys_out || w->stmt_id < s->keys_first)
+        s->keys_first = w->stmt_id;
+    if ((rc = ls_keypack_add(&s->keys_out, s->nkeys_out ? &s->keys_last : NULL, &e)) != 0)
+        return rc;
+    s->keys_last = e;
+    s->nkeys_out++;
+    return s->keys_out.len >= KEYS_BYTES ? keys_write(s) : 0;
+}
+
 /* Feed the cut with statement row `w`, final: a parse or bind line that
  * stayed a row of its own is a step of the statement its execute line
  * ran, not a statement (the transactions pass skips them too). */
@@ -1873,6 +2011,11 @@ static int cut_row(ls_store *s, const struct stmt_row *w)
     st.vxid = w->vxid;
     st.kind = w->kind;
     st.text_id = w->text_id;
+    if (s->keys_whole) {
+        int rc = key_row(s, w);
+        if (rc != 0)
+            return rc;
+    }
     return ls_txcut_feed(s->cut, &st);
 }
 
@@ -1896,7 +2039,14 @@ int ls_store_cuts_begin(ls_store *s)
      * the cuts would miss their transactions' beginnings, so none are
      * made; the transactions pass reads the statements. */
     s->cuts_whole = !has_stmts || strcmp(state, "complete") == 0;
-    if ((rc = ls_store_meta_set(s, "tx_cuts", "incomplete")) != 0 || !s->cuts_whole)
+    if ((rc = ls_store_meta_set(s, "tx_cuts", "incomplete")) != 0)
+        return rc;
+    /* The same for the row keys (tx_keys): a store ingested before
+     * schema 18 has cuts but none of them, and never gets them. */
+    if ((rc = ls_store_meta_get(s, "tx_keys", state, sizeof(state))) != 0)
+        return rc;
+    s->keys_whole = s->cuts_whole && (!has_stmts || strcmp(state, "complete") == 0);
+    if ((rc = ls_store_meta_set(s, "tx_keys", "incomplete")) != 0 || !s->cuts_whole)
         return rc;
     if (!(s->cut = ls_txcut_new(cut_emit, cut_reload, s)))
         return LS_ENOMEM;
@@ -1913,10 +2063,13 @@ int ls_store_cuts_end(ls_store *s)
     if (!s->cut)
         return 0;
     if ((rc = flush_statements(s, 1)) == 0 && (rc = ls_txcut_flush(s->cut)) == 0 &&
-        (rc = cuts_write(s)) == 0)
+        (rc = cuts_write(s)) == 0 && (rc = keys_write(s)) == 0)
         rc = ls_store_meta_set(s, "tx_cuts", "complete");
+    if (rc == 0 && s->keys_whole)
+        rc = ls_store_meta_set(s, "tx_keys", "complete");
     ls_txcut_free(s->cut);
     s->cut = NULL;
+    s->keys_whole = 0;
     return rc;
 }
 

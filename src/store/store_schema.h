@@ -192,6 +192,11 @@
  */
 #define LS_TX_CUTS_DDL LS_CREATE_TABLE(tx_cuts) \
     "CREATE INDEX IF NOT EXISTS tx_cuts_open ON tx_cuts(session_id) WHERE closed = 0;\n"
+/* The statements' row keys as ingest decided them (schema 18), n packed
+ * in each row (ls_keypack.h): complete for the statements cut when meta
+ * 'tx_keys' is 'complete' (ls_store_cuts_end); the transactions pass
+ * reads them beside tx_cuts and empties the table. */
+#define LS_TX_KEYS_DDL LS_CREATE_TABLE(tx_keys)
 #include "holdrange_schema.h" /* LS_HOLD_RANGE_DDL */
 #include "findings_schema.h" /* LS_FINDINGS_DDL */
 #include "logcover_schema.h" /* LS_STMT_STATS_DDL, LS_LOGCOVER_DDL */
@@ -226,6 +231,7 @@ static const char *const ls_schema_sql[] = {
     "CREATE INDEX IF NOT EXISTS sessions_pid ON sessions(pid);\n",
     LS_CREATE_TABLE(stmt_texts),
     LS_TX_CUTS_DDL,
+    LS_TX_KEYS_DDL,
     "CREATE INDEX IF NOT EXISTS stmt_texts_hash ON stmt_texts(hash);\n",
     LS_CREATE_TABLE(stmt_names),
     LS_CREATE_TABLE(stmt_rows),

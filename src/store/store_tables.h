@@ -121,6 +121,15 @@
     C(T, commit_ms, LS_REAL)                 \
     C(T, shape, LS_INT)
 
+/* The row keys of the statements that may lock a row by their key,
+ * decided as ingest writes them (issue 38: the transactions pass reads
+ * these instead of the statements), a few thousand bytes to a row (ls_keypack.h),
+ * keyed by the least stmt_id among them (LS_TX_KEYS_DDL, store_schema.h). */
+#define LS_TABLE_tx_keys(F, C, T)          \
+    F(T, first_stmt, LS_INT " PRIMARY KEY") \
+    C(T, n, LS_INT)                        \
+    C(T, keys, LS_TEXT)
+
 /* Prepared statement names, once each (P_1, <unnamed>, S_12, ...). */
 #define LS_TABLE_stmt_names(F, C, T)        \
     F(T, name_id, LS_INT " PRIMARY KEY")    \

@@ -85,12 +85,12 @@ BIND_BASELINE = {
     "src/correlate/spantimes.c": 6,
     "src/correlate/summary.c": 4,
     "src/correlate/traces.c": 57,
-    "src/correlate/transactions.c": 91,
+    "src/correlate/transactions.c": 95,
     # pool34b's pass (merged with tables33): its temp tables and SELECTs
     "src/correlate/txspans.c": 91,
     "src/ingest/ingest.c": 3,
     "src/store/stmtstats.h": 6,
-    "src/store/store.c": 21,
+    "src/store/store.c": 22,
 }
 
 

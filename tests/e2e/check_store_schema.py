@@ -4,7 +4,7 @@ declared once, in src/store/store_tables.h, and their DDL, INSERTs and bind
 positions made from that declaration).
 
 A store made by `lockspan ingest` has every table, view and index of
-store_schema17.txt, and nothing else: for each, its type and table, its
+store_schema18.txt, and nothing else: for each, its type and table, its
 SQL with the whitespace taken out (the DDL's line breaks are not the
 schema), and for each table and view every column in order (PRAGMA
 table_xinfo: position, name, declared type, NOT NULL, default, primary
@@ -14,7 +14,7 @@ declaration's INSERT that binds one column's value into another (the
 rows of samples/basic, as lockspan 0.x of schema 15 wrote them, are
 checked by name below).
 
-store_schema17.txt is what `--write` printed from the same log: schema 15
+store_schema18.txt is what `--write` printed from the same log: schema 15
 as the lockspan of main abf0931 (before the declarations) printed it, and
 the lines schema 16 added (stmt_stats, logcover, path_names, path_sets,
 tx_code_rows.path_set, row_queue_row, tx_code's ids), nothing else changed
@@ -22,7 +22,9 @@ tx_code_rows.path_set, row_queue_row, tx_code's ids), nothing else changed
 (user_version 17, path_ranking, path_queueing, path_occupancy,
 stmt_minutes: summary_schema.h; retries.retry_span and errors_linked's
 retry_span), nothing else changed (diff against store_schema16.txt of
-main a1c8ca7). Change it only with a new schema
+main a1c8ca7); then the lines schema 18 added (user_version 18, tx_keys:
+each statement's row key as ingest decided it), nothing else changed
+(diff against store_schema17.txt of main 43a13e6). Change it only with a new schema
 version (LS_STORE_SCHEMA_VERSION) and its upgrade step.
 
 Usage: check_store_schema.py LOCKSPAN SAMPLES_DIR [--write]
@@ -36,7 +38,7 @@ import tempfile
 
 from lscheck import check, report
 
-EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "store_schema17.txt")
+EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "store_schema18.txt")
 
 
 def squeeze(sql):

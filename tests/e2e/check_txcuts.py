@@ -13,7 +13,10 @@ as ingested made to read its statements (meta tx_cuts set 'incomplete'):
   - the JSON reports of both stores are the same byte for byte, and so
     are their transactions and holds;
   - the correlation emptied the cuts and marked them consumed: a
-    transaction is stored once, in transactions (issue 38).
+    transaction is stored once, in transactions (issue 38);
+  - the report is also the same when the pass reads the cuts without
+    ingest's row keys (tx_keys, schema 18: meta tx_keys 'incomplete'), and
+    for a store of schema 17 upgraded (ingested into after, or not).
 The rotation sample is also ingested one file per run, in log order: a
 session's transaction open at a file's end is cut across runs; and in two
 steps, the second ingesting into a store whose cuts were consumed,
@@ -91,6 +94,8 @@ def run_case(lockspan, tmp, tag, prefix, inputs, runs=None):
     db = sqlite3.connect(db_path)
     state = db.execute("SELECT value FROM meta WHERE key = 'tx_cuts'").fetchone()
     check(state == ("complete",), f"{tag}: tx_cuts complete ({state})")
+    state = db.execute("SELECT value FROM meta WHERE key = 'tx_keys'").fetchone()
+    check(state == ("complete",), f"{tag}: tx_keys complete ({state})")
     spans = db.execute("SELECT count(*) FROM spans").fetchone()[0]
     db.close()
     # The cuts as ingest left them: the correlation empties them.
@@ -108,6 +113,20 @@ def run_case(lockspan, tmp, tag, prefix, inputs, runs=None):
     db.close()
     subprocess.run([lockspan, "report", "-q", "--db", old_path, "-o", old_out] + common,
                    check=True)
+    # The cuts read without ingest's row keys (tx_keys, schema 18): the
+    # pass scans the statements of the texts that may lock a hot row, as
+    # in a store ingested before schema 18.
+    nokeys_path = os.path.join(tmp, tag + "-nokeys.db")
+    nokeys_out = os.path.join(tmp, tag + "-nokeys.json")
+    shutil.copy(cuts_path, nokeys_path)
+    db = sqlite3.connect(nokeys_path)
+    db.execute("UPDATE meta SET value = 'incomplete' WHERE key = 'tx_keys'")
+    db.commit()
+    db.close()
+    subprocess.run([lockspan, "report", "-q", "--db", nokeys_path, "-o", nokeys_out] + common,
+                   check=True)
+    check(open(out, "rb").read() == open(nokeys_out, "rb").read(),
+          f"{tag}: the report from the row keys is the report from the statements' texts")
     old = sqlite3.connect(old_path)
     new = sqlite3.connect(db_path)
     if spans == 0:  # a trace's statements come after ingest, uncut
@@ -127,8 +146,62 @@ def run_case(lockspan, tmp, tag, prefix, inputs, runs=None):
     # A transaction is stored once: the correlation emptied the cuts and
     # marked them consumed (issue 38).
     left = new.execute("SELECT (SELECT count(*) FROM tx_cuts),"
-                       " (SELECT value FROM meta WHERE key = 'tx_cuts')").fetchone()
-    check(left == (0, "consumed"), f"{tag}: the cuts emptied once read ({left})")
+                       " (SELECT value FROM meta WHERE key = 'tx_cuts'),"
+                       " (SELECT count(*) FROM tx_keys)").fetchone()
+    check(left == (0, "consumed", 0), f"{tag}: the cuts and keys emptied once read ({left})")
+
+
+def as_schema17(path):
+    """Store `path` as a lockspan of schema 17 left it: no tx_keys, no
+    meta 'tx_keys'."""
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE tx_keys")
+    db.execute("DELETE FROM meta WHERE key = 'tx_keys'")
+    db.execute("PRAGMA user_version = 17")
+    db.commit()
+    db.close()
+
+
+def upgraded(lockspan, tmp, prefix, logs):
+    """A store of schema 17 (cut, without row keys) upgraded to 18: the
+    transactions pass reads the statements' texts, and an ingest into it
+    makes no row keys (they would miss the statements stored before);
+    its reports are those of a store ingested by this lockspan."""
+    common = ["--format", "json", "--top", "1000", "--generated-at", GENERATED]
+    pre = ["--prefix", prefix]
+    half = len(logs) // 2
+    outs = {}
+    for tag in ("whole", "upgraded", "upgraded-ingest"):
+        db_path = os.path.join(tmp, f"schema17-{tag}.db")
+        subprocess.run([lockspan, "ingest", "-q", "--db", db_path] + pre + logs[:half],
+                       check=True)
+        if tag == "upgraded-ingest":
+            as_schema17(db_path)
+        subprocess.run([lockspan, "ingest", "-q", "--db", db_path] + pre + logs[half:],
+                       check=True)
+        if tag == "upgraded":
+            as_schema17(db_path)
+        if tag != "upgraded":
+            db = sqlite3.connect(db_path)
+            state = db.execute("SELECT (SELECT value FROM meta WHERE key = 'tx_cuts'),"
+                               " (SELECT value FROM meta WHERE key = 'tx_keys'),"
+                               " (SELECT count(*) FROM tx_keys)").fetchone()
+            db.close()
+            want = ("complete", "complete") if tag == "whole" else ("complete", "incomplete")
+            check(state[:2] == want and (state[2] > 0) == (tag == "whole"),
+                  f"schema 17 {tag}: cuts and row keys {state}")
+        outs[tag] = os.path.join(tmp, f"schema17-{tag}.json")
+        subprocess.run([lockspan, "report", "-q", "--db", db_path, "-o", outs[tag]] + common,
+                       check=True)
+        db = sqlite3.connect(db_path)
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        db.close()
+        check(version == 18, f"schema 17 {tag}: the store upgraded ({version})")
+    whole = open(outs["whole"], "rb").read()
+    check(open(outs["upgraded"], "rb").read() == whole,
+          "schema 17: the report of a store upgraded is the one of a store of 18")
+    check(open(outs["upgraded-ingest"], "rb").read() == whole,
+          "schema 17: the report of a store upgraded and ingested into is the one of 18")
 
 
 def ingest_after_report(lockspan, tmp, prefix, logs):
@@ -185,6 +258,7 @@ def main():
                  runs=[os.path.join(d, f) for f in logs])
         ingest_after_report(lockspan, tmp, prefix,
                             [os.path.join(d, f) for f in logs if f.endswith(".log")])
+        upgraded(lockspan, tmp, prefix, [os.path.join(d, f) for f in logs if f.endswith(".log")])
     return report()
 
 

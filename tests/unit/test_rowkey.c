@@ -191,6 +191,82 @@ static void test_shared_arg(void)
                                    sizeof(key)), 0);
 }
 
+/*
+ * The row key ingest stores for each statement (ls_rowkey_stmt(), issue 38:
+ * tx_keys) is what ls_rowkey_of() gives the transactions pass for the same
+ * statement: the text's reference decided once, the value from the
+ * statement's parameters. The pgbench statements are those of
+ * bench/pgbench_log.sh's log (pgbench's tpcb-like script, -M extended).
+ */
+static void test_stmt_key(void)
+{
+    static const struct {
+        const char *statement, *params, *prepare;
+        int keyed;
+        const char *rel, *key;
+    } cases[] = {
+        /* pgbench -M extended: the key is a bound parameter */
+        {"UPDATE pgbench_tellers SET tbalance = tbalance + $1 WHERE tid = $2;",
+         "$1 = '-4137', $2 = '7'", NULL, 1, "pgbench_tellers", "tid=7"},
+        {"UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2;",
+         "$1 = '12', $2 = '1'", NULL, 1, "pgbench_branches", "bid=1"},
+        /* no key: no WHERE, an INSERT, a SELECT without a locking clause */
+        {"UPDATE accounts SET balance = 0", NULL, NULL, 0, "", ""},
+        {"INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4,"
+         " CURRENT_TIMESTAMP);",
+         "$1 = '7', $2 = '1', $3 = '5', $4 = '3'", NULL, 0, "", ""},
+        {"SELECT abalance FROM pgbench_accounts WHERE aid = $1;", "$1 = '5'", NULL, 0, "", ""},
+        {"UPDATE accounts SET balance = 0 WHERE balance > 5", NULL, NULL, 0, "", ""},
+        /* $n beyond the parameters logged, or none logged */
+        {"UPDATE accounts SET balance = 1 WHERE id = $3", "$1 = '1', $2 = '2'", NULL, 0, "", ""},
+        {"UPDATE accounts SET balance = 1 WHERE id = $1", NULL, NULL, 0, "", ""},
+        /* $10 is not $1 */
+        {"UPDATE t SET a = $1 WHERE id = $10",
+         "$1 = 'a', $2 = 'b', $3 = 'c', $4 = 'd', $5 = 'e', $6 = 'f', $7 = 'g', $8 = 'h',"
+         " $9 = 'i', $10 = '42'",
+         NULL, 1, "t", "id=42"},
+        /* literal keys: a number, a quoted string (its quotes taken off) */
+        {"UPDATE accounts SET balance = balance - 5 WHERE id = 7", NULL, NULL, 1, "accounts",
+         "id=7"},
+        {"DELETE FROM sessions WHERE token = 'ab12'", NULL, NULL, 1, "sessions", "token=ab12"},
+        {"SELECT * FROM stock WHERE sku = 3 FOR UPDATE", NULL, NULL, 1, "stock", "sku=3"},
+        /* quoted identifiers and a schema: the last name component, unquoted */
+        {"UPDATE \"Accounts\" SET balance = 1 WHERE \"Id\" = 7", NULL, NULL, 1, "Accounts",
+         "Id=7"},
+        {"UPDATE public.accounts SET balance = 1 WHERE accounts.id = 8", NULL, NULL, 1,
+         "accounts", "id=8"},
+        /* a trigger's NEW.col or a variable: no key of its own */
+        {"UPDATE accounts SET balance = 1 WHERE id = p_id", NULL, NULL, 0, "", ""},
+        /* EXECUTE of a PREPAREd text: the text read, not a reference */
+        {"EXECUTE upd(7)", NULL, "PREPARE upd(int) AS UPDATE accounts SET balance = 1 WHERE id = $1",
+         1, "accounts", "id=7"},
+        {"EXECUTE upd(7)", NULL, "PREPARE upd(int) AS SELECT 1", 0, "", ""},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ls_rowkey_evidence ev = {cases[i].statement, cases[i].params, cases[i].prepare, NULL,
+                                 NULL};
+        ls_rowkey k, of;
+        ls_row_ref ref;
+        int has = ls_sql_row_ref(cases[i].statement, &ref);
+        int keyed = ls_rowkey_stmt(cases[i].prepare ? cases[i].statement : NULL,
+                                   cases[i].prepare || !has ? NULL : &ref, cases[i].params,
+                                   cases[i].prepare, &k);
+        CHECK_INT(keyed, cases[i].keyed);
+        if (keyed) {
+            CHECK_STR(k.rel, cases[i].rel);
+            CHECK_STR(k.key, cases[i].key);
+        }
+        /* what the pass decided of the statement before schema 18 */
+        CHECK_INT(ls_rowkey_of(&ev, &of), keyed);
+        if (keyed) {
+            CHECK_STR(of.rel, k.rel);
+            CHECK_STR(of.key, k.key);
+        }
+    }
+}
+
 int main(void)
 {
     test_shared_arg();
@@ -198,5 +274,6 @@ int main(void)
     test_learn();
     test_learn_insert();
     test_args();
+    test_stmt_key();
     return TEST_REPORT();
 }
