@@ -766,21 +766,17 @@ static int read_request(ls_stmt *q, const char *trace, ls_request *rq)
 #define DB_SPAN_COLS(X, Q)                  \
     X(Q, span_row, "sp.span_row")             \
     X(Q, start_ts, "sp.start_ts")             \
-    X(Q, dur_us, "sp.end_ts - sp.start_ts")   \
-    X(Q, text, "sp.db_statement")             \
-    X(Q, trace_id, "sp.trace_id")
+    X(Q, text, "sp.db_statement")
 LS_COLUMNS(ds, DB_SPAN_COLS);
 static const char db_spans_sql[] =
     "SELECT " LS_SELECT_LIST(ds, DB_SPAN_COLS) " FROM spans sp"
     " WHERE sp.db_statement IS NOT NULL ORDER BY sp.start_ts";
+/* start_ts second: ORDER BY 2 */
 #define UNLINKED_COLS(X, Q)                          \
     X(Q, tx_id, "c.tx_id")                           \
     X(Q, start_ts, "st.start_ts + CASE WHEN st.verb = 'span' THEN 0 ELSE ?1 END") \
-    X(Q, dur_us, "st.end_ts - st.start_ts")          \
-    X(Q, exact, "st.verb = 'span'")                  \
-    X(Q, text, "st.text")                            \
-    X(Q, tx_start, "t.start_ts")                     \
-    X(Q, tx_end, "coalesce(t.end_ts, t.start_ts)")
+    X(Q, stmt_id, "st.stmt_id")                      \
+    X(Q, text, "st.text")
 LS_COLUMNS(us, UNLINKED_COLS);
 static const char unlinked_statements_sql[] =
     "SELECT " LS_SELECT_LIST(us, UNLINKED_COLS) " FROM tx_code c"
@@ -788,6 +784,25 @@ static const char unlinked_statements_sql[] =
     " CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
     " WHERE c.span_row IS NULL ORDER BY 2"; /* ?1: see gather_candidates() */
+/* A candidate's row again, whole, as it leaves the merge's window: the
+ * span by its span_row, the statement by its transaction and stmt_id. */
+#define SPAN_ROW_COLS(X, Q)                 \
+    X(Q, dur_us, "sp.end_ts - sp.start_ts")   \
+    X(Q, text, "sp.db_statement")             \
+    X(Q, trace_id, "sp.trace_id")
+LS_COLUMNS(sr, SPAN_ROW_COLS);
+static const char span_row_sql[] =
+    "SELECT " LS_SELECT_LIST(sr, SPAN_ROW_COLS) " FROM spans sp WHERE sp.span_row = ?1";
+#define STMT_ROW_COLS(X, Q)                 \
+    X(Q, dur_us, "st.end_ts - st.start_ts")   \
+    X(Q, exact, "st.verb = 'span'")           \
+    X(Q, text, "st.text")                     \
+    X(Q, tx_start, "t.start_ts")              \
+    X(Q, tx_end, "coalesce(t.end_ts, t.start_ts)")
+LS_COLUMNS(sw, STMT_ROW_COLS);
+static const char stmt_row_sql[] =
+    "SELECT " LS_SELECT_LIST(sw, STMT_ROW_COLS) " FROM transactions t CROSS JOIN statements st"
+    " WHERE t.tx_id = ?1 AND st.stmt_id = ?2";
 
 /* A database span or a logged statement, as the matching holds it. */
 typedef struct mitem {
@@ -803,8 +818,25 @@ typedef struct mitem {
 
 typedef struct mlist {
     mitem *v;
-    size_t head, n, cap; /* a window's items are v[head..n) */
+    size_t n, cap;
 } mlist;
+
+/* An item in the merge's window: only what finds its candidates, 32
+ * bytes whatever its text (issue 38: 10 M spans over a minute put 83 k
+ * in the half-second window, 300 bytes each with their texts and shapes,
+ * 25 MiB). A candidate is read again, whole, as it leaves (mitem_reread). */
+typedef struct witem {
+    int64_t start;
+    int64_t id;     /* the span's span_row, the statement's tx_id */
+    int64_t stmt;   /* the statement's stmt_id; 0 for a span */
+    uint32_t shape; /* a hash of its shape: equal shapes have equal ones */
+    int near;       /* one of the other kind of its shape's hash is near */
+} witem;
+
+typedef struct wlist {
+    witem *v;
+    size_t head, n, cap; /* the window's items are v[head..n) */
+} wlist;
 
 typedef struct mpair {
     int64_t d;
@@ -950,7 +982,7 @@ static void mitem_free(mitem *it)
 static void mlist_free(mlist *l)
 {
     size_t i;
-    for (i = l->head; i < l->n; i++)
+    for (i = 0; i < l->n; i++)
         mitem_free(&l->v[i]);
     free(l->v);
     memset(l, 0, sizeof(*l));
@@ -971,19 +1003,73 @@ static int mlist_push(mlist *l, const mitem *it)
     return 0;
 }
 
-/* Move the window's items that began before `before` out of it: to kept
- * when they have a candidate, else freed. The items held move to the
- * front once fewer than those gone, so the window's array follows what it
- * holds, not what went through it. */
-static int mlist_expire(mlist *win, mlist *kept, int64_t before)
+static int wlist_push(wlist *l, const witem *it)
+{
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 256;
+        witem *nv = ls_realloc(l->v, ncap * sizeof(*nv));
+        if (!nv)
+            return LS_ENOMEM;
+        l->v = nv;
+        l->cap = ncap;
+    }
+    l->v[l->n++] = *it;
+    return 0;
+}
+
+/* The whole item of window item w (kind 0 a span, 1 a statement), read
+ * again with q (span_row_sql, stmt_row_sql). */
+static int mitem_reread(mitem *it, const witem *w, int kind, ls_stmt *q)
+{
+    int rc;
+
+    memset(it, 0, sizeof(*it));
+    it->start = w->start;
+    it->id = w->id;
+    it->dur = -1;
+    ls_stmt_reset(q);
+    if ((rc = ls_stmt_bind_int64(q, 1, w->id)) != 0 ||
+        (kind == 1 && (rc = ls_stmt_bind_int64(q, 2, w->stmt)) != 0))
+        return rc;
+    if ((rc = ls_stmt_step(q)) != 1)
+        return rc < 0 ? rc : LS_ESTORE;
+    if (kind == 0) {
+        if (!ls_stmt_isnull(q, sr_dur_us))
+            it->dur = ls_stmt_int64(q, sr_dur_us);
+        it->text = ls_strdup(ls_stmt_text(q, sr_text));
+        snprintf(it->trace, sizeof(it->trace), "%s", ls_stmt_text(q, sr_trace_id));
+    } else {
+        if (!ls_stmt_isnull(q, sw_dur_us))
+            it->dur = ls_stmt_int64(q, sw_dur_us);
+        it->exact = (int)ls_stmt_int64(q, sw_exact);
+        it->text = ls_strdup(ls_stmt_text(q, sw_text));
+        it->lo = ls_stmt_int64(q, sw_tx_start);
+        it->hi = ls_stmt_int64(q, sw_tx_end);
+    }
+    ls_stmt_reset(q);
+    if (it->text && (it->shape = shape_of(it->text)) != NULL)
+        return 0;
+    free(it->text);
+    return LS_ENOMEM;
+}
+
+/* Move the window's items that began before `before` out of it: to kept,
+ * read again whole, when they have a candidate. The items held move to
+ * the front once fewer than those gone, so the window's array follows
+ * what it holds, not what went through it. */
+static int wlist_expire(wlist *win, mlist *kept, int64_t before, int kind, ls_stmt *q)
 {
     int rc;
     for (; win->head < win->n && win->v[win->head].start < before; win->head++) {
-        mitem *it = &win->v[win->head];
-        if (!it->near)
-            mitem_free(it);
-        else if ((rc = mlist_push(kept, it)) != 0)
+        mitem it;
+        if (!win->v[win->head].near)
+            continue;
+        if ((rc = mitem_reread(&it, &win->v[win->head], kind, q)) != 0)
             return rc;
+        if ((rc = mlist_push(kept, &it)) != 0) {
+            mitem_free(&it);
+            return rc;
+        }
     }
     if (win->head > 0 && win->head >= win->n - win->head) { /* more gone than held */
         memmove(win->v, win->v + win->head, (win->n - win->head) * sizeof(*win->v));
@@ -1006,38 +1092,27 @@ static void mcursor_step(mcursor *c, int start_col, int64_t offset)
         c->start = ls_stmt_int64(c->q, start_col) + offset;
 }
 
-/* The cursor's row as an item (kind 0 a span, 1 a statement). */
-static int mitem_read(mitem *it, const mcursor *c, int kind)
+/* The cursor's row as a window item (kind 0 a span, 1 a statement). */
+static int witem_read(witem *w, const mcursor *c, int kind)
 {
-    memset(it, 0, sizeof(*it));
-    it->start = c->start;
-    it->dur = -1;
-    if (kind == 0) {
-        if (!ls_stmt_isnull(c->q, ds_dur_us))
-            it->dur = ls_stmt_int64(c->q, ds_dur_us);
-        it->id = ls_stmt_int64(c->q, ds_span_row);
-        it->text = ls_strdup(ls_stmt_text(c->q, ds_text));
-        snprintf(it->trace, sizeof(it->trace), "%s", ls_stmt_text(c->q, ds_trace_id));
-    } else {
-        if (!ls_stmt_isnull(c->q, us_dur_us))
-            it->dur = ls_stmt_int64(c->q, us_dur_us);
-        it->exact = (int)ls_stmt_int64(c->q, us_exact);
-        it->id = ls_stmt_int64(c->q, us_tx_id);
-        it->text = ls_strdup(ls_stmt_text(c->q, us_text));
-        it->lo = ls_stmt_int64(c->q, us_tx_start);
-        it->hi = ls_stmt_int64(c->q, us_tx_end);
-    }
-    if (it->text && (it->shape = shape_of(it->text)) != NULL)
-        return 0;
-    free(it->text);
-    return LS_ENOMEM;
+    char *shape = shape_of(ls_stmt_text(c->q, kind == 0 ? ds_text : us_text));
+
+    if (!shape)
+        return LS_ENOMEM;
+    w->start = c->start;
+    w->id = ls_stmt_int64(c->q, kind == 0 ? ds_span_row : us_tx_id);
+    w->stmt = kind == 0 ? 0 : ls_stmt_int64(c->q, us_stmt_id);
+    w->shape = (uint32_t)ls_quick_hash(shape, strlen(shape));
+    w->near = 0;
+    free(shape);
+    return 0;
 }
 
 /* Can a row still be read that has a candidate? Each kind's rows can
  * match while the other kind has rows to come or held: once the spans are
  * over and none is held, no statement is read (a log without traces reads
  * none of its statements here), and the other way round. */
-static int more_to_match(const mcursor cur[2], const mlist win[2])
+static int more_to_match(const mcursor cur[2], const wlist win[2])
 {
     int k;
     for (k = 0; k < 2; k++)
@@ -1057,7 +1132,8 @@ static int more_to_match(const mcursor cur[2], const mlist win[2])
 static int gather_candidates(ls_store *s, int64_t offset, int64_t res, mlist kept[2])
 {
     mcursor cur[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
-    mlist win[2];
+    ls_stmt *row[2] = {NULL, NULL}; /* span_row_sql, stmt_row_sql */
+    wlist win[2];
     const int start_col[2] = {ds_start_ts, us_start_ts};
     /* a whole-second statement time at the middle of its second (in
      * unlinked_statements_sql: not a statement a span timed) */
@@ -1067,7 +1143,9 @@ static int gather_candidates(ls_store *s, int64_t offset, int64_t res, mlist kep
     memset(win, 0, sizeof(win));
     if ((rc = ls_store_prepare(s, db_spans_sql, &cur[0].q)) != 0 ||
         (rc = ls_store_prepare(s, unlinked_statements_sql, &cur[1].q)) != 0 ||
-        (rc = ls_stmt_bind_int64(cur[1].q, 1, res / 2)) != 0)
+        (rc = ls_stmt_bind_int64(cur[1].q, 1, res / 2)) != 0 ||
+        (rc = ls_store_prepare(s, span_row_sql, &row[0])) != 0 ||
+        (rc = ls_store_prepare(s, stmt_row_sql, &row[1])) != 0)
         goto out;
     /* Without a database span, the statements are not even sorted. */
     mcursor_step(&cur[0], start_col[0], shift[0]);
@@ -1076,12 +1154,14 @@ static int gather_candidates(ls_store *s, int64_t offset, int64_t res, mlist kep
     while (more_to_match(cur, win)) {
         int o;
         size_t i;
-        mitem it;
+        witem it;
         /* the earlier row next (a span first on a tie) */
         k = cur[0].rc != 1 ? 1 : cur[1].rc != 1 ? 0 : cur[1].start < cur[0].start;
         o = 1 - k;
-        if ((rc = mlist_expire(&win[0], &kept[0], cur[k].start - MATCH_TOLERANCE_US)) != 0 ||
-            (rc = mlist_expire(&win[1], &kept[1], cur[k].start - MATCH_TOLERANCE_US)) != 0)
+        if ((rc = wlist_expire(&win[0], &kept[0], cur[k].start - MATCH_TOLERANCE_US, 0,
+                               row[0])) != 0 ||
+            (rc = wlist_expire(&win[1], &kept[1], cur[k].start - MATCH_TOLERANCE_US, 1,
+                               row[1])) != 0)
             goto out;
         /* None of the other kind began within the tolerance before it, and
          * the next begins after: no candidate, not even read. */
@@ -1090,26 +1170,25 @@ static int gather_candidates(ls_store *s, int64_t offset, int64_t res, mlist kep
             mcursor_step(&cur[k], start_col[k], shift[k]);
             continue;
         }
-        if ((rc = mitem_read(&it, &cur[k], k)) != 0)
+        if ((rc = witem_read(&it, &cur[k], k)) != 0)
             goto out;
         for (i = win[o].head; i < win[o].n; i++)
-            if (strcmp(win[o].v[i].shape, it.shape) == 0)
+            if (win[o].v[i].shape == it.shape)
                 win[o].v[i].near = it.near = 1;
-        if ((rc = mlist_push(&win[k], &it)) != 0) {
-            mitem_free(&it);
+        if ((rc = wlist_push(&win[k], &it)) != 0)
             goto out;
-        }
         mcursor_step(&cur[k], start_col[k], shift[k]);
     }
     for (k = 0; k < 2 && rc == 0; k++)
         if (cur[k].rc < 0)
             rc = cur[k].rc;
     for (k = 0; k < 2 && rc == 0; k++)
-        rc = mlist_expire(&win[k], &kept[k], INT64_MAX);
+        rc = wlist_expire(&win[k], &kept[k], INT64_MAX, k, row[k]);
 out:
     for (k = 0; k < 2; k++) {
-        mlist_free(&win[k]);
+        free(win[k].v);
         ls_stmt_finalize(cur[k].q);
+        ls_stmt_finalize(row[k]);
     }
     return rc < 0 ? rc : 0;
 }
