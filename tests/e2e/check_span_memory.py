@@ -16,20 +16,22 @@ waits, no statements):
   dense      unmatched pids again, but beside samples/app's log (a real
              server's, which logged its statements) and over its first
              DENSE_SECONDS: every span lies within the statement links'
-             half-second tolerance of a logged statement, so the merge of
-             spans and statements (traces.c, gather_candidates()) holds
-             100 k spans at a time in its window (issue 38: at 10 M spans
-             over a minute, 83 k).
+             half-second tolerance of a logged statement: 50 k spans in
+             each half second, which the merge of spans and statements
+             (traces.c, gather_candidates()) held in a window at 43a13e6
+             (issue 38: at 10 M spans over a minute, 83 k of them).
 
 The peak resident size of lockspan (the child's own rusage, wait4) must
 stay under a bound. At 0855d3e, before these passes streamed, 300 k spans
 peaked at 39,936 KiB unmatched and 40,332 KiB matched (a 16 MiB page
 cache plus a sorter as large, in "statements from spans" and the code
 paths); after, 16,324 and 27,900 KiB. The bounds (26 and 35 MiB) sit
-between. dense peaked at 45,428 KiB at 43a13e6, whose window held each
-span's text and shape (about 300 bytes a span), and at 28,740 KiB once
-it held 32 bytes a span (the text read again only for a candidate); the
-bound, 35 MiB, sits between.
+between. dense peaked at 45,428 KiB at 43a13e6, whose merge held every
+span of the last half second in a window with its text and shape (about
+300 bytes a span), and at 17,932 KiB once leading cursors half a second
+ahead mark where a shape has one of the other kind near and the trailing
+ones keep only the candidates (nothing held per span); the bound, 26 MiB
+as unmatched's, sits between.
 
 Usage: check_span_memory.py LOCKSPAN SOURCE_DIR [--no-peak]
 
@@ -49,7 +51,7 @@ from lscheck import check, report
 SPANS = 300000
 UNMATCHED_BOUND_KIB = 26 * 1024
 MATCHED_BOUND_KIB = 35 * 1024
-DENSE_BOUND_KIB = 35 * 1024
+DENSE_BOUND_KIB = 26 * 1024
 DENSE_T0_NS = "1796214989000000000"  # samples/app's first second, 2026-12-02 12:36:29 UTC
 DENSE_SECONDS = "3"
 T0_NS = "1796238324000000000"  # the log's first connection, 2026-12-02 19:05:24 UTC
