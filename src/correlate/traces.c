@@ -1019,13 +1019,13 @@ static int mitem_read(mitem *it, const mcursor *c, int kind)
  * shapes of one bucket only make an item a candidate that pairs with
  * nothing (the pairs compare shapes): never one fewer.
  *
- * An interval is added when the leading cursors read the other kind's
- * item (2 * MATCH_TOLERANCE_US long) and dropped once the trailing
- * cursors, which read no item before the leading ones are
- * MATCH_TOLERANCE_US past it, are past its end: those held end within
- * 3 * MATCH_TOLERANCE_US, so at most two are apart; NEAR_SPANS of them
- * hold them with room to spare (a third would extend the last: more
- * candidates, never fewer).
+ * An interval, 2 * MATCH_TOLERANCE_US long, is added when the leading
+ * cursors read the other kind's item, at most MATCH_TOLERANCE_US after
+ * the trailing cursors' time, and dropped once that time is past its
+ * end. Those left after a drop all hold the trailing time, so they
+ * overlap and were joined into one: with the one added, two at most;
+ * NEAR_SPANS hold them with room to spare (past it the last would be
+ * extended: more candidates, never fewer).
  */
 #define NEAR_BUCKETS 1024
 #define NEAR_ANY NEAR_BUCKETS
