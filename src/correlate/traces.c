@@ -804,7 +804,7 @@ typedef struct mitem {
 
 typedef struct mlist {
     mitem *v;
-    size_t head, n, cap; /* a window's items are v[head..n) */
+    size_t n, cap;
 } mlist;
 
 typedef struct mpair {
@@ -951,7 +951,7 @@ static void mitem_free(mitem *it)
 static void mlist_free(mlist *l)
 {
     size_t i;
-    for (i = l->head; i < l->n; i++)
+    for (i = 0; i < l->n; i++)
         mitem_free(&l->v[i]);
     free(l->v);
     memset(l, 0, sizeof(*l));
@@ -969,28 +969,6 @@ static int mlist_push(mlist *l, const mitem *it)
         l->cap = ncap;
     }
     l->v[l->n++] = *it;
-    return 0;
-}
-
-/* Move the window's items that began before `before` out of it: to kept
- * when they have a candidate, else freed. The items held move to the
- * front once fewer than those gone, so the window's array follows what it
- * holds, not what went through it. */
-static int mlist_expire(mlist *win, mlist *kept, int64_t before)
-{
-    int rc;
-    for (; win->head < win->n && win->v[win->head].start < before; win->head++) {
-        mitem *it = &win->v[win->head];
-        if (!it->near)
-            mitem_free(it);
-        else if ((rc = mlist_push(kept, it)) != 0)
-            return rc;
-    }
-    if (win->head > 0 && win->head >= win->n - win->head) { /* more gone than held */
-        memmove(win->v, win->v + win->head, (win->n - win->head) * sizeof(*win->v));
-        win->n -= win->head;
-        win->head = 0;
-    }
     return 0;
 }
 
@@ -1034,85 +1012,190 @@ static int mitem_read(mitem *it, const mcursor *c, int kind)
     return LS_ENOMEM;
 }
 
-/* Can a row still be read that has a candidate? Each kind's rows can
- * match while the other kind has rows to come or held: once the spans are
- * over and none is held, no statement is read (a log without traces reads
- * none of its statements here), and the other way round. */
-static int more_to_match(const mcursor cur[2], const mlist win[2])
+/*
+ * Where the items of one kind have one of the other kind near: for each
+ * bucket of shapes (a hash of the shape, NEAR_BUCKETS of them, and one
+ * more, NEAR_ANY, for every shape), the times within MATCH_TOLERANCE_US
+ * of an item of the other kind, as disjoint intervals in time order. Two
+ * shapes of one bucket only make an item a candidate that pairs with
+ * nothing (the pairs compare shapes): never one fewer.
+ *
+ * An interval, 2 * MATCH_TOLERANCE_US long, is added when the leading
+ * cursors read the other kind's item, at most MATCH_TOLERANCE_US after
+ * the trailing cursors' time, and dropped once that time is past its
+ * end. Those left after a drop all hold the trailing time, so they
+ * overlap and were joined into one: with the one added, two at most;
+ * NEAR_SPANS hold them with room to spare (past it the last would be
+ * extended: more candidates, never fewer).
+ */
+#define NEAR_BUCKETS 1024
+#define NEAR_ANY NEAR_BUCKETS
+#define NEAR_SPANS 4
+
+typedef struct near_span {
+    int64_t lo, hi;
+} near_span;
+
+typedef struct near_set {
+    near_span v[NEAR_BUCKETS + 1][NEAR_SPANS];
+    unsigned char n[NEAR_BUCKETS + 1];
+} near_set;
+
+/* Drop bucket b's intervals that end before t. */
+static void near_drop(near_set *ns, int b, int64_t t)
 {
-    int k;
-    for (k = 0; k < 2; k++)
-        if (cur[k].rc == 1 && (cur[1 - k].rc == 1 || win[1 - k].head < win[1 - k].n))
-            return 1;
-    return 0;
+    int i = 0;
+    while (i < ns->n[b] && ns->v[b][i].hi < t)
+        i++;
+    if (i > 0) {
+        memmove(ns->v[b], ns->v[b] + i, (size_t)(ns->n[b] - i) * sizeof(ns->v[b][0]));
+        ns->n[b] = (unsigned char)(ns->n[b] - i);
+    }
+}
+
+/* Add [lo, hi] to bucket b (lo never below the last one's); now: the
+ * trailing cursors' time, before which no interval is asked again. */
+static void near_add(near_set *ns, int b, int64_t lo, int64_t hi, int64_t now)
+{
+    near_span *last;
+    near_drop(ns, b, now);
+    last = ns->n[b] ? &ns->v[b][ns->n[b] - 1] : NULL;
+    if (last && (lo <= last->hi || ns->n[b] == NEAR_SPANS)) {
+        if (hi > last->hi)
+            last->hi = hi;
+        return;
+    }
+    ns->v[b][ns->n[b]].lo = lo;
+    ns->v[b][ns->n[b]++].hi = hi;
+}
+
+/* Does an interval of bucket b hold t (no later t was asked before)? */
+static int near_has(near_set *ns, int b, int64_t t)
+{
+    near_drop(ns, b, t);
+    return ns->n[b] > 0 && ns->v[b][0].lo <= t;
+}
+
+/* The bucket of the shape of text; -1 when out of memory. */
+static int near_bucket(const char *text)
+{
+    char *shape = shape_of(text);
+    int b;
+    if (!shape)
+        return -1;
+    b = (int)(ls_quick_hash(shape, strlen(shape)) % NEAR_BUCKETS);
+    free(shape);
+    return b;
 }
 
 /*
  * The database spans and the unlinked transactions' statements that have
  * one of the other kind, of their shape, within MATCH_TOLERANCE_US: the
  * only ones a pair can take (kept[0] the spans, kept[1] the statements,
- * each by start). Both are read in start order and merged, each held only
- * while the other's may still come near it: memory follows the spans and
- * statements that match, not the trace's size or the log's.
+ * each by start). Both are read in start order twice, merged: the
+ * leading cursors MATCH_TOLERANCE_US ahead mark where each kind has one
+ * of the other near (near_set), and the trailing ones keep an item that
+ * lies there. Nothing is held but the candidates, whatever the number of
+ * spans in a tolerance (issue 38: a window of every item read within it
+ * held 83 k spans, their texts and shapes, at 10 M spans over a minute:
+ * 25 MiB), and no more than a small page cache (ls_store_sorting: the
+ * statements are sorted twice at once).
  */
 static int gather_candidates(ls_store *s, int64_t offset, int64_t res, mlist kept[2])
 {
-    mcursor cur[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
-    mlist win[2];
+    mcursor lead[2] = {{NULL, 0, 0}, {NULL, 0, 0}}, trail[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+    const char *sql[2] = {db_spans_sql, unlinked_statements_sql};
     const int start_col[2] = {ds_start_ts, us_start_ts};
+    const int text_col[2] = {ds_text, us_text};
     /* a whole-second statement time at the middle of its second (in
      * unlinked_statements_sql: not a statement a span timed) */
     const int64_t shift[2] = {offset, 0};
-    int rc, k;
+    near_set *ns = ls_calloc(2, sizeof(*ns)); /* ns[k]: where kind k has the other near */
+    int rc, rc2, k;
 
-    memset(win, 0, sizeof(win));
-    if ((rc = ls_store_prepare(s, db_spans_sql, &cur[0].q)) != 0 ||
-        (rc = ls_store_prepare(s, unlinked_statements_sql, &cur[1].q)) != 0 ||
-        (rc = ls_stmt_bind_int64(cur[1].q, 1, res / 2)) != 0)
+    if (!ns)
+        return LS_ENOMEM;
+    if ((rc = ls_store_sorting(s, 1)) != 0) {
+        free(ns);
+        return rc;
+    }
+    for (k = 0; k < 2 && rc == 0; k++)
+        if ((rc = ls_store_prepare(s, sql[k], &lead[k].q)) == 0)
+            rc = ls_store_prepare(s, sql[k], &trail[k].q);
+    if (rc == 0 && (rc = ls_stmt_bind_int64(lead[1].q, 1, res / 2)) == 0)
+        rc = ls_stmt_bind_int64(trail[1].q, 1, res / 2);
+    if (rc != 0)
         goto out;
     /* Without a database span, the statements are not even sorted. */
-    mcursor_step(&cur[0], start_col[0], shift[0]);
-    if (cur[0].rc == 1)
-        mcursor_step(&cur[1], start_col[1], shift[1]);
-    while (more_to_match(cur, win)) {
-        int o;
-        size_t i;
+    mcursor_step(&trail[0], start_col[0], shift[0]);
+    if (trail[0].rc != 1)
+        goto out;
+    mcursor_step(&lead[0], start_col[0], shift[0]);
+    mcursor_step(&trail[1], start_col[1], shift[1]);
+    mcursor_step(&lead[1], start_col[1], shift[1]);
+    for (;;) {
+        int64_t t;
+        int b, live[2];
         mitem it;
+        /* A kind is over when its rows are, or when the other's are and
+         * none of them is near what is left of it. */
+        for (k = 0; k < 2; k++)
+            live[k] = trail[k].rc == 1 &&
+                      (lead[1 - k].rc == 1 || near_has(&ns[k], NEAR_ANY, trail[k].start));
+        if (!live[0] && !live[1])
+            break;
         /* the earlier row next (a span first on a tie) */
-        k = cur[0].rc != 1 ? 1 : cur[1].rc != 1 ? 0 : cur[1].start < cur[0].start;
-        o = 1 - k;
-        if ((rc = mlist_expire(&win[0], &kept[0], cur[k].start - MATCH_TOLERANCE_US)) != 0 ||
-            (rc = mlist_expire(&win[1], &kept[1], cur[k].start - MATCH_TOLERANCE_US)) != 0)
-            goto out;
-        /* None of the other kind began within the tolerance before it, and
-         * the next begins after: no candidate, not even read. */
-        if (win[o].head == win[o].n &&
-            (cur[o].rc != 1 || cur[o].start > cur[k].start + MATCH_TOLERANCE_US)) {
-            mcursor_step(&cur[k], start_col[k], shift[k]);
-            continue;
+        k = !live[0] ? 1 : !live[1] ? 0 : trail[1].start < trail[0].start;
+        t = trail[k].start;
+        /* The leading cursors read up to MATCH_TOLERANCE_US past it. */
+        for (;;) {
+            int o = lead[0].rc == 1 && lead[0].start <= t + MATCH_TOLERANCE_US   ? 0
+                    : lead[1].rc == 1 && lead[1].start <= t + MATCH_TOLERANCE_US ? 1
+                                                                                 : -1;
+            int64_t at;
+            if (o < 0)
+                break;
+            at = lead[o].start;
+            if ((b = near_bucket(ls_stmt_text(lead[o].q, text_col[o]))) < 0) {
+                rc = LS_ENOMEM;
+                goto out;
+            }
+            near_add(&ns[1 - o], b, at - MATCH_TOLERANCE_US, at + MATCH_TOLERANCE_US, t);
+            near_add(&ns[1 - o], NEAR_ANY, at - MATCH_TOLERANCE_US, at + MATCH_TOLERANCE_US, t);
+            mcursor_step(&lead[o], start_col[o], shift[o]);
         }
-        if ((rc = mitem_read(&it, &cur[k], k)) != 0)
-            goto out;
-        for (i = win[o].head; i < win[o].n; i++)
-            if (strcmp(win[o].v[i].shape, it.shape) == 0)
-                win[o].v[i].near = it.near = 1;
-        if ((rc = mlist_push(&win[k], &it)) != 0) {
-            mitem_free(&it);
-            goto out;
+        if (lead[0].rc < 0 || lead[1].rc < 0)
+            break;
+        /* None of the other kind within the tolerance: not even read. */
+        if (near_has(&ns[k], NEAR_ANY, t)) {
+            if ((b = near_bucket(ls_stmt_text(trail[k].q, text_col[k]))) < 0) {
+                rc = LS_ENOMEM;
+                goto out;
+            }
+            if (near_has(&ns[k], b, t)) {
+                if ((rc = mitem_read(&it, &trail[k], k)) != 0)
+                    goto out;
+                it.near = 1;
+                if ((rc = mlist_push(&kept[k], &it)) != 0) {
+                    mitem_free(&it);
+                    goto out;
+                }
+            }
         }
-        mcursor_step(&cur[k], start_col[k], shift[k]);
+        mcursor_step(&trail[k], start_col[k], shift[k]);
     }
     for (k = 0; k < 2 && rc == 0; k++)
-        if (cur[k].rc < 0)
-            rc = cur[k].rc;
-    for (k = 0; k < 2 && rc == 0; k++)
-        rc = mlist_expire(&win[k], &kept[k], INT64_MAX);
+        if (lead[k].rc < 0 || trail[k].rc < 0)
+            rc = lead[k].rc < 0 ? lead[k].rc : trail[k].rc;
 out:
     for (k = 0; k < 2; k++) {
-        mlist_free(&win[k]);
-        ls_stmt_finalize(cur[k].q);
+        ls_stmt_finalize(lead[k].q);
+        ls_stmt_finalize(trail[k].q);
     }
-    return rc < 0 ? rc : 0;
+    free(ns);
+    rc2 = ls_store_sorting(s, 0);
+    rc = rc < 0 ? rc : 0;
+    return rc ? rc : rc2;
 }
 
 /* The request of each kept span, read once per run of one trace. */

@@ -84,7 +84,7 @@ BIND_BASELINE = {
     "src/correlate/spans.c": 105,
     "src/correlate/spantimes.c": 6,
     "src/correlate/summary.c": 4,
-    "src/correlate/traces.c": 57,
+    "src/correlate/traces.c": 58,
     "src/correlate/transactions.c": 95,
     # pool34b's pass (merged with tables33): its temp tables and SELECTs
     "src/correlate/txspans.c": 91,
