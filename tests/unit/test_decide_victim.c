@@ -66,6 +66,24 @@ static void test_span_window_edges(void)
     CHECK_INT(ls_victim_span(f, 1, TS, SEC, SLACK), -1);
 }
 
+/* The jsonlog of the same run: deadlock 22 (pid 21503) at 12.008; its
+ * driver span of the text ends 1.518 ms after the deadlock, the next
+ * victim's (deadlock 23, trace e2a38fba, caught at 12.228) 219.968 ms
+ * after; both began before it. */
+static void test_span_millisecond_next_victim(void)
+{
+    const int64_t ts = 1796578572008000LL;
+    ls_failed_span f[] = {{ts + 1518, 0}, {ts + 219968, 0}};
+
+    CHECK_INT(ls_victim_span(f, 2, ts, 0, SLACK), 0);
+    f[1].end = ts + LS_VICTIM_HEARD_US; /* heard as soon: not unique */
+    CHECK_INT(ls_victim_span(f, 2, ts, 0, SLACK), -1);
+    f[1].end = ts + LS_VICTIM_HEARD_US + 1;
+    CHECK_INT(ls_victim_span(f, 2, ts, 0, SLACK), 0);
+    f[0].end = ts - SLACK - 1; /* ended before the deadlock: not its */
+    CHECK_INT(ls_victim_span(f, 2, ts, 0, SLACK), -1);
+}
+
 static void test_span_millisecond(void)
 {
     ls_failed_span f[] = {{TS + 10000, 0}, {TS + 20000, 0}};
@@ -135,6 +153,7 @@ int main(void)
     test_span_clock_slack();
     test_span_window_edges();
     test_span_millisecond();
+    test_span_millisecond_next_victim();
     test_tx();
     test_tx_two_in_one_second();
     return TEST_REPORT();

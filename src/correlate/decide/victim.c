@@ -7,9 +7,18 @@
 int ls_victim_span(const ls_failed_span *c, size_t n, int64_t ts, int64_t res, int64_t slack)
 {
     size_t i;
+    int pick = -1;
 
-    if (res <= 0)
-        return n == 1 ? 0 : -1;
+    if (res <= 0) {
+        for (i = 0; i < n; i++) {
+            if (c[i].end < ts - slack || c[i].end > ts + LS_VICTIM_HEARD_US)
+                continue;
+            if (pick >= 0)
+                return -1;
+            pick = (int)i;
+        }
+        return pick;
+    }
     for (i = 0; i < n; i++)
         if (!c[i].used && c[i].end >= ts - slack && c[i].end <= ts + res + LS_VICTIM_HEARD_US)
             return (int)i;

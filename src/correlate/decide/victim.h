@@ -34,8 +34,9 @@ typedef struct ls_failed_span {
  * caller's window gives, sorted by end) ended in the deadlock at ts (its
  * log time, database clock) of a log whose times have resolution res
  * (0: to the millisecond; else a whole second, ts its start). To the
- * millisecond: the one span there is, or none when several are (no
- * unique evidence). Whole seconds: deadlocks of one text in one second
+ * millisecond: the one span there is that ended in [ts - slack, ts +
+ * LS_VICTIM_HEARD_US], or none when several did (no unique evidence); a
+ * span of the text that failed later was the next victim's. Whole seconds: deadlocks of one text in one second
  * are taken in the log's order, each the first span not yet used whose
  * end lies in [ts - slack, ts + res + LS_VICTIM_HEARD_US] (slack: the
  * clock offset's error, LS_VICTIM_CLOCK_SLACK_US there): the server
