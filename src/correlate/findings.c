@@ -647,6 +647,7 @@ int ls_findings_write(ls_store *s, const ls_findings_scope *sc)
     size_t n = 0, i;
     int rc = 0;
 
+    rc = ls_deadlock_proc_rows(s);
     for (i = 0; rc == 0 && i < NRULES; i++)
         rc = run_rule(s, &rules[i], sc, &sql, all, &n);
     ls_buf_free(&sql);

@@ -147,8 +147,25 @@ static void test_tx_two_in_one_second(void)
     CHECK_INT(ls_victim_tx(c, 3, ts, SEC), -1);
 }
 
+/* The survivor's UPDATE of a deadlock: on the %t log its duration line
+ * (stamped in the second after the deadlock's) gives start = end - dur;
+ * it ran across the deadlock's second. */
+static void test_stmt_running(void)
+{
+    CHECK_INT(ls_deadlock_stmt_running(TS - 150000, TS + SEC, TS, SEC), 1);
+    CHECK_INT(ls_deadlock_stmt_running(TS + SEC, TS + SEC + 5000, TS, SEC), 1); /* edge */
+    CHECK_INT(ls_deadlock_stmt_running(TS + SEC + 1, TS + SEC + 5000, TS, SEC), 0);
+    CHECK_INT(ls_deadlock_stmt_running(TS - 150000, TS - 1, TS, SEC), 0); /* ended before */
+    CHECK_INT(ls_deadlock_stmt_running(TS - 150000, TS, TS, SEC), 1);
+    /* to the millisecond: begun by the deadlock's time itself */
+    CHECK_INT(ls_deadlock_stmt_running(TS + 1, TS + 5000, TS, 0), 0);
+    /* logged without a duration (log_statement): begun by then */
+    CHECK_INT(ls_deadlock_stmt_running(TS - 150000, -1, TS, 0), 1);
+}
+
 int main(void)
 {
+    test_stmt_running();
     test_span_in_log_order();
     test_span_clock_slack();
     test_span_window_edges();

@@ -41,3 +41,10 @@ int ls_victim_tx(const ls_victim_tx_cand *c, size_t n, int64_t ts, int64_t res)
     }
     return pick;
 }
+
+int ls_deadlock_stmt_running(int64_t start, int64_t end, int64_t ts, int64_t res)
+{
+    if (start > ts + (res > 0 ? res : 0))
+        return 0;
+    return end < 0 || end >= ts;
+}

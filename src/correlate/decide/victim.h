@@ -68,4 +68,15 @@ typedef struct ls_victim_tx_cand {
  */
 int ls_victim_tx(const ls_victim_tx_cand *c, size_t n, int64_t ts, int64_t res);
 
+/*
+ * Is a statement of a deadlock process's DETAIL text, logged by its
+ * session, the one it was running when the deadlock at ts was written
+ * (a log of resolution res: ts is then its second's start)? It began by
+ * then (start <= ts + res) and, when the log gave its duration (end >=
+ * 0), had not ended before (end >= ts): the process was waiting in it.
+ * Without a duration (log_statement), the latest of the text begun by
+ * then is taken, as the caller reads latest first.
+ */
+int ls_deadlock_stmt_running(int64_t start, int64_t end, int64_t ts, int64_t res);
+
 #endif
