@@ -188,6 +188,24 @@ def retry_checks(judge, truth, report):
                 right, " (%s)" % "; ".join(bad[:3]) if bad else ""), len(fails))
 
 
+# The rules that claim a hot row of their own (decide/finding.h,
+# ls_finding_row_keyed). event_totals event_id=1's waits through the
+# check-in trigger that the log gives no key for are row versions,
+# "ctid (0,20)" and the like: one logical row split, never a row at its
+# serial capacity or a counter of its own (both fired on (0,20) on
+# 43a13e6, on the jsonlog and on %t). That they are still listed apart in
+# hot_rows is the judge's XFAIL "hot rows lockspan could not key".
+ROW_RULES = ("hot_counter_row", "hidden_waiting", "serial_capacity")
+
+
+def ctid_findings_check(prefix, report):
+    """(name, ok, lockspan, truth): no row finding on a ctid-only row."""
+    bad = ["%s %s" % (f["rule"], f.get("row")) for f in report["findings"]
+           if f["rule"] in ROW_RULES and (f.get("row") or "").startswith("ctid ")]
+    return (prefix + "row findings on rows known only by a ctid (ls_finding_row_keyed)",
+            not bad, bad, [])
+
+
 def analyze(lockspan, out, inputs):
     run = subprocess.run([lockspan, "analyze", "-q", "-o", out] + inputs,
                          capture_output=True, text=True)
@@ -267,7 +285,9 @@ def main():
         results.update(pooled_check(prefix, truth, r))
     results.update(seconds_waiter_check(judge, truth, seconds_report))
     sys.exit(lscheck.judged("check_blind_pool", results, MUST_HOLD,
-                            first=[retry_checks(judge, truth, report)],
+                            first=[retry_checks(judge, truth, report),
+                                   ctid_findings_check("", report),
+                                   ctid_findings_check("%t + traces: ", seconds_report)],
                             not_asserted=NOT_ASSERTED))
 
 
