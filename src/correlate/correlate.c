@@ -1496,7 +1496,14 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * links paired by duration (spans.c, traces.c); a lock error's retry is
  * the transaction right after the failed one, by the session's log order
  * or, where the log does not show the failed transaction, by its
- * request's trace (decide/retry.c, retries.c). */
+ * request's trace (decide/retry.c, retries.c). 22: a pooled
+ * request's transaction rebuilt from its trace where the log has its
+ * statements alone (txspans.c, decide/spantx.c); whole-second queueing
+ * and hidden waits (decide/queue.c, decide/hidden.c); pooled deadlock
+ * victims on whole-second logs too, paired with their failed spans in
+ * the log's order, and to the millisecond only a span that failed by the
+ * time the client heard of it (decide/victim.c, spans.c, transactions.c);
+ * the log's resolution read without the spans' statements (holds.c). */
 #define CORRELATION_REV "22"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

@@ -136,7 +136,7 @@ static int hidden_fires(ls_stmt *q, const rule_fields *rf)
 {
     double hidden, logged;
     return num(q, rf, "hidden_wait_ms", &hidden) && num(q, rf, "logged_wait_ms", &logged) &&
-           ls_finding_hidden_fires(hidden, logged);
+           ls_finding_row_keyed(text(q, rf, "row")) && ls_finding_hidden_fires(hidden, logged);
 }
 
 static int queued_fire(ls_stmt *q, const rule_fields *rf)
@@ -151,6 +151,7 @@ static int serial_fires(ls_stmt *q, const rule_fields *rf)
     double span_s, capacity;
     return count(q, rf, "waits", &waits) && count(q, rf, "transactions", &wanting) &&
            num(q, rf, "window_s", &span_s) && num(q, rf, "capacity_per_s", &capacity) &&
+           ls_finding_row_keyed(text(q, rf, "row")) &&
            ls_finding_serial_fires(waits, wanting, span_s, capacity);
 }
 
@@ -646,6 +647,7 @@ int ls_findings_write(ls_store *s, const ls_findings_scope *sc)
     size_t n = 0, i;
     int rc = 0;
 
+    rc = ls_deadlock_proc_rows(s);
     for (i = 0; rc == 0 && i < NRULES; i++)
         rc = run_rule(s, &rules[i], sc, &sql, all, &n);
     ls_buf_free(&sql);

@@ -236,4 +236,8 @@ int ls_fnd_gather_idle(ls_store *s, const ls_findings_scope *sc, const finding_r
 int ls_fnd_gather_counter(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
                        const rule_fields *rf, ls_stmt *q, keeper *k);
 
+/* Each deadlock process's row and transaction as its DETAIL names them,
+ * in temp.dl_procs (dlprocs.c), for lockorder.h's lock_cycles. */
+int ls_deadlock_proc_rows(ls_store *s);
+
 #endif

@@ -770,7 +770,8 @@ static int counter_offer(counter_ctx *x, const finding_rule *r, const rule_field
     size_t slot, i;
     int rc;
 
-    if (c->waits.null || !ls_finding_counter_fires(c->waits.i) || c->nshapes == 0)
+    if (c->waits.null || !ls_finding_counter_fires(c->waits.i) || c->nshapes == 0 ||
+        !ls_finding_row_keyed(c->row_key.null ? NULL : c->row_key.s))
         return 0;
     if (!(w = ls_realloc(NULL, c->nshapes * sizeof(*w))))
         return LS_ENOMEM;

@@ -651,8 +651,9 @@ int ls_correlate_log_resolution(ls_store *s, int64_t *out)
     enum { SUBSECOND, ANY };
     int rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM statements"
                                  " WHERE log_ts % " LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0"
+                                 " AND verb IS NOT 'span'"
                                  " AND stmt_id NOT IN (SELECT stmt_id FROM stmt_span_time)),"
-                                 " EXISTS (SELECT 1 FROM statements)",
+                                 " EXISTS (SELECT 1 FROM statements WHERE verb IS NOT 'span')",
                               &q);
     *out = LS_MILLISECOND_US;
     if (rc != 0)

@@ -15,7 +15,22 @@
  * the victim's hold is missing and the DETAIL has the holder wait for the
  * victim itself, the row the holder locked after b (when it waits for
  * another process of a longer cycle, the row it locked next was that
- * process's, not the victim's). So the victim locked a before b and
+ * process's, not the victim's), or, where the holds do not tell, the
+ * row the holder's own DETAIL statement was waiting for
+ * (temp.dl_procs, dlprocs.c: behind a pooler with
+ * log_min_duration_statement the victim's first UPDATE and the
+ * holder's later one are not logged), when both sides' transactions
+ * are sure: the holder's the one running its DETAIL statement by that
+ * statement's logged line (dlprocs.c), the victim's the one rebuilt
+ * from its request's spans that the deadlock is linked to
+ * (deadlock_links: spans.c write_victims), or its wait's transaction
+ * when that one ran the victim's DETAIL statement too (a pooled
+ * backend's wait on a whole-second log without traces is linked to
+ * another client's transaction of that second as often as not: no pair
+ * is read from the DETAIL there); the holder's side is then its DETAIL
+ * transaction. Where the holds tell, the sides are the victim's wait's
+ * waiter (or the victim's rebuilt transaction) and holder, as they were
+ * read before. So the victim locked a before b and
  * the survivor b before a: two orders, one per side, read from the keys
  * each side locked, never from relations alone (two paths that write one
  * relation in opposite orders may lock different rows, or one may INSERT
@@ -64,14 +79,18 @@
     "  ROWS UNBOUNDED PRECEDING) AS grp FROM lc_k),"                                          \
     " lc_d AS (SELECT * FROM (SELECT pid, deadlock_id, ts, kind, max(wait_id) OVER"           \
     "  (PARTITION BY pid, file_id, grp) AS wait_id FROM lc_g) WHERE kind = 1),"               \
-    " lc_v AS (SELECT d.deadlock_id, d.ts, w.waiter_tx AS v, w.holder_tx AS s, w.row_id AS b," \
-    "  w.waiter_stmt AS vstmt, EXISTS (SELECT 1 FROM deadlock_edges e"                       \
+    " lc_v AS (SELECT *, coalesce(vs, vw) AS v, sw AS s,"                                   \
+    "  sd IS NOT NULL AND (vs IS NOT NULL OR vd = vw) AS sure FROM (SELECT d.deadlock_id,"    \
+    "  d.ts, xv.span_tx AS vs, w.waiter_tx AS vw, xv.tx_id AS vd, xs.tx_id AS sd,"             \
+    "  w.holder_tx AS sw, xs.row_id AS sr,"                                                   \
+    "  w.row_id AS b, w.waiter_stmt AS vstmt, EXISTS (SELECT 1 FROM deadlock_edges e"        \
     "   WHERE e.deadlock_id = d.deadlock_id AND e.waiter_pid = w.holder_pid"                  \
     "   AND e.blocker_pid = d.pid) AS direct FROM lc_d d JOIN lock_waits w"                   \
-    "  ON w.wait_id = d.wait_id"                                                              \
-    "  WHERE w.row_id IS NOT NULL AND w.waiter_tx IS NOT NULL AND w.holder_tx IS NOT NULL"    \
+    "  ON w.wait_id = d.wait_id LEFT JOIN temp.dl_procs xv ON xv.deadlock_id = d.deadlock_id" \
+    "  AND xv.pid = d.pid LEFT JOIN temp.dl_procs xs ON xs.deadlock_id = d.deadlock_id"       \
+    "  AND xs.pid = w.holder_pid WHERE w.row_id IS NOT NULL"                                  \
     "  AND EXISTS (SELECT 1 FROM deadlock_edges e WHERE e.deadlock_id = d.deadlock_id"        \
-    "   AND e.waiter_pid = w.holder_pid) ORDER BY d.deadlock_id),"                            \
+    "   AND e.waiter_pid = w.holder_pid)) ORDER BY deadlock_id),"                             \
     " lc_a AS (SELECT lc_v.*, coalesce("                                                      \
     "  (SELECT hv.row_id FROM holds hv WHERE hv.tx_id = lc_v.v AND hv.row_id <> lc_v.b"       \
     "   AND (lc_v.vstmt IS NULL OR hv.lock_stmt < lc_v.vstmt) AND EXISTS (SELECT 1"           \
@@ -80,9 +99,12 @@
     "  (SELECT hs.row_id FROM holds hs JOIN holds hb ON hb.tx_id = lc_v.s"                    \
     "   AND hb.row_id = lc_v.b WHERE lc_v.direct AND hs.tx_id = lc_v.s"                       \
     "   AND hs.row_id <> lc_v.b AND hs.lock_stmt > hb.lock_stmt"                              \
-    "   ORDER BY hs.lock_stmt LIMIT 1)) AS a FROM lc_v),"                                     \
-    " lc_t AS (SELECT deadlock_id, ts, a, b, 0 AS side, v AS tx FROM lc_a"                    \
-    "  UNION ALL SELECT deadlock_id, ts, a, b, 1, s FROM lc_a),"                               \
+    "   ORDER BY hs.lock_stmt LIMIT 1)) AS ah,"                                               \
+    "  CASE WHEN direct AND sure AND sr <> b THEN sr END AS ad FROM lc_v"                    \
+    "  WHERE v IS NOT NULL AND coalesce(s, sd) IS NOT NULL),"                                 \
+    " lc_t AS (SELECT deadlock_id, ts, coalesce(ah, ad) AS a, b, 0 AS side, v AS tx"         \
+    "  FROM lc_a UNION ALL SELECT deadlock_id, ts, coalesce(ah, ad), b, 1,"                   \
+    "  CASE WHEN ah IS NULL THEN sd ELSE s END FROM lc_a),"                                   \
     " lc_l AS (SELECT t.*, %s AS label FROM lc_t t JOIN tx_code c ON c.tx_id = t.tx),"         \
     " lc_m AS (SELECT deadlock_id, ts, a, b, max(CASE side WHEN 0 THEN label END) AS lv,"     \
     "  max(CASE side WHEN 1 THEN label END) AS ls FROM lc_l GROUP BY deadlock_id"             \

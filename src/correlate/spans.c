@@ -47,6 +47,7 @@
 #include "correlate_int.h"
 #include "decide/span.h"
 #include "decide/tolerances.h"
+#include "decide/victim.h"
 #include "ls_columns.h"
 #include "ls_span.h"
 #include "ls_sqlshape.h"
@@ -649,6 +650,8 @@ static void bind_session(ls_stmt *c, int64_t offset, ls_stmt *se)
 
 #define VICTIM_TX_MAX_US 60000000 /* how long before the deadlock its transaction began */
 #define VICTIM_MAX_SPANS 64          /* database spans of the victim's request read */
+#define VICTIM_MAX_FAILED 16         /* failed spans of the victim's text read */
+#define VICTIM_USED 256              /* failed spans paired lately, kept (whole seconds) */
 
 /*
  * The deadlock victims in sessions that logged statements (a session the
@@ -668,21 +671,22 @@ static const char victims_sql[] =
     " WHERE d.victim_session IS NOT NULL AND d.ts IS NOT NULL"
     " AND EXISTS (SELECT 1 FROM stmt_rows st WHERE st.session_id = d.victim_session"
     "  AND st.verb IS NOT 5)" /* LS_VERB_SPAN */
-    " ORDER BY d.deadlock_id";
+    " ORDER BY d.ts, d.file_id, d.line, d.deadlock_id"; /* the log's order */
 
 /* The database spans of that text (?1) that ended in an error and ran at
  * the deadlock's time (?2..?3: their start, ?4: their end no earlier),
  * on the application's clock; not an ORM's span of a driver span. */
 #define FAILED_SPAN_COLS(X, Q)        \
     X(Q, span_row, "sp.span_row")     \
-    X(Q, trace_id, "sp.trace_id")
+    X(Q, trace_id, "sp.trace_id")     \
+    X(Q, end_ts, "sp.end_ts")
 LS_COLUMNS(fq, FAILED_SPAN_COLS);
 static const char failed_spans_sql[] =
     "SELECT " LS_SELECT_LIST(fq, FAILED_SPAN_COLS) " FROM spans sp"
     " WHERE sp.db_statement = ?1 AND sp.start_ts BETWEEN ?2 AND ?3 AND sp.end_ts >= ?4"
     " AND sp.error = 1 AND sp.trace_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM"
     "  span_placement p WHERE p.span_row = sp.span_row AND p.how = '" HOW_ORM "')"
-    " LIMIT 2";
+    " ORDER BY sp.end_ts, sp.span_row LIMIT " LS_SQL_INT(VICTIM_MAX_FAILED);
 
 /* The request's database spans (not an ORM's of a driver span), by
  * start, on the database clock (?2 the offset). */
@@ -712,6 +716,27 @@ static const char logged_then_sql[] =
     " AND start_ts BETWEEN ?2 - ?4 - " LS_SQL_INT(VICTIM_TX_MAX_US) " AND ?3"
     " AND verb IS NOT 5" /* LS_VERB_SPAN */
     " AND ((dur_us IS NULL AND start_ts >= ?2 - ?4) OR (dur_us IS NOT NULL AND start_ts + dur_us >= ?2)))";
+
+/*
+ * The same on a whole-second log, where any statement another client ran
+ * on the pooled backend in the deadlock's second or the next looks as if
+ * it ended after the failed statement began: the session's statements
+ * (not spans) from the failed statement's start less a second (?2) to a
+ * second after the deadlock's second (?3), read in C (logged_then_whole):
+ * the failed statement logged without a duration (its text, ?4), or a
+ * COMMIT or ROLLBACK that ended from the deadlock's second on (?5).
+ */
+#define LOGGED_WHOLE_COLS(X, Q)                        \
+    X(Q, no_duration, "r.dur_us IS NULL")              \
+    X(Q, end_ts, "r.start_ts + coalesce(r.dur_us, 0)") \
+    X(Q, same_text, "t.text = ?4")                     \
+    X(Q, text, "t.text")
+LS_COLUMNS(lw, LOGGED_WHOLE_COLS);
+static const char logged_whole_sql[] =
+    "SELECT " LS_SELECT_LIST(lw, LOGGED_WHOLE_COLS) " FROM stmt_rows r"
+    " JOIN stmt_texts t ON t.text_id = r.text_id WHERE r.session_id = ?1"
+    " AND r.start_ts BETWEEN ?2 AND ?3 AND r.verb IS NOT 5 /* LS_VERB_SPAN */"
+    " AND r.start_ts + coalesce(r.dur_us, 0) >= ?5 - " LS_SQL_INT(VICTIM_TX_MAX_US);
 
 /* One database span of the victim's request, as read. */
 typedef struct req_span {
@@ -744,32 +769,59 @@ static void victim_tx_bounds(const req_span *v, size_t n, size_t k, size_t *firs
 
 /* The statements a victim's transaction ran, for write_victim(). */
 typedef struct victim_ctx {
-    ls_stmt *failed, *req, *logged;
+    ls_stmt *failed, *req, *logged, *whole;
     int64_t offset, res;
+    int64_t used[VICTIM_USED]; /* the failed spans paired last (a ring) */
+    size_t nused;
 } victim_ctx;
 
-/* The one failed span of the victim at q (victims_sql), else *row 0
- * (none, or several: not unique evidence). */
+static int victim_used(const victim_ctx *c, int64_t row)
+{
+    size_t i, n = c->nused < VICTIM_USED ? c->nused : VICTIM_USED;
+
+    for (i = 0; i < n; i++)
+        if (c->used[i] == row)
+            return 1;
+    return 0;
+}
+
+/* The failed span of the victim at q (victims_sql) that ls_victim_span()
+ * pairs it with, else *row 0. The window: begun up to VICTIM_TX_MAX_US
+ * before the deadlock and by its time (its second's end, whole seconds),
+ * not ended before it; on whole seconds, ended by the time the client
+ * heard of it. */
 static int victim_span(victim_ctx *c, ls_stmt *q, int64_t *row, char *trace, size_t tn)
 {
     int64_t ts = ls_stmt_int64(q, vq_ts) - c->offset;
-    int rc, n = 0;
+    int64_t slack = c->res > 0 ? LS_VICTIM_CLOCK_SLACK_US : LS_SPAN_LOG_SLACK_US;
+    int64_t rows[VICTIM_MAX_FAILED];
+    char traces[VICTIM_MAX_FAILED][64];
+    ls_failed_span f[VICTIM_MAX_FAILED];
+    size_t n = 0;
+    int rc, pick;
 
     *row = 0;
     ls_stmt_reset(c->failed);
     ls_stmt_bind_text(c->failed, 1, ls_stmt_text(q, vq_text));
     ls_stmt_bind_int64(c->failed, 2, ts - VICTIM_TX_MAX_US);
     ls_stmt_bind_int64(c->failed, 3, ts + c->res + LS_SPAN_LOG_SLACK_US);
-    ls_stmt_bind_int64(c->failed, 4, ts - LS_SPAN_LOG_SLACK_US);
-    while ((rc = ls_stmt_step(c->failed)) == 1) {
-        if (n++ == 0) {
-            *row = ls_stmt_int64(c->failed, fq_span_row);
-            snprintf(trace, tn, "%s", ls_stmt_text(c->failed, fq_trace_id));
-        }
+    ls_stmt_bind_int64(c->failed, 4, ts - slack);
+    while (n < VICTIM_MAX_FAILED && (rc = ls_stmt_step(c->failed)) == 1) {
+        rows[n] = ls_stmt_int64(c->failed, fq_span_row);
+        snprintf(traces[n], sizeof(traces[n]), "%s", ls_stmt_text(c->failed, fq_trace_id));
+        f[n].end = ls_stmt_int64(c->failed, fq_end_ts);
+        f[n].used = victim_used(c, rows[n]);
+        n++;
     }
-    if (n != 1)
-        *row = 0;
-    return rc < 0 ? rc : 0;
+    ls_stmt_reset(c->failed);
+    if (rc < 0)
+        return rc;
+    if ((pick = ls_victim_span(f, n, ts, c->res, slack)) < 0)
+        return 0;
+    *row = rows[pick];
+    snprintf(trace, tn, "%s", traces[pick]);
+    c->used[c->nused++ % VICTIM_USED] = *row;
+    return 0;
 }
 
 /* Read the request's spans into v (at most VICTIM_MAX_SPANS); *k the
@@ -799,6 +851,34 @@ static int read_request_spans(victim_ctx *c, const char *trace, int64_t failed, 
         (*n)++;
     }
     ls_stmt_reset(c->req);
+    return rc < 0 ? rc : 0;
+}
+
+/* Whether a whole-second log has the victim at q's failed statement or
+ * its transaction's end (logged_whole_sql); failed_start: the failed
+ * span's start, database clock. */
+static int logged_then_whole(victim_ctx *c, ls_stmt *q, int64_t failed_start, int *logged)
+{
+    int64_t ts = ls_stmt_int64(q, vq_ts);
+    int rc;
+
+    *logged = 0;
+    ls_stmt_reset(c->whole);
+    if ((rc = ls_stmt_bind_int64(c->whole, 1, ls_stmt_int64(q, vq_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(c->whole, 2, failed_start - c->res)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->whole, 3, ts + 2 * c->res)) != 0 ||
+        (rc = ls_stmt_bind_text(c->whole, 4, ls_stmt_text(q, vq_text))) != 0 ||
+        (rc = ls_stmt_bind_int64(c->whole, 5, ts)) != 0)
+        return rc;
+    while (!*logged && (rc = ls_stmt_step(c->whole)) == 1) {
+        ls_sql_kind k = ls_sql_kind_of(ls_stmt_text(c->whole, lw_text));
+        if (ls_stmt_int64(c->whole, lw_no_duration) && ls_stmt_int64(c->whole, lw_same_text))
+            *logged = 1;
+        else if ((k == LS_SQL_COMMIT || k == LS_SQL_ROLLBACK) &&
+                 ls_stmt_int64(c->whole, lw_end_ts) >= ts)
+            *logged = 1;
+    }
+    ls_stmt_reset(c->whole);
     return rc < 0 ? rc : 0;
 }
 
@@ -836,13 +916,19 @@ static int write_victim(victim_ctx *c, span_writer *w, ls_stmt *q)
     if ((rc = read_request_spans(c, trace, failed, v, &n, &k)) != 0 || k >= n)
         goto out;
     victim_tx_bounds(v, n, k, &first, &last);
-    ls_stmt_reset(c->logged);
-    ls_stmt_bind_int64(c->logged, 1, ls_stmt_int64(q, vq_session_id));
-    ls_stmt_bind_int64(c->logged, 2, v[k].start - LS_SPAN_LOG_SLACK_US);
-    ls_stmt_bind_int64(c->logged, 3, v[last].start + v[last].dur + c->res);
-    ls_stmt_bind_int64(c->logged, 4, c->res);
-    if ((rc = ls_stmt_step(c->logged)) < 0 || ls_stmt_int64(c->logged, LS_ONLY_COLUMN))
-        goto out;
+    if (c->res > 0) {
+        int logged = 0;
+        if ((rc = logged_then_whole(c, q, v[k].start, &logged)) != 0 || logged)
+            goto out;
+    } else {
+        ls_stmt_reset(c->logged);
+        ls_stmt_bind_int64(c->logged, 1, ls_stmt_int64(q, vq_session_id));
+        ls_stmt_bind_int64(c->logged, 2, v[k].start - LS_SPAN_LOG_SLACK_US);
+        ls_stmt_bind_int64(c->logged, 3, v[last].start + v[last].dur + c->res);
+        ls_stmt_bind_int64(c->logged, 4, c->res);
+        if ((rc = ls_stmt_step(c->logged)) < 0 || ls_stmt_int64(c->logged, LS_ONLY_COLUMN))
+            goto out;
+    }
     w->session_id = ls_stmt_int64(q, vq_session_id);
     w->pid = ls_stmt_int64(q, vq_pid);
     for (i = first; i <= last && rc >= 0; i++) {
@@ -875,7 +961,8 @@ static int write_victims(ls_store *s, span_writer *w, int64_t offset, int64_t re
         (rc = ls_store_prepare(s, victims_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, failed_spans_sql, &c.failed)) != 0 ||
         (rc = ls_store_prepare(s, request_spans_sql, &c.req)) != 0 ||
-        (rc = ls_store_prepare(s, logged_then_sql, &c.logged)) != 0)
+        (rc = ls_store_prepare(s, logged_then_sql, &c.logged)) != 0 ||
+        (rc = ls_store_prepare(s, logged_whole_sql, &c.whole)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
         if ((rc = write_victim(&c, w, q)) != 0)
@@ -885,6 +972,7 @@ out:
     ls_stmt_finalize(c.failed);
     ls_stmt_finalize(c.req);
     ls_stmt_finalize(c.logged);
+    ls_stmt_finalize(c.whole);
     return rc < 0 ? rc : 0;
 }
 
@@ -926,11 +1014,13 @@ int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
         if ((rc = write_session(&w, bypid, placed)) != 0)
             goto out;
     }
-    /* Not on whole-second logs: a deadlock stamped at its second's start
-     * finds the victim's transaction not yet begun (OPEN_TX), and the
-     * waiters' links came out worse (184 of 267 right against 208). */
+    /* Whole-second logs too: the victims of one second are paired with
+     * their failed spans in the log's order (decide/victim.h), and the
+     * transactions pass links each to its transaction (relink_victims);
+     * the statements logging pass and the others read the log's
+     * resolution without these statements (holds.c). */
     if (rc < 0 || (rc = ls_log_resolution(s, &res)) != 0 ||
-        (res == 0 && (rc = write_victims(s, &w, offset, 0)) != 0))
+        (rc = write_victims(s, &w, offset, res)) != 0)
         goto out;
     /* The code-paths pass links spans with the same offset, unless
      * sqlcommenter links measure it there. */

@@ -39,6 +39,7 @@
 #include "ls_keypack.h"
 #include "ls_sqlshape.h"
 #include "ls_store.h"
+#include "decide/victim.h"
 #include "ls_txcut.h"
 #include "rowkey.h"
 #include "textcache.h"
@@ -655,16 +656,23 @@ static const char link_errors_sql[] =
     X(Q, session_id, "session_id")                                                        \
     X(Q, ts, "ts")                                                                        \
     X(Q, file_id, "file_id")                                                              \
-    X(Q, line, "line")
+    X(Q, line, "line")                                                                    \
+    X(Q, victim, "victim")
 LS_COLUMNS(rl2, RELINK_COLS);
+/* victim: the row may be linked to a deadlock victim's transaction that
+ * spans.c rebuilt from its request's spans in a session that logged
+ * statements (write_victims): a deadlock's participant or its ERROR; not
+ * another error (a 40001 of the same pooled backend in that second). */
 static const char relink_errors_sql[] =
-    "SELECT l.error_id AS k1, 0 AS k2, e.session_id, e.ts, e.file_id, e.line"
+    "SELECT l.error_id AS k1, 0 AS k2, e.session_id, e.ts, e.file_id, e.line,"
+    " e.class = 'deadlock' AS victim"
     " FROM error_links l JOIN errors e ON e.error_id = l.error_id"
     " WHERE e.session_id IS NOT NULL ORDER BY l.error_id";
 static const char set_error_tx_sql[] =
     "UPDATE error_links SET tx_id = ?1 WHERE error_id = ?2 AND ?3 = 0";
 static const char relink_deadlocks_sql[] =
-    "SELECT l.deadlock_id AS k1, l.pid AS k2, l.session_id, d.ts, d.file_id, d.line"
+    "SELECT l.deadlock_id AS k1, l.pid AS k2, l.session_id, d.ts, d.file_id, d.line,"
+    " 1 AS victim"
     " FROM deadlock_links l JOIN deadlocks d ON d.deadlock_id = l.deadlock_id"
     " WHERE l.session_id IS NOT NULL ORDER BY l.deadlock_id, l.pid";
 static const char set_deadlock_tx_sql[] =
@@ -684,7 +692,9 @@ static const char set_deadlock_tx_sql[] =
     X(Q, tx_id, "t.tx_id")                                                                \
     X(Q, file_id, "f.file_id")                                                            \
     X(Q, line, "f.line")                                                                  \
-    X(Q, open, "(t.end_ts IS NULL OR t.end_ts >= ?2 - ?3)")
+    X(Q, open, "(t.end_ts IS NULL OR t.end_ts >= ?2 - ?3) AND (?4 OR f.verb IS NOT 5"     \
+               " OR NOT EXISTS (SELECT 1 FROM stmt_rows x WHERE x.session_id = t.session_id" \
+               "  AND x.verb IS NOT 5))") /* LS_VERB_SPAN: a victim's (?4 0: not its) */
 LS_COLUMNS(tc, TX_CAND_COLS);
 static const char tx_candidates_sql[] =
     "SELECT " LS_SELECT_LIST(tc, TX_CAND_COLS) " FROM transactions t"
@@ -704,7 +714,8 @@ static int relink_one(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t slack)
     ls_stmt_reset(cand);
     if ((rc = ls_stmt_bind_int64(cand, 1, ls_stmt_int64(q, rl2_session_id))) != 0 ||
         (rc = ls_stmt_bind_int64(cand, 2, ls_stmt_int64(q, rl2_ts))) != 0 ||
-        (rc = ls_stmt_bind_int64(cand, 3, slack)) != 0)
+        (rc = ls_stmt_bind_int64(cand, 3, slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(cand, 4, ls_stmt_int64(q, rl2_victim))) != 0)
         return rc;
     while (n < LS_POS_CANDIDATES_WHOLE && (rc = ls_stmt_step(cand)) == 1) {
         ids[n] = ls_stmt_int64(cand, tc_tx_id);
@@ -739,6 +750,103 @@ static int relink_txs(ls_store *s, const char *select_sql, const char *update_sq
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
         if ((rc = relink_one(q, cand, u, slack)) != 0)
+            break;
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(cand);
+    ls_stmt_finalize(u);
+    return rc < 0 ? rc : 0;
+}
+
+/*
+ * Whole seconds: a deadlock victim on a pooled backend whose transaction
+ * spans.c rebuilt from its request's spans (write_victims) is linked to
+ * it (decide/victim.h, ls_victim_tx()): the position rule above takes
+ * another client's logged transaction of that second. The victims
+ * (VICTIM_LINK_COLS), the session's transactions begun by the end of the
+ * deadlock's second (?2 + ?3), latest first, whether each began with a
+ * span's statement (verb 5, LS_VERB_SPAN).
+ */
+#define VICTIM_LINK_COLS(X, Q)                \
+    X(Q, deadlock_id, "l.deadlock_id")        \
+    X(Q, pid, "l.pid")                        \
+    X(Q, session_id, "l.session_id")          \
+    X(Q, ts, "d.ts")
+LS_COLUMNS(vl, VICTIM_LINK_COLS);
+static const char victim_links_sql[] =
+    "SELECT " LS_SELECT_LIST(vl, VICTIM_LINK_COLS) " FROM deadlock_links l"
+    " JOIN deadlocks d ON d.deadlock_id = l.deadlock_id AND d.victim_pid = l.pid"
+    " WHERE l.session_id IS NOT NULL AND d.ts IS NOT NULL"
+    " ORDER BY d.ts, d.file_id, d.line, l.deadlock_id"; /* the log's order */
+#define VICTIM_TX_USED 256 /* transactions linked to the latest victims, kept */
+#define VICTIM_CAND_COLS(X, Q)                          \
+    X(Q, tx_id, "t.tx_id")                              \
+    X(Q, start_ts, "t.start_ts")                        \
+    X(Q, end_ts, "coalesce(t.end_ts, 0)")               \
+    X(Q, from_spans, "f.verb IS 5")
+LS_COLUMNS(vc, VICTIM_CAND_COLS);
+static const char victim_cands_sql[] =
+    "SELECT " LS_SELECT_LIST(vc, VICTIM_CAND_COLS) " FROM transactions t"
+    " LEFT JOIN stmt_rows f ON f.stmt_id = t.first_stmt"
+    " WHERE t.session_id = ?1 AND t.start_ts <= ?2 + ?3"
+    " ORDER BY t.start_ts DESC, t.tx_id DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
+
+static int relink_victim(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t res, int64_t *used,
+                         size_t *nused)
+{
+    size_t j, kept = *nused < VICTIM_TX_USED ? *nused : VICTIM_TX_USED;
+    ls_victim_tx_cand c[LS_POS_CANDIDATES_WHOLE];
+    int64_t ids[LS_POS_CANDIDATES_WHOLE], ts = ls_stmt_int64(q, vl_ts);
+    size_t n = 0;
+    int rc, pick;
+
+    ls_stmt_reset(cand);
+    if ((rc = ls_stmt_bind_int64(cand, 1, ls_stmt_int64(q, vl_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(cand, 2, ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(cand, 3, res)) != 0)
+        return rc;
+    while (n < LS_POS_CANDIDATES_WHOLE && (rc = ls_stmt_step(cand)) == 1) {
+        ids[n] = ls_stmt_int64(cand, vc_tx_id);
+        c[n].start = ls_stmt_int64(cand, vc_start_ts);
+        c[n].end = ls_stmt_int64(cand, vc_end_ts);
+        c[n].from_spans = (int)ls_stmt_int64(cand, vc_from_spans);
+        c[n].victim_before = 0;
+        for (j = 0; j < kept; j++)
+            if (used[j] == ids[n])
+                c[n].victim_before = 1;
+        n++;
+    }
+    ls_stmt_reset(cand);
+    if (rc < 0)
+        return rc;
+    if ((pick = ls_victim_tx(c, n, ts, res)) < 0)
+        return 0;
+    used[(*nused)++ % VICTIM_TX_USED] = ids[pick];
+    ls_stmt_reset(u);
+    if ((rc = ls_stmt_bind_int64(u, 1, ids[pick])) != 0 ||
+        (rc = ls_stmt_bind_int64(u, 2, ls_stmt_int64(q, vl_deadlock_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(u, 3, ls_stmt_int64(q, vl_pid))) != 0)
+        return rc;
+    rc = ls_stmt_step(u);
+    return rc < 0 ? rc : 0;
+}
+
+/* Each victim of a whole-second log relinked by relink_victim(). */
+static int relink_victims(ls_store *s)
+{
+    ls_stmt *q = NULL, *cand = NULL, *u = NULL;
+    int64_t res = 0, used[VICTIM_TX_USED];
+    size_t nused = 0;
+    int rc;
+
+    if ((rc = ls_log_resolution(s, &res)) != 0 || res == 0)
+        return rc;
+    if ((rc = ls_store_prepare(s, victim_links_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, victim_cands_sql, &cand)) != 0 ||
+        (rc = ls_store_prepare(s, set_deadlock_tx_sql, &u)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1)
+        if ((rc = relink_victim(q, cand, u, res, used, &nused)) != 0)
             break;
 out:
     ls_stmt_finalize(q);
@@ -2325,6 +2433,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = relink_txs(s, relink_errors_sql, set_error_tx_sql, 0);
     if (rc == 0)
         rc = relink_txs(s, relink_deadlocks_sql, set_deadlock_tx_sql, LS_START_SLACK_US);
+    if (rc == 0)
+        rc = relink_victims(s);
     if (rc == 0)
         rc = ls_store_exec(s, wait_holds_sql);
 out:

@@ -129,6 +129,24 @@ MUST_HOLD = [
     "events:1 holds (occupancy)",
     "events:1 occupied, s",
     "%t + traces: events:1 holds (occupancy)",
+    # since on a whole-second log the victims of one second are paired with
+    # their failed spans in the log's order and linked to the transaction
+    # rebuilt from them (decide/victim.c, spans.c write_victims,
+    # transactions.c relink_victims; branch vict34): 62 of 62 (17 before,
+    # and 27 victims' routes None, 9 /checkins or /bookings)
+    "%t + traces: deadlock victims' trace (request) named",
+    "%t + traces: deadlock victims' route (all POST /transfers)",
+    # since a millisecond log's victim takes the one failed span of its
+    # text that ended by the time the client hears of a deadlock (100 ms),
+    # not a later victim's that began before it (decide/victim.c): 59 of
+    # 62 before (3 routes None), waiters' traces 257 of 260 before
+    "deadlock victims' route (all POST /transfers)",
+    # since a deadlock's sides are read from its DETAIL where the holds do
+    # not tell: the row the survivor's statement waited for (the victim's
+    # first), the transaction running it, the victim's from deadlock_links
+    # (dlprocs.c, lockorder.h): /transfers against itself in 35 deadlocks
+    # on both logs (1 on the jsonlog and 0 on %t before)
+    # (and "%t + traces: finding: inconsistent lock order", listed above)
 ]
 
 # "%t + traces: code paths told apart" counted 5 on main a1c8ca7 only
@@ -196,6 +214,24 @@ def retry_checks(judge, truth, report):
     return ("40001 errors whose retry (or none) is the request's next attempt, with its "
             "outcome, matched by trace", right == len(fails), "%d%s" % (
                 right, " (%s)" % "; ".join(bad[:3]) if bad else ""), len(fails))
+
+
+# The rules that claim a hot row of their own (decide/finding.h,
+# ls_finding_row_keyed). event_totals event_id=1's waits through the
+# check-in trigger that the log gives no key for are row versions,
+# "ctid (0,20)" and the like: one logical row split, never a row at its
+# serial capacity or a counter of its own (both fired on (0,20) on
+# 43a13e6, on the jsonlog and on %t). That they are still listed apart in
+# hot_rows is the judge's XFAIL "hot rows lockspan could not key".
+ROW_RULES = ("hot_counter_row", "hidden_waiting", "serial_capacity")
+
+
+def ctid_findings_check(prefix, report):
+    """(name, ok, lockspan, truth): no row finding on a ctid-only row."""
+    bad = ["%s %s" % (f["rule"], f.get("row")) for f in report["findings"]
+           if f["rule"] in ROW_RULES and (f.get("row") or "").startswith("ctid ")]
+    return (prefix + "row findings on rows known only by a ctid (ls_finding_row_keyed)",
+            not bad, bad, [])
 
 
 def analyze(lockspan, out, inputs):
@@ -277,7 +313,9 @@ def main():
         results.update(pooled_check(prefix, truth, r))
     results.update(seconds_waiter_check(judge, truth, seconds_report))
     sys.exit(lscheck.judged("check_blind_pool", results, MUST_HOLD,
-                            first=[retry_checks(judge, truth, report)],
+                            first=[retry_checks(judge, truth, report),
+                                   ctid_findings_check("", report),
+                                   ctid_findings_check("%t + traces: ", seconds_report)],
                             not_asserted=NOT_ASSERTED))
 
 

@@ -231,8 +231,24 @@ static void test_cmp(void)
     CHECK(ls_finding_cmp(1.0006, 8, 1.0, 1) < 0); /* 1001 us against 1000 */
 }
 
+/* blind-pool's event_totals rows: "event_id=1" keyed, "ctid (0,20)" a
+ * row version the logical rows pass could not key (a trigger's
+ * NEW.event_id with no parameters logged), as the report's hot_rows name
+ * them; a lock target is not a ctid. */
+static void test_row_keyed(void)
+{
+    CHECK_INT(ls_finding_row_keyed("event_id=1"), 1);
+    CHECK_INT(ls_finding_row_keyed("ctid (0,20)"), 0);
+    CHECK_INT(ls_finding_row_keyed("ctid ?"), 0);
+    CHECK_INT(ls_finding_row_keyed("ctid=7"), 1); /* a column named ctid: a key */
+    CHECK_INT(ls_finding_row_keyed("transaction 1069"), 1);
+    CHECK_INT(ls_finding_row_keyed(""), 1);
+    CHECK_INT(ls_finding_row_keyed(NULL), 0);
+}
+
 int main(void)
 {
+    test_row_keyed();
     test_call();
     test_call_template();
     test_idle();

@@ -56,6 +56,8 @@ static const char schema_sql[] =
     "CREATE INDEX hold_final_row ON holds(row_id, start_ts, tx_id);"
     "CREATE INDEX hold_final_tx ON holds(tx_id, waits);"
     "CREATE TABLE tx_code(tx_id INTEGER PRIMARY KEY, label TEXT);"
+    "CREATE TEMP TABLE dl_procs(deadlock_id INTEGER, pid INTEGER, row_id INTEGER,"
+    " tx_id INTEGER, span_tx INTEGER, PRIMARY KEY(deadlock_id, pid));"
     "CREATE TABLE row_keys(row_id INTEGER PRIMARY KEY, relation TEXT, row_key TEXT);"
     "INSERT INTO row_keys VALUES (1, 'accounts', 'aid=1'), (2, 'accounts', 'aid=2');";
 
@@ -64,7 +66,14 @@ static const char fill_sql[] =
     "WITH RECURSIVE k(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM k WHERE k < ?1)"
     " SELECT k FROM k";
 
-static int exec_per_deadlock(sqlite3 *db, int n)
+/* What a store has of each deadlock: the holds of both sides (the log
+ * has their statements), the DETAIL's rows and transactions (dlprocs.c). */
+#define WITH_HOLDS 1
+#define WITH_DETAIL 2
+#define HOLDS_INSERT 4  /* inserts[]: the holds */
+#define DETAIL_INSERT 6 /* inserts[]: dl_procs */
+
+static int exec_per_deadlock(sqlite3 *db, int n, int with)
 {
     static const char *const inserts[] = {
         "INSERT INTO deadlocks VALUES (?1, 1, ?1 * ?2 + ?3, ?1 * ?4, ?5)",
@@ -75,8 +84,14 @@ static int exec_per_deadlock(sqlite3 *db, int n)
         " (2 * ?1, 1, ?1, 0, ?1 * ?2 + ?9), (2 * ?1 + 1, 2, ?1, 0, ?1 * ?2 + ?10),"
         " (2 * ?1 + 1, 1, ?1, 0, ?1 * ?2 + ?11)",
         "INSERT INTO tx_code VALUES (2 * ?1, 'transfer'), (2 * ?1 + 1, 'transfer')",
+        /* each side's DETAIL row and the transaction running its statement */
+        "INSERT INTO dl_procs VALUES (?1, ?6, 1, 2 * ?1 + 1, NULL),"
+        " (?1, ?5, 2, 2 * ?1, NULL)",
     };
     for (size_t i = 0; i < sizeof(inserts) / sizeof(inserts[0]); i++) {
+        if ((i == HOLDS_INSERT && !(with & WITH_HOLDS)) ||
+            (i == DETAIL_INSERT && !(with & WITH_DETAIL)))
+            continue;
         sqlite3_stmt *ks = NULL, *ins = NULL;
         int rc;
 
@@ -117,7 +132,7 @@ static int exec_per_deadlock(sqlite3 *db, int n)
 
 /* Runs lock_cycles over a fresh store of n deadlocks; checks its one
  * row and returns the VM steps the query took (-1 on error). */
-static long lock_cycles_steps(int n)
+static long lock_cycles_steps(int n, int with)
 {
     static const char query[] =
         "WITH " LS_LOCK_CYCLES_WHERE("1") " SELECT label, r1, r2, other, row1, row2, deadlocks,"
@@ -128,12 +143,17 @@ static long lock_cycles_steps(int n)
     long steps = -1;
 
     if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
-        sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK || exec_per_deadlock(db, n) ||
+        sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK || exec_per_deadlock(db, n, with) ||
         sqlite3_exec(db, "ANALYZE", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
     sql = sqlite3_mprintf(query, "c.label");
     if (!sql || sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
         fprintf(stderr, "prepare: %s\n", sqlite3_errmsg(db));
+        goto done;
+    }
+    if (!(with & (WITH_HOLDS | WITH_DETAIL))) {
+        CHECK_INT(sqlite3_step(q), SQLITE_DONE);
+        steps = 0;
         goto done;
     }
     CHECK_INT(sqlite3_step(q), SQLITE_ROW);
@@ -153,8 +173,8 @@ done:
 
 static void test_linear(void)
 {
-    long small = lock_cycles_steps(SMALL_DEADLOCKS);
-    long large = lock_cycles_steps(SMALL_DEADLOCKS * LARGE_FACTOR);
+    long small = lock_cycles_steps(SMALL_DEADLOCKS, WITH_HOLDS | WITH_DETAIL);
+    long large = lock_cycles_steps(SMALL_DEADLOCKS * LARGE_FACTOR, WITH_HOLDS | WITH_DETAIL);
 
     CHECK(small > 0 && large > 0);
     if (small > 0 && large > MAX_STEP_RATIO * small)
@@ -163,8 +183,20 @@ static void test_linear(void)
     CHECK(small > 0 && large <= MAX_STEP_RATIO * small);
 }
 
+/* Behind a pooler with log_min_duration_statement (blind-pool's
+ * transfers) neither the victim's first UPDATE nor the survivor's second
+ * is logged: no hold gives the victim's first row, the DETAIL does (the
+ * survivor was waiting for it). Without either, no pair is read. */
+static void test_detail_rows(void)
+{
+    CHECK(lock_cycles_steps(SMALL_DEADLOCKS, WITH_HOLDS) > 0);
+    CHECK(lock_cycles_steps(SMALL_DEADLOCKS, WITH_DETAIL) > 0);
+    CHECK(lock_cycles_steps(SMALL_DEADLOCKS, 0) == 0);
+}
+
 int main(void)
 {
     test_linear();
+    test_detail_rows();
     return TEST_REPORT();
 }

@@ -200,3 +200,8 @@ int ls_finding_queue_fires(const char *mode, int64_t queued)
     return ls_finding_count_fires(queued) &&
            ls_lock_modes_conflict(mode, LS_FINDING_DDL_MODE_FLOOR) == 1;
 }
+
+int ls_finding_row_keyed(const char *row_key)
+{
+    return row_key && strncmp(row_key, "ctid ", 5) != 0;
+}

@@ -92,6 +92,17 @@ int ls_finding_lock_order_fires(int64_t deadlocks);
  * replace(lower(text), ' ', '') GLOB '*set*=*+*'). */
 int ls_finding_is_increment(const char *sql);
 
+/* The row rules (hot_counter_row, hidden_waiting, serial_capacity): is
+ * row_key a logical row's key? A wait the logical rows pass could not key
+ * is counted on its row version, "ctid (b,o)" (decide/rowid.c): one
+ * logical row may be several of those, and one of them never the whole
+ * row's history, so none gets a row finding of its own claiming a hot
+ * row (blind-pool's event_totals "ctid (0,20)", 3 waits of a trigger whose
+ * key the log does not give, was "at its serial capacity" and "a counter
+ * row"); the report lists it with why it could not be keyed. NULL: not a
+ * key. */
+int ls_finding_row_keyed(const char *row_key);
+
 /* hot_counter_row: a row that writers increment, with `waits` logged
  * waits: a bottleneck at LS_FINDING_ROW_MIN_WAITS or more. */
 int ls_finding_counter_fires(int64_t waits);

@@ -1,0 +1,199 @@
+/*
+ * dlprocs.c — each deadlock process's row and transaction, as its DETAIL
+ * names them (temp.dl_procs, for lockorder.h's lock_cycles).
+ *
+ * A deadlock's DETAIL gives each process's statement ("Process N: UPDATE
+ * ... WHERE id = 3"): the row it was waiting for when its edge is a row
+ * lock (ls_deadlock_names_row, the logical rows pass made the row). In a
+ * cycle of two the survivor was waiting for the row the victim held: the
+ * victim locked that row first, whether or not the log shows the victim's
+ * earlier statement (behind a pooler with log_min_duration_statement it
+ * mostly does not: blind-pool's transfers, 1 of 62 deadlocks read
+ * before). The process's transaction is the one running its DETAIL
+ * statement when the deadlock was written, found by that statement's
+ * logged line in its session (ls_deadlock_stmt_running): on a
+ * whole-second log behind a pooler the waits' holder transactions are
+ * other clients' of that second as often as not. span_tx: the process's
+ * transaction at the deadlock (deadlock_links) when spans.c rebuilt it
+ * from the victim's request's spans (its first statement a span's). A
+ * temp table: the
+ * findings pass and a report's window or grouping (scope.c) read it, the
+ * store's schema keeps none of it.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "correlate_int.h"
+#include "decide/rowid.h"
+#include "decide/tolerances.h"
+#include "decide/victim.h"
+#include "findings_int.h"
+#include "ls_columns.h"
+#include "rowkey.h"
+
+static const char create_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS dl_procs(deadlock_id INTEGER, pid INTEGER,"
+    " row_id INTEGER, tx_id INTEGER, span_tx INTEGER, PRIMARY KEY(deadlock_id, pid));"
+    "DELETE FROM temp.dl_procs;";
+
+/* Each process with its edge (one: a process waits for one lock), its
+ * DETAIL text, the deadlock's time and the process's session. */
+#define PROC_COLS(X, Q)                                                     \
+    X(Q, deadlock_id, "p.deadlock_id")                                      \
+    X(Q, pid, "p.pid")                                                      \
+    X(Q, text_id, "p.text_id")                                              \
+    X(Q, text, "(SELECT t.text FROM stmt_texts t WHERE t.text_id = p.text_id)") \
+    X(Q, edge_kind, "e.target_kind")                                        \
+    X(Q, ts, "d.ts")                                                        \
+    X(Q, session_id, "l.session_id")                                        \
+    X(Q, span_tx, "(SELECT t.tx_id FROM transactions t JOIN stmt_rows f"    \
+                  " ON f.stmt_id = t.first_stmt WHERE t.tx_id = l.tx_id AND f.verb IS 5)")
+LS_COLUMNS(pq, PROC_COLS);
+static const char procs_sql[] =
+    "SELECT " LS_SELECT_LIST(pq, PROC_COLS) " FROM deadlock_procs p"
+    " JOIN deadlocks d ON d.deadlock_id = p.deadlock_id"
+    " JOIN deadlock_edges e ON e.deadlock_id = p.deadlock_id AND e.waiter_pid = p.pid"
+    " LEFT JOIN deadlock_links l ON l.deadlock_id = p.deadlock_id AND l.pid = p.pid"
+    " WHERE p.text_id IS NOT NULL AND d.ts IS NOT NULL ORDER BY p.rowid, e.seq";
+
+static const char find_row_sql[] =
+    "SELECT row_id FROM row_keys WHERE relation = ?1 AND row_key = ?2";
+
+/* The session's (?1) latest statements begun by ?2 + ?3 (statements_session):
+ * the running one is among them. */
+#define STMT_COLS(X, Q)                                                      \
+    X(Q, stmt_id, "stmt_id")                                                 \
+    X(Q, text_id, "text_id")                                                 \
+    X(Q, start_ts, "start_ts")                                               \
+    X(Q, end_ts, "CASE WHEN dur_us IS NULL THEN -1 ELSE start_ts + dur_us END")
+LS_COLUMNS(sq, STMT_COLS);
+static const char stmts_sql[] =
+    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM stmt_rows WHERE session_id = ?1"
+    " AND start_ts <= ?2 + ?3 AND verb IS NOT 2 AND verb IS NOT 5" /* parse, span */
+    " ORDER BY start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
+
+/* The session's (?1) transaction holding statement ?2 (transactions_session_stmt). */
+static const char tx_of_sql[] =
+    "SELECT tx_id FROM transactions WHERE session_id = ?1 AND first_stmt <= ?2"
+    " ORDER BY first_stmt DESC LIMIT 1";
+static const char tx_last_sql[] = "SELECT last_stmt >= ?2 FROM transactions WHERE tx_id = ?1";
+
+static const char insert_sql[] =
+    "INSERT OR IGNORE INTO temp.dl_procs(deadlock_id, pid, row_id, tx_id, span_tx)"
+    " VALUES (?1, ?2, ?3, ?4, ?5)";
+
+typedef struct dp_q {
+    ls_stmt *row, *stmts, *tx, *last, *ins;
+    int64_t res;
+} dp_q;
+
+/* The row process q's DETAIL statement waited for, or 0. */
+static int proc_row(dp_q *c, ls_stmt *q, int64_t *row)
+{
+    ls_rowkey_evidence ev;
+    ls_rowkey k;
+    int keyed, rc;
+
+    *row = 0;
+    memset(&ev, 0, sizeof(ev));
+    memset(&k, 0, sizeof(k));
+    ev.statement = ls_stmt_text_or_null(q, pq_text);
+    keyed = ev.statement && ls_rowkey_of(&ev, &k);
+    if (!ls_deadlock_names_row(ls_stmt_text_or_null(q, pq_edge_kind), keyed))
+        return 0;
+    ls_stmt_reset(c->row);
+    if ((rc = ls_stmt_bind_text(c->row, 1, k.rel)) != 0 ||
+        (rc = ls_stmt_bind_text(c->row, 2, k.key)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(c->row)) == 1)
+        *row = ls_stmt_int64(c->row, LS_ONLY_COLUMN);
+    ls_stmt_reset(c->row);
+    return rc < 0 ? rc : 0;
+}
+
+/* The transaction running process q's DETAIL statement, or 0. */
+static int proc_tx(dp_q *c, ls_stmt *q, int64_t *tx)
+{
+    int64_t ts = ls_stmt_int64(q, pq_ts), text = ls_stmt_int64(q, pq_text_id);
+    int64_t session = ls_stmt_int64(q, pq_session_id), stmt = 0;
+    int rc;
+
+    *tx = 0;
+    if (ls_stmt_isnull(q, pq_session_id))
+        return 0;
+    ls_stmt_reset(c->stmts);
+    if ((rc = ls_stmt_bind_int64(c->stmts, 1, session)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->stmts, 2, ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->stmts, 3, c->res)) != 0)
+        return rc;
+    while (!stmt && (rc = ls_stmt_step(c->stmts)) == 1)
+        if (ls_stmt_int64(c->stmts, sq_text_id) == text &&
+            ls_deadlock_stmt_running(ls_stmt_int64(c->stmts, sq_start_ts),
+                                     ls_stmt_int64(c->stmts, sq_end_ts), ts, c->res))
+            stmt = ls_stmt_int64(c->stmts, sq_stmt_id);
+    ls_stmt_reset(c->stmts);
+    if (rc < 0 || !stmt)
+        return rc < 0 ? rc : 0;
+    ls_stmt_reset(c->tx);
+    if ((rc = ls_stmt_bind_int64(c->tx, 1, session)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->tx, 2, stmt)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(c->tx)) == 1) {
+        int64_t id = ls_stmt_int64(c->tx, LS_ONLY_COLUMN);
+        ls_stmt_reset(c->last);
+        if ((rc = ls_stmt_bind_int64(c->last, 1, id)) != 0 ||
+            (rc = ls_stmt_bind_int64(c->last, 2, stmt)) != 0)
+            return rc;
+        if ((rc = ls_stmt_step(c->last)) == 1 && ls_stmt_int64(c->last, LS_ONLY_COLUMN))
+            *tx = id;
+        ls_stmt_reset(c->last);
+    }
+    ls_stmt_reset(c->tx);
+    return rc < 0 ? rc : 0;
+}
+
+int ls_deadlock_proc_rows(ls_store *s)
+{
+    dp_q c;
+    ls_stmt *q = NULL;
+    int64_t res = 0;
+    int rc;
+
+    memset(&c, 0, sizeof(c));
+    if ((rc = ls_store_exec(s, create_sql)) != 0 ||
+        (rc = ls_correlate_log_resolution(s, &res)) != 0)
+        return rc;
+    c.res = res == LS_WHOLE_SECOND_US ? res : 0;
+    if ((rc = ls_store_prepare(s, procs_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, find_row_sql, &c.row)) != 0 ||
+        (rc = ls_store_prepare(s, stmts_sql, &c.stmts)) != 0 ||
+        (rc = ls_store_prepare(s, tx_of_sql, &c.tx)) != 0 ||
+        (rc = ls_store_prepare(s, tx_last_sql, &c.last)) != 0 ||
+        (rc = ls_store_prepare(s, insert_sql, &c.ins)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        int64_t row, tx;
+        if ((rc = proc_row(&c, q, &row)) != 0 || (rc = proc_tx(&c, q, &tx)) != 0)
+            goto out;
+        if (!row && !tx && ls_stmt_isnull(q, pq_span_tx))
+            continue;
+        ls_stmt_reset(c.ins);
+        if ((rc = ls_stmt_bind_int64(c.ins, 1, ls_stmt_int64(q, pq_deadlock_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(c.ins, 2, ls_stmt_int64(q, pq_pid))) != 0 ||
+            (rc = row ? ls_stmt_bind_int64(c.ins, 3, row) : ls_stmt_bind_text(c.ins, 3, NULL)) != 0 ||
+            (rc = tx ? ls_stmt_bind_int64(c.ins, 4, tx) : ls_stmt_bind_text(c.ins, 4, NULL)) != 0 ||
+            (rc = ls_stmt_isnull(q, pq_span_tx)
+                      ? ls_stmt_bind_text(c.ins, 5, NULL)
+                      : ls_stmt_bind_int64(c.ins, 5, ls_stmt_int64(q, pq_span_tx))) != 0 ||
+            (rc = ls_stmt_step(c.ins)) < 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(c.row);
+    ls_stmt_finalize(c.stmts);
+    ls_stmt_finalize(c.tx);
+    ls_stmt_finalize(c.last);
+    ls_stmt_finalize(c.ins);
+    return rc < 0 ? rc : 0;
+}
