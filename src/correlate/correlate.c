@@ -1716,24 +1716,13 @@ int ls_correlate(ls_store *s, ls_correlate_stats *stats)
     X(Q, chained, "count(CASE WHEN root_pid <> blocker_pid THEN 1 END)")
 LS_COLUMNS(cq, COUNT_COLS);
 
-int ls_correlate_current(ls_store *s, ls_correlate_stats *stats, ls_progress *progress,
-                         int *ran)
+/* waits, linked and chained of stats as the correlated store has them
+ * (the transactions pass may move a wait's root after the chain walk
+ * counted it, so the walk's own count is not the answer). */
+static int stored_counts(ls_store *s, ls_correlate_stats *stats)
 {
-    char mark[64];
     ls_stmt *q = NULL;
     int rc;
-
-    *ran = 0;
-    if ((rc = ls_store_meta_get(s, "correlated", mark, sizeof(mark))) != 0)
-        return rc;
-    if (strcmp(mark, CORRELATED_MARK) != 0) {
-        *ran = 1;
-        rc = correlate_run(s, stats, progress);
-        if (progress)
-            ls_progress_end(progress);
-        return rc;
-    }
-    memset(stats, 0, sizeof(*stats));
     if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(cq, COUNT_COLS)
                                   " FROM lock_waits", &q)) != 0)
         return rc;
@@ -1744,4 +1733,25 @@ int ls_correlate_current(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
     }
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
+}
+
+int ls_correlate_current(ls_store *s, ls_correlate_stats *stats, ls_progress *progress,
+                         int *ran)
+{
+    char mark[64];
+    int rc;
+
+    *ran = 0;
+    if ((rc = ls_store_meta_get(s, "correlated", mark, sizeof(mark))) != 0)
+        return rc;
+    if (strcmp(mark, CORRELATED_MARK) != 0) {
+        *ran = 1;
+        rc = correlate_run(s, stats, progress);
+        if (progress)
+            ls_progress_end(progress);
+        /* the line printed of a fresh run counts as that of a reused one */
+        return rc != 0 ? rc : stored_counts(s, stats);
+    }
+    memset(stats, 0, sizeof(*stats));
+    return stored_counts(s, stats);
 }
