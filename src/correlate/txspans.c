@@ -269,7 +269,7 @@ static int sent_span(txs_ctx *c, int64_t *row, char *trace, size_t tn)
 static int read_req(txs_ctx *c, const char *trace, int64_t row, ls_tx_span *v, int64_t *rows,
                     span_locks *locks, size_t *n, size_t *k)
 {
-    int rc;
+    int rc = 0;
 
     *n = 0;
     *k = TX_SPANS_MAX;
