@@ -67,9 +67,10 @@ def main(src, dst, skew_s):
             lk['acquired'] = lk.pop('locked_at')
             client_ms = lk['acquired_client'] - lk['stmt_start']
             # a FOR UPDATE's column is evaluated before a wait unless the
-            # holder updated the row: a wait whose stamp is not after it
-            lk['acquired_exact'] = not (client_ms > WAIT_MS and
-                                        lk['acquired'] - lk['stmt_start'] < 1.0)
+            # holder updated the row: a wait whose stamp is not after its
+            # start (trigger and RETURNING stamps are always after the lock)
+            lk['acquired_exact'] = not (lk['how'] == 'for update' and client_ms > WAIT_MS
+                                        and lk['acquired'] - lk['stmt_start'] < 1.0)
             if not lk['acquired_exact']:
                 lk['acquired'] = lk['acquired_client']
     holds = {}
