@@ -314,16 +314,40 @@ static const char *read_value(const char *p, const char *params, char *dst, size
     return NULL;
 }
 
-/* Find keyword kw (outside quotes) at or after p; returns its position. */
+/* Skip the quoted identifier at p ("..." with "" inside); returns its
+ * closing quote, or the string's end. */
+static const char *skip_quoted_ident(const char *p)
+{
+    for (p++; *p && !(*p == '"' && p[1] != '"'); p++)
+        if (*p == '"')
+            p++;
+    return p;
+}
+
+/*
+ * Find keyword kw at or after p, outside quotes and outside parentheses
+ * opened after p; returns its position. A FROM inside a call or a
+ * subquery -- extract(epoch FROM ...), substring(x FROM 2), a SET's
+ * (SELECT ... WHERE ...) -- is not the statement's own (TypeORM selects
+ * extract(epoch FROM clock_timestamp()) beside a FOR UPDATE: blind-ts).
+ * A ')' closing a parenthesis opened before p does not count.
+ */
 static const char *find_kw(const char *p, const char *kw)
 {
     const char *start = p;
+    int depth = 0;
     for (; *p; p++) {
-        if (*p == '\'') {
-            p = skip_literal(p);
+        if (*p == '\'' || *p == '"') {
+            p = *p == '\'' ? skip_literal(p) : skip_quoted_ident(p);
             if (!*p)
                 return NULL;
-        } else if ((p == start || !word_char((unsigned char)p[-1])) && kw_at(p, kw)) {
+        } else if (*p == '(') {
+            depth++;
+        } else if (*p == ')') {
+            if (depth > 0)
+                depth--;
+        } else if (depth == 0 && (p == start || !word_char((unsigned char)p[-1])) &&
+                   kw_at(p, kw)) {
             return p;
         }
     }

@@ -79,6 +79,17 @@ static void test_row_key(void)
         {"UPDATE accounts SET balance = 0", NULL, "", ""},
         {"SELECT * FROM accounts WHERE id = 1", NULL, "", ""},
         {"UPDATE t SET a = 1 WHERE id = $3", "$1 = '1'", "", ""},
+        /* a FROM or WHERE inside parentheses is not the statement's own:
+         * TypeORM's pessimistic_write of samples/blind-ts (its csvlog's
+         * text, shortened), and the same keywords in calls and subqueries */
+        {"SELECT \"e\".\"id\" AS \"e_id\", extract(epoch FROM clock_timestamp())::float8 * 1000"
+         " AS \"locked_at\" FROM \"events\" \"e\" WHERE \"e\".\"id\" = $1 FOR UPDATE",
+         "$1 = '1'", "events", "id=1"},
+        {"SELECT substring(name FROM 2), trim(both FROM name) FROM items WHERE id = 4 FOR SHARE",
+         NULL, "items", "id=4"},
+        {"UPDATE seats SET n = (SELECT count(*) FROM holds WHERE holds.seat = 3) WHERE id = 8",
+         NULL, "seats", "id=8"},
+        {"SELECT \"from\" FROM \"where\" WHERE id = 5 FOR UPDATE", NULL, "where", "id=5"},
     };
     size_t i;
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
