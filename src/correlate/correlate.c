@@ -1504,7 +1504,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * the log's order, and to the millisecond only a span that failed by the
  * time the client heard of it (decide/victim.c, spans.c, transactions.c);
  * the log's resolution read without the spans' statements (holds.c). */
-#define CORRELATION_REV "22"
+#define CORRELATION_REV "23"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
