@@ -24,7 +24,8 @@ execute line (no duration is written for a statement that failed), only
 its bind line with the parameters, then the ERROR (issue 34): it is the
 failed statement of 8313's transaction, it acquired nothing (no hold), and
 it queued for the row behind 8302's hold from its bind line to the error,
-17 ms, below deadlock_timeout (a hidden wait).
+17 ms, below deadlock_timeout (a hidden wait); the row is then a hot row
+of the report though no wait of it was logged.
 
 Usage: check_bind_holds.py LOCKSPAN DATA_DIR
 """
@@ -96,6 +97,8 @@ def otel(lockspan, data):
         check(r.returncode == 0, "analyze exits 0 (%s)" % r.stderr.strip()[:300])
         if r.returncode != 0:
             return
+        with open(js) as f:
+            rep = json.load(f)
         con = sqlite3.connect(db)
         held = con.execute("SELECT count(*) FROM holds WHERE pid = ?",
                            (OTEL_WAITER,)).fetchone()[0]
@@ -112,6 +115,11 @@ def otel(lockspan, data):
           "pid %d's failed UPDATE, known from its bind line, queued for products SKU-1"
           " behind pid %d's hold from %s to its error at %s, 17 ms, hidden (%s)"
           % (OTEL_WAITER, OTEL_HOLDER, OTEL_BIND, OTEL_ERROR, waits))
+    row = [h for h in rep["hot_rows"]
+           if h["relation"] == "products" and h["row_key"] == "sku=SKU-1"]
+    check(len(row) == 1 and row[0]["waits"] == 0 and row[0]["hidden_wait_ms"] == 17.0,
+          "products SKU-1, whose only waiting is hidden, is a hot row of the report"
+          " (%s)" % [(h["waits"], h["hidden_wait_ms"]) for h in row])
 
 
 if __name__ == "__main__":
