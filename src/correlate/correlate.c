@@ -1505,7 +1505,9 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * time the client heard of it (decide/victim.c, spans.c, transactions.c);
  * the log's resolution read without the spans' statements (holds.c). 23:
  * a FROM or WHERE inside parentheses is not the statement's own when its
- * row is read (src/common/sqlshape.c). */
+ * row is read (src/common/sqlshape.c); a failed statement known only from
+ * its bind line queued for the row it names (decide/errstmt.c,
+ * transactions.c bind_failures). */
 #define CORRELATION_REV "23"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

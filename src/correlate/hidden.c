@@ -153,7 +153,8 @@ static const char apply_moves_sql[] =
 /*
  * The locks statements failed on (temp.failed_locks, the transactions
  * pass's: 40001 after the holder committed, a lock timeout, a deadlock
- * victim; only where the statement has a line of its own, log_statement),
+ * victim; only where the statement has a line of its own, log_statement,
+ * or its bind line before the error, durations: bind_failures()),
  * one per (transaction, row, statement), with the transaction's logged
  * waits for the row. Such a statement acquired nothing on the row, so the
  * scan of the holds never meets it; but it queued for the row from its

@@ -1160,6 +1160,13 @@ typedef struct tx_failure {
     char cls[32];
 } tx_failure;
 
+/* Whether error class cls is a lock's (40001, 40P01, 55P03, NOWAIT). */
+static int lock_error_class(const char *cls)
+{
+    return strcmp(cls, "serialization_failure") == 0 || strcmp(cls, "deadlock") == 0 ||
+           strcmp(cls, "lock_timeout") == 0 || strcmp(cls, "lock_nowait") == 0;
+}
+
 /* Whether lock `l` of transaction `t` was taken: 1 yes, 0 no (its
  * statement, logged at its start, failed on the row: ls_locked_row_held();
  * *f the error), below 0 a store error. */
@@ -1188,9 +1195,7 @@ static int lock_taken(const tx_pass *p, const tx_state *t, const tx_lock *l, tx_
     if (rc == 1) {
         cls = ls_stmt_isnull(p->failure, fq_class) ? "other" : ls_stmt_text(p->failure, fq_class);
         sl.failed = 1;
-        sl.lock_error = strcmp(cls, "serialization_failure") == 0 ||
-                        strcmp(cls, "deadlock") == 0 || strcmp(cls, "lock_timeout") == 0 ||
-                        strcmp(cls, "lock_nowait") == 0;
+        sl.lock_error = lock_error_class(cls);
         sl.failed_row =
             ls_stmt_isnull(p->failure, fq_failed_row) ? 0 : ls_stmt_int64(p->failure, fq_failed_row);
         f->ts = ls_stmt_int64(p->failure, fq_error_ts);
@@ -1200,23 +1205,36 @@ static int lock_taken(const tx_pass *p, const tx_state *t, const tx_lock *l, tx_
     return ls_locked_row_held(&sl);
 }
 
+/* What a failed lock notes of its statement (temp.failed_locks). */
+typedef struct failed_at {
+    int64_t row_id, tx_id, session_id, pid, stmt_id, start_ts;
+} failed_at;
+
+/* Note the lock of `a`, which its statement failed on (f), for the
+ * hidden-waits pass. */
+static int failed_note(tx_pass *p, const failed_at *a, const tx_failure *f)
+{
+    int rc;
+    ls_stmt_reset(p->failed);
+    ls_stmt_bind_int64(p->failed, 1, a->row_id);
+    ls_stmt_bind_int64(p->failed, 2, a->tx_id);
+    ls_stmt_bind_int64(p->failed, 3, a->session_id);
+    ls_stmt_bind_int64(p->failed, 4, a->pid);
+    ls_stmt_bind_int64(p->failed, 5, a->stmt_id);
+    ls_stmt_bind_int64(p->failed, 6, a->start_ts);
+    ls_stmt_bind_int64(p->failed, 7, f->ts);
+    ls_stmt_bind_text(p->failed, 8, f->cls);
+    rc = ls_stmt_step(p->failed);
+    return rc < 0 ? rc : 0;
+}
+
 /* Note lock `l`, which its statement failed on (f), for the hidden-waits
  * pass. */
 static int failed_lock(tx_pass *p, const tx_state *t, const tx_lock *l, int64_t tx_id,
                        const tx_failure *f)
 {
-    int rc;
-    ls_stmt_reset(p->failed);
-    ls_stmt_bind_int64(p->failed, 1, l->row_id);
-    ls_stmt_bind_int64(p->failed, 2, tx_id);
-    ls_stmt_bind_int64(p->failed, 3, t->session_id);
-    ls_stmt_bind_int64(p->failed, 4, t->pid);
-    ls_stmt_bind_int64(p->failed, 5, l->stmt_id);
-    ls_stmt_bind_int64(p->failed, 6, l->lo);
-    ls_stmt_bind_int64(p->failed, 7, f->ts);
-    ls_stmt_bind_text(p->failed, 8, f->cls);
-    rc = ls_stmt_step(p->failed);
-    return rc < 0 ? rc : 0;
+    failed_at a = {l->row_id, tx_id, t->session_id, t->pid, l->stmt_id, l->lo};
+    return failed_note(p, &a, f);
 }
 
 /* Bind v as parameter i of st, NULL when it equals same (as nullif(v, same)). */
@@ -2375,6 +2393,171 @@ static int cut_statements(ls_store *s, tx_pass *p, sess_map *map, ls_stmt *sq,
     return rc < 0 ? rc : close_open_sessions(p, map, stats);
 }
 
+/* ---- statements known only from their bind line (issue 34) ---- */
+
+/*
+ * With durations logged, an extended-protocol statement whose execute
+ * failed has its bind line (text, parameters) and then the error: no
+ * execute line, so neither the cuts nor the statements read above make
+ * it a statement, and the row it failed on and its queueing for it would
+ * be lost. Each error of a session, with its transaction (error_links,
+ * linked above) and the session's statement row logged last before it
+ * (by log position; the latest few by start, a whole second's worth);
+ * the first error after that row decides (ls_error_ended_bind()).
+ */
+#define BIND_ERR_COLS(X, Q)                                                                \
+    X(Q, error_ts, "e.ts")                                                                \
+    X(Q, class, "e.class")                                                                \
+    X(Q, tx_id, "l.tx_id")                                                                \
+    X(Q, session_id, "e.session_id")                                                      \
+    X(Q, pid, "t.pid")                                                                    \
+    X(Q, wait_row, "(SELECT w.row_id FROM lock_waits w WHERE w.wait_id = l.wait_id)")     \
+    X(Q, last, "e.last")
+LS_COLUMNS(be, BIND_ERR_COLS);
+static const char bind_errors_sql[] =
+    "SELECT " LS_SELECT_LIST(be, BIND_ERR_COLS) " FROM (SELECT x.*,"
+    " (SELECT max(c.stmt_id) FROM (SELECT r.stmt_id FROM stmt_rows r"
+    "  WHERE r.session_id = x.session_id AND r.start_ts <= x.ts"
+    "  AND " POS_BEFORE("r.file_id", "r.line", "x.file_id", "x.line")
+    "  ORDER BY r.start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ") c) AS last"
+    " FROM errors x WHERE x.session_id IS NOT NULL AND x.file_id IS NOT NULL"
+    " AND x.line IS NOT NULL) e"
+    /* every error counts for which came first; only one in a
+     * transaction notes a lock */
+    " LEFT JOIN error_links l ON l.error_id = e.error_id"
+    " LEFT JOIN transactions t ON t.tx_id = l.tx_id"
+    " WHERE e.last IS NOT NULL ORDER BY e.last, e.file_id, e.line";
+static const char bind_row_sql[] = LOCK_STMTS_FROM("r.stmt_id = ?1");
+static const char tx_holds_row_sql[] =
+    "SELECT 1 FROM hold_rows WHERE tx_id = ?1 AND row_id = ?2";
+
+/* The hot rows statement row q (STMT_COLS, its text st) locks, as
+ * statement_locks() finds them (its text's key with its parameters, the
+ * learned rules), into rows (at most max): their number. */
+static size_t bind_rows_of(const tx_pass *p, ls_stmt *q, const stmt_text *st, int64_t *rows,
+                           size_t max)
+{
+    const char *params = ls_stmt_isnull(q, sq_params) ? NULL : ls_stmt_text(q, sq_params);
+    const char *prepare = ls_stmt_isnull(q, sq_prepare) ? NULL : ls_stmt_text(q, sq_prepare);
+    ls_rowkey_evidence ev = {st->text, params, prepare, NULL, NULL};
+    ls_rowkey k;
+    int64_t row;
+    size_t i, j, n = 0;
+
+    if ((st->kind == LS_SQL_WRITE || prepare) && ls_rowkey_of(&ev, &k) &&
+        (row = hot_lookup(p, k.rel, k.key)) != 0)
+        rows[n++] = row;
+    if (p->nrules) {
+        const char *sql, *pp;
+        char pbuf[1024], shape[512];
+        ls_rowkey_effective(st->text, params, prepare, &sql, &pp, pbuf, sizeof(pbuf));
+        ls_rowkey_shape(sql, shape, sizeof(shape));
+        for (i = 0; i < p->nrules && n < max; i++)
+            if (ls_rowkey_apply(&p->rules[i].r, shape, sql, pp, &k) &&
+                (row = hot_lookup(p, k.rel, k.key)) != 0) {
+                for (j = 0; j < n && rows[j] != row; j++)
+                    ;
+                if (j == n)
+                    rows[n++] = row;
+            }
+    }
+    return n;
+}
+
+/* Error e (bind_errors_sql) ended the statement of bind row q: each hot
+ * row it failed on (ls_locked_row_held() says it acquired nothing there)
+ * and its transaction does not hold already, to temp.failed_locks, where
+ * the hidden-waits pass rebuilds its queueing from the bind line to the
+ * error. */
+static int bind_failed_locks(tx_pass *p, ls_stmt *e, ls_stmt *q, ls_stmt *held,
+                             const stmt_text *st, int64_t bind_ts)
+{
+    int64_t rows[MAX_TX_LOCKS];
+    size_t i, n = bind_rows_of(p, q, st, rows, MAX_TX_LOCKS);
+    const char *cls = ls_stmt_text(e, be_class);
+    int64_t tx_id = ls_stmt_int64(e, be_tx_id);
+    failed_at a = {0, tx_id, ls_stmt_int64(e, be_session_id), ls_stmt_int64(e, be_pid),
+                   ls_stmt_int64(q, sq_stmt_id), bind_ts};
+    tx_failure f;
+    int rc;
+
+    f.ts = ls_stmt_int64(e, be_error_ts);
+    snprintf(f.cls, sizeof(f.cls), "%s", cls);
+    for (i = 0; i < n; i++) {
+        ls_locked_row sl;
+        memset(&sl, 0, sizeof(sl));
+        sl.failed = 1;
+        sl.lock_error = lock_error_class(cls);
+        sl.row_id = rows[i];
+        sl.failed_row = ls_stmt_isnull(e, be_wait_row) ? 0 : ls_stmt_int64(e, be_wait_row);
+        if (ls_locked_row_held(&sl))
+            continue; /* taken before it failed: not a wait (and no hold is rebuilt) */
+        ls_stmt_reset(held);
+        ls_stmt_bind_int64(held, 1, tx_id);
+        ls_stmt_bind_int64(held, 2, rows[i]);
+        rc = ls_stmt_step(held);
+        ls_stmt_reset(held);
+        if (rc < 0)
+            return rc;
+        if (rc == 1)
+            continue; /* a transaction does not queue for a row it holds */
+        a.row_id = rows[i];
+        if ((rc = failed_note(p, &a, &f)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Every statement known only from its bind line that an error ended
+ * (ls_error_ended_bind()): the locks it failed on, as tx_holds() notes
+ * those of a statement logged at its start. */
+static int bind_failures(ls_store *s, tx_pass *p)
+{
+    ls_stmt *e = NULL, *q = NULL, *held = NULL;
+    int64_t prev = 0;
+    int rc;
+
+    if (!p->nhot)
+        return 0;
+    if ((rc = ls_store_prepare(s, bind_errors_sql, &e)) != 0 ||
+        (rc = ls_store_prepare(s, bind_row_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, tx_holds_row_sql, &held)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(e)) == 1) {
+        int64_t last = ls_stmt_int64(e, be_last), verb, bind_ts;
+        int first = last != prev;
+        ls_last_line kind;
+        stmt_text st;
+        prev = last;
+        if (!first)
+            continue; /* a later error after the same row: the first ended it */
+        ls_stmt_reset(q);
+        ls_stmt_bind_int64(q, 1, last);
+        if ((rc = ls_stmt_step(q)) < 0)
+            break;
+        if (rc == 0 || ls_stmt_isnull(q, sq_session_id))
+            continue;
+        verb = ls_stmt_isnull(q, sq_verb) ? -1 : ls_stmt_int64(q, sq_verb);
+        kind = verb == LS_VERB_BIND    ? LS_LAST_BIND
+               : verb == LS_VERB_PARSE ? LS_LAST_PARSE
+                                       : LS_LAST_STATEMENT;
+        /* the bind line is written when the bind is done: its end */
+        bind_ts = ls_stmt_isnull(q, sq_end_ts) ? ls_stmt_int64(q, sq_start_ts)
+                                                : ls_stmt_int64(q, sq_end_ts);
+        if (!ls_error_ended_bind(kind, first, bind_ts, ls_stmt_int64(e, be_error_ts)) ||
+            ls_stmt_isnull(e, be_tx_id) || ls_stmt_isnull(e, be_pid))
+            continue;
+        if ((rc = stmt_text_of(p, q, &st)) != 0 ||
+            (rc = bind_failed_locks(p, e, q, held, &st, bind_ts)) != 0)
+            break;
+    }
+out:
+    ls_stmt_finalize(e);
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(held);
+    return rc < 0 ? rc : 0;
+}
+
 int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *sq = NULL;
@@ -2435,6 +2618,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = relink_txs(s, relink_deadlocks_sql, set_deadlock_tx_sql, LS_START_SLACK_US);
     if (rc == 0)
         rc = relink_victims(s);
+    if (rc == 0)
+        rc = bind_failures(s, &p);
     if (rc == 0)
         rc = ls_store_exec(s, wait_holds_sql);
 out:

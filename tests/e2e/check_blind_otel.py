@@ -259,10 +259,25 @@ def judge_rows(rep, truth, tally, numbers):
                   r.get("holds", 0), r.get("mean_hold_ms", 0.0), t["waits"],
                   t["total_wait_ms"], t["locks"], t["total_held_ms"] / t["locks"]))
     missing = [r for r in by_wait if r not in ls_rows and truth_rows[r]["waits"]]
-    tally.known_wrong(bool(missing), "rows with waits missing from hot rows: %s"
+    # products:SKU-1's waits are all below deadlock_timeout; its 40001
+    # failures name it, and each failed UPDATE, known only from its bind
+    # line (no execute line is written for a statement that failed),
+    # queued behind the holder from its bind to its error: a hidden wait,
+    # which makes it a hot row (issue 34, branch otel34b).
+    tally.check("products:SKU-1" not in missing,
+                "products:SKU-1 (waits all hidden, its 40001s known from their bind lines) "
+                "is a hot row (missing: %s)" % ", ".join(missing))
+    # merchant_totals:2 (bumped by the payments trigger for merchant 2):
+    # no logged wait, deadlock or error of the log names it, so it is no
+    # row of lockspan's at all; its 3 waits (62 ms) could only be guessed
+    # from overlapping holds of every row a learned rule keys, which the
+    # log gives no sign anyone waited for. Left (issue 34).
+    rest = [r for r in missing if r != "products:SKU-1"]
+    tally.known_wrong(bool(rest), "rows with waits missing from hot rows (no logged wait, "
+                      "deadlock or error names them): %s"
                       % ", ".join("%s (%d waits, %.0f ms)" % (
                           r, truth_rows[r]["waits"], truth_rows[r]["total_wait_ms"])
-                          for r in missing))
+                          for r in rest))
     # The trigger's counter-row update waits like any other: the row's
     # waiting is what the log showed (total_wait_ms, logged waits alone)
     # and the hidden waits rebuilt from the holds (hidden_wait_ms); the

@@ -136,10 +136,32 @@ static void test_error_tx(void)
     }
 }
 
+/* samples/blind-otel/postgresql.log lines 7115-7118, pid 8312 (/reprice,
+ * REPEATABLE READ): "bind <unnamed>: update "products" set "price" = $1
+ * where "sku" = $2 ..." at 05:52:15.292 (DETAIL $1 = '121', $2 =
+ * 'SKU-1'), then "ERROR:  could not serialize access due to concurrent
+ * update" at 05:52:15.292, no execute line between them. */
+static void test_error_ended_bind(void)
+{
+    int64_t bind = 1796536335292000, err = 1796536335292000;
+    CHECK_INT(ls_error_ended_bind(LS_LAST_BIND, 1, bind, err), 1);
+    /* lines 1068-1075, pid 8302: bind at 02.870, error at 02.871 */
+    CHECK_INT(ls_error_ended_bind(LS_LAST_BIND, 1, bind, err + 1000), 1);
+    /* a second error after the same bind: the first one ended it */
+    CHECK_INT(ls_error_ended_bind(LS_LAST_BIND, 0, bind, err + 1000), 0);
+    /* an error stamped before the bind line: not its */
+    CHECK_INT(ls_error_ended_bind(LS_LAST_BIND, 1, bind, bind - 1), 0);
+    /* a parse line alone: the bind failed, nothing ran */
+    CHECK_INT(ls_error_ended_bind(LS_LAST_PARSE, 1, bind, err), 0);
+    /* an execute (or statement) line: it ended well */
+    CHECK_INT(ls_error_ended_bind(LS_LAST_STATEMENT, 1, bind, err), 0);
+}
+
 int main(void)
 {
     test_sample();
     test_boundaries();
     test_error_tx();
+    test_error_ended_bind();
     return TEST_REPORT();
 }

@@ -59,3 +59,8 @@ int ls_error_tx(const ls_tx_candidate *c, size_t n, ls_logpos err)
     }
     return best;
 }
+
+int ls_error_ended_bind(ls_last_line last, int first, int64_t bind_ts, int64_t error_ts)
+{
+    return last == LS_LAST_BIND && first && bind_ts <= error_ts;
+}

@@ -12,6 +12,7 @@
 #define LS_DECIDE_ERRSTMT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "logpos.h"
 
@@ -57,5 +58,30 @@ typedef struct ls_tx_candidate {
  * in c, or -1 for none.
  */
 int ls_error_tx(const ls_tx_candidate *c, size_t n, ls_logpos err);
+
+/* What the statement row its session logged last before an error line
+ * is (a row no later line of the session joined). */
+typedef enum ls_last_line {
+    LS_LAST_STATEMENT, /* a statement line of its own (execute, statement) */
+    LS_LAST_PARSE,     /* a parse line alone */
+    LS_LAST_BIND       /* a bind line (its parse line folded in or not) */
+} ls_last_line;
+
+/*
+ * Is that row the statement the error ended, known only from its bind
+ * line (issue 34)? With durations logged (log_min_duration_statement) an
+ * extended-protocol statement writes parse, bind and execute lines, each
+ * when its step is done; an execute that fails writes none, so its bind
+ * line, with the text and the parameters (DETAIL), is all the log has of
+ * it, and the ERROR follows it. It is when the row is a bind line, the
+ * error is the session's first after it (first) and was written no
+ * earlier than the bind line (bind_ts <= error_ts; equal in a
+ * whole-second log): the execute began when the bind was done (bind_ts)
+ * and ended at the error. A parse line alone is a bind that failed
+ * (nothing ran, no parameters); a statement line of its own is a
+ * statement that ended well (its line is written at its end), so the
+ * error is of one the log does not show. Returns 1 or 0.
+ */
+int ls_error_ended_bind(ls_last_line last, int first, int64_t bind_ts, int64_t error_ts);
 
 #endif
