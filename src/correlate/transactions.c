@@ -212,9 +212,10 @@ static const char wait_holds_sql[] =
     " GROUP BY w.holder_tx, w.row_id;";
 
 LS_TABLE_COLUMNS(transactions);
-static const char insert_tx_sql[] = LS_INSERT_INTO("INSERT", transactions) " RETURNING tx_id";
+/* its tx_id by ls_stmt_last_rowid(), not a RETURNING clause (10 VM steps
+ * more a transaction, and a result table made and freed each time) */
+static const char insert_tx_sql[] = LS_INSERT_INTO("INSERT", transactions);
 #define TX(col) LS_PARAM(transactions, col)
-enum { TX_RETURNED_ID }; /* insert_tx_sql's one result column */
 
 /*
  * The transaction of session SESS open at time T: of the latest ones that
@@ -1335,9 +1336,9 @@ static int tx_insert(tx_pass *p, tx_state *t, ls_correlate_stats *stats)
     if (rc < 0)
         return rc;
     stats->transactions++;
-    if (rc != 1)
+    if (rc != 0)
         return LS_ESTORE;
-    return tx_holds(p, t, ls_stmt_int64(ins, TX_RETURNED_ID));
+    return tx_holds(p, t, ls_stmt_last_rowid(ins));
 }
 
 static void tx_open(tx_state *t, ls_stmt *q, int explicit_tx, int interest)
