@@ -94,7 +94,7 @@ static const char logged_table_sql[] =
 /* A line's place in the log, one integer: its file, then its line (a
  * statement's stmt_id is not in log order across sessions). */
 #define LOG_POS(T) "(" T ".file_id * 1099511627776 + " T ".line)"
-#define HOLD_COLS(X, Q)                                                                            \
+#define HOLD_BASE_COLS(X, Q)                                                                       \
     X(Q, hold_id, "h.hold_id")                                                                     \
     X(Q, row_id, "h.row_id")                                                                       \
     X(Q, tx_id, "h.tx_id")                                                                         \
@@ -110,9 +110,13 @@ static const char logged_table_sql[] =
     X(Q, l1, "l.l1")                                                                               \
     X(Q, logged_ms, "l.ms")                                                                        \
     X(Q, tx_wait, "l.tx_wait")                                                                     \
-    X(Q, c0, "l.c0")                                                                               \
-    /* log positions (LOG_POS): its locking statement's line, and its end's, */                    \
-    /* its transaction's COMMIT */                                                                 \
+    X(Q, c0, "l.c0")
+/* log positions (LOG_POS): its locking statement's line, and its end's,
+ * its transaction's COMMIT; only ls_queue_same_second() reads them, and
+ * only on a whole-second log with a logged wait (need_positions()):
+ * otherwise holds_nopos_sql reads NULL, not two lookups a hold. */
+#define HOLD_COLS(X, Q)                                                                            \
+    HOLD_BASE_COLS(X, Q)                                                                           \
     X(Q, lock_pos,                                                                                 \
       "(SELECT " LOG_POS("p") " FROM stmt_rows p"                                                  \
                               " WHERE p.stmt_id = " BOUND("lock_stmt") ")")                        \
@@ -120,14 +124,19 @@ static const char logged_table_sql[] =
       "(SELECT " LOG_POS("p") " FROM transactions t JOIN stmt_rows p"                              \
                               " ON p.stmt_id = t.last_stmt WHERE t.tx_id = h.tx_id"                \
                               " AND t.outcome = 'commit')")
+#define HOLD_NOPOS_COLS(X, Q)                                                                      \
+    HOLD_BASE_COLS(X, Q)                                                                           \
+    X(Q, lock_pos, "NULL")                                                                         \
+    X(Q, end_pos, "NULL")
 LS_COLUMNS(hq, HOLD_COLS);
-static const char holds_sql[] =
-    "SELECT " LS_SELECT_LIST(hq, HOLD_COLS)
-    " FROM hold_rows h NOT INDEXED LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
-    " LEFT JOIN temp.hidden_logged l ON l.tx_id = h.tx_id AND l.row_id = h.row_id"
-    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE " IN (" NO_DURATION ","
-    "  'acquired after the locking statement''s logged wait')"
-    "  THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id";
+#define HOLDS_FROM                                                                                 \
+    " FROM hold_rows h NOT INDEXED LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"              \
+    " LEFT JOIN temp.hidden_logged l ON l.tx_id = h.tx_id AND l.row_id = h.row_id"                \
+    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE " IN (" NO_DURATION ","                      \
+    "  'acquired after the locking statement''s logged wait')"                                   \
+    "  THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
+static const char holds_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_COLS) HOLDS_FROM;
+static const char holds_nopos_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_NOPOS_COLS) HOLDS_FROM;
 
 /* insert_sql's parameters */
 LS_TABLE_COLUMNS(row_waits);
@@ -609,6 +618,14 @@ static int failed_waits(ls_store *s, const hidden_q *hq, ls_correlate_stats *sta
     return rc < 0 ? rc : 0;
 }
 
+/* Whether ls_queue_same_second() can find anything: a whole-second log
+ * with a logged wait to bound the unlogged ones (it returns 0 otherwise),
+ * so whether the holds scan reads the log positions it needs. */
+static int need_positions(const hidden_q *hq)
+{
+    return hq->resolution >= LS_WHOLE_SECOND_US && hq->max_unlogged > 0;
+}
+
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {
     hidden_q hq = {NULL, NULL, NULL, NULL, 0, 0};
@@ -625,7 +642,8 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_exec(s, spans_table_sql)) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_exec(s, logged_table_sql)) != 0 ||
-        (rc = ls_store_prepare(s, holds_sql, &hq.q)) != 0 ||
+        (rc = ls_store_prepare(s, need_positions(&hq) ? holds_sql : holds_nopos_sql, &hq.q)) !=
+            0 ||
         (rc = ls_store_prepare(s, insert_sql, &hq.ins)) != 0 ||
         (rc = ls_store_prepare(s, move_hold_sql, &hq.mv)) != 0 ||
         (rc = ls_store_prepare(s, span_insert_sql, &hq.ut)) != 0)

@@ -68,7 +68,11 @@
  * read by tx_code's key (lc_t, lc_l, lc_m), never by a join of two
  * unindexed CTEs. test_lockorder checks the steps grow linearly.
  */
-#define LS_LOCK_CYCLES_WHERE(cond)                                                          \
+/* lc_d (pid, deadlock_id, ts, kind, wait_id): each deadlock d for which
+ * cond holds, with its victim's wait (a pid's waits and deadlocks in a
+ * file are numbered in line order, so which wait a deadlock gets does not
+ * depend on cond); dlprocs.c reads it too. */
+#define LS_LOCK_CYCLES_WAITS(cond)                                                          \
     "lc_x AS (SELECT wait_id, pid, file_id, line FROM lock_wait_rows"                        \
     "  WHERE outcome = 'deadlock' AND pid IS NOT NULL AND file_id IS NOT NULL"                \
     "  AND line IS NOT NULL),"                                                                \
@@ -78,7 +82,9 @@
     " lc_g AS (SELECT *, count(wait_id) OVER (PARTITION BY pid, file_id ORDER BY line, kind"  \
     "  ROWS UNBOUNDED PRECEDING) AS grp FROM lc_k),"                                          \
     " lc_d AS (SELECT * FROM (SELECT pid, deadlock_id, ts, kind, max(wait_id) OVER"           \
-    "  (PARTITION BY pid, file_id, grp) AS wait_id FROM lc_g) WHERE kind = 1),"               \
+    "  (PARTITION BY pid, file_id, grp) AS wait_id FROM lc_g) WHERE kind = 1)"
+#define LS_LOCK_CYCLES_WHERE(cond)                                                          \
+    LS_LOCK_CYCLES_WAITS(cond) ","                                                          \
     " lc_v AS (SELECT *, coalesce(vs, vw) AS v, sw AS s,"                                   \
     "  sd IS NOT NULL AND (vs IS NOT NULL OR vd = vw) AS sure FROM (SELECT d.deadlock_id,"    \
     "  d.ts, xv.span_tx AS vs, w.waiter_tx AS vw, xv.tx_id AS vd, xs.tx_id AS sd,"             \

@@ -212,9 +212,10 @@ static const char wait_holds_sql[] =
     " GROUP BY w.holder_tx, w.row_id;";
 
 LS_TABLE_COLUMNS(transactions);
-static const char insert_tx_sql[] = LS_INSERT_INTO("INSERT", transactions) " RETURNING tx_id";
+/* its tx_id by ls_stmt_last_rowid(), not a RETURNING clause (10 VM steps
+ * more a transaction, and a result table made and freed each time) */
+static const char insert_tx_sql[] = LS_INSERT_INTO("INSERT", transactions);
 #define TX(col) LS_PARAM(transactions, col)
-enum { TX_RETURNED_ID }; /* insert_tx_sql's one result column */
 
 /*
  * The transaction of session SESS open at time T: of the latest ones that
@@ -687,14 +688,16 @@ static const char set_deadlock_tx_sql[] =
  * sort of its join took 36 VM steps a candidate, 17 % of the pass's steps
  * on the 256 MiB bench log with its 3,880 errors and deadlock processes;
  * 21 now). A LEFT JOIN on the primary key: one row per transaction, so
- * the LIMIT counts transactions. */
+ * the LIMIT counts transactions. open: verb 5 is LS_VERB_SPAN, a victim's (?4; 0: not its); a CASE, not
+ * an OR: SQLite evaluates both sides of an OR in a result column, and the
+ * probe of the session's statements was 40 % of the query's steps. */
 #define TX_CAND_COLS(X, Q)                                                                 \
     X(Q, tx_id, "t.tx_id")                                                                \
     X(Q, file_id, "f.file_id")                                                            \
     X(Q, line, "f.line")                                                                  \
-    X(Q, open, "(t.end_ts IS NULL OR t.end_ts >= ?2 - ?3) AND (?4 OR f.verb IS NOT 5"     \
-               " OR NOT EXISTS (SELECT 1 FROM stmt_rows x WHERE x.session_id = t.session_id" \
-               "  AND x.verb IS NOT 5))") /* LS_VERB_SPAN: a victim's (?4 0: not its) */
+    X(Q, open, "(t.end_ts IS NULL OR t.end_ts >= ?2 - ?3) AND CASE WHEN ?4 OR f.verb IS NOT 5" \
+               " THEN 1 ELSE NOT EXISTS (SELECT 1 FROM stmt_rows x"                         \
+               "  WHERE x.session_id = t.session_id AND x.verb IS NOT 5) END")
 LS_COLUMNS(tc, TX_CAND_COLS);
 static const char tx_candidates_sql[] =
     "SELECT " LS_SELECT_LIST(tc, TX_CAND_COLS) " FROM transactions t"
@@ -1351,9 +1354,9 @@ static int tx_insert(tx_pass *p, tx_state *t, ls_correlate_stats *stats)
     if (rc < 0)
         return rc;
     stats->transactions++;
-    if (rc != 1)
+    if (rc != 0)
         return LS_ESTORE;
-    return tx_holds(p, t, ls_stmt_int64(ins, TX_RETURNED_ID));
+    return tx_holds(p, t, ls_stmt_last_rowid(ins));
 }
 
 static void tx_open(tx_state *t, ls_stmt *q, int explicit_tx, int interest)

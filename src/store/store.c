@@ -3056,6 +3056,11 @@ int ls_stmt_step(ls_stmt *st)
     return store_err(st->store, rc);
 }
 
+int64_t ls_stmt_last_rowid(const ls_stmt *st)
+{
+    return sqlite3_last_insert_rowid(st->store->db);
+}
+
 int ls_stmt_reset(ls_stmt *st)
 {
     sqlite3_reset(st->st);

@@ -322,6 +322,34 @@ static void test_binds(void)
     sqlite3_close(db);
 }
 
+/* ls_stmt_last_rowid(): the rowid the store's last INSERT added, as the
+ * transactions pass reads each transaction's tx_id (no RETURNING). */
+static void test_last_rowid(const char *path)
+{
+    feed f;
+    ls_stmt *ins = NULL, *other = NULL;
+    CHECK(open_feed(&f, path) == 0);
+    CHECK(ls_store_exec(f.s, "CREATE TEMP TABLE lr(id INTEGER PRIMARY KEY, v);"
+                             "CREATE TEMP TABLE lr2(id INTEGER PRIMARY KEY, v);"
+                             "INSERT INTO temp.lr(id, v) VALUES (41, 0);") == 0);
+    CHECK(ls_store_prepare(f.s, "INSERT INTO temp.lr(v) VALUES (?1)", &ins) == 0);
+    CHECK(ls_store_prepare(f.s, "INSERT INTO temp.lr2(id, v) VALUES (7, ?1)", &other) == 0);
+    CHECK(ls_stmt_bind_int64(ins, 1, 1) == 0);
+    CHECK_INT(ls_stmt_step(ins), 0);
+    CHECK_INT(ls_stmt_last_rowid(ins), 42);
+    ls_stmt_reset(ins);
+    CHECK(ls_stmt_bind_int64(ins, 1, 2) == 0);
+    CHECK_INT(ls_stmt_step(ins), 0);
+    CHECK_INT(ls_stmt_last_rowid(ins), 43);
+    /* the store's last INSERT, whichever statement ran it */
+    CHECK(ls_stmt_bind_int64(other, 1, 3) == 0);
+    CHECK_INT(ls_stmt_step(other), 0);
+    CHECK_INT(ls_stmt_last_rowid(ins), 7);
+    ls_stmt_finalize(ins);
+    ls_stmt_finalize(other);
+    sqlite3_close(close_feed(&f, path));
+}
+
 int main(void)
 {
     char dir[] = "/tmp/lockspan-test-store.XXXXXX", path[64];
@@ -335,6 +363,7 @@ int main(void)
     test_fold_pids_alike(path);
     test_many_xids(path);
     test_binds();
+    test_last_rowid(path);
     unlink(path);
     rmdir(dir);
     return TEST_REPORT();
