@@ -70,3 +70,36 @@ int ls_span_tx_fits(const ls_tx_span *v, size_t first, size_t last, const ls_tx_
     }
     return 1;
 }
+
+/* The first of st[0..n) (sorted by start) that starts at t or later. */
+static size_t first_from(const ls_tx_logged *st, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (st[mid].start < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int ls_span_tx_logged(const ls_tx_span *v, size_t first, size_t last, const ls_tx_logged *st,
+                      size_t n, int64_t res, int64_t slack)
+{
+    size_t i, j;
+
+    for (j = first; j <= last; j++) {
+        int edge = j == first || j == last;
+        int64_t r = edge ? 0 : res;
+        /* is_span_of: st.start >= sp.start - slack - r, and st.start <=
+         * st.end <= sp.end + slack */
+        for (i = first_from(st, n, v[j].start - slack - r);
+             i < n && st[i].start <= v[j].end + slack; i++)
+            if (is_span_of(&v[j], &st[i], r, slack) &&
+                (!edge || st[i].end >= v[j].end - slack))
+                return 1;
+    }
+    return 0;
+}
