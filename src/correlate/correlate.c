@@ -1503,8 +1503,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * victims on whole-second logs too, paired with their failed spans in
  * the log's order, and to the millisecond only a span that failed by the
  * time the client heard of it (decide/victim.c, spans.c, transactions.c);
- * the log's resolution read without the spans' statements (holds.c). */
-#define CORRELATION_REV "22"
+ * the log's resolution read without the spans' statements (holds.c).
+ * 23: a pooled request's transaction the log has no statement of is one
+ * of its own from its BEGIN..COMMIT spans, no session, holding the hot
+ * rows its spans name ("spans only": txspans.c, decide/spantx.c). */
+#define CORRELATION_REV "23"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -97,8 +97,7 @@ int ls_span_tx_logged(const ls_tx_span *v, size_t first, size_t last, const ls_t
          * st.end <= sp.end + slack */
         for (i = first_from(st, n, v[j].start - slack - r);
              i < n && st[i].start <= v[j].end + slack; i++)
-            if (is_span_of(&v[j], &st[i], r, slack) &&
-                (!edge || st[i].end >= v[j].end - slack))
+            if (is_span_of(&v[j], &st[i], r, slack) && (!edge || st[i].end >= v[j].end - slack))
                 return 1;
     }
     return 0;
