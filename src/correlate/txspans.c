@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corr_tables.h"
 #include "correlate_int.h"
 #include "decide/spantime.h"
 #include "decide/spantx.h"
@@ -61,7 +62,8 @@ static const char offset_sql[] = "SELECT offset_us FROM span_clock WHERE votes >
     X(Q, start_ts, "st.start_ts")            \
     X(Q, end_ts, "st.start_ts + st.dur_us")  \
     X(Q, dur_us, "st.dur_us")                \
-    X(Q, text, "x.text")
+    X(Q, text, "x.text")                     \
+    X(Q, text_id, "st.text_id")
 LS_COLUMNS(al, ALONE_COLS);
 static const char alone_sql[] =
     "SELECT " LS_SELECT_LIST(al, ALONE_COLS) " FROM transactions t"
@@ -86,6 +88,40 @@ static const char sent_sql[] =
     " AND sp.trace_id IS NOT NULL"
     " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
     "  AND p.how = 'ORM span of a driver span') LIMIT 2";
+
+/*
+ * On a whole-second log, the statements of one text stamped in one second,
+ * in the log's order (file, line), each with its rank: read once
+ * (txspan_rank), then a group at a time (?1 text, ?2 stamp).
+ */
+static const char rank_table_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS txspan_rank(stmt_id INTEGER PRIMARY KEY, text_id INTEGER,"
+    " stamp INTEGER, rank INTEGER, dur_us INTEGER); DELETE FROM temp.txspan_rank;"
+    "INSERT INTO temp.txspan_rank(stmt_id, text_id, stamp, rank, dur_us)"
+    " SELECT stmt_id, text_id, start_ts + dur_us, row_number() OVER (PARTITION BY text_id,"
+    "  start_ts + dur_us ORDER BY file_id, line, stmt_id) - 1, dur_us FROM stmt_rows"
+    " WHERE verb IS NOT 5 AND dur_us IS NOT NULL AND start_ts IS NOT NULL;"
+    "CREATE INDEX IF NOT EXISTS temp.txspan_rank_group ON txspan_rank(text_id, stamp, rank);";
+#define GROUP_COLS(X, Q)              \
+    X(Q, stmt_id, "r.stmt_id")        \
+    X(Q, dur_us, "r.dur_us")
+LS_COLUMNS(gr, GROUP_COLS);
+static const char group_sql[] =
+    "SELECT " LS_SELECT_LIST(gr, GROUP_COLS) " FROM temp.txspan_rank r"
+    " WHERE r.text_id = ?1 AND r.stamp = ?2 ORDER BY r.rank LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+/* The spans of that text (?1) that ended in the second (?2..?3), by end. */
+#define SAME_COLS(X, Q)                       \
+    X(Q, span_row, "sp.span_row")             \
+    X(Q, trace_id, "sp.trace_id")             \
+    X(Q, dur_us, "sp.end_ts - sp.start_ts")
+LS_COLUMNS(sm, SAME_COLS);
+static const char same_sql[] =
+    "SELECT " LS_SELECT_LIST(sm, SAME_COLS) " FROM spans sp"
+    " WHERE sp.db_statement = ?1 AND sp.start_ts BETWEEN ?4 AND ?3 AND sp.end_ts BETWEEN ?2 AND ?3"
+    " AND sp.trace_id IS NOT NULL"
+    " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
+    "  AND p.how = 'ORM span of a driver span') ORDER BY sp.end_ts, sp.span_row"
+    " LIMIT " LS_SQL_INT(TX_SPANS_MAX);
 
 /* The request's database spans (not an ORM's), by start, database clock. */
 #define REQ_COLS(X, Q)                    \
@@ -232,14 +268,12 @@ static const char rebuilt_begin_sql[] =
     "SELECT 1 FROM temp.txspan_tx WHERE begin_row = ?1 LIMIT 1";
 /* A transaction of spans only: no session, no pid (the pooler hid the
  * backend), no statement of the log. */
-static const char only_tx_sql[] =
-    "INSERT INTO transactions(session_id, pid, explicit, start_ts, start_known, end_ts,"
-    " end_known, outcome, statements, sql_ms) VALUES (NULL, NULL, 1, ?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-    " RETURNING tx_id";
-static const char only_hold_sql[] =
-    "INSERT INTO hold_rows(row_id, tx_id, session_id, pid, start_ts, start_lo, start_evidence,"
-    " end_ts, end_lo, end_evidence, waits, waiter_ms) VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5,"
-    " ?6, ?7, ?8, 0, 0)";
+static const char only_tx_sql[] = LS_INSERT_INTO("INSERT", transactions) " RETURNING tx_id";
+LS_TABLE_COLUMNS(transactions);
+#define OT(col) LS_PARAM(transactions, col)
+static const char only_hold_sql[] = LS_INSERT_INTO("INSERT", hold_rows);
+LS_TABLE_COLUMNS(hold_rows);
+#define OH(col) LS_PARAM(hold_rows, col)
 /* Each, with its first statement's span: its trace's link (traces.c). */
 static const char only_table_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS txspan_only(tx_id INTEGER PRIMARY KEY, span_row INTEGER);"
@@ -268,12 +302,66 @@ typedef struct span_locks {
 
 typedef struct txs_ctx {
     ls_stmt *alone, *sent, *req, *logged, *tx_up, *hold_up, *note, *start_up, *lock_add, *sib;
+    ls_stmt *group, *same; /* whole seconds: same-text statements of a second */
     ls_interner *evidence;
     ls_text_rows_fn rows_of;
     void *rows_ctx;
     int64_t offset, res, slack; /* res: the log's resolution (0 or a second) */
     int64_t rebuilt;
 } txs_ctx;
+
+/*
+ * On a whole-second log, the span of the statement at c->alone among the
+ * spans of its text that ended in its second, by the log's order of the
+ * statements of that text stamped then (ls_span_pick_in_order()): *row,
+ * trace (0: the order does not decide).
+ */
+static int pick_in_order(txs_ctx *c, int64_t *row, char *trace, size_t tn)
+{
+    int64_t d[TX_SPANS_MAX], e[TX_SPANS_MAX], rows[TX_SPANS_MAX];
+    char traces[TX_SPANS_MAX][64];
+    int64_t me = ls_stmt_int64(c->alone, al_stmt_id);
+    int64_t s1 = ls_stmt_int64(c->alone, al_end_ts) - c->offset;
+    size_t nl = 0, ns = 0, rank = TX_SPANS_MAX;
+    long k;
+    int rc;
+
+    *row = 0;
+    ls_stmt_reset(c->group);
+    ls_stmt_bind_int64(c->group, 1, ls_stmt_int64(c->alone, al_text_id));
+    ls_stmt_bind_int64(c->group, 2, ls_stmt_int64(c->alone, al_end_ts));
+    while (nl < TX_SPANS_MAX && (rc = ls_stmt_step(c->group)) == 1) {
+        if (ls_stmt_int64(c->group, gr_stmt_id) == me)
+            rank = nl;
+        d[nl++] = ls_stmt_int64(c->group, gr_dur_us);
+    }
+    ls_stmt_reset(c->group);
+    if (rc < 0 || rank == TX_SPANS_MAX)
+        return rc < 0 ? rc : 0;
+    ls_stmt_reset(c->same);
+    ls_stmt_bind_text(c->same, 1, ls_stmt_text(c->alone, al_text));
+    ls_stmt_bind_int64(c->same, 2, s1 - c->slack);
+    ls_stmt_bind_int64(c->same, 3, s1 + c->res + TX_END_SLACK_US);
+    ls_stmt_bind_int64(c->same, 4, s1 - TX_QUEUE_MAX_US);
+    while (ns < TX_SPANS_MAX && (rc = ls_stmt_step(c->same)) == 1) {
+        rows[ns] = ls_stmt_int64(c->same, sm_span_row);
+        snprintf(traces[ns], sizeof(traces[ns]), "%s", ls_stmt_text(c->same, sm_trace_id));
+        e[ns++] = ls_stmt_int64(c->same, sm_dur_us);
+    }
+    ls_stmt_reset(c->same);
+    if (rc < 0)
+        return rc;
+    if (nl == TX_SPANS_MAX || ns == TX_SPANS_MAX) /* more may follow */
+        return 0;
+    /* a span holds its statement: no shorter than it (its start on
+     * the application's clock in ms: LS_SPAN_LOG_SLACK_US) */
+    k = ls_span_pick_in_order(d, nl, e, ns, rank, LS_SPAN_LOG_SLACK_US, TX_END_SLACK_US);
+    if (k >= 0) {
+        *row = rows[k];
+        snprintf(trace, tn, "%s", traces[k]);
+    }
+    return 0;
+}
 
 /* The one span that sent the statement at c->alone: *row, trace (0: none
  * or several). */
@@ -309,6 +397,8 @@ static int sent_span(txs_ctx *c, int64_t *row, char *trace, size_t tn)
     ls_stmt_reset(c->sent);
     if (n != 1)
         *row = 0;
+    if (rc >= 0 && n > 1 && c->res)
+        return pick_in_order(c, row, trace, tn);
     return rc < 0 ? rc : 0;
 }
 
@@ -582,14 +672,16 @@ static int only_one(only_ctx *o, const ls_tx_span *v, const int64_t *rows,
         return 0;
     for (j = first; j <= last; j++)
         sql_ms += (double)(v[j].end - v[j].start) / 1000.0;
+    /* no session, no pid: the pooler hid the backend */
     ls_stmt_reset(o->ins);
-    ls_stmt_bind_int64(o->ins, 1, v[first].end);
-    ls_stmt_bind_text(o->ins, 2, BEGIN_KNOWN);
-    ls_stmt_bind_int64(o->ins, 3, v[last].end);
-    ls_stmt_bind_text(o->ins, 4, commit ? COMMIT_KNOWN : ROLLBACK_KNOWN);
-    ls_stmt_bind_text(o->ins, 5, commit ? "commit" : "aborted");
-    ls_stmt_bind_int64(o->ins, 6, (int64_t)(last - first + 1));
-    ls_stmt_bind_double(o->ins, 7, sql_ms);
+    ls_stmt_bind_int64(o->ins, OT(explicit), 1);
+    ls_stmt_bind_int64(o->ins, OT(start_ts), v[first].end);
+    ls_stmt_bind_text(o->ins, OT(start_known), BEGIN_KNOWN);
+    ls_stmt_bind_int64(o->ins, OT(end_ts), v[last].end);
+    ls_stmt_bind_text(o->ins, OT(end_known), commit ? COMMIT_KNOWN : ROLLBACK_KNOWN);
+    ls_stmt_bind_text(o->ins, OT(outcome), commit ? "commit" : "aborted");
+    ls_stmt_bind_int64(o->ins, OT(statements), (int64_t)(last - first + 1));
+    ls_stmt_bind_double(o->ins, OT(sql_ms), sql_ms);
     if ((rc = ls_stmt_step(o->ins)) != 1)
         return rc < 0 ? rc : LS_ESTORE;
     tx = ls_stmt_int64(o->ins, LS_ONLY_COLUMN);
@@ -602,14 +694,16 @@ static int only_one(only_ctx *o, const ls_tx_span *v, const int64_t *rows,
                 continue;
             seen[nseen++] = locks[j].row[i];
             ls_stmt_reset(o->hold);
-            ls_stmt_bind_int64(o->hold, 1, locks[j].row[i]);
-            ls_stmt_bind_int64(o->hold, 2, tx);
-            ls_stmt_bind_int64(o->hold, 3, v[j].end);
-            ls_stmt_bind_int64(o->hold, 4, v[j].start);
-            ls_stmt_bind_int64(o->hold, 5, o->ev_start);
-            ls_stmt_bind_int64(o->hold, 6, v[last].end);
-            ls_stmt_bind_int64(o->hold, 7, v[last].start);
-            ls_stmt_bind_int64(o->hold, 8, commit ? o->ev_commit : o->ev_rollback);
+            ls_stmt_bind_int64(o->hold, OH(row_id), locks[j].row[i]);
+            ls_stmt_bind_int64(o->hold, OH(tx_id), tx);
+            ls_stmt_bind_int64(o->hold, OH(start_ts), v[j].end);
+            ls_stmt_bind_int64(o->hold, OH(start_lo), v[j].start);
+            ls_stmt_bind_int64(o->hold, OH(start_evidence), o->ev_start);
+            ls_stmt_bind_int64(o->hold, OH(end_ts), v[last].end);
+            ls_stmt_bind_int64(o->hold, OH(end_lo), v[last].start);
+            ls_stmt_bind_int64(o->hold, OH(end_evidence), commit ? o->ev_commit : o->ev_rollback);
+            ls_stmt_bind_int64(o->hold, OH(waits), 0);
+            ls_stmt_bind_double(o->hold, OH(waiter_ms), 0);
             if ((rc = ls_stmt_step(o->hold)) < 0)
                 return rc;
             o->holds++;
@@ -749,6 +843,10 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of
         (rc = ls_store_prepare(s, lock_add_sql, &c.lock_add)) != 0 ||
         (rc = ls_store_prepare(s, siblings_sql, &c.sib)) != 0)
         goto out;
+    if (res && ((rc = ls_store_exec(s, rank_table_sql)) != 0 ||
+                (rc = ls_store_prepare(s, group_sql, &c.group)) != 0 ||
+                (rc = ls_store_prepare(s, same_sql, &c.same)) != 0))
+        goto out;
     while ((rc = ls_stmt_step(c.alone)) == 1)
         if ((rc = rebuild_one(&c)) != 0)
             goto out;
@@ -765,6 +863,8 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of
     }
     if (rc == 0)
         rc = ls_store_exec(s, clear_sql);
+    if (rc == 0 && res)
+        rc = ls_store_exec(s, "DELETE FROM temp.txspan_rank");
 out:
     ls_stmt_finalize(c.alone);
     ls_stmt_finalize(c.sent);
@@ -776,6 +876,8 @@ out:
     ls_stmt_finalize(c.start_up);
     ls_stmt_finalize(c.lock_add);
     ls_stmt_finalize(c.sib);
+    ls_stmt_finalize(c.group);
+    ls_stmt_finalize(c.same);
     *rebuilt = c.rebuilt;
     return rc < 0 ? rc : 0;
 }

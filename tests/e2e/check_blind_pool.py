@@ -161,6 +161,16 @@ MUST_HOLD = [
     "events:1 wait, logged + hidden, s",
     "hidden waiting (waits below deadlock_timeout), s",
     "%t + traces: timeline holds whose trace locked that row",
+    # since on the %t log a logged statement among others of its text
+    # stamped in the same second takes the span its place in the log's
+    # order gives (file and line), once the spans that fit none of their
+    # durations are set aside and the rest pair in order
+    # (decide/spantx.c ls_span_pick_in_order, txspans.c pick_in_order):
+    # 186 of the logged statements' transactions left as the log has them
+    # (197 before); hold_ms 413 of 485 before (290 of 373 on 74550a7),
+    # events:1 occupied 26.9 s before (truth 29.0-29.4)
+    "%t + traces: timeline holds: hold_ms within max(25 ms, 5 %) of the truth",
+    "%t + traces: events:1 occupied, s",
 ]
 
 # "%t + traces: code paths told apart" counted 5 on main a1c8ca7 only
@@ -175,6 +185,10 @@ NOT_ASSERTED = {
     # main; 196 and 96 ms since their ends are their COMMIT spans: the
     # logged ones are the contended, longer holds)
     "%t + traces: accounts:3 mean hold, ms",
+    # 14.39 s against 14.4-15.2 (within 5 %) from 138 of the row's 216
+    # holds, mean 104 ms (67-70): fewer, longer holds that happen to sum
+    # up (13.05 s before the log-order pick)
+    "%t + traces: accounts:3 occupied, s",
     "%t + traces: event_totals:1 mean hold, ms",
 }
 

@@ -202,8 +202,49 @@ static void test_logged(void)
     CHECK(ls_span_tx_logged(v, 0, 3, st, 1, 0, SLACK) == 0);
 }
 
+/* Same-text statements of one second on a whole-second log (blind-pool's
+ * %t log: two booking UPDATEs stamped in one second, 80 and 120 ms). */
+static void test_pick_in_order(void)
+{
+    int64_t d[3] = {80 * MS, 120 * MS, 60 * MS};
+    int64_t e[3] = {81 * MS, 125 * MS, 130 * MS};
+
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 0, SLACK, 60 * MS) == 0);
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 1, SLACK, 60 * MS) == 1);
+    /* rank past them; one span (that may be one of them) more or fewer: left */
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 2, SLACK, 60 * MS) == -1);
+    CHECK(ls_span_pick_in_order(d, 2, e, 3, 0, SLACK, 60 * MS) == -1);
+    CHECK(ls_span_pick_in_order(d, 2, e, 1, 0, SLACK, 60 * MS) == -1);
+    /* a span shorter than its statement by the slack: fits; 1 µs more: the
+     * order is not the spans' (any rank left) */
+    e[0] = 79 * MS;
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 1, SLACK, 60 * MS) == 1);
+    e[0] = 79 * MS - 1;
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 1, SLACK, 60 * MS) == -1);
+    /* longer by the reply's slack: fits; 1 µs more: left */
+    e[0] = 140 * MS;
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 0, SLACK, 60 * MS) == 0);
+    e[0] = 140 * MS + 1;
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 0, SLACK, 60 * MS) == -1);
+    /* in the other order the durations do not pair: left */
+    e[0] = 125 * MS;
+    e[1] = 81 * MS;
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 0, SLACK, 10 * MS) == -1);
+    /* a short span between them (a statement under the threshold, not
+     * logged): none of theirs; the rest pair in order */
+    e[0] = 81 * MS;
+    e[1] = 12 * MS;
+    e[2] = 125 * MS;
+    CHECK(ls_span_pick_in_order(d, 2, e, 3, 0, SLACK, 60 * MS) == 0);
+    CHECK(ls_span_pick_in_order(d, 2, e, 3, 1, SLACK, 60 * MS) == 2);
+    /* a third span that fits one of them: more spans than statements, left */
+    e[1] = 100 * MS;
+    CHECK(ls_span_pick_in_order(d, 2, e, 3, 0, SLACK, 60 * MS) == -1);
+}
+
 int main(void)
 {
+    test_pick_in_order();
     test_logged();
     test_tx_of();
     test_fits();

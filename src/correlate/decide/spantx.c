@@ -102,3 +102,33 @@ int ls_span_tx_logged(const ls_tx_span *v, size_t first, size_t last, const ls_t
     }
     return 0;
 }
+
+/* Whether a span of duration e may be a statement's of duration d. */
+static int dur_fits(int64_t d, int64_t e, int64_t lo, int64_t hi)
+{
+    return e >= d - lo && e <= d + hi;
+}
+
+long ls_span_pick_in_order(const int64_t *d, size_t nl, const int64_t *e, size_t ns, size_t rank,
+                           int64_t lo, int64_t hi)
+{
+    size_t i, j, m = 0;
+    long pick = -1;
+
+    if (rank >= nl)
+        return -1;
+    /* the spans that may be one of them, paired in order */
+    for (j = 0; j < ns; j++) {
+        int any = 0;
+        for (i = 0; i < nl && !any; i++)
+            any = dur_fits(d[i], e[j], lo, hi);
+        if (!any)
+            continue;
+        if (m >= nl || !dur_fits(d[m], e[j], lo, hi))
+            return -1;
+        if (m == rank)
+            pick = (long)j;
+        m++;
+    }
+    return m == nl ? pick : -1;
+}
