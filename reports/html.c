@@ -243,6 +243,15 @@ static void put_pid(FILE *f, double pid, const cJSON *o, const char *pid_key)
 }
 
 /* The same as text only, for an SVG <title> (a tooltip has no markup). */
+/* A timeline lane's pid: "pid unknown" for 0 (no backend pid known). */
+static void lane_pid(FILE *f, double pid)
+{
+    if (pid > 0)
+        fprintf(f, "pid %.0f", pid);
+    else
+        fputs("pid unknown", f);
+}
+
 static void title_pid(FILE *f, double pid, const cJSON *o, const char *prefix)
 {
     ls_write_pid_path(f, pid, o, prefix, ls_html_escape, 120);
@@ -1431,8 +1440,11 @@ static void tl_lane_label(FILE *f, const timeline *t, int i)
             if (!path)
                 path = m_str(t->waits[k].w, "code_path");
         }
-    fprintf(f, "<text class=\"lane%s\" x=\"%d\" y=\"%.1f\"><title>pid %.0f",
-            ln->holder ? " holder" : "", TL_X0 - 8, tl_y(t, i) + 4, ln->pid);
+    /* pid 0: the holds no backend pid is known for (transactions of
+     * spans only behind a pooler), one lane, none made up */
+    fprintf(f, "<text class=\"lane%s\" x=\"%d\" y=\"%.1f\"><title>",
+            ln->holder ? " holder" : "", TL_X0 - 8, tl_y(t, i) + 4);
+    lane_pid(f, ln->pid);
     if (path) {
         fputs(" · ", f);
         ls_html_escape(f, path, 200);
@@ -1442,7 +1454,8 @@ static void tl_lane_label(FILE *f, const timeline *t, int i)
         ls_html_escape(f, app, 200);
         fputs(")", f);
     }
-    fprintf(f, "%s</title>pid %.0f", ln->holder ? ", holding the row" : "", ln->pid);
+    fprintf(f, "%s</title>", ln->holder ? ", holding the row" : "");
+    lane_pid(f, ln->pid);
     if (path || app) {
         fputs(" · ", f);
         ls_html_escape(f, path ? path : app, 20);

@@ -54,7 +54,12 @@ void ls_write_pid_path(FILE *f, double pid, const cJSON *o, const char *prefix,
 {
     char key[64];
     snprintf(key, sizeof(key), "%scode_path", prefix);
-    fprintf(f, "pid %.0f", pid);
+    /* no backend pid is 0: a transaction rebuilt from its spans alone
+     * behind a pooler has none (pid null), and none is made up */
+    if (pid > 0)
+        fprintf(f, "pid %.0f", pid);
+    else
+        fputs("pid unknown", f);
     if (m_str(o, key)) {
         fputs(" · ", f);
         esc(f, m_str(o, key), max);

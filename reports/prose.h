@@ -63,7 +63,8 @@ void ls_write_duration(const ls_writer *w, double ms);
 /*
  * "pid 10550 · shop.orders.pay_order": a pid and, when the model knows it,
  * the code path under `prefix`code_path, through esc at most max
- * characters (an SVG title, a mermaid label).
+ * characters (an SVG title, a mermaid label). "pid unknown" for a pid of
+ * 0 (null in the model: a transaction of spans only behind a pooler).
  */
 void ls_write_pid_path(FILE *f, double pid, const cJSON *o, const char *prefix,
                        void (*esc)(FILE *f, const char *s, size_t max), size_t max);

@@ -1507,7 +1507,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * a FROM or WHERE inside parentheses is not the statement's own when its
  * row is read (src/common/sqlshape.c); a failed statement known only from
  * its bind line queued for the row it names (decide/errstmt.c,
- * transactions.c bind_failures). */
+ * transactions.c bind_failures); a pooled request's transaction the log
+ * has no statement of is one of its own from its BEGIN..COMMIT spans, no
+ * session, holding the hot rows its spans name ("spans only": txspans.c,
+ * decide/spantx.c). */
 #define CORRELATION_REV "23"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

@@ -1573,6 +1573,14 @@ static int read_has_spans(ls_store *s, int *has)
  * span (offset: in and out, the database clock less the application's),
  * then the identity and the paths, which the links decide; the number
  * of links in stats. */
+/* A transaction of spans only (txspans.c spans_only(): no statement of it
+ * logged) is its request's: linked to its first statement's span. */
+static const char link_spans_only_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS txspan_only(tx_id INTEGER PRIMARY KEY, span_row INTEGER);"
+    "UPDATE tx_code_rows SET link = 'spans only', span_row = (SELECT o.span_row FROM"
+    " temp.txspan_only o WHERE o.tx_id = tx_code_rows.tx_id)"
+    " WHERE tx_id IN (SELECT tx_id FROM temp.txspan_only) AND span_row IS NULL;";
+
 static int link_spans(ls_store *s, int64_t *offset, ls_correlate_stats *stats)
 {
     ls_stmt *st = NULL;
@@ -1595,6 +1603,7 @@ static int link_spans(ls_store *s, int64_t *offset, ls_correlate_stats *stats)
                                        " spans(start_ts) WHERE db_statement IS NOT NULL")) != 0 ||
         (rc = ls_log_resolution(s, &res)) != 0 ||
         (rc = link_by_statement(s, *offset, res, slack)) != 0 ||
+        (rc = ls_store_exec(s, link_spans_only_sql)) != 0 ||
         (rc = resolve_code(s, *offset)) != 0 ||
         (rc = decide_identity(s, &by_shape)) != 0 ||
         (rc = ls_correlate_paths(s)) != 0)

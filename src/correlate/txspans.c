@@ -19,12 +19,18 @@
  * statement the session logged in that time but the transaction's own.
  * Only on logs with sub-second times, as the deadlock victims'
  * (spans.c write_victims).
+ *
+ * Then, where that found some (the log hides transactions), a request
+ * whose transaction the store has no statement of at all is one of its
+ * own from its spans alone (spans_only(): no session, no pid; its holds'
+ * evidence begins "spans only").
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "corr_tables.h"
 #include "correlate_int.h"
 #include "decide/spantime.h"
 #include "decide/spantx.h"
@@ -56,7 +62,8 @@ static const char offset_sql[] = "SELECT offset_us FROM span_clock WHERE votes >
     X(Q, start_ts, "st.start_ts")            \
     X(Q, end_ts, "st.start_ts + st.dur_us")  \
     X(Q, dur_us, "st.dur_us")                \
-    X(Q, text, "x.text")
+    X(Q, text, "x.text")                     \
+    X(Q, text_id, "st.text_id")
 LS_COLUMNS(al, ALONE_COLS);
 static const char alone_sql[] =
     "SELECT " LS_SELECT_LIST(al, ALONE_COLS) " FROM transactions t"
@@ -82,12 +89,47 @@ static const char sent_sql[] =
     " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
     "  AND p.how = 'ORM span of a driver span') LIMIT 2";
 
+/*
+ * On a whole-second log, the statements of one text stamped in one second,
+ * in the log's order (file, line), each with its rank: read once
+ * (txspan_rank), then a group at a time (?1 text, ?2 stamp).
+ */
+static const char rank_table_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS txspan_rank(stmt_id INTEGER PRIMARY KEY, text_id INTEGER,"
+    " stamp INTEGER, rank INTEGER, dur_us INTEGER); DELETE FROM temp.txspan_rank;"
+    "INSERT INTO temp.txspan_rank(stmt_id, text_id, stamp, rank, dur_us)"
+    " SELECT stmt_id, text_id, start_ts + dur_us, row_number() OVER (PARTITION BY text_id,"
+    "  start_ts + dur_us ORDER BY file_id, line, stmt_id) - 1, dur_us FROM stmt_rows"
+    " WHERE verb IS NOT 5 AND dur_us IS NOT NULL AND start_ts IS NOT NULL;"
+    "CREATE INDEX IF NOT EXISTS temp.txspan_rank_group ON txspan_rank(text_id, stamp, rank);";
+#define GROUP_COLS(X, Q)              \
+    X(Q, stmt_id, "r.stmt_id")        \
+    X(Q, dur_us, "r.dur_us")
+LS_COLUMNS(gr, GROUP_COLS);
+static const char group_sql[] =
+    "SELECT " LS_SELECT_LIST(gr, GROUP_COLS) " FROM temp.txspan_rank r"
+    " WHERE r.text_id = ?1 AND r.stamp = ?2 ORDER BY r.rank LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+/* The spans of that text (?1) that ended in the second (?2..?3), by end. */
+#define SAME_COLS(X, Q)                       \
+    X(Q, span_row, "sp.span_row")             \
+    X(Q, trace_id, "sp.trace_id")             \
+    X(Q, dur_us, "sp.end_ts - sp.start_ts")
+LS_COLUMNS(sm, SAME_COLS);
+static const char same_sql[] =
+    "SELECT " LS_SELECT_LIST(sm, SAME_COLS) " FROM spans sp"
+    " WHERE sp.db_statement = ?1 AND sp.start_ts BETWEEN ?4 AND ?3 AND sp.end_ts BETWEEN ?2 AND ?3"
+    " AND sp.trace_id IS NOT NULL"
+    " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
+    "  AND p.how = 'ORM span of a driver span') ORDER BY sp.end_ts, sp.span_row"
+    " LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+
 /* The request's database spans (not an ORM's), by start, database clock. */
 #define REQ_COLS(X, Q)                    \
     X(Q, span_row, "sp.span_row")         \
     X(Q, start_ts, "sp.start_ts + ?2")    \
     X(Q, end_ts, "sp.end_ts + ?2")        \
-    X(Q, text, "sp.db_statement")
+    X(Q, text, "sp.db_statement")         \
+    X(Q, error, "coalesce(sp.error, 0)")
 LS_COLUMNS(rq, REQ_COLS);
 static const char req_sql[] =
     "SELECT " LS_SELECT_LIST(rq, REQ_COLS) " FROM spans sp"
@@ -205,6 +247,45 @@ static const char siblings_sql[] =
     " AND st.verb IS NOT 5 AND st.start_ts BETWEEN ?2 AND ?3"
     " AND st.start_ts + coalesce(st.dur_us, 0) + ?4 <= ?3";
 
+/*
+ * Transactions of requests the log has no statement of (spans_only()):
+ * every statement the store has (logged, or added from a span), by start,
+ * and the requests with database spans.
+ */
+#define ALL_COLS(X, Q)                                      \
+    X(Q, start_ts, "st.start_ts")                           \
+    X(Q, end_ts, "st.start_ts + coalesce(st.dur_us, 0)")    \
+    X(Q, text, "x.text")
+LS_COLUMNS(all, ALL_COLS);
+static const char all_stmts_sql[] =
+    "SELECT " LS_SELECT_LIST(all, ALL_COLS) " FROM stmt_rows st"
+    " JOIN stmt_texts x ON x.text_id = st.text_id WHERE st.start_ts IS NOT NULL"
+    " ORDER BY st.start_ts";
+static const char traces_sql[] =
+    "SELECT DISTINCT trace_id FROM spans WHERE db_statement IS NOT NULL AND trace_id IS NOT NULL"
+    " ORDER BY trace_id";
+static const char rebuilt_begin_sql[] =
+    "SELECT 1 FROM temp.txspan_tx WHERE begin_row = ?1 LIMIT 1";
+/* A transaction of spans only: no session, no pid (the pooler hid the
+ * backend), no statement of the log. */
+static const char only_tx_sql[] = LS_INSERT_INTO("INSERT", transactions) " RETURNING tx_id";
+LS_TABLE_COLUMNS(transactions);
+#define OT(col) LS_PARAM(transactions, col)
+static const char only_hold_sql[] = LS_INSERT_INTO("INSERT", hold_rows);
+LS_TABLE_COLUMNS(hold_rows);
+#define OH(col) LS_PARAM(hold_rows, col)
+/* Each, with its first statement's span: its trace's link (traces.c). */
+static const char only_table_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS txspan_only(tx_id INTEGER PRIMARY KEY, span_row INTEGER);"
+    " DELETE FROM temp.txspan_only;";
+static const char only_note_sql[] =
+    "INSERT INTO temp.txspan_only(tx_id, span_row) VALUES (?1, ?2)";
+
+#define ONLY_START "spans only: end of its statement's span (no statement of its transaction logged)"
+#define ONLY_COMMIT "spans only: COMMIT span of its request (no statement of its transaction logged)"
+#define ONLY_ROLLBACK                                                                          \
+    "spans only: ROLLBACK span of its request (no statement of its transaction logged)"
+
 #define BEGIN_KNOWN "BEGIN span of its request (not logged)"
 #define COMMIT_KNOWN "COMMIT span of its request (not logged)"
 #define ROLLBACK_KNOWN "ROLLBACK span of its request (not logged)"
@@ -221,12 +302,66 @@ typedef struct span_locks {
 
 typedef struct txs_ctx {
     ls_stmt *alone, *sent, *req, *logged, *tx_up, *hold_up, *note, *start_up, *lock_add, *sib;
+    ls_stmt *group, *same; /* whole seconds: same-text statements of a second */
     ls_interner *evidence;
     ls_text_rows_fn rows_of;
     void *rows_ctx;
     int64_t offset, res, slack; /* res: the log's resolution (0 or a second) */
     int64_t rebuilt;
 } txs_ctx;
+
+/*
+ * On a whole-second log, the span of the statement at c->alone among the
+ * spans of its text that ended in its second, by the log's order of the
+ * statements of that text stamped then (ls_span_pick_in_order()): *row,
+ * trace (0: the order does not decide).
+ */
+static int pick_in_order(txs_ctx *c, int64_t *row, char *trace, size_t tn)
+{
+    int64_t d[TX_SPANS_MAX], e[TX_SPANS_MAX], rows[TX_SPANS_MAX];
+    char traces[TX_SPANS_MAX][64];
+    int64_t me = ls_stmt_int64(c->alone, al_stmt_id);
+    int64_t s1 = ls_stmt_int64(c->alone, al_end_ts) - c->offset;
+    size_t nl = 0, ns = 0, rank = TX_SPANS_MAX;
+    long k;
+    int rc;
+
+    *row = 0;
+    ls_stmt_reset(c->group);
+    ls_stmt_bind_int64(c->group, 1, ls_stmt_int64(c->alone, al_text_id));
+    ls_stmt_bind_int64(c->group, 2, ls_stmt_int64(c->alone, al_end_ts));
+    while (nl < TX_SPANS_MAX && (rc = ls_stmt_step(c->group)) == 1) {
+        if (ls_stmt_int64(c->group, gr_stmt_id) == me)
+            rank = nl;
+        d[nl++] = ls_stmt_int64(c->group, gr_dur_us);
+    }
+    ls_stmt_reset(c->group);
+    if (rc < 0 || rank == TX_SPANS_MAX)
+        return rc < 0 ? rc : 0;
+    ls_stmt_reset(c->same);
+    ls_stmt_bind_text(c->same, 1, ls_stmt_text(c->alone, al_text));
+    ls_stmt_bind_int64(c->same, 2, s1 - c->slack);
+    ls_stmt_bind_int64(c->same, 3, s1 + c->res + TX_END_SLACK_US);
+    ls_stmt_bind_int64(c->same, 4, s1 - TX_QUEUE_MAX_US);
+    while (ns < TX_SPANS_MAX && (rc = ls_stmt_step(c->same)) == 1) {
+        rows[ns] = ls_stmt_int64(c->same, sm_span_row);
+        snprintf(traces[ns], sizeof(traces[ns]), "%s", ls_stmt_text(c->same, sm_trace_id));
+        e[ns++] = ls_stmt_int64(c->same, sm_dur_us);
+    }
+    ls_stmt_reset(c->same);
+    if (rc < 0)
+        return rc;
+    if (nl == TX_SPANS_MAX || ns == TX_SPANS_MAX) /* more may follow */
+        return 0;
+    /* a span holds its statement: no shorter than it (its start on
+     * the application's clock in ms: LS_SPAN_LOG_SLACK_US) */
+    k = ls_span_pick_in_order(d, nl, e, ns, rank, LS_SPAN_LOG_SLACK_US, TX_END_SLACK_US);
+    if (k >= 0) {
+        *row = rows[k];
+        snprintf(trace, tn, "%s", traces[k]);
+    }
+    return 0;
+}
 
 /* The one span that sent the statement at c->alone: *row, trace (0: none
  * or several). */
@@ -262,6 +397,8 @@ static int sent_span(txs_ctx *c, int64_t *row, char *trace, size_t tn)
     ls_stmt_reset(c->sent);
     if (n != 1)
         *row = 0;
+    if (rc >= 0 && n > 1 && c->res)
+        return pick_in_order(c, row, trace, tn);
     return rc < 0 ? rc : 0;
 }
 
@@ -286,6 +423,9 @@ static int read_req(txs_ctx *c, const char *trace, int64_t row, ls_tx_span *v, i
         if (c->rows_of && (rc = c->rows_of(c->rows_ctx, text, locks[*n].row,
                                            TX_SPAN_ROWS_MAX, &locks[*n].n)) != 0)
             break;
+        /* a statement that failed (a deadlock victim's) locked nothing */
+        if (ls_stmt_int64(c->req, rq_error))
+            locks[*n].n = 0;
         rows[*n] = ls_stmt_int64(c->req, rq_span_row);
         if (rows[*n] == row)
             *k = *n;
@@ -468,6 +608,183 @@ static int rebuild_one(txs_ctx *c)
     return 0;
 }
 
+/* What spans_only() reads and writes. */
+typedef struct only_ctx {
+    txs_ctx *c;
+    ls_store *s;
+    ls_stmt *ins, *hold, *note, *begun;
+    ls_tx_logged *st;
+    size_t nst;
+    int64_t ev_start, ev_commit, ev_rollback;
+    int64_t added, holds;
+} only_ctx;
+
+/* Every statement the store has, by start (o->st, o->nst). */
+static int read_all_statements(only_ctx *o)
+{
+    ls_stmt *q = NULL;
+    size_t cap = 0;
+    int rc;
+
+    if ((rc = ls_store_prepare(o->s, all_stmts_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        if (o->nst == cap) {
+            size_t nc = cap ? 2 * cap : 1024;
+            ls_tx_logged *p = realloc(o->st, nc * sizeof(*p));
+            if (!p) {
+                rc = LS_ENOMEM;
+                break;
+            }
+            o->st = p;
+            cap = nc;
+        }
+        o->st[o->nst].text = ls_span_text_hash(ls_stmt_text(q, all_text));
+        o->st[o->nst].start = ls_stmt_int64(q, all_start_ts);
+        o->st[o->nst].end = ls_stmt_int64(q, all_end_ts);
+        o->nst++;
+    }
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* The transaction v[first..last] of a request, of spans only: one of its
+ * own with holds of the hot rows its statements name, from each one's
+ * span's end to the COMMIT's (ROLLBACK's). */
+static int only_one(only_ctx *o, const ls_tx_span *v, const int64_t *rows,
+                    const span_locks *locks, size_t first, size_t last)
+{
+    int commit = v[last].kind == LS_SQL_COMMIT;
+    int64_t tx, seen[TX_SPANS_MAX * TX_SPAN_ROWS_MAX];
+    size_t nseen = 0, j, i, m, named = 0;
+    double sql_ms = 0;
+    int rc;
+
+    for (j = first + 1; j < last; j++)
+        named += locks[j].n;
+    if (!named)
+        return 0;
+    ls_stmt_reset(o->begun);
+    ls_stmt_bind_int64(o->begun, 1, rows[first]);
+    if ((rc = ls_stmt_step(o->begun)) != 0)
+        return rc < 0 ? rc : 0; /* rebuilt from a logged statement */
+    if (ls_span_tx_logged(v, first, last, o->st, o->nst, o->c->res, o->c->slack))
+        return 0;
+    for (j = first; j <= last; j++)
+        sql_ms += (double)(v[j].end - v[j].start) / 1000.0;
+    /* no session, no pid: the pooler hid the backend */
+    ls_stmt_reset(o->ins);
+    ls_stmt_bind_int64(o->ins, OT(explicit), 1);
+    ls_stmt_bind_int64(o->ins, OT(start_ts), v[first].end);
+    ls_stmt_bind_text(o->ins, OT(start_known), BEGIN_KNOWN);
+    ls_stmt_bind_int64(o->ins, OT(end_ts), v[last].end);
+    ls_stmt_bind_text(o->ins, OT(end_known), commit ? COMMIT_KNOWN : ROLLBACK_KNOWN);
+    ls_stmt_bind_text(o->ins, OT(outcome), commit ? "commit" : "aborted");
+    ls_stmt_bind_int64(o->ins, OT(statements), (int64_t)(last - first + 1));
+    ls_stmt_bind_double(o->ins, OT(sql_ms), sql_ms);
+    if ((rc = ls_stmt_step(o->ins)) != 1)
+        return rc < 0 ? rc : LS_ESTORE;
+    tx = ls_stmt_int64(o->ins, LS_ONLY_COLUMN);
+    ls_stmt_reset(o->ins);
+    for (j = first + 1; j < last; j++)
+        for (i = 0; i < locks[j].n; i++) {
+            for (m = 0; m < nseen && seen[m] != locks[j].row[i]; m++)
+                ;
+            if (m < nseen) /* held since an earlier statement */
+                continue;
+            seen[nseen++] = locks[j].row[i];
+            ls_stmt_reset(o->hold);
+            ls_stmt_bind_int64(o->hold, OH(row_id), locks[j].row[i]);
+            ls_stmt_bind_int64(o->hold, OH(tx_id), tx);
+            ls_stmt_bind_int64(o->hold, OH(start_ts), v[j].end);
+            ls_stmt_bind_int64(o->hold, OH(start_lo), v[j].start);
+            ls_stmt_bind_int64(o->hold, OH(start_evidence), o->ev_start);
+            ls_stmt_bind_int64(o->hold, OH(end_ts), v[last].end);
+            ls_stmt_bind_int64(o->hold, OH(end_lo), v[last].start);
+            ls_stmt_bind_int64(o->hold, OH(end_evidence), commit ? o->ev_commit : o->ev_rollback);
+            ls_stmt_bind_int64(o->hold, OH(waits), 0);
+            ls_stmt_bind_double(o->hold, OH(waiter_ms), 0);
+            if ((rc = ls_stmt_step(o->hold)) < 0)
+                return rc;
+            o->holds++;
+        }
+    ls_stmt_reset(o->note);
+    ls_stmt_bind_int64(o->note, 1, tx);
+    ls_stmt_bind_int64(o->note, 2, rows[first + 1]);
+    if ((rc = ls_stmt_step(o->note)) < 0)
+        return rc;
+    o->added++;
+    return 0;
+}
+
+/* Each request's transactions (BEGIN..COMMIT or ROLLBACK spans) that
+ * name a hot row and of which the store has no statement. */
+static int only_request(only_ctx *o, const char *trace)
+{
+    ls_tx_span v[TX_SPANS_MAX];
+    int64_t rows[TX_SPANS_MAX];
+    span_locks locks[TX_SPANS_MAX];
+    size_t n, k, i, first, last;
+    int rc;
+
+    if ((rc = read_req(o->c, trace, 0, v, rows, locks, &n, &k)) != 0)
+        return rc;
+    for (i = 0; i + 1 < n; i++) {
+        if (v[i].kind != LS_SQL_BEGIN || !ls_span_tx_of(v, n, i + 1, &first, &last) ||
+            first != i)
+            continue;
+        if ((rc = only_one(o, v, rows, locks, first, last)) != 0)
+            return rc;
+        i = last;
+    }
+    return 0;
+}
+
+/*
+ * Transactions of spans only (issue 34, blind-pool): behind a pooler with
+ * log_min_duration_statement, a request whose statements all ran under the
+ * threshold without a logged wait left nothing in the log, but its spans
+ * show its transaction (BEGIN..COMMIT) and the hot rows its statements
+ * name. Looked for only where the log hides transactions (some logged
+ * statement's was rebuilt from its spans above): one of its own, no
+ * session, no pid; its holds' evidence says "spans only".
+ */
+static int spans_only(ls_store *s, txs_ctx *c, ls_interner *evidence, int64_t *added)
+{
+    only_ctx o;
+    ls_stmt *tq = NULL;
+    int rc;
+
+    memset(&o, 0, sizeof(o));
+    o.c = c;
+    o.s = s;
+    *added = 0;
+    if ((rc = ls_store_exec(s, only_table_sql)) != 0 || c->rebuilt == 0 || !c->rows_of)
+        return rc;
+    if ((rc = ls_intern(evidence, ONLY_START, &o.ev_start)) != 0 ||
+        (rc = ls_intern(evidence, ONLY_COMMIT, &o.ev_commit)) != 0 ||
+        (rc = ls_intern(evidence, ONLY_ROLLBACK, &o.ev_rollback)) != 0 ||
+        (rc = read_all_statements(&o)) != 0 ||
+        (rc = ls_store_prepare(s, only_tx_sql, &o.ins)) != 0 ||
+        (rc = ls_store_prepare(s, only_hold_sql, &o.hold)) != 0 ||
+        (rc = ls_store_prepare(s, only_note_sql, &o.note)) != 0 ||
+        (rc = ls_store_prepare(s, rebuilt_begin_sql, &o.begun)) != 0 ||
+        (rc = ls_store_prepare(s, traces_sql, &tq)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(tq)) == 1)
+        if ((rc = only_request(&o, ls_stmt_text(tq, LS_ONLY_COLUMN))) != 0)
+            break;
+out:
+    ls_stmt_finalize(tq);
+    ls_stmt_finalize(o.ins);
+    ls_stmt_finalize(o.hold);
+    ls_stmt_finalize(o.note);
+    ls_stmt_finalize(o.begun);
+    free(o.st);
+    *added = o.added;
+    return rc < 0 ? rc : 0;
+}
+
 /* The holds of txspan_locks (span_holds_sql). */
 static int span_holds_add(ls_store *s, ls_interner *evidence)
 {
@@ -526,6 +843,10 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of
         (rc = ls_store_prepare(s, lock_add_sql, &c.lock_add)) != 0 ||
         (rc = ls_store_prepare(s, siblings_sql, &c.sib)) != 0)
         goto out;
+    if (res && ((rc = ls_store_exec(s, rank_table_sql)) != 0 ||
+                (rc = ls_store_prepare(s, group_sql, &c.group)) != 0 ||
+                (rc = ls_store_prepare(s, same_sql, &c.same)) != 0))
+        goto out;
     while ((rc = ls_stmt_step(c.alone)) == 1)
         if ((rc = rebuild_one(&c)) != 0)
             goto out;
@@ -535,8 +856,15 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of
     }
     if (rc == 0)
         rc = span_holds_add(s, evidence);
+    if (rc == 0) {
+        int64_t added = 0;
+        rc = spans_only(s, &c, evidence, &added);
+        c.rebuilt += added;
+    }
     if (rc == 0)
         rc = ls_store_exec(s, clear_sql);
+    if (rc == 0 && res)
+        rc = ls_store_exec(s, "DELETE FROM temp.txspan_rank");
 out:
     ls_stmt_finalize(c.alone);
     ls_stmt_finalize(c.sent);
@@ -548,6 +876,8 @@ out:
     ls_stmt_finalize(c.start_up);
     ls_stmt_finalize(c.lock_add);
     ls_stmt_finalize(c.sib);
+    ls_stmt_finalize(c.group);
+    ls_stmt_finalize(c.same);
     *rebuilt = c.rebuilt;
     return rc < 0 ? rc : 0;
 }

@@ -87,8 +87,11 @@ BIND_BASELINE = {
     "src/correlate/traces.c": 58,
     # otel34b's bind_failures(): a bind row by id, a hold by (tx, row)
     "src/correlate/transactions.c": 112,
-    # pool34b's pass (merged with tables33): its temp tables and SELECTs
-    "src/correlate/txspans.c": 91,
+    # pool34b's pass (merged with tables33): its temp tables and SELECTs;
+    # pool34c's (spans-only transactions, the %t log-order pick): the
+    # temp.txspan_only / txspan_rank rows and their SELECTs (its INSERTs
+    # into transactions and hold_rows bind by LS_PARAM)
+    "src/correlate/txspans.c": 110,
     # vict34's deadlock sides: temp.dl_procs and its SELECTs
     "src/correlate/dlprocs.c": 31,
     "src/ingest/ingest.c": 3,

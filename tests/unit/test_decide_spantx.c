@@ -148,8 +148,104 @@ static void test_fits_seconds(void)
     CHECK(ls_span_tx_fits(v, 0, 3, st, 2, S, SLACK) == 0);
 }
 
+/* A request whose transaction the log has none of (blind-pool: a
+ * check-in that ran under 50 ms, no wait): rebuilt from its spans alone;
+ * one whose statement the log has, of any session, is the log's. */
+static void test_logged(void)
+{
+    ls_tx_span v[4];
+    ls_tx_logged st[4] = {{0, 0, 0}};
+    const int64_t S = 1000 * MS;
+    v[0] = sp(LS_SQL_BEGIN, 1, 0, 2 * MS);
+    v[1] = sp(LS_SQL_WRITE, 2, 5 * MS, 300 * MS);
+    v[2] = sp(LS_SQL_WRITE, 3, 700 * MS, 710 * MS);
+    v[3] = sp(LS_SQL_COMMIT, 4, 712 * MS, 714 * MS);
+
+    /* nothing logged */
+    CHECK(ls_span_tx_logged(v, 0, 3, st, 0, 0, SLACK) == 0);
+    /* others' statements, sorted: another text inside, its texts outside
+     * its spans */
+    st[0] = lg(2, -500 * MS, -400 * MS);
+    st[1] = lg(9, 50 * MS, 299 * MS);
+    st[2] = lg(2, 400 * MS, 450 * MS);
+    st[3] = lg(3, 711 * MS + 1, 712 * MS);
+    CHECK(ls_span_tx_logged(v, 0, 3, st, 4, 0, SLACK) == 0);
+    /* its INSERT logged, at the slack's edge: the log's */
+    st[3] = lg(3, 699 * MS, 711 * MS);
+    CHECK(ls_span_tx_logged(v, 0, 3, st, 4, 0, SLACK) == 1);
+    /* 1 µs before the slack: not inside its span */
+    st[3] = lg(3, 699 * MS - 1, 711 * MS);
+    CHECK(ls_span_tx_logged(v, 0, 3, st, 4, 0, SLACK) == 0);
+    /* on whole seconds it may have run a second later: the log's */
+    CHECK(ls_span_tx_logged(v, 0, 3, st, 4, S, SLACK) == 1);
+    /* its BEGIN or its COMMIT in the store (a deadlock victim's, rebuilt
+     * from those two spans: spans.c write_victims): the log's */
+    st[0] = lg(1, 0, 1 * MS);
+    CHECK(ls_span_tx_logged(v, 0, 3, st, 1, 0, SLACK) == 1);
+    st[0] = lg(4, 712 * MS, 713 * MS);
+    CHECK(ls_span_tx_logged(v, 0, 3, st, 1, 0, SLACK) == 1);
+    /* a COMMIT of another transaction, after its own ended; on whole
+     * seconds too (the edges are taken at their times) */
+    st[0] = lg(4, 716 * MS, 717 * MS);
+    CHECK(ls_span_tx_logged(v, 0, 3, st, 1, 0, SLACK) == 0);
+    st[0] = lg(1, -500 * MS, -499 * MS);
+    CHECK(ls_span_tx_logged(v, 0, 3, st, 1, S, SLACK) == 0);
+    /* another's BEGIN (a victim's) inside its long BEGIN span (the pooler
+     * queued it: blind-pool 50004fd3, 59 ms), ending before it: not its */
+    v[0] = sp(LS_SQL_BEGIN, 1, -60 * MS, 2 * MS);
+    st[0] = lg(1, -40 * MS, -40 * MS);
+    CHECK(ls_span_tx_logged(v, 0, 3, st, 1, 0, SLACK) == 0);
+    /* ending 1 ms (the slack) before its span: its; 1 µs more: not */
+    st[0] = lg(1, 1 * MS, 1 * MS);
+    CHECK(ls_span_tx_logged(v, 0, 3, st, 1, 0, SLACK) == 1);
+    st[0] = lg(1, 1 * MS - 1, 1 * MS - 1);
+    CHECK(ls_span_tx_logged(v, 0, 3, st, 1, 0, SLACK) == 0);
+}
+
+/* Same-text statements of one second on a whole-second log (blind-pool's
+ * %t log: two booking UPDATEs stamped in one second, 80 and 120 ms). */
+static void test_pick_in_order(void)
+{
+    int64_t d[3] = {80 * MS, 120 * MS, 60 * MS};
+    int64_t e[3] = {81 * MS, 125 * MS, 130 * MS};
+
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 0, SLACK, 60 * MS) == 0);
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 1, SLACK, 60 * MS) == 1);
+    /* rank past them; one span (that may be one of them) more or fewer: left */
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 2, SLACK, 60 * MS) == -1);
+    CHECK(ls_span_pick_in_order(d, 2, e, 3, 0, SLACK, 60 * MS) == -1);
+    CHECK(ls_span_pick_in_order(d, 2, e, 1, 0, SLACK, 60 * MS) == -1);
+    /* a span shorter than its statement by the slack: fits; 1 µs more: the
+     * order is not the spans' (any rank left) */
+    e[0] = 79 * MS;
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 1, SLACK, 60 * MS) == 1);
+    e[0] = 79 * MS - 1;
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 1, SLACK, 60 * MS) == -1);
+    /* longer by the reply's slack: fits; 1 µs more: left */
+    e[0] = 140 * MS;
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 0, SLACK, 60 * MS) == 0);
+    e[0] = 140 * MS + 1;
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 0, SLACK, 60 * MS) == -1);
+    /* in the other order the durations do not pair: left */
+    e[0] = 125 * MS;
+    e[1] = 81 * MS;
+    CHECK(ls_span_pick_in_order(d, 2, e, 2, 0, SLACK, 10 * MS) == -1);
+    /* a short span between them (a statement under the threshold, not
+     * logged): none of theirs; the rest pair in order */
+    e[0] = 81 * MS;
+    e[1] = 12 * MS;
+    e[2] = 125 * MS;
+    CHECK(ls_span_pick_in_order(d, 2, e, 3, 0, SLACK, 60 * MS) == 0);
+    CHECK(ls_span_pick_in_order(d, 2, e, 3, 1, SLACK, 60 * MS) == 2);
+    /* a third span that fits one of them: more spans than statements, left */
+    e[1] = 100 * MS;
+    CHECK(ls_span_pick_in_order(d, 2, e, 3, 0, SLACK, 60 * MS) == -1);
+}
+
 int main(void)
 {
+    test_pick_in_order();
+    test_logged();
     test_tx_of();
     test_fits();
     test_fits_seconds();

@@ -70,3 +70,65 @@ int ls_span_tx_fits(const ls_tx_span *v, size_t first, size_t last, const ls_tx_
     }
     return 1;
 }
+
+/* The first of st[0..n) (sorted by start) that starts at t or later. */
+static size_t first_from(const ls_tx_logged *st, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (st[mid].start < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int ls_span_tx_logged(const ls_tx_span *v, size_t first, size_t last, const ls_tx_logged *st,
+                      size_t n, int64_t res, int64_t slack)
+{
+    size_t i, j;
+
+    for (j = first; j <= last; j++) {
+        int edge = j == first || j == last;
+        int64_t r = edge ? 0 : res;
+        /* is_span_of: st.start >= sp.start - slack - r, and st.start <=
+         * st.end <= sp.end + slack */
+        for (i = first_from(st, n, v[j].start - slack - r);
+             i < n && st[i].start <= v[j].end + slack; i++)
+            if (is_span_of(&v[j], &st[i], r, slack) && (!edge || st[i].end >= v[j].end - slack))
+                return 1;
+    }
+    return 0;
+}
+
+/* Whether a span of duration e may be a statement's of duration d. */
+static int dur_fits(int64_t d, int64_t e, int64_t lo, int64_t hi)
+{
+    return e >= d - lo && e <= d + hi;
+}
+
+long ls_span_pick_in_order(const int64_t *d, size_t nl, const int64_t *e, size_t ns, size_t rank,
+                           int64_t lo, int64_t hi)
+{
+    size_t i, j, m = 0;
+    long pick = -1;
+
+    if (rank >= nl)
+        return -1;
+    /* the spans that may be one of them, paired in order */
+    for (j = 0; j < ns; j++) {
+        int any = 0;
+        for (i = 0; i < nl && !any; i++)
+            any = dur_fits(d[i], e[j], lo, hi);
+        if (!any)
+            continue;
+        if (m >= nl || !dur_fits(d[m], e[j], lo, hi))
+            return -1;
+        if (m == rank)
+            pick = (long)j;
+        m++;
+    }
+    return m == nl ? pick : -1;
+}

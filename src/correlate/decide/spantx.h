@@ -57,4 +57,42 @@ int ls_span_tx_of(const ls_tx_span *v, size_t n, size_t k, size_t *first, size_t
 int ls_span_tx_fits(const ls_tx_span *v, size_t first, size_t last, const ls_tx_logged *st,
                     size_t n, int64_t res, int64_t slack);
 
+/*
+ * Whether the transaction v[first..last] of a request (spans in start
+ * order, database clock) is one the log has: some statement st[0..n)
+ * (sorted by start; every statement the store has, of any session, logged
+ * or added from a span) is one of its spans v[first..last] (the same
+ * text, inside the span with slack, at any of its times within res: as
+ * ls_span_tx_fits() matches them); its BEGIN and COMMIT (ROLLBACK) too: a
+ * deadlock victim's transaction is rebuilt from those two spans alone
+ * (spans.c write_victims), and a log that has its BEGIN has it; those two
+ * only when they end with their span (with slack) at the time given (res
+ * 0): every BEGIN has one text, and behind a pooler a BEGIN's span lasts
+ * while the request waits for a backend (blind-pool: 59 ms), in which
+ * other transactions begin. 0: none of its statements was logged
+ * (blind-pool: log_min_duration_statement = 50 behind pgbouncer, a
+ * request whose statements all ran under 50 ms without a lock wait), so
+ * only its spans tell of it.
+ */
+int ls_span_tx_logged(const ls_tx_span *v, size_t first, size_t last, const ls_tx_logged *st,
+                      size_t n, int64_t res, int64_t slack);
+
+/*
+ * On a whole-second log, the span of a statement logged with others of
+ * its text in the same second (the same stamp), where the spans alone do
+ * not tell. d[0..nl): the durations of those statements in the log's
+ * order (file and line: each line is written when its statement ends);
+ * e[0..ns): the durations of the spans of that text that ended in that
+ * second (with slack), in end order. A span whose duration fits none of
+ * the statements' (e in [d - lo, d + hi]: the span holds its statement
+ * and the reply through the pooler) is none of them (a statement under
+ * log_min_duration_statement that the log did not write). When as many
+ * spans remain as statements and each pairs, in order, with a span whose
+ * duration fits its statement's, the index (in e) of statement `rank`'s
+ * span; -1 otherwise: the log's order does not decide, left as the log
+ * has it.
+ */
+long ls_span_pick_in_order(const int64_t *d, size_t nl, const int64_t *e, size_t ns, size_t rank,
+                           int64_t lo, int64_t hi);
+
 #endif
