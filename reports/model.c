@@ -1206,21 +1206,10 @@ static const ls_mcol proc_cols[] = {
     /* qualified: a store brought from version 12 keeps deadlock_procs' own tx_id, unread */
     {"tx_id", "deadlock_links.tx_id", LS_MC_READ},
 };
-/* deadlock_procs has no index by deadlock: each deadlock's read its whole
- * table (5.5 M SQLite VM steps for the 100 listed of the 1 GiB bench
- * log's 5,332), so the section reads a copy, indexed by deadlock, in the
- * temp schema (the store itself stays as it is). */
-static const char procs_enter_sql[] =
-    "DROP TABLE IF EXISTS temp.report_dlprocs;"
-    " CREATE TEMP TABLE report_dlprocs AS SELECT rowid AS proc_row, deadlock_id, pid, text_id"
-    " FROM main.deadlock_procs;"
-    " CREATE INDEX temp.report_dlprocs_id ON report_dlprocs(deadlock_id, proc_row);";
-static const char procs_leave_sql[] = "DROP TABLE IF EXISTS temp.report_dlprocs;";
 static const ls_mquery procs_q =
-    LS_MQUERY(NULL, proc_cols, "FROM temp.report_dlprocs p LEFT JOIN deadlock_links"
-                               " USING (deadlock_id, pid)"
-                               " LEFT JOIN stmt_texts dt ON dt.text_id = p.text_id"
-                               " WHERE deadlock_id = ?1 ORDER BY p.proc_row");
+    LS_MQUERY(NULL, proc_cols, "FROM deadlock_procs LEFT JOIN deadlock_links USING (deadlock_id, pid)"
+                               " LEFT JOIN stmt_texts dt ON dt.text_id = deadlock_procs.text_id"
+                               " WHERE deadlock_id = ?1 ORDER BY deadlock_procs.rowid");
 
 static void edge_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -1512,8 +1501,6 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
              cJSON_AddArrayToObject(r, "waits"));
     add_waits_cut(r);
     section_mark(timing, t, "waits");
-    if (!m.rc)
-        m.rc = ls_store_exec(s, procs_enter_sql);
     ls_mq_each_row(&m, &deadlocks_q, 100, deadlock_row, cJSON_AddArrayToObject(r, "deadlocks"));
     section_mark(timing, t, "deadlocks");
     ls_mq_each_row(&m, &errors_q, 200, error_row, cJSON_AddArrayToObject(r, "errors"));
@@ -1523,9 +1510,6 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     ls_model_input_notes(&m, input);
     section_mark(timing, t, "errors_input");
     ls_stmt_finalize(m.code_q);
-    /* a copy left (a statement still reading: SQLITE_LOCKED) goes with the
-     * connection, or is made again by the next report */
-    (void)ls_store_exec(s, procs_leave_sql);
     if (opts->scope_leave && opts->scope_leave(s) != 0 && !m.rc)
         m.rc = LS_ESTORE;
     if (ls_store_sorting(s, 0) != 0 && !m.rc)
