@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "model_int.h"
 
@@ -1430,8 +1431,28 @@ static void add_waits_cut(cJSON *r)
     cJSON_AddStringToObject(cut, "lift", "--max-waits");
 }
 
+/* LOCKSPAN_TIMING (set): the report's sections' times on stderr, each the
+ * wall and CPU time since the last mark (t[0] wall, t[1] CPU), as the
+ * correlation passes' (a tool for tuning). */
+static void section_mark(int timing, struct timespec t[2], const char *name)
+{
+    struct timespec now[2];
+    if (!timing)
+        return;
+    clock_gettime(CLOCK_MONOTONIC, &now[0]);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now[1]);
+    if (name)
+        fprintf(stderr, "lockspan: report-section: %-24s %8.3f s wall %8.3f s cpu\n", name,
+                (double)(now[0].tv_sec - t[0].tv_sec) + (double)(now[0].tv_nsec - t[0].tv_nsec) / 1e9,
+                (double)(now[1].tv_sec - t[1].tv_sec) + (double)(now[1].tv_nsec - t[1].tv_nsec) / 1e9);
+    t[0] = now[0];
+    t[1] = now[1];
+}
+
 int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
 {
+    int timing = getenv("LOCKSPAN_TIMING") != NULL;
+    struct timespec t[2];
     model_ctx m = {s, opts, 0, NULL, {0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0.0, 0, 0}, 0};
     cJSON *r = cJSON_CreateObject(), *sum, *input;
     int top = opts->top > 0 ? opts->top : 10;
@@ -1442,6 +1463,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     /* The report's queries sort (rankings over every hold, wait, path): a
      * quarter of the page cache for their sorters keeps the report's peak
      * memory where correlation's was. */
+    section_mark(timing, t, NULL);
     if ((m.rc = ls_store_sorting(s, 1)) != 0) {
         cJSON_Delete(r);
         return m.rc;
@@ -1459,6 +1481,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     if (opts->tz) /* the HTML's times; absent = UTC */
         ls_model_add_str(r, "time_zone", opts->tz);
     cJSON_AddStringToObject(r, "generator", "lockspan " LS_VERSION);
+    section_mark(timing, t, "scope");
     ls_model_logcover(&m);
 
     sum = cJSON_AddObjectToObject(r, "summary");
@@ -1468,27 +1491,42 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     ls_mq_each_row(&m, &outcome_q, -1, outcome_row,
                    cJSON_AddObjectToObject(sum, "waits_by_outcome"));
     add_filter(&m, sum);
+    section_mark(timing, t, "summary");
     ls_mq_each_row(&m, &hot_rows_q, top, hot_row, cJSON_AddArrayToObject(r, "hot_rows"));
+    section_mark(timing, t, "hot_rows");
     ls_mq_each_row(&m, &relation_queues_q, top, relation_queue_row,
                    cJSON_AddArrayToObject(r, "relation_queues"));
+    section_mark(timing, t, "relation_queues");
     ls_mq_each_row(&m, &roots_q, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
+    section_mark(timing, t, "root_blockers");
     ls_mq_each_row(&m, &holds_q, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));
+    section_mark(timing, t, "holds");
     ls_model_code_paths(&m, r, top);
+    section_mark(timing, t, "code_paths");
     ls_model_requests(&m, r, top);
+    section_mark(timing, t, "requests");
     ls_model_dba(&m, r, top);
+    section_mark(timing, t, "dba");
     ls_model_context(&m, r);
+    section_mark(timing, t, "context");
     ls_model_findings(&m, r);
+    section_mark(timing, t, "findings");
     ls_model_story(&m, r);
+    section_mark(timing, t, "story");
     add_worst_moment(&m, r);
+    section_mark(timing, t, "worst_moment");
     ls_mq_each_row(&m, &waits_q, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
              cJSON_AddArrayToObject(r, "waits"));
     add_waits_cut(r);
+    section_mark(timing, t, "waits");
     ls_mq_each_row(&m, &deadlocks_q, 100, deadlock_row, cJSON_AddArrayToObject(r, "deadlocks"));
+    section_mark(timing, t, "deadlocks");
     ls_mq_each_row(&m, &errors_q, 200, error_row, cJSON_AddArrayToObject(r, "errors"));
     input = cJSON_AddObjectToObject(r, "input");
     ls_mq_each_row(&m, &files_q, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
     ls_mq_each_row(&m, &bad_q, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
     ls_model_input_notes(&m, input);
+    section_mark(timing, t, "errors_input");
     ls_stmt_finalize(m.code_q);
     if (opts->scope_leave && opts->scope_leave(s) != 0 && !m.rc)
         m.rc = LS_ESTORE;

@@ -303,7 +303,8 @@ static const cli_text environment[] = {
     {"LOCKSPAN_TIMING", "set: print on stderr the wall and CPU time of ingest's load (and "
                         "the CPU time its batches took to write, the part one thread at a "
                         "time does) and of its end, and the wall and CPU time, pages read, "
-                        "peak memory and SQLite steps of each correlation pass; 'sql': also "
+                        "peak memory and SQLite steps of each correlation pass, and the wall and "
+                        "CPU time of each section of the report; 'sql': also "
                         "the SQLite steps and time of each statement, most steps first"},
     {"TZ", "the zone of RFC 3164 syslog times, which carry none"},
 };

@@ -49,21 +49,45 @@
 #define SUMMARY_SQL_MAX 16384
 
 /*
- * The blocking ranking. %1$s the schema written (main, temp), %2$s the
- * label, %3$s the source, %4$s the label again.
+ * Each path set's label and source under the grouping summed (path_sets,
+ * paths.c): a transaction's path under any grouping is its set's, so the
+ * rankings join each hold's or wait's transaction (tx_code_rows, by key)
+ * to this small table of a few dozen sets, where the tx_code view looked
+ * the names up again for every row (the occupancy scan, the queueing and
+ * the blocking ranking: 5 M SQLite VM steps at 1 GiB). %1$s the label,
+ * %2$s the source: expressions of the columns c.G_path and c.G_source
+ * of tx_code (ls_grouping.h), here of one set's names.
+ */
+#define SET_NAMES(G)                                                                        \
+    ", (SELECT n.name FROM path_names n WHERE n.name_id = s." G "_id) AS " G "_path,"        \
+    " (SELECT n.name FROM path_names n WHERE n.name_id = s." G "_src) AS " G "_source"
+static const char set_paths_fmt[] =
+    "DROP TABLE IF EXISTS temp.summary_paths;"
+    " CREATE TEMP TABLE summary_paths(set_id INTEGER PRIMARY KEY, label TEXT, source TEXT);"
+    " INSERT INTO temp.summary_paths SELECT c.path_set, %s, %s FROM (SELECT s.set_id AS path_set"
+    SET_NAMES("function") SET_NAMES("route") SET_NAMES("service") SET_NAMES("application")
+    SET_NAMES("statement") SET_NAMES("shape") " FROM path_sets s) c;";
+static const char set_paths_drop_sql[] = "DROP TABLE IF EXISTS temp.summary_paths;";
+/* The path (p.label, p.source) of transaction TX, NULL when it has none. */
+#define PATH_OF(TX)                                                                         \
+    " LEFT JOIN tx_code_rows c ON c.tx_id = " TX                                            \
+    " LEFT JOIN temp.summary_paths p ON p.set_id = c.path_set"
+
+/*
+ * The blocking ranking. %s the schema written (main, temp).
  */
 static const char ranking_fmt[] =
     "INSERT INTO %s.path_ranking(code_path, named_by, blocking_episodes, waits_caused,"
     " total_hold_ms, max_hold_ms, p95_hold_ms, waiter_ms_caused, waits_suffered,"
     " waited_ms_suffered)"
     " WITH labeled AS (SELECT h.hold_id, h.waits, h.waiter_ms,"
-    "  (h.end_ts - h.start_ts) / 1000.0 AS hold_ms, %s AS label, %s AS source"
-    "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.waits > 0"
+    "  (h.end_ts - h.start_ts) / 1000.0 AS hold_ms, p.label AS label, p.source AS source"
+    "  FROM holds h" PATH_OF("h.tx_id") " WHERE h.waits > 0"
     "  AND" NOT_A_RELATION_LOCK("h.row_id") "),"
     " ranked AS (SELECT *, row_number() OVER (PARTITION BY label ORDER BY hold_ms) AS rn,"
     "  count(*) OVER (PARTITION BY label) AS n FROM labeled),"
-    " suffered AS (SELECT %s AS label, count(*) AS waits, sum(w.waited_ms) AS ms"
-    "  FROM lock_waits w LEFT JOIN tx_code c ON c.tx_id = w.waiter_tx GROUP BY 1)"
+    " suffered AS (SELECT p.label AS label, count(*) AS waits, sum(w.waited_ms) AS ms"
+    "  FROM lock_waits w" PATH_OF("w.waiter_tx") " GROUP BY 1)"
     " SELECT r.label, min(r.source), count(*), sum(r.waits), sum(r.hold_ms), max(r.hold_ms),"
     " max(CASE WHEN r.rn = (95 * r.n + 99) / 100 THEN r.hold_ms END), sum(r.waiter_ms),"
     " coalesce(s.waits, 0), coalesce(s.ms, 0)"
@@ -71,10 +95,10 @@ static const char ranking_fmt[] =
     " GROUP BY r.label ORDER BY sum(r.hold_ms) DESC, r.label";
 
 /*
- * Queueing for hot rows. %s the schema written, then the label twice:
- * each wait's and each covering hold's transaction is looked up in tx_code
- * by its key (a WITH table of the labels, even MATERIALIZED, is scanned
- * once per row: 800 M SQLite VM steps on the 256 MiB bench log).
+ * Queueing for hot rows. %s the schema written. Each wait's and each
+ * covering hold's transaction is looked up by its key (PATH_OF; a WITH
+ * table of the labels, even MATERIALIZED, is scanned once per row: 800 M
+ * SQLite VM steps on the 256 MiB bench log).
  */
 static const char queueing_fmt[] =
     "INSERT INTO %s.path_queueing(code_path, statements_queued_behind,"
@@ -86,12 +110,11 @@ static const char queueing_fmt[] =
     "  JOIN tot t ON t.rw_id = c.rw_id WHERE t.us > 0"
     "  UNION ALL SELECT w.rw_id, w.behind_tx, 1.0, w.wait_ms * 1000 FROM row_waits w"
     "  WHERE w.rw_id NOT IN (SELECT rw_id FROM tot WHERE us > 0)),"
-    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg, %s AS waiter"
-    "  FROM row_waits w LEFT JOIN tx_code c ON c.tx_id = w.tx_id),"
-    " caused AS (SELECT %s AS label,"
-    "  w.rw_id, sum(p.f) AS f, sum(p.us) AS us, w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg"
-    "  FROM part p JOIN row_waits w ON w.rw_id = p.rw_id"
-    "  LEFT JOIN tx_code c ON c.tx_id = p.tx_id"
+    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg, p.label AS waiter"
+    "  FROM row_waits w" PATH_OF("w.tx_id") "),"
+    " caused AS (SELECT p.label AS label,"
+    "  w.rw_id, sum(pt.f) AS f, sum(pt.us) AS us, w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg"
+    "  FROM part pt JOIN row_waits w ON w.rw_id = pt.rw_id" PATH_OF("pt.tx_id")
     "  GROUP BY 1, 2),"
     " ranked AS (SELECT *, row_number() OVER (PARTITION BY rw_id ORDER BY us DESC, label)"
     "  AS rn FROM caused),"
@@ -104,25 +127,25 @@ static const char queueing_fmt[] =
     " FROM s WHERE label IS NOT NULL GROUP BY label ORDER BY 3 DESC, 4 DESC, label";
 
 /*
- * The occupancy ranking's holds, as occupancy() sums them (%s the label).
- * A hold's length: where the log's times are whole seconds, the estimate
- * and the range the log allows (hold_range, holdtimes.c), else its end
- * minus its start (no range).
+ * The occupancy ranking's holds, as occupancy() sums them, with their
+ * path (PATH_OF). A hold's length: where the log's times are whole
+ * seconds, the estimate and the range the log allows (hold_range,
+ * holdtimes.c), else its end minus its start (no range). Its evidence
+ * texts are read once each and matched in C (occ_bounded): three LIKEs
+ * over the holds view looked each up again (9 M of the scan's 24 M
+ * SQLite VM steps at 1 GiB).
  */
-enum { OC_LABEL, OC_HOLD_ID, OC_WAITED, OC_ROW_ID, OC_HOLD_US, OC_BOUNDED, OC_LO_MS, OC_HI_MS };
-static const char occupancy_fmt[] =
-    "SELECT %s, h.hold_id, h.waits > 0, h.row_id, coalesce(r.est_us, h.end_ts - h.start_ts),"
-    " coalesce(h.start_evidence LIKE 'bounded by%%' OR h.end_evidence LIKE 'bounded by%%'"
-    " OR h.end_evidence LIKE 'first waiter acquired%%', 0), r.lo_us / 1000.0, r.hi_us / 1000.0"
-    " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+enum {
+    OC_LABEL, OC_SOURCE, OC_HOLD_ID, OC_WAITED, OC_ROW_ID, OC_HOLD_US, OC_START_EV, OC_END_EV,
+    OC_LO_MS, OC_HI_MS
+};
+static const char occupancy_sql[] =
+    "SELECT p.label, p.source, h.hold_id, h.waits > 0, h.row_id,"
+    " coalesce(r.est_us, h.end_ts - h.start_ts), h.start_evidence, h.end_evidence,"
+    " r.lo_us / 1000.0, r.hi_us / 1000.0"
+    " FROM holds h" PATH_OF("h.tx_id")
     " LEFT JOIN hold_range r ON r.hold_id = h.hold_id WHERE h.end_ts IS NOT NULL"
     " AND" NOT_A_RELATION_LOCK("h.row_id");
-/* What named a path (the %s): of the hold that was its first in
- * occupancy_fmt's order, asked once per path, not for every hold (the
- * source's SQL looks up the transaction's names again: 2.5 M of the
- * query's 10 M SQLite VM steps on the 256 MiB bench log). */
-static const char occupancy_source_fmt[] =
-    "SELECT %s FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.hold_id = ?1";
 /* %s the schema written. */
 LS_TABLE_COLUMNS(path_occupancy);
 static const char occupancy_insert_fmt[] = LS_INSERT_INTO_IN("INSERT", "%s.", path_occupancy);
@@ -238,27 +261,41 @@ static int occ_by_total(const void *a, const void *b)
     return strcmp(x->label, y->label);
 }
 
-/* Path o's source: that of hold hold_id (occupancy_source_fmt, `src`).
- * 0 or an error code. */
-static int occ_source(ls_stmt *src, int64_t hold_id, occ_path *o)
+/* Does text e begin with `prefix`, ASCII letters in either case, as SQL's
+ * `e LIKE 'prefix%'` (no wildcard in prefix)? 0 for NULL. */
+static int occ_like_prefix(const char *e, const char *prefix)
 {
-    int rc;
-    if ((rc = ls_stmt_reset(src)) != 0 || (rc = ls_stmt_bind_int64(src, 1, hold_id)) != 0)
-        return rc;
-    if ((rc = ls_stmt_step(src)) < 0)
-        return rc;
-    if (rc == 1 && !ls_stmt_isnull(src, LS_ONLY_COLUMN) &&
-        !(o->source = ls_strdup(ls_stmt_text(src, LS_ONLY_COLUMN))))
-        return LS_ENOMEM;
-    return 0;
+    size_t i;
+    if (!e)
+        return 0;
+    for (i = 0; prefix[i]; i++) {
+        unsigned char x = (unsigned char)e[i], y = (unsigned char)prefix[i];
+        if (x >= 'A' && x <= 'Z')
+            x = (unsigned char)(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z')
+            y = (unsigned char)(y - 'A' + 'a');
+        if (x != y) /* a shorter e stops at its NUL */
+            return 0;
+    }
+    return 1;
 }
 
-/* The path labelled `label` of set, made (its source asked of `src` by the
- * hold hold_id) when new; NULL when out of memory or on a store error
- * (*rc set). Paths are few (functions, routes, applications): a linear
- * search, most recent first. */
-static occ_path *occ_path_of(occ_set *set, const char *label, ls_stmt *src, int64_t hold_id,
-                             int *rc)
+/* Was the hold of row q (occupancy_sql) bounded by another's time: its
+ * start or end "bounded by ...", or its end where its first waiter
+ * acquired the lock? */
+static int occ_bounded(ls_stmt *q)
+{
+    const char *start = ls_stmt_text_or_null(q, OC_START_EV);
+    const char *end = ls_stmt_text_or_null(q, OC_END_EV);
+    return occ_like_prefix(start, "bounded by") || occ_like_prefix(end, "bounded by") ||
+           occ_like_prefix(end, "first waiter acquired");
+}
+
+/* The path labelled `label` of set (named by `source`, that of the first
+ * hold met), made when new; NULL when out of memory (*rc set). Paths are
+ * few (functions, routes, applications): a linear search, most recent
+ * first. */
+static occ_path *occ_path_of(occ_set *set, const char *label, const char *source, int *rc)
 {
     occ_path **np, *o;
     size_t i;
@@ -276,15 +313,14 @@ static occ_path *occ_path_of(occ_set *set, const char *label, ls_stmt *src, int6
         return NULL;
     }
     set->paths[set->n++] = o;
-    if (!(o->label = ls_strdup(label))) {
+    if (!(o->label = ls_strdup(label)) || (source && !(o->source = ls_strdup(source)))) {
         *rc = LS_ENOMEM;
         return NULL;
     }
-    *rc = occ_source(src, hold_id, o);
-    return *rc ? NULL : o;
+    return o;
 }
 
-/* Adds the hold of row q (occupancy_fmt) to path o. 0 or LS_ENOMEM. */
+/* Adds the hold of row q (occupancy_sql) to path o. 0 or LS_ENOMEM. */
 static int occ_add_hold(occ_set *set, occ_path *o, ls_stmt *q)
 {
     double ms = (double)ls_stmt_int64(q, OC_HOLD_US) / 1000.0;
@@ -294,7 +330,7 @@ static int occ_add_hold(occ_set *set, occ_path *o, ls_stmt *q)
     if (ms > o->max)
         o->max = ms;
     o->waited += ls_stmt_int64(q, OC_WAITED);
-    o->bounded += ls_stmt_int64(q, OC_BOUNDED);
+    o->bounded += occ_bounded(q);
     if (!ls_stmt_isnull(q, OC_LO_MS) && !ls_stmt_isnull(q, OC_HI_MS)) {
         o->ranged++;
         o->total_lo += ls_stmt_double(q, OC_LO_MS);
@@ -310,29 +346,22 @@ static int occ_add_hold(occ_set *set, occ_path *o, ls_stmt *q)
                        !ls_stmt_isnull(q, OC_HOLD_US));
 }
 
-/* Every hold of a hot row summed into set's paths (label_sql, source_sql:
- * the grouping's columns of tx_code c), then sorted by total. 0 or an
- * error code. */
-static int occ_scan(ls_store *s, const char *label_sql, const char *source_sql, occ_set *set)
+/* Every hold of a hot row summed into set's paths (temp.summary_paths),
+ * then sorted by total. 0 or an error code. */
+static int occ_scan(ls_store *s, occ_set *set)
 {
-    char sql[SUMMARY_SQL_MAX], source[SUMMARY_SQL_MAX];
-    ls_stmt *q = NULL, *src = NULL;
+    ls_stmt *q = NULL;
     int rc;
 
-    snprintf(sql, sizeof(sql), occupancy_fmt, label_sql);
-    snprintf(source, sizeof(source), occupancy_source_fmt, source_sql);
-    if ((rc = ls_store_prepare(s, sql, &q)) != 0 || (rc = ls_store_prepare(s, source, &src)) != 0) {
-        ls_stmt_finalize(q);
+    if ((rc = ls_store_prepare(s, occupancy_sql, &q)) != 0)
         return rc;
-    }
     while ((rc = ls_stmt_step(q)) == 1) {
         const char *label = ls_stmt_isnull(q, OC_LABEL) ? "unknown" : ls_stmt_text(q, OC_LABEL);
-        occ_path *o = occ_path_of(set, label, src, ls_stmt_int64(q, OC_HOLD_ID), &rc);
+        occ_path *o = occ_path_of(set, label, ls_stmt_text_or_null(q, OC_SOURCE), &rc);
         if (!o || (rc = occ_add_hold(set, o, q)) != 0)
             break;
     }
     ls_stmt_finalize(q);
-    ls_stmt_finalize(src);
     if (rc < 0)
         return rc;
     if (set->n)
@@ -382,8 +411,7 @@ static int occ_bind(ls_stmt *ins, const occ_set *set, const occ_path *o, int64_t
 }
 
 /* The occupancy ranking into schema's path_occupancy. 0 or an error code. */
-static int occupancy_write(ls_store *s, const char *schema, const char *label_sql,
-                           const char *source_sql)
+static int occupancy_write(ls_store *s, const char *schema)
 {
     char sql[sizeof(occupancy_insert_fmt) + 16];
     occ_set set = {NULL, 0, 0};
@@ -392,7 +420,7 @@ static int occupancy_write(ls_store *s, const char *schema, const char *label_sq
     int rc;
 
     snprintf(sql, sizeof(sql), occupancy_insert_fmt, schema);
-    if ((rc = occ_scan(s, label_sql, source_sql, &set)) == 0 &&
+    if ((rc = occ_scan(s, &set)) == 0 &&
         (rc = ls_store_prepare(s, sql, &ins)) == 0)
         for (i = 0; rc == 0 && i < set.n; i++) {
             if ((rc = ls_stmt_reset(ins)) == 0 &&
@@ -406,19 +434,18 @@ static int occupancy_write(ls_store *s, const char *schema, const char *label_sq
 }
 
 /* The blocking ranking into schema's path_ranking. */
-static int ranking_write(ls_store *s, const char *schema, const char *label_sql,
-                         const char *source_sql)
+static int ranking_write(ls_store *s, const char *schema)
 {
     char sql[SUMMARY_SQL_MAX];
-    snprintf(sql, sizeof(sql), ranking_fmt, schema, label_sql, source_sql, label_sql);
+    snprintf(sql, sizeof(sql), ranking_fmt, schema);
     return ls_store_exec(s, sql);
 }
 
 /* The queueing ranking into schema's path_queueing. */
-static int queueing_write(ls_store *s, const char *schema, const char *label_sql)
+static int queueing_write(ls_store *s, const char *schema)
 {
     char sql[SUMMARY_SQL_MAX];
-    snprintf(sql, sizeof(sql), queueing_fmt, schema, label_sql, label_sql);
+    snprintf(sql, sizeof(sql), queueing_fmt, schema);
     return ls_store_exec(s, sql);
 }
 
@@ -553,11 +580,16 @@ static int summary_write(ls_store *s, const char *schema, const char *label_sql,
 
     snprintf(sql, sizeof(sql), "DELETE FROM %s.path_ranking; DELETE FROM %s.path_queueing;"
              " DELETE FROM %s.path_occupancy;", schema, schema, schema);
-    if ((rc = ls_store_exec(s, sql)) == 0 &&
-        (rc = ranking_write(s, schema, label_sql, source_sql)) == 0 &&
-        (rc = queueing_write(s, schema, label_sql)) == 0)
-        rc = occupancy_write(s, schema, label_sql, source_sql);
-    return rc;
+    if ((rc = ls_store_exec(s, sql)) != 0)
+        return rc;
+    snprintf(sql, sizeof(sql), set_paths_fmt, label_sql, source_sql);
+    if ((rc = ls_store_exec(s, sql)) == 0 && (rc = ranking_write(s, schema)) == 0 &&
+        (rc = queueing_write(s, schema)) == 0)
+        rc = occupancy_write(s, schema);
+    {
+        int rc2 = ls_store_exec(s, set_paths_drop_sql);
+        return rc ? rc : rc2;
+    }
 }
 
 /* The queue buckets into schema's row_queue_buckets (emptied first). */

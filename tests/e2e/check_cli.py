@@ -157,6 +157,10 @@ def main():
               "reused" in r.stderr, "report on a correlated store does not correlate again")
         check(open(os.path.join(tmp, "again.md")).read() == open(outs[2]).read(),
               "the reused store gives the same report")
+        # LOCKSPAN_TIMING=1 also times each section of the report.
+        sections = re.findall(r"report-section: (\w+) +[0-9.]+ s wall +[0-9.]+ s cpu", r.stderr)
+        check({"summary", "hot_rows", "code_paths", "deadlocks", "waits"} <= set(sections),
+              f"LOCKSPAN_TIMING times the report's sections ({sections})")
         # The log grew (here by an empty line): any ingest makes it stale.
         other = os.path.join(tmp, "more.log")
         with open(other, "w") as f:
