@@ -261,9 +261,15 @@ static const char all_stmts_sql[] =
     "SELECT " LS_SELECT_LIST(all, ALL_COLS) " FROM stmt_rows st"
     " JOIN stmt_texts x ON x.text_id = st.text_id WHERE st.start_ts IS NOT NULL"
     " ORDER BY st.start_ts";
+/* The requests by their first database span (app clock), so that the
+ * statements before a request's window can be let go (only_window()). */
+#define TRACE_COLS(X, Q)          \
+    X(Q, trace_id, "trace_id")    \
+    X(Q, first_ts, "min(start_ts)")
+LS_COLUMNS(tr, TRACE_COLS);
 static const char traces_sql[] =
-    "SELECT DISTINCT trace_id FROM spans WHERE db_statement IS NOT NULL AND trace_id IS NOT NULL"
-    " ORDER BY trace_id";
+    "SELECT " LS_SELECT_LIST(tr, TRACE_COLS) " FROM spans WHERE db_statement IS NOT NULL"
+    " AND trace_id IS NOT NULL AND start_ts IS NOT NULL GROUP BY trace_id ORDER BY 2, 1";
 static const char rebuilt_begin_sql[] =
     "SELECT 1 FROM temp.txspan_tx WHERE begin_row = ?1 LIMIT 1";
 /* A transaction of spans only: no session, no pid (the pooler hid the
@@ -613,39 +619,51 @@ typedef struct only_ctx {
     txs_ctx *c;
     ls_store *s;
     ls_stmt *ins, *hold, *note, *begun;
-    ls_tx_logged *st;
-    size_t nst;
+    ls_stmt *all;     /* every statement by start (all_stmts_sql), read as requests need */
+    int all_done;     /* ... to its end */
+    ls_tx_logged *st; /* the window of them: st[head..nst), by start */
+    size_t head, nst, cap;
     int64_t ev_start, ev_commit, ev_rollback;
     int64_t added, holds;
 } only_ctx;
 
-/* Every statement the store has, by start (o->st, o->nst). */
-static int read_all_statements(only_ctx *o)
+/*
+ * The window of statements a request's spans may be (o->st[head..nst)):
+ * the statements that began before `keep` are let go, and the next ones
+ * read while the last read began at or before `upto`. Requests come by
+ * their first span, so `keep` only grows: memory is the statements of a
+ * request's span of time, not the log's (issue 38's bound).
+ */
+static int only_window(only_ctx *o, int64_t keep, int64_t upto)
 {
-    ls_stmt *q = NULL;
-    size_t cap = 0;
     int rc;
 
-    if ((rc = ls_store_prepare(o->s, all_stmts_sql, &q)) != 0)
-        return rc;
-    while ((rc = ls_stmt_step(q)) == 1) {
-        if (o->nst == cap) {
-            size_t nc = cap ? 2 * cap : 1024;
-            ls_tx_logged *p = realloc(o->st, nc * sizeof(*p));
-            if (!p) {
-                rc = LS_ENOMEM;
-                break;
-            }
-            o->st = p;
-            cap = nc;
+    while (o->head < o->nst && o->st[o->head].start < keep)
+        o->head++;
+    if (o->head > 0 && o->head >= o->nst / 2) {
+        memmove(o->st, o->st + o->head, (o->nst - o->head) * sizeof(*o->st));
+        o->nst -= o->head;
+        o->head = 0;
+    }
+    while (!o->all_done && (o->nst == o->head || o->st[o->nst - 1].start <= upto)) {
+        if ((rc = ls_stmt_step(o->all)) != 1) {
+            o->all_done = 1;
+            return rc < 0 ? rc : 0;
         }
-        o->st[o->nst].text = ls_span_text_hash(ls_stmt_text(q, all_text));
-        o->st[o->nst].start = ls_stmt_int64(q, all_start_ts);
-        o->st[o->nst].end = ls_stmt_int64(q, all_end_ts);
+        if (o->nst == o->cap) {
+            size_t nc = o->cap ? 2 * o->cap : 1024;
+            ls_tx_logged *p = realloc(o->st, nc * sizeof(*p));
+            if (!p)
+                return LS_ENOMEM;
+            o->st = p;
+            o->cap = nc;
+        }
+        o->st[o->nst].text = ls_span_text_hash(ls_stmt_text(o->all, all_text));
+        o->st[o->nst].start = ls_stmt_int64(o->all, all_start_ts);
+        o->st[o->nst].end = ls_stmt_int64(o->all, all_end_ts);
         o->nst++;
     }
-    ls_stmt_finalize(q);
-    return rc < 0 ? rc : 0;
+    return 0;
 }
 
 /* The transaction v[first..last] of a request, of spans only: one of its
@@ -668,7 +686,8 @@ static int only_one(only_ctx *o, const ls_tx_span *v, const int64_t *rows,
     ls_stmt_bind_int64(o->begun, 1, rows[first]);
     if ((rc = ls_stmt_step(o->begun)) != 0)
         return rc < 0 ? rc : 0; /* rebuilt from a logged statement */
-    if (ls_span_tx_logged(v, first, last, o->st, o->nst, o->c->res, o->c->slack))
+    if (ls_span_tx_logged(v, first, last, o->st + o->head, o->nst - o->head, o->c->res,
+                          o->c->slack))
         return 0;
     for (j = first; j <= last; j++)
         sql_ms += (double)(v[j].end - v[j].start) / 1000.0;
@@ -719,15 +738,24 @@ static int only_one(only_ctx *o, const ls_tx_span *v, const int64_t *rows,
 
 /* Each request's transactions (BEGIN..COMMIT or ROLLBACK spans) that
  * name a hot row and of which the store has no statement. */
-static int only_request(only_ctx *o, const char *trace)
+static int only_request(only_ctx *o, const char *trace, int64_t first_ts)
 {
     ls_tx_span v[TX_SPANS_MAX];
-    int64_t rows[TX_SPANS_MAX];
+    int64_t rows[TX_SPANS_MAX], upto = INT64_MIN;
     span_locks locks[TX_SPANS_MAX];
     size_t n, k, i, first, last;
     int rc;
 
     if ((rc = read_req(o->c, trace, 0, v, rows, locks, &n, &k)) != 0)
+        return rc;
+    for (i = 0; i < n; i++)
+        if (v[i].end > upto)
+            upto = v[i].end;
+    /* the statements ls_span_tx_logged() may take for these spans: from
+     * the request's first span (less the slack and the log's resolution)
+     * to its last span's end (plus the slack) */
+    if (n > 0 && (rc = only_window(o, first_ts + o->c->offset - o->c->slack - o->c->res,
+                                   upto + o->c->slack)) != 0)
         return rc;
     for (i = 0; i + 1 < n; i++) {
         if (v[i].kind != LS_SQL_BEGIN || !ls_span_tx_of(v, n, i + 1, &first, &last) ||
@@ -764,7 +792,7 @@ static int spans_only(ls_store *s, txs_ctx *c, ls_interner *evidence, int64_t *a
     if ((rc = ls_intern(evidence, ONLY_START, &o.ev_start)) != 0 ||
         (rc = ls_intern(evidence, ONLY_COMMIT, &o.ev_commit)) != 0 ||
         (rc = ls_intern(evidence, ONLY_ROLLBACK, &o.ev_rollback)) != 0 ||
-        (rc = read_all_statements(&o)) != 0 ||
+        (rc = ls_store_prepare(s, all_stmts_sql, &o.all)) != 0 ||
         (rc = ls_store_prepare(s, only_tx_sql, &o.ins)) != 0 ||
         (rc = ls_store_prepare(s, only_hold_sql, &o.hold)) != 0 ||
         (rc = ls_store_prepare(s, only_note_sql, &o.note)) != 0 ||
@@ -772,10 +800,12 @@ static int spans_only(ls_store *s, txs_ctx *c, ls_interner *evidence, int64_t *a
         (rc = ls_store_prepare(s, traces_sql, &tq)) != 0)
         goto out;
     while ((rc = ls_stmt_step(tq)) == 1)
-        if ((rc = only_request(&o, ls_stmt_text(tq, LS_ONLY_COLUMN))) != 0)
+        if ((rc = only_request(&o, ls_stmt_text(tq, tr_trace_id),
+                               ls_stmt_int64(tq, tr_first_ts))) != 0)
             break;
 out:
     ls_stmt_finalize(tq);
+    ls_stmt_finalize(o.all);
     ls_stmt_finalize(o.ins);
     ls_stmt_finalize(o.hold);
     ls_stmt_finalize(o.note);
