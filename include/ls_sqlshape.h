@@ -135,4 +135,14 @@ int ls_sql_relation(const char *sql, char *rel, size_t rellen);
  */
 int ls_sql_table_of(const char *sql, char *rel, size_t rellen);
 
+/*
+ * Does the statement increment a column, as "UPDATE t SET n = n + 1"
+ * does? An assignment of its SET list (to WHERE, FROM or RETURNING,
+ * outside parentheses and quotes) has a '+' in its expression, and
+ * assigns a column other than an ORM's row version ("version",
+ * "lock_version", ...: TypeORM's `"version" = "version" + 1` beside the
+ * columns an update sets counts nothing). 1 or 0.
+ */
+int ls_sql_increments(const char *sql);
+
 #endif

@@ -50,12 +50,14 @@ static int word_char(int c)
     return isalnum(c) || c == '_' || c == '$' || c >= 0x80;
 }
 
-/* A string literal opening at p ('...', a quote doubled inside it): its
- * closing quote, or the NUL that ends the text when it does not close. */
+/* A string literal or quoted identifier opening at p ('...' or "...",
+ * its quote doubled inside it): its closing quote, or the NUL that ends
+ * the text when it does not close. */
 static const char *skip_literal(const char *p)
 {
-    for (p++; *p && !(*p == '\'' && p[1] != '\''); p++)
-        if (*p == '\'')
+    const char q = *p;
+    for (p++; *p && !(*p == q && p[1] != q); p++)
+        if (*p == q)
             p++;
     return p;
 }
@@ -314,16 +316,6 @@ static const char *read_value(const char *p, const char *params, char *dst, size
     return NULL;
 }
 
-/* Skip the quoted identifier at p ("..." with "" inside); returns its
- * closing quote, or the string's end. */
-static const char *skip_quoted_ident(const char *p)
-{
-    for (p++; *p && !(*p == '"' && p[1] != '"'); p++)
-        if (*p == '"')
-            p++;
-    return p;
-}
-
 /*
  * Find keyword kw at or after p, outside quotes and outside parentheses
  * opened after p; returns its position. A FROM inside a call or a
@@ -338,7 +330,7 @@ static const char *find_kw(const char *p, const char *kw)
     int depth = 0;
     for (; *p; p++) {
         if (*p == '\'' || *p == '"') {
-            p = *p == '\'' ? skip_literal(p) : skip_quoted_ident(p);
+            p = skip_literal(p);
             if (!*p)
                 return NULL;
         } else if (*p == '(') {
@@ -752,4 +744,73 @@ int ls_sql_stmt_key(const char *statement, const ls_row_ref *ref, const char *pa
     copy_trunc(rel, rellen, ref->rel);
     copy_trunc(key, keylen, buf);
     return 1;
+}
+
+/* A column that ORMs bump on every update of a row as its optimistic
+ * lock's version (TypeORM's and Sequelize's "version", Rails'
+ * "lock_version"): its "+ 1" counts nothing. */
+static int version_column(const char *col)
+{
+    static const char *const names[] = {"version", "lock_version", "row_version", "optlock",
+                                        NULL};
+    size_t i;
+    for (i = 0; names[i]; i++)
+        if (strcasecmp(col, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Is the keyword kw at p a word of its own (text from start)? */
+static int word_kw(const char *start, const char *p, const char *kw)
+{
+    return (p == start || !word_char((unsigned char)p[-1])) && kw_at(p, kw);
+}
+
+int ls_sql_increments(const char *sql)
+{
+    const char *p, *set = NULL;
+    int depth = 0, plus = 0, version = 0, in_expr = 0;
+    char col[64];
+
+    for (p = sql; *p && !set; p++) {
+        if (*p == '\'') {
+            p = skip_literal(p);
+            if (!*p)
+                break;
+        } else if (word_kw(sql, p, "set")) {
+            set = p + 3;
+        }
+    }
+    if (!set)
+        return 0;
+    /* Each assignment "col = expr" of the SET list, to a comma, WHERE,
+     * FROM or RETURNING outside parentheses: does a column other than a
+     * row version have a '+' in its expression? */
+    p = read_relation(set, col, sizeof(col)); /* the column: its last name */
+    version = version_column(col);
+    for (; *p; p++) {
+        if (*p == '\'') {
+            p = skip_literal(p);
+            if (!*p)
+                break;
+        } else if (*p == '(') {
+            depth++;
+        } else if (*p == ')') {
+            depth -= depth > 0;
+        } else if (depth == 0 && *p == '=' && !in_expr) {
+            in_expr = 1;
+        } else if (depth == 0 && *p == ',') {
+            if (in_expr && plus && !version)
+                return 1;
+            p = read_relation(p + 1, col, sizeof(col)) - 1;
+            version = version_column(col);
+            in_expr = plus = 0;
+        } else if (depth == 0 && (word_kw(sql, p, "where") || word_kw(sql, p, "from") ||
+                                  word_kw(sql, p, "returning"))) {
+            break;
+        } else if (in_expr && *p == '+') {
+            plus = 1;
+        }
+    }
+    return in_expr && plus && !version;
 }

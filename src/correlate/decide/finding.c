@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ls_sqlshape.h"
 #include "tolerances.h"
 #include "wait.h"
 
@@ -129,117 +130,9 @@ int ls_finding_lock_order_fires(int64_t deadlocks)
     return deadlocks >= LS_FINDING_ORDER_MIN_DEADLOCKS;
 }
 
-static int ascii_lower(int c)
-{
-    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-static int ident_char(int c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '$';
-}
-
-/* Is the word at p, of a statement starting at start, kw (lower case)? */
-static int word_at(const char *start, const char *p, const char *kw)
-{
-    size_t i;
-    if (p > start && ident_char((unsigned char)p[-1]))
-        return 0;
-    for (i = 0; kw[i]; i++)
-        if (ascii_lower((unsigned char)p[i]) != kw[i])
-            return 0;
-    return !ident_char((unsigned char)p[i]);
-}
-
-/* The column assigned at p ("col", "t"."col", t.col): its last name, in
- * lower case, into out (n > 0 bytes). Returns the end of the name. */
-static const char *assigned_column(const char *p, char *out, size_t n)
-{
-    size_t k = 0;
-    while (*p == ' ' || *p == '\t' || *p == '\n')
-        p++;
-    for (;;) {
-        k = 0;
-        if (*p == '"') {
-            for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
-                if (*p == '"')
-                    p++;
-                if (k + 1 < n)
-                    out[k++] = (char)ascii_lower((unsigned char)*p);
-            }
-            if (*p)
-                p++;
-        } else {
-            for (; ident_char((unsigned char)*p); p++)
-                if (k + 1 < n)
-                    out[k++] = (char)ascii_lower((unsigned char)*p);
-        }
-        out[k] = '\0';
-        if (*p != '.')
-            return p;
-        p++;
-    }
-}
-
-/* A column that ORMs bump on every update of a row as its optimistic
- * lock's version (TypeORM's and Sequelize's "version", Rails'
- * "lock_version"): its "+ 1" counts nothing. */
-static int version_column(const char *col)
-{
-    static const char *const names[] = {"version", "lock_version", "row_version", "optlock",
-                                        NULL};
-    size_t i;
-    for (i = 0; names[i]; i++)
-        if (strcmp(col, names[i]) == 0)
-            return 1;
-    return 0;
-}
-
 int ls_finding_is_increment(const char *sql)
 {
-    const char *p, *set = NULL;
-    int depth = 0, plus = 0, version = 0, in_expr = 0;
-    char col[64];
-
-    for (p = sql; *p && !set; p++)
-        if (*p == '\'')
-            p += strcspn(p + 1, "'") + (p[1 + strcspn(p + 1, "'")] ? 1 : 0);
-        else if (word_at(sql, p, "set"))
-            set = p + 3;
-    if (!set)
-        return 0;
-    /* Each assignment "col = expr" of the SET list, to a comma, WHERE,
-     * FROM or RETURNING outside parentheses: does a column other than a
-     * row version have a '+' in its expression? */
-    p = assigned_column(set, col, sizeof(col));
-    version = version_column(col);
-    for (; *p; p++) {
-        if (*p == '\'') {
-            p += strcspn(p + 1, "'");
-            if (!p[1])
-                break;
-            p++;
-        } else if (*p == '(') {
-            depth++;
-        } else if (*p == ')') {
-            depth -= depth > 0;
-        } else if (depth == 0 && *p == '=' && !in_expr) {
-            in_expr = 1;
-        } else if (depth == 0 && *p == ',') {
-            if (in_expr && plus && !version)
-                return 1;
-            p = assigned_column(p + 1, col, sizeof(col)) - 1;
-            version = version_column(col);
-            in_expr = plus = 0;
-        } else if (depth == 0 && (word_at(sql, p, "where") || word_at(sql, p, "from") ||
-                                  word_at(sql, p, "returning"))) {
-            break;
-        } else if (in_expr && *p == '+') {
-            plus = 1;
-        }
-    }
-    return in_expr && plus && !version;
+    return ls_sql_increments(sql);
 }
 
 int ls_finding_counter_fires(int64_t waits)

@@ -87,11 +87,8 @@ int ls_finding_queue_fires(const char *mode, int64_t queued);
 int ls_finding_lock_order_fires(int64_t deadlocks);
 
 /* hot_counter_row: is a statement an increment of a column, as in
- * "UPDATE t SET n = n + 1"? An assignment of its SET list (to WHERE,
- * FROM or RETURNING, outside parentheses and quotes) has a '+' in its
- * expression, and assigns a column other than an ORM's row version
- * ("version", "lock_version", ...: TypeORM's `"version" = "version" + 1`
- * beside the columns an update sets is no counter; blind-ts's seats). */
+ * "UPDATE t SET n = n + 1", an ORM's row version aside
+ * (ls_sql_increments(), src/common/sqlshape.c, reads its SET list). */
 int ls_finding_is_increment(const char *sql);
 
 /* The row rules (hot_counter_row, hidden_waiting, serial_capacity): is
