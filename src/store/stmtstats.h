@@ -9,6 +9,9 @@
 
 #include <stdint.h>
 
+#include "corr_tables.h"  /* stmt_stats and stmt_minutes, declared once */
+#include "store_tables.h" /* LS_INSERT_INTO */
+
 /* What was written since the last ls_stmtstats_reset(). */
 typedef struct ls_stmtstats {
     int64_t statements; /* logged statement rows (verb not NULL, not a span) */
@@ -17,13 +20,14 @@ typedef struct ls_stmtstats {
     int64_t tx_control; /* of them BEGIN, COMMIT or ROLLBACK */
 } ls_stmtstats;
 
-/* Adds the sums of `d` to the one row of stmt_stats: ?1 statements,
- * ?2 timed, ?3 min_dur_us (NULL: none), ?4 tx_control. */
-#define LS_STMT_STATS_ADD_SQL                                                          \
-    "INSERT INTO stmt_stats(id, statements, timed, min_dur_us, tx_control)"            \
-    " VALUES (0, ?1, ?2, ?3, ?4) ON CONFLICT(id) DO UPDATE SET"                        \
-    " statements = statements + excluded.statements, timed = timed + excluded.timed,"  \
-    " min_dur_us = coalesce(min(min_dur_us, excluded.min_dur_us), min_dur_us,"         \
+/* Adds the sums of `d` to the one row of stmt_stats (id 0): a whole
+ * row's INSERT made from the table's declaration (corr_tables.h), each
+ * column at LS_PARAM(stmt_stats, col), that adds itself to the row there. */
+#define LS_STMT_STATS_ADD_SQL                                                                      \
+    LS_INSERT_INTO("INSERT", stmt_stats)                                                           \
+    " ON CONFLICT(id) DO UPDATE SET"                                                               \
+    " statements = statements + excluded.statements, timed = timed + excluded.timed,"              \
+    " min_dur_us = coalesce(min(min_dur_us, excluded.min_dur_us), min_dur_us,"                     \
     " excluded.min_dur_us), tx_control = tx_control + excluded.tx_control"
 
 /* The statement rows written since the last flush, by the minute they
@@ -39,10 +43,11 @@ typedef struct ls_stmtminutes {
     int64_t statements[LS_STMT_MINUTES_SLOTS];
 } ls_stmtminutes;
 
-/* Adds ?2 statements to minute ?1 of stmt_minutes. */
-#define LS_STMT_MINUTES_ADD_SQL                                                        \
-    "INSERT INTO stmt_minutes(minute, statements) VALUES (?1, ?2) ON CONFLICT(minute)"  \
-    " DO UPDATE SET statements = statements + excluded.statements"
+/* Adds a minute's statements to its row of stmt_minutes, as
+ * LS_STMT_STATS_ADD_SQL does. */
+#define LS_STMT_MINUTES_ADD_SQL                                                                    \
+    LS_INSERT_INTO("INSERT", stmt_minutes)                                                         \
+    " ON CONFLICT(minute) DO UPDATE SET statements = statements + excluded.statements"
 
 /* Empties d (nothing written). */
 void ls_stmtstats_reset(ls_stmtstats *d);

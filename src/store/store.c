@@ -159,6 +159,8 @@ LS_TABLE_COLUMNS(server_events);
 LS_TABLE_COLUMNS(spans);
 LS_TABLE_COLUMNS(activity);
 LS_TABLE_COLUMNS(xids);
+LS_TABLE_COLUMNS(stmt_stats);
+LS_TABLE_COLUMNS(stmt_minutes);
 
 /* The parameters of the statements that are not a whole row's INSERT,
  * by name: ?1 is 0. */
@@ -167,9 +169,7 @@ enum { /* Q_FILE_UPDATE */
     fe_fingerprint, fe_text_bytes, fe_tail_hash, fe_prefix, fe__nparams
 };
 enum { tf_hash, tf_text, tf__nparams };    /* Q_TEXT_FIND */
-enum { by_key, by_key__nparams };
-enum { ss_statements, ss_timed, ss_min_dur_us, ss_tx_control, ss__nparams }; /* Q_STMT_STATS_ADD */
-enum { sm_minute, sm_statements, sm__nparams }; /* Q_STMT_MINUTES_ADD */          /* Q_FILE_LOOKUP, Q_SESSION_*, Q_NAME_FIND, Q_CUT_RELOAD */
+enum { by_key, by_key__nparams }; /* Q_FILE_LOOKUP, Q_SESSION_*, Q_NAME_FIND, Q_CUT_RELOAD */
 
 /* The columns of the queries read by more than one column (ls_columns.h). */
 #define FILE_LOOKUP_COLS(X, Q)                                                   \
@@ -282,8 +282,8 @@ static const int query_params[Q__COUNT] = {
     [Q_KEY] = tx_keys__ncols,
     [Q_TEXT_OF] = by_key__nparams,
     [Q_HAS_STMTS] = 0,
-    [Q_STMT_STATS_ADD] = ss__nparams,
-    [Q_STMT_MINUTES_ADD] = sm__nparams,
+    [Q_STMT_STATS_ADD] = stmt_stats__ncols,
+    [Q_STMT_MINUTES_ADD] = stmt_minutes__ncols,
 };
 
 /*
@@ -2094,10 +2094,11 @@ static int stmt_stats_write(ls_store *s)
 
     if (!ls_stmtstats_pending(d))
         return 0;
-    bind_int64(&b, ss_statements, d->statements);
-    bind_int64(&b, ss_timed, d->timed);
-    bind_if(&b, ss_min_dur_us, d->timed > 0, d->min_dur_us);
-    bind_int64(&b, ss_tx_control, d->tx_control);
+    bind_int64(&b, stmt_stats__id, 0); /* the one row */
+    bind_int64(&b, stmt_stats__statements, d->statements);
+    bind_int64(&b, stmt_stats__timed, d->timed);
+    bind_if(&b, stmt_stats__min_dur_us, d->timed > 0, d->min_dur_us);
+    bind_int64(&b, stmt_stats__tx_control, d->tx_control);
     rc = run(s, &b);
     ls_stmtstats_reset(&s->written);
     return rc;
@@ -2112,8 +2113,8 @@ static int stmt_minutes_write(ls_store *s)
 
     for (i = 0; i < m->n && rc == 0; i++) {
         binds b = binds_of(s->q[Q_STMT_MINUTES_ADD]);
-        bind_int64(&b, sm_minute, m->minute[i]);
-        bind_int64(&b, sm_statements, m->statements[i]);
+        bind_int64(&b, stmt_minutes__minute, m->minute[i]);
+        bind_int64(&b, stmt_minutes__statements, m->statements[i]);
         rc = run(s, &b);
     }
     ls_stmtminutes_reset(m);

@@ -45,12 +45,7 @@ ALIAS = re.compile(r"^#define LS_TABLE_(\w+) LS_TABLE_\w+\s*$", re.M)
 
 # INSERTs ... VALUES into declared tables not yet made from the
 # declaration: (file, table).
-KNOWN_HAND_INSERTS = {
-    # the store's upserts of ingest's sums (store.c binds them by its own
-    # ss_* and sm_* enums)
-    ("src/store/stmtstats.h", "stmt_stats"),
-    ("src/store/stmtstats.h", "stmt_minutes"),
-}
+KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, since 2026-12-07)
 
 # Positional bind numbers per file (binds with a literal parameter
 # number + `?N` in the file's SQL: the parameters of SELECTs, UPDATEs,
@@ -95,7 +90,6 @@ BIND_BASELINE = {
     # vict34's deadlock sides: temp.dl_procs and its SELECTs
     "src/correlate/dlprocs.c": 31,
     "src/ingest/ingest.c": 3,
-    "src/store/stmtstats.h": 6,
     "src/store/store.c": 22,
 }
 
