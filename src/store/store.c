@@ -36,6 +36,7 @@
 #include "store_schema.h"
 #include "store_tables.h"
 #include "store_binds.h"
+#include "upgrade_steps.h"
 
 #define SESSION_CACHE 1024 /* sessions cached, in sets of SESSION_WAYS by pid */
 #define SESSION_WAYS 4
@@ -539,47 +540,35 @@ static const char *const store_upgrades[] = {
     /* 9: stmt_rows.bind_us and parse_us (the parse and bind lines a row
      * folds in) and the view's bind_ms and parse_ms: a store of version 8,
      * without folded rows, is that store */
-    "ALTER TABLE stmt_rows ADD COLUMN bind_us INTEGER;"
-    " ALTER TABLE stmt_rows ADD COLUMN parse_us INTEGER; DROP VIEW statements;",
+    LS_UPGRADE_TO_9,
     /* 10: lock_events.after_lock; NULL (unknown) in rows stored before,
      * where correlation goes by the times alone */
-    "ALTER TABLE lock_events ADD COLUMN after_lock INTEGER;",
+    LS_UPGRADE_TO_10,
     /* 11: lock_events and lock_waits views of lock_event_rows and
      * lock_wait_rows, whose long pid lists are stmt_texts ids. The tables
      * are made anew (a renamed one would keep its TEXT columns, which turn
      * an id into text) and the rows copied as they were, their lists as
      * text, which the views give as they are; correlation runs again and
      * makes the waits' indexes, gone with the old table. */
-    LS_LOCK_EVENT_ROWS_DDL LS_LOCK_WAIT_ROWS_DDL
-    "INSERT INTO lock_event_rows SELECT * FROM lock_events;"
-    " INSERT INTO lock_wait_rows SELECT * FROM lock_waits;"
-    " DROP TABLE lock_events; DROP TABLE lock_waits;"
-    " CREATE INDEX IF NOT EXISTS lock_events_pid ON lock_event_rows(pid, ts);"
-    " DELETE FROM meta WHERE key = 'correlated';",
+    LS_UPGRADE_TO_11,
     /* 12: tx_code, lock_order and holds views of tx_code_rows, shapes,
      * lock_orders, hold_rows and hold_evidence. The tables were
      * correlation's own, made again by the next correlation: dropped, not
      * copied. */
-    "DROP TABLE IF EXISTS tx_code; DROP TABLE IF EXISTS lock_order;"
-    " DROP TABLE IF EXISTS holds; " LS_TX_CODE_ROWS_DDL LS_HOLD_ROWS_DDL_IN("")
-    " DELETE FROM meta WHERE key = 'correlated';",
+    LS_UPGRADE_TO_12,
     /* 13: every table a correlation pass writes is declared here, none made
      * by the pass itself (issue 33's pass table: span_placement, row_cover,
      * span_clock, which holds what meta's span_clock_offset_* keys held);
      * the next correlation fills them. The table rows is the view rows of
      * row_keys and the tables of the passes after logical rows; the view
      * holds joins hold_bounds and hold_queued (made again below). */
-    LS_SPAN_PLACEMENT_DDL LS_FINDINGS_DDL LS_ROW_COVER_DDL LS_SPAN_CLOCK_DDL LS_ROW_TABLES_DDL LS_HOLD_SIDE_DDL_IN("")
-    " DROP TABLE IF EXISTS rows; DROP VIEW IF EXISTS holds;"
-    " DELETE FROM meta WHERE key = 'correlated' OR key GLOB 'span_clock_offset_*';"
     /* the links of waits, errors and deadlock processes in tables of
      * their own (transactions.c), joined in by lock_waits and the new
      * errors_linked; errors' and deadlock_procs' old link columns stay,
      * unread */
-    LS_LINK_TABLES_DDL
     /* the wait passes' side tables (event_waits, wait_chains), joined in
      * by the lock_events and lock_waits views, made again */
-    " " LS_WAIT_SIDE_DDL " DROP VIEW IF EXISTS lock_events; DROP VIEW IF EXISTS lock_waits;",
+    LS_UPGRADE_TO_13,
     /* 14: the final holds and rows pass's hold_final, hold_final_evidence
      * and row_final, which the views holds and rows read (made again
      * below); the next correlation fills them. Transactions cut at ingest
@@ -588,19 +577,12 @@ static const char *const store_upgrades[] = {
      * (meta holds no 'tx_cuts' = 'complete'), and the transactions pass
      * reads its statements as before. The server's own work
      * (server_events). */
-    LS_FINAL_DDL " DROP VIEW IF EXISTS holds; DROP VIEW IF EXISTS rows;"
-    " DELETE FROM meta WHERE key = 'correlated';"
-    " ALTER TABLE stmt_texts ADD COLUMN kind INTEGER;"
-    " ALTER TABLE stmt_texts ADD COLUMN writes TEXT; " LS_TX_CUTS_DDL
-    " DELETE FROM meta WHERE key = 'tx_cuts';"
     /* server_events (checkpoints, autovacuum, temporary files): a store
      * ingested before has none for its files, which meta
      * 'server_events_from_file' (the first file id read with them) tells
      * the context (reports/context.c), so that it does not say the log
      * lacks them */
-    " " LS_SERVER_EVENTS_DDL
-    " INSERT OR REPLACE INTO meta(key, value) SELECT 'server_events_from_file',"
-    " max(file_id) + 1 FROM files HAVING count(*) > 0;",
+    LS_UPGRADE_TO_14,
     /* 15: a learned rule's INSERT relation and column (row_rules.target,
      * target_col: decide/rule.h), which carry it to every INSERT into the
      * relation, and the statements each keyed (rule_keyed); the next
@@ -619,15 +601,7 @@ static const char *const store_upgrades[] = {
      * indexes; hold_final keeps every hold. transactions.cut_shape keeps
      * the shape of a transaction's cut for the code paths once the cuts
      * are emptied. */
-    "ALTER TABLE row_rules ADD COLUMN target TEXT;"
-    " ALTER TABLE row_rules ADD COLUMN target_col TEXT; " LS_RULE_KEYED_DDL
-    " DROP VIEW IF EXISTS tx_code; DROP TABLE IF EXISTS tx_code_rows; " LS_TX_CODE_ROWS_DDL
-    " " LS_STMT_SPAN_TIME_DDL LS_HOLD_RANGE_DDL
-    " DROP TABLE IF EXISTS main.hold_rows; DROP TABLE IF EXISTS main.hold_evidence;"
-    " DROP TABLE IF EXISTS main.hold_bounds; DROP TABLE IF EXISTS main.bound_evidence;"
-    " DROP TABLE IF EXISTS main.hold_queued;"
-    " ALTER TABLE transactions ADD COLUMN cut_shape INTEGER;"
-    " DELETE FROM meta WHERE key = 'correlated';",
+    LS_UPGRADE_TO_15,
     /* 16: the statement rows counted as ingest writes them (stmt_stats:
      * complete only in a store that holds no statement yet; else the
      * "statement logging" pass counts the rows) and that pass's table
@@ -640,12 +614,7 @@ static const char *const store_upgrades[] = {
      * altered: the DDL of steps 12 and 15 has the column now) with the
      * view; the next correlation fills them. row_queue's index by row,
      * which the report reads each hot row's queue by. */
-    LS_STMT_STATS_DDL LS_LOGCOVER_DDL
-    "INSERT OR REPLACE INTO meta(key, value) SELECT 'stmt_stats', 'complete'"
-    " WHERE NOT EXISTS (SELECT 1 FROM stmt_rows WHERE verb IS NOT 5);" /* LS_VERB_SPAN */
-    " DROP VIEW IF EXISTS tx_code; DROP TABLE IF EXISTS tx_code_rows; " LS_TX_CODE_ROWS_DDL
-    " CREATE INDEX IF NOT EXISTS row_queue_row ON row_queue(row_id, ts);"
-    " DELETE FROM meta WHERE key = 'correlated';",
+    LS_UPGRADE_TO_16,
     /* 17: the report's summaries (summary_schema.h): the code-path
      * rankings of the "report summary" pass (src/correlate/summary.c),
      * which the next correlation fills, and ingest's statements per
@@ -655,17 +624,13 @@ static const char *const store_upgrades[] = {
      * (retries.retry_span), which the view errors_linked gives: retries
      * is correlation's own, made again (dropped, not altered: the DDL of
      * step 13 has the column now) with the view. */
-    LS_SUMMARY_DDL LS_STMT_MINUTES_DDL
-    "DROP VIEW IF EXISTS errors_linked; DROP TABLE IF EXISTS retries; " LS_LINK_TABLES_DDL
-    "INSERT OR REPLACE INTO meta(key, value) SELECT 'stmt_minutes', 'complete'"
-    " WHERE NOT EXISTS (SELECT 1 FROM stmt_rows);"
-    " DELETE FROM meta WHERE key = 'correlated';",
+    LS_UPGRADE_TO_17,
     /* 18: each statement's row key as ingest decided it (tx_keys), which
      * the transactions pass reads instead of the statements of a text
      * that may lock a row. A store ingested before has none (meta holds
      * no 'tx_keys' = 'complete'), and never gets them: the pass reads
      * its statements as before. */
-    LS_TX_KEYS_DDL,
+    LS_UPGRADE_TO_18,
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
