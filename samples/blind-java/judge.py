@@ -70,7 +70,16 @@ def report(lockspan, sample, tmp):
     log = [os.path.join(sample, n) for n in sorted(os.listdir(sample)) if n.startswith("postgresql.log")]
     out = os.path.join(tmp, "report.json")
     subprocess.run([lockspan, "analyze", "-q", "--prefix", prefix, "-o", out] + log, check=True)
-    return load(out)
+    rep = load(out)
+    # the same log without --prefix: the prefix is to be inferred
+    out2 = os.path.join(tmp, "report-inferred.json")
+    p = subprocess.run([lockspan, "analyze", "-o", out2] + log, stderr=subprocess.PIPE, text=True)
+    other = load(out2) if p.returncode == 0 else {}
+    def strip(x):
+        return {k: v for k, v in x.items() if k != "input"}
+    rep["_judge"] = {"same_without_prefix": bool(other) and strip(other) == strip(rep), "prefix": prefix,
+                     "inferred": [ln for ln in p.stderr.splitlines() if "inferred log_line_prefix" in ln]}
+    return rep
 
 
 class Judge:
@@ -101,6 +110,11 @@ class Judge:
         s = r["summary"]
         self.check("log read: no unparsable lines", s["bad_lines"] == 0 and s["records"] > 0,
                    "%d bad of %d lines" % (s["bad_lines"], s["lines"]), "0")
+        j = r.get("_judge") or {}
+        said = (j.get("inferred") or ["no inference line"])[0].split(": ", 2)[-1]
+        self.check("prefix inferred without --prefix: exactly, and the same report",
+                   j.get("same_without_prefix") and "'%s'" % j.get("prefix") in said, said,
+                   "'%s' (prefix.txt)" % j.get("prefix"))
         self.check("statement logging judged complete (every statement has a duration)",
                    r["input"]["logging"]["verdict"] == "complete", r["input"]["logging"]["verdict"], "complete")
         self.errors()

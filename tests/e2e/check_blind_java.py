@@ -28,6 +28,7 @@ import lscheck
 # (samples/blind-java/JUDGEMENT.md). Every other check is an expected failure.
 MUST_HOLD = [
     "log read: no unparsable lines",
+    "prefix inferred without --prefix: exactly, and the same report",
     "statement logging judged complete (every statement has a duration)",
     "deadlocks: count",
     "lock timeouts (55P03): count",
