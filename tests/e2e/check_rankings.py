@@ -32,8 +32,10 @@ sample, log format and with and without traces):
     first in all 5), so a route's total must lie within the sums of those
     bounds, and every hold of the store's holds view must be a lock of the
     truth's (pid, row) starting within 25 ms of its clock_timestamp() and
-    ending within 25 ms of its release interval. Without traces its
-    paths are named by transaction shape: not checked here.
+    ending within 25 ms of its release interval, and every lock of a
+    contended row must be a hold; those hold checks also on the stderr
+    log with the traces and on each log without them. Without traces its
+    paths are named by transaction shape: the ranking is not checked there.
 
 Per ranking: the code paths are the truth's, each with the truth's number
 of holds and a total within max(25 ms, 5 %); the order is the truth's
@@ -322,11 +324,12 @@ def otel_truth_locks(truth):
     return locks
 
 
-def check_otel_holds(label, db, locks):
+def check_otel_holds(label, db, locks, hot):
     """Every hold the occupancy ranking sums (the store's holds view) is a
     lock of the truth's (same pid, same row), each lock one hold, starting
     within 25 ms of the server's clock_timestamp() at the lock and ending
-    within 25 ms of the interval in which the lock was let go."""
+    within 25 ms of the interval in which the lock was let go; and every
+    lock of a row in `hot` is one of them."""
     con = sqlite3.connect(db)
     holds = con.execute("SELECT h.pid, r.relation, r.row_key, h.start_ts, h.end_ts"
                         " FROM holds h JOIN rows r ON r.row_id = h.row_id").fetchall()
@@ -350,6 +353,10 @@ def check_otel_holds(label, db, locks):
                   f"{label}: every hold of the occupancy ranking is a lock of the truth's, "
                   f"same pid and row ({len(holds) - len(unmatched)} of {len(holds)}; "
                   f"not: {unmatched[:5]})")
+    want = sum(len(v) for (_, row), v in locks.items() if row in hot)
+    got = sum(1 for _, row, _ in used if row in hot)
+    lscheck.check(got == want, f"{label}: every lock of the truth's contended rows is a hold "
+                               f"({got} of {want})")
     lscheck.check(holds and not start_off,
                   f"{label}: every hold starts within 25 ms of the truth's lock "
                   f"({len(holds) - len(unmatched) - len(start_off)} of "
@@ -408,7 +415,18 @@ def check_blind_otel(ls, root, tmp):
     lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
     if rep:
         compare(sample, label, "occupancy", occupancy(rep), occ, bounds)
-        check_otel_holds(label, os.path.join(tmp, "r.db"), otel_truth_locks(truth))
+        check_otel_holds(label, os.path.join(tmp, "r.db"), otel_truth_locks(truth), hot)
+    # The holds themselves do not depend on how paths are named: the same
+    # per-hold checks on the stderr log, and on each log without traces.
+    for fmt, traces, inputs in (
+            ("stderr %m", "OTLP", ["postgresql.log", "traces.otlp.jsonl.gz"]),
+            ("stderr %m", "none", ["postgresql.log"]),
+            ("csvlog", "none", ["postgresql.csv"])):
+        label = f"{sample} [{fmt}, {traces}]"
+        rep, err = analyze(ls, d, [os.path.join(d, x) for x in inputs], tmp, False)
+        lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
+        if rep:
+            check_otel_holds(label, os.path.join(tmp, "r.db"), otel_truth_locks(truth), hot)
 
 
 def main():
