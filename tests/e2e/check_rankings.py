@@ -350,7 +350,7 @@ def check_otel_holds(label, db, locks, hot):
         if not lo - TOL_MS <= e <= hi + TOL_MS:
             end_off.append((pid, row, round(e - lo if e < lo else e - hi, 1)))
     lscheck.check(holds and not unmatched,
-                  f"{label}: every hold of the occupancy ranking is a lock of the truth's, "
+                  f"{label}: every hold (the store's holds view) is a lock of the truth's, "
                   f"same pid and row ({len(holds) - len(unmatched)} of {len(holds)}; "
                   f"not: {unmatched[:5]})")
     want = sum(len(v) for (_, row), v in locks.items() if row in hot)
