@@ -258,7 +258,11 @@ def judge_rows(rep, truth, tally, numbers):
                   name, r.get("waits", 0), r.get("total_wait_ms", 0.0),
                   r.get("holds", 0), r.get("mean_hold_ms", 0.0), t["waits"],
                   t["total_wait_ms"], t["locks"], t["total_held_ms"] / t["locks"]))
-    missing = [r for r in by_wait if r not in ls_rows and truth_rows[r]["waits"]]
+    # A row some statement waited for behind another transaction's lock
+    # (the truth's wait has a blocker); truth_rows[r]["waits"] counts every
+    # locking statement slower than 5 ms, blocker or not.
+    blocked = {w["row"] for w in truth["waits"] if w["blocker_tx"] is not None}
+    missing = [r for r in by_wait if r not in ls_rows and r in blocked]
     # products:SKU-1's waits are all below deadlock_timeout; its 40001
     # failures name it, and each failed UPDATE, known only from its bind
     # line (no execute line is written for a statement that failed),
@@ -268,16 +272,16 @@ def judge_rows(rep, truth, tally, numbers):
                 "products:SKU-1 (waits all hidden, its 40001s known from their bind lines) "
                 "is a hot row (missing: %s)" % ", ".join(missing))
     # merchant_totals:2 (bumped by the payments trigger for merchant 2):
-    # no logged wait, deadlock or error of the log names it, so it is no
-    # row of lockspan's at all; its 3 waits (62 ms) could only be guessed
-    # from overlapping holds of every row a learned rule keys, which the
-    # log gives no sign anyone waited for. Left (issue 34).
+    # no logged wait, deadlock or error of the log names it, and no hot row
+    # of lockspan's it is; the truth's 3 "waits" on it (slow INSERTs, 62 ms,
+    # the first 40.7 ms in the run's first second) have no blocker: no
+    # transaction held it when they were sent, so nobody ever waited for it
+    # (issue 34, branch otel34c: it was an expected failure here).
     rest = [r for r in missing if r != "products:SKU-1"]
-    tally.known_wrong(bool(rest), "rows with waits missing from hot rows (no logged wait, "
-                      "deadlock or error names them): %s"
-                      % ", ".join("%s (%d waits, %.0f ms)" % (
-                          r, truth_rows[r]["waits"], truth_rows[r]["total_wait_ms"])
-                          for r in rest))
+    tally.check(not rest, "every row some statement waited for behind another "
+                "transaction's lock is a hot row (missing: %s; merchant_totals:2, whose "
+                "%d slow statements no transaction blocked, is not one)"
+                % (", ".join(rest) or "none", truth_rows["merchant_totals:2"]["waits"]))
     # The trigger's counter-row update waits like any other: the row's
     # waiting is what the log showed (total_wait_ms, logged waits alone)
     # and the hidden waits rebuilt from the holds (hidden_wait_ms); the
