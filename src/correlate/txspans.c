@@ -227,9 +227,12 @@ static const char span_holds_sql[] =
     " GROUP BY l.keep, l.row_id";
 
 /* On whole seconds the locking statement's end is its stamp, up to a
- * second early: a hold that began there begins at the end of its span. */
+ * second early: a hold that began there begins at the end of its span
+ * (?3), its statement at the span's start (?6, start_lo;
+ * ls_span_hold_start()). */
 static const char hold_start_sql[] =
-    "UPDATE hold_rows SET start_ts = ?3, start_lo = NULL, start_hi = NULL, start_evidence = ?4"
+    "UPDATE hold_rows SET start_ts = ?3, start_lo = nullif(?6, ?3), start_hi = NULL,"
+    " start_evidence = ?4"
     " WHERE tx_id = ?1 AND lock_stmt = ?2 AND start_evidence = ?5 AND start_ts <= ?3";
 
 /* The session's (?1) other transactions (not ?5) of one logged statement
@@ -473,18 +476,22 @@ static int session_fits(txs_ctx *c, const ls_tx_span *v, size_t first, size_t la
  * end. */
 static int hold_start(txs_ctx *c, int64_t tx, int64_t stmt, const ls_tx_span *sp)
 {
-    int64_t from, ev;
+    int64_t from, ev, acquired, stmt_start;
     int rc;
 
+    /* the hold's stamp is at most its span's end (the UPDATE's test) */
+    if (!ls_span_hold_start(sp, INT64_MIN, &acquired, &stmt_start))
+        return 0;
     if ((rc = ls_intern(c->evidence, LOCKING_END, &from)) != 0 ||
         (rc = ls_intern(c->evidence, LOCKING_SPAN_END, &ev)) != 0)
         return rc;
     ls_stmt_reset(c->start_up);
     ls_stmt_bind_int64(c->start_up, 1, tx);
     ls_stmt_bind_int64(c->start_up, 2, stmt);
-    ls_stmt_bind_int64(c->start_up, 3, sp->end);
+    ls_stmt_bind_int64(c->start_up, 3, acquired);
     ls_stmt_bind_int64(c->start_up, 4, ev);
     ls_stmt_bind_int64(c->start_up, 5, from);
+    ls_stmt_bind_int64(c->start_up, 6, stmt_start);
     rc = ls_stmt_step(c->start_up);
     return rc < 0 ? rc : 0;
 }

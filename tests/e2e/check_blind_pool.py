@@ -183,6 +183,14 @@ MUST_HOLD = [
     "%t + traces: hot rows lockspan could not key (ctid only; truth: every row has a key)",
     "event_totals:1 wait, logged + hidden, s",
     "slow requests: row-lock wait within max(25 ms, 5 %)",
+    # since on the %t log a hold that begins at its locking statement's
+    # span's end has that span's start as its statement's (start_lo,
+    # decide/spantx.c ls_span_hold_start; txspans.c hold_start): the
+    # hidden-waits pass queues the statement from there. With start_lo
+    # dropped (pool34c's log-order pick gave 368 logged statements their
+    # span) the statements had no time to queue in: hidden waiting 4.6 s
+    # (jsonlog 46.6 s), event_totals:1 logged + hidden 21.5 s
+    "%t + traces: event_totals:1 wait, logged + hidden, s",
 ]
 
 # judge.py's "hidden waiting (waits below deadlock_timeout)" compares
@@ -406,8 +414,9 @@ def main():
     for prefix, r in (("", report), ("%t + traces: ", seconds_report)):
         results.update(pooled_check(prefix, truth, r))
     results.update(seconds_waiter_check(judge, truth, seconds_report))
-    for prefix, r in (("", report), ("%t + traces: ", seconds_report)):
-        results.update(hidden_truth_check(judge, prefix, truth, r))
+    # the jsonlog's alone: a whole-second log's logged waits are placed
+    # within their seconds, and cover the truth's waits only in part
+    results.update(hidden_truth_check(judge, "", truth, report))
     sys.exit(lscheck.judged("check_blind_pool", results, MUST_HOLD,
                             first=[retry_checks(judge, truth, report),
                                    ctid_findings_check("", report),

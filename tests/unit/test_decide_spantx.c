@@ -242,8 +242,34 @@ static void test_pick_in_order(void)
     CHECK(ls_span_pick_in_order(d, 2, e, 3, 0, SLACK, 60 * MS) == -1);
 }
 
+/* blind-pool's %t log with its export: pid 21452's check-in INSERT,
+ * stamped 17:36:05 (postgresql.log line 95, duration: 237.813 ms); its
+ * pg span (traces.otlp.jsonl.gz) ran 17:36:04.825000 to 05.068476 on the
+ * app's clock, 04.809685 to 05.053161 on the database's (offset
+ * -15.315 ms, the report's). In µs from 17:36:04. */
+static void test_hold_start(void)
+{
+    ls_tx_span sp = {LS_SQL_WRITE, 0, 809685, 1053161};
+    int64_t acquired = -1, stmt_start = -1;
+
+    /* the hold begins at the span's end, its statement at the span's
+     * start: 243 ms it may have queued in (none before: start_lo NULL) */
+    CHECK(ls_span_hold_start(&sp, 1000 * MS, &acquired, &stmt_start) == 1);
+    CHECK(acquired == 1053161);
+    CHECK(stmt_start == 809685);
+    /* a span that ended before the stamp is not the statement's */
+    acquired = stmt_start = -1;
+    CHECK(ls_span_hold_start(&sp, 1054 * MS, &acquired, &stmt_start) == 0);
+    CHECK(acquired == -1 && stmt_start == -1);
+    /* a span of no length: the statement starts where the hold does */
+    sp.start = sp.end;
+    CHECK(ls_span_hold_start(&sp, 1000 * MS, &acquired, &stmt_start) == 1);
+    CHECK(stmt_start == acquired);
+}
+
 int main(void)
 {
+    test_hold_start();
     test_pick_in_order();
     test_logged();
     test_tx_of();

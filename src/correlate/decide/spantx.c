@@ -132,3 +132,12 @@ long ls_span_pick_in_order(const int64_t *d, size_t nl, const int64_t *e, size_t
     }
     return m == nl ? pick : -1;
 }
+
+int ls_span_hold_start(const ls_tx_span *sp, int64_t stamp, int64_t *acquired, int64_t *stmt_start)
+{
+    if (sp->end < stamp)
+        return 0;
+    *acquired = sp->end;
+    *stmt_start = sp->start < sp->end ? sp->start : sp->end;
+    return 1;
+}

@@ -95,4 +95,20 @@ int ls_span_tx_logged(const ls_tx_span *v, size_t first, size_t last, const ls_t
 long ls_span_pick_in_order(const int64_t *d, size_t nl, const int64_t *e, size_t ns, size_t rank,
                            int64_t lo, int64_t hi);
 
+/*
+ * On a whole-second log, where a logged statement's hold begins once its
+ * span is known: its stamp is its end up to a second early, so the hold
+ * begins at the span's end (*acquired), and the statement began at the
+ * span's start (*stmt_start, the hold's start_lo): the hidden-waits pass
+ * reconstructs its queueing from there, as it does from a millisecond
+ * log's statement start (its end less its duration). With the span's
+ * start dropped (start_lo NULL, as branch pool34c left it) the statement
+ * had no time to queue in: blind-pool's %t log with its export rebuilt
+ * 4.0 s of hidden waiting (truth: 35.0 s of waits below
+ * deadlock_timeout, the jsonlog's 46.6 s). Returns 1; 0 when the span
+ * ended before `stamp` (the hold's start as the log gave it: a span
+ * earlier than its statement's stamp is not its), nothing set.
+ */
+int ls_span_hold_start(const ls_tx_span *sp, int64_t stamp, int64_t *acquired, int64_t *stmt_start);
+
 #endif
