@@ -267,8 +267,38 @@ static void test_hold_start(void)
     CHECK(stmt_start == acquired);
 }
 
+/* blind-pool's deadlock victim of trace 015dd808... (spans of the
+ * OTLP export, app clock, in µs from 17:36:04.697): START TRANSACTION,
+ * UPDATE accounts id = 2 (not logged: under 50 ms), UPDATE accounts
+ * id = 3 (failed: 40P01), ROLLBACK. */
+static void test_victim_tx(void)
+{
+    ls_tx_span v[5];
+    size_t last = 99;
+    v[0] = sp(LS_SQL_BEGIN, 1, 0, 25573);
+    v[1] = sp(LS_SQL_WRITE, 2, 38000, 45238);
+    v[2] = sp(LS_SQL_WRITE, 3, 87000, 301542);
+    v[3] = sp(LS_SQL_ROLLBACK, 4, 311000, 320887);
+
+    /* its statements are v[1] (held accounts id=2 until the error) and
+     * v[2] (the failed one, which the caller skips) */
+    CHECK(ls_span_victim_tx(v, 4, 0, &last) == 1);
+    CHECK_INT(last, 3);
+    /* not from a statement; not past the spans */
+    CHECK(ls_span_victim_tx(v, 4, 1, &last) == 0);
+    CHECK(ls_span_victim_tx(v, 4, 3, &last) == 0);
+    CHECK(ls_span_victim_tx(v, 4, 4, &last) == 0);
+    /* the request cut before its ROLLBACK: no transaction known */
+    CHECK(ls_span_victim_tx(v, 3, 0, &last) == 0);
+    /* a second BEGIN before the end: not one transaction */
+    v[4] = v[3];
+    v[3] = sp(LS_SQL_BEGIN, 1, 305000, 306000);
+    CHECK(ls_span_victim_tx(v, 5, 0, &last) == 0);
+}
+
 int main(void)
 {
+    test_victim_tx();
     test_hold_start();
     test_pick_in_order();
     test_logged();

@@ -111,4 +111,21 @@ long ls_span_pick_in_order(const int64_t *d, size_t nl, const int64_t *e, size_t
  */
 int ls_span_hold_start(const ls_tx_span *sp, int64_t stamp, int64_t *acquired, int64_t *stmt_start);
 
+/*
+ * A deadlock victim behind a pooler (spans.c write_victim rebuilt its
+ * transaction from its request's BEGIN and ROLLBACK spans): the
+ * statements it ran before the one that failed are in no log line under
+ * log_min_duration_statement, but each held the rows it locked until the
+ * error aborted the transaction (blind-pool: a transfer's first UPDATE,
+ * the row the other side of the deadlock waited for). v[0..n) its
+ * request's spans by start, begin the index of its BEGIN span. Returns 1
+ * when the spans from it are one transaction (ls_span_tx_of()) with
+ * *last its end (COMMIT or ROLLBACK); the spans in (begin, *last) are its
+ * statements, each holding from its end the rows its text names, but a
+ * span that ended in an error (it locked nothing) and one whose statement
+ * the log has (a transaction of its own there, with its hold). 0 when
+ * begin is no BEGIN of a transaction in v.
+ */
+int ls_span_victim_tx(const ls_tx_span *v, size_t n, size_t begin, size_t *last);
+
 #endif
