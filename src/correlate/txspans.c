@@ -496,6 +496,23 @@ static int hold_start(txs_ctx *c, int64_t tx, int64_t stmt, const ls_tx_span *sp
     return rc < 0 ? rc : 0;
 }
 
+/* Transaction tx's statement of span sp locked `row`, held to the end of
+ * span end (its COMMIT or ROLLBACK): noted in txspan_locks. */
+static int lock_note(txs_ctx *c, int64_t tx, int64_t row, const ls_tx_span *sp,
+                     const ls_tx_span *end)
+{
+    int rc;
+    ls_stmt_reset(c->lock_add);
+    ls_stmt_bind_int64(c->lock_add, 1, tx);
+    ls_stmt_bind_int64(c->lock_add, 2, row);
+    ls_stmt_bind_int64(c->lock_add, 3, sp->end);
+    ls_stmt_bind_int64(c->lock_add, 4, sp->start);
+    ls_stmt_bind_int64(c->lock_add, 5, end->end);
+    ls_stmt_bind_int64(c->lock_add, 6, end->start);
+    rc = ls_stmt_step(c->lock_add);
+    return rc < 0 ? rc : 0;
+}
+
 /* The rows the transaction's other statements locked (their text names a
  * hot row; their spans say when): noted for holds after the merge. */
 static int span_holds(txs_ctx *c, const ls_tx_span *v, const span_locks *locks, size_t first,
@@ -507,17 +524,10 @@ static int span_holds(txs_ctx *c, const ls_tx_span *v, const span_locks *locks, 
     for (j = first + 1; j < last; j++) {
         if (j == k)
             continue;
-        for (i = 0; i < locks[j].n; i++) {
-            ls_stmt_reset(c->lock_add);
-            ls_stmt_bind_int64(c->lock_add, 1, ls_stmt_int64(c->alone, al_tx_id));
-            ls_stmt_bind_int64(c->lock_add, 2, locks[j].row[i]);
-            ls_stmt_bind_int64(c->lock_add, 3, v[j].end);
-            ls_stmt_bind_int64(c->lock_add, 4, v[j].start);
-            ls_stmt_bind_int64(c->lock_add, 5, v[last].end);
-            ls_stmt_bind_int64(c->lock_add, 6, v[last].start);
-            if ((rc = ls_stmt_step(c->lock_add)) < 0)
+        for (i = 0; i < locks[j].n; i++)
+            if ((rc = lock_note(c, ls_stmt_int64(c->alone, al_tx_id), locks[j].row[i], &v[j],
+                                &v[last])) != 0)
                 return rc;
-        }
     }
     return 0;
 }
@@ -922,17 +932,9 @@ static int victim_holds(ls_store *s, txs_ctx *c)
             if (locks[j].n &&
                 (rc = victim_logged(c, ls_stmt_int64(q, vt_session_id), &v[j], &logged)) != 0)
                 goto out;
-            for (i = 0; i < locks[j].n && !logged; i++) {
-                ls_stmt_reset(c->lock_add);
-                ls_stmt_bind_int64(c->lock_add, 1, tx);
-                ls_stmt_bind_int64(c->lock_add, 2, locks[j].row[i]);
-                ls_stmt_bind_int64(c->lock_add, 3, v[j].end);
-                ls_stmt_bind_int64(c->lock_add, 4, v[j].start);
-                ls_stmt_bind_int64(c->lock_add, 5, v[last].end);
-                ls_stmt_bind_int64(c->lock_add, 6, v[last].start);
-                if ((rc = ls_stmt_step(c->lock_add)) < 0)
+            for (i = 0; i < locks[j].n && !logged; i++)
+                if ((rc = lock_note(c, tx, locks[j].row[i], &v[j], &v[last])) != 0)
                     goto out;
-            }
         }
     }
 out:
