@@ -217,6 +217,22 @@ MUST_HOLD = [
 # application_name ('ticket-api'); with the statement links right on %t
 # (traces.c pair_distance) it is 4 routes, as on the jsonlog (/prices
 # holds no row anyone logged a wait for): an expected failure again.
+# The judge counts the routes that locked any row (5); row_occupancy ranks
+# the paths that held a hot row. /prices locks ticket_prices by an UPDATE
+# with bound parameters that never ran over 50 ms: its only log lines are
+# the 51 40001 ERRORs, whose STATEMENT has $1 and no parameters, and its
+# spans have no values, so no input names its rows (pool34d, 2026-12-07):
+# left as the judge has it, not attainable from these inputs.
+#
+# "top path mostly": the judge splits every booking's whole hold of its
+# events row (partner call 35.1 s, the rest 13.7 s). story.doing is the
+# largest part of the holds others waited for, while they waited
+# (docs/report-json.md); the truth of that is the partner call 9.0 s
+# against 8.5 s of SQL (98 bookings' holds from the first waiter's send to
+# the release): the right answer is still span, by 5 %. lockspan's 12.6 s
+# of SQL against 11.0 s of the call (24.6 s of contended time against the
+# truth's 17.5) is not within that: an expected failure, with the judge's
+# definition looser than the documented one but of the same answer.
 
 # Right today, but only by coincidence: not asserted, printed as INFO.
 NOT_ASSERTED = {
