@@ -290,7 +290,7 @@ static const char only_table_sql[] =
 static const char only_note_sql[] =
     "INSERT INTO temp.txspan_only(tx_id, span_row) VALUES (?1, ?2)";
 
-#define ONLY_START "spans only: end of its statement's span (no statement of its transaction logged)"
+#define ONLY_START LS_SPAN_ONLY_START
 #define ONLY_COMMIT "spans only: COMMIT span of its request (no statement of its transaction logged)"
 #define ONLY_ROLLBACK                                                                          \
     "spans only: ROLLBACK span of its request (no statement of its transaction logged)"
@@ -299,7 +299,7 @@ static const char only_note_sql[] =
 #define COMMIT_KNOWN "COMMIT span of its request (not logged)"
 #define ROLLBACK_KNOWN "ROLLBACK span of its request (not logged)"
 #define LOCKING_END "end of the locking statement"
-#define SPAN_LOCK_START "end of its statement's span (statement not logged)"
+#define SPAN_LOCK_START LS_SPAN_LOCK_START
 #define LOCKING_SPAN_END "end of the span of the locking statement"
 
 /* The hot rows a span's text locks. */

@@ -15,6 +15,14 @@
 
 #include "ls_sqlshape.h"
 
+/* The start evidence of a hold a span timed (txspans.c): a statement the
+ * log does not have of a transaction rebuilt from its spans, and one of a
+ * transaction of spans only. Its start_lo is the span's start: when the
+ * statement began. */
+#define LS_SPAN_LOCK_START "end of its statement's span (statement not logged)"
+#define LS_SPAN_ONLY_START                                                                         \
+    "spans only: end of its statement's span (no statement of its transaction logged)"
+
 /* One database span of a request, as the decision reads it: its kind
  * (ls_sql_kind_of of its text), its start and its end (database clock). */
 typedef struct ls_tx_span {
