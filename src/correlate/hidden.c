@@ -449,7 +449,8 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     /* The ring is in acquisition order; ls_queue_wait takes any order. */
     /* a tie within the stamps' tick counts only for a wait the log does
      * not show: a logged one tells the wait itself */
-    found = !ls_stmt_isnull(q, hq_lock_stmt) &&
+    found = ls_hidden_stmt_start_known(!ls_stmt_isnull(q, hq_lock_stmt),
+                                       ls_stmt_text(q, hq_start_evidence)) &&
             ls_queue_wait(r->h, r->n, h.stmt_start, h.acquired, !h.no_duration,
                           h.logged ? 0 : hq->resolution, &res);
     /* whole seconds: a hold that ended in the statement's own second,

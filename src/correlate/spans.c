@@ -899,8 +899,9 @@ static int logged_then_whole(victim_ctx *c, ls_stmt *q, int64_t failed_start, in
  * transaction open at the deadlock and the code-paths pass links it to
  * the request; unless the log has the failed statement or the end
  * (logged_then_sql). The statements the victim ran before are the log's
- * when it logged them (a transaction of their own, cut short), else
- * missing: its hold of the row it locked first is not rebuilt.
+ * when it logged them (a transaction of their own, cut short), else the
+ * transactions pass holds the rows their spans name (txspans.c
+ * victim_holds).
  */
 static int write_victim(victim_ctx *c, span_writer *w, ls_stmt *q)
 {

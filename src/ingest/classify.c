@@ -826,9 +826,13 @@ static int stmt_tail(ls_classifier *cl, ls_statement_ev *st, cur *c, int allow_p
     return 1;
 }
 
+/* The DETAIL of a statement's bind parameters (tcop/postgres.c
+ * errdetail_params): "parameters: $1 = ..." in older releases (15: the other samples),
+ * "Parameters: $1 = ..." in newer ones (17.12: samples/blind-pool). */
 static const char *stmt_params(const ls_record *rec)
 {
-    if (rec->detail && strncmp(rec->detail, "parameters: ", 12) == 0)
+    if (rec->detail && (strncmp(rec->detail, "parameters: ", 12) == 0 ||
+                        strncmp(rec->detail, "Parameters: ", 12) == 0))
         return rec->detail + 12;
     return NULL;
 }

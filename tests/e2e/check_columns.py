@@ -86,7 +86,9 @@ BIND_BASELINE = {
     # pool34c's (spans-only transactions, the %t log-order pick): the
     # temp.txspan_only / txspan_rank rows and their SELECTs (its INSERTs
     # into transactions and hold_rows bind by LS_PARAM)
-    "src/correlate/txspans.c": 110,
+    # pool34d's: hold_start's span start (?6), a deadlock victim's BEGIN
+    # span (?1, ?2) and the session's logged statements (victim_logged)
+    "src/correlate/txspans.c": 120,
     # vict34's deadlock sides: temp.dl_procs and its SELECTs
     "src/correlate/dlprocs.c": 31,
     "src/ingest/ingest.c": 3,

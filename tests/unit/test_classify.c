@@ -1101,6 +1101,15 @@ static const struct stmt_case {
     {"duration: 0.024 ms", NULL, LS_EV_DURATION, 0.024, "", "", "", NULL},
     {"duration: 0.343 ms  statement: select 'caf\xe9 \xff\xfe' as x;", NULL, LS_EV_DURATION, 0.343,
      "statement", "", "select 'caf\xe9 \xff\xfe' as x;", NULL},
+    /* PostgreSQL 17.12 (samples/blind-pool/postgresql.json line 53): the
+     * DETAIL is capitalized (15 wrote "parameters: ") */
+    {"duration: 237.813 ms  execute <unnamed>: INSERT INTO \"checkins\" (\"id\",\"event_id\","
+     "\"ticket\") VALUES (DEFAULT,$1,$2) RETURNING \"id\",\"event_id\",\"ticket\","
+     "\"totals_locked_at\",\"totals_locked_pid\";",
+     "Parameters: $1 = '1', $2 = 't125858'", LS_EV_DURATION, 237.813, "execute", "<unnamed>",
+     "INSERT INTO \"checkins\" (\"id\",\"event_id\",\"ticket\") VALUES (DEFAULT,$1,$2) RETURNING "
+     "\"id\",\"event_id\",\"ticket\",\"totals_locked_at\",\"totals_locked_pid\";",
+     "$1 = '1', $2 = 't125858'"},
     {"statement: select 42;", NULL, LS_EV_STATEMENT, -1, "statement", "", "select 42;", NULL},
     {"execute <unnamed>: select balance from accounts where id = $1;", "parameters: $1 = '3'",
      LS_EV_STATEMENT, -1, "execute", "<unnamed>", "select balance from accounts where id = $1;",

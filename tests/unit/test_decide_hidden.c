@@ -137,8 +137,26 @@ static void test_logged_start(void)
     CHECK_INT(ls_hidden_logged_start(first, 1, closed, LS_MILLISECOND_US), first);
 }
 
+/* The hold evidences of blind-pool's report (its jsonlog with the OTLP
+ * export): which statements' starts are known. */
+static void test_stmt_start_known(void)
+{
+    /* a logged locking statement, whatever the evidence */
+    CHECK(ls_hidden_stmt_start_known(1, "end of the locking statement") == 1);
+    CHECK(ls_hidden_stmt_start_known(1, NULL) == 1);
+    /* a statement a span timed: the span's start */
+    CHECK(ls_hidden_stmt_start_known(0, "end of its statement's span (statement not logged)") == 1);
+    CHECK(ls_hidden_stmt_start_known(0, "spans only: end of its statement's span (no statement "
+                                        "of its transaction logged)") == 1);
+    /* no statement: bounded by the transaction's start */
+    CHECK(ls_hidden_stmt_start_known(0, "bounded by transaction start and first wait") == 0);
+    CHECK(ls_hidden_stmt_start_known(0, "first wait for the holder's transaction") == 0);
+    CHECK(ls_hidden_stmt_start_known(0, NULL) == 0);
+}
+
 int main(void)
 {
+    test_stmt_start_known();
     test_logged_start();
     test_tolerance();
     test_merge();

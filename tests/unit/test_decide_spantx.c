@@ -242,8 +242,64 @@ static void test_pick_in_order(void)
     CHECK(ls_span_pick_in_order(d, 2, e, 3, 0, SLACK, 60 * MS) == -1);
 }
 
+/* blind-pool's %t log with its export: pid 21452's check-in INSERT,
+ * stamped 17:36:05 (postgresql.log line 95, duration: 237.813 ms); its
+ * pg span (traces.otlp.jsonl.gz) ran 17:36:04.825000 to 05.068476 on the
+ * app's clock, 04.809685 to 05.053161 on the database's (offset
+ * -15.315 ms, the report's). In µs from 17:36:04. */
+static void test_hold_start(void)
+{
+    ls_tx_span sp = {LS_SQL_WRITE, 0, 809685, 1053161};
+    int64_t acquired = -1, stmt_start = -1;
+
+    /* the hold begins at the span's end, its statement at the span's
+     * start: 243 ms it may have queued in (none before: start_lo NULL) */
+    CHECK(ls_span_hold_start(&sp, 1000 * MS, &acquired, &stmt_start) == 1);
+    CHECK(acquired == 1053161);
+    CHECK(stmt_start == 809685);
+    /* a span that ended before the stamp is not the statement's */
+    acquired = stmt_start = -1;
+    CHECK(ls_span_hold_start(&sp, 1054 * MS, &acquired, &stmt_start) == 0);
+    CHECK(acquired == -1 && stmt_start == -1);
+    /* a span of no length: the statement starts where the hold does */
+    sp.start = sp.end;
+    CHECK(ls_span_hold_start(&sp, 1000 * MS, &acquired, &stmt_start) == 1);
+    CHECK(stmt_start == acquired);
+}
+
+/* blind-pool's deadlock victim of trace 015dd808... (spans of the
+ * OTLP export, app clock, in µs from 17:36:04.697): START TRANSACTION,
+ * UPDATE accounts id = 2 (not logged: under 50 ms), UPDATE accounts
+ * id = 3 (failed: 40P01), ROLLBACK. */
+static void test_victim_tx(void)
+{
+    ls_tx_span v[5];
+    size_t last = 99;
+    v[0] = sp(LS_SQL_BEGIN, 1, 0, 25573);
+    v[1] = sp(LS_SQL_WRITE, 2, 38000, 45238);
+    v[2] = sp(LS_SQL_WRITE, 3, 87000, 301542);
+    v[3] = sp(LS_SQL_ROLLBACK, 4, 311000, 320887);
+
+    /* its statements are v[1] (held accounts id=2 until the error) and
+     * v[2] (the failed one, which the caller skips) */
+    CHECK(ls_span_victim_tx(v, 4, 0, &last) == 1);
+    CHECK_INT(last, 3);
+    /* not from a statement; not past the spans */
+    CHECK(ls_span_victim_tx(v, 4, 1, &last) == 0);
+    CHECK(ls_span_victim_tx(v, 4, 3, &last) == 0);
+    CHECK(ls_span_victim_tx(v, 4, 4, &last) == 0);
+    /* the request cut before its ROLLBACK: no transaction known */
+    CHECK(ls_span_victim_tx(v, 3, 0, &last) == 0);
+    /* a second BEGIN before the end: not one transaction */
+    v[4] = v[3];
+    v[3] = sp(LS_SQL_BEGIN, 1, 305000, 306000);
+    CHECK(ls_span_victim_tx(v, 5, 0, &last) == 0);
+}
+
 int main(void)
 {
+    test_victim_tx();
+    test_hold_start();
     test_pick_in_order();
     test_logged();
     test_tx_of();

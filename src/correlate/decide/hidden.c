@@ -3,7 +3,18 @@
  */
 #include "hidden.h"
 
+#include <string.h>
+
+#include "spantx.h"
 #include "tolerances.h"
+
+int ls_hidden_stmt_start_known(int has_lock_stmt, const char *start_evidence)
+{
+    if (has_lock_stmt)
+        return 1;
+    return start_evidence && (strcmp(start_evidence, LS_SPAN_LOCK_START) == 0 ||
+                              strcmp(start_evidence, LS_SPAN_ONLY_START) == 0);
+}
 
 void ls_hidden_logged_wait(const ls_queue_result *rec, const ls_logged_span *logged,
                            ls_hidden_wait *out)

@@ -132,3 +132,21 @@ long ls_span_pick_in_order(const int64_t *d, size_t nl, const int64_t *e, size_t
     }
     return m == nl ? pick : -1;
 }
+
+int ls_span_hold_start(const ls_tx_span *sp, int64_t stamp, int64_t *acquired, int64_t *stmt_start)
+{
+    if (sp->end < stamp)
+        return 0;
+    *acquired = sp->end;
+    *stmt_start = sp->start < sp->end ? sp->start : sp->end;
+    return 1;
+}
+
+int ls_span_victim_tx(const ls_tx_span *v, size_t n, size_t begin, size_t *last)
+{
+    size_t first;
+    if (begin + 1 >= n || v[begin].kind != LS_SQL_BEGIN ||
+        !ls_span_tx_of(v, n, begin + 1, &first, last) || first != begin)
+        return 0;
+    return 1;
+}

@@ -15,6 +15,14 @@
 
 #include "ls_sqlshape.h"
 
+/* The start evidence of a hold a span timed (txspans.c): a statement the
+ * log does not have of a transaction rebuilt from its spans, and one of a
+ * transaction of spans only. Its start_lo is the span's start: when the
+ * statement began. */
+#define LS_SPAN_LOCK_START "end of its statement's span (statement not logged)"
+#define LS_SPAN_ONLY_START                                                                         \
+    "spans only: end of its statement's span (no statement of its transaction logged)"
+
 /* One database span of a request, as the decision reads it: its kind
  * (ls_sql_kind_of of its text), its start and its end (database clock). */
 typedef struct ls_tx_span {
@@ -94,5 +102,38 @@ int ls_span_tx_logged(const ls_tx_span *v, size_t first, size_t last, const ls_t
  */
 long ls_span_pick_in_order(const int64_t *d, size_t nl, const int64_t *e, size_t ns, size_t rank,
                            int64_t lo, int64_t hi);
+
+/*
+ * On a whole-second log, where a logged statement's hold begins once its
+ * span is known: its stamp is its end up to a second early, so the hold
+ * begins at the span's end (*acquired), and the statement began at the
+ * span's start (*stmt_start, the hold's start_lo): the hidden-waits pass
+ * reconstructs its queueing from there, as it does from a millisecond
+ * log's statement start (its end less its duration). With the span's
+ * start dropped (start_lo NULL, as branch pool34c left it) the statement
+ * had no time to queue in: blind-pool's %t log with its export rebuilt
+ * 4.0 s of hidden waiting (truth: 35.0 s of waits below
+ * deadlock_timeout, the jsonlog's 46.6 s). Returns 1; 0 when the span
+ * ended before `stamp` (the hold's start as the log gave it: a span
+ * earlier than its statement's stamp is not its), nothing set.
+ */
+int ls_span_hold_start(const ls_tx_span *sp, int64_t stamp, int64_t *acquired, int64_t *stmt_start);
+
+/*
+ * A deadlock victim behind a pooler (spans.c write_victim rebuilt its
+ * transaction from its request's BEGIN and ROLLBACK spans): the
+ * statements it ran before the one that failed are in no log line under
+ * log_min_duration_statement, but each held the rows it locked until the
+ * error aborted the transaction (blind-pool: a transfer's first UPDATE,
+ * the row the other side of the deadlock waited for). v[0..n) its
+ * request's spans by start, begin the index of its BEGIN span. Returns 1
+ * when the spans from it are one transaction (ls_span_tx_of()) with
+ * *last its end (COMMIT or ROLLBACK); the spans in (begin, *last) are its
+ * statements, each holding from its end the rows its text names, but a
+ * span that ended in an error (it locked nothing) and one whose statement
+ * the log has (a transaction of its own there, with its hold). 0 when
+ * begin is no BEGIN of a transaction in v.
+ */
+int ls_span_victim_tx(const ls_tx_span *v, size_t n, size_t begin, size_t *last);
 
 #endif
