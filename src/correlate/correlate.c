@@ -1514,7 +1514,9 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * does not give (log_statement = 'all': its start, or its logged wait's
  * acquired line) starts no earlier than the end of the row's hold before
  * it in end order, unless both are shared (decide/queue.c
- * ls_queue_hold_start, hidden.c). */
+ * ls_queue_hold_start, hidden.c); an error the error links give to
+ * another transaction does not abort a transaction's holds (holds.c
+ * ABORTED_AT). */
 #define CORRELATION_REV "24"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
