@@ -145,4 +145,13 @@ int ls_sql_table_of(const char *sql, char *rel, size_t rellen);
  */
 int ls_sql_increments(const char *sql);
 
+/*
+ * Does the statement lock its rows in a shared mode only: a SELECT (WITH,
+ * TABLE, VALUES) whose locking clauses are all FOR SHARE or FOR KEY SHARE
+ * (outside quotes and comments)? Two such holds of a row may overlap in
+ * time; an UPDATE, a DELETE, FOR UPDATE, FOR NO KEY UPDATE and any other
+ * statement are taken as exclusive. 1 or 0.
+ */
+int ls_sql_shared_lock(const char *sql);
+
 #endif

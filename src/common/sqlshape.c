@@ -814,3 +814,42 @@ int ls_sql_increments(const char *sql)
     }
     return in_expr && plus && !version;
 }
+
+int ls_sql_shared_lock(const char *sql)
+{
+    const char *p;
+    int shared = 0;
+    if (ls_sql_kind_of(sql) != LS_SQL_WRITE)
+        return 0;
+    p = skip_ws(sql);
+    while (*p == '(')
+        p = skip_ws(p + 1);
+    if (!kw_at(p, "select") && !kw_at(p, "with") && !kw_at(p, "table") && !kw_at(p, "values"))
+        return 0;
+    while (*p) {
+        const char *q = skip_ws(p);
+        if (q != p) {
+            p = q;
+        } else if (*p == '\'' || *p == '"') {
+            p = skip_literal(p);
+            if (*p)
+                p++;
+        } else if (word_char((unsigned char)*p)) {
+            const char *w = p;
+            while (*p && word_char((unsigned char)*p))
+                p++;
+            if (kw_at(w, "for")) {
+                q = skip_ws(p);
+                if (kw_at(q, "key"))
+                    q = skip_ws(q + 3);
+                if (kw_at(q, "share"))
+                    shared = 1;
+                else if (kw_at(q, "update") || kw_at(q, "no"))
+                    return 0; /* FOR UPDATE, FOR NO KEY UPDATE */
+            }
+        } else {
+            p++;
+        }
+    }
+    return shared;
+}

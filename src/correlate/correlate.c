@@ -1510,7 +1510,17 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * transactions.c bind_failures); a pooled request's transaction the log
  * has no statement of is one of its own from its BEGIN..COMMIT spans, no
  * session, holding the hot rows its spans name ("spans only": txspans.c,
- * decide/spantx.c). */
+ * decide/spantx.c). 24: a statement timed only by its span queued from
+ * the span's start, and a whole-second hold keeps its span's start
+ * (decide/spantx.c, decide/hidden.c); a pooled deadlock victim's
+ * unlogged statements before the failed one hold the rows their spans
+ * name (txspans.c victim_holds); a hold whose locking statement's end the log
+ * does not give (log_statement = 'all': its start, or its logged wait's
+ * acquired line) starts no earlier than the end of the row's hold before
+ * it in end order, unless both are shared (decide/queue.c
+ * ls_queue_hold_start, hidden.c); an error the error links give to
+ * another transaction does not abort a transaction's holds (holds.c
+ * ABORTED_AT). */
 #define CORRELATION_REV "24"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

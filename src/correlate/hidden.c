@@ -18,7 +18,11 @@
  * (heapam_tuple_lock), so at each commit they race the tuple-lock holder.
  * The order the holds were released in is known (the COMMITs' starts) and
  * holds of a row do not overlap, so under log_statement = 'all' the holds
- * are queued in the order they ended.
+ * are queued in the order they ended. That holds of a logged wait's
+ * `acquired` line too: it is the transaction lock's, and every waiter of
+ * the transaction wakes at its end and races for the row, so such a hold
+ * starts no earlier than the hold before it in end order ended, unless
+ * both are shared (FOR SHARE: decide/queue.c ls_queue_hold_start()).
  *
  * A logged tuple-lock wait ends when its waiter is next in line; it then
  * waits, below deadlock_timeout, for the holder's transaction: the
@@ -43,6 +47,7 @@
 #include "correlate_int.h"
 #include "decide/failwait.h"
 #include "ls_columns.h"
+#include "ls_sqlshape.h"
 
 #define QUEUE_MEMORY 256      /* holds remembered per row */
 
@@ -81,6 +86,8 @@ static const char logged_table_sql[] =
  */
 #define NO_DURATION_TEXT "start of the locking statement (no duration logged)"
 #define NO_DURATION "'" NO_DURATION_TEXT "'"
+#define ACQUIRED_TEXT "acquired after the locking statement's logged wait"
+#define ACQUIRED "'acquired after the locking statement''s logged wait'"
 /* A hold's column as the passes before this one left it: the holds
  * waited for pass's (hold_bounds b) over the transactions pass's
  * (hold_rows h), as the view holds gives it; read from the tables so that
@@ -91,6 +98,12 @@ static const char logged_table_sql[] =
     "CASE WHEN b.hold_id IS NOT NULL THEN (SELECT text FROM bound_evidence"            \
     " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"      \
     " WHERE evidence_id = h.start_evidence) END"
+/* The locking statement's text, for its lock strength
+ * (ls_sql_shared_lock()): read only when ?1 is set (need_strength()),
+ * a log with holds whose start ls_queue_hold_start() decides. */
+#define LOCK_TEXT                                                                      \
+    "CASE WHEN ?1 THEN (SELECT t.text FROM stmt_rows p JOIN stmt_texts t"              \
+    " ON t.text_id = p.text_id WHERE p.stmt_id = " BOUND("lock_stmt") ") END"
 /* A line's place in the log, one integer: its file, then its line (a
  * statement's stmt_id is not in log order across sessions). */
 #define LOG_POS(T) "(" T ".file_id * 1099511627776 + " T ".line)"
@@ -110,7 +123,8 @@ static const char logged_table_sql[] =
     X(Q, l1, "l.l1")                                                                               \
     X(Q, logged_ms, "l.ms")                                                                        \
     X(Q, tx_wait, "l.tx_wait")                                                                     \
-    X(Q, c0, "l.c0")
+    X(Q, c0, "l.c0")                                                                               \
+    X(Q, lock_text, LOCK_TEXT)
 /* log positions (LOG_POS): its locking statement's line, and its end's,
  * its transaction's COMMIT; only ls_queue_same_second() reads them, and
  * only on a whole-second log with a logged wait (need_positions()):
@@ -132,8 +146,7 @@ LS_COLUMNS(hq, HOLD_COLS);
 #define HOLDS_FROM                                                                                 \
     " FROM hold_rows h NOT INDEXED LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"              \
     " LEFT JOIN temp.hidden_logged l ON l.tx_id = h.tx_id AND l.row_id = h.row_id"                \
-    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE " IN (" NO_DURATION ","                      \
-    "  'acquired after the locking statement''s logged wait')"                                   \
+    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE " IN (" NO_DURATION ", " ACQUIRED ")"     \
     "  THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
 static const char holds_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_COLS) HOLDS_FROM;
 static const char holds_nopos_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_NOPOS_COLS) HOLDS_FROM;
@@ -303,15 +316,17 @@ static int span_flush(ls_stmt *u, const row_span *sp)
 
 typedef struct ring {
     ls_queued_hold h[QUEUE_MEMORY];
+    unsigned char shared[QUEUE_MEMORY]; /* held in a shared mode (ls_sql_shared_lock()) */
     int64_t hold_id[QUEUE_MEMORY], tx_id[QUEUE_MEMORY];
     int64_t lock_pos[QUEUE_MEMORY], end_pos[QUEUE_MEMORY]; /* log positions (LOG_POS) */
     int n, next;
 } ring;
 
-static void ring_push(ring *r, const ls_queued_hold *h, int64_t hold_id, int64_t tx_id,
-                      int64_t lock_pos, int64_t end_pos)
+static void ring_push(ring *r, const ls_queued_hold *h, int shared, int64_t hold_id,
+                      int64_t tx_id, int64_t lock_pos, int64_t end_pos)
 {
     r->h[r->next] = *h;
+    r->shared[r->next] = (unsigned char)shared;
     r->hold_id[r->next] = hold_id;
     r->tx_id[r->next] = tx_id;
     r->lock_pos[r->next] = lock_pos;
@@ -430,14 +445,19 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     ls_queued_hold self;
     ls_queue_result res;
     held h;
-    int found, same_second, rc;
+    int found, same_second, no_end, shared, rc;
+    const char *ev = ls_stmt_text(q, hq_start_evidence);
 
     h.hold_id = ls_stmt_int64(q, hq_hold_id);
     h.tx_id = ls_stmt_int64(q, hq_tx_id);
     h.row_id = ls_stmt_int64(q, hq_row_id);
     h.stmt_start = ls_stmt_int64(q, hq_stmt_start);
     h.acquired = ls_stmt_int64(q, hq_acquired);
-    h.no_duration = strcmp(ls_stmt_text(q, hq_start_evidence), NO_DURATION_TEXT) == 0;
+    h.no_duration = strcmp(ev, NO_DURATION_TEXT) == 0;
+    /* the log has no end of its locking statement: its start, or the
+     * acquired line of its logged wait */
+    no_end = h.no_duration || strcmp(ev, ACQUIRED_TEXT) == 0;
+    shared = !ls_stmt_isnull(q, hq_lock_text) && ls_sql_shared_lock(ls_stmt_text(q, hq_lock_text));
     h.logged = ls_stmt_isnull(q, hq_logged) ? 0 : ls_stmt_int64(q, hq_logged);
     if (ls_stmt_isnull(q, hq_end_ts)) {
         /* a hold with no end: part of the row's span, not of its queue */
@@ -459,17 +479,26 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
         !found && h.no_duration && !h.logged && !ls_stmt_isnull(q, hq_lock_pos) &&
         ls_queue_same_second(r->h, r->lock_pos, r->end_pos, r->n, h.stmt_start,
                              ls_stmt_int64(q, hq_lock_pos), hq->resolution, hq->max_unlogged, &res);
-    if (found && h.no_duration && res.end_ts > h.acquired) {
-        /* Without durations the row was got when the hold before it
-         * ended, not when the statement started. */
-        self.start_ts = res.end_ts;
-        if ((rc = move_hold(hq->mv, &h, res.end_ts)) != 0)
-            return rc;
+    if (no_end) {
+        /* Without the statement's end the row was got when the hold
+         * before it in end order ended, not when the statement started
+         * or its logged wait's lock was acquired (decide/queue.c). */
+        int64_t start = ls_queue_hold_start(r->h, r->shared, r->n, h.acquired, self.end_ts, shared);
+        if (found && h.no_duration) {
+            /* its wait ended then */
+            res.end_ts = start;
+            found = res.end_ts > res.start_ts;
+        }
+        if (start > h.acquired) {
+            self.start_ts = start;
+            if ((rc = move_hold(hq->mv, &h, start)) != 0)
+                return rc;
+        }
     }
     found |= same_second;
     if ((found || h.logged) && (rc = store_row_wait(hq, &h, found ? &res : NULL, r, stats)) != 0)
         return rc;
-    ring_push(r, &self, h.hold_id, h.tx_id,
+    ring_push(r, &self, shared, h.hold_id, h.tx_id,
               ls_stmt_isnull(q, hq_lock_pos) ? INT64_MAX : ls_stmt_int64(q, hq_lock_pos),
               ls_stmt_isnull(q, hq_end_pos) ? 0 : ls_stmt_int64(q, hq_end_pos));
     span_add(span, self.start_ts, 1, self.end_ts);
@@ -627,24 +656,45 @@ static int need_positions(const hidden_q *hq)
     return hq->resolution >= LS_WHOLE_SECOND_US && hq->max_unlogged > 0;
 }
 
+/* Whether any hold's start is ls_queue_hold_start()'s to decide (the log
+ * has no end of its locking statement), so whether the holds scan reads
+ * the locking statements' text for their lock strength. */
+static const char strength_sql[] = "SELECT EXISTS (SELECT 1 FROM hold_evidence WHERE text IN ("
+                                   NO_DURATION ", " ACQUIRED "))";
+
+static int need_strength(ls_store *s, int *out)
+{
+    ls_stmt *q = NULL;
+    int rc = ls_store_prepare(s, strength_sql, &q);
+    *out = 0;
+    if (rc != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1)
+        *out = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {
     hidden_q hq = {NULL, NULL, NULL, NULL, 0, 0};
     ring *r = ls_calloc(1, sizeof(*r));
     row_span span = {-1, 0, 0, 0, 0};
     int64_t row = -1;
-    int rc, sorting = 0;
+    int rc, sorting = 0, strength = 0;
 
     if (!r)
         return LS_ENOMEM;
     if ((rc = log_resolution(s, &hq.resolution)) != 0 ||
         (rc = unlogged_bound(s, &hq.max_unlogged)) != 0 ||
+        (rc = need_strength(s, &strength)) != 0 ||
         (rc = ls_store_exec(s, moved_table_sql)) != 0 ||
         (rc = ls_store_exec(s, spans_table_sql)) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_exec(s, logged_table_sql)) != 0 ||
         (rc = ls_store_prepare(s, need_positions(&hq) ? holds_sql : holds_nopos_sql, &hq.q)) !=
             0 ||
+        (rc = ls_stmt_bind_int64(hq.q, 1, strength)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &hq.ins)) != 0 ||
         (rc = ls_store_prepare(s, move_hold_sql, &hq.mv)) != 0 ||
         (rc = ls_store_prepare(s, span_insert_sql, &hq.ut)) != 0)

@@ -1247,11 +1247,16 @@ out:
 /* ---- holds ---- */
 
 /* SQL: when an error aborted transaction T (its first error, outcome
- * 'aborted': rolled back after an error, transactions.c), NULL if none. */
+ * 'aborted': rolled back after an error, transactions.c), NULL if none.
+ * Not an error that error_links gives to another transaction: the one
+ * before T, rolled back by a deadlock error stamped in the millisecond T's
+ * BEGIN was derived to start in (samples/busy-row: 12104's error at
+ * 11:01:44.163, its next BEGIN from .162998). */
 #define ABORTED_AT(T)                                                                  \
     "(CASE WHEN " T ".outcome = 'aborted' THEN (SELECT min(e.ts) FROM errors e"          \
     " WHERE e.session_id = " T ".session_id AND e.ts BETWEEN " T ".start_ts AND "        \
-    T ".end_ts) END)"
+    T ".end_ts AND NOT EXISTS (SELECT 1 FROM error_links k WHERE k.error_id ="         \
+    " e.error_id AND k.tx_id IS NOT " T ".tx_id)) END)"
 /* SQL: did a statement of T other than its last (the ROLLBACK) start after
  * its first error (a ROLLBACK TO SAVEPOINT, and what ran after it)? Its
  * statements are a stmt_id range of its session. */

@@ -69,7 +69,7 @@ BIND_BASELINE = {
     "src/correlate/findings.c": 15,
     "src/correlate/findings_int.h": 6,
     "src/correlate/findings_sum.c": 83,
-    "src/correlate/hidden.c": 22,
+    "src/correlate/hidden.c": 24,  # ?1 of the holds scan: read the lock text or not
     "src/correlate/holdparts.c": 8,
     "src/correlate/holds.c": 87,
     "src/correlate/intern.c": 4,

@@ -172,8 +172,61 @@ static void test_same_second(void)
     }
 }
 
+/* Where a hold starts when its statement's end is not logged
+ * (ls_queue_hold_start): samples/app-seconds' csvlog (log_statement =
+ * 'all'), inventory id=1 at 14:13:33: 9425 commits at .655; 9424, 9423
+ * and 9452 each log "acquired ShareLock on transaction 738" at .655 and
+ * commit at .667, .671 and 34.266 (ms from 33.000 here). */
+static void test_hold_start(void)
+{
+    const int64_t S = LS_WHOLE_SECOND_US;
+    ls_queued_hold h[] = {{(int64_t)(-95) * MS, 655 * MS}, /* 9425 */
+                          {655 * MS, 667 * MS},            /* 9424, as decided */
+                          {667 * MS, 671 * MS}};           /* 9423, as decided */
+
+    /* Equal acquired times: each starts when the one before it in end
+     * order ended. The first, behind 9425 alone, keeps its line's time. */
+    CHECK_INT(ls_queue_hold_start(h, NULL, 1, 655 * MS, 667 * MS, 0), 655 * MS);
+    CHECK_INT(ls_queue_hold_start(h, NULL, 2, 655 * MS, 671 * MS, 0), 667 * MS);
+    CHECK_INT(ls_queue_hold_start(h, NULL, 3, 655 * MS, S + 266 * MS, 0), 671 * MS);
+    /* any order */
+    {
+        ls_queued_hold g[] = {h[2], h[0], h[1]};
+        CHECK_INT(ls_queue_hold_start(g, NULL, 3, 655 * MS, S + 266 * MS, 0), 671 * MS);
+    }
+    /* an acquisition after every end before it stands; empty input */
+    CHECK_INT(ls_queue_hold_start(h, NULL, 3, 700 * MS, S, 0), 700 * MS);
+    CHECK_INT(ls_queue_hold_start(NULL, NULL, 0, 655 * MS, S, 0), 655 * MS);
+    /* Equal end times: a hold that ended in the same stamp was before it
+     * (the order of the scan): it starts at that stamp, a hold of none
+     * of the stamp's length. One ending a microsecond later was not. */
+    CHECK_INT(ls_queue_hold_start(h, NULL, 3, 655 * MS, 671 * MS, 0), 671 * MS);
+    CHECK_INT(ls_queue_hold_start(h, NULL, 3, 655 * MS, 671 * MS - 1, 0), 667 * MS);
+    /* A hold that ends after it was not before it, however early it was
+     * got (its end is the later one) */
+    {
+        ls_queued_hold later[] = {{600 * MS, 900 * MS}};
+        CHECK_INT(ls_queue_hold_start(later, NULL, 1, 655 * MS, 800 * MS, 0), 655 * MS);
+    }
+    /* One shared hold among exclusive ones: a shared hold does not wait
+     * for another shared one (FOR SHARE beside FOR SHARE), but waits for
+     * an exclusive one, and an exclusive one waits for it. */
+    {
+        ls_queued_hold m[] = {{600 * MS, 650 * MS}, {650 * MS, 700 * MS}};
+        unsigned char sh[] = {0, 1}, both[] = {1, 1};
+        CHECK_INT(ls_queue_hold_start(m, sh, 2, 655 * MS, 720 * MS, 1), 655 * MS);
+        CHECK_INT(ls_queue_hold_start(m, sh, 2, 640 * MS, 720 * MS, 1), 650 * MS);
+        CHECK_INT(ls_queue_hold_start(m, sh, 2, 655 * MS, 720 * MS, 0), 700 * MS);
+        /* NULL: none shared */
+        CHECK_INT(ls_queue_hold_start(m, NULL, 2, 655 * MS, 720 * MS, 1), 700 * MS);
+        CHECK_INT(ls_queue_hold_start(m, both, 2, 640 * MS, 720 * MS, 1), 640 * MS);
+        CHECK_INT(ls_queue_hold_start(m, both, 2, 640 * MS, 720 * MS, 0), 700 * MS);
+    }
+}
+
 int main(void)
 {
+    test_hold_start();
     test_same_second();
     test_boundaries();
     test_queue();

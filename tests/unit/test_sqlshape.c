@@ -157,8 +157,34 @@ static void test_table_of(void)
     CHECK_INT(ls_sql_table_of(NULL, rel, sizeof(rel)), 0);
 }
 
+static void test_shared_lock(void)
+{
+    /* samples/realistic's FOR SHARE read */
+    CHECK_INT(ls_sql_shared_lock("SELECT id, balance FROM accounts WHERE id = $1 FOR SHARE"), 1);
+    CHECK_INT(ls_sql_shared_lock("select * from t where id = 1 for  key\n share nowait"), 1);
+    CHECK_INT(ls_sql_shared_lock("SELECT * FROM a JOIN b USING (id) FOR SHARE OF a"
+                                 " FOR KEY SHARE OF b"),
+              1);
+    /* any exclusive clause makes it exclusive */
+    CHECK_INT(ls_sql_shared_lock("SELECT * FROM a, b FOR SHARE OF a FOR UPDATE OF b"), 0);
+    CHECK_INT(ls_sql_shared_lock("SELECT * FROM t WHERE id = 1 FOR NO KEY UPDATE"), 0);
+    CHECK_INT(ls_sql_shared_lock("SELECT * FROM t WHERE id = 1 FOR UPDATE"), 0);
+    CHECK_INT(ls_sql_shared_lock("UPDATE t SET n = n + 1 WHERE id = 1"), 0);
+    CHECK_INT(ls_sql_shared_lock("DELETE FROM t WHERE id = 1"), 0);
+    /* in a quote or a comment it locks nothing */
+    CHECK_INT(ls_sql_shared_lock("SELECT 'for share' FROM t"), 0);
+    CHECK_INT(ls_sql_shared_lock("SELECT \"for share\" FROM t FOR UPDATE"), 0);
+    CHECK_INT(ls_sql_shared_lock("SELECT * FROM t FOR UPDATE /* for share */"), 0);
+    CHECK_INT(ls_sql_shared_lock("UPDATE t SET note = 'x' -- for share\n WHERE id = 1"), 0);
+    /* a word ending in "for" is not FOR */
+    CHECK_INT(ls_sql_shared_lock("SELECT * FROM t WHERE waitfor = 1 FOR UPDATE"), 0);
+    CHECK_INT(ls_sql_shared_lock(""), 0);
+    CHECK_INT(ls_sql_shared_lock(NULL), 0);
+}
+
 int main(void)
 {
+    test_shared_lock();
     test_relation();
     test_table_of();
     test_kind();

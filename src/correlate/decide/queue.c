@@ -64,3 +64,15 @@ int ls_queue_same_second(const ls_queued_hold *prev, const int64_t *lock_pos,
     out->behind = holder;
     return out->end_ts > out->start_ts;
 }
+
+int64_t ls_queue_hold_start(const ls_queued_hold *prev, const unsigned char *prev_shared, int n,
+                            int64_t acquired, int64_t end_ts, int shared)
+{
+    int64_t start = acquired;
+    int i;
+    for (i = 0; i < n; i++)
+        if (prev[i].end_ts <= end_ts && prev[i].end_ts > start &&
+            !(shared && prev_shared && prev_shared[i]))
+            start = prev[i].end_ts;
+    return start;
+}

@@ -68,4 +68,25 @@ int ls_queue_same_second(const ls_queued_hold *prev, const int64_t *lock_pos,
                          const int64_t *end_pos, int n, int64_t stmt_start, int64_t stmt_pos,
                          int64_t resolution_us, int64_t max_unlogged_us, ls_queue_result *out);
 
+/*
+ * Where a hold starts whose locking statement's end the log does not give
+ * (log_statement = 'all'): `acquired` is the statement's start, or the
+ * `acquired` line of its logged wait, which is the lock it waited for and
+ * not always the row: every waiter of a transaction lock wakes at that
+ * transaction's end ("acquired ShareLock on transaction N", all stamped
+ * alike) and they race for the row, the losers waiting again below
+ * deadlock_timeout, unlogged (samples/app-seconds: three acquired at
+ * .655, committed at .667, .671 and 34.266). Holds of a row do not
+ * overlap unless both are shared, and are released in the order of their
+ * ends, so the hold starts no earlier than `acquired` and than the end of
+ * every hold of prev (any order) that ended no later than it (end_ts; an
+ * equal end counts: the two ends share a stamp, the hold starts at it),
+ * but a shared one's (prev_shared[i], NULL: none) when it is shared too
+ * (`shared`: held in a shared mode, its locking statement's FOR SHARE or
+ * FOR KEY SHARE, ls_sql_shared_lock()). A hold of prev that ends after it
+ * was not before it. Returns the start.
+ */
+int64_t ls_queue_hold_start(const ls_queued_hold *prev, const unsigned char *prev_shared, int n,
+                            int64_t acquired, int64_t end_ts, int shared);
+
 #endif
