@@ -105,8 +105,9 @@ typedef struct dp_q {
 
 /* The row process q's DETAIL statement waited for, or 0. The DETAIL's
  * statement has no parameters: those of the process's logged statement
- * running it (params, prepare: NULL when none was found, proc_stmt) key
- * it, as the logical rows pass did (holds.c, deadlock_names). */
+ * running it (params, prepare: NULL when none was found, proc_stmt, or
+ * the log's times are whole seconds) key it, as the logical rows pass did
+ * (holds.c, deadlock_names). */
 static int proc_row(dp_q *c, ls_stmt *q, const char *params, const char *prepare,
                     int64_t *row)
 {
@@ -209,8 +210,9 @@ int ls_deadlock_proc_rows(ls_store *s)
     while ((rc = ls_stmt_step(q)) == 1) {
         int64_t row, tx, stmt;
         if ((rc = proc_stmt(&c, q, &stmt)) != 0 ||
-            (rc = proc_row(&c, q, stmt ? ls_stmt_text_or_null(c.stmts, sq_params) : NULL,
-                           stmt ? ls_stmt_text_or_null(c.stmts, sq_prepare) : NULL, &row)) != 0)
+            (rc = proc_row(&c, q, stmt && !c.res ? ls_stmt_text_or_null(c.stmts, sq_params) : NULL,
+                           stmt && !c.res ? ls_stmt_text_or_null(c.stmts, sq_prepare) : NULL,
+                           &row)) != 0)
             goto out;
         ls_stmt_reset(c.stmts);
         if ((rc = proc_tx(&c, q, stmt, &tx)) != 0)
