@@ -30,8 +30,10 @@
  * statement of its text within MATCH_US of its start (then the log already
  * has the statement), else the spans of its trace placed so far name one
  * pid. An ORM's span that wraps its driver's span of the same statement
- * (knex's "?" text around pg's "$1") is that statement, not another: it
- * is kept as such and never placed. Each such span and where it went, or
+ * (knex's "?" text around pg's "$1", TypeORM's ":orm_param_0"), or whose
+ * text is the ORM's JSON record of its call over its one database child
+ * (TypeORM's increment), is that statement, not another: it is kept as
+ * such and never placed. Each such span and where it went, or
  * why it could not be placed, is kept in span_placement for the report.
  *
  * Also here, for the code-paths pass: each transaction's anchor in its
@@ -210,6 +212,9 @@ static const char nested_sql[] =
     "SELECT " LS_SELECT_LIST(nq, NESTED_COLS) " FROM spans o WHERE o.trace_id = ?1"
     " AND o.span_row <> ?2 AND o.db_statement IS NOT NULL"
     " AND o.start_ts BETWEEN ?3 - ?5 AND ?4 + ?5";
+/* The database spans (with a statement) whose parent is span ?2 of trace ?1. */
+static const char children_sql[] = "SELECT count(*) FROM spans c WHERE c.trace_id = ?1"
+                                   " AND c.parent_id = ?2 AND c.db_statement IS NOT NULL";
 static const char orm_sql[] =
     "UPDATE span_placement SET pid = NULL, how = '" HOW_ORM "', why = NULL WHERE span_row = ?1";
 
@@ -449,9 +454,11 @@ static int same_text(const char *a, const char *b)
 /*
  * Is the span at q (to_place_sql) an ORM's span around a driver span of
  * the same statement (nested_sql bound to it: the database spans of its
- * trace that start near it)? ls_span_is_orm_of decides each pair.
+ * trace that start near it)? ls_span_is_orm_of decides each pair; a span
+ * whose text is the ORM's record of its call, not SQL, is its one
+ * database child's (ls_span_orm_call_of).
  */
-static int wraps_driver(ls_stmt *q, ls_stmt *o, int *out)
+static int wraps_driver(ls_stmt *q, ls_stmt *o, ls_stmt *kids, int *out)
 {
     ls_span_pair p;
     int rc;
@@ -469,17 +476,29 @@ static int wraps_driver(ls_stmt *q, ls_stmt *o, int *out)
         p.a_later = ls_stmt_int64(q, tp_span_row) > ls_stmt_int64(o, nq_span_row);
         *out = ls_span_is_orm_of(&p);
     }
+    if (rc < 0 || *out || !ls_span_orm_call_of(ls_stmt_text_or_null(q, tp_text), 1))
+        return rc < 0 ? rc : 0;
+    /* the ORM's record of its call: its database children, whenever they ran */
+    ls_stmt_reset(kids);
+    if ((rc = ls_stmt_bind_text(kids, 1, ls_stmt_text(q, tp_trace_id))) != 0 ||
+        (rc = ls_stmt_bind_text(kids, 2, ls_stmt_text(q, tp_span_id))) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(kids)) == 1)
+        *out = ls_span_orm_call_of(ls_stmt_text_or_null(q, tp_text),
+                                   (int)ls_stmt_int64(kids, LS_ONLY_COLUMN));
+    ls_stmt_reset(kids);
     return rc < 0 ? rc : 0;
 }
 
 /* Mark the ORM's spans of a driver's span: one statement, not placed. */
 static int mark_orm_spans(ls_store *s)
 {
-    ls_stmt *q = NULL, *o = NULL, *up = NULL;
+    ls_stmt *q = NULL, *o = NULL, *up = NULL, *kids = NULL;
     int rc, orm;
 
     if ((rc = ls_store_prepare(s, to_place_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, nested_sql, &o)) != 0 ||
+        (rc = ls_store_prepare(s, children_sql, &kids)) != 0 ||
         (rc = ls_store_prepare(s, orm_sql, &up)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -489,7 +508,7 @@ static int mark_orm_spans(ls_store *s)
         ls_stmt_bind_int64(o, 3, ls_stmt_int64(q, tp_start_ts));
         ls_stmt_bind_int64(o, 4, ls_stmt_int64(q, tp_end_ts));
         ls_stmt_bind_int64(o, 5, LS_SPAN_NEST_SLACK_US);
-        if ((rc = wraps_driver(q, o, &orm)) != 0)
+        if ((rc = wraps_driver(q, o, kids, &orm)) != 0)
             goto out;
         if (!orm)
             continue;
@@ -502,6 +521,7 @@ out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(o);
     ls_stmt_finalize(up);
+    ls_stmt_finalize(kids);
     return rc < 0 ? rc : 0;
 }
 

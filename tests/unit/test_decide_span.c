@@ -48,12 +48,46 @@ static void test_same_statement(void)
     CHECK_INT(ls_span_same_statement("select ?", "select ?"), 1);
     CHECK_INT(ls_span_same_statement("select $1", "select $2"), 0);
     CHECK_INT(ls_span_same_statement("select ?", "select $"), 0);
+    /* named placeholders (TypeORM's ":orm_param_0", samples/blind-ts's
+     * "TypeORM select page_counters" around its pg.query child) against
+     * "$n" and "?"; a cast's "::" is no placeholder */
+    CHECK_INT(ls_span_same_statement(
+                  "SELECT \"PageCounter\".\"slug\" AS \"PageCounter_slug\" FROM "
+                  "\"page_counters\" \"PageCounter\" WHERE ((\"PageCounter\".\"slug\" = "
+                  ":orm_param_0)) LIMIT 1",
+                  "SELECT \"PageCounter\".\"slug\" AS \"PageCounter_slug\" FROM "
+                  "\"page_counters\" \"PageCounter\" WHERE ((\"PageCounter\".\"slug\" = "
+                  "$1)) LIMIT 1"),
+              1);
+    CHECK_INT(ls_span_same_statement("select :id, :n", "select ?, ?"), 1);
+    CHECK_INT(ls_span_same_statement("select :id", "select :id"), 1);
+    CHECK_INT(ls_span_same_statement("select :id", "select :other"), 0); /* same style */
+    CHECK_INT(ls_span_same_statement("select x::float8", "select x$1"), 0);
+    CHECK_INT(ls_span_same_statement("select x::float8", "select x::float8"), 1);
+    CHECK_INT(ls_span_same_statement("select :1", "select $1"), 0); /* ":1" is no name */
     /* case counts: the ORM passes its text on unchanged */
     CHECK_INT(ls_span_same_statement("SELECT 1", "select 1"), 0);
     /* absent or empty */
     CHECK_INT(ls_span_same_statement(NULL, pg), 0);
     CHECK_INT(ls_span_same_statement(pg, NULL), 0);
     CHECK_INT(ls_span_same_statement("", ""), 0);
+}
+
+/* samples/blind-ts: the npm TypeORM instrumentation's increment span
+ * around its one pg.query child (UPDATE "page_counters" SET "hits" =
+ * "hits" + 1 ...) records the call as JSON, not its SQL */
+static void test_orm_call(void)
+{
+    static const char call[] = "{\"entityClass\":\"PageCounter\",\"conditions\":{\"slug\":"
+                               "\"home\"},\"propertyPath\":\"hits\",\"value\":1}";
+    CHECK_INT(ls_span_orm_call_of(call, 1), 1);
+    CHECK_INT(ls_span_orm_call_of(" [1, 2]", 1), 1);
+    CHECK_INT(ls_span_orm_call_of(call, 2), 0); /* two statements: which one? */
+    CHECK_INT(ls_span_orm_call_of(call, 0), 0); /* no child: a statement of its own */
+    /* SQL is one statement only by its text (ls_span_same_statement) */
+    CHECK_INT(ls_span_orm_call_of("UPDATE t SET n = n + 1", 1), 0);
+    CHECK_INT(ls_span_orm_call_of(NULL, 1), 0);
+    CHECK_INT(ls_span_orm_call_of("", 1), 0);
 }
 
 static void test_wraps(void)
@@ -113,6 +147,7 @@ int main(void)
     test_orm_of();
     test_anchor();
     test_same_statement();
+    test_orm_call();
     test_wraps();
     return TEST_REPORT();
 }

@@ -24,13 +24,29 @@ int ls_span_is_anchor(int kind, int is_db);
 /*
  * Are two database statement texts one statement, written by an ORM and
  * by the driver it called? Equal, or equal once each placeholder of one
- * style is read as one of the other's: "?" (knex, Sequelize, JDBC) against
- * "$n" (PostgreSQL's numbered parameters), "?" against ":name" is not
- * handled. NULL or empty texts are never one statement. Case and spacing
- * count (an ORM passes its text to the driver unchanged but for the
- * placeholders).
+ * style is read as one of the other's: "?" (knex, Sequelize, JDBC), "$n"
+ * (PostgreSQL's numbered parameters) and ":name" (TypeORM's
+ * ":orm_param_0"; a cast's "::type" is none), any against any other;
+ * within one style the text counts ("$1" is not "$2"). NULL or empty
+ * texts are never one statement. Case and spacing count (an ORM passes
+ * its text to the driver unchanged but for the placeholders).
  */
 int ls_span_same_statement(const char *a, const char *b);
+
+/*
+ * Is a database span whose "statement" is no SQL but the ORM's record of
+ * its call, a JSON object or array (the npm TypeORM instrumentation's
+ * increment, decrement and insert: {"entityClass":"PageCounter",
+ * "conditions":{"slug":"home"},...}), the ORM's span of its one child's
+ * statement? Its text is JSON (outer_text, NULL: none) and exactly one
+ * database span with a statement is its child (db_children). The parent
+ * is, whatever the times say, as for ls_span_is_orm_of: the JS SDK's
+ * TypeORM span can end before its pg.query child begins (blind-ts,
+ * trace c91cb2a2...: increment ends at .699787, its UPDATE runs .701 to
+ * .707). Texts that are SQL are one statement only as
+ * ls_span_same_statement says.
+ */
+int ls_span_orm_call_of(const char *outer_text, int db_children);
 
 /*
  * Of two database spans of one trace that are one statement, is `outer`
