@@ -90,6 +90,21 @@ static void test_orm_call(void)
     CHECK_INT(ls_span_orm_call_of("", 1), 0);
 }
 
+/* samples/blind-ts, trace f95bdfe4... (/pages/hit, truth pid 30769): its
+ * START, UPDATE, SELECT and COMMIT spans each have logged statements of
+ * several sessions inside them; only 30769 fits all four (30768 ran the
+ * text 7 ms before it, outside the 40.8 ms UPDATE span's wait) */
+static void test_trace_pid(void)
+{
+    const ls_pid_fit hit[] = {{30768, 2}, {30769, 4}, {30771, 3}, {30774, 1}, {30779, 1}};
+    const ls_pid_fit two[] = {{30768, 4}, {30769, 4}};
+    CHECK_INT((int)ls_span_trace_pid(hit, 5, 4), 30769);
+    CHECK_INT((int)ls_span_trace_pid(two, 2, 4), 0); /* two fit all: no evidence */
+    CHECK_INT((int)ls_span_trace_pid(hit, 5, 5), 0); /* none fits all */
+    CHECK_INT((int)ls_span_trace_pid(hit, 0, 4), 0);
+    CHECK_INT((int)ls_span_trace_pid(hit, 5, 0), 0);
+}
+
 static void test_wraps(void)
 {
     const int64_t s = 1000000, e = 2000000, d = LS_SPAN_NEST_SLACK_US;
@@ -148,6 +163,7 @@ int main(void)
     test_anchor();
     test_same_statement();
     test_orm_call();
+    test_trace_pid();
     test_wraps();
     return TEST_REPORT();
 }

@@ -107,3 +107,19 @@ int ls_span_is_orm_of(const ls_span_pair *p)
     b_wraps = ls_span_wraps(p->b_start, p->b_end, p->a_start, p->a_end);
     return a_wraps && (!b_wraps || p->a_later);
 }
+
+int64_t ls_span_trace_pid(const ls_pid_fit *v, size_t n, int64_t k)
+{
+    int64_t pid = 0;
+    size_t i;
+    if (k < 1)
+        return 0;
+    for (i = 0; i < n; i++) {
+        if (v[i].fits < k)
+            continue;
+        if (pid && pid != v[i].pid)
+            return 0; /* two fit them all: no evidence which */
+        pid = v[i].pid;
+    }
+    return pid;
+}

@@ -8,6 +8,7 @@
 #ifndef LS_DECIDE_SPAN_H
 #define LS_DECIDE_SPAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -76,5 +77,21 @@ typedef struct ls_span_pair {
  * one is the ORM's.
  */
 int ls_span_is_orm_of(const ls_span_pair *p);
+
+/*
+ * A trace's database spans that logged statements of several sessions
+ * match (each its text within the match window of its start) are on one
+ * backend when one pid fits them all: a request's calls run on one
+ * connection, as placing a span by its trace's other spans assumes. Of
+ * the pids v[0..n) that fit some of the trace's k such spans (fits: how
+ * many), the one that fits all k when it is the only one; 0 when none
+ * or several do (then no span of it is placed). samples/blind-ts: a
+ * /pages/hit request's START, UPDATE, SELECT and COMMIT each match 2-4 of
+ * the 12 clients' sessions, and one session all four.
+ */
+typedef struct ls_pid_fit {
+    int64_t pid, fits;
+} ls_pid_fit;
+int64_t ls_span_trace_pid(const ls_pid_fit *v, size_t n, int64_t k);
 
 #endif
