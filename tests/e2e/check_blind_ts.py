@@ -95,6 +95,19 @@ MUST_HOLD = [
     "csvlog alone: each logged wait's blocker held or queued for that relation's row during it",
 ]
 
+# Expected failures (XFAIL) left, issue 34 (branch ts34b): page_counters:home,
+# seats:4, events:2 and venue_totals:1 had lock waits (another transaction
+# held the row during them: judge.py's waited_rows; the truth's slow
+# statements nobody held the row during are not counted since ts34b) all
+# below deadlock_timeout, and no logged wait, deadlock or error names them:
+# they are no row of lockspan's, so no hold or hidden wait of them is
+# rebuilt (that would take a new kind of evidence: a locking statement of
+# one key whose duration spans another transaction's hold of that key).
+# venue_totals is locked by a trigger whose statement the csvlog never
+# shows. So the occupancy of /pages/hit and of events:2 is missing.
+# Database spans not placed: 279 of 4,802 (5.8 %), spans that statements
+# of two sessions fit alike.
+
 # Printed, not asserted: the truth does not know the app's in-process gaps.
 NOT_ASSERTED = [
     "idle-in-transaction findings (INFO: the app's in-process gaps are not in the truth)",
