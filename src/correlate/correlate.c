@@ -1520,7 +1520,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * it in end order, unless both are shared (decide/queue.c
  * ls_queue_hold_start, hidden.c); an error the error links give to
  * another transaction does not abort a transaction's holds (holds.c
- * ABORTED_AT). */
+ * ABORTED_AT); a deadlock DETAIL's statement is keyed with the parameters of
+ * its process's logged statement of that text running at the deadlock,
+ * on sub-second logs (holds.c, dlprocs.c); an ORM's span is one
+ * statement with its driver's child span whatever the placeholder style,
+ * and a span several sessions match is placed on the pid that ran inside
+ * every such span of its trace (decide/span.c). */
 #define CORRELATION_REV "24"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

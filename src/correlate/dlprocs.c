@@ -79,7 +79,9 @@ static const char find_row_sql[] =
     X(Q, stmt_id, "stmt_id")                                                 \
     X(Q, text_id, "text_id")                                                 \
     X(Q, start_ts, "start_ts")                                               \
-    X(Q, end_ts, "CASE WHEN dur_us IS NULL THEN -1 ELSE start_ts + dur_us END")
+    X(Q, end_ts, "CASE WHEN dur_us IS NULL THEN -1 ELSE start_ts + dur_us END")  \
+    X(Q, params, LS_STMT_REF("stmt_rows", "params"))                          \
+    X(Q, prepare, "prepare")
 LS_COLUMNS(sq, STMT_COLS);
 static const char stmts_sql[] =
     "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM stmt_rows WHERE session_id = ?1"
@@ -101,8 +103,13 @@ typedef struct dp_q {
     int64_t res;
 } dp_q;
 
-/* The row process q's DETAIL statement waited for, or 0. */
-static int proc_row(dp_q *c, ls_stmt *q, int64_t *row)
+/* The row process q's DETAIL statement waited for, or 0. The DETAIL's
+ * statement has no parameters: those of the process's logged statement
+ * running it (params, prepare: NULL when none was found, proc_stmt, or
+ * the log's times are whole seconds) key it, as the logical rows pass did
+ * (holds.c, deadlock_names). */
+static int proc_row(dp_q *c, ls_stmt *q, const char *params, const char *prepare,
+                    int64_t *row)
 {
     ls_rowkey_evidence ev;
     ls_rowkey k;
@@ -112,6 +119,8 @@ static int proc_row(dp_q *c, ls_stmt *q, int64_t *row)
     memset(&ev, 0, sizeof(ev));
     memset(&k, 0, sizeof(k));
     ev.statement = ls_stmt_text_or_null(q, pq_text);
+    ev.params = params;
+    ev.prepare = prepare;
     keyed = ev.statement && ls_rowkey_of(&ev, &k);
     if (!ls_deadlock_names_row(ls_stmt_text_or_null(q, pq_edge_kind), keyed))
         return 0;
@@ -125,29 +134,42 @@ static int proc_row(dp_q *c, ls_stmt *q, int64_t *row)
     return rc < 0 ? rc : 0;
 }
 
-/* The transaction running process q's DETAIL statement, or 0. */
-static int proc_tx(dp_q *c, ls_stmt *q, int64_t *tx)
+/* The logged statement of process q's session running its DETAIL
+ * statement when the deadlock was written (*stmt, 0: none), left on
+ * c->stmts' row for its parameters; c->stmts is reset by the caller. */
+static int proc_stmt(dp_q *c, ls_stmt *q, int64_t *stmt)
 {
     int64_t ts = ls_stmt_int64(q, pq_ts), text = ls_stmt_int64(q, pq_text_id);
-    int64_t session = ls_stmt_int64(q, pq_session_id), stmt = 0;
     int rc;
 
-    *tx = 0;
+    *stmt = 0;
+    ls_stmt_reset(c->stmts);
     if (ls_stmt_isnull(q, pq_session_id))
         return 0;
-    ls_stmt_reset(c->stmts);
-    if ((rc = ls_stmt_bind_int64(c->stmts, 1, session)) != 0 ||
+    if ((rc = ls_stmt_bind_int64(c->stmts, 1, ls_stmt_int64(q, pq_session_id))) != 0 ||
         (rc = ls_stmt_bind_int64(c->stmts, 2, ts)) != 0 ||
         (rc = ls_stmt_bind_int64(c->stmts, 3, c->res)) != 0)
         return rc;
-    while (!stmt && (rc = ls_stmt_step(c->stmts)) == 1)
+    while ((rc = ls_stmt_step(c->stmts)) == 1)
         if (ls_stmt_int64(c->stmts, sq_text_id) == text &&
             ls_deadlock_stmt_running(ls_stmt_int64(c->stmts, sq_start_ts),
-                                     ls_stmt_int64(c->stmts, sq_end_ts), ts, c->res))
-            stmt = ls_stmt_int64(c->stmts, sq_stmt_id);
-    ls_stmt_reset(c->stmts);
-    if (rc < 0 || !stmt)
-        return rc < 0 ? rc : 0;
+                                     ls_stmt_int64(c->stmts, sq_end_ts), ts, c->res)) {
+            *stmt = ls_stmt_int64(c->stmts, sq_stmt_id);
+            return 0;
+        }
+    return rc < 0 ? rc : 0;
+}
+
+/* The transaction running process q's DETAIL statement (its logged
+ * statement stmt, proc_stmt), or 0. */
+static int proc_tx(dp_q *c, ls_stmt *q, int64_t stmt, int64_t *tx)
+{
+    int64_t session = ls_stmt_int64(q, pq_session_id);
+    int rc = 0;
+
+    *tx = 0;
+    if (!stmt)
+        return 0;
     ls_stmt_reset(c->tx);
     if ((rc = ls_stmt_bind_int64(c->tx, 1, session)) != 0 ||
         (rc = ls_stmt_bind_int64(c->tx, 2, stmt)) != 0)
@@ -186,8 +208,14 @@ int ls_deadlock_proc_rows(ls_store *s)
         (rc = ls_store_prepare(s, insert_sql, &c.ins)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
-        int64_t row, tx;
-        if ((rc = proc_row(&c, q, &row)) != 0 || (rc = proc_tx(&c, q, &tx)) != 0)
+        int64_t row, tx, stmt;
+        if ((rc = proc_stmt(&c, q, &stmt)) != 0 ||
+            (rc = proc_row(&c, q, stmt && !c.res ? ls_stmt_text_or_null(c.stmts, sq_params) : NULL,
+                           stmt && !c.res ? ls_stmt_text_or_null(c.stmts, sq_prepare) : NULL,
+                           &row)) != 0)
+            goto out;
+        ls_stmt_reset(c.stmts);
+        if ((rc = proc_tx(&c, q, stmt, &tx)) != 0)
             goto out;
         if (!row && !tx && ls_stmt_isnull(q, pq_span_tx))
             continue;

@@ -29,6 +29,7 @@
 #include "correlate_int.h"
 #include "ls_columns.h"
 #include "ls_sqlshape.h"
+#include "decide/victim.h"
 #include "rowkey.h"
 
 /* Each row's waits, in one pass over them grouped by row (issue 38: one
@@ -1096,7 +1097,14 @@ out:
  */
 #define DL_PROC_COLS(X, Q)                                                             \
     X(Q, text, "(SELECT t.text FROM stmt_texts t WHERE t.text_id = p.text_id)")          \
-    X(Q, edge_kind, "e.target_kind")
+    X(Q, edge_kind, "e.target_kind")                                                   \
+    /* the process's latest statement of that text that started by the      \
+     * deadlock (ls_deadlock_stmt_running() decides whether it ran then) */ \
+    X(Q, ts, "d.ts")                                                                   \
+    X(Q, run_start, "x.start_ts")                                                      \
+    X(Q, run_end, "CASE WHEN x.dur_us IS NULL THEN -1 ELSE x.start_ts + x.dur_us END")  \
+    X(Q, params, LS_STMT_REF("x", "params"))                                           \
+    X(Q, prepare, "x.prepare")
 LS_COLUMNS(dq, DL_PROC_COLS);
 /* A join, not a lookup per process, on the index step's
  * deadlock_edges_waiter (before that index, a lookup per process read
@@ -1105,16 +1113,27 @@ LS_COLUMNS(dq, DL_PROC_COLS);
 static const char deadlock_procs_sql[] =
     "SELECT " LS_SELECT_LIST(dq, DL_PROC_COLS) " FROM deadlock_procs p"
     " JOIN deadlock_edges e ON e.deadlock_id = p.deadlock_id AND e.waiter_pid = p.pid"
+    " JOIN deadlocks d ON d.deadlock_id = p.deadlock_id"
+    /* its session: the pid's latest to start by the deadlock (?1: 0, or
+     * a second on a whole-second log; ls_deadlock_stmt_running) (the
+     * transactions pass links none yet); not a parse line or a span's */
+    " LEFT JOIN stmt_rows x ON x.stmt_id = (SELECT r.stmt_id FROM stmt_rows r"
+    "  WHERE r.session_id = (SELECT s.session_id FROM sessions s WHERE s.pid = p.pid"
+    "   AND coalesce(s.start_ts, s.first_ts, 0) <= d.ts"
+    "   ORDER BY coalesce(s.start_ts, s.first_ts, 0) DESC LIMIT 1)"
+    "  AND r.start_ts <= d.ts + ?1 AND r.text_id = p.text_id"
+    "  AND r.verb IS NOT 2 AND r.verb IS NOT 5 ORDER BY r.start_ts DESC LIMIT 1)"
     " WHERE p.text_id IS NOT NULL ORDER BY p.rowid, e.seq";
 
 /* Does the statement row q of a step's query name a row (its key in *k)?
- * Filled from q's columns by each step: the decision is the step's own. */
-typedef int (*named_row_fn)(ls_stmt *q, ls_rowkey *k);
+ * Filled from q's columns by each step: the decision is the step's own;
+ * resolution is the log's (ls_correlate_log_resolution). */
+typedef int (*named_row_fn)(ls_stmt *q, int64_t resolution, ls_rowkey *k);
 
 /* Run sql and make a row (with `evidence`) of each row named() finds in
  * its rows: steps 5 and 6. */
 static int named_rows(ls_store *s, const char *sql, named_row_fn named, const char *evidence,
-                      ls_correlate_stats *stats)
+                      int64_t resolution, ls_correlate_stats *stats)
 {
     ls_stmt *q = NULL, *find = NULL, *ins = NULL;
     int rc;
@@ -1123,12 +1142,16 @@ static int named_rows(ls_store *s, const char *sql, named_row_fn named, const ch
         (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
         (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0)
         goto out;
+    /* a step's query may ask for the log's tick (deadlock_procs_sql) */
+    if (ls_stmt_params(q) >= 1 &&
+        (rc = ls_stmt_bind_int64(q, 1, resolution == LS_WHOLE_SECOND_US ? resolution : 0)) != 0)
+        goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_rowkey k;
         int64_t row_id;
 
         memset(&k, 0, sizeof(k));
-        if (!named(q, &k))
+        if (!named(q, resolution, &k))
             continue;
         if ((rc = row_for(find, ins, k.rel, k.key, evidence, &row_id, stats)) != 0)
             goto out;
@@ -1141,14 +1164,31 @@ out:
 }
 
 /* A deadlock process's statement names a row when its DETAIL edge says it
- * waited for one (ls_deadlock_names_row). */
-static int deadlock_names(ls_stmt *q, ls_rowkey *k)
+ * waited for one (ls_deadlock_names_row). The DETAIL's statement has no
+ * parameters: where the process's statement of that text was running at
+ * the deadlock (ls_deadlock_stmt_running: the survivor's, whose duration
+ * line is written once the victim's error let it have the row), its bound
+ * parameters key it (samples/blind-ts: 30770's seats id=3, which the
+ * victim held; issue 34 item 5). Only with sub-second times: on a
+ * whole-second log the running one is not sure among a second's runs of
+ * the text (tests/e2e's pgbench-tuple-queue-t: 13 deadlocks in a second,
+ * a row bid=11 no wait was for). */
+static int deadlock_names(ls_stmt *q, int64_t resolution, ls_rowkey *k)
 {
     ls_rowkey_evidence ev;
     int keyed;
 
     memset(&ev, 0, sizeof(ev));
     ev.statement = ls_stmt_text_or_null(q, dq_text);
+    /* not on a whole-second log: a process may run its text several
+     * times in the deadlock's second (pgbench), whose parameters differ */
+    if (resolution != LS_WHOLE_SECOND_US && !ls_stmt_isnull(q, dq_run_start) &&
+        !ls_stmt_isnull(q, dq_run_end) &&
+        ls_deadlock_stmt_running(ls_stmt_int64(q, dq_run_start), ls_stmt_int64(q, dq_run_end),
+                                 ls_stmt_int64(q, dq_ts), 0)) {
+        ev.params = ls_stmt_text_or_null(q, dq_params);
+        ev.prepare = ls_stmt_text_or_null(q, dq_prepare);
+    }
     keyed = ev.statement && ls_rowkey_of(&ev, k);
     return ls_deadlock_names_row(ls_stmt_text_or_null(q, dq_edge_kind), keyed);
 }
@@ -1181,7 +1221,7 @@ static const char serialization_sql[] =
 /* A serialization failure's statement, with its bind, names a row when
  * the message says the row was updated concurrently
  * (ls_serialization_names_row). */
-static int serialization_names(ls_stmt *q, ls_rowkey *k)
+static int serialization_names(ls_stmt *q, int64_t resolution, ls_rowkey *k)
 {
     ls_rowkey_evidence ev;
     int keyed;
@@ -1190,6 +1230,7 @@ static int serialization_names(ls_stmt *q, ls_rowkey *k)
     ev.statement = ls_stmt_text_or_null(q, sq_text);
     ev.params = ls_stmt_text_or_null(q, sq_params);
     ev.prepare = ls_stmt_text_or_null(q, sq_prepare);
+    (void)resolution;
     keyed = ev.statement && ls_rowkey_of(&ev, k);
     return ls_serialization_names_row(ls_stmt_text_or_null(q, sq_message), keyed);
 }
@@ -1228,9 +1269,9 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
      * only a serialization failure's statement names. */
     if ((rc = write_rows(s, stats)) != 0 ||
         (rc = named_rows(s, deadlock_procs_sql, deadlock_names, LS_ROW_DEADLOCK_DETAIL,
-                         stats)) != 0 ||
+                         resolution, stats)) != 0 ||
         (rc = named_rows(s, serialization_sql, serialization_names, LS_ROW_SERIALIZATION,
-                         stats)) != 0)
+                         resolution, stats)) != 0)
         goto out;
     rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_row ON"
                                   " wait_rows(row_id);");

@@ -29,9 +29,13 @@
  * request's calls run on one connection), else one session logged a
  * statement of its text within MATCH_US of its start (then the log already
  * has the statement), else the spans of its trace placed so far name one
- * pid. An ORM's span that wraps its driver's span of the same statement
- * (knex's "?" text around pg's "$1") is that statement, not another: it
- * is kept as such and never placed. Each such span and where it went, or
+ * pid, else, where several sessions' statements matched, one pid's logged
+ * statements ran inside every such span of its trace still not placed
+ * (place_by_trace_fit, ls_span_trace_pid). An ORM's span that wraps its driver's span of the same statement
+ * (knex's "?" text around pg's "$1", TypeORM's ":orm_param_0"), or whose
+ * text is the ORM's JSON record of its call over its one database child
+ * (TypeORM's increment), is that statement, not another: it is kept as
+ * such and never placed. Each such span and where it went, or
  * why it could not be placed, is kept in span_placement for the report.
  *
  * Also here, for the code-paths pass: each transaction's anchor in its
@@ -163,7 +167,9 @@ static const char placement_sql[] =
 #define UNPLACED_COLS(X, Q)            \
     X(Q, span_row, "p.span_row")       \
     X(Q, text, "sp.db_statement")      \
-    X(Q, start_ts, "sp.start_ts + ?1")
+    X(Q, start_ts, "sp.start_ts + ?1") \
+    X(Q, trace_id, "sp.trace_id")      \
+    X(Q, end_ts, "sp.end_ts + ?1")
 LS_COLUMNS(uq, UNPLACED_COLS);
 static const char unplaced_sql[] =
     "SELECT " LS_SELECT_LIST(uq, UNPLACED_COLS) " FROM span_placement p"
@@ -180,6 +186,108 @@ static const char logged_match_sql[] =
 
 static const char place_sql[] =
     "UPDATE span_placement SET pid = ?2, how = ?3, why = ?4 WHERE span_row = ?1";
+
+/* Why a span matched by several sessions was not placed (yet). */
+#define WHY_SEVERAL "logged statements of several sessions match its text and time"
+/* The pids whose sessions logged a statement of that text (?1) then, for
+ * span ?4 of trace ?5: the candidates of one matched by several, those
+ * whose statement ran inside the span (?2 is its start less MATCH_US, ?6
+ * its end; each bound widened by the clock offset's own error): the span
+ * is the client's wait for the statement, which a wait of its own
+ * lengthens (blind-ts: an UPDATE span of 40.8 ms fits the session that
+ * waited, not its neighbour that ran the text 7 ms before it). */
+static const char cands_sql[] =
+    "DROP TABLE IF EXISTS temp.span_cands;"
+    "CREATE TEMP TABLE span_cands(trace_id TEXT, pid INTEGER, span_row INTEGER,"
+    " PRIMARY KEY(trace_id, pid, span_row)) WITHOUT ROWID;";
+static const char cand_insert_sql[] =
+    "INSERT OR IGNORE INTO temp.span_cands(trace_id, pid, span_row)"
+    " SELECT ?5, " LS_STMT_PID("stmt_rows") ", ?4 FROM stmt_rows"
+    " WHERE text_id = ?1 AND verb IS NOT 5 /* LS_VERB_SPAN */ AND start_ts BETWEEN ?2 AND ?3"
+    " AND start_ts >= ?2 + " LS_SQL_INT(MATCH_US) " - " LS_SQL_INT(LS_REQUEST_SLACK_US)
+    " AND start_ts + coalesce(dur_us, 0) <= ?6 + " LS_SQL_INT(LS_REQUEST_SLACK_US)
+    " AND " LS_STMT_PID("stmt_rows") " IS NOT NULL";
+/* Per trace with such spans: each candidate pid, the spans it fits, and
+ * how many such spans the trace has (ls_span_trace_pid decides). */
+#define TRACE_FIT_COLS(X, Q)               \
+    X(Q, trace_id, "c.trace_id")           \
+    X(Q, pid, "c.pid")                     \
+    X(Q, fits, "count(*)")                 \
+    X(Q, k, "(SELECT count(*) FROM span_placement p JOIN spans sp ON sp.span_row = p.span_row" \
+            " WHERE sp.trace_id = c.trace_id AND p.why = '" WHY_SEVERAL "')")
+LS_COLUMNS(tf, TRACE_FIT_COLS);
+static const char trace_fit_sql[] =
+    "SELECT " LS_SELECT_LIST(tf, TRACE_FIT_COLS) " FROM temp.span_cands c"
+    " JOIN span_placement u ON u.span_row = c.span_row AND u.why = '" WHY_SEVERAL "'"
+    " GROUP BY c.trace_id, c.pid ORDER BY c.trace_id, c.pid";
+static const char trace_place_sql[] =
+    "UPDATE span_placement SET pid = ?2, how = 'logged statement', why = NULL"
+    " WHERE why = '" WHY_SEVERAL "' AND span_row IN (SELECT span_row FROM temp.span_cands"
+    " WHERE trace_id = ?1 AND pid = ?2)";
+
+/* Place the spans of each trace whose several-session matches one pid
+ * fits all (ls_span_trace_pid). */
+static int place_by_trace_fit(ls_store *s)
+{
+    ls_stmt *q = NULL, *up = NULL;
+    ls_pid_fit *v = NULL;
+    size_t n = 0, cap = 0;
+    char *trace = NULL; /* the trace whose rows v holds */
+    int64_t k = 0;
+    int rc, more;
+
+    if ((rc = ls_store_prepare(s, trace_fit_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, trace_place_sql, &up)) != 0)
+        goto out;
+    do {
+        more = ls_stmt_step(q);
+        if (more < 0) {
+            rc = more;
+            goto out;
+        }
+        /* a trace's rows end: decide it */
+        if (n && (!more || strcmp(trace, ls_stmt_text(q, tf_trace_id)) != 0)) {
+            int64_t pid = ls_span_trace_pid(v, n, k);
+            if (pid) {
+                ls_stmt_reset(up);
+                if ((rc = ls_stmt_bind_text(up, 1, trace)) != 0 ||
+                    (rc = ls_stmt_bind_int64(up, 2, pid)) != 0 || (rc = ls_stmt_step(up)) < 0)
+                    goto out;
+            }
+            n = 0;
+        }
+        if (!more)
+            break;
+        if (n == cap) {
+            size_t ncap = cap ? 2 * cap : 16;
+            ls_pid_fit *nv = realloc(v, ncap * sizeof(*nv));
+            if (!nv) {
+                rc = LS_ENOMEM;
+                goto out;
+            }
+            v = nv;
+            cap = ncap;
+        }
+        if (!n) {
+            free(trace);
+            if (!(trace = strdup(ls_stmt_text(q, tf_trace_id)))) {
+                rc = LS_ENOMEM;
+                goto out;
+            }
+        }
+        v[n].pid = ls_stmt_int64(q, tf_pid);
+        v[n].fits = ls_stmt_int64(q, tf_fits);
+        k = ls_stmt_int64(q, tf_k);
+        n++;
+    } while (more);
+    rc = 0;
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(up);
+    free(v);
+    free(trace);
+    return rc < 0 ? rc : 0;
+}
 
 /* How span_placement says a span is its driver's statement. */
 #define HOW_ORM "ORM span of a driver span"
@@ -210,6 +318,9 @@ static const char nested_sql[] =
     "SELECT " LS_SELECT_LIST(nq, NESTED_COLS) " FROM spans o WHERE o.trace_id = ?1"
     " AND o.span_row <> ?2 AND o.db_statement IS NOT NULL"
     " AND o.start_ts BETWEEN ?3 - ?5 AND ?4 + ?5";
+/* The database spans (with a statement) whose parent is span ?2 of trace ?1. */
+static const char children_sql[] = "SELECT count(*) FROM spans c WHERE c.trace_id = ?1"
+                                   " AND c.parent_id = ?2 AND c.db_statement IS NOT NULL";
 static const char orm_sql[] =
     "UPDATE span_placement SET pid = NULL, how = '" HOW_ORM "', why = NULL WHERE span_row = ?1";
 
@@ -449,9 +560,11 @@ static int same_text(const char *a, const char *b)
 /*
  * Is the span at q (to_place_sql) an ORM's span around a driver span of
  * the same statement (nested_sql bound to it: the database spans of its
- * trace that start near it)? ls_span_is_orm_of decides each pair.
+ * trace that start near it)? ls_span_is_orm_of decides each pair; a span
+ * whose text is the ORM's record of its call, not SQL, is its one
+ * database child's (ls_span_orm_call_of).
  */
-static int wraps_driver(ls_stmt *q, ls_stmt *o, int *out)
+static int wraps_driver(ls_stmt *q, ls_stmt *o, ls_stmt *kids, int *out)
 {
     ls_span_pair p;
     int rc;
@@ -469,17 +582,29 @@ static int wraps_driver(ls_stmt *q, ls_stmt *o, int *out)
         p.a_later = ls_stmt_int64(q, tp_span_row) > ls_stmt_int64(o, nq_span_row);
         *out = ls_span_is_orm_of(&p);
     }
+    if (rc < 0 || *out || !ls_span_orm_call_of(ls_stmt_text_or_null(q, tp_text), 1))
+        return rc < 0 ? rc : 0;
+    /* the ORM's record of its call: its database children, whenever they ran */
+    ls_stmt_reset(kids);
+    if ((rc = ls_stmt_bind_text(kids, 1, ls_stmt_text(q, tp_trace_id))) != 0 ||
+        (rc = ls_stmt_bind_text(kids, 2, ls_stmt_text(q, tp_span_id))) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(kids)) == 1)
+        *out = ls_span_orm_call_of(ls_stmt_text_or_null(q, tp_text),
+                                   (int)ls_stmt_int64(kids, LS_ONLY_COLUMN));
+    ls_stmt_reset(kids);
     return rc < 0 ? rc : 0;
 }
 
 /* Mark the ORM's spans of a driver's span: one statement, not placed. */
 static int mark_orm_spans(ls_store *s)
 {
-    ls_stmt *q = NULL, *o = NULL, *up = NULL;
+    ls_stmt *q = NULL, *o = NULL, *up = NULL, *kids = NULL;
     int rc, orm;
 
     if ((rc = ls_store_prepare(s, to_place_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, nested_sql, &o)) != 0 ||
+        (rc = ls_store_prepare(s, children_sql, &kids)) != 0 ||
         (rc = ls_store_prepare(s, orm_sql, &up)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -489,7 +614,7 @@ static int mark_orm_spans(ls_store *s)
         ls_stmt_bind_int64(o, 3, ls_stmt_int64(q, tp_start_ts));
         ls_stmt_bind_int64(o, 4, ls_stmt_int64(q, tp_end_ts));
         ls_stmt_bind_int64(o, 5, LS_SPAN_NEST_SLACK_US);
-        if ((rc = wraps_driver(q, o, &orm)) != 0)
+        if ((rc = wraps_driver(q, o, kids, &orm)) != 0)
             goto out;
         if (!orm)
             continue;
@@ -502,6 +627,7 @@ out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(o);
     ls_stmt_finalize(up);
+    ls_stmt_finalize(kids);
     return rc < 0 ? rc : 0;
 }
 
@@ -514,7 +640,7 @@ out:
  */
 static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
 {
-    ls_stmt *q = NULL, *m = NULL, *up = NULL;
+    ls_stmt *q = NULL, *m = NULL, *up = NULL, *ci = NULL;
     int rc;
 
     if ((rc = ls_store_exec(s, placement_sql)) != 0 || (rc = mark_orm_spans(s)) != 0 ||
@@ -529,7 +655,9 @@ static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
                                " stmt_rows(text_id, start_ts)")) != 0 ||
         (rc = ls_store_prepare(s, unplaced_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, logged_match_sql, &m)) != 0 ||
-        (rc = ls_store_prepare(s, place_sql, &up)) != 0)
+        (rc = ls_store_prepare(s, place_sql, &up)) != 0 ||
+        (rc = ls_store_exec(s, cands_sql)) != 0 ||
+        (rc = ls_store_prepare(s, cand_insert_sql, &ci)) != 0)
         goto out;
     ls_stmt_bind_int64(q, 1, offset);
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -556,10 +684,21 @@ static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
             ls_stmt_bind_int64(up, 2, ls_stmt_int64(m, lm_pid));
             ls_stmt_bind_text(up, 3, "logged statement");
         } else {
-            why = n ? "logged statements of several sessions match its text and time"
+            why = n ? WHY_SEVERAL
                     : "no backend pid in its trace, and no logged statement of its text at "
                       "its time";
             ls_stmt_bind_text(up, 4, why);
+        }
+        if (n > 1) { /* its candidates, for place_by_trace_fit */
+            ls_stmt_reset(ci);
+            if ((rc = ls_stmt_bind_int64(ci, 1, ls_stmt_int64(find, TEXT_ID_COL))) != 0 ||
+                (rc = ls_stmt_bind_int64(ci, 2, t0 - MATCH_US)) != 0 ||
+                (rc = ls_stmt_bind_int64(ci, 3, t0 + MATCH_US)) != 0 ||
+                (rc = ls_stmt_bind_int64(ci, 4, ls_stmt_int64(q, uq_span_row))) != 0 ||
+                (rc = ls_stmt_bind_text(ci, 5, ls_stmt_text(q, uq_trace_id))) != 0 ||
+                (rc = ls_stmt_bind_int64(ci, 6, ls_stmt_int64(q, uq_end_ts))) != 0 ||
+                (rc = ls_stmt_step(ci)) < 0)
+                goto out;
         }
         if ((rc = ls_stmt_step(up)) < 0)
             goto out;
@@ -568,15 +707,23 @@ static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
     q = NULL;
     ls_stmt_reset(find);
     ls_stmt_reset(m);
+    ls_stmt_reset(ci);
     /* Ingest would keep it up to date for nothing until the next such run. */
     if (rc == 0)
         rc = ls_store_exec(s, "DROP INDEX IF EXISTS stmt_rows_text");
+    /* the trace's placed spans first; then, in a trace they do not
+     * settle, the one pid that fits all its spans still not placed */
     if (rc == 0)
         rc = ls_store_exec(s, by_placed_trace_sql);
+    if (rc == 0)
+        rc = place_by_trace_fit(s);
+    if (rc == 0)
+        rc = ls_store_exec(s, "DROP TABLE IF EXISTS temp.span_cands");
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(m);
     ls_stmt_finalize(up);
+    ls_stmt_finalize(ci);
     return rc < 0 ? rc : 0;
 }
 

@@ -33,9 +33,17 @@ MUST_HOLD = [
     'deadlock victims: pid and time (within 50 ms)',
     'deadlock victims: trace id and code path /seats/swap',
     'lock order: /seats/swap against itself only',
+    # since a deadlock process's DETAIL statement is keyed with the
+    # parameters of its logged statement running at the deadlock (holds.c
+    # deadlock_names, dlprocs.c proc_row; ls_deadlock_stmt_running): the
+    # sixth deadlock's survivor 30770 waited for seats id=3, which the victim
+    # held; seats:3 was no row, and the deadlock was not counted
+    'lock order: every deadlock whose victim held a row counted (all row pairs)',
     'deadlock finding: lock rows in the same order',
     "hottest row's relation is events (truth: events:1)",
-    "keyed hot rows are the rows besides events with a logged wait or a deadlock victim's wait",
+    # (a deadlock's rows are both of its cycle's: judge.py; seats:3 since
+    # the deadlock DETAIL's statements are keyed by their logged parameters)
+    "keyed hot rows are the rows besides events with a logged wait or in a deadlock's cycle",
     # since a FROM inside parentheses is not the statement's own (find_kw,
     # src/common/sqlshape.c): TypeORM's extract(epoch FROM ...) beside its
     # FOR UPDATE made the relation clock_timestamp, and events:1 127 ctid rows
@@ -53,6 +61,12 @@ MUST_HOLD = [
     'top code path by row occupancy',
     '/seats/swap occupancy of its hot rows (hot seats): holds and total',
     'code paths named by span route',
+    # since an ORM's span is its driver child's statement when their texts
+    # differ only in placeholders of different styles (TypeORM's
+    # ":orm_param_0" against pg's "$1": ls_span_same_statement), or when its
+    # text is the ORM's JSON record of the call and the child is its one
+    # database child (increment, decrement, insert: ls_span_orm_call_of)
+    'each TypeORM span is one statement with its pg span',
     'every logged statement wait over deadlock_timeout + 20 ms is a lockspan wait',
     "statement waits: lockspan's last wait of it ends within 25 ms of the lock's acquisition (95 %)",
     'statement waits: none starts over 25 ms before the app sent the statement',
@@ -68,7 +82,7 @@ MUST_HOLD = [
     'csvlog alone: deadlock victims: pid and time (within 50 ms)',
     'csvlog alone: deadlock finding: lock rows in the same order',
     "csvlog alone: hottest row's relation is events (truth: events:1)",
-    "csvlog alone: keyed hot rows are the rows besides events with a logged wait or a deadlock victim's wait",
+    "csvlog alone: keyed hot rows are the rows besides events with a logged wait or in a deadlock's cycle",
     "csvlog alone: events: total logged wait (all events rows) within 5 % of the truth's waits over deadlock_timeout",
     'csvlog alone: every listed hold is a truth lock of that pid and relation',
     'csvlog alone: hold start (row locked) within max(25 ms, 5 %): 100 %+ of holds',
@@ -80,6 +94,19 @@ MUST_HOLD = [
     'csvlog alone: statement waits: none starts over 25 ms before the app sent the statement',
     "csvlog alone: each logged wait's blocker held or queued for that relation's row during it",
 ]
+
+# Expected failures (XFAIL) left, issue 34 (branch ts34b): page_counters:home,
+# seats:4, events:2 and venue_totals:1 had lock waits (another transaction
+# held the row during them: judge.py's waited_rows; the truth's slow
+# statements nobody held the row during are not counted since ts34b) all
+# below deadlock_timeout, and no logged wait, deadlock or error names them:
+# they are no row of lockspan's, so no hold or hidden wait of them is
+# rebuilt (that would take a new kind of evidence: a locking statement of
+# one key whose duration spans another transaction's hold of that key).
+# venue_totals is locked by a trigger whose statement the csvlog never
+# shows. So the occupancy of /pages/hit and of events:2 is missing.
+# Database spans not placed: 279 of 4,802 (5.8 %), spans that statements
+# of two sessions fit alike.
 
 # Printed, not asserted: the truth does not know the app's in-process gaps.
 NOT_ASSERTED = [

@@ -48,12 +48,61 @@ static void test_same_statement(void)
     CHECK_INT(ls_span_same_statement("select ?", "select ?"), 1);
     CHECK_INT(ls_span_same_statement("select $1", "select $2"), 0);
     CHECK_INT(ls_span_same_statement("select ?", "select $"), 0);
+    /* named placeholders (TypeORM's ":orm_param_0", samples/blind-ts's
+     * "TypeORM select page_counters" around its pg.query child) against
+     * "$n" and "?"; a cast's "::" is no placeholder */
+    CHECK_INT(ls_span_same_statement(
+                  "SELECT \"PageCounter\".\"slug\" AS \"PageCounter_slug\" FROM "
+                  "\"page_counters\" \"PageCounter\" WHERE ((\"PageCounter\".\"slug\" = "
+                  ":orm_param_0)) LIMIT 1",
+                  "SELECT \"PageCounter\".\"slug\" AS \"PageCounter_slug\" FROM "
+                  "\"page_counters\" \"PageCounter\" WHERE ((\"PageCounter\".\"slug\" = "
+                  "$1)) LIMIT 1"),
+              1);
+    CHECK_INT(ls_span_same_statement("select :id, :n", "select ?, ?"), 1);
+    CHECK_INT(ls_span_same_statement("select :id", "select :id"), 1);
+    CHECK_INT(ls_span_same_statement("select :id", "select :other"), 0); /* same style */
+    CHECK_INT(ls_span_same_statement("select x::float8", "select x$1"), 0);
+    CHECK_INT(ls_span_same_statement("select x::float8", "select x::float8"), 1);
+    CHECK_INT(ls_span_same_statement("select :1", "select $1"), 0); /* ":1" is no name */
     /* case counts: the ORM passes its text on unchanged */
     CHECK_INT(ls_span_same_statement("SELECT 1", "select 1"), 0);
     /* absent or empty */
     CHECK_INT(ls_span_same_statement(NULL, pg), 0);
     CHECK_INT(ls_span_same_statement(pg, NULL), 0);
     CHECK_INT(ls_span_same_statement("", ""), 0);
+}
+
+/* samples/blind-ts: the npm TypeORM instrumentation's increment span
+ * around its one pg.query child (UPDATE "page_counters" SET "hits" =
+ * "hits" + 1 ...) records the call as JSON, not its SQL */
+static void test_orm_call(void)
+{
+    static const char call[] = "{\"entityClass\":\"PageCounter\",\"conditions\":{\"slug\":"
+                               "\"home\"},\"propertyPath\":\"hits\",\"value\":1}";
+    CHECK_INT(ls_span_orm_call_of(call, 1), 1);
+    CHECK_INT(ls_span_orm_call_of(" [1, 2]", 1), 1);
+    CHECK_INT(ls_span_orm_call_of(call, 2), 0); /* two statements: which one? */
+    CHECK_INT(ls_span_orm_call_of(call, 0), 0); /* no child: a statement of its own */
+    /* SQL is one statement only by its text (ls_span_same_statement) */
+    CHECK_INT(ls_span_orm_call_of("UPDATE t SET n = n + 1", 1), 0);
+    CHECK_INT(ls_span_orm_call_of(NULL, 1), 0);
+    CHECK_INT(ls_span_orm_call_of("", 1), 0);
+}
+
+/* samples/blind-ts, trace f95bdfe4... (/pages/hit, truth pid 30769): its
+ * START, UPDATE, SELECT and COMMIT spans each have logged statements of
+ * several sessions inside them; only 30769 fits all four (30768 ran the
+ * text 7 ms before it, outside the 40.8 ms UPDATE span's wait) */
+static void test_trace_pid(void)
+{
+    const ls_pid_fit hit[] = {{30768, 2}, {30769, 4}, {30771, 3}, {30774, 1}, {30779, 1}};
+    const ls_pid_fit two[] = {{30768, 4}, {30769, 4}};
+    CHECK_INT((int)ls_span_trace_pid(hit, 5, 4), 30769);
+    CHECK_INT((int)ls_span_trace_pid(two, 2, 4), 0); /* two fit all: no evidence */
+    CHECK_INT((int)ls_span_trace_pid(hit, 5, 5), 0); /* none fits all */
+    CHECK_INT((int)ls_span_trace_pid(hit, 0, 4), 0);
+    CHECK_INT((int)ls_span_trace_pid(hit, 5, 0), 0);
 }
 
 static void test_wraps(void)
@@ -113,6 +162,8 @@ int main(void)
     test_orm_of();
     test_anchor();
     test_same_statement();
+    test_orm_call();
+    test_trace_pid();
     test_wraps();
     return TEST_REPORT();
 }

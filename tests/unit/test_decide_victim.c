@@ -161,6 +161,13 @@ static void test_stmt_running(void)
     CHECK_INT(ls_deadlock_stmt_running(TS + 1, TS + 5000, TS, 0), 0);
     /* logged without a duration (log_statement): begun by then */
     CHECK_INT(ls_deadlock_stmt_running(TS - 150000, -1, TS, 0), 1);
+    /* samples/blind-ts's csvlog, deadlock 6 (victim 30778's error at
+     * 04:01:31.424): the survivor 30770's "Dauer: 95.751 ms" line at .425,
+     * UPDATE "seats" ... WHERE "id" = $2 with $2 = '3' (begun .329249), is
+     * the statement its DETAIL names, and its parameters key it; its own
+     * update of seats id=2 before it (.265800, 36.2 ms) is not */
+    CHECK_INT(ls_deadlock_stmt_running(TS - 94751, TS + 1000, TS, 0), 1);
+    CHECK_INT(ls_deadlock_stmt_running(TS - 158200, TS - 122000, TS, 0), 0);
 }
 
 int main(void)

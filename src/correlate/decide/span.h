@@ -8,6 +8,7 @@
 #ifndef LS_DECIDE_SPAN_H
 #define LS_DECIDE_SPAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -24,13 +25,29 @@ int ls_span_is_anchor(int kind, int is_db);
 /*
  * Are two database statement texts one statement, written by an ORM and
  * by the driver it called? Equal, or equal once each placeholder of one
- * style is read as one of the other's: "?" (knex, Sequelize, JDBC) against
- * "$n" (PostgreSQL's numbered parameters), "?" against ":name" is not
- * handled. NULL or empty texts are never one statement. Case and spacing
- * count (an ORM passes its text to the driver unchanged but for the
- * placeholders).
+ * style is read as one of the other's: "?" (knex, Sequelize, JDBC), "$n"
+ * (PostgreSQL's numbered parameters) and ":name" (TypeORM's
+ * ":orm_param_0"; a cast's "::type" is none), any against any other;
+ * within one style the text counts ("$1" is not "$2"). NULL or empty
+ * texts are never one statement. Case and spacing count (an ORM passes
+ * its text to the driver unchanged but for the placeholders).
  */
 int ls_span_same_statement(const char *a, const char *b);
+
+/*
+ * Is a database span whose "statement" is no SQL but the ORM's record of
+ * its call, a JSON object or array (the npm TypeORM instrumentation's
+ * increment, decrement and insert: {"entityClass":"PageCounter",
+ * "conditions":{"slug":"home"},...}), the ORM's span of its one child's
+ * statement? Its text is JSON (outer_text, NULL: none) and exactly one
+ * database span with a statement is its child (db_children). The parent
+ * is, whatever the times say, as for ls_span_is_orm_of: the JS SDK's
+ * TypeORM span can end before its pg.query child begins (blind-ts,
+ * trace c91cb2a2...: increment ends at .699787, its UPDATE runs .701 to
+ * .707). Texts that are SQL are one statement only as
+ * ls_span_same_statement says.
+ */
+int ls_span_orm_call_of(const char *outer_text, int db_children);
 
 /*
  * Of two database spans of one trace that are one statement, is `outer`
@@ -60,5 +77,21 @@ typedef struct ls_span_pair {
  * one is the ORM's.
  */
 int ls_span_is_orm_of(const ls_span_pair *p);
+
+/*
+ * A trace's database spans that logged statements of several sessions
+ * match (each its text within the match window of its start) are on one
+ * backend when one pid fits them all: a request's calls run on one
+ * connection, as placing a span by its trace's other spans assumes. Of
+ * the pids v[0..n) that fit some of the trace's k such spans (fits: how
+ * many), the one that fits all k when it is the only one; 0 when none
+ * or several do (then no span of it is placed). samples/blind-ts: a
+ * /pages/hit request's START, UPDATE, SELECT and COMMIT each match 2-4 of
+ * the 12 clients' sessions, and one session all four.
+ */
+typedef struct ls_pid_fit {
+    int64_t pid, fits;
+} ls_pid_fit;
+int64_t ls_span_trace_pid(const ls_pid_fit *v, size_t n, int64_t k);
 
 #endif
