@@ -614,10 +614,12 @@ out:
 }
 
 /* Links from errors and deadlock participants to transactions (error_links,
- * deadlock_links: the raw rows stay as ingest wrote them). */
+ * deadlock_links: the raw rows stay as ingest wrote them). Their tx_id is
+ * relink_txs()'s, for every row of a session (none without one): no pick
+ * by time here (issue 38: OPEN_TX for each of them, which relink_txs()
+ * then overwrote, was 3 M VM steps at 1 GiB). */
 static const char link_errors_sql[] =
-    "INSERT INTO error_links(error_id, tx_id, wait_id) SELECT e.error_id,"
-    " " OPEN_TX("e.session_id", "e.ts", "0") ","
+    "INSERT INTO error_links(error_id, tx_id, wait_id) SELECT e.error_id, NULL,"
     /* The wait the error ended: the process's latest wait by then. */
     " (SELECT x.wait_id FROM (SELECT wait_id, end_ts, outcome FROM lock_waits w"
     "  WHERE w.pid = e.pid AND w.start_ts <= e.ts ORDER BY w.start_ts DESC LIMIT 1) x"
@@ -636,20 +638,17 @@ static const char link_errors_sql[] =
     "INSERT OR IGNORE INTO deadlock_links(deadlock_id, pid, session_id)"
     " SELECT p.deadlock_id, p.pid, " SESSION_OF("p.pid",
         "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = p.deadlock_id)")
-    " FROM deadlock_procs p ORDER BY p.rowid;"
-    "UPDATE deadlock_links SET tx_id = " OPEN_TX("deadlock_links.session_id",
-        "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = deadlock_links.deadlock_id)",
-        LS_SQL_INT(LS_START_SLACK_US)) ";";
+    " FROM deadlock_procs p ORDER BY p.rowid;";
 
 /*
  * An error belongs to the transaction running in its session when it was
  * written, by log position (decide/errstmt.h, ls_error_tx()): OPEN_TX's
- * pick by time above takes, on a whole-second log, the session's next
- * transaction begun in the error's second. relink_txs() picks again for
- * each error link and each deadlock participant: the rows to relink
+ * pick by time would take, on a whole-second log, the session's next
+ * transaction begun in the error's second. relink_txs() picks for each
+ * error link and each deadlock participant: the rows to relink
  * (RELINK_COLS: a key of two columns, the session, the moment and its
- * line), the session's candidates (tx_candidates_sql, latest begun first),
- * and the row's update (?1 tx_id or NULL, ?2 ?3 its key).
+ * line), the session's candidates (tx_candidates_sql, latest begun
+ * first), and the row's update (?1 tx_id or NULL, ?2 ?3 its key).
  */
 #define RELINK_COLS(X, Q)                                                                  \
     X(Q, key1, "k1")                                                                      \
@@ -681,50 +680,121 @@ static const char set_deadlock_tx_sql[] =
 
 /* The session's (?1) transactions begun by ?2, latest first (at most
  * LS_POS_CANDIDATES_WHOLE: a whole second of a busy session), each with
- * its first statement's line and whether it was still open at ?2 (the
+ * its first statement and whether by time it was still open at ?2 (the
  * slack ?3 as OPEN_TX's). transactions_session serves it in its order
- * (start_ts, then tx_id: the index's rowid): one walk down the index, a
- * probe of stmt_rows each, no sort (issue 38: a subquery of the 32 and a
- * sort of its join took 36 VM steps a candidate, 17 % of the pass's steps
- * on the 256 MiB bench log with its 3,880 errors and deadlock processes;
- * 21 now). A LEFT JOIN on the primary key: one row per transaction, so
- * the LIMIT counts transactions. open: verb 5 is LS_VERB_SPAN, a victim's (?4; 0: not its); a CASE, not
- * an OR: SQLite evaluates both sides of an OR in a result column, and the
- * probe of the session's statements was 40 % of the query's steps. */
+ * (start_ts, then tx_id: the index's rowid): one walk down the index, no
+ * sort (issue 38: a subquery of the 32 and a sort of its join took 36 VM
+ * steps a candidate). The first statement's line and verb come from
+ * relink_q's cache: a session's errors and deadlocks a few transactions
+ * apart offer the same candidates again (issue 38: on the 1 GiB bench log,
+ * 23,510 errors and deadlock processes, a probe of stmt_rows for each of
+ * their 752,320 candidates was a third of the relinks' 20.7 M VM steps;
+ * 253,801 probes now, 17.0 M steps in all). */
 #define TX_CAND_COLS(X, Q)                                                                 \
     X(Q, tx_id, "t.tx_id")                                                                \
-    X(Q, file_id, "f.file_id")                                                            \
-    X(Q, line, "f.line")                                                                  \
-    X(Q, open, "(t.end_ts IS NULL OR t.end_ts >= ?2 - ?3) AND CASE WHEN ?4 OR f.verb IS NOT 5" \
-               " THEN 1 ELSE NOT EXISTS (SELECT 1 FROM stmt_rows x"                         \
-               "  WHERE x.session_id = t.session_id AND x.verb IS NOT 5) END")
+    X(Q, first_stmt, "t.first_stmt")                                                      \
+    X(Q, open, "t.end_ts IS NULL OR t.end_ts >= ?2 - ?3")
 LS_COLUMNS(tc, TX_CAND_COLS);
 static const char tx_candidates_sql[] =
     "SELECT " LS_SELECT_LIST(tc, TX_CAND_COLS) " FROM transactions t"
-    " LEFT JOIN stmt_rows f ON f.stmt_id = t.first_stmt"
     " WHERE t.session_id = ?1 AND t.start_ts <= ?2 + ?3"
     " ORDER BY t.start_ts DESC, t.tx_id DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
+/* A first statement's line (0 0 where the statement or its line is not
+ * stored) and whether it is a span's (verb 5, LS_VERB_SPAN). */
+#define FIRST_STMT_COLS(X, Q)                                                              \
+    X(Q, file_id, "file_id")                                                              \
+    X(Q, line, "line")                                                                    \
+    X(Q, span, "verb IS 5")
+LS_COLUMNS(fs, FIRST_STMT_COLS);
+static const char first_stmt_sql[] =
+    "SELECT " LS_SELECT_LIST(fs, FIRST_STMT_COLS) " FROM stmt_rows WHERE stmt_id = ?1";
+/* Whether the session (?1) logged a statement that is not a span's: a
+ * candidate begun by a span's statement is open only in a session that
+ * logged none, unless the row is a victim's (RELINK_COLS' victim). */
+static const char session_logged_sql[] =
+    "SELECT EXISTS (SELECT 1 FROM stmt_rows x WHERE x.session_id = ?1 AND x.verb IS NOT 5)";
+
+#define RELINK_CACHE 1024 /* first statements kept, direct-mapped by stmt_id */
+typedef struct relink_first {
+    int64_t stmt_id; /* 0: empty */
+    ls_logpos pos;
+    int span;
+} relink_first;
+
+typedef struct relink_q {
+    ls_stmt *cand, *first, *logged, *u;
+    int64_t logged_session; /* the session `has_logged` is of, 0: none yet */
+    int has_logged;
+    relink_first cache[RELINK_CACHE];
+} relink_q;
+
+/* First statement `id`'s line and whether it is a span's, from the cache
+ * or read into it. */
+static int relink_first_of(relink_q *r, int64_t id, const relink_first **out)
+{
+    relink_first *f = &r->cache[(uint64_t)id % RELINK_CACHE];
+    int rc;
+    if (id == 0 || f->stmt_id != id) {
+        ls_stmt_reset(r->first);
+        if ((rc = ls_stmt_bind_int64(r->first, 1, id)) != 0 || (rc = ls_stmt_step(r->first)) < 0)
+            return rc;
+        f->stmt_id = id;
+        f->pos.file = rc == 1 ? ls_stmt_int64(r->first, fs_file_id) : 0;
+        f->pos.line = rc == 1 ? ls_stmt_int64(r->first, fs_line) : 0;
+        f->span = rc == 1 && ls_stmt_int64(r->first, fs_span);
+        ls_stmt_reset(r->first);
+    }
+    *out = f;
+    return 0;
+}
+
+/* Whether session `session` logged a statement that is not a span's. */
+static int relink_logged(relink_q *r, int64_t session, int *out)
+{
+    int rc;
+    if (r->logged_session != session || session == 0) {
+        ls_stmt_reset(r->logged);
+        if ((rc = ls_stmt_bind_int64(r->logged, 1, session)) != 0 ||
+            (rc = ls_stmt_step(r->logged)) < 0)
+            return rc;
+        r->has_logged = rc == 1 && ls_stmt_int64(r->logged, LS_ONLY_COLUMN);
+        ls_stmt_reset(r->logged);
+        r->logged_session = session;
+    }
+    *out = r->has_logged;
+    return 0;
+}
 
 /* One row of a relink query: its transaction by ls_error_tx(), stored. */
-static int relink_one(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t slack)
+static int relink_one(ls_stmt *q, relink_q *r, int64_t slack)
 {
+    ls_stmt *cand = r->cand, *u = r->u;
     ls_tx_candidate c[LS_POS_CANDIDATES_WHOLE];
     int64_t ids[LS_POS_CANDIDATES_WHOLE];
     ls_logpos err = {ls_stmt_int64(q, rl2_file_id), ls_stmt_int64(q, rl2_line)};
+    int64_t session = ls_stmt_int64(q, rl2_session_id);
+    int victim = ls_stmt_int64(q, rl2_victim) != 0;
     size_t n = 0;
     int rc, pick;
 
     ls_stmt_reset(cand);
-    if ((rc = ls_stmt_bind_int64(cand, 1, ls_stmt_int64(q, rl2_session_id))) != 0 ||
+    if ((rc = ls_stmt_bind_int64(cand, 1, session)) != 0 ||
         (rc = ls_stmt_bind_int64(cand, 2, ls_stmt_int64(q, rl2_ts))) != 0 ||
-        (rc = ls_stmt_bind_int64(cand, 3, slack)) != 0 ||
-        (rc = ls_stmt_bind_int64(cand, 4, ls_stmt_int64(q, rl2_victim))) != 0)
+        (rc = ls_stmt_bind_int64(cand, 3, slack)) != 0)
         return rc;
     while (n < LS_POS_CANDIDATES_WHOLE && (rc = ls_stmt_step(cand)) == 1) {
+        const relink_first *f;
+        int logged;
         ids[n] = ls_stmt_int64(cand, tc_tx_id);
-        c[n].first.file = ls_stmt_int64(cand, tc_file_id);
-        c[n].first.line = ls_stmt_int64(cand, tc_line);
         c[n].open = (int)ls_stmt_int64(cand, tc_open);
+        if ((rc = relink_first_of(r, ls_stmt_int64(cand, tc_first_stmt), &f)) != 0)
+            return rc;
+        c[n].first = f->pos;
+        if (c[n].open && !victim && f->span) {
+            if ((rc = relink_logged(r, session, &logged)) != 0)
+                return rc;
+            c[n].open = !logged;
+        }
         n++;
     }
     ls_stmt_reset(cand);
@@ -744,20 +814,28 @@ static int relink_one(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t slack)
  * update sets tx_id, a column the scan does not read (as link_roots()). */
 static int relink_txs(ls_store *s, const char *select_sql, const char *update_sql, int64_t slack)
 {
-    ls_stmt *q = NULL, *cand = NULL, *u = NULL;
+    ls_stmt *q = NULL;
+    relink_q *r = calloc(1, sizeof(*r));
     int rc;
 
+    if (!r)
+        return LS_ENOMEM;
     if ((rc = ls_store_prepare(s, select_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, tx_candidates_sql, &cand)) != 0 ||
-        (rc = ls_store_prepare(s, update_sql, &u)) != 0)
+        (rc = ls_store_prepare(s, tx_candidates_sql, &r->cand)) != 0 ||
+        (rc = ls_store_prepare(s, first_stmt_sql, &r->first)) != 0 ||
+        (rc = ls_store_prepare(s, session_logged_sql, &r->logged)) != 0 ||
+        (rc = ls_store_prepare(s, update_sql, &r->u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
-        if ((rc = relink_one(q, cand, u, slack)) != 0)
+        if ((rc = relink_one(q, r, slack)) != 0)
             break;
 out:
     ls_stmt_finalize(q);
-    ls_stmt_finalize(cand);
-    ls_stmt_finalize(u);
+    ls_stmt_finalize(r->cand);
+    ls_stmt_finalize(r->first);
+    ls_stmt_finalize(r->logged);
+    ls_stmt_finalize(r->u);
+    free(r);
     return rc < 0 ? rc : 0;
 }
 
@@ -2099,33 +2177,57 @@ static int cut_statement(cut_read *r, ls_stmt *q, const ls_keypack_entry *e)
  * entry is taken once no row left to read can hold a lesser one (rows
  * overlap: a statement row waits for the lines that fold into it while
  * later ones are written). */
+/* The heap holds each entry's stmt_id and its slot in `pool` (an entry is
+ * 376 bytes: moved once in and once out, not at each step of the heap's
+ * sifts; issue 38: the sifts' copies were a tenth of the lock statements'
+ * reading at 1 GiB). Slots given back are reused (`spare`). */
+typedef struct key_ref {
+    int64_t stmt_id;
+    size_t slot;
+} key_ref;
+
 typedef struct key_read {
     ls_stmt *rows; /* lock_keys_sql */
     ls_stmt *del;  /* lock_keys_del_sql */
     int more;      /* 1 while `rows` is on a row not yet read into the heap */
-    ls_keypack_entry *v;
+    key_ref *v;    /* the heap, least stmt_id first */
     size_t n, cap;
+    ls_keypack_entry *pool; /* cap slots */
+    size_t *spare;          /* slots not in the heap: nspare of them */
+    size_t nspare, used;    /* used: slots handed out so far */
 } key_read;
 
-static int key_less(const ls_keypack_entry *a, const ls_keypack_entry *b)
+static int key_less(const key_ref *a, const key_ref *b)
 {
     return a->stmt_id < b->stmt_id;
 }
 
 static int key_push(key_read *k, const ls_keypack_entry *e)
 {
+    key_ref r;
     size_t i;
     if (k->n == k->cap) {
         size_t ncap = k->cap ? 2 * k->cap : 256;
-        ls_keypack_entry *nv = realloc(k->v, ncap * sizeof(*nv));
-        if (!nv)
+        key_ref *nv = realloc(k->v, ncap * sizeof(*nv));
+        ls_keypack_entry *np;
+        size_t *ns;
+        if (nv)
+            k->v = nv;
+        np = nv ? realloc(k->pool, ncap * sizeof(*np)) : NULL;
+        if (np)
+            k->pool = np;
+        ns = np ? realloc(k->spare, ncap * sizeof(*ns)) : NULL;
+        if (!ns)
             return LS_ENOMEM;
-        k->v = nv;
+        k->spare = ns;
         k->cap = ncap;
     }
-    for (i = k->n++; i > 0 && key_less(e, &k->v[(i - 1) / 2]); i = (i - 1) / 2)
+    r.slot = k->nspare ? k->spare[--k->nspare] : k->used++;
+    r.stmt_id = e->stmt_id;
+    k->pool[r.slot] = *e;
+    for (i = k->n++; i > 0 && key_less(&r, &k->v[(i - 1) / 2]); i = (i - 1) / 2)
         k->v[i] = k->v[(i - 1) / 2];
-    k->v[i] = *e;
+    k->v[i] = r;
     return 0;
 }
 
@@ -2133,7 +2235,8 @@ static int key_push(key_read *k, const ls_keypack_entry *e)
 static void key_pop(key_read *k, ls_keypack_entry *out)
 {
     size_t i = 0, c;
-    *out = k->v[0];
+    *out = k->pool[k->v[0].slot];
+    k->spare[k->nspare++] = k->v[0].slot;
     if (--k->n == 0)
         return;
     while ((c = 2 * i + 1) < k->n) {
@@ -2298,6 +2401,8 @@ static void lock_close(lock_read *lr)
     ls_stmt_finalize(lr->k.rows);
     ls_stmt_finalize(lr->k.del);
     free(lr->k.v);
+    free(lr->k.pool);
+    free(lr->k.spare);
 }
 
 /* The transactions from tx_cuts, their hot rows from the statements that

@@ -84,7 +84,8 @@ BIND_BASELINE = {
     "src/correlate/summary.c": 4,
     "src/correlate/traces.c": 58,
     # otel34b's bind_failures(): a bind row by id, a hold by (tx, row)
-    "src/correlate/transactions.c": 112,
+    # tx38c's relinks: a first statement by id, a session's logged ones
+    "src/correlate/transactions.c": 114,
     # pool34b's pass (merged with tables33): its temp tables and SELECTs;
     # pool34c's (spans-only transactions, the %t log-order pick): the
     # temp.txspan_only / txspan_rank rows and their SELECTs (its INSERTs
