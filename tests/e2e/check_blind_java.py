@@ -52,6 +52,7 @@ MUST_HOLD = [
     "holds of transferCredit on the hot rows: count",
     "hot rows: every row with a wait of 1 s+ is listed",
     "warehouses id=1: queueing (logged + hidden) within 25 % of the truth's completed waits",
+    "busiest hot row (hot_rows[0]) is the row waited for longest",
     "logged waits: each lies within a truth wait of that pid and row (whole-second stamps)",
     "logged waits: the holder named held the row during the wait",
     "logged waits: count (13 still-waiting + 7 deadlock lines; the truth has 66 waits of 1 s+)",
