@@ -955,6 +955,10 @@ static const ls_mcol hot_cols[] = {
  * shares and a failed statement's start, LS_COVER_MIN_US and
  * LS_FAILED_QUEUE_MIN_US). The rebuilt wait is filtered as a wait: its
  * transaction the waiter's, the hold it queued behind the holder's.
+ * The busiest row first: by all its waiting, logged and hidden (as the
+ * queueing ranking counts it; samples/blind-java's warehouses id=1, 3.0 s
+ * logged and about 160 s hidden, before accounts id=2's 12.5 s logged),
+ * then by its logged waiting.
  */
 #define HIDDEN_HOT_MIN_MS "5"
 static const ls_mquery hot_rows_q = LS_MQUERY(
@@ -965,7 +969,8 @@ static const ls_mquery hot_rows_q = LS_MQUERY(
     " rr.relation, NULL AS rel_oid FROM row_waits rw JOIN rows rr ON rr.row_id = rw.row_id"
     " WHERE rw.kind = 'inferred' AND rw.wait_ms >= " HIDDEN_HOT_MIN_MS ") q"
     " WHERE" WAIT_FILTER("q") ")) AND " NOT_A_RELATION_LOCK("r.row_id")
-    " ORDER BY r.total_wait_ms DESC, r.hidden_wait_ms DESC, r.row_id LIMIT ?1");
+    " ORDER BY r.total_wait_ms + coalesce(r.hidden_wait_ms, 0) DESC, r.total_wait_ms DESC,"
+    " r.row_id LIMIT ?1");
 
 /* ---- relation lock queues ---- */
 

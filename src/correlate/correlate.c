@@ -1525,8 +1525,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * on sub-second logs (holds.c, dlprocs.c); an ORM's span is one
  * statement with its driver's child span whatever the placeholder style,
  * and a span several sessions match is placed on the pid that ran inside
- * every such span of its trace (decide/span.c). */
-#define CORRELATION_REV "24"
+ * every such span of its trace (decide/span.c). 25: an unlogged wait of a
+ * statement whose duration is logged is not cut to deadlock_timeout on a
+ * whole-second log (decide/hidden.c ls_hidden_unlogged_bound); a path's
+ * holds of a row are capped at the row's span less the other paths'
+ * least holds of it (decide/holdrange.c ls_hold_row_cap); a path's
+ * waiting caused counts the hidden waiting behind it (summary.c). */
+#define CORRELATION_REV "25"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -381,7 +381,8 @@ static int store_row_wait(const hidden_q *hq, const held *h, const ls_queue_resu
     }
     if (rec && !h->logged)
         rec->start_ts =
-            ls_hidden_unlogged_start(rec->start_ts, rec->end_ts, hq->resolution, hq->max_unlogged);
+            ls_hidden_unlogged_start(rec->start_ts, rec->end_ts, hq->resolution,
+                                     ls_hidden_unlogged_bound(!h->no_duration, hq->max_unlogged));
     w.start_ts = rec ? rec->start_ts : h->stmt_start;
     w.end_ts = rec ? rec->end_ts : h->acquired;
     w.ms = rec ? (double)(rec->end_ts - rec->start_ts) / LS_US_PER_MS : 0;

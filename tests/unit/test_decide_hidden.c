@@ -118,6 +118,28 @@ static void test_unlogged(void)
     CHECK_INT(ls_hidden_unlogged_start(8 * S, 7 * S, S, dt), 8 * S);
 }
 
+/* A statement whose duration is logged is not bounded by deadlock_timeout
+ * (its wait is no longer than the statement); one whose duration is not
+ * logged is (samples/blind-java: a FOR UPDATE on warehouses id=1 with a
+ * 5820.7 ms duration queued behind several holders in turn, no wait
+ * logged; the log's shortest "after" 1000.071 ms). */
+static void test_unlogged_bound(void)
+{
+    const int64_t S = LS_WHOLE_SECOND_US, dt = 1000071;
+
+    CHECK_INT(ls_hidden_unlogged_bound(1, dt), 0);
+    CHECK_INT(ls_hidden_unlogged_bound(0, dt), dt);
+    CHECK_INT(ls_hidden_unlogged_bound(0, 0), 0);
+    /* the FOR UPDATE's 5.82 s stand with its duration logged, are cut to
+     * deadlock_timeout without */
+    CHECK_INT(
+        ls_hidden_unlogged_start(10 * S, 10 * S + 5820710, S, ls_hidden_unlogged_bound(1, dt)),
+        10 * S);
+    CHECK_INT(
+        ls_hidden_unlogged_start(10 * S, 10 * S + 5820710, S, ls_hidden_unlogged_bound(0, dt)),
+        10 * S + 5820710 - dt);
+}
+
 /* Logged waits' start: whole seconds take the later of the first and the
  * closing lines' implied starts (samples/blind-py, pid 10474: "still
  * waiting ... after 200.078 ms" at 08:12:06, "acquired ... after 329.959
@@ -161,5 +183,6 @@ int main(void)
     test_tolerance();
     test_merge();
     test_unlogged();
+    test_unlogged_bound();
     return TEST_REPORT();
 }

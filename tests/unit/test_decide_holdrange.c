@@ -312,6 +312,23 @@ static void test_overlap(void)
     CHECK(!ls_ranges_overlap(21, 30, 0, 20));
 }
 
+/* A path's holds of one row fit in the row's span less the other paths'
+ * least (samples/blind-java: warehouses id=1, 49 holds of 0 to 2 s each
+ * by reserveShipment, 7 by recountShelf, in a 39 s log). */
+static void test_row_cap(void)
+{
+    /* 98 s allowed by the holds, the row spans 39 s, the others took 1 s */
+    CHECK_INT(ls_hold_row_cap(0, 98 * S, 1 * S, 39 * S), 38 * S);
+    /* the holds' own hi is the tighter: it stands; at the boundary equal */
+    CHECK_INT(ls_hold_row_cap(0, 20 * S, 1 * S, 39 * S), 20 * S);
+    CHECK_INT(ls_hold_row_cap(0, 38 * S, 1 * S, 39 * S), 38 * S);
+    CHECK_INT(ls_hold_row_cap(0, 38 * S + 1, 1 * S, 39 * S), 38 * S);
+    /* the path's own lo counts once (all_lo includes it) */
+    CHECK_INT(ls_hold_row_cap(5 * S, 98 * S, 6 * S, 39 * S), 38 * S);
+    /* never below the path's lo, even where the evidence contradicts */
+    CHECK_INT(ls_hold_row_cap(5 * S, 98 * S, 50 * S, 39 * S), 5 * S);
+}
+
 int main(void)
 {
     test_within_second();
@@ -328,5 +345,6 @@ int main(void)
     test_row_aside();
     test_row_end_follows_start();
     test_row_contradiction();
+    test_row_cap();
     return TEST_REPORT();
 }

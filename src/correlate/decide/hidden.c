@@ -47,3 +47,8 @@ int64_t ls_hidden_logged_start(int64_t first_start, int has_closed, int64_t clos
         return closed_start;
     return first_start;
 }
+
+int64_t ls_hidden_unlogged_bound(int duration_logged, int64_t max_unlogged_us)
+{
+    return duration_logged ? 0 : max_unlogged_us;
+}

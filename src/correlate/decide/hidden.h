@@ -95,4 +95,21 @@ int ls_hidden_stmt_start_known(int has_lock_stmt, const char *start_evidence);
 int64_t ls_hidden_unlogged_start(int64_t start_ts, int64_t end_ts, int64_t resolution_us,
                                  int64_t max_unlogged_us);
 
+/*
+ * The bound ls_hidden_unlogged_start() takes for a statement's unlogged
+ * wait: max_unlogged_us bounds a wait for one lock, and a statement whose
+ * duration is not logged (duration_logged 0: log_statement = 'all', its
+ * start the stamp of its line) has nothing better. A statement whose
+ * duration is logged has its start derived from its end's stamp less its
+ * exact duration, and its reconstructed wait ends no later than its end:
+ * the wait is no longer than the statement, whatever the stamps' tick.
+ * It may be longer than deadlock_timeout without a log line: a FOR UPDATE
+ * queued behind several holders in turn sleeps on each (the tuple lock,
+ * then each holder's transaction as the update chain moves on), and
+ * deadlock_timeout restarts with each sleep (samples/blind-java: 48 FOR
+ * UPDATEs on warehouses id=1 waited up to 5.8 s, 3 were logged).
+ * Returns 0 (no bound) then.
+ */
+int64_t ls_hidden_unlogged_bound(int duration_logged, int64_t max_unlogged_us);
+
 #endif

@@ -130,3 +130,9 @@ void ls_hold_range_of(const ls_hold_edge *start, const ls_hold_edge *end, ls_hol
     ls_hold_when_of(start, end, LS_NO_NEXT, &w);
     ls_hold_range_when(start, end, &w, out);
 }
+
+int64_t ls_hold_row_cap(int64_t path_lo, int64_t path_hi, int64_t all_lo, int64_t span)
+{
+    int64_t room = span - (all_lo - path_lo);
+    return max64(min64(path_hi, room), path_lo);
+}
