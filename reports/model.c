@@ -445,9 +445,14 @@ static const ls_mcol summary_cols[] = {
     {"lock_sample_lang", "(SELECT value FROM meta WHERE key = 'lock_sample_lang')", LS_MC_READ},
 };
 static const ls_mquery summary_q =
-    LS_MQUERY("WITH fw AS (SELECT * FROM lock_waits w WHERE" WAIT_FILTER("w") "),"
-              " fe AS (SELECT * FROM errors e WHERE" ERROR_FILTER("e") "),"
-              " fd AS (SELECT * FROM deadlocks d WHERE" DEADLOCK_FILTER("d") ")",
+    /* fw, read four times, is materialized: with the two columns read
+     * alone, not every column of the lock_waits view (its relation,
+     * holders and queue looked up for every wait: 6 M SQLite VM steps at
+     * 1 GiB). */
+    LS_MQUERY("WITH fw AS (SELECT w.blocker_pid, w.waited_ms FROM lock_waits w WHERE"
+              WAIT_FILTER("w") "),"
+              " fe AS (SELECT e.class FROM errors e WHERE" ERROR_FILTER("e") "),"
+              " fd AS (SELECT d.deadlock_id FROM deadlocks d WHERE" DEADLOCK_FILTER("d") ")",
               summary_cols, "");
 
 /* Column `name` of q (built from mq) as a time under `key`. */
@@ -957,14 +962,23 @@ static const ls_mcol hot_cols[] = {
  * transaction the waiter's, the hold it queued behind the holder's.
  */
 #define HIDDEN_HOT_MIN_MS "5"
+/* With no filter (?11-?15 NULL) every wait passes WAIT_FILTER: a row is
+ * then hot when it has a wait at all, which its row's index answers,
+ * where the filtered lists evaluate the filter over every wait of the
+ * log (issue 38). */
+#define NO_FILTER "?11 IS NULL AND ?12 IS NULL AND ?13 IS NULL AND ?14 IS NULL AND ?15 IS NULL"
 static const ls_mquery hot_rows_q = LS_MQUERY(
     NULL, hot_cols,
-    "FROM rows r WHERE (r.row_id IN (SELECT w.row_id FROM lock_waits w WHERE" WAIT_FILTER("w")
+    "FROM rows r WHERE CASE WHEN " NO_FILTER
+    " THEN EXISTS (SELECT 1 FROM lock_waits w WHERE w.row_id = r.row_id)"
+    " OR EXISTS (SELECT 1 FROM row_waits rw WHERE rw.row_id = r.row_id"
+    " AND rw.kind = 'inferred' AND rw.wait_ms >= " HIDDEN_HOT_MIN_MS ")"
+    " ELSE (r.row_id IN (SELECT w.row_id FROM lock_waits w WHERE" WAIT_FILTER("w")
     ") OR r.row_id IN (SELECT q.row_id FROM (SELECT rw.row_id, rw.start_ts, rw.end_ts,"
     " NULL AS logged_ts, rw.session_id, rw.tx_id AS waiter_tx, rw.behind_tx AS holder_tx,"
     " rr.relation, NULL AS rel_oid FROM row_waits rw JOIN rows rr ON rr.row_id = rw.row_id"
     " WHERE rw.kind = 'inferred' AND rw.wait_ms >= " HIDDEN_HOT_MIN_MS ") q"
-    " WHERE" WAIT_FILTER("q") ")) AND " NOT_A_RELATION_LOCK("r.row_id")
+    " WHERE" WAIT_FILTER("q") ")) END AND " NOT_A_RELATION_LOCK("r.row_id")
     " ORDER BY r.total_wait_ms DESC, r.hidden_wait_ms DESC, r.row_id LIMIT ?1");
 
 /* ---- relation lock queues ---- */
