@@ -1127,12 +1127,18 @@ static const ls_mcol ranked_hold_cols[] = {
     {"relation", "r.relation", LS_MC_STR},
     {"row_key", "r.row_key", LS_MC_STR},
 };
+/* The top holds chosen first, then read whole (their head state looks
+ * up their parts): 1.34 M to 1.23 M SQLite VM steps at 1 GiB. */
 static const ls_mquery holds_q =
-    LS_MQUERY(NULL, ranked_hold_cols,
-              "FROM holds h JOIN rows r ON r.row_id = h.row_id"
+    LS_MQUERY("WITH top_holds AS MATERIALIZED (SELECT h.hold_id FROM holds h"
+              " JOIN rows r ON r.row_id = h.row_id WHERE h.waits > 0"
+              " AND " NOT_A_RELATION_LOCK("h.row_id")
+              " ORDER BY h.waiter_ms DESC, h.hold_id LIMIT ?1)",
+              ranked_hold_cols,
+              "FROM top_holds th CROSS JOIN holds h ON h.hold_id = th.hold_id"
+              " JOIN rows r ON r.row_id = h.row_id"
               " LEFT JOIN sessions se ON se.session_id = h.session_id" HOLD_RANGE_JOIN
-              " WHERE h.waits > 0"
-              " AND " NOT_A_RELATION_LOCK("h.row_id") " ORDER BY h.waiter_ms DESC, h.hold_id LIMIT ?1");
+              " ORDER BY h.waiter_ms DESC, h.hold_id");
 
 static void ranked_hold(model_ctx *m, ls_stmt *q, void *arg)
 {
