@@ -349,6 +349,9 @@ static const char occ_evidence_sql[] =
 static const char occ_sets_sql[] =
     "SELECT set_id, label, source FROM temp.summary_paths ORDER BY set_id";
 
+/* The columns of occ_evidence_sql and occ_sets_sql. */
+enum { OI_ID, OI_A, OI_B };
+
 /* A small table read whole: an id and two texts (NULL kept as NULL). */
 typedef struct occ_id {
     int64_t id;
@@ -382,7 +385,7 @@ static int occ_ids_read(ls_store *s, const char *sql, occ_ids *t)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
         occ_id *e;
-        const char *a = ls_stmt_text_or_null(q, 1), *b = ls_stmt_text_or_null(q, 2);
+        const char *a = ls_stmt_text_or_null(q, OI_A), *b = ls_stmt_text_or_null(q, OI_B);
         if (t->n == cap) {
             size_t ncap = cap ? cap * 2 : 16;
             occ_id *nv = realloc(t->v, ncap * sizeof(*nv));
@@ -394,7 +397,7 @@ static int occ_ids_read(ls_store *s, const char *sql, occ_ids *t)
             cap = ncap;
         }
         e = &t->v[t->n++];
-        e->id = ls_stmt_int64(q, 0);
+        e->id = ls_stmt_int64(q, OI_ID);
         e->a = a ? ls_strdup(a) : NULL;
         e->b = b ? ls_strdup(b) : NULL;
         if ((a && !e->a) || (b && !e->b)) {
@@ -615,7 +618,7 @@ static int qw_label_of(qw_ctx *x, ls_stmt *q, int col, int *rc)
     ls_stmt_bind_int64(x->set_q, 1, tx);
     if ((*rc = ls_stmt_step(x->set_q)) < 0)
         return -1;
-    if (*rc == 1 && (e = occ_ids_find(&x->sets, x->set_q, 0)) != NULL)
+    if (*rc == 1 && (e = occ_ids_find(&x->sets, x->set_q, LS_ONLY_COLUMN)) != NULL)
         label = x->set_label[e - x->sets.v];
     *rc = 0;
     ls_stmt_reset(x->set_q);
