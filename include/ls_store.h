@@ -231,7 +231,9 @@ int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out);
  * columns ("errors.tx_id") of the main database; temp tables are free.
  * A statement that writes anything else fails to prepare, with a message
  * naming `who` and what it wrote. NULL owns: no guard. Correlation runs
- * each pass under the tables its pass table entry owns.
+ * each pass under the tables its pass table entry owns. `who` (a string
+ * that outlives the store) also names the pass of each statement that
+ * LOCKSPAN_TIMING=sql prints.
  */
 int ls_store_guard_writes(ls_store *s, const char *who, const char *owns);
 /* 1 = a row is ready, 0 = done, negative = store error. */

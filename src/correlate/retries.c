@@ -159,10 +159,22 @@ static const char trace_sql[] =
 LS_TABLE_COLUMNS(retries);
 static const char set_retry_sql[] = LS_INSERT_INTO("INSERT", retries);
 
+/* Statement texts whose shape is kept (a direct-mapped cache: a log's
+ * statements are of a few texts, each shaped once, where every step
+ * after every error shaped its text again), and the longest text kept. */
+#define SHAPE_CACHE_SLOTS 256
+#define SHAPE_CACHE_TEXT_MAX RETRY_SHAPE_BYTES
+
+typedef struct shape_slot {
+    uint64_t hash;
+    char *text, *shape; /* NULL: empty */
+} shape_slot;
+
 /* The pass's statements and buffers. */
 typedef struct retry_pass {
     ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd;
     ls_buf want, got;
+    shape_slot shapes[SHAPE_CACHE_SLOTS];
     ls_retry_step steps[RETRY_STEPS_MAX];
     int64_t ids[RETRY_STEPS_MAX]; /* each step's stmt_id, or span_row */
     int64_t resolution;           /* the log's times: a whole second or a millisecond */
@@ -196,21 +208,50 @@ static ls_retry_kind step_kind(const char *sql)
     }
 }
 
+/* The shape of statement text sql (ls_sql_shape of its first
+ * RETRY_SHAPE_BYTES), from the cache or made (and kept); valid until the
+ * next call. NULL when out of memory. */
+static const char *shape_of(retry_pass *p, const char *sql)
+{
+    size_t n = strlen(sql);
+    uint64_t h = ls_quick_hash(sql, n);
+    shape_slot *sl = &p->shapes[h % SHAPE_CACHE_SLOTS];
+
+    if (sl->text && sl->hash == h && strcmp(sl->text, sql) == 0)
+        return sl->shape;
+    ls_buf_reset(&p->got);
+    ls_sql_shape(&p->got, sql, RETRY_SHAPE_BYTES);
+    if (ls_buf_failed(&p->got))
+        return NULL;
+    if (n <= SHAPE_CACHE_TEXT_MAX) {
+        free(sl->text);
+        free(sl->shape);
+        sl->hash = h;
+        sl->text = ls_strdup(sql);
+        sl->shape = ls_strdup(ls_buf_str(&p->got));
+        if (!sl->text || !sl->shape) { /* not kept: shaped again next time */
+            free(sl->text);
+            free(sl->shape);
+            sl->text = sl->shape = NULL;
+        }
+    }
+    return ls_buf_str(&p->got);
+}
+
 /* Fill step *st from a statement's text, its parameters (may be NULL) and
  * start; 0 or LS_ENOMEM. */
 static int make_step(retry_pass *p, ls_retry_step *st, const char *sql, const char *params,
                      int64_t ts, int failed)
 {
     char row[RETRY_ROW_BYTES];
+    const char *shape;
 
     st->ts = ts;
     st->kind = step_kind(sql ? sql : "");
     st->failed = failed;
-    ls_buf_reset(&p->got);
-    ls_sql_shape(&p->got, sql ? sql : "", RETRY_SHAPE_BYTES);
-    if (ls_buf_failed(&p->got))
+    if (!(shape = shape_of(p, sql ? sql : "")))
         return LS_ENOMEM;
-    st->shape = strcmp(ls_buf_str(&p->want), ls_buf_str(&p->got)) == 0;
+    st->shape = strcmp(ls_buf_str(&p->want), shape) == 0;
     if (st->shape) {
         row_of(sql, params, row, sizeof(row));
         st->shape = ls_retry_same_run(1, p->failed_row, row);
@@ -464,8 +505,13 @@ static int span_offset(ls_store *s, int64_t *out)
 
 static void retry_pass_free(retry_pass *p)
 {
+    size_t i;
     ls_buf_free(&p->want);
     ls_buf_free(&p->got);
+    for (i = 0; i < SHAPE_CACHE_SLOTS; i++) {
+        free(p->shapes[i].text);
+        free(p->shapes[i].shape);
+    }
     ls_stmt_finalize(p->errs);
     ls_stmt_finalize(p->txs);
     ls_stmt_finalize(p->after);

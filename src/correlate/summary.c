@@ -43,8 +43,8 @@
  * relation_lock_rows), as the report's NOT_A_RELATION_LOCK. */
 #define NOT_A_RELATION_LOCK(row_id) " " row_id " NOT IN (SELECT row_id FROM relation_lock_rows) "
 
-/* Statements queued behind a path count when they waited over this. */
-#define QUEUED_OVER_MS "20"
+/* Statements queued behind a path count when they waited over this (ms). */
+#define QUEUED_OVER_MS 20.0
 
 /* The SQL texts are long: the labels are long expressions of tx_code. */
 #define SUMMARY_SQL_MAX 16384
@@ -106,37 +106,19 @@ static const char ranking_fmt[] =
     " GROUP BY r.label ORDER BY sum(r.hold_ms) DESC, r.label";
 
 /*
- * Queueing for hot rows. %s the schema written. Each wait's and each
- * covering hold's transaction is looked up by its key (PATH_OF; a WITH
- * table of the labels, even MATERIALIZED, is scanned once per row: 800 M
- * SQLite VM steps on the 256 MiB bench log).
+ * Queueing for hot rows (queueing_write() sums it in C). Each row wait
+ * (row_waits) is shared out among the transactions of the holds that
+ * covered it (row_cover), each by the part of the covers' total it
+ * covered, or, when nothing covered it, given whole to the transaction
+ * it queued behind (behind_tx); the shares are summed by path (the
+ * transaction's set's label, temp.summary_paths) and the path with the
+ * largest share (then the first label, NULL first) has the wait
+ * "queued behind" it when it waited over QUEUED_OVER_MS. A path's
+ * hidden and logged waiting caused are its shares of each wait's
+ * max(0, wait - logged) and logged time; the waits suffered are those of
+ * its own transactions. Ranked by hidden, then logged waiting caused,
+ * then label; a path with no label is left out.
  */
-static const char queueing_fmt[] =
-    "INSERT INTO %s.path_queueing(code_path, statements_queued_behind,"
-    " hidden_wait_ms_caused, logged_wait_ms_caused, statements_waited,"
-    " hidden_wait_ms_suffered, logged_wait_ms_suffered)"
-    " WITH cov AS (SELECT rw_id, tx_id, us FROM row_cover),"
-    " tot AS (SELECT rw_id, sum(us) AS us FROM cov GROUP BY rw_id),"
-    " part AS (SELECT c.rw_id, c.tx_id, c.us * 1.0 / t.us AS f, c.us FROM cov c"
-    "  JOIN tot t ON t.rw_id = c.rw_id WHERE t.us > 0"
-    "  UNION ALL SELECT w.rw_id, w.behind_tx, 1.0, w.wait_ms * 1000 FROM row_waits w"
-    "  WHERE w.rw_id NOT IN (SELECT rw_id FROM tot WHERE us > 0)),"
-    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg, p.label AS waiter"
-    "  FROM row_waits w" PATH_OF("w.tx_id") "),"
-    " caused AS (SELECT p.label AS label,"
-    "  w.rw_id, sum(pt.f) AS f, sum(pt.us) AS us, w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg"
-    "  FROM part pt JOIN row_waits w ON w.rw_id = pt.rw_id" PATH_OF("pt.tx_id")
-    "  GROUP BY 1, 2),"
-    " ranked AS (SELECT *, row_number() OVER (PARTITION BY rw_id ORDER BY us DESC, label)"
-    "  AS rn FROM caused),"
-    " s AS (SELECT label, 1 AS caused, rn = 1 AND ms > " QUEUED_OVER_MS " AS over,"
-    "  f * max(0, ms - lg) AS hid, f * lg AS lgd FROM ranked"
-    "  UNION ALL SELECT waiter, 0, ms > " QUEUED_OVER_MS ", max(0, ms - lg), lg FROM q)"
-    " SELECT label, sum(caused AND over), total(CASE WHEN caused THEN hid END),"
-    " total(CASE WHEN caused THEN lgd END), sum(NOT caused AND over),"
-    " total(CASE WHEN NOT caused THEN hid END), total(CASE WHEN NOT caused THEN lgd END)"
-    " FROM s WHERE label IS NOT NULL GROUP BY label ORDER BY 3 DESC, 4 DESC, label";
-
 /*
  * The occupancy ranking's holds, as occupancy() sums them, with their
  * path (PATH_OF). A hold's length: where the log's times are whole
@@ -402,8 +384,10 @@ static occ_path *occ_path_of(occ_set *set, const char *label, const char *source
     return o;
 }
 
-/* Adds the hold of row q (occupancy_sql) to path o. 0 or LS_ENOMEM. */
-static int occ_add_hold(occ_set *set, occ_path *o, ls_stmt *q)
+/* Adds the hold of row q (occupancy_sql, or occupancy_main_sql: the
+ * columns from OC_HOLD_ID on alike), bounded by another's time or not
+ * (occ_bounded), to path o. 0 or LS_ENOMEM. */
+static int occ_add_hold(occ_set *set, occ_path *o, ls_stmt *q, int bounded)
 {
     double ms = (double)ls_stmt_int64(q, OC_HOLD_US) / 1000.0, lo, hi;
     int ranged = !ls_stmt_isnull(q, OC_LO_MS) && !ls_stmt_isnull(q, OC_HI_MS);
@@ -414,7 +398,7 @@ static int occ_add_hold(occ_set *set, occ_path *o, ls_stmt *q)
     if (ms > o->max)
         o->max = ms;
     o->waited += ls_stmt_int64(q, OC_WAITED);
-    o->bounded += occ_bounded(q);
+    o->bounded += bounded;
     if (ranged) {
         o->ranged++;
         o->total_lo += ls_stmt_double(q, OC_LO_MS);
@@ -439,23 +423,149 @@ static int occ_add_hold(occ_set *set, occ_path *o, ls_stmt *q)
                        !ls_stmt_isnull(q, OC_HOLD_US), lo, hi);
 }
 
-/* Every hold of a hot row summed into set's paths (temp.summary_paths),
- * then sorted by total. 0 or an error code. */
-static int occ_scan(ls_store *s, occ_set *set)
+/*
+ * The same scan over the store's own tables, for the pass (no window's
+ * views): hold_final with its evidence and path set ids, each id's text
+ * or names read once (occ_ids) where the holds view and PATH_OF looked
+ * them up for every hold (18.2 M to 11.9 M SQLite VM steps at 1 GiB).
+ */
+static const char occupancy_main_sql[] =
+    "SELECT c.path_set, NULL, h.hold_id, h.waits > 0, h.row_id,"
+    " coalesce(r.est_us, h.end_ts - h.start_ts), h.start_evidence, h.end_evidence,"
+    " r.lo_us / 1000.0, r.hi_us / 1000.0,"
+    " coalesce(r.start_lo, h.start_ts), coalesce(r.end_hi, h.end_ts)"
+    " FROM hold_final h LEFT JOIN tx_code_rows c ON c.tx_id = h.tx_id"
+    " LEFT JOIN hold_range r ON r.hold_id = h.hold_id WHERE h.end_ts IS NOT NULL"
+    " AND" NOT_A_RELATION_LOCK("h.row_id");
+/* Id, then what the scan needs of it; in id order (the key's). */
+static const char occ_evidence_sql[] =
+    "SELECT evidence_id, text, NULL FROM hold_final_evidence ORDER BY evidence_id";
+static const char occ_sets_sql[] =
+    "SELECT set_id, label, source FROM temp.summary_paths ORDER BY set_id";
+
+/* The columns of occ_evidence_sql and occ_sets_sql. */
+enum { OI_ID, OI_A, OI_B };
+
+/* A small table read whole: an id and two texts (NULL kept as NULL). */
+typedef struct occ_id {
+    int64_t id;
+    char *a, *b;
+} occ_id;
+typedef struct occ_ids {
+    occ_id *v;
+    size_t n;
+} occ_ids;
+
+static void occ_ids_free(occ_ids *t)
+{
+    size_t i;
+    for (i = 0; i < t->n; i++) {
+        free(t->v[i].a);
+        free(t->v[i].b);
+    }
+    free(t->v);
+    t->v = NULL;
+    t->n = 0;
+}
+
+/* Read sql's rows (id, a, b; in id order) into t. 0 or an error code. */
+static int occ_ids_read(ls_store *s, const char *sql, occ_ids *t)
 {
     ls_stmt *q = NULL;
-    size_t i;
+    size_t cap = 0;
     int rc;
 
-    if ((rc = ls_store_prepare(s, occupancy_sql, &q)) != 0)
+    if ((rc = ls_store_prepare(s, sql, &q)) != 0)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
-        const char *label = ls_stmt_isnull(q, OC_LABEL) ? "unknown" : ls_stmt_text(q, OC_LABEL);
-        occ_path *o = occ_path_of(set, label, ls_stmt_text_or_null(q, OC_SOURCE), &rc);
-        if (!o || (rc = occ_add_hold(set, o, q)) != 0)
+        occ_id *e;
+        const char *a = ls_stmt_text_or_null(q, OI_A), *b = ls_stmt_text_or_null(q, OI_B);
+        if (t->n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            occ_id *nv = realloc(t->v, ncap * sizeof(*nv));
+            if (!nv) {
+                rc = LS_ENOMEM;
+                break;
+            }
+            t->v = nv;
+            cap = ncap;
+        }
+        e = &t->v[t->n++];
+        e->id = ls_stmt_int64(q, OI_ID);
+        e->a = a ? ls_strdup(a) : NULL;
+        e->b = b ? ls_strdup(b) : NULL;
+        if ((a && !e->a) || (b && !e->b)) {
+            rc = LS_ENOMEM;
             break;
+        }
     }
     ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* The entry of column col's id in t, or NULL (a NULL id, none such). */
+static const occ_id *occ_ids_find(const occ_ids *t, ls_stmt *q, int col)
+{
+    int64_t id;
+    size_t lo = 0, hi = t->n;
+    if (ls_stmt_isnull(q, col))
+        return NULL;
+    id = ls_stmt_int64(q, col);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->v[mid].id == id)
+            return &t->v[mid];
+        if (t->v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* occ_bounded for a row of occupancy_main_sql, its evidence ids' texts in ev. */
+static int occ_bounded_ids(const occ_ids *ev, ls_stmt *q)
+{
+    const occ_id *start = occ_ids_find(ev, q, OC_START_EV), *end = occ_ids_find(ev, q, OC_END_EV);
+    return occ_like_prefix(start ? start->a : NULL, "bounded by") ||
+           occ_like_prefix(end ? end->a : NULL, "bounded by") ||
+           occ_like_prefix(end ? end->a : NULL, "first waiter acquired");
+}
+
+/* Every hold of a hot row summed into set's paths (temp.summary_paths),
+ * then sorted by total: through the window's views (occupancy_sql), or
+ * the store's tables when `stored` (occupancy_main_sql). 0 or an error code. */
+static int occ_scan(ls_store *s, occ_set *set, int stored)
+{
+    occ_ids ev = {NULL, 0}, sets = {NULL, 0};
+    ls_stmt *q = NULL;
+    size_t i;
+    int rc = 0;
+
+    if (stored && ((rc = occ_ids_read(s, occ_evidence_sql, &ev)) != 0 ||
+                   (rc = occ_ids_read(s, occ_sets_sql, &sets)) != 0))
+        goto out;
+    if ((rc = ls_store_prepare(s, stored ? occupancy_main_sql : occupancy_sql, &q)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        const char *label, *source;
+        occ_path *o;
+        if (stored) {
+            const occ_id *p = occ_ids_find(&sets, q, OC_LABEL);
+            label = p && p->a ? p->a : "unknown";
+            source = p ? p->b : NULL;
+        } else {
+            label = ls_stmt_isnull(q, OC_LABEL) ? "unknown" : ls_stmt_text(q, OC_LABEL);
+            source = ls_stmt_text_or_null(q, OC_SOURCE);
+        }
+        if (!(o = occ_path_of(set, label, source, &rc)) ||
+            (rc = occ_add_hold(set, o, q, stored ? occ_bounded_ids(&ev, q) : occ_bounded(q))) != 0)
+            break;
+    }
+out:
+    ls_stmt_finalize(q);
+    occ_ids_free(&ev);
+    occ_ids_free(&sets);
     if (rc < 0)
         return rc;
     for (i = 0; i < set->n; i++)
@@ -517,7 +627,7 @@ static int occupancy_write(ls_store *s, const char *schema)
     int rc;
 
     snprintf(sql, sizeof(sql), occupancy_insert_fmt, schema);
-    if ((rc = occ_scan(s, &set)) == 0 &&
+    if ((rc = occ_scan(s, &set, strcmp(schema, "main") == 0)) == 0 &&
         (rc = ls_store_prepare(s, sql, &ins)) == 0)
         for (i = 0; rc == 0 && i < set.n; i++) {
             if ((rc = ls_stmt_reset(ins)) == 0 &&
@@ -538,12 +648,319 @@ static int ranking_write(ls_store *s, const char *schema)
     return ls_store_exec(s, sql);
 }
 
+/*
+ * The queueing ranking summed in C, as queueing_fmt says in SQL (which
+ * sorted six times: 18 M SQLite VM steps at 1 GiB): one scan of the row
+ * waits in rw_id order merged with the covers sorted by rw_id (then by
+ * rowid, the order SQL read them in), each wait's parts shared out and
+ * ranked among their paths there and then. SQL's NULLs are kept: a wait
+ * without wait_ms is over nothing and hides nothing, a label without a
+ * counted statement is NULL where sum() gives NULL.
+ */
+static const char qw_waits_sql[] =
+    "SELECT rw_id, tx_id, behind_tx, wait_ms, logged_ms FROM row_waits ORDER BY rw_id";
+enum { QW_RW_ID, QW_TX_ID, QW_BEHIND_TX, QW_WAIT_MS, QW_LOGGED_MS };
+static const char qw_covers_sql[] =
+    "SELECT rw_id, tx_id, us FROM row_cover ORDER BY rw_id, rowid";
+enum { QC_RW_ID, QC_TX_ID, QC_US };
+/* A transaction's path set (tx_code_rows), no row when it has none. */
+static const char qw_set_sql[] = "SELECT path_set FROM tx_code_rows WHERE tx_id = ?1";
+LS_TABLE_COLUMNS(path_queueing);
+static const char queueing_insert_fmt[] = LS_INSERT_INTO_IN("INSERT", "%s.", path_queueing);
+#define QI(col) LS_PARAM(path_queueing, col)
+
+/* A path's sums (a row of path_queueing); the *_set: sum() is not NULL. */
+typedef struct qw_sum {
+    const char *label;
+    int64_t behind, waited;
+    int behind_set, waited_set;
+    double hid_caused, lgd_caused, hid_suffered, lgd_suffered;
+    int seen;
+} qw_sum;
+
+/* One path's share of a wait (caused in the SQL). */
+typedef struct qw_part {
+    int label; /* index in the labels, -1: none (NULL) */
+    double f, us;
+    int us_null;
+} qw_part;
+
+typedef struct qw_ctx {
+    occ_ids sets;   /* summary_paths: set_id, label, source */
+    int *set_label; /* each set's label index, -1: NULL */
+    qw_sum *sums;   /* one per distinct label, in the labels' first-met order */
+    size_t nsums;
+    ls_stmt *set_q;
+    int64_t last_tx;
+    int last_label, have_last;
+    qw_part *parts;
+    size_t nparts, capparts;
+    int64_t *cov_us; /* the wait's covers: their time, */
+    int *cov_label;  /* ... and path */
+    size_t capcov;
+} qw_ctx;
+
+/* The label index of transaction column col of q (-1: NULL). */
+static int qw_label_of(qw_ctx *x, ls_stmt *q, int col, int *rc)
+{
+    int64_t tx;
+    const occ_id *e;
+    int label = -1;
+    *rc = 0;
+    if (ls_stmt_isnull(q, col))
+        return -1;
+    tx = ls_stmt_int64(q, col);
+    if (x->have_last && x->last_tx == tx)
+        return x->last_label;
+    ls_stmt_reset(x->set_q);
+    ls_stmt_bind_int64(x->set_q, 1, tx);
+    if ((*rc = ls_stmt_step(x->set_q)) < 0)
+        return -1;
+    if (*rc == 1 && (e = occ_ids_find(&x->sets, x->set_q, LS_ONLY_COLUMN)) != NULL)
+        label = x->set_label[e - x->sets.v];
+    *rc = 0;
+    ls_stmt_reset(x->set_q);
+    x->have_last = 1;
+    x->last_tx = tx;
+    x->last_label = label;
+    return label;
+}
+
+/* Each set's label index, the labels deduplicated (paths are few). */
+static int qw_labels(qw_ctx *x)
+{
+    size_t i, j;
+    if (x->sets.n && (!(x->set_label = calloc(x->sets.n, sizeof(*x->set_label))) ||
+                      !(x->sums = calloc(x->sets.n, sizeof(*x->sums)))))
+        return LS_ENOMEM;
+    for (i = 0; i < x->sets.n; i++) {
+        x->set_label[i] = -1;
+        if (!x->sets.v[i].a)
+            continue;
+        for (j = 0; j < x->nsums; j++)
+            if (strcmp(x->sums[j].label, x->sets.v[i].a) == 0)
+                break;
+        if (j == x->nsums)
+            x->sums[x->nsums++].label = x->sets.v[i].a;
+        x->set_label[i] = (int)j;
+    }
+    return 0;
+}
+
+/* Add a part of path `label` (f, us) to the wait's, summed by path. */
+static int qw_part_add(qw_ctx *x, int label, double f, double us, int us_null)
+{
+    size_t i;
+    for (i = 0; i < x->nparts; i++)
+        if (x->parts[i].label == label)
+            break;
+    if (i == x->nparts) {
+        if (x->nparts == x->capparts) {
+            size_t ncap = x->capparts ? x->capparts * 2 : 8;
+            qw_part *np = realloc(x->parts, ncap * sizeof(*np));
+            if (!np)
+                return LS_ENOMEM;
+            x->parts = np;
+            x->capparts = ncap;
+        }
+        x->parts[i].label = label;
+        x->parts[i].f = 0.0;
+        x->parts[i].us = 0.0;
+        x->parts[i].us_null = 1;
+        x->nparts++;
+    }
+    x->parts[i].f += f;
+    if (!us_null) {
+        x->parts[i].us += us;
+        x->parts[i].us_null = 0;
+    }
+    return 0;
+}
+
+/* Does part a rank before part b: by us, the larger first (NULL last),
+ * then by label (NULL first), as the SQL's row_number()? */
+static int qw_part_before(const qw_ctx *x, const qw_part *a, const qw_part *b)
+{
+    if (a->us_null != b->us_null)
+        return b->us_null;
+    if (!a->us_null && a->us != b->us)
+        return a->us > b->us;
+    if (a->label < 0 || b->label < 0)
+        return a->label < 0 && b->label >= 0;
+    return strcmp(x->sums[a->label].label, x->sums[b->label].label) < 0;
+}
+
+/* The wait of row w summed into the paths: its parts (caused), then the
+ * waiter's own path (suffered). */
+static int qw_wait_add(qw_ctx *x, ls_stmt *w)
+{
+    int ms_null = ls_stmt_isnull(w, QW_WAIT_MS), rc = 0, label;
+    double ms = ls_stmt_double(w, QW_WAIT_MS);
+    double lg = ls_stmt_isnull(w, QW_LOGGED_MS) ? 0.0 : ls_stmt_double(w, QW_LOGGED_MS);
+    double hid = ms - lg > 0 ? ms - lg : 0.0;
+    size_t i, first = 0;
+
+    for (i = 1; i < x->nparts; i++)
+        if (qw_part_before(x, &x->parts[i], &x->parts[first]))
+            first = i;
+    for (i = 0; i < x->nparts; i++) {
+        qw_sum *su;
+        if (x->parts[i].label < 0)
+            continue;
+        su = &x->sums[x->parts[i].label];
+        su->seen = 1;
+        su->waited_set = 1; /* NOT caused AND over: 0 */
+        if (i != first || !ms_null) {
+            su->behind += i == first && ms > QUEUED_OVER_MS;
+            su->behind_set = 1;
+        }
+        if (!ms_null)
+            su->hid_caused += x->parts[i].f * hid;
+        su->lgd_caused += x->parts[i].f * lg;
+    }
+    x->nparts = 0;
+    if ((label = qw_label_of(x, w, QW_TX_ID, &rc)) >= 0) {
+        qw_sum *su = &x->sums[label];
+        su->seen = 1;
+        su->behind_set = 1;
+        if (!ms_null) {
+            su->waited += ms > QUEUED_OVER_MS;
+            su->waited_set = 1;
+            su->hid_suffered += hid;
+        }
+        su->lgd_suffered += lg;
+    }
+    return rc;
+}
+
+/* qsort() order of the sums: hidden, then logged waiting caused, the
+ * most first, then by label. */
+static int qw_by_caused(const void *a, const void *b)
+{
+    const qw_sum *x = a, *y = b;
+    if (x->hid_caused != y->hid_caused)
+        return x->hid_caused < y->hid_caused ? 1 : -1;
+    if (x->lgd_caused != y->lgd_caused)
+        return x->lgd_caused < y->lgd_caused ? 1 : -1;
+    return strcmp(x->label, y->label);
+}
+
+/* The paths' sums into schema's path_queueing, in the ranking's order. */
+static int qw_write(ls_store *s, const char *schema, qw_ctx *x)
+{
+    char sql[sizeof(queueing_insert_fmt) + 16];
+    ls_stmt *ins = NULL;
+    size_t i, n = 0;
+    int rc;
+
+    for (i = 0; i < x->nsums; i++)
+        if (x->sums[i].seen)
+            x->sums[n++] = x->sums[i];
+    if (n > 1)
+        qsort(x->sums, n, sizeof(*x->sums), qw_by_caused);
+    snprintf(sql, sizeof(sql), queueing_insert_fmt, schema);
+    if ((rc = ls_store_prepare(s, sql, &ins)) != 0)
+        return rc;
+    for (i = 0; rc == 0 && i < n; i++) {
+        const qw_sum *su = &x->sums[i];
+        rc = ls_stmt_reset(ins);
+        rc = rc ? rc : ls_stmt_bind_int64(ins, QI(ord), (int64_t)i + 1);
+        rc = rc ? rc : ls_stmt_bind_text(ins, QI(code_path), su->label);
+        rc = rc ? rc
+                : su->behind_set ? ls_stmt_bind_int64(ins, QI(statements_queued_behind), su->behind)
+                                 : ls_stmt_bind_null(ins, QI(statements_queued_behind));
+        rc = rc ? rc : ls_stmt_bind_double(ins, QI(hidden_wait_ms_caused), su->hid_caused);
+        rc = rc ? rc : ls_stmt_bind_double(ins, QI(logged_wait_ms_caused), su->lgd_caused);
+        rc = rc ? rc
+                : su->waited_set ? ls_stmt_bind_int64(ins, QI(statements_waited), su->waited)
+                                 : ls_stmt_bind_null(ins, QI(statements_waited));
+        rc = rc ? rc : ls_stmt_bind_double(ins, QI(hidden_wait_ms_suffered), su->hid_suffered);
+        rc = rc ? rc : ls_stmt_bind_double(ins, QI(logged_wait_ms_suffered), su->lgd_suffered);
+        if (rc == 0 && (rc = ls_stmt_step(ins)) > 0)
+            rc = 0;
+    }
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
+
 /* The queueing ranking into schema's path_queueing. */
 static int queueing_write(ls_store *s, const char *schema)
 {
-    char sql[SUMMARY_SQL_MAX];
-    snprintf(sql, sizeof(sql), queueing_fmt, schema);
-    return ls_store_exec(s, sql);
+    qw_ctx x;
+    ls_stmt *w = NULL, *c = NULL;
+    int rc, crc = 0;
+
+    memset(&x, 0, sizeof(x));
+    if ((rc = occ_ids_read(s, occ_sets_sql, &x.sets)) != 0 || (rc = qw_labels(&x)) != 0 ||
+        (rc = ls_store_prepare(s, qw_set_sql, &x.set_q)) != 0 ||
+        (rc = ls_store_prepare(s, qw_waits_sql, &w)) != 0 ||
+        (rc = ls_store_prepare(s, qw_covers_sql, &c)) != 0)
+        goto out;
+    crc = ls_stmt_step(c);
+    while ((rc = ls_stmt_step(w)) == 1) {
+        int64_t rw_id = ls_stmt_int64(w, QW_RW_ID), tot = 0;
+        int ncov = 0, i;
+        rc = 0;
+        /* The covers of waits before this one (none in a window) are skipped. */
+        while (crc == 1 && ls_stmt_int64(c, QC_RW_ID) < rw_id)
+            crc = ls_stmt_step(c);
+        x.nparts = 0;
+        /* Each cover's share of the wait, when they covered any of it:
+         * the covers' total first (a wait has a few). */
+        for (; crc == 1 && ls_stmt_int64(c, QC_RW_ID) == rw_id; crc = ls_stmt_step(c)) {
+            if ((size_t)ncov == x.capcov) {
+                size_t ncap = x.capcov ? x.capcov * 2 : 8;
+                int64_t *nu = realloc(x.cov_us, ncap * sizeof(*nu));
+                int *nl = nu ? realloc(x.cov_label, ncap * sizeof(*nl)) : NULL;
+                if (nu)
+                    x.cov_us = nu;
+                if (!nl) {
+                    rc = LS_ENOMEM;
+                    break;
+                }
+                x.cov_label = nl;
+                x.capcov = ncap;
+            }
+            x.cov_us[ncov] = ls_stmt_int64(c, QC_US);
+            x.cov_label[ncov] = qw_label_of(&x, c, QC_TX_ID, &rc);
+            if (rc != 0)
+                break;
+            tot += x.cov_us[ncov++];
+        }
+        if (rc != 0 || crc < 0)
+            break;
+        for (i = 0; rc == 0 && tot > 0 && i < ncov; i++)
+            rc = qw_part_add(&x, x.cov_label[i], (double)x.cov_us[i] * 1.0 / (double)tot,
+                             (double)x.cov_us[i], 0);
+        if (rc != 0)
+            break;
+        /* Else the whole wait behind the hold it queued behind. */
+        if (ncov == 0 || tot <= 0) {
+            int label = qw_label_of(&x, w, QW_BEHIND_TX, &rc);
+            int ms_null = ls_stmt_isnull(w, QW_WAIT_MS);
+            if (rc != 0 ||
+                (rc = qw_part_add(&x, label, 1.0, ls_stmt_double(w, QW_WAIT_MS) * 1000,
+                                  ms_null)) != 0)
+                break;
+        }
+        if ((rc = qw_wait_add(&x, w)) != 0)
+            break;
+    }
+    if (rc == 0 && crc < 0)
+        rc = crc;
+    if (rc == 0)
+        rc = qw_write(s, schema, &x);
+out:
+    ls_stmt_finalize(w);
+    ls_stmt_finalize(c);
+    ls_stmt_finalize(x.set_q);
+    free(x.parts);
+    free(x.cov_us);
+    free(x.cov_label);
+    free(x.set_label);
+    free(x.sums);
+    occ_ids_free(&x.sets);
+    return rc < 0 ? rc : 0;
 }
 
 /* Buckets over a row's time: at 1,100 SVG units a bucket is under 3. */

@@ -1457,29 +1457,35 @@ out:
  * the function grouping does before it comes to the application:
  * decide/pathname.c)
  * and by application_name (the tx_code view's, its session's: read by
- * joins here, not by the view's subqueries, 80 VM steps a hold). */
+ * joins here, not by the view's subqueries, 80 VM steps a hold). The
+ * holds are counted by session first and each session's application
+ * looked up once (6.5 M to 4.4 M SQLite VM steps at 1 GiB): the same
+ * counts, in the same order. */
 #define HOLD_APPLICATION "nullif(se.application, '')"
-#define NAMES_COLS(X, Q)                                                                \
-    X(Q, named, "(c.code_function IS NOT NULL OR c.tag_controller IS NOT NULL"         \
-                " OR c.route IS NOT NULL OR c.tag_route IS NOT NULL"                     \
-                " OR c.root_name IS NOT NULL)")                                          \
-    X(Q, blank, HOLD_APPLICATION " IS NULL")                                             \
-    X(Q, holds, "count(*)")
+#define HOLD_NAMED                                                                          \
+    "(c.code_function IS NOT NULL OR c.tag_controller IS NOT NULL"                          \
+    " OR c.route IS NOT NULL OR c.tag_route IS NOT NULL OR c.root_name IS NOT NULL)"
+#define NAMES_COLS(X, Q)                    \
+    X(Q, named, "x.named")                  \
+    X(Q, blank, HOLD_APPLICATION " IS NULL") \
+    X(Q, holds, "sum(x.n)")
 LS_COLUMNS(nm, NAMES_COLS);
 static const char names_sql[] =
     "SELECT " LS_SELECT_LIST(nm, NAMES_COLS)
-    " FROM hold_final h LEFT JOIN tx_code_rows c ON c.tx_id = h.tx_id"
-    " LEFT JOIN transactions t ON t.tx_id = c.tx_id"
-    " LEFT JOIN sessions se ON se.session_id = t.session_id"
+    " FROM (SELECT " HOLD_NAMED " AS named, t.session_id AS session_id, count(*) AS n"
+    "  FROM hold_final h LEFT JOIN tx_code_rows c ON c.tx_id = h.tx_id"
+    "  LEFT JOIN transactions t ON t.tx_id = c.tx_id GROUP BY 1, 2) x"
+    " LEFT JOIN sessions se ON se.session_id = x.session_id"
     " GROUP BY 1, " HOLD_APPLICATION;
 /* The same counts before any tx_code row, when nothing can name a path
  * but a tag (no spans) and no tag is assumed to: every hold unnamed, by
  * its transaction's session's application_name (the columns of
  * NAMES_COLS). statement_facts() then tells whether a tag named one. */
 static const char unnamed_sql[] =
-    "SELECT 0, " HOLD_APPLICATION " IS NULL, count(*)"
-    " FROM hold_final h LEFT JOIN transactions t ON t.tx_id = h.tx_id"
-    " LEFT JOIN sessions se ON se.session_id = t.session_id"
+    "SELECT 0, " HOLD_APPLICATION " IS NULL, sum(x.n)"
+    " FROM (SELECT t.session_id AS session_id, count(*) AS n"
+    "  FROM hold_final h LEFT JOIN transactions t ON t.tx_id = h.tx_id GROUP BY 1) x"
+    " LEFT JOIN sessions se ON se.session_id = x.session_id"
     " GROUP BY " HOLD_APPLICATION;
 LS_TABLE_COLUMNS(path_identity);
 static const char set_identity_sql[] = LS_INSERT_INTO("INSERT", path_identity);

@@ -300,6 +300,7 @@ static const int query_params[Q__COUNT] = {
 #define PROFILE_MIN_STEPS 100000   /* or this many VM steps */
 typedef struct sql_profile {
     uint64_t hash, ns, runs, steps;
+    const char *who; /* the pass that ran it (ls_store_guard_writes), or NULL */
     char sql[88];
 } sql_profile;
 
@@ -493,13 +494,17 @@ static int profile_cb(unsigned type, void *ctx, void *stmt, void *ns)
         s->vm_steps += (int64_t)steps;
     if (!sql || !s->profile)
         return 0;
+    /* summed by pass and text: the same text run by two passes is two lines */
     h = ls_fnv1a(sql, strlen(sql), LS_FNV1A_BASIS);
+    if (s->guard_who)
+        h = ls_fnv1a(s->guard_who, strlen(s->guard_who), h);
     for (i = 0; i < PROFILE_SLOTS; i++) {
         sql_profile *p = &s->profile[(h + (uint64_t)i) % PROFILE_SLOTS];
         if (p->runs && p->hash != h)
             continue;
         if (!p->runs) {
             p->hash = h;
+            p->who = s->guard_who;
             snprintf(p->sql, sizeof(p->sql), "%s", sql);
         }
         p->runs++;
@@ -525,9 +530,10 @@ static void profile_print(ls_store *s)
     /* the statements that cost, most steps first */
     for (i = 0; i < PROFILE_SLOTS && s->profile[i].runs; i++)
         if (s->profile[i].ns >= PROFILE_MIN_NS || s->profile[i].steps >= PROFILE_MIN_STEPS)
-            fprintf(stderr, "lockspan: sql %11llu steps %9.3f s %9llu runs  %s\n",
+            fprintf(stderr, "lockspan: sql %11llu steps %9.3f s %9llu runs  [%s] %s\n",
                     (unsigned long long)s->profile[i].steps, (double)s->profile[i].ns / 1e9,
-                    (unsigned long long)s->profile[i].runs, s->profile[i].sql);
+                    (unsigned long long)s->profile[i].runs,
+                    s->profile[i].who ? s->profile[i].who : "-", s->profile[i].sql);
 }
 
 /*

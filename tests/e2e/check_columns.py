@@ -58,7 +58,7 @@ BIND_BASELINE = {
     "reports/context.c": 15,
     "reports/dba.c": 3,
     "reports/findings.c": 2,
-    "reports/model.c": 72,
+    "reports/model.c": 76,
     "reports/model_int.h": 10,
     "reports/queue.c": 1,
     "reports/requests.c": 10,

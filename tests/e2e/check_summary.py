@@ -20,7 +20,9 @@ reports/codepaths.c, reports/context.c, scope.c):
   query's over the row's queue (whole, and in a window); --group-by shape
   and a --since/--until
   window are summed again for the report (a changed stored row does not
-  show there), the first equal to the holds' own under that grouping.
+  show there), the first equal to the holds' own under that grouping;
+  path_queueing, summed in C, is row for row what the SQL that summed it
+  before gives over the same tables.
 
 Samples: hidden-stmtall's stderr log (log_statement = 'all', two
 databases), and app's log with its OTLP traces (code
@@ -187,6 +189,54 @@ def same_occupancy(rep, want, what):
           % (what, len(got), [(p, got[p], want.get(p)) for p in bad[:3]]))
 
 
+# summary.c's queueing ranking as SQL summed it before it was summed in C
+# (issue 38: six sorts, 18 M SQLite VM steps at 1 GiB), each path the
+# tx_code view's function_path (the default grouping): the oracle of
+# path_queueing, row for row.
+OLD_QUEUEING_SQL = (
+    "WITH cov AS (SELECT rw_id, tx_id, us FROM row_cover),"
+    " tot AS (SELECT rw_id, sum(us) AS us FROM cov GROUP BY rw_id),"
+    " part AS (SELECT c.rw_id, c.tx_id, c.us * 1.0 / t.us AS f, c.us FROM cov c"
+    "  JOIN tot t ON t.rw_id = c.rw_id WHERE t.us > 0"
+    "  UNION ALL SELECT w.rw_id, w.behind_tx, 1.0, w.wait_ms * 1000 FROM row_waits w"
+    "  WHERE w.rw_id NOT IN (SELECT rw_id FROM tot WHERE us > 0)),"
+    " q AS (SELECT w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg, p.function_path AS waiter"
+    "  FROM row_waits w LEFT JOIN tx_code p ON p.tx_id = w.tx_id),"
+    " caused AS (SELECT p.function_path AS label, w.rw_id, sum(pt.f) AS f, sum(pt.us) AS us,"
+    "  w.wait_ms AS ms, coalesce(w.logged_ms, 0) AS lg"
+    "  FROM part pt JOIN row_waits w ON w.rw_id = pt.rw_id"
+    "  LEFT JOIN tx_code p ON p.tx_id = pt.tx_id GROUP BY 1, 2),"
+    " ranked AS (SELECT *, row_number() OVER (PARTITION BY rw_id ORDER BY us DESC, label)"
+    "  AS rn FROM caused),"
+    " s AS (SELECT label, 1 AS caused, rn = 1 AND ms > 20 AS over,"
+    "  f * max(0, ms - lg) AS hid, f * lg AS lgd FROM ranked"
+    "  UNION ALL SELECT waiter, 0, ms > 20, max(0, ms - lg), lg FROM q)"
+    " SELECT label, sum(caused AND over), total(CASE WHEN caused THEN hid END),"
+    " total(CASE WHEN caused THEN lgd END), sum(NOT caused AND over),"
+    " total(CASE WHEN NOT caused THEN hid END), total(CASE WHEN NOT caused THEN lgd END)"
+    " FROM s WHERE label IS NOT NULL GROUP BY label ORDER BY 3 DESC, 4 DESC, label")
+
+
+def same_queueing(db, what):
+    """path_queueing, every row and column, is the old SQL's (floats to
+    1e-9 ms: the sums may be added in another order)."""
+    want = rows(db, OLD_QUEUEING_SQL)
+    got = rows(db, "SELECT code_path, statements_queued_behind, hidden_wait_ms_caused,"
+                   " logged_wait_ms_caused, statements_waited, hidden_wait_ms_suffered,"
+                   " logged_wait_ms_suffered FROM path_queueing ORDER BY ord")
+
+    def same(a, b):
+        if isinstance(a, float) or isinstance(b, float):
+            return a is not None and b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(b))
+        return a == b
+    bad = [(g, w) for g, w in zip(got, want) if len(g) != len(w)
+           or not all(same(x, y) for x, y in zip(g, w))] if isinstance(got, list) else got
+    check(isinstance(want, list) and len(want) > 1 and isinstance(got, list)
+          and len(got) == len(want) and not bad and any(r[1] for r in want),
+          "%s: path_queueing's %s paths are the old SQL's %s, every column (differ: %s)"
+          % (what, len(got), len(want), bad[:2]))
+
+
 OLD_BUCKETS_SQL = (
     # reports/queue.c before issue 38: the row's queue in 400 buckets
     "SELECT min(ts), max(ts), max(depth), max(CASE WHEN rn = 1 THEN depth END)"
@@ -235,6 +285,7 @@ def check_paths(lockspan, tmp, samples):
     execute(db, "UPDATE stmt_minutes SET statements = statements + %d" % TAMPER)
     rep = report(lockspan, db, os.path.join(tmp, "app.json"), ["--top", "10"])
     same_occupancy(rep, occupancy_oracle(db, "function_path"), "app")
+    same_queueing(db, "app")
     # the stored tables, in the report's order
     for key, table in (("row_occupancy", "path_occupancy"), ("code_paths", "path_ranking"),
                        ("row_queueing", "path_queueing")):
