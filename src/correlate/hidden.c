@@ -87,10 +87,14 @@ static const char logged_table_sql[] =
  * hold_rows is scanned NOT INDEXED (the view would be read through
  * holds_tx_row, a visit of the table per hold). */
 #define BOUND(COL) "CASE WHEN b.hold_id IS NOT NULL THEN b." COL " ELSE h." COL " END"
-#define START_EVIDENCE                                                                 \
-    "CASE WHEN b.hold_id IS NOT NULL THEN (SELECT text FROM bound_evidence"            \
-    " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"      \
-    " WHERE evidence_id = h.start_evidence) END"
+/* Is the hold's start evidence one of TEXTS (an SQL list)? Its id among
+ * the ids of those texts (each text once in its table), each list read
+ * once by the statement, not a lookup of the text per hold and use
+ * (issue 38): 1, 0, or NULL for a hold with none. */
+#define START_EVIDENCE_IN(TEXTS)                                                       \
+    "CASE WHEN b.hold_id IS NOT NULL THEN b.start_evidence IN (SELECT evidence_id"     \
+    " FROM bound_evidence WHERE text IN (" TEXTS ")) ELSE h.start_evidence IN"         \
+    " (SELECT evidence_id FROM hold_evidence WHERE text IN (" TEXTS ")) END"
 /* A line's place in the log, one integer: its file, then its line (a
  * statement's stmt_id is not in log order across sessions). */
 #define LOG_POS(T) "(" T ".file_id * 1099511627776 + " T ".line)"
@@ -104,7 +108,7 @@ static const char logged_table_sql[] =
     X(Q, stmt_start, "coalesce(" BOUND("start_lo") ", " BOUND("start_ts") ")")                     \
     X(Q, end_ts, BOUND("end_ts"))                                                                  \
     X(Q, lock_stmt, BOUND("lock_stmt"))                                                            \
-    X(Q, start_evidence, START_EVIDENCE)                                                           \
+    X(Q, no_duration, START_EVIDENCE_IN(NO_DURATION))                                              \
     X(Q, logged, "l.first_wait")                                                                   \
     X(Q, l0, "l.l0")                                                                               \
     X(Q, l1, "l.l1")                                                                               \
@@ -132,8 +136,8 @@ LS_COLUMNS(hq, HOLD_COLS);
 #define HOLDS_FROM                                                                                 \
     " FROM hold_rows h NOT INDEXED LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"              \
     " LEFT JOIN temp.hidden_logged l ON l.tx_id = h.tx_id AND l.row_id = h.row_id"                \
-    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE " IN (" NO_DURATION ","                      \
-    "  'acquired after the locking statement''s logged wait')"                                   \
+    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE_IN(NO_DURATION ","                           \
+    "  'acquired after the locking statement''s logged wait'")                                   \
     "  THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
 static const char holds_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_COLS) HOLDS_FROM;
 static const char holds_nopos_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_NOPOS_COLS) HOLDS_FROM;
@@ -437,7 +441,7 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     h.row_id = ls_stmt_int64(q, hq_row_id);
     h.stmt_start = ls_stmt_int64(q, hq_stmt_start);
     h.acquired = ls_stmt_int64(q, hq_acquired);
-    h.no_duration = strcmp(ls_stmt_text(q, hq_start_evidence), NO_DURATION_TEXT) == 0;
+    h.no_duration = ls_stmt_int64(q, hq_no_duration) == 1;
     h.logged = ls_stmt_isnull(q, hq_logged) ? 0 : ls_stmt_int64(q, hq_logged);
     if (ls_stmt_isnull(q, hq_end_ts)) {
         /* a hold with no end: part of the row's span, not of its queue */

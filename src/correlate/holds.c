@@ -1749,7 +1749,10 @@ static int holds_sweep(holds_q *hq)
 LS_COLUMNS(abq, ABORTED_COLS);
 static const char aborted_holds_sql[] =
     "SELECT " LS_SELECT_LIST(abq, ABORTED_COLS)
-    " FROM transactions t JOIN hold_rows h ON h.tx_id = t.tx_id"
+    /* The aborted transactions, then their holds (holds_tx_row): not every
+     * hold, each with a lookup of its transaction (issue 38: 5.6 M VM
+     * steps at 1 GiB for 5,348 aborted transactions of 225,395). */
+    " FROM transactions t CROSS JOIN hold_rows h ON h.tx_id = t.tx_id"
     " WHERE t.outcome = 'aborted' AND NOT EXISTS (SELECT 1 FROM hold_bounds b"
     "  WHERE b.hold_id = h.hold_id) ORDER BY h.hold_id";
 
