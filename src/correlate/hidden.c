@@ -55,20 +55,23 @@
  * the scan of the holds below joins a table the size of the logged waits
  * instead of probing lock_wait_rows once per hold.
  */
+#define LOGGED_TABLE(C0)                                                                           \
+    "DROP TABLE IF EXISTS temp.hidden_logged;"                                                     \
+    "CREATE TEMP TABLE hidden_logged(tx_id INTEGER, row_id INTEGER, first_wait INTEGER,"           \
+    " l0 INTEGER, l1 INTEGER, ms REAL, tx_wait INTEGER, c0 INTEGER,"                               \
+    " PRIMARY KEY(tx_id, row_id)) WITHOUT ROWID;"                                                  \
+    "INSERT INTO temp.hidden_logged SELECT waiter_tx, row_id, min(wait_id), min(start_ts),"        \
+    " max(coalesce(end_ts, logged_ts)),"                                                           \
+    " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"                                \
+    " max(target_kind IS NOT 'tuple'), " C0 " FROM lock_waits"                                     \
+    " WHERE waiter_tx IS NOT NULL AND row_id IS NOT NULL GROUP BY waiter_tx, row_id;"
+/* c0: the start each closing line implies, its time less its "after"
+ * (ls_hidden_logged_start()); with millisecond stamps that function takes
+ * the first line's start whatever c0 is: NULL, not computed. */
 static const char logged_table_sql[] =
-    "DROP TABLE IF EXISTS temp.hidden_logged;"
-    "CREATE TEMP TABLE hidden_logged(tx_id INTEGER, row_id INTEGER, first_wait INTEGER,"
-    " l0 INTEGER, l1 INTEGER, ms REAL, tx_wait INTEGER, c0 INTEGER,"
-    " PRIMARY KEY(tx_id, row_id)) WITHOUT ROWID;"
-    "INSERT INTO temp.hidden_logged SELECT waiter_tx, row_id, min(wait_id), min(start_ts),"
-    " max(coalesce(end_ts, logged_ts)),"
-    " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"
-    " max(target_kind IS NOT 'tuple'),"
-    /* the start each closing line implies, its time less its "after"
-     * (ls_hidden_logged_start()) */
-    " min(CASE WHEN end_ts IS NOT NULL AND waited_ms > 0"
-    "  THEN end_ts - CAST(round(waited_ms * 1000) AS INTEGER) END) FROM lock_waits"
-    " WHERE waiter_tx IS NOT NULL AND row_id IS NOT NULL GROUP BY waiter_tx, row_id;";
+    LOGGED_TABLE("min(CASE WHEN end_ts IS NOT NULL AND waited_ms > 0"
+                 "  THEN end_ts - CAST(round(waited_ms * 1000) AS INTEGER) END)");
+static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
 
 /*
  * Holds in (row, acquisition) order — under log_statement = 'all', where
@@ -91,10 +94,12 @@ static const char logged_table_sql[] =
  * the ids of those texts (each text once in its table), each list read
  * once by the statement, not a lookup of the text per hold and use
  * (issue 38): 1, 0, or NULL for a hold with none. */
-#define START_EVIDENCE_IN(TEXTS)                                                       \
-    "CASE WHEN b.hold_id IS NOT NULL THEN b.start_evidence IN (SELECT evidence_id"     \
-    " FROM bound_evidence WHERE text IN (" TEXTS ")) ELSE h.start_evidence IN"         \
+#define START_EVIDENCE_IN(TEXTS)                                                                   \
+    "CASE WHEN b.hold_id IS NOT NULL THEN b.start_evidence IN (SELECT evidence_id"                 \
+    " FROM bound_evidence WHERE text IN (" TEXTS ")) ELSE h.start_evidence IN"                     \
     " (SELECT evidence_id FROM hold_evidence WHERE text IN (" TEXTS ")) END"
+/* Holds queued in the order they ended (their acquisition not logged). */
+#define QUEUED_BY_END NO_DURATION ", 'acquired after the locking statement''s logged wait'"
 /* A line's place in the log, one integer: its file, then its line (a
  * statement's stmt_id is not in log order across sessions). */
 #define LOG_POS(T) "(" T ".file_id * 1099511627776 + " T ".line)"
@@ -134,11 +139,10 @@ static const char logged_table_sql[] =
     X(Q, end_pos, "NULL")
 LS_COLUMNS(hq, HOLD_COLS);
 #define HOLDS_FROM                                                                                 \
-    " FROM hold_rows h NOT INDEXED LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"              \
-    " LEFT JOIN temp.hidden_logged l ON l.tx_id = h.tx_id AND l.row_id = h.row_id"                \
-    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE_IN(NO_DURATION ","                           \
-    "  'acquired after the locking statement''s logged wait'")                                   \
-    "  THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
+    " FROM hold_rows h NOT INDEXED LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"               \
+    " LEFT JOIN temp.hidden_logged l ON l.tx_id = h.tx_id AND l.row_id = h.row_id"                 \
+    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE_IN(QUEUED_BY_END)                              \
+    " THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
 static const char holds_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_COLS) HOLDS_FROM;
 static const char holds_nopos_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_NOPOS_COLS) HOLDS_FROM;
 
@@ -641,13 +645,15 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
     if (!r)
         return LS_ENOMEM;
     if ((rc = log_resolution(s, &hq.resolution)) != 0 ||
-        (rc = unlogged_bound(s, &hq.max_unlogged)) != 0 ||
+        /* only whole seconds read it (ls_hidden_unlogged_start(),
+         * need_positions()): with milliseconds it stays 0, unread */
+        (hq.resolution >= LS_WHOLE_SECOND_US && (rc = unlogged_bound(s, &hq.max_unlogged)) != 0) ||
         (rc = ls_store_exec(s, moved_table_sql)) != 0 ||
         (rc = ls_store_exec(s, spans_table_sql)) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
-        (rc = ls_store_exec(s, logged_table_sql)) != 0 ||
-        (rc = ls_store_prepare(s, need_positions(&hq) ? holds_sql : holds_nopos_sql, &hq.q)) !=
-            0 ||
+        (rc = ls_store_exec(s, hq.resolution >= LS_WHOLE_SECOND_US ? logged_table_sql
+                                                                   : logged_table_ms_sql)) != 0 ||
+        (rc = ls_store_prepare(s, need_positions(&hq) ? holds_sql : holds_nopos_sql, &hq.q)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &hq.ins)) != 0 ||
         (rc = ls_store_prepare(s, move_hold_sql, &hq.mv)) != 0 ||
         (rc = ls_store_prepare(s, span_insert_sql, &hq.ut)) != 0)
