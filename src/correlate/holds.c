@@ -152,17 +152,24 @@ static const char near_one_sql[] =
 #define STREAM_LAST 32  /* waiter_stmts_sql's LIMIT */
 #define STREAM_SLOTS 64 /* sessions scanned at once (a session's slot: its id modulo) */
 #define STREAM_AHEAD 64 /* statements a scan reads forward before it starts again */
-enum { SS_ID, SS_TS, SS_TEXT };
+enum { SS_ID, SS_TS, SS_TEXT, SS_FILE, SS_LINE, SS_DUR, SS_BIND };
+/* What ls_pick_waiter_line() weighs of each (read_candidate's); the
+ * texts are read of the one it picks only. */
+#define STREAM_COLS                                                                                \
+    "SELECT stmt_id, start_ts, text_id, file_id, line, dur_us, verb IS 1 /* LS_VERB_BIND */"
 static const char stream_last_sql[] =
-    "SELECT stmt_id, start_ts, text_id FROM stmt_rows WHERE session_id = ?1"
+    STREAM_COLS " FROM stmt_rows WHERE session_id = ?1"
     " AND start_ts <= ?2 AND verb IS NOT 2 /* LS_VERB_PARSE */"
     " ORDER BY start_ts DESC, stmt_id DESC LIMIT " LS_SQL_INT(STREAM_LAST);
 static const char stream_next_sql[] =
-    "SELECT stmt_id, start_ts, text_id FROM stmt_rows WHERE session_id = ?1"
+    STREAM_COLS " FROM stmt_rows WHERE session_id = ?1"
     " AND start_ts > ?2 AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts, stmt_id";
 
 typedef struct stream_ent {
     int64_t id, ts, text_id; /* text_id: -2 for NULL (a lock text not found is -1) */
+    ls_logpos pos;
+    int64_t dur_us;
+    int has_duration, bind;
 } stream_ent;
 
 typedef struct stream_slot {
@@ -397,6 +404,11 @@ static void stream_ent_of(ls_stmt *q, stream_ent *e)
     e->id = ls_stmt_int64(q, SS_ID);
     e->ts = ls_stmt_int64(q, SS_TS);
     e->text_id = ls_stmt_isnull(q, SS_TEXT) ? -2 : ls_stmt_int64(q, SS_TEXT);
+    e->pos.file = ls_stmt_int64(q, SS_FILE);
+    e->pos.line = ls_stmt_int64(q, SS_LINE);
+    e->has_duration = !ls_stmt_isnull(q, SS_DUR);
+    e->dur_us = ls_stmt_int64(q, SS_DUR);
+    e->bind = (int)ls_stmt_int64(q, SS_BIND);
 }
 
 /* (Re)start slot sl at session's statements begun by `bound`: the last
@@ -464,8 +476,9 @@ static int stream_to(stmt_stream *ss, int64_t session, int64_t bound, stream_slo
 }
 
 /* The candidates of a millisecond log from the stream: those of the last
- * 32 with text_id (all when `text` is NULL), newest first, each read by
- * id; *n of them in c. */
+ * 32 with text_id (all when `text` is NULL), newest first, as
+ * read_candidate() makes them but for their texts (stream_texts() reads
+ * the picked one's); *n of them in c. */
 static int stream_candidates(stmt_stream *ss, const wait_row *w, int64_t bound, const char *text,
                              int64_t text_id, ls_logpos msg, candidate *c, int *n)
 {
@@ -477,18 +490,34 @@ static int stream_candidates(stmt_stream *ss, const wait_row *w, int64_t bound, 
         return rc;
     for (i = 0; i < sl->n; i++) {
         const stream_ent *e = &sl->ring[(sl->head - 1 - i + 2 * STREAM_LAST) % STREAM_LAST];
-        if (text && e->text_id != text_id)
+        candidate *k;
+        if ((text && e->text_id != text_id) || *n >= MAX_CANDIDATES)
             continue;
-        ls_stmt_reset(ss->one); /* and its bindings */
-        ls_stmt_bind_int64(ss->one, 1, e->id);
-        if (text)
-            ls_stmt_bind_int64(ss->one, 4, text_id);
-        if ((rc = ls_stmt_step(ss->one)) < 0)
-            return rc;
-        if (rc == 1 && *n < MAX_CANDIDATES)
-            read_candidate(&c[(*n)++], ss->one, msg, text);
+        k = &c[(*n)++];
+        memset(k, 0, sizeof(*k));
+        k->id = e->id;
+        k->pos = e->pos;
+        k->c.after = ls_logpos_cmp(k->pos, msg) > 0;
+        k->c.has_duration = e->has_duration;
+        k->c.bind = e->bind;
+        k->c.dur_us = e->dur_us;
     }
     return 0;
+}
+
+/* The texts of candidate k, picked: its row read by id (near_one_sql),
+ * as read_candidate() reads it. */
+static int stream_texts(stmt_stream *ss, candidate *k, ls_logpos msg, const char *text,
+                        int64_t text_id)
+{
+    int rc;
+    ls_stmt_reset(ss->one); /* and its bindings */
+    ls_stmt_bind_int64(ss->one, 1, k->id);
+    if (text)
+        ls_stmt_bind_int64(ss->one, 4, text_id);
+    if ((rc = ls_stmt_step(ss->one)) == 1)
+        read_candidate(k, ss->one, msg, text);
+    return rc < 0 ? rc : 0;
 }
 
 /* Whether the near candidates may have missed the waiter's statement
@@ -539,7 +568,10 @@ static int waiter_statement(ls_stmt *q, near_q *nq, stmt_stream *ss, ls_stmt *tq
     if (ss) {
         rc = stream_candidates(ss, w, w->start_ts + resolution, has_text ? lock_stmt : NULL,
                                text_id, msg, c, &n);
-        keep_candidate(w, c, n, rc < 0 ? -1 : pick_candidate(c, n, failed));
+        pick = rc < 0 ? -1 : pick_candidate(c, n, failed);
+        if (pick >= 0)
+            rc = stream_texts(ss, &c[pick], msg, has_text ? lock_stmt : NULL, text_id);
+        keep_candidate(w, c, n, rc < 0 ? -1 : pick);
         return rc < 0 ? rc : 0;
     }
     ls_stmt_reset(q);
