@@ -151,7 +151,7 @@ static const char near_one_sql[] =
  */
 #define STREAM_LAST 32  /* waiter_stmts_sql's LIMIT */
 #define STREAM_SLOTS 64 /* sessions scanned at once (a session's slot: its id modulo) */
-#define STREAM_AHEAD 64 /* statements a scan reads forward before it starts again */
+#define STREAM_AHEAD 32 /* statements a scan reads forward before it starts again */
 enum { SS_ID, SS_TS, SS_TEXT, SS_FILE, SS_LINE, SS_DUR, SS_BIND };
 /* What ls_pick_waiter_line() weighs of each (read_candidate's); the
  * texts are read of the one it picks only. */
