@@ -60,20 +60,23 @@
  * the scan of the holds below joins a table the size of the logged waits
  * instead of probing lock_wait_rows once per hold.
  */
+#define LOGGED_TABLE(C0)                                                                           \
+    "DROP TABLE IF EXISTS temp.hidden_logged;"                                                     \
+    "CREATE TEMP TABLE hidden_logged(tx_id INTEGER, row_id INTEGER, first_wait INTEGER,"           \
+    " l0 INTEGER, l1 INTEGER, ms REAL, tx_wait INTEGER, c0 INTEGER,"                               \
+    " PRIMARY KEY(tx_id, row_id)) WITHOUT ROWID;"                                                  \
+    "INSERT INTO temp.hidden_logged SELECT waiter_tx, row_id, min(wait_id), min(start_ts),"        \
+    " max(coalesce(end_ts, logged_ts)),"                                                           \
+    " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"                                \
+    " max(target_kind IS NOT 'tuple'), " C0 " FROM lock_waits"                                     \
+    " WHERE waiter_tx IS NOT NULL AND row_id IS NOT NULL GROUP BY waiter_tx, row_id;"
+/* c0: the start each closing line implies, its time less its "after"
+ * (ls_hidden_logged_start()); with millisecond stamps that function takes
+ * the first line's start whatever c0 is: NULL, not computed. */
 static const char logged_table_sql[] =
-    "DROP TABLE IF EXISTS temp.hidden_logged;"
-    "CREATE TEMP TABLE hidden_logged(tx_id INTEGER, row_id INTEGER, first_wait INTEGER,"
-    " l0 INTEGER, l1 INTEGER, ms REAL, tx_wait INTEGER, c0 INTEGER,"
-    " PRIMARY KEY(tx_id, row_id)) WITHOUT ROWID;"
-    "INSERT INTO temp.hidden_logged SELECT waiter_tx, row_id, min(wait_id), min(start_ts),"
-    " max(coalesce(end_ts, logged_ts)),"
-    " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"
-    " max(target_kind IS NOT 'tuple'),"
-    /* the start each closing line implies, its time less its "after"
-     * (ls_hidden_logged_start()) */
-    " min(CASE WHEN end_ts IS NOT NULL AND waited_ms > 0"
-    "  THEN end_ts - CAST(round(waited_ms * 1000) AS INTEGER) END) FROM lock_waits"
-    " WHERE waiter_tx IS NOT NULL AND row_id IS NOT NULL GROUP BY waiter_tx, row_id;";
+    LOGGED_TABLE("min(CASE WHEN end_ts IS NOT NULL AND waited_ms > 0"
+                 "  THEN end_ts - CAST(round(waited_ms * 1000) AS INTEGER) END)");
+static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
 
 /*
  * Holds in (row, acquisition) order — under log_statement = 'all', where
@@ -94,15 +97,28 @@ static const char logged_table_sql[] =
  * hold_rows is scanned NOT INDEXED (the view would be read through
  * holds_tx_row, a visit of the table per hold). */
 #define BOUND(COL) "CASE WHEN b.hold_id IS NOT NULL THEN b." COL " ELSE h." COL " END"
-#define START_EVIDENCE                                                                 \
-    "CASE WHEN b.hold_id IS NOT NULL THEN (SELECT text FROM bound_evidence"            \
-    " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"      \
+/* Is the hold's start evidence one of TEXTS (an SQL list)? Its id among
+ * the ids of those texts (each text once in its table), each list read
+ * once by the statement, not a lookup of the text per hold and use
+ * (issue 38): 1, 0, or NULL for a hold with none. */
+#define START_EVIDENCE_IN(TEXTS)                                                                   \
+    "CASE WHEN b.hold_id IS NOT NULL THEN b.start_evidence IN (SELECT evidence_id"                 \
+    " FROM bound_evidence WHERE text IN (" TEXTS ")) ELSE h.start_evidence IN"                     \
+    " (SELECT evidence_id FROM hold_evidence WHERE text IN (" TEXTS ")) END"
+/* Holds queued in the order they ended (their acquisition not logged):
+ * the log has no end of their locking statement (ls_queue_hold_start()). */
+#define QUEUED_BY_END NO_DURATION ", " ACQUIRED
+/* The hold's start evidence's text, looked up; read only for a hold with
+ * no locking statement (ls_hidden_stmt_start_known()), a span's. */
+#define START_EVIDENCE                                                                     \
+    "CASE WHEN b.hold_id IS NOT NULL THEN (SELECT text FROM bound_evidence"                \
+    " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"          \
     " WHERE evidence_id = h.start_evidence) END"
 /* The locking statement's text, for its lock strength
  * (ls_sql_shared_lock()): read only when ?1 is set (need_strength()),
  * a log with holds whose start ls_queue_hold_start() decides. */
-#define LOCK_TEXT                                                                      \
-    "CASE WHEN ?1 THEN (SELECT t.text FROM stmt_rows p JOIN stmt_texts t"              \
+#define LOCK_TEXT                                                                          \
+    "CASE WHEN ?1 THEN (SELECT t.text FROM stmt_rows p JOIN stmt_texts t"                  \
     " ON t.text_id = p.text_id WHERE p.stmt_id = " BOUND("lock_stmt") ") END"
 /* A line's place in the log, one integer: its file, then its line (a
  * statement's stmt_id is not in log order across sessions). */
@@ -117,7 +133,10 @@ static const char logged_table_sql[] =
     X(Q, stmt_start, "coalesce(" BOUND("start_lo") ", " BOUND("start_ts") ")")                     \
     X(Q, end_ts, BOUND("end_ts"))                                                                  \
     X(Q, lock_stmt, BOUND("lock_stmt"))                                                            \
-    X(Q, start_evidence, START_EVIDENCE)                                                           \
+    X(Q, no_duration, START_EVIDENCE_IN(NO_DURATION))                                              \
+    X(Q, no_end, START_EVIDENCE_IN(QUEUED_BY_END))                                                 \
+    X(Q, start_evidence,                                                                           \
+      "CASE WHEN " BOUND("lock_stmt") " IS NULL THEN " START_EVIDENCE " END")                      \
     X(Q, logged, "l.first_wait")                                                                   \
     X(Q, l0, "l.l0")                                                                               \
     X(Q, l1, "l.l1")                                                                               \
@@ -144,10 +163,10 @@ static const char logged_table_sql[] =
     X(Q, end_pos, "NULL")
 LS_COLUMNS(hq, HOLD_COLS);
 #define HOLDS_FROM                                                                                 \
-    " FROM hold_rows h NOT INDEXED LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"              \
-    " LEFT JOIN temp.hidden_logged l ON l.tx_id = h.tx_id AND l.row_id = h.row_id"                \
-    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE " IN (" NO_DURATION ", " ACQUIRED ")"     \
-    "  THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
+    " FROM hold_rows h NOT INDEXED LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"               \
+    " LEFT JOIN temp.hidden_logged l ON l.tx_id = h.tx_id AND l.row_id = h.row_id"                 \
+    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE_IN(QUEUED_BY_END)                              \
+    " THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
 static const char holds_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_COLS) HOLDS_FROM;
 static const char holds_nopos_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_NOPOS_COLS) HOLDS_FROM;
 
@@ -447,17 +466,16 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     ls_queue_result res;
     held h;
     int found, same_second, no_end, shared, rc;
-    const char *ev = ls_stmt_text(q, hq_start_evidence);
 
     h.hold_id = ls_stmt_int64(q, hq_hold_id);
     h.tx_id = ls_stmt_int64(q, hq_tx_id);
     h.row_id = ls_stmt_int64(q, hq_row_id);
     h.stmt_start = ls_stmt_int64(q, hq_stmt_start);
     h.acquired = ls_stmt_int64(q, hq_acquired);
-    h.no_duration = strcmp(ev, NO_DURATION_TEXT) == 0;
+    h.no_duration = ls_stmt_int64(q, hq_no_duration) == 1;
     /* the log has no end of its locking statement: its start, or the
      * acquired line of its logged wait */
-    no_end = h.no_duration || strcmp(ev, ACQUIRED_TEXT) == 0;
+    no_end = ls_stmt_int64(q, hq_no_end) == 1;
     shared = !ls_stmt_isnull(q, hq_lock_text) && ls_sql_shared_lock(ls_stmt_text(q, hq_lock_text));
     h.logged = ls_stmt_isnull(q, hq_logged) ? 0 : ls_stmt_int64(q, hq_logged);
     if (ls_stmt_isnull(q, hq_end_ts)) {
@@ -471,7 +489,7 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     /* a tie within the stamps' tick counts only for a wait the log does
      * not show: a logged one tells the wait itself */
     found = ls_hidden_stmt_start_known(!ls_stmt_isnull(q, hq_lock_stmt),
-                                       ls_stmt_text(q, hq_start_evidence)) &&
+                                       ls_stmt_text_or_null(q, hq_start_evidence)) &&
             ls_queue_wait(r->h, r->n, h.stmt_start, h.acquired, !h.no_duration,
                           h.logged ? 0 : hq->resolution, &res);
     /* whole seconds: a hold that ended in the statement's own second,
@@ -660,8 +678,8 @@ static int need_positions(const hidden_q *hq)
 /* Whether any hold's start is ls_queue_hold_start()'s to decide (the log
  * has no end of its locking statement), so whether the holds scan reads
  * the locking statements' text for their lock strength. */
-static const char strength_sql[] = "SELECT EXISTS (SELECT 1 FROM hold_evidence WHERE text IN ("
-                                   NO_DURATION ", " ACQUIRED "))";
+static const char strength_sql[] =
+    "SELECT EXISTS (SELECT 1 FROM hold_evidence WHERE text IN (" QUEUED_BY_END "))";
 
 static int need_strength(ls_store *s, int *out)
 {
@@ -687,14 +705,16 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
     if (!r)
         return LS_ENOMEM;
     if ((rc = log_resolution(s, &hq.resolution)) != 0 ||
-        (rc = unlogged_bound(s, &hq.max_unlogged)) != 0 ||
+        /* only whole seconds read it (ls_hidden_unlogged_start(),
+         * need_positions()): with milliseconds it stays 0, unread */
+        (hq.resolution >= LS_WHOLE_SECOND_US && (rc = unlogged_bound(s, &hq.max_unlogged)) != 0) ||
         (rc = need_strength(s, &strength)) != 0 ||
         (rc = ls_store_exec(s, moved_table_sql)) != 0 ||
         (rc = ls_store_exec(s, spans_table_sql)) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
-        (rc = ls_store_exec(s, logged_table_sql)) != 0 ||
-        (rc = ls_store_prepare(s, need_positions(&hq) ? holds_sql : holds_nopos_sql, &hq.q)) !=
-            0 ||
+        (rc = ls_store_exec(s, hq.resolution >= LS_WHOLE_SECOND_US ? logged_table_sql
+                                                                   : logged_table_ms_sql)) != 0 ||
+        (rc = ls_store_prepare(s, need_positions(&hq) ? holds_sql : holds_nopos_sql, &hq.q)) != 0 ||
         (rc = ls_stmt_bind_int64(hq.q, 1, strength)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &hq.ins)) != 0 ||
         (rc = ls_store_prepare(s, move_hold_sql, &hq.mv)) != 0 ||

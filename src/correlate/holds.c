@@ -68,12 +68,13 @@ static const char row_stats_sql[] =
                  " 'statement_timeout', 'canceled')")                                  \
     X(Q, waited_ms, "w.waited_ms")
 LS_COLUMNS(wq, WAIT_COLS);
-static const char waits_sql[] =
-    "SELECT " LS_SELECT_LIST(wq, WAIT_COLS) " FROM lock_waits w"
-    " LEFT JOIN lock_events le ON le.event_id = w.first_event"
-    /* wait_id is time order (build_episodes): each wait's statements are
-     * read near the ones read just before. */
-    " ORDER BY w.wait_id";
+#define WAITS_FROM                                                                                 \
+    "SELECT " LS_SELECT_LIST(wq,                                                                   \
+                             WAIT_COLS) " FROM lock_waits w"                                       \
+                                        " LEFT JOIN lock_events le ON le.event_id = w.first_event"
+/* wait_id is time order (build_episodes): each wait's statements are read
+ * near the ones read just before. */
+static const char waits_sql[] = WAITS_FROM " ORDER BY w.wait_id";
 
 /* Of the session's last statements that started before the wait did
  * (sequential in a session: the waiter's is among them), those with the
@@ -135,6 +136,57 @@ static const char near_one_sql[] =
     " FROM stmt_rows r WHERE r.stmt_id = ?1 AND r.verb IS NOT 2 /* LS_VERB_PARSE */"
     " AND (?4 IS NULL OR r.text_id = ?4)";
 #define NEAR_SIDE 16 /* statements read on each side of the wait's message */
+
+/*
+ * Millisecond logs: waiter_stmts_sql asked once per wait read a busy
+ * session's statements over and over (issue 38: a wait per 30 statements
+ * at 1 GiB, the 32 before each read, copied, and joined again by id:
+ * 600 VM steps a wait, most of the pass). Instead each session with waits
+ * keeps a forward scan of its statements in the query's order (the
+ * index's: start_ts, then stmt_id) and a ring of the last 32 begun by its
+ * latest wait's bound; a wait takes those with the message's text, by id
+ * (near_one_sql), newest first as the query gave them. The scans advance
+ * with the waits, in time order, so they read the same pages at the same
+ * time. A scan starts (and starts again, when the session's next wait is
+ * far ahead or earlier) with waiter_stmts_sql's own inner query.
+ */
+#define STREAM_LAST 32  /* waiter_stmts_sql's LIMIT */
+#define STREAM_SLOTS 64 /* sessions scanned at once (a session's slot: its id modulo) */
+#define STREAM_AHEAD 32 /* statements a scan reads forward before it starts again */
+enum { SS_ID, SS_TS, SS_TEXT, SS_FILE, SS_LINE, SS_DUR, SS_BIND };
+/* What ls_pick_waiter_line() weighs of each (read_candidate's); the
+ * texts are read of the one it picks only. */
+#define STREAM_COLS                                                                                \
+    "SELECT stmt_id, start_ts, text_id, file_id, line, dur_us, verb IS 1 /* LS_VERB_BIND */"
+static const char stream_last_sql[] =
+    STREAM_COLS " FROM stmt_rows WHERE session_id = ?1"
+    " AND start_ts <= ?2 AND verb IS NOT 2 /* LS_VERB_PARSE */"
+    " ORDER BY start_ts DESC, stmt_id DESC LIMIT " LS_SQL_INT(STREAM_LAST);
+static const char stream_next_sql[] =
+    STREAM_COLS " FROM stmt_rows WHERE session_id = ?1"
+    " AND start_ts > ?2 AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts, stmt_id";
+
+typedef struct stream_ent {
+    int64_t id, ts, text_id; /* text_id: -2 for NULL (a lock text not found is -1) */
+    ls_logpos pos;
+    int64_t dur_us;
+    int has_duration, bind;
+} stream_ent;
+
+typedef struct stream_slot {
+    ls_stmt *next_q;     /* stream_next_sql of this session, or NULL */
+    int64_t session, at; /* its session; the bound the ring is at */
+    int started, has_next, done;
+    stream_ent next;              /* the scan's row not yet in the ring */
+    stream_ent ring[STREAM_LAST]; /* ring[(head - 1 - i) mod LAST], i < n: newest first */
+    int head, n;
+} stream_slot;
+
+typedef struct stmt_stream {
+    ls_store *s;
+    ls_stmt *last_q, *one; /* stream_last_sql, near_one_sql */
+    stream_slot *slot;     /* STREAM_SLOTS of them */
+} stmt_stream;
 
 /* The holder's statements before the wait (its session: the blocker's),
  * latest first in log order (whole-second start times do not order them). */
@@ -339,6 +391,136 @@ static int near_candidates(near_q *nq, const wait_row *w, int64_t before, const 
     return 0;
 }
 
+/* Statement e is the session's latest in the ring. */
+static void stream_push(stream_slot *sl, const stream_ent *e)
+{
+    sl->ring[sl->head] = *e;
+    sl->head = (sl->head + 1) % STREAM_LAST;
+    if (sl->n < STREAM_LAST)
+        sl->n++;
+}
+
+static void stream_ent_of(ls_stmt *q, stream_ent *e)
+{
+    e->id = ls_stmt_int64(q, SS_ID);
+    e->ts = ls_stmt_int64(q, SS_TS);
+    e->text_id = ls_stmt_isnull(q, SS_TEXT) ? -2 : ls_stmt_int64(q, SS_TEXT);
+    e->pos.file = ls_stmt_int64(q, SS_FILE);
+    e->pos.line = ls_stmt_int64(q, SS_LINE);
+    e->has_duration = !ls_stmt_isnull(q, SS_DUR);
+    e->dur_us = ls_stmt_int64(q, SS_DUR);
+    e->bind = (int)ls_stmt_int64(q, SS_BIND);
+}
+
+/* (Re)start slot sl at session's statements begun by `bound`: the last
+ * STREAM_LAST of them into the ring, the scan from after them. */
+static int stream_start(stmt_stream *ss, stream_slot *sl, int64_t session, int64_t bound)
+{
+    stream_ent got[STREAM_LAST];
+    int n = 0, rc = 0;
+
+    ls_stmt_reset(ss->last_q);
+    ls_stmt_bind_int64(ss->last_q, 1, session);
+    ls_stmt_bind_int64(ss->last_q, 2, bound);
+    while (n < STREAM_LAST && (rc = ls_stmt_step(ss->last_q)) == 1)
+        stream_ent_of(ss->last_q, &got[n++]);
+    ls_stmt_reset(ss->last_q);
+    if (n < STREAM_LAST && rc < 0)
+        return rc;
+    sl->head = sl->n = 0;
+    while (n > 0)
+        stream_push(sl, &got[--n]); /* oldest first */
+    if (!sl->next_q && (rc = ls_store_prepare(ss->s, stream_next_sql, &sl->next_q)) != 0)
+        return rc;
+    ls_stmt_reset(sl->next_q);
+    ls_stmt_bind_int64(sl->next_q, 1, session);
+    ls_stmt_bind_int64(sl->next_q, 2, bound);
+    sl->session = session;
+    sl->at = bound;
+    sl->started = 1;
+    sl->has_next = sl->done = 0;
+    return 0;
+}
+
+/* Session's slot with its ring at `bound`: the last STREAM_LAST of the
+ * session's statements begun by then. Bounds grow from one wait of a
+ * session to its next (wait_id is start order); one that does not starts
+ * the slot again. */
+static int stream_to(stmt_stream *ss, int64_t session, int64_t bound, stream_slot **out)
+{
+    stream_slot *sl = &ss->slot[(uint64_t)session % STREAM_SLOTS];
+    int rc, read = 0;
+
+    *out = sl;
+    if (!sl->started || sl->session != session || bound < sl->at)
+        return stream_start(ss, sl, session, bound);
+    for (;;) {
+        if (!sl->has_next && !sl->done) {
+            if ((rc = ls_stmt_step(sl->next_q)) < 0)
+                return rc;
+            if (rc == 1) {
+                stream_ent_of(sl->next_q, &sl->next);
+                sl->has_next = 1;
+            } else {
+                sl->done = 1;
+            }
+        }
+        if (!sl->has_next || sl->next.ts > bound)
+            break;
+        if (++read > STREAM_AHEAD)
+            return stream_start(ss, sl, session, bound); /* far ahead: seek there */
+        stream_push(sl, &sl->next);
+        sl->has_next = 0;
+    }
+    sl->at = bound;
+    return 0;
+}
+
+/* The candidates of a millisecond log from the stream: those of the last
+ * 32 with text_id (all when `text` is NULL), newest first, as
+ * read_candidate() makes them but for their texts (stream_texts() reads
+ * the picked one's); *n of them in c. */
+static int stream_candidates(stmt_stream *ss, const wait_row *w, int64_t bound, const char *text,
+                             int64_t text_id, ls_logpos msg, candidate *c, int *n)
+{
+    stream_slot *sl;
+    int i, rc;
+
+    *n = 0;
+    if ((rc = stream_to(ss, w->session_id, bound, &sl)) != 0)
+        return rc;
+    for (i = 0; i < sl->n; i++) {
+        const stream_ent *e = &sl->ring[(sl->head - 1 - i + 2 * STREAM_LAST) % STREAM_LAST];
+        candidate *k;
+        if ((text && e->text_id != text_id) || *n >= MAX_CANDIDATES)
+            continue;
+        k = &c[(*n)++];
+        memset(k, 0, sizeof(*k));
+        k->id = e->id;
+        k->pos = e->pos;
+        k->c.after = ls_logpos_cmp(k->pos, msg) > 0;
+        k->c.has_duration = e->has_duration;
+        k->c.bind = e->bind;
+        k->c.dur_us = e->dur_us;
+    }
+    return 0;
+}
+
+/* The texts of candidate k, picked: its row read by id (near_one_sql),
+ * as read_candidate() reads it. */
+static int stream_texts(stmt_stream *ss, candidate *k, ls_logpos msg, const char *text,
+                        int64_t text_id)
+{
+    int rc;
+    ls_stmt_reset(ss->one); /* and its bindings */
+    ls_stmt_bind_int64(ss->one, 1, k->id);
+    if (text)
+        ls_stmt_bind_int64(ss->one, 4, text_id);
+    if ((rc = ls_stmt_step(ss->one)) == 1)
+        read_candidate(k, ss->one, msg, text);
+    return rc < 0 ? rc : 0;
+}
+
 /* Whether the near candidates may have missed the waiter's statement
  * (ls_waiter_stmt_missed() decides). */
 static int missed_waiter(const candidate *c, int pick, int failed, double waited_ms)
@@ -353,7 +535,7 @@ static int missed_waiter(const candidate *c, int pick, int failed, double waited
  * With whole-second times (nq) the statements around the message's
  * position first (32 before those begun around the wait, 256 when that
  * missed it); the last by start time when none of them is. */
-static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
+static int waiter_statement(ls_stmt *q, near_q *nq, stmt_stream *ss, ls_stmt *tq, wait_row *w,
                             const char *lock_stmt, ls_logpos msg, int64_t resolution, int failed,
                             double waited_ms)
 {
@@ -383,6 +565,15 @@ static int waiter_statement(ls_stmt *q, near_q *nq, ls_stmt *tq, wait_row *w,
         if (rc < 0 || pick >= 0)
             return rc < 0 ? rc : 0;
         n = 0;
+    }
+    if (ss) {
+        rc = stream_candidates(ss, w, w->start_ts + resolution, has_text ? lock_stmt : NULL,
+                               text_id, msg, c, &n);
+        pick = rc < 0 ? -1 : pick_candidate(c, n, failed);
+        if (pick >= 0)
+            rc = stream_texts(ss, &c[pick], msg, has_text ? lock_stmt : NULL, text_id);
+        keep_candidate(w, c, n, rc < 0 ? -1 : pick);
+        return rc < 0 ? rc : 0;
     }
     ls_stmt_reset(q);
     ls_stmt_bind_int64(q, 1, w->session_id);
@@ -823,13 +1014,21 @@ static int read_waits(ls_store *s, int64_t resolution)
 {
     ls_stmt *q = NULL, *cand = NULL, *tq = NULL, *ins = NULL;
     near_q near = {NULL, NULL, NULL, NULL, 0};
+    stmt_stream stream;
     int whole = resolution == LS_WHOLE_SECOND_US;
     wait_row r;
     int rc;
 
     memset(&r, 0, sizeof(r));
+    memset(&stream, 0, sizeof(stream));
+    stream.s = s;
     if ((rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
+        (!whole &&
+         ((rc = (stream.slot = ls_calloc(STREAM_SLOTS, sizeof(*stream.slot))) ? 0 : LS_ENOMEM) !=
+              0 ||
+          (rc = ls_store_prepare(s, stream_last_sql, &stream.last_q)) != 0 ||
+          (rc = ls_store_prepare(s, near_one_sql, &stream.one)) != 0)) ||
         (rc = ls_store_prepare(s, LS_TEXT_FIND_SQL, &tq)) != 0 ||
         (rc = ls_store_prepare(s, wrow_insert_sql, &ins)) != 0 ||
         (whole && ((rc = ls_store_prepare(s, near_ids_sql, &near.ids)) != 0 ||
@@ -850,10 +1049,10 @@ static int read_waits(ls_store *s, int64_t resolution)
         r.rel = ls_stmt_text(q, wq_relation);
         r.ctid = ls_stmt_text(q, wq_ctid);
         if (!ls_stmt_isnull(q, wq_session_id) &&
-            (rc = waiter_statement(cand, whole ? &near : NULL, tq, &r, lock_stmt,
-                                   (ls_logpos){ls_stmt_int64(q, wq_file_id), ls_stmt_int64(q, wq_line)},
-                                   resolution, (int)ls_stmt_int64(q, wq_failed),
-                                   ls_stmt_double(q, wq_waited_ms))) != 0)
+            (rc = waiter_statement(
+                 cand, whole ? &near : NULL, whole ? NULL : &stream, tq, &r, lock_stmt,
+                 (ls_logpos){ls_stmt_int64(q, wq_file_id), ls_stmt_int64(q, wq_line)}, resolution,
+                 (int)ls_stmt_int64(q, wq_failed), ls_stmt_double(q, wq_waited_ms))) != 0)
             goto out;
         if (!r.sql && lock_stmt && !(r.sql = ls_strdup(lock_stmt))) {
             rc = LS_ENOMEM;
@@ -913,6 +1112,14 @@ out:
     ls_stmt_finalize(near.ids);
     ls_stmt_finalize(near.pos);
     ls_stmt_finalize(near.one);
+    if (stream.slot) {
+        int i;
+        for (i = 0; i < STREAM_SLOTS; i++)
+            ls_stmt_finalize(stream.slot[i].next_q);
+        free(stream.slot);
+    }
+    ls_stmt_finalize(stream.last_q);
+    ls_stmt_finalize(stream.one);
     free(near.v);
     ls_stmt_finalize(tq);
     ls_stmt_finalize(ins);
@@ -1793,9 +2000,11 @@ static int holds_sweep(holds_q *hq)
     X(Q, aborted_at, ABORTED_AT("t"))                                                  \
     X(Q, ran_after, RAN_AFTER("t"))
 LS_COLUMNS(abq, ABORTED_COLS);
-static const char aborted_holds_sql[] =
-    "SELECT " LS_SELECT_LIST(abq, ABORTED_COLS)
-    " FROM transactions t JOIN hold_rows h ON h.tx_id = t.tx_id"
+static const char aborted_holds_sql[] = "SELECT " LS_SELECT_LIST(abq, ABORTED_COLS)
+    /* The aborted transactions, then their holds (holds_tx_row): not every
+     * hold, each with a lookup of its transaction (issue 38: 5.6 M VM
+     * steps at 1 GiB for 5,348 aborted transactions of 225,395). */
+    " FROM transactions t CROSS JOIN hold_rows h ON h.tx_id = t.tx_id"
     " WHERE t.outcome = 'aborted' AND NOT EXISTS (SELECT 1 FROM hold_bounds b"
     "  WHERE b.hold_id = h.hold_id) ORDER BY h.hold_id";
 

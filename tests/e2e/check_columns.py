@@ -71,8 +71,10 @@ BIND_BASELINE = {
     "src/correlate/findings_sum.c": 83,
     "src/correlate/hidden.c": 24,  # ?1 of the holds scan: read the lock text or not
     "src/correlate/holdparts.c": 8,
-    # ts34b: the deadlock processes' query takes the log's tick (?1)
-    "src/correlate/holds.c": 89,
+    # ts34b: the deadlock processes' query takes the log's tick (?1);
+    # rows38: the per-session statement scans of logical rows (stream_last_sql,
+    # stream_next_sql: session and bound each; the picked candidate by id)
+    "src/correlate/holds.c": 99,
     "src/correlate/intern.c": 4,
     "src/correlate/paths.c": 16,
     "src/correlate/retries.c": 46,
