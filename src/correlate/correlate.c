@@ -1511,7 +1511,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * has no statement of is one of its own from its BEGIN..COMMIT spans, no
  * session, holding the hot rows its spans name ("spans only": txspans.c,
  * decide/spantx.c). */
-#define CORRELATION_REV "23"
+#define CORRELATION_REV "24"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -12,6 +12,7 @@
 
 #include "ls_common.h"
 #include "ls_sqlshape.h"
+#include "ls_store.h"
 
 /* A number constant as text, in a string made at compile time. */
 #define PCT_TEXT_(n) #n
@@ -126,6 +127,11 @@ static int word_at(const char *p, const char *w)
 {
     size_t k = strlen(w);
     return strncasecmp(p, w, k) == 0 && !isalnum((unsigned char)p[k]) && p[k] != '_';
+}
+
+int ls_txshape_row_is_step(int verb)
+{
+    return verb != LS_VERB_PARSE;
 }
 
 int ls_txshape_executes(const char *sql)
