@@ -62,6 +62,7 @@ MUST_HOLD = [
     "finding deserved: deadlocks",
     "finding deserved: inconsistent lock order, transferCredit against itself on accounts",
     "finding deserved: reserveShipment idle in transaction at the head (its carrier call)",
+    "transferCredit idle: no more than its fraud checks while waited for (+1 s a hold)",
     "finding deserved: retries after serialization failure",
     "finding deserved: hidden waiting on warehouses id=1",
     "finding deserved: serial capacity of warehouses id=1",
