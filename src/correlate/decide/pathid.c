@@ -12,7 +12,6 @@
 
 #include "ls_common.h"
 #include "ls_sqlshape.h"
-#include "ls_store.h"
 
 /* A number constant as text, in a string made at compile time. */
 #define PCT_TEXT_(n) #n
@@ -129,9 +128,9 @@ static int word_at(const char *p, const char *w)
     return strncasecmp(p, w, k) == 0 && !isalnum((unsigned char)p[k]) && p[k] != '_';
 }
 
-int ls_txshape_row_is_step(int verb)
+int ls_txshape_row_is_step(ls_txrow row)
 {
-    return verb != LS_VERB_PARSE;
+    return row != LS_TXROW_PARSE;
 }
 
 int ls_txshape_executes(const char *sql)
