@@ -1530,7 +1530,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * whole-second log (decide/hidden.c ls_hidden_unlogged_bound); a path's
  * holds of a row are capped at the row's span less the other paths'
  * least holds of it (decide/holdrange.c ls_hold_row_cap); a path's
- * waiting caused counts the hidden waiting behind it (summary.c). */
+ * waiting caused counts the hidden waiting behind it (summary.c); a
+ * failed statement known by its bind line alone is a step of its
+ * transaction's shape (decide/pathid.c ls_txshape_row_is_step), and the
+ * time it waited until its error is not idle (decide/hold.c
+ * ls_hold_failed_end). */
 #define CORRELATION_REV "25"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

@@ -1570,16 +1570,25 @@ static const char groups_sql[] =
 enum { SW_STMT_ID, SW_SESSION };
 static const char sweep_ids_sql[] =
     "SELECT stmt_id, session_id FROM stmt_rows WHERE stmt_id BETWEEN ?1 AND ?2 ORDER BY stmt_id";
+/* A bind row alone is a statement whose execute failed (issue 34): its
+ * time runs to the session's first error after its line
+ * (ls_hold_failed_end()); it counts as the statement's, not idle. */
 #define TX_STMT_COLS(X, Q)                                                             \
-    X(Q, stmt_id, "stmt_id")                                                           \
-    X(Q, start_ts, "start_ts")                                                         \
-    X(Q, end_ts, "end_ts")                                                             \
-    X(Q, text, "text")                                                                 \
-    X(Q, params, "params")
+    X(Q, stmt_id, "s.stmt_id")                                                         \
+    X(Q, start_ts, "s.start_ts")                                                       \
+    X(Q, end_ts, "s.end_ts")                                                           \
+    X(Q, text, "s.text")                                                               \
+    X(Q, params, "s.params")                                                           \
+    X(Q, bind, "s.verb IS 'bind'")                                                     \
+    X(Q, error_ts, "CASE WHEN s.verb IS 'bind' THEN (SELECT e.ts FROM errors e"         \
+                   " WHERE e.session_id = s.session_id AND e.ts >= s.start_ts"        \
+                   " AND ((coalesce(e.file_id, 0) << 32) + e.line)"                  \
+                   "  > ((coalesce(s.file_id, 0) << 32) + s.line)"                   \
+                   " ORDER BY e.ts, e.file_id, e.line LIMIT 1) END")
 LS_COLUMNS(tq, TX_STMT_COLS);
 static const char tx_statement_sql[] =
-    "SELECT " LS_SELECT_LIST(tq, TX_STMT_COLS) " FROM statements"
-    " WHERE stmt_id = ?1 AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))";
+    "SELECT " LS_SELECT_LIST(tq, TX_STMT_COLS) " FROM statements s"
+    " WHERE s.stmt_id = ?1 AND (s.verb IS NULL OR s.verb IS NOT 'parse')";
 
 /* ?5 and ?9: bound_evidence ids (a bound equal to its time is NULL) */
 /* A bound equal to its time is NULL (bind_unless_same); observed_state
@@ -1764,6 +1773,15 @@ static void walk_statement(open_hold *h, ls_stmt *sts)
     st.start = ls_stmt_int64(sts, tq_start_ts);
     st.has_end = !ls_stmt_isnull(sts, tq_end_ts);
     st.end = ls_stmt_int64(sts, tq_end_ts);
+    if (ls_stmt_int64(sts, tq_bind)) {
+        /* a failed statement: its time is its own (waiting, most often),
+         * not idle; it wrote nothing, so it takes no row */
+        if (st.has_end)
+            st.end = ls_hold_failed_end(st.end, !ls_stmt_isnull(sts, tq_error_ts),
+                                        ls_stmt_int64(sts, tq_error_ts));
+        ls_hold_walk_stmt(w, &st);
+        return;
+    }
     st.is_write = kind == LS_SQL_WRITE;
     st.is_end = kind == LS_SQL_COMMIT || kind == LS_SQL_ROLLBACK;
     /* What only a write the walk may still take needs is read. */
@@ -1892,7 +1910,7 @@ static int sweep_statement(holds_q *hq, int64_t id, int64_t session)
             ls_stmt_reset(hq->sts);
             ls_stmt_bind_int64(hq->sts, 1, id);
             if ((rc = ls_stmt_step(hq->sts)) != 1)
-                return rc < 0 ? rc : 0; /* a parse or bind line: no hold's */
+                return rc < 0 ? rc : 0; /* a parse line: no hold's */
             read = 1;
         }
         walk_statement(h, hq->sts);

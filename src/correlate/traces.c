@@ -386,8 +386,11 @@ static int statement_fact(facts_ctx *c, tx_facts *f, ls_stmt *q)
     char rel[64];
     int rc, i;
 
-    /* a parse or bind row is the statement's, not a step of its own */
-    if (verb != LS_VERB_PARSE && verb != LS_VERB_BIND) {
+    /* a parse row alone is no step; a bind row alone is a failed
+     * statement's, a step of what the code sent (ls_txshape_row_is_step()) */
+    if (ls_txshape_row_is_step(verb == LS_VERB_PARSE  ? LS_TXROW_PARSE
+                               : verb == LS_VERB_BIND ? LS_TXROW_BIND
+                                                      : LS_TXROW_STATEMENT)) {
         if (ls_txshape_executes(text))
             rc = add_executed(c, f, q, text);
         else if ((sl = text_step(c, ls_stmt_int64(q, ts_text_id), text)) == NULL)

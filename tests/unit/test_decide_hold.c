@@ -330,8 +330,44 @@ static void test_acquired(void)
     CHECK_INT(ls_hold_acquired(NULL, 0, 7), 0);
 }
 
+/* Issue 34: samples/blind-java, pid 14679 (PostgreSQL 15, whole-second
+ * stamps): transferCredit's second UPDATE logs only
+ *   06:19:11 bind <unnamed>: UPDATE accounts SET balance = balance + $1 ...
+ * then waits, and at 06:19:15 "ERROR:  deadlock detected": the 3 s (less
+ * the stamps' rounding) are the statement's, waiting, not idle. */
+static void test_failed_end(void)
+{
+    const int64_t bind = 1796624351999987, bind_end = bind + 13, err = 1796624355000000;
+    ls_hold_walk w;
+    ls_hold_bound start = {bind - 1000000, bind - 1000000, bind - 1000000, "x"};
+    ls_hold_stmt st;
+    int64_t idle;
+
+    CHECK_INT(ls_hold_failed_end(bind_end, 1, err), err);
+    /* no error after it: the bind's own end */
+    CHECK_INT(ls_hold_failed_end(bind_end, 0, err), bind_end);
+    /* the boundary: an error stamped before the bind's end (the same
+     * whole second) never moves the end back */
+    CHECK_INT(ls_hold_failed_end(bind_end, 1, bind_end - 1), bind_end);
+    CHECK_INT(ls_hold_failed_end(bind_end, 1, bind_end), bind_end);
+    CHECK_INT(ls_hold_failed_end(bind_end, 1, bind_end + 1), bind_end + 1);
+    /* the hold of its first UPDATE, waited for from the bind on: with the
+     * failed statement run to its error the holder was running, not idle */
+    ls_hold_walk_begin(&w, bind, err, &start, 1);
+    memset(&st, 0, sizeof(st));
+    st.id = 2;
+    st.start = bind;
+    st.has_end = 1;
+    st.end = ls_hold_failed_end(bind_end, 1, err);
+    ls_hold_walk_stmt(&w, &st);
+    CHECK(strcmp(ls_hold_state(w.c_end - w.first_wait, w.sql_us, w.commit_us, 1, &idle),
+                 "idle_in_transaction") != 0);
+    CHECK_INT(idle, 0);
+}
+
 int main(void)
 {
+    test_failed_end();
     test_acquired();
     test_end();
     test_end_aborted();

@@ -188,8 +188,24 @@ static void test_label(void)
     CHECK(strstr(out, "more) #") != NULL);
 }
 
+/* Issue 34: a failed statement is a step of its transaction's shape.
+ * samples/blind-java (PostgreSQL 15, log_min_duration_statement = 0)
+ * logs a recountShelf whose UPDATE hit lock_timeout as
+ *   duration: 0.067 ms  parse <unnamed>: UPDATE warehouses SET last_counted ...
+ *   duration: 0.083 ms  bind <unnamed>: UPDATE warehouses SET last_counted ...
+ *   ERROR:  canceling statement due to lock timeout
+ * and no execute line: the bind row is the UPDATE that ran. */
+static void test_row_is_step(void)
+{
+    CHECK_INT(ls_txshape_row_is_step(LS_TXROW_STATEMENT), 1);
+    /* the boundary: a bind alone ran (and failed), a parse alone did not */
+    CHECK_INT(ls_txshape_row_is_step(LS_TXROW_BIND), 1);
+    CHECK_INT(ls_txshape_row_is_step(LS_TXROW_PARSE), 0);
+}
+
 int main(void)
 {
+    test_row_is_step();
     test_identity();
     test_step();
     test_step_executed();

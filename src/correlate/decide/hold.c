@@ -43,6 +43,11 @@ int ls_hold_aborted(int rolled_back, int has_error, int64_t error_ts, int ran_af
     return rolled_back && has_error && !ran_after && error_ts >= hold_start;
 }
 
+int64_t ls_hold_failed_end(int64_t bind_end, int has_error, int64_t error_ts)
+{
+    return has_error && error_ts > bind_end ? error_ts : bind_end;
+}
+
 int64_t ls_overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1)
 {
     int64_t lo = a0 > b0 ? a0 : b0, hi = a1 < b1 ? a1 : b1;

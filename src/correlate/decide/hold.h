@@ -78,6 +78,19 @@ typedef struct ls_hold_stmt {
     int names_rel;   /* its text names the row's relation */
 } ls_hold_stmt;
 
+/*
+ * Until when did a statement the log shows only by its bind row run
+ * (issue 34)? With durations logged, an execute that fails writes no
+ * line: the bind row (start..bind_end) is all the log has of it, and the
+ * ERROR that ended it, when the session wrote one after the bind line
+ * (has_error, at error_ts), is its end. The time between is the
+ * statement's: a deadlock victim or a lock_timeout waits there for a
+ * lock, which is not idle in transaction. Without an error after it (an
+ * execute too quick to be logged) it ran until bind_end as far as the
+ * log tells. Never before bind_end.
+ */
+int64_t ls_hold_failed_end(int64_t bind_end, int has_error, int64_t error_ts);
+
 /* The walk of a hold's transaction's statements. Fill with
  * ls_hold_walk_begin(), pass every statement to ls_hold_walk_stmt(), end
  * with ls_hold_walk_end(); then read start, lock_stmt, sql_us, commit_us. */

@@ -128,6 +128,11 @@ static int word_at(const char *p, const char *w)
     return strncasecmp(p, w, k) == 0 && !isalnum((unsigned char)p[k]) && p[k] != '_';
 }
 
+int ls_txshape_row_is_step(ls_txrow row)
+{
+    return row != LS_TXROW_PARSE;
+}
+
 int ls_txshape_executes(const char *sql)
 {
     return word_at(skip_blank(sql ? sql : ""), "execute");

@@ -99,6 +99,28 @@ int ls_txshape_step(const char *sql, char *out, size_t n);
  */
 int ls_txshape_step_executed(const char *sql, const char *prepared, char *out, size_t n);
 
+/* What a statement row is, for ls_txshape_row_is_step() (the callers map
+ * stmt_rows.verb to it: pure, no store header here). */
+typedef enum ls_txrow {
+    LS_TXROW_STATEMENT = 0, /* an execute, a simple statement, a span's */
+    LS_TXROW_BIND,          /* a bind line no execute joined */
+    LS_TXROW_PARSE          /* a parse line alone */
+} ls_txrow;
+
+/*
+ * Is a statement row of kind `row` a step of its transaction's shape
+ * (issue 34)? A shape is what the code sent, not only what succeeded.
+ * With durations logged, an extended-protocol statement writes parse,
+ * bind and execute lines, and ingest joins them into the execute's row;
+ * an execute that fails writes no line, so a bind row that no execute
+ * joined is a statement that ran and ended in the ERROR after it (its
+ * STATEMENT line has the same text), or one whose execute was too quick
+ * to be logged: a step either way. A parse row alone ran nothing (its
+ * bind failed, or a named statement is prepared for executes whose rows
+ * are the steps): no step. Returns 1 or 0.
+ */
+int ls_txshape_row_is_step(ls_txrow row);
+
 /* Whether `sql` runs a prepared statement (begins with the word EXECUTE):
  * its step then depends on its session's PREPARE, not on its text alone. */
 int ls_txshape_executes(const char *sql);
