@@ -1526,7 +1526,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * statement with its driver's child span whatever the placeholder style,
  * and a span several sessions match is placed on the pid that ran inside
  * every such span of its trace (decide/span.c). */
-#define CORRELATION_REV "24"
+#define CORRELATION_REV "25"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
@@ -1563,6 +1563,14 @@ static int code_paths_step(ls_store *s, ls_correlate_stats *stats)
     return rc ? rc : ls_correlate_hold_ranges(s);
 }
 
+/* The logical rows: from the waits and errors, then the keys statements
+ * queued for below deadlock_timeout (quiet.c). */
+static int rows_step(ls_store *s, ls_correlate_stats *stats)
+{
+    int rc = ls_correlate_rows(s, stats);
+    return rc ? rc : ls_correlate_quiet_rows(s, stats);
+}
+
 static const ls_correlate_pass passes[] = {
     {"wait episodes", episodes_pass, "lock_wait_rows event_waits",
      "DROP INDEX IF EXISTS lock_waits_pid;"
@@ -1579,7 +1587,7 @@ static const ls_correlate_pass passes[] = {
      "  WHERE stmt_id IN (SELECT stmt_id FROM stmt_span_time);"
      " DELETE FROM stmt_span_time;"
      " DELETE FROM span_placement; DELETE FROM span_clock;"},
-    {"logical rows", ls_correlate_rows,
+    {"logical rows", rows_step,
      "row_keys row_rules wait_rows",
      /* lock_waits_row is on wait_rows (holds.c), made again by this pass */
      "DROP INDEX IF EXISTS lock_waits_row;"
