@@ -16,9 +16,9 @@
  *
  * One read of tx_keys and tx_cuts, each in its own order, merged: the
  * sessions' current cuts (one a session) and a window of each key's last
- * LS_QUIET_WINDOW holds, keys whose holds all ended LS_QUIET_HORIZON_US
- * before the latest end read dropped as the table grows (memory bounded
- * by the keys locked in that horizon, not by the statements).
+ * LS_QUIET_WINDOW holds, keys whose holds all ended a horizon (horizon())
+ * before the latest statement end read dropped as the table grows (memory
+ * bounded by the keys locked in that horizon, not by the statements).
  *
  * Nothing is made when the log's times are whole seconds (a start is the
  * end's second less the duration, up to a second off: no queueing under
@@ -40,10 +40,16 @@
 /* How many holds of a key are kept: a statement queues behind the hold
  * that had the row at its start, which is among the last few got. */
 #define LS_QUIET_WINDOW 8
-/* A key none of whose holds ended within this of the latest end read is
- * dropped (10 min: longer queueing than this is logged, deadlock_timeout
- * being 1 s). */
-#define LS_QUIET_HORIZON_US (600 * 1000000LL)
+/* A key none of whose holds ended within the horizon before the latest
+ * end read is dropped: no statement read later can have queued for one
+ * of them, since statements are read in the order they were logged (at
+ * their end, or their start) and a later one started no earlier than its
+ * end less its duration. The horizon is twice the longest duration read
+ * so far, at least LS_QUIET_MIN_HORIZON_US and at most
+ * LS_QUIET_MAX_HORIZON_US (a statement queued longer than 10 min has its
+ * wait logged, deadlock_timeout being 1 s by default). */
+#define LS_QUIET_MIN_HORIZON_US (10 * 1000000LL)
+#define LS_QUIET_MAX_HORIZON_US (600 * 1000000LL)
 
 #define QUIET_EVIDENCE "statements queued below deadlock_timeout"
 
@@ -102,7 +108,7 @@ typedef struct quiet {
     size_t ncap, nused;
     qkey *keys;
     size_t kcap, kused, kpurge;
-    int64_t latest_end;
+    int64_t latest_end, max_dur;
     ls_stmt *text_q, *exists, *ins;
     ls_correlate_stats *stats;
 } quiet;
@@ -177,6 +183,14 @@ static qkey *key_slot(qkey *keys, size_t cap, const char *name, size_t len)
     return &keys[j];
 }
 
+static int64_t horizon(const quiet *m)
+{
+    int64_t h = 2 * m->max_dur;
+    return h < LS_QUIET_MIN_HORIZON_US   ? LS_QUIET_MIN_HORIZON_US
+           : h > LS_QUIET_MAX_HORIZON_US ? LS_QUIET_MAX_HORIZON_US
+                                         : h;
+}
+
 /* Rehash into cap slots, dropping keys stale by the horizon when purge. */
 static int keys_rehash(quiet *m, size_t cap, int purge)
 {
@@ -189,7 +203,7 @@ static int keys_rehash(quiet *m, size_t cap, int purge)
         qkey *k = &m->keys[i];
         if (!k->name)
             continue;
-        if (purge && k->last_end < m->latest_end - LS_QUIET_HORIZON_US) {
+        if (purge && k->last_end < m->latest_end - horizon(m)) {
             free(k->name);
             continue;
         }
@@ -289,8 +303,10 @@ static int entry(quiet *m, const ls_keypack_entry *e, const cut *c, int subsecon
         return rc;
     if (c->end_ts > k->last_end)
         k->last_end = c->end_ts;
-    if (c->end_ts > m->latest_end)
-        m->latest_end = c->end_ts;
+    if (e->has_end && e->end_ts > m->latest_end)
+        m->latest_end = e->end_ts;
+    if (e->has_end && e->end_ts - e->start_ts > m->max_dur)
+        m->max_dur = e->end_ts - e->start_ts;
     st.tx = c->first;
     st.start_ts = e->start_ts;
     st.end_ts = e->end_ts;
@@ -409,7 +425,7 @@ int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
         return rc;
     subsecond = resolution < LS_WHOLE_SECOND_US;
     /* no queueing can make a row: whole seconds */
-    if (!ls_quiet_makes_row(LS_QUIET_HORIZON_US, subsecond))
+    if (!ls_quiet_makes_row(LS_QUIET_MAX_HORIZON_US, subsecond))
         return 0;
     if ((rc = ls_store_prepare(s, keys_sql, &kq)) != 0 ||
         (rc = ls_store_prepare(s, cuts_sql, &cq)) != 0 ||
