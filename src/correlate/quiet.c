@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corr_tables.h"
 #include "correlate_int.h"
 #include "decide/quiet.h"
 #include "decide/tolerances.h"
@@ -83,9 +84,8 @@ static const char text_sql[] =
                                           " WHERE r.stmt_id = ?1";
 
 static const char exists_sql[] = "SELECT 1 FROM row_keys WHERE relation = ?1 AND row_key = ?2";
-static const char insert_sql[] =
-    "INSERT OR IGNORE INTO row_keys(relation, row_key, evidence, grouped_by, waits)"
-    " VALUES (?1, ?2, '" QUIET_EVIDENCE "', '" QUIET_EVIDENCE "', 0)";
+LS_TABLE_COLUMNS(row_keys);
+static const char insert_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", row_keys);
 
 typedef struct cut {
     int64_t session, first, last, end_ts;
@@ -282,8 +282,11 @@ static int make_row(quiet *m, const ls_keypack_entry *e)
     if ((rc = ls_stmt_step(m->exists)) != 0)
         return rc < 0 ? rc : 0; /* a row already (a logged wait's) */
     ls_stmt_reset(m->ins);
-    ls_stmt_bind_text(m->ins, 1, e->rel);
-    ls_stmt_bind_text(m->ins, 2, e->key);
+    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, relation), e->rel);
+    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, row_key), e->key);
+    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, evidence), QUIET_EVIDENCE);
+    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, grouped_by), QUIET_EVIDENCE);
+    ls_stmt_bind_int64(m->ins, LS_PARAM(row_keys, waits), 0);
     if ((rc = ls_stmt_step(m->ins)) < 0)
         return rc;
     m->stats->rows++;
