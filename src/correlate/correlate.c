@@ -1534,8 +1534,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * failed statement known by its bind line alone is a step of its
  * transaction's shape (decide/pathid.c ls_txshape_row_is_step), and the
  * time it waited until its error is not idle (decide/hold.c
- * ls_hold_failed_end). */
-#define CORRELATION_REV "25"
+ * ls_hold_failed_end). 26: a key no logged wait names is a row when a
+ * statement of it, its duration known, queued at least 5 ms behind another
+ * transaction's hold of it, on sub-second logs (decide/quiet.c, quiet.c).
+ * */
+#define CORRELATION_REV "26"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
@@ -1572,6 +1575,14 @@ static int code_paths_step(ls_store *s, ls_correlate_stats *stats)
     return rc ? rc : ls_correlate_hold_ranges(s);
 }
 
+/* The logical rows: from the waits and errors, then the keys statements
+ * queued for below deadlock_timeout (quiet.c). */
+static int rows_step(ls_store *s, ls_correlate_stats *stats)
+{
+    int rc = ls_correlate_rows(s, stats);
+    return rc ? rc : ls_correlate_quiet_rows(s, stats);
+}
+
 static const ls_correlate_pass passes[] = {
     {"wait episodes", episodes_pass, "lock_wait_rows event_waits",
      "DROP INDEX IF EXISTS lock_waits_pid;"
@@ -1588,7 +1599,7 @@ static const ls_correlate_pass passes[] = {
      "  WHERE stmt_id IN (SELECT stmt_id FROM stmt_span_time);"
      " DELETE FROM stmt_span_time;"
      " DELETE FROM span_placement; DELETE FROM span_clock;"},
-    {"logical rows", ls_correlate_rows,
+    {"logical rows", rows_step,
      "row_keys row_rules wait_rows",
      /* lock_waits_row is on wait_rows (holds.c), made again by this pass */
      "DROP INDEX IF EXISTS lock_waits_row;"

@@ -92,6 +92,9 @@ int ls_correlate_span_times(ls_store *s, ls_correlate_stats *stats);
 /* holds.c: logical rows (ctids joined by key), hold intervals of the
  * transactions that held them, queue depth over time, row statistics. */
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats);
+/* quiet.c: the keys statements queued for, unlogged, behind another
+ * transaction's hold (decide/quiet.h), made rows; after ls_correlate_rows. */
+int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats);
 int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats);
 int ls_correlate_queue(ls_store *s);
 /* The resolution of the log's statement times, in *out: LS_MILLISECOND_US

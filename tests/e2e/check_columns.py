@@ -76,6 +76,8 @@ BIND_BASELINE = {
     # stream_next_sql: session and bound each; the picked candidate by id)
     "src/correlate/holds.c": 99,
     "src/correlate/intern.c": 4,
+    # quiet34: a statement's text by stmt_id (?1), a row by relation and key (?1, ?2)
+    "src/correlate/quiet.c": 6,
     "src/correlate/paths.c": 16,
     "src/correlate/retries.c": 46,
     "src/correlate/scope.c": 6,

@@ -116,6 +116,11 @@
 /* A statement that queued longer than this many ms for a row is one of
  * the row's waited statements (rows.waited_statements). */
 #define LS_WAITED_STATEMENT_MS 20
+/* A row with no logged wait is hot when some statement queued for it at
+ * least this long behind another transaction's hold (the report's
+ * hidden-only hot rows, reports/model.c HIDDEN_HOT_MIN_MS; the quiet-rows
+ * step, decide/quiet.c, makes such keys rows). */
+#define LS_HOT_HIDDEN_MIN_US 5000
 
 /* ---- code paths (traces.c, cover.c, decide/cover.c) ---- */
 

@@ -1,0 +1,451 @@
+/*
+ * quiet.c — rows whose every wait was below deadlock_timeout (issue 34),
+ * the last step of the logical-rows pass.
+ *
+ * A logical row is made from a logged wait, a deadlock's DETAIL or a
+ * 40001 error; a row on which statements queued only below
+ * deadlock_timeout (most queueing in real applications) left none of
+ * them. Ingest decided each locking statement's key (tx_keys,
+ * ls_keypack.h) and cut the transactions (tx_cuts): a transaction holds
+ * the key from its first statement on it to its end, and a statement of
+ * another transaction that started while that hold was on and ended
+ * after it queued for it (decide/quiet.c). A key some statement queued
+ * for at least LS_HOT_HIDDEN_MIN_US is made a row here; the transactions
+ * pass gives it holds and the hidden-waits pass its waits, as for any
+ * row.
+ *
+ * One read of tx_keys and tx_cuts, each in its own order, merged: the
+ * sessions' current cuts (one a session) and a window of each key's last
+ * LS_QUIET_WINDOW holds, keys whose holds all ended a horizon (horizon())
+ * before the latest statement end read dropped as the table grows (memory
+ * bounded by the keys locked in that horizon, not by the statements).
+ *
+ * Nothing is made when the log's times are whole seconds (a start is the
+ * end's second less the duration, up to a second off: no queueing under
+ * a second is known), when statements have no durations (no end: no
+ * evidence of queueing), or when ingest's keys or cuts are not complete
+ * (a store upgraded, or correlated before: they are emptied once the
+ * transactions pass has read them).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "corr_tables.h"
+#include "correlate_int.h"
+#include "decide/quiet.h"
+#include "decide/tolerances.h"
+#include "ls_columns.h"
+#include "ls_keypack.h"
+#include "ls_sqlshape.h"
+
+/* How many holds of a key are kept: a statement queues behind the hold
+ * that had the row at its start, which is among the last few got. */
+#define LS_QUIET_WINDOW 8
+/* A key none of whose holds ended within the horizon before the latest
+ * end read is dropped: no statement read later can have queued for one
+ * of them, since statements are read in the order they were logged (at
+ * their end, or their start) and a later one started no earlier than its
+ * end less its duration. The horizon is twice the longest duration read
+ * so far, at least LS_QUIET_MIN_HORIZON_US and at most
+ * LS_QUIET_MAX_HORIZON_US (a statement queued longer than 10 min has its
+ * wait logged, deadlock_timeout being 1 s by default). */
+#define LS_QUIET_MIN_HORIZON_US (10 * 1000000LL)
+#define LS_QUIET_MAX_HORIZON_US (600 * 1000000LL)
+
+#define QUIET_EVIDENCE "statements queued below deadlock_timeout"
+
+static const char usable_sql[] =
+    "SELECT (SELECT value FROM meta WHERE key = 'tx_keys') IS 'complete'"
+    " AND (SELECT value FROM meta WHERE key = 'tx_cuts') IS 'complete'";
+
+#define QK_COLS(X, Q) X(Q, keys, "keys")
+LS_COLUMNS(qk, QK_COLS);
+static const char keys_sql[] = "SELECT " LS_SELECT_LIST(qk, QK_COLS) " FROM tx_keys"
+                                                                     " ORDER BY first_stmt";
+
+#define QC_COLS(X, Q)                                                                              \
+    X(Q, first_stmt, "first_stmt")                                                                 \
+    X(Q, last_stmt, "last_stmt")                                                                   \
+    X(Q, session_id, "session_id")                                                                 \
+    X(Q, end_ts, "end_ts")
+LS_COLUMNS(qc, QC_COLS);
+/* closed: a transaction whose end the log shows */
+static const char cuts_sql[] = "SELECT " LS_SELECT_LIST(
+    qc, QC_COLS) " FROM tx_cuts"
+                 " WHERE closed AND end_ts IS NOT NULL ORDER BY first_stmt";
+
+#define QS_COLS(X, Q)                                                                              \
+    X(Q, text, "t.text")                                                                           \
+    X(Q, prepare, "r.prepare")
+LS_COLUMNS(qs, QS_COLS);
+static const char text_sql[] =
+    "SELECT " LS_SELECT_LIST(qs, QS_COLS) " FROM stmt_rows r"
+                                          " LEFT JOIN stmt_texts t ON t.text_id = r.text_id"
+                                          " WHERE r.stmt_id = ?1";
+
+static const char exists_sql[] = "SELECT 1 FROM row_keys WHERE relation = ?1 AND row_key = ?2";
+LS_TABLE_COLUMNS(row_keys);
+static const char insert_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", row_keys);
+
+typedef struct cut {
+    int64_t session, first, last, end_ts;
+} cut;
+
+typedef struct qhold {
+    ls_quiet_hold h;
+    int64_t stmt_id;
+} qhold;
+
+typedef struct qkey {
+    char *name; /* rel NUL key NUL; NULL: empty slot */
+    int64_t last_end;
+    int n, next, done;
+    qhold w[LS_QUIET_WINDOW];
+} qkey;
+
+typedef struct quiet {
+    cut *cuts;
+    size_t ncap, nused;
+    qkey *keys;
+    size_t kcap, kused, kpurge;
+    int64_t latest_end, max_dur;
+    ls_stmt *text_q, *exists, *ins;
+    ls_correlate_stats *stats;
+} quiet;
+
+static uint64_t hash_bytes(const char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    while (n--) {
+        h ^= (unsigned char)*p++;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static size_t name_len(const char *name)
+{
+    size_t a = strlen(name) + 1;
+    return a + strlen(name + a) + 1;
+}
+
+/* ---- sessions' current cuts ---- */
+
+static int cuts_grow(quiet *m)
+{
+    size_t cap = m->ncap ? m->ncap * 2 : 256, i;
+    cut *v = calloc(cap, sizeof(*v));
+    if (!v)
+        return LS_ENOMEM;
+    for (i = 0; i < m->ncap; i++) {
+        size_t j;
+        if (!m->cuts[i].session)
+            continue;
+        for (j = (size_t)m->cuts[i].session * 11400714819323198485ULL % cap; v[j].session;
+             j = (j + 1) % cap)
+            ;
+        v[j] = m->cuts[i];
+    }
+    free(m->cuts);
+    m->cuts = v;
+    m->ncap = cap;
+    return 0;
+}
+
+static cut *cut_slot(quiet *m, int64_t session)
+{
+    size_t j = (size_t)session * 11400714819323198485ULL % m->ncap;
+    while (m->cuts[j].session && m->cuts[j].session != session)
+        j = (j + 1) % m->ncap;
+    return &m->cuts[j];
+}
+
+static int cut_put(quiet *m, const cut *c)
+{
+    cut *slot;
+    int rc;
+    if ((m->nused + 1) * 2 > m->ncap && (rc = cuts_grow(m)) != 0)
+        return rc;
+    slot = cut_slot(m, c->session);
+    if (!slot->session)
+        m->nused++;
+    *slot = *c;
+    return 0;
+}
+
+/* ---- keys' windows ---- */
+
+static qkey *key_slot(qkey *keys, size_t cap, const char *name, size_t len)
+{
+    size_t j = hash_bytes(name, len) % cap;
+    while (keys[j].name && memcmp(keys[j].name, name, len) != 0)
+        j = (j + 1) % cap;
+    return &keys[j];
+}
+
+static int64_t horizon(const quiet *m)
+{
+    int64_t h = 2 * m->max_dur;
+    return h < LS_QUIET_MIN_HORIZON_US   ? LS_QUIET_MIN_HORIZON_US
+           : h > LS_QUIET_MAX_HORIZON_US ? LS_QUIET_MAX_HORIZON_US
+                                         : h;
+}
+
+/* Rehash into cap slots, dropping keys stale by the horizon when purge. */
+static int keys_rehash(quiet *m, size_t cap, int purge)
+{
+    qkey *v = calloc(cap, sizeof(*v));
+    size_t i;
+    if (!v)
+        return LS_ENOMEM;
+    m->kused = 0;
+    for (i = 0; i < m->kcap; i++) {
+        qkey *k = &m->keys[i];
+        if (!k->name)
+            continue;
+        if (purge && k->last_end < m->latest_end - horizon(m)) {
+            free(k->name);
+            continue;
+        }
+        *key_slot(v, cap, k->name, name_len(k->name)) = *k;
+        m->kused++;
+    }
+    free(m->keys);
+    m->keys = v;
+    m->kcap = cap;
+    return 0;
+}
+
+static int key_get(quiet *m, const char *rel, const char *key, qkey **out)
+{
+    char name[sizeof(((ls_keypack_entry *)0)->rel) + sizeof(((ls_keypack_entry *)0)->key)];
+    size_t a = strlen(rel) + 1, b = strlen(key) + 1;
+    qkey *k;
+    int rc;
+
+    memcpy(name, rel, a);
+    memcpy(name + a, key, b);
+    if ((m->kused + 1) * 2 > m->kcap) {
+        /* first drop the stale keys; grow only if that freed too few */
+        if (m->kcap && m->kused >= m->kpurge && (rc = keys_rehash(m, m->kcap, 1)) != 0)
+            return rc;
+        m->kpurge = m->kused * 2 > 1024 ? m->kused * 2 : 1024;
+        if ((m->kused + 1) * 2 > m->kcap &&
+            (rc = keys_rehash(m, m->kcap ? m->kcap * 2 : 1024, 0)) != 0)
+            return rc;
+    }
+    k = key_slot(m->keys, m->kcap, name, a + b);
+    if (!k->name) {
+        if (!(k->name = malloc(a + b)))
+            return LS_ENOMEM;
+        memcpy(k->name, name, a + b);
+        m->kused++;
+    }
+    *out = k;
+    return 0;
+}
+
+/* Is statement stmt_id's lock shared (FOR SHARE, FOR KEY SHARE)? */
+static int stmt_shared(quiet *m, int64_t stmt_id, int *shared)
+{
+    int rc;
+    *shared = 0;
+    ls_stmt_reset(m->text_q);
+    ls_stmt_bind_int64(m->text_q, 1, stmt_id);
+    if ((rc = ls_stmt_step(m->text_q)) == 1)
+        *shared = (!ls_stmt_isnull(m->text_q, qs_text) &&
+                   ls_sql_shared_lock(ls_stmt_text(m->text_q, qs_text))) ||
+                  (!ls_stmt_isnull(m->text_q, qs_prepare) &&
+                   ls_sql_shared_lock(ls_stmt_text(m->text_q, qs_prepare)));
+    return rc < 0 ? rc : 0;
+}
+
+/* Both shared: no queueing after all. */
+static int both_shared(quiet *m, int64_t a, int64_t b, int *out)
+{
+    int sa, sb, rc;
+    *out = 0;
+    if ((rc = stmt_shared(m, a, &sa)) != 0 || !sa)
+        return rc;
+    if ((rc = stmt_shared(m, b, &sb)) != 0)
+        return rc;
+    *out = sb;
+    return 0;
+}
+
+static int make_row(quiet *m, const ls_keypack_entry *e)
+{
+    int rc;
+    ls_stmt_reset(m->exists);
+    ls_stmt_bind_text(m->exists, 1, e->rel);
+    ls_stmt_bind_text(m->exists, 2, e->key);
+    if ((rc = ls_stmt_step(m->exists)) != 0)
+        return rc < 0 ? rc : 0; /* a row already (a logged wait's) */
+    ls_stmt_reset(m->ins);
+    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, relation), e->rel);
+    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, row_key), e->key);
+    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, evidence), QUIET_EVIDENCE);
+    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, grouped_by), QUIET_EVIDENCE);
+    ls_stmt_bind_int64(m->ins, LS_PARAM(row_keys, waits), 0);
+    if ((rc = ls_stmt_step(m->ins)) < 0)
+        return rc;
+    m->stats->rows++;
+    return 0;
+}
+
+/* One keyed statement, its transaction c. */
+static int entry(quiet *m, const ls_keypack_entry *e, const cut *c, int subsecond)
+{
+    qkey *k;
+    ls_quiet_stmt st;
+    int i, rc, has_tx = 0;
+
+    if (!e->start_ts)
+        return 0;
+    if ((rc = key_get(m, e->rel, e->key, &k)) != 0)
+        return rc;
+    if (c->end_ts > k->last_end)
+        k->last_end = c->end_ts;
+    if (e->has_end && e->end_ts > m->latest_end)
+        m->latest_end = e->end_ts;
+    if (e->has_end && e->end_ts - e->start_ts > m->max_dur)
+        m->max_dur = e->end_ts - e->start_ts;
+    st.tx = c->first;
+    st.start_ts = e->start_ts;
+    st.end_ts = e->end_ts;
+    st.shared = 0;
+    for (i = 0; i < k->n; i++) {
+        const qhold *h = &k->w[i];
+        int64_t q;
+        if (h->h.tx == st.tx)
+            has_tx = 1;
+        if (k->done || !e->has_end)
+            continue;
+        q = ls_quiet_queued_us(&h->h, &st);
+        if (ls_quiet_makes_row(q, subsecond)) {
+            int shared;
+            if ((rc = both_shared(m, h->stmt_id, e->stmt_id, &shared)) != 0)
+                return rc;
+            if (shared)
+                continue;
+            if ((rc = make_row(m, e)) != 0)
+                return rc;
+            k->done = 1;
+        }
+    }
+    if (!has_tx) {
+        qhold *h = &k->w[k->n < LS_QUIET_WINDOW ? k->n++ : k->next];
+        if (k->n == LS_QUIET_WINDOW)
+            k->next = (k->next + 1) % LS_QUIET_WINDOW;
+        h->h.tx = c->first;
+        h->h.acquired = e->has_end ? e->end_ts : e->start_ts;
+        h->h.end_ts = c->end_ts;
+        h->h.shared = 0;
+        h->stmt_id = e->stmt_id;
+    }
+    return 0;
+}
+
+/* The next cut into the sessions' map: 1, 0 at the end, or an error. */
+static int cut_next(quiet *m, ls_stmt *cq, int *more, cut *pending)
+{
+    int rc;
+    if (*more == 1 && pending->session && (rc = cut_put(m, pending)) != 0)
+        return rc;
+    if ((*more = ls_stmt_step(cq)) == 1) {
+        pending->first = ls_stmt_int64(cq, qc_first_stmt);
+        pending->last = ls_stmt_int64(cq, qc_last_stmt);
+        pending->session = ls_stmt_int64(cq, qc_session_id);
+        pending->end_ts = ls_stmt_int64(cq, qc_end_ts);
+    }
+    return *more < 0 ? *more : 0;
+}
+
+static int scan(quiet *m, ls_stmt *kq, ls_stmt *cq, int subsecond)
+{
+    cut pending;
+    int more, rc;
+
+    memset(&pending, 0, sizeof(pending));
+    more = ls_stmt_step(cq);
+    if (more == 1) {
+        pending.first = ls_stmt_int64(cq, qc_first_stmt);
+        pending.last = ls_stmt_int64(cq, qc_last_stmt);
+        pending.session = ls_stmt_int64(cq, qc_session_id);
+        pending.end_ts = ls_stmt_int64(cq, qc_end_ts);
+    }
+    if (more < 0)
+        return more;
+    if ((rc = cuts_grow(m)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(kq)) == 1) {
+        const char *p = ls_stmt_text(kq, qk_keys), *end = p + strlen(p);
+        ls_keypack_entry e;
+        int first = 1;
+        for (; p < end; first = 0) {
+            cut *c;
+            if (!(p = ls_keypack_next(p, end, first ? NULL : &e, &e)))
+                return 0; /* malformed: the transactions pass says so */
+            while (more == 1 && pending.first <= e.stmt_id)
+                if ((rc = cut_next(m, cq, &more, &pending)) != 0)
+                    return rc;
+            c = cut_slot(m, e.session_id);
+            if (!c->session || e.stmt_id < c->first || e.stmt_id > c->last)
+                continue; /* no closed transaction known */
+            if ((rc = entry(m, &e, c, subsecond)) != 0)
+                return rc;
+        }
+    }
+    return rc < 0 ? rc : 0;
+}
+
+static int flag(ls_store *s, const char *sql, int *out)
+{
+    ls_stmt *q = NULL;
+    int rc;
+    *out = 0;
+    if ((rc = ls_store_prepare(s, sql, &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1)
+        *out = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
+{
+    quiet m;
+    ls_stmt *kq = NULL, *cq = NULL;
+    int64_t resolution = LS_MILLISECOND_US;
+    int usable, subsecond, rc;
+    size_t i;
+
+    memset(&m, 0, sizeof(m));
+    m.stats = stats;
+    if ((rc = flag(s, usable_sql, &usable)) != 0 || !usable)
+        return rc;
+    if ((rc = ls_correlate_log_resolution(s, &resolution)) != 0)
+        return rc;
+    subsecond = resolution < LS_WHOLE_SECOND_US;
+    /* no queueing can make a row: whole seconds */
+    if (!ls_quiet_makes_row(LS_QUIET_MAX_HORIZON_US, subsecond))
+        return 0;
+    if ((rc = ls_store_prepare(s, keys_sql, &kq)) != 0 ||
+        (rc = ls_store_prepare(s, cuts_sql, &cq)) != 0 ||
+        (rc = ls_store_prepare(s, text_sql, &m.text_q)) != 0 ||
+        (rc = ls_store_prepare(s, exists_sql, &m.exists)) != 0 ||
+        (rc = ls_store_prepare(s, insert_sql, &m.ins)) != 0)
+        goto out;
+    rc = scan(&m, kq, cq, subsecond);
+out:
+    ls_stmt_finalize(kq);
+    ls_stmt_finalize(cq);
+    ls_stmt_finalize(m.text_q);
+    ls_stmt_finalize(m.exists);
+    ls_stmt_finalize(m.ins);
+    for (i = 0; i < m.kcap; i++)
+        free(m.keys[i].name);
+    free(m.keys);
+    free(m.cuts);
+    return rc < 0 ? rc : 0;
+}
