@@ -434,38 +434,53 @@ static int flag(ls_store *s, const char *sql, int *out)
  */
 #define FB_KEYS_BYTES 4096 /* a temp quiet_keys row once its keys reach it (store.c's) */
 
+/* The working tables, of tx_cuts' and tx_keys' columns that scan() reads,
+ * and what the cut needs to go on with a transaction handed over. */
+#define LS_TABLE_quiet_cuts(F, C, T)                                                               \
+    F(T, first_stmt, LS_INT " PRIMARY KEY")                                                        \
+    C(T, last_stmt, LS_INT)                                                                        \
+    C(T, session_id, LS_INT)                                                                       \
+    C(T, closed, LS_INT)                                                                           \
+    C(T, end_ts, LS_INT)
+#define LS_TABLE_quiet_keys(F, C, T)                                                               \
+    F(T, first_stmt, LS_INT " PRIMARY KEY")                                                        \
+    C(T, keys, LS_TEXT)
+#define LS_TABLE_quiet_open(F, C, T)                                                               \
+    F(T, session_id, LS_INT " PRIMARY KEY")                                                        \
+    C(T, first_stmt, LS_INT)                                                                       \
+    C(T, last_stmt, LS_INT)                                                                        \
+    C(T, statements, LS_INT)                                                                       \
+    C(T, start_ts, LS_INT)                                                                         \
+    C(T, end_ts, LS_INT)                                                                           \
+    C(T, explicit_tx, LS_INT)
+LS_TABLE_COLUMNS(quiet_cuts);
+LS_TABLE_COLUMNS(quiet_keys);
+LS_TABLE_COLUMNS(quiet_open);
+
 static const char fb_tables_sql[] =
     "DROP TABLE IF EXISTS temp.quiet_cuts; DROP TABLE IF EXISTS temp.quiet_keys;"
-    " DROP TABLE IF EXISTS temp.quiet_open;"
-    " CREATE TEMP TABLE quiet_cuts(first_stmt INTEGER PRIMARY KEY, last_stmt INTEGER,"
-    "  session_id INTEGER, closed INTEGER, end_ts INTEGER);"
-    " CREATE TEMP TABLE quiet_keys(first_stmt INTEGER PRIMARY KEY, keys TEXT);"
-    " CREATE TEMP TABLE quiet_open(session_id INTEGER PRIMARY KEY, first_stmt INTEGER,"
-    "  last_stmt INTEGER, statements INTEGER, start_ts INTEGER, end_ts INTEGER,"
-    "  explicit INTEGER);";
+    " DROP TABLE IF EXISTS temp.quiet_open;" LS_CREATE_TABLE_IN("temp.", quiet_cuts)
+        LS_CREATE_TABLE_IN("temp.", quiet_keys) LS_CREATE_TABLE_IN("temp.", quiet_open);
 static const char fb_drop_sql[] =
     "DROP TABLE IF EXISTS temp.quiet_cuts; DROP TABLE IF EXISTS temp.quiet_keys;"
     " DROP TABLE IF EXISTS temp.quiet_open;";
 static const char fb_keys_sql[] = KEYS_FROM("temp.quiet_keys");
 static const char fb_cuts_sql[] = CUTS_FROM("temp.quiet_cuts");
-static const char fb_cut_ins_sql[] =
-    "INSERT INTO temp.quiet_cuts(first_stmt, last_stmt, session_id, closed, end_ts)"
-    " VALUES (?1, ?2, ?3, 1, ?4)";
-static const char fb_key_ins_sql[] =
-    "INSERT INTO temp.quiet_keys(first_stmt, keys) VALUES (?1, ?2)";
-static const char fb_open_ins_sql[] =
-    "INSERT OR REPLACE INTO temp.quiet_open(session_id, first_stmt, last_stmt, statements,"
-    " start_ts, end_ts, explicit) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+static const char fb_cut_ins_sql[] = LS_INSERT_INTO_IN("INSERT", "temp.", quiet_cuts);
+static const char fb_key_ins_sql[] = LS_INSERT_INTO_IN("INSERT", "temp.", quiet_keys);
+static const char fb_open_ins_sql[] = LS_INSERT_INTO_IN("INSERT OR REPLACE", "temp.", quiet_open);
 #define FO_COLS(X, Q)                                                                              \
     X(Q, first_stmt, "first_stmt")                                                                 \
     X(Q, last_stmt, "last_stmt")                                                                   \
     X(Q, statements, "statements")                                                                 \
     X(Q, start_ts, "start_ts")                                                                     \
     X(Q, end_ts, "end_ts")                                                                         \
-    X(Q, explicit_tx, "explicit")
+    X(Q, explicit_tx, "explicit_tx")
 LS_COLUMNS(fo, FO_COLS);
+/* the session's row, taken out */
 static const char fb_open_del_sql[] =
-    "DELETE FROM temp.quiet_open WHERE session_id = ?1 RETURNING " LS_SELECT_LIST(fo, FO_COLS);
+    "DELETE FROM temp.quiet_open WHERE session_id = ? RETURNING " LS_SELECT_LIST(fo, FO_COLS);
+enum { FO_PARAM_SESSION = 1 }; /* its one parameter */
 
 typedef struct fallback {
     ls_txcut *cut;
@@ -485,18 +500,19 @@ static int fb_emit(void *ctx, const ls_txcut_row *r)
     int rc;
     ls_stmt_reset(q);
     if (r->closed) {
-        ls_stmt_bind_int64(q, 1, r->first_stmt);
-        ls_stmt_bind_int64(q, 2, r->last_stmt);
-        ls_stmt_bind_int64(q, 3, r->session_id);
-        ls_stmt_bind_int64(q, 4, r->end_ts);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, first_stmt), r->first_stmt);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, last_stmt), r->last_stmt);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, session_id), r->session_id);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, closed), 1);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, end_ts), r->end_ts);
     } else {
-        ls_stmt_bind_int64(q, 1, r->session_id);
-        ls_stmt_bind_int64(q, 2, r->first_stmt);
-        ls_stmt_bind_int64(q, 3, r->last_stmt);
-        ls_stmt_bind_int64(q, 4, r->statements);
-        ls_stmt_bind_int64(q, 5, r->start_ts);
-        ls_stmt_bind_int64(q, 6, r->end_ts);
-        ls_stmt_bind_int64(q, 7, r->explicit_tx);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, session_id), r->session_id);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, first_stmt), r->first_stmt);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, last_stmt), r->last_stmt);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, statements), r->statements);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, start_ts), r->start_ts);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, end_ts), r->end_ts);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, explicit_tx), r->explicit_tx);
     }
     rc = ls_stmt_step(q);
     ls_stmt_reset(q);
@@ -512,7 +528,7 @@ static int fb_reload(void *ctx, int64_t session, ls_txcut_row *out, int *found)
     int rc;
     *found = 0;
     ls_stmt_reset(f->open_del);
-    ls_stmt_bind_int64(f->open_del, 1, session);
+    ls_stmt_bind_int64(f->open_del, FO_PARAM_SESSION, session);
     if ((rc = ls_stmt_step(f->open_del)) == 1) {
         memset(out, 0, sizeof(*out));
         out->session_id = session;
@@ -539,8 +555,8 @@ static int fb_keys_write(fallback *f)
     if (ls_buf_failed(&f->keys))
         return LS_ENOMEM;
     ls_stmt_reset(f->key_ins);
-    ls_stmt_bind_int64(f->key_ins, 1, f->first);
-    ls_stmt_bind_text(f->key_ins, 2, ls_buf_str(&f->keys));
+    ls_stmt_bind_int64(f->key_ins, LS_PARAM(quiet_keys, first_stmt), f->first);
+    ls_stmt_bind_text(f->key_ins, LS_PARAM(quiet_keys, keys), ls_buf_str(&f->keys));
     rc = ls_stmt_step(f->key_ins);
     ls_stmt_reset(f->key_ins);
     ls_buf_reset(&f->keys);
