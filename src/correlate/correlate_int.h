@@ -95,6 +95,20 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats);
 /* quiet.c: the keys statements queued for, unlogged, behind another
  * transaction's hold (decide/quiet.h), made rows; after ls_correlate_rows. */
 int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats);
+
+/* One statement as ingest cut it and keyed it (ls_txcut_stmt, and its
+ * tx_keys entry, key NULL when it has none), for ls_tx_each_statement(). */
+struct ls_txcut_stmt;
+struct ls_keypack_entry;
+typedef int (*ls_tx_stmt_fn)(void *ctx, const struct ls_txcut_stmt *st,
+                             const struct ls_keypack_entry *key);
+/* Every statement of a session that ingest feeds its cut (not a span's,
+ * not a parse or bind line), in stmt_id order, read from stmt_rows as the
+ * transactions pass reads it (LOCK_STMTS_FROM, the pass's text cache),
+ * with the row key ingest would have stored for it in tx_keys, to fn: 0,
+ * or fn's or a store error (below 0). For the quiet-rows step when the
+ * store has no whole cuts and keys (quiet.c). */
+int ls_tx_each_statement(ls_store *s, ls_tx_stmt_fn fn, void *ctx);
 int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats);
 int ls_correlate_queue(ls_store *s);
 /* The resolution of the log's statement times, in *out: LS_MILLISECOND_US

@@ -20,12 +20,16 @@
  * before the latest statement end read dropped as the table grows (memory
  * bounded by the keys locked in that horizon, not by the statements).
  *
+ * When ingest's keys or cuts are not complete (a store correlated before:
+ * they are emptied once the transactions pass has read them; ingested
+ * into after a correlation, upgraded, pruned), the same cuts and keys are
+ * made again from the statements (fb_build()) and read the same way: the
+ * rows do not depend on whether the store had them (check_txcuts.py).
+ *
  * Nothing is made when the log's times are whole seconds (a start is the
  * end's second less the duration, up to a second off: no queueing under
- * a second is known), when statements have no durations (no end: no
- * evidence of queueing), or when ingest's keys or cuts are not complete
- * (a store upgraded, or correlated before: they are emptied once the
- * transactions pass has read them).
+ * a second is known) or when statements have no durations (no end: no
+ * evidence of queueing).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +41,7 @@
 #include "ls_columns.h"
 #include "ls_keypack.h"
 #include "ls_sqlshape.h"
+#include "ls_txcut.h"
 
 /* How many holds of a key are kept: a statement queues behind the hold
  * that had the row at its start, which is among the last few got. */
@@ -60,8 +65,8 @@ static const char usable_sql[] =
 
 #define QK_COLS(X, Q) X(Q, keys, "keys")
 LS_COLUMNS(qk, QK_COLS);
-static const char keys_sql[] = "SELECT " LS_SELECT_LIST(qk, QK_COLS) " FROM tx_keys"
-                                                                     " ORDER BY first_stmt";
+#define KEYS_FROM(T) "SELECT " LS_SELECT_LIST(qk, QK_COLS) " FROM " T " ORDER BY first_stmt"
+static const char keys_sql[] = KEYS_FROM("tx_keys");
 
 #define QC_COLS(X, Q)                                                                              \
     X(Q, first_stmt, "first_stmt")                                                                 \
@@ -70,9 +75,10 @@ static const char keys_sql[] = "SELECT " LS_SELECT_LIST(qk, QK_COLS) " FROM tx_k
     X(Q, end_ts, "end_ts")
 LS_COLUMNS(qc, QC_COLS);
 /* closed: a transaction whose end the log shows */
-static const char cuts_sql[] = "SELECT " LS_SELECT_LIST(
-    qc, QC_COLS) " FROM tx_cuts"
-                 " WHERE closed AND end_ts IS NOT NULL ORDER BY first_stmt";
+#define CUTS_FROM(T)                                                                               \
+    "SELECT " LS_SELECT_LIST(                                                                      \
+        qc, QC_COLS) " FROM " T " WHERE closed AND end_ts IS NOT NULL ORDER BY first_stmt"
+static const char cuts_sql[] = CUTS_FROM("tx_cuts");
 
 #define QS_COLS(X, Q)                                                                              \
     X(Q, text, "t.text")                                                                           \
@@ -412,6 +418,199 @@ static int flag(ls_store *s, const char *sql, int *out)
     return rc < 0 ? rc : 0;
 }
 
+/* ---- without ingest's cuts and keys: made again from the statements ---- */
+
+/*
+ * A store correlated before (its cuts and keys emptied once read), one
+ * ingested into after a correlation, upgraded, or pruned has no whole
+ * tx_cuts and tx_keys. The statements are then read once, in log order
+ * (ls_tx_each_statement(): what ingest read, keyed as ingest keys them),
+ * each fed to the cut ingest uses (ls_txcut, src/store/txcut.c), into temp
+ * tables of the same columns: the closed transactions' cuts, and the keys
+ * packed as in tx_keys (ls_keypack.h); a session's transaction handed
+ * over unfinished (more than LS_TXCUT_OPEN_MAX sessions in one) waits in
+ * a third until its session logs again. scan() then reads them as it
+ * reads ingest's. Memory: the cut's slots and a row of keys.
+ */
+#define FB_KEYS_BYTES 4096 /* a temp quiet_keys row once its keys reach it (store.c's) */
+
+/* The working tables, of tx_cuts' and tx_keys' columns that scan() reads,
+ * and what the cut needs to go on with a transaction handed over. */
+#define LS_TABLE_quiet_cuts(F, C, T)                                                               \
+    F(T, first_stmt, LS_INT " PRIMARY KEY")                                                        \
+    C(T, last_stmt, LS_INT)                                                                        \
+    C(T, session_id, LS_INT)                                                                       \
+    C(T, closed, LS_INT)                                                                           \
+    C(T, end_ts, LS_INT)
+#define LS_TABLE_quiet_keys(F, C, T)                                                               \
+    F(T, first_stmt, LS_INT " PRIMARY KEY")                                                        \
+    C(T, keys, LS_TEXT)
+#define LS_TABLE_quiet_open(F, C, T)                                                               \
+    F(T, session_id, LS_INT " PRIMARY KEY")                                                        \
+    C(T, first_stmt, LS_INT)                                                                       \
+    C(T, last_stmt, LS_INT)                                                                        \
+    C(T, statements, LS_INT)                                                                       \
+    C(T, start_ts, LS_INT)                                                                         \
+    C(T, end_ts, LS_INT)                                                                           \
+    C(T, explicit_tx, LS_INT)
+LS_TABLE_COLUMNS(quiet_cuts);
+LS_TABLE_COLUMNS(quiet_keys);
+LS_TABLE_COLUMNS(quiet_open);
+
+static const char fb_tables_sql[] =
+    "DROP TABLE IF EXISTS temp.quiet_cuts; DROP TABLE IF EXISTS temp.quiet_keys;"
+    " DROP TABLE IF EXISTS temp.quiet_open;" LS_CREATE_TABLE_IN("temp.", quiet_cuts)
+        LS_CREATE_TABLE_IN("temp.", quiet_keys) LS_CREATE_TABLE_IN("temp.", quiet_open);
+static const char fb_drop_sql[] =
+    "DROP TABLE IF EXISTS temp.quiet_cuts; DROP TABLE IF EXISTS temp.quiet_keys;"
+    " DROP TABLE IF EXISTS temp.quiet_open;";
+static const char fb_keys_sql[] = KEYS_FROM("temp.quiet_keys");
+static const char fb_cuts_sql[] = CUTS_FROM("temp.quiet_cuts");
+static const char fb_cut_ins_sql[] = LS_INSERT_INTO_IN("INSERT", "temp.", quiet_cuts);
+static const char fb_key_ins_sql[] = LS_INSERT_INTO_IN("INSERT", "temp.", quiet_keys);
+static const char fb_open_ins_sql[] = LS_INSERT_INTO_IN("INSERT OR REPLACE", "temp.", quiet_open);
+#define FO_COLS(X, Q)                                                                              \
+    X(Q, first_stmt, "first_stmt")                                                                 \
+    X(Q, last_stmt, "last_stmt")                                                                   \
+    X(Q, statements, "statements")                                                                 \
+    X(Q, start_ts, "start_ts")                                                                     \
+    X(Q, end_ts, "end_ts")                                                                         \
+    X(Q, explicit_tx, "explicit_tx")
+LS_COLUMNS(fo, FO_COLS);
+/* the session's row, taken out */
+static const char fb_open_del_sql[] =
+    "DELETE FROM temp.quiet_open WHERE session_id = ? RETURNING " LS_SELECT_LIST(fo, FO_COLS);
+enum { FO_PARAM_SESSION = 1 }; /* its one parameter */
+
+typedef struct fallback {
+    ls_txcut *cut;
+    ls_stmt *cut_ins, *key_ins, *open_ins, *open_del;
+    ls_buf keys;
+    ls_keypack_entry last; /* the last entry in keys */
+    int64_t nkeys, first;
+} fallback;
+
+/* ls_txcut_emit_fn: a closed transaction to quiet_cuts; one handed over
+ * unfinished to quiet_open (at the end of the log: dropped, as scan()
+ * reads only closed cuts). */
+static int fb_emit(void *ctx, const ls_txcut_row *r)
+{
+    fallback *f = ctx;
+    ls_stmt *q = r->closed ? f->cut_ins : f->open_ins;
+    int rc;
+    ls_stmt_reset(q);
+    if (r->closed) {
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, first_stmt), r->first_stmt);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, last_stmt), r->last_stmt);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, session_id), r->session_id);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, closed), 1);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, end_ts), r->end_ts);
+    } else {
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, session_id), r->session_id);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, first_stmt), r->first_stmt);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, last_stmt), r->last_stmt);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, statements), r->statements);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, start_ts), r->start_ts);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, end_ts), r->end_ts);
+        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, explicit_tx), r->explicit_tx);
+    }
+    rc = ls_stmt_step(q);
+    ls_stmt_reset(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* ls_txcut_reload_fn: the session's transaction handed over unfinished,
+ * what the cut needs of it to go on (its first and last statements,
+ * count and times: what scan() reads of the cut). */
+static int fb_reload(void *ctx, int64_t session, ls_txcut_row *out, int *found)
+{
+    fallback *f = ctx;
+    int rc;
+    *found = 0;
+    ls_stmt_reset(f->open_del);
+    ls_stmt_bind_int64(f->open_del, FO_PARAM_SESSION, session);
+    if ((rc = ls_stmt_step(f->open_del)) == 1) {
+        memset(out, 0, sizeof(*out));
+        out->session_id = session;
+        out->first_stmt = ls_stmt_int64(f->open_del, fo_first_stmt);
+        out->last_stmt = ls_stmt_int64(f->open_del, fo_last_stmt);
+        out->statements = ls_stmt_int64(f->open_del, fo_statements);
+        out->start_ts = ls_stmt_int64(f->open_del, fo_start_ts);
+        out->end_ts = out->prev_end = ls_stmt_int64(f->open_del, fo_end_ts);
+        out->explicit_tx = (int)ls_stmt_int64(f->open_del, fo_explicit_tx);
+        out->durations = 1;
+        *found = 1;
+        rc = ls_stmt_step(f->open_del); /* RETURNING: run the DELETE to its end */
+    }
+    ls_stmt_reset(f->open_del);
+    return rc < 0 ? rc : 0;
+}
+
+/* The keys gathered so far to one quiet_keys row. */
+static int fb_keys_write(fallback *f)
+{
+    int rc;
+    if (!f->nkeys)
+        return 0;
+    if (ls_buf_failed(&f->keys))
+        return LS_ENOMEM;
+    ls_stmt_reset(f->key_ins);
+    ls_stmt_bind_int64(f->key_ins, LS_PARAM(quiet_keys, first_stmt), f->first);
+    ls_stmt_bind_text(f->key_ins, LS_PARAM(quiet_keys, keys), ls_buf_str(&f->keys));
+    rc = ls_stmt_step(f->key_ins);
+    ls_stmt_reset(f->key_ins);
+    ls_buf_reset(&f->keys);
+    f->nkeys = 0;
+    return rc < 0 ? rc : 0;
+}
+
+/* ls_tx_stmt_fn: one statement, to the cut, and its key. */
+static int fb_statement(void *ctx, const ls_txcut_stmt *st, const ls_keypack_entry *e)
+{
+    fallback *f = ctx;
+    int rc;
+    if (e) {
+        if (!f->nkeys)
+            f->first = e->stmt_id;
+        if ((rc = ls_keypack_add(&f->keys, f->nkeys ? &f->last : NULL, e)) != 0)
+            return rc;
+        f->last = *e;
+        f->nkeys++;
+        if (f->keys.len >= FB_KEYS_BYTES && (rc = fb_keys_write(f)) != 0)
+            return rc;
+    }
+    return ls_txcut_feed(f->cut, st);
+}
+
+/* quiet_cuts and quiet_keys from the statements. */
+static int fb_build(ls_store *s)
+{
+    fallback f;
+    int rc;
+    memset(&f, 0, sizeof(f));
+    ls_buf_init(&f.keys, 0);
+    if ((rc = ls_store_exec(s, fb_tables_sql)) != 0 ||
+        (rc = ls_store_prepare(s, fb_cut_ins_sql, &f.cut_ins)) != 0 ||
+        (rc = ls_store_prepare(s, fb_key_ins_sql, &f.key_ins)) != 0 ||
+        (rc = ls_store_prepare(s, fb_open_ins_sql, &f.open_ins)) != 0 ||
+        (rc = ls_store_prepare(s, fb_open_del_sql, &f.open_del)) != 0)
+        goto out;
+    if (!(f.cut = ls_txcut_new(fb_emit, fb_reload, &f))) {
+        rc = LS_ENOMEM;
+        goto out;
+    }
+    if ((rc = ls_tx_each_statement(s, fb_statement, &f)) == 0)
+        rc = fb_keys_write(&f);
+out:
+    ls_txcut_free(f.cut);
+    ls_buf_free(&f.keys);
+    ls_stmt_finalize(f.cut_ins);
+    ls_stmt_finalize(f.key_ins);
+    ls_stmt_finalize(f.open_ins);
+    ls_stmt_finalize(f.open_del);
+    return rc < 0 ? rc : 0;
+}
+
 int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
 {
     quiet m;
@@ -422,7 +621,7 @@ int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
 
     memset(&m, 0, sizeof(m));
     m.stats = stats;
-    if ((rc = flag(s, usable_sql, &usable)) != 0 || !usable)
+    if ((rc = flag(s, usable_sql, &usable)) != 0)
         return rc;
     if ((rc = ls_correlate_log_resolution(s, &resolution)) != 0)
         return rc;
@@ -430,8 +629,11 @@ int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
     /* no queueing can make a row: whole seconds */
     if (!ls_quiet_makes_row(LS_QUIET_MAX_HORIZON_US, subsecond))
         return 0;
-    if ((rc = ls_store_prepare(s, keys_sql, &kq)) != 0 ||
-        (rc = ls_store_prepare(s, cuts_sql, &cq)) != 0 ||
+    /* without ingest's whole cuts and keys, the same from the statements */
+    if (!usable && (rc = fb_build(s)) != 0)
+        goto out;
+    if ((rc = ls_store_prepare(s, usable ? keys_sql : fb_keys_sql, &kq)) != 0 ||
+        (rc = ls_store_prepare(s, usable ? cuts_sql : fb_cuts_sql, &cq)) != 0 ||
         (rc = ls_store_prepare(s, text_sql, &m.text_q)) != 0 ||
         (rc = ls_store_prepare(s, exists_sql, &m.exists)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &m.ins)) != 0)
@@ -447,5 +649,10 @@ out:
         free(m.keys[i].name);
     free(m.keys);
     free(m.cuts);
+    if (!usable) {
+        int drc = ls_store_exec(s, fb_drop_sql);
+        if (rc >= 0 && drc != 0)
+            rc = drc;
+    }
     return rc < 0 ? rc : 0;
 }

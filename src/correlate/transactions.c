@@ -2501,6 +2501,92 @@ static int cut_statements(ls_store *s, tx_pass *p, sess_map *map, ls_stmt *sq,
     return rc < 0 ? rc : close_open_sessions(p, map, stats);
 }
 
+/* ---- every statement as ingest cut and keyed it (quiet.c) ---- */
+
+/* Every statement row but a span's (spans.c adds them after ingest, which
+ * cut and keyed the others), in log order. */
+#define VERB_SPAN_SQL "5"
+_Static_assert(LS_VERB_SPAN == 5, "VERB_SPAN_SQL");
+static const char each_stmt_sql[] = LOCK_STMTS_FROM("r.verb IS NOT " VERB_SPAN_SQL);
+
+/* What ingest feeds the cut of statement row q (store.c cut_row()) and
+ * the row key it stores (key_row(): ls_sql_stmt_key() of the text's row
+ * reference, or of its PREPARE body), *keyed 1 when it has one. */
+static void each_stmt_of(ls_stmt *q, const stmt_text *st, ls_txcut_stmt *c, ls_keypack_entry *e,
+                         int *keyed)
+{
+    const char *params = ls_stmt_isnull(q, sq_params) ? NULL : ls_stmt_text(q, sq_params);
+    const char *prepare = ls_stmt_isnull(q, sq_prepare) ? NULL : ls_stmt_text(q, sq_prepare);
+    int64_t text_id = ls_stmt_isnull(q, sq_text_id) ? 0 : ls_stmt_int64(q, sq_text_id);
+    stmt_at a;
+    ls_rowkey k;
+
+    stmt_at_of(q, &a);
+    memset(c, 0, sizeof(*c));
+    c->stmt_id = a.stmt_id;
+    c->session_id = ls_stmt_int64(q, sq_session_id);
+    c->start_ts = a.start_ts;
+    c->has_dur = a.has_end;
+    c->dur_us = a.has_end ? a.end_ts - a.start_ts : 0;
+    c->kind = (int)st->kind;
+    c->text_id = text_id;
+    *keyed = 0;
+    if (st->kind == LS_SQL_BEGIN || st->kind == LS_SQL_COMMIT || st->kind == LS_SQL_ROLLBACK ||
+        text_id <= 0 || (st->kind != LS_SQL_WRITE && !prepare))
+        return;
+    if (prepare) {
+        *keyed = ls_rowkey_stmt(st->text, NULL, params, prepare, &k);
+    } else {
+        ls_row_ref ref;
+        int has = ls_sql_row_ref(st->text, &ref);
+        *keyed = ls_rowkey_stmt(NULL, has ? &ref : NULL, params, NULL, &k);
+    }
+    if (!*keyed || !k.rel[0]) { /* a key has its relation (ls_sql_row_ref()) */
+        *keyed = 0;
+        return;
+    }
+    memset(e, 0, sizeof(*e));
+    e->stmt_id = a.stmt_id;
+    e->session_id = c->session_id;
+    e->start_ts = a.start_ts;
+    e->has_end = a.has_end && a.start_ts;
+    e->end_ts = e->has_end ? a.end_ts : 0;
+    e->file_id = a.file_id;
+    e->line = a.line;
+    snprintf(e->rel, sizeof(e->rel), "%s", k.rel);
+    snprintf(e->key, sizeof(e->key), "%s", k.key);
+}
+
+int ls_tx_each_statement(ls_store *s, ls_tx_stmt_fn fn, void *ctx)
+{
+    tx_pass p;
+    ls_stmt *q = NULL;
+    int rc;
+
+    memset(&p, 0, sizeof(p));
+    if ((rc = ls_store_prepare(s, text_by_id_sql, &p.texts.q)) != 0 ||
+        (rc = ls_store_prepare(s, each_stmt_sql, &q)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        stmt_text st;
+        ls_txcut_stmt c;
+        ls_keypack_entry e;
+        int keyed;
+        if (!lock_row_ours(q))
+            continue;
+        if ((rc = stmt_text_of(&p, q, &st)) != 0)
+            break;
+        each_stmt_of(q, &st, &c, &e, &keyed);
+        if ((rc = fn(ctx, &c, keyed ? &e : NULL)) != 0)
+            break;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_text_cache_free(&p.texts.c);
+    ls_stmt_finalize(p.texts.q);
+    return rc < 0 ? rc : 0;
+}
+
 /* ---- statements known only from their bind line (issue 34) ---- */
 
 /*
