@@ -494,7 +494,9 @@ static const char holder_waits_sql[] =
     " WHERE w.row_id IS NOT NULL AND w.holder_pid IS NOT NULL AND w.start_ts IS NOT NULL"
     " ORDER BY w.wait_id";
 /* The row's (?1) latest holds begun by the wait's start (?2) plus
- * LS_HOLDER_HOLD_AFTER_US: one probe of holds_row. */
+ * LS_HOLDER_HOLD_AFTER_US, whose locking statement (or span) began before
+ * the wait (the rest cover no part of it, and on a busy row they would
+ * crowd the covering one out of the LIMIT): one probe of holds_row. */
 #define HOLDER_HOLD_COLS(X, Q)                                                             \
     X(Q, tx_id, "h.tx_id")                                                                \
     X(Q, pid, "coalesce(h.pid, 0)")                                                       \
@@ -505,6 +507,7 @@ LS_COLUMNS(hh, HOLDER_HOLD_COLS);
 static const char holder_holds_sql[] =
     "SELECT " LS_SELECT_LIST(hh, HOLDER_HOLD_COLS) " FROM hold_rows h WHERE h.row_id = ?1"
     " AND h.start_ts <= ?2 + " LS_SQL_INT(LS_HOLDER_HOLD_AFTER_US)
+    " AND coalesce(h.start_lo, h.start_ts) < ?2"
     " AND h.tx_id IS NOT NULL ORDER BY h.start_ts DESC"
     " LIMIT " LS_SQL_INT(LS_HOLDER_HOLD_CANDIDATES);
 static const char set_holder_tx_sql[] =
