@@ -287,7 +287,7 @@ static const char link_index_drop_sql[] =
  *   link_next_sql    3. else, the queue head between two of its own waits:
  *                       the transaction its next wait awaited
  *   link_pooled_holders()  4. where that transaction is not by xid and was
- *                       not open at the wait's start: the one whose hold of
+ *                       not open at the message: the one whose hold of
  *                       the row covered it, of the holder's pid or of spans
  *                       only (a pooled backend; sub-second logs)
  * link_blocker_sql then names the direct blocker's, link_roots() the
@@ -472,15 +472,16 @@ static const char link_next_sec_sql[] = LINK_NEXT_SQL(
  * "spans only": no pid, no session), which the steps above, by the pid's
  * session, cannot find. Each wait with a row and a holder pid, with what
  * they linked; ls_holder_tx() (decide/link.c) keeps that where it is by
- * xid or was open at the wait's start, else takes the transaction whose
- * hold of the row covered the wait's start (holder_holds_sql).
- * Sub-second logs only: on whole seconds a wait's start is known within a
- * second, which no hold's bounds decide.
+ * xid or was open when the DETAIL named the pid (the wait's first
+ * message, logged_ts), else takes the transaction whose hold of the row
+ * covered that moment (holder_holds_sql). Sub-second logs only: on whole
+ * seconds the moment is known within a second, which no hold's bounds
+ * decide.
  */
 #define HOLDER_COLS(X, Q)                                                                  \
     X(Q, wait_id, "w.wait_id")                                                            \
     X(Q, row_id, "w.row_id")                                                              \
-    X(Q, start_ts, "w.start_ts")                                                          \
+    X(Q, logged_ts, "w.logged_ts")                                                        \
     X(Q, holder_pid, "w.holder_pid")                                                      \
     X(Q, waiter_tx, "w.waiter_tx")                                                        \
     X(Q, holder_tx, "w.holder_tx")                                                        \
@@ -491,11 +492,11 @@ LS_COLUMNS(hw, HOLDER_COLS);
 static const char holder_waits_sql[] =
     "SELECT " LS_SELECT_LIST(hw, HOLDER_COLS) " FROM lock_waits w"
     " LEFT JOIN transactions t ON t.tx_id = w.holder_tx"
-    " WHERE w.row_id IS NOT NULL AND w.holder_pid IS NOT NULL AND w.start_ts IS NOT NULL"
+    " WHERE w.row_id IS NOT NULL AND w.holder_pid IS NOT NULL AND w.logged_ts IS NOT NULL"
     " ORDER BY w.wait_id";
-/* The row's (?1) latest holds begun by the wait's start (?2) plus
+/* The row's (?1) latest holds begun by the moment (?2) plus
  * LS_HOLDER_HOLD_AFTER_US, whose locking statement (or span) began before
- * the wait (the rest cover no part of it, and on a busy row they would
+ * it (the rest cover no part of it, and on a busy row they would
  * crowd the covering one out of the LIMIT): one probe of holds_row. */
 #define HOLDER_HOLD_COLS(X, Q)                                                             \
     X(Q, tx_id, "h.tx_id")                                                                \
@@ -531,7 +532,7 @@ static int link_pooled_holders(ls_store *s)
         int64_t tx;
 
         memset(&w, 0, sizeof(w));
-        w.start = ls_stmt_int64(q, hw_start_ts);
+        w.at = ls_stmt_int64(q, hw_logged_ts);
         w.holder_pid = ls_stmt_int64(q, hw_holder_pid);
         w.waiter_tx = ls_stmt_int64(q, hw_waiter_tx);
         w.linked_tx = ls_stmt_int64(q, hw_holder_tx);
@@ -543,7 +544,7 @@ static int link_pooled_holders(ls_store *s)
             continue; /* no probe */
         ls_stmt_reset(hq);
         ls_stmt_bind_int64(hq, 1, ls_stmt_int64(q, hw_row_id));
-        ls_stmt_bind_int64(hq, 2, w.start);
+        ls_stmt_bind_int64(hq, 2, w.at);
         while (n < LS_HOLDER_HOLD_CANDIDATES && (rc = ls_stmt_step(hq)) == 1) {
             c[n].tx = ls_stmt_int64(hq, hh_tx_id);
             c[n].pid = ls_stmt_int64(hq, hh_pid);

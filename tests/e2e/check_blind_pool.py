@@ -199,9 +199,9 @@ MUST_HOLD = [
     # waited for). accounts:3 occupied 12.93 s before (14.4-15.2), 215 holds
     "accounts:3 occupied, s",
     # since a logged wait's holder behind the pooler is the transaction
-    # whose hold of the row covered the wait's start, of the holder's pid or
+    # whose hold of the row covered the wait's first message, of the holder's pid or
     # rebuilt from its request's spans alone, where the pid's logged one had
-    # ended before the wait (decide/link.c ls_holder_tx, transactions.c
+    # ended by then (decide/link.c ls_holder_tx, transactions.c
     # link_pooled_holders; branch poolwait34; millisecond logs only): 258 of
     # 260 (204 before). With the waits on the right holders, the bookings'
     # holds others waited for are mostly the partner call (10.6 s of 21.9 s;

@@ -33,13 +33,13 @@ int ls_head_wait_on(const ls_head_wait *h, int whole_seconds)
     return !h->has_end || h->end_ts >= h->tuple_logged;
 }
 
-int ls_holder_hold_covers(const ls_holder_hold *h, int64_t wait_start)
+int ls_holder_hold_covers(const ls_holder_hold *h, int64_t at)
 {
-    return h->start_lo < wait_start && h->end > wait_start;
+    return h->start_lo < at && h->end > at;
 }
 
 /* Of the covering holds in c whose pid is `pid`: the only one, else the
- * only one that surely held the row at the wait's start; 0: none, -1:
+ * only one that surely held the row at `at`; 0: none, -1:
  * several that this does not tell apart. */
 static int64_t holder_pick(const ls_holder_wait *w, const ls_holder_hold *c, size_t n, int64_t pid)
 {
@@ -48,11 +48,11 @@ static int64_t holder_pick(const ls_holder_wait *w, const ls_holder_hold *c, siz
 
     for (i = 0; i < n; i++) {
         if (c[i].pid != pid || (w->waiter_tx && c[i].tx == w->waiter_tx) ||
-            !ls_holder_hold_covers(&c[i], w->start))
+            !ls_holder_hold_covers(&c[i], w->at))
             continue;
         found++;
         one = c[i].tx;
-        if (c[i].start <= w->start) {
+        if (c[i].start <= w->at) {
             nsure++;
             sure = c[i].tx;
         }
@@ -66,8 +66,8 @@ static int64_t holder_pick(const ls_holder_wait *w, const ls_holder_hold *c, siz
 
 int ls_holder_linked_kept(const ls_holder_wait *w)
 {
-    return w->linked_tx && (w->by_xid || (w->has_linked_span && w->linked_start <= w->start &&
-                                          w->linked_end > w->start));
+    return w->linked_tx && (w->by_xid || (w->has_linked_span && w->linked_start <= w->at &&
+                                          w->linked_end > w->at));
 }
 
 int64_t ls_holder_tx(const ls_holder_wait *w, const ls_holder_hold *c, size_t n)

@@ -72,11 +72,12 @@ int ls_head_wait_on(const ls_head_wait *h, int whole_seconds);
  * statement of, rebuilt from its request's BEGIN..COMMIT spans (txspans.c
  * "spans only": no pid). The steps before (by xid, log position, time)
  * took the pid's logged transaction; where that one was not open when the
- * wait began, the holder is the transaction whose hold of the row covered
- * the wait's start.
+ * DETAIL named the pid (the wait's first message: a tuple lock's holder
+ * may change while the waiter waits), the holder is the transaction whose
+ * hold of the row covered that moment.
  */
 typedef struct ls_holder_wait {
-    int64_t start;       /* the wait's start */
+    int64_t at;          /* when the DETAIL named the holder: the wait's first message */
     int64_t holder_pid;  /* the process the DETAIL names */
     int64_t waiter_tx;   /* the waiter's own transaction (0: unknown) */
     int64_t linked_tx;   /* what the steps before linked (0: none) */
@@ -98,24 +99,24 @@ typedef struct ls_holder_hold {
 } ls_holder_hold;
 
 /*
- * Whether hold h covered the wait's start: its span-timed start before it
+ * Whether hold h covered the moment `at`: its span-timed start before it
  * (a statement sent at that very moment locked the row after it), its end
  * after it (a hold that ended at that moment had let the row go).
  */
-int ls_holder_hold_covers(const ls_holder_hold *h, int64_t wait_start);
+int ls_holder_hold_covers(const ls_holder_hold *h, int64_t at);
 
-/* Whether linked_tx stands as it is: by xid, or open at the wait's start
- * (a process is in one transaction at a time). */
+/* Whether linked_tx stands as it is: by xid, or open at `at` (a process
+ * is in one transaction at a time). */
 int ls_holder_linked_kept(const ls_holder_wait *w);
 
 /*
  * The wait's holder transaction, given the holds c[0..n) of its row:
- * linked_tx when it is by xid, or was open at the wait's start (a process
- * is in one transaction at a time). Else, of the holds that covered the
- * wait's start (not the waiter's own; of the holder's pid, or of no known
+ * linked_tx when it is by xid, or was open at `at` (a process is in one
+ * transaction at a time). Else, of the holds that covered `at` (not the
+ * waiter's own; of the holder's pid, or of no known
  * pid): those of the holder's pid first (the log says whose they are),
  * else those of no pid; of them the only one, else the only one that
- * surely held the row by then (start <= the wait's start). Where that
+ * surely held the row by then (start <= at). Where that
  * does not decide (none, or several alike): linked_tx.
  */
 int64_t ls_holder_tx(const ls_holder_wait *w, const ls_holder_hold *c, size_t n);
