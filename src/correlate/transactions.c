@@ -286,6 +286,10 @@ static const char link_index_drop_sql[] =
  *                       transaction whose hold of the row spans the moment
  *   link_next_sql    3. else, the queue head between two of its own waits:
  *                       the transaction its next wait awaited
+ *   link_pooled_holders()  4. where that transaction is not by xid and was
+ *                       not open at the message: the one whose hold of
+ *                       the row covered it, of the holder's pid or of spans
+ *                       only (a pooled backend; sub-second logs)
  * link_blocker_sql then names the direct blocker's, link_roots() the
  * root's. Where a step reads the order of a process's waits, whole-second
  * times (%t) have a variant (_sec_) that reads log positions instead.
@@ -460,6 +464,113 @@ static const char link_next_sec_sql[] = LINK_NEXT_SQL(
     " WHERE " POS_BEFORE("w.file_id", "w.line", "x.file_id", "x.line")
     " ORDER BY x.file_id, x.line LIMIT 1)",
     "(" BETWEEN_WAITS " OR n.waiter_tx = " POS_TX(BLOCKER_SESSION("f"), "f") ")");
+
+/*
+ * A pooled holder (issue 34, samples/blind-pool): the pid the DETAIL names
+ * ran many requests' transactions one after another, and the one that
+ * held the row may be rebuilt from its request's spans alone (txspans.c
+ * "spans only": no pid, no session), which the steps above, by the pid's
+ * session, cannot find. Each wait with a row and a holder pid, with what
+ * they linked; ls_holder_tx() (decide/link.c) keeps that where it is by
+ * xid or was open when the DETAIL named the pid (the wait's first
+ * message, logged_ts), else takes the transaction whose hold of the row
+ * covered that moment (holder_holds_sql). Sub-second logs only: on whole
+ * seconds the moment is known within a second, which no hold's bounds
+ * decide.
+ */
+#define HOLDER_COLS(X, Q)                                                                  \
+    X(Q, wait_id, "w.wait_id")                                                            \
+    X(Q, row_id, "w.row_id")                                                              \
+    X(Q, logged_ts, "w.logged_ts")                                                        \
+    X(Q, holder_pid, "w.holder_pid")                                                      \
+    X(Q, waiter_tx, "w.waiter_tx")                                                        \
+    X(Q, holder_tx, "w.holder_tx")                                                        \
+    X(Q, by_xid, "coalesce(t.xid IS NOT NULL AND t.xid = w.blocker_xid, 0)")              \
+    X(Q, tx_start, "t.start_ts")                                                          \
+    X(Q, tx_end, "t.end_ts")
+LS_COLUMNS(hw, HOLDER_COLS);
+static const char holder_waits_sql[] =
+    "SELECT " LS_SELECT_LIST(hw, HOLDER_COLS) " FROM lock_waits w"
+    " LEFT JOIN transactions t ON t.tx_id = w.holder_tx"
+    " WHERE w.row_id IS NOT NULL AND w.holder_pid IS NOT NULL AND w.logged_ts IS NOT NULL"
+    " ORDER BY w.wait_id";
+/* The row's (?1) latest holds begun by the moment (?2) plus
+ * LS_HOLDER_HOLD_AFTER_US, whose locking statement (or span) began before
+ * it (the rest cover no part of it, and on a busy row they would
+ * crowd the covering one out of the LIMIT): one probe of holds_row. */
+#define HOLDER_HOLD_COLS(X, Q)                                                             \
+    X(Q, tx_id, "h.tx_id")                                                                \
+    X(Q, pid, "coalesce(h.pid, 0)")                                                       \
+    X(Q, start_lo, "coalesce(h.start_lo, h.start_ts)")                                    \
+    X(Q, start_ts, "h.start_ts")                                                          \
+    X(Q, end_ts, "h.end_ts")
+LS_COLUMNS(hh, HOLDER_HOLD_COLS);
+static const char holder_holds_sql[] =
+    "SELECT " LS_SELECT_LIST(hh, HOLDER_HOLD_COLS) " FROM hold_rows h WHERE h.row_id = ?1"
+    " AND h.start_ts <= ?2 + " LS_SQL_INT(LS_HOLDER_HOLD_AFTER_US)
+    " AND coalesce(h.start_lo, h.start_ts) < ?2"
+    " AND h.tx_id IS NOT NULL ORDER BY h.start_ts DESC"
+    " LIMIT " LS_SQL_INT(LS_HOLDER_HOLD_CANDIDATES);
+static const char set_holder_tx_sql[] =
+    "UPDATE wait_links SET holder_tx = ?2 WHERE wait_id = ?1";
+
+/* Each wait's holder transaction by its hold of the row (ls_holder_tx()).
+ * Updates only holder_tx, which the scan's filter does not read. */
+static int link_pooled_holders(ls_store *s)
+{
+    ls_holder_hold c[LS_HOLDER_HOLD_CANDIDATES];
+    ls_stmt *q = NULL, *hq = NULL, *u = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, holder_waits_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, holder_holds_sql, &hq)) != 0 ||
+        (rc = ls_store_prepare(s, set_holder_tx_sql, &u)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        ls_holder_wait w;
+        size_t n = 0;
+        int64_t tx;
+
+        memset(&w, 0, sizeof(w));
+        w.at = ls_stmt_int64(q, hw_logged_ts);
+        w.holder_pid = ls_stmt_int64(q, hw_holder_pid);
+        w.waiter_tx = ls_stmt_int64(q, hw_waiter_tx);
+        w.linked_tx = ls_stmt_int64(q, hw_holder_tx);
+        w.by_xid = (int)ls_stmt_int64(q, hw_by_xid);
+        w.has_linked_span = w.linked_tx && !ls_stmt_isnull(q, hw_tx_start);
+        w.linked_start = ls_stmt_int64(q, hw_tx_start);
+        w.linked_end = ls_stmt_isnull(q, hw_tx_end) ? INT64_MAX : ls_stmt_int64(q, hw_tx_end);
+        if (ls_holder_linked_kept(&w))
+            continue; /* no probe */
+        ls_stmt_reset(hq);
+        ls_stmt_bind_int64(hq, 1, ls_stmt_int64(q, hw_row_id));
+        ls_stmt_bind_int64(hq, 2, w.at);
+        while (n < LS_HOLDER_HOLD_CANDIDATES && (rc = ls_stmt_step(hq)) == 1) {
+            c[n].tx = ls_stmt_int64(hq, hh_tx_id);
+            c[n].pid = ls_stmt_int64(hq, hh_pid);
+            c[n].start_lo = ls_stmt_int64(hq, hh_start_lo);
+            c[n].start = ls_stmt_int64(hq, hh_start_ts);
+            c[n].end = ls_stmt_isnull(hq, hh_end_ts) ? INT64_MAX : ls_stmt_int64(hq, hh_end_ts);
+            n++;
+        }
+        ls_stmt_reset(hq);
+        if (rc < 0)
+            goto out;
+        tx = ls_holder_tx(&w, c, n);
+        if (tx == w.linked_tx)
+            continue;
+        ls_stmt_reset(u);
+        ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, hw_wait_id));
+        ls_stmt_bind_int64(u, 2, tx);
+        if ((rc = ls_stmt_step(u)) < 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(hq);
+    ls_stmt_finalize(u);
+    return rc < 0 ? rc : 0;
+}
 
 /* Links from waits to their blockers' and roots' transactions, once the
  * holders' are known. */
@@ -2796,6 +2907,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = ls_store_exec(s, link_holder_sql);
     if (rc == 0)
         rc = ls_store_exec(s, subsecond ? link_next_sql : link_next_sec_sql);
+    if (rc == 0 && subsecond)
+        rc = link_pooled_holders(s);
     if (rc == 0)
         rc = ls_store_exec(s, link_blocker_sql);
     if (rc == 0 && !subsecond)

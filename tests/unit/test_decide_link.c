@@ -108,10 +108,129 @@ static void test_head_wait_on(void)
     CHECK(!ls_head_wait_on(&before_logged, 1));
 }
 
+/*
+ * A pooled holder's transaction (issue 34, samples/blind-pool): pid 21504
+ * ran one request's transaction after another. A wait for a row is
+ * logged, its DETAIL naming the pid, at 5000 us; the pid's logged
+ * transaction 1 ran 1000..4000 (ended before), so it is not kept. Holds: {tx, pid (0: spans only),
+ * start_lo, start, end}.
+ */
+static ls_holder_wait pooled(int64_t linked, int64_t lstart, int64_t lend)
+{
+    ls_holder_wait w;
+    w.at = 5000;
+    w.holder_pid = 21504;
+    w.waiter_tx = 99;
+    w.linked_tx = linked;
+    w.by_xid = 0;
+    w.has_linked_span = linked != 0;
+    w.linked_start = lstart;
+    w.linked_end = lend;
+    return w;
+}
+
+static void test_holder_kept(void)
+{
+    ls_holder_wait ended = pooled(1, 1000, 4000);
+    ls_holder_wait open = pooled(1, 1000, 6000);
+    ls_holder_wait at_start = pooled(1, 1000, 5000); /* ended at the message */
+    ls_holder_wait began = pooled(1, 5000, 6000);    /* began at it */
+    ls_holder_wait xid = pooled(1, 1000, 4000);
+    ls_holder_wait still = pooled(1, 1000, INT64_MAX); /* open at the log's end */
+    ls_holder_wait none = pooled(0, 0, 0);
+    ls_holder_hold spans = {7, 0, 4500, 4800, 9000};
+
+    xid.by_xid = 1;
+    CHECK(!ls_holder_linked_kept(&ended));
+    CHECK(ls_holder_linked_kept(&open));
+    CHECK(!ls_holder_linked_kept(&at_start));
+    CHECK(ls_holder_linked_kept(&began));
+    CHECK(ls_holder_linked_kept(&xid));
+    CHECK(ls_holder_linked_kept(&still));
+    CHECK(!ls_holder_linked_kept(&none));
+    /* a kept link stands even against a hold that covers the wait */
+    CHECK_INT(ls_holder_tx(&open, &spans, 1), 1);
+    CHECK_INT(ls_holder_tx(&xid, &spans, 1), 1);
+    /* samples/busy-row, tuple wait 424 (pgbench_branches bid=3, holder
+     * pid 12104): begun at .422629, logged at .473; the pid's transaction
+     * 2061 held the row until its error at .462, its next one 2065 from
+     * .461997. At the message it was 2065: kept, though 2061's hold covered
+     * the wait's start (the moment is the message's, not the start's). */
+    {
+        ls_holder_wait busy = pooled(2065, 461997, 527000);
+        ls_holder_hold h2061 = {2061, 12104, 284236, 359000, 462000};
+        busy.at = 473000;
+        busy.holder_pid = 12104;
+        CHECK_INT(ls_holder_tx(&busy, &h2061, 1), 2065);
+        busy.at = 422629; /* had it been judged at the wait's start */
+        CHECK_INT(ls_holder_tx(&busy, &h2061, 1), 2061);
+    }
+    /* not kept: the spans-only hold */
+    CHECK_INT(ls_holder_tx(&ended, &spans, 1), 7);
+    CHECK_INT(ls_holder_tx(&none, &spans, 1), 7);
+}
+
+static void test_holder_covers(void)
+{
+    ls_holder_wait w = pooled(1, 1000, 4000);
+    /* ends exactly at the message: it had let the row go */
+    ls_holder_hold ended_at = {7, 0, 3000, 3500, 5000};
+    ls_holder_hold ended_after = {7, 0, 3000, 3500, 5001};
+    /* its locking span sent at that moment: locked the row after */
+    ls_holder_hold sent_at = {7, 0, 5000, 5200, 9000};
+    ls_holder_hold sent_before = {7, 0, 4999, 5200, 9000};
+    ls_holder_hold set[2] = {{7, 0, 3000, 3500, 5000}, {8, 0, 4999, 5200, 9000}};
+
+    CHECK(!ls_holder_hold_covers(&ended_at, 5000));
+    CHECK(ls_holder_hold_covers(&ended_after, 5000));
+    CHECK(!ls_holder_hold_covers(&sent_at, 5000));
+    CHECK(ls_holder_hold_covers(&sent_before, 5000));
+    /* none covers: the link stands */
+    CHECK_INT(ls_holder_tx(&w, &ended_at, 1), 1);
+    CHECK_INT(ls_holder_tx(&w, &sent_at, 1), 1);
+    CHECK_INT(ls_holder_tx(&w, &ended_after, 1), 7);
+    /* the hold ending at the moment is the previous holder; the next one's */
+    CHECK_INT(ls_holder_tx(&w, set, 2), 8);
+}
+
+static void test_holder_candidates(void)
+{
+    ls_holder_wait w = pooled(1, 1000, 4000);
+    /* two of the holder's pid: the one that surely held the row by the
+     * message (locked by 4200) over one whose span was still running
+     * (sent 4900, row locked by 5300 at the latest) */
+    ls_holder_hold two_own[2] = {{3, 21504, 4000, 4200, 9000}, {4, 21504, 4900, 5300, 9500}};
+    /* both surely held it by then (bounds that overlap): not told apart */
+    ls_holder_hold two_sure[2] = {{3, 21504, 4000, 4200, 9000}, {4, 21504, 4100, 4300, 9500}};
+    /* a spans-only one and a logged one of the pid: the pid's (the log
+     * says whose it is), even when the spans-only one surely held it */
+    ls_holder_hold mixed[2] = {{7, 0, 3000, 3500, 9000}, {4, 21504, 4900, 5300, 9500}};
+    /* of another pid: never; the waiter's own: never */
+    ls_holder_hold other[2] = {{5, 21510, 3000, 3500, 9000}, {99, 0, 3000, 3500, 9000}};
+    /* two spans-only: the sure one, else none */
+    ls_holder_hold two_spans[2] = {{7, 0, 3000, 3500, 9000}, {8, 0, 4900, 5100, 9500}};
+    ls_holder_hold two_spans_unsure[2] = {{7, 0, 4800, 5100, 9000}, {8, 0, 4900, 5100, 9500}};
+    /* the pid's two not told apart: not a spans-only one either */
+    ls_holder_hold own_tie_and_spans[3] = {
+        {3, 21504, 4000, 4200, 9000}, {4, 21504, 4100, 4300, 9500}, {7, 0, 3000, 3500, 9000}};
+
+    CHECK_INT(ls_holder_tx(&w, two_own, 2), 3);
+    CHECK_INT(ls_holder_tx(&w, two_sure, 2), 1);
+    CHECK_INT(ls_holder_tx(&w, mixed, 2), 4);
+    CHECK_INT(ls_holder_tx(&w, other, 2), 1);
+    CHECK_INT(ls_holder_tx(&w, two_spans, 2), 7);
+    CHECK_INT(ls_holder_tx(&w, two_spans_unsure, 2), 1);
+    CHECK_INT(ls_holder_tx(&w, own_tie_and_spans, 3), 1);
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 1);
+}
+
 int main(void)
 {
     test_root_tx();
     test_root_tx_rest();
     test_head_wait_on();
+    test_holder_kept();
+    test_holder_covers();
+    test_holder_candidates();
     return TEST_REPORT();
 }

@@ -32,3 +32,52 @@ int ls_head_wait_on(const ls_head_wait *h, int whole_seconds)
         return ls_logpos_cmp(h->end_pos, h->tuple_pos) >= 0;
     return !h->has_end || h->end_ts >= h->tuple_logged;
 }
+
+int ls_holder_hold_covers(const ls_holder_hold *h, int64_t at)
+{
+    return h->start_lo < at && h->end > at;
+}
+
+/* Of the covering holds in c whose pid is `pid`: the only one, else the
+ * only one that surely held the row at `at`; 0: none, -1:
+ * several that this does not tell apart. */
+static int64_t holder_pick(const ls_holder_wait *w, const ls_holder_hold *c, size_t n, int64_t pid)
+{
+    int64_t one = 0, sure = 0;
+    size_t i, found = 0, nsure = 0;
+
+    for (i = 0; i < n; i++) {
+        if (c[i].pid != pid || (w->waiter_tx && c[i].tx == w->waiter_tx) ||
+            !ls_holder_hold_covers(&c[i], w->at))
+            continue;
+        found++;
+        one = c[i].tx;
+        if (c[i].start <= w->at) {
+            nsure++;
+            sure = c[i].tx;
+        }
+    }
+    if (found == 1)
+        return one;
+    if (found == 0)
+        return 0;
+    return nsure == 1 ? sure : -1;
+}
+
+int ls_holder_linked_kept(const ls_holder_wait *w)
+{
+    return w->linked_tx && (w->by_xid || (w->has_linked_span && w->linked_start <= w->at &&
+                                          w->linked_end > w->at));
+}
+
+int64_t ls_holder_tx(const ls_holder_wait *w, const ls_holder_hold *c, size_t n)
+{
+    int64_t tx;
+
+    if (ls_holder_linked_kept(w))
+        return w->linked_tx;
+    tx = w->holder_pid ? holder_pick(w, c, n, w->holder_pid) : 0;
+    if (tx == 0)
+        tx = holder_pick(w, c, n, 0);
+    return tx > 0 ? tx : w->linked_tx;
+}

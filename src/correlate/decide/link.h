@@ -7,6 +7,7 @@
 #ifndef LS_DECIDE_LINK_H
 #define LS_DECIDE_LINK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "logpos.h"
@@ -63,5 +64,61 @@ typedef struct ls_head_wait {
  * message's time.
  */
 int ls_head_wait_on(const ls_head_wait *h, int whole_seconds);
+
+/*
+ * The holder's transaction behind a pooler (issue 34, samples/blind-pool):
+ * the pid the DETAIL names ran many requests' transactions one after
+ * another, and the one that held the row may be one the log has no
+ * statement of, rebuilt from its request's BEGIN..COMMIT spans (txspans.c
+ * "spans only": no pid). The steps before (by xid, log position, time)
+ * took the pid's logged transaction; where that one was not open when the
+ * DETAIL named the pid (the wait's first message: a tuple lock's holder
+ * may change while the waiter waits), the holder is the transaction whose
+ * hold of the row covered that moment.
+ */
+typedef struct ls_holder_wait {
+    int64_t at;          /* when the DETAIL named the holder: the wait's first message */
+    int64_t holder_pid;  /* the process the DETAIL names */
+    int64_t waiter_tx;   /* the waiter's own transaction (0: unknown) */
+    int64_t linked_tx;   /* what the steps before linked (0: none) */
+    int by_xid;          /* linked_tx is the awaited xid's: exact */
+    int has_linked_span; /* linked_tx's start and end are known: */
+    int64_t linked_start;
+    int64_t linked_end; /* (INT64_MAX: still open at the log's end) */
+} ls_holder_wait;
+
+/* A hold of the wait's row. */
+typedef struct ls_holder_hold {
+    int64_t tx;  /* its transaction */
+    int64_t pid; /* its process; 0: none known (spans only) */
+    /* the earliest it can have locked the row: its locking statement's
+     * (or span's) start */
+    int64_t start_lo;
+    int64_t start; /* by when it surely had (that statement's or span's end) */
+    int64_t end;   /* its end (its COMMIT's, or its COMMIT span's) */
+} ls_holder_hold;
+
+/*
+ * Whether hold h covered the moment `at`: its span-timed start before it
+ * (a statement sent at that very moment locked the row after it), its end
+ * after it (a hold that ended at that moment had let the row go).
+ */
+int ls_holder_hold_covers(const ls_holder_hold *h, int64_t at);
+
+/* Whether linked_tx stands as it is: by xid, or open at `at` (a process
+ * is in one transaction at a time). */
+int ls_holder_linked_kept(const ls_holder_wait *w);
+
+/*
+ * The wait's holder transaction, given the holds c[0..n) of its row:
+ * linked_tx when it is by xid, or was open at `at` (a process is in one
+ * transaction at a time). Else, of the holds that covered `at` (not the
+ * waiter's own; of the holder's pid, or of no known
+ * pid): those of the holder's pid first (the log says whose they are),
+ * else those of no pid; of them the only one, else the only one that
+ * surely held the row by then (start <= at). Where that
+ * does not decide (none, or several alike): linked_tx.
+ */
+int64_t ls_holder_tx(const ls_holder_wait *w, const ls_holder_hold *c, size_t n);
 
 #endif

@@ -71,6 +71,13 @@
 /* A session's transactions that may be open at a moment: the latest few
  * begun by then. */
 #define LS_OPEN_TX_CANDIDATES 3
+/* A pooled holder's transaction by its hold of the row (ls_holder_tx()):
+ * the row's latest holds begun (surely locked: the locking statement's or
+ * span's end) by the wait's message plus this, a locking statement that
+ * ended after it... */
+#define LS_HOLDER_HOLD_AFTER_US LS_WHOLE_SECOND_US
+/* ... at most this many of them (holds of a row follow one another). */
+#define LS_HOLDER_HOLD_CANDIDATES 16
 /* A retry is the same statement shape within this after the lock error. */
 #define LS_RETRY_WINDOW_US 30000000
 
