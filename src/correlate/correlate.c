@@ -1538,7 +1538,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * statement of it, its duration known, queued at least 5 ms behind another
  * transaction's hold of it, on sub-second logs (decide/quiet.c, quiet.c).
  * */
-#define CORRELATION_REV "26"
+#define CORRELATION_REV "27"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
