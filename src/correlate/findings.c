@@ -377,7 +377,7 @@ static const finding_rule
              " connection was set up again, a retry or the pool''s next request.',"
              " sum(retry_outcome = 'untold')) ELSE '' END),"
              " count(*), count(retry_stmt) + count(retry_span), sum(retry_outcome = 'commit'),"
-             " count(retry_stmt), count(retry_span), sum(retry_outcome = 'untold')"
+             " count(retry_stmt), count(retry_span), coalesce(sum(retry_outcome = 'untold'), 0)"
              /* retries.c: a retry found in the session's statements is a
               * statement (retry_stmt), one found in the trace's spans a span
               * (retry_span); neither, with retry_outcome 'untold', one the log
