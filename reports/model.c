@@ -1340,15 +1340,11 @@ static const ls_mcol error_cols[] = {
      " the log''s times cannot tell apart' END",
      LS_MC_STR},
     /* a retry found in the request's trace is a span (retries.c: retry_span) */
-    {"retry_time",
-     "coalesce(rs.start_ts, (SELECT sp.start_ts + coalesce((SELECT offset_us FROM"
-     " span_clock), 0) FROM spans sp WHERE sp.span_row = e.retry_span))",
-     LS_MC_TS},
+    {"retry_time", "coalesce(rs.start_ts, (SELECT sp.start_ts + coalesce((SELECT offset_us FROM"
+                   " span_clock), 0) FROM spans sp WHERE sp.span_row = e.retry_span))", LS_MC_TS},
     {"retry_outcome", "nullif(e.retry_outcome, 'untold')", LS_MC_STR},
-    {"retry_matched_by",
-     "CASE WHEN e.retry_stmt IS NOT NULL THEN 'session order'"
-     " WHEN e.retry_span IS NOT NULL THEN 'trace' END",
-     LS_MC_STR},
+    {"retry_matched_by", "CASE WHEN e.retry_stmt IS NOT NULL THEN 'session order'"
+                         " WHEN e.retry_span IS NOT NULL THEN 'trace' END", LS_MC_STR},
     {"cause_tx", "e.cause_tx", LS_MC_READ},
     {"tx_id", "e.tx_id", LS_MC_READ},
 };

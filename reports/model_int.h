@@ -69,18 +69,18 @@ typedef struct model_ctx {
  * a column cannot (a nested list, a computed value).
  */
 typedef enum ls_mc_kind {
-    LS_MC_INT,   /* integer */
-    LS_MC_MS,    /* milliseconds, rounded to the microsecond */
-    LS_MC_TS,    /* store time, as ISO 8601 UTC */
-    LS_MC_STR,   /* text, cleaned to valid UTF-8 */
-    LS_MC_NAME,  /* a file name: valid UTF-8, control characters kept */
-    LS_MC_BOOL,  /* nonzero: true */
-    LS_MC_BOOLN, /* nonzero: true, 0 false, NULL null (unknown) */
-    LS_MC_PIDS,  /* "1,2,3": [1,2,3] */
-    LS_MC_READ,  /* selected for the row function to read; not added */
-    LS_MC_CODE,  /* not selected: the code path of the transaction in column
-                    `expr` (a key of this table), keys prefixed with `key` */
-    LS_MC_HOOK   /* not selected: the row function's hook adds `key` here */
+    LS_MC_INT,  /* integer */
+    LS_MC_MS,   /* milliseconds, rounded to the microsecond */
+    LS_MC_TS,   /* store time, as ISO 8601 UTC */
+    LS_MC_STR,  /* text, cleaned to valid UTF-8 */
+    LS_MC_NAME, /* a file name: valid UTF-8, control characters kept */
+    LS_MC_BOOL, /* nonzero: true */
+    LS_MC_BOOLN, /* nonzero: true, 0 false, NULL: null (unknown) */
+    LS_MC_PIDS, /* "1,2,3": [1,2,3] */
+    LS_MC_READ, /* selected for the row function to read; not added */
+    LS_MC_CODE, /* not selected: the code path of the transaction in column
+                   `expr` (a key of this table), keys prefixed with `key` */
+    LS_MC_HOOK  /* not selected: the row function's hook adds `key` here */
 } ls_mc_kind;
 
 typedef struct ls_mcol {

@@ -157,395 +157,210 @@ static int serial_fires(ls_stmt *q, const rule_fields *rf)
 
 /* ---- the rules, in the order they are asked (ties keep it) ---- */
 
-static const finding_rule
-    rules[] =
-        {
-            {"external_call_in_transaction",
-             "Move the call out of the transaction: call first and then update the row and commit "
-             "at "
-             "once, or commit first and make the call from an outbox afterwards. Every millisecond "
-             "the "
-             "call takes is a millisecond every other writer of the row waits.",
-             /* Each code path's span parts by name; the names of one call-site
-              * template (a URL's ids as {id}) are one finding
-              * (ls_fnd_gather_call). */
-             "WITH hl AS (SELECT h.*, %s AS label FROM holds h LEFT JOIN tx_code c"
-             "  ON c.tx_id = h.tx_id WHERE h.waits > 0 AND" OVERLAPS_WINDOW(
-                 "h.start_ts",
-                 "h.end_ts") ")"
-                             " SELECT " LS_SELECT_LIST(
-                                 kq,
-                                 CALL_COLS) " FROM hold_parts p JOIN hl ON hl.hold_id = p.hold_id "
-                                            "WHERE p.part = 'span'"
-                                            " GROUP BY hl.label, p.name ORDER BY hl.label, p.name",
-             "code_path:s,span:s,span_ms:m,holds:i,waiter_ms:m",
-             NULL,
-             ls_fnd_gather_call,
-             LS_FINDING_MAX_PER_PATH,
-             {0, 0}},
-            {"idle_in_transaction_head",
-             "Send the transaction's statements back to back and commit at once; do application "
-             "work "
-             "(rendering, calls, waiting for the client) before BEGIN or after COMMIT. Set "
-             "idle_in_transaction_session_timeout as a safety net.",
-             /* Each hold idle at the head, by code path; idle time a trace span
-              * explains (an external call) is not counted (ls_fnd_gather_idle).
-              * Without durations a head is "unknown": its silence decides
-              * (decide/idlegap.h), from the statement that took the row (L), the
-              * session's next statement (N) and the waits on the holder's
-              * transaction for the row (read from the holds of that kind alone:
-              * when there is none, no wait is read). */
-             "WITH hi AS (SELECT h.*, %s AS label, (SELECT p.ms FROM hold_parts p"
-             "  WHERE p.hold_id = h.hold_id AND p.part = 'idle') AS span_idle"
-             "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-             "  WHERE (h.head_state = 'idle_in_transaction' OR (h.head_state = 'unknown'"
-             "  AND h.waits > 0 AND h.lock_stmt IS NOT NULL)) AND" NOT_A_RELATION_LOCK("h.row_id") "AND" OVERLAPS_WINDOW(
-                 "h.start_ts",
-                 "h.end_ts") "),"
-                             " g AS (SELECT hi.hold_id, hi.tx_id, hi.row_id, l.session_id, l.pid, "
-                             "l.start_ts AS l_ts,"
-                             "  " LOG_POS("l") " AS l_pos, n.start_ts AS n_ts, " LOG_POS(
-                                 "n") " AS n_pos"
-                                      "  FROM hi JOIN statements l ON l.stmt_id = hi.lock_stmt"
-                                      "  JOIN transactions t ON t.tx_id = hi.tx_id"
-                                      /* N through the session's statements in time order (its
-                                       * index), not the stmt_id range from L, which holds every
-                                       * other session's statements logged during the silence. */
-                                      "  JOIN statements n ON n.stmt_id = (SELECT x.stmt_id FROM "
-                                      "statements x"
-                                      "   WHERE x.session_id = l.session_id AND x.start_ts >= "
-                                      "l.start_ts"
-                                      "   AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
-                                      "   AND (x.verb IS NULL OR x.verb NOT IN ('parse', 'bind'))"
-                                      "   ORDER BY x.start_ts, x.stmt_id LIMIT 1)"
-                                      "  WHERE hi.head_state = 'unknown'),"
-                                      " tw AS (SELECT g.hold_id, min(w.start_ts) AS t_ts, "
-                                      "min(" LOG_POS(
-                                          "w") ") AS t_pos,"
-                                               "  max(CASE WHEN " LOG_POS(
-                                                   "w") " <= g.l_pos THEN NULL"
-                                                        "   WHEN w.end_line IS NOT NULL "
-                                                        "AND " LOG_END_POS(
-                                                            "w") " < g.n_pos THEN w.waited_ms"
-                                                                 "   WHEN " LOG_POS(
-                                                                     "w") " < g.n_pos THEN "
-                                                                          "(w.logged_ts - "
-                                                                          "w.start_ts) / 1000.0 "
-                                                                          "END)"
-                                                                          "  AS logged_ms"
-                                                                          "  FROM g JOIN "
-                                                                          "wait_links k ON "
-                                                                          "k.holder_tx = g.tx_id"
-                                                                          "  JOIN wait_rows wr ON "
-                                                                          "wr.wait_id = k.wait_id "
-                                                                          "AND wr.row_id = g.row_id"
-                                                                          "  JOIN lock_wait_rows w "
-                                                                          "ON w.wait_id = k.wait_id"
-                                                                          "  WHERE w.target_kind = "
-                                                                          "'transaction' GROUP BY "
-                                                                          "g.hold_id)"
-                                                                          " SELECT " LS_SELECT_LIST(
-                                                                              iq,
-                                                                              IDLE_COLS) " FROM hi "
-                                                                                         "LEFT "
-                                                                                         "JOIN g "
-                                                                                         "ON "
-                                                                                         "g.hold_"
-                                                                                         "id = "
-                                                                                         "hi.hold_"
-                                                                                         "id"
-                                                                                         " LEFT "
-                                                                                         "JOIN tw "
-                                                                                         "ON "
-                                                                                         "tw.hold_"
-                                                                                         "id = "
-                                                                                         "hi.hold_"
-                                                                                         "id ORDER "
-                                                                                         "BY "
-                                                                                         "hi.label",
-             "code_path:s,holds:i,idle_ms:m,waiter_ms:m,max_hold_ms:m",
-             NULL,
-             ls_fnd_gather_idle,
-             LS_FINDING_MAX_PER_PATH,
-             {0, 0}},
-            {"commit_wait_head",
-             "The COMMIT itself held the row: check WAL flush latency (wait event WalSync), a "
-             "synchronous "
-             "standby (SyncRep) and deferred triggers or constraints that run at COMMIT; update "
-             "the hot "
-             "row as the transaction's last statement.",
-             "SELECT sum(h.waiter_ms), %s || ' holds hot rows through a slow COMMIT',"
-             " printf('%%d hold%%s spent " DUR " committing while others waited (" DUR
-             " of waiting "
-             "caused).', count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END, sum(h.commit_ms),"
-             " sum(h.waiter_ms)), %s, count(*), sum(h.commit_ms), sum(h.waiter_ms)"
-             " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-             " WHERE h.head_state = 'committing' AND" OVERLAPS_WINDOW("h.start_ts",
-                                                                      "h.end_ts") " GROUP BY 2",
-             "code_path:s,holds:i,commit_ms:m,waiter_ms:m",
-             holds_fire,
-             NULL,
-             LS_FINDING_MAX_PER_PATH,
-             {0, 0}},
-            {"inconsistent_lock_order",
-             "Take locks in one order everywhere: sort the keys before locking them (lock the "
-             "lower id "
-             "first, whatever the request's order: SELECT ... FOR UPDATE ORDER BY id), and take "
-             "relations in one order (for example by table); shortening transactions does not "
-             "remove "
-             "these deadlocks.",
-             /* The pairs of the log's deadlocks (lockorder.h): each side's
-              * order read from the rows it locked, one code path against itself
-              * included; each deadlock counted for the pair that made it. */
-             "WITH " LS_LOCK_CYCLES_WHERE(AT_IN_WINDOW(
-                 "d.ts")) " SELECT 1000.0 * (1 + x.deadlocks), CASE WHEN x.label = x.other THEN "
-                          "x.label || ' locks"
-                          " the same rows in opposite orders in concurrent transactions' ELSE "
-                          "'Code paths lock the"
-                          " same rows in opposite orders' END, printf('%%s locked %%s, then waited "
-                          "for %%s, while"
-                          " %%s held %%s and waited for %%s: %%d deadlock%%s between them, the "
-                          "first at %%s UTC.',"
-                          " CASE WHEN x.label = x.other THEN 'One transaction of ' || x.label ELSE "
-                          "x.label END,"
-                          " x.row1, x.row2, CASE WHEN x.label = x.other THEN 'another' ELSE "
-                          "x.other END, x.row2,"
-                          " x.row1, x.deadlocks, CASE WHEN x.deadlocks > 1 THEN 's' ELSE '' END,"
-                          " strftime('%%Y-%%m-%%d %%H:%%M:%%f', x.first_ts / 1e6, 'unixepoch')),"
-                          " x.label, x.r1, x.r2, x.other, x.deadlocks, x.row1, x.row2"
-                          " FROM lock_cycles x ORDER BY x.label, x.other, x.r1, x.r2",
-             "code_path:s,first:s,then:s,other_code_path:s,deadlocks:i,first_row:s,then_row:s",
-             order_fires,
-             NULL,
-             LS_FINDING_MAX_PER_PATH,
-             {0, 0}},
-            {"deadlocks",
-             "Find the two code paths in the cycle and make them lock rows in the same order (the "
-             "deadlock section lists each side's statements in the order it took its locks).",
-             "SELECT 1000.0 * count(*), printf('%%d deadlock%%s', count(*), CASE WHEN count(*) > 1"
-             " THEN 's' ELSE '' END), printf('%%d processes cancelled (SQLSTATE 40P01); the first "
-             "at "
-             "%%s UTC.', count(*), strftime('%%Y-%%m-%%d %%H:%%M:%%f', min(ts) / 1e6, "
-             "'unixepoch')),"
-             " count(*), strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', min(ts) / 1e6, 'unixepoch')"
-             " FROM deadlocks WHERE" AT_IN_WINDOW("ts"),
-             "deadlocks:i,first_time:s",
-             deadlocks_fire,
-             NULL,
-             ONE_PER_LOG,
-             {0, 0}},
-            {"hot_counter_row",
-             "Split the counter into N rows updated at random and summed on read, or append "
-             "increments "
-             "to a log table and aggregate them later.",
-             /* The rows with the floor of waits (?1), heaviest first (the
-              * finding's weight, NULL as 0), then in row order: the order a keeper
-              * of the rows in row order would keep them in, so that the gather
-              * reads the writers (COUNTER_WRITERS_SQL) only of rows it can still
-              * keep (ls_fnd_gather_counter). */
-             "SELECT " LS_SELECT_LIST(
-                 cq,
-                 COUNTER_COLS) " FROM rows r WHERE r.waits >= ?1"
-                               " AND r.row_id IN (SELECT k.row_id FROM row_keys k WHERE k.waits >= "
-                               "?1) AND" INSIDE_WINDOW(
-                                   "r.first_ts",
-                                   "r.last_ts") "AND" NOT_A_RELATION_LOCK("r.row_id") "ORDER BY "
-                                                                                      "coalesce(r."
-                                                                                      "total_wait_"
-                                                                                      "ms, 0.0) "
-                                                                                      "DESC, "
-                                                                                      "r.row_id",
-             "relation:s,row:s,waits:i,total_wait_ms:m,statement:s,transactions:i,held_ms:m,"
-             "code_path:s,writing_transactions:i,decided_by:s,trigger_statement:s",
-             NULL,
-             ls_fnd_gather_counter,
-             LS_FINDING_MAX_PER_ROW,
-             {LS_FINDING_ROW_MIN_WAITS, 0}},
-            {"retries_after_serialization_failure",
-             "Retry the whole transaction (not the statement) with a bound and back-off, keep it "
-             "short, or lock the row first (SELECT ... FOR UPDATE) where the isolation level "
-             "allows.",
-             "SELECT 100.0 * count(*), printf('%%d serialization failure%%s (40001)', count(*),"
-             " CASE WHEN count(*) > 1 THEN 's' ELSE '' END), printf('%%d retried (%%d committed): "
-             "%%d "
-             "by the session''s next transaction, %%d by the request''s trace.%%s',"
-             " count(retry_stmt) + count(retry_span), sum(retry_outcome = 'commit'), "
-             "count(retry_stmt),"
-             " count(retry_span), CASE WHEN sum(retry_outcome = 'untold') > 0 THEN printf(' %%d "
-             "could"
-             " not be told: the session''s next transaction ran the statement again after the"
-             " connection was set up again, a retry or the pool''s next request.',"
-             " sum(retry_outcome = 'untold')) ELSE '' END),"
-             " count(*), count(retry_stmt) + count(retry_span), sum(retry_outcome = 'commit'),"
-             " count(retry_stmt), count(retry_span), coalesce(sum(retry_outcome = 'untold'), 0)"
-             /* retries.c: a retry found in the session's statements is a
-              * statement (retry_stmt), one found in the trace's spans a span
-              * (retry_span); neither, with retry_outcome 'untold', one the log
-              * cannot tell (decide/retry.h ls_retry_session_told()) */
-             " FROM errors_linked WHERE class = 'serialization_failure' AND" AT_IN_WINDOW("ts"),
-             "failures:i,retried:i,committed:i,by_session:i,by_trace:i,untold:i",
-             failures_fire,
-             NULL,
-             ONE_PER_LOG,
-             {0, 0}},
-            {"hidden_waiting",
-             "The log shows only waits longer than deadlock_timeout; the rest of the queueing on "
-             "this row "
-             "is as real. Shorten what holds the row (see the rankings) rather than tuning "
-             "deadlock_timeout, which changes what is logged, not how long anyone waits.",
-             "SELECT r.hidden_wait_ms, printf('%%.0f %%%% of the waiting on %%s %%s was below "
-             "deadlock_timeout and never logged', 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms +"
-             " r.logged_wait_ms), r.relation, r.row_key),"
-             " printf('%%d statements queued for the row: " DUR
-             " of waiting rebuilt from the holds "
-             "before them, " DUR " logged as lock waits; the row was held %%.0f %%%% of the time.',"
-             " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, 100.0 * r.utilisation),"
-             " r.relation, r.row_key, 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms + "
-             "r.logged_wait_ms),"
-             " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, r.utilisation"
-             " FROM rows r WHERE" INSIDE_WINDOW("r.first_ts",
-                                                "r.last_ts") "AND" NOT_A_RELATION_LOCK("r.row_id"),
-             "relation:s,row:s,hidden_share_pct:m,statements_waited:i,hidden_wait_ms:m,"
-             "logged_wait_ms:m,utilisation:m",
-             hidden_fires,
-             NULL,
-             LS_FINDING_MAX_PER_ROW,
-             {0, 0}},
-            {"lock_queue_behind_ddl",
-             "Run DDL with a short lock_timeout (SET lock_timeout = '2s') and retry it until it "
-             "gets "
-             "the lock, so that it never waits long at the head of the table's queue; shorten or "
-             "end "
-             "the transaction that held the table (the root blocker), and run migrations when no "
-             "long "
-             "transaction reads the table.",
-             /* Each relation lock queue (store_schema.h's relation_queues: a
-              * wait at the head of the queue, blocked by a holder, with the waits
-              * queued behind it during its wait), read as the report's section
-              * reads it: the queue is found once, by the view. */
-             "SELECT rq.waited_ms + rq.queued_wait_ms, printf('%%s queued for %%s on %%s behind "
-             "%%s; "
-             "%%d statement%%s queued behind it', coalesce(" LABEL_OF_TX(
-                 "rq.waiter_tx") ", 'pid ' ||"
-                                 " rq.pid), rq.mode, rq.relation, coalesce(" LABEL_OF_TX(
-                                     "rq.holder_tx") ", 'pid ' ||"
-                                                     " rq.holder_pid), rq.queued, CASE WHEN "
-                                                     "rq.queued > 1 THEN 's' ELSE '' END),"
-                                                     " printf('%%s waited " DUR
-                                                     " for %%s on %%s while %%s held the table; "
-                                                     "%%d statement%%s "
-                                                     "queued behind it for " DUR
-                                                     " in all (the longest " DUR
-                                                     "): the server grants a table "
-                                                     "lock in queue order, so every request that "
-                                                     "conflicts with the waiting %%s waits behind "
-                                                     "it, plain reads included.', rq.statement, "
-                                                     "rq.waited_ms, rq.mode, rq.relation,"
-                                                     " coalesce(" LABEL_OF_TX(
-                                                         "rq.holder_tx") ", 'pid ' || "
-                                                                         "rq.holder_pid), "
-                                                                         "rq.queued,"
-                                                                         " CASE WHEN rq.queued > 1 "
-                                                                         "THEN 's' ELSE '' END, "
-                                                                         "rq.queued_wait_ms,"
-                                                                         " rq.max_queued_wait_ms, "
-                                                                         "rq.mode),"
-                                                                         " rq.relation, "
-                                                                         "rq.statement, rq.mode, "
-                                                                         "rq.waited_ms,"
-                                                                         " " LABEL_OF_TX(
-                                                                             "rq.holder_tx") ","
-                                                                                             " rq."
-                                                                                             "queue"
-                                                                                             "d, "
-                                                                                             "rq."
-                                                                                             "queue"
-                                                                                             "d_"
-                                                                                             "wait_"
-                                                                                             "ms,"
-                                                                                             " " LABEL_OF_TX("rq.waiter_tx") " FROM relation_queues rq WHERE" OVERLAPS_WINDOW(
-                                                                                                 "r"
-                                                                                                 "q"
-                                                                                                 "."
-                                                                                                 "s"
-                                                                                                 "t"
-                                                                                                 "a"
-                                                                                                 "r"
-                                                                                                 "t"
-                                                                                                 "_"
-                                                                                                 "t"
-                                                                                                 "s",
-                                                                                                 "r"
-                                                                                                 "q"
-                                                                                                 "."
-                                                                                                 "e"
-                                                                                                 "n"
-                                                                                                 "d"
-                                                                                                 "_"
-                                                                                                 "t"
-                                                                                                 "s") "ORDER BY rq.wait_id",
-             "relation:s,statement:s,mode:s,waited_ms:m,holder_code_path:s,queued:i,queued_wait_ms:"
-             "m,"
-             "code_path:s",
-             queued_fire,
-             NULL,
-             LS_FINDING_MAX_PER_ROW,
-             {0, 0}},
-            {"serial_capacity",
-             "One row lets one transaction through at a time: shorten the hold (see the findings "
-             "above) "
-             "or spread the writes over several rows.",
-             /* The transactions that wanted the row: those that held it and those
-              * that waited for it, each once (a statement may wait for one row
-              * many times, and a waiter that got the row holds it). Counted only
-              * for rows with a known capacity and the floor of waits (?1).
-              * MATERIALIZED: counted once per row, where the subquery flattened
-              * into the SELECT counted them again at each of its five uses (4.8 M
-              * of the pass's 14.5 M VM steps on the 256 MiB bench log). */
-             "WITH r AS MATERIALIZED (SELECT r.*, (SELECT count(*) FROM (SELECT h.tx_id FROM holds "
-             "h"
-             "   WHERE h.row_id = r.row_id AND h.tx_id IS NOT NULL UNION SELECT w.waiter_tx"
-             "   FROM lock_waits w WHERE w.row_id = r.row_id AND w.waiter_tx IS NOT NULL)) AS "
-             "wanting"
-             "  FROM rows r WHERE r.capacity_per_s > 0 AND r.waits >= ?1 AND" INSIDE_WINDOW(
-                 "r.first_ts",
-                 "r.last_ts") "AND" NOT_A_RELATION_LOCK("r.row_id") ")"
-                                                                    " SELECT r.total_wait_ms, 'Row "
-                                                                    "' || r.relation || ' ' || "
-                                                                    "r.row_key || ' is at its "
-                                                                    "serial "
-                                                                    "capacity', printf('Mean "
-                                                                    "hold " DUR
-                                                                    " caps the row at %%.1f "
-                                                                    "transactions/s; %%d "
-                                                                    "transactions wanted it "
-                                                                    "within " DUR
-                                                                    " (%%.1f/s, %%.0f %%%% of "
-                                                                    "that).', r.mean_hold_ms,"
-                                                                    " r.capacity_per_s, r.wanting, "
-                                                                    "(r.last_ts - r.first_ts) / "
-                                                                    "1e3, r.wanting /"
-                                                                    " max((r.last_ts - r.first_ts) "
-                                                                    "/ 1e6, 0.001), 100.0 * "
-                                                                    "r.wanting /"
-                                                                    " max((r.last_ts - r.first_ts) "
-                                                                    "/ 1e6, 0.001) / "
-                                                                    "r.capacity_per_s),"
-                                                                    " r.relation, r.row_key, "
-                                                                    "r.mean_hold_ms, "
-                                                                    "r.capacity_per_s, r.wanting,"
-                                                                    " (r.last_ts - r.first_ts) / "
-                                                                    "1e6, r.wanting / "
-                                                                    "max((r.last_ts - r.first_ts) "
-                                                                    "/ 1e6, 0.001),"
-                                                                    " r.waits FROM r",
-             "relation:s,row:s,mean_hold_ms:m,capacity_per_s:m,transactions:i,window_s:m,demand_"
-             "per_s:m,"
-             "waits:x",
-             serial_fires,
-             NULL,
-             LS_FINDING_MAX_PER_ROW,
-             {LS_FINDING_ROW_MIN_WAITS, 0}},
+static const finding_rule rules[] = {
+    {"external_call_in_transaction",
+     "Move the call out of the transaction: call first and then update the row and commit at "
+     "once, or commit first and make the call from an outbox afterwards. Every millisecond the "
+     "call takes is a millisecond every other writer of the row waits.",
+     /* Each code path's span parts by name; the names of one call-site
+      * template (a URL's ids as {id}) are one finding
+      * (ls_fnd_gather_call). */
+     "WITH hl AS (SELECT h.*, %s AS label FROM holds h LEFT JOIN tx_code c"
+     "  ON c.tx_id = h.tx_id WHERE h.waits > 0 AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
+     " SELECT " LS_SELECT_LIST(kq, CALL_COLS)
+     " FROM hold_parts p JOIN hl ON hl.hold_id = p.hold_id WHERE p.part = 'span'"
+     " GROUP BY hl.label, p.name ORDER BY hl.label, p.name",
+     "code_path:s,span:s,span_ms:m,holds:i,waiter_ms:m", NULL, ls_fnd_gather_call,
+     LS_FINDING_MAX_PER_PATH, {0, 0}},
+    {"idle_in_transaction_head",
+     "Send the transaction's statements back to back and commit at once; do application work "
+     "(rendering, calls, waiting for the client) before BEGIN or after COMMIT. Set "
+     "idle_in_transaction_session_timeout as a safety net.",
+     /* Each hold idle at the head, by code path; idle time a trace span
+      * explains (an external call) is not counted (ls_fnd_gather_idle).
+      * Without durations a head is "unknown": its silence decides
+      * (decide/idlegap.h), from the statement that took the row (L), the
+      * session's next statement (N) and the waits on the holder's
+      * transaction for the row (read from the holds of that kind alone:
+      * when there is none, no wait is read). */
+     "WITH hi AS (SELECT h.*, %s AS label, (SELECT p.ms FROM hold_parts p"
+     "  WHERE p.hold_id = h.hold_id AND p.part = 'idle') AS span_idle"
+     "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+     "  WHERE (h.head_state = 'idle_in_transaction' OR (h.head_state = 'unknown'"
+     "  AND h.waits > 0 AND h.lock_stmt IS NOT NULL)) AND" NOT_A_RELATION_LOCK("h.row_id")
+     "AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") "),"
+     " g AS (SELECT hi.hold_id, hi.tx_id, hi.row_id, l.session_id, l.pid, l.start_ts AS l_ts,"
+     "  " LOG_POS("l") " AS l_pos, n.start_ts AS n_ts, " LOG_POS("n") " AS n_pos"
+     "  FROM hi JOIN statements l ON l.stmt_id = hi.lock_stmt"
+     "  JOIN transactions t ON t.tx_id = hi.tx_id"
+     /* N through the session's statements in time order (its index),
+      * not the stmt_id range from L, which holds every other session's
+      * statements logged during the silence. */
+     "  JOIN statements n ON n.stmt_id = (SELECT x.stmt_id FROM statements x"
+     "   WHERE x.session_id = l.session_id AND x.start_ts >= l.start_ts"
+     "   AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
+     "   AND (x.verb IS NULL OR x.verb NOT IN ('parse', 'bind'))"
+     "   ORDER BY x.start_ts, x.stmt_id LIMIT 1)"
+     "  WHERE hi.head_state = 'unknown'),"
+     " tw AS (SELECT g.hold_id, min(w.start_ts) AS t_ts, min(" LOG_POS("w") ") AS t_pos,"
+     "  max(CASE WHEN " LOG_POS("w") " <= g.l_pos THEN NULL"
+     "   WHEN w.end_line IS NOT NULL AND " LOG_END_POS("w") " < g.n_pos THEN w.waited_ms"
+     "   WHEN " LOG_POS("w") " < g.n_pos THEN (w.logged_ts - w.start_ts) / 1000.0 END)"
+     "  AS logged_ms"
+     "  FROM g JOIN wait_links k ON k.holder_tx = g.tx_id"
+     "  JOIN wait_rows wr ON wr.wait_id = k.wait_id AND wr.row_id = g.row_id"
+     "  JOIN lock_wait_rows w ON w.wait_id = k.wait_id"
+     "  WHERE w.target_kind = 'transaction' GROUP BY g.hold_id)"
+     " SELECT " LS_SELECT_LIST(iq, IDLE_COLS) " FROM hi LEFT JOIN g ON g.hold_id = hi.hold_id"
+     " LEFT JOIN tw ON tw.hold_id = hi.hold_id ORDER BY hi.label",
+     "code_path:s,holds:i,idle_ms:m,waiter_ms:m,max_hold_ms:m", NULL, ls_fnd_gather_idle,
+     LS_FINDING_MAX_PER_PATH, {0, 0}},
+    {"commit_wait_head",
+     "The COMMIT itself held the row: check WAL flush latency (wait event WalSync), a synchronous "
+     "standby (SyncRep) and deferred triggers or constraints that run at COMMIT; update the hot "
+     "row as the transaction's last statement.",
+     "SELECT sum(h.waiter_ms), %s || ' holds hot rows through a slow COMMIT',"
+     " printf('%%d hold%%s spent " DUR " committing while others waited (" DUR " of waiting "
+     "caused).', count(*), CASE WHEN count(*) > 1 THEN 's' ELSE '' END, sum(h.commit_ms),"
+     " sum(h.waiter_ms)), %s, count(*), sum(h.commit_ms), sum(h.waiter_ms)"
+     " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+     " WHERE h.head_state = 'committing' AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts")
+     " GROUP BY 2",
+     "code_path:s,holds:i,commit_ms:m,waiter_ms:m", holds_fire, NULL, LS_FINDING_MAX_PER_PATH,
+     {0, 0}},
+    {"inconsistent_lock_order",
+     "Take locks in one order everywhere: sort the keys before locking them (lock the lower id "
+     "first, whatever the request's order: SELECT ... FOR UPDATE ORDER BY id), and take "
+     "relations in one order (for example by table); shortening transactions does not remove "
+     "these deadlocks.",
+     /* The pairs of the log's deadlocks (lockorder.h): each side's
+      * order read from the rows it locked, one code path against itself
+      * included; each deadlock counted for the pair that made it. */
+     "WITH " LS_LOCK_CYCLES_WHERE(AT_IN_WINDOW("d.ts"))
+     " SELECT 1000.0 * (1 + x.deadlocks), CASE WHEN x.label = x.other THEN x.label || ' locks"
+     " the same rows in opposite orders in concurrent transactions' ELSE 'Code paths lock the"
+     " same rows in opposite orders' END, printf('%%s locked %%s, then waited for %%s, while"
+     " %%s held %%s and waited for %%s: %%d deadlock%%s between them, the first at %%s UTC.',"
+     " CASE WHEN x.label = x.other THEN 'One transaction of ' || x.label ELSE x.label END,"
+     " x.row1, x.row2, CASE WHEN x.label = x.other THEN 'another' ELSE x.other END, x.row2,"
+     " x.row1, x.deadlocks, CASE WHEN x.deadlocks > 1 THEN 's' ELSE '' END,"
+     " strftime('%%Y-%%m-%%d %%H:%%M:%%f', x.first_ts / 1e6, 'unixepoch')),"
+     " x.label, x.r1, x.r2, x.other, x.deadlocks, x.row1, x.row2"
+     " FROM lock_cycles x ORDER BY x.label, x.other, x.r1, x.r2",
+     "code_path:s,first:s,then:s,other_code_path:s,deadlocks:i,first_row:s,then_row:s",
+     order_fires, NULL, LS_FINDING_MAX_PER_PATH, {0, 0}},
+    {"deadlocks",
+     "Find the two code paths in the cycle and make them lock rows in the same order (the "
+     "deadlock section lists each side's statements in the order it took its locks).",
+     "SELECT 1000.0 * count(*), printf('%%d deadlock%%s', count(*), CASE WHEN count(*) > 1"
+     " THEN 's' ELSE '' END), printf('%%d processes cancelled (SQLSTATE 40P01); the first at "
+     "%%s UTC.', count(*), strftime('%%Y-%%m-%%d %%H:%%M:%%f', min(ts) / 1e6, 'unixepoch')),"
+     " count(*), strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', min(ts) / 1e6, 'unixepoch')"
+     " FROM deadlocks WHERE" AT_IN_WINDOW("ts"),
+     "deadlocks:i,first_time:s", deadlocks_fire, NULL, ONE_PER_LOG, {0, 0}},
+    {"hot_counter_row",
+     "Split the counter into N rows updated at random and summed on read, or append increments "
+     "to a log table and aggregate them later.",
+     /* The rows with the floor of waits (?1), heaviest first (the
+      * finding's weight, NULL as 0), then in row order: the order a keeper
+      * of the rows in row order would keep them in, so that the gather
+      * reads the writers (COUNTER_WRITERS_SQL) only of rows it can still
+      * keep (ls_fnd_gather_counter). */
+     "SELECT " LS_SELECT_LIST(cq, COUNTER_COLS) " FROM rows r WHERE r.waits >= ?1"
+     " AND r.row_id IN (SELECT k.row_id FROM row_keys k WHERE k.waits >= ?1) AND"
+     INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND" NOT_A_RELATION_LOCK("r.row_id")
+     "ORDER BY coalesce(r.total_wait_ms, 0.0) DESC, r.row_id",
+     "relation:s,row:s,waits:i,total_wait_ms:m,statement:s,transactions:i,held_ms:m,"
+     "code_path:s,writing_transactions:i,decided_by:s,trigger_statement:s", NULL,
+     ls_fnd_gather_counter, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
+    {"retries_after_serialization_failure",
+     "Retry the whole transaction (not the statement) with a bound and back-off, keep it "
+     "short, or lock the row first (SELECT ... FOR UPDATE) where the isolation level allows.",
+     "SELECT 100.0 * count(*), printf('%%d serialization failure%%s (40001)', count(*),"
+     " CASE WHEN count(*) > 1 THEN 's' ELSE '' END), printf('%%d retried (%%d committed): %%d "
+     "by the session''s next transaction, %%d by the request''s trace.%%s',"
+     " count(retry_stmt) + count(retry_span), sum(retry_outcome = 'commit'), count(retry_stmt),"
+     " count(retry_span), CASE WHEN sum(retry_outcome = 'untold') > 0 THEN printf(' %%d could"
+     " not be told: the session''s next transaction ran the statement again after the"
+     " connection was set up again, a retry or the pool''s next request.',"
+     " sum(retry_outcome = 'untold')) ELSE '' END),"
+     " count(*), count(retry_stmt) + count(retry_span), sum(retry_outcome = 'commit'),"
+     " count(retry_stmt), count(retry_span), coalesce(sum(retry_outcome = 'untold'), 0)"
+     /* retries.c: a retry found in the session's statements is a
+      * statement (retry_stmt), one found in the trace's spans a span
+      * (retry_span); neither, with retry_outcome 'untold', one the log
+      * cannot tell (decide/retry.h ls_retry_session_told()) */
+     " FROM errors_linked WHERE class = 'serialization_failure' AND" AT_IN_WINDOW("ts"),
+     "failures:i,retried:i,committed:i,by_session:i,by_trace:i,untold:i", failures_fire, NULL, ONE_PER_LOG,
+     {0, 0}},
+    {"hidden_waiting",
+     "The log shows only waits longer than deadlock_timeout; the rest of the queueing on this row "
+     "is as real. Shorten what holds the row (see the rankings) rather than tuning "
+     "deadlock_timeout, which changes what is logged, not how long anyone waits.",
+     "SELECT r.hidden_wait_ms, printf('%%.0f %%%% of the waiting on %%s %%s was below "
+     "deadlock_timeout and never logged', 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms +"
+     " r.logged_wait_ms), r.relation, r.row_key),"
+     " printf('%%d statements queued for the row: " DUR " of waiting rebuilt from the holds "
+     "before them, " DUR " logged as lock waits; the row was held %%.0f %%%% of the time.',"
+     " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, 100.0 * r.utilisation),"
+     " r.relation, r.row_key, 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms + r.logged_wait_ms),"
+     " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, r.utilisation"
+     " FROM rows r WHERE" INSIDE_WINDOW("r.first_ts", "r.last_ts")
+     "AND" NOT_A_RELATION_LOCK("r.row_id"),
+     "relation:s,row:s,hidden_share_pct:m,statements_waited:i,hidden_wait_ms:m,"
+     "logged_wait_ms:m,utilisation:m", hidden_fires, NULL, LS_FINDING_MAX_PER_ROW, {0, 0}},
+    {"lock_queue_behind_ddl",
+     "Run DDL with a short lock_timeout (SET lock_timeout = '2s') and retry it until it gets "
+     "the lock, so that it never waits long at the head of the table's queue; shorten or end "
+     "the transaction that held the table (the root blocker), and run migrations when no long "
+     "transaction reads the table.",
+     /* Each relation lock queue (store_schema.h's relation_queues: a
+      * wait at the head of the queue, blocked by a holder, with the waits
+      * queued behind it during its wait), read as the report's section
+      * reads it: the queue is found once, by the view. */
+     "SELECT rq.waited_ms + rq.queued_wait_ms, printf('%%s queued for %%s on %%s behind %%s; "
+     "%%d statement%%s queued behind it', coalesce(" LABEL_OF_TX("rq.waiter_tx") ", 'pid ' ||"
+     " rq.pid), rq.mode, rq.relation, coalesce(" LABEL_OF_TX("rq.holder_tx") ", 'pid ' ||"
+     " rq.holder_pid), rq.queued, CASE WHEN rq.queued > 1 THEN 's' ELSE '' END),"
+     " printf('%%s waited " DUR " for %%s on %%s while %%s held the table; %%d statement%%s "
+     "queued behind it for " DUR " in all (the longest " DUR "): the server grants a table "
+     "lock in queue order, so every request that conflicts with the waiting %%s waits behind "
+     "it, plain reads included.', rq.statement, rq.waited_ms, rq.mode, rq.relation,"
+     " coalesce(" LABEL_OF_TX("rq.holder_tx") ", 'pid ' || rq.holder_pid), rq.queued,"
+     " CASE WHEN rq.queued > 1 THEN 's' ELSE '' END, rq.queued_wait_ms,"
+     " rq.max_queued_wait_ms, rq.mode),"
+     " rq.relation, rq.statement, rq.mode, rq.waited_ms, " LABEL_OF_TX("rq.holder_tx") ","
+     " rq.queued, rq.queued_wait_ms, " LABEL_OF_TX("rq.waiter_tx")
+     " FROM relation_queues rq WHERE" OVERLAPS_WINDOW("rq.start_ts", "rq.end_ts")
+     "ORDER BY rq.wait_id",
+     "relation:s,statement:s,mode:s,waited_ms:m,holder_code_path:s,queued:i,queued_wait_ms:m,"
+     "code_path:s", queued_fire, NULL, LS_FINDING_MAX_PER_ROW, {0, 0}},
+    {"serial_capacity",
+     "One row lets one transaction through at a time: shorten the hold (see the findings above) "
+     "or spread the writes over several rows.",
+     /* The transactions that wanted the row: those that held it and those
+      * that waited for it, each once (a statement may wait for one row
+      * many times, and a waiter that got the row holds it). Counted only
+      * for rows with a known capacity and the floor of waits (?1).
+      * MATERIALIZED: counted once per row, where the subquery flattened
+      * into the SELECT counted them again at each of its five uses (4.8 M
+      * of the pass's 14.5 M VM steps on the 256 MiB bench log). */
+     "WITH r AS MATERIALIZED (SELECT r.*, (SELECT count(*) FROM (SELECT h.tx_id FROM holds h"
+     "   WHERE h.row_id = r.row_id AND h.tx_id IS NOT NULL UNION SELECT w.waiter_tx"
+     "   FROM lock_waits w WHERE w.row_id = r.row_id AND w.waiter_tx IS NOT NULL)) AS wanting"
+     "  FROM rows r WHERE r.capacity_per_s > 0 AND r.waits >= ?1 AND"
+     INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND" NOT_A_RELATION_LOCK("r.row_id") ")"
+     " SELECT r.total_wait_ms, 'Row ' || r.relation || ' ' || r.row_key || ' is at its serial "
+     "capacity', printf('Mean hold " DUR " caps the row at %%.1f transactions/s; %%d "
+     "transactions wanted it within " DUR " (%%.1f/s, %%.0f %%%% of that).', r.mean_hold_ms,"
+     " r.capacity_per_s, r.wanting, (r.last_ts - r.first_ts) / 1e3, r.wanting /"
+     " max((r.last_ts - r.first_ts) / 1e6, 0.001), 100.0 * r.wanting /"
+     " max((r.last_ts - r.first_ts) / 1e6, 0.001) / r.capacity_per_s),"
+     " r.relation, r.row_key, r.mean_hold_ms, r.capacity_per_s, r.wanting,"
+     " (r.last_ts - r.first_ts) / 1e6, r.wanting / max((r.last_ts - r.first_ts) / 1e6, 0.001),"
+     " r.waits FROM r",
+     "relation:s,row:s,mean_hold_ms:m,capacity_per_s:m,transactions:i,window_s:m,demand_per_s:m,"
+     "waits:x", serial_fires, NULL, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))

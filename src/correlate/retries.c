@@ -90,15 +90,11 @@ static const char tx_stmts_sql[] =
  * whole-second log start times tie). */
 static const char failed_params_sql[] =
     "SELECT st.params FROM statements st WHERE st.session_id = ?1"
-    " AND st.start_ts BETWEEN coalesce(?6, ?2 - " LS_SQL_INT(LS_RETRY_WINDOW_US) ") - " LS_SQL_INT(
-        LS_START_SLACK_US) " AND ?2 + " LS_SQL_INT(LS_START_SLACK_US) " AND st.text = ?3 AND "
-                                                                      "st.params IS NOT NULL"
-                                                                      " AND (?4 = 0 AND ?5 = 0 OR "
-                                                                      "(coalesce(st.file_id, 0), "
-                                                                      "coalesce(st.line, 0)) < "
-                                                                      "(?4, ?5))"
-                                                                      " ORDER BY st.stmt_id DESC "
-                                                                      "LIMIT 1";
+    " AND st.start_ts BETWEEN coalesce(?6, ?2 - " LS_SQL_INT(LS_RETRY_WINDOW_US) ") - "
+    LS_SQL_INT(LS_START_SLACK_US) " AND ?2 + " LS_SQL_INT(LS_START_SLACK_US)
+    " AND st.text = ?3 AND st.params IS NOT NULL"
+    " AND (?4 = 0 AND ?5 = 0 OR (coalesce(st.file_id, 0), coalesce(st.line, 0)) < (?4, ?5))"
+    " ORDER BY st.stmt_id DESC LIMIT 1";
 
 /* The session's statements written after the error line (?3, ?4), or of
  * unknown position begun after its time, within the window, in the order
@@ -109,30 +105,23 @@ static const char failed_params_sql[] =
  * Parse and bind lines count: a retry that failed again (a
  * deadlock victim has no duration line for its execute) shows only as
  * those. */
-#define AFTER_COLS(X, Q)                                                                           \
-    X(Q, stmt_id, "st.stmt_id")                                                                    \
-    X(Q, start_ts, "st.start_ts")                                                                  \
-    X(Q, log_ts, "st.log_ts")                                                                      \
-    X(Q, file_id, "coalesce(st.file_id, 0)")                                                       \
-    X(Q, line, "coalesce(st.line, 0)")                                                             \
-    X(Q, text, "st.text")                                                                          \
+#define AFTER_COLS(X, Q)                                                                   \
+    X(Q, stmt_id, "st.stmt_id")                                                           \
+    X(Q, start_ts, "st.start_ts")                                                         \
+    X(Q, log_ts, "st.log_ts")                                                             \
+    X(Q, file_id, "coalesce(st.file_id, 0)")                                              \
+    X(Q, line, "coalesce(st.line, 0)")                                                    \
+    X(Q, text, "st.text")                                                                 \
     X(Q, params, "st.params")
 LS_COLUMNS(af, AFTER_COLS);
 static const char after_sql[] =
-    "SELECT " LS_SELECT_LIST(af,
-                             AFTER_COLS) " FROM statements st WHERE st.session_id = ?1"
-                                         " AND st.start_ts >= ?2 - " LS_SQL_INT(LS_START_SLACK_US) " AND st.start_ts <= ?2 + " LS_SQL_INT(
-                                             LS_RETRY_WINDOW_US) " AND CASE WHEN "
-                                                                 "coalesce(st.file_id, 0) = 0 AND "
-                                                                 "coalesce(st.line, 0) = 0"
-                                                                 "  OR ?3 = 0 AND ?4 = 0 THEN "
-                                                                 "st.start_ts > ?2"
-                                                                 "  ELSE (st.file_id, st.line) > "
-                                                                 "(?3, ?4) END"
-                                                                 " ORDER BY st.session_id, "
-                                                                 "st.start_ts, st.stmt_id "
-                                                                 "LIMIT " LS_SQL_INT(
-                                                                     RETRY_READ_MAX);
+    "SELECT " LS_SELECT_LIST(af, AFTER_COLS) " FROM statements st WHERE st.session_id = ?1"
+    " AND st.start_ts >= ?2 - " LS_SQL_INT(LS_START_SLACK_US)
+    " AND st.start_ts <= ?2 + " LS_SQL_INT(LS_RETRY_WINDOW_US)
+    " AND CASE WHEN coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
+    "  OR ?3 = 0 AND ?4 = 0 THEN st.start_ts > ?2"
+    "  ELSE (st.file_id, st.line) > (?3, ?4) END"
+    " ORDER BY st.session_id, st.start_ts, st.stmt_id LIMIT " LS_SQL_INT(RETRY_READ_MAX);
 
 /* The transaction a statement ran in: the last one of its session that
  * began at or before it (transactions_session_stmt), if it spans it. */
@@ -266,8 +255,7 @@ static ls_retry_kind step_kind(const char *sql)
     case LS_SQL_BEGIN: return LS_RETRY_STEP_BEGIN;
     case LS_SQL_COMMIT: return LS_RETRY_STEP_COMMIT;
     case LS_SQL_ROLLBACK: return LS_RETRY_STEP_ROLLBACK;
-    default:
-        return ls_retry_sets_session(sql) ? LS_RETRY_STEP_SETTING : LS_RETRY_STEP_OTHER;
+    default: return ls_retry_sets_session(sql) ? LS_RETRY_STEP_SETTING : LS_RETRY_STEP_OTHER;
     }
 }
 
@@ -628,9 +616,8 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
     ls_buf_init(&p->got, 0);
     if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS transactions_session_stmt"
                                        " ON transactions(session_id, first_stmt)")) != 0 ||
-        (rc = ls_store_exec(
-             s, "CREATE TEMP TABLE IF NOT EXISTS retry_claimed"
-                "(span_row INTEGER PRIMARY KEY); DELETE FROM temp.retry_claimed;")) != 0 ||
+        (rc = ls_store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS retry_claimed"
+                               "(span_row INTEGER PRIMARY KEY); DELETE FROM temp.retry_claimed;")) != 0 ||
         (rc = ls_correlate_log_resolution(s, &p->resolution)) != 0 ||
         (rc = span_offset(s, &p->offset)) != 0 ||
         (rc = ls_store_prepare(s, lock_errors_sql, &p->errs)) != 0 ||
