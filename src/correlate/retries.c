@@ -62,7 +62,8 @@
     X(Q, last_stmt, "(SELECT t.last_stmt FROM transactions t WHERE t.tx_id = l.tx_id)")   \
     X(Q, tx_start, "(SELECT t.start_ts FROM transactions t WHERE t.tx_id = l.tx_id)")     \
     X(Q, trace_id, "(SELECT c.trace_id FROM tx_code_rows c WHERE c.tx_id = l.tx_id)")   \
-    X(Q, text, LS_TEXT_OF("e.text_id"))
+    X(Q, text, LS_TEXT_OF("e.text_id"))                                                  \
+    X(Q, text_id, "e.text_id")
 LS_COLUMNS(le, LOCK_ERROR_COLS);
 static const char lock_errors_sql[] =
     "SELECT " LS_SELECT_LIST(le, LOCK_ERROR_COLS) " FROM errors e"
@@ -83,18 +84,19 @@ static const char tx_stmts_sql[] =
     "  OR (st.file_id, st.line) < (?4, ?5))";
 
 /* The parameters of the failed statement: of the session's statements of
- * the error's text (?3) logged before the error line (?4, ?5; its bind
+ * the error's text (?3, its text_id) logged before the error line (?4, ?5; its bind
  * line or parse, the execute logs no duration when it fails), begun
  * since its transaction's start (?6, else the window before the error's
  * time ?2), the last logged (a session's ids are in its log order: on a
  * whole-second log start times tie). */
 static const char failed_params_sql[] =
-    "SELECT st.params FROM statements st WHERE st.session_id = ?1"
-    " AND st.start_ts BETWEEN coalesce(?6, ?2 - " LS_SQL_INT(LS_RETRY_WINDOW_US) ") - "
+    "SELECT st.params FROM statements st WHERE st.stmt_id = (SELECT r.stmt_id FROM stmt_rows r"
+    " WHERE r.session_id = ?1"
+    " AND r.start_ts BETWEEN coalesce(?6, ?2 - " LS_SQL_INT(LS_RETRY_WINDOW_US) ") - "
     LS_SQL_INT(LS_START_SLACK_US) " AND ?2 + " LS_SQL_INT(LS_START_SLACK_US)
-    " AND st.text = ?3 AND st.params IS NOT NULL"
-    " AND (?4 = 0 AND ?5 = 0 OR (coalesce(st.file_id, 0), coalesce(st.line, 0)) < (?4, ?5))"
-    " ORDER BY st.stmt_id DESC LIMIT 1";
+    " AND r.text_id = ?3"
+    " AND (?4 = 0 AND ?5 = 0 OR (coalesce(r.file_id, 0), coalesce(r.line, 0)) < (?4, ?5))"
+    " ORDER BY r.stmt_id DESC LIMIT 1)";
 
 /* The session's statements written after the error line (?3, ?4), or of
  * unknown position begun after its time, within the window, in the order
@@ -233,10 +235,14 @@ static int failed_row_of(retry_pass *p)
     const int64_t args[] = {ls_stmt_int64(p->errs, le_file_id), ls_stmt_int64(p->errs, le_line)};
     int rc;
 
+    if (!strchr(text, '$')) { /* no parameter: the text names its row */
+        row_of(text, NULL, p->failed_row, sizeof(p->failed_row));
+        return 0;
+    }
     ls_stmt_reset(p->fparams);
     if ((rc = ls_stmt_bind_int64(p->fparams, 1, ls_stmt_int64(p->errs, le_session_id))) != 0 ||
         (rc = ls_stmt_bind_int64(p->fparams, 2, ls_stmt_int64(p->errs, le_ts))) != 0 ||
-        (rc = ls_stmt_bind_text(p->fparams, 3, text)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->fparams, 3, ls_stmt_int64(p->errs, le_text_id))) != 0 ||
         (rc = bind_int64s(p->fparams, 4, args, 2)) != 0 ||
         (rc = ls_stmt_isnull(p->errs, le_tx_start)
                   ? ls_stmt_bind_null(p->fparams, 6)
