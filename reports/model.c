@@ -367,6 +367,12 @@ void ls_mq_add_row(model_ctx *m, cJSON *o, const ls_mquery *mq, ls_stmt *q, ls_m
         case LS_MC_STR: ls_model_col_str(o, c->key, q, pos); break;
         case LS_MC_NAME: add_name(o, c->key, q, pos); break;
         case LS_MC_BOOL: cJSON_AddBoolToObject(o, c->key, ls_stmt_int64(q, pos) != 0); break;
+        case LS_MC_BOOLN:
+            if (ls_stmt_isnull(q, pos))
+                cJSON_AddNullToObject(o, c->key);
+            else
+                cJSON_AddBoolToObject(o, c->key, ls_stmt_int64(q, pos) != 0);
+            break;
         case LS_MC_PIDS: add_pid_list(o, c->key, ls_stmt_text(q, pos)); break;
         case LS_MC_READ: break;
         case LS_MC_CODE: ls_model_add_code(m, o, c->key, q, mq_col(mq, c->expr)); break;
@@ -1320,11 +1326,23 @@ static const ls_mcol error_cols[] = {
     {"cause_application", "cs.application", LS_MC_STR},
     {"cause_", "cause_tx", LS_MC_CODE},
     {"", "tx_id", LS_MC_CODE},
-    {"retried", "e.retry_stmt IS NOT NULL OR e.retry_span IS NOT NULL", LS_MC_BOOL},
+    /* null: the log cannot tell (retries.c: retry_outcome 'untold', no
+     * statement or span; decide/retry.h ls_retry_session_told()) */
+    {"retried",
+     "CASE WHEN e.retry_stmt IS NOT NULL OR e.retry_span IS NOT NULL THEN 1"
+     " WHEN e.retry_outcome = 'untold' THEN NULL ELSE 0 END",
+     LS_MC_BOOLN},
+    {"retry_untold",
+     "CASE WHEN e.retry_stmt IS NULL AND e.retry_span IS NULL AND"
+     " e.retry_outcome = 'untold' THEN 'the session''s next transaction runs the"
+     " failed statement again on the same row, after the connection was set up"
+     " again: a retry or the next request the pool gave the connection to, which"
+     " the log''s times cannot tell apart' END",
+     LS_MC_STR},
     /* a retry found in the request's trace is a span (retries.c: retry_span) */
     {"retry_time", "coalesce(rs.start_ts, (SELECT sp.start_ts + coalesce((SELECT offset_us FROM"
                    " span_clock), 0) FROM spans sp WHERE sp.span_row = e.retry_span))", LS_MC_TS},
-    {"retry_outcome", "e.retry_outcome", LS_MC_STR},
+    {"retry_outcome", "nullif(e.retry_outcome, 'untold')", LS_MC_STR},
     {"retry_matched_by", "CASE WHEN e.retry_stmt IS NOT NULL THEN 'session order'"
                          " WHEN e.retry_span IS NOT NULL THEN 'trace' END", LS_MC_STR},
     {"cause_tx", "e.cause_tx", LS_MC_READ},

@@ -75,6 +75,7 @@ typedef enum ls_mc_kind {
     LS_MC_STR,  /* text, cleaned to valid UTF-8 */
     LS_MC_NAME, /* a file name: valid UTF-8, control characters kept */
     LS_MC_BOOL, /* nonzero: true */
+    LS_MC_BOOLN, /* nonzero: true, 0 false, NULL: null (unknown) */
     LS_MC_PIDS, /* "1,2,3": [1,2,3] */
     LS_MC_READ, /* selected for the row function to read; not added */
     LS_MC_CODE, /* not selected: the code path of the transaction in column

@@ -20,6 +20,7 @@
  * after the code paths, which link transactions to traces.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,9 @@
  * in log order (id) in C: a sort of its whole window in SQL costs a busy
  * session's 30 s per error (66 M VM steps on the 256 MiB bench log). */
 #define RETRY_STEPS_MAX 32
+/* Statements of a session read at most to find those first RETRY_STEPS_MAX
+ * in log order (by_session()). */
+#define RETRY_READ_MAX 1024
 /* Bytes of a statement's text its shape is computed from (as before). */
 #define RETRY_SHAPE_BYTES 4096
 /* A row named by key, "relation col=value" (ls_sql_row_key()'s parts). */
@@ -58,7 +62,8 @@
     X(Q, last_stmt, "(SELECT t.last_stmt FROM transactions t WHERE t.tx_id = l.tx_id)")   \
     X(Q, tx_start, "(SELECT t.start_ts FROM transactions t WHERE t.tx_id = l.tx_id)")     \
     X(Q, trace_id, "(SELECT c.trace_id FROM tx_code_rows c WHERE c.tx_id = l.tx_id)")   \
-    X(Q, text, LS_TEXT_OF("e.text_id"))
+    X(Q, text, LS_TEXT_OF("e.text_id"))                                                  \
+    X(Q, text_id, "e.text_id")
 LS_COLUMNS(le, LOCK_ERROR_COLS);
 static const char lock_errors_sql[] =
     "SELECT " LS_SELECT_LIST(le, LOCK_ERROR_COLS) " FROM errors e"
@@ -78,15 +83,34 @@ static const char tx_stmts_sql[] =
     " AND (coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
     "  OR (st.file_id, st.line) < (?4, ?5))";
 
+/* The parameters of the failed statement: of the session's statements of
+ * the error's text (?3, its text_id) logged before the error line (?4, ?5; its bind
+ * line or parse, the execute logs no duration when it fails), begun
+ * since its transaction's start (?6, else the window before the error's
+ * time ?2), the last logged (a session's ids are in its log order: on a
+ * whole-second log start times tie). */
+static const char failed_params_sql[] =
+    "SELECT st.params FROM statements st WHERE st.stmt_id = (SELECT r.stmt_id FROM stmt_rows r"
+    " WHERE r.session_id = ?1"
+    " AND r.start_ts BETWEEN coalesce(?6, ?2 - " LS_SQL_INT(LS_RETRY_WINDOW_US) ") - "
+    LS_SQL_INT(LS_START_SLACK_US) " AND ?2 + " LS_SQL_INT(LS_START_SLACK_US)
+    " AND r.text_id = ?3"
+    " AND (?4 = 0 AND ?5 = 0 OR (coalesce(r.file_id, 0), coalesce(r.line, 0)) < (?4, ?5))"
+    " ORDER BY r.stmt_id DESC LIMIT 1)";
+
 /* The session's statements written after the error line (?3, ?4), or of
- * unknown position begun after its time, within the window, the first
- * RETRY_STEPS_MAX in the order of the index statements_session, which
- * serves the range (log_order() then sorts them by id). Parse and bind lines count: a retry that failed again (a
+ * unknown position begun after its time, within the window, in the order
+ * of the index statements_session, which serves the range; by_session()
+ * keeps the first RETRY_STEPS_MAX in log order (id) of them, reading on
+ * until no later start can be logged before those (issue 34: on a
+ * whole-second log the first 32 by start are not the first 32 logged).
+ * Parse and bind lines count: a retry that failed again (a
  * deadlock victim has no duration line for its execute) shows only as
  * those. */
 #define AFTER_COLS(X, Q)                                                                   \
     X(Q, stmt_id, "st.stmt_id")                                                           \
     X(Q, start_ts, "st.start_ts")                                                         \
+    X(Q, log_ts, "st.log_ts")                                                             \
     X(Q, file_id, "coalesce(st.file_id, 0)")                                              \
     X(Q, line, "coalesce(st.line, 0)")                                                    \
     X(Q, text, "st.text")                                                                 \
@@ -99,7 +123,7 @@ static const char after_sql[] =
     " AND CASE WHEN coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
     "  OR ?3 = 0 AND ?4 = 0 THEN st.start_ts > ?2"
     "  ELSE (st.file_id, st.line) > (?3, ?4) END"
-    " ORDER BY st.session_id, st.start_ts, st.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
+    " ORDER BY st.session_id, st.start_ts, st.stmt_id LIMIT " LS_SQL_INT(RETRY_READ_MAX);
 
 /* The transaction a statement ran in: the last one of its session that
  * began at or before it (transactions_session_stmt), if it spans it. */
@@ -172,11 +196,12 @@ typedef struct shape_slot {
 
 /* The pass's statements and buffers. */
 typedef struct retry_pass {
-    ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd;
+    ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd, *fparams;
     ls_buf want, got;
     shape_slot shapes[SHAPE_CACHE_SLOTS];
-    ls_retry_step steps[RETRY_STEPS_MAX];
-    int64_t ids[RETRY_STEPS_MAX]; /* each step's stmt_id, or span_row */
+    ls_retry_step steps[RETRY_STEPS_MAX + 1]; /* + 1: a session's next read */
+    int64_t ids[RETRY_STEPS_MAX + 1];         /* each step's stmt_id, or span_row */
+    int64_t log_ts[RETRY_STEPS_MAX + 1];      /* a session step's log line time */
     int64_t resolution;           /* the log's times: a whole second or a millisecond */
     int64_t offset;               /* the spans' clock onto the log's */
     int64_t slack;                /* that offset's error: LS_REQUEST_SLACK_US, and a
@@ -197,6 +222,38 @@ static void row_of(const char *sql, const char *params, char *row, size_t len)
         snprintf(row, len, "%s %s", rel, key);
 }
 
+static int bind_int64s(ls_stmt *q, int first, const int64_t *v, int n);
+
+/* The row the current error's failed statement addressed into
+ * p->failed_row ("" unknown): by its text, its $n bound from the
+ * parameters its own logged line before the error shows (PgJDBC's bind
+ * line: a pool's next request on the same connection runs the shape on
+ * another row: samples/blind-java). 0 or an error. */
+static int failed_row_of(retry_pass *p)
+{
+    const char *text = ls_stmt_text(p->errs, le_text);
+    const int64_t args[] = {ls_stmt_int64(p->errs, le_file_id), ls_stmt_int64(p->errs, le_line)};
+    int rc;
+
+    if (!strchr(text, '$')) { /* no parameter: the text names its row */
+        row_of(text, NULL, p->failed_row, sizeof(p->failed_row));
+        return 0;
+    }
+    ls_stmt_reset(p->fparams);
+    if ((rc = ls_stmt_bind_int64(p->fparams, 1, ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->fparams, 2, ls_stmt_int64(p->errs, le_ts))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->fparams, 3, ls_stmt_int64(p->errs, le_text_id))) != 0 ||
+        (rc = bind_int64s(p->fparams, 4, args, 2)) != 0 ||
+        (rc = ls_stmt_isnull(p->errs, le_tx_start)
+                  ? ls_stmt_bind_null(p->fparams, 6)
+                  : ls_stmt_bind_int64(p->fparams, 6, ls_stmt_int64(p->errs, le_tx_start))) != 0 ||
+        (rc = ls_stmt_step(p->fparams)) < 0)
+        return rc;
+    row_of(text, rc == 1 ? ls_stmt_text(p->fparams, LS_ONLY_COLUMN) : NULL, p->failed_row,
+           sizeof(p->failed_row));
+    return 0;
+}
+
 /* A statement's kind for the walk. */
 static ls_retry_kind step_kind(const char *sql)
 {
@@ -204,7 +261,7 @@ static ls_retry_kind step_kind(const char *sql)
     case LS_SQL_BEGIN: return LS_RETRY_STEP_BEGIN;
     case LS_SQL_COMMIT: return LS_RETRY_STEP_COMMIT;
     case LS_SQL_ROLLBACK: return LS_RETRY_STEP_ROLLBACK;
-    default: return LS_RETRY_STEP_OTHER;
+    default: return ls_retry_sets_session(sql) ? LS_RETRY_STEP_SETTING : LS_RETRY_STEP_OTHER;
     }
 }
 
@@ -278,7 +335,9 @@ static int bind_id(ls_stmt *q, int i, int64_t id)
 
 /* Store the retry of the current error: its statement (stmt) or, found in
  * its request's trace, its span (span_row), one of them 0; its
- * transaction (tx, 0 none) and outcome (NULL unknown). */
+ * transaction (tx, 0 none) and outcome (NULL unknown). Both 0 with the
+ * outcome LS_RETRY_OUTCOME_UNTOLD: the log cannot tell whether it was
+ * retried (ls_retry_session_told()). */
 static int store_retry(retry_pass *p, int64_t stmt, int64_t span_row, int64_t tx,
                        const char *outcome, ls_correlate_stats *stats)
 {
@@ -294,7 +353,8 @@ static int store_retry(retry_pass *p, int64_t stmt, int64_t span_row, int64_t tx
         return rc;
     if ((rc = ls_stmt_step(p->upd)) < 0)
         return rc;
-    stats->retries++;
+    if (stmt != 0 || span_row != 0)
+        stats->retries++;
     return 0;
 }
 
@@ -334,24 +394,34 @@ static int log_shows_failed(retry_pass *p)
     return rc < 0 ? rc : 0;
 }
 
-/* Put the first n steps in log order (their statement ids: a session's
- * are in its log order), from the order of their start times (where
- * times derived from durations can swap two lines of one millisecond).
- * An insertion sort: n is at most RETRY_STEPS_MAX and nearly sorted. */
-static void log_order(retry_pass *p, size_t n)
+/* Put step n - 1, just read, in log order among the n - 1 before it
+ * (their statement ids: a session's are in its log order), which are. */
+static void log_insert(retry_pass *p, size_t n)
 {
-    size_t i, j;
+    size_t j = n - 1;
+    int64_t id = p->ids[j], log_ts = p->log_ts[j];
+    ls_retry_step st = p->steps[j];
 
-    for (i = 1; i < n; i++) {
-        int64_t id = p->ids[i];
-        ls_retry_step st = p->steps[i];
-        for (j = i; j > 0 && p->ids[j - 1] > id; j--) {
-            p->ids[j] = p->ids[j - 1];
-            p->steps[j] = p->steps[j - 1];
-        }
-        p->ids[j] = id;
-        p->steps[j] = st;
+    for (; j > 0 && p->ids[j - 1] > id; j--) {
+        p->ids[j] = p->ids[j - 1];
+        p->log_ts[j] = p->log_ts[j - 1];
+        p->steps[j] = p->steps[j - 1];
     }
+    p->ids[j] = id;
+    p->log_ts[j] = log_ts;
+    p->steps[j] = st;
+}
+
+/* The latest log line time of the n steps kept. */
+static int64_t last_logged(const retry_pass *p, size_t n)
+{
+    int64_t m = INT64_MIN;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (p->log_ts[i] > m)
+            m = p->log_ts[i];
+    return m;
 }
 
 /* The retry in the error's session, whose transaction the log shows: the
@@ -372,24 +442,36 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
         if ((rc = bind_int64s(p->after, 1, args, (int)(sizeof(args) / sizeof(args[0])))) != 0)
             return rc;
     }
-    while (n < RETRY_STEPS_MAX && (rc = ls_stmt_step(p->after)) == 1) {
+    /* read in start order, kept in log order: the first RETRY_STEPS_MAX
+     * logged, until a statement starts after the last of those was logged
+     * (a line's time, within the log's resolution): none after it can be
+     * logged before them */
+    while ((rc = ls_stmt_step(p->after)) == 1) {
         ls_logpos pos = {ls_stmt_int64(p->after, af_file_id), ls_stmt_int64(p->after, af_line)};
         int64_t ts = ls_stmt_int64(p->after, af_start_ts);
+        if (n == RETRY_STEPS_MAX && ts > last_logged(p, n) + p->resolution)
+            break;
         if (!ls_retry_after(err, err_ts, pos, ts))
             continue;
         if ((rc = make_step(p, &p->steps[n], ls_stmt_text(p->after, af_text),
                             ls_stmt_text(p->after, af_params), ts, 0)) != 0)
             return rc;
-        p->ids[n++] = ls_stmt_int64(p->after, af_stmt_id);
+        p->ids[n] = ls_stmt_int64(p->after, af_stmt_id);
+        p->log_ts[n] =
+            ls_stmt_isnull(p->after, af_log_ts) ? ts : ls_stmt_int64(p->after, af_log_ts);
+        log_insert(p, ++n);
+        if (n > RETRY_STEPS_MAX)
+            n = RETRY_STEPS_MAX; /* the latest logged of them is dropped */
     }
     if (rc < 0)
         return rc;
-    log_order(p, n);
     f = ls_retry_walk(err_ts, ls_stmt_isnull(p->errs, le_explicit) ||
                                   ls_stmt_int64(p->errs, le_explicit) != 0,
                       p->steps, n);
     if (f.index < 0)
         return 0;
+    if (ls_retry_session_told(f, p->resolution) == LS_RETRY_UNTOLD)
+        return store_retry(p, 0, 0, 0, LS_RETRY_OUTCOME_UNTOLD, stats);
     ls_stmt_reset(p->txq);
     if ((rc = ls_stmt_bind_int64(p->txq, 1, session)) != 0 ||
         (rc = ls_stmt_bind_int64(p->txq, 2, p->ids[f.index])) != 0 ||
@@ -520,6 +602,7 @@ static void retry_pass_free(retry_pass *p)
     ls_stmt_finalize(p->claim);
     ls_stmt_finalize(p->trace);
     ls_stmt_finalize(p->upd);
+    ls_stmt_finalize(p->fparams);
 }
 
 /*
@@ -550,7 +633,8 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, failed_span_sql, &p->fspan)) != 0 ||
         (rc = ls_store_prepare(s, claim_sql, &p->claim)) != 0 ||
         (rc = ls_store_prepare(s, trace_sql, &p->trace)) != 0 ||
-        (rc = ls_store_prepare(s, set_retry_sql, &p->upd)) != 0)
+        (rc = ls_store_prepare(s, set_retry_sql, &p->upd)) != 0 ||
+        (rc = ls_store_prepare(s, failed_params_sql, &p->fparams)) != 0)
         goto out;
     p->slack = LS_REQUEST_SLACK_US;
     if (p->resolution >= LS_WHOLE_SECOND_US)
@@ -558,7 +642,8 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
     while ((rc = ls_stmt_step(p->errs)) == 1) {
         ls_buf_reset(&p->want);
         ls_sql_shape(&p->want, ls_stmt_text(p->errs, le_text), RETRY_SHAPE_BYTES);
-        row_of(ls_stmt_text(p->errs, le_text), NULL, p->failed_row, sizeof(p->failed_row));
+        if ((rc = failed_row_of(p)) != 0)
+            goto out;
         if (ls_buf_failed(&p->want)) {
             rc = LS_ENOMEM;
             goto out;

@@ -77,6 +77,44 @@ MUST_HOLD = [
 ]
 
 
+def own_checks(judge, truth, rep):
+    """Issue 34: what the session's log order can tell of 40001 retries on
+    a pooled connection with whole-second times. Each error is matched to
+    the app's by pid and the log's second (judge.py's retry_agree). A retry
+    the app ran on the same connection must be found, as retried or, where
+    the log cannot tell it from the pool's next request, untold
+    (`retried` null with `retry_untold`); no error is marked retried that
+    the app did not retry there; the finding counts the untold."""
+    j = judge.Judge(truth, rep)
+    todo = [e for e in truth["errors"] if e["sqlstate"] == "40001"]
+    same = found = wrong = untold = 0
+    for e in rep["errors"]:
+        if e["sqlstate"] != "40001":
+            continue
+        untold += e["retried"] is None
+        lo = judge.iso_us(e["time"])
+        x = next((c for c in todo if c["pid"] == e["pid"] and lo - judge.SLACK_US
+                  <= j.srv(c["time_us"]) <= lo + judge.SECOND_US + judge.SLACK_US), None)
+        if not x:
+            continue
+        todo.remove(x)
+        if x["retry_same_pid"]:
+            same += 1
+            found += e["retried"] is not False
+        else:
+            wrong += e["retried"] is True
+    f = [x for x in rep["findings"] if x["rule"] == "retries_after_serialization_failure"]
+    got = f[0].get("untold") if f else None
+    return [
+        ("40001: every retry on the same connection found (retried or untold)",
+         same > 0 and found == same, "%d of %d" % (found, same), same),
+        ("40001: none marked retried that the app did not retry on that connection",
+         wrong == 0, wrong, 0),
+        ("40001: the finding counts the untold (errors with retried null)",
+         got == untold and untold > 0, got, untold),
+    ]
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: check_blind_java.py LOCKSPAN [SAMPLE_DIR]")
@@ -90,7 +128,8 @@ def main():
         rep = judge.report(lockspan, sample, tmp)
     truth = judge.load(os.path.join(sample, "truth.json"))
     results = {r["name"]: r for r in judge.Judge(truth, rep).run()}
-    sys.exit(lscheck.judged("check_blind_java", results, MUST_HOLD))
+    sys.exit(lscheck.judged("check_blind_java", results, MUST_HOLD,
+                            first=own_checks(judge, truth, rep)))
 
 
 if __name__ == "__main__":

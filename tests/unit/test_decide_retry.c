@@ -167,8 +167,111 @@ static void test_same_run(void)
     CHECK_INT(ls_retry_same_run(0, NULL, NULL), 0);
 }
 
+/* Issue 34: samples/blind-java (PgJDBC, PostgreSQL 15, '%t [%p]: ...',
+ * durations), pid 14692 at 06:18:45, repriceProduct's attempt 2 fails:
+ *   [208-1] ERROR: could not serialize access due to concurrent update
+ *   [211-1] execute S_2: ROLLBACK
+ *   [214-1] execute <unnamed>: SET SESSION CHARACTERISTICS AS TRANSACTION
+ *           ISOLATION LEVEL REPEATABLE READ   (setTransactionIsolation())
+ *   [217-1] BEGIN  ...  then the UPDATE products SET price of attempt 3.
+ * The SET between the transactions prepares the next one; it is no
+ * transaction of other work. */
+#define S45 1796624325000000LL /* 06:18:45 */
+#define T LS_RETRY_STEP_SETTING
+static void test_setting(void)
+{
+    ls_retry_step s[] = {{S45, R, 0, 0}, {S45, T, 0, 0}, {S45, B, 0, 0},
+                         {S45, O, 0, 0}, {S45, O, 1, 0}, {S45, C, 0, 0}};
+    /* another request's SET then another shape: still no retry */
+    ls_retry_step other[] = {{S45, R, 0, 0}, {S45, T, 0, 0}, {S45, B, 0, 0}, {S45, O, 0, 0},
+                             {S45, C, 0, 0}, {S45, B, 0, 0}, {S45, O, 1, 0}, {S45, C, 0, 0}};
+    /* a statement of its own that is not a setting is a transaction */
+    ls_retry_step plain[] = {
+        {S45, R, 0, 0}, {S45, O, 0, 0}, {S45, B, 0, 0}, {S45, O, 1, 0}, {S45, C, 0, 0}};
+    ls_retry_found f = ls_retry_walk(S45, 1, s, N(s));
+    CHECK_INT(f.index, 4);
+    CHECK_STR(f.outcome, "commit");
+    f = ls_retry_walk(S45, 1, other, N(other));
+    CHECK_INT(f.index, -1);
+    f = ls_retry_walk(S45, 1, plain, N(plain));
+    CHECK_INT(f.index, -1);
+    /* what is a setting: SET, RESET, SHOW, a word of its own */
+    CHECK_INT(ls_retry_sets_session("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "
+                                    "REPEATABLE READ"),
+              1);
+    CHECK_INT(ls_retry_sets_session("  set application_name = 'x'"), 1);
+    CHECK_INT(ls_retry_sets_session("RESET ALL"), 1);
+    CHECK_INT(ls_retry_sets_session("SHOW transaction_isolation"), 1);
+    CHECK_INT(ls_retry_sets_session("SETUP_TABLE()"), 0);
+    CHECK_INT(ls_retry_sets_session("settle()"), 0);
+    CHECK_INT(ls_retry_sets_session("UPDATE t SET x = 1"), 0);
+    CHECK_INT(ls_retry_sets_session("SELECT set_config('a', 'b', false)"), 0);
+    CHECK_INT(ls_retry_sets_session(NULL), 0);
+}
+
+/* Issue 34: samples/blind-java, pid 14692 at 06:18:48 (a repriceProduct
+ * whose retry the app ran on the same pooled connection; pid 14697 at
+ * 06:18:44 has the same lines, but there the pool gave the connection to
+ * another repriceProduct request on the same product):
+ *   [244-1] ERROR: could not serialize access due to concurrent update
+ *   [247-1] execute S_2: ROLLBACK
+ *   [250-1] SET SESSION CHARACTERISTICS ... READ COMMITTED   (returned)
+ *   [253-1] SET SESSION CHARACTERISTICS ... REPEATABLE READ  (borrowed)
+ *   [255-1] execute S_4: BEGIN, SELECT sum(stock), UPDATE products ...
+ * What the walk reports of the gap, and what the session's order tells. */
+#define S48 1796624328000000LL /* 06:18:48 */
+static void test_told(void)
+{
+    ls_retry_step s[] = {{S48, R, 0, 0}, {S48, T, 0, 0}, {S48, T, 0, 0}, {S48, B, 0, 0},
+                         {S48, O, 0, 0}, {S48, O, 1, 0}, {S48, C, 0, 0}};
+    /* the same with ms times: ROLLBACK at +5 ms, BEGIN at +5 ms + gap */
+    ls_retry_step ms[] = {{S48 + 5000, R, 0, 0},
+                          {S48 + 5100, T, 0, 0},
+                          {S48 + 5000 + LS_RETRY_GAP_US, B, 0, 0},
+                          {S48 + 5000 + LS_RETRY_GAP_US + 40000, O, 1, 0},
+                          {S48 + 5000 + LS_RETRY_GAP_US + 41000, C, 0, 0}};
+    /* no SET between: a client that kept its connection as it was */
+    ls_retry_step kept[] = {{S48, R, 0, 0}, {S48, B, 0, 0}, {S48, O, 1, 0}, {S48, C, 0, 0}};
+    /* an autocommit retry right after the failed autocommit statement */
+    ls_retry_step own[] = {{S48 + 2000000, T, 0, 0}, {S48 + 2000000, O, 1, 0}};
+    ls_retry_found f = ls_retry_walk(S48, 1, s, N(s));
+
+    CHECK_INT(f.index, 5);
+    CHECK_INT(f.set_between, 1);
+    CHECK_INT(f.ended_ts == S48, 1);
+    CHECK_INT(f.next_ts == S48, 1);
+    /* whole seconds: the gap is not measured; untold */
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US), LS_RETRY_UNTOLD);
+    /* the same ties with millisecond times: a gap of 0, told */
+    CHECK_INT(ls_retry_session_told(f, 1000), LS_RETRY_TOLD);
+
+    f = ls_retry_walk(S48, 1, ms, N(ms));
+    CHECK_INT(f.index, 3);
+    CHECK_INT(f.next_ts - f.ended_ts == LS_RETRY_GAP_US, 1);
+    CHECK_INT(ls_retry_session_told(f, 1000), LS_RETRY_TOLD); /* at the gap: told */
+    f.next_ts++;
+    CHECK_INT(ls_retry_session_told(f, 1000), LS_RETRY_UNTOLD); /* 1 us over: untold */
+    CHECK_INT(ls_retry_session_told(f, 999999), LS_RETRY_UNTOLD);
+
+    f = ls_retry_walk(S48, 1, kept, N(kept));
+    CHECK_INT(f.index, 2);
+    CHECK_INT(f.set_between, 0);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US), LS_RETRY_TOLD);
+
+    /* autocommit: from the error's time to the statement of its own */
+    f = ls_retry_walk(S48, 0, own, N(own));
+    CHECK_INT(f.index, 1);
+    CHECK_INT(f.set_between, 1);
+    CHECK_INT(f.next_ts - f.ended_ts == 2000000, 1);
+    CHECK_INT(ls_retry_session_told(f, 1000), LS_RETRY_UNTOLD);
+    f.next_ts = f.ended_ts + LS_RETRY_GAP_US;
+    CHECK_INT(ls_retry_session_told(f, 1000), LS_RETRY_TOLD);
+}
+
 int main(void)
 {
+    test_told();
+    test_setting();
     test_same_run();
     test_after();
     test_session();

@@ -3,7 +3,9 @@
  */
 #include "retry.h"
 
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 #include "tolerances.h"
 
@@ -21,6 +23,21 @@ int ls_retry_same_run(int same_shape, const char *failed_row, const char *row)
     if (!failed_row || !*failed_row || !row || !*row)
         return 1;
     return strcmp(failed_row, row) == 0;
+}
+
+/* Does p begin with the word w (case ignored, a word boundary after)? */
+static int word_is(const char *p, const char *w)
+{
+    size_t n = strlen(w);
+    return strncasecmp(p, w, n) == 0 && !isalnum((unsigned char)p[n]) && p[n] != '_';
+}
+
+int ls_retry_sets_session(const char *sql)
+{
+    const char *p = sql ? sql : "";
+    while (isspace((unsigned char)*p))
+        p++;
+    return word_is(p, "set") || word_is(p, "reset") || word_is(p, "show");
 }
 
 int ls_retry_open_after(int open, ls_retry_kind kind)
@@ -47,7 +64,7 @@ static const char *outcome_of(ls_retry_kind end, int retry_failed)
 
 ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *steps, size_t n)
 {
-    ls_retry_found none = {-1, NULL}, found = {-1, NULL};
+    ls_retry_found none = {-1, NULL, 0, 0, 0}, found = {-1, NULL, err_ts, 0, 0};
     enum walk_state st = in_tx ? IN_FAILED : BETWEEN;
     size_t i;
 
@@ -57,15 +74,23 @@ ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *ste
 
         if (st == IN_FAILED) {
             /* the aborted transaction's own statements, up to its end */
-            if (is_end)
+            if (is_end) {
                 st = BETWEEN;
-            else if (s->kind == LS_RETRY_STEP_BEGIN)
+                found.ended_ts = s->ts;
+            } else if (s->kind == LS_RETRY_STEP_BEGIN) {
                 st = IN_NEXT;
+                found.next_ts = s->ts;
+            }
             continue;
         }
         if (st == BETWEEN) {
+            if (s->kind == LS_RETRY_STEP_SETTING) {
+                found.set_between = 1; /* the session set up for the next one */
+                continue;
+            }
             if (is_end)
                 continue; /* a repeat of the failed transaction's end */
+            found.next_ts = s->ts;
             if (s->kind == LS_RETRY_STEP_BEGIN) {
                 st = IN_NEXT;
                 continue;
@@ -92,4 +117,13 @@ ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *ste
     if (found.index >= 0) /* the stream ends inside the retry's transaction */
         found.outcome = NULL;
     return found;
+}
+
+ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution)
+{
+    if (!f.set_between)
+        return LS_RETRY_TOLD;
+    if (resolution >= LS_WHOLE_SECOND_US)
+        return LS_RETRY_UNTOLD; /* a gap below a second is not measured */
+    return f.next_ts - f.ended_ts <= LS_RETRY_GAP_US ? LS_RETRY_TOLD : LS_RETRY_UNTOLD;
 }

@@ -26,8 +26,19 @@ typedef enum ls_retry_kind {
     LS_RETRY_STEP_OTHER = 0, /* any other statement */
     LS_RETRY_STEP_BEGIN,     /* BEGIN, START TRANSACTION */
     LS_RETRY_STEP_COMMIT,    /* COMMIT, END */
-    LS_RETRY_STEP_ROLLBACK   /* ROLLBACK, ABORT */
+    LS_RETRY_STEP_ROLLBACK,  /* ROLLBACK, ABORT */
+    LS_RETRY_STEP_SETTING    /* SET, RESET, SHOW: the session's settings */
 } ls_retry_kind;
+
+/*
+ * Does `sql` only set or show the session's settings (SET, RESET, SHOW;
+ * SET SESSION CHARACTERISTICS AS TRANSACTION ...)? Between transactions
+ * such a statement is the client preparing its next transaction (PgJDBC
+ * sends SET SESSION CHARACTERISTICS for setTransactionIsolation() before
+ * the BEGIN: samples/blind-java), not a transaction of other work; the
+ * walk passes over it (issue 34). Returns 1 or 0.
+ */
+int ls_retry_sets_session(const char *sql);
 
 /* One statement of the stream after the failed statement. */
 typedef struct ls_retry_step {
@@ -43,7 +54,39 @@ typedef struct ls_retry_found {
     const char *outcome; /* its transaction's outcome as the stream shows it:
                           * "commit", "rollback", "aborted" (it failed again),
                           * NULL unknown (the stream ends first) */
+    int64_t ended_ts;    /* when the failed transaction's end (its ROLLBACK)
+                          * started, else the error's time */
+    int64_t next_ts;     /* when the next transaction's first statement started */
+    int set_between;     /* a SETTING was passed over between the two */
 } ls_retry_found;
+
+/* retries.retry_outcome of an error whose retry the log cannot tell
+ * (LS_RETRY_UNTOLD): retry_stmt and retry_span are then NULL. */
+#define LS_RETRY_OUTCOME_UNTOLD "untold"
+
+/* What the session's log order tells of the retry ls_retry_walk() found. */
+typedef enum ls_retry_told {
+    LS_RETRY_TOLD = 0, /* it is the retry */
+    LS_RETRY_UNTOLD    /* it may be the retry or the next request given the
+                        * connection: the log cannot tell */
+} ls_retry_told;
+
+/*
+ * Is the next transaction of the failed statement's shape (and row) that
+ * ls_retry_walk() found in the session's log order (f) the retry, on a log
+ * of times of `resolution` us? Issue 34 (samples/blind-java): a client
+ * pool hands the connection to whichever request asks next, and the
+ * client sets its connection up again for each (PgJDBC's SET SESSION
+ * CHARACTERISTICS, f.set_between): the retry and another request of the
+ * same shape, on the same row, then look alike. The retry runs right
+ * after the failed transaction's ROLLBACK: within LS_RETRY_GAP_US of it
+ * (f.ended_ts to f.next_ts) it is told, when the log's times can measure
+ * that gap (below a whole second); with whole-second times, or a longer
+ * gap, a connection set up again between is untold. Without a SETTING
+ * between, the client kept its connection as it was (the walk's own
+ * answer: told). Returns LS_RETRY_TOLD or LS_RETRY_UNTOLD.
+ */
+ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution);
 
 /*
  * Is a statement at pos (started at ts) after the error line at err (err_ts)
@@ -78,7 +121,8 @@ int ls_retry_open_after(int open, ls_retry_kind kind);
  * failed statement was in an explicit transaction (its steps up to its
  * COMMIT or ROLLBACK are that transaction's, whatever they run). The next
  * transaction is the first after that: a BEGIN up to its COMMIT or
- * ROLLBACK, or a statement of its own. It is the retry when one of its
+ * ROLLBACK, or a statement of its own (not a SETTING, which only
+ * prepares the next transaction and is passed over). It is the retry when one of its
  * statements runs the shape and started within LS_RETRY_WINDOW_US of
  * err_ts; the first such statement is returned. Any other next
  * transaction (another request's work, in between) means no retry. A
