@@ -1537,8 +1537,16 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * ls_hold_failed_end). 26: a key no logged wait names is a row when a
  * statement of it, its duration known, queued at least 5 ms behind another
  * transaction's hold of it, on sub-second logs (decide/quiet.c, quiet.c).
- * */
-#define CORRELATION_REV "27"
+ * 27: behind a pooler, a logged wait's holder is the transaction of the
+ * holder pid (or of no pid: spans only) whose hold of the row covered the
+ * wait's first message (decide/link.c ls_holder_tx, transactions.c
+ * link_pooled_holders). 28: a lock error's retry by the session's order
+ * passes over a SET between the transactions, and is "untold" where a SET
+ * (a pool's hand-over) came between and the next transaction did not
+ * begin within LS_RETRY_GAP_US of the ROLLBACK on a log that can tell
+ * (decide/retry.c ls_retry_session_told, retries.c); the statements after
+ * an error read in log order, and its row with its parameters. */
+#define CORRELATION_REV "28"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
