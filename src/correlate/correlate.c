@@ -1583,6 +1583,19 @@ static int code_paths_step(ls_store *s, ls_correlate_stats *stats)
     return rc ? rc : ls_correlate_hold_ranges(s);
 }
 
+int ls_correlate_flag(ls_store *s, const char *sql, int *out)
+{
+    ls_stmt *q = NULL;
+    int rc;
+    *out = 0;
+    if ((rc = ls_store_prepare(s, sql, &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1)
+        *out = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
 /* The logical rows: from the waits and errors, then the keys statements
  * queued for below deadlock_timeout (quiet.c). */
 static int rows_step(ls_store *s, ls_correlate_stats *stats)

@@ -111,6 +111,10 @@ typedef int (*ls_tx_stmt_fn)(void *ctx, const struct ls_txcut_stmt *st,
 int ls_tx_each_statement(ls_store *s, ls_tx_stmt_fn fn, void *ctx);
 int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats);
 int ls_correlate_queue(ls_store *s);
+/* The one integer of `sql`'s first row, as a truth value, in *out (0 when
+ * it has no row): a pass's question to the store ("are the cuts whole?").
+ * 0 or a store error. */
+int ls_correlate_flag(ls_store *s, const char *sql, int *out);
 /* The resolution of the log's statement times, in *out: LS_MILLISECOND_US
  * (%m, csvlog, jsonlog), or LS_WHOLE_SECOND_US (%t) when no time has
  * sub-second digits but those a span gave. */

@@ -115,7 +115,7 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
     " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"          \
     " WHERE evidence_id = h.start_evidence) END"
 /* The locking statement's text, for its lock strength
- * (ls_sql_shared_lock()): read only when ?1 is set (need_strength()),
+ * (ls_sql_shared_lock()): read only when ?1 is set (strength_sql),
  * a log with holds whose start ls_queue_hold_start() decides. */
 #define LOCK_TEXT                                                                          \
     "CASE WHEN ?1 THEN (SELECT t.text FROM stmt_rows p JOIN stmt_texts t"                  \
@@ -681,18 +681,6 @@ static int need_positions(const hidden_q *hq)
 static const char strength_sql[] =
     "SELECT EXISTS (SELECT 1 FROM hold_evidence WHERE text IN (" QUEUED_BY_END "))";
 
-static int need_strength(ls_store *s, int *out)
-{
-    ls_stmt *q = NULL;
-    int rc = ls_store_prepare(s, strength_sql, &q);
-    *out = 0;
-    if (rc != 0)
-        return rc;
-    if ((rc = ls_stmt_step(q)) == 1)
-        *out = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
-    ls_stmt_finalize(q);
-    return rc < 0 ? rc : 0;
-}
 
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {
@@ -708,7 +696,7 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         /* only whole seconds read it (ls_hidden_unlogged_start(),
          * need_positions()): with milliseconds it stays 0, unread */
         (hq.resolution >= LS_WHOLE_SECOND_US && (rc = unlogged_bound(s, &hq.max_unlogged)) != 0) ||
-        (rc = need_strength(s, &strength)) != 0 ||
+        (rc = ls_correlate_flag(s, strength_sql, &strength)) != 0 ||
         (rc = ls_store_exec(s, moved_table_sql)) != 0 ||
         (rc = ls_store_exec(s, spans_table_sql)) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||

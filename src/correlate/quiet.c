@@ -405,19 +405,6 @@ static int scan(quiet *m, ls_stmt *kq, ls_stmt *cq, int subsecond)
     return rc < 0 ? rc : 0;
 }
 
-static int flag(ls_store *s, const char *sql, int *out)
-{
-    ls_stmt *q = NULL;
-    int rc;
-    *out = 0;
-    if ((rc = ls_store_prepare(s, sql, &q)) != 0)
-        return rc;
-    if ((rc = ls_stmt_step(q)) == 1)
-        *out = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
-    ls_stmt_finalize(q);
-    return rc < 0 ? rc : 0;
-}
-
 /* ---- without ingest's cuts and keys: made again from the statements ---- */
 
 /*
@@ -621,7 +608,7 @@ int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
 
     memset(&m, 0, sizeof(m));
     m.stats = stats;
-    if ((rc = flag(s, usable_sql, &usable)) != 0)
+    if ((rc = ls_correlate_flag(s, usable_sql, &usable)) != 0)
         return rc;
     if ((rc = ls_correlate_log_resolution(s, &resolution)) != 0)
         return rc;

@@ -533,20 +533,6 @@ static int transaction_facts(facts_ctx *c, tx_facts *f, ls_stmt *q)
     return insert_code(c, f, &ids, set_id);
 }
 
-/* Can transactions share their cut shape's facts (cuts_usable_sql)? */
-static int cuts_usable(ls_store *s, int *usable)
-{
-    ls_stmt *q = NULL;
-    int rc;
-    *usable = 0;
-    if ((rc = ls_store_prepare(s, cuts_usable_sql, &q)) != 0)
-        return rc;
-    if ((rc = ls_stmt_step(q)) == 1)
-        *usable = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
-    ls_stmt_finalize(q);
-    return rc < 0 ? rc : 0;
-}
-
 static void facts_close(facts_ctx *c)
 {
     int i;
@@ -583,7 +569,7 @@ static int statement_facts(ls_store *s, ls_paths *paths, int by_shape, int *name
     memset(&c, 0, sizeof(c));
     c.paths = paths;
     c.by_shape = by_shape;
-    if ((rc = cuts_usable(s, &usable)) != 0)
+    if ((rc = ls_correlate_flag(s, cuts_usable_sql, &usable)) != 0)
         return rc;
     if ((f = ls_calloc(1, sizeof(*f))) == NULL ||
         (c.cache = ls_calloc(TEXT_CACHE_SLOTS, sizeof(*c.cache))) == NULL ||

@@ -2039,20 +2039,6 @@ static const char consume_cuts_sql[] = "DELETE FROM tx_cuts; DELETE FROM tx_keys
  * store edited by hand): the pass starts again from the statements. */
 #define CUTS_MISFIT 2
 
-/* The one integer row of `sql` into *out (0 when none). */
-static int query_flag(ls_store *s, const char *sql, int *out)
-{
-    ls_stmt *q = NULL;
-    int rc;
-    *out = 0;
-    if ((rc = ls_store_prepare(s, sql, &q)) != 0)
-        return rc;
-    if ((rc = ls_stmt_step(q)) == 1)
-        *out = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
-    ls_stmt_finalize(q);
-    return rc < 0 ? rc : 0;
-}
-
 /* Whether the pass can read tx_cuts (*cuts) and, with them, tx_keys
  * (*keys): 1 or 0 each. */
 static int cuts_usable(ls_store *s, const tx_pass *p, int *cuts, int *keys)
@@ -2061,9 +2047,9 @@ static int cuts_usable(ls_store *s, const tx_pass *p, int *cuts, int *keys)
     *cuts = *keys = 0;
     if (p->nrules)
         return 0; /* a learned rule may make a statement of any text lock a row */
-    if ((rc = query_flag(s, cuts_usable_sql, cuts)) != 0 || !*cuts)
+    if ((rc = ls_correlate_flag(s, cuts_usable_sql, cuts)) != 0 || !*cuts)
         return rc;
-    return query_flag(s, keys_usable_sql, keys);
+    return ls_correlate_flag(s, keys_usable_sql, keys);
 }
 
 /* The pending transactions, a binary heap by last statement: each is
