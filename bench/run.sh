@@ -191,7 +191,12 @@ PROBES=""
 probe() {
     local f=$1 one two
     one=$( { /usr/bin/time -f %e sha256sum "$f" >/dev/null; } 2>&1)
-    two=$( { /usr/bin/time -f %e sha256sum "$f" >/dev/null & /usr/bin/time -f %e sha256sum "$f" >/dev/null; wait; } 2>&1 | sort -g | tail -n 1)
+    # each time to a file of its own: two writers of one pipe can
+    # interleave their lines ("0.210.21")
+    /usr/bin/time -o "$WORK/probe.a" -f %e sha256sum "$f" >/dev/null &
+    /usr/bin/time -o "$WORK/probe.b" -f %e sha256sum "$f" >/dev/null
+    wait
+    two=$(cat "$WORK/probe.a" "$WORK/probe.b" | sort -g | tail -n 1)
     PROBES+="$(printf '  %-22s %5s s alone, %5s s two at once (%s)' "$2" "$one" "$two" "$(date -u +%H:%M:%S)")"$'\n'
     log "host probe, $2: $one s alone, $two s two at once"
 }
