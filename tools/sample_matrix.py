@@ -29,15 +29,18 @@ printed as "not checked" in every column.
 
 Columns, by keyword in the selected checks' own words (lower case, the
 values they quote taken out: see claim()):
-  ranking right   "ranking", "top path", the word "order" (not "lock
-                  order"), "occupancy", "occupies", "longest",
-                  "code path holding", "code-path table"
+  ranking right   "ranking", "top path", "top code path", "busiest",
+                  the word "order" (not "lock order"), "occupancy",
+                  "occupies", "longest", "code path holding",
+                  "code-path table"
   holds within    the words "hold", "holds", "held", "locked" (not
   tolerance       "holder": a blocker check); a check may count in two
                   columns (a ranking's hold count)
   findings right  "finding", "bottleneck", "called a counter", "lock
-                  order conflict" (not "counter": a table of the hidden
-                  sets is "counters")
+                  order conflict", "inconsistent lock order", "serial
+                  capacity", "retried", "retries", "idle" (the rules'
+                  subjects; not "counter": a table of the hidden sets
+                  is "counters")
   yes = at least one such check and all passed; no = one failed (FAIL)
   or is a known wrong answer (XFAIL / EXPECTED FAILURE: "no (known)");
   not checked = no check of the cell has the keyword.
@@ -227,10 +230,11 @@ CELLS = [
 ]
 
 # Keywords per column (on the lower-cased check text); see the docstring.
-RANKING = re.compile(r"ranking|top path|(?<!lock-)(?<!lock )\border\b|occupancy|"
-                     r"occupies|longest|code path holding|code-path table")
+RANKING = re.compile(r"ranking|top path|top code path|busiest|(?<!lock-)(?<!lock )\border\b|"
+                     r"occupancy|occupies|longest|code path holding|code-path table")
 HOLDS = re.compile(r"\bholds?\b|\bheld\b|\blocked\b")
-FINDINGS = re.compile(r"finding|bottleneck|called a counter|lock.order conflict")
+FINDINGS = re.compile(r"finding|bottleneck|called a counter|lock.order conflict|"
+                      r"inconsistent lock order|serial capacity|\bretried\b|\bretries\b|idle")
 # What a check says, without the values it quotes (they may hold any word:
 # a table named "orders", a cut note's text, a sample named deadlock-holds):
 # the "SAMPLE [FORMAT, TRACES]:" label of check_findings_matrix.py and
