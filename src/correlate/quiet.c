@@ -181,10 +181,14 @@ static int cut_put(quiet *m, const cut *c)
 
 /* ---- keys' windows ---- */
 
+/* The slot of key `name` (len bytes: "rel\0key\0"), or the empty slot it
+ * goes in. A stored name is compared only when as long (a memcmp of len
+ * bytes would read past a shorter one's end). */
 static qkey *key_slot(qkey *keys, size_t cap, const char *name, size_t len)
 {
     size_t j = hash_bytes(name, len) % cap;
-    while (keys[j].name && memcmp(keys[j].name, name, len) != 0)
+    while (keys[j].name &&
+           (name_len(keys[j].name) != len || memcmp(keys[j].name, name, len) != 0))
         j = (j + 1) % cap;
     return &keys[j];
 }
