@@ -89,7 +89,6 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
  */
 #define NO_DURATION_TEXT "start of the locking statement (no duration logged)"
 #define NO_DURATION "'" NO_DURATION_TEXT "'"
-#define ACQUIRED_TEXT "acquired after the locking statement's logged wait"
 #define ACQUIRED "'acquired after the locking statement''s logged wait'"
 /* A hold's column as the passes before this one left it: the holds
  * waited for pass's (hold_bounds b) over the transactions pass's
