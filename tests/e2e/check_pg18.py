@@ -128,7 +128,11 @@ def analyze(lockspan, path, fmt, out):
 
 def main():
     lockspan, samples = sys.argv[1], sys.argv[2]
-    tmp = tempfile.mkdtemp(prefix="lockspan-pg18-")
+    with tempfile.TemporaryDirectory(prefix="lockspan-pg18-") as tmp:
+        return check_samples(lockspan, samples, tmp)
+
+
+def check_samples(lockspan, samples, tmp):
     control = {}
     langs = languages(samples)
     major0 = int(open(os.path.join(samples, "C", "version.txt")).read().split()[2].split(".")[0])
