@@ -37,7 +37,11 @@ ANCHORS = re.compile(rb"still waiting|acquired|deadlock detected|canceling state
 def read(path):
     with open(path, "rb") as f:
         data = f.read()
-    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+    if data[:2] == b"\x1f\x8b":
+        return gzip.decompress(data)
+    if data[:6] == b"\xfd7zXZ\x00":
+        return lzma.decompress(data)
+    return data
 
 
 def windows(data, per_file=6, width=WINDOW, limit=MAX_SEED):
@@ -187,7 +191,12 @@ def main():
     e2e_logs = [os.path.join(samples, p) for p in
                 ("basic/postgresql.log", "basic/postgresql.csv", "basic/postgresql.json",
                  "syslog/postgresql.syslog", "rds/postgresql.log", "hostile/postgresql.log",
-                 "correlation-stmtall/postgresql.log", "prefixes/4.log")]
+                 "correlation-stmtall/postgresql.log", "prefixes/4.log",
+                 # rows no logged wait names (sub-deadlock_timeout queueing
+                 # on a millisecond log: decide/quiet.c), a whole-second
+                 # pooled log with durations
+                 "busy-row/postgresql.log.xz", "blind-ts/postgresql.csv.gz",
+                 "blind-java/postgresql.log.gz")]
     for log in e2e_logs:
         if os.path.exists(log):
             for i, w in enumerate(windows(read(log), 3, 60, E2E_MAX)):
@@ -212,6 +221,7 @@ def main():
                                                 separators=(",", ":")).encode())
         if spans:
             o.put("e2e", f"app/postgresql.log+traces.otlp.jsonl.{i}", w + SEP + b"\n".join(spans[:2]) + b"\n")
+    o.put("e2e", "blind-ts/postgresql.csv.quiet", quiet_window(os.path.join(samples, "blind-ts")))
     o.put("e2e", "basic/postgresql.log.gz", gzip.compress(windows(read(os.path.join(samples, "basic/postgresql.log")), 1, 60, E2E_MAX)[0], mtime=0))
 
     # Stage 1: a window of a real log in every compression the decoders
@@ -226,6 +236,32 @@ def main():
             o.put("input", f"{s}/postgresql.log.{i}", bytes([1, 0x35]) + w)
             for name, blob in compressed(w).items():
                 o.put("sniff", f"{s}/postgresql.log.{i}.{name}", blob[:64])
+
+
+def quiet_window(d):
+    """blind-ts's csvlog records, from 30 ms before it began to 3 ms after it
+    ended, of the processes that wrote `seats` around pid 30779's 12.575 ms
+    UPDATE at 04:01:22.389: the row it queued for is a row no logged wait
+    names (decide/quiet.c; seats id=1, 8.6 ms queued)."""
+    import csv
+    import datetime as dt
+    path = os.path.join(d, "postgresql.csv.gz")
+    if not os.path.exists(path):
+        return b""
+    rows = list(csv.reader(io.StringIO(read(path).decode())))
+
+    def at(r):
+        return dt.datetime.strptime(r[0][:23], "%Y-%m-%d %H:%M:%S.%f")
+    end = dt.datetime(2026, 12, 7, 4, 1, 22, 389000)
+    lo, hi = end - dt.timedelta(milliseconds=12.575 + 30), end + dt.timedelta(milliseconds=3)
+    near = [r for r in rows if len(r) > 13 and lo <= at(r) <= hi]
+    pids = {r[3] for r in near if "seats" in r[13]}
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    for r in near:
+        if r[3] in pids:
+            w.writerow(r)
+    return out.getvalue().encode()[:E2E_MAX]
 
 
 def compressed(data):
