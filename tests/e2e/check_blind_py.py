@@ -170,6 +170,12 @@ MUST_HOLD = [
     "40001 whose retry committed",
     "40001 errors whose retried/retry_outcome are right",
     "finding: 40001 retried / committed",
+    # since a whole-second 40001 in its statement's own second queued behind
+    # a hold whose COMMIT was logged between the statement and the error
+    # (log positions; decide/failwait.c ls_failed_wait_same_second(); issue
+    # 34 item 2, branch py34b): 20 of 22 (18 before: the two REPEATABLE
+    # READ UPDATEs that waited 177 and 49 ms and failed were not counted)
+    "stock 2 statements that waited > 20 ms",
 ]
 
 
