@@ -26,7 +26,8 @@
  * even where the holder's release was logged a little earlier or later.
  * A hold freed exactly when the statement started did not hold it up;
  * an error at the statement's own start (equal times, a whole-second log)
- * leaves no wait to tell. Returns 1 with out filled (out->behind: the
+ * leaves no wait to tell by time (ls_failed_wait_same_second() reads the
+ * log's positions for a 40001). Returns 1 with out filled (out->behind: the
  * index of the holder in held), 0 if it did not wait.
  */
 int ls_failed_wait(const ls_queued_hold *held, int n, int64_t stmt_start, int64_t error_ts,
