@@ -1545,8 +1545,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * (a pool's hand-over) came between and the next transaction did not
  * begin within LS_RETRY_GAP_US of the ROLLBACK on a log that can tell
  * (decide/retry.c ls_retry_session_told, retries.c); the statements after
- * an error read in log order, and its row with its parameters. */
-#define CORRELATION_REV "28"
+ * an error read in log order, and its row with its parameters. 29: on a
+ * whole-second log, a 40001 in its statement's own second queued behind a
+ * hold whose COMMIT was logged between the statement and the error (log
+ * positions; decide/failwait.c ls_failed_wait_same_second). */
+#define CORRELATION_REV "29"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

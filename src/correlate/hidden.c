@@ -49,7 +49,7 @@
 #include "ls_columns.h"
 #include "ls_sqlshape.h"
 
-#define QUEUE_MEMORY 256      /* holds remembered per row */
+#define QUEUE_MEMORY 256 /* holds remembered per row */
 
 /*
  * The logged waits of each (transaction, row), one line each: its first
@@ -109,15 +109,15 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
 #define QUEUED_BY_END NO_DURATION ", " ACQUIRED
 /* The hold's start evidence's text, looked up; read only for a hold with
  * no locking statement (ls_hidden_stmt_start_known()), a span's. */
-#define START_EVIDENCE                                                                     \
-    "CASE WHEN b.hold_id IS NOT NULL THEN (SELECT text FROM bound_evidence"                \
-    " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"          \
+#define START_EVIDENCE                                                                             \
+    "CASE WHEN b.hold_id IS NOT NULL THEN (SELECT text FROM bound_evidence"                        \
+    " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"                  \
     " WHERE evidence_id = h.start_evidence) END"
 /* The locking statement's text, for its lock strength
  * (ls_sql_shared_lock()): read only when ?1 is set (strength_sql),
  * a log with holds whose start ls_queue_hold_start() decides. */
-#define LOCK_TEXT                                                                          \
-    "CASE WHEN ?1 THEN (SELECT t.text FROM stmt_rows p JOIN stmt_texts t"                  \
+#define LOCK_TEXT                                                                                  \
+    "CASE WHEN ?1 THEN (SELECT t.text FROM stmt_rows p JOIN stmt_texts t"                          \
     " ON t.text_id = p.text_id WHERE p.stmt_id = " BOUND("lock_stmt") ") END"
 /* A line's place in the log, one integer: its file, then its line (a
  * statement's stmt_id is not in log order across sessions). */
@@ -134,8 +134,7 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
     X(Q, lock_stmt, BOUND("lock_stmt"))                                                            \
     X(Q, no_duration, START_EVIDENCE_IN(NO_DURATION))                                              \
     X(Q, no_end, START_EVIDENCE_IN(QUEUED_BY_END))                                                 \
-    X(Q, start_evidence,                                                                           \
-      "CASE WHEN " BOUND("lock_stmt") " IS NULL THEN " START_EVIDENCE " END")                      \
+    X(Q, start_evidence, "CASE WHEN " BOUND("lock_stmt") " IS NULL THEN " START_EVIDENCE " END")   \
     X(Q, logged, "l.first_wait")                                                                   \
     X(Q, l0, "l.l0")                                                                               \
     X(Q, l1, "l.l1")                                                                               \
@@ -164,8 +163,8 @@ LS_COLUMNS(hq, HOLD_COLS);
 #define HOLDS_FROM                                                                                 \
     " FROM hold_rows h NOT INDEXED LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"               \
     " LEFT JOIN temp.hidden_logged l ON l.tx_id = h.tx_id AND l.row_id = h.row_id"                 \
-    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE_IN(QUEUED_BY_END)                              \
-    " THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
+    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE_IN(QUEUED_BY_END) " THEN " BOUND(              \
+        "end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
 static const char holds_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_COLS) HOLDS_FROM;
 static const char holds_nopos_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_NOPOS_COLS) HOLDS_FROM;
 
@@ -183,12 +182,11 @@ static const char moved_table_sql[] =
     "DROP TABLE IF EXISTS temp.moved_holds;"
     "CREATE TEMP TABLE moved_holds(hold_id INTEGER PRIMARY KEY, start_ts INTEGER,"
     " start_lo INTEGER);";
-static const char move_hold_sql[] =
-    "INSERT INTO temp.moved_holds VALUES (?1, ?2, nullif(?3, ?2))";
-static const char apply_moves_sql[] =
-    "INSERT INTO hold_queued(" LS_COLUMN_NAMES(hold_queued) ") SELECT hold_id, start_ts, start_lo"
-    " FROM temp.moved_holds ORDER BY hold_id;"
-    "DELETE FROM temp.moved_holds;";
+static const char move_hold_sql[] = "INSERT INTO temp.moved_holds VALUES (?1, ?2, nullif(?3, ?2))";
+static const char apply_moves_sql[] = "INSERT INTO hold_queued(" LS_COLUMN_NAMES(
+    hold_queued) ") SELECT hold_id, start_ts, start_lo"
+                 " FROM temp.moved_holds ORDER BY hold_id;"
+                 "DELETE FROM temp.moved_holds;";
 
 /*
  * The locks statements failed on (temp.failed_locks, the transactions
@@ -202,6 +200,10 @@ static const char apply_moves_sql[] =
  * logged. Its row_waits row has no hold_id: the wait ended in the error
  * (error_links names it by tx_id).
  */
+/* log positions (LOG_POS) of the failed statement's line and of its
+ * error's (the session's first error of the error's time after that line):
+ * only ls_failed_wait_same_second() reads them */
+#define FAILED_STMT_POS "(SELECT " LOG_POS("p") " FROM stmt_rows p WHERE p.stmt_id = f.stmt_id)"
 #define FAILED_COLS(X, Q)                                                                          \
     X(Q, row_id, "f.row_id")                                                                       \
     X(Q, tx_id, "f.tx_id")                                                                         \
@@ -215,31 +217,43 @@ static const char apply_moves_sql[] =
     X(Q, l1, "l.l1")                                                                               \
     X(Q, logged_ms, "l.ms")                                                                        \
     X(Q, tx_wait, "l.tx_wait")                                                                     \
-    X(Q, c0, "l.c0")
+    X(Q, c0, "l.c0")                                                                               \
+    X(Q, class, "f.class")                                                                         \
+    X(Q, stmt_pos, FAILED_STMT_POS)                                                                \
+    X(Q, error_pos,                                                                                \
+      "(SELECT min(" LOG_POS("e") ") FROM errors e WHERE e.session_id = f.session_id"              \
+                                  " AND e.ts = f.error_ts AND " LOG_POS("e") " > " FAILED_STMT_POS \
+                                                                             ")")
 LS_COLUMNS(fl, FAILED_COLS);
-static const char failed_locks_sql[] =
-    "SELECT " LS_SELECT_LIST(fl, FAILED_COLS) " FROM temp.failed_locks f"
-    " LEFT JOIN temp.hidden_logged l ON l.tx_id = f.tx_id AND l.row_id = f.row_id"
-    " WHERE f.error_ts IS NOT NULL"
-    " GROUP BY f.tx_id, f.row_id, f.stmt_id ORDER BY f.row_id, f.start_ts";
+static const char failed_locks_sql[] = "SELECT " LS_SELECT_LIST(
+    fl, FAILED_COLS) " FROM temp.failed_locks f"
+                     " LEFT JOIN temp.hidden_logged l ON l.tx_id = f.tx_id AND l.row_id = f.row_id"
+                     " WHERE f.error_ts IS NOT NULL"
+                     " GROUP BY f.tx_id, f.row_id, f.stmt_id ORDER BY f.row_id, f.start_ts";
 /* The holds of the row (?1) by other transactions (?2) got by the error
  * (?3, by the hold's first start: holds_row), the latest first: the one
  * that held the row when the statement started is among them. Their starts
  * as the scan above left them (hold_queued). */
 #define FAILED_HELD_MAX 64
-#define HELD_COLS(X, Q)                                                                \
-    X(Q, hold_id, "h.hold_id")                                                         \
-    X(Q, tx_id, "h.tx_id")                                                             \
-    X(Q, start_ts, "coalesce(qd.start_ts, " BOUND("start_ts") ")")                     \
-    X(Q, end_ts, BOUND("end_ts"))
+#define HELD_COLS(X, Q)                                                                            \
+    X(Q, hold_id, "h.hold_id")                                                                     \
+    X(Q, tx_id, "h.tx_id")                                                                         \
+    X(Q, start_ts, "coalesce(qd.start_ts, " BOUND("start_ts") ")")                                 \
+    X(Q, end_ts, BOUND("end_ts"))                                                                  \
+    X(Q, lock_pos,                                                                                 \
+      "(SELECT " LOG_POS("p") " FROM stmt_rows p WHERE p.stmt_id = " BOUND("lock_stmt") ")")       \
+    X(Q, end_pos,                                                                                  \
+      "(SELECT " LOG_POS(                                                                          \
+          "p") " FROM transactions t JOIN stmt_rows p"                                             \
+               " ON p.stmt_id = t.last_stmt WHERE t.tx_id = h.tx_id AND t.outcome = 'commit')")
 LS_COLUMNS(fh, HELD_COLS);
-static const char failed_held_sql[] =
-    "SELECT " LS_SELECT_LIST(fh, HELD_COLS) " FROM hold_rows h"
-    " LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
-    " LEFT JOIN hold_queued qd ON qd.hold_id = h.hold_id"
-    " WHERE h.row_id = ?1 AND h.tx_id IS NOT ?2 AND h.start_ts <= ?3"
-    " AND " BOUND("end_ts") " IS NOT NULL ORDER BY h.start_ts DESC"
-    " LIMIT " LS_SQL_INT(FAILED_HELD_MAX);
+static const char failed_held_sql[] = "SELECT " LS_SELECT_LIST(
+    fh, HELD_COLS) " FROM hold_rows h"
+                   " LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
+                   " LEFT JOIN hold_queued qd ON qd.hold_id = h.hold_id"
+                   " WHERE h.row_id = ?1 AND h.tx_id IS NOT ?2 AND h.start_ts <= ?3"
+                   " AND " BOUND("end_ts") " IS NOT NULL ORDER BY h.start_ts DESC"
+                                           " LIMIT " LS_SQL_INT(FAILED_HELD_MAX);
 
 /*
  * The logged waits of statements that failed in them (a lock timeout, a
@@ -284,21 +298,28 @@ static const char spans_table_sql[] =
     "DROP TABLE IF EXISTS temp.row_spans;"
     "CREATE TEMP TABLE row_spans(row_id INTEGER PRIMARY KEY, span_us INTEGER);";
 static const char span_insert_sql[] = "INSERT INTO temp.row_spans VALUES (?1, ?2)";
-static const char stats_sql[] =
-    "INSERT INTO row_hidden(" LS_COLUMN_NAMES(row_hidden) ")"
-    " SELECT k.row_id,"
-    " coalesce((SELECT sum(max(0, wait_ms - logged_ms)) FROM row_waits q"
-    "  WHERE q.row_id = k.row_id), 0),"
-    " coalesce((SELECT sum(logged_ms) FROM row_waits q WHERE q.row_id = k.row_id), 0),"
-    " (SELECT count(*) FROM row_waits q WHERE q.row_id = k.row_id AND q.wait_ms > " LS_SQL_INT(LS_WAITED_STATEMENT_MS) "),"
-    /* Utilisation: the share of the row's span (its first hold's start to
-     * its last hold's end) that it was held. */
-    " (SELECT CASE WHEN sp.span_us > 0 THEN min(1.0, rh.occupied_ms * 1000.0 / sp.span_us) END"
-    "  FROM temp.row_spans sp LEFT JOIN row_holds rh ON rh.row_id = sp.row_id"
-    "  WHERE sp.row_id = k.row_id)"
-    " FROM row_keys k WHERE k.row_id IN (SELECT row_id FROM row_waits"
-    "  UNION SELECT row_id FROM temp.row_spans) ORDER BY k.row_id;"
-    "DROP TABLE temp.row_spans;";
+static const char stats_sql[] = "INSERT INTO row_hidden(" LS_COLUMN_NAMES(
+    row_hidden) ")"
+                " SELECT k.row_id,"
+                " coalesce((SELECT sum(max(0, wait_ms - logged_ms)) FROM row_waits q"
+                "  WHERE q.row_id = k.row_id), 0),"
+                " coalesce((SELECT sum(logged_ms) FROM row_waits q WHERE q.row_id = k.row_id), 0),"
+                " (SELECT count(*) FROM row_waits q WHERE q.row_id = k.row_id AND q.wait_ms "
+                "> " LS_SQL_INT(
+                    LS_WAITED_STATEMENT_MS) "),"
+                                            /* Utilisation: the share of the row's span (its first
+                                             * hold's start to its last hold's end) that it was
+                                             * held. */
+                                            " (SELECT CASE WHEN sp.span_us > 0 THEN min(1.0, "
+                                            "rh.occupied_ms * 1000.0 / sp.span_us) END"
+                                            "  FROM temp.row_spans sp LEFT JOIN row_holds rh ON "
+                                            "rh.row_id = sp.row_id"
+                                            "  WHERE sp.row_id = k.row_id)"
+                                            " FROM row_keys k WHERE k.row_id IN (SELECT row_id "
+                                            "FROM row_waits"
+                                            "  UNION SELECT row_id FROM temp.row_spans) ORDER BY "
+                                            "k.row_id;"
+                                            "DROP TABLE temp.row_spans;";
 
 /* A row's span so far: its holds' earliest start and latest end. */
 typedef struct row_span {
@@ -340,8 +361,8 @@ typedef struct ring {
     int n, next;
 } ring;
 
-static void ring_push(ring *r, const ls_queued_hold *h, int shared, int64_t hold_id,
-                      int64_t tx_id, int64_t lock_pos, int64_t end_pos)
+static void ring_push(ring *r, const ls_queued_hold *h, int shared, int64_t hold_id, int64_t tx_id,
+                      int64_t lock_pos, int64_t end_pos)
 {
     r->h[r->next] = *h;
     r->shared[r->next] = (unsigned char)shared;
@@ -526,10 +547,10 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
 /* The resolution of the statements' logged times (as holds.c's
  * log_resolution): a whole second when none has sub-second digits. */
 static const char resolution_sql[] =
-    "SELECT NOT EXISTS (SELECT 1 FROM statements WHERE log_ts % "
-    LS_SQL_INT(LS_WHOLE_SECOND_US) " <> 0"
-    " AND stmt_id NOT IN (SELECT stmt_id FROM stmt_span_time))"
-    " AND EXISTS (SELECT 1 FROM statements)";
+    "SELECT NOT EXISTS (SELECT 1 FROM statements WHERE log_ts % " LS_SQL_INT(
+        LS_WHOLE_SECOND_US) " <> 0"
+                            " AND stmt_id NOT IN (SELECT stmt_id FROM stmt_span_time))"
+                            " AND EXISTS (SELECT 1 FROM statements)";
 
 static int log_resolution(ls_store *s, int64_t *out)
 {
@@ -568,7 +589,7 @@ static int unlogged_bound(ls_store *s, int64_t *out)
 /* The holds that may have held f's row when its statement started
  * (failed_held_sql), into cand/ids; how many. Below 0 a store error. */
 static int failed_candidates(ls_stmt *hs, ls_stmt *f, ls_queued_hold *cand, int64_t *hold_id,
-                             int64_t *tx_id)
+                             int64_t *tx_id, int64_t *lock_pos, int64_t *end_pos)
 {
     int n = 0, rc = 0;
     ls_stmt_reset(hs);
@@ -580,6 +601,8 @@ static int failed_candidates(ls_stmt *hs, ls_stmt *f, ls_queued_hold *cand, int6
         cand[n].end_ts = ls_stmt_int64(hs, fh_end_ts);
         hold_id[n] = ls_stmt_int64(hs, fh_hold_id);
         tx_id[n] = ls_stmt_isnull(hs, fh_tx_id) ? 0 : ls_stmt_int64(hs, fh_tx_id);
+        lock_pos[n] = ls_stmt_isnull(hs, fh_lock_pos) ? INT64_MAX : ls_stmt_int64(hs, fh_lock_pos);
+        end_pos[n] = ls_stmt_isnull(hs, fh_end_pos) ? 0 : ls_stmt_int64(hs, fh_end_pos);
         n++;
     }
     ls_stmt_reset(hs);
@@ -594,15 +617,26 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, con
 {
     ls_queued_hold cand[FAILED_HELD_MAX];
     int64_t hold_id[FAILED_HELD_MAX], tx_id[FAILED_HELD_MAX];
+    int64_t lock_pos[FAILED_HELD_MAX], end_pos[FAILED_HELD_MAX];
     ls_queue_result rec;
     ls_hidden_wait w;
     double inferred_ms;
     int n, rc;
 
-    if ((n = failed_candidates(hs, f, cand, hold_id, tx_id)) < 0)
+    if ((n = failed_candidates(hs, f, cand, hold_id, tx_id, lock_pos, end_pos)) < 0)
         return n;
     if (!ls_failed_wait(cand, n, ls_stmt_int64(f, fl_start_ts), ls_stmt_int64(f, fl_error_ts),
-                        &rec))
+                        &rec) &&
+        /* whole seconds: a 40001 in the statement's own second after the
+         * COMMIT of a hold it queued behind (log positions), its wait not
+         * logged */
+        !(ls_stmt_isnull(f, fl_logged) && !ls_stmt_isnull(f, fl_stmt_pos) &&
+          !ls_stmt_isnull(f, fl_error_pos) && !ls_stmt_isnull(f, fl_class) &&
+          strcmp(ls_stmt_text(f, fl_class), "serialization_failure") == 0 &&
+          ls_failed_wait_same_second(cand, lock_pos, end_pos, n, ls_stmt_int64(f, fl_start_ts),
+                                     ls_stmt_int64(f, fl_stmt_pos), ls_stmt_int64(f, fl_error_ts),
+                                     ls_stmt_int64(f, fl_error_pos), hq->resolution,
+                                     hq->max_unlogged, &rec)))
         return 0;
     inferred_ms = (double)(rec.end_ts - rec.start_ts) / LS_US_PER_MS;
     w.start_ts = rec.start_ts;
@@ -679,7 +713,6 @@ static int need_positions(const hidden_q *hq)
  * the locking statements' text for their lock strength. */
 static const char strength_sql[] =
     "SELECT EXISTS (SELECT 1 FROM hold_evidence WHERE text IN (" QUEUED_BY_END "))";
-
 
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {

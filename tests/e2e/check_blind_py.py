@@ -170,7 +170,41 @@ MUST_HOLD = [
     "40001 whose retry committed",
     "40001 errors whose retried/retry_outcome are right",
     "finding: 40001 retried / committed",
+    # since a whole-second 40001 in its statement's own second queued behind
+    # a hold whose COMMIT was logged between the statement and the error
+    # (log positions; decide/failwait.c ls_failed_wait_same_second(); issue
+    # 34 item 2, branch py34b): 20 of 22 (18 before: the two REPEATABLE
+    # READ UPDATEs that waited 177 and 49 ms and failed were not counted)
+    "stock 2 statements that waited > 20 ms",
+    # right since each error belongs to the transaction running in its
+    # session when it was written (branch err34: 5120a43 has it); the judge
+    # counted 3 of 16 until its mapping of lockspan's names to truth paths
+    # stopped taking "ambiguous" for a path (judge.truth_path_of(); branch
+    # py34b): report_fix's shape 'SET; SELECT stock; UPDATE stock' has 8
+    # hot-row holds, all report_fix's, 5 of them "ambiguous" (another
+    # transaction of the pid on the row within [start_lo, end_hi + 1 s)),
+    # so the name mapped to "ambiguous" and its 13 40001 errors to no path.
+    # error_path_check() asks it directly (passing since err34).
+    "40001/40P01 errors whose code path is the failing transaction's",
 ]
+
+# Still XFAIL, and why (branch py34b):
+# - "waits ending in 40001, by row": the judge counts waits[], the log's
+#   lock-wait messages (docs/report-json.md), against the truth's
+#   statements; the 2 on stock 2 below deadlock_timeout are in no message.
+#   They are the hot row's timeline.hidden_waits (kind inferred, their
+#   transaction's error 40001): waits_40001_all_check() asserts all 6.
+# - "holds whose [start_lo, end_hi] contains the truth" (230 of 245): all
+#   15 misses are the judge's pairing (the hold of the pid and row whose
+#   start_lo is nearest the truth's taken, by a tie or a nearer second
+#   another transaction's): 10 paired with the transaction before (end_hi
+#   0.020-0.242 s before the truth's release), 5 with the one after
+#   (start_lo 0.004-0.286 s after its taking); each lies inside its own hold taken in
+#   order (IN_ORDER, 245 of 245). No rule's fault.
+# - "hot rows whose timeline.holds lists every hold": merchant_totals 1
+#   lists 100 of 125, the documented cap (100 holds a row, --max-waits N),
+#   counted in timeline.cut.holds {listed, total}; the judge reads the
+#   list alone.
 
 
 def trigger_checks(shop, report):
@@ -231,6 +265,33 @@ def waits_40001_check(judge, truth, report):
             got == want, got, want)
 
 
+def waits_40001_all_check(judge, truth, report):
+    """The judge's "waits ending in 40001, by row" counts the truth's
+    statements that waited > 20 ms, logged or not, against the report's
+    waits[], which are the log's lock-wait messages (docs/report-json.md):
+    a wait below deadlock_timeout is in no message. The report has those in
+    each hot row's timeline.hidden_waits (kind inferred) with their
+    transaction, and errors[] the transactions that failed with 40001. Each
+    wait ending in 40001 (pid, row), the logged ones (waits[] outcome
+    serialization_failure) and the hidden ones (an inferred hidden wait of
+    a transaction whose error is 40001), must be the truth's, every one:
+    since a whole-second 40001 in its statement's own second queued behind
+    a hold whose COMMIT was logged between the statement and the error
+    (decide/failwait.c ls_failed_wait_same_second(); branch py34b). (name,
+    ok, lockspan, truth)."""
+    failed = {e["tx_id"] for e in report["errors"] if e["sqlstate"] == "40001" and e["tx_id"]}
+    got = [(w["pid"], judge.truth_row(w["relation"], w["row_key"]))
+           for w in report["waits"] if w["outcome"] == "serialization_failure"]
+    for hr in report["hot_rows"]:
+        row = judge.truth_row(hr["relation"], hr["row_key"])
+        got += [(w["pid"], row) for w in hr["timeline"]["hidden_waits"]
+                if w["kind"] == "inferred" and w["tx_id"] in failed
+                and w["waited_ms"] > 1000 * truth["wait_min_s"]]
+    want = sorted((w["waiter_pid"], w["row"]) for w in truth["waits"] if w["result"] == "40001")
+    return ("waits ending in 40001 (pid, row), logged and hidden = the truth's",
+            sorted(got) == want, sorted(got), want)
+
+
 def error_path_check(truth, report):
     """The judge maps lockspan's code paths to truth paths by their holds,
     and a path whose holds are mostly ambiguous maps to none; this asks
@@ -268,7 +329,7 @@ IDLE_MUST = "place_order"
 IDLE_NEVER = ("refund", "report_fix")
 
 
-def idle_checks(path_mix, report):
+def idle_checks(judge, path_mix, report):
     """The idle-at-the-head finding names the code path whose holds are
     place_order's (by the judge's mapping of lockspan's paths to the
     truth's, path_mix), and none whose holds are mostly refund's or
@@ -278,7 +339,7 @@ def idle_checks(path_mix, report):
         if f["rule"] != "idle_in_transaction_head":
             continue
         mix = path_mix.get(f["code_path"], {})
-        named.append(max(mix, key=mix.get) if mix else "no truth hold")
+        named.append(judge.truth_path_of(mix) or "no truth hold")
     return [("finding idle_in_transaction_head names place_order's path (its partner call "
              "inside the transaction), and neither refund's nor report_fix's",
              IDLE_MUST in named and not any(p in named for p in IDLE_NEVER),
@@ -315,8 +376,9 @@ def main():
     with open(os.path.join(sample, "app", "shop.py")) as f:
         shop = f.read()
     own = lock_order_checks(truth, report) + [
-        waits_40001_check(judge, truth, report), error_path_check(truth, report)] + \
-        trigger_checks(shop, report) + idle_checks(jd.path_mix, report)
+        waits_40001_check(judge, truth, report), waits_40001_all_check(judge, truth, report),
+        error_path_check(truth, report)] + \
+        trigger_checks(shop, report) + idle_checks(judge, jd.path_mix, report)
     sys.exit(lscheck.judged("check_blind_py", results, MUST_HOLD, first=own))
 
 

@@ -21,6 +21,7 @@ Usage: check_hidden_failed.py LOCKSPAN SAMPLE_DIR
 import datetime
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -96,7 +97,59 @@ def main():
                           f"{tag}: ended in its error (hold {hold_id}, errors {err})")
                 else:
                     check(hold_id is not None, f"{tag}: ended acquired (a hold of it)")
+        whole_seconds(lockspan, sample, prefix, truth, tmp)
     return report()
+
+
+SECOND_US = 1_000_000
+
+
+def whole_seconds(lockspan, sample, prefix, truth, tmp):
+    """The same log with its milliseconds cut off, read with %t (as
+    tools/compare_reports.sh's -t cases): each 40001 the client saw after
+    queueing below deadlock_timeout has one wait of its session on its row
+    that ended in the error (no hold), behind the blocker's pid, inside the
+    seconds of the truth's wait, and the log has no other such wait of
+    that session. Three of the six start and fail in one second: log
+    positions tell them (the holder's COMMIT line between the UPDATE and
+    the error, decide/failwait.c ls_failed_wait_same_second(); issue 34
+    item 2, branch py34b); by time alone they were not found."""
+    log = os.path.join(tmp, "t.log")
+    with open(os.path.join(sample, "postgresql.log")) as src, open(log, "w") as dst:
+        for line in src:
+            dst.write(re.sub(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.\d{3}", r"\1", line))
+    db_path = os.path.join(tmp, "t.db")
+    subprocess.run([lockspan, "analyze", "-q", "--db", db_path, "--format", "json",
+                    "--prefix", prefix.replace("%m", "%t"), "-o", os.path.join(tmp, "t.json"),
+                    log], check=True)
+    db = sqlite3.connect(db_path)
+    want = [w for w in truth["failed_waits"] if w["sqlstate"] == "40001" and not w["logged"]]
+    check(len(want) >= 3 and any(us(w["start"]) // SECOND_US == us(w["end"]) // SECOND_US
+                                 for w in want),
+          "whole seconds: 40001s below deadlock_timeout, some in one second")
+    pids = sorted({w["pid"] for w in want})
+    for pid in pids:
+        mine = [w for w in want if w["pid"] == pid]
+        got = db.execute("SELECT q.start_ts, q.end_ts, q.kind, t.pid, r.relation, r.row_key"
+                         " FROM row_waits q JOIN sessions s ON s.session_id = q.session_id"
+                         " JOIN rows r ON r.row_id = q.row_id"
+                         " LEFT JOIN transactions t ON t.tx_id = q.behind_tx"
+                         " WHERE s.pid = ? AND q.hold_id IS NULL ORDER BY q.start_ts",
+                         (pid,)).fetchall()
+        check(len(got) == len(mine),
+              f"whole seconds: pid {pid} has {len(got)} waits that ended in an error, "
+              f"truth {len(mine)}")
+        for w in mine:
+            lo = us(w["start"]) // SECOND_US * SECOND_US
+            hi = (us(w["end"]) // SECOND_US + 1) * SECOND_US
+            tag = f"whole seconds: 40001 pid {pid} {w['row_key']} at {w['start']}"
+            hit = [g for g in got if lo <= g[0] and g[1] <= hi and g[0] < g[1]
+                   and (g[4], g[5]) == (w["relation"], w["row_key"])]
+            check(len(hit) == 1, f"{tag}: one wait of it inside its seconds (got {len(hit)})")
+            if hit:
+                check(hit[0][3] == w["blocker_pid"] and hit[0][2] == "inferred",
+                      f"{tag}: behind pid {hit[0][3]} ({hit[0][2]}), truth pid "
+                      f"{w['blocker_pid']} (inferred)")
 
 
 if __name__ == "__main__":

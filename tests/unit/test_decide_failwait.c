@@ -82,6 +82,67 @@ static void test_whole_seconds(void)
     CHECK_INT(r.behind, 0);
 }
 
+/* Whole seconds, the statement and its 40001 in one second: the log's
+ * positions tell whether it queued (samples/blind-py, pid 10474 at
+ * 08:12:19: UPDATE line 4435, holder 10463's UPDATE 4365 and COMMIT 4438,
+ * the error 4442; the attempt before, UPDATE 4402 and error 4403, failed
+ * at once). deadlock_timeout 200 ms: the shortest logged wait. */
+static void test_same_second(void)
+{
+    ls_queue_result r;
+    const int64_t s = 19 * SECOND, dt = 200 * MS;
+    ls_queued_hold h[] = {{s, s}};
+    int64_t lock[] = {4365}, end[] = {4438};
+    /* queued behind 10463 until its COMMIT: half of min(1 s, 200 ms) */
+    CHECK_INT(ls_failed_wait_same_second(h, lock, end, 1, s, 4435, s, 4442, SECOND, dt, &r), 1);
+    CHECK_INT(r.start_ts, s);
+    CHECK_INT(r.end_ts, s + 100 * MS);
+    CHECK_INT(r.behind, 0);
+    /* failed at once: the error before the holder's COMMIT line */
+    CHECK_INT(ls_failed_wait_same_second(h, lock, end, 1, s, 4402, s, 4403, SECOND, dt, &r), 0);
+    /* boundaries of the positions: the COMMIT at the statement's line or
+     * at the error's is no order; the locking statement at the
+     * statement's line neither */
+    {
+        int64_t e1[] = {4435}, e2[] = {4442}, l1[] = {4435};
+        CHECK_INT(ls_failed_wait_same_second(h, lock, e1, 1, s, 4435, s, 4442, SECOND, dt, &r), 0);
+        CHECK_INT(ls_failed_wait_same_second(h, lock, e2, 1, s, 4435, s, 4442, SECOND, dt, &r), 0);
+        CHECK_INT(ls_failed_wait_same_second(h, l1, end, 1, s, 4435, s, 4442, SECOND, dt, &r), 0);
+    }
+    /* an unknown COMMIT position (0) is none */
+    {
+        int64_t e0[] = {0};
+        CHECK_INT(ls_failed_wait_same_second(h, lock, e0, 1, s, 4435, s, 4442, SECOND, dt, &r), 0);
+    }
+    /* the hold ended in another second, or was got after it: not this
+     * rule's (ls_failed_wait() has a hold on past the start) */
+    {
+        ls_queued_hold g[] = {{s - SECOND, s + SECOND}}, k[] = {{s + SECOND, s + SECOND}};
+        CHECK_INT(ls_failed_wait_same_second(g, lock, end, 1, s, 4435, s, 4442, SECOND, dt, &r), 0);
+        CHECK_INT(ls_failed_wait_same_second(k, lock, end, 1, s, 4435, s, 4442, SECOND, dt, &r), 0);
+        ls_queued_hold p[] = {{s - SECOND, s}};
+        CHECK_INT(ls_failed_wait_same_second(p, lock, end, 1, s, 4435, s, 4442, SECOND, dt, &r), 1);
+    }
+    /* the error in the next second: not the same second */
+    CHECK_INT(
+        ls_failed_wait_same_second(h, lock, end, 1, s, 4435, s + SECOND, 4442, SECOND, dt, &r), 0);
+    /* of two such holds, the one whose COMMIT came first had the row */
+    {
+        ls_queued_hold two[] = {{s, s}, {s, s}};
+        int64_t l2[] = {4300, 4365}, e2[] = {4440, 4438};
+        CHECK_INT(ls_failed_wait_same_second(two, l2, e2, 2, s, 4435, s, 4442, SECOND, dt, &r), 1);
+        CHECK_INT(r.behind, 1);
+    }
+    /* a bound above a second: half a second; milliseconds, or no logged
+     * wait to bound it: nothing */
+    CHECK_INT(ls_failed_wait_same_second(h, lock, end, 1, s, 4435, s, 4442, SECOND, 3 * SECOND, &r),
+              1);
+    CHECK_INT(r.end_ts - r.start_ts, SECOND / 2);
+    CHECK_INT(ls_failed_wait_same_second(h, lock, end, 1, s, 4435, s, 4442, MS, dt, &r), 0);
+    CHECK_INT(ls_failed_wait_same_second(h, lock, end, 1, s, 4435, s, 4442, SECOND, 0, &r), 0);
+    CHECK_INT(ls_failed_wait_same_second(NULL, NULL, NULL, 0, s, 4435, s, 4442, SECOND, dt, &r), 0);
+}
+
 /* Where the log has a wait of it too: the statement's start only where it
  * certainly came before the logged wait began. */
 static void test_start_with_logged(void)
@@ -116,6 +177,7 @@ int main(void)
 {
     test_boundaries();
     test_whole_seconds();
+    test_same_second();
     test_start_with_logged();
     return TEST_REPORT();
 }

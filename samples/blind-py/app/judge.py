@@ -23,6 +23,23 @@ def ts(s):
     return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
 
 
+# What a hold of lockspan's stands for in the truth when it is none of
+# the truth's paths (Judge.code_paths()): not a path a name can stand for.
+NOT_A_PATH = ("ambiguous", "no truth hold")
+
+
+def truth_path_of(mix):
+    """The truth path a lockspan code path stands for: of its holds'
+    truth paths (mix, Judge.path_mix), the commonest, holds that are
+    ambiguous (a transaction of another path of the same pid and row in
+    the same seconds) or match no truth hold not counting as a path: 3
+    report_fix holds and 5 ambiguous ones are report_fix's (each of the 5
+    is report_fix's too, or another path's). None when no hold is one
+    path's."""
+    real = {p: n for p, n in mix.items() if p not in NOT_A_PATH}
+    return max(real, key=real.get) if real else None
+
+
 def truth_row(relation, row_key):
     """lockspan's (relation, 'sku=1') -> truth's 'stock 1'."""
     return "%s %s" % (relation, row_key.split("=", 1)[1])
@@ -68,7 +85,7 @@ class Judge:
         occ = self.r["row_occupancy"]
         top = occ[0]["code_path"] if occ else None
         mix = self.path_mix.get(top, {})
-        top_truth_path = max(mix, key=mix.get) if mix else None
+        top_truth_path = truth_path_of(mix)
         tp = self.t["paths"]
         truth_top = max(tp, key=lambda p: tp[p]["hot_row_hold_s"])
         self.add("top code path by row occupancy", "%s (%s)" % (top, top_truth_path),
@@ -297,8 +314,8 @@ class Judge:
         """Each 40001/40P01 error's code path and cause against the truth."""
         named = {}
         for name, mix in self.path_mix.items():
-            if name != "unknown" and mix:
-                named[name] = max(mix, key=mix.get)
+            if name != "unknown" and truth_path_of(mix):
+                named[name] = truth_path_of(mix)
         fails = [tx for tx in self.t["transactions"] if tx["sqlstate"] in ("40001", "40P01")]
         n = path_ok = cause_ok = cause_n = 0
         for e in self.r["errors"]:
@@ -353,8 +370,8 @@ class Judge:
             # the code path the finding names (a name of lockspan's), read
             # as the truth path its holds stand for, as errors' are
             mix = self.path_mix.get(f.get("code_path")) or {}
-            if mix:
-                stmt_path = max(mix, key=mix.get)
+            if truth_path_of(mix):
+                stmt_path = truth_path_of(mix)
             self.add("finding hot_counter_row %s: writer statement" % row,
                      "%s from %s (%s)" % (f["statement"], f.get("code_path"), stmt_path),
                      "%s, holds by path %s" % (top, dict(writers)),

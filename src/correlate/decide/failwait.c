@@ -26,6 +26,31 @@ int ls_failed_wait(const ls_queued_hold *held, int n, int64_t stmt_start, int64_
     return 1;
 }
 
+int ls_failed_wait_same_second(const ls_queued_hold *held, const int64_t *lock_pos,
+                               const int64_t *end_pos, int n, int64_t stmt_start, int64_t stmt_pos,
+                               int64_t error_ts, int64_t error_pos, int64_t resolution_us,
+                               int64_t max_unlogged_us, ls_queue_result *out)
+{
+    int i, holder = -1;
+    int64_t bound;
+
+    memset(out, 0, sizeof(*out));
+    if (resolution_us < LS_WHOLE_SECOND_US || max_unlogged_us <= 0 || error_ts != stmt_start)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (held[i].start_ts <= stmt_start && held[i].end_ts == stmt_start &&
+            lock_pos[i] < stmt_pos && end_pos[i] > stmt_pos && end_pos[i] < error_pos &&
+            (holder < 0 || end_pos[i] < end_pos[holder]))
+            holder = i;
+    if (holder < 0)
+        return 0;
+    bound = max_unlogged_us < resolution_us ? max_unlogged_us : resolution_us;
+    out->start_ts = stmt_start;
+    out->end_ts = stmt_start + bound / 2;
+    out->behind = holder;
+    return out->end_ts > out->start_ts;
+}
+
 int64_t ls_failed_wait_start(int64_t stmt_start, int64_t resolution_us, int64_t logged_start)
 {
     return stmt_start + resolution_us + LS_FAILED_QUEUE_MIN_US <= logged_start ? stmt_start

@@ -26,11 +26,44 @@
  * even where the holder's release was logged a little earlier or later.
  * A hold freed exactly when the statement started did not hold it up;
  * an error at the statement's own start (equal times, a whole-second log)
- * leaves no wait to tell. Returns 1 with out filled (out->behind: the
+ * leaves no wait to tell by time (ls_failed_wait_same_second() reads the
+ * log's positions for a 40001). Returns 1 with out filled (out->behind: the
  * index of the holder in held), 0 if it did not wait.
  */
 int ls_failed_wait(const ls_queued_hold *held, int n, int64_t stmt_start, int64_t error_ts,
                    ls_queue_result *out);
+
+/*
+ * Stamps to the second and no durations (log_statement = 'all'): a
+ * statement logged at stmt_pos, stamped stmt_start, that failed with a
+ * serialization failure (40001) logged at error_pos in that same second
+ * (error_ts == stmt_start: ls_failed_wait() sees no time pass). Log
+ * positions (file, then line) order what stamps cannot, as for
+ * ls_queue_same_second() (queue.h): it queued behind a hold of the row
+ * whose locking statement was logged before it (lock_pos[i] < stmt_pos)
+ * and whose transaction's COMMIT was logged after it and before the error
+ * (stmt_pos < end_pos[i] < error_pos; 0: not known), got no later than
+ * that second (start_ts <= stmt_start) and ended in it (end_ts ==
+ * stmt_start). A 40001 after a wait is raised when the holder commits, so
+ * its COMMIT line comes first; one raised at once (the row's version the
+ * snapshot sees was changed by a transaction that had committed already)
+ * is written right after the statement, before any such COMMIT
+ * (samples/blind-py, pid 10474 at 08:12:19: the failure at once, lines
+ * 4402-4403, then the one that queued behind 10463 until its COMMIT at
+ * 4438, lines 4435-4442). Of several such holds, the one whose COMMIT was
+ * logged first: holds of a row end in order, so it had the row when the
+ * statement started. The wait lies inside the second and was not logged
+ * (the caller's to know), so was shorter than max_unlogged_us
+ * (decide/hidden.h): its length is not known, anywhere in (0, min(1 s,
+ * max_unlogged_us)); it is taken as half of that, from the second's start,
+ * as ls_queue_same_second() takes it. resolution_us below a second, or
+ * max_unlogged_us 0: 0. Returns 1 with out filled (out->behind: the index
+ * of the holder in held), 0 if none.
+ */
+int ls_failed_wait_same_second(const ls_queued_hold *held, const int64_t *lock_pos,
+                               const int64_t *end_pos, int n, int64_t stmt_start, int64_t stmt_pos,
+                               int64_t error_ts, int64_t error_pos, int64_t resolution_us,
+                               int64_t max_unlogged_us, ls_queue_result *out);
 
 /*
  * Where the log has a wait of the failed statement too (the logged part
