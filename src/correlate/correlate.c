@@ -1545,8 +1545,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * (a pool's hand-over) came between and the next transaction did not
  * begin within LS_RETRY_GAP_US of the ROLLBACK on a log that can tell
  * (decide/retry.c ls_retry_session_told, retries.c); the statements after
- * an error read in log order, and its row with its parameters. */
-#define CORRELATION_REV "28"
+ * an error read in log order, and its row with its parameters. 29: a
+ * lock timeout (55P03) with no logged wait is caused by the transaction
+ * whose hold of the failed statement's row the log's order of lines shows
+ * got before the error and freed after it, when it is the only hold of
+ * the row that may have had it then (decide/failwait.c ls_error_holder,
+ * causes.c); else its cause stays null and the report says why. */
+#define CORRELATION_REV "29"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -2915,6 +2915,9 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = bind_failures(s, &p);
     if (rc == 0)
         rc = ls_store_exec(s, wait_holds_sql);
+    /* every hold and failed lock known: a lock timeout's holder (causes.c) */
+    if (rc == 0)
+        rc = ls_correlate_error_causes(s, subsecond ? LS_MILLISECOND_US : LS_WHOLE_SECOND_US);
 out:
     stats->holds = p.holds;
     ls_stmt_finalize(sq);
