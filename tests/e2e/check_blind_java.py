@@ -135,8 +135,8 @@ def own_checks(judge, truth, rep):
     got = f[0].get("untold") if f else None
     named, held, unsaid, lt = lock_timeout_holders(judge, j, truth, rep)
     return [
-        ("55P03: each holder named had the row at the error (the app's holds), 30+ named",
-         named >= 30 and held == named, "%d of %d named held it" % (held, named), "%d errors" % lt),
+        ("55P03: each holder named had the row at the error (the app's holds), 40+ named",
+         named >= 40 and held == named, "%d of %d named held it" % (held, named), "%d errors" % lt),
         ("55P03: a cause left null says why (cause_untold)",
          unsaid == 0, "%d null without a reason" % unsaid, 0),
         ("40001: every retry on the same connection found (retried or untold)",
