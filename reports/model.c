@@ -1325,6 +1325,15 @@ static const ls_mcol error_cols[] = {
     {"cause_pid", "ct.pid", LS_MC_INT},
     {"cause_application", "cs.application", LS_MC_STR},
     {"cause_", "cause_tx", LS_MC_CODE},
+    /* why a lock timeout's cause is null (causes.c, decide/failwait.h
+     * ls_error_holder()); null otherwise */
+    {"cause_untold",
+     "CASE WHEN e.cause_tx IS NULL AND e.class IN ('lock_timeout', 'lock_nowait') THEN 'no"
+     " wait of it was logged (it gave up below deadlock_timeout) and the log does not"
+     " single out the transaction that held its row at the error: the row its statement"
+     " locked is not known, or not every hold of it is, or the log''s order of lines"
+     " leaves more than one hold that may have had it then' END",
+     LS_MC_STR},
     {"", "tx_id", LS_MC_CODE},
     /* null: the log cannot tell (retries.c: retry_outcome 'untold', no
      * statement or span; decide/retry.h ls_retry_session_told()) */

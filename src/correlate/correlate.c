@@ -1548,8 +1548,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * an error read in log order, and its row with its parameters. 29: on a
  * whole-second log, a 40001 in its statement's own second queued behind a
  * hold whose COMMIT was logged between the statement and the error (log
- * positions; decide/failwait.c ls_failed_wait_same_second). */
-#define CORRELATION_REV "29"
+ * positions; decide/failwait.c ls_failed_wait_same_second). 30: a
+ * lock timeout (55P03) with no logged wait is caused by the transaction
+ * whose hold of the failed statement's row the log's order of lines shows
+ * got before the error and freed after it, when it is the only hold of
+ * the row that may have had it then (decide/failwait.c ls_error_holder,
+ * causes.c); else its cause stays null and the report says why. */
+#define CORRELATION_REV "30"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -155,6 +155,11 @@ int ls_correlate_cover(ls_store *s);
 /* hidden.c: the waits for hot rows the log does not show, reconstructed
  * from the holds (row_waits). */
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats);
+/* The holder a lock timeout's row had at the error where the log shows no
+ * wait of it (causes.c): error_links.cause_tx; run at the end of the
+ * transactions pass, whose holds and temp.failed_locks it reads (stamps
+ * of resolution µs). */
+int ls_correlate_error_causes(ls_store *s, int64_t resolution);
 
 /* final.c: each hold and each row's totals as the passes that decide them
  * left them, one table each (hold_final, row_final) for the readers. */

@@ -2693,7 +2693,8 @@ out:
  * it a statement, and the row it failed on and its queueing for it would
  * be lost. Each error of a session, with its transaction (error_links,
  * linked above) and the session's statement row logged last before it
- * (by log position; the latest few by start, a whole second's worth);
+ * (by log position; the latest few by start, and those begun within two
+ * ticks of the log's stamps before it);
  * the first error after that row decides (ls_error_ended_bind()).
  */
 #define BIND_ERR_COLS(X, Q)                                                                \
@@ -2707,10 +2708,17 @@ out:
 LS_COLUMNS(be, BIND_ERR_COLS);
 static const char bind_errors_sql[] =
     "SELECT " LS_SELECT_LIST(be, BIND_ERR_COLS) " FROM (SELECT x.*,"
-    " (SELECT max(c.stmt_id) FROM (SELECT r.stmt_id FROM stmt_rows r"
+    " (SELECT max(c.stmt_id) FROM (SELECT * FROM (SELECT r.stmt_id FROM stmt_rows r"
     "  WHERE r.session_id = x.session_id AND r.start_ts <= x.ts"
     "  AND " POS_BEFORE("r.file_id", "r.line", "x.file_id", "x.line")
-    "  ORDER BY r.start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ") c) AS last"
+    "  ORDER BY r.start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ")"
+    /* and every row that began within two ticks (?1) before it: a start
+     * derived as its stamp less its duration puts a bind line of 81 us
+     * behind 32 lines of 1 us stamped in the same second
+     * (samples/blind-java, line 3397 before the error at 3669) */
+    "  UNION ALL SELECT r.stmt_id FROM stmt_rows r"
+    "  WHERE r.session_id = x.session_id AND r.start_ts <= x.ts AND r.start_ts >= x.ts - ?1"
+    "  AND " POS_BEFORE("r.file_id", "r.line", "x.file_id", "x.line") ") c) AS last"
     " FROM errors x WHERE x.session_id IS NOT NULL AND x.file_id IS NOT NULL"
     " AND x.line IS NOT NULL) e"
     /* every error counts for which came first; only one in a
@@ -2806,11 +2814,14 @@ static int bind_failures(ls_store *s, tx_pass *p)
 {
     ls_stmt *e = NULL, *q = NULL, *held = NULL;
     int64_t prev = 0;
-    int rc;
+    int rc, subsecond;
 
     if (!p->nhot)
         return 0;
-    if ((rc = ls_store_prepare(s, bind_errors_sql, &e)) != 0 ||
+    if ((rc = ls_log_subsecond(s, &subsecond)) != 0 ||
+        (rc = ls_store_prepare(s, bind_errors_sql, &e)) != 0 ||
+        (rc = ls_stmt_bind_int64(e, 1, 2 * (subsecond ? LS_MILLISECOND_US
+                                                       : LS_WHOLE_SECOND_US))) != 0 ||
         (rc = ls_store_prepare(s, bind_row_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, tx_holds_row_sql, &held)) != 0)
         goto out;
@@ -2915,6 +2926,9 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = bind_failures(s, &p);
     if (rc == 0)
         rc = ls_store_exec(s, wait_holds_sql);
+    /* every hold and failed lock known: a lock timeout's holder (causes.c) */
+    if (rc == 0)
+        rc = ls_correlate_error_causes(s, subsecond ? LS_MILLISECOND_US : LS_WHOLE_SECOND_US);
 out:
     stats->holds = p.holds;
     ls_stmt_finalize(sq);

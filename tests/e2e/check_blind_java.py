@@ -77,6 +77,34 @@ MUST_HOLD = [
 ]
 
 
+def lock_timeout_holders(judge, j, truth, rep):
+    """Issue 34: the 55P03 errors (recountShelf's UPDATE, lock_timeout
+    500ms, below deadlock_timeout: no wait logged) whose cause lockspan
+    names, and how many of those the app's holds show holding the failed
+    statement's row when its wait ended (the app's wait of that pid ending
+    in the error's second); how many null causes have no cause_untold."""
+    waits = [w for w in truth["waits"] if w["outcome"] == "lock_timeout"]
+    named = held = unsaid = lt = 0
+    for e in rep["errors"]:
+        if e["sqlstate"] != "55P03":
+            continue
+        lt += 1
+        if e["cause_pid"] is None:
+            unsaid += not e.get("cause_untold")
+            continue
+        named += 1
+        lo = judge.iso_us(e["time"])
+        for w in waits:
+            if w["pid"] != e["pid"] or not lo <= j.srv(w["end_us"]) < lo + 1000000:
+                continue
+            at = [h["pid"] for h in truth["holds"] if h["relation"] == w["relation"]
+                  and h["row"] == w["row"] and h["acquired_us"] <= w["end_us"] < h["released_us"]]
+            if at == [e["cause_pid"]]:
+                held += 1
+                break
+    return named, held, unsaid, lt
+
+
 def own_checks(judge, truth, rep):
     """Issue 34: what the session's log order can tell of 40001 retries on
     a pooled connection with whole-second times. Each error is matched to
@@ -105,7 +133,12 @@ def own_checks(judge, truth, rep):
             wrong += e["retried"] is True
     f = [x for x in rep["findings"] if x["rule"] == "retries_after_serialization_failure"]
     got = f[0].get("untold") if f else None
+    named, held, unsaid, lt = lock_timeout_holders(judge, j, truth, rep)
     return [
+        ("55P03: each holder named had the row at the error (the app's holds), 40+ named",
+         named >= 40 and held == named, "%d of %d named held it" % (held, named), "%d errors" % lt),
+        ("55P03: a cause left null says why (cause_untold)",
+         unsaid == 0, "%d null without a reason" % unsaid, 0),
         ("40001: every retry on the same connection found (retried or untold)",
          same > 0 and found == same, "%d of %d" % (found, same), same),
         ("40001: none marked retried that the app did not retry on that connection",

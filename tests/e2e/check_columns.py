@@ -64,6 +64,9 @@ BIND_BASELINE = {
     "reports/requests.c": 10,
     "reports/story.c": 2,
     "src/cli/main.c": 3,
+    # java34d: a lock timeout's error, its row's holds around it (row, tx,
+    # time and tick, ?3 ?4 twice) and the cause's UPDATE (error, tx)
+    "src/correlate/causes.c": 14,
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
     "src/correlate/findings.c": 15,
@@ -89,7 +92,8 @@ BIND_BASELINE = {
     "src/correlate/traces.c": 58,
     # otel34b's bind_failures(): a bind row by id, a hold by (tx, row)
     # tx38c's relinks: a first statement by id, a session's logged ones
-    "src/correlate/transactions.c": 124,  # +10: link_pooled_holders() (poolwait34)
+    # java34d: bind_failures()' window of two ticks before the error (?1)
+    "src/correlate/transactions.c": 125,  # +10: link_pooled_holders() (poolwait34)
     # pool34b's pass (merged with tables33): its temp tables and SELECTs;
     # pool34c's (spans-only transactions, the %t log-order pick): the
     # temp.txspan_only / txspan_rank rows and their SELECTs (its INSERTs

@@ -173,8 +173,87 @@ static void test_start_with_logged(void)
     CHECK_INT(ls_failed_wait_start(100 * MS, MS, 100 * MS), 100 * MS);
 }
 
+/*
+ * The holder of the row at a lock timeout the log shows no wait of. The
+ * positions and seconds are those of samples/blind-java/postgresql.log.gz
+ * around its first 55P03 (line 1951, 06:18:45, pid 14677's UPDATE
+ * warehouses ... id=1, lock_timeout 500ms): pid 14680's reserveShipment
+ * committed at line 1596, pid 14686's recountShelf took the row at 1597
+ * (its UPDATE's duration line) and committed at 1617, pid 14696's
+ * reserveShipment took it at 1618 (SELECT ... FOR UPDATE, 468 ms) and
+ * committed at 2068 (06:18:46). The app's truth: 14696 held it then.
+ */
+#define AT(s) ((int64_t)(s)*SECOND)
+static void test_error_holder(void)
+{
+    int one = 5;
+    ls_error_hold h[] = {
+        {AT(44), AT(45), 1500, 1596, 1, 1}, /* 14680 */
+        {AT(45), AT(45), 1597, 1617, 1, 1}, /* 14686 */
+        {AT(45), AT(46), 1618, 2068, 1, 1}, /* 14696 */
+    };
+    CHECK_INT(ls_error_holder(h, 3, AT(45), 1951, SECOND, &one), LS_HOLDER_ONE);
+    CHECK_INT(one, 2);
+    /* no hold, or none left: none known */
+    CHECK_INT(ls_error_holder(h, 0, AT(45), 1951, SECOND, &one), LS_HOLDER_NONE);
+    CHECK_INT(one, -1);
+    CHECK_INT(ls_error_holder(h, 2, AT(45), 1951, SECOND, &one), LS_HOLDER_NONE);
+    /* the COMMIT's line right after the error's: still held then; right
+     * before it (written once the row was freed): ruled out */
+    {
+        ls_error_hold g[] = {{AT(45), AT(45), 1618, 1952, 1, 1}};
+        CHECK_INT(ls_error_holder(g, 1, AT(45), 1951, SECOND, &one), LS_HOLDER_ONE);
+        g[0].end_pos = 1950;
+        CHECK_INT(ls_error_holder(g, 1, AT(45), 1951, SECOND, &one), LS_HOLDER_NONE);
+        /* a COMMIT line written at its start (log_statement) before the
+         * error: the row may be freed after it; the times leave it */
+        g[0].end_after = 0;
+        CHECK_INT(ls_error_holder(g, 1, AT(45), 1951, SECOND, &one), LS_HOLDER_UNSURE);
+        /* beside 14696's hold: two may have had it */
+        ls_error_hold two[] = {g[0], h[2]};
+        CHECK_INT(ls_error_holder(two, 2, AT(45), 1951, SECOND, &one), LS_HOLDER_SEVERAL);
+        CHECK_INT(one, -1);
+    }
+    /* the locking statement's line after the error's: got after it, even
+     * a line written at the statement's start */
+    {
+        ls_error_hold g[] = {{AT(45), AT(46), 1952, 2068, 0, 1}, h[2]};
+        CHECK_INT(ls_error_holder(g, 2, AT(45), 1951, SECOND, &one), LS_HOLDER_ONE);
+        CHECK_INT(one, 1);
+        /* ... before it but written at its start: it may itself have
+         * waited; alone, not shown to have had the row */
+        g[0].lock_pos = 1900;
+        CHECK_INT(ls_error_holder(g, 1, AT(45), 1951, SECOND, &one), LS_HOLDER_UNSURE);
+    }
+    /* no positions (a hold rebuilt from spans): the times rule out only a
+     * hold got a whole tick after the error's stamp or freed a whole tick
+     * before it */
+    {
+        ls_error_hold g[] = {{AT(46), AT(47), 0, 0, 0, 0}, h[2]};
+        CHECK_INT(ls_error_holder(g, 2, AT(45), 1951, SECOND, &one), LS_HOLDER_ONE);
+        CHECK_INT(one, 1);
+        g[0].start_ts = AT(46) - 1;
+        CHECK_INT(ls_error_holder(g, 2, AT(45), 1951, SECOND, &one), LS_HOLDER_SEVERAL);
+        g[0].start_ts = AT(43);
+        g[0].end_ts = AT(44);
+        CHECK_INT(ls_error_holder(g, 2, AT(45), 1951, SECOND, &one), LS_HOLDER_ONE);
+        g[0].end_ts = AT(44) + 1;
+        CHECK_INT(ls_error_holder(g, 2, AT(45), 1951, SECOND, &one), LS_HOLDER_SEVERAL);
+        /* no end at all: it may still hold it */
+        g[0].end_ts = 0;
+        CHECK_INT(ls_error_holder(g, 2, AT(45), 1951, SECOND, &one), LS_HOLDER_SEVERAL);
+        CHECK_INT(ls_error_holder(g, 1, AT(45), 1951, SECOND, &one), LS_HOLDER_UNSURE);
+        /* milliseconds: a hold freed at 44.998 s, a tick before 44.999 */
+        ls_error_hold m[] = {{AT(44), AT(45) - 2 * MS, 0, 0, 0, 0}, h[2]};
+        CHECK_INT(ls_error_holder(m, 2, AT(45) - MS, 1951, MS, &one), LS_HOLDER_ONE);
+        m[0].end_ts = AT(45) - 2 * MS + 1;
+        CHECK_INT(ls_error_holder(m, 2, AT(45) - MS, 1951, MS, &one), LS_HOLDER_SEVERAL);
+    }
+}
+
 int main(void)
 {
+    test_error_holder();
     test_boundaries();
     test_whole_seconds();
     test_same_second();

@@ -56,3 +56,36 @@ int64_t ls_failed_wait_start(int64_t stmt_start, int64_t resolution_us, int64_t 
     return stmt_start + resolution_us + LS_FAILED_QUEUE_MIN_US <= logged_start ? stmt_start
                                                                                : logged_start;
 }
+
+/* Can hold h not have had the row at the error? */
+static int error_hold_ruled_out(const ls_error_hold *h, int64_t error_ts, int64_t error_pos,
+                                int64_t resolution_us)
+{
+    if (h->lock_pos ? h->lock_pos > error_pos : h->start_ts >= error_ts + resolution_us)
+        return 1; /* got it after the error */
+    if (h->end_pos && h->end_after)
+        return h->end_pos < error_pos; /* freed it before the error */
+    return h->end_ts && h->end_ts + resolution_us <= error_ts;
+}
+
+ls_error_holder_answer ls_error_holder(const ls_error_hold *held, int n, int64_t error_ts,
+                                       int64_t error_pos, int64_t resolution_us, int *holder)
+{
+    int i, left = 0, one = -1;
+
+    *holder = -1;
+    for (i = 0; i < n; i++)
+        if (!error_hold_ruled_out(&held[i], error_ts, error_pos, resolution_us)) {
+            left++;
+            one = i;
+        }
+    if (left == 0)
+        return LS_HOLDER_NONE;
+    if (left > 1)
+        return LS_HOLDER_SEVERAL;
+    if (!held[one].lock_pos || !held[one].lock_after || held[one].lock_pos >= error_pos ||
+        !held[one].end_pos || held[one].end_pos <= error_pos)
+        return LS_HOLDER_UNSURE;
+    *holder = one;
+    return LS_HOLDER_ONE;
+}

@@ -78,4 +78,48 @@ int ls_failed_wait_same_second(const ls_queued_hold *held, const int64_t *lock_p
  */
 int64_t ls_failed_wait_start(int64_t stmt_start, int64_t resolution_us, int64_t logged_start);
 
+/*
+ * Who held the row when a statement's lock wait ended in an error the log
+ * shows no wait for (a 55P03 lock_timeout below deadlock_timeout: no
+ * "still waiting" line, no DETAIL naming the holder). Holds of a row in an
+ * exclusive mode do not overlap, and the log is written in the order
+ * things happened, lines of all sessions interleaved, so the holder is
+ * the hold whose row was got before the error's line and freed after it:
+ * got before, when the line that shows the row got (its locking
+ * statement's, written at its end with its duration: lock_after) comes
+ * before the error's line; freed after, when the line of the statement
+ * that freed it (its transaction's COMMIT or ROLLBACK) comes after. A
+ * line written at a statement's start (log_statement, no duration) comes
+ * before the lock is got or freed: a locking statement's start after the
+ * error still rules the hold out, a COMMIT's start before it does not.
+ */
+typedef struct ls_error_hold {
+    int64_t start_ts, end_ts; /* the hold's times; end_ts 0: no end known */
+    int64_t lock_pos;         /* log position of its locking statement's line, 0: none */
+    int64_t end_pos;          /* of the line of the statement that freed it, 0: none */
+    int lock_after;           /* lock_pos's line was written once the row was got */
+    int end_after;            /* end_pos's line was written once the row was freed */
+} ls_error_hold;
+
+typedef enum ls_error_holder_answer {
+    LS_HOLDER_ONE,     /* one hold had the row at the error: *holder */
+    LS_HOLDER_NONE,    /* no known hold may have had it (its holder's hold not in the log) */
+    LS_HOLDER_SEVERAL, /* more than one may have had it: the log cannot single one out */
+    LS_HOLDER_UNSURE   /* one may have, but the log's lines do not show it had */
+} ls_error_holder_answer;
+
+/*
+ * Of the holds `held` of the row by other transactions (any order), the
+ * one that had it at the error, logged at error_ts (stamps of
+ * resolution_us) and log position error_pos. A hold is ruled out by the
+ * log's order (its locking statement's line after the error's, or the
+ * line that shows it freed before it) or, where a position is unknown, by
+ * time: got a whole tick after the error's stamp, or freed a whole tick
+ * before it. The answer is LS_HOLDER_ONE only when exactly one hold is
+ * left and the log's order shows it got before and freed after the error;
+ * *holder is then its index, else -1.
+ */
+ls_error_holder_answer ls_error_holder(const ls_error_hold *held, int n, int64_t error_ts,
+                                       int64_t error_pos, int64_t resolution_us, int *holder);
+
 #endif
