@@ -1,0 +1,74 @@
+/*
+ * txwindow.h — a session's transactions around a moment, read as one
+ * sorted stream instead of a lookup per moment (issue 38, tx38d).
+ *
+ * The rule: the candidates for a moment t (with a slack) are the session's
+ * LS_TXWIN_CAP latest transactions begun by t + slack (by start, then
+ * tx_id, latest first), and each is open by time when it had not ended
+ * before t - slack. The caller reads the moments of one session latest
+ * first and the session's transactions latest first (start_ts DESC,
+ * tx_id DESC); the window keeps the LS_TXWIN_CAP it read last, drops
+ * those begun after the next moment, and is filled from the stream again.
+ * Pure: no store, no I/O.
+ */
+#ifndef LS_DECIDE_TXWINDOW_H
+#define LS_DECIDE_TXWINDOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logpos.h"
+#include "tolerances.h"
+
+#define LS_TXWIN_CAP LS_POS_CANDIDATES_WHOLE
+
+/* One transaction of the stream. */
+typedef struct ls_txwin_tx {
+    int64_t tx_id;
+    int64_t start;
+    int has_end; /* 0: still open at the log's end */
+    int64_t end;
+    ls_logpos first; /* its first statement's line (0 0: unknown) */
+    int span;        /* its first statement is a span's */
+} ls_txwin_tx;
+
+/* The window: tx[(head + i) % CAP] is the i-th latest of those kept. */
+typedef struct ls_txwin {
+    ls_txwin_tx tx[LS_TXWIN_CAP];
+    size_t head, n;
+} ls_txwin;
+
+/* Whether a transaction begun at `start` is begun by moment t (slack:
+ * start <= t + slack; at that very moment: begun). */
+int ls_tx_begun_by(int64_t start, int64_t t, int64_t slack);
+
+/* Whether by time it was still open at t: no end, or an end not before
+ * t - slack (ended at that very moment: open). */
+int ls_tx_open_by_time(int has_end, int64_t end, int64_t t, int64_t slack);
+
+/* Whether a comes after b in the stream's order (start, then tx_id). */
+int ls_txwin_later(const ls_txwin_tx *a, const ls_txwin_tx *b);
+
+void ls_txwin_reset(ls_txwin *w);
+
+/*
+ * Drops the latest kept transactions not begun by t (ls_tx_begun_by):
+ * moments come latest first, so none of them is a candidate again.
+ * Returns how many are left.
+ */
+size_t ls_txwin_drop_after(ls_txwin *w, int64_t t, int64_t slack);
+
+/* Whether the window holds LS_TXWIN_CAP: no more are read for this moment. */
+int ls_txwin_full(const ls_txwin *w);
+
+/*
+ * Appends the next transaction of the stream, earlier than every kept
+ * one. Returns 0, or -1 (not kept) when the window is full or x is not
+ * earlier than the earliest kept (the stream is not in order).
+ */
+int ls_txwin_push(ls_txwin *w, const ls_txwin_tx *x);
+
+/* The i-th latest kept (0: the latest), NULL past the last. */
+const ls_txwin_tx *ls_txwin_at(const ls_txwin *w, size_t i);
+
+#endif

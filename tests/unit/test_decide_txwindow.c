@@ -1,0 +1,158 @@
+/*
+ * test_decide_txwindow.c — decide/txwindow.c: a session's candidate
+ * transactions for a moment from one stream read latest first, the same
+ * as the per-moment lookup it replaces (transactions.c, tx_candidates_sql:
+ * the LS_POS_CANDIDATES_WHOLE latest begun by t + slack, start_ts DESC,
+ * tx_id DESC; open when end_ts IS NULL OR end_ts >= t - slack).
+ * Boundaries: a moment exactly at a start or an end, equal start times,
+ * no candidate, a window that must be refilled.
+ */
+#include "decide/txwindow.h"
+#include "ls_test.h"
+
+static ls_txwin_tx tx(int64_t id, int64_t start, int64_t end)
+{
+    ls_txwin_tx x = {0};
+    x.tx_id = id;
+    x.start = start;
+    x.has_end = end >= 0;
+    x.end = end;
+    return x;
+}
+
+static void test_boundaries(void)
+{
+    /* begun by: a start at t + slack is begun, a microsecond later not */
+    CHECK_INT(ls_tx_begun_by(1000, 1000, 0), 1);
+    CHECK_INT(ls_tx_begun_by(1001, 1000, 0), 0);
+    CHECK_INT(ls_tx_begun_by(2000, 1000, 1000), 1);
+    CHECK_INT(ls_tx_begun_by(2001, 1000, 1000), 0);
+    /* open: ended at the very moment (t - slack) is open, before it not */
+    CHECK_INT(ls_tx_open_by_time(1, 1000, 1000, 0), 1);
+    CHECK_INT(ls_tx_open_by_time(1, 999, 1000, 0), 0);
+    CHECK_INT(ls_tx_open_by_time(1, 0, 1000, 1000), 1);
+    CHECK_INT(ls_tx_open_by_time(1, -1, 1000, 1000), 0);
+    CHECK_INT(ls_tx_open_by_time(0, 0, 1000, 0), 1);
+    /* the stream's order: start, then tx_id */
+    {
+        ls_txwin_tx a = tx(5, 100, -1), b = tx(4, 100, -1), c = tx(9, 99, -1);
+        CHECK_INT(ls_txwin_later(&a, &b), 1);
+        CHECK_INT(ls_txwin_later(&b, &a), 0);
+        CHECK_INT(ls_txwin_later(&b, &c), 1);
+        CHECK_INT(ls_txwin_later(&a, &a), 0);
+    }
+}
+
+static void test_window(void)
+{
+    ls_txwin w;
+    ls_txwin_tx a = tx(3, 300, 400), b = tx(2, 300, 300), c = tx(1, 100, 200);
+    ls_txwin_reset(&w);
+    /* no candidate: an empty window stays empty */
+    CHECK_INT((int)ls_txwin_drop_after(&w, 0, 0), 0);
+    CHECK(ls_txwin_at(&w, 0) == NULL);
+    CHECK_INT(ls_txwin_push(&w, &a), 0);
+    /* equal start times: the lower tx_id is the earlier */
+    CHECK_INT(ls_txwin_push(&w, &b), 0);
+    /* out of order (later than the earliest kept): refused */
+    CHECK_INT(ls_txwin_push(&w, &a), -1);
+    CHECK_INT(ls_txwin_push(&w, &c), 0);
+    CHECK_INT((int)ls_txwin_at(&w, 0)->tx_id, 3);
+    CHECK_INT((int)ls_txwin_at(&w, 2)->tx_id, 1);
+    /* a moment exactly at the start of 3 and 2 keeps both */
+    CHECK_INT((int)ls_txwin_drop_after(&w, 300, 0), 3);
+    /* a microsecond before: both go, 1 stays */
+    CHECK_INT((int)ls_txwin_drop_after(&w, 299, 0), 1);
+    CHECK_INT((int)ls_txwin_at(&w, 0)->tx_id, 1);
+    /* before every start: none */
+    CHECK_INT((int)ls_txwin_drop_after(&w, 50, 49), 0);
+    /* full: LS_TXWIN_CAP kept, no more */
+    {
+        int i;
+        ls_txwin_reset(&w);
+        for (i = 0; i < LS_TXWIN_CAP; i++) {
+            ls_txwin_tx x = tx(1000 - i, 1000 - i, -1);
+            CHECK_INT(ls_txwin_push(&w, &x), 0);
+        }
+        CHECK_INT(ls_txwin_full(&w), 1);
+        {
+            ls_txwin_tx x = tx(1, 1, -1);
+            CHECK_INT(ls_txwin_push(&w, &x), -1);
+        }
+        /* the ring wraps: drop two, push two */
+        CHECK_INT((int)ls_txwin_drop_after(&w, 998, 0), LS_TXWIN_CAP - 2);
+        {
+            ls_txwin_tx x = tx(2, 2, -1), y = tx(1, 2, -1);
+            CHECK_INT(ls_txwin_push(&w, &x), 0);
+            CHECK_INT(ls_txwin_push(&w, &y), 0);
+        }
+        CHECK_INT((int)ls_txwin_at(&w, 0)->tx_id, 998);
+        CHECK_INT((int)ls_txwin_at(&w, LS_TXWIN_CAP - 1)->tx_id, 1);
+        CHECK(ls_txwin_at(&w, LS_TXWIN_CAP) == NULL);
+    }
+}
+
+/* The per-moment lookup the stream replaces, over txs sorted by (start,
+ * tx_id) ascending: the ids of the latest LS_TXWIN_CAP begun by t + slack,
+ * latest first. */
+static size_t lookup(const ls_txwin_tx *txs, size_t n, int64_t t, int64_t slack, int64_t *ids)
+{
+    size_t k = 0, i = n;
+    while (i-- > 0 && k < LS_TXWIN_CAP)
+        if (ls_tx_begun_by(txs[i].start, t, slack))
+            ids[k++] = txs[i].tx_id;
+    return k;
+}
+
+/* The caller's walk (transactions.c, relink_one()): moments latest first,
+ * the stream read on, or sought again at the moment when every kept
+ * transaction began after it. */
+static void test_stream_matches_lookup(void)
+{
+    enum { N = 300, M = 120 };
+    ls_txwin_tx txs[N];
+    int64_t moments[M];
+    size_t i, j, next = N; /* the stream: txs[next - 1] is its next */
+    int64_t slack = 3;
+    ls_txwin w;
+    int mismatches = 0, seeks = 0;
+
+    /* starts that tie in pairs (whole-second times) */
+    for (i = 0; i < N; i++)
+        txs[i] = tx((int64_t)i + 1, (int64_t)(i / 3) * 10 + (i % 3 == 2 ? 5 : 0), -1);
+    /* moments latest first, some equal (j % 7), two jumps past more than a
+     * window (a seek), the last ones before every start */
+    for (j = 0; j < M; j++)
+        moments[j] = 1050 - (int64_t)j * 9 + (j % 7 == 1 ? 9 : 0) - (j >= 40 ? 200 : 0) -
+                     (j >= 80 ? 200 : 0);
+    moments[M - 1] = -100;
+    ls_txwin_reset(&w);
+    for (j = 0; j < M; j++) {
+        int64_t t = moments[j], want[LS_TXWIN_CAP];
+        size_t k = lookup(txs, N, t, slack, want);
+        if (ls_txwin_drop_after(&w, t, slack) == 0 && next > 0) {
+            /* seek: the stream again from the last begun by t + slack */
+            seeks++;
+            next = N;
+            while (next > 0 && !ls_tx_begun_by(txs[next - 1].start, t, slack))
+                next--;
+        }
+        while (!ls_txwin_full(&w) && next > 0) {
+            CHECK_INT(ls_txwin_push(&w, &txs[next - 1]), 0);
+            next--;
+        }
+        for (i = 0; i < k || ls_txwin_at(&w, i); i++)
+            if (i >= k || !ls_txwin_at(&w, i) || ls_txwin_at(&w, i)->tx_id != want[i])
+                mismatches++;
+    }
+    CHECK_INT(mismatches, 0);
+    CHECK(seeks >= 3); /* the first moment and the two jumps */
+}
+
+int main(void)
+{
+    test_boundaries();
+    test_window();
+    test_stream_matches_lookup();
+    return TEST_REPORT();
+}
