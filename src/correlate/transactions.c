@@ -759,7 +759,7 @@ static const char link_errors_sql[] =
  * transaction begun in the error's second. relink_txs() picks for each
  * error link and each deadlock participant: the rows to relink
  * (RELINK_COLS: a key of two columns, the session, the moment and its
- * line; by session, latest first), the session's candidates (the
+ * line; in time order), the session's candidates (the
  * LS_POS_CANDIDATES_WHOLE latest begun by the moment, decide/txwindow.h),
  * and the row's update (?1 tx_id or NULL, ?2 ?3 its key).
  */
@@ -780,27 +780,30 @@ static const char relink_errors_sql[] =
     "SELECT l.error_id AS k1, 0 AS k2, e.session_id, e.ts, e.file_id, e.line,"
     " e.class = 'deadlock' AS victim"
     " FROM error_links l JOIN errors e ON e.error_id = l.error_id"
-    " WHERE e.session_id IS NOT NULL ORDER BY e.session_id, e.ts DESC";
+    " WHERE e.session_id IS NOT NULL ORDER BY e.ts";
 static const char set_error_tx_sql[] =
     "UPDATE error_links SET tx_id = ?1 WHERE error_id = ?2 AND ?3 = 0";
 static const char relink_deadlocks_sql[] =
     "SELECT l.deadlock_id AS k1, l.pid AS k2, l.session_id, d.ts, d.file_id, d.line,"
     " 1 AS victim"
     " FROM deadlock_links l JOIN deadlocks d ON d.deadlock_id = l.deadlock_id"
-    " WHERE l.session_id IS NOT NULL ORDER BY l.session_id, d.ts DESC";
+    " WHERE l.session_id IS NOT NULL ORDER BY d.ts";
 static const char set_deadlock_tx_sql[] =
     "UPDATE deadlock_links SET tx_id = ?1 WHERE deadlock_id = ?2 AND pid = ?3";
 
-/* The session's (?1) transactions begun by ?2, latest first, each with
- * its first statement's line (0 0 where the statement or its line is not
- * stored) and whether that is a span's (verb 5, LS_VERB_SPAN). Stepped
- * on from one row to the next of the same session (its rows come latest
- * first), so that each transaction is read once, not once for each of
- * the rows it is a candidate of (issue 38, tx38d: on the 1 GiB bench log
- * 23,510 rows took 752,320 candidates, 32 each, in a lookup each); sought
- * again only when every one kept began after the next row's moment.
- * transactions_session serves it in its order (start_ts, then tx_id: the
- * index's rowid): no sort. */
+/* The session's (?1) transactions begun by ?2 and after the latest its
+ * window keeps (begun at ?3, tx_id ?4), latest first, at most
+ * LS_POS_CANDIDATES_WHOLE, each with its first statement's line (0 0
+ * where the statement or its line is not stored) and whether that is a
+ * span's (verb 5, LS_VERB_SPAN). The rows come in time order and each
+ * session's window keeps what the row before read, so that a transaction
+ * is read once, not once for each row it is a candidate of (issue 38,
+ * tx38d: on the 1 GiB bench log 23,510 rows took 752,320 candidates, 32
+ * each, and 253,801 probes of their first statements); in time order, so
+ * that the pages of transactions and stmt_rows the rows read are those
+ * the rows before read (a walk session by session read each page once
+ * per session). transactions_session serves it in its order (start_ts,
+ * then tx_id: the index's rowid): no sort. */
 #define TX_CAND_COLS(X, Q)                                                                 \
     X(Q, tx_id, "t.tx_id")                                                                \
     X(Q, start_ts, "t.start_ts")                                                          \
@@ -813,22 +816,29 @@ LS_COLUMNS(tc, TX_CAND_COLS);
 static const char tx_candidates_sql[] =
     "SELECT " LS_SELECT_LIST(tc, TX_CAND_COLS) " FROM transactions t"
     " LEFT JOIN stmt_rows f ON f.stmt_id = t.first_stmt"
-    " WHERE t.session_id = ?1 AND t.start_ts <= ?2"
-    " ORDER BY t.start_ts DESC, t.tx_id DESC";
+    " WHERE t.session_id = ?1 AND t.start_ts <= ?2 AND t.start_ts >= ?3"
+    " AND (t.start_ts > ?3 OR t.tx_id > ?4)"
+    " ORDER BY t.start_ts DESC, t.tx_id DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
 /* Whether the session (?1) logged a statement that is not a span's: a
  * candidate begun by a span's statement is open only in a session that
  * logged none, unless the row is a victim's (RELINK_COLS' victim). */
 static const char session_logged_sql[] =
     "SELECT EXISTS (SELECT 1 FROM stmt_rows x WHERE x.session_id = ?1 AND x.verb IS NOT 5)";
 
+/* A session's window (0: empty slot), direct-mapped by session: a session
+ * whose slot another took reads its 32 candidates again. */
+#define RELINK_SESSIONS 256
+typedef struct relink_win {
+    int64_t session;
+    ls_txwin win;
+} relink_win;
+
 typedef struct relink_q {
     ls_stmt *cand, *logged, *u;
     int64_t slack;          /* as OPEN_TX's */
-    int64_t session;        /* the session the window and cand are of, 0: none yet */
-    int more;               /* cand may have rows left */
-    ls_txwin win;           /* the session's latest transactions by the last row */
     int64_t logged_session; /* the session `has_logged` is of, 0: none yet */
     int has_logged;
+    relink_win wins[RELINK_SESSIONS];
 } relink_q;
 
 /* Whether session `session` logged a statement that is not a span's. */
@@ -848,42 +858,45 @@ static int relink_logged(relink_q *r, int64_t session, int *out)
     return 0;
 }
 
-/* The window of `session` for moment ts: what is kept of the row before
- * (same session, a later moment) less those begun after ts, filled from
- * the stream; the stream sought at ts for a new session or when nothing
- * kept is left. */
-static int relink_window(relink_q *r, int64_t session, int64_t ts)
+/* The window of `session` for moment ts (rows in time order): what it
+ * kept by the session's row before, with the transactions begun since
+ * (tx_candidates_sql). */
+static int relink_window(relink_q *r, int64_t session, int64_t ts, const ls_txwin **out)
 {
+    relink_win *rw = &r->wins[(uint64_t)session % RELINK_SESSIONS];
+    const ls_txwin_tx *latest;
+    ls_txwin_tx batch[LS_TXWIN_CAP];
+    size_t nb = 0;
     int rc;
 
-    if (session != r->session || (ls_txwin_drop_after(&r->win, ts, r->slack) == 0 && r->more)) {
-        ls_txwin_reset(&r->win);
-        ls_stmt_reset(r->cand);
-        if ((rc = ls_stmt_bind_int64(r->cand, 1, session)) != 0 ||
-            (rc = ls_stmt_bind_int64(r->cand, 2, ts + r->slack)) != 0)
-            return rc;
-        r->session = session;
-        r->more = 1;
+    if (rw->session != session) {
+        rw->session = session;
+        ls_txwin_reset(&rw->win);
     }
-    while (r->more && !ls_txwin_full(&r->win)) {
-        ls_txwin_tx x;
-        if ((rc = ls_stmt_step(r->cand)) < 0)
-            return rc;
-        if (rc == 0) {
-            r->more = 0;
-            ls_stmt_reset(r->cand);
-            break;
-        }
-        x.tx_id = ls_stmt_int64(r->cand, tc_tx_id);
-        x.start = ls_stmt_int64(r->cand, tc_start_ts);
-        x.has_end = (int)ls_stmt_int64(r->cand, tc_has_end);
-        x.end = ls_stmt_int64(r->cand, tc_end_ts);
-        x.first.file = ls_stmt_int64(r->cand, tc_file_id);
-        x.first.line = ls_stmt_int64(r->cand, tc_line);
-        x.span = (int)ls_stmt_int64(r->cand, tc_span);
-        if (ls_txwin_push(&r->win, &x) != 0)
+    latest = ls_txwin_at(&rw->win, 0);
+    ls_stmt_reset(r->cand);
+    if ((rc = ls_stmt_bind_int64(r->cand, 1, session)) != 0 ||
+        (rc = ls_stmt_bind_int64(r->cand, 2, ts + r->slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(r->cand, 3, latest ? latest->start : INT64_MIN)) != 0 ||
+        (rc = ls_stmt_bind_int64(r->cand, 4, latest ? latest->tx_id : INT64_MIN)) != 0)
+        return rc;
+    while (nb < LS_TXWIN_CAP && (rc = ls_stmt_step(r->cand)) == 1) {
+        ls_txwin_tx *x = &batch[nb++];
+        x->tx_id = ls_stmt_int64(r->cand, tc_tx_id);
+        x->start = ls_stmt_int64(r->cand, tc_start_ts);
+        x->has_end = (int)ls_stmt_int64(r->cand, tc_has_end);
+        x->end = ls_stmt_int64(r->cand, tc_end_ts);
+        x->first.file = ls_stmt_int64(r->cand, tc_file_id);
+        x->first.line = ls_stmt_int64(r->cand, tc_line);
+        x->span = (int)ls_stmt_int64(r->cand, tc_span);
+    }
+    ls_stmt_reset(r->cand);
+    if (rc < 0)
+        return rc;
+    while (nb > 0)
+        if (ls_txwin_add(&rw->win, &batch[--nb]) != 0)
             return LS_ESTORE; /* not in the order it asked for */
-    }
+    *out = &rw->win;
     return 0;
 }
 
@@ -895,14 +908,15 @@ static int relink_one(ls_stmt *q, relink_q *r)
     ls_logpos err = {ls_stmt_int64(q, rl2_file_id), ls_stmt_int64(q, rl2_line)};
     int64_t session = ls_stmt_int64(q, rl2_session_id), ts = ls_stmt_int64(q, rl2_ts);
     int victim = ls_stmt_int64(q, rl2_victim) != 0;
+    const ls_txwin *win = NULL;
     const ls_txwin_tx *x;
     size_t n = 0;
     int rc, pick;
 
     /* no time: no transaction begun by it */
-    if (!ls_stmt_isnull(q, rl2_ts) && (rc = relink_window(r, session, ts)) != 0)
+    if (!ls_stmt_isnull(q, rl2_ts) && (rc = relink_window(r, session, ts, &win)) != 0)
         return rc;
-    for (; !ls_stmt_isnull(q, rl2_ts) && (x = ls_txwin_at(&r->win, n)) != NULL; n++) {
+    for (; win && (x = ls_txwin_at(win, n)) != NULL; n++) {
         int logged;
         c[n].first = x->first;
         c[n].open = ls_tx_open_by_time(x->has_end, x->end, ts, r->slack);
@@ -914,7 +928,7 @@ static int relink_one(ls_stmt *q, relink_q *r)
     }
     pick = ls_error_tx(c, n, err);
     ls_stmt_reset(u);
-    if ((rc = pick >= 0 ? ls_stmt_bind_int64(u, 1, ls_txwin_at(&r->win, (size_t)pick)->tx_id)
+    if ((rc = pick >= 0 ? ls_stmt_bind_int64(u, 1, ls_txwin_at(win, (size_t)pick)->tx_id)
                         : ls_stmt_bind_text(u, 1, NULL)) != 0 ||
         (rc = ls_stmt_bind_int64(u, 2, ls_stmt_int64(q, rl2_key1))) != 0 ||
         (rc = ls_stmt_bind_int64(u, 3, ls_stmt_int64(q, rl2_key2))) != 0)

@@ -1,11 +1,11 @@
 /*
  * test_decide_txwindow.c — decide/txwindow.c: a session's candidate
- * transactions for a moment from one stream read latest first, the same
- * as the per-moment lookup it replaces (transactions.c, tx_candidates_sql:
+ * transactions for a moment from their transactions read in time order,
+ * each once, the same as the per-moment lookup it replaces (transactions.c, tx_candidates_sql:
  * the LS_POS_CANDIDATES_WHOLE latest begun by t + slack, start_ts DESC,
  * tx_id DESC; open when end_ts IS NULL OR end_ts >= t - slack).
  * Boundaries: a moment exactly at a start or an end, equal start times,
- * no candidate, a window that must be refilled.
+ * no candidate, a window that wraps, moments far apart.
  */
 #include "decide/txwindow.h"
 #include "ls_test.h"
@@ -46,50 +46,32 @@ static void test_boundaries(void)
 static void test_window(void)
 {
     ls_txwin w;
-    ls_txwin_tx a = tx(3, 300, 400), b = tx(2, 300, 300), c = tx(1, 100, 200);
+    ls_txwin_tx a = tx(1, 100, 200), b = tx(2, 300, 300), c = tx(3, 300, 400);
+    int i;
     ls_txwin_reset(&w);
-    /* no candidate: an empty window stays empty */
-    CHECK_INT((int)ls_txwin_drop_after(&w, 0, 0), 0);
+    /* no candidate: an empty window */
     CHECK(ls_txwin_at(&w, 0) == NULL);
-    CHECK_INT(ls_txwin_push(&w, &a), 0);
-    /* equal start times: the lower tx_id is the earlier */
-    CHECK_INT(ls_txwin_push(&w, &b), 0);
-    /* out of order (later than the earliest kept): refused */
-    CHECK_INT(ls_txwin_push(&w, &a), -1);
-    CHECK_INT(ls_txwin_push(&w, &c), 0);
+    CHECK_INT(ls_txwin_add(&w, &a), 0);
+    CHECK_INT(ls_txwin_add(&w, &b), 0);
+    /* equal start times: the higher tx_id is the later */
+    CHECK_INT(ls_txwin_add(&w, &c), 0);
+    /* out of order (not later than the latest kept): refused */
+    CHECK_INT(ls_txwin_add(&w, &b), -1);
+    CHECK_INT(ls_txwin_add(&w, &c), -1);
     CHECK_INT((int)ls_txwin_at(&w, 0)->tx_id, 3);
+    CHECK_INT((int)ls_txwin_at(&w, 1)->tx_id, 2);
     CHECK_INT((int)ls_txwin_at(&w, 2)->tx_id, 1);
-    /* a moment exactly at the start of 3 and 2 keeps both */
-    CHECK_INT((int)ls_txwin_drop_after(&w, 300, 0), 3);
-    /* a microsecond before: both go, 1 stays */
-    CHECK_INT((int)ls_txwin_drop_after(&w, 299, 0), 1);
-    CHECK_INT((int)ls_txwin_at(&w, 0)->tx_id, 1);
-    /* before every start: none */
-    CHECK_INT((int)ls_txwin_drop_after(&w, 50, 49), 0);
-    /* full: LS_TXWIN_CAP kept, no more */
-    {
-        int i;
-        ls_txwin_reset(&w);
-        for (i = 0; i < LS_TXWIN_CAP; i++) {
-            ls_txwin_tx x = tx(1000 - i, 1000 - i, -1);
-            CHECK_INT(ls_txwin_push(&w, &x), 0);
-        }
-        CHECK_INT(ls_txwin_full(&w), 1);
-        {
-            ls_txwin_tx x = tx(1, 1, -1);
-            CHECK_INT(ls_txwin_push(&w, &x), -1);
-        }
-        /* the ring wraps: drop two, push two */
-        CHECK_INT((int)ls_txwin_drop_after(&w, 998, 0), LS_TXWIN_CAP - 2);
-        {
-            ls_txwin_tx x = tx(2, 2, -1), y = tx(1, 2, -1);
-            CHECK_INT(ls_txwin_push(&w, &x), 0);
-            CHECK_INT(ls_txwin_push(&w, &y), 0);
-        }
-        CHECK_INT((int)ls_txwin_at(&w, 0)->tx_id, 998);
-        CHECK_INT((int)ls_txwin_at(&w, LS_TXWIN_CAP - 1)->tx_id, 1);
-        CHECK(ls_txwin_at(&w, LS_TXWIN_CAP) == NULL);
+    CHECK(ls_txwin_at(&w, 3) == NULL);
+    /* full: the earliest falls out, the ring wraps */
+    for (i = 0; i < LS_TXWIN_CAP; i++) {
+        ls_txwin_tx x = tx(10 + i, 1000 + i, -1);
+        CHECK_INT(ls_txwin_add(&w, &x), 0);
     }
+    CHECK_INT((int)ls_txwin_at(&w, 0)->tx_id, 10 + LS_TXWIN_CAP - 1);
+    CHECK_INT((int)ls_txwin_at(&w, LS_TXWIN_CAP - 1)->tx_id, 10);
+    CHECK(ls_txwin_at(&w, LS_TXWIN_CAP) == NULL);
+    ls_txwin_reset(&w);
+    CHECK(ls_txwin_at(&w, 0) == NULL);
 }
 
 /* The per-moment lookup the stream replaces, over txs sorted by (start,
@@ -104,49 +86,48 @@ static size_t lookup(const ls_txwin_tx *txs, size_t n, int64_t t, int64_t slack,
     return k;
 }
 
-/* The caller's walk (transactions.c, relink_one()): moments latest first,
- * the stream read on, or sought again at the moment when every kept
- * transaction began after it. */
+/* The caller's walk (transactions.c, relink_window()): moments in time
+ * order; for each, the transactions begun after the latest kept and by
+ * the moment, latest first, at most LS_TXWIN_CAP (one read), added
+ * earliest first. */
 static void test_stream_matches_lookup(void)
 {
     enum { N = 300, M = 120 };
     ls_txwin_tx txs[N];
     int64_t moments[M];
-    size_t i, j, next = N; /* the stream: txs[next - 1] is its next */
+    size_t i, j;
     int64_t slack = 3;
     ls_txwin w;
-    int mismatches = 0, seeks = 0;
+    int mismatches = 0, read = 0;
 
     /* starts that tie in pairs (whole-second times) */
     for (i = 0; i < N; i++)
         txs[i] = tx((int64_t)i + 1, (int64_t)(i / 3) * 10 + (i % 3 == 2 ? 5 : 0), -1);
-    /* moments latest first, some equal (j % 7), two jumps past more than a
-     * window (a seek), the last ones before every start */
+    /* moments in time order: the first ones before every start, some
+     * equal (j % 7), two jumps past more than a window */
     for (j = 0; j < M; j++)
-        moments[j] = 1050 - (int64_t)j * 9 + (j % 7 == 1 ? 9 : 0) - (j >= 40 ? 200 : 0) -
+        moments[j] = -100 + (int64_t)j * 9 - (j % 7 == 1 ? 9 : 0) + (j >= 40 ? 200 : 0) +
                      (j >= 80 ? 200 : 0);
-    moments[M - 1] = -100;
     ls_txwin_reset(&w);
     for (j = 0; j < M; j++) {
         int64_t t = moments[j], want[LS_TXWIN_CAP];
-        size_t k = lookup(txs, N, t, slack, want);
-        if (ls_txwin_drop_after(&w, t, slack) == 0 && next > 0) {
-            /* seek: the stream again from the last begun by t + slack */
-            seeks++;
-            next = N;
-            while (next > 0 && !ls_tx_begun_by(txs[next - 1].start, t, slack))
-                next--;
-        }
-        while (!ls_txwin_full(&w) && next > 0) {
-            CHECK_INT(ls_txwin_push(&w, &txs[next - 1]), 0);
-            next--;
-        }
+        size_t k = lookup(txs, N, t, slack, want), nb = 0;
+        const ls_txwin_tx *latest = ls_txwin_at(&w, 0), *batch[LS_TXWIN_CAP];
+        /* the read: latest first, begun by t + slack, after `latest` */
+        for (i = N; i-- > 0 && nb < LS_TXWIN_CAP;)
+            if (ls_tx_begun_by(txs[i].start, t, slack) &&
+                (!latest || ls_txwin_later(&txs[i], latest)))
+                batch[nb++] = &txs[i];
+        read += (int)nb;
+        while (nb > 0)
+            CHECK_INT(ls_txwin_add(&w, batch[--nb]), 0);
         for (i = 0; i < k || ls_txwin_at(&w, i); i++)
             if (i >= k || !ls_txwin_at(&w, i) || ls_txwin_at(&w, i)->tx_id != want[i])
                 mismatches++;
     }
     CHECK_INT(mismatches, 0);
-    CHECK(seeks >= 3); /* the first moment and the two jumps */
+    /* each transaction read at most once */
+    CHECK(read <= N);
 }
 
 int main(void)

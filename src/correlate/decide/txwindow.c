@@ -24,28 +24,14 @@ void ls_txwin_reset(ls_txwin *w)
     w->n = 0;
 }
 
-size_t ls_txwin_drop_after(ls_txwin *w, int64_t t, int64_t slack)
+int ls_txwin_add(ls_txwin *w, const ls_txwin_tx *x)
 {
-    while (w->n > 0 && !ls_tx_begun_by(w->tx[w->head].start, t, slack)) {
-        w->head = (w->head + 1) % LS_TXWIN_CAP;
-        w->n--;
-    }
-    if (w->n == 0)
-        w->head = 0;
-    return w->n;
-}
-
-int ls_txwin_full(const ls_txwin *w)
-{
-    return w->n >= LS_TXWIN_CAP;
-}
-
-int ls_txwin_push(ls_txwin *w, const ls_txwin_tx *x)
-{
-    if (ls_txwin_full(w) || (w->n > 0 && !ls_txwin_later(ls_txwin_at(w, w->n - 1), x)))
+    if (w->n > 0 && !ls_txwin_later(x, &w->tx[w->head]))
         return -1;
-    w->tx[(w->head + w->n) % LS_TXWIN_CAP] = *x;
-    w->n++;
+    w->head = (w->head + LS_TXWIN_CAP - 1) % LS_TXWIN_CAP;
+    w->tx[w->head] = *x;
+    if (w->n < LS_TXWIN_CAP)
+        w->n++;
     return 0;
 }
 

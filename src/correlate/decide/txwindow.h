@@ -1,14 +1,17 @@
 /*
  * txwindow.h — a session's transactions around a moment, read as one
- * sorted stream instead of a lookup per moment (issue 38, tx38d).
+ * in time order, each once, instead of a lookup of the latest few per
+ * moment (issue 38, tx38d).
  *
  * The rule: the candidates for a moment t (with a slack) are the session's
  * LS_TXWIN_CAP latest transactions begun by t + slack (by start, then
  * tx_id, latest first), and each is open by time when it had not ended
- * before t - slack. The caller reads the moments of one session latest
- * first and the session's transactions latest first (start_ts DESC,
- * tx_id DESC); the window keeps the LS_TXWIN_CAP it read last, drops
- * those begun after the next moment, and is filled from the stream again.
+ * before t - slack. The caller reads the moments in time order and keeps
+ * a window per session: the LS_TXWIN_CAP latest begun by the session's
+ * moment before; for the next moment it reads only the transactions begun
+ * after the latest kept and by the moment (latest first, at most
+ * LS_TXWIN_CAP) and adds them (ls_txwin_add(), earliest first): the
+ * window is then the next moment's candidates.
  * Pure: no store, no I/O.
  */
 #ifndef LS_DECIDE_TXWINDOW_H
@@ -52,21 +55,11 @@ int ls_txwin_later(const ls_txwin_tx *a, const ls_txwin_tx *b);
 void ls_txwin_reset(ls_txwin *w);
 
 /*
- * Drops the latest kept transactions not begun by t (ls_tx_begun_by):
- * moments come latest first, so none of them is a candidate again.
- * Returns how many are left.
+ * Adds x, later than every kept one (ls_txwin_later()), as the latest;
+ * when LS_TXWIN_CAP are kept the earliest falls out. Returns 0, or -1
+ * (not kept) when x is not later than the latest kept (not in order).
  */
-size_t ls_txwin_drop_after(ls_txwin *w, int64_t t, int64_t slack);
-
-/* Whether the window holds LS_TXWIN_CAP: no more are read for this moment. */
-int ls_txwin_full(const ls_txwin *w);
-
-/*
- * Appends the next transaction of the stream, earlier than every kept
- * one. Returns 0, or -1 (not kept) when the window is full or x is not
- * earlier than the earliest kept (the stream is not in order).
- */
-int ls_txwin_push(ls_txwin *w, const ls_txwin_tx *x);
+int ls_txwin_add(ls_txwin *w, const ls_txwin_tx *x);
 
 /* The i-th latest kept (0: the latest), NULL past the last. */
 const ls_txwin_tx *ls_txwin_at(const ls_txwin *w, size_t i);
