@@ -7,6 +7,7 @@
  * Boundaries: a moment exactly at a start or an end, equal start times,
  * no candidate, a window that wraps, moments far apart.
  */
+#include "decide/errstmt.h"
 #include "decide/txwindow.h"
 #include "ls_test.h"
 
@@ -130,8 +131,42 @@ static void test_stream_matches_lookup(void)
     CHECK(read <= N);
 }
 
+/* The window's candidates as relink_one() hands them to ls_error_tx(): an
+ * error stamped in the very second (whole-second times, slack 0) two
+ * transactions began in, one before its line and one after. */
+static void test_error_at_start(void)
+{
+    ls_txwin w;
+    ls_txwin_tx a = tx(1, 100, 200), b = tx(2, 200, 200), c = tx(3, 200, -1);
+    ls_tx_candidate cand[LS_TXWIN_CAP];
+    size_t n;
+    a.first = (ls_logpos){1, 10};
+    b.first = (ls_logpos){1, 20};
+    c.first = (ls_logpos){1, 30};
+    ls_txwin_reset(&w);
+    CHECK_INT(ls_txwin_add(&w, &a), 0);
+    CHECK_INT(ls_txwin_add(&w, &b), 0);
+    CHECK_INT(ls_txwin_add(&w, &c), 0);
+    for (n = 0; ls_txwin_at(&w, n); n++) {
+        cand[n].first = ls_txwin_at(&w, n)->first;
+        cand[n].open = ls_tx_open_by_time(ls_txwin_at(&w, n)->has_end, ls_txwin_at(&w, n)->end,
+                                          200, 0);
+    }
+    CHECK_INT((int)n, 3);
+    /* b ended at the error's moment: open; its first line is the last
+     * before the error's (25): b, not c begun in the same second */
+    CHECK_INT(ls_error_tx(cand, n, (ls_logpos){1, 25}), 1);
+    /* after c's first line: c */
+    CHECK_INT(ls_error_tx(cand, n, (ls_logpos){1, 31}), 0);
+    /* before every first line: none */
+    CHECK_INT(ls_error_tx(cand, n, (ls_logpos){1, 5}), -1);
+    /* no candidate */
+    CHECK_INT(ls_error_tx(cand, 0, (ls_logpos){1, 25}), -1);
+}
+
 int main(void)
 {
+    test_error_at_start();
     test_boundaries();
     test_window();
     test_stream_matches_lookup();
