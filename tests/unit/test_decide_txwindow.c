@@ -149,8 +149,8 @@ static void test_error_at_start(void)
     CHECK_INT(ls_txwin_add(&w, &c), 0);
     for (n = 0; ls_txwin_at(&w, n); n++) {
         cand[n].first = ls_txwin_at(&w, n)->first;
-        cand[n].open = ls_tx_open_by_time(ls_txwin_at(&w, n)->has_end, ls_txwin_at(&w, n)->end,
-                                          200, 0);
+        cand[n].open =
+            ls_tx_open_by_time(ls_txwin_at(&w, n)->has_end, ls_txwin_at(&w, n)->end, 200, 0);
     }
     CHECK_INT((int)n, 3);
     /* b ended at the error's moment: open; its first line is the last
