@@ -825,20 +825,12 @@ static const char tx_candidates_sql[] =
 static const char session_logged_sql[] =
     "SELECT EXISTS (SELECT 1 FROM stmt_rows x WHERE x.session_id = ?1 AND x.verb IS NOT 5)";
 
-/* A session's window (0: empty slot), direct-mapped by session: a session
- * whose slot another took reads its 32 candidates again. */
-#define RELINK_SESSIONS 256
-typedef struct relink_win {
-    int64_t session;
-    ls_txwin win;
-} relink_win;
-
 typedef struct relink_q {
     ls_stmt *cand, *logged, *u;
     int64_t slack;          /* as OPEN_TX's */
     int64_t logged_session; /* the session `has_logged` is of, 0: none yet */
     int has_logged;
-    relink_win wins[RELINK_SESSIONS];
+    ls_txwin_slots wins; /* each session's window by its row before */
 } relink_q;
 
 /* Whether session `session` logged a statement that is not a span's. */
@@ -863,17 +855,13 @@ static int relink_logged(relink_q *r, int64_t session, int *out)
  * (tx_candidates_sql). */
 static int relink_window(relink_q *r, int64_t session, int64_t ts, const ls_txwin **out)
 {
-    relink_win *rw = &r->wins[(uint64_t)session % RELINK_SESSIONS];
+    ls_txwin *w = ls_txwin_of(&r->wins, session);
     const ls_txwin_tx *latest;
     ls_txwin_tx batch[LS_TXWIN_CAP];
     size_t nb = 0;
     int rc;
 
-    if (rw->session != session) {
-        rw->session = session;
-        ls_txwin_reset(&rw->win);
-    }
-    latest = ls_txwin_at(&rw->win, 0);
+    latest = ls_txwin_at(w, 0);
     ls_stmt_reset(r->cand);
     if ((rc = ls_stmt_bind_int64(r->cand, 1, session)) != 0 ||
         (rc = ls_stmt_bind_int64(r->cand, 2, ts + r->slack)) != 0 ||
@@ -894,9 +882,9 @@ static int relink_window(relink_q *r, int64_t session, int64_t ts, const ls_txwi
     if (rc < 0)
         return rc;
     while (nb > 0)
-        if (ls_txwin_add(&rw->win, &batch[--nb]) != 0)
+        if (ls_txwin_add(w, &batch[--nb]) != 0)
             return LS_ESTORE; /* not in the order it asked for */
-    *out = &rw->win;
+    *out = w;
     return 0;
 }
 
@@ -948,6 +936,7 @@ static int relink_txs(ls_store *s, const char *select_sql, const char *update_sq
     if (!r)
         return LS_ENOMEM;
     r->slack = slack;
+    ls_txwin_slots_reset(&r->wins);
     if ((rc = ls_store_prepare(s, select_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, tx_candidates_sql, &r->cand)) != 0 ||
         (rc = ls_store_prepare(s, session_logged_sql, &r->logged)) != 0 ||

@@ -164,8 +164,37 @@ static void test_error_at_start(void)
     CHECK_INT(ls_error_tx(cand, 0, (ls_logpos){1, 25}), -1);
 }
 
+/* Each session's window, direct-mapped: one whose slot another session
+ * took starts again empty, never with the other's transactions. */
+static void test_slots(void)
+{
+    static ls_txwin_slots t;
+    ls_txwin_tx a = tx(1, 100, -1), b = tx(2, 200, -1);
+    ls_txwin *w;
+    ls_txwin_slots_reset(&t);
+    w = ls_txwin_of(&t, 7);
+    CHECK(ls_txwin_at(w, 0) == NULL);
+    CHECK_INT(ls_txwin_add(w, &a), 0);
+    /* another session in another slot: 7's window kept */
+    CHECK_INT(ls_txwin_add(ls_txwin_of(&t, 8), &b), 0);
+    w = ls_txwin_of(&t, 7);
+    CHECK(ls_txwin_at(w, 0) != NULL && ls_txwin_at(w, 0)->tx_id == 1);
+    CHECK(ls_txwin_at(w, 1) == NULL);
+    /* a session in 7's slot: an empty window, not 7's */
+    w = ls_txwin_of(&t, 7 + LS_TXWIN_SLOTS);
+    CHECK(ls_txwin_at(w, 0) == NULL);
+    CHECK_INT(ls_txwin_add(w, &b), 0);
+    /* and 7 again: empty too (its candidates read again) */
+    w = ls_txwin_of(&t, 7);
+    CHECK(ls_txwin_at(w, 0) == NULL);
+    /* 8 kept throughout */
+    w = ls_txwin_of(&t, 8);
+    CHECK(ls_txwin_at(w, 0) != NULL && ls_txwin_at(w, 0)->tx_id == 2);
+}
+
 int main(void)
 {
+    test_slots();
     test_error_at_start();
     test_boundaries();
     test_window();

@@ -39,3 +39,22 @@ const ls_txwin_tx *ls_txwin_at(const ls_txwin *w, size_t i)
 {
     return i < w->n ? &w->tx[(w->head + i) % LS_TXWIN_CAP] : NULL;
 }
+
+void ls_txwin_slots_reset(ls_txwin_slots *t)
+{
+    size_t i;
+    for (i = 0; i < LS_TXWIN_SLOTS; i++) {
+        t->slot[i].session = 0;
+        ls_txwin_reset(&t->slot[i].win);
+    }
+}
+
+ls_txwin *ls_txwin_of(ls_txwin_slots *t, int64_t session)
+{
+    size_t i = (size_t)((uint64_t)session % LS_TXWIN_SLOTS);
+    if (t->slot[i].session != session || session == 0) {
+        t->slot[i].session = session;
+        ls_txwin_reset(&t->slot[i].win);
+    }
+    return &t->slot[i].win;
+}

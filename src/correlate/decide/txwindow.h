@@ -61,6 +61,24 @@ void ls_txwin_reset(ls_txwin *w);
  */
 int ls_txwin_add(ls_txwin *w, const ls_txwin_tx *x);
 
+/* The windows of the sessions a pass reads, direct-mapped by session: a
+ * session whose slot another session took starts again from an empty
+ * window (its reader then reads its LS_TXWIN_CAP candidates again). */
+#define LS_TXWIN_SLOTS 256
+typedef struct ls_txwin_slots {
+    struct {
+        int64_t session; /* 0: none yet */
+        ls_txwin win;
+    } slot[LS_TXWIN_SLOTS];
+} ls_txwin_slots;
+
+/* Empties every slot. */
+void ls_txwin_slots_reset(ls_txwin_slots *t);
+
+/* Session `session`'s window: as it was left, or empty when its slot
+ * held another session (or none). */
+ls_txwin *ls_txwin_of(ls_txwin_slots *t, int64_t session);
+
 /* The i-th latest kept (0: the latest), NULL past the last. */
 const ls_txwin_tx *ls_txwin_at(const ls_txwin *w, size_t i);
 
