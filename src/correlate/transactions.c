@@ -39,6 +39,7 @@
 #include "ls_keypack.h"
 #include "ls_sqlshape.h"
 #include "ls_store.h"
+#include "decide/txwindow.h"
 #include "decide/victim.h"
 #include "ls_txcut.h"
 #include "rowkey.h"
@@ -758,8 +759,9 @@ static const char link_errors_sql[] =
  * transaction begun in the error's second. relink_txs() picks for each
  * error link and each deadlock participant: the rows to relink
  * (RELINK_COLS: a key of two columns, the session, the moment and its
- * line), the session's candidates (tx_candidates_sql, latest begun
- * first), and the row's update (?1 tx_id or NULL, ?2 ?3 its key).
+ * line; in time order), the session's candidates (the
+ * LS_POS_CANDIDATES_WHOLE latest begun by the moment, decide/txwindow.h),
+ * and the row's update (?1 tx_id or NULL, ?2 ?3 its key).
  */
 #define RELINK_COLS(X, Q)                                                                  \
     X(Q, key1, "k1")                                                                      \
@@ -778,86 +780,58 @@ static const char relink_errors_sql[] =
     "SELECT l.error_id AS k1, 0 AS k2, e.session_id, e.ts, e.file_id, e.line,"
     " e.class = 'deadlock' AS victim"
     " FROM error_links l JOIN errors e ON e.error_id = l.error_id"
-    " WHERE e.session_id IS NOT NULL ORDER BY l.error_id";
+    " WHERE e.session_id IS NOT NULL ORDER BY e.ts";
 static const char set_error_tx_sql[] =
     "UPDATE error_links SET tx_id = ?1 WHERE error_id = ?2 AND ?3 = 0";
 static const char relink_deadlocks_sql[] =
     "SELECT l.deadlock_id AS k1, l.pid AS k2, l.session_id, d.ts, d.file_id, d.line,"
     " 1 AS victim"
     " FROM deadlock_links l JOIN deadlocks d ON d.deadlock_id = l.deadlock_id"
-    " WHERE l.session_id IS NOT NULL ORDER BY l.deadlock_id, l.pid";
+    " WHERE l.session_id IS NOT NULL ORDER BY d.ts";
 static const char set_deadlock_tx_sql[] =
     "UPDATE deadlock_links SET tx_id = ?1 WHERE deadlock_id = ?2 AND pid = ?3";
 
-/* The session's (?1) transactions begun by ?2, latest first (at most
- * LS_POS_CANDIDATES_WHOLE: a whole second of a busy session), each with
- * its first statement and whether by time it was still open at ?2 (the
- * slack ?3 as OPEN_TX's). transactions_session serves it in its order
- * (start_ts, then tx_id: the index's rowid): one walk down the index, no
- * sort (issue 38: a subquery of the 32 and a sort of its join took 36 VM
- * steps a candidate). The first statement's line and verb come from
- * relink_q's cache: a session's errors and deadlocks a few transactions
- * apart offer the same candidates again (issue 38: on the 1 GiB bench log,
- * 23,510 errors and deadlock processes, a probe of stmt_rows for each of
- * their 752,320 candidates was a third of the relinks' 20.7 M VM steps;
- * 253,801 probes now, 17.0 M steps in all). */
+/* The session's (?1) transactions begun by ?2 and after the latest its
+ * window keeps (begun at ?3, tx_id ?4), latest first, at most
+ * LS_POS_CANDIDATES_WHOLE, each with its first statement's line (0 0
+ * where the statement or its line is not stored) and whether that is a
+ * span's (verb 5, LS_VERB_SPAN). The rows come in time order and each
+ * session's window keeps what the row before read, so that a transaction
+ * is read once, not once for each row it is a candidate of (issue 38,
+ * tx38d: on the 1 GiB bench log 23,510 rows took 752,320 candidates, 32
+ * each, and 253,801 probes of their first statements); in time order, so
+ * that the pages of transactions and stmt_rows the rows read are those
+ * the rows before read (a walk session by session read each page once
+ * per session). transactions_session serves it in its order (start_ts,
+ * then tx_id: the index's rowid): no sort. */
 #define TX_CAND_COLS(X, Q)                                                                 \
     X(Q, tx_id, "t.tx_id")                                                                \
-    X(Q, first_stmt, "t.first_stmt")                                                      \
-    X(Q, open, "t.end_ts IS NULL OR t.end_ts >= ?2 - ?3")
+    X(Q, start_ts, "t.start_ts")                                                          \
+    X(Q, has_end, "t.end_ts IS NOT NULL")                                                 \
+    X(Q, end_ts, "coalesce(t.end_ts, 0)")                                                 \
+    X(Q, file_id, "coalesce(f.file_id, 0)")                                               \
+    X(Q, line, "coalesce(f.line, 0)")                                                     \
+    X(Q, span, "f.verb IS 5")
 LS_COLUMNS(tc, TX_CAND_COLS);
 static const char tx_candidates_sql[] =
     "SELECT " LS_SELECT_LIST(tc, TX_CAND_COLS) " FROM transactions t"
-    " WHERE t.session_id = ?1 AND t.start_ts <= ?2 + ?3"
+    " LEFT JOIN stmt_rows f ON f.stmt_id = t.first_stmt"
+    " WHERE t.session_id = ?1 AND t.start_ts <= ?2 AND t.start_ts >= ?3"
+    " AND (t.start_ts > ?3 OR t.tx_id > ?4)"
     " ORDER BY t.start_ts DESC, t.tx_id DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
-/* A first statement's line (0 0 where the statement or its line is not
- * stored) and whether it is a span's (verb 5, LS_VERB_SPAN). */
-#define FIRST_STMT_COLS(X, Q)                                                              \
-    X(Q, file_id, "file_id")                                                              \
-    X(Q, line, "line")                                                                    \
-    X(Q, span, "verb IS 5")
-LS_COLUMNS(fs, FIRST_STMT_COLS);
-static const char first_stmt_sql[] =
-    "SELECT " LS_SELECT_LIST(fs, FIRST_STMT_COLS) " FROM stmt_rows WHERE stmt_id = ?1";
 /* Whether the session (?1) logged a statement that is not a span's: a
  * candidate begun by a span's statement is open only in a session that
  * logged none, unless the row is a victim's (RELINK_COLS' victim). */
 static const char session_logged_sql[] =
     "SELECT EXISTS (SELECT 1 FROM stmt_rows x WHERE x.session_id = ?1 AND x.verb IS NOT 5)";
 
-#define RELINK_CACHE 1024 /* first statements kept, direct-mapped by stmt_id */
-typedef struct relink_first {
-    int64_t stmt_id; /* 0: empty */
-    ls_logpos pos;
-    int span;
-} relink_first;
-
 typedef struct relink_q {
-    ls_stmt *cand, *first, *logged, *u;
+    ls_stmt *cand, *logged, *u;
+    int64_t slack;          /* as OPEN_TX's */
     int64_t logged_session; /* the session `has_logged` is of, 0: none yet */
     int has_logged;
-    relink_first cache[RELINK_CACHE];
+    ls_txwin_slots wins; /* each session's window by its row before */
 } relink_q;
-
-/* First statement `id`'s line and whether it is a span's, from the cache
- * or read into it. */
-static int relink_first_of(relink_q *r, int64_t id, const relink_first **out)
-{
-    relink_first *f = &r->cache[(uint64_t)id % RELINK_CACHE];
-    int rc;
-    if (id == 0 || f->stmt_id != id) {
-        ls_stmt_reset(r->first);
-        if ((rc = ls_stmt_bind_int64(r->first, 1, id)) != 0 || (rc = ls_stmt_step(r->first)) < 0)
-            return rc;
-        f->stmt_id = id;
-        f->pos.file = rc == 1 ? ls_stmt_int64(r->first, fs_file_id) : 0;
-        f->pos.line = rc == 1 ? ls_stmt_int64(r->first, fs_line) : 0;
-        f->span = rc == 1 && ls_stmt_int64(r->first, fs_span);
-        ls_stmt_reset(r->first);
-    }
-    *out = f;
-    return 0;
-}
 
 /* Whether session `session` logged a statement that is not a span's. */
 static int relink_logged(relink_q *r, int64_t session, int *out)
@@ -876,44 +850,74 @@ static int relink_logged(relink_q *r, int64_t session, int *out)
     return 0;
 }
 
-/* One row of a relink query: its transaction by ls_error_tx(), stored. */
-static int relink_one(ls_stmt *q, relink_q *r, int64_t slack)
+/* The window of `session` for moment ts (rows in time order): what it
+ * kept by the session's row before, with the transactions begun since
+ * (tx_candidates_sql). */
+static int relink_window(relink_q *r, int64_t session, int64_t ts, const ls_txwin **out)
 {
-    ls_stmt *cand = r->cand, *u = r->u;
-    ls_tx_candidate c[LS_POS_CANDIDATES_WHOLE];
-    int64_t ids[LS_POS_CANDIDATES_WHOLE];
+    ls_txwin *w = ls_txwin_of(&r->wins, session);
+    const ls_txwin_tx *latest;
+    ls_txwin_tx batch[LS_TXWIN_CAP];
+    size_t nb = 0;
+    int rc;
+
+    latest = ls_txwin_at(w, 0);
+    ls_stmt_reset(r->cand);
+    if ((rc = ls_stmt_bind_int64(r->cand, 1, session)) != 0 ||
+        (rc = ls_stmt_bind_int64(r->cand, 2, ts + r->slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(r->cand, 3, latest ? latest->start : INT64_MIN)) != 0 ||
+        (rc = ls_stmt_bind_int64(r->cand, 4, latest ? latest->tx_id : INT64_MIN)) != 0)
+        return rc;
+    while (nb < LS_TXWIN_CAP && (rc = ls_stmt_step(r->cand)) == 1) {
+        ls_txwin_tx *x = &batch[nb++];
+        x->tx_id = ls_stmt_int64(r->cand, tc_tx_id);
+        x->start = ls_stmt_int64(r->cand, tc_start_ts);
+        x->has_end = (int)ls_stmt_int64(r->cand, tc_has_end);
+        x->end = ls_stmt_int64(r->cand, tc_end_ts);
+        x->first.file = ls_stmt_int64(r->cand, tc_file_id);
+        x->first.line = ls_stmt_int64(r->cand, tc_line);
+        x->span = (int)ls_stmt_int64(r->cand, tc_span);
+    }
+    ls_stmt_reset(r->cand);
+    if (rc < 0)
+        return rc;
+    while (nb > 0)
+        if (ls_txwin_add(w, &batch[--nb]) != 0)
+            return LS_ESTORE; /* not in the order it asked for */
+    *out = w;
+    return 0;
+}
+
+/* One row of a relink query: its transaction by ls_error_tx(), stored. */
+static int relink_one(ls_stmt *q, relink_q *r)
+{
+    ls_stmt *u = r->u;
+    ls_tx_candidate c[LS_TXWIN_CAP];
     ls_logpos err = {ls_stmt_int64(q, rl2_file_id), ls_stmt_int64(q, rl2_line)};
-    int64_t session = ls_stmt_int64(q, rl2_session_id);
+    int64_t session = ls_stmt_int64(q, rl2_session_id), ts = ls_stmt_int64(q, rl2_ts);
     int victim = ls_stmt_int64(q, rl2_victim) != 0;
+    const ls_txwin *win = NULL;
+    const ls_txwin_tx *x;
     size_t n = 0;
     int rc, pick;
 
-    ls_stmt_reset(cand);
-    if ((rc = ls_stmt_bind_int64(cand, 1, session)) != 0 ||
-        (rc = ls_stmt_bind_int64(cand, 2, ls_stmt_int64(q, rl2_ts))) != 0 ||
-        (rc = ls_stmt_bind_int64(cand, 3, slack)) != 0)
+    /* no time: no transaction begun by it */
+    if (!ls_stmt_isnull(q, rl2_ts) && (rc = relink_window(r, session, ts, &win)) != 0)
         return rc;
-    while (n < LS_POS_CANDIDATES_WHOLE && (rc = ls_stmt_step(cand)) == 1) {
-        const relink_first *f;
+    for (; win && (x = ls_txwin_at(win, n)) != NULL; n++) {
         int logged;
-        ids[n] = ls_stmt_int64(cand, tc_tx_id);
-        c[n].open = (int)ls_stmt_int64(cand, tc_open);
-        if ((rc = relink_first_of(r, ls_stmt_int64(cand, tc_first_stmt), &f)) != 0)
-            return rc;
-        c[n].first = f->pos;
-        if (c[n].open && !victim && f->span) {
+        c[n].first = x->first;
+        c[n].open = ls_tx_open_by_time(x->has_end, x->end, ts, r->slack);
+        if (c[n].open && !victim && x->span) {
             if ((rc = relink_logged(r, session, &logged)) != 0)
                 return rc;
             c[n].open = !logged;
         }
-        n++;
     }
-    ls_stmt_reset(cand);
-    if (rc < 0)
-        return rc;
     pick = ls_error_tx(c, n, err);
     ls_stmt_reset(u);
-    if ((rc = pick >= 0 ? ls_stmt_bind_int64(u, 1, ids[pick]) : ls_stmt_bind_text(u, 1, NULL)) != 0 ||
+    if ((rc = pick >= 0 ? ls_stmt_bind_int64(u, 1, ls_txwin_at(win, (size_t)pick)->tx_id)
+                        : ls_stmt_bind_text(u, 1, NULL)) != 0 ||
         (rc = ls_stmt_bind_int64(u, 2, ls_stmt_int64(q, rl2_key1))) != 0 ||
         (rc = ls_stmt_bind_int64(u, 3, ls_stmt_int64(q, rl2_key2))) != 0)
         return rc;
@@ -931,19 +935,19 @@ static int relink_txs(ls_store *s, const char *select_sql, const char *update_sq
 
     if (!r)
         return LS_ENOMEM;
+    r->slack = slack;
+    ls_txwin_slots_reset(&r->wins);
     if ((rc = ls_store_prepare(s, select_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, tx_candidates_sql, &r->cand)) != 0 ||
-        (rc = ls_store_prepare(s, first_stmt_sql, &r->first)) != 0 ||
         (rc = ls_store_prepare(s, session_logged_sql, &r->logged)) != 0 ||
         (rc = ls_store_prepare(s, update_sql, &r->u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
-        if ((rc = relink_one(q, r, slack)) != 0)
+        if ((rc = relink_one(q, r)) != 0)
             break;
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(r->cand);
-    ls_stmt_finalize(r->first);
     ls_stmt_finalize(r->logged);
     ls_stmt_finalize(r->u);
     free(r);
