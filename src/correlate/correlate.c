@@ -1546,7 +1546,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * begin within LS_RETRY_GAP_US of the ROLLBACK on a log that can tell
  * (decide/retry.c ls_retry_session_told, retries.c); the statements after
  * an error read in log order, and its row with its parameters. */
-#define CORRELATION_REV "28"
+#define CORRELATION_REV "29"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
