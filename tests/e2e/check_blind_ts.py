@@ -74,6 +74,11 @@ MUST_HOLD = [
     # text is the ORM's JSON record of the call and the child is its one
     # database child (increment, decrement, insert: ls_span_orm_call_of)
     'each TypeORM span is one statement with its pg span',
+    # since, of several sessions whose statements fit all of a trace's
+    # spans within the match window, the one whose statements lie inside
+    # the spans within LS_SPAN_FIT_SLACK_US places them (ls_span_trace_pid,
+    # decide/span.c): 279 of 4,802 not placed before (5.8 %), 20 now
+    'at most 5 % of the database spans not placed',
     'every logged statement wait over deadlock_timeout + 20 ms is a lockspan wait',
     "statement waits: lockspan's last wait of it ends within 25 ms of the lock's acquisition (95 %)",
     'statement waits: none starts over 25 ms before the app sent the statement',
@@ -117,8 +122,6 @@ MUST_HOLD = [
 # no statement of its key is known either (page_counters:home, seats:4
 # and events:2 are hot rows since branch quiet34: their statements'
 # durations span another transaction's hold of their key).
-# Database spans not placed: 279 of 4,802 (5.8 %), spans that statements
-# of two sessions fit alike.
 
 # Printed, not asserted: the truth does not know the app's in-process gaps.
 NOT_ASSERTED = [
