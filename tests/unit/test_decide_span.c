@@ -120,6 +120,16 @@ static void test_trace_pid(void)
     CHECK_INT((int)ls_span_trace_pid(out, 2, 4), 0); /* none inside */
     /* the only one that fits all is the trace's, however far outside */
     CHECK_INT((int)ls_span_trace_pid(out, 1, 4), 1);
+    /* samples/app, trace d15ec3a7...: its one such span, a COMMIT, fits
+     * 16810 (1.12 ms outside) and 16813 (3.12 ms); its own statement,
+     * 16811's, has a sqlcommenter comment (another text): one span's
+     * timing says nothing, with two spans it would */
+    {
+        const ls_pid_fit one[] = {{16810, 1, 1120}, {16813, 1, 3120}};
+        const ls_pid_fit two_spans[] = {{16810, 2, 1120}, {16813, 2, 3120}};
+        CHECK_INT((int)ls_span_trace_pid(one, 2, 1), 0);
+        CHECK_INT((int)ls_span_trace_pid(two_spans, 2, 2), 16810);
+    }
     CHECK_INT((int)ls_span_trace_pid(hit, 5, 5), 0); /* none fits all */
     CHECK_INT((int)ls_span_trace_pid(hit, 0, 4), 0);
     CHECK_INT((int)ls_span_trace_pid(hit, 5, 0), 0);

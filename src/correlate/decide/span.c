@@ -127,6 +127,7 @@ int64_t ls_span_trace_pid(const ls_pid_fit *v, size_t n, int64_t k)
     }
     if (all == 1)
         return pid;
-    /* several fit them all: the one inside the spans, if one alone is */
-    return all > 1 && in == 1 ? inside : 0;
+    /* several fit them all: the one inside the spans, if one alone is,
+     * and there are spans enough that it is not one statement's timing */
+    return all > 1 && in == 1 && k >= LS_SPAN_FIT_MIN_SPANS ? inside : 0;
 }

@@ -88,7 +88,7 @@ int ls_span_is_orm_of(const ls_span_pair *p);
  * that do, the one whose statements all lie inside their spans within
  * LS_SPAN_FIT_SLACK_US (worst_us: the most one of its statements lies
  * outside its span, the nearest of its statements to each span counted)
- * when it is the only one; 0 when none or several do (then no span of it
+ * when it is the only one and k is at least LS_SPAN_FIT_MIN_SPANS; 0 when none or several do (then no span of it
  * is placed). samples/blind-ts: a /pages/hit request's START, UPDATE,
  * SELECT and COMMIT each match 2-4 of the 12 clients' sessions, and one
  * session all four; 66 of its requests have 2 or 3 sessions that fit

@@ -113,6 +113,11 @@
  * beside it at least 1.76 ms (its statement started before the client
  * sent, or ended after the reply). */
 #define LS_SPAN_FIT_SLACK_US 1500
+/* ... and only in a trace of at least this many such spans: one span's
+ * timing is no evidence whose statement it is (samples/app: a COMMIT
+ * span whose own statement the log has with a sqlcommenter comment, so
+ * of another text, and another session's bare COMMIT 1.12 ms outside). */
+#define LS_SPAN_FIT_MIN_SPANS 2
 
 /* A transaction linked to a trace lies inside the trace's request (its
  * root span, else its spans' extent) on the database clock, each end
