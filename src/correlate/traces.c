@@ -1377,7 +1377,7 @@ static const char tx_params_sql[] =
  */
 static int span_route(ls_stmt *par, ls_stmt *txp, int64_t tx, char *route, size_t n)
 {
-    const char *path;
+    const char *path, *params;
     int rc;
 
     if (!ls_stmt_isnull(par, pa_http_route)) {
@@ -1388,8 +1388,9 @@ static int span_route(ls_stmt *par, ls_stmt *txp, int64_t tx, char *route, size_
         ls_stmt_bind_int64(txp, 1, tx);
         if ((rc = ls_stmt_step(txp)) < 0)
             return rc;
-        ls_path_url_route(path, rc == 1 && !ls_stmt_isnull(txp, 0) ? ls_stmt_text(txp, 0) : NULL,
-                          route, n);
+        params = rc == 1 && !ls_stmt_isnull(txp, LS_ONLY_COLUMN) ? ls_stmt_text(txp, LS_ONLY_COLUMN)
+                                                                 : NULL;
+        ls_path_url_route(path, params, route, n);
     }
     return 0;
 }
