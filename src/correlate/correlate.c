@@ -1553,8 +1553,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * whose hold of the failed statement's row the log's order of lines shows
  * got before the error and freed after it, when it is the only hold of
  * the row that may have had it then (decide/failwait.c ls_error_holder,
- * causes.c); else its cause stays null and the report says why. */
-#define CORRELATION_REV "30"
+ * causes.c); else its cause stays null and the report says why.. 31: a
+ * code path's route takes a URL segment its transaction bound as a
+ * parameter as a variable (decide/pathname.c ls_path_url_route); of
+ * several sessions that fit a trace, the one whose statements all lie
+ * inside its spans (decide/span.c ls_span_trace_pid). */
+#define CORRELATION_REV "31"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

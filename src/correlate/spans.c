@@ -195,24 +195,31 @@ static const char place_sql[] =
  * its end; each bound widened by the clock offset's own error): the span
  * is the client's wait for the statement, which a wait of its own
  * lengthens (blind-ts: an UPDATE span of 40.8 ms fits the session that
- * waited, not its neighbour that ran the text 7 ms before it). */
+ * waited, not its neighbour that ran the text 7 ms before it). `outside`:
+ * how far (µs) the pid's statement nearest to lying inside the span lies
+ * outside it (before its start plus after its end; 0 inside), for
+ * ls_span_trace_pid to tell several pids that fit a trace apart. */
 static const char cands_sql[] =
     "DROP TABLE IF EXISTS temp.span_cands;"
     "CREATE TEMP TABLE span_cands(trace_id TEXT, pid INTEGER, span_row INTEGER,"
-    " PRIMARY KEY(trace_id, pid, span_row)) WITHOUT ROWID;";
+    " outside INTEGER, PRIMARY KEY(trace_id, pid, span_row)) WITHOUT ROWID;";
 static const char cand_insert_sql[] =
-    "INSERT OR IGNORE INTO temp.span_cands(trace_id, pid, span_row)"
-    " SELECT ?5, " LS_STMT_PID("stmt_rows") ", ?4 FROM stmt_rows"
+    "INSERT INTO temp.span_cands(trace_id, pid, span_row, outside)"
+    " SELECT ?5, " LS_STMT_PID("stmt_rows") ", ?4,"
+    "  max(0, ?2 + " LS_SQL_INT(MATCH_US) " - start_ts)"
+    "  + max(0, start_ts + coalesce(dur_us, 0) - ?6) FROM stmt_rows"
     " WHERE text_id = ?1 AND verb IS NOT 5 /* LS_VERB_SPAN */ AND start_ts BETWEEN ?2 AND ?3"
     " AND start_ts >= ?2 + " LS_SQL_INT(MATCH_US) " - " LS_SQL_INT(LS_REQUEST_SLACK_US)
     " AND start_ts + coalesce(dur_us, 0) <= ?6 + " LS_SQL_INT(LS_REQUEST_SLACK_US)
-    " AND " LS_STMT_PID("stmt_rows") " IS NOT NULL";
+    " AND " LS_STMT_PID("stmt_rows") " IS NOT NULL"
+    " ON CONFLICT(trace_id, pid, span_row) DO UPDATE SET outside = min(outside, excluded.outside)";
 /* Per trace with such spans: each candidate pid, the spans it fits, and
  * how many such spans the trace has (ls_span_trace_pid decides). */
 #define TRACE_FIT_COLS(X, Q)               \
     X(Q, trace_id, "c.trace_id")           \
     X(Q, pid, "c.pid")                     \
     X(Q, fits, "count(*)")                 \
+    X(Q, worst, "max(c.outside)")          \
     X(Q, k, "(SELECT count(*) FROM span_placement p JOIN spans sp ON sp.span_row = p.span_row" \
             " WHERE sp.trace_id = c.trace_id AND p.why = '" WHY_SEVERAL "')")
 LS_COLUMNS(tf, TRACE_FIT_COLS);
@@ -277,6 +284,7 @@ static int place_by_trace_fit(ls_store *s)
         }
         v[n].pid = ls_stmt_int64(q, tf_pid);
         v[n].fits = ls_stmt_int64(q, tf_fits);
+        v[n].worst_us = ls_stmt_int64(q, tf_worst);
         k = ls_stmt_int64(q, tf_k);
         n++;
     } while (more);

@@ -1359,23 +1359,40 @@ static const char set_code_sql[] =
     " code_lineno = (SELECT code_lineno FROM spans WHERE span_row = ?3),"
     " offset_us = ?7 WHERE tx_id = ?1";
 
+/* The logged parameters of a transaction's statements, joined. */
+static const char tx_params_sql[] =
+    "SELECT group_concat(st.params, ', ')"
+    " FROM transactions t CROSS JOIN statements st ON +st.session_id = t.session_id"
+    "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
+    " WHERE t.tx_id = ?1 AND st.params IS NOT NULL";
+
 /*
  * The route of the span a walk is at: its http.route, else its URL path
- * with the ids in it as one template ("/bookings/{id}", what http.route
- * would say: ls_finding_call_template), so that an instrumentation that
- * knows no route (Node's http without a web framework) still names the
- * request's path and not one path per id. "" when it has neither.
+ * with the ids in it, and the values transaction tx bound to its
+ * statements, as one template ("/bookings/{id}", "/pages/{id}/hit", what
+ * http.route would say: ls_path_url_route), so that an instrumentation
+ * that knows no route (Node's http without a web framework) still names
+ * the request's path and not one path per id or slug. "" when it has
+ * neither. Returns 0 or a negative store error.
  */
-static void span_route(ls_stmt *par, char *route, size_t n)
+static int span_route(ls_stmt *par, ls_stmt *txp, int64_t tx, char *route, size_t n)
 {
-    const char *path;
+    const char *path, *params;
+    int rc;
 
     if (!ls_stmt_isnull(par, pa_http_route)) {
         snprintf(route, n, "%s", ls_stmt_text(par, pa_http_route));
     } else if (!ls_stmt_isnull(par, pa_url_path) &&
                (path = ls_stmt_text(par, pa_url_path))[0] == '/') {
-        ls_finding_call_template(path, route, n);
+        ls_stmt_reset(txp);
+        ls_stmt_bind_int64(txp, 1, tx);
+        if ((rc = ls_stmt_step(txp)) < 0)
+            return rc;
+        params = rc == 1 && !ls_stmt_isnull(txp, LS_ONLY_COLUMN) ? ls_stmt_text(txp, LS_ONLY_COLUMN)
+                                                                 : NULL;
+        ls_path_url_route(path, params, route, n);
     }
+    return 0;
 }
 
 /*
@@ -1385,11 +1402,12 @@ static void span_route(ls_stmt *par, char *route, size_t n)
  */
 static int resolve_code(ls_store *s, int64_t offset)
 {
-    ls_stmt *q = NULL, *par = NULL, *upd = NULL;
+    ls_stmt *q = NULL, *par = NULL, *upd = NULL, *txp = NULL;
     int rc;
 
     if ((rc = ls_store_prepare(s, linked_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, parent_sql, &par)) != 0 ||
+        (rc = ls_store_prepare(s, tx_params_sql, &txp)) != 0 ||
         (rc = ls_store_prepare(s, set_code_sql, &upd)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -1416,7 +1434,9 @@ static int resolve_code(ls_store *s, int64_t offset)
             if (!have_server) {
                 snprintf(root, sizeof(root), "%s", ls_stmt_text(par, pa_name));
                 snprintf(service, sizeof(service), "%s", ls_stmt_text(par, pa_service));
-                span_route(par, route, sizeof(route));
+                rc = span_route(par, txp, ls_stmt_int64(q, lk_tx_id), route, sizeof(route));
+                if (rc < 0)
+                    goto out;
                 have_server = ls_stmt_int64(par, pa_kind) == LS_SPAN_SERVER;
             }
             snprintf(parent, sizeof(parent), "%s", ls_stmt_text(par, pa_parent_id));
@@ -1436,6 +1456,7 @@ static int resolve_code(ls_store *s, int64_t offset)
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(par);
+    ls_stmt_finalize(txp);
     ls_stmt_finalize(upd);
     return rc < 0 ? rc : 0;
 }

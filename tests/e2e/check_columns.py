@@ -86,10 +86,10 @@ BIND_BASELINE = {
     "src/correlate/scope.c": 6,
     # ts34b: temp.span_cands (a span's candidate pids) and its per-trace
     # SELECT and UPDATE (place_by_trace_fit), an ORM span's children
-    "src/correlate/spans.c": 138,
+    "src/correlate/spans.c": 140,  # +2: the span's ends in span_cands' outside (ts34c)
     "src/correlate/spantimes.c": 6,
     "src/correlate/summary.c": 4,
-    "src/correlate/traces.c": 58,
+    "src/correlate/traces.c": 60,  # +2: tx_params_sql's transaction (ts34c)
     # otel34b's bind_failures(): a bind row by id, a hold by (tx, row)
     # tx38c's relinks: a first statement by id, a session's logged ones
     # java34d: bind_failures()' window of two ticks before the error (?1)

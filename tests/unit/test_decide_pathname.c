@@ -252,9 +252,52 @@ static void test_same_as_sql(void)
     sqlite3_close(db);
 }
 
+/* A URL path's route (ls_path_url_route): a segment the transaction bound
+ * as a parameter is the route's variable, matched whole, quoted or not;
+ * the parameters are as csvlog's DETAIL logged them (samples/blind-ts:
+ * "$1 = 'home'" of TypeORM's increment on POST /pages/home/hit). */
+static void check_route(const char *path, const char *params, const char *want, int replaced)
+{
+    char out[128];
+    CHECK_INT(ls_path_url_route(path, params, out, sizeof(out)), replaced);
+    CHECK_STR(out, want);
+}
+
+static void test_url_route(void)
+{
+    char small[8];
+
+    /* no parameters: the id rule alone (digits, UUID), the query dropped */
+    check_route("/pages/home/hit", NULL, "/pages/home/hit", 0);
+    check_route("/pages/home/hit", "", "/pages/home/hit", 0);
+    check_route("/bookings/17?x=1", NULL, "/bookings/{id}", 1);
+    /* a bound value is the route's variable; several statements' joined */
+    check_route("/pages/home/hit", "$1 = 'home'", "/pages/{id}/hit", 1);
+    check_route("/pages/events/hit", "$1 = 'home', $1 = 'events'", "/pages/{id}/hit", 1);
+    check_route("/pages/home/hit?ref=x", "$2 = '3', $1 = 'home'", "/pages/{id}/hit", 1);
+    /* matched whole: a prefix, a longer value, a different case do not */
+    check_route("/pages/home/hit", "$1 = 'hom'", "/pages/home/hit", 0);
+    check_route("/pages/home/hit", "$1 = 'homes'", "/pages/home/hit", 0);
+    check_route("/pages/home/hit", "$1 = 'Home'", "/pages/home/hit", 0);
+    /* unquoted values (numbers) match too; NULL and '' match nothing */
+    check_route("/v/x7/a", "$1 = x7", "/v/{id}/a", 1);
+    check_route("/v/NULL/a", "$1 = NULL", "/v/NULL/a", 0);
+    check_route("/v//a", "$1 = ''", "/v//a", 0);
+    /* a doubled quote is one quote */
+    check_route("/v/it's/a", "$1 = 'it''s'", "/v/{id}/a", 1);
+    /* both rules: a bound slug and a numeric id */
+    check_route("/pages/home/hit/42", "$1 = 'home'", "/pages/{id}/hit/{id}", 2);
+    /* not a parameter list: no '$n = ' */
+    check_route("/pages/home/hit", "home", "/pages/home/hit", 0);
+    /* cut to fit, always terminated */
+    ls_path_url_route("/pages/home/hit", "$1 = 'home'", small, sizeof(small));
+    CHECK_STR(small, "/pages/");
+}
+
 int main(void)
 {
     test_boundaries();
+    test_url_route();
     test_same_as_sql();
     return TEST_REPORT();
 }

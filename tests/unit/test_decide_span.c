@@ -96,10 +96,40 @@ static void test_orm_call(void)
  * text 7 ms before it, outside the 40.8 ms UPDATE span's wait) */
 static void test_trace_pid(void)
 {
-    const ls_pid_fit hit[] = {{30768, 2}, {30769, 4}, {30771, 3}, {30774, 1}, {30779, 1}};
-    const ls_pid_fit two[] = {{30768, 4}, {30769, 4}};
+    const ls_pid_fit hit[] = {
+        {30768, 2, 0}, {30769, 4, 0}, {30771, 3, 0}, {30774, 1, 0}, {30779, 1, 0}};
+    const ls_pid_fit two[] = {{30768, 4, 0}, {30769, 4, 0}};
+    const int64_t d = LS_SPAN_FIT_SLACK_US;
+    /* samples/blind-ts, trace 0228ce...: 30768 and 30778 fit all four of
+     * its spans, 30778's statements inside them within 1.083 ms, 30768's
+     * up to 4.848 ms outside (its UPDATE started before the client sent
+     * it); the truth's pid is 30778 */
+    const ls_pid_fit near[] = {{30768, 4, 4848}, {30778, 4, 1083}};
+    /* trace 57a7f5...: 30691 (the truth's) 0.527 ms, 30778 0 ms: both
+     * inside, no evidence which */
+    const ls_pid_fit both_in[] = {{30691, 4, 527}, {30778, 4, 0}};
+    const ls_pid_fit edge[] = {{1, 4, d}, {2, 4, d + 1}, {3, 3, 0}};
+    const ls_pid_fit out[] = {{1, 4, d + 1}, {2, 4, d + 1}};
     CHECK_INT((int)ls_span_trace_pid(hit, 5, 4), 30769);
     CHECK_INT((int)ls_span_trace_pid(two, 2, 4), 0); /* two fit all: no evidence */
+    CHECK_INT((int)ls_span_trace_pid(near, 2, 4), 30778);
+    CHECK_INT((int)ls_span_trace_pid(both_in, 2, 4), 0);
+    /* at the slack is inside, over it outside; one that fits only some
+     * spans is no rival however close */
+    CHECK_INT((int)ls_span_trace_pid(edge, 3, 4), 1);
+    CHECK_INT((int)ls_span_trace_pid(out, 2, 4), 0); /* none inside */
+    /* the only one that fits all is the trace's, however far outside */
+    CHECK_INT((int)ls_span_trace_pid(out, 1, 4), 1);
+    /* samples/app, trace d15ec3a7...: its one such span, a COMMIT, fits
+     * 16810 (1.12 ms outside) and 16813 (3.12 ms); its own statement,
+     * 16811's, has a sqlcommenter comment (another text): one span's
+     * timing says nothing, with two spans it would */
+    {
+        const ls_pid_fit one[] = {{16810, 1, 1120}, {16813, 1, 3120}};
+        const ls_pid_fit two_spans[] = {{16810, 2, 1120}, {16813, 2, 3120}};
+        CHECK_INT((int)ls_span_trace_pid(one, 2, 1), 0);
+        CHECK_INT((int)ls_span_trace_pid(two_spans, 2, 2), 16810);
+    }
     CHECK_INT((int)ls_span_trace_pid(hit, 5, 5), 0); /* none fits all */
     CHECK_INT((int)ls_span_trace_pid(hit, 0, 4), 0);
     CHECK_INT((int)ls_span_trace_pid(hit, 5, 0), 0);

@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "decide/finding.h"
+
 #define UNKNOWN_PATH "unknown"
 #define NO_SOURCE "none"
 
@@ -156,6 +158,82 @@ ls_path_label ls_path_label_of(const ls_path_facts *f, ls_grouping g)
         break;
     }
     return unknown();
+}
+
+/*
+ * Is seg[0..len) one of the values in params ("$1 = 'home', $2 = 3")? A
+ * quoted value is read with its doubled quotes as one; an unquoted one
+ * (a number, NULL) to the next ','.
+ */
+static int param_value_is(const char *params, const char *seg, size_t len)
+{
+    const char *p = params;
+
+    while (p && (p = strchr(p, '$')) != NULL) {
+        const char *v;
+        size_t k = 0, vlen = 0;
+        int quoted, match = 1;
+
+        for (v = p + 1; *v >= '0' && *v <= '9'; v++)
+            ;
+        if (v == p + 1 || strncmp(v, " = ", 3) != 0) {
+            p++;
+            continue;
+        }
+        v += 3;
+        quoted = *v == '\'';
+        if (quoted) {
+            for (v++; *v && !(*v == '\'' && v[1] != '\''); v++, vlen++) {
+                if (*v == '\'')
+                    v++; /* '' is one quote */
+                match &= k < len && seg[k++] == *v;
+            }
+        } else {
+            for (; *v && *v != ','; v++, vlen++)
+                match &= k < len && seg[k++] == *v;
+            if (vlen == 4 && strncmp(v - 4, "NULL", 4) == 0)
+                vlen = 0; /* a NULL is no value */
+        }
+        if (match && vlen > 0 && k == len)
+            return 1;
+        p = v;
+    }
+    return 0;
+}
+
+int ls_path_url_route(const char *path, const char *params, char *out, size_t n)
+{
+    char tmp[1024];
+    size_t at = 0;
+    int replaced = 0;
+    const char *p = path;
+
+    /* the path's own segments to the query: those bound as parameters
+     * to "{id}", into tmp; then the id rule on the whole */
+    while (*p && *p != '?' && *p != '#' && at + 1 < sizeof(tmp)) {
+        if (*p == '/') {
+            size_t len = strcspn(p + 1, "/?#");
+            tmp[at++] = '/';
+            if (len > 0 && params && param_value_is(params, p + 1, len)) {
+                size_t id = strlen(LS_FINDING_CALL_ID);
+                if (at + id >= sizeof(tmp))
+                    break;
+                memcpy(tmp + at, LS_FINDING_CALL_ID, id);
+                at += id;
+                replaced++;
+            } else {
+                if (at + len >= sizeof(tmp))
+                    len = sizeof(tmp) - 1 - at;
+                memcpy(tmp + at, p + 1, len);
+                at += len;
+            }
+            p += 1 + strcspn(p + 1, "/?#");
+        } else {
+            tmp[at++] = *p++;
+        }
+    }
+    tmp[at] = '\0';
+    return replaced + ls_finding_call_template(tmp, out, n);
 }
 
 const char *ls_grouping_name(ls_grouping g)

@@ -73,6 +73,22 @@ ls_path_name ls_code_name(const char *ns, const char *fn);
 /* The path of the transaction with facts f under grouping g. */
 ls_path_label ls_path_label_of(const ls_path_facts *f, ls_grouping g);
 
+/*
+ * The route of a server span's URL path when the span has no http.route
+ * (Node's http without a web framework): the path with every segment that
+ * is an id (all digits, a UUID, a hash: ls_finding_call_template) or that
+ * equals one of the values the request's transaction bound to its
+ * statements ("/pages/home/hit" with "$1 = 'home'" -> "/pages/{id}/hit",
+ * "/pages/:slug/hit" in the app's router) as "{id}"
+ * (LS_FINDING_CALL_ID), the query and fragment dropped, so that one
+ * route is one path and not one path per slug. params: the statements'
+ * logged parameters ("$1 = 'home', $2 = '3'", PostgreSQL's DETAIL;
+ * several joined by ", "), NULL or "" when none are known; a value that
+ * is empty or NULL matches nothing. Writes into out (size n, n > 0, cut
+ * to fit, always terminated); returns how many segments it replaced.
+ */
+int ls_path_url_route(const char *path, const char *params, char *out, size_t n);
+
 /* The grouping's name as --group-by spells it ("function", ...), or NULL. */
 const char *ls_grouping_name(ls_grouping g);
 

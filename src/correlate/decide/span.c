@@ -110,16 +110,24 @@ int ls_span_is_orm_of(const ls_span_pair *p)
 
 int64_t ls_span_trace_pid(const ls_pid_fit *v, size_t n, int64_t k)
 {
-    int64_t pid = 0;
-    size_t i;
+    int64_t pid = 0, inside = 0;
+    size_t i, all = 0, in = 0;
     if (k < 1)
         return 0;
     for (i = 0; i < n; i++) {
         if (v[i].fits < k)
             continue;
-        if (pid && pid != v[i].pid)
-            return 0; /* two fit them all: no evidence which */
+        if (!all || pid != v[i].pid)
+            all++;
         pid = v[i].pid;
+        if (v[i].worst_us <= LS_SPAN_FIT_SLACK_US && (!in || inside != v[i].pid)) {
+            in++;
+            inside = v[i].pid;
+        }
     }
-    return pid;
+    if (all == 1)
+        return pid;
+    /* several fit them all: the one inside the spans, if one alone is,
+     * and there are spans enough that it is not one statement's timing */
+    return all > 1 && in == 1 && k >= LS_SPAN_FIT_MIN_SPANS ? inside : 0;
 }

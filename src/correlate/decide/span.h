@@ -84,13 +84,19 @@ int ls_span_is_orm_of(const ls_span_pair *p);
  * backend when one pid fits them all: a request's calls run on one
  * connection, as placing a span by its trace's other spans assumes. Of
  * the pids v[0..n) that fit some of the trace's k such spans (fits: how
- * many), the one that fits all k when it is the only one; 0 when none
- * or several do (then no span of it is placed). samples/blind-ts: a
- * /pages/hit request's START, UPDATE, SELECT and COMMIT each match 2-4 of
- * the 12 clients' sessions, and one session all four.
+ * many), the one that fits all k when it is the only one; of several
+ * that do, the one whose statements all lie inside their spans within
+ * LS_SPAN_FIT_SLACK_US (worst_us: the most one of its statements lies
+ * outside its span, the nearest of its statements to each span counted)
+ * when it is the only one and k is at least LS_SPAN_FIT_MIN_SPANS; 0 when none or several do (then no span of it
+ * is placed). samples/blind-ts: a /pages/hit request's START, UPDATE,
+ * SELECT and COMMIT each match 2-4 of the 12 clients' sessions, and one
+ * session all four; 66 of its requests have 2 or 3 sessions that fit
+ * all four within the match window, of which one inside the spans.
  */
 typedef struct ls_pid_fit {
     int64_t pid, fits;
+    int64_t worst_us;
 } ls_pid_fit;
 int64_t ls_span_trace_pid(const ls_pid_fit *v, size_t n, int64_t k);
 

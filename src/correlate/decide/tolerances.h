@@ -102,6 +102,22 @@
  * end of the driver's lies inside it, or outside by no more than this
  * (the two instrumentations read the clock at different moments). */
 #define LS_SPAN_NEST_SLACK_US 1000
+/* Of the several sessions whose statements fit all of a trace's spans
+ * (ls_span_trace_pid), the one whose statement of each span lies inside
+ * the span, or outside it by no more than this, is the trace's: a span
+ * is the client's wait for its statement, and its ends are the
+ * statement's give or take the exporter's resolution (the JS SDK's
+ * starts are whole milliseconds) and the clock offset's own error.
+ * samples/blind-ts: the sessions the truth names are at most 1.08 ms
+ * outside their spans; a session running the same request's statements
+ * beside it at least 1.76 ms (its statement started before the client
+ * sent, or ended after the reply). */
+#define LS_SPAN_FIT_SLACK_US 1500
+/* ... and only in a trace of at least this many such spans: one span's
+ * timing is no evidence whose statement it is (samples/app: a COMMIT
+ * span whose own statement the log has with a sqlcommenter comment, so
+ * of another text, and another session's bare COMMIT 1.12 ms outside). */
+#define LS_SPAN_FIT_MIN_SPANS 2
 
 /* A transaction linked to a trace lies inside the trace's request (its
  * root span, else its spans' extent) on the database clock, each end
