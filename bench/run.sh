@@ -18,7 +18,7 @@
 #   every size; pgbadger and lockspan; -j 1, -j 2 and the default) run in
 #   rounds, one of each per round, so that a slow stretch of a shared
 #   machine falls on all alike. Prints one table, the per-pass table (s,
-#   ms/MB and SQLite VM steps per MB per size), and PASS/FAIL against the
+#   ms/MB, SQLite VM steps per MB and µs per hold per size), and PASS/FAIL against the
 #   targets: a pass's time per MB and its steps per MB (which do not depend
 #   on the machine's speed) stay flat from the smallest size to the largest;
 #   the store is measured after ingest and after analyze (what a nightly job
@@ -428,9 +428,12 @@ done
 if ((${#PASSES[@]})); then
     echo
     echo "correlation passes (LOCKSPAN_TIMING=1 of lockspan analyze): $PASS_CLOCK seconds, ms and"
-    echo "thousands of SQLite VM steps per MB of log"
+    echo "thousands of SQLite VM steps per MB of log, and µs per hold (hold_final of the analyzed"
+    echo "store): a pass that costs per hold is flat per hold where the holds per MB are not"
+    echo "(a row is hot from its first wait, so a longer log of the same workload has more hot"
+    echo "rows and more holds per MB: bench/README.md, docs/streaming.md)"
     hdr="$(printf '%-26s' pass)"
-    for mb in $SIZES; do hdr+="$(printf ' | %8s %9s %9s' "${mb}M s" "ms/MB" "ksteps/MB")"; done
+    for mb in $SIZES; do hdr+="$(printf ' | %8s %9s %9s %8s' "${mb}M s" "ms/MB" "ksteps/MB" "us/hold")"; done
     echo "$hdr"
     for p in "${PASSES[@]}" "(sum)"; do
         line="$(printf '%-26s' "$p")"
@@ -444,13 +447,16 @@ if ((${#PASSES[@]})); then
             else
                 s=${PASS_S["$mb|$p"]:-} st=${PASS_STEPS["$mb|$p"]:-}
             fi
+            holds=""
+            [[ -n ${DERIVED[$mb]:-} ]] && read -r holds _ <<<"${DERIVED[$mb]}"
             if [[ -n $s ]]; then
-                line+="$(awk -v s="$s" -v st="$st" -v b="${LOG_BYTES[$mb]}" 'BEGIN {
+                line+="$(awk -v s="$s" -v st="$st" -v b="${LOG_BYTES[$mb]}" -v h="$holds" 'BEGIN {
                     mb = b / 1048576
                     if (st == "") printf " | %8.3f %9.2f %9s", s, s * 1000 / mb, "-"
-                    else printf " | %8.3f %9.2f %9.1f", s, s * 1000 / mb, st / 1000 / mb }')"
+                    else printf " | %8.3f %9.2f %9.1f", s, s * 1000 / mb, st / 1000 / mb
+                    if (h + 0 > 0) printf " %8.2f", s * 1e6 / h; else printf " %8s", "-" }')"
             else
-                line+="$(printf ' | %8s %9s %9s' - - -)"
+                line+="$(printf ' | %8s %9s %9s %8s' - - - -)"
             fi
         done
         echo "$line"

@@ -1113,6 +1113,15 @@ static int close_step(ls_store *s, ls_correlate_stats *stats)
     return rc < 0 ? rc : 0;
 }
 
+/* Two of ingest's indexes (store_schema.h), which the passes probe and
+ * no report reads: a session's statements by start (the errors' and
+ * deadlocks' statements, retries), a process's lock messages by time
+ * (the waits). Correlation makes them if a run before dropped them and
+ * drops them at its end (correlate_run). */
+#define PASS_ONLY_INDEX_SQL                                                                        \
+    "CREATE INDEX IF NOT EXISTS statements_session ON stmt_rows(session_id, start_ts);"            \
+    "CREATE INDEX IF NOT EXISTS lock_events_pid ON lock_event_rows(pid, ts);"
+
 /* A process's waits by start: the chain walk's and the queue's probes. */
 #define LOCK_WAITS_PID_INDEX_SQL \
     "CREATE INDEX IF NOT EXISTS lock_waits_pid ON lock_wait_rows(pid, start_ts);"
@@ -1725,6 +1734,9 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
     memset(stats, 0, sizeof(*stats));
     if ((rc = ls_store_begin(s)) != 0)
         return rc;
+    /* dropped at the end of a run before (below): a rerun (after an
+     * upgrade, a new revision or another ingest) sorts them anew */
+    rc = ls_store_exec_sorting(s, PASS_ONLY_INDEX_SQL);
     for (i = 0; rc == 0 && i < NPASSES; i++)
         if (passes[i].clear && (rc = ls_store_guard_writes(s, passes[i].name,
                                                            passes[i].owns)) == 0)
@@ -1768,6 +1780,18 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
     /* The transactions pass emptied ingest's cuts once it had read them. */
     if (rc == 0)
         rc = ls_store_cuts_consumed(s);
+    /* The indexes only the passes read, dropped: the report reads a
+     * transaction's statements as a range of stmt_id (`+session_id`),
+     * transactions by tx_id and no lock message. 0.035 bytes per log
+     * byte (issue 38, docs/streaming.md "Stored once"), given back to the
+     * file system where the store has auto_vacuum (every store made
+     * since, store.c); a store made before keeps the pages free for its
+     * next ingest. */
+    if (rc == 0)
+        rc = ls_store_exec(s, "DROP INDEX IF EXISTS statements_session;"
+                              " DROP INDEX IF EXISTS lock_events_pid;"
+                              " DROP INDEX IF EXISTS transactions_session_stmt;"
+                              " PRAGMA incremental_vacuum;");
     /* Ingest clears this mark (ls_ingest_paths): the derived tables are
      * current until then. */
     if (rc == 0)

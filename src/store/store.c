@@ -830,7 +830,7 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
                        void *ctx, char *errbuf, size_t errlen)
 {
     ls_store *s;
-    int rc, ver = 0, i, tables = 0;
+    int rc, ver = 0, i, tables = 0, empty = 0;
     sqlite3_stmt *st;
     char shown[LS_SHOWN_MAX]; /* `path` in messages */
 
@@ -894,10 +894,24 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
      * copies a page (64 KiB pages made a 1 GiB pgbench log's analyze take
      * 43 s of CPU instead of 30 s; 4 KiB pages, 40 s).
      */
-    rc = ls_store_exec(s, "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL;"
-                          " PRAGMA synchronous = NORMAL;"
-                          " " LS_STORE_CACHE_PRAGMA " PRAGMA temp_store = FILE;"
-                          " PRAGMA foreign_keys = OFF;");
+    /* A file with no page yet (a new store): auto_vacuum = INCREMENTAL,
+     * set before the WAL writes its first page (a store made before
+     * keeps none; the pragma would write it, and a read-only one cannot
+     * be written). Correlation gives back the pages of the indexes it
+     * drops at its end (correlate_run) instead of leaving them free. */
+    if (sqlite3_prepare_v2(s->db, "PRAGMA page_count", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        empty = sqlite3_column_int64(st, 0) == 0;
+    sqlite3_finalize(st); /* an error here is the next statement's too */
+    st = NULL;
+    rc = 0;
+    if (empty)
+        rc = ls_store_exec(s, "PRAGMA page_size = 16384; PRAGMA auto_vacuum = INCREMENTAL;");
+    if (rc == 0)
+        rc = ls_store_exec(s, "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL;"
+                              " PRAGMA synchronous = NORMAL;"
+                              " " LS_STORE_CACHE_PRAGMA " PRAGMA temp_store = FILE;"
+                              " PRAGMA foreign_keys = OFF;");
     if (rc == 0)
         rc = user_version(s, &ver);
     if (rc == 0) {

@@ -18,7 +18,11 @@ as ingested made to read its statements (meta tx_cuts set 'incomplete'):
     ingest's row keys (tx_keys, schema 18: meta tx_keys 'incomplete'), and
     for a store of schema 17 upgraded (ingested into after, or not);
   - the report of the store correlated again (its cuts and keys emptied by
-    the first correlation) is the first one.
+    the first correlation) is the first one;
+  - each correlated store keeps no index that only the passes read
+    (statements_session, lock_events_pid, transactions_session_stmt: the
+    report reads none) and has no free page (auto_vacuum incremental:
+    issue 38, the analyzed store under 0.25 x the log).
 blind-ts and busy-row have rows that statements queued for only below
 deadlock_timeout (issue 34, quiet.c, made from the cuts and keys, or from
 the statements when the store has none): their number or keys are checked
@@ -175,6 +179,7 @@ def run_case(lockspan, tmp, tag, prefix, inputs, runs=None, quiet=None):
     check(left == (0, "consumed", 0), f"{tag}: the cuts and keys emptied once read ({left})")
     new.close()
     old.close()
+    check_pass_indexes_dropped(db_path, tag)
     # Correlated again (a revision bump; a nightly store's next report
     # after an ingest): its cuts and keys were emptied by the first
     # correlation, and the rows statements queued for below
@@ -188,6 +193,34 @@ def run_case(lockspan, tmp, tag, prefix, inputs, runs=None, quiet=None):
                    check=True)
     check(open(out, "rb").read() == open(again_out, "rb").read(),
           f"{tag}: the report of the store correlated again is the first one")
+    check_pass_indexes_dropped(db_path, tag + " correlated again")
+
+
+PASS_ONLY = ("lock_events_pid", "statements_session", "transactions_session_stmt")
+
+
+def pass_indexes(path):
+    """The indexes only correlation's passes read that store `path` has,
+    its free pages and its auto_vacuum mode."""
+    db = sqlite3.connect(path)
+    names = tuple(r[0] for r in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND name IN (?, ?, ?)"
+        " ORDER BY name", PASS_ONLY))
+    free = db.execute("PRAGMA freelist_count").fetchone()[0]
+    vacuum = db.execute("PRAGMA auto_vacuum").fetchone()[0]
+    page = db.execute("PRAGMA page_size").fetchone()[0]
+    db.close()
+    return names, free, vacuum, page
+
+
+def check_pass_indexes_dropped(path, tag):
+    """Issue 38: the correlated store keeps no index that only the passes
+    read (the report reads none of them) and gives their pages back: no
+    free page left, auto_vacuum incremental (2) in a store made new, its
+    pages of 16 KiB still (store.c)."""
+    got = pass_indexes(path)
+    check(got == ((), 0, 2, 16384), f"{tag}: no index only the passes read, no free page,"
+                                    f" auto_vacuum incremental, 16 KiB pages ({got})")
 
 
 def as_schema17(path):
@@ -263,6 +296,11 @@ def ingest_after_report(lockspan, tmp, prefix, logs):
     db.close()
     check(left == (0, "incomplete"),
           f"after-report: no cut by an ingest after a correlation ({left})")
+    # the ingest indexes again what the correlation dropped (its next
+    # correlation probes them), the correlation drops them again
+    got = pass_indexes(db_path)[0]
+    check(got == ("lock_events_pid", "statements_session"),
+          f"after-report: the ingest made ingest's indexes again ({got})")
     subprocess.run([lockspan, "report", "-q", "--db", db_path, "-o", out] + common, check=True)
     one = os.path.join(tmp, "whole.db")
     for part in (logs[:half], logs[half:]):
@@ -271,6 +309,7 @@ def ingest_after_report(lockspan, tmp, prefix, logs):
     check(open(out, "rb").read() == open(whole, "rb").read(),
           "after-report: the report of the files ingested before and after a correlation"
           " is the one of the same ingests without it (cut whole)")
+    check_pass_indexes_dropped(db_path, "after-report")
 
 
 def first_line(path):
