@@ -1545,8 +1545,15 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * (a pool's hand-over) came between and the next transaction did not
  * begin within LS_RETRY_GAP_US of the ROLLBACK on a log that can tell
  * (decide/retry.c ls_retry_session_told, retries.c); the statements after
- * an error read in log order, and its row with its parameters. */
-#define CORRELATION_REV "28"
+ * an error read in log order, and its row with its parameters. 29: the
+ * idle head counts a hold waited for below deadlock_timeout alone (the
+ * hidden waits that covered it) with its idle from the durations, the
+ * sum of the estimates within the sum of their bounds (decide/idlegap.c
+ * ls_idle_span_*); serial capacity counts the transactions and the mean
+ * hold inside the window of the row's logged waits; a deadlock through a
+ * third transaction is counted for the victim's pair when the holder
+ * waited for a row of the victim's first row's relation (lockorder.h). */
+#define CORRELATION_REV "29"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
