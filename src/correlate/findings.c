@@ -194,7 +194,9 @@ static const finding_rule rules[] = {
       * idle from durations (decide/idlegap.h, ls_idle_span_bound), from
       * the end of the statement that took the row to the start of its
       * transaction's last statement (sp), every statement between with
-      * a duration. */
+      * a duration. Not when its transaction is linked to a trace: the
+      * holds pass splits a hold by its spans (hold_parts) only where a
+      * wait was logged, so what the spans explain of it is not known. */
      "WITH cv AS (SELECT w.row_id, k.tx_id, sum(k.us) / 1000.0 AS ms FROM row_cover k"
      "  JOIN row_waits w ON w.rw_id = k.rw_id WHERE w.tx_id IS NOT k.tx_id"
      "  GROUP BY w.row_id, k.tx_id),"
@@ -204,7 +206,7 @@ static const finding_rule rules[] = {
      "  LEFT JOIN cv ON cv.row_id = h.row_id AND cv.tx_id = h.tx_id"
      "  WHERE (h.head_state = 'idle_in_transaction' OR (h.head_state = 'unknown'"
      "  AND h.waits > 0 AND h.lock_stmt IS NOT NULL) OR (h.head_state IS NULL"
-     "  AND h.waits = 0 AND h.lock_stmt IS NOT NULL AND cv.ms > 0)) AND"
+     "  AND h.waits = 0 AND h.lock_stmt IS NOT NULL AND cv.ms > 0 AND c.trace_id IS NULL)) AND"
      NOT_A_RELATION_LOCK("h.row_id") "AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") "),"
      " sp AS (SELECT hi.hold_id, l.end_ts AS l_end, (SELECT x.start_ts FROM statements x"
      "   WHERE x.stmt_id = t.last_stmt AND x.session_id = l.session_id) AS c_start,"
