@@ -187,18 +187,30 @@ static void test_span_sum(void)
     b.lo = 0;
     b.hi = (int64_t)(LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * MS) - 1;
     CHECK_INT(ls_idle_span_add(&p, 500, &b, NAN, 1000), 0);
-    /* Too little waiting behind it: not counted. */
+    /* Too little waiting behind it: not counted (the hidden waiting
+     * floor, above the idle rule's own). */
     b.est = 600 * MS;
     b.hi = 1600 * MS;
     CHECK_INT(ls_idle_span_add(&p, LS_FINDING_IDLE_MIN_WAITER_MS - 0.001, &b, NAN, 1000), 0);
+    CHECK_INT(ls_idle_span_add(&p, LS_FINDING_HIDDEN_MIN_MS - 0.001, &b, NAN, 1000), 0);
+    /* ... nor with its upper bound under that floor (samples/i18n's
+     * checkout: 99 ms idle, 297 ms of waiting caused). */
+    b.est = 99 * MS;
+    b.hi = 100 * MS;
+    CHECK_INT(ls_idle_span_add(&p, 297, &b, NAN, 1000), 0);
+    b.hi = (int64_t)(LS_FINDING_HIDDEN_MIN_MS * MS) - 1;
+    CHECK_INT(ls_idle_span_add(&p, 297, &b, NAN, 1000), 0);
+    CHECK_INT(p.holds, 0);
+    b.est = 600 * MS;
+    b.hi = 1600 * MS;
     /* Counted: an estimate of 600 ms, and one of -200 ms (its second
      * said less than its statements took): 400 ms in all, 0 to 2.4 s. */
     CHECK_INT(ls_idle_span_add(&p, 500, &b, NAN, 1000), 1);
     b.est = -200 * MS;
     b.hi = 800 * MS;
-    CHECK_INT(ls_idle_span_add(&p, 300, &b, NAN, 2000), 1);
+    CHECK_INT(ls_idle_span_add(&p, LS_FINDING_HIDDEN_MIN_MS, &b, NAN, 2000), 1);
     CHECK_INT(p.holds, 2);
-    CHECK(fabs(p.waiter_ms - 800) < 1e-9);
+    CHECK(fabs(p.waiter_ms - 500 - LS_FINDING_HIDDEN_MIN_MS) < 1e-9);
     CHECK(fabs(p.max_hold_ms - 2000) < 1e-9);
     ls_idle_span_finish(&p);
     CHECK_INT(p.holds, 2);
@@ -233,15 +245,16 @@ static void test_span_sum(void)
     ls_idle_span_finish(&p);
     CHECK_INT(p.holds, 2);
     CHECK(fabs(p.unexplained_ms - 999) < 1e-9);
-    /* A trace span explains all but 30 ms: the estimate and bounds capped. */
+    /* A trace span explains all but 150 ms: not counted; all but 250 ms:
+     * the estimate and bounds capped. */
     ls_finding_idle_start(&p);
     b.est = 600 * MS;
     b.lo = 0;
     b.hi = 1600 * MS;
-    CHECK_INT(ls_idle_span_add(&p, 500, &b, 30, 1000), 0);
-    CHECK_INT(ls_idle_span_add(&p, 500, &b, 70, 1000), 1);
-    CHECK(fabs(p.span_ms - 70) < 1e-9);
-    CHECK(fabs(p.span_hi_ms - 70) < 1e-9);
+    CHECK_INT(ls_idle_span_add(&p, 500, &b, 150, 1000), 0);
+    CHECK_INT(ls_idle_span_add(&p, 500, &b, 250, 1000), 1);
+    CHECK(fabs(p.span_ms - 250) < 1e-9);
+    CHECK(fabs(p.span_hi_ms - 250) < 1e-9);
 }
 
 int main(void)

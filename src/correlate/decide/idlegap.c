@@ -66,9 +66,14 @@ int ls_idle_span_add(ls_idle_heads *p, double waiter_ms, const ls_idle_span *b,
 {
     double hi = capped((double)b->hi / LS_US_PER_MS, explained_cap_ms);
 
-    /* It may have been idle long enough: counted, with its estimate as it
-     * is (below 0 too: the sum of the estimates is what is unbiased). */
-    if (!ls_finding_idle_hold_counts(waiter_ms, hi))
+    /* It may have been idle long enough, and caused waiting enough, by
+     * the hidden waiting rule's floor (LS_FINDING_HIDDEN_MIN_MS: waits
+     * rebuilt below deadlock_timeout, not logged, and a short pause of
+     * the client, are near the idle rule's own floors from one run to
+     * the next): counted, with its estimate as it is (below 0 too: the
+     * sum of the estimates is what is unbiased). */
+    if (!ls_finding_idle_hold_counts(waiter_ms, hi) || !(waiter_ms >= LS_FINDING_HIDDEN_MIN_MS) ||
+        !(hi >= LS_FINDING_HIDDEN_MIN_MS))
         return 0;
     p->holds++;
     p->waiter_ms += waiter_ms;

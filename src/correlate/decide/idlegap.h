@@ -100,7 +100,10 @@ void ls_idle_span_bound(const ls_idle_span_in *in, ls_idle_span *out);
 /*
  * Add one such hold: it counts when ls_finding_idle_hold_counts() says so
  * of its waiting caused and its upper bound (it may have been idle that
- * long); its estimate, as it is (below 0 too: per hold the estimate is
+ * long), and both reach LS_FINDING_HIDDEN_MIN_MS (the hidden waiting
+ * rule's floor: near the idle rule's own floors, waits rebuilt below
+ * deadlock_timeout and a client's short pauses come and go from one run
+ * to the next, samples/i18n's checkout); its estimate, as it is (below 0 too: per hold the estimate is
  * off by up to a resolution either way, and only the sum of the signed
  * estimates is unbiased), and its bounds are summed into p's span_*
  * (each capped by explained_cap_ms, the idle no trace span explains; NaN:
