@@ -1562,12 +1562,19 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * whose hold of the failed statement's row the log's order of lines shows
  * got before the error and freed after it, when it is the only hold of
  * the row that may have had it then (decide/failwait.c ls_error_holder,
- * causes.c); else its cause stays null and the report says why.. 31: a
+ * causes.c); else its cause stays null and the report says why. 31: a
  * code path's route takes a URL segment its transaction bound as a
  * parameter as a variable (decide/pathname.c ls_path_url_route); of
  * several sessions that fit a trace, the one whose statements all lie
- * inside its spans (decide/span.c ls_span_trace_pid). */
-#define CORRELATION_REV "31"
+ * inside its spans (decide/span.c ls_span_trace_pid). 32: the
+ * idle head counts a hold waited for below deadlock_timeout alone (the
+ * hidden waits that covered it) with its idle from the durations, the
+ * sum of the estimates within the sum of their bounds (decide/idlegap.c
+ * ls_idle_span_*); serial capacity counts the transactions and the mean
+ * hold inside the window of the row's logged waits; a deadlock through a
+ * third transaction is counted for the victim's pair when the holder
+ * waited for a row of the victim's first row's relation (lockorder.h). */
+#define CORRELATION_REV "32"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

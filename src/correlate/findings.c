@@ -145,6 +145,11 @@ static int queued_fire(ls_stmt *q, const rule_fields *rf)
     return count(q, rf, "queued", &n) && ls_finding_queue_fires(text(q, rf, "mode"), n);
 }
 
+/* A hold whose start is at most `start` and end at least `end` (its
+ * start_hi and end_lo: surely; start_lo and end_hi: possibly) held the
+ * row inside the window w0..w1 (SQL, the serial_capacity rule). */
+#define HOLD_IN_WINDOW(start, end, w0, w1) " " start " <= " w1 " AND " end " >= " w0 " "
+
 static int serial_fires(ls_stmt *q, const rule_fields *rf)
 {
     int64_t waits, wanting;
@@ -183,12 +188,40 @@ static const finding_rule rules[] = {
       * session's next statement (N) and the waits on the holder's
       * transaction for the row (read from the holds of that kind alone:
       * when there is none, no wait is read). */
-     "WITH hi AS (SELECT h.*, %s AS label, (SELECT p.ms FROM hold_parts p"
-     "  WHERE p.hold_id = h.hold_id AND p.part = 'idle') AS span_idle"
+     /* A hold no logged wait queued on (head_state NULL) that waits
+      * below deadlock_timeout did (the hidden pass's row_waits, shared
+      * among the holds that covered them: row_cover) is read too: its
+      * idle from durations (decide/idlegap.h, ls_idle_span_bound), from
+      * the end of the statement that took the row to the start of its
+      * transaction's last statement (sp), every statement between with
+      * a duration. Not when its transaction is linked to a trace: the
+      * holds pass splits a hold by its spans (hold_parts) only where a
+      * wait was logged, so what the spans explain of it is not known. */
+     "WITH cv AS (SELECT w.row_id, k.tx_id, sum(k.us) / 1000.0 AS ms FROM row_cover k"
+     "  JOIN row_waits w ON w.rw_id = k.rw_id WHERE w.tx_id IS NOT k.tx_id"
+     "  GROUP BY w.row_id, k.tx_id),"
+     " hi AS (SELECT h.*, %s AS label, (SELECT p.ms FROM hold_parts p"
+     "  WHERE p.hold_id = h.hold_id AND p.part = 'idle') AS span_idle, cv.ms AS cover_ms"
      "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+     "  LEFT JOIN cv ON cv.row_id = h.row_id AND cv.tx_id = h.tx_id"
      "  WHERE (h.head_state = 'idle_in_transaction' OR (h.head_state = 'unknown'"
-     "  AND h.waits > 0 AND h.lock_stmt IS NOT NULL)) AND" NOT_A_RELATION_LOCK("h.row_id")
-     "AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") "),"
+     "  AND h.waits > 0 AND h.lock_stmt IS NOT NULL) OR (h.head_state IS NULL"
+     "  AND h.waits = 0 AND h.lock_stmt IS NOT NULL AND cv.ms > 0 AND c.trace_id IS NULL)) AND"
+     NOT_A_RELATION_LOCK("h.row_id") "AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") "),"
+     " sp AS (SELECT hi.hold_id, l.end_ts AS l_end, (SELECT x.start_ts FROM statements x"
+     "   WHERE x.stmt_id = t.last_stmt AND x.session_id = l.session_id) AS c_start,"
+     /* NULL when a statement between has no duration, or failed (a bind
+      * without its execute: a deadlock victim's or a lock timeout's
+      * statement waited until its error, it was not idle). */
+     "  (SELECT CASE WHEN count(x.duration_ms) = count(*) AND total(x.verb IS 'bind') = 0"
+     "   THEN total(x.duration_ms + coalesce(x.bind_ms, 0) + coalesce(x.parse_ms, 0))"
+     "   - total(CASE WHEN x.stmt_id = t.last_stmt THEN x.duration_ms END) END"
+     "   FROM statements x WHERE x.session_id = l.session_id"
+     "   AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
+     "   AND (x.verb IS NULL OR x.verb <> 'parse')) AS busy_ms"
+     "  FROM hi JOIN statements l ON l.stmt_id = hi.lock_stmt"
+     "  JOIN transactions t ON t.tx_id = hi.tx_id"
+     "  WHERE hi.head_state IS NULL AND l.end_ts IS NOT NULL),"
      " g AS (SELECT hi.hold_id, hi.tx_id, hi.row_id, l.session_id, l.pid, l.start_ts AS l_ts,"
      "  " LOG_POS("l") " AS l_pos, n.start_ts AS n_ts, " LOG_POS("n") " AS n_pos"
      "  FROM hi JOIN statements l ON l.stmt_id = hi.lock_stmt"
@@ -212,7 +245,8 @@ static const finding_rule rules[] = {
      "  JOIN lock_wait_rows w ON w.wait_id = k.wait_id"
      "  WHERE w.target_kind = 'transaction' GROUP BY g.hold_id)"
      " SELECT " LS_SELECT_LIST(iq, IDLE_COLS) " FROM hi LEFT JOIN g ON g.hold_id = hi.hold_id"
-     " LEFT JOIN tw ON tw.hold_id = hi.hold_id ORDER BY hi.label",
+     " LEFT JOIN tw ON tw.hold_id = hi.hold_id LEFT JOIN sp ON sp.hold_id = hi.hold_id"
+     " ORDER BY hi.label",
      "code_path:s,holds:i,idle_ms:m,waiter_ms:m,max_hold_ms:m", NULL, ls_fnd_gather_idle,
      LS_FINDING_MAX_PER_PATH, {0, 0}},
     {"commit_wait_head",
@@ -235,15 +269,19 @@ static const finding_rule rules[] = {
      "these deadlocks.",
      /* The pairs of the log's deadlocks (lockorder.h): each side's
       * order read from the rows it locked, one code path against itself
-      * included; each deadlock counted for the pair that made it. */
-     "WITH " LS_LOCK_CYCLES_WHERE(AT_IN_WINDOW("d.ts"))
-     " SELECT 1000.0 * (1 + x.deadlocks), CASE WHEN x.label = x.other THEN x.label || ' locks"
+      * included; each deadlock counted for the pair that made it, a
+      * cycle through a third transaction too (x.longer of them; the rows
+      * named are a two-transaction cycle's where the pair has one). */
+     "WITH %W SELECT 1000.0 * (1 + x.deadlocks), CASE WHEN x.label = x.other THEN x.label || ' locks"
      " the same rows in opposite orders in concurrent transactions' ELSE 'Code paths lock the"
      " same rows in opposite orders' END, printf('%%s locked %%s, then waited for %%s, while"
-     " %%s held %%s and waited for %%s: %%d deadlock%%s between them, the first at %%s UTC.',"
-     " CASE WHEN x.label = x.other THEN 'One transaction of ' || x.label ELSE x.label END,"
-     " x.row1, x.row2, CASE WHEN x.label = x.other THEN 'another' ELSE x.other END, x.row2,"
-     " x.row1, x.deadlocks, CASE WHEN x.deadlocks > 1 THEN 's' ELSE '' END,"
+     " %%s held %%s and waited%%s for %%s: %%d deadlock%%s between them%%s, the first at %%s"
+     " UTC.', CASE WHEN x.label = x.other THEN 'One transaction of ' || x.label ELSE x.label"
+     " END, x.row1, x.row2, CASE WHEN x.label = x.other THEN 'another' ELSE x.other END,"
+     " x.row2, CASE WHEN x.rows_longer THEN ', through other transactions of the cycle,'"
+     " ELSE '' END, x.row1, x.deadlocks, CASE WHEN x.deadlocks > 1 THEN 's' ELSE '' END,"
+     " CASE WHEN x.longer > 0 THEN printf(' (%%d of them through a third transaction: a"
+     " cycle of three or more, each locking in its own order)', x.longer) ELSE '' END,"
      " strftime('%%Y-%%m-%%d %%H:%%M:%%f', x.first_ts / 1e6, 'unixepoch')),"
      " x.label, x.r1, x.r2, x.other, x.deadlocks, x.row1, x.row2"
      " FROM lock_cycles x ORDER BY x.label, x.other, x.r1, x.r2",
@@ -338,27 +376,52 @@ static const finding_rule rules[] = {
     {"serial_capacity",
      "One row lets one transaction through at a time: shorten the hold (see the findings above) "
      "or spread the writes over several rows.",
-     /* The transactions that wanted the row: those that held it and those
-      * that waited for it, each once (a statement may wait for one row
-      * many times, and a waiter that got the row holds it). Counted only
-      * for rows with a known capacity and the floor of waits (?1).
+     /* The transactions that wanted the row within the window of its
+      * logged waits (first_ts..last_ts, the demand's span): those that
+      * held it then and those that waited for it, each once (a statement
+      * may wait for one row many times, and a waiter that got the row
+      * holds it). A hold counts when it surely held the row inside the
+      * window, whatever its times' ranges (HOLD_IN_WINDOW: on a
+      * whole-second log each end is only known to its second); the holds
+      * the ranges merely allow are counted apart (wanting_hi), for the
+      * evidence to say how sure the count is. Holds outside the window
+      * wanted the row at another time, not within it. The capacity is
+      * that of the holds surely inside the window (their mean length,
+      * the row's mean when they have none above 0): a row's holds are
+      * longer while it queues than over the whole log, and the demand
+      * of the window is to be set against the holds of the window.
+      * Counted only for rows with a known capacity and the floor of
+      * waits (?1).
       * MATERIALIZED: counted once per row, where the subquery flattened
-      * into the SELECT counted them again at each of its five uses (4.8 M
+      * into the SELECT counted them again at each of its uses (4.8 M
       * of the pass's 14.5 M VM steps on the 256 MiB bench log). */
      "WITH r AS MATERIALIZED (SELECT r.*, (SELECT count(*) FROM (SELECT h.tx_id FROM holds h"
-     "   WHERE h.row_id = r.row_id AND h.tx_id IS NOT NULL UNION SELECT w.waiter_tx"
-     "   FROM lock_waits w WHERE w.row_id = r.row_id AND w.waiter_tx IS NOT NULL)) AS wanting"
+     "   WHERE h.row_id = r.row_id AND h.tx_id IS NOT NULL AND"
+     HOLD_IN_WINDOW("h.start_hi", "h.end_lo", "r.first_ts", "r.last_ts") "UNION SELECT w.waiter_tx"
+     "   FROM lock_waits w WHERE w.row_id = r.row_id AND w.waiter_tx IS NOT NULL)) AS wanting,"
+     "  (SELECT count(*) FROM (SELECT h.tx_id FROM holds h"
+     "   WHERE h.row_id = r.row_id AND h.tx_id IS NOT NULL AND"
+     HOLD_IN_WINDOW("h.start_lo", "h.end_hi", "r.first_ts", "r.last_ts") "UNION SELECT w.waiter_tx"
+     "   FROM lock_waits w WHERE w.row_id = r.row_id AND w.waiter_tx IS NOT NULL)) AS wanting_hi,"
+     "  (SELECT avg((h.end_ts - h.start_ts) / 1000.0) FROM holds h WHERE h.row_id = r.row_id"
+     "   AND" HOLD_IN_WINDOW("h.start_hi", "h.end_lo", "r.first_ts", "r.last_ts") ") AS mw"
      "  FROM rows r WHERE r.capacity_per_s > 0 AND r.waits >= ?1 AND"
-     INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND" NOT_A_RELATION_LOCK("r.row_id") ")"
+     INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND" NOT_A_RELATION_LOCK("r.row_id") "),"
+     " q AS (SELECT relation, row_key, total_wait_ms, first_ts, last_ts, waits, wanting,"
+     "  wanting_hi, CASE WHEN mw > 0 THEN mw ELSE mean_hold_ms END AS mean_hold_ms,"
+     "  1000.0 / CASE WHEN mw > 0 THEN mw ELSE mean_hold_ms END AS capacity_per_s FROM r)"
      " SELECT r.total_wait_ms, 'Row ' || r.relation || ' ' || r.row_key || ' is at its serial "
-     "capacity', printf('Mean hold " DUR " caps the row at %%.1f transactions/s; %%d "
-     "transactions wanted it within " DUR " (%%.1f/s, %%.0f %%%% of that).', r.mean_hold_ms,"
-     " r.capacity_per_s, r.wanting, (r.last_ts - r.first_ts) / 1e3, r.wanting /"
+     "capacity', printf('Mean hold " DUR " while it queued caps the row at %%.1f transactions/s; %%d "
+     "transactions%%s wanted it within those " DUR " (%%.1f/s, %%.0f %%%% of that).', r.mean_hold_ms,"
+     " r.capacity_per_s, r.wanting, CASE WHEN r.wanting_hi > r.wanting THEN printf(' (up"
+     " to %%d: the log''s times leave %%d more holds inside or outside the window)',"
+     " r.wanting_hi, r.wanting_hi - r.wanting) ELSE '' END,"
+     " (r.last_ts - r.first_ts) / 1e3, r.wanting /"
      " max((r.last_ts - r.first_ts) / 1e6, 0.001), 100.0 * r.wanting /"
      " max((r.last_ts - r.first_ts) / 1e6, 0.001) / r.capacity_per_s),"
      " r.relation, r.row_key, r.mean_hold_ms, r.capacity_per_s, r.wanting,"
      " (r.last_ts - r.first_ts) / 1e6, r.wanting / max((r.last_ts - r.first_ts) / 1e6, 0.001),"
-     " r.waits FROM r",
+     " r.waits FROM q r",
      "relation:s,row:s,mean_hold_ms:m,capacity_per_s:m,transactions:i,window_s:m,demand_per_s:m,"
      "waits:x", serial_fires, NULL, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
 };
@@ -453,13 +516,23 @@ static int by_report_order(const void *a, const void *b)
 
 /* ---- gathering and deciding ---- */
 
-/* The rule's SQL with %s replaced by `label` and %% by %. */
-void ls_fnd_expand(ls_buf *out, const char *sql, const char *label)
+/* The lock cycles' WITH tables (lockorder.h) over the window's deadlocks,
+ * in two literals (each within C11's length): a rule's %W. */
+static const char lock_cycles_head[] = LS_LOCK_CYCLES_HEAD(AT_IN_WINDOW("d.ts"));
+static const char lock_cycles_tail[] = LS_LOCK_CYCLES_TAIL;
+
+/* sql with %s replaced by `label` and %% by %, appended to out; %W by
+ * the lock cycles' tables (themselves with %s for the label). */
+static void expand_into(ls_buf *out, const char *sql, const char *label)
 {
     const char *p;
-    ls_buf_reset(out);
     for (p = sql; *p; p++) {
-        if (p[0] == '%' && p[1] == 's') {
+        if (p[0] == '%' && p[1] == 'W') {
+            expand_into(out, lock_cycles_head, label);
+            ls_buf_addc(out, ',');
+            expand_into(out, lock_cycles_tail, label);
+            p++;
+        } else if (p[0] == '%' && p[1] == 's') {
             ls_buf_adds(out, label);
             p++;
         } else if (p[0] == '%' && p[1] == '%') {
@@ -469,6 +542,14 @@ void ls_fnd_expand(ls_buf *out, const char *sql, const char *label)
             ls_buf_addc(out, *p);
         }
     }
+}
+
+/* The rule's SQL with %s replaced by `label`, %% by % and %W by the lock
+ * cycles' tables. */
+void ls_fnd_expand(ls_buf *out, const char *sql, const char *label)
+{
+    ls_buf_reset(out);
+    expand_into(out, sql, label);
 }
 
 static int window_set(int64_t t)

@@ -118,6 +118,11 @@ typedef struct keeper {
     X(Q, next_ts, "g.n_ts")                                                                \
     X(Q, tx_wait_ts, "tw.t_ts")                                                            \
     X(Q, logged_wait_ms, "tw.logged_ms")                                                   \
+    X(Q, covered, "hi.head_state IS NULL")                                              \
+    X(Q, cover_ms, "hi.cover_ms")                                                          \
+    X(Q, lock_end, "sp.l_end")                                                             \
+    X(Q, last_start, "sp.c_start")                                                         \
+    X(Q, busy_ms, "sp.busy_ms")                                                            \
     X(Q, own_wait, "EXISTS (SELECT 1 FROM lock_wait_rows o WHERE o.pid = g.pid"            \
                    " AND o.start_ts BETWEEN g.l_ts - " LS_SQL_INT(LS_WHOLE_SECOND_US)      \
                    " AND g.n_ts + " LS_SQL_INT(LS_WHOLE_SECOND_US)                         \

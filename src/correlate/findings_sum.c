@@ -41,7 +41,14 @@
     "at least " DUR " between the statement that took the row (logged at %%s UTC) and its next "   \
     "statement (%%s UTC) while %%d wait%%s queued behind it.', ?6, ?2,"                            \
     " CASE WHEN ?2 > 1 THEN 's' ELSE '' END, ?7, " UTC_TIME("?8") ", " UTC_TIME("?9") ", ?10,"     \
-    " CASE WHEN ?10 > 1 THEN 's' ELSE '' END) ELSE '' END"
+    " CASE WHEN ?10 > 1 THEN 's' ELSE '' END) ELSE '' END"                                     \
+    " || CASE WHEN ?11 > 0 THEN printf(' %%d of the %%d hold%%s waited for below "                \
+    "deadlock_timeout only (no wait logged): idle from the durations, between the end of the "    \
+    "statement that took the row and the start of the transaction''s last; %%s " DUR " to " DUR   \
+    ".', ?11, ?2, CASE WHEN ?2 > 1 THEN 's' ELSE '' END, CASE WHEN ?14 >= "                       \
+    LS_SQL_INT(LS_WHOLE_SECOND_US) " THEN 'the log''s times are whole seconds, so their idle "     \
+    "time is only known to lie within one second of each estimate either way:' ELSE 'known to "  \
+    "the log''s resolution:' END, ?12, ?13) ELSE '' END"
 /* A words statement's columns (IDLE_WORDS_SQL, COUNTER_WORDS_SQL). */
 enum { WORDS_TITLE, WORDS_EVIDENCE };
 
@@ -133,13 +140,14 @@ static int words_read(ls_stmt *words, finding *f)
 /* The idle heads of code path `label` (sums p) offered to the keeper when
  * they fire, titled and worded by `words` (IDLE_WORDS_SQL). */
 static int idle_offer(ls_stmt *words, const finding_rule *r, const rule_fields *rf,
-                      const char *label, const ls_idle_heads *p, keeper *k)
+                      const char *label, ls_idle_heads *p, int64_t resolution, keeper *k)
 {
     finding f;
     value *v;
     size_t slot;
     int rc;
 
+    ls_idle_span_finish(p);
     if (!ls_finding_count_fires(p->holds))
         return 0;
     if ((slot = ls_fnd_keeper_slot(k, p->waiter_ms)) >= k->limit)
@@ -161,6 +169,10 @@ static int idle_offer(ls_stmt *words, const finding_rule *r, const rule_fields *
     ls_stmt_bind_int64(words, 8, p->gap_from);
     ls_stmt_bind_int64(words, 9, p->gap_to);
     ls_stmt_bind_int64(words, 10, p->gap_waits);
+    ls_stmt_bind_int64(words, 11, p->span_holds);
+    ls_stmt_bind_double(words, 12, p->span_lo_ms);
+    ls_stmt_bind_double(words, 13, p->span_hi_ms);
+    ls_stmt_bind_int64(words, 14, resolution);
     rc = words_read(words, &f);
     if (rc == 0 && (v = field_of(&f, "code_path")) != NULL && !(v->s = strdup(label)))
         rc = LS_ENOMEM;
@@ -184,6 +196,21 @@ static void idle_hold_add(ls_idle_heads *p, ls_stmt *q, int64_t resolution)
 {
     ls_idle_gap_in in;
 
+    if (ls_stmt_int64(q, iq_covered)) {
+        ls_idle_span_in si;
+        ls_idle_span b;
+        if (ls_stmt_isnull(q, iq_lock_end) || ls_stmt_isnull(q, iq_last_start) ||
+            ls_stmt_isnull(q, iq_busy_ms))
+            return; /* a statement without a duration, or no last statement */
+        si.lock_end = ls_stmt_int64(q, iq_lock_end);
+        si.last_start = ls_stmt_int64(q, iq_last_start);
+        si.busy_us = (int64_t)(ls_stmt_double(q, iq_busy_ms) * LS_US_PER_MS);
+        si.resolution = resolution;
+        ls_idle_span_bound(&si, &b);
+        ls_idle_span_add(p, num_or_nan(q, iq_cover_ms), &b, num_or_nan(q, iq_span_idle_ms),
+                         num_or_nan(q, iq_hold_ms));
+        return;
+    }
     if (!ls_stmt_int64(q, iq_unknown)) {
         ls_finding_idle_add(p, num_or_nan(q, iq_waiter_ms), num_or_nan(q, iq_unexplained_ms),
                             num_or_nan(q, iq_hold_ms));
@@ -225,7 +252,7 @@ int ls_fnd_gather_idle(ls_store *s, const ls_findings_scope *sc, const finding_r
         const char *l = ls_stmt_text(q, iq_label);
         rc = 0;
         if (!label || strcmp(label, l) != 0) {
-            if (label && (rc = idle_offer(words, r, rf, label, &p, k)) != 0)
+            if (label && (rc = idle_offer(words, r, rf, label, &p, resolution, k)) != 0)
                 break;
             free(label);
             if (!(label = strdup(l))) {
@@ -237,7 +264,7 @@ int ls_fnd_gather_idle(ls_store *s, const ls_findings_scope *sc, const finding_r
         idle_hold_add(&p, q, resolution);
     }
     if (rc == 0 && label)
-        rc = idle_offer(words, r, rf, label, &p, k);
+        rc = idle_offer(words, r, rf, label, &p, resolution, k);
     free(label);
     ls_stmt_finalize(words);
     return rc < 0 ? rc : 0;

@@ -45,6 +45,8 @@
 #ifndef LS_CORRELATE_LOCKORDER_H
 #define LS_CORRELATE_LOCKORDER_H
 
+#include "decide/tolerances.h" /* LS_SQL_INT, LS_WHOLE_SECOND_US */
+
 /*
  * A WITH clause's tables, the last `lock_cycles` (label, r1, r2, other,
  * row1, row2, deadlocks, first_ts): code path `label` locked row1 (of
@@ -83,7 +85,11 @@
     "  ROWS UNBOUNDED PRECEDING) AS grp FROM lc_k),"                                          \
     " lc_d AS (SELECT * FROM (SELECT pid, deadlock_id, ts, kind, max(wait_id) OVER"           \
     "  (PARTITION BY pid, file_id, grp) AS wait_id FROM lc_g) WHERE kind = 1)"
-#define LS_LOCK_CYCLES_WHERE(cond)                                                          \
+/* LS_LOCK_CYCLES_WHERE(cond) is LS_LOCK_CYCLES_HEAD(cond) "," LS_LOCK_CYCLES_TAIL:
+ * two string literals each within the length C11 compilers must take
+ * (findings.c joins them at run time, its ls_fnd_expand's %W). */
+#define LS_LOCK_CYCLES_WHERE(cond) LS_LOCK_CYCLES_HEAD(cond) "," LS_LOCK_CYCLES_TAIL
+#define LS_LOCK_CYCLES_HEAD(cond)                                                           \
     LS_LOCK_CYCLES_WAITS(cond) ","                                                          \
     " lc_v AS (SELECT *, coalesce(vs, vw) AS v, sw AS s,"                                   \
     "  sd IS NOT NULL AND (vs IS NOT NULL OR vd = vw) AS sure FROM (SELECT d.deadlock_id,"    \
@@ -106,24 +112,47 @@
     "   AND hb.row_id = lc_v.b WHERE lc_v.direct AND hs.tx_id = lc_v.s"                       \
     "   AND hs.row_id <> lc_v.b AND hs.lock_stmt > hb.lock_stmt"                              \
     "   ORDER BY hs.lock_stmt LIMIT 1)) AS ah,"                                               \
-    "  CASE WHEN direct AND sure AND sr <> b THEN sr END AS ad FROM lc_v"                    \
-    "  WHERE v IS NOT NULL AND coalesce(s, sd) IS NOT NULL),"                                 \
-    " lc_t AS (SELECT deadlock_id, ts, coalesce(ah, ad) AS a, b, 0 AS side, v AS tx"         \
-    "  FROM lc_a UNION ALL SELECT deadlock_id, ts, coalesce(ah, ad), b, 1,"                   \
-    "  CASE WHEN ah IS NULL THEN sd ELSE s END FROM lc_a),"                                   \
+    "  CASE WHEN direct AND sure AND sr <> b THEN sr END AS ad,"                              \
+    "  CASE WHEN NOT direct THEN (SELECT hv.row_id FROM holds hv WHERE hv.tx_id = lc_v.v"     \
+    "   AND hv.row_id <> lc_v.b AND (lc_v.vstmt IS NULL OR hv.lock_stmt < lc_v.vstmt)"        \
+    "   ORDER BY hv.lock_stmt DESC LIMIT 1) END AS av,"                                       \
+    "  CASE WHEN NOT direct THEN coalesce((SELECT wr.row_id FROM wait_links k"                \
+    "   JOIN wait_rows wr ON wr.wait_id = k.wait_id JOIN lock_wait_rows w2"                   \
+    "   ON w2.wait_id = k.wait_id WHERE k.waiter_tx = lc_v.s AND wr.row_id <> lc_v.b"         \
+    "   AND w2.start_ts < lc_v.ts + " LS_SQL_INT(LS_WHOLE_SECOND_US)                          \
+    "   AND coalesce(w2.end_ts, w2.logged_ts) + " LS_SQL_INT(LS_WHOLE_SECOND_US) " > lc_v.ts" \
+    "   ORDER BY w2.start_ts DESC LIMIT 1),"                                                  \
+    "   (SELECT hs.row_id FROM holds hs JOIN holds hb ON hb.tx_id = lc_v.s"                   \
+    "   AND hb.row_id = lc_v.b WHERE hs.tx_id = lc_v.s AND hs.row_id <> lc_v.b"               \
+    "   AND hs.lock_stmt > hb.lock_stmt ORDER BY hs.lock_stmt LIMIT 1)) END AS cw"            \
+    "  FROM lc_v WHERE v IS NOT NULL AND coalesce(s, sd) IS NOT NULL)"
+#define LS_LOCK_CYCLES_TAIL                                                                 \
+    " lc_c AS (SELECT lc_a.*, CASE WHEN ah IS NULL AND ad IS NULL AND av IS NOT NULL"         \
+    "  AND cw IS NOT NULL AND (cw = av OR (SELECT kc.relation FROM row_keys kc"               \
+    "  WHERE kc.row_id = cw) = (SELECT kv.relation FROM row_keys kv WHERE kv.row_id = av))"   \
+    "  THEN av END AS al FROM lc_a),"                                                         \
+    " lc_t AS (SELECT deadlock_id, ts, coalesce(ah, ad, al) AS a, b, 0 AS side, v AS tx,"    \
+    "  ah IS NULL AND ad IS NULL AND cw <> al AS longer"                                      \
+    "  FROM lc_c UNION ALL SELECT deadlock_id, ts, coalesce(ah, ad, al), b, 1,"               \
+    "  CASE WHEN ah IS NULL AND ad IS NOT NULL THEN sd ELSE s END,"                           \
+    "  ah IS NULL AND ad IS NULL AND cw <> al FROM lc_c),"                                    \
     " lc_l AS (SELECT t.*, %s AS label FROM lc_t t JOIN tx_code c ON c.tx_id = t.tx),"         \
     " lc_m AS (SELECT deadlock_id, ts, a, b, max(CASE side WHEN 0 THEN label END) AS lv,"     \
-    "  max(CASE side WHEN 1 THEN label END) AS ls FROM lc_l GROUP BY deadlock_id"             \
-    "  HAVING count(*) = 2),"                                                                  \
-    " lc_s AS (SELECT m.deadlock_id, m.ts, m.lv, m.ls,"                                       \
+    "  max(CASE side WHEN 1 THEN label END) AS ls, max(coalesce(longer, 0)) AS longer"        \
+    "  FROM lc_l GROUP BY deadlock_id HAVING count(*) = 2),"                                  \
+    " lc_s AS (SELECT m.deadlock_id, m.ts, m.lv, m.ls, m.longer,"                             \
     "  ka.relation AS ra, kb.relation AS rb, ka.relation || ' ' || ka.row_key AS rowa,"       \
     "  kb.relation || ' ' || kb.row_key AS rowb FROM lc_m m"                                  \
     "  JOIN row_keys ka ON ka.row_id = m.a JOIN row_keys kb ON kb.row_id = m.b),"             \
     " lc_o AS (SELECT deadlock_id, ts, lv AS label, ra AS r1, rb AS r2, ls AS other,"         \
-    "  rowa AS row1, rowb AS row2 FROM lc_s WHERE (lv, ra, rb) <= (ls, rb, ra)"               \
-    "  UNION ALL SELECT deadlock_id, ts, ls, rb, ra, lv, rowb, rowa FROM lc_s"                \
+    "  rowa AS row1, rowb AS row2, longer FROM lc_s WHERE (lv, ra, rb) <= (ls, rb, ra)"       \
+    "  UNION ALL SELECT deadlock_id, ts, ls, rb, ra, lv, rowb, rowa, longer FROM lc_s"        \
     "  WHERE (lv, ra, rb) > (ls, rb, ra)),"                                                   \
-    " lock_cycles AS (SELECT label, r1, r2, other, row1, row2, count(*) AS deadlocks,"        \
-    "  min(ts) AS first_ts FROM lc_o GROUP BY label, r1, r2, other)"
+    " lc_r AS (SELECT *, row_number() OVER (PARTITION BY label, r1, r2, other"                \
+    "  ORDER BY longer, ts, deadlock_id) AS rk FROM lc_o),"                                   \
+    " lock_cycles AS (SELECT label, r1, r2, other, max(CASE WHEN rk = 1 THEN row1 END)"       \
+    "  AS row1, max(CASE WHEN rk = 1 THEN row2 END) AS row2, count(*) AS deadlocks,"          \
+    "  min(ts) AS first_ts, sum(longer) AS longer, max(CASE WHEN rk = 1 THEN longer END)"     \
+    "  AS rows_longer FROM lc_r GROUP BY label, r1, r2, other)"
 
 #endif

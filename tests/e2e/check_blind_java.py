@@ -65,6 +65,9 @@ MUST_HOLD = [
     "holds listed: end range (end_lo..end_hi) contains the truth's COMMIT/ROLLBACK",
     "finding deserved: deadlocks",
     "finding deserved: inconsistent lock order, transferCredit against itself on accounts",
+    "inconsistent lock order: all the deadlocks counted",
+    "reserveShipment idle while waited for: within 25 % of the truth's carrier-call time",
+    "serial capacity of accounts id=1: transactions in its window no more than the truth's busiest 4 s",
     "finding deserved: reserveShipment idle in transaction at the head (its carrier call)",
     "transferCredit idle: no more than its fraud checks while waited for (+1 s a hold)",
     "finding deserved: retries after serialization failure",
@@ -105,6 +108,52 @@ def lock_timeout_holders(judge, j, truth, rep):
     return named, held, unsaid, lt
 
 
+def idle_and_capacity(j, truth, rep):
+    """Issue 34 (branch java34e): the idle head from the durations of a
+    whole-second log, where most waits stay below deadlock_timeout, and
+    the serial capacity counted inside its window.
+      - an idle finding only for a Java method that sat idle (slept) with
+        a row locked that others waited for: placeOrder and
+        repriceProduct lock their rows at their last statement;
+      - transferCredit's idle no more than its fraud checks while waited
+        for: its deadlock victims waited for the deadlock check (the
+        failed UPDATE's time), they were not idle (5.0 s on 5120a43);
+      - each serial capacity finding counts no more transactions than the
+        truth's busiest window of its length on that row (truth holds by
+        their locking statement's call; 46 "within 4 s" on 5120a43)."""
+    paths = truth["paths"]
+    idle = {}
+    for f in rep["findings"]:
+        if f["rule"] == "idle_in_transaction_head":
+            m = j.m(f["code_path"])
+            idle[m] = idle.get(m, 0.0) + f["idle_ms"]
+    idle_wrong = sorted(m for m in idle if not paths.get(m, {}).get("idle_while_waited_for_ms"))
+    tc = idle.get("transferCredit", 0.0)
+    tc_want = paths["transferCredit"]["idle_while_waited_for_ms"]
+    over = []
+    for f in rep["findings"]:
+        if f["rule"] != "serial_capacity":
+            continue
+        rel, row = f["relation"], int(f["row"].split("=")[1])
+        times = sorted(j.srv(h["stmt_call_us"]) for h in truth["holds"]
+                       if h["relation"] == rel and h["row"] == row)
+        win = int(f["window_s"] * 1_000_000) or 1_000_000
+        most = max(sum(1 for y in times if x <= y < x + win) for x in times) if times else 0
+        if f["transactions"] > most:
+            over.append("%s %s: %d in %g s, truth at most %d" % (rel, f["row"], f["transactions"],
+                                                                f["window_s"], most))
+    return [
+        ("idle in transaction: raised only for Java methods idle with a row locked others "
+         "waited for", not idle_wrong, sorted(idle), "not %s" % sorted(
+             m for m in paths if not paths[m].get("idle_while_waited_for_ms"))),
+        ("transferCredit idle: no more than its fraud checks while waited for (deadlock "
+         "victims waited, they were not idle)", tc <= tc_want, "%.1f s" % (tc / 1000),
+         "%.1f s" % (tc_want / 1000)),
+        ("serial capacity: each finding's transactions no more than the truth's busiest "
+         "window of its length on that row", not over, over or "all within", "busiest windows"),
+    ]
+
+
 def own_checks(judge, truth, rep):
     """Issue 34: what the session's log order can tell of 40001 retries on
     a pooled connection with whole-second times. Each error is matched to
@@ -134,7 +183,7 @@ def own_checks(judge, truth, rep):
     f = [x for x in rep["findings"] if x["rule"] == "retries_after_serialization_failure"]
     got = f[0].get("untold") if f else None
     named, held, unsaid, lt = lock_timeout_holders(judge, j, truth, rep)
-    return [
+    return idle_and_capacity(j, truth, rep) + [
         ("55P03: each holder named had the row at the error (the app's holds), 40+ named",
          named >= 40 and held == named, "%d of %d named held it" % (held, named), "%d errors" % lt),
         ("55P03: a cause left null says why (cause_untold)",

@@ -115,6 +115,17 @@ OTHER_CHECKS = [
     ("serial_capacity", "silent", "hidden-traces (fewer than 3 logged waits a row)",
      "check_findings.py"),
     ("lock_queue_behind_ddl", "silent", "realistic (no DDL)", "check_ddl_queue.py --absent"),
+    # blind-java: a whole-second log with durations, most waits below
+    # deadlock_timeout (issue 34, branch java34e)
+    ("idle_in_transaction_head", "fires", "blind-java (reserveShipment, waited for below "
+     "deadlock_timeout: idle within 25 % of its carrier calls)", "check_blind_java.py"),
+    ("idle_in_transaction_head", "silent", "blind-java (placeOrder, repriceProduct: nothing "
+     "after their row lock; transferCredit's deadlock victims waited, not idle)",
+     "check_blind_java.py"),
+    ("inconsistent_lock_order", "fires", "blind-java (transferCredit against itself: all 7 "
+     "deadlocks, 2 through a third transaction)", "check_blind_java.py"),
+    ("serial_capacity", "fires", "blind-java (warehouses id=1; each finding's transactions "
+     "within the truth's busiest window)", "check_blind_java.py"),
 ]
 
 

@@ -47,7 +47,10 @@ static const char schema_sql[] =
     " blocker_pid INTEGER);"
     "CREATE INDEX deadlock_edges_waiter ON deadlock_edges(deadlock_id, waiter_pid);"
     "CREATE TABLE lock_wait_rows(wait_id INTEGER PRIMARY KEY, pid INTEGER, start_ts INTEGER,"
-    " outcome TEXT, file_id INTEGER, line INTEGER);"
+    " outcome TEXT, file_id INTEGER, line INTEGER, end_ts INTEGER, logged_ts INTEGER);"
+    "CREATE TABLE wait_links(wait_id INTEGER PRIMARY KEY, waiter_tx INTEGER);"
+    "CREATE INDEX wait_links_waiter_tx ON wait_links(waiter_tx);"
+    "CREATE TABLE wait_rows(wait_id INTEGER PRIMARY KEY, row_id INTEGER);"
     "CREATE INDEX lock_waits_pid ON lock_wait_rows(pid, start_ts);"
     "CREATE TABLE lock_waits(wait_id INTEGER PRIMARY KEY, waiter_tx INTEGER, holder_tx INTEGER,"
     " holder_pid INTEGER, row_id INTEGER, waiter_stmt INTEGER);"
@@ -59,7 +62,8 @@ static const char schema_sql[] =
     "CREATE TEMP TABLE dl_procs(deadlock_id INTEGER, pid INTEGER, row_id INTEGER,"
     " tx_id INTEGER, span_tx INTEGER, PRIMARY KEY(deadlock_id, pid));"
     "CREATE TABLE row_keys(row_id INTEGER PRIMARY KEY, relation TEXT, row_key TEXT);"
-    "INSERT INTO row_keys VALUES (1, 'accounts', 'aid=1'), (2, 'accounts', 'aid=2');";
+    "INSERT INTO row_keys VALUES (1, 'accounts', 'aid=1'), (2, 'accounts', 'aid=2'),"
+    " (3, 'accounts', 'aid=3'), (4, 'branches', 'bid=1');";
 
 /* Deadlock k (1..n): victim tx 2k, survivor tx 2k+1, one edge each way. */
 static const char fill_sql[] =
@@ -78,7 +82,8 @@ static int exec_per_deadlock(sqlite3 *db, int n, int with)
     static const char *const inserts[] = {
         "INSERT INTO deadlocks VALUES (?1, 1, ?1 * ?2 + ?3, ?1 * ?4, ?5)",
         "INSERT INTO deadlock_edges VALUES (?1, 1, ?5, ?6), (?1, 2, ?6, ?5)",
-        "INSERT INTO lock_wait_rows VALUES (?1, ?5, ?1 * ?4, 'deadlock', 1, ?1 * ?2 + ?7)",
+        "INSERT INTO lock_wait_rows(wait_id, pid, start_ts, outcome, file_id, line)"
+        " VALUES (?1, ?5, ?1 * ?4, 'deadlock', 1, ?1 * ?2 + ?7)",
         "INSERT INTO lock_waits VALUES (?1, 2 * ?1, 2 * ?1 + 1, ?6, 2, ?1 * ?2 + ?8)",
         "INSERT INTO holds(tx_id, row_id, start_ts, waits, lock_stmt) VALUES"
         " (2 * ?1, 1, ?1, 0, ?1 * ?2 + ?9), (2 * ?1 + 1, 2, ?1, 0, ?1 * ?2 + ?10),"
@@ -132,11 +137,23 @@ static int exec_per_deadlock(sqlite3 *db, int n, int with)
 
 /* Runs lock_cycles over a fresh store of n deadlocks; checks its one
  * row and returns the VM steps the query took (-1 on error). */
+/* The lock_cycles query (lockorder.h's two literals joined), its label
+ * c.label: sqlite3_free it. */
+static char *cycles_query(void)
+{
+    static const char head[] = LS_LOCK_CYCLES_HEAD("1");
+    static const char tail[] = LS_LOCK_CYCLES_TAIL;
+    char *t = sqlite3_mprintf(tail, "c.label");
+    char *sql = t ? sqlite3_mprintf("WITH %s,%s SELECT label, r1, r2, other, row1, row2,"
+                                    " deadlocks, first_ts, longer FROM lock_cycles",
+                                    head, t)
+                  : NULL;
+    sqlite3_free(t);
+    return sql;
+}
+
 static long lock_cycles_steps(int n, int with)
 {
-    static const char query[] =
-        "WITH " LS_LOCK_CYCLES_WHERE("1") " SELECT label, r1, r2, other, row1, row2, deadlocks,"
-        " first_ts FROM lock_cycles";
     sqlite3 *db = NULL;
     sqlite3_stmt *q = NULL;
     char *sql = NULL;
@@ -146,7 +163,7 @@ static long lock_cycles_steps(int n, int with)
         sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK || exec_per_deadlock(db, n, with) ||
         sqlite3_exec(db, "ANALYZE", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
-    sql = sqlite3_mprintf(query, "c.label");
+    sql = cycles_query();
     if (!sql || sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
         fprintf(stderr, "prepare: %s\n", sqlite3_errmsg(db));
         goto done;
@@ -194,8 +211,94 @@ static void test_detail_rows(void)
     CHECK(lock_cycles_steps(SMALL_DEADLOCKS, 0) == 0);
 }
 
+/*
+ * A cycle of three (blind-java's deadlock at line 15176 of its log, three
+ * transfers in request order): the victim (tx 10, pid 100) locked aid=1,
+ * then waited for aid=2, held by tx 11 (pid 200), which waited for aid=3
+ * (its wait logged, still waiting at the deadlock), held by tx 12 (pid
+ * 300), which waited for aid=1. The holder wanted no row of the
+ * victim's, so no two-row inversion is read; the pair is counted as a
+ * cycle through a third transaction when the holder's wanted row is of
+ * the victim's first row's relation. `wanted`: that row (3: aid=3; 4: a
+ * branches row; 0: no wait of the holder logged, nor a later hold).
+ * Returns the pair's deadlocks (0: none read), -1 on error.
+ */
+static int three_cycle(int wanted, int *longer)
+{
+    static const char fill[] =
+        "INSERT INTO deadlocks VALUES (1, 1, 40, 5000000, 100);"
+        "INSERT INTO deadlock_edges VALUES (1, 1, 100, 200), (1, 2, 200, 300), (1, 3, 300, 100);"
+        "INSERT INTO lock_wait_rows(wait_id, pid, start_ts, outcome, file_id, line)"
+        " VALUES (1, 100, 4500000, 'deadlock', 1, 39);"
+        "INSERT INTO lock_waits VALUES (1, 10, 11, 200, 2, 35);"
+        "INSERT INTO holds(tx_id, row_id, start_ts, waits, lock_stmt) VALUES"
+        " (10, 1, 4000000, 0, 30), (11, 2, 4000000, 0, 31), (12, 3, 4000000, 0, 32);"
+        "INSERT INTO tx_code VALUES (10, 'transfer'), (11, 'transfer'), (12, 'transfer');";
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    char *sql = NULL, *wait = NULL;
+    int n = -1;
+
+    *longer = -1;
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
+        sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_exec(db, fill, NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    if (wanted) {
+        /* the holder's wait, from before the deadlock's second, logged
+         * (still waiting) after it */
+        wait = sqlite3_mprintf("INSERT INTO lock_wait_rows(wait_id, pid, start_ts, outcome,"
+                               " file_id, line, logged_ts) VALUES (2, 200, 4200000, NULL, 1, 41,"
+                               " 5200000); INSERT INTO wait_links VALUES (2, 11);"
+                               " INSERT INTO wait_rows VALUES (2, %d);",
+                               wanted);
+        if (!wait || sqlite3_exec(db, wait, NULL, NULL, NULL) != SQLITE_OK)
+            goto done;
+    }
+    sql = cycles_query();
+    if (!sql || sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+        fprintf(stderr, "prepare: %s\n", sqlite3_errmsg(db));
+        goto done;
+    }
+    n = 0;
+    if (sqlite3_step(q) == SQLITE_ROW) {
+        CHECK_STR((const char *)sqlite3_column_text(q, 0), "transfer");
+        CHECK_STR((const char *)sqlite3_column_text(q, 3), "transfer");
+        CHECK_STR((const char *)sqlite3_column_text(q, 4), "accounts aid=1");
+        CHECK_STR((const char *)sqlite3_column_text(q, 5), "accounts aid=2");
+        n = sqlite3_column_int(q, 6);
+        *longer = sqlite3_column_int(q, 8);
+        CHECK_INT(sqlite3_step(q), SQLITE_DONE);
+    }
+done:
+    sqlite3_finalize(q);
+    sqlite3_free(sql);
+    sqlite3_free(wait);
+    sqlite3_close(db);
+    return n;
+}
+
+static void test_three_cycle(void)
+{
+    int longer;
+
+    /* The holder waited for aid=3: counted, through a third transaction. */
+    CHECK_INT(three_cycle(3, &longer), 1);
+    CHECK_INT(longer, 1);
+    /* ... for the victim's own aid=1: a two-row inversion, as the DETAIL
+     * went through the tuple lock's holder (blind-java's line 15085). */
+    CHECK_INT(three_cycle(1, &longer), 1);
+    CHECK_INT(longer, 0);
+    /* ... for a row of another relation: not read (the two sides' orders
+     * are not of the same relations). */
+    CHECK_INT(three_cycle(4, &longer), 0);
+    /* Nothing says what the holder wanted: not read. */
+    CHECK_INT(three_cycle(0, &longer), 0);
+}
+
 int main(void)
 {
+    test_three_cycle();
     test_linear();
     test_detail_rows();
     return TEST_REPORT();

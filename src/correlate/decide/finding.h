@@ -51,6 +51,12 @@ typedef struct ls_idle_heads {
     int64_t gap_holds;
     double gap_ms;
     int64_t gap_from, gap_to, gap_waits;
+    /* Of those, the holds waited for below deadlock_timeout alone, their
+     * idle time from durations (decide/idlegap.h, ls_idle_span_add): how
+     * many, the sum of their estimates and of their bounds (the sum joins
+     * unexplained_ms at ls_idle_span_finish). */
+    int64_t span_holds;
+    double span_ms, span_lo_ms, span_hi_ms;
 } ls_idle_heads;
 
 /* Start a code path's sums. */

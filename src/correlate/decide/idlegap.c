@@ -44,3 +44,64 @@ int ls_idle_gap_add(ls_idle_heads *p, double waiter_ms, int64_t silence_us,
     }
     return 1;
 }
+
+void ls_idle_span_bound(const ls_idle_span_in *in, ls_idle_span *out)
+{
+    int64_t raw = in->last_start - in->lock_end - in->busy_us;
+    int64_t res = in->resolution > 0 ? in->resolution : 0;
+
+    out->est = raw;
+    out->lo = raw - res > 0 ? raw - res : 0;
+    out->hi = raw + res > 0 ? raw + res : 0;
+}
+
+/* v capped at cap (NaN: no cap). */
+static double capped(double v, double cap)
+{
+    return !isnan(cap) && cap < v ? cap : v;
+}
+
+int ls_idle_span_add(ls_idle_heads *p, double waiter_ms, const ls_idle_span *b,
+                     double explained_cap_ms, double hold_ms)
+{
+    double hi = capped((double)b->hi / LS_US_PER_MS, explained_cap_ms);
+
+    /* It may have been idle long enough, and caused waiting enough, by
+     * the hidden waiting rule's floor (LS_FINDING_HIDDEN_MIN_MS: waits
+     * rebuilt below deadlock_timeout, not logged, and a short pause of
+     * the client, are near the idle rule's own floors from one run to
+     * the next): counted, with its estimate as it is (below 0 too: the
+     * sum of the estimates is what is unbiased). */
+    if (!ls_finding_idle_hold_counts(waiter_ms, hi) || !(waiter_ms >= LS_FINDING_HIDDEN_MIN_MS) ||
+        !(hi >= LS_FINDING_HIDDEN_MIN_MS))
+        return 0;
+    p->holds++;
+    p->waiter_ms += waiter_ms;
+    if (!isnan(hold_ms) && (isnan(p->max_hold_ms) || hold_ms > p->max_hold_ms))
+        p->max_hold_ms = hold_ms;
+    p->span_holds++;
+    p->span_ms += capped((double)b->est / LS_US_PER_MS, explained_cap_ms);
+    p->span_lo_ms += capped((double)b->lo / LS_US_PER_MS, explained_cap_ms);
+    p->span_hi_ms += hi;
+    return 1;
+}
+
+void ls_idle_span_finish(ls_idle_heads *p)
+{
+    double est = p->span_ms;
+
+    if (p->span_holds == 0)
+        return;
+    if (est < p->span_lo_ms)
+        est = p->span_lo_ms;
+    if (est > p->span_hi_ms)
+        est = p->span_hi_ms;
+    if (est < LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * (double)p->span_holds &&
+        p->holds == p->span_holds) {
+        /* no more idle than the holds' own floor in all: nothing shown */
+        p->holds = 0;
+        return;
+    }
+    p->unexplained_ms += est;
+    p->span_ms = est;
+}

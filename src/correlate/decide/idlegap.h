@@ -66,4 +66,59 @@ int ls_idle_gap_add(ls_idle_heads *p, double waiter_ms, int64_t silence_us,
                     double explained_cap_ms, double hold_ms, int64_t from_ts, int64_t to_ts,
                     int64_t waits);
 
+/*
+ * Idle at the head with durations, for a hold that others waited for
+ * below deadlock_timeout (the hidden pass's row_waits covered it; no wait
+ * logged, so the holds pass split no contended window): the time its
+ * session spent outside statements between the end of the statement that
+ * took the row (L) and the start of its transaction's last statement
+ * (C, the COMMIT or ROLLBACK), less the durations of the statements
+ * between (their bind and parse included). With durations every
+ * statement's start is its logged time less its duration, and the logged
+ * time is known to the log's resolution: on a whole-second log
+ * (LS_WHOLE_SECOND_US, pgBadger's %t) each of L's end and C's start lies
+ * up to one resolution after its stamp, so the idle time is only known
+ * to lie within one resolution of the estimate either way (the two
+ * errors may cancel or add; they are independent, so over many holds the
+ * estimates' errors average out, the bounds' do not). Times in µs.
+ */
+typedef struct ls_idle_span_in {
+    int64_t lock_end;   /* L's end: its logged time */
+    int64_t last_start; /* C's start: its logged time less its duration */
+    int64_t busy_us;    /* the statements between, and C's bind and parse */
+    int64_t resolution; /* the log's time resolution */
+} ls_idle_span_in;
+
+typedef struct ls_idle_span {
+    int64_t est;    /* the estimate: below 0 where the stamps' doubt exceeds the idle */
+    int64_t lo, hi; /* its bounds, each 0 or more */
+} ls_idle_span;
+
+/* The idle time between L and C as the log allows it (above). */
+void ls_idle_span_bound(const ls_idle_span_in *in, ls_idle_span *out);
+
+/*
+ * Add one such hold: it counts when ls_finding_idle_hold_counts() says so
+ * of its waiting caused and its upper bound (it may have been idle that
+ * long), and both reach LS_FINDING_HIDDEN_MIN_MS (the hidden waiting
+ * rule's floor: near the idle rule's own floors, waits rebuilt below
+ * deadlock_timeout and a client's short pauses come and go from one run
+ * to the next, samples/i18n's checkout); its estimate, as it is (below 0 too: per hold the estimate is
+ * off by up to a resolution either way, and only the sum of the signed
+ * estimates is unbiased), and its bounds are summed into p's span_*
+ * (each capped by explained_cap_ms, the idle no trace span explains; NaN:
+ * none linked). 1 if it counted.
+ */
+int ls_idle_span_add(ls_idle_heads *p, double waiter_ms, const ls_idle_span *b,
+                     double explained_cap_ms, double hold_ms);
+
+/*
+ * A code path's holds all added: the sum of the span holds' estimates,
+ * held within the sum of their bounds, joins p->unexplained_ms (and is
+ * kept in p->span_ms). When the path's only counted holds are such holds
+ * and that sum is below LS_FINDING_IDLE_MIN_UNEXPLAINED_MS a hold, they
+ * are dropped (p->holds 0: the rule does not fire for the path).
+ */
+void ls_idle_span_finish(ls_idle_heads *p);
+
 #endif
