@@ -182,6 +182,7 @@ static void test_span_sum(void)
     ls_idle_span b;
 
     ls_finding_idle_start(&p);
+    b.resolution = SEC; /* a whole-second log's, but where said */
     /* Its upper bound under the idle floor: not counted. */
     b.est = -300 * MS;
     b.lo = 0;
@@ -212,10 +213,63 @@ static void test_span_sum(void)
     CHECK_INT(p.holds, 2);
     CHECK(fabs(p.waiter_ms - 500 - LS_FINDING_HIDDEN_MIN_MS) < 1e-9);
     CHECK(fabs(p.max_hold_ms - 2000) < 1e-9);
+    CHECK(fabs(p.span_hi_ms - 2400) < 1e-9);
+    CHECK(fabs(p.span_var_ms2 - 2.0 * 1000 * 1000 / 6) < 1e-6);
+    ls_idle_span_finish(&p);
+    /* ... but 400 ms over two holds of whole seconds is what the stamps'
+     * rounding alone may make (2 sigma = 1155 ms): the path drops. */
+    CHECK_INT(p.holds, 0);
+    /* The same two on a millisecond log: 400 ms, 0 to 2.4 s. */
+    ls_finding_idle_start(&p);
+    b.resolution = MS;
+    b.est = 600 * MS;
+    b.hi = 1600 * MS;
+    CHECK_INT(ls_idle_span_add(&p, 500, &b, NAN, 1000), 1);
+    b.est = -200 * MS;
+    b.hi = 800 * MS;
+    CHECK_INT(ls_idle_span_add(&p, LS_FINDING_HIDDEN_MIN_MS, &b, NAN, 2000), 1);
     ls_idle_span_finish(&p);
     CHECK_INT(p.holds, 2);
     CHECK(fabs(p.unexplained_ms - 400) < 1e-9);
     CHECK(fabs(p.span_hi_ms - 2400) < 1e-9);
+    /* One hold of 749 ms on a whole-second log (samples/pgbench-hot-hold
+     * read with %t: bounds 0 to 1.7 s; 2 sigma = 816 ms): no evidence. */
+    ls_finding_idle_start(&p);
+    b.resolution = SEC;
+    b.est = 749 * MS;
+    b.lo = 0;
+    b.hi = 1749 * MS;
+    CHECK_INT(ls_idle_span_add(&p, 500, &b, NAN, 1000), 1);
+    ls_idle_span_finish(&p);
+    CHECK_INT(p.holds, 0);
+    /* Thirty of 1 s each (samples/blind-java's reserveShipment: 30 s in
+     * all, 2 sigma = 4.5 s): idle, by far. */
+    ls_finding_idle_start(&p);
+    b.est = SEC;
+    b.hi = 2 * SEC;
+    for (int i = 0; i < 30; i++)
+        CHECK_INT(ls_idle_span_add(&p, 500, &b, NAN, 1000), 1);
+    ls_idle_span_finish(&p);
+    CHECK_INT(p.holds, 30);
+    CHECK(fabs(p.unexplained_ms - 30000) < 1e-6);
+    /* ... and just at the edge: the sum less 2 sigma at the floor a
+     * hold stays, a microsecond under it drops. */
+    {
+        double two_sigma = 2.0 * sqrt(4.0 * 1000.0 * 1000.0 / 6.0);
+        double at = 4 * LS_FINDING_IDLE_MIN_UNEXPLAINED_MS + two_sigma;
+
+        for (int under = 0; under <= 1; under++) {
+            ls_finding_idle_start(&p);
+            for (int i = 0; i < 4; i++) {
+                b.est = (int64_t)ceil(at * MS / 4) - (under && i == 0 ? 4 : 0);
+                b.hi = b.est + SEC;
+                CHECK_INT(ls_idle_span_add(&p, 500, &b, NAN, 1000), 1);
+            }
+            ls_idle_span_finish(&p);
+            CHECK_INT(p.holds, under ? 0 : 4);
+        }
+    }
+    b.resolution = 0; /* exact times below: the floor alone decides */
     /* A sum under the sum of the lower bounds is raised to it. */
     ls_finding_idle_start(&p);
     b.est = -900 * MS;

@@ -29,7 +29,7 @@ void ls_finding_idle_start(ls_idle_heads *p)
     p->gap_holds = p->gap_from = p->gap_to = p->gap_waits = 0;
     p->gap_ms = 0;
     p->span_holds = 0;
-    p->span_ms = p->span_lo_ms = p->span_hi_ms = 0;
+    p->span_ms = p->span_lo_ms = p->span_hi_ms = p->span_var_ms2 = 0;
 }
 
 int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms, double hold_ms)

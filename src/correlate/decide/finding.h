@@ -54,9 +54,10 @@ typedef struct ls_idle_heads {
     /* Of those, the holds waited for below deadlock_timeout alone, their
      * idle time from durations (decide/idlegap.h, ls_idle_span_add): how
      * many, the sum of their estimates and of their bounds (the sum joins
-     * unexplained_ms at ls_idle_span_finish). */
+     * unexplained_ms at ls_idle_span_finish), and the variance of that sum
+     * that the stamps' rounding alone makes (ms^2). */
     int64_t span_holds;
-    double span_ms, span_lo_ms, span_hi_ms;
+    double span_ms, span_lo_ms, span_hi_ms, span_var_ms2;
 } ls_idle_heads;
 
 /* Start a code path's sums. */

@@ -51,6 +51,7 @@ void ls_idle_span_bound(const ls_idle_span_in *in, ls_idle_span *out)
     int64_t res = in->resolution > 0 ? in->resolution : 0;
 
     out->est = raw;
+    out->resolution = res;
     out->lo = raw - res > 0 ? raw - res : 0;
     out->hi = raw + res > 0 ? raw + res : 0;
 }
@@ -83,6 +84,11 @@ int ls_idle_span_add(ls_idle_heads *p, double waiter_ms, const ls_idle_span *b,
     p->span_ms += capped((double)b->est / LS_US_PER_MS, explained_cap_ms);
     p->span_lo_ms += capped((double)b->lo / LS_US_PER_MS, explained_cap_ms);
     p->span_hi_ms += hi;
+    {
+        double r_ms = (double)b->resolution / LS_US_PER_MS;
+
+        p->span_var_ms2 += r_ms * r_ms / 6.0;
+    }
     return 1;
 }
 
@@ -96,9 +102,11 @@ void ls_idle_span_finish(ls_idle_heads *p)
         est = p->span_lo_ms;
     if (est > p->span_hi_ms)
         est = p->span_hi_ms;
-    if (est < LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * (double)p->span_holds &&
+    if (est - 2.0 * sqrt(p->span_var_ms2) <
+            LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * (double)p->span_holds &&
         p->holds == p->span_holds) {
-        /* no more idle than the holds' own floor in all: nothing shown */
+        /* no more idle than the holds' own floor in all, or not by more
+         * than the stamps' rounding could make: nothing shown */
         p->holds = 0;
         return;
     }

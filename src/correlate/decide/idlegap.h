@@ -90,8 +90,9 @@ typedef struct ls_idle_span_in {
 } ls_idle_span_in;
 
 typedef struct ls_idle_span {
-    int64_t est;    /* the estimate: below 0 where the stamps' doubt exceeds the idle */
-    int64_t lo, hi; /* its bounds, each 0 or more */
+    int64_t est;        /* the estimate: below 0 where the stamps' doubt exceeds the idle */
+    int64_t lo, hi;     /* its bounds, each 0 or more */
+    int64_t resolution; /* the log's resolution the estimate is off by, at most, either way */
 } ls_idle_span;
 
 /* The idle time between L and C as the log allows it (above). */
@@ -116,8 +117,14 @@ int ls_idle_span_add(ls_idle_heads *p, double waiter_ms, const ls_idle_span *b,
  * A code path's holds all added: the sum of the span holds' estimates,
  * held within the sum of their bounds, joins p->unexplained_ms (and is
  * kept in p->span_ms). When the path's only counted holds are such holds
- * and that sum is below LS_FINDING_IDLE_MIN_UNEXPLAINED_MS a hold, they
- * are dropped (p->holds 0: the rule does not fire for the path).
+ * and that sum, less two standard deviations of what the stamps' rounding
+ * alone makes of it, is below LS_FINDING_IDLE_MIN_UNEXPLAINED_MS a hold,
+ * they are dropped (p->holds 0: the rule does not fire for the path).
+ * Each estimate is the difference of two stamps, each up to a resolution
+ * r early, uniformly: off by a triangular error on (-r, r), variance
+ * r^2 / 6; n holds' sum, n r^2 / 6. One 749 ms hold on a whole-second log
+ * (2 sigma = 816 ms) is no evidence of idling; thirty that sum to 30 s
+ * (2 sigma = 4.5 s) are.
  */
 void ls_idle_span_finish(ls_idle_heads *p);
 
