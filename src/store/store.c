@@ -2923,6 +2923,126 @@ int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out)
     return 0;
 }
 
+/* Word `i` (from 0) of the space-separated `names` into *w, *len; 0 when
+ * there are fewer. */
+static int param_word(const char *names, int i, const char **w, size_t *len)
+{
+    const char *p = names;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            return 0;
+        *w = p;
+        while (*p && *p != ' ')
+            p++;
+        *len = (size_t)(p - *w);
+        if (i-- == 0)
+            return 1;
+    }
+}
+
+/* Whether SQLite's parameter name `got` (":tx", "?3", NULL for "?") is
+ * ':' and the word w. */
+static int param_is(const char *got, const char *w, size_t len)
+{
+    return got && got[0] == ':' && strncmp(got + 1, w, len) == 0 && got[1 + len] == '\0';
+}
+
+/* Whether sql has a '?' (a numbered or anonymous parameter) outside its
+ * quoted strings and names: ?1 after :a is :a's index, which SQLite's
+ * parameter names do not show. */
+static int sql_has_qmark(const char *sql)
+{
+    char quote = 0;
+    for (; *sql; sql++) {
+        if (quote)
+            quote = *sql == quote ? 0 : quote;
+        else if (*sql == '\'' || *sql == '"')
+            quote = *sql;
+        else if (*sql == '?')
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Check st's parameters against `names` (ls_params.h): with exact, the
+ * SQL's parameters are the names in their order, no more, no fewer;
+ * without, each is one of the names. A mismatch is a bug of the query:
+ * its message names the parameter and the SQL.
+ */
+static int params_check(ls_store *s, ls_stmt *st, const char *sql, const char *names, int exact)
+{
+    int n = sqlite3_bind_parameter_count(st->st), i, k;
+    const char *w = NULL, *got = NULL;
+    size_t len = 0;
+    char want[64], msg[512];
+
+    for (i = 1; i <= n; i++) {
+        got = sqlite3_bind_parameter_name(st->st, i);
+        if (exact) {
+            if (!param_word(names, i - 1, &w, &len) || !param_is(got, w, len))
+                break;
+            continue;
+        }
+        for (k = 0; param_word(names, k, &w, &len); k++)
+            if (param_is(got, w, len))
+                break;
+        if (!param_word(names, k, &w, &len))
+            break;
+    }
+    if (i > n && (!exact || !param_word(names, n, &w, &len))) {
+        if (!sql_has_qmark(sql))
+            return 0;
+        got = "?";
+        i = 0;
+    }
+    if (i > 0 && exact && param_word(names, i - 1, &w, &len))
+        snprintf(want, sizeof(want), ":%.*s", (int)(len < 60 ? len : 60), w);
+    else if (exact && i > 0)
+        snprintf(want, sizeof(want), "none");
+    else
+        snprintf(want, sizeof(want), "one of%.50s", names);
+    snprintf(msg, sizeof(msg), "query parameter %d is %s, its declaration says %s (named"
+             " parameters, declared in the order the SQL first uses them; ls_params.h): %.200s",
+             i, i > n ? "none" : got ? got : "?", want, sql);
+    if (!s->err[0])
+        snprintf(s->err, sizeof(s->err), "%s", msg);
+    fprintf(stderr, "lockspan: %s\n", msg);
+    return LS_ESTORE;
+}
+
+/* ls_store_prepare() and params_check(). */
+static int prepare_named(ls_store *s, const char *sql, const char *names, int exact,
+                         ls_stmt **out)
+{
+    int rc = ls_store_prepare(s, sql, out);
+    if (rc == 0 && (rc = params_check(s, *out, sql, names, exact)) != 0) {
+        ls_stmt_finalize(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int ls_store_prepare_params(ls_store *s, const char *sql, const char *names, ls_stmt **out)
+{
+    return prepare_named(s, sql, names, 1, out);
+}
+
+int ls_store_prepare_vocab(ls_store *s, const char *sql, const char *names, ls_stmt **out)
+{
+    return prepare_named(s, sql, names, 0, out);
+}
+
+int ls_stmt_param(ls_stmt *st, const char *name)
+{
+    char key[64];
+    if (snprintf(key, sizeof(key), ":%s", name) >= (int)sizeof(key))
+        return 0;
+    return sqlite3_bind_parameter_index(st->st, key);
+}
+
 /* Is `name` (a table, or "table.column") among the space-separated words
  * of `owns`, where a word "table" owns all its columns? */
 static int guard_owns(const char *owns, const char *table, const char *column)

@@ -25,7 +25,10 @@
   5. Positional bind numbers (`ls_stmt_bind_*(st, 3, ...)`, `?3` in SQL)
      outside the declared INSERTs do not grow: at most BIND_BASELINE per
      file (the query parameters of SELECTs and UPDATEs still count by
-     number; issue 33 lists them).
+     number; issue 33 lists them). A file not in BIND_BASELINE (at 0)
+     names its parameters (`:tx`, declared once: include/ls_params.h) and
+     binds them by LS_PARAM(q, name) or ls_stmt_param(): each `?N` or
+     numbered bind in it fails, with its line.
 
 Usage: check_columns.py SOURCE_DIR
 """
@@ -52,18 +55,10 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # DELETEs and INSERTs into temp tables) after the declared INSERTs moved
 # to LS_PARAM (1154 on main 43a13e6, 789 then); a file may go lower, never
 # higher: a change that adds a query's parameters raises its number here,
-# and says why in its commit.
+# and says why in its commit. A file done is removed from the list (at 0:
+# its parameters named, ls_params.h): reports/ and src/cli/main.c since
+# binds33 (2026-12-07).
 BIND_BASELINE = {
-    "reports/codepaths.c": 7,
-    "reports/context.c": 15,
-    "reports/dba.c": 3,
-    "reports/findings.c": 2,
-    "reports/model.c": 76,
-    "reports/model_int.h": 10,
-    "reports/queue.c": 1,
-    "reports/requests.c": 10,
-    "reports/story.c": 2,
-    "src/cli/main.c": 3,
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
     "src/correlate/findings.c": 15,
@@ -190,6 +185,10 @@ def main():
               f"an unused step is told from a used one: {text!r}")
     check(READ.search("ls_stmt_int64(x->q, 2)") and not READ.search("ls_stmt_int64(q, hq_id)"),
           "a literal position is told from a name")
+    check(BIND_NUM.search("ls_stmt_bind_int64(q, 3, v)")
+          and not BIND_NUM.search("ls_stmt_bind_int64(q, LS_PARAM(txq, tx), v)")
+          and PARAM_NUM.search("WHERE tx_id = ?3") and not PARAM_NUM.search("WHERE tx_id = :tx"),
+          "a bind or parameter by number is told from one by name")
     tables = declared(src)
     check(len(tables) > 60, f"the declared tables found ({len(tables)})")
     names = "|".join(sorted(tables, key=len, reverse=True))
@@ -232,6 +231,16 @@ def main():
                     seen_inserts.add((name, m.group(3)))
         nums = len(BIND_NUM.findall(code)) + sum(len(PARAM_NUM.findall(lit)) for _, lit in lits)
         base = BIND_BASELINE.get(name, 0)
+        if base == 0:
+            for m in BIND_NUM.finditer(code):
+                line = code.count("\n", 0, m.start()) + 1
+                check(False, f"{name}:{line}: a bind by number ({m.group(0)}) in a file of named"
+                             " parameters: LS_PARAM(q, name) (include/ls_params.h)")
+            for line, lit in lits:
+                for m in PARAM_NUM.finditer(lit):
+                    check(False, f"{name}:{line}: a numbered parameter {m.group(0)} in a file of"
+                                 " named parameters: :name, declared by LS_PARAMS (ls_params.h)")
+            continue
         check(nums <= base, f"{name}: {nums} positional bind numbers, at most {base}"
                             " (bind a declared INSERT by LS_PARAM(t, col))")
         if nums < base:
