@@ -56,8 +56,9 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # to LS_PARAM (1154 on main 43a13e6, 789 then); a file may go lower, never
 # higher: a change that adds a query's parameters raises its number here,
 # and says why in its commit. A file done is removed from the list (at 0:
-# its parameters named, ls_params.h): reports/ and src/cli/main.c since
-# binds33 (2026-12-07).
+# its parameters named, ls_params.h): reports/, src/cli/main.c and
+# correlation's summary.c, scope.c, intern.c, spantimes.c, holdparts.c
+# since binds33 (2026-12-07).
 BIND_BASELINE = {
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
@@ -65,22 +66,17 @@ BIND_BASELINE = {
     "src/correlate/findings_int.h": 6,
     "src/correlate/findings_sum.c": 83,
     "src/correlate/hidden.c": 24,  # ?1 of the holds scan: read the lock text or not
-    "src/correlate/holdparts.c": 8,
     # ts34b: the deadlock processes' query takes the log's tick (?1);
     # rows38: the per-session statement scans of logical rows (stream_last_sql,
     # stream_next_sql: session and bound each; the picked candidate by id)
     "src/correlate/holds.c": 99,
-    "src/correlate/intern.c": 4,
     # quiet34: a statement's text by stmt_id (?1), a row by relation and key (?1, ?2)
     "src/correlate/quiet.c": 6,
     "src/correlate/paths.c": 16,
     "src/correlate/retries.c": 61,  # + failed_params_sql (issue 34): 6 parameters
-    "src/correlate/scope.c": 6,
     # ts34b: temp.span_cands (a span's candidate pids) and its per-trace
     # SELECT and UPDATE (place_by_trace_fit), an ORM span's children
     "src/correlate/spans.c": 138,
-    "src/correlate/spantimes.c": 6,
-    "src/correlate/summary.c": 4,
     "src/correlate/traces.c": 58,
     # otel34b's bind_failures(): a bind row by id, a hold by (tx, row)
     # tx38c's relinks: a first statement by id, a session's logged ones
