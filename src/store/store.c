@@ -2966,47 +2966,52 @@ static int sql_has_qmark(const char *sql)
     return 0;
 }
 
+/* Whether SQLite's parameter `got` is one of the words of `names`. */
+static int param_among(const char *names, const char *got)
+{
+    const char *w;
+    size_t len;
+    int k;
+    for (k = 0; param_word(names, k, &w, &len); k++)
+        if (param_is(got, w, len))
+            return 1;
+    return 0;
+}
+
 /*
  * Check st's parameters against `names` (ls_params.h): with exact, the
  * SQL's parameters are the names in their order, no more, no fewer;
  * without, each is one of the names. A mismatch is a bug of the query:
- * its message names the parameter and the SQL.
+ * LS_ESTORE, its message naming the parameter and the SQL.
  */
 static int params_check(ls_store *s, ls_stmt *st, const char *sql, const char *names, int exact)
 {
-    int n = sqlite3_bind_parameter_count(st->st), i, k;
-    const char *w = NULL, *got = NULL;
-    size_t len = 0;
-    char want[64], msg[512];
+    int n = sqlite3_bind_parameter_count(st->st), i;
+    const char *got = NULL, *w;
+    size_t len;
+    char fault[160], msg[512];
 
     for (i = 1; i <= n; i++) {
         got = sqlite3_bind_parameter_name(st->st, i);
-        if (exact) {
-            if (!param_word(names, i - 1, &w, &len) || !param_is(got, w, len))
-                break;
-            continue;
-        }
-        for (k = 0; param_word(names, k, &w, &len); k++)
-            if (param_is(got, w, len))
-                break;
-        if (!param_word(names, k, &w, &len))
+        if (exact ? !param_word(names, i - 1, &w, &len) || !param_is(got, w, len)
+                  : !param_among(names, got))
             break;
     }
-    if (i > n && (!exact || !param_word(names, n, &w, &len))) {
-        if (!sql_has_qmark(sql))
-            return 0;
-        got = "?";
-        i = 0;
-    }
-    if (i > 0 && exact && param_word(names, i - 1, &w, &len))
-        snprintf(want, sizeof(want), ":%.*s", (int)(len < 60 ? len : 60), w);
-    else if (exact && i > 0)
-        snprintf(want, sizeof(want), "none");
+    if (i <= n && exact && param_word(names, i - 1, &w, &len))
+        snprintf(fault, sizeof(fault), "parameter %d is %s where the list has :%.*s", i,
+                 got ? got : "?", (int)(len < 60 ? len : 60), w);
+    else if (i <= n)
+        snprintf(fault, sizeof(fault), "parameter %d, %s, is not in the list (%.80s )", i,
+                 got ? got : "?", names);
+    else if (exact && param_word(names, n, &w, &len))
+        snprintf(fault, sizeof(fault), "the list has :%.*s, the SQL not", (int)(len < 60 ? len : 60),
+                 w);
+    else if (sql_has_qmark(sql))
+        snprintf(fault, sizeof(fault), "a numbered or anonymous parameter (?) beside named ones");
     else
-        snprintf(want, sizeof(want), "one of%.50s", names);
-    snprintf(msg, sizeof(msg), "query parameter %d is %s, its declaration says %s (named"
-             " parameters, declared in the order the SQL first uses them; ls_params.h): %.200s",
-             i, i > n ? "none" : got ? got : "?", want, sql);
+        return 0;
+    snprintf(msg, sizeof(msg), "a query's parameters differ from their list (ls_params.h: named,"
+             " listed in the order the SQL first uses them): %s: %.200s", fault, sql);
     if (!s->err[0])
         snprintf(s->err, sizeof(s->err), "%s", msg);
     fprintf(stderr, "lockspan: %s\n", msg);

@@ -377,6 +377,10 @@ static void test_named_params(const char *path)
     CHECK_INT(ls_stmt_int64(q, 0), 42);
     CHECK(strcmp(ls_stmt_text(q, 1), "x40") == 0);
     ls_stmt_finalize(q);
+    /* a '?' in a quoted string is no parameter */
+    CHECK(ls_store_prepare_params(f.s, "SELECT :lo + :hi, :label || '?1'", LS_PARAM_NAMES(PQ_PARAMS),
+                                  &q) == 0);
+    ls_stmt_finalize(q);
     /* each a bug of the query, refused as it is prepared: another order,
      * one missing, one more, one numbered, one anonymous, a name misspelt */
     static const char *const wrong[] = {
