@@ -224,6 +224,8 @@ int ls_store_exec(ls_store *s, const char *sql);
 int ls_store_sorting(ls_store *s, int on);
 /* ls_store_exec() of SQL that sorts much (CREATE INDEX, a big ORDER BY). */
 int ls_store_exec_sorting(ls_store *s, const char *sql);
+/* Prepare sql into *out: a query of numbered parameters (?N) or none; one
+ * of named parameters (:name) fails: it is prepared with its list, below. */
 int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out);
 /*
  * Prepare a query whose parameters are named and declared (ls_params.h):

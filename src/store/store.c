@@ -2899,7 +2899,8 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen)
 
 /* ---- statement API ---- */
 
-int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out)
+/* Prepare sql into *out, its parameters unchecked. */
+static int prepare_stmt(ls_store *s, const char *sql, ls_stmt **out)
 {
     ls_stmt *st = ls_calloc(1, sizeof(*st));
     int rc;
@@ -2921,6 +2922,37 @@ int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out)
     }
     *out = st;
     return 0;
+}
+
+/* Whether st has a named parameter (:name, @name, $name). */
+static int has_named_param(ls_stmt *st)
+{
+    int n = sqlite3_bind_parameter_count(st->st), i;
+    for (i = 1; i <= n; i++) {
+        const char *name = sqlite3_bind_parameter_name(st->st, i);
+        if (name && (name[0] == ':' || name[0] == '@' || name[0] == '$'))
+            return 1;
+    }
+    return 0;
+}
+
+/* A query of named parameters is prepared with its list (ls_params.h),
+ * never unchecked. */
+int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out)
+{
+    int rc = prepare_stmt(s, sql, out);
+    if (rc == 0 && has_named_param(*out)) {
+        char msg[512];
+        snprintf(msg, sizeof(msg), "a query of named parameters prepared without their list"
+                 " (ls_store_prepare_params or _vocab, ls_params.h): %.200s", sql);
+        if (!s->err[0])
+            snprintf(s->err, sizeof(s->err), "%s", msg);
+        fprintf(stderr, "lockspan: %s\n", msg);
+        ls_stmt_finalize(*out);
+        *out = NULL;
+        return LS_ESTORE;
+    }
+    return rc;
 }
 
 /* Word `i` (from 0) of the space-separated `names` into *w, *len; 0 when
@@ -3018,11 +3050,11 @@ static int params_check(ls_store *s, ls_stmt *st, const char *sql, const char *n
     return LS_ESTORE;
 }
 
-/* ls_store_prepare() and params_check(). */
+/* prepare_stmt() and params_check(). */
 static int prepare_named(ls_store *s, const char *sql, const char *names, int exact,
                          ls_stmt **out)
 {
-    int rc = ls_store_prepare(s, sql, out);
+    int rc = prepare_stmt(s, sql, out);
     if (rc == 0 && (rc = params_check(s, *out, sql, names, exact)) != 0) {
         ls_stmt_finalize(*out);
         *out = NULL;

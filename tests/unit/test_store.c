@@ -391,6 +391,11 @@ static void test_named_params(const char *path)
         CHECK(ls_store_prepare_params(f.s, wrong[i], LS_PARAM_NAMES(PQ_PARAMS), &q) == LS_ESTORE);
         CHECK(q == NULL);
     }
+    /* named parameters are never prepared unchecked */
+    CHECK(ls_store_prepare(f.s, "SELECT :lo + :hi, :label", &q) == LS_ESTORE);
+    CHECK(q == NULL);
+    CHECK(ls_store_prepare(f.s, "SELECT ?1 + ?2", &q) == 0);
+    ls_stmt_finalize(q);
     /* a vocabulary: any of its names, in any order, found by name */
     CHECK(ls_store_prepare_vocab(f.s, "SELECT :until, :since", LS_PARAM_NAMES(PQ_VOCAB), &q) == 0);
     CHECK_INT(ls_stmt_param(q, "since"), 2);
