@@ -224,7 +224,20 @@ int ls_store_exec(ls_store *s, const char *sql);
 int ls_store_sorting(ls_store *s, int on);
 /* ls_store_exec() of SQL that sorts much (CREATE INDEX, a big ORDER BY). */
 int ls_store_exec_sorting(ls_store *s, const char *sql);
+/* Prepare sql into *out: a query of numbered parameters (?N) or none; one
+ * of named parameters (:name) fails: it is prepared with its list, below. */
 int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out);
+/*
+ * Prepare a query whose parameters are named and declared (ls_params.h):
+ * `names` is LS_PARAM_NAMES(LIST). _params: the SQL's parameters are
+ * exactly the list's, in its order, so that LS_PARAM(Q, name) is each
+ * one's index; _vocab: each is one of the list's names, found with
+ * ls_stmt_param(). A statement that differs fails to prepare (LS_ESTORE,
+ * its message naming the parameter): a bug of the query, found by the
+ * first run of it.
+ */
+int ls_store_prepare_params(ls_store *s, const char *sql, const char *names, ls_stmt **out);
+int ls_store_prepare_vocab(ls_store *s, const char *sql, const char *names, ls_stmt **out);
 /*
  * From now on, statements prepared (ls_store_prepare, ls_store_exec) may
  * write only what `owns` names: space-separated tables ("rows") and
@@ -257,6 +270,9 @@ int ls_stmt_bind_text(ls_stmt *st, int idx, const char *v); /* NULL binds NULL *
 int ls_stmt_bind_null(ls_stmt *st, int idx);
 /* The largest parameter index the statement has (?N), 0 for none. */
 int ls_stmt_params(ls_stmt *st);
+/* The index of the statement's parameter :name (name without the ':'),
+ * 0 when it has none: look it up once per prepared statement. */
+int ls_stmt_param(ls_stmt *st, const char *name);
 int ls_stmt_isnull(ls_stmt *st, int col);
 int64_t ls_stmt_int64(ls_stmt *st, int col);
 double ls_stmt_double(ls_stmt *st, int col);

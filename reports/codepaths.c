@@ -61,8 +61,10 @@ const char *ls_model_code_path_source(const char *group_by)
     X(Q, waits_suffered, "waits_suffered")                \
     X(Q, waited_ms_suffered, "waited_ms_suffered")
 LS_COLUMNS(rk, RANKING_COLS);
+#define RANKING_PARAMS(X, Q) X(Q, limit)
+LS_PARAMS(rkp, RANKING_PARAMS);
 static const char ranking_sql[] =
-    "SELECT " LS_SELECT_LIST(rk, RANKING_COLS) " FROM path_ranking ORDER BY ord LIMIT ?1";
+    "SELECT " LS_SELECT_LIST(rk, RANKING_COLS) " FROM path_ranking ORDER BY ord LIMIT :limit";
 
 /*
  * Occupancy ranking (path_occupancy): every hold of a hot row, whether
@@ -251,7 +253,7 @@ static void occupancy(model_ctx *m, cJSON *list, int top)
     X(Q, logged_wait_ms_suffered, "logged_wait_ms_suffered")
 LS_COLUMNS(qu, QUEUEING_COLS);
 static const char queueing_sql[] =
-    "SELECT " LS_SELECT_LIST(qu, QUEUEING_COLS) " FROM path_queueing ORDER BY ord LIMIT ?1";
+    "SELECT " LS_SELECT_LIST(qu, QUEUEING_COLS) " FROM path_queueing ORDER BY ord LIMIT :limit";
 
 static void queueing_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -272,10 +274,12 @@ static void queueing_row(model_ctx *m, ls_stmt *q, void *arg)
     X(Q, name, "p.name")    \
     X(Q, ms, "sum(p.ms)")
 LS_COLUMNS(pa, PARTS_COLS);
+#define PARTS_PARAMS(X, Q) X(Q, code_path)
+LS_PARAMS(pap, PARTS_PARAMS);
 static const char parts_fmt[] =
     "SELECT " LS_SELECT_LIST(pa, PARTS_COLS)
     " FROM hold_parts p JOIN holds h ON h.hold_id = p.hold_id"
-    " LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.waits > 0 AND %s = ?1"
+    " LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.waits > 0 AND %s = :code_path"
     " AND" NOT_A_RELATION_LOCK("h.row_id")
     " GROUP BY p.part, p.name ORDER BY sum(p.ms) DESC LIMIT 20";
 
@@ -296,14 +300,18 @@ static void part_row(model_ctx *m, ls_stmt *q, void *arg)
 /* Each path of `list` named by its transaction's shape gets the full
  * sequence of normalized statements behind its label ("statements"): the
  * label keeps verbs and relations, cut to a sane length. */
+#define SEQ_PARAMS(X, Q) X(Q, label)
+LS_PARAMS(shp, SEQ_PARAMS);
+
 static int add_sequences(model_ctx *m, cJSON *list)
 {
     ls_stmt *q = NULL;
     cJSON *o;
     int rc;
 
-    if ((rc = ls_store_prepare(m->store, "SELECT sequence FROM tx_shapes WHERE label = ?1",
-                               &q)) != 0)
+    if ((rc = ls_store_prepare_params(m->store,
+                                      "SELECT sequence FROM tx_shapes WHERE label = :label",
+                                      LS_PARAM_NAMES(SEQ_PARAMS), &q)) != 0)
         return rc;
     cJSON_ArrayForEach(o, list) {
         const cJSON *by = cJSON_GetObjectItemCaseSensitive(o, "named_by");
@@ -312,7 +320,7 @@ static int add_sequences(model_ctx *m, cJSON *list)
             !cJSON_IsString(label))
             continue;
         ls_stmt_reset(q);
-        ls_stmt_bind_text(q, 1, label->valuestring);
+        ls_stmt_bind_text(q, LS_PARAM(shp, label), label->valuestring);
         if ((rc = ls_stmt_step(q)) < 0)
             break;
         if (rc == 1 && !ls_stmt_isnull(q, LS_ONLY_COLUMN))
@@ -374,10 +382,12 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     cJSON_AddStringToObject(report, "code_path_grouping", g->name);
     list = cJSON_AddArrayToObject(report, "code_paths");
     snprintf(parts_sql, sizeof(parts_sql), parts_fmt, g->label);
-    if ((rc = ls_store_prepare(m->store, ranking_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(m->store, parts_sql, &parts)) != 0)
+    if ((rc = ls_store_prepare_params(m->store, ranking_sql, LS_PARAM_NAMES(RANKING_PARAMS), &q)) !=
+            0 ||
+        (rc = ls_store_prepare_params(m->store, parts_sql, LS_PARAM_NAMES(PARTS_PARAMS), &parts)) !=
+            0)
         goto out;
-    ls_stmt_bind_int64(q, 1, top);
+    ls_stmt_bind_int64(q, LS_PARAM(rkp, limit), top);
     while ((rc = ls_stmt_step(q)) == 1) {
         cJSON *o = cJSON_CreateObject(), *pl;
         parts_ctx pc;
@@ -394,7 +404,7 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
         pl = cJSON_AddArrayToObject(o, "hold_breakdown");
         pc.list = pl;
         ls_stmt_reset(parts);
-        ls_stmt_bind_text(parts, 1, ls_stmt_text(q, rk_code_path));
+        ls_stmt_bind_text(parts, LS_PARAM(pap, code_path), ls_stmt_text(q, rk_code_path));
         while ((rc = ls_stmt_step(parts)) == 1)
             part_row(m, parts, &pc);
         if (rc < 0)

@@ -65,7 +65,7 @@ static const char strip_bounds_sql[] =
 static const char stmt_minutes_fmt[] =
     "SELECT st.start_ts / " US_PER_MIN " FROM stmt_rows st"
     " WHERE st.start_ts >= %lld AND st.start_ts < %lld"
-    " AND (?11 IS NULL OR st.start_ts >= ?11) AND (?12 IS NULL OR st.start_ts <= ?12)"
+    " AND (:since IS NULL OR st.start_ts >= :since) AND (:until IS NULL OR st.start_ts <= :until)"
     " AND " IN_DB("st.session_id");
 #define STMT_MINUTES_SQL_MAX (sizeof(stmt_minutes_fmt) + 64)
 
@@ -77,7 +77,7 @@ static const char stmt_minutes_fmt[] =
  * has neither), and neither the window nor the database filter narrows
  * them. */
 static const char minutes_counted_sql[] =
-    "SELECT ?11 IS NULL AND ?12 IS NULL AND ?14 IS NULL"
+    "SELECT :since IS NULL AND :until IS NULL AND :database IS NULL"
     " AND (SELECT value FROM meta WHERE key = 'stmt_minutes') IS 'complete'"
     " AND NOT EXISTS (SELECT 1 FROM spans)";
 /* The minutes of the strip ingest counted, its first and last in place
@@ -103,14 +103,14 @@ static const char minutes_with_fmt[] =
     " AND" WAIT_FILTER("lw") "GROUP BY 1),"
     " e(mi, n) AS (SELECT er.ts / " US_PER_MIN ", count(*) FROM errors er, b"
     " WHERE er.ts >= b.lo * " US_PER_MIN " AND er.ts < (b.hi + 1) * " US_PER_MIN
-    " AND (?11 IS NULL OR er.ts >= ?11) AND (?12 IS NULL OR er.ts <= ?12)"
+    " AND (:since IS NULL OR er.ts >= :since) AND (:until IS NULL OR er.ts <= :until)"
     " AND " IN_DB("er.session_id") " GROUP BY 1),"
     " v(mi, ck, av, tf, tb) AS (SELECT sv.ts / " US_PER_MIN ","
     " sum(sv.kind = 'checkpoint'), sum(sv.kind IN ('autovacuum', 'autoanalyze')),"
     " sum(sv.kind = 'temp_file'), sum(CASE WHEN sv.kind = 'temp_file' THEN sv.bytes END)"
     " FROM server_events sv, b"
     " WHERE sv.ts >= b.lo * " US_PER_MIN " AND sv.ts < (b.hi + 1) * " US_PER_MIN
-    " AND (?11 IS NULL OR sv.ts >= ?11) AND (?12 IS NULL OR sv.ts <= ?12) GROUP BY 1)";
+    " AND (:since IS NULL OR sv.ts >= :since) AND (:until IS NULL OR sv.ts <= :until) GROUP BY 1)";
 static const char minutes_from[] =
     "FROM m LEFT JOIN s ON s.mi = m.mi LEFT JOIN w ON w.mi = m.mi LEFT JOIN e ON e.mi = m.mi"
     " LEFT JOIN v ON v.mi = m.mi ORDER BY m.mi";

@@ -35,7 +35,7 @@ static const ls_mcol by_lock_cols[] = {
 static const ls_mquery by_lock_q =
     LS_MQUERY(NULL, by_lock_cols,
               "FROM lock_waits w WHERE" WAIT_FILTER("w") "GROUP BY 1, 2, 3"
-              " ORDER BY 5 DESC, 4 DESC, 1, 2, 3 LIMIT ?1");
+              " ORDER BY 5 DESC, 4 DESC, 1, 2, 3 LIMIT :limit");
 
 /* Blocking transactions by the shape of their first write: the root of
  * each wait's chain, else the holder the log named. */
@@ -49,7 +49,7 @@ static const ls_mcol by_blocker_cols[] = {
 static const ls_mquery by_blocker_q =
     LS_MQUERY(NULL, by_blocker_cols,
               "FROM lock_waits w LEFT JOIN tx_code c ON c.tx_id = coalesce(w.root_tx, w.holder_tx)"
-              " WHERE" WAIT_FILTER("w") "GROUP BY 1 ORDER BY 3 DESC, 2 DESC, 1 LIMIT ?1");
+              " WHERE" WAIT_FILTER("w") "GROUP BY 1 ORDER BY 3 DESC, 2 DESC, 1 LIMIT :limit");
 
 /* The waits' statements, to be fingerprinted here. */
 static const ls_mcol waiting_cols[] = {
@@ -176,7 +176,7 @@ static const ls_mquery rule_q =
               " LEFT JOIN rows r ON r.row_id = w.row_id"
               " LEFT JOIN sessions se ON se.session_id = w.session_id"
               " LEFT JOIN files f ON f.file_id = w.file_id"
-              " ORDER BY 6 DESC, 1, 3 LIMIT ?1");
+              " ORDER BY 6 DESC, 1, 3 LIMIT :limit");
 
 static void add_row(model_ctx *m, ls_stmt *q, void *arg, const ls_mquery *mq)
 {

@@ -38,7 +38,9 @@ LS_COLUMNS(fq, FINDING_COLS);
     X(Q, kind, "kind")                                                                             \
     X(Q, value, "value")
 LS_COLUMNS(ff, FIELD_COLS);
-#define FIELDS_FROM " FROM %s.finding_fields WHERE finding_id = ?1 ORDER BY pos"
+#define FIELDS_FROM " FROM %s.finding_fields WHERE finding_id = :finding ORDER BY pos"
+#define FIELDS_PARAMS(X, Q) X(Q, finding)
+LS_PARAMS(ffp, FIELDS_PARAMS);
 
 /* Longest of the two statements above, with the schema's name. */
 #define FINDINGS_SQL_MAX 256
@@ -65,7 +67,7 @@ static void humanize(ls_buf *out, const char *evidence)
 static int add_fields(ls_stmt *fq, cJSON *o, int64_t id)
 {
     int rc;
-    ls_stmt_bind_int64(fq, 1, id);
+    ls_stmt_bind_int64(fq, LS_PARAM(ffp, finding), id);
     while ((rc = ls_stmt_step(fq)) == 1) {
         const char *name = ls_stmt_text(fq, ff_name);
         char kind = ls_stmt_text(fq, ff_kind)[0];
@@ -113,7 +115,7 @@ static int read_findings(model_ctx *m, const char *schema, cJSON *list)
     snprintf(sql, sizeof(sql), "SELECT " LS_SELECT_LIST(fq, FINDING_COLS) FINDINGS_FROM, schema);
     snprintf(fsql, sizeof(fsql), "SELECT " LS_SELECT_LIST(ff, FIELD_COLS) FIELDS_FROM, schema);
     if ((rc = ls_store_prepare(m->store, sql, &q)) == 0 &&
-        (rc = ls_store_prepare(m->store, fsql, &fq)) == 0)
+        (rc = ls_store_prepare_params(m->store, fsql, LS_PARAM_NAMES(FIELDS_PARAMS), &fq)) == 0)
         while ((rc = ls_stmt_step(q)) == 1)
             if ((rc = add_finding(q, fq, list, &words)) != 0)
                 break;

@@ -93,7 +93,10 @@ enum { CODE_COLS = 3 };
 static const char *const code_keys[CODE_COLS] = {"code_path", "code_path_source", "trace_id"};
 
 
-/* Prepare m->code_q: SELECT the code_keys' expressions for tx ?1. */
+#define CODE_PARAMS(X, Q) X(Q, tx)
+LS_PARAMS(cq, CODE_PARAMS);
+
+/* Prepare m->code_q: SELECT the code_keys' expressions for tx :tx. */
 static int code_prepare(model_ctx *m)
 {
     const ls_mcol cols[CODE_COLS] = {
@@ -101,7 +104,8 @@ static int code_prepare(model_ctx *m)
         {code_keys[1], ls_model_code_path_source(m->opts->group_by), LS_MC_STR},
         {code_keys[2], "c.trace_id", LS_MC_STR},
     };
-    const ls_mquery mq = LS_MQUERY(NULL, cols, "FROM tx_code c WHERE c.tx_id = ?1");
+    const ls_mquery mq =
+        LS_MQUERY_P(NULL, cols, "FROM tx_code c WHERE c.tx_id = :tx", LS_PARAM_NAMES(CODE_PARAMS));
     return ls_mq_prepare(m, &mq, &m->code_q);
 }
 
@@ -122,7 +126,7 @@ void ls_model_add_code(model_ctx *m, cJSON *o, const char *prefix, ls_stmt *q, i
     }
     if (tx > 0) {
         ls_stmt_reset(m->code_q);
-        ls_stmt_bind_int64(m->code_q, 1, tx);
+        ls_stmt_bind_int64(m->code_q, LS_PARAM(cq, tx), tx);
         rc = ls_stmt_step(m->code_q);
     }
     snprintf(key, sizeof(key), "%stx_id", prefix);
@@ -161,13 +165,13 @@ static void add_pid_list(cJSON *o, const char *key, const char *list)
 #define ENDED_WAIT(ts) \
     IN_REL("x") " AND " ts " BETWEEN x.start_ts AND coalesce(x.end_ts, x.logged_ts, x.start_ts) + 1000000"
 #define ERROR_FILTER(a)                                                               \
-    " (?11 IS NULL OR " a ".ts >= ?11) AND (?12 IS NULL OR " a ".ts <= ?12)"          \
-    " AND (?13 IS NULL OR EXISTS (SELECT 1 FROM lock_waits x"                         \
+    " (:since IS NULL OR " a ".ts >= :since) AND (:until IS NULL OR " a ".ts <= :until)"          \
+    " AND (:relation IS NULL OR EXISTS (SELECT 1 FROM lock_waits x"                         \
     " WHERE x.session_id = " a ".session_id AND " ENDED_WAIT(a ".ts") "))"            \
     " AND " IN_DB(a ".session_id") " "
 #define DEADLOCK_FILTER(a)                                                            \
-    " (?11 IS NULL OR " a ".ts >= ?11) AND (?12 IS NULL OR " a ".ts <= ?12)"          \
-    " AND (?13 IS NULL OR EXISTS (SELECT 1 FROM deadlock_edges g JOIN lock_waits x"   \
+    " (:since IS NULL OR " a ".ts >= :since) AND (:until IS NULL OR " a ".ts <= :until)"          \
+    " AND (:relation IS NULL OR EXISTS (SELECT 1 FROM deadlock_edges g JOIN lock_waits x"   \
     " ON x.pid = g.waiter_pid WHERE g.deadlock_id = " a ".deadlock_id AND "           \
     ENDED_WAIT(a ".ts") ")) AND " IN_DB(a ".victim_session") " "
 
@@ -182,42 +186,42 @@ static int filter_set(int64_t t)
     return t != 0 && t != LS_TS_NONE;
 }
 
-/* The filters ?11-?15 a query has (a query has the window, ?11 and ?12,
- * or none; the others where it uses them), and ?16, ?17: the bounds of a
- * hot row's timeline lists. A failed bind is kept by the statement and
- * returned by its first step (ls_store.h). */
-static void bind_filters(model_ctx *m, ls_stmt *q)
+/* Bind parameter :name of q, when q has one, to v. */
+static void bind_named(ls_stmt *q, const char *name, int64_t v)
 {
-    const ls_report_opts *o = m->opts;
-    int n = ls_stmt_params(q);
-    /* A hot row's timeline lists (ROW_WAITS_LISTED, ROW_HOLDS_LISTED). */
-    if (n >= 16)
-        ls_stmt_bind_int64(q, 16, o->max_waits > 0 ? o->max_waits : ROW_WAITS_LISTED);
-    if (n >= 17)
-        ls_stmt_bind_int64(q, 17, o->max_waits > 0 ? o->max_waits : ROW_HOLDS_LISTED);
-    if (n < 11)
-        return;
-    if (filter_set(o->since))
-        ls_stmt_bind_int64(q, 11, o->since);
-    if (filter_set(o->until))
-        ls_stmt_bind_int64(q, 12, o->until);
-    if (n >= 13)
-        ls_stmt_bind_text(q, 13, o->relation);
-    if (n >= 14)
-        ls_stmt_bind_text(q, 14, o->database);
-    if (n >= 15)
-        ls_stmt_bind_text(q, 15, o->code_path);
+    int i = ls_stmt_param(q, name);
+    if (i > 0)
+        ls_stmt_bind_int64(q, i, v);
 }
 
-int ls_model_bind_window(model_ctx *m, ls_stmt *q)
+static void bind_named_text(ls_stmt *q, const char *name, const char *v)
 {
+    int i = ls_stmt_param(q, name);
+    if (i > 0)
+        ls_stmt_bind_text(q, i, v);
+}
+
+/* The parameters of MODEL_PARAMS that q has: its argument (arg1, when
+ * >= 0), the filters, and the bounds of a hot row's timeline lists. Each
+ * name is looked up once per prepared query; a failed bind is kept by
+ * the statement and returned by its first step (ls_store.h). */
+static void bind_filters(model_ctx *m, ls_stmt *q, int64_t arg1)
+{
+    static const char *const args[] = {"limit", "row_id", "deadlock_id", "at"};
     const ls_report_opts *o = m->opts;
-    int rc = 0;
+    size_t i;
+    for (i = 0; arg1 >= 0 && i < sizeof(args) / sizeof(args[0]); i++)
+        bind_named(q, args[i], arg1);
+    /* A hot row's timeline lists (ROW_WAITS_LISTED, ROW_HOLDS_LISTED). */
+    bind_named(q, "waits_listed", o->max_waits > 0 ? o->max_waits : ROW_WAITS_LISTED);
+    bind_named(q, "holds_listed", o->max_waits > 0 ? o->max_waits : ROW_HOLDS_LISTED);
     if (filter_set(o->since))
-        rc = ls_stmt_bind_int64(q, 11, o->since);
-    if (!rc && filter_set(o->until))
-        rc = ls_stmt_bind_int64(q, 12, o->until);
-    return rc;
+        bind_named(q, "since", o->since);
+    if (filter_set(o->until))
+        bind_named(q, "until", o->until);
+    bind_named_text(q, "relation", o->relation);
+    bind_named_text(q, "database", o->database);
+    bind_named_text(q, "code_path", o->code_path);
 }
 
 /* The filter, as the summary states it; nothing when there is none. */
@@ -246,18 +250,16 @@ static void add_filter(model_ctx *m, cJSON *sum)
                             "requests that overlap it, holds clipped to it");
 }
 
-/* Run `sql` (binding ?1 = `arg1`, a limit or an id, when >= 0) and call
- * row() per row. */
+/* Run `sql` (of MODEL_PARAMS: its argument, a limit, a row, a deadlock or
+ * a time, bound to `limit` when >= 0) and call row() per row. */
 int ls_model_each_row(model_ctx *m, const char *sql, int64_t limit,
                     void (*row)(model_ctx *, ls_stmt *, void *), void *arg)
 {
     ls_stmt *q;
-    int rc = ls_store_prepare(m->store, sql, &q);
+    int rc = ls_store_prepare_vocab(m->store, sql, LS_PARAM_NAMES(MODEL_PARAMS), &q);
     if (rc)
         return m->rc = rc;
-    if (limit >= 0)
-        ls_stmt_bind_int64(q, 1, limit);
-    bind_filters(m, q);
+    bind_filters(m, q, limit);
     while ((rc = ls_stmt_step(q)) == 1)
         row(m, q, arg);
     ls_stmt_finalize(q);
@@ -400,10 +402,10 @@ int ls_mq_each_row(model_ctx *m, const ls_mquery *mq, int64_t arg1,
 /* ---- summary ---- */
 
 /* Something from time s to e (e NULL: s alone) that overlaps the time
- * window ?11..?12: with a window, the summary counts only the sessions and
+ * window :since..:until: with a window, the summary counts only the sessions and
  * statements active in it. */
 #define SPAN_IN_WINDOW(s, e) \
-    " (?11 IS NULL OR coalesce(" e ", " s ") >= ?11) AND (?12 IS NULL OR " s " <= ?12) "
+    " (:since IS NULL OR coalesce(" e ", " s ") >= :since) AND (:until IS NULL OR " s " <= :until) "
 
 static const ls_mcol summary_cols[] = {
     {"time_range", NULL, LS_MC_HOOK},
@@ -414,12 +416,12 @@ static const ls_mcol summary_cols[] = {
     {"records", "(SELECT coalesce(sum(records),0) FROM files)", LS_MC_INT},
     {"bad_lines", "(SELECT coalesce(sum(bad_lines),0) FROM files)", LS_MC_INT},
     {"sessions",
-     "CASE WHEN ?11 IS NULL AND ?12 IS NULL THEN (SELECT count(*) FROM sessions) ELSE"
+     "CASE WHEN :since IS NULL AND :until IS NULL THEN (SELECT count(*) FROM sessions) ELSE"
      " (SELECT count(*) FROM sessions s WHERE" SPAN_IN_WINDOW("coalesce(s.first_ts, s.start_ts)",
                                                              "coalesce(s.last_ts, s.end_ts)") ")"
      " END", LS_MC_INT},
     {"statements",
-     "CASE WHEN ?11 IS NULL AND ?12 IS NULL THEN (SELECT count(*) FROM statements) ELSE"
+     "CASE WHEN :since IS NULL AND :until IS NULL THEN (SELECT count(*) FROM statements) ELSE"
      " (SELECT count(*) FROM statements st WHERE" SPAN_IN_WINDOW("st.start_ts", "st.end_ts") ")"
      " END", LS_MC_INT},
     {"waits", "(SELECT count(*) FROM fw)", LS_MC_INT},
@@ -495,10 +497,11 @@ static void summary_row(model_ctx *m, ls_stmt *q, void *arg)
 
 /* Queueing the log did not show, and whether it could be rebuilt: that
  * needs statement logging (durations, or log_statement) or traces. */
-/* A queued statement of row_waits overlapping the time window (?11, ?12);
+/* A queued statement of row_waits overlapping the time window (:since, :until);
  * the other filters do not apply to the rebuilt queues. */
 #define QUEUED_IN_WINDOW \
-    " (?11 IS NULL OR coalesce(end_ts, start_ts) >= ?11) AND (?12 IS NULL OR start_ts <= ?12) "
+    " (:since IS NULL OR coalesce(end_ts, start_ts) >= :since)"                    \
+    " AND (:until IS NULL OR start_ts <= :until) "
 static const ls_mcol hidden_cols[] = {
     {"reconstructed", "(SELECT count(*) FROM statements) > 0", LS_MC_BOOL},
     {"hidden_wait_ms",
@@ -563,7 +566,11 @@ static const ls_mcol tx_cols[] = {
     {"start_ts", "t.start_ts", LS_MC_READ},
     {"end_ts", "t.end_ts", LS_MC_READ},
 };
-static const ls_mquery tx_q = LS_MQUERY(NULL, tx_cols, "FROM transactions t WHERE t.tx_id = ?1");
+#define TX_PARAMS(X, Q) X(Q, tx)
+LS_PARAMS(txq, TX_PARAMS);
+static const ls_mquery tx_q =
+    LS_MQUERY_P(NULL, tx_cols, "FROM transactions t WHERE t.tx_id = :tx",
+                LS_PARAM_NAMES(TX_PARAMS));
 
 static const ls_mcol tx_stmt_cols[] = {
     {"start", "start_ts", LS_MC_TS},
@@ -573,10 +580,13 @@ static const ls_mcol tx_stmt_cols[] = {
     {"start_ts", "start_ts", LS_MC_READ},
     {"end_ts", "end_ts", LS_MC_READ},
 };
+#define TX_STMT_PARAMS(X, Q) X(Q, session) X(Q, first) X(Q, last) X(Q, max)
+LS_PARAMS(tsq, TX_STMT_PARAMS);
 static const ls_mquery tx_stmt_q =
-    LS_MQUERY(NULL, tx_stmt_cols,
-              "FROM statements WHERE +session_id = ?1 AND stmt_id BETWEEN ?2 AND ?3"
-              " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id LIMIT ?4");
+    LS_MQUERY_P(NULL, tx_stmt_cols,
+                "FROM statements WHERE +session_id = :session AND stmt_id BETWEEN :first AND :last"
+                " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id LIMIT :max",
+                LS_PARAM_NAMES(TX_STMT_PARAMS));
 
 /* A transaction's length in whole ms, when its end is known. */
 static void tx_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
@@ -610,7 +620,8 @@ int ls_mq_prepare(model_ctx *m, const ls_mquery *mq, ls_stmt **out)
     *out = NULL;
     if (!sql)
         return LS_ENOMEM;
-    rc = ls_store_prepare(m->store, sql, out);
+    rc = mq->params ? ls_store_prepare_params(m->store, sql, mq->params, out)
+                    : ls_store_prepare_vocab(m->store, sql, LS_PARAM_NAMES(MODEL_PARAMS), out);
     free(sql);
     return rc;
 }
@@ -633,16 +644,16 @@ void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id
     }
     if ((rc = ls_mq_prepare(m, &tx_q, &h)) != 0 || (rc = ls_mq_prepare(m, &tx_stmt_q, &q)) != 0)
         goto out;
-    ls_stmt_bind_int64(h, 1, tx_id);
+    ls_stmt_bind_int64(h, LS_PARAM(txq, tx), tx_id);
     if ((rc = ls_stmt_step(h)) != 1)
         goto out;
     tx = cJSON_AddObjectToObject(parent, key);
     ls_mq_add_row(m, tx, &tx_q, h, tx_hook, NULL);
     list = cJSON_AddArrayToObject(tx, "statements");
-    ls_stmt_bind_int64(q, 1, ls_mq_int64(&tx_q, h, "session_id"));
-    ls_stmt_bind_int64(q, 2, ls_mq_int64(&tx_q, h, "first_stmt"));
-    ls_stmt_bind_int64(q, 3, ls_mq_int64(&tx_q, h, "last_stmt"));
-    ls_stmt_bind_int64(q, 4, max_stmts);
+    ls_stmt_bind_int64(q, LS_PARAM(tsq, session), ls_mq_int64(&tx_q, h, "session_id"));
+    ls_stmt_bind_int64(q, LS_PARAM(tsq, first), ls_mq_int64(&tx_q, h, "first_stmt"));
+    ls_stmt_bind_int64(q, LS_PARAM(tsq, last), ls_mq_int64(&tx_q, h, "last_stmt"));
+    ls_stmt_bind_int64(q, LS_PARAM(tsq, max), max_stmts);
     while ((rc = ls_stmt_step(q)) == 1) {
         cJSON *st = cJSON_CreateObject();
         int64_t start = ls_mq_int64(&tx_stmt_q, q, "start_ts");
@@ -722,7 +733,7 @@ static const ls_mcol row_hold_cols[] = {HOLD_COLS};
 static const ls_mquery row_holds_q =
     LS_MQUERY(NULL, row_hold_cols,
               "FROM holds h LEFT JOIN sessions se ON se.session_id = h.session_id" HOLD_RANGE_JOIN
-              " WHERE h.row_id = ?1 ORDER BY h.start_ts, h.hold_id LIMIT ?17");
+              " WHERE h.row_id = :row_id ORDER BY h.start_ts, h.hold_id LIMIT :holds_listed");
 
 static const ls_mcol wait_on_row_cols[] = {
     {"pid", "w.pid", LS_MC_INT},
@@ -749,8 +760,8 @@ static const ls_mcol wait_on_row_cols[] = {
 /* The row's first waits chosen first, as the waits section's (waits_q). */
 static const ls_mquery row_waits_q =
     LS_MQUERY("WITH first_waits AS MATERIALIZED (SELECT w.wait_id FROM lock_waits w"
-              " WHERE w.row_id = ?1 AND" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id"
-              " LIMIT ?16)",
+              " WHERE w.row_id = :row_id AND" WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id"
+              " LIMIT :waits_listed)",
               wait_on_row_cols,
               "FROM first_waits fw CROSS JOIN lock_waits w ON w.wait_id = fw.wait_id"
               " LEFT JOIN sessions se ON se.session_id = w.session_id"
@@ -761,7 +772,8 @@ static const ls_mcol queue_cols[] = {
     {"depth", "depth", LS_MC_INT},
 };
 static const ls_mquery row_queue_q =
-    LS_MQUERY(NULL, queue_cols, "FROM row_queue WHERE row_id = ?1 ORDER BY ts, rowid LIMIT 2 * ?16");
+    LS_MQUERY(NULL, queue_cols,
+              "FROM row_queue WHERE row_id = :row_id ORDER BY ts, rowid LIMIT 2 * :waits_listed");
 
 /* Reconstructed queueing on the row, longest first (row_waits). */
 static const ls_mcol row_hidden_cols[] = {
@@ -780,7 +792,8 @@ static const ls_mcol row_hidden_cols[] = {
 static const ls_mquery row_hidden_q =
     LS_MQUERY(NULL, row_hidden_cols,
               "FROM row_waits q LEFT JOIN holds h ON h.hold_id = q.behind_hold"
-              " WHERE q.row_id = ?1 AND q.wait_ms > 0 ORDER BY q.wait_ms DESC, q.rw_id LIMIT ?16");
+              " WHERE q.row_id = :row_id AND q.wait_ms > 0"
+              " ORDER BY q.wait_ms DESC, q.rw_id LIMIT :waits_listed");
 
 /* How many hidden waits the row had (the list above stops at 200). */
 static const ls_mcol row_hidden_count_cols[] = {
@@ -788,15 +801,17 @@ static const ls_mcol row_hidden_count_cols[] = {
 };
 static const ls_mquery row_hidden_count_q =
     LS_MQUERY(NULL, row_hidden_count_cols,
-              "FROM row_waits q WHERE q.row_id = ?1 AND q.wait_ms > 0 AND q.kind = 'inferred'");
+              "FROM row_waits q WHERE q.row_id = :row_id AND q.wait_ms > 0"
+              " AND q.kind = 'inferred'");
 
 /* How many of each the row has (in the filter), against the lists above:
  * timeline.cut. */
 static const ls_mcol row_cut_cols[] = {
     {"waits_total", "wc.n", LS_MC_INT},
-    {"holds_total", "(SELECT count(*) FROM holds h WHERE h.row_id = ?1)", LS_MC_INT},
-    {"queue_total", "(SELECT count(*) FROM row_queue p WHERE p.row_id = ?1)", LS_MC_INT},
-    {"hidden_total", "(SELECT count(*) FROM row_waits q WHERE q.row_id = ?1 AND q.wait_ms > 0)",
+    {"holds_total", "(SELECT count(*) FROM holds h WHERE h.row_id = :row_id)", LS_MC_INT},
+    {"queue_total", "(SELECT count(*) FROM row_queue p WHERE p.row_id = :row_id)", LS_MC_INT},
+    {"hidden_total",
+     "(SELECT count(*) FROM row_waits q WHERE q.row_id = :row_id AND q.wait_ms > 0)",
      LS_MC_INT},
     {"last_wait_end", "wc.last", LS_MC_TS},
 };
@@ -805,7 +820,7 @@ static const ls_mcol row_cut_cols[] = {
 static const ls_mquery row_cut_q = LS_MQUERY(
     NULL, row_cut_cols,
     "FROM (SELECT count(*) AS n, max(coalesce(w.end_ts, w.logged_ts, w.start_ts)) AS last"
-    " FROM lock_waits w WHERE w.row_id = ?1 AND" WAIT_FILTER("w") ") wc");
+    " FROM lock_waits w WHERE w.row_id = :row_id AND" WAIT_FILTER("w") ") wc");
 
 /* The row's root blockers, one per transaction, in the order of their
  * first wait (waits are stored in time order). */
@@ -816,7 +831,7 @@ static const ls_mcol row_root_cols[] = {
 };
 static const ls_mquery row_roots_q =
     LS_MQUERY(NULL, row_root_cols,
-              "FROM lock_waits WHERE row_id = ?1 AND root_pid IS NOT NULL"
+              "FROM lock_waits WHERE row_id = :row_id AND root_pid IS NOT NULL"
               " GROUP BY root_pid, root_tx ORDER BY min(wait_id) LIMIT 100");
 
 /* hold_ms, and where the log is silent on when the lock was taken or let
@@ -979,11 +994,13 @@ static const ls_mcol hot_cols[] = {
  * then by its logged waiting.
  */
 #define HIDDEN_HOT_MIN_MS "5"
-/* With no filter (?11-?15 NULL) every wait passes WAIT_FILTER: a row is
+/* With no filter (:since-:code_path NULL) every wait passes WAIT_FILTER: a row is
  * then hot when it has a wait at all, which its row's index answers,
  * where the filtered lists evaluate the filter over every wait of the
  * log (issue 38). */
-#define NO_FILTER "?11 IS NULL AND ?12 IS NULL AND ?13 IS NULL AND ?14 IS NULL AND ?15 IS NULL"
+#define NO_FILTER                                                                      \
+    ":since IS NULL AND :until IS NULL AND :relation IS NULL AND :database IS NULL" \
+    " AND :code_path IS NULL"
 static const ls_mquery hot_rows_q = LS_MQUERY(
     NULL, hot_cols,
     "FROM rows r WHERE CASE WHEN " NO_FILTER
@@ -997,7 +1014,7 @@ static const ls_mquery hot_rows_q = LS_MQUERY(
     " WHERE rw.kind = 'inferred' AND rw.wait_ms >= " HIDDEN_HOT_MIN_MS ") q"
     " WHERE" WAIT_FILTER("q") ")) END AND " NOT_A_RELATION_LOCK("r.row_id")
     " ORDER BY r.total_wait_ms + coalesce(r.hidden_wait_ms, 0) DESC, r.total_wait_ms DESC,"
-    " r.row_id LIMIT ?1");
+    " r.row_id LIMIT :limit");
 
 /* ---- relation lock queues ---- */
 
@@ -1027,7 +1044,7 @@ static const ls_mcol relation_queue_cols[] = {
 static const ls_mquery relation_queues_q =
     LS_MQUERY(NULL, relation_queue_cols,
               "FROM relation_queues rq WHERE" WAIT_FILTER("rq")
-              "ORDER BY rq.waited_ms + rq.queued_wait_ms DESC, rq.wait_id LIMIT ?1");
+              "ORDER BY rq.waited_ms + rq.queued_wait_ms DESC, rq.wait_id LIMIT :limit");
 
 static void relation_queue_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -1103,7 +1120,7 @@ static const ls_mquery roots_q =
               " max(coalesce(w.end_ts, w.logged_ts)) AS last_wait_end"
               " FROM lock_waits w WHERE w.root_pid IS NOT NULL AND" WAIT_FILTER("w")
               " GROUP BY w.root_pid, w.root_session, w.root_tx"
-              " ORDER BY sum(w.waited_ms) DESC, w.root_pid LIMIT ?1),"
+              " ORDER BY sum(w.waited_ms) DESC, w.root_pid LIMIT :limit),"
               /* Every root's rows, each with its first wait, from one
                * scan of the waits: a search per root scanned them all
                * (no index has root_pid), 3.2 M SQLite VM steps for 10
@@ -1144,7 +1161,7 @@ static const ls_mquery holds_q =
     LS_MQUERY("WITH top_holds AS MATERIALIZED (SELECT h.hold_id FROM holds h"
               " JOIN rows r ON r.row_id = h.row_id WHERE h.waits > 0"
               " AND " NOT_A_RELATION_LOCK("h.row_id")
-              " ORDER BY h.waiter_ms DESC, h.hold_id LIMIT ?1)",
+              " ORDER BY h.waiter_ms DESC, h.hold_id LIMIT :limit)",
               ranked_hold_cols,
               "FROM top_holds th CROSS JOIN holds h ON h.hold_id = th.hold_id"
               " JOIN rows r ON r.row_id = h.row_id"
@@ -1205,7 +1222,7 @@ static const ls_mcol wait_cols[] = {
  * (2.4 M to 1.2 M SQLite VM steps at 1 GiB). */
 static const ls_mquery waits_q =
     LS_MQUERY("WITH first_waits AS MATERIALIZED (SELECT w.wait_id FROM lock_waits w WHERE"
-              WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT ?1)",
+              WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT :limit)",
               wait_cols,
               "FROM first_waits fw CROSS JOIN lock_waits w ON w.wait_id = fw.wait_id"
               " LEFT JOIN sessions s ON s.session_id = w.session_id"
@@ -1238,7 +1255,7 @@ static const ls_mquery deadlocks_q =
     LS_MQUERY(NULL, deadlock_cols,
               "FROM deadlocks d LEFT JOIN sessions s ON s.session_id = d.victim_session"
               " LEFT JOIN files f ON f.file_id = d.file_id"
-              " WHERE" DEADLOCK_FILTER("d") "ORDER BY d.ts, d.deadlock_id LIMIT ?1");
+              " WHERE" DEADLOCK_FILTER("d") "ORDER BY d.ts, d.deadlock_id LIMIT :limit");
 
 /* Each edge's processes with their transactions (deadlock_links: the
  * participants the DETAIL listed, linked by pid at the deadlock's time). */
@@ -1259,7 +1276,8 @@ static const ls_mcol edge_cols[] = {
      LS_MC_READ},
 };
 static const ls_mquery edges_q =
-    LS_MQUERY(NULL, edge_cols, "FROM deadlock_edges e WHERE e.deadlock_id = ?1 ORDER BY e.seq");
+    LS_MQUERY(NULL, edge_cols,
+              "FROM deadlock_edges e WHERE e.deadlock_id = :deadlock_id ORDER BY e.seq");
 
 /* A deadlock participant: its query as the DETAIL gave it, and its
  * transaction (deadlock_links) with the order in which it took its locks. */
@@ -1274,7 +1292,7 @@ static const ls_mcol proc_cols[] = {
 static const ls_mquery procs_q =
     LS_MQUERY(NULL, proc_cols, "FROM deadlock_procs LEFT JOIN deadlock_links USING (deadlock_id, pid)"
                                " LEFT JOIN stmt_texts dt ON dt.text_id = deadlock_procs.text_id"
-                               " WHERE deadlock_id = ?1 ORDER BY deadlock_procs.rowid");
+                               " WHERE deadlock_id = :deadlock_id ORDER BY deadlock_procs.rowid");
 
 static void edge_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -1366,7 +1384,7 @@ static const ls_mquery errors_q =
               " LEFT JOIN statements rs ON rs.stmt_id = e.retry_stmt"
               " LEFT JOIN stmt_texts et ON et.text_id = e.text_id"
               " WHERE e.class <> 'other' AND" ERROR_FILTER("e")
-              "ORDER BY e.ts, e.error_id LIMIT ?1");
+              "ORDER BY e.ts, e.error_id LIMIT :limit");
 
 static void error_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -1417,7 +1435,8 @@ static const ls_mcol tree_cols[] = {
 static const ls_mquery tree_q =
     LS_MQUERY("WITH open AS (SELECT w.*, row_number() OVER (PARTITION BY"
               "  coalesce(w.session_id, -w.pid) ORDER BY w.start_ts DESC, w.wait_id DESC) AS nth"
-              "  FROM lock_waits w WHERE w.start_ts <= ?1 AND coalesce(w.end_ts, w.logged_ts) >= ?1)",
+              "  FROM lock_waits w WHERE w.start_ts <= :at"
+              " AND coalesce(w.end_ts, w.logged_ts) >= :at)",
               tree_cols,
               "FROM open w LEFT JOIN rows r ON r.row_id = w.row_id"
               " LEFT JOIN sessions se ON se.session_id = w.session_id WHERE w.nth = 1"
@@ -1461,7 +1480,8 @@ static const ls_mcol file_cols[] = {
     {"records", "records", LS_MC_INT},
     {"bad_lines", "bad_lines", LS_MC_INT},
 };
-static const ls_mquery files_q = LS_MQUERY(NULL, file_cols, "FROM files ORDER BY file_id LIMIT ?1");
+static const ls_mquery files_q =
+    LS_MQUERY(NULL, file_cols, "FROM files ORDER BY file_id LIMIT :limit");
 
 static const ls_mcol bad_cols[] = {
     {"file", "f.path", LS_MC_NAME},
@@ -1470,7 +1490,8 @@ static const ls_mcol bad_cols[] = {
 };
 static const ls_mquery bad_q =
     LS_MQUERY(NULL, bad_cols,
-              "FROM bad_lines b JOIN files f USING (file_id) ORDER BY b.file_id, b.line LIMIT ?1");
+              "FROM bad_lines b JOIN files f USING (file_id)"
+              " ORDER BY b.file_id, b.line LIMIT :limit");
 
 static void file_row(model_ctx *m, ls_stmt *q, void *arg)
 {

@@ -8,33 +8,51 @@
 #include "ls_logcover.h"
 #include "ls_report.h"
 
+#include "ls_params.h"
+
 /*
- * Filters (--since, --until, --relation, --database; model.c, dba.c) are
- * bound as ?11..?14
+ * The report's query parameters (ls_params.h), a vocabulary: each model
+ * query uses those it needs, by name, and ls_model_each_row() and
+ * ls_mq_each_row() bind those it has (ls_stmt_param, once per query):
+ * its argument arg1 (a LIMIT, a row, a deadlock, a time: whichever of
+ * :limit, :row_id, :deadlock_id, :at the query has), the filters, NULL
+ * when not given, and :waits_listed, :holds_listed, the bounds of a hot
+ * row's timeline lists; :trace_id the requests' own (requests.c). A
+ * query with another parameter fails to prepare.
+ */
+#define MODEL_PARAMS(X, Q)                                                                   \
+    X(Q, limit) X(Q, row_id) X(Q, deadlock_id) X(Q, at) X(Q, trace_id) X(Q, since) X(Q, until) \
+    X(Q, relation) X(Q, database) X(Q, code_path) X(Q, waits_listed) X(Q, holds_listed)
+
+/*
+ * Filters (--since, --until, --relation, --database, --code-path; model.c,
+ * dba.c, context.c) are bound as :since, :until, :relation, :database,
+ * :code_path
  * (NULL when not given) into the WHERE clauses below, written with the
  * table's alias: a wait is kept when it overlaps the time window, is for a
  * row of the relation (name or OID) and its session is in the database; an
  * error or a deadlock when its time is in the window, its session in the
  * database, and (for --relation) it ended a wait on that relation.
  */
-#define IN_REL(a) "?13 IN (" a ".relation, CAST(" a ".rel_oid AS TEXT))"
+#define IN_REL(a) ":relation IN (" a ".relation, CAST(" a ".rel_oid AS TEXT))"
 #define IN_DB(col) \
-    "(?14 IS NULL OR " col " IN (SELECT session_id FROM sessions WHERE database = ?14))"
+    "(:database IS NULL OR " col " IN (SELECT session_id FROM sessions WHERE database = :database))"
 /* --code-path NAME: the waiter's or the holder's transaction has that code
  * path under any of its names (function, route, service, application,
   * controller.action, as the tx_code view names them, its transaction
  * shape). */
 #define IN_CODE(a)                                                                        \
-    "(?15 IS NULL OR EXISTS (SELECT 1 FROM tx_code cf WHERE cf.tx_id IN (" a ".waiter_tx, " \
-    a ".holder_tx) AND ?15 IN (cf.code_name, cf.code_function, cf.route, cf.tag_route,"   \
+    "(:code_path IS NULL OR EXISTS (SELECT 1 FROM tx_code cf WHERE cf.tx_id IN (" a ".waiter_tx, " \
+    a ".holder_tx) AND :code_path IN (cf.code_name, cf.code_function, cf.route, cf.tag_route,"   \
     " cf.service, cf.application, cf.tag_controller, cf.tag_name, cf.tx_shape)))"
 /* A row (an SQL expression of its row_id) that is no whole relation's
  * lock: the hot-row sections and rankings leave relation locks to the
  * relation lock queues (relation_queues). */
 #define NOT_A_RELATION_LOCK(row_id) " " row_id " NOT IN (SELECT row_id FROM relation_lock_rows) "
 #define WAIT_FILTER(a)                                                                   \
-    " (?11 IS NULL OR coalesce(" a ".end_ts, " a ".logged_ts, " a ".start_ts) >= ?11)" \
-    " AND (?12 IS NULL OR " a ".start_ts <= ?12) AND (?13 IS NULL OR " IN_REL(a) ")"     \
+    " (:since IS NULL OR coalesce(" a ".end_ts, " a ".logged_ts, " a ".start_ts) >= :since)" \
+    " AND (:until IS NULL OR " a ".start_ts <= :until)"                                  \
+    " AND (:relation IS NULL OR " IN_REL(a) ")"                                          \
     " AND " IN_DB(a ".session_id") " AND " IN_CODE(a) " "
 
 /* What the occupancy ranking's one scan of the holds found for its top
@@ -94,9 +112,14 @@ typedef struct ls_mquery {
     const ls_mcol *cols;
     size_t ncols;
     const char *from;  /* the statement after the select list */
+    const char *params; /* its own parameters (LS_PARAM_NAMES), bound by
+                           LS_PARAM; NULL: MODEL_PARAMS' */
 } ls_mquery;
 
-#define LS_MQUERY(with, cols, from) {with, cols, sizeof(cols) / sizeof(cols[0]), from}
+#define LS_MQUERY(with, cols, from) {with, cols, sizeof(cols) / sizeof(cols[0]), from, NULL}
+/* A query of its own parameters, LS_PARAM_NAMES(LIST) (ls_params.h). */
+#define LS_MQUERY_P(with, cols, from, params)                                                  \
+    {with, cols, sizeof(cols) / sizeof(cols[0]), from, params}
 
 /* The value of column `name` of the current row of q (a query built from
  * mq): its position is looked up by name; an unknown name is a bug, and
@@ -111,11 +134,12 @@ typedef void (*ls_mq_hook)(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, 
  * LS_MC_HOOK entry call hook(m, o, q, key, arg). */
 void ls_mq_add_row(model_ctx *m, cJSON *o, const ls_mquery *mq, ls_stmt *q, ls_mq_hook hook,
                    void *arg);
-/* Prepare mq's statement into *out (the caller finalizes it); 0 or a
- * store error. */
+/* Prepare mq's statement into *out (the caller finalizes it; its
+ * parameters checked against mq->params or MODEL_PARAMS); 0 or a store
+ * error. */
 int ls_mq_prepare(model_ctx *m, const ls_mquery *mq, ls_stmt **out);
-/* Run mq (binding ?1 = arg1 when arg1 >= 0, and the filters) and call
- * row() per row. */
+/* Run mq (binding its argument to arg1 when arg1 >= 0, and the filters:
+ * MODEL_PARAMS) and call row() per row. */
 int ls_mq_each_row(model_ctx *m, const ls_mquery *mq, int64_t arg1,
                    void (*row)(model_ctx *, ls_stmt *, void *), void *arg);
 
@@ -127,7 +151,8 @@ void ls_model_col_ts(cJSON *o, const char *key, ls_stmt *q, int col);
 void ls_model_col_int(cJSON *o, const char *key, ls_stmt *q, int col);
 void ls_model_col_ms(cJSON *o, const char *key, ls_stmt *q, int col);
 void ls_model_col_str(cJSON *o, const char *key, ls_stmt *q, int col);
-/* Run `sql` (binding ?1 = arg1 when arg1 >= 0) and call row() per row. */
+/* Run `sql` (of MODEL_PARAMS: its argument bound to arg1 when arg1 >= 0,
+ * and the filters) and call row() per row. */
 int ls_model_each_row(model_ctx *m, const char *sql, int64_t arg1,
                       void (*row)(model_ctx *, ls_stmt *, void *), void *arg);
 /* A transaction with its statements (max_stmts at most) under `key`. */
@@ -187,8 +212,5 @@ void ls_model_input_notes(model_ctx *m, cJSON *input);
  * (tl.cut.queue), tl.queue_buckets: the row's queue depth over its whole
  * time in buckets, {time, end, depth (deepest), end_depth}. */
 void ls_model_queue_buckets(model_ctx *m, int64_t row_id, cJSON *tl);
-/* Bind the report's time window (--since, --until) to q's ?11 and ?12;
- * left NULL when not given. */
-int ls_model_bind_window(model_ctx *m, ls_stmt *q);
 
 #endif

@@ -19,7 +19,7 @@ static const ls_mcol bucket_cols[] = {
     {"end_depth", "end_depth", LS_MC_INT},
 };
 static const ls_mquery buckets_q =
-    LS_MQUERY(NULL, bucket_cols, "FROM row_queue_buckets WHERE row_id = ?1 ORDER BY b");
+    LS_MQUERY(NULL, bucket_cols, "FROM row_queue_buckets WHERE row_id = :row_id ORDER BY b");
 
 static void bucket_row(model_ctx *m, ls_stmt *q, void *arg)
 {

@@ -44,14 +44,14 @@
     "  AND h.start_ts < q.end_ts AND h.end_ts > q.start_ts))"
 
 /* The slowest root spans (those overlapping the report's time window,
- * ?11..?12), their queueing summed (the WITH clause's two %s: the code
+ * :since..:until), their queueing summed (the WITH clause's two %s: the code
  * path's label). */
 static const char requests_with_fmt[] =
     "WITH roots AS (SELECT trace_id, name, service, start_ts,"
     "  (end_ts - start_ts) / 1000.0 AS ms FROM spans"
     "  WHERE (parent_id IS NULL OR parent_id = '') AND end_ts > start_ts"
-    "  AND (?11 IS NULL OR end_ts >= ?11) AND (?12 IS NULL OR start_ts <= ?12)"
-    "  ORDER BY ms DESC, trace_id LIMIT ?1),"
+    "  AND (:since IS NULL OR end_ts >= :since) AND (:until IS NULL OR start_ts <= :until)"
+    "  ORDER BY ms DESC, trace_id LIMIT :limit),"
     " q AS (SELECT c.trace_id, w.wait_ms, coalesce(w.logged_ms, 0) AS lg, w.row_id,"
     "  w.start_ts, w.end_ts, w.tx_id, w.behind_tx"
     "  FROM row_waits w JOIN tx_code c ON c.tx_id = w.tx_id"
@@ -79,18 +79,18 @@ static const ls_mquery requests_q =
     LS_MQUERY(NULL, request_cols, "FROM roots r ORDER BY r.ms DESC, r.trace_id");
 
 /*
- * One named trace (?1): its extent (the longest root span, else the
+ * One named trace (:trace_id): its extent (the longest root span, else the
  * spans' own when the export lacks the root), how many spans and linked
  * transactions it has, and its row-lock queueing as requests_q sums it.
  */
 static const char trace_with_fmt[] =
     "WITH sp AS (SELECT name, service, start_ts, end_ts, parent_id FROM spans"
-    "  WHERE trace_id = ?1),"
+    "  WHERE trace_id = :trace_id),"
     " root AS (SELECT * FROM sp WHERE parent_id IS NULL OR parent_id = ''"
     "  ORDER BY end_ts - start_ts DESC LIMIT 1),"
     " q AS (SELECT c.trace_id, w.wait_ms, coalesce(w.logged_ms, 0) AS lg, w.row_id,"
     "  w.start_ts, w.end_ts, w.tx_id, w.behind_tx"
-    "  FROM row_waits w JOIN tx_code c ON c.tx_id = w.tx_id WHERE c.trace_id = ?1),"
+    "  FROM row_waits w JOIN tx_code c ON c.tx_id = w.tx_id WHERE c.trace_id = :trace_id),"
     MH COVER;
 static const ls_mcol trace_cols[] = {
     {"name", "coalesce((SELECT name FROM root), (SELECT name FROM sp ORDER BY start_ts LIMIT 1))",
@@ -102,7 +102,7 @@ static const ls_mcol trace_cols[] = {
     {"end", "coalesce((SELECT end_ts FROM root), (SELECT max(end_ts) FROM sp))", LS_MC_TS},
     {"duration_ms", NULL, LS_MC_HOOK},
     {"spans", "(SELECT count(*) FROM sp)", LS_MC_INT},
-    {"transactions", "(SELECT count(*) FROM tx_code WHERE trace_id = ?1)", LS_MC_INT},
+    {"transactions", "(SELECT count(*) FROM tx_code WHERE trace_id = :trace_id)", LS_MC_INT},
     {"lock_wait_ms", "(SELECT coalesce(sum(wait_ms), 0) FROM q)", LS_MC_MS},
     {"logged_lock_wait_ms", "(SELECT coalesce(sum(lg), 0) FROM q)", LS_MC_MS},
     {"hidden_lock_wait_ms", NULL, LS_MC_HOOK},
@@ -147,7 +147,7 @@ static const ls_mcol trace_wait_cols[] = {
 };
 static const ls_mquery trace_waits_q = LS_MQUERY(
     "WITH q AS (SELECT w.* FROM row_waits w JOIN tx_code k ON k.tx_id = w.tx_id"
-    "  WHERE k.trace_id = ?1)," MH
+    "  WHERE k.trace_id = :trace_id)," MH
     " ww AS (SELECT w.*, coalesce((SELECT id FROM (SELECT o.hold_id AS id,"
     "  max(min(o.end_ts, w.end_ts) - max(o.start_ts, w.start_ts)) FROM holds o"
     "  WHERE o.row_id = w.row_id AND o.tx_id IS NOT w.tx_id AND o.start_ts < w.end_ts"
@@ -169,14 +169,14 @@ static void request_row(model_ctx *m, ls_stmt *q, void *arg)
     cJSON_AddItemToArray(arg, o);
 }
 
-/* Run mq with ?1 = the trace id; 1 when a row is ready, 0 none, < 0
+/* Run mq with :trace_id = trace_id; 1 when a row is ready, 0 none, < 0
  * error. */
 static int prepare_trace(model_ctx *m, const ls_mquery *mq, const char *trace_id, ls_stmt **q)
 {
     int rc;
     if ((rc = ls_mq_prepare(m, mq, q)) != 0)
         return m->rc = rc;
-    ls_stmt_bind_text(*q, 1, trace_id);
+    ls_stmt_bind_text(*q, ls_stmt_param(*q, "trace_id"), trace_id);
     if ((rc = ls_stmt_step(*q)) < 0)
         m->rc = rc;
     return rc;

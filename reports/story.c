@@ -65,7 +65,9 @@ static const cJSON *top_part(const cJSON *blocking, double *all)
 
 /* The row the story's path held longest (model_story_path: found by the
  * occupancy ranking's scan of the holds). */
-static const char story_row_sql[] = "SELECT relation, row_key, ctids FROM rows WHERE row_id = ?1";
+static const char story_row_sql[] = "SELECT relation, row_key, ctids FROM rows WHERE row_id = :row";
+#define STORY_ROW_PARAMS(X, Q) X(Q, row)
+LS_PARAMS(srp, STORY_ROW_PARAMS);
 
 /* story.row: the row the path held longest. */
 static int add_row(model_ctx *m, cJSON *story)
@@ -73,8 +75,10 @@ static int add_row(model_ctx *m, cJSON *story)
     ls_stmt *q = NULL;
     int rc = 0;
     if (m->story.row_id &&
-        (rc = ls_store_prepare(m->store, story_row_sql, &q)) == 0 &&
-        (rc = ls_stmt_bind_int64(q, 1, m->story.row_id)) == 0 && (rc = ls_stmt_step(q)) == 1) {
+        (rc = ls_store_prepare_params(m->store, story_row_sql, LS_PARAM_NAMES(STORY_ROW_PARAMS),
+                                      &q)) == 0 &&
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(srp, row), m->story.row_id)) == 0 &&
+        (rc = ls_stmt_step(q)) == 1) {
         cJSON *row = cJSON_AddObjectToObject(story, "row");
         ls_model_col_str(row, "relation", q, 0);
         ls_model_col_str(row, "row_key", q, 1);

@@ -24,6 +24,7 @@
 #include "ls_ingest.h"
 #include "ls_input.h"
 #include "ls_outfile.h"
+#include "ls_params.h"
 #include "ls_report.h"
 #include "ls_store.h"
 
@@ -1064,17 +1065,20 @@ static int do_per_day(cli *c, ls_store *s)
  * names them. Sets *broken to their number (report then exits
  * EXIT_PARTIAL, as the ingest did). Returns 0 or LS_ESTORE.
  */
+#define BROKEN_PARAMS(X, Q) X(Q, reason)
+LS_PARAMS(bp, BROKEN_PARAMS);
+
 static int note_broken_inputs(const cli *c, ls_store *s, int64_t *broken)
 {
     static const char sql[] = "SELECT count(DISTINCT file_id) FROM bad_lines"
-                              " WHERE substr(reason, 1, length(?1)) = ?1";
+                              " WHERE substr(reason, 1, length(:reason)) = :reason";
     ls_stmt *st;
     int64_t n = 0;
     int rc;
 
-    if ((rc = ls_store_prepare(s, sql, &st)) != 0)
+    if ((rc = ls_store_prepare_params(s, sql, LS_PARAM_NAMES(BROKEN_PARAMS), &st)) != 0)
         return rc;
-    if ((rc = ls_stmt_bind_text(st, 1, LS_INPUT_BROKE_REASON)) == 0 &&
+    if ((rc = ls_stmt_bind_text(st, LS_PARAM(bp, reason), LS_INPUT_BROKE_REASON)) == 0 &&
         (rc = ls_stmt_step(st)) == 1) {
         n = ls_stmt_int64(st, LS_ONLY_COLUMN);
         rc = 0;

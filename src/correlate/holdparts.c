@@ -22,6 +22,7 @@
 #include "corr_tables.h"
 #include "correlate_int.h"
 #include "ls_columns.h"
+#include "ls_params.h"
 
 /* Non-database children of the transaction's anchor (spans.c: the
  * nearest non-database, non-client span up from its code span or linked
@@ -56,8 +57,13 @@ static const char waited_sql[] =
     " ORDER BY t.first_stmt, h.hold_id";
 enum { SW_STMT_ID, SW_SESSION };
 static const char sweep_ids_sql[] =
-    "SELECT stmt_id, session_id FROM stmt_rows WHERE stmt_id BETWEEN ?1 AND ?2 ORDER BY stmt_id";
-static const char pair_sql[] = "INSERT INTO temp.hold_stmts(hold_id, stmt_id) VALUES (?1, ?2)";
+    "SELECT stmt_id, session_id FROM stmt_rows WHERE stmt_id BETWEEN :lo AND :hi ORDER BY stmt_id";
+#define SWEEP_IDS_PARAMS(X, Q) X(Q, lo) X(Q, hi)
+LS_PARAMS(swp, SWEEP_IDS_PARAMS);
+static const char pair_sql[] =
+    "INSERT INTO temp.hold_stmts(hold_id, stmt_id) VALUES (:hold, :stmt)";
+#define PAIR_PARAMS(X, Q) X(Q, hold) X(Q, stmt)
+LS_PARAMS(pp, PAIR_PARAMS);
 
 /* Does u, a statement's text upper(ltrim())ed, end its transaction? */
 #define IS_END(u)                                                                        \
@@ -137,8 +143,8 @@ static int sweep_statement(part_sweep *sw, int64_t id, int64_t session)
         if (h->session_id != session || id > h->last_stmt)
             continue;
         ls_stmt_reset(sw->pair);
-        if ((rc = ls_stmt_bind_int64(sw->pair, 1, h->hold_id)) != 0 ||
-            (rc = ls_stmt_bind_int64(sw->pair, 2, id)) != 0 ||
+        if ((rc = ls_stmt_bind_int64(sw->pair, LS_PARAM(pp, hold), h->hold_id)) != 0 ||
+            (rc = ls_stmt_bind_int64(sw->pair, LS_PARAM(pp, stmt), id)) != 0 ||
             (rc = ls_stmt_step(sw->pair)) < 0)
             return rc < 0 ? rc : LS_ESTORE;
     }
@@ -174,8 +180,8 @@ static int sweep_to(part_sweep *sw, int64_t limit)
             if (sw->open[i].last_stmt < hi)
                 hi = sw->open[i].last_stmt;
         ls_stmt_reset(sw->ids);
-        if ((rc = ls_stmt_bind_int64(sw->ids, 1, sw->next)) != 0 ||
-            (rc = ls_stmt_bind_int64(sw->ids, 2, hi)) != 0)
+        if ((rc = ls_stmt_bind_int64(sw->ids, LS_PARAM(swp, lo), sw->next)) != 0 ||
+            (rc = ls_stmt_bind_int64(sw->ids, LS_PARAM(swp, hi), hi)) != 0)
             return rc;
         while ((rc = ls_stmt_step(sw->ids)) == 1)
             if ((rc = sweep_statement(sw, ls_stmt_int64(sw->ids, SW_STMT_ID),
@@ -202,8 +208,9 @@ static int sweep_pairs(ls_store *s)
 
     memset(&sw, 0, sizeof(sw));
     if ((rc = ls_store_prepare(s, waited_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, sweep_ids_sql, &sw.ids)) != 0 ||
-        (rc = ls_store_prepare(s, pair_sql, &sw.pair)) != 0)
+        (rc = ls_store_prepare_params(s, sweep_ids_sql, LS_PARAM_NAMES(SWEEP_IDS_PARAMS),
+                                      &sw.ids)) != 0 ||
+        (rc = ls_store_prepare_params(s, pair_sql, LS_PARAM_NAMES(PAIR_PARAMS), &sw.pair)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         int64_t first = ls_stmt_int64(q, wh_first_stmt);

@@ -13,6 +13,11 @@
 
 #include "correlate_int.h"
 #include "ls_columns.h"
+#include "ls_params.h"
+
+/* Both statements take the text, :text. */
+#define INTERN_PARAMS(X, Q) X(Q, text)
+LS_PARAMS(inp, INTERN_PARAMS);
 
 int ls_intern_open(ls_store *s, ls_interner *in, const char *table, const char *id_col,
                    const char *text_col)
@@ -20,12 +25,12 @@ int ls_intern_open(ls_store *s, ls_interner *in, const char *table, const char *
     char sql[160];
     int rc;
     memset(in, 0, sizeof(*in));
-    snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE %s = ?1", id_col, table, text_col);
-    if ((rc = ls_store_prepare(s, sql, &in->find)) != 0)
+    snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE %s = :text", id_col, table, text_col);
+    if ((rc = ls_store_prepare_params(s, sql, LS_PARAM_NAMES(INTERN_PARAMS), &in->find)) != 0)
         return rc;
-    snprintf(sql, sizeof(sql), "INSERT INTO %s(%s) VALUES (?1) RETURNING %s", table, text_col,
+    snprintf(sql, sizeof(sql), "INSERT INTO %s(%s) VALUES (:text) RETURNING %s", table, text_col,
              id_col);
-    return ls_store_prepare(s, sql, &in->add);
+    return ls_store_prepare_params(s, sql, LS_PARAM_NAMES(INTERN_PARAMS), &in->add);
 }
 
 void ls_intern_close(ls_interner *in)
@@ -49,11 +54,11 @@ int ls_intern(ls_interner *in, const char *text, int64_t *id)
         return 0;
     }
     ls_stmt_reset(st);
-    ls_stmt_bind_text(st, 1, text);
+    ls_stmt_bind_text(st, LS_PARAM(inp, text), text);
     if ((rc = ls_stmt_step(st)) == 0) { /* a new text */
         st = in->add;
         ls_stmt_reset(st);
-        ls_stmt_bind_text(st, 1, text);
+        ls_stmt_bind_text(st, LS_PARAM(inp, text), text);
         rc = ls_stmt_step(st);
     }
     if (rc != 1)

@@ -45,13 +45,16 @@
 #include "correlate_int.h"
 #include "findings.h"
 #include "ls_grouping.h"
+#include "ls_params.h"
 
 static const char window_sql[] =
     "DROP TABLE IF EXISTS temp.report_window;"
     "CREATE TEMP TABLE report_window(since INTEGER, until INTEGER);";
 
-/* ?1 since, ?2 until (NULL: open). */
-static const char window_row_sql[] = "INSERT INTO temp.report_window VALUES (?1, ?2)";
+/* The window's bounds (NULL: open). */
+static const char window_row_sql[] = "INSERT INTO temp.report_window VALUES (:since, :until)";
+#define WINDOW_PARAMS(X, Q) X(Q, since) X(Q, until)
+LS_PARAMS(wp, WINDOW_PARAMS);
 
 #define W_SINCE "(SELECT since FROM temp.report_window)"
 #define W_UNTIL "(SELECT until FROM temp.report_window)"
@@ -152,11 +155,13 @@ static int window_enter(ls_store *s, int64_t since, int64_t until)
     int rc;
 
     if ((rc = ls_store_exec(s, window_sql)) != 0 ||
-        (rc = ls_store_prepare(s, window_row_sql, &q)) != 0)
+        (rc = ls_store_prepare_params(s, window_row_sql, LS_PARAM_NAMES(WINDOW_PARAMS), &q)) != 0)
         return rc;
-    rc = window_set(since) ? ls_stmt_bind_int64(q, 1, since) : ls_stmt_bind_null(q, 1);
+    rc = window_set(since) ? ls_stmt_bind_int64(q, LS_PARAM(wp, since), since)
+                           : ls_stmt_bind_null(q, LS_PARAM(wp, since));
     if (!rc)
-        rc = window_set(until) ? ls_stmt_bind_int64(q, 2, until) : ls_stmt_bind_null(q, 2);
+        rc = window_set(until) ? ls_stmt_bind_int64(q, LS_PARAM(wp, until), until)
+                               : ls_stmt_bind_null(q, LS_PARAM(wp, until));
     if (!rc && ls_stmt_step(q) < 0)
         rc = LS_ESTORE;
     ls_stmt_finalize(q);

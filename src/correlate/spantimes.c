@@ -40,6 +40,7 @@
 #include "decide/spantime.h"
 #include "decide/tolerances.h"
 #include "ls_columns.h"
+#include "ls_params.h"
 #include "ls_sqlcomment.h"
 #include "corr_tables.h"
 
@@ -87,7 +88,10 @@ static const char stmts_sql[] =
 static const char clock_sql[] = "SELECT offset_us FROM span_clock LIMIT 1";
 LS_TABLE_COLUMNS(stmt_span_time);
 static const char keep_sql[] = LS_INSERT_INTO("INSERT", stmt_span_time);
-static const char update_sql[] = "UPDATE stmt_rows SET start_ts = ?2, dur_us = ?3 WHERE stmt_id = ?1";
+static const char update_sql[] =
+    "UPDATE stmt_rows SET start_ts = :start, dur_us = :dur WHERE stmt_id = :stmt";
+#define UPDATE_PARAMS(X, Q) X(Q, start) X(Q, dur) X(Q, stmt)
+LS_PARAMS(up, UPDATE_PARAMS);
 
 typedef struct st_rec {
     int64_t stmt_id, session_id, file_id, line;
@@ -417,7 +421,7 @@ static int write_pairs(ls_store *s, const span_times *t, int64_t res, int64_t *c
     int rc;
 
     if ((rc = ls_store_prepare(s, keep_sql, &keep)) != 0 ||
-        (rc = ls_store_prepare(s, update_sql, &upd)) != 0)
+        (rc = ls_store_prepare_params(s, update_sql, LS_PARAM_NAMES(UPDATE_PARAMS), &upd)) != 0)
         goto out;
     for (i = 0; i < t->nst; i++) {
         const st_rec *st = &t->st[i];
@@ -434,9 +438,9 @@ static int write_pairs(ls_store *s, const span_times *t, int64_t res, int64_t *c
         if ((rc = ls_stmt_step(keep)) < 0)
             goto out;
         ls_stmt_reset(upd);
-        ls_stmt_bind_int64(upd, 1, st->stmt_id);
-        ls_stmt_bind_int64(upd, 2, start);
-        ls_stmt_bind_int64(upd, 3, dur);
+        ls_stmt_bind_int64(upd, LS_PARAM(up, stmt), st->stmt_id);
+        ls_stmt_bind_int64(upd, LS_PARAM(up, start), start);
+        ls_stmt_bind_int64(upd, LS_PARAM(up, dur), dur);
         if ((rc = ls_stmt_step(upd)) < 0)
             goto out;
         (*changed)++;

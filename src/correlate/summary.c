@@ -36,6 +36,7 @@
 #include "correlate_int.h"
 #include "ls_columns.h"
 #include "ls_grouping.h"
+#include "ls_params.h"
 #include "summary_schema.h"
 #include "decide/holdrange.h"
 
@@ -664,7 +665,9 @@ static const char qw_covers_sql[] =
     "SELECT rw_id, tx_id, us FROM row_cover ORDER BY rw_id, rowid";
 enum { QC_RW_ID, QC_TX_ID, QC_US };
 /* A transaction's path set (tx_code_rows), no row when it has none. */
-static const char qw_set_sql[] = "SELECT path_set FROM tx_code_rows WHERE tx_id = ?1";
+static const char qw_set_sql[] = "SELECT path_set FROM tx_code_rows WHERE tx_id = :tx";
+#define QW_SET_PARAMS(X, Q) X(Q, tx)
+LS_PARAMS(qws, QW_SET_PARAMS);
 LS_TABLE_COLUMNS(path_queueing);
 static const char queueing_insert_fmt[] = LS_INSERT_INTO_IN("INSERT", "%s.", path_queueing);
 #define QI(col) LS_PARAM(path_queueing, col)
@@ -713,7 +716,7 @@ static int qw_label_of(qw_ctx *x, ls_stmt *q, int col, int *rc)
     if (x->have_last && x->last_tx == tx)
         return x->last_label;
     ls_stmt_reset(x->set_q);
-    ls_stmt_bind_int64(x->set_q, 1, tx);
+    ls_stmt_bind_int64(x->set_q, LS_PARAM(qws, tx), tx);
     if ((*rc = ls_stmt_step(x->set_q)) < 0)
         return -1;
     if (*rc == 1 && (e = occ_ids_find(&x->sets, x->set_q, LS_ONLY_COLUMN)) != NULL)
@@ -892,7 +895,8 @@ static int queueing_write(ls_store *s, const char *schema)
 
     memset(&x, 0, sizeof(x));
     if ((rc = occ_ids_read(s, occ_sets_sql, &x.sets)) != 0 || (rc = qw_labels(&x)) != 0 ||
-        (rc = ls_store_prepare(s, qw_set_sql, &x.set_q)) != 0 ||
+        (rc = ls_store_prepare_params(s, qw_set_sql, LS_PARAM_NAMES(QW_SET_PARAMS), &x.set_q)) !=
+            0 ||
         (rc = ls_store_prepare(s, qw_waits_sql, &w)) != 0 ||
         (rc = ls_store_prepare(s, qw_covers_sql, &c)) != 0)
         goto out;
@@ -976,7 +980,9 @@ static const char queue_sql[] =
     X(Q, span, "max(ts) - min(ts) + 1")
 LS_COLUMNS(qs, QUEUE_SPAN_COLS);
 static const char queue_span_sql[] =
-    "SELECT " LS_SELECT_LIST(qs, QUEUE_SPAN_COLS) " FROM row_queue WHERE row_id = ?1";
+    "SELECT " LS_SELECT_LIST(qs, QUEUE_SPAN_COLS) " FROM row_queue WHERE row_id = :row";
+#define QUEUE_SPAN_PARAMS(X, Q) X(Q, row)
+LS_PARAMS(qsp, QUEUE_SPAN_PARAMS);
 /* %s the schema written. */
 LS_TABLE_COLUMNS(row_queue_buckets);
 static const char bucket_insert_fmt[] = LS_INSERT_INTO_IN("INSERT", "%s.", row_queue_buckets);
@@ -1011,7 +1017,8 @@ static int bucket_flush(ls_stmt *ins, queue_bucket *qb)
 static int queue_span(ls_stmt *span_q, int64_t row_id, int64_t *t0, int64_t *span)
 {
     int rc;
-    if ((rc = ls_stmt_reset(span_q)) != 0 || (rc = ls_stmt_bind_int64(span_q, 1, row_id)) != 0)
+    if ((rc = ls_stmt_reset(span_q)) != 0 ||
+        (rc = ls_stmt_bind_int64(span_q, LS_PARAM(qsp, row), row_id)) != 0)
         return rc;
     if ((rc = ls_stmt_step(span_q)) < 0)
         return rc;
@@ -1058,7 +1065,8 @@ static int queue_buckets_write(ls_store *s, const char *schema)
 
     snprintf(sql, sizeof(sql), bucket_insert_fmt, schema);
     if ((rc = ls_store_prepare(s, queue_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, queue_span_sql, &span_q)) != 0 ||
+        (rc = ls_store_prepare_params(s, queue_span_sql, LS_PARAM_NAMES(QUEUE_SPAN_PARAMS),
+                                      &span_q)) != 0 ||
         (rc = ls_store_prepare(s, sql, &ins)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {

@@ -2913,7 +2913,8 @@ int ls_store_probe(const char *path, char *errbuf, size_t errlen)
 
 /* ---- statement API ---- */
 
-int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out)
+/* Prepare sql into *out, its parameters unchecked. */
+static int prepare_stmt(ls_store *s, const char *sql, ls_stmt **out)
 {
     ls_stmt *st = ls_calloc(1, sizeof(*st));
     int rc;
@@ -2935,6 +2936,162 @@ int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out)
     }
     *out = st;
     return 0;
+}
+
+/* Whether st has a named parameter (:name, @name, $name). */
+static int has_named_param(ls_stmt *st)
+{
+    int n = sqlite3_bind_parameter_count(st->st), i;
+    for (i = 1; i <= n; i++) {
+        const char *name = sqlite3_bind_parameter_name(st->st, i);
+        if (name && (name[0] == ':' || name[0] == '@' || name[0] == '$'))
+            return 1;
+    }
+    return 0;
+}
+
+/* A query of named parameters is prepared with its list (ls_params.h),
+ * never unchecked. */
+int ls_store_prepare(ls_store *s, const char *sql, ls_stmt **out)
+{
+    int rc = prepare_stmt(s, sql, out);
+    if (rc == 0 && has_named_param(*out)) {
+        char msg[512];
+        snprintf(msg, sizeof(msg), "a query of named parameters prepared without their list"
+                 " (ls_store_prepare_params or _vocab, ls_params.h): %.200s", sql);
+        if (!s->err[0])
+            snprintf(s->err, sizeof(s->err), "%s", msg);
+        fprintf(stderr, "lockspan: %s\n", msg);
+        ls_stmt_finalize(*out);
+        *out = NULL;
+        return LS_ESTORE;
+    }
+    return rc;
+}
+
+/* Word `i` (from 0) of the space-separated `names` into *w, *len; 0 when
+ * there are fewer. */
+static int param_word(const char *names, int i, const char **w, size_t *len)
+{
+    const char *p = names;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            return 0;
+        *w = p;
+        while (*p && *p != ' ')
+            p++;
+        *len = (size_t)(p - *w);
+        if (i-- == 0)
+            return 1;
+    }
+}
+
+/* Whether SQLite's parameter name `got` (":tx", "?3", NULL for "?") is
+ * ':' and the word w. */
+static int param_is(const char *got, const char *w, size_t len)
+{
+    return got && got[0] == ':' && strncmp(got + 1, w, len) == 0 && got[1 + len] == '\0';
+}
+
+/* Whether sql has a '?' (a numbered or anonymous parameter) outside its
+ * quoted strings and names: ?1 after :a is :a's index, which SQLite's
+ * parameter names do not show. */
+static int sql_has_qmark(const char *sql)
+{
+    char quote = 0;
+    for (; *sql; sql++) {
+        if (quote)
+            quote = *sql == quote ? 0 : quote;
+        else if (*sql == '\'' || *sql == '"')
+            quote = *sql;
+        else if (*sql == '?')
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether SQLite's parameter `got` is one of the words of `names`. */
+static int param_among(const char *names, const char *got)
+{
+    const char *w;
+    size_t len;
+    int k;
+    for (k = 0; param_word(names, k, &w, &len); k++)
+        if (param_is(got, w, len))
+            return 1;
+    return 0;
+}
+
+/*
+ * Check st's parameters against `names` (ls_params.h): with exact, the
+ * SQL's parameters are the names in their order, no more, no fewer;
+ * without, each is one of the names. A mismatch is a bug of the query:
+ * LS_ESTORE, its message naming the parameter and the SQL.
+ */
+static int params_check(ls_store *s, ls_stmt *st, const char *sql, const char *names, int exact)
+{
+    int n = sqlite3_bind_parameter_count(st->st), i;
+    const char *got = NULL, *w;
+    size_t len;
+    char fault[160], msg[512];
+
+    for (i = 1; i <= n; i++) {
+        got = sqlite3_bind_parameter_name(st->st, i);
+        if (exact ? !param_word(names, i - 1, &w, &len) || !param_is(got, w, len)
+                  : !param_among(names, got))
+            break;
+    }
+    if (i <= n && exact && param_word(names, i - 1, &w, &len))
+        snprintf(fault, sizeof(fault), "parameter %d is %s where the list has :%.*s", i,
+                 got ? got : "?", (int)(len < 60 ? len : 60), w);
+    else if (i <= n)
+        snprintf(fault, sizeof(fault), "parameter %d, %s, is not in the list (%.80s )", i,
+                 got ? got : "?", names);
+    else if (exact && param_word(names, n, &w, &len))
+        snprintf(fault, sizeof(fault), "the list has :%.*s, the SQL not", (int)(len < 60 ? len : 60),
+                 w);
+    else if (sql_has_qmark(sql))
+        snprintf(fault, sizeof(fault), "a numbered or anonymous parameter (?) beside named ones");
+    else
+        return 0;
+    snprintf(msg, sizeof(msg), "a query's parameters differ from their list (ls_params.h: named,"
+             " listed in the order the SQL first uses them): %s: %.200s", fault, sql);
+    if (!s->err[0])
+        snprintf(s->err, sizeof(s->err), "%s", msg);
+    fprintf(stderr, "lockspan: %s\n", msg);
+    return LS_ESTORE;
+}
+
+/* prepare_stmt() and params_check(). */
+static int prepare_named(ls_store *s, const char *sql, const char *names, int exact,
+                         ls_stmt **out)
+{
+    int rc = prepare_stmt(s, sql, out);
+    if (rc == 0 && (rc = params_check(s, *out, sql, names, exact)) != 0) {
+        ls_stmt_finalize(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int ls_store_prepare_params(ls_store *s, const char *sql, const char *names, ls_stmt **out)
+{
+    return prepare_named(s, sql, names, 1, out);
+}
+
+int ls_store_prepare_vocab(ls_store *s, const char *sql, const char *names, ls_stmt **out)
+{
+    return prepare_named(s, sql, names, 0, out);
+}
+
+int ls_stmt_param(ls_stmt *st, const char *name)
+{
+    char key[64];
+    if (snprintf(key, sizeof(key), ":%s", name) >= (int)sizeof(key))
+        return 0;
+    return sqlite3_bind_parameter_index(st->st, key);
 }
 
 /* Is `name` (a table, or "table.column") among the space-separated words

@@ -365,6 +365,6 @@
  * ls_stmt_bind_* of ls_store.h (parameters count from 1). A correlation
  * pass that writes a table declared here prepares LS_INSERT_INTO and binds
  * ls_stmt_bind_int64(st, LS_PARAM(t, col), v): see docs/design.md. */
-#define LS_PARAM(t, col) (t##__##col + 1)
+#include "ls_params.h" /* LS_PARAM(t, col): (t__col + 1) */
 
 #endif

@@ -25,7 +25,10 @@
   5. Positional bind numbers (`ls_stmt_bind_*(st, 3, ...)`, `?3` in SQL)
      outside the declared INSERTs do not grow: at most BIND_BASELINE per
      file (the query parameters of SELECTs and UPDATEs still count by
-     number; issue 33 lists them).
+     number; issue 33 lists them). A file not in BIND_BASELINE (at 0)
+     names its parameters (`:tx`, declared once: include/ls_params.h) and
+     binds them by LS_PARAM(q, name) or ls_stmt_param(): each `?N` or
+     numbered bind in it fails, with its line.
 
 Usage: check_columns.py SOURCE_DIR
 """
@@ -52,18 +55,11 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # DELETEs and INSERTs into temp tables) after the declared INSERTs moved
 # to LS_PARAM (1154 on main 43a13e6, 789 then); a file may go lower, never
 # higher: a change that adds a query's parameters raises its number here,
-# and says why in its commit.
+# and says why in its commit. A file done is removed from the list (at 0:
+# its parameters named, ls_params.h): reports/, src/cli/main.c and
+# correlation's summary.c, scope.c, intern.c, spantimes.c, holdparts.c
+# since binds33 (2026-12-07).
 BIND_BASELINE = {
-    "reports/codepaths.c": 7,
-    "reports/context.c": 15,
-    "reports/dba.c": 3,
-    "reports/findings.c": 2,
-    "reports/model.c": 76,
-    "reports/model_int.h": 10,
-    "reports/queue.c": 1,
-    "reports/requests.c": 10,
-    "reports/story.c": 2,
-    "src/cli/main.c": 3,
     # java34d: a lock timeout's error, its row's holds around it (row, tx,
     # time and tick, ?3 ?4 twice) and the cause's UPDATE (error, tx)
     "src/correlate/causes.c": 14,
@@ -76,22 +72,17 @@ BIND_BASELINE = {
     # SELECT of values, no declared table to bind by column
     "src/correlate/findings_sum.c": 94,
     "src/correlate/hidden.c": 24,  # ?1 of the holds scan: read the lock text or not
-    "src/correlate/holdparts.c": 8,
     # ts34b: the deadlock processes' query takes the log's tick (?1);
     # rows38: the per-session statement scans of logical rows (stream_last_sql,
     # stream_next_sql: session and bound each; the picked candidate by id)
     "src/correlate/holds.c": 99,
-    "src/correlate/intern.c": 4,
     # quiet34: a statement's text by stmt_id (?1), a row by relation and key (?1, ?2)
     "src/correlate/quiet.c": 6,
     "src/correlate/paths.c": 16,
     "src/correlate/retries.c": 61,  # + failed_params_sql (issue 34): 6 parameters
-    "src/correlate/scope.c": 6,
     # ts34b: temp.span_cands (a span's candidate pids) and its per-trace
     # SELECT and UPDATE (place_by_trace_fit), an ORM span's children
     "src/correlate/spans.c": 140,  # +2: the span's ends in span_cands' outside (ts34c)
-    "src/correlate/spantimes.c": 6,
-    "src/correlate/summary.c": 4,
     "src/correlate/traces.c": 60,  # +2: tx_params_sql's transaction (ts34c)
     # otel34b's bind_failures(): a bind row by id, a hold by (tx, row)
     # tx38c's relinks: a first statement by id, a session's logged ones
@@ -197,6 +188,10 @@ def main():
               f"an unused step is told from a used one: {text!r}")
     check(READ.search("ls_stmt_int64(x->q, 2)") and not READ.search("ls_stmt_int64(q, hq_id)"),
           "a literal position is told from a name")
+    check(BIND_NUM.search("ls_stmt_bind_int64(q, 3, v)")
+          and not BIND_NUM.search("ls_stmt_bind_int64(q, LS_PARAM(txq, tx), v)")
+          and PARAM_NUM.search("WHERE tx_id = ?3") and not PARAM_NUM.search("WHERE tx_id = :tx"),
+          "a bind or parameter by number is told from one by name")
     tables = declared(src)
     check(len(tables) > 60, f"the declared tables found ({len(tables)})")
     names = "|".join(sorted(tables, key=len, reverse=True))
@@ -239,6 +234,16 @@ def main():
                     seen_inserts.add((name, m.group(3)))
         nums = len(BIND_NUM.findall(code)) + sum(len(PARAM_NUM.findall(lit)) for _, lit in lits)
         base = BIND_BASELINE.get(name, 0)
+        if base == 0:
+            for m in BIND_NUM.finditer(code):
+                line = code.count("\n", 0, m.start()) + 1
+                check(False, f"{name}:{line}: a bind by number ({m.group(0)}) in a file of named"
+                             " parameters: LS_PARAM(q, name) (include/ls_params.h)")
+            for line, lit in lits:
+                for m in PARAM_NUM.finditer(lit):
+                    check(False, f"{name}:{line}: a numbered parameter {m.group(0)} in a file of"
+                                 " named parameters: :name, declared by LS_PARAMS (ls_params.h)")
+            continue
         check(nums <= base, f"{name}: {nums} positional bind numbers, at most {base}"
                             " (bind a declared INSERT by LS_PARAM(t, col))")
         if nums < base:

@@ -14,6 +14,10 @@
  * And how a writer binds a row (store_binds.h): the first failed bind is
  * kept and the statement not stepped, whatever binds come after it; a
  * multi-row INSERT's row k at k * columns.
+ *
+ * And a query's named parameters (ls_params.h): declared in the order the
+ * SQL first uses them, each at LS_PARAM(Q, name); a statement whose
+ * parameters differ from its list fails to prepare.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -22,6 +26,7 @@
 #include <unistd.h>
 
 #include "ls_event.h"
+#include "ls_params.h"
 #include "ls_store.h"
 #include "ls_test.h"
 #include "store_binds.h"
@@ -350,6 +355,60 @@ static void test_last_rowid(const char *path)
     sqlite3_close(close_feed(&f, path));
 }
 
+/* The parameters of a query, by name (ls_params.h). */
+#define PQ_PARAMS(X, Q) X(Q, lo) X(Q, hi) X(Q, label)
+LS_PARAMS(pq, PQ_PARAMS);
+#define PQ_VOCAB(X, Q) X(Q, since) X(Q, until) X(Q, limit)
+
+static void test_named_params(const char *path)
+{
+    feed f;
+    ls_stmt *q = NULL;
+    CHECK(open_feed(&f, path) == 0);
+    CHECK_INT(pq__nparams, 3);
+    CHECK_INT(LS_PARAM(pq, label), 3);
+    /* the list in the order of first use; :lo used twice is one index */
+    CHECK(ls_store_prepare_params(f.s, "SELECT :lo + :hi, :label || :lo", LS_PARAM_NAMES(PQ_PARAMS),
+                                  &q) == 0);
+    CHECK(ls_stmt_bind_int64(q, LS_PARAM(pq, lo), 40) == 0);
+    CHECK(ls_stmt_bind_int64(q, LS_PARAM(pq, hi), 2) == 0);
+    CHECK(ls_stmt_bind_text(q, LS_PARAM(pq, label), "x") == 0);
+    CHECK_INT(ls_stmt_step(q), 1);
+    CHECK_INT(ls_stmt_int64(q, 0), 42);
+    CHECK(strcmp(ls_stmt_text(q, 1), "x40") == 0);
+    ls_stmt_finalize(q);
+    /* a '?' in a quoted string is no parameter */
+    CHECK(ls_store_prepare_params(f.s, "SELECT :lo + :hi, :label || '?1'", LS_PARAM_NAMES(PQ_PARAMS),
+                                  &q) == 0);
+    ls_stmt_finalize(q);
+    /* each a bug of the query, refused as it is prepared: another order,
+     * one missing, one more, one numbered, one anonymous, a name misspelt */
+    static const char *const wrong[] = {
+        "SELECT :hi + :lo, :label", "SELECT :lo + :hi", "SELECT :lo + :hi, :label, :x",
+        "SELECT :lo + :hi, ?3",     "SELECT :lo + :hi, ?", "SELECT :lo + :hi, :labl",
+    };
+    for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+        CHECK(ls_store_prepare_params(f.s, wrong[i], LS_PARAM_NAMES(PQ_PARAMS), &q) == LS_ESTORE);
+        CHECK(q == NULL);
+    }
+    /* named parameters are never prepared unchecked */
+    CHECK(ls_store_prepare(f.s, "SELECT :lo + :hi, :label", &q) == LS_ESTORE);
+    CHECK(q == NULL);
+    CHECK(ls_store_prepare(f.s, "SELECT ?1 + ?2", &q) == 0);
+    ls_stmt_finalize(q);
+    /* a vocabulary: any of its names, in any order, found by name */
+    CHECK(ls_store_prepare_vocab(f.s, "SELECT :until, :since", LS_PARAM_NAMES(PQ_VOCAB), &q) == 0);
+    CHECK_INT(ls_stmt_param(q, "since"), 2);
+    CHECK_INT(ls_stmt_param(q, "until"), 1);
+    CHECK_INT(ls_stmt_param(q, "limit"), 0);
+    ls_stmt_finalize(q);
+    CHECK(ls_store_prepare_vocab(f.s, "SELECT :until, :sinse", LS_PARAM_NAMES(PQ_VOCAB), &q) ==
+          LS_ESTORE);
+    CHECK(ls_store_prepare_vocab(f.s, "SELECT :until, ?1", LS_PARAM_NAMES(PQ_VOCAB), &q) ==
+          LS_ESTORE);
+    sqlite3_close(close_feed(&f, path));
+}
+
 int main(void)
 {
     char dir[] = "/tmp/lockspan-test-store.XXXXXX", path[64];
@@ -364,6 +423,7 @@ int main(void)
     test_many_xids(path);
     test_binds();
     test_last_rowid(path);
+    test_named_params(path);
     unlink(path);
     rmdir(dir);
     return TEST_REPORT();
