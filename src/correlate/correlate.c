@@ -1545,8 +1545,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * (a pool's hand-over) came between and the next transaction did not
  * begin within LS_RETRY_GAP_US of the ROLLBACK on a log that can tell
  * (decide/retry.c ls_retry_session_told, retries.c); the statements after
- * an error read in log order, and its row with its parameters. */
-#define CORRELATION_REV "28"
+ * an error read in log order, and its row with its parameters. 29: on a
+ * whole-second log a wait that ended in a deadlock is its deadlock's
+ * victim's transaction where that fits the wait's second, else the one
+ * transaction of its session that alone fits, else none (decide/waittx.c,
+ * transactions.c relink_whole_waiters). */
+#define CORRELATION_REV "29"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -40,6 +40,7 @@
 #include "ls_sqlshape.h"
 #include "ls_store.h"
 #include "decide/victim.h"
+#include "decide/waittx.h"
 #include "ls_txcut.h"
 #include "rowkey.h"
 #include "textcache.h"
@@ -263,6 +264,8 @@ static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
     "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows(tx_id, row_id);"
     "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);"
+    /* a whole-second deadlock wait's deadlock (relink_whole_waiters()) */
+    "CREATE INDEX IF NOT EXISTS deadlocks_victim ON deadlocks(victim_pid, file_id, line);"
     /* end_ts and waits: it covers the walk of each row's holds (holds.c) */
     "CREATE INDEX IF NOT EXISTS holds_row ON hold_rows(row_id, start_ts, end_ts, waits);";
 
@@ -271,7 +274,8 @@ static const char link_index_sql[] =
  * session's time or by its xid), dropped once the links are made: their
  * pages are the ones the passes after it write into (issue 38). */
 static const char link_index_drop_sql[] =
-    "DROP INDEX IF EXISTS transactions_session; DROP INDEX IF EXISTS transactions_xid;";
+    "DROP INDEX IF EXISTS transactions_session; DROP INDEX IF EXISTS transactions_xid;"
+    "DROP INDEX IF EXISTS deadlocks_victim;";
 
 /*
  * Who holds the row a wait is for (holder_pid, holder_tx): each step below
@@ -744,8 +748,12 @@ static const char link_errors_sql[] =
     /* A transaction that logged an error before its ROLLBACK was aborted. */
     "UPDATE transactions SET outcome = 'aborted' WHERE outcome = 'rollback' AND EXISTS"
     " (SELECT 1 FROM errors e WHERE e.session_id = transactions.session_id"
-    "  AND e.ts BETWEEN transactions.start_ts AND transactions.end_ts);"
-    /* A process listed twice in one deadlock is one process. */
+    "  AND e.ts BETWEEN transactions.start_ts AND transactions.end_ts);";
+
+/* Each deadlock's processes and their sessions, before the waits are
+ * linked (relink_whole_waiters() reads the victims' transactions). A
+ * process listed twice in one deadlock is one process. */
+static const char deadlock_links_sql[] =
     "INSERT OR IGNORE INTO deadlock_links(deadlock_id, pid, session_id)"
     " SELECT p.deadlock_id, p.pid, " SESSION_OF("p.pid",
         "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = p.deadlock_id)")
@@ -1039,6 +1047,126 @@ static int relink_victims(ls_store *s)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
         if ((rc = relink_victim(q, cand, u, res, used, &nused)) != 0)
+            break;
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(cand);
+    ls_stmt_finalize(u);
+    return rc < 0 ? rc : 0;
+}
+
+/*
+ * Whole seconds: a deadlock wait's waiter transaction (decide/waittx.h).
+ * link_sql took the session's transaction open at the wait's derived
+ * start, the first instant of the second it may have begun in: behind a
+ * pooler that is another client's transaction, or none (blind-pool: 38
+ * of 62 deadlock waits' traces were not the victim's). Each deadlock
+ * wait is read against the transactions whose span times fit the whole
+ * interval; the wait's own deadlock (the victim's first deadlock after
+ * the wait's line) names its transaction where relink_victims() found
+ * one. Where nothing or several fit the wait is not linked.
+ */
+#define WHOLE_WAIT_COLS(X, Q)                                                             \
+    X(Q, wait_id, "w.wait_id")                                                            \
+    X(Q, session_id, "w.session_id")                                                      \
+    X(Q, start_ts, "w.start_ts")                                                          \
+    X(Q, end_ts, "w.end_ts")                                                              \
+    X(Q, waited_us, "CAST(round(coalesce(w.waited_ms, 0) * 1000) AS INTEGER)")           \
+    X(Q, linked_tx, "coalesce(w.waiter_tx, 0)")                                          \
+    X(Q, victim_tx, "coalesce((SELECT l.tx_id FROM deadlocks d LEFT JOIN deadlock_links l" \
+                    " ON l.deadlock_id = d.deadlock_id AND l.pid = d.victim_pid"          \
+                    " WHERE d.victim_pid = w.pid AND "                                   \
+                    POS_BEFORE("w.file_id", "w.line", "d.file_id", "d.line")             \
+                    " ORDER BY d.file_id, d.line LIMIT 1), 0)")
+LS_COLUMNS(ww, WHOLE_WAIT_COLS);
+static const char whole_waits_sql[] =
+    "SELECT " LS_SELECT_LIST(ww, WHOLE_WAIT_COLS) " FROM lock_waits w"
+    " WHERE w.outcome = 'deadlock' AND w.session_id IS NOT NULL AND w.start_ts IS NOT NULL"
+    " AND w.end_ts IS NOT NULL AND w.file_id IS NOT NULL AND w.line IS NOT NULL"
+    " ORDER BY w.wait_id";
+/* A transaction's end is a span's (to the microsecond) when its evidence
+ * names a span (txspans.c) or its last statement is one (spans.c
+ * write_victims), else the log's line's: within the second after it. */
+#define WHOLE_CAND_COLS(X, Q)                                                              \
+    X(Q, tx_id, "t.tx_id")                                                                \
+    X(Q, start_ts, "t.start_ts")                                                          \
+    X(Q, end_ts, "coalesce(t.end_ts, 0)")                                                 \
+    X(Q, end_res, "CASE WHEN t.end_known LIKE '%span%' OR (SELECT l.verb FROM stmt_rows l" \
+                  " WHERE l.stmt_id = t.last_stmt) IS 5 THEN 0 ELSE ?3 END")             \
+    X(Q, aborted, "t.outcome IN ('aborted', 'rollback')")
+LS_COLUMNS(wc, WHOLE_CAND_COLS);
+static const char whole_cands_sql[] =
+    "SELECT " LS_SELECT_LIST(wc, WHOLE_CAND_COLS) " FROM transactions t"
+    " WHERE t.session_id = ?1 AND t.start_ts < ?2"
+    " ORDER BY t.start_ts DESC, t.tx_id DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
+/* The statement the wait was read with stays only if it is the
+ * transaction's. */
+static const char set_whole_waiter_sql[] =
+    "UPDATE wait_links SET waiter_tx = ?2, waiter_stmt = (SELECT CASE WHEN ?2 IS NULL"
+    "  OR wait_links.waiter_stmt BETWEEN t.first_stmt AND t.last_stmt"
+    "  THEN wait_links.waiter_stmt END FROM (SELECT 1) LEFT JOIN transactions t ON t.tx_id = ?2)"
+    " WHERE wait_id = ?1";
+
+static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t res)
+{
+    ls_wait_tx_cand c[LS_POS_CANDIDATES_WHOLE];
+    int64_t ids[LS_POS_CANDIDATES_WHOLE], victim = ls_stmt_int64(q, ww_victim_tx);
+    int64_t linked = ls_stmt_int64(q, ww_linked_tx);
+    ls_wait_tx_wait w;
+    size_t n = 0;
+    int rc, pick;
+
+    w.start_lo = ls_stmt_int64(q, ww_start_ts);
+    w.end_lo = ls_stmt_int64(q, ww_end_ts);
+    w.waited = ls_stmt_int64(q, ww_waited_us);
+    w.res = res;
+    w.slack = LS_VICTIM_CLOCK_SLACK_US;
+    w.deadlock = 1;
+    ls_stmt_reset(cand);
+    if ((rc = ls_stmt_bind_int64(cand, 1, ls_stmt_int64(q, ww_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(cand, 2, w.start_lo + res + w.slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(cand, 3, res)) != 0)
+        return rc;
+    while (n < LS_POS_CANDIDATES_WHOLE && (rc = ls_stmt_step(cand)) == 1) {
+        ids[n] = ls_stmt_int64(cand, wc_tx_id);
+        c[n].start = ls_stmt_int64(cand, wc_start_ts);
+        c[n].end = ls_stmt_int64(cand, wc_end_ts);
+        c[n].end_res = ls_stmt_int64(cand, wc_end_res);
+        c[n].aborted = (int)ls_stmt_int64(cand, wc_aborted);
+        c[n].victim = victim != 0 && ids[n] == victim;
+        c[n].linked = linked != 0 && ids[n] == linked;
+        n++;
+    }
+    ls_stmt_reset(cand);
+    if (rc < 0)
+        return rc;
+    pick = ls_wait_tx_pick(c, n, &w);
+    ls_stmt_reset(u);
+    if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, ww_wait_id))) != 0 ||
+        (rc = pick >= 0 ? ls_stmt_bind_int64(u, 2, ids[pick]) : ls_stmt_bind_null(u, 2)) != 0)
+        return rc;
+    rc = ls_stmt_step(u);
+    return rc < 0 ? rc : 0;
+}
+
+/* Each deadlock wait of a whole-second log relinked by
+ * relink_whole_waiter(), once relink_victims() has linked the deadlocks. */
+static int relink_whole_waiters(ls_store *s)
+{
+    ls_stmt *q = NULL, *cand = NULL, *u = NULL;
+    int64_t res = 0;
+    int rc;
+
+    if ((rc = ls_log_resolution(s, &res)) != 0 || res == 0)
+        return rc;
+    if ((rc = relink_victims(s)) != 0)
+        return rc;
+    if ((rc = ls_store_prepare(s, whole_waits_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, whole_cands_sql, &cand)) != 0 ||
+        (rc = ls_store_prepare(s, set_whole_waiter_sql, &u)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1)
+        if ((rc = relink_whole_waiter(q, cand, u, res)) != 0)
             break;
 out:
     ls_stmt_finalize(q);
@@ -2885,6 +3013,10 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = ls_store_exec_sorting(s, link_index_sql);
     if (rc == 0)
         rc = ls_store_exec(s, link_sql);
+    if (rc == 0)
+        rc = ls_store_exec(s, deadlock_links_sql);
+    if (rc == 0)
+        rc = relink_whole_waiters(s);
     if (rc == 0)
         rc = ls_log_subsecond(s, &subsecond);
     if (rc == 0)

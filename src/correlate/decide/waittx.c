@@ -1,0 +1,43 @@
+/*
+ * waittx.c — the waiter's transaction of a wait on a whole-second log
+ * (waittx.h).
+ */
+#include "waittx.h"
+
+#include "victim.h"
+
+int ls_wait_tx_fits(const ls_wait_tx_cand *c, const ls_wait_tx_wait *w)
+{
+    if (c->start - w->slack >= w->start_lo + w->res)
+        return 0;
+    if (c->end) {
+        int64_t end_hi = c->end + c->end_res;
+
+        if (end_hi + w->slack < w->end_lo || end_hi - c->start + 2 * w->slack < w->waited)
+            return 0;
+        if (w->deadlock && c->end - w->slack > w->end_lo + w->res + LS_VICTIM_HEARD_US)
+            return 0;
+    }
+    return !w->deadlock || c->aborted;
+}
+
+int ls_wait_tx_pick(const ls_wait_tx_cand *c, size_t n, const ls_wait_tx_wait *w)
+{
+    size_t i;
+    int pick = -1;
+
+    for (i = 0; i < n; i++)
+        if (c[i].victim)
+            return ls_wait_tx_fits(&c[i], w) ? (int)i : -1;
+    for (i = 0; i < n; i++)
+        if (c[i].linked && ls_wait_tx_fits(&c[i], w))
+            return (int)i;
+    for (i = 0; i < n; i++) {
+        if (!ls_wait_tx_fits(&c[i], w))
+            continue;
+        if (pick >= 0)
+            return -1;
+        pick = (int)i;
+    }
+    return pick;
+}

@@ -1,0 +1,64 @@
+/*
+ * waittx.h — the waiter's transaction of a lock wait on a whole-second log
+ * (issue 34, blind-pool: pgbouncer in transaction pooling, '%t').
+ *
+ * A pooled backend runs several clients' transactions in one second, and
+ * on a '%t' log a wait's start is only known to a second: the message
+ * "detected deadlock ... after 201.778 ms" stamped 17:36:04 began in
+ * [03.798, 04.798). The transactions pass linked it to the session's
+ * transaction open at the interval's first instant (OPEN_TX): none, or a
+ * transaction that ended before the wait began, while the transaction
+ * the deadlock itself was linked to (decide/victim.h, from its request's
+ * spans, to the microsecond) began at 04.707. Here the candidates' span
+ * times are read against the whole interval.
+ */
+#ifndef LS_DECIDE_WAITTX_H
+#define LS_DECIDE_WAITTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A transaction of the waiter's session that may have run the wait. */
+typedef struct ls_wait_tx_cand {
+    int64_t start, end; /* database clock; end 0: not ended */
+    int64_t end_res;    /* its end's resolution: 0 for a span's, the log's
+                         * (whole second) for a logged line's: it ended in
+                         * [end, end + end_res) */
+    int aborted;        /* it ended in a ROLLBACK or an error */
+    int victim;         /* the transaction the wait's deadlock was linked to */
+    int linked;         /* the transaction the log's positions linked */
+} ls_wait_tx_cand;
+
+/* What the waiter's transaction is judged against. */
+typedef struct ls_wait_tx_wait {
+    int64_t start_lo; /* the wait began in [start_lo, start_lo + res) */
+    int64_t end_lo;   /* its last message was written in [end_lo, end_lo + res) */
+    int64_t waited;   /* how long it waited, us (the log's "after N ms") */
+    int64_t res;      /* the log's resolution (LS_WHOLE_SECOND_US) */
+    int64_t slack;    /* the spans' clock offset's error (LS_VICTIM_CLOCK_SLACK_US) */
+    int deadlock;     /* it ended in a deadlock (its transaction was aborted) */
+} ls_wait_tx_wait;
+
+/*
+ * Could transaction c have run wait w? It began before the wait's latest
+ * start (c.start - slack < start_lo + res), was still open when the
+ * wait's last message was written (c.end + end_res + slack >= end_lo) and
+ * lasted the wait (c.end + end_res - c.start + 2 slack >= waited). A
+ * deadlock aborts its
+ * victim's transaction: it ended in a ROLLBACK or an error, by the time
+ * the client heard of it (c.end - slack <= end_lo + res +
+ * LS_VICTIM_HEARD_US).
+ */
+int ls_wait_tx_fits(const ls_wait_tx_cand *c, const ls_wait_tx_wait *w);
+
+/*
+ * The waiter's transaction among c[0..n): the deadlock's own (victim)
+ * when there is one and it fits (the deadlock's link tells apart the
+ * victims of one session in one second, decide/victim.h), none when it
+ * does not; else the one the log's positions linked when it fits (a log
+ * with its BEGIN and ROLLBACK lines: blind-py); else the one candidate
+ * that fits. -1 (not linked) when none or several fit.
+ */
+int ls_wait_tx_pick(const ls_wait_tx_cand *c, size_t n, const ls_wait_tx_wait *w);
+
+#endif

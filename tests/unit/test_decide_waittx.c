@@ -1,0 +1,141 @@
+/*
+ * test_decide_waittx.c — decide/waittx.c: a deadlock wait's transaction
+ * on a whole-second log.
+ *
+ * The times are samples/blind-pool's (PostgreSQL 17, '%t', pgbouncer; the
+ * transactions as the transactions pass rebuilt them from the requests'
+ * spans, database clock, offset -15316 us). Pid 21502's "detected
+ * deadlock ... after 202.422 ms" of log line 188 is stamped 17:36:05: the
+ * wait began in [04.797578, 05.797578) and ended in [05.000, 06.000).
+ * The session's transactions then: 432 [04.707257, 05.002571] (the victim
+ * of line 47's deadlock, trace 015dd808), 435 [05.032464, 05.474606]
+ * (line 164's, ddffeb75), 436 [05.475621, 05.713812] (line 192's, the
+ * deadlock that ended this wait: trace 001a8f84 in truth.json), all ended
+ * by a ROLLBACK, and 29 [05.783328, 07.184342], committed. On 5120a43 the
+ * wait took 432 (open at 04.797578, the interval's first instant).
+ */
+#include "decide/victim.h"
+#include "decide/waittx.h"
+#include "ls_test.h"
+
+#define SEC 1000000LL
+#define S05 1796578565000000LL /* 17:36:05 */
+
+static ls_wait_tx_wait wait188(void)
+{
+    ls_wait_tx_wait w = {S05 - 202422, S05, 202422, SEC, LS_VICTIM_CLOCK_SLACK_US, 1};
+    return w;
+}
+
+static void test_two_in_one_second(void)
+{
+    ls_wait_tx_cand c[] = {{1796578565783328LL, 1796578567184342LL, 0, 0, 0, 0},
+                           {1796578565475621LL, 1796578565713812LL, 0, 1, 0, 0},
+                           {1796578565032464LL, 1796578565474606LL, 0, 1, 0, 0},
+                           {1796578564707257LL, 1796578565002571LL, 0, 1, 0, 1}};
+    ls_wait_tx_wait w = wait188();
+
+    /* three aborted transactions of the session fit the second: none is
+     * taken without the deadlock's own link, nor is 432, which the log's
+     * positions linked (5120a43's answer), over it */
+    CHECK_INT(ls_wait_tx_fits(&c[1], &w), 1);
+    CHECK_INT(ls_wait_tx_fits(&c[2], &w), 1);
+    CHECK_INT(ls_wait_tx_fits(&c[3], &w), 1);
+    CHECK_INT(ls_wait_tx_fits(&c[0], &w), 0); /* committed */
+    CHECK_INT(ls_wait_tx_pick(c, 4, &w), 3);
+    c[3].linked = 0;
+    CHECK_INT(ls_wait_tx_pick(c, 4, &w), -1);
+    /* the deadlock of line 192 was linked to 436 */
+    c[3].linked = 1;
+    c[1].victim = 1;
+    CHECK_INT(ls_wait_tx_pick(c, 4, &w), 1);
+    /* one candidate alone: taken */
+    CHECK_INT(ls_wait_tx_pick(&c[2], 1, &w), 0);
+}
+
+/* A deadlock's transaction that does not fit the wait's second is not
+ * taken, nor is another in its place: not linked. */
+static void test_victim_not_fitting(void)
+{
+    ls_wait_tx_cand c[] = {{S05 + SEC + 200000, S05 + SEC + 400000, 0, 1, 1, 0},
+                           {S05 + 100000, S05 + 400000, 0, 1, 0, 0}};
+    ls_wait_tx_wait w = wait188();
+
+    CHECK_INT(ls_wait_tx_fits(&c[0], &w), 0);
+    CHECK_INT(ls_wait_tx_fits(&c[1], &w), 1);
+    CHECK_INT(ls_wait_tx_pick(c, 2, &w), -1);
+    c[0].victim = 0;
+    CHECK_INT(ls_wait_tx_pick(c, 2, &w), 1);
+}
+
+/* The second's edges: the wait began before start_lo + res and its
+ * message was written at end_lo or later (the clock slack either side). */
+static void test_second_boundary(void)
+{
+    ls_wait_tx_wait w = wait188();
+    const int64_t last = w.start_lo + SEC; /* no wait began this late */
+    ls_wait_tx_cand c = {last + LS_VICTIM_CLOCK_SLACK_US, last + 300000, 0, 1, 0, 0};
+
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 0);
+    c.start = last + LS_VICTIM_CLOCK_SLACK_US - 1;
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
+    /* ended exactly when the message's second began, less the slack:
+     * still open then */
+    c.start = S05 - 300000;
+    c.end = S05 - LS_VICTIM_CLOCK_SLACK_US;
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
+    c.end = S05 - LS_VICTIM_CLOCK_SLACK_US - 1;
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 0);
+    /* a deadlock's transaction ends by the time the client hears of it */
+    c.end = S05 + SEC + LS_VICTIM_HEARD_US + LS_VICTIM_CLOCK_SLACK_US;
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
+    c.end++;
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 0);
+    /* not a deadlock: a committed transaction open past the second fits */
+    w.deadlock = 0;
+    c.aborted = 0;
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
+    /* an open transaction (no end yet) that began in time fits */
+    c.end = 0;
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
+}
+
+/* It lasted the wait: 202.422 ms need a transaction at least that long,
+ * less the slack at each end. */
+static void test_lasted_the_wait(void)
+{
+    ls_wait_tx_wait w = wait188();
+    ls_wait_tx_cand c = {S05 + 100000, S05 + 100000 + 202422 - 2 * LS_VICTIM_CLOCK_SLACK_US, 0,
+                         1, 0, 0};
+
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
+    c.end--;
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 0);
+}
+
+/* A logged transaction's times are its lines' seconds (samples/blind-py,
+ * PostgreSQL 15, '%t', no pooler): pid 10474's "detected deadlock ...
+ * after 200.2 ms" stamped 08:32:10 (wait 264, derived start 09.799800)
+ * ran in the transaction whose BEGIN and ROLLBACK lines are both stamped
+ * 08:32:10. Read as a span's, it would have lasted 0 ms. */
+static void test_logged_end_second(void)
+{
+    const int64_t s10 = 1796544730000000LL;
+    ls_wait_tx_wait w = {s10 - 200200, s10, 200200, SEC, LS_VICTIM_CLOCK_SLACK_US, 1};
+    ls_wait_tx_cand c = {s10, s10, 0, 1, 0, 0};
+
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 0);
+    c.end_res = SEC;
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
+    CHECK_INT(ls_wait_tx_pick(&c, 1, &w), 0);
+}
+
+int main(void)
+{
+    test_two_in_one_second();
+    test_victim_not_fitting();
+    test_second_boundary();
+    test_lasted_the_wait();
+    test_logged_end_second();
+    return TEST_REPORT();
+}
