@@ -1083,16 +1083,23 @@ static const char whole_waits_sql[] =
     "SELECT " LS_SELECT_LIST(ww, WHOLE_WAIT_COLS) " FROM lock_waits w"
     " WHERE w.outcome = 'deadlock' AND w.session_id IS NOT NULL AND w.start_ts IS NOT NULL"
     " AND w.end_ts IS NOT NULL AND w.file_id IS NOT NULL AND w.line IS NOT NULL"
-    " ORDER BY w.wait_id";
+    " ORDER BY w.file_id, w.line, w.wait_id"; /* the log's order */
+#define WHOLE_TX_TAKEN 256 /* transactions the latest deadlock waits took, kept */
 /* A transaction's end is a span's (to the microsecond) when its evidence
  * names a span (txspans.c) or its last statement is one (spans.c
- * write_victims), else the log's line's: within the second after it. */
+ * write_victims), else the log's line's: within the second after it. One
+ * that ends at its last logged statement has no known end (under
+ * log_min_duration_statement its COMMIT or ROLLBACK, or its failed
+ * statement, logs no line): it may have run on and been aborted
+ * (end_open). */
+#define WHOLE_NO_END "t.end_known IN ('statement', 'statement start', 'last statement')"
 #define WHOLE_CAND_COLS(X, Q)                                                              \
     X(Q, tx_id, "t.tx_id")                                                                \
     X(Q, start_ts, "t.start_ts")                                                          \
     X(Q, end_ts, "coalesce(t.end_ts, 0)")                                                 \
     X(Q, end_res, "CASE WHEN t.end_known LIKE '%span%' OR (SELECT l.verb FROM stmt_rows l" \
                   " WHERE l.stmt_id = t.last_stmt) IS 5 THEN 0 ELSE ?3 END")             \
+    X(Q, end_open, WHOLE_NO_END " AND t.end_ts IS NOT NULL")                               \
     X(Q, aborted, "t.outcome IN ('aborted', 'rollback')")
 LS_COLUMNS(wc, WHOLE_CAND_COLS);
 static const char whole_cands_sql[] =
@@ -1107,8 +1114,10 @@ static const char set_whole_waiter_sql[] =
     "  THEN wait_links.waiter_stmt END FROM (SELECT 1) LEFT JOIN transactions t ON t.tx_id = ?2)"
     " WHERE wait_id = ?1";
 
-static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t res)
+static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t res,
+                               int64_t *taken, size_t *ntaken)
 {
+    size_t j, kept = *ntaken < WHOLE_TX_TAKEN ? *ntaken : WHOLE_TX_TAKEN;
     ls_wait_tx_cand c[LS_POS_CANDIDATES_WHOLE];
     int64_t ids[LS_POS_CANDIDATES_WHOLE], victim = ls_stmt_int64(q, ww_victim_tx);
     int64_t linked = ls_stmt_int64(q, ww_linked_tx);
@@ -1132,15 +1141,22 @@ static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t re
         c[n].start = ls_stmt_int64(cand, wc_start_ts);
         c[n].end = ls_stmt_int64(cand, wc_end_ts);
         c[n].end_res = ls_stmt_int64(cand, wc_end_res);
+        c[n].end_open = (int)ls_stmt_int64(cand, wc_end_open);
         c[n].aborted = (int)ls_stmt_int64(cand, wc_aborted);
         c[n].victim = victim != 0 && ids[n] == victim;
         c[n].linked = linked != 0 && ids[n] == linked;
+        c[n].taken = 0;
+        for (j = 0; j < kept; j++)
+            if (taken[j] == ids[n])
+                c[n].taken = 1;
         n++;
     }
     ls_stmt_reset(cand);
     if (rc < 0)
         return rc;
     pick = ls_wait_tx_pick(c, n, &w);
+    if (pick >= 0)
+        taken[(*ntaken)++ % WHOLE_TX_TAKEN] = ids[pick];
     ls_stmt_reset(u);
     if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, ww_wait_id))) != 0 ||
         (rc = pick >= 0 ? ls_stmt_bind_int64(u, 2, ids[pick]) : ls_stmt_bind_null(u, 2)) != 0)
@@ -1154,7 +1170,8 @@ static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t re
 static int relink_whole_waiters(ls_store *s)
 {
     ls_stmt *q = NULL, *cand = NULL, *u = NULL;
-    int64_t res = 0;
+    int64_t res = 0, taken[WHOLE_TX_TAKEN];
+    size_t ntaken = 0;
     int rc;
 
     if ((rc = ls_log_resolution(s, &res)) != 0 || res == 0)
@@ -1166,7 +1183,7 @@ static int relink_whole_waiters(ls_store *s)
         (rc = ls_store_prepare(s, set_whole_waiter_sql, &u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
-        if ((rc = relink_whole_waiter(q, cand, u, res)) != 0)
+        if ((rc = relink_whole_waiter(q, cand, u, res, taken, &ntaken)) != 0)
             break;
 out:
     ls_stmt_finalize(q);

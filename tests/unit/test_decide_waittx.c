@@ -29,10 +29,10 @@ static ls_wait_tx_wait wait188(void)
 
 static void test_two_in_one_second(void)
 {
-    ls_wait_tx_cand c[] = {{1796578565783328LL, 1796578567184342LL, 0, 0, 0, 0},
-                           {1796578565475621LL, 1796578565713812LL, 0, 1, 0, 0},
-                           {1796578565032464LL, 1796578565474606LL, 0, 1, 0, 0},
-                           {1796578564707257LL, 1796578565002571LL, 0, 1, 0, 1}};
+    ls_wait_tx_cand c[] = {{1796578565783328LL, 1796578567184342LL, 0, 0, 0, 0, 0, 0},
+                           {1796578565475621LL, 1796578565713812LL, 0, 0, 1, 0, 0, 0},
+                           {1796578565032464LL, 1796578565474606LL, 0, 0, 1, 0, 0, 0},
+                           {1796578564707257LL, 1796578565002571LL, 0, 0, 1, 0, 1, 0}};
     ls_wait_tx_wait w = wait188();
 
     /* three aborted transactions of the session fit the second: none is
@@ -57,8 +57,8 @@ static void test_two_in_one_second(void)
  * taken, nor is another in its place: not linked. */
 static void test_victim_not_fitting(void)
 {
-    ls_wait_tx_cand c[] = {{S05 + SEC + 200000, S05 + SEC + 400000, 0, 1, 1, 0},
-                           {S05 + 100000, S05 + 400000, 0, 1, 0, 0}};
+    ls_wait_tx_cand c[] = {{S05 + SEC + 200000, S05 + SEC + 400000, 0, 0, 1, 1, 0, 0},
+                           {S05 + 100000, S05 + 400000, 0, 0, 1, 0, 0, 0}};
     ls_wait_tx_wait w = wait188();
 
     CHECK_INT(ls_wait_tx_fits(&c[0], &w), 0);
@@ -74,7 +74,7 @@ static void test_second_boundary(void)
 {
     ls_wait_tx_wait w = wait188();
     const int64_t last = w.start_lo + SEC; /* no wait began this late */
-    ls_wait_tx_cand c = {last + LS_VICTIM_CLOCK_SLACK_US, last + 300000, 0, 1, 0, 0};
+    ls_wait_tx_cand c = {last + LS_VICTIM_CLOCK_SLACK_US, last + 300000, 0, 0, 1, 0, 0, 0};
 
     CHECK_INT(ls_wait_tx_fits(&c, &w), 0);
     c.start = last + LS_VICTIM_CLOCK_SLACK_US - 1;
@@ -106,7 +106,7 @@ static void test_lasted_the_wait(void)
 {
     ls_wait_tx_wait w = wait188();
     ls_wait_tx_cand c = {S05 + 100000, S05 + 100000 + 202422 - 2 * LS_VICTIM_CLOCK_SLACK_US, 0,
-                         1, 0, 0};
+                         0, 1, 0, 0, 0};
 
     CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
     c.end--;
@@ -122,11 +122,61 @@ static void test_logged_end_second(void)
 {
     const int64_t s10 = 1796544730000000LL;
     ls_wait_tx_wait w = {s10 - 200200, s10, 200200, SEC, LS_VICTIM_CLOCK_SLACK_US, 1};
-    ls_wait_tx_cand c = {s10, s10, 0, 1, 0, 0};
+    ls_wait_tx_cand c = {s10, s10, 0, 0, 1, 0, 0, 0};
 
     CHECK_INT(ls_wait_tx_fits(&c, &w), 0);
     c.end_res = SEC;
     CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
+    CHECK_INT(ls_wait_tx_pick(&c, 1, &w), 0);
+}
+
+/* samples/blind-pool's %t log alone (no spans): pid 21509's deadlock wait
+ * of line 146 (stamped 17:36:05, 200+ ms: begun in [04.8, 05.8)) is in the
+ * transaction of its UPDATE logged at line 70 ("duration: 219.007 ms",
+ * stamped 05: begun 04.780993), the transfer's first, whose ROLLBACK the
+ * log does not have: it ends at that statement's second, open after it.
+ * Pid 21502's deadlock wait of line 43 (stamped 04, begun in [03.798,
+ * 04.798)) is not in the transaction of its next logged UPDATE (line 98,
+ * stamped 05, 159.492 ms: begun 04.840508 at the earliest): that one's
+ * statement had not ended when the wait began. */
+static void test_end_not_logged(void)
+{
+    const int64_t s04 = S05 - SEC;
+    ls_wait_tx_wait w = {S05 - 200000, S05, 200000, SEC, LS_VICTIM_CLOCK_SLACK_US, 1};
+    ls_wait_tx_cand c = {1796578564780993LL, S05, SEC, 1, 0, 0, 0, 0};
+
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
+    c.end_open = 0; /* read as its end: a commit */
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 0);
+    w.start_lo = s04 - 201778;
+    w.end_lo = s04;
+    w.waited = 201778;
+    c.start = 1796578564840508LL;
+    c.end_open = 1;
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 0);
+    /* the boundary: its last statement ended before the latest start */
+    c.end = w.start_lo + SEC + LS_VICTIM_CLOCK_SLACK_US - 1;
+    c.start = w.start_lo;
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
+    c.end++;
+    CHECK_INT(ls_wait_tx_fits(&c, &w), 0);
+}
+
+/* The same log: pid 21502's deadlock waits of lines 160 and 188 (both
+ * stamped 05) fit the transaction of its UPDATE of line 98 (begun
+ * 04.840508 at the earliest), its ROLLBACK not logged. The first in the
+ * log's order takes it (the transfer whose increment deadlocked after
+ * that decrement); a deadlock aborts it, so line 188's is not linked. */
+static void test_victim_once(void)
+{
+    ls_wait_tx_wait w = {S05 - 202422, S05, 202422, SEC, LS_VICTIM_CLOCK_SLACK_US, 1};
+    ls_wait_tx_cand c = {1796578564840508LL, S05, SEC, 1, 0, 0, 0, 0};
+
+    CHECK_INT(ls_wait_tx_pick(&c, 1, &w), 0);
+    c.taken = 1;
+    CHECK_INT(ls_wait_tx_pick(&c, 1, &w), -1);
+    /* a wait that did not end in a deadlock may share it */
+    w.deadlock = 0;
     CHECK_INT(ls_wait_tx_pick(&c, 1, &w), 0);
 }
 
@@ -137,5 +187,7 @@ int main(void)
     test_second_boundary();
     test_lasted_the_wait();
     test_logged_end_second();
+    test_end_not_logged();
+    test_victim_once();
     return TEST_REPORT();
 }

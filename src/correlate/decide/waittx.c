@@ -8,8 +8,10 @@
 
 int ls_wait_tx_fits(const ls_wait_tx_cand *c, const ls_wait_tx_wait *w)
 {
-    if (c->start - w->slack >= w->start_lo + w->res)
+    if (c->start - w->slack >= w->start_lo + w->res || (w->deadlock && c->taken))
         return 0;
+    if (c->end_open)
+        return c->end - w->slack < w->start_lo + w->res;
     if (c->end) {
         int64_t end_hi = c->end + c->end_res;
 

@@ -24,9 +24,13 @@ typedef struct ls_wait_tx_cand {
     int64_t end_res;    /* its end's resolution: 0 for a span's, the log's
                          * (whole second) for a logged line's: it ended in
                          * [end, end + end_res) */
+    int end_open;       /* end is only its last logged statement's: its own
+                         * end is not in the log (log_min_duration_statement
+                         * logs no COMMIT, ROLLBACK or failed statement) */
     int aborted;        /* it ended in a ROLLBACK or an error */
     int victim;         /* the transaction the wait's deadlock was linked to */
     int linked;         /* the transaction the log's positions linked */
+    int taken;          /* an earlier deadlock wait of the log took it */
 } ls_wait_tx_cand;
 
 /* What the waiter's transaction is judged against. */
@@ -47,7 +51,11 @@ typedef struct ls_wait_tx_wait {
  * deadlock aborts its
  * victim's transaction: it ended in a ROLLBACK or an error, by the time
  * the client heard of it (c.end - slack <= end_lo + res +
- * LS_VICTIM_HEARD_US).
+ * LS_VICTIM_HEARD_US). A transaction whose end is not in the log
+ * (end_open) may have run on and been aborted: its last logged statement
+ * ended before the wait's latest start (c.end - slack < start_lo + res).
+ * A deadlock aborts its victim's transaction once: one an earlier
+ * deadlock wait took (taken) does not fit another.
  */
 int ls_wait_tx_fits(const ls_wait_tx_cand *c, const ls_wait_tx_wait *w);
 
