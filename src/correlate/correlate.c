@@ -1549,7 +1549,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * whole-second log a wait that ended in a deadlock is its deadlock's
  * victim's transaction where that fits the wait's second, else the one
  * transaction of its session that alone fits, else none (decide/waittx.c,
- * transactions.c relink_whole_waiters). */
+ * transactions.c relink_whole_waiters); its holder is the transaction
+ * running the holder's DETAIL statement at the deadlock, where that one is
+ * rebuilt from its request's spans (ls_wait_holder_stmt_pick,
+ * relink_whole_holders). */
 #define CORRELATION_REV "29"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

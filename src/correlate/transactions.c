@@ -1192,6 +1192,118 @@ out:
     return rc < 0 ? rc : 0;
 }
 
+/*
+ * Whole seconds: a deadlock wait's holder transaction
+ * (ls_wait_holder_stmt_pick()): the one running the holder process's
+ * DETAIL statement at the deadlock that ended the wait, where the
+ * holder's transaction is not the awaited xid's. blind-pool's %t log:
+ * the holder's trace held the row for 25 of the 62 deadlock waits.
+ */
+#define DL_HOLDER_COLS(X, Q)                                                              \
+    X(Q, wait_id, "f.wait_id")                                                            \
+    X(Q, session_id, SESSION_OF("f.holder_pid", "d.ts"))                                  \
+    X(Q, ts, "d.ts")                                                                      \
+    X(Q, text_id, "(SELECT p.text_id FROM deadlock_procs p WHERE p.deadlock_id ="       \
+                  " d.deadlock_id AND p.pid = f.holder_pid AND p.text_id IS NOT NULL"      \
+                  " ORDER BY p.rowid LIMIT 1)")
+LS_COLUMNS(dh, DL_HOLDER_COLS);
+static const char dl_holders_sql[] =
+    "SELECT " LS_SELECT_LIST(dh, DL_HOLDER_COLS) " FROM (SELECT w.wait_id, w.holder_pid,"
+    "  (SELECT d2.deadlock_id FROM deadlocks d2 WHERE d2.victim_pid = w.pid AND "
+    POS_BEFORE("w.file_id", "w.line", "d2.file_id", "d2.line")
+    "   ORDER BY d2.file_id, d2.line LIMIT 1) AS deadlock_id FROM lock_waits w"
+    "  WHERE w.outcome = 'deadlock' AND w.holder_pid IS NOT NULL AND w.file_id IS NOT NULL"
+    "  AND w.line IS NOT NULL AND NOT EXISTS (SELECT 1 FROM transactions t"
+    "   WHERE t.tx_id = w.holder_tx AND t.xid IS NOT NULL AND t.xid = w.blocker_xid)) f"
+    " JOIN deadlocks d ON d.deadlock_id = f.deadlock_id WHERE d.ts IS NOT NULL"
+    " ORDER BY f.wait_id";
+#define DL_STMT_CANDIDATES 4
+#define DL_STMT_COLS(X, Q)                      \
+    X(Q, stmt_id, "st.stmt_id")                 \
+    X(Q, start_ts, "st.start_ts")               \
+    X(Q, end_ts, "CASE WHEN st.dur_us IS NULL THEN -1 ELSE st.start_ts + st.dur_us END")
+LS_COLUMNS(ds, DL_STMT_COLS);
+static const char dl_stmts_sql[] =
+    "SELECT " LS_SELECT_LIST(ds, DL_STMT_COLS) " FROM stmt_rows st"
+    " WHERE st.session_id = ?1 AND st.start_ts <= ?3 + ?4 AND st.text_id = ?2"
+    " ORDER BY st.start_ts DESC, st.stmt_id DESC LIMIT " LS_SQL_INT(DL_STMT_CANDIDATES);
+/* The transaction of that statement, when its request's spans gave its
+ * BEGIN or its end (txspans.c): a transaction the log alone cut at the
+ * statement (log_min_duration_statement) is not the one that held the row
+ * before it, and its hold would be moved back to the wait's start. */
+static const char dl_stmt_tx_sql[] =
+    "SELECT x.tx_id FROM (SELECT tx_id, last_stmt, start_known, end_known FROM transactions"
+    " WHERE session_id = ?1 AND first_stmt <= ?2 ORDER BY first_stmt DESC LIMIT 1) x"
+    " WHERE x.last_stmt >= ?2 AND (x.start_known LIKE '%span%' OR x.end_known LIKE '%span%')";
+
+static int relink_whole_holder(ls_stmt *q, ls_stmt *sq, ls_stmt *txq, ls_stmt *u, int64_t res)
+{
+    ls_wait_holder_stmt c[DL_STMT_CANDIDATES];
+    int64_t ids[DL_STMT_CANDIDATES], ts = ls_stmt_int64(q, dh_ts);
+    int64_t session = ls_stmt_int64(q, dh_session_id);
+    size_t n = 0;
+    int rc, pick;
+
+    if (ls_stmt_isnull(q, dh_session_id) || ls_stmt_isnull(q, dh_text_id))
+        return 0;
+    ls_stmt_reset(sq);
+    if ((rc = ls_stmt_bind_int64(sq, 1, session)) != 0 ||
+        (rc = ls_stmt_bind_int64(sq, 2, ls_stmt_int64(q, dh_text_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(sq, 3, ts)) != 0 || (rc = ls_stmt_bind_int64(sq, 4, res)) != 0)
+        return rc;
+    while (n < DL_STMT_CANDIDATES && (rc = ls_stmt_step(sq)) == 1) {
+        ids[n] = ls_stmt_int64(sq, ds_stmt_id);
+        c[n].start = ls_stmt_int64(sq, ds_start_ts);
+        c[n].end = ls_stmt_int64(sq, ds_end_ts);
+        n++;
+    }
+    ls_stmt_reset(sq);
+    if (rc < 0)
+        return rc;
+    if ((pick = ls_wait_holder_stmt_pick(c, n, ts, res)) < 0)
+        return 0;
+    ls_stmt_reset(txq);
+    if ((rc = ls_stmt_bind_int64(txq, 1, session)) != 0 ||
+        (rc = ls_stmt_bind_int64(txq, 2, ids[pick])) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(txq)) == 1) {
+        int64_t tx = ls_stmt_int64(txq, LS_ONLY_COLUMN);
+        ls_stmt_reset(u);
+        if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, dh_wait_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(u, 2, tx)) != 0)
+            return rc;
+        rc = ls_stmt_step(u);
+    }
+    ls_stmt_reset(txq);
+    return rc < 0 ? rc : 0;
+}
+
+/* Each deadlock wait of a whole-second log's holder relinked by
+ * relink_whole_holder(). */
+static int relink_whole_holders(ls_store *s)
+{
+    ls_stmt *q = NULL, *sq = NULL, *txq = NULL, *u = NULL;
+    int64_t res = 0;
+    int rc;
+
+    if ((rc = ls_log_resolution(s, &res)) != 0 || res == 0)
+        return rc;
+    if ((rc = ls_store_prepare(s, dl_holders_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, dl_stmts_sql, &sq)) != 0 ||
+        (rc = ls_store_prepare(s, dl_stmt_tx_sql, &txq)) != 0 ||
+        (rc = ls_store_prepare(s, set_holder_tx_sql, &u)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1)
+        if ((rc = relink_whole_holder(q, sq, txq, u, res)) != 0)
+            break;
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(sq);
+    ls_stmt_finalize(txq);
+    ls_stmt_finalize(u);
+    return rc < 0 ? rc : 0;
+}
+
 #define MAX_TX_LOCKS 16 /* hot rows one transaction locks (more are not held apart) */
 
 /* One hot row a transaction locked, and when. */
@@ -3040,6 +3152,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = link_heads(s, subsecond);
     if (rc == 0)
         rc = ls_store_exec(s, link_holder_sql);
+    if (rc == 0)
+        rc = relink_whole_holders(s);
     if (rc == 0)
         rc = ls_store_exec(s, subsecond ? link_next_sql : link_next_sec_sql);
     if (rc == 0 && subsecond)

@@ -180,6 +180,36 @@ static void test_victim_once(void)
     CHECK_INT(ls_wait_tx_pick(&c, 1, &w), 0);
 }
 
+/* Deadlock 1 of samples/blind-pool's %t log (line 61, stamped 17:36:04,
+ * victim 21503 waiting for 21504): 21504's DETAIL statement, UPDATE
+ * "accounts" ... + 5 WHERE "id" = 3, is its line 73 "duration: 175.234
+ * ms" stamped 04, its start derived 03.824766: it ends at the second's
+ * very start, and ran at the deadlock. */
+static void test_holder_stmt(void)
+{
+    const int64_t s04 = S05 - SEC;
+    ls_wait_holder_stmt c[] = {{1796578563824766LL, s04}, {s04 - 900000, s04 - 700000}};
+
+    CHECK_INT(ls_wait_holder_stmt_pick(c, 2, s04, SEC), 0);
+    /* ended a microsecond before the deadlock's second: not running */
+    c[0].end = s04 - 1;
+    CHECK_INT(ls_wait_holder_stmt_pick(c, 2, s04, SEC), -1);
+    /* begun after the second: not yet */
+    c[0].start = s04 + SEC + 1;
+    c[0].end = s04 + SEC + 200000;
+    CHECK_INT(ls_wait_holder_stmt_pick(c, 1, s04, SEC), -1);
+    c[0].start = s04 + SEC;
+    CHECK_INT(ls_wait_holder_stmt_pick(c, 1, s04, SEC), 0);
+    /* two of the text running in that second: neither */
+    c[1].start = s04 - 100000;
+    c[1].end = s04 + 300000;
+    CHECK_INT(ls_wait_holder_stmt_pick(c, 2, s04, SEC), -1);
+    /* without durations (log_statement): the latest begun by then */
+    c[0].end = -1;
+    c[1].end = -1;
+    CHECK_INT(ls_wait_holder_stmt_pick(c, 2, s04, SEC), 0);
+}
+
 int main(void)
 {
     test_two_in_one_second();
@@ -189,5 +219,6 @@ int main(void)
     test_logged_end_second();
     test_end_not_logged();
     test_victim_once();
+    test_holder_stmt();
     return TEST_REPORT();
 }

@@ -43,3 +43,20 @@ int ls_wait_tx_pick(const ls_wait_tx_cand *c, size_t n, const ls_wait_tx_wait *w
     }
     return pick;
 }
+
+int ls_wait_holder_stmt_pick(const ls_wait_holder_stmt *c, size_t n, int64_t ts, int64_t res)
+{
+    size_t i;
+    int pick = -1;
+
+    for (i = 0; i < n; i++) {
+        if (!ls_deadlock_stmt_running(c[i].start, c[i].end, ts, res))
+            continue;
+        if (c[i].end < 0)
+            return pick < 0 ? (int)i : -1;
+        if (pick >= 0)
+            return -1;
+        pick = (int)i;
+    }
+    return pick;
+}

@@ -69,4 +69,24 @@ int ls_wait_tx_fits(const ls_wait_tx_cand *c, const ls_wait_tx_wait *w);
  */
 int ls_wait_tx_pick(const ls_wait_tx_cand *c, size_t n, const ls_wait_tx_wait *w);
 
+/* A logged statement of a deadlock process's DETAIL text in its session
+ * (latest begun first). */
+typedef struct ls_wait_holder_stmt {
+    int64_t start;
+    int64_t end; /* its end; -1: no duration logged */
+} ls_wait_holder_stmt;
+
+/*
+ * A deadlock wait's holder on a whole-second log is the process the
+ * wait's DETAIL names, itself waiting in the deadlock's cycle: its
+ * transaction is the one running its DETAIL statement when the deadlock
+ * at ts was written (ls_deadlock_stmt_running, resolution res). Behind a
+ * pooler that statement's duration line comes after the deadlock's (it
+ * got the row once the victim rolled back), so the log's position gives
+ * the transaction before it, another client's. Of c[0..n): the one
+ * running then, when only one is; of statements without a duration the
+ * latest begun (as the caller reads them). -1 when none or several.
+ */
+int ls_wait_holder_stmt_pick(const ls_wait_holder_stmt *c, size_t n, int64_t ts, int64_t res);
+
 #endif
