@@ -1066,6 +1066,7 @@ out:
  * the wait's line) names its transaction where relink_victims() found
  * one. Where nothing or several fit the wait is not linked.
  */
+#define WHOLE_BEGIN_SEEN_US 60000000
 #define WHOLE_WAIT_COLS(X, Q)                                                             \
     X(Q, wait_id, "w.wait_id")                                                            \
     X(Q, session_id, "w.session_id")                                                      \
@@ -1073,6 +1074,12 @@ out:
     X(Q, end_ts, "w.end_ts")                                                              \
     X(Q, waited_us, "CAST(round(coalesce(w.waited_ms, 0) * 1000) AS INTEGER)")           \
     X(Q, linked_tx, "coalesce(w.waiter_tx, 0)")                                          \
+    /* the session logged a BEGIN line in the minute before the wait: its   \
+     * transactions' ends are in the log (WHOLE_NO_END is an autocommit) */ \
+    X(Q, logs_begin, "EXISTS (SELECT 1 FROM transactions b JOIN stmt_rows f"             \
+                     " ON f.stmt_id = b.first_stmt WHERE b.session_id = w.session_id"    \
+                     " AND b.start_ts BETWEEN w.start_ts - " LS_SQL_INT(WHOLE_BEGIN_SEEN_US) \
+                     " AND w.start_ts AND b.explicit = 1 AND f.verb IS NOT 5)")          \
     X(Q, victim_tx, "coalesce((SELECT l.tx_id FROM deadlocks d LEFT JOIN deadlock_links l" \
                     " ON l.deadlock_id = d.deadlock_id AND l.pid = d.victim_pid"          \
                     " WHERE d.victim_pid = w.pid AND "                                   \
@@ -1091,7 +1098,8 @@ static const char whole_waits_sql[] =
  * that ends at its last logged statement has no known end (under
  * log_min_duration_statement its COMMIT or ROLLBACK, or its failed
  * statement, logs no line): it may have run on and been aborted
- * (end_open). */
+ * (end_open), unless its session logs BEGIN lines (then it is an
+ * autocommit statement: samples/deadlock-holds). */
 #define WHOLE_NO_END "t.end_known IN ('statement', 'statement start', 'last statement')"
 #define WHOLE_CAND_COLS(X, Q)                                                              \
     X(Q, tx_id, "t.tx_id")                                                                \
@@ -1121,6 +1129,7 @@ static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t re
     ls_wait_tx_cand c[LS_POS_CANDIDATES_WHOLE];
     int64_t ids[LS_POS_CANDIDATES_WHOLE], victim = ls_stmt_int64(q, ww_victim_tx);
     int64_t linked = ls_stmt_int64(q, ww_linked_tx);
+    int logs_begin = (int)ls_stmt_int64(q, ww_logs_begin);
     ls_wait_tx_wait w;
     size_t n = 0;
     int rc, pick;
@@ -1141,7 +1150,7 @@ static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t re
         c[n].start = ls_stmt_int64(cand, wc_start_ts);
         c[n].end = ls_stmt_int64(cand, wc_end_ts);
         c[n].end_res = ls_stmt_int64(cand, wc_end_res);
-        c[n].end_open = (int)ls_stmt_int64(cand, wc_end_open);
+        c[n].end_open = !logs_begin && ls_stmt_int64(cand, wc_end_open);
         c[n].aborted = (int)ls_stmt_int64(cand, wc_aborted);
         c[n].victim = victim != 0 && ids[n] == victim;
         c[n].linked = linked != 0 && ids[n] == linked;
