@@ -1074,12 +1074,13 @@ out:
     X(Q, end_ts, "w.end_ts")                                                              \
     X(Q, waited_us, "CAST(round(coalesce(w.waited_ms, 0) * 1000) AS INTEGER)")           \
     X(Q, linked_tx, "coalesce(w.waiter_tx, 0)")                                          \
-    /* the session logged a BEGIN line in the minute before the wait: its   \
-     * transactions' ends are in the log (WHOLE_NO_END is an autocommit) */ \
+    /* the session logged a BEGIN line in the minute before the wait or in  \
+     * its second (?1: the resolution): its transactions' ends are in the   \
+     * log (WHOLE_NO_END is an autocommit) */                               \
     X(Q, logs_begin, "EXISTS (SELECT 1 FROM transactions b JOIN stmt_rows f"             \
                      " ON f.stmt_id = b.first_stmt WHERE b.session_id = w.session_id"    \
                      " AND b.start_ts BETWEEN w.start_ts - " LS_SQL_INT(WHOLE_BEGIN_SEEN_US) \
-                     " AND w.start_ts AND b.explicit = 1 AND f.verb IS NOT 5)")          \
+                     " AND w.start_ts + ?1 AND b.explicit = 1 AND f.verb IS NOT 5)")     \
     X(Q, victim_tx, "coalesce((SELECT l.tx_id FROM deadlocks d LEFT JOIN deadlock_links l" \
                     " ON l.deadlock_id = d.deadlock_id AND l.pid = d.victim_pid"          \
                     " WHERE d.victim_pid = w.pid AND "                                   \
@@ -1189,7 +1190,8 @@ static int relink_whole_waiters(ls_store *s)
         return rc;
     if ((rc = ls_store_prepare(s, whole_waits_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, whole_cands_sql, &cand)) != 0 ||
-        (rc = ls_store_prepare(s, set_whole_waiter_sql, &u)) != 0)
+        (rc = ls_store_prepare(s, set_whole_waiter_sql, &u)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, 1, res)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
         if ((rc = relink_whole_waiter(q, cand, u, res, taken, &ntaken)) != 0)
