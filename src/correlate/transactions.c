@@ -1074,6 +1074,8 @@ out:
     X(Q, end_ts, "w.end_ts")                                                              \
     X(Q, waited_us, "CAST(round(coalesce(w.waited_ms, 0) * 1000) AS INTEGER)")           \
     X(Q, linked_tx, "coalesce(w.waiter_tx, 0)")                                          \
+    X(Q, by_pos, "coalesce((SELECT w.waiter_stmt BETWEEN t.first_stmt AND t.last_stmt"    \
+                 " FROM transactions t WHERE t.tx_id = w.waiter_tx), 0)")                 \
     /* the session logged a BEGIN line in the minute before the wait or in  \
      * its second (?1: the resolution): its transactions' ends are in the   \
      * log (WHOLE_NO_END is an autocommit) */                               \
@@ -1131,6 +1133,7 @@ static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t re
     int64_t ids[LS_POS_CANDIDATES_WHOLE], victim = ls_stmt_int64(q, ww_victim_tx);
     int64_t linked = ls_stmt_int64(q, ww_linked_tx);
     int logs_begin = (int)ls_stmt_int64(q, ww_logs_begin);
+    int by_pos = (int)ls_stmt_int64(q, ww_by_pos);
     ls_wait_tx_wait w;
     size_t n = 0;
     int rc, pick;
@@ -1155,6 +1158,7 @@ static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t re
         c[n].aborted = (int)ls_stmt_int64(cand, wc_aborted);
         c[n].victim = victim != 0 && ids[n] == victim;
         c[n].linked = linked != 0 && ids[n] == linked;
+        c[n].by_pos = c[n].linked && by_pos;
         c[n].taken = 0;
         for (j = 0; j < kept; j++)
             if (taken[j] == ids[n])

@@ -29,10 +29,10 @@ static ls_wait_tx_wait wait188(void)
 
 static void test_two_in_one_second(void)
 {
-    ls_wait_tx_cand c[] = {{1796578565783328LL, 1796578567184342LL, 0, 0, 0, 0, 0, 0},
-                           {1796578565475621LL, 1796578565713812LL, 0, 0, 1, 0, 0, 0},
-                           {1796578565032464LL, 1796578565474606LL, 0, 0, 1, 0, 0, 0},
-                           {1796578564707257LL, 1796578565002571LL, 0, 0, 1, 0, 1, 0}};
+    ls_wait_tx_cand c[] = {{1796578565783328LL, 1796578567184342LL, 0, 0, 0, 0, 0, 0, 0},
+                           {1796578565475621LL, 1796578565713812LL, 0, 0, 1, 0, 0, 0, 0},
+                           {1796578565032464LL, 1796578565474606LL, 0, 0, 1, 0, 0, 0, 0},
+                           {1796578564707257LL, 1796578565002571LL, 0, 0, 1, 0, 1, 0, 0}};
     ls_wait_tx_wait w = wait188();
 
     /* three aborted transactions of the session fit the second: none is
@@ -45,8 +45,13 @@ static void test_two_in_one_second(void)
     CHECK_INT(ls_wait_tx_pick(c, 4, &w), 3);
     c[3].linked = 0;
     CHECK_INT(ls_wait_tx_pick(c, 4, &w), -1);
-    /* the deadlock of line 192 was linked to 436 */
+    /* the log's position of the wait's statement is exact */
     c[3].linked = 1;
+    c[0].linked = 0;
+    c[3].by_pos = 1;
+    CHECK_INT(ls_wait_tx_pick(c, 4, &w), 3);
+    c[3].by_pos = 0;
+    /* the deadlock of line 192 was linked to 436 */
     c[1].victim = 1;
     CHECK_INT(ls_wait_tx_pick(c, 4, &w), 1);
     /* one candidate alone: taken */
@@ -57,8 +62,8 @@ static void test_two_in_one_second(void)
  * taken, nor is another in its place: not linked. */
 static void test_victim_not_fitting(void)
 {
-    ls_wait_tx_cand c[] = {{S05 + SEC + 200000, S05 + SEC + 400000, 0, 0, 1, 1, 0, 0},
-                           {S05 + 100000, S05 + 400000, 0, 0, 1, 0, 0, 0}};
+    ls_wait_tx_cand c[] = {{S05 + SEC + 200000, S05 + SEC + 400000, 0, 0, 1, 1, 0, 0, 0},
+                           {S05 + 100000, S05 + 400000, 0, 0, 1, 0, 0, 0, 0}};
     ls_wait_tx_wait w = wait188();
 
     CHECK_INT(ls_wait_tx_fits(&c[0], &w), 0);
@@ -74,7 +79,7 @@ static void test_second_boundary(void)
 {
     ls_wait_tx_wait w = wait188();
     const int64_t last = w.start_lo + SEC; /* no wait began this late */
-    ls_wait_tx_cand c = {last + LS_VICTIM_CLOCK_SLACK_US, last + 300000, 0, 0, 1, 0, 0, 0};
+    ls_wait_tx_cand c = {last + LS_VICTIM_CLOCK_SLACK_US, last + 300000, 0, 0, 1, 0, 0, 0, 0};
 
     CHECK_INT(ls_wait_tx_fits(&c, &w), 0);
     c.start = last + LS_VICTIM_CLOCK_SLACK_US - 1;
@@ -106,7 +111,7 @@ static void test_lasted_the_wait(void)
 {
     ls_wait_tx_wait w = wait188();
     ls_wait_tx_cand c = {S05 + 100000, S05 + 100000 + 202422 - 2 * LS_VICTIM_CLOCK_SLACK_US, 0,
-                         0, 1, 0, 0, 0};
+                         0, 1, 0, 0, 0, 0};
 
     CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
     c.end--;
@@ -122,7 +127,7 @@ static void test_logged_end_second(void)
 {
     const int64_t s10 = 1796544730000000LL;
     ls_wait_tx_wait w = {s10 - 200200, s10, 200200, SEC, LS_VICTIM_CLOCK_SLACK_US, 1};
-    ls_wait_tx_cand c = {s10, s10, 0, 0, 1, 0, 0, 0};
+    ls_wait_tx_cand c = {s10, s10, 0, 0, 1, 0, 0, 0, 0};
 
     CHECK_INT(ls_wait_tx_fits(&c, &w), 0);
     c.end_res = SEC;
@@ -143,7 +148,7 @@ static void test_end_not_logged(void)
 {
     const int64_t s04 = S05 - SEC;
     ls_wait_tx_wait w = {S05 - 200000, S05, 200000, SEC, LS_VICTIM_CLOCK_SLACK_US, 1};
-    ls_wait_tx_cand c = {1796578564780993LL, S05, SEC, 1, 0, 0, 0, 0};
+    ls_wait_tx_cand c = {1796578564780993LL, S05, SEC, 1, 0, 0, 0, 0, 0};
 
     CHECK_INT(ls_wait_tx_fits(&c, &w), 1);
     c.end_open = 0; /* read as its end: a commit */
@@ -170,7 +175,7 @@ static void test_end_not_logged(void)
 static void test_victim_once(void)
 {
     ls_wait_tx_wait w = {S05 - 202422, S05, 202422, SEC, LS_VICTIM_CLOCK_SLACK_US, 1};
-    ls_wait_tx_cand c = {1796578564840508LL, S05, SEC, 1, 0, 0, 0, 0};
+    ls_wait_tx_cand c = {1796578564840508LL, S05, SEC, 1, 0, 0, 0, 0, 0};
 
     CHECK_INT(ls_wait_tx_pick(&c, 1, &w), 0);
     c.taken = 1;
@@ -210,6 +215,24 @@ static void test_holder_stmt(void)
     CHECK_INT(ls_wait_holder_stmt_pick(c, 2, s04, SEC), 0);
 }
 
+/* tests/e2e/data/pgbench-deadlock-handoff cut to %t: an excerpt that
+ * begins inside pid 3281's transaction (xid 26797, its BEGIN not in it):
+ * its statements are transactions of their own, the one with the
+ * deadlock wait's statement ended "commit" at 06:29:49. The log's
+ * position links the wait to it, whatever its times say. */
+static void test_by_position(void)
+{
+    const int64_t s49 = 1796544589000000LL;
+    ls_wait_tx_wait w = {s49 - 50117, s49, 50117, SEC, LS_VICTIM_CLOCK_SLACK_US, 1};
+    ls_wait_tx_cand c[] = {{1796544588504978LL, s49, SEC, 0, 0, 0, 1, 1, 0},
+                           {1796544588999971LL, s49, SEC, 0, 1, 0, 0, 0, 0}};
+
+    CHECK_INT(ls_wait_tx_fits(&c[0], &w), 0); /* ended, committed */
+    CHECK_INT(ls_wait_tx_pick(c, 2, &w), 0);
+    c[0].by_pos = 0;
+    CHECK_INT(ls_wait_tx_pick(c, 2, &w), 1);
+}
+
 int main(void)
 {
     test_two_in_one_second();
@@ -220,5 +243,6 @@ int main(void)
     test_end_not_logged();
     test_victim_once();
     test_holder_stmt();
+    test_by_position();
     return TEST_REPORT();
 }

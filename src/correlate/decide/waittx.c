@@ -32,6 +32,9 @@ int ls_wait_tx_pick(const ls_wait_tx_cand *c, size_t n, const ls_wait_tx_wait *w
         if (c[i].victim)
             return ls_wait_tx_fits(&c[i], w) ? (int)i : -1;
     for (i = 0; i < n; i++)
+        if (c[i].linked && c[i].by_pos)
+            return (int)i;
+    for (i = 0; i < n; i++)
         if (c[i].linked && ls_wait_tx_fits(&c[i], w))
             return (int)i;
     for (i = 0; i < n; i++) {

@@ -29,7 +29,9 @@ typedef struct ls_wait_tx_cand {
                          * logs no COMMIT, ROLLBACK or failed statement) */
     int aborted;        /* it ended in a ROLLBACK or an error */
     int victim;         /* the transaction the wait's deadlock was linked to */
-    int linked;         /* the transaction the log's positions linked */
+    int linked;         /* the transaction the links before linked */
+    int by_pos;         /* linked, by the log's position of the wait's own
+                         * statement, which is one of its statements */
     int taken;          /* an earlier deadlock wait of the log took it */
 } ls_wait_tx_cand;
 
@@ -63,9 +65,12 @@ int ls_wait_tx_fits(const ls_wait_tx_cand *c, const ls_wait_tx_wait *w);
  * The waiter's transaction among c[0..n): the deadlock's own (victim)
  * when there is one and it fits (the deadlock's link tells apart the
  * victims of one session in one second, decide/victim.h), none when it
- * does not; else the one the log's positions linked when it fits (a log
- * with its BEGIN and ROLLBACK lines: blind-py); else the one candidate
- * that fits. -1 (not linked) when none or several fit.
+ * does not; else the one the log's position of the wait's statement
+ * linked (exact, whatever the times: an excerpt of a log that begins
+ * inside transactions cuts them at its first line); else the one linked
+ * before when it fits (a log with its BEGIN and ROLLBACK lines:
+ * blind-py); else the one candidate that fits. -1 (not linked) when none
+ * or several fit.
  */
 int ls_wait_tx_pick(const ls_wait_tx_cand *c, size_t n, const ls_wait_tx_wait *w);
 
