@@ -1573,8 +1573,15 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * ls_idle_span_*); serial capacity counts the transactions and the mean
  * hold inside the window of the row's logged waits; a deadlock through a
  * third transaction is counted for the victim's pair when the holder
- * waited for a row of the victim's first row's relation (lockorder.h). */
-#define CORRELATION_REV "32"
+ * waited for a row of the victim's first row's relation (lockorder.h). 33: on a
+ * whole-second log a wait that ended in a deadlock is its deadlock's
+ * victim's transaction where that fits the wait's second, else the one
+ * transaction of its session that alone fits, else none (decide/waittx.c,
+ * transactions.c relink_whole_waiters); its holder is the transaction
+ * running the holder's DETAIL statement at the deadlock, where that one is
+ * rebuilt from its request's spans (ls_wait_holder_stmt_pick,
+ * relink_whole_holders). */
+#define CORRELATION_REV "33"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -41,6 +41,7 @@
 #include "ls_store.h"
 #include "decide/txwindow.h"
 #include "decide/victim.h"
+#include "decide/waittx.h"
 #include "ls_txcut.h"
 #include "rowkey.h"
 #include "textcache.h"
@@ -264,6 +265,8 @@ static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
     "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows(tx_id, row_id);"
     "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);"
+    /* a whole-second deadlock wait's deadlock (relink_whole_waiters()) */
+    "CREATE INDEX IF NOT EXISTS deadlocks_victim ON deadlocks(victim_pid, file_id, line);"
     /* end_ts and waits: it covers the walk of each row's holds (holds.c) */
     "CREATE INDEX IF NOT EXISTS holds_row ON hold_rows(row_id, start_ts, end_ts, waits);";
 
@@ -272,7 +275,8 @@ static const char link_index_sql[] =
  * session's time or by its xid), dropped once the links are made: their
  * pages are the ones the passes after it write into (issue 38). */
 static const char link_index_drop_sql[] =
-    "DROP INDEX IF EXISTS transactions_session; DROP INDEX IF EXISTS transactions_xid;";
+    "DROP INDEX IF EXISTS transactions_session; DROP INDEX IF EXISTS transactions_xid;"
+    "DROP INDEX IF EXISTS deadlocks_victim;";
 
 /*
  * Who holds the row a wait is for (holder_pid, holder_tx): each step below
@@ -745,8 +749,12 @@ static const char link_errors_sql[] =
     /* A transaction that logged an error before its ROLLBACK was aborted. */
     "UPDATE transactions SET outcome = 'aborted' WHERE outcome = 'rollback' AND EXISTS"
     " (SELECT 1 FROM errors e WHERE e.session_id = transactions.session_id"
-    "  AND e.ts BETWEEN transactions.start_ts AND transactions.end_ts);"
-    /* A process listed twice in one deadlock is one process. */
+    "  AND e.ts BETWEEN transactions.start_ts AND transactions.end_ts);";
+
+/* Each deadlock's processes and their sessions, before the waits are
+ * linked (relink_whole_waiters() reads the victims' transactions). A
+ * process listed twice in one deadlock is one process. */
+static const char deadlock_links_sql[] =
     "INSERT OR IGNORE INTO deadlock_links(deadlock_id, pid, session_id)"
     " SELECT p.deadlock_id, p.pid, " SESSION_OF("p.pid",
         "(SELECT d.ts FROM deadlocks d WHERE d.deadlock_id = p.deadlock_id)")
@@ -1047,6 +1055,270 @@ static int relink_victims(ls_store *s)
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(cand);
+    ls_stmt_finalize(u);
+    return rc < 0 ? rc : 0;
+}
+
+/*
+ * Whole seconds: a deadlock wait's waiter transaction (decide/waittx.h).
+ * link_sql took the session's transaction open at the wait's derived
+ * start, the first instant of the second it may have begun in: behind a
+ * pooler that is another client's transaction, or none (blind-pool: 38
+ * of 62 deadlock waits' traces were not the victim's). Each deadlock
+ * wait is read against the transactions whose span times fit the whole
+ * interval; the wait's own deadlock (the victim's first deadlock after
+ * the wait's line) names its transaction where relink_victims() found
+ * one. Where nothing or several fit the wait is not linked.
+ */
+#define WHOLE_BEGIN_SEEN_US 60000000
+#define WHOLE_WAIT_COLS(X, Q)                                                             \
+    X(Q, wait_id, "w.wait_id")                                                            \
+    X(Q, session_id, "w.session_id")                                                      \
+    X(Q, start_ts, "w.start_ts")                                                          \
+    X(Q, end_ts, "w.end_ts")                                                              \
+    X(Q, waited_us, "CAST(round(coalesce(w.waited_ms, 0) * 1000) AS INTEGER)")           \
+    X(Q, linked_tx, "coalesce(w.waiter_tx, 0)")                                          \
+    X(Q, by_pos, "coalesce((SELECT w.waiter_stmt BETWEEN t.first_stmt AND t.last_stmt"    \
+                 " FROM transactions t WHERE t.tx_id = w.waiter_tx), 0)")                 \
+    /* the session logged a BEGIN line in the minute before the wait or in  \
+     * its second (?1: the resolution): its transactions' ends are in the   \
+     * log (WHOLE_NO_END is an autocommit) */                               \
+    X(Q, logs_begin, "EXISTS (SELECT 1 FROM transactions b JOIN stmt_rows f"             \
+                     " ON f.stmt_id = b.first_stmt WHERE b.session_id = w.session_id"    \
+                     " AND b.start_ts BETWEEN w.start_ts - " LS_SQL_INT(WHOLE_BEGIN_SEEN_US) \
+                     " AND w.start_ts + ?1 AND b.explicit = 1 AND f.verb IS NOT 5)")     \
+    X(Q, victim_tx, "coalesce((SELECT l.tx_id FROM deadlocks d LEFT JOIN deadlock_links l" \
+                    " ON l.deadlock_id = d.deadlock_id AND l.pid = d.victim_pid"          \
+                    " WHERE d.victim_pid = w.pid AND "                                   \
+                    POS_BEFORE("w.file_id", "w.line", "d.file_id", "d.line")             \
+                    " ORDER BY d.file_id, d.line LIMIT 1), 0)")
+LS_COLUMNS(ww, WHOLE_WAIT_COLS);
+static const char whole_waits_sql[] =
+    "SELECT " LS_SELECT_LIST(ww, WHOLE_WAIT_COLS) " FROM lock_waits w"
+    " WHERE w.outcome = 'deadlock' AND w.session_id IS NOT NULL AND w.start_ts IS NOT NULL"
+    " AND w.end_ts IS NOT NULL AND w.file_id IS NOT NULL AND w.line IS NOT NULL"
+    " ORDER BY w.file_id, w.line, w.wait_id"; /* the log's order */
+#define WHOLE_TX_TAKEN 256 /* transactions the latest deadlock waits took, kept */
+/* A transaction's end is a span's (to the microsecond) when its evidence
+ * names a span (txspans.c) or its last statement is one (spans.c
+ * write_victims), else the log's line's: within the second after it. One
+ * that ends at its last logged statement has no known end (under
+ * log_min_duration_statement its COMMIT or ROLLBACK, or its failed
+ * statement, logs no line): it may have run on and been aborted
+ * (end_open), unless its session logs BEGIN lines (then it is an
+ * autocommit statement: samples/deadlock-holds). */
+#define WHOLE_NO_END "t.end_known IN ('statement', 'statement start', 'last statement')"
+#define WHOLE_CAND_COLS(X, Q)                                                              \
+    X(Q, tx_id, "t.tx_id")                                                                \
+    X(Q, start_ts, "t.start_ts")                                                          \
+    X(Q, end_ts, "coalesce(t.end_ts, 0)")                                                 \
+    X(Q, end_res, "CASE WHEN t.end_known LIKE '%span%' OR (SELECT l.verb FROM stmt_rows l" \
+                  " WHERE l.stmt_id = t.last_stmt) IS 5 THEN 0 ELSE ?3 END")             \
+    X(Q, end_open, WHOLE_NO_END " AND t.end_ts IS NOT NULL")                               \
+    X(Q, aborted, "t.outcome IN ('aborted', 'rollback')")
+LS_COLUMNS(wc, WHOLE_CAND_COLS);
+static const char whole_cands_sql[] =
+    "SELECT " LS_SELECT_LIST(wc, WHOLE_CAND_COLS) " FROM transactions t"
+    " WHERE t.session_id = ?1 AND t.start_ts < ?2"
+    " ORDER BY t.start_ts DESC, t.tx_id DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
+/* The statement the wait was read with stays only if it is the
+ * transaction's. */
+static const char set_whole_waiter_sql[] =
+    "UPDATE wait_links SET waiter_tx = ?2, waiter_stmt = (SELECT CASE WHEN ?2 IS NULL"
+    "  OR wait_links.waiter_stmt BETWEEN t.first_stmt AND t.last_stmt"
+    "  THEN wait_links.waiter_stmt END FROM (SELECT 1) LEFT JOIN transactions t ON t.tx_id = ?2)"
+    " WHERE wait_id = ?1";
+
+static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t res,
+                               int64_t *taken, size_t *ntaken)
+{
+    size_t j, kept = *ntaken < WHOLE_TX_TAKEN ? *ntaken : WHOLE_TX_TAKEN;
+    ls_wait_tx_cand c[LS_POS_CANDIDATES_WHOLE];
+    int64_t ids[LS_POS_CANDIDATES_WHOLE], victim = ls_stmt_int64(q, ww_victim_tx);
+    int64_t linked = ls_stmt_int64(q, ww_linked_tx);
+    int logs_begin = (int)ls_stmt_int64(q, ww_logs_begin);
+    int by_pos = (int)ls_stmt_int64(q, ww_by_pos);
+    ls_wait_tx_wait w;
+    size_t n = 0;
+    int rc, pick;
+
+    w.start_lo = ls_stmt_int64(q, ww_start_ts);
+    w.end_lo = ls_stmt_int64(q, ww_end_ts);
+    w.waited = ls_stmt_int64(q, ww_waited_us);
+    w.res = res;
+    w.slack = LS_VICTIM_CLOCK_SLACK_US;
+    w.deadlock = 1;
+    ls_stmt_reset(cand);
+    if ((rc = ls_stmt_bind_int64(cand, 1, ls_stmt_int64(q, ww_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(cand, 2, w.start_lo + res + w.slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(cand, 3, res)) != 0)
+        return rc;
+    while (n < LS_POS_CANDIDATES_WHOLE && (rc = ls_stmt_step(cand)) == 1) {
+        ids[n] = ls_stmt_int64(cand, wc_tx_id);
+        c[n].start = ls_stmt_int64(cand, wc_start_ts);
+        c[n].end = ls_stmt_int64(cand, wc_end_ts);
+        c[n].end_res = ls_stmt_int64(cand, wc_end_res);
+        c[n].end_open = !logs_begin && ls_stmt_int64(cand, wc_end_open);
+        c[n].aborted = (int)ls_stmt_int64(cand, wc_aborted);
+        c[n].victim = victim != 0 && ids[n] == victim;
+        c[n].linked = linked != 0 && ids[n] == linked;
+        c[n].by_pos = c[n].linked && by_pos;
+        c[n].taken = 0;
+        for (j = 0; j < kept; j++)
+            if (taken[j] == ids[n])
+                c[n].taken = 1;
+        n++;
+    }
+    ls_stmt_reset(cand);
+    if (rc < 0)
+        return rc;
+    pick = ls_wait_tx_pick(c, n, &w);
+    if (pick >= 0)
+        taken[(*ntaken)++ % WHOLE_TX_TAKEN] = ids[pick];
+    ls_stmt_reset(u);
+    if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, ww_wait_id))) != 0 ||
+        (rc = pick >= 0 ? ls_stmt_bind_int64(u, 2, ids[pick]) : ls_stmt_bind_null(u, 2)) != 0)
+        return rc;
+    rc = ls_stmt_step(u);
+    return rc < 0 ? rc : 0;
+}
+
+/* Each deadlock wait of a whole-second log relinked by
+ * relink_whole_waiter(), once relink_victims() has linked the deadlocks. */
+static int relink_whole_waiters(ls_store *s)
+{
+    ls_stmt *q = NULL, *cand = NULL, *u = NULL;
+    int64_t res = 0, taken[WHOLE_TX_TAKEN];
+    size_t ntaken = 0;
+    int rc;
+
+    if ((rc = ls_log_resolution(s, &res)) != 0 || res == 0)
+        return rc;
+    if ((rc = relink_victims(s)) != 0)
+        return rc;
+    if ((rc = ls_store_prepare(s, whole_waits_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, whole_cands_sql, &cand)) != 0 ||
+        (rc = ls_store_prepare(s, set_whole_waiter_sql, &u)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, 1, res)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1)
+        if ((rc = relink_whole_waiter(q, cand, u, res, taken, &ntaken)) != 0)
+            break;
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(cand);
+    ls_stmt_finalize(u);
+    return rc < 0 ? rc : 0;
+}
+
+/*
+ * Whole seconds: a deadlock wait's holder transaction
+ * (ls_wait_holder_stmt_pick()): the one running the holder process's
+ * DETAIL statement at the deadlock that ended the wait, where the
+ * holder's transaction is not the awaited xid's. blind-pool's %t log:
+ * the holder's trace held the row for 25 of the 62 deadlock waits.
+ */
+#define DL_HOLDER_COLS(X, Q)                                                              \
+    X(Q, wait_id, "f.wait_id")                                                            \
+    X(Q, session_id, SESSION_OF("f.holder_pid", "d.ts"))                                  \
+    X(Q, ts, "d.ts")                                                                      \
+    X(Q, text_id, "(SELECT p.text_id FROM deadlock_procs p WHERE p.deadlock_id ="       \
+                  " d.deadlock_id AND p.pid = f.holder_pid AND p.text_id IS NOT NULL"      \
+                  " ORDER BY p.rowid LIMIT 1)")
+LS_COLUMNS(dh, DL_HOLDER_COLS);
+static const char dl_holders_sql[] =
+    "SELECT " LS_SELECT_LIST(dh, DL_HOLDER_COLS) " FROM (SELECT w.wait_id, w.holder_pid,"
+    "  (SELECT d2.deadlock_id FROM deadlocks d2 WHERE d2.victim_pid = w.pid AND "
+    POS_BEFORE("w.file_id", "w.line", "d2.file_id", "d2.line")
+    "   ORDER BY d2.file_id, d2.line LIMIT 1) AS deadlock_id FROM lock_waits w"
+    "  WHERE w.outcome = 'deadlock' AND w.holder_pid IS NOT NULL AND w.file_id IS NOT NULL"
+    "  AND w.line IS NOT NULL AND NOT EXISTS (SELECT 1 FROM transactions t"
+    "   WHERE t.tx_id = w.holder_tx AND t.xid IS NOT NULL AND t.xid = w.blocker_xid)) f"
+    " JOIN deadlocks d ON d.deadlock_id = f.deadlock_id WHERE d.ts IS NOT NULL"
+    " ORDER BY f.wait_id";
+#define DL_STMT_CANDIDATES 4
+#define DL_STMT_COLS(X, Q)                      \
+    X(Q, stmt_id, "st.stmt_id")                 \
+    X(Q, start_ts, "st.start_ts")               \
+    X(Q, end_ts, "CASE WHEN st.dur_us IS NULL THEN -1 ELSE st.start_ts + st.dur_us END")
+LS_COLUMNS(ds, DL_STMT_COLS);
+static const char dl_stmts_sql[] =
+    "SELECT " LS_SELECT_LIST(ds, DL_STMT_COLS) " FROM stmt_rows st"
+    " WHERE st.session_id = ?1 AND st.start_ts <= ?3 + ?4 AND st.text_id = ?2"
+    " ORDER BY st.start_ts DESC, st.stmt_id DESC LIMIT " LS_SQL_INT(DL_STMT_CANDIDATES);
+/* The transaction of that statement, when its request's spans gave its
+ * BEGIN or its end (txspans.c): a transaction the log alone cut at the
+ * statement (log_min_duration_statement) is not the one that held the row
+ * before it, and its hold would be moved back to the wait's start. */
+static const char dl_stmt_tx_sql[] =
+    "SELECT x.tx_id FROM (SELECT tx_id, last_stmt, start_known, end_known FROM transactions"
+    " WHERE session_id = ?1 AND first_stmt <= ?2 ORDER BY first_stmt DESC LIMIT 1) x"
+    " WHERE x.last_stmt >= ?2 AND (x.start_known LIKE '%span%' OR x.end_known LIKE '%span%')";
+
+static int relink_whole_holder(ls_stmt *q, ls_stmt *sq, ls_stmt *txq, ls_stmt *u, int64_t res)
+{
+    ls_wait_holder_stmt c[DL_STMT_CANDIDATES];
+    int64_t ids[DL_STMT_CANDIDATES], ts = ls_stmt_int64(q, dh_ts);
+    int64_t session = ls_stmt_int64(q, dh_session_id);
+    size_t n = 0;
+    int rc, pick;
+
+    if (ls_stmt_isnull(q, dh_session_id) || ls_stmt_isnull(q, dh_text_id))
+        return 0;
+    ls_stmt_reset(sq);
+    if ((rc = ls_stmt_bind_int64(sq, 1, session)) != 0 ||
+        (rc = ls_stmt_bind_int64(sq, 2, ls_stmt_int64(q, dh_text_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(sq, 3, ts)) != 0 || (rc = ls_stmt_bind_int64(sq, 4, res)) != 0)
+        return rc;
+    while (n < DL_STMT_CANDIDATES && (rc = ls_stmt_step(sq)) == 1) {
+        ids[n] = ls_stmt_int64(sq, ds_stmt_id);
+        c[n].start = ls_stmt_int64(sq, ds_start_ts);
+        c[n].end = ls_stmt_int64(sq, ds_end_ts);
+        n++;
+    }
+    ls_stmt_reset(sq);
+    if (rc < 0)
+        return rc;
+    if ((pick = ls_wait_holder_stmt_pick(c, n, ts, res)) < 0)
+        return 0;
+    ls_stmt_reset(txq);
+    if ((rc = ls_stmt_bind_int64(txq, 1, session)) != 0 ||
+        (rc = ls_stmt_bind_int64(txq, 2, ids[pick])) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(txq)) == 1) {
+        int64_t tx = ls_stmt_int64(txq, LS_ONLY_COLUMN);
+        ls_stmt_reset(u);
+        if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, dh_wait_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(u, 2, tx)) != 0)
+            return rc;
+        rc = ls_stmt_step(u);
+    }
+    ls_stmt_reset(txq);
+    return rc < 0 ? rc : 0;
+}
+
+/* Each deadlock wait of a whole-second log's holder relinked by
+ * relink_whole_holder(). */
+static int relink_whole_holders(ls_store *s)
+{
+    ls_stmt *q = NULL, *sq = NULL, *txq = NULL, *u = NULL;
+    int64_t res = 0;
+    int rc;
+
+    if ((rc = ls_log_resolution(s, &res)) != 0 || res == 0)
+        return rc;
+    if ((rc = ls_store_prepare(s, dl_holders_sql, &q)) != 0 ||
+        (rc = ls_store_prepare(s, dl_stmts_sql, &sq)) != 0 ||
+        (rc = ls_store_prepare(s, dl_stmt_tx_sql, &txq)) != 0 ||
+        (rc = ls_store_prepare(s, set_holder_tx_sql, &u)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1)
+        if ((rc = relink_whole_holder(q, sq, txq, u, res)) != 0)
+            break;
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(sq);
+    ls_stmt_finalize(txq);
     ls_stmt_finalize(u);
     return rc < 0 ? rc : 0;
 }
@@ -2901,11 +3173,17 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     if (rc == 0)
         rc = ls_store_exec(s, link_sql);
     if (rc == 0)
+        rc = ls_store_exec(s, deadlock_links_sql);
+    if (rc == 0)
+        rc = relink_whole_waiters(s);
+    if (rc == 0)
         rc = ls_log_subsecond(s, &subsecond);
     if (rc == 0)
         rc = link_heads(s, subsecond);
     if (rc == 0)
         rc = ls_store_exec(s, link_holder_sql);
+    if (rc == 0)
+        rc = relink_whole_holders(s);
     if (rc == 0)
         rc = ls_store_exec(s, subsecond ? link_next_sql : link_next_sec_sql);
     if (rc == 0 && subsecond)

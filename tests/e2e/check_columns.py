@@ -87,7 +87,9 @@ BIND_BASELINE = {
     # otel34b's bind_failures(): a bind row by id, a hold by (tx, row)
     # tx38c's relinks: a first statement by id, a session's logged ones
     # java34d: bind_failures()' window of two ticks before the error (?1)
-    "src/correlate/transactions.c": 125,  # +10: link_pooled_holders() (poolwait34)
+    # +10: link_pooled_holders() (poolwait34); +29: relink_whole_waiters()
+    # and relink_whole_holders() (poolt34), their SELECT and UPDATE parameters
+    "src/correlate/transactions.c": 154,
     # pool34b's pass (merged with tables33): its temp tables and SELECTs;
     # pool34c's (spans-only transactions, the %t log-order pick): the
     # temp.txspan_only / txspan_rank rows and their SELECTs (its INSERTs
