@@ -1553,8 +1553,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * whose hold of the failed statement's row the log's order of lines shows
  * got before the error and freed after it, when it is the only hold of
  * the row that may have had it then (decide/failwait.c ls_error_holder,
- * causes.c); else its cause stays null and the report says why. */
-#define CORRELATION_REV "30"
+ * causes.c); else its cause stays null and the report says why. 31: the
+ * blocking ranking (path_ranking) is ordered by the waiting caused and
+ * lists the paths with only hidden or failed waiting (summary.c). */
+#define CORRELATION_REV "31"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
