@@ -140,7 +140,8 @@ static const ls_column code_path_cols[] = {
     {"Where the hold time went", "hold_breakdown", LS_CELL_PARTS, 0, M},
 };
 const ls_table ls_tab_code_paths =
-    TITLED("code paths", "code_paths", "Blocking: holds others waited for", NULL, code_path_cols);
+    TITLED("code paths", "code_paths", "Blocking: whose holds made others wait, most first", NULL,
+           code_path_cols);
 
 static const ls_column occupancy_cols[] = {
     {"Code path", "code_path", LS_CELL_TEXT, 120, A},

@@ -1580,8 +1580,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * transactions.c relink_whole_waiters); its holder is the transaction
  * running the holder's DETAIL statement at the deadlock, where that one is
  * rebuilt from its request's spans (ls_wait_holder_stmt_pick,
- * relink_whole_holders). */
-#define CORRELATION_REV "33"
+ * relink_whole_holders). 34: the
+ * blocking ranking (path_ranking) is ordered by the waiting caused and
+ * lists the paths with only hidden or failed waiting (summary.c). */
+#define CORRELATION_REV "34"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

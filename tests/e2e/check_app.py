@@ -141,10 +141,19 @@ def check_run(name, rep, db, truth):
     suffered = sum(1 for t in truth["waits"] if t.get("waiter_function") == truth["top_path"])
     check(top.get("waits_suffered") == suffered,
           f"{name}: waits suffered {top.get('waits_suffered')}, truth {suffered}")
+    # A path no logged wait queued behind has no blocking episodes; it is
+    # listed only for the waiting its holds caused below deadlock_timeout
+    # (issue 34), which the truth has: within 5 % + 0.1 s of it.
     for other in truth["ranking"]:
         if other["blocking_episodes_logged"] == 0:
-            check(other["function"] not in paths,
-                  f"{name}: {other['function']} held no row a logged wait was for")
+            got = paths.get(other["function"])
+            check(got is None or (got["blocking_episodes"] == 0 and
+                                  abs(got["waiter_ms_caused"] / 1000 - other["waiter_seconds_caused"])
+                                  < 0.05 * other["waiter_seconds_caused"] + 0.1),
+                  f"{name}: {other['function']} held no row a logged wait was for "
+                  f"(episodes {got and got['blocking_episodes']}, waiting caused "
+                  f"{got and got['waiter_ms_caused']} ms, truth "
+                  f"{other['waiter_seconds_caused']} s)")
 
     # Where the top path's hold time went, summed over its transactions.
     parts = {p["name"]: p["ms"] / 1000 for p in top.get("hold_breakdown", [])}

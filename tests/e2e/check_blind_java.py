@@ -42,6 +42,7 @@ MUST_HOLD = [
     "deadlock victims: the process the victim waited for held the row it wanted",
     "deadlocks: victims and partners are transferCredit",
     "top code path by row occupancy (story)",
+    "top code path by blocking (code_paths[0])",
     "top code path by queueing caused, logged and hidden (row_queueing[0])",
     "queueing order of the Java methods causing 1 s+ (row_queueing, shapes merged)",
     "occupancy order of the Java methods with 1 s+ on lockspan's hot rows (shapes merged)",

@@ -128,7 +128,8 @@ TEXT_TIME = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?|"
 # sub-millisecond queueing rebuilt before each logged wait, allowed to
 # differ only among elements under 5 ms.
 TIME_SORTED = {".hot_rows", ".root_blockers", ".holds", ".hot_rows[].timeline.hidden_waits",
-               ".row_queueing", ".waits_by_lock", ".waiting_statements", ".blocking_statements"}
+               ".row_queueing", ".waits_by_lock", ".waiting_statements", ".blocking_statements",
+               ".code_paths"}
 TOLERANCE_S = 0.05  # a client-side wait vs the server's: round trip, scheduling
 
 
@@ -270,6 +271,11 @@ def leaves(x, path, pids, lines, out):
                 continue
             leaves(v, path + "." + k, pids, lines, out)
     elif isinstance(x, list):
+        if path == ".code_paths":
+            # The blocking ranking (issue 34) also lists paths no logged wait
+            # queued behind, for their rebuilt sub-millisecond queueing: a
+            # run's timing, as row_queueing's order (blocking_order).
+            x = [v for v in x if v.get("blocking_episodes")]
         items = [leaves(v, path + "[]", pids, lines, []) for v in x]
         if path in TIME_SORTED:
             items.sort(key=repr)
@@ -333,6 +339,19 @@ def queueing_order(what, rep, c_rep):
              if (q["hidden_wait_ms_caused"] or 0) < 5}
     check([k for k in mine if k not in small] == [k for k in theirs if k not in small],
           f"{what}: row_queueing in another order than C's: {mine} vs {theirs}")
+
+
+def blocking_order(what, rep, c_rep):
+    """code_paths is sorted by the waiting caused (issue 34): among the
+    paths with blocking episodes, C's order, but for two whose waiting
+    caused in C's run is within TOLERANCE_S."""
+    c = {p["code_path"]: p["waiter_ms_caused"] for p in c_rep["code_paths"]
+         if p["blocking_episodes"]}
+    mine = [p["code_path"] for p in rep["code_paths"] if p["blocking_episodes"]]
+    swapped = [(a, b) for i, a in enumerate(mine) for b in mine[i + 1:]
+               if a in c and b in c and c[b] - c[a] > TOLERANCE_S * 1000]
+    check(not swapped, f"{what}: code_paths in another order than C's: {mine} vs "
+                       f"{[p for p in c]} (swapped {swapped})")
 
 
 def run(ls, tmp, log, truth, *opts):
@@ -499,6 +518,7 @@ def check_release(ls, tmp, samples, truth, rel, dirs):
             truth_checks(what, truth[lang], rows)
             times_in_order(what, run.raw, truth[lang], rel.startswith("pg18"))
             queueing_order(what, run.raw, c_raw)
+            blocking_order(what, run.raw, c_raw)
             if fmt == "stderr":
                 runs_differ(truth[control], truth[lang], lang)
             same_as(what, rows, rep, c_rows, c_rep)

@@ -39,8 +39,10 @@ sample, log format and with and without traces):
 
 Per ranking: the code paths are the truth's, each with the truth's number
 of holds and a total within max(25 ms, 5 %); the order is the truth's
-(two paths whose truth totals are within 25 ms of each other may be in
-either order) and so the top path. Each check's text starts with
+and so the top path: row occupancy by total hold time, the blocking
+ranking by the waiting each path's holds caused in the truth (whose holds
+made others wait the most: issue 34); two paths within 25 ms of each other
+may be in either order. Each check's text starts with
 "SAMPLE [FORMAT, TRACES]:" (tools/sample_matrix.py sorts them into the
 cells of docs/sample-matrix.md).
 
@@ -134,10 +136,12 @@ def analyze(ls, d, inputs, tmp, prefix=True):
         return json.load(f), None
 
 
-def compare(sample, label, kind, got, truth, bounds=None):
+def compare(sample, label, kind, got, truth, bounds=None, caused=None):
     """got: [(path, holds, total_ms)] in lockspan's order; truth: path ->
     (holds, total_ms); bounds, where the truth gives an interval: path ->
-    (lo_ms, hi_ms), and a total must lie within it, max(25 ms, 5 %) out."""
+    (lo_ms, hi_ms), and a total must lie within it, max(25 ms, 5 %) out.
+    caused (the blocking ranking): path -> the waiting its holds caused in
+    the truth, the ranking's order (issue 34); else the order is by total."""
     names = [g[0] for g in got]
     verdict(sample, sorted(names) == sorted(truth),
             f"{label}: {kind} ranking lists the truth's code paths "
@@ -158,18 +162,20 @@ def compare(sample, label, kind, got, truth, bounds=None):
         verdict(sample, g is not None and abs(g[2] - ms) <= tol(ms),
                 f"{label}: {kind} ranking: {path}'s total hold time within max(25 ms, 5 %) "
                 f"[lockspan {g and round(g[2], 1)} ms, truth {ms:.1f} ms]")
+    key = {p: (caused.get(p, 0.0) if caused is not None else v[1]) for p, v in truth.items()}
+    by = "waiting caused" if caused is not None else "total"
     known_paths = [x for x in names if x in truth]
     swapped = [(a, b) for i, a in enumerate(known_paths) for b in known_paths[i + 1:]
-               if truth[b][1] - truth[a][1] > ORDER_TOL_MS]
-    want = sorted(truth, key=lambda p: -truth[p][1])
+               if key[b] - key[a] > ORDER_TOL_MS]
+    want = sorted(truth, key=lambda p: -key[p])
     verdict(sample, bool(known_paths) and not swapped,
-            f"{label}: {kind} ranking order is the truth's (ties within 25 ms either way) "
-            f"[lockspan {names}, truth {want}, swapped {swapped}]")
+            f"{label}: {kind} ranking order is the truth's by {by} (ties within 25 ms either "
+            f"way) [lockspan {names}, truth {want}, swapped {swapped}]")
     if truth:
-        top = max(v[1] for v in truth.values())
+        top = max(key.values())
         verdict(sample, bool(names) and names[0] in truth and
-                top - truth[names[0]][1] <= ORDER_TOL_MS,
-                f"{label}: {kind} ranking's top path is the truth's "
+                top - key[names[0]] <= ORDER_TOL_MS,
+                f"{label}: {kind} ranking's top path is the truth's by {by} "
                 f"[lockspan {names[:1]}, truth {want[:1]}]")
 
 
@@ -183,10 +189,13 @@ def blocking(rep):
 
 
 def deadlock_truth(truth):
-    """(occupancy, blocking): path -> (holds, total ms) on the hot rows."""
+    """(occupancy, blocking, caused): path -> (holds, total ms) on the hot
+    rows; caused: path -> the waiting its holds of the hot rows caused (the
+    waits of another session's lock of the row begun during the hold, and
+    the failed statements' time from their start to the lock's release)."""
     hot = set(truth["hot_rows"])
     occ = {p: (v["holds"], v["hold_ms"]) for p, v in truth["per_code_path"].items()}
-    blk = {}
+    blk, caused = {}, {}
     for h in truth["holds"]:
         if f"{h['relation']} {h['row_key']}" not in hot:
             continue
@@ -202,7 +211,13 @@ def deadlock_truth(truth):
         if by_error or by_wait:
             n, ms = blk.get(h["code_path"], (0, 0.0))
             blk[h["code_path"]] = (n + 1, ms + h["ms"])
-    return occ, blk
+        waited = sum(g["waited_ms"] for g in truth["holds"] if same_row(g)
+                     and t0 <= ts(g["start"]) - g["waited_ms"] / 1e3 < t1)
+        waited += sum((min(ts(f["statement_end"]), ts(f["released"])) -
+                       ts(f["statement_start"])) * 1e3 for f in truth["failed"]
+                      if same_row(f) and t0 <= ts(f["statement_start"]) < t1)
+        caused[h["code_path"]] = caused.get(h["code_path"], 0.0) + waited
+    return occ, blk, caused
 
 
 def check_deadlock(ls, root, tmp):
@@ -210,14 +225,14 @@ def check_deadlock(ls, root, tmp):
         d = os.path.join(root, "samples", sample)
         with open(os.path.join(d, "truth.json"), encoding="utf-8") as f:
             truth = json.load(f)
-        occ, blk = deadlock_truth(truth)
+        occ, blk, caused = deadlock_truth(truth)
         for fmt, log in (("stderr %m", "postgresql.log"), ("csvlog", "postgresql.csv")):
             label = f"{sample} [{fmt}, none]"
             rep, err = analyze(ls, d, [os.path.join(d, log)], tmp)
             lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
             if rep:
                 compare(sample, label, "occupancy", occupancy(rep), occ)
-                compare(sample, label, "blocking", blocking(rep), blk)
+                compare(sample, label, "blocking", blocking(rep), blk, caused=caused)
 
 
 def whole_seconds(d, tmp):
@@ -261,10 +276,20 @@ def check_correlation(ls, root, tmp):
         d = os.path.join(root, "samples", sample)
         with open(os.path.join(d, "truth.json"), encoding="utf-8") as f:
             truth = json.load(f)
-        blk = {}
+        blk, caused = {}, {}
         for h in truth["holds"]:
             n, ms = blk.get(h["application_name"], (0, 0.0))
             blk[h["application_name"]] = (n + 1, ms + (ts(h["end"]) - ts(h["start"])) * 1e3)
+        # The waiting each path caused: each wait given to the hold of its
+        # row by another session at the wait's start.
+        for w in truth["waits"]:
+            ws, we = ts(w["wait_start"]), ts(w["wait_end"])
+            for h in truth["holds"]:
+                if (h["pid"] != w["waiter_pid"] and (h["relation"], h["row_id"]) ==
+                        (w["relation"], w["row_id"]) and ts(h["start"]) <= ws < ts(h["end"])):
+                    caused[h["application_name"]] = (caused.get(h["application_name"], 0.0)
+                                                      + (we - ws) * 1e3)
+                    break
         for fmt, inputs in ((DIRF, [d]), ("stderr %m", [os.path.join(d, "postgresql.log")]),
                             ("csvlog", [os.path.join(d, "postgresql.csv")]),
                             ("jsonlog", [os.path.join(d, "postgresql.json")])):
@@ -273,7 +298,7 @@ def check_correlation(ls, root, tmp):
             rep, err = analyze(ls, d, inputs, tmp)
             lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
             if rep:
-                compare(sample, label, "blocking", blocking(rep), blk)
+                compare(sample, label, "blocking", blocking(rep), blk, caused=caused)
 
 
 def check_app_seconds(ls, root, tmp):

@@ -29,7 +29,8 @@ On each, against truth.json and the store (docs/store.md):
   - the JSON report's two code-path rankings equal the truth's: row
     occupancy (every hold) and blocking (holds others waited for): holds,
     total and max hold (csvlog: within the summed hold tolerances; %t:
-    counts only).
+    counts only); the first path (csvlog) the truth's: occupancy by hold
+    time, blocking by the waiting its holds caused (issue 34).
 Prints one FAIL line per wrong fact, then "N passed, N failed".
 """
 import datetime
@@ -86,6 +87,17 @@ def unknowable(truth):
     return {i for i, h in enumerate(truth["holds"])
             if h["session_id"] in no_params and "$" in h["locking_statement"]
             and not h["waits"] and (h["session_id"], h["tx"]) not in waited_tx}
+
+
+def caused_by_path(truth):
+    """Code path -> the waiting (ms) its holds caused: each truth wait given
+    to the path of the transaction that held the row (holder_tx)."""
+    path = {h["tx"]: h["code_path"] for h in truth["holds"]}
+    caused = {}
+    for w in truth["waits"]:
+        p = path.get(w["holder_tx"])
+        caused[p] = caused.get(p, 0.0) + w["waited_ms"]
+    return caused
 
 
 def check_analysis(label, db, rep, truth, whole_seconds):
@@ -295,7 +307,13 @@ def check_analysis(label, db, rep, truth, whole_seconds):
                 check(path in want, say(f"{name} ranking: {path} ({e.get(count_key)} "
                                         f"{count_key}) is no truth code path"))
         if not whole_seconds and want and got:
-            top = max(want.values(), key=lambda r: r["total_hold_ms"])["code_path"]
+            # Occupancy: the most hold time; blocking: the most waiting its
+            # holds caused, each truth wait given to its holder's path
+            # (issue 34: whose holds made others wait the most).
+            if name == "occupancy":
+                top = max(want.values(), key=lambda r: r["total_hold_ms"])["code_path"]
+            else:
+                top = max(caused_by_path(truth).items(), key=lambda kv: kv[1])[0]
             first = rep[section][0]["code_path"]
             check(first == top, say(f"{name} ranking: first {first}, truth {top}"))
 
