@@ -1553,8 +1553,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * whose hold of the failed statement's row the log's order of lines shows
  * got before the error and freed after it, when it is the only hold of
  * the row that may have had it then (decide/failwait.c ls_error_holder,
- * causes.c); else its cause stays null and the report says why. */
-#define CORRELATION_REV "30"
+ * causes.c); else its cause stays null and the report says why. 31: on
+ * a whole-second log where every statement has its duration, a key no
+ * logged wait names is a row when a statement of it certainly queued 5 ms+
+ * behind another transaction's hold: each line's time bounded from the
+ * stamps, the log's order and the sessions' durations (decide/quiet.c
+ * ls_quiet_bounded_us, quiet.c bounds_build). */
+#define CORRELATION_REV "31"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
