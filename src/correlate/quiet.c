@@ -32,7 +32,7 @@
  * statement's end), a key is made a row only when the queueing is proven
  * from the log's order, the stamps and the durations (decide/quiet.h
  * ls_quiet_bounded_us(): each statement line's time bounded by one pass
- * each way over stmt_rows, in log order, into temp.quiet_bounds); its
+ * each way over stmt_rows, in log order, into temp.quiet_lo and quiet_hi); its
  * evidence says the queueing is bounded. Nothing is made when statements
  * have no durations (no end: no evidence of queueing).
  */
@@ -78,25 +78,37 @@ static const char all_durations_sql[] =
     X(Q, start_ts, "start_ts")                                                                     \
     X(Q, dur_us, "dur_us")
 LS_COLUMNS(qb, QB_COLS);
+/* Each statement line's place in the log and lower bound, and its upper
+ * bound (the backward pass's). */
+#define LS_TABLE_quiet_lo(F, C, T)                                                                 \
+    F(T, stmt_id, LS_INT " PRIMARY KEY")                                                           \
+    C(T, pos, LS_INT)                                                                              \
+    C(T, lo, LS_INT)
+#define LS_TABLE_quiet_hi(F, C, T)                                                                 \
+    F(T, stmt_id, LS_INT " PRIMARY KEY")                                                           \
+    C(T, hi, LS_INT)
+LS_TABLE_COLUMNS(quiet_lo);
+LS_TABLE_COLUMNS(quiet_hi);
 static const char bounds_table_sql[] =
-    "DROP TABLE IF EXISTS temp.quiet_bounds;"
-    " CREATE TEMP TABLE quiet_bounds(stmt_id INTEGER PRIMARY KEY, pos INTEGER, lo INTEGER,"
-    " hi INTEGER);";
-static const char bounds_drop_sql[] = "DROP TABLE IF EXISTS temp.quiet_bounds;";
+    "DROP TABLE IF EXISTS temp.quiet_lo; DROP TABLE IF EXISTS temp.quiet_hi;" LS_CREATE_TABLE_IN(
+        "temp.", quiet_lo) LS_CREATE_TABLE_IN("temp.", quiet_hi);
+static const char bounds_drop_sql[] =
+    "DROP TABLE IF EXISTS temp.quiet_lo; DROP TABLE IF EXISTS temp.quiet_hi;";
 static const char bounds_fwd_sql[] =
     "SELECT " LS_SELECT_LIST(qb, QB_COLS) " FROM stmt_rows ORDER BY file_id, line, stmt_id";
 static const char bounds_bwd_sql[] = "SELECT " LS_SELECT_LIST(
     qb, QB_COLS) " FROM stmt_rows ORDER BY file_id DESC, line DESC, stmt_id DESC";
-static const char bounds_ins_sql[] =
-    "INSERT INTO temp.quiet_bounds(stmt_id, pos, lo) VALUES (?1, ?2, ?3)";
-static const char bounds_hi_sql[] = "UPDATE temp.quiet_bounds SET hi = ?2 WHERE stmt_id = ?1";
+static const char bounds_lo_sql[] = LS_INSERT_INTO_IN("INSERT", "temp.", quiet_lo);
+static const char bounds_hi_sql[] = LS_INSERT_INTO_IN("INSERT", "temp.", quiet_hi);
 #define QG_COLS(X, Q)                                                                              \
     X(Q, pos, "pos")                                                                               \
     X(Q, lo, "lo")                                                                                 \
     X(Q, hi, "hi")
 LS_COLUMNS(qg, QG_COLS);
 static const char bounds_get_sql[] =
-    "SELECT " LS_SELECT_LIST(qg, QG_COLS) " FROM temp.quiet_bounds WHERE stmt_id = ?1";
+    "SELECT " LS_SELECT_LIST(qg, QG_COLS) " FROM temp.quiet_lo JOIN temp.quiet_hi USING (stmt_id)"
+                                          " WHERE stmt_id = ?";
+enum { QG_PARAM_STMT = 1 }; /* its one parameter */
 
 static const char usable_sql[] =
     "SELECT (SELECT value FROM meta WHERE key = 'tx_keys') IS 'complete'"
@@ -343,14 +355,14 @@ static int make_row(quiet *m, const ls_keypack_entry *e, const char *evidence)
     return 0;
 }
 
-/* A statement line's place in the log and bounds (temp.quiet_bounds);
+/* A statement line's place in the log and bounds (temp.quiet_lo, hi);
  * *found 0 when it has none. */
 static int bounds_of(quiet *m, int64_t stmt_id, int64_t *pos, int64_t *lo, int64_t *hi, int *found)
 {
     int rc;
     *found = 0;
     ls_stmt_reset(m->bounds);
-    if ((rc = ls_stmt_bind_int64(m->bounds, 1, stmt_id)) != 0)
+    if ((rc = ls_stmt_bind_int64(m->bounds, QG_PARAM_STMT, stmt_id)) != 0)
         return rc;
     if ((rc = ls_stmt_step(m->bounds)) == 1 && !ls_stmt_isnull(m->bounds, qg_hi)) {
         *pos = ls_stmt_int64(m->bounds, qg_pos);
@@ -701,7 +713,7 @@ out:
 /* ---- whole seconds: each statement line's time bounded ---- */
 
 /*
- * temp.quiet_bounds from stmt_rows in log order: forward, each line's lo
+ * temp.quiet_lo and quiet_hi from stmt_rows in log order: forward, each line's lo
  * (ls_quiet_line_lo()), the sessions' last lo in the cuts' map (end_ts);
  * backward, each hi (ls_quiet_line_hi()), the sessions' next statement's
  * hi less its duration in the map. The map is emptied after.
@@ -725,7 +737,7 @@ static int bounds_build(ls_store *s, quiet *m, int64_t tick)
         edge = fwd ? INT64_MIN : INT64_MAX;
         if ((rc = cuts_grow(m)) != 0 ||
             (rc = ls_store_prepare(s, fwd ? bounds_fwd_sql : bounds_bwd_sql, &q)) != 0 ||
-            (rc = ls_store_prepare(s, fwd ? bounds_ins_sql : bounds_hi_sql, &w)) != 0)
+            (rc = ls_store_prepare(s, fwd ? bounds_lo_sql : bounds_hi_sql, &w)) != 0)
             goto out;
         while ((rc = ls_stmt_step(q)) == 1) {
             int64_t id = ls_stmt_int64(q, qb_stmt_id), ses = ls_stmt_int64(q, qb_session_id);
@@ -739,13 +751,13 @@ static int bounds_build(ls_store *s, quiet *m, int64_t tick)
                 v = ls_quiet_line_hi(stamp, tick, edge, known ? c->end_ts : INT64_MAX);
             edge = v;
             ls_stmt_reset(w);
-            ls_stmt_bind_int64(w, 1, id);
-            if (fwd) {
-                ls_stmt_bind_int64(w, 2, ++pos);
-                ls_stmt_bind_int64(w, 3, v);
-            } else {
-                ls_stmt_bind_int64(w, 2, v);
-            }
+            if (fwd && ((rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_lo, stmt_id), id)) != 0 ||
+                        (rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_lo, pos), ++pos)) != 0 ||
+                        (rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_lo, lo), v)) != 0))
+                goto out;
+            if (!fwd && ((rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_hi, stmt_id), id)) != 0 ||
+                         (rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_hi, hi), v)) != 0))
+                goto out;
             if ((rc = ls_stmt_step(w)) < 0)
                 goto out;
             if (ses) {
