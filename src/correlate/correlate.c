@@ -1582,8 +1582,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * rebuilt from its request's spans (ls_wait_holder_stmt_pick,
  * relink_whole_holders). 34: the
  * blocking ranking (path_ranking) is ordered by the waiting caused and
- * lists the paths with only hidden or failed waiting (summary.c). */
-#define CORRELATION_REV "34"
+ * lists the paths with only hidden or failed waiting (summary.c). 35: on
+ * a whole-second log where every statement has its duration, a key no
+ * logged wait names is a row when a statement of it certainly queued 5 ms+
+ * behind another transaction's hold: each line's time bounded from the
+ * stamps, the log's order and the sessions' durations (decide/quiet.c
+ * ls_quiet_bounded_us, quiet.c bounds_build). */
+#define CORRELATION_REV "35"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

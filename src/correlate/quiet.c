@@ -26,10 +26,15 @@
  * made again from the statements (fb_build()) and read the same way: the
  * rows do not depend on whether the store had them (check_txcuts.py).
  *
- * Nothing is made when the log's times are whole seconds (a start is the
- * end's second less the duration, up to a second off: no queueing under
- * a second is known) or when statements have no durations (no end: no
- * evidence of queueing).
+ * On a log whose times are whole seconds a start is the end's second
+ * less the duration, up to a second off: the rule above cannot tell 5 ms.
+ * There, when every statement has its duration (each line is its
+ * statement's end), a key is made a row only when the queueing is proven
+ * from the log's order, the stamps and the durations (decide/quiet.h
+ * ls_quiet_bounded_us(): each statement line's time bounded by one pass
+ * each way over stmt_rows, in log order, into temp.quiet_lo and quiet_hi); its
+ * evidence says the queueing is bounded. Nothing is made when statements
+ * have no durations (no end: no evidence of queueing).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +63,52 @@
 #define LS_QUIET_MAX_HORIZON_US (600 * 1000000LL)
 
 #define QUIET_EVIDENCE "statements queued below deadlock_timeout"
+#define QUIET_BOUNDED_EVIDENCE                                                                     \
+    "statements queued below deadlock_timeout (bounded from the log's order and durations: "       \
+    "whole-second times)"
+
+/* Whole-second logs: every statement logged with its duration (at its
+ * end), so the bounds below hold. */
+static const char all_durations_sql[] =
+    "SELECT EXISTS (SELECT 1 FROM stmt_rows)"
+    " AND NOT EXISTS (SELECT 1 FROM stmt_rows WHERE dur_us IS NULL OR start_ts IS NULL)";
+#define QB_COLS(X, Q)                                                                              \
+    X(Q, stmt_id, "stmt_id")                                                                       \
+    X(Q, session_id, "session_id")                                                                 \
+    X(Q, start_ts, "start_ts")                                                                     \
+    X(Q, dur_us, "dur_us")
+LS_COLUMNS(qb, QB_COLS);
+/* Each statement line's place in the log and lower bound, and its upper
+ * bound (the backward pass's). */
+#define LS_TABLE_quiet_lo(F, C, T)                                                                 \
+    F(T, stmt_id, LS_INT " PRIMARY KEY")                                                           \
+    C(T, pos, LS_INT)                                                                              \
+    C(T, lo, LS_INT)
+#define LS_TABLE_quiet_hi(F, C, T)                                                                 \
+    F(T, stmt_id, LS_INT " PRIMARY KEY")                                                           \
+    C(T, hi, LS_INT)
+LS_TABLE_COLUMNS(quiet_lo);
+LS_TABLE_COLUMNS(quiet_hi);
+static const char bounds_table_sql[] =
+    "DROP TABLE IF EXISTS temp.quiet_lo; DROP TABLE IF EXISTS temp.quiet_hi;" LS_CREATE_TABLE_IN(
+        "temp.", quiet_lo) LS_CREATE_TABLE_IN("temp.", quiet_hi);
+static const char bounds_drop_sql[] =
+    "DROP TABLE IF EXISTS temp.quiet_lo; DROP TABLE IF EXISTS temp.quiet_hi;";
+static const char bounds_fwd_sql[] =
+    "SELECT " LS_SELECT_LIST(qb, QB_COLS) " FROM stmt_rows ORDER BY file_id, line, stmt_id";
+static const char bounds_bwd_sql[] = "SELECT " LS_SELECT_LIST(
+    qb, QB_COLS) " FROM stmt_rows ORDER BY file_id DESC, line DESC, stmt_id DESC";
+static const char bounds_lo_sql[] = LS_INSERT_INTO_IN("INSERT", "temp.", quiet_lo);
+static const char bounds_hi_sql[] = LS_INSERT_INTO_IN("INSERT", "temp.", quiet_hi);
+#define QG_COLS(X, Q)                                                                              \
+    X(Q, pos, "pos")                                                                               \
+    X(Q, lo, "lo")                                                                                 \
+    X(Q, hi, "hi")
+LS_COLUMNS(qg, QG_COLS);
+static const char bounds_get_sql[] =
+    "SELECT " LS_SELECT_LIST(qg, QG_COLS) " FROM temp.quiet_lo JOIN temp.quiet_hi USING (stmt_id)"
+                                          " WHERE stmt_id = ?";
+enum { QG_PARAM_STMT = 1 }; /* its one parameter */
 
 static const char usable_sql[] =
     "SELECT (SELECT value FROM meta WHERE key = 'tx_keys') IS 'complete'"
@@ -100,6 +151,7 @@ typedef struct cut {
 typedef struct qhold {
     ls_quiet_hold h;
     int64_t stmt_id;
+    int64_t a_pos, c_pos, c_lo; /* whole seconds: its lines' places, its end's lo */
 } qhold;
 
 typedef struct qkey {
@@ -116,6 +168,7 @@ typedef struct quiet {
     size_t kcap, kused, kpurge;
     int64_t latest_end, max_dur;
     ls_stmt *text_q, *exists, *ins;
+    ls_stmt *bounds; /* whole seconds: bounds_get_sql; NULL: sub-second */
     ls_correlate_stats *stats;
 } quiet;
 
@@ -187,8 +240,7 @@ static int cut_put(quiet *m, const cut *c)
 static qkey *key_slot(qkey *keys, size_t cap, const char *name, size_t len)
 {
     size_t j = hash_bytes(name, len) % cap;
-    while (keys[j].name &&
-           (name_len(keys[j].name) != len || memcmp(keys[j].name, name, len) != 0))
+    while (keys[j].name && (name_len(keys[j].name) != len || memcmp(keys[j].name, name, len) != 0))
         j = (j + 1) % cap;
     return &keys[j];
 }
@@ -283,7 +335,7 @@ static int both_shared(quiet *m, int64_t a, int64_t b, int *out)
     return 0;
 }
 
-static int make_row(quiet *m, const ls_keypack_entry *e)
+static int make_row(quiet *m, const ls_keypack_entry *e, const char *evidence)
 {
     int rc;
     ls_stmt_reset(m->exists);
@@ -294,7 +346,7 @@ static int make_row(quiet *m, const ls_keypack_entry *e)
     ls_stmt_reset(m->ins);
     ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, relation), e->rel);
     ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, row_key), e->key);
-    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, evidence), QUIET_EVIDENCE);
+    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, evidence), evidence);
     ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, grouped_by), QUIET_EVIDENCE);
     ls_stmt_bind_int64(m->ins, LS_PARAM(row_keys, waits), 0);
     if ((rc = ls_stmt_step(m->ins)) < 0)
@@ -303,12 +355,52 @@ static int make_row(quiet *m, const ls_keypack_entry *e)
     return 0;
 }
 
+/* A statement line's place in the log and bounds (temp.quiet_lo, hi);
+ * *found 0 when it has none. */
+static int bounds_of(quiet *m, int64_t stmt_id, int64_t *pos, int64_t *lo, int64_t *hi, int *found)
+{
+    int rc;
+    *found = 0;
+    ls_stmt_reset(m->bounds);
+    if ((rc = ls_stmt_bind_int64(m->bounds, QG_PARAM_STMT, stmt_id)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(m->bounds)) == 1 && !ls_stmt_isnull(m->bounds, qg_hi)) {
+        *pos = ls_stmt_int64(m->bounds, qg_pos);
+        *lo = ls_stmt_int64(m->bounds, qg_lo);
+        *hi = ls_stmt_int64(m->bounds, qg_hi);
+        *found = 1;
+    }
+    ls_stmt_reset(m->bounds);
+    return rc < 0 ? rc : 0;
+}
+
+/* Whole seconds: how long statement e (b at b_pos, hi b_hi) certainly
+ * queued behind hold h. */
+static int64_t bounded_queued(const qhold *h, const ls_keypack_entry *e, int64_t tx, int64_t b_pos,
+                              int64_t b_hi)
+{
+    ls_quiet_bounded q;
+    if (!h->a_pos || !e->has_end)
+        return 0;
+    q.tx_a = h->h.tx;
+    q.tx_b = tx;
+    q.both_shared = 0; /* asked of the text once the rest holds */
+    q.a_pos = h->a_pos;
+    q.c_pos = h->c_pos;
+    q.b_pos = b_pos;
+    q.c_lo = h->c_lo;
+    q.b_hi = b_hi;
+    q.b_dur = e->end_ts - e->start_ts;
+    return ls_quiet_bounded_us(&q);
+}
+
 /* One keyed statement, its transaction c. */
 static int entry(quiet *m, const ls_keypack_entry *e, const cut *c, int subsecond)
 {
     qkey *k;
     ls_quiet_stmt st;
-    int i, rc, has_tx = 0;
+    int i, rc, has_tx = 0, b_found = 0;
+    int64_t b_pos = 0, b_lo = 0, b_hi = 0;
 
     if (!e->start_ts)
         return 0;
@@ -324,21 +416,25 @@ static int entry(quiet *m, const ls_keypack_entry *e, const cut *c, int subsecon
     st.start_ts = e->start_ts;
     st.end_ts = e->end_ts;
     st.shared = 0;
+    if (!subsecond && (rc = bounds_of(m, e->stmt_id, &b_pos, &b_lo, &b_hi, &b_found)) != 0)
+        return rc;
     for (i = 0; i < k->n; i++) {
         const qhold *h = &k->w[i];
-        int64_t q;
+        int made;
         if (h->h.tx == st.tx)
             has_tx = 1;
         if (k->done || !e->has_end)
             continue;
-        q = ls_quiet_queued_us(&h->h, &st);
-        if (ls_quiet_makes_row(q, subsecond)) {
+        made = subsecond ? ls_quiet_makes_row(ls_quiet_queued_us(&h->h, &st), 1)
+                         : b_found &&
+                               ls_quiet_bounded_makes_row(bounded_queued(h, e, st.tx, b_pos, b_hi));
+        if (made) {
             int shared;
             if ((rc = both_shared(m, h->stmt_id, e->stmt_id, &shared)) != 0)
                 return rc;
             if (shared)
                 continue;
-            if ((rc = make_row(m, e)) != 0)
+            if ((rc = make_row(m, e, subsecond ? QUIET_EVIDENCE : QUIET_BOUNDED_EVIDENCE)) != 0)
                 return rc;
             k->done = 1;
         }
@@ -352,6 +448,18 @@ static int entry(quiet *m, const ls_keypack_entry *e, const cut *c, int subsecon
         h->h.end_ts = c->end_ts;
         h->h.shared = 0;
         h->stmt_id = e->stmt_id;
+        h->a_pos = h->c_pos = h->c_lo = 0;
+        if (!subsecond && b_found) {
+            int64_t c_pos, c_lo, c_hi;
+            int found;
+            if ((rc = bounds_of(m, c->last, &c_pos, &c_lo, &c_hi, &found)) != 0)
+                return rc;
+            if (found) {
+                h->a_pos = b_pos;
+                h->c_pos = c_pos;
+                h->c_lo = c_lo;
+            }
+        }
     }
     return 0;
 }
@@ -602,12 +710,83 @@ out:
     return rc < 0 ? rc : 0;
 }
 
+/* ---- whole seconds: each statement line's time bounded ---- */
+
+/*
+ * temp.quiet_lo and quiet_hi from stmt_rows in log order: forward, each line's lo
+ * (ls_quiet_line_lo()), the sessions' last lo in the cuts' map (end_ts);
+ * backward, each hi (ls_quiet_line_hi()), the sessions' next statement's
+ * hi less its duration in the map. The map is emptied after.
+ */
+static int bounds_build(ls_store *s, quiet *m, int64_t tick)
+{
+    ls_stmt *q = NULL, *w = NULL;
+    int64_t edge = INT64_MIN, pos = 0;
+    int rc, pass;
+
+    if ((rc = ls_store_exec(s, bounds_table_sql)) != 0)
+        return rc;
+    for (pass = 0; pass < 2; pass++) {
+        int fwd = pass == 0;
+        ls_stmt_finalize(q);
+        ls_stmt_finalize(w);
+        q = w = NULL;
+        free(m->cuts);
+        m->cuts = NULL;
+        m->ncap = m->nused = 0;
+        edge = fwd ? INT64_MIN : INT64_MAX;
+        if ((rc = cuts_grow(m)) != 0 ||
+            (rc = ls_store_prepare(s, fwd ? bounds_fwd_sql : bounds_bwd_sql, &q)) != 0 ||
+            (rc = ls_store_prepare(s, fwd ? bounds_lo_sql : bounds_hi_sql, &w)) != 0)
+            goto out;
+        while ((rc = ls_stmt_step(q)) == 1) {
+            int64_t id = ls_stmt_int64(q, qb_stmt_id), ses = ls_stmt_int64(q, qb_session_id);
+            int64_t dur = ls_stmt_int64(q, qb_dur_us);
+            int64_t stamp = ls_stmt_int64(q, qb_start_ts) + dur, v;
+            cut *c = ses ? cut_slot(m, ses) : NULL, put;
+            int known = c && c->session;
+            if (fwd)
+                v = ls_quiet_line_lo(stamp, edge, known ? c->end_ts : INT64_MIN, dur);
+            else
+                v = ls_quiet_line_hi(stamp, tick, edge, known ? c->end_ts : INT64_MAX);
+            edge = v;
+            ls_stmt_reset(w);
+            if (fwd && ((rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_lo, stmt_id), id)) != 0 ||
+                        (rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_lo, pos), ++pos)) != 0 ||
+                        (rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_lo, lo), v)) != 0))
+                goto out;
+            if (!fwd && ((rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_hi, stmt_id), id)) != 0 ||
+                         (rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_hi, hi), v)) != 0))
+                goto out;
+            if ((rc = ls_stmt_step(w)) < 0)
+                goto out;
+            if (ses) {
+                memset(&put, 0, sizeof(put));
+                put.session = ses;
+                put.end_ts = fwd ? v : v - dur;
+                if ((rc = cut_put(m, &put)) != 0)
+                    goto out;
+            }
+        }
+        if (rc < 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(w);
+    free(m->cuts);
+    m->cuts = NULL;
+    m->ncap = m->nused = 0;
+    return rc;
+}
+
 int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
 {
     quiet m;
     ls_stmt *kq = NULL, *cq = NULL;
     int64_t resolution = LS_MILLISECOND_US;
-    int usable, subsecond, rc;
+    int usable, subsecond, durations = 0, bounded = 0, rc;
     size_t i;
 
     memset(&m, 0, sizeof(m));
@@ -617,9 +796,18 @@ int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_correlate_log_resolution(s, &resolution)) != 0)
         return rc;
     subsecond = resolution < LS_WHOLE_SECOND_US;
-    /* no queueing can make a row: whole seconds */
-    if (!ls_quiet_makes_row(LS_QUIET_MAX_HORIZON_US, subsecond))
-        return 0;
+    /* whole seconds: only queueing the log's order and durations prove,
+     * when every statement line is its end */
+    if (!subsecond) {
+        if ((rc = ls_correlate_flag(s, all_durations_sql, &durations)) != 0)
+            return rc;
+        if (!durations)
+            return 0;
+        bounded = 1;
+        if ((rc = bounds_build(s, &m, resolution)) != 0 ||
+            (rc = ls_store_prepare(s, bounds_get_sql, &m.bounds)) != 0)
+            goto out;
+    }
     /* without ingest's whole cuts and keys, the same from the statements */
     if (!usable && (rc = fb_build(s)) != 0)
         goto out;
@@ -636,12 +824,18 @@ out:
     ls_stmt_finalize(m.text_q);
     ls_stmt_finalize(m.exists);
     ls_stmt_finalize(m.ins);
+    ls_stmt_finalize(m.bounds);
     for (i = 0; i < m.kcap; i++)
         free(m.keys[i].name);
     free(m.keys);
     free(m.cuts);
     if (!usable) {
         int drc = ls_store_exec(s, fb_drop_sql);
+        if (rc >= 0 && drc != 0)
+            rc = drc;
+    }
+    if (bounded) {
+        int drc = ls_store_exec(s, bounds_drop_sql);
         if (rc >= 0 && drc != 0)
             rc = drc;
     }

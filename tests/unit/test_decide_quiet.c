@@ -3,11 +3,16 @@
  * unlogged, behind another transaction's hold of its key, and is that
  * enough to make the key a row? Boundaries: a statement that starts
  * exactly at the other hold's end, 4.9 vs 5.0 ms, FOR SHARE among FOR
- * SHARE, the same transaction's second statement.
+ * SHARE, the same transaction's second statement. Whole seconds
+ * (ls_quiet_line_lo/hi, ls_quiet_bounded_us): lines in the same second,
+ * adjacent seconds, bounds tightened by a session's durations, the 5 ms
+ * limit, A == B's transaction, A's lines after b's.
  */
 #include "decide/quiet.h"
 #include "decide/tolerances.h"
 #include "ls_test.h"
+
+#include <stdint.h>
 
 #define MS 1000
 
@@ -70,8 +75,78 @@ static void test_threshold(void)
     CHECK_INT(ls_quiet_makes_row(900 * MS, 0), 0);
 }
 
+#define SEC 1000000LL
+
+static void test_line_bounds(void)
+{
+    /* alone: the stamp's second */
+    CHECK_INT(ls_quiet_line_lo(10 * SEC, INT64_MIN, INT64_MIN, 0), 10 * SEC);
+    CHECK_INT(ls_quiet_line_hi(10 * SEC, SEC, INT64_MAX, INT64_MAX), 11 * SEC);
+    /* the line before was later in its second than this stamp says */
+    CHECK_INT(ls_quiet_line_lo(10 * SEC, 10 * SEC + 300 * MS, INT64_MIN, 0), 10 * SEC + 300 * MS);
+    /* a statement of 800 ms whose session's previous line was at >= 10.1 s */
+    CHECK_INT(ls_quiet_line_lo(10 * SEC, 10 * SEC, 10 * SEC + 100 * MS, 800 * MS),
+              10 * SEC + 900 * MS);
+    /* the line after is at <= 10.5 s; the session's next statement, of
+     * 900 ms, ended by 11 s: it began, after this line, by 10.1 s */
+    CHECK_INT(ls_quiet_line_hi(10 * SEC, SEC, 10 * SEC + 500 * MS, INT64_MAX), 10 * SEC + 500 * MS);
+    CHECK_INT(ls_quiet_line_hi(10 * SEC, SEC, 11 * SEC, 11 * SEC - 900 * MS), 10 * SEC + 100 * MS);
+}
+
+static void test_bounded(void)
+{
+    /* a (pos 1) and c (pos 5) of tx 1, b (pos 9) of tx 2 */
+    ls_quiet_bounded q = {1, 2, 0, 1, 5, 9, 10 * SEC, 11 * SEC, 900 * MS};
+    /* same second, stamps alone: c may be at 10.999 s, b's end at
+     * 10.999 s, b began 900 ms before: nothing proven */
+    CHECK_INT(ls_quiet_bounded_us(&q), 0);
+    /* a duration over the second: its excess is certain */
+    q.b_dur = SEC + 5 * MS;
+    CHECK_INT(ls_quiet_bounded_us(&q), 5 * MS);
+    CHECK_INT(ls_quiet_bounded_makes_row(ls_quiet_bounded_us(&q)), 1);
+    q.b_dur = SEC + 4900;
+    CHECK_INT(ls_quiet_bounded_makes_row(ls_quiet_bounded_us(&q)), 0);
+    /* adjacent seconds: c in 10, b in 11 (hi 12 s): 2 s of doubt */
+    q.b_hi = 12 * SEC;
+    q.b_dur = 2 * SEC + 5 * MS;
+    CHECK_INT(ls_quiet_bounded_us(&q), 5 * MS);
+    q.b_dur = SEC + 5 * MS;
+    CHECK_INT(ls_quiet_bounded_us(&q), 0);
+    /* bounds tightened by durations (test_line_bounds): c at >= 10.9 s,
+     * b at <= 11.1 s: a 205 ms statement queued 5 ms, a 204.9 ms one is
+     * not proven to */
+    q.c_lo = 10 * SEC + 900 * MS;
+    q.b_hi = 11 * SEC + 100 * MS;
+    q.b_dur = 205 * MS;
+    CHECK_INT(ls_quiet_bounded_us(&q), 5 * MS);
+    CHECK_INT(ls_quiet_bounded_makes_row(ls_quiet_bounded_us(&q)), 1);
+    q.b_dur = 205 * MS - 100;
+    CHECK_INT(ls_quiet_bounded_makes_row(ls_quiet_bounded_us(&q)), 0);
+    q.b_dur = 300 * MS;
+    CHECK_INT(ls_quiet_bounded_us(&q), 100 * MS);
+    /* A == B's transaction: its own hold */
+    q.tx_b = 1;
+    CHECK_INT(ls_quiet_bounded_us(&q), 0);
+    q.tx_b = 2;
+    /* FOR SHARE among FOR SHARE */
+    q.both_shared = 1;
+    CHECK_INT(ls_quiet_bounded_us(&q), 0);
+    q.both_shared = 0;
+    /* A freed it after b's line (b never waited for A's end), or got it
+     * after (b may have had the row first) */
+    q.c_pos = 10;
+    CHECK_INT(ls_quiet_bounded_us(&q), 0);
+    q.c_pos = 5;
+    q.a_pos = 10;
+    CHECK_INT(ls_quiet_bounded_us(&q), 0);
+    q.a_pos = 1;
+    CHECK_INT(ls_quiet_bounded_us(&q), 100 * MS);
+}
+
 int main(void)
 {
+    test_line_bounds();
+    test_bounded();
     test_times();
     test_same_tx_and_shared();
     test_threshold();

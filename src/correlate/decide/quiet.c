@@ -19,3 +19,39 @@ int ls_quiet_makes_row(int64_t queued_us, int subsecond)
 {
     return subsecond && queued_us >= LS_HOT_HIDDEN_MIN_US;
 }
+
+int64_t ls_quiet_line_lo(int64_t stamp, int64_t lo_before, int64_t prev_lo, int64_t dur)
+{
+    int64_t lo = stamp;
+    if (lo_before > lo)
+        lo = lo_before;
+    if (prev_lo != INT64_MIN && prev_lo + dur > lo)
+        lo = prev_lo + dur;
+    return lo;
+}
+
+int64_t ls_quiet_line_hi(int64_t stamp, int64_t tick, int64_t hi_after, int64_t next_start_hi)
+{
+    int64_t hi = stamp + tick;
+    if (hi_after < hi)
+        hi = hi_after;
+    if (next_start_hi < hi)
+        hi = next_start_hi;
+    return hi;
+}
+
+int64_t ls_quiet_bounded_us(const ls_quiet_bounded *q)
+{
+    int64_t proven;
+    if (q->tx_a == q->tx_b || q->both_shared)
+        return 0;
+    if (!(q->a_pos < q->b_pos && q->c_pos < q->b_pos))
+        return 0;
+    proven = q->b_dur - (q->b_hi - q->c_lo);
+    return proven > 0 ? proven : 0;
+}
+
+int ls_quiet_bounded_makes_row(int64_t proven_us)
+{
+    return proven_us >= LS_HOT_HIDDEN_MIN_US;
+}

@@ -48,4 +48,60 @@ int64_t ls_quiet_queued_us(const ls_quiet_hold *h, const ls_quiet_stmt *s);
  * and no queueing under a second is known)? */
 int ls_quiet_makes_row(int64_t queued_us, int subsecond);
 
+/*
+ * Whole-second logs (issue 34). A stamp says only the second of its line;
+ * the rule above then cannot tell 5 ms of queueing. What is certain:
+ * lines are written in the order things happen, a statement's duration
+ * line at its end, and a session's statement starts no earlier than its
+ * previous line. Each line's time t is bounded, lo <= t <= hi, from the
+ * stamps, the log's order and the durations (a difference-constraint
+ * system whose tightest bounds are one pass each way):
+ *
+ *   lo = max(stamp, lo of the line before, lo of the session's previous
+ *            line + this statement's duration)
+ *   hi = min(stamp + 1 s, hi of the line after, hi of the session's next
+ *            statement's line - that statement's duration)
+ *
+ * The latest t_b - t_c can be for lines c before b is hi(b) - lo(c).
+ */
+
+/* A line's lower bound (µs): its stamp (the second's start), lo_before
+ * (the line before's lo) and prev_lo (its session's previous line's lo;
+ * both INT64_MIN: none), dur its duration (0: none). */
+int64_t ls_quiet_line_lo(int64_t stamp, int64_t lo_before, int64_t prev_lo, int64_t dur);
+
+/* A line's upper bound (µs): its stamp + tick (a whole second: the stamp
+ * is the second it was in), hi_after (the line after's hi) and next_start_hi
+ * (its session's next statement's hi less that statement's duration; both
+ * INT64_MAX: none). */
+int64_t ls_quiet_line_hi(int64_t stamp, int64_t tick, int64_t hi_after, int64_t next_start_hi);
+
+/* Transaction A's first statement on the key (line a) and its end (line
+ * c, its COMMIT/ROLLBACK or autocommit statement), and statement b of the
+ * key, by their places in the log (pos) and the bounds above. */
+typedef struct ls_quiet_bounded {
+    int64_t tx_a, tx_b;
+    int both_shared;             /* FOR SHARE among FOR SHARE */
+    int64_t a_pos, c_pos, b_pos; /* log positions */
+    int64_t c_lo;                /* lo of A's end line */
+    int64_t b_hi, b_dur;         /* hi of b's line, b's duration */
+} ls_quiet_bounded;
+
+/*
+ * How long (µs) b certainly queued behind A's hold, 0 when it is not
+ * proven. A of another transaction, not both shared; line a before line b
+ * (A got the row no later than b ended, and b's transaction held what it
+ * got past b's end, so b did not get the row before A: b got it after A
+ * freed it), line c before line b (A freed it before b ended). Then b ran
+ * from t_b - b_dur without the row until t_c, at least
+ * b_dur - (hi(b) - lo(c)): the queueing every order of the lines the log
+ * allows has. (As the sub-second rule, a statement of one row is taken to
+ * reach it at once.)
+ */
+int64_t ls_quiet_bounded_us(const ls_quiet_bounded *q);
+
+/* Does proven queueing (ls_quiet_bounded_us()) make the key a row: at
+ * least LS_HOT_HIDDEN_MIN_US, as on sub-second logs? */
+int ls_quiet_bounded_makes_row(int64_t proven_us);
+
 #endif
