@@ -213,6 +213,15 @@ static void test_holder_stmt(void)
     c[0].end = -1;
     c[1].end = -1;
     CHECK_INT(ls_wait_holder_stmt_pick(c, 2, s04, SEC), 0);
+    /* one with its duration running, then one without: two candidates,
+     * neither (a mutation that took the one without was caught by no
+     * other test) */
+    c[0].start = s04 - 100000;
+    c[0].end = s04 + 300000;
+    c[1].start = s04 - 50000;
+    c[1].end = -1;
+    CHECK_INT(ls_wait_holder_stmt_pick(c, 2, s04, SEC), -1);
+    CHECK_INT(ls_wait_holder_stmt_pick(&c[1], 1, s04, SEC), 0);
 }
 
 /* tests/e2e/data/pgbench-deadlock-handoff cut to %t: an excerpt that
