@@ -60,9 +60,6 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # correlation's summary.c, scope.c, intern.c, spantimes.c, holdparts.c
 # since binds33 (2026-12-07).
 BIND_BASELINE = {
-    # java34d: a lock timeout's error, its row's holds around it (row, tx,
-    # time and tick, ?3 ?4 twice) and the cause's UPDATE (error, tx)
-    "src/correlate/causes.c": 14,
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
     "src/correlate/findings.c": 15,
