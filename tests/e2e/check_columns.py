@@ -81,12 +81,10 @@ BIND_BASELINE = {
     # SELECT and UPDATE (place_by_trace_fit), an ORM span's children
     "src/correlate/spans.c": 140,  # +2: the span's ends in span_cands' outside (ts34c)
     "src/correlate/traces.c": 60,  # +2: tx_params_sql's transaction (ts34c)
-    # otel34b's bind_failures(): a bind row by id, a hold by (tx, row)
-    # tx38c's relinks: a first statement by id, a session's logged ones
-    # java34d: bind_failures()' window of two ticks before the error (?1)
-    # +10: link_pooled_holders() (poolwait34); +29: relink_whole_waiters()
-    # and relink_whole_holders() (poolt34), their SELECT and UPDATE parameters
-    "src/correlate/transactions.c": 154,
+    # tx38c's relinks: a first statement by id, a session's logged ones;
+    # bind_failures(), link_pooled_holders(), relink_whole_waiters() and
+    # relink_whole_holders() name theirs (154 -> 107, named33b)
+    "src/correlate/transactions.c": 107,
     # pool34b's pass (merged with tables33): its temp tables and SELECTs;
     # pool34c's (spans-only transactions, the %t log-order pick): the
     # temp.txspan_only / txspan_rank rows and their SELECTs (its INSERTs
