@@ -58,16 +58,12 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # and says why in its commit. A file done is removed from the list (at 0:
 # its parameters named, ls_params.h): reports/, src/cli/main.c and
 # correlation's summary.c, scope.c, intern.c, spantimes.c, holdparts.c
-# since binds33 (2026-12-07).
+# since binds33 (2026-12-07); causes.c, findings_sum.c and findings_int.h
+# since named33b.
 BIND_BASELINE = {
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
     "src/correlate/findings.c": 15,
-    "src/correlate/findings_int.h": 6,
-    # java34e: the idle words' ?11-?14 (holds waited for below
-    # deadlock_timeout alone, their bounds, the log's resolution): a
-    # SELECT of values, no declared table to bind by column
-    "src/correlate/findings_sum.c": 94,
     "src/correlate/hidden.c": 24,  # ?1 of the holds scan: read the lock text or not
     # ts34b: the deadlock processes' query takes the log's tick (?1);
     # rows38: the per-session statement scans of logical rows (stream_last_sql,
