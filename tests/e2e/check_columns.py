@@ -75,8 +75,10 @@ BIND_BASELINE = {
     "src/correlate/retries.c": 61,  # + failed_params_sql (issue 34): 6 parameters
     # ts34b: temp.span_cands (a span's candidate pids) and its per-trace
     # SELECT and UPDATE (place_by_trace_fit), an ORM span's children
-    "src/correlate/spans.c": 140,  # +2: the span's ends in span_cands' outside (ts34c)
-    "src/correlate/traces.c": 60,  # +2: tx_params_sql's transaction (ts34c)
+    # (cand_insert_sql, span_cands' rows with ts34c's outside, named since
+    # named33b: 140 -> 125)
+    "src/correlate/spans.c": 125,
+    "src/correlate/traces.c": 58,  # tx_params_sql (ts34c) named since named33b
     # tx38c's relinks: a first statement by id, a session's logged ones;
     # bind_failures(), link_pooled_holders(), relink_whole_waiters() and
     # relink_whole_holders() name theirs (154 -> 107, named33b)
