@@ -5,7 +5,10 @@
      ls_stmt_int64/double/text/text_or_null/isnull(q, 3) in src/ or
      reports/; a query of one column reads LS_ONLY_COLUMN, the others an
      LS_COLUMNS name (include/ls_columns.h) or a table's t__col
-     (store_tables.h, corr_tables.h).
+     (store_tables.h, corr_tables.h). The same holds for the report
+     model's helpers that read a column (reports/model_int.h:
+     ls_model_col_str/int/ms/ts(o, "key", q, 2)): a literal position
+     there fails too, anywhere in src/ or reports/.
   2. Every ls_stmt_step( result is used (assigned, compared, returned):
      none is a statement of its own or cast to (void). The binds before
      it need not be checked one by one: store.c keeps the first bind that
@@ -40,6 +43,8 @@ from lscheck import check, report
 from check_layers import literals
 
 READ = re.compile(r"\bls_stmt_(int64|double|text|text_or_null|isnull)\(\s*[^,()]+\s*,\s*\d+\s*\)")
+# the report model's column readers: (object, key, statement, column)
+MODEL_READ = re.compile(r"\bls_model_col_\w+\(\s*[^,()]+,\s*[^,()]+,\s*[^,()]+,\s*\d+\s*\)")
 STEP = re.compile(r"\bls_stmt_step\s*\(")
 BIND_NUM = re.compile(r"\b\w*bind\w*\(\s*[^,()]+\s*,\s*\d+\s*[,)]")
 PARAM_NUM = re.compile(r"\?\d+")
@@ -183,6 +188,11 @@ def main():
               f"an unused step is told from a used one: {text!r}")
     check(READ.search("ls_stmt_int64(x->q, 2)") and not READ.search("ls_stmt_int64(q, hq_id)"),
           "a literal position is told from a name")
+    check(MODEL_READ.search('ls_model_col_str(row, "relation", q, 0)')
+          and MODEL_READ.search("ls_model_col_ms(o, key, x->q, 12)")
+          and not MODEL_READ.search('ls_model_col_str(row, "relation", q, sr_relation)')
+          and not MODEL_READ.search("ls_model_col_int(o, c->key, q, pos)"),
+          "a model helper's literal position is told from a name")
     check(BIND_NUM.search("ls_stmt_bind_int64(q, 3, v)")
           and not BIND_NUM.search("ls_stmt_bind_int64(q, LS_PARAM(txq, tx), v)")
           and PARAM_NUM.search("WHERE tx_id = ?3") and not PARAM_NUM.search("WHERE tx_id = :tx"),
@@ -199,7 +209,7 @@ def main():
     for path in sources(src):
         name = os.path.relpath(path, src)
         code = code_of(open(path, encoding="utf-8").read())
-        for m in READ.finditer(code):
+        for m in list(READ.finditer(code)) + list(MODEL_READ.finditer(code)):
             line = code.count("\n", 0, m.start()) + 1
             check(False, f"{name}:{line}: a column read by a literal position ({m.group(0)})")
         for m in STEP.finditer(code):
