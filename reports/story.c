@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ls_columns.h"
 #include "model_int.h"
 
 /* Paths in the story's compact ranking (the full one is in its section). */
@@ -65,7 +66,13 @@ static const cJSON *top_part(const cJSON *blocking, double *all)
 
 /* The row the story's path held longest (model_story_path: found by the
  * occupancy ranking's scan of the holds). */
-static const char story_row_sql[] = "SELECT relation, row_key, ctids FROM rows WHERE row_id = :row";
+#define STORY_ROW_COLS(X, Q)                                                                       \
+    X(Q, relation, "relation")                                                                     \
+    X(Q, row_key, "row_key")                                                                       \
+    X(Q, ctids, "ctids")
+LS_COLUMNS(sr, STORY_ROW_COLS);
+static const char story_row_sql[] =
+    "SELECT " LS_SELECT_LIST(sr, STORY_ROW_COLS) " FROM rows WHERE row_id = :row";
 #define STORY_ROW_PARAMS(X, Q) X(Q, row)
 LS_PARAMS(srp, STORY_ROW_PARAMS);
 
@@ -80,9 +87,9 @@ static int add_row(model_ctx *m, cJSON *story)
         (rc = ls_stmt_bind_int64(q, LS_PARAM(srp, row), m->story.row_id)) == 0 &&
         (rc = ls_stmt_step(q)) == 1) {
         cJSON *row = cJSON_AddObjectToObject(story, "row");
-        ls_model_col_str(row, "relation", q, 0);
-        ls_model_col_str(row, "row_key", q, 1);
-        ls_model_col_str(row, "ctid", q, 2);
+        ls_model_col_str(row, "relation", q, sr_relation);
+        ls_model_col_str(row, "row_key", q, sr_row_key);
+        ls_model_col_str(row, "ctid", q, sr_ctids);
         if (m->story.row_timed)
             cJSON_AddNumberToObject(row, "held_ms",
                                     (double)(int64_t)((double)m->story.row_us + 0.5) / 1000.0);

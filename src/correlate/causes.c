@@ -19,6 +19,7 @@
 #include "correlate_int.h"
 #include "decide/failwait.h"
 #include "ls_columns.h"
+#include "ls_params.h"
 
 #define CAUSE_HELD_MAX 64 /* holds of the row around the error; more: not told */
 
@@ -43,8 +44,8 @@ static const char cause_errors_sql[] =
     " WHERE f.class IN ('lock_timeout', 'lock_nowait') AND e.file_id IS NOT NULL"
     " GROUP BY l.error_id HAVING count(DISTINCT f.row_id) = 1 ORDER BY l.error_id";
 
-/* The holds of row ?1 by other transactions (?2) that may be on around
- * the error (?3, stamps of ?4 µs), with the log positions of the lines
+/* The holds of row :row by other transactions (:tx) that may be on around
+ * the error (:ts, stamps of :res µs), with the log positions of the lines
  * that show the row got (the locking statement's) and freed (the
  * transaction's last statement, a COMMIT or ROLLBACK), each with whether
  * the line was written at the statement's end (a duration). */
@@ -65,12 +66,16 @@ LS_COLUMNS(ch, CAUSE_HELD_COLS);
 static const char cause_held_sql[] =
     "SELECT " LS_SELECT_LIST(ch, CAUSE_HELD_COLS) " FROM hold_rows h"
     " LEFT JOIN stmt_rows lp ON lp.stmt_id = h.lock_stmt"
-    " WHERE h.row_id = ?1 AND h.tx_id IS NOT NULL AND h.tx_id IS NOT ?2"
-    " AND h.start_ts <= ?3 + 2 * ?4"
-    " AND (h.end_ts IS NULL OR h.end_ts >= ?3 - 2 * ?4)"
+    " WHERE h.row_id = :row AND h.tx_id IS NOT NULL AND h.tx_id IS NOT :tx"
+    " AND h.start_ts <= :ts + 2 * :res"
+    " AND (h.end_ts IS NULL OR h.end_ts >= :ts - 2 * :res)"
     " ORDER BY h.start_ts, h.hold_id LIMIT " LS_SQL_INT(CAUSE_HELD_MAX + 1);
+#define CAUSE_HELD_PARAMS(X, Q) X(Q, row) X(Q, tx) X(Q, ts) X(Q, res)
+LS_PARAMS(chp, CAUSE_HELD_PARAMS);
 
-static const char cause_set_sql[] = "UPDATE error_links SET cause_tx = ?2 WHERE error_id = ?1";
+static const char cause_set_sql[] = "UPDATE error_links SET cause_tx = :tx WHERE error_id = :error";
+#define CAUSE_SET_PARAMS(X, Q) X(Q, tx) X(Q, error)
+LS_PARAMS(csp, CAUSE_SET_PARAMS);
 
 /* The holds of e's row around it (cause_held_sql) into held/tx; how many
  * (CAUSE_HELD_MAX + 1: too many to tell). Below 0 a store error. */
@@ -79,11 +84,11 @@ static int cause_candidates(ls_stmt *hs, ls_stmt *e, int64_t resolution, ls_erro
 {
     int n = 0, rc = 0;
     ls_stmt_reset(hs);
-    ls_stmt_bind_int64(hs, 1, ls_stmt_int64(e, ce_row_id));
+    ls_stmt_bind_int64(hs, LS_PARAM(chp, row), ls_stmt_int64(e, ce_row_id));
     if (!ls_stmt_isnull(e, ce_tx_id))
-        ls_stmt_bind_int64(hs, 2, ls_stmt_int64(e, ce_tx_id));
-    ls_stmt_bind_int64(hs, 3, ls_stmt_int64(e, ce_ts));
-    ls_stmt_bind_int64(hs, 4, resolution);
+        ls_stmt_bind_int64(hs, LS_PARAM(chp, tx), ls_stmt_int64(e, ce_tx_id));
+    ls_stmt_bind_int64(hs, LS_PARAM(chp, ts), ls_stmt_int64(e, ce_ts));
+    ls_stmt_bind_int64(hs, LS_PARAM(chp, res), resolution);
     while (n <= CAUSE_HELD_MAX && (rc = ls_stmt_step(hs)) == 1) {
         ls_error_hold *h = &held[n];
         h->start_ts = ls_stmt_int64(hs, ch_start_ts);
@@ -107,8 +112,10 @@ int ls_correlate_error_causes(ls_store *s, int64_t resolution)
     int rc;
 
     if ((rc = ls_store_prepare(s, cause_errors_sql, &e)) != 0 ||
-        (rc = ls_store_prepare(s, cause_held_sql, &hs)) != 0 ||
-        (rc = ls_store_prepare(s, cause_set_sql, &u)) != 0)
+        (rc = ls_store_prepare_params(s, cause_held_sql, LS_PARAM_NAMES(CAUSE_HELD_PARAMS),
+                                      &hs)) != 0 ||
+        (rc = ls_store_prepare_params(s, cause_set_sql, LS_PARAM_NAMES(CAUSE_SET_PARAMS), &u)) !=
+            0)
         goto out;
     while ((rc = ls_stmt_step(e)) == 1) {
         int n = cause_candidates(hs, e, resolution, held, tx), one;
@@ -121,8 +128,8 @@ int ls_correlate_error_causes(ls_store *s, int64_t resolution)
                             &one) != LS_HOLDER_ONE)
             continue;
         ls_stmt_reset(u);
-        ls_stmt_bind_int64(u, 1, ls_stmt_int64(e, ce_error_id));
-        ls_stmt_bind_int64(u, 2, tx[one]);
+        ls_stmt_bind_int64(u, LS_PARAM(csp, error), ls_stmt_int64(e, ce_error_id));
+        ls_stmt_bind_int64(u, LS_PARAM(csp, tx), tx[one]);
         if ((rc = ls_stmt_step(u)) < 0)
             break;
     }

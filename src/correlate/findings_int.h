@@ -14,6 +14,7 @@
 #include "findings.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
+#include "ls_params.h"
 #include "ls_store.h"
 
 /*
@@ -162,7 +163,7 @@ LS_COLUMNS(cq, COUNTER_COLS);
     "EXISTS (SELECT 1 FROM holds o_ JOIN row_keys ro_ ON ro_.row_id = o_.row_id"            \
     " WHERE o_.tx_id = " tx " AND +o_.row_id <> " row_id " AND ro_.relation = " rel ")"
 
-/* A writer of the counter rule's candidate row (?1, of relation ?2): a
+/* A writer of the counter rule's candidate row (:row, of relation :rel): a
  * transaction that held it, with the statement that took it (its
  * stmt_texts id), or one that waited for it without a hold of it (its
  * statement's text; a wait in no known transaction as -wait_id); how
@@ -183,7 +184,7 @@ LS_COLUMNS(cq, COUNTER_COLS);
     X(Q, text_id, "st.text_id")                                             \
     X(Q, text, "NULL")                                                      \
     X(Q, ms, "(h.end_ts - h.start_ts) / 1000.0")                            \
-    X(Q, transfer, OTHER_ROW_OF_RELATION("h.tx_id", "h.row_id", "?2"))      \
+    X(Q, transfer, OTHER_ROW_OF_RELATION("h.tx_id", "h.row_id", ":rel"))    \
     X(Q, path_set, "c.path_set")                                            \
     X(Q, trace_id, "c.trace_id")
 LS_COLUMNS(wq, WRITER_COLS);
@@ -193,23 +194,30 @@ LS_COLUMNS(wq, WRITER_COLS);
     "SELECT " LS_SELECT_LIST(wq, WRITER_COLS)                                               \
     " FROM holds h JOIN stmt_rows st ON st.stmt_id = h.lock_stmt"                           \
     " LEFT JOIN tx_code_rows c ON c.tx_id = h.tx_id"                                        \
-    " WHERE h.row_id = ?1 AND h.tx_id IS NOT NULL AND st.text_id IS NOT NULL"               \
+    " WHERE h.row_id = :row AND h.tx_id IS NOT NULL AND st.text_id IS NOT NULL"             \
     " UNION ALL SELECT coalesce(w.waiter_tx, -w.wait_id), NULL, w.statement, NULL,"         \
-    " " OTHER_ROW_OF_RELATION("w.waiter_tx", "w.row_id", "?2") ", c.path_set,"             \
+    " " OTHER_ROW_OF_RELATION("w.waiter_tx", "w.row_id", ":rel") ", c.path_set,"           \
     " CASE WHEN w.waiter_tx IS NULL THEN (SELECT CASE WHEN count(DISTINCT s.trace_id) = 1"  \
     "  THEN min(s.trace_id) END FROM spans s WHERE s.db_statement = w.statement"            \
     "  AND s.start_ts + " SPAN_CLOCK_US " <= coalesce(w.end_ts, w.start_ts)"                 \
     "  AND s.end_ts + " SPAN_CLOCK_US " >= w.start_ts) ELSE c.trace_id END, NULL"            \
     " FROM lock_waits w LEFT JOIN tx_code_rows c ON c.tx_id = w.waiter_tx"                  \
-    " WHERE w.row_id = ?1 AND w.statement IS NOT NULL"                                      \
+    " WHERE w.row_id = :row AND w.statement IS NOT NULL"                                    \
     " AND NOT EXISTS (SELECT 1 FROM holds h WHERE h.tx_id = w.waiter_tx"                    \
     "  AND +h.row_id = w.row_id)"
-/* The scope's code path label (%s over tx_code c) of transaction ?1:
+/* :rel first: the SELECT list (transfer) uses it before the WHERE */
+#define COUNTER_WRITERS_PARAMS(X, Q) X(Q, rel) X(Q, row)
+LS_PARAMS(cwr, COUNTER_WRITERS_PARAMS);
+/* The scope's code path label (%s over tx_code c) of transaction :tx:
  * read for one transaction of each path_set, the labels of a grouping
  * being names of the set (tx_code's G_path). */
-#define COUNTER_LABEL_SQL "SELECT %s FROM tx_code c WHERE c.tx_id = ?1"
-/* The text of a statement of the counter rule's writers (?1 its id). */
-#define COUNTER_TEXT_SQL "SELECT text FROM stmt_texts WHERE text_id = ?1"
+#define COUNTER_LABEL_SQL "SELECT %s FROM tx_code c WHERE c.tx_id = :tx"
+#define COUNTER_LABEL_PARAMS(X, Q) X(Q, tx)
+LS_PARAMS(clp, COUNTER_LABEL_PARAMS);
+/* The text of a statement of the counter rule's writers (:text its id). */
+#define COUNTER_TEXT_SQL "SELECT text FROM stmt_texts WHERE text_id = :text"
+#define COUNTER_TEXT_PARAMS(X, Q) X(Q, text)
+LS_PARAMS(ctp, COUNTER_TEXT_PARAMS);
 
 /* The column of field `name` in a gathering row, or -1 (a rule without
  * it: a bug). */

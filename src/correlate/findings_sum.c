@@ -18,63 +18,83 @@
 #include "decide/idlegap.h"
 #include "findings_int.h"
 #include "ls_columns.h"
+#include "ls_params.h"
 #include "rowkey.h"
 #include "ls_sqlshape.h"
 
 /* A time of the store (microseconds) as the findings write it, UTC. */
 #define UTC_TIME(t) "strftime('%%Y-%%m-%%d %%H:%%M:%%f', " t " / 1e6, 'unixepoch')"
 
-/* The idle rule's title and evidence from its sums (?1 code path, ?2
- * holds, ?3 unexplained idle, ?4 waiting caused, ?5 longest hold), in
- * SQLite's printf as every other rule's; where some holds are known idle
- * from the session's silence in a log without durations (?6 of them), how
- * it knows, from the longest (?7 its length, ?8 and ?9 the logged starts
- * of the statement that took the row and of the session's next, ?10 the
- * hold's waits). */
+/* The idle rule's title and evidence from its sums (:path code path,
+ * :holds holds, :idle unexplained idle, :caused waiting caused, :longest
+ * longest hold), in SQLite's printf as every other rule's; where some
+ * holds are known idle from the session's silence in a log without
+ * durations (:gap_holds of them), how it knows, from the longest (:gap_ms
+ * its length, :gap_from and :gap_to the logged starts of the statement
+ * that took the row and of the session's next, :gap_waits the hold's
+ * waits); where some were waited for below deadlock_timeout alone
+ * (:span_holds), their idle's bounds (:span_lo, :span_hi) and the log's
+ * resolution (:res). Named (ls_params.h), listed in first use. */
 #define IDLE_WORDS_SQL                                                                             \
-    "SELECT ?1 || ' sits idle in transaction at the head of the queue',"                           \
+    "SELECT :path || ' sits idle in transaction at the head of the queue',"                        \
     " printf('%%d hold%%s of a hot row with the holder idle in transaction while others "          \
     "waited: " DUR " idle that no trace span explains, " DUR " of waiting caused; longest "        \
-    "hold " DUR ".', ?2, CASE WHEN ?2 > 1 THEN 's' ELSE '' END, ?3, ?4, ?5)"                       \
-    " || CASE WHEN ?6 > 0 THEN printf(' No durations in the log: idle known from the "             \
+    "hold " DUR ".', :holds, CASE WHEN :holds > 1 THEN 's' ELSE '' END, :idle, :caused, :longest)" \
+    " || CASE WHEN :gap_holds > 0 THEN printf(' No durations in the log: idle known from the "     \
     "session''s silence for %%d of the %%d hold%%s; the longest, the session logged nothing for "  \
     "at least " DUR " between the statement that took the row (logged at %%s UTC) and its next "   \
-    "statement (%%s UTC) while %%d wait%%s queued behind it.', ?6, ?2,"                            \
-    " CASE WHEN ?2 > 1 THEN 's' ELSE '' END, ?7, " UTC_TIME("?8") ", " UTC_TIME("?9") ", ?10,"     \
-    " CASE WHEN ?10 > 1 THEN 's' ELSE '' END) ELSE '' END"                                     \
-    " || CASE WHEN ?11 > 0 THEN printf(' %%d of the %%d hold%%s waited for below "                \
-    "deadlock_timeout only (no wait logged): idle from the durations, between the end of the "    \
-    "statement that took the row and the start of the transaction''s last; %%s " DUR " to " DUR   \
-    ".', ?11, ?2, CASE WHEN ?2 > 1 THEN 's' ELSE '' END, CASE WHEN ?14 >= "                       \
+    "statement (%%s UTC) while %%d wait%%s queued behind it.', :gap_holds, :holds,"                \
+    " CASE WHEN :holds > 1 THEN 's' ELSE '' END, :gap_ms, " UTC_TIME(":gap_from") ", "             \
+    UTC_TIME(":gap_to") ", :gap_waits,"                                                            \
+    " CASE WHEN :gap_waits > 1 THEN 's' ELSE '' END) ELSE '' END"                                  \
+    " || CASE WHEN :span_holds > 0 THEN printf(' %%d of the %%d hold%%s waited for below "         \
+    "deadlock_timeout only (no wait logged): idle from the durations, between the end of the "     \
+    "statement that took the row and the start of the transaction''s last; %%s " DUR " to " DUR    \
+    ".', :span_holds, :holds, CASE WHEN :holds > 1 THEN 's' ELSE '' END, CASE WHEN :res >= "       \
     LS_SQL_INT(LS_WHOLE_SECOND_US) " THEN 'the log''s times are whole seconds, so their idle "     \
-    "time is only known to lie within one second of each estimate either way:' ELSE 'known to "  \
-    "the log''s resolution:' END, ?12, ?13) ELSE '' END"
+    "time is only known to lie within one second of each estimate either way:' ELSE 'known to "    \
+    "the log''s resolution:' END, :span_lo, :span_hi) ELSE '' END"
+#define IDLE_WORDS_PARAMS(X, Q)                                                                    \
+    X(Q, path) X(Q, holds) X(Q, idle) X(Q, caused) X(Q, longest) X(Q, gap_holds) X(Q, gap_ms)      \
+    X(Q, gap_from) X(Q, gap_to) X(Q, gap_waits) X(Q, span_holds) X(Q, res) X(Q, span_lo)           \
+    X(Q, span_hi)
+LS_PARAMS(iwp, IDLE_WORDS_PARAMS);
 /* A words statement's columns (IDLE_WORDS_SQL, COUNTER_WORDS_SQL). */
 enum { WORDS_TITLE, WORDS_EVIDENCE };
 
-/* The counter rule's title and evidence (?1 relation, ?2 row, ?3 waits,
- * ?4 total wait, ?5 the named statement shape, ?6 its transactions, ?7
- * their holds' length, ?8 1 when it increments, 0 when it writes another
- * relation: a trigger bumps the row, ?9 its code path that held the row
- * longest, ?10 the bumping transactions, ?11 all writing transactions,
- * ?12 how the shape was chosen, ?13 the increments not counted: they
- * moved an amount to another row, ?14 the trigger's statement behind
+/* The counter rule's title and evidence (:rel relation, :row row, :waits
+ * waits, :wait_ms total wait, :shape the named statement shape,
+ * :shape_txs its transactions, :held_ms their holds' length, :increments
+ * 1 when it increments, 0 when it writes another relation: a trigger
+ * bumps the row, :held_path its code path that held the row longest,
+ * :bump_txs the bumping transactions, :all_txs all writing transactions,
+ * :how how the shape was chosen, :moved the increments not counted: they
+ * moved an amount to another row, :trigger the trigger's statement behind
  * the shape, NULL when unknown). */
 #define COUNTER_WORDS_SQL                                                                          \
-    "SELECT 'Counter row ' || ?1 || ' ' || ?2 || ' is a bottleneck',"                              \
+    "SELECT 'Counter row ' || :rel || ' ' || :row || ' is a bottleneck',"                          \
     " printf('%%d waits (" DUR ") on one row that %%d of the %%d transactions writing it %%s. "    \
     "Named by %%s: ''%%s'' (%%d transactions, holding it " DUR " in all; the code path that "      \
-    "held it longest: %%s)%%s.', ?3, ?4, ?10, ?11, CASE ?8 WHEN 1 THEN 'increment' ELSE "          \
+    "held it longest: %%s)%%s.', :waits, :wait_ms, :bump_txs, :all_txs,"                           \
+    " CASE :increments WHEN 1 THEN 'increment' ELSE "                                              \
     "'bump (through a trigger or rule: the statement writes another relation' || coalesce("        \
-    "'; the trigger''s statement, from the waits'' CONTEXT: ''' || ?14 || '''', '') || ')'"        \
-    " END, ?12, ?5,"                                                                               \
-    " ?6, ?7, ?9, CASE WHEN ?13 > 0 THEN printf('; %%d transactions that also wrote another row"   \
-    " of ' || ?1 || ' are not counted (an amount moved between rows)', ?13) ELSE '' END)"
-/* The statements of a request's trace (?1), to find another row of the
- * counter row's relation it wrote. */
+    "'; the trigger''s statement, from the waits'' CONTEXT: ''' || :trigger || '''', '') || ')'"   \
+    " END, :how, :shape,"                                                                          \
+    " :shape_txs, :held_ms, :held_path, CASE WHEN :moved > 0 THEN printf('; %%d transactions"      \
+    " that also wrote another row"                                                                 \
+    " of ' || :rel || ' are not counted (an amount moved between rows)', :moved) ELSE '' END)"
+#define COUNTER_WORDS_PARAMS(X, Q)                                                                 \
+    X(Q, rel) X(Q, row) X(Q, waits) X(Q, wait_ms) X(Q, bump_txs) X(Q, all_txs) X(Q, increments)    \
+    X(Q, trigger) X(Q, how) X(Q, shape) X(Q, shape_txs) X(Q, held_ms) X(Q, held_path)              \
+    X(Q, moved)
+LS_PARAMS(kwp, COUNTER_WORDS_PARAMS);
+/* The statements of a request's trace (:trace), to find another row of
+ * the counter row's relation it wrote. */
 #define COUNTER_TRACE_SQL                                                                          \
-    "SELECT db_statement FROM spans WHERE trace_id = ?1 AND db_statement IS NOT NULL"
-/* The CONTEXT of each logged wait for row ?1 that has one, with the
+    "SELECT db_statement FROM spans WHERE trace_id = :trace AND db_statement IS NOT NULL"
+#define COUNTER_TRACE_PARAMS(X, Q) X(Q, trace)
+LS_PARAMS(ktp, COUNTER_TRACE_PARAMS);
+/* The CONTEXT of each logged wait for row :row that has one, with the
  * waiter's statement: the trigger's statement behind a shape that bumps
  * the row through a trigger. */
 #define COUNTER_CONTEXT_COLS(X, Q)  \
@@ -85,7 +105,9 @@ LS_COLUMNS(cc, COUNTER_CONTEXT_COLS);
     "SELECT " LS_SELECT_LIST(cc, COUNTER_CONTEXT_COLS)                                             \
     " FROM wait_rows wr JOIN lock_events e ON e.wait_id = wr.wait_id"                              \
     " JOIN stmt_texts ct ON ct.text_id = e.context_id JOIN stmt_texts t ON t.text_id = e.text_id"  \
-    " WHERE wr.row_id = ?1 ORDER BY e.ts, e.file_id, e.line"
+    " WHERE wr.row_id = :row ORDER BY e.ts, e.file_id, e.line"
+#define COUNTER_CONTEXT_PARAMS(X, Q) X(Q, row)
+LS_PARAMS(kcp, COUNTER_CONTEXT_PARAMS);
 /* The longest relation name the counter rule compares. */
 #define COUNTER_REL_MAX 128
 
@@ -111,13 +133,15 @@ static void set_num(finding *f, const char *name, double v)
     }
 }
 
-/* Prepare a rule's words statement (its SQL with %% for %) into *out. */
-static int words_prepare(ls_store *s, const char *sql, ls_stmt **out)
+/* Prepare a rule's words statement (its SQL with %% for %, its
+ * parameters `names`: LS_PARAM_NAMES) into *out. */
+static int words_prepare(ls_store *s, const char *sql, const char *names, ls_stmt **out)
 {
     ls_buf text = LS_BUF_INIT(0);
     int rc;
     ls_fnd_expand(&text, sql, "");
-    rc = ls_buf_failed(&text) ? LS_ENOMEM : ls_store_prepare(s, ls_buf_str(&text), out);
+    rc = ls_buf_failed(&text) ? LS_ENOMEM
+                              : ls_store_prepare_params(s, ls_buf_str(&text), names, out);
     ls_buf_free(&text);
     return rc;
 }
@@ -156,23 +180,23 @@ static int idle_offer(ls_stmt *words, const finding_rule *r, const rule_fields *
     f.rule = r;
     f.fields = *rf;
     f.weight.d = p->waiter_ms;
-    ls_stmt_bind_text(words, 1, label);
-    ls_stmt_bind_int64(words, 2, p->holds);
-    ls_stmt_bind_double(words, 3, p->unexplained_ms);
-    ls_stmt_bind_double(words, 4, p->waiter_ms);
+    ls_stmt_bind_text(words, LS_PARAM(iwp, path), label);
+    ls_stmt_bind_int64(words, LS_PARAM(iwp, holds), p->holds);
+    ls_stmt_bind_double(words, LS_PARAM(iwp, idle), p->unexplained_ms);
+    ls_stmt_bind_double(words, LS_PARAM(iwp, caused), p->waiter_ms);
     if (isnan(p->max_hold_ms))
-        ls_stmt_bind_null(words, 5);
+        ls_stmt_bind_null(words, LS_PARAM(iwp, longest));
     else
-        ls_stmt_bind_double(words, 5, p->max_hold_ms);
-    ls_stmt_bind_int64(words, 6, p->gap_holds);
-    ls_stmt_bind_double(words, 7, p->gap_ms);
-    ls_stmt_bind_int64(words, 8, p->gap_from);
-    ls_stmt_bind_int64(words, 9, p->gap_to);
-    ls_stmt_bind_int64(words, 10, p->gap_waits);
-    ls_stmt_bind_int64(words, 11, p->span_holds);
-    ls_stmt_bind_double(words, 12, p->span_lo_ms);
-    ls_stmt_bind_double(words, 13, p->span_hi_ms);
-    ls_stmt_bind_int64(words, 14, resolution);
+        ls_stmt_bind_double(words, LS_PARAM(iwp, longest), p->max_hold_ms);
+    ls_stmt_bind_int64(words, LS_PARAM(iwp, gap_holds), p->gap_holds);
+    ls_stmt_bind_double(words, LS_PARAM(iwp, gap_ms), p->gap_ms);
+    ls_stmt_bind_int64(words, LS_PARAM(iwp, gap_from), p->gap_from);
+    ls_stmt_bind_int64(words, LS_PARAM(iwp, gap_to), p->gap_to);
+    ls_stmt_bind_int64(words, LS_PARAM(iwp, gap_waits), p->gap_waits);
+    ls_stmt_bind_int64(words, LS_PARAM(iwp, span_holds), p->span_holds);
+    ls_stmt_bind_double(words, LS_PARAM(iwp, span_lo), p->span_lo_ms);
+    ls_stmt_bind_double(words, LS_PARAM(iwp, span_hi), p->span_hi_ms);
+    ls_stmt_bind_int64(words, LS_PARAM(iwp, res), resolution);
     rc = words_read(words, &f);
     if (rc == 0 && (v = field_of(&f, "code_path")) != NULL && !(v->s = strdup(label)))
         rc = LS_ENOMEM;
@@ -246,7 +270,7 @@ int ls_fnd_gather_idle(ls_store *s, const ls_findings_scope *sc, const finding_r
 
     (void)sc;
     if (rc == 0)
-        rc = words_prepare(s, IDLE_WORDS_SQL, &words);
+        rc = words_prepare(s, IDLE_WORDS_SQL, LS_PARAM_NAMES(IDLE_WORDS_PARAMS), &words);
 
     while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
         const char *l = ls_stmt_text(q, iq_label);
@@ -272,15 +296,20 @@ int ls_fnd_gather_idle(ls_store *s, const ls_findings_scope *sc, const finding_r
 
 /* ---- external_call_in_transaction: one finding per call-site template ---- */
 
-/* The call rule's title and evidence (?1 code path, ?2 the call-site
- * template, ?3 its time, ?4 its holds, ?5 the waiting they caused, ?6 the
- * path's time in all its holds of hot rows, ?7 how many span names the
- * template stands for, ?8 the heaviest of them). */
+/* The call rule's title and evidence (:path code path, :tmpl the
+ * call-site template, :ms its time, :holds its holds, :caused the waiting
+ * they caused, :path_ms the path's time in all its holds of hot rows,
+ * :names how many span names the template stands for, :name the heaviest
+ * of them). */
 #define CALL_WORDS_SQL                                                                             \
-    "SELECT ?1 || ' calls ' || ?2 || ' while holding a hot row',"                                  \
+    "SELECT :path || ' calls ' || :tmpl || ' while holding a hot row',"                            \
     " printf('" DUR " of its " DUR " of holds on rows others waited for were spent in the span "   \
-    "''%%s''%%s (%%d holds, " DUR " of waiting caused).', ?3, ?6, ?2, CASE WHEN ?7 > 1 THEN "      \
-    "printf(' (%%d URLs, the longest in all ''%%s'')', ?7, ?8) ELSE '' END, ?4, ?5)"
+    "''%%s''%%s (%%d holds, " DUR " of waiting caused).', :ms, :path_ms, :tmpl,"                   \
+    " CASE WHEN :names > 1 THEN "                                                                  \
+    "printf(' (%%d URLs, the longest in all ''%%s'')', :names, :name) ELSE '' END, :holds, :caused)"
+#define CALL_WORDS_PARAMS(X, Q)                                                                    \
+    X(Q, path) X(Q, tmpl) X(Q, ms) X(Q, path_ms) X(Q, names) X(Q, name) X(Q, holds) X(Q, caused)
+LS_PARAMS(cwp, CALL_WORDS_PARAMS);
 
 /* The longest span name or template the call rule compares (a longer one
  * is compared on its first bytes). */
@@ -397,14 +426,14 @@ static int call_offer(ls_stmt *words, const finding_rule *r, const rule_fields *
         f.rule = r;
         f.fields = *rf;
         f.weight.d = c->ms;
-        ls_stmt_bind_text(words, 1, p->label);
-        ls_stmt_bind_text(words, 2, c->tmpl);
-        ls_stmt_bind_double(words, 3, c->ms);
-        ls_stmt_bind_int64(words, 4, c->holds);
-        ls_stmt_bind_double(words, 5, c->waiter_ms);
-        ls_stmt_bind_double(words, 6, p->path_ms);
-        ls_stmt_bind_int64(words, 7, c->names);
-        ls_stmt_bind_text(words, 8, c->name);
+        ls_stmt_bind_text(words, LS_PARAM(cwp, path), p->label);
+        ls_stmt_bind_text(words, LS_PARAM(cwp, tmpl), c->tmpl);
+        ls_stmt_bind_double(words, LS_PARAM(cwp, ms), c->ms);
+        ls_stmt_bind_int64(words, LS_PARAM(cwp, holds), c->holds);
+        ls_stmt_bind_double(words, LS_PARAM(cwp, caused), c->waiter_ms);
+        ls_stmt_bind_double(words, LS_PARAM(cwp, path_ms), p->path_ms);
+        ls_stmt_bind_int64(words, LS_PARAM(cwp, names), c->names);
+        ls_stmt_bind_text(words, LS_PARAM(cwp, name), c->name);
         rc = words_read(words, &f);
         if (rc == 0 && (v = field_of(&f, "code_path")) != NULL && !(v->s = strdup(p->label)))
             rc = LS_ENOMEM;
@@ -434,7 +463,7 @@ int ls_fnd_gather_call(ls_store *s, const ls_findings_scope *sc, const finding_r
 {
     ls_stmt *words = NULL;
     call_path p;
-    int rc = words_prepare(s, CALL_WORDS_SQL, &words);
+    int rc = words_prepare(s, CALL_WORDS_SQL, LS_PARAM_NAMES(CALL_WORDS_PARAMS), &words);
 
     (void)sc;
     memset(&p, 0, sizeof(p));
@@ -648,7 +677,7 @@ static int trace_moves(ls_stmt *traced, const counter_row *c, const char *trace_
     if (!c->relation.s || !c->row_key.s)
         return 0;
     ls_stmt_reset(traced);
-    ls_stmt_bind_text(traced, 1, trace_id);
+    ls_stmt_bind_text(traced, LS_PARAM(ktp, trace), trace_id);
     while (!moved && (rc = ls_stmt_step(traced)) == 1) {
         ls_rowkey_evidence ev = {NULL, NULL, NULL, NULL, NULL};
         ls_rowkey k;
@@ -737,7 +766,7 @@ static int trigger_statement(counter_ctx *x, const counter_row *c, const char *s
 
     ls_buf_reset(out);
     ls_stmt_reset(x->context);
-    ls_stmt_bind_int64(x->context, 1, c->row_id);
+    ls_stmt_bind_int64(x->context, LS_PARAM(kcp, row), c->row_id);
     while (!found && (rc = ls_stmt_step(x->context)) == 1) {
         const char *context = ls_stmt_text(x->context, cc_context);
         ls_buf_reset(&x->shape);
@@ -763,20 +792,20 @@ static int trigger_statement(counter_ctx *x, const counter_row *c, const char *s
 static void counter_bind(ls_stmt *words, const counter_row *c, const counter_shape *top,
                          const char *path, const ls_counter_verdict *v, const char *trigger)
 {
-    ls_fnd_bind_value(words, 1, &c->relation, 's');
-    ls_fnd_bind_value(words, 2, &c->row_key, 's');
-    ls_fnd_bind_value(words, 3, &c->waits, 'i');
-    ls_fnd_bind_value(words, 4, &c->total_ms, 'm');
-    ls_stmt_bind_text(words, 5, top->shape);
-    ls_stmt_bind_int64(words, 6, top->n.holds);
-    ls_stmt_bind_double(words, 7, top->n.held_ms);
-    ls_stmt_bind_int64(words, 8, top->n.increments);
-    ls_stmt_bind_text(words, 9, path);
-    ls_stmt_bind_int64(words, 10, v->bump_holds);
-    ls_stmt_bind_int64(words, 11, v->all_holds);
-    ls_stmt_bind_text(words, 12, how_words(v->how));
-    ls_stmt_bind_int64(words, 13, v->moved);
-    ls_stmt_bind_text(words, 14, trigger);
+    ls_fnd_bind_value(words, LS_PARAM(kwp, rel), &c->relation, 's');
+    ls_fnd_bind_value(words, LS_PARAM(kwp, row), &c->row_key, 's');
+    ls_fnd_bind_value(words, LS_PARAM(kwp, waits), &c->waits, 'i');
+    ls_fnd_bind_value(words, LS_PARAM(kwp, wait_ms), &c->total_ms, 'm');
+    ls_stmt_bind_text(words, LS_PARAM(kwp, shape), top->shape);
+    ls_stmt_bind_int64(words, LS_PARAM(kwp, shape_txs), top->n.holds);
+    ls_stmt_bind_double(words, LS_PARAM(kwp, held_ms), top->n.held_ms);
+    ls_stmt_bind_int64(words, LS_PARAM(kwp, increments), top->n.increments);
+    ls_stmt_bind_text(words, LS_PARAM(kwp, held_path), path);
+    ls_stmt_bind_int64(words, LS_PARAM(kwp, bump_txs), v->bump_holds);
+    ls_stmt_bind_int64(words, LS_PARAM(kwp, all_txs), v->all_holds);
+    ls_stmt_bind_text(words, LS_PARAM(kwp, how), how_words(v->how));
+    ls_stmt_bind_int64(words, LS_PARAM(kwp, moved), v->moved);
+    ls_stmt_bind_text(words, LS_PARAM(kwp, trigger), trigger);
 }
 
 /* Offer row c to the keeper when it has waits enough (ls_finding_counter_fires)
@@ -895,7 +924,7 @@ static int label_read(counter_ctx *x, int64_t set, int64_t tx)
         grow((void **)&x->sets, &x->scap, x->nlabels, sizeof(*x->sets)) != 0)
         return LS_ENOMEM;
     ls_stmt_reset(x->label);
-    ls_stmt_bind_int64(x->label, 1, tx);
+    ls_stmt_bind_int64(x->label, LS_PARAM(clp, tx), tx);
     if ((rc = ls_stmt_step(x->label)) == 1) {
         rc = 0;
         if (!ls_stmt_isnull(x->label, LS_ONLY_COLUMN) &&
@@ -949,11 +978,11 @@ static int writers_read(counter_ctx *x, const counter_row *c)
     int rc = 0, ok = 1, lrc = 0;
     writers_clear(x);
     ls_stmt_reset(x->writers);
-    ls_stmt_bind_int64(x->writers, 1, c->row_id);
+    ls_stmt_bind_int64(x->writers, LS_PARAM(cwr, row), c->row_id);
     if (c->relation.null)
-        ls_stmt_bind_null(x->writers, 2);
+        ls_stmt_bind_null(x->writers, LS_PARAM(cwr, rel));
     else
-        ls_stmt_bind_text(x->writers, 2, c->relation.s);
+        ls_stmt_bind_text(x->writers, LS_PARAM(cwr, rel), c->relation.s);
     while (ok && lrc == 0 && (rc = ls_stmt_step(x->writers)) == 1) {
         counter_writer_row *w;
         if (grow((void **)&x->w, &x->wcap, x->nw, sizeof(*x->w)) != 0)
@@ -1021,7 +1050,7 @@ static int texts_read(counter_ctx *x)
     x->nt = n;
     for (i = 0; rc == 0 && i < x->nt; i++) {
         ls_stmt_reset(x->text_of);
-        ls_stmt_bind_int64(x->text_of, 1, x->t[i].text_id);
+        ls_stmt_bind_int64(x->text_of, LS_PARAM(ctp, text), x->t[i].text_id);
         if ((rc = ls_stmt_step(x->text_of)) == 1) {
             rc = 0;
             if (!ls_stmt_isnull(x->text_of, LS_ONLY_COLUMN) &&
@@ -1115,19 +1144,27 @@ static int writers_add(counter_row *c, counter_ctx *x)
 static int counter_prepare(ls_store *s, const ls_findings_scope *sc, counter_ctx *x)
 {
     ls_buf sql = LS_BUF_INIT(0);
-    int rc = words_prepare(s, COUNTER_WORDS_SQL, &x->words);
+    int rc =
+        words_prepare(s, COUNTER_WORDS_SQL, LS_PARAM_NAMES(COUNTER_WORDS_PARAMS), &x->words);
 
     if (rc == 0)
-        rc = ls_store_prepare(s, COUNTER_TRACE_SQL, &x->traced);
+        rc = ls_store_prepare_params(s, COUNTER_TRACE_SQL, LS_PARAM_NAMES(COUNTER_TRACE_PARAMS),
+                                     &x->traced);
     if (rc == 0)
-        rc = ls_store_prepare(s, COUNTER_CONTEXT_SQL, &x->context);
+        rc = ls_store_prepare_params(s, COUNTER_CONTEXT_SQL, LS_PARAM_NAMES(COUNTER_CONTEXT_PARAMS),
+                                     &x->context);
     if (rc == 0)
-        rc = ls_store_prepare(s, COUNTER_TEXT_SQL, &x->text_of);
+        rc = ls_store_prepare_params(s, COUNTER_TEXT_SQL, LS_PARAM_NAMES(COUNTER_TEXT_PARAMS),
+                                     &x->text_of);
     if (rc == 0)
-        rc = ls_store_prepare(s, COUNTER_WRITERS_SQL, &x->writers);
+        rc = ls_store_prepare_params(s, COUNTER_WRITERS_SQL,
+                                     LS_PARAM_NAMES(COUNTER_WRITERS_PARAMS), &x->writers);
     if (rc == 0) {
         ls_fnd_expand(&sql, COUNTER_LABEL_SQL, sc->label_sql);
-        rc = ls_buf_failed(&sql) ? LS_ENOMEM : ls_store_prepare(s, ls_buf_str(&sql), &x->label);
+        rc = ls_buf_failed(&sql) ? LS_ENOMEM
+                                 : ls_store_prepare_params(s, ls_buf_str(&sql),
+                                                           LS_PARAM_NAMES(COUNTER_LABEL_PARAMS),
+                                                           &x->label);
     }
     ls_buf_free(&sql);
     return rc;

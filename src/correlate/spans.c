@@ -53,6 +53,7 @@
 #include "decide/tolerances.h"
 #include "decide/victim.h"
 #include "ls_columns.h"
+#include "ls_params.h"
 #include "ls_span.h"
 #include "ls_sqlshape.h"
 
@@ -189,13 +190,14 @@ static const char place_sql[] =
 
 /* Why a span matched by several sessions was not placed (yet). */
 #define WHY_SEVERAL "logged statements of several sessions match its text and time"
-/* The pids whose sessions logged a statement of that text (?1) then, for
- * span ?4 of trace ?5: the candidates of one matched by several, those
- * whose statement ran inside the span (?2 is its start less MATCH_US, ?6
- * its end; each bound widened by the clock offset's own error): the span
- * is the client's wait for the statement, which a wait of its own
- * lengthens (blind-ts: an UPDATE span of 40.8 ms fits the session that
- * waited, not its neighbour that ran the text 7 ms before it). `outside`:
+/* The pids whose sessions logged a statement of that text (:text) then
+ * (:lo to :hi), for span :span_row of trace :trace: the candidates of one
+ * matched by several, those whose statement ran inside the span (:lo is
+ * its start less MATCH_US, :end its end; each bound widened by the
+ * clock offset's own error): the span is the client's wait for the
+ * statement, which a wait of its own lengthens (blind-ts: an UPDATE span
+ * of 40.8 ms fits the session that waited, not its neighbour that ran the
+ * text 7 ms before it). `outside`:
  * how far (µs) the pid's statement nearest to lying inside the span lies
  * outside it (before its start plus after its end; 0 inside), for
  * ls_span_trace_pid to tell several pids that fit a trace apart. */
@@ -205,14 +207,16 @@ static const char cands_sql[] =
     " outside INTEGER, PRIMARY KEY(trace_id, pid, span_row)) WITHOUT ROWID;";
 static const char cand_insert_sql[] =
     "INSERT INTO temp.span_cands(trace_id, pid, span_row, outside)"
-    " SELECT ?5, " LS_STMT_PID("stmt_rows") ", ?4,"
-    "  max(0, ?2 + " LS_SQL_INT(MATCH_US) " - start_ts)"
-    "  + max(0, start_ts + coalesce(dur_us, 0) - ?6) FROM stmt_rows"
-    " WHERE text_id = ?1 AND verb IS NOT 5 /* LS_VERB_SPAN */ AND start_ts BETWEEN ?2 AND ?3"
-    " AND start_ts >= ?2 + " LS_SQL_INT(MATCH_US) " - " LS_SQL_INT(LS_REQUEST_SLACK_US)
-    " AND start_ts + coalesce(dur_us, 0) <= ?6 + " LS_SQL_INT(LS_REQUEST_SLACK_US)
+    " SELECT :trace, " LS_STMT_PID("stmt_rows") ", :span_row,"
+    "  max(0, :lo + " LS_SQL_INT(MATCH_US) " - start_ts)"
+    "  + max(0, start_ts + coalesce(dur_us, 0) - :end) FROM stmt_rows"
+    " WHERE text_id = :text AND verb IS NOT 5 /* LS_VERB_SPAN */ AND start_ts BETWEEN :lo AND :hi"
+    " AND start_ts >= :lo + " LS_SQL_INT(MATCH_US) " - " LS_SQL_INT(LS_REQUEST_SLACK_US)
+    " AND start_ts + coalesce(dur_us, 0) <= :end + " LS_SQL_INT(LS_REQUEST_SLACK_US)
     " AND " LS_STMT_PID("stmt_rows") " IS NOT NULL"
     " ON CONFLICT(trace_id, pid, span_row) DO UPDATE SET outside = min(outside, excluded.outside)";
+#define CAND_INSERT_PARAMS(X, Q) X(Q, trace) X(Q, span_row) X(Q, lo) X(Q, end) X(Q, text) X(Q, hi)
+LS_PARAMS(cip, CAND_INSERT_PARAMS);
 /* Per trace with such spans: each candidate pid, the spans it fits, and
  * how many such spans the trace has (ls_span_trace_pid decides). */
 #define TRACE_FIT_COLS(X, Q)               \
@@ -665,7 +669,8 @@ static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
         (rc = ls_store_prepare(s, logged_match_sql, &m)) != 0 ||
         (rc = ls_store_prepare(s, place_sql, &up)) != 0 ||
         (rc = ls_store_exec(s, cands_sql)) != 0 ||
-        (rc = ls_store_prepare(s, cand_insert_sql, &ci)) != 0)
+        (rc = ls_store_prepare_params(s, cand_insert_sql, LS_PARAM_NAMES(CAND_INSERT_PARAMS),
+                                      &ci)) != 0)
         goto out;
     ls_stmt_bind_int64(q, 1, offset);
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -699,12 +704,16 @@ static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
         }
         if (n > 1) { /* its candidates, for place_by_trace_fit */
             ls_stmt_reset(ci);
-            if ((rc = ls_stmt_bind_int64(ci, 1, ls_stmt_int64(find, TEXT_ID_COL))) != 0 ||
-                (rc = ls_stmt_bind_int64(ci, 2, t0 - MATCH_US)) != 0 ||
-                (rc = ls_stmt_bind_int64(ci, 3, t0 + MATCH_US)) != 0 ||
-                (rc = ls_stmt_bind_int64(ci, 4, ls_stmt_int64(q, uq_span_row))) != 0 ||
-                (rc = ls_stmt_bind_text(ci, 5, ls_stmt_text(q, uq_trace_id))) != 0 ||
-                (rc = ls_stmt_bind_int64(ci, 6, ls_stmt_int64(q, uq_end_ts))) != 0 ||
+            if ((rc = ls_stmt_bind_int64(ci, LS_PARAM(cip, text),
+                                         ls_stmt_int64(find, TEXT_ID_COL))) != 0 ||
+                (rc = ls_stmt_bind_int64(ci, LS_PARAM(cip, lo), t0 - MATCH_US)) != 0 ||
+                (rc = ls_stmt_bind_int64(ci, LS_PARAM(cip, hi), t0 + MATCH_US)) != 0 ||
+                (rc = ls_stmt_bind_int64(ci, LS_PARAM(cip, span_row),
+                                         ls_stmt_int64(q, uq_span_row))) != 0 ||
+                (rc = ls_stmt_bind_text(ci, LS_PARAM(cip, trace),
+                                        ls_stmt_text(q, uq_trace_id))) != 0 ||
+                (rc = ls_stmt_bind_int64(ci, LS_PARAM(cip, end), ls_stmt_int64(q, uq_end_ts))) !=
+                    0 ||
                 (rc = ls_stmt_step(ci)) < 0)
                 goto out;
         }

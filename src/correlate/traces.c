@@ -44,6 +44,7 @@
 #include "decide/vote.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
+#include "ls_params.h"
 #include "ls_sqlcomment.h"
 #include "ls_sqlshape.h"
 #include "rowkey.h"
@@ -1359,12 +1360,14 @@ static const char set_code_sql[] =
     " code_lineno = (SELECT code_lineno FROM spans WHERE span_row = ?3),"
     " offset_us = ?7 WHERE tx_id = ?1";
 
-/* The logged parameters of a transaction's statements, joined. */
+/* The logged parameters of transaction :tx's statements, joined. */
 static const char tx_params_sql[] =
     "SELECT group_concat(st.params, ', ')"
     " FROM transactions t CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
-    " WHERE t.tx_id = ?1 AND st.params IS NOT NULL";
+    " WHERE t.tx_id = :tx AND st.params IS NOT NULL";
+#define TX_PARAMS_PARAMS(X, Q) X(Q, tx)
+LS_PARAMS(txpp, TX_PARAMS_PARAMS);
 
 /*
  * The route of the span a walk is at: its http.route, else its URL path
@@ -1385,7 +1388,7 @@ static int span_route(ls_stmt *par, ls_stmt *txp, int64_t tx, char *route, size_
     } else if (!ls_stmt_isnull(par, pa_url_path) &&
                (path = ls_stmt_text(par, pa_url_path))[0] == '/') {
         ls_stmt_reset(txp);
-        ls_stmt_bind_int64(txp, 1, tx);
+        ls_stmt_bind_int64(txp, LS_PARAM(txpp, tx), tx);
         if ((rc = ls_stmt_step(txp)) < 0)
             return rc;
         params = rc == 1 && !ls_stmt_isnull(txp, LS_ONLY_COLUMN) ? ls_stmt_text(txp, LS_ONLY_COLUMN)
@@ -1407,7 +1410,8 @@ static int resolve_code(ls_store *s, int64_t offset)
 
     if ((rc = ls_store_prepare(s, linked_sql, &q)) != 0 ||
         (rc = ls_store_prepare(s, parent_sql, &par)) != 0 ||
-        (rc = ls_store_prepare(s, tx_params_sql, &txp)) != 0 ||
+        (rc = ls_store_prepare_params(s, tx_params_sql, LS_PARAM_NAMES(TX_PARAMS_PARAMS), &txp)) !=
+            0 ||
         (rc = ls_store_prepare(s, set_code_sql, &upd)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {

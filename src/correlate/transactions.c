@@ -37,6 +37,7 @@
 #include "ls_buf.h"
 #include "ls_columns.h"
 #include "ls_keypack.h"
+#include "ls_params.h"
 #include "ls_sqlshape.h"
 #include "ls_store.h"
 #include "decide/txwindow.h"
@@ -499,7 +500,7 @@ static const char holder_waits_sql[] =
     " LEFT JOIN transactions t ON t.tx_id = w.holder_tx"
     " WHERE w.row_id IS NOT NULL AND w.holder_pid IS NOT NULL AND w.logged_ts IS NOT NULL"
     " ORDER BY w.wait_id";
-/* The row's (?1) latest holds begun by the moment (?2) plus
+/* The row's (:row) latest holds begun by the moment (:at) plus
  * LS_HOLDER_HOLD_AFTER_US, whose locking statement (or span) began before
  * it (the rest cover no part of it, and on a busy row they would
  * crowd the covering one out of the LIMIT): one probe of holds_row. */
@@ -511,13 +512,17 @@ static const char holder_waits_sql[] =
     X(Q, end_ts, "h.end_ts")
 LS_COLUMNS(hh, HOLDER_HOLD_COLS);
 static const char holder_holds_sql[] =
-    "SELECT " LS_SELECT_LIST(hh, HOLDER_HOLD_COLS) " FROM hold_rows h WHERE h.row_id = ?1"
-    " AND h.start_ts <= ?2 + " LS_SQL_INT(LS_HOLDER_HOLD_AFTER_US)
-    " AND coalesce(h.start_lo, h.start_ts) < ?2"
+    "SELECT " LS_SELECT_LIST(hh, HOLDER_HOLD_COLS) " FROM hold_rows h WHERE h.row_id = :row"
+    " AND h.start_ts <= :at + " LS_SQL_INT(LS_HOLDER_HOLD_AFTER_US)
+    " AND coalesce(h.start_lo, h.start_ts) < :at"
     " AND h.tx_id IS NOT NULL ORDER BY h.start_ts DESC"
     " LIMIT " LS_SQL_INT(LS_HOLDER_HOLD_CANDIDATES);
+#define HOLDER_HOLD_PARAMS(X, Q) X(Q, row) X(Q, at)
+LS_PARAMS(hhp, HOLDER_HOLD_PARAMS);
 static const char set_holder_tx_sql[] =
-    "UPDATE wait_links SET holder_tx = ?2 WHERE wait_id = ?1";
+    "UPDATE wait_links SET holder_tx = :tx WHERE wait_id = :wait";
+#define SET_HOLDER_PARAMS(X, Q) X(Q, tx) X(Q, wait)
+LS_PARAMS(shp, SET_HOLDER_PARAMS);
 
 /* Each wait's holder transaction by its hold of the row (ls_holder_tx()).
  * Updates only holder_tx, which the scan's filter does not read. */
@@ -528,8 +533,10 @@ static int link_pooled_holders(ls_store *s)
     int rc;
 
     if ((rc = ls_store_prepare(s, holder_waits_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, holder_holds_sql, &hq)) != 0 ||
-        (rc = ls_store_prepare(s, set_holder_tx_sql, &u)) != 0)
+        (rc = ls_store_prepare_params(s, holder_holds_sql, LS_PARAM_NAMES(HOLDER_HOLD_PARAMS),
+                                      &hq)) != 0 ||
+        (rc = ls_store_prepare_params(s, set_holder_tx_sql, LS_PARAM_NAMES(SET_HOLDER_PARAMS),
+                                      &u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_holder_wait w;
@@ -548,8 +555,8 @@ static int link_pooled_holders(ls_store *s)
         if (ls_holder_linked_kept(&w))
             continue; /* no probe */
         ls_stmt_reset(hq);
-        ls_stmt_bind_int64(hq, 1, ls_stmt_int64(q, hw_row_id));
-        ls_stmt_bind_int64(hq, 2, w.at);
+        ls_stmt_bind_int64(hq, LS_PARAM(hhp, row), ls_stmt_int64(q, hw_row_id));
+        ls_stmt_bind_int64(hq, LS_PARAM(hhp, at), w.at);
         while (n < LS_HOLDER_HOLD_CANDIDATES && (rc = ls_stmt_step(hq)) == 1) {
             c[n].tx = ls_stmt_int64(hq, hh_tx_id);
             c[n].pid = ls_stmt_int64(hq, hh_pid);
@@ -565,8 +572,8 @@ static int link_pooled_holders(ls_store *s)
         if (tx == w.linked_tx)
             continue;
         ls_stmt_reset(u);
-        ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, hw_wait_id));
-        ls_stmt_bind_int64(u, 2, tx);
+        ls_stmt_bind_int64(u, LS_PARAM(shp, wait), ls_stmt_int64(q, hw_wait_id));
+        ls_stmt_bind_int64(u, LS_PARAM(shp, tx), tx);
         if ((rc = ls_stmt_step(u)) < 0)
             goto out;
     }
@@ -1081,12 +1088,12 @@ out:
     X(Q, by_pos, "coalesce((SELECT w.waiter_stmt BETWEEN t.first_stmt AND t.last_stmt"    \
                  " FROM transactions t WHERE t.tx_id = w.waiter_tx), 0)")                 \
     /* the session logged a BEGIN line in the minute before the wait or in  \
-     * its second (?1: the resolution): its transactions' ends are in the   \
+     * its second (:res, the resolution): its transactions' ends are in the   \
      * log (WHOLE_NO_END is an autocommit) */                               \
     X(Q, logs_begin, "EXISTS (SELECT 1 FROM transactions b JOIN stmt_rows f"             \
                      " ON f.stmt_id = b.first_stmt WHERE b.session_id = w.session_id"    \
                      " AND b.start_ts BETWEEN w.start_ts - " LS_SQL_INT(WHOLE_BEGIN_SEEN_US) \
-                     " AND w.start_ts + ?1 AND b.explicit = 1 AND f.verb IS NOT 5)")     \
+                     " AND w.start_ts + :res AND b.explicit = 1 AND f.verb IS NOT 5)")     \
     X(Q, victim_tx, "coalesce((SELECT l.tx_id FROM deadlocks d LEFT JOIN deadlock_links l" \
                     " ON l.deadlock_id = d.deadlock_id AND l.pid = d.victim_pid"          \
                     " WHERE d.victim_pid = w.pid AND "                                   \
@@ -1098,6 +1105,8 @@ static const char whole_waits_sql[] =
     " WHERE w.outcome = 'deadlock' AND w.session_id IS NOT NULL AND w.start_ts IS NOT NULL"
     " AND w.end_ts IS NOT NULL AND w.file_id IS NOT NULL AND w.line IS NOT NULL"
     " ORDER BY w.file_id, w.line, w.wait_id"; /* the log's order */
+#define WHOLE_WAITS_PARAMS(X, Q) X(Q, res)
+LS_PARAMS(wwp, WHOLE_WAITS_PARAMS);
 #define WHOLE_TX_TAKEN 256 /* transactions the latest deadlock waits took, kept */
 /* A transaction's end is a span's (to the microsecond) when its evidence
  * names a span (txspans.c) or its last statement is one (spans.c
@@ -1113,21 +1122,26 @@ static const char whole_waits_sql[] =
     X(Q, start_ts, "t.start_ts")                                                          \
     X(Q, end_ts, "coalesce(t.end_ts, 0)")                                                 \
     X(Q, end_res, "CASE WHEN t.end_known LIKE '%span%' OR (SELECT l.verb FROM stmt_rows l" \
-                  " WHERE l.stmt_id = t.last_stmt) IS 5 THEN 0 ELSE ?3 END")             \
+                  " WHERE l.stmt_id = t.last_stmt) IS 5 THEN 0 ELSE :res END")             \
     X(Q, end_open, WHOLE_NO_END " AND t.end_ts IS NOT NULL")                               \
     X(Q, aborted, "t.outcome IN ('aborted', 'rollback')")
 LS_COLUMNS(wc, WHOLE_CAND_COLS);
 static const char whole_cands_sql[] =
     "SELECT " LS_SELECT_LIST(wc, WHOLE_CAND_COLS) " FROM transactions t"
-    " WHERE t.session_id = ?1 AND t.start_ts < ?2"
+    " WHERE t.session_id = :session AND t.start_ts < :before"
     " ORDER BY t.start_ts DESC, t.tx_id DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
+/* :res first: the SELECT list (end_res) uses it before the WHERE */
+#define WHOLE_CANDS_PARAMS(X, Q) X(Q, res) X(Q, session) X(Q, before)
+LS_PARAMS(wcp, WHOLE_CANDS_PARAMS);
 /* The statement the wait was read with stays only if it is the
  * transaction's. */
 static const char set_whole_waiter_sql[] =
-    "UPDATE wait_links SET waiter_tx = ?2, waiter_stmt = (SELECT CASE WHEN ?2 IS NULL"
+    "UPDATE wait_links SET waiter_tx = :tx, waiter_stmt = (SELECT CASE WHEN :tx IS NULL"
     "  OR wait_links.waiter_stmt BETWEEN t.first_stmt AND t.last_stmt"
-    "  THEN wait_links.waiter_stmt END FROM (SELECT 1) LEFT JOIN transactions t ON t.tx_id = ?2)"
-    " WHERE wait_id = ?1";
+    "  THEN wait_links.waiter_stmt END FROM (SELECT 1) LEFT JOIN transactions t ON t.tx_id = :tx)"
+    " WHERE wait_id = :wait";
+#define SET_WAITER_PARAMS(X, Q) X(Q, tx) X(Q, wait)
+LS_PARAMS(swp, SET_WAITER_PARAMS);
 
 static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t res,
                                int64_t *taken, size_t *ntaken)
@@ -1149,9 +1163,10 @@ static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t re
     w.slack = LS_VICTIM_CLOCK_SLACK_US;
     w.deadlock = 1;
     ls_stmt_reset(cand);
-    if ((rc = ls_stmt_bind_int64(cand, 1, ls_stmt_int64(q, ww_session_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(cand, 2, w.start_lo + res + w.slack)) != 0 ||
-        (rc = ls_stmt_bind_int64(cand, 3, res)) != 0)
+    if ((rc = ls_stmt_bind_int64(cand, LS_PARAM(wcp, session), ls_stmt_int64(q, ww_session_id))) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(cand, LS_PARAM(wcp, before), w.start_lo + res + w.slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(cand, LS_PARAM(wcp, res), res)) != 0)
         return rc;
     while (n < LS_POS_CANDIDATES_WHOLE && (rc = ls_stmt_step(cand)) == 1) {
         ids[n] = ls_stmt_int64(cand, wc_tx_id);
@@ -1176,8 +1191,9 @@ static int relink_whole_waiter(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t re
     if (pick >= 0)
         taken[(*ntaken)++ % WHOLE_TX_TAKEN] = ids[pick];
     ls_stmt_reset(u);
-    if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, ww_wait_id))) != 0 ||
-        (rc = pick >= 0 ? ls_stmt_bind_int64(u, 2, ids[pick]) : ls_stmt_bind_null(u, 2)) != 0)
+    if ((rc = ls_stmt_bind_int64(u, LS_PARAM(swp, wait), ls_stmt_int64(q, ww_wait_id))) != 0 ||
+        (rc = pick >= 0 ? ls_stmt_bind_int64(u, LS_PARAM(swp, tx), ids[pick])
+                        : ls_stmt_bind_null(u, LS_PARAM(swp, tx))) != 0)
         return rc;
     rc = ls_stmt_step(u);
     return rc < 0 ? rc : 0;
@@ -1196,10 +1212,13 @@ static int relink_whole_waiters(ls_store *s)
         return rc;
     if ((rc = relink_victims(s)) != 0)
         return rc;
-    if ((rc = ls_store_prepare(s, whole_waits_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, whole_cands_sql, &cand)) != 0 ||
-        (rc = ls_store_prepare(s, set_whole_waiter_sql, &u)) != 0 ||
-        (rc = ls_stmt_bind_int64(q, 1, res)) != 0)
+    if ((rc = ls_store_prepare_params(s, whole_waits_sql, LS_PARAM_NAMES(WHOLE_WAITS_PARAMS),
+                                      &q)) != 0 ||
+        (rc = ls_store_prepare_params(s, whole_cands_sql, LS_PARAM_NAMES(WHOLE_CANDS_PARAMS),
+                                      &cand)) != 0 ||
+        (rc = ls_store_prepare_params(s, set_whole_waiter_sql, LS_PARAM_NAMES(SET_WAITER_PARAMS),
+                                      &u)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(wwp, res), res)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
         if ((rc = relink_whole_waiter(q, cand, u, res, taken, &ntaken)) != 0)
@@ -1244,16 +1263,20 @@ static const char dl_holders_sql[] =
 LS_COLUMNS(ds, DL_STMT_COLS);
 static const char dl_stmts_sql[] =
     "SELECT " LS_SELECT_LIST(ds, DL_STMT_COLS) " FROM stmt_rows st"
-    " WHERE st.session_id = ?1 AND st.start_ts <= ?3 + ?4 AND st.text_id = ?2"
+    " WHERE st.session_id = :session AND st.start_ts <= :ts + :res AND st.text_id = :text"
     " ORDER BY st.start_ts DESC, st.stmt_id DESC LIMIT " LS_SQL_INT(DL_STMT_CANDIDATES);
+#define DL_STMTS_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, res) X(Q, text)
+LS_PARAMS(dsp, DL_STMTS_PARAMS);
 /* The transaction of that statement, when its request's spans gave its
  * BEGIN or its end (txspans.c): a transaction the log alone cut at the
  * statement (log_min_duration_statement) is not the one that held the row
  * before it, and its hold would be moved back to the wait's start. */
 static const char dl_stmt_tx_sql[] =
     "SELECT x.tx_id FROM (SELECT tx_id, last_stmt, start_known, end_known FROM transactions"
-    " WHERE session_id = ?1 AND first_stmt <= ?2 ORDER BY first_stmt DESC LIMIT 1) x"
-    " WHERE x.last_stmt >= ?2 AND (x.start_known LIKE '%span%' OR x.end_known LIKE '%span%')";
+    " WHERE session_id = :session AND first_stmt <= :stmt ORDER BY first_stmt DESC LIMIT 1) x"
+    " WHERE x.last_stmt >= :stmt AND (x.start_known LIKE '%span%' OR x.end_known LIKE '%span%')";
+#define DL_STMT_TX_PARAMS(X, Q) X(Q, session) X(Q, stmt)
+LS_PARAMS(dtp, DL_STMT_TX_PARAMS);
 
 static int relink_whole_holder(ls_stmt *q, ls_stmt *sq, ls_stmt *txq, ls_stmt *u, int64_t res)
 {
@@ -1266,9 +1289,10 @@ static int relink_whole_holder(ls_stmt *q, ls_stmt *sq, ls_stmt *txq, ls_stmt *u
     if (ls_stmt_isnull(q, dh_session_id) || ls_stmt_isnull(q, dh_text_id))
         return 0;
     ls_stmt_reset(sq);
-    if ((rc = ls_stmt_bind_int64(sq, 1, session)) != 0 ||
-        (rc = ls_stmt_bind_int64(sq, 2, ls_stmt_int64(q, dh_text_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(sq, 3, ts)) != 0 || (rc = ls_stmt_bind_int64(sq, 4, res)) != 0)
+    if ((rc = ls_stmt_bind_int64(sq, LS_PARAM(dsp, session), session)) != 0 ||
+        (rc = ls_stmt_bind_int64(sq, LS_PARAM(dsp, text), ls_stmt_int64(q, dh_text_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(sq, LS_PARAM(dsp, ts), ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(sq, LS_PARAM(dsp, res), res)) != 0)
         return rc;
     while (n < DL_STMT_CANDIDATES && (rc = ls_stmt_step(sq)) == 1) {
         ids[n] = ls_stmt_int64(sq, ds_stmt_id);
@@ -1282,14 +1306,14 @@ static int relink_whole_holder(ls_stmt *q, ls_stmt *sq, ls_stmt *txq, ls_stmt *u
     if ((pick = ls_wait_holder_stmt_pick(c, n, ts, res)) < 0)
         return 0;
     ls_stmt_reset(txq);
-    if ((rc = ls_stmt_bind_int64(txq, 1, session)) != 0 ||
-        (rc = ls_stmt_bind_int64(txq, 2, ids[pick])) != 0)
+    if ((rc = ls_stmt_bind_int64(txq, LS_PARAM(dtp, session), session)) != 0 ||
+        (rc = ls_stmt_bind_int64(txq, LS_PARAM(dtp, stmt), ids[pick])) != 0)
         return rc;
     if ((rc = ls_stmt_step(txq)) == 1) {
         int64_t tx = ls_stmt_int64(txq, LS_ONLY_COLUMN);
         ls_stmt_reset(u);
-        if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, dh_wait_id))) != 0 ||
-            (rc = ls_stmt_bind_int64(u, 2, tx)) != 0)
+        if ((rc = ls_stmt_bind_int64(u, LS_PARAM(shp, wait), ls_stmt_int64(q, dh_wait_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(u, LS_PARAM(shp, tx), tx)) != 0)
             return rc;
         rc = ls_stmt_step(u);
     }
@@ -1308,9 +1332,12 @@ static int relink_whole_holders(ls_store *s)
     if ((rc = ls_log_resolution(s, &res)) != 0 || res == 0)
         return rc;
     if ((rc = ls_store_prepare(s, dl_holders_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, dl_stmts_sql, &sq)) != 0 ||
-        (rc = ls_store_prepare(s, dl_stmt_tx_sql, &txq)) != 0 ||
-        (rc = ls_store_prepare(s, set_holder_tx_sql, &u)) != 0)
+        (rc = ls_store_prepare_params(s, dl_stmts_sql, LS_PARAM_NAMES(DL_STMTS_PARAMS), &sq)) !=
+            0 ||
+        (rc = ls_store_prepare_params(s, dl_stmt_tx_sql, LS_PARAM_NAMES(DL_STMT_TX_PARAMS),
+                                      &txq)) != 0 ||
+        (rc = ls_store_prepare_params(s, set_holder_tx_sql, LS_PARAM_NAMES(SET_HOLDER_PARAMS),
+                                      &u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
         if ((rc = relink_whole_holder(q, sq, txq, u, res)) != 0)
@@ -2988,12 +3015,12 @@ static const char bind_errors_sql[] =
     "  WHERE r.session_id = x.session_id AND r.start_ts <= x.ts"
     "  AND " POS_BEFORE("r.file_id", "r.line", "x.file_id", "x.line")
     "  ORDER BY r.start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ")"
-    /* and every row that began within two ticks (?1) before it: a start
+    /* and every row that began within two ticks (:window) before it: a start
      * derived as its stamp less its duration puts a bind line of 81 us
      * behind 32 lines of 1 us stamped in the same second
      * (samples/blind-java, line 3397 before the error at 3669) */
     "  UNION ALL SELECT r.stmt_id FROM stmt_rows r"
-    "  WHERE r.session_id = x.session_id AND r.start_ts <= x.ts AND r.start_ts >= x.ts - ?1"
+    "  WHERE r.session_id = x.session_id AND r.start_ts <= x.ts AND r.start_ts >= x.ts - :window"
     "  AND " POS_BEFORE("r.file_id", "r.line", "x.file_id", "x.line") ") c) AS last"
     " FROM errors x WHERE x.session_id IS NOT NULL AND x.file_id IS NOT NULL"
     " AND x.line IS NOT NULL) e"
@@ -3002,9 +3029,15 @@ static const char bind_errors_sql[] =
     " LEFT JOIN error_links l ON l.error_id = e.error_id"
     " LEFT JOIN transactions t ON t.tx_id = l.tx_id"
     " WHERE e.last IS NOT NULL ORDER BY e.last, e.file_id, e.line";
-static const char bind_row_sql[] = LOCK_STMTS_FROM("r.stmt_id = ?1");
+#define BIND_ERR_PARAMS(X, Q) X(Q, window)
+LS_PARAMS(bep, BIND_ERR_PARAMS);
+static const char bind_row_sql[] = LOCK_STMTS_FROM("r.stmt_id = :stmt");
+#define BIND_ROW_PARAMS(X, Q) X(Q, stmt)
+LS_PARAMS(brp, BIND_ROW_PARAMS);
 static const char tx_holds_row_sql[] =
-    "SELECT 1 FROM hold_rows WHERE tx_id = ?1 AND row_id = ?2";
+    "SELECT 1 FROM hold_rows WHERE tx_id = :tx AND row_id = :row";
+#define TX_HOLDS_ROW_PARAMS(X, Q) X(Q, tx) X(Q, row)
+LS_PARAMS(thp, TX_HOLDS_ROW_PARAMS);
 
 /* The hot rows statement row q (STMT_COLS, its text st) locks, as
  * statement_locks() finds them (its text's key with its parameters, the
@@ -3068,8 +3101,8 @@ static int bind_failed_locks(tx_pass *p, ls_stmt *e, ls_stmt *q, ls_stmt *held,
         if (ls_locked_row_held(&sl))
             continue; /* taken before it failed: not a wait (and no hold is rebuilt) */
         ls_stmt_reset(held);
-        ls_stmt_bind_int64(held, 1, tx_id);
-        ls_stmt_bind_int64(held, 2, rows[i]);
+        ls_stmt_bind_int64(held, LS_PARAM(thp, tx), tx_id);
+        ls_stmt_bind_int64(held, LS_PARAM(thp, row), rows[i]);
         rc = ls_stmt_step(held);
         ls_stmt_reset(held);
         if (rc < 0)
@@ -3095,11 +3128,13 @@ static int bind_failures(ls_store *s, tx_pass *p)
     if (!p->nhot)
         return 0;
     if ((rc = ls_log_subsecond(s, &subsecond)) != 0 ||
-        (rc = ls_store_prepare(s, bind_errors_sql, &e)) != 0 ||
-        (rc = ls_stmt_bind_int64(e, 1, 2 * (subsecond ? LS_MILLISECOND_US
-                                                       : LS_WHOLE_SECOND_US))) != 0 ||
-        (rc = ls_store_prepare(s, bind_row_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, tx_holds_row_sql, &held)) != 0)
+        (rc = ls_store_prepare_params(s, bind_errors_sql, LS_PARAM_NAMES(BIND_ERR_PARAMS), &e)) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(e, LS_PARAM(bep, window),
+                                 2 * (subsecond ? LS_MILLISECOND_US : LS_WHOLE_SECOND_US))) != 0 ||
+        (rc = ls_store_prepare_params(s, bind_row_sql, LS_PARAM_NAMES(BIND_ROW_PARAMS), &q)) != 0 ||
+        (rc = ls_store_prepare_params(s, tx_holds_row_sql, LS_PARAM_NAMES(TX_HOLDS_ROW_PARAMS),
+                                      &held)) != 0)
         goto out;
     while ((rc = ls_stmt_step(e)) == 1) {
         int64_t last = ls_stmt_int64(e, be_last), verb, bind_ts;
@@ -3110,7 +3145,7 @@ static int bind_failures(ls_store *s, tx_pass *p)
         if (!first)
             continue; /* a later error after the same row: the first ended it */
         ls_stmt_reset(q);
-        ls_stmt_bind_int64(q, 1, last);
+        ls_stmt_bind_int64(q, LS_PARAM(brp, stmt), last);
         if ((rc = ls_stmt_step(q)) < 0)
             break;
         if (rc == 0 || ls_stmt_isnull(q, sq_session_id))

@@ -5,7 +5,10 @@
      ls_stmt_int64/double/text/text_or_null/isnull(q, 3) in src/ or
      reports/; a query of one column reads LS_ONLY_COLUMN, the others an
      LS_COLUMNS name (include/ls_columns.h) or a table's t__col
-     (store_tables.h, corr_tables.h).
+     (store_tables.h, corr_tables.h). The same holds for the report
+     model's helpers that read a column (reports/model_int.h:
+     ls_model_col_str/int/ms/ts(o, "key", q, 2)): a literal position
+     there fails too, anywhere in src/ or reports/.
   2. Every ls_stmt_step( result is used (assigned, compared, returned):
      none is a statement of its own or cast to (void). The binds before
      it need not be checked one by one: store.c keeps the first bind that
@@ -40,6 +43,8 @@ from lscheck import check, report
 from check_layers import literals
 
 READ = re.compile(r"\bls_stmt_(int64|double|text|text_or_null|isnull)\(\s*[^,()]+\s*,\s*\d+\s*\)")
+# the report model's column readers: (object, key, statement, column)
+MODEL_READ = re.compile(r"\bls_model_col_\w+\(\s*[^,()]+,\s*[^,()]+,\s*[^,()]+,\s*\d+\s*\)")
 STEP = re.compile(r"\bls_stmt_step\s*\(")
 BIND_NUM = re.compile(r"\b\w*bind\w*\(\s*[^,()]+\s*,\s*\d+\s*[,)]")
 PARAM_NUM = re.compile(r"\?\d+")
@@ -58,19 +63,12 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # and says why in its commit. A file done is removed from the list (at 0:
 # its parameters named, ls_params.h): reports/, src/cli/main.c and
 # correlation's summary.c, scope.c, intern.c, spantimes.c, holdparts.c
-# since binds33 (2026-12-07).
+# since binds33 (2026-12-07); causes.c, findings_sum.c and findings_int.h
+# since named33b.
 BIND_BASELINE = {
-    # java34d: a lock timeout's error, its row's holds around it (row, tx,
-    # time and tick, ?3 ?4 twice) and the cause's UPDATE (error, tx)
-    "src/correlate/causes.c": 14,
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
     "src/correlate/findings.c": 15,
-    "src/correlate/findings_int.h": 6,
-    # java34e: the idle words' ?11-?14 (holds waited for below
-    # deadlock_timeout alone, their bounds, the log's resolution): a
-    # SELECT of values, no declared table to bind by column
-    "src/correlate/findings_sum.c": 94,
     "src/correlate/hidden.c": 24,  # ?1 of the holds scan: read the lock text or not
     # ts34b: the deadlock processes' query takes the log's tick (?1);
     # rows38: the per-session statement scans of logical rows (stream_last_sql,
@@ -82,14 +80,14 @@ BIND_BASELINE = {
     "src/correlate/retries.c": 61,  # + failed_params_sql (issue 34): 6 parameters
     # ts34b: temp.span_cands (a span's candidate pids) and its per-trace
     # SELECT and UPDATE (place_by_trace_fit), an ORM span's children
-    "src/correlate/spans.c": 140,  # +2: the span's ends in span_cands' outside (ts34c)
-    "src/correlate/traces.c": 60,  # +2: tx_params_sql's transaction (ts34c)
-    # otel34b's bind_failures(): a bind row by id, a hold by (tx, row)
-    # tx38c's relinks: a first statement by id, a session's logged ones
-    # java34d: bind_failures()' window of two ticks before the error (?1)
-    # +10: link_pooled_holders() (poolwait34); +29: relink_whole_waiters()
-    # and relink_whole_holders() (poolt34), their SELECT and UPDATE parameters
-    "src/correlate/transactions.c": 154,
+    # (cand_insert_sql, span_cands' rows with ts34c's outside, named since
+    # named33b: 140 -> 125)
+    "src/correlate/spans.c": 125,
+    "src/correlate/traces.c": 58,  # tx_params_sql (ts34c) named since named33b
+    # tx38c's relinks: a first statement by id, a session's logged ones;
+    # bind_failures(), link_pooled_holders(), relink_whole_waiters() and
+    # relink_whole_holders() name theirs (154 -> 107, named33b)
+    "src/correlate/transactions.c": 107,
     # pool34b's pass (merged with tables33): its temp tables and SELECTs;
     # pool34c's (spans-only transactions, the %t log-order pick): the
     # temp.txspan_only / txspan_rank rows and their SELECTs (its INSERTs
@@ -190,6 +188,11 @@ def main():
               f"an unused step is told from a used one: {text!r}")
     check(READ.search("ls_stmt_int64(x->q, 2)") and not READ.search("ls_stmt_int64(q, hq_id)"),
           "a literal position is told from a name")
+    check(MODEL_READ.search('ls_model_col_str(row, "relation", q, 0)')
+          and MODEL_READ.search("ls_model_col_ms(o, key, x->q, 12)")
+          and not MODEL_READ.search('ls_model_col_str(row, "relation", q, sr_relation)')
+          and not MODEL_READ.search("ls_model_col_int(o, c->key, q, pos)"),
+          "a model helper's literal position is told from a name")
     check(BIND_NUM.search("ls_stmt_bind_int64(q, 3, v)")
           and not BIND_NUM.search("ls_stmt_bind_int64(q, LS_PARAM(txq, tx), v)")
           and PARAM_NUM.search("WHERE tx_id = ?3") and not PARAM_NUM.search("WHERE tx_id = :tx"),
@@ -206,7 +209,7 @@ def main():
     for path in sources(src):
         name = os.path.relpath(path, src)
         code = code_of(open(path, encoding="utf-8").read())
-        for m in READ.finditer(code):
+        for m in list(READ.finditer(code)) + list(MODEL_READ.finditer(code)):
             line = code.count("\n", 0, m.start()) + 1
             check(False, f"{name}:{line}: a column read by a literal position ({m.group(0)})")
         for m in STEP.finditer(code):
