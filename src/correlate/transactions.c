@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "corr_tables.h"
+#include "between_waits.h"
 #include "correlate_int.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
@@ -448,10 +449,7 @@ static const char link_holder_sql[] =
     "  AND n.row_id = f.row_id AND t.start_ts <= f.logged_ts"                               \
     "  AND " SAME_TX ";"
 
-#define BETWEEN_WAITS                                                                       \
-    "EXISTS (SELECT 1 FROM lock_waits p WHERE p.pid = n.pid"                                \
-    " AND p.waiter_tx = n.waiter_tx AND p.row_id = n.row_id"                                \
-    " AND p.start_ts <= f.start_ts AND p.wait_id <> n.wait_id)"
+/* BETWEEN_WAITS: between_waits.h. */
 
 static const char link_next_sql[] = LINK_NEXT_SQL(
     "(SELECT n2.wait_id FROM lock_waits n2 WHERE n2.pid = w.blocker_pid"

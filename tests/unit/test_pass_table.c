@@ -9,7 +9,8 @@
  *    store's schema or a working table (a typo would let nothing through,
  *    or the wrong thing).
  * 4. A hold is stored once (issue 38): the working tables are not in the
- *    store's file (test_final_reads).
+ *    store's file (test_final_reads), and the readers' and some passes'
+ *    queries walk the indexes they were written for.
  * 3. One writer per table (issue 33): a table is owned by one pass. What
  *    still breaks the rule is listed below in `still_shared`, printed on
  *    every run; a new break fails, and so does an entry the passes no
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "between_waits.h"
 #include "ls_correlate.h"
 #include "ls_store.h"
 #include "ls_test.h"
@@ -340,6 +342,12 @@ static void test_final_reads(ls_store *s)
     CHECK(plan_has(s, "SELECT hh.head_state FROM holds hh WHERE hh.tx_id = 1 AND hh.waits > 0"
                       " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1",
                    "USING INDEX hold_final_tx", NULL));
+    /* the transactions pass's queue head between two of its waits
+     * (BETWEEN_WAITS): the transaction's own waits, not a walk of every
+     * earlier wait of the pid, which grows with the log (issue 38) */
+    CHECK(plan_has(s, "SELECT n.wait_id FROM lock_waits n JOIN lock_waits f"
+                      " ON f.wait_id = n.wait_id WHERE " BETWEEN_WAITS,
+                   "wait_links_waiter_tx", "lock_waits_pid (pid=?"));
 }
 
 int main(void)
