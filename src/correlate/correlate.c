@@ -1587,8 +1587,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * logged wait names is a row when a statement of it certainly queued 5 ms+
  * behind another transaction's hold: each line's time bounded from the
  * stamps, the log's order and the sessions' durations (decide/quiet.c
- * ls_quiet_bounded_us, quiet.c bounds_build). */
-#define CORRELATION_REV "35"
+ * ls_quiet_bounded_us, quiet.c bounds_build). 36: with
+ * durations on a log of sub-second stamps, a logged transaction wait's
+ * statement that lost the race when its holder ended waits on, unlogged,
+ * until the end of the hold before it (decide/hidden.c
+ * ls_hidden_logged_wait's stmt_end_logged; hidden.c lines_resolution). */
+#define CORRELATION_REV "36"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

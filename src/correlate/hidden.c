@@ -379,6 +379,7 @@ static void ring_push(ring *r, const ls_queued_hold *h, int shared, int64_t hold
 typedef struct hidden_q {
     ls_stmt *q, *ins, *mv, *ut;
     int64_t resolution;   /* the statements' stamps: a second or a millisecond */
+    int64_t lines_resolution; /* the same of the log's statement lines alone */
     int64_t max_unlogged; /* an unlogged wait was shorter (unlogged_bound()) */
 } hidden_q;
 
@@ -438,7 +439,10 @@ static int store_row_wait(const hidden_q *hq, const held *h, const ls_queue_resu
         if (!ls_stmt_isnull(q, hq_l0)) {
             ls_logged_span l;
             logged_span_of(q, hq_l0, hq_l1, hq_logged_ms, hq_tx_wait, hq_c0, hq->resolution, &l);
-            ls_hidden_logged_wait(rec, &l, &w);
+            /* the statement's end timed: a duration, on a log whose stamps
+             * order the holds' ends (not whole seconds) */
+            ls_hidden_logged_wait(rec, &l,
+                                  !h->no_duration && hq->lines_resolution < LS_WHOLE_SECOND_US, &w);
             stats->hidden_disagree += w.disagree;
             ls_stmt_bind_double(ins, RW(logged_ms), l.ms);
         }
@@ -552,10 +556,20 @@ static const char resolution_sql[] =
                             " AND stmt_id NOT IN (SELECT stmt_id FROM stmt_span_time))"
                             " AND EXISTS (SELECT 1 FROM statements)";
 
-static int log_resolution(ls_store *s, int64_t *out)
+/* The same of the log's own statement lines alone (file_id set): on a
+ * whole-second log with traces, a statement rebuilt from its spans has
+ * sub-second times, while the holds' logged ends are whole seconds. */
+static const char lines_resolution_sql[] =
+    "SELECT NOT EXISTS (SELECT 1 FROM statements WHERE log_ts % " LS_SQL_INT(
+        LS_WHOLE_SECOND_US) " <> 0"
+                            " AND file_id IS NOT NULL"
+                            " AND stmt_id NOT IN (SELECT stmt_id FROM stmt_span_time))"
+                            " AND EXISTS (SELECT 1 FROM statements WHERE file_id IS NOT NULL)";
+
+static int log_resolution(ls_store *s, const char *sql, int64_t *out)
 {
     ls_stmt *q = NULL;
-    int rc = ls_store_prepare(s, resolution_sql, &q);
+    int rc = ls_store_prepare(s, sql, &q);
     *out = LS_MILLISECOND_US;
     if (rc != 0)
         return rc;
@@ -647,7 +661,7 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, con
         ls_logged_span l;
         logged_span_of(f, fl_l0, fl_l1, fl_logged_ms, fl_tx_wait, fl_c0, hq->resolution, &l);
         rec.start_ts = ls_failed_wait_start(rec.start_ts, hq->resolution, l.start_ts);
-        ls_hidden_logged_wait(&rec, &l, &w);
+        ls_hidden_logged_wait(&rec, &l, 0, &w);
         stats->hidden_disagree += w.disagree;
         ls_stmt_bind_text(ins, RW(kind), "logged");
         ls_stmt_bind_int64(ins, RW(logged_wait_id), ls_stmt_int64(f, fl_logged));
@@ -716,7 +730,7 @@ static const char strength_sql[] =
 
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {
-    hidden_q hq = {NULL, NULL, NULL, NULL, 0, 0};
+    hidden_q hq = {NULL, NULL, NULL, NULL, 0, 0, 0};
     ring *r = ls_calloc(1, sizeof(*r));
     row_span span = {-1, 0, 0, 0, 0};
     int64_t row = -1;
@@ -724,7 +738,8 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 
     if (!r)
         return LS_ENOMEM;
-    if ((rc = log_resolution(s, &hq.resolution)) != 0 ||
+    if ((rc = log_resolution(s, resolution_sql, &hq.resolution)) != 0 ||
+        (rc = log_resolution(s, lines_resolution_sql, &hq.lines_resolution)) != 0 ||
         /* only whole seconds read it (ls_hidden_unlogged_start(),
          * need_positions()): with milliseconds it stays 0, unread */
         (hq.resolution >= LS_WHOLE_SECOND_US && (rc = unlogged_bound(s, &hq.max_unlogged)) != 0) ||

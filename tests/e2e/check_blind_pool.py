@@ -222,6 +222,29 @@ MUST_HOLD = [
     # start and first wait" made for the wrongly linked transactions)
     "logged waits whose holder's trace held the row during the wait",
     "top path mostly (truth: POST /bookings, the partner call)",
+    # issue 34 (poolhid34): lockspan's hidden waiting is no over-count.
+    # Of its 55.1 s rebuilt, 53.8 s lies in the truth's unlogged waiting of
+    # the same request on the same row, 2.9 s in settlements' SELECT ...
+    # FOR UPDATE on event_totals, which the truth lists as no wait (their
+    # acquisition has only bounds, build_truth.py waited_ms 0; 30 such
+    # waits, 216 ms of one logged inside its statement), 0.13 s elsewhere
+    # (from the store; from the report's timelines, hidden_excess, 0.22 s of
+    # 57.0 s: a pid-less wait keeps its time under another's logged wait).
+    # Per row it is below the truth's unlogged waiting on every row: it
+    # misses 13.2 s (67.0 s), it adds none. A guard: it held on ca8fabd
+    # already; without FOR UPDATE set apart it reads 3.1 s and fails.
+    "hidden waiting rebuilt where the request did not wait on the row "
+    "(over-count; FOR UPDATE the truth cannot time set apart), s",
+    # since a logged transaction wait's statement whose end is timed (a
+    # duration, sub-second stamps) waits until the hold queued before it
+    # ended when that is later: it lost the race at the holder's end and
+    # waited on for the winner's transaction, unlogged (decide/hidden.c
+    # ls_hidden_logged_wait; poolhid34). 111 of 134 before (23 ended at the
+    # logged acquired line, up to 310 ms early); hidden waiting 55.1 ->
+    # 57.5 s (truth 67.0), events:1 logged + hidden 45.12 -> 46.90 s (truth
+    # 46.98), event_totals:1 40.29 -> 40.56 s (40.14); the %t log's
+    # unchanged (its holds' ends are whole seconds)
+    "logged waits' statements: rebuilt end within max(25 ms, 5 %) of the truth's acquisition",
 ]
 
 # judge.py's "hidden waiting (waits below deadlock_timeout)" compares
@@ -234,7 +257,14 @@ MUST_HOLD = [
 # 47de16d lockspan's 34.0 s matched 35.0 by coincidence (event_totals:1
 # logged + hidden 25.3 s of 40.1); with the parameters read it is 46.6 s,
 # nearer the 67.0 s it measures: no longer asserted, hidden_truth_check
-# says how far it is.
+# says how far it is. That is the definition docs/report-json.md gives
+# (the queueing the log did not show, its logged waits' time apart), and
+# the one lockspan is judged by: 55.1 s against 67.0 s is an under-count
+# (issue 34, poolhid34: 53.8 s of it lies in the truth's unlogged waits
+# of the same request and row, 2.9 s in FOR UPDATE waits the truth lists
+# as none; hidden_excess_check). judge.py's 35.0 s also drops the unlogged
+# part of waits of 200 ms and more, and counts those under 200 ms that a
+# logged wait of the same statement covers; it stays XFAIL.
 
 # "%t + traces: code paths told apart" counted 5 on main a1c8ca7 only
 # because one transaction was linked to no trace and fell back to its
@@ -484,6 +514,116 @@ def hidden_truth(judge, truth, report):
     return hidden / 1000, report["summary"]["hidden_waits"]["hidden_wait_ms"] / 1000
 
 
+def minus(iv, cuts):
+    """The parts of interval IV outside every interval of CUTS."""
+    out = [iv]
+    for a, b in cuts:
+        out = [p for s, e in out for p in
+               (((s, e),) if b <= s or a >= e else
+                tuple(x for x in ((s, a), (b, e)) if x[1] > x[0]))]
+    return out
+
+
+def overlap(ivs, jvs):
+    return sum(max(0.0, min(b, d) - max(a, c)) for a, b in ivs for c, d in jvs)
+
+
+def hidden_excess(judge, truth, report):
+    """(excess ms, FOR UPDATE ms, rebuilt ms): lockspan's rebuilt hidden
+    waiting (each row's timeline.hidden_waits[], less the logged waits of
+    its pid) that lies in no unlogged part of a truth wait of the same
+    request (trace) on the same row: waiting the truth does not have. Set
+    apart: the part inside a settlement's SELECT ... FOR UPDATE, whose
+    acquisition the app could not stamp (build_truth.py takes acquired_lo
+    = sent, so waited_ms 0 and no truth wait), between its send and the
+    upper bound of its acquisition."""
+    logged = {}
+    for w in report["waits"]:
+        if w.get("end"):
+            logged.setdefault(w["pid"], []).append((judge.ms(w["start"]), judge.ms(w["end"])))
+    tw = {}
+    for x in truth["waits"]:
+        tw.setdefault((x["waiter_trace_id"], x["row"]), []).extend(
+            minus((x["sent"], x["sent"] + x["wait_ms"]), logged.get(x["waiter_pid"], ())))
+    fu = {}
+    for tx in truth["transactions"]:
+        for lk in tx["locks"]:
+            if lk.get("acquired") is None:
+                fu.setdefault((tx["trace_id"], lk["row"]), []).append((lk["sent"], lk["acquired_hi"]))
+    excess = fu_ms = rebuilt = 0.0
+    for h in report["hot_rows"]:
+        row = judge.row_of(h["relation"], h.get("row_key"))
+        for w in (h.get("timeline") or {}).get("hidden_waits", ()):
+            if not w.get("end"):
+                continue
+            hid = minus((judge.ms(w["start"]), judge.ms(w["end"])),
+                        logged.get(w["pid"], ()) if w.get("pid") else ())
+            n = sum(b - a for a, b in hid)
+            rebuilt += n
+            key = (w.get("trace_id"), row)
+            out = n - overlap(hid, tw.get(key, ()))
+            f = min(out, overlap(hid, fu.get(key, ())))
+            fu_ms += f
+            excess += out - f
+    return excess, fu_ms, rebuilt
+
+
+# The most rebuilt hidden waiting (ms) allowed outside the truth's waits:
+# 0.22 s of 57.0 s on ca8fabd (in the store, 78 ms rebuilt for statements
+# rebuilt from their spans alone, pid unknown, whose logged wait on their
+# backend already counts; 53 ms where the request had no truth wait on the
+# row).
+HIDDEN_EXCESS_MS = 1000.0
+
+
+def hidden_excess_check(judge, prefix, truth, report):
+    excess, fu_ms, rebuilt = hidden_excess(judge, truth, report)
+    name = (prefix + "hidden waiting rebuilt where the request did not wait on the row "
+            "(over-count; FOR UPDATE the truth cannot time set apart), s")
+    return {name: {"name": name,
+                   "lockspan": "%.2f (of %.1f; %.1f inside untimed FOR UPDATE)" % (
+                       excess / 1000, rebuilt / 1000, fu_ms / 1000),
+                   "truth": "<= %.1f" % (HIDDEN_EXCESS_MS / 1000),
+                   "ok": rebuilt > 0 and excess <= HIDDEN_EXCESS_MS}}
+
+
+# A logged wait's statement that lost the race after its holder's
+# transaction ended waited on, unlogged, for the winner's (decide/hidden.c
+# ls_hidden_logged_wait, stmt_end_logged): 111 of 134 such waits' ends
+# within max(25 ms, 5 %) of the truth's acquisition on ca8fabd (23 early,
+# the logged end kept), 126 since (8 early, none late).
+LOGGED_END_SHARE = 0.9
+
+
+def logged_end_check(judge, truth, report):
+    """(name: result): the truth's waits that did not fail, matched to the
+    one rebuilt wait with a logged part (timeline.hidden_waits[] kind
+    'logged') of the same request and row overlapping it, whose end is
+    within max(25 ms, 5 %) of the truth's acquisition (until)."""
+    reb = {}
+    for h in report["hot_rows"]:
+        row = judge.row_of(h["relation"], h.get("row_key"))
+        for w in (h.get("timeline") or {}).get("hidden_waits", ()):
+            if w.get("end") and w["kind"] == "logged":
+                reb.setdefault((w.get("trace_id"), row), []).append(w)
+    n = good = late = 0
+    for x in truth["waits"]:
+        if x["failed"]:
+            continue
+        ws = [w for w in reb.get((x["waiter_trace_id"], x["row"]), ())
+              if judge.ms(w["start"]) < x["until"] and judge.ms(w["end"]) > x["sent"]]
+        if len(ws) != 1:
+            continue
+        n += 1
+        d = judge.ms(ws[0]["end"]) - x["until"]
+        good += abs(d) <= max(25.0, 0.05 * x["wait_ms"])
+        late += d > max(25.0, 0.05 * x["wait_ms"])
+    name = ("logged waits' statements: rebuilt end within max(25 ms, 5 %) of the truth's "
+            "acquisition")
+    return {name: {"name": name, "lockspan": "%d (%d late)" % (good, late), "truth": n,
+                   "ok": n > 0 and good >= LOGGED_END_SHARE * n and late == 0}}
+
+
 def hidden_truth_check(judge, prefix, truth, report):
     t, got = hidden_truth(judge, truth, report)
     name = prefix + "hidden waiting: the truth's waiting no logged wait of its pid covers, s"
@@ -527,6 +667,8 @@ def main():
     # the jsonlog's alone: a whole-second log's logged waits are placed
     # within their seconds, and cover the truth's waits only in part
     results.update(hidden_truth_check(judge, "", truth, report))
+    results.update(hidden_excess_check(judge, "", truth, report))
+    results.update(logged_end_check(judge, truth, report))
     sys.exit(lscheck.judged("check_blind_pool", results, MUST_HOLD,
                             first=[retry_checks(judge, truth, report),
                                    ctid_findings_check("", report),

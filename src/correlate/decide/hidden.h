@@ -35,12 +35,22 @@ typedef struct ls_hidden_wait {
  * ends at the logged end, unless only a tuple lock was logged: its waiter
  * was next in line when it ended and waited on, below deadlock_timeout,
  * for the holder's transaction, so the reconstruction's end stands when
- * later. The two ends disagree when they differ by more than
+ * later. So it does after a logged transaction wait when the statement's
+ * end is logged and timed (stmt_end_logged: a duration on a log with
+ * sub-second stamps, not whole seconds, whose holds' ends the queue cannot
+ * order within their second), so the reconstruction ends
+ * at the last hold queued before it that ended before the statement did):
+ * every waiter of a transaction wakes at its end and they race for the
+ * row; a loser waits on for the winner's transaction, below
+ * deadlock_timeout, unlogged, until that hold ends (samples/blind-pool:
+ * pid 21503's UPDATE of events id=1 logged 27.664-.877, its statement
+ * 27.530-28.187, the hold before it ended at 28.184; truth 657 ms).
+ * The two ends disagree when they differ by more than
  * max(LS_LOGGED_AGREE_MS, LS_LOGGED_AGREE_FRAC of the logged length).
  * rec is the reconstruction, NULL when there is none.
  */
 void ls_hidden_logged_wait(const ls_queue_result *rec, const ls_logged_span *logged,
-                           ls_hidden_wait *out);
+                           int stmt_end_logged, ls_hidden_wait *out);
 
 /*
  * Where a wait the log never showed (no logged wait of its statement for
