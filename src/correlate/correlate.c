@@ -1581,7 +1581,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * running the holder's DETAIL statement at the deadlock, where that one is
  * rebuilt from its request's spans (ls_wait_holder_stmt_pick,
  * relink_whole_holders). */
-#define CORRELATION_REV "33"
+#define CORRELATION_REV "34"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

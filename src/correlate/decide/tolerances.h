@@ -84,6 +84,13 @@
  * within this of its ROLLBACK (retry.h, ls_retry_session_told()); later,
  * the pool's next request is as likely. */
 #define LS_RETRY_GAP_US 100000
+/* A retry matched by its parameters on another connection (retry.h,
+ * ls_retry_by_params()) begins within this after the failed transaction's
+ * ROLLBACK (plus the log's resolution when whole seconds): the pool hands
+ * the retrying thread a connection at once, or after a borrow wait
+ * (samples/blind-java's truth: ROLLBACK to retry BEGIN below 13 ms, borrow
+ * waits up to 413 ms). */
+#define LS_RETRY_PARAM_GAP_US 500000
 
 /* ---- logical rows and holds (holds.c) ---- */
 
