@@ -31,6 +31,7 @@
 #include "decide/tolerances.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
+#include "ls_params.h"
 #include "ls_sqlshape.h"
 #include "ls_store.h"
 
@@ -202,26 +203,38 @@ static const char param_tables_sql[] =
     " WHERE class IN ('lock_timeout', 'lock_nowait', 'statement_timeout',"
     " 'serialization_failure', 'deadlock') AND text_id IS NOT NULL);"
     " CREATE INDEX temp.retry_param_stmts_key ON retry_param_stmts(text_id, params, start_ts);";
+#define FAILED_INS_PARAMS(X, Q) \
+    X(Q, error) X(Q, text) X(Q, params) X(Q, end_ts) X(Q, end_file) X(Q, end_line)
+LS_PARAMS(fi, FAILED_INS_PARAMS);
 static const char failed_ins_sql[] =
     "INSERT INTO temp.retry_failed(error_id, text_id, params, end_ts, end_file, end_line)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-/* Other failures of the text (?1) and parameters (?2) than ?3 that ended
- * within the window of ?4. */
+    " VALUES (:error, :text, :params, :end_ts, :end_file, :end_line)";
+/* Other failures of the text and parameters than :error that ended
+ * within the window of :end_ts. */
+#define RIVAL_PARAMS(X, Q) X(Q, text) X(Q, params) X(Q, error) X(Q, end_ts)
+LS_PARAMS(rv, RIVAL_PARAMS);
+#define RIVAL_COLS(X, Q) X(Q, end_ts, "end_ts") X(Q, end_file, "end_file") X(Q, end_line, "end_line")
+LS_COLUMNS(ri, RIVAL_COLS);
 static const char rivals_sql[] =
-    "SELECT end_ts, end_file, end_line FROM temp.retry_failed WHERE text_id = ?1 AND params = ?2"
-    " AND error_id <> ?3 AND end_ts BETWEEN ?4 - " LS_SQL_INT(LS_RETRY_WINDOW_US) " AND ?4 + "
-    LS_SQL_INT(LS_RETRY_WINDOW_US);
-/* The transactions that ran the text (?1) with the parameters (?2) begun
- * from the failure's end (?3) on, within the window: each with its first
- * statement's start and line, whether it is on the failure's session
- * (?4), claimed, its outcome, and the statement. */
+    "SELECT " LS_SELECT_LIST(ri, RIVAL_COLS) " FROM temp.retry_failed WHERE text_id = :text"
+    " AND params = :params AND error_id <> :error AND end_ts BETWEEN :end_ts - "
+    LS_SQL_INT(LS_RETRY_WINDOW_US) " AND :end_ts + " LS_SQL_INT(LS_RETRY_WINDOW_US);
+/* The transactions that ran the :text with the :params begun from the
+ * failure's end (:end_ts) on, within the window: each with its first
+ * statement's start and line, whether it is on the failure's :session,
+ * claimed, of another trace than the failure's (:trace, NULL unknown),
+ * its outcome, and the statement. */
+#define CAND_PARAMS(X, Q) X(Q, session) X(Q, trace) X(Q, text) X(Q, params) X(Q, end_ts)
+LS_PARAMS(cp, CAND_PARAMS);
 #define PARAM_CAND_COLS(X, Q)                                                              \
     X(Q, tx_id, "t.tx_id")                                                                \
     X(Q, begun_ts, "t.start_ts")                                                          \
     X(Q, file_id, "coalesce(fs.file_id, 0)")                                              \
     X(Q, line, "coalesce(fs.line, 0)")                                                    \
-    X(Q, own, "t.session_id = ?4")                                                        \
+    X(Q, own, "t.session_id = :session")                                                        \
     X(Q, claimed, "t.tx_id IN (SELECT tx_id FROM temp.retry_claimed_tx)")                 \
+    X(Q, other_request, "coalesce((SELECT r.trace_id <> :trace FROM tx_code_rows r"          \
+                        " WHERE r.tx_id = t.tx_id), 0)")                                 \
     X(Q, outcome, "t.outcome")                                                            \
     X(Q, stmt_id, "c.stmt_id")
 LS_COLUMNS(pc, PARAM_CAND_COLS);
@@ -231,11 +244,14 @@ static const char param_cands_sql[] =
     "  WHERE x.session_id = c.session_id AND x.first_stmt <= c.stmt_id"
     "  ORDER BY x.session_id DESC, x.first_stmt DESC LIMIT 1) AND t.last_stmt >= c.stmt_id"
     " LEFT JOIN stmt_rows fs ON fs.stmt_id = t.first_stmt"
-    " WHERE c.text_id = ?1 AND c.params = ?2 AND c.start_ts BETWEEN ?3 - "
-    LS_SQL_INT(LS_START_SLACK_US) " AND ?3 + " LS_SQL_INT(LS_RETRY_WINDOW_US)
-    " AND t.start_ts >= ?3 - " LS_SQL_INT(LS_START_SLACK_US)
+    " WHERE c.text_id = :text AND c.params = :params AND c.start_ts BETWEEN :end_ts - "
+    LS_SQL_INT(LS_START_SLACK_US) " AND :end_ts + " LS_SQL_INT(LS_RETRY_WINDOW_US)
+    " AND t.start_ts >= :end_ts - " LS_SQL_INT(LS_START_SLACK_US)
     " ORDER BY c.start_ts, c.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
-static const char claim_tx_sql[] = "INSERT OR IGNORE INTO temp.retry_claimed_tx(tx_id) VALUES (?1)";
+#define CLAIM_TX_PARAMS(X, Q) X(Q, tx)
+LS_PARAMS(ct, CLAIM_TX_PARAMS);
+static const char claim_tx_sql[] =
+    "INSERT OR IGNORE INTO temp.retry_claimed_tx(tx_id) VALUES (:tx)";
 
 /* The retry of an error (one row of the pass's own table). */
 LS_TABLE_COLUMNS(retries);
@@ -551,7 +567,8 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     have_tx = rc == 1 && ls_stmt_int64(p->txq, rt_last_stmt) >= p->ids[f.index];
     if (have_tx) {
         ls_stmt_reset(p->claim_tx);
-        if ((rc = ls_stmt_bind_int64(p->claim_tx, 1, ls_stmt_int64(p->txq, rt_tx_id))) != 0 ||
+        if ((rc = ls_stmt_bind_int64(p->claim_tx, LS_PARAM(ct, tx),
+                                     ls_stmt_int64(p->txq, rt_tx_id))) != 0 ||
             (rc = ls_stmt_step(p->claim_tx)) < 0)
             return rc;
     }
@@ -582,17 +599,20 @@ static ls_retry_end failed_end(const retry_pass *p)
 static int note_failed(retry_pass *p)
 {
     ls_retry_end e = failed_end(p);
-    const int64_t args[] = {e.ts, e.pos.file, e.pos.line};
     int rc;
 
     if (e.ts == 0 || ls_buf_str(&p->params)[0] == '\0' ||
         !ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls)))
         return 0;
     ls_stmt_reset(p->failed_ins);
-    if ((rc = ls_stmt_bind_int64(p->failed_ins, 1, ls_stmt_int64(p->errs, le_error_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(p->failed_ins, 2, ls_stmt_int64(p->errs, le_text_id))) != 0 ||
-        (rc = ls_stmt_bind_text(p->failed_ins, 3, ls_buf_str(&p->params))) != 0 ||
-        (rc = bind_int64s(p->failed_ins, 4, args, 3)) != 0)
+    if ((rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, error),
+                                 ls_stmt_int64(p->errs, le_error_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, text),
+                                 ls_stmt_int64(p->errs, le_text_id))) != 0 ||
+        (rc = ls_stmt_bind_text(p->failed_ins, LS_PARAM(fi, params), ls_buf_str(&p->params))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, end_ts), e.ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, end_file), e.pos.file)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, end_line), e.pos.line)) != 0)
         return rc;
     return (rc = ls_stmt_step(p->failed_ins)) < 0 ? rc : 0;
 }
@@ -612,24 +632,30 @@ static int by_params(retry_pass *p, ls_correlate_stats *stats)
         !ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls)))
         return 0; /* no end, no parameters logged, or a timeout: today's answer */
     ls_stmt_reset(p->rivals);
-    if ((rc = ls_stmt_bind_int64(p->rivals, 1, text_id)) != 0 ||
-        (rc = ls_stmt_bind_text(p->rivals, 2, ls_buf_str(&p->params))) != 0 ||
-        (rc = ls_stmt_bind_int64(p->rivals, 3, ls_stmt_int64(p->errs, le_error_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(p->rivals, 4, end.ts)) != 0)
+    if ((rc = ls_stmt_bind_int64(p->rivals, LS_PARAM(rv, text), text_id)) != 0 ||
+        (rc = ls_stmt_bind_text(p->rivals, LS_PARAM(rv, params), ls_buf_str(&p->params))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->rivals, LS_PARAM(rv, error),
+                                 ls_stmt_int64(p->errs, le_error_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->rivals, LS_PARAM(rv, end_ts), end.ts)) != 0)
         return rc;
     while ((rc = ls_stmt_step(p->rivals)) == 1 && nr < RETRY_STEPS_MAX) {
-        p->rival[nr].ts = ls_stmt_int64(p->rivals, 0);
-        p->rival[nr].pos.file = ls_stmt_int64(p->rivals, 1);
-        p->rival[nr].pos.line = ls_stmt_int64(p->rivals, 2);
+        p->rival[nr].ts = ls_stmt_int64(p->rivals, ri_end_ts);
+        p->rival[nr].pos.file = ls_stmt_int64(p->rivals, ri_end_file);
+        p->rival[nr].pos.line = ls_stmt_int64(p->rivals, ri_end_line);
         nr++;
     }
     if (rc < 0)
         return rc;
     ls_stmt_reset(p->cands);
-    if ((rc = ls_stmt_bind_int64(p->cands, 1, text_id)) != 0 ||
-        (rc = ls_stmt_bind_text(p->cands, 2, ls_buf_str(&p->params))) != 0 ||
-        (rc = ls_stmt_bind_int64(p->cands, 3, end.ts)) != 0 ||
-        (rc = ls_stmt_bind_int64(p->cands, 4, ls_stmt_int64(p->errs, le_session_id))) != 0)
+    if ((rc = ls_stmt_bind_int64(p->cands, LS_PARAM(cp, text), text_id)) != 0 ||
+        (rc = ls_stmt_bind_text(p->cands, LS_PARAM(cp, params), ls_buf_str(&p->params))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->cands, LS_PARAM(cp, end_ts), end.ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->cands, LS_PARAM(cp, session),
+                                 ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+        (rc = ls_stmt_bind_text(p->cands, LS_PARAM(cp, trace),
+                                ls_stmt_isnull(p->errs, le_trace_id)
+                                    ? NULL
+                                    : ls_stmt_text(p->errs, le_trace_id))) != 0) /* NULL binds NULL */
         return rc;
     while ((rc = ls_stmt_step(p->cands)) == 1) {
         int64_t tx = ls_stmt_int64(p->cands, pc_tx_id);
@@ -646,6 +672,7 @@ static int by_params(retry_pass *p, ls_correlate_stats *stats)
         p->cand[nc].pos.line = ls_stmt_int64(p->cands, pc_line);
         p->cand[nc].own_session = ls_stmt_int64(p->cands, pc_own) != 0;
         p->cand[nc].claimed = ls_stmt_int64(p->cands, pc_claimed) != 0;
+        p->cand[nc].other_request = ls_stmt_int64(p->cands, pc_other_request) != 0;
         nc++;
     }
     if (rc < 0)
@@ -653,7 +680,7 @@ static int by_params(retry_pass *p, ls_correlate_stats *stats)
     if ((k = ls_retry_by_params(end, p->rival, nr, p->cand, nc, p->resolution)) < 0)
         return 0;
     ls_stmt_reset(p->claim_tx);
-    if ((rc = ls_stmt_bind_int64(p->claim_tx, 1, p->cand_tx[k])) != 0 ||
+    if ((rc = ls_stmt_bind_int64(p->claim_tx, LS_PARAM(ct, tx), p->cand_tx[k])) != 0 ||
         (rc = ls_stmt_step(p->claim_tx)) < 0)
         return rc;
     if ((rc = store_retry(p, p->cand_stmt[k], 0, p->cand_tx[k],
@@ -818,10 +845,12 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, set_retry_sql, &p->upd)) != 0 ||
         (rc = ls_store_prepare(s, failed_params_sql, &p->fparams)) != 0 ||
         (rc = ls_store_exec(s, param_tables_sql)) != 0 ||
-        (rc = ls_store_prepare(s, failed_ins_sql, &p->failed_ins)) != 0 ||
-        (rc = ls_store_prepare(s, rivals_sql, &p->rivals)) != 0 ||
-        (rc = ls_store_prepare(s, param_cands_sql, &p->cands)) != 0 ||
-        (rc = ls_store_prepare(s, claim_tx_sql, &p->claim_tx)) != 0)
+        (rc = ls_store_prepare_params(s, failed_ins_sql, LS_PARAM_NAMES(FAILED_INS_PARAMS),
+                                      &p->failed_ins)) != 0 ||
+        (rc = ls_store_prepare_params(s, rivals_sql, LS_PARAM_NAMES(RIVAL_PARAMS), &p->rivals)) != 0 ||
+        (rc = ls_store_prepare_params(s, param_cands_sql, LS_PARAM_NAMES(CAND_PARAMS), &p->cands)) != 0 ||
+        (rc = ls_store_prepare_params(s, claim_tx_sql, LS_PARAM_NAMES(CLAIM_TX_PARAMS),
+                                      &p->claim_tx)) != 0)
         goto out;
     p->slack = LS_REQUEST_SLACK_US;
     if (p->resolution >= LS_WHOLE_SECOND_US)

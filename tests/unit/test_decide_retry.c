@@ -276,11 +276,11 @@ static void test_params(void)
     const int64_t S = 1796624324000000; /* 06:18:44, whole seconds */
     const ls_retry_end end = {S, {1, 1000}};
     const ls_retry_end end_ms = {S, {0, 0}};
-    ls_retry_cand one[] = {{S + 1000000, {1, 1200}, 0, 0}};
-    ls_retry_cand two[] = {{S, {1, 1010}, 0, 0}, {S + 1000000, {1, 1300}, 0, 0}};
-    ls_retry_cand before[] = {{S, {1, 990}, 0, 0}, {S, {1, 1010}, 0, 0}};
-    ls_retry_cand own[] = {{S, {1, 1010}, 1, 0}};
-    ls_retry_cand claimed[] = {{S, {1, 1010}, 0, 1}};
+    ls_retry_cand one[] = {{S + 1000000, {1, 1200}, 0, 0, 0}};
+    ls_retry_cand two[] = {{S, {1, 1010}, 0, 0, 0}, {S + 1000000, {1, 1300}, 0, 0, 0}};
+    ls_retry_cand before[] = {{S, {1, 990}, 0, 0, 0}, {S, {1, 1010}, 0, 0, 0}};
+    ls_retry_cand own[] = {{S, {1, 1010}, 1, 0, 0}};
+    ls_retry_cand claimed[] = {{S, {1, 1010}, 0, 1, 0}};
     ls_retry_end rival[] = {{S, {1, 1005}}};
     ls_retry_end rival_after[] = {{S, {1, 1020}}};
 
@@ -317,6 +317,12 @@ static void test_params(void)
     /* on the own session (the walk answers), or claimed: none */
     CHECK_INT(ls_retry_by_params(end, NULL, 0, own, N(own), LS_WHOLE_SECOND_US), -1);
     CHECK_INT(ls_retry_by_params(end, NULL, 0, claimed, N(claimed), LS_WHOLE_SECOND_US), -1);
+    /* another request's trace: left out, the other candidate stays */
+    {
+        ls_retry_cand traced[] = {{S, {1, 1010}, 0, 0, 1}, {S, {1, 1020}, 0, 0, 0}};
+        CHECK_INT(ls_retry_by_params(end, NULL, 0, traced, N(traced), LS_WHOLE_SECOND_US), 1);
+        CHECK_INT(ls_retry_by_params(end, NULL, 0, traced, 1, LS_WHOLE_SECOND_US), -1);
+    }
     /* two failures share the parameters: the candidate fits the other too */
     CHECK_INT(ls_retry_by_params(end, rival, N(rival), own, 0, LS_WHOLE_SECOND_US), -1);
     CHECK_INT(ls_retry_by_params(end, rival, N(rival), before + 1, 1, LS_WHOLE_SECOND_US), -1);

@@ -148,7 +148,7 @@ int ls_retry_by_params(ls_retry_end end, const ls_retry_end *rivals, size_t nr,
     size_t i;
 
     for (i = 0; i < nc; i++) {
-        if (!ls_retry_param_in_gap(end, c[i].begun_ts, c[i].pos, resolution))
+        if (c[i].other_request || !ls_retry_param_in_gap(end, c[i].begun_ts, c[i].pos, resolution))
             continue;
         if (found >= 0)
             return -1; /* two candidates: either may be the retry */

@@ -143,6 +143,8 @@ typedef struct ls_retry_cand {
     ls_logpos pos;    /* its first statement's line, {0, 0} unknown */
     int own_session;  /* on the failed statement's own session */
     int claimed;      /* already the retry of another error */
+    int other_request; /* linked to another trace than the failure's
+                        * (both known): another request, never its retry */
 } ls_retry_cand;
 
 /*
@@ -173,7 +175,10 @@ int ls_retry_param_in_gap(ls_retry_end end, int64_t ts, ls_logpos pos, int64_t r
  * another connection, and the log shows each statement's bind
  * parameters): of the transactions c[0..nc-1] that ran the failed text
  * with the failed statement's parameters, the one begun within the gap
- * after the failure's end (ls_retry_param_in_gap()). None (-1) when no
+ * after the failure's end (ls_retry_param_in_gap()), leaving out those
+ * of another request's trace (a retry is its request's: samples/blind-otel
+ * never retries a deadlock, and the next transfer of the same amount
+ * between the same wallets ran right after). None (-1) when no
  * candidate or more than one is in the gap (the same business key run by
  * two requests), when that one is on the failure's own session (the
  * session's log order answers there: ls_retry_walk()), already claimed,
