@@ -213,7 +213,10 @@ static const char failed_ins_sql[] =
  * within the window of :end_ts. */
 #define RIVAL_PARAMS(X, Q) X(Q, text) X(Q, params) X(Q, error) X(Q, end_ts)
 LS_PARAMS(rv, RIVAL_PARAMS);
-#define RIVAL_COLS(X, Q) X(Q, end_ts, "end_ts") X(Q, end_file, "end_file") X(Q, end_line, "end_line")
+#define RIVAL_COLS(X, Q)                                                                   \
+    X(Q, end_ts, "end_ts")                                                                \
+    X(Q, end_file, "end_file")                                                            \
+    X(Q, end_line, "end_line")
 LS_COLUMNS(ri, RIVAL_COLS);
 static const char rivals_sql[] =
     "SELECT " LS_SELECT_LIST(ri, RIVAL_COLS) " FROM temp.retry_failed WHERE text_id = :text"
@@ -609,7 +612,8 @@ static int note_failed(retry_pass *p)
                                  ls_stmt_int64(p->errs, le_error_id))) != 0 ||
         (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, text),
                                  ls_stmt_int64(p->errs, le_text_id))) != 0 ||
-        (rc = ls_stmt_bind_text(p->failed_ins, LS_PARAM(fi, params), ls_buf_str(&p->params))) != 0 ||
+        (rc = ls_stmt_bind_text(p->failed_ins, LS_PARAM(fi, params),
+                                ls_buf_str(&p->params))) != 0 ||
         (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, end_ts), e.ts)) != 0 ||
         (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, end_file), e.pos.file)) != 0 ||
         (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, end_line), e.pos.line)) != 0)
@@ -655,7 +659,7 @@ static int by_params(retry_pass *p, ls_correlate_stats *stats)
         (rc = ls_stmt_bind_text(p->cands, LS_PARAM(cp, trace),
                                 ls_stmt_isnull(p->errs, le_trace_id)
                                     ? NULL
-                                    : ls_stmt_text(p->errs, le_trace_id))) != 0) /* NULL binds NULL */
+                                    : ls_stmt_text(p->errs, le_trace_id))) != 0)
         return rc;
     while ((rc = ls_stmt_step(p->cands)) == 1) {
         int64_t tx = ls_stmt_int64(p->cands, pc_tx_id);
@@ -847,8 +851,10 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_exec(s, param_tables_sql)) != 0 ||
         (rc = ls_store_prepare_params(s, failed_ins_sql, LS_PARAM_NAMES(FAILED_INS_PARAMS),
                                       &p->failed_ins)) != 0 ||
-        (rc = ls_store_prepare_params(s, rivals_sql, LS_PARAM_NAMES(RIVAL_PARAMS), &p->rivals)) != 0 ||
-        (rc = ls_store_prepare_params(s, param_cands_sql, LS_PARAM_NAMES(CAND_PARAMS), &p->cands)) != 0 ||
+        (rc = ls_store_prepare_params(s, rivals_sql, LS_PARAM_NAMES(RIVAL_PARAMS),
+                                      &p->rivals)) != 0 ||
+        (rc = ls_store_prepare_params(s, param_cands_sql, LS_PARAM_NAMES(CAND_PARAMS),
+                                      &p->cands)) != 0 ||
         (rc = ls_store_prepare_params(s, claim_tx_sql, LS_PARAM_NAMES(CLAIM_TX_PARAMS),
                                       &p->claim_tx)) != 0)
         goto out;
