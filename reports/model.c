@@ -1370,8 +1370,14 @@ static const ls_mcol error_cols[] = {
     {"retry_time", "coalesce(rs.start_ts, (SELECT sp.start_ts + coalesce((SELECT offset_us FROM"
                    " span_clock), 0) FROM spans sp WHERE sp.span_row = e.retry_span))", LS_MC_TS},
     {"retry_outcome", "nullif(e.retry_outcome, 'untold')", LS_MC_STR},
-    {"retry_matched_by", "CASE WHEN e.retry_stmt IS NOT NULL THEN 'session order'"
+    /* a retry statement on another session was matched by its
+     * parameters (retries.c by_params()) */
+    {"retry_matched_by", "CASE WHEN e.retry_stmt IS NOT NULL AND rs.session_id IS NOT"
+                         " e.session_id THEN 'parameters'"
+                         " WHEN e.retry_stmt IS NOT NULL THEN 'session order'"
                          " WHEN e.retry_span IS NOT NULL THEN 'trace' END", LS_MC_STR},
+    /* the backend the retry's statement ran on (null for a span's) */
+    {"retry_pid", "rs.pid", LS_MC_INT},
     {"cause_tx", "e.cause_tx", LS_MC_READ},
     {"tx_id", "e.tx_id", LS_MC_READ},
 };

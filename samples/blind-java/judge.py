@@ -180,7 +180,10 @@ class Judge:
 
     def retry_agree(self, state):
         """lockspan matches a retry by the session's log order (no traces), so
-        a retry on the same pooled connection is what it can find: of its
+        a retry on the same pooled connection is what it can find, or (issue
+        34, `retry_matched_by` "parameters") one on another connection told
+        by the failed statement's parameters, right where the app retried
+        on that pid: of its
         errors of this SQLSTATE, how many say retried exactly when the app's
         next attempt ran on the same pid (each matched one to one, by pid and
         the log's second)."""
@@ -195,7 +198,12 @@ class Judge:
                       and lo - SLACK_US <= self.srv(c["time_us"]) <= lo + SECOND_US + SLACK_US), None)
             if x:
                 todo.remove(x)
-                agree += bool(e["retried"]) == x["retry_same_pid"]
+                if e.get("retry_matched_by") == "parameters":
+                    # issue 34: told by its parameters on another connection
+                    agree += bool(x["retried"] and not x["retry_same_pid"]
+                                  and x.get("retry_pid") == e.get("retry_pid"))
+                else:
+                    agree += bool(e["retried"]) == x["retry_same_pid"]
         return agree, n
 
     def deadlocks(self):

@@ -1591,8 +1591,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * durations on a log of sub-second stamps, a logged transaction wait's
  * statement that lost the race when its holder ended waits on, unlogged,
  * until the end of the hold before it (decide/hidden.c
- * ls_hidden_logged_wait's stmt_end_logged; hidden.c lines_resolution). */
-#define CORRELATION_REV "36"
+ * ls_hidden_logged_wait's stmt_end_logged; hidden.c lines_resolution). 37: a
+ * serialization failure's or deadlock victim's retry on another session:
+ * the one transaction that ran the failed statement's text with the same
+ * logged parameters within LS_RETRY_PARAM_GAP_US after the ROLLBACK, no
+ * other failure sharing them (decide/retry.c ls_retry_by_params). */
+#define CORRELATION_REV "37"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -65,6 +65,12 @@
 
 /* A rule over one log-wide count names one finding. */
 #define ONE_PER_LOG 1
+/* Of errors_linked's retries, those stored by a statement of another
+ * session: matched by the failed statement's parameters on another
+ * connection (retries.c by_params(), issue 34). */
+#define OTHER_SESSION_RETRIES                                                           \
+    "coalesce(sum(retry_stmt IS NOT NULL AND (SELECT st.session_id FROM stmt_rows st"   \
+    " WHERE st.stmt_id = retry_stmt) IS NOT errors_linked.session_id), 0)"
 /* ---- reading a candidate's numbers by field name ---- */
 
 /* The column of field `name`, or -1 (a rule without it: a bug). */
@@ -319,20 +325,24 @@ static const finding_rule rules[] = {
      "short, or lock the row first (SELECT ... FOR UPDATE) where the isolation level allows.",
      "SELECT 100.0 * count(*), printf('%%d serialization failure%%s (40001)', count(*),"
      " CASE WHEN count(*) > 1 THEN 's' ELSE '' END), printf('%%d retried (%%d committed): %%d "
-     "by the session''s next transaction, %%d by the request''s trace.%%s',"
-     " count(retry_stmt) + count(retry_span), sum(retry_outcome = 'commit'), count(retry_stmt),"
-     " count(retry_span), CASE WHEN sum(retry_outcome = 'untold') > 0 THEN printf(' %%d could"
+     "by the session''s next transaction, %%d by the request''s trace, %%d by the failed"
+     " statement''s parameters on another connection.%%s',"
+     " count(retry_stmt) + count(retry_span), sum(retry_outcome = 'commit'),"
+     " count(retry_stmt) - " OTHER_SESSION_RETRIES ", count(retry_span), "
+     OTHER_SESSION_RETRIES ", CASE WHEN sum(retry_outcome = 'untold') > 0 THEN printf(' %%d could"
      " not be told: the session''s next transaction ran the statement again after the"
      " connection was set up again, a retry or the pool''s next request.',"
      " sum(retry_outcome = 'untold')) ELSE '' END),"
      " count(*), count(retry_stmt) + count(retry_span), sum(retry_outcome = 'commit'),"
-     " count(retry_stmt), count(retry_span), coalesce(sum(retry_outcome = 'untold'), 0)"
+     " count(retry_stmt) - " OTHER_SESSION_RETRIES ", count(retry_span),"
+     " coalesce(sum(retry_outcome = 'untold'), 0), " OTHER_SESSION_RETRIES
      /* retries.c: a retry found in the session's statements is a
       * statement (retry_stmt), one found in the trace's spans a span
       * (retry_span); neither, with retry_outcome 'untold', one the log
       * cannot tell (decide/retry.h ls_retry_session_told()) */
      " FROM errors_linked WHERE class = 'serialization_failure' AND" AT_IN_WINDOW("ts"),
-     "failures:i,retried:i,committed:i,by_session:i,by_trace:i,untold:i", failures_fire, NULL, ONE_PER_LOG,
+     "failures:i,retried:i,committed:i,by_session:i,by_trace:i,untold:i,by_parameters:i",
+     failures_fire, NULL, ONE_PER_LOG,
      {0, 0}},
     {"hidden_waiting",
      "The log shows only waits longer than deadlock_timeout; the rest of the queueing on this row "

@@ -31,6 +31,7 @@
 #include "decide/tolerances.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
+#include "ls_params.h"
 #include "ls_sqlshape.h"
 #include "ls_store.h"
 
@@ -63,7 +64,13 @@
     X(Q, tx_start, "(SELECT t.start_ts FROM transactions t WHERE t.tx_id = l.tx_id)")     \
     X(Q, trace_id, "(SELECT c.trace_id FROM tx_code_rows c WHERE c.tx_id = l.tx_id)")   \
     X(Q, text, LS_TEXT_OF("e.text_id"))                                                  \
-    X(Q, text_id, "e.text_id")
+    X(Q, text_id, "e.text_id")                                                            \
+    X(Q, cls, "e.class")                                                                  \
+    X(Q, tx_end, "(SELECT t.end_ts FROM transactions t WHERE t.tx_id = l.tx_id)")         \
+    X(Q, end_file, "(SELECT coalesce(r.file_id, 0) FROM transactions t JOIN stmt_rows r"  \
+                   " ON r.stmt_id = t.last_stmt WHERE t.tx_id = l.tx_id)")               \
+    X(Q, end_line, "(SELECT coalesce(r.line, 0) FROM transactions t JOIN stmt_rows r"     \
+                   " ON r.stmt_id = t.last_stmt WHERE t.tx_id = l.tx_id)")
 LS_COLUMNS(le, LOCK_ERROR_COLS);
 static const char lock_errors_sql[] =
     "SELECT " LS_SELECT_LIST(le, LOCK_ERROR_COLS) " FROM errors e"
@@ -179,6 +186,76 @@ static const char trace_sql[] =
     "SELECT " LS_SELECT_LIST(tr, TRACE_COLS) " FROM spans WHERE trace_id = ?1"
     " AND db_statement IS NOT NULL ORDER BY start_ts, span_row";
 
+/* Matching by parameters (by_params(), issue 34). The statements of the
+ * lock errors' texts with logged parameters, indexed by text, parameters
+ * and start (one scan of stmt_rows); each failure's text, parameters and
+ * end (its transaction's last statement, the ROLLBACK); the transactions
+ * claimed as retries. */
+static const char param_tables_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS retry_failed(error_id INTEGER PRIMARY KEY, text_id INTEGER,"
+    " params, end_ts INTEGER, end_file INTEGER, end_line INTEGER);"
+    " DELETE FROM temp.retry_failed;"
+    " CREATE TEMP TABLE IF NOT EXISTS retry_claimed_tx(tx_id INTEGER PRIMARY KEY);"
+    " DELETE FROM temp.retry_claimed_tx;"
+    " DROP TABLE IF EXISTS temp.retry_param_stmts;"
+    " CREATE TEMP TABLE retry_param_stmts AS SELECT stmt_id, session_id, start_ts, text_id, params"
+    " FROM stmt_rows WHERE params IS NOT NULL AND text_id IN (SELECT text_id FROM errors"
+    " WHERE class IN ('lock_timeout', 'lock_nowait', 'statement_timeout',"
+    " 'serialization_failure', 'deadlock') AND text_id IS NOT NULL);"
+    " CREATE INDEX temp.retry_param_stmts_key ON retry_param_stmts(text_id, params, start_ts);";
+#define FAILED_INS_PARAMS(X, Q) \
+    X(Q, error) X(Q, text) X(Q, params) X(Q, end_ts) X(Q, end_file) X(Q, end_line)
+LS_PARAMS(fi, FAILED_INS_PARAMS);
+static const char failed_ins_sql[] =
+    "INSERT INTO temp.retry_failed(error_id, text_id, params, end_ts, end_file, end_line)"
+    " VALUES (:error, :text, :params, :end_ts, :end_file, :end_line)";
+/* Other failures of the text and parameters than :error that ended
+ * within the window of :end_ts. */
+#define RIVAL_PARAMS(X, Q) X(Q, text) X(Q, params) X(Q, error) X(Q, end_ts)
+LS_PARAMS(rv, RIVAL_PARAMS);
+#define RIVAL_COLS(X, Q)                                                                   \
+    X(Q, end_ts, "end_ts")                                                                \
+    X(Q, end_file, "end_file")                                                            \
+    X(Q, end_line, "end_line")
+LS_COLUMNS(ri, RIVAL_COLS);
+static const char rivals_sql[] =
+    "SELECT " LS_SELECT_LIST(ri, RIVAL_COLS) " FROM temp.retry_failed WHERE text_id = :text"
+    " AND params = :params AND error_id <> :error AND end_ts BETWEEN :end_ts - "
+    LS_SQL_INT(LS_RETRY_WINDOW_US) " AND :end_ts + " LS_SQL_INT(LS_RETRY_WINDOW_US);
+/* The transactions that ran the :text with the :params begun from the
+ * failure's end (:end_ts) on, within the window: each with its first
+ * statement's start and line, whether it is on the failure's :session,
+ * claimed, of another trace than the failure's (:trace, NULL unknown),
+ * its outcome, and the statement. */
+#define CAND_PARAMS(X, Q) X(Q, session) X(Q, trace) X(Q, text) X(Q, params) X(Q, end_ts)
+LS_PARAMS(cp, CAND_PARAMS);
+#define PARAM_CAND_COLS(X, Q)                                                              \
+    X(Q, tx_id, "t.tx_id")                                                                \
+    X(Q, begun_ts, "t.start_ts")                                                          \
+    X(Q, file_id, "coalesce(fs.file_id, 0)")                                              \
+    X(Q, line, "coalesce(fs.line, 0)")                                                    \
+    X(Q, own, "t.session_id = :session")                                                        \
+    X(Q, claimed, "t.tx_id IN (SELECT tx_id FROM temp.retry_claimed_tx)")                 \
+    X(Q, other_request, "coalesce((SELECT r.trace_id <> :trace FROM tx_code_rows r"          \
+                        " WHERE r.tx_id = t.tx_id), 0)")                                 \
+    X(Q, outcome, "t.outcome")                                                            \
+    X(Q, stmt_id, "c.stmt_id")
+LS_COLUMNS(pc, PARAM_CAND_COLS);
+static const char param_cands_sql[] =
+    "SELECT " LS_SELECT_LIST(pc, PARAM_CAND_COLS) " FROM temp.retry_param_stmts c"
+    " JOIN transactions t ON t.tx_id = (SELECT x.tx_id FROM transactions x"
+    "  WHERE x.session_id = c.session_id AND x.first_stmt <= c.stmt_id"
+    "  ORDER BY x.session_id DESC, x.first_stmt DESC LIMIT 1) AND t.last_stmt >= c.stmt_id"
+    " LEFT JOIN stmt_rows fs ON fs.stmt_id = t.first_stmt"
+    " WHERE c.text_id = :text AND c.params = :params AND c.start_ts BETWEEN :end_ts - "
+    LS_SQL_INT(LS_START_SLACK_US) " AND :end_ts + " LS_SQL_INT(LS_RETRY_WINDOW_US)
+    " AND t.start_ts >= :end_ts - " LS_SQL_INT(LS_START_SLACK_US)
+    " ORDER BY c.start_ts, c.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
+#define CLAIM_TX_PARAMS(X, Q) X(Q, tx)
+LS_PARAMS(ct, CLAIM_TX_PARAMS);
+static const char claim_tx_sql[] =
+    "INSERT OR IGNORE INTO temp.retry_claimed_tx(tx_id) VALUES (:tx)";
+
 /* The retry of an error (one row of the pass's own table). */
 LS_TABLE_COLUMNS(retries);
 static const char set_retry_sql[] = LS_INSERT_INTO("INSERT", retries);
@@ -197,7 +274,13 @@ typedef struct shape_slot {
 /* The pass's statements and buffers. */
 typedef struct retry_pass {
     ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd, *fparams;
+    ls_stmt *failed_ins, *rivals, *cands, *claim_tx;
     ls_buf want, got;
+    ls_buf params; /* the failed statement's logged parameters, "" unknown */
+    ls_retry_end rival[RETRY_STEPS_MAX];
+    ls_retry_cand cand[RETRY_STEPS_MAX];
+    int64_t cand_tx[RETRY_STEPS_MAX], cand_stmt[RETRY_STEPS_MAX];
+    char cand_outcome[RETRY_STEPS_MAX][16];
     shape_slot shapes[SHAPE_CACHE_SLOTS];
     ls_retry_step steps[RETRY_STEPS_MAX + 1]; /* + 1: a session's next read */
     int64_t ids[RETRY_STEPS_MAX + 1];         /* each step's stmt_id, or span_row */
@@ -235,6 +318,7 @@ static int failed_row_of(retry_pass *p)
     const int64_t args[] = {ls_stmt_int64(p->errs, le_file_id), ls_stmt_int64(p->errs, le_line)};
     int rc;
 
+    ls_buf_reset(&p->params);
     if (!strchr(text, '$')) { /* no parameter: the text names its row */
         row_of(text, NULL, p->failed_row, sizeof(p->failed_row));
         return 0;
@@ -251,6 +335,11 @@ static int failed_row_of(retry_pass *p)
         return rc;
     row_of(text, rc == 1 ? ls_stmt_text(p->fparams, LS_ONLY_COLUMN) : NULL, p->failed_row,
            sizeof(p->failed_row));
+    if (rc == 1 && !ls_stmt_isnull(p->fparams, LS_ONLY_COLUMN)) {
+        ls_buf_adds(&p->params, ls_stmt_text(p->fparams, LS_ONLY_COLUMN));
+        if (ls_buf_failed(&p->params))
+            return LS_ENOMEM;
+    }
     return 0;
 }
 
@@ -426,7 +515,8 @@ static int64_t last_logged(const retry_pass *p, size_t n)
 
 /* The retry in the error's session, whose transaction the log shows: the
  * statements after the error line, walked; its transaction's outcome is
- * the transactions pass's. */
+ * the transactions pass's (its transaction claimed). 1 stored, 0 none, 2
+ * untold (not stored: by_params() may tell), < 0 an error. */
 static int by_session(retry_pass *p, ls_correlate_stats *stats)
 {
     int64_t session = ls_stmt_int64(p->errs, le_session_id);
@@ -471,25 +561,142 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     if (f.index < 0)
         return 0;
     if (ls_retry_session_told(f, p->resolution) == LS_RETRY_UNTOLD)
-        return store_retry(p, 0, 0, 0, LS_RETRY_OUTCOME_UNTOLD, stats);
+        return 2;
     ls_stmt_reset(p->txq);
     if ((rc = ls_stmt_bind_int64(p->txq, 1, session)) != 0 ||
         (rc = ls_stmt_bind_int64(p->txq, 2, p->ids[f.index])) != 0 ||
         (rc = ls_stmt_step(p->txq)) < 0)
         return rc;
     have_tx = rc == 1 && ls_stmt_int64(p->txq, rt_last_stmt) >= p->ids[f.index];
-    return store_retry(p, p->ids[f.index], 0, have_tx ? ls_stmt_int64(p->txq, rt_tx_id) : 0,
-                       have_tx && !ls_stmt_isnull(p->txq, rt_outcome)
-                           ? ls_stmt_text(p->txq, rt_outcome)
-                           : NULL,
-                       stats);
+    if (have_tx) {
+        ls_stmt_reset(p->claim_tx);
+        if ((rc = ls_stmt_bind_int64(p->claim_tx, LS_PARAM(ct, tx),
+                                     ls_stmt_int64(p->txq, rt_tx_id))) != 0 ||
+            (rc = ls_stmt_step(p->claim_tx)) < 0)
+            return rc;
+    }
+    if ((rc = store_retry(p, p->ids[f.index], 0, have_tx ? ls_stmt_int64(p->txq, rt_tx_id) : 0,
+                          have_tx && !ls_stmt_isnull(p->txq, rt_outcome)
+                              ? ls_stmt_text(p->txq, rt_outcome)
+                              : NULL,
+                          stats)) < 0)
+        return rc;
+    return 1;
+}
+
+/* The current error's failed transaction's end, {0} where unknown. */
+static ls_retry_end failed_end(const retry_pass *p)
+{
+    ls_retry_end e = {0, {0, 0}};
+
+    if (!ls_stmt_isnull(p->errs, le_tx_end)) {
+        e.ts = ls_stmt_int64(p->errs, le_tx_end);
+        e.pos.file = ls_stmt_int64(p->errs, le_end_file);
+        e.pos.line = ls_stmt_int64(p->errs, le_end_line);
+    }
+    return e;
+}
+
+/* Note the current error's text, parameters and end for by_params()'s
+ * rivals (where the parameters were logged and the end is known). */
+static int note_failed(retry_pass *p)
+{
+    ls_retry_end e = failed_end(p);
+    int rc;
+
+    if (e.ts == 0 || ls_buf_str(&p->params)[0] == '\0' ||
+        !ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls)))
+        return 0;
+    ls_stmt_reset(p->failed_ins);
+    if ((rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, error),
+                                 ls_stmt_int64(p->errs, le_error_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, text),
+                                 ls_stmt_int64(p->errs, le_text_id))) != 0 ||
+        (rc = ls_stmt_bind_text(p->failed_ins, LS_PARAM(fi, params),
+                                ls_buf_str(&p->params))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, end_ts), e.ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, end_file), e.pos.file)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, end_line), e.pos.line)) != 0)
+        return rc;
+    return (rc = ls_stmt_step(p->failed_ins)) < 0 ? rc : 0;
+}
+
+/* The retry on any connection told by the failed statement's logged
+ * parameters (decide/retry.h ls_retry_by_params(); issue 34): stored by
+ * its statement, on another session, with its transaction and outcome.
+ * 1 stored, 0 none, < 0 an error. */
+static int by_params(retry_pass *p, ls_correlate_stats *stats)
+{
+    ls_retry_end end = failed_end(p);
+    int64_t text_id = ls_stmt_int64(p->errs, le_text_id);
+    size_t nr = 0, nc = 0, i;
+    int rc, k;
+
+    if (end.ts == 0 || ls_buf_str(&p->params)[0] == '\0' ||
+        !ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls)))
+        return 0; /* no end, no parameters logged, or a timeout: today's answer */
+    ls_stmt_reset(p->rivals);
+    if ((rc = ls_stmt_bind_int64(p->rivals, LS_PARAM(rv, text), text_id)) != 0 ||
+        (rc = ls_stmt_bind_text(p->rivals, LS_PARAM(rv, params), ls_buf_str(&p->params))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->rivals, LS_PARAM(rv, error),
+                                 ls_stmt_int64(p->errs, le_error_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->rivals, LS_PARAM(rv, end_ts), end.ts)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(p->rivals)) == 1 && nr < RETRY_STEPS_MAX) {
+        p->rival[nr].ts = ls_stmt_int64(p->rivals, ri_end_ts);
+        p->rival[nr].pos.file = ls_stmt_int64(p->rivals, ri_end_file);
+        p->rival[nr].pos.line = ls_stmt_int64(p->rivals, ri_end_line);
+        nr++;
+    }
+    if (rc < 0)
+        return rc;
+    ls_stmt_reset(p->cands);
+    if ((rc = ls_stmt_bind_int64(p->cands, LS_PARAM(cp, text), text_id)) != 0 ||
+        (rc = ls_stmt_bind_text(p->cands, LS_PARAM(cp, params), ls_buf_str(&p->params))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->cands, LS_PARAM(cp, end_ts), end.ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->cands, LS_PARAM(cp, session),
+                                 ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+        (rc = ls_stmt_bind_text(p->cands, LS_PARAM(cp, trace),
+                                ls_stmt_isnull(p->errs, le_trace_id)
+                                    ? NULL
+                                    : ls_stmt_text(p->errs, le_trace_id))) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(p->cands)) == 1) {
+        int64_t tx = ls_stmt_int64(p->cands, pc_tx_id);
+        for (i = 0; i < nc && p->cand_tx[i] != tx; i++)
+            ;
+        if (i < nc)
+            continue; /* a transaction that ran it twice: one candidate */
+        p->cand_tx[nc] = tx;
+        p->cand_stmt[nc] = ls_stmt_int64(p->cands, pc_stmt_id);
+        snprintf(p->cand_outcome[nc], sizeof(p->cand_outcome[nc]), "%s",
+                 ls_stmt_isnull(p->cands, pc_outcome) ? "" : ls_stmt_text(p->cands, pc_outcome));
+        p->cand[nc].begun_ts = ls_stmt_int64(p->cands, pc_begun_ts);
+        p->cand[nc].pos.file = ls_stmt_int64(p->cands, pc_file_id);
+        p->cand[nc].pos.line = ls_stmt_int64(p->cands, pc_line);
+        p->cand[nc].own_session = ls_stmt_int64(p->cands, pc_own) != 0;
+        p->cand[nc].claimed = ls_stmt_int64(p->cands, pc_claimed) != 0;
+        p->cand[nc].other_request = ls_stmt_int64(p->cands, pc_other_request) != 0;
+        nc++;
+    }
+    if (rc < 0)
+        return rc;
+    if ((k = ls_retry_by_params(end, p->rival, nr, p->cand, nc, p->resolution)) < 0)
+        return 0;
+    ls_stmt_reset(p->claim_tx);
+    if ((rc = ls_stmt_bind_int64(p->claim_tx, LS_PARAM(ct, tx), p->cand_tx[k])) != 0 ||
+        (rc = ls_stmt_step(p->claim_tx)) < 0)
+        return rc;
+    if ((rc = store_retry(p, p->cand_stmt[k], 0, p->cand_tx[k],
+                          p->cand_outcome[k][0] ? p->cand_outcome[k] : NULL, stats)) < 0)
+        return rc;
+    return 1;
 }
 
 /* The failed statement's span for the current error (claimed, with its
  * repeats), its trace into *trace: 1 found, 0 none, < 0 an error. Where
  * the log shows the failed transaction (shows), of its trace if linked. */
-static int failed_span(retry_pass *p, int shows, ls_buf *trace, int64_t *span_row,
-                       int64_t *end_ts)
+static int failed_span(retry_pass *p, int shows, ls_buf *trace, int64_t *span_row, int64_t *end_ts)
 {
     const char *text = ls_stmt_text(p->errs, le_text);
     int rc;
@@ -590,6 +797,7 @@ static void retry_pass_free(retry_pass *p)
     size_t i;
     ls_buf_free(&p->want);
     ls_buf_free(&p->got);
+    ls_buf_free(&p->params);
     for (i = 0; i < SHAPE_CACHE_SLOTS; i++) {
         free(p->shapes[i].text);
         free(p->shapes[i].shape);
@@ -603,6 +811,10 @@ static void retry_pass_free(retry_pass *p)
     ls_stmt_finalize(p->trace);
     ls_stmt_finalize(p->upd);
     ls_stmt_finalize(p->fparams);
+    ls_stmt_finalize(p->failed_ins);
+    ls_stmt_finalize(p->rivals);
+    ls_stmt_finalize(p->cands);
+    ls_stmt_finalize(p->claim_tx);
 }
 
 /*
@@ -620,6 +832,7 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         return LS_ENOMEM;
     ls_buf_init(&p->want, 0);
     ls_buf_init(&p->got, 0);
+    ls_buf_init(&p->params, 0);
     if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS transactions_session_stmt"
                                        " ON transactions(session_id, first_stmt)")) != 0 ||
         (rc = ls_store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS retry_claimed"
@@ -634,11 +847,28 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, claim_sql, &p->claim)) != 0 ||
         (rc = ls_store_prepare(s, trace_sql, &p->trace)) != 0 ||
         (rc = ls_store_prepare(s, set_retry_sql, &p->upd)) != 0 ||
-        (rc = ls_store_prepare(s, failed_params_sql, &p->fparams)) != 0)
+        (rc = ls_store_prepare(s, failed_params_sql, &p->fparams)) != 0 ||
+        (rc = ls_store_exec(s, param_tables_sql)) != 0 ||
+        (rc = ls_store_prepare_params(s, failed_ins_sql, LS_PARAM_NAMES(FAILED_INS_PARAMS),
+                                      &p->failed_ins)) != 0 ||
+        (rc = ls_store_prepare_params(s, rivals_sql, LS_PARAM_NAMES(RIVAL_PARAMS),
+                                      &p->rivals)) != 0 ||
+        (rc = ls_store_prepare_params(s, param_cands_sql, LS_PARAM_NAMES(CAND_PARAMS),
+                                      &p->cands)) != 0 ||
+        (rc = ls_store_prepare_params(s, claim_tx_sql, LS_PARAM_NAMES(CLAIM_TX_PARAMS),
+                                      &p->claim_tx)) != 0)
         goto out;
     p->slack = LS_REQUEST_SLACK_US;
     if (p->resolution >= LS_WHOLE_SECOND_US)
         p->slack += p->resolution;
+    /* first every failure's parameters and end: by_params() sees the
+     * failures of the same parameters on either side of each */
+    while ((rc = ls_stmt_step(p->errs)) == 1)
+        if ((rc = failed_row_of(p)) != 0 || (rc = note_failed(p)) != 0)
+            goto out;
+    if (rc < 0)
+        goto out;
+    ls_stmt_reset(p->errs);
     while ((rc = ls_stmt_step(p->errs)) == 1) {
         ls_buf_reset(&p->want);
         ls_sql_shape(&p->want, ls_stmt_text(p->errs, le_text), RETRY_SHAPE_BYTES);
@@ -655,8 +885,20 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
             rc = shows < 0 ? shows : rc;
             goto out;
         }
-        if (rc == 0 && shows && (rc = by_session(p, stats)) < 0)
-            goto out;
+        if (rc == 0 && shows) {
+            /* the session's log order, else the parameters on any
+             * connection; untold where neither tells */
+            if ((rc = by_session(p, stats)) < 0)
+                goto out;
+            if (rc != 1) {
+                int untold = rc == 2;
+                if ((rc = by_params(p, stats)) < 0)
+                    goto out;
+                if (rc == 0 && untold &&
+                    (rc = store_retry(p, 0, 0, 0, LS_RETRY_OUTCOME_UNTOLD, stats)) < 0)
+                    goto out;
+            }
+        }
     }
 out:
     if (ls_buf_failed(&trace))

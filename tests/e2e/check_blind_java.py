@@ -38,6 +38,7 @@ MUST_HOLD = [
     "lock timeouts: each error's code path is recountShelf's",
     "serialization failures: each on repriceProduct's price UPDATE (the error's statement)",
     "deadlock victims: retried exactly where the retry ran on the same connection",
+    "deadlock victims retried: count",
     "deadlock victims: pid and time (within the log's second)",
     "deadlock victims: the process the victim waited for held the row it wanted",
     "deadlocks: victims and partners are transferCredit",
@@ -179,10 +180,32 @@ def own_checks(judge, truth, rep):
         if x["retry_same_pid"]:
             same += 1
             found += e["retried"] is not False
-        else:
-            wrong += e["retried"] is True
+        else:  # by session order a retry on that connection alone
+            wrong += e["retried"] is True and e.get("retry_matched_by") == "session order"
+    # issue 34: a retry matched by its parameters on another connection is
+    # the app's next attempt, on that pid (40001 and deadlock victims)
+    todo = [e for e in truth["errors"] if e["sqlstate"] in ("40001", "40P01")]
+    by_params = params_right = 0
+    for e in rep["errors"]:
+        if e["sqlstate"] not in ("40001", "40P01"):
+            continue
+        lo = judge.iso_us(e["time"])
+        x = next((c for c in todo if c["sqlstate"] == e["sqlstate"] and c["pid"] == e["pid"]
+                  and lo - judge.SLACK_US <= j.srv(c["time_us"]) <= lo + judge.SECOND_US + judge.SLACK_US),
+                 None)
+        if x:
+            todo.remove(x)
+        if e.get("retry_matched_by") == "parameters":
+            by_params += 1
+            params_right += bool(x and x["retried"] and not x["retry_same_pid"]
+                                 and x["retry_pid"] == e.get("retry_pid"))
+    lt_params = sum(1 for e in rep["errors"] if e["sqlstate"] == "55P03"
+                    and e.get("retry_matched_by") == "parameters")
     f = [x for x in rep["findings"] if x["rule"] == "retries_after_serialization_failure"]
     got = f[0].get("untold") if f else None
+    got_params = f[0].get("by_parameters") if f else None
+    n40001_params = sum(1 for e in rep["errors"] if e["sqlstate"] == "40001"
+                        and e.get("retry_matched_by") == "parameters")
     named, held, unsaid, lt = lock_timeout_holders(judge, j, truth, rep)
     return idle_and_capacity(j, truth, rep) + [
         ("55P03: each holder named had the row at the error (the app's holds), 40+ named",
@@ -191,8 +214,14 @@ def own_checks(judge, truth, rep):
          unsaid == 0, "%d null without a reason" % unsaid, 0),
         ("40001: every retry on the same connection found (retried or untold)",
          same > 0 and found == same, "%d of %d" % (found, same), same),
-        ("40001: none marked retried that the app did not retry on that connection",
+        ("40001: none marked retried by session order that the app did not retry on that connection",
          wrong == 0, wrong, 0),
+        ("40001/40P01: each retry matched by parameters is the app's next attempt on that other pid",
+         by_params > 0 and params_right == by_params, "%d of %d" % (params_right, by_params), by_params),
+        ("55P03: no lock timeout matched a retry by parameters (recountShelf never retries)",
+         lt_params == 0, lt_params, 0),
+        ("40001: the finding's by_parameters counts the errors matched by parameters",
+         got_params == n40001_params, got_params, n40001_params),
         ("40001: the finding counts the untold (errors with retried null)",
          got == untold and untold > 0, got, untold),
     ]

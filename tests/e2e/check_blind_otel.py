@@ -428,6 +428,13 @@ def judge_serialization(rep, truth, tally):
         and t["start"] > ms(s["at"]) for t in truth["transactions"]))
     tally.check(f is not None and ("%d committed" % retried) in f["evidence"],
                 "the 40001 finding says %d were retried and committed" % retried)
+    # issue 34: the app answers a deadlock with 409 and never retries it;
+    # the next transfer of the same amount between the same wallets, on
+    # another connection, of another trace, is no retry (by parameters)
+    dl = [e for e in rep["errors"] if e["sqlstate"] == "40P01"]
+    wrong = [e["time"] for e in dl if e["retried"]]
+    tally.check(dl and not wrong, "deadlock victims: none marked retried, of %d (the app never "
+                "retries one; lockspan: %s)" % (len(dl), wrong))
 
 
 def judge_findings(rep, truth, traces, found, tally, numbers):

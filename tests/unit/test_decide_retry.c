@@ -268,8 +268,72 @@ static void test_told(void)
     CHECK_INT(ls_retry_session_told(f, 1000), LS_RETRY_TOLD);
 }
 
+/* Issue 34: a retry on another pooled connection, told by its parameters
+ * (samples/blind-java: the ROLLBACK of a 40001 at [57-1], the retry's
+ * first statement on another pid in the same or the next second). */
+static void test_params(void)
+{
+    const int64_t S = 1796624324000000; /* 06:18:44, whole seconds */
+    const ls_retry_end end = {S, {1, 1000}};
+    const ls_retry_end end_ms = {S, {0, 0}};
+    ls_retry_cand one[] = {{S + 1000000, {1, 1200}, 0, 0, 0}};
+    ls_retry_cand two[] = {{S, {1, 1010}, 0, 0, 0}, {S + 1000000, {1, 1300}, 0, 0, 0}};
+    ls_retry_cand before[] = {{S, {1, 990}, 0, 0, 0}, {S, {1, 1010}, 0, 0, 0}};
+    ls_retry_cand own[] = {{S, {1, 1010}, 1, 0, 0}};
+    ls_retry_cand claimed[] = {{S, {1, 1010}, 0, 1, 0}};
+    ls_retry_end rival[] = {{S, {1, 1005}}};
+    ls_retry_end rival_after[] = {{S, {1, 1020}}};
+
+    CHECK_INT(ls_retry_class_asks_retry("serialization_failure"), 1);
+    CHECK_INT(ls_retry_class_asks_retry("deadlock"), 1);
+    CHECK_INT(ls_retry_class_asks_retry("lock_timeout"), 0);
+    CHECK_INT(ls_retry_class_asks_retry("statement_timeout"), 0);
+    CHECK_INT(ls_retry_class_asks_retry(NULL), 0);
+
+    /* the gap at its limit: whole seconds add the resolution */
+    CHECK_INT(ls_retry_param_in_gap(end_ms, S + LS_RETRY_PARAM_GAP_US, (ls_logpos){0, 0}, 1000), 1);
+    CHECK_INT(ls_retry_param_in_gap(end_ms, S + LS_RETRY_PARAM_GAP_US + 1, (ls_logpos){0, 0}, 1000),
+              0);
+    CHECK_INT(ls_retry_param_in_gap(end_ms, S - 1, (ls_logpos){0, 0}, 1000), 0);
+    CHECK_INT(ls_retry_param_in_gap(end, S + LS_RETRY_PARAM_GAP_US + LS_WHOLE_SECOND_US,
+                                    (ls_logpos){1, 1001}, LS_WHOLE_SECOND_US),
+              1);
+    CHECK_INT(ls_retry_param_in_gap(end, S + LS_RETRY_PARAM_GAP_US + LS_WHOLE_SECOND_US + 1,
+                                    (ls_logpos){1, 1001}, LS_WHOLE_SECOND_US),
+              0);
+    /* times tie: the log's order says after, or not */
+    CHECK_INT(ls_retry_param_in_gap(end, S, (ls_logpos){1, 1001}, LS_WHOLE_SECOND_US), 1);
+    CHECK_INT(ls_retry_param_in_gap(end, S, (ls_logpos){1, 999}, LS_WHOLE_SECOND_US), 0);
+
+    CHECK_INT(ls_retry_by_params(end, NULL, 0, one, N(one), LS_WHOLE_SECOND_US), 0);
+    /* no candidate (no parameters logged: the caller asks none) */
+    CHECK_INT(ls_retry_by_params(end, NULL, 0, one, 0, LS_WHOLE_SECOND_US), -1);
+    /* equal parameters on two candidates in the gap: untold */
+    CHECK_INT(ls_retry_by_params(end, NULL, 0, two, N(two), LS_WHOLE_SECOND_US), -1);
+    /* ... with one of them past the gap (sub-second times): the other */
+    CHECK_INT(ls_retry_by_params(end_ms, NULL, 0, two, N(two), 1000), 0);
+    /* one begun before the ROLLBACK is not a candidate */
+    CHECK_INT(ls_retry_by_params(end, NULL, 0, before, N(before), LS_WHOLE_SECOND_US), 1);
+    /* on the own session (the walk answers), or claimed: none */
+    CHECK_INT(ls_retry_by_params(end, NULL, 0, own, N(own), LS_WHOLE_SECOND_US), -1);
+    CHECK_INT(ls_retry_by_params(end, NULL, 0, claimed, N(claimed), LS_WHOLE_SECOND_US), -1);
+    /* another request's trace: left out, the other candidate stays */
+    {
+        ls_retry_cand traced[] = {{S, {1, 1010}, 0, 0, 1}, {S, {1, 1020}, 0, 0, 0}};
+        CHECK_INT(ls_retry_by_params(end, NULL, 0, traced, N(traced), LS_WHOLE_SECOND_US), 1);
+        CHECK_INT(ls_retry_by_params(end, NULL, 0, traced, 1, LS_WHOLE_SECOND_US), -1);
+    }
+    /* two failures share the parameters: the candidate fits the other too */
+    CHECK_INT(ls_retry_by_params(end, rival, N(rival), own, 0, LS_WHOLE_SECOND_US), -1);
+    CHECK_INT(ls_retry_by_params(end, rival, N(rival), before + 1, 1, LS_WHOLE_SECOND_US), -1);
+    /* ... not when the other failure ended after it began */
+    CHECK_INT(
+        ls_retry_by_params(end, rival_after, N(rival_after), before + 1, 1, LS_WHOLE_SECOND_US), 0);
+}
+
 int main(void)
 {
+    test_params();
     test_told();
     test_setting();
     test_same_run();

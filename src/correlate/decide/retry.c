@@ -127,3 +127,42 @@ ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution)
         return LS_RETRY_UNTOLD; /* a gap below a second is not measured */
     return f.next_ts - f.ended_ts <= LS_RETRY_GAP_US ? LS_RETRY_TOLD : LS_RETRY_UNTOLD;
 }
+
+int ls_retry_param_in_gap(ls_retry_end end, int64_t ts, ls_logpos pos, int64_t resolution)
+{
+    int64_t gap = LS_RETRY_PARAM_GAP_US + (resolution >= LS_WHOLE_SECOND_US ? resolution : 0);
+
+    if (ls_logpos_known(end.pos) && ls_logpos_known(pos)) {
+        if (ls_logpos_cmp(pos, end.pos) <= 0)
+            return 0;
+    } else if (ts < end.ts) {
+        return 0;
+    }
+    return ts - end.ts <= gap;
+}
+
+int ls_retry_by_params(ls_retry_end end, const ls_retry_end *rivals, size_t nr,
+                       const ls_retry_cand *c, size_t nc, int64_t resolution)
+{
+    int found = -1;
+    size_t i;
+
+    for (i = 0; i < nc; i++) {
+        if (c[i].other_request || !ls_retry_param_in_gap(end, c[i].begun_ts, c[i].pos, resolution))
+            continue;
+        if (found >= 0)
+            return -1; /* two candidates: either may be the retry */
+        found = (int)i;
+    }
+    if (found < 0 || c[found].own_session || c[found].claimed)
+        return -1;
+    for (i = 0; i < nr; i++)
+        if (ls_retry_param_in_gap(rivals[i], c[found].begun_ts, c[found].pos, resolution))
+            return -1; /* another failure's retry as well */
+    return found;
+}
+
+int ls_retry_class_asks_retry(const char *cls)
+{
+    return cls && (strcmp(cls, "serialization_failure") == 0 || strcmp(cls, "deadlock") == 0);
+}

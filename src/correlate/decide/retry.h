@@ -130,6 +130,65 @@ int ls_retry_open_after(int open, ls_retry_kind kind);
  * repeats of the same statement (an ORM's span and its driver's) and
  * change nothing.
  */
+/* A failed transaction's end (its ROLLBACK): time and log position. */
+typedef struct ls_retry_end {
+    int64_t ts;
+    ls_logpos pos; /* {0, 0} unknown */
+} ls_retry_end;
+
+/* A candidate retry matched by parameters: a transaction that ran the
+ * failed statement's text with the failed statement's logged parameters. */
+typedef struct ls_retry_cand {
+    int64_t begun_ts; /* its first statement's start */
+    ls_logpos pos;    /* its first statement's line, {0, 0} unknown */
+    int own_session;  /* on the failed statement's own session */
+    int claimed;      /* already the retry of another error */
+    int other_request; /* linked to another trace than the failure's
+                        * (both known): another request, never its retry */
+} ls_retry_cand;
+
+/*
+ * Is a lock error of this class (errors.class) one a client retries as a
+ * matter of course, so that a later run of its statement with its
+ * parameters on another connection is taken for its retry
+ * (ls_retry_by_params())? A serialization failure (40001) and a deadlock
+ * victim (40P01) ask for the transaction to be run again; a lock or
+ * statement timeout (55P03, 57014) is a limit the client set to give up
+ * by: on samples/blind-java recountShelf never retries its lock
+ * timeouts, and the next request for the same warehouse on another
+ * connection runs the statement with the same parameters right after.
+ * Returns 1 or 0.
+ */
+int ls_retry_class_asks_retry(const char *cls);
+
+/*
+ * Did a transaction begun at (ts, pos) begin after the failed
+ * transaction's end and within LS_RETRY_PARAM_GAP_US of it (plus the
+ * log's resolution when it is a whole second: then times tie, and the log
+ * position says after)? Returns 1 or 0.
+ */
+int ls_retry_param_in_gap(ls_retry_end end, int64_t ts, ls_logpos pos, int64_t resolution);
+
+/*
+ * The retry of a failed statement on any pooled connection, told by its
+ * parameters (issue 34, samples/blind-java: a pool gives the retry
+ * another connection, and the log shows each statement's bind
+ * parameters): of the transactions c[0..nc-1] that ran the failed text
+ * with the failed statement's parameters, the one begun within the gap
+ * after the failure's end (ls_retry_param_in_gap()), leaving out those
+ * of another request's trace (a retry is its request's: samples/blind-otel
+ * never retries a deadlock, and the next transfer of the same amount
+ * between the same wallets ran right after). None (-1) when no
+ * candidate or more than one is in the gap (the same business key run by
+ * two requests), when that one is on the failure's own session (the
+ * session's log order answers there: ls_retry_walk()), already claimed,
+ * or in the gap of another failure of the same text and parameters
+ * (rivals[0..nr-1]: two failures share the parameters). Returns the
+ * index or -1.
+ */
+int ls_retry_by_params(ls_retry_end end, const ls_retry_end *rivals, size_t nr,
+                       const ls_retry_cand *c, size_t nc, int64_t resolution);
+
 ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *steps, size_t n);
 
 #endif

@@ -84,6 +84,16 @@
  * within this of its ROLLBACK (retry.h, ls_retry_session_told()); later,
  * the pool's next request is as likely. */
 #define LS_RETRY_GAP_US 100000
+/* A retry matched by its parameters on another connection (retry.h,
+ * ls_retry_by_params()) begins within this after the failed transaction's
+ * ROLLBACK (plus the log's resolution when whole seconds), as a retry on
+ * its own connection does (LS_RETRY_GAP_US): measured, ROLLBACK to the
+ * retry's first statement, 17-41 ms on samples/blind-ts (deadlock
+ * victims, another pid for one), below 13 ms in blind-java's truth; the
+ * next request of the same parameters that is no retry, 108 and 322 ms on
+ * samples/blind-otel without its traces (its deadlocks are never
+ * retried). */
+#define LS_RETRY_PARAM_GAP_US LS_RETRY_GAP_US
 
 /* ---- logical rows and holds (holds.c) ---- */
 
