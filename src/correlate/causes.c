@@ -23,8 +23,7 @@
 
 #define CAUSE_HELD_MAX 64 /* holds of the row around the error; more: not told */
 
-/* A line's place in the log, one integer: its file, then its line. */
-#define LOG_POS(T) "(" T ".file_id * 1099511627776 + " T ".line)"
+#define LOG_POS(T) LS_LOG_POS_SQL(T)
 
 /* The lock errors with no logged wait, no cause yet, and one row their
  * statement failed on. */

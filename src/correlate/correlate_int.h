@@ -42,6 +42,11 @@ static inline int64_t ls_text_hash(const char *text)
     return (int64_t)ls_fnv1a(text, strlen(text), LS_FNV1A_BASIS);
 }
 
+/* SQL: a line's place in the log, one integer, of a table T with file_id
+ * and line: its file, then its line (a statement's stmt_id is not in log
+ * order across sessions). NULL where the file is not known. */
+#define LS_LOG_POS_SQL(T) "(" T ".file_id * 1099511627776 + " T ".line)"
+
 /* SQL: the id of a hold's evidence TEXT (an SQL expression) in
  * hold_evidence, NULL when no hold has it (docs/store.md, hold_rows). */
 #define LS_HOLD_EVIDENCE_ID(TEXT) \

@@ -119,9 +119,7 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
 #define LOCK_TEXT                                                                                  \
     "CASE WHEN ?1 THEN (SELECT t.text FROM stmt_rows p JOIN stmt_texts t"                          \
     " ON t.text_id = p.text_id WHERE p.stmt_id = " BOUND("lock_stmt") ") END"
-/* A line's place in the log, one integer: its file, then its line (a
- * statement's stmt_id is not in log order across sessions). */
-#define LOG_POS(T) "(" T ".file_id * 1099511627776 + " T ".line)"
+#define LOG_POS(T) LS_LOG_POS_SQL(T)
 #define HOLD_BASE_COLS(X, Q)                                                                       \
     X(Q, hold_id, "h.hold_id")                                                                     \
     X(Q, row_id, "h.row_id")                                                                       \

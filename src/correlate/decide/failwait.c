@@ -32,7 +32,6 @@ int ls_failed_wait_same_second(const ls_queued_hold *held, const int64_t *lock_p
                                int64_t max_unlogged_us, ls_queue_result *out)
 {
     int i, holder = -1;
-    int64_t bound;
 
     memset(out, 0, sizeof(*out));
     if (resolution_us < LS_WHOLE_SECOND_US || max_unlogged_us <= 0 || error_ts != stmt_start)
@@ -42,13 +41,8 @@ int ls_failed_wait_same_second(const ls_queued_hold *held, const int64_t *lock_p
             lock_pos[i] < stmt_pos && end_pos[i] > stmt_pos && end_pos[i] < error_pos &&
             (holder < 0 || end_pos[i] < end_pos[holder]))
             holder = i;
-    if (holder < 0)
-        return 0;
-    bound = max_unlogged_us < resolution_us ? max_unlogged_us : resolution_us;
-    out->start_ts = stmt_start;
-    out->end_ts = stmt_start + bound / 2;
-    out->behind = holder;
-    return out->end_ts > out->start_ts;
+    return holder < 0 ? 0 : ls_queue_same_second_wait(stmt_start, holder, resolution_us,
+                                                      max_unlogged_us, out);
 }
 
 int64_t ls_failed_wait_start(int64_t stmt_start, int64_t resolution_us, int64_t logged_start)

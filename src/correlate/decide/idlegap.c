@@ -66,6 +66,7 @@ int ls_idle_span_add(ls_idle_heads *p, double waiter_ms, const ls_idle_span *b,
                      double explained_cap_ms, double hold_ms)
 {
     double hi = capped((double)b->hi / LS_US_PER_MS, explained_cap_ms);
+    double r_ms = (double)b->resolution / LS_US_PER_MS;
 
     /* It may have been idle long enough, and caused waiting enough, by
      * the hidden waiting rule's floor (LS_FINDING_HIDDEN_MIN_MS: waits
@@ -84,11 +85,7 @@ int ls_idle_span_add(ls_idle_heads *p, double waiter_ms, const ls_idle_span *b,
     p->span_ms += capped((double)b->est / LS_US_PER_MS, explained_cap_ms);
     p->span_lo_ms += capped((double)b->lo / LS_US_PER_MS, explained_cap_ms);
     p->span_hi_ms += hi;
-    {
-        double r_ms = (double)b->resolution / LS_US_PER_MS;
-
-        p->span_var_ms2 += r_ms * r_ms / 6.0;
-    }
+    p->span_var_ms2 += r_ms * r_ms / 6.0;
     return 1;
 }
 

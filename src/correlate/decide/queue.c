@@ -46,7 +46,6 @@ int ls_queue_same_second(const ls_queued_hold *prev, const int64_t *lock_pos,
                          int64_t resolution_us, int64_t max_unlogged_us, ls_queue_result *out)
 {
     int i, holder = -1;
-    int64_t bound;
 
     memset(out, 0, sizeof(*out));
     if (resolution_us < LS_WHOLE_SECOND_US || max_unlogged_us <= 0)
@@ -56,9 +55,15 @@ int ls_queue_same_second(const ls_queued_hold *prev, const int64_t *lock_pos,
             lock_pos[i] < stmt_pos && end_pos[i] > stmt_pos &&
             (holder < 0 || lock_pos[i] > lock_pos[holder]))
             holder = i;
-    if (holder < 0)
-        return 0;
-    bound = max_unlogged_us < resolution_us ? max_unlogged_us : resolution_us;
+    return holder < 0 ? 0 : ls_queue_same_second_wait(stmt_start, holder, resolution_us,
+                                                      max_unlogged_us, out);
+}
+
+int ls_queue_same_second_wait(int64_t stmt_start, int holder, int64_t resolution_us,
+                              int64_t max_unlogged_us, ls_queue_result *out)
+{
+    int64_t bound = max_unlogged_us < resolution_us ? max_unlogged_us : resolution_us;
+
     out->start_ts = stmt_start;
     out->end_ts = stmt_start + bound / 2;
     out->behind = holder;

@@ -68,6 +68,13 @@ int ls_queue_same_second(const ls_queued_hold *prev, const int64_t *lock_pos,
                          const int64_t *end_pos, int n, int64_t stmt_start, int64_t stmt_pos,
                          int64_t resolution_us, int64_t max_unlogged_us, ls_queue_result *out);
 
+/* The wait of a statement in its own second behind prev[holder] (of
+ * ls_queue_same_second() and ls_failed_wait_same_second(), failwait.h):
+ * half of min(resolution_us, max_unlogged_us) from the second's start.
+ * 1 with out filled, 0 when that is no time. */
+int ls_queue_same_second_wait(int64_t stmt_start, int holder, int64_t resolution_us,
+                              int64_t max_unlogged_us, ls_queue_result *out);
+
 /*
  * Where a hold starts whose locking statement's end the log does not give
  * (log_statement = 'all'): `acquired` is the statement's start, or the
