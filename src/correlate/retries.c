@@ -209,11 +209,12 @@ static const char trace_sql[] =
 
 /* Matching by parameters (by_params(), issue 34): each failure's text,
  * parameters and end (its transaction's last statement, the ROLLBACK),
- * indexed by end and by text and parameters (rivals_sql); the transactions begun in some failure's gap
- * (ls_retry_param_gap(), from LS_START_SLACK_US before its end), by
- * start: the only ones by_params() can take, and the only ones read
- * (issue 38: a copy of every statement of the failing texts was most of
- * a pgbench log); the transactions claimed as retries. */
+ * indexed by end and by text and parameters (rivals_sql); the
+ * transactions begun in some failure's gap (ls_retry_param_gap(), from
+ * LS_START_SLACK_US before its end), by start: the only ones by_params()
+ * can take, and the only ones read (issue 38: a copy of every statement
+ * of the failing texts was most of a pgbench log); the transactions
+ * claimed as retries. */
 static const char param_tables_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS retry_failed(error_id INTEGER PRIMARY KEY, text_id INTEGER,"
     " params, end_ts INTEGER, end_file INTEGER, end_line INTEGER);"
@@ -907,7 +908,9 @@ static void retry_pass_free(retry_pass *p)
 /*
  * Per error: the stream after it (one index range of its session's
  * statements, or one trace's spans) walked by ls_retry_walk(), and one
- * index probe for the retry's transaction, so the pass is O(errors log n).
+ * index probe for the retry's transaction, so the pass is O(errors log n);
+ * where a failure may be matched by its parameters, one scan of the
+ * transactions besides (gap_transactions()).
  */
 int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
 {
