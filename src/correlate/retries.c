@@ -29,6 +29,7 @@
 #include "correlate_int.h"
 #include "decide/retry.h"
 #include "decide/tolerances.h"
+#include "retry_gap.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
 #include "ls_params.h"
@@ -79,33 +80,40 @@ static const char lock_errors_sql[] =
     " 'serialization_failure', 'deadlock') AND e.session_id IS NOT NULL"
     " AND e.text_id IS NOT NULL ORDER BY e.error_id";
 
-/* The statements of the error's transaction (?1 session, ?2 .. ?3 its
- * first and last statement ids, begun from ?6 to the error's time ?7, the
- * range of statements_session) up to the error line (?4, ?5): is the
- * failed statement among them? */
+/* The statements of the error's transaction (:session, :first .. :last
+ * its first and last statement ids, begun from :tx_start to the error's
+ * time :ts, the range of statements_session) up to the error line
+ * (:file, :line): is the failed statement among them? */
+#define TX_STMTS_PARAMS(X, Q) \
+    X(Q, session) X(Q, tx_start) X(Q, ts) X(Q, first) X(Q, last) X(Q, file) X(Q, line)
+LS_PARAMS(ts, TX_STMTS_PARAMS);
 static const char tx_stmts_sql[] =
-    "SELECT st.text FROM statements st WHERE st.session_id = ?1"
-    " AND st.start_ts BETWEEN ?6 - " LS_SQL_INT(LS_START_SLACK_US) " AND ?7 + "
-    LS_SQL_INT(LS_START_SLACK_US) " AND st.stmt_id BETWEEN ?2 AND ?3"
+    "SELECT st.text FROM statements st WHERE st.session_id = :session"
+    " AND st.start_ts BETWEEN :tx_start - " LS_SQL_INT(LS_START_SLACK_US) " AND :ts + "
+    LS_SQL_INT(LS_START_SLACK_US) " AND st.stmt_id BETWEEN :first AND :last"
     " AND (coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
-    "  OR (st.file_id, st.line) < (?4, ?5))";
+    "  OR (st.file_id, st.line) < (:file, :line))";
 
-/* The parameters of the failed statement: of the session's statements of
- * the error's text (?3, its text_id) logged before the error line (?4, ?5; its bind
- * line or parse, the execute logs no duration when it fails), begun
- * since its transaction's start (?6, else the window before the error's
- * time ?2), the last logged (a session's ids are in its log order: on a
- * whole-second log start times tie). */
+/* The parameters of the failed statement: of the :session's statements
+ * of the error's :text (its text_id) logged before the error line (:file,
+ * :line; its bind line or parse, the execute logs no duration when it
+ * fails), begun since its transaction's start (:tx_start, else the window
+ * before the error's time :ts), the last logged (a session's ids are in
+ * its log order: on a whole-second log start times tie). */
+#define FAILED_PARAMS_PARAMS(X, Q) \
+    X(Q, session) X(Q, tx_start) X(Q, ts) X(Q, text) X(Q, file) X(Q, line)
+LS_PARAMS(fp, FAILED_PARAMS_PARAMS);
 static const char failed_params_sql[] =
     "SELECT st.params FROM statements st WHERE st.stmt_id = (SELECT r.stmt_id FROM stmt_rows r"
-    " WHERE r.session_id = ?1"
-    " AND r.start_ts BETWEEN coalesce(?6, ?2 - " LS_SQL_INT(LS_RETRY_WINDOW_US) ") - "
-    LS_SQL_INT(LS_START_SLACK_US) " AND ?2 + " LS_SQL_INT(LS_START_SLACK_US)
-    " AND r.text_id = ?3"
-    " AND (?4 = 0 AND ?5 = 0 OR (coalesce(r.file_id, 0), coalesce(r.line, 0)) < (?4, ?5))"
+    " WHERE r.session_id = :session"
+    " AND r.start_ts BETWEEN coalesce(:tx_start, :ts - " LS_SQL_INT(LS_RETRY_WINDOW_US) ") - "
+    LS_SQL_INT(LS_START_SLACK_US) " AND :ts + " LS_SQL_INT(LS_START_SLACK_US)
+    " AND r.text_id = :text"
+    " AND (:file = 0 AND :line = 0"
+    "  OR (coalesce(r.file_id, 0), coalesce(r.line, 0)) < (:file, :line))"
     " ORDER BY r.stmt_id DESC LIMIT 1)";
 
-/* The session's statements written after the error line (?3, ?4), or of
+/* The :session's statements written after the error line (:file, :line), or of
  * unknown position begun after its time, within the window, in the order
  * of the index statements_session, which serves the range; by_session()
  * keeps the first RETRY_STEPS_MAX in log order (id) of them, reading on
@@ -123,33 +131,39 @@ static const char failed_params_sql[] =
     X(Q, text, "st.text")                                                                 \
     X(Q, params, "st.params")
 LS_COLUMNS(af, AFTER_COLS);
+#define AFTER_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, file) X(Q, line)
+LS_PARAMS(ap, AFTER_PARAMS);
 static const char after_sql[] =
-    "SELECT " LS_SELECT_LIST(af, AFTER_COLS) " FROM statements st WHERE st.session_id = ?1"
-    " AND st.start_ts >= ?2 - " LS_SQL_INT(LS_START_SLACK_US)
-    " AND st.start_ts <= ?2 + " LS_SQL_INT(LS_RETRY_WINDOW_US)
+    "SELECT " LS_SELECT_LIST(af, AFTER_COLS) " FROM statements st WHERE st.session_id = :session"
+    " AND st.start_ts >= :ts - " LS_SQL_INT(LS_START_SLACK_US)
+    " AND st.start_ts <= :ts + " LS_SQL_INT(LS_RETRY_WINDOW_US)
     " AND CASE WHEN coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
-    "  OR ?3 = 0 AND ?4 = 0 THEN st.start_ts > ?2"
-    "  ELSE (st.file_id, st.line) > (?3, ?4) END"
+    "  OR :file = 0 AND :line = 0 THEN st.start_ts > :ts"
+    "  ELSE (st.file_id, st.line) > (:file, :line) END"
     " ORDER BY st.session_id, st.start_ts, st.stmt_id LIMIT " LS_SQL_INT(RETRY_READ_MAX);
 
-/* The transaction a statement ran in: the last one of its session that
- * began at or before it (transactions_session_stmt), if it spans it. */
+/* The transaction a statement (:stmt) ran in: the last one of its
+ * :session that began at or before it (transactions_session_stmt), if it
+ * spans it. */
 #define RETRY_TX_COLS(X, Q)                                                                \
     X(Q, tx_id, "tx_id")                                                                  \
     X(Q, outcome, "outcome")                                                              \
     X(Q, last_stmt, "last_stmt")
 LS_COLUMNS(rt, RETRY_TX_COLS);
+#define RETRY_TX_PARAMS(X, Q) X(Q, session) X(Q, stmt)
+LS_PARAMS(rp, RETRY_TX_PARAMS);
 static const char retry_tx_sql[] =
-    "SELECT " LS_SELECT_LIST(rt, RETRY_TX_COLS) " FROM transactions WHERE session_id = ?1"
-    " AND first_stmt <= ?2 ORDER BY session_id DESC, first_stmt DESC LIMIT 1";
+    "SELECT " LS_SELECT_LIST(rt, RETRY_TX_COLS) " FROM transactions WHERE session_id = :session"
+    " AND first_stmt <= :stmt ORDER BY session_id DESC, first_stmt DESC LIMIT 1";
 
 /* The span of the failed statement, for an error whose transaction the log
- * does not show: a span of its text (?1) that ended in an error and was
- * running when the error line was written (?2, of resolution ?3: the span
+ * does not show: a span of its :text that ended in an error and was
+ * running when the error line was written (:ts, of :resolution: the span
  * began by the end of the line's time and ended after its start; the
  * client hears of the error later, through a pooler: 30-55 ms on
- * blind-pool), on the log's clock (offset ?4), not claimed by an earlier
- * error, of the trace the error's transaction is linked to (?6) if any;
+ * blind-pool), on the log's clock (:offset, of error :slack), not claimed
+ * by an earlier error, of the :trace the error's transaction is linked
+ * to if any;
  * of several, the first to end (errors are taken in log order).
  * spans_text serves the text and a start range. */
 #define FAILED_SPAN_COLS(X, Q)                                                             \
@@ -158,51 +172,67 @@ static const char retry_tx_sql[] =
     X(Q, start_ts, "s.start_ts")                                                          \
     X(Q, end_ts, "s.end_ts")
 LS_COLUMNS(fs, FAILED_SPAN_COLS);
+#define FAILED_SPAN_PARAMS(X, Q) \
+    X(Q, text) X(Q, ts) X(Q, offset) X(Q, resolution) X(Q, slack) X(Q, trace)
+LS_PARAMS(sp, FAILED_SPAN_PARAMS);
 static const char failed_span_sql[] =
     "SELECT " LS_SELECT_LIST(fs, FAILED_SPAN_COLS) " FROM spans s"
-    " WHERE s.db_statement = ?1 AND s.error = 1 AND s.trace_id IS NOT NULL"
-    " AND s.start_ts BETWEEN ?2 - ?4 - " LS_SQL_INT(LS_RETRY_WINDOW_US)
-    "  AND ?2 - ?4 + ?3 + ?5"
-    " AND s.end_ts + ?4 >= ?2 - ?5 AND (?6 IS NULL OR s.trace_id = ?6)"
+    " WHERE s.db_statement = :text AND s.error = 1 AND s.trace_id IS NOT NULL"
+    " AND s.start_ts BETWEEN :ts - :offset - " LS_SQL_INT(LS_RETRY_WINDOW_US)
+    "  AND :ts - :offset + :resolution + :slack"
+    " AND s.end_ts + :offset >= :ts - :slack AND (:trace IS NULL OR s.trace_id = :trace)"
     " AND s.span_row NOT IN (SELECT span_row FROM temp.retry_claimed)"
     " ORDER BY s.end_ts, s.span_row LIMIT 1";
 
-/* The failed statement's spans of one trace (?1), the driver's and an
- * ORM's over it, that overlap the chosen one (?3 .. ?4): one statement,
- * claimed together. */
+/* The failed statement's spans (its :text) of one :trace, the driver's
+ * and an ORM's over it, that overlap the chosen one (:start .. :end): one
+ * statement, claimed together. */
+#define CLAIM_PARAMS(X, Q) X(Q, trace) X(Q, text) X(Q, end) X(Q, start)
+LS_PARAMS(cl, CLAIM_PARAMS);
 static const char claim_sql[] =
     "INSERT OR IGNORE INTO temp.retry_claimed(span_row) SELECT span_row FROM spans"
-    " WHERE trace_id = ?1 AND db_statement = ?2 AND error = 1"
-    " AND start_ts <= ?4 AND end_ts >= ?3";
+    " WHERE trace_id = :trace AND db_statement = :text AND error = 1"
+    " AND start_ts <= :end AND end_ts >= :start";
 
-/* A trace's database spans in the order they started (spans_id). */
+/* A :trace's database spans in the order they started (spans_id). */
 #define TRACE_COLS(X, Q)                                                                   \
     X(Q, span_row, "span_row")                                                            \
     X(Q, start_ts, "start_ts")                                                            \
     X(Q, error, "coalesce(error, 0)")                                                     \
     X(Q, text, "db_statement")
 LS_COLUMNS(tr, TRACE_COLS);
+#define TRACE_PARAMS(X, Q) X(Q, trace)
+LS_PARAMS(tp, TRACE_PARAMS);
 static const char trace_sql[] =
-    "SELECT " LS_SELECT_LIST(tr, TRACE_COLS) " FROM spans WHERE trace_id = ?1"
+    "SELECT " LS_SELECT_LIST(tr, TRACE_COLS) " FROM spans WHERE trace_id = :trace"
     " AND db_statement IS NOT NULL ORDER BY start_ts, span_row";
 
-/* Matching by parameters (by_params(), issue 34). The statements of the
- * lock errors' texts with logged parameters, indexed by text, parameters
- * and start (one scan of stmt_rows); each failure's text, parameters and
- * end (its transaction's last statement, the ROLLBACK); the transactions
+/* Matching by parameters (by_params(), issue 34): each failure's text,
+ * parameters and end (its transaction's last statement, the ROLLBACK),
+ * indexed by end and by text and parameters (rivals_sql); the
+ * transactions begun in some failure's gap (ls_retry_param_gap(), from
+ * LS_START_SLACK_US before its end), by start: the only ones by_params()
+ * can take, and the only ones read (issue 38: a copy of every statement
+ * of the failing texts was most of a pgbench log); the transactions
  * claimed as retries. */
 static const char param_tables_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS retry_failed(error_id INTEGER PRIMARY KEY, text_id INTEGER,"
     " params, end_ts INTEGER, end_file INTEGER, end_line INTEGER);"
     " DELETE FROM temp.retry_failed;"
+    " CREATE INDEX IF NOT EXISTS temp.retry_failed_end ON retry_failed(end_ts);"
+    " CREATE INDEX IF NOT EXISTS temp.retry_failed_key ON retry_failed(text_id, params, end_ts);"
+    " CREATE TEMP TABLE IF NOT EXISTS retry_gap_tx(start_ts INTEGER, tx_id INTEGER,"
+    " PRIMARY KEY(start_ts, tx_id)) WITHOUT ROWID;"
+    " DELETE FROM temp.retry_gap_tx;"
     " CREATE TEMP TABLE IF NOT EXISTS retry_claimed_tx(tx_id INTEGER PRIMARY KEY);"
-    " DELETE FROM temp.retry_claimed_tx;"
-    " DROP TABLE IF EXISTS temp.retry_param_stmts;"
-    " CREATE TEMP TABLE retry_param_stmts AS SELECT stmt_id, session_id, start_ts, text_id, params"
-    " FROM stmt_rows WHERE params IS NOT NULL AND text_id IN (SELECT text_id FROM errors"
-    " WHERE class IN ('lock_timeout', 'lock_nowait', 'statement_timeout',"
-    " 'serialization_failure', 'deadlock') AND text_id IS NOT NULL);"
-    " CREATE INDEX temp.retry_param_stmts_key ON retry_param_stmts(text_id, params, start_ts);";
+    " DELETE FROM temp.retry_claimed_tx;";
+/* The transactions begun in the failures' gaps (:gap after each end):
+ * retry_gap.h; none read when there is no failure to match. */
+#define GAP_TX_PARAMS(X, Q) X(Q, gap)
+LS_PARAMS(gt, GAP_TX_PARAMS);
+static const char gap_tx_sql[] =
+    "INSERT OR IGNORE INTO temp.retry_gap_tx(start_ts, tx_id) SELECT t.start_ts, t.tx_id"
+    RETRY_GAP_TX_WHERE;
 #define FAILED_INS_PARAMS(X, Q) \
     X(Q, error) X(Q, text) X(Q, params) X(Q, end_ts) X(Q, end_file) X(Q, end_line)
 LS_PARAMS(fi, FAILED_INS_PARAMS);
@@ -222,12 +252,15 @@ static const char rivals_sql[] =
     "SELECT " LS_SELECT_LIST(ri, RIVAL_COLS) " FROM temp.retry_failed WHERE text_id = :text"
     " AND params = :params AND error_id <> :error AND end_ts BETWEEN :end_ts - "
     LS_SQL_INT(LS_RETRY_WINDOW_US) " AND :end_ts + " LS_SQL_INT(LS_RETRY_WINDOW_US);
-/* The transactions that ran the :text with the :params begun from the
- * failure's end (:end_ts) on, within the window: each with its first
- * statement's start and line, whether it is on the failure's :session,
- * claimed, of another trace than the failure's (:trace, NULL unknown),
- * its outcome, and the statement. */
-#define CAND_PARAMS(X, Q) X(Q, session) X(Q, trace) X(Q, text) X(Q, params) X(Q, end_ts)
+/* The transactions begun in the gap after the failure's end (:end_ts to
+ * :end_ts + :gap, temp.retry_gap_tx) that ran the :text with the :params
+ * (a statement of the transaction's own, by id between its first and
+ * last, within the window): each with its first statement's start and
+ * line, whether it is on the failure's :session, claimed, of another
+ * trace than the failure's (:trace, NULL unknown), its outcome, and the
+ * statement (RETRY_PARAM_CANDS_FROM: retry_gap.h). */
+#define CAND_PARAMS(X, Q) \
+    X(Q, session) X(Q, trace) X(Q, end_ts) X(Q, gap) X(Q, text) X(Q, params)
 LS_PARAMS(cp, CAND_PARAMS);
 #define PARAM_CAND_COLS(X, Q)                                                              \
     X(Q, tx_id, "t.tx_id")                                                                \
@@ -242,14 +275,7 @@ LS_PARAMS(cp, CAND_PARAMS);
     X(Q, stmt_id, "c.stmt_id")
 LS_COLUMNS(pc, PARAM_CAND_COLS);
 static const char param_cands_sql[] =
-    "SELECT " LS_SELECT_LIST(pc, PARAM_CAND_COLS) " FROM temp.retry_param_stmts c"
-    " JOIN transactions t ON t.tx_id = (SELECT x.tx_id FROM transactions x"
-    "  WHERE x.session_id = c.session_id AND x.first_stmt <= c.stmt_id"
-    "  ORDER BY x.session_id DESC, x.first_stmt DESC LIMIT 1) AND t.last_stmt >= c.stmt_id"
-    " LEFT JOIN stmt_rows fs ON fs.stmt_id = t.first_stmt"
-    " WHERE c.text_id = :text AND c.params = :params AND c.start_ts BETWEEN :end_ts - "
-    LS_SQL_INT(LS_START_SLACK_US) " AND :end_ts + " LS_SQL_INT(LS_RETRY_WINDOW_US)
-    " AND t.start_ts >= :end_ts - " LS_SQL_INT(LS_START_SLACK_US)
+    "SELECT " LS_SELECT_LIST(pc, PARAM_CAND_COLS) RETRY_PARAM_CANDS_FROM
     " ORDER BY c.start_ts, c.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
 #define CLAIM_TX_PARAMS(X, Q) X(Q, tx)
 LS_PARAMS(ct, CLAIM_TX_PARAMS);
@@ -285,7 +311,12 @@ typedef struct retry_pass {
     ls_retry_step steps[RETRY_STEPS_MAX + 1]; /* + 1: a session's next read */
     int64_t ids[RETRY_STEPS_MAX + 1];         /* each step's stmt_id, or span_row */
     int64_t log_ts[RETRY_STEPS_MAX + 1];      /* a session step's log line time */
+    char **err_params; /* each lock error's failed statement's parameters (NULL
+                        * none), read once, in lock_errors_sql's order */
+    size_t n_err, cap_err;
+    size_t n_failed; /* failures noted for by_params() (temp.retry_failed) */
     int64_t resolution;           /* the log's times: a whole second or a millisecond */
+    int64_t gap;                  /* ls_retry_param_gap(resolution) */
     int64_t offset;               /* the spans' clock onto the log's */
     int64_t slack;                /* that offset's error: LS_REQUEST_SLACK_US, and a
                                    * second more with whole-second times, from which
@@ -305,42 +336,77 @@ static void row_of(const char *sql, const char *params, char *row, size_t len)
         snprintf(row, len, "%s %s", rel, key);
 }
 
-static int bind_int64s(ls_stmt *q, int first, const int64_t *v, int n);
+static int bind_id(ls_stmt *q, int i, int64_t id);
+
+/* Set the current error's failed statement's parameters (params NULL:
+ * none logged) into p->params and the row it addressed into
+ * p->failed_row ("" unknown): by its text, its $n bound from those. 0 or
+ * LS_ENOMEM. */
+static int set_failed(retry_pass *p, const char *params)
+{
+    ls_buf_reset(&p->params);
+    row_of(ls_stmt_text(p->errs, le_text), params, p->failed_row, sizeof(p->failed_row));
+    if (params) {
+        ls_buf_adds(&p->params, params);
+        if (ls_buf_failed(&p->params))
+            return LS_ENOMEM;
+    }
+    return 0;
+}
+
+/* The current error's failed statement, the i-th lock error: its
+ * parameters as read_failed() kept them (read once: issue 38). */
+static int failed_row_at(retry_pass *p, size_t i)
+{
+    return set_failed(p, i < p->n_err ? p->err_params[i] : NULL);
+}
 
 /* The row the current error's failed statement addressed into
  * p->failed_row ("" unknown): by its text, its $n bound from the
  * parameters its own logged line before the error shows (PgJDBC's bind
  * line: a pool's next request on the same connection runs the shape on
- * another row: samples/blind-java). 0 or an error. */
-static int failed_row_of(retry_pass *p)
+ * another row: samples/blind-java); the parameters kept for
+ * failed_row_at(). 0 or an error. */
+static int read_failed(retry_pass *p)
 {
     const char *text = ls_stmt_text(p->errs, le_text);
-    const int64_t args[] = {ls_stmt_int64(p->errs, le_file_id), ls_stmt_int64(p->errs, le_line)};
+    const char *params = NULL;
     int rc;
 
-    ls_buf_reset(&p->params);
-    if (!strchr(text, '$')) { /* no parameter: the text names its row */
-        row_of(text, NULL, p->failed_row, sizeof(p->failed_row));
-        return 0;
+    if (p->n_err == p->cap_err) {
+        size_t cap = p->cap_err ? 2 * p->cap_err : 64;
+        char **v = realloc(p->err_params, cap * sizeof(*v));
+        if (!v)
+            return LS_ENOMEM;
+        p->err_params = v;
+        p->cap_err = cap;
     }
+    p->err_params[p->n_err++] = NULL;
+    if (!strchr(text, '$')) /* no parameter: the text names its row */
+        return set_failed(p, NULL);
     ls_stmt_reset(p->fparams);
-    if ((rc = ls_stmt_bind_int64(p->fparams, 1, ls_stmt_int64(p->errs, le_session_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(p->fparams, 2, ls_stmt_int64(p->errs, le_ts))) != 0 ||
-        (rc = ls_stmt_bind_int64(p->fparams, 3, ls_stmt_int64(p->errs, le_text_id))) != 0 ||
-        (rc = bind_int64s(p->fparams, 4, args, 2)) != 0 ||
+    if ((rc = ls_stmt_bind_int64(p->fparams, LS_PARAM(fp, session),
+                                 ls_stmt_int64(p->errs, le_session_id))) != 0 ||
         (rc = ls_stmt_isnull(p->errs, le_tx_start)
-                  ? ls_stmt_bind_null(p->fparams, 6)
-                  : ls_stmt_bind_int64(p->fparams, 6, ls_stmt_int64(p->errs, le_tx_start))) != 0 ||
+                  ? ls_stmt_bind_null(p->fparams, LS_PARAM(fp, tx_start))
+                  : ls_stmt_bind_int64(p->fparams, LS_PARAM(fp, tx_start),
+                                       ls_stmt_int64(p->errs, le_tx_start))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->fparams, LS_PARAM(fp, ts), ls_stmt_int64(p->errs, le_ts))) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(p->fparams, LS_PARAM(fp, text),
+                                 ls_stmt_int64(p->errs, le_text_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->fparams, LS_PARAM(fp, file),
+                                 ls_stmt_int64(p->errs, le_file_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->fparams, LS_PARAM(fp, line),
+                                 ls_stmt_int64(p->errs, le_line))) != 0 ||
         (rc = ls_stmt_step(p->fparams)) < 0)
         return rc;
-    row_of(text, rc == 1 ? ls_stmt_text(p->fparams, LS_ONLY_COLUMN) : NULL, p->failed_row,
-           sizeof(p->failed_row));
     if (rc == 1 && !ls_stmt_isnull(p->fparams, LS_ONLY_COLUMN)) {
-        ls_buf_adds(&p->params, ls_stmt_text(p->fparams, LS_ONLY_COLUMN));
-        if (ls_buf_failed(&p->params))
+        params = ls_stmt_text(p->fparams, LS_ONLY_COLUMN);
+        if (!(p->err_params[p->n_err - 1] = ls_strdup(params)))
             return LS_ENOMEM;
     }
-    return 0;
+    return set_failed(p, params);
 }
 
 /* A statement's kind for the walk. */
@@ -405,17 +471,6 @@ static int make_step(retry_pass *p, ls_retry_step *st, const char *sql, const ch
     return 0;
 }
 
-/* Bind v[0..n-1] to q's parameters from `first` on; the first failure's
- * code, or 0. */
-static int bind_int64s(ls_stmt *q, int first, const int64_t *v, int n)
-{
-    int i, rc = 0;
-
-    for (i = 0; i < n && rc == 0; i++)
-        rc = ls_stmt_bind_int64(q, first + i, v[i]);
-    return rc;
-}
-
 /* Bind id to parameter i of q, or NULL where id is 0 (none). */
 static int bind_id(ls_stmt *q, int i, int64_t id)
 {
@@ -462,16 +517,21 @@ static int log_shows_failed(retry_pass *p)
         return 0;
     if (!ls_stmt_isnull(p->errs, le_explicit) && ls_stmt_int64(p->errs, le_explicit) != 0)
         return 1;
-    {
-        const int64_t args[] = {
-            ls_stmt_int64(p->errs, le_session_id), ls_stmt_int64(p->errs, le_first_stmt),
-            ls_stmt_int64(p->errs, le_last_stmt),  ls_stmt_int64(p->errs, le_file_id),
-            ls_stmt_int64(p->errs, le_line),       ls_stmt_int64(p->errs, le_tx_start),
-            ls_stmt_int64(p->errs, le_ts)};
-        ls_stmt_reset(p->txs);
-        if ((rc = bind_int64s(p->txs, 1, args, (int)(sizeof(args) / sizeof(args[0])))) != 0)
-            return rc;
-    }
+    ls_stmt_reset(p->txs);
+    if ((rc = ls_stmt_bind_int64(p->txs, LS_PARAM(ts, session),
+                                 ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->txs, LS_PARAM(ts, tx_start),
+                                 ls_stmt_int64(p->errs, le_tx_start))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->txs, LS_PARAM(ts, ts), ls_stmt_int64(p->errs, le_ts))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->txs, LS_PARAM(ts, first),
+                                 ls_stmt_int64(p->errs, le_first_stmt))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->txs, LS_PARAM(ts, last),
+                                 ls_stmt_int64(p->errs, le_last_stmt))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->txs, LS_PARAM(ts, file),
+                                 ls_stmt_int64(p->errs, le_file_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->txs, LS_PARAM(ts, line), ls_stmt_int64(p->errs, le_line))) !=
+            0)
+        return rc;
     while ((rc = ls_stmt_step(p->txs)) == 1) {
         ls_buf_reset(&p->got);
         ls_sql_shape(&p->got, ls_stmt_text(p->txs, LS_ONLY_COLUMN), RETRY_SHAPE_BYTES);
@@ -526,12 +586,12 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     ls_retry_found f;
     int rc, have_tx;
 
-    {
-        const int64_t args[] = {session, err_ts, err.file, err.line};
-        ls_stmt_reset(p->after);
-        if ((rc = bind_int64s(p->after, 1, args, (int)(sizeof(args) / sizeof(args[0])))) != 0)
-            return rc;
-    }
+    ls_stmt_reset(p->after);
+    if ((rc = ls_stmt_bind_int64(p->after, LS_PARAM(ap, session), session)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->after, LS_PARAM(ap, ts), err_ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->after, LS_PARAM(ap, file), err.file)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->after, LS_PARAM(ap, line), err.line)) != 0)
+        return rc;
     /* read in start order, kept in log order: the first RETRY_STEPS_MAX
      * logged, until a statement starts after the last of those was logged
      * (a line's time, within the log's resolution): none after it can be
@@ -563,8 +623,8 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     if (ls_retry_session_told(f, p->resolution) == LS_RETRY_UNTOLD)
         return 2;
     ls_stmt_reset(p->txq);
-    if ((rc = ls_stmt_bind_int64(p->txq, 1, session)) != 0 ||
-        (rc = ls_stmt_bind_int64(p->txq, 2, p->ids[f.index])) != 0 ||
+    if ((rc = ls_stmt_bind_int64(p->txq, LS_PARAM(rp, session), session)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->txq, LS_PARAM(rp, stmt), p->ids[f.index])) != 0 ||
         (rc = ls_stmt_step(p->txq)) < 0)
         return rc;
     have_tx = rc == 1 && ls_stmt_int64(p->txq, rt_last_stmt) >= p->ids[f.index];
@@ -618,7 +678,10 @@ static int note_failed(retry_pass *p)
         (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, end_file), e.pos.file)) != 0 ||
         (rc = ls_stmt_bind_int64(p->failed_ins, LS_PARAM(fi, end_line), e.pos.line)) != 0)
         return rc;
-    return (rc = ls_stmt_step(p->failed_ins)) < 0 ? rc : 0;
+    if ((rc = ls_stmt_step(p->failed_ins)) < 0)
+        return rc;
+    p->n_failed++;
+    return 0;
 }
 
 /* The retry on any connection told by the failed statement's logged
@@ -654,6 +717,7 @@ static int by_params(retry_pass *p, ls_correlate_stats *stats)
     if ((rc = ls_stmt_bind_int64(p->cands, LS_PARAM(cp, text), text_id)) != 0 ||
         (rc = ls_stmt_bind_text(p->cands, LS_PARAM(cp, params), ls_buf_str(&p->params))) != 0 ||
         (rc = ls_stmt_bind_int64(p->cands, LS_PARAM(cp, end_ts), end.ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->cands, LS_PARAM(cp, gap), p->gap)) != 0 ||
         (rc = ls_stmt_bind_int64(p->cands, LS_PARAM(cp, session),
                                  ls_stmt_int64(p->errs, le_session_id))) != 0 ||
         (rc = ls_stmt_bind_text(p->cands, LS_PARAM(cp, trace),
@@ -702,15 +766,18 @@ static int failed_span(retry_pass *p, int shows, ls_buf *trace, int64_t *span_ro
     int rc;
 
     {
-        const int64_t args[] = {ls_stmt_int64(p->errs, le_ts), p->resolution, p->offset,
-                                p->slack};
         const char *trace_id = !shows || ls_stmt_isnull(p->errs, le_trace_id)
                                    ? NULL
                                    : ls_stmt_text(p->errs, le_trace_id);
         ls_stmt_reset(p->fspan);
-        if ((rc = ls_stmt_bind_text(p->fspan, 1, text)) != 0 ||
-            (rc = bind_int64s(p->fspan, 2, args, (int)(sizeof(args) / sizeof(args[0])))) != 0 ||
-            (rc = ls_stmt_bind_text(p->fspan, 6, trace_id)) != 0) /* NULL binds NULL */
+        if ((rc = ls_stmt_bind_text(p->fspan, LS_PARAM(sp, text), text)) != 0 ||
+            (rc = ls_stmt_bind_int64(p->fspan, LS_PARAM(sp, ts), ls_stmt_int64(p->errs, le_ts))) !=
+                0 ||
+            (rc = ls_stmt_bind_int64(p->fspan, LS_PARAM(sp, offset), p->offset)) != 0 ||
+            (rc = ls_stmt_bind_int64(p->fspan, LS_PARAM(sp, resolution), p->resolution)) != 0 ||
+            (rc = ls_stmt_bind_int64(p->fspan, LS_PARAM(sp, slack), p->slack)) != 0 ||
+            /* NULL binds NULL */
+            (rc = ls_stmt_bind_text(p->fspan, LS_PARAM(sp, trace), trace_id)) != 0)
             return rc;
     }
     if ((rc = ls_stmt_step(p->fspan)) != 1)
@@ -722,10 +789,11 @@ static int failed_span(retry_pass *p, int shows, ls_buf *trace, int64_t *span_ro
     *span_row = ls_stmt_int64(p->fspan, fs_span_row);
     *end_ts = ls_stmt_int64(p->fspan, fs_end_ts);
     ls_stmt_reset(p->claim);
-    if ((rc = ls_stmt_bind_text(p->claim, 1, ls_buf_str(trace))) != 0 ||
-        (rc = ls_stmt_bind_text(p->claim, 2, text)) != 0 ||
-        (rc = ls_stmt_bind_int64(p->claim, 3, ls_stmt_int64(p->fspan, fs_start_ts))) != 0 ||
-        (rc = ls_stmt_bind_int64(p->claim, 4, *end_ts)) != 0 ||
+    if ((rc = ls_stmt_bind_text(p->claim, LS_PARAM(cl, trace), ls_buf_str(trace))) != 0 ||
+        (rc = ls_stmt_bind_text(p->claim, LS_PARAM(cl, text), text)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->claim, LS_PARAM(cl, start),
+                                 ls_stmt_int64(p->fspan, fs_start_ts))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->claim, LS_PARAM(cl, end), *end_ts)) != 0 ||
         (rc = ls_stmt_step(p->claim)) < 0)
         return rc;
     return 1;
@@ -745,7 +813,7 @@ static int by_trace(retry_pass *p, int shows, ls_buf *trace, ls_correlate_stats 
     if ((rc = failed_span(p, shows, trace, &failed_row, &failed_end)) != 1)
         return rc;
     ls_stmt_reset(p->trace);
-    if ((rc = ls_stmt_bind_text(p->trace, 1, ls_buf_str(trace))) != 0)
+    if ((rc = ls_stmt_bind_text(p->trace, LS_PARAM(tp, trace), ls_buf_str(trace))) != 0)
         return rc;
     while ((rc = ls_stmt_step(p->trace)) == 1) {
         int64_t row = ls_stmt_int64(p->trace, tr_span_row);
@@ -777,6 +845,23 @@ static int by_trace(retry_pass *p, int shows, ls_buf *trace, ls_correlate_stats 
     return 1;
 }
 
+/* Fill temp.retry_gap_tx: the transactions begun in the gap (gap) after
+ * the end of a failure noted (note_failed(): nfailed of them; none, no
+ * scan). 0 or an error. */
+static int gap_transactions(ls_store *s, int64_t gap, size_t nfailed)
+{
+    ls_stmt *q = NULL;
+    int rc;
+
+    if (nfailed == 0)
+        return 0;
+    rc = ls_store_prepare_params(s, gap_tx_sql, LS_PARAM_NAMES(GAP_TX_PARAMS), &q);
+    if (rc == 0 && (rc = ls_stmt_bind_int64(q, LS_PARAM(gt, gap), gap)) == 0)
+        rc = ls_stmt_step(q);
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
 /* The spans' clock offset onto the log's (span_clock), 0 when none. */
 static int span_offset(ls_store *s, int64_t *out)
 {
@@ -798,6 +883,9 @@ static void retry_pass_free(retry_pass *p)
     ls_buf_free(&p->want);
     ls_buf_free(&p->got);
     ls_buf_free(&p->params);
+    for (i = 0; i < p->n_err; i++)
+        free(p->err_params[i]);
+    free(p->err_params);
     for (i = 0; i < SHAPE_CACHE_SLOTS; i++) {
         free(p->shapes[i].text);
         free(p->shapes[i].shape);
@@ -820,12 +908,15 @@ static void retry_pass_free(retry_pass *p)
 /*
  * Per error: the stream after it (one index range of its session's
  * statements, or one trace's spans) walked by ls_retry_walk(), and one
- * index probe for the retry's transaction, so the pass is O(errors log n).
+ * index probe for the retry's transaction, so the pass is O(errors log n);
+ * where a failure may be matched by its parameters, one scan of the
+ * transactions besides (gap_transactions()).
  */
 int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
 {
     retry_pass *p = calloc(1, sizeof(*p));
     ls_buf trace = LS_BUF_INIT(0);
+    size_t i;
     int rc, shows;
 
     if (!p)
@@ -840,14 +931,21 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_correlate_log_resolution(s, &p->resolution)) != 0 ||
         (rc = span_offset(s, &p->offset)) != 0 ||
         (rc = ls_store_prepare(s, lock_errors_sql, &p->errs)) != 0 ||
-        (rc = ls_store_prepare(s, tx_stmts_sql, &p->txs)) != 0 ||
-        (rc = ls_store_prepare(s, after_sql, &p->after)) != 0 ||
-        (rc = ls_store_prepare(s, retry_tx_sql, &p->txq)) != 0 ||
-        (rc = ls_store_prepare(s, failed_span_sql, &p->fspan)) != 0 ||
-        (rc = ls_store_prepare(s, claim_sql, &p->claim)) != 0 ||
-        (rc = ls_store_prepare(s, trace_sql, &p->trace)) != 0 ||
+        (rc = ls_store_prepare_params(s, tx_stmts_sql, LS_PARAM_NAMES(TX_STMTS_PARAMS),
+                                      &p->txs)) != 0 ||
+        (rc = ls_store_prepare_params(s, after_sql, LS_PARAM_NAMES(AFTER_PARAMS), &p->after)) !=
+            0 ||
+        (rc = ls_store_prepare_params(s, retry_tx_sql, LS_PARAM_NAMES(RETRY_TX_PARAMS),
+                                      &p->txq)) != 0 ||
+        (rc = ls_store_prepare_params(s, failed_span_sql, LS_PARAM_NAMES(FAILED_SPAN_PARAMS),
+                                      &p->fspan)) != 0 ||
+        (rc = ls_store_prepare_params(s, claim_sql, LS_PARAM_NAMES(CLAIM_PARAMS), &p->claim)) !=
+            0 ||
+        (rc = ls_store_prepare_params(s, trace_sql, LS_PARAM_NAMES(TRACE_PARAMS), &p->trace)) !=
+            0 ||
         (rc = ls_store_prepare(s, set_retry_sql, &p->upd)) != 0 ||
-        (rc = ls_store_prepare(s, failed_params_sql, &p->fparams)) != 0 ||
+        (rc = ls_store_prepare_params(s, failed_params_sql, LS_PARAM_NAMES(FAILED_PARAMS_PARAMS),
+                                      &p->fparams)) != 0 ||
         (rc = ls_store_exec(s, param_tables_sql)) != 0 ||
         (rc = ls_store_prepare_params(s, failed_ins_sql, LS_PARAM_NAMES(FAILED_INS_PARAMS),
                                       &p->failed_ins)) != 0 ||
@@ -861,18 +959,20 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
     p->slack = LS_REQUEST_SLACK_US;
     if (p->resolution >= LS_WHOLE_SECOND_US)
         p->slack += p->resolution;
+    p->gap = ls_retry_param_gap(p->resolution);
     /* first every failure's parameters and end: by_params() sees the
-     * failures of the same parameters on either side of each */
+     * failures of the same parameters on either side of each, and the
+     * transactions begun in their gaps */
     while ((rc = ls_stmt_step(p->errs)) == 1)
-        if ((rc = failed_row_of(p)) != 0 || (rc = note_failed(p)) != 0)
+        if ((rc = read_failed(p)) != 0 || (rc = note_failed(p)) != 0)
             goto out;
-    if (rc < 0)
+    if (rc < 0 || (rc = gap_transactions(s, p->gap, p->n_failed)) != 0)
         goto out;
     ls_stmt_reset(p->errs);
-    while ((rc = ls_stmt_step(p->errs)) == 1) {
+    for (i = 0; (rc = ls_stmt_step(p->errs)) == 1; i++) {
         ls_buf_reset(&p->want);
         ls_sql_shape(&p->want, ls_stmt_text(p->errs, le_text), RETRY_SHAPE_BYTES);
-        if ((rc = failed_row_of(p)) != 0)
+        if ((rc = failed_row_at(p, i)) != 0)
             goto out;
         if (ls_buf_failed(&p->want)) {
             rc = LS_ENOMEM;

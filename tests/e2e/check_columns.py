@@ -77,7 +77,6 @@ BIND_BASELINE = {
     # quiet34: a statement's text by stmt_id (?1), a row by relation and key (?1, ?2)
     "src/correlate/quiet.c": 6,
     "src/correlate/paths.c": 16,
-    "src/correlate/retries.c": 61,  # + failed_params_sql (issue 34): 6 parameters
     # ts34b: temp.span_cands (a span's candidate pids) and its per-trace
     # SELECT and UPDATE (place_by_trace_fit), an ORM span's children
     # (cand_insert_sql, span_cands' rows with ts34c's outside, named since

@@ -57,8 +57,8 @@ static void test_session(void)
 {
     /* attempt 1: the next transaction runs the shape (its UPDATE, the 4th
      * statement after the error), a second later */
-    ls_retry_step a1[] = {{S18, R, 0, 0}, {S18, B, 0, 0}, {S18, O, 0, 0}, {S18, O, 0, 0},
-                          {S19, O, 1, 0}, {S19, R, 0, 0}};
+    ls_retry_step a1[] = {{S18, R, 0, 0}, {S18, B, 0, 0}, {S18, O, 0, 0},
+                          {S18, O, 0, 0}, {S19, O, 1, 0}, {S19, R, 0, 0}};
     /* attempt 3: the next transaction is another request's (place_order's
      * UPDATE stock ... - 1 is another shape); the report_fix after it
      * runs the shape but is not the retry */
@@ -101,8 +101,10 @@ static void test_autocommit(void)
 
 static void test_window(void)
 {
-    ls_retry_step edge[] = {{S18, R, 0, 0}, {S18, B, 0, 0},
-                            {S18 + LS_RETRY_WINDOW_US, O, 1, 0}, {S18 + LS_RETRY_WINDOW_US, C, 0, 0}};
+    ls_retry_step edge[] = {{S18, R, 0, 0},
+                            {S18, B, 0, 0},
+                            {S18 + LS_RETRY_WINDOW_US, O, 1, 0},
+                            {S18 + LS_RETRY_WINDOW_US, C, 0, 0}};
     ls_retry_found f = ls_retry_walk(S18, 1, edge, N(edge));
     CHECK_INT(f.index, 2);
     CHECK_STR(f.outcome, "commit");
@@ -291,6 +293,11 @@ static void test_params(void)
     CHECK_INT(ls_retry_class_asks_retry(NULL), 0);
 
     /* the gap at its limit: whole seconds add the resolution */
+    /* the gap the pass reads transactions in: the in-gap test's own bound */
+    CHECK_INT(ls_retry_param_gap(1000), LS_RETRY_PARAM_GAP_US);
+    CHECK_INT(ls_retry_param_gap(LS_WHOLE_SECOND_US), LS_RETRY_PARAM_GAP_US + LS_WHOLE_SECOND_US);
+    CHECK_INT(ls_retry_param_in_gap(end_ms, S + ls_retry_param_gap(1000), (ls_logpos){0, 0}, 1000),
+              1);
     CHECK_INT(ls_retry_param_in_gap(end_ms, S + LS_RETRY_PARAM_GAP_US, (ls_logpos){0, 0}, 1000), 1);
     CHECK_INT(ls_retry_param_in_gap(end_ms, S + LS_RETRY_PARAM_GAP_US + 1, (ls_logpos){0, 0}, 1000),
               0);

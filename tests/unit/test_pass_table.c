@@ -24,6 +24,7 @@
 #include "ls_correlate.h"
 #include "ls_store.h"
 #include "ls_test.h"
+#include "retry_gap.h"
 
 /*
  * The passes that still write a table owned by an earlier pass, or
@@ -350,6 +351,50 @@ static void test_final_reads(ls_store *s)
                    "wait_links_waiter_tx", "lock_waits_pid (pid=?"));
 }
 
+/*
+ * The retries pass's matching by parameters reads the transactions begun
+ * in a failure's gap and their own statements, never a copy or a scan of
+ * every statement (issue 38: temp.retry_param_stmts, every statement of
+ * the failing texts, was most of a pgbench log): the transactions'
+ * starts probe the failures' ends, and a candidate's statements are read
+ * by id within its transaction. Run after ls_correlate() (its temp tables).
+ */
+static void unnamed(const char *sql, char *out, size_t len)
+{
+    /* each :name as one numbered parameter: plan_has() and reads() prepare
+     * without a parameter list, and a plan shows either as ? */
+    size_t n = 0;
+    while (*sql && n + 3 < len) {
+        if (*sql == ':' && (sql[1] == '_' || (sql[1] >= 'a' && sql[1] <= 'z'))) {
+            out[n++] = '?';
+            out[n++] = '1';
+            for (sql++; *sql == '_' || (*sql >= 'a' && *sql <= 'z'); sql++)
+                ;
+            continue;
+        }
+        out[n++] = *sql++;
+    }
+    out[n] = '\0';
+}
+
+static void test_retry_reads(ls_store *s)
+{
+    char gap_sql[1024], cands_sql[1024];
+
+    unnamed("SELECT t.tx_id" RETRY_GAP_TX_WHERE, gap_sql, sizeof(gap_sql));
+    unnamed("SELECT c.stmt_id" RETRY_PARAM_CANDS_FROM, cands_sql, sizeof(cands_sql));
+    CHECK(strlen(cands_sql) < sizeof(cands_sql) - 8);
+
+    CHECK(reads(s, gap_sql, "stmt_rows") == 0);
+    CHECK(plan_has(s, gap_sql, "USING COVERING INDEX retry_failed_end", "AUTOMATIC"));
+    CHECK(plan_has(s, cands_sql, "SEARCH g USING PRIMARY KEY (start_ts>? AND start_ts<?)",
+                   "AUTOMATIC"));
+    CHECK(plan_has(s, cands_sql, "SEARCH c USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)",
+                   "SCAN c"));
+    /* not statements_session's (session, start) nor stmt_rows_text's */
+    CHECK(plan_has(s, cands_sql, "SEARCH c USING INTEGER PRIMARY KEY", "c USING INDEX"));
+}
+
 int main(void)
 {
     char err[256];
@@ -364,6 +409,7 @@ int main(void)
     test_guard(s);
     test_views_flatten(s);
     test_final_reads(s);
+    test_retry_reads(s);
 
     c.s = s;
     c.p = ls_correlate_passes(&c.n);

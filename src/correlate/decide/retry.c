@@ -128,9 +128,14 @@ ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution)
     return f.next_ts - f.ended_ts <= LS_RETRY_GAP_US ? LS_RETRY_TOLD : LS_RETRY_UNTOLD;
 }
 
+int64_t ls_retry_param_gap(int64_t resolution)
+{
+    return LS_RETRY_PARAM_GAP_US + (resolution >= LS_WHOLE_SECOND_US ? resolution : 0);
+}
+
 int ls_retry_param_in_gap(ls_retry_end end, int64_t ts, ls_logpos pos, int64_t resolution)
 {
-    int64_t gap = LS_RETRY_PARAM_GAP_US + (resolution >= LS_WHOLE_SECOND_US ? resolution : 0);
+    int64_t gap = ls_retry_param_gap(resolution);
 
     if (ls_logpos_known(end.pos) && ls_logpos_known(pos)) {
         if (ls_logpos_cmp(pos, end.pos) <= 0)

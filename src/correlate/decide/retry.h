@@ -162,6 +162,15 @@ typedef struct ls_retry_cand {
 int ls_retry_class_asks_retry(const char *cls);
 
 /*
+ * How long after a failed transaction's end (ROLLBACK) a retry matched by
+ * parameters may begin: LS_RETRY_PARAM_GAP_US, plus the log's resolution
+ * when it is a whole second (times tie). The pass reads only the
+ * transactions begun from LS_START_SLACK_US before that end to this
+ * after it (ls_retry_param_in_gap() takes no other).
+ */
+int64_t ls_retry_param_gap(int64_t resolution);
+
+/*
  * Did a transaction begun at (ts, pos) begin after the failed
  * transaction's end and within LS_RETRY_PARAM_GAP_US of it (plus the
  * log's resolution when it is a whole second: then times tie, and the log
