@@ -46,8 +46,10 @@ steeper (4^0.3 = 1.52). At f144ad6 the most any statement grew was
 large logs (a correlated subquery over every wait per hold, planted:
 3.78x and 3.71x); one quadratic in a session's statements 4x on the long
 log (the idle rule's before d8ce76f, planted back: 2.80x, its linear
-part diluting it); one quadratic in the sessions 4x on the wide log; one
-quadratic in a hot row's holds 4x on both. A text with numbers formatted
+part diluting it); one quadratic in the sessions 4x on the wide log (a
+session found by pid through every session, planted in SESSION_OF:
+2.60x there, the long log passes); one quadratic in a hot row's holds 4x
+on both. A text with numbers formatted
 in (the report's strip of minutes) has another id at each size: such
 statements are matched by their printed label (pass and first 87 bytes)
 and summed. A statement that runs on a large log only fails when it
