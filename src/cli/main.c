@@ -306,7 +306,9 @@ static const cli_text environment[] = {
                         "time does) and of its end, and the wall and CPU time, pages read, "
                         "peak memory and SQLite steps of each correlation pass, and the wall and "
                         "CPU time of each section of the report; 'sql': also "
-                        "the SQLite steps and time of each statement, most steps first"},
+                        "the SQLite steps and time of each statement, most steps first, "
+                        "each named by an id (#hash of its pass and text); 'sql-all': of "
+                        "every statement, not only those of 1 ms or 100,000 steps"},
     {"TZ", "the zone of RFC 3164 syslog times, which carry none"},
 };
 

@@ -293,7 +293,12 @@ static const int query_params[Q__COUNT] = {
  * A tool for finding which query of a pass is slow. Steps do not depend on
  * the machine's load; the time is SQLite's, from a statement's first step
  * to its reset, so a statement kept open while its caller works on each
- * row is charged the caller's time too.
+ * row is charged the caller's time too. Each line names its statement by
+ * an id, the hash of its pass and whole text, the same from run to run
+ * and from log to log (two texts whose first 87 bytes are alike print
+ * alike but have two ids). LOCKSPAN_TIMING=sql-all prints every statement,
+ * not only those above the floors below (tests/e2e/check_stmt_growth.py
+ * compares each statement's steps at two log sizes).
  */
 #define PROFILE_SLOTS 4096 /* a whole analyze prepares a few hundred distinct texts */
 #define PROFILE_MIN_NS 1000000     /* print a statement that took 1 ms or more, */
@@ -307,7 +312,8 @@ typedef struct sql_profile {
 struct ls_store {
     sqlite3 *db;
     int lock_fd;          /* the store file, flock()ed for the run; -1: none */
-    sql_profile *profile; /* LOCKSPAN_TIMING=sql, else NULL */
+    sql_profile *profile; /* LOCKSPAN_TIMING=sql or sql-all, else NULL */
+    int profile_all;      /* sql-all: print every statement, not only the costly */
     int counting_steps;   /* ls_store_vm_steps() has been called */
     int64_t vm_steps;     /* of statements that ended since the last call */
     char err[512];      /* the first error's message, kept past a ROLLBACK */
@@ -503,9 +509,13 @@ static int profile_cb(unsigned type, void *ctx, void *stmt, void *ns)
         if (p->runs && p->hash != h)
             continue;
         if (!p->runs) {
+            char *c;
             p->hash = h;
             p->who = s->guard_who;
             snprintf(p->sql, sizeof(p->sql), "%s", sql);
+            for (c = p->sql; *c; c++) /* one line each, whatever the text's layout */
+                if (*c == '\n' || *c == '\t' || *c == '\r')
+                    *c = ' ';
         }
         p->runs++;
         p->ns += *(sqlite3_uint64 *)ns;
@@ -529,10 +539,12 @@ static void profile_print(ls_store *s)
     qsort(s->profile, PROFILE_SLOTS, sizeof(*s->profile), profile_cmp);
     /* the statements that cost, most steps first */
     for (i = 0; i < PROFILE_SLOTS && s->profile[i].runs; i++)
-        if (s->profile[i].ns >= PROFILE_MIN_NS || s->profile[i].steps >= PROFILE_MIN_STEPS)
-            fprintf(stderr, "lockspan: sql %11llu steps %9.3f s %9llu runs  [%s] %s\n",
+        if (s->profile_all || s->profile[i].ns >= PROFILE_MIN_NS ||
+            s->profile[i].steps >= PROFILE_MIN_STEPS)
+            fprintf(stderr, "lockspan: sql %11llu steps %9.3f s %9llu runs  #%016llx [%s] %s\n",
                     (unsigned long long)s->profile[i].steps, (double)s->profile[i].ns / 1e9,
                     (unsigned long long)s->profile[i].runs,
+                    (unsigned long long)s->profile[i].hash,
                     s->profile[i].who ? s->profile[i].who : "-", s->profile[i].sql);
 }
 
@@ -874,7 +886,8 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
     sqlite3_extended_result_codes(s->db, 1);
     {
         const char *t = getenv("LOCKSPAN_TIMING");
-        if (t && strcmp(t, "sql") == 0 &&
+        s->profile_all = t && strcmp(t, "sql-all") == 0;
+        if (t && (strcmp(t, "sql") == 0 || s->profile_all) &&
             (s->profile = calloc(PROFILE_SLOTS, sizeof(*s->profile))) != NULL)
             sqlite3_trace_v2(s->db, SQLITE_TRACE_PROFILE, profile_cb, s);
     }
