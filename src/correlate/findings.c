@@ -456,7 +456,7 @@ static const finding_rule rules[] = {
      " r.capacity_per_s, r.wanting, CASE WHEN r.wanting_hi > r.wanting THEN printf(' (up"
      " to %%d: the log''s times leave %%d more holds inside or outside the window)',"
      " r.wanting_hi, r.wanting_hi - r.wanting) ELSE '' END || CASE WHEN r.tied > 0 THEN"
-     " printf(' (and %%d tied up in deadlocks on it, not counted: the deadlocks held them)',"
+     " printf(' (not counting %%d tied up in deadlocks on it)',"
      " r.tied) ELSE '' END,"
      " (r.last_ts - r.first_ts) / 1e3, r.wanting /"
      " max((r.last_ts - r.first_ts) / 1e6, 0.001), 100.0 * r.wanting /"
