@@ -53,9 +53,15 @@
 #define LS_QUIET_WINDOW 8
 /* A key none of whose holds ended within the horizon before the latest
  * end read is dropped: no statement read later can have queued for one
- * of them, since statements are read in the order they were logged (at
- * their end, or their start) and a later one started no earlier than its
- * end less its duration. The horizon is twice the longest duration read
+ * of them, since a later one started no earlier than its end less its
+ * duration, and ended no earlier than that latest end. Statements are
+ * read in stmt_id order, which is the log's only up to the parser's
+ * holding of each process's record until its next message (a statement
+ * may be read after others logged up to 64 lines after it: blind-java's
+ * stmt 2510 at line 3615 after stmt 2506 at line 3665): the latest end
+ * is therefore that of the statements read LS_QUIET_READ_LAG reads
+ * before (decide/quiet.h ls_quiet_lag_read(), which argues for it), not
+ * of the last one. The horizon is twice the longest duration read
  * so far, at least LS_QUIET_MIN_HORIZON_US and at most
  * LS_QUIET_MAX_HORIZON_US (a statement queued longer than 10 min has its
  * wait logged, deadlock_timeout being 1 s by default). */
@@ -166,7 +172,8 @@ typedef struct quiet {
     size_t ncap, nused;
     qkey *keys;
     size_t kcap, kused, kpurge;
-    int64_t latest_end, max_dur;
+    int64_t latest_end, max_dur; /* latest_end: as of LS_QUIET_READ_LAG reads ago */
+    ls_quiet_lag lag;
     ls_stmt *text_q, *exists, *ins;
     ls_stmt *bounds; /* whole seconds: bounds_get_sql; NULL: sub-second */
     ls_correlate_stats *stats;
@@ -265,7 +272,7 @@ static int keys_rehash(quiet *m, size_t cap, int purge)
         qkey *k = &m->keys[i];
         if (!k->name)
             continue;
-        if (purge && k->last_end < m->latest_end - horizon(m)) {
+        if (purge && m->latest_end != INT64_MIN && k->last_end < m->latest_end - horizon(m)) {
             free(k->name);
             continue;
         }
@@ -408,8 +415,7 @@ static int entry(quiet *m, const ls_keypack_entry *e, const cut *c, int subsecon
         return rc;
     if (c->end_ts > k->last_end)
         k->last_end = c->end_ts;
-    if (e->has_end && e->end_ts > m->latest_end)
-        m->latest_end = e->end_ts;
+    m->latest_end = ls_quiet_lag_read(&m->lag, e->end_ts, e->has_end);
     if (e->has_end && e->end_ts - e->start_ts > m->max_dur)
         m->max_dur = e->end_ts - e->start_ts;
     st.tx = c->first;
@@ -790,6 +796,8 @@ int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
     size_t i;
 
     memset(&m, 0, sizeof(m));
+    ls_quiet_lag_init(&m.lag);
+    m.latest_end = INT64_MIN;
     m.stats = stats;
     if ((rc = ls_correlate_flag(s, usable_sql, &usable)) != 0)
         return rc;

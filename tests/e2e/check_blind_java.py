@@ -69,7 +69,6 @@ MUST_HOLD = [
     "finding deserved: inconsistent lock order, transferCredit against itself on accounts",
     "inconsistent lock order: all the deadlocks counted",
     "reserveShipment idle while waited for: within 25 % of the truth's carrier-call time",
-    "serial capacity of accounts id=1: transactions in its window no more than the truth's busiest 4 s",
     "finding deserved: reserveShipment idle in transaction at the head (its carrier call)",
     "transferCredit idle: no more than its fraud checks while waited for (+1 s a hold)",
     "finding deserved: retries after serialization failure",
@@ -133,6 +132,8 @@ def idle_and_capacity(j, truth, rep):
     tc = idle.get("transferCredit", 0.0)
     tc_want = paths["transferCredit"]["idle_while_waited_for_ms"]
     over = []
+    cap_accounts = ["%s %s: %s" % (f["relation"], f["row"], f["evidence"]) for f in rep["findings"]
+                    if f["rule"] == "serial_capacity" and f["relation"] == "accounts"]
     for f in rep["findings"]:
         if f["rule"] != "serial_capacity":
             continue
@@ -153,6 +154,12 @@ def idle_and_capacity(j, truth, rep):
          "%.1f s" % (tc_want / 1000)),
         ("serial capacity: each finding's transactions no more than the truth's busiest "
          "window of its length on that row", not over, over or "all within", "busiest windows"),
+        # issue 34 (acc34): accounts id=1 got "8 in 4 s, mean hold 1.0 s", 5 of
+        # the 8 tied up in its 3 deadlocks (the truth's holds there: 3.05 s,
+        # 1.0 s, ... a deadlock's wait, not the row's work); the truth lists
+        # serial capacity for warehouses id=1 alone
+        ("serial capacity: none on accounts (the truth: only warehouses id=1; the long holds "
+         "on accounts are its deadlocks')", not cap_accounts, cap_accounts or "none", "none"),
     ]
 
 

@@ -126,6 +126,8 @@ OTHER_CHECKS = [
      "deadlocks, 2 through a third transaction)", "check_blind_java.py"),
     ("serial_capacity", "fires", "blind-java (warehouses id=1; each finding's transactions "
      "within the truth's busiest window)", "check_blind_java.py"),
+    ("serial_capacity", "silent", "blind-java (accounts: its long holds are its deadlocks', "
+     "whose transactions count neither in demand nor in the mean hold)", "check_blind_java.py"),
 ]
 
 

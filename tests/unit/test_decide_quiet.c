@@ -143,8 +143,52 @@ static void test_bounded(void)
     CHECK_INT(ls_quiet_bounded_us(&q), 100 * MS);
 }
 
+/* The latest end as of LS_QUIET_READ_LAG reads ago (ls_quiet_lag_read).
+ * The order is samples/blind-java's: stmt 2510 (an execute at line 3615
+ * of its postgresql.log, its process's next line 3673) is read after
+ * stmt 2506 (line 3665) and the statements between; here the lines
+ * after 3615 come after a pause of the server, 20 s later, so the
+ * latest end read before 2510 is 20 s after 2510's own end. */
+static void test_read_lag(void)
+{
+    ls_quiet_lag l;
+    const int64_t s = 1000000, t0 = 1796624328 * s;
+    int64_t plain = INT64_MIN, safe = 0;
+    int i;
+
+    ls_quiet_lag_init(&l);
+    /* nothing known before LS_QUIET_READ_LAG reads: no key is stale */
+    for (i = 0; i < LS_QUIET_READ_LAG; i++)
+        CHECK(ls_quiet_lag_read(&l, t0 - 60 * s + i, 1) == INT64_MIN);
+    /* then the latest end of the reads LS_QUIET_READ_LAG back, not the last */
+    CHECK(ls_quiet_lag_read(&l, t0 - 10 * s, 1) == INT64_MIN);
+    CHECK(ls_quiet_lag_read(&l, t0 - 10 * s, 1) == t0 - 60 * s);
+    CHECK(ls_quiet_lag_read(&l, t0 - 10 * s, 0) == t0 - 60 * s + 1);
+
+    /* 2510 (ended at t0) read 50 statements after ones logged 20 s later */
+    ls_quiet_lag_init(&l);
+    for (i = 0; i < 350; i++) {
+        int64_t end = i < 300 ? t0 - (300 - i) * 10000 : t0 + 20 * s + i;
+        safe = ls_quiet_lag_read(&l, end, 1);
+        if (end > plain)
+            plain = end;
+    }
+    /* the running max (what the horizon was measured from before) is
+     * 20 s past 2510's end: a key whose holds ended 10 s before 2510's
+     * start would have been dropped before 2510 was read */
+    CHECK(plain > t0 + 20 * s);
+    safe = ls_quiet_lag_read(&l, t0, 1);
+    CHECK(safe <= t0);
+    /* a statement without an end moves nothing */
+    ls_quiet_lag_init(&l);
+    for (i = 0; i < LS_QUIET_READ_LAG + 1; i++)
+        ls_quiet_lag_read(&l, t0 + i, 0);
+    CHECK(ls_quiet_lag_read(&l, t0, 1) == INT64_MIN);
+}
+
 int main(void)
 {
+    test_read_lag();
     test_line_bounds();
     test_bounded();
     test_times();

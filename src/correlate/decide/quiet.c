@@ -4,6 +4,8 @@
  */
 #include "quiet.h"
 
+#include <stddef.h>
+
 #include "tolerances.h"
 
 int64_t ls_quiet_queued_us(const ls_quiet_hold *h, const ls_quiet_stmt *s)
@@ -54,4 +56,25 @@ int64_t ls_quiet_bounded_us(const ls_quiet_bounded *q)
 int ls_quiet_bounded_makes_row(int64_t proven_us)
 {
     return proven_us >= LS_HOT_HIDDEN_MIN_US;
+}
+
+void ls_quiet_lag_init(ls_quiet_lag *l)
+{
+    size_t i;
+    l->latest = INT64_MIN;
+    l->reads = 0;
+    for (i = 0; i < LS_QUIET_READ_LAG; i++)
+        l->ring[i] = INT64_MIN;
+}
+
+int64_t ls_quiet_lag_read(ls_quiet_lag *l, int64_t end_ts, int has_end)
+{
+    size_t at = (size_t)(l->reads % LS_QUIET_READ_LAG);
+    /* the slot holds `latest` as it was LS_QUIET_READ_LAG reads ago */
+    int64_t safe = l->ring[at];
+    l->ring[at] = l->latest;
+    if (has_end && end_ts > l->latest)
+        l->latest = end_ts;
+    l->reads++;
+    return safe;
 }

@@ -104,4 +104,47 @@ int64_t ls_quiet_bounded_us(const ls_quiet_bounded *q);
  * least LS_HOT_HIDDEN_MIN_US, as on sub-second logs? */
 int ls_quiet_bounded_makes_row(int64_t proven_us);
 
+/*
+ * The quiet-rows step reads the keyed statements in stmt_id order. That
+ * is not quite the log's: ingest numbers a statement when the parser
+ * hands its record over, and a stderr or syslog parser holds each
+ * process's record until that process starts its next message, or until
+ * the record has been quiet for FLUSH_AFTER (64) lines, or its slot is
+ * wanted (32 pending records at most: parsers/stderr.c). A statement may
+ * so be read after others whose lines follow its own: on
+ * samples/blind-java (PgJDBC's parse/bind/execute lines, interleaved by
+ * 10 backends) stmt 2510, an execute at line 3615, after stmt 2506 at
+ * line 3665; up to 65 lines in that log. A key dropped because its holds
+ * all ended a horizon before the latest end read could then still be
+ * queued for by a statement read later, whose end is behind that
+ * latest end by as much time as those lines span (a pause of the server
+ * among them: 10 s and more).
+ *
+ * What is safe: the latest end of the statements read at least
+ * LS_QUIET_READ_LAG reads before the current one. Every statement read
+ * that long ago was handed over before the current one's line came
+ * (each handing over is at a line, at most FLUSH_AFTER lines after the
+ * statement's own, and up to MAX_PENDING at once), so its line is
+ * before the current one's and it ended no later. A key none of whose
+ * holds ended within the horizon before that is stale for every
+ * statement read from now on, as the horizon's argument needs (a later
+ * statement started no earlier than its end less its duration).
+ */
+#define LS_QUIET_READ_LAG 128
+
+typedef struct ls_quiet_lag {
+    int64_t latest;                  /* the latest end read so far */
+    int64_t ring[LS_QUIET_READ_LAG]; /* `latest` as it was at each of the last reads */
+    uint64_t reads;
+} ls_quiet_lag;
+
+/* An empty lag: nothing read. */
+void ls_quiet_lag_init(ls_quiet_lag *l);
+
+/* One statement read (has_end: it ended at end_ts). Returns the latest
+ * end of the statements read LS_QUIET_READ_LAG reads or more before it
+ * (INT64_MIN while fewer were): no statement read from now on ended
+ * before it. */
+int64_t ls_quiet_lag_read(ls_quiet_lag *l, int64_t end_ts, int has_end);
+
 #endif
