@@ -1595,7 +1595,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * serialization failure's or deadlock victim's retry on another session:
  * the one transaction that ran the failed statement's text with the same
  * logged parameters within LS_RETRY_PARAM_GAP_US after the ROLLBACK, no
- * other failure sharing them (decide/retry.c ls_retry_by_params). */
+ * other failure sharing them (decide/retry.c ls_retry_by_params). 38:
+ * serial capacity leaves out the transactions tied up in a deadlock on
+ * the row: a wait for it that ended in a deadlock, and the holder it
+ * waited for (findings.c). */
 #define CORRELATION_REV "38"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
