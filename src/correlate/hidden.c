@@ -202,7 +202,7 @@ static const char apply_moves_sql[] = "INSERT INTO hold_queued(" LS_COLUMN_NAMES
  * error's (the session's first error of the error's time after that line):
  * only ls_failed_wait_same_second() reads them */
 #define FAILED_STMT_POS "(SELECT " LOG_POS("p") " FROM stmt_rows p WHERE p.stmt_id = f.stmt_id)"
-#define FAILED_COLS(X, Q)                                                                          \
+#define FAILED_BASE_COLS(X, Q)                                                                     \
     X(Q, row_id, "f.row_id")                                                                       \
     X(Q, tx_id, "f.tx_id")                                                                         \
     X(Q, session_id, "f.session_id")                                                               \
@@ -216,42 +216,65 @@ static const char apply_moves_sql[] = "INSERT INTO hold_queued(" LS_COLUMN_NAMES
     X(Q, logged_ms, "l.ms")                                                                        \
     X(Q, tx_wait, "l.tx_wait")                                                                     \
     X(Q, c0, "l.c0")                                                                               \
-    X(Q, class, "f.class")                                                                         \
+    X(Q, class, "f.class")
+#define FAILED_COLS(X, Q)                                                                          \
+    FAILED_BASE_COLS(X, Q)                                                                         \
     X(Q, stmt_pos, FAILED_STMT_POS)                                                                \
     X(Q, error_pos,                                                                                \
       "(SELECT min(" LOG_POS("e") ") FROM errors e WHERE e.session_id = f.session_id"              \
                                   " AND e.ts = f.error_ts AND " LOG_POS("e") " > " FAILED_STMT_POS \
                                                                              ")")
+/* without need_positions() the positions are NULL, not read */
+#define FAILED_NOPOS_COLS(X, Q)                                                                    \
+    FAILED_BASE_COLS(X, Q)                                                                         \
+    X(Q, stmt_pos, "NULL")                                                                         \
+    X(Q, error_pos, "NULL")
 LS_COLUMNS(fl, FAILED_COLS);
-static const char failed_locks_sql[] = "SELECT " LS_SELECT_LIST(
-    fl, FAILED_COLS) " FROM temp.failed_locks f"
-                     " LEFT JOIN temp.hidden_logged l ON l.tx_id = f.tx_id AND l.row_id = f.row_id"
-                     " WHERE f.error_ts IS NOT NULL"
-                     " GROUP BY f.tx_id, f.row_id, f.stmt_id ORDER BY f.row_id, f.start_ts";
+#define FAILED_LOCKS_FROM                                                                          \
+    " FROM temp.failed_locks f"                                                                    \
+    " LEFT JOIN temp.hidden_logged l ON l.tx_id = f.tx_id AND l.row_id = f.row_id"                 \
+    " WHERE f.error_ts IS NOT NULL"                                                                \
+    " GROUP BY f.tx_id, f.row_id, f.stmt_id ORDER BY f.row_id, f.start_ts"
+static const char failed_locks_sql[] = "SELECT " LS_SELECT_LIST(fl, FAILED_COLS) FAILED_LOCKS_FROM;
+static const char failed_locks_nopos_sql[] =
+    "SELECT " LS_SELECT_LIST(fl, FAILED_NOPOS_COLS) FAILED_LOCKS_FROM;
 /* The holds of the row (?1) by other transactions (?2) got by the error
  * (?3, by the hold's first start: holds_row), the latest first: the one
  * that held the row when the statement started is among them. Their starts
  * as the scan above left them (hold_queued). */
 #define FAILED_HELD_MAX 64
-#define HELD_COLS(X, Q)                                                                            \
+#define HELD_BASE_COLS(X, Q)                                                                       \
     X(Q, hold_id, "h.hold_id")                                                                     \
     X(Q, tx_id, "h.tx_id")                                                                         \
     X(Q, start_ts, "coalesce(qd.start_ts, " BOUND("start_ts") ")")                                 \
-    X(Q, end_ts, BOUND("end_ts"))                                                                  \
+    X(Q, end_ts, BOUND("end_ts"))
+/* log positions: read only by ls_failed_wait_same_second(), which finds
+ * nothing unless need_positions(); otherwise failed_held_nopos_sql reads
+ * NULL, not three lookups a candidate (issue 38: most of the pass's CPU
+ * at 100 MiB was these probes, 64 candidates per failed lock). */
+#define HELD_COLS(X, Q)                                                                            \
+    HELD_BASE_COLS(X, Q)                                                                           \
     X(Q, lock_pos,                                                                                 \
       "(SELECT " LOG_POS("p") " FROM stmt_rows p WHERE p.stmt_id = " BOUND("lock_stmt") ")")       \
     X(Q, end_pos,                                                                                  \
       "(SELECT " LOG_POS(                                                                          \
           "p") " FROM transactions t JOIN stmt_rows p"                                             \
                " ON p.stmt_id = t.last_stmt WHERE t.tx_id = h.tx_id AND t.outcome = 'commit')")
+#define HELD_NOPOS_COLS(X, Q)                                                                      \
+    HELD_BASE_COLS(X, Q)                                                                           \
+    X(Q, lock_pos, "NULL")                                                                         \
+    X(Q, end_pos, "NULL")
 LS_COLUMNS(fh, HELD_COLS);
-static const char failed_held_sql[] = "SELECT " LS_SELECT_LIST(
-    fh, HELD_COLS) " FROM hold_rows h"
-                   " LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
-                   " LEFT JOIN hold_queued qd ON qd.hold_id = h.hold_id"
-                   " WHERE h.row_id = ?1 AND h.tx_id IS NOT ?2 AND h.start_ts <= ?3"
-                   " AND " BOUND("end_ts") " IS NOT NULL ORDER BY h.start_ts DESC"
-                                           " LIMIT " LS_SQL_INT(FAILED_HELD_MAX);
+#define FAILED_HELD_FROM                                                                           \
+    " FROM hold_rows h"                                                                            \
+    " LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"                                            \
+    " LEFT JOIN hold_queued qd ON qd.hold_id = h.hold_id"                                          \
+    " WHERE h.row_id = ?1 AND h.tx_id IS NOT ?2 AND h.start_ts <= ?3"                              \
+    " AND " BOUND("end_ts") " IS NOT NULL ORDER BY h.start_ts DESC"                                \
+                            " LIMIT " LS_SQL_INT(FAILED_HELD_MAX)
+static const char failed_held_sql[] = "SELECT " LS_SELECT_LIST(fh, HELD_COLS) FAILED_HELD_FROM;
+static const char failed_held_nopos_sql[] =
+    "SELECT " LS_SELECT_LIST(fh, HELD_NOPOS_COLS) FAILED_HELD_FROM;
 
 /*
  * The logged waits of statements that failed in them (a lock timeout, a
@@ -376,9 +399,9 @@ static void ring_push(ring *r, const ls_queued_hold *h, int shared, int64_t hold
 /* The queries of the scan, and what it knows of the log. */
 typedef struct hidden_q {
     ls_stmt *q, *ins, *mv, *ut;
-    int64_t resolution;   /* the statements' stamps: a second or a millisecond */
+    int64_t resolution;       /* the statements' stamps: a second or a millisecond */
     int64_t lines_resolution; /* the same of the log's statement lines alone */
-    int64_t max_unlogged; /* an unlogged wait was shorter (unlogged_bound()) */
+    int64_t max_unlogged;     /* an unlogged wait was shorter (unlogged_bound()) */
 } hidden_q;
 
 /* The logged waits of a (transaction, row) from q's columns l0, l1, ms,
@@ -693,6 +716,15 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, con
     return rc < 0 ? rc : 0;
 }
 
+/* Whether ls_queue_same_second() and ls_failed_wait_same_second() can
+ * find anything: a whole-second log with a logged wait to bound the
+ * unlogged ones (they return 0 otherwise), so whether the holds scan and
+ * the failed locks' read the log positions they need. */
+static int need_positions(const hidden_q *hq)
+{
+    return hq->resolution >= LS_WHOLE_SECOND_US && hq->max_unlogged > 0;
+}
+
 /* Every failed lock's wait (failed_locks_sql), into row_waits; their
  * (transaction, row) into temp.failed_rows, which failed_waits_sql reads
  * and drops. */
@@ -701,8 +733,10 @@ static int failed_waits(ls_store *s, const hidden_q *hq, ls_correlate_stats *sta
     ls_stmt *f = NULL, *hs = NULL, *done = NULL, *ins = hq->ins;
     int rc;
     if ((rc = ls_store_exec(s, failed_rows_table_sql)) == 0 &&
-        (rc = ls_store_prepare(s, failed_locks_sql, &f)) == 0 &&
-        (rc = ls_store_prepare(s, failed_held_sql, &hs)) == 0 &&
+        (rc = ls_store_prepare(s, need_positions(hq) ? failed_locks_sql : failed_locks_nopos_sql,
+                               &f)) == 0 &&
+        (rc = ls_store_prepare(s, need_positions(hq) ? failed_held_sql : failed_held_nopos_sql,
+                               &hs)) == 0 &&
         (rc = ls_store_prepare(s, failed_row_sql, &done)) == 0)
         while ((rc = ls_stmt_step(f)) == 1 && (rc = failed_wait(f, hs, ins, done, hq, stats)) == 0)
             ;
@@ -710,14 +744,6 @@ static int failed_waits(ls_store *s, const hidden_q *hq, ls_correlate_stats *sta
     ls_stmt_finalize(hs);
     ls_stmt_finalize(done);
     return rc < 0 ? rc : 0;
-}
-
-/* Whether ls_queue_same_second() can find anything: a whole-second log
- * with a logged wait to bound the unlogged ones (it returns 0 otherwise),
- * so whether the holds scan reads the log positions it needs. */
-static int need_positions(const hidden_q *hq)
-{
-    return hq->resolution >= LS_WHOLE_SECOND_US && hq->max_unlogged > 0;
 }
 
 /* Whether any hold's start is ls_queue_hold_start()'s to decide (the log
