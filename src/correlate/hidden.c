@@ -96,17 +96,21 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
  * hold_rows is scanned NOT INDEXED (the view would be read through
  * holds_tx_row, a visit of the table per hold). */
 #define BOUND(COL) "CASE WHEN b.hold_id IS NOT NULL THEN b." COL " ELSE h." COL " END"
-/* Is the hold's start evidence one of TEXTS (an SQL list)? Its id among
- * the ids of those texts (each text once in its table), each list read
- * once by the statement, not a lookup of the text per hold and use
- * (issue 38): 1, 0, or NULL for a hold with none. */
-#define START_EVIDENCE_IN(TEXTS)                                                                   \
-    "CASE WHEN b.hold_id IS NOT NULL THEN b.start_evidence IN (SELECT evidence_id"                 \
-    " FROM bound_evidence WHERE text IN (" TEXTS ")) ELSE h.start_evidence IN"                     \
-    " (SELECT evidence_id FROM hold_evidence WHERE text IN (" TEXTS ")) END"
+/* Is the hold's start evidence one of those the parameters B (of
+ * bound_evidence) and H (of hold_evidence) name? Their ids, read once
+ * before the scan (evidence_ids_sql), compared per hold: the lists were
+ * each a subquery's ephemeral table, probed three times a hold with its
+ * test for NULL on a miss (issue 38: a fifth of the scan's VM steps).
+ * 1, 0, or NULL for a hold with none, or a text no hold has. */
+#define START_EVIDENCE_IS(B, H)                                                                    \
+    "CASE WHEN b.hold_id IS NOT NULL THEN b.start_evidence IN (" B ")"                             \
+    " ELSE h.start_evidence IN (" H ") END"
+#define NO_DURATION_IS START_EVIDENCE_IS(":no_duration_b", ":no_duration_h")
 /* Holds queued in the order they ended (their acquisition not logged):
  * the log has no end of their locking statement (ls_queue_hold_start()). */
 #define QUEUED_BY_END NO_DURATION ", " ACQUIRED
+#define QUEUED_BY_END_IS                                                                           \
+    START_EVIDENCE_IS(":no_duration_b, :acquired_b", ":no_duration_h, :acquired_h")
 /* The hold's start evidence's text, looked up; read only for a hold with
  * no locking statement (ls_hidden_stmt_start_known()), a span's. */
 #define START_EVIDENCE                                                                             \
@@ -114,10 +118,10 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
     " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"                  \
     " WHERE evidence_id = h.start_evidence) END"
 /* The locking statement's text, for its lock strength
- * (ls_sql_shared_lock()): read only when ?1 is set (strength_sql),
+ * (ls_sql_shared_lock()): read only when :strength is set (strength_sql),
  * a log with holds whose start ls_queue_hold_start() decides. */
 #define LOCK_TEXT                                                                                  \
-    "CASE WHEN ?1 THEN (SELECT t.text FROM stmt_rows p JOIN stmt_texts t"                          \
+    "CASE WHEN :strength THEN (SELECT t.text FROM stmt_rows p JOIN stmt_texts t"                   \
     " ON t.text_id = p.text_id WHERE p.stmt_id = " BOUND("lock_stmt") ") END"
 #define LOG_POS(T) LS_LOG_POS_SQL(T)
 #define HOLD_BASE_COLS(X, Q)                                                                       \
@@ -130,8 +134,8 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
     X(Q, stmt_start, "coalesce(" BOUND("start_lo") ", " BOUND("start_ts") ")")                     \
     X(Q, end_ts, BOUND("end_ts"))                                                                  \
     X(Q, lock_stmt, BOUND("lock_stmt"))                                                            \
-    X(Q, no_duration, START_EVIDENCE_IN(NO_DURATION))                                              \
-    X(Q, no_end, START_EVIDENCE_IN(QUEUED_BY_END))                                                 \
+    X(Q, no_duration, NO_DURATION_IS)                                                              \
+    X(Q, no_end, QUEUED_BY_END_IS)                                                                 \
     X(Q, start_evidence, "CASE WHEN " BOUND("lock_stmt") " IS NULL THEN " START_EVIDENCE " END")   \
     X(Q, logged, "l.first_wait")                                                                   \
     X(Q, l0, "l.l0")                                                                               \
@@ -161,8 +165,19 @@ LS_COLUMNS(hq, HOLD_COLS);
 #define HOLDS_FROM                                                                                 \
     " FROM hold_rows h NOT INDEXED LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"               \
     " LEFT JOIN temp.hidden_logged l ON l.tx_id = h.tx_id AND l.row_id = h.row_id"                 \
-    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE_IN(QUEUED_BY_END) " THEN " BOUND(              \
-        "end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
+    " ORDER BY h.row_id, CASE WHEN " QUEUED_BY_END_IS                                              \
+    " THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
+/* The scan's parameters, in the order the SQL first names them. */
+#define HOLDS_PARAMS(X, Q)                                                                         \
+    X(Q, no_duration_b) X(Q, no_duration_h) X(Q, acquired_b) X(Q, acquired_h) X(Q, strength)
+LS_PARAMS(hp, HOLDS_PARAMS);
+/* The ids of the evidence texts the scan compares (START_EVIDENCE_IS),
+ * in HOLDS_PARAMS' order; NULL for a text its table does not have. */
+static const char evidence_ids_sql[] =
+    "SELECT (SELECT evidence_id FROM bound_evidence WHERE text = " NO_DURATION "),"
+    " (SELECT evidence_id FROM hold_evidence WHERE text = " NO_DURATION "),"
+    " (SELECT evidence_id FROM bound_evidence WHERE text = " ACQUIRED "),"
+    " (SELECT evidence_id FROM hold_evidence WHERE text = " ACQUIRED ")";
 static const char holds_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_COLS) HOLDS_FROM;
 static const char holds_nopos_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_NOPOS_COLS) HOLDS_FROM;
 
@@ -752,6 +767,24 @@ static int failed_waits(ls_store *s, const hidden_q *hq, ls_correlate_stats *sta
 static const char strength_sql[] =
     "SELECT EXISTS (SELECT 1 FROM hold_evidence WHERE text IN (" QUEUED_BY_END "))";
 
+/* Bind the holds scan's evidence ids (evidence_ids_sql). */
+static int bind_evidence_ids(ls_store *s, ls_stmt *scan)
+{
+    static const int param[] = {LS_PARAM(hp, no_duration_b), LS_PARAM(hp, no_duration_h),
+                                LS_PARAM(hp, acquired_b), LS_PARAM(hp, acquired_h)};
+    ls_stmt *q = NULL;
+    int rc = ls_store_prepare(s, evidence_ids_sql, &q);
+    size_t i;
+    if (rc != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1)
+        for (i = 0; i < sizeof(param) / sizeof(param[0]); i++)
+            if (!ls_stmt_isnull(q, (int)i))
+                ls_stmt_bind_int64(scan, param[i], ls_stmt_int64(q, (int)i));
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {
     hidden_q hq = {NULL, NULL, NULL, NULL, 0, 0, 0};
@@ -773,8 +806,10 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_exec(s, hq.resolution >= LS_WHOLE_SECOND_US ? logged_table_sql
                                                                    : logged_table_ms_sql)) != 0 ||
-        (rc = ls_store_prepare(s, need_positions(&hq) ? holds_sql : holds_nopos_sql, &hq.q)) != 0 ||
-        (rc = ls_stmt_bind_int64(hq.q, 1, strength)) != 0 ||
+        (rc = ls_store_prepare_params(s, need_positions(&hq) ? holds_sql : holds_nopos_sql,
+                                      LS_PARAM_NAMES(HOLDS_PARAMS), &hq.q)) != 0 ||
+        (rc = bind_evidence_ids(s, hq.q)) != 0 ||
+        (rc = ls_stmt_bind_int64(hq.q, LS_PARAM(hp, strength), strength)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &hq.ins)) != 0 ||
         (rc = ls_store_prepare(s, move_hold_sql, &hq.mv)) != 0 ||
         (rc = ls_store_prepare(s, span_insert_sql, &hq.ut)) != 0)
