@@ -808,8 +808,9 @@ static void wrow_of(ls_stmt *q, wait_row *w)
     X(Q, first_wait, "min(wait_id)")
 LS_COLUMNS(rk, REL_KEY_COLS);
 
+/* *keyed: how many waits it keyed. */
 static int key_waits_from_holders(ls_store *s, ls_stmt *hq, int64_t resolution,
-                                  const ls_shape_rule *rules, size_t nrules)
+                                  const ls_shape_rule *rules, size_t nrules, size_t *keyed)
 {
     ls_stmt *q = NULL, *add = NULL;
     rel_cols cols = {NULL, 0};
@@ -848,6 +849,7 @@ static int key_waits_from_holders(ls_store *s, ls_stmt *hq, int64_t resolution,
         if (found && ((rc = wkey_add(add, w.wait_id, w.rel, key, LS_GROUPED_HOLDER)) != 0 ||
                       (rc = rel_col_add(&cols, w.rel, key)) != 0))
             goto out;
+        *keyed += found != 0;
     }
     if (rc == 0)
         rc = apply_found_keys(s, &q);
@@ -1473,7 +1475,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *hq = NULL;
     ls_shape_rule *rules = NULL;
-    size_t nrules = 0;
+    size_t nrules = 0, keyed = 0;
     int64_t resolution = LS_MILLISECOND_US; /* %m, csvlog, jsonlog: milliseconds */
     int rc;
 
@@ -1489,14 +1491,15 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
      * write to the relation, or a call sharing the key with the waiter's;
      * then ctids again. */
     if ((rc = read_waits(s, resolution)) != 0 || (rc = key_by_ctid(s)) != 0 ||
-        (rc = key_waits_from_holders(s, hq, resolution, NULL, 0)) != 0 ||
-        (rc = key_by_ctid(s)) != 0)
+        (rc = key_waits_from_holders(s, hq, resolution, NULL, 0, &keyed)) != 0 ||
+        /* with no new key the ctids name what they named (issue 38) */
+        (keyed && (rc = key_by_ctid(s)) != 0))
         goto out;
     /* 3. Rules; a rule can key a wait (or its holder's statement) whose
      * ctid then keys others. */
     if ((rc = learn_and_apply_rules(s, &rules, &nrules)) != 0)
         goto out;
-    if (nrules && ((rc = key_waits_from_holders(s, hq, resolution, rules, nrules)) != 0 ||
+    if (nrules && ((rc = key_waits_from_holders(s, hq, resolution, rules, nrules, &keyed)) != 0 ||
                    (rc = key_by_ctid(s)) != 0))
         goto out;
     /* 4. Write rows. 5. Rows only a deadlock's DETAIL names. 6. Rows
