@@ -96,17 +96,21 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
  * hold_rows is scanned NOT INDEXED (the view would be read through
  * holds_tx_row, a visit of the table per hold). */
 #define BOUND(COL) "CASE WHEN b.hold_id IS NOT NULL THEN b." COL " ELSE h." COL " END"
-/* Is the hold's start evidence one of TEXTS (an SQL list)? Its id among
- * the ids of those texts (each text once in its table), each list read
- * once by the statement, not a lookup of the text per hold and use
- * (issue 38): 1, 0, or NULL for a hold with none. */
-#define START_EVIDENCE_IN(TEXTS)                                                                   \
-    "CASE WHEN b.hold_id IS NOT NULL THEN b.start_evidence IN (SELECT evidence_id"                 \
-    " FROM bound_evidence WHERE text IN (" TEXTS ")) ELSE h.start_evidence IN"                     \
-    " (SELECT evidence_id FROM hold_evidence WHERE text IN (" TEXTS ")) END"
+/* Is the hold's start evidence one of those the parameters B (of
+ * bound_evidence) and H (of hold_evidence) name? Their ids, read once
+ * before the scan (evidence_ids_sql), compared per hold: the lists were
+ * each a subquery's ephemeral table, probed three times a hold with its
+ * test for NULL on a miss (issue 38: a fifth of the scan's VM steps).
+ * 1, 0, or NULL for a hold with none, or a text no hold has. */
+#define START_EVIDENCE_IS(B, H)                                                                    \
+    "CASE WHEN b.hold_id IS NOT NULL THEN b.start_evidence IN (" B ")"                             \
+    " ELSE h.start_evidence IN (" H ") END"
+#define NO_DURATION_IS START_EVIDENCE_IS(":no_duration_b", ":no_duration_h")
 /* Holds queued in the order they ended (their acquisition not logged):
  * the log has no end of their locking statement (ls_queue_hold_start()). */
 #define QUEUED_BY_END NO_DURATION ", " ACQUIRED
+#define QUEUED_BY_END_IS                                                                           \
+    START_EVIDENCE_IS(":no_duration_b, :acquired_b", ":no_duration_h, :acquired_h")
 /* The hold's start evidence's text, looked up; read only for a hold with
  * no locking statement (ls_hidden_stmt_start_known()), a span's. */
 #define START_EVIDENCE                                                                             \
@@ -114,10 +118,10 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
     " WHERE evidence_id = b.start_evidence) ELSE (SELECT text FROM hold_evidence"                  \
     " WHERE evidence_id = h.start_evidence) END"
 /* The locking statement's text, for its lock strength
- * (ls_sql_shared_lock()): read only when ?1 is set (strength_sql),
+ * (ls_sql_shared_lock()): read only when :strength is set (strength_sql),
  * a log with holds whose start ls_queue_hold_start() decides. */
 #define LOCK_TEXT                                                                                  \
-    "CASE WHEN ?1 THEN (SELECT t.text FROM stmt_rows p JOIN stmt_texts t"                          \
+    "CASE WHEN :strength THEN (SELECT t.text FROM stmt_rows p JOIN stmt_texts t"                   \
     " ON t.text_id = p.text_id WHERE p.stmt_id = " BOUND("lock_stmt") ") END"
 #define LOG_POS(T) LS_LOG_POS_SQL(T)
 #define HOLD_BASE_COLS(X, Q)                                                                       \
@@ -130,8 +134,8 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
     X(Q, stmt_start, "coalesce(" BOUND("start_lo") ", " BOUND("start_ts") ")")                     \
     X(Q, end_ts, BOUND("end_ts"))                                                                  \
     X(Q, lock_stmt, BOUND("lock_stmt"))                                                            \
-    X(Q, no_duration, START_EVIDENCE_IN(NO_DURATION))                                              \
-    X(Q, no_end, START_EVIDENCE_IN(QUEUED_BY_END))                                                 \
+    X(Q, no_duration, NO_DURATION_IS)                                                              \
+    X(Q, no_end, QUEUED_BY_END_IS)                                                                 \
     X(Q, start_evidence, "CASE WHEN " BOUND("lock_stmt") " IS NULL THEN " START_EVIDENCE " END")   \
     X(Q, logged, "l.first_wait")                                                                   \
     X(Q, l0, "l.l0")                                                                               \
@@ -161,8 +165,19 @@ LS_COLUMNS(hq, HOLD_COLS);
 #define HOLDS_FROM                                                                                 \
     " FROM hold_rows h NOT INDEXED LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"               \
     " LEFT JOIN temp.hidden_logged l ON l.tx_id = h.tx_id AND l.row_id = h.row_id"                 \
-    " ORDER BY h.row_id, CASE WHEN " START_EVIDENCE_IN(QUEUED_BY_END) " THEN " BOUND(              \
-        "end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
+    " ORDER BY h.row_id, CASE WHEN " QUEUED_BY_END_IS                                              \
+    " THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
+/* The scan's parameters, in the order the SQL first names them. */
+#define HOLDS_PARAMS(X, Q)                                                                         \
+    X(Q, no_duration_b) X(Q, no_duration_h) X(Q, acquired_b) X(Q, acquired_h) X(Q, strength)
+LS_PARAMS(hp, HOLDS_PARAMS);
+/* The ids of the evidence texts the scan compares (START_EVIDENCE_IS),
+ * in HOLDS_PARAMS' order; NULL for a text its table does not have. */
+static const char evidence_ids_sql[] =
+    "SELECT (SELECT evidence_id FROM bound_evidence WHERE text = " NO_DURATION "),"
+    " (SELECT evidence_id FROM hold_evidence WHERE text = " NO_DURATION "),"
+    " (SELECT evidence_id FROM bound_evidence WHERE text = " ACQUIRED "),"
+    " (SELECT evidence_id FROM hold_evidence WHERE text = " ACQUIRED ")";
 static const char holds_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_COLS) HOLDS_FROM;
 static const char holds_nopos_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_NOPOS_COLS) HOLDS_FROM;
 
@@ -202,7 +217,7 @@ static const char apply_moves_sql[] = "INSERT INTO hold_queued(" LS_COLUMN_NAMES
  * error's (the session's first error of the error's time after that line):
  * only ls_failed_wait_same_second() reads them */
 #define FAILED_STMT_POS "(SELECT " LOG_POS("p") " FROM stmt_rows p WHERE p.stmt_id = f.stmt_id)"
-#define FAILED_COLS(X, Q)                                                                          \
+#define FAILED_BASE_COLS(X, Q)                                                                     \
     X(Q, row_id, "f.row_id")                                                                       \
     X(Q, tx_id, "f.tx_id")                                                                         \
     X(Q, session_id, "f.session_id")                                                               \
@@ -216,42 +231,65 @@ static const char apply_moves_sql[] = "INSERT INTO hold_queued(" LS_COLUMN_NAMES
     X(Q, logged_ms, "l.ms")                                                                        \
     X(Q, tx_wait, "l.tx_wait")                                                                     \
     X(Q, c0, "l.c0")                                                                               \
-    X(Q, class, "f.class")                                                                         \
+    X(Q, class, "f.class")
+#define FAILED_COLS(X, Q)                                                                          \
+    FAILED_BASE_COLS(X, Q)                                                                         \
     X(Q, stmt_pos, FAILED_STMT_POS)                                                                \
     X(Q, error_pos,                                                                                \
       "(SELECT min(" LOG_POS("e") ") FROM errors e WHERE e.session_id = f.session_id"              \
                                   " AND e.ts = f.error_ts AND " LOG_POS("e") " > " FAILED_STMT_POS \
                                                                              ")")
+/* without need_positions() the positions are NULL, not read */
+#define FAILED_NOPOS_COLS(X, Q)                                                                    \
+    FAILED_BASE_COLS(X, Q)                                                                         \
+    X(Q, stmt_pos, "NULL")                                                                         \
+    X(Q, error_pos, "NULL")
 LS_COLUMNS(fl, FAILED_COLS);
-static const char failed_locks_sql[] = "SELECT " LS_SELECT_LIST(
-    fl, FAILED_COLS) " FROM temp.failed_locks f"
-                     " LEFT JOIN temp.hidden_logged l ON l.tx_id = f.tx_id AND l.row_id = f.row_id"
-                     " WHERE f.error_ts IS NOT NULL"
-                     " GROUP BY f.tx_id, f.row_id, f.stmt_id ORDER BY f.row_id, f.start_ts";
+#define FAILED_LOCKS_FROM                                                                          \
+    " FROM temp.failed_locks f"                                                                    \
+    " LEFT JOIN temp.hidden_logged l ON l.tx_id = f.tx_id AND l.row_id = f.row_id"                 \
+    " WHERE f.error_ts IS NOT NULL"                                                                \
+    " GROUP BY f.tx_id, f.row_id, f.stmt_id ORDER BY f.row_id, f.start_ts"
+static const char failed_locks_sql[] = "SELECT " LS_SELECT_LIST(fl, FAILED_COLS) FAILED_LOCKS_FROM;
+static const char failed_locks_nopos_sql[] =
+    "SELECT " LS_SELECT_LIST(fl, FAILED_NOPOS_COLS) FAILED_LOCKS_FROM;
 /* The holds of the row (?1) by other transactions (?2) got by the error
  * (?3, by the hold's first start: holds_row), the latest first: the one
  * that held the row when the statement started is among them. Their starts
  * as the scan above left them (hold_queued). */
 #define FAILED_HELD_MAX 64
-#define HELD_COLS(X, Q)                                                                            \
+#define HELD_BASE_COLS(X, Q)                                                                       \
     X(Q, hold_id, "h.hold_id")                                                                     \
     X(Q, tx_id, "h.tx_id")                                                                         \
     X(Q, start_ts, "coalesce(qd.start_ts, " BOUND("start_ts") ")")                                 \
-    X(Q, end_ts, BOUND("end_ts"))                                                                  \
+    X(Q, end_ts, BOUND("end_ts"))
+/* log positions: read only by ls_failed_wait_same_second(), which finds
+ * nothing unless need_positions(); otherwise failed_held_nopos_sql reads
+ * NULL, not three lookups a candidate (issue 38: most of the pass's CPU
+ * at 100 MiB was these probes, 64 candidates per failed lock). */
+#define HELD_COLS(X, Q)                                                                            \
+    HELD_BASE_COLS(X, Q)                                                                           \
     X(Q, lock_pos,                                                                                 \
       "(SELECT " LOG_POS("p") " FROM stmt_rows p WHERE p.stmt_id = " BOUND("lock_stmt") ")")       \
     X(Q, end_pos,                                                                                  \
       "(SELECT " LOG_POS(                                                                          \
           "p") " FROM transactions t JOIN stmt_rows p"                                             \
                " ON p.stmt_id = t.last_stmt WHERE t.tx_id = h.tx_id AND t.outcome = 'commit')")
+#define HELD_NOPOS_COLS(X, Q)                                                                      \
+    HELD_BASE_COLS(X, Q)                                                                           \
+    X(Q, lock_pos, "NULL")                                                                         \
+    X(Q, end_pos, "NULL")
 LS_COLUMNS(fh, HELD_COLS);
-static const char failed_held_sql[] = "SELECT " LS_SELECT_LIST(
-    fh, HELD_COLS) " FROM hold_rows h"
-                   " LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
-                   " LEFT JOIN hold_queued qd ON qd.hold_id = h.hold_id"
-                   " WHERE h.row_id = ?1 AND h.tx_id IS NOT ?2 AND h.start_ts <= ?3"
-                   " AND " BOUND("end_ts") " IS NOT NULL ORDER BY h.start_ts DESC"
-                                           " LIMIT " LS_SQL_INT(FAILED_HELD_MAX);
+#define FAILED_HELD_FROM                                                                           \
+    " FROM hold_rows h"                                                                            \
+    " LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"                                            \
+    " LEFT JOIN hold_queued qd ON qd.hold_id = h.hold_id"                                          \
+    " WHERE h.row_id = ?1 AND h.tx_id IS NOT ?2 AND h.start_ts <= ?3"                              \
+    " AND " BOUND("end_ts") " IS NOT NULL ORDER BY h.start_ts DESC"                                \
+                            " LIMIT " LS_SQL_INT(FAILED_HELD_MAX)
+static const char failed_held_sql[] = "SELECT " LS_SELECT_LIST(fh, HELD_COLS) FAILED_HELD_FROM;
+static const char failed_held_nopos_sql[] =
+    "SELECT " LS_SELECT_LIST(fh, HELD_NOPOS_COLS) FAILED_HELD_FROM;
 
 /*
  * The logged waits of statements that failed in them (a lock timeout, a
@@ -376,9 +414,9 @@ static void ring_push(ring *r, const ls_queued_hold *h, int shared, int64_t hold
 /* The queries of the scan, and what it knows of the log. */
 typedef struct hidden_q {
     ls_stmt *q, *ins, *mv, *ut;
-    int64_t resolution;   /* the statements' stamps: a second or a millisecond */
+    int64_t resolution;       /* the statements' stamps: a second or a millisecond */
     int64_t lines_resolution; /* the same of the log's statement lines alone */
-    int64_t max_unlogged; /* an unlogged wait was shorter (unlogged_bound()) */
+    int64_t max_unlogged;     /* an unlogged wait was shorter (unlogged_bound()) */
 } hidden_q;
 
 /* The logged waits of a (transaction, row) from q's columns l0, l1, ms,
@@ -693,6 +731,15 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, con
     return rc < 0 ? rc : 0;
 }
 
+/* Whether ls_queue_same_second() and ls_failed_wait_same_second() can
+ * find anything: a whole-second log with a logged wait to bound the
+ * unlogged ones (they return 0 otherwise), so whether the holds scan and
+ * the failed locks' read the log positions they need. */
+static int need_positions(const hidden_q *hq)
+{
+    return hq->resolution >= LS_WHOLE_SECOND_US && hq->max_unlogged > 0;
+}
+
 /* Every failed lock's wait (failed_locks_sql), into row_waits; their
  * (transaction, row) into temp.failed_rows, which failed_waits_sql reads
  * and drops. */
@@ -701,8 +748,10 @@ static int failed_waits(ls_store *s, const hidden_q *hq, ls_correlate_stats *sta
     ls_stmt *f = NULL, *hs = NULL, *done = NULL, *ins = hq->ins;
     int rc;
     if ((rc = ls_store_exec(s, failed_rows_table_sql)) == 0 &&
-        (rc = ls_store_prepare(s, failed_locks_sql, &f)) == 0 &&
-        (rc = ls_store_prepare(s, failed_held_sql, &hs)) == 0 &&
+        (rc = ls_store_prepare(s, need_positions(hq) ? failed_locks_sql : failed_locks_nopos_sql,
+                               &f)) == 0 &&
+        (rc = ls_store_prepare(s, need_positions(hq) ? failed_held_sql : failed_held_nopos_sql,
+                               &hs)) == 0 &&
         (rc = ls_store_prepare(s, failed_row_sql, &done)) == 0)
         while ((rc = ls_stmt_step(f)) == 1 && (rc = failed_wait(f, hs, ins, done, hq, stats)) == 0)
             ;
@@ -712,19 +761,29 @@ static int failed_waits(ls_store *s, const hidden_q *hq, ls_correlate_stats *sta
     return rc < 0 ? rc : 0;
 }
 
-/* Whether ls_queue_same_second() can find anything: a whole-second log
- * with a logged wait to bound the unlogged ones (it returns 0 otherwise),
- * so whether the holds scan reads the log positions it needs. */
-static int need_positions(const hidden_q *hq)
-{
-    return hq->resolution >= LS_WHOLE_SECOND_US && hq->max_unlogged > 0;
-}
-
 /* Whether any hold's start is ls_queue_hold_start()'s to decide (the log
  * has no end of its locking statement), so whether the holds scan reads
  * the locking statements' text for their lock strength. */
 static const char strength_sql[] =
     "SELECT EXISTS (SELECT 1 FROM hold_evidence WHERE text IN (" QUEUED_BY_END "))";
+
+/* Bind the holds scan's evidence ids (evidence_ids_sql). */
+static int bind_evidence_ids(ls_store *s, ls_stmt *scan)
+{
+    static const int param[] = {LS_PARAM(hp, no_duration_b), LS_PARAM(hp, no_duration_h),
+                                LS_PARAM(hp, acquired_b), LS_PARAM(hp, acquired_h)};
+    ls_stmt *q = NULL;
+    int rc = ls_store_prepare(s, evidence_ids_sql, &q);
+    size_t i;
+    if (rc != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1)
+        for (i = 0; i < sizeof(param) / sizeof(param[0]); i++)
+            if (!ls_stmt_isnull(q, (int)i))
+                ls_stmt_bind_int64(scan, param[i], ls_stmt_int64(q, (int)i));
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
 
 int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
 {
@@ -747,8 +806,10 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_exec(s, hq.resolution >= LS_WHOLE_SECOND_US ? logged_table_sql
                                                                    : logged_table_ms_sql)) != 0 ||
-        (rc = ls_store_prepare(s, need_positions(&hq) ? holds_sql : holds_nopos_sql, &hq.q)) != 0 ||
-        (rc = ls_stmt_bind_int64(hq.q, 1, strength)) != 0 ||
+        (rc = ls_store_prepare_params(s, need_positions(&hq) ? holds_sql : holds_nopos_sql,
+                                      LS_PARAM_NAMES(HOLDS_PARAMS), &hq.q)) != 0 ||
+        (rc = bind_evidence_ids(s, hq.q)) != 0 ||
+        (rc = ls_stmt_bind_int64(hq.q, LS_PARAM(hp, strength), strength)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &hq.ins)) != 0 ||
         (rc = ls_store_prepare(s, move_hold_sql, &hq.mv)) != 0 ||
         (rc = ls_store_prepare(s, span_insert_sql, &hq.ut)) != 0)

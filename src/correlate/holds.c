@@ -148,7 +148,12 @@ static const char near_one_sql[] =
  * (near_one_sql), newest first as the query gave them. The scans advance
  * with the waits, in time order, so they read the same pages at the same
  * time. A scan starts (and starts again, when the session's next wait is
- * far ahead or earlier) with waiter_stmts_sql's own inner query.
+ * far ahead or earlier) with waiter_stmts_sql's own inner query. Whether
+ * the next wait is far ahead, more than STREAM_AHEAD statements, is
+ * counted first from the index alone (stream_gap_sql, parse lines too):
+ * a scan read forward up to 33 rows of the session, then started again
+ * at 32 more, for each such wait (issue 38: two thirds of the rows the
+ * streams read, 1.12 M at 1 GiB).
  */
 #define STREAM_LAST 32  /* waiter_stmts_sql's LIMIT */
 #define STREAM_SLOTS 64 /* sessions scanned at once (a session's slot: its id modulo) */
@@ -165,6 +170,13 @@ static const char stream_last_sql[] =
 static const char stream_next_sql[] =
     STREAM_COLS " FROM stmt_rows WHERE session_id = ?1"
     " AND start_ts > ?2 AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts, stmt_id";
+/* The session's statements begun after the ring's bound, by the next
+ * one, up to one more than STREAM_AHEAD (statements_session covers it). */
+#define STREAM_GAP_PARAMS(X, Q) X(Q, session) X(Q, at) X(Q, bound)
+LS_PARAMS(gap, STREAM_GAP_PARAMS);
+static const char stream_gap_sql[] =
+    "SELECT count(*) FROM (SELECT 1 FROM stmt_rows WHERE session_id = :session"
+    " AND start_ts > :at AND start_ts <= :bound LIMIT " LS_SQL_INT(STREAM_AHEAD + 1) ")";
 
 typedef struct stream_ent {
     int64_t id, ts, text_id; /* text_id: -2 for NULL (a lock text not found is -1) */
@@ -184,8 +196,8 @@ typedef struct stream_slot {
 
 typedef struct stmt_stream {
     ls_store *s;
-    ls_stmt *last_q, *one; /* stream_last_sql, near_one_sql */
-    stream_slot *slot;     /* STREAM_SLOTS of them */
+    ls_stmt *last_q, *one, *gap; /* stream_last_sql, near_one_sql, stream_gap_sql */
+    stream_slot *slot;           /* STREAM_SLOTS of them */
 } stmt_stream;
 
 /* The holder's statements before the wait (its session: the blocker's),
@@ -454,6 +466,18 @@ static int stream_to(stmt_stream *ss, int64_t session, int64_t bound, stream_slo
     *out = sl;
     if (!sl->started || sl->session != session || bound < sl->at)
         return stream_start(ss, sl, session, bound);
+    if (bound > sl->at && !sl->done && !(sl->has_next && sl->next.ts > bound)) {
+        /* far ahead: seek there, not read the statements between (not
+         * asked when the scan's next row is past the bound already) */
+        ls_stmt_reset(ss->gap);
+        ls_stmt_bind_int64(ss->gap, LS_PARAM(gap, session), session);
+        ls_stmt_bind_int64(ss->gap, LS_PARAM(gap, at), sl->at);
+        ls_stmt_bind_int64(ss->gap, LS_PARAM(gap, bound), bound);
+        if ((rc = ls_stmt_step(ss->gap)) != 1)
+            return rc < 0 ? rc : LS_ESTORE;
+        if (ls_stmt_int64(ss->gap, LS_ONLY_COLUMN) > STREAM_AHEAD)
+            return stream_start(ss, sl, session, bound);
+    }
     for (;;) {
         if (!sl->has_next && !sl->done) {
             if ((rc = ls_stmt_step(sl->next_q)) < 0)
@@ -784,8 +808,9 @@ static void wrow_of(ls_stmt *q, wait_row *w)
     X(Q, first_wait, "min(wait_id)")
 LS_COLUMNS(rk, REL_KEY_COLS);
 
+/* *keyed: how many waits it keyed. */
 static int key_waits_from_holders(ls_store *s, ls_stmt *hq, int64_t resolution,
-                                  const ls_shape_rule *rules, size_t nrules)
+                                  const ls_shape_rule *rules, size_t nrules, size_t *keyed)
 {
     ls_stmt *q = NULL, *add = NULL;
     rel_cols cols = {NULL, 0};
@@ -824,6 +849,7 @@ static int key_waits_from_holders(ls_store *s, ls_stmt *hq, int64_t resolution,
         if (found && ((rc = wkey_add(add, w.wait_id, w.rel, key, LS_GROUPED_HOLDER)) != 0 ||
                       (rc = rel_col_add(&cols, w.rel, key)) != 0))
             goto out;
+        *keyed += found != 0;
     }
     if (rc == 0)
         rc = apply_found_keys(s, &q);
@@ -1028,7 +1054,9 @@ static int read_waits(ls_store *s, int64_t resolution)
          ((rc = (stream.slot = ls_calloc(STREAM_SLOTS, sizeof(*stream.slot))) ? 0 : LS_ENOMEM) !=
               0 ||
           (rc = ls_store_prepare(s, stream_last_sql, &stream.last_q)) != 0 ||
-          (rc = ls_store_prepare(s, near_one_sql, &stream.one)) != 0)) ||
+          (rc = ls_store_prepare(s, near_one_sql, &stream.one)) != 0 ||
+          (rc = ls_store_prepare_params(s, stream_gap_sql, LS_PARAM_NAMES(STREAM_GAP_PARAMS),
+                                        &stream.gap)) != 0)) ||
         (rc = ls_store_prepare(s, LS_TEXT_FIND_SQL, &tq)) != 0 ||
         (rc = ls_store_prepare(s, wrow_insert_sql, &ins)) != 0 ||
         (whole && ((rc = ls_store_prepare(s, near_ids_sql, &near.ids)) != 0 ||
@@ -1120,6 +1148,7 @@ out:
     }
     ls_stmt_finalize(stream.last_q);
     ls_stmt_finalize(stream.one);
+    ls_stmt_finalize(stream.gap);
     free(near.v);
     ls_stmt_finalize(tq);
     ls_stmt_finalize(ins);
@@ -1446,7 +1475,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *hq = NULL;
     ls_shape_rule *rules = NULL;
-    size_t nrules = 0;
+    size_t nrules = 0, keyed = 0;
     int64_t resolution = LS_MILLISECOND_US; /* %m, csvlog, jsonlog: milliseconds */
     int rc;
 
@@ -1462,14 +1491,15 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
      * write to the relation, or a call sharing the key with the waiter's;
      * then ctids again. */
     if ((rc = read_waits(s, resolution)) != 0 || (rc = key_by_ctid(s)) != 0 ||
-        (rc = key_waits_from_holders(s, hq, resolution, NULL, 0)) != 0 ||
-        (rc = key_by_ctid(s)) != 0)
+        (rc = key_waits_from_holders(s, hq, resolution, NULL, 0, &keyed)) != 0 ||
+        /* with no new key the ctids name what they named (issue 38) */
+        (keyed && (rc = key_by_ctid(s)) != 0))
         goto out;
     /* 3. Rules; a rule can key a wait (or its holder's statement) whose
      * ctid then keys others. */
     if ((rc = learn_and_apply_rules(s, &rules, &nrules)) != 0)
         goto out;
-    if (nrules && ((rc = key_waits_from_holders(s, hq, resolution, rules, nrules)) != 0 ||
+    if (nrules && ((rc = key_waits_from_holders(s, hq, resolution, rules, nrules, &keyed)) != 0 ||
                    (rc = key_by_ctid(s)) != 0))
         goto out;
     /* 4. Write rows. 5. Rows only a deadlock's DETAIL names. 6. Rows
