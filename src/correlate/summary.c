@@ -89,7 +89,9 @@ static const char set_paths_drop_sql[] = "DROP TABLE IF EXISTS temp.summary_path
  * but that the queueing ranking gives waiting (hidden, or failed waits'
  * shares), is listed too: no episodes, no hold time (max and p95 NULL),
  * the queueing ranking's waiting caused (samples/hidden-failed's dl_a,
- * 4.7 s hidden; samples/hidden's checkout). The order is the waiting
+ * 4.7 s hidden; samples/hidden's checkout), when that waiting reaches
+ * the log's tick (ls_caused_listed_min_ms: a millisecond where the times
+ * have them; %.3f the figure). The order is the waiting
  * caused, then the hold time, then the name: whose holds made others wait
  * the most (issue 34; on every sample with a truth the truth's order,
  * docs/correlation.md).
@@ -117,6 +119,7 @@ static const char ranking_fmt[] =
     "  coalesce(q.hidden_wait_ms_caused, 0) + coalesce(q.logged_wait_ms_caused, 0) AS caused"
     "  FROM %s.path_queueing q WHERE q.code_path IS NOT NULL"
     "  AND coalesce(q.hidden_wait_ms_caused, 0) + coalesce(q.logged_wait_ms_caused, 0) > 0"
+    "  AND coalesce(q.hidden_wait_ms_caused, 0) + coalesce(q.logged_wait_ms_caused, 0) >= %.3f"
     "  AND q.code_path NOT IN (SELECT label FROM logged WHERE label IS NOT NULL)),"
     " listed AS (SELECT * FROM logged UNION ALL SELECT * FROM queued)"
     " SELECT l.label, l.source, l.episodes, l.waits, l.total, l.mx, l.p95, l.caused,"
@@ -663,7 +666,11 @@ static int occupancy_write(ls_store *s, const char *schema)
 static int ranking_write(ls_store *s, const char *schema)
 {
     char sql[SUMMARY_SQL_MAX];
-    snprintf(sql, sizeof(sql), ranking_fmt, schema, schema, schema);
+    int64_t res = 0;
+    int rc = ls_log_resolution(s, &res);
+    if (rc != 0)
+        return rc;
+    snprintf(sql, sizeof(sql), ranking_fmt, schema, schema, schema, ls_caused_listed_min_ms(res));
     return ls_store_exec(s, sql);
 }
 

@@ -82,6 +82,18 @@ static void test_hidden(void)
     CHECK_INT(r.hi, 100 * MS);
 }
 
+/* The least waiting caused a path without a logged wait is listed for:
+ * the millisecond tick, or on whole seconds any (its range says the
+ * rest). */
+static void test_listed_min(void)
+{
+    CHECK(ls_caused_listed_min_ms(MS) == 1.0);
+    CHECK(ls_caused_listed_min_ms(0) == 1.0);
+    CHECK(ls_caused_listed_min_ms(S) == 0.0);
+    /* samples/trigger-paths: ledger-import's 0.611 ms is below it */
+    CHECK(0.611 < ls_caused_listed_min_ms(MS));
+}
+
 int main(void)
 {
     test_exact();
@@ -89,5 +101,6 @@ int main(void)
     test_error_later();
     test_milliseconds();
     test_hidden();
+    test_listed_min();
     return TEST_REPORT();
 }

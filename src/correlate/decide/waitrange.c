@@ -1,6 +1,8 @@
 /* waitrange.c — see waitrange.h. */
 #include "waitrange.h"
 
+#include "tolerances.h"
+
 void ls_logged_wait_range(int exact, int64_t waited_us, int64_t start_ts, int64_t end_ts,
                           int64_t at_least_us, int64_t res, ls_wait_range *out)
 {
@@ -29,4 +31,9 @@ void ls_hidden_wait_range(int64_t est_us, int64_t res, int64_t max_unlogged_us, 
         up = max_unlogged_us;
     out->lo = out->lo > res ? out->lo - res : 0;
     out->hi += up;
+}
+
+double ls_caused_listed_min_ms(int64_t res_us)
+{
+    return res_us >= LS_WHOLE_SECOND_US ? 0.0 : (double)LS_MILLISECOND_US / LS_US_PER_MS;
 }

@@ -47,4 +47,20 @@ void ls_logged_wait_range(int exact, int64_t waited_us, int64_t start_ts, int64_
  */
 void ls_hidden_wait_range(int64_t est_us, int64_t res, int64_t max_unlogged_us, ls_wait_range *out);
 
+/*
+ * The least waiting caused (ms) for which the blocking ranking lists a
+ * path that no logged wait queued behind (its waiting all rebuilt, or
+ * shares of others' waits), on a log whose times have tick res_us. Where
+ * they have milliseconds (%m, csvlog, jsonlog), a millisecond, the tick:
+ * a figure below it was rebuilt from stamps that cannot tell it from
+ * none (samples/trigger-paths: ledger-import's 0.6 ms, shares of waits
+ * its holds barely covered), so the path is not said to have made others
+ * wait (the queueing ranking still shows it). Where they are whole
+ * seconds, 0: any waiting it was given is listed, with its range
+ * (ls_hidden_wait_range: from 0 up), which puts it in no certain order
+ * against a path whose range it meets (samples/blind-java cut to %t:
+ * 0.1 ms, 0 to 4.0 s).
+ */
+double ls_caused_listed_min_ms(int64_t res_us);
+
 #endif
