@@ -57,7 +57,7 @@ void ls_hidden_wait_range(int64_t est_us, int64_t res, int64_t max_unlogged_us, 
  * its holds barely covered), so the path is not said to have made others
  * wait (the queueing ranking still shows it). Where they are whole
  * seconds, 0: any waiting it was given is listed, with its range
- * (ls_hidden_wait_range: from 0 up), which puts it in no certain order
+ * (ls_hidden_wait_range: from 0 up), which leaves it in no certain order
  * against a path whose range it meets (samples/blind-java cut to %t:
  * 0.1 ms, 0 to 4.0 s).
  */
