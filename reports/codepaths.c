@@ -250,6 +250,13 @@ static void occupancy(model_ctx *m, cJSON *list, int top)
     free(r);
 }
 
+#define CAUSED_COLS(X, Q) X(Q, lo_ms, "lo_ms") X(Q, hi_ms, "hi_ms")
+LS_COLUMNS(cr, CAUSED_COLS);
+#define CAUSED_PARAMS(X, Q) X(Q, code_path)
+LS_PARAMS(crp, CAUSED_PARAMS);
+static const char caused_sql[] = "SELECT " LS_SELECT_LIST(
+    cr, CAUSED_COLS) " FROM temp.path_caused_range WHERE code_path = :code_path";
+
 /* Where the log's times are whole seconds, each listed path of the
  * blocking ranking (list) with its waiting caused as the range the log
  * allows (temp.path_caused_range: ls_correlate_caused_ranges(), summed
@@ -274,10 +281,8 @@ static int caused_ranges(model_ctx *m, cJSON *list)
         return rc < 0 ? rc : 0;
     if (!(r = calloc(n, sizeof(*r))))
         return LS_ENOMEM;
-    if ((rc = ls_store_prepare(m->store,
-                               "SELECT lo_ms, hi_ms FROM temp.path_caused_range"
-                               " WHERE code_path = ?1",
-                               &q)) != 0)
+    if ((rc = ls_store_prepare_params(m->store, caused_sql, LS_PARAM_NAMES(CAUSED_PARAMS), &q)) !=
+        0)
         goto out;
     cJSON_ArrayForEach(o, list) {
         const cJSON *est = cJSON_GetObjectItemCaseSensitive(o, "waiter_ms_caused");
@@ -286,9 +291,10 @@ static int caused_ranges(model_ctx *m, cJSON *list)
         r[i].label = cJSON_IsString(label) ? label->valuestring : "";
         r[i].lo = r[i].hi = e;
         ls_stmt_reset(q);
-        if ((rc = ls_stmt_bind_text(q, 1, r[i].label)) == 0 && (rc = ls_stmt_step(q)) == 1) {
-            r[i].lo = fmin(e, ls_stmt_double(q, 0));
-            r[i].hi = fmax(e, ls_stmt_double(q, 1));
+        if ((rc = ls_stmt_bind_text(q, LS_PARAM(crp, code_path), r[i].label)) == 0 &&
+            (rc = ls_stmt_step(q)) == 1) {
+            r[i].lo = fmin(e, ls_stmt_double(q, cr_lo_ms));
+            r[i].hi = fmax(e, ls_stmt_double(q, cr_hi_ms));
         }
         if (rc < 0)
             goto out;

@@ -1058,8 +1058,10 @@ static const char caused_logged_sql[] =
         "h.tx_id") " LEFT JOIN temp.caused_exact x ON x.wait_id = w.wait_id"
                    " WHERE h.waits > 0 AND w.waited_ms IS NOT NULL AND w.start_ts IS NOT NULL "
                    "AND" NOT_A_RELATION_LOCK("h.row_id");
+#define CAUSED_INSERT_PARAMS(X, Q) X(Q, code_path) X(Q, lo_ms) X(Q, hi_ms)
+LS_PARAMS(cip, CAUSED_INSERT_PARAMS);
 static const char caused_insert_sql[] = "INSERT OR REPLACE INTO temp.path_caused_range"
-                                        " VALUES (?1, ?2, ?3)";
+                                        " VALUES (:code_path, :lo_ms, :hi_ms)";
 
 /* The logged waits' ranges summed into x's paths by label. */
 static int caused_logged(ls_store *s, qw_ctx *x)
@@ -1099,7 +1101,8 @@ static int caused_write(ls_store *s, const qw_ctx *x)
     size_t i;
     int rc;
 
-    if ((rc = ls_store_prepare(s, caused_insert_sql, &ins)) != 0)
+    if ((rc = ls_store_prepare_params(s, caused_insert_sql, LS_PARAM_NAMES(CAUSED_INSERT_PARAMS),
+                                      &ins)) != 0)
         return rc;
     for (i = 0; rc == 0 && i < x->nsums; i++) {
         const qw_sum *su = &x->sums[i];
@@ -1108,9 +1111,9 @@ static int caused_write(ls_store *s, const qw_ctx *x)
         if (!su->seen && !su->has_log)
             continue;
         rc = ls_stmt_reset(ins);
-        rc = rc ? rc : ls_stmt_bind_text(ins, 1, su->label);
-        rc = rc ? rc : ls_stmt_bind_double(ins, 2, lo);
-        rc = rc ? rc : ls_stmt_bind_double(ins, 3, hi);
+        rc = rc ? rc : ls_stmt_bind_text(ins, LS_PARAM(cip, code_path), su->label);
+        rc = rc ? rc : ls_stmt_bind_double(ins, LS_PARAM(cip, lo_ms), lo);
+        rc = rc ? rc : ls_stmt_bind_double(ins, LS_PARAM(cip, hi_ms), hi);
         if (rc == 0 && (rc = ls_stmt_step(ins)) > 0)
             rc = 0;
     }
