@@ -122,23 +122,32 @@ static int64_t us_of(double ms)
     return (int64_t)llround(ms * 1000.0);
 }
 
+/* A path's figure as the range the log allows (whole seconds). */
+typedef struct path_range {
+    const char *label;
+    double lo, hi;
+} path_range;
+
 /*
- * Where the log's times are whole seconds: path i's total as the range
- * the log allows (total_hold_min_ms..total_hold_max_ms), and the paths
- * listed (of the first `top`) whose ranges meet its own, whose order
- * against it the log cannot tell (order_uncertain, order_uncertain_with).
+ * Where the log's times are whole seconds: path i's figure as the range
+ * the log allows (min_key..max_key), and the paths listed (of the first
+ * `top`) whose ranges meet its own, whose order against it the log cannot
+ * tell (order_uncertain, order_uncertain_with). Both rankings say it so:
+ * the occupancy's total hold (total_hold_min_ms..total_hold_max_ms), the
+ * blocking's waiting caused (waiter_ms_caused_min..waiter_ms_caused_max).
  */
-static void occ_ranges(cJSON *o, const occ_path *paths, size_t n, size_t i, int top)
+static void add_range(cJSON *o, const char *min_key, const char *max_key, const path_range *r,
+                      size_t n, size_t i, int top)
 {
     cJSON *with = cJSON_CreateArray();
     size_t j;
 
-    cJSON_AddNumberToObject(o, "total_hold_min_ms", round(paths[i].total_lo * 1000.0) / 1000.0);
-    cJSON_AddNumberToObject(o, "total_hold_max_ms", round(paths[i].total_hi * 1000.0) / 1000.0);
+    cJSON_AddNumberToObject(o, min_key, round(r[i].lo * 1000.0) / 1000.0);
+    cJSON_AddNumberToObject(o, max_key, round(r[i].hi * 1000.0) / 1000.0);
     for (j = 0; with && j < n && (top < 0 || j < (size_t)top); j++)
-        if (j != i && ls_ranges_overlap(us_of(paths[i].total_lo), us_of(paths[i].total_hi),
-                                        us_of(paths[j].total_lo), us_of(paths[j].total_hi)))
-            cJSON_AddItemToArray(with, cJSON_CreateString(paths[j].label));
+        if (j != i &&
+            ls_ranges_overlap(us_of(r[i].lo), us_of(r[i].hi), us_of(r[j].lo), us_of(r[j].hi)))
+            cJSON_AddItemToArray(with, cJSON_CreateString(r[j].label));
     cJSON_AddBoolToObject(o, "order_uncertain", cJSON_GetArraySize(with) > 0);
     if (with)
         cJSON_AddItemToObject(o, "order_uncertain_with", with);
@@ -197,6 +206,7 @@ static int occ_load(model_ctx *m, occ_path **out, size_t *n, double *all)
 static void occupancy(model_ctx *m, cJSON *list, int top)
 {
     occ_path *paths = NULL;
+    path_range *r = NULL;
     size_t n = 0, i;
     int ranged = 0, rc;
     double all = 0;
@@ -208,6 +218,13 @@ static void occupancy(model_ctx *m, cJSON *list, int top)
         occ_story(m, &paths[0]);
     for (i = 0; i < n; i++)
         ranged |= paths[i].ranged > 0;
+    if (ranged && !(r = calloc(n, sizeof(*r))))
+        rc = LS_ENOMEM;
+    for (i = 0; r && i < n; i++) {
+        r[i].label = paths[i].label;
+        r[i].lo = paths[i].total_lo;
+        r[i].hi = paths[i].total_hi;
+    }
     for (i = 0; rc >= 0 && i < n && (top < 0 || i < (size_t)top); i++) {
         cJSON *o = cJSON_CreateObject();
         ls_model_add_str(o, "code_path", paths[i].label);
@@ -219,15 +236,78 @@ static void occupancy(model_ctx *m, cJSON *list, int top)
         cJSON_AddNumberToObject(o, "holds_waited_for", (double)paths[i].waited);
         cJSON_AddNumberToObject(o, "share_pct",
                                 all > 0 ? round(paths[i].total * 100000.0 / all) / 1000.0 : 0);
-        if (ranged)
-            occ_ranges(o, paths, n, i, top);
+        if (r)
+            add_range(o, "total_hold_min_ms", "total_hold_max_ms", r, n, i, top);
         cJSON_AddItemToArray(list, o);
     }
+    if (rc < 0)
+        m->rc = rc;
     for (i = 0; i < n; i++) {
         free(paths[i].label);
         free(paths[i].source);
     }
     free(paths);
+    free(r);
+}
+
+#define CAUSED_COLS(X, Q) X(Q, lo_ms, "lo_ms") X(Q, hi_ms, "hi_ms")
+LS_COLUMNS(cr, CAUSED_COLS);
+#define CAUSED_PARAMS(X, Q) X(Q, code_path)
+LS_PARAMS(crp, CAUSED_PARAMS);
+static const char caused_sql[] = "SELECT " LS_SELECT_LIST(
+    cr, CAUSED_COLS) " FROM temp.path_caused_range WHERE code_path = :code_path";
+
+/* Where the log's times are whole seconds, each listed path of the
+ * blocking ranking (list) with its waiting caused as the range the log
+ * allows (temp.path_caused_range: ls_correlate_caused_ranges(), summed
+ * when the report's scope was entered; no table, no range). The range
+ * holds the figure ranked. 0 or an error code. */
+static int caused_ranges(model_ctx *m, cJSON *list)
+{
+    ls_stmt *q = NULL;
+    path_range *r = NULL;
+    size_t n = (size_t)cJSON_GetArraySize(list), i = 0;
+    cJSON *o;
+    int rc;
+
+    if ((rc = ls_store_prepare(m->store,
+                               "SELECT 1 FROM temp.sqlite_master WHERE name = 'path_caused_range'",
+                               &q)) != 0)
+        return rc;
+    rc = ls_stmt_step(q);
+    ls_stmt_finalize(q);
+    q = NULL;
+    if (rc <= 0 || n == 0)
+        return rc < 0 ? rc : 0;
+    if (!(r = calloc(n, sizeof(*r))))
+        return LS_ENOMEM;
+    if ((rc = ls_store_prepare_params(m->store, caused_sql, LS_PARAM_NAMES(CAUSED_PARAMS), &q)) !=
+        0)
+        goto out;
+    cJSON_ArrayForEach(o, list) {
+        const cJSON *est = cJSON_GetObjectItemCaseSensitive(o, "waiter_ms_caused");
+        double e = cJSON_IsNumber(est) ? est->valuedouble : 0;
+        const cJSON *label = cJSON_GetObjectItemCaseSensitive(o, "code_path");
+        r[i].label = cJSON_IsString(label) ? label->valuestring : "";
+        r[i].lo = r[i].hi = e;
+        ls_stmt_reset(q);
+        if ((rc = ls_stmt_bind_text(q, LS_PARAM(crp, code_path), r[i].label)) == 0 &&
+            (rc = ls_stmt_step(q)) == 1) {
+            r[i].lo = fmin(e, ls_stmt_double(q, cr_lo_ms));
+            r[i].hi = fmax(e, ls_stmt_double(q, cr_hi_ms));
+        }
+        if (rc < 0)
+            goto out;
+        i++;
+    }
+    i = 0;
+    cJSON_ArrayForEach(o, list)
+        add_range(o, "waiter_ms_caused_min", "waiter_ms_caused_max", r, n, i++, -1);
+    rc = 0;
+out:
+    ls_stmt_finalize(q);
+    free(r);
+    return rc < 0 ? rc : 0;
 }
 
 /*
@@ -412,6 +492,8 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
         cJSON_AddItemToArray(list, o);
     }
     if (rc < 0)
+        goto out;
+    if ((rc = caused_ranges(m, list)) != 0)
         goto out;
     ls_model_each_row(m, queueing_sql, top, queueing_row,
                       cJSON_AddArrayToObject(report, "row_queueing"));

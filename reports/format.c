@@ -155,11 +155,14 @@ int ls_fmt_range_of(const cJSON *o, const char *key, double *lo, double *hi)
     size_t n = strlen(key);
     const cJSON *a, *b;
 
-    if (n < sizeof("_ms") - 1 || strcmp(key + n - (sizeof("_ms") - 1), "_ms") != 0)
-        return 0;
-    n -= sizeof("_ms") - 1;
-    if (snprintf(kl, sizeof(kl), "%.*s_min_ms", (int)n, key) >= (int)sizeof(kl) ||
-        snprintf(kh, sizeof(kh), "%.*s_max_ms", (int)n, key) >= (int)sizeof(kh))
+    /* KEY_ms: KEY_min_ms and KEY_max_ms; any other key (waiter_ms_caused):
+     * KEY_min and KEY_max */
+    int ms = n >= sizeof("_ms") - 1 && strcmp(key + n - (sizeof("_ms") - 1), "_ms") == 0;
+
+    if (ms)
+        n -= sizeof("_ms") - 1;
+    if (snprintf(kl, sizeof(kl), "%.*s_min%s", (int)n, key, ms ? "_ms" : "") >= (int)sizeof(kl) ||
+        snprintf(kh, sizeof(kh), "%.*s_max%s", (int)n, key, ms ? "_ms" : "") >= (int)sizeof(kh))
         return 0;
     a = cJSON_GetObjectItemCaseSensitive(o, kl);
     b = cJSON_GetObjectItemCaseSensitive(o, kh);

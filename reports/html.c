@@ -1895,7 +1895,7 @@ static void panel_code_paths(FILE *f, const cJSON *model)
         TABLE(f, ls_tab_occupancy, m_get(model, "row_occupancy"));
         ls_write_shape_reason(&w, model);
         shapes(f, model);
-        ls_write_order_uncertain(&w, m_get(model, "row_occupancy"));
+        ls_write_order_uncertain(&w, m_get(model, "row_occupancy"), LS_RANKING_OCCUPANCY);
     }
     if (cJSON_GetArraySize(m_get(model, "row_queueing")) > 0) {
         sub_heading(f, &ls_tab_queueing);
@@ -1907,6 +1907,10 @@ static void panel_code_paths(FILE *f, const cJSON *model)
         return;
     }
     TABLE(f, ls_tab_code_paths, m_get(model, "code_paths"));
+    {
+        ls_writer w = html_writer(f);
+        ls_write_order_uncertain(&w, m_get(model, "code_paths"), LS_RANKING_BLOCKING);
+    }
     cJSON_ArrayForEach(c, m_get(model, "code_paths")) {
         if (cJSON_GetArraySize(m_get(c, "hold_breakdown")) == 0)
             continue;

@@ -981,7 +981,7 @@ static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
             ls_writer w = md_writer(f, caps);
             ls_write_shape_reason(&w, m);
             md_shapes(f, m, caps);
-            ls_write_order_uncertain(&w, m_get(m, "row_occupancy"));
+            ls_write_order_uncertain(&w, m_get(m, "row_occupancy"), LS_RANKING_OCCUPANCY);
         }
     }
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_queueing")) > 0) {
@@ -1001,6 +1001,10 @@ static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
           f);
     md_table(f, caps, &ls_tab_code_paths, list, INT_MAX);
     fputs("\n", f);
+    {
+        ls_writer w = md_writer(f, caps);
+        ls_write_order_uncertain(&w, list, LS_RANKING_BLOCKING);
+    }
     if (cJSON_GetArraySize(conflicts) > 0) {
         md_sub_heading(f, &ls_tab_conflicts);
         md_table(f, caps, &ls_tab_conflicts, conflicts, INT_MAX);

@@ -140,8 +140,7 @@ int ls_write_pids(FILE *f, const cJSON *list, void (*one)(FILE *f, const cJSON *
 {
     const cJSON *x;
     int n = 0, more = 0;
-    cJSON_ArrayForEach(x, list)
-    {
+    cJSON_ArrayForEach(x, list) {
         if (seen_before(list, x))
             continue;
         if (n == LS_PIDS_SHOWN) {
@@ -295,8 +294,7 @@ void ls_write_findings(const ls_writer *w, const cJSON *list, const cJSON *flt)
         return;
     }
     tag(w, LS_TAG_LIST);
-    cJSON_ArrayForEach(x, list)
-    {
+    cJSON_ArrayForEach(x, list) {
         w->item(w, ++n);
         w->esc(w->f, m_str(x, "title"), 200);
         tag(w, LS_TAG_TITLE_END);
@@ -549,21 +547,26 @@ static int listed_before(const cJSON *list, int i, const char *label)
     return 0;
 }
 
-void ls_write_order_uncertain(const ls_writer *w, const cJSON *occupancy)
+void ls_write_order_uncertain(const ls_writer *w, const cJSON *list, ls_ranking_kind kind)
 {
     const cJSON *o, *x;
     int i = 0, n = 0;
 
-    cJSON_ArrayForEach(o, occupancy) {
+    cJSON_ArrayForEach(o, list) {
         const char *a = m_str(o, "code_path");
         cJSON_ArrayForEach(x, m_get(o, "order_uncertain_with")) {
-            if (!a || !cJSON_IsString(x) || listed_before(occupancy, i, x->valuestring))
+            if (!a || !cJSON_IsString(x) || listed_before(list, i, x->valuestring))
                 continue;
             if (n++ == 0) {
                 tag(w, LS_TAG_NOTE);
-                fputs("Order uncertain: the log's times are whole seconds, and the totals these "
-                      "paths held the hot rows can each lie anywhere in the range shown, so the "
-                      "log cannot tell which held them longer: ", w->f);
+                fputs(kind == LS_RANKING_BLOCKING
+                          ? "Order uncertain: the log's times are whole seconds, and the waiting "
+                            "these paths' holds caused can each lie anywhere in the range shown, "
+                            "so the log cannot tell which made others wait longer: "
+                          : "Order uncertain: the log's times are whole seconds, and the totals "
+                            "these paths held the hot rows can each lie anywhere in the range "
+                            "shown, so the log cannot tell which held them longer: ",
+                      w->f);
             } else {
                 fputs("; ", w->f);
             }

@@ -82,13 +82,17 @@ int ls_write_pids(FILE *f, const cJSON *list, void (*one)(FILE *f, const cJSON *
 int ls_write_opt(FILE *f, const char *label, const char *s,
                  void (*esc)(FILE *f, const char *s, size_t max), size_t max);
 
+/* Which ranking a note is under: what its ranges are of. */
+typedef enum { LS_RANKING_OCCUPANCY, LS_RANKING_BLOCKING } ls_ranking_kind;
+
 /*
- * Under the occupancy ranking (row_occupancy, whole-second log times): a
- * note naming each pair of code paths whose total hold ranges overlap
+ * Under a code-path ranking (whole-second log times): the occupancy's
+ * (row_occupancy: total hold) or the blocking's (code_paths: waiting
+ * caused), a note naming each pair of code paths whose ranges overlap
  * (order_uncertain_with), each pair once, in ranking order; nothing when
  * no order is uncertain.
  */
-void ls_write_order_uncertain(const ls_writer *w, const cJSON *occupancy);
+void ls_write_order_uncertain(const ls_writer *w, const cJSON *list, ls_ranking_kind kind);
 
 /* Why transactions are named by their shape, when they are (the model's
  * code_path_identity): a paragraph, or nothing. */

@@ -10,7 +10,7 @@
  * its bounds at least this many ms apart; closer bounds are the clock's
  * millisecond, not doubt. */
 #define LS_HOLD_RANGE_MS 25
-#define LS_RANGE_KEY_LEN 64 /* a model key with _min_ms or _max_ms */
+#define LS_RANGE_KEY_LEN 64 /* a model key with _min(_ms) or _max(_ms) */
 
 #include <stddef.h>
 #include <stdio.h>
@@ -23,8 +23,9 @@
 const char *ls_fmt_duration(char *buf, size_t n, double ms);
 
 /*
- * The range of duration KEY (a key ending in "_ms"): KEY_min_ms and
- * KEY_max_ms of o, in *lo and *hi. Returns 1 when o has both and they
+ * The range of duration KEY: KEY_min_ms and KEY_max_ms of o for a key
+ * ending in "_ms" (total_hold_ms), else KEY_min and KEY_max
+ * (waiter_ms_caused), in *lo and *hi. Returns 1 when o has both and they
  * are at least LS_HOLD_RANGE_MS apart (worth showing), else 0.
  */
 int ls_fmt_range_of(const cJSON *o, const char *key, double *lo, double *hi);

@@ -134,7 +134,8 @@ static const ls_column code_path_cols[] = {
     {"Total hold", "total_hold_ms", LS_CELL_MS, 0, A},
     {"Max hold", "max_hold_ms", LS_CELL_MS, 0, A},
     {"p95 hold", "p95_hold_ms", LS_CELL_MS, 0, A},
-    {"Waiting caused", "waiter_ms_caused", LS_CELL_MS, 0, A},
+    /* with whole-second log times, the estimate and the range the log allows */
+    {"Waiting caused", "waiter_ms_caused", LS_CELL_RANGE, 0, A},
     {"Waits suffered", "waits_suffered", LS_CELL_INT, 0, A},
     /* HTML draws the breakdown as a bar and a table of its own (ls_tab_parts). */
     {"Where the hold time went", "hold_breakdown", LS_CELL_PARTS, 0, M},

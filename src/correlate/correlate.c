@@ -1598,8 +1598,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * other failure sharing them (decide/retry.c ls_retry_by_params). 38:
  * serial capacity leaves out the transactions tied up in a deadlock on
  * the row: a wait for it that ended in a deadlock, and the holder it
- * waited for (findings.c). */
-#define CORRELATION_REV "38"
+ * waited for (findings.c). 39: the blocking ranking lists a path no
+ * logged wait queued behind only when its waiting caused reaches the
+ * log's tick (decide/waitrange.c ls_caused_listed_min_ms); on
+ * whole-second logs each path's waiting caused has its range
+ * (ls_correlate_caused_ranges, scope.c). */
+#define CORRELATION_REV "39"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -193,6 +193,20 @@ int ls_correlate_summary(ls_store *s, ls_correlate_stats *stats);
 int ls_correlate_summary_scope(ls_store *s, const char *label_sql, const char *source_sql,
                                int windowed);
 int ls_correlate_summary_leave(ls_store *s);
+/* Where the log's times are whole seconds (ls_log_resolution: its lock
+ * messages and statement lines, not what spans timed), the range the log
+ * allows of each path's waiting caused, as the blocking ranking sums it
+ * (path_ranking's waiter_ms_caused; decide/waitrange.h), into
+ * temp.path_caused_range(code_path, lo_ms, hi_ms) for a grouping's
+ * tx_code columns label_sql and source_sql; over a window's views when
+ * called after them (scope.c). Nothing (and no table) on a log with
+ * sub-second times. 0 or an error code; ls_correlate_summary_leave()
+ * drops it. */
+int ls_correlate_caused_ranges(ls_store *s, const char *label_sql, const char *source_sql);
+/* What a wait the log never showed was shorter than (hidden.c): the
+ * shortest time a logged wait had waited at its first line, into *out (0:
+ * no wait logged). 0 or an error code. */
+int ls_correlate_unlogged_bound(ls_store *s, int64_t *out);
 
 /* Whether the log's lock messages carry sub-second times (%m, csvlog) or
  * whole seconds (%t): *subsecond stays 1 when the store has none. */

@@ -416,7 +416,7 @@ typedef struct hidden_q {
     ls_stmt *q, *ins, *mv, *ut;
     int64_t resolution;       /* the statements' stamps: a second or a millisecond */
     int64_t lines_resolution; /* the same of the log's statement lines alone */
-    int64_t max_unlogged;     /* an unlogged wait was shorter (unlogged_bound()) */
+    int64_t max_unlogged;     /* an unlogged wait was shorter (ls_correlate_unlogged_bound()) */
 } hidden_q;
 
 /* The logged waits of a (transaction, row) from q's columns l0, l1, ms,
@@ -623,7 +623,7 @@ static const char unlogged_sql[] =
     "SELECT min(logged_ts - start_ts) FROM lock_wait_rows"
     " WHERE logged_ts IS NOT NULL AND start_ts IS NOT NULL AND logged_ts > start_ts";
 
-static int unlogged_bound(ls_store *s, int64_t *out)
+int ls_correlate_unlogged_bound(ls_store *s, int64_t *out)
 {
     ls_stmt *q = NULL;
     int rc = ls_store_prepare(s, unlogged_sql, &q);
@@ -799,7 +799,8 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         (rc = log_resolution(s, lines_resolution_sql, &hq.lines_resolution)) != 0 ||
         /* only whole seconds read it (ls_hidden_unlogged_start(),
          * need_positions()): with milliseconds it stays 0, unread */
-        (hq.resolution >= LS_WHOLE_SECOND_US && (rc = unlogged_bound(s, &hq.max_unlogged)) != 0) ||
+        (hq.resolution >= LS_WHOLE_SECOND_US &&
+         (rc = ls_correlate_unlogged_bound(s, &hq.max_unlogged)) != 0) ||
         (rc = ls_correlate_flag(s, strength_sql, &strength)) != 0 ||
         (rc = ls_store_exec(s, moved_table_sql)) != 0 ||
         (rc = ls_store_exec(s, spans_table_sql)) != 0 ||

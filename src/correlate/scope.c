@@ -210,6 +210,11 @@ int ls_correlate_scope_enter(ls_store *s, const char *group_by, int64_t since, i
      * the default grouping's over the whole log. */
     if (rc >= 0 && (windowed || strcmp(name, ls_grouping_default()->name) != 0))
         rc = ls_correlate_summary_scope(s, sc.label_sql, grouping_col(name, 2), windowed);
+    /* The blocking ranking's ranges, where the log's times are whole
+     * seconds: summed for every report, as the store has no column for
+     * them (schema 18; summary.c). */
+    if (rc >= 0)
+        rc = ls_correlate_caused_ranges(s, sc.label_sql, grouping_col(name, 2));
     if (rc < 0) {
         ls_correlate_scope_leave(s);
         return rc;

@@ -39,6 +39,7 @@
 #include "ls_params.h"
 #include "summary_schema.h"
 #include "decide/holdrange.h"
+#include "decide/waitrange.h"
 
 /* A row that is no whole relation's lock (store_schema.h's
  * relation_lock_rows), as the report's NOT_A_RELATION_LOCK. */
@@ -88,7 +89,9 @@ static const char set_paths_drop_sql[] = "DROP TABLE IF EXISTS temp.summary_path
  * but that the queueing ranking gives waiting (hidden, or failed waits'
  * shares), is listed too: no episodes, no hold time (max and p95 NULL),
  * the queueing ranking's waiting caused (samples/hidden-failed's dl_a,
- * 4.7 s hidden; samples/hidden's checkout). The order is the waiting
+ * 4.7 s hidden; samples/hidden's checkout), when that waiting reaches
+ * the log's tick (ls_caused_listed_min_ms: a millisecond where the times
+ * have them; %.3f the figure). The order is the waiting
  * caused, then the hold time, then the name: whose holds made others wait
  * the most (issue 34; on every sample with a truth the truth's order,
  * docs/correlation.md).
@@ -116,6 +119,7 @@ static const char ranking_fmt[] =
     "  coalesce(q.hidden_wait_ms_caused, 0) + coalesce(q.logged_wait_ms_caused, 0) AS caused"
     "  FROM %s.path_queueing q WHERE q.code_path IS NOT NULL"
     "  AND coalesce(q.hidden_wait_ms_caused, 0) + coalesce(q.logged_wait_ms_caused, 0) > 0"
+    "  AND coalesce(q.hidden_wait_ms_caused, 0) + coalesce(q.logged_wait_ms_caused, 0) >= %.3f"
     "  AND q.code_path NOT IN (SELECT label FROM logged WHERE label IS NOT NULL)),"
     " listed AS (SELECT * FROM logged UNION ALL SELECT * FROM queued)"
     " SELECT l.label, l.source, l.episodes, l.waits, l.total, l.mx, l.p95, l.caused,"
@@ -662,7 +666,11 @@ static int occupancy_write(ls_store *s, const char *schema)
 static int ranking_write(ls_store *s, const char *schema)
 {
     char sql[SUMMARY_SQL_MAX];
-    snprintf(sql, sizeof(sql), ranking_fmt, schema, schema, schema);
+    int64_t res = 0;
+    int rc = ls_log_resolution(s, &res);
+    if (rc != 0)
+        return rc;
+    snprintf(sql, sizeof(sql), ranking_fmt, schema, schema, schema, ls_caused_listed_min_ms(res));
     return ls_store_exec(s, sql);
 }
 
@@ -696,6 +704,11 @@ typedef struct qw_sum {
     int behind_set, waited_set;
     double hid_caused, lgd_caused, hid_suffered, lgd_suffered;
     int seen;
+    /* whole seconds (ls_correlate_caused_ranges): the ranges the log
+     * allows of hid_caused and lgd_caused, and of the waiting caused its
+     * logged waits (lock_waits) give the blocking ranking (has_log: any) */
+    double hid_lo, hid_hi, lgd_lo, lgd_hi, log_lo, log_hi;
+    int has_log;
 } qw_sum;
 
 /* One path's share of a wait (caused in the SQL). */
@@ -718,6 +731,8 @@ typedef struct qw_ctx {
     int64_t *cov_us; /* the wait's covers: their time, */
     int *cov_label;  /* ... and path */
     size_t capcov;
+    int64_t res;          /* the stamps' tick when ranges are summed, else 0 */
+    int64_t max_unlogged; /* ls_correlate_unlogged_bound() */
 } qw_ctx;
 
 /* The label index of transaction column col of q (-1: NULL). */
@@ -818,7 +833,14 @@ static int qw_wait_add(qw_ctx *x, ls_stmt *w)
     double ms = ls_stmt_double(w, QW_WAIT_MS);
     double lg = ls_stmt_isnull(w, QW_LOGGED_MS) ? 0.0 : ls_stmt_double(w, QW_LOGGED_MS);
     double hid = ms - lg > 0 ? ms - lg : 0.0;
+    ls_wait_range hr = {0, 0}, lr = {0, 0};
     size_t i, first = 0;
+
+    if (x->res > 0) {
+        ls_hidden_wait_range(llround(hid * LS_US_PER_MS), x->res, x->max_unlogged, &hr);
+        /* the logged part as the hidden-waits pass timed it, by stamps */
+        ls_hidden_wait_range(llround(lg * LS_US_PER_MS), x->res, 0, &lr);
+    }
 
     for (i = 1; i < x->nparts; i++)
         if (qw_part_before(x, &x->parts[i], &x->parts[first]))
@@ -834,9 +856,14 @@ static int qw_wait_add(qw_ctx *x, ls_stmt *w)
             su->behind += i == first && ms > QUEUED_OVER_MS;
             su->behind_set = 1;
         }
-        if (!ms_null)
+        if (!ms_null) {
             su->hid_caused += x->parts[i].f * hid;
+            su->hid_lo += x->parts[i].f * (double)hr.lo / LS_US_PER_MS;
+            su->hid_hi += x->parts[i].f * (double)hr.hi / LS_US_PER_MS;
+        }
         su->lgd_caused += x->parts[i].f * lg;
+        su->lgd_lo += x->parts[i].f * (double)lr.lo / LS_US_PER_MS;
+        su->lgd_hi += x->parts[i].f * (double)lr.hi / LS_US_PER_MS;
     }
     x->nparts = 0;
     if ((label = qw_label_of(x, w, QW_TX_ID, &rc)) >= 0) {
@@ -903,16 +930,26 @@ static int qw_write(ls_store *s, const char *schema, qw_ctx *x)
     return rc < 0 ? rc : 0;
 }
 
-/* The queueing ranking into schema's path_queueing. */
-static int queueing_write(ls_store *s, const char *schema)
+static void qw_free(qw_ctx *x)
 {
-    qw_ctx x;
+    ls_stmt_finalize(x->set_q);
+    free(x->parts);
+    free(x->cov_us);
+    free(x->cov_label);
+    free(x->set_label);
+    free(x->sums);
+    occ_ids_free(&x->sets);
+}
+
+/* Every row wait shared out among its covers' paths (x, set up by the
+ * caller: res and max_unlogged) into x's sums. 0 or an error code. */
+static int qw_scan(ls_store *s, qw_ctx *x)
+{
     ls_stmt *w = NULL, *c = NULL;
     int rc, crc = 0;
 
-    memset(&x, 0, sizeof(x));
-    if ((rc = occ_ids_read(s, occ_sets_sql, &x.sets)) != 0 || (rc = qw_labels(&x)) != 0 ||
-        (rc = ls_store_prepare_params(s, qw_set_sql, LS_PARAM_NAMES(QW_SET_PARAMS), &x.set_q)) !=
+    if ((rc = occ_ids_read(s, occ_sets_sql, &x->sets)) != 0 || (rc = qw_labels(x)) != 0 ||
+        (rc = ls_store_prepare_params(s, qw_set_sql, LS_PARAM_NAMES(QW_SET_PARAMS), &x->set_q)) !=
             0 ||
         (rc = ls_store_prepare(s, qw_waits_sql, &w)) != 0 ||
         (rc = ls_store_prepare(s, qw_covers_sql, &c)) != 0)
@@ -925,63 +962,185 @@ static int queueing_write(ls_store *s, const char *schema)
         /* The covers of waits before this one (none in a window) are skipped. */
         while (crc == 1 && ls_stmt_int64(c, QC_RW_ID) < rw_id)
             crc = ls_stmt_step(c);
-        x.nparts = 0;
+        x->nparts = 0;
         /* Each cover's share of the wait, when they covered any of it:
          * the covers' total first (a wait has a few). */
         for (; crc == 1 && ls_stmt_int64(c, QC_RW_ID) == rw_id; crc = ls_stmt_step(c)) {
-            if ((size_t)ncov == x.capcov) {
-                size_t ncap = x.capcov ? x.capcov * 2 : 8;
-                int64_t *nu = realloc(x.cov_us, ncap * sizeof(*nu));
-                int *nl = nu ? realloc(x.cov_label, ncap * sizeof(*nl)) : NULL;
+            if ((size_t)ncov == x->capcov) {
+                size_t ncap = x->capcov ? x->capcov * 2 : 8;
+                int64_t *nu = realloc(x->cov_us, ncap * sizeof(*nu));
+                int *nl = nu ? realloc(x->cov_label, ncap * sizeof(*nl)) : NULL;
                 if (nu)
-                    x.cov_us = nu;
+                    x->cov_us = nu;
                 if (!nl) {
                     rc = LS_ENOMEM;
                     break;
                 }
-                x.cov_label = nl;
-                x.capcov = ncap;
+                x->cov_label = nl;
+                x->capcov = ncap;
             }
-            x.cov_us[ncov] = ls_stmt_int64(c, QC_US);
-            x.cov_label[ncov] = qw_label_of(&x, c, QC_TX_ID, &rc);
+            x->cov_us[ncov] = ls_stmt_int64(c, QC_US);
+            x->cov_label[ncov] = qw_label_of(x, c, QC_TX_ID, &rc);
             if (rc != 0)
                 break;
-            tot += x.cov_us[ncov++];
+            tot += x->cov_us[ncov++];
         }
         if (rc != 0 || crc < 0)
             break;
         for (i = 0; rc == 0 && tot > 0 && i < ncov; i++)
-            rc = qw_part_add(&x, x.cov_label[i], (double)x.cov_us[i] * 1.0 / (double)tot,
-                             (double)x.cov_us[i], 0);
+            rc = qw_part_add(x, x->cov_label[i], (double)x->cov_us[i] * 1.0 / (double)tot,
+                             (double)x->cov_us[i], 0);
         if (rc != 0)
             break;
         /* Else the whole wait behind the hold it queued behind. */
         if (ncov == 0 || tot <= 0) {
-            int label = qw_label_of(&x, w, QW_BEHIND_TX, &rc);
+            int label = qw_label_of(x, w, QW_BEHIND_TX, &rc);
             int ms_null = ls_stmt_isnull(w, QW_WAIT_MS);
-            if (rc != 0 ||
-                (rc = qw_part_add(&x, label, 1.0, ls_stmt_double(w, QW_WAIT_MS) * 1000,
-                                  ms_null)) != 0)
+            if (rc != 0 || (rc = qw_part_add(x, label, 1.0, ls_stmt_double(w, QW_WAIT_MS) * 1000,
+                                             ms_null)) != 0)
                 break;
         }
-        if ((rc = qw_wait_add(&x, w)) != 0)
+        if ((rc = qw_wait_add(x, w)) != 0)
             break;
     }
     if (rc == 0 && crc < 0)
         rc = crc;
-    if (rc == 0)
-        rc = qw_write(s, schema, &x);
 out:
     ls_stmt_finalize(w);
     ls_stmt_finalize(c);
-    ls_stmt_finalize(x.set_q);
-    free(x.parts);
-    free(x.cov_us);
-    free(x.cov_label);
-    free(x.set_label);
-    free(x.sums);
-    occ_ids_free(&x.sets);
     return rc < 0 ? rc : 0;
+}
+
+/* The queueing ranking into schema's path_queueing. */
+static int queueing_write(ls_store *s, const char *schema)
+{
+    qw_ctx x;
+    int rc;
+
+    memset(&x, 0, sizeof(x));
+    if ((rc = qw_scan(s, &x)) == 0)
+        rc = qw_write(s, schema, &x);
+    qw_free(&x);
+    return rc;
+}
+
+/*
+ * The blocking ranking's waiting caused as ranges, where the log's times
+ * are whole seconds (ls_correlate_caused_ranges). A path's waiting caused
+ * is what path_ranking sums (ranking_fmt): its logged waits (lock_waits
+ * queued behind its holds others waited for) and its shares of the
+ * hidden queueing (row_waits, shared as the queueing ranking shares it:
+ * qw_scan); a path no logged wait queued behind has its shares of the
+ * logged queueing instead. Each logged wait's range is
+ * ls_logged_wait_range() (exact: its closing message gave its own "after",
+ * caused_exact_sql), each rebuilt part's ls_hidden_wait_range(); a path's
+ * range is the sum of its parts' (the shares taken as they are).
+ */
+static const char caused_table_sql[] =
+    "DROP TABLE IF EXISTS temp.path_caused_range;"
+    " CREATE TEMP TABLE path_caused_range(code_path TEXT PRIMARY KEY, lo_ms REAL, hi_ms REAL);"
+    " DROP TABLE IF EXISTS temp.caused_exact;"
+    " CREATE TEMP TABLE caused_exact(wait_id INTEGER PRIMARY KEY);";
+/* The waits a message with its own "after" closed ("acquired", "detected
+ * deadlock": correlate.c's episode_add), one scan of the messages. */
+static const char caused_exact_sql[] =
+    "INSERT OR IGNORE INTO temp.caused_exact SELECT ew.wait_id FROM event_waits ew"
+    " JOIN lock_event_rows e ON e.event_id = ew.event_id"
+    " WHERE e.phase IN ('acquired', 'deadlock') AND e.waited_ms IS NOT NULL;";
+static const char caused_drop_sql[] = "DROP TABLE IF EXISTS temp.caused_exact;";
+enum { CL_LABEL, CL_WAITED_MS, CL_START, CL_END, CL_EXACT, CL_AFTER };
+/* its first message's "after" (whole seconds: its start is that
+ * message's time less it, correlate.c's episode_add) */
+static const char caused_logged_sql[] =
+    "SELECT p.label, w.waited_ms, w.start_ts, coalesce(w.end_ts, w.logged_ts),"
+    " x.wait_id IS NOT NULL, coalesce(w.logged_ts - w.start_ts, 0)"
+    " FROM holds h JOIN lock_waits w ON w.holder_tx = h.tx_id AND w.row_id = h.row_id" PATH_OF(
+        "h.tx_id") " LEFT JOIN temp.caused_exact x ON x.wait_id = w.wait_id"
+                   " WHERE h.waits > 0 AND w.waited_ms IS NOT NULL AND w.start_ts IS NOT NULL "
+                   "AND" NOT_A_RELATION_LOCK("h.row_id");
+#define CAUSED_INSERT_PARAMS(X, Q) X(Q, code_path) X(Q, lo_ms) X(Q, hi_ms)
+LS_PARAMS(cip, CAUSED_INSERT_PARAMS);
+static const char caused_insert_sql[] = "INSERT OR REPLACE INTO temp.path_caused_range"
+                                        " VALUES (:code_path, :lo_ms, :hi_ms)";
+
+/* The logged waits' ranges summed into x's paths by label. */
+static int caused_logged(ls_store *s, qw_ctx *x)
+{
+    ls_stmt *q = NULL;
+    int rc;
+
+    if ((rc = ls_store_exec(s, caused_exact_sql)) != 0 ||
+        (rc = ls_store_prepare(s, caused_logged_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        const char *label = ls_stmt_text_or_null(q, CL_LABEL);
+        ls_wait_range r;
+        size_t j;
+        if (!label)
+            continue;
+        for (j = 0; j < x->nsums && strcmp(x->sums[j].label, label) != 0; j++)
+            ;
+        if (j == x->nsums)
+            continue; /* every path is a set's label (summary_paths) */
+        ls_logged_wait_range(ls_stmt_int64(q, CL_EXACT) != 0,
+                             llround(ls_stmt_double(q, CL_WAITED_MS) * LS_US_PER_MS),
+                             ls_stmt_int64(q, CL_START), ls_stmt_int64(q, CL_END),
+                             ls_stmt_int64(q, CL_AFTER), x->res, &r);
+        x->sums[j].has_log = 1;
+        x->sums[j].log_lo += (double)r.lo / LS_US_PER_MS;
+        x->sums[j].log_hi += (double)r.hi / LS_US_PER_MS;
+    }
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* Each path's range into temp.path_caused_range. */
+static int caused_write(ls_store *s, const qw_ctx *x)
+{
+    ls_stmt *ins = NULL;
+    size_t i;
+    int rc;
+
+    if ((rc = ls_store_prepare_params(s, caused_insert_sql, LS_PARAM_NAMES(CAUSED_INSERT_PARAMS),
+                                      &ins)) != 0)
+        return rc;
+    for (i = 0; rc == 0 && i < x->nsums; i++) {
+        const qw_sum *su = &x->sums[i];
+        double lo = su->hid_lo + (su->has_log ? su->log_lo : su->lgd_lo);
+        double hi = su->hid_hi + (su->has_log ? su->log_hi : su->lgd_hi);
+        if (!su->seen && !su->has_log)
+            continue;
+        rc = ls_stmt_reset(ins);
+        rc = rc ? rc : ls_stmt_bind_text(ins, LS_PARAM(cip, code_path), su->label);
+        rc = rc ? rc : ls_stmt_bind_double(ins, LS_PARAM(cip, lo_ms), lo);
+        rc = rc ? rc : ls_stmt_bind_double(ins, LS_PARAM(cip, hi_ms), hi);
+        if (rc == 0 && (rc = ls_stmt_step(ins)) > 0)
+            rc = 0;
+    }
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
+
+int ls_correlate_caused_ranges(ls_store *s, const char *label_sql, const char *source_sql)
+{
+    char sql[SUMMARY_SQL_MAX];
+    qw_ctx x;
+    int rc, rc2;
+
+    memset(&x, 0, sizeof(x));
+    if ((rc = ls_log_resolution(s, &x.res)) != 0 || x.res < LS_WHOLE_SECOND_US)
+        return rc;
+    snprintf(sql, sizeof(sql), set_paths_fmt, label_sql, source_sql);
+    if ((rc = ls_correlate_unlogged_bound(s, &x.max_unlogged)) == 0 &&
+        (rc = ls_store_exec(s, caused_table_sql)) == 0 && (rc = ls_store_exec(s, sql)) == 0 &&
+        (rc = qw_scan(s, &x)) == 0 && (rc = caused_logged(s, &x)) == 0)
+        rc = caused_write(s, &x);
+    qw_free(&x);
+    rc2 = ls_store_exec(s, set_paths_drop_sql);
+    if (rc == 0)
+        rc = rc2;
+    rc2 = ls_store_exec(s, caused_drop_sql);
+    return rc ? rc : rc2;
 }
 
 /* Buckets over a row's time: at 1,100 SVG units a bucket is under 3. */
@@ -1175,5 +1334,6 @@ int ls_correlate_summary_leave(ls_store *s)
     return ls_store_exec(s, "DROP TABLE IF EXISTS temp.path_ranking;"
                             " DROP TABLE IF EXISTS temp.path_queueing;"
                             " DROP TABLE IF EXISTS temp.path_occupancy;"
+                            " DROP TABLE IF EXISTS temp.path_caused_range;"
                             " DROP TABLE IF EXISTS temp.row_queue_buckets;");
 }

@@ -631,6 +631,48 @@ def hidden_truth_check(judge, prefix, truth, report):
                    "ok": judge.close(got * 1000, t * 1000)}}
 
 
+def caused_range_checks(truth, report, seconds_report):
+    """The blocking ranking's waiting caused (issue 34): the %t log with
+    the traces is a whole-second log (its lock messages and statement
+    lines; the spans time statements, not waits: ls_log_resolution), so
+    each route's waiting caused has the range the log allows, which holds
+    the truth's (each truth wait's wait_ms by its blocker's route, max(25
+    ms, 5 %) out), and a pair is left in no certain order exactly where
+    the ranges meet, a pair ordered for certain being the truth's order;
+    the jsonlog (milliseconds) has no range. (name, ok, got, want) tuples."""
+    caused = {}
+    for w in truth["waits"]:
+        if w.get("blocker_route"):
+            path = w["blocker_route"].split(" ", 1)[1]
+            caused[path] = caused.get(path, 0.0) + w["wait_ms"]
+    cp = seconds_report["code_paths"]
+    got, miss, wrong = {}, [], []
+    for o in cp:
+        lo, hi = o.get("waiter_ms_caused_min"), o.get("waiter_ms_caused_max")
+        got[o["code_path"]] = (lo, hi)
+        t = caused.get(o["code_path"])
+        if lo is None or hi is None or (t is not None and not (
+                lo - max(25.0, 0.05 * lo) <= t <= hi + max(25.0, 0.05 * hi))):
+            miss.append((o["code_path"], round(t or 0), lo, hi))
+    for i, a in enumerate(cp):
+        for b in cp[i + 1:]:
+            pa, pb = a["code_path"], b["code_path"]
+            if pa not in got or got[pa][0] is None or got[pb][0] is None:
+                continue
+            meet = got[pa][0] <= got[pb][1] and got[pb][0] <= got[pa][1]
+            said = pb in a.get("order_uncertain_with", [])
+            if said != meet or (not said and caused.get(pb, 0) - caused.get(pa, 0) > 25.0):
+                wrong.append((pa, pb, said, meet))
+    ms = [o["code_path"] for o in report["code_paths"]
+          if "waiter_ms_caused_min" in o or "order_uncertain" in o]
+    return [("%t + traces: blocking ranking: each route's waiting caused has a range holding"
+             " the truth's", bool(cp) and not miss, miss or len(cp), "inside"),
+            ("%t + traces: blocking ranking: order left uncertain exactly where the ranges"
+             " meet, the rest the truth's", not wrong, wrong or "none", "none"),
+            ("blocking ranking: no waiting-caused range on the jsonlog (milliseconds)",
+             not ms, ms or "none", "none")]
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: check_blind_pool.py LOCKSPAN [SAMPLE_DIR]")
@@ -670,7 +712,8 @@ def main():
     results.update(hidden_excess_check(judge, "", truth, report))
     results.update(logged_end_check(judge, truth, report))
     sys.exit(lscheck.judged("check_blind_pool", results, MUST_HOLD,
-                            first=[retry_checks(judge, truth, report),
+                            first=caused_range_checks(truth, report, seconds_report) +
+                            [retry_checks(judge, truth, report),
                                    ctid_findings_check("", report),
                                    ctid_findings_check("%t + traces: ", seconds_report),
                                    pid_zero],

@@ -69,6 +69,7 @@ TOL_FRAC = 0.05
 # Two paths whose truth totals are this close may be ranked either way
 # (the issue's tolerance of one hold); further apart, the truth's order.
 ORDER_TOL_MS = 25.0
+ROUND_MS = 0.001   # the report's figures are rounded to the µs
 DEADLOCK_TIMEOUT_MS = 1000.0   # samples/deadlock.sh: deadlock_timeout = '1s'
 DIRF = "stderr+csvlog+jsonlog (dir)"
 # PostgreSQL's table lock modes (lock.h): a wait in one is for a relation.
@@ -271,25 +272,123 @@ def check_ddl_queue(ls, root, tmp):
                                          f"(table locks only) [lockspan {got}]")
 
 
+def held_truth(truth):
+    """(blocking, caused) of a truth of holds by application_name and
+    waits (samples/scenarios_correlation.py, samples/scenarios.py):
+    path -> (holds, total ms); caused: path -> the waiting its holds
+    caused, each wait given to the hold of its row by another session at
+    the wait's start."""
+    blk, caused = {}, {}
+    for h in truth["holds"]:
+        n, ms = blk.get(h["application_name"], (0, 0.0))
+        blk[h["application_name"]] = (n + 1, ms + (ts(h["end"]) - ts(h["start"])) * 1e3)
+    for w in truth["waits"]:
+        ws, we = ts(w["wait_start"]), ts(w["wait_end"])
+        for h in truth["holds"]:
+            if (h["pid"] != w["waiter_pid"] and (h["relation"], h["row_id"]) ==
+                    (w["relation"], w["row_id"]) and ts(h["start"]) <= ws < ts(h["end"])):
+                caused[h["application_name"]] = (caused.get(h["application_name"], 0.0)
+                                                  + (we - ws) * 1e3)
+                break
+    return blk, caused
+
+
+def no_caused_ranges(sample, label, rep):
+    """A log with sub-second times: the blocking ranking's waiting caused
+    has no range and no order is said uncertain."""
+    said = [o["code_path"] for o in rep["code_paths"]
+            if "waiter_ms_caused_min" in o or "order_uncertain" in o]
+    verdict(sample, not said, f"{label}: blocking ranking: no waiting-caused range, no uncertain "
+                              f"order (sub-second times) [said for {said}]")
+
+
+def caused_ranges(sample, label, rep, caused, certain=(), uncertain=()):
+    """A whole-second log (issue 34: the truth's order, "with uncertainty
+    shown where the truth's order cannot be known from the log"): every
+    listed path's waiting caused has a range that holds the figure ranked
+    and the truth's (max(25 ms, 5 %) out: the truth is the client's);
+    order_uncertain_with names a pair exactly where their ranges meet;
+    a pair not said uncertain is in the truth's order (ties within 25 ms
+    either way). `certain`: pairs the log orders (must not be said
+    uncertain); `uncertain`: pairs it cannot (must be)."""
+    cp = rep["code_paths"]
+    by = {o["code_path"]: o for o in cp}
+    for o in cp:
+        p, lo, hi = o["code_path"], o.get("waiter_ms_caused_min"), o.get("waiter_ms_caused_max")
+        verdict(sample, lo is not None and hi is not None and
+                lo - ROUND_MS <= o["waiter_ms_caused"] <= hi + ROUND_MS,
+                f"{label}: blocking ranking: {p}'s waiting caused has a range holding it "
+                f"[lockspan {o['waiter_ms_caused']} ms in {lo}..{hi}]")
+        if p in caused and lo is not None and hi is not None:
+            t = caused[p]
+            verdict(sample, lo - tol(lo) <= t <= hi + tol(hi),
+                    f"{label}: blocking ranking: {p}'s truth waiting caused within its range, "
+                    f"max(25 ms, 5 %) out [truth {t:.1f} ms, range {lo}..{hi}]")
+        verdict(sample, bool(o.get("order_uncertain")) == bool(o.get("order_uncertain_with")),
+                f"{label}: blocking ranking: {p}: order_uncertain and its list agree")
+    for i, a in enumerate(cp):
+        for b in cp[i + 1:]:
+            pa, pb = a["code_path"], b["code_path"]
+            if "waiter_ms_caused_min" not in a or "waiter_ms_caused_min" not in b:
+                continue
+            meet = (a["waiter_ms_caused_min"] <= b["waiter_ms_caused_max"] and
+                    b["waiter_ms_caused_min"] <= a["waiter_ms_caused_max"])
+            said = pb in a.get("order_uncertain_with", [])
+            verdict(sample, said == meet and said == (pa in b.get("order_uncertain_with", [])),
+                    f"{label}: blocking ranking: {pa} / {pb} said uncertain exactly where their "
+                    f"ranges meet [said {said}, meet {meet}]")
+            if not said and pa in caused and pb in caused:
+                verdict(sample, caused[pb] - caused[pa] <= ORDER_TOL_MS,
+                        f"{label}: blocking ranking: {pa} above {pb} for certain, as the truth "
+                        f"[truth {caused[pa]:.1f} ms, {caused[pb]:.1f} ms]")
+    for pa, pb in certain:
+        a = by.get(pa)
+        verdict(sample, a is not None and pb in by and
+                pb not in a.get("order_uncertain_with", []),
+                f"{label}: blocking ranking: {pa} / {pb} ordered for certain (the log tells) "
+                f"[uncertain with {a and a.get('order_uncertain_with')}]")
+    for pa, pb in uncertain:
+        a = by.get(pa)
+        verdict(sample, a is not None and pb in a.get("order_uncertain_with", []),
+                f"{label}: blocking ranking: {pa} / {pb} said uncertain (the log cannot tell) "
+                f"[uncertain with {a and a.get('order_uncertain_with')}]")
+
+
+# Pairs of the blocking ranking on the stderr logs cut to whole seconds:
+# what the log can tell and what it cannot.
+SECONDS_CERTAIN = {
+    # billing's 8 logged waits (each "acquired ... after N ms": exact)
+    # caused 5.3 s; inventory-sync's and refunds' about 1.9 s and 0.9 s.
+    "basic": [("billing", "inventory-sync"), ("billing", "refunds")],
+}
+SECONDS_UNCERTAIN = {
+    # issue 34: the truth's 6,984 vs 6,755 ms, 3 % apart; stock-reserve's
+    # five waits each queued partly unlogged (a tuple lock, then its
+    # holder's transaction below deadlock_timeout), rebuilt from
+    # whole-second stamps: 1.25 s of its 8.0 s (f144ad6 said nothing).
+    "correlation": [("stock-reserve", "billing")],
+}
+
+
+def check_seconds_caused(ls, root, tmp, sample, caused):
+    """The stderr log of `sample` cut to whole seconds: caused_ranges()."""
+    d = os.path.join(root, "samples", sample)
+    with open(os.path.join(d, "prefix.txt"), encoding="utf-8") as f:
+        prefix = f.read().rstrip("\n")
+    label = f"{sample} [stderr %t (copy), none]"
+    rep, err = analyze(ls, d, [whole_seconds(d, tmp)], tmp, prefix.replace("%m", "%t"))
+    lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
+    if rep:
+        caused_ranges(sample, label, rep, caused, SECONDS_CERTAIN.get(sample, ()),
+                      SECONDS_UNCERTAIN.get(sample, ()))
+
+
 def check_correlation(ls, root, tmp):
     for sample in ("correlation", "correlation-stmtall"):
         d = os.path.join(root, "samples", sample)
         with open(os.path.join(d, "truth.json"), encoding="utf-8") as f:
             truth = json.load(f)
-        blk, caused = {}, {}
-        for h in truth["holds"]:
-            n, ms = blk.get(h["application_name"], (0, 0.0))
-            blk[h["application_name"]] = (n + 1, ms + (ts(h["end"]) - ts(h["start"])) * 1e3)
-        # The waiting each path caused: each wait given to the hold of its
-        # row by another session at the wait's start.
-        for w in truth["waits"]:
-            ws, we = ts(w["wait_start"]), ts(w["wait_end"])
-            for h in truth["holds"]:
-                if (h["pid"] != w["waiter_pid"] and (h["relation"], h["row_id"]) ==
-                        (w["relation"], w["row_id"]) and ts(h["start"]) <= ws < ts(h["end"])):
-                    caused[h["application_name"]] = (caused.get(h["application_name"], 0.0)
-                                                      + (we - ws) * 1e3)
-                    break
+        blk, caused = held_truth(truth)
         for fmt, inputs in ((DIRF, [d]), ("stderr %m", [os.path.join(d, "postgresql.log")]),
                             ("csvlog", [os.path.join(d, "postgresql.csv")]),
                             ("jsonlog", [os.path.join(d, "postgresql.json")])):
@@ -299,6 +398,44 @@ def check_correlation(ls, root, tmp):
             lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
             if rep:
                 compare(sample, label, "blocking", blocking(rep), blk, caused=caused)
+                no_caused_ranges(sample, label, rep)
+        check_seconds_caused(ls, root, tmp, sample, caused)
+    # samples/basic (samples/scenarios.py), whose truth has the same shape:
+    # an order the whole-second log tells.
+    with open(os.path.join(root, "samples", "basic", "truth.json"), encoding="utf-8") as f:
+        _, caused = held_truth(json.load(f))
+    check_seconds_caused(ls, root, tmp, "basic", caused)
+
+
+def check_listed_min(ls, root, tmp):
+    """Paths with ~0 ms waiting caused (issue 34): on a log with
+    millisecond times a path no logged wait queued behind is listed in the
+    blocking ranking only when the waiting given it reaches the log's tick,
+    a millisecond (decide/waitrange.h ls_caused_listed_min_ms): below it
+    the stamps cannot tell it from none. The queueing ranking still shows
+    it. samples/trigger-paths: ledger-import's 0.611 ms of shares of
+    checkout's waits (f144ad6 listed it last). On a whole-second log any
+    such path is listed, with a range from 0 up (caused_ranges checks the
+    ranges and what they leave uncertain on the cut samples)."""
+    sample = "trigger-paths"
+    d = os.path.join(root, "samples", sample)
+    for fmt, path, pre in (("stderr %m", os.path.join(d, "postgresql.log"), True),
+                           ("csvlog", os.path.join(d, "postgresql.csv"), False)):
+        label = f"{sample} [{fmt}, none]"
+        rep, err = analyze(ls, d, [path], tmp, pre)
+        lscheck.check(rep is not None, f"{label}: analyze failed: {err}")
+        if not rep:
+            continue
+        small = [(o["code_path"], o["waiter_ms_caused"]) for o in rep["code_paths"]
+                 if o["blocking_episodes"] == 0 and (o["waiter_ms_caused"] or 0) < 1.0]
+        lscheck.check(rep["code_paths"] and not small,
+                      f"{label}: blocking ranking lists no path without a logged wait whose "
+                      f"waiting caused is below the log's millisecond [{small}]")
+        queued = {o["code_path"]: o for o in rep["row_queueing"]}
+        q = queued.get("ledger-import")
+        lscheck.check(q is not None and 0 < q["hidden_wait_ms_caused"] + q["logged_wait_ms_caused"]
+                      < 1.0, f"{label}: the queueing ranking still shows ledger-import's "
+                             f"sub-millisecond waiting caused [{q}]")
 
 
 def check_app_seconds(ls, root, tmp):
@@ -461,6 +598,7 @@ def main():
         check_deadlock(ls, root, tmp)
         check_ddl_queue(ls, root, tmp)
         check_correlation(ls, root, tmp)
+        check_listed_min(ls, root, tmp)
         check_app_seconds(ls, root, tmp)
     return report()
 
