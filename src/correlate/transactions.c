@@ -34,6 +34,7 @@
 
 #include "corr_tables.h"
 #include "between_waits.h"
+#include "pos_tx.h"
 #include "correlate_int.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
@@ -238,26 +239,14 @@ static const char insert_tx_sql[] = LS_INSERT_INTO("INSERT", transactions);
     " ORDER BY start_ts DESC LIMIT " LS_SQL_INT(LS_OPEN_TX_CANDIDATES) ") x"                                                   \
     " WHERE x.end_ts IS NULL OR x.end_ts >= " T " - " SLACK " ORDER BY x.start_ts DESC LIMIT 1)"
 
-/*
- * The transaction of session SESS open at the log position of wait W's
- * first message: the latest to begin before that line (of the session's
- * last statements by W's time, a second of slack for whole-second %t
- * times; those logged after the line are passed over, as a busy session
- * may log dozens in that second), if it had not ended before it. Exact
- * where times tie: a holder whose transaction ended and the next began in
- * the second the message was stamped in. An awaited transaction's first
- * line is always before the message (its xid came with its first write)
- * and its end after (the waiter is still waiting).
- */
-#define POS_TX(SESS, W)                                                                    \
-    "(SELECT x.tx_id FROM (SELECT p.last, (SELECT tx_id FROM transactions t"              \
-    "  WHERE t.session_id = " SESS " AND t.first_stmt <= p.last"                          \
-    "  ORDER BY t.first_stmt DESC LIMIT 1) AS tx_id FROM (SELECT max(s.stmt_id) AS last"  \
-    "  FROM (SELECT stmt_id FROM stmt_rows WHERE session_id = " SESS                      \
-    "   AND start_ts <= " W ".logged_ts + " LS_SQL_INT(LS_WHOLE_SECOND_US) " AND (file_id < " W ".file_id" \
-    "   OR (file_id = " W ".file_id AND line < " W ".line))"                                 \
-    "   ORDER BY start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ") s) p) x" \
-    " JOIN transactions t2 ON t2.tx_id = x.tx_id WHERE t2.last_stmt >= x.last)"
+/* POS_TX: pos_tx.h. */
+
+/* The first statement's position of the transactions stored without one
+ * (their cut was ingested before schema 19). */
+static const char first_pos_sql[] =
+    "UPDATE transactions SET first_pos = (SELECT " LS_LOG_POS_SQL("r") " FROM stmt_rows r"
+    " WHERE r.stmt_id = transactions.first_stmt)"
+    " WHERE first_pos IS NULL AND session_id IS NOT NULL;";
 
 /* Indexes the links below probe (holds_row: a tuple wait's row holder;
  * later passes use it too). */
@@ -267,18 +256,19 @@ static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
     "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows(tx_id, row_id);"
     "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);"
+    POS_TX_INDEX_SQL
     /* a whole-second deadlock wait's deadlock (relink_whole_waiters()) */
     "CREATE INDEX IF NOT EXISTS deadlocks_victim ON deadlocks(victim_pid, file_id, line);"
     /* end_ts and waits: it covers the walk of each row's holds (holds.c) */
     "CREATE INDEX IF NOT EXISTS holds_row ON hold_rows(row_id, start_ts, end_ts, waits);";
 
-/* Those of link_index_sql that only this pass reads (OPEN_TX, the links
- * by xid; no later pass or report query searches a transaction by its
+/* Those of link_index_sql that only this pass reads (OPEN_TX, POS_TX, the
+ * links by xid; no later pass or report query searches a transaction by its
  * session's time or by its xid), dropped once the links are made: their
  * pages are the ones the passes after it write into (issue 38). */
 static const char link_index_drop_sql[] =
     "DROP INDEX IF EXISTS transactions_session; DROP INDEX IF EXISTS transactions_xid;"
-    "DROP INDEX IF EXISTS deadlocks_victim;";
+    "DROP INDEX IF EXISTS deadlocks_victim; DROP INDEX IF EXISTS transactions_session_pos;";
 
 /*
  * Who holds the row a wait is for (holder_pid, holder_tx): each step below
@@ -1375,6 +1365,7 @@ typedef struct tx_state {
     int64_t until; /* read_cuts(): stored once the statements pass it */
     int has_cut_shape; /* read_cuts(), a closed cut: its statements are the cut's */
     int64_t cut_shape; /* then tx_cuts.shape, for the code paths (traces.c) */
+    int64_t first_pos; /* its first statement's line (ls_log_pos()); 0: not known */
     int nlocks;
     tx_lock locks[MAX_TX_LOCKS];
 } tx_state;
@@ -1426,6 +1417,7 @@ typedef struct tx_pass {
     ls_stmt *failed;   /* failed_insert_sql */
     int waited_more;   /* 1 while `waited` is on a row */
     int64_t holds;
+    int64_t tx_no_pos; /* transactions of a session stored without first_pos */
     text_cache texts;  /* read_cuts()'s texts by text_id */
 } tx_pass;
 
@@ -1840,6 +1832,10 @@ static int tx_insert(tx_pass *p, tx_state *t, ls_correlate_stats *stats)
     }
     if (t->has_cut_shape)
         ls_stmt_bind_int64(ins, TX(cut_shape), t->cut_shape);
+    if (t->first_pos > 0)
+        ls_stmt_bind_int64(ins, TX(first_pos), t->first_pos);
+    else if (t->session_id)
+        p->tx_no_pos++; /* a cut of schema 18: first_pos_sql looks it up */
     rc = ls_stmt_step(ins);
     if (rc < 0)
         return rc;
@@ -1871,8 +1867,11 @@ static void tx_add(tx_state *t, ls_stmt *q, int is_commit)
     const char *vxid = ls_stmt_text(q, sq_vxid);
     int i;
 
-    if (!t->statements)
+    if (!t->statements) {
         t->first_stmt = ls_stmt_int64(q, sq_stmt_id);
+        if (!ls_stmt_isnull(q, sq_file_id) && !ls_stmt_isnull(q, sq_line))
+            t->first_pos = ls_log_pos(ls_stmt_int64(q, sq_file_id), ls_stmt_int64(q, sq_line));
+    }
     for (i = 0; i < t->nlocks; i++)
         if (!t->locks[i].next_start && t->locks[i].stmt_id != ls_stmt_int64(q, sq_stmt_id)) {
             t->locks[i].next_start = start;
@@ -2304,7 +2303,8 @@ static const char lock_keys_del_sql[] = "DELETE FROM tx_keys WHERE first_stmt = 
     X(Q, idle_ms, "idle_ms")                                                              \
     X(Q, max_idle_ms, "max_idle_ms")                                                      \
     X(Q, commit_ms, "commit_ms")                                                          \
-    X(Q, shape, "shape")
+    X(Q, shape, "shape")                                                                  \
+    X(Q, first_pos, "first_pos")
 LS_COLUMNS(cu, CUT_COLS);
 static const char cuts_sql[] =
     "SELECT " LS_SELECT_LIST(cu, CUT_COLS) " FROM tx_cuts ORDER BY first_stmt";
@@ -2480,6 +2480,7 @@ static void cut_state(ls_stmt *c, tx_state *t, int interest)
                      ? "rollback"
                      : "commit";
     t->first_stmt = ls_stmt_int64(c, cu_first_stmt);
+    t->first_pos = ls_stmt_int64(c, cu_first_pos); /* NULL (schema 18's cut): 0 */
     t->last_stmt = ls_stmt_int64(c, cu_last_stmt);
     t->statements = ls_stmt_int64(c, cu_statements);
     t->durations = !ls_stmt_isnull(c, cu_sql_ms);
@@ -2928,6 +2929,7 @@ static void each_stmt_of(ls_stmt *q, const stmt_text *st, ls_txcut_stmt *c, ls_k
     c->dur_us = a.has_end ? a.end_ts - a.start_ts : 0;
     c->kind = (int)st->kind;
     c->text_id = text_id;
+    c->pos = a.has_line ? ls_log_pos(a.file_id, a.line) : 0;
     *keyed = 0;
     if (st->kind == LS_SQL_BEGIN || st->kind == LS_SQL_COMMIT || st->kind == LS_SQL_ROLLBACK ||
         text_id <= 0 || (st->kind != LS_SQL_WRITE && !prepare))
@@ -3201,6 +3203,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = ls_tx_from_spans(s, &p.evidence, span_rows, &p, &rebuilt);
     if (rc == 0)
         rc = ls_store_exec(s, consume_cuts_sql);
+    if (rc == 0 && p.tx_no_pos)
+        rc = ls_store_exec(s, first_pos_sql);
     if (rc == 0)
         rc = ls_store_exec_sorting(s, link_index_sql);
     if (rc == 0)
