@@ -141,23 +141,28 @@ static const char acquired_sql[] =
     " ORDER BY end_ts, end_file, end_line LIMIT " LS_SQL_INT(ACQUIRED_MAX);
 
 /* How a statement logged at its start (log_statement) ended: the first
- * error of its session after its line (?2, ?3) and before the next
- * statement's (?5, ?6; NULL: none logged yet), and the row of the
- * statement's own wait that did not end acquired (the one it failed on).
+ * error of its session (:session) after its line (:file, :line; at or
+ * after its start, :start) and before the next statement's (:next_file,
+ * :next_line; NULL: none logged yet), and the row of the statement's
+ * (:stmt) own wait that did not end acquired (the one it failed on).
  * A statement logged with its duration ran to its end: not asked. */
 #define FAILURE_COLS(X, Q)                                                                 \
     X(Q, class, "e.class")                                                                \
-    X(Q, failed_row, "(SELECT w.row_id FROM lock_waits w WHERE w.waiter_stmt = ?7"        \
+    X(Q, failed_row, "(SELECT w.row_id FROM lock_waits w WHERE w.waiter_stmt = :stmt"     \
                      "  AND w.outcome IS NOT 'acquired' AND w.row_id IS NOT NULL"         \
                      "  ORDER BY w.start_ts DESC LIMIT 1)")                                \
     X(Q, error_ts, "e.ts")
 LS_COLUMNS(fq, FAILURE_COLS);
 static const char failure_sql[] =
     "SELECT " LS_SELECT_LIST(fq, FAILURE_COLS)
-    " FROM errors e WHERE e.session_id = ?1 AND e.ts >= ?4"
-    " AND (e.file_id > ?2 OR (e.file_id = ?2 AND e.line > ?3))"
-    " AND (?5 IS NULL OR e.file_id < ?5 OR (e.file_id = ?5 AND e.line < ?6))"
+    " FROM errors e WHERE e.session_id = :session AND e.ts >= :start"
+    " AND (e.file_id > :file OR (e.file_id = :file AND e.line > :line))"
+    " AND (:next_file IS NULL OR e.file_id < :next_file"
+    "  OR (e.file_id = :next_file AND e.line < :next_line))"
     " ORDER BY e.file_id, e.line LIMIT 1";
+#define FAILURE_PARAMS(X, Q)                                                               \
+    X(Q, stmt) X(Q, session) X(Q, start) X(Q, file) X(Q, line) X(Q, next_file) X(Q, next_line)
+LS_PARAMS(fp, FAILURE_PARAMS);
 /* The locks a statement failed on (lock_taken() said no): the
  * hidden-waits pass (hidden.c) rebuilds the wait each queued in before its
  * error. A working table of the connection, as hold_rows. */
@@ -166,7 +171,11 @@ static const char failed_table_sql[] =
     "CREATE TEMP TABLE failed_locks(row_id INTEGER, tx_id INTEGER, session_id INTEGER,"
     " pid INTEGER, stmt_id INTEGER, start_ts INTEGER, error_ts INTEGER, class TEXT);";
 static const char failed_insert_sql[] =
-    "INSERT INTO temp.failed_locks VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+    "INSERT INTO temp.failed_locks VALUES (:row, :tx, :session, :pid, :stmt, :start, :error_ts,"
+    " :class)";
+#define FAILED_PARAMS(X, Q)                                                                \
+    X(Q, row) X(Q, tx) X(Q, session) X(Q, pid) X(Q, stmt) X(Q, start) X(Q, error_ts) X(Q, class)
+LS_PARAMS(flp, FAILED_PARAMS);
 static const char failure_index_sql[] =
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);";
 
@@ -379,7 +388,9 @@ static const char head_sec_sql[] = HEAD_SQL(
     " ORDER BY x.file_id DESC, x.line DESC LIMIT 1)");
 
 static const char set_head_sql[] =
-    "UPDATE wait_links SET holder_pid = ?2, holder_tx = ?3 WHERE wait_id = ?1";
+    "UPDATE wait_links SET holder_pid = :pid, holder_tx = :tx WHERE wait_id = :wait";
+#define SET_HEAD_PARAMS(X, Q) X(Q, pid) X(Q, tx) X(Q, wait)
+LS_PARAMS(sh, SET_HEAD_PARAMS);
 
 /* The session of wait W's direct blocker when the message was logged. */
 #define BLOCKER_SESSION(W)                                                                 \
@@ -621,8 +632,13 @@ static const char root_links_sql[] =
     X(Q, by_time_tx, OPEN_TX("w.root_session", "w.logged_ts", "0"))
 LS_COLUMNS(rr, ROOT_REST_COLS);
 static const char root_rest_sql[] =
-    "SELECT " LS_SELECT_LIST(rr, ROOT_REST_COLS) " FROM lock_waits w WHERE w.wait_id = ?1";
-static const char set_root_tx_sql[] = "UPDATE wait_links SET root_tx = ?2 WHERE wait_id = ?1";
+    "SELECT " LS_SELECT_LIST(rr, ROOT_REST_COLS) " FROM lock_waits w WHERE w.wait_id = :wait";
+#define ROOT_REST_PARAMS(X, Q) X(Q, wait)
+LS_PARAMS(rrp, ROOT_REST_PARAMS);
+static const char set_root_tx_sql[] =
+    "UPDATE wait_links SET root_tx = :tx WHERE wait_id = :wait";
+#define SET_ROOT_PARAMS(X, Q) X(Q, tx) X(Q, wait)
+LS_PARAMS(srp, SET_ROOT_PARAMS);
 
 /* A chain that ended at the head of a tuple lock's queue, not logged as
  * waiting, goes on to the row's holder: the head holds the tuple lock only
@@ -645,7 +661,7 @@ static int link_heads(ls_store *s, int subsecond)
     int rc;
 
     if ((rc = ls_store_prepare(s, subsecond ? head_sql : head_sec_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, set_head_sql, &u)) != 0)
+        (rc = ls_store_prepare_params(s, set_head_sql, LS_PARAM_NAMES(SET_HEAD_PARAMS), &u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_head_wait h; /* a NULL reads as 0: no end, no line (has_end*) */
@@ -661,11 +677,11 @@ static int link_heads(ls_store *s, int subsecond)
         if (!ls_head_wait_on(&h, !subsecond))
             continue;
         ls_stmt_reset(u);
-        ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, hd_wait_id));
+        ls_stmt_bind_int64(u, LS_PARAM(sh, wait), ls_stmt_int64(q, hd_wait_id));
         if (!ls_stmt_isnull(q, hd_head_pid))
-            ls_stmt_bind_int64(u, 2, ls_stmt_int64(q, hd_head_pid));
+            ls_stmt_bind_int64(u, LS_PARAM(sh, pid), ls_stmt_int64(q, hd_head_pid));
         if (!ls_stmt_isnull(q, hd_head_tx))
-            ls_stmt_bind_int64(u, 3, ls_stmt_int64(q, hd_head_tx));
+            ls_stmt_bind_int64(u, LS_PARAM(sh, tx), ls_stmt_int64(q, hd_head_tx));
         if ((rc = ls_stmt_step(u)) < 0)
             goto out;
     }
@@ -684,8 +700,10 @@ static int link_roots(ls_store *s)
     int rc;
 
     if ((rc = ls_store_prepare(s, root_links_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, root_rest_sql, &rest)) != 0 ||
-        (rc = ls_store_prepare(s, set_root_tx_sql, &u)) != 0)
+        (rc = ls_store_prepare_params(s, root_rest_sql, LS_PARAM_NAMES(ROOT_REST_PARAMS),
+                                      &rest)) != 0 ||
+        (rc = ls_store_prepare_params(s, set_root_tx_sql, LS_PARAM_NAMES(SET_ROOT_PARAMS),
+                                      &u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_root_link l;
@@ -700,7 +718,7 @@ static int link_roots(ls_store *s)
         if (!ls_root_tx_linked(&l)) {
             /* The links say nothing: look by log position and by time. */
             ls_stmt_reset(rest);
-            ls_stmt_bind_int64(rest, 1, ls_stmt_int64(q, rl_wait_id));
+            ls_stmt_bind_int64(rest, LS_PARAM(rrp, wait), ls_stmt_int64(q, rl_wait_id));
             if ((rc = ls_stmt_step(rest)) < 0)
                 goto out;
             if (rc == 1) {
@@ -712,8 +730,8 @@ static int link_roots(ls_store *s)
         if (!(tx = ls_root_tx(&l)))
             continue;
         ls_stmt_reset(u);
-        ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, rl_wait_id));
-        ls_stmt_bind_int64(u, 2, tx);
+        ls_stmt_bind_int64(u, LS_PARAM(srp, wait), ls_stmt_int64(q, rl_wait_id));
+        ls_stmt_bind_int64(u, LS_PARAM(srp, tx), tx);
         if ((rc = ls_stmt_step(u)) < 0)
             goto out;
     }
@@ -1666,15 +1684,15 @@ static int lock_taken(const tx_pass *p, const tx_state *t, const tx_lock *l, tx_
     sl.row_id = l->row_id;
     sl.acquired = l->acquired;
     ls_stmt_reset(p->failure);
-    ls_stmt_bind_int64(p->failure, 1, t->session_id);
-    ls_stmt_bind_int64(p->failure, 2, l->file_id);
-    ls_stmt_bind_int64(p->failure, 3, l->line);
-    ls_stmt_bind_int64(p->failure, 4, l->lo);
+    ls_stmt_bind_int64(p->failure, LS_PARAM(fp, session), t->session_id);
+    ls_stmt_bind_int64(p->failure, LS_PARAM(fp, file), l->file_id);
+    ls_stmt_bind_int64(p->failure, LS_PARAM(fp, line), l->line);
+    ls_stmt_bind_int64(p->failure, LS_PARAM(fp, start), l->lo);
     if (l->next_file) {
-        ls_stmt_bind_int64(p->failure, 5, l->next_file);
-        ls_stmt_bind_int64(p->failure, 6, l->next_line);
+        ls_stmt_bind_int64(p->failure, LS_PARAM(fp, next_file), l->next_file);
+        ls_stmt_bind_int64(p->failure, LS_PARAM(fp, next_line), l->next_line);
     }
-    ls_stmt_bind_int64(p->failure, 7, l->stmt_id);
+    ls_stmt_bind_int64(p->failure, LS_PARAM(fp, stmt), l->stmt_id);
     if ((rc = ls_stmt_step(p->failure)) < 0)
         return rc;
     if (rc == 1) {
@@ -1701,14 +1719,14 @@ static int failed_note(tx_pass *p, const failed_at *a, const tx_failure *f)
 {
     int rc;
     ls_stmt_reset(p->failed);
-    ls_stmt_bind_int64(p->failed, 1, a->row_id);
-    ls_stmt_bind_int64(p->failed, 2, a->tx_id);
-    ls_stmt_bind_int64(p->failed, 3, a->session_id);
-    ls_stmt_bind_int64(p->failed, 4, a->pid);
-    ls_stmt_bind_int64(p->failed, 5, a->stmt_id);
-    ls_stmt_bind_int64(p->failed, 6, a->start_ts);
-    ls_stmt_bind_int64(p->failed, 7, f->ts);
-    ls_stmt_bind_text(p->failed, 8, f->cls);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, row), a->row_id);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, tx), a->tx_id);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, session), a->session_id);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, pid), a->pid);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, stmt), a->stmt_id);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, start), a->start_ts);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, error_ts), f->ts);
+    ls_stmt_bind_text(p->failed, LS_PARAM(flp, class), f->cls);
     rc = ls_stmt_step(p->failed);
     return rc < 0 ? rc : 0;
 }
@@ -1980,9 +1998,11 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
         (rc = ls_store_prepare(s, acquired_sql, &p->acquired)) != 0 ||
         (rc = ls_store_prepare(s, waited_sql, &p->waited)) != 0 ||
         (rc = ls_store_exec_sorting(s, failure_index_sql)) != 0 ||
-        (rc = ls_store_prepare(s, failure_sql, &p->failure)) != 0 ||
+        (rc = ls_store_prepare_params(s, failure_sql, LS_PARAM_NAMES(FAILURE_PARAMS),
+                                      &p->failure)) != 0 ||
         (rc = ls_store_exec(s, failed_table_sql)) != 0 ||
-        (rc = ls_store_prepare(s, failed_insert_sql, &p->failed)) != 0 ||
+        (rc = ls_store_prepare_params(s, failed_insert_sql, LS_PARAM_NAMES(FAILED_PARAMS),
+                                      &p->failed)) != 0 ||
         (rc = ls_store_prepare(s, text_by_id_sql, &p->texts.q)) != 0)
         return rc;
     p->waited_more = ls_stmt_step(p->waited);

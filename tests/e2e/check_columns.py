@@ -87,7 +87,7 @@ BIND_BASELINE = {
     # tx38c's relinks: a first statement by id, a session's logged ones;
     # bind_failures(), link_pooled_holders(), relink_whole_waiters() and
     # relink_whole_holders() name theirs (154 -> 107, named33b)
-    "src/correlate/transactions.c": 107,
+    "src/correlate/transactions.c": 62,  # logpos38: 107 -> 62, the wait links' and failed locks' named
     # pool34b's pass (merged with tables33): its temp tables and SELECTs;
     # pool34c's (spans-only transactions, the %t log-order pick): the
     # temp.txspan_only / txspan_rank rows and their SELECTs (its INSERTs
