@@ -16,7 +16,15 @@
 #include "ls_activity.h"
 #include "ls_span.h"
 
-#define LS_STORE_SCHEMA_VERSION 18
+#define LS_STORE_SCHEMA_VERSION 19
+
+/* A line's place in the log as one integer: its file, then its line
+ * (tx_cuts.first_pos, transactions.first_pos; correlate_int.h's
+ * LS_LOG_POS_SQL computes the same in SQL). Never 0: file ids begin at 1. */
+static inline int64_t ls_log_pos(int64_t file_id, int64_t line)
+{
+    return file_id * ((int64_t)1 << 40) + line;
+}
 
 /* stmt_rows.verb: the statement line's verb as stored (the statements view
  * gives the text). Execute and bind, the commonest, cost no byte. */

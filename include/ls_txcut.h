@@ -49,6 +49,7 @@ typedef struct ls_txcut_stmt {
     const char *vxid; /* NULL: none */
     int kind;         /* ls_sql_kind of its text */
     int64_t text_id;  /* its text (the shape hash), 0: none */
+    int64_t pos;      /* its line's place in the log (ls_log_pos()) */
 } ls_txcut_stmt;
 
 /* How a transaction's end is known (transactions.end_known). */
@@ -74,6 +75,8 @@ typedef struct ls_txcut_row {
     int64_t start_ts, end_ts;     /* end_ts: the last statement's end, else its start */
     int64_t prev_end;             /* the last statement's end (idle gaps): end_ts, not stored */
     int64_t first_stmt, last_stmt, statements;
+    int64_t first_pos;            /* the first statement's pos; 0: not known (a cut
+                                     reloaded from a store of schema 18) */
     double sql_ms, idle_ms, max_idle_ms, commit_ms; /* meaningful when durations */
     uint64_t shape;               /* FNV-1a of its statements' text ids, in order */
 } ls_txcut_row;

@@ -44,7 +44,8 @@ static inline int64_t ls_text_hash(const char *text)
 
 /* SQL: a line's place in the log, one integer, of a table T with file_id
  * and line: its file, then its line (a statement's stmt_id is not in log
- * order across sessions). NULL where the file is not known. */
+ * order across sessions). NULL where the file is not known. As
+ * ls_log_pos() (ls_store.h). */
 #define LS_LOG_POS_SQL(T) "(" T ".file_id * 1099511627776 + " T ".line)"
 
 /* SQL: the id of a hold's evidence TEXT (an SQL expression) in

@@ -34,6 +34,7 @@
 
 #include "corr_tables.h"
 #include "between_waits.h"
+#include "pos_tx.h"
 #include "correlate_int.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
@@ -87,10 +88,12 @@ static const char statements_sql[] =
 
 #define SESSION_COLS(X, Q)                                                                 \
     X(Q, end_ts, "end_ts")                                                                \
-    X(Q, interest, "EXISTS (SELECT 1 FROM interest i WHERE i.session_id = ?1)")
+    X(Q, interest, "EXISTS (SELECT 1 FROM interest i WHERE i.session_id = :session)")
 LS_COLUMNS(se, SESSION_COLS);
 static const char session_sql[] =
-    "SELECT " LS_SELECT_LIST(se, SESSION_COLS) " FROM sessions WHERE session_id = ?1";
+    "SELECT " LS_SELECT_LIST(se, SESSION_COLS) " FROM sessions WHERE session_id = :session";
+#define SESSION_PARAMS(X, Q) X(Q, session)
+LS_PARAMS(sep, SESSION_PARAMS);
 
 /* Hot rows: logical rows with a key that some logged wait was for. */
 #define HOT_COLS(X, Q)                                                                     \
@@ -114,7 +117,8 @@ static const char rules_sql[] = "SELECT " LS_SELECT_LIST(ru, RULE_COLS) " FROM r
 /* How many statements each rule keyed to a hot row (the report's evidence). */
 LS_TABLE_COLUMNS(rule_keyed);
 static const char rule_keyed_sql[] = LS_INSERT_INTO("INSERT", rule_keyed);
-/* The session's waits that ended with the lock acquired in [?2, ?3): where
+/* The session's (:session) waits that ended with the lock acquired in
+ * [:from, :until]: where
  * the log has no durations they say when a locking statement got its row
  * (ls_hold_acquired() picks). Not a tuple lock's: its waiter was next in
  * line then, and waits on for the holder's transaction (heap_update). One
@@ -131,32 +135,40 @@ static const char acquired_index_sql[] =
     X(Q, row_id, "coalesce(row_id, 0)")
 LS_COLUMNS(aq, ACQUIRED_COLS);
 /* Where the next statement's time ties an acquisition's (whole-second
- * %t times), the log position (?4, ?5: the next statement's line, NULL:
- * none) decides: an acquisition logged before it was this statement's. */
+ * %t times), the log position (:until_file, :until_line: the next
+ * statement's line, NULL: none) decides: an acquisition logged before it was this statement's. */
 static const char acquired_sql[] =
-    "SELECT " LS_SELECT_LIST(aq, ACQUIRED_COLS) " FROM lock_waits WHERE session_id = ?1"
-    " AND end_ts >= ?2 AND end_ts <= ?3 AND (end_ts < ?3 OR (?4 IS NOT NULL"
-    "  AND (end_file < ?4 OR (end_file = ?4 AND end_line < ?5)))) AND " ACQUIRED_WHERE
-    " ORDER BY end_ts, end_file, end_line LIMIT " LS_SQL_INT(ACQUIRED_MAX);
+    "SELECT " LS_SELECT_LIST(aq, ACQUIRED_COLS) " FROM lock_waits WHERE session_id = :session"
+    " AND end_ts >= :from AND end_ts <= :until AND (end_ts < :until OR (:until_file IS NOT NULL"
+    "  AND (end_file < :until_file OR (end_file = :until_file AND end_line < :until_line))))"
+    " AND " ACQUIRED_WHERE " ORDER BY end_ts, end_file, end_line LIMIT " LS_SQL_INT(ACQUIRED_MAX);
+#define ACQUIRED_PARAMS(X, Q)                                                              \
+    X(Q, session) X(Q, from) X(Q, until) X(Q, until_file) X(Q, until_line)
+LS_PARAMS(aqp, ACQUIRED_PARAMS);
 
 /* How a statement logged at its start (log_statement) ended: the first
- * error of its session after its line (?2, ?3) and before the next
- * statement's (?5, ?6; NULL: none logged yet), and the row of the
- * statement's own wait that did not end acquired (the one it failed on).
+ * error of its session (:session) after its line (:file, :line; at or
+ * after its start, :start) and before the next statement's (:next_file,
+ * :next_line; NULL: none logged yet), and the row of the statement's
+ * (:stmt) own wait that did not end acquired (the one it failed on).
  * A statement logged with its duration ran to its end: not asked. */
 #define FAILURE_COLS(X, Q)                                                                 \
     X(Q, class, "e.class")                                                                \
-    X(Q, failed_row, "(SELECT w.row_id FROM lock_waits w WHERE w.waiter_stmt = ?7"        \
+    X(Q, failed_row, "(SELECT w.row_id FROM lock_waits w WHERE w.waiter_stmt = :stmt"     \
                      "  AND w.outcome IS NOT 'acquired' AND w.row_id IS NOT NULL"         \
                      "  ORDER BY w.start_ts DESC LIMIT 1)")                                \
     X(Q, error_ts, "e.ts")
 LS_COLUMNS(fq, FAILURE_COLS);
 static const char failure_sql[] =
     "SELECT " LS_SELECT_LIST(fq, FAILURE_COLS)
-    " FROM errors e WHERE e.session_id = ?1 AND e.ts >= ?4"
-    " AND (e.file_id > ?2 OR (e.file_id = ?2 AND e.line > ?3))"
-    " AND (?5 IS NULL OR e.file_id < ?5 OR (e.file_id = ?5 AND e.line < ?6))"
+    " FROM errors e WHERE e.session_id = :session AND e.ts >= :start"
+    " AND (e.file_id > :file OR (e.file_id = :file AND e.line > :line))"
+    " AND (:next_file IS NULL OR e.file_id < :next_file"
+    "  OR (e.file_id = :next_file AND e.line < :next_line))"
     " ORDER BY e.file_id, e.line LIMIT 1";
+#define FAILURE_PARAMS(X, Q)                                                               \
+    X(Q, stmt) X(Q, session) X(Q, start) X(Q, file) X(Q, line) X(Q, next_file) X(Q, next_line)
+LS_PARAMS(fp, FAILURE_PARAMS);
 /* The locks a statement failed on (lock_taken() said no): the
  * hidden-waits pass (hidden.c) rebuilds the wait each queued in before its
  * error. A working table of the connection, as hold_rows. */
@@ -165,7 +177,11 @@ static const char failed_table_sql[] =
     "CREATE TEMP TABLE failed_locks(row_id INTEGER, tx_id INTEGER, session_id INTEGER,"
     " pid INTEGER, stmt_id INTEGER, start_ts INTEGER, error_ts INTEGER, class TEXT);";
 static const char failed_insert_sql[] =
-    "INSERT INTO temp.failed_locks VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+    "INSERT INTO temp.failed_locks VALUES (:row, :tx, :session, :pid, :stmt, :start, :error_ts,"
+    " :class)";
+#define FAILED_PARAMS(X, Q)                                                                \
+    X(Q, row) X(Q, tx) X(Q, session) X(Q, pid) X(Q, stmt) X(Q, start) X(Q, error_ts) X(Q, class)
+LS_PARAMS(flp, FAILED_PARAMS);
 static const char failure_index_sql[] =
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);";
 
@@ -238,26 +254,14 @@ static const char insert_tx_sql[] = LS_INSERT_INTO("INSERT", transactions);
     " ORDER BY start_ts DESC LIMIT " LS_SQL_INT(LS_OPEN_TX_CANDIDATES) ") x"                                                   \
     " WHERE x.end_ts IS NULL OR x.end_ts >= " T " - " SLACK " ORDER BY x.start_ts DESC LIMIT 1)"
 
-/*
- * The transaction of session SESS open at the log position of wait W's
- * first message: the latest to begin before that line (of the session's
- * last statements by W's time, a second of slack for whole-second %t
- * times; those logged after the line are passed over, as a busy session
- * may log dozens in that second), if it had not ended before it. Exact
- * where times tie: a holder whose transaction ended and the next began in
- * the second the message was stamped in. An awaited transaction's first
- * line is always before the message (its xid came with its first write)
- * and its end after (the waiter is still waiting).
- */
-#define POS_TX(SESS, W)                                                                    \
-    "(SELECT x.tx_id FROM (SELECT p.last, (SELECT tx_id FROM transactions t"              \
-    "  WHERE t.session_id = " SESS " AND t.first_stmt <= p.last"                          \
-    "  ORDER BY t.first_stmt DESC LIMIT 1) AS tx_id FROM (SELECT max(s.stmt_id) AS last"  \
-    "  FROM (SELECT stmt_id FROM stmt_rows WHERE session_id = " SESS                      \
-    "   AND start_ts <= " W ".logged_ts + " LS_SQL_INT(LS_WHOLE_SECOND_US) " AND (file_id < " W ".file_id" \
-    "   OR (file_id = " W ".file_id AND line < " W ".line))"                                 \
-    "   ORDER BY start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ") s) p) x" \
-    " JOIN transactions t2 ON t2.tx_id = x.tx_id WHERE t2.last_stmt >= x.last)"
+/* POS_TX: pos_tx.h. */
+
+/* The first statement's position of the transactions stored without one
+ * (their cut was ingested before schema 19). */
+static const char first_pos_sql[] =
+    "UPDATE transactions SET first_pos = (SELECT " LS_LOG_POS_SQL("r") " FROM stmt_rows r"
+    " WHERE r.stmt_id = transactions.first_stmt)"
+    " WHERE first_pos IS NULL AND session_id IS NOT NULL;";
 
 /* Indexes the links below probe (holds_row: a tuple wait's row holder;
  * later passes use it too). */
@@ -267,18 +271,19 @@ static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
     "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows(tx_id, row_id);"
     "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);"
+    POS_TX_INDEX_SQL
     /* a whole-second deadlock wait's deadlock (relink_whole_waiters()) */
     "CREATE INDEX IF NOT EXISTS deadlocks_victim ON deadlocks(victim_pid, file_id, line);"
     /* end_ts and waits: it covers the walk of each row's holds (holds.c) */
     "CREATE INDEX IF NOT EXISTS holds_row ON hold_rows(row_id, start_ts, end_ts, waits);";
 
-/* Those of link_index_sql that only this pass reads (OPEN_TX, the links
- * by xid; no later pass or report query searches a transaction by its
+/* Those of link_index_sql that only this pass reads (OPEN_TX, POS_TX, the
+ * links by xid; no later pass or report query searches a transaction by its
  * session's time or by its xid), dropped once the links are made: their
  * pages are the ones the passes after it write into (issue 38). */
 static const char link_index_drop_sql[] =
     "DROP INDEX IF EXISTS transactions_session; DROP INDEX IF EXISTS transactions_xid;"
-    "DROP INDEX IF EXISTS deadlocks_victim;";
+    "DROP INDEX IF EXISTS deadlocks_victim; DROP INDEX IF EXISTS transactions_session_pos;";
 
 /*
  * Who holds the row a wait is for (holder_pid, holder_tx): each step below
@@ -389,7 +394,9 @@ static const char head_sec_sql[] = HEAD_SQL(
     " ORDER BY x.file_id DESC, x.line DESC LIMIT 1)");
 
 static const char set_head_sql[] =
-    "UPDATE wait_links SET holder_pid = ?2, holder_tx = ?3 WHERE wait_id = ?1";
+    "UPDATE wait_links SET holder_pid = :pid, holder_tx = :tx WHERE wait_id = :wait";
+#define SET_HEAD_PARAMS(X, Q) X(Q, pid) X(Q, tx) X(Q, wait)
+LS_PARAMS(sh, SET_HEAD_PARAMS);
 
 /* The session of wait W's direct blocker when the message was logged. */
 #define BLOCKER_SESSION(W)                                                                 \
@@ -631,8 +638,13 @@ static const char root_links_sql[] =
     X(Q, by_time_tx, OPEN_TX("w.root_session", "w.logged_ts", "0"))
 LS_COLUMNS(rr, ROOT_REST_COLS);
 static const char root_rest_sql[] =
-    "SELECT " LS_SELECT_LIST(rr, ROOT_REST_COLS) " FROM lock_waits w WHERE w.wait_id = ?1";
-static const char set_root_tx_sql[] = "UPDATE wait_links SET root_tx = ?2 WHERE wait_id = ?1";
+    "SELECT " LS_SELECT_LIST(rr, ROOT_REST_COLS) " FROM lock_waits w WHERE w.wait_id = :wait";
+#define ROOT_REST_PARAMS(X, Q) X(Q, wait)
+LS_PARAMS(rrp, ROOT_REST_PARAMS);
+static const char set_root_tx_sql[] =
+    "UPDATE wait_links SET root_tx = :tx WHERE wait_id = :wait";
+#define SET_ROOT_PARAMS(X, Q) X(Q, tx) X(Q, wait)
+LS_PARAMS(srp, SET_ROOT_PARAMS);
 
 /* A chain that ended at the head of a tuple lock's queue, not logged as
  * waiting, goes on to the row's holder: the head holds the tuple lock only
@@ -655,7 +667,7 @@ static int link_heads(ls_store *s, int subsecond)
     int rc;
 
     if ((rc = ls_store_prepare(s, subsecond ? head_sql : head_sec_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, set_head_sql, &u)) != 0)
+        (rc = ls_store_prepare_params(s, set_head_sql, LS_PARAM_NAMES(SET_HEAD_PARAMS), &u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_head_wait h; /* a NULL reads as 0: no end, no line (has_end*) */
@@ -671,11 +683,11 @@ static int link_heads(ls_store *s, int subsecond)
         if (!ls_head_wait_on(&h, !subsecond))
             continue;
         ls_stmt_reset(u);
-        ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, hd_wait_id));
+        ls_stmt_bind_int64(u, LS_PARAM(sh, wait), ls_stmt_int64(q, hd_wait_id));
         if (!ls_stmt_isnull(q, hd_head_pid))
-            ls_stmt_bind_int64(u, 2, ls_stmt_int64(q, hd_head_pid));
+            ls_stmt_bind_int64(u, LS_PARAM(sh, pid), ls_stmt_int64(q, hd_head_pid));
         if (!ls_stmt_isnull(q, hd_head_tx))
-            ls_stmt_bind_int64(u, 3, ls_stmt_int64(q, hd_head_tx));
+            ls_stmt_bind_int64(u, LS_PARAM(sh, tx), ls_stmt_int64(q, hd_head_tx));
         if ((rc = ls_stmt_step(u)) < 0)
             goto out;
     }
@@ -694,8 +706,10 @@ static int link_roots(ls_store *s)
     int rc;
 
     if ((rc = ls_store_prepare(s, root_links_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, root_rest_sql, &rest)) != 0 ||
-        (rc = ls_store_prepare(s, set_root_tx_sql, &u)) != 0)
+        (rc = ls_store_prepare_params(s, root_rest_sql, LS_PARAM_NAMES(ROOT_REST_PARAMS),
+                                      &rest)) != 0 ||
+        (rc = ls_store_prepare_params(s, set_root_tx_sql, LS_PARAM_NAMES(SET_ROOT_PARAMS),
+                                      &u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_root_link l;
@@ -710,7 +724,7 @@ static int link_roots(ls_store *s)
         if (!ls_root_tx_linked(&l)) {
             /* The links say nothing: look by log position and by time. */
             ls_stmt_reset(rest);
-            ls_stmt_bind_int64(rest, 1, ls_stmt_int64(q, rl_wait_id));
+            ls_stmt_bind_int64(rest, LS_PARAM(rrp, wait), ls_stmt_int64(q, rl_wait_id));
             if ((rc = ls_stmt_step(rest)) < 0)
                 goto out;
             if (rc == 1) {
@@ -722,8 +736,8 @@ static int link_roots(ls_store *s)
         if (!(tx = ls_root_tx(&l)))
             continue;
         ls_stmt_reset(u);
-        ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, rl_wait_id));
-        ls_stmt_bind_int64(u, 2, tx);
+        ls_stmt_bind_int64(u, LS_PARAM(srp, wait), ls_stmt_int64(q, rl_wait_id));
+        ls_stmt_bind_int64(u, LS_PARAM(srp, tx), tx);
         if ((rc = ls_stmt_step(u)) < 0)
             goto out;
     }
@@ -774,7 +788,8 @@ static const char deadlock_links_sql[] =
  * (RELINK_COLS: a key of two columns, the session, the moment and its
  * line; in time order), the session's candidates (the
  * LS_POS_CANDIDATES_WHOLE latest begun by the moment, decide/txwindow.h),
- * and the row's update (?1 tx_id or NULL, ?2 ?3 its key).
+ * and the row's update (:tx, tx_id or NULL; :k1 :k2, its key:
+ * RELINK_SET_PARAMS).
  */
 #define RELINK_COLS(X, Q)                                                                  \
     X(Q, key1, "k1")                                                                      \
@@ -795,17 +810,20 @@ static const char relink_errors_sql[] =
     " FROM error_links l JOIN errors e ON e.error_id = l.error_id"
     " WHERE e.session_id IS NOT NULL ORDER BY e.ts";
 static const char set_error_tx_sql[] =
-    "UPDATE error_links SET tx_id = ?1 WHERE error_id = ?2 AND ?3 = 0";
+    "UPDATE error_links SET tx_id = :tx WHERE error_id = :k1 AND :k2 = 0";
+#define RELINK_SET_PARAMS(X, Q) X(Q, tx) X(Q, k1) X(Q, k2)
+LS_PARAMS(rsp, RELINK_SET_PARAMS);
 static const char relink_deadlocks_sql[] =
     "SELECT l.deadlock_id AS k1, l.pid AS k2, l.session_id, d.ts, d.file_id, d.line,"
     " 1 AS victim"
     " FROM deadlock_links l JOIN deadlocks d ON d.deadlock_id = l.deadlock_id"
     " WHERE l.session_id IS NOT NULL ORDER BY d.ts";
 static const char set_deadlock_tx_sql[] =
-    "UPDATE deadlock_links SET tx_id = ?1 WHERE deadlock_id = ?2 AND pid = ?3";
+    "UPDATE deadlock_links SET tx_id = :tx WHERE deadlock_id = :k1 AND pid = :k2";
 
-/* The session's (?1) transactions begun by ?2 and after the latest its
- * window keeps (begun at ?3, tx_id ?4), latest first, at most
+/* The session's (:session) transactions begun by :by and after the latest
+ * its window keeps (begun at :latest_start, tx_id :latest_tx), latest
+ * first, at most
  * LS_POS_CANDIDATES_WHOLE, each with its first statement's line (0 0
  * where the statement or its line is not stored) and whether that is a
  * span's (verb 5, LS_VERB_SPAN). The rows come in time order and each
@@ -829,14 +847,18 @@ LS_COLUMNS(tc, TX_CAND_COLS);
 static const char tx_candidates_sql[] =
     "SELECT " LS_SELECT_LIST(tc, TX_CAND_COLS) " FROM transactions t"
     " LEFT JOIN stmt_rows f ON f.stmt_id = t.first_stmt"
-    " WHERE t.session_id = ?1 AND t.start_ts <= ?2 AND t.start_ts >= ?3"
-    " AND (t.start_ts > ?3 OR t.tx_id > ?4)"
+    " WHERE t.session_id = :session AND t.start_ts <= :by AND t.start_ts >= :latest_start"
+    " AND (t.start_ts > :latest_start OR t.tx_id > :latest_tx)"
     " ORDER BY t.start_ts DESC, t.tx_id DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
-/* Whether the session (?1) logged a statement that is not a span's: a
+#define TX_CAND_PARAMS(X, Q) X(Q, session) X(Q, by) X(Q, latest_start) X(Q, latest_tx)
+LS_PARAMS(tcp, TX_CAND_PARAMS);
+/* Whether the session (:session) logged a statement that is not a span's: a
  * candidate begun by a span's statement is open only in a session that
  * logged none, unless the row is a victim's (RELINK_COLS' victim). */
 static const char session_logged_sql[] =
-    "SELECT EXISTS (SELECT 1 FROM stmt_rows x WHERE x.session_id = ?1 AND x.verb IS NOT 5)";
+    "SELECT EXISTS (SELECT 1 FROM stmt_rows x WHERE x.session_id = :session AND x.verb IS NOT 5)";
+#define SESSION_LOGGED_PARAMS(X, Q) X(Q, session)
+LS_PARAMS(slp, SESSION_LOGGED_PARAMS);
 
 typedef struct relink_q {
     ls_stmt *cand, *logged, *u;
@@ -852,7 +874,7 @@ static int relink_logged(relink_q *r, int64_t session, int *out)
     int rc;
     if (r->logged_session != session || session == 0) {
         ls_stmt_reset(r->logged);
-        if ((rc = ls_stmt_bind_int64(r->logged, 1, session)) != 0 ||
+        if ((rc = ls_stmt_bind_int64(r->logged, LS_PARAM(slp, session), session)) != 0 ||
             (rc = ls_stmt_step(r->logged)) < 0)
             return rc;
         r->has_logged = rc == 1 && ls_stmt_int64(r->logged, LS_ONLY_COLUMN);
@@ -876,10 +898,12 @@ static int relink_window(relink_q *r, int64_t session, int64_t ts, const ls_txwi
 
     latest = ls_txwin_at(w, 0);
     ls_stmt_reset(r->cand);
-    if ((rc = ls_stmt_bind_int64(r->cand, 1, session)) != 0 ||
-        (rc = ls_stmt_bind_int64(r->cand, 2, ts + r->slack)) != 0 ||
-        (rc = ls_stmt_bind_int64(r->cand, 3, latest ? latest->start : INT64_MIN)) != 0 ||
-        (rc = ls_stmt_bind_int64(r->cand, 4, latest ? latest->tx_id : INT64_MIN)) != 0)
+    if ((rc = ls_stmt_bind_int64(r->cand, LS_PARAM(tcp, session), session)) != 0 ||
+        (rc = ls_stmt_bind_int64(r->cand, LS_PARAM(tcp, by), ts + r->slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(r->cand, LS_PARAM(tcp, latest_start),
+                                 latest ? latest->start : INT64_MIN)) != 0 ||
+        (rc = ls_stmt_bind_int64(r->cand, LS_PARAM(tcp, latest_tx),
+                                 latest ? latest->tx_id : INT64_MIN)) != 0)
         return rc;
     while (nb < LS_TXWIN_CAP && (rc = ls_stmt_step(r->cand)) == 1) {
         ls_txwin_tx *x = &batch[nb++];
@@ -929,10 +953,11 @@ static int relink_one(ls_stmt *q, relink_q *r)
     }
     pick = ls_error_tx(c, n, err);
     ls_stmt_reset(u);
-    if ((rc = pick >= 0 ? ls_stmt_bind_int64(u, 1, ls_txwin_at(win, (size_t)pick)->tx_id)
-                        : ls_stmt_bind_text(u, 1, NULL)) != 0 ||
-        (rc = ls_stmt_bind_int64(u, 2, ls_stmt_int64(q, rl2_key1))) != 0 ||
-        (rc = ls_stmt_bind_int64(u, 3, ls_stmt_int64(q, rl2_key2))) != 0)
+    if ((rc = pick >= 0 ? ls_stmt_bind_int64(u, LS_PARAM(rsp, tx),
+                                             ls_txwin_at(win, (size_t)pick)->tx_id)
+                        : ls_stmt_bind_text(u, LS_PARAM(rsp, tx), NULL)) != 0 ||
+        (rc = ls_stmt_bind_int64(u, LS_PARAM(rsp, k1), ls_stmt_int64(q, rl2_key1))) != 0 ||
+        (rc = ls_stmt_bind_int64(u, LS_PARAM(rsp, k2), ls_stmt_int64(q, rl2_key2))) != 0)
         return rc;
     rc = ls_stmt_step(u);
     return rc < 0 ? rc : 0;
@@ -951,9 +976,12 @@ static int relink_txs(ls_store *s, const char *select_sql, const char *update_sq
     r->slack = slack;
     ls_txwin_slots_reset(&r->wins);
     if ((rc = ls_store_prepare(s, select_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, tx_candidates_sql, &r->cand)) != 0 ||
-        (rc = ls_store_prepare(s, session_logged_sql, &r->logged)) != 0 ||
-        (rc = ls_store_prepare(s, update_sql, &r->u)) != 0)
+        (rc = ls_store_prepare_params(s, tx_candidates_sql, LS_PARAM_NAMES(TX_CAND_PARAMS),
+                                      &r->cand)) != 0 ||
+        (rc = ls_store_prepare_params(s, session_logged_sql,
+                                      LS_PARAM_NAMES(SESSION_LOGGED_PARAMS), &r->logged)) != 0 ||
+        (rc = ls_store_prepare_params(s, update_sql, LS_PARAM_NAMES(RELINK_SET_PARAMS),
+                                      &r->u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
         if ((rc = relink_one(q, r)) != 0)
@@ -973,7 +1001,7 @@ out:
  * it (decide/victim.h, ls_victim_tx()): the position rule above takes
  * another client's logged transaction of that second. The victims
  * (VICTIM_LINK_COLS), the session's transactions begun by the end of the
- * deadlock's second (?2 + ?3), latest first, whether each began with a
+ * deadlock's second (:ts + :res), latest first, whether each began with a
  * span's statement (verb 5, LS_VERB_SPAN).
  */
 #define VICTIM_LINK_COLS(X, Q)                \
@@ -997,8 +1025,10 @@ LS_COLUMNS(vc, VICTIM_CAND_COLS);
 static const char victim_cands_sql[] =
     "SELECT " LS_SELECT_LIST(vc, VICTIM_CAND_COLS) " FROM transactions t"
     " LEFT JOIN stmt_rows f ON f.stmt_id = t.first_stmt"
-    " WHERE t.session_id = ?1 AND t.start_ts <= ?2 + ?3"
+    " WHERE t.session_id = :session AND t.start_ts <= :ts + :res"
     " ORDER BY t.start_ts DESC, t.tx_id DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
+#define VICTIM_CAND_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, res)
+LS_PARAMS(vcp, VICTIM_CAND_PARAMS);
 
 static int relink_victim(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t res, int64_t *used,
                          size_t *nused)
@@ -1010,9 +1040,10 @@ static int relink_victim(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t res, int
     int rc, pick;
 
     ls_stmt_reset(cand);
-    if ((rc = ls_stmt_bind_int64(cand, 1, ls_stmt_int64(q, vl_session_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(cand, 2, ts)) != 0 ||
-        (rc = ls_stmt_bind_int64(cand, 3, res)) != 0)
+    if ((rc = ls_stmt_bind_int64(cand, LS_PARAM(vcp, session),
+                                 ls_stmt_int64(q, vl_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(cand, LS_PARAM(vcp, ts), ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(cand, LS_PARAM(vcp, res), res)) != 0)
         return rc;
     while (n < LS_POS_CANDIDATES_WHOLE && (rc = ls_stmt_step(cand)) == 1) {
         ids[n] = ls_stmt_int64(cand, vc_tx_id);
@@ -1032,9 +1063,9 @@ static int relink_victim(ls_stmt *q, ls_stmt *cand, ls_stmt *u, int64_t res, int
         return 0;
     used[(*nused)++ % VICTIM_TX_USED] = ids[pick];
     ls_stmt_reset(u);
-    if ((rc = ls_stmt_bind_int64(u, 1, ids[pick])) != 0 ||
-        (rc = ls_stmt_bind_int64(u, 2, ls_stmt_int64(q, vl_deadlock_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(u, 3, ls_stmt_int64(q, vl_pid))) != 0)
+    if ((rc = ls_stmt_bind_int64(u, LS_PARAM(rsp, tx), ids[pick])) != 0 ||
+        (rc = ls_stmt_bind_int64(u, LS_PARAM(rsp, k1), ls_stmt_int64(q, vl_deadlock_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(u, LS_PARAM(rsp, k2), ls_stmt_int64(q, vl_pid))) != 0)
         return rc;
     rc = ls_stmt_step(u);
     return rc < 0 ? rc : 0;
@@ -1051,8 +1082,10 @@ static int relink_victims(ls_store *s)
     if ((rc = ls_log_resolution(s, &res)) != 0 || res == 0)
         return rc;
     if ((rc = ls_store_prepare(s, victim_links_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, victim_cands_sql, &cand)) != 0 ||
-        (rc = ls_store_prepare(s, set_deadlock_tx_sql, &u)) != 0)
+        (rc = ls_store_prepare_params(s, victim_cands_sql, LS_PARAM_NAMES(VICTIM_CAND_PARAMS),
+                                      &cand)) != 0 ||
+        (rc = ls_store_prepare_params(s, set_deadlock_tx_sql, LS_PARAM_NAMES(RELINK_SET_PARAMS),
+                                      &u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
         if ((rc = relink_victim(q, cand, u, res, used, &nused)) != 0)
@@ -1375,6 +1408,7 @@ typedef struct tx_state {
     int64_t until; /* read_cuts(): stored once the statements pass it */
     int has_cut_shape; /* read_cuts(), a closed cut: its statements are the cut's */
     int64_t cut_shape; /* then tx_cuts.shape, for the code paths (traces.c) */
+    int64_t first_pos; /* its first statement's line (ls_log_pos()); 0: not known */
     int nlocks;
     tx_lock locks[MAX_TX_LOCKS];
 } tx_state;
@@ -1398,7 +1432,9 @@ typedef struct tx_rule {
  * whatever the number of distinct texts (a log of literal SQL has one per
  * statement, and then reads each once anyway).
  */
-static const char text_by_id_sql[] = "SELECT text FROM stmt_texts WHERE text_id = ?1";
+static const char text_by_id_sql[] = "SELECT text FROM stmt_texts WHERE text_id = :text";
+#define TEXT_BY_ID_PARAMS(X, Q) X(Q, text)
+LS_PARAMS(tbi, TEXT_BY_ID_PARAMS);
 enum { TEXT_BY_ID_TEXT }; /* its one column */
 
 typedef struct text_cache {
@@ -1426,6 +1462,7 @@ typedef struct tx_pass {
     ls_stmt *failed;   /* failed_insert_sql */
     int waited_more;   /* 1 while `waited` is on a row */
     int64_t holds;
+    int64_t tx_no_pos; /* transactions of a session stored without first_pos */
     text_cache texts;  /* read_cuts()'s texts by text_id */
 } tx_pass;
 
@@ -1445,7 +1482,7 @@ static int stmt_text_of(tx_pass *p, ls_stmt *q, stmt_text *out)
     id = ls_stmt_int64(q, sq_text_id);
     if (!ls_text_cache_find(&p->texts.c, id, &e)) {
         ls_stmt_reset(p->texts.q);
-        ls_stmt_bind_int64(p->texts.q, 1, id);
+        ls_stmt_bind_int64(p->texts.q, LS_PARAM(tbi, text), id);
         if ((rc = ls_stmt_step(p->texts.q)) < 0)
             return rc;
         /* a text_id no text has (not in a store this program wrote) is "" */
@@ -1493,15 +1530,15 @@ static int64_t acquired_between(const tx_pass *p, int64_t session, int64_t from,
     size_t n = 0;
     int rc = 0;
     ls_stmt_reset(p->acquired);
-    ls_stmt_bind_int64(p->acquired, 1, session);
-    ls_stmt_bind_int64(p->acquired, 2, from);
-    ls_stmt_bind_int64(p->acquired, 3, until ? until : INT64_MAX);
+    ls_stmt_bind_int64(p->acquired, LS_PARAM(aqp, session), session);
+    ls_stmt_bind_int64(p->acquired, LS_PARAM(aqp, from), from);
+    ls_stmt_bind_int64(p->acquired, LS_PARAM(aqp, until), until ? until : INT64_MAX);
     if (until && until_file) {
-        ls_stmt_bind_int64(p->acquired, 4, until_file);
-        ls_stmt_bind_int64(p->acquired, 5, until_line);
+        ls_stmt_bind_int64(p->acquired, LS_PARAM(aqp, until_file), until_file);
+        ls_stmt_bind_int64(p->acquired, LS_PARAM(aqp, until_line), until_line);
     } else {
-        ls_stmt_bind_null(p->acquired, 4);
-        ls_stmt_bind_null(p->acquired, 5);
+        ls_stmt_bind_null(p->acquired, LS_PARAM(aqp, until_file));
+        ls_stmt_bind_null(p->acquired, LS_PARAM(aqp, until_line));
     }
     while (n < ACQUIRED_MAX && (rc = ls_stmt_step(p->acquired)) == 1) {
         acq[n].end_ts = ls_stmt_int64(p->acquired, aq_end_ts);
@@ -1674,15 +1711,15 @@ static int lock_taken(const tx_pass *p, const tx_state *t, const tx_lock *l, tx_
     sl.row_id = l->row_id;
     sl.acquired = l->acquired;
     ls_stmt_reset(p->failure);
-    ls_stmt_bind_int64(p->failure, 1, t->session_id);
-    ls_stmt_bind_int64(p->failure, 2, l->file_id);
-    ls_stmt_bind_int64(p->failure, 3, l->line);
-    ls_stmt_bind_int64(p->failure, 4, l->lo);
+    ls_stmt_bind_int64(p->failure, LS_PARAM(fp, session), t->session_id);
+    ls_stmt_bind_int64(p->failure, LS_PARAM(fp, file), l->file_id);
+    ls_stmt_bind_int64(p->failure, LS_PARAM(fp, line), l->line);
+    ls_stmt_bind_int64(p->failure, LS_PARAM(fp, start), l->lo);
     if (l->next_file) {
-        ls_stmt_bind_int64(p->failure, 5, l->next_file);
-        ls_stmt_bind_int64(p->failure, 6, l->next_line);
+        ls_stmt_bind_int64(p->failure, LS_PARAM(fp, next_file), l->next_file);
+        ls_stmt_bind_int64(p->failure, LS_PARAM(fp, next_line), l->next_line);
     }
-    ls_stmt_bind_int64(p->failure, 7, l->stmt_id);
+    ls_stmt_bind_int64(p->failure, LS_PARAM(fp, stmt), l->stmt_id);
     if ((rc = ls_stmt_step(p->failure)) < 0)
         return rc;
     if (rc == 1) {
@@ -1709,14 +1746,14 @@ static int failed_note(tx_pass *p, const failed_at *a, const tx_failure *f)
 {
     int rc;
     ls_stmt_reset(p->failed);
-    ls_stmt_bind_int64(p->failed, 1, a->row_id);
-    ls_stmt_bind_int64(p->failed, 2, a->tx_id);
-    ls_stmt_bind_int64(p->failed, 3, a->session_id);
-    ls_stmt_bind_int64(p->failed, 4, a->pid);
-    ls_stmt_bind_int64(p->failed, 5, a->stmt_id);
-    ls_stmt_bind_int64(p->failed, 6, a->start_ts);
-    ls_stmt_bind_int64(p->failed, 7, f->ts);
-    ls_stmt_bind_text(p->failed, 8, f->cls);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, row), a->row_id);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, tx), a->tx_id);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, session), a->session_id);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, pid), a->pid);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, stmt), a->stmt_id);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, start), a->start_ts);
+    ls_stmt_bind_int64(p->failed, LS_PARAM(flp, error_ts), f->ts);
+    ls_stmt_bind_text(p->failed, LS_PARAM(flp, class), f->cls);
     rc = ls_stmt_step(p->failed);
     return rc < 0 ? rc : 0;
 }
@@ -1840,6 +1877,10 @@ static int tx_insert(tx_pass *p, tx_state *t, ls_correlate_stats *stats)
     }
     if (t->has_cut_shape)
         ls_stmt_bind_int64(ins, TX(cut_shape), t->cut_shape);
+    if (t->first_pos > 0)
+        ls_stmt_bind_int64(ins, TX(first_pos), t->first_pos);
+    else if (t->session_id)
+        p->tx_no_pos++; /* a cut of schema 18: first_pos_sql looks it up */
     rc = ls_stmt_step(ins);
     if (rc < 0)
         return rc;
@@ -1871,8 +1912,11 @@ static void tx_add(tx_state *t, ls_stmt *q, int is_commit)
     const char *vxid = ls_stmt_text(q, sq_vxid);
     int i;
 
-    if (!t->statements)
+    if (!t->statements) {
         t->first_stmt = ls_stmt_int64(q, sq_stmt_id);
+        if (!ls_stmt_isnull(q, sq_file_id) && !ls_stmt_isnull(q, sq_line))
+            t->first_pos = ls_log_pos(ls_stmt_int64(q, sq_file_id), ls_stmt_int64(q, sq_line));
+    }
     for (i = 0; i < t->nlocks; i++)
         if (!t->locks[i].next_start && t->locks[i].stmt_id != ls_stmt_int64(q, sq_stmt_id)) {
             t->locks[i].next_start = start;
@@ -1978,13 +2022,17 @@ static int tx_pass_load(ls_store *s, tx_pass *p)
     ls_stmt_finalize(q);
     q = NULL;
     if (rc < 0 || (rc = ls_store_exec_sorting(s, acquired_index_sql)) != 0 ||
-        (rc = ls_store_prepare(s, acquired_sql, &p->acquired)) != 0 ||
+        (rc = ls_store_prepare_params(s, acquired_sql, LS_PARAM_NAMES(ACQUIRED_PARAMS),
+                                      &p->acquired)) != 0 ||
         (rc = ls_store_prepare(s, waited_sql, &p->waited)) != 0 ||
         (rc = ls_store_exec_sorting(s, failure_index_sql)) != 0 ||
-        (rc = ls_store_prepare(s, failure_sql, &p->failure)) != 0 ||
+        (rc = ls_store_prepare_params(s, failure_sql, LS_PARAM_NAMES(FAILURE_PARAMS),
+                                      &p->failure)) != 0 ||
         (rc = ls_store_exec(s, failed_table_sql)) != 0 ||
-        (rc = ls_store_prepare(s, failed_insert_sql, &p->failed)) != 0 ||
-        (rc = ls_store_prepare(s, text_by_id_sql, &p->texts.q)) != 0)
+        (rc = ls_store_prepare_params(s, failed_insert_sql, LS_PARAM_NAMES(FAILED_PARAMS),
+                                      &p->failed)) != 0 ||
+        (rc = ls_store_prepare_params(s, text_by_id_sql, LS_PARAM_NAMES(TEXT_BY_ID_PARAMS),
+                                      &p->texts.q)) != 0)
         return rc;
     p->waited_more = ls_stmt_step(p->waited);
     return p->waited_more < 0 ? p->waited_more : 0;
@@ -2154,7 +2202,7 @@ static int sess_slot_of(sess_map *map, ls_stmt *sq, int64_t id, sess_slot **out)
     if (!created)
         return 0;
     ls_stmt_reset(sq);
-    ls_stmt_bind_int64(sq, 1, ss->id);
+    ls_stmt_bind_int64(sq, LS_PARAM(sep, session), ss->id);
     if ((rc = ls_stmt_step(sq)) < 0)
         return rc;
     if (rc == 1) {
@@ -2259,7 +2307,9 @@ static const char lock_stmts_sql[] =
     LOCK_STMTS_FROM("r.text_id IN temp.lock_texts OR r.prepare IS NOT NULL");
 /* And those that waited for a hot row and got it (waited_sql, a second
  * cursor), whatever their text: each read by its id, merged in. */
-static const char lock_stmt_sql[] = LOCK_STMTS_FROM("r.stmt_id = ?1");
+static const char lock_stmt_sql[] = LOCK_STMTS_FROM("r.stmt_id = :stmt");
+#define LOCK_STMT_PARAMS(X, Q) X(Q, stmt)
+LS_PARAMS(lsp, LOCK_STMT_PARAMS);
 
 /*
  * Schema 18 (issue 38): ingest decided each statement's row key as it
@@ -2282,9 +2332,13 @@ LS_COLUMNS(kq, KEY_COLS);
  * table whole at the end, as it does tx_cuts, but the passes after this
  * one do not write enough to take back both). */
 static const char lock_keys_sql[] =
-    "SELECT " LS_SELECT_LIST(kq, KEY_COLS) " FROM tx_keys WHERE first_stmt > ?1"
+    "SELECT " LS_SELECT_LIST(kq, KEY_COLS) " FROM tx_keys WHERE first_stmt > :after"
     " ORDER BY first_stmt LIMIT 1";
-static const char lock_keys_del_sql[] = "DELETE FROM tx_keys WHERE first_stmt = ?1";
+#define LOCK_KEYS_PARAMS(X, Q) X(Q, after)
+LS_PARAMS(lkp, LOCK_KEYS_PARAMS);
+static const char lock_keys_del_sql[] = "DELETE FROM tx_keys WHERE first_stmt = :first";
+#define LOCK_KEYS_DEL_PARAMS(X, Q) X(Q, first)
+LS_PARAMS(lkd, LOCK_KEYS_DEL_PARAMS);
 
 /* Every cut, in the order of its first statement (the table's own). */
 #define CUT_COLS(X, Q)                                                                     \
@@ -2304,24 +2358,28 @@ static const char lock_keys_del_sql[] = "DELETE FROM tx_keys WHERE first_stmt = 
     X(Q, idle_ms, "idle_ms")                                                              \
     X(Q, max_idle_ms, "max_idle_ms")                                                      \
     X(Q, commit_ms, "commit_ms")                                                          \
-    X(Q, shape, "shape")
+    X(Q, shape, "shape")                                                                  \
+    X(Q, first_pos, "first_pos")
 LS_COLUMNS(cu, CUT_COLS);
 static const char cuts_sql[] =
     "SELECT " LS_SELECT_LIST(cu, CUT_COLS) " FROM tx_cuts ORDER BY first_stmt";
 
-/* The statements of session ?3 after statement ?1, to ?2: what follows a
- * locking statement in its transaction (tx_add() reads it there). */
+/* The statements of session :session after statement :after, to :last:
+ * what follows a locking statement in its transaction (tx_add() reads it
+ * there). */
 #define NEXT_COLS(X, Q)                                                                    \
     X(Q, start_ts, "start_ts")                                                            \
     X(Q, file_id, "file_id")                                                              \
     X(Q, line, "line")
 LS_COLUMNS(nx, NEXT_COLS);
 static const char next_sql[] =
-    "SELECT " LS_SELECT_LIST(nx, NEXT_COLS) " FROM stmt_rows WHERE stmt_id > ?1"
+    "SELECT " LS_SELECT_LIST(nx, NEXT_COLS) " FROM stmt_rows WHERE stmt_id > :after"
     /* the rowid range, not the session's index: a session may have
      * logged millions of statements, its transaction a few */
-    " AND stmt_id <= ?2 AND +session_id = ?3 AND (verb IS NULL OR verb NOT IN ("
+    " AND stmt_id <= :last AND +session_id = :session AND (verb IS NULL OR verb NOT IN ("
     VERBS_STEP_SQL ")) ORDER BY stmt_id";
+#define NEXT_PARAMS(X, Q) X(Q, after) X(Q, last) X(Q, session)
+LS_PARAMS(nxp, NEXT_PARAMS);
 
 /*
  * Once the transactions are stored, ingest's cuts have served: emptied,
@@ -2417,9 +2475,9 @@ static int locks_next(cut_read *r, tx_state *t)
         if (l->has_end)
             continue;
         ls_stmt_reset(r->next);
-        ls_stmt_bind_int64(r->next, 1, l->stmt_id);
-        ls_stmt_bind_int64(r->next, 2, t->last_stmt);
-        ls_stmt_bind_int64(r->next, 3, t->session_id);
+        ls_stmt_bind_int64(r->next, LS_PARAM(nxp, after), l->stmt_id);
+        ls_stmt_bind_int64(r->next, LS_PARAM(nxp, last), t->last_stmt);
+        ls_stmt_bind_int64(r->next, LS_PARAM(nxp, session), t->session_id);
         while (!l->next_start && (rc = ls_stmt_step(r->next)) == 1) {
             l->next_start = ls_stmt_int64(r->next, nx_start_ts);
             if (!ls_stmt_isnull(r->next, nx_file_id) && !ls_stmt_isnull(r->next, nx_line)) {
@@ -2480,6 +2538,7 @@ static void cut_state(ls_stmt *c, tx_state *t, int interest)
                      ? "rollback"
                      : "commit";
     t->first_stmt = ls_stmt_int64(c, cu_first_stmt);
+    t->first_pos = ls_stmt_int64(c, cu_first_pos); /* NULL (schema 18's cut): 0 */
     t->last_stmt = ls_stmt_int64(c, cu_last_stmt);
     t->statements = ls_stmt_int64(c, cu_statements);
     t->durations = !ls_stmt_isnull(c, cu_sql_ms);
@@ -2652,7 +2711,7 @@ static void key_pop(key_read *k, ls_keypack_entry *out)
 static int key_row_after(key_read *k, int64_t after)
 {
     ls_stmt_reset(k->rows);
-    ls_stmt_bind_int64(k->rows, 1, after);
+    ls_stmt_bind_int64(k->rows, LS_PARAM(lkp, after), after);
     return k->more = ls_stmt_step(k->rows);
 }
 
@@ -2674,7 +2733,7 @@ static int key_fill(key_read *k)
         }
         ls_stmt_reset(k->rows);
         ls_stmt_reset(k->del);
-        ls_stmt_bind_int64(k->del, 1, row);
+        ls_stmt_bind_int64(k->del, LS_PARAM(lkd, first), row);
         if ((rc = ls_stmt_step(k->del)) < 0 || (rc = key_row_after(k, row)) < 0)
             return rc;
     }
@@ -2744,7 +2803,7 @@ static int lock_next(lock_read *lr, ls_stmt **row)
         if (wait_id < scan_id) {
             lr->last = wait_id;
             ls_stmt_reset(lr->one);
-            ls_stmt_bind_int64(lr->one, 1, wait_id);
+            ls_stmt_bind_int64(lr->one, LS_PARAM(lsp, stmt), wait_id);
             if ((rc = ls_stmt_step(lr->one)) < 0)
                 return rc;
             if (rc == 1 && lock_row_ours(lr->one)) {
@@ -2776,11 +2835,14 @@ static int lock_open(ls_store *s, tx_pass *p, lock_read *lr, int keys)
         p->waited_more = 0; /* nothing to merge */
         return 0;
     }
-    if ((rc = ls_store_prepare(s, lock_stmt_sql, &lr->one)) != 0)
+    if ((rc = ls_store_prepare_params(s, lock_stmt_sql, LS_PARAM_NAMES(LOCK_STMT_PARAMS),
+                                      &lr->one)) != 0)
         return rc;
     if (keys) {
-        if ((rc = ls_store_prepare(s, lock_keys_sql, &lr->k.rows)) != 0 ||
-            (rc = ls_store_prepare(s, lock_keys_del_sql, &lr->k.del)) != 0 ||
+        if ((rc = ls_store_prepare_params(s, lock_keys_sql, LS_PARAM_NAMES(LOCK_KEYS_PARAMS),
+                                          &lr->k.rows)) != 0 ||
+            (rc = ls_store_prepare_params(s, lock_keys_del_sql,
+                                          LS_PARAM_NAMES(LOCK_KEYS_DEL_PARAMS), &lr->k.del)) != 0 ||
             (rc = key_row_after(&lr->k, INT64_MIN)) < 0)
             return rc;
         return 0;
@@ -2821,7 +2883,7 @@ static int read_cuts(ls_store *s, tx_pass *p, sess_map *map, ls_stmt *sq,
     r.sq = sq;
     r.stats = stats;
     if ((rc = ls_store_prepare(s, cuts_sql, &r.cuts)) != 0 ||
-        (rc = ls_store_prepare(s, next_sql, &r.next)) != 0 ||
+        (rc = ls_store_prepare_params(s, next_sql, LS_PARAM_NAMES(NEXT_PARAMS), &r.next)) != 0 ||
         (rc = r.cuts_more = ls_stmt_step(r.cuts)) < 0)
         goto out;
     if ((rc = lock_open(s, p, &lr, keys)) != 0)
@@ -2928,6 +2990,7 @@ static void each_stmt_of(ls_stmt *q, const stmt_text *st, ls_txcut_stmt *c, ls_k
     c->dur_us = a.has_end ? a.end_ts - a.start_ts : 0;
     c->kind = (int)st->kind;
     c->text_id = text_id;
+    c->pos = a.has_line ? ls_log_pos(a.file_id, a.line) : 0;
     *keyed = 0;
     if (st->kind == LS_SQL_BEGIN || st->kind == LS_SQL_COMMIT || st->kind == LS_SQL_ROLLBACK ||
         text_id <= 0 || (st->kind != LS_SQL_WRITE && !prepare))
@@ -2962,7 +3025,8 @@ int ls_tx_each_statement(ls_store *s, ls_tx_stmt_fn fn, void *ctx)
     int rc;
 
     memset(&p, 0, sizeof(p));
-    if ((rc = ls_store_prepare(s, text_by_id_sql, &p.texts.q)) != 0 ||
+    if ((rc = ls_store_prepare_params(s, text_by_id_sql, LS_PARAM_NAMES(TEXT_BY_ID_PARAMS),
+                                      &p.texts.q)) != 0 ||
         (rc = ls_store_prepare(s, each_stmt_sql, &q)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -3180,7 +3244,7 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
 
     memset(&p, 0, sizeof(p));
     if ((rc = ls_store_exec(s, interest_sql)) != 0 || (rc = tx_pass_load(s, &p)) != 0 ||
-        (rc = ls_store_prepare(s, session_sql, &sq)) != 0 ||
+        (rc = ls_store_prepare_params(s, session_sql, LS_PARAM_NAMES(SESSION_PARAMS), &sq)) != 0 ||
         (rc = ls_store_prepare(s, insert_tx_sql, &p.ins)) != 0 ||
         (rc = ls_store_prepare(s, insert_hold_sql, &p.hold)) != 0 ||
         (rc = ls_intern_open(s, &p.evidence, "hold_evidence", "evidence_id", "text")) != 0 ||
@@ -3201,6 +3265,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = ls_tx_from_spans(s, &p.evidence, span_rows, &p, &rebuilt);
     if (rc == 0)
         rc = ls_store_exec(s, consume_cuts_sql);
+    if (rc == 0 && p.tx_no_pos)
+        rc = ls_store_exec(s, first_pos_sql);
     if (rc == 0)
         rc = ls_store_exec_sorting(s, link_index_sql);
     if (rc == 0)

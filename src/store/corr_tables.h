@@ -42,7 +42,8 @@
     C(T, idle_ms, LS_REAL)              \
     C(T, max_idle_ms, LS_REAL)          \
     C(T, commit_ms, LS_REAL)            \
-    C(T, cut_shape, LS_INT)
+    C(T, cut_shape, LS_INT)             \
+    C(T, first_pos, LS_INT)
 
 #define LS_TABLE_rule_keyed(F, C, T)      \
     F(T, rule_id, LS_INT " PRIMARY KEY")  \

@@ -649,6 +649,12 @@ static const char *const store_upgrades[] = {
      * no 'tx_keys' = 'complete'), and never gets them: the pass reads
      * its statements as before. */
     LS_UPGRADE_TO_18,
+    /* 19: the log position of each transaction's first statement
+     * (tx_cuts.first_pos, cut by ingest; transactions.first_pos, which the
+     * transactions pass finds a session's transaction at a lock message's
+     * line by). A cut ingested before has none (NULL): the pass looks the
+     * first statement's line up. */
+    LS_UPGRADE_TO_19,
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -1820,6 +1826,7 @@ static void bind_cut(binds *b, const ls_txcut_row *r)
         bind_null(b, tx_cuts__commit_ms);
     }
     bind_int64(b, tx_cuts__shape, (int64_t)r->shape);
+    bind_pos(b, tx_cuts__first_pos, r->first_pos);
 }
 
 /* The tx_cuts row that statement `st` is at, its columns tx_cuts' own in
@@ -1848,6 +1855,7 @@ static void cut_of_row(sqlite3_stmt *st, ls_txcut_row *r)
     r->max_idle_ms = sqlite3_column_double(st, tx_cuts__max_idle_ms);
     r->commit_ms = sqlite3_column_double(st, tx_cuts__commit_ms);
     r->shape = (uint64_t)sqlite3_column_int64(st, tx_cuts__shape);
+    r->first_pos = sqlite3_column_int64(st, tx_cuts__first_pos); /* NULL: 0 */
 }
 
 /* Insert the waiting tx_cuts rows. */
@@ -2009,6 +2017,7 @@ static int cut_row(ls_store *s, const struct stmt_row *w)
     st.vxid = w->vxid;
     st.kind = w->kind;
     st.text_id = w->text_id;
+    st.pos = ls_log_pos(w->file_id, w->line);
     if (s->keys_whole) {
         int rc = key_row(s, w);
         if (rc != 0)

@@ -119,7 +119,8 @@
     C(T, idle_ms, LS_REAL)                   \
     C(T, max_idle_ms, LS_REAL)               \
     C(T, commit_ms, LS_REAL)                 \
-    C(T, shape, LS_INT)
+    C(T, shape, LS_INT)                      \
+    C(T, first_pos, LS_INT)
 
 /* The row keys of the statements that may lock a row by their key,
  * decided as ingest writes them (issue 38: the transactions pass reads

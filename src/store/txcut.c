@@ -182,8 +182,10 @@ static void tx_add(ls_txcut_row *t, const ls_txcut_stmt *st, int is_end)
     int has_end = st->has_dur && st->start_ts; /* the view's end_ts is NULL without both */
     int64_t end = has_end ? start + st->dur_us : start;
 
-    if (!t->statements)
+    if (!t->statements) {
         t->first_stmt = st->stmt_id;
+        t->first_pos = st->pos;
+    }
     t->last_stmt = st->stmt_id;
     t->statements++;
     t->shape = ls_txcut_shape_add(t->shape, st->text_id);

@@ -300,4 +300,9 @@
     "CREATE TABLE IF NOT EXISTS tx_keys(\n" \
     "  first_stmt INTEGER PRIMARY KEY, n INTEGER, keys TEXT);\n"
 
+/* to schema 19 */
+#define LS_UPGRADE_TO_19 \
+    "ALTER TABLE tx_cuts ADD COLUMN first_pos INTEGER;" \
+    " ALTER TABLE transactions ADD COLUMN first_pos INTEGER;"
+
 #endif

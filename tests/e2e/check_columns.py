@@ -83,10 +83,8 @@ BIND_BASELINE = {
     # named33b: 140 -> 125)
     "src/correlate/spans.c": 125,
     "src/correlate/traces.c": 58,  # tx_params_sql (ts34c) named since named33b
-    # tx38c's relinks: a first statement by id, a session's logged ones;
-    # bind_failures(), link_pooled_holders(), relink_whole_waiters() and
-    # relink_whole_holders() name theirs (154 -> 107, named33b)
-    "src/correlate/transactions.c": 107,
+    # src/correlate/transactions.c: 0 since logpos38 (154 -> 107 named33b,
+    # then every statement named: not listed)
     # pool34b's pass (merged with tables33): its temp tables and SELECTs;
     # pool34c's (spans-only transactions, the %t log-order pick): the
     # temp.txspan_only / txspan_rank rows and their SELECTs (its INSERTs

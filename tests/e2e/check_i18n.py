@@ -244,6 +244,8 @@ def store(db, log):
                     v = pids(v)
                 elif c in ("line", "end_line"):
                     v = lines(v)
+                elif c == "first_pos":  # file_id * 2^40 + line (schema 19)
+                    v = (v >> 40, lines(v & ((1 << 40) - 1)))
                 elif c in ("holders", "queue", "blocking_pids"):
                     v = ",".join(pids(x) for x in str(v).split(",") if x.strip())
                 elif t == "sessions" and c in ("key", "pg_session") and SESSION_ID.match(v):

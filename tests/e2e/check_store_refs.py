@@ -130,6 +130,9 @@ def as_older(ls, con, db, ver, sql):
     # before 16 there were no path_names, path_sets (each transaction's
     # paths, decided by the code paths pass) and no index of row_queue
     con.executescript("DROP TABLE path_sets; DROP TABLE path_names; DROP INDEX row_queue_row;")
+    # before 19 transactions had no first_pos (tx_cuts, dropped above, is
+    # made by the step to 14 as it was then)
+    con.executescript("ALTER TABLE transactions DROP COLUMN first_pos;")
     con.executescript(f"CREATE INDEX lock_events_pid ON lock_events(pid, ts);"
                       f" {sql} PRAGMA user_version = {ver};")
     con.close()

@@ -4,7 +4,7 @@ declared once, in src/store/store_tables.h, and their DDL, INSERTs and bind
 positions made from that declaration).
 
 A store made by `lockspan ingest` has every table, view and index of
-store_schema18.txt, and nothing else: for each, its type and table, its
+store_schema19.txt, and nothing else: for each, its type and table, its
 SQL with the whitespace taken out (the DDL's line breaks are not the
 schema), and for each table and view every column in order (PRAGMA
 table_xinfo: position, name, declared type, NOT NULL, default, primary
@@ -14,7 +14,7 @@ declaration's INSERT that binds one column's value into another (the
 rows of samples/basic, as lockspan 0.x of schema 15 wrote them, are
 checked by name below).
 
-store_schema18.txt is what `--write` printed from the same log: schema 15
+store_schema19.txt is what `--write` printed from the same log: schema 15
 as the lockspan of main abf0931 (before the declarations) printed it, and
 the lines schema 16 added (stmt_stats, logcover, path_names, path_sets,
 tx_code_rows.path_set, row_queue_row, tx_code's ids), nothing else changed
@@ -24,8 +24,11 @@ stmt_minutes: summary_schema.h; retries.retry_span and errors_linked's
 retry_span), nothing else changed (diff against store_schema16.txt of
 main a1c8ca7); then the lines schema 18 added (user_version 18, tx_keys:
 each statement's row key as ingest decided it), nothing else changed
-(diff against store_schema17.txt of main 43a13e6). Change it only with a new schema
-version (LS_STORE_SCHEMA_VERSION) and its upgrade step.
+(diff against store_schema17.txt of main 43a13e6); then the lines schema
+19 added (user_version 19, tx_cuts.first_pos and transactions.first_pos:
+the log position of a transaction's first statement), nothing else
+changed (diff against store_schema18.txt of main f144ad6). Change it only
+with a new schema version (LS_STORE_SCHEMA_VERSION) and its upgrade step.
 
 Usage: check_store_schema.py LOCKSPAN SAMPLES_DIR [--write]
 """
@@ -38,7 +41,7 @@ import tempfile
 
 from lscheck import check, report
 
-EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "store_schema18.txt")
+EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "store_schema19.txt")
 
 
 def squeeze(sql):
@@ -119,6 +122,15 @@ def main():
         bad = con.execute("SELECT count(*) FROM stmt_texts WHERE typeof(hash) <> 'integer'"
                           " OR typeof(text) <> 'text' OR kind NOT BETWEEN 0 AND 9").fetchone()[0]
         check(bad == 0, f"stmt_texts: {bad} rows with a value out of its column")
+        # Each cut's first_pos: its first statement's line, as one integer
+        # (file_id * 2^40 + line), which the transactions pass finds the
+        # transaction at a lock message's line by (POS_TX).
+        bad = con.execute("SELECT count(*) FROM tx_cuts c WHERE c.first_pos IS NOT"
+                          " (SELECT r.file_id * 1099511627776 + r.line FROM stmt_rows r"
+                          "  WHERE r.stmt_id = c.first_stmt)").fetchone()[0]
+        n = con.execute("SELECT count(*) FROM tx_cuts").fetchone()[0]
+        check(n > 0 and bad == 0, f"tx_cuts: {bad} of {n} cuts whose first_pos is not the line"
+              " of their first statement")
         con.close()
     return report()
 

@@ -225,9 +225,12 @@ def check_pass_indexes_dropped(path, tag):
 
 def as_schema17(path):
     """Store `path` as a lockspan of schema 17 left it: no tx_keys, no
-    meta 'tx_keys'."""
+    meta 'tx_keys', no first statement's position in tx_cuts and
+    transactions (schema 19)."""
     db = sqlite3.connect(path)
     db.execute("DROP TABLE tx_keys")
+    db.execute("ALTER TABLE tx_cuts DROP COLUMN first_pos")
+    db.execute("ALTER TABLE transactions DROP COLUMN first_pos")
     db.execute("DELETE FROM meta WHERE key = 'tx_keys'")
     db.execute("PRAGMA user_version = 17")
     db.commit()
@@ -268,12 +271,12 @@ def upgraded(lockspan, tmp, prefix, logs):
         db = sqlite3.connect(db_path)
         version = db.execute("PRAGMA user_version").fetchone()[0]
         db.close()
-        check(version == 18, f"schema 17 {tag}: the store upgraded ({version})")
+        check(version == 19, f"schema 17 {tag}: the store upgraded ({version})")
     whole = open(outs["whole"], "rb").read()
     check(open(outs["upgraded"], "rb").read() == whole,
-          "schema 17: the report of a store upgraded is the one of a store of 18")
+          "schema 17: the report of a store upgraded is the one of a store of 19")
     check(open(outs["upgraded-ingest"], "rb").read() == whole,
-          "schema 17: the report of a store upgraded and ingested into is the one of 18")
+          "schema 17: the report of a store upgraded and ingested into is the one of 19")
 
 
 def ingest_after_report(lockspan, tmp, prefix, logs):

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "between_waits.h"
+#include "pos_tx.h"
 #include "ls_correlate.h"
 #include "ls_store.h"
 #include "ls_test.h"
@@ -349,6 +350,18 @@ static void test_final_reads(ls_store *s)
     CHECK(plan_has(s, "SELECT n.wait_id FROM lock_waits n JOIN lock_waits f"
                       " ON f.wait_id = n.wait_id WHERE " BETWEEN_WAITS,
                    "wait_links_waiter_tx", "lock_waits_pid (pid=?"));
+    /* a session's transaction at a lock message's line (POS_TX): one
+     * probe of the transactions by their first statement's position and
+     * its last statement by id, not a walk of the session's statements
+     * back from a second after the message (issue 38: 3,000 VM steps a
+     * call at 100 MiB), which is left for a transaction that ended before
+     * the line (POS_TX_SCAN) */
+    CHECK(ls_store_exec(s, POS_TX_INDEX_SQL) == 0);
+    CHECK(plan_has(s, "SELECT " POS_TX("w.session_id", "w") " FROM lock_waits w",
+                   "INDEX transactions_session_pos (session_id=? AND first_pos<?)", NULL));
+    CHECK(plan_has(s, "SELECT " POS_TX("w.session_id", "w") " FROM lock_waits w",
+                   "SEARCH r USING INTEGER PRIMARY KEY", NULL));
+    CHECK(ls_store_exec(s, "DROP INDEX transactions_session_pos") == 0);
 }
 
 /*

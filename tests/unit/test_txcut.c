@@ -71,6 +71,7 @@ static void feed(ls_txcut *c, int64_t session, int64_t stmt, int64_t start, int6
     st.dur_us = dur_us >= 0 ? dur_us : 0;
     st.kind = (int)ls_sql_kind_of(text);
     st.text_id = stmt;
+    st.pos = 5000 + stmt; /* its line's place in the log */
     st.xid = xid;
     st.vxid = vxid;
     CHECK_INT(ls_txcut_feed(c, &st), 0);
@@ -99,6 +100,7 @@ static void test_autocommit(void)
     CHECK_INT(k->rows[1].durations, 0);
     CHECK_INT(k->rows[1].xid, 741);
     CHECK_INT(k->rows[1].first_stmt, 11);
+    CHECK_INT(k->rows[1].first_pos, 5011);
     CHECK_INT(k->rows[1].last_stmt, 11);
     ls_txcut_free(c);
     free(k);
@@ -123,6 +125,7 @@ static void test_explicit(void)
     CHECK_INT(k->rows[0].closed, 1);
     CHECK_INT(k->rows[0].end, LS_TXCUT_END_COMMIT);
     CHECK_INT(k->rows[0].first_stmt, 20);
+    CHECK_INT(k->rows[0].first_pos, 5020); /* the BEGIN's line (schema 19) */
     CHECK_INT(k->rows[0].last_stmt, 25);
     CHECK_INT(k->rows[0].statements, 6);
     CHECK_INT(k->rows[0].xid, 900);
