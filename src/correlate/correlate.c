@@ -1596,7 +1596,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * the one transaction that ran the failed statement's text with the same
  * logged parameters within LS_RETRY_PARAM_GAP_US after the ROLLBACK, no
  * other failure sharing them (decide/retry.c ls_retry_by_params). */
-#define CORRELATION_REV "37"
+#define CORRELATION_REV "38"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

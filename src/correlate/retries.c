@@ -277,6 +277,24 @@ LS_COLUMNS(pc, PARAM_CAND_COLS);
 static const char param_cands_sql[] =
     "SELECT " LS_SELECT_LIST(pc, PARAM_CAND_COLS) RETRY_PARAM_CANDS_FROM
     " ORDER BY c.start_ts, c.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
+/* The same transactions that ran the :text with any parameters
+ * (RETRY_ROW_CANDS_FROM): row_untold() keeps those on the failed
+ * statement's row. */
+#define ROW_CAND_PARAMS(X, Q) X(Q, session) X(Q, trace) X(Q, end_ts) X(Q, gap) X(Q, text)
+LS_PARAMS(rw, ROW_CAND_PARAMS);
+#define ROW_CAND_COLS(X, Q)                                                                \
+    X(Q, begun_ts, "t.start_ts")                                                          \
+    X(Q, file_id, "coalesce(fs.file_id, 0)")                                              \
+    X(Q, line, "coalesce(fs.line, 0)")                                                    \
+    X(Q, own, "t.session_id = :session")                                                  \
+    X(Q, claimed, "t.tx_id IN (SELECT tx_id FROM temp.retry_claimed_tx)")                 \
+    X(Q, other_request, "coalesce((SELECT r.trace_id <> :trace FROM tx_code_rows r"        \
+                        " WHERE r.tx_id = t.tx_id), 0)")                                 \
+    X(Q, params, "c.params")
+LS_COLUMNS(wc, ROW_CAND_COLS);
+static const char row_cands_sql[] =
+    "SELECT " LS_SELECT_LIST(wc, ROW_CAND_COLS) RETRY_ROW_CANDS_FROM
+    " ORDER BY c.start_ts, c.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
 #define CLAIM_TX_PARAMS(X, Q) X(Q, tx)
 LS_PARAMS(ct, CLAIM_TX_PARAMS);
 static const char claim_tx_sql[] =
@@ -300,7 +318,7 @@ typedef struct shape_slot {
 /* The pass's statements and buffers. */
 typedef struct retry_pass {
     ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd, *fparams;
-    ls_stmt *failed_ins, *rivals, *cands, *claim_tx;
+    ls_stmt *failed_ins, *rivals, *cands, *claim_tx, *row_cands;
     ls_buf want, got;
     ls_buf params; /* the failed statement's logged parameters, "" unknown */
     ls_retry_end rival[RETRY_STEPS_MAX];
@@ -757,6 +775,56 @@ static int by_params(retry_pass *p, ls_correlate_stats *stats)
     return 1;
 }
 
+/* Is the current error's retry, which neither its session's order nor
+ * its parameters told, untold rather than none (decide/retry.h
+ * ls_retry_row_untold(); issue 34): a transaction on another session ran
+ * the failed text on the failed statement's row, with other parameters,
+ * in the gap after its end. Where by_params() reads (the parameters
+ * logged, the end known, a class retried as a matter of course). 1
+ * untold, 0 none, < 0 an error. */
+static int row_untold(retry_pass *p)
+{
+    ls_retry_end end = failed_end(p);
+    const char *text = ls_stmt_text(p->errs, le_text);
+    char row[RETRY_ROW_BYTES];
+    size_t nc = 0;
+    int rc;
+
+    if (end.ts == 0 || ls_buf_str(&p->params)[0] == '\0' || p->failed_row[0] == '\0' ||
+        !ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls)))
+        return 0;
+    ls_stmt_reset(p->row_cands);
+    if ((rc = ls_stmt_bind_int64(p->row_cands, LS_PARAM(rw, text),
+                                 ls_stmt_int64(p->errs, le_text_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->row_cands, LS_PARAM(rw, end_ts), end.ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->row_cands, LS_PARAM(rw, gap), p->gap)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->row_cands, LS_PARAM(rw, session),
+                                 ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+        (rc = ls_stmt_bind_text(
+             p->row_cands, LS_PARAM(rw, trace),
+             ls_stmt_isnull(p->errs, le_trace_id) ? NULL : ls_stmt_text(p->errs, le_trace_id))) !=
+            0)
+        return rc;
+    while ((rc = ls_stmt_step(p->row_cands)) == 1) {
+        row_of(text,
+               ls_stmt_isnull(p->row_cands, wc_params) ? NULL
+                                                       : ls_stmt_text(p->row_cands, wc_params),
+               row, sizeof(row));
+        if (!ls_retry_same_run(1, p->failed_row, row))
+            continue; /* another row: another request's */
+        p->cand[nc].begun_ts = ls_stmt_int64(p->row_cands, wc_begun_ts);
+        p->cand[nc].pos.file = ls_stmt_int64(p->row_cands, wc_file_id);
+        p->cand[nc].pos.line = ls_stmt_int64(p->row_cands, wc_line);
+        p->cand[nc].own_session = ls_stmt_int64(p->row_cands, wc_own) != 0;
+        p->cand[nc].claimed = ls_stmt_int64(p->row_cands, wc_claimed) != 0;
+        p->cand[nc].other_request = ls_stmt_int64(p->row_cands, wc_other_request) != 0;
+        nc++;
+    }
+    if (rc < 0)
+        return rc;
+    return ls_retry_row_untold(end, p->cand, nc, p->resolution);
+}
+
 /* The failed statement's span for the current error (claimed, with its
  * repeats), its trace into *trace: 1 found, 0 none, < 0 an error. Where
  * the log shows the failed transaction (shows), of its trace if linked. */
@@ -903,6 +971,7 @@ static void retry_pass_free(retry_pass *p)
     ls_stmt_finalize(p->rivals);
     ls_stmt_finalize(p->cands);
     ls_stmt_finalize(p->claim_tx);
+    ls_stmt_finalize(p->row_cands);
 }
 
 /*
@@ -954,7 +1023,9 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare_params(s, param_cands_sql, LS_PARAM_NAMES(CAND_PARAMS),
                                       &p->cands)) != 0 ||
         (rc = ls_store_prepare_params(s, claim_tx_sql, LS_PARAM_NAMES(CLAIM_TX_PARAMS),
-                                      &p->claim_tx)) != 0)
+                                      &p->claim_tx)) != 0 ||
+        (rc = ls_store_prepare_params(s, row_cands_sql, LS_PARAM_NAMES(ROW_CAND_PARAMS),
+                                      &p->row_cands)) != 0)
         goto out;
     p->slack = LS_REQUEST_SLACK_US;
     if (p->resolution >= LS_WHOLE_SECOND_US)
@@ -991,10 +1062,13 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
             if ((rc = by_session(p, stats)) < 0)
                 goto out;
             if (rc != 1) {
-                int untold = rc == 2;
-                if ((rc = by_params(p, stats)) < 0)
+                int untold = rc == 2, found;
+                if ((rc = found = by_params(p, stats)) < 0)
                     goto out;
-                if (rc == 0 && untold &&
+                /* the own session says none: another may run it again */
+                if (found == 0 && !untold && (rc = untold = row_untold(p)) < 0)
+                    goto out;
+                if (found == 0 && untold &&
                     (rc = store_retry(p, 0, 0, 0, LS_RETRY_OUTCOME_UNTOLD, stats)) < 0)
                     goto out;
             }
