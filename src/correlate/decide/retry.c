@@ -119,12 +119,17 @@ ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *ste
     return found;
 }
 
-ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution)
+int ls_retry_kept_late(ls_retry_found f, int64_t resolution)
+{
+    return !f.set_between && f.next_ts - f.ended_ts > ls_retry_param_gap(resolution);
+}
+
+ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution, int shared)
 {
     int64_t gap = f.next_ts - f.ended_ts;
 
-    if (!f.set_between) /* the connection kept: the gap, to the log's resolution */
-        return gap <= ls_retry_param_gap(resolution) ? LS_RETRY_TOLD : LS_RETRY_UNTOLD;
+    if (!f.set_between) /* the connection kept: a pool's, and late, untold */
+        return shared && ls_retry_kept_late(f, resolution) ? LS_RETRY_UNTOLD : LS_RETRY_TOLD;
     if (resolution >= LS_WHOLE_SECOND_US)
         return LS_RETRY_UNTOLD; /* a gap below a second is not measured */
     return gap <= LS_RETRY_GAP_US ? LS_RETRY_TOLD : LS_RETRY_UNTOLD;

@@ -83,17 +83,29 @@ typedef enum ls_retry_told {
  * (f.ended_ts to f.next_ts) it is told, when the log's times can measure
  * that gap (below a whole second); with whole-second times, or a longer
  * gap, a connection set up again between is untold. Without a SETTING
- * between, the client kept its connection as it was, yet a pool that
- * sets nothing up hands it on as well (issue 34, samples/blind-otel
+ * between, the client kept its connection as it was: told, unless the
+ * connection is shared (the log shows it running other requests'
+ * transactions: retries.c, conn_shared()) and the next transaction
+ * began later than ls_retry_kept_late() allows. A pool that sets nothing
+ * up hands its connection on as well (issue 34, samples/blind-otel
  * without its traces: knex's pool; a deadlock victim's request answered
  * 409, and the next transfer between the same wallets, same amount, ran
- * on that connection 131 ms after the ROLLBACK): told within
- * ls_retry_param_gap(resolution) of the ROLLBACK (LS_RETRY_GAP_US, plus
- * a whole second's resolution: times tie), as a retry by parameters on
- * another connection is; later, untold (a retry after a back-off, or the
- * pool's next request). Returns LS_RETRY_TOLD or LS_RETRY_UNTOLD.
+ * on that connection 131 ms after the ROLLBACK), while a client of its
+ * own connection backs off before its retry (samples/correlation: 100 ms
+ * after a 40001, 700 ms after a lock timeout). Returns LS_RETRY_TOLD or
+ * LS_RETRY_UNTOLD.
  */
-ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution);
+ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution, int shared);
+
+/*
+ * Did the next transaction f found on a connection kept as it was (no
+ * SETTING between) begin later than a retry runs on a shared connection:
+ * over ls_retry_param_gap(resolution) after the failed transaction's
+ * ROLLBACK (LS_RETRY_GAP_US, plus a whole second's resolution: times
+ * tie), as a retry by parameters on another connection does? Only then
+ * does the pass ask whether the connection is shared. Returns 1 or 0.
+ */
+int ls_retry_kept_late(ls_retry_found f, int64_t resolution);
 
 /*
  * Is a statement at pos (started at ts) after the error line at err (err_ts)
