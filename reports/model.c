@@ -1363,10 +1363,10 @@ static const ls_mcol error_cols[] = {
     {"retry_untold",
      "CASE WHEN e.retry_stmt IS NULL AND e.retry_span IS NULL AND"
      " e.retry_outcome = 'untold' THEN 'the failed statement ran again on the same"
-     " row, on its session after the connection was set up again or later than a"
-     " retry follows its ROLLBACK (100 ms), or on another connection with other"
-     " parameters: a retry or the next request a pool gave a connection to, which"
-     " the log cannot tell apart' END",
+     " row, on its session after the connection was set up again, or later than a"
+     " retry follows its ROLLBACK (100 ms) on a connection other requests share, or"
+     " on another connection with other parameters: a retry or the next request a"
+     " pool gave a connection to, which the log cannot tell apart' END",
      LS_MC_STR},
     /* a retry found in the request's trace is a span (retries.c: retry_span) */
     {"retry_time", "coalesce(rs.start_ts, (SELECT sp.start_ts + coalesce((SELECT offset_us FROM"
