@@ -1354,17 +1354,19 @@ static const ls_mcol error_cols[] = {
      LS_MC_STR},
     {"", "tx_id", LS_MC_CODE},
     /* null: the log cannot tell (retries.c: retry_outcome 'untold', no
-     * statement or span; decide/retry.h ls_retry_session_told()) */
+     * statement or span; decide/retry.h ls_retry_session_told(),
+     * ls_retry_row_untold()) */
     {"retried",
      "CASE WHEN e.retry_stmt IS NOT NULL OR e.retry_span IS NOT NULL THEN 1"
      " WHEN e.retry_outcome = 'untold' THEN NULL ELSE 0 END",
      LS_MC_BOOLN},
     {"retry_untold",
      "CASE WHEN e.retry_stmt IS NULL AND e.retry_span IS NULL AND"
-     " e.retry_outcome = 'untold' THEN 'the session''s next transaction runs the"
-     " failed statement again on the same row, after the connection was set up"
-     " again: a retry or the next request the pool gave the connection to, which"
-     " the log''s times cannot tell apart' END",
+     " e.retry_outcome = 'untold' THEN 'the failed statement ran again on the same"
+     " row, on its session after the connection was set up again, or later than a"
+     " retry follows its ROLLBACK (100 ms) on a connection other requests share, or"
+     " on another connection with other parameters: a retry or the next request a"
+     " pool gave a connection to, which the log cannot tell apart' END",
      LS_MC_STR},
     /* a retry found in the request's trace is a span (retries.c: retry_span) */
     {"retry_time", "coalesce(rs.start_ts, (SELECT sp.start_ts + coalesce((SELECT offset_us FROM"

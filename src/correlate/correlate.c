@@ -1602,8 +1602,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * logged wait queued behind only when its waiting caused reaches the
  * log's tick (decide/waitrange.c ls_caused_listed_min_ms); on
  * whole-second logs each path's waiting caused has its range
- * (ls_correlate_caused_ranges, scope.c). */
-#define CORRELATION_REV "39"
+ * (ls_correlate_caused_ranges, scope.c). 40: a failure kept on a
+ * connection that serves other requests, whose session's next
+ * transaction began later than the retry gap, or whose row another
+ * session ran the failed text on with other parameters in the gap, is
+ * untold, not retried or not (decide/retry.c ls_retry_session_told,
+ * ls_retry_row_untold). */
+#define CORRELATION_REV "40"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -142,6 +142,29 @@ static const char after_sql[] =
     "  ELSE (st.file_id, st.line) > (:file, :line) END"
     " ORDER BY st.session_id, st.start_ts, st.stmt_id LIMIT " LS_SQL_INT(RETRY_READ_MAX);
 
+/* Is the error's :session's connection shared by several requests: an
+ * explicit transaction of it, begun within the window either side of
+ * the error (:ts; stmt ids of statements_session's range), other than
+ * the failed one (:tx, statements :first .. :last, and the failed
+ * statement's :text, which may log no line of its own), ran statements
+ * (inside its BEGIN and its end) none of whose texts the failed
+ * transaction ran (samples/blind-otel's pooled connections run
+ * payments, checkouts and transfers; samples/correlation's clients run
+ * one transaction and its retries)? */
+#define SHARED_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, tx) X(Q, first) X(Q, last) X(Q, text)
+LS_PARAMS(sh, SHARED_PARAMS);
+static const char shared_sql[] =
+    "SELECT EXISTS (SELECT 1 FROM transactions x WHERE x.session_id = :session"
+    " AND x.first_stmt BETWEEN (SELECT min(r.stmt_id) FROM stmt_rows r WHERE r.session_id ="
+    " :session AND r.start_ts BETWEEN :ts - " LS_SQL_INT(LS_RETRY_WINDOW_US) " AND :ts)"
+    " AND (SELECT max(r.stmt_id) FROM stmt_rows r WHERE r.session_id = :session"
+    " AND r.start_ts BETWEEN :ts AND :ts + " LS_SQL_INT(LS_RETRY_WINDOW_US) ")"
+    " AND x.explicit = 1 AND x.tx_id <> :tx AND x.last_stmt > x.first_stmt + 1"
+    " AND NOT EXISTS (SELECT 1 FROM stmt_rows a WHERE a.session_id = :session"
+    "  AND a.stmt_id > x.first_stmt AND a.stmt_id < x.last_stmt AND a.text_id IN"
+    "  (SELECT b.text_id FROM stmt_rows b WHERE b.session_id = :session"
+    "   AND b.stmt_id BETWEEN :first AND :last UNION ALL SELECT :text)))";
+
 /* The transaction a statement (:stmt) ran in: the last one of its
  * :session that began at or before it (transactions_session_stmt), if it
  * spans it. */
@@ -277,6 +300,24 @@ LS_COLUMNS(pc, PARAM_CAND_COLS);
 static const char param_cands_sql[] =
     "SELECT " LS_SELECT_LIST(pc, PARAM_CAND_COLS) RETRY_PARAM_CANDS_FROM
     " ORDER BY c.start_ts, c.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
+/* The same transactions that ran the :text with any parameters
+ * (RETRY_ROW_CANDS_FROM): row_untold() keeps those on the failed
+ * statement's row. */
+#define ROW_CAND_PARAMS(X, Q) X(Q, session) X(Q, trace) X(Q, end_ts) X(Q, gap) X(Q, text)
+LS_PARAMS(rw, ROW_CAND_PARAMS);
+#define ROW_CAND_COLS(X, Q)                                                                \
+    X(Q, begun_ts, "t.start_ts")                                                          \
+    X(Q, file_id, "coalesce(fs.file_id, 0)")                                              \
+    X(Q, line, "coalesce(fs.line, 0)")                                                    \
+    X(Q, own, "t.session_id = :session")                                                  \
+    X(Q, claimed, "t.tx_id IN (SELECT tx_id FROM temp.retry_claimed_tx)")                 \
+    X(Q, other_request, "coalesce((SELECT r.trace_id <> :trace FROM tx_code_rows r"        \
+                        " WHERE r.tx_id = t.tx_id), 0)")                                 \
+    X(Q, params, "c.params")
+LS_COLUMNS(wc, ROW_CAND_COLS);
+static const char row_cands_sql[] =
+    "SELECT " LS_SELECT_LIST(wc, ROW_CAND_COLS) RETRY_ROW_CANDS_FROM
+    " ORDER BY c.start_ts, c.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
 #define CLAIM_TX_PARAMS(X, Q) X(Q, tx)
 LS_PARAMS(ct, CLAIM_TX_PARAMS);
 static const char claim_tx_sql[] =
@@ -300,7 +341,7 @@ typedef struct shape_slot {
 /* The pass's statements and buffers. */
 typedef struct retry_pass {
     ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd, *fparams;
-    ls_stmt *failed_ins, *rivals, *cands, *claim_tx;
+    ls_stmt *failed_ins, *rivals, *cands, *claim_tx, *row_cands, *shared;
     ls_buf want, got;
     ls_buf params; /* the failed statement's logged parameters, "" unknown */
     ls_retry_end rival[RETRY_STEPS_MAX];
@@ -573,6 +614,32 @@ static int64_t last_logged(const retry_pass *p, size_t n)
     return m;
 }
 
+/* Is the current error's connection shared by several requests
+ * (shared_sql)? 1 yes, 0 no (or its transaction unknown), < 0 an error. */
+static int conn_shared(retry_pass *p)
+{
+    int rc;
+
+    if (ls_stmt_isnull(p->errs, le_tx_id) || ls_stmt_isnull(p->errs, le_first_stmt))
+        return 0;
+    ls_stmt_reset(p->shared);
+    if ((rc = ls_stmt_bind_int64(p->shared, LS_PARAM(sh, session),
+                                 ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->shared, LS_PARAM(sh, ts), ls_stmt_int64(p->errs, le_ts))) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(p->shared, LS_PARAM(sh, tx), ls_stmt_int64(p->errs, le_tx_id))) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(p->shared, LS_PARAM(sh, first),
+                                 ls_stmt_int64(p->errs, le_first_stmt))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->shared, LS_PARAM(sh, last),
+                                 ls_stmt_int64(p->errs, le_last_stmt))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->shared, LS_PARAM(sh, text),
+                                 ls_stmt_int64(p->errs, le_text_id))) != 0 ||
+        (rc = ls_stmt_step(p->shared)) < 0)
+        return rc;
+    return rc == 1 && ls_stmt_int64(p->shared, LS_ONLY_COLUMN) != 0;
+}
+
 /* The retry in the error's session, whose transaction the log shows: the
  * statements after the error line, walked; its transaction's outcome is
  * the transactions pass's (its transaction claimed). 1 stored, 0 none, 2
@@ -584,7 +651,7 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     ls_logpos err = {ls_stmt_int64(p->errs, le_file_id), ls_stmt_int64(p->errs, le_line)};
     size_t n = 0;
     ls_retry_found f;
-    int rc, have_tx;
+    int rc, have_tx, shared;
 
     ls_stmt_reset(p->after);
     if ((rc = ls_stmt_bind_int64(p->after, LS_PARAM(ap, session), session)) != 0 ||
@@ -620,7 +687,10 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
                       p->steps, n);
     if (f.index < 0)
         return 0;
-    if (ls_retry_session_told(f, p->resolution) == LS_RETRY_UNTOLD)
+    /* late on a connection kept as it was: is it a pool's? */
+    if ((shared = ls_retry_kept_late(f, p->resolution) ? conn_shared(p) : 0) < 0)
+        return shared;
+    if (ls_retry_session_told(f, p->resolution, shared) == LS_RETRY_UNTOLD)
         return 2;
     ls_stmt_reset(p->txq);
     if ((rc = ls_stmt_bind_int64(p->txq, LS_PARAM(rp, session), session)) != 0 ||
@@ -755,6 +825,56 @@ static int by_params(retry_pass *p, ls_correlate_stats *stats)
                           p->cand_outcome[k][0] ? p->cand_outcome[k] : NULL, stats)) < 0)
         return rc;
     return 1;
+}
+
+/* Is the current error's retry, which neither its session's order nor
+ * its parameters told, untold rather than none (decide/retry.h
+ * ls_retry_row_untold(); issue 34): a transaction on another session ran
+ * the failed text on the failed statement's row, with other parameters,
+ * in the gap after its end. Where by_params() reads (the parameters
+ * logged, the end known, a class retried as a matter of course). 1
+ * untold, 0 none, < 0 an error. */
+static int row_untold(retry_pass *p)
+{
+    ls_retry_end end = failed_end(p);
+    const char *text = ls_stmt_text(p->errs, le_text);
+    char row[RETRY_ROW_BYTES];
+    size_t nc = 0;
+    int rc;
+
+    if (end.ts == 0 || ls_buf_str(&p->params)[0] == '\0' || p->failed_row[0] == '\0' ||
+        !ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls)))
+        return 0;
+    ls_stmt_reset(p->row_cands);
+    if ((rc = ls_stmt_bind_int64(p->row_cands, LS_PARAM(rw, text),
+                                 ls_stmt_int64(p->errs, le_text_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->row_cands, LS_PARAM(rw, end_ts), end.ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->row_cands, LS_PARAM(rw, gap), p->gap)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->row_cands, LS_PARAM(rw, session),
+                                 ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+        (rc = ls_stmt_bind_text(
+             p->row_cands, LS_PARAM(rw, trace),
+             ls_stmt_isnull(p->errs, le_trace_id) ? NULL : ls_stmt_text(p->errs, le_trace_id))) !=
+            0)
+        return rc;
+    while ((rc = ls_stmt_step(p->row_cands)) == 1) {
+        row_of(text,
+               ls_stmt_isnull(p->row_cands, wc_params) ? NULL
+                                                       : ls_stmt_text(p->row_cands, wc_params),
+               row, sizeof(row));
+        if (!ls_retry_same_run(1, p->failed_row, row))
+            continue; /* another row: another request's */
+        p->cand[nc].begun_ts = ls_stmt_int64(p->row_cands, wc_begun_ts);
+        p->cand[nc].pos.file = ls_stmt_int64(p->row_cands, wc_file_id);
+        p->cand[nc].pos.line = ls_stmt_int64(p->row_cands, wc_line);
+        p->cand[nc].own_session = ls_stmt_int64(p->row_cands, wc_own) != 0;
+        p->cand[nc].claimed = ls_stmt_int64(p->row_cands, wc_claimed) != 0;
+        p->cand[nc].other_request = ls_stmt_int64(p->row_cands, wc_other_request) != 0;
+        nc++;
+    }
+    if (rc < 0)
+        return rc;
+    return ls_retry_row_untold(end, p->cand, nc, p->resolution);
 }
 
 /* The failed statement's span for the current error (claimed, with its
@@ -903,6 +1023,8 @@ static void retry_pass_free(retry_pass *p)
     ls_stmt_finalize(p->rivals);
     ls_stmt_finalize(p->cands);
     ls_stmt_finalize(p->claim_tx);
+    ls_stmt_finalize(p->row_cands);
+    ls_stmt_finalize(p->shared);
 }
 
 /*
@@ -954,7 +1076,11 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare_params(s, param_cands_sql, LS_PARAM_NAMES(CAND_PARAMS),
                                       &p->cands)) != 0 ||
         (rc = ls_store_prepare_params(s, claim_tx_sql, LS_PARAM_NAMES(CLAIM_TX_PARAMS),
-                                      &p->claim_tx)) != 0)
+                                      &p->claim_tx)) != 0 ||
+        (rc = ls_store_prepare_params(s, row_cands_sql, LS_PARAM_NAMES(ROW_CAND_PARAMS),
+                                      &p->row_cands)) != 0 ||
+        (rc = ls_store_prepare_params(s, shared_sql, LS_PARAM_NAMES(SHARED_PARAMS),
+                                      &p->shared)) != 0)
         goto out;
     p->slack = LS_REQUEST_SLACK_US;
     if (p->resolution >= LS_WHOLE_SECOND_US)
@@ -991,10 +1117,13 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
             if ((rc = by_session(p, stats)) < 0)
                 goto out;
             if (rc != 1) {
-                int untold = rc == 2;
-                if ((rc = by_params(p, stats)) < 0)
+                int untold = rc == 2, found;
+                if ((rc = found = by_params(p, stats)) < 0)
                     goto out;
-                if (rc == 0 && untold &&
+                /* the own session says none: another may run it again */
+                if (found == 0 && !untold && (rc = untold = row_untold(p)) < 0)
+                    goto out;
+                if (found == 0 && untold &&
                     (rc = store_retry(p, 0, 0, 0, LS_RETRY_OUTCOME_UNTOLD, stats)) < 0)
                     goto out;
             }

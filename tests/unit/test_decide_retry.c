@@ -243,31 +243,32 @@ static void test_told(void)
     CHECK_INT(f.ended_ts == S48, 1);
     CHECK_INT(f.next_ts == S48, 1);
     /* whole seconds: the gap is not measured; untold */
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1), LS_RETRY_UNTOLD);
     /* the same ties with millisecond times: a gap of 0, told */
-    CHECK_INT(ls_retry_session_told(f, 1000), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1), LS_RETRY_TOLD);
 
     f = ls_retry_walk(S48, 1, ms, N(ms));
     CHECK_INT(f.index, 3);
     CHECK_INT(f.next_ts - f.ended_ts == LS_RETRY_GAP_US, 1);
-    CHECK_INT(ls_retry_session_told(f, 1000), LS_RETRY_TOLD); /* at the gap: told */
+    CHECK_INT(ls_retry_session_told(f, 1000, 1), LS_RETRY_TOLD); /* at the gap: told */
     f.next_ts++;
-    CHECK_INT(ls_retry_session_told(f, 1000), LS_RETRY_UNTOLD); /* 1 us over: untold */
-    CHECK_INT(ls_retry_session_told(f, 999999), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1), LS_RETRY_UNTOLD); /* 1 us over: untold */
+    CHECK_INT(ls_retry_session_told(f, 1000, 0), LS_RETRY_UNTOLD); /* set up again: shared */
+    CHECK_INT(ls_retry_session_told(f, 999999, 1), LS_RETRY_UNTOLD);
 
     f = ls_retry_walk(S48, 1, kept, N(kept));
     CHECK_INT(f.index, 2);
     CHECK_INT(f.set_between, 0);
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1), LS_RETRY_TOLD);
 
     /* autocommit: from the error's time to the statement of its own */
     f = ls_retry_walk(S48, 0, own, N(own));
     CHECK_INT(f.index, 1);
     CHECK_INT(f.set_between, 1);
     CHECK_INT(f.next_ts - f.ended_ts == 2000000, 1);
-    CHECK_INT(ls_retry_session_told(f, 1000), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1), LS_RETRY_UNTOLD);
     f.next_ts = f.ended_ts + LS_RETRY_GAP_US;
-    CHECK_INT(ls_retry_session_told(f, 1000), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1), LS_RETRY_TOLD);
 }
 
 /* Issue 34: a retry on another pooled connection, told by its parameters
@@ -338,8 +339,92 @@ static void test_params(void)
         ls_retry_by_params(end, rival_after, N(rival_after), before + 1, 1, LS_WHOLE_SECOND_US), 0);
 }
 
+/* Issue 34: samples/blind-otel without its traces, pid 8314 (knex's
+ * pool sets nothing up between requests):
+ *   05:52:18.767 ERROR: deadlock detected (update "wallets" ... + $1
+ *                where "id" = $2; bind: $1 = '1', $2 = '2')
+ *   05:52:18.769 statement: ROLLBACK
+ *   05:52:18.900 statement: BEGIN;   (the next transfer, 1 -> 2, amount 1:
+ *                the same statements and parameters; no retry, the truth)
+ * and pid 8313's 40001 at 05:52:02.636, whose retry began on the same
+ * connection 7 ms after the ROLLBACK. The gap without a SET between. */
+#define SO18 1796536338000000LL /* 05:52:18 */
+static void test_kept_gap(void)
+{
+    ls_retry_step next[] = {{SO18 + 769000, R, 0, 0},
+                            {SO18 + 900000, B, 0, 0},
+                            {SO18 + 931000, O, 0, 0},
+                            {SO18 + 950000, O, 1, 0},
+                            {SO18 + 951000, C, 0, 0}};
+    ls_retry_step quick[] = {{SO18 + 769000, R, 0, 0},
+                             {SO18 + 776000, B, 0, 0},
+                             {SO18 + 790000, O, 1, 0},
+                             {SO18 + 791000, C, 0, 0}};
+    ls_retry_found f = ls_retry_walk(SO18 + 767000, 1, next, N(next));
+
+    CHECK_INT(f.index, 3);
+    CHECK_INT(f.set_between, 0);
+    CHECK_INT(f.next_ts - f.ended_ts == 131000, 1);
+    CHECK_INT(ls_retry_kept_late(f, 1000), 1);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1), LS_RETRY_UNTOLD); /* 131 ms, shared: untold */
+    /* a connection of its own (samples/correlation backs off 100 ms after
+     * a 40001, 700 ms after a lock timeout): told */
+    CHECK_INT(ls_retry_session_told(f, 1000, 0), LS_RETRY_TOLD);
+    f = ls_retry_walk(SO18 + 767000, 1, quick, N(quick));
+    CHECK_INT(f.index, 2);
+    CHECK_INT(ls_retry_kept_late(f, 1000), 0);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1), LS_RETRY_TOLD); /* 7 ms: told */
+    /* the boundary: LS_RETRY_GAP_US told, 1 us more untold */
+    f.next_ts = f.ended_ts + LS_RETRY_GAP_US;
+    CHECK_INT(ls_retry_session_told(f, 1000, 1), LS_RETRY_TOLD);
+    f.next_ts++;
+    CHECK_INT(ls_retry_session_told(f, 1000, 1), LS_RETRY_UNTOLD);
+    /* whole seconds: the next second is within the gap, two are not */
+    f.ended_ts = SO18;
+    f.next_ts = SO18 + LS_WHOLE_SECOND_US;
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1), LS_RETRY_TOLD);
+    f.next_ts = SO18 + 2 * LS_WHOLE_SECOND_US;
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1), LS_RETRY_UNTOLD);
+}
+
+/* Issue 34: samples/blind-otel without its traces, pid 8302's 40001 at
+ * 05:52:00.781 (update "products" set "price" = $1 where "sku" = $2;
+ * bind: $1 = '102', $2 = 'SKU-1'), ROLLBACK at .974; its own connection
+ * then ran a payment, and the retry began on pid 8312 at 01.019 (45 ms)
+ * and wrote $1 = '103', $2 = 'SKU-1': the same row, another price. */
+#define S00 1796536320000000LL /* 05:52:00 */
+static void test_row_untold(void)
+{
+    const ls_retry_end end = {S00 + 974000, {1, 300}};
+    ls_retry_cand other[] = {{S00 + 974000 + 45000, {1, 310}, 0, 0, 0}};
+    ls_retry_cand own[] = {{S00 + 974000 + 28000, {1, 305}, 1, 0, 0}};
+    ls_retry_cand claimed[] = {{S00 + 974000 + 45000, {1, 310}, 0, 1, 0}};
+    ls_retry_cand traced[] = {{S00 + 974000 + 45000, {1, 310}, 0, 0, 1}};
+    ls_retry_cand late[] = {{S00 + 974000 + LS_RETRY_PARAM_GAP_US + 1, {0, 0}, 0, 0, 0}};
+    ls_retry_cand edge[] = {{S00 + 974000 + LS_RETRY_PARAM_GAP_US, {0, 0}, 0, 0, 0}};
+    ls_retry_cand before[] = {{S00 + 974000, {1, 299}, 0, 0, 0}};
+    const ls_retry_end end_ms = {S00 + 974000, {0, 0}};
+
+    CHECK_INT(ls_retry_row_untold(end, other, N(other), 1000), 1);
+    CHECK_INT(ls_retry_row_untold(end, other, 0, 1000), 0); /* none ran it: none */
+    CHECK_INT(ls_retry_row_untold(end, own, N(own), 1000), 0);
+    CHECK_INT(ls_retry_row_untold(end, claimed, N(claimed), 1000), 0);
+    CHECK_INT(ls_retry_row_untold(end, traced, N(traced), 1000), 0);
+    CHECK_INT(ls_retry_row_untold(end_ms, edge, N(edge), 1000), 1);
+    CHECK_INT(ls_retry_row_untold(end_ms, late, N(late), 1000), 0);
+    CHECK_INT(ls_retry_row_untold(end_ms, late, N(late), LS_WHOLE_SECOND_US), 1);
+    CHECK_INT(ls_retry_row_untold(end, before, N(before), 1000), 0); /* logged before the end */
+    {
+        ls_retry_cand mixed[] = {own[0], claimed[0], other[0]};
+        CHECK_INT(ls_retry_row_untold(end, mixed, N(mixed), 1000), 1);
+        CHECK_INT(ls_retry_row_untold(end, mixed, 2, 1000), 0);
+    }
+}
+
 int main(void)
 {
+    test_kept_gap();
+    test_row_untold();
     test_params();
     test_told();
     test_setting();

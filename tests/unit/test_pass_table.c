@@ -406,6 +406,13 @@ static void test_retry_reads(ls_store *s)
                    "SCAN c"));
     /* not statements_session's (session, start) nor stmt_rows_text's */
     CHECK(plan_has(s, cands_sql, "SEARCH c USING INTEGER PRIMARY KEY", "c USING INDEX"));
+    /* the same without the parameters (retries.c row_untold()) */
+    unnamed("SELECT c.stmt_id" RETRY_ROW_CANDS_FROM, cands_sql, sizeof(cands_sql));
+    CHECK(plan_has(s, cands_sql, "SEARCH g USING PRIMARY KEY (start_ts>? AND start_ts<?)",
+                   "AUTOMATIC"));
+    CHECK(plan_has(s, cands_sql, "SEARCH c USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)",
+                   "SCAN c"));
+    CHECK(plan_has(s, cands_sql, "SEARCH c USING INTEGER PRIMARY KEY", "c USING INDEX"));
 }
 
 int main(void)

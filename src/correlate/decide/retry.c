@@ -119,13 +119,20 @@ ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *ste
     return found;
 }
 
-ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution)
+int ls_retry_kept_late(ls_retry_found f, int64_t resolution)
 {
-    if (!f.set_between)
-        return LS_RETRY_TOLD;
+    return !f.set_between && f.next_ts - f.ended_ts > ls_retry_param_gap(resolution);
+}
+
+ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution, int shared)
+{
+    int64_t gap = f.next_ts - f.ended_ts;
+
+    if (!f.set_between) /* the connection kept: a pool's, and late, untold */
+        return shared && ls_retry_kept_late(f, resolution) ? LS_RETRY_UNTOLD : LS_RETRY_TOLD;
     if (resolution >= LS_WHOLE_SECOND_US)
         return LS_RETRY_UNTOLD; /* a gap below a second is not measured */
-    return f.next_ts - f.ended_ts <= LS_RETRY_GAP_US ? LS_RETRY_TOLD : LS_RETRY_UNTOLD;
+    return gap <= LS_RETRY_GAP_US ? LS_RETRY_TOLD : LS_RETRY_UNTOLD;
 }
 
 int64_t ls_retry_param_gap(int64_t resolution)
@@ -165,6 +172,17 @@ int ls_retry_by_params(ls_retry_end end, const ls_retry_end *rivals, size_t nr,
         if (ls_retry_param_in_gap(rivals[i], c[found].begun_ts, c[found].pos, resolution))
             return -1; /* another failure's retry as well */
     return found;
+}
+
+int ls_retry_row_untold(ls_retry_end end, const ls_retry_cand *c, size_t nc, int64_t resolution)
+{
+    size_t i;
+
+    for (i = 0; i < nc; i++)
+        if (!c[i].own_session && !c[i].claimed && !c[i].other_request &&
+            ls_retry_param_in_gap(end, c[i].begun_ts, c[i].pos, resolution))
+            return 1;
+    return 0;
 }
 
 int ls_retry_class_asks_retry(const char *cls)

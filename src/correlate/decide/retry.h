@@ -83,10 +83,29 @@ typedef enum ls_retry_told {
  * (f.ended_ts to f.next_ts) it is told, when the log's times can measure
  * that gap (below a whole second); with whole-second times, or a longer
  * gap, a connection set up again between is untold. Without a SETTING
- * between, the client kept its connection as it was (the walk's own
- * answer: told). Returns LS_RETRY_TOLD or LS_RETRY_UNTOLD.
+ * between, the client kept its connection as it was: told, unless the
+ * connection is shared (the log shows it running other requests'
+ * transactions: retries.c, conn_shared()) and the next transaction
+ * began later than ls_retry_kept_late() allows. A pool that sets nothing
+ * up hands its connection on as well (issue 34, samples/blind-otel
+ * without its traces: knex's pool; a deadlock victim's request answered
+ * 409, and the next transfer between the same wallets, same amount, ran
+ * on that connection 131 ms after the ROLLBACK), while a client of its
+ * own connection backs off before its retry (samples/correlation: 100 ms
+ * after a 40001, 700 ms after a lock timeout). Returns LS_RETRY_TOLD or
+ * LS_RETRY_UNTOLD.
  */
-ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution);
+ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution, int shared);
+
+/*
+ * Did the next transaction f found on a connection kept as it was (no
+ * SETTING between) begin later than a retry runs on a shared connection:
+ * over ls_retry_param_gap(resolution) after the failed transaction's
+ * ROLLBACK (LS_RETRY_GAP_US, plus a whole second's resolution: times
+ * tie), as a retry by parameters on another connection does? Only then
+ * does the pass ask whether the connection is shared. Returns 1 or 0.
+ */
+int ls_retry_kept_late(ls_retry_found f, int64_t resolution);
 
 /*
  * Is a statement at pos (started at ts) after the error line at err (err_ts)
@@ -197,6 +216,23 @@ int ls_retry_param_in_gap(ls_retry_end end, int64_t ts, ls_logpos pos, int64_t r
  */
 int ls_retry_by_params(ls_retry_end end, const ls_retry_end *rivals, size_t nr,
                        const ls_retry_cand *c, size_t nc, int64_t resolution);
+
+/*
+ * Is the retry of a serialization failure or deadlock victim
+ * (ls_retry_class_asks_retry()) that neither its trace, nor its
+ * session's order, nor its parameters (ls_retry_by_params()) told
+ * untold, rather than none? c[0..nc-1]: the transactions that ran the
+ * failed text on the failed statement's row (ls_retry_same_run()) with
+ * other parameters. A retry computes its values again (issue 34,
+ * samples/blind-otel without its traces: a repricing that failed with
+ * 40001 reads the price again and writes another one, on whatever
+ * connection the pool gives it: 45 ms after the ROLLBACK on another pid)
+ * and the pool's next request on the same row looks the same. Untold
+ * when one of them, on another session, not claimed and not of another
+ * request's trace, began in the gap after the failure's end
+ * (ls_retry_param_in_gap()); else none. Returns 1 (untold) or 0.
+ */
+int ls_retry_row_untold(ls_retry_end end, const ls_retry_cand *c, size_t nc, int64_t resolution);
 
 ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *steps, size_t n);
 

@@ -80,9 +80,9 @@
 #define LS_HOLDER_HOLD_CANDIDATES 16
 /* A retry is the same statement shape within this after the lock error. */
 #define LS_RETRY_WINDOW_US 30000000
-/* A retry on a connection set up again after the failed transaction runs
- * within this of its ROLLBACK (retry.h, ls_retry_session_told()); later,
- * the pool's next request is as likely. */
+/* A retry on the failed transaction's connection (set up again or not)
+ * runs within this of its ROLLBACK (retry.h, ls_retry_session_told());
+ * later, the pool's next request is as likely. */
 #define LS_RETRY_GAP_US 100000
 /* A retry matched by its parameters on another connection (retry.h,
  * ls_retry_by_params()) begins within this after the failed transaction's
