@@ -156,10 +156,16 @@ static int queued_fire(ls_stmt *q, const rule_fields *rf)
     return count(q, rf, "queued", &n) && ls_finding_queue_fires(text(q, rf, "mode"), n);
 }
 
-/* A hold whose start is at most `start` and end at least `end` (its
- * start_hi and end_lo: surely; start_lo and end_hi: possibly) held the
- * row inside the window w0..w1 (SQL, the serial_capacity rule). */
-#define HOLD_IN_WINDOW(start, end, w0, w1) " " start " <= " w1 " AND " end " >= " w0 " "
+/* The serial_capacity rule's rows (r0): those with a known capacity and
+ * the floor of waits (?1) whose waits lie inside the window, no relation
+ * lock. Its query and gather_serial read them alike. */
+#define SERIAL_ROWS                                                                    \
+    "r0 AS MATERIALIZED (SELECT r.* FROM rows r WHERE r.capacity_per_s > 0"            \
+    "  AND r.waits >= ?1 AND" INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND"            \
+    NOT_A_RELATION_LOCK("r.row_id") ")"
+
+static int gather_serial(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
+                         const rule_fields *rf, ls_stmt *q, keeper *k);
 
 static int serial_fires(ls_stmt *q, const rule_fields *rf)
 {
@@ -425,24 +431,11 @@ static const finding_rule rules[] = {
       * MATERIALIZED: the rows view read once, not again at each use of
       * r0 (a flattened subquery of the rows cost 4.8 M of the pass's
       * 14.5 M VM steps on the 256 MiB bench log). */
-     "WITH r0 AS MATERIALIZED (SELECT r.* FROM rows r WHERE r.capacity_per_s > 0"
-     "  AND r.waits >= ?1 AND" INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND"
-     NOT_A_RELATION_LOCK("r.row_id") "),"
-     /* every hold of those rows in one scan of the table (CROSS JOIN: the
-      * holds outer), each marked surely or possibly inside its row's
-      * window, and each waiter: a lookup of each row's holds by its index
-      * instead fetched them one page at a time, 1.4 s at 1 GiB */
-     " t AS (SELECT h.row_id AS row_id, h.tx_id AS tx,"
-     HOLD_IN_WINDOW("h.start_hi", "h.end_lo", "r0.first_ts", "r0.last_ts") "AS sure,"
-     HOLD_IN_WINDOW("h.start_lo", "h.end_hi", "r0.first_ts", "r0.last_ts") "AS maybe,"
-     "  (h.end_ts - h.start_ts) / 1000.0 AS ms FROM holds h CROSS JOIN r0 ON r0.row_id = h.row_id"
-     "  UNION ALL SELECT w.row_id, w.waiter_tx, 1, 1, NULL FROM lock_waits w"
-     "  JOIN r0 ON r0.row_id = w.row_id WHERE w.waiter_tx IS NOT NULL),"
-     " a AS (SELECT row_id, count(DISTINCT CASE WHEN sure THEN tx END) AS wanting,"
-     "  count(DISTINCT CASE WHEN maybe THEN tx END) AS wanting_hi,"
-     "  avg(CASE WHEN sure THEN ms END) AS mw FROM t GROUP BY row_id),"
+     "WITH " SERIAL_ROWS ","
+     /* each row's wanting transactions and mean hold, summed in C
+      * (gather_serial) */
      " r AS (SELECT r0.*, coalesce(a.wanting, 0) AS wanting, coalesce(a.wanting_hi, 0)"
-     "  AS wanting_hi, a.mw AS mw FROM r0 LEFT JOIN a ON a.row_id = r0.row_id),"
+     "  AS wanting_hi, a.mw AS mw FROM r0 LEFT JOIN temp.serial_want a ON a.row_id = r0.row_id),"
      " q AS (SELECT relation, row_key, total_wait_ms, first_ts, last_ts, waits, wanting,"
      "  wanting_hi, CASE WHEN mw > 0 THEN mw ELSE mean_hold_ms END AS mean_hold_ms,"
      "  1000.0 / CASE WHEN mw > 0 THEN mw ELSE mean_hold_ms END AS capacity_per_s FROM r)"
@@ -459,7 +452,7 @@ static const finding_rule rules[] = {
      " (r.last_ts - r.first_ts) / 1e6, r.wanting / max((r.last_ts - r.first_ts) / 1e6, 0.001),"
      " r.waits FROM q r",
      "relation:s,row:s,mean_hold_ms:m,capacity_per_s:m,transactions:i,window_s:m,demand_per_s:m,"
-     "waits:x", serial_fires, NULL, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
+     "waits:x", serial_fires, gather_serial, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
@@ -649,6 +642,272 @@ static int gather_rows(ls_store *s, const ls_findings_scope *sc, const finding_r
     return rc < 0 ? rc : 0;
 }
 
+/* ---- serial_capacity: the transactions that wanted each row ---- */
+
+/* Each row of SERIAL_ROWS with its window (its logged waits' span). */
+#define SR_COLS(X, Q)                   \
+    X(Q, row_id, "r0.row_id")           \
+    X(Q, first_ts, "r0.first_ts")       \
+    X(Q, last_ts, "r0.last_ts")
+LS_COLUMNS(srq, SR_COLS);
+static const char serial_rows_sql[] =
+    "WITH " SERIAL_ROWS " SELECT " LS_SELECT_LIST(srq, SR_COLS) " FROM r0 ORDER BY r0.row_id";
+/* Every hold, in hold order, with its times and their ranges (the holds
+ * view's coalesce and length done in C: 26 SQLite VM steps a hold through
+ * the view, 11 so); then each wait's transaction, wanting its row surely
+ * (no length). */
+#define SH_COLS(X, Q)                 \
+    X(Q, row_id, "h.row_id")          \
+    X(Q, tx_id, "h.tx_id")            \
+    X(Q, start_ts, "h.start_ts")      \
+    X(Q, start_lo, "h.start_lo")      \
+    X(Q, start_hi, "h.start_hi")      \
+    X(Q, end_ts, "h.end_ts")          \
+    X(Q, end_lo, "h.end_lo")          \
+    X(Q, end_hi, "h.end_hi")
+LS_COLUMNS(shq, SH_COLS);
+static const char serial_holds_sql[] =
+    "SELECT " LS_SELECT_LIST(shq, SH_COLS) " FROM hold_final h ORDER BY h.hold_id";
+#define SW_COLS(X, Q)             \
+    X(Q, row_id, "w.row_id")      \
+    X(Q, tx_id, "w.waiter_tx")
+LS_COLUMNS(swq, SW_COLS);
+static const char serial_waits_sql[] = "SELECT " LS_SELECT_LIST(swq, SW_COLS)
+                                       " FROM lock_waits w WHERE w.row_id IS NOT NULL"
+                                       " AND w.waiter_tx IS NOT NULL";
+#define SERIAL_WANT_PARAMS(X, Q) X(Q, row) X(Q, wanting) X(Q, wanting_hi) X(Q, mw)
+LS_PARAMS(swp, SERIAL_WANT_PARAMS);
+static const char serial_want_sql[] =
+    "INSERT INTO temp.serial_want(row_id, wanting, wanting_hi, mw)"
+    " VALUES (:row, :wanting, :wanting_hi, :mw)";
+#define SERIAL_WANT_TABLE                                                               \
+    "CREATE TEMP TABLE IF NOT EXISTS serial_want(row_id INTEGER PRIMARY KEY,"           \
+    " wanting INTEGER, wanting_hi INTEGER, mw REAL); DELETE FROM temp.serial_want;"
+
+typedef struct serial_row {
+    int64_t row_id, first_ts, last_ts;
+    int first_null, last_null;
+    double sum_ms; /* of the holds surely inside, in hold order */
+    int64_t n_ms;
+} serial_row;
+
+typedef struct serial_want {
+    size_t row; /* index into the rows */
+    int64_t tx;
+    int sure, maybe;
+} serial_want;
+
+static serial_row *serial_find(serial_row *rows, size_t n, int64_t row_id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rows[mid].row_id == row_id)
+            return &rows[mid];
+        if (rows[mid].row_id < row_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static int serial_want_cmp(const void *a, const void *b)
+{
+    const serial_want *x = a, *y = b;
+    if (x->row != y->row)
+        return x->row < y->row ? -1 : 1;
+    return (x->tx > y->tx) - (x->tx < y->tx);
+}
+
+/* A time of a hold: column col of q, else (NULL) column dflt (the holds
+ * view's coalesce(start_lo, start_ts) and the like); *null when both are
+ * NULL. */
+static int64_t serial_ts(ls_stmt *q, int col, int dflt, int *null)
+{
+    if (!ls_stmt_isnull(q, col))
+        return ls_stmt_int64(q, col);
+    if (!ls_stmt_isnull(q, dflt))
+        return ls_stmt_int64(q, dflt);
+    *null = 1;
+    return 0;
+}
+
+/* SQL's `start <= w1 AND end >= w0` over the hold's start and end
+ * columns of q (their ranges' ends, as the holds view gives them) and
+ * row r's window, as true (NULL is not). */
+static int serial_inside(ls_stmt *q, int start_col, int end_col, const serial_row *r)
+{
+    int null = 0;
+    int64_t start = serial_ts(q, start_col, shq_start_ts, &null);
+    int64_t end = serial_ts(q, end_col, shq_end_ts, &null);
+    return !null && !r->first_null && !r->last_null && start <= r->last_ts &&
+           end >= r->first_ts;
+}
+
+static int serial_grow(serial_want **w, size_t *cap, size_t n)
+{
+    serial_want *g;
+    size_t c;
+    if (n < *cap)
+        return 0;
+    c = *cap ? *cap * 2 : 4096;
+    if (!(g = realloc(*w, c * sizeof(*g))))
+        return LS_ENOMEM;
+    *w = g;
+    *cap = c;
+    return 0;
+}
+
+/* Read the rows (serial_rows_sql, bound as the rule) into *rows. */
+static int serial_rows_read(ls_store *s, const finding_rule *r, const ls_findings_scope *sc,
+                            serial_row **rows, size_t *n)
+{
+    ls_stmt *q = NULL;
+    size_t cap = 0;
+    int rc;
+    if ((rc = ls_store_prepare(s, serial_rows_sql, &q)) != 0)
+        return rc;
+    bind_rule(q, r, sc);
+    while ((rc = ls_stmt_step(q)) == 1) {
+        serial_row *x;
+        if (*n == cap) {
+            serial_row *g = realloc(*rows, (cap = cap ? cap * 2 : 64) * sizeof(*g));
+            if (!g) {
+                rc = LS_ENOMEM;
+                break;
+            }
+            *rows = g;
+        }
+        x = &(*rows)[(*n)++];
+        memset(x, 0, sizeof(*x));
+        x->row_id = ls_stmt_int64(q, srq_row_id);
+        x->first_null = ls_stmt_isnull(q, srq_first_ts);
+        x->last_null = ls_stmt_isnull(q, srq_last_ts);
+        x->first_ts = ls_stmt_int64(q, srq_first_ts);
+        x->last_ts = ls_stmt_int64(q, srq_last_ts);
+    }
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* The holds of the rows and the waits for them into *w (the transactions
+ * with a tx_id), their lengths summed per row. */
+static int serial_wants_read(ls_store *s, serial_row *rows, size_t nrows, serial_want **w,
+                             size_t *n)
+{
+    ls_stmt *q = NULL;
+    size_t cap = 0;
+    int rc;
+    if ((rc = ls_store_prepare(s, serial_holds_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        serial_row *x = serial_find(rows, nrows, ls_stmt_int64(q, shq_row_id));
+        int sure;
+        if (!x)
+            continue;
+        sure = serial_inside(q, shq_start_hi, shq_end_lo, x);
+        if (sure && !ls_stmt_isnull(q, shq_start_ts) && !ls_stmt_isnull(q, shq_end_ts)) {
+            /* SQL's (end_ts - start_ts) / 1000.0 */
+            x->sum_ms +=
+                (double)(ls_stmt_int64(q, shq_end_ts) - ls_stmt_int64(q, shq_start_ts)) / 1000.0;
+            x->n_ms++;
+        }
+        if (ls_stmt_isnull(q, shq_tx_id))
+            continue;
+        if ((rc = serial_grow(w, &cap, *n)) != 0)
+            break;
+        (*w)[*n].row = (size_t)(x - rows);
+        (*w)[*n].tx = ls_stmt_int64(q, shq_tx_id);
+        (*w)[*n].sure = sure;
+        (*w)[(*n)++].maybe = serial_inside(q, shq_start_lo, shq_end_hi, x);
+    }
+    ls_stmt_finalize(q);
+    if (rc < 0)
+        return rc;
+    if ((rc = ls_store_prepare(s, serial_waits_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        serial_row *x = serial_find(rows, nrows, ls_stmt_int64(q, swq_row_id));
+        if (!x)
+            continue;
+        if ((rc = serial_grow(w, &cap, *n)) != 0)
+            break;
+        (*w)[*n].row = (size_t)(x - rows);
+        (*w)[*n].tx = ls_stmt_int64(q, swq_tx_id);
+        (*w)[*n].sure = 1;
+        (*w)[(*n)++].maybe = 1;
+    }
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* Each row's distinct transactions wanting it surely and possibly, and
+ * its mean hold surely inside, into temp.serial_want. */
+static int serial_want_write(ls_store *s, const serial_row *rows, size_t nrows,
+                             serial_want *w, size_t n)
+{
+    ls_stmt *ins = NULL;
+    size_t i = 0, row;
+    int rc;
+    qsort(w, n, sizeof(*w), serial_want_cmp);
+    if ((rc = ls_store_prepare_params(s, serial_want_sql, LS_PARAM_NAMES(SERIAL_WANT_PARAMS),
+                                      &ins)) != 0)
+        return rc;
+    for (row = 0; rc >= 0 && row < nrows; row++) {
+        int64_t wanting = 0, wanting_hi = 0;
+        while (i < n && w[i].row == row) {
+            size_t j = i;
+            int sure = 0, maybe = 0;
+            for (; j < n && w[j].row == row && w[j].tx == w[i].tx; j++) {
+                sure |= w[j].sure;
+                maybe |= w[j].maybe;
+            }
+            wanting += sure;
+            wanting_hi += maybe;
+            i = j;
+        }
+        ls_stmt_reset(ins);
+        ls_stmt_bind_int64(ins, LS_PARAM(swp, row), rows[row].row_id);
+        ls_stmt_bind_int64(ins, LS_PARAM(swp, wanting), wanting);
+        ls_stmt_bind_int64(ins, LS_PARAM(swp, wanting_hi), wanting_hi);
+        if (rows[row].n_ms > 0)
+            ls_stmt_bind_double(ins, LS_PARAM(swp, mw),
+                                rows[row].sum_ms / (double)rows[row].n_ms);
+        else
+            ls_stmt_bind_null(ins, LS_PARAM(swp, mw));
+        rc = ls_stmt_step(ins);
+    }
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
+
+/*
+ * serial_capacity: the transactions that wanted each of its rows
+ * (SERIAL_ROWS) within the row's window, each once, and the mean length
+ * of the holds surely inside it, counted in C into temp.serial_want
+ * (one scan of the holds in hold order, then of the waits; their
+ * transactions sorted by row and tx), which the rule's query q joins.
+ * The SQL it replaced (a GROUP BY of every hold and wait with two
+ * count(DISTINCT)) was 24.3 M SQLite VM steps of the findings pass's
+ * 57 M at 1 GiB. Then q's rows as gather_rows reads them.
+ */
+static int gather_serial(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
+                         const rule_fields *rf, ls_stmt *q, keeper *k)
+{
+    serial_row *rows = NULL;
+    serial_want *w = NULL;
+    size_t nrows = 0, n = 0;
+    int rc = serial_rows_read(s, r, sc, &rows, &nrows);
+    if (rc == 0)
+        rc = serial_wants_read(s, rows, nrows, &w, &n);
+    if (rc == 0)
+        rc = serial_want_write(s, rows, nrows, w, n);
+    free(rows);
+    free(w);
+    return rc != 0 ? rc : gather_rows(s, sc, r, rf, q, k);
+}
+
 /*
  * Run rule r over the scope and append the findings it names (its
  * heaviest, r->limit at most, in the order found among equals) to
@@ -769,6 +1028,8 @@ int ls_findings_write(ls_store *s, const ls_findings_scope *sc)
     int rc = 0;
 
     rc = ls_deadlock_proc_rows(s);
+    if (rc == 0)
+        rc = ls_store_exec(s, SERIAL_WANT_TABLE); /* gather_serial's */
     for (i = 0; rc == 0 && i < NRULES; i++)
         rc = run_rule(s, &rules[i], sc, &sql, all, &n);
     ls_buf_free(&sql);
