@@ -652,10 +652,9 @@ static int gather_rows(ls_store *s, const ls_findings_scope *sc, const finding_r
 LS_COLUMNS(srq, SR_COLS);
 static const char serial_rows_sql[] =
     "WITH " SERIAL_ROWS " SELECT " LS_SELECT_LIST(srq, SR_COLS) " FROM r0 ORDER BY r0.row_id";
-/* Every hold, in hold order, with its times and their ranges (the holds
- * view's coalesce and length done in C: 26 SQLite VM steps a hold through
- * the view, 11 so); then each wait's transaction, wanting its row surely
- * (no length). */
+/* A hold's row, transaction, times and their ranges (the holds view's
+ * coalesce and length are done in C: 26 SQLite VM steps a hold through
+ * the view, 11 so). */
 #define SH_COLS(X, Q)                 \
     X(Q, row_id, "h.row_id")          \
     X(Q, tx_id, "h.tx_id")            \
@@ -666,15 +665,31 @@ static const char serial_rows_sql[] =
     X(Q, end_lo, "h.end_lo")          \
     X(Q, end_hi, "h.end_hi")
 LS_COLUMNS(shq, SH_COLS);
+/* Every hold, in hold order. */
 static const char serial_holds_sql[] =
     "SELECT " LS_SELECT_LIST(shq, SH_COLS) " FROM hold_final h ORDER BY h.hold_id";
-#define SW_COLS(X, Q)             \
-    X(Q, row_id, "w.row_id")      \
-    X(Q, tx_id, "w.waiter_tx")
+/* Each row and transaction that waited for it, once, with the
+ * transaction's hold of the row if it has one (a hold is one per
+ * transaction and row: docs/store.md), in SH_COLS' places: its
+ * transaction counted surely, and once, with its hold. */
+#define SW_COLS(X, Q)                 \
+    X(Q, row_id, "w.row_id")          \
+    X(Q, tx_id, "w.tx")               \
+    X(Q, start_ts, "h.start_ts")      \
+    X(Q, start_lo, "h.start_lo")      \
+    X(Q, start_hi, "h.start_hi")      \
+    X(Q, end_ts, "h.end_ts")          \
+    X(Q, end_lo, "h.end_lo")          \
+    X(Q, end_hi, "h.end_hi")          \
+    X(Q, held, "h.hold_id IS NOT NULL")
 LS_COLUMNS(swq, SW_COLS);
-static const char serial_waits_sql[] = "SELECT " LS_SELECT_LIST(swq, SW_COLS)
-                                       " FROM lock_waits w WHERE w.row_id IS NOT NULL"
-                                       " AND w.waiter_tx IS NOT NULL";
+_Static_assert((int)swq_start_ts == (int)shq_start_ts && (int)swq_end_ts == (int)shq_end_ts,
+               "serial_inside reads a waiter's hold in SH_COLS' places");
+static const char serial_waits_sql[] =
+    "SELECT " LS_SELECT_LIST(swq, SW_COLS)
+    " FROM (SELECT DISTINCT w.row_id AS row_id, w.waiter_tx AS tx FROM lock_waits w"
+    "  WHERE w.row_id IS NOT NULL AND w.waiter_tx IS NOT NULL) w"
+    " LEFT JOIN hold_final h ON h.tx_id = w.tx AND h.row_id = w.row_id";
 #define SERIAL_WANT_PARAMS(X, Q) X(Q, row) X(Q, wanting) X(Q, wanting_hi) X(Q, mw)
 LS_PARAMS(swp, SERIAL_WANT_PARAMS);
 static const char serial_want_sql[] =
@@ -687,15 +702,10 @@ static const char serial_want_sql[] =
 typedef struct serial_row {
     int64_t row_id, first_ts, last_ts;
     int first_null, last_null;
-    double sum_ms; /* of the holds surely inside, in hold order */
+    int64_t wanting, wanting_hi; /* transactions surely, possibly inside */
+    double sum_ms;               /* of the holds surely inside, in hold order */
     int64_t n_ms;
 } serial_row;
-
-typedef struct serial_want {
-    size_t row; /* index into the rows */
-    int64_t tx;
-    int sure, maybe;
-} serial_want;
 
 static serial_row *serial_find(serial_row *rows, size_t n, int64_t row_id)
 {
@@ -712,14 +722,6 @@ static serial_row *serial_find(serial_row *rows, size_t n, int64_t row_id)
     return NULL;
 }
 
-static int serial_want_cmp(const void *a, const void *b)
-{
-    const serial_want *x = a, *y = b;
-    if (x->row != y->row)
-        return x->row < y->row ? -1 : 1;
-    return (x->tx > y->tx) - (x->tx < y->tx);
-}
-
 /* A time of a hold: column col of q, else (NULL) column dflt (the holds
  * view's coalesce(start_lo, start_ts) and the like); *null when both are
  * NULL. */
@@ -733,9 +735,9 @@ static int64_t serial_ts(ls_stmt *q, int col, int dflt, int *null)
     return 0;
 }
 
-/* SQL's `start <= w1 AND end >= w0` over the hold's start and end
- * columns of q (their ranges' ends, as the holds view gives them) and
- * row r's window, as true (NULL is not). */
+/* SQL's `start <= w1 AND end >= w0` over a hold's start and end columns
+ * of q (their ranges' ends, as the holds view gives them; SH_COLS'
+ * places) and row r's window, as true (NULL is not). */
 static int serial_inside(ls_stmt *q, int start_col, int end_col, const serial_row *r)
 {
     int null = 0;
@@ -743,20 +745,6 @@ static int serial_inside(ls_stmt *q, int start_col, int end_col, const serial_ro
     int64_t end = serial_ts(q, end_col, shq_end_ts, &null);
     return !null && !r->first_null && !r->last_null && start <= r->last_ts &&
            end >= r->first_ts;
-}
-
-static int serial_grow(serial_want **w, size_t *cap, size_t n)
-{
-    serial_want *g;
-    size_t c;
-    if (n < *cap)
-        return 0;
-    c = *cap ? *cap * 2 : 4096;
-    if (!(g = realloc(*w, c * sizeof(*g))))
-        return LS_ENOMEM;
-    *w = g;
-    *cap = c;
-    return 0;
 }
 
 /* Read the rows (serial_rows_sql, bound as the rule) into *rows. */
@@ -791,13 +779,12 @@ static int serial_rows_read(ls_store *s, const finding_rule *r, const ls_finding
     return rc < 0 ? rc : 0;
 }
 
-/* The holds of the rows and the waits for them into *w (the transactions
- * with a tx_id), their lengths summed per row. */
-static int serial_wants_read(ls_store *s, serial_row *rows, size_t nrows, serial_want **w,
-                             size_t *n)
+/* Count the rows' holds (each transaction's one hold of a row), sum the
+ * lengths of those surely inside, then count each waiting transaction
+ * its hold did not already count. Memory: the rows alone. */
+static int serial_count(ls_store *s, serial_row *rows, size_t nrows)
 {
     ls_stmt *q = NULL;
-    size_t cap = 0;
     int rc;
     if ((rc = ls_store_prepare(s, serial_holds_sql, &q)) != 0)
         return rc;
@@ -815,12 +802,8 @@ static int serial_wants_read(ls_store *s, serial_row *rows, size_t nrows, serial
         }
         if (ls_stmt_isnull(q, shq_tx_id))
             continue;
-        if ((rc = serial_grow(w, &cap, *n)) != 0)
-            break;
-        (*w)[*n].row = (size_t)(x - rows);
-        (*w)[*n].tx = ls_stmt_int64(q, shq_tx_id);
-        (*w)[*n].sure = sure;
-        (*w)[(*n)++].maybe = serial_inside(q, shq_start_lo, shq_end_hi, x);
+        x->wanting += sure;
+        x->wanting_hi += serial_inside(q, shq_start_lo, shq_end_hi, x);
     }
     ls_stmt_finalize(q);
     if (rc < 0)
@@ -829,51 +812,35 @@ static int serial_wants_read(ls_store *s, serial_row *rows, size_t nrows, serial
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
         serial_row *x = serial_find(rows, nrows, ls_stmt_int64(q, swq_row_id));
+        int held;
         if (!x)
             continue;
-        if ((rc = serial_grow(w, &cap, *n)) != 0)
-            break;
-        (*w)[*n].row = (size_t)(x - rows);
-        (*w)[*n].tx = ls_stmt_int64(q, swq_tx_id);
-        (*w)[*n].sure = 1;
-        (*w)[(*n)++].maybe = 1;
+        held = (int)ls_stmt_int64(q, swq_held);
+        if (!held || !serial_inside(q, swq_start_hi, swq_end_lo, x))
+            x->wanting++;
+        if (!held || !serial_inside(q, swq_start_lo, swq_end_hi, x))
+            x->wanting_hi++;
     }
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
 
-/* Each row's distinct transactions wanting it surely and possibly, and
- * its mean hold surely inside, into temp.serial_want. */
-static int serial_want_write(ls_store *s, const serial_row *rows, size_t nrows,
-                             serial_want *w, size_t n)
+/* Each row's counts and mean hold surely inside into temp.serial_want. */
+static int serial_want_write(ls_store *s, const serial_row *rows, size_t nrows)
 {
     ls_stmt *ins = NULL;
-    size_t i = 0, row;
+    size_t i;
     int rc;
-    qsort(w, n, sizeof(*w), serial_want_cmp);
     if ((rc = ls_store_prepare_params(s, serial_want_sql, LS_PARAM_NAMES(SERIAL_WANT_PARAMS),
                                       &ins)) != 0)
         return rc;
-    for (row = 0; rc >= 0 && row < nrows; row++) {
-        int64_t wanting = 0, wanting_hi = 0;
-        while (i < n && w[i].row == row) {
-            size_t j = i;
-            int sure = 0, maybe = 0;
-            for (; j < n && w[j].row == row && w[j].tx == w[i].tx; j++) {
-                sure |= w[j].sure;
-                maybe |= w[j].maybe;
-            }
-            wanting += sure;
-            wanting_hi += maybe;
-            i = j;
-        }
+    for (i = 0; rc >= 0 && i < nrows; i++) {
         ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, LS_PARAM(swp, row), rows[row].row_id);
-        ls_stmt_bind_int64(ins, LS_PARAM(swp, wanting), wanting);
-        ls_stmt_bind_int64(ins, LS_PARAM(swp, wanting_hi), wanting_hi);
-        if (rows[row].n_ms > 0)
-            ls_stmt_bind_double(ins, LS_PARAM(swp, mw),
-                                rows[row].sum_ms / (double)rows[row].n_ms);
+        ls_stmt_bind_int64(ins, LS_PARAM(swp, row), rows[i].row_id);
+        ls_stmt_bind_int64(ins, LS_PARAM(swp, wanting), rows[i].wanting);
+        ls_stmt_bind_int64(ins, LS_PARAM(swp, wanting_hi), rows[i].wanting_hi);
+        if (rows[i].n_ms > 0)
+            ls_stmt_bind_double(ins, LS_PARAM(swp, mw), rows[i].sum_ms / (double)rows[i].n_ms);
         else
             ls_stmt_bind_null(ins, LS_PARAM(swp, mw));
         rc = ls_stmt_step(ins);
@@ -885,26 +852,24 @@ static int serial_want_write(ls_store *s, const serial_row *rows, size_t nrows,
 /*
  * serial_capacity: the transactions that wanted each of its rows
  * (SERIAL_ROWS) within the row's window, each once, and the mean length
- * of the holds surely inside it, counted in C into temp.serial_want
- * (one scan of the holds in hold order, then of the waits; their
- * transactions sorted by row and tx), which the rule's query q joins.
- * The SQL it replaced (a GROUP BY of every hold and wait with two
- * count(DISTINCT)) was 24.3 M SQLite VM steps of the findings pass's
- * 57 M at 1 GiB. Then q's rows as gather_rows reads them.
+ * of the holds surely inside it, counted in C into temp.serial_want (one
+ * scan of the holds in hold order, then of the distinct waiters with
+ * their holds), which the rule's query q joins. The SQL it replaced (a
+ * GROUP BY of every hold and wait with two count(DISTINCT)) was 24.3 M
+ * SQLite VM steps of the findings pass's 57 M at 1 GiB. Then q's rows as
+ * gather_rows reads them.
  */
 static int gather_serial(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
                          const rule_fields *rf, ls_stmt *q, keeper *k)
 {
     serial_row *rows = NULL;
-    serial_want *w = NULL;
-    size_t nrows = 0, n = 0;
+    size_t nrows = 0;
     int rc = serial_rows_read(s, r, sc, &rows, &nrows);
     if (rc == 0)
-        rc = serial_wants_read(s, rows, nrows, &w, &n);
+        rc = serial_count(s, rows, nrows);
     if (rc == 0)
-        rc = serial_want_write(s, rows, nrows, w, n);
+        rc = serial_want_write(s, rows, nrows);
     free(rows);
-    free(w);
     return rc != 0 ? rc : gather_rows(s, sc, r, rf, q, k);
 }
 
