@@ -64,7 +64,7 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # its parameters named, ls_params.h): reports/, src/cli/main.c and
 # correlation's summary.c, scope.c, intern.c, spantimes.c, holdparts.c
 # since binds33 (2026-12-07); causes.c, findings_sum.c and findings_int.h
-# since named33b.
+# since named33b; spans.c since named33c.
 BIND_BASELINE = {
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
@@ -78,11 +78,6 @@ BIND_BASELINE = {
     "src/correlate/quiet.c": 6,
     "src/correlate/paths.c": 16,
     "src/correlate/retries.c": 61,  # + failed_params_sql (issue 34): 6 parameters
-    # ts34b: temp.span_cands (a span's candidate pids) and its per-trace
-    # SELECT and UPDATE (place_by_trace_fit), an ORM span's children
-    # (cand_insert_sql, span_cands' rows with ts34c's outside, named since
-    # named33b: 140 -> 125)
-    "src/correlate/spans.c": 125,
     "src/correlate/traces.c": 58,  # tx_params_sql (ts34c) named since named33b
     # tx38c's relinks: a first statement by id, a session's logged ones;
     # bind_failures(), link_pooled_holders(), relink_whole_waiters() and
