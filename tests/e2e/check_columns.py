@@ -64,7 +64,7 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # its parameters named, ls_params.h): reports/, src/cli/main.c and
 # correlation's summary.c, scope.c, intern.c, spantimes.c, holdparts.c
 # since binds33 (2026-12-07); causes.c, findings_sum.c and findings_int.h
-# since named33b; spans.c since named33c.
+# since named33b; spans.c, txspans.c since named33c.
 BIND_BASELINE = {
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
@@ -83,13 +83,6 @@ BIND_BASELINE = {
     # bind_failures(), link_pooled_holders(), relink_whole_waiters() and
     # relink_whole_holders() name theirs (154 -> 107, named33b)
     "src/correlate/transactions.c": 107,
-    # pool34b's pass (merged with tables33): its temp tables and SELECTs;
-    # pool34c's (spans-only transactions, the %t log-order pick): the
-    # temp.txspan_only / txspan_rank rows and their SELECTs (its INSERTs
-    # into transactions and hold_rows bind by LS_PARAM)
-    # pool34d's: hold_start's span start (?6), a deadlock victim's BEGIN
-    # span (?1, ?2) and the session's logged statements (victim_logged)
-    "src/correlate/txspans.c": 120,
     # vict34's deadlock sides: temp.dl_procs and its SELECTs
     "src/correlate/dlprocs.c": 31,
     "src/ingest/ingest.c": 3,
