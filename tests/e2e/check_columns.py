@@ -64,7 +64,7 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # its parameters named, ls_params.h): reports/, src/cli/main.c and
 # correlation's summary.c, scope.c, intern.c, spantimes.c, holdparts.c
 # since binds33 (2026-12-07); causes.c, findings_sum.c and findings_int.h
-# since named33b; spans.c, txspans.c since named33c.
+# since named33b; spans.c, txspans.c, dlprocs.c since named33c.
 BIND_BASELINE = {
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
@@ -83,8 +83,6 @@ BIND_BASELINE = {
     # bind_failures(), link_pooled_holders(), relink_whole_waiters() and
     # relink_whole_holders() name theirs (154 -> 107, named33b)
     "src/correlate/transactions.c": 107,
-    # vict34's deadlock sides: temp.dl_procs and its SELECTs
-    "src/correlate/dlprocs.c": 31,
     "src/ingest/ingest.c": 3,
     "src/store/store.c": 22,
 }
