@@ -64,7 +64,7 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # its parameters named, ls_params.h): reports/, src/cli/main.c and
 # correlation's summary.c, scope.c, intern.c, spantimes.c, holdparts.c
 # since binds33 (2026-12-07); causes.c, findings_sum.c and findings_int.h
-# since named33b; spans.c, txspans.c, dlprocs.c since named33c.
+# since named33b; spans.c, txspans.c, dlprocs.c, paths.c since named33c.
 BIND_BASELINE = {
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
@@ -76,7 +76,6 @@ BIND_BASELINE = {
     "src/correlate/holds.c": 99,
     # quiet34: a statement's text by stmt_id (?1), a row by relation and key (?1, ?2)
     "src/correlate/quiet.c": 6,
-    "src/correlate/paths.c": 16,
     "src/correlate/retries.c": 61,  # + failed_params_sql (issue 34): 6 parameters
     "src/correlate/traces.c": 58,  # tx_params_sql (ts34c) named since named33b
     # tx38c's relinks: a first statement by id, a session's logged ones;
