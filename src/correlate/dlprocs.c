@@ -30,6 +30,7 @@
 #include "findings_int.h"
 #include "lockorder.h"
 #include "ls_columns.h"
+#include "ls_params.h"
 #include "rowkey.h"
 
 static const char create_sql[] =
@@ -70,11 +71,15 @@ static const char procs_sql[] =
     " FROM temp.dl_sides n WHERE n.deadlock_id = p.deadlock_id AND n.pid = p.pid)"
     " ORDER BY p.rowid, e.seq";
 
+/* The row of :relation keyed :key. */
 static const char find_row_sql[] =
-    "SELECT row_id FROM row_keys WHERE relation = ?1 AND row_key = ?2";
+    "SELECT row_id FROM row_keys WHERE relation = :relation AND row_key = :key";
+#define FIND_ROW_PARAMS(X, Q) X(Q, relation) X(Q, key)
+LS_PARAMS(frp, FIND_ROW_PARAMS);
 
-/* The session's (?1) latest statements begun by ?2 + ?3 (statements_session):
- * the running one is among them. */
+/* The session's (:session) latest statements begun by :ts + :res (the
+ * deadlock's time and the log's resolution; statements_session): the
+ * running one is among them. */
 #define STMT_COLS(X, Q)                                                      \
     X(Q, stmt_id, "stmt_id")                                                 \
     X(Q, text_id, "text_id")                                                 \
@@ -84,19 +89,30 @@ static const char find_row_sql[] =
     X(Q, prepare, "prepare")
 LS_COLUMNS(sq, STMT_COLS);
 static const char stmts_sql[] =
-    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM stmt_rows WHERE session_id = ?1"
-    " AND start_ts <= ?2 + ?3 AND verb IS NOT 2 AND verb IS NOT 5" /* parse, span */
+    "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM stmt_rows WHERE session_id = :session"
+    " AND start_ts <= :ts + :res AND verb IS NOT 2 AND verb IS NOT 5" /* parse, span */
     " ORDER BY start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
+#define STMTS_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, res)
+LS_PARAMS(stp, STMTS_PARAMS);
 
-/* The session's (?1) transaction holding statement ?2 (transactions_session_stmt). */
+/* The session's (:session) transaction holding statement :stmt
+ * (transactions_session_stmt), the latest begun by it ... */
 static const char tx_of_sql[] =
-    "SELECT tx_id FROM transactions WHERE session_id = ?1 AND first_stmt <= ?2"
+    "SELECT tx_id FROM transactions WHERE session_id = :session AND first_stmt <= :stmt"
     " ORDER BY first_stmt DESC LIMIT 1";
-static const char tx_last_sql[] = "SELECT last_stmt >= ?2 FROM transactions WHERE tx_id = ?1";
+#define TX_OF_PARAMS(X, Q) X(Q, session) X(Q, stmt)
+LS_PARAMS(txo, TX_OF_PARAMS);
+/* ... when transaction :tx ran to statement :stmt at least. */
+static const char tx_last_sql[] =
+    "SELECT last_stmt >= :stmt FROM transactions WHERE tx_id = :tx";
+#define TX_LAST_PARAMS(X, Q) X(Q, stmt) X(Q, tx)
+LS_PARAMS(txl, TX_LAST_PARAMS);
 
 static const char insert_sql[] =
     "INSERT OR IGNORE INTO temp.dl_procs(deadlock_id, pid, row_id, tx_id, span_tx)"
-    " VALUES (?1, ?2, ?3, ?4, ?5)";
+    " VALUES (:deadlock, :pid, :row, :tx, :span_tx)";
+#define INSERT_PARAMS(X, Q) X(Q, deadlock) X(Q, pid) X(Q, row) X(Q, tx) X(Q, span_tx)
+LS_PARAMS(dip, INSERT_PARAMS);
 
 typedef struct dp_q {
     ls_stmt *row, *stmts, *tx, *last, *ins;
@@ -125,8 +141,8 @@ static int proc_row(dp_q *c, ls_stmt *q, const char *params, const char *prepare
     if (!ls_deadlock_names_row(ls_stmt_text_or_null(q, pq_edge_kind), keyed))
         return 0;
     ls_stmt_reset(c->row);
-    if ((rc = ls_stmt_bind_text(c->row, 1, k.rel)) != 0 ||
-        (rc = ls_stmt_bind_text(c->row, 2, k.key)) != 0)
+    if ((rc = ls_stmt_bind_text(c->row, LS_PARAM(frp, relation), k.rel)) != 0 ||
+        (rc = ls_stmt_bind_text(c->row, LS_PARAM(frp, key), k.key)) != 0)
         return rc;
     if ((rc = ls_stmt_step(c->row)) == 1)
         *row = ls_stmt_int64(c->row, LS_ONLY_COLUMN);
@@ -146,9 +162,10 @@ static int proc_stmt(dp_q *c, ls_stmt *q, int64_t *stmt)
     ls_stmt_reset(c->stmts);
     if (ls_stmt_isnull(q, pq_session_id))
         return 0;
-    if ((rc = ls_stmt_bind_int64(c->stmts, 1, ls_stmt_int64(q, pq_session_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(c->stmts, 2, ts)) != 0 ||
-        (rc = ls_stmt_bind_int64(c->stmts, 3, c->res)) != 0)
+    if ((rc = ls_stmt_bind_int64(c->stmts, LS_PARAM(stp, session),
+                                 ls_stmt_int64(q, pq_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(c->stmts, LS_PARAM(stp, ts), ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->stmts, LS_PARAM(stp, res), c->res)) != 0)
         return rc;
     while ((rc = ls_stmt_step(c->stmts)) == 1)
         if (ls_stmt_int64(c->stmts, sq_text_id) == text &&
@@ -171,14 +188,14 @@ static int proc_tx(dp_q *c, ls_stmt *q, int64_t stmt, int64_t *tx)
     if (!stmt)
         return 0;
     ls_stmt_reset(c->tx);
-    if ((rc = ls_stmt_bind_int64(c->tx, 1, session)) != 0 ||
-        (rc = ls_stmt_bind_int64(c->tx, 2, stmt)) != 0)
+    if ((rc = ls_stmt_bind_int64(c->tx, LS_PARAM(txo, session), session)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->tx, LS_PARAM(txo, stmt), stmt)) != 0)
         return rc;
     if ((rc = ls_stmt_step(c->tx)) == 1) {
         int64_t id = ls_stmt_int64(c->tx, LS_ONLY_COLUMN);
         ls_stmt_reset(c->last);
-        if ((rc = ls_stmt_bind_int64(c->last, 1, id)) != 0 ||
-            (rc = ls_stmt_bind_int64(c->last, 2, stmt)) != 0)
+        if ((rc = ls_stmt_bind_int64(c->last, LS_PARAM(txl, tx), id)) != 0 ||
+            (rc = ls_stmt_bind_int64(c->last, LS_PARAM(txl, stmt), stmt)) != 0)
             return rc;
         if ((rc = ls_stmt_step(c->last)) == 1 && ls_stmt_int64(c->last, LS_ONLY_COLUMN))
             *tx = id;
@@ -201,11 +218,13 @@ int ls_deadlock_proc_rows(ls_store *s)
         return rc;
     c.res = res == LS_WHOLE_SECOND_US ? res : 0;
     if ((rc = ls_store_prepare(s, procs_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, find_row_sql, &c.row)) != 0 ||
-        (rc = ls_store_prepare(s, stmts_sql, &c.stmts)) != 0 ||
-        (rc = ls_store_prepare(s, tx_of_sql, &c.tx)) != 0 ||
-        (rc = ls_store_prepare(s, tx_last_sql, &c.last)) != 0 ||
-        (rc = ls_store_prepare(s, insert_sql, &c.ins)) != 0)
+        (rc = ls_store_prepare_params(s, find_row_sql, LS_PARAM_NAMES(FIND_ROW_PARAMS), &c.row)) !=
+            0 ||
+        (rc = ls_store_prepare_params(s, stmts_sql, LS_PARAM_NAMES(STMTS_PARAMS), &c.stmts)) != 0 ||
+        (rc = ls_store_prepare_params(s, tx_of_sql, LS_PARAM_NAMES(TX_OF_PARAMS), &c.tx)) != 0 ||
+        (rc = ls_store_prepare_params(s, tx_last_sql, LS_PARAM_NAMES(TX_LAST_PARAMS), &c.last)) !=
+            0 ||
+        (rc = ls_store_prepare_params(s, insert_sql, LS_PARAM_NAMES(INSERT_PARAMS), &c.ins)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         int64_t row, tx, stmt;
@@ -220,13 +239,17 @@ int ls_deadlock_proc_rows(ls_store *s)
         if (!row && !tx && ls_stmt_isnull(q, pq_span_tx))
             continue;
         ls_stmt_reset(c.ins);
-        if ((rc = ls_stmt_bind_int64(c.ins, 1, ls_stmt_int64(q, pq_deadlock_id))) != 0 ||
-            (rc = ls_stmt_bind_int64(c.ins, 2, ls_stmt_int64(q, pq_pid))) != 0 ||
-            (rc = row ? ls_stmt_bind_int64(c.ins, 3, row) : ls_stmt_bind_text(c.ins, 3, NULL)) != 0 ||
-            (rc = tx ? ls_stmt_bind_int64(c.ins, 4, tx) : ls_stmt_bind_text(c.ins, 4, NULL)) != 0 ||
+        if ((rc = ls_stmt_bind_int64(c.ins, LS_PARAM(dip, deadlock),
+                                     ls_stmt_int64(q, pq_deadlock_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(c.ins, LS_PARAM(dip, pid), ls_stmt_int64(q, pq_pid))) != 0 ||
+            (rc = row ? ls_stmt_bind_int64(c.ins, LS_PARAM(dip, row), row)
+                      : ls_stmt_bind_null(c.ins, LS_PARAM(dip, row))) != 0 ||
+            (rc = tx ? ls_stmt_bind_int64(c.ins, LS_PARAM(dip, tx), tx)
+                     : ls_stmt_bind_null(c.ins, LS_PARAM(dip, tx))) != 0 ||
             (rc = ls_stmt_isnull(q, pq_span_tx)
-                      ? ls_stmt_bind_text(c.ins, 5, NULL)
-                      : ls_stmt_bind_int64(c.ins, 5, ls_stmt_int64(q, pq_span_tx))) != 0 ||
+                      ? ls_stmt_bind_null(c.ins, LS_PARAM(dip, span_tx))
+                      : ls_stmt_bind_int64(c.ins, LS_PARAM(dip, span_tx),
+                                           ls_stmt_int64(q, pq_span_tx))) != 0 ||
             (rc = ls_stmt_step(c.ins)) < 0)
             goto out;
     }

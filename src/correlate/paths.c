@@ -24,6 +24,7 @@
 #include "decide/pathname.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
+#include "ls_params.h"
 
 /* Path sets (ids of names and evidence, per grouping) whose id is kept:
  * SET_SLOTS slots by hash, a set looked for in SET_WAYS of them from its
@@ -60,16 +61,32 @@ static const char facts_sql[] =
 /* Did path_identity choose the transaction's shape (decide/pathid.h)? */
 static const char by_shape_sql[] =
     "SELECT coalesce((SELECT identity = 'shape' FROM path_identity), 0)";
-static const char set_path_sql[] = "UPDATE tx_code_rows SET path_set = ?2 WHERE tx_id = ?1";
-#define SET_WHERE                                                                          \
-    " function_id = ?1 AND function_src = ?2 AND route_id = ?3 AND route_src = ?4"        \
-    " AND service_id = ?5 AND service_src = ?6 AND application_id = ?7"                    \
-    " AND application_src = ?8 AND statement_id = ?9 AND statement_src = ?10"             \
-    " AND shape_id = ?11 AND shape_src = ?12"
-static const char find_set_sql[] = "SELECT set_id FROM path_sets WHERE" SET_WHERE;
+/* Transaction :tx's path set :set. */
+static const char set_path_sql[] = "UPDATE tx_code_rows SET path_set = :set WHERE tx_id = :tx";
+#define SET_PATH_PARAMS(X, Q) X(Q, set) X(Q, tx)
+LS_PARAMS(spp, SET_PATH_PARAMS);
 /* The ids of a set are path_sets' columns after set_id, in their order. */
 LS_TABLE_COLUMNS(path_sets);
 _Static_assert(path_sets__ncols == 1 + SET_IDS, "a set's ids are path_sets' other columns");
+/* A set by its ids, each parameter named as its column. */
+static const char find_set_sql[] =
+    "SELECT set_id FROM path_sets WHERE function_id = :function_id"
+    " AND function_src = :function_src AND route_id = :route_id AND route_src = :route_src"
+    " AND service_id = :service_id AND service_src = :service_src"
+    " AND application_id = :application_id AND application_src = :application_src"
+    " AND statement_id = :statement_id AND statement_src = :statement_src"
+    " AND shape_id = :shape_id AND shape_src = :shape_src";
+#define FIND_SET_PARAMS(X, Q)                                                               \
+    X(Q, function_id) X(Q, function_src) X(Q, route_id) X(Q, route_src) X(Q, service_id)   \
+    X(Q, service_src) X(Q, application_id) X(Q, application_src) X(Q, statement_id)        \
+    X(Q, statement_src) X(Q, shape_id) X(Q, shape_src)
+LS_PARAMS(fsp, FIND_SET_PARAMS);
+/* ids[i] is parameter i + 1 of find_set_sql, as column i + 1 of path_sets
+ * (intern_set binds them in a loop): the list in the table's order. */
+#define SET_PARAM_AT_COLUMN_(Q, name)                                                       \
+    _Static_assert(Q##__##name + 1 == path_sets__##name, #name ": path_sets' order");
+FIND_SET_PARAMS(SET_PARAM_AT_COLUMN_, fsp)
+_Static_assert(fsp__nparams == SET_IDS, "find_set_sql names each id of a set");
 static const char add_set_sql[] = LS_INSERT_INTO("INSERT", path_sets) " RETURNING set_id";
 
 typedef struct set_slot {
@@ -104,7 +121,8 @@ int ls_paths_open(ls_store *s, ls_paths **out)
     if (!c)
         return LS_ENOMEM;
     ls_buf_init(&c->joined, 0);
-    if ((rc = ls_store_prepare(s, find_set_sql, &c->find_set)) != 0 ||
+    if ((rc = ls_store_prepare_params(s, find_set_sql, LS_PARAM_NAMES(FIND_SET_PARAMS),
+                                      &c->find_set)) != 0 ||
         (rc = ls_store_prepare(s, add_set_sql, &c->add_set)) != 0 ||
         (rc = ls_intern_open(s, &c->names, "path_names", "name_id", "name")) != 0) {
         ls_paths_close(c);
@@ -174,7 +192,7 @@ static int intern_set(ls_paths *c, const int64_t ids[SET_IDS], int64_t *set_id)
         sl = &c->sets[h % SET_SLOTS];
     ls_stmt_reset(st);
     for (i = 0; i < SET_IDS && rc == 0; i++)
-        rc = ls_stmt_bind_int64(st, i + 1, ids[i]);
+        rc = ls_stmt_bind_int64(st, LS_PARAM(fsp, function_id) + i, ids[i]);
     if (rc == 0 && (rc = ls_stmt_step(st)) == 0) { /* a new set */
         st = c->add_set;
         ls_stmt_reset(st);
@@ -215,8 +233,8 @@ static int store_paths(ls_paths *c, ls_stmt *q, ls_stmt *set_path, int by_shape)
     if ((rc = ls_paths_set_of(c, &f, &set_id)) != 0)
         return rc;
     ls_stmt_reset(set_path);
-    if ((rc = ls_stmt_bind_int64(set_path, 1, ls_stmt_int64(q, pf_tx_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(set_path, 2, set_id)) != 0)
+    if ((rc = ls_stmt_bind_int64(set_path, LS_PARAM(spp, tx), ls_stmt_int64(q, pf_tx_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(set_path, LS_PARAM(spp, set), set_id)) != 0)
         return rc;
     rc = ls_stmt_step(set_path);
     return rc < 0 ? rc : 0;
@@ -244,7 +262,8 @@ int ls_correlate_paths(ls_store *s)
     if ((rc = read_by_shape(s, &by_shape)) != 0)
         return rc;
     if ((rc = ls_paths_open(s, &c)) == 0 && (rc = ls_store_prepare(s, facts_sql, &q)) == 0 &&
-        (rc = ls_store_prepare(s, set_path_sql, &set_path)) == 0) {
+        (rc = ls_store_prepare_params(s, set_path_sql, LS_PARAM_NAMES(SET_PATH_PARAMS),
+                                      &set_path)) == 0) {
         while ((rc = ls_stmt_step(q)) == 1)
             if ((rc = store_paths(c, q, set_path, by_shape)) != 0)
                 break;

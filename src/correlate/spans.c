@@ -72,7 +72,7 @@ static const char waits_sql[] =
     "SELECT " LS_SELECT_LIST(wq, WAIT_COLS) " FROM lock_wait_rows"
     " WHERE pid IS NOT NULL AND start_ts IS NOT NULL ORDER BY wait_id";
 
-/* Without logged waits: the first ?1 logged statements whose text a
+/* Without logged waits: the first :limit logged statements whose text a
  * database span has. */
 #define STMT_COLS(X, Q)                                          \
     X(Q, pid, LS_STMT_PID("st"))                                 \
@@ -85,24 +85,32 @@ static const char stmts_sql[] =
     " FROM stmt_rows st JOIN stmt_texts t ON t.text_id = st.text_id"
     " WHERE st.verb IS NOT 5 /* LS_VERB_SPAN */ AND st.start_ts IS NOT NULL AND EXISTS"
     "  (SELECT 1 FROM spans WHERE db_statement = t.text)" /* on spans_text */
-    " ORDER BY st.stmt_id LIMIT ?1";
+    " ORDER BY st.stmt_id LIMIT :limit";
+#define STMTS_PARAMS(X, Q) X(Q, limit)
+LS_PARAMS(stp, STMTS_PARAMS);
 
-/* The spans of that text (of that pid, or of none) long enough to hold it, near it. */
+/* The spans of that text (:text; of :pid, or of none) long enough to
+ * hold it (:min_dur), near it (starting from :lo to :hi). */
 #define CANDIDATE_COLS(X, Q)   \
     X(Q, start_ts, "start_ts") \
     X(Q, end_ts, "end_ts")
 LS_COLUMNS(cq, CANDIDATE_COLS);
 static const char stmt_candidates_sql[] =
-    "SELECT " LS_SELECT_LIST(cq, CANDIDATE_COLS) " FROM spans WHERE db_statement = ?1"
-    " AND start_ts BETWEEN ?2 AND ?3 AND end_ts - start_ts >= ?4"
-    " AND (db_pid IS NULL OR db_pid = ?5) ORDER BY start_ts LIMIT 64";
+    "SELECT " LS_SELECT_LIST(cq, CANDIDATE_COLS) " FROM spans WHERE db_statement = :text"
+    " AND start_ts BETWEEN :lo AND :hi AND end_ts - start_ts >= :min_dur"
+    " AND (db_pid IS NULL OR db_pid = :pid) ORDER BY start_ts LIMIT 64";
+#define STMT_CANDIDATES_PARAMS(X, Q) X(Q, text) X(Q, lo) X(Q, hi) X(Q, min_dur) X(Q, pid)
+LS_PARAMS(scp, STMT_CANDIDATES_PARAMS);
 
-/* The spans of the pid long enough to hold the wait, near it. */
+/* The spans of the pid long enough to hold the wait, near it (of its
+ * statement's text, when the log has it: :text NULL, any). */
 static const char candidates_sql[] =
     "SELECT " LS_SELECT_LIST(cq, CANDIDATE_COLS)
-    " FROM spans WHERE db_pid = ?1 AND start_ts BETWEEN ?2 AND ?3"
-    " AND end_ts - start_ts >= ?4 AND (?5 IS NULL OR db_statement = ?5)"
+    " FROM spans WHERE db_pid = :pid AND start_ts BETWEEN :lo AND :hi"
+    " AND end_ts - start_ts >= :min_dur AND (:text IS NULL OR db_statement = :text)"
     " ORDER BY start_ts LIMIT 64";
+#define CANDIDATES_PARAMS(X, Q) X(Q, pid) X(Q, lo) X(Q, hi) X(Q, min_dur) X(Q, text)
+LS_PARAMS(wcp, CANDIDATES_PARAMS);
 
 /*
  * The sessions the log has no statements of, in session_id order (the
@@ -128,27 +136,32 @@ static const char blind_sessions_sql[] =
     "  AND d.session_id > se.session_id)"
     " ORDER BY se.session_id";
 
-/* A session's spans, by start, on the database clock (?1 the offset):
- * those with its pid (?2) walk spans_pid from its start (?3) to the next
- * session of the pid (?4, NULL: none), so no span is sorted and a pid no
- * session had is never read; those placed on it (span_placement) are
- * the spans without a pid, few, sorted here. */
+/* A session's spans, by start, on the database clock (:offset the
+ * offset): those with its pid (:pid) walk spans_pid from its start
+ * (:since) to the next session of the pid (:until, NULL: none), so no
+ * span is sorted and a pid no session had is never read; those placed on
+ * it (span_placement) are the spans without a pid, few, sorted here. */
 #define SESSION_SPAN_COLS(X, Q)                \
-    X(Q, start_ts, "sp.start_ts + ?1")         \
+    X(Q, start_ts, "sp.start_ts + :offset")    \
     X(Q, dur_us, "sp.end_ts - sp.start_ts")    \
     X(Q, text, "sp.db_statement")
 LS_COLUMNS(ss, SESSION_SPAN_COLS);
 static const char pid_spans_sql[] =
     "SELECT " LS_SELECT_LIST(ss, SESSION_SPAN_COLS) " FROM spans sp"
-    " WHERE sp.db_pid = ?2 AND sp.start_ts >= ?3 - ?1 AND (?4 IS NULL OR sp.start_ts < ?4 - ?1)"
+    " WHERE sp.db_pid = :pid AND sp.start_ts >= :since - :offset"
+    " AND (:until IS NULL OR sp.start_ts < :until - :offset)"
     " AND sp.db_statement IS NOT NULL ORDER BY sp.start_ts";
 static const char placed_spans_sql[] =
     "SELECT " LS_SELECT_LIST(ss, SESSION_SPAN_COLS)
     /* CROSS JOIN: the placed spans of the pid first (span_placement_pid),
-     * not every span after ?3 on spans_start */
+     * not every span after :since on spans_start */
     " FROM span_placement p CROSS JOIN spans sp ON sp.span_row = p.span_row"
-    " WHERE p.pid = ?2 AND sp.start_ts >= ?3 - ?1 AND (?4 IS NULL OR sp.start_ts < ?4 - ?1)"
+    " WHERE p.pid = :pid AND sp.start_ts >= :since - :offset"
+    " AND (:until IS NULL OR sp.start_ts < :until - :offset)"
     " AND sp.db_statement IS NOT NULL ORDER BY sp.start_ts";
+/* both session cursors' parameters */
+#define SESSION_SPAN_PARAMS(X, Q) X(Q, offset) X(Q, pid) X(Q, since) X(Q, until)
+LS_PARAMS(ssp, SESSION_SPAN_PARAMS);
 
 /* span_placement: each database span without a backend pid; `pid` and
  * `how` (trace, logged statement) where it was placed, else `why` not. */
@@ -164,29 +177,36 @@ static const char placement_sql[] =
     "  FROM spans sp NOT INDEXED" /* in table order: spans_text would read them at random */
     "  WHERE sp.db_pid IS NULL AND sp.db_statement IS NOT NULL);";
 
-/* The ones no span of their trace placed, for the logged statements. */
-#define UNPLACED_COLS(X, Q)            \
-    X(Q, span_row, "p.span_row")       \
-    X(Q, text, "sp.db_statement")      \
-    X(Q, start_ts, "sp.start_ts + ?1") \
-    X(Q, trace_id, "sp.trace_id")      \
-    X(Q, end_ts, "sp.end_ts + ?1")
+/* The ones no span of their trace placed, for the logged statements;
+ * their times on the database clock (:offset). */
+#define UNPLACED_COLS(X, Q)                 \
+    X(Q, span_row, "p.span_row")            \
+    X(Q, text, "sp.db_statement")           \
+    X(Q, start_ts, "sp.start_ts + :offset") \
+    X(Q, trace_id, "sp.trace_id")           \
+    X(Q, end_ts, "sp.end_ts + :offset")
 LS_COLUMNS(uq, UNPLACED_COLS);
 static const char unplaced_sql[] =
     "SELECT " LS_SELECT_LIST(uq, UNPLACED_COLS) " FROM span_placement p"
     " JOIN spans sp ON sp.span_row = p.span_row WHERE p.how IS NULL AND p.why IS NULL";
+#define UNPLACED_PARAMS(X, Q) X(Q, offset)
+LS_PARAMS(upp, UNPLACED_PARAMS);
 
-/* The sessions that logged a statement of that text (?1) then. */
+/* The sessions that logged a statement of that text (:text) then (:lo to :hi). */
 #define LOGGED_MATCH_COLS(X, Q)                             \
     X(Q, sessions, "count(DISTINCT session_id)")            \
     X(Q, pid, "min(" LS_STMT_PID("stmt_rows") ")")
 LS_COLUMNS(lm, LOGGED_MATCH_COLS);
 static const char logged_match_sql[] =
     "SELECT " LS_SELECT_LIST(lm, LOGGED_MATCH_COLS) " FROM stmt_rows"
-    " WHERE text_id = ?1 AND verb IS NOT 5 /* LS_VERB_SPAN */ AND start_ts BETWEEN ?2 AND ?3";
+    " WHERE text_id = :text AND verb IS NOT 5 /* LS_VERB_SPAN */ AND start_ts BETWEEN :lo AND :hi";
+#define LOGGED_MATCH_PARAMS(X, Q) X(Q, text) X(Q, lo) X(Q, hi)
+LS_PARAMS(lmp, LOGGED_MATCH_PARAMS);
 
 static const char place_sql[] =
-    "UPDATE span_placement SET pid = ?2, how = ?3, why = ?4 WHERE span_row = ?1";
+    "UPDATE span_placement SET pid = :pid, how = :how, why = :why WHERE span_row = :span_row";
+#define PLACE_PARAMS(X, Q) X(Q, pid) X(Q, how) X(Q, why) X(Q, span_row)
+LS_PARAMS(plp, PLACE_PARAMS);
 
 /* Why a span matched by several sessions was not placed (yet). */
 #define WHY_SEVERAL "logged statements of several sessions match its text and time"
@@ -231,10 +251,13 @@ static const char trace_fit_sql[] =
     "SELECT " LS_SELECT_LIST(tf, TRACE_FIT_COLS) " FROM temp.span_cands c"
     " JOIN span_placement u ON u.span_row = c.span_row AND u.why = '" WHY_SEVERAL "'"
     " GROUP BY c.trace_id, c.pid ORDER BY c.trace_id, c.pid";
+/* Trace :trace's spans to pid :pid. */
 static const char trace_place_sql[] =
-    "UPDATE span_placement SET pid = ?2, how = 'logged statement', why = NULL"
+    "UPDATE span_placement SET pid = :pid, how = 'logged statement', why = NULL"
     " WHERE why = '" WHY_SEVERAL "' AND span_row IN (SELECT span_row FROM temp.span_cands"
-    " WHERE trace_id = ?1 AND pid = ?2)";
+    " WHERE trace_id = :trace AND pid = :pid)";
+#define TRACE_PLACE_PARAMS(X, Q) X(Q, pid) X(Q, trace)
+LS_PARAMS(tpp, TRACE_PLACE_PARAMS);
 
 /* Place the spans of each trace whose several-session matches one pid
  * fits all (ls_span_trace_pid). */
@@ -248,7 +271,8 @@ static int place_by_trace_fit(ls_store *s)
     int rc, more;
 
     if ((rc = ls_store_prepare(s, trace_fit_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, trace_place_sql, &up)) != 0)
+        (rc = ls_store_prepare_params(s, trace_place_sql, LS_PARAM_NAMES(TRACE_PLACE_PARAMS),
+                                      &up)) != 0)
         goto out;
     do {
         more = ls_stmt_step(q);
@@ -261,8 +285,9 @@ static int place_by_trace_fit(ls_store *s)
             int64_t pid = ls_span_trace_pid(v, n, k);
             if (pid) {
                 ls_stmt_reset(up);
-                if ((rc = ls_stmt_bind_text(up, 1, trace)) != 0 ||
-                    (rc = ls_stmt_bind_int64(up, 2, pid)) != 0 || (rc = ls_stmt_step(up)) < 0)
+                if ((rc = ls_stmt_bind_text(up, LS_PARAM(tpp, trace), trace)) != 0 ||
+                    (rc = ls_stmt_bind_int64(up, LS_PARAM(tpp, pid), pid)) != 0 ||
+                    (rc = ls_stmt_step(up)) < 0)
                     goto out;
             }
             n = 0;
@@ -326,15 +351,23 @@ static const char to_place_sql[] =
     X(Q, end_ts, "o.end_ts")          \
     X(Q, text, "o.db_statement")
 LS_COLUMNS(nq, NESTED_COLS);
+/* (the other spans of trace :trace than :span_row that start from its
+ * :start to its :end, each widened by :slack) */
 static const char nested_sql[] =
-    "SELECT " LS_SELECT_LIST(nq, NESTED_COLS) " FROM spans o WHERE o.trace_id = ?1"
-    " AND o.span_row <> ?2 AND o.db_statement IS NOT NULL"
-    " AND o.start_ts BETWEEN ?3 - ?5 AND ?4 + ?5";
-/* The database spans (with a statement) whose parent is span ?2 of trace ?1. */
-static const char children_sql[] = "SELECT count(*) FROM spans c WHERE c.trace_id = ?1"
-                                   " AND c.parent_id = ?2 AND c.db_statement IS NOT NULL";
-static const char orm_sql[] =
-    "UPDATE span_placement SET pid = NULL, how = '" HOW_ORM "', why = NULL WHERE span_row = ?1";
+    "SELECT " LS_SELECT_LIST(nq, NESTED_COLS) " FROM spans o WHERE o.trace_id = :trace"
+    " AND o.span_row <> :span_row AND o.db_statement IS NOT NULL"
+    " AND o.start_ts BETWEEN :start - :slack AND :end + :slack";
+#define NESTED_PARAMS(X, Q) X(Q, trace) X(Q, span_row) X(Q, start) X(Q, slack) X(Q, end)
+LS_PARAMS(nsp, NESTED_PARAMS);
+/* The database spans (with a statement) whose parent is span :parent of trace :trace. */
+static const char children_sql[] = "SELECT count(*) FROM spans c WHERE c.trace_id = :trace"
+                                   " AND c.parent_id = :parent AND c.db_statement IS NOT NULL";
+#define CHILDREN_PARAMS(X, Q) X(Q, trace) X(Q, parent)
+LS_PARAMS(chp, CHILDREN_PARAMS);
+static const char orm_sql[] = "UPDATE span_placement SET pid = NULL, how = '" HOW_ORM
+                              "', why = NULL WHERE span_row = :span_row";
+#define ORM_PARAMS(X, Q) X(Q, span_row)
+LS_PARAMS(omp, ORM_PARAMS);
 
 /* The spans still not placed whose trace's placed spans name one pid. */
 static const char by_placed_trace_sql[] =
@@ -346,11 +379,12 @@ static const char by_placed_trace_sql[] =
     "  WHERE u.how IS NULL GROUP BY u.span_row) t"
     " WHERE p.span_row = t.span_row AND t.n = 1";
 
-/* Texts added here (LS_TEXT_FIND_SQL finds the others) stay for the next
- * run to find. */
+/* Texts added here (LS_TEXT_FIND_NAMED_SQL finds the others) stay for
+ * the next run to find. */
+LS_PARAMS(tfp, LS_TEXT_FIND_PARAMS);
 LS_TABLE_COLUMNS(stmt_texts);
 static const char text_insert_sql[] = LS_INSERT_INTO("INSERT", stmt_texts) " RETURNING text_id";
-/* The one column of LS_TEXT_FIND_SQL and of text_insert_sql. */
+/* The one column of LS_TEXT_FIND_NAMED_SQL and of text_insert_sql. */
 enum { TEXT_ID_COL };
 LS_TABLE_COLUMNS(stmt_rows);
 static const char insert_sql[] = LS_INSERT_INTO("INSERT", stmt_rows); /* verb LS_VERB_SPAN */
@@ -361,14 +395,15 @@ static int text_id(ls_stmt *find, ls_stmt *add, const char *text, int64_t *out)
     int64_t h = ls_text_hash(text);
     int rc;
     ls_stmt_reset(find);
-    ls_stmt_bind_int64(find, 1, h);
-    ls_stmt_bind_text(find, 2, text);
-    if ((rc = ls_stmt_step(find)) < 0)
+    if ((rc = ls_stmt_bind_int64(find, LS_PARAM(tfp, hash), h)) != 0 ||
+        (rc = ls_stmt_bind_text(find, LS_PARAM(tfp, text), text)) != 0 ||
+        (rc = ls_stmt_step(find)) < 0)
         return rc;
     if (rc == 0) {
         ls_stmt_reset(add);
-        ls_stmt_bind_int64(add, LS_PARAM(stmt_texts, hash), h);
-        ls_stmt_bind_text(add, LS_PARAM(stmt_texts, text), text);
+        if ((rc = ls_stmt_bind_int64(add, LS_PARAM(stmt_texts, hash), h)) != 0 ||
+            (rc = ls_stmt_bind_text(add, LS_PARAM(stmt_texts, text), text)) != 0)
+            return rc;
         if ((rc = ls_stmt_step(add)) != 1)
             return rc < 0 ? rc : LS_ESTORE;
         *out = ls_stmt_int64(add, TEXT_ID_COL);
@@ -424,17 +459,20 @@ static int wait_intervals(ls_store *s, intervals *v)
     int rc;
 
     if ((rc = ls_store_prepare(s, waits_sql, &w)) != 0 ||
-        (rc = ls_store_prepare(s, candidates_sql, &c)) != 0)
+        (rc = ls_store_prepare_params(s, candidates_sql, LS_PARAM_NAMES(CANDIDATES_PARAMS), &c)) !=
+            0)
         goto out;
     while ((rc = ls_stmt_step(w)) == 1) {
         int64_t ws = ls_stmt_int64(w, wq_start_ts), we = ls_stmt_int64(w, wq_end_ts);
         ls_stmt_reset(c);
-        ls_stmt_bind_int64(c, 1, ls_stmt_int64(w, wq_pid));
-        ls_stmt_bind_int64(c, 2, ws - MAX_SKEW_US);
-        ls_stmt_bind_int64(c, 3, ws + MAX_SKEW_US);
-        ls_stmt_bind_int64(c, 4, we - ws - 2 * LS_SPAN_LOG_SLACK_US);
-        if (!ls_stmt_isnull(w, wq_statement))
-            ls_stmt_bind_text(c, 5, ls_stmt_text(w, wq_statement));
+        if ((rc = ls_stmt_bind_int64(c, LS_PARAM(wcp, pid), ls_stmt_int64(w, wq_pid))) != 0 ||
+            (rc = ls_stmt_bind_int64(c, LS_PARAM(wcp, lo), ws - MAX_SKEW_US)) != 0 ||
+            (rc = ls_stmt_bind_int64(c, LS_PARAM(wcp, hi), ws + MAX_SKEW_US)) != 0 ||
+            (rc = ls_stmt_bind_int64(c, LS_PARAM(wcp, min_dur),
+                                     we - ws - 2 * LS_SPAN_LOG_SLACK_US)) != 0 ||
+            (rc = ls_stmt_bind_text(c, LS_PARAM(wcp, text),
+                                    ls_stmt_text_or_null(w, wq_statement))) != 0)
+            goto out;
         while ((rc = ls_stmt_step(c)) == 1)
             if ((rc = add_interval(v, ws, we, ls_stmt_int64(c, cq_start_ts),
                                    ls_stmt_int64(c, cq_end_ts))) != 0)
@@ -457,18 +495,21 @@ static int statement_intervals(ls_store *s, intervals *v)
 
     if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_text ON"
                                " spans(db_statement, start_ts) WHERE db_statement IS NOT NULL")) != 0 ||
-        (rc = ls_store_prepare(s, stmts_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, stmt_candidates_sql, &c)) != 0)
+        (rc = ls_store_prepare_params(s, stmts_sql, LS_PARAM_NAMES(STMTS_PARAMS), &q)) != 0 ||
+        (rc = ls_store_prepare_params(s, stmt_candidates_sql,
+                                      LS_PARAM_NAMES(STMT_CANDIDATES_PARAMS), &c)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(stp, limit), MAX_OFFSET_STMTS)) != 0)
         goto out;
-    ls_stmt_bind_int64(q, 1, MAX_OFFSET_STMTS);
     while ((rc = ls_stmt_step(q)) == 1) {
         int64_t s0 = ls_stmt_int64(q, sq_start_ts), s1 = ls_stmt_int64(q, sq_end_ts);
         ls_stmt_reset(c);
-        ls_stmt_bind_text(c, 1, ls_stmt_text(q, sq_text));
-        ls_stmt_bind_int64(c, 2, s0 - MAX_SKEW_US);
-        ls_stmt_bind_int64(c, 3, s0 + MAX_SKEW_US);
-        ls_stmt_bind_int64(c, 4, s1 - s0 - 2 * LS_SPAN_LOG_SLACK_US);
-        ls_stmt_bind_int64(c, 5, ls_stmt_int64(q, sq_pid));
+        if ((rc = ls_stmt_bind_text(c, LS_PARAM(scp, text), ls_stmt_text(q, sq_text))) != 0 ||
+            (rc = ls_stmt_bind_int64(c, LS_PARAM(scp, lo), s0 - MAX_SKEW_US)) != 0 ||
+            (rc = ls_stmt_bind_int64(c, LS_PARAM(scp, hi), s0 + MAX_SKEW_US)) != 0 ||
+            (rc = ls_stmt_bind_int64(c, LS_PARAM(scp, min_dur),
+                                     s1 - s0 - 2 * LS_SPAN_LOG_SLACK_US)) != 0 ||
+            (rc = ls_stmt_bind_int64(c, LS_PARAM(scp, pid), ls_stmt_int64(q, sq_pid))) != 0)
+            goto out;
         while ((rc = ls_stmt_step(c)) == 1)
             if ((rc = add_interval(v, s0, s1, ls_stmt_int64(c, cq_start_ts),
                                    ls_stmt_int64(c, cq_end_ts))) != 0)
@@ -545,10 +586,11 @@ static int measure_offset(ls_store *s, int64_t *offset, int64_t *depth)
     if (rc == 0 && v.n)
         *depth = ls_span_offset(v.lo, v.hi, (int)v.n, offset);
     if (rc == 0 && (rc = ls_store_prepare(s, span_clock_sql, &q)) == 0) {
-        ls_stmt_bind_int64(q, LS_PARAM(span_clock, offset_us), *offset);
-        ls_stmt_bind_text(q, LS_PARAM(span_clock, offset_from), *depth ? from : "none");
-        ls_stmt_bind_int64(q, LS_PARAM(span_clock, votes), *depth);
-        rc = ls_stmt_step(q);
+        if ((rc = ls_stmt_bind_int64(q, LS_PARAM(span_clock, offset_us), *offset)) == 0 &&
+            (rc = ls_stmt_bind_text(q, LS_PARAM(span_clock, offset_from),
+                                    *depth ? from : "none")) == 0 &&
+            (rc = ls_stmt_bind_int64(q, LS_PARAM(span_clock, votes), *depth)) == 0)
+            rc = ls_stmt_step(q);
         ls_stmt_finalize(q);
         rc = rc < 0 ? rc : 0;
     }
@@ -598,8 +640,8 @@ static int wraps_driver(ls_stmt *q, ls_stmt *o, ls_stmt *kids, int *out)
         return rc < 0 ? rc : 0;
     /* the ORM's record of its call: its database children, whenever they ran */
     ls_stmt_reset(kids);
-    if ((rc = ls_stmt_bind_text(kids, 1, ls_stmt_text(q, tp_trace_id))) != 0 ||
-        (rc = ls_stmt_bind_text(kids, 2, ls_stmt_text(q, tp_span_id))) != 0)
+    if ((rc = ls_stmt_bind_text(kids, LS_PARAM(chp, trace), ls_stmt_text(q, tp_trace_id))) != 0 ||
+        (rc = ls_stmt_bind_text(kids, LS_PARAM(chp, parent), ls_stmt_text(q, tp_span_id))) != 0)
         return rc;
     if ((rc = ls_stmt_step(kids)) == 1)
         *out = ls_span_orm_call_of(ls_stmt_text_or_null(q, tp_text),
@@ -615,24 +657,28 @@ static int mark_orm_spans(ls_store *s)
     int rc, orm;
 
     if ((rc = ls_store_prepare(s, to_place_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, nested_sql, &o)) != 0 ||
-        (rc = ls_store_prepare(s, children_sql, &kids)) != 0 ||
-        (rc = ls_store_prepare(s, orm_sql, &up)) != 0)
+        (rc = ls_store_prepare_params(s, nested_sql, LS_PARAM_NAMES(NESTED_PARAMS), &o)) != 0 ||
+        (rc = ls_store_prepare_params(s, children_sql, LS_PARAM_NAMES(CHILDREN_PARAMS), &kids)) !=
+            0 ||
+        (rc = ls_store_prepare_params(s, orm_sql, LS_PARAM_NAMES(ORM_PARAMS), &up)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_stmt_reset(o);
-        ls_stmt_bind_text(o, 1, ls_stmt_text(q, tp_trace_id));
-        ls_stmt_bind_int64(o, 2, ls_stmt_int64(q, tp_span_row));
-        ls_stmt_bind_int64(o, 3, ls_stmt_int64(q, tp_start_ts));
-        ls_stmt_bind_int64(o, 4, ls_stmt_int64(q, tp_end_ts));
-        ls_stmt_bind_int64(o, 5, LS_SPAN_NEST_SLACK_US);
-        if ((rc = wraps_driver(q, o, kids, &orm)) != 0)
+        if ((rc = ls_stmt_bind_text(o, LS_PARAM(nsp, trace), ls_stmt_text(q, tp_trace_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(o, LS_PARAM(nsp, span_row), ls_stmt_int64(q, tp_span_row))) !=
+                0 ||
+            (rc = ls_stmt_bind_int64(o, LS_PARAM(nsp, start), ls_stmt_int64(q, tp_start_ts))) !=
+                0 ||
+            (rc = ls_stmt_bind_int64(o, LS_PARAM(nsp, end), ls_stmt_int64(q, tp_end_ts))) != 0 ||
+            (rc = ls_stmt_bind_int64(o, LS_PARAM(nsp, slack), LS_SPAN_NEST_SLACK_US)) != 0 ||
+            (rc = wraps_driver(q, o, kids, &orm)) != 0)
             goto out;
         if (!orm)
             continue;
         ls_stmt_reset(up);
-        ls_stmt_bind_int64(up, 1, ls_stmt_int64(q, tp_span_row));
-        if ((rc = ls_stmt_step(up)) < 0)
+        if ((rc = ls_stmt_bind_int64(up, LS_PARAM(omp, span_row), ls_stmt_int64(q, tp_span_row))) !=
+                0 ||
+            (rc = ls_stmt_step(up)) < 0)
             goto out;
     }
 out:
@@ -665,43 +711,49 @@ static int place_pidless(ls_store *s, int64_t offset, ls_stmt *find)
     q = NULL;
     if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS stmt_rows_text ON"
                                " stmt_rows(text_id, start_ts)")) != 0 ||
-        (rc = ls_store_prepare(s, unplaced_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, logged_match_sql, &m)) != 0 ||
-        (rc = ls_store_prepare(s, place_sql, &up)) != 0 ||
+        (rc = ls_store_prepare_params(s, unplaced_sql, LS_PARAM_NAMES(UNPLACED_PARAMS), &q)) !=
+            0 ||
+        (rc = ls_store_prepare_params(s, logged_match_sql, LS_PARAM_NAMES(LOGGED_MATCH_PARAMS),
+                                      &m)) != 0 ||
+        (rc = ls_store_prepare_params(s, place_sql, LS_PARAM_NAMES(PLACE_PARAMS), &up)) != 0 ||
         (rc = ls_store_exec(s, cands_sql)) != 0 ||
         (rc = ls_store_prepare_params(s, cand_insert_sql, LS_PARAM_NAMES(CAND_INSERT_PARAMS),
-                                      &ci)) != 0)
+                                      &ci)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(upp, offset), offset)) != 0)
         goto out;
-    ls_stmt_bind_int64(q, 1, offset);
     while ((rc = ls_stmt_step(q)) == 1) {
         const char *text = ls_stmt_text(q, uq_text), *why = NULL;
         int64_t t0 = ls_stmt_int64(q, uq_start_ts), n = 0;
 
         ls_stmt_reset(find);
-        ls_stmt_bind_int64(find, 1, ls_text_hash(text));
-        ls_stmt_bind_text(find, 2, text);
-        if ((rc = ls_stmt_step(find)) < 0)
+        if ((rc = ls_stmt_bind_int64(find, LS_PARAM(tfp, hash), ls_text_hash(text))) != 0 ||
+            (rc = ls_stmt_bind_text(find, LS_PARAM(tfp, text), text)) != 0 ||
+            (rc = ls_stmt_step(find)) < 0)
             goto out;
         if (rc == 1) {
             ls_stmt_reset(m);
-            ls_stmt_bind_int64(m, 1, ls_stmt_int64(find, TEXT_ID_COL));
-            ls_stmt_bind_int64(m, 2, t0 - MATCH_US);
-            ls_stmt_bind_int64(m, 3, t0 + MATCH_US);
-            if ((rc = ls_stmt_step(m)) < 0)
+            if ((rc = ls_stmt_bind_int64(m, LS_PARAM(lmp, text),
+                                         ls_stmt_int64(find, TEXT_ID_COL))) != 0 ||
+                (rc = ls_stmt_bind_int64(m, LS_PARAM(lmp, lo), t0 - MATCH_US)) != 0 ||
+                (rc = ls_stmt_bind_int64(m, LS_PARAM(lmp, hi), t0 + MATCH_US)) != 0 ||
+                (rc = ls_stmt_step(m)) < 0)
                 goto out;
             n = ls_stmt_int64(m, lm_sessions);
         }
-        ls_stmt_reset(up);
-        ls_stmt_bind_int64(up, 1, ls_stmt_int64(q, uq_span_row));
-        if (n == 1) {
-            ls_stmt_bind_int64(up, 2, ls_stmt_int64(m, lm_pid));
-            ls_stmt_bind_text(up, 3, "logged statement");
-        } else {
+        /* placed by its one session's pid, else why not (pid and how NULL) */
+        if (n != 1)
             why = n ? WHY_SEVERAL
                     : "no backend pid in its trace, and no logged statement of its text at "
                       "its time";
-            ls_stmt_bind_text(up, 4, why);
-        }
+        ls_stmt_reset(up);
+        if ((rc = ls_stmt_bind_int64(up, LS_PARAM(plp, span_row), ls_stmt_int64(q, uq_span_row))) !=
+                0 ||
+            (rc = n == 1 ? ls_stmt_bind_int64(up, LS_PARAM(plp, pid), ls_stmt_int64(m, lm_pid))
+                         : ls_stmt_bind_null(up, LS_PARAM(plp, pid))) != 0 ||
+            (rc = ls_stmt_bind_text(up, LS_PARAM(plp, how), n == 1 ? "logged statement" : NULL)) !=
+                0 ||
+            (rc = ls_stmt_bind_text(up, LS_PARAM(plp, why), why)) != 0)
+            goto out;
         if (n > 1) { /* its candidates, for place_by_trace_fit */
             ls_stmt_reset(ci);
             if ((rc = ls_stmt_bind_int64(ci, LS_PARAM(cip, text),
@@ -760,13 +812,13 @@ static int write_span_at(span_writer *w, const char *text, int64_t start, int64_
     if ((rc = text_id(w->find, w->add, text, &tid)) != 0)
         return rc;
     ls_stmt_reset(w->ins);
-    ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, session_id), w->session_id);
-    ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, pid), w->pid);
-    ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, start_ts), start);
-    ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, dur_us), dur);
-    ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, verb), LS_VERB_SPAN);
-    ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, text_id), tid);
-    if ((rc = ls_stmt_step(w->ins)) < 0)
+    if ((rc = ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, session_id), w->session_id)) != 0 ||
+        (rc = ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, pid), w->pid)) != 0 ||
+        (rc = ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, start_ts), start)) != 0 ||
+        (rc = ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, dur_us), dur)) != 0 ||
+        (rc = ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, verb), LS_VERB_SPAN)) != 0 ||
+        (rc = ls_stmt_bind_int64(w->ins, LS_PARAM(stmt_rows, text_id), tid)) != 0 ||
+        (rc = ls_stmt_step(w->ins)) < 0)
         return rc;
     w->n++;
     return 0;
@@ -796,18 +848,20 @@ static int write_session(span_writer *w, ls_stmt *bypid, ls_stmt *placed)
     return a < 0 ? a : b < 0 ? b : 0;
 }
 
-/* Bind a session's cursor: ?1 offset, ?2 pid, ?3 its start, ?4 the pid's
- * next session's start (NULL: none). */
-static void bind_session(ls_stmt *c, int64_t offset, ls_stmt *se)
+/* Bind a session's cursor (SESSION_SPAN_PARAMS): the offset, the pid,
+ * its start, the pid's next session's start (NULL: none). */
+static int bind_session(ls_stmt *c, int64_t offset, ls_stmt *se)
 {
+    int rc;
+
     ls_stmt_reset(c);
-    ls_stmt_bind_int64(c, 1, offset);
-    ls_stmt_bind_int64(c, 2, ls_stmt_int64(se, bs_pid));
-    ls_stmt_bind_int64(c, 3, ls_stmt_int64(se, bs_t0));
-    if (ls_stmt_isnull(se, bs_t1))
-        ls_stmt_bind_null(c, 4);
-    else
-        ls_stmt_bind_int64(c, 4, ls_stmt_int64(se, bs_t1));
+    if ((rc = ls_stmt_bind_int64(c, LS_PARAM(ssp, offset), offset)) != 0 ||
+        (rc = ls_stmt_bind_int64(c, LS_PARAM(ssp, pid), ls_stmt_int64(se, bs_pid))) != 0 ||
+        (rc = ls_stmt_bind_int64(c, LS_PARAM(ssp, since), ls_stmt_int64(se, bs_t0))) != 0)
+        return rc;
+    return ls_stmt_isnull(se, bs_t1)
+               ? ls_stmt_bind_null(c, LS_PARAM(ssp, until))
+               : ls_stmt_bind_int64(c, LS_PARAM(ssp, until), ls_stmt_int64(se, bs_t1));
 }
 
 /* ---- deadlock victims of pooled backends: their transaction from spans ---- */
@@ -837,9 +891,10 @@ static const char victims_sql[] =
     "  AND st.verb IS NOT 5)" /* LS_VERB_SPAN */
     " ORDER BY d.ts, d.file_id, d.line, d.deadlock_id"; /* the log's order */
 
-/* The database spans of that text (?1) that ended in an error and ran at
- * the deadlock's time (?2..?3: their start, ?4: their end no earlier),
- * on the application's clock; not an ORM's span of a driver span. */
+/* The database spans of that text (:text) that ended in an error and
+ * ran at the deadlock's time (:lo..:hi: their start, :end_from: their end
+ * no earlier), on the application's clock; not an ORM's span of a driver
+ * span. */
 #define FAILED_SPAN_COLS(X, Q)        \
     X(Q, span_row, "sp.span_row")     \
     X(Q, trace_id, "sp.trace_id")     \
@@ -847,60 +902,70 @@ static const char victims_sql[] =
 LS_COLUMNS(fq, FAILED_SPAN_COLS);
 static const char failed_spans_sql[] =
     "SELECT " LS_SELECT_LIST(fq, FAILED_SPAN_COLS) " FROM spans sp"
-    " WHERE sp.db_statement = ?1 AND sp.start_ts BETWEEN ?2 AND ?3 AND sp.end_ts >= ?4"
+    " WHERE sp.db_statement = :text AND sp.start_ts BETWEEN :lo AND :hi AND sp.end_ts >= :end_from"
     " AND sp.error = 1 AND sp.trace_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM"
     "  span_placement p WHERE p.span_row = sp.span_row AND p.how = '" HOW_ORM "')"
     " ORDER BY sp.end_ts, sp.span_row LIMIT " LS_SQL_INT(VICTIM_MAX_FAILED);
+#define FAILED_SPANS_PARAMS(X, Q) X(Q, text) X(Q, lo) X(Q, hi) X(Q, end_from)
+LS_PARAMS(fsp, FAILED_SPANS_PARAMS);
 
-/* The request's database spans (not an ORM's of a driver span), by
- * start, on the database clock (?2 the offset). */
+/* Request :trace's database spans (not an ORM's of a driver span), by
+ * start, on the database clock (:offset the offset). */
 #define REQUEST_SPAN_COLS(X, Q)               \
     X(Q, span_row, "sp.span_row")             \
-    X(Q, start_ts, "sp.start_ts + ?2")        \
+    X(Q, start_ts, "sp.start_ts + :offset")   \
     X(Q, dur_us, "sp.end_ts - sp.start_ts")   \
     X(Q, text, "sp.db_statement")
 LS_COLUMNS(rs, REQUEST_SPAN_COLS);
 static const char request_spans_sql[] =
     "SELECT " LS_SELECT_LIST(rs, REQUEST_SPAN_COLS) " FROM spans sp"
-    " WHERE sp.trace_id = ?1 AND sp.db_statement IS NOT NULL AND sp.start_ts IS NOT NULL"
+    " WHERE sp.trace_id = :trace AND sp.db_statement IS NOT NULL AND sp.start_ts IS NOT NULL"
     " AND sp.end_ts IS NOT NULL AND NOT EXISTS (SELECT 1 FROM span_placement p"
     "  WHERE p.span_row = sp.span_row AND p.how = '" HOW_ORM "')"
     " ORDER BY sp.start_ts, sp.span_row LIMIT " LS_SQL_INT(VICTIM_MAX_SPANS);
+#define REQUEST_SPANS_PARAMS(X, Q) X(Q, offset) X(Q, trace)
+LS_PARAMS(rsp, REQUEST_SPANS_PARAMS);
 
-/* Whether the session (?1) logged a statement from the failed
- * statement's start (?2, database clock) to the transaction's end (?3):
- * one logged without a duration that began then (?4 the log's
- * resolution: a whole-second time is up to a second early), or one that
+/* Whether the session (:session) logged a statement from the failed
+ * statement's start (:failed_start, database clock) to the transaction's
+ * end (:tx_end): one logged without a duration that began then (:res the
+ * log's resolution: a whole-second time is up to a second early), or one that
  * ended then. Then the log has the failed statement or the transaction's
  * end (log_statement = 'all'), and so the transaction, not to be added
  * again. A statement that ended before (one that ran past
  * log_min_duration_statement) is not its end. */
 static const char logged_then_sql[] =
-    "SELECT EXISTS (SELECT 1 FROM stmt_rows WHERE session_id = ?1"
-    " AND start_ts BETWEEN ?2 - ?4 - " LS_SQL_INT(VICTIM_TX_MAX_US) " AND ?3"
+    "SELECT EXISTS (SELECT 1 FROM stmt_rows WHERE session_id = :session"
+    " AND start_ts BETWEEN :failed_start - :res - " LS_SQL_INT(VICTIM_TX_MAX_US) " AND :tx_end"
     " AND verb IS NOT 5" /* LS_VERB_SPAN */
-    " AND ((dur_us IS NULL AND start_ts >= ?2 - ?4) OR (dur_us IS NOT NULL AND start_ts + dur_us >= ?2)))";
+    " AND ((dur_us IS NULL AND start_ts >= :failed_start - :res)"
+    "  OR (dur_us IS NOT NULL AND start_ts + dur_us >= :failed_start)))";
+#define LOGGED_THEN_PARAMS(X, Q) X(Q, session) X(Q, failed_start) X(Q, res) X(Q, tx_end)
+LS_PARAMS(ltp, LOGGED_THEN_PARAMS);
 
 /*
  * The same on a whole-second log, where any statement another client ran
  * on the pooled backend in the deadlock's second or the next looks as if
  * it ended after the failed statement began: the session's statements
- * (not spans) from the failed statement's start less a second (?2) to a
- * second after the deadlock's second (?3), read in C (logged_then_whole):
- * the failed statement logged without a duration (its text, ?4), or a
- * COMMIT or ROLLBACK that ended from the deadlock's second on (?5).
+ * (:session; not spans) from the failed statement's start less a second
+ * (:lo) to a second after the deadlock's second (:hi), read in C
+ * (logged_then_whole): the failed statement logged without a duration
+ * (its text, :text), or a COMMIT or ROLLBACK that ended from the
+ * deadlock's second (:deadlock) on.
  */
 #define LOGGED_WHOLE_COLS(X, Q)                        \
     X(Q, no_duration, "r.dur_us IS NULL")              \
     X(Q, end_ts, "r.start_ts + coalesce(r.dur_us, 0)") \
-    X(Q, same_text, "t.text = ?4")                     \
+    X(Q, same_text, "t.text = :text")                  \
     X(Q, text, "t.text")
 LS_COLUMNS(lw, LOGGED_WHOLE_COLS);
 static const char logged_whole_sql[] =
     "SELECT " LS_SELECT_LIST(lw, LOGGED_WHOLE_COLS) " FROM stmt_rows r"
-    " JOIN stmt_texts t ON t.text_id = r.text_id WHERE r.session_id = ?1"
-    " AND r.start_ts BETWEEN ?2 AND ?3 AND r.verb IS NOT 5 /* LS_VERB_SPAN */"
-    " AND r.start_ts + coalesce(r.dur_us, 0) >= ?5 - " LS_SQL_INT(VICTIM_TX_MAX_US);
+    " JOIN stmt_texts t ON t.text_id = r.text_id WHERE r.session_id = :session"
+    " AND r.start_ts BETWEEN :lo AND :hi AND r.verb IS NOT 5 /* LS_VERB_SPAN */"
+    " AND r.start_ts + coalesce(r.dur_us, 0) >= :deadlock - " LS_SQL_INT(VICTIM_TX_MAX_US);
+#define LOGGED_WHOLE_PARAMS(X, Q) X(Q, text) X(Q, session) X(Q, lo) X(Q, hi) X(Q, deadlock)
+LS_PARAMS(lwp, LOGGED_WHOLE_PARAMS);
 
 /* One database span of the victim's request, as read. */
 typedef struct req_span {
@@ -966,10 +1031,14 @@ static int victim_span(victim_ctx *c, ls_stmt *q, int64_t *row, char *trace, siz
 
     *row = 0;
     ls_stmt_reset(c->failed);
-    ls_stmt_bind_text(c->failed, 1, ls_stmt_text(q, vq_text));
-    ls_stmt_bind_int64(c->failed, 2, ts - VICTIM_TX_MAX_US);
-    ls_stmt_bind_int64(c->failed, 3, ts + c->res + LS_SPAN_LOG_SLACK_US);
-    ls_stmt_bind_int64(c->failed, 4, ts - slack);
+    if ((rc = ls_stmt_bind_text(c->failed, LS_PARAM(fsp, text), ls_stmt_text(q, vq_text))) != 0 ||
+        (rc = ls_stmt_bind_int64(c->failed, LS_PARAM(fsp, lo), ts - VICTIM_TX_MAX_US)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->failed, LS_PARAM(fsp, hi),
+                                 ts + c->res + LS_SPAN_LOG_SLACK_US)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->failed, LS_PARAM(fsp, end_from), ts - slack)) != 0) {
+        ls_stmt_reset(c->failed);
+        return rc;
+    }
     while (n < VICTIM_MAX_FAILED && (rc = ls_stmt_step(c->failed)) == 1) {
         rows[n] = ls_stmt_int64(c->failed, fq_span_row);
         snprintf(traces[n], sizeof(traces[n]), "%s", ls_stmt_text(c->failed, fq_trace_id));
@@ -998,8 +1067,11 @@ static int read_request_spans(victim_ctx *c, const char *trace, int64_t failed, 
     *n = 0;
     *k = VICTIM_MAX_SPANS;
     ls_stmt_reset(c->req);
-    ls_stmt_bind_text(c->req, 1, trace);
-    ls_stmt_bind_int64(c->req, 2, c->offset);
+    if ((rc = ls_stmt_bind_text(c->req, LS_PARAM(rsp, trace), trace)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->req, LS_PARAM(rsp, offset), c->offset)) != 0) {
+        ls_stmt_reset(c->req);
+        return rc;
+    }
     while (*n < VICTIM_MAX_SPANS && (rc = ls_stmt_step(c->req)) == 1) {
         req_span *r = &v[*n];
         r->span_row = ls_stmt_int64(c->req, rs_span_row);
@@ -1028,12 +1100,15 @@ static int logged_then_whole(victim_ctx *c, ls_stmt *q, int64_t failed_start, in
 
     *logged = 0;
     ls_stmt_reset(c->whole);
-    if ((rc = ls_stmt_bind_int64(c->whole, 1, ls_stmt_int64(q, vq_session_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(c->whole, 2, failed_start - c->res)) != 0 ||
-        (rc = ls_stmt_bind_int64(c->whole, 3, ts + 2 * c->res)) != 0 ||
-        (rc = ls_stmt_bind_text(c->whole, 4, ls_stmt_text(q, vq_text))) != 0 ||
-        (rc = ls_stmt_bind_int64(c->whole, 5, ts)) != 0)
+    if ((rc = ls_stmt_bind_int64(c->whole, LS_PARAM(lwp, session),
+                                 ls_stmt_int64(q, vq_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(c->whole, LS_PARAM(lwp, lo), failed_start - c->res)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->whole, LS_PARAM(lwp, hi), ts + 2 * c->res)) != 0 ||
+        (rc = ls_stmt_bind_text(c->whole, LS_PARAM(lwp, text), ls_stmt_text(q, vq_text))) != 0 ||
+        (rc = ls_stmt_bind_int64(c->whole, LS_PARAM(lwp, deadlock), ts)) != 0) {
+        ls_stmt_reset(c->whole);
         return rc;
+    }
     while (!*logged && (rc = ls_stmt_step(c->whole)) == 1) {
         ls_sql_kind k = ls_sql_kind_of(ls_stmt_text(c->whole, lw_text));
         if (ls_stmt_int64(c->whole, lw_no_duration) && ls_stmt_int64(c->whole, lw_same_text))
@@ -1087,11 +1162,14 @@ static int write_victim(victim_ctx *c, span_writer *w, ls_stmt *q)
             goto out;
     } else {
         ls_stmt_reset(c->logged);
-        ls_stmt_bind_int64(c->logged, 1, ls_stmt_int64(q, vq_session_id));
-        ls_stmt_bind_int64(c->logged, 2, v[k].start - LS_SPAN_LOG_SLACK_US);
-        ls_stmt_bind_int64(c->logged, 3, v[last].start + v[last].dur + c->res);
-        ls_stmt_bind_int64(c->logged, 4, c->res);
-        if ((rc = ls_stmt_step(c->logged)) < 0 || ls_stmt_int64(c->logged, LS_ONLY_COLUMN))
+        if ((rc = ls_stmt_bind_int64(c->logged, LS_PARAM(ltp, session),
+                                     ls_stmt_int64(q, vq_session_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(c->logged, LS_PARAM(ltp, failed_start),
+                                     v[k].start - LS_SPAN_LOG_SLACK_US)) != 0 ||
+            (rc = ls_stmt_bind_int64(c->logged, LS_PARAM(ltp, tx_end),
+                                     v[last].start + v[last].dur + c->res)) != 0 ||
+            (rc = ls_stmt_bind_int64(c->logged, LS_PARAM(ltp, res), c->res)) != 0 ||
+            (rc = ls_stmt_step(c->logged)) < 0 || ls_stmt_int64(c->logged, LS_ONLY_COLUMN))
             goto out;
     }
     w->session_id = ls_stmt_int64(q, vq_session_id);
@@ -1124,10 +1202,14 @@ static int write_victims(ls_store *s, span_writer *w, int64_t offset, int64_t re
     if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_text ON"
                                " spans(db_statement, start_ts) WHERE db_statement IS NOT NULL")) != 0 ||
         (rc = ls_store_prepare(s, victims_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, failed_spans_sql, &c.failed)) != 0 ||
-        (rc = ls_store_prepare(s, request_spans_sql, &c.req)) != 0 ||
-        (rc = ls_store_prepare(s, logged_then_sql, &c.logged)) != 0 ||
-        (rc = ls_store_prepare(s, logged_whole_sql, &c.whole)) != 0)
+        (rc = ls_store_prepare_params(s, failed_spans_sql, LS_PARAM_NAMES(FAILED_SPANS_PARAMS),
+                                      &c.failed)) != 0 ||
+        (rc = ls_store_prepare_params(s, request_spans_sql, LS_PARAM_NAMES(REQUEST_SPANS_PARAMS),
+                                      &c.req)) != 0 ||
+        (rc = ls_store_prepare_params(s, logged_then_sql, LS_PARAM_NAMES(LOGGED_THEN_PARAMS),
+                                      &c.logged)) != 0 ||
+        (rc = ls_store_prepare_params(s, logged_whole_sql, LS_PARAM_NAMES(LOGGED_WHOLE_PARAMS),
+                                      &c.whole)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1)
         if ((rc = write_victim(&c, w, q)) != 0)
@@ -1161,22 +1243,25 @@ int ls_correlate_spans(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS spans_pid ON spans(db_pid, start_ts)"
                                " WHERE db_pid IS NOT NULL")) != 0 ||
         (rc = measure_offset(s, &offset, &depth)) != 0 ||
-        (rc = ls_store_prepare(s, LS_TEXT_FIND_SQL, &w.find)) != 0 ||
+        (rc = ls_store_prepare_params(s, LS_TEXT_FIND_NAMED_SQL,
+                                      LS_PARAM_NAMES(LS_TEXT_FIND_PARAMS), &w.find)) != 0 ||
         (rc = place_pidless(s, offset, w.find)) != 0 ||
         (rc = ls_store_exec(s, "CREATE INDEX IF NOT EXISTS span_placement_pid ON"
                                " span_placement(pid, span_row) WHERE pid IS NOT NULL")) != 0 ||
         (rc = ls_store_prepare(s, blind_sessions_sql, &se)) != 0 ||
-        (rc = ls_store_prepare(s, pid_spans_sql, &bypid)) != 0 ||
-        (rc = ls_store_prepare(s, placed_spans_sql, &placed)) != 0 ||
+        (rc = ls_store_prepare_params(s, pid_spans_sql, LS_PARAM_NAMES(SESSION_SPAN_PARAMS),
+                                      &bypid)) != 0 ||
+        (rc = ls_store_prepare_params(s, placed_spans_sql, LS_PARAM_NAMES(SESSION_SPAN_PARAMS),
+                                      &placed)) != 0 ||
         (rc = ls_store_prepare(s, text_insert_sql, &w.add)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &w.ins)) != 0)
         goto out;
     while ((rc = ls_stmt_step(se)) == 1) {
         w.session_id = ls_stmt_int64(se, bs_session_id);
         w.pid = ls_stmt_int64(se, bs_pid);
-        bind_session(bypid, offset, se);
-        bind_session(placed, offset, se);
-        if ((rc = write_session(&w, bypid, placed)) != 0)
+        if ((rc = bind_session(bypid, offset, se)) != 0 ||
+            (rc = bind_session(placed, offset, se)) != 0 ||
+            (rc = write_session(&w, bypid, placed)) != 0)
             goto out;
     }
     /* Whole-second logs too: the victims of one second are paired with
@@ -1233,13 +1318,19 @@ static const char anchored_tx_sql[] =
     "SELECT " LS_SELECT_LIST(at, ANCHORED_TX_COLS) " FROM tx_code c"
     " JOIN spans sp ON sp.span_row = coalesce(c.code_span_row, c.span_row)"
     " WHERE c.tx_id IN (SELECT h.tx_id FROM holds h WHERE h.waits > 0)";
+/* Span :span of trace :trace. */
 static const char anchor_parent_sql[] =
     "SELECT " LS_SELECT_LIST(an, ANCHOR_SPAN_COLS)
-    " FROM spans sp WHERE sp.trace_id = ?1 AND sp.span_id = ?2 LIMIT 1";
+    " FROM spans sp WHERE sp.trace_id = :trace AND sp.span_id = :span LIMIT 1";
+#define ANCHOR_PARENT_PARAMS(X, Q) X(Q, trace) X(Q, span)
+LS_PARAMS(app, ANCHOR_PARENT_PARAMS);
 static const char anchor_table_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS tx_anchor(tx_id INTEGER PRIMARY KEY, span_row INTEGER);"
     " DELETE FROM tx_anchor;";
-static const char anchor_insert_sql[] = "INSERT INTO tx_anchor(tx_id, span_row) VALUES (?1, ?2)";
+static const char anchor_insert_sql[] =
+    "INSERT INTO tx_anchor(tx_id, span_row) VALUES (:tx, :span_row)";
+#define ANCHOR_INSERT_PARAMS(X, Q) X(Q, tx) X(Q, span_row)
+LS_PARAMS(aip, ANCHOR_INSERT_PARAMS);
 
 /* Walk up from the transaction's span at q (anchored_tx_sql) to the first
  * span that can anchor (ls_span_is_anchor), itself included: *row is that
@@ -1259,9 +1350,9 @@ static int find_anchor(ls_stmt *q, ls_stmt *par, int64_t *row)
     snprintf(parent, sizeof(parent), "%s", ls_stmt_text(q, at_parent_id));
     while (parent[0] && hops++ < MAX_ANCHOR_HOPS) {
         ls_stmt_reset(par);
-        ls_stmt_bind_text(par, 1, trace);
-        ls_stmt_bind_text(par, 2, parent);
-        if ((rc = ls_stmt_step(par)) <= 0)
+        if ((rc = ls_stmt_bind_text(par, LS_PARAM(app, trace), trace)) != 0 ||
+            (rc = ls_stmt_bind_text(par, LS_PARAM(app, span), parent)) != 0 ||
+            (rc = ls_stmt_step(par)) <= 0)
             return rc; /* 0: the parent is in another service's export */
         if (ls_span_is_anchor((int)ls_stmt_int64(par, an_kind),
                               (int)ls_stmt_int64(par, an_is_db))) {
@@ -1281,8 +1372,10 @@ int ls_correlate_span_anchors(ls_store *s)
 
     if ((rc = ls_store_exec(s, anchor_table_sql)) != 0 ||
         (rc = ls_store_prepare(s, anchored_tx_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, anchor_parent_sql, &par)) != 0 ||
-        (rc = ls_store_prepare(s, anchor_insert_sql, &ins)) != 0)
+        (rc = ls_store_prepare_params(s, anchor_parent_sql, LS_PARAM_NAMES(ANCHOR_PARENT_PARAMS),
+                                      &par)) != 0 ||
+        (rc = ls_store_prepare_params(s, anchor_insert_sql, LS_PARAM_NAMES(ANCHOR_INSERT_PARAMS),
+                                      &ins)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         if ((rc = find_anchor(q, par, &row)) != 0)
@@ -1290,9 +1383,9 @@ int ls_correlate_span_anchors(ls_store *s)
         if (!row)
             continue;
         ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, 1, ls_stmt_int64(q, at_tx_id));
-        ls_stmt_bind_int64(ins, 2, row);
-        if ((rc = ls_stmt_step(ins)) < 0)
+        if ((rc = ls_stmt_bind_int64(ins, LS_PARAM(aip, tx), ls_stmt_int64(q, at_tx_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(ins, LS_PARAM(aip, span_row), row)) != 0 ||
+            (rc = ls_stmt_step(ins)) < 0)
             goto out;
     }
 out:

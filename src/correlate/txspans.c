@@ -36,6 +36,7 @@
 #include "decide/spantx.h"
 #include "decide/tolerances.h"
 #include "ls_columns.h"
+#include "ls_params.h"
 
 #define TX_SPANS_MAX 64          /* database spans of a request read */
 #define TX_QUEUE_MAX_US 60000000 /* a span's start before its statement's (pooler queue) */
@@ -73,26 +74,29 @@ static const char alone_sql[] =
     " AND st.verb IS NOT 5" /* LS_VERB_SPAN */
     " AND st.dur_us IS NOT NULL AND st.start_ts IS NOT NULL ORDER BY t.tx_id";
 
-/* The database spans of that text (?1) that may have sent it: started at
- * most TX_QUEUE_MAX_US before it (?2..?3), ended with it (?4..?5) and
- * lasted ?6..?7, on the application's clock; not an ORM's span of a
- * driver span. */
+/* The database spans of that text (:text) that may have sent it: started
+ * at most TX_QUEUE_MAX_US before it (:start_lo..:start_hi), ended with it
+ * (:end_lo..:end_hi) and lasted :dur_lo..:dur_hi, on the application's
+ * clock; not an ORM's span of a driver span. */
 #define SENT_COLS(X, Q)               \
     X(Q, span_row, "sp.span_row")     \
     X(Q, trace_id, "sp.trace_id")
 LS_COLUMNS(sn, SENT_COLS);
 static const char sent_sql[] =
     "SELECT " LS_SELECT_LIST(sn, SENT_COLS) " FROM spans sp"
-    " WHERE sp.db_statement = ?1 AND sp.start_ts BETWEEN ?2 AND ?3"
-    " AND sp.end_ts BETWEEN ?4 AND ?5 AND sp.end_ts - sp.start_ts BETWEEN ?6 AND ?7"
-    " AND sp.trace_id IS NOT NULL"
+    " WHERE sp.db_statement = :text AND sp.start_ts BETWEEN :start_lo AND :start_hi"
+    " AND sp.end_ts BETWEEN :end_lo AND :end_hi"
+    " AND sp.end_ts - sp.start_ts BETWEEN :dur_lo AND :dur_hi AND sp.trace_id IS NOT NULL"
     " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
     "  AND p.how = 'ORM span of a driver span') LIMIT 2";
+#define SENT_PARAMS(X, Q)                                                                     \
+    X(Q, text) X(Q, start_lo) X(Q, start_hi) X(Q, end_lo) X(Q, end_hi) X(Q, dur_lo) X(Q, dur_hi)
+LS_PARAMS(snp, SENT_PARAMS);
 
 /*
  * On a whole-second log, the statements of one text stamped in one second,
  * in the log's order (file, line), each with its rank: read once
- * (txspan_rank), then a group at a time (?1 text, ?2 stamp).
+ * (txspan_rank), then a group at a time (:text its text_id, :stamp).
  */
 static const char rank_table_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS txspan_rank(stmt_id INTEGER PRIMARY KEY, text_id INTEGER,"
@@ -108,8 +112,11 @@ static const char rank_table_sql[] =
 LS_COLUMNS(gr, GROUP_COLS);
 static const char group_sql[] =
     "SELECT " LS_SELECT_LIST(gr, GROUP_COLS) " FROM temp.txspan_rank r"
-    " WHERE r.text_id = ?1 AND r.stamp = ?2 ORDER BY r.rank LIMIT " LS_SQL_INT(TX_SPANS_MAX);
-/* The spans of that text (?1) that ended in the second (?2..?3), by end. */
+    " WHERE r.text_id = :text AND r.stamp = :stamp ORDER BY r.rank LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+#define GROUP_PARAMS(X, Q) X(Q, text) X(Q, stamp)
+LS_PARAMS(grp, GROUP_PARAMS);
+/* The spans of that text (:text) that ended in the second (:end_lo..:hi)
+ * and began from :start_lo, by end. */
 #define SAME_COLS(X, Q)                       \
     X(Q, span_row, "sp.span_row")             \
     X(Q, trace_id, "sp.trace_id")             \
@@ -117,28 +124,34 @@ static const char group_sql[] =
 LS_COLUMNS(sm, SAME_COLS);
 static const char same_sql[] =
     "SELECT " LS_SELECT_LIST(sm, SAME_COLS) " FROM spans sp"
-    " WHERE sp.db_statement = ?1 AND sp.start_ts BETWEEN ?4 AND ?3 AND sp.end_ts BETWEEN ?2 AND ?3"
+    " WHERE sp.db_statement = :text AND sp.start_ts BETWEEN :start_lo AND :hi"
+    " AND sp.end_ts BETWEEN :end_lo AND :hi"
     " AND sp.trace_id IS NOT NULL"
     " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
     "  AND p.how = 'ORM span of a driver span') ORDER BY sp.end_ts, sp.span_row"
     " LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+#define SAME_PARAMS(X, Q) X(Q, text) X(Q, start_lo) X(Q, hi) X(Q, end_lo)
+LS_PARAMS(smp, SAME_PARAMS);
 
-/* The request's database spans (not an ORM's), by start, database clock. */
-#define REQ_COLS(X, Q)                    \
-    X(Q, span_row, "sp.span_row")         \
-    X(Q, start_ts, "sp.start_ts + ?2")    \
-    X(Q, end_ts, "sp.end_ts + ?2")        \
-    X(Q, text, "sp.db_statement")         \
+/* Request :trace's database spans (not an ORM's), by start, on the
+ * database clock (:offset). */
+#define REQ_COLS(X, Q)                      \
+    X(Q, span_row, "sp.span_row")           \
+    X(Q, start_ts, "sp.start_ts + :offset") \
+    X(Q, end_ts, "sp.end_ts + :offset")     \
+    X(Q, text, "sp.db_statement")           \
     X(Q, error, "coalesce(sp.error, 0)")
 LS_COLUMNS(rq, REQ_COLS);
 static const char req_sql[] =
     "SELECT " LS_SELECT_LIST(rq, REQ_COLS) " FROM spans sp"
-    " WHERE sp.trace_id = ?1 AND sp.db_statement IS NOT NULL AND sp.start_ts IS NOT NULL"
+    " WHERE sp.trace_id = :trace AND sp.db_statement IS NOT NULL AND sp.start_ts IS NOT NULL"
     " AND sp.end_ts IS NOT NULL AND NOT EXISTS (SELECT 1 FROM span_placement p"
     "  WHERE p.span_row = sp.span_row AND p.how = 'ORM span of a driver span')"
     " ORDER BY sp.start_ts, sp.span_row LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+#define REQ_PARAMS(X, Q) X(Q, offset) X(Q, trace)
+LS_PARAMS(rqp, REQ_PARAMS);
 
-/* The session's (?1) logged statements that overlap ?2..?3. */
+/* The session's (:session) logged statements that overlap :lo..:hi. */
 #define LOGGED_COLS(X, Q)                                   \
     X(Q, start_ts, "st.start_ts")                           \
     X(Q, end_ts, "st.start_ts + coalesce(st.dur_us, 0)")    \
@@ -147,16 +160,23 @@ LS_COLUMNS(lg, LOGGED_COLS);
 static const char logged_sql[] =
     "SELECT " LS_SELECT_LIST(lg, LOGGED_COLS) " FROM stmt_rows st"
     " JOIN stmt_texts x ON x.text_id = st.text_id"
-    " WHERE st.session_id = ?1 AND st.start_ts BETWEEN ?2 - " LS_SQL_INT(TX_QUEUE_MAX_US)
-    " AND ?3 AND st.start_ts + coalesce(st.dur_us, 0) > ?2 AND st.verb IS NOT 5"
+    " WHERE st.session_id = :session AND st.start_ts BETWEEN :lo - " LS_SQL_INT(TX_QUEUE_MAX_US)
+    " AND :hi AND st.start_ts + coalesce(st.dur_us, 0) > :lo AND st.verb IS NOT 5"
     " LIMIT " LS_SQL_INT(TX_SPANS_MAX);
+#define LOGGED_PARAMS(X, Q) X(Q, session) X(Q, lo) X(Q, hi)
+LS_PARAMS(lgp, LOGGED_PARAMS);
 
 static const char tx_update_sql[] =
-    "UPDATE transactions SET start_ts = min(start_ts, ?2), start_known = ?3, end_ts = ?4,"
-    " end_known = ?5, outcome = ?6 WHERE tx_id = ?1";
-static const char hold_update_sql[] =
-    "UPDATE hold_rows SET end_ts = ?2, end_lo = nullif(?3, ?2), end_hi = NULL, end_evidence = ?4"
-    " WHERE tx_id = ?1";
+    "UPDATE transactions SET start_ts = min(start_ts, :start), start_known = :start_known,"
+    " end_ts = :end, end_known = :end_known, outcome = :outcome WHERE tx_id = :tx";
+#define TX_UPDATE_PARAMS(X, Q)                                                                \
+    X(Q, start) X(Q, start_known) X(Q, end) X(Q, end_known) X(Q, outcome) X(Q, tx)
+LS_PARAMS(txu, TX_UPDATE_PARAMS);
+static const char hold_update_sql[] = "UPDATE hold_rows SET end_ts = :end, end_lo = nullif(:end_lo,"
+                                      " :end), end_hi = NULL, end_evidence = :evidence"
+                                      " WHERE tx_id = :tx";
+#define HOLD_UPDATE_PARAMS(X, Q) X(Q, end) X(Q, end_lo) X(Q, evidence) X(Q, tx)
+LS_PARAMS(hup, HOLD_UPDATE_PARAMS);
 
 /* Each transaction rebuilt, with its request's BEGIN span. */
 static const char note_table_sql[] =
@@ -170,9 +190,13 @@ static const char locks_table_sql[] =
     " start_lo INTEGER, end_ts INTEGER, end_lo INTEGER); DELETE FROM temp.txspan_locks;";
 static const char lock_add_sql[] =
     "INSERT INTO temp.txspan_locks(tx_id, row_id, start_ts, start_lo, end_ts, end_lo)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-static const char note_sql[] =
-    "INSERT OR REPLACE INTO temp.txspan_tx(tx_id, session_id, begin_row) VALUES (?1, ?2, ?3)";
+    " VALUES (:tx, :row, :start, :start_lo, :end, :end_lo)";
+#define LOCK_ADD_PARAMS(X, Q) X(Q, tx) X(Q, row) X(Q, start) X(Q, start_lo) X(Q, end) X(Q, end_lo)
+LS_PARAMS(lap, LOCK_ADD_PARAMS);
+static const char note_sql[] = "INSERT OR REPLACE INTO temp.txspan_tx(tx_id, session_id, begin_row)"
+                               " VALUES (:tx, :session, :begin_row)";
+#define NOTE_PARAMS(X, Q) X(Q, tx) X(Q, session) X(Q, begin_row)
+LS_PARAMS(ntp, NOTE_PARAMS);
 
 /*
  * Statements the session logged of one transaction (a booking's UPDATE
@@ -213,31 +237,39 @@ static const char clear_sql[] =
  * The holds of the rows the rebuilt transactions' unlogged statements
  * locked (txspan_locks, their transactions as merged; the transaction,
  * kept by merge_sql, is still found by txspan_merge): a row the
- * transaction holds already is held from then. ?1 the start's evidence.
+ * transaction holds already is held from then. :evidence the start's
+ * evidence.
  */
 static const char span_holds_sql[] =
     "INSERT INTO hold_rows(row_id, tx_id, session_id, pid, start_ts, start_lo, start_hi,"
     " start_evidence, end_ts, end_lo, end_hi, end_evidence, lock_stmt, waits, waiter_ms)"
     " SELECT l.row_id, l.keep, t.session_id, t.pid, min(l.start_ts), nullif(min(l.start_lo),"
-    "  min(l.start_ts)), NULL, ?1, max(l.end_ts), nullif(max(l.end_lo), max(l.end_ts)), NULL,"
+    "  min(l.start_ts)), NULL, :evidence, max(l.end_ts), nullif(max(l.end_lo), max(l.end_ts)),"
+    "  NULL,"
     "  " LS_HOLD_EVIDENCE_ID("t.end_known") ", NULL, 0, 0"
     " FROM (SELECT x.*, coalesce((SELECT m.keep FROM temp.txspan_merge m WHERE m.tx_id = x.tx_id),"
     "  x.tx_id) AS keep FROM temp.txspan_locks x) l JOIN transactions t ON t.tx_id = l.keep"
     " WHERE NOT EXISTS (SELECT 1 FROM hold_rows h WHERE h.tx_id = l.keep AND h.row_id = l.row_id)"
     " GROUP BY l.keep, l.row_id";
+#define SPAN_HOLDS_PARAMS(X, Q) X(Q, evidence)
+LS_PARAMS(shp, SPAN_HOLDS_PARAMS);
 
 /* On whole seconds the locking statement's end is its stamp, up to a
- * second early: a hold that began there begins at the end of its span
- * (?3), its statement at the span's start (?6, start_lo;
+ * second early: a hold (of transaction :tx, statement :stmt, its start's
+ * evidence :was) that began there begins at the end of its span (:start,
+ * evidence :evidence), its statement at the span's start (:start_lo;
  * ls_span_hold_start()). */
 static const char hold_start_sql[] =
-    "UPDATE hold_rows SET start_ts = ?3, start_lo = nullif(?6, ?3), start_hi = NULL,"
-    " start_evidence = ?4"
-    " WHERE tx_id = ?1 AND lock_stmt = ?2 AND start_evidence = ?5 AND start_ts <= ?3";
+    "UPDATE hold_rows SET start_ts = :start, start_lo = nullif(:start_lo, :start),"
+    " start_hi = NULL, start_evidence = :evidence"
+    " WHERE tx_id = :tx AND lock_stmt = :stmt AND start_evidence = :was AND start_ts <= :start";
+#define HOLD_START_PARAMS(X, Q)                                                               \
+    X(Q, start) X(Q, start_lo) X(Q, evidence) X(Q, tx) X(Q, stmt) X(Q, was)
+LS_PARAMS(hsp, HOLD_START_PARAMS);
 
-/* The session's (?1) other transactions (not ?5) of one logged statement
- * that ran between ?2 and ?3 at any of its possible times (up to ?4, the
- * log's resolution, later than logged). */
+/* The session's (:session) other transactions (not :tx) of one logged
+ * statement that ran between :lo and :hi at any of its possible times (up
+ * to :res, the log's resolution, later than logged). */
 #define SIBLING_COLS(X, Q)             \
     X(Q, tx_id, "t.tx_id")             \
     X(Q, stmt_id, "t.first_stmt")      \
@@ -246,9 +278,11 @@ LS_COLUMNS(sb, SIBLING_COLS);
 static const char siblings_sql[] =
     "SELECT " LS_SELECT_LIST(sb, SIBLING_COLS) " FROM transactions t"
     " JOIN stmt_rows st ON st.stmt_id = t.first_stmt JOIN stmt_texts x ON x.text_id = st.text_id"
-    " WHERE t.session_id = ?1 AND t.tx_id <> ?5 AND t.explicit = 0 AND t.first_stmt = t.last_stmt"
-    " AND st.verb IS NOT 5 AND st.start_ts BETWEEN ?2 AND ?3"
-    " AND st.start_ts + coalesce(st.dur_us, 0) + ?4 <= ?3";
+    " WHERE t.session_id = :session AND t.tx_id <> :tx AND t.explicit = 0"
+    " AND t.first_stmt = t.last_stmt AND st.verb IS NOT 5 AND st.start_ts BETWEEN :lo AND :hi"
+    " AND st.start_ts + coalesce(st.dur_us, 0) + :res <= :hi";
+#define SIBLINGS_PARAMS(X, Q) X(Q, session) X(Q, tx) X(Q, lo) X(Q, hi) X(Q, res)
+LS_PARAMS(sbp, SIBLINGS_PARAMS);
 
 /*
  * Transactions of requests the log has no statement of (spans_only()):
@@ -273,8 +307,11 @@ LS_COLUMNS(tr, TRACE_COLS);
 static const char traces_sql[] =
     "SELECT " LS_SELECT_LIST(tr, TRACE_COLS) " FROM spans WHERE db_statement IS NOT NULL"
     " AND trace_id IS NOT NULL AND start_ts IS NOT NULL GROUP BY trace_id ORDER BY 2, 1";
+/* Whether a transaction rebuilt from a logged statement has BEGIN span :begin_row. */
 static const char rebuilt_begin_sql[] =
-    "SELECT 1 FROM temp.txspan_tx WHERE begin_row = ?1 LIMIT 1";
+    "SELECT 1 FROM temp.txspan_tx WHERE begin_row = :begin_row LIMIT 1";
+#define REBUILT_BEGIN_PARAMS(X, Q) X(Q, begin_row)
+LS_PARAMS(rbp, REBUILT_BEGIN_PARAMS);
 /* A transaction of spans only: no session, no pid (the pooler hid the
  * backend), no statement of the log. */
 static const char only_tx_sql[] = LS_INSERT_INTO("INSERT", transactions) " RETURNING tx_id";
@@ -288,7 +325,9 @@ static const char only_table_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS txspan_only(tx_id INTEGER PRIMARY KEY, span_row INTEGER);"
     " DELETE FROM temp.txspan_only;";
 static const char only_note_sql[] =
-    "INSERT INTO temp.txspan_only(tx_id, span_row) VALUES (?1, ?2)";
+    "INSERT INTO temp.txspan_only(tx_id, span_row) VALUES (:tx, :span_row)";
+#define ONLY_NOTE_PARAMS(X, Q) X(Q, tx) X(Q, span_row)
+LS_PARAMS(onp, ONLY_NOTE_PARAMS);
 
 #define ONLY_START LS_SPAN_ONLY_START
 #define ONLY_COMMIT "spans only: COMMIT span of its request (no statement of its transaction logged)"
@@ -337,8 +376,13 @@ static int pick_in_order(txs_ctx *c, int64_t *row, char *trace, size_t tn)
 
     *row = 0;
     ls_stmt_reset(c->group);
-    ls_stmt_bind_int64(c->group, 1, ls_stmt_int64(c->alone, al_text_id));
-    ls_stmt_bind_int64(c->group, 2, ls_stmt_int64(c->alone, al_end_ts));
+    if ((rc = ls_stmt_bind_int64(c->group, LS_PARAM(grp, text),
+                                 ls_stmt_int64(c->alone, al_text_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(c->group, LS_PARAM(grp, stamp),
+                                 ls_stmt_int64(c->alone, al_end_ts))) != 0) {
+        ls_stmt_reset(c->group);
+        return rc;
+    }
     while (nl < TX_SPANS_MAX && (rc = ls_stmt_step(c->group)) == 1) {
         if (ls_stmt_int64(c->group, gr_stmt_id) == me)
             rank = nl;
@@ -348,10 +392,15 @@ static int pick_in_order(txs_ctx *c, int64_t *row, char *trace, size_t tn)
     if (rc < 0 || rank == TX_SPANS_MAX)
         return rc < 0 ? rc : 0;
     ls_stmt_reset(c->same);
-    ls_stmt_bind_text(c->same, 1, ls_stmt_text(c->alone, al_text));
-    ls_stmt_bind_int64(c->same, 2, s1 - c->slack);
-    ls_stmt_bind_int64(c->same, 3, s1 + c->res + TX_END_SLACK_US);
-    ls_stmt_bind_int64(c->same, 4, s1 - TX_QUEUE_MAX_US);
+    if ((rc = ls_stmt_bind_text(c->same, LS_PARAM(smp, text), ls_stmt_text(c->alone, al_text))) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(c->same, LS_PARAM(smp, end_lo), s1 - c->slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->same, LS_PARAM(smp, hi), s1 + c->res + TX_END_SLACK_US)) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(c->same, LS_PARAM(smp, start_lo), s1 - TX_QUEUE_MAX_US)) != 0) {
+        ls_stmt_reset(c->same);
+        return rc;
+    }
     while (ns < TX_SPANS_MAX && (rc = ls_stmt_step(c->same)) == 1) {
         rows[ns] = ls_stmt_int64(c->same, sm_span_row);
         snprintf(traces[ns], sizeof(traces[ns]), "%s", ls_stmt_text(c->same, sm_trace_id));
@@ -378,25 +427,30 @@ static int sent_span(txs_ctx *c, int64_t *row, char *trace, size_t tn)
 {
     int64_t s0 = ls_stmt_int64(c->alone, al_start_ts) - c->offset;
     int64_t s1 = ls_stmt_int64(c->alone, al_end_ts) - c->offset;
+    int64_t dur_lo = INT64_MIN, dur_hi = INT64_MAX;
     int rc, n = 0;
 
     *row = 0;
-    ls_stmt_reset(c->sent);
-    ls_stmt_bind_text(c->sent, 1, ls_stmt_text(c->alone, al_text));
-    ls_stmt_bind_int64(c->sent, 2, s0 - TX_QUEUE_MAX_US);
-    ls_stmt_bind_int64(c->sent, 3, s0 + c->res + c->slack);
-    ls_stmt_bind_int64(c->sent, 4, s1 - c->slack);
-    ls_stmt_bind_int64(c->sent, 5, s1 + c->res + TX_END_SLACK_US);
     /* On whole seconds the windows are a second wide: the span also lasted
      * as long as the logged duration (and the reply), which ms logs' windows
      * imply. */
     if (c->res) {
         int64_t dur = ls_stmt_int64(c->alone, al_dur_us);
-        ls_stmt_bind_int64(c->sent, 6, dur - c->slack);
-        ls_stmt_bind_int64(c->sent, 7, dur + TX_END_SLACK_US);
-    } else {
-        ls_stmt_bind_int64(c->sent, 6, INT64_MIN);
-        ls_stmt_bind_int64(c->sent, 7, INT64_MAX);
+        dur_lo = dur - c->slack;
+        dur_hi = dur + TX_END_SLACK_US;
+    }
+    ls_stmt_reset(c->sent);
+    if ((rc = ls_stmt_bind_text(c->sent, LS_PARAM(snp, text), ls_stmt_text(c->alone, al_text))) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(c->sent, LS_PARAM(snp, start_lo), s0 - TX_QUEUE_MAX_US)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->sent, LS_PARAM(snp, start_hi), s0 + c->res + c->slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->sent, LS_PARAM(snp, end_lo), s1 - c->slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->sent, LS_PARAM(snp, end_hi), s1 + c->res + TX_END_SLACK_US)) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(c->sent, LS_PARAM(snp, dur_lo), dur_lo)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->sent, LS_PARAM(snp, dur_hi), dur_hi)) != 0) {
+        ls_stmt_reset(c->sent);
+        return rc;
     }
     while ((rc = ls_stmt_step(c->sent)) == 1)
         if (n++ == 0) {
@@ -420,8 +474,11 @@ static int read_req(txs_ctx *c, const char *trace, int64_t row, ls_tx_span *v, i
     *n = 0;
     *k = TX_SPANS_MAX;
     ls_stmt_reset(c->req);
-    ls_stmt_bind_text(c->req, 1, trace);
-    ls_stmt_bind_int64(c->req, 2, c->offset);
+    if ((rc = ls_stmt_bind_text(c->req, LS_PARAM(rqp, trace), trace)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->req, LS_PARAM(rqp, offset), c->offset)) != 0) {
+        ls_stmt_reset(c->req);
+        return rc;
+    }
     while (*n < TX_SPANS_MAX && (rc = ls_stmt_step(c->req)) == 1) {
         const char *text = ls_stmt_text(c->req, rq_text);
         ls_tx_span *x = &v[*n];
@@ -454,9 +511,13 @@ static int session_fits(txs_ctx *c, const ls_tx_span *v, size_t first, size_t la
     int rc;
 
     ls_stmt_reset(c->logged);
-    ls_stmt_bind_int64(c->logged, 1, ls_stmt_int64(c->alone, al_session_id));
-    ls_stmt_bind_int64(c->logged, 2, v[first].end - c->res);
-    ls_stmt_bind_int64(c->logged, 3, v[last].start);
+    if ((rc = ls_stmt_bind_int64(c->logged, LS_PARAM(lgp, session),
+                                 ls_stmt_int64(c->alone, al_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(c->logged, LS_PARAM(lgp, lo), v[first].end - c->res)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->logged, LS_PARAM(lgp, hi), v[last].start)) != 0) {
+        ls_stmt_reset(c->logged);
+        return rc;
+    }
     while (n < TX_SPANS_MAX && (rc = ls_stmt_step(c->logged)) == 1) {
         st[n].text = ls_span_text_hash(ls_stmt_text(c->logged, lg_text));
         st[n].start = ls_stmt_int64(c->logged, lg_start_ts);
@@ -486,13 +547,13 @@ static int hold_start(txs_ctx *c, int64_t tx, int64_t stmt, const ls_tx_span *sp
         (rc = ls_intern(c->evidence, LOCKING_SPAN_END, &ev)) != 0)
         return rc;
     ls_stmt_reset(c->start_up);
-    ls_stmt_bind_int64(c->start_up, 1, tx);
-    ls_stmt_bind_int64(c->start_up, 2, stmt);
-    ls_stmt_bind_int64(c->start_up, 3, acquired);
-    ls_stmt_bind_int64(c->start_up, 4, ev);
-    ls_stmt_bind_int64(c->start_up, 5, from);
-    ls_stmt_bind_int64(c->start_up, 6, stmt_start);
-    rc = ls_stmt_step(c->start_up);
+    if ((rc = ls_stmt_bind_int64(c->start_up, LS_PARAM(hsp, tx), tx)) == 0 &&
+        (rc = ls_stmt_bind_int64(c->start_up, LS_PARAM(hsp, stmt), stmt)) == 0 &&
+        (rc = ls_stmt_bind_int64(c->start_up, LS_PARAM(hsp, start), acquired)) == 0 &&
+        (rc = ls_stmt_bind_int64(c->start_up, LS_PARAM(hsp, evidence), ev)) == 0 &&
+        (rc = ls_stmt_bind_int64(c->start_up, LS_PARAM(hsp, was), from)) == 0 &&
+        (rc = ls_stmt_bind_int64(c->start_up, LS_PARAM(hsp, start_lo), stmt_start)) == 0)
+        rc = ls_stmt_step(c->start_up);
     return rc < 0 ? rc : 0;
 }
 
@@ -503,13 +564,13 @@ static int lock_note(txs_ctx *c, int64_t tx, int64_t row, const ls_tx_span *sp,
 {
     int rc;
     ls_stmt_reset(c->lock_add);
-    ls_stmt_bind_int64(c->lock_add, 1, tx);
-    ls_stmt_bind_int64(c->lock_add, 2, row);
-    ls_stmt_bind_int64(c->lock_add, 3, sp->end);
-    ls_stmt_bind_int64(c->lock_add, 4, sp->start);
-    ls_stmt_bind_int64(c->lock_add, 5, end->end);
-    ls_stmt_bind_int64(c->lock_add, 6, end->start);
-    rc = ls_stmt_step(c->lock_add);
+    if ((rc = ls_stmt_bind_int64(c->lock_add, LS_PARAM(lap, tx), tx)) == 0 &&
+        (rc = ls_stmt_bind_int64(c->lock_add, LS_PARAM(lap, row), row)) == 0 &&
+        (rc = ls_stmt_bind_int64(c->lock_add, LS_PARAM(lap, start), sp->end)) == 0 &&
+        (rc = ls_stmt_bind_int64(c->lock_add, LS_PARAM(lap, start_lo), sp->start)) == 0 &&
+        (rc = ls_stmt_bind_int64(c->lock_add, LS_PARAM(lap, end), end->end)) == 0 &&
+        (rc = ls_stmt_bind_int64(c->lock_add, LS_PARAM(lap, end_lo), end->start)) == 0)
+        rc = ls_stmt_step(c->lock_add);
     return rc < 0 ? rc : 0;
 }
 
@@ -541,26 +602,30 @@ static int tx_ends(txs_ctx *c, int64_t tx, const ls_tx_span *v, size_t first, si
     int rc;
 
     ls_stmt_reset(c->tx_up);
-    ls_stmt_bind_int64(c->tx_up, 1, tx);
-    ls_stmt_bind_int64(c->tx_up, 2, v[first].end); /* the pooler queued the BEGIN */
-    ls_stmt_bind_text(c->tx_up, 3, BEGIN_KNOWN);
-    ls_stmt_bind_int64(c->tx_up, 4, v[last].end);
-    ls_stmt_bind_text(c->tx_up, 5, commit ? COMMIT_KNOWN : ROLLBACK_KNOWN);
-    ls_stmt_bind_text(c->tx_up, 6, commit ? "commit" : "aborted");
-    if ((rc = ls_stmt_step(c->tx_up)) < 0)
+    if ((rc = ls_stmt_bind_int64(c->tx_up, LS_PARAM(txu, tx), tx)) != 0 ||
+        /* the pooler queued the BEGIN */
+        (rc = ls_stmt_bind_int64(c->tx_up, LS_PARAM(txu, start), v[first].end)) != 0 ||
+        (rc = ls_stmt_bind_text(c->tx_up, LS_PARAM(txu, start_known), BEGIN_KNOWN)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->tx_up, LS_PARAM(txu, end), v[last].end)) != 0 ||
+        (rc = ls_stmt_bind_text(c->tx_up, LS_PARAM(txu, end_known),
+                                commit ? COMMIT_KNOWN : ROLLBACK_KNOWN)) != 0 ||
+        (rc = ls_stmt_bind_text(c->tx_up, LS_PARAM(txu, outcome),
+                                commit ? "commit" : "aborted")) != 0 ||
+        (rc = ls_stmt_step(c->tx_up)) < 0)
         return rc;
     ls_stmt_reset(c->hold_up);
-    ls_stmt_bind_int64(c->hold_up, 1, tx);
-    ls_stmt_bind_int64(c->hold_up, 2, v[last].end);
-    ls_stmt_bind_int64(c->hold_up, 3, v[last].start);
-    ls_stmt_bind_int64(c->hold_up, 4, ev);
-    if ((rc = ls_stmt_step(c->hold_up)) < 0)
+    if ((rc = ls_stmt_bind_int64(c->hold_up, LS_PARAM(hup, tx), tx)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->hold_up, LS_PARAM(hup, end), v[last].end)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->hold_up, LS_PARAM(hup, end_lo), v[last].start)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->hold_up, LS_PARAM(hup, evidence), ev)) != 0 ||
+        (rc = ls_stmt_step(c->hold_up)) < 0)
         return rc;
     ls_stmt_reset(c->note);
-    ls_stmt_bind_int64(c->note, 1, tx);
-    ls_stmt_bind_int64(c->note, 2, ls_stmt_int64(c->alone, al_session_id));
-    ls_stmt_bind_int64(c->note, 3, begin_row);
-    rc = ls_stmt_step(c->note);
+    if ((rc = ls_stmt_bind_int64(c->note, LS_PARAM(ntp, tx), tx)) == 0 &&
+        (rc = ls_stmt_bind_int64(c->note, LS_PARAM(ntp, session),
+                                 ls_stmt_int64(c->alone, al_session_id))) == 0 &&
+        (rc = ls_stmt_bind_int64(c->note, LS_PARAM(ntp, begin_row), begin_row)) == 0)
+        rc = ls_stmt_step(c->note);
     return rc < 0 ? rc : 0;
 }
 
@@ -597,11 +662,16 @@ static int rebuild_one(txs_ctx *c)
     /* the session's other transactions of one logged statement inside it
      * (ls_span_tx_fits() found them its own): the same transaction */
     ls_stmt_reset(c->sib);
-    ls_stmt_bind_int64(c->sib, 1, ls_stmt_int64(c->alone, al_session_id));
-    ls_stmt_bind_int64(c->sib, 2, v[first].end - c->slack);
-    ls_stmt_bind_int64(c->sib, 3, v[last].start + c->slack);
-    ls_stmt_bind_int64(c->sib, 4, c->res);
-    ls_stmt_bind_int64(c->sib, 5, ls_stmt_int64(c->alone, al_tx_id));
+    if ((rc = ls_stmt_bind_int64(c->sib, LS_PARAM(sbp, session),
+                                 ls_stmt_int64(c->alone, al_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(c->sib, LS_PARAM(sbp, lo), v[first].end - c->slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->sib, LS_PARAM(sbp, hi), v[last].start + c->slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->sib, LS_PARAM(sbp, res), c->res)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->sib, LS_PARAM(sbp, tx), ls_stmt_int64(c->alone, al_tx_id))) !=
+            0) {
+        ls_stmt_reset(c->sib);
+        return rc;
+    }
     while (nsib < TX_SPANS_MAX && (rc = ls_stmt_step(c->sib)) == 1) {
         uint64_t h = ls_span_text_hash(ls_stmt_text(c->sib, sb_text));
         size_t j;
@@ -700,8 +770,8 @@ static int only_one(only_ctx *o, const ls_tx_span *v, const int64_t *rows,
     if (!named)
         return 0;
     ls_stmt_reset(o->begun);
-    ls_stmt_bind_int64(o->begun, 1, rows[first]);
-    if ((rc = ls_stmt_step(o->begun)) != 0)
+    if ((rc = ls_stmt_bind_int64(o->begun, LS_PARAM(rbp, begin_row), rows[first])) != 0 ||
+        (rc = ls_stmt_step(o->begun)) != 0)
         return rc < 0 ? rc : 0; /* rebuilt from a logged statement */
     if (ls_span_tx_logged(v, first, last, o->st + o->head, o->nst - o->head, o->c->res,
                           o->c->slack))
@@ -710,15 +780,16 @@ static int only_one(only_ctx *o, const ls_tx_span *v, const int64_t *rows,
         sql_ms += (double)(v[j].end - v[j].start) / 1000.0;
     /* no session, no pid: the pooler hid the backend */
     ls_stmt_reset(o->ins);
-    ls_stmt_bind_int64(o->ins, OT(explicit), 1);
-    ls_stmt_bind_int64(o->ins, OT(start_ts), v[first].end);
-    ls_stmt_bind_text(o->ins, OT(start_known), BEGIN_KNOWN);
-    ls_stmt_bind_int64(o->ins, OT(end_ts), v[last].end);
-    ls_stmt_bind_text(o->ins, OT(end_known), commit ? COMMIT_KNOWN : ROLLBACK_KNOWN);
-    ls_stmt_bind_text(o->ins, OT(outcome), commit ? "commit" : "aborted");
-    ls_stmt_bind_int64(o->ins, OT(statements), (int64_t)(last - first + 1));
-    ls_stmt_bind_double(o->ins, OT(sql_ms), sql_ms);
-    if ((rc = ls_stmt_step(o->ins)) != 1)
+    if ((rc = ls_stmt_bind_int64(o->ins, OT(explicit), 1)) != 0 ||
+        (rc = ls_stmt_bind_int64(o->ins, OT(start_ts), v[first].end)) != 0 ||
+        (rc = ls_stmt_bind_text(o->ins, OT(start_known), BEGIN_KNOWN)) != 0 ||
+        (rc = ls_stmt_bind_int64(o->ins, OT(end_ts), v[last].end)) != 0 ||
+        (rc = ls_stmt_bind_text(o->ins, OT(end_known), commit ? COMMIT_KNOWN : ROLLBACK_KNOWN)) !=
+            0 ||
+        (rc = ls_stmt_bind_text(o->ins, OT(outcome), commit ? "commit" : "aborted")) != 0 ||
+        (rc = ls_stmt_bind_int64(o->ins, OT(statements), (int64_t)(last - first + 1))) != 0 ||
+        (rc = ls_stmt_bind_double(o->ins, OT(sql_ms), sql_ms)) != 0 ||
+        (rc = ls_stmt_step(o->ins)) != 1)
         return rc < 0 ? rc : LS_ESTORE;
     tx = ls_stmt_int64(o->ins, LS_ONLY_COLUMN);
     ls_stmt_reset(o->ins);
@@ -730,24 +801,25 @@ static int only_one(only_ctx *o, const ls_tx_span *v, const int64_t *rows,
                 continue;
             seen[nseen++] = locks[j].row[i];
             ls_stmt_reset(o->hold);
-            ls_stmt_bind_int64(o->hold, OH(row_id), locks[j].row[i]);
-            ls_stmt_bind_int64(o->hold, OH(tx_id), tx);
-            ls_stmt_bind_int64(o->hold, OH(start_ts), v[j].end);
-            ls_stmt_bind_int64(o->hold, OH(start_lo), v[j].start);
-            ls_stmt_bind_int64(o->hold, OH(start_evidence), o->ev_start);
-            ls_stmt_bind_int64(o->hold, OH(end_ts), v[last].end);
-            ls_stmt_bind_int64(o->hold, OH(end_lo), v[last].start);
-            ls_stmt_bind_int64(o->hold, OH(end_evidence), commit ? o->ev_commit : o->ev_rollback);
-            ls_stmt_bind_int64(o->hold, OH(waits), 0);
-            ls_stmt_bind_double(o->hold, OH(waiter_ms), 0);
-            if ((rc = ls_stmt_step(o->hold)) < 0)
+            if ((rc = ls_stmt_bind_int64(o->hold, OH(row_id), locks[j].row[i])) != 0 ||
+                (rc = ls_stmt_bind_int64(o->hold, OH(tx_id), tx)) != 0 ||
+                (rc = ls_stmt_bind_int64(o->hold, OH(start_ts), v[j].end)) != 0 ||
+                (rc = ls_stmt_bind_int64(o->hold, OH(start_lo), v[j].start)) != 0 ||
+                (rc = ls_stmt_bind_int64(o->hold, OH(start_evidence), o->ev_start)) != 0 ||
+                (rc = ls_stmt_bind_int64(o->hold, OH(end_ts), v[last].end)) != 0 ||
+                (rc = ls_stmt_bind_int64(o->hold, OH(end_lo), v[last].start)) != 0 ||
+                (rc = ls_stmt_bind_int64(o->hold, OH(end_evidence),
+                                         commit ? o->ev_commit : o->ev_rollback)) != 0 ||
+                (rc = ls_stmt_bind_int64(o->hold, OH(waits), 0)) != 0 ||
+                (rc = ls_stmt_bind_double(o->hold, OH(waiter_ms), 0)) != 0 ||
+                (rc = ls_stmt_step(o->hold)) < 0)
                 return rc;
             o->holds++;
         }
     ls_stmt_reset(o->note);
-    ls_stmt_bind_int64(o->note, 1, tx);
-    ls_stmt_bind_int64(o->note, 2, rows[first + 1]);
-    if ((rc = ls_stmt_step(o->note)) < 0)
+    if ((rc = ls_stmt_bind_int64(o->note, LS_PARAM(onp, tx), tx)) != 0 ||
+        (rc = ls_stmt_bind_int64(o->note, LS_PARAM(onp, span_row), rows[first + 1])) != 0 ||
+        (rc = ls_stmt_step(o->note)) < 0)
         return rc;
     o->added++;
     return 0;
@@ -812,8 +884,10 @@ static int spans_only(ls_store *s, txs_ctx *c, ls_interner *evidence, int64_t *a
         (rc = ls_store_prepare(s, all_stmts_sql, &o.all)) != 0 ||
         (rc = ls_store_prepare(s, only_tx_sql, &o.ins)) != 0 ||
         (rc = ls_store_prepare(s, only_hold_sql, &o.hold)) != 0 ||
-        (rc = ls_store_prepare(s, only_note_sql, &o.note)) != 0 ||
-        (rc = ls_store_prepare(s, rebuilt_begin_sql, &o.begun)) != 0 ||
+        (rc = ls_store_prepare_params(s, only_note_sql, LS_PARAM_NAMES(ONLY_NOTE_PARAMS),
+                                      &o.note)) != 0 ||
+        (rc = ls_store_prepare_params(s, rebuilt_begin_sql, LS_PARAM_NAMES(REBUILT_BEGIN_PARAMS),
+                                      &o.begun)) != 0 ||
         (rc = ls_store_prepare(s, traces_sql, &tq)) != 0)
         goto out;
     while ((rc = ls_stmt_step(tq)) == 1)
@@ -849,15 +923,17 @@ static const char victims_sql[] =
     " JOIN stmt_rows e ON e.stmt_id = t.last_stmt"
     " WHERE t.session_id IS NOT NULL AND t.statements = 2 AND s.verb = 5 AND e.verb = 5"
     " AND t.outcome IS NOT 'commit' ORDER BY t.tx_id";
-/* Its BEGIN span: of its text (?1), ended at ?2 on the application's
- * clock; two: not one. */
+/* Its BEGIN span: of its text (:text), ended at :end on the
+ * application's clock; two: not one. */
 #define VBEGIN_COLS(X, Q)            \
     X(Q, span_row, "sp.span_row")    \
     X(Q, trace_id, "sp.trace_id")
 LS_COLUMNS(vb, VBEGIN_COLS);
 static const char victim_begin_sql[] =
     "SELECT " LS_SELECT_LIST(vb, VBEGIN_COLS) " FROM spans sp"
-    " WHERE sp.db_statement = ?1 AND sp.end_ts = ?2 AND sp.trace_id IS NOT NULL LIMIT 2";
+    " WHERE sp.db_statement = :text AND sp.end_ts = :end AND sp.trace_id IS NOT NULL LIMIT 2";
+#define VICTIM_BEGIN_PARAMS(X, Q) X(Q, text) X(Q, end)
+LS_PARAMS(vbp, VICTIM_BEGIN_PARAMS);
 
 /* Whether the session logged the statement of span sp (its text, ended
  * within it): that statement is a transaction of its own the log has,
@@ -868,9 +944,12 @@ static int victim_logged(txs_ctx *c, int64_t session, const ls_tx_span *sp, int 
 
     *logged = 0;
     ls_stmt_reset(c->logged);
-    ls_stmt_bind_int64(c->logged, 1, session);
-    ls_stmt_bind_int64(c->logged, 2, sp->start - c->slack);
-    ls_stmt_bind_int64(c->logged, 3, sp->end + c->slack);
+    if ((rc = ls_stmt_bind_int64(c->logged, LS_PARAM(lgp, session), session)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->logged, LS_PARAM(lgp, lo), sp->start - c->slack)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->logged, LS_PARAM(lgp, hi), sp->end + c->slack)) != 0) {
+        ls_stmt_reset(c->logged);
+        return rc;
+    }
     while (!*logged && (rc = ls_stmt_step(c->logged)) == 1)
         *logged = ls_span_text_hash(ls_stmt_text(c->logged, lg_text)) == sp->text &&
                   ls_stmt_int64(c->logged, lg_end_ts) <= sp->end + c->slack;
@@ -902,7 +981,8 @@ static int victim_holds(ls_store *s, txs_ctx *c)
     if (!c->rows_of)
         return 0;
     if ((rc = ls_store_prepare(s, victims_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, victim_begin_sql, &b)) != 0)
+        (rc = ls_store_prepare_params(s, victim_begin_sql, LS_PARAM_NAMES(VICTIM_BEGIN_PARAMS),
+                                      &b)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         char trace[64];
@@ -911,8 +991,10 @@ static int victim_holds(ls_store *s, txs_ctx *c)
         int found = 0;
 
         ls_stmt_reset(b);
-        ls_stmt_bind_text(b, 1, ls_stmt_text(q, vt_text));
-        ls_stmt_bind_int64(b, 2, ls_stmt_int64(q, vt_begin_ts) - c->offset);
+        if ((rc = ls_stmt_bind_text(b, LS_PARAM(vbp, text), ls_stmt_text(q, vt_text))) != 0 ||
+            (rc = ls_stmt_bind_int64(b, LS_PARAM(vbp, end),
+                                     ls_stmt_int64(q, vt_begin_ts) - c->offset)) != 0)
+            goto out;
         while ((rc = ls_stmt_step(b)) == 1) {
             found++;
             begin = ls_stmt_int64(b, vb_span_row);
@@ -951,10 +1033,11 @@ static int span_holds_add(ls_store *s, ls_interner *evidence)
     int rc;
 
     if ((rc = ls_intern(evidence, SPAN_LOCK_START, &ev)) != 0 ||
-        (rc = ls_store_prepare(s, span_holds_sql, &q)) != 0)
+        (rc = ls_store_prepare_params(s, span_holds_sql, LS_PARAM_NAMES(SPAN_HOLDS_PARAMS), &q)) !=
+            0)
         return rc;
-    ls_stmt_bind_int64(q, 1, ev);
-    rc = ls_stmt_step(q);
+    if ((rc = ls_stmt_bind_int64(q, LS_PARAM(shp, evidence), ev)) == 0)
+        rc = ls_stmt_step(q);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -989,21 +1072,29 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of
                                " spans(db_statement, start_ts) WHERE db_statement IS NOT NULL")) !=
             0 ||
         (rc = ls_store_prepare(s, alone_sql, &c.alone)) != 0 ||
-        (rc = ls_store_prepare(s, sent_sql, &c.sent)) != 0 ||
-        (rc = ls_store_prepare(s, req_sql, &c.req)) != 0 ||
-        (rc = ls_store_prepare(s, logged_sql, &c.logged)) != 0 ||
-        (rc = ls_store_prepare(s, tx_update_sql, &c.tx_up)) != 0 ||
-        (rc = ls_store_prepare(s, hold_update_sql, &c.hold_up)) != 0 ||
+        (rc = ls_store_prepare_params(s, sent_sql, LS_PARAM_NAMES(SENT_PARAMS), &c.sent)) != 0 ||
+        (rc = ls_store_prepare_params(s, req_sql, LS_PARAM_NAMES(REQ_PARAMS), &c.req)) != 0 ||
+        (rc = ls_store_prepare_params(s, logged_sql, LS_PARAM_NAMES(LOGGED_PARAMS), &c.logged)) !=
+            0 ||
+        (rc = ls_store_prepare_params(s, tx_update_sql, LS_PARAM_NAMES(TX_UPDATE_PARAMS),
+                                      &c.tx_up)) != 0 ||
+        (rc = ls_store_prepare_params(s, hold_update_sql, LS_PARAM_NAMES(HOLD_UPDATE_PARAMS),
+                                      &c.hold_up)) != 0 ||
         (rc = ls_store_exec(s, note_table_sql)) != 0 ||
-        (rc = ls_store_prepare(s, note_sql, &c.note)) != 0 ||
-        (rc = ls_store_prepare(s, hold_start_sql, &c.start_up)) != 0 ||
+        (rc = ls_store_prepare_params(s, note_sql, LS_PARAM_NAMES(NOTE_PARAMS), &c.note)) != 0 ||
+        (rc = ls_store_prepare_params(s, hold_start_sql, LS_PARAM_NAMES(HOLD_START_PARAMS),
+                                      &c.start_up)) != 0 ||
         (rc = ls_store_exec(s, locks_table_sql)) != 0 ||
-        (rc = ls_store_prepare(s, lock_add_sql, &c.lock_add)) != 0 ||
-        (rc = ls_store_prepare(s, siblings_sql, &c.sib)) != 0)
+        (rc = ls_store_prepare_params(s, lock_add_sql, LS_PARAM_NAMES(LOCK_ADD_PARAMS),
+                                      &c.lock_add)) != 0 ||
+        (rc = ls_store_prepare_params(s, siblings_sql, LS_PARAM_NAMES(SIBLINGS_PARAMS), &c.sib)) !=
+            0)
         goto out;
-    if (res && ((rc = ls_store_exec(s, rank_table_sql)) != 0 ||
-                (rc = ls_store_prepare(s, group_sql, &c.group)) != 0 ||
-                (rc = ls_store_prepare(s, same_sql, &c.same)) != 0))
+    if (res &&
+        ((rc = ls_store_exec(s, rank_table_sql)) != 0 ||
+         (rc = ls_store_prepare_params(s, group_sql, LS_PARAM_NAMES(GROUP_PARAMS), &c.group)) !=
+             0 ||
+         (rc = ls_store_prepare_params(s, same_sql, LS_PARAM_NAMES(SAME_PARAMS), &c.same)) != 0))
         goto out;
     while ((rc = ls_stmt_step(c.alone)) == 1)
         if ((rc = rebuild_one(&c)) != 0)

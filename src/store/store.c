@@ -164,13 +164,28 @@ LS_TABLE_COLUMNS(stmt_stats);
 LS_TABLE_COLUMNS(stmt_minutes);
 
 /* The parameters of the statements that are not a whole row's INSERT,
- * by name: ?1 is 0. */
-enum { /* Q_FILE_UPDATE */
-    fe_file_id, fe_bytes, fe_lines, fe_records, fe_bad_lines, fe_first_ts, fe_last_ts,
-    fe_fingerprint, fe_text_bytes, fe_tail_hash, fe_prefix, fe__nparams
-};
-enum { tf_hash, tf_text, tf__nparams };    /* Q_TEXT_FIND */
-enum { by_key, by_key__nparams }; /* Q_FILE_LOOKUP, Q_SESSION_*, Q_NAME_FIND, Q_CUT_RELOAD */
+ * named (ls_params.h), each list in the order its SQL first uses them:
+ * Q__name is the position store_binds.h binds (parameter Q__name + 1). */
+#define FILE_UPDATE_PARAMS(X, Q)                                                           \
+    X(Q, bytes) X(Q, lines) X(Q, records) X(Q, bad_lines) X(Q, first_ts) X(Q, last_ts)    \
+    X(Q, fingerprint) X(Q, text_bytes) X(Q, tail_hash) X(Q, prefix) X(Q, file_id)
+LS_PARAMS(fe, FILE_UPDATE_PARAMS);                         /* Q_FILE_UPDATE */
+#define FILE_LOOKUP_PARAMS(X, Q) X(Q, fingerprint)
+LS_PARAMS(flp, FILE_LOOKUP_PARAMS);                        /* Q_FILE_LOOKUP */
+#define SESSION_FIND_PARAMS(X, Q) X(Q, key)
+LS_PARAMS(sfp, SESSION_FIND_PARAMS);                       /* Q_SESSION_FIND */
+#define SESSION_LATEST_PARAMS(X, Q) X(Q, pid)
+LS_PARAMS(slp, SESSION_LATEST_PARAMS);                     /* Q_SESSION_LATEST */
+#define TEXT_FIND_PARAMS(X, Q) X(Q, hash) X(Q, text)
+LS_PARAMS(tf, TEXT_FIND_PARAMS);                           /* Q_TEXT_FIND */
+#define NAME_FIND_PARAMS(X, Q) X(Q, name)
+LS_PARAMS(nfp, NAME_FIND_PARAMS);                          /* Q_NAME_FIND */
+#define CUT_RELOAD_PARAMS(X, Q) X(Q, session)
+LS_PARAMS(crp, CUT_RELOAD_PARAMS);                         /* Q_CUT_RELOAD */
+#define TEXT_OF_PARAMS(X, Q) X(Q, text_id)
+LS_PARAMS(top, TEXT_OF_PARAMS);                            /* Q_TEXT_OF */
+#define META_GET_PARAMS(X, Q) X(Q, key)
+LS_PARAMS(mgp, META_GET_PARAMS);                           /* ls_store_meta_get */
 
 /* The columns of the queries read by more than one column (ls_columns.h). */
 #define FILE_LOOKUP_COLS(X, Q)                                                   \
@@ -189,20 +204,23 @@ LS_COLUMNS(sq, SESSION_COLS);
 
 static const char *const query_sql[Q__COUNT] = {
     [Q_FILE_INSERT] = LS_INSERT_INTO("INSERT", files),
-    [Q_FILE_UPDATE] = "UPDATE files SET bytes = ?2, lines = ?3,"
-                      " records = coalesce(records, 0) + ?4,"
-                      " bad_lines = coalesce(bad_lines, 0) + ?5,"
-                      " first_ts = min(coalesce(first_ts, ?6), coalesce(?6, first_ts)),"
-                      " last_ts = max(coalesce(last_ts, ?7), coalesce(?7, last_ts)),"
-                      " fingerprint = ?8, text_bytes = ?9, tail_hash = ?10,"
-                      " used_prefix = coalesce(?11, used_prefix) WHERE file_id = ?1",
+    [Q_FILE_UPDATE] = "UPDATE files SET bytes = :bytes, lines = :lines,"
+                      " records = coalesce(records, 0) + :records,"
+                      " bad_lines = coalesce(bad_lines, 0) + :bad_lines,"
+                      " first_ts = min(coalesce(first_ts, :first_ts),"
+                      "  coalesce(:first_ts, first_ts)),"
+                      " last_ts = max(coalesce(last_ts, :last_ts), coalesce(:last_ts, last_ts)),"
+                      " fingerprint = :fingerprint, text_bytes = :text_bytes,"
+                      " tail_hash = :tail_hash,"
+                      " used_prefix = coalesce(:prefix, used_prefix) WHERE file_id = :file_id",
     [Q_FILE_LOOKUP] = "SELECT " LS_SELECT_LIST(fl, FILE_LOOKUP_COLS)
-                      " FROM files WHERE fingerprint = ?1"
+                      " FROM files WHERE fingerprint = :fingerprint"
                       " AND text_bytes IS NOT NULL ORDER BY text_bytes DESC, file_id",
     [Q_BAD_LINE] = LS_INSERT_INTO("INSERT", bad_lines),
-    [Q_SESSION_FIND] = "SELECT " LS_SELECT_LIST(sq, SESSION_COLS) " FROM sessions WHERE key = ?1",
-    [Q_SESSION_LATEST] = "SELECT " LS_SELECT_LIST(sq, SESSION_COLS) " FROM sessions WHERE pid = ?1"
-                         " ORDER BY session_id DESC LIMIT 1",
+    [Q_SESSION_FIND] =
+        "SELECT " LS_SELECT_LIST(sq, SESSION_COLS) " FROM sessions WHERE key = :key",
+    [Q_SESSION_LATEST] = "SELECT " LS_SELECT_LIST(sq, SESSION_COLS)
+                         " FROM sessions WHERE pid = :pid ORDER BY session_id DESC LIMIT 1",
     [Q_SESSION_WRITE] = LS_INSERT_INTO("INSERT", sessions)
                         " ON CONFLICT(session_id) DO UPDATE SET"
                         " start_ts = coalesce(sessions.start_ts, excluded.start_ts),"
@@ -218,9 +236,9 @@ static const char *const query_sql[Q__COUNT] = {
                         "               coalesce(excluded.last_ts, sessions.last_ts))",
     [Q_SESSION_MAX] = "SELECT coalesce(max(session_id), 0) FROM sessions",
     [Q_STATEMENT] = LS_INSERT_INTO("INSERT", stmt_rows),
-    [Q_TEXT_FIND] = "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2",
+    [Q_TEXT_FIND] = "SELECT text_id FROM stmt_texts WHERE hash = :hash AND text = :text",
     [Q_TEXT_INSERT] = LS_INSERT_INTO("INSERT", stmt_texts),
-    [Q_NAME_FIND] = "SELECT name_id FROM stmt_names WHERE name = ?1",
+    [Q_NAME_FIND] = "SELECT name_id FROM stmt_names WHERE name = :name",
     [Q_NAME_INSERT] = LS_INSERT_INTO("INSERT", stmt_names),
     [Q_STMT_MAX] = "SELECT coalesce(max(stmt_id), 0) FROM stmt_rows",
     [Q_LOCK_EVENT] = LS_INSERT_INTO("INSERT", lock_event_rows),
@@ -233,12 +251,12 @@ static const char *const query_sql[Q__COUNT] = {
     [Q_CUT] = LS_INSERT_INTO("INSERT OR REPLACE", tx_cuts),
     /* the session's unfinished transaction, taken back (tx_cuts_open),
      * its columns as tx_cuts has them (cut_of_row()) */
-    [Q_CUT_RELOAD] = "DELETE FROM tx_cuts WHERE session_id = ?1 AND closed = 0"
+    [Q_CUT_RELOAD] = "DELETE FROM tx_cuts WHERE session_id = :session AND closed = 0"
                      " RETURNING " LS_COLUMN_NAMES(tx_cuts),
     [Q_CUT_SPILLED] = "SELECT session_id FROM tx_cuts WHERE closed = 0",
     [Q_KEY] = LS_INSERT_INTO("INSERT", tx_keys),
     /* a text whose row reference left the cache (ref_of()) */
-    [Q_TEXT_OF] = "SELECT text FROM stmt_texts WHERE text_id = ?1",
+    [Q_TEXT_OF] = "SELECT text FROM stmt_texts WHERE text_id = :text_id",
     /* whether the store holds statements of the log (not a trace's) */
     [Q_HAS_STMTS] = "SELECT 1 FROM stmt_rows WHERE verb IS NOT 5 LIMIT 1", /* LS_VERB_SPAN */
     [Q_ERROR] = LS_INSERT_INTO("INSERT", errors),
@@ -250,22 +268,22 @@ static const char *const query_sql[Q__COUNT] = {
 };
 
 /* The parameters each statement takes: a table's columns for a whole
- * row's INSERT, else its own enum's count. Checked when the statements are
+ * row's INSERT, else its own list's count. Checked when the statements are
  * prepared (ls_store_open), so that a statement's text and the names its
  * binds use cannot disagree unseen. */
 static const int query_params[Q__COUNT] = {
     [Q_FILE_INSERT] = files__ncols,
     [Q_FILE_UPDATE] = fe__nparams,
-    [Q_FILE_LOOKUP] = by_key__nparams,
+    [Q_FILE_LOOKUP] = flp__nparams,
     [Q_BAD_LINE] = bad_lines__ncols,
-    [Q_SESSION_FIND] = by_key__nparams,
-    [Q_SESSION_LATEST] = by_key__nparams,
+    [Q_SESSION_FIND] = sfp__nparams,
+    [Q_SESSION_LATEST] = slp__nparams,
     [Q_SESSION_WRITE] = sessions__ncols,
     [Q_SESSION_MAX] = 0,
     [Q_STATEMENT] = stmt_rows__ncols,
     [Q_TEXT_FIND] = tf__nparams,
     [Q_TEXT_INSERT] = stmt_texts__ncols,
-    [Q_NAME_FIND] = by_key__nparams,
+    [Q_NAME_FIND] = nfp__nparams,
     [Q_NAME_INSERT] = stmt_names__ncols,
     [Q_STMT_MAX] = 0,
     [Q_LOCK_EVENT] = lock_event_rows__ncols,
@@ -278,14 +296,31 @@ static const int query_params[Q__COUNT] = {
     [Q_ACTIVITY] = activity__ncols,
     [Q_XID] = xids__ncols,
     [Q_CUT] = tx_cuts__ncols,
-    [Q_CUT_RELOAD] = by_key__nparams,
+    [Q_CUT_RELOAD] = crp__nparams,
     [Q_CUT_SPILLED] = 0,
     [Q_KEY] = tx_keys__ncols,
-    [Q_TEXT_OF] = by_key__nparams,
+    [Q_TEXT_OF] = top__nparams,
     [Q_HAS_STMTS] = 0,
     [Q_STMT_STATS_ADD] = stmt_stats__ncols,
     [Q_STMT_MINUTES_ADD] = stmt_minutes__ncols,
 };
+
+/* The names of a statement's named parameters (LS_PARAM_NAMES), checked
+ * as ls_store_prepare_params() checks its query's; NULL: a whole row's
+ * INSERT (bound by column, t__col) or a statement without parameters. */
+static const char *const query_names[Q__COUNT] = {
+    [Q_FILE_UPDATE] = LS_PARAM_NAMES(FILE_UPDATE_PARAMS),
+    [Q_FILE_LOOKUP] = LS_PARAM_NAMES(FILE_LOOKUP_PARAMS),
+    [Q_SESSION_FIND] = LS_PARAM_NAMES(SESSION_FIND_PARAMS),
+    [Q_SESSION_LATEST] = LS_PARAM_NAMES(SESSION_LATEST_PARAMS),
+    [Q_TEXT_FIND] = LS_PARAM_NAMES(TEXT_FIND_PARAMS),
+    [Q_NAME_FIND] = LS_PARAM_NAMES(NAME_FIND_PARAMS),
+    [Q_CUT_RELOAD] = LS_PARAM_NAMES(CUT_RELOAD_PARAMS),
+    [Q_TEXT_OF] = LS_PARAM_NAMES(TEXT_OF_PARAMS),
+};
+
+static int params_check(ls_store *s, sqlite3_stmt *st, const char *sql, const char *names,
+                        int exact);
 
 /*
  * LOCKSPAN_TIMING=sql: the VM steps and the time of each statement, summed
@@ -1027,6 +1062,8 @@ int ls_store_open_note(ls_store **out, const char *path, int busy_ms, ls_store_w
                      "its binds name %d (store.c, query_params)", i,
                      sqlite3_bind_parameter_count(s->q[i]), query_params[i]);
             rc = LS_ESTORE;
+        } else if (query_names[i]) {
+            rc = params_check(s, s->q[i], query_sql[i], query_names[i], 1);
         }
     }
     if (rc == 0)
@@ -1167,7 +1204,7 @@ int ls_store_file_lookup(ls_store *s, uint64_t fingerprint, ls_file_progress *ou
     binds b = binds_of(st);
     int rc;
     *n = 0;
-    bind_int64(&b, by_key, (int64_t)fingerprint);
+    bind_int64(&b, flp__fingerprint, (int64_t)fingerprint);
     for (rc = step_binds(&b); rc == SQLITE_ROW && *n < max; rc = sqlite3_step(st)) {
         ls_file_progress *p = &out[(*n)++];
         const unsigned char *fmt = sqlite3_column_text(st, fl_format);
@@ -1191,19 +1228,19 @@ int ls_store_file_lookup(ls_store *s, uint64_t fingerprint, ls_file_progress *ou
 int ls_store_file_end(ls_store *s, int64_t file_id, const ls_file_stats *fs)
 {
     binds b = binds_of(s->q[Q_FILE_UPDATE]);
-    bind_int64(&b, fe_file_id, file_id);
-    bind_int64(&b, fe_bytes, (int64_t)fs->bytes);
-    bind_int64(&b, fe_lines, (int64_t)fs->lines);
-    bind_int64(&b, fe_records, (int64_t)fs->records);
-    bind_int64(&b, fe_bad_lines, (int64_t)fs->bad_lines);
-    bind_ts(&b, fe_first_ts, fs->first_ts);
-    bind_ts(&b, fe_last_ts, fs->last_ts);
+    bind_int64(&b, fe__file_id, file_id);
+    bind_int64(&b, fe__bytes, (int64_t)fs->bytes);
+    bind_int64(&b, fe__lines, (int64_t)fs->lines);
+    bind_int64(&b, fe__records, (int64_t)fs->records);
+    bind_int64(&b, fe__bad_lines, (int64_t)fs->bad_lines);
+    bind_ts(&b, fe__first_ts, fs->first_ts);
+    bind_ts(&b, fe__last_ts, fs->last_ts);
     if (fs->fingerprint) {
-        bind_int64(&b, fe_fingerprint, (int64_t)fs->fingerprint);
-        bind_int64(&b, fe_text_bytes, (int64_t)fs->text_bytes);
-        bind_int64(&b, fe_tail_hash, (int64_t)fs->tail_hash);
+        bind_int64(&b, fe__fingerprint, (int64_t)fs->fingerprint);
+        bind_int64(&b, fe__text_bytes, (int64_t)fs->text_bytes);
+        bind_int64(&b, fe__tail_hash, (int64_t)fs->tail_hash);
     }
-    bind_text(&b, fe_prefix, fs->prefix && fs->prefix[0] ? fs->prefix : NULL);
+    bind_text(&b, fe__prefix, fs->prefix && fs->prefix[0] ? fs->prefix : NULL);
     return run(s, &b);
 }
 
@@ -1326,7 +1363,7 @@ static int session_find(ls_store *s, const char *key, int64_t *out, int *pid)
     sqlite3_stmt *st = s->q[Q_SESSION_FIND];
     binds b = binds_of(st);
     int rc;
-    bind_text(&b, by_key, key);
+    bind_text(&b, sfp__key, key);
     rc = step_binds(&b);
     *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, sq_session_id) : 0;
     *pid = rc == SQLITE_ROW ? sqlite3_column_int(st, sq_pid) : 0;
@@ -1407,7 +1444,7 @@ static int session_of(ls_store *s, const ls_record *r, int new_conn, session_slo
             /* Not cached: the newest stored session of this pid, if any. */
             sqlite3_stmt *st = s->q[Q_SESSION_LATEST];
             binds b = binds_of(st);
-            bind_int64(&b, by_key, r->pid);
+            bind_int64(&b, slp__pid, r->pid);
             rc = step_binds(&b);
             if (rc == SQLITE_ROW) {
                 id = sqlite3_column_int64(st, sq_session_id);
@@ -1640,8 +1677,8 @@ static int text_id_hashed(ls_store *s, const char *text, size_t n, uint64_t qh, 
     /* Not in the cache: the store's own hash (FNV-1a) finds it there. */
     h = ls_fnv1a(text, n, LS_FNV1A_BASIS);
     b = binds_of(s->q[Q_TEXT_FIND]);
-    bind_int64(&b, tf_hash, (int64_t)h);
-    bind_text_n(&b, tf_text, text, n);
+    bind_int64(&b, tf__hash, (int64_t)h);
+    bind_text_n(&b, tf__text, text, n);
     rc = step_binds(&b);
     if (rc == SQLITE_ROW)
         *out = sqlite3_column_int64(b.st, 0);
@@ -1734,7 +1771,7 @@ static int name_id(ls_store *s, const char *name, int64_t *out)
         return 0;
     }
     b = binds_of(s->q[Q_NAME_FIND]);
-    bind_text_n(&b, by_key, name, n);
+    bind_text_n(&b, nfp__name, name, n);
     rc = step_binds(&b);
     if (rc == SQLITE_ROW)
         *out = sqlite3_column_int64(b.st, 0);
@@ -1904,7 +1941,7 @@ static int cut_reload(void *ctx, int64_t session, ls_txcut_row *out, int *found)
             *found = 1;
             return 0;
         }
-    bind_int64(&b, by_key, session);
+    bind_int64(&b, crp__session, session);
     for (rc = step_binds(&b); rc == SQLITE_ROW; rc = sqlite3_step(st)) { /* one at most */
         cut_of_row(st, out);
         *found = 1;
@@ -1954,7 +1991,7 @@ static int key_of_row(ls_store *s, const struct stmt_row *w, ls_keypack_entry *k
                                sizeof(k->rel), k->key, sizeof(k->key));
     st = s->q[Q_TEXT_OF];
     b = binds_of(st);
-    bind_int64(&b, by_key, w->text_id);
+    bind_int64(&b, top__text_id, w->text_id);
     rc = step_binds(&b);
     if (rc == SQLITE_ROW) {
         const char *text = (const char *)sqlite3_column_text(st, 0);
@@ -2838,12 +2875,17 @@ int ls_store_meta_get(ls_store *s, const char *key, char *buf, size_t len)
 {
     sqlite3_stmt *st;
     binds b;
-    int rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?1", -1, &st, NULL);
+    static const char sql[] = "SELECT value FROM meta WHERE key = :key";
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     buf[0] = '\0';
     if (rc != SQLITE_OK)
         return store_err(s, rc);
+    if ((rc = params_check(s, st, sql, LS_PARAM_NAMES(META_GET_PARAMS), 1)) != 0) {
+        sqlite3_finalize(st);
+        return rc;
+    }
     b = binds_of(st);
-    bind_text(&b, by_key, key);
+    bind_text(&b, mgp__key, key);
     rc = step_binds(&b);
     if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
         snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
@@ -3052,15 +3094,16 @@ static int param_among(const char *names, const char *got)
  * without, each is one of the names. A mismatch is a bug of the query:
  * LS_ESTORE, its message naming the parameter and the SQL.
  */
-static int params_check(ls_store *s, ls_stmt *st, const char *sql, const char *names, int exact)
+static int params_check(ls_store *s, sqlite3_stmt *st, const char *sql, const char *names,
+                        int exact)
 {
-    int n = sqlite3_bind_parameter_count(st->st), i;
+    int n = sqlite3_bind_parameter_count(st), i;
     const char *got = NULL, *w;
     size_t len;
     char fault[160], msg[512];
 
     for (i = 1; i <= n; i++) {
-        got = sqlite3_bind_parameter_name(st->st, i);
+        got = sqlite3_bind_parameter_name(st, i);
         if (exact ? !param_word(names, i - 1, &w, &len) || !param_is(got, w, len)
                   : !param_among(names, got))
             break;
@@ -3091,7 +3134,7 @@ static int prepare_named(ls_store *s, const char *sql, const char *names, int ex
                          ls_stmt **out)
 {
     int rc = prepare_stmt(s, sql, out);
-    if (rc == 0 && (rc = params_check(s, *out, sql, names, exact)) != 0) {
+    if (rc == 0 && (rc = params_check(s, (*out)->st, sql, names, exact)) != 0) {
         ls_stmt_finalize(*out);
         *out = NULL;
     }

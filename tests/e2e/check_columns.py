@@ -64,7 +64,8 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # its parameters named, ls_params.h): reports/, src/cli/main.c and
 # correlation's summary.c, scope.c, intern.c, spantimes.c, holdparts.c
 # since binds33 (2026-12-07); causes.c, findings_sum.c and findings_int.h
-# since named33b.
+# since named33b; spans.c, txspans.c, dlprocs.c, paths.c and store.c
+# since named33c.
 BIND_BASELINE = {
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
@@ -76,26 +77,11 @@ BIND_BASELINE = {
     "src/correlate/holds.c": 99,
     # quiet34: a statement's text by stmt_id (?1), a row by relation and key (?1, ?2)
     "src/correlate/quiet.c": 6,
-    "src/correlate/paths.c": 16,
-    # ts34b: temp.span_cands (a span's candidate pids) and its per-trace
-    # SELECT and UPDATE (place_by_trace_fit), an ORM span's children
-    # (cand_insert_sql, span_cands' rows with ts34c's outside, named since
-    # named33b: 140 -> 125)
-    "src/correlate/spans.c": 125,
     "src/correlate/traces.c": 58,  # tx_params_sql (ts34c) named since named33b
     # src/correlate/transactions.c: 0 since logpos38 (154 -> 107 named33b,
-    # then every statement named: not listed)
-    # pool34b's pass (merged with tables33): its temp tables and SELECTs;
-    # pool34c's (spans-only transactions, the %t log-order pick): the
-    # temp.txspan_only / txspan_rank rows and their SELECTs (its INSERTs
-    # into transactions and hold_rows bind by LS_PARAM)
-    # pool34d's: hold_start's span start (?6), a deadlock victim's BEGIN
-    # span (?1, ?2) and the session's logged statements (victim_logged)
-    "src/correlate/txspans.c": 120,
-    # vict34's deadlock sides: temp.dl_procs and its SELECTs
-    "src/correlate/dlprocs.c": 31,
+    # then every statement named: not listed); retries.c since retry38b;
+    # spans.c, txspans.c, dlprocs.c, paths.c and src/store/store.c since named33c
     "src/ingest/ingest.c": 3,
-    "src/store/store.c": 22,
 }
 
 
