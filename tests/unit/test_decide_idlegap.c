@@ -319,8 +319,8 @@ static void test_span_sum(void)
  * (warehouses id=1, 999.6 ms idle by its stamps, 3035.2 ms of waiting
  * caused; the app slept 200-1000 ms on the carrier's API holding the row),
  * samples/trigger-paths' shop-checkout read with %t (999.9 ms by its
- * stamps, 113.9 ms caused; its %m log says 104 ms idle: a second's
- * boundary fell in it).
+ * stamps, 113.9 ms caused; its %m log, lock at line 2382, says 114.9 ms
+ * idle: a second's boundary fell in it).
  */
 static void test_known(void)
 {
@@ -356,7 +356,7 @@ static void test_known(void)
     /* blind-java's reserveShipment on its %t log: counted, as it was. */
     CHECK_INT(ls_idle_known_add(&p, 3035.2, 999.6, 1000, SEC), 1);
     /* trigger-paths' shop-checkout read with %t: counted too (its second
-     * is above the rounding; the %m log says it idled, 104 ms). */
+     * is above the rounding; the %m log says it idled, 114.9 ms). */
     CHECK_INT(ls_idle_known_add(&p, 113.9, 999.9, 1000, SEC), 1);
     CHECK_INT(p.holds, 2);
     CHECK(fabs(p.unexplained_ms - 1999.5) < 1e-9);
