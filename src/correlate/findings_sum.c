@@ -3,7 +3,7 @@
  * findings and sum them in C (findings.c runs them): the external call,
  * per span name (one finding per call-site template:
  * ls_finding_call_template), the idle-in-transaction head, per hold
- * (which holds count: ls_finding_idle_add),
+ * (which holds count: ls_idle_known_add, decide/idlegap.h),
  * and the counter row, per statement shape and code path that took it
  * (is it a counter, and which writer held it longest: ls_counter_decide).
  * Their sentences are written by SQLite's printf from the sums, as the
@@ -214,8 +214,9 @@ static int idle_offer(ls_stmt *words, const finding_rule *r, const rule_fields *
 }
 
 /* One hold of the idle rule's query q added to p: idle at the head by its
- * durations (ls_finding_idle_add), or, its state unknown (no durations),
- * by the session's silence (decide/idlegap.h). */
+ * durations (ls_idle_known_add: above the stamps' rounding), or, its
+ * state unknown (no durations), by the session's silence
+ * (decide/idlegap.h). */
 static void idle_hold_add(ls_idle_heads *p, ls_stmt *q, int64_t resolution)
 {
     ls_idle_gap_in in;
@@ -236,8 +237,8 @@ static void idle_hold_add(ls_idle_heads *p, ls_stmt *q, int64_t resolution)
         return;
     }
     if (!ls_stmt_int64(q, iq_unknown)) {
-        ls_finding_idle_add(p, num_or_nan(q, iq_waiter_ms), num_or_nan(q, iq_unexplained_ms),
-                            num_or_nan(q, iq_hold_ms));
+        ls_idle_known_add(p, num_or_nan(q, iq_waiter_ms), num_or_nan(q, iq_unexplained_ms),
+                          num_or_nan(q, iq_hold_ms), resolution);
         return;
     }
     if (ls_stmt_isnull(q, iq_lock_ts) || ls_stmt_isnull(q, iq_next_ts))

@@ -311,8 +311,77 @@ static void test_span_sum(void)
     CHECK(fabs(p.span_hi_ms - 250) < 1e-9);
 }
 
+/*
+ * The stamps' rounding margin (ls_idle_above_rounding), and a head the
+ * holds pass found idle in transaction (ls_idle_known_add) on it. The
+ * holds are those of the samples' whole-second reads (tools/compare_reports.sh's
+ * -t cuts, and %t logs; issue 34): samples/blind-java's reserveShipment
+ * (warehouses id=1, 999.6 ms idle by its stamps, 3035.2 ms of waiting
+ * caused; the app slept 200-1000 ms on the carrier's API holding the row),
+ * samples/trigger-paths' shop-checkout read with %t (999.9 ms by its
+ * stamps, 113.9 ms caused; its %m log, lock at line 2382, says 114.9 ms
+ * idle: a second's boundary fell in it).
+ */
+static void test_known(void)
+{
+    ls_idle_heads p;
+    double sec_var = ls_idle_rounding_var_ms2(SEC), ms_var = ls_idle_rounding_var_ms2(MS);
+    /* 2 sigma of one hold's rounding at a whole second: 816.5 ms. */
+    double sec_at = LS_FINDING_IDLE_MIN_UNEXPLAINED_MS + 2.0 * sqrt(1000.0 * 1000.0 / 6.0);
+    double ms_at = LS_FINDING_IDLE_MIN_UNEXPLAINED_MS + 2.0 * sqrt(1.0 / 6.0);
+
+    CHECK(fabs(sec_var - 1000.0 * 1000.0 / 6.0) < 1e-6);
+    CHECK(fabs(ms_var - 1.0 / 6.0) < 1e-12);
+    CHECK(ls_idle_rounding_var_ms2(0) == 0);
+    CHECK(ls_idle_rounding_var_ms2(-1) == 0);
+    /* The floor itself with exact times; a microsecond under it, not. */
+    CHECK_INT(ls_idle_above_rounding(LS_FINDING_IDLE_MIN_UNEXPLAINED_MS, 0, 1), 1);
+    CHECK_INT(ls_idle_above_rounding(LS_FINDING_IDLE_MIN_UNEXPLAINED_MS - 0.001, 0, 1), 0);
+    CHECK_INT(ls_idle_above_rounding(NAN, 0, 1), 0);
+    /* One hold at a whole second: 866.5 ms and up. */
+    CHECK_INT(ls_idle_above_rounding(sec_at + 0.001, sec_var, 1), 1);
+    CHECK_INT(ls_idle_above_rounding(sec_at - 0.001, sec_var, 1), 0);
+    /* ... at a millisecond: 50.82 ms and up. */
+    CHECK_INT(ls_idle_above_rounding(ms_at + 0.001, ms_var, 1), 1);
+    CHECK_INT(ls_idle_above_rounding(ms_at - 0.001, ms_var, 1), 0);
+    /* n holds: n floors, and 2 sigma of their sum (sqrt(n) a hold's). */
+    {
+        double four = 4 * LS_FINDING_IDLE_MIN_UNEXPLAINED_MS + 2.0 * sqrt(4 * sec_var);
+
+        CHECK_INT(ls_idle_above_rounding(four + 0.001, 4 * sec_var, 4), 1);
+        CHECK_INT(ls_idle_above_rounding(four - 0.001, 4 * sec_var, 4), 0);
+    }
+
+    ls_finding_idle_start(&p);
+    /* blind-java's reserveShipment on its %t log: counted, as it was. */
+    CHECK_INT(ls_idle_known_add(&p, 3035.2, 999.6, 1000, SEC), 1);
+    /* trigger-paths' shop-checkout read with %t: counted too (its second
+     * is above the rounding; the %m log says it idled, 114.9 ms). */
+    CHECK_INT(ls_idle_known_add(&p, 113.9, 999.9, 1000, SEC), 1);
+    CHECK_INT(p.holds, 2);
+    CHECK(fabs(p.unexplained_ms - 1999.5) < 1e-9);
+    CHECK(fabs(p.waiter_ms - 3149.1) < 1e-9);
+    /* Just at the margin a hold counts, just under it not, at a second
+     * and at a millisecond. */
+    CHECK_INT(ls_idle_known_add(&p, 500, sec_at + 0.001, 1000, SEC), 1);
+    CHECK_INT(ls_idle_known_add(&p, 500, sec_at - 0.001, 1000, SEC), 0);
+    CHECK_INT(ls_idle_known_add(&p, 500, ms_at + 0.001, 1000, MS), 1);
+    CHECK_INT(ls_idle_known_add(&p, 500, ms_at - 0.001, 1000, MS), 0);
+    /* 600 ms idle: evidence at a millisecond (samples/correlation's
+     * billing, 603.9 ms, 597.1 ms caused), not at a whole second. */
+    CHECK_INT(ls_idle_known_add(&p, 597.1, 603.9, 604, MS), 1);
+    CHECK_INT(ls_idle_known_add(&p, 597.1, 603.9, 604, SEC), 0);
+    /* The waiter floor still decides; NaN (unknown) never counts. */
+    CHECK_INT(ls_idle_known_add(&p, LS_FINDING_IDLE_MIN_WAITER_MS - 0.001, 999.9, 1000, SEC), 0);
+    CHECK_INT(ls_idle_known_add(&p, LS_FINDING_IDLE_MIN_WAITER_MS, 999.9, 1000, SEC), 1);
+    CHECK_INT(ls_idle_known_add(&p, NAN, 999.9, 1000, SEC), 0);
+    CHECK_INT(ls_idle_known_add(&p, 500, NAN, 1000, MS), 0);
+    CHECK_INT(p.holds, 6);
+}
+
 int main(void)
 {
+    test_known();
     test_span_bound();
     test_span_sum();
     test_by_time();

@@ -66,7 +66,6 @@ int ls_idle_span_add(ls_idle_heads *p, double waiter_ms, const ls_idle_span *b,
                      double explained_cap_ms, double hold_ms)
 {
     double hi = capped((double)b->hi / LS_US_PER_MS, explained_cap_ms);
-    double r_ms = (double)b->resolution / LS_US_PER_MS;
 
     /* It may have been idle long enough, and caused waiting enough, by
      * the hidden waiting rule's floor (LS_FINDING_HIDDEN_MIN_MS: waits
@@ -85,7 +84,7 @@ int ls_idle_span_add(ls_idle_heads *p, double waiter_ms, const ls_idle_span *b,
     p->span_ms += capped((double)b->est / LS_US_PER_MS, explained_cap_ms);
     p->span_lo_ms += capped((double)b->lo / LS_US_PER_MS, explained_cap_ms);
     p->span_hi_ms += hi;
-    p->span_var_ms2 += r_ms * r_ms / 6.0;
+    p->span_var_ms2 += ls_idle_rounding_var_ms2(b->resolution);
     return 1;
 }
 
@@ -99,9 +98,7 @@ void ls_idle_span_finish(ls_idle_heads *p)
         est = p->span_lo_ms;
     if (est > p->span_hi_ms)
         est = p->span_hi_ms;
-    if (est - 2.0 * sqrt(p->span_var_ms2) <
-            LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * (double)p->span_holds &&
-        p->holds == p->span_holds) {
+    if (!ls_idle_above_rounding(est, p->span_var_ms2, p->span_holds) && p->holds == p->span_holds) {
         /* no more idle than the holds' own floor in all, or not by more
          * than the stamps' rounding could make: nothing shown */
         p->holds = 0;
@@ -109,4 +106,24 @@ void ls_idle_span_finish(ls_idle_heads *p)
     }
     p->unexplained_ms += est;
     p->span_ms = est;
+}
+
+double ls_idle_rounding_var_ms2(int64_t resolution)
+{
+    double r_ms = resolution > 0 ? (double)resolution / LS_US_PER_MS : 0;
+
+    return r_ms * r_ms / 6.0;
+}
+
+int ls_idle_above_rounding(double est_ms, double var_ms2, int64_t n)
+{
+    return est_ms - 2.0 * sqrt(var_ms2) >= LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * (double)n;
+}
+
+int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms, double hold_ms,
+                      int64_t resolution)
+{
+    if (!ls_idle_above_rounding(unexplained_ms, ls_idle_rounding_var_ms2(resolution), 1))
+        return 0; /* no more idle than the stamps' rounding could make */
+    return ls_finding_idle_add(p, waiter_ms, unexplained_ms, hold_ms);
 }

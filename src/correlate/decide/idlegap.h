@@ -118,8 +118,8 @@ int ls_idle_span_add(ls_idle_heads *p, double waiter_ms, const ls_idle_span *b,
  * held within the sum of their bounds, joins p->unexplained_ms (and is
  * kept in p->span_ms). When the path's only counted holds are such holds
  * and that sum, less two standard deviations of what the stamps' rounding
- * alone makes of it, is below LS_FINDING_IDLE_MIN_UNEXPLAINED_MS a hold,
- * they are dropped (p->holds 0: the rule does not fire for the path).
+ * alone makes of it, is below LS_FINDING_IDLE_MIN_UNEXPLAINED_MS a hold
+ * (ls_idle_above_rounding, below), they are dropped (p->holds 0: the rule does not fire for the path).
  * Each estimate is the difference of two stamps, each up to a resolution
  * r early, uniformly: off by a triangular error on (-r, r), variance
  * r^2 / 6; n holds' sum, n r^2 / 6. One 749 ms hold on a whole-second log
@@ -127,5 +127,35 @@ int ls_idle_span_add(ls_idle_heads *p, double waiter_ms, const ls_idle_span *b,
  * (2 sigma = 4.5 s) are.
  */
 void ls_idle_span_finish(ls_idle_heads *p);
+
+/*
+ * The stamps' rounding, one mechanism for the idle rule's estimates from
+ * durations (ls_idle_span_* above, and a head the holds pass found idle
+ * in transaction, ls_idle_known_add below). An idle time read as the
+ * difference of two logged times, each up to the log's resolution r
+ * early, uniformly and independently, is off by a triangular error on
+ * (-r, r): variance r^2 / 6 (ls_idle_rounding_var_ms2, in ms^2; n holds'
+ * sum, n times that). An estimate est_ms of n holds' idle with that
+ * variance is evidence of idling when, less two standard deviations, it
+ * reaches LS_FINDING_IDLE_MIN_UNEXPLAINED_MS a hold
+ * (ls_idle_above_rounding; NaN: no). At a millisecond the margin is
+ * 0.82 ms a hold; at a whole second (%t), 816 ms: one hold idle 1.0 s by
+ * its stamps (1 s less sub-millisecond statements) stays, one of 0.5 s
+ * is no evidence.
+ */
+double ls_idle_rounding_var_ms2(int64_t resolution);
+int ls_idle_above_rounding(double est_ms, double var_ms2, int64_t n);
+
+/*
+ * Add one hold the holds pass found idle in transaction at the head
+ * (durations known: its idle is the contention less the statements run
+ * in it, hold_parts' idle part where a trace span explains some):
+ * unexplained_ms is that idle, read from the log's stamps at resolution.
+ * It counts (ls_finding_idle_add) when it made others wait
+ * LS_FINDING_IDLE_MIN_WAITER_MS or more and its idle is above the
+ * stamps' rounding (ls_idle_above_rounding, one hold). 1 if it counted.
+ */
+int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms, double hold_ms,
+                      int64_t resolution);
 
 #endif
