@@ -6,6 +6,7 @@
 #define LS_CORRELATE_INT_H
 
 #include "ls_correlate.h"
+#include "ls_params.h"
 #include "store_sql.h"
 
 /* The decisions, pure functions over plain values (src/correlate/decide/). */
@@ -29,6 +30,11 @@
 /* A statement text's text_id: texts are kept once, by the FNV-1a hash
  * ingest stores them under (store.c). */
 #define LS_TEXT_FIND_SQL "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2"
+/* The same, its parameters named (ls_store_prepare_params with
+ * LS_PARAM_NAMES(LS_TEXT_FIND_PARAMS); LS_PARAM(tfp, hash)). */
+#define LS_TEXT_FIND_PARAMS(X, Q) X(Q, hash) X(Q, text)
+LS_PARAMS(tfp, LS_TEXT_FIND_PARAMS);
+#define LS_TEXT_FIND_NAMED_SQL "SELECT text_id FROM stmt_texts WHERE hash = :hash AND text = :text"
 
 /* SQL for the session a pid (an SQL expression) had at time T: the
  * latest that began by then. */

@@ -70,10 +70,6 @@ BIND_BASELINE = {
     "src/correlate/correlate_int.h": 2,
     "src/correlate/findings.c": 15,
     "src/correlate/hidden.c": 22,  # speed38h: the holds scan names its parameters (:strength)
-    # ts34b: the deadlock processes' query takes the log's tick (?1);
-    # rows38: the per-session statement scans of logical rows (stream_last_sql,
-    # stream_next_sql: session and bound each; the picked candidate by id)
-    "src/correlate/holds.c": 99,
     # quiet34: a statement's text by stmt_id (?1), a row by relation and key (?1, ?2)
     "src/correlate/quiet.c": 6,
     "src/correlate/paths.c": 16,
