@@ -69,7 +69,6 @@ BIND_BASELINE = {
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
     "src/correlate/findings.c": 15,
-    "src/correlate/hidden.c": 22,  # speed38h: the holds scan names its parameters (:strength)
     # quiet34: a statement's text by stmt_id (?1), a row by relation and key (?1, ?2)
     "src/correlate/quiet.c": 6,
     "src/correlate/paths.c": 16,
