@@ -69,8 +69,6 @@ BIND_BASELINE = {
     "src/correlate/correlate.c": 76,
     "src/correlate/correlate_int.h": 2,
     "src/correlate/findings.c": 15,
-    # quiet34: a statement's text by stmt_id (?1), a row by relation and key (?1, ?2)
-    "src/correlate/quiet.c": 6,
     "src/correlate/paths.c": 16,
     # ts34b: temp.span_cands (a span's candidate pids) and its per-trace
     # SELECT and UPDATE (place_by_trace_fit), an ORM span's children
