@@ -6,6 +6,7 @@
 #define LS_CORRELATE_INT_H
 
 #include "ls_correlate.h"
+#include "ls_params.h"
 #include "store_sql.h"
 
 /* The decisions, pure functions over plain values (src/correlate/decide/). */
@@ -27,15 +28,12 @@
 #include <string.h>
 
 /* A statement text's text_id: texts are kept once, by the FNV-1a hash
- * ingest stores them under (store.c). */
-#define LS_TEXT_FIND_SQL "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2"
-/* The same for a file of named parameters (ls_params.h):
- * LS_PARAMS(Q, LS_TEXT_FIND_PARAMS), prepared with
- * ls_store_prepare_params(s, LS_TEXT_FIND_NAMED_SQL,
- * LS_PARAM_NAMES(LS_TEXT_FIND_PARAMS), &q), bound by LS_PARAM(Q, hash)
- * and LS_PARAM(Q, text). */
-#define LS_TEXT_FIND_NAMED_SQL "SELECT text_id FROM stmt_texts WHERE hash = :hash AND text = :text"
+ * ingest stores them under (store.c). Prepared with ls_store_prepare_params(s, LS_TEXT_FIND_NAMED_SQL,
+ * LS_PARAM_NAMES(LS_TEXT_FIND_PARAMS), &q), bound by LS_PARAM(tfp, hash)
+ * and LS_PARAM(tfp, text). */
 #define LS_TEXT_FIND_PARAMS(X, Q) X(Q, hash) X(Q, text)
+LS_PARAMS(tfp, LS_TEXT_FIND_PARAMS);
+#define LS_TEXT_FIND_NAMED_SQL "SELECT text_id FROM stmt_texts WHERE hash = :hash AND text = :text"
 
 /* SQL for the session a pid (an SQL expression) had at time T: the
  * latest that began by then. */

@@ -195,7 +195,10 @@ static const char moved_table_sql[] =
     "DROP TABLE IF EXISTS temp.moved_holds;"
     "CREATE TEMP TABLE moved_holds(hold_id INTEGER PRIMARY KEY, start_ts INTEGER,"
     " start_lo INTEGER);";
-static const char move_hold_sql[] = "INSERT INTO temp.moved_holds VALUES (?1, ?2, nullif(?3, ?2))";
+#define MOVE_HOLD_PARAMS(X, Q) X(Q, hold_id) X(Q, start_ts) X(Q, start_lo)
+LS_PARAMS(mhp, MOVE_HOLD_PARAMS);
+static const char move_hold_sql[] =
+    "INSERT INTO temp.moved_holds VALUES (:hold_id, :start_ts, nullif(:start_lo, :start_ts))";
 static const char apply_moves_sql[] = "INSERT INTO hold_queued(" LS_COLUMN_NAMES(
     hold_queued) ") SELECT hold_id, start_ts, start_lo"
                  " FROM temp.moved_holds ORDER BY hold_id;"
@@ -253,8 +256,8 @@ LS_COLUMNS(fl, FAILED_COLS);
 static const char failed_locks_sql[] = "SELECT " LS_SELECT_LIST(fl, FAILED_COLS) FAILED_LOCKS_FROM;
 static const char failed_locks_nopos_sql[] =
     "SELECT " LS_SELECT_LIST(fl, FAILED_NOPOS_COLS) FAILED_LOCKS_FROM;
-/* The holds of the row (?1) by other transactions (?2) got by the error
- * (?3, by the hold's first start: holds_row), the latest first: the one
+/* The holds of the row (:row) by other transactions (:tx) got by the error
+ * (:error_ts, by the hold's first start: holds_row), the latest first: the one
  * that held the row when the statement started is among them. Their starts
  * as the scan above left them (hold_queued). */
 #define FAILED_HELD_MAX 64
@@ -284,9 +287,11 @@ LS_COLUMNS(fh, HELD_COLS);
     " FROM hold_rows h"                                                                            \
     " LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"                                            \
     " LEFT JOIN hold_queued qd ON qd.hold_id = h.hold_id"                                          \
-    " WHERE h.row_id = ?1 AND h.tx_id IS NOT ?2 AND h.start_ts <= ?3"                              \
+    " WHERE h.row_id = :row AND h.tx_id IS NOT :tx AND h.start_ts <= :error_ts"                    \
     " AND " BOUND("end_ts") " IS NOT NULL ORDER BY h.start_ts DESC"                                \
                             " LIMIT " LS_SQL_INT(FAILED_HELD_MAX)
+#define FAILED_HELD_PARAMS(X, Q) X(Q, row) X(Q, tx) X(Q, error_ts)
+LS_PARAMS(fhp, FAILED_HELD_PARAMS);
 static const char failed_held_sql[] = "SELECT " LS_SELECT_LIST(fh, HELD_COLS) FAILED_HELD_FROM;
 static const char failed_held_nopos_sql[] =
     "SELECT " LS_SELECT_LIST(fh, HELD_NOPOS_COLS) FAILED_HELD_FROM;
@@ -324,7 +329,9 @@ static const char failed_rows_table_sql[] =
     "DROP TABLE IF EXISTS temp.failed_rows;"
     "CREATE TEMP TABLE failed_rows(tx_id INTEGER, row_id INTEGER, PRIMARY KEY(tx_id, row_id))"
     " WITHOUT ROWID;";
-static const char failed_row_sql[] = "INSERT OR IGNORE INTO temp.failed_rows VALUES (?1, ?2)";
+#define FAILED_ROW_PARAMS(X, Q) X(Q, tx) X(Q, row)
+LS_PARAMS(frp, FAILED_ROW_PARAMS);
+static const char failed_row_sql[] = "INSERT OR IGNORE INTO temp.failed_rows VALUES (:tx, :row)";
 
 /* Each row's totals, one row_hidden row for every row with a queued
  * statement or a hold (the view rows gives the others' as 0). The spans
@@ -333,7 +340,9 @@ static const char failed_row_sql[] = "INSERT OR IGNORE INTO temp.failed_rows VAL
 static const char spans_table_sql[] =
     "DROP TABLE IF EXISTS temp.row_spans;"
     "CREATE TEMP TABLE row_spans(row_id INTEGER PRIMARY KEY, span_us INTEGER);";
-static const char span_insert_sql[] = "INSERT INTO temp.row_spans VALUES (?1, ?2)";
+#define SPAN_INSERT_PARAMS(X, Q) X(Q, row_id) X(Q, span_us)
+LS_PARAMS(sip, SPAN_INSERT_PARAMS);
+static const char span_insert_sql[] = "INSERT INTO temp.row_spans VALUES (:row_id, :span_us)";
 static const char stats_sql[] = "INSERT INTO row_hidden(" LS_COLUMN_NAMES(
     row_hidden) ")"
                 " SELECT k.row_id,"
@@ -380,11 +389,10 @@ static int span_flush(ls_stmt *u, const row_span *sp)
     if (sp->row_id < 0)
         return 0;
     ls_stmt_reset(u);
-    ls_stmt_bind_int64(u, 1, sp->row_id);
-    if (sp->has_last)
-        ls_stmt_bind_int64(u, 2, sp->last - sp->first);
-    else
-        ls_stmt_bind_null(u, 2);
+    if ((rc = ls_stmt_bind_int64(u, LS_PARAM(sip, row_id), sp->row_id)) != 0 ||
+        (rc = sp->has_last ? ls_stmt_bind_int64(u, LS_PARAM(sip, span_us), sp->last - sp->first)
+                           : ls_stmt_bind_null(u, LS_PARAM(sip, span_us))) != 0)
+        return rc;
     rc = ls_stmt_step(u);
     return rc < 0 ? rc : 0;
 }
@@ -508,9 +516,10 @@ static int move_hold(ls_stmt *mv, const held *h, int64_t start_ts)
 {
     int rc;
     ls_stmt_reset(mv);
-    ls_stmt_bind_int64(mv, 1, h->hold_id);
-    ls_stmt_bind_int64(mv, 2, start_ts);
-    ls_stmt_bind_int64(mv, 3, h->stmt_start);
+    if ((rc = ls_stmt_bind_int64(mv, LS_PARAM(mhp, hold_id), h->hold_id)) != 0 ||
+        (rc = ls_stmt_bind_int64(mv, LS_PARAM(mhp, start_ts), start_ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(mv, LS_PARAM(mhp, start_lo), h->stmt_start)) != 0)
+        return rc;
     rc = ls_stmt_step(mv);
     return rc < 0 ? rc : 0;
 }
@@ -643,9 +652,10 @@ static int failed_candidates(ls_stmt *hs, ls_stmt *f, ls_queued_hold *cand, int6
 {
     int n = 0, rc = 0;
     ls_stmt_reset(hs);
-    ls_stmt_bind_int64(hs, 1, ls_stmt_int64(f, fl_row_id));
-    ls_stmt_bind_int64(hs, 2, ls_stmt_int64(f, fl_tx_id));
-    ls_stmt_bind_int64(hs, 3, ls_stmt_int64(f, fl_error_ts));
+    if ((rc = ls_stmt_bind_int64(hs, LS_PARAM(fhp, row), ls_stmt_int64(f, fl_row_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(hs, LS_PARAM(fhp, tx), ls_stmt_int64(f, fl_tx_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(hs, LS_PARAM(fhp, error_ts), ls_stmt_int64(f, fl_error_ts))) != 0)
+        return rc;
     while (n < FAILED_HELD_MAX && (rc = ls_stmt_step(hs)) == 1) {
         cand[n].start_ts = ls_stmt_int64(hs, fh_start_ts);
         cand[n].end_ts = ls_stmt_int64(hs, fh_end_ts);
@@ -725,8 +735,9 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, con
     if ((rc = ls_stmt_step(ins)) < 0)
         return rc;
     ls_stmt_reset(done);
-    ls_stmt_bind_int64(done, 1, ls_stmt_int64(f, fl_tx_id));
-    ls_stmt_bind_int64(done, 2, ls_stmt_int64(f, fl_row_id));
+    if ((rc = ls_stmt_bind_int64(done, LS_PARAM(frp, tx), ls_stmt_int64(f, fl_tx_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(done, LS_PARAM(frp, row), ls_stmt_int64(f, fl_row_id))) != 0)
+        return rc;
     rc = ls_stmt_step(done);
     return rc < 0 ? rc : 0;
 }
@@ -750,9 +761,11 @@ static int failed_waits(ls_store *s, const hidden_q *hq, ls_correlate_stats *sta
     if ((rc = ls_store_exec(s, failed_rows_table_sql)) == 0 &&
         (rc = ls_store_prepare(s, need_positions(hq) ? failed_locks_sql : failed_locks_nopos_sql,
                                &f)) == 0 &&
-        (rc = ls_store_prepare(s, need_positions(hq) ? failed_held_sql : failed_held_nopos_sql,
-                               &hs)) == 0 &&
-        (rc = ls_store_prepare(s, failed_row_sql, &done)) == 0)
+        (rc = ls_store_prepare_params(s,
+                                      need_positions(hq) ? failed_held_sql : failed_held_nopos_sql,
+                                      LS_PARAM_NAMES(FAILED_HELD_PARAMS), &hs)) == 0 &&
+        (rc = ls_store_prepare_params(s, failed_row_sql, LS_PARAM_NAMES(FAILED_ROW_PARAMS),
+                                      &done)) == 0)
         while ((rc = ls_stmt_step(f)) == 1 && (rc = failed_wait(f, hs, ins, done, hq, stats)) == 0)
             ;
     ls_stmt_finalize(f);
@@ -778,9 +791,9 @@ static int bind_evidence_ids(ls_store *s, ls_stmt *scan)
     if (rc != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        for (i = 0; i < sizeof(param) / sizeof(param[0]); i++)
+        for (i = 0, rc = 0; rc == 0 && i < sizeof(param) / sizeof(param[0]); i++)
             if (!ls_stmt_isnull(q, (int)i))
-                ls_stmt_bind_int64(scan, param[i], ls_stmt_int64(q, (int)i));
+                rc = ls_stmt_bind_int64(scan, param[i], ls_stmt_int64(q, (int)i));
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -812,8 +825,10 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         (rc = bind_evidence_ids(s, hq.q)) != 0 ||
         (rc = ls_stmt_bind_int64(hq.q, LS_PARAM(hp, strength), strength)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &hq.ins)) != 0 ||
-        (rc = ls_store_prepare(s, move_hold_sql, &hq.mv)) != 0 ||
-        (rc = ls_store_prepare(s, span_insert_sql, &hq.ut)) != 0)
+        (rc = ls_store_prepare_params(s, move_hold_sql, LS_PARAM_NAMES(MOVE_HOLD_PARAMS),
+                                      &hq.mv)) != 0 ||
+        (rc = ls_store_prepare_params(s, span_insert_sql, LS_PARAM_NAMES(SPAN_INSERT_PARAMS),
+                                      &hq.ut)) != 0)
         goto out;
     while ((rc = ls_stmt_step(hq.q)) == 1) {
         if (ls_stmt_int64(hq.q, hq_row_id) != row) {

@@ -78,7 +78,7 @@ static const char waits_sql[] = WAITS_FROM " ORDER BY w.wait_id";
 
 /* Of the session's last statements that started before the wait did
  * (sequential in a session: the waiter's is among them), those with the
- * lock message's text (?4: its text_id; NULL: any); ?3 is the timestamps'
+ * lock message's text (:text_id; NULL: any); :resolution is the timestamps'
  * resolution. The text is read only for those. */
 /* A candidate's columns, as read_candidate() reads them, of statement row
  * r whose parameters are PARAMS. */
@@ -87,8 +87,8 @@ static const char waits_sql[] = WAITS_FROM " ORDER BY w.wait_id";
     X(Q, file_id, "r.file_id")                                                         \
     X(Q, line, "r.line")                                                               \
     X(Q, has_duration, "r.dur_us IS NOT NULL")                                         \
-    /* NULL when ?4 names the text: every candidate has that one */                  \
-    X(Q, text, "CASE WHEN ?4 IS NULL THEN"                                             \
+    /* NULL when :text_id names the text: every candidate has that one */              \
+    X(Q, text, "CASE WHEN :text_id IS NULL THEN"                                       \
                " (SELECT t.text FROM stmt_texts t WHERE t.text_id = r.text_id) END")   \
     X(Q, params, PARAMS)                                                               \
     X(Q, prepare, "r.prepare")                                                         \
@@ -102,39 +102,49 @@ LS_COLUMNS(cq, CANDIDATE_ROW);
  * read, by id, of those with the text (issue 38: every column of all 32,
  * a parameter list's reference followed for each, was 870 VM steps a
  * wait, most of the logical rows pass). */
+#define WAITER_STMTS_PARAMS(X, Q) X(Q, text_id) X(Q, session) X(Q, at) X(Q, resolution)
+LS_PARAMS(wsp, WAITER_STMTS_PARAMS);
 static const char waiter_stmts_sql[] =
     CANDIDATE_COLS(CANDIDATE_REF) " FROM (SELECT stmt_id, text_id FROM stmt_rows"
-    "  WHERE session_id = ?1 AND start_ts <= ?2 + ?3"
+    "  WHERE session_id = :session AND start_ts <= :at + :resolution"
     "  AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts DESC, stmt_id DESC LIMIT 32) x"
-    " JOIN stmt_rows r ON r.stmt_id = x.stmt_id WHERE ?4 IS NULL OR x.text_id = ?4";
+    " JOIN stmt_rows r ON r.stmt_id = x.stmt_id WHERE :text_id IS NULL OR x.text_id = :text_id";
 /*
  * Whole seconds: a busy session runs the same statement a hundred times in
  * the second of the wait, and start times derived from the second do not
  * order them, so no "last 32 by start" is sure to hold the waiter's. Log
  * positions do: the session's statements begun within a second of the
- * wait and the 32 last before (?3; 256 when the statement found is too
+ * wait and the 32 last before (:before; 256 when the statement found is too
  * short to have waited as long as the wait did), their ids read from the
  * index alone (a session's ids are in its log order), a binary search
  * for the first logged after the wait's message, and the few on each
  * side of it, each read by id.
  */
 enum { NEAR_ID = 0 };      /* near_ids_sql's one column */
-enum { TEXT_FIND_ID = 0 }; /* LS_TEXT_FIND_SQL's */
+enum { TEXT_FIND_ID = 0 }; /* LS_TEXT_FIND_NAMED_SQL's */
 enum { POS_FILE, POS_LINE }; /* near_pos_sql's */
+#define NEAR_IDS_PARAMS(X, Q) X(Q, session) X(Q, at) X(Q, before)
+LS_PARAMS(nip, NEAR_IDS_PARAMS);
 static const char near_ids_sql[] =
-    "SELECT stmt_id FROM stmt_rows WHERE session_id = ?1"
-    " AND start_ts BETWEEN ?2 - " LS_SQL_INT(LS_WHOLE_SECOND_US) " AND ?2 + " LS_SQL_INT(LS_WHOLE_SECOND_US)
+    "SELECT stmt_id FROM stmt_rows WHERE session_id = :session"
+    " AND start_ts BETWEEN :at - " LS_SQL_INT(LS_WHOLE_SECOND_US) " AND :at + " LS_SQL_INT(LS_WHOLE_SECOND_US)
     /* and the last before: a statement that ran long before it waited
      * (it may wait several times) began earlier, and so did the ones just
      * before it, but it may be a second out of order among them, and a
      * busy session logs a couple of hundred in a second */
-    " UNION ALL SELECT * FROM (SELECT stmt_id FROM stmt_rows WHERE session_id = ?1"
-    "  AND start_ts < ?2 - " LS_SQL_INT(LS_WHOLE_SECOND_US) " ORDER BY start_ts DESC LIMIT ?3) ORDER BY 1";
-static const char near_pos_sql[] = "SELECT file_id, line FROM stmt_rows WHERE stmt_id = ?1";
+    " UNION ALL SELECT * FROM (SELECT stmt_id FROM stmt_rows WHERE session_id = :session"
+    "  AND start_ts < :at - " LS_SQL_INT(LS_WHOLE_SECOND_US) " ORDER BY start_ts DESC LIMIT :before)"
+    " ORDER BY 1";
+#define NEAR_POS_PARAMS(X, Q) X(Q, id)
+LS_PARAMS(npp, NEAR_POS_PARAMS);
+static const char near_pos_sql[] = "SELECT file_id, line FROM stmt_rows WHERE stmt_id = :id";
+/* (its text first: CANDIDATE_REF's :text_id) */
+#define NEAR_ONE_PARAMS(X, Q) X(Q, text_id) X(Q, id)
+LS_PARAMS(nop, NEAR_ONE_PARAMS);
 static const char near_one_sql[] =
     CANDIDATE_COLS(CANDIDATE_REF)
-    " FROM stmt_rows r WHERE r.stmt_id = ?1 AND r.verb IS NOT 2 /* LS_VERB_PARSE */"
-    " AND (?4 IS NULL OR r.text_id = ?4)";
+    " FROM stmt_rows r WHERE r.stmt_id = :id AND r.verb IS NOT 2 /* LS_VERB_PARSE */"
+    " AND (:text_id IS NULL OR r.text_id = :text_id)";
 #define NEAR_SIDE 16 /* statements read on each side of the wait's message */
 
 /*
@@ -163,13 +173,15 @@ enum { SS_ID, SS_TS, SS_TEXT, SS_FILE, SS_LINE, SS_DUR, SS_BIND };
  * texts are read of the one it picks only. */
 #define STREAM_COLS                                                                                \
     "SELECT stmt_id, start_ts, text_id, file_id, line, dur_us, verb IS 1 /* LS_VERB_BIND */"
+#define STREAM_PARAMS(X, Q) X(Q, session) X(Q, bound) /* stream_last_sql's, stream_next_sql's */
+LS_PARAMS(ssp, STREAM_PARAMS);
 static const char stream_last_sql[] =
-    STREAM_COLS " FROM stmt_rows WHERE session_id = ?1"
-    " AND start_ts <= ?2 AND verb IS NOT 2 /* LS_VERB_PARSE */"
+    STREAM_COLS " FROM stmt_rows WHERE session_id = :session"
+    " AND start_ts <= :bound AND verb IS NOT 2 /* LS_VERB_PARSE */"
     " ORDER BY start_ts DESC, stmt_id DESC LIMIT " LS_SQL_INT(STREAM_LAST);
 static const char stream_next_sql[] =
-    STREAM_COLS " FROM stmt_rows WHERE session_id = ?1"
-    " AND start_ts > ?2 AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts, stmt_id";
+    STREAM_COLS " FROM stmt_rows WHERE session_id = :session"
+    " AND start_ts > :bound AND verb IS NOT 2 /* LS_VERB_PARSE */ ORDER BY start_ts, stmt_id";
 /* The session's statements begun after the ring's bound, by the next
  * one, up to one more than STREAM_AHEAD (statements_session covers it). */
 #define STREAM_GAP_PARAMS(X, Q) X(Q, session) X(Q, at) X(Q, bound)
@@ -212,16 +224,20 @@ LS_COLUMNS(hs, HOLDER_STMT_COLS);
 /* A session's statements from spans count only where the log has none
  * of its own: spans.c adds a pooled deadlock victim's BEGIN and ROLLBACK
  * to a session that logged statements, after them in stmt_id order. */
+#define HOLDER_STMTS_PARAMS(X, Q) X(Q, session) X(Q, at) X(Q, resolution)
+LS_PARAMS(hsp, HOLDER_STMTS_PARAMS);
 static const char holder_stmts_sql[] =
     "SELECT " LS_SELECT_LIST(hs, HOLDER_STMT_COLS) " FROM (SELECT * FROM statements"
-    " WHERE session_id = ?1 AND start_ts <= ?2 + ?3 AND verb IS NOT 'parse'"
+    " WHERE session_id = :session AND start_ts <= :at + :resolution AND verb IS NOT 'parse'"
     " AND (verb IS NOT 'span' OR NOT EXISTS (SELECT 1 FROM stmt_rows x"
-    "  WHERE x.session_id = ?1 AND x.verb IS NOT 5))" /* LS_VERB_SPAN */
+    "  WHERE x.session_id = :session AND x.verb IS NOT 5))" /* LS_VERB_SPAN */
     " ORDER BY start_ts DESC, stmt_id DESC LIMIT 24) ORDER BY stmt_id DESC";
 
 enum { FIND_ROW_ID = 0 }; /* find_row_sql's one column */
+#define FIND_ROW_PARAMS(X, Q) X(Q, relation) X(Q, row_key)
+LS_PARAMS(frp, FIND_ROW_PARAMS);
 static const char find_row_sql[] =
-    "SELECT row_id FROM row_keys WHERE relation = ?1 AND row_key = ?2";
+    "SELECT row_id FROM row_keys WHERE relation = :relation AND row_key = :row_key";
 /* A new row: grouped_by is its evidence (bound to both). */
 LS_TABLE_COLUMNS(row_keys);
 static const char insert_row_sql[] = LS_INSERT_INTO("INSERT", row_keys);
@@ -284,7 +300,7 @@ static int by_position(const void *a, const void *b)
 
 /* A candidate from a row of waiter_stmts_sql or near_one_sql, placed
  * against the wait's message at `msg`; its text is `text` (the lock
- * message's, whose text_id the query was given as ?4) when the row has
+ * message's, whose text_id the query was given as :text_id) when the row has
  * none (issue 38: the text read by the text_id of each candidate). */
 static void read_candidate(candidate *c, ls_stmt *q, ls_logpos msg, const char *text)
 {
@@ -346,8 +362,7 @@ static int logged_after(ls_stmt *pos, int64_t id, ls_logpos msg)
     ls_logpos at;
     int rc;
     ls_stmt_reset(pos);
-    ls_stmt_bind_int64(pos, 1, id);
-    if ((rc = ls_stmt_step(pos)) != 1)
+    if ((rc = ls_stmt_bind_int64(pos, LS_PARAM(npp, id), id)) != 0 || (rc = ls_stmt_step(pos)) != 1)
         return rc;
     at.file = ls_stmt_int64(pos, POS_FILE);
     at.line = ls_stmt_int64(pos, POS_LINE);
@@ -364,9 +379,10 @@ static int near_candidates(near_q *nq, const wait_row *w, int64_t before, const 
 
     *n = 0;
     ls_stmt_reset(nq->ids);
-    ls_stmt_bind_int64(nq->ids, 1, w->session_id);
-    ls_stmt_bind_int64(nq->ids, 2, w->start_ts);
-    ls_stmt_bind_int64(nq->ids, 3, before);
+    if ((rc = ls_stmt_bind_int64(nq->ids, LS_PARAM(nip, session), w->session_id)) != 0 ||
+        (rc = ls_stmt_bind_int64(nq->ids, LS_PARAM(nip, at), w->start_ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(nq->ids, LS_PARAM(nip, before), before)) != 0)
+        return rc;
     while ((rc = ls_stmt_step(nq->ids)) == 1) {
         if (count == nq->cap) {
             size_t cap = nq->cap ? 2 * nq->cap : 256;
@@ -392,10 +408,9 @@ static int near_candidates(near_q *nq, const wait_row *w, int64_t before, const 
     }
     for (i = lo > NEAR_SIDE ? lo - NEAR_SIDE : 0; i < count && i < lo + NEAR_SIDE; i++) {
         ls_stmt_reset(nq->one); /* and its bindings */
-        ls_stmt_bind_int64(nq->one, 1, nq->v[i]);
-        if (text)
-            ls_stmt_bind_int64(nq->one, 4, text_id);
-        if ((rc = ls_stmt_step(nq->one)) < 0)
+        if ((rc = ls_stmt_bind_int64(nq->one, LS_PARAM(nop, id), nq->v[i])) != 0 ||
+            (text && (rc = ls_stmt_bind_int64(nq->one, LS_PARAM(nop, text_id), text_id)) != 0) ||
+            (rc = ls_stmt_step(nq->one)) < 0)
             return rc;
         if (rc == 1 && *n < MAX_CANDIDATES)
             read_candidate(&c[(*n)++], nq->one, msg, text);
@@ -432,8 +447,9 @@ static int stream_start(stmt_stream *ss, stream_slot *sl, int64_t session, int64
     int n = 0, rc = 0;
 
     ls_stmt_reset(ss->last_q);
-    ls_stmt_bind_int64(ss->last_q, 1, session);
-    ls_stmt_bind_int64(ss->last_q, 2, bound);
+    if ((rc = ls_stmt_bind_int64(ss->last_q, LS_PARAM(ssp, session), session)) != 0 ||
+        (rc = ls_stmt_bind_int64(ss->last_q, LS_PARAM(ssp, bound), bound)) != 0)
+        return rc;
     while (n < STREAM_LAST && (rc = ls_stmt_step(ss->last_q)) == 1)
         stream_ent_of(ss->last_q, &got[n++]);
     ls_stmt_reset(ss->last_q);
@@ -442,11 +458,12 @@ static int stream_start(stmt_stream *ss, stream_slot *sl, int64_t session, int64
     sl->head = sl->n = 0;
     while (n > 0)
         stream_push(sl, &got[--n]); /* oldest first */
-    if (!sl->next_q && (rc = ls_store_prepare(ss->s, stream_next_sql, &sl->next_q)) != 0)
+    if (!sl->next_q && (rc = ls_store_prepare_params(ss->s, stream_next_sql, LS_PARAM_NAMES(STREAM_PARAMS), &sl->next_q)) != 0)
         return rc;
     ls_stmt_reset(sl->next_q);
-    ls_stmt_bind_int64(sl->next_q, 1, session);
-    ls_stmt_bind_int64(sl->next_q, 2, bound);
+    if ((rc = ls_stmt_bind_int64(sl->next_q, LS_PARAM(ssp, session), session)) != 0 ||
+        (rc = ls_stmt_bind_int64(sl->next_q, LS_PARAM(ssp, bound), bound)) != 0)
+        return rc;
     sl->session = session;
     sl->at = bound;
     sl->started = 1;
@@ -537,10 +554,9 @@ static int stream_texts(stmt_stream *ss, candidate *k, ls_logpos msg, const char
 {
     int rc;
     ls_stmt_reset(ss->one); /* and its bindings */
-    ls_stmt_bind_int64(ss->one, 1, k->id);
-    if (text)
-        ls_stmt_bind_int64(ss->one, 4, text_id);
-    if ((rc = ls_stmt_step(ss->one)) == 1)
+    if ((rc = ls_stmt_bind_int64(ss->one, LS_PARAM(nop, id), k->id)) == 0 &&
+        (!text || (rc = ls_stmt_bind_int64(ss->one, LS_PARAM(nop, text_id), text_id)) == 0) &&
+        (rc = ls_stmt_step(ss->one)) == 1)
         read_candidate(k, ss->one, msg, text);
     return rc < 0 ? rc : 0;
 }
@@ -569,9 +585,9 @@ static int waiter_statement(ls_stmt *q, near_q *nq, stmt_stream *ss, ls_stmt *tq
 
     if (lock_stmt) {
         ls_stmt_reset(tq);
-        ls_stmt_bind_int64(tq, 1, ls_text_hash(lock_stmt));
-        ls_stmt_bind_text(tq, 2, lock_stmt);
-        if ((rc = ls_stmt_step(tq)) < 0)
+        if ((rc = ls_stmt_bind_int64(tq, LS_PARAM(tfp, hash), ls_text_hash(lock_stmt))) != 0 ||
+            (rc = ls_stmt_bind_text(tq, LS_PARAM(tfp, text), lock_stmt)) != 0 ||
+            (rc = ls_stmt_step(tq)) < 0)
             return rc;
         has_text = 1;
         if (rc == 1)
@@ -600,11 +616,11 @@ static int waiter_statement(ls_stmt *q, near_q *nq, stmt_stream *ss, ls_stmt *tq
         return rc < 0 ? rc : 0;
     }
     ls_stmt_reset(q);
-    ls_stmt_bind_int64(q, 1, w->session_id);
-    ls_stmt_bind_int64(q, 2, w->start_ts);
-    ls_stmt_bind_int64(q, 3, resolution);
-    if (has_text)
-        ls_stmt_bind_int64(q, 4, text_id);
+    if ((rc = ls_stmt_bind_int64(q, LS_PARAM(wsp, session), w->session_id)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(wsp, at), w->start_ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(wsp, resolution), resolution)) != 0 ||
+        (has_text && (rc = ls_stmt_bind_int64(q, LS_PARAM(wsp, text_id), text_id)) != 0))
+        return rc;
     while ((rc = ls_stmt_step(q)) == 1 && n < MAX_CANDIDATES)
         read_candidate(&c[n++], q, msg, has_text ? lock_stmt : NULL);
     keep_candidate(w, c, n, rc < 0 ? -1 : pick_candidate(c, n, failed));
@@ -628,13 +644,22 @@ static const char wrows_sql[] =
     "CREATE TEMP TABLE wkeys(wait_id INTEGER PRIMARY KEY, rel TEXT, key TEXT,"
     " grouped_by TEXT);";
 
+#define WROW_PARAMS(X, Q)                                                                          \
+    X(Q, wait_id) X(Q, session_id) X(Q, start_ts) X(Q, stmt_id) X(Q, rel) X(Q, ctid) X(Q, key)     \
+    X(Q, col) X(Q, grouped_by) X(Q, sql) X(Q, params) X(Q, prepare) X(Q, keyed)                    \
+    X(Q, holder_session) X(Q, file) X(Q, line)
+LS_PARAMS(wr, WROW_PARAMS);
 static const char wrow_insert_sql[] =
     "INSERT INTO temp.wrows(wait_id, session_id, start_ts, stmt_id, rel, ctid, key, col,"
     " grouped_by, sql, params, prepare, keyed, via_ctid, holder_session, file, line)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, 0, ?14, ?15, ?16)";
+    " VALUES (:wait_id, :session_id, :start_ts, :stmt_id, :rel, :ctid, :key, :col, :grouped_by,"
+    " :sql, :params, :prepare, :keyed, 0, :holder_session, :file, :line)";
 
+#define WKEY_PARAMS(X, Q) X(Q, wait_id) X(Q, rel) X(Q, key) X(Q, grouped_by)
+LS_PARAMS(wk, WKEY_PARAMS);
 static const char wkey_insert_sql[] =
-    "INSERT OR REPLACE INTO temp.wkeys(wait_id, rel, key, grouped_by) VALUES (?1, ?2, ?3, ?4)";
+    "INSERT OR REPLACE INTO temp.wkeys(wait_id, rel, key, grouped_by)"
+    " VALUES (:wait_id, :rel, :key, :grouped_by)";
 
 /* A key found without its ctid's help names others by ctid; one found by
  * a ctid names no others. */
@@ -658,10 +683,11 @@ static int wkey_add(ls_stmt *add, int64_t wait_id, const char *rel, const char *
 {
     int rc;
     ls_stmt_reset(add);
-    ls_stmt_bind_int64(add, 1, wait_id);
-    ls_stmt_bind_text(add, 2, rel);
-    ls_stmt_bind_text(add, 3, key);
-    ls_stmt_bind_text(add, 4, grouped_by);
+    if ((rc = ls_stmt_bind_int64(add, LS_PARAM(wk, wait_id), wait_id)) != 0 ||
+        (rc = ls_stmt_bind_text(add, LS_PARAM(wk, rel), rel)) != 0 ||
+        (rc = ls_stmt_bind_text(add, LS_PARAM(wk, key), key)) != 0 ||
+        (rc = ls_stmt_bind_text(add, LS_PARAM(wk, grouped_by), grouped_by)) != 0)
+        return rc;
     rc = ls_stmt_step(add);
     return rc < 0 ? rc : 0;
 }
@@ -721,9 +747,10 @@ static int key_from_holder(ls_stmt *hq, const wait_row *w, int64_t resolution, c
         return 0;
     ls_rowkey_effective(w->sql, w->params, w->prepare, &wsql, &wparams, wpbuf, sizeof(wpbuf));
     ls_stmt_reset(hq);
-    ls_stmt_bind_int64(hq, 1, w->holder_session);
-    ls_stmt_bind_int64(hq, 2, w->start_ts);
-    ls_stmt_bind_int64(hq, 3, resolution);
+    if ((rc = ls_stmt_bind_int64(hq, LS_PARAM(hsp, session), w->holder_session)) != 0 ||
+        (rc = ls_stmt_bind_int64(hq, LS_PARAM(hsp, at), w->start_ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(hq, LS_PARAM(hsp, resolution), resolution)) != 0)
+        return rc;
     while ((rc = ls_stmt_step(hq)) == 1) {
         const char *text = ls_stmt_text(hq, hs_text), *hsql, *hparams;
         const char *params = ls_stmt_isnull(hq, hs_params) ? NULL : ls_stmt_text(hq, hs_params);
@@ -832,7 +859,7 @@ static int key_waits_from_holders(ls_store *s, ls_stmt *hq, int64_t resolution,
         (rc = ls_store_prepare(s, "SELECT " WROW_COLS " FROM temp.wrows WHERE NOT keyed"
                                   " AND rel <> '' AND holder_session AND sql IS NOT NULL"
                                   " ORDER BY wait_id", &q)) != 0 ||
-        (rc = ls_store_prepare(s, wkey_insert_sql, &add)) != 0)
+        (rc = ls_store_prepare_params(s, wkey_insert_sql, LS_PARAM_NAMES(WKEY_PARAMS), &add)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         wait_row w;
@@ -887,27 +914,27 @@ static int row_for(ls_stmt *find, ls_stmt *ins, const char *rel, const char *key
 {
     int rc;
     ls_stmt_reset(find);
-    ls_stmt_bind_text(find, 1, rel);
-    ls_stmt_bind_text(find, 2, key);
-    if ((rc = ls_stmt_step(find)) < 0)
+    if ((rc = ls_stmt_bind_text(find, LS_PARAM(frp, relation), rel)) != 0 ||
+        (rc = ls_stmt_bind_text(find, LS_PARAM(frp, row_key), key)) != 0 ||
+        (rc = ls_stmt_step(find)) < 0)
         return rc;
     if (rc == 1) {
         *out = ls_stmt_int64(find, FIND_ROW_ID);
         return 0;
     }
     ls_stmt_reset(ins);
-    ls_stmt_bind_text(ins, LS_PARAM(row_keys, relation), rel);
-    ls_stmt_bind_text(ins, LS_PARAM(row_keys, row_key), key);
-    ls_stmt_bind_text(ins, LS_PARAM(row_keys, evidence), evidence);
-    ls_stmt_bind_text(ins, LS_PARAM(row_keys, grouped_by), evidence);
-    if ((rc = ls_stmt_step(ins)) < 0)
+    if ((rc = ls_stmt_bind_text(ins, LS_PARAM(row_keys, relation), rel)) != 0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(row_keys, row_key), key)) != 0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(row_keys, evidence), evidence)) != 0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(row_keys, grouped_by), evidence)) != 0 ||
+        (rc = ls_stmt_step(ins)) < 0)
         return rc;
     stats->rows++;
     /* The new row is the one find now sees. */
     ls_stmt_reset(find);
-    ls_stmt_bind_text(find, 1, rel);
-    ls_stmt_bind_text(find, 2, key);
-    if ((rc = ls_stmt_step(find)) != 1)
+    if ((rc = ls_stmt_bind_text(find, LS_PARAM(frp, relation), rel)) != 0 ||
+        (rc = ls_stmt_bind_text(find, LS_PARAM(frp, row_key), key)) != 0 ||
+        (rc = ls_stmt_step(find)) != 1)
         return rc < 0 ? rc : LS_ESTORE;
     *out = ls_stmt_int64(find, FIND_ROW_ID);
     return 0;
@@ -980,7 +1007,7 @@ static int key_by_ctid(ls_store *s)
     if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(cw, CTID_WAIT_COLS)
                                   " FROM temp.wrows WHERE ctid <> '' AND rel <> ''"
                                   " ORDER BY rel, ctid, start_ts, wait_id", &q)) != 0 ||
-        (rc = ls_store_prepare(s, wkey_insert_sql, &add)) != 0)
+        (rc = ls_store_prepare_params(s, wkey_insert_sql, LS_PARAM_NAMES(WKEY_PARAMS), &add)) != 0)
         goto out;
     for (;;) {
         int more = (rc = ls_stmt_step(q)) == 1;
@@ -1049,19 +1076,19 @@ static int read_waits(ls_store *s, int64_t resolution)
     memset(&stream, 0, sizeof(stream));
     stream.s = s;
     if ((rc = ls_store_prepare(s, waits_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, waiter_stmts_sql, &cand)) != 0 ||
+        (rc = ls_store_prepare_params(s, waiter_stmts_sql, LS_PARAM_NAMES(WAITER_STMTS_PARAMS), &cand)) != 0 ||
         (!whole &&
          ((rc = (stream.slot = ls_calloc(STREAM_SLOTS, sizeof(*stream.slot))) ? 0 : LS_ENOMEM) !=
               0 ||
-          (rc = ls_store_prepare(s, stream_last_sql, &stream.last_q)) != 0 ||
-          (rc = ls_store_prepare(s, near_one_sql, &stream.one)) != 0 ||
+          (rc = ls_store_prepare_params(s, stream_last_sql, LS_PARAM_NAMES(STREAM_PARAMS), &stream.last_q)) != 0 ||
+          (rc = ls_store_prepare_params(s, near_one_sql, LS_PARAM_NAMES(NEAR_ONE_PARAMS), &stream.one)) != 0 ||
           (rc = ls_store_prepare_params(s, stream_gap_sql, LS_PARAM_NAMES(STREAM_GAP_PARAMS),
                                         &stream.gap)) != 0)) ||
-        (rc = ls_store_prepare(s, LS_TEXT_FIND_SQL, &tq)) != 0 ||
-        (rc = ls_store_prepare(s, wrow_insert_sql, &ins)) != 0 ||
-        (whole && ((rc = ls_store_prepare(s, near_ids_sql, &near.ids)) != 0 ||
-                   (rc = ls_store_prepare(s, near_pos_sql, &near.pos)) != 0 ||
-                   (rc = ls_store_prepare(s, near_one_sql, &near.one)) != 0)))
+        (rc = ls_store_prepare_params(s, LS_TEXT_FIND_NAMED_SQL, LS_PARAM_NAMES(LS_TEXT_FIND_PARAMS), &tq)) != 0 ||
+        (rc = ls_store_prepare_params(s, wrow_insert_sql, LS_PARAM_NAMES(WROW_PARAMS), &ins)) != 0 ||
+        (whole && ((rc = ls_store_prepare_params(s, near_ids_sql, LS_PARAM_NAMES(NEAR_IDS_PARAMS), &near.ids)) != 0 ||
+                   (rc = ls_store_prepare_params(s, near_pos_sql, LS_PARAM_NAMES(NEAR_POS_PARAMS), &near.pos)) != 0 ||
+                   (rc = ls_store_prepare_params(s, near_one_sql, LS_PARAM_NAMES(NEAR_ONE_PARAMS), &near.one)) != 0)))
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_rowkey k;
@@ -1104,26 +1131,27 @@ static int read_waits(ls_store *s, int64_t resolution)
         /* Keyed by its own statement: nothing to learn from it later. */
         keep = row_lock && (!keyed || strcmp(k.grouped_by, LS_GROUPED_CONTEXT) == 0);
         ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, 1, r.wait_id);
-        if (!ls_stmt_isnull(q, wq_session_id))
-            ls_stmt_bind_int64(ins, 2, r.session_id);
-        ls_stmt_bind_int64(ins, 3, r.start_ts);
-        if (r.stmt_id)
-            ls_stmt_bind_int64(ins, 4, r.stmt_id);
-        ls_stmt_bind_text(ins, 5, rel);
-        ls_stmt_bind_text(ins, 6, r.ctid);
-        ls_stmt_bind_text(ins, 7, keyed ? k.key : "");
-        ls_stmt_bind_text(ins, 8, k.col);
-        ls_stmt_bind_text(ins, 9, k.grouped_by);
-        ls_stmt_bind_text(ins, 10, keep ? r.sql : NULL);
-        ls_stmt_bind_text(ins, 11, keep ? r.params : NULL);
-        ls_stmt_bind_text(ins, 12, keep ? r.prepare : NULL);
-        ls_stmt_bind_int64(ins, 13, keyed);
-        ls_stmt_bind_int64(ins, 14, ls_stmt_isnull(q, wq_blocker_session)
-                                        ? 0
-                                        : ls_stmt_int64(q, wq_blocker_session));
-        ls_stmt_bind_int64(ins, 15, ls_stmt_int64(q, wq_file_id));
-        ls_stmt_bind_int64(ins, 16, ls_stmt_int64(q, wq_line));
+        if ((rc = ls_stmt_bind_int64(ins, LS_PARAM(wr, wait_id), r.wait_id)) != 0 ||
+            (!ls_stmt_isnull(q, wq_session_id) &&
+             (rc = ls_stmt_bind_int64(ins, LS_PARAM(wr, session_id), r.session_id)) != 0) ||
+            (rc = ls_stmt_bind_int64(ins, LS_PARAM(wr, start_ts), r.start_ts)) != 0 ||
+            (r.stmt_id && (rc = ls_stmt_bind_int64(ins, LS_PARAM(wr, stmt_id), r.stmt_id)) != 0) ||
+            (rc = ls_stmt_bind_text(ins, LS_PARAM(wr, rel), rel)) != 0 ||
+            (rc = ls_stmt_bind_text(ins, LS_PARAM(wr, ctid), r.ctid)) != 0 ||
+            (rc = ls_stmt_bind_text(ins, LS_PARAM(wr, key), keyed ? k.key : "")) != 0 ||
+            (rc = ls_stmt_bind_text(ins, LS_PARAM(wr, col), k.col)) != 0 ||
+            (rc = ls_stmt_bind_text(ins, LS_PARAM(wr, grouped_by), k.grouped_by)) != 0 ||
+            (rc = ls_stmt_bind_text(ins, LS_PARAM(wr, sql), keep ? r.sql : NULL)) != 0 ||
+            (rc = ls_stmt_bind_text(ins, LS_PARAM(wr, params), keep ? r.params : NULL)) != 0 ||
+            (rc = ls_stmt_bind_text(ins, LS_PARAM(wr, prepare), keep ? r.prepare : NULL)) != 0 ||
+            (rc = ls_stmt_bind_int64(ins, LS_PARAM(wr, keyed), keyed)) != 0 ||
+            (rc = ls_stmt_bind_int64(ins, LS_PARAM(wr, holder_session),
+                                     ls_stmt_isnull(q, wq_blocker_session)
+                                         ? 0
+                                         : ls_stmt_int64(q, wq_blocker_session))) != 0 ||
+            (rc = ls_stmt_bind_int64(ins, LS_PARAM(wr, file), ls_stmt_int64(q, wq_file_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(ins, LS_PARAM(wr, line), ls_stmt_int64(q, wq_line))) != 0)
+            goto out;
         free(r.sql);
         free(r.params);
         free(r.prepare);
@@ -1235,7 +1263,7 @@ static int learn_and_apply_rules(ls_store *s, ls_shape_rule **rules, size_t *nru
     if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(aq, APPLY_COLS) " FROM temp.wrows"
                                   " WHERE NOT keyed AND sql IS NOT NULL ORDER BY wait_id",
                                &q)) != 0 ||
-        (rc = ls_store_prepare(s, wkey_insert_sql, &add)) != 0)
+        (rc = ls_store_prepare_params(s, wkey_insert_sql, LS_PARAM_NAMES(WKEY_PARAMS), &add)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         char shape[512], pbuf[1024];
@@ -1286,7 +1314,7 @@ static int write_rows(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_store_prepare(s, "SELECT " LS_SELECT_LIST(oq, OUT_COLS)
                                   " FROM temp.wrows r JOIN lock_wait_rows w ON w.wait_id = r.wait_id"
                                   " ORDER BY r.wait_id", &q)) != 0 ||
-        (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
+        (rc = ls_store_prepare_params(s, find_row_sql, LS_PARAM_NAMES(FIND_ROW_PARAMS), &find)) != 0 ||
         (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0 ||
         (rc = ls_store_prepare(s, set_row_sql, &set)) != 0)
         goto out;
@@ -1350,14 +1378,14 @@ static const char deadlock_procs_sql[] =
     "SELECT " LS_SELECT_LIST(dq, DL_PROC_COLS) " FROM deadlock_procs p"
     " JOIN deadlock_edges e ON e.deadlock_id = p.deadlock_id AND e.waiter_pid = p.pid"
     " JOIN deadlocks d ON d.deadlock_id = p.deadlock_id"
-    /* its session: the pid's latest to start by the deadlock (?1: 0, or
+    /* its session: the pid's latest to start by the deadlock (:tick: 0, or
      * a second on a whole-second log; ls_deadlock_stmt_running) (the
      * transactions pass links none yet); not a parse line or a span's */
     " LEFT JOIN stmt_rows x ON x.stmt_id = (SELECT r.stmt_id FROM stmt_rows r"
     "  WHERE r.session_id = (SELECT s.session_id FROM sessions s WHERE s.pid = p.pid"
     "   AND coalesce(s.start_ts, s.first_ts, 0) <= d.ts"
     "   ORDER BY coalesce(s.start_ts, s.first_ts, 0) DESC LIMIT 1)"
-    "  AND r.start_ts <= d.ts + ?1 AND r.text_id = p.text_id"
+    "  AND r.start_ts <= d.ts + :tick AND r.text_id = p.text_id"
     "  AND r.verb IS NOT 2 AND r.verb IS NOT 5 ORDER BY r.start_ts DESC LIMIT 1)"
     " WHERE p.text_id IS NOT NULL ORDER BY p.rowid, e.seq";
 
@@ -1365,6 +1393,9 @@ static const char deadlock_procs_sql[] =
  * Filled from q's columns by each step: the decision is the step's own;
  * resolution is the log's (ls_correlate_log_resolution). */
 typedef int (*named_row_fn)(ls_stmt *q, int64_t resolution, ls_rowkey *k);
+/* The parameters a step's query may have: :tick, the log's (0, or a
+ * second on a whole-second log). */
+#define NAMED_ROWS_VOCAB(X, Q) X(Q, tick)
 
 /* Run sql and make a row (with `evidence`) of each row named() finds in
  * its rows: steps 5 and 6. */
@@ -1372,15 +1403,15 @@ static int named_rows(ls_store *s, const char *sql, named_row_fn named, const ch
                       int64_t resolution, ls_correlate_stats *stats)
 {
     ls_stmt *q = NULL, *find = NULL, *ins = NULL;
-    int rc;
+    int rc, tick;
 
-    if ((rc = ls_store_prepare(s, sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, find_row_sql, &find)) != 0 ||
+    if ((rc = ls_store_prepare_vocab(s, sql, LS_PARAM_NAMES(NAMED_ROWS_VOCAB), &q)) != 0 ||
+        (rc = ls_store_prepare_params(s, find_row_sql, LS_PARAM_NAMES(FIND_ROW_PARAMS), &find)) != 0 ||
         (rc = ls_store_prepare(s, insert_row_sql, &ins)) != 0)
         goto out;
     /* a step's query may ask for the log's tick (deadlock_procs_sql) */
-    if (ls_stmt_params(q) >= 1 &&
-        (rc = ls_stmt_bind_int64(q, 1, resolution == LS_WHOLE_SECOND_US ? resolution : 0)) != 0)
+    if ((tick = ls_stmt_param(q, "tick")) != 0 &&
+        (rc = ls_stmt_bind_int64(q, tick, resolution == LS_WHOLE_SECOND_US ? resolution : 0)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_rowkey k;
@@ -1483,7 +1514,7 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
                                " row_key)")) != 0 ||
         (rc = ls_store_exec(s, wrows_sql)) != 0 ||
         (rc = ls_correlate_log_resolution(s, &resolution)) != 0 ||
-        (rc = ls_store_prepare(s, holder_stmts_sql, &hq)) != 0)
+        (rc = ls_store_prepare_params(s, holder_stmts_sql, LS_PARAM_NAMES(HOLDER_STMTS_PARAMS), &hq)) != 0)
         goto out;
 
     /* 1. Each wait's own evidence. 2. Row versions: unkeyed waits on a
@@ -1598,8 +1629,10 @@ static const char groups_sql[] =
  * session whose hold is open there.
  */
 enum { SW_STMT_ID, SW_SESSION };
+#define SWEEP_IDS_PARAMS(X, Q) X(Q, lo) X(Q, hi)
+LS_PARAMS(swp, SWEEP_IDS_PARAMS);
 static const char sweep_ids_sql[] =
-    "SELECT stmt_id, session_id FROM stmt_rows WHERE stmt_id BETWEEN ?1 AND ?2 ORDER BY stmt_id";
+    "SELECT stmt_id, session_id FROM stmt_rows WHERE stmt_id BETWEEN :lo AND :hi ORDER BY stmt_id";
 /* A bind row alone is a statement whose execute failed (issue 34): its
  * time runs to the session's first error after its line
  * (ls_hold_failed_end()); it counts as the statement's, not idle. */
@@ -1616,11 +1649,12 @@ static const char sweep_ids_sql[] =
                    "  > ((coalesce(s.file_id, 0) << 32) + s.line)"                   \
                    " ORDER BY e.ts, e.file_id, e.line LIMIT 1) END")
 LS_COLUMNS(tq, TX_STMT_COLS);
+#define TX_STMT_PARAMS(X, Q) X(Q, id)
+LS_PARAMS(tsp, TX_STMT_PARAMS);
 static const char tx_statement_sql[] =
     "SELECT " LS_SELECT_LIST(tq, TX_STMT_COLS) " FROM statements s"
-    " WHERE s.stmt_id = ?1 AND (s.verb IS NULL OR s.verb IS NOT 'parse')";
+    " WHERE s.stmt_id = :id AND (s.verb IS NULL OR s.verb IS NOT 'parse')";
 
-/* ?5 and ?9: bound_evidence ids (a bound equal to its time is NULL) */
 /* A bound equal to its time is NULL (bind_unless_same); observed_state
  * and observed_samples are not this pass's (NULL). */
 LS_TABLE_COLUMNS(hold_bounds);
@@ -1938,8 +1972,8 @@ static int sweep_statement(holds_q *hq, int64_t id, int64_t session)
             continue;
         if (!read) {
             ls_stmt_reset(hq->sts);
-            ls_stmt_bind_int64(hq->sts, 1, id);
-            if ((rc = ls_stmt_step(hq->sts)) != 1)
+            if ((rc = ls_stmt_bind_int64(hq->sts, LS_PARAM(tsp, id), id)) != 0 ||
+                (rc = ls_stmt_step(hq->sts)) != 1)
                 return rc < 0 ? rc : 0; /* a parse line: no hold's */
             read = 1;
         }
@@ -1987,8 +2021,9 @@ static int sweep_to(holds_q *hq, int64_t limit)
             if (hq->open[i].last_stmt < hi)
                 hi = hq->open[i].last_stmt;
         ls_stmt_reset(hq->ids);
-        ls_stmt_bind_int64(hq->ids, 1, hq->next);
-        ls_stmt_bind_int64(hq->ids, 2, hi);
+        if ((rc = ls_stmt_bind_int64(hq->ids, LS_PARAM(swp, lo), hq->next)) != 0 ||
+            (rc = ls_stmt_bind_int64(hq->ids, LS_PARAM(swp, hi), hi)) != 0)
+            return rc;
         while ((rc = ls_stmt_step(hq->ids)) == 1)
             if ((rc = sweep_statement(hq, ls_stmt_int64(hq->ids, SW_STMT_ID),
                                       ls_stmt_int64(hq->ids, SW_SESSION))) != 0)
@@ -2166,8 +2201,8 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_intern_open(s, &hq.evidence, "bound_evidence", "evidence_id", "text")) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
         (rc = ls_store_prepare(s, groups_sql, &hq.g)) != 0 ||
-        (rc = ls_store_prepare(s, sweep_ids_sql, &hq.ids)) != 0 ||
-        (rc = ls_store_prepare(s, tx_statement_sql, &hq.sts)) != 0 ||
+        (rc = ls_store_prepare_params(s, sweep_ids_sql, LS_PARAM_NAMES(SWEEP_IDS_PARAMS), &hq.ids)) != 0 ||
+        (rc = ls_store_prepare_params(s, tx_statement_sql, LS_PARAM_NAMES(TX_STMT_PARAMS), &hq.sts)) != 0 ||
         (rc = ls_store_prepare(s, update_hold_sql, &hq.upd)) != 0 ||
         (rc = holds_sweep(&hq)) != 0)
         goto out;

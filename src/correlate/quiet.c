@@ -141,12 +141,17 @@ static const char cuts_sql[] = CUTS_FROM("tx_cuts");
     X(Q, text, "t.text")                                                                           \
     X(Q, prepare, "r.prepare")
 LS_COLUMNS(qs, QS_COLS);
+#define TEXT_PARAMS(X, Q) X(Q, stmt_id)
+LS_PARAMS(tp, TEXT_PARAMS);
 static const char text_sql[] =
     "SELECT " LS_SELECT_LIST(qs, QS_COLS) " FROM stmt_rows r"
                                           " LEFT JOIN stmt_texts t ON t.text_id = r.text_id"
-                                          " WHERE r.stmt_id = ?1";
+                                          " WHERE r.stmt_id = :stmt_id";
 
-static const char exists_sql[] = "SELECT 1 FROM row_keys WHERE relation = ?1 AND row_key = ?2";
+#define EXISTS_PARAMS(X, Q) X(Q, relation) X(Q, row_key)
+LS_PARAMS(ep, EXISTS_PARAMS);
+static const char exists_sql[] =
+    "SELECT 1 FROM row_keys WHERE relation = :relation AND row_key = :row_key";
 LS_TABLE_COLUMNS(row_keys);
 static const char insert_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", row_keys);
 
@@ -320,8 +325,8 @@ static int stmt_shared(quiet *m, int64_t stmt_id, int *shared)
     int rc;
     *shared = 0;
     ls_stmt_reset(m->text_q);
-    ls_stmt_bind_int64(m->text_q, 1, stmt_id);
-    if ((rc = ls_stmt_step(m->text_q)) == 1)
+    if ((rc = ls_stmt_bind_int64(m->text_q, LS_PARAM(tp, stmt_id), stmt_id)) == 0 &&
+        (rc = ls_stmt_step(m->text_q)) == 1)
         *shared = (!ls_stmt_isnull(m->text_q, qs_text) &&
                    ls_sql_shared_lock(ls_stmt_text(m->text_q, qs_text))) ||
                   (!ls_stmt_isnull(m->text_q, qs_prepare) &&
@@ -346,17 +351,18 @@ static int make_row(quiet *m, const ls_keypack_entry *e, const char *evidence)
 {
     int rc;
     ls_stmt_reset(m->exists);
-    ls_stmt_bind_text(m->exists, 1, e->rel);
-    ls_stmt_bind_text(m->exists, 2, e->key);
+    if ((rc = ls_stmt_bind_text(m->exists, LS_PARAM(ep, relation), e->rel)) != 0 ||
+        (rc = ls_stmt_bind_text(m->exists, LS_PARAM(ep, row_key), e->key)) != 0)
+        return rc;
     if ((rc = ls_stmt_step(m->exists)) != 0)
         return rc < 0 ? rc : 0; /* a row already (a logged wait's) */
     ls_stmt_reset(m->ins);
-    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, relation), e->rel);
-    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, row_key), e->key);
-    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, evidence), evidence);
-    ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, grouped_by), QUIET_EVIDENCE);
-    ls_stmt_bind_int64(m->ins, LS_PARAM(row_keys, waits), 0);
-    if ((rc = ls_stmt_step(m->ins)) < 0)
+    if ((rc = ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, relation), e->rel)) != 0 ||
+        (rc = ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, row_key), e->key)) != 0 ||
+        (rc = ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, evidence), evidence)) != 0 ||
+        (rc = ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, grouped_by), QUIET_EVIDENCE)) != 0 ||
+        (rc = ls_stmt_bind_int64(m->ins, LS_PARAM(row_keys, waits), 0)) != 0 ||
+        (rc = ls_stmt_step(m->ins)) < 0)
         return rc;
     m->stats->rows++;
     return 0;
@@ -595,6 +601,31 @@ typedef struct fallback {
     int64_t nkeys, first;
 } fallback;
 
+/* Cut r's row of quiet_cuts (closed) or quiet_open (not) bound to q. */
+static int bind_closed_cut(ls_stmt *q, const ls_txcut_row *r)
+{
+    int rc;
+    if ((rc = ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, first_stmt), r->first_stmt)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, last_stmt), r->last_stmt)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, session_id), r->session_id)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, closed), 1)) != 0)
+        return rc;
+    return ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, end_ts), r->end_ts);
+}
+
+static int bind_open_cut(ls_stmt *q, const ls_txcut_row *r)
+{
+    int rc;
+    if ((rc = ls_stmt_bind_int64(q, LS_PARAM(quiet_open, session_id), r->session_id)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(quiet_open, first_stmt), r->first_stmt)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(quiet_open, last_stmt), r->last_stmt)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(quiet_open, statements), r->statements)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(quiet_open, start_ts), r->start_ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(quiet_open, end_ts), r->end_ts)) != 0)
+        return rc;
+    return ls_stmt_bind_int64(q, LS_PARAM(quiet_open, explicit_tx), r->explicit_tx);
+}
+
 /* ls_txcut_emit_fn: a closed transaction to quiet_cuts; one handed over
  * unfinished to quiet_open (at the end of the log: dropped, as scan()
  * reads only closed cuts). */
@@ -604,22 +635,9 @@ static int fb_emit(void *ctx, const ls_txcut_row *r)
     ls_stmt *q = r->closed ? f->cut_ins : f->open_ins;
     int rc;
     ls_stmt_reset(q);
-    if (r->closed) {
-        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, first_stmt), r->first_stmt);
-        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, last_stmt), r->last_stmt);
-        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, session_id), r->session_id);
-        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, closed), 1);
-        ls_stmt_bind_int64(q, LS_PARAM(quiet_cuts, end_ts), r->end_ts);
-    } else {
-        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, session_id), r->session_id);
-        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, first_stmt), r->first_stmt);
-        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, last_stmt), r->last_stmt);
-        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, statements), r->statements);
-        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, start_ts), r->start_ts);
-        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, end_ts), r->end_ts);
-        ls_stmt_bind_int64(q, LS_PARAM(quiet_open, explicit_tx), r->explicit_tx);
-    }
-    rc = ls_stmt_step(q);
+    rc = r->closed ? bind_closed_cut(q, r) : bind_open_cut(q, r);
+    if (rc == 0)
+        rc = ls_stmt_step(q);
     ls_stmt_reset(q);
     return rc < 0 ? rc : 0;
 }
@@ -660,9 +678,9 @@ static int fb_keys_write(fallback *f)
     if (ls_buf_failed(&f->keys))
         return LS_ENOMEM;
     ls_stmt_reset(f->key_ins);
-    ls_stmt_bind_int64(f->key_ins, LS_PARAM(quiet_keys, first_stmt), f->first);
-    ls_stmt_bind_text(f->key_ins, LS_PARAM(quiet_keys, keys), ls_buf_str(&f->keys));
-    rc = ls_stmt_step(f->key_ins);
+    if ((rc = ls_stmt_bind_int64(f->key_ins, LS_PARAM(quiet_keys, first_stmt), f->first)) == 0 &&
+        (rc = ls_stmt_bind_text(f->key_ins, LS_PARAM(quiet_keys, keys), ls_buf_str(&f->keys))) == 0)
+        rc = ls_stmt_step(f->key_ins);
     ls_stmt_reset(f->key_ins);
     ls_buf_reset(&f->keys);
     f->nkeys = 0;
@@ -821,8 +839,9 @@ int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
         goto out;
     if ((rc = ls_store_prepare(s, usable ? keys_sql : fb_keys_sql, &kq)) != 0 ||
         (rc = ls_store_prepare(s, usable ? cuts_sql : fb_cuts_sql, &cq)) != 0 ||
-        (rc = ls_store_prepare(s, text_sql, &m.text_q)) != 0 ||
-        (rc = ls_store_prepare(s, exists_sql, &m.exists)) != 0 ||
+        (rc = ls_store_prepare_params(s, text_sql, LS_PARAM_NAMES(TEXT_PARAMS), &m.text_q)) != 0 ||
+        (rc = ls_store_prepare_params(s, exists_sql, LS_PARAM_NAMES(EXISTS_PARAMS), &m.exists)) !=
+            0 ||
         (rc = ls_store_prepare(s, insert_sql, &m.ins)) != 0)
         goto out;
     rc = scan(&m, kq, cq, subsecond);

@@ -381,7 +381,6 @@ static const char by_placed_trace_sql[] =
 
 /* Texts added here (LS_TEXT_FIND_NAMED_SQL finds the others) stay for
  * the next run to find. */
-LS_PARAMS(tfp, LS_TEXT_FIND_PARAMS);
 LS_TABLE_COLUMNS(stmt_texts);
 static const char text_insert_sql[] = LS_INSERT_INTO("INSERT", stmt_texts) " RETURNING text_id";
 /* The one column of LS_TEXT_FIND_NAMED_SQL and of text_insert_sql. */

@@ -68,19 +68,12 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # since named33c.
 BIND_BASELINE = {
     "src/correlate/correlate.c": 76,
-    "src/correlate/correlate_int.h": 2,
     "src/correlate/findings.c": 15,
-    "src/correlate/hidden.c": 22,  # speed38h: the holds scan names its parameters (:strength)
-    # ts34b: the deadlock processes' query takes the log's tick (?1);
-    # rows38: the per-session statement scans of logical rows (stream_last_sql,
-    # stream_next_sql: session and bound each; the picked candidate by id)
-    "src/correlate/holds.c": 99,
-    # quiet34: a statement's text by stmt_id (?1), a row by relation and key (?1, ?2)
-    "src/correlate/quiet.c": 6,
     "src/correlate/traces.c": 58,  # tx_params_sql (ts34c) named since named33b
     # src/correlate/transactions.c: 0 since logpos38 (154 -> 107 named33b,
     # then every statement named: not listed); retries.c since retry38b;
-    # spans.c, txspans.c, dlprocs.c, paths.c and src/store/store.c since named33c
+    # spans.c, txspans.c, dlprocs.c, paths.c and src/store/store.c since named33c;
+    # holds.c, hidden.c and quiet.c since named33d
     "src/ingest/ingest.c": 3,
 }
 
