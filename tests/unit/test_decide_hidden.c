@@ -194,12 +194,49 @@ static void test_stmt_start_known(void)
     CHECK(ls_hidden_stmt_start_known(0, NULL) == 0);
 }
 
+/* Whole seconds: the logged length is the waits' own "after", which may
+ * exceed the span of their stamps (samples/correlation cut to %t, tx 24 on
+ * stock row 5: "still waiting" stamped 3 s less its 100 ms, "acquired ...
+ * after 1420.126 ms" stamped 4 s: 1100 ms of stamps; the statement's
+ * rebuilt start 2.578 s). The wait is never shorter than its logged part. */
+static void test_exact_logged(void)
+{
+    ls_hidden_wait w;
+    ls_logged_span l = logged(2900 * MS, 4000 * MS, 0);
+    ls_queue_result r = rec(2578 * MS, 4000 * MS);
+
+    l.ms = 1420.126;
+    /* the span is longer: it stands, the hidden part is what is beyond */
+    ls_hidden_logged_wait(&r, &l, 0, &w);
+    CHECK_INT(w.start_ts, 2578 * MS);
+    CHECK(w.ms == 1422.0);
+    /* the span exactly the logged length: that */
+    r.start_ts = 4000 * MS - 1420126;
+    ls_hidden_logged_wait(&r, &l, 0, &w);
+    CHECK(w.ms == 1420.126);
+    /* 1 us shorter than the logged length: the logged length */
+    r.start_ts = 4000 * MS - 1420126 + 1;
+    ls_hidden_logged_wait(&r, &l, 0, &w);
+    CHECK(w.ms == 1420.126);
+    /* no reconstruction: the stamps' 1100 ms span, raised to the logged */
+    ls_hidden_logged_wait(NULL, &l, 0, &w);
+    CHECK_INT(w.start_ts, 2900 * MS);
+    CHECK_INT(w.end_ts, 4000 * MS);
+    CHECK(w.ms == 1420.126);
+    /* a logged length shorter than the span (millisecond stamps, or an
+     * error-ended wait): the span, as before */
+    l.ms = 1000.0;
+    ls_hidden_logged_wait(NULL, &l, 0, &w);
+    CHECK(w.ms == 1100.0);
+}
+
 int main(void)
 {
     test_stmt_start_known();
     test_logged_start();
     test_tolerance();
     test_merge();
+    test_exact_logged();
     test_unlogged();
     test_unlogged_bound();
     return TEST_REPORT();

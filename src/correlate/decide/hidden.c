@@ -32,6 +32,10 @@ void ls_hidden_logged_wait(const ls_queue_result *rec, const ls_logged_span *log
     d = rec ? rec->end_ts - out->end_ts : 0;
     out->disagree = rec && (double)(d < 0 ? -d : d) / LS_US_PER_MS > tol;
     out->ms = (double)(out->end_ts - out->start_ts) / LS_US_PER_MS;
+    /* never less than the logged part: stamps to the second may span less
+     * than a wait's own "after" */
+    if (out->ms < logged->ms)
+        out->ms = logged->ms;
 }
 
 int64_t ls_hidden_unlogged_start(int64_t start_ts, int64_t end_ts, int64_t resolution_us,

@@ -12,8 +12,10 @@
 #include "queue.h"
 
 /* The logged waits of a (transaction, row): from the first's start to the
- * last's end, ms long; tx_wait: one of them waited for the transaction
- * (not only for the tuple lock). */
+ * last's end; ms their length: the span's, or where the stamps are whole
+ * seconds and each wait's closing message gave its own "after", the sum
+ * of those (exact, whatever the stamps); tx_wait: one of them waited for
+ * the transaction (not only for the tuple lock). */
 typedef struct ls_logged_span {
     int64_t start_ts, end_ts;
     double ms;
@@ -47,6 +49,9 @@ typedef struct ls_hidden_wait {
  * 27.530-28.187, the hold before it ended at 28.184; truth 657 ms).
  * The two ends disagree when they differ by more than
  * max(LS_LOGGED_AGREE_MS, LS_LOGGED_AGREE_FRAC of the logged length).
+ * The wait's ms is its span's, never less than the logged length: a
+ * wait's own "after" can exceed the span of stamps to the second (the
+ * hidden part, ms less the logged, is then 0, not negative).
  * rec is the reconstruction, NULL when there is none.
  */
 void ls_hidden_logged_wait(const ls_queue_result *rec, const ls_logged_span *logged,
