@@ -1602,8 +1602,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * logged wait queued behind only when its waiting caused reaches the
  * log's tick (decide/waitrange.c ls_caused_listed_min_ms); on
  * whole-second logs each path's waiting caused has its range
- * (ls_correlate_caused_ranges, scope.c). */
-#define CORRELATION_REV "39"
+ * (ls_correlate_caused_ranges, scope.c). 40: on whole-second logs
+ * a logged wait's part of its statement's wait is its own exact length
+ * (the "acquired ... after N ms" it gave), the hidden part only what the
+ * statement waited beyond it, and where the statement's start is only
+ * its line's stamp, beyond it by more than a second (hidden.c,
+ * decide/hidden.c ls_hidden_exact_wait_ms). */
+#define CORRELATION_REV "40"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

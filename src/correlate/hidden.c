@@ -434,8 +434,9 @@ typedef struct hidden_q {
  * (ls_hidden_logged_start()), the length from it, or the waits' own
  * exact length where their messages gave it (xms, whole seconds: the
  * stamps' span is off by up to a second, samples/correlation cut to %t:
- * 1100 ms for "acquired ... after 1420.126 ms"). */
-static void logged_span_of(ls_stmt *q, int l0, int l1, int ms, int tx_wait, int c0, int xms,
+ * 1100 ms for "acquired ... after 1420.126 ms"). Whether it is that
+ * (ls_hidden_exact_wait_ms()). */
+static int logged_span_of(ls_stmt *q, int l0, int l1, int ms, int tx_wait, int c0, int xms,
                            int64_t resolution, ls_logged_span *l)
 {
     l->start_ts = ls_hidden_logged_start(ls_stmt_int64(q, l0), !ls_stmt_isnull(q, c0),
@@ -444,15 +445,17 @@ static void logged_span_of(ls_stmt *q, int l0, int l1, int ms, int tx_wait, int 
     l->ms = ls_stmt_double(q, ms);
     if (l->start_ts != ls_stmt_int64(q, l0))
         l->ms = (double)(l->end_ts - l->start_ts) / LS_US_PER_MS;
-    if (!ls_stmt_isnull(q, xms))
-        l->ms = ls_stmt_double(q, xms);
     l->tx_wait = ls_stmt_int64(q, tx_wait) != 0;
+    if (ls_stmt_isnull(q, xms))
+        return 0;
+    l->ms = ls_stmt_double(q, xms);
+    return 1;
 }
 
 /* The hold at the scan's row: what the scan knows of its statement. */
 typedef struct held {
     int64_t hold_id, tx_id, row_id, stmt_start, acquired;
-    int no_duration;
+    int no_duration, no_end; /* no_end: the log has no end of its statement */
     int64_t logged; /* the first logged wait of its transaction on the row, 0: none */
 } held;
 
@@ -489,12 +492,16 @@ static int store_row_wait(const hidden_q *hq, const held *h, const ls_queue_resu
         /* The logged wait wins for its part (decide/hidden.c). */
         if (!ls_stmt_isnull(q, hq_l0)) {
             ls_logged_span l;
-            logged_span_of(q, hq_l0, hq_l1, hq_logged_ms, hq_tx_wait, hq_c0, hq_xms, hq->resolution,
-                           &l);
+            int exact = logged_span_of(q, hq_l0, hq_l1, hq_logged_ms, hq_tx_wait, hq_c0, hq_xms,
+                                       hq->resolution, &l);
             /* the statement's end timed: a duration, on a log whose stamps
              * order the holds' ends (not whole seconds) */
             ls_hidden_logged_wait(rec, &l,
                                   !h->no_duration && hq->lines_resolution < LS_WHOLE_SECOND_US, &w);
+            /* its times as fine as its wait's end: its end logged (a
+             * duration) */
+            if (exact)
+                w.ms = ls_hidden_exact_wait_ms(w.ms, l.ms, !h->no_end, hq->resolution);
             stats->hidden_disagree += w.disagree;
             ls_stmt_bind_double(ins, RW(logged_ms), l.ms);
         }
@@ -551,7 +558,7 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     h.no_duration = ls_stmt_int64(q, hq_no_duration) == 1;
     /* the log has no end of its locking statement: its start, or the
      * acquired line of its logged wait */
-    no_end = ls_stmt_int64(q, hq_no_end) == 1;
+    no_end = h.no_end = ls_stmt_int64(q, hq_no_end) == 1;
     shared = !ls_stmt_isnull(q, hq_lock_text) && ls_sql_shared_lock(ls_stmt_text(q, hq_lock_text));
     h.logged = ls_stmt_isnull(q, hq_logged) ? 0 : ls_stmt_int64(q, hq_logged);
     if (ls_stmt_isnull(q, hq_end_ts)) {
@@ -711,17 +718,21 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, con
     ls_stmt_reset(ins);
     if (!ls_stmt_isnull(f, fl_logged) && !ls_stmt_isnull(f, fl_l0)) {
         ls_logged_span l;
-        logged_span_of(f, fl_l0, fl_l1, fl_logged_ms, fl_tx_wait, fl_c0, fl_xms, hq->resolution,
-                       &l);
+        int exact = logged_span_of(f, fl_l0, fl_l1, fl_logged_ms, fl_tx_wait, fl_c0, fl_xms,
+                                   hq->resolution, &l);
         rec.start_ts = ls_failed_wait_start(rec.start_ts, hq->resolution, l.start_ts);
         ls_hidden_logged_wait(&rec, &l, 0, &w);
+        /* its start its line's stamp (ls_hidden_exact_wait_ms()) */
+        if (exact)
+            w.ms = ls_hidden_exact_wait_ms(w.ms, l.ms, 0, hq->resolution);
         stats->hidden_disagree += w.disagree;
         ls_stmt_bind_text(ins, RW(kind), "logged");
         ls_stmt_bind_int64(ins, RW(logged_wait_id), ls_stmt_int64(f, fl_logged));
         ls_stmt_bind_double(ins, RW(logged_ms), l.ms);
     } else {
         w.start_ts =
-            ls_hidden_unlogged_start(w.start_ts, w.end_ts, hq->resolution, hq->max_unlogged);
+            ls_hidden_unlogged_start(w.start_ts, w.end_ts, hq->resolution,
+                                     hq->max_unlogged);
         w.ms = (double)(w.end_ts - w.start_ts) / LS_US_PER_MS;
         ls_stmt_bind_text(ins, RW(kind), "inferred");
         ls_stmt_bind_double(ins, RW(logged_ms), 0.0);

@@ -194,40 +194,24 @@ static void test_stmt_start_known(void)
     CHECK(ls_hidden_stmt_start_known(0, NULL) == 0);
 }
 
-/* Whole seconds: the logged length is the waits' own "after", which may
- * exceed the span of their stamps (samples/correlation cut to %t, tx 24 on
- * stock row 5: "still waiting" stamped 3 s less its 100 ms, "acquired ...
- * after 1420.126 ms" stamped 4 s: 1100 ms of stamps; the statement's
- * rebuilt start 2.578 s). The wait is never shorter than its logged part. */
-static void test_exact_logged(void)
+/* Whole seconds, the logged waits' exact length known (samples/correlation
+ * cut to %t, tx 24 on stock row 5: "acquired ... after 1420.126 ms", 1100
+ * ms of stamps; its statement's wait spans 1421.674 ms). */
+static void test_exact_wait(void)
 {
-    ls_hidden_wait w;
-    ls_logged_span l = logged(2900 * MS, 4000 * MS, 0);
-    ls_queue_result r = rec(2578 * MS, 4000 * MS);
-
-    l.ms = 1420.126;
-    /* the span is longer: it stands, the hidden part is what is beyond */
-    ls_hidden_logged_wait(&r, &l, 0, &w);
-    CHECK_INT(w.start_ts, 2578 * MS);
-    CHECK(w.ms == 1422.0);
-    /* the span exactly the logged length: that */
-    r.start_ts = 4000 * MS - 1420126;
-    ls_hidden_logged_wait(&r, &l, 0, &w);
-    CHECK(w.ms == 1420.126);
-    /* 1 us shorter than the logged length: the logged length */
-    r.start_ts = 4000 * MS - 1420126 + 1;
-    ls_hidden_logged_wait(&r, &l, 0, &w);
-    CHECK(w.ms == 1420.126);
-    /* no reconstruction: the stamps' 1100 ms span, raised to the logged */
-    ls_hidden_logged_wait(NULL, &l, 0, &w);
-    CHECK_INT(w.start_ts, 2900 * MS);
-    CHECK_INT(w.end_ts, 4000 * MS);
-    CHECK(w.ms == 1420.126);
-    /* a logged length shorter than the span (millisecond stamps, or an
-     * error-ended wait): the span, as before */
-    l.ms = 1000.0;
-    ls_hidden_logged_wait(NULL, &l, 0, &w);
-    CHECK(w.ms == 1100.0);
+    const int64_t S = LS_WHOLE_SECOND_US;
+    /* a timed statement: what the span says beyond the exact length */
+    CHECK(ls_hidden_exact_wait_ms(1422.0, 1420.0, 1, S) == 1422.0);
+    /* the span exactly the exact length, or shorter: the exact length */
+    CHECK(ls_hidden_exact_wait_ms(1420.0, 1420.0, 1, S) == 1420.0);
+    CHECK(ls_hidden_exact_wait_ms(1100.0, 1420.0, 1, S) == 1420.0);
+    /* a statement's start only its whole-second stamp: the excess over a
+     * tick (1 s), none up to it */
+    CHECK(ls_hidden_exact_wait_ms(2420.0, 1420.0, 0, S) == 1420.0);
+    CHECK(ls_hidden_exact_wait_ms(2420.5, 1420.0, 0, S) == 1420.5);
+    CHECK(ls_hidden_exact_wait_ms(1900.0, 1420.0, 0, S) == 1420.0);
+    /* millisecond stamps: the span's excess, untimed or not */
+    CHECK(ls_hidden_exact_wait_ms(1425.0, 1420.0, 0, LS_MILLISECOND_US) == 1425.0);
 }
 
 int main(void)
@@ -236,7 +220,7 @@ int main(void)
     test_logged_start();
     test_tolerance();
     test_merge();
-    test_exact_logged();
+    test_exact_wait();
     test_unlogged();
     test_unlogged_bound();
     return TEST_REPORT();

@@ -32,10 +32,6 @@ void ls_hidden_logged_wait(const ls_queue_result *rec, const ls_logged_span *log
     d = rec ? rec->end_ts - out->end_ts : 0;
     out->disagree = rec && (double)(d < 0 ? -d : d) / LS_US_PER_MS > tol;
     out->ms = (double)(out->end_ts - out->start_ts) / LS_US_PER_MS;
-    /* never less than the logged part: stamps to the second may span less
-     * than a wait's own "after" */
-    if (out->ms < logged->ms)
-        out->ms = logged->ms;
 }
 
 int64_t ls_hidden_unlogged_start(int64_t start_ts, int64_t end_ts, int64_t resolution_us,
@@ -57,4 +53,12 @@ int64_t ls_hidden_logged_start(int64_t first_start, int has_closed, int64_t clos
 int64_t ls_hidden_unlogged_bound(int duration_logged, int64_t max_unlogged_us)
 {
     return duration_logged ? 0 : max_unlogged_us;
+}
+
+double ls_hidden_exact_wait_ms(double span_ms, double exact_ms, int stmt_timed, int64_t res_us)
+{
+    double beyond = span_ms - exact_ms;
+    if (res_us >= LS_WHOLE_SECOND_US && !stmt_timed)
+        beyond -= (double)res_us / LS_US_PER_MS;
+    return exact_ms + (beyond > 0 ? beyond : 0);
 }
