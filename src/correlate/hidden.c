@@ -499,9 +499,12 @@ static int store_row_wait(const hidden_q *hq, const held *h, const ls_queue_resu
             ls_hidden_logged_wait(rec, &l,
                                   !h->no_duration && hq->lines_resolution < LS_WHOLE_SECOND_US, &w);
             /* its times as fine as its wait's end: its end logged (a
-             * duration) */
+             * duration), and its rebuilt start before the logged one
+             * (else the span is the logged lines' stamps alone) */
             if (exact)
-                w.ms = ls_hidden_exact_wait_ms(w.ms, l.ms, !h->no_end, hq->resolution);
+                w.ms = ls_hidden_exact_wait_ms(w.ms, l.ms,
+                                               !h->no_end && rec && rec->start_ts < l.start_ts,
+                                               hq->resolution);
             stats->hidden_disagree += w.disagree;
             ls_stmt_bind_double(ins, RW(logged_ms), l.ms);
         }

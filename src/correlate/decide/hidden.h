@@ -133,12 +133,15 @@ int64_t ls_hidden_unlogged_bound(int duration_logged, int64_t max_unlogged_us);
  * wait 1421.674 ms: 1.5 ms hidden, not 321.5). What the span says beyond
  * exact_ms is the hidden part where the statement's times are as fine as
  * its wait's end (stmt_timed: its end logged, a duration, its start that
- * end less it, the two ends mostly in one tick): the stamps' error is
- * shared. A statement whose start is only its line's whole-second stamp
- * (log_statement = 'all', no duration) began up to a tick later than it
- * says, and its wait ended up to a tick later than stamped: the log
- * shows queueing beyond the logged wait only where the span exceeds
- * exact_ms by more than a tick, that excess (samples/blind-py
+ * end less it, the two ends mostly in one tick, and that start before
+ * the logged waits'): the stamps' error is shared. A statement whose
+ * start is only its line's whole-second stamp (log_statement = 'all', no
+ * duration) began up to a tick later than it says, and its wait ended up
+ * to a tick later than stamped; a span of the logged lines' stamps alone
+ * is off by as much (tests/e2e/data/pgbench-rollback-holder cut to %t:
+ * a statement's two transaction waits, 113.8 and 111.1 ms, stamped
+ * 37.886 to 39 s): the log shows queueing beyond the logged wait only
+ * where the span exceeds exact_ms by more than a tick, that excess (samples/blind-py
  * merchant_totals id=1: 42 logged waits, 16.5 s exact, their statements'
  * truth 17.2 s; the span less exact_ms summed 7.8 s, none over a
  * second). Never below exact_ms.
