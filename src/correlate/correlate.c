@@ -1607,8 +1607,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * transaction began later than the retry gap, or whose row another
  * session ran the failed text on with other parameters in the gap, is
  * untold, not retried or not (decide/retry.c ls_retry_session_told,
- * ls_retry_row_untold). */
-#define CORRELATION_REV "40"
+ * ls_retry_row_untold). 41: on whole-second logs
+ * a logged wait's part of its statement's wait is its own exact length
+ * (the "acquired ... after N ms" it gave), the hidden part only what the
+ * statement waited beyond it, and where the statement's start is only
+ * its line's stamp, beyond it by more than a second (hidden.c,
+ * decide/hidden.c ls_hidden_exact_wait_ms). */
+#define CORRELATION_REV "41"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

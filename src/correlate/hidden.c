@@ -60,23 +60,31 @@
  * the scan of the holds below joins a table the size of the logged waits
  * instead of probing lock_wait_rows once per hold.
  */
-#define LOGGED_TABLE(C0)                                                                           \
+#define LOGGED_TABLE(C0, XMS)                                                                      \
     "DROP TABLE IF EXISTS temp.hidden_logged;"                                                     \
     "CREATE TEMP TABLE hidden_logged(tx_id INTEGER, row_id INTEGER, first_wait INTEGER,"           \
-    " l0 INTEGER, l1 INTEGER, ms REAL, tx_wait INTEGER, c0 INTEGER,"                               \
+    " l0 INTEGER, l1 INTEGER, ms REAL, tx_wait INTEGER, c0 INTEGER, xms REAL,"                     \
     " PRIMARY KEY(tx_id, row_id)) WITHOUT ROWID;"                                                  \
     "INSERT INTO temp.hidden_logged SELECT waiter_tx, row_id, min(wait_id), min(start_ts),"        \
     " max(coalesce(end_ts, logged_ts)),"                                                           \
     " (max(coalesce(end_ts, logged_ts)) - min(start_ts)) / 1000.0,"                                \
-    " max(target_kind IS NOT 'tuple'), " C0 " FROM lock_waits"                                     \
+    " max(target_kind IS NOT 'tuple'), " C0 ", " XMS " FROM lock_waits"                            \
     " WHERE waiter_tx IS NOT NULL AND row_id IS NOT NULL GROUP BY waiter_tx, row_id;"
 /* c0: the start each closing line implies, its time less its "after"
  * (ls_hidden_logged_start()); with millisecond stamps that function takes
- * the first line's start whatever c0 is: NULL, not computed. */
+ * the first line's start whatever c0 is: NULL, not computed.
+ * xms: with whole-second stamps, the waits' exact length when each gave
+ * its own (an "acquired ... after N ms" closed it: outcome acquired, or
+ * serialization_failure after it), their sum: the logged part of the
+ * statement's wait (logged_span_of()); NULL when any has none (an error
+ * ended it: its length is its stamps'), and with millisecond stamps (the
+ * stamps' span is the logged part there). */
 static const char logged_table_sql[] =
     LOGGED_TABLE("min(CASE WHEN end_ts IS NOT NULL AND waited_ms > 0"
-                 "  THEN end_ts - CAST(round(waited_ms * 1000) AS INTEGER) END)");
-static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
+                 "  THEN end_ts - CAST(round(waited_ms * 1000) AS INTEGER) END)",
+                 "CASE WHEN count(*) = sum(waited_ms IS NOT NULL"
+                 "  AND outcome IN ('acquired', 'serialization_failure')) THEN sum(waited_ms) END");
+static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL", "NULL");
 
 /*
  * Holds in (row, acquisition) order — under log_statement = 'all', where
@@ -143,6 +151,7 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL");
     X(Q, logged_ms, "l.ms")                                                                        \
     X(Q, tx_wait, "l.tx_wait")                                                                     \
     X(Q, c0, "l.c0")                                                                               \
+    X(Q, xms, "l.xms")                                                                             \
     X(Q, lock_text, LOCK_TEXT)
 /* log positions (LOG_POS): its locking statement's line, and its end's,
  * its transaction's COMMIT; only ls_queue_same_second() reads them, and
@@ -234,6 +243,7 @@ static const char apply_moves_sql[] = "INSERT INTO hold_queued(" LS_COLUMN_NAMES
     X(Q, logged_ms, "l.ms")                                                                        \
     X(Q, tx_wait, "l.tx_wait")                                                                     \
     X(Q, c0, "l.c0")                                                                               \
+    X(Q, xms, "l.xms")                                                                             \
     X(Q, class, "f.class")
 #define FAILED_COLS(X, Q)                                                                          \
     FAILED_BASE_COLS(X, Q)                                                                         \
@@ -306,9 +316,9 @@ static const char failed_held_nopos_sql[] =
 static const char failed_waits_sql[] =
     "INSERT INTO row_waits(row_id, tx_id, session_id, pid, start_ts, end_ts, wait_ms,"
     " behind_hold, behind_tx, kind, logged_wait_id, logged_ms)"
-    " SELECT l.row_id, l.tx_id, w.session_id, w.pid, l.l0, l.l1, l.ms,"
+    " SELECT l.row_id, l.tx_id, w.session_id, w.pid, l.l0, l.l1, coalesce(l.xms, l.ms),"
     " (SELECT h.hold_id FROM hold_rows h WHERE h.tx_id = w.holder_tx AND h.row_id = l.row_id"
-    "  ORDER BY h.hold_id LIMIT 1), w.holder_tx, 'logged', l.first_wait, l.ms"
+    "  ORDER BY h.hold_id LIMIT 1), w.holder_tx, 'logged', l.first_wait, coalesce(l.xms, l.ms)"
     " FROM temp.hidden_logged l JOIN lock_waits w ON w.wait_id = l.first_wait"
     " WHERE NOT EXISTS (SELECT 1 FROM hold_rows h WHERE h.tx_id = l.tx_id AND h.row_id = l.row_id)"
     " AND NOT EXISTS (SELECT 1 FROM temp.failed_rows q WHERE q.tx_id = l.tx_id"
@@ -428,9 +438,13 @@ typedef struct hidden_q {
 } hidden_q;
 
 /* The logged waits of a (transaction, row) from q's columns l0, l1, ms,
- * tx_wait and c0 (hidden_logged's): the start the log's stamps allow
- * (ls_hidden_logged_start()), the length from it. */
-static void logged_span_of(ls_stmt *q, int l0, int l1, int ms, int tx_wait, int c0,
+ * tx_wait, c0 and xms (hidden_logged's): the start the log's stamps allow
+ * (ls_hidden_logged_start()), the length from it, or the waits' own
+ * exact length where their messages gave it (xms, whole seconds: the
+ * stamps' span is off by up to a second, samples/correlation cut to %t:
+ * 1100 ms for "acquired ... after 1420.126 ms"). Whether it is that
+ * (ls_hidden_exact_wait_ms()). */
+static int logged_span_of(ls_stmt *q, int l0, int l1, int ms, int tx_wait, int c0, int xms,
                            int64_t resolution, ls_logged_span *l)
 {
     l->start_ts = ls_hidden_logged_start(ls_stmt_int64(q, l0), !ls_stmt_isnull(q, c0),
@@ -440,12 +454,16 @@ static void logged_span_of(ls_stmt *q, int l0, int l1, int ms, int tx_wait, int 
     if (l->start_ts != ls_stmt_int64(q, l0))
         l->ms = (double)(l->end_ts - l->start_ts) / LS_US_PER_MS;
     l->tx_wait = ls_stmt_int64(q, tx_wait) != 0;
+    if (ls_stmt_isnull(q, xms))
+        return 0;
+    l->ms = ls_stmt_double(q, xms);
+    return 1;
 }
 
 /* The hold at the scan's row: what the scan knows of its statement. */
 typedef struct held {
     int64_t hold_id, tx_id, row_id, stmt_start, acquired;
-    int no_duration;
+    int no_duration, no_end; /* no_end: the log has no end of its statement */
     int64_t logged; /* the first logged wait of its transaction on the row, 0: none */
 } held;
 
@@ -482,11 +500,19 @@ static int store_row_wait(const hidden_q *hq, const held *h, const ls_queue_resu
         /* The logged wait wins for its part (decide/hidden.c). */
         if (!ls_stmt_isnull(q, hq_l0)) {
             ls_logged_span l;
-            logged_span_of(q, hq_l0, hq_l1, hq_logged_ms, hq_tx_wait, hq_c0, hq->resolution, &l);
+            int exact = logged_span_of(q, hq_l0, hq_l1, hq_logged_ms, hq_tx_wait, hq_c0, hq_xms,
+                                       hq->resolution, &l);
             /* the statement's end timed: a duration, on a log whose stamps
              * order the holds' ends (not whole seconds) */
             ls_hidden_logged_wait(rec, &l,
                                   !h->no_duration && hq->lines_resolution < LS_WHOLE_SECOND_US, &w);
+            /* its times as fine as its wait's end: its end logged (a
+             * duration), and its rebuilt start before the logged one
+             * (else the span is the logged lines' stamps alone) */
+            if (exact)
+                w.ms = ls_hidden_exact_wait_ms(w.ms, l.ms,
+                                               !h->no_end && rec && rec->start_ts < l.start_ts,
+                                               hq->resolution);
             stats->hidden_disagree += w.disagree;
             ls_stmt_bind_double(ins, RW(logged_ms), l.ms);
         }
@@ -544,7 +570,7 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     h.no_duration = ls_stmt_int64(q, hq_no_duration) == 1;
     /* the log has no end of its locking statement: its start, or the
      * acquired line of its logged wait */
-    no_end = ls_stmt_int64(q, hq_no_end) == 1;
+    no_end = h.no_end = ls_stmt_int64(q, hq_no_end) == 1;
     shared = !ls_stmt_isnull(q, hq_lock_text) && ls_sql_shared_lock(ls_stmt_text(q, hq_lock_text));
     h.logged = ls_stmt_isnull(q, hq_logged) ? 0 : ls_stmt_int64(q, hq_logged);
     if (ls_stmt_isnull(q, hq_end_ts)) {
@@ -705,16 +731,21 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, con
     ls_stmt_reset(ins);
     if (!ls_stmt_isnull(f, fl_logged) && !ls_stmt_isnull(f, fl_l0)) {
         ls_logged_span l;
-        logged_span_of(f, fl_l0, fl_l1, fl_logged_ms, fl_tx_wait, fl_c0, hq->resolution, &l);
+        int exact = logged_span_of(f, fl_l0, fl_l1, fl_logged_ms, fl_tx_wait, fl_c0, fl_xms,
+                                   hq->resolution, &l);
         rec.start_ts = ls_failed_wait_start(rec.start_ts, hq->resolution, l.start_ts);
         ls_hidden_logged_wait(&rec, &l, 0, &w);
+        /* its start its line's stamp (ls_hidden_exact_wait_ms()) */
+        if (exact)
+            w.ms = ls_hidden_exact_wait_ms(w.ms, l.ms, 0, hq->resolution);
         stats->hidden_disagree += w.disagree;
         ls_stmt_bind_text(ins, RW(kind), "logged");
         ls_stmt_bind_int64(ins, RW(logged_wait_id), ls_stmt_int64(f, fl_logged));
         ls_stmt_bind_double(ins, RW(logged_ms), l.ms);
     } else {
         w.start_ts =
-            ls_hidden_unlogged_start(w.start_ts, w.end_ts, hq->resolution, hq->max_unlogged);
+            ls_hidden_unlogged_start(w.start_ts, w.end_ts, hq->resolution,
+                                     hq->max_unlogged);
         w.ms = (double)(w.end_ts - w.start_ts) / LS_US_PER_MS;
         ls_stmt_bind_text(ins, RW(kind), "inferred");
         ls_stmt_bind_double(ins, RW(logged_ms), 0.0);

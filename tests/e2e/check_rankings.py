@@ -365,9 +365,46 @@ SECONDS_UNCERTAIN = {
     # issue 34: the truth's 6,984 vs 6,755 ms, 3 % apart; stock-reserve's
     # five waits each queued partly unlogged (a tuple lock, then its
     # holder's transaction below deadlock_timeout), rebuilt from
-    # whole-second stamps: 1.25 s of its 8.0 s (f144ad6 said nothing).
+    # whole-second stamps: its estimate 6.75 s (the logged parts exact,
+    # each wait's hidden part a few ms), its range up to 7.25 s, billing's
+    # 6.77..8.58 s (f144ad6 said nothing; c304da5 ranked 8.0 s).
     "correlation": [("stock-reserve", "billing")],
 }
+
+
+# The blocking ranking's estimate of each path's waiting caused on the
+# stderr logs cut to whole seconds (caused_estimates): within max(25 ms,
+# 5 %) of the truth's, or, where the log cannot give that, what it allows,
+# stated: (sample, path) -> (ms more allowed, why).
+SECONDS_ESTIMATE_ALLOWS = {
+    ("basic", "billing"): (
+        1000.0, "pid 4445's wait ended in a lock timeout, whose error line gives no "
+        "\"after\": the log has its first message's 100.1 ms and its stamps, both in one "
+        "second, so it lasted 100.1 ms to 1.1 s (the truth's 402.0 ms); billing's other eight "
+        "waits gave their own \"after\""),
+}
+
+
+def caused_estimates(sample, label, rep, caused):
+    """Each listed path the truth has: its waiting caused (the figure
+    ranked) within max(25 ms, 5 %) of the truth's (issue 34: the hidden
+    part of a logged wait is what the statement waited beyond the wait's
+    own "after", not beyond its stamps' span: samples/correlation's
+    stock-reserve was 8000 ms for the truth's 6755; and where its
+    statement's start is only its line's whole-second stamp, what exceeds
+    that by more than a second: correlation-stmtall's billing was 10376 ms
+    for the truth's 6975), or within what SECONDS_ESTIMATE_ALLOWS states
+    the log allows."""
+    for o in rep["code_paths"]:
+        p, got = o["code_path"], o["waiter_ms_caused"]
+        if p not in caused:
+            continue
+        t = caused[p]
+        more, why = SECONDS_ESTIMATE_ALLOWS.get((sample, p), (0.0, None))
+        verdict(sample, abs(got - t) <= tol(t) + more,
+                f"{label}: blocking ranking: {p}'s waiting caused within max(25 ms, 5 %) of the "
+                f"truth's{f', or {more:.0f} ms more as the log allows' if more else ''} "
+                f"[lockspan {got} ms, truth {t:.1f} ms]" + (f" ({why})" if why else ""))
 
 
 def check_seconds_caused(ls, root, tmp, sample, caused):
@@ -381,6 +418,7 @@ def check_seconds_caused(ls, root, tmp, sample, caused):
     if rep:
         caused_ranges(sample, label, rep, caused, SECONDS_CERTAIN.get(sample, ()),
                       SECONDS_UNCERTAIN.get(sample, ()))
+        caused_estimates(sample, label, rep, caused)
 
 
 def check_correlation(ls, root, tmp):

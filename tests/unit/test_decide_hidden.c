@@ -194,12 +194,33 @@ static void test_stmt_start_known(void)
     CHECK(ls_hidden_stmt_start_known(0, NULL) == 0);
 }
 
+/* Whole seconds, the logged waits' exact length known (samples/correlation
+ * cut to %t, tx 24 on stock row 5: "acquired ... after 1420.126 ms", 1100
+ * ms of stamps; its statement's wait spans 1421.674 ms). */
+static void test_exact_wait(void)
+{
+    const int64_t S = LS_WHOLE_SECOND_US;
+    /* a timed statement: what the span says beyond the exact length */
+    CHECK(ls_hidden_exact_wait_ms(1422.0, 1420.0, 1, S) == 1422.0);
+    /* the span exactly the exact length, or shorter: the exact length */
+    CHECK(ls_hidden_exact_wait_ms(1420.0, 1420.0, 1, S) == 1420.0);
+    CHECK(ls_hidden_exact_wait_ms(1100.0, 1420.0, 1, S) == 1420.0);
+    /* a statement's start only its whole-second stamp: the excess over a
+     * tick (1 s), none up to it */
+    CHECK(ls_hidden_exact_wait_ms(2420.0, 1420.0, 0, S) == 1420.0);
+    CHECK(ls_hidden_exact_wait_ms(2420.5, 1420.0, 0, S) == 1420.5);
+    CHECK(ls_hidden_exact_wait_ms(1900.0, 1420.0, 0, S) == 1420.0);
+    /* millisecond stamps: the span's excess, untimed or not */
+    CHECK(ls_hidden_exact_wait_ms(1425.0, 1420.0, 0, LS_MILLISECOND_US) == 1425.0);
+}
+
 int main(void)
 {
     test_stmt_start_known();
     test_logged_start();
     test_tolerance();
     test_merge();
+    test_exact_wait();
     test_unlogged();
     test_unlogged_bound();
     return TEST_REPORT();

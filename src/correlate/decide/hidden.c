@@ -54,3 +54,11 @@ int64_t ls_hidden_unlogged_bound(int duration_logged, int64_t max_unlogged_us)
 {
     return duration_logged ? 0 : max_unlogged_us;
 }
+
+double ls_hidden_exact_wait_ms(double span_ms, double exact_ms, int stmt_timed, int64_t res_us)
+{
+    double beyond = span_ms - exact_ms;
+    if (res_us >= LS_WHOLE_SECOND_US && !stmt_timed)
+        beyond -= (double)res_us / LS_US_PER_MS;
+    return exact_ms + (beyond > 0 ? beyond : 0);
+}

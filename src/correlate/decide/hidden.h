@@ -47,6 +47,7 @@ typedef struct ls_hidden_wait {
  * 27.530-28.187, the hold before it ended at 28.184; truth 657 ms).
  * The two ends disagree when they differ by more than
  * max(LS_LOGGED_AGREE_MS, LS_LOGGED_AGREE_FRAC of the logged length).
+
  * rec is the reconstruction, NULL when there is none.
  */
 void ls_hidden_logged_wait(const ls_queue_result *rec, const ls_logged_span *logged,
@@ -121,5 +122,30 @@ int64_t ls_hidden_unlogged_start(int64_t start_ts, int64_t end_ts, int64_t resol
  * Returns 0 (no bound) then.
  */
 int64_t ls_hidden_unlogged_bound(int duration_logged, int64_t max_unlogged_us);
+
+/*
+ * A statement's wait (ms) when its logged waits' own length is known,
+ * exact_ms (whole seconds: each closing message's "after", summed), and
+ * the wait as merged (ls_hidden_logged_wait()) spans span_ms of stamps
+ * of tick res_us: the logged part is exact_ms, the hidden part only what
+ * the statement waited beyond it (samples/correlation cut to %t: tx 24's
+ * "acquired ... after 1420.126 ms", 1100 ms of stamps, its statement's
+ * wait 1421.674 ms: 1.5 ms hidden, not 321.5). What the span says beyond
+ * exact_ms is the hidden part where the statement's times are as fine as
+ * its wait's end (stmt_timed: its end logged, a duration, its start that
+ * end less it, the two ends mostly in one tick, and that start before
+ * the logged waits'): the stamps' error is shared. A statement whose
+ * start is only its line's whole-second stamp (log_statement = 'all', no
+ * duration) began up to a tick later than it says, and its wait ended up
+ * to a tick later than stamped; a span of the logged lines' stamps alone
+ * is off by as much (tests/e2e/data/pgbench-rollback-holder cut to %t:
+ * a statement's two transaction waits, 113.8 and 111.1 ms, stamped
+ * 37.886 to 39 s): the log shows queueing beyond the logged wait only
+ * where the span exceeds exact_ms by more than a tick, that excess (samples/blind-py
+ * merchant_totals id=1: 42 logged waits, 16.5 s exact, their statements'
+ * truth 17.2 s; the span less exact_ms summed 7.8 s, none over a
+ * second). Never below exact_ms.
+ */
+double ls_hidden_exact_wait_ms(double span_ms, double exact_ms, int stmt_timed, int64_t res_us);
 
 #endif
