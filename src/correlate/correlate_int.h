@@ -27,7 +27,9 @@
 #include <string.h>
 
 /* A statement text's text_id: texts are kept once, by the FNV-1a hash
- * ingest stores them under (store.c). */
+ * ingest stores them under (store.c). Numbered: holds.c's alone, until it
+ * names its parameters (named33d moves it to LS_TEXT_FIND_NAMED_SQL);
+ * then it goes, and correlate_int.h leaves check_columns' BIND_BASELINE. */
 #define LS_TEXT_FIND_SQL "SELECT text_id FROM stmt_texts WHERE hash = ?1 AND text = ?2"
 /* The same for a file of named parameters (ls_params.h):
  * LS_PARAMS(Q, LS_TEXT_FIND_PARAMS), prepared with

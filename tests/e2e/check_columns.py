@@ -68,6 +68,7 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # since named33c; traces.c and findings.c since named33e.
 BIND_BASELINE = {
     "src/correlate/correlate.c": 76,
+    # LS_TEXT_FIND_SQL, holds.c's alone (its named twin LS_TEXT_FIND_NAMED_SQL)
     "src/correlate/correlate_int.h": 2,
     "src/correlate/hidden.c": 22,  # speed38h: the holds scan names its parameters (:strength)
     # ts34b: the deadlock processes' query takes the log's tick (?1);
