@@ -65,9 +65,9 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # correlation's summary.c, scope.c, intern.c, spantimes.c, holdparts.c
 # since binds33 (2026-12-07); causes.c, findings_sum.c and findings_int.h
 # since named33b; spans.c, txspans.c, dlprocs.c, paths.c and store.c
-# since named33c; traces.c, findings.c and src/ingest/ingest.c since named33e.
+# since named33c; traces.c, findings.c, correlate.c and src/ingest/ingest.c
+# since named33e.
 BIND_BASELINE = {
-    "src/correlate/correlate.c": 76,
     # LS_TEXT_FIND_SQL, holds.c's alone (its named twin LS_TEXT_FIND_NAMED_SQL)
     "src/correlate/correlate_int.h": 2,
     "src/correlate/hidden.c": 22,  # speed38h: the holds scan names its parameters (:strength)
@@ -80,7 +80,7 @@ BIND_BASELINE = {
     # src/correlate/transactions.c: 0 since logpos38 (154 -> 107 named33b,
     # then every statement named: not listed); retries.c since retry38b;
     # spans.c, txspans.c, dlprocs.c, paths.c and src/store/store.c since named33c;
-    # src/correlate/traces.c, findings.c and src/ingest/ingest.c since named33e
+    # src/correlate/traces.c, findings.c, correlate.c and src/ingest/ingest.c since named33e
 }
 
 
