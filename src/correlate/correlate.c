@@ -160,8 +160,11 @@ static const char unclosed_sql[] =
 /* The wait lasted until the error: "after X ms" was only when it was
  * first logged. */
 static const char close_wait_sql[] =
-    "UPDATE lock_wait_rows SET outcome = ?2, end_ts = ?3, end_file = ?4, end_line = ?5,"
-    " waited_ms = ?6 WHERE wait_id = ?1";
+    "UPDATE lock_wait_rows SET outcome = :outcome, end_ts = :end_ts, end_file = :end_file,"
+    " end_line = :end_line, waited_ms = :waited_ms WHERE wait_id = :wait_id";
+#define CLOSE_WAIT_PARAMS(X, Q) \
+    X(Q, outcome) X(Q, end_ts) X(Q, end_file) X(Q, end_line) X(Q, waited_ms) X(Q, wait_id)
+LS_PARAMS(cwp, CLOSE_WAIT_PARAMS);
 
 static const char unknown_outcome_sql[] =
     "UPDATE lock_wait_rows SET outcome = 'unknown' WHERE outcome IS NULL;";
@@ -187,9 +190,9 @@ static const char acquired_40001_sql[] =
     "  AND f.ts <= w.end_ts + " LS_SQL_INT(LS_SERIALIZATION_WINDOW_US) ")"
     " ORDER BY w.wait_id";
 
-/* The first error of process ?1, session ?2, written after a wait's end
- * (?3 its time, ?4 ?5 its file and line; positions unknown: the first by
- * time) within LS_SERIALIZATION_WINDOW_US: the statement that raised it
+/* The first error of process :pid, session :session, written after a
+ * wait's end (:ts its time, :file :line its file and line; positions
+ * unknown: the first by time) within LS_SERIALIZATION_WINDOW_US: the statement that raised it
  * was running when the wait ended or came after. errors_pid serves it;
  * the window bounds the range. */
 #define FIRST_ERROR_COLS(X, Q)                                                              \
@@ -199,16 +202,18 @@ static const char acquired_40001_sql[] =
     X(Q, class, "class")
 LS_COLUMNS(fe, FIRST_ERROR_COLS);
 static const char first_error_sql[] =
-    "SELECT " LS_SELECT_LIST(fe, FIRST_ERROR_COLS) " FROM errors WHERE pid = ?1"
-    " AND ts >= ?3 AND ts <= ?3 + " LS_SQL_INT(LS_SERIALIZATION_WINDOW_US)
-    " AND session_id IS ?2"
-    " AND (?4 = 0 OR file_id IS NULL OR file_id > ?4 OR (file_id = ?4 AND line > ?5))"
+    "SELECT " LS_SELECT_LIST(fe, FIRST_ERROR_COLS) " FROM errors WHERE pid = :pid"
+    " AND ts >= :ts AND ts <= :ts + " LS_SQL_INT(LS_SERIALIZATION_WINDOW_US)
+    " AND session_id IS :session"
+    " AND (:file = 0 OR file_id IS NULL OR file_id > :file OR (file_id = :file AND line > :line))"
     " ORDER BY ts, file_id, line LIMIT 1";
+#define FIRST_ERROR_PARAMS(X, Q) X(Q, pid) X(Q, ts) X(Q, session) X(Q, file) X(Q, line)
+LS_PARAMS(fep, FIRST_ERROR_PARAMS);
 
-/* The session's (?1) statement lines that may lie between a wait's end
- * and an error: those that started from LS_LINE_START_SLACK_US before the
- * wait's end (?2) to the error (?3), and the statement that started last
- * by the wait's start (?4): the waiting statement itself, whose duration
+/* The session's (:session) statement lines that may lie between a wait's
+ * end and an error: those that started from LS_LINE_START_SLACK_US before
+ * the wait's end (:end_ts) to the error (:err_ts), and the statement that
+ * started last by the wait's start (:start_ts): the waiting statement itself, whose duration
  * line, if it ended well, comes after the wait. A span's statement has
  * no line (file_id 0). The index statements_session serves both. */
 #define STMT_LINE_COLS(X, Q)                                                                \
@@ -216,12 +221,14 @@ static const char first_error_sql[] =
     X(Q, line, "line")
 LS_COLUMNS(sl, STMT_LINE_COLS);
 static const char stmt_lines_sql[] =
-    "SELECT " LS_SELECT_LIST(sl, STMT_LINE_COLS) " FROM stmt_rows WHERE session_id = ?1"
-    " AND start_ts >= ?2 - " LS_SQL_INT(LS_LINE_START_SLACK_US) " AND start_ts <= ?3"
+    "SELECT " LS_SELECT_LIST(sl, STMT_LINE_COLS) " FROM stmt_rows WHERE session_id = :session"
+    " AND start_ts >= :end_ts - " LS_SQL_INT(LS_LINE_START_SLACK_US) " AND start_ts <= :err_ts"
     " AND file_id > 0"
     " UNION ALL SELECT * FROM (SELECT " LS_SELECT_LIST(sl, STMT_LINE_COLS) " FROM stmt_rows"
-    "  WHERE session_id = ?1 AND start_ts <= ?4 AND file_id > 0"
+    "  WHERE session_id = :session AND start_ts <= :start_ts AND file_id > 0"
     "  ORDER BY start_ts DESC, stmt_id DESC LIMIT 1)";
+#define STMT_LINES_PARAMS(X, Q) X(Q, session) X(Q, end_ts) X(Q, err_ts) X(Q, start_ts)
+LS_PARAMS(slp, STMT_LINES_PARAMS);
 /* The query above probes a process's serialization failures only: with
  * the (pid, ts) index of all errors it stepped over every later error of
  * the process (a deadlock-heavy log's) for each acquired wait, time that
@@ -248,9 +255,9 @@ static const char tuple_waits_sql[] =
     " WHERE target_kind = 'tuple' AND rel_oid IS NOT NULL AND db_oid IS NOT NULL"
     " ORDER BY wait_id";
 
-/* The holder's waits (?1) latest first, from a look-ahead window past the
- * tuple wait's message (?2 + ?3: LS_HOLDER_WAIT_LOOKAHEAD_US), at most ?4
- * (LS_HOLDER_WAIT_CANDIDATES): the boundary is decided in C, the window
+/* The holder's (:pid) waits latest first, from a look-ahead window past
+ * the tuple wait's message (:ts + :lookahead: LS_HOLDER_WAIT_LOOKAHEAD_US),
+ * at most :n (LS_HOLDER_WAIT_CANDIDATES): the boundary is decided in C, the window
  * only bounds the read. */
 #define HOLDER_WAIT_COLS(X, Q)                                                              \
     X(Q, start_ts, "start_ts")                                                              \
@@ -260,7 +267,10 @@ static const char tuple_waits_sql[] =
 LS_COLUMNS(hw, HOLDER_WAIT_COLS);
 static const char holder_waits_sql[] =
     "SELECT " LS_SELECT_LIST(hw, HOLDER_WAIT_COLS) " FROM lock_wait_rows"
-    " WHERE pid = ?1 AND start_ts <= ?2 + ?3 ORDER BY start_ts DESC, wait_id DESC LIMIT ?4";
+    " WHERE pid = :pid AND start_ts <= :ts + :lookahead ORDER BY start_ts DESC, wait_id DESC"
+    " LIMIT :n";
+#define HOLDER_WAITS_PARAMS(X, Q) X(Q, pid) X(Q, ts) X(Q, lookahead) X(Q, n)
+LS_PARAMS(hwp, HOLDER_WAITS_PARAMS);
 
 /* The first name found for a relation stands: the holder's wait's
  * CONTEXT, the strongest evidence, is looked at first. */
@@ -276,7 +286,7 @@ static const char insert_relation_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", rel
     "CASE WHEN target_kind IN ('tuple', 'transaction') THEN NULL ELSE "                     \
     LS_PIDS_OF("lock_wait_rows", col) " END"
 
-/* The waits of `pid` around time ?2 (?3: the timestamps' resolution),
+/* The waits of :pid around time :ts (:res: the timestamps' resolution),
  * with their log positions; ls_wait_open_at() decides. */
 #define OPEN_WAIT_COLS(X, Q)                                                                \
     X(Q, blocker_pid, "blocker_pid")                                                        \
@@ -294,13 +304,15 @@ static const char insert_relation_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", rel
 LS_COLUMNS(ow, OPEN_WAIT_COLS);
 static const char open_wait_sql[] =
     "SELECT " LS_SELECT_LIST(ow, OPEN_WAIT_COLS) " FROM lock_wait_rows"
-    " WHERE pid = ?1 AND start_ts <= ?2 + ?3"
+    " WHERE pid = :pid AND start_ts <= :ts + :res"
     /* A process waits for one lock at a time: its waits follow one another,
-     * so the latest few that began by then are the only candidates (?4:
+     * so the latest few that began by then are the only candidates (:n:
      * LS_OPEN_WAIT_CANDIDATES; _WHOLE with whole-second times, a process under a crowd may begin a
      * dozen in the second after the moment, unordered by their derived
      * starts, and each is judged by its log position). */
-    " ORDER BY start_ts DESC, wait_id DESC LIMIT ?4";
+    " ORDER BY start_ts DESC, wait_id DESC LIMIT :n";
+#define OPEN_WAIT_PARAMS(X, Q) X(Q, pid) X(Q, ts) X(Q, res) X(Q, n)
+LS_PARAMS(owp, OPEN_WAIT_PARAMS);
 
 /* Do the log's timestamps have sub-second digits (%m, csvlog), or whole
  * seconds (%t)? */
@@ -324,23 +336,27 @@ int ls_log_subsecond(ls_store *s, int *subsecond)
     return rc < 0 ? rc : 0;
 }
 
-/* The session a pid belonged to at time t. */
+/* The session pid :pid belonged to at time :ts. */
 #define SESSION_AT_COLS(X, Q) X(Q, session_id, "session_id")
 LS_COLUMNS(sa, SESSION_AT_COLS);
 static const char session_at_sql[] =
-    "SELECT " LS_SELECT_LIST(sa, SESSION_AT_COLS) " FROM sessions WHERE pid = ?1"
-    " AND coalesce(start_ts, first_ts, 0) <= ?2"
+    "SELECT " LS_SELECT_LIST(sa, SESSION_AT_COLS) " FROM sessions WHERE pid = :pid"
+    " AND coalesce(start_ts, first_ts, 0) <= :ts"
     " ORDER BY coalesce(start_ts, first_ts, 0) DESC LIMIT 1";
+#define SESSION_AT_PARAMS(X, Q) X(Q, pid) X(Q, ts)
+LS_PARAMS(sap, SESSION_AT_PARAMS);
 
-/* Who ran transaction ?1: the session and pid %x logged it with. */
+/* Who ran transaction :xid: the session and pid %x logged it with. */
 #define XID_SESSION_COLS(X, Q)                                                              \
     X(Q, session_id, "session_id")                                                          \
     X(Q, pid, "pid")
 LS_COLUMNS(xs, XID_SESSION_COLS);
 static const char xid_session_sql[] =
-    "SELECT " LS_SELECT_LIST(xs, XID_SESSION_COLS) " FROM xids WHERE xid = ?1";
+    "SELECT " LS_SELECT_LIST(xs, XID_SESSION_COLS) " FROM xids WHERE xid = :xid";
+#define XID_SESSION_PARAMS(X, Q) X(Q, xid)
+LS_PARAMS(xsp, XID_SESSION_PARAMS);
 
-/* The owner of transaction ?1 (ls_wait_blocker()): the xid's first
+/* The owner of transaction :xid (ls_wait_blocker()): the xid's first
  * logged process (xids of another server's log in the same store may
  * coincide: the time tells). */
 #define XID_OWNER_COLS(X, Q)                                                                \
@@ -348,7 +364,9 @@ static const char xid_session_sql[] =
     X(Q, first_ts, "first_ts")
 LS_COLUMNS(xo, XID_OWNER_COLS);
 static const char xid_owner_sql[] =
-    "SELECT " LS_SELECT_LIST(xo, XID_OWNER_COLS) " FROM xids WHERE xid = ?1";
+    "SELECT " LS_SELECT_LIST(xo, XID_OWNER_COLS) " FROM xids WHERE xid = :xid";
+#define XID_OWNER_PARAMS(X, Q) X(Q, xid)
+LS_PARAMS(xop, XID_OWNER_PARAMS);
 
 /* A wait's chain, as walk_one() found it (blocker chains' own table). */
 LS_TABLE_COLUMNS(wait_chains);
@@ -403,6 +421,12 @@ static void keep_first(int *rc, int r)
         *rc = r;
 }
 
+/* An episode's lock event (temp.episode_events). */
+static const char episode_event_sql[] =
+    "INSERT INTO temp.episode_events(episode, event_id) VALUES (:episode, :event)";
+#define EPISODE_EVENT_PARAMS(X, Q) X(Q, episode) X(Q, event)
+LS_PARAMS(eep, EPISODE_EVENT_PARAMS);
+
 /* The statements of build_episodes(), prepared once. */
 typedef struct episode_q {
     ls_stmt *events, *ins, *link, *owner;
@@ -418,8 +442,8 @@ static int awaited_owner(ls_stmt *owner_q, const episode *e, ls_xid_owner *o)
     if (!e->has_target_xid || strcmp(e->target_kind, "transaction") != 0)
         return 0;
     ls_stmt_reset(owner_q);
-    ls_stmt_bind_int64(owner_q, 1, e->target_xid);
-    if ((rc = ls_stmt_step(owner_q)) < 0)
+    if ((rc = ls_stmt_bind_int64(owner_q, LS_PARAM(xop, xid), e->target_xid)) != 0 ||
+        (rc = ls_stmt_step(owner_q)) < 0)
         return rc;
     if (rc == 1 && !ls_stmt_isnull(owner_q, xo_pid) && !ls_stmt_isnull(owner_q, xo_first_ts)) {
         o->known = 1;
@@ -486,8 +510,8 @@ static int flush_episode(const episode_q *eq, episode *e, int64_t *next_id,
         return rc;
     for (i = 0; i < e->nevents; i++) {
         ls_stmt_reset(link);
-        keep_first(&brc, ls_stmt_bind_int64(link, 1, ep_id));
-        keep_first(&brc, ls_stmt_bind_int64(link, 2, e->events[i]));
+        keep_first(&brc, ls_stmt_bind_int64(link, LS_PARAM(eep, episode), ep_id));
+        keep_first(&brc, ls_stmt_bind_int64(link, LS_PARAM(eep, event), e->events[i]));
         if (brc != 0)
             return brc;
         if ((rc = ls_stmt_step(link)) < 0)
@@ -693,9 +717,10 @@ static int build_episodes(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_store_exec(s, episode_tables_sql)) != 0 ||
         (rc = ls_store_prepare(s, episodes_sql, &eq.events)) != 0 ||
         (rc = ls_store_prepare(s, insert_wait_sql, &eq.ins)) != 0 ||
-        (rc = ls_store_prepare(s, "INSERT INTO temp.episode_events(episode, event_id)"
-                                  " VALUES (?1, ?2)", &eq.link)) != 0 ||
-        (rc = ls_store_prepare(s, xid_owner_sql, &eq.owner)) != 0)
+        (rc = ls_store_prepare_params(s, episode_event_sql, LS_PARAM_NAMES(EPISODE_EVENT_PARAMS),
+                                      &eq.link)) != 0 ||
+        (rc = ls_store_prepare_params(s, xid_owner_sql, LS_PARAM_NAMES(XID_OWNER_PARAMS),
+                                      &eq.owner)) != 0)
         goto out;
     q = eq.events;
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -762,7 +787,8 @@ static int lookup_session(ls_stmt *q, int64_t pid, int64_t ts, int64_t *out)
     int rc;
     *out = 0;
     ls_stmt_reset(q);
-    if ((rc = ls_stmt_bind_int64(q, 1, pid)) != 0 || (rc = ls_stmt_bind_int64(q, 2, ts)) != 0)
+    if ((rc = ls_stmt_bind_int64(q, LS_PARAM(sap, pid), pid)) != 0 ||
+        (rc = ls_stmt_bind_int64(q, LS_PARAM(sap, ts), ts)) != 0)
         return rc;
     rc = ls_stmt_step(q);
     if (rc == 1)
@@ -807,11 +833,13 @@ static int walk_step(ls_stmt *openq, ls_chain *ch, int64_t t, ls_logpos pos, int
     int rc, verdict = LS_CHAIN_STOP;
 
     ls_stmt_reset(openq);
-    if ((rc = ls_stmt_bind_int64(openq, 1, ch->root)) != 0 ||
-        (rc = ls_stmt_bind_int64(openq, 2, t)) != 0 ||
-        (rc = ls_stmt_bind_int64(openq, 3, subsecond ? 0 : LS_WHOLE_SECOND_US)) != 0 ||
-        (rc = ls_stmt_bind_int64(openq, 4, subsecond ? LS_OPEN_WAIT_CANDIDATES
-                                                      : LS_OPEN_WAIT_CANDIDATES_WHOLE)) != 0)
+    if ((rc = ls_stmt_bind_int64(openq, LS_PARAM(owp, pid), ch->root)) != 0 ||
+        (rc = ls_stmt_bind_int64(openq, LS_PARAM(owp, ts), t)) != 0 ||
+        (rc = ls_stmt_bind_int64(openq, LS_PARAM(owp, res), subsecond ? 0 : LS_WHOLE_SECOND_US)) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(openq, LS_PARAM(owp, n),
+                                 subsecond ? LS_OPEN_WAIT_CANDIDATES
+                                           : LS_OPEN_WAIT_CANDIDATES_WHOLE)) != 0)
         return rc;
     while ((rc = ls_stmt_step(openq)) == 1) {
         ls_chain_wait w;
@@ -836,7 +864,7 @@ static int chain_sessions(ls_stmt *sessq, ls_stmt *xidq, const ls_chain *ch, int
         return rc;
     if (ch->root_xid) {
         ls_stmt_reset(xidq);
-        if ((rc = ls_stmt_bind_int64(xidq, 1, ch->root_xid)) != 0 ||
+        if ((rc = ls_stmt_bind_int64(xidq, LS_PARAM(xsp, xid), ch->root_xid)) != 0 ||
             (rc = ls_stmt_step(xidq)) < 0)
             return rc;
         if (rc == 1 && ls_stmt_int64(xidq, xs_pid) == ch->root &&
@@ -912,9 +940,12 @@ static int walk_chains(ls_store *s, ls_correlate_stats *stats)
 
     if ((rc = ls_log_subsecond(s, &subsecond)) != 0 ||
         (rc = ls_store_prepare(s, walk_sql, &wq.walk)) != 0 ||
-        (rc = ls_store_prepare(s, open_wait_sql, &wq.openq)) != 0 ||
-        (rc = ls_store_prepare(s, session_at_sql, &wq.sessq)) != 0 ||
-        (rc = ls_store_prepare(s, xid_session_sql, &wq.xidq)) != 0 ||
+        (rc = ls_store_prepare_params(s, open_wait_sql, LS_PARAM_NAMES(OPEN_WAIT_PARAMS),
+                                      &wq.openq)) != 0 ||
+        (rc = ls_store_prepare_params(s, session_at_sql, LS_PARAM_NAMES(SESSION_AT_PARAMS),
+                                      &wq.sessq)) != 0 ||
+        (rc = ls_store_prepare_params(s, xid_session_sql, LS_PARAM_NAMES(XID_SESSION_PARAMS),
+                                      &wq.xidq)) != 0 ||
         (rc = ls_store_prepare(s, insert_chain_sql, &wq.upd)) != 0)
         goto out;
     while ((rc = ls_stmt_step(wq.walk)) == 1)
@@ -946,16 +977,19 @@ static int close_store(ls_store *s, const wait_close *c, size_t n)
     size_t i;
     int rc;
 
-    if ((rc = ls_store_prepare(s, close_wait_sql, &u)) != 0)
+    if ((rc = ls_store_prepare_params(s, close_wait_sql, LS_PARAM_NAMES(CLOSE_WAIT_PARAMS), &u)) !=
+        0)
         return rc;
     for (i = 0; i < n; i++) {
         ls_stmt_reset(u);
-        if ((rc = ls_stmt_bind_int64(u, 1, c[i].wait_id)) != 0 ||
-            (rc = ls_stmt_bind_text(u, 2, c[i].has_outcome ? c[i].outcome : NULL)) != 0 ||
-            (rc = ls_stmt_bind_int64(u, 3, c[i].end_ts)) != 0 ||
-            (rc = ls_stmt_bind_int64(u, 4, c[i].file)) != 0 ||
-            (rc = ls_stmt_bind_int64(u, 5, c[i].line)) != 0 ||
-            (rc = ls_stmt_bind_double(u, 6, c[i].waited_ms)) != 0 || (rc = ls_stmt_step(u)) < 0)
+        if ((rc = ls_stmt_bind_int64(u, LS_PARAM(cwp, wait_id), c[i].wait_id)) != 0 ||
+            (rc = ls_stmt_bind_text(u, LS_PARAM(cwp, outcome),
+                                    c[i].has_outcome ? c[i].outcome : NULL)) != 0 ||
+            (rc = ls_stmt_bind_int64(u, LS_PARAM(cwp, end_ts), c[i].end_ts)) != 0 ||
+            (rc = ls_stmt_bind_int64(u, LS_PARAM(cwp, end_file), c[i].file)) != 0 ||
+            (rc = ls_stmt_bind_int64(u, LS_PARAM(cwp, end_line), c[i].line)) != 0 ||
+            (rc = ls_stmt_bind_double(u, LS_PARAM(cwp, waited_ms), c[i].waited_ms)) != 0 ||
+            (rc = ls_stmt_step(u)) < 0)
             break;
         rc = 0;
     }
@@ -979,11 +1013,12 @@ static int serialization_of_wait(ls_stmt *q, ls_stmt *first, ls_stmt *lines)
     int ended, rc;
 
     ls_stmt_reset(first);
-    if ((rc = ls_stmt_bind_int64(first, 1, ls_stmt_int64(q, sf_pid))) != 0 ||
-        (rc = ls_stmt_bind_int64(first, 2, ls_stmt_int64(q, sf_session_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(first, 3, ls_stmt_int64(q, sf_end_ts))) != 0 ||
-        (rc = ls_stmt_bind_int64(first, 4, end.file)) != 0 ||
-        (rc = ls_stmt_bind_int64(first, 5, end.line)) != 0)
+    if ((rc = ls_stmt_bind_int64(first, LS_PARAM(fep, pid), ls_stmt_int64(q, sf_pid))) != 0 ||
+        (rc = ls_stmt_bind_int64(first, LS_PARAM(fep, session), ls_stmt_int64(q, sf_session_id))) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(first, LS_PARAM(fep, ts), ls_stmt_int64(q, sf_end_ts))) != 0 ||
+        (rc = ls_stmt_bind_int64(first, LS_PARAM(fep, file), end.file)) != 0 ||
+        (rc = ls_stmt_bind_int64(first, LS_PARAM(fep, line), end.line)) != 0)
         return rc;
     if ((rc = ls_stmt_step(first)) != 1)
         return rc;
@@ -999,10 +1034,12 @@ static int serialization_of_wait(ls_stmt *q, ls_stmt *first, ls_stmt *lines)
     if (ended == 0)
         return 0;
     ls_stmt_reset(lines);
-    if ((rc = ls_stmt_bind_int64(lines, 1, ls_stmt_int64(q, sf_session_id))) != 0 ||
-        (rc = ls_stmt_bind_int64(lines, 2, ls_stmt_int64(q, sf_end_ts))) != 0 ||
-        (rc = ls_stmt_bind_int64(lines, 3, err_ts)) != 0 ||
-        (rc = ls_stmt_bind_int64(lines, 4, ls_stmt_int64(q, sf_start_ts))) != 0)
+    if ((rc = ls_stmt_bind_int64(lines, LS_PARAM(slp, session), ls_stmt_int64(q, sf_session_id))) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(lines, LS_PARAM(slp, end_ts), ls_stmt_int64(q, sf_end_ts))) != 0 ||
+        (rc = ls_stmt_bind_int64(lines, LS_PARAM(slp, err_ts), err_ts)) != 0 ||
+        (rc = ls_stmt_bind_int64(lines, LS_PARAM(slp, start_ts), ls_stmt_int64(q, sf_start_ts))) !=
+            0)
         return rc;
     while ((rc = ls_stmt_step(lines)) == 1) {
         ls_logpos at = {ls_stmt_int64(lines, sl_file_id), ls_stmt_int64(lines, sl_line)};
@@ -1014,6 +1051,12 @@ static int serialization_of_wait(ls_stmt *q, ls_stmt *first, ls_stmt *lines)
     ls_stmt_reset(lines);
     return rc < 0 ? rc : ended;
 }
+
+/* Wait :wait_id's outcome a serialization failure (serialization_step). */
+static const char serialization_outcome_sql[] =
+    "UPDATE lock_wait_rows SET outcome = 'serialization_failure' WHERE wait_id = :wait_id";
+#define SERIALIZATION_OUTCOME_PARAMS(X, Q) X(Q, wait_id)
+LS_PARAMS(sop, SERIALIZATION_OUTCOME_PARAMS);
 
 /* A wait on a transaction that then fails with 40001 was acquired only to
  * find the row changed: the serialization failure is its real outcome,
@@ -1027,8 +1070,10 @@ static int serialization_step(ls_store *s)
     int rc;
 
     if ((rc = ls_store_exec(s, serialization_index_sql)) != 0 ||
-        (rc = ls_store_prepare(s, first_error_sql, &first)) != 0 ||
-        (rc = ls_store_prepare(s, stmt_lines_sql, &lines)) != 0 ||
+        (rc = ls_store_prepare_params(s, first_error_sql, LS_PARAM_NAMES(FIRST_ERROR_PARAMS),
+                                      &first)) != 0 ||
+        (rc = ls_store_prepare_params(s, stmt_lines_sql, LS_PARAM_NAMES(STMT_LINES_PARAMS),
+                                      &lines)) != 0 ||
         (rc = ls_store_prepare(s, acquired_40001_sql, &q)) != 0) {
         ls_stmt_finalize(first);
         ls_stmt_finalize(lines);
@@ -1056,11 +1101,11 @@ static int serialization_step(ls_store *s)
     ls_stmt_finalize(first);
     ls_stmt_finalize(lines);
     if (rc >= 0 && n > 0)
-        rc = ls_store_prepare(s, "UPDATE lock_wait_rows SET outcome = 'serialization_failure'"
-                                 " WHERE wait_id = ?1", &u);
+        rc = ls_store_prepare_params(s, serialization_outcome_sql,
+                                     LS_PARAM_NAMES(SERIALIZATION_OUTCOME_PARAMS), &u);
     for (i = 0; rc >= 0 && i < n; i++) {
         ls_stmt_reset(u);
-        if ((rc = ls_stmt_bind_int64(u, 1, ids[i])) == 0)
+        if ((rc = ls_stmt_bind_int64(u, LS_PARAM(sop, wait_id), ids[i])) == 0)
             rc = ls_stmt_step(u);
     }
     ls_stmt_finalize(u);
@@ -1164,8 +1209,8 @@ static const char queued_waits_sql[] =
     " WHERE target_kind NOT IN ('tuple', 'transaction')"
     " AND " LS_PIDS_OF("lock_wait_rows", "queue") " LIKE '%,%' ORDER BY wait_id";
 
-/* The wait of pid ?1 for lock ?2 that began last by time ?3 (?4: the
- * timestamps' resolution): a process waits for one lock at a time, and
+/* The wait of pid :pid for lock :target that began last by time :ts
+ * (:res: the timestamps' resolution): a process waits for one lock at a time, and
  * ls_wait_open_at() decides whether it was on. */
 #define AHEAD_WAIT_COLS(X, Q)                                                               \
     X(Q, mode, "mode")                                                                      \
@@ -1178,11 +1223,15 @@ static const char queued_waits_sql[] =
 LS_COLUMNS(aw, AHEAD_WAIT_COLS);
 static const char ahead_wait_sql[] =
     "SELECT " LS_SELECT_LIST(aw, AHEAD_WAIT_COLS) " FROM lock_wait_rows"
-    " WHERE pid = ?1 AND target = ?2 AND start_ts <= ?3 + ?4"
+    " WHERE pid = :pid AND target = :target AND start_ts <= :ts + :res"
     " ORDER BY start_ts DESC, wait_id DESC LIMIT 1";
+#define AHEAD_WAIT_PARAMS(X, Q) X(Q, pid) X(Q, target) X(Q, ts) X(Q, res)
+LS_PARAMS(awp, AHEAD_WAIT_PARAMS);
 
 static const char queue_blocker_sql[] =
-    "UPDATE lock_wait_rows SET blocker_pid = ?2 WHERE wait_id = ?1";
+    "UPDATE lock_wait_rows SET blocker_pid = :blocker WHERE wait_id = :wait_id";
+#define QUEUE_BLOCKER_PARAMS(X, Q) X(Q, blocker) X(Q, wait_id)
+LS_PARAMS(qbp, QUEUE_BLOCKER_PARAMS);
 
 #define QUEUE_AHEAD_MAX 64 /* waiters ahead looked at: the nearest ones */
 
@@ -1201,10 +1250,10 @@ static int ahead_mode(ls_stmt *aq, ls_stmt *q, int64_t pid, int subsecond, char 
     pos.file = ls_stmt_int64(q, qw_file_id);
     pos.line = ls_stmt_int64(q, qw_line);
     ls_stmt_reset(aq);
-    if ((rc = ls_stmt_bind_int64(aq, 1, pid)) != 0 ||
-        (rc = ls_stmt_bind_text(aq, 2, ls_stmt_text(q, qw_target))) != 0 ||
-        (rc = ls_stmt_bind_int64(aq, 3, t)) != 0 ||
-        (rc = ls_stmt_bind_int64(aq, 4, subsecond ? 0 : LS_WHOLE_SECOND_US)) != 0)
+    if ((rc = ls_stmt_bind_int64(aq, LS_PARAM(awp, pid), pid)) != 0 ||
+        (rc = ls_stmt_bind_text(aq, LS_PARAM(awp, target), ls_stmt_text(q, qw_target))) != 0 ||
+        (rc = ls_stmt_bind_int64(aq, LS_PARAM(awp, ts), t)) != 0 ||
+        (rc = ls_stmt_bind_int64(aq, LS_PARAM(awp, res), subsecond ? 0 : LS_WHOLE_SECOND_US)) != 0)
         return rc;
     if ((rc = ls_stmt_step(aq)) != 1)
         return rc < 0 ? rc : 0;
@@ -1237,8 +1286,10 @@ static int queue_blockers(ls_store *s)
 
     if ((rc = ls_log_subsecond(s, &subsecond)) != 0 ||
         (rc = ls_store_prepare(s, queued_waits_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, ahead_wait_sql, &aq)) != 0 ||
-        (rc = ls_store_prepare(s, queue_blocker_sql, &u)) != 0)
+        (rc = ls_store_prepare_params(s, ahead_wait_sql, LS_PARAM_NAMES(AHEAD_WAIT_PARAMS), &aq)) !=
+            0 ||
+        (rc = ls_store_prepare_params(s, queue_blocker_sql, LS_PARAM_NAMES(QUEUE_BLOCKER_PARAMS),
+                                      &u)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         int64_t pids[QUEUE_AHEAD_MAX], bp;
@@ -1257,8 +1308,10 @@ static int queue_blockers(ls_store *s)
         if (!bp)
             continue;
         ls_stmt_reset(u);
-        if ((rc = ls_stmt_bind_int64(u, 1, ls_stmt_int64(q, qw_wait_id))) != 0 ||
-            (rc = ls_stmt_bind_int64(u, 2, bp)) != 0 || (rc = ls_stmt_step(u)) < 0)
+        if ((rc = ls_stmt_bind_int64(u, LS_PARAM(qbp, wait_id), ls_stmt_int64(q, qw_wait_id))) !=
+                0 ||
+            (rc = ls_stmt_bind_int64(u, LS_PARAM(qbp, blocker), bp)) != 0 ||
+            (rc = ls_stmt_step(u)) < 0)
             goto out;
     }
 out:
@@ -1293,10 +1346,11 @@ static int holder_wait_names(ls_stmt *q, ls_stmt *hq)
     int rc;
 
     ls_stmt_reset(hq);
-    ls_stmt_bind_int64(hq, 1, ls_stmt_int64(q, tw_blocker_pid));
-    ls_stmt_bind_int64(hq, 2, logged);
-    ls_stmt_bind_int64(hq, 3, LS_HOLDER_WAIT_LOOKAHEAD_US);
-    ls_stmt_bind_int64(hq, 4, LS_HOLDER_WAIT_CANDIDATES);
+    if ((rc = ls_stmt_bind_int64(hq, LS_PARAM(hwp, pid), ls_stmt_int64(q, tw_blocker_pid))) != 0 ||
+        (rc = ls_stmt_bind_int64(hq, LS_PARAM(hwp, ts), logged)) != 0 ||
+        (rc = ls_stmt_bind_int64(hq, LS_PARAM(hwp, lookahead), LS_HOLDER_WAIT_LOOKAHEAD_US)) != 0 ||
+        (rc = ls_stmt_bind_int64(hq, LS_PARAM(hwp, n), LS_HOLDER_WAIT_CANDIDATES)) != 0)
+        return rc;
     /* latest first: stop at the one ls_holder_wait_at() takes, which
      * leaves hq on it */
     while ((rc = ls_stmt_step(hq)) == 1) {
@@ -1311,8 +1365,8 @@ static int holder_wait_names(ls_stmt *q, ls_stmt *hq)
     return rc < 0 ? rc : 0;
 }
 
-/* A relation name found for (?1, ?2) with its evidence (?4), unless one
- * was found before. */
+/* A relation name found for (db_oid, rel_oid) with its evidence, unless
+ * one was found before. */
 static int insert_relation(ls_stmt *ins, int64_t db_oid, int64_t rel_oid, const char *name,
                            const char *evidence)
 {
@@ -1388,7 +1442,8 @@ static int relations_step(ls_store *s, ls_correlate_stats *stats)
 
     (void)stats;
     if ((rc = ls_store_prepare(s, tuple_waits_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, holder_waits_sql, &hq)) != 0 ||
+        (rc = ls_store_prepare_params(s, holder_waits_sql, LS_PARAM_NAMES(HOLDER_WAITS_PARAMS),
+                                      &hq)) != 0 ||
         (rc = ls_store_prepare(s, insert_relation_sql, &ins)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {

@@ -28,7 +28,8 @@
 #include <string.h>
 
 /* A statement text's text_id: texts are kept once, by the FNV-1a hash
- * ingest stores them under (store.c). Prepared with ls_store_prepare_params(s, LS_TEXT_FIND_NAMED_SQL,
+ * ingest stores them under (store.c). Prepared with
+ * ls_store_prepare_params(s, LS_TEXT_FIND_NAMED_SQL,
  * LS_PARAM_NAMES(LS_TEXT_FIND_PARAMS), &q), bound by LS_PARAM(tfp, hash)
  * and LS_PARAM(tfp, text). */
 #define LS_TEXT_FIND_PARAMS(X, Q) X(Q, hash) X(Q, text)

@@ -34,19 +34,28 @@
 #include "lockorder.h"
 
 /*
- * The time window in a rule's SQL: ?11 and ?12, NULL when open. A point
+ * A rule's parameters, named once for all rules (a vocabulary,
+ * ls_params.h): its floor of waits (:min_waits, finding_rule.min_waits)
+ * and the scope's time window (:since and :until, NULL when open),
+ * bound by bind_rule() where the rule's SQL has them.
+ */
+#define RULE_PARAMS(X, Q) X(Q, min_waits) X(Q, since) X(Q, until)
+
+/*
+ * The time window in a rule's SQL: :since and :until. A point
  * event (deadlock, error) counts when its time is in the window; a hold
  * or a transaction when it overlaps the window, as a wait does in the
  * sections; a rule over a row's whole history (rows.waits,
  * hidden_wait_ms, ...) only when that history lies inside the window, so
  * that no figure of a finding comes from outside it.
  */
-#define WINDOW_SINCE 11
-#define WINDOW_UNTIL 12
-#define AT_IN_WINDOW(ts) " (?11 IS NULL OR " ts " >= ?11) AND (?12 IS NULL OR " ts " <= ?12) "
-#define OVERLAPS_WINDOW(s, e) \
-    " (?11 IS NULL OR coalesce(" e ", " s ") >= ?11) AND (?12 IS NULL OR " s " <= ?12) "
-#define INSIDE_WINDOW(s, e) " (?11 IS NULL OR " s " >= ?11) AND (?12 IS NULL OR " e " <= ?12) "
+#define AT_IN_WINDOW(ts) \
+    " (:since IS NULL OR " ts " >= :since) AND (:until IS NULL OR " ts " <= :until) "
+#define OVERLAPS_WINDOW(s, e)                                                     \
+    " (:since IS NULL OR coalesce(" e ", " s ") >= :since) AND (:until IS NULL OR " s \
+    " <= :until) "
+#define INSIDE_WINDOW(s, e) \
+    " (:since IS NULL OR " s " >= :since) AND (:until IS NULL OR " e " <= :until) "
 
 /* A row that is a whole relation's lock (its waits are for a relation
  * lock): a lock queue, not a hot row, so no hot-row rule speaks of it
@@ -157,11 +166,11 @@ static int queued_fire(ls_stmt *q, const rule_fields *rf)
 }
 
 /* The serial_capacity rule's rows (r0): those with a known capacity and
- * the floor of waits (?1) whose waits lie inside the window, no relation
+ * the floor of waits (:min_waits) whose waits lie inside the window, no relation
  * lock. Its query and gather_serial read them alike. */
 #define SERIAL_ROWS                                                                    \
     "r0 AS MATERIALIZED (SELECT r.* FROM rows r WHERE r.capacity_per_s > 0"            \
-    "  AND r.waits >= ?1 AND" INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND"            \
+    "  AND r.waits >= :min_waits AND" INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND"            \
     NOT_A_RELATION_LOCK("r.row_id") ")"
 
 static int gather_serial(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
@@ -193,7 +202,7 @@ static const finding_rule rules[] = {
      " FROM hold_parts p JOIN hl ON hl.hold_id = p.hold_id WHERE p.part = 'span'"
      " GROUP BY hl.label, p.name ORDER BY hl.label, p.name",
      "code_path:s,span:s,span_ms:m,holds:i,waiter_ms:m", NULL, ls_fnd_gather_call,
-     LS_FINDING_MAX_PER_PATH, {0, 0}},
+     LS_FINDING_MAX_PER_PATH, 0},
     {"idle_in_transaction_head",
      "Send the transaction's statements back to back and commit at once; do application work "
      "(rendering, calls, waiting for the client) before BEGIN or after COMMIT. Set "
@@ -280,7 +289,7 @@ static const finding_rule rules[] = {
       * them (hi is two parts now) */
      " ORDER BY hi.label, hi.hold_id",
      "code_path:s,holds:i,idle_ms:m,waiter_ms:m,max_hold_ms:m", NULL, ls_fnd_gather_idle,
-     LS_FINDING_MAX_PER_PATH, {0, 0}},
+     LS_FINDING_MAX_PER_PATH, 0},
     {"commit_wait_head",
      "The COMMIT itself held the row: check WAL flush latency (wait event WalSync), a synchronous "
      "standby (SyncRep) and deferred triggers or constraints that run at COMMIT; update the hot "
@@ -293,7 +302,7 @@ static const finding_rule rules[] = {
      " WHERE h.head_state = 'committing' AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts")
      " GROUP BY 2",
      "code_path:s,holds:i,commit_ms:m,waiter_ms:m", holds_fire, NULL, LS_FINDING_MAX_PER_PATH,
-     {0, 0}},
+     0},
     {"inconsistent_lock_order",
      "Take locks in one order everywhere: sort the keys before locking them (lock the lower id "
      "first, whatever the request's order: SELECT ... FOR UPDATE ORDER BY id), and take "
@@ -318,7 +327,7 @@ static const finding_rule rules[] = {
      " x.label, x.r1, x.r2, x.other, x.deadlocks, x.row1, x.row2"
      " FROM lock_cycles x ORDER BY x.label, x.other, x.r1, x.r2",
      "code_path:s,first:s,then:s,other_code_path:s,deadlocks:i,first_row:s,then_row:s",
-     order_fires, NULL, LS_FINDING_MAX_PER_PATH, {0, 0}},
+     order_fires, NULL, LS_FINDING_MAX_PER_PATH, 0},
     {"deadlocks",
      "Find the two code paths in the cycle and make them lock rows in the same order (the "
      "deadlock section lists each side's statements in the order it took its locks).",
@@ -327,22 +336,22 @@ static const finding_rule rules[] = {
      "%%s UTC.', count(*), strftime('%%Y-%%m-%%d %%H:%%M:%%f', min(ts) / 1e6, 'unixepoch')),"
      " count(*), strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', min(ts) / 1e6, 'unixepoch')"
      " FROM deadlocks WHERE" AT_IN_WINDOW("ts"),
-     "deadlocks:i,first_time:s", deadlocks_fire, NULL, ONE_PER_LOG, {0, 0}},
+     "deadlocks:i,first_time:s", deadlocks_fire, NULL, ONE_PER_LOG, 0},
     {"hot_counter_row",
      "Split the counter into N rows updated at random and summed on read, or append increments "
      "to a log table and aggregate them later.",
-     /* The rows with the floor of waits (?1), heaviest first (the
+     /* The rows with the floor of waits (:min_waits), heaviest first (the
       * finding's weight, NULL as 0), then in row order: the order a keeper
       * of the rows in row order would keep them in, so that the gather
       * reads the writers (COUNTER_WRITERS_SQL) only of rows it can still
       * keep (ls_fnd_gather_counter). */
-     "SELECT " LS_SELECT_LIST(cq, COUNTER_COLS) " FROM rows r WHERE r.waits >= ?1"
-     " AND r.row_id IN (SELECT k.row_id FROM row_keys k WHERE k.waits >= ?1) AND"
+     "SELECT " LS_SELECT_LIST(cq, COUNTER_COLS) " FROM rows r WHERE r.waits >= :min_waits"
+     " AND r.row_id IN (SELECT k.row_id FROM row_keys k WHERE k.waits >= :min_waits) AND"
      INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND" NOT_A_RELATION_LOCK("r.row_id")
      "ORDER BY coalesce(r.total_wait_ms, 0.0) DESC, r.row_id",
      "relation:s,row:s,waits:i,total_wait_ms:m,statement:s,transactions:i,held_ms:m,"
      "code_path:s,writing_transactions:i,decided_by:s,trigger_statement:s", NULL,
-     ls_fnd_gather_counter, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
+     ls_fnd_gather_counter, LS_FINDING_MAX_PER_ROW, LS_FINDING_ROW_MIN_WAITS},
     {"retries_after_serialization_failure",
      "Retry the whole transaction (not the statement) with a bound and back-off, keep it "
      "short, or lock the row first (SELECT ... FOR UPDATE) where the isolation level allows.",
@@ -366,7 +375,7 @@ static const finding_rule rules[] = {
      " FROM errors_linked WHERE class = 'serialization_failure' AND" AT_IN_WINDOW("ts"),
      "failures:i,retried:i,committed:i,by_session:i,by_trace:i,untold:i,by_parameters:i",
      failures_fire, NULL, ONE_PER_LOG,
-     {0, 0}},
+     0},
     {"hidden_waiting",
      "The log shows only waits longer than deadlock_timeout; the rest of the queueing on this row "
      "is as real. Shorten what holds the row (see the rankings) rather than tuning "
@@ -382,7 +391,7 @@ static const finding_rule rules[] = {
      " FROM rows r WHERE" INSIDE_WINDOW("r.first_ts", "r.last_ts")
      "AND" NOT_A_RELATION_LOCK("r.row_id"),
      "relation:s,row:s,hidden_share_pct:m,statements_waited:i,hidden_wait_ms:m,"
-     "logged_wait_ms:m,utilisation:m", hidden_fires, NULL, LS_FINDING_MAX_PER_ROW, {0, 0}},
+     "logged_wait_ms:m,utilisation:m", hidden_fires, NULL, LS_FINDING_MAX_PER_ROW, 0},
     {"lock_queue_behind_ddl",
      "Run DDL with a short lock_timeout (SET lock_timeout = '2s') and retry it until it gets "
      "the lock, so that it never waits long at the head of the table's queue; shorten or end "
@@ -408,7 +417,7 @@ static const finding_rule rules[] = {
      " FROM relation_queues rq WHERE" OVERLAPS_WINDOW("rq.start_ts", "rq.end_ts")
      "ORDER BY rq.wait_id",
      "relation:s,statement:s,mode:s,waited_ms:m,holder_code_path:s,queued:i,queued_wait_ms:m,"
-     "code_path:s", queued_fire, NULL, LS_FINDING_MAX_PER_ROW, {0, 0}},
+     "code_path:s", queued_fire, NULL, LS_FINDING_MAX_PER_ROW, 0},
     {"serial_capacity",
      "One row lets one transaction through at a time: shorten the hold (see the findings above) "
      "or spread the writes over several rows.",
@@ -427,7 +436,7 @@ static const finding_rule rules[] = {
       * longer while it queues than over the whole log, and the demand
       * of the window is to be set against the holds of the window.
       * Counted only for rows with a known capacity and the floor of
-      * waits (?1).
+      * waits (:min_waits).
       * A transaction tied up in a deadlock on the row (a victim of a
       * wait for it that ended in a deadlock, or the holder that wait was
       * for: lock_waits outcome 'deadlock') counts neither in the demand
@@ -467,7 +476,7 @@ static const finding_rule rules[] = {
      " (r.last_ts - r.first_ts) / 1e6, r.wanting / max((r.last_ts - r.first_ts) / 1e6, 0.001),"
      " r.waits FROM q r",
      "relation:s,row:s,mean_hold_ms:m,capacity_per_s:m,transactions:i,window_s:m,demand_per_s:m,"
-     "waits:x", serial_fires, gather_serial, LS_FINDING_MAX_PER_ROW, {LS_FINDING_ROW_MIN_WAITS, 0}},
+     "waits:x", serial_fires, gather_serial, LS_FINDING_MAX_PER_ROW, LS_FINDING_ROW_MIN_WAITS},
 };
 
 #define NRULES (sizeof(rules) / sizeof(rules[0]))
@@ -601,18 +610,19 @@ static int window_set(int64_t t)
     return t != 0 && t != LS_TS_NONE;
 }
 
-/* Bind the rule's thresholds (?1, ?2) and the scope's window (?11, ?12)
- * where q has them; a failed bind fails the step. */
-static void bind_rule(ls_stmt *q, const finding_rule *r, const ls_findings_scope *sc)
+/* Bind the rule's floor of waits (:min_waits, unbound at 0) and the
+ * scope's window (:since, :until; unbound when open) where q (prepared
+ * with RULE_PARAMS) has them. 0 or the bind's error. */
+static int bind_rule(ls_stmt *q, const finding_rule *r, const ls_findings_scope *sc)
 {
-    int n = ls_stmt_params(q), i;
-    for (i = 0; i < MAX_ARGS && i < n; i++)
-        if (r->args[i] != 0)
-            ls_stmt_bind_double(q, i + 1, r->args[i]);
-    if (n >= WINDOW_UNTIL && window_set(sc->since))
-        ls_stmt_bind_int64(q, WINDOW_SINCE, sc->since);
-    if (n >= WINDOW_UNTIL && window_set(sc->until))
-        ls_stmt_bind_int64(q, WINDOW_UNTIL, sc->until);
+    int p, rc = 0;
+    if (r->min_waits != 0 && (p = ls_stmt_param(q, "min_waits")) != 0)
+        rc = ls_stmt_bind_double(q, p, r->min_waits);
+    if (rc == 0 && window_set(sc->since) && (p = ls_stmt_param(q, "since")) != 0)
+        rc = ls_stmt_bind_int64(q, p, sc->since);
+    if (rc == 0 && window_set(sc->until) && (p = ls_stmt_param(q, "until")) != 0)
+        rc = ls_stmt_bind_int64(q, p, sc->until);
+    return rc;
 }
 
 /* Where a finding of weight w goes, or k->limit when it is not kept. */
@@ -787,9 +797,12 @@ static int serial_rows_read(ls_store *s, const finding_rule *r, const ls_finding
     ls_stmt *q = NULL;
     size_t cap = 0;
     int rc;
-    if ((rc = ls_store_prepare(s, serial_rows_sql, &q)) != 0)
+    if ((rc = ls_store_prepare_vocab(s, serial_rows_sql, LS_PARAM_NAMES(RULE_PARAMS), &q)) != 0)
         return rc;
-    bind_rule(q, r, sc);
+    if ((rc = bind_rule(q, r, sc)) != 0) {
+        ls_stmt_finalize(q);
+        return rc;
+    }
     while ((rc = ls_stmt_step(q)) == 1) {
         serial_row *x;
         if (*n == cap) {
@@ -877,14 +890,14 @@ static int serial_want_write(ls_store *s, const serial_row *rows, size_t nrows)
         return rc;
     for (i = 0; rc >= 0 && i < nrows; i++) {
         ls_stmt_reset(ins);
-        ls_stmt_bind_int64(ins, LS_PARAM(swp, row), rows[i].row_id);
-        ls_stmt_bind_int64(ins, LS_PARAM(swp, wanting), rows[i].wanting);
-        ls_stmt_bind_int64(ins, LS_PARAM(swp, wanting_hi), rows[i].wanting_hi);
-        ls_stmt_bind_int64(ins, LS_PARAM(swp, tied), rows[i].tied);
-        if (rows[i].n_ms > 0)
-            ls_stmt_bind_double(ins, LS_PARAM(swp, mw), rows[i].sum_ms / (double)rows[i].n_ms);
-        else
-            ls_stmt_bind_null(ins, LS_PARAM(swp, mw));
+        if ((rc = ls_stmt_bind_int64(ins, LS_PARAM(swp, row), rows[i].row_id)) != 0 ||
+            (rc = ls_stmt_bind_int64(ins, LS_PARAM(swp, wanting), rows[i].wanting)) != 0 ||
+            (rc = ls_stmt_bind_int64(ins, LS_PARAM(swp, wanting_hi), rows[i].wanting_hi)) != 0 ||
+            (rc = ls_stmt_bind_int64(ins, LS_PARAM(swp, tied), rows[i].tied)) != 0 ||
+            (rc = rows[i].n_ms > 0 ? ls_stmt_bind_double(ins, LS_PARAM(swp, mw),
+                                                         rows[i].sum_ms / (double)rows[i].n_ms)
+                                   : ls_stmt_bind_null(ins, LS_PARAM(swp, mw))) != 0)
+            break;
         rc = ls_stmt_step(ins);
     }
     ls_stmt_finalize(ins);
@@ -938,12 +951,12 @@ static int run_rule(ls_store *s, const finding_rule *r, const ls_findings_scope 
     ls_fnd_expand(sql, r->sql, sc->label_sql);
     if (ls_buf_failed(sql))
         return LS_ENOMEM;
-    if ((rc = ls_store_prepare(s, ls_buf_str(sql), &q)) != 0)
+    if ((rc = ls_store_prepare_vocab(s, ls_buf_str(sql), LS_PARAM_NAMES(RULE_PARAMS), &q)) != 0)
         return rc;
-    bind_rule(q, r, sc);
     k.n = 0;
     k.limit = r->limit;
-    rc = (r->gather ? r->gather : gather_rows)(s, sc, r, &rf, q, &k);
+    if ((rc = bind_rule(q, r, sc)) == 0)
+        rc = (r->gather ? r->gather : gather_rows)(s, sc, r, &rf, q, &k);
     ls_stmt_finalize(q);
     for (i = 0; i < k.n; i++) {
         if (rc < 0) {
@@ -958,16 +971,15 @@ static int run_rule(ls_store *s, const finding_rule *r, const ls_findings_scope 
 
 /* ---- writing ---- */
 
-void ls_fnd_bind_value(ls_stmt *q, int idx, const value *v, char kind)
+int ls_fnd_bind_value(ls_stmt *q, int idx, const value *v, char kind)
 {
     if (v->null)
-        ls_stmt_bind_null(q, idx);
-    else if (kind == 's')
-        ls_stmt_bind_text(q, idx, v->s);
-    else if (kind == 'i')
-        ls_stmt_bind_int64(q, idx, v->i);
-    else
-        ls_stmt_bind_double(q, idx, v->d);
+        return ls_stmt_bind_null(q, idx);
+    if (kind == 's')
+        return ls_stmt_bind_text(q, idx, v->s);
+    if (kind == 'i')
+        return ls_stmt_bind_int64(q, idx, v->i);
+    return ls_stmt_bind_double(q, idx, v->d);
 }
 
 LS_TABLE_COLUMNS(findings);
@@ -978,24 +990,29 @@ static int write_finding(ls_stmt *ins, ls_stmt *fins, const finding *f, int64_t 
                          const char *grouping)
 {
     int i, rc;
-    ls_stmt_bind_int64(ins, LS_PARAM(findings, finding_id), id);
-    ls_stmt_bind_text(ins, LS_PARAM(findings, grouping), grouping);
-    ls_stmt_bind_int64(ins, LS_PARAM(findings, seq), id);
-    ls_stmt_bind_text(ins, LS_PARAM(findings, rule), f->rule->rule);
-    ls_fnd_bind_value(ins, LS_PARAM(findings, weight_ms), &f->weight, 'm');
-    ls_fnd_bind_value(ins, LS_PARAM(findings, title), &f->title, 's');
-    ls_fnd_bind_value(ins, LS_PARAM(findings, evidence), &f->evidence, 's');
-    ls_stmt_bind_text(ins, LS_PARAM(findings, fix), f->rule->fix);
+    if ((rc = ls_stmt_bind_int64(ins, LS_PARAM(findings, finding_id), id)) != 0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(findings, grouping), grouping)) != 0 ||
+        (rc = ls_stmt_bind_int64(ins, LS_PARAM(findings, seq), id)) != 0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(findings, rule), f->rule->rule)) != 0 ||
+        (rc = ls_fnd_bind_value(ins, LS_PARAM(findings, weight_ms), &f->weight, 'm')) != 0 ||
+        (rc = ls_fnd_bind_value(ins, LS_PARAM(findings, title), &f->title, 's')) != 0 ||
+        (rc = ls_fnd_bind_value(ins, LS_PARAM(findings, evidence), &f->evidence, 's')) != 0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(findings, fix), f->rule->fix)) != 0)
+        return rc;
     rc = ls_stmt_step(ins);
     ls_stmt_reset(ins);
     for (i = 0; rc >= 0 && i < f->fields.n; i++) {
         if (f->fields.f[i].kind == 'x')
             continue; /* the decision's alone */
-        ls_stmt_bind_int64(fins, LS_PARAM(finding_fields, finding_id), id);
-        ls_stmt_bind_int64(fins, LS_PARAM(finding_fields, pos), i);
-        ls_stmt_bind_text(fins, LS_PARAM(finding_fields, name), f->fields.f[i].name);
-        ls_stmt_bind_text(fins, LS_PARAM(finding_fields, kind), (char[]){f->fields.f[i].kind, 0});
-        ls_fnd_bind_value(fins, LS_PARAM(finding_fields, value), &f->f[i], f->fields.f[i].kind);
+        if ((rc = ls_stmt_bind_int64(fins, LS_PARAM(finding_fields, finding_id), id)) != 0 ||
+            (rc = ls_stmt_bind_int64(fins, LS_PARAM(finding_fields, pos), i)) != 0 ||
+            (rc = ls_stmt_bind_text(fins, LS_PARAM(finding_fields, name),
+                                    f->fields.f[i].name)) != 0 ||
+            (rc = ls_stmt_bind_text(fins, LS_PARAM(finding_fields, kind),
+                                    (char[]){f->fields.f[i].kind, 0})) != 0 ||
+            (rc = ls_fnd_bind_value(fins, LS_PARAM(finding_fields, value), &f->f[i],
+                                    f->fields.f[i].kind)) != 0)
+            return rc;
         rc = ls_stmt_step(fins);
         ls_stmt_reset(fins);
     }

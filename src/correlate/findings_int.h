@@ -32,8 +32,6 @@ enum { COL_WEIGHT, COL_TITLE, COL_EVIDENCE, COL_FIELDS };
 #define FIELD_NAME_MAX 48
 /* The most findings a rule keeps (its limit). */
 #define MAX_KEPT LS_FINDING_MAX_PER_PATH
-/* The most parameters (?1, ?2) a rule binds from tolerances.h. */
-#define MAX_ARGS 2
 
 /* A rule's fields as its spec names them ("name:t,..."): t is s (text),
  * i (integer), m (ms) for the report, x for the decision alone. */
@@ -66,7 +64,7 @@ typedef struct finding_rule {
     fires_fn fires;            /* gather_rows' decision */
     gather_fn gather;          /* NULL: gather_rows */
     size_t limit;              /* the most findings it names */
-    double args[MAX_ARGS];     /* bound to ?1, ?2 where the SQL has them */
+    double min_waits;          /* bound to :min_waits where the SQL has it (0: not) */
 } finding_rule;
 
 /* A finding's value, as read from the store. */
@@ -228,7 +226,7 @@ int ls_fnd_value_read(value *v, ls_stmt *q, int col, char kind);
 void ls_fnd_value_free(value *v);
 void ls_fnd_finding_free(finding *f);
 /* Bind v (of kind s, i or m) to ?idx of q; NULL stays NULL. */
-void ls_fnd_bind_value(ls_stmt *q, int idx, const value *v, char kind);
+int ls_fnd_bind_value(ls_stmt *q, int idx, const value *v, char kind);
 /* A finding's weight for ordering: NULL as 0. */
 double ls_fnd_weight_of(const finding *f);
 /* Where a finding of weight w goes among those k keeps, or k->limit when

@@ -91,7 +91,10 @@ LS_COLUMNS(ts, TX_STMT_COLS);
 static const char tx_statements_sql[] =
     "SELECT " LS_SELECT_LIST(ts, TX_STMT_COLS)
     " FROM stmt_rows st LEFT JOIN stmt_texts x ON x.text_id = st.text_id"
-    " WHERE st.stmt_id BETWEEN ?2 AND ?3 AND +st.session_id = ?1 ORDER BY st.stmt_id";
+    " WHERE st.stmt_id BETWEEN :first AND :last AND +st.session_id = :session"
+    " ORDER BY st.stmt_id";
+#define TX_STATEMENTS_PARAMS(X, Q) X(Q, first) X(Q, last) X(Q, session)
+LS_PARAMS(tsp, TX_STATEMENTS_PARAMS);
 
 /* Can a transaction's facts be taken from another of its cut's shape?
  * The cuts cover every statement (meta tx_cuts) and no statement came
@@ -106,7 +109,9 @@ static const char insert_code_sql[] = LS_INSERT_INTO("INSERT", tx_code_rows);
 LS_TABLE_COLUMNS(stmt_tags);
 
 static const char set_sequence_sql[] =
-    "UPDATE tx_shapes SET sequence = ?2 WHERE tx_shape_id = ?1";
+    "UPDATE tx_shapes SET sequence = :sequence WHERE tx_shape_id = :id";
+#define SET_SEQUENCE_PARAMS(X, Q) X(Q, sequence) X(Q, id)
+LS_PARAMS(ssp, SET_SEQUENCE_PARAMS);
 
 #define TEXT_CACHE_SLOTS 1024   /* statement texts whose step and shape are kept */
 #define SHAPE_CACHE_SLOTS 4096  /* cut shapes whose transactions' facts are kept */
@@ -232,8 +237,10 @@ static int intern_tx_shape(facts_ctx *c, tx_facts *f, int64_t *id)
         return 0;
     c->max_tx_shape = *id;
     ls_stmt_reset(c->set_seq);
-    ls_stmt_bind_int64(c->set_seq, 1, *id);
-    ls_stmt_bind_text(c->set_seq, 2, ls_buf_str(&f->sequence));
+    if ((rc = ls_stmt_bind_int64(c->set_seq, LS_PARAM(ssp, id), *id)) != 0 ||
+        (rc = ls_stmt_bind_text(c->set_seq, LS_PARAM(ssp, sequence), ls_buf_str(&f->sequence))) !=
+            0)
+        return rc;
     rc = ls_stmt_step(c->set_seq);
     return rc < 0 ? rc : 0;
 }
@@ -281,12 +288,10 @@ static int intern_facts(facts_ctx *c, tx_facts *f, facts_ids *ids)
     return 0;
 }
 
-static void bind_id(ls_stmt *st, int col, int64_t id)
+/* id into parameter col, NULL for 0; the bind's result. */
+static int bind_id(ls_stmt *st, int col, int64_t id)
 {
-    if (id)
-        ls_stmt_bind_int64(st, col, id);
-    else
-        ls_stmt_bind_null(st, col);
+    return id ? ls_stmt_bind_int64(st, col, id) : ls_stmt_bind_null(st, col);
 }
 
 static const char *text_or_null(const char *s)
@@ -324,19 +329,24 @@ static int insert_code(facts_ctx *c, const tx_facts *f, const facts_ids *ids, in
     int rc;
 
     ls_stmt_reset(ins);
-    ls_stmt_bind_int64(ins, LS_PARAM(tx_code_rows, tx_id), f->tx_id);
-    ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, trace_id), f->trace_id[0] ? f->trace_id : NULL);
-    ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, tag_route), f->route[0] ? f->route : NULL);
-    ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, tag_controller),
-                      f->controller[0] ? f->controller : NULL);
-    ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, tag_action), f->action[0] ? f->action : NULL);
-    ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, tag_application),
-                      f->application[0] ? f->application : NULL);
-    bind_id(ins, LS_PARAM(tx_code_rows, shape_id), ids->shape_id);
-    ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, comment_span), f->span_id[0] ? f->span_id : NULL);
-    bind_id(ins, LS_PARAM(tx_code_rows, order_id), ids->order_id);
-    bind_id(ins, LS_PARAM(tx_code_rows, tx_shape_id), ids->tx_shape_id);
-    bind_id(ins, LS_PARAM(tx_code_rows, path_set), set_id);
+    if ((rc = ls_stmt_bind_int64(ins, LS_PARAM(tx_code_rows, tx_id), f->tx_id)) != 0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, trace_id),
+                                text_or_null(f->trace_id))) != 0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, tag_route), text_or_null(f->route))) !=
+            0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, tag_controller),
+                                text_or_null(f->controller))) != 0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, tag_action),
+                                text_or_null(f->action))) != 0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, tag_application),
+                                text_or_null(f->application))) != 0 ||
+        (rc = bind_id(ins, LS_PARAM(tx_code_rows, shape_id), ids->shape_id)) != 0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(tx_code_rows, comment_span),
+                                text_or_null(f->span_id))) != 0 ||
+        (rc = bind_id(ins, LS_PARAM(tx_code_rows, order_id), ids->order_id)) != 0 ||
+        (rc = bind_id(ins, LS_PARAM(tx_code_rows, tx_shape_id), ids->tx_shape_id)) != 0 ||
+        (rc = bind_id(ins, LS_PARAM(tx_code_rows, path_set), set_id)) != 0)
+        return rc;
     rc = ls_stmt_step(ins);
     return rc < 0 ? rc : 0;
 }
@@ -405,10 +415,12 @@ static int statement_fact(facts_ctx *c, tx_facts *f, ls_stmt *q)
         f->tagged = 1;
         for (i = 0; i < tags.n; i++) {
             ls_stmt_reset(c->tag);
-            ls_stmt_bind_int64(c->tag, LS_PARAM(stmt_tags, stmt_id), ls_stmt_int64(q, ts_stmt_id));
-            ls_stmt_bind_text(c->tag, LS_PARAM(stmt_tags, key), tags.tag[i].key);
-            ls_stmt_bind_text(c->tag, LS_PARAM(stmt_tags, value), tags.tag[i].value);
-            if ((rc = ls_stmt_step(c->tag)) < 0)
+            if ((rc = ls_stmt_bind_int64(c->tag, LS_PARAM(stmt_tags, stmt_id),
+                                         ls_stmt_int64(q, ts_stmt_id))) != 0 ||
+                (rc = ls_stmt_bind_text(c->tag, LS_PARAM(stmt_tags, key), tags.tag[i].key)) != 0 ||
+                (rc = ls_stmt_bind_text(c->tag, LS_PARAM(stmt_tags, value), tags.tag[i].value)) !=
+                    0 ||
+                (rc = ls_stmt_step(c->tag)) < 0)
                 return rc;
         }
         if (!f->trace_id[0] && tags.trace_id[0]) {
@@ -513,9 +525,13 @@ static int transaction_facts(facts_ctx *c, tx_facts *f, ls_stmt *q)
         }
     }
     ls_stmt_reset(c->stmts);
-    ls_stmt_bind_int64(c->stmts, 1, ls_stmt_int64(q, tx_session_id));
-    ls_stmt_bind_int64(c->stmts, 2, ls_stmt_int64(q, tx_first_stmt));
-    ls_stmt_bind_int64(c->stmts, 3, ls_stmt_int64(q, tx_last_stmt));
+    if ((rc = ls_stmt_bind_int64(c->stmts, LS_PARAM(tsp, session),
+                                 ls_stmt_int64(q, tx_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(c->stmts, LS_PARAM(tsp, first),
+                                 ls_stmt_int64(q, tx_first_stmt))) != 0 ||
+        (rc = ls_stmt_bind_int64(c->stmts, LS_PARAM(tsp, last),
+                                 ls_stmt_int64(q, tx_last_stmt))) != 0)
+        return rc;
     while ((rc = ls_stmt_step(c->stmts)) == 1)
         if ((rc = statement_fact(c, f, c->stmts)) != 0)
             return rc;
@@ -583,9 +599,11 @@ static int statement_facts(ls_store *s, ls_paths *paths, int by_shape, int *name
     ls_buf_init(&f->shape, 0);
     ls_buf_init(&f->sequence, 0);
     if ((rc = ls_store_prepare(s, transactions_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, tx_statements_sql, &c.stmts)) != 0 ||
+        (rc = ls_store_prepare_params(s, tx_statements_sql, LS_PARAM_NAMES(TX_STATEMENTS_PARAMS),
+                                      &c.stmts)) != 0 ||
         (rc = ls_store_prepare(s, insert_code_sql, &c.ins)) != 0 ||
-        (rc = ls_store_prepare(s, set_sequence_sql, &c.set_seq)) != 0 ||
+        (rc = ls_store_prepare_params(s, set_sequence_sql, LS_PARAM_NAMES(SET_SEQUENCE_PARAMS),
+                                      &c.set_seq)) != 0 ||
         (rc = ls_store_prepare(s, LS_INSERT_INTO("INSERT", stmt_tags), &c.tag)) != 0 ||
         (rc = ls_intern_open(s, &c.shapes, "shapes", "shape_id", "shape")) != 0 ||
         (rc = ls_intern_open(s, &c.orders, "lock_orders", "order_id", "relations")) != 0 ||
@@ -632,6 +650,11 @@ static const char comment_links_sql[] =
     "SELECT " LS_SELECT_LIST(cl, COMMENT_LINK_COLS)
     " FROM tx_code c JOIN spans sp ON sp.span_id = c.comment_span AND sp.trace_id = c.trace_id"
     " WHERE c.comment_span IS NOT NULL";
+/* Transaction :tx linked to span :span_row by its sqlcommenter comment. */
+static const char comment_link_sql[] =
+    "UPDATE tx_code_rows SET span_row = :span_row, link = 'sqlcommenter' WHERE tx_id = :tx";
+#define COMMENT_LINK_PARAMS(X, Q) X(Q, span_row) X(Q, tx)
+LS_PARAMS(clp, COMMENT_LINK_PARAMS);
 
 static int link_by_comment(ls_store *s, int64_t *offset)
 {
@@ -640,14 +663,15 @@ static int link_by_comment(ls_store *s, int64_t *offset)
     int n = 0, rc;
 
     if ((rc = ls_store_prepare(s, comment_links_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, "UPDATE tx_code_rows SET span_row = ?2, link = 'sqlcommenter'"
-                                  " WHERE tx_id = ?1", &upd)) != 0)
+        (rc = ls_store_prepare_params(s, comment_link_sql, LS_PARAM_NAMES(COMMENT_LINK_PARAMS),
+                                      &upd)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_stmt_reset(upd);
-        ls_stmt_bind_int64(upd, 1, ls_stmt_int64(q, cl_tx_id));
-        ls_stmt_bind_int64(upd, 2, ls_stmt_int64(q, cl_span_row));
-        if ((rc = ls_stmt_step(upd)) < 0)
+        if ((rc = ls_stmt_bind_int64(upd, LS_PARAM(clp, tx), ls_stmt_int64(q, cl_tx_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(upd, LS_PARAM(clp, span_row),
+                                     ls_stmt_int64(q, cl_span_row))) != 0 ||
+            (rc = ls_stmt_step(upd)) < 0)
             goto out;
         if (!ls_stmt_isnull(q, cl_stmt_start) && n < MAX_OFFSET_LINKS)
             diffs[n++] = ls_stmt_int64(q, cl_stmt_start) - ls_stmt_int64(q, cl_span_start);
@@ -660,19 +684,22 @@ out:
     return rc < 0 ? rc : 0;
 }
 
-/* Database spans carrying the backend pid, inside the transaction. The
- * span's time is compared as a range on spans_pid (db_pid, start_ts), so
- * each transaction costs one index probe, not a scan of the spans. */
+/* Database spans carrying the backend pid, inside the transaction (less
+ * :offset, the database clock less the application's, within :tolerance).
+ * The span's time is compared as a range on spans_pid (db_pid, start_ts),
+ * so each transaction costs one index probe, not a scan of the spans. */
 static const char pid_links_sql[] =
     "UPDATE tx_code_rows SET link = 'pid', span_row = (SELECT sp.span_row FROM spans sp"
     "  JOIN transactions t ON t.tx_id = tx_code_rows.tx_id"
-    "  WHERE sp.db_pid = t.pid AND sp.start_ts BETWEEN t.start_ts - ?2 - ?1"
-    "  AND coalesce(t.end_ts, t.start_ts) + ?2 - ?1"
-    "  ORDER BY abs(sp.start_ts + ?1 - t.start_ts) LIMIT 1)"
+    "  WHERE sp.db_pid = t.pid AND sp.start_ts BETWEEN t.start_ts - :tolerance - :offset"
+    "  AND coalesce(t.end_ts, t.start_ts) + :tolerance - :offset"
+    "  ORDER BY abs(sp.start_ts + :offset - t.start_ts) LIMIT 1)"
     " WHERE span_row IS NULL AND EXISTS (SELECT 1 FROM spans sp"
     "  JOIN transactions t ON t.tx_id = tx_code_rows.tx_id"
-    "  WHERE sp.db_pid = t.pid AND sp.start_ts BETWEEN t.start_ts - ?2 - ?1"
-    "  AND coalesce(t.end_ts, t.start_ts) + ?2 - ?1)";
+    "  WHERE sp.db_pid = t.pid AND sp.start_ts BETWEEN t.start_ts - :tolerance - :offset"
+    "  AND coalesce(t.end_ts, t.start_ts) + :tolerance - :offset)";
+#define PID_LINKS_PARAMS(X, Q) X(Q, tolerance) X(Q, offset)
+LS_PARAMS(plp, PID_LINKS_PARAMS);
 
 /* Is there a span with a backend pid (a pid link is possible)? */
 static const char pid_spans_sql[] =
@@ -700,10 +727,11 @@ static int link_by_pid(ls_store *s, int64_t offset)
     if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS spans_pid ON"
                                        " spans(db_pid, start_ts)"
                                        " WHERE db_pid IS NOT NULL")) != 0 ||
-        (rc = ls_store_prepare(s, pid_links_sql, &st)) != 0)
+        (rc = ls_store_prepare_params(s, pid_links_sql, LS_PARAM_NAMES(PID_LINKS_PARAMS), &st)) !=
+            0)
         return rc;
-    if ((rc = ls_stmt_bind_int64(st, 1, offset)) == 0 &&
-        (rc = ls_stmt_bind_int64(st, 2, PID_TOLERANCE_US)) == 0)
+    if ((rc = ls_stmt_bind_int64(st, LS_PARAM(plp, offset), offset)) == 0 &&
+        (rc = ls_stmt_bind_int64(st, LS_PARAM(plp, tolerance), PID_TOLERANCE_US)) == 0)
         rc = ls_stmt_step(st);
     ls_stmt_finalize(st);
     return rc < 0 ? rc : 0;
@@ -724,7 +752,9 @@ static int link_by_pid(ls_store *s, int64_t offset)
 LS_COLUMNS(rq, REQUEST_COLS);
 static const char request_sql[] =
     "SELECT " LS_SELECT_LIST(rq, REQUEST_COLS) " FROM spans"
-    " WHERE trace_id = ?1 AND start_ts IS NOT NULL";
+    " WHERE trace_id = :trace AND start_ts IS NOT NULL";
+#define REQUEST_PARAMS(X, Q) X(Q, trace)
+LS_PARAMS(rqp, REQUEST_PARAMS);
 
 /* *rq: the request of trace `trace` (q: request_sql prepared). */
 static int read_request(ls_stmt *q, const char *trace, ls_request *rq)
@@ -733,7 +763,8 @@ static int read_request(ls_stmt *q, const char *trace, ls_request *rq)
 
     memset(rq, 0, sizeof(*rq));
     ls_stmt_reset(q);
-    ls_stmt_bind_text(q, 1, trace);
+    if ((rc = ls_stmt_bind_text(q, LS_PARAM(rqp, trace), trace)) != 0)
+        return rc;
     if ((rc = ls_stmt_step(q)) != 1)
         return rc < 0 ? rc : 0;
     rq->has_root = !ls_stmt_isnull(q, rq_root_start);
@@ -766,7 +797,7 @@ static const char db_spans_sql[] =
     " WHERE sp.db_statement IS NOT NULL ORDER BY sp.start_ts";
 #define UNLINKED_COLS(X, Q)                          \
     X(Q, tx_id, "c.tx_id")                           \
-    X(Q, start_ts, "st.start_ts + CASE WHEN st.verb = 'span' THEN 0 ELSE ?1 END") \
+    X(Q, start_ts, "st.start_ts + CASE WHEN st.verb = 'span' THEN 0 ELSE :half END") \
     X(Q, dur_us, "st.end_ts - st.start_ts")          \
     X(Q, exact, "st.verb = 'span'")                  \
     X(Q, text, "st.text")                            \
@@ -778,7 +809,9 @@ static const char unlinked_statements_sql[] =
     " CROSS JOIN transactions t ON t.tx_id = c.tx_id"
     " CROSS JOIN statements st ON +st.session_id = t.session_id"
     "  AND st.stmt_id BETWEEN t.first_stmt AND t.last_stmt"
-    " WHERE c.span_row IS NULL ORDER BY 2"; /* ?1: see gather_candidates() */
+    " WHERE c.span_row IS NULL ORDER BY 2"; /* :half: see gather_candidates() */
+#define UNLINKED_PARAMS(X, Q) X(Q, half)
+LS_PARAMS(unp, UNLINKED_PARAMS);
 
 /* A database span or a logged statement, as the matching holds it. */
 typedef struct mitem {
@@ -871,8 +904,10 @@ static int tx_vote_cmp(const void *a, const void *b)
 }
 
 static const char link_statement_sql[] =
-    "UPDATE tx_code_rows SET link = 'statement', span_row = ?2"
-    " WHERE tx_id = ?1 AND span_row IS NULL";
+    "UPDATE tx_code_rows SET link = 'statement', span_row = :span_row"
+    " WHERE tx_id = :tx AND span_row IS NULL";
+#define LINK_STATEMENT_PARAMS(X, Q) X(Q, span_row) X(Q, tx)
+LS_PARAMS(lsp, LINK_STATEMENT_PARAMS);
 
 /* Link each transaction with votes to the span ls_vote_span() picks. */
 static int link_votes(ls_store *s, tx_vote *tv, ls_span_vote *v, size_t nv)
@@ -885,15 +920,17 @@ static int link_votes(ls_store *s, tx_vote *tv, ls_span_vote *v, size_t nv)
         qsort(tv, nv, sizeof(*tv), tx_vote_cmp);
     for (i = 0; i < nv; i++)
         v[i] = tv[i].v;
-    if ((rc = ls_store_prepare(s, link_statement_sql, &upd)) != 0)
+    if ((rc = ls_store_prepare_params(s, link_statement_sql, LS_PARAM_NAMES(LINK_STATEMENT_PARAMS),
+                                      &upd)) != 0)
         return rc;
     for (i = 0; i < nv; i = k) {
         for (k = i; k < nv && tv[k].tx_id == tv[i].tx_id; k++)
             ;
         ls_stmt_reset(upd);
-        ls_stmt_bind_int64(upd, 1, tv[i].tx_id);
-        ls_stmt_bind_int64(upd, 2, v[i + ls_vote_span(v + i, k - i)].span_row);
-        if ((rc = ls_stmt_step(upd)) < 0)
+        if ((rc = ls_stmt_bind_int64(upd, LS_PARAM(lsp, tx), tv[i].tx_id)) != 0 ||
+            (rc = ls_stmt_bind_int64(upd, LS_PARAM(lsp, span_row),
+                                     v[i + ls_vote_span(v + i, k - i)].span_row)) != 0 ||
+            (rc = ls_stmt_step(upd)) < 0)
             break;
     }
     ls_stmt_finalize(upd);
@@ -1095,6 +1132,7 @@ static int gather_candidates(ls_store *s, int64_t offset, int64_t res, mlist kep
 {
     mcursor lead[2] = {{NULL, 0, 0}, {NULL, 0, 0}}, trail[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
     const char *sql[2] = {db_spans_sql, unlinked_statements_sql};
+    const char *names[2] = {"", LS_PARAM_NAMES(UNLINKED_PARAMS)};
     const int start_col[2] = {ds_start_ts, us_start_ts};
     const int text_col[2] = {ds_text, us_text};
     /* a whole-second statement time at the middle of its second (in
@@ -1110,10 +1148,10 @@ static int gather_candidates(ls_store *s, int64_t offset, int64_t res, mlist kep
         return rc;
     }
     for (k = 0; k < 2 && rc == 0; k++)
-        if ((rc = ls_store_prepare(s, sql[k], &lead[k].q)) == 0)
-            rc = ls_store_prepare(s, sql[k], &trail[k].q);
-    if (rc == 0 && (rc = ls_stmt_bind_int64(lead[1].q, 1, res / 2)) == 0)
-        rc = ls_stmt_bind_int64(trail[1].q, 1, res / 2);
+        if ((rc = ls_store_prepare_params(s, sql[k], names[k], &lead[k].q)) == 0)
+            rc = ls_store_prepare_params(s, sql[k], names[k], &trail[k].q);
+    if (rc == 0 && (rc = ls_stmt_bind_int64(lead[1].q, LS_PARAM(unp, half), res / 2)) == 0)
+        rc = ls_stmt_bind_int64(trail[1].q, LS_PARAM(unp, half), res / 2);
     if (rc != 0)
         goto out;
     /* Without a database span, the statements are not even sorted. */
@@ -1195,7 +1233,7 @@ static int kept_requests(ls_store *s, mitem *sp, size_t nsp)
     size_t i;
     int rc;
 
-    if ((rc = ls_store_prepare(s, request_sql, &q)) != 0)
+    if ((rc = ls_store_prepare_params(s, request_sql, LS_PARAM_NAMES(REQUEST_PARAMS), &q)) != 0)
         return rc;
     for (i = 0; i < nsp && rc == 0; i++) {
         if (i > 0 && strcmp(sp[i].trace, sp[i - 1].trace) == 0)
@@ -1292,7 +1330,9 @@ static const char linked_tx_sql[] =
     " JOIN spans sp ON sp.span_row = c.span_row"
     " WHERE c.span_row IS NOT NULL AND sp.trace_id IS NOT NULL";
 static const char unlink_sql[] =
-    "UPDATE tx_code_rows SET link = NULL, span_row = NULL WHERE tx_id = ?1";
+    "UPDATE tx_code_rows SET link = NULL, span_row = NULL WHERE tx_id = :tx";
+#define UNLINK_PARAMS(X, Q) X(Q, tx)
+LS_PARAMS(ulp, UNLINK_PARAMS);
 
 /* Unlink each linked transaction that lies outside its trace's request
  * (offset: the database clock less the application's; slack as
@@ -1303,8 +1343,8 @@ static int unlink_outside_requests(ls_store *s, int64_t offset, int64_t slack)
     int rc;
 
     if ((rc = ls_store_prepare(s, linked_tx_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, unlink_sql, &upd)) != 0 ||
-        (rc = ls_store_prepare(s, request_sql, &req)) != 0)
+        (rc = ls_store_prepare_params(s, unlink_sql, LS_PARAM_NAMES(UNLINK_PARAMS), &upd)) != 0 ||
+        (rc = ls_store_prepare_params(s, request_sql, LS_PARAM_NAMES(REQUEST_PARAMS), &req)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_request rq;
@@ -1314,8 +1354,8 @@ static int unlink_outside_requests(ls_store *s, int64_t offset, int64_t slack)
                                offset, slack))
             continue;
         ls_stmt_reset(upd);
-        ls_stmt_bind_int64(upd, 1, ls_stmt_int64(q, lt_tx_id));
-        if ((rc = ls_stmt_step(upd)) < 0)
+        if ((rc = ls_stmt_bind_int64(upd, LS_PARAM(ulp, tx), ls_stmt_int64(q, lt_tx_id))) != 0 ||
+            (rc = ls_stmt_step(upd)) < 0)
             goto out;
     }
 out:
@@ -1351,14 +1391,20 @@ static const char linked_sql[] =
     " FROM tx_code c JOIN spans sp ON sp.span_row = c.span_row";
 static const char parent_sql[] =
     "SELECT " LS_SELECT_LIST(pa, WALK_SPAN_COLS)
-    " FROM spans sp WHERE sp.trace_id = ?1 AND sp.span_id = ?2 LIMIT 1";
+    " FROM spans sp WHERE sp.trace_id = :trace AND sp.span_id = :span LIMIT 1";
+#define PARENT_PARAMS(X, Q) X(Q, trace) X(Q, span)
+LS_PARAMS(pap, PARENT_PARAMS);
 static const char set_code_sql[] =
-    "UPDATE tx_code_rows SET trace_id = ?2, code_span_row = ?3, route = ?4, service = ?5,"
-    " root_name = ?6, code_function = (SELECT code_function FROM spans WHERE span_row = ?3),"
-    " code_namespace = (SELECT code_namespace FROM spans WHERE span_row = ?3),"
-    " code_filepath = (SELECT code_filepath FROM spans WHERE span_row = ?3),"
-    " code_lineno = (SELECT code_lineno FROM spans WHERE span_row = ?3),"
-    " offset_us = ?7 WHERE tx_id = ?1";
+    "UPDATE tx_code_rows SET trace_id = :trace, code_span_row = :code_span, route = :route,"
+    " service = :service, root_name = :root,"
+    " code_function = (SELECT code_function FROM spans WHERE span_row = :code_span),"
+    " code_namespace = (SELECT code_namespace FROM spans WHERE span_row = :code_span),"
+    " code_filepath = (SELECT code_filepath FROM spans WHERE span_row = :code_span),"
+    " code_lineno = (SELECT code_lineno FROM spans WHERE span_row = :code_span),"
+    " offset_us = :offset WHERE tx_id = :tx";
+#define SET_CODE_PARAMS(X, Q) \
+    X(Q, trace) X(Q, code_span) X(Q, route) X(Q, service) X(Q, root) X(Q, offset) X(Q, tx)
+LS_PARAMS(scp, SET_CODE_PARAMS);
 
 /* The logged parameters of transaction :tx's statements, joined. */
 static const char tx_params_sql[] =
@@ -1388,8 +1434,8 @@ static int span_route(ls_stmt *par, ls_stmt *txp, int64_t tx, char *route, size_
     } else if (!ls_stmt_isnull(par, pa_url_path) &&
                (path = ls_stmt_text(par, pa_url_path))[0] == '/') {
         ls_stmt_reset(txp);
-        ls_stmt_bind_int64(txp, LS_PARAM(txpp, tx), tx);
-        if ((rc = ls_stmt_step(txp)) < 0)
+        if ((rc = ls_stmt_bind_int64(txp, LS_PARAM(txpp, tx), tx)) != 0 ||
+            (rc = ls_stmt_step(txp)) < 0)
             return rc;
         params = rc == 1 && !ls_stmt_isnull(txp, LS_ONLY_COLUMN) ? ls_stmt_text(txp, LS_ONLY_COLUMN)
                                                                  : NULL;
@@ -1409,10 +1455,10 @@ static int resolve_code(ls_store *s, int64_t offset)
     int rc;
 
     if ((rc = ls_store_prepare(s, linked_sql, &q)) != 0 ||
-        (rc = ls_store_prepare(s, parent_sql, &par)) != 0 ||
+        (rc = ls_store_prepare_params(s, parent_sql, LS_PARAM_NAMES(PARENT_PARAMS), &par)) != 0 ||
         (rc = ls_store_prepare_params(s, tx_params_sql, LS_PARAM_NAMES(TX_PARAMS_PARAMS), &txp)) !=
             0 ||
-        (rc = ls_store_prepare(s, set_code_sql, &upd)) != 0)
+        (rc = ls_store_prepare_params(s, set_code_sql, LS_PARAM_NAMES(SET_CODE_PARAMS), &upd)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         char trace[64], parent[32], route[256] = "", service[128] = "", root[256] = "";
@@ -1427,9 +1473,9 @@ static int resolve_code(ls_store *s, int64_t offset)
             code_span = ls_stmt_int64(q, lk_span_row);
         while (parent[0] && hops++ < MAX_PARENT_HOPS) {
             ls_stmt_reset(par);
-            ls_stmt_bind_text(par, 1, trace);
-            ls_stmt_bind_text(par, 2, parent);
-            if ((rc = ls_stmt_step(par)) < 0)
+            if ((rc = ls_stmt_bind_text(par, LS_PARAM(pap, trace), trace)) != 0 ||
+                (rc = ls_stmt_bind_text(par, LS_PARAM(pap, span), parent)) != 0 ||
+                (rc = ls_stmt_step(par)) < 0)
                 goto out;
             if (rc == 0)
                 break; /* the parent is in another service's export */
@@ -1446,15 +1492,16 @@ static int resolve_code(ls_store *s, int64_t offset)
             snprintf(parent, sizeof(parent), "%s", ls_stmt_text(par, pa_parent_id));
         }
         ls_stmt_reset(upd);
-        ls_stmt_bind_int64(upd, 1, ls_stmt_int64(q, lk_tx_id));
-        ls_stmt_bind_text(upd, 2, trace);
-        if (code_span)
-            ls_stmt_bind_int64(upd, 3, code_span);
-        ls_stmt_bind_text(upd, 4, route[0] ? route : NULL);
-        ls_stmt_bind_text(upd, 5, service[0] ? service : NULL);
-        ls_stmt_bind_text(upd, 6, root[0] ? root : NULL);
-        ls_stmt_bind_int64(upd, 7, offset);
-        if ((rc = ls_stmt_step(upd)) < 0)
+        if ((rc = ls_stmt_bind_int64(upd, LS_PARAM(scp, tx), ls_stmt_int64(q, lk_tx_id))) != 0 ||
+            (rc = ls_stmt_bind_text(upd, LS_PARAM(scp, trace), trace)) != 0 ||
+            (rc = code_span ? ls_stmt_bind_int64(upd, LS_PARAM(scp, code_span), code_span)
+                            : ls_stmt_bind_null(upd, LS_PARAM(scp, code_span))) != 0 ||
+            (rc = ls_stmt_bind_text(upd, LS_PARAM(scp, route), route[0] ? route : NULL)) != 0 ||
+            (rc = ls_stmt_bind_text(upd, LS_PARAM(scp, service), service[0] ? service : NULL)) !=
+                0 ||
+            (rc = ls_stmt_bind_text(upd, LS_PARAM(scp, root), root[0] ? root : NULL)) != 0 ||
+            (rc = ls_stmt_bind_int64(upd, LS_PARAM(scp, offset), offset)) != 0 ||
+            (rc = ls_stmt_step(upd)) < 0)
             goto out;
     }
 out:

@@ -40,6 +40,7 @@
 #include "ls_columns.h"
 #include "ls_input.h"
 #include "ls_logname.h"
+#include "ls_params.h"
 #include "ls_parser.h"
 #include "ls_progress.h"
 
@@ -1466,12 +1467,14 @@ static void *parsing_thread(void *arg)
  * store knows of it, and goes with its not_fully_read row. A stream ("-",
  * a pipe) is another input each time, and keeps its rows.
  */
+#define FORGET_UNREAD_PARAMS(X, Q) X(Q, path)
+LS_PARAMS(fup, FORGET_UNREAD_PARAMS);
 static int forget_unread(ls_store *s, const char *path)
 {
     static const char *const sql[] = {
         "DELETE FROM bad_lines WHERE file_id IN (SELECT file_id FROM files"
-        " WHERE path = ?1 AND format IS NULL AND coalesce(lines, 0) = 0)",
-        "DELETE FROM files WHERE path = ?1 AND format IS NULL AND coalesce(lines, 0) = 0",
+        " WHERE path = :path AND format IS NULL AND coalesce(lines, 0) = 0)",
+        "DELETE FROM files WHERE path = :path AND format IS NULL AND coalesce(lines, 0) = 0",
     };
     struct stat sb;
     size_t i;
@@ -1481,9 +1484,11 @@ static int forget_unread(ls_store *s, const char *path)
         return 0;
     for (i = 0; i < sizeof(sql) / sizeof(sql[0]) && rc == 0; i++) {
         ls_stmt *st;
-        if ((rc = ls_store_prepare(s, sql[i], &st)) != 0)
+        if ((rc = ls_store_prepare_params(s, sql[i], LS_PARAM_NAMES(FORGET_UNREAD_PARAMS), &st)) !=
+            0)
             break;
-        if ((rc = ls_stmt_bind_text(st, 1, path)) == 0 && (rc = ls_stmt_step(st)) > 0)
+        if ((rc = ls_stmt_bind_text(st, LS_PARAM(fup, path), path)) == 0 &&
+            (rc = ls_stmt_step(st)) > 0)
             rc = 0;
         ls_stmt_finalize(st);
     }

@@ -65,16 +65,13 @@ KNOWN_HAND_INSERTS = set()  # none left (the last two, stmtstats.h's upserts, si
 # correlation's summary.c, scope.c, intern.c, spantimes.c, holdparts.c
 # since binds33 (2026-12-07); causes.c, findings_sum.c and findings_int.h
 # since named33b; spans.c, txspans.c, dlprocs.c, paths.c and store.c
-# since named33c.
+# since named33c; traces.c, findings.c, correlate.c and src/ingest/ingest.c
+# since named33e.
 BIND_BASELINE = {
-    "src/correlate/correlate.c": 76,
-    "src/correlate/findings.c": 15,
-    "src/correlate/traces.c": 58,  # tx_params_sql (ts34c) named since named33b
-    # src/correlate/transactions.c: 0 since logpos38 (154 -> 107 named33b,
-    # then every statement named: not listed); retries.c since retry38b;
-    # spans.c, txspans.c, dlprocs.c, paths.c and src/store/store.c since named33c;
-    # holds.c, hidden.c and quiet.c since named33d
-    "src/ingest/ingest.c": 3,
+    # none left: transactions.c since logpos38, retries.c since retry38b;
+    # spans.c, txspans.c, dlprocs.c, paths.c and src/store/store.c since
+    # named33c; holds.c, hidden.c and quiet.c since named33d; traces.c,
+    # findings.c, correlate.c and src/ingest/ingest.c since named33e
 }
 
 
