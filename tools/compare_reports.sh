@@ -13,15 +13,28 @@
 # and counted. OUTDIR (default: a temporary directory, removed) keeps the
 # reports, OLD/NAME.json and NEW/NAME.json.
 #
-# The cases: every sample set as the e2e checks read it (a log with its
-# prefix.txt, its csvlog and its jsonlog alone, a whole directory, a log
-# with each trace export; samples/ddl-queue-pg17 and -pg18 among them); every
+# The cases (698): every sample set as the e2e checks read it: each of its
+# logs (stderr or syslog, csvlog, jsonlog) alone and with each of its trace
+# exports (traces.*: OTLP JSONL plain and .gz, Jaeger, Zipkin), and the
+# whole directory (samples/app and app-skew have none: three exports);
+# samples/ddl-queue-pg17 and -pg18 among them, and each language of
+# samples/pg17 and samples/pg18 (named pg17.C, pg18.de, ...); every
 # samples/prefixes, samples/timezones and samples/i18n log; the excerpts of
-# real logs under tests/e2e (a crowd of 160 clients, pgbench); and, for each
-# of those written with %m, a copy with its milliseconds cut off, read with
-# %t: whole-second times take other branches of the analysis (the log's
-# order decides where times tie). Exit status: 0 when every report is the
-# same, 1 otherwise, 2 on a usage error.
+# real logs under tests/e2e (a crowd of 160 clients, pgbench). For each
+# stderr log written with %m, a copy with its milliseconds cut off (the
+# regex the e2e checks use, e.g. check_hold_overlaps.py, check_rankings.py),
+# read with %t, alone and with each trace export of its set (NAME-log-t,
+# NAME-log-t-otlp, ...): whole-second times take other branches of the
+# analysis (the log's order decides where times tie; with traces,
+# txspans.c's whole-second statements). Logs already %t (app-seconds,
+# blind-pool) are read with their traces as they are. The two builds run
+# each case side by side (two processes). 3 min 56 s for the 698 on the
+# shared 2-core machine (load 7-9).
+#
+# Output: a DIFFER or FAILED line per case that differs (the exit statuses,
+# or the reports) or gives no report with both builds, then "N same, N
+# differ, N failed". Exit status: 0 when every report is the same, 1 when
+# any differs or fails, 2 on a usage error.
 set -u
 if [ $# -lt 2 ]; then
     echo "usage: $0 OLD_LOCKSPAN NEW_LOCKSPAN [OUTDIR]" >&2
@@ -46,24 +59,27 @@ same=0 differ=0 failed=0
 
 # run_case NAME PREFIX INPUT...: PREFIX "-" infers it.
 run_case() {
-    local name=$1 prefix=$2 bin side rc
+    local name=$1 prefix=$2 bin side
     shift 2
     for side in OLD NEW; do
         [ $side = OLD ] && bin=$old || bin=$new
         rm -f "$out/$side/$name.db" "$out/$side/$name.json"
-        if [ "$prefix" = - ]; then
-            "$bin" analyze -q --db "$out/$side/$name.db" --format json --top 1000 \
-                --generated-at 2026-12-02T00:00:00Z -o "$out/$side/$name.json" "$@" \
-                >"$out/$side/$name.err" 2>&1
-        else
-            "$bin" analyze -q --db "$out/$side/$name.db" --prefix "$prefix" --format json \
-                --top 1000 --generated-at 2026-12-02T00:00:00Z -o "$out/$side/$name.json" "$@" \
-                >"$out/$side/$name.err" 2>&1
-        fi
-        rc=$?
-        echo "$rc" >"$out/$side/$name.rc"
-        rm -f "$out/$side/$name.db"
+        (
+            if [ "$prefix" = - ]; then
+                "$bin" analyze -q --db "$out/$side/$name.db" --format json --top 1000 \
+                    --generated-at 2026-12-02T00:00:00Z -o "$out/$side/$name.json" "$@" \
+                    >"$out/$side/$name.err" 2>&1
+            else
+                "$bin" analyze -q --db "$out/$side/$name.db" --prefix "$prefix" --format json \
+                    --top 1000 --generated-at 2026-12-02T00:00:00Z -o "$out/$side/$name.json" \
+                    "$@" >"$out/$side/$name.err" 2>&1
+            fi
+            rc=$?
+            echo "$rc" >"$out/$side/$name.rc"
+            rm -f "$out/$side/$name.db"
+        ) &
     done
+    wait
     if ! cmp -s "$out/OLD/$name.rc" "$out/NEW/$name.rc"; then
         echo "DIFFER: $name: exit $(cat "$out/OLD/$name.rc") before, $(cat "$out/NEW/$name.rc") now"
         differ=$((differ + 1))
@@ -90,29 +106,50 @@ whole_seconds() {
     fi | sed -E 's/^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2})\.[0-9]{3}/\1/' >"$dst"
 }
 
-# set_cases DIR: a sample set as the e2e checks read it.
+# TRACES: the sample's trace exports (traces.*), set by set_cases; tag F
+# names one in a case: its format, "-gz" when compressed (otlp, otlp-gz).
+tag() {
+    local f
+    f=$(basename "$1")
+    f=${f#traces.}
+    case $f in
+    *.gz) echo "${f%%.*}-gz" ;;
+    *) echo "${f%%.*}" ;;
+    esac
+}
+
+# with_traces NAME PREFIX LOG: LOG alone, then with each of TRACES.
+with_traces() {
+    local name=$1 prefix=$2 log=$3 f
+    run_case "$name" "$prefix" "$log"
+    for f in "${TRACES[@]}"; do
+        run_case "$name-$(tag "$f")" "$prefix" "$log" "$f"
+    done
+}
+
+# set_cases DIR [NAME]: a sample set as the e2e checks read it, each log
+# alone and with each of its trace exports.
 set_cases() {
-    local dir=$1 name prefix log f
-    name=$(basename "$dir")
+    local dir=$1 name=${2:-$(basename "$1")} prefix log f
     [ -f "$dir/prefix.txt" ] && prefix=$(cat "$dir/prefix.txt") || prefix=-
+    TRACES=()
+    for f in "$dir"/traces.*; do
+        [ -f "$f" ] && TRACES+=("$f")
+    done
     for log in "$dir/postgresql.log" "$dir/postgresql.log.gz" "$dir/postgresql.syslog"; do
         [ -f "$log" ] || continue
-        run_case "$name-log" "$prefix" "$log"
-        for f in "$dir"/traces.otlp.jsonl "$dir"/traces.jaeger.json "$dir"/traces.zipkin.json; do
-            [ -f "$f" ] && run_case "$name-log-$(basename "$f" | cut -d. -f2)" "$prefix" "$log" "$f"
-        done
+        with_traces "$name-log" "$prefix" "$log"
         case "$log:$prefix" in
         *.syslog:*) ;; # syslog's own times come first on the line
         *:*%m*)
             whole_seconds "$log" "$out/in/$name-t.log"
-            run_case "$name-log-t" "${prefix//%m/%t}" "$out/in/$name-t.log"
+            with_traces "$name-log-t" "${prefix//%m/%t}" "$out/in/$name-t.log"
             ;;
         esac
     done
-    [ -f "$dir/postgresql.csv" ] && run_case "$name-csv" - "$dir/postgresql.csv"
-    [ -f "$dir/postgresql.csv.gz" ] && run_case "$name-csv" - "$dir/postgresql.csv.gz"
-    [ -f "$dir/postgresql.json" ] && run_case "$name-json" - "$dir/postgresql.json"
-    [ -f "$dir/postgresql.json.gz" ] && run_case "$name-json" - "$dir/postgresql.json.gz"
+    for f in postgresql.csv postgresql.csv.gz postgresql.json postgresql.json.gz; do
+        [ -f "$dir/$f" ] && with_traces "$name-$(echo "$f" | cut -d. -f2)" - "$dir/$f"
+    done
     case "$name" in
     app | app-skew) ;; # traces in three formats: each with the log above
     *) run_case "$name-dir" "$prefix" "$dir" ;;
@@ -124,6 +161,12 @@ for dir in samples/*/; do
     case $(basename "$dir") in
     i18n)
         for d in "$dir"/*/; do set_cases "${d%/}"; done
+        ;;
+    pg17 | pg18) # a set per language (samples/pg18.sh), no log of their own
+        for d in "$dir"/*/; do
+            d=${d%/}
+            set_cases "$d" "$(basename "$dir").$(basename "$d")"
+        done
         ;;
     prefixes | timezones)
         for log in "$dir"/*.log; do
