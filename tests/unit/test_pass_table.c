@@ -43,9 +43,10 @@ static const struct {
 
 /* The tables ingest writes: no pass owns them. */
 static const char *const raw_tables[] = {
-    "meta", "files", "bad_lines", "sessions", "stmt_texts", "stmt_names", "stmt_rows",
-    "lock_event_rows", "deadlocks", "deadlock_edges", "deadlock_procs", "errors",
-    "spans", "activity", "xids", NULL,
+    "meta",       "files",          "bad_lines",      "sessions",
+    "stmt_texts", "stmt_names",     "stmt_rows",      "lock_event_rows",
+    "deadlocks",  "deadlock_edges", "deadlock_procs", "errors",
+    "spans",      "activity",       "xids",           NULL,
 };
 
 static int is_raw(const char *table)
@@ -93,10 +94,11 @@ static int in_schema(ls_store *s, const char *table, const char *column)
     ls_stmt *q = NULL;
     int found = 0;
     /* the store's, or a working table of correlation's (temp) */
-    if (ls_store_prepare(s, "SELECT count(*) FROM (SELECT name, type FROM sqlite_master"
-                            " UNION ALL SELECT name, type FROM sqlite_temp_master) m,"
-                            " pragma_table_info(m.name) c"
-                            " WHERE m.type = 'table' AND m.name = ?1 AND (?2 IS NULL OR c.name = ?2)",
+    if (ls_store_prepare(s,
+                         "SELECT count(*) FROM (SELECT name, type FROM sqlite_master"
+                         " UNION ALL SELECT name, type FROM sqlite_temp_master) m,"
+                         " pragma_table_info(m.name) c"
+                         " WHERE m.type = 'table' AND m.name = ?1 AND (?2 IS NULL OR c.name = ?2)",
                          &q) != 0)
         return 0;
     ls_stmt_bind_text(q, 1, table);
@@ -267,9 +269,11 @@ static int reads(ls_store *s, const char *sql, const char *table)
     int64_t root = -1, db = 0;
     int rc, found = 0;
     /* the store's tables, else correlation's working tables (temp: 1) */
-    if (ls_store_prepare(s, "SELECT rootpage, 0 FROM sqlite_master WHERE name = ?1"
-                            " UNION ALL SELECT rootpage, 1 FROM sqlite_temp_master"
-                            " WHERE name = ?1 ORDER BY 2 LIMIT 1", &q) != 0)
+    if (ls_store_prepare(s,
+                         "SELECT rootpage, 0 FROM sqlite_master WHERE name = ?1"
+                         " UNION ALL SELECT rootpage, 1 FROM sqlite_temp_master"
+                         " WHERE name = ?1 ORDER BY 2 LIMIT 1",
+                         &q) != 0)
         return -1;
     ls_stmt_bind_text(q, 1, table);
     if (ls_stmt_step(q) == 1) {
@@ -306,10 +310,9 @@ static void test_final_reads(ls_store *s)
     static const char rows_sql[] =
         "SELECT r.relation, r.holds, r.mean_hold_ms, r.max_queue, r.occupied_ms,"
         " r.hidden_wait_ms, r.utilisation FROM rows r";
-    static const char *const not_read[] = {"hold_rows", "hold_bounds", "hold_queued",
+    static const char *const not_read[] = {"hold_rows",     "hold_bounds",    "hold_queued",
                                            "hold_evidence", "bound_evidence", NULL};
-    static const char *const rows_not_read[] = {"row_holds", "row_queue_peaks", "row_hidden",
-                                                NULL};
+    static const char *const rows_not_read[] = {"row_holds", "row_queue_peaks", "row_hidden", NULL};
     ls_correlate_stats st;
 
     CHECK(ls_correlate(s, &st) == 0);
@@ -334,21 +337,25 @@ static void test_final_reads(ls_store *s)
             CHECK(0);
         }
     /* a row's holds in time order (model.c's timelines, requests.c) */
-    CHECK(plan_has(s, "SELECT h.pid, h.start_ts FROM holds h WHERE h.row_id = 1"
-                      " ORDER BY h.start_ts", "USING INDEX hold_final_row", "TEMP B-TREE"));
+    CHECK(plan_has(s,
+                   "SELECT h.pid, h.start_ts FROM holds h WHERE h.row_id = 1"
+                   " ORDER BY h.start_ts",
+                   "USING INDEX hold_final_row", "TEMP B-TREE"));
     /* the transactions that held a row (findings.c, serial capacity):
      * from the index alone */
     CHECK(plan_has(s, "SELECT h.tx_id FROM holds h WHERE h.row_id = 1 AND h.tx_id IS NOT NULL",
                    "USING COVERING INDEX hold_final_row", NULL));
     /* a root blocker's holds others waited for (model.c, root_cols) */
-    CHECK(plan_has(s, "SELECT hh.head_state FROM holds hh WHERE hh.tx_id = 1 AND hh.waits > 0"
-                      " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1",
+    CHECK(plan_has(s,
+                   "SELECT hh.head_state FROM holds hh WHERE hh.tx_id = 1 AND hh.waits > 0"
+                   " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1",
                    "USING INDEX hold_final_tx", NULL));
     /* the transactions pass's queue head between two of its waits
      * (BETWEEN_WAITS): the transaction's own waits, not a walk of every
      * earlier wait of the pid, which grows with the log (issue 38) */
-    CHECK(plan_has(s, "SELECT n.wait_id FROM lock_waits n JOIN lock_waits f"
-                      " ON f.wait_id = n.wait_id WHERE " BETWEEN_WAITS,
+    CHECK(plan_has(s,
+                   "SELECT n.wait_id FROM lock_waits n JOIN lock_waits f"
+                   " ON f.wait_id = n.wait_id WHERE " BETWEEN_WAITS,
                    "wait_links_waiter_tx", "lock_waits_pid (pid=?"));
     /* a session's transaction at a lock message's line (POS_TX): one
      * probe of the transactions by their first statement's position and
@@ -415,6 +422,62 @@ static void test_retry_reads(ls_store *s)
     CHECK(plan_has(s, cands_sql, "SEARCH c USING INTEGER PRIMARY KEY", "c USING INDEX"));
 }
 
+/*
+ * POS_TX's answers, not its plan (mutation m11-19: its guard, the latest
+ * transaction begun before the line taken only when its last statement
+ * is logged after it, flipped): three sessions and a lock message at
+ * file 1 line 100 (the positions as LS_LOG_POS_SQL makes them). Session 7's
+ * transaction 1 is open at the line (its statements at lines 10 and 200):
+ * it. Session 8's transaction 2 ended at line 30 and the session then ran
+ * a statement of no stored transaction at line 90 (the bind line of an
+ * execute that waits): none, as the scan says (POS_TX_SCAN). Session 9's
+ * transaction 3 ended at line 50, the session's last statement before the
+ * line: it, by the scan.
+ */
+static void test_pos_tx_answers(ls_store *s)
+{
+    static const struct {
+        const char *session;
+        int has_tx;
+        int64_t tx;
+    } want[] = {{"7", 1, 1}, {"8", 0, 0}, {"9", 1, 3}};
+    const int64_t pos1 = 1099511627776LL; /* file 1, line 0 */
+    char sql[512];
+
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO sessions(session_id, key) VALUES (7, 'a'), (8, 'b'), (9, 'c');"
+             "INSERT INTO stmt_rows(stmt_id, session_id, file_id, line, start_ts) VALUES"
+             " (1, 7, 1, 10, 1000), (2, 7, 1, 200, 9000000), (11, 8, 1, 20, 1000),"
+             " (12, 8, 1, 30, 2000), (13, 8, 1, 90, 3000), (21, 9, 1, 40, 1000),"
+             " (22, 9, 1, 50, 2000);");
+    CHECK(ls_store_exec(s, sql) == 0);
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO transactions(tx_id, session_id, first_stmt, last_stmt, first_pos)"
+             " VALUES (1, 7, 1, 2, %lld), (2, 8, 11, 12, %lld), (3, 9, 21, 22, %lld);",
+             (long long)(pos1 + 10), (long long)(pos1 + 20), (long long)(pos1 + 40));
+    CHECK(ls_store_exec(s, sql) == 0);
+    CHECK(ls_store_exec(s, POS_TX_INDEX_SQL) == 0);
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        ls_stmt *q = NULL;
+        /* the message's session and line, as a lock_waits row gives them */
+        snprintf(sql, sizeof(sql),
+                 "DROP TABLE IF EXISTS temp.pos_w; CREATE TEMP TABLE pos_w AS SELECT %s AS"
+                 " session_id, 1 AS file_id, 100 AS line, 5000000 AS logged_ts",
+                 want[i].session);
+        CHECK(ls_store_exec(s, sql) == 0);
+        CHECK(ls_store_prepare(s, "SELECT " POS_TX("w.session_id", "w") " FROM temp.pos_w w", &q) ==
+              0);
+        CHECK(ls_stmt_step(q) == 1);
+        CHECK_INT(!ls_stmt_isnull(q, 0), want[i].has_tx);
+        if (want[i].has_tx)
+            CHECK_INT(ls_stmt_int64(q, 0), want[i].tx);
+        ls_stmt_finalize(q);
+    }
+    CHECK(ls_store_exec(s, "DROP TABLE temp.pos_w") == 0);
+    CHECK(ls_store_exec(s, "DROP INDEX transactions_session_pos; DELETE FROM transactions;"
+                           " DELETE FROM stmt_rows; DELETE FROM sessions;") == 0);
+}
+
 int main(void)
 {
     char err[256];
@@ -430,6 +493,7 @@ int main(void)
     test_views_flatten(s);
     test_final_reads(s);
     test_retry_reads(s);
+    test_pos_tx_answers(s);
 
     c.s = s;
     c.p = ls_correlate_passes(&c.n);
@@ -438,12 +502,14 @@ int main(void)
     each_owned(c.p, c.n, check_one_writer, &c);
     for (size_t k = 0; k < NSHARED; k++)
         if (!c.used[k]) {
-            fprintf(stderr, "still_shared lists pass \"%s\" writing %s, which it no longer"
-                            " does: drop the entry\n", still_shared[k].pass, still_shared[k].name);
+            fprintf(stderr,
+                    "still_shared lists pass \"%s\" writing %s, which it no longer"
+                    " does: drop the entry\n",
+                    still_shared[k].pass, still_shared[k].name);
             CHECK(0);
         }
-    fprintf(stderr, "%zu passes; %zu names still written by a pass that does not own them\n",
-            c.n, NSHARED);
+    fprintf(stderr, "%zu passes; %zu names still written by a pass that does not own them\n", c.n,
+            NSHARED);
     ls_store_close(s);
     return TEST_REPORT();
 }
