@@ -43,10 +43,9 @@ static const struct {
 
 /* The tables ingest writes: no pass owns them. */
 static const char *const raw_tables[] = {
-    "meta",       "files",          "bad_lines",      "sessions",
-    "stmt_texts", "stmt_names",     "stmt_rows",      "lock_event_rows",
-    "deadlocks",  "deadlock_edges", "deadlock_procs", "errors",
-    "spans",      "activity",       "xids",           NULL,
+    "meta", "files", "bad_lines", "sessions", "stmt_texts", "stmt_names", "stmt_rows",
+    "lock_event_rows", "deadlocks", "deadlock_edges", "deadlock_procs", "errors",
+    "spans", "activity", "xids", NULL,
 };
 
 static int is_raw(const char *table)
@@ -94,11 +93,10 @@ static int in_schema(ls_store *s, const char *table, const char *column)
     ls_stmt *q = NULL;
     int found = 0;
     /* the store's, or a working table of correlation's (temp) */
-    if (ls_store_prepare(s,
-                         "SELECT count(*) FROM (SELECT name, type FROM sqlite_master"
-                         " UNION ALL SELECT name, type FROM sqlite_temp_master) m,"
-                         " pragma_table_info(m.name) c"
-                         " WHERE m.type = 'table' AND m.name = ?1 AND (?2 IS NULL OR c.name = ?2)",
+    if (ls_store_prepare(s, "SELECT count(*) FROM (SELECT name, type FROM sqlite_master"
+                            " UNION ALL SELECT name, type FROM sqlite_temp_master) m,"
+                            " pragma_table_info(m.name) c"
+                            " WHERE m.type = 'table' AND m.name = ?1 AND (?2 IS NULL OR c.name = ?2)",
                          &q) != 0)
         return 0;
     ls_stmt_bind_text(q, 1, table);
@@ -269,11 +267,9 @@ static int reads(ls_store *s, const char *sql, const char *table)
     int64_t root = -1, db = 0;
     int rc, found = 0;
     /* the store's tables, else correlation's working tables (temp: 1) */
-    if (ls_store_prepare(s,
-                         "SELECT rootpage, 0 FROM sqlite_master WHERE name = ?1"
-                         " UNION ALL SELECT rootpage, 1 FROM sqlite_temp_master"
-                         " WHERE name = ?1 ORDER BY 2 LIMIT 1",
-                         &q) != 0)
+    if (ls_store_prepare(s, "SELECT rootpage, 0 FROM sqlite_master WHERE name = ?1"
+                            " UNION ALL SELECT rootpage, 1 FROM sqlite_temp_master"
+                            " WHERE name = ?1 ORDER BY 2 LIMIT 1", &q) != 0)
         return -1;
     ls_stmt_bind_text(q, 1, table);
     if (ls_stmt_step(q) == 1) {
@@ -310,9 +306,10 @@ static void test_final_reads(ls_store *s)
     static const char rows_sql[] =
         "SELECT r.relation, r.holds, r.mean_hold_ms, r.max_queue, r.occupied_ms,"
         " r.hidden_wait_ms, r.utilisation FROM rows r";
-    static const char *const not_read[] = {"hold_rows",     "hold_bounds",    "hold_queued",
+    static const char *const not_read[] = {"hold_rows", "hold_bounds", "hold_queued",
                                            "hold_evidence", "bound_evidence", NULL};
-    static const char *const rows_not_read[] = {"row_holds", "row_queue_peaks", "row_hidden", NULL};
+    static const char *const rows_not_read[] = {"row_holds", "row_queue_peaks", "row_hidden",
+                                                NULL};
     ls_correlate_stats st;
 
     CHECK(ls_correlate(s, &st) == 0);
@@ -337,25 +334,21 @@ static void test_final_reads(ls_store *s)
             CHECK(0);
         }
     /* a row's holds in time order (model.c's timelines, requests.c) */
-    CHECK(plan_has(s,
-                   "SELECT h.pid, h.start_ts FROM holds h WHERE h.row_id = 1"
-                   " ORDER BY h.start_ts",
-                   "USING INDEX hold_final_row", "TEMP B-TREE"));
+    CHECK(plan_has(s, "SELECT h.pid, h.start_ts FROM holds h WHERE h.row_id = 1"
+                      " ORDER BY h.start_ts", "USING INDEX hold_final_row", "TEMP B-TREE"));
     /* the transactions that held a row (findings.c, serial capacity):
      * from the index alone */
     CHECK(plan_has(s, "SELECT h.tx_id FROM holds h WHERE h.row_id = 1 AND h.tx_id IS NOT NULL",
                    "USING COVERING INDEX hold_final_row", NULL));
     /* a root blocker's holds others waited for (model.c, root_cols) */
-    CHECK(plan_has(s,
-                   "SELECT hh.head_state FROM holds hh WHERE hh.tx_id = 1 AND hh.waits > 0"
-                   " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1",
+    CHECK(plan_has(s, "SELECT hh.head_state FROM holds hh WHERE hh.tx_id = 1 AND hh.waits > 0"
+                      " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1",
                    "USING INDEX hold_final_tx", NULL));
     /* the transactions pass's queue head between two of its waits
      * (BETWEEN_WAITS): the transaction's own waits, not a walk of every
      * earlier wait of the pid, which grows with the log (issue 38) */
-    CHECK(plan_has(s,
-                   "SELECT n.wait_id FROM lock_waits n JOIN lock_waits f"
-                   " ON f.wait_id = n.wait_id WHERE " BETWEEN_WAITS,
+    CHECK(plan_has(s, "SELECT n.wait_id FROM lock_waits n JOIN lock_waits f"
+                      " ON f.wait_id = n.wait_id WHERE " BETWEEN_WAITS,
                    "wait_links_waiter_tx", "lock_waits_pid (pid=?"));
     /* a session's transaction at a lock message's line (POS_TX): one
      * probe of the transactions by their first statement's position and
@@ -502,14 +495,12 @@ int main(void)
     each_owned(c.p, c.n, check_one_writer, &c);
     for (size_t k = 0; k < NSHARED; k++)
         if (!c.used[k]) {
-            fprintf(stderr,
-                    "still_shared lists pass \"%s\" writing %s, which it no longer"
-                    " does: drop the entry\n",
-                    still_shared[k].pass, still_shared[k].name);
+            fprintf(stderr, "still_shared lists pass \"%s\" writing %s, which it no longer"
+                            " does: drop the entry\n", still_shared[k].pass, still_shared[k].name);
             CHECK(0);
         }
-    fprintf(stderr, "%zu passes; %zu names still written by a pass that does not own them\n", c.n,
-            NSHARED);
+    fprintf(stderr, "%zu passes; %zu names still written by a pass that does not own them\n",
+            c.n, NSHARED);
     ls_store_close(s);
     return TEST_REPORT();
 }
