@@ -253,6 +253,7 @@ def check_app(ls, root, tmp):
         check(held and waited and cap[0]["transactions"] == len(held | waited),
               f"app: serial capacity's transactions {cap[0]['transactions']}, the store's"
               f" {len(held)} holding, {len(waited)} waiting, {len(held | waited)} in all")
+        check_serial_edges(ls, tmp, app_db, cap[0])
 
     # With the traces: the idle time is the HTTP call the truth names.
     db, rep = analyze(ls, tmp, "app-otlp", [log, os.path.join(d, "traces.otlp.jsonl")], prefix)
@@ -282,6 +283,52 @@ def check_app(ls, root, tmp):
         check(by.get("code_path_grouping") == group_by and got == want,
               f"app (traces, --group-by {group_by}): occupancy paths {sorted(got)},"
               f" truth {sorted(want)}")
+
+
+def check_serial_edges(ls, tmp, app_db, cap):
+    """A hold inside the row's window at its very edges counts (SQL's
+    `start_hi <= last_ts AND end_lo >= first_ts`, findings.c
+    serial_inside): in a copy of app's store, a hold wholly before the
+    window made to end at its first wait's start, to the microsecond, and
+    one wholly after made to begin at its last; the findings table dropped
+    so that the report counts again (scope.c). Each moved hold's
+    transaction (neither waited for the row) is then one more of the
+    finding's transactions (mutation m11-12: `end >= first_ts` turned `>`)."""
+    db = os.path.join(tmp, "app-serial-edges.db")
+    src = sqlite3.connect(app_db)
+    dst = sqlite3.connect(db)
+    src.backup(dst)
+    src.close()
+    k = dst.execute("SELECT row_id, first_ts, last_ts FROM rows WHERE relation = ? AND row_key = ?",
+                    (cap["relation"], cap["row"])).fetchone()
+    waiters = {r[0] for r in dst.execute(
+        "SELECT waiter_tx FROM lock_waits WHERE row_id = ? AND waiter_tx IS NOT NULL", (k[0],))}
+    holds = dst.execute("SELECT hold_id, tx_id, start_ts, end_lo, end_hi, start_lo, start_hi"
+                        " FROM holds WHERE row_id = ? AND tx_id IS NOT NULL ORDER BY hold_id",
+                        (k[0],)).fetchall()
+    before = [h for h in holds if h[1] not in waiters and h[4] < k[1]]
+    after = [h for h in holds if h[1] not in waiters and h[5] > k[2]]
+    moved = 0
+    if before:  # its end, every bound of it, at the window's first microsecond
+        dst.execute("UPDATE hold_final SET end_ts = ?, end_lo = NULL, end_hi = NULL"
+                    " WHERE hold_id = ?", (k[1], before[-1][0]))
+        moved += 1
+    if after:  # its start at the window's last microsecond
+        dst.execute("UPDATE hold_final SET start_ts = ?, start_lo = NULL, start_hi = NULL"
+                    " WHERE hold_id = ?", (k[2], after[0][0]))
+        moved += 1
+    dst.execute("DROP TABLE findings")
+    dst.commit()
+    dst.close()
+    check(moved == 2, f"app: serial capacity edges: a hold wholly before the window"
+          f" ({len(before)}) and one wholly after ({len(after)}) of {len(holds)} to move")
+    rep = report_json(ls, db, os.path.join(tmp, "app-serial-edges.json"), [])
+    got = of(rep, "serial_capacity")
+    check(len(got) == 1 and got[0]["row"] == cap["row"]
+          and got[0]["transactions"] == cap["transactions"] + moved,
+          f"app: serial capacity with {moved} holds moved to the window's edges:"
+          f" {[g['transactions'] for g in got]} transactions, want"
+          f" {cap['transactions']} + {moved}")
 
 
 def check_app_urlids(ls, root, tmp):

@@ -415,6 +415,62 @@ static void test_retry_reads(ls_store *s)
     CHECK(plan_has(s, cands_sql, "SEARCH c USING INTEGER PRIMARY KEY", "c USING INDEX"));
 }
 
+/*
+ * POS_TX's answers, not its plan (mutation m11-19: its guard, the latest
+ * transaction begun before the line taken only when its last statement
+ * is logged after it, flipped): three sessions and a lock message at
+ * file 1 line 100 (the positions as LS_LOG_POS_SQL makes them). Session 7's
+ * transaction 1 is open at the line (its statements at lines 10 and 200):
+ * it. Session 8's transaction 2 ended at line 30 and the session then ran
+ * a statement of no stored transaction at line 90 (the bind line of an
+ * execute that waits): none, as the scan says (POS_TX_SCAN). Session 9's
+ * transaction 3 ended at line 50, the session's last statement before the
+ * line: it, by the scan.
+ */
+static void test_pos_tx_answers(ls_store *s)
+{
+    static const struct {
+        const char *session;
+        int has_tx;
+        int64_t tx;
+    } want[] = {{"7", 1, 1}, {"8", 0, 0}, {"9", 1, 3}};
+    const int64_t pos1 = 1099511627776LL; /* file 1, line 0 */
+    char sql[512];
+
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO sessions(session_id, key) VALUES (7, 'a'), (8, 'b'), (9, 'c');"
+             "INSERT INTO stmt_rows(stmt_id, session_id, file_id, line, start_ts) VALUES"
+             " (1, 7, 1, 10, 1000), (2, 7, 1, 200, 9000000), (11, 8, 1, 20, 1000),"
+             " (12, 8, 1, 30, 2000), (13, 8, 1, 90, 3000), (21, 9, 1, 40, 1000),"
+             " (22, 9, 1, 50, 2000);");
+    CHECK(ls_store_exec(s, sql) == 0);
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO transactions(tx_id, session_id, first_stmt, last_stmt, first_pos)"
+             " VALUES (1, 7, 1, 2, %lld), (2, 8, 11, 12, %lld), (3, 9, 21, 22, %lld);",
+             (long long)(pos1 + 10), (long long)(pos1 + 20), (long long)(pos1 + 40));
+    CHECK(ls_store_exec(s, sql) == 0);
+    CHECK(ls_store_exec(s, POS_TX_INDEX_SQL) == 0);
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        ls_stmt *q = NULL;
+        /* the message's session and line, as a lock_waits row gives them */
+        snprintf(sql, sizeof(sql),
+                 "DROP TABLE IF EXISTS temp.pos_w; CREATE TEMP TABLE pos_w AS SELECT %s AS"
+                 " session_id, 1 AS file_id, 100 AS line, 5000000 AS logged_ts",
+                 want[i].session);
+        CHECK(ls_store_exec(s, sql) == 0);
+        CHECK(ls_store_prepare(s, "SELECT " POS_TX("w.session_id", "w") " FROM temp.pos_w w", &q) ==
+              0);
+        CHECK(ls_stmt_step(q) == 1);
+        CHECK_INT(!ls_stmt_isnull(q, 0), want[i].has_tx);
+        if (want[i].has_tx)
+            CHECK_INT(ls_stmt_int64(q, 0), want[i].tx);
+        ls_stmt_finalize(q);
+    }
+    CHECK(ls_store_exec(s, "DROP TABLE temp.pos_w") == 0);
+    CHECK(ls_store_exec(s, "DROP INDEX transactions_session_pos; DELETE FROM transactions;"
+                           " DELETE FROM stmt_rows; DELETE FROM sessions;") == 0);
+}
+
 int main(void)
 {
     char err[256];
@@ -430,6 +486,7 @@ int main(void)
     test_views_flatten(s);
     test_final_reads(s);
     test_retry_reads(s);
+    test_pos_tx_answers(s);
 
     c.s = s;
     c.p = ls_correlate_passes(&c.n);
