@@ -520,7 +520,23 @@ static void hidden_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *h = cJSON_AddObjectToObject(arg, "hidden_waits");
     ls_mq_add_row(m, h, &hidden_q, q, NULL, NULL);
-    if (!ls_mq_int64(&hidden_q, q, "reconstructed"))
+    if (ls_mq_int64(&hidden_q, q, "reconstructed")) {
+        /* A threshold log (input.logging.verdict): the fast statements
+         * that waited are not in it (decide/logcover.c, issue 34). */
+        const cJSON *ms = cJSON_GetObjectItemCaseSensitive(h, "hidden_wait_ms");
+        ls_logcover_hidden k = ls_logcover_hidden_decide(
+            (ls_logcover)m->logcover, cJSON_IsNumber(ms) ? ms->valuedouble : 0.0);
+        if (k == LS_HIDDEN_UNKNOWN) {
+            cJSON_ReplaceItemInObjectCaseSensitive(h, "hidden_wait_ms", cJSON_CreateNull());
+            ls_model_add_str(h, "unknown_reason",
+                             "Statements were logged only past a duration threshold "
+                             "(log_min_duration_statement): a statement that waited less "
+                             "than deadlock_timeout and finished under the threshold is not "
+                             "in the log, so the hidden waiting is not knowable from this log.");
+        }
+        if (k == LS_HIDDEN_AT_LEAST)
+            cJSON_AddTrueToObject(h, "at_least");
+    } else
         ls_model_add_str(h, "note",
                          "The log has no statements, so waits shorter than deadlock_timeout "
                          "cannot be rebuilt: set log_min_duration_statement = 0 (or "

@@ -41,6 +41,8 @@ MUST_HOLD = [
     "finding deserved: retries after serialization failure",
     "40001: no cause named wrongly (no wait of the UPDATE was logged)",
     "hot rows: each listed row (by key) is a truth hot row",
+    "hidden waits: not reported as 0 ms when the log cannot show them (threshold log)",
+    "story: a top path with 0 ms of hold time is not named (or is said unknown)",
     "logged waits (keyed): each lies within a truth wait of that pid and row",
     "logged waits (keyed): the holder named held the row during the wait",
     "logged waits: count (still waiting + deadlock lines; truth 27 waits of 1 s+)",
