@@ -1607,8 +1607,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * transaction began later than the retry gap, or whose row another
  * session ran the failed text on with other parameters in the gap, is
  * untold, not retried or not (decide/retry.c ls_retry_session_told,
- * ls_retry_row_untold). */
-#define CORRELATION_REV "40"
+ * ls_retry_row_untold). 41: a serialization failure's or deadlock
+ * victim's retry that nothing matched is untold, not "not retried", when
+ * its session logged no statement after the error and its parameters
+ * were not logged (ActiveRecord retries on a new backend: samples/blind-rb;
+ * decide/retry.c ls_retry_ended_untold). */
+#define CORRELATION_REV "41"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
