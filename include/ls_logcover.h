@@ -65,4 +65,34 @@ const char *ls_logcover_name(ls_logcover v);
  */
 int ls_logcover_open_end(ls_logcover v, const char *end_evidence);
 
+/* What the report may say of the waiting the log never showed (waits
+ * shorter than deadlock_timeout, rebuilt from the logged statements). */
+typedef enum ls_logcover_hidden {
+    LS_HIDDEN_KNOWN = 0, /* every statement logged: the rebuilt sum is it */
+    LS_HIDDEN_AT_LEAST,  /* threshold log: what was rebuilt from the slow
+                            statements is a lower bound */
+    LS_HIDDEN_UNKNOWN    /* threshold log, nothing rebuilt: the fast
+                            statements that waited are not in the log, so
+                            0 is no answer; unknown (issue 34) */
+} ls_logcover_hidden;
+
+/*
+ * KNOWN when the log is COMPLETE (or has no statements: the report says
+ * "not rebuilt" then); under THRESHOLD, AT_LEAST when hidden_ms > 0, else
+ * UNKNOWN.
+ */
+ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms);
+
+/*
+ * Can the code paths be ranked by how long they held hot rows, when the
+ * top of the ranking held them top_hold_ms? Not when that is 0 (so is
+ * every path's) and the log is not COMPLETE: no hold was timed, the
+ * transactions' ends are not in the log (samples/blind-rb: "SELECT FOR
+ * UPDATE accounts holds the hot rows longest: 0.0 ms, 0.0 %", issue 34).
+ * A complete log's 0 ms is a measured time below its resolution (a
+ * whole-second log: samples/prefixes): ranked as before. Returns 1 when
+ * the ranking is unknown, else 0.
+ */
+int ls_logcover_occupancy_unknown(ls_logcover v, double top_hold_ms);
+
 #endif

@@ -696,8 +696,15 @@ static void panel_summary(FILE *f, const cJSON *model)
     fputs("</b>total wait</div>\n<div><b>", f);
     put_ms(f, m_num(s, "max_wait_ms"));
     fputs("</b>longest wait</div>\n", f);
-    if (cJSON_IsTrue(m_get(m_get(s, "hidden_waits"), "reconstructed"))) {
+    if (cJSON_IsTrue(m_get(m_get(s, "hidden_waits"), "reconstructed")) &&
+        cJSON_IsNull(m_get(m_get(s, "hidden_waits"), "hidden_wait_ms"))) {
+        fputs("<div><b>unknown</b>hidden waits (below deadlock_timeout): not knowable from this "
+              "log (statements logged only past a duration threshold)</div>\n",
+              f);
+    } else if (cJSON_IsTrue(m_get(m_get(s, "hidden_waits"), "reconstructed"))) {
         fputs("<div><b>", f);
+        if (cJSON_IsTrue(m_get(m_get(s, "hidden_waits"), "at_least")))
+            fputs("≥ ", f);
         put_ms(f, m_num(m_get(s, "hidden_waits"), "hidden_wait_ms"));
         fputs("</b>hidden waits (below deadlock_timeout, never logged)</div>\n", f);
     }

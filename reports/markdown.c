@@ -686,8 +686,15 @@ static void summary(FILE *f, const cJSON *s, const cJSON *story, const cJSON *qu
     fprintf(f, "| Longest wait | %s |\n", ls_fmt_duration(d, sizeof(d), m_num(s, "max_wait_ms")));
     {
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(s, "hidden_waits");
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "reconstructed")))
-            fprintf(f, "| Hidden waits (below deadlock_timeout) | %s over %.0f statements |\n",
+        int rebuilt = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "reconstructed"));
+        if (rebuilt && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(h, "hidden_wait_ms")))
+            fputs("| Hidden waits (below deadlock_timeout) | unknown: not knowable from this log "
+                  "(statements logged only past a duration threshold) |\n",
+                  f);
+        else if (rebuilt)
+            fprintf(f, "| Hidden waits (below deadlock_timeout) | %s%s over %.0f statements |\n",
+                    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "at_least")) ? "at least "
+                                                                                  : "",
                     ls_fmt_duration(d, sizeof(d), m_num(h, "hidden_wait_ms")),
                     m_num(h, "statements_waited_unlogged"));
         else if (h) {

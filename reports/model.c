@@ -520,7 +520,23 @@ static void hidden_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *h = cJSON_AddObjectToObject(arg, "hidden_waits");
     ls_mq_add_row(m, h, &hidden_q, q, NULL, NULL);
-    if (!ls_mq_int64(&hidden_q, q, "reconstructed"))
+    if (ls_mq_int64(&hidden_q, q, "reconstructed")) {
+        /* A threshold log (input.logging.verdict): the fast statements
+         * that waited are not in it (decide/logcover.c, issue 34). */
+        const cJSON *ms = cJSON_GetObjectItemCaseSensitive(h, "hidden_wait_ms");
+        ls_logcover_hidden k = ls_logcover_hidden_decide(
+            (ls_logcover)m->logcover, cJSON_IsNumber(ms) ? ms->valuedouble : 0.0);
+        if (k == LS_HIDDEN_UNKNOWN) {
+            cJSON_ReplaceItemInObjectCaseSensitive(h, "hidden_wait_ms", cJSON_CreateNull());
+            ls_model_add_str(h, "unknown_reason",
+                             "Statements were logged only past a duration threshold "
+                             "(log_min_duration_statement): a statement that waited less "
+                             "than deadlock_timeout and finished under the threshold is not "
+                             "in the log, so the hidden waiting is not knowable from this log.");
+        }
+        if (k == LS_HIDDEN_AT_LEAST)
+            cJSON_AddTrueToObject(h, "at_least");
+    } else
         ls_model_add_str(h, "note",
                          "The log has no statements, so waits shorter than deadlock_timeout "
                          "cannot be rebuilt: set log_min_duration_statement = 0 (or "
@@ -1358,20 +1374,26 @@ static const ls_mcol error_cols[] = {
      * ls_retry_row_untold()) */
     {"retried",
      "CASE WHEN e.retry_stmt IS NOT NULL OR e.retry_span IS NOT NULL THEN 1"
-     " WHEN e.retry_outcome = 'untold' THEN NULL ELSE 0 END",
+     " WHEN e.retry_outcome IN ('untold', 'untold_ended') THEN NULL ELSE 0 END",
      LS_MC_BOOLN},
     {"retry_untold",
-     "CASE WHEN e.retry_stmt IS NULL AND e.retry_span IS NULL AND"
-     " e.retry_outcome = 'untold' THEN 'the failed statement ran again on the same"
+     "CASE WHEN e.retry_stmt IS NOT NULL OR e.retry_span IS NOT NULL THEN NULL"
+     " WHEN e.retry_outcome = 'untold' THEN 'the failed statement ran again on the same"
      " row, on its session after the connection was set up again, or later than a"
      " retry follows its ROLLBACK (100 ms) on a connection other requests share, or"
      " on another connection with other parameters: a retry or the next request a"
-     " pool gave a connection to, which the log cannot tell apart' END",
+     " pool gave a connection to, which the log cannot tell apart'"
+     " WHEN e.retry_outcome = 'untold_ended' THEN 'the session logged no statement after"
+     " the failure (the client dropped the connection, as ActiveRecord does after a"
+     " 40001 or a deadlock): a retry, if any, ran on another connection, and the failed"
+     " statement''s parameters are not in the log to find it by' END",
      LS_MC_STR},
     /* a retry found in the request's trace is a span (retries.c: retry_span) */
     {"retry_time", "coalesce(rs.start_ts, (SELECT sp.start_ts + coalesce((SELECT offset_us FROM"
                    " span_clock), 0) FROM spans sp WHERE sp.span_row = e.retry_span))", LS_MC_TS},
-    {"retry_outcome", "nullif(e.retry_outcome, 'untold')", LS_MC_STR},
+    {"retry_outcome",
+     "CASE WHEN e.retry_outcome IN ('untold', 'untold_ended') THEN NULL ELSE e.retry_outcome END",
+     LS_MC_STR},
     /* a retry statement on another session was matched by its
      * parameters (retries.c by_params()) */
     {"retry_matched_by", "CASE WHEN e.retry_stmt IS NOT NULL AND rs.session_id IS NOT"

@@ -339,6 +339,13 @@ void ls_write_story(const ls_writer *w, const cJSON *story)
     const cJSON *row = m_get(story, "row"), *ev = m_get(story, "evidence");
     if (!cJSON_IsObject(story))
         return;
+    if (m_str(story, "occupancy_unknown")) {
+        tag(w, LS_TAG_ANSWER);
+        fputs("Which code path holds the hot rows longest is not knowable from this log: ", w->f);
+        w->esc(w->f, m_str(story, "occupancy_unknown"), 400);
+        tag(w, LS_TAG_ANSWER_END);
+        return;
+    }
     tag(w, LS_TAG_ANSWER);
     tag(w, LS_TAG_B);
     w->esc(w->f, m_str(story, "code_path"), 120);

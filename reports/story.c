@@ -179,6 +179,22 @@ void ls_model_story(model_ctx *m, cJSON *report)
         return;
     }
     story = cJSON_AddObjectToObject(report, "story");
+    if (ls_logcover_occupancy_unknown((ls_logcover)m->logcover, num(top, "total_hold_ms"))) {
+        /* The top path held hot rows 0 ms: so did every path (the ranking
+         * is by hold time), and naming one would be a confident answer the
+         * log cannot give: no hold was timed (a threshold log has no
+         * BEGIN/COMMIT, issue 34). Said unknown instead. */
+        cJSON_AddNullToObject(story, "code_path");
+        cJSON_AddNullToObject(story, "hold_ms");
+        cJSON_AddNullToObject(story, "share_pct");
+        ls_model_add_str(story, "occupancy_unknown",
+                         "No hold of a hot row was timed (the log has no transaction "
+                         "boundaries for them), so the code paths cannot be ranked by how long "
+                         "they held hot rows from this log.");
+        cJSON_AddNumberToObject(story, "ranked_paths",
+                                cJSON_GetArraySize(get(report, "row_occupancy")));
+        return;
+    }
     ls_model_add_str(story, "code_path", path);
     ls_model_add_str(story, "named_by", str(top, "named_by"));
     cJSON_AddNumberToObject(story, "hold_ms", num(top, "total_hold_ms"));

@@ -950,7 +950,11 @@ static void answer_text(const cJSON *model, char *buf, size_t n)
         return;
     }
     len = answer_put(buf, n, len, "top: ");
-    if (top) {
+    if (top && cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+                   cJSON_GetObjectItemCaseSensitive(model, "story"), "occupancy_unknown"))) {
+        /* no hold timed: the story says the ranking is unknown (story.c) */
+        len = answer_put(buf, n, len, "code paths not rankable by hold time from this log; ");
+    } else if (top) {
         ms = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(top, "total_hold_ms"));
         share = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(top, "share_pct"));
         answer_duration(held, sizeof(held), ms);

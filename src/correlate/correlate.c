@@ -1667,8 +1667,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * (the "acquired ... after N ms" it gave), the hidden part only what the
  * statement waited beyond it, and where the statement's start is only
  * its line's stamp, beyond it by more than a second (hidden.c,
- * decide/hidden.c ls_hidden_exact_wait_ms). */
-#define CORRELATION_REV "41"
+ * decide/hidden.c ls_hidden_exact_wait_ms). 42: a serialization failure's or deadlock
+ * victim's retry that nothing matched is untold, not "not retried", when
+ * its session logged no statement after the error and its parameters
+ * were not logged (ActiveRecord retries on a new backend: samples/blind-rb;
+ * decide/retry.c ls_retry_ended_untold). */
+#define CORRELATION_REV "42"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

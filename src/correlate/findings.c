@@ -364,10 +364,14 @@ static const finding_rule rules[] = {
      OTHER_SESSION_RETRIES ", CASE WHEN sum(retry_outcome = 'untold') > 0 THEN printf(' %%d could"
      " not be told: the session''s next transaction ran the statement again after the"
      " connection was set up again, a retry or the pool''s next request.',"
-     " sum(retry_outcome = 'untold')) ELSE '' END),"
+     " sum(retry_outcome = 'untold')) ELSE '' END ||"
+     " CASE WHEN sum(retry_outcome = 'untold_ended') > 0 THEN printf(' %%d could not be told:"
+     " the session logged nothing after the failure (the client dropped the connection), so a"
+     " retry, if any, ran on another connection, which the log cannot tie to it.',"
+     " sum(retry_outcome = 'untold_ended')) ELSE '' END),"
      " count(*), count(retry_stmt) + count(retry_span), sum(retry_outcome = 'commit'),"
      " count(retry_stmt) - " OTHER_SESSION_RETRIES ", count(retry_span),"
-     " coalesce(sum(retry_outcome = 'untold'), 0), " OTHER_SESSION_RETRIES
+     " coalesce(sum(retry_outcome IN ('untold', 'untold_ended')), 0), " OTHER_SESSION_RETRIES
      /* retries.c: a retry found in the session's statements is a
       * statement (retry_stmt), one found in the trace's spans a span
       * (retry_span); neither, with retry_outcome 'untold', one the log

@@ -142,6 +142,17 @@ static const char after_sql[] =
     "  ELSE (st.file_id, st.line) > (:file, :line) END"
     " ORDER BY st.session_id, st.start_ts, st.stmt_id LIMIT " LS_SQL_INT(RETRY_READ_MAX);
 
+/* Did the error's :session log a statement after the error line (:file,
+ * :line; by time, :ts, where either position is unknown), at any time
+ * later? None: the session ended after its failure (ended_untold()). */
+LS_PARAMS(la, AFTER_PARAMS);
+static const char later_sql[] =
+    "SELECT EXISTS (SELECT 1 FROM statements st WHERE st.session_id = :session"
+    " AND st.start_ts >= :ts - " LS_SQL_INT(LS_START_SLACK_US)
+    " AND CASE WHEN coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
+    "  OR :file = 0 AND :line = 0 THEN st.start_ts > :ts"
+    "  ELSE (st.file_id, st.line) > (:file, :line) END)";
+
 /* Is the error's :session's connection shared by several requests: an
  * explicit transaction of it, begun within the window either side of
  * the error (:ts; stmt ids of statements_session's range), other than
@@ -341,7 +352,7 @@ typedef struct shape_slot {
 /* The pass's statements and buffers. */
 typedef struct retry_pass {
     ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd, *fparams;
-    ls_stmt *failed_ins, *rivals, *cands, *claim_tx, *row_cands, *shared;
+    ls_stmt *failed_ins, *rivals, *cands, *claim_tx, *row_cands, *shared, *later;
     ls_buf want, got;
     ls_buf params; /* the failed statement's logged parameters, "" unknown */
     ls_retry_end rival[RETRY_STEPS_MAX];
@@ -877,6 +888,33 @@ static int row_untold(retry_pass *p)
     return ls_retry_row_untold(end, p->cand, nc, p->resolution);
 }
 
+/* Is the current error's retry, which nothing matched, untold because
+ * its session ended after it (decide/retry.h ls_retry_ended_untold();
+ * issue 34, samples/blind-rb: ActiveRecord retries on a new backend)? 1
+ * untold, 0 none, < 0 an error. */
+static int ended_untold(retry_pass *p)
+{
+    int asks = ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls));
+    int searched = failed_end(p).ts != 0 && ls_buf_str(&p->params)[0] != '\0';
+    int rc;
+
+    if (!asks || searched)
+        return 0;
+    ls_stmt_reset(p->later);
+    if ((rc = ls_stmt_bind_int64(p->later, LS_PARAM(la, session),
+                                 ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->later, LS_PARAM(la, ts), ls_stmt_int64(p->errs, le_ts))) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(p->later, LS_PARAM(la, file),
+                                 ls_stmt_int64(p->errs, le_file_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->later, LS_PARAM(la, line), ls_stmt_int64(p->errs, le_line))) !=
+            0 ||
+        (rc = ls_stmt_step(p->later)) < 0)
+        return rc;
+    return ls_retry_ended_untold(asks, rc == 1 && ls_stmt_int64(p->later, LS_ONLY_COLUMN) != 0,
+                                 searched);
+}
+
 /* The failed statement's span for the current error (claimed, with its
  * repeats), its trace into *trace: 1 found, 0 none, < 0 an error. Where
  * the log shows the failed transaction (shows), of its trace if linked. */
@@ -1025,6 +1063,7 @@ static void retry_pass_free(retry_pass *p)
     ls_stmt_finalize(p->claim_tx);
     ls_stmt_finalize(p->row_cands);
     ls_stmt_finalize(p->shared);
+    ls_stmt_finalize(p->later);
 }
 
 /*
@@ -1080,7 +1119,9 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare_params(s, row_cands_sql, LS_PARAM_NAMES(ROW_CAND_PARAMS),
                                       &p->row_cands)) != 0 ||
         (rc = ls_store_prepare_params(s, shared_sql, LS_PARAM_NAMES(SHARED_PARAMS),
-                                      &p->shared)) != 0)
+                                      &p->shared)) != 0 ||
+        (rc = ls_store_prepare_params(s, later_sql, LS_PARAM_NAMES(AFTER_PARAMS), &p->later)) !=
+            0)
         goto out;
     p->slack = LS_REQUEST_SLACK_US;
     if (p->resolution >= LS_WHOLE_SECOND_US)
@@ -1117,16 +1158,31 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
             if ((rc = by_session(p, stats)) < 0)
                 goto out;
             if (rc != 1) {
-                int untold = rc == 2, found;
+                int untold = rc == 2, found, ended = 0;
                 if ((rc = found = by_params(p, stats)) < 0)
                     goto out;
                 /* the own session says none: another may run it again */
                 if (found == 0 && !untold && (rc = untold = row_untold(p)) < 0)
                     goto out;
-                if (found == 0 && untold &&
-                    (rc = store_retry(p, 0, 0, 0, LS_RETRY_OUTCOME_UNTOLD, stats)) < 0)
+                /* the session ended after it: not on this connection */
+                if (found == 0 && !untold && (rc = ended = ended_untold(p)) < 0)
+                    goto out;
+                if (found == 0 && (untold || ended) &&
+                    (rc = store_retry(p, 0, 0, 0,
+                                      untold ? LS_RETRY_OUTCOME_UNTOLD
+                                             : LS_RETRY_OUTCOME_UNTOLD_ENDED,
+                                      stats)) < 0)
                     goto out;
             }
+        } else if (rc == 0) {
+            /* the log does not show the failed transaction (a threshold
+             * log): untold where the session ended after it */
+            int untold;
+            if ((rc = untold = ended_untold(p)) < 0)
+                goto out;
+            if (untold &&
+                (rc = store_retry(p, 0, 0, 0, LS_RETRY_OUTCOME_UNTOLD_ENDED, stats)) < 0)
+                goto out;
         }
     }
 out:

@@ -70,9 +70,35 @@ static void test_open_end(void)
     CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_NO_STATEMENTS, "statements"), 0);
 }
 
+/* Issue 34 (samples/blind-rb: log_min_duration_statement = 100ms, the
+ * report said "Hidden waits: 0.0 ms" where the app waited 50.4 s under
+ * deadlock_timeout): a threshold log's zero is unknown, its sum at least. */
+static void test_hidden(void)
+{
+    CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_COMPLETE, 0.0), LS_HIDDEN_KNOWN);
+    CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_COMPLETE, 120.0), LS_HIDDEN_KNOWN);
+    CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_NO_STATEMENTS, 0.0), LS_HIDDEN_KNOWN);
+    CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_THRESHOLD, 0.0), LS_HIDDEN_UNKNOWN);
+    CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_THRESHOLD, 0.001), LS_HIDDEN_AT_LEAST);
+    CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_THRESHOLD, 800.0), LS_HIDDEN_AT_LEAST);
+}
+
+/* Issue 34: a 0 ms top of the occupancy ranking is unknown on a log that
+ * is not complete, a measured time on a complete one. */
+static void test_occupancy(void)
+{
+    CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_THRESHOLD, 0.0), 1);
+    CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_NO_STATEMENTS, 0.0), 1);
+    CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_THRESHOLD, 0.001), 0);
+    CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_COMPLETE, 0.0), 0);
+    CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_COMPLETE, 5.0), 0);
+}
+
 int main(void)
 {
+    test_occupancy();
     test_decide();
     test_open_end();
+    test_hidden();
     return TEST_REPORT();
 }

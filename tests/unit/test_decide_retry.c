@@ -421,8 +421,28 @@ static void test_row_untold(void)
     }
 }
 
+/* Issue 34, samples/blind-rb/postgresql.log (PostgreSQL 15, '%m [%p] ',
+ * log_min_duration_statement = 100ms): pid 21119's last lines are
+ *   7  ERROR: could not serialize access due to concurrent update
+ *   9  ERROR: current transaction is aborted ... STATEMENT: DEALLOCATE a1
+ *   11 ERROR: current transaction is aborted ... STATEMENT: DEALLOCATE a2
+ * and ActiveRecord retried on a new backend: untold, not "not retried". */
+static void test_ended(void)
+{
+    /* the session ended after a 40001/40P01, no parameters to look by */
+    CHECK_INT(ls_retry_ended_untold(1, 0, 0), 1);
+    /* the session logged a statement after: its order decides */
+    CHECK_INT(ls_retry_ended_untold(1, 1, 0), 0);
+    /* every connection was searched by the logged parameters: none */
+    CHECK_INT(ls_retry_ended_untold(1, 0, 1), 0);
+    /* a lock or statement timeout: a limit the client gave up by */
+    CHECK_INT(ls_retry_ended_untold(0, 0, 0), 0);
+    CHECK_INT(ls_retry_ended_untold(0, 1, 1), 0);
+}
+
 int main(void)
 {
+    test_ended();
     test_kept_gap();
     test_row_untold();
     test_params();

@@ -33,3 +33,15 @@ int ls_logcover_open_end(ls_logcover v, const char *end_evidence)
     return !end_evidence || strcmp(end_evidence, "statement") == 0 ||
            strcmp(end_evidence, "statement start") == 0;
 }
+
+ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms)
+{
+    if (v != LS_LOGCOVER_THRESHOLD)
+        return LS_HIDDEN_KNOWN;
+    return hidden_ms > 0.0 ? LS_HIDDEN_AT_LEAST : LS_HIDDEN_UNKNOWN;
+}
+
+int ls_logcover_occupancy_unknown(ls_logcover v, double top_hold_ms)
+{
+    return v != LS_LOGCOVER_COMPLETE && !(top_hold_ms > 0.0);
+}

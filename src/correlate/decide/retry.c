@@ -189,3 +189,8 @@ int ls_retry_class_asks_retry(const char *cls)
 {
     return cls && (strcmp(cls, "serialization_failure") == 0 || strcmp(cls, "deadlock") == 0);
 }
+
+int ls_retry_ended_untold(int asks_retry, int later_stmt, int by_params)
+{
+    return asks_retry && !later_stmt && !by_params;
+}

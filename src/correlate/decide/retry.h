@@ -63,6 +63,9 @@ typedef struct ls_retry_found {
 /* retries.retry_outcome of an error whose retry the log cannot tell
  * (LS_RETRY_UNTOLD): retry_stmt and retry_span are then NULL. */
 #define LS_RETRY_OUTCOME_UNTOLD "untold"
+/* ... untold because the failed session logged nothing after it
+ * (ls_retry_ended_untold()): the report gives its own reason. */
+#define LS_RETRY_OUTCOME_UNTOLD_ENDED "untold_ended"
 
 /* What the session's log order tells of the retry ls_retry_walk() found. */
 typedef enum ls_retry_told {
@@ -235,5 +238,26 @@ int ls_retry_by_params(ls_retry_end end, const ls_retry_end *rivals, size_t nr,
 int ls_retry_row_untold(ls_retry_end end, const ls_retry_cand *c, size_t nc, int64_t resolution);
 
 ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *steps, size_t n);
+
+/*
+ * Is the retry of a failure that no trace, session order or parameters
+ * matched untold, rather than none, because its session ended after it?
+ * Issue 34 (samples/blind-rb: ActiveRecord 6.1 sends no ROLLBACK after a
+ * 40001 or a deadlock; it drops the connection and retries on a new
+ * backend, 180 of 234 serialization failures and 9 of 13 victims
+ * retried, none on the failed pid): when the failed session logged no
+ * statement after the error line (its last lines are the error and the
+ * aborted transaction's own 25P02 errors, or a disconnection), the retry
+ * cannot be on that session, and where the failed statement's parameters
+ * were not logged (or its transaction's end is unknown) nothing else can
+ * look for it on another connection. asks_retry: the class is retried as
+ * a matter of course (ls_retry_class_asks_retry(); a timeout is a limit
+ * the client gave up by: none); later_stmt: the session logged a
+ * statement after the error (its order decides, as before); by_params:
+ * ls_retry_by_params() and ls_retry_row_untold() looked on every
+ * connection (parameters logged, end known) and found none. Returns 1
+ * (untold) or 0 (none).
+ */
+int ls_retry_ended_untold(int asks_retry, int later_stmt, int by_params);
 
 #endif
