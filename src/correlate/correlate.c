@@ -1607,8 +1607,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * transaction began later than the retry gap, or whose row another
  * session ran the failed text on with other parameters in the gap, is
  * untold, not retried or not (decide/retry.c ls_retry_session_told,
- * ls_retry_row_untold). */
-#define CORRELATION_REV "40"
+ * ls_retry_row_untold). 41: the idle-in-transaction head's idle from
+ * durations is each hold's unclipped estimate, counted on its upper
+ * bound and summed signed, the path kept when the sum clears the stamps'
+ * rounding (or a wait for the transaction proves it, on whole-second
+ * logs); on those every head with durations is read, whatever the state
+ * its rounded times gave it (decide/idlegap.c ls_idle_known_add). */
+#define CORRELATION_REV "41"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
