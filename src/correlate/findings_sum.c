@@ -75,28 +75,13 @@ LS_PARAMS(iwp, IDLE_WORDS_PARAMS);
  * whole-second log, where both ends of a hold often share a stamp, it
  * reads every hold a second boundary fell in as about a second and the
  * others as 0, and the holds pass's state, from those rounded times,
- * names the first idle and the others running or committing. A wait for
- * the holder's transaction on the row that ended (its logged wait, in
- * milliseconds on any log) was a time the holder held the row: the hold
- * is no shorter than the longest such (mw) less the statement that took
- * the row (ld: a trigger may take the row before its statement ends,
- * samples/trigger-paths), and its idle no less than that less the same
- * statements (the second column; NULL without such a wait;
- * ls_idle_known_add reads it on a whole-second log):
- * samples/realistic's accounts.deposit, 801 ms idle within one second of
- * its %t log, its waiter 791.157 ms. With them, whether the
- * head was idle in transaction (holds.c's state).
+ * names the first idle and the others running or committing. With it,
+ * whether the head was idle in transaction (holds.c's state).
  */
 #define IDLE_EST_SQL                                                                               \
-    "SELECT CASE WHEN ok THEN len - sp - busy END,"                                                \
-    " CASE WHEN ok THEN mw - ld - sp - busy END, state FROM (SELECT h.lock_stmt IS NOT NULL"        \
+    "SELECT CASE WHEN ok THEN len - sp - busy END, state FROM (SELECT h.lock_stmt IS NOT NULL"      \
     " AND EXISTS (SELECT 1 FROM hold_parts p WHERE p.hold_id = h.hold_id AND p.part = 'idle')"     \
-    " AS ok, (h.end_ts - h.start_ts) / 1000.0 AS len, (SELECT max(w.waited_ms) FROM wait_links k"  \
-    " JOIN wait_rows wr ON wr.wait_id = k.wait_id AND wr.row_id = h.row_id"                        \
-    " JOIN lock_wait_rows w ON w.wait_id = k.wait_id WHERE k.holder_tx = h.tx_id"                  \
-    " AND w.target_kind = 'transaction' AND w.end_line IS NOT NULL) AS mw,"                        \
-    " (SELECT (l.end_ts - l.start_ts) / 1000.0 + coalesce(l.bind_ms, 0) + coalesce(l.parse_ms, 0)"  \
-    " FROM statements l WHERE l.stmt_id = h.lock_stmt) AS ld,"                                     \
+    " AS ok, (h.end_ts - h.start_ts) / 1000.0 AS len,"                                             \
     " coalesce((SELECT sum(p.ms) FROM hold_parts p WHERE p.hold_id = h.hold_id"                    \
     " AND p.part = 'span'), 0) AS sp,"                                                             \
     " (SELECT total(CASE WHEN x.stmt_id = h.lock_stmt THEN max(0, x.end_ts - h.start_ts)"          \
@@ -108,7 +93,7 @@ LS_PARAMS(iwp, IDLE_WORDS_PARAMS);
     " h.head_state = 'idle_in_transaction' AS state FROM holds h WHERE h.hold_id = :hold)"
 #define IDLE_EST_PARAMS(X, Q) X(Q, hold)
 LS_PARAMS(iep, IDLE_EST_PARAMS);
-enum { EST_MS, EST_SURE_MS, EST_IDLE_STATE };
+enum { EST_MS, EST_IDLE_STATE };
 /* A words statement's columns (IDLE_WORDS_SQL, COUNTER_WORDS_SQL). */
 enum { WORDS_TITLE, WORDS_EVIDENCE };
 
@@ -294,7 +279,7 @@ static int idle_hold_add(ls_idle_heads *p, ls_stmt *q, ls_stmt *est, int64_t res
         return 0;
     }
     if (!ls_stmt_int64(q, iq_unknown)) {
-        double ms = num_or_nan(q, iq_unexplained_ms), sure = NAN;
+        double ms = num_or_nan(q, iq_unexplained_ms);
         ls_stmt_reset(est);
         if ((rc = ls_stmt_bind_int64(est, LS_PARAM(iep, hold), ls_stmt_int64(q, iq_hold_id))) != 0)
             return rc;
@@ -310,10 +295,9 @@ static int idle_hold_add(ls_idle_heads *p, ls_stmt *q, ls_stmt *est, int64_t res
             }
             if (!ls_stmt_isnull(est, EST_MS))
                 ms = ls_stmt_double(est, EST_MS);
-            sure = num_or_nan(est, EST_SURE_MS);
         }
         ls_stmt_reset(est);
-        ls_idle_known_add(p, num_or_nan(q, iq_waiter_ms), ms, sure, num_or_nan(q, iq_hold_ms),
+        ls_idle_known_add(p, num_or_nan(q, iq_waiter_ms), ms, num_or_nan(q, iq_hold_ms),
                           resolution);
         return 0;
     }

@@ -16,9 +16,10 @@ and:
     each hold a second boundary fell in, the others read 0 and left out,
     where its %m log says 90 holds, 11.9 s; now 92 holds, 18.0 s, its
     range 10.2 to 25.8 s);
-  - realistic's accounts.deposit, idle 800.8 ms in its csvlog, is found
-    in its %t log too (its stamps share one second; its waiter waited
-    791.157 ms for the transaction: missed at 72832ec).
+realistic's accounts.deposit, idle 800.8 ms in its csvlog, is not found
+in its %t log (nor at 72832ec): the statement that took the row and its
+COMMIT share one second's stamp, so its idle reads 0 within one second
+either way, no evidence on one hold (docs/correlation.md).
 
 Usage: check_idle_seconds.py LOCKSPAN SAMPLES_DIR
 """
@@ -110,9 +111,6 @@ def main():
                               os.path.join(tmp, "re-t.json"),
                               ["--prefix", prefix, os.path.join(re_dir, "postgresql.log")])
         n = compare("realistic", ref, whole)
-        check("accounts.deposit" in whole,
-              "realistic: accounts.deposit (800.8 ms idle in its csvlog) found in its %t log",
-              sorted(whole))
         check(n >= 4, "realistic: four paths compared", n)
     return report()
 

@@ -103,8 +103,7 @@ static void known_finish(ls_idle_heads *p)
     if (p->known_holds == 0)
         return;
     est = within(p->known_ms, p->known_lo_ms, p->known_hi_ms);
-    if (!ls_idle_above_rounding(est, p->known_var_ms2, p->known_holds) &&
-        !(p->known_lo_ms >= LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * (double)p->known_holds)) {
+    if (!ls_idle_above_rounding(est, p->known_var_ms2, p->known_holds)) {
         p->known_holds = 0; /* no more idle than the stamps' rounding could make */
         return;
     }
@@ -147,17 +146,12 @@ int ls_idle_above_rounding(double est_ms, double var_ms2, int64_t n)
     return est_ms - 2.0 * sqrt(var_ms2) >= LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * (double)n;
 }
 
-int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double est_ms, double sure_ms,
-                      double hold_ms, int64_t resolution)
+int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double est_ms, double hold_ms,
+                      int64_t resolution)
 {
     double r_ms = resolution > 0 ? (double)resolution / LS_US_PER_MS : 0;
-    double lo = est_ms - r_ms > 0 ? est_ms - r_ms : 0, hi;
-
-    /* a wait proves it, to its waker's latency: read where the stamps'
-     * rounding is far above that */
-    if (!isnan(sure_ms) && sure_ms > lo && resolution > LS_MILLISECOND_US)
-        lo = sure_ms;
-    hi = est_ms + r_ms > lo ? est_ms + r_ms : lo;
+    double lo = est_ms - r_ms > 0 ? est_ms - r_ms : 0;
+    double hi = est_ms + r_ms > 0 ? est_ms + r_ms : 0;
 
     /* It may have been idle long enough (its upper bound): counted, with
      * its estimate as it is (below 0 too: only the sum of the signed

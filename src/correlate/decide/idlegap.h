@@ -156,17 +156,10 @@ int ls_idle_above_rounding(double est_ms, double var_ms2, int64_t n);
  * (-r, r). It counts when it made others wait
  * LS_FINDING_IDLE_MIN_WAITER_MS or more and its upper bound (est_ms + r)
  * reaches LS_FINDING_IDLE_MIN_UNEXPLAINED_MS (ls_finding_idle_hold_counts),
- * its estimate and bounds summed into p's known_* apart. sure_ms (NaN:
- * none) is an idle the log proves in milliseconds whatever its stamps (a
- * wait for the transaction that lasted that long, less the same
- * statements; read where r exceeds LS_MILLISECOND_US, far above the
- * waker's latency the wait's end may hold): the lower bound is the larger
- * of it and est_ms - r; the estimate stays as it is (raising the ones
- * below it would bias the sum up: samples/trigger-paths' %t cut, 19.9 s
- * for 11.9 s), the sum is held within the summed bounds. At ls_idle_span_finish the path's known heads
- * join its sums when their summed estimate is above the stamps' rounding
- * (ls_idle_above_rounding, n holds) or their summed lower bounds reach
- * LS_FINDING_IDLE_MIN_UNEXPLAINED_MS a hold, else none does. On a whole-second log a hold idle 130 ms
+ * its estimate and bounds summed into p's known_* apart. At
+ * ls_idle_span_finish the path's known heads join its sums when their
+ * summed estimate is above the stamps' rounding (ls_idle_above_rounding,
+ * n holds), else none does. On a whole-second log a hold idle 130 ms
  * reads 1.0 s when a second boundary fell in it (13 % of such holds) and
  * 0 otherwise: clipped at 0 and counted one by one, only the first were
  * counted, at a second each (samples/trigger-paths' %t cut: 16 s for
@@ -174,8 +167,8 @@ int ls_idle_above_rounding(double est_ms, double var_ms2, int64_t n);
  * where its %m log reads 11.9 s (2 sigma: 7.7 s). 1 if it counted (for
  * now: the sum decides).
  */
-int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double est_ms, double sure_ms,
-                      double hold_ms, int64_t resolution);
+int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double est_ms, double hold_ms,
+                      int64_t resolution);
 
 /*
  * A finished path's idle (p->unexplained_ms, after ls_idle_span_finish)
