@@ -1610,9 +1610,9 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * ls_retry_row_untold). 41: the idle-in-transaction head's idle from
  * durations is each hold's unclipped estimate, counted on its upper
  * bound and summed signed, the path kept when the sum clears the stamps'
- * rounding (or a wait for the transaction proves it, on whole-second
- * logs); on those every head with durations is read, whatever the state
- * its rounded times gave it (decide/idlegap.c ls_idle_known_add). */
+ * rounding; on whole-second logs every head with durations is read,
+ * whatever the state its rounded times gave it, and the evidence states
+ * the idle's range (decide/idlegap.c ls_idle_known_add, ls_idle_range). */
 #define CORRELATION_REV "41"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
