@@ -1671,8 +1671,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * victim's retry that nothing matched is untold, not "not retried", when
  * its session logged no statement after the error and its parameters
  * were not logged (ActiveRecord retries on a new backend: samples/blind-rb;
- * decide/retry.c ls_retry_ended_untold). */
-#define CORRELATION_REV "42"
+ * decide/retry.c ls_retry_ended_untold). 43: the idle-in-transaction head's idle from
+ * durations is each hold's unclipped estimate, counted on its upper
+ * bound and summed signed, the path kept when the sum clears the stamps'
+ * rounding; on whole-second logs every head with durations is read,
+ * whatever the state its rounded times gave it, and the evidence states
+ * the idle's range (decide/idlegap.c ls_idle_known_add, ls_idle_range). */
+#define CORRELATION_REV "43"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

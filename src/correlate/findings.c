@@ -230,59 +230,66 @@ static const finding_rule rules[] = {
       * of the two) joined every hold: 21.7 M of the rule's 26.6 M SQLite
       * VM steps at 1 GiB, 4.9 M so. */
      "WITH cv AS (SELECT w.row_id, k.tx_id, sum(k.us) / 1000.0 AS ms FROM row_cover k"
-     "  JOIN row_waits w ON w.rw_id = k.rw_id WHERE w.tx_id IS NOT k.tx_id"
-     "  GROUP BY w.row_id, k.tx_id),"
+     " JOIN row_waits w ON w.rw_id = k.rw_id WHERE w.tx_id IS NOT k.tx_id"
+     " GROUP BY w.row_id, k.tx_id),"
      " hu AS (" IDLE_HOLD_COLS
-     "  FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-     "  LEFT JOIN cv ON cv.row_id = h.row_id AND cv.tx_id = h.tx_id"
-     "  WHERE h.head_state = 'idle_in_transaction' OR (h.head_state = 'unknown'"
-     "  AND h.waits > 0 AND h.lock_stmt IS NOT NULL)"
+     " FROM holds h LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+     " LEFT JOIN cv ON cv.row_id = h.row_id AND cv.tx_id = h.tx_id"
+     " WHERE h.head_state = 'idle_in_transaction' OR (h.head_state = 'unknown'"
+     " AND h.waits > 0 AND h.lock_stmt IS NOT NULL)"
+     /* on a whole-second log a head's state is read from rounded times:
+      * every head with durations is read (those ending on a whole second
+      * here; ls_fnd_gather_idle keeps them on such a log alone), its
+      * idle unclipped (findings_sum.c IDLE_EST_SQL), the path's sum
+      * unbiased */
+     " OR (h.head_state IN ('committing','running') AND h.end_ts %% "
+     LS_SQL_INT(LS_WHOLE_SECOND_US) " = 0)"
      " UNION ALL " IDLE_HOLD_COLS
-     "  FROM cv CROSS JOIN holds h ON h.tx_id = cv.tx_id AND h.row_id = cv.row_id"
-     "  LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
-     "  WHERE h.head_state IS NULL AND h.waits = 0 AND h.lock_stmt IS NOT NULL"
-     "  AND cv.ms > 0 AND c.trace_id IS NULL),"
+     " FROM cv CROSS JOIN holds h ON h.tx_id = cv.tx_id AND h.row_id = cv.row_id"
+     " LEFT JOIN tx_code c ON c.tx_id = h.tx_id"
+     " WHERE h.head_state IS NULL AND h.waits = 0 AND h.lock_stmt IS NOT NULL"
+     " AND cv.ms > 0 AND c.trace_id IS NULL),"
      " hi AS (SELECT * FROM hu h WHERE" NOT_A_RELATION_LOCK("h.row_id") "AND"
      OVERLAPS_WINDOW("h.start_ts", "h.end_ts") "),"
      " sp AS (SELECT hi.hold_id, l.end_ts AS l_end, (SELECT x.start_ts FROM statements x"
-     "   WHERE x.stmt_id = t.last_stmt AND +x.session_id = l.session_id) AS c_start,"
+     "  WHERE x.stmt_id = t.last_stmt AND +x.session_id = l.session_id) AS c_start,"
      /* NULL when a statement between has no duration, or failed (a bind
       * without its execute: a deadlock victim's or a lock timeout's
       * statement waited until its error, it was not idle). */
-     "  (SELECT CASE WHEN count(x.duration_ms) = count(*) AND total(x.verb IS 'bind') = 0"
-     "   THEN total(x.duration_ms + coalesce(x.bind_ms, 0) + coalesce(x.parse_ms, 0))"
-     "   - total(CASE WHEN x.stmt_id = t.last_stmt THEN x.duration_ms END) END"
+     " (SELECT CASE WHEN count(x.duration_ms) = count(*) AND total(x.verb IS 'bind') = 0"
+     "  THEN total(x.duration_ms + coalesce(x.bind_ms, 0) + coalesce(x.parse_ms, 0))"
+     "  - total(CASE WHEN x.stmt_id = t.last_stmt THEN x.duration_ms END) END"
      /* by the stmt_id range (the transaction's span of the log), the
       * session a filter (+): the session's index would read every
       * statement the session ever ran before the range, per hold */
-     "   FROM statements x WHERE +x.session_id = l.session_id"
-     "   AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
-     "   AND (x.verb IS NULL OR x.verb <> 'parse')) AS busy_ms"
-     "  FROM hi JOIN statements l ON l.stmt_id = hi.lock_stmt"
-     "  JOIN transactions t ON t.tx_id = hi.tx_id"
-     "  WHERE hi.head_state IS NULL AND l.end_ts IS NOT NULL),"
+     "  FROM statements x WHERE +x.session_id = l.session_id"
+     "  AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
+     "  AND (x.verb IS NULL OR x.verb <> 'parse')) AS busy_ms"
+     " FROM hi JOIN statements l ON l.stmt_id = hi.lock_stmt"
+     " JOIN transactions t ON t.tx_id = hi.tx_id"
+     " WHERE hi.head_state IS NULL AND l.end_ts IS NOT NULL),"
      " g AS (SELECT hi.hold_id, hi.tx_id, hi.row_id, l.session_id, l.pid, l.start_ts AS l_ts,"
-     "  " LOG_POS("l") " AS l_pos, n.start_ts AS n_ts, " LOG_POS("n") " AS n_pos"
-     "  FROM hi JOIN statements l ON l.stmt_id = hi.lock_stmt"
-     "  JOIN transactions t ON t.tx_id = hi.tx_id"
+     " " LOG_POS("l") " AS l_pos, n.start_ts AS n_ts, " LOG_POS("n") " AS n_pos"
+     " FROM hi JOIN statements l ON l.stmt_id = hi.lock_stmt"
+     " JOIN transactions t ON t.tx_id = hi.tx_id"
      /* N through the session's statements in time order (its index),
       * not the stmt_id range from L, which holds every other session's
       * statements logged during the silence. */
-     "  JOIN statements n ON n.stmt_id = (SELECT x.stmt_id FROM statements x"
-     "   WHERE x.session_id = l.session_id AND x.start_ts >= l.start_ts"
-     "   AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
-     "   AND (x.verb IS NULL OR x.verb NOT IN ('parse', 'bind'))"
-     "   ORDER BY x.start_ts, x.stmt_id LIMIT 1)"
-     "  WHERE hi.head_state = 'unknown'),"
+     " JOIN statements n ON n.stmt_id = (SELECT x.stmt_id FROM statements x"
+     "  WHERE x.session_id = l.session_id AND x.start_ts >= l.start_ts"
+     "  AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
+     "  AND (x.verb IS NULL OR x.verb NOT IN ('parse', 'bind'))"
+     "  ORDER BY x.start_ts, x.stmt_id LIMIT 1)"
+     " WHERE hi.head_state = 'unknown'),"
      " tw AS (SELECT g.hold_id, min(w.start_ts) AS t_ts, min(" LOG_POS("w") ") AS t_pos,"
-     "  max(CASE WHEN " LOG_POS("w") " <= g.l_pos THEN NULL"
-     "   WHEN w.end_line IS NOT NULL AND " LOG_END_POS("w") " < g.n_pos THEN w.waited_ms"
-     "   WHEN " LOG_POS("w") " < g.n_pos THEN (w.logged_ts - w.start_ts) / 1000.0 END)"
-     "  AS logged_ms"
-     "  FROM g JOIN wait_links k ON k.holder_tx = g.tx_id"
-     "  JOIN wait_rows wr ON wr.wait_id = k.wait_id AND wr.row_id = g.row_id"
-     "  JOIN lock_wait_rows w ON w.wait_id = k.wait_id"
-     "  WHERE w.target_kind = 'transaction' GROUP BY g.hold_id)"
+     " max(CASE WHEN " LOG_POS("w") " <= g.l_pos THEN NULL"
+     "  WHEN w.end_line IS NOT NULL AND " LOG_END_POS("w") " < g.n_pos THEN w.waited_ms"
+     "  WHEN " LOG_POS("w") " < g.n_pos THEN (w.logged_ts - w.start_ts) / 1000.0 END)"
+     " AS logged_ms"
+     " FROM g JOIN wait_links k ON k.holder_tx = g.tx_id"
+     " JOIN wait_rows wr ON wr.wait_id = k.wait_id AND wr.row_id = g.row_id"
+     " JOIN lock_wait_rows w ON w.wait_id = k.wait_id"
+     " WHERE w.target_kind = 'transaction' GROUP BY g.hold_id)"
      " SELECT " LS_SELECT_LIST(iq, IDLE_COLS) " FROM hi LEFT JOIN g ON g.hold_id = hi.hold_id"
      " LEFT JOIN tw ON tw.hold_id = hi.hold_id LEFT JOIN sp ON sp.hold_id = hi.hold_id"
      /* a path's holds in hold order, as the one scan of the holds read

@@ -109,6 +109,7 @@ typedef struct keeper {
     X(Q, label, "hi.label")                                                                \
     X(Q, waiter_ms, "hi.waiter_ms")                                                        \
     X(Q, unexplained_ms, "coalesce(hi.span_idle, hi.idle_ms)")                             \
+    X(Q, hold_id, "hi.hold_id")                                                            \
     X(Q, hold_ms, "(hi.end_ts - hi.start_ts) / 1000.0")                                    \
     X(Q, unknown, "hi.head_state = 'unknown'")                                             \
     X(Q, span_idle_ms, "hi.span_idle")                                                     \

@@ -53,12 +53,47 @@
     ".', :span_holds, :holds, CASE WHEN :holds > 1 THEN 's' ELSE '' END, CASE WHEN :res >= "       \
     LS_SQL_INT(LS_WHOLE_SECOND_US) " THEN 'the log''s times are whole seconds, so their idle "     \
     "time is only known to lie within one second of each estimate either way:' ELSE 'known to "    \
-    "the log''s resolution:' END, :span_lo, :span_hi) ELSE '' END"
+    "the log''s resolution:' END, :span_lo, :span_hi) ELSE '' END"                                 \
+    " || CASE WHEN :dur_holds > 0 AND :res >= " LS_SQL_INT(LS_WHOLE_SECOND_US) " THEN printf("    \
+    "' The log''s times are whole seconds: the idle of %%d of the %%d hold%%s, from durations, is " \
+    "an estimate, each hold''s within one second of its own either way, their errors averaging "   \
+    "out in the sum; the idle in all lies between " DUR " and " DUR " (two standard deviations of " \
+    "that rounding).', :dur_holds, :holds, CASE WHEN :holds > 1 THEN 's' ELSE '' END,"             \
+    " :idle_lo, :idle_hi) ELSE '' END"
 #define IDLE_WORDS_PARAMS(X, Q)                                                                    \
     X(Q, path) X(Q, holds) X(Q, idle) X(Q, caused) X(Q, longest) X(Q, gap_holds) X(Q, gap_ms)      \
     X(Q, gap_from) X(Q, gap_to) X(Q, gap_waits) X(Q, span_holds) X(Q, res) X(Q, span_lo)           \
-    X(Q, span_hi)
+    X(Q, span_hi) X(Q, dur_holds) X(Q, idle_lo) X(Q, idle_hi)
 LS_PARAMS(iwp, IDLE_WORDS_PARAMS);
+/*
+ * A head's idle as the log's stamps give it, unclipped (issue 34): the
+ * hold's length less its span parts and its statements after the one
+ * that took the row (their durations, binds and parses; that one's own
+ * part after the hold's start), each as logged; NULL without a locking
+ * statement or without durations (no hold_parts idle part). hold_parts'
+ * idle part clips each statement to the hold and the rest at 0: on a
+ * whole-second log, where both ends of a hold often share a stamp, it
+ * reads every hold a second boundary fell in as about a second and the
+ * others as 0, and the holds pass's state, from those rounded times,
+ * names the first idle and the others running or committing. With it,
+ * whether the head was idle in transaction (holds.c's state).
+ */
+#define IDLE_EST_SQL                                                                               \
+    "SELECT CASE WHEN ok THEN len - sp - busy END, state FROM (SELECT h.lock_stmt IS NOT NULL"      \
+    " AND EXISTS (SELECT 1 FROM hold_parts p WHERE p.hold_id = h.hold_id AND p.part = 'idle')"     \
+    " AS ok, (h.end_ts - h.start_ts) / 1000.0 AS len,"                                             \
+    " coalesce((SELECT sum(p.ms) FROM hold_parts p WHERE p.hold_id = h.hold_id"                    \
+    " AND p.part = 'span'), 0) AS sp,"                                                             \
+    " (SELECT total(CASE WHEN x.stmt_id = h.lock_stmt THEN max(0, x.end_ts - h.start_ts)"          \
+    " ELSE x.end_ts - x.start_ts + coalesce(x.bind_ms, 0) * 1000"                                  \
+    " + coalesce(x.parse_ms, 0) * 1000 END) / 1000.0 FROM statements x"                            \
+    " WHERE x.stmt_id BETWEEN h.lock_stmt AND (SELECT t.last_stmt FROM transactions t"              \
+    " WHERE t.tx_id = h.tx_id) AND +x.session_id = h.session_id"                                   \
+    " AND x.end_ts IS NOT NULL AND x.end_ts <= h.end_ts) AS busy,"                                 \
+    " h.head_state = 'idle_in_transaction' AS state FROM holds h WHERE h.hold_id = :hold)"
+#define IDLE_EST_PARAMS(X, Q) X(Q, hold)
+LS_PARAMS(iep, IDLE_EST_PARAMS);
+enum { EST_MS, EST_IDLE_STATE };
 /* A words statement's columns (IDLE_WORDS_SQL, COUNTER_WORDS_SQL). */
 enum { WORDS_TITLE, WORDS_EVIDENCE };
 
@@ -169,6 +204,7 @@ static int idle_offer(ls_stmt *words, const finding_rule *r, const rule_fields *
     finding f;
     value *v;
     size_t slot;
+    double lo, hi;
     int rc;
 
     ls_idle_span_finish(p);
@@ -197,6 +233,10 @@ static int idle_offer(ls_stmt *words, const finding_rule *r, const rule_fields *
     ls_stmt_bind_double(words, LS_PARAM(iwp, span_lo), p->span_lo_ms);
     ls_stmt_bind_double(words, LS_PARAM(iwp, span_hi), p->span_hi_ms);
     ls_stmt_bind_int64(words, LS_PARAM(iwp, res), resolution);
+    ls_idle_range(p, &lo, &hi);
+    ls_stmt_bind_int64(words, LS_PARAM(iwp, dur_holds), p->known_holds + p->span_holds);
+    ls_stmt_bind_double(words, LS_PARAM(iwp, idle_lo), lo);
+    ls_stmt_bind_double(words, LS_PARAM(iwp, idle_hi), hi);
     rc = words_read(words, &f);
     if (rc == 0 && (v = field_of(&f, "code_path")) != NULL && !(v->s = strdup(label)))
         rc = LS_ENOMEM;
@@ -214,19 +254,21 @@ static int idle_offer(ls_stmt *words, const finding_rule *r, const rule_fields *
 }
 
 /* One hold of the idle rule's query q added to p: idle at the head by its
- * durations (ls_idle_known_add: above the stamps' rounding), or, its
+ * durations (ls_idle_known_add, unclipped: the path's sum above the
+ * stamps' rounding), or, its
  * state unknown (no durations), by the session's silence
  * (decide/idlegap.h). */
-static void idle_hold_add(ls_idle_heads *p, ls_stmt *q, int64_t resolution)
+static int idle_hold_add(ls_idle_heads *p, ls_stmt *q, ls_stmt *est, int64_t resolution)
 {
     ls_idle_gap_in in;
+    int rc;
 
     if (ls_stmt_int64(q, iq_covered)) {
         ls_idle_span_in si;
         ls_idle_span b;
         if (ls_stmt_isnull(q, iq_lock_end) || ls_stmt_isnull(q, iq_last_start) ||
             ls_stmt_isnull(q, iq_busy_ms))
-            return; /* a statement without a duration, or no last statement */
+            return 0; /* a statement without a duration, or no last statement */
         si.lock_end = ls_stmt_int64(q, iq_lock_end);
         si.last_start = ls_stmt_int64(q, iq_last_start);
         si.busy_us = (int64_t)(ls_stmt_double(q, iq_busy_ms) * LS_US_PER_MS);
@@ -234,15 +276,33 @@ static void idle_hold_add(ls_idle_heads *p, ls_stmt *q, int64_t resolution)
         ls_idle_span_bound(&si, &b);
         ls_idle_span_add(p, num_or_nan(q, iq_cover_ms), &b, num_or_nan(q, iq_span_idle_ms),
                          num_or_nan(q, iq_hold_ms));
-        return;
+        return 0;
     }
     if (!ls_stmt_int64(q, iq_unknown)) {
-        ls_idle_known_add(p, num_or_nan(q, iq_waiter_ms), num_or_nan(q, iq_unexplained_ms),
-                          num_or_nan(q, iq_hold_ms), resolution);
-        return;
+        double ms = num_or_nan(q, iq_unexplained_ms);
+        ls_stmt_reset(est);
+        if ((rc = ls_stmt_bind_int64(est, LS_PARAM(iep, hold), ls_stmt_int64(q, iq_hold_id))) != 0)
+            return rc;
+        if ((rc = ls_stmt_step(est)) < 0)
+            return rc;
+        if (rc == 1) {
+            /* a head running or committing is read on a whole-second log
+             * alone (findings.c: its state there is read from rounded
+             * times); its idle unclipped where durations give it */
+            if (!ls_stmt_int64(est, EST_IDLE_STATE) && resolution < LS_WHOLE_SECOND_US) {
+                ls_stmt_reset(est);
+                return 0;
+            }
+            if (!ls_stmt_isnull(est, EST_MS))
+                ms = ls_stmt_double(est, EST_MS);
+        }
+        ls_stmt_reset(est);
+        ls_idle_known_add(p, num_or_nan(q, iq_waiter_ms), ms, num_or_nan(q, iq_hold_ms),
+                          resolution);
+        return 0;
     }
     if (ls_stmt_isnull(q, iq_lock_ts) || ls_stmt_isnull(q, iq_next_ts))
-        return; /* no statement after the one that took the row */
+        return 0; /* no statement after the one that took the row */
     in.lock_ts = ls_stmt_int64(q, iq_lock_ts);
     in.next_ts = ls_stmt_int64(q, iq_next_ts);
     in.has_tx_wait = !ls_stmt_isnull(q, iq_tx_wait_ts);
@@ -253,6 +313,7 @@ static void idle_hold_add(ls_idle_heads *p, ls_stmt *q, int64_t resolution)
     ls_idle_gap_add(p, num_or_nan(q, iq_waiter_ms), ls_idle_gap_silence_us(&in),
                     num_or_nan(q, iq_span_idle_ms), num_or_nan(q, iq_hold_ms), in.lock_ts,
                     in.next_ts, ls_stmt_int64(q, iq_waits));
+    return 0;
 }
 
 /*
@@ -263,7 +324,7 @@ static void idle_hold_add(ls_idle_heads *p, ls_stmt *q, int64_t resolution)
 int ls_fnd_gather_idle(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
                        const rule_fields *rf, ls_stmt *q, keeper *k)
 {
-    ls_stmt *words = NULL;
+    ls_stmt *words = NULL, *est = NULL;
     char *label = NULL;
     ls_idle_heads p;
     int64_t resolution;
@@ -272,6 +333,8 @@ int ls_fnd_gather_idle(ls_store *s, const ls_findings_scope *sc, const finding_r
     (void)sc;
     if (rc == 0)
         rc = words_prepare(s, IDLE_WORDS_SQL, LS_PARAM_NAMES(IDLE_WORDS_PARAMS), &words);
+    if (rc == 0)
+        rc = ls_store_prepare_params(s, IDLE_EST_SQL, LS_PARAM_NAMES(IDLE_EST_PARAMS), &est);
 
     while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
         const char *l = ls_stmt_text(q, iq_label);
@@ -286,12 +349,13 @@ int ls_fnd_gather_idle(ls_store *s, const ls_findings_scope *sc, const finding_r
             }
             ls_finding_idle_start(&p);
         }
-        idle_hold_add(&p, q, resolution);
+        rc = idle_hold_add(&p, q, est, resolution);
     }
     if (rc == 0 && label)
         rc = idle_offer(words, r, rf, label, &p, resolution, k);
     free(label);
     ls_stmt_finalize(words);
+    ls_stmt_finalize(est);
     return rc < 0 ? rc : 0;
 }
 

@@ -355,28 +355,83 @@ static void test_known(void)
     ls_finding_idle_start(&p);
     /* blind-java's reserveShipment on its %t log: counted, as it was. */
     CHECK_INT(ls_idle_known_add(&p, 3035.2, 999.6, 1000, SEC), 1);
-    /* trigger-paths' shop-checkout read with %t: counted too (its second
-     * is above the rounding; the %m log says it idled, 114.9 ms). */
+    /* trigger-paths' shop-checkout read with %t: counted too (the %m log
+     * says it idled, 114.9 ms). */
     CHECK_INT(ls_idle_known_add(&p, 113.9, 999.9, 1000, SEC), 1);
+    /* Held apart until the path's sum decides. */
+    CHECK_INT(p.holds, 0);
+    CHECK_INT(p.known_holds, 2);
+    ls_idle_span_finish(&p);
     CHECK_INT(p.holds, 2);
     CHECK(fabs(p.unexplained_ms - 1999.5) < 1e-9);
     CHECK(fabs(p.waiter_ms - 3149.1) < 1e-9);
-    /* Just at the margin a hold counts, just under it not, at a second
-     * and at a millisecond. */
-    CHECK_INT(ls_idle_known_add(&p, 500, sec_at + 0.001, 1000, SEC), 1);
-    CHECK_INT(ls_idle_known_add(&p, 500, sec_at - 0.001, 1000, SEC), 0);
-    CHECK_INT(ls_idle_known_add(&p, 500, ms_at + 0.001, 1000, MS), 1);
-    CHECK_INT(ls_idle_known_add(&p, 500, ms_at - 0.001, 1000, MS), 0);
-    /* 600 ms idle: evidence at a millisecond (samples/correlation's
-     * billing, 603.9 ms, 597.1 ms caused), not at a whole second. */
-    CHECK_INT(ls_idle_known_add(&p, 597.1, 603.9, 604, MS), 1);
-    CHECK_INT(ls_idle_known_add(&p, 597.1, 603.9, 604, SEC), 0);
+
+    /* A hold counts on its upper bound (est + r): at a second one read
+     * 0 (or below: only the signed sum is unbiased) may have idled; at a
+     * millisecond the floor less one. */
+    ls_finding_idle_start(&p);
+    CHECK_INT(ls_idle_known_add(&p, 500, LS_FINDING_IDLE_MIN_UNEXPLAINED_MS - 1000, 1000, SEC),
+              1);
+    CHECK_INT(
+        ls_idle_known_add(&p, 500, LS_FINDING_IDLE_MIN_UNEXPLAINED_MS - 1000.001, 1000, SEC), 0);
+    CHECK_INT(ls_idle_known_add(&p, 500, LS_FINDING_IDLE_MIN_UNEXPLAINED_MS - 1, 1000, MS), 1);
+    CHECK_INT(ls_idle_known_add(&p, 500, LS_FINDING_IDLE_MIN_UNEXPLAINED_MS - 1.001, 1000, MS),
+              0);
     /* The waiter floor still decides; NaN (unknown) never counts. */
     CHECK_INT(ls_idle_known_add(&p, LS_FINDING_IDLE_MIN_WAITER_MS - 0.001, 999.9, 1000, SEC), 0);
-    CHECK_INT(ls_idle_known_add(&p, LS_FINDING_IDLE_MIN_WAITER_MS, 999.9, 1000, SEC), 1);
     CHECK_INT(ls_idle_known_add(&p, NAN, 999.9, 1000, SEC), 0);
     CHECK_INT(ls_idle_known_add(&p, 500, NAN, 1000, MS), 0);
-    CHECK_INT(p.holds, 6);
+    CHECK_INT(p.known_holds, 2);
+
+    /* One hold: just above the margin it stays, just under it, nothing;
+     * at a second and at a millisecond. */
+    ls_finding_idle_start(&p);
+    ls_idle_known_add(&p, 500, sec_at + 0.001, 1000, SEC);
+    ls_idle_span_finish(&p);
+    CHECK_INT(p.holds, 1);
+    ls_finding_idle_start(&p);
+    ls_idle_known_add(&p, 500, sec_at - 0.001, 1000, SEC);
+    ls_idle_span_finish(&p);
+    CHECK_INT(p.holds, 0);
+    CHECK(p.unexplained_ms == 0);
+    ls_finding_idle_start(&p);
+    ls_idle_known_add(&p, 500, ms_at + 0.001, 1000, MS);
+    ls_idle_span_finish(&p);
+    CHECK_INT(p.holds, 1);
+    ls_finding_idle_start(&p);
+    ls_idle_known_add(&p, 500, ms_at - 0.001, 1000, MS);
+    ls_idle_span_finish(&p);
+    CHECK_INT(p.holds, 0);
+    /* 600 ms idle: evidence at a millisecond (samples/correlation's
+     * billing, 603.9 ms, 597.1 ms caused), not at a whole second. */
+    ls_finding_idle_start(&p);
+    ls_idle_known_add(&p, 597.1, 603.9, 604, MS);
+    ls_idle_span_finish(&p);
+    CHECK_INT(p.holds, 1);
+    ls_finding_idle_start(&p);
+    ls_idle_known_add(&p, 597.1, 603.9, 604, SEC);
+    ls_idle_span_finish(&p);
+    CHECK_INT(p.holds, 0);
+
+    /* samples/trigger-paths' shop-checkout in its %t cut: of 90 holds
+     * idle about 130 ms each (11.9 s by its %m log), 13 read a second
+     * (999.9 ms less its COMMIT) and 77 read 0 (-0.1 ms); clipped at 0
+     * and counted one by one, the 13 made 13 s; summed signed, all 90:
+     * 13.0 s, 2 sigma 7.7 s, its range 5.3 to 20.7 s holds 11.9 s. */
+    ls_finding_idle_start(&p);
+    for (int i = 0; i < 90; i++)
+        CHECK_INT(ls_idle_known_add(&p, 300, i < 13 ? 999.9 : -0.1, 1000, SEC), 1);
+    ls_idle_span_finish(&p);
+    CHECK_INT(p.holds, 90);
+    CHECK(fabs(p.unexplained_ms - (13 * 999.9 - 77 * 0.1)) < 1e-6);
+    {
+        double lo, hi, m = 2.0 * sqrt(90 * sec_var);
+        ls_idle_range(&p, &lo, &hi);
+        CHECK(fabs(lo - (p.unexplained_ms - m)) < 1e-6);
+        CHECK(fabs(hi - (p.unexplained_ms + m)) < 1e-6);
+        CHECK(lo < 11917.6 && 11917.6 < hi);
+    }
+
 }
 
 int main(void)

@@ -30,6 +30,10 @@ void ls_finding_idle_start(ls_idle_heads *p)
     p->gap_ms = 0;
     p->span_holds = 0;
     p->span_ms = p->span_lo_ms = p->span_hi_ms = p->span_var_ms2 = 0;
+    p->known_holds = 0;
+    p->known_waiter_ms = 0;
+    p->known_max_hold_ms = NAN;
+    p->known_ms = p->known_lo_ms = p->known_hi_ms = p->known_var_ms2 = 0;
 }
 
 int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms, double hold_ms)

@@ -58,6 +58,16 @@ typedef struct ls_idle_heads {
      * that the stamps' rounding alone makes (ms^2). */
     int64_t span_holds;
     double span_ms, span_lo_ms, span_hi_ms, span_var_ms2;
+    /* The heads the holds pass found idle (or, on a whole-second log,
+     * any head with durations), their idle from durations
+     * (decide/idlegap.h, ls_idle_known_add): held apart until
+     * ls_idle_span_finish, which counts them (holds, waiter_ms,
+     * max_hold_ms, unexplained_ms) when their sum is above the stamps'
+     * rounding: how many, the waiting they caused, the longest, the sum
+     * of their signed estimates and of their bounds, its variance. */
+    int64_t known_holds;
+    double known_waiter_ms, known_max_hold_ms;
+    double known_ms, known_lo_ms, known_hi_ms, known_var_ms2;
 } ls_idle_heads;
 
 /* Start a code path's sums. */

@@ -88,16 +88,42 @@ int ls_idle_span_add(ls_idle_heads *p, double waiter_ms, const ls_idle_span *b,
     return 1;
 }
 
+/* v held within [lo, hi]. */
+static double within(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The known heads (ls_idle_known_add) counted when their sum is above
+ * the stamps' rounding, else dropped. */
+static void known_finish(ls_idle_heads *p)
+{
+    double est;
+
+    if (p->known_holds == 0)
+        return;
+    est = within(p->known_ms, p->known_lo_ms, p->known_hi_ms);
+    if (!ls_idle_above_rounding(est, p->known_var_ms2, p->known_holds)) {
+        p->known_holds = 0; /* no more idle than the stamps' rounding could make */
+        return;
+    }
+    p->known_ms = est;
+    p->holds += p->known_holds;
+    p->waiter_ms += p->known_waiter_ms;
+    p->unexplained_ms += est;
+    if (!isnan(p->known_max_hold_ms) &&
+        (isnan(p->max_hold_ms) || p->known_max_hold_ms > p->max_hold_ms))
+        p->max_hold_ms = p->known_max_hold_ms;
+}
+
 void ls_idle_span_finish(ls_idle_heads *p)
 {
-    double est = p->span_ms;
+    double est;
 
+    known_finish(p);
     if (p->span_holds == 0)
         return;
-    if (est < p->span_lo_ms)
-        est = p->span_lo_ms;
-    if (est > p->span_hi_ms)
-        est = p->span_hi_ms;
+    est = within(p->span_ms, p->span_lo_ms, p->span_hi_ms);
     if (!ls_idle_above_rounding(est, p->span_var_ms2, p->span_holds) && p->holds == p->span_holds) {
         /* no more idle than the holds' own floor in all, or not by more
          * than the stamps' rounding could make: nothing shown */
@@ -120,10 +146,47 @@ int ls_idle_above_rounding(double est_ms, double var_ms2, int64_t n)
     return est_ms - 2.0 * sqrt(var_ms2) >= LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * (double)n;
 }
 
-int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms, double hold_ms,
+int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double est_ms, double hold_ms,
                       int64_t resolution)
 {
-    if (!ls_idle_above_rounding(unexplained_ms, ls_idle_rounding_var_ms2(resolution), 1))
-        return 0; /* no more idle than the stamps' rounding could make */
-    return ls_finding_idle_add(p, waiter_ms, unexplained_ms, hold_ms);
+    double r_ms = resolution > 0 ? (double)resolution / LS_US_PER_MS : 0;
+    double lo = est_ms - r_ms > 0 ? est_ms - r_ms : 0;
+    double hi = est_ms + r_ms > 0 ? est_ms + r_ms : 0;
+
+    /* It may have been idle long enough (its upper bound): counted, with
+     * its estimate as it is (below 0 too: only the sum of the signed
+     * estimates is unbiased); the sum decides at ls_idle_span_finish. */
+    if (isnan(est_ms) || !ls_finding_idle_hold_counts(waiter_ms, hi))
+        return 0;
+    p->known_holds++;
+    p->known_waiter_ms += waiter_ms;
+    if (!isnan(hold_ms) && (isnan(p->known_max_hold_ms) || hold_ms > p->known_max_hold_ms))
+        p->known_max_hold_ms = hold_ms;
+    p->known_ms += est_ms;
+    p->known_lo_ms += lo;
+    p->known_hi_ms += hi;
+    p->known_var_ms2 += ls_idle_rounding_var_ms2(resolution);
+    return 1;
+}
+
+void ls_idle_range(const ls_idle_heads *p, double *lo, double *hi)
+{
+    double est = 0, var = 0, min = 0, max = 0, margin;
+
+    if (p->span_holds > 0) {
+        est += p->span_ms;
+        var += p->span_var_ms2;
+        min += p->span_lo_ms;
+        max += p->span_hi_ms;
+    }
+    if (p->known_holds > 0) {
+        est += p->known_ms;
+        var += p->known_var_ms2;
+        min += p->known_lo_ms;
+        max += p->known_hi_ms;
+    }
+    margin = 2.0 * sqrt(var);
+    /* the rest of the amount (silences) as it is */
+    *lo = p->unexplained_ms - est + within(est - margin, min, max);
+    *hi = p->unexplained_ms - est + within(est + margin, min, max);
 }
