@@ -1707,7 +1707,6 @@ static int spans_step(ls_store *s, ls_correlate_stats *stats)
 
 /* Code paths (traces.c), then the holds' lengths where the log gives
  * whole seconds (holdtimes.c), which the occupancy ranking sums. */
-/* The code paths, then the hold ranges of whole-second logs. */
 static int code_paths_step(ls_store *s, ls_correlate_stats *stats)
 {
     int rc = ls_correlate_traces(s, stats);

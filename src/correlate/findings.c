@@ -933,9 +933,10 @@ static int gather_serial(ls_store *s, const ls_findings_scope *sc, const finding
     serial_row *rows = NULL;
     size_t nrows = 0;
     int rc = serial_rows_read(s, r, sc, &rows, &nrows);
-    if (rc == 0)
+    /* no row with the floor of waits (most logs): no scan of the holds */
+    if (rc == 0 && nrows > 0)
         rc = ls_store_exec(s, serial_tied_sql);
-    if (rc == 0)
+    if (rc == 0 && nrows > 0)
         rc = serial_count(s, rows, nrows);
     if (rc == 0)
         rc = serial_want_write(s, rows, nrows);

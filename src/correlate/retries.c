@@ -296,15 +296,22 @@ static const char rivals_sql[] =
 #define CAND_PARAMS(X, Q) \
     X(Q, session) X(Q, trace) X(Q, end_ts) X(Q, gap) X(Q, text) X(Q, params)
 LS_PARAMS(cp, CAND_PARAMS);
-#define PARAM_CAND_COLS(X, Q)                                                              \
-    X(Q, tx_id, "t.tx_id")                                                                \
+/* A candidate transaction t as ls_retry_cand holds it (cand_read()), the
+ * first columns of both candidate queries: its first statement's start
+ * and line (fs), whether it is on the failure's :session, claimed, of
+ * another trace than the failure's :trace. */
+#define CAND_COLS(X, Q)                                                                    \
     X(Q, begun_ts, "t.start_ts")                                                          \
     X(Q, file_id, "coalesce(fs.file_id, 0)")                                              \
     X(Q, line, "coalesce(fs.line, 0)")                                                    \
-    X(Q, own, "t.session_id = :session")                                                        \
+    X(Q, own, "t.session_id = :session")                                                  \
     X(Q, claimed, "t.tx_id IN (SELECT tx_id FROM temp.retry_claimed_tx)")                 \
-    X(Q, other_request, "coalesce((SELECT r.trace_id <> :trace FROM tx_code_rows r"          \
-                        " WHERE r.tx_id = t.tx_id), 0)")                                 \
+    X(Q, other_request, "coalesce((SELECT r.trace_id <> :trace FROM tx_code_rows r"        \
+                        " WHERE r.tx_id = t.tx_id), 0)")
+LS_COLUMNS(cc, CAND_COLS);
+#define PARAM_CAND_COLS(X, Q)                                                              \
+    CAND_COLS(X, Q)                                                                       \
+    X(Q, tx_id, "t.tx_id")                                                                \
     X(Q, outcome, "t.outcome")                                                            \
     X(Q, stmt_id, "c.stmt_id")
 LS_COLUMNS(pc, PARAM_CAND_COLS);
@@ -316,15 +323,7 @@ static const char param_cands_sql[] =
  * statement's row. */
 #define ROW_CAND_PARAMS(X, Q) X(Q, session) X(Q, trace) X(Q, end_ts) X(Q, gap) X(Q, text)
 LS_PARAMS(rw, ROW_CAND_PARAMS);
-#define ROW_CAND_COLS(X, Q)                                                                \
-    X(Q, begun_ts, "t.start_ts")                                                          \
-    X(Q, file_id, "coalesce(fs.file_id, 0)")                                              \
-    X(Q, line, "coalesce(fs.line, 0)")                                                    \
-    X(Q, own, "t.session_id = :session")                                                  \
-    X(Q, claimed, "t.tx_id IN (SELECT tx_id FROM temp.retry_claimed_tx)")                 \
-    X(Q, other_request, "coalesce((SELECT r.trace_id <> :trace FROM tx_code_rows r"        \
-                        " WHERE r.tx_id = t.tx_id), 0)")                                 \
-    X(Q, params, "c.params")
+#define ROW_CAND_COLS(X, Q) CAND_COLS(X, Q) X(Q, params, "c.params")
 LS_COLUMNS(wc, ROW_CAND_COLS);
 static const char row_cands_sql[] =
     "SELECT " LS_SELECT_LIST(wc, ROW_CAND_COLS) RETRY_ROW_CANDS_FROM
@@ -765,6 +764,18 @@ static int note_failed(retry_pass *p)
     return 0;
 }
 
+/* The candidate at q's row (CAND_COLS, the first columns of both
+ * candidate queries) into *c. */
+static void cand_read(ls_stmt *q, ls_retry_cand *c)
+{
+    c->begun_ts = ls_stmt_int64(q, cc_begun_ts);
+    c->pos.file = ls_stmt_int64(q, cc_file_id);
+    c->pos.line = ls_stmt_int64(q, cc_line);
+    c->own_session = ls_stmt_int64(q, cc_own) != 0;
+    c->claimed = ls_stmt_int64(q, cc_claimed) != 0;
+    c->other_request = ls_stmt_int64(q, cc_other_request) != 0;
+}
+
 /* The retry on any connection told by the failed statement's logged
  * parameters (decide/retry.h ls_retry_by_params(); issue 34): stored by
  * its statement, on another session, with its transaction and outcome.
@@ -816,13 +827,7 @@ static int by_params(retry_pass *p, ls_correlate_stats *stats)
         p->cand_stmt[nc] = ls_stmt_int64(p->cands, pc_stmt_id);
         snprintf(p->cand_outcome[nc], sizeof(p->cand_outcome[nc]), "%s",
                  ls_stmt_isnull(p->cands, pc_outcome) ? "" : ls_stmt_text(p->cands, pc_outcome));
-        p->cand[nc].begun_ts = ls_stmt_int64(p->cands, pc_begun_ts);
-        p->cand[nc].pos.file = ls_stmt_int64(p->cands, pc_file_id);
-        p->cand[nc].pos.line = ls_stmt_int64(p->cands, pc_line);
-        p->cand[nc].own_session = ls_stmt_int64(p->cands, pc_own) != 0;
-        p->cand[nc].claimed = ls_stmt_int64(p->cands, pc_claimed) != 0;
-        p->cand[nc].other_request = ls_stmt_int64(p->cands, pc_other_request) != 0;
-        nc++;
+        cand_read(p->cands, &p->cand[nc++]);
     }
     if (rc < 0)
         return rc;
@@ -875,13 +880,7 @@ static int row_untold(retry_pass *p)
                row, sizeof(row));
         if (!ls_retry_same_run(1, p->failed_row, row))
             continue; /* another row: another request's */
-        p->cand[nc].begun_ts = ls_stmt_int64(p->row_cands, wc_begun_ts);
-        p->cand[nc].pos.file = ls_stmt_int64(p->row_cands, wc_file_id);
-        p->cand[nc].pos.line = ls_stmt_int64(p->row_cands, wc_line);
-        p->cand[nc].own_session = ls_stmt_int64(p->row_cands, wc_own) != 0;
-        p->cand[nc].claimed = ls_stmt_int64(p->row_cands, wc_claimed) != 0;
-        p->cand[nc].other_request = ls_stmt_int64(p->row_cands, wc_other_request) != 0;
-        nc++;
+        cand_read(p->row_cands, &p->cand[nc++]);
     }
     if (rc < 0)
         return rc;
