@@ -46,6 +46,7 @@
 #include "corr_tables.h"
 #include "correlate_int.h"
 #include "decide/failwait.h"
+#include "decide/spantx.h"
 #include "ls_columns.h"
 #include "ls_sqlshape.h"
 
@@ -131,6 +132,13 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL", "NULL");
 #define LOCK_TEXT                                                                                  \
     "CASE WHEN :strength THEN (SELECT t.text FROM stmt_rows p JOIN stmt_texts t"                   \
     " ON t.text_id = p.text_id WHERE p.stmt_id = " BOUND("lock_stmt") ") END"
+/* Whether the hold's statement was timed by its span (txspans.c: its
+ * start the span's start, the hold from the span's end), read only when
+ * :spanres is set: the statement lines are whole seconds and the spans
+ * gave some statements finer times (ls_hidden_wait_resolution()). */
+#define SPAN_TIMED                                                                                 \
+    "CASE WHEN :spanres THEN " START_EVIDENCE_IS(":span_lb, :span_sb, :span_ob",                   \
+                                                 ":span_lh, :span_sh, :span_oh") " END"
 #define LOG_POS(T) LS_LOG_POS_SQL(T)
 #define HOLD_BASE_COLS(X, Q)                                                                       \
     X(Q, hold_id, "h.hold_id")                                                                     \
@@ -152,6 +160,7 @@ static const char logged_table_ms_sql[] = LOGGED_TABLE("NULL", "NULL");
     X(Q, tx_wait, "l.tx_wait")                                                                     \
     X(Q, c0, "l.c0")                                                                               \
     X(Q, xms, "l.xms")                                                                             \
+    X(Q, span_timed, SPAN_TIMED)                                                                   \
     X(Q, lock_text, LOCK_TEXT)
 /* log positions (LOG_POS): its locking statement's line, and its end's,
  * its transaction's COMMIT; only ls_queue_same_second() reads them, and
@@ -178,7 +187,18 @@ LS_COLUMNS(hq, HOLD_COLS);
     " THEN " BOUND("end_ts") " ELSE " BOUND("start_ts") " END, " BOUND("start_ts") ", h.hold_id"
 /* The scan's parameters, in the order the SQL first names them. */
 #define HOLDS_PARAMS(X, Q)                                                                         \
-    X(Q, no_duration_b) X(Q, no_duration_h) X(Q, acquired_b) X(Q, acquired_h) X(Q, strength)
+    X(Q, no_duration_b)                                                                            \
+    X(Q, no_duration_h)                                                                            \
+    X(Q, acquired_b)                                                                               \
+    X(Q, acquired_h)                                                                               \
+    X(Q, spanres)                                                                                  \
+    X(Q, span_lb)                                                                                  \
+    X(Q, span_sb)                                                                                  \
+    X(Q, span_ob)                                                                                  \
+    X(Q, span_lh)                                                                                  \
+    X(Q, span_sh)                                                                                  \
+    X(Q, span_oh)                                                                                  \
+    X(Q, strength)
 LS_PARAMS(hp, HOLDS_PARAMS);
 /* The ids of the evidence texts the scan compares (START_EVIDENCE_IS),
  * in HOLDS_PARAMS' order; NULL for a text its table does not have. */
@@ -186,7 +206,16 @@ static const char evidence_ids_sql[] =
     "SELECT (SELECT evidence_id FROM bound_evidence WHERE text = " NO_DURATION "),"
     " (SELECT evidence_id FROM hold_evidence WHERE text = " NO_DURATION "),"
     " (SELECT evidence_id FROM bound_evidence WHERE text = " ACQUIRED "),"
-    " (SELECT evidence_id FROM hold_evidence WHERE text = " ACQUIRED ")";
+    " (SELECT evidence_id FROM hold_evidence WHERE text = " ACQUIRED "),"
+    " (SELECT evidence_id FROM bound_evidence WHERE text = :logged),"
+    " (SELECT evidence_id FROM bound_evidence WHERE text = :lock),"
+    " (SELECT evidence_id FROM bound_evidence WHERE text = :only),"
+    " (SELECT evidence_id FROM hold_evidence WHERE text = :logged),"
+    " (SELECT evidence_id FROM hold_evidence WHERE text = :lock),"
+    " (SELECT evidence_id FROM hold_evidence WHERE text = :only)";
+/* the span evidences' texts (decide/spantx.h), bound: they have quotes */
+#define EVIDENCE_IDS_PARAMS(X, Q) X(Q, logged) X(Q, lock) X(Q, only)
+LS_PARAMS(eip, EVIDENCE_IDS_PARAMS);
 static const char holds_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_COLS) HOLDS_FROM;
 static const char holds_nopos_sql[] = "SELECT " LS_SELECT_LIST(hq, HOLD_NOPOS_COLS) HOLDS_FROM;
 
@@ -433,7 +462,9 @@ static void ring_push(ring *r, const ls_queued_hold *h, int shared, int64_t hold
 typedef struct hidden_q {
     ls_stmt *q, *ins, *mv, *ut;
     int64_t resolution;       /* the statements' stamps: a second or a millisecond */
-    int64_t lines_resolution; /* the same of the log's statement lines alone */
+    int64_t lines_resolution; /* the same of the log's statement lines alone: the
+                                 logged waits' lines', and each hold's unless
+                                 its span timed it (ls_hidden_wait_resolution()) */
     int64_t max_unlogged;     /* an unlogged wait was shorter (ls_correlate_unlogged_bound()) */
 } hidden_q;
 
@@ -445,7 +476,7 @@ typedef struct hidden_q {
  * 1100 ms for "acquired ... after 1420.126 ms"). Whether it is that
  * (ls_hidden_exact_wait_ms()). */
 static int logged_span_of(ls_stmt *q, int l0, int l1, int ms, int tx_wait, int c0, int xms,
-                           int64_t resolution, ls_logged_span *l)
+                          int64_t resolution, ls_logged_span *l)
 {
     l->start_ts = ls_hidden_logged_start(ls_stmt_int64(q, l0), !ls_stmt_isnull(q, c0),
                                          ls_stmt_int64(q, c0), resolution);
@@ -464,7 +495,9 @@ static int logged_span_of(ls_stmt *q, int l0, int l1, int ms, int tx_wait, int c
 typedef struct held {
     int64_t hold_id, tx_id, row_id, stmt_start, acquired;
     int no_duration, no_end; /* no_end: the log has no end of its statement */
-    int64_t logged; /* the first logged wait of its transaction on the row, 0: none */
+    int span_timed;          /* its statement timed by its span: [stmt_start, acquired] */
+    int64_t res;             /* its times' tick (ls_hidden_wait_resolution()) */
+    int64_t logged;          /* the first logged wait of its transaction on the row, 0: none */
 } held;
 
 /* Its row of row_waits: it queued (rec: the reconstruction, NULL when
@@ -483,7 +516,7 @@ static int store_row_wait(const hidden_q *hq, const held *h, const ls_queue_resu
     }
     if (rec && !h->logged)
         rec->start_ts =
-            ls_hidden_unlogged_start(rec->start_ts, rec->end_ts, hq->resolution,
+            ls_hidden_unlogged_start(rec->start_ts, rec->end_ts, h->res,
                                      ls_hidden_unlogged_bound(!h->no_duration, hq->max_unlogged));
     w.start_ts = rec ? rec->start_ts : h->stmt_start;
     w.end_ts = rec ? rec->end_ts : h->acquired;
@@ -500,19 +533,26 @@ static int store_row_wait(const hidden_q *hq, const held *h, const ls_queue_resu
         /* The logged wait wins for its part (decide/hidden.c). */
         if (!ls_stmt_isnull(q, hq_l0)) {
             ls_logged_span l;
+            /* the logged waits' times are their lines' */
             int exact = logged_span_of(q, hq_l0, hq_l1, hq_logged_ms, hq_tx_wait, hq_c0, hq_xms,
-                                       hq->resolution, &l);
-            /* the statement's end timed: a duration, on a log whose stamps
-             * order the holds' ends (not whole seconds) */
-            ls_hidden_logged_wait(rec, &l,
-                                  !h->no_duration && hq->lines_resolution < LS_WHOLE_SECOND_US, &w);
-            /* its times as fine as its wait's end: its end logged (a
-             * duration), and its rebuilt start before the logged one
-             * (else the span is the logged lines' stamps alone) */
-            if (exact)
-                w.ms = ls_hidden_exact_wait_ms(w.ms, l.ms,
-                                               !h->no_end && rec && rec->start_ts < l.start_ts,
-                                               hq->resolution);
+                                       hq->lines_resolution, &l);
+            if (h->span_timed && hq->lines_resolution >= LS_WHOLE_SECOND_US) {
+                /* whole-second lines, a statement its span timed: the
+                 * span's times within the lines' (decide/hidden.c) */
+                ls_hidden_span_timed_wait(&l, hq->lines_resolution, h->stmt_start, h->acquired,
+                                          exact ? l.ms : 0.0, &w);
+            } else {
+                /* the statement's end timed: a duration, on a log whose
+                 * stamps order the holds' ends (not whole seconds) */
+                ls_hidden_logged_wait(
+                    rec, &l, !h->no_duration && hq->lines_resolution < LS_WHOLE_SECOND_US, &w);
+                /* its times as fine as its wait's end: its end logged (a
+                 * duration), and its rebuilt start before the logged one
+                 * (else the span is the logged lines' stamps alone) */
+                if (exact)
+                    w.ms = ls_hidden_exact_wait_ms(
+                        w.ms, l.ms, !h->no_end && rec && rec->start_ts < l.start_ts, h->res);
+            }
             stats->hidden_disagree += w.disagree;
             ls_stmt_bind_double(ins, RW(logged_ms), l.ms);
         }
@@ -571,6 +611,8 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     /* the log has no end of its locking statement: its start, or the
      * acquired line of its logged wait */
     no_end = h.no_end = ls_stmt_int64(q, hq_no_end) == 1;
+    h.span_timed = ls_stmt_int64(q, hq_span_timed) == 1;
+    h.res = ls_hidden_wait_resolution(hq->resolution, hq->lines_resolution, h.span_timed);
     shared = !ls_stmt_isnull(q, hq_lock_text) && ls_sql_shared_lock(ls_stmt_text(q, hq_lock_text));
     h.logged = ls_stmt_isnull(q, hq_logged) ? 0 : ls_stmt_int64(q, hq_logged);
     if (ls_stmt_isnull(q, hq_end_ts)) {
@@ -586,13 +628,13 @@ static int scan_hold(hidden_q *hq, ring *r, row_span *span, ls_correlate_stats *
     found = ls_hidden_stmt_start_known(!ls_stmt_isnull(q, hq_lock_stmt),
                                        ls_stmt_text_or_null(q, hq_start_evidence)) &&
             ls_queue_wait(r->h, r->n, h.stmt_start, h.acquired, !h.no_duration,
-                          h.logged ? 0 : hq->resolution, &res);
+                          h.logged ? 0 : h.res, &res);
     /* whole seconds: a hold that ended in the statement's own second,
      * after its line (log position); its length not known */
     same_second =
         !found && h.no_duration && !h.logged && !ls_stmt_isnull(q, hq_lock_pos) &&
         ls_queue_same_second(r->h, r->lock_pos, r->end_pos, r->n, h.stmt_start,
-                             ls_stmt_int64(q, hq_lock_pos), hq->resolution, hq->max_unlogged, &res);
+                             ls_stmt_int64(q, hq_lock_pos), h.res, hq->max_unlogged, &res);
     if (no_end) {
         /* Without the statement's end the row was got when the hold
          * before it in end order ended, not when the statement started
@@ -721,7 +763,7 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, con
           strcmp(ls_stmt_text(f, fl_class), "serialization_failure") == 0 &&
           ls_failed_wait_same_second(cand, lock_pos, end_pos, n, ls_stmt_int64(f, fl_start_ts),
                                      ls_stmt_int64(f, fl_stmt_pos), ls_stmt_int64(f, fl_error_ts),
-                                     ls_stmt_int64(f, fl_error_pos), hq->resolution,
+                                     ls_stmt_int64(f, fl_error_pos), hq->lines_resolution,
                                      hq->max_unlogged, &rec)))
         return 0;
     inferred_ms = (double)(rec.end_ts - rec.start_ts) / LS_US_PER_MS;
@@ -732,20 +774,19 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, con
     if (!ls_stmt_isnull(f, fl_logged) && !ls_stmt_isnull(f, fl_l0)) {
         ls_logged_span l;
         int exact = logged_span_of(f, fl_l0, fl_l1, fl_logged_ms, fl_tx_wait, fl_c0, fl_xms,
-                                   hq->resolution, &l);
-        rec.start_ts = ls_failed_wait_start(rec.start_ts, hq->resolution, l.start_ts);
+                                   hq->lines_resolution, &l);
+        rec.start_ts = ls_failed_wait_start(rec.start_ts, hq->lines_resolution, l.start_ts);
         ls_hidden_logged_wait(&rec, &l, 0, &w);
         /* its start its line's stamp (ls_hidden_exact_wait_ms()) */
         if (exact)
-            w.ms = ls_hidden_exact_wait_ms(w.ms, l.ms, 0, hq->resolution);
+            w.ms = ls_hidden_exact_wait_ms(w.ms, l.ms, 0, hq->lines_resolution);
         stats->hidden_disagree += w.disagree;
         ls_stmt_bind_text(ins, RW(kind), "logged");
         ls_stmt_bind_int64(ins, RW(logged_wait_id), ls_stmt_int64(f, fl_logged));
         ls_stmt_bind_double(ins, RW(logged_ms), l.ms);
     } else {
         w.start_ts =
-            ls_hidden_unlogged_start(w.start_ts, w.end_ts, hq->resolution,
-                                     hq->max_unlogged);
+            ls_hidden_unlogged_start(w.start_ts, w.end_ts, hq->lines_resolution, hq->max_unlogged);
         w.ms = (double)(w.end_ts - w.start_ts) / LS_US_PER_MS;
         ls_stmt_bind_text(ins, RW(kind), "inferred");
         ls_stmt_bind_double(ins, RW(logged_ms), 0.0);
@@ -779,7 +820,7 @@ static int failed_wait(ls_stmt *f, ls_stmt *hs, ls_stmt *ins, ls_stmt *done, con
  * the failed locks' read the log positions they need. */
 static int need_positions(const hidden_q *hq)
 {
-    return hq->resolution >= LS_WHOLE_SECOND_US && hq->max_unlogged > 0;
+    return hq->lines_resolution >= LS_WHOLE_SECOND_US && hq->max_unlogged > 0;
 }
 
 /* Every failed lock's wait (failed_locks_sql), into row_waits; their
@@ -815,13 +856,20 @@ static const char strength_sql[] =
 static int bind_evidence_ids(ls_store *s, ls_stmt *scan)
 {
     static const int param[] = {LS_PARAM(hp, no_duration_b), LS_PARAM(hp, no_duration_h),
-                                LS_PARAM(hp, acquired_b), LS_PARAM(hp, acquired_h)};
+                                LS_PARAM(hp, acquired_b),    LS_PARAM(hp, acquired_h),
+                                LS_PARAM(hp, span_lb),       LS_PARAM(hp, span_sb),
+                                LS_PARAM(hp, span_ob),       LS_PARAM(hp, span_lh),
+                                LS_PARAM(hp, span_sh),       LS_PARAM(hp, span_oh)};
     ls_stmt *q = NULL;
-    int rc = ls_store_prepare(s, evidence_ids_sql, &q);
+    int rc = ls_store_prepare_params(s, evidence_ids_sql, LS_PARAM_NAMES(EVIDENCE_IDS_PARAMS), &q);
     size_t i;
     if (rc != 0)
         return rc;
-    if ((rc = ls_stmt_step(q)) == 1)
+    if ((rc = ls_stmt_bind_text(q, LS_PARAM(eip, logged), LS_SPAN_LOGGED_START)) == 0 &&
+        (rc = ls_stmt_bind_text(q, LS_PARAM(eip, lock), LS_SPAN_LOCK_START)) == 0 &&
+        (rc = ls_stmt_bind_text(q, LS_PARAM(eip, only), LS_SPAN_ONLY_START)) == 0)
+        rc = ls_stmt_step(q);
+    if (rc == 1)
         for (i = 0, rc = 0; rc == 0 && i < sizeof(param) / sizeof(param[0]); i++)
             if (!ls_stmt_isnull(q, (int)i))
                 rc = ls_stmt_bind_int64(scan, param[i], ls_stmt_int64(q, (int)i));
@@ -843,18 +891,22 @@ int ls_correlate_hidden(ls_store *s, ls_correlate_stats *stats)
         (rc = log_resolution(s, lines_resolution_sql, &hq.lines_resolution)) != 0 ||
         /* only whole seconds read it (ls_hidden_unlogged_start(),
          * need_positions()): with milliseconds it stays 0, unread */
-        (hq.resolution >= LS_WHOLE_SECOND_US &&
+        (hq.lines_resolution >= LS_WHOLE_SECOND_US &&
          (rc = ls_correlate_unlogged_bound(s, &hq.max_unlogged)) != 0) ||
         (rc = ls_correlate_flag(s, strength_sql, &strength)) != 0 ||
         (rc = ls_store_exec(s, moved_table_sql)) != 0 ||
         (rc = ls_store_exec(s, spans_table_sql)) != 0 ||
         (rc = ls_store_sorting(s, sorting = 1)) != 0 ||
-        (rc = ls_store_exec(s, hq.resolution >= LS_WHOLE_SECOND_US ? logged_table_sql
-                                                                   : logged_table_ms_sql)) != 0 ||
+        /* the logged waits' stamps are their lines' */
+        (rc = ls_store_exec(s, hq.lines_resolution >= LS_WHOLE_SECOND_US ? logged_table_sql
+                                                                         : logged_table_ms_sql)) !=
+            0 ||
         (rc = ls_store_prepare_params(s, need_positions(&hq) ? holds_sql : holds_nopos_sql,
                                       LS_PARAM_NAMES(HOLDS_PARAMS), &hq.q)) != 0 ||
         (rc = bind_evidence_ids(s, hq.q)) != 0 ||
         (rc = ls_stmt_bind_int64(hq.q, LS_PARAM(hp, strength), strength)) != 0 ||
+        (rc = ls_stmt_bind_int64(hq.q, LS_PARAM(hp, spanres),
+                                 hq.resolution < hq.lines_resolution)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &hq.ins)) != 0 ||
         (rc = ls_store_prepare_params(s, move_hold_sql, LS_PARAM_NAMES(MOVE_HOLD_PARAMS),
                                       &hq.mv)) != 0 ||

@@ -339,7 +339,7 @@ LS_PARAMS(onp, ONLY_NOTE_PARAMS);
 #define ROLLBACK_KNOWN "ROLLBACK span of its request (not logged)"
 #define LOCKING_END "end of the locking statement"
 #define SPAN_LOCK_START LS_SPAN_LOCK_START
-#define LOCKING_SPAN_END "end of the span of the locking statement"
+#define LOCKING_SPAN_END LS_SPAN_LOGGED_START
 
 /* The hot rows a span's text locks. */
 #define TX_SPAN_ROWS_MAX 4

@@ -214,6 +214,71 @@ static void test_exact_wait(void)
     CHECK(ls_hidden_exact_wait_ms(1425.0, 1420.0, 0, LS_MILLISECOND_US) == 1425.0);
 }
 
+/* A hold's tick: its statement's evidence's. */
+static void test_wait_resolution(void)
+{
+    /* %t with traces: a line whole seconds, a span-timed one the spans' */
+    CHECK_INT(ls_hidden_wait_resolution(LS_MILLISECOND_US, LS_WHOLE_SECOND_US, 0),
+              LS_WHOLE_SECOND_US);
+    CHECK_INT(ls_hidden_wait_resolution(LS_MILLISECOND_US, LS_WHOLE_SECOND_US, 1),
+              LS_MILLISECOND_US);
+    /* one tick everywhere: that, whatever the evidence */
+    CHECK_INT(ls_hidden_wait_resolution(LS_WHOLE_SECOND_US, LS_WHOLE_SECOND_US, 1),
+              LS_WHOLE_SECOND_US);
+    CHECK_INT(ls_hidden_wait_resolution(LS_MILLISECOND_US, LS_MILLISECOND_US, 0),
+              LS_MILLISECOND_US);
+}
+
+/* Whole-second lines, a statement its span timed (samples/blind-pool %t +
+ * traces, times from second 64 of the store; tx 8, a check-in's INSERT
+ * whose trigger waited on event_totals event_id=1: "acquired ... after
+ * 263.865 ms" stamped 65, its span 64.944684-65.423784, truth 478.4 ms;
+ * from the lines 1077.7 ms before). */
+static void test_span_timed(void)
+{
+    const int64_t S = LS_WHOLE_SECOND_US;
+    ls_logged_span l = logged(798597, 1000000, 0);
+    ls_hidden_wait w;
+
+    /* the span inside the lines' ticks: its times */
+    ls_hidden_span_timed_wait(&l, S, 944684, 1423784, 263.865, &w);
+    CHECK_INT(w.start_ts, 944684);
+    CHECK_INT(w.end_ts, 1423784);
+    CHECK(w.ms == 479.1);
+    CHECK_INT(w.disagree, 0);
+    /* the span's end past the acquired line's second: that second's end */
+    ls_hidden_span_timed_wait(&l, S, 944684, 2000001, 263.865, &w);
+    CHECK_INT(w.end_ts, 2000000);
+    CHECK_INT(w.disagree, 0);
+    ls_hidden_span_timed_wait(&l, S, 944684, 2000000, 263.865, &w);
+    CHECK_INT(w.end_ts, 2000000);
+    /* the span's end at the acquired line's stamp: fits, and the wait is
+     * never shorter than the "after"s */
+    ls_hidden_span_timed_wait(&l, S, 944684, 1000000, 263.865, &w);
+    CHECK_INT(w.disagree, 0);
+    CHECK_INT(w.end_ts, 1000000);
+    CHECK(w.ms == 263.865);
+    /* a start one tick after the logged wait's: not its statement; one
+     * microsecond less: it fits */
+    ls_hidden_span_timed_wait(&l, S, 798597 + S - 1, 1900000, 0.0, &w);
+    CHECK_INT(w.disagree, 0);
+    ls_hidden_span_timed_wait(&l, S, 798597 + S, 1900000, 0.0, &w);
+    CHECK_INT(w.disagree, 1);
+    /* an end before the acquired line's second: not its statement */
+    ls_hidden_span_timed_wait(&l, S, 944684, 999999, 0.0, &w);
+    CHECK_INT(w.disagree, 1);
+    CHECK_INT(w.end_ts, 999999);
+    /* tx 273: a wait logged 82.796-83 ("after 206.42 ms") linked to a
+     * statement whose span is 84.611684-84.862851 (truth 249.5 ms; 2042.7
+     * ms from the lines): the span alone, not clamped */
+    l = logged(82796149 - 64 * S, 83000000 - 64 * S, 0);
+    ls_hidden_span_timed_wait(&l, S, 84611684 - 64 * S, 84862851 - 64 * S, 206.42, &w);
+    CHECK_INT(w.disagree, 1);
+    CHECK_INT(w.start_ts, 84611684 - 64 * S);
+    CHECK_INT(w.end_ts, 84862851 - 64 * S);
+    CHECK(w.ms == 251.167);
+}
+
 int main(void)
 {
     test_stmt_start_known();
@@ -221,6 +286,8 @@ int main(void)
     test_tolerance();
     test_merge();
     test_exact_wait();
+    test_wait_resolution();
+    test_span_timed();
     test_unlogged();
     test_unlogged_bound();
     return TEST_REPORT();

@@ -62,3 +62,27 @@ double ls_hidden_exact_wait_ms(double span_ms, double exact_ms, int stmt_timed, 
         beyond -= (double)res_us / LS_US_PER_MS;
     return exact_ms + (beyond > 0 ? beyond : 0);
 }
+
+int64_t ls_hidden_wait_resolution(int64_t stmts_res, int64_t lines_res, int span_timed)
+{
+    return span_timed ? stmts_res : lines_res;
+}
+
+void ls_hidden_span_timed_wait(const ls_logged_span *logged, int64_t res_us, int64_t stmt_start,
+                               int64_t stmt_end, double exact_ms, ls_hidden_wait *out)
+{
+    int64_t end = stmt_end;
+    double ms;
+
+    /* the lines fit the span: its start no later than the logged wait's
+     * tick, its end no earlier than the acquired line's */
+    out->disagree = stmt_start >= logged->start_ts + res_us || stmt_end < logged->end_ts;
+    if (!out->disagree && end > logged->end_ts + res_us)
+        end = logged->end_ts + res_us;
+    if (end < stmt_start)
+        end = stmt_start;
+    ms = (double)(end - stmt_start) / LS_US_PER_MS;
+    out->start_ts = stmt_start;
+    out->end_ts = end;
+    out->ms = ms < exact_ms ? exact_ms : ms;
+}

@@ -22,6 +22,9 @@
 #define LS_SPAN_LOCK_START "end of its statement's span (statement not logged)"
 #define LS_SPAN_ONLY_START                                                                         \
     "spans only: end of its statement's span (no statement of its transaction logged)"
+/* The same of a statement the log has, on whole seconds: the hold begins
+ * at its span's end, its statement at the span's start (start_lo). */
+#define LS_SPAN_LOGGED_START "end of the span of the locking statement"
 
 /* One database span of a request, as the decision reads it: its kind
  * (ls_sql_kind_of of its text), its start and its end (database clock). */
