@@ -1676,7 +1676,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * bound and summed signed, the path kept when the sum clears the stamps'
  * rounding; on whole-second logs every head with durations is read,
  * whatever the state its rounded times gave it, and the evidence states
- * the idle's range (decide/idlegap.c ls_idle_known_add, ls_idle_range). */
+ * the idle's range (decide/idlegap.c ls_idle_known_add, ls_idle_range). 44: on
+ * a whole-second log read with traces a hold's hidden wait is timed at its
+ * own evidence's tick (spans or lines), a span-timed logged wait from its
+ * span kept inside the acquired line's second (decide/hidden.c
+ * ls_hidden_wait_resolution, ls_hidden_span_timed_wait). */
 #define CORRELATION_REV "44"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
