@@ -1782,7 +1782,7 @@ static const ls_correlate_pass passes[] = {
      "DELETE FROM row_queue; DELETE FROM row_queue_peaks;"},
     {"final holds and rows", ls_correlate_final, "hold_final hold_final_evidence row_final",
      "DROP INDEX IF EXISTS hold_final_row; DROP INDEX IF EXISTS hold_final_tx;"
-     " DROP INDEX IF EXISTS hold_final_head;"
+     " DROP INDEX IF EXISTS hold_final_head; DROP INDEX IF EXISTS hold_final_waited;"
      " DELETE FROM hold_final; DELETE FROM hold_final_evidence; DELETE FROM row_final;"},
     {"code paths", code_paths_step,
      "tx_code_rows stmt_tags hold_parts shapes lock_orders row_cover tx_shapes path_identity"

@@ -355,6 +355,11 @@ static void test_final_reads(ls_store *s)
     CHECK(plan_has(s, "SELECT h.hold_id FROM holds h WHERE h.head_state = 'idle_in_transaction'"
                       " OR (h.head_state = 'unknown' AND h.waits > 0 AND h.lock_stmt IS NOT NULL)",
                    "USING INDEX hold_final_head", "SCAN h"));
+    /* the holds waited for, in hold order (code paths' hold parts,
+     * findings' external calls, report summary): searched, not a scan
+     * of every hold (1.26 M VM steps each at 1 GiB) */
+    CHECK(plan_has(s, "SELECT h.hold_id, h.tx_id FROM holds h WHERE h.waits > 0 ORDER BY h.hold_id",
+                   "INDEX hold_final_waited", "TEMP B-TREE"));
     /* a deadlock's processes in their order (model.c procs_q, the
      * report's deadlocks section): searched, not a scan of every
      * process per deadlock (5.5 M VM steps at 1 GiB) */
