@@ -1028,7 +1028,8 @@ static const ls_mquery hot_rows_q = LS_MQUERY(
     " OR EXISTS (SELECT 1 FROM row_waits rw WHERE rw.row_id = r.row_id"
     " AND rw.kind = 'inferred' AND rw.wait_ms >= " HIDDEN_HOT_MIN_MS ")"
     " ELSE ((r.evidence = '" LS_SLOWKEY_EVIDENCE "' AND (:since IS NULL OR r.last_ts >= :since)"
-    " AND (:until IS NULL OR r.first_ts <= :until) AND (:relation IS NULL OR r.relation = :relation)"
+    " AND (:until IS NULL OR r.first_ts <= :until)"
+    " AND (:relation IS NULL OR r.relation = :relation)"
     " AND :database IS NULL AND :code_path IS NULL)"
     " OR r.row_id IN (SELECT w.row_id FROM lock_waits w WHERE" WAIT_FILTER("w")
     ") OR r.row_id IN (SELECT q.row_id FROM (SELECT rw.row_id, rw.start_ts, rw.end_ts,"
