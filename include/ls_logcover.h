@@ -84,6 +84,18 @@ typedef enum ls_logcover_hidden {
 ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms);
 
 /*
+ * The evidence (rows.grouped_by) of a row a THRESHOLD log shows only by
+ * its slow lockers: many logged locking statements by its key, far fewer
+ * on its relation's other keys (src/correlate/slowkeys.c, decided by
+ * decide/slowkey.c). Its waits are 0 (none logged), its total_wait_ms the
+ * lockers' durations summed (a lower bound of its waiting: the waits under
+ * the threshold are not in the log) and its max_wait_ms the longest (each
+ * duration bounds its statement's wait from above). The report says
+ * these figures are bounds.
+ */
+#define LS_SLOWKEY_EVIDENCE "slow locking statements on one key (threshold log)"
+
+/*
  * Can the code paths be ranked by how long they held hot rows, when the
  * top of the ranking held them top_hold_ms? Not when that is 0 (so is
  * every path's) and the log is not COMPLETE: no hold was timed, the

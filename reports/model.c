@@ -991,6 +991,9 @@ static const ls_mcol hot_cols[] = {
     {"logged_wait_ms", "r.logged_wait_ms", LS_MC_MS},
     {"statements_waited", "r.waited_statements", LS_MC_INT},
     {"utilisation", "r.utilisation", LS_MC_MS},
+    /* only a row a threshold log shows by its slow lockers: what its
+     * figures bound (LS_SLOWKEY_EVIDENCE) */
+    {"wait_bounds", NULL, LS_MC_HOOK},
     {"timeline", NULL, LS_MC_HOOK},
 };
 /*
@@ -1020,10 +1023,15 @@ static const ls_mcol hot_cols[] = {
 static const ls_mquery hot_rows_q = LS_MQUERY(
     NULL, hot_cols,
     "FROM rows r WHERE CASE WHEN " NO_FILTER
-    " THEN EXISTS (SELECT 1 FROM lock_waits w WHERE w.row_id = r.row_id)"
+    " THEN r.evidence = '" LS_SLOWKEY_EVIDENCE "'"
+    " OR EXISTS (SELECT 1 FROM lock_waits w WHERE w.row_id = r.row_id)"
     " OR EXISTS (SELECT 1 FROM row_waits rw WHERE rw.row_id = r.row_id"
     " AND rw.kind = 'inferred' AND rw.wait_ms >= " HIDDEN_HOT_MIN_MS ")"
-    " ELSE (r.row_id IN (SELECT w.row_id FROM lock_waits w WHERE" WAIT_FILTER("w")
+    " ELSE ((r.evidence = '" LS_SLOWKEY_EVIDENCE "' AND (:since IS NULL OR r.last_ts >= :since)"
+    " AND (:until IS NULL OR r.first_ts <= :until)"
+    " AND (:relation IS NULL OR r.relation = :relation)"
+    " AND :database IS NULL AND :code_path IS NULL)"
+    " OR r.row_id IN (SELECT w.row_id FROM lock_waits w WHERE" WAIT_FILTER("w")
     ") OR r.row_id IN (SELECT q.row_id FROM (SELECT rw.row_id, rw.start_ts, rw.end_ts,"
     " NULL AS logged_ts, rw.session_id, rw.tx_id AS waiter_tx, rw.behind_tx AS holder_tx,"
     " rr.relation, NULL AS rel_oid FROM row_waits rw JOIN rows rr ON rr.row_id = rw.row_id"
@@ -1069,6 +1077,13 @@ static void relation_queue_row(model_ctx *m, ls_stmt *q, void *arg)
 
 /* A hot row's root blockers and its timeline: holds, waits, queue depth
  * and the waits rebuilt below deadlock_timeout. */
+/* Why a slow-locker row's figures are bounds (its wait_bounds). */
+#define SLOWKEY_REASON                                                                            \
+    "Statements were logged only past a duration threshold (log_min_duration_statement) and no "  \
+    "wait for this row was logged: it is a row because many slow locking statements named its "   \
+    "key and far fewer the relation's other keys. Its figures are their durations: each bounds "  \
+    "its statement's wait from above (max_wait_ms), their sum the row's waiting from below "      \
+    "(total_wait_ms; the waits under the threshold are not in the log). No hold of it is timed."
 static void hot_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
 {
     int64_t row_id = ls_mq_int64(&hot_rows_q, q, "row_id");
@@ -1076,6 +1091,17 @@ static void hot_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *
     (void)arg;
     if (strcmp(key, "root_blockers") == 0) {
         ls_mq_each_row(m, &row_roots_q, row_id, row_root, cJSON_AddArrayToObject(o, key));
+        return;
+    }
+    if (strcmp(key, "wait_bounds") == 0) {
+        const char *ev = ls_mq_text(&hot_rows_q, q, "grouped_by");
+        cJSON *b;
+        if (!ev || strcmp(ev, LS_SLOWKEY_EVIDENCE) != 0)
+            return;
+        b = cJSON_AddObjectToObject(o, key);
+        ls_model_add_str(b, "total_wait_ms", "at_least");
+        ls_model_add_str(b, "max_wait_ms", "at_most");
+        ls_model_add_str(b, "reason", SLOWKEY_REASON);
         return;
     }
     tl = cJSON_AddObjectToObject(o, key);

@@ -1687,8 +1687,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * a whole-second log read with traces a hold's hidden wait is timed at its
  * own evidence's tick (spans or lines), a span-timed logged wait from its
  * span kept inside the acquired line's second (decide/hidden.c
- * ls_hidden_wait_resolution, ls_hidden_span_timed_wait). */
-#define CORRELATION_REV "44"
+ * ls_hidden_wait_resolution, ls_hidden_span_timed_wait). 45: on a log whose
+ * statements are logged only past log_min_duration_statement, a key whose
+ * slow locking statements dominate its relation is a row, its waiting a
+ * bound (decide/slowkey.c ls_slowkey_makes_row, slowkeys.c). */
+#define CORRELATION_REV "45"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -6,6 +6,7 @@
 #define LS_CORRELATE_INT_H
 
 #include "ls_correlate.h"
+#include "ls_logcover.h"
 #include "ls_params.h"
 #include "store_sql.h"
 
@@ -181,6 +182,14 @@ int ls_correlate_final(ls_store *s, ls_correlate_stats *stats);
  * decides on, its verdict and the holds it makes "at least", into the one
  * row of logcover (logcover_schema.h), which the report reads. */
 int ls_correlate_logging(ls_store *s, ls_correlate_stats *stats);
+/* The statement logging's verdict from the statements alone (logging.c:
+ * decide/logcover.c), for the passes before the holds are known. */
+int ls_correlate_stmt_logging(ls_store *s, ls_logcover *verdict);
+/* slowkeys.c: on a threshold log, the keys that many slow locking
+ * statements of `keys_sql` (rows of a packed `keys` column, ls_keypack.h)
+ * name, and far fewer the relation's others (decide/slowkey.c), made rows
+ * (LS_SLOWKEY_EVIDENCE); the last step of the logical-rows pass. */
+int ls_correlate_slow_key_rows(ls_store *s, ls_correlate_stats *stats, const char *keys_sql);
 /* The same over a report window's holds (scope.c, after the window's
  * views), into temp.logcover, which the report then reads; the
  * statement counts are the stored row's. ls_correlate_scope_leave() drops it. */

@@ -260,6 +260,21 @@ static int count_statements(ls_store *s, ls_logcover_in *in)
     return rc;
 }
 
+/* The verdict from the statements alone (no holds counted yet: the
+ * logical-rows pass asks it before there are any; a log with statements
+ * is judged the same either way). */
+int ls_correlate_stmt_logging(ls_store *s, ls_logcover *verdict)
+{
+    ls_logcover_in in;
+    int rc;
+    *verdict = LS_LOGCOVER_COMPLETE;
+    if ((rc = count_statements(s, &in)) != 0)
+        return rc;
+    in.holds = 0;
+    *verdict = ls_logcover_decide(&in);
+    return 0;
+}
+
 /* The holds (rows of `sql`: an evidence text or NULL, a count) and, once
  * the verdict is known, those whose end is only "at least": in->holds,
  * *verdict and *open. */

@@ -845,6 +845,8 @@ int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, insert_sql, &m.ins)) != 0)
         goto out;
     rc = scan(&m, kq, cq, subsecond);
+    if (rc == 0)
+        rc = ls_correlate_slow_key_rows(s, stats, usable ? keys_sql : fb_keys_sql);
 out:
     ls_stmt_finalize(kq);
     ls_stmt_finalize(cq);

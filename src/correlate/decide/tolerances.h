@@ -158,6 +158,16 @@
  * hidden-only hot rows, reports/model.c HIDDEN_HOT_MIN_MS; the quiet-rows
  * step, decide/quiet.c, makes such keys rows). */
 #define LS_HOT_HIDDEN_MIN_US 5000
+/* On a log whose statements are logged only past a duration threshold
+ * (decide/logcover.c: THRESHOLD), a key is a contended row when at least
+ * LS_SLOWKEY_MIN_STATEMENTS logged locking statements named it, taking
+ * at least LS_SLOWKEY_MIN_MS in all, and its relation's other keys had
+ * far fewer: each at most 1/LS_SLOWKEY_DOMINANCE as many, all of them
+ * together fewer than it (decide/slowkey.c, issue 34: samples/blind-rb's
+ * warehouses id=1, 54 slow FOR UPDATEs, 32.6 s). */
+#define LS_SLOWKEY_MIN_STATEMENTS 5
+#define LS_SLOWKEY_MIN_MS 1000.0
+#define LS_SLOWKEY_DOMINANCE 3
 
 /* ---- code paths (traces.c, cover.c, decide/cover.c) ---- */
 
