@@ -179,6 +179,10 @@ static void add_pid_list(cJSON *o, const char *key, const char *list)
  * twice as many queue-depth points) and holds, unless --max-waits gives
  * another bound (then both are that); timeline.cut says what is left out. */
 #define ROW_WAITS_LISTED 200
+/* The deadlocks and errors the report lists (--max-deadlocks,
+ * --max-errors give others); cut says when there are more. */
+#define DEADLOCKS_LISTED 100
+#define ERRORS_LISTED 200
 #define ROW_HOLDS_LISTED 100
 
 static int filter_set(int64_t t)
@@ -1470,18 +1474,21 @@ static const ls_mquery tree_q =
               tree_cols,
               "FROM open w LEFT JOIN rows r ON r.row_id = w.row_id"
               " LEFT JOIN sessions se ON se.session_id = w.session_id WHERE w.nth = 1"
-              " ORDER BY w.root_pid, w.chain_depth, w.start_ts LIMIT 200");
+              " ORDER BY w.root_pid, w.chain_depth, w.start_ts LIMIT :waits_listed");
 
 static void tree_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     add_to_array(m, q, arg, &tree_q, NULL, NULL);
 }
 
-static void worst_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+/* The waits open at the worst moment: as many as a hot row's timeline
+ * lists (ROW_WAITS_LISTED, or --max-waits), cut as "worst_moment.waits". */
+static void worst_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *report)
 {
-    (void)arg;
-    ls_mq_each_row(m, &tree_q, ls_mq_int64(&worst_q, q, "time_ts"), tree_row,
-                   cJSON_AddArrayToObject(o, key));
+    ls_model_list(m, report, o, key, "worst_moment.waits", &tree_q,
+                  ls_mq_int64(&worst_q, q, "time_ts"),
+                  m->opts->max_waits > 0 ? m->opts->max_waits : ROW_WAITS_LISTED, tree_row, -1,
+                  "--max-waits", 0);
 }
 
 /* The worst moment, when the store knows one (a row with a queue). */
@@ -1489,7 +1496,7 @@ static void worst_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     if (!ls_mq_isnull(&worst_q, q, "time_ts"))
         ls_mq_add_row(m, cJSON_AddObjectToObject(arg, "worst_moment"), &worst_q, q, worst_hook,
-                      NULL);
+                      arg);
 }
 
 static void add_worst_moment(model_ctx *m, cJSON *r)
@@ -1533,21 +1540,117 @@ static void bad_row(model_ctx *m, ls_stmt *q, void *arg)
     add_to_array(m, q, arg, &bad_q, NULL, NULL);
 }
 
-/* "cut": the waits list when it holds fewer than the summary counts
- * ({listed, total} and the option that lists more); absent when whole. */
-static void add_waits_cut(cJSON *r)
+/*
+ * "cut": every list of the report that holds fewer entries than there are
+ * (in the filter), one entry per list under its path in the model
+ * ("errors", "worst_moment.waits", the sections.c tables' paths):
+ * {listed, total, lift (the option that lists more), top (a ranking cut at
+ * --top: "top N of M")}. Absent when nothing is cut; the renderers' notes
+ * (prose.c ls_write_cut) read it. cut.lift, the waits' option, stays for
+ * version 2 readers when waits[] is cut.
+ */
+void ls_model_cut(cJSON *report, const char *path, int64_t listed, int64_t total,
+                  const char *lift, int top)
 {
-    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(r, "summary");
-    const cJSON *total = cJSON_GetObjectItemCaseSensitive(sum, "waits");
-    int listed = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "waits"));
-    cJSON *cut, *w;
-    if (!cJSON_IsNumber(total) || total->valuedouble <= listed)
+    cJSON *cut, *o;
+    if (total <= listed)
         return;
-    cut = cJSON_AddObjectToObject(r, "cut");
-    w = cJSON_AddObjectToObject(cut, "waits");
-    cJSON_AddNumberToObject(w, "listed", listed);
-    cJSON_AddNumberToObject(w, "total", total->valuedouble);
-    cJSON_AddStringToObject(cut, "lift", "--max-waits");
+    if (!(cut = cJSON_GetObjectItemCaseSensitive(report, "cut")))
+        cut = cJSON_AddObjectToObject(report, "cut");
+    o = cJSON_AddObjectToObject(cut, path);
+    cJSON_AddNumberToObject(o, "listed", (double)listed);
+    cJSON_AddNumberToObject(o, "total", (double)total);
+    cJSON_AddStringToObject(o, "lift", lift);
+    if (top)
+        cJSON_AddTrueToObject(o, "top");
+    if (strcmp(path, "waits") == 0)
+        cJSON_AddStringToObject(cut, "lift", lift);
+}
+
+/* "SELECT count(*) FROM (q)", q mq's statement with its select list
+ * (bare: "1", so that no column's subquery runs for the count);
+ * malloc'ed, NULL on memory exhaustion. */
+static char *mq_count_sql(const ls_mquery *mq, int bare)
+{
+    static const ls_mcol one[] = {{"n", "1", LS_MC_INT}};
+    ls_mquery b = {mq->with, one, 1, mq->from, mq->params};
+    char *sql = mq_sql(bare ? &b : mq), *count;
+    size_t len;
+    if (!sql)
+        return NULL;
+    len = strlen(sql) + sizeof("SELECT count(*) FROM ()");
+    if ((count = malloc(len)) != NULL)
+        snprintf(count, len, "SELECT count(*) FROM (%s)", sql);
+    free(sql);
+    return count;
+}
+
+/* How many rows mq gives unbounded: its :limit and :waits_listed bound to
+ * -1 (no bound in SQLite), its other parameters as ls_mq_each_row binds
+ * them; -1 on a store error (m->rc set). Counted bare (no column read)
+ * where the statement allows it, else (its ORDER BY names a column of
+ * the select list) with its columns. */
+int64_t ls_mq_count(model_ctx *m, const ls_mquery *mq, int64_t arg1)
+{
+    ls_stmt *q = NULL;
+    int64_t n = -1;
+    int rc = LS_ENOMEM, bare;
+    for (bare = 1; bare >= 0 && !q; bare--) {
+        char *sql = mq_count_sql(mq, bare);
+        if (!sql) {
+            rc = LS_ENOMEM;
+            break;
+        }
+        rc = mq->params ? ls_store_prepare_params(m->store, sql, mq->params, &q)
+                        : ls_store_prepare_vocab(m->store, sql, LS_PARAM_NAMES(MODEL_PARAMS), &q);
+        free(sql);
+    }
+    if (!q) {
+        m->rc = rc;
+        return -1;
+    }
+    bind_filters(m, q, arg1);
+    bind_named(q, "limit", -1);
+    bind_named(q, "waits_listed", -1);
+    if ((rc = ls_stmt_step(q)) == 1)
+        n = ls_stmt_int64(q, 0);
+    else if (rc < 0)
+        m->rc = rc;
+    ls_stmt_finalize(q);
+    return n;
+}
+
+/*
+ * A list of the report: at most `limit` rows of mq (arg1 bound as
+ * ls_mq_each_row binds it; -1: `limit`) into a new array `key` of
+ * `parent`, and its cut under `path` when the list is full and there are
+ * more: `total` when the caller knows it (>= 0, a summary count), else
+ * mq counted unbounded.
+ */
+cJSON *ls_model_list(model_ctx *m, cJSON *report, cJSON *parent, const char *key,
+                     const char *path, const ls_mquery *mq, int64_t arg1, int64_t limit,
+                     void (*row)(model_ctx *, ls_stmt *, void *), int64_t total,
+                     const char *lift, int top)
+{
+    cJSON *arr = cJSON_AddArrayToObject(parent, key);
+    int listed;
+    ls_mq_each_row(m, mq, arg1 >= 0 ? arg1 : limit, row, arr);
+    listed = cJSON_GetArraySize(arr);
+    if (m->rc || listed < limit)
+        return arr;
+    if (total < 0)
+        total = ls_mq_count(m, mq, arg1 >= 0 ? arg1 : limit);
+    if (total >= 0)
+        ls_model_cut(report, path, listed, total, lift, top);
+    return arr;
+}
+
+/* A summary count of the report (r.summary.key), or -1. */
+static int64_t summary_count(const cJSON *r, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(r, "summary"), key);
+    return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
 }
 
 /* LOCKSPAN_TIMING (set): the report's sections' times on stderr, each the
@@ -1611,14 +1714,16 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
                    cJSON_AddObjectToObject(sum, "waits_by_outcome"));
     add_filter(&m, sum);
     section_mark(timing, t, "summary");
-    ls_mq_each_row(&m, &hot_rows_q, top, hot_row, cJSON_AddArrayToObject(r, "hot_rows"));
+    ls_model_list(&m, r, r, "hot_rows", "hot_rows", &hot_rows_q, -1, top, hot_row, -1, "--top",
+                  1);
     section_mark(timing, t, "hot_rows");
-    ls_mq_each_row(&m, &relation_queues_q, top, relation_queue_row,
-                   cJSON_AddArrayToObject(r, "relation_queues"));
+    ls_model_list(&m, r, r, "relation_queues", "relation_queues", &relation_queues_q, -1, top,
+                  relation_queue_row, -1, "--top", 1);
     section_mark(timing, t, "relation_queues");
-    ls_mq_each_row(&m, &roots_q, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
+    ls_model_list(&m, r, r, "root_blockers", "root_blockers", &roots_q, -1, top, root_row, -1,
+                  "--top", 1);
     section_mark(timing, t, "root_blockers");
-    ls_mq_each_row(&m, &holds_q, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));
+    ls_model_list(&m, r, r, "holds", "holds", &holds_q, -1, top, ranked_hold, -1, "--top", 1);
     section_mark(timing, t, "holds");
     ls_model_code_paths(&m, r, top);
     section_mark(timing, t, "code_paths");
@@ -1634,13 +1739,17 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     section_mark(timing, t, "story");
     add_worst_moment(&m, r);
     section_mark(timing, t, "worst_moment");
-    ls_mq_each_row(&m, &waits_q, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
-             cJSON_AddArrayToObject(r, "waits"));
-    add_waits_cut(r);
+    ls_model_list(&m, r, r, "waits", "waits", &waits_q, -1,
+                  opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
+                  summary_count(r, "waits"), "--max-waits", 0);
     section_mark(timing, t, "waits");
-    ls_mq_each_row(&m, &deadlocks_q, 100, deadlock_row, cJSON_AddArrayToObject(r, "deadlocks"));
+    ls_model_list(&m, r, r, "deadlocks", "deadlocks", &deadlocks_q, -1,
+                  opts->max_deadlocks > 0 ? opts->max_deadlocks : DEADLOCKS_LISTED,
+                  deadlock_row, summary_count(r, "deadlocks"), "--max-deadlocks", 0);
     section_mark(timing, t, "deadlocks");
-    ls_mq_each_row(&m, &errors_q, 200, error_row, cJSON_AddArrayToObject(r, "errors"));
+    ls_model_list(&m, r, r, "errors", "errors", &errors_q, -1,
+                  opts->max_errors > 0 ? opts->max_errors : ERRORS_LISTED, error_row, -1,
+                  "--max-errors", 0);
     input = cJSON_AddObjectToObject(r, "input");
     ls_mq_each_row(&m, &files_q, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
     ls_mq_each_row(&m, &bad_q, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));

@@ -56,6 +56,18 @@ const ls_section ls_sections[LS_SEC_COUNT] = {
     [LS_SEC_INPUT] = {"input", "Input"},
 };
 
+const ls_cut_list ls_cut_lists[] = {
+    {"hot_rows", "hot rows", LS_SEC_HOT_ROWS},
+    {"relation_queues", "relation lock queues", LS_SEC_RELATION_QUEUES},
+    {"root_blockers", "root blockers", LS_SEC_ROOT_BLOCKERS},
+    {"holds", "holds", LS_SEC_HOLDS},
+    {"worst_moment.waits", "waits open then", LS_SEC_WORST_MOMENT},
+    {"waits", "waits", LS_SEC_WAITS},
+    {"deadlocks", "deadlocks", LS_SEC_DEADLOCKS},
+    {"errors", "errors", LS_SEC_ERRORS},
+    {NULL, NULL, 0},
+};
+
 /* The story's compact ranking, at the top of the summary. */
 static const ls_column story_cols[] = {
     {"Code path", "code_path", LS_CELL_TEXT, 80, A},
