@@ -16,7 +16,7 @@
 #include "ls_store.h"
 
 #define LS_REPORT_SCHEMA "lockspan-report"
-#define LS_REPORT_VERSION 3
+#define LS_REPORT_VERSION 2
 
 typedef struct ls_report_opts {
     const char *title;   /* NULL = "Lock contention report" */

@@ -203,7 +203,7 @@ static int occ_load(model_ctx *m, occ_path **out, size_t *n, double *all)
     return rc < 0 ? rc : 0;
 }
 
-static void occupancy(model_ctx *m, cJSON *list, int top)
+static void occupancy(model_ctx *m, cJSON *report, cJSON *list, int top)
 {
     occ_path *paths = NULL;
     path_range *r = NULL;
@@ -242,6 +242,8 @@ static void occupancy(model_ctx *m, cJSON *list, int top)
     }
     if (rc < 0)
         m->rc = rc;
+    else
+        ls_model_cut(report, "row_occupancy", cJSON_GetArraySize(list), (int64_t)n, "--top", 1);
     for (i = 0; i < n; i++) {
         free(paths[i].label);
         free(paths[i].source);
@@ -497,7 +499,7 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
         goto out;
     ls_model_each_row(m, queueing_sql, top, queueing_row,
                       cJSON_AddArrayToObject(report, "row_queueing"));
-    occupancy(m, occ = cJSON_AddArrayToObject(report, "row_occupancy"), top);
+    occupancy(m, report, occ = cJSON_AddArrayToObject(report, "row_occupancy"), top);
     if ((rc = add_sequences(m, list)) != 0 || (rc = add_sequences(m, occ)) != 0 ||
         (rc = add_identity(m, report, strcmp(g->name, "shape") == 0)) != 0)
         goto out;

@@ -1099,6 +1099,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
     code_paths(f, m, caps);
     cuts(f, m, caps, LS_SEC_CODE_PATHS);
     slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"), caps);
+    cuts(f, m, caps, LS_SEC_SLOW_REQUESTS);
     trace_requests(f, cJSON_GetObjectItemCaseSensitive(m, "trace_requests"), caps);
     hot_rows(f, m, caps);
     cuts(f, m, caps, LS_SEC_HOT_ROWS);
