@@ -1742,6 +1742,12 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     ls_model_list(&m, r, r, "waits", "waits", &waits_q, -1,
                   opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
                   summary_count(r, "waits"), "--max-waits", 0);
+    {
+        /* cut after waits[], where version 2 had it, whichever list made it */
+        cJSON *cut = cJSON_DetachItemFromObjectCaseSensitive(r, "cut");
+        if (cut)
+            cJSON_AddItemToObject(r, "cut", cut);
+    }
     section_mark(timing, t, "waits");
     ls_model_list(&m, r, r, "deadlocks", "deadlocks", &deadlocks_q, -1,
                   opts->max_deadlocks > 0 ? opts->max_deadlocks : DEADLOCKS_LISTED,
