@@ -453,6 +453,24 @@ static int add_identity(model_ctx *m, cJSON *report, int by_shape)
     return rc < 0 ? rc : 0;
 }
 
+static void count_row(model_ctx *m, ls_stmt *q, void *arg)
+{
+    (void)m;
+    *(int64_t *)arg = ls_stmt_int64(q, 0);
+}
+
+/* The cut of ranking `key` of report when it lists `top` and the table
+ * it ranks (count_sql counts it) has more rows. */
+static void ranking_cut(model_ctx *m, cJSON *report, const char *key, const char *count_sql,
+                        int top)
+{
+    int64_t total = -1;
+    int listed = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, key));
+    if (m->rc || listed < top || ls_model_each_row(m, count_sql, -1, count_row, &total) != 0)
+        return;
+    ls_model_cut(report, key, listed, total, "--top", 1);
+}
+
 void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
 {
     const ls_grouping *g = grouping_of(m->opts->group_by);
@@ -497,8 +515,10 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
         goto out;
     if ((rc = caused_ranges(m, list)) != 0)
         goto out;
+    ranking_cut(m, report, "code_paths", "SELECT count(*) FROM path_ranking", top);
     ls_model_each_row(m, queueing_sql, top, queueing_row,
                       cJSON_AddArrayToObject(report, "row_queueing"));
+    ranking_cut(m, report, "row_queueing", "SELECT count(*) FROM path_queueing", top);
     occupancy(m, report, occ = cJSON_AddArrayToObject(report, "row_occupancy"), top);
     if ((rc = add_sequences(m, list)) != 0 || (rc = add_sequences(m, occ)) != 0 ||
         (rc = add_identity(m, report, strcmp(g->name, "shape") == 0)) != 0)

@@ -1587,25 +1587,23 @@ static char *mq_count_sql(const ls_mquery *mq, int bare)
 
 /* How many rows mq gives unbounded: its :limit and :waits_listed bound to
  * -1 (no bound in SQLite), its other parameters as ls_mq_each_row binds
- * them; -1 on a store error (m->rc set). Counted bare (no column read)
- * where the statement allows it, else (its ORDER BY names a column of
- * the select list) with its columns. */
-int64_t ls_mq_count(model_ctx *m, const ls_mquery *mq, int64_t arg1)
+ * them; -1 on a store error (m->rc set). bare: counted without its
+ * columns (none of their subqueries run), for a statement whose ORDER BY
+ * and GROUP BY name no column of its select list. */
+int64_t ls_mq_count(model_ctx *m, const ls_mquery *mq, int64_t arg1, int bare)
 {
     ls_stmt *q = NULL;
     int64_t n = -1;
-    int rc = LS_ENOMEM, bare;
-    for (bare = 1; bare >= 0 && !q; bare--) {
-        char *sql = mq_count_sql(mq, bare);
-        if (!sql) {
-            rc = LS_ENOMEM;
-            break;
-        }
-        rc = mq->params ? ls_store_prepare_params(m->store, sql, mq->params, &q)
-                        : ls_store_prepare_vocab(m->store, sql, LS_PARAM_NAMES(MODEL_PARAMS), &q);
-        free(sql);
+    int rc;
+    char *sql = mq_count_sql(mq, bare);
+    if (!sql) {
+        m->rc = LS_ENOMEM;
+        return -1;
     }
-    if (!q) {
+    rc = mq->params ? ls_store_prepare_params(m->store, sql, mq->params, &q)
+                    : ls_store_prepare_vocab(m->store, sql, LS_PARAM_NAMES(MODEL_PARAMS), &q);
+    free(sql);
+    if (rc) {
         m->rc = rc;
         return -1;
     }
@@ -1625,12 +1623,12 @@ int64_t ls_mq_count(model_ctx *m, const ls_mquery *mq, int64_t arg1)
  * ls_mq_each_row binds it; -1: `limit`) into a new array `key` of
  * `parent`, and its cut under `path` when the list is full and there are
  * more: `total` when the caller knows it (>= 0, a summary count), else
- * mq counted unbounded.
+ * mq counted unbounded (flags: LS_LIST_*).
  */
 cJSON *ls_model_list(model_ctx *m, cJSON *report, cJSON *parent, const char *key,
                      const char *path, const ls_mquery *mq, int64_t arg1, int64_t limit,
                      void (*row)(model_ctx *, ls_stmt *, void *), int64_t total,
-                     const char *lift, int top)
+                     const char *lift, int flags)
 {
     cJSON *arr = cJSON_AddArrayToObject(parent, key);
     int listed;
@@ -1639,9 +1637,9 @@ cJSON *ls_model_list(model_ctx *m, cJSON *report, cJSON *parent, const char *key
     if (m->rc || listed < limit)
         return arr;
     if (total < 0)
-        total = ls_mq_count(m, mq, arg1 >= 0 ? arg1 : limit);
+        total = ls_mq_count(m, mq, arg1 >= 0 ? arg1 : limit, (flags & LS_LIST_BARE) != 0);
     if (total >= 0)
-        ls_model_cut(report, path, listed, total, lift, top);
+        ls_model_cut(report, path, listed, total, lift, (flags & LS_LIST_TOP) != 0);
     return arr;
 }
 
@@ -1715,15 +1713,16 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     add_filter(&m, sum);
     section_mark(timing, t, "summary");
     ls_model_list(&m, r, r, "hot_rows", "hot_rows", &hot_rows_q, -1, top, hot_row, -1, "--top",
-                  1);
+                  LS_LIST_TOP | LS_LIST_BARE);
     section_mark(timing, t, "hot_rows");
     ls_model_list(&m, r, r, "relation_queues", "relation_queues", &relation_queues_q, -1, top,
-                  relation_queue_row, -1, "--top", 1);
+                  relation_queue_row, -1, "--top", LS_LIST_TOP | LS_LIST_BARE);
     section_mark(timing, t, "relation_queues");
     ls_model_list(&m, r, r, "root_blockers", "root_blockers", &roots_q, -1, top, root_row, -1,
-                  "--top", 1);
+                  "--top", LS_LIST_TOP | LS_LIST_BARE);
     section_mark(timing, t, "root_blockers");
-    ls_model_list(&m, r, r, "holds", "holds", &holds_q, -1, top, ranked_hold, -1, "--top", 1);
+    ls_model_list(&m, r, r, "holds", "holds", &holds_q, -1, top, ranked_hold, -1, "--top",
+                  LS_LIST_TOP | LS_LIST_BARE);
     section_mark(timing, t, "holds");
     ls_model_code_paths(&m, r, top);
     section_mark(timing, t, "code_paths");

@@ -58,6 +58,8 @@ const ls_section ls_sections[LS_SEC_COUNT] = {
 
 const ls_cut_list ls_cut_lists[] = {
     {"row_occupancy", "code paths by occupancy", LS_SEC_CODE_PATHS},
+    {"code_paths", "code paths by blocking", LS_SEC_CODE_PATHS},
+    {"row_queueing", "code paths by queueing", LS_SEC_CODE_PATHS},
     {"slow_requests", "slow requests", LS_SEC_SLOW_REQUESTS},
     {"hot_rows", "hot rows", LS_SEC_HOT_ROWS},
     {"relation_queues", "relation lock queues", LS_SEC_RELATION_QUEUES},
