@@ -453,20 +453,14 @@ static int add_identity(model_ctx *m, cJSON *report, int by_shape)
     return rc < 0 ? rc : 0;
 }
 
-static void count_row(model_ctx *m, ls_stmt *q, void *arg)
-{
-    (void)m;
-    *(int64_t *)arg = ls_stmt_int64(q, 0);
-}
-
 /* The cut of ranking `key` of report when it lists `top` and the table
  * it ranks (count_sql counts it) has more rows. */
 static void ranking_cut(model_ctx *m, cJSON *report, const char *key, const char *count_sql,
                         int top)
 {
-    int64_t total = -1;
+    int64_t total;
     int listed = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, key));
-    if (m->rc || listed < top || ls_model_each_row(m, count_sql, -1, count_row, &total) != 0)
+    if (m->rc || listed < top || (total = ls_model_count(m, count_sql)) < 0)
         return;
     ls_model_cut(report, key, listed, total, "--top", 1);
 }

@@ -205,10 +205,10 @@ static void rule_row(model_ctx *m, ls_stmt *q, void *arg)
 void ls_model_dba(model_ctx *m, cJSON *report, int top)
 {
     ls_model_list(m, report, report, "waits_by_lock", "waits_by_lock", &by_lock_q, -1, top,
-                  by_lock_row, -1, "--top", LS_LIST_TOP);
+                  by_lock_row, -1, "--top", LS_LIST_TOP, NULL);
     waiting_statements(m, report, cJSON_AddArrayToObject(report, "waiting_statements"), top);
     ls_model_list(m, report, report, "blocking_statements", "blocking_statements", &by_blocker_q,
-                  -1, top, by_blocker_row, -1, "--top", LS_LIST_TOP);
+                  -1, top, by_blocker_row, -1, "--top", LS_LIST_TOP, NULL);
     ls_model_list(m, report, report, "learned_rules", "learned_rules", &rule_q, -1, top, rule_row,
-                  -1, "--top", LS_LIST_TOP);
+                  -1, "--top", LS_LIST_TOP, NULL);
 }

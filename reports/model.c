@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ls_columns.h"
 #include "model_int.h"
 
 void ls_model_add_str(cJSON *o, const char *key, const char *v)
@@ -1156,6 +1157,12 @@ static const ls_mquery roots_q =
               "FROM top_roots w LEFT JOIN sessions s ON s.session_id = w.root_session"
               " ORDER BY w.waiter_ms DESC, w.root_pid");
 
+/* How many roots roots_q ranks (its top_roots unbounded, nothing read
+ * for them): the root blockers' cut. */
+#define ROOTS_COUNT                                                                    \
+    "SELECT count(*) FROM (SELECT 1 FROM lock_waits w WHERE w.root_pid IS NOT NULL AND" \
+    WAIT_FILTER("w") " GROUP BY w.root_pid, w.root_session, w.root_tx)"
+
 /* A root blocker's transaction with its first 50 statements. */
 static void root_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
 {
@@ -1177,6 +1184,10 @@ static const ls_mcol ranked_hold_cols[] = {
 };
 /* The top holds chosen first, then read whole (their head state looks
  * up their parts): 1.34 M to 1.23 M SQLite VM steps at 1 GiB. */
+/* How many holds holds_q ranks (top_holds unbounded): the holds' cut. */
+#define HOLDS_COUNT                                                                    \
+    "SELECT count(*) FROM holds h JOIN rows r ON r.row_id = h.row_id WHERE h.waits > 0" \
+    " AND " NOT_A_RELATION_LOCK("h.row_id")
 static const ls_mquery holds_q =
     LS_MQUERY("WITH top_holds AS MATERIALIZED (SELECT h.hold_id FROM holds h"
               " JOIN rows r ON r.row_id = h.row_id WHERE h.waits > 0"
@@ -1409,6 +1420,10 @@ static const ls_mcol error_cols[] = {
     {"cause_tx", "e.cause_tx", LS_MC_READ},
     {"tx_id", "e.tx_id", LS_MC_READ},
 };
+/* How many errors errors_q lists unbounded (errors_linked is one row per
+ * error: its joins are by error_id): the errors' cut. */
+#define ERRORS_COUNT \
+    "SELECT count(*) FROM errors e WHERE e.class <> 'other' AND" ERROR_FILTER("e")
 static const ls_mquery errors_q =
     LS_MQUERY(NULL, error_cols,
               "FROM errors_linked e LEFT JOIN sessions s ON s.session_id = e.session_id"
@@ -1488,7 +1503,7 @@ static void worst_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void
     ls_model_list(m, report, o, key, "worst_moment.waits", &tree_q,
                   ls_mq_int64(&worst_q, q, "time_ts"),
                   m->opts->max_waits > 0 ? m->opts->max_waits : ROW_WAITS_LISTED, tree_row, -1,
-                  "--max-waits", 0);
+                  "--max-waits", 0, NULL);
 }
 
 /* The worst moment, when the store knows one (a row with a queue). */
@@ -1611,10 +1626,23 @@ int64_t ls_mq_count(model_ctx *m, const ls_mquery *mq, int64_t arg1, int bare)
     bind_named(q, "limit", -1);
     bind_named(q, "waits_listed", -1);
     if ((rc = ls_stmt_step(q)) == 1)
-        n = ls_stmt_int64(q, 0);
+        n = ls_stmt_int64(q, LS_ONLY_COLUMN);
     else if (rc < 0)
         m->rc = rc;
     ls_stmt_finalize(q);
+    return n;
+}
+
+static void one_count(model_ctx *m, ls_stmt *q, void *arg)
+{
+    (void)m;
+    *(int64_t *)arg = ls_stmt_int64(q, LS_ONLY_COLUMN);
+}
+
+int64_t ls_model_count(model_ctx *m, const char *sql)
+{
+    int64_t n = -1;
+    ls_model_each_row(m, sql, -1, one_count, &n);
     return n;
 }
 
@@ -1623,12 +1651,13 @@ int64_t ls_mq_count(model_ctx *m, const ls_mquery *mq, int64_t arg1, int bare)
  * ls_mq_each_row binds it; -1: `limit`) into a new array `key` of
  * `parent`, and its cut under `path` when the list is full and there are
  * more: `total` when the caller knows it (>= 0, a summary count), else
- * mq counted unbounded (flags: LS_LIST_*).
+ * count_sql's one value (the filters bound) when given, else mq counted
+ * unbounded (flags: LS_LIST_*).
  */
 cJSON *ls_model_list(model_ctx *m, cJSON *report, cJSON *parent, const char *key,
                      const char *path, const ls_mquery *mq, int64_t arg1, int64_t limit,
                      void (*row)(model_ctx *, ls_stmt *, void *), int64_t total,
-                     const char *lift, int flags)
+                     const char *lift, int flags, const char *count_sql)
 {
     cJSON *arr = cJSON_AddArrayToObject(parent, key);
     int listed;
@@ -1636,7 +1665,9 @@ cJSON *ls_model_list(model_ctx *m, cJSON *report, cJSON *parent, const char *key
     listed = cJSON_GetArraySize(arr);
     if (m->rc || listed < limit)
         return arr;
-    if (total < 0)
+    if (total < 0 && count_sql)
+        total = ls_model_count(m, count_sql);
+    else if (total < 0)
         total = ls_mq_count(m, mq, arg1 >= 0 ? arg1 : limit, (flags & LS_LIST_BARE) != 0);
     if (total >= 0)
         ls_model_cut(report, path, listed, total, lift, (flags & LS_LIST_TOP) != 0);
@@ -1713,16 +1744,16 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     add_filter(&m, sum);
     section_mark(timing, t, "summary");
     ls_model_list(&m, r, r, "hot_rows", "hot_rows", &hot_rows_q, -1, top, hot_row, -1, "--top",
-                  LS_LIST_TOP | LS_LIST_BARE);
+                  LS_LIST_TOP | LS_LIST_BARE, NULL);
     section_mark(timing, t, "hot_rows");
     ls_model_list(&m, r, r, "relation_queues", "relation_queues", &relation_queues_q, -1, top,
-                  relation_queue_row, -1, "--top", LS_LIST_TOP | LS_LIST_BARE);
+                  relation_queue_row, -1, "--top", LS_LIST_TOP | LS_LIST_BARE, NULL);
     section_mark(timing, t, "relation_queues");
     ls_model_list(&m, r, r, "root_blockers", "root_blockers", &roots_q, -1, top, root_row, -1,
-                  "--top", LS_LIST_TOP | LS_LIST_BARE);
+                  "--top", LS_LIST_TOP, ROOTS_COUNT);
     section_mark(timing, t, "root_blockers");
     ls_model_list(&m, r, r, "holds", "holds", &holds_q, -1, top, ranked_hold, -1, "--top",
-                  LS_LIST_TOP | LS_LIST_BARE);
+                  LS_LIST_TOP, HOLDS_COUNT);
     section_mark(timing, t, "holds");
     ls_model_code_paths(&m, r, top);
     section_mark(timing, t, "code_paths");
@@ -1740,7 +1771,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     section_mark(timing, t, "worst_moment");
     ls_model_list(&m, r, r, "waits", "waits", &waits_q, -1,
                   opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
-                  summary_count(r, "waits"), "--max-waits", 0);
+                  summary_count(r, "waits"), "--max-waits", 0, NULL);
     {
         /* cut after waits[], where version 2 had it, whichever list made it */
         cJSON *cut = cJSON_DetachItemFromObjectCaseSensitive(r, "cut");
@@ -1750,11 +1781,11 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     section_mark(timing, t, "waits");
     ls_model_list(&m, r, r, "deadlocks", "deadlocks", &deadlocks_q, -1,
                   opts->max_deadlocks > 0 ? opts->max_deadlocks : DEADLOCKS_LISTED,
-                  deadlock_row, summary_count(r, "deadlocks"), "--max-deadlocks", 0);
+                  deadlock_row, summary_count(r, "deadlocks"), "--max-deadlocks", 0, NULL);
     section_mark(timing, t, "deadlocks");
     ls_model_list(&m, r, r, "errors", "errors", &errors_q, -1,
                   opts->max_errors > 0 ? opts->max_errors : ERRORS_LISTED, error_row, -1,
-                  "--max-errors", 0);
+                  "--max-errors", 0, ERRORS_COUNT);
     input = cJSON_AddObjectToObject(r, "input");
     ls_mq_each_row(&m, &files_q, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
     ls_mq_each_row(&m, &bad_q, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));

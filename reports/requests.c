@@ -283,7 +283,7 @@ void ls_model_requests(model_ctx *m, cJSON *report, int top)
              ls_model_code_path_label(m->opts->group_by));
     mq.with = with;
     ls_model_list(m, report, report, "slow_requests", "slow_requests", &mq, -1, top, request_row,
-                  -1, "--top", LS_LIST_TOP);
+                  -1, "--top", LS_LIST_TOP, NULL);
     if (m->opts->ntrace_ids > 0) {
         cJSON *list = cJSON_AddArrayToObject(report, "trace_requests");
         for (i = 0; i < m->opts->ntrace_ids && !m->rc; i++)
