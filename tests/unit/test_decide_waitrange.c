@@ -118,8 +118,10 @@ static void test_listed_sql(void)
             char cond[256], sql[400];
             sqlite3_stmt *q = NULL;
             CHECK(ls_caused_listed_sql(cond, sizeof(cond), "c.ms", res[i]) < (int)sizeof(cond));
-            snprintf(sql, sizeof(sql), "SELECT CASE WHEN %s THEN 1 ELSE 0 END"
-                                       " FROM (SELECT ?1 AS ms) c", cond);
+            snprintf(sql, sizeof(sql),
+                     "SELECT CASE WHEN %s THEN 1 ELSE 0 END"
+                     " FROM (SELECT ?1 AS ms) c",
+                     cond);
             CHECK(sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK);
             sqlite3_bind_double(q, 1, v[j]);
             CHECK(sqlite3_step(q) == SQLITE_ROW);
