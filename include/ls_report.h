@@ -22,6 +22,8 @@ typedef struct ls_report_opts {
     const char *title;   /* NULL = "Lock contention report" */
     int top;             /* rows per ranked section (hot rows, root blockers) */
     int max_waits;       /* waits listed one by one; totals stay exact */
+    int max_deadlocks;   /* deadlocks listed (0 = 100); model.c's cut says when cut */
+    int max_errors;      /* errors listed (0 = 200) */
     const char *generated_at; /* fixed text for reproducible output, or NULL */
     const char *tz;       /* zone of the HTML report's times (tz database name), NULL = UTC */
     const char *group_by; /* code paths by: function (default), route, service,

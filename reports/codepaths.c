@@ -203,7 +203,7 @@ static int occ_load(model_ctx *m, occ_path **out, size_t *n, double *all)
     return rc < 0 ? rc : 0;
 }
 
-static void occupancy(model_ctx *m, cJSON *list, int top)
+static void occupancy(model_ctx *m, cJSON *report, cJSON *list, int top)
 {
     occ_path *paths = NULL;
     path_range *r = NULL;
@@ -242,6 +242,8 @@ static void occupancy(model_ctx *m, cJSON *list, int top)
     }
     if (rc < 0)
         m->rc = rc;
+    else
+        ls_model_cut(report, "row_occupancy", cJSON_GetArraySize(list), (int64_t)n, "--top", 1);
     for (i = 0; i < n; i++) {
         free(paths[i].label);
         free(paths[i].source);
@@ -451,6 +453,18 @@ static int add_identity(model_ctx *m, cJSON *report, int by_shape)
     return rc < 0 ? rc : 0;
 }
 
+/* The cut of ranking `key` of report when it lists `top` and the table
+ * it ranks (count_sql counts it) has more rows. */
+static void ranking_cut(model_ctx *m, cJSON *report, const char *key, const char *count_sql,
+                        int top)
+{
+    int64_t total;
+    int listed = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, key));
+    if (m->rc || listed < top || (total = ls_model_count(m, count_sql)) < 0)
+        return;
+    ls_model_cut(report, key, listed, total, "--top", 1);
+}
+
 void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
 {
     const ls_grouping *g = grouping_of(m->opts->group_by);
@@ -495,9 +509,11 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
         goto out;
     if ((rc = caused_ranges(m, list)) != 0)
         goto out;
+    ranking_cut(m, report, "code_paths", "SELECT count(*) FROM path_ranking", top);
     ls_model_each_row(m, queueing_sql, top, queueing_row,
                       cJSON_AddArrayToObject(report, "row_queueing"));
-    occupancy(m, occ = cJSON_AddArrayToObject(report, "row_occupancy"), top);
+    ranking_cut(m, report, "row_queueing", "SELECT count(*) FROM path_queueing", top);
+    occupancy(m, report, occ = cJSON_AddArrayToObject(report, "row_occupancy"), top);
     if ((rc = add_sequences(m, list)) != 0 || (rc = add_sequences(m, occ)) != 0 ||
         (rc = add_identity(m, report, strcmp(g->name, "shape") == 0)) != 0)
         goto out;

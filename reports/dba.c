@@ -127,7 +127,7 @@ static int fp_by_total(const void *x, const void *y)
 
 /* waiting_statements[]: the waits' statements by fingerprint, the most
  * waiting first. A log has few distinct fingerprints; a linear search. */
-static void waiting_statements(model_ctx *m, cJSON *list, int top)
+static void waiting_statements(model_ctx *m, cJSON *report, cJSON *list, int top)
 {
     fp_acc a = {0};
     size_t i;
@@ -148,6 +148,8 @@ static void waiting_statements(model_ctx *m, cJSON *list, int top)
         }
         free(a.v[i].fp);
     }
+    ls_model_cut(report, "waiting_statements", cJSON_GetArraySize(list), (int64_t)a.n, "--top",
+                 1);
     free(a.v);
     ls_buf_free(&a.buf);
 }
@@ -204,10 +206,11 @@ static void rule_row(model_ctx *m, ls_stmt *q, void *arg)
 
 void ls_model_dba(model_ctx *m, cJSON *report, int top)
 {
-    ls_mq_each_row(m, &by_lock_q, top, by_lock_row,
-                   cJSON_AddArrayToObject(report, "waits_by_lock"));
-    waiting_statements(m, cJSON_AddArrayToObject(report, "waiting_statements"), top);
-    ls_mq_each_row(m, &by_blocker_q, top, by_blocker_row,
-                   cJSON_AddArrayToObject(report, "blocking_statements"));
-    ls_mq_each_row(m, &rule_q, top, rule_row, cJSON_AddArrayToObject(report, "learned_rules"));
+    ls_model_list(m, report, report, "waits_by_lock", "waits_by_lock", &by_lock_q, -1, top,
+                  by_lock_row, -1, "--top", LS_LIST_TOP, NULL);
+    waiting_statements(m, report, cJSON_AddArrayToObject(report, "waiting_statements"), top);
+    ls_model_list(m, report, report, "blocking_statements", "blocking_statements", &by_blocker_q,
+                  -1, top, by_blocker_row, -1, "--top", LS_LIST_TOP, NULL);
+    ls_model_list(m, report, report, "learned_rules", "learned_rules", &rule_q, -1, top, rule_row,
+                  -1, "--top", LS_LIST_TOP, NULL);
 }

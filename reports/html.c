@@ -1971,15 +1971,10 @@ static void panel_holds(FILE *f, const cJSON *model)
 static void panel_waits(FILE *f, const cJSON *model)
 {
     const cJSON *ws = m_get(model, "waits");
-    double total = m_num(m_get(model, "summary"), "waits");
     if (cJSON_GetArraySize(ws) == 0) {
         fputs("<p>None.</p>\n", f);
         return;
     }
-    if (cJSON_GetArraySize(ws) < total)
-        fprintf(f, "<p class=\"note\">The first %d of %.0f waits (--max-waits); totals "
-                   "elsewhere are exact.</p>\n",
-                cJSON_GetArraySize(ws), total);
     TABLE(f, ls_tab_waits, ws);
 }
 
@@ -2425,6 +2420,10 @@ int ls_report_write_html(const cJSON *model, FILE *f)
         if (panels[i].intro)
             fprintf(f, "<p>%s</p>\n", panels[i].intro);
         panels[i].render(f, model);
+        {
+            ls_writer w = html_writer(f);
+            ls_write_cuts(&w, model, panels[i].section);
+        }
         fputs("</section>\n", f);
     }
     fputs("</main>\n</body>\n</html>\n", f);

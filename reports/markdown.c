@@ -1085,6 +1085,13 @@ static void worst_moment(FILE *f, const cJSON *wm, const md_caps *caps)
     left_out(f, cJSON_GetArraySize(m_get(wm, "waits")) - caps->rows, "waits open then");
 }
 
+/* After a section: what the model cut of its lists (prose.c). */
+static void cuts(FILE *f, const cJSON *m, const md_caps *caps, int section)
+{
+    ls_writer w = md_writer(f, caps);
+    ls_write_cuts(&w, m, section);
+}
+
 static void render(const cJSON *m, FILE *f, const md_caps *levels)
 {
     md_caps zoned = *levels;
@@ -1110,18 +1117,29 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
     summary(f, m_get(m, "summary"), m_get(m, "story"), m_get(m, "relation_queues"), caps);
     findings(f, m, caps);
     code_paths(f, m, caps);
+    cuts(f, m, caps, LS_SEC_CODE_PATHS);
     slow_requests(f, cJSON_GetObjectItemCaseSensitive(m, "slow_requests"), caps);
+    cuts(f, m, caps, LS_SEC_SLOW_REQUESTS);
     trace_requests(f, cJSON_GetObjectItemCaseSensitive(m, "trace_requests"), caps);
     hot_rows(f, m, caps);
+    cuts(f, m, caps, LS_SEC_HOT_ROWS);
     mermaid_hot_rows(f, m, caps);
     relation_queues(f, cJSON_GetObjectItemCaseSensitive(m, "relation_queues"), caps);
+    cuts(f, m, caps, LS_SEC_RELATION_QUEUES);
     root_blockers(f, cJSON_GetObjectItemCaseSensitive(m, "root_blockers"), caps);
+    cuts(f, m, caps, LS_SEC_ROOT_BLOCKERS);
     holds(f, cJSON_GetObjectItemCaseSensitive(m, "holds"), caps);
+    cuts(f, m, caps, LS_SEC_HOLDS);
     by_statement(f, m, caps);
+    cuts(f, m, caps, LS_SEC_BY_STATEMENT);
     worst_moment(f, cJSON_GetObjectItemCaseSensitive(m, "worst_moment"), caps);
+    cuts(f, m, caps, LS_SEC_WORST_MOMENT);
     waits(f, cJSON_GetObjectItemCaseSensitive(m, "waits"), caps);
+    cuts(f, m, caps, LS_SEC_WAITS);
     deadlocks(f, cJSON_GetObjectItemCaseSensitive(m, "deadlocks"), caps);
+    cuts(f, m, caps, LS_SEC_DEADLOCKS);
     errors(f, cJSON_GetObjectItemCaseSensitive(m, "errors"), caps);
+    cuts(f, m, caps, LS_SEC_ERRORS);
     inputs(f, cJSON_GetObjectItemCaseSensitive(m, "input"), caps);
     ls_tz_leave(saved_tz);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ls_columns.h"
 #include "model_int.h"
 
 void ls_model_add_str(cJSON *o, const char *key, const char *v)
@@ -179,6 +180,10 @@ static void add_pid_list(cJSON *o, const char *key, const char *list)
  * twice as many queue-depth points) and holds, unless --max-waits gives
  * another bound (then both are that); timeline.cut says what is left out. */
 #define ROW_WAITS_LISTED 200
+/* The deadlocks and errors the report lists (--max-deadlocks,
+ * --max-errors give others); cut says when there are more. */
+#define DEADLOCKS_LISTED 100
+#define ERRORS_LISTED 200
 #define ROW_HOLDS_LISTED 100
 
 static int filter_set(int64_t t)
@@ -1178,6 +1183,12 @@ static const ls_mquery roots_q =
               "FROM top_roots w LEFT JOIN sessions s ON s.session_id = w.root_session"
               " ORDER BY w.waiter_ms DESC, w.root_pid");
 
+/* How many roots roots_q ranks (its top_roots unbounded, nothing read
+ * for them): the root blockers' cut. */
+#define ROOTS_COUNT                                                                    \
+    "SELECT count(*) FROM (SELECT 1 FROM lock_waits w WHERE w.root_pid IS NOT NULL AND" \
+    WAIT_FILTER("w") " GROUP BY w.root_pid, w.root_session, w.root_tx)"
+
 /* A root blocker's transaction with its first 50 statements. */
 static void root_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
 {
@@ -1199,6 +1210,10 @@ static const ls_mcol ranked_hold_cols[] = {
 };
 /* The top holds chosen first, then read whole (their head state looks
  * up their parts): 1.34 M to 1.23 M SQLite VM steps at 1 GiB. */
+/* How many holds holds_q ranks (top_holds unbounded): the holds' cut. */
+#define HOLDS_COUNT                                                                    \
+    "SELECT count(*) FROM holds h JOIN rows r ON r.row_id = h.row_id WHERE h.waits > 0" \
+    " AND " NOT_A_RELATION_LOCK("h.row_id")
 static const ls_mquery holds_q =
     LS_MQUERY("WITH top_holds AS MATERIALIZED (SELECT h.hold_id FROM holds h"
               " JOIN rows r ON r.row_id = h.row_id WHERE h.waits > 0"
@@ -1431,6 +1446,10 @@ static const ls_mcol error_cols[] = {
     {"cause_tx", "e.cause_tx", LS_MC_READ},
     {"tx_id", "e.tx_id", LS_MC_READ},
 };
+/* How many errors errors_q lists unbounded (errors_linked is one row per
+ * error: its joins are by error_id): the errors' cut. */
+#define ERRORS_COUNT \
+    "SELECT count(*) FROM errors e WHERE e.class <> 'other' AND" ERROR_FILTER("e")
 static const ls_mquery errors_q =
     LS_MQUERY(NULL, error_cols,
               "FROM errors_linked e LEFT JOIN sessions s ON s.session_id = e.session_id"
@@ -1496,18 +1515,21 @@ static const ls_mquery tree_q =
               tree_cols,
               "FROM open w LEFT JOIN rows r ON r.row_id = w.row_id"
               " LEFT JOIN sessions se ON se.session_id = w.session_id WHERE w.nth = 1"
-              " ORDER BY w.root_pid, w.chain_depth, w.start_ts LIMIT 200");
+              " ORDER BY w.root_pid, w.chain_depth, w.start_ts LIMIT :waits_listed");
 
 static void tree_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     add_to_array(m, q, arg, &tree_q, NULL, NULL);
 }
 
-static void worst_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
+/* The waits open at the worst moment: as many as a hot row's timeline
+ * lists (ROW_WAITS_LISTED, or --max-waits), cut as "worst_moment.waits". */
+static void worst_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *report)
 {
-    (void)arg;
-    ls_mq_each_row(m, &tree_q, ls_mq_int64(&worst_q, q, "time_ts"), tree_row,
-                   cJSON_AddArrayToObject(o, key));
+    ls_model_list(m, report, o, key, "worst_moment.waits", &tree_q,
+                  ls_mq_int64(&worst_q, q, "time_ts"),
+                  m->opts->max_waits > 0 ? m->opts->max_waits : ROW_WAITS_LISTED, tree_row, -1,
+                  "--max-waits", 0, NULL);
 }
 
 /* The worst moment, when the store knows one (a row with a queue). */
@@ -1515,7 +1537,7 @@ static void worst_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     if (!ls_mq_isnull(&worst_q, q, "time_ts"))
         ls_mq_add_row(m, cJSON_AddObjectToObject(arg, "worst_moment"), &worst_q, q, worst_hook,
-                      NULL);
+                      arg);
 }
 
 static void add_worst_moment(model_ctx *m, cJSON *r)
@@ -1559,21 +1581,131 @@ static void bad_row(model_ctx *m, ls_stmt *q, void *arg)
     add_to_array(m, q, arg, &bad_q, NULL, NULL);
 }
 
-/* "cut": the waits list when it holds fewer than the summary counts
- * ({listed, total} and the option that lists more); absent when whole. */
-static void add_waits_cut(cJSON *r)
+/*
+ * "cut": every list of the report that holds fewer entries than there are
+ * (in the filter), one entry per list under its path in the model
+ * ("errors", "worst_moment.waits", the sections.c tables' paths):
+ * {listed, total, lift (the option that lists more), top (a ranking cut at
+ * --top: "top N of M")}. Absent when nothing is cut; the renderers' notes
+ * (prose.c ls_write_cut) read it. cut.lift, the waits' option, stays for
+ * version 2 readers when waits[] is cut.
+ */
+void ls_model_cut(cJSON *report, const char *path, int64_t listed, int64_t total,
+                  const char *lift, int top)
 {
-    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(r, "summary");
-    const cJSON *total = cJSON_GetObjectItemCaseSensitive(sum, "waits");
-    int listed = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "waits"));
-    cJSON *cut, *w;
-    if (!cJSON_IsNumber(total) || total->valuedouble <= listed)
+    cJSON *cut, *o;
+    if (total <= listed)
         return;
-    cut = cJSON_AddObjectToObject(r, "cut");
-    w = cJSON_AddObjectToObject(cut, "waits");
-    cJSON_AddNumberToObject(w, "listed", listed);
-    cJSON_AddNumberToObject(w, "total", total->valuedouble);
-    cJSON_AddStringToObject(cut, "lift", "--max-waits");
+    if (!(cut = cJSON_GetObjectItemCaseSensitive(report, "cut")))
+        cut = cJSON_AddObjectToObject(report, "cut");
+    o = cJSON_AddObjectToObject(cut, path);
+    cJSON_AddNumberToObject(o, "listed", (double)listed);
+    cJSON_AddNumberToObject(o, "total", (double)total);
+    cJSON_AddStringToObject(o, "lift", lift);
+    if (top)
+        cJSON_AddTrueToObject(o, "top");
+    if (strcmp(path, "waits") == 0)
+        cJSON_AddStringToObject(cut, "lift", lift);
+}
+
+/* "SELECT count(*) FROM (q)", q mq's statement with its select list
+ * (bare: "1", so that no column's subquery runs for the count);
+ * malloc'ed, NULL on memory exhaustion. */
+static char *mq_count_sql(const ls_mquery *mq, int bare)
+{
+    static const ls_mcol one[] = {{"n", "1", LS_MC_INT}};
+    ls_mquery b = {mq->with, one, 1, mq->from, mq->params};
+    char *sql = mq_sql(bare ? &b : mq), *count;
+    size_t len;
+    if (!sql)
+        return NULL;
+    len = strlen(sql) + sizeof("SELECT count(*) FROM ()");
+    if ((count = malloc(len)) != NULL)
+        snprintf(count, len, "SELECT count(*) FROM (%s)", sql);
+    free(sql);
+    return count;
+}
+
+/* How many rows mq gives unbounded: its :limit and :waits_listed bound to
+ * -1 (no bound in SQLite), its other parameters as ls_mq_each_row binds
+ * them; -1 on a store error (m->rc set). bare: counted without its
+ * columns (none of their subqueries run), for a statement whose ORDER BY
+ * and GROUP BY name no column of its select list. */
+int64_t ls_mq_count(model_ctx *m, const ls_mquery *mq, int64_t arg1, int bare)
+{
+    ls_stmt *q = NULL;
+    int64_t n = -1;
+    int rc;
+    char *sql = mq_count_sql(mq, bare);
+    if (!sql) {
+        m->rc = LS_ENOMEM;
+        return -1;
+    }
+    rc = mq->params ? ls_store_prepare_params(m->store, sql, mq->params, &q)
+                    : ls_store_prepare_vocab(m->store, sql, LS_PARAM_NAMES(MODEL_PARAMS), &q);
+    free(sql);
+    if (rc) {
+        m->rc = rc;
+        return -1;
+    }
+    bind_filters(m, q, arg1);
+    bind_named(q, "limit", -1);
+    bind_named(q, "waits_listed", -1);
+    if ((rc = ls_stmt_step(q)) == 1)
+        n = ls_stmt_int64(q, LS_ONLY_COLUMN);
+    else if (rc < 0)
+        m->rc = rc;
+    ls_stmt_finalize(q);
+    return n;
+}
+
+static void one_count(model_ctx *m, ls_stmt *q, void *arg)
+{
+    (void)m;
+    *(int64_t *)arg = ls_stmt_int64(q, LS_ONLY_COLUMN);
+}
+
+int64_t ls_model_count(model_ctx *m, const char *sql)
+{
+    int64_t n = -1;
+    ls_model_each_row(m, sql, -1, one_count, &n);
+    return n;
+}
+
+/*
+ * A list of the report: at most `limit` rows of mq (arg1 bound as
+ * ls_mq_each_row binds it; -1: `limit`) into a new array `key` of
+ * `parent`, and its cut under `path` when the list is full and there are
+ * more: `total` when the caller knows it (>= 0, a summary count), else
+ * count_sql's one value (the filters bound) when given, else mq counted
+ * unbounded (flags: LS_LIST_*).
+ */
+cJSON *ls_model_list(model_ctx *m, cJSON *report, cJSON *parent, const char *key,
+                     const char *path, const ls_mquery *mq, int64_t arg1, int64_t limit,
+                     void (*row)(model_ctx *, ls_stmt *, void *), int64_t total,
+                     const char *lift, int flags, const char *count_sql)
+{
+    cJSON *arr = cJSON_AddArrayToObject(parent, key);
+    int listed;
+    ls_mq_each_row(m, mq, arg1 >= 0 ? arg1 : limit, row, arr);
+    listed = cJSON_GetArraySize(arr);
+    if (m->rc || listed < limit)
+        return arr;
+    if (total < 0 && count_sql)
+        total = ls_model_count(m, count_sql);
+    else if (total < 0)
+        total = ls_mq_count(m, mq, arg1 >= 0 ? arg1 : limit, (flags & LS_LIST_BARE) != 0);
+    if (total >= 0)
+        ls_model_cut(report, path, listed, total, lift, (flags & LS_LIST_TOP) != 0);
+    return arr;
+}
+
+/* A summary count of the report (r.summary.key), or -1. */
+static int64_t summary_count(const cJSON *r, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(r, "summary"), key);
+    return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
 }
 
 /* LOCKSPAN_TIMING (set): the report's sections' times on stderr, each the
@@ -1637,14 +1769,17 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
                    cJSON_AddObjectToObject(sum, "waits_by_outcome"));
     add_filter(&m, sum);
     section_mark(timing, t, "summary");
-    ls_mq_each_row(&m, &hot_rows_q, top, hot_row, cJSON_AddArrayToObject(r, "hot_rows"));
+    ls_model_list(&m, r, r, "hot_rows", "hot_rows", &hot_rows_q, -1, top, hot_row, -1, "--top",
+                  LS_LIST_TOP | LS_LIST_BARE, NULL);
     section_mark(timing, t, "hot_rows");
-    ls_mq_each_row(&m, &relation_queues_q, top, relation_queue_row,
-                   cJSON_AddArrayToObject(r, "relation_queues"));
+    ls_model_list(&m, r, r, "relation_queues", "relation_queues", &relation_queues_q, -1, top,
+                  relation_queue_row, -1, "--top", LS_LIST_TOP | LS_LIST_BARE, NULL);
     section_mark(timing, t, "relation_queues");
-    ls_mq_each_row(&m, &roots_q, top, root_row, cJSON_AddArrayToObject(r, "root_blockers"));
+    ls_model_list(&m, r, r, "root_blockers", "root_blockers", &roots_q, -1, top, root_row, -1,
+                  "--top", LS_LIST_TOP, ROOTS_COUNT);
     section_mark(timing, t, "root_blockers");
-    ls_mq_each_row(&m, &holds_q, top, ranked_hold, cJSON_AddArrayToObject(r, "holds"));
+    ls_model_list(&m, r, r, "holds", "holds", &holds_q, -1, top, ranked_hold, -1, "--top",
+                  LS_LIST_TOP, HOLDS_COUNT);
     section_mark(timing, t, "holds");
     ls_model_code_paths(&m, r, top);
     section_mark(timing, t, "code_paths");
@@ -1660,13 +1795,23 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     section_mark(timing, t, "story");
     add_worst_moment(&m, r);
     section_mark(timing, t, "worst_moment");
-    ls_mq_each_row(&m, &waits_q, opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
-             cJSON_AddArrayToObject(r, "waits"));
-    add_waits_cut(r);
+    ls_model_list(&m, r, r, "waits", "waits", &waits_q, -1,
+                  opts->max_waits > 0 ? opts->max_waits : 1000, wait_row,
+                  summary_count(r, "waits"), "--max-waits", 0, NULL);
+    {
+        /* cut after waits[], where version 2 had it, whichever list made it */
+        cJSON *cut = cJSON_DetachItemFromObjectCaseSensitive(r, "cut");
+        if (cut)
+            cJSON_AddItemToObject(r, "cut", cut);
+    }
     section_mark(timing, t, "waits");
-    ls_mq_each_row(&m, &deadlocks_q, 100, deadlock_row, cJSON_AddArrayToObject(r, "deadlocks"));
+    ls_model_list(&m, r, r, "deadlocks", "deadlocks", &deadlocks_q, -1,
+                  opts->max_deadlocks > 0 ? opts->max_deadlocks : DEADLOCKS_LISTED,
+                  deadlock_row, summary_count(r, "deadlocks"), "--max-deadlocks", 0, NULL);
     section_mark(timing, t, "deadlocks");
-    ls_mq_each_row(&m, &errors_q, 200, error_row, cJSON_AddArrayToObject(r, "errors"));
+    ls_model_list(&m, r, r, "errors", "errors", &errors_q, -1,
+                  opts->max_errors > 0 ? opts->max_errors : ERRORS_LISTED, error_row, -1,
+                  "--max-errors", 0, ERRORS_COUNT);
     input = cJSON_AddObjectToObject(r, "input");
     ls_mq_each_row(&m, &files_q, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
     ls_mq_each_row(&m, &bad_q, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));

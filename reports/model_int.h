@@ -143,6 +143,35 @@ int ls_mq_prepare(model_ctx *m, const ls_mquery *mq, ls_stmt **out);
 int ls_mq_each_row(model_ctx *m, const ls_mquery *mq, int64_t arg1,
                    void (*row)(model_ctx *, ls_stmt *, void *), void *arg);
 
+/* A list that holds `listed` of `total` entries: its entry in the
+ * report's "cut" under `path` ({listed, total, lift, top}); nothing when
+ * total <= listed (model.c). */
+void ls_model_cut(cJSON *report, const char *path, int64_t listed, int64_t total,
+                  const char *lift, int top);
+/* How many rows mq gives with :limit and :waits_listed unbounded (its
+ * other parameters bound as ls_mq_each_row binds them); -1 on error.
+ * bare: without its columns (their subqueries not run), for a statement
+ * whose ORDER BY and GROUP BY name no column of its select list. */
+int64_t ls_mq_count(model_ctx *m, const ls_mquery *mq, int64_t arg1, int bare);
+/* The one value of `sql` (a count, MODEL_PARAMS bound as
+ * ls_model_each_row binds them, no argument), or -1. */
+int64_t ls_model_count(model_ctx *m, const char *sql);
+/* ls_model_list's flags: a ranking cut at --top ("top N of M"); counted
+ * bare (ls_mq_count). */
+#define LS_LIST_TOP 1
+#define LS_LIST_BARE 2
+/* A list of the report, its cut recorded: at most `limit` rows of mq
+ * (arg1 bound as ls_mq_each_row binds it, -1: `limit`) as the array `key`
+ * of `parent`; when it is full, its total (`total` when >= 0, else the
+ * one value of count_sql, MODEL_PARAMS bound, when given, else mq
+ * counted by ls_mq_count, bare with LS_LIST_BARE) and, when more,
+ * ls_model_cut(report, path, ..., lift, flags & LS_LIST_TOP). Returns the
+ * array. */
+cJSON *ls_model_list(model_ctx *m, cJSON *report, cJSON *parent, const char *key,
+                     const char *path, const ls_mquery *mq, int64_t arg1, int64_t limit,
+                     void (*row)(model_ctx *, ls_stmt *, void *), int64_t total,
+                     const char *lift, int flags, const char *count_sql);
+
 /* Add a string cleaned to valid UTF-8 (NULL adds a JSON null). */
 void ls_model_add_str(cJSON *o, const char *key, const char *v);
 /* Add column `col` of the current row as a time, integer, milliseconds

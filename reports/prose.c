@@ -596,3 +596,21 @@ const char *ls_no_hot_rows(const cJSON *model)
                "(Relation lock queues).";
     return "No lock waits were logged.";
 }
+
+void ls_write_cuts(const ls_writer *w, const cJSON *model, int section)
+{
+    const cJSON *cut = m_get(model, "cut"), *c;
+    const ls_cut_list *l;
+    for (l = ls_cut_lists; l->path; l++) {
+        if (l->section != section || !cJSON_IsObject(c = m_get(cut, l->path)))
+            continue;
+        tag(w, LS_TAG_NOTE);
+        fprintf(w->f, "%s%.0f of %.0f %s shown (", cJSON_IsTrue(m_get(c, "top")) ? "Top " : "",
+                m_num(c, "listed"), m_num(c, "total"), l->what);
+        tag(w, LS_TAG_CODE);
+        w->esc(w->f, m_str(c, "lift") ? m_str(c, "lift") : "", 40);
+        tag(w, LS_TAG_CODE_END);
+        fputs(" to list more).", w->f);
+        tag(w, LS_TAG_NOTE_END);
+    }
+}

@@ -152,6 +152,12 @@ void ls_write_unmatched_locks(const ls_writer *w, const cJSON *u);
  * there is no queue. */
 void ls_write_queue_answer(const ls_writer *w, const cJSON *story, const cJSON *queues);
 
+/* Under section `section` (LS_SEC_*): for each of its lists the model
+ * cut (model.cut, sections.h ls_cut_lists), a note "200 of 247 errors
+ * shown (--max-errors to list more)", or for a ranking "Top 10 of 57 hot
+ * rows shown (--top to list more)". Nothing when no list is cut. */
+void ls_write_cuts(const ls_writer *w, const cJSON *model, int section);
+
 /* What the hot-row sections say when they list no row: that no wait was
  * logged, or (the model has relation lock queues) that the waits were
  * for relation locks. A static string (no log text). */

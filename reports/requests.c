@@ -282,7 +282,8 @@ void ls_model_requests(model_ctx *m, cJSON *report, int top)
     snprintf(with, sizeof(with), requests_with_fmt, ls_model_code_path_label(m->opts->group_by),
              ls_model_code_path_label(m->opts->group_by));
     mq.with = with;
-    ls_mq_each_row(m, &mq, top, request_row, cJSON_AddArrayToObject(report, "slow_requests"));
+    ls_model_list(m, report, report, "slow_requests", "slow_requests", &mq, -1, top, request_row,
+                  -1, "--top", LS_LIST_TOP, NULL);
     if (m->opts->ntrace_ids > 0) {
         cJSON *list = cJSON_AddArrayToObject(report, "trace_requests");
         for (i = 0; i < m->opts->ntrace_ids && !m->rc; i++)

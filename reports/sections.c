@@ -56,6 +56,26 @@ const ls_section ls_sections[LS_SEC_COUNT] = {
     [LS_SEC_INPUT] = {"input", "Input"},
 };
 
+const ls_cut_list ls_cut_lists[] = {
+    {"row_occupancy", "code paths by occupancy", LS_SEC_CODE_PATHS},
+    {"code_paths", "code paths by blocking", LS_SEC_CODE_PATHS},
+    {"row_queueing", "code paths by queueing", LS_SEC_CODE_PATHS},
+    {"slow_requests", "slow requests", LS_SEC_SLOW_REQUESTS},
+    {"hot_rows", "hot rows", LS_SEC_HOT_ROWS},
+    {"relation_queues", "relation lock queues", LS_SEC_RELATION_QUEUES},
+    {"root_blockers", "root blockers", LS_SEC_ROOT_BLOCKERS},
+    {"holds", "holds", LS_SEC_HOLDS},
+    {"waits_by_lock", "locks", LS_SEC_BY_STATEMENT},
+    {"waiting_statements", "waiting statements", LS_SEC_BY_STATEMENT},
+    {"blocking_statements", "blocking statements", LS_SEC_BY_STATEMENT},
+    {"learned_rules", "learned statement shapes", LS_SEC_BY_STATEMENT},
+    {"worst_moment.waits", "waits open then", LS_SEC_WORST_MOMENT},
+    {"waits", "waits", LS_SEC_WAITS},
+    {"deadlocks", "deadlocks", LS_SEC_DEADLOCKS},
+    {"errors", "errors", LS_SEC_ERRORS},
+    {NULL, NULL, 0},
+};
+
 /* The story's compact ranking, at the top of the summary. */
 static const ls_column story_cols[] = {
     {"Code path", "code_path", LS_CELL_TEXT, 80, A},

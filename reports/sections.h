@@ -127,4 +127,18 @@ enum {
 };
 extern const ls_section ls_sections[LS_SEC_COUNT];
 
+/*
+ * The model's lists that can be cut (the report's "cut" object, keyed by
+ * path: model.c ls_model_cut): what their entries are and the section
+ * that says "N of M shown" under them, in every format (prose.c
+ * ls_write_cuts). A list the model cuts and this table does not name
+ * would go unsaid: tests/e2e/check_cut.py finds each cut's note.
+ */
+typedef struct ls_cut_list {
+    const char *path; /* its key in the model's cut */
+    const char *what; /* its entries, plural */
+    int section;      /* LS_SEC_* */
+} ls_cut_list;
+extern const ls_cut_list ls_cut_lists[]; /* ends with path NULL */
+
 #endif

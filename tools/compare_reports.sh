@@ -35,32 +35,58 @@
 # or the reports) or gives no report with both builds, then "N same, N
 # differ, N failed". Exit status: 0 when every report is the same, 1 when
 # any differs or fails, 2 on a usage error.
+#
+# tools/compare_reports.sh --list prints the cases instead, one a line,
+# fields separated by tabs: NAME, PREFIX ("-": inferred), then each
+# input, relative to the checkout's root, a whole-second copy written
+# "t:" and the %m log it is cut from. The e2e checks that sweep the same
+# cases read them from here (tests/e2e/check_hold_overlaps.py).
 set -u
-if [ $# -lt 2 ]; then
-    echo "usage: $0 OLD_LOCKSPAN NEW_LOCKSPAN [OUTDIR]" >&2
+list=0
+if [ "${1:-}" = --list ]; then
+    list=1
+elif [ $# -lt 2 ]; then
+    echo "usage: $0 OLD_LOCKSPAN NEW_LOCKSPAN [OUTDIR] | $0 --list" >&2
     exit 2
 fi
-old=$(realpath "$1")
-new=$(realpath "$2")
 root=$(cd "$(dirname "$0")/.." && pwd)
-if [ $# -ge 3 ]; then
-    out=$3
-    mkdir -p "$out"
+if [ $list = 1 ]; then
+    out=/nonexistent # never written: whole_seconds only names its source
 else
-    out=$(mktemp -d)
-    trap 'rm -rf "$out"' EXIT
+    old=$(realpath "$1")
+    new=$(realpath "$2")
+    if [ $# -ge 3 ]; then
+        out=$3
+        mkdir -p "$out"
+    else
+        out=$(mktemp -d)
+        trap 'rm -rf "$out"' EXIT
+    fi
+    out=$(realpath "$out")
+    mkdir -p "$out/OLD" "$out/NEW" "$out/in"
 fi
-out=$(realpath "$out")
-mkdir -p "$out/OLD" "$out/NEW" "$out/in"
 cd "$root" || exit 2
+declare -A CUT_FROM # --list: a whole-second copy -> the log it is cut from
 
 CROWD_PREFIX='%m [%p] %q%u@%d/%a %c %l %v %x %e '
 same=0 differ=0 failed=0
 
 # run_case NAME PREFIX INPUT...: PREFIX "-" infers it.
 run_case() {
-    local name=$1 prefix=$2 bin side
+    local name=$1 prefix=$2 bin side f
     shift 2
+    if [ $list = 1 ]; then
+        printf '%s\t%s' "$name" "$prefix"
+        for f in "$@"; do
+            if [ -n "${CUT_FROM[$f]:-}" ]; then
+                printf '\tt:%s' "${CUT_FROM[$f]}"
+            else
+                printf '\t%s' "$f"
+            fi
+        done
+        printf '\n'
+        return
+    fi
     for side in OLD NEW; do
         [ $side = OLD ] && bin=$old || bin=$new
         rm -f "$out/$side/$name.db" "$out/$side/$name.json"
@@ -99,6 +125,10 @@ run_case() {
 # A copy of a %m log with whole-second times, for the %t cases.
 whole_seconds() {
     local src=$1 dst=$2
+    if [ $list = 1 ]; then
+        CUT_FROM[$dst]=$src
+        return
+    fi
     if [ "${src%.gz}" != "$src" ]; then
         gzip -dc "$src"
     else
@@ -194,5 +224,6 @@ for log in tests/e2e/excerpts/c160-*.log tests/e2e/excerpts/*.log.gz tests/e2e/d
     run_case "$name-t" "${CROWD_PREFIX//%m/%t}" "$out/in/$name-t.log"
 done
 
+[ $list = 1 ] && exit 0
 echo "$same same, $differ differ, $failed failed"
 [ "$differ" -eq 0 ] && [ "$failed" -eq 0 ]

@@ -40,7 +40,7 @@
 
 enum {
     OPT_DB = 256, OPT_PREFIX, OPT_FORMAT, OPT_TITLE, OPT_TOP, OPT_MAX_WAITS, OPT_FULL, OPT_GENERATED,
-    OPT_TZ, OPT_GROUP_BY,
+    OPT_MAX_DEADLOCKS, OPT_MAX_ERRORS, OPT_TZ, OPT_GROUP_BY,
     OPT_SINCE, OPT_UNTIL, OPT_RELATION, OPT_DATABASE, OPT_CODE_PATH, OPT_BUSY,
     OPT_MAX_BAD, OPT_RETENTION, OPT_PROGRESS, OPT_LC_MESSAGES, OPT_ENCODING, OPT_TRACE_ID,
     OPT_ALLOW_EMPTY, OPT_PER_DAY
@@ -128,6 +128,10 @@ static const cli_option options[] = {
      "rows in ranked sections (default 10)", NULL},
     {OPT_MAX_WAITS, "max-waits", 0, "N", NULL, CMD_ANALYZE | CMD_REPORT,
      "waits listed one by one (default 1000; totals stay exact)", NULL},
+    {OPT_MAX_DEADLOCKS, "max-deadlocks", 0, "N", NULL, CMD_ANALYZE | CMD_REPORT,
+     "deadlocks listed (default 100; the report says when it lists fewer)", NULL},
+    {OPT_MAX_ERRORS, "max-errors", 0, "N", NULL, CMD_ANALYZE | CMD_REPORT,
+     "errors listed (default 200; the report says when it lists fewer)", NULL},
     {OPT_FULL, "full", 0, NULL, NULL, CMD_ANALYZE | CMD_REPORT,
      "Markdown: every list in full (by default cut to fit a GitHub comment)",
      "Markdown: list everything the report holds. By default the Markdown is cut to fit "
@@ -581,6 +585,10 @@ static int apply_option(cli *c, int id, const char *arg)
     case OPT_FULL: c->md_full = 1; break;
     case OPT_MAX_WAITS:
         return parse_count(arg, "--max-waits", &c->report.max_waits) ? EXIT_USAGE : 0;
+    case OPT_MAX_DEADLOCKS:
+        return parse_count(arg, "--max-deadlocks", &c->report.max_deadlocks) ? EXIT_USAGE : 0;
+    case OPT_MAX_ERRORS:
+        return parse_count(arg, "--max-errors", &c->report.max_errors) ? EXIT_USAGE : 0;
     case OPT_GENERATED: c->report.generated_at = arg; break;
     case OPT_TZ:
         if (!tz_known(arg)) {

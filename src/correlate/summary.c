@@ -91,11 +91,13 @@ static const char set_paths_drop_sql[] = "DROP TABLE IF EXISTS temp.summary_path
  * the queueing ranking's waiting caused (samples/hidden-failed's dl_a,
  * 4.7 s hidden; samples/hidden's checkout), when that waiting reaches
  * the log's tick (ls_caused_listed_min_ms: a millisecond where the times
- * have them; %.3f the figure). The order is the waiting
+ * have them; the test is decide/waitrange.c's ls_caused_listed_sql, %s). The order is the waiting
  * caused, then the hold time, then the name: whose holds made others wait
  * the most (issue 34; on every sample with a truth the truth's order,
  * docs/correlation.md).
  */
+#define QUEUED_CAUSED \
+    "coalesce(q.hidden_wait_ms_caused, 0) + coalesce(q.logged_wait_ms_caused, 0)"
 static const char ranking_fmt[] =
     "INSERT INTO %s.path_ranking(code_path, named_by, blocking_episodes, waits_caused,"
     " total_hold_ms, max_hold_ms, p95_hold_ms, waiter_ms_caused, waits_suffered,"
@@ -116,10 +118,9 @@ static const char ranking_fmt[] =
     " queued AS (SELECT q.code_path AS label,"
     "  (SELECT min(sp.source) FROM temp.summary_paths sp WHERE sp.label = q.code_path) AS source,"
     "  0 AS episodes, 0 AS waits, 0.0 AS total, NULL AS mx, NULL AS p95,"
-    "  coalesce(q.hidden_wait_ms_caused, 0) + coalesce(q.logged_wait_ms_caused, 0) AS caused"
+    "  " QUEUED_CAUSED " AS caused"
     "  FROM %s.path_queueing q WHERE q.code_path IS NOT NULL"
-    "  AND coalesce(q.hidden_wait_ms_caused, 0) + coalesce(q.logged_wait_ms_caused, 0) > 0"
-    "  AND coalesce(q.hidden_wait_ms_caused, 0) + coalesce(q.logged_wait_ms_caused, 0) >= %.3f"
+    "  AND %s" /* ls_caused_listed_sql(QUEUED_CAUSED) */
     "  AND q.code_path NOT IN (SELECT label FROM logged WHERE label IS NOT NULL)),"
     " listed AS (SELECT * FROM logged UNION ALL SELECT * FROM queued)"
     " SELECT l.label, l.source, l.episodes, l.waits, l.total, l.mx, l.p95, l.caused,"
@@ -687,12 +688,13 @@ static int occupancy_write(ls_store *s, const char *schema)
 /* The blocking ranking into schema's path_ranking. */
 static int ranking_write(ls_store *s, const char *schema)
 {
-    char sql[SUMMARY_SQL_MAX];
+    char sql[SUMMARY_SQL_MAX], listed[256];
     int64_t res = 0;
     int rc = ls_log_resolution(s, &res);
     if (rc != 0)
         return rc;
-    snprintf(sql, sizeof(sql), ranking_fmt, schema, schema, schema, ls_caused_listed_min_ms(res));
+    ls_caused_listed_sql(listed, sizeof(listed), QUEUED_CAUSED, res);
+    snprintf(sql, sizeof(sql), ranking_fmt, schema, schema, schema, listed);
     return ls_store_exec(s, sql);
 }
 

@@ -66,8 +66,9 @@ def main():
         check(cut.get("holds", {}).get("listed") == 5 and cut.get("holds", {}).get("total", 0) > 5,
               f"cut: cut.holds {cut.get('holds')}")
         check(cut.get("lift") == "--max-waits", "cut: cut.lift")
-        check(m.get("cut", {}).get("waits") == {"listed": 5, "total": 27},
+        check(m.get("cut", {}).get("waits") == {"listed": 5, "total": 27, "lift": "--max-waits"},
               f"cut: the top-level cut.waits {m.get('cut')}")
+        check(m.get("cut", {}).get("lift") == "--max-waits", "cut: the top-level cut.lift")
         last = tl.get("last_wait_end")
         check(last == "2026-12-02T12:36:33.754000Z", f"cut: timeline.last_wait_end {last}")
         page = open(out[5]["html"], encoding="utf-8").read()
@@ -94,7 +95,9 @@ def main():
               f"--max-waits 100: all waits and holds listed ({len(tl['waits'])}, {len(tl['holds'])})")
         check(tl.get("truncated") is False and tl.get("cut") == {},
               f"--max-waits 100: nothing cut ({tl.get('cut')})")
-        check("cut" not in m, "--max-waits 100: no top-level cut")
+        check("waits" not in m.get("cut", {}), "--max-waits 100: waits[] not cut")
+        check(all(c.get("lift") == "--top" for c in m.get("cut", {}).values()),
+              f"--max-waits 100: no list cut but --top's rankings ({m.get('cut')})")
         page = open(out[100]["html"], encoding="utf-8").read()
         # A bar has its tooltip; the legend's keys have none.
         drawn = len(re.findall(r'<rect class="wait o-[^>]*><title>', page))

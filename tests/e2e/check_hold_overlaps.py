@@ -24,7 +24,7 @@ stamps' second, so nothing.
 
 Runs: by default (ctest) a representative subset of the cases of
 tools/compare_reports.sh, each sample set as a directory and in whole
-seconds (default_cases(): 91 of 511); `--all` every case (about 35 s of
+seconds (default_cases(): 96 of 698); `--all` every case (about 35 s of
 CPU, several minutes on a loaded machine); `--case NAME...` the cases
 named. An analyze that fails is counted as a failure, but for the cases
 compare_reports.sh knows to fail (SKIP).
@@ -34,7 +34,6 @@ counted; a case there that now holds is printed XPASS (move it out).
 
 Usage: check_hold_overlaps.py LOCKSPAN [SAMPLES_DIR] [--all] [--case NAME...]
 """
-import glob
 import gzip
 import os
 import re
@@ -48,10 +47,9 @@ from lscheck import check, report
 MS_US = 1000  # a millisecond log's precision, in store units (us)
 
 # Cases that analyze refuses (compare_reports.sh's known "failed"): name -> why.
-SKIP = {
-    "pg17-dir": "samples/pg17 is a folder of language folders, no log of its own",
-    "pg18-dir": "samples/pg18 is a folder of language folders, no log of its own",
-}
+# None since compare_reports.sh reads samples/pg17 and pg18 language by
+# language (pg17.de-dir, ...) rather than as one folder (pg17-dir).
+SKIP = {}
 
 
 # Single-format cases kept in the default run beside the sets' -dir
@@ -60,13 +58,15 @@ NAMED = {"app-seconds-csv", "realistic-csv", "blind-pool-json", "blind-pool-log"
 
 
 def translated(case):
-    """An i18n set in another language than C: the same scenarios through
-    the server's message catalogs (each release's C locale is kept)."""
-    where = os.sep + "i18n" + os.sep
-    for p in case[2] + [case[3] or ""]:
-        i = p.find(where)
-        if i >= 0:
-            return p[i + len(where):].split(os.sep)[0].split("-")[-1] != "C"
+    """An i18n, pg17 or pg18 set in another language than C: the same
+    scenarios through the server's message catalogs (each release's C
+    locale is kept)."""
+    for where in ("i18n", "pg17", "pg18"):
+        where = os.sep + "samples" + os.sep + where + os.sep
+        for p in case[2] + [case[3] or ""]:
+            i = p.find(where)
+            if i >= 0:
+                return p[i + len(where):].split(os.sep)[0].split("-")[-1] != "C"
     return False
 
 
@@ -74,10 +74,10 @@ def default_cases(cases):
     """The default run (ctest): each sample set as a whole directory (its
     richest format, with its traces) and cut to whole seconds (-t), its
     log alone where it has no directory case, the excerpts of real logs
-    both ways, and NAMED; not the translated i18n sets, nor the prefixes
-    and timezones logs (the same events in other line formats). 91 of the
-    511 cases, 9 s of CPU here: all 175 took 12 s of CPU but 127 s under
-    a loaded ctest -j2."""
+    both ways, and NAMED; not the translated i18n, pg17 and pg18 sets, nor
+    the prefixes and timezones logs (the same events in other line
+    formats). 96 of the 698 (tools/compare_reports.sh --list), 8 s of CPU,
+    39 s on the loaded machine."""
     names = {c[0] for c in cases}
     out = []
     for c in cases:
@@ -99,8 +99,6 @@ XFAIL = {
                       " end (end_lo, the span's start); holds of transactions known from"
                       " spans only (no session) overlap logged ones by up to 118 ms",
 }
-
-CROWD_PREFIX = "%m [%p] %q%u@%d/%a %c %l %v %x %e "
 
 HOLDS_SQL = """
 SELECT h.hold_id, h.row_id, h.tx_id, h.pid,
@@ -133,71 +131,28 @@ def whole_seconds(src, dst):
             g.write(re.sub(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.\d{3}", r"\1", line))
 
 
-def read(p):
-    with open(p, encoding="utf-8") as f:
-        return f.read().rstrip("\n")
-
-
-def set_cases(d):
-    """A sample set as the e2e checks read it (compare_reports.sh set_cases):
-    (name, prefix or None, inputs, whole-second copy of) tuples."""
-    name = os.path.basename(d)
-    prefix = read(os.path.join(d, "prefix.txt")) if os.path.exists(
-        os.path.join(d, "prefix.txt")) else None
-    out = []
-    for log in ("postgresql.log", "postgresql.log.gz", "postgresql.syslog"):
-        log = os.path.join(d, log)
-        if not os.path.exists(log):
-            continue
-        out.append((name + "-log", prefix, [log], None))
-        for tr in ("traces.otlp.jsonl", "traces.jaeger.json", "traces.zipkin.json"):
-            if os.path.exists(os.path.join(d, tr)):
-                out.append(("%s-log-%s" % (name, tr.split(".")[1]), prefix,
-                            [log, os.path.join(d, tr)], None))
-        if not log.endswith(".syslog") and prefix and "%m" in prefix:
-            out.append((name + "-log-t", prefix.replace("%m", "%t"), [], log))
-    for f, suffix in (("postgresql.csv", "csv"), ("postgresql.csv.gz", "csv"),
-                      ("postgresql.json", "json"), ("postgresql.json.gz", "json")):
-        if os.path.exists(os.path.join(d, f)):
-            out.append(("%s-%s" % (name, suffix), None, [os.path.join(d, f)], None))
-    if name not in ("app", "app-skew"):
-        out.append((name + "-dir", prefix, [d], None))
-    return out
-
-
 def all_cases(samples):
+    """The cases of tools/compare_reports.sh (its --list, the one list):
+    (name, prefix or None, inputs, whole-second copy of) tuples, paths
+    under the checkout that holds `samples`; a whole-second input is
+    written by whole_seconds() from the %m log `cut`, before the others."""
+    root = os.path.abspath(os.path.join(samples, ".."))
+    r = subprocess.run(["bash", os.path.join(root, "tools", "compare_reports.sh"), "--list"],
+                       capture_output=True, text=True, check=True)
     out = []
-    for d in sorted(glob.glob(os.path.join(samples, "*/"))):
-        d = d.rstrip("/")
-        base = os.path.basename(d)
-        if base == "i18n":
-            for s in sorted(glob.glob(os.path.join(d, "*/"))):
-                out += set_cases(s.rstrip("/"))
-        elif base in ("prefixes", "timezones"):
-            for log in sorted(glob.glob(os.path.join(d, "*.log"))):
-                out.append(("%s-%s" % (base, os.path.basename(log)[:-4]),
-                            read(log[:-4] + ".prefix"), [log], None))
-        elif base == "prefix-change":
-            out.append(("prefix-change", None, [os.path.join(d, "1.log")], None))
-        else:
-            out += set_cases(d)
-    e2e = os.path.join(samples, "..", "tests", "e2e")
-    for log in (sorted(glob.glob(os.path.join(e2e, "excerpts", "c160-*.log"))) +
-                sorted(glob.glob(os.path.join(e2e, "excerpts", "*.log.gz"))) +
-                sorted(glob.glob(os.path.join(e2e, "data", "pgbench-*.log*")))):
-        name = os.path.basename(log).split(".")[0]
-        if name == "c160-t-same-second":
-            out.append((name, "%t [%p]: user=%u,db=%d,app=%a ", [log], None))
-            continue
-        out.append((name, CROWD_PREFIX, [log], None))
-        out.append((name + "-t", CROWD_PREFIX.replace("%m", "%t"), [], log))
+    for line in r.stdout.splitlines():
+        name, prefix, *inputs = line.split("\t")
+        cut = [p[2:] for p in inputs if p.startswith("t:")]
+        out.append((name, None if prefix == "-" else prefix,
+                    [os.path.join(root, p) for p in inputs if not p.startswith("t:")],
+                    os.path.join(root, cut[0]) if cut else None))
     return out
 
 
 def analyze(lockspan, tmp, case):
     name, prefix, inputs, cut = case
     if cut:
-        inputs = [os.path.join(tmp, name + ".log")]
+        inputs = [os.path.join(tmp, name + ".log")] + inputs
         whole_seconds(cut, inputs[0])
     db = os.path.join(tmp, name + ".db")
     cmd = [lockspan, "analyze", "-q", "--db", db, "--format", "json",

@@ -8,6 +8,9 @@
  * 12:33:31 (the error has no "after": bounded by the stamps); the hidden
  * parts of its waits rebuilt from stamps, deadlock_timeout 100 ms.
  */
+#include <sqlite3.h>
+#include <stdio.h>
+
 #include "decide/waitrange.h"
 #include "ls_test.h"
 
@@ -94,6 +97,40 @@ static void test_listed_min(void)
     CHECK(0.611 < ls_caused_listed_min_ms(MS));
 }
 
+/* The blocking ranking's test of a path without a logged wait, in SQL
+ * (ls_caused_listed_sql, summary.c's ranking query) and in C, at the
+ * floor and beside it: a path at exactly 1.000 ms is listed on a
+ * millisecond log (mutation m11-22, ">=" turned ">", left it out and no
+ * sample has such a path), 0 never is, on whole seconds any waiting is. */
+static void test_listed_sql(void)
+{
+    static const double v[] = {0.0, 0.611, 0.999, 1.0, 1.001, 2.5};
+    static const int64_t res[] = {MS, 0, S};
+    sqlite3 *db = NULL;
+    size_t i, j;
+    CHECK(ls_caused_listed(1.0, MS));
+    CHECK(!ls_caused_listed(0.999, MS));
+    CHECK(!ls_caused_listed(0.0, S));
+    CHECK(ls_caused_listed(0.1, S));
+    CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
+    for (i = 0; i < sizeof(res) / sizeof(res[0]); i++)
+        for (j = 0; j < sizeof(v) / sizeof(v[0]); j++) {
+            char cond[256], sql[400];
+            sqlite3_stmt *q = NULL;
+            CHECK(ls_caused_listed_sql(cond, sizeof(cond), "c.ms", res[i]) < (int)sizeof(cond));
+            snprintf(sql, sizeof(sql),
+                     "SELECT CASE WHEN %s THEN 1 ELSE 0 END"
+                     " FROM (SELECT ?1 AS ms) c",
+                     cond);
+            CHECK(sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK);
+            sqlite3_bind_double(q, 1, v[j]);
+            CHECK(sqlite3_step(q) == SQLITE_ROW);
+            CHECK_INT(sqlite3_column_int(q, 0), ls_caused_listed(v[j], res[i]));
+            sqlite3_finalize(q);
+        }
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     test_exact();
@@ -102,5 +139,6 @@ int main(void)
     test_milliseconds();
     test_hidden();
     test_listed_min();
+    test_listed_sql();
     return TEST_REPORT();
 }

@@ -1,6 +1,8 @@
 /* waitrange.c — see waitrange.h. */
 #include "waitrange.h"
 
+#include <stdio.h>
+
 #include "tolerances.h"
 
 void ls_logged_wait_range(int exact, int64_t waited_us, int64_t start_ts, int64_t end_ts,
@@ -36,4 +38,15 @@ void ls_hidden_wait_range(int64_t est_us, int64_t res, int64_t max_unlogged_us, 
 double ls_caused_listed_min_ms(int64_t res_us)
 {
     return res_us >= LS_WHOLE_SECOND_US ? 0.0 : (double)LS_MILLISECOND_US / LS_US_PER_MS;
+}
+
+int ls_caused_listed(double caused_ms, int64_t res_us)
+{
+    return caused_ms > 0 && caused_ms >= ls_caused_listed_min_ms(res_us);
+}
+
+int ls_caused_listed_sql(char *buf, size_t n, const char *caused, int64_t res_us)
+{
+    return snprintf(buf, n, "(%s) > 0 AND (%s) >= %.3f", caused, caused,
+                    ls_caused_listed_min_ms(res_us));
 }

@@ -9,6 +9,7 @@
 #ifndef LS_DECIDE_WAITRANGE_H
 #define LS_DECIDE_WAITRANGE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* A length the log allows: lo..hi (µs, both included). */
@@ -62,5 +63,17 @@ void ls_hidden_wait_range(int64_t est_us, int64_t res, int64_t max_unlogged_us, 
  * 0.1 ms, 0 to 4.0 s).
  */
 double ls_caused_listed_min_ms(int64_t res_us);
+
+/* Is a path no logged wait queued behind, given caused_ms of waiting, in
+ * the blocking ranking? Some waiting (> 0), at least the floor above
+ * (a path at exactly the floor is listed). */
+int ls_caused_listed(double caused_ms, int64_t res_us);
+
+/* The same test in SQL, over the SQL expression `caused` (ms), for the
+ * ranking's query (correlate/summary.c): "(caused) > 0 AND (caused) >=
+ * 1.000" into buf (n bytes, NUL-terminated); returns what snprintf does.
+ * tests/unit/test_decide_waitrange.c runs it in SQLite against
+ * ls_caused_listed() at the floor and beside it. */
+int ls_caused_listed_sql(char *buf, size_t n, const char *caused, int64_t res_us);
 
 #endif
