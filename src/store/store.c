@@ -3266,7 +3266,7 @@ int ls_store_stmt_views(ls_store *s, int on)
     if ((rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM main.stmt_span_time)", &q)) != 0)
         return rc;
     if ((rc = ls_stmt_step(q)) == 1)
-        timed = ls_stmt_int64(q, 0) != 0;
+        timed = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
     ls_stmt_finalize(q);
     if (rc < 0)
         return rc;
