@@ -258,10 +258,11 @@ int ls_store_prepare_vocab(ls_store *s, const char *sql, const char *names, ls_s
  */
 int ls_store_guard_writes(ls_store *s, const char *who, const char *owns);
 
-/* The connection's views of the statements (store_schema.h,
- * LS_STMT_ROWS_TEMP_DDL): on, made anew for what stmt_span_time holds
- * now (temp.stmt_rows in front of the table when it holds a row); off,
- * dropped, so that stmt_rows is the table again (ingest writes it).
+/* The connection's statements (store_schema.h, LS_STMT_ROWS_TEMP_DDL):
+ * on, made anew for what stmt_span_time holds now (temp.stmt_rows, a
+ * copy with the span times, in front of the table when it holds a row,
+ * and temp.statements); off, dropped, so that stmt_rows is the table
+ * again (ingest writes it).
  * Correlation makes them after the pass that writes stmt_span_time, the
  * report for its queries. */
 int ls_store_stmt_views(ls_store *s, int on);

@@ -9,7 +9,7 @@
  * written) when meta 'stmt_stats' says they cover every row, else one
  * scan of the statements (a store upgraded with statements, or cut by
  * --retention). Either way the statements the spans pass timed
- * (stmt_span_time: the view stmt_rows gives them the span's dur_us,
+ * (stmt_span_time: temp.stmt_rows gives them the span's dur_us,
  * ls_store_stmt_views) count as timed, as a scan after that pass sees them.
  *
  * A report window (--since/--until) has its own holds: scope.c asks

@@ -26,7 +26,7 @@
  * fit it and its session's next statements. The span times are this
  * pass's own, in stmt_span_time (each statement's span, its logged time
  * and the span's start and duration; stmt_rows stays as logged), which
- * the passes after it read through the connection's view stmt_rows
+ * the passes after it read through the connection's temp.stmt_rows
  * (store_schema.h, LS_STMT_ROWS_TEMP_DDL) and this pass's reset empties;
  * the holds pass reads the log's resolution from the other statements.
  *
@@ -413,7 +413,7 @@ static void pair_statement(span_times *t, size_t k, int64_t res, int64_t slack)
 /* Store what was paired: each statement's span, its start as logged and
  * the start and duration the span gives it, in stmt_span_time alone
  * (stmt_rows is ingest's: the passes after this one read the times
- * through the connection's view, ls_store_stmt_views). */
+ * through the connection's temp.stmt_rows, ls_store_stmt_views). */
 static int write_pairs(ls_store *s, const span_times *t, int64_t res, int64_t *changed)
 {
     ls_stmt *keep = NULL;

@@ -3226,8 +3226,10 @@ static int guard_authorize(void *arg, int action, const char *a1, const char *a2
     default: /* reads, and indexes: a way to read, not data */
         return SQLITE_OK;
     }
+    /* temp.stmt_rows (ls_store_stmt_views) guarded as the table it copies */
     if (!table || !db || strncmp(table, "sqlite_", 7) == 0 ||
-        (strcmp(db, "main") != 0 && !(strcmp(db, "temp") == 0 && is_working(table))) ||
+        (strcmp(db, "main") != 0 &&
+         !(strcmp(db, "temp") == 0 && (is_working(table) || strcmp(table, "stmt_rows") == 0))) ||
         guard_owns(s->guard_owns, table, column))
         return SQLITE_OK;
     if (s->guard_learn) {
@@ -3260,7 +3262,7 @@ int ls_store_stmt_views(ls_store *s, int on)
     int rc, timed = 0;
 
     if ((rc = ls_store_exec(s, "DROP VIEW IF EXISTS temp.statements;"
-                               " DROP VIEW IF EXISTS temp.stmt_rows;")) != 0 ||
+                               " DROP TABLE IF EXISTS temp.stmt_rows;")) != 0 ||
         !on)
         return rc;
     if ((rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM main.stmt_span_time)", &q)) != 0)

@@ -207,21 +207,27 @@
     "  prepare, bind_us / 1000.0 AS bind_ms, parse_us / 1000.0 AS parse_ms"
 
 /*
- * The statements as lockspan reads them, views of the connection (temp)
- * in front of the store's (ls_store_stmt_views): issue 33, one writer
- * per table. stmt_rows is ingest's alone; the times the "statements from
- * spans" pass gives logged statements are its own (stmt_span_time).
- * Once it has given any, temp.stmt_rows stands in front of the table,
- * every column of it, the times as LS_STMT_TIMED_START gives them, and
- * the passes after it and the report read statements through it as
- * they read the table before (no reader asks where a time came from
- * unless it wants to: stmt_span_time). temp.statements is the store's
- * view over whichever stmt_rows is in front: on a store without span
- * times the one-table view over the table, as fast as before.
+ * The statements as lockspan reads them, in the connection's temp
+ * database in front of the store's (ls_store_stmt_views): issue 33, one
+ * writer per table. stmt_rows is ingest's alone; the times the
+ * "statements from spans" pass gives logged statements are its own
+ * (stmt_span_time). Once it has given any, temp.stmt_rows stands in
+ * front of the table: a copy of every row and column, the times as
+ * LS_STMT_TIMED_START gives them, indexed by session and start as
+ * statements_session indexes the table, and the passes after it and the
+ * report read statements through it as they read the table before (no
+ * reader asks where a time came from unless it wants to:
+ * stmt_span_time). A copy, not a view: a view's time is an expression,
+ * which no index orders, and the per-session streams by time (holds.c)
+ * then sorted a session's statements at each call. temp.statements is
+ * the store's view over whichever stmt_rows is in front: on a store
+ * without span times the one-table view over the table, as before.
  */
 #define LS_STMT_ROWS_TEMP_DDL                                                            \
-    "CREATE TEMP VIEW stmt_rows AS SELECT " LS_STMT_TIMED_COLS("r", "main.")            \
-    " FROM main.stmt_rows r"
+    LS_CREATE_TABLE_IN("temp.", stmt_rows)                                               \
+    "INSERT INTO temp.stmt_rows SELECT " LS_STMT_TIMED_COLS("r", "main.")               \
+    " FROM main.stmt_rows r ORDER BY r.stmt_id;"                                         \
+    " CREATE INDEX temp.stmt_rows_session ON stmt_rows(session_id, start_ts);"
 #define LS_STATEMENTS_TEMP_DDL                                                           \
     "CREATE TEMP VIEW statements AS SELECT " LS_STATEMENTS_COLS " FROM stmt_rows"
 

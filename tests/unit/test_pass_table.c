@@ -563,6 +563,14 @@ static void test_stmt_views(ls_store *s)
               16);
     CHECK_INT(one(s, "SELECT count(*) FROM pragma_table_info('stmt_rows', 'temp')"),
               one(s, "SELECT count(*) FROM pragma_table_info('stmt_rows', 'main')"));
+    /* a session's statements by time walk an index, as statements_session
+     * serves the table (holds.c's streams): no sort at each call */
+    CHECK(plan_has(s, "SELECT stmt_id FROM stmt_rows WHERE session_id = 7 AND start_ts > 1"
+                      " ORDER BY start_ts", "INDEX stmt_rows_session", "TEMP B-TREE"));
+    /* the guard holds the copy to the table's owners */
+    CHECK(ls_store_guard_writes(s, "test pass", "errors") == 0);
+    CHECK(!prepares(s, "UPDATE stmt_rows SET start_ts = 0"));
+    CHECK(ls_store_guard_writes(s, NULL, NULL) == 0);
     CHECK(ls_store_stmt_views(s, 0) == 0);
     CHECK_INT(one(s, "SELECT start_ts FROM stmt_rows WHERE stmt_id = 1"), 5000000);
     CHECK(ls_store_exec(s, "INSERT INTO stmt_rows(stmt_id, session_id, start_ts) VALUES"
