@@ -16,7 +16,7 @@
 #include "ls_activity.h"
 #include "ls_span.h"
 
-#define LS_STORE_SCHEMA_VERSION 19
+#define LS_STORE_SCHEMA_VERSION 20
 
 /* A line's place in the log as one integer: its file, then its line
  * (tx_cuts.first_pos, transactions.first_pos; correlate_int.h's
@@ -257,6 +257,15 @@ int ls_store_prepare_vocab(ls_store *s, const char *sql, const char *names, ls_s
  * LOCKSPAN_TIMING=sql prints.
  */
 int ls_store_guard_writes(ls_store *s, const char *who, const char *owns);
+
+/* The connection's statements (store_schema.h, LS_STMT_ROWS_TEMP_DDL):
+ * on, made anew for what stmt_span_time holds now (temp.stmt_rows, a
+ * copy with the span times, in front of the table when it holds a row,
+ * and temp.statements); off, dropped, so that stmt_rows is the table
+ * again (ingest writes it).
+ * Correlation makes them after the pass that writes stmt_span_time, the
+ * report for its queries. */
+int ls_store_stmt_views(ls_store *s, int on);
 /* 1 = a row is ready, 0 = done, negative = store error. */
 int ls_stmt_step(ls_stmt *st);
 /* The rowid of the row the last INSERT run on st's store added

@@ -247,7 +247,13 @@ int ls_report_write_days(ls_store *s, const ls_report_opts *opts, const char *di
         snprintf(errbuf, errlen, "%s: %s", dir, strerror(errno));
         return LS_EIO;
     }
-    if ((rc = store_span(s, &first, &last)) != 0) {
+    /* the statements' times as the report reads them (ls_store_stmt_views) */
+    if ((rc = ls_store_stmt_views(s, 1)) == 0) {
+        rc = store_span(s, &first, &last);
+        if (ls_store_stmt_views(s, 0) != 0 && rc == 0)
+            rc = LS_ESTORE;
+    }
+    if (rc != 0) {
         if (rc == 1)
             snprintf(errbuf, errlen, "the store holds no event");
         return rc == 1 ? LS_ERR : rc;

@@ -1745,8 +1745,12 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
         cJSON_Delete(r);
         return m.rc;
     }
-    if (opts->scope_enter &&
-        (m.rc = opts->scope_enter(s, opts->group_by, opts->since, opts->until)) != 0) {
+    /* the statements with the times correlation gave them (stmt_span_time),
+     * as the passes read them */
+    if ((m.rc = ls_store_stmt_views(s, 1)) != 0 ||
+        (opts->scope_enter &&
+         (m.rc = opts->scope_enter(s, opts->group_by, opts->since, opts->until)) != 0)) {
+        ls_store_stmt_views(s, 0);
         ls_store_sorting(s, 0);
         cJSON_Delete(r);
         return m.rc;
@@ -1819,6 +1823,8 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
     section_mark(timing, t, "errors_input");
     ls_stmt_finalize(m.code_q);
     if (opts->scope_leave && opts->scope_leave(s) != 0 && !m.rc)
+        m.rc = LS_ESTORE;
+    if (ls_store_stmt_views(s, 0) != 0 && !m.rc)
         m.rc = LS_ESTORE;
     if (ls_store_sorting(s, 0) != 0 && !m.rc)
         m.rc = LS_ESTORE;

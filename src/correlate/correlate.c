@@ -1699,7 +1699,8 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  *
  * `owns` is what the pass may write: tables ("rows") and, where a pass
  * still fills in columns of a table another pass or ingest wrote, those
- * columns ("rows.max_queue"). Each pass runs under a store guard
+ * columns ("rows.max_queue"), or adds rows of its own to one ("stmt_rows+":
+ * INSERT and DELETE, no UPDATE). Each pass runs under a store guard
  * (ls_store_guard_writes) that refuses to prepare a statement writing
  * anything else, so this table is what the passes do, not a comment.
  * Issue 33's goal is one writer per table: tests/unit/test_pass_table.c
@@ -1712,11 +1713,15 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * over a grown store starts from the log's facts alone.
  */
 /* Statements from spans (spans.c), then logged statements timed by their
- * spans (spantimes.c): one pass, the one that writes stmt_rows. */
+ * spans (spantimes.c, stmt_span_time): one pass. The passes after it
+ * read the statements with those times through the connection's views
+ * (ls_store_stmt_views): stmt_rows itself is as ingest wrote it but for
+ * the span-made statements (verb 5), which this pass still adds to it. */
 static int spans_step(ls_store *s, ls_correlate_stats *stats)
 {
     int rc = ls_correlate_spans(s, stats);
-    return rc ? rc : ls_correlate_span_times(s, stats);
+    rc = rc ? rc : ls_correlate_span_times(s, stats);
+    return rc ? rc : ls_store_stmt_views(s, 1);
 }
 
 /* Code paths (traces.c), then the holds' lengths where the log gives
@@ -1757,11 +1762,8 @@ static const ls_correlate_pass passes[] = {
     {"blocker chains", walk_chains, "wait_chains", "DELETE FROM wait_chains;"},
     {"relation names", relations_step, "relations", "DELETE FROM relations;"},
     {"statements from spans", spans_step,
-     "span_placement span_clock stmt_rows stmt_texts stmt_span_time",
+     "span_placement span_clock stmt_rows+ stmt_texts stmt_span_time",
      "DELETE FROM stmt_rows WHERE verb = 5;" /* LS_VERB_SPAN */
-     " UPDATE stmt_rows SET start_ts = (SELECT x.log_ts FROM stmt_span_time x"
-     "  WHERE x.stmt_id = stmt_rows.stmt_id), dur_us = NULL"
-     "  WHERE stmt_id IN (SELECT stmt_id FROM stmt_span_time);"
      " DELETE FROM stmt_span_time;"
      " DELETE FROM span_placement; DELETE FROM span_clock;"},
     {"logical rows", rows_step,
@@ -1861,10 +1863,16 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
     /* dropped at the end of a run before (below): a rerun (after an
      * upgrade, a new revision or another ingest) sorts them anew */
     rc = ls_store_exec_sorting(s, PASS_ONLY_INDEX_SQL);
+    /* the resets empty the store's tables, not the connection's views */
+    if (rc == 0)
+        rc = ls_store_stmt_views(s, 0);
     for (i = 0; rc == 0 && i < NPASSES; i++)
         if (passes[i].clear && (rc = ls_store_guard_writes(s, passes[i].name,
                                                            passes[i].owns)) == 0)
             rc = ls_store_exec(s, passes[i].clear);
+    /* the statements as logged until the spans pass times them */
+    if (rc == 0)
+        rc = ls_store_stmt_views(s, 1);
     ls_store_cache_misses(s); /* count from here */
     if (timing)
         ls_store_vm_steps(s);
@@ -1901,6 +1909,10 @@ static int correlate_run(ls_store *s, ls_correlate_stats *stats, ls_progress *pr
     }
     if (rc == 0)
         rc = ls_store_guard_writes(s, NULL, NULL);
+    /* stmt_rows the table again for whatever writes it next (ingest):
+     * the report makes the views again for its own queries */
+    if (rc == 0)
+        rc = ls_store_stmt_views(s, 0);
     /* The transactions pass emptied ingest's cuts once it had read them. */
     if (rc == 0)
         rc = ls_store_cuts_consumed(s);

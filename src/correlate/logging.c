@@ -9,8 +9,8 @@
  * written) when meta 'stmt_stats' says they cover every row, else one
  * scan of the statements (a store upgraded with statements, or cut by
  * --retention). Either way the statements the spans pass timed
- * (stmt_span_time: their dur_us is the span's until the pass's reset) count
- * as timed, as a scan after that pass sees them.
+ * (stmt_span_time: temp.stmt_rows gives them the span's dur_us,
+ * ls_store_stmt_views) count as timed, as a scan after that pass sees them.
  *
  * A report window (--since/--until) has its own holds: scope.c asks
  * ls_correlate_logcover_scope() for a temp.logcover over them, with the

@@ -23,10 +23,12 @@
  *
  * Pairing follows the log: statements are taken in log order (file, line)
  * and each, not yet paired, takes the earliest unused trace whose spans
- * fit it and its session's next statements. What was changed is kept in
- * stmt_span_time (each statement's span and its logged time), which this
- * pass's reset puts back; the holds pass reads the log's resolution from
- * the other statements.
+ * fit it and its session's next statements. The span times are this
+ * pass's own, in stmt_span_time (each statement's span, its logged time
+ * and the span's start and duration; stmt_rows stays as logged), which
+ * the passes after it read through the connection's temp.stmt_rows
+ * (store_schema.h, LS_STMT_ROWS_TEMP_DDL) and this pass's reset empties;
+ * the holds pass reads the log's resolution from the other statements.
  *
  * Only logs with whole-second times and statements without durations are
  * changed: a log with milliseconds times its statements itself.
@@ -88,10 +90,6 @@ static const char stmts_sql[] =
 static const char clock_sql[] = "SELECT offset_us FROM span_clock LIMIT 1";
 LS_TABLE_COLUMNS(stmt_span_time);
 static const char keep_sql[] = LS_INSERT_INTO("INSERT", stmt_span_time);
-static const char update_sql[] =
-    "UPDATE stmt_rows SET start_ts = :start, dur_us = :dur WHERE stmt_id = :stmt";
-#define UPDATE_PARAMS(X, Q) X(Q, start) X(Q, dur) X(Q, stmt)
-LS_PARAMS(up, UPDATE_PARAMS);
 
 typedef struct st_rec {
     int64_t stmt_id, session_id, file_id, line;
@@ -412,16 +410,17 @@ static void pair_statement(span_times *t, size_t k, int64_t res, int64_t slack)
     }
 }
 
-/* Store what was paired: each statement's new start and duration, and
- * what it was before. */
+/* Store what was paired: each statement's span, its start as logged and
+ * the start and duration the span gives it, in stmt_span_time alone
+ * (stmt_rows is ingest's: the passes after this one read the times
+ * through the connection's temp.stmt_rows, ls_store_stmt_views). */
 static int write_pairs(ls_store *s, const span_times *t, int64_t res, int64_t *changed)
 {
-    ls_stmt *keep = NULL, *upd = NULL;
+    ls_stmt *keep = NULL;
     size_t i;
     int rc;
 
-    if ((rc = ls_store_prepare(s, keep_sql, &keep)) != 0 ||
-        (rc = ls_store_prepare_params(s, update_sql, LS_PARAM_NAMES(UPDATE_PARAMS), &upd)) != 0)
+    if ((rc = ls_store_prepare(s, keep_sql, &keep)) != 0)
         goto out;
     for (i = 0; i < t->nst; i++) {
         const st_rec *st = &t->st[i];
@@ -435,20 +434,15 @@ static int write_pairs(ls_store *s, const span_times *t, int64_t res, int64_t *c
         ls_stmt_bind_int64(keep, LS_PARAM(stmt_span_time, stmt_id), st->stmt_id);
         ls_stmt_bind_int64(keep, LS_PARAM(stmt_span_time, span_row), sp->span_row);
         ls_stmt_bind_int64(keep, LS_PARAM(stmt_span_time, log_ts), st->it.ts);
+        ls_stmt_bind_int64(keep, LS_PARAM(stmt_span_time, start_ts), start);
+        ls_stmt_bind_int64(keep, LS_PARAM(stmt_span_time, dur_us), dur);
         if ((rc = ls_stmt_step(keep)) < 0)
-            goto out;
-        ls_stmt_reset(upd);
-        ls_stmt_bind_int64(upd, LS_PARAM(up, stmt), st->stmt_id);
-        ls_stmt_bind_int64(upd, LS_PARAM(up, start), start);
-        ls_stmt_bind_int64(upd, LS_PARAM(up, dur), dur);
-        if ((rc = ls_stmt_step(upd)) < 0)
             goto out;
         (*changed)++;
     }
     rc = 0;
 out:
     ls_stmt_finalize(keep);
-    ls_stmt_finalize(upd);
     return rc < 0 ? rc : 0;
 }
 

@@ -332,7 +332,9 @@
 #define LS_TABLE_stmt_span_time(F, C, T)  \
     F(T, stmt_id, LS_INT " PRIMARY KEY")  \
     C(T, span_row, LS_INT)                \
-    C(T, log_ts, LS_INT)
+    C(T, log_ts, LS_INT)                  \
+    C(T, start_ts, LS_INT)                \
+    C(T, dur_us, LS_INT)
 
 #define LS_TABLE_stmt_tags(F, C, T)  \
     F(T, stmt_id, LS_INT)            \

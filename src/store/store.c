@@ -690,6 +690,9 @@ static const char *const store_upgrades[] = {
      * line by). A cut ingested before has none (NULL): the pass looks the
      * first statement's line up. */
     LS_UPGRADE_TO_19,
+    /* 20: the span times of logged statements in stmt_span_time alone
+     * (upgrade_steps.h), read through the view statements. */
+    LS_UPGRADE_TO_20,
 };
 _Static_assert(sizeof(store_upgrades) / sizeof(store_upgrades[0]) == LS_STORE_SCHEMA_VERSION - 8,
                "a step from every version since 8 to the one written");
@@ -3160,7 +3163,10 @@ int ls_stmt_param(ls_stmt *st, const char *name)
 }
 
 /* Is `name` (a table, or "table.column") among the space-separated words
- * of `owns`, where a word "table" owns all its columns? */
+ * of `owns`, where a word "table" owns all its columns and a word
+ * "table+" its rows but none of its columns: it may INSERT and DELETE
+ * rows (its own, the rest of the table another's) but UPDATE none
+ * (`column` is NULL for an INSERT or DELETE)? */
 static int guard_owns(const char *owns, const char *table, const char *column)
 {
     size_t tlen = strlen(table);
@@ -3169,6 +3175,8 @@ static int guard_owns(const char *owns, const char *table, const char *column)
     while (*w) {
         size_t n = strcspn(w, " ");
         if (n == tlen && strncmp(w, table, tlen) == 0)
+            return 1;
+        if (!column && n == tlen + 1 && w[tlen] == '+' && strncmp(w, table, tlen) == 0)
             return 1;
         if (column && n > tlen && w[tlen] == '.' && strncmp(w, table, tlen) == 0 &&
             strlen(column) == n - tlen - 1 && strncmp(w + tlen + 1, column, n - tlen - 1) == 0)
@@ -3218,8 +3226,10 @@ static int guard_authorize(void *arg, int action, const char *a1, const char *a2
     default: /* reads, and indexes: a way to read, not data */
         return SQLITE_OK;
     }
+    /* temp.stmt_rows (ls_store_stmt_views) guarded as the table it copies */
     if (!table || !db || strncmp(table, "sqlite_", 7) == 0 ||
-        (strcmp(db, "main") != 0 && !(strcmp(db, "temp") == 0 && is_working(table))) ||
+        (strcmp(db, "main") != 0 &&
+         !(strcmp(db, "temp") == 0 && (is_working(table) || strcmp(table, "stmt_rows") == 0))) ||
         guard_owns(s->guard_owns, table, column))
         return SQLITE_OK;
     if (s->guard_learn) {
@@ -3244,6 +3254,27 @@ int ls_store_guard_writes(ls_store *s, const char *who, const char *owns)
     rc = owns ? sqlite3_set_authorizer(s->db, guard_authorize, s)
               : sqlite3_set_authorizer(s->db, NULL, NULL);
     return rc == SQLITE_OK ? 0 : store_err(s, rc);
+}
+
+int ls_store_stmt_views(ls_store *s, int on)
+{
+    ls_stmt *q = NULL;
+    int rc, timed = 0;
+
+    if ((rc = ls_store_exec(s, "DROP VIEW IF EXISTS temp.statements;"
+                               " DROP TABLE IF EXISTS temp.stmt_rows;")) != 0 ||
+        !on)
+        return rc;
+    if ((rc = ls_store_prepare(s, "SELECT EXISTS (SELECT 1 FROM main.stmt_span_time)", &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_step(q)) == 1)
+        timed = ls_stmt_int64(q, LS_ONLY_COLUMN) != 0;
+    ls_stmt_finalize(q);
+    if (rc < 0)
+        return rc;
+    if (timed && (rc = ls_store_exec(s, LS_STMT_ROWS_TEMP_DDL)) != 0)
+        return rc;
+    return ls_store_exec(s, LS_STATEMENTS_TEMP_DDL);
 }
 
 int ls_stmt_step(ls_stmt *st)

@@ -166,9 +166,70 @@
  * (correlation's "statements from spans" pass, spans.c). */
 /* The logged statements whose times came from the spans that sent them
  * (correlation's "statements from spans" pass, spantimes.c): the span,
- * and the statement's start as the log gave it (its duration was NULL),
- * which that pass's reset puts back. */
+ * the statement's start as the log gave it (its duration was NULL, and
+ * stmt_rows keeps both as logged), and the start and duration the span
+ * gives it, which the views below read. */
 #define LS_STMT_SPAN_TIME_DDL LS_CREATE_TABLE(stmt_span_time)
+
+/* A statement's start and duration as the passes after "statements from
+ * spans" read them: the span's (stmt_span_time) for a logged statement
+ * it timed, else the log's. Only a statement logged without a duration
+ * can have one, so a log with durations reads no stmt_span_time. `r` is
+ * stmt_rows' alias, `db` "" or "main." (from the connection's temp view). */
+#define LS_STMT_TIMED_START(r, db)                                                        \
+    "CASE WHEN " r ".dur_us IS NULL THEN coalesce((SELECT x_.start_ts FROM " db           \
+    "stmt_span_time x_ WHERE x_.stmt_id = " r ".stmt_id), " r ".start_ts) ELSE " r        \
+    ".start_ts END"
+#define LS_STMT_TIMED_DUR(r, db)                                                          \
+    "CASE WHEN " r ".dur_us IS NULL THEN (SELECT x_.dur_us FROM " db "stmt_span_time x_" \
+    " WHERE x_.stmt_id = " r ".stmt_id) ELSE " r ".dur_us END"
+/* Every column of stmt_rows (store_tables.h, in order), timed as above. */
+#define LS_STMT_TIMED_COLS(r, db)                                                         \
+    r ".stmt_id, " r ".session_id, " r ".pid, " r ".file_id, " r ".line, "               \
+    LS_STMT_TIMED_START(r, db) " AS start_ts, " LS_STMT_TIMED_DUR(r, db) " AS dur_us, "  \
+    r ".verb, " r ".name_id, " r ".xid, " r ".vxid, " r ".text_id, " r ".params, " r     \
+    ".prepare, " r ".bind_us, " r ".parse_us"
+
+/* The columns of the view statements, read from a table or view named
+ * stmt_rows. */
+#define LS_STATEMENTS_COLS                                                                 \
+    "stmt_id, session_id,\n"                                                               \
+    "  " LS_STMT_PID("stmt_rows") " AS pid, file_id, line, CASE WHEN dur_us IS NULL THEN"  \
+    " start_ts ELSE start_ts + dur_us END AS log_ts,\n"                                    \
+    "  start_ts, start_ts + dur_us AS end_ts, dur_us / 1000.0 AS duration_ms,\n"          \
+    "  CASE verb WHEN 0 THEN 'execute' WHEN 1 THEN 'bind' WHEN 2 THEN 'parse'\n"          \
+    "    WHEN 3 THEN 'statement' WHEN 4 THEN '' WHEN 5 THEN 'span' END AS verb,\n"        \
+    "  (SELECT n.name FROM stmt_names n WHERE n.name_id = stmt_rows.name_id) AS name,\n"   \
+    "  xid,\n"                                                                             \
+    "  " LS_STMT_REF("stmt_rows", "vxid") " AS vxid,\n"                                    \
+    "  (SELECT t.text FROM stmt_texts t WHERE t.text_id = stmt_rows.text_id) AS text,\n"   \
+    "  " LS_STMT_REF("stmt_rows", "params") " AS params,\n"                                \
+    "  prepare, bind_us / 1000.0 AS bind_ms, parse_us / 1000.0 AS parse_ms"
+
+/*
+ * The statements as lockspan reads them, in the connection's temp
+ * database in front of the store's (ls_store_stmt_views): issue 33, one
+ * writer per table. stmt_rows is ingest's alone; the times the
+ * "statements from spans" pass gives logged statements are its own
+ * (stmt_span_time). Once it has given any, temp.stmt_rows stands in
+ * front of the table: a copy of every row and column, the times as
+ * LS_STMT_TIMED_START gives them, indexed by session and start as
+ * statements_session indexes the table, and the passes after it and the
+ * report read statements through it as they read the table before (no
+ * reader asks where a time came from unless it wants to:
+ * stmt_span_time). A copy, not a view: a view's time is an expression,
+ * which no index orders, and the per-session streams by time (holds.c)
+ * then sorted a session's statements at each call. temp.statements is
+ * the store's view over whichever stmt_rows is in front: on a store
+ * without span times the one-table view over the table, as before.
+ */
+#define LS_STMT_ROWS_TEMP_DDL                                                            \
+    LS_CREATE_TABLE_IN("temp.", stmt_rows)                                               \
+    "INSERT INTO temp.stmt_rows SELECT " LS_STMT_TIMED_COLS("r", "main.")               \
+    " FROM main.stmt_rows r ORDER BY r.stmt_id;"                                         \
+    " CREATE INDEX temp.stmt_rows_session ON stmt_rows(session_id, start_ts);"
+#define LS_STATEMENTS_TEMP_DDL                                                           \
+    "CREATE TEMP VIEW statements AS SELECT " LS_STATEMENTS_COLS " FROM stmt_rows"
 
 /* hold_range: holdrange_schema.h */
 
@@ -235,21 +296,16 @@ static const char *const ls_schema_sql[] = {
     "CREATE INDEX IF NOT EXISTS stmt_texts_hash ON stmt_texts(hash);\n",
     LS_CREATE_TABLE(stmt_names),
     LS_CREATE_TABLE(stmt_rows),
-    /* What readers query: the columns of schema version 4. A one-table
-     * view, so that SQLite flattens it into every query and the indexes
-     * on stmt_rows serve; what is stored by reference is looked up only
-     * when asked for. The verb codes are LS_VERB_* (ls_store.h). */
-    "CREATE VIEW IF NOT EXISTS statements AS SELECT stmt_id, session_id,\n"
-    "  " LS_STMT_PID("stmt_rows") " AS pid, file_id, line, CASE WHEN dur_us IS NULL THEN start_ts ELSE start_ts + dur_us END AS log_ts,\n"
-    "  start_ts, start_ts + dur_us AS end_ts, dur_us / 1000.0 AS duration_ms,\n"
-    "  CASE verb WHEN 0 THEN 'execute' WHEN 1 THEN 'bind' WHEN 2 THEN 'parse'\n"
-    "    WHEN 3 THEN 'statement' WHEN 4 THEN '' WHEN 5 THEN 'span' END AS verb,\n"
-    "  (SELECT n.name FROM stmt_names n WHERE n.name_id = stmt_rows.name_id) AS name,\n"
-    "  xid,\n"
-    "  " LS_STMT_REF("stmt_rows", "vxid") " AS vxid,\n"
-    "  (SELECT t.text FROM stmt_texts t WHERE t.text_id = stmt_rows.text_id) AS text,\n"
-    "  " LS_STMT_REF("stmt_rows", "params") " AS params,\n"
-    "  prepare, bind_us / 1000.0 AS bind_ms, parse_us / 1000.0 AS parse_ms FROM stmt_rows;\n",
+    /* What readers query: the columns of schema version 4, a logged
+     * statement's times those a span gave it where it has one
+     * (stmt_span_time: LS_STMT_TIMED_START). Within lockspan the
+     * connection's own view statements (LS_STATEMENTS_TEMP_DDL) stands
+     * in front of this one: a one-table view, so that SQLite flattens it
+     * into every query and the indexes on stmt_rows serve; what is stored
+     * by reference is looked up only when asked for. The verb codes are
+     * LS_VERB_* (ls_store.h). */
+    "CREATE VIEW IF NOT EXISTS statements AS SELECT " LS_STATEMENTS_COLS
+    " FROM (SELECT " LS_STMT_TIMED_COLS("r", "") " FROM stmt_rows r) AS stmt_rows;\n",
     /* One row per lock message. holders and queue, the pid lists of
      * DETAIL, are TEXT, or when long an INTEGER text_id of stmt_texts:
      * with many sessions a wait queue is hundreds of bytes, logged again

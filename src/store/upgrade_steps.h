@@ -305,4 +305,23 @@
     "ALTER TABLE tx_cuts ADD COLUMN first_pos INTEGER;" \
     " ALTER TABLE transactions ADD COLUMN first_pos INTEGER;"
 
+/* 20: the times a span gives a logged statement kept in stmt_span_time
+ * alone (start_ts, dur_us), stmt_rows as logged (issue 33): a store
+ * correlated before had them in stmt_rows, the log's start in
+ * stmt_span_time.log_ts (its duration was NULL); moved across, so the
+ * correlation stays current. The table made anew (whatever columns it
+ * had), the view statements, which reads it, with the others. */
+#define LS_UPGRADE_TO_20 \
+    "CREATE TEMP TABLE span_time_19 AS SELECT x.stmt_id, x.span_row, x.log_ts, r.start_ts," \
+    " r.dur_us FROM stmt_span_time x LEFT JOIN stmt_rows r ON r.stmt_id = x.stmt_id;" \
+    " DROP VIEW IF EXISTS statements; DROP TABLE stmt_span_time;" \
+    " CREATE TABLE IF NOT EXISTS stmt_span_time(\n" \
+    "  stmt_id INTEGER PRIMARY KEY, span_row INTEGER, log_ts INTEGER, start_ts INTEGER," \
+    " dur_us INTEGER);\n" \
+    " INSERT INTO stmt_span_time(stmt_id, span_row, log_ts, start_ts, dur_us)" \
+    " SELECT * FROM temp.span_time_19; DROP TABLE temp.span_time_19;" \
+    " UPDATE stmt_rows SET start_ts = (SELECT x.log_ts FROM stmt_span_time x" \
+    "  WHERE x.stmt_id = stmt_rows.stmt_id), dur_us = NULL" \
+    "  WHERE stmt_id IN (SELECT stmt_id FROM stmt_span_time);"
+
 #endif

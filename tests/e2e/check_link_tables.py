@@ -138,7 +138,7 @@ def main():
         con.close()
         upgraded = os.path.join(tmp, "upgraded.json")
         lockspan(ls, "report", "-q", "--db", db, *REPORT_ARGS, "-o", upgraded)
-        check(one(db, "PRAGMA user_version") == (19,), "the store is at version 19")
+        check(one(db, "PRAGMA user_version") == (20,), "the store is at version 20")
         # The step to 14 notes that the server's work in the store's files
         # was not read (meta server_events_from_file): context_not_kept says
         # so first, and the report is otherwise the fresh one's.

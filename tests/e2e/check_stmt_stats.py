@@ -48,13 +48,16 @@ def run(args):
 
 def oracle(db):
     """The logged statement rows' counts, as the report counted them
-    before: rows not from spans, with a duration, the shortest (ms),
+    before: rows not from spans, with a duration (the log's, else the one
+    the spans pass gave it: stmt_span_time, schema 20), the shortest (ms),
     BEGIN/COMMIT/ROLLBACK by their text's kind."""
     con = sqlite3.connect(db)
     try:
         n, timed, shortest, txc = con.execute(
-            "SELECT count(*), count(st.dur_us), min(st.dur_us) / 1000.0,"
+            "SELECT count(*), count(coalesce(st.dur_us, x.dur_us)),"
+            " min(coalesce(st.dur_us, x.dur_us)) / 1000.0,"
             " coalesce(sum(t.kind IN (?, ?, ?)), 0) FROM stmt_rows st"
+            " LEFT JOIN stmt_span_time x ON x.stmt_id = st.stmt_id"
             " LEFT JOIN stmt_texts t ON t.text_id = st.text_id WHERE st.verb <> ?",
             TX_CONTROL_KINDS + (SPAN_VERB,)).fetchone()
     finally:

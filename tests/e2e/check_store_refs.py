@@ -133,6 +133,12 @@ def as_older(ls, con, db, ver, sql):
     # before 19 transactions had no first_pos (tx_cuts, dropped above, is
     # made by the step to 14 as it was then)
     con.executescript("ALTER TABLE transactions DROP COLUMN first_pos;")
+    # before 20 stmt_span_time had no start_ts, dur_us (the span's times
+    # were in stmt_rows) and the view statements did not read it (the
+    # last step makes the views again)
+    con.executescript("DROP VIEW statements; ALTER TABLE stmt_span_time DROP COLUMN start_ts;"
+                      " ALTER TABLE stmt_span_time DROP COLUMN dur_us;"
+                      " CREATE VIEW statements AS SELECT * FROM stmt_rows;")
     con.executescript(f"CREATE INDEX lock_events_pid ON lock_events(pid, ts);"
                       f" {sql} PRAGMA user_version = {ver};")
     con.close()

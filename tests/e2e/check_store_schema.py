@@ -4,7 +4,7 @@ declared once, in src/store/store_tables.h, and their DDL, INSERTs and bind
 positions made from that declaration).
 
 A store made by `lockspan ingest` has every table, view and index of
-store_schema19.txt, and nothing else: for each, its type and table, its
+store_schema20.txt, and nothing else: for each, its type and table, its
 SQL with the whitespace taken out (the DDL's line breaks are not the
 schema), and for each table and view every column in order (PRAGMA
 table_xinfo: position, name, declared type, NOT NULL, default, primary
@@ -14,7 +14,7 @@ declaration's INSERT that binds one column's value into another (the
 rows of samples/basic, as lockspan 0.x of schema 15 wrote them, are
 checked by name below).
 
-store_schema19.txt is what `--write` printed from the same log: schema 15
+store_schema20.txt is what `--write` printed from the same log: schema 15
 as the lockspan of main abf0931 (before the declarations) printed it, and
 the lines schema 16 added (stmt_stats, logcover, path_names, path_sets,
 tx_code_rows.path_set, row_queue_row, tx_code's ids), nothing else changed
@@ -27,7 +27,11 @@ each statement's row key as ingest decided it), nothing else changed
 (diff against store_schema17.txt of main 43a13e6); then the lines schema
 19 added (user_version 19, tx_cuts.first_pos and transactions.first_pos:
 the log position of a transaction's first statement), nothing else
-changed (diff against store_schema18.txt of main f144ad6). Change it only
+changed (diff against store_schema18.txt of main f144ad6); then the lines
+schema 20 changed (user_version 20, stmt_span_time.start_ts and dur_us:
+the times a span gives a logged statement, kept there alone; the view
+statements reads them, so its start_ts has no declared type), nothing else
+changed (diff against store_schema19.txt of main 08d73b5). Change it only
 with a new schema version (LS_STORE_SCHEMA_VERSION) and its upgrade step.
 
 Usage: check_store_schema.py LOCKSPAN SAMPLES_DIR [--write]
@@ -41,7 +45,7 @@ import tempfile
 
 from lscheck import check, report
 
-EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "store_schema19.txt")
+EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "store_schema20.txt")
 
 
 def squeeze(sql):

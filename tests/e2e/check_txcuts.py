@@ -271,7 +271,7 @@ def upgraded(lockspan, tmp, prefix, logs):
         db = sqlite3.connect(db_path)
         version = db.execute("PRAGMA user_version").fetchone()[0]
         db.close()
-        check(version == 19, f"schema 17 {tag}: the store upgraded ({version})")
+        check(version == 20, f"schema 17 {tag}: the store upgraded ({version})")
     whole = open(outs["whole"], "rb").read()
     check(open(outs["upgraded"], "rb").read() == whole,
           "schema 17: the report of a store upgraded is the one of a store of 19")

@@ -35,7 +35,8 @@
 static const struct {
     const char *pass, *name;
 } still_shared[] = {
-    {"statements from spans", "stmt_rows"},
+    /* the span-made statements (verb 5): rows added, none updated */
+    {"statements from spans", "stmt_rows+"},
     {"statements from spans", "stmt_texts"},
 };
 
@@ -82,6 +83,12 @@ static void test_guard(ls_store *s)
     CHECK(!prepares(s, "UPDATE errors SET detail = NULL, message = NULL"));
     CHECK(!prepares(s, "DELETE FROM errors"));
     CHECK(ls_store_exec(s, "INSERT INTO transactions(tx_id) VALUES (1)") != 0);
+    /* "table+": its rows, added and deleted, but no column updated */
+    CHECK(ls_store_guard_writes(s, "test pass", "errors+") == 0);
+    CHECK(prepares(s, "DELETE FROM errors WHERE error_id = 1"));
+    CHECK(prepares(s, "INSERT INTO errors(error_id) VALUES (1)"));
+    fprintf(stderr, "(one refusal expected:)\n");
+    CHECK(!prepares(s, "UPDATE errors SET detail = NULL"));
     /* No guard: anything goes again. */
     CHECK(ls_store_guard_writes(s, NULL, NULL) == 0);
     CHECK(prepares(s, "UPDATE hold_rows SET waits = 1"));
@@ -122,21 +129,22 @@ static int in_store(ls_store *s, const char *name)
     return found;
 }
 
-/* Calls fn(pass index, table, column or NULL, arg) for every name passes
- * own. */
+/* Calls fn(pass index, table, column or NULL, rows only ("table+"), arg)
+ * for every name passes own. */
 static void each_owned(const ls_correlate_pass *p, size_t n,
-                       void (*fn)(size_t, const char *, const char *, void *), void *arg)
+                       void (*fn)(size_t, const char *, const char *, int, void *), void *arg)
 {
     for (size_t i = 0; i < n; i++) {
         const char *w = p[i].owns;
         while (*w) {
             size_t len = strcspn(w, " ");
             char name[128], *dot;
-            snprintf(name, sizeof(name), "%.*s", (int)len, w);
+            int rows_only = len > 0 && w[len - 1] == '+';
+            snprintf(name, sizeof(name), "%.*s", (int)(len - (size_t)rows_only), w);
             dot = strchr(name, '.');
             if (dot)
                 *dot++ = '\0';
-            fn(i, name, dot, arg);
+            fn(i, name, dot, rows_only, arg);
             w += len;
             w += strspn(w, " ");
         }
@@ -150,9 +158,10 @@ typedef struct check_ctx {
     int used[NSHARED];
 } check_ctx;
 
-static void check_known(size_t i, const char *table, const char *column, void *arg)
+static void check_known(size_t i, const char *table, const char *column, int rows_only, void *arg)
 {
     check_ctx *c = arg;
+    (void)rows_only;
     if (!in_schema(c->s, table, column)) {
         fprintf(stderr, "pass \"%s\" owns %s%s%s: not in the schema\n", c->p[i].name, table,
                 column ? "." : "", column ? column : "");
@@ -177,16 +186,18 @@ static size_t table_owner(const ls_correlate_pass *p, size_t n, const char *tabl
     return n;
 }
 
-static void check_one_writer(size_t i, const char *table, const char *column, void *arg)
+static void check_one_writer(size_t i, const char *table, const char *column, int rows_only,
+                             void *arg)
 {
     check_ctx *c = arg;
     char name[128];
     size_t owner = table_owner(c->p, c->n, table);
-    int shared = column != NULL || is_raw(table) || owner != i;
+    int shared = column != NULL || rows_only || is_raw(table) || owner != i;
 
     if (!shared)
         return;
-    snprintf(name, sizeof(name), "%s%s%s", table, column ? "." : "", column ? column : "");
+    snprintf(name, sizeof(name), "%s%s%s%s", table, column ? "." : "", column ? column : "",
+             rows_only ? "+" : "");
     for (size_t k = 0; k < NSHARED; k++)
         if (strcmp(still_shared[k].pass, c->p[i].name) == 0 &&
             strcmp(still_shared[k].name, name) == 0) {
@@ -499,6 +510,108 @@ static void test_pos_tx_answers(ls_store *s)
                            " DELETE FROM stmt_rows; DELETE FROM sessions;") == 0);
 }
 
+/*
+ * stmt_rows is ingest's (issue 33): no pass updates a column of it (the
+ * "statements from spans" pass did, giving logged statements their
+ * spans' times; they are its own now, in stmt_span_time). Each pass's
+ * guard refuses an UPDATE of every column.
+ */
+static void test_no_stmt_rows_update(ls_store *s, const ls_correlate_pass *p, size_t n)
+{
+    ls_stmt *q = NULL;
+    char cols[32][64];
+    int ncols = 0;
+
+    CHECK(ls_store_prepare(s, "SELECT name FROM pragma_table_info('stmt_rows', 'main')", &q) == 0);
+    while (ncols < 32 && ls_stmt_step(q) == 1)
+        snprintf(cols[ncols++], sizeof(cols[0]), "%s", ls_stmt_text(q, 0));
+    ls_stmt_finalize(q);
+    CHECK(ncols >= 16);
+    fprintf(stderr, "(no pass may update stmt_rows: refusals expected)\n");
+    for (size_t i = 0; i < n; i++) {
+        CHECK(ls_store_guard_writes(s, p[i].name, p[i].owns) == 0);
+        for (int k = 0; k < ncols; k++) {
+            char sql[200];
+            snprintf(sql, sizeof(sql), "UPDATE main.stmt_rows SET %.63s = %.63s", cols[k], cols[k]);
+            if (prepares(s, sql)) {
+                fprintf(stderr, "pass \"%s\" may update stmt_rows.%s (ingest's)\n", p[i].name,
+                        cols[k]);
+                CHECK(0);
+            }
+        }
+    }
+    CHECK(ls_store_guard_writes(s, NULL, NULL) == 0);
+}
+
+/* One int64 answer of `sql`, or -1. */
+static int64_t one(ls_store *s, const char *sql)
+{
+    ls_stmt *q = NULL;
+    int64_t v = -1;
+    if (ls_store_prepare(s, sql, &q) != 0)
+        return -1;
+    if (ls_stmt_step(q) == 1 && !ls_stmt_isnull(q, 0))
+        v = ls_stmt_int64(q, 0);
+    ls_stmt_finalize(q);
+    return v;
+}
+
+/*
+ * The statements as the passes after "statements from spans" and the
+ * report read them (ls_store_stmt_views): a logged statement the pass
+ * timed (stmt_span_time) has its span's start and duration, in
+ * temp.stmt_rows, the connection's statements and the store's; the
+ * table keeps the log's; every column of the table, in order; off, the
+ * table is stmt_rows again (ingest inserts into it).
+ */
+static void test_stmt_views(ls_store *s)
+{
+    CHECK(ls_store_exec(s, "INSERT INTO sessions(session_id, key) VALUES (7, 'a');"
+                           " INSERT INTO stmt_rows(stmt_id, session_id, file_id, line, start_ts,"
+                           " dur_us, verb) VALUES (1, 7, 1, 10, 5000000, NULL, 3),"
+                           " (2, 7, 1, 11, 6000000, NULL, 3), (3, 7, 1, 12, 7000000, 250, 0);"
+                           " INSERT INTO stmt_span_time(stmt_id, span_row, log_ts, start_ts,"
+                           " dur_us) VALUES (1, 9, 5000000, 5123456, 1500);") == 0);
+    /* the store's view, as an sqlite3 shell reads it */
+    CHECK_INT(one(s, "SELECT start_ts FROM main.statements WHERE stmt_id = 1"), 5123456);
+    CHECK_INT(one(s, "SELECT log_ts FROM main.statements WHERE stmt_id = 1"), 5124956);
+    CHECK_INT(one(s, "SELECT log_ts FROM main.statements WHERE stmt_id = 2"), 6000000);
+    CHECK_INT(one(s, "SELECT end_ts FROM main.statements WHERE stmt_id = 3"), 7000250);
+    CHECK(ls_store_stmt_views(s, 1) == 0);
+    CHECK_INT(one(s, "SELECT start_ts FROM stmt_rows WHERE stmt_id = 1"), 5123456);
+    CHECK_INT(one(s, "SELECT dur_us FROM stmt_rows WHERE stmt_id = 1"), 1500);
+    CHECK_INT(one(s, "SELECT start_ts FROM stmt_rows WHERE stmt_id = 2"), 6000000);
+    CHECK_INT(one(s, "SELECT dur_us FROM stmt_rows WHERE stmt_id = 2"), -1);
+    CHECK_INT(one(s, "SELECT dur_us FROM stmt_rows WHERE stmt_id = 3"), 250);
+    CHECK_INT(one(s, "SELECT start_ts FROM main.stmt_rows WHERE stmt_id = 1"), 5000000);
+    CHECK_INT(one(s, "SELECT log_ts FROM statements WHERE stmt_id = 1"), 5124956);
+    CHECK_INT(one(s, "SELECT count(*) FROM pragma_table_info('stmt_rows', 'temp') t"
+                     " JOIN pragma_table_info('stmt_rows', 'main') m ON m.cid = t.cid"
+                     " AND m.name = t.name"),
+              16);
+    CHECK_INT(one(s, "SELECT count(*) FROM pragma_table_info('stmt_rows', 'temp')"),
+              one(s, "SELECT count(*) FROM pragma_table_info('stmt_rows', 'main')"));
+    /* a session's statements by time walk an index, as statements_session
+     * serves the table (holds.c's streams): no sort at each call */
+    CHECK(plan_has(s, "SELECT stmt_id FROM stmt_rows WHERE session_id = 7 AND start_ts > 1"
+                      " ORDER BY start_ts", "INDEX stmt_rows_session", "TEMP B-TREE"));
+    /* the guard holds the copy to the table's owners */
+    CHECK(ls_store_guard_writes(s, "test pass", "errors") == 0);
+    CHECK(!prepares(s, "UPDATE stmt_rows SET start_ts = 0"));
+    CHECK(ls_store_guard_writes(s, NULL, NULL) == 0);
+    CHECK(ls_store_stmt_views(s, 0) == 0);
+    CHECK_INT(one(s, "SELECT start_ts FROM stmt_rows WHERE stmt_id = 1"), 5000000);
+    CHECK(ls_store_exec(s, "INSERT INTO stmt_rows(stmt_id, session_id, start_ts) VALUES"
+                           " (4, 7, 8000000)") == 0);
+    /* without a span time: the table behind the connection's statements */
+    CHECK(ls_store_exec(s, "DELETE FROM stmt_span_time") == 0);
+    CHECK(ls_store_stmt_views(s, 1) == 0);
+    CHECK_INT(one(s, "SELECT count(*) FROM sqlite_temp_master WHERE name = 'stmt_rows'"), 0);
+    CHECK_INT(one(s, "SELECT start_ts FROM statements WHERE stmt_id = 1"), 5000000);
+    CHECK(ls_store_stmt_views(s, 0) == 0);
+    CHECK(ls_store_exec(s, "DELETE FROM stmt_rows; DELETE FROM sessions;") == 0);
+}
+
 int main(void)
 {
     char err[256];
@@ -516,9 +629,12 @@ int main(void)
     test_retry_reads(s);
     test_pos_tx_answers(s);
 
+    test_stmt_views(s);
+
     c.s = s;
     c.p = ls_correlate_passes(&c.n);
     CHECK(c.n > 0);
+    test_no_stmt_rows_update(s, c.p, c.n);
     each_owned(c.p, c.n, check_known, &c);
     each_owned(c.p, c.n, check_one_writer, &c);
     for (size_t k = 0; k < NSHARED; k++)
