@@ -77,6 +77,16 @@ ls_logcover ls_logcover_decide(const ls_logcover_in *in);
  * log's BEGINs or durations make counting them needless. */
 int ls_logcover_reads_needed(const ls_logcover_in *in);
 
+/*
+ * Whether the log leaves out the transactions' boundaries so that a
+ * session's last logged statement is not known to be in the transaction
+ * it had open later (the links from a wait to its holder, decide/link.c
+ * ends_unlogged): CLASSES, decided on the statements alone (holds do not
+ * decide it). A threshold log keeps the links it had (its slow COMMITs
+ * may be logged; issue 34 left it).
+ */
+int ls_logcover_tx_ends_unlogged(const ls_logcover_in *in);
+
 /* The verdict's name in the report's JSON (input.logging.verdict). */
 const char *ls_logcover_name(ls_logcover v);
 

@@ -403,3 +403,15 @@ int ls_correlate_logcover_scope(ls_store *s)
         rc = write_row(s, "temp.", &in, verdict, open);
     return rc;
 }
+
+int ls_correlate_tx_ends_unlogged(ls_store *s, int *unlogged)
+{
+    ls_logcover_in in;
+    int rc;
+
+    memset(&in, 0, sizeof(in));
+    *unlogged = 0;
+    if ((rc = count_statements(s, &in)) == 0 && (rc = count_reads(s, &in)) == 0)
+        *unlogged = ls_logcover_tx_ends_unlogged(&in);
+    return rc;
+}

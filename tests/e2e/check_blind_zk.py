@@ -87,6 +87,14 @@ MUST_HOLD = [
     'log: busiest row: warehouses id=1 (196 s of waiting, never logged) first, or the ranking said incomplete',
     'log: story: names reserve_stock (62 % of hot-row hold time) or says it cannot rank',
     'log: story: no top path named with 0 ms of hold time',
+    # issue 34 (modlog34): no holder named by its pid's last logged statement
+    'zk: deadlocks: the holder each victim waited for is named by its route (transfer) or not named',
+    'log: deadlocks: the holder each victim waited for is named by its route (transfer) or not named',
+    'zk: holds listed: each is a truth hold of that pid, row and time',
+    'zk: holds listed: the code path of each is the route that held the row',
+    'log: holds listed: each is a truth hold of that pid, row and time',
+    'zk: blocking ranking: reserve_stock first (or none)',
+    'log: blocking ranking: reserve_stock first (or none)',
 ]
 
 # Printed, never asserted: a slow request's row-lock wait that no log line

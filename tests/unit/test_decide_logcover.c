@@ -97,6 +97,15 @@ static void test_classes(void)
     CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_CLASSES, 0.001), LS_HIDDEN_AT_LEAST);
     CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_CLASSES, 0.0), 1);
     CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_CLASSES, 0.001), 0);
+    /* The holder links: only a classes log leaves the ends out of them. */
+    i = in(n, 0, 0.0, 0);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 1);
+    i.reads = 1;
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0);
+    i = in(n, n, 50.0, 5);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0); /* threshold: kept as it was */
+    i = in(0, 0, 0.0, 5);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0);
 }
 
 static void test_open_end(void)

@@ -23,6 +23,11 @@ ls_logcover ls_logcover_decide(const ls_logcover_in *in)
     return in->shortest_ms >= LS_LOGCOVER_FLOOR_MS ? LS_LOGCOVER_THRESHOLD : LS_LOGCOVER_COMPLETE;
 }
 
+int ls_logcover_tx_ends_unlogged(const ls_logcover_in *in)
+{
+    return ls_logcover_decide(in) == LS_LOGCOVER_CLASSES;
+}
+
 const char *ls_logcover_name(ls_logcover v)
 {
     switch (v) {
