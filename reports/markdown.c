@@ -688,8 +688,8 @@ static void summary(FILE *f, const cJSON *s, const cJSON *story, const cJSON *qu
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(s, "hidden_waits");
         int rebuilt = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "reconstructed"));
         if (rebuilt && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(h, "hidden_wait_ms")))
-            fprintf(f, "| Hidden waits (below deadlock_timeout) | unknown: not knowable from this log "
-                       "(%s) |\n",
+            fprintf(f, "| Hidden waits (below deadlock_timeout) | unknown: not knowable from "
+                       "this log (%s) |\n",
                     m_str(h, "unknown_reason") && strstr(m_str(h, "unknown_reason"), "'mod'")
                         ? "only some statement classes logged: log_statement = 'mod'"
                         : "statements logged only past a duration threshold");
