@@ -35,15 +35,33 @@ typedef struct ls_logcover_in {
     double shortest_ms; /* the shortest duration of the timed ones */
     int64_t tx_control; /* of them BEGIN, COMMIT, ROLLBACK */
     int64_t holds;      /* row locks the correlation found taken */
+    int64_t reads;      /* of the statements plain reads (SELECT without a
+                           locking clause): counted only when
+                           ls_logcover_reads_needed() says they decide,
+                           else 0; not stored (a window counts again) */
 } ls_logcover_in;
 
 typedef enum ls_logcover {
     LS_LOGCOVER_COMPLETE = 0, /* nothing says statements are missing */
     LS_LOGCOVER_THRESHOLD,    /* logged only past a duration threshold */
-    LS_LOGCOVER_NO_STATEMENTS /* locks taken, no statement logged at all */
+    LS_LOGCOVER_NO_STATEMENTS, /* locks taken, no statement logged at all */
+    LS_LOGCOVER_CLASSES        /* only some statement classes logged
+                                  (log_statement = 'mod' or 'ddl'): no
+                                  BEGIN/COMMIT, no reads, no durations */
 } ls_logcover;
 
 /*
+ * The one rule for a log whose transactions' ends are missing (issue 34):
+ * among at least LS_LOGCOVER_MIN_STATEMENTS logged statements, either
+ * every one is timed and none is fast (THRESHOLD: logged past
+ * log_min_duration_statement), or none is timed, none is BEGIN, COMMIT or
+ * ROLLBACK and none a plain read (CLASSES: log_statement = 'mod' logs
+ * INSERT, UPDATE, DELETE only; the SELECT ... FOR UPDATE that takes a row
+ * and the COMMIT that frees it are not in it, samples/blind-zk). A
+ * complete log of an application that reads has reads; one that opens
+ * transactions has BEGIN; one with durations has them timed.
+ *
+ * CLASSES as above (checked before THRESHOLD: it needs timed == 0); 
  * THRESHOLD when at least LS_LOGCOVER_MIN_STATEMENTS statements were
  * logged, every one with a duration (no log_statement line), none shorter
  * than LS_LOGCOVER_FLOOR_MS (a COMMIT slower than the threshold is logged
@@ -53,6 +71,21 @@ typedef enum ls_logcover {
  * COMPLETE.
  */
 ls_logcover ls_logcover_decide(const ls_logcover_in *in);
+
+/* 1 when in->reads decides the verdict (the other counts say CLASSES but
+ * for the reads): the pass counts the reads only then, as a complete
+ * log's BEGINs or durations make counting them needless. */
+int ls_logcover_reads_needed(const ls_logcover_in *in);
+
+/*
+ * Whether the log leaves out the transactions' boundaries so that a
+ * session's last logged statement is not known to be in the transaction
+ * it had open later (the links from a wait to its holder, decide/link.c
+ * ends_unlogged): CLASSES, decided on the statements alone (holds do not
+ * decide it). A threshold log keeps the links it had (its slow COMMITs
+ * may be logged; issue 34 left it).
+ */
+int ls_logcover_tx_ends_unlogged(const ls_logcover_in *in);
 
 /* The verdict's name in the report's JSON (input.logging.verdict). */
 const char *ls_logcover_name(ls_logcover v);
@@ -71,15 +104,16 @@ typedef enum ls_logcover_hidden {
     LS_HIDDEN_KNOWN = 0, /* every statement logged: the rebuilt sum is it */
     LS_HIDDEN_AT_LEAST,  /* threshold log: what was rebuilt from the slow
                             statements is a lower bound */
-    LS_HIDDEN_UNKNOWN    /* threshold log, nothing rebuilt: the fast
-                            statements that waited are not in the log, so
-                            0 is no answer; unknown (issue 34) */
+    LS_HIDDEN_UNKNOWN    /* threshold or classes log, nothing rebuilt:
+                            the statements that waited (fast ones, or
+                            the unlogged reads and FOR UPDATE) are not in
+                            the log, so 0 is no answer; unknown (issue 34) */
 } ls_logcover_hidden;
 
 /*
  * KNOWN when the log is COMPLETE (or has no statements: the report says
- * "not rebuilt" then); under THRESHOLD, AT_LEAST when hidden_ms > 0, else
- * UNKNOWN.
+ * "not rebuilt" then); under THRESHOLD or CLASSES, AT_LEAST when
+ * hidden_ms > 0, else UNKNOWN.
  */
 ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms);
 

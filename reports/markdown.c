@@ -688,9 +688,11 @@ static void summary(FILE *f, const cJSON *s, const cJSON *story, const cJSON *qu
         const cJSON *h = cJSON_GetObjectItemCaseSensitive(s, "hidden_waits");
         int rebuilt = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "reconstructed"));
         if (rebuilt && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(h, "hidden_wait_ms")))
-            fputs("| Hidden waits (below deadlock_timeout) | unknown: not knowable from this log "
-                  "(statements logged only past a duration threshold) |\n",
-                  f);
+            fprintf(f, "| Hidden waits (below deadlock_timeout) | unknown: not knowable from "
+                       "this log (%s) |\n",
+                    m_str(h, "unknown_reason") && strstr(m_str(h, "unknown_reason"), "'mod'")
+                        ? "only some statement classes logged: log_statement = 'mod'"
+                        : "statements logged only past a duration threshold");
         else if (rebuilt)
             fprintf(f, "| Hidden waits (below deadlock_timeout) | %s%s over %.0f statements |\n",
                     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "at_least")) ? "at least "

@@ -526,18 +526,26 @@ static void hidden_row(model_ctx *m, ls_stmt *q, void *arg)
     cJSON *h = cJSON_AddObjectToObject(arg, "hidden_waits");
     ls_mq_add_row(m, h, &hidden_q, q, NULL, NULL);
     if (ls_mq_int64(&hidden_q, q, "reconstructed")) {
-        /* A threshold log (input.logging.verdict): the fast statements
-         * that waited are not in it (decide/logcover.c, issue 34). */
+        /* A threshold or classes log (input.logging.verdict): the
+         * statements that waited are not in it, or not timed
+         * (decide/logcover.c, issue 34). */
         const cJSON *ms = cJSON_GetObjectItemCaseSensitive(h, "hidden_wait_ms");
         ls_logcover_hidden k = ls_logcover_hidden_decide(
             (ls_logcover)m->logcover, cJSON_IsNumber(ms) ? ms->valuedouble : 0.0);
         if (k == LS_HIDDEN_UNKNOWN) {
             cJSON_ReplaceItemInObjectCaseSensitive(h, "hidden_wait_ms", cJSON_CreateNull());
             ls_model_add_str(h, "unknown_reason",
-                             "Statements were logged only past a duration threshold "
-                             "(log_min_duration_statement): a statement that waited less "
-                             "than deadlock_timeout and finished under the threshold is not "
-                             "in the log, so the hidden waiting is not knowable from this log.");
+                             m->logcover == LS_LOGCOVER_CLASSES
+                                 ? "Only some statement classes were logged (log_statement = "
+                                   "'mod': no reads, no SELECT ... FOR UPDATE, no BEGIN/COMMIT, "
+                                   "no durations): a statement that waited less than "
+                                   "deadlock_timeout is not in the log or has no duration, so "
+                                   "the hidden waiting is not knowable from this log."
+                                 : "Statements were logged only past a duration threshold "
+                                   "(log_min_duration_statement): a statement that waited less "
+                                   "than deadlock_timeout and finished under the threshold is "
+                                   "not in the log, so the hidden waiting is not knowable from "
+                                   "this log.");
         }
         if (k == LS_HIDDEN_AT_LEAST)
             cJSON_AddTrueToObject(h, "at_least");
@@ -1730,7 +1738,7 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
 {
     int timing = getenv("LOCKSPAN_TIMING") != NULL;
     struct timespec t[2];
-    model_ctx m = {s, opts, 0, NULL, {0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0.0, 0, 0}, 0};
+    model_ctx m = {s, opts, 0, NULL, {0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0.0, 0, 0, 0}, 0};
     cJSON *r = cJSON_CreateObject(), *sum, *input;
     int top = opts->top > 0 ? opts->top : 10;
 

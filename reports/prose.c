@@ -406,6 +406,13 @@ static void write_logging(const ls_writer *w, const cJSON *lg)
                       " the transactions' ends, are not in it.",
                 m_num(lg, "statements"), m_num(lg, "shortest_ms"),
                 m_num(lg, "transaction_control"));
+    else if (strcmp(verdict, "statement_classes") == 0)
+        fprintf(w->f, " The log shows only some classes of statement (log_statement = 'mod':"
+                      " %.0f statements, none a read, %.0f BEGIN, COMMIT or ROLLBACK, %.0f with"
+                      " a duration): the SELECT ... FOR UPDATE that takes a row, the"
+                      " transactions' starts and ends are not in it.",
+                m_num(lg, "statements"), m_num(lg, "transaction_control"),
+                m_num(lg, "statements_timed"));
     else
         fputs(" The log shows no statement, only locks.", w->f);
     fprintf(w->f, " %.0f of %.0f holds have no evidence for their end: they read \"at least\","

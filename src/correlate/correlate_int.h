@@ -194,6 +194,10 @@ int ls_correlate_slow_key_rows(ls_store *s, ls_correlate_stats *stats, const cha
  * views), into temp.logcover, which the report then reads; the
  * statement counts are the stored row's. ls_correlate_scope_leave() drops it. */
 int ls_correlate_logcover_scope(ls_store *s);
+/* Whether the log leaves out the transactions' boundaries
+ * (ls_logcover_tx_ends_unlogged: log_statement = 'mod'), from the
+ * statement counts alone, for the transactions pass's links to holders. */
+int ls_correlate_tx_ends_unlogged(ls_store *s, int *unlogged);
 
 /* summary.c: the "report summary" pass: the code-path rankings of the
  * default grouping, every path in the report's order, into path_ranking,

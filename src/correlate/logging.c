@@ -171,10 +171,15 @@ static int is_tx_control(const char *text)
     return k == LS_SQL_BEGIN || k == LS_SQL_COMMIT || k == LS_SQL_ROLLBACK;
 }
 
-/* ids: the ids of the texts that are BEGIN, COMMIT or ROLLBACK, "a,b,c"
- * ("NULL" for none); 1 when there are more than TXC_IDS_MAX of them
- * (ids then unused), 0, or an error code. */
-static int txc_ids(ls_store *s, ls_buf *ids)
+static int is_read(const char *text)
+{
+    return ls_sql_kind_of(text) == LS_SQL_READ;
+}
+
+/* ids: the ids of the texts that are BEGIN, COMMIT or ROLLBACK (or
+ * whatever `is` says), "a,b,c" ("NULL" for none); 1 when there are more
+ * than TXC_IDS_MAX of them (ids then unused), 0, or an error code. */
+static int txc_ids(ls_store *s, ls_buf *ids, int (*is)(const char *text))
 {
     ls_stmt *q = NULL;
     size_t n = 0;
@@ -184,7 +189,7 @@ static int txc_ids(ls_store *s, ls_buf *ids)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
         char id[24];
-        if (!is_tx_control(ls_stmt_text(q, TX_TEXT)))
+        if (!is(ls_stmt_text(q, TX_TEXT)))
             continue;
         if (++n > TXC_IDS_MAX) {
             rc = 1;
@@ -203,8 +208,9 @@ static int txc_ids(ls_store *s, ls_buf *ids)
     return rc == 1 ? 1 : 0;
 }
 
-/* The transaction control counted text by text (too many texts for a list). */
-static int txc_grouped(ls_store *s, stmt_counts *c)
+/* The transaction control (or what `is` says) counted text by text (too
+ * many texts for a list), added to *n. */
+static int txc_grouped(ls_store *s, int64_t *n, int (*is)(const char *text))
 {
     ls_stmt *q = NULL;
     int rc;
@@ -212,8 +218,8 @@ static int txc_grouped(ls_store *s, stmt_counts *c)
     if ((rc = ls_store_prepare(s, texts_grouped_sql, &q)) != 0)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1)
-        if (is_tx_control(ls_stmt_text(q, TX_TEXT)))
-            c->in.tx_control += ls_stmt_int64(q, TX_N);
+        if (is(ls_stmt_text(q, TX_TEXT)))
+            *n += ls_stmt_int64(q, TX_N);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
@@ -223,14 +229,43 @@ static int txc_grouped(ls_store *s, stmt_counts *c)
 static int scan_statements(ls_store *s, stmt_counts *c)
 {
     ls_buf ids = LS_BUF_INIT(0), sql = LS_BUF_INIT(0);
-    int many = txc_ids(s, &ids), rc = many < 0 ? many : 0;
+    int many = txc_ids(s, &ids, is_tx_control), rc = many < 0 ? many : 0;
 
     if (rc == 0) {
         ls_buf_printf(&sql, scan_fmt, many ? "NULL" : ls_buf_str(&ids));
         rc = ls_buf_failed(&sql) ? LS_ENOMEM : one_row(s, ls_buf_str(&sql), scan_row, c);
     }
     if (rc == 0 && many)
-        rc = txc_grouped(s, c);
+        rc = txc_grouped(s, &c->in.tx_control, is_tx_control);
+    ls_buf_free(&ids);
+    ls_buf_free(&sql);
+    return rc;
+}
+
+/* The logged plain reads, when they decide the verdict
+ * (ls_logcover_reads_needed: no BEGIN/COMMIT and no duration logged, a
+ * rare log; the scan costs nothing on the others): one count over the
+ * statements whose text is a read (or a grouped one past TXC_IDS_MAX such
+ * texts). A window's row counts them again (not stored). */
+static const char reads_fmt[] =
+    "SELECT count(*) FROM stmt_rows WHERE verb <> " SPAN_VERB " AND text_id IN (%s)";
+
+static int count_reads(ls_store *s, ls_logcover_in *in)
+{
+    ls_buf ids = LS_BUF_INIT(0), sql = LS_BUF_INIT(0);
+    int many, rc;
+
+    in->reads = 0;
+    if (!ls_logcover_reads_needed(in))
+        return 0;
+    many = txc_ids(s, &ids, is_read);
+    rc = many < 0 ? many : 0;
+    if (rc == 0 && many)
+        rc = txc_grouped(s, &in->reads, is_read);
+    else if (rc == 0) {
+        ls_buf_printf(&sql, reads_fmt, ls_buf_str(&ids));
+        rc = ls_buf_failed(&sql) ? LS_ENOMEM : one_row(s, ls_buf_str(&sql), int_row, &in->reads);
+    }
     ls_buf_free(&ids);
     ls_buf_free(&sql);
     return rc;
@@ -353,7 +388,7 @@ int ls_correlate_logging(ls_store *s, ls_correlate_stats *stats)
 
     (void)stats;
     memset(&in, 0, sizeof(in));
-    if ((rc = count_statements(s, &in)) == 0 &&
+    if ((rc = count_statements(s, &in)) == 0 && (rc = count_reads(s, &in)) == 0 &&
         (rc = decide_holds(s, holds_sql, &in, &verdict, &open)) == 0)
         rc = write_row(s, "", &in, verdict, open);
     return rc;
@@ -378,8 +413,20 @@ int ls_correlate_logcover_scope(ls_store *s)
 
     memset(&in, 0, sizeof(in));
     if ((rc = ls_store_exec(s, scope_enter_sql)) == 0 &&
-        (rc = one_row(s, stored_sql, stored_row, &in)) == 0 &&
+        (rc = one_row(s, stored_sql, stored_row, &in)) == 0 && (rc = count_reads(s, &in)) == 0 &&
         (rc = decide_holds(s, window_holds_sql, &in, &verdict, &open)) == 0)
         rc = write_row(s, "temp.", &in, verdict, open);
+    return rc;
+}
+
+int ls_correlate_tx_ends_unlogged(ls_store *s, int *unlogged)
+{
+    ls_logcover_in in;
+    int rc;
+
+    memset(&in, 0, sizeof(in));
+    *unlogged = 0;
+    if ((rc = count_statements(s, &in)) == 0 && (rc = count_reads(s, &in)) == 0)
+        *unlogged = ls_logcover_tx_ends_unlogged(&in);
     return rc;
 }

@@ -531,7 +531,7 @@ LS_PARAMS(shp, SET_HOLDER_PARAMS);
 
 /* Each wait's holder transaction by its hold of the row (ls_holder_tx()).
  * Updates only holder_tx, which the scan's filter does not read. */
-static int link_pooled_holders(ls_store *s)
+static int link_pooled_holders(ls_store *s, int ends_unlogged)
 {
     ls_holder_hold c[LS_HOLDER_HOLD_CANDIDATES];
     ls_stmt *q = NULL, *hq = NULL, *u = NULL;
@@ -557,6 +557,7 @@ static int link_pooled_holders(ls_store *s)
         w.has_linked_span = w.linked_tx && !ls_stmt_isnull(q, hw_tx_start);
         w.linked_start = ls_stmt_int64(q, hw_tx_start);
         w.linked_end = ls_stmt_isnull(q, hw_tx_end) ? INT64_MAX : ls_stmt_int64(q, hw_tx_end);
+        w.ends_unlogged = ends_unlogged;
         if (ls_holder_linked_kept(&w))
             continue; /* no probe */
         ls_stmt_reset(hq);
@@ -578,7 +579,10 @@ static int link_pooled_holders(ls_store *s)
             continue;
         ls_stmt_reset(u);
         ls_stmt_bind_int64(u, LS_PARAM(shp, wait), ls_stmt_int64(q, hw_wait_id));
-        ls_stmt_bind_int64(u, LS_PARAM(shp, tx), tx);
+        if (tx)
+            ls_stmt_bind_int64(u, LS_PARAM(shp, tx), tx);
+        else
+            ls_stmt_bind_null(u, LS_PARAM(shp, tx)); /* unknown (ends_unlogged) */
         if ((rc = ls_stmt_step(u)) < 0)
             goto out;
     }
@@ -700,7 +704,7 @@ out:
 /* Each wait's root's transaction (ls_root_tx(): root_links_sql, then
  * root_rest_sql where the links say nothing). Updates only root_tx, which
  * the scan does not read. */
-static int link_roots(ls_store *s)
+static int link_roots(ls_store *s, int ends_unlogged)
 {
     ls_stmt *q = NULL, *rest = NULL, *u = NULL;
     int rc;
@@ -715,6 +719,7 @@ static int link_roots(ls_store *s)
         ls_root_link l;
         int64_t tx;
         memset(&l, 0, sizeof(l));
+        l.ends_unlogged = ends_unlogged;
         l.root_pid = ls_stmt_int64(q, rl_root_pid);
         l.by_xid_tx = ls_stmt_int64(q, rl_by_xid_tx);
         l.holder_pid = ls_stmt_int64(q, rl_holder_pid);
@@ -3240,7 +3245,7 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     sess_map map = {NULL, 0, 0};
     size_t i;
     int64_t rebuilt = 0;
-    int rc, subsecond, cuts, keys;
+    int rc, subsecond, cuts, keys, ends_unlogged = 0;
 
     memset(&p, 0, sizeof(p));
     if ((rc = ls_store_exec(s, interest_sql)) != 0 || (rc = tx_pass_load(s, &p)) != 0 ||
@@ -3285,14 +3290,20 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = relink_whole_holders(s);
     if (rc == 0)
         rc = ls_store_exec(s, subsecond ? link_next_sql : link_next_sec_sql);
-    if (rc == 0 && subsecond)
-        rc = link_pooled_holders(s);
+    /* A log without transaction control (log_statement = 'mod', issue
+     * 34): the links by the pid's last logged statement are checked
+     * against the holds there as on a pooled backend, and left unknown
+     * where none covers the moment. */
+    if (rc == 0)
+        rc = ls_correlate_tx_ends_unlogged(s, &ends_unlogged);
+    if (rc == 0 && (subsecond || ends_unlogged))
+        rc = link_pooled_holders(s, ends_unlogged);
     if (rc == 0)
         rc = ls_store_exec(s, link_blocker_sql);
     if (rc == 0 && !subsecond)
         rc = ls_store_exec(s, link_blocker_sec_sql);
     if (rc == 0)
-        rc = link_roots(s);
+        rc = link_roots(s, ends_unlogged);
     if (rc == 0)
         rc = ls_store_exec(s, root_holder_sql);
     if (rc == 0)

@@ -10,21 +10,21 @@
 static void test_root_tx(void)
 {
     /* Nothing known: 0 (the caller looks by log position, then time). */
-    ls_root_link none = {30, 0, 0, 0, 0, 0, 0, 0};
+    ls_root_link none = {30, 0, 0, 0, 0, 0, 0, 0, 0};
     /* The awaited xid's transaction wins over the rest. */
-    ls_root_link xid = {20, 7, 20, 8, 20, 8, 5, 6};
+    ls_root_link xid = {20, 7, 20, 8, 20, 8, 5, 6, 0};
     /* The root is the direct blocker, which holds the row: one transaction. */
-    ls_root_link same = {20, 0, 20, 8, 20, 8, 0, 0};
+    ls_root_link same = {20, 0, 20, 8, 20, 8, 0, 0, 0};
     /* A tuple lock's queue: the holder (30, tx 9) is not the direct blocker
      * (20, the queue head, tx 8). A root that is the holder has the
      * holder's transaction; one that is the blocker, the blocker's. */
-    ls_root_link holder = {30, 0, 30, 9, 20, 8, 0, 0};
-    ls_root_link blocker = {20, 0, 30, 9, 20, 8, 0, 0};
+    ls_root_link holder = {30, 0, 30, 9, 20, 8, 0, 0, 0};
+    ls_root_link blocker = {20, 0, 30, 9, 20, 8, 0, 0, 0};
     /* The root is the holder whose transaction is unknown: not the
      * blocker's, even when the blocker is the same process. */
-    ls_root_link unknown = {20, 0, 20, 0, 20, 8, 0, 0};
+    ls_root_link unknown = {20, 0, 20, 0, 20, 8, 0, 0, 0};
     /* The root is neither. */
-    ls_root_link other = {40, 0, 30, 9, 20, 8, 0, 0};
+    ls_root_link other = {40, 0, 30, 9, 20, 8, 0, 0, 0};
 
     CHECK_INT(ls_root_tx_linked(&none), 0);
     CHECK_INT(ls_root_tx_linked(&xid), 7);
@@ -45,15 +45,15 @@ static void test_root_tx_rest(void)
      * second the message was stamped in. Its log position says 11 (the
      * message came before 11's COMMIT line); its time says 12. Position
      * wins. */
-    ls_root_link tie = {40, 0, 30, 9, 20, 8, 11, 12};
+    ls_root_link tie = {40, 0, 30, 9, 20, 8, 11, 12, 0};
     /* No transaction at the position (the root's statements not logged
      * before the message): by time. */
-    ls_root_link by_time = {40, 0, 30, 9, 20, 8, 0, 12};
+    ls_root_link by_time = {40, 0, 30, 9, 20, 8, 0, 12, 0};
     /* The links say: neither is asked for. */
-    ls_root_link linked = {30, 0, 30, 9, 20, 8, 11, 12};
+    ls_root_link linked = {30, 0, 30, 9, 20, 8, 11, 12, 0};
     /* The root is the holder, its transaction unknown: by position (not
      * the blocker's 8). */
-    ls_root_link holder_unknown = {20, 0, 20, 0, 20, 8, 11, 12};
+    ls_root_link holder_unknown = {20, 0, 20, 0, 20, 8, 11, 12, 0};
 
     CHECK_INT(ls_root_tx(&tie), 11);
     CHECK_INT(ls_root_tx(&by_time), 12);
@@ -126,6 +126,7 @@ static ls_holder_wait pooled(int64_t linked, int64_t lstart, int64_t lend)
     w.has_linked_span = linked != 0;
     w.linked_start = lstart;
     w.linked_end = lend;
+    w.ends_unlogged = 0;
     return w;
 }
 
@@ -224,8 +225,52 @@ static void test_holder_candidates(void)
     CHECK_INT(ls_holder_tx(&w, NULL, 0), 1);
 }
 
+/*
+ * Issue 34, samples/blind-zk (log_statement = 'mod': no BEGIN/COMMIT, no
+ * SELECT ... FOR UPDATE in the log). Deadlock victim 30373 waited for
+ * accounts id=4 from 15:25:44.369823, logged at 45.370000, DETAIL naming
+ * pid 30377, whose last logged statement was INSERT orders at 44.346
+ * (its own transaction, 44.346..44.346, a committed place_order): the
+ * transfer that held the row took it by an unlogged FOR UPDATE at .357.
+ * Times in µs from 15:25:44.
+ */
+static void test_ends_unlogged(void)
+{
+    ls_holder_wait w = pooled(743, 346000, 346000);
+    ls_holder_hold spans = {900, 0, 357000, 359000, 1375000}; /* the transfer's spans */
+    ls_holder_hold insert = {743, 30377, 346000, 346000, 346000};
+    ls_root_link root = {30377, 0, 30377, 0, 30377, 0, 743, 0, 1};
+
+    w.at = 1370000;
+    w.holder_pid = 30377;
+    w.waiter_tx = 0;
+    /* a complete log: the link stands, as before */
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 743);
+    CHECK_INT(ls_holder_tx(&w, &insert, 1), 743);
+    /* no transaction control: unknown, unless a hold covers the moment */
+    w.ends_unlogged = 1;
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 0);
+    CHECK_INT(ls_holder_tx(&w, &insert, 1), 0);
+    CHECK_INT(ls_holder_tx(&w, &spans, 1), 900);
+    /* by xid, or open at the message: kept */
+    w.by_xid = 1;
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 743);
+    w.by_xid = 0;
+    w.linked_end = 1370001;
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 743);
+    /* the root (the holder, its transaction unknown): not the session's
+     * last logged statement's by position; by time only (none open) */
+    CHECK_INT(ls_root_tx(&root), 0);
+    root.by_time_tx = 744;
+    CHECK_INT(ls_root_tx(&root), 744);
+    root.by_time_tx = 0;
+    root.ends_unlogged = 0;
+    CHECK_INT(ls_root_tx(&root), 743);
+}
+
 int main(void)
 {
+    test_ends_unlogged();
     test_root_tx();
     test_root_tx_rest();
     test_head_wait_on();

@@ -16,6 +16,7 @@ static ls_logcover_in in(int64_t statements, int64_t timed, double shortest_ms, 
     i.tx_control = 0;
     i.from_spans = 0;
     i.holds = holds;
+    i.reads = 0;
     return i;
 }
 
@@ -39,6 +40,7 @@ static void test_decide(void)
     CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
     /* One statement without a duration (log_statement = 'all'). */
     i = in(n, n - 1, 100.0, 5);
+    i.tx_control = 1;
     CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
     /* No statement logged: only locks (log_lock_waits alone). */
     i = in(0, 0, 0.0, 1);
@@ -52,6 +54,58 @@ static void test_decide(void)
     CHECK_STR(ls_logcover_name(LS_LOGCOVER_THRESHOLD), "threshold");
     CHECK_STR(ls_logcover_name(LS_LOGCOVER_NO_STATEMENTS), "no_statements");
     CHECK_STR(ls_logcover_name(LS_LOGCOVER_COMPLETE), "complete");
+    CHECK_STR(ls_logcover_name(LS_LOGCOVER_CLASSES), "statement_classes");
+}
+
+/* Issue 34 (samples/blind-zk: log_statement = 'mod', 1775 INSERT/UPDATE
+ * lines, no BEGIN/COMMIT, no SELECT, no duration; the report said
+ * "complete", "Hidden waits: 0.0 ms", "INSERT orders holds the hot rows
+ * longest: 0.0 ms"). Boundaries: MIN_STATEMENTS and one fewer, one BEGIN
+ * or COMMIT, one read, one duration. */
+static void test_classes(void)
+{
+    const int64_t n = LS_LOGCOVER_MIN_STATEMENTS;
+    ls_logcover_in i = in(n, 0, 0.0, 5);
+
+    CHECK_INT(ls_logcover_reads_needed(&i), 1);
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_CLASSES);
+    i.holds = 0; /* the verdict is the log's, holds or none */
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_CLASSES);
+    i = in(1775, 0, 0.0, 60);
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_CLASSES);
+    /* One read logged: log_statement = 'all' of an autocommit application. */
+    i.reads = 1;
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
+    /* One BEGIN or COMMIT: the transactions' ends are logged. */
+    i = in(n, 0, 0.0, 5);
+    i.tx_control = 1;
+    CHECK_INT(ls_logcover_reads_needed(&i), 0);
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
+    /* One duration: not 'mod' without durations (a threshold needs all). */
+    i = in(n, 1, 0.5, 5);
+    CHECK_INT(ls_logcover_reads_needed(&i), 0);
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
+    /* Too few statements to tell. */
+    i = in(n - 1, 0, 0.0, 5);
+    CHECK_INT(ls_logcover_reads_needed(&i), 0);
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
+    /* The same rule as a threshold log for what follows from it. */
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_CLASSES, "statement"), 1);
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_CLASSES, NULL), 1);
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_CLASSES, "commit"), 0);
+    CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_CLASSES, 0.0), LS_HIDDEN_UNKNOWN);
+    CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_CLASSES, 0.001), LS_HIDDEN_AT_LEAST);
+    CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_CLASSES, 0.0), 1);
+    CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_CLASSES, 0.001), 0);
+    /* The holder links: only a classes log leaves the ends out of them. */
+    i = in(n, 0, 0.0, 0);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 1);
+    i.reads = 1;
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0);
+    i = in(n, n, 50.0, 5);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0); /* threshold: kept as it was */
+    i = in(0, 0, 0.0, 5);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0);
 }
 
 static void test_open_end(void)
@@ -98,6 +152,7 @@ int main(void)
 {
     test_occupancy();
     test_decide();
+    test_classes();
     test_open_end();
     test_hidden();
     return TEST_REPORT();

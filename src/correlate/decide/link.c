@@ -19,7 +19,7 @@ int64_t ls_root_tx(const ls_root_link *l)
     int64_t tx = ls_root_tx_linked(l);
     if (tx)
         return tx;
-    if (l->by_pos_tx)
+    if (l->by_pos_tx && !l->ends_unlogged)
         return l->by_pos_tx;
     return l->by_time_tx;
 }
@@ -79,5 +79,7 @@ int64_t ls_holder_tx(const ls_holder_wait *w, const ls_holder_hold *c, size_t n)
     tx = w->holder_pid ? holder_pick(w, c, n, w->holder_pid) : 0;
     if (tx == 0)
         tx = holder_pick(w, c, n, 0);
-    return tx > 0 ? tx : w->linked_tx;
+    if (tx > 0)
+        return tx;
+    return w->ends_unlogged ? 0 : w->linked_tx;
 }

@@ -23,6 +23,10 @@ typedef struct ls_root_link {
     /* Looked up only where ls_root_tx_linked() is 0: */
     int64_t by_pos_tx;  /* the root session's transaction open at the message's log position */
     int64_t by_time_tx; /* and the one open at the message's time */
+    /* The log has no transaction control (ls_logcover_tx_ends_unlogged:
+     * log_statement = 'mod'): a session's last logged statement before
+     * the message is not known to be in the transaction open then. */
+    int ends_unlogged;
 } ls_root_link;
 
 /*
@@ -38,7 +42,8 @@ int64_t ls_root_tx_linked(const ls_root_link *l);
  * The root's transaction: ls_root_tx_linked(), else the one open at the
  * message's log position (exact where whole-second times tie: a root
  * whose transaction ended and the next began in the second the message
- * was stamped in), else the one open at its time. 0: none.
+ * was stamped in; not where ends_unlogged: that is the session's last
+ * logged statement's, issue 34), else the one open at its time. 0: none.
  */
 int64_t ls_root_tx(const ls_root_link *l);
 
@@ -85,6 +90,10 @@ typedef struct ls_holder_wait {
     int has_linked_span; /* linked_tx's start and end are known: */
     int64_t linked_start;
     int64_t linked_end; /* (INT64_MAX: still open at the log's end) */
+    /* The log has no transaction control (log_statement = 'mod', issue
+     * 34): linked_tx is the pid's last logged statement's transaction,
+     * not known to be the one that held the row when it had ended. */
+    int ends_unlogged;
 } ls_holder_wait;
 
 /* A hold of the wait's row. */
@@ -117,7 +126,10 @@ int ls_holder_linked_kept(const ls_holder_wait *w);
  * pid): those of the holder's pid first (the log says whose they are),
  * else those of no pid; of them the only one, else the only one that
  * surely held the row by then (start <= at). Where that
- * does not decide (none, or several alike): linked_tx.
+ * does not decide (none, or several alike): linked_tx; 0 (unknown) where
+ * ends_unlogged (samples/blind-zk: pid 30377's INSERT orders, committed
+ * 24 ms before the wait, named as the holder of accounts id=4 that its
+ * next transaction's unlogged SELECT ... FOR UPDATE took).
  */
 int64_t ls_holder_tx(const ls_holder_wait *w, const ls_holder_hold *c, size_t n);
 

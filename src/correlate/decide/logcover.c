@@ -6,14 +6,26 @@
 
 #include "ls_logcover.h"
 
+int ls_logcover_reads_needed(const ls_logcover_in *in)
+{
+    return in->statements >= LS_LOGCOVER_MIN_STATEMENTS && in->tx_control == 0 && in->timed == 0;
+}
+
 ls_logcover ls_logcover_decide(const ls_logcover_in *in)
 {
     if (in->statements == 0)
         return in->holds > 0 && in->from_spans == 0 ? LS_LOGCOVER_NO_STATEMENTS
                                                      : LS_LOGCOVER_COMPLETE;
+    if (ls_logcover_reads_needed(in))
+        return in->reads == 0 ? LS_LOGCOVER_CLASSES : LS_LOGCOVER_COMPLETE;
     if (in->statements < LS_LOGCOVER_MIN_STATEMENTS || in->timed != in->statements)
         return LS_LOGCOVER_COMPLETE;
     return in->shortest_ms >= LS_LOGCOVER_FLOOR_MS ? LS_LOGCOVER_THRESHOLD : LS_LOGCOVER_COMPLETE;
+}
+
+int ls_logcover_tx_ends_unlogged(const ls_logcover_in *in)
+{
+    return ls_logcover_decide(in) == LS_LOGCOVER_CLASSES;
 }
 
 const char *ls_logcover_name(ls_logcover v)
@@ -21,6 +33,7 @@ const char *ls_logcover_name(ls_logcover v)
     switch (v) {
     case LS_LOGCOVER_THRESHOLD: return "threshold";
     case LS_LOGCOVER_NO_STATEMENTS: return "no_statements";
+    case LS_LOGCOVER_CLASSES: return "statement_classes";
     case LS_LOGCOVER_COMPLETE: break;
     }
     return "complete";
@@ -36,7 +49,7 @@ int ls_logcover_open_end(ls_logcover v, const char *end_evidence)
 
 ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms)
 {
-    if (v != LS_LOGCOVER_THRESHOLD)
+    if (v != LS_LOGCOVER_THRESHOLD && v != LS_LOGCOVER_CLASSES)
         return LS_HIDDEN_KNOWN;
     return hidden_ms > 0.0 ? LS_HIDDEN_AT_LEAST : LS_HIDDEN_UNKNOWN;
 }
