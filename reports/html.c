@@ -698,12 +698,10 @@ static void panel_summary(FILE *f, const cJSON *model)
     fputs("</b>longest wait</div>\n", f);
     if (cJSON_IsTrue(m_get(m_get(s, "hidden_waits"), "reconstructed")) &&
         cJSON_IsNull(m_get(m_get(s, "hidden_waits"), "hidden_wait_ms"))) {
-        const char *why = m_str(m_get(s, "hidden_waits"), "unknown_reason");
-        fprintf(f, "<div><b>unknown</b>hidden waits (below deadlock_timeout): not knowable "
-                   "from this log (%s)</div>\n",
-                why && strstr(why, "'mod'")
-                    ? "only some statement classes logged: log_statement = &#39;mod&#39;"
-                    : "statements logged only past a duration threshold");
+        fputs("<div><b>unknown</b>hidden waits (below deadlock_timeout): not knowable "
+              "from this log (", f);
+        text(f, ls_hidden_unknown_why(model), 0);
+        fputs(")</div>\n", f);
     } else if (cJSON_IsTrue(m_get(m_get(s, "hidden_waits"), "reconstructed"))) {
         fputs("<div><b>", f);
         if (cJSON_IsTrue(m_get(m_get(s, "hidden_waits"), "at_least")))

@@ -662,8 +662,8 @@ static void tx_parts(FILE *f, const cJSON *tx)
             ls_fmt_duration(commit, sizeof(commit), m_num(tx, "commit_ms")));
 }
 
-static void summary(FILE *f, const cJSON *s, const cJSON *story, const cJSON *queues,
-                    const md_caps *caps)
+static void summary(FILE *f, const cJSON *model, const cJSON *s, const cJSON *story,
+                    const cJSON *queues, const md_caps *caps)
 {
     const cJSON *range = cJSON_GetObjectItemCaseSensitive(s, "time_range");
     char d[LS_DURATION_LEN];
@@ -690,9 +690,7 @@ static void summary(FILE *f, const cJSON *s, const cJSON *story, const cJSON *qu
         if (rebuilt && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(h, "hidden_wait_ms")))
             fprintf(f, "| Hidden waits (below deadlock_timeout) | unknown: not knowable from "
                        "this log (%s) |\n",
-                    m_str(h, "unknown_reason") && strstr(m_str(h, "unknown_reason"), "'mod'")
-                        ? "only some statement classes logged: log_statement = 'mod'"
-                        : "statements logged only past a duration threshold");
+                    ls_hidden_unknown_why(model));
         else if (rebuilt)
             fprintf(f, "| Hidden waits (below deadlock_timeout) | %s%s over %.0f statements |\n",
                     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "at_least")) ? "at least "
@@ -1116,7 +1114,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
               "reader's own zone (mermaid draws them).\n\n",
               f);
     }
-    summary(f, m_get(m, "summary"), m_get(m, "story"), m_get(m, "relation_queues"), caps);
+    summary(f, m, m_get(m, "summary"), m_get(m, "story"), m_get(m, "relation_queues"), caps);
     findings(f, m, caps);
     code_paths(f, m, caps);
     cuts(f, m, caps, LS_SEC_CODE_PATHS);

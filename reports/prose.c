@@ -390,6 +390,14 @@ void ls_write_story(const ls_writer *w, const cJSON *story)
     w->table(w, &ls_tab_story, m_get(story, "ranking"));
 }
 
+const char *ls_hidden_unknown_why(const cJSON *model)
+{
+    const char *verdict = m_str(m_get(m_get(model, "input"), "logging"), "verdict");
+    if (verdict && strcmp(verdict, "statement_classes") == 0)
+        return "only some statement classes logged: log_statement = 'mod'";
+    return "statements logged only past a duration threshold";
+}
+
 /* input.logging, when its verdict is not "complete". */
 static void write_logging(const ls_writer *w, const cJSON *lg)
 {

@@ -163,4 +163,9 @@ void ls_write_cuts(const ls_writer *w, const cJSON *model, int section);
  * for relation locks. A static string (no log text). */
 const char *ls_no_hot_rows(const cJSON *model);
 
+/* Why the hidden waiting is unknown, in a few words for the summary's
+ * line, from the report's input.logging.verdict (decide/logcover.c): a
+ * threshold log, or one of only some statement classes. */
+const char *ls_hidden_unknown_why(const cJSON *model);
+
 #endif
