@@ -6,12 +6,15 @@
  * escape for their own syntax. Lists are bounded by opts->top and
  * opts->max_waits; the summary's totals are always exact.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "model_int.h"
+#include "idlegap.h"
+#include "tolerances.h"
 
 void ls_model_add_str(cJSON *o, const char *key, const char *v)
 {
@@ -738,7 +741,9 @@ static int is_bound(const char *evidence)
         {"end_evidence", "h.end_evidence", LS_MC_STR}, {"hold_ms", NULL, LS_MC_HOOK},  \
         {"waits", "h.waits", LS_MC_INT}, {"waiter_ms", "h.waiter_ms", LS_MC_MS},       \
         {"contended_ms", "h.contended_ms", LS_MC_MS}, {"sql_ms", "h.sql_ms", LS_MC_MS}, \
-        {"idle_ms", "h.idle_ms", LS_MC_MS}, {"commit_ms", "h.commit_ms", LS_MC_MS},    \
+        {"idle_ms", "h.idle_ms", LS_MC_MS}, {"idle_range", NULL, LS_MC_HOOK},           \
+        {"idle_est", "h.idle_ms", LS_MC_READ}, {"whole_s", "hr.hold_id IS NOT NULL", LS_MC_READ}, \
+        {"commit_ms", "h.commit_ms", LS_MC_MS},                                        \
         {"head_state", HEAD_STATE_SQL("h"), LS_MC_STR},                                \
         {"head_span", HEAD_SPAN_SQL("h"), LS_MC_STR}, {"tx_id", "h.tx_id", LS_MC_READ}, \
         {"start_ts", "h.start_ts", LS_MC_READ}, {"end_ts", "h.end_ts", LS_MC_READ},    \
@@ -850,6 +855,22 @@ static const ls_mquery row_roots_q =
               "FROM lock_waits WHERE row_id = :row_id AND root_pid IS NOT NULL"
               " GROUP BY root_pid, root_tx ORDER BY min(wait_id) LIMIT 100");
 
+/* Where the log's times are whole seconds (the hold has a hold_range),
+ * the range its idle_ms, an estimate from the stamps, may take
+ * (decide/idlegap.h ls_idle_window, the holds pass's definition):
+ * idle_min_ms and idle_max_ms, each to the microsecond. */
+static void idle_range(cJSON *o, const ls_mquery *mq, ls_stmt *q)
+{
+    ls_idle_span b;
+
+    if (ls_mq_isnull(mq, q, "idle_est") || !ls_mq_int64(mq, q, "whole_s"))
+        return;
+    ls_idle_window(llround(ls_mq_double(mq, q, "idle_est") * LS_US_PER_MS), 0,
+                   LS_WHOLE_SECOND_US, &b);
+    cJSON_AddNumberToObject(o, "idle_min_ms", (double)b.lo / LS_US_PER_MS);
+    cJSON_AddNumberToObject(o, "idle_max_ms", (double)b.hi / LS_US_PER_MS);
+}
+
 /* hold_ms, and where the log is silent on when the lock was taken or let
  * go (the evidence is a bound) the hold as a range: shortest (latest
  * start, earliest end) to longest (earliest start, latest end). When the
@@ -860,6 +881,10 @@ static void hold_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void 
     const ls_mquery *mq = arg;
     int64_t lo, hi;
     int at_least;
+    if (strcmp(key, "idle_range") == 0) {
+        idle_range(o, mq, q);
+        return;
+    }
     if (ls_mq_isnull(mq, q, "end_ts"))
         return;
     cJSON_AddNumberToObject(

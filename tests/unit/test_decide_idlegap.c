@@ -176,6 +176,39 @@ static void test_span_bound(void)
     CHECK_INT(b.hi, SEC - 33 - 136 + MS);
 }
 
+/* A hold's idle, one definition (ls_idle_window): samples/realistic's
+ * accounts.deposit, its %t log's contended window 100.758 ms (first wait
+ * to the COMMIT's stamp), 0.395 ms of SQL and 0.159 ms of COMMIT; its
+ * csvlog says 783.998 ms idle while others waited. */
+static void test_window(void)
+{
+    ls_idle_span b;
+
+    ls_idle_window(100758, 395 + 159, SEC, &b);
+    CHECK_INT(b.est, 100204);
+    CHECK_INT(b.lo, 0);
+    CHECK_INT(b.hi, SEC + 100204);
+    CHECK(b.lo <= 783998 && 783998 <= b.hi);
+    /* stored as it is on a whole-second log, below 0 too */
+    CHECK_INT(ls_idle_stored_us(&b), 100204);
+    ls_idle_window(1000, 1044, SEC, &b);
+    CHECK_INT(ls_idle_stored_us(&b), -44);
+    CHECK_INT(b.lo, 0);
+    CHECK_INT(b.hi, SEC - 44);
+    /* a millisecond log: never below 0, as the holds pass always stored */
+    ls_idle_window(1000, 1044, MS, &b);
+    CHECK_INT(ls_idle_stored_us(&b), 0);
+    CHECK_INT(b.hi, MS - 44);
+    ls_idle_window(5 * MS, MS, MS, &b);
+    CHECK_INT(ls_idle_stored_us(&b), 4 * MS);
+    CHECK_INT(b.lo, 3 * MS);
+    CHECK_INT(b.hi, 5 * MS);
+    /* no resolution (the holds pass's state): the estimate, never below 0 */
+    ls_idle_window(100, 150, 0, &b);
+    CHECK_INT(b.lo, 0);
+    CHECK_INT(b.hi, 0);
+}
+
 static void test_span_sum(void)
 {
     ls_idle_heads p;
@@ -438,6 +471,7 @@ int main(void)
 {
     test_known();
     test_span_bound();
+    test_window();
     test_span_sum();
     test_by_time();
     test_refused();

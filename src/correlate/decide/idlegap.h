@@ -95,8 +95,36 @@ typedef struct ls_idle_span {
     int64_t resolution; /* the log's resolution the estimate is off by, at most, either way */
 } ls_idle_span;
 
-/* The idle time between L and C as the log allows it (above). */
+/* The idle time between L and C as the log allows it (above):
+ * ls_idle_window of the window from L's end to C's start. */
 void ls_idle_span_bound(const ls_idle_span_in *in, ls_idle_span *out);
+
+/*
+ * A hold's idle, the one definition (issue 34) of every idle figure read
+ * from the log's stamps: the holds pass's per hold (holds.idle_ms, the
+ * holder's time while others waited less its statements: decide/hold.c
+ * ls_hold_state), the idle rule's from durations (ls_idle_span_bound,
+ * ls_idle_known_add) and the report's range of a hold's idle
+ * (reports/model.c). window_us is a time between two stamps, busy_us the
+ * statements' time in it (durations, exact); resolution r the log's. The
+ * estimate, window_us - busy_us, is off by a triangular error on (-r, r)
+ * (each stamp up to r early): below 0 too, and unbiased, so sums of it
+ * are; lo and hi, each 0 or more, bound the truth: est - r and est + r.
+ * At a millisecond the bounds are a millisecond either way; on a
+ * whole-second log (%t) a second: samples/realistic's accounts.deposit,
+ * 784 ms idle while others waited by its csvlog, reads 100 ms in its %t
+ * log, 0 to 1.1 s.
+ */
+void ls_idle_window(int64_t window_us, int64_t busy_us, int64_t resolution, ls_idle_span *out);
+
+/*
+ * The figure of b a hold stores as its idle (holds.idle_ms): on a
+ * whole-second log its estimate as it is (below 0 too: the report shows
+ * it with its range, and a sum over holds stays unbiased); with finer
+ * times the estimate never below 0 (a millisecond's doubt is below what
+ * a report shows).
+ */
+int64_t ls_idle_stored_us(const ls_idle_span *b);
 
 /*
  * Add one such hold: it counts when ls_finding_idle_hold_counts() says so
