@@ -730,6 +730,41 @@ static int is_bound(const char *evidence)
 #define HOLD_BOUND(col) "coalesce(hr." col ", h." col ")"
 #define HOLD_RANGE_JOIN " LEFT JOIN hold_range hr ON hr.hold_id = h.hold_id"
 
+/* SQL, on a whole-second log (a hold_range hr): the longest time a wait
+ * queued on hold h's transaction for its row had waited at a line logged
+ * before the line of h's transaction's last statement (its "still
+ * waiting ... after", or when that came first its closing line's
+ * "acquired" or "detected deadlock ... after": an error's end, a lock
+ * timeout's, gives no `after`, its wait on such a log is from stamps),
+ * and the whole durations of h's statements from the one that took the
+ * row to its last (NULL when one has none or failed, or the session
+ * logged an error between them: a statement that failed, a deadlock
+ * victim's, waited, and its time is not known): a lower bound of
+ * its idle (decide/idlegap.h ls_idle_at_least_waited). */
+#define WAIT_LINE_POS(f, l) "((coalesce(w." f ", 0) << 32) + w." l ")"
+#define IDLE_WAITED_SQL(h)                                                              \
+    "CASE WHEN hr.hold_id IS NOT NULL THEN (SELECT max(CASE WHEN w.end_line IS NOT NULL"  \
+    " AND w.outcome IN ('acquired', 'deadlock')"                                          \
+    " AND " WAIT_LINE_POS("end_file", "end_line") " < e.pos THEN w.waited_ms"              \
+    " WHEN " WAIT_LINE_POS("file_id", "line") " < e.pos"                                  \
+    " THEN (w.logged_ts - w.start_ts) / 1000.0 END)"                                      \
+    " FROM (SELECT (coalesce(s.file_id, 0) << 32) + s.line AS pos FROM transactions t"     \
+    " JOIN statements s ON s.stmt_id = t.last_stmt WHERE t.tx_id = " h ".tx_id) e"        \
+    " JOIN lock_waits w ON w.holder_tx = " h ".tx_id AND w.row_id = " h ".row_id"          \
+    " AND w.target_kind = 'transaction') END"
+#define LINE_POS(t) "((coalesce(" t ".file_id, 0) << 32) + " t ".line)"
+#define IDLE_BUSY_SQL(h)                                                                \
+    "CASE WHEN hr.hold_id IS NOT NULL THEN (SELECT CASE WHEN count(x.duration_ms) = count(*)" \
+    " AND total(x.verb IS 'bind') = 0 AND NOT EXISTS (SELECT 1 FROM errors e"              \
+    "  JOIN statements l ON l.stmt_id = " h ".lock_stmt"                                  \
+    "  JOIN statements c ON c.stmt_id = t.last_stmt WHERE e.session_id = " h ".session_id" \
+    "  AND " LINE_POS("e") " > " LINE_POS("l") " AND " LINE_POS("e") " <= " LINE_POS("c") ")" \
+    " THEN total(x.duration_ms + coalesce(x.bind_ms, 0)"                                  \
+    " + coalesce(x.parse_ms, 0)) END FROM transactions t JOIN statements x"                \
+    " ON +x.session_id = " h ".session_id AND x.stmt_id >= " h ".lock_stmt"                \
+    " AND x.stmt_id <= t.last_stmt AND (x.verb IS NULL OR x.verb <> 'parse')"              \
+    " WHERE t.tx_id = " h ".tx_id) END"
+
 /* A hold's columns, for a row's timeline and for the ranking (the query
  * joins HOLD_RANGE_JOIN). */
 #define HOLD_COLS                                                                      \
@@ -743,6 +778,8 @@ static int is_bound(const char *evidence)
         {"contended_ms", "h.contended_ms", LS_MC_MS}, {"sql_ms", "h.sql_ms", LS_MC_MS}, \
         {"idle_ms", "h.idle_ms", LS_MC_MS}, {"idle_range", NULL, LS_MC_HOOK},           \
         {"idle_est", "h.idle_ms", LS_MC_READ}, {"whole_s", "hr.hold_id IS NOT NULL", LS_MC_READ}, \
+        {"idle_waited", IDLE_WAITED_SQL("h"), LS_MC_READ},                            \
+        {"idle_busy", IDLE_BUSY_SQL("h"), LS_MC_READ},                                \
         {"commit_ms", "h.commit_ms", LS_MC_MS},                                        \
         {"head_state", HEAD_STATE_SQL("h"), LS_MC_STR},                                \
         {"head_span", HEAD_SPAN_SQL("h"), LS_MC_STR}, {"tx_id", "h.tx_id", LS_MC_READ}, \
@@ -857,8 +894,10 @@ static const ls_mquery row_roots_q =
 
 /* Where the log's times are whole seconds (the hold has a hold_range),
  * the range its idle_ms, an estimate from the stamps, may take
- * (decide/idlegap.h ls_idle_window, the holds pass's definition):
- * idle_min_ms and idle_max_ms, each to the microsecond. */
+ * (decide/idlegap.h ls_idle_window, the holds pass's definition),
+ * raised by a wait on its transaction logged before its end
+ * (ls_idle_at_least_waited): idle_min_ms and idle_max_ms, each to the
+ * microsecond. */
 static void idle_range(cJSON *o, const ls_mquery *mq, ls_stmt *q)
 {
     ls_idle_span b;
@@ -867,6 +906,11 @@ static void idle_range(cJSON *o, const ls_mquery *mq, ls_stmt *q)
         return;
     ls_idle_window(llround(ls_mq_double(mq, q, "idle_est") * LS_US_PER_MS), 0,
                    LS_WHOLE_SECOND_US, &b);
+    if (!ls_mq_isnull(mq, q, "idle_waited"))
+        ls_idle_at_least_waited(&b, ls_mq_double(mq, q, "idle_waited"),
+                                ls_mq_isnull(mq, q, "idle_busy")
+                                    ? -1
+                                    : llround(ls_mq_double(mq, q, "idle_busy") * LS_US_PER_MS));
     cJSON_AddNumberToObject(o, "idle_min_ms", (double)b.lo / LS_US_PER_MS);
     cJSON_AddNumberToObject(o, "idle_max_ms", (double)b.hi / LS_US_PER_MS);
 }

@@ -209,6 +209,38 @@ static void test_window(void)
     CHECK_INT(b.hi, 0);
 }
 
+/* A wait on the holder's transaction logged before its end raises the
+ * lower bound (ls_idle_at_least_waited): samples/realistic's %t
+ * accounts.deposit, its waiter's "still waiting ... after 100.758 ms"
+ * before its COMMIT, its statements from the one that took the row
+ * 0.999 ms in all. */
+static void test_at_least_waited(void)
+{
+    ls_idle_span b;
+
+    ls_idle_window(100204, 0, SEC, &b);
+    ls_idle_at_least_waited(&b, 100.758, 999);
+    CHECK_INT(b.lo, 99759);
+    CHECK_INT(b.hi, SEC + 100204);
+    CHECK_INT(b.est, 100204); /* the estimate stays: sums of it are unbiased */
+    /* no wait, or the holder's statements not all timed: as it was */
+    ls_idle_window(100204, 0, SEC, &b);
+    ls_idle_at_least_waited(&b, NAN, 999);
+    CHECK_INT(b.lo, 0);
+    ls_idle_at_least_waited(&b, 100.758, -1);
+    CHECK_INT(b.lo, 0);
+    /* a bound below the stamps' changes nothing */
+    ls_idle_window(1500 * MS, 0, SEC, &b);
+    ls_idle_at_least_waited(&b, 300, 0);
+    CHECK_INT(b.lo, 500 * MS);
+    /* never above the stamps' upper bound (samples/i18n's refunds, had
+     * its waiter's "acquired ... after 2131.737 ms", logged after the
+     * victim's ROLLBACK, been read) */
+    ls_idle_window(102373, 0, SEC, &b);
+    ls_idle_at_least_waited(&b, 2131.737, 1284);
+    CHECK_INT(b.lo, b.hi);
+}
+
 static void test_span_sum(void)
 {
     ls_idle_heads p;
@@ -472,6 +504,7 @@ int main(void)
     test_known();
     test_span_bound();
     test_window();
+    test_at_least_waited();
     test_span_sum();
     test_by_time();
     test_refused();

@@ -56,6 +56,19 @@ void ls_idle_window(int64_t window_us, int64_t busy_us, int64_t resolution, ls_i
     out->hi = raw + res > 0 ? raw + res : 0;
 }
 
+void ls_idle_at_least_waited(ls_idle_span *b, double waited_ms, int64_t busy_us)
+{
+    int64_t at_least;
+
+    if (isnan(waited_ms) || busy_us < 0)
+        return;
+    at_least = llround(waited_ms * LS_US_PER_MS) - busy_us;
+    if (at_least > b->hi)
+        at_least = b->hi; /* the stamps' bound stands */
+    if (at_least > b->lo)
+        b->lo = at_least;
+}
+
 int64_t ls_idle_stored_us(const ls_idle_span *b)
 {
     if (b->resolution >= LS_WHOLE_SECOND_US)

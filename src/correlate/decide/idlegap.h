@@ -118,6 +118,35 @@ void ls_idle_span_bound(const ls_idle_span_in *in, ls_idle_span *out);
 void ls_idle_window(int64_t window_us, int64_t busy_us, int64_t resolution, ls_idle_span *out);
 
 /*
+ * A lower bound of a hold's idle from a wait on its transaction (issue
+ * 34), raising b's lo (never above its hi, nor below it). waited_ms: the
+ * longest time a wait queued on the holder's transaction for the row had
+ * waited at a line the log wrote before the line of the holder's
+ * transaction's last statement (its COMMIT or ROLLBACK): a "still waiting
+ * ... after d ms", or its closing line's "acquired" or "detected
+ * deadlock ... after d ms" when that too came first (a wait an error
+ * ended, a lock timeout's, has no `after` there: its length on a
+ * whole-second log is from stamps, samples/i18n's lock_timeout, 1125.5 ms
+ * read where its %m log says 413.5 ms);
+ * the holder's transaction held the row that long while others waited,
+ * and whole-second stamps need not order the two lines: the log does.
+ * busy_us: the whole durations (bind and parse included) of the holder's
+ * statements from the one that took the row to its last, an upper bound
+ * of what it ran meanwhile. NaN waited_ms, or busy_us below 0 (a
+ * statement without a duration, or one that failed: its wait, not idle,
+ * is not known), leave b as it is. The link is the log's order, not the
+ * wait's end: a waiter's closing line logged after the holder's end says
+ * nothing of the hold (samples/i18n's refunds, the deadlock victim: its
+ * waiter logged "acquired ... after 2131.737 ms" 1.8 s after the victim's
+ * ROLLBACK, the waiter's backend not running meanwhile; the victim was
+ * idle 437 ms, its waiter's "still waiting ... after 103.695 ms" came
+ * before the ROLLBACK). samples/realistic %t: accounts.deposit, 0 to
+ * 1.1 s by its stamps, at least 100.2 ms by its waiter's "still waiting
+ * ... after 100.758 ms" before its COMMIT (its csvlog: 784.0 ms).
+ */
+void ls_idle_at_least_waited(ls_idle_span *b, double waited_ms, int64_t busy_us);
+
+/*
  * The figure of b a hold stores as its idle (holds.idle_ms): on a
  * whole-second log its estimate as it is (below 0 too: the report shows
  * it with its range, and a sum over holds stays unbiased); with finer
