@@ -14,6 +14,7 @@
 
 #include "model_int.h"
 #include "idlegap.h"
+#include "ls_idle_sql.h"
 #include "tolerances.h"
 
 void ls_model_add_str(cJSON *o, const char *key, const char *v)
@@ -730,40 +731,11 @@ static int is_bound(const char *evidence)
 #define HOLD_BOUND(col) "coalesce(hr." col ", h." col ")"
 #define HOLD_RANGE_JOIN " LEFT JOIN hold_range hr ON hr.hold_id = h.hold_id"
 
-/* SQL, on a whole-second log (a hold_range hr): the longest time a wait
- * queued on hold h's transaction for its row had waited at a line logged
- * before the line of h's transaction's last statement (its "still
- * waiting ... after", or when that came first its closing line's
- * "acquired" or "detected deadlock ... after": an error's end, a lock
- * timeout's, gives no `after`, its wait on such a log is from stamps),
- * and the whole durations of h's statements from the one that took the
- * row to its last (NULL when one has none or failed, or the session
- * logged an error between them: a statement that failed, a deadlock
- * victim's, waited, and its time is not known): a lower bound of
- * its idle (decide/idlegap.h ls_idle_at_least_waited). */
-#define WAIT_LINE_POS(f, l) "((coalesce(w." f ", 0) << 32) + w." l ")"
-#define IDLE_WAITED_SQL(h)                                                              \
-    "CASE WHEN hr.hold_id IS NOT NULL THEN (SELECT max(CASE WHEN w.end_line IS NOT NULL"  \
-    " AND w.outcome IN ('acquired', 'deadlock')"                                          \
-    " AND " WAIT_LINE_POS("end_file", "end_line") " < e.pos THEN w.waited_ms"              \
-    " WHEN " WAIT_LINE_POS("file_id", "line") " < e.pos"                                  \
-    " THEN (w.logged_ts - w.start_ts) / 1000.0 END)"                                      \
-    " FROM (SELECT (coalesce(s.file_id, 0) << 32) + s.line AS pos FROM transactions t"     \
-    " JOIN statements s ON s.stmt_id = t.last_stmt WHERE t.tx_id = " h ".tx_id) e"        \
-    " JOIN lock_waits w ON w.holder_tx = " h ".tx_id AND w.row_id = " h ".row_id"          \
-    " AND w.target_kind = 'transaction') END"
-#define LINE_POS(t) "((coalesce(" t ".file_id, 0) << 32) + " t ".line)"
-#define IDLE_BUSY_SQL(h)                                                                \
-    "CASE WHEN hr.hold_id IS NOT NULL THEN (SELECT CASE WHEN count(x.duration_ms) = count(*)" \
-    " AND total(x.verb IS 'bind') = 0 AND NOT EXISTS (SELECT 1 FROM errors e"              \
-    "  JOIN statements l ON l.stmt_id = " h ".lock_stmt"                                  \
-    "  JOIN statements c ON c.stmt_id = t.last_stmt WHERE e.session_id = " h ".session_id" \
-    "  AND " LINE_POS("e") " > " LINE_POS("l") " AND " LINE_POS("e") " <= " LINE_POS("c") ")" \
-    " THEN total(x.duration_ms + coalesce(x.bind_ms, 0)"                                  \
-    " + coalesce(x.parse_ms, 0)) END FROM transactions t JOIN statements x"                \
-    " ON +x.session_id = " h ".session_id AND x.stmt_id >= " h ".lock_stmt"                \
-    " AND x.stmt_id <= t.last_stmt AND (x.verb IS NULL OR x.verb <> 'parse')"              \
-    " WHERE t.tx_id = " h ".tx_id) END"
+/* On a whole-second log (a hold_range hr): the lower bound of hold h's
+ * idle from the waits on its transaction (include/ls_idle_sql.h, with
+ * the idle rule's). */
+#define IDLE_WAITED_HR(h) "CASE WHEN hr.hold_id IS NOT NULL THEN " LS_IDLE_WAITED_SQL(h) " END"
+#define IDLE_BUSY_HR(h) "CASE WHEN hr.hold_id IS NOT NULL THEN " LS_IDLE_BUSY_SQL(h) " END"
 
 /* A hold's columns, for a row's timeline and for the ranking (the query
  * joins HOLD_RANGE_JOIN). */
@@ -778,8 +750,8 @@ static int is_bound(const char *evidence)
         {"contended_ms", "h.contended_ms", LS_MC_MS}, {"sql_ms", "h.sql_ms", LS_MC_MS}, \
         {"idle_ms", "h.idle_ms", LS_MC_MS}, {"idle_range", NULL, LS_MC_HOOK},           \
         {"idle_est", "h.idle_ms", LS_MC_READ}, {"whole_s", "hr.hold_id IS NOT NULL", LS_MC_READ}, \
-        {"idle_waited", IDLE_WAITED_SQL("h"), LS_MC_READ},                            \
-        {"idle_busy", IDLE_BUSY_SQL("h"), LS_MC_READ},                                \
+        {"idle_waited", IDLE_WAITED_HR("h"), LS_MC_READ},                              \
+        {"idle_busy", IDLE_BUSY_HR("h"), LS_MC_READ},                                  \
         {"commit_ms", "h.commit_ms", LS_MC_MS},                                        \
         {"head_state", HEAD_STATE_SQL("h"), LS_MC_STR},                                \
         {"head_span", HEAD_SPAN_SQL("h"), LS_MC_STR}, {"tx_id", "h.tx_id", LS_MC_READ}, \

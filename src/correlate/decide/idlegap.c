@@ -128,7 +128,9 @@ static void known_finish(ls_idle_heads *p)
     if (p->known_holds == 0)
         return;
     est = within(p->known_ms, p->known_lo_ms, p->known_hi_ms);
-    if (!ls_idle_above_rounding(est, p->known_var_ms2, p->known_holds)) {
+    if (!ls_idle_above_rounding(est, p->known_var_ms2, p->known_holds) &&
+        !(p->waited_holds > 0 &&
+          p->known_lo_ms >= LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * (double)p->known_holds)) {
         p->known_holds = 0; /* no more idle than the stamps' rounding could make */
         return;
     }
@@ -174,6 +176,12 @@ int ls_idle_above_rounding(double est_ms, double var_ms2, int64_t n)
 int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double est_ms, double hold_ms,
                       int64_t resolution)
 {
+    return ls_idle_known_add_waited(p, waiter_ms, est_ms, hold_ms, resolution, NAN, -1);
+}
+
+int ls_idle_known_add_waited(ls_idle_heads *p, double waiter_ms, double est_ms, double hold_ms,
+                             int64_t resolution, double waited_ms, int64_t busy_us)
+{
     ls_idle_span b;
     double lo, hi;
 
@@ -183,6 +191,7 @@ int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double est_ms, double 
     ls_idle_window(llround(est_ms * LS_US_PER_MS), 0, resolution, &b);
     lo = (double)b.lo / LS_US_PER_MS;
     hi = (double)b.hi / LS_US_PER_MS;
+    ls_idle_at_least_waited(&b, waited_ms, busy_us);
 
     /* It may have been idle long enough (its upper bound): counted, with
      * its estimate as it is (below 0 too: only the sum of the signed
@@ -194,6 +203,11 @@ int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double est_ms, double 
     if (!isnan(hold_ms) && (isnan(p->known_max_hold_ms) || hold_ms > p->known_max_hold_ms))
         p->known_max_hold_ms = hold_ms;
     p->known_ms += est_ms;
+    if ((double)b.lo / LS_US_PER_MS > lo) {
+        p->waited_holds++;
+        p->waited_lo_ms += (double)b.lo / LS_US_PER_MS - lo;
+        lo = (double)b.lo / LS_US_PER_MS;
+    }
     p->known_lo_ms += lo;
     p->known_hi_ms += hi;
     p->known_var_ms2 += ls_idle_rounding_var_ms2(resolution);

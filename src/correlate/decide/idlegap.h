@@ -228,6 +228,23 @@ int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double est_ms, double 
                       int64_t resolution);
 
 /*
+ * ls_idle_known_add with the waits' evidence of the hold (issue 34):
+ * waited_ms and busy_us as ls_idle_at_least_waited reads them (NaN, -1:
+ * none), which raise its lower bound. At ls_idle_span_finish the path's
+ * known heads count when their summed estimate is above the stamps'
+ * rounding, or when the sum of their lower bounds alone reaches
+ * LS_FINDING_IDLE_MIN_UNEXPLAINED_MS a hold: idle proved, however the
+ * stamps round (samples/realistic's %t accounts.deposit: its one hold
+ * estimated -0.4 ms from stamps one second apart at most, at least
+ * 99.8 ms by its waiter's "still waiting ... after 100.758 ms" before its
+ * COMMIT; its csvlog: 800.8 ms). The path's amount is then the sum of
+ * the estimates held within the sums of the bounds (99.8 ms there), its
+ * range (ls_idle_range) what the log allows.
+ */
+int ls_idle_known_add_waited(ls_idle_heads *p, double waiter_ms, double est_ms, double hold_ms,
+                             int64_t resolution, double waited_ms, int64_t busy_us);
+
+/*
  * A finished path's idle (p->unexplained_ms, after ls_idle_span_finish)
  * as a range: its part from durations (the span and known heads' summed
  * estimates) within two standard deviations of the stamps' rounding
