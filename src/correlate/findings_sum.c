@@ -16,7 +16,7 @@
 #include "correlate_int.h"
 #include "decide/counter.h"
 #include "decide/idlegap.h"
-#include "ls_idle_sql.h"
+#include "idle_sql.h"
 #include "findings_int.h"
 #include "ls_columns.h"
 #include "ls_params.h"
@@ -87,8 +87,8 @@ LS_PARAMS(iwp, IDLE_WORDS_PARAMS);
  * names the first idle and the others running or committing. With it,
  * whether the head was idle in transaction (holds.c's state).
  */
-#define IDLE_EST_SQL                                                                               \
-    "SELECT CASE WHEN ok THEN len - sp - busy END, state, waited, busy_all"                        \
+#define IDLE_EST_SQL_OF(IDLE_EST_MORE, IDLE_EST_MORE_COLS)                                          \
+    "SELECT CASE WHEN ok THEN len - sp - busy END, state" IDLE_EST_MORE                          \
     " FROM (SELECT h.lock_stmt IS NOT NULL"                                                        \
     " AND EXISTS (SELECT 1 FROM hold_parts p WHERE p.hold_id = h.hold_id AND p.part = 'idle')"     \
     " AS ok, (h.end_ts - h.start_ts) / 1000.0 AS len,"                                             \
@@ -100,14 +100,18 @@ LS_PARAMS(iwp, IDLE_WORDS_PARAMS);
     " WHERE x.stmt_id BETWEEN h.lock_stmt AND (SELECT t.last_stmt FROM transactions t"              \
     " WHERE t.tx_id = h.tx_id) AND +x.session_id = h.session_id"                                   \
     " AND x.end_ts IS NOT NULL AND x.end_ts <= h.end_ts) AS busy,"                                 \
-    " h.head_state = 'idle_in_transaction' AS state,"                                          \
-    " CASE WHEN :whole THEN " LS_IDLE_WAITED_SQL("h") " END AS waited,"                          \
-    " CASE WHEN :whole THEN " LS_IDLE_BUSY_SQL("h") " END AS busy_all"                           \
+    " h.head_state = 'idle_in_transaction' AS state" IDLE_EST_MORE_COLS                       \
     " FROM holds h WHERE h.hold_id = :hold)"
-#define IDLE_EST_PARAMS(X, Q) X(Q, whole) X(Q, hold)
+/* With sub-second times as it was; on a whole-second log with the waits'
+ * evidence of a lower bound (idle_sql.h; NULL: none). */
+#define IDLE_EST_SQL IDLE_EST_SQL_OF("", "")
+#define IDLE_EST_WHOLE_SQL                                                                         \
+    IDLE_EST_SQL_OF(", waited, busy_all", ", " LS_IDLE_WAITED_SQL("h") " AS waited, "             \
+                    LS_IDLE_BUSY_SQL("h") " AS busy_all")
+#define IDLE_EST_PARAMS(X, Q) X(Q, hold)
 LS_PARAMS(iep, IDLE_EST_PARAMS);
-/* The estimate, the state, and on a whole-second log (:whole) the waits'
- * evidence of a lower bound (include/ls_idle_sql.h; NULL: none). */
+/* The estimate, the state, and on a whole-second log (IDLE_EST_WHOLE_SQL)
+ * the waits' evidence of a lower bound (idle_sql.h; NULL: none). */
 enum { EST_MS, EST_IDLE_STATE, EST_WAITED, EST_BUSY };
 /* A words statement's columns (IDLE_WORDS_SQL, COUNTER_WORDS_SQL). */
 enum { WORDS_TITLE, WORDS_EVIDENCE };
@@ -301,9 +305,7 @@ static int idle_hold_add(ls_idle_heads *p, ls_stmt *q, ls_stmt *est, int64_t res
         double ms = num_or_nan(q, iq_unexplained_ms), waited = NAN;
         int64_t busy_us = -1;
         ls_stmt_reset(est);
-        if ((rc = ls_stmt_bind_int64(est, LS_PARAM(iep, whole),
-                                     resolution >= LS_WHOLE_SECOND_US)) != 0 ||
-            (rc = ls_stmt_bind_int64(est, LS_PARAM(iep, hold), ls_stmt_int64(q, iq_hold_id))) != 0)
+        if ((rc = ls_stmt_bind_int64(est, LS_PARAM(iep, hold), ls_stmt_int64(q, iq_hold_id))) != 0)
             return rc;
         if ((rc = ls_stmt_step(est)) < 0)
             return rc;
@@ -317,8 +319,9 @@ static int idle_hold_add(ls_idle_heads *p, ls_stmt *q, ls_stmt *est, int64_t res
             }
             if (!ls_stmt_isnull(est, EST_MS))
                 ms = ls_stmt_double(est, EST_MS);
-            waited = num_or_nan(est, EST_WAITED);
-            if (!ls_stmt_isnull(est, EST_BUSY))
+            if (resolution >= LS_WHOLE_SECOND_US)
+                waited = num_or_nan(est, EST_WAITED);
+            if (resolution >= LS_WHOLE_SECOND_US && !ls_stmt_isnull(est, EST_BUSY))
                 busy_us = llround(ls_stmt_double(est, EST_BUSY) * LS_US_PER_MS);
         }
         ls_stmt_reset(est);
@@ -341,6 +344,27 @@ static int idle_hold_add(ls_idle_heads *p, ls_stmt *q, ls_stmt *est, int64_t res
     return 0;
 }
 
+/* temp.idle_waited (idle_sql.h), filled on a whole-second log. */
+#define IDLE_WAITED_PARAMS(X, Q) X(Q, whole)
+LS_PARAMS(iwb, IDLE_WAITED_PARAMS);
+static int idle_waited_build(ls_store *s, int64_t resolution)
+{
+    ls_stmt *q = NULL;
+    int rc = ls_store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS idle_waited(holder_tx INTEGER,"
+                              " row_id INTEGER, ms REAL, PRIMARY KEY (holder_tx, row_id))"
+                              " WITHOUT ROWID; DELETE FROM temp.idle_waited;");
+
+    if (rc != 0 || resolution < LS_WHOLE_SECOND_US)
+        return rc;
+    if ((rc = ls_store_prepare_params(s, LS_IDLE_WAITED_FILL_SQL, LS_PARAM_NAMES(IDLE_WAITED_PARAMS),
+                                      &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_bind_int64(q, LS_PARAM(iwb, whole), 1)) == 0)
+        rc = ls_stmt_step(q);
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
 /*
  * idle_in_transaction_head: the holds idle at the head, in code path
  * order; each code path's holds that count (idle_hold_add) summed, and
@@ -359,7 +383,11 @@ int ls_fnd_gather_idle(ls_store *s, const ls_findings_scope *sc, const finding_r
     if (rc == 0)
         rc = words_prepare(s, IDLE_WORDS_SQL, LS_PARAM_NAMES(IDLE_WORDS_PARAMS), &words);
     if (rc == 0)
-        rc = ls_store_prepare_params(s, IDLE_EST_SQL, LS_PARAM_NAMES(IDLE_EST_PARAMS), &est);
+        rc = idle_waited_build(s, resolution);
+    if (rc == 0)
+        rc = ls_store_prepare_params(
+            s, resolution >= LS_WHOLE_SECOND_US ? IDLE_EST_WHOLE_SQL : IDLE_EST_SQL,
+            LS_PARAM_NAMES(IDLE_EST_PARAMS), &est);
 
     while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
         const char *l = ls_stmt_text(q, iq_label);

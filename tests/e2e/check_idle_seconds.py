@@ -18,11 +18,10 @@ and:
     range 10.2 to 25.8 s);
 and each hold others waited for in realistic's %t log has its idle as a
 range (idle_min_ms to idle_max_ms: the holds pass's idle at the log's
-resolution, decide/idlegap.c ls_idle_window, raised by a wait on its
-transaction logged before its end, ls_idle_at_least_waited) that holds
-its csvlog's idle (at 08d73b5 a figure alone, clipped at 0:
-accounts.deposit 100 ms where the csvlog says 784 ms; now 100 ms, 99.8 ms
-to 1.1 s); the same hold by hold for trigger-paths' and samples/i18n/C's
+resolution, decide/idlegap.c ls_idle_window) that holds its csvlog's
+idle (at 08d73b5 a figure alone, clipped at 0: accounts.deposit 100 ms
+where the csvlog says 784 ms; now 100 ms, 0 to 1.1 s); the same hold by
+hold for trigger-paths' and samples/i18n/C's
 %m logs against their cuts (i18n's refunds, the deadlock victim, whose
 waiter logged "acquired ... after 2131.737 ms" 1.8 s after its ROLLBACK:
 a wait's line after the holder's end proves nothing of the hold).
@@ -178,9 +177,6 @@ def main():
         n, raised = compare_holds("realistic", os.path.join(tmp, "re-c.json"),
                                   os.path.join(tmp, "re-t.json"), by_tx=False)
         check(n >= 10, "realistic: ten held rows compared hold by hold", n)
-        check(raised.get("accounts.deposit", 0) >= 99.0,
-              "realistic: accounts.deposit's %t idle at least its waiter's 100.8 ms 'still"
-              " waiting' before its COMMIT, less its statements", raised)
 
         n, raised = compare_holds("trigger-paths", os.path.join(tmp, "tp-m.json"),
                                   os.path.join(tmp, "tp-t.json"))

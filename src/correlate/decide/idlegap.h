@@ -141,8 +141,9 @@ void ls_idle_window(int64_t window_us, int64_t busy_us, int64_t resolution, ls_i
  * ROLLBACK, the waiter's backend not running meanwhile; the victim was
  * idle 437 ms, its waiter's "still waiting ... after 103.695 ms" came
  * before the ROLLBACK). samples/realistic %t: accounts.deposit, 0 to
- * 1.1 s by its stamps, at least 100.2 ms by its waiter's "still waiting
- * ... after 100.758 ms" before its COMMIT (its csvlog: 784.0 ms).
+ * 1.1 s by its stamps, at least 99.8 ms by its waiter's "still waiting
+ * ... after 100.758 ms" before its COMMIT (its csvlog: 784.0 ms). The
+ * evidence: src/correlate/idle_sql.h.
  */
 void ls_idle_at_least_waited(ls_idle_span *b, double waited_ms, int64_t busy_us);
 
