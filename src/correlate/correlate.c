@@ -1676,7 +1676,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * bound and summed signed, the path kept when the sum clears the stamps'
  * rounding; on whole-second logs every head with durations is read,
  * whatever the state its rounded times gave it, and the evidence states
- * the idle's range (decide/idlegap.c ls_idle_known_add, ls_idle_range). */
+ * the idle's range (decide/idlegap.c ls_idle_known_add, ls_idle_range). 44:
+ * on a whole-second log a hold's idle (holds.idle_ms) is its estimate as
+ * the stamps give it, below 0 too (decide/idlegap.c ls_idle_window, one
+ * definition with the idle rule's), and the idle rule's known heads are
+ * raised by the waits on their transactions logged before their ends
+ * (ls_idle_known_add_waited, idle_sql.h): a path proved idle counts. */
 #define CORRELATION_REV "44"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

@@ -104,8 +104,9 @@ void ls_idle_span_bound(const ls_idle_span_in *in, ls_idle_span *out);
  * from the log's stamps: the holds pass's per hold (holds.idle_ms, the
  * holder's time while others waited less its statements: decide/hold.c
  * ls_hold_state), the idle rule's from durations (ls_idle_span_bound,
- * ls_idle_known_add) and the report's range of a hold's idle
- * (reports/model.c). window_us is a time between two stamps, busy_us the
+ * ls_idle_known_add); the report's range of a hold's idle
+ * (reports/model.c, which may not include this header) follows it.
+ * window_us is a time between two stamps, busy_us the
  * statements' time in it (durations, exact); resolution r the log's. The
  * estimate, window_us - busy_us, is off by a triangular error on (-r, r)
  * (each stamp up to r early): below 0 too, and unbiased, so sums of it
