@@ -6,6 +6,7 @@
  * escape for their own syntax. Lists are bounded by opts->top and
  * opts->max_waits; the summary's totals are always exact.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -751,7 +752,9 @@ static int is_bound(const char *evidence)
         {"end_evidence", "h.end_evidence", LS_MC_STR}, {"hold_ms", NULL, LS_MC_HOOK},  \
         {"waits", "h.waits", LS_MC_INT}, {"waiter_ms", "h.waiter_ms", LS_MC_MS},       \
         {"contended_ms", "h.contended_ms", LS_MC_MS}, {"sql_ms", "h.sql_ms", LS_MC_MS}, \
-        {"idle_ms", "h.idle_ms", LS_MC_MS}, {"commit_ms", "h.commit_ms", LS_MC_MS},    \
+        {"idle_ms", "h.idle_ms", LS_MC_MS}, {"idle_range", NULL, LS_MC_HOOK},           \
+        {"idle_est", "h.idle_ms", LS_MC_READ}, {"whole_s", "hr.hold_id IS NOT NULL", LS_MC_READ}, \
+        {"commit_ms", "h.commit_ms", LS_MC_MS},                                        \
         {"head_state", HEAD_STATE_SQL("h"), LS_MC_STR},                                \
         {"head_span", HEAD_SPAN_SQL("h"), LS_MC_STR}, {"tx_id", "h.tx_id", LS_MC_READ}, \
         {"start_ts", "h.start_ts", LS_MC_READ}, {"end_ts", "h.end_ts", LS_MC_READ},    \
@@ -863,6 +866,28 @@ static const ls_mquery row_roots_q =
               "FROM lock_waits WHERE row_id = :row_id AND root_pid IS NOT NULL"
               " GROUP BY root_pid, root_tx ORDER BY min(wait_id) LIMIT 100");
 
+/* Where the log's times are whole seconds (the hold has a hold_range),
+ * the range its idle_ms, an estimate from the stamps (below 0 too), may
+ * take: a second either way, never below 0 (idle_min_ms, idle_max_ms,
+ * to the microsecond). The correlation's definition, which this follows:
+ * src/correlate/decide/idlegap.c ls_idle_window (the holds pass stores
+ * the estimate, ls_idle_stored_us); tests/e2e/check_idle_seconds.py
+ * holds each range to the idle the same run's millisecond log gives. */
+#define IDLE_RESOLUTION_MS 1000.0
+static void idle_range(cJSON *o, const ls_mquery *mq, ls_stmt *q)
+{
+    double est, lo, hi;
+
+    if (ls_mq_isnull(mq, q, "idle_est") || !ls_mq_int64(mq, q, "whole_s"))
+        return;
+    est = (double)llround(ls_mq_double(mq, q, "idle_est") * 1000.0) / 1000.0;
+    lo = est - IDLE_RESOLUTION_MS;
+    hi = est + IDLE_RESOLUTION_MS;
+    /* to the microsecond, as every ms figure of the model */
+    cJSON_AddNumberToObject(o, "idle_min_ms", lo > 0 ? (double)llround(lo * 1000.0) / 1000.0 : 0);
+    cJSON_AddNumberToObject(o, "idle_max_ms", hi > 0 ? (double)llround(hi * 1000.0) / 1000.0 : 0);
+}
+
 /* hold_ms, and where the log is silent on when the lock was taken or let
  * go (the evidence is a bound) the hold as a range: shortest (latest
  * start, earliest end) to longest (earliest start, latest end). When the
@@ -873,6 +898,10 @@ static void hold_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void 
     const ls_mquery *mq = arg;
     int64_t lo, hi;
     int at_least;
+    if (strcmp(key, "idle_range") == 0) {
+        idle_range(o, mq, q);
+        return;
+    }
     if (ls_mq_isnull(mq, q, "end_ts"))
         return;
     cJSON_AddNumberToObject(

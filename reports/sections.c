@@ -139,7 +139,7 @@ static const ls_column hold_cols[] = {
     {"Waiting caused", "waiter_ms", LS_CELL_MS, 0, A},
     {"Mostly", "head_state", LS_CELL_STATE, 0, A},
     {"SQL", "sql_ms", LS_CELL_MS, 0, A},
-    {"Idle", "idle_ms", LS_CELL_MS, 0, A},
+    {"Idle", "idle_ms", LS_CELL_RANGE, 0, A},
     {"Commit", "commit_ms", LS_CELL_MS, 0, A},
     {"End evidence", "end_evidence", LS_CELL_TEXT, 60, H},
     {"Lock taken by", "start_evidence", LS_CELL_TEXT, 0, M},

@@ -16,6 +16,7 @@
 #include "correlate_int.h"
 #include "decide/counter.h"
 #include "decide/idlegap.h"
+#include "idle_sql.h"
 #include "findings_int.h"
 #include "ls_columns.h"
 #include "ls_params.h"
@@ -59,11 +60,19 @@
     "an estimate, each hold''s within one second of its own either way, their errors averaging "   \
     "out in the sum; the idle in all lies between " DUR " and " DUR " (two standard deviations of " \
     "that rounding).', :dur_holds, :holds, CASE WHEN :holds > 1 THEN 's' ELSE '' END,"             \
-    " :idle_lo, :idle_hi) ELSE '' END"
+    " :idle_lo, :idle_hi) ELSE '' END"                                                             \
+    " || CASE WHEN :waited_holds > 0 THEN printf(' Of those, %%d hold%%s idle at least " DUR        \
+    " in all by the waits on %%s transaction%%s that the log wrote before %%s end%%s (a waiter''s "  \
+    "\"still waiting ... after\" before the COMMIT or ROLLBACK less the holder''s statements).',"   \
+    " :waited_holds, CASE WHEN :waited_holds > 1 THEN 's' ELSE '' END, :known_lo,"                 \
+    " CASE WHEN :waited_holds > 1 THEN 'their' ELSE 'its' END,"                                    \
+    " CASE WHEN :waited_holds > 1 THEN 's' ELSE '' END,"                                           \
+    " CASE WHEN :waited_holds > 1 THEN 'their' ELSE 'its' END,"                                    \
+    " CASE WHEN :waited_holds > 1 THEN 's' ELSE '' END) ELSE '' END"
 #define IDLE_WORDS_PARAMS(X, Q)                                                                    \
     X(Q, path) X(Q, holds) X(Q, idle) X(Q, caused) X(Q, longest) X(Q, gap_holds) X(Q, gap_ms)      \
     X(Q, gap_from) X(Q, gap_to) X(Q, gap_waits) X(Q, span_holds) X(Q, res) X(Q, span_lo)           \
-    X(Q, span_hi) X(Q, dur_holds) X(Q, idle_lo) X(Q, idle_hi)
+    X(Q, span_hi) X(Q, dur_holds) X(Q, idle_lo) X(Q, idle_hi) X(Q, waited_holds) X(Q, known_lo)
 LS_PARAMS(iwp, IDLE_WORDS_PARAMS);
 /*
  * A head's idle as the log's stamps give it, unclipped (issue 34): the
@@ -78,8 +87,9 @@ LS_PARAMS(iwp, IDLE_WORDS_PARAMS);
  * names the first idle and the others running or committing. With it,
  * whether the head was idle in transaction (holds.c's state).
  */
-#define IDLE_EST_SQL                                                                               \
-    "SELECT CASE WHEN ok THEN len - sp - busy END, state FROM (SELECT h.lock_stmt IS NOT NULL"      \
+#define IDLE_EST_SQL_OF(IDLE_EST_MORE, IDLE_EST_MORE_COLS)                                          \
+    "SELECT CASE WHEN ok THEN len - sp - busy END, state" IDLE_EST_MORE                          \
+    " FROM (SELECT h.lock_stmt IS NOT NULL"                                                        \
     " AND EXISTS (SELECT 1 FROM hold_parts p WHERE p.hold_id = h.hold_id AND p.part = 'idle')"     \
     " AS ok, (h.end_ts - h.start_ts) / 1000.0 AS len,"                                             \
     " coalesce((SELECT sum(p.ms) FROM hold_parts p WHERE p.hold_id = h.hold_id"                    \
@@ -90,10 +100,19 @@ LS_PARAMS(iwp, IDLE_WORDS_PARAMS);
     " WHERE x.stmt_id BETWEEN h.lock_stmt AND (SELECT t.last_stmt FROM transactions t"              \
     " WHERE t.tx_id = h.tx_id) AND +x.session_id = h.session_id"                                   \
     " AND x.end_ts IS NOT NULL AND x.end_ts <= h.end_ts) AS busy,"                                 \
-    " h.head_state = 'idle_in_transaction' AS state FROM holds h WHERE h.hold_id = :hold)"
+    " h.head_state = 'idle_in_transaction' AS state" IDLE_EST_MORE_COLS                       \
+    " FROM holds h WHERE h.hold_id = :hold)"
+/* With sub-second times as it was; on a whole-second log with the waits'
+ * evidence of a lower bound (idle_sql.h; NULL: none). */
+#define IDLE_EST_SQL IDLE_EST_SQL_OF("", "")
+#define IDLE_EST_WHOLE_SQL                                                                         \
+    IDLE_EST_SQL_OF(", waited, busy_all", ", " LS_IDLE_WAITED_SQL("h") " AS waited, "             \
+                    LS_IDLE_BUSY_SQL("h") " AS busy_all")
 #define IDLE_EST_PARAMS(X, Q) X(Q, hold)
 LS_PARAMS(iep, IDLE_EST_PARAMS);
-enum { EST_MS, EST_IDLE_STATE };
+/* The estimate, the state, and on a whole-second log (IDLE_EST_WHOLE_SQL)
+ * the waits' evidence of a lower bound (idle_sql.h; NULL: none). */
+enum { EST_MS, EST_IDLE_STATE, EST_WAITED, EST_BUSY };
 /* A words statement's columns (IDLE_WORDS_SQL, COUNTER_WORDS_SQL). */
 enum { WORDS_TITLE, WORDS_EVIDENCE };
 
@@ -237,6 +256,10 @@ static int idle_offer(ls_stmt *words, const finding_rule *r, const rule_fields *
     ls_stmt_bind_int64(words, LS_PARAM(iwp, dur_holds), p->known_holds + p->span_holds);
     ls_stmt_bind_double(words, LS_PARAM(iwp, idle_lo), lo);
     ls_stmt_bind_double(words, LS_PARAM(iwp, idle_hi), hi);
+    /* the known heads' lower bounds, when waits raised them and they count */
+    ls_stmt_bind_int64(words, LS_PARAM(iwp, waited_holds),
+                       p->known_holds > 0 ? p->waited_holds : 0);
+    ls_stmt_bind_double(words, LS_PARAM(iwp, known_lo), p->known_lo_ms);
     rc = words_read(words, &f);
     if (rc == 0 && (v = field_of(&f, "code_path")) != NULL && !(v->s = strdup(label)))
         rc = LS_ENOMEM;
@@ -279,7 +302,8 @@ static int idle_hold_add(ls_idle_heads *p, ls_stmt *q, ls_stmt *est, int64_t res
         return 0;
     }
     if (!ls_stmt_int64(q, iq_unknown)) {
-        double ms = num_or_nan(q, iq_unexplained_ms);
+        double ms = num_or_nan(q, iq_unexplained_ms), waited = NAN;
+        int64_t busy_us = -1;
         ls_stmt_reset(est);
         if ((rc = ls_stmt_bind_int64(est, LS_PARAM(iep, hold), ls_stmt_int64(q, iq_hold_id))) != 0)
             return rc;
@@ -295,10 +319,14 @@ static int idle_hold_add(ls_idle_heads *p, ls_stmt *q, ls_stmt *est, int64_t res
             }
             if (!ls_stmt_isnull(est, EST_MS))
                 ms = ls_stmt_double(est, EST_MS);
+            if (resolution >= LS_WHOLE_SECOND_US)
+                waited = num_or_nan(est, EST_WAITED);
+            if (resolution >= LS_WHOLE_SECOND_US && !ls_stmt_isnull(est, EST_BUSY))
+                busy_us = llround(ls_stmt_double(est, EST_BUSY) * LS_US_PER_MS);
         }
         ls_stmt_reset(est);
-        ls_idle_known_add(p, num_or_nan(q, iq_waiter_ms), ms, num_or_nan(q, iq_hold_ms),
-                          resolution);
+        ls_idle_known_add_waited(p, num_or_nan(q, iq_waiter_ms), ms, num_or_nan(q, iq_hold_ms),
+                                 resolution, waited, busy_us);
         return 0;
     }
     if (ls_stmt_isnull(q, iq_lock_ts) || ls_stmt_isnull(q, iq_next_ts))
@@ -314,6 +342,27 @@ static int idle_hold_add(ls_idle_heads *p, ls_stmt *q, ls_stmt *est, int64_t res
                     num_or_nan(q, iq_span_idle_ms), num_or_nan(q, iq_hold_ms), in.lock_ts,
                     in.next_ts, ls_stmt_int64(q, iq_waits));
     return 0;
+}
+
+/* temp.idle_waited (idle_sql.h), filled on a whole-second log. */
+#define IDLE_WAITED_PARAMS(X, Q) X(Q, whole)
+LS_PARAMS(iwb, IDLE_WAITED_PARAMS);
+static int idle_waited_build(ls_store *s, int64_t resolution)
+{
+    ls_stmt *q = NULL;
+    int rc = ls_store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS idle_waited(holder_tx INTEGER,"
+                              " row_id INTEGER, ms REAL, PRIMARY KEY (holder_tx, row_id))"
+                              " WITHOUT ROWID; DELETE FROM temp.idle_waited;");
+
+    if (rc != 0 || resolution < LS_WHOLE_SECOND_US)
+        return rc;
+    if ((rc = ls_store_prepare_params(s, LS_IDLE_WAITED_FILL_SQL, LS_PARAM_NAMES(IDLE_WAITED_PARAMS),
+                                      &q)) != 0)
+        return rc;
+    if ((rc = ls_stmt_bind_int64(q, LS_PARAM(iwb, whole), 1)) == 0)
+        rc = ls_stmt_step(q);
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
 }
 
 /*
@@ -334,7 +383,11 @@ int ls_fnd_gather_idle(ls_store *s, const ls_findings_scope *sc, const finding_r
     if (rc == 0)
         rc = words_prepare(s, IDLE_WORDS_SQL, LS_PARAM_NAMES(IDLE_WORDS_PARAMS), &words);
     if (rc == 0)
-        rc = ls_store_prepare_params(s, IDLE_EST_SQL, LS_PARAM_NAMES(IDLE_EST_PARAMS), &est);
+        rc = idle_waited_build(s, resolution);
+    if (rc == 0)
+        rc = ls_store_prepare_params(
+            s, resolution >= LS_WHOLE_SECOND_US ? IDLE_EST_WHOLE_SQL : IDLE_EST_SQL,
+            LS_PARAM_NAMES(IDLE_EST_PARAMS), &est);
 
     while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
         const char *l = ls_stmt_text(q, iq_label);

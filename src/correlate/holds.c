@@ -29,6 +29,7 @@
 #include "correlate_int.h"
 #include "ls_columns.h"
 #include "ls_sqlshape.h"
+#include "decide/idlegap.h"
 #include "decide/victim.h"
 #include "rowkey.h"
 
@@ -1924,12 +1925,17 @@ static int hold_close(holds_q *hq, open_hold *h)
     ls_stmt *upd = hq->upd;
     ls_hold_walk *w = &h->w;
     int64_t start_ev_id, end_ev_id, idle;
+    ls_idle_span ib;
     const char *state;
     int rc;
 
     ls_hold_walk_end(w, h->has_tx_wait, h->first_tx_wait, hq->resolution);
     state = ls_hold_state(w->c_end - w->first_wait, w->sql_us, w->commit_us, h->has_durations,
                           &idle);
+    /* the idle stored at the log's resolution: on a whole-second log the
+     * estimate as it is, its range the report's (decide/idlegap.h) */
+    ls_idle_window(w->c_end - w->first_wait, w->sql_us + w->commit_us, hq->resolution, &ib);
+    idle = ls_idle_stored_us(&ib);
     if ((rc = ls_intern(&hq->evidence, w->start.evidence, &start_ev_id)) != 0 ||
         (rc = ls_intern(&hq->evidence, h->end.evidence, &end_ev_id)) != 0)
         return rc;

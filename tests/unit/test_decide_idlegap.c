@@ -176,6 +176,71 @@ static void test_span_bound(void)
     CHECK_INT(b.hi, SEC - 33 - 136 + MS);
 }
 
+/* A hold's idle, one definition (ls_idle_window): samples/realistic's
+ * accounts.deposit, its %t log's contended window 100.758 ms (first wait
+ * to the COMMIT's stamp), 0.395 ms of SQL and 0.159 ms of COMMIT; its
+ * csvlog says 783.998 ms idle while others waited. */
+static void test_window(void)
+{
+    ls_idle_span b;
+
+    ls_idle_window(100758, 395 + 159, SEC, &b);
+    CHECK_INT(b.est, 100204);
+    CHECK_INT(b.lo, 0);
+    CHECK_INT(b.hi, SEC + 100204);
+    CHECK(b.lo <= 783998 && 783998 <= b.hi);
+    /* stored as it is on a whole-second log, below 0 too */
+    CHECK_INT(ls_idle_stored_us(&b), 100204);
+    ls_idle_window(1000, 1044, SEC, &b);
+    CHECK_INT(ls_idle_stored_us(&b), -44);
+    CHECK_INT(b.lo, 0);
+    CHECK_INT(b.hi, SEC - 44);
+    /* a millisecond log: never below 0, as the holds pass always stored */
+    ls_idle_window(1000, 1044, MS, &b);
+    CHECK_INT(ls_idle_stored_us(&b), 0);
+    CHECK_INT(b.hi, MS - 44);
+    ls_idle_window(5 * MS, MS, MS, &b);
+    CHECK_INT(ls_idle_stored_us(&b), 4 * MS);
+    CHECK_INT(b.lo, 3 * MS);
+    CHECK_INT(b.hi, 5 * MS);
+    /* no resolution (the holds pass's state): the estimate, never below 0 */
+    ls_idle_window(100, 150, 0, &b);
+    CHECK_INT(b.lo, 0);
+    CHECK_INT(b.hi, 0);
+}
+
+/* A wait on the holder's transaction logged before its end raises the
+ * lower bound (ls_idle_at_least_waited): samples/realistic's %t
+ * accounts.deposit, its waiter's "still waiting ... after 100.758 ms"
+ * before its COMMIT, its statements from the one that took the row
+ * 0.999 ms in all. */
+static void test_at_least_waited(void)
+{
+    ls_idle_span b;
+
+    ls_idle_window(100204, 0, SEC, &b);
+    ls_idle_at_least_waited(&b, 100.758, 999);
+    CHECK_INT(b.lo, 99759);
+    CHECK_INT(b.hi, SEC + 100204);
+    CHECK_INT(b.est, 100204); /* the estimate stays: sums of it are unbiased */
+    /* no wait, or the holder's statements not all timed: as it was */
+    ls_idle_window(100204, 0, SEC, &b);
+    ls_idle_at_least_waited(&b, NAN, 999);
+    CHECK_INT(b.lo, 0);
+    ls_idle_at_least_waited(&b, 100.758, -1);
+    CHECK_INT(b.lo, 0);
+    /* a bound below the stamps' changes nothing */
+    ls_idle_window(1500 * MS, 0, SEC, &b);
+    ls_idle_at_least_waited(&b, 300, 0);
+    CHECK_INT(b.lo, 500 * MS);
+    /* never above the stamps' upper bound (samples/i18n's refunds, had
+     * its waiter's "acquired ... after 2131.737 ms", logged after the
+     * victim's ROLLBACK, been read) */
+    ls_idle_window(102373, 0, SEC, &b);
+    ls_idle_at_least_waited(&b, 2131.737, 1284);
+    CHECK_INT(b.lo, b.hi);
+}
+
 static void test_span_sum(void)
 {
     ls_idle_heads p;
@@ -438,6 +503,8 @@ int main(void)
 {
     test_known();
     test_span_bound();
+    test_window();
+    test_at_least_waited();
     test_span_sum();
     test_by_time();
     test_refused();

@@ -34,6 +34,8 @@ void ls_finding_idle_start(ls_idle_heads *p)
     p->known_waiter_ms = 0;
     p->known_max_hold_ms = NAN;
     p->known_ms = p->known_lo_ms = p->known_hi_ms = p->known_var_ms2 = 0;
+    p->waited_holds = 0;
+    p->waited_lo_ms = 0;
 }
 
 int ls_finding_idle_add(ls_idle_heads *p, double waiter_ms, double unexplained_ms, double hold_ms)

@@ -68,6 +68,11 @@ typedef struct ls_idle_heads {
     int64_t known_holds;
     double known_waiter_ms, known_max_hold_ms;
     double known_ms, known_lo_ms, known_hi_ms, known_var_ms2;
+    /* Of those, on a whole-second log, the part of known_lo_ms that waits
+     * on the holders' transactions logged before their ends proved
+     * (ls_idle_known_add_waited): above the stamps' own lower bounds. */
+    int64_t waited_holds;
+    double waited_lo_ms;
 } ls_idle_heads;
 
 /* Start a code path's sums. */

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "idlegap.h"
 #include "tolerances.h"
 
 void ls_hold_end(const ls_hold_end_in *in, ls_hold_bound *out)
@@ -119,11 +120,14 @@ void ls_hold_walk_end(ls_hold_walk *w, int has_tx_wait, int64_t first_tx_wait,
 const char *ls_hold_state(int64_t contended_us, int64_t sql_us, int64_t commit_us,
                           int has_durations, int64_t *idle_us)
 {
-    int64_t idle = contended_us - sql_us - commit_us;
+    ls_idle_span b;
+    int64_t idle;
     const char *state;
 
-    if (idle < 0)
-        idle = 0;
+    /* the state from the idle never below 0 (the stamps' doubt aside:
+     * the holds pass stores the idle at the log's resolution) */
+    ls_idle_window(contended_us, sql_us + commit_us, 0, &b);
+    idle = b.lo;
     *idle_us = idle;
     state = idle >= sql_us && idle >= commit_us ? "idle_in_transaction"
             : commit_us >= sql_us               ? "committing"

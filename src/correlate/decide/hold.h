@@ -141,7 +141,9 @@ void ls_hold_walk_end(ls_hold_walk *w, int has_tx_wait, int64_t first_tx_wait,
  * idle in transaction (the rest, never below 0), committing and running;
  * idle wins a tie, then committing. Without durations (has_durations 0)
  * only a COMMIT's time is known: anything but "committing" is "unknown".
- * *idle_us is the idle time.
+ * *idle_us is the idle time, never below 0 (decide/idlegap.h
+ * ls_idle_window, at no resolution; the holds pass stores it at the
+ * log's, ls_idle_stored_us).
  */
 const char *ls_hold_state(int64_t contended_us, int64_t sql_us, int64_t commit_us,
                           int has_durations, int64_t *idle_us);

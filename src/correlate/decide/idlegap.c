@@ -45,15 +45,40 @@ int ls_idle_gap_add(ls_idle_heads *p, double waiter_ms, int64_t silence_us,
     return 1;
 }
 
-void ls_idle_span_bound(const ls_idle_span_in *in, ls_idle_span *out)
+void ls_idle_window(int64_t window_us, int64_t busy_us, int64_t resolution, ls_idle_span *out)
 {
-    int64_t raw = in->last_start - in->lock_end - in->busy_us;
-    int64_t res = in->resolution > 0 ? in->resolution : 0;
+    int64_t raw = window_us - busy_us;
+    int64_t res = resolution > 0 ? resolution : 0;
 
     out->est = raw;
     out->resolution = res;
     out->lo = raw - res > 0 ? raw - res : 0;
     out->hi = raw + res > 0 ? raw + res : 0;
+}
+
+void ls_idle_at_least_waited(ls_idle_span *b, double waited_ms, int64_t busy_us)
+{
+    int64_t at_least;
+
+    if (isnan(waited_ms) || busy_us < 0)
+        return;
+    at_least = llround(waited_ms * LS_US_PER_MS) - busy_us;
+    if (at_least > b->hi)
+        at_least = b->hi; /* the stamps' bound stands */
+    if (at_least > b->lo)
+        b->lo = at_least;
+}
+
+int64_t ls_idle_stored_us(const ls_idle_span *b)
+{
+    if (b->resolution >= LS_WHOLE_SECOND_US)
+        return b->est;
+    return b->est > 0 ? b->est : 0;
+}
+
+void ls_idle_span_bound(const ls_idle_span_in *in, ls_idle_span *out)
+{
+    ls_idle_window(in->last_start - in->lock_end, in->busy_us, in->resolution, out);
 }
 
 /* v capped at cap (NaN: no cap). */
@@ -103,7 +128,9 @@ static void known_finish(ls_idle_heads *p)
     if (p->known_holds == 0)
         return;
     est = within(p->known_ms, p->known_lo_ms, p->known_hi_ms);
-    if (!ls_idle_above_rounding(est, p->known_var_ms2, p->known_holds)) {
+    if (!ls_idle_above_rounding(est, p->known_var_ms2, p->known_holds) &&
+        !(p->waited_holds > 0 &&
+          p->known_lo_ms >= LS_FINDING_IDLE_MIN_UNEXPLAINED_MS * (double)p->known_holds)) {
         p->known_holds = 0; /* no more idle than the stamps' rounding could make */
         return;
     }
@@ -149,20 +176,38 @@ int ls_idle_above_rounding(double est_ms, double var_ms2, int64_t n)
 int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double est_ms, double hold_ms,
                       int64_t resolution)
 {
-    double r_ms = resolution > 0 ? (double)resolution / LS_US_PER_MS : 0;
-    double lo = est_ms - r_ms > 0 ? est_ms - r_ms : 0;
-    double hi = est_ms + r_ms > 0 ? est_ms + r_ms : 0;
+    return ls_idle_known_add_waited(p, waiter_ms, est_ms, hold_ms, resolution, NAN, -1);
+}
+
+int ls_idle_known_add_waited(ls_idle_heads *p, double waiter_ms, double est_ms, double hold_ms,
+                             int64_t resolution, double waited_ms, int64_t busy_us)
+{
+    ls_idle_span b;
+    double lo, hi;
+
+    if (isnan(est_ms))
+        return 0;
+    /* est_ms is already the window less its statements (findings_sum.c) */
+    ls_idle_window(llround(est_ms * LS_US_PER_MS), 0, resolution, &b);
+    lo = (double)b.lo / LS_US_PER_MS;
+    hi = (double)b.hi / LS_US_PER_MS;
+    ls_idle_at_least_waited(&b, waited_ms, busy_us);
 
     /* It may have been idle long enough (its upper bound): counted, with
      * its estimate as it is (below 0 too: only the sum of the signed
      * estimates is unbiased); the sum decides at ls_idle_span_finish. */
-    if (isnan(est_ms) || !ls_finding_idle_hold_counts(waiter_ms, hi))
+    if (!ls_finding_idle_hold_counts(waiter_ms, hi))
         return 0;
     p->known_holds++;
     p->known_waiter_ms += waiter_ms;
     if (!isnan(hold_ms) && (isnan(p->known_max_hold_ms) || hold_ms > p->known_max_hold_ms))
         p->known_max_hold_ms = hold_ms;
     p->known_ms += est_ms;
+    if ((double)b.lo / LS_US_PER_MS > lo) {
+        p->waited_holds++;
+        p->waited_lo_ms += (double)b.lo / LS_US_PER_MS - lo;
+        lo = (double)b.lo / LS_US_PER_MS;
+    }
     p->known_lo_ms += lo;
     p->known_hi_ms += hi;
     p->known_var_ms2 += ls_idle_rounding_var_ms2(resolution);

@@ -95,8 +95,67 @@ typedef struct ls_idle_span {
     int64_t resolution; /* the log's resolution the estimate is off by, at most, either way */
 } ls_idle_span;
 
-/* The idle time between L and C as the log allows it (above). */
+/* The idle time between L and C as the log allows it (above):
+ * ls_idle_window of the window from L's end to C's start. */
 void ls_idle_span_bound(const ls_idle_span_in *in, ls_idle_span *out);
+
+/*
+ * A hold's idle, the one definition (issue 34) of every idle figure read
+ * from the log's stamps: the holds pass's per hold (holds.idle_ms, the
+ * holder's time while others waited less its statements: decide/hold.c
+ * ls_hold_state), the idle rule's from durations (ls_idle_span_bound,
+ * ls_idle_known_add); the report's range of a hold's idle
+ * (reports/model.c, which may not include this header) follows it.
+ * window_us is a time between two stamps, busy_us the
+ * statements' time in it (durations, exact); resolution r the log's. The
+ * estimate, window_us - busy_us, is off by a triangular error on (-r, r)
+ * (each stamp up to r early): below 0 too, and unbiased, so sums of it
+ * are; lo and hi, each 0 or more, bound the truth: est - r and est + r.
+ * At a millisecond the bounds are a millisecond either way; on a
+ * whole-second log (%t) a second: samples/realistic's accounts.deposit,
+ * 784 ms idle while others waited by its csvlog, reads 100 ms in its %t
+ * log, 0 to 1.1 s.
+ */
+void ls_idle_window(int64_t window_us, int64_t busy_us, int64_t resolution, ls_idle_span *out);
+
+/*
+ * A lower bound of a hold's idle from a wait on its transaction (issue
+ * 34), raising b's lo (never above its hi, nor below it). waited_ms: the
+ * longest time a wait queued on the holder's transaction for the row had
+ * waited at a line the log wrote before the line of the holder's
+ * transaction's last statement (its COMMIT or ROLLBACK): a "still waiting
+ * ... after d ms", or its closing line's "acquired" or "detected
+ * deadlock ... after d ms" when that too came first (a wait an error
+ * ended, a lock timeout's, has no `after` there: its length on a
+ * whole-second log is from stamps, samples/i18n's lock_timeout, 1125.5 ms
+ * read where its %m log says 413.5 ms);
+ * the holder's transaction held the row that long while others waited,
+ * and whole-second stamps need not order the two lines: the log does.
+ * busy_us: the whole durations (bind and parse included) of the holder's
+ * statements from the one that took the row to its last, an upper bound
+ * of what it ran meanwhile. NaN waited_ms, or busy_us below 0 (a
+ * statement without a duration, or one that failed: its wait, not idle,
+ * is not known), leave b as it is. The link is the log's order, not the
+ * wait's end: a waiter's closing line logged after the holder's end says
+ * nothing of the hold (samples/i18n's refunds, the deadlock victim: its
+ * waiter logged "acquired ... after 2131.737 ms" 1.8 s after the victim's
+ * ROLLBACK, the waiter's backend not running meanwhile; the victim was
+ * idle 437 ms, its waiter's "still waiting ... after 103.695 ms" came
+ * before the ROLLBACK). samples/realistic %t: accounts.deposit, 0 to
+ * 1.1 s by its stamps, at least 99.8 ms by its waiter's "still waiting
+ * ... after 100.758 ms" before its COMMIT (its csvlog: 784.0 ms). The
+ * evidence: src/correlate/idle_sql.h.
+ */
+void ls_idle_at_least_waited(ls_idle_span *b, double waited_ms, int64_t busy_us);
+
+/*
+ * The figure of b a hold stores as its idle (holds.idle_ms): on a
+ * whole-second log its estimate as it is (below 0 too: the report shows
+ * it with its range, and a sum over holds stays unbiased); with finer
+ * times the estimate never below 0 (a millisecond's doubt is below what
+ * a report shows).
+ */
+int64_t ls_idle_stored_us(const ls_idle_span *b);
 
 /*
  * Add one such hold: it counts when ls_finding_idle_hold_counts() says so
@@ -169,6 +228,23 @@ int ls_idle_above_rounding(double est_ms, double var_ms2, int64_t n);
  */
 int ls_idle_known_add(ls_idle_heads *p, double waiter_ms, double est_ms, double hold_ms,
                       int64_t resolution);
+
+/*
+ * ls_idle_known_add with the waits' evidence of the hold (issue 34):
+ * waited_ms and busy_us as ls_idle_at_least_waited reads them (NaN, -1:
+ * none), which raise its lower bound. At ls_idle_span_finish the path's
+ * known heads count when their summed estimate is above the stamps'
+ * rounding, or when the sum of their lower bounds alone reaches
+ * LS_FINDING_IDLE_MIN_UNEXPLAINED_MS a hold: idle proved, however the
+ * stamps round (samples/realistic's %t accounts.deposit: its one hold
+ * estimated -0.4 ms from stamps one second apart at most, at least
+ * 99.8 ms by its waiter's "still waiting ... after 100.758 ms" before its
+ * COMMIT; its csvlog: 800.8 ms). The path's amount is then the sum of
+ * the estimates held within the sums of the bounds (99.8 ms there), its
+ * range (ls_idle_range) what the log allows.
+ */
+int ls_idle_known_add_waited(ls_idle_heads *p, double waiter_ms, double est_ms, double hold_ms,
+                             int64_t resolution, double waited_ms, int64_t busy_us);
 
 /*
  * A finished path's idle (p->unexplained_ms, after ls_idle_span_finish)
