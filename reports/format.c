@@ -149,6 +149,11 @@ void ls_fmt_state_of(FILE *f, const cJSON *o, void (*esc)(FILE *f, const char *s
     esc(f, ls_fmt_state(state), 40);
 }
 
+double ls_fmt_in_range(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
 int ls_fmt_range_of(const cJSON *o, const char *key, double *lo, double *hi)
 {
     char kl[LS_RANGE_KEY_LEN], kh[LS_RANGE_KEY_LEN];

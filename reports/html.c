@@ -275,7 +275,7 @@ static void number_cell(FILE *f, const cJSON *o, const ls_column *c)
     const cJSON *v = m_get(o, c->key);
     double lo = 0, hi = 0;
     if (c->kind == LS_CELL_RANGE && cJSON_IsNumber(v) && ls_fmt_range_of(o, c->key, &lo, &hi)) {
-        put_ms(f, v->valuedouble);
+        put_ms(f, ls_fmt_in_range(v->valuedouble, lo, hi));
         fputs(" (", f);
         put_ms(f, lo);
         fputs("–", f);

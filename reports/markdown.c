@@ -110,7 +110,8 @@ static void cell_range(FILE *f, const cJSON *o, const char *key)
     char d[LS_DURATION_LEN], lo[LS_DURATION_LEN], hi[LS_DURATION_LEN];
     double a = 0, b = 0;
     if (m_has_num(o, key) && ls_fmt_range_of(o, key, &a, &b))
-        fprintf(f, " %s (%s–%s) |", ls_fmt_duration(d, sizeof(d), m_num(o, key)),
+        fprintf(f, " %s (%s–%s) |",
+                ls_fmt_duration(d, sizeof(d), ls_fmt_in_range(m_num(o, key), a, b)),
                 ls_fmt_duration(lo, sizeof(lo), a), ls_fmt_duration(hi, sizeof(hi), b));
     else
         cell_ms(f, o, key);

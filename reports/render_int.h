@@ -30,6 +30,14 @@ const char *ls_fmt_duration(char *buf, size_t n, double ms);
  */
 int ls_fmt_range_of(const cJSON *o, const char *key, double *lo, double *hi);
 
+/*
+ * An estimate as shown beside its range [lo, hi]: the estimate itself,
+ * or the range's nearer end when it lies outside (a hold's signed idle
+ * estimate on a whole-second log, below 0 so that sums stay unbiased, is
+ * shown as its range's 0, not as a negative duration).
+ */
+double ls_fmt_in_range(double v, double lo, double hi);
+
 /* TZ set to the report's zone (UTC0 without one) while a report is
  * written, and put back after (ls_tz_leave takes what ls_tz_enter gave):
  * one thread writes the reports, after ingest. format.c. */

@@ -119,9 +119,23 @@ static void test_duration(void)
     CHECK_STR(ls_fmt_duration(b, sizeof(b), -1), "—");
 }
 
+/* A signed estimate beside its range: a whole-second log's idle estimate
+ * of -120 ms (unbiased in sums) shows as its range's 0, not as "—". */
+static void test_in_range(void)
+{
+    char b[LS_DURATION_LEN];
+    CHECK(ls_fmt_in_range(-120.0, 0.0, 1100.0) == 0.0);
+    CHECK(ls_fmt_in_range(1500.0, 0.0, 1100.0) == 1100.0);
+    CHECK(ls_fmt_in_range(100.0, 0.0, 1100.0) == 100.0);
+    CHECK(ls_fmt_in_range(0.0, 0.0, 1100.0) == 0.0);       /* at the low end */
+    CHECK(ls_fmt_in_range(1100.0, 0.0, 1100.0) == 1100.0); /* at the high end */
+    CHECK_STR(ls_fmt_duration(b, sizeof(b), ls_fmt_in_range(-120.0, 0.0, 1100.0)), "0.0 ms");
+}
+
 int main(void)
 {
     test_duration();
+    test_in_range();
     test_utf8_clean();
     test_md_cell();
     test_md_block();
