@@ -1677,7 +1677,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * rounding; on whole-second logs every head with durations is read,
  * whatever the state its rounded times gave it, and the evidence states
  * the idle's range (decide/idlegap.c ls_idle_known_add, ls_idle_range). */
-#define CORRELATION_REV "43"
+#define CORRELATION_REV "44"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

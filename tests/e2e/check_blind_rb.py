@@ -36,6 +36,7 @@ MUST_HOLD = [
     "deadlock victims: time within 50 ms of the app's error",
     "deadlocks: the process the victim waited for held the row it wanted or led its queue (the tuple lock)",
     "finding deserved: deadlocks",
+    "finding deserved: inconsistent lock order, transfer against itself on accounts",
     "deadlock victims: none said not retried that the app retried (on a new pid after ActiveRecord's reset: untold is right)",
     "serialization failures (40001): count",
     "40001 retries: the finding's retried + untold covers the app's retries",
