@@ -1676,7 +1676,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * bound and summed signed, the path kept when the sum clears the stamps'
  * rounding; on whole-second logs every head with durations is read,
  * whatever the state its rounded times gave it, and the evidence states
- * the idle's range (decide/idlegap.c ls_idle_known_add, ls_idle_range). */
+ * the idle's range (decide/idlegap.c ls_idle_known_add, ls_idle_range). 44: a
+ * deadlock no lock-order pair was read from whose DETAIL has every process
+ * wait for a row lock running one statement that locks rows names its
+ * known transactions' paths in inconsistent_lock_order (dlprocs.c
+ * temp.dl_self, decide/finding.c ls_finding_detail_cycle; samples/blind-rb). */
 #define CORRELATION_REV "44"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
