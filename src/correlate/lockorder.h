@@ -157,7 +157,7 @@
     "  JOIN row_keys ka ON ka.row_id = m.a JOIN row_keys kb ON kb.row_id = m.b),"             \
     " lc_e AS (SELECT q.deadlock_id, d.ts, q.relation, %s AS label FROM temp.dl_self q"      \
     "  JOIN lc_d d ON d.deadlock_id = q.deadlock_id JOIN tx_code c ON c.tx_id = q.tx_id"      \
-    "  WHERE q.deadlock_id NOT IN (SELECT deadlock_id FROM lc_m)),"                           \
+    "  WHERE q.deadlock_id NOT IN (SELECT deadlock_id FROM lc_s)),"                           \
     " lc_f AS (SELECT deadlock_id, ts, relation, min(label) AS lv, max(label) AS ls"          \
     "  FROM lc_e WHERE label IS NOT NULL GROUP BY deadlock_id"                                \
     "  HAVING count(DISTINCT label) <= 2),"                                                   \
