@@ -85,14 +85,17 @@ static const char self_sides_sql[] =
     " WHERE deadlock_id IN (SELECT deadlock_id FROM temp.dl_self) AND pid IS NOT NULL";
 #define SELF_PARAMS(X, Q) X(Q, deadlock) X(Q, relation)
 LS_PARAMS(sfp, SELF_PARAMS);
-/* Each cycle's transactions: its processes' (dl_procs, filled after) and
- * its victim's wait's waiter and holder when the holder is of the cycle
- * (lc_d's wait, as lock_cycles reads it). */
+/* Each cycle's transactions: its processes' (dl_procs, filled after) and,
+ * unless the log's times are whole seconds (a pooled backend's wait is
+ * then linked to another client's transaction of that second as often as
+ * not: lockorder.h), its victim's wait's waiter and holder when the
+ * holder is of the cycle (lc_d's wait, as lock_cycles reads it). */
 static const char self_tx_sql[] =
     "INSERT INTO temp.dl_self SELECT s.deadlock_id, s.relation, t.tx FROM temp.dl_self s"
     " JOIN (SELECT deadlock_id, tx_id AS tx FROM temp.dl_procs UNION"
     " SELECT deadlock_id, span_tx FROM temp.dl_procs) t ON t.deadlock_id = s.deadlock_id"
-    " WHERE s.tx_id IS NULL AND t.tx IS NOT NULL;"
+    " WHERE s.tx_id IS NULL AND t.tx IS NOT NULL;";
+static const char self_wait_tx_sql[] =
     "WITH " LS_LOCK_CYCLES_WAITS("d.deadlock_id IN (SELECT deadlock_id FROM temp.dl_self)") ","
     " lc_w AS (SELECT s.deadlock_id, s.relation, w.waiter_tx, w.holder_tx FROM lc_d d"
     " JOIN lock_waits w ON w.wait_id = d.wait_id JOIN temp.dl_self s"
@@ -101,8 +104,8 @@ static const char self_tx_sql[] =
     " AND e.waiter_pid = w.holder_pid))"
     " INSERT INTO temp.dl_self SELECT deadlock_id, relation, waiter_tx FROM lc_w"
     " WHERE waiter_tx IS NOT NULL UNION ALL SELECT deadlock_id, relation, holder_tx FROM lc_w"
-    " WHERE holder_tx IS NOT NULL;"
-    "DELETE FROM temp.dl_self WHERE tx_id IS NULL;";
+    " WHERE holder_tx IS NOT NULL;";
+static const char self_done_sql[] = "DELETE FROM temp.dl_self WHERE tx_id IS NULL;";
 
 /* One deadlock's processes as self_sql reads them, to decide. */
 typedef struct self_acc {
@@ -377,6 +380,10 @@ int ls_deadlock_proc_rows(ls_store *s)
     }
     if (rc >= 0)
         rc = ls_store_exec(s, self_tx_sql);
+    if (rc >= 0 && !c.res)
+        rc = ls_store_exec(s, self_wait_tx_sql);
+    if (rc >= 0)
+        rc = ls_store_exec(s, self_done_sql);
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(c.row);
