@@ -323,7 +323,9 @@ out:
  * wait no known hold covers goes whole to the hold that had the row when
  * it started (behind_tx). Which holds covered which wait, and by how
  * much, correlation found (row_cover, src/correlate/cover.c). A path
- * listed that caused (or suffered) none has 0 ms there.
+ * listed that caused (or suffered) none has 0 ms there; on a threshold log
+ * (log_min_duration_statement) unknown (null) instead, and a hidden figure
+ * above 0 there a lower bound (hidden_at_least), as the summary's.
  */
 #define QUEUEING_COLS(X, Q)                                                       \
     X(Q, code_path, "code_path")                                                  \
@@ -337,18 +339,36 @@ LS_COLUMNS(qu, QUEUEING_COLS);
 static const char queueing_sql[] =
     "SELECT " LS_SELECT_LIST(qu, QUEUEING_COLS) " FROM path_queueing ORDER BY ord LIMIT :limit";
 
+/* A path's hidden waiting (column col) as the log can tell it, as the
+ * summary's is (model.c hidden_row, ls_logcover_hidden_decide): on a
+ * threshold log none rebuilt is unknown (null), not 0 ms, and some is a
+ * lower bound (*at_least). */
+static void hidden_ms(model_ctx *m, cJSON *o, const char *key, ls_stmt *q, int col, int *at_least)
+{
+    ls_logcover_hidden k = ls_logcover_hidden_decide(
+        (ls_logcover)m->logcover, ls_stmt_isnull(q, col) ? 0.0 : ls_stmt_double(q, col));
+    if (k == LS_HIDDEN_UNKNOWN) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    ls_model_col_ms(o, key, q, col);
+    *at_least |= k == LS_HIDDEN_AT_LEAST;
+}
+
 static void queueing_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     cJSON *o = cJSON_CreateObject();
+    int at_least = 0;
     ls_model_col_str(o, "code_path", q, qu_code_path);
     ls_model_col_int(o, "statements_queued_behind", q, qu_statements_queued_behind);
-    ls_model_col_ms(o, "hidden_wait_ms_caused", q, qu_hidden_wait_ms_caused);
+    hidden_ms(m, o, "hidden_wait_ms_caused", q, qu_hidden_wait_ms_caused, &at_least);
     ls_model_col_ms(o, "logged_wait_ms_caused", q, qu_logged_wait_ms_caused);
     ls_model_col_int(o, "statements_waited", q, qu_statements_waited);
-    ls_model_col_ms(o, "hidden_wait_ms_suffered", q, qu_hidden_wait_ms_suffered);
+    hidden_ms(m, o, "hidden_wait_ms_suffered", q, qu_hidden_wait_ms_suffered, &at_least);
     ls_model_col_ms(o, "logged_wait_ms_suffered", q, qu_logged_wait_ms_suffered);
+    if (at_least)
+        cJSON_AddTrueToObject(o, "hidden_at_least");
     cJSON_AddItemToArray(arg, o);
-    (void)m;
 }
 /* Where the path's hold time went: the parts summed over its holds. */
 #define PARTS_COLS(X, Q)    \

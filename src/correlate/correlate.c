@@ -1684,24 +1684,28 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * rounding; on whole-second logs every head with durations is read,
  * whatever the state its rounded times gave it, and the evidence states
  * the idle's range (decide/idlegap.c ls_idle_known_add, ls_idle_range). 44: on
- * a whole-second log read with traces a hold's hidden wait is timed at its
- * own evidence's tick (spans or lines), a span-timed logged wait from its
- * span kept inside the acquired line's second (decide/hidden.c
+ * a whole-second log read with traces a hold's hidden wait is timed at its own
+ * evidence's tick (spans or lines), a span-timed logged wait from its span
+ * kept inside the acquired line's second (decide/hidden.c
  * ls_hidden_wait_resolution, ls_hidden_span_timed_wait). 45: on a log whose
- * statements are logged only past log_min_duration_statement, a key whose
- * slow locking statements dominate its relation is a row, its waiting a
- * bound (decide/slowkey.c ls_slowkey_makes_row, slowkeys.c). 46: a log of
- * only some statement classes (log_statement = 'mod', no durations, no
- * transaction control: verdict statement_classes) reads its holds as at least and its hidden waiting as
- * unknown, and a wait's holder linked only by its pid's last logged
- * statement is kept only when that transaction was open or a hold of the
- * row covers the moment (decide/logcover.c, decide/link.c). 47: on a
- * whole-second log a hold's idle (holds.idle_ms) is its estimate as the
- * stamps give it, below 0 too (decide/idlegap.c ls_idle_window, one
- * definition with the idle rule's), and the idle rule's known heads are
- * raised by the waits on their transactions logged before their ends
- * (ls_idle_known_add_waited, idle_sql.h): a path proved idle counts. */
-#define CORRELATION_REV "47"
+ * statements are logged only past log_min_duration_statement, a key whose slow
+ * locking statements dominate its relation is a row, its waiting a bound
+ * (decide/slowkey.c ls_slowkey_makes_row, slowkeys.c). 46: a log of only some
+ * statement classes (log_statement = 'mod', no durations, no transaction
+ * control: verdict statement_classes) reads its holds as at least and its
+ * hidden waiting as unknown, and a wait's holder linked only by its pid's last
+ * logged statement is kept only when that transaction was open or a hold of
+ * the row covers the moment (decide/logcover.c, decide/link.c). 47: on a
+ * whole-second log a hold's idle (holds.idle_ms) is its estimate as the stamps
+ * give it, below 0 too (decide/idlegap.c ls_idle_window, one definition with
+ * the idle rule's), and the idle rule's known heads are raised by the waits on
+ * their transactions logged before their ends (ls_idle_known_add_waited,
+ * idle_sql.h): a path proved idle counts. 48: a deadlock no lock-order pair
+ * was read from whose DETAIL has every process wait for a row lock running one
+ * statement that locks rows names its known transactions' paths in
+ * inconsistent_lock_order (dlprocs.c temp.dl_self, decide/finding.c
+ * ls_finding_detail_cycle; samples/blind-rb). */
+#define CORRELATION_REV "48"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

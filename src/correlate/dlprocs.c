@@ -19,11 +19,22 @@
  * temp table: the
  * findings pass and a report's window or grouping (scope.c) read it, the
  * store's schema keeps none of it.
+ *
+ * temp.dl_self: the deadlocks whose DETAIL alone shows rows locked in
+ * inconsistent order (ls_finding_detail_cycle: every process waits for a
+ * row lock running one statement that locks rows), with the relation
+ * that statement locks and each transaction of the cycle known (a
+ * process's DETAIL transaction, the victim's wait's waiter and holder),
+ * for lock_cycles to name by their code paths where it read no pair
+ * from the rows (samples/blind-rb: a threshold log, none of its 13
+ * deadlocks' victims has a transaction).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "correlate_int.h"
+#include "decide/finding.h"
 #include "decide/rowid.h"
 #include "decide/tolerances.h"
 #include "decide/victim.h"
@@ -31,6 +42,7 @@
 #include "lockorder.h"
 #include "ls_columns.h"
 #include "ls_params.h"
+#include "ls_sqlshape.h"
 #include "rowkey.h"
 
 static const char create_sql[] =
@@ -41,6 +53,9 @@ static const char create_sql[] =
      * deadlock's victim and the holder of the victim's wait lc_d gives it;
      * a longer cycle's other processes are read by no one, and their
      * lookups were 2 in 5 of this pass's on a pgbench log */
+    "CREATE TEMP TABLE IF NOT EXISTS dl_self(deadlock_id INTEGER, relation TEXT,"
+    " tx_id INTEGER);"
+    "DELETE FROM temp.dl_self;"
     "DROP TABLE IF EXISTS temp.dl_sides;"
     "CREATE TEMP TABLE dl_sides(deadlock_id INTEGER, pid INTEGER,"
     " PRIMARY KEY(deadlock_id, pid)) WITHOUT ROWID;"
@@ -48,6 +63,114 @@ static const char create_sql[] =
     " SELECT deadlock_id, pid FROM lc_d WHERE pid IS NOT NULL UNION ALL"
     " SELECT d.deadlock_id, l.holder_pid FROM lc_d d JOIN wait_links l ON l.wait_id = d.wait_id"
     " WHERE l.holder_pid IS NOT NULL;";
+
+/* Each deadlock's processes, the victim first, with its edge's kind and
+ * its DETAIL statement (NULL: none read). */
+#define SELF_COLS(X, Q)                                                          \
+    X(Q, deadlock_id, "d.deadlock_id")                                           \
+    X(Q, pid, "p.pid")                                                           \
+    X(Q, text_id, "p.text_id")                                                   \
+    X(Q, text, "(SELECT t.text FROM stmt_texts t WHERE t.text_id = p.text_id)")  \
+    X(Q, edge_kind, "(SELECT e.target_kind FROM deadlock_edges e"                \
+                    " WHERE e.deadlock_id = p.deadlock_id AND e.waiter_pid = p.pid" \
+                    " ORDER BY e.seq LIMIT 1)")
+LS_COLUMNS(slq, SELF_COLS);
+static const char self_sql[] =
+    "SELECT " LS_SELECT_LIST(slq, SELF_COLS) " FROM deadlocks d JOIN deadlock_procs p"
+    " ON p.deadlock_id = d.deadlock_id ORDER BY d.deadlock_id, p.pid IS NOT d.victim_pid, p.rowid";
+static const char self_insert_sql[] =
+    "INSERT INTO temp.dl_self(deadlock_id, relation) VALUES (:deadlock, :relation)";
+static const char self_sides_sql[] =
+    "INSERT OR IGNORE INTO temp.dl_sides SELECT deadlock_id, pid FROM deadlock_procs"
+    " WHERE deadlock_id IN (SELECT deadlock_id FROM temp.dl_self) AND pid IS NOT NULL";
+#define SELF_PARAMS(X, Q) X(Q, deadlock) X(Q, relation)
+LS_PARAMS(sfp, SELF_PARAMS);
+/* Each cycle's transactions: its processes' (dl_procs, filled after) and,
+ * unless the log's times are whole seconds (a pooled backend's wait is
+ * then linked to another client's transaction of that second as often as
+ * not: lockorder.h), its victim's wait's waiter and holder when the
+ * holder is of the cycle (lc_d's wait, as lock_cycles reads it). */
+static const char self_tx_sql[] =
+    "INSERT INTO temp.dl_self SELECT s.deadlock_id, s.relation, t.tx FROM temp.dl_self s"
+    " JOIN (SELECT deadlock_id, tx_id AS tx FROM temp.dl_procs UNION"
+    " SELECT deadlock_id, span_tx FROM temp.dl_procs) t ON t.deadlock_id = s.deadlock_id"
+    " WHERE s.tx_id IS NULL AND t.tx IS NOT NULL;";
+static const char self_wait_tx_sql[] =
+    "WITH " LS_LOCK_CYCLES_WAITS("d.deadlock_id IN (SELECT deadlock_id FROM temp.dl_self)") ","
+    " lc_w AS (SELECT s.deadlock_id, s.relation, w.waiter_tx, w.holder_tx FROM lc_d d"
+    " JOIN lock_waits w ON w.wait_id = d.wait_id JOIN temp.dl_self s"
+    " ON s.deadlock_id = d.deadlock_id AND s.tx_id IS NULL WHERE EXISTS (SELECT 1"
+    " FROM deadlock_edges e WHERE e.deadlock_id = d.deadlock_id"
+    " AND e.waiter_pid = w.holder_pid))"
+    " INSERT INTO temp.dl_self SELECT deadlock_id, relation, waiter_tx FROM lc_w"
+    " WHERE waiter_tx IS NOT NULL UNION ALL SELECT deadlock_id, relation, holder_tx FROM lc_w"
+    " WHERE holder_tx IS NOT NULL;";
+static const char self_done_sql[] = "DELETE FROM temp.dl_self WHERE tx_id IS NULL;";
+
+/* One deadlock's processes as self_sql reads them, to decide. */
+typedef struct self_acc {
+    int64_t deadlock, procs, row_edges, same, text_id;
+    char stmt[4096];
+} self_acc;
+
+/* Keep acc's deadlock in temp.dl_self when its DETAIL shows one statement
+ * locking rows in inconsistent order (ls_finding_detail_cycle). */
+static int self_flush(ls_stmt *ins, const self_acc *a)
+{
+    char rel[256];
+    int rc;
+    if (!a->procs ||
+        !ls_finding_detail_cycle(a->procs, a->row_edges, a->same, a->text_id ? a->stmt : NULL) ||
+        !ls_sql_relation(a->stmt, rel, sizeof(rel)))
+        return 0;
+    ls_stmt_reset(ins);
+    if ((rc = ls_stmt_bind_int64(ins, LS_PARAM(sfp, deadlock), a->deadlock)) != 0 ||
+        (rc = ls_stmt_bind_text(ins, LS_PARAM(sfp, relation), rel)) != 0)
+        return rc;
+    rc = ls_stmt_step(ins);
+    ls_stmt_reset(ins);
+    return rc < 0 ? rc : 0;
+}
+
+/* The deadlocks of temp.dl_self, their processes made sides. */
+static int self_cycles(ls_store *s)
+{
+    ls_stmt *q = NULL, *ins = NULL;
+    self_acc a;
+    int rc;
+
+    memset(&a, 0, sizeof(a));
+    if ((rc = ls_store_prepare(s, self_sql, &q)) != 0 ||
+        (rc = ls_store_prepare_params(s, self_insert_sql, LS_PARAM_NAMES(SELF_PARAMS), &ins)) !=
+            0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        int64_t id = ls_stmt_int64(q, slq_deadlock_id);
+        const char *kind = ls_stmt_text_or_null(q, slq_edge_kind);
+        if (id != a.deadlock || !a.procs) {
+            if ((rc = self_flush(ins, &a)) != 0)
+                goto out;
+            memset(&a, 0, sizeof(a));
+            a.deadlock = id;
+            a.text_id = ls_stmt_isnull(q, slq_text_id) ? 0 : ls_stmt_int64(q, slq_text_id);
+            if (a.text_id)
+                snprintf(a.stmt, sizeof(a.stmt), "%s", ls_stmt_text_or_null(q, slq_text) ?
+                         ls_stmt_text_or_null(q, slq_text) : "");
+        }
+        a.procs++;
+        a.row_edges += kind && ls_is_row_lock(kind);
+        a.same += a.text_id && !ls_stmt_isnull(q, slq_text_id) &&
+                  ls_stmt_int64(q, slq_text_id) == a.text_id;
+    }
+    if (rc >= 0)
+        rc = self_flush(ins, &a);
+    if (rc >= 0)
+        rc = ls_store_exec(s, self_sides_sql);
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
 
 /* Each process with its edge (one: a process waits for one lock), its
  * DETAIL text, the deadlock's time and the process's session. */
@@ -217,6 +340,8 @@ int ls_deadlock_proc_rows(ls_store *s)
         (rc = ls_correlate_log_resolution(s, &res)) != 0)
         return rc;
     c.res = res == LS_WHOLE_SECOND_US ? res : 0;
+    if ((rc = self_cycles(s)) != 0)
+        return rc;
     if ((rc = ls_store_prepare(s, procs_sql, &q)) != 0 ||
         (rc = ls_store_prepare_params(s, find_row_sql, LS_PARAM_NAMES(FIND_ROW_PARAMS), &c.row)) !=
             0 ||
@@ -253,6 +378,12 @@ int ls_deadlock_proc_rows(ls_store *s)
             (rc = ls_stmt_step(c.ins)) < 0)
             goto out;
     }
+    if (rc >= 0)
+        rc = ls_store_exec(s, self_tx_sql);
+    if (rc >= 0 && !c.res)
+        rc = ls_store_exec(s, self_wait_tx_sql);
+    if (rc >= 0)
+        rc = ls_store_exec(s, self_done_sql);
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(c.row);

@@ -320,9 +320,20 @@ static const finding_rule rules[] = {
       * included; each deadlock counted for the pair that made it, a
       * cycle through a third transaction too (x.longer of them; the rows
       * named are a two-transaction cycle's where the pair has one). */
-     "WITH %W SELECT 1000.0 * (1 + x.deadlocks), CASE WHEN x.label = x.other THEN x.label || ' locks"
+     "WITH %W SELECT 1000.0 * (1 + x.deadlocks), CASE WHEN x.rows_detail AND x.label = x.other"
+     " THEN x.label || ' locks rows of ' || x.r1 || ' in inconsistent order against itself'"
+     " WHEN x.rows_detail THEN 'Code paths lock rows of ' || x.r1 || ' in inconsistent order'"
+     " WHEN x.label = x.other THEN x.label || ' locks"
      " the same rows in opposite orders in concurrent transactions' ELSE 'Code paths lock the"
-     " same rows in opposite orders' END, printf('%%s locked %%s, then waited for %%s, while"
+     " same rows in opposite orders' END, CASE WHEN x.rows_detail THEN printf('%%d deadlock%%s"
+     " %%s cycles of transactions of %%s, each holding a row of %%s while it waited, in the"
+     " same statement, for a row another held: those rows are locked in no one order. Read"
+     " from each deadlock''s DETAIL: the log does not show which rows each transaction locked"
+     " first. The first at %%s UTC.', x.deadlocks, CASE WHEN x.deadlocks > 1 THEN 's' ELSE ''"
+     " END, CASE WHEN x.deadlocks > 1 THEN 'were' ELSE 'was' END, CASE WHEN x.label = x.other"
+     " THEN x.label ELSE x.label || ' and ' || x.other END, x.r1,"
+     " strftime('%%Y-%%m-%%d %%H:%%M:%%f', x.first_ts / 1e6, 'unixepoch')) ELSE"
+     " printf('%%s locked %%s, then waited for %%s, while"
      " %%s held %%s and waited%%s for %%s: %%d deadlock%%s between them%%s, the first at %%s"
      " UTC.', CASE WHEN x.label = x.other THEN 'One transaction of ' || x.label ELSE x.label"
      " END, x.row1, x.row2, CASE WHEN x.label = x.other THEN 'another' ELSE x.other END,"
@@ -330,7 +341,7 @@ static const finding_rule rules[] = {
      " ELSE '' END, x.row1, x.deadlocks, CASE WHEN x.deadlocks > 1 THEN 's' ELSE '' END,"
      " CASE WHEN x.longer > 0 THEN printf(' (%%d of them through a third transaction: a"
      " cycle of three or more, each locking in its own order)', x.longer) ELSE '' END,"
-     " strftime('%%Y-%%m-%%d %%H:%%M:%%f', x.first_ts / 1e6, 'unixepoch')),"
+     " strftime('%%Y-%%m-%%d %%H:%%M:%%f', x.first_ts / 1e6, 'unixepoch')) END,"
      " x.label, x.r1, x.r2, x.other, x.deadlocks, x.row1, x.row2"
      " FROM lock_cycles x ORDER BY x.label, x.other, x.r1, x.r2",
      "code_path:s,first:s,then:s,other_code_path:s,deadlocks:i,first_row:s,then_row:s",

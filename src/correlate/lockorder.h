@@ -40,7 +40,16 @@
  *
  * A deadlock whose victim waited for a row held by a process that wanted
  * no row of the victim's (a longer cycle, through others' rows) is not
- * read: the other processes' rows are named only by their statements.
+ * read from the rows: the other processes' rows are named only by their
+ * statements.
+ *
+ * A deadlock no pair was read from whose DETAIL alone shows one
+ * statement's rows locked in inconsistent order (temp.dl_self, dlprocs.c,
+ * ls_finding_detail_cycle: every process waits for a row lock running
+ * the one statement) is named by the code paths of its transactions that
+ * are known (one: a path against itself; two: the pair; more: not read)
+ * on the statement's relation both ways, its rows unknown (detail: a
+ * threshold log shows neither side's first lock; samples/blind-rb).
  */
 #ifndef LS_CORRELATE_LOCKORDER_H
 #define LS_CORRELATE_LOCKORDER_H
@@ -56,7 +65,9 @@
  * paths and relations, named in a fixed orientation (the smaller of
  * (label, r1, r2) and (other, r2, r1) first). `label` is an expression
  * over tx_code c in place of the text's one %s; only the deadlocks d for
- * which SQL `cond` holds.
+ * which SQL `cond` holds. `detail`: of the deadlocks, those read from the
+ * DETAIL alone (no rows); rows_detail: the named rows are none, every
+ * deadlock of the pair was.
  *
  * Linear in the deadlocks whatever plan SQLite picks (issue 38: lookups
  * per deadlock made it 195 M VM steps for the 2.2 k deadlocks of a 1 GiB
@@ -144,15 +155,23 @@
     "  ka.relation AS ra, kb.relation AS rb, ka.relation || ' ' || ka.row_key AS rowa,"       \
     "  kb.relation || ' ' || kb.row_key AS rowb FROM lc_m m"                                  \
     "  JOIN row_keys ka ON ka.row_id = m.a JOIN row_keys kb ON kb.row_id = m.b),"             \
+    " lc_e AS (SELECT q.deadlock_id, d.ts, q.relation, %s AS label FROM temp.dl_self q"      \
+    "  JOIN lc_d d ON d.deadlock_id = q.deadlock_id JOIN tx_code c ON c.tx_id = q.tx_id"      \
+    "  WHERE q.deadlock_id NOT IN (SELECT deadlock_id FROM lc_s)),"                           \
+    " lc_f AS (SELECT deadlock_id, ts, relation, min(label) AS lv, max(label) AS ls"          \
+    "  FROM lc_e WHERE label IS NOT NULL GROUP BY deadlock_id"                                \
+    "  HAVING count(DISTINCT label) <= 2),"                                                   \
     " lc_o AS (SELECT deadlock_id, ts, lv AS label, ra AS r1, rb AS r2, ls AS other,"         \
-    "  rowa AS row1, rowb AS row2, longer FROM lc_s WHERE (lv, ra, rb) <= (ls, rb, ra)"       \
-    "  UNION ALL SELECT deadlock_id, ts, ls, rb, ra, lv, rowb, rowa, longer FROM lc_s"        \
-    "  WHERE (lv, ra, rb) > (ls, rb, ra)),"                                                   \
+    "  rowa AS row1, rowb AS row2, longer, 0 AS detail FROM lc_s"                             \
+    "  WHERE (lv, ra, rb) <= (ls, rb, ra) UNION ALL SELECT deadlock_id, ts, ls, rb, ra, lv,"  \
+    "  rowb, rowa, longer, 0 FROM lc_s WHERE (lv, ra, rb) > (ls, rb, ra) UNION ALL"           \
+    "  SELECT deadlock_id, ts, lv, relation, relation, ls, NULL, NULL, 0, 1 FROM lc_f),"      \
     " lc_r AS (SELECT *, row_number() OVER (PARTITION BY label, r1, r2, other"                \
-    "  ORDER BY longer, ts, deadlock_id) AS rk FROM lc_o),"                                   \
+    "  ORDER BY detail, longer, ts, deadlock_id) AS rk FROM lc_o),"                           \
     " lock_cycles AS (SELECT label, r1, r2, other, max(CASE WHEN rk = 1 THEN row1 END)"       \
     "  AS row1, max(CASE WHEN rk = 1 THEN row2 END) AS row2, count(*) AS deadlocks,"          \
     "  min(ts) AS first_ts, sum(longer) AS longer, max(CASE WHEN rk = 1 THEN longer END)"     \
-    "  AS rows_longer FROM lc_r GROUP BY label, r1, r2, other)"
+    "  AS rows_longer, sum(detail) AS detail, max(CASE WHEN rk = 1 THEN detail END)"          \
+    "  AS rows_detail FROM lc_r GROUP BY label, r1, r2, other)"
 
 #endif

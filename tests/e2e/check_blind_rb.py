@@ -36,6 +36,7 @@ MUST_HOLD = [
     "deadlock victims: time within 50 ms of the app's error",
     "deadlocks: the process the victim waited for held the row it wanted or led its queue (the tuple lock)",
     "finding deserved: deadlocks",
+    "finding deserved: inconsistent lock order, transfer against itself on accounts",
     "deadlock victims: none said not retried that the app retried (on a new pid after ActiveRecord's reset: untold is right)",
     "serialization failures (40001): count",
     "40001 retries: the finding's retried + untold covers the app's retries",
@@ -105,7 +106,15 @@ def main():
         rep = judge.report(lockspan, sample, tmp)
     truth = judge.load(os.path.join(sample, "truth.json"))
     results = {r["name"]: r for r in judge.Judge(truth, rep).run()}
-    sys.exit(lscheck.judged("check_blind_rb", results, MUST_HOLD, first=bound_checks(rep),
+    # The checker's own: on this threshold log a path's hidden waiting is
+    # unknown (null), never 0 ms (the summary's is, judge.py's check; the
+    # per-path figures of row_queueing were left at 0 before rbself34).
+    zero = [(q["code_path"], k) for q in rep["row_queueing"]
+            for k in ("hidden_wait_ms_caused", "hidden_wait_ms_suffered") if q.get(k) == 0]
+    first = [("row queueing: no path's hidden waiting said 0 ms on a threshold log",
+              not zero, zero or "none", "unknown (null) or a lower bound")]
+    sys.exit(lscheck.judged("check_blind_rb", results, MUST_HOLD,
+                            first=bound_checks(rep) + first,
                             not_asserted=NOT_ASSERTED))
 
 

@@ -128,6 +128,11 @@ OTHER_CHECKS = [
      "within the truth's busiest window)", "check_blind_java.py"),
     ("serial_capacity", "silent", "blind-java (accounts: its long holds are its deadlocks', "
      "whose transactions count neither in demand nor in the mean hold)", "check_blind_java.py"),
+    # blind-rb: a threshold log, the order read from the deadlocks' DETAIL
+    # alone (issue 34 item 7, branch rbself34)
+    ("inconsistent_lock_order", "fires", "blind-rb (transfer against itself on accounts, read "
+     "from the DETAIL: 11 of 13 deadlocks, 2 without a known transaction)",
+     "check_blind_rb.py"),
 ]
 
 

@@ -125,6 +125,32 @@ static void test_lock_order(void)
     CHECK_INT(ls_finding_lock_order_fires(7), 1);
 }
 
+/* inconsistent_lock_order from a deadlock's DETAIL alone: every process
+ * waits for a row lock running the one statement, which locks rows that
+ * exist; the statements are samples/blind-rb's and blind-otel's DETAILs. */
+static void test_detail_cycle(void)
+{
+    static const char rb[] = "SELECT \"accounts\".* FROM \"accounts\" WHERE \"accounts\".\"id\""
+                             " = $1 LIMIT $2 FOR UPDATE";
+    static const char otel[] = "update \"wallets\" set \"balance\" = \"balance\" - $1 where \"id\""
+                               " = $2 returning 1";
+    CHECK_INT(ls_finding_detail_cycle(3, 3, 3, rb), 1); /* blind-rb's first */
+    CHECK_INT(ls_finding_detail_cycle(5, 5, 5, rb), 1);
+    CHECK_INT(ls_finding_detail_cycle(2, 2, 2, otel), 1);
+    CHECK_INT(ls_finding_detail_cycle(2, 2, 2, "DELETE FROM t WHERE id = $1"), 1);
+    CHECK_INT(ls_finding_detail_cycle(1, 1, 1, rb), 0);     /* no cycle of one */
+    CHECK_INT(ls_finding_detail_cycle(0, 0, 0, rb), 0);
+    CHECK_INT(ls_finding_detail_cycle(4, 4, 3, otel), 0);   /* another statement in it */
+    CHECK_INT(ls_finding_detail_cycle(3, 2, 3, rb), 0);     /* a relation or object lock */
+    CHECK_INT(ls_finding_detail_cycle(2, 2, 2, NULL), 0);   /* no statement */
+    CHECK_INT(ls_finding_detail_cycle(2, 2, 2, "INSERT INTO orders VALUES ($1)"), 0);
+    CHECK_INT(ls_finding_detail_cycle(2, 2, 2, "SELECT * FROM t WHERE id = 1"), 0); /* no lock */
+    CHECK_INT(ls_finding_detail_cycle(2, 2, 2, "LOCK TABLE t"), 0);
+    CHECK_INT(ls_finding_locks_rows("  /* c */ select 1 from t for share"), 1);
+    CHECK_INT(ls_finding_locks_rows("WITH x AS (SELECT 1) UPDATE t SET a = 1"), 0);
+    CHECK_INT(ls_finding_locks_rows("MERGE INTO t USING s ON true WHEN MATCHED THEN DELETE"), 0);
+}
+
 static void test_counter(void)
 {
     CHECK_INT(ls_finding_counter_fires(LS_FINDING_ROW_MIN_WAITS), 1);
@@ -269,6 +295,7 @@ int main(void)
     test_count();
     test_queue();
     test_lock_order();
+    test_detail_cycle();
     test_counter();
     test_increment();
     test_hidden();

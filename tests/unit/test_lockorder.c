@@ -61,6 +61,7 @@ static const char schema_sql[] =
     "CREATE TABLE tx_code(tx_id INTEGER PRIMARY KEY, label TEXT);"
     "CREATE TEMP TABLE dl_procs(deadlock_id INTEGER, pid INTEGER, row_id INTEGER,"
     " tx_id INTEGER, span_tx INTEGER, PRIMARY KEY(deadlock_id, pid));"
+    "CREATE TEMP TABLE dl_self(deadlock_id INTEGER, relation TEXT, tx_id INTEGER);"
     "CREATE TABLE row_keys(row_id INTEGER PRIMARY KEY, relation TEXT, row_key TEXT);"
     "INSERT INTO row_keys VALUES (1, 'accounts', 'aid=1'), (2, 'accounts', 'aid=2'),"
     " (3, 'accounts', 'aid=3'), (4, 'branches', 'bid=1');";
@@ -143,9 +144,9 @@ static char *cycles_query(void)
 {
     static const char head[] = LS_LOCK_CYCLES_HEAD("1");
     static const char tail[] = LS_LOCK_CYCLES_TAIL;
-    char *t = sqlite3_mprintf(tail, "c.label");
+    char *t = sqlite3_mprintf(tail, "c.label", "c.label"); /* lc_l's and lc_e's */
     char *sql = t ? sqlite3_mprintf("WITH %s,%s SELECT label, r1, r2, other, row1, row2,"
-                                    " deadlocks, first_ts, longer FROM lock_cycles",
+                                    " deadlocks, first_ts, longer, detail FROM lock_cycles",
                                     head, t)
                   : NULL;
     sqlite3_free(t);
@@ -296,8 +297,99 @@ static void test_three_cycle(void)
     CHECK_INT(three_cycle(0, &longer), 0);
 }
 
+/*
+ * A deadlock read from its DETAIL alone (temp.dl_self, dlprocs.c: every
+ * process waits for a row lock running one statement; samples/blind-rb's
+ * transfers, no rows known): n deadlocks, each with the transactions
+ * `labels` names (a label per transaction; "" for none), no holds and no
+ * DETAIL rows. Returns the VM steps (-1: error), the one pair's fields in
+ * *label, *other and *deadlocks (0: no pair).
+ */
+static long detail_cycles(int n, const char *const *labels, int nlabels, char *label,
+                          char *other, int *deadlocks)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *q = NULL;
+    char *sql = NULL;
+    long steps = -1;
+    int i;
+
+    *deadlocks = 0;
+    label[0] = other[0] = '\0';
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
+        sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK || exec_per_deadlock(db, n, 0))
+        goto done;
+    /* exec_per_deadlock's tx_code rows are 2k and 2k+1: these are 10 n + i */
+    for (i = 0; i < nlabels; i++) {
+        char *ins = sqlite3_mprintf(
+            "WITH RECURSIVE k(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM k WHERE k < %d)"
+            " INSERT INTO dl_self SELECT k, 'accounts', 10 * k + %d FROM k;"
+            "WITH RECURSIVE k(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM k WHERE k < %d)"
+            " INSERT INTO tx_code SELECT 10 * k + %d, nullif(%Q, '') FROM k;",
+            n, i + 10 * n, n, i + 10 * n, labels[i]);
+        int rc = ins ? sqlite3_exec(db, ins, NULL, NULL, NULL) : SQLITE_NOMEM;
+        sqlite3_free(ins);
+        if (rc != SQLITE_OK)
+            goto done;
+    }
+    if (sqlite3_exec(db, "ANALYZE", NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    sql = cycles_query();
+    if (!sql || sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+        fprintf(stderr, "prepare: %s\n", sqlite3_errmsg(db));
+        goto done;
+    }
+    if (sqlite3_step(q) == SQLITE_ROW) {
+        snprintf(label, 32, "%s", (const char *)sqlite3_column_text(q, 0));
+        snprintf(other, 32, "%s", (const char *)sqlite3_column_text(q, 3));
+        CHECK_STR((const char *)sqlite3_column_text(q, 1), "accounts");
+        CHECK_STR((const char *)sqlite3_column_text(q, 2), "accounts");
+        CHECK_INT(sqlite3_column_type(q, 4), SQLITE_NULL); /* no rows known */
+        CHECK_INT(sqlite3_column_type(q, 5), SQLITE_NULL);
+        *deadlocks = sqlite3_column_int(q, 6);
+        CHECK_INT(sqlite3_column_int(q, 9), *deadlocks); /* each read from the DETAIL */
+        CHECK_INT(sqlite3_step(q), SQLITE_DONE);
+    }
+    steps = sqlite3_stmt_status(q, SQLITE_STMTSTATUS_VM_STEP, 0);
+done:
+    sqlite3_finalize(q);
+    sqlite3_free(sql);
+    sqlite3_close(db);
+    return steps;
+}
+
+/* One path against itself; two paths a pair, named both; three paths or
+ * none known: no pair. Linear in the deadlocks. */
+static void test_detail_cycles(void)
+{
+    static const char *const one[] = {"transfer", "transfer", ""};
+    static const char *const two[] = {"payout", "transfer"};
+    static const char *const three[] = {"payout", "transfer", "refund"};
+    static const char *const none[] = {""};
+    char label[32], other[32];
+    int n;
+    long small, large;
+
+    small = detail_cycles(SMALL_DEADLOCKS, one, 3, label, other, &n);
+    CHECK_INT(n, SMALL_DEADLOCKS);
+    CHECK_STR(label, "transfer");
+    CHECK_STR(other, "transfer");
+    large = detail_cycles(SMALL_DEADLOCKS * LARGE_FACTOR, one, 3, label, other, &n);
+    CHECK_INT(n, SMALL_DEADLOCKS * LARGE_FACTOR);
+    CHECK(small > 0 && large > 0 && large <= MAX_STEP_RATIO * small);
+    CHECK(detail_cycles(3, two, 2, label, other, &n) > 0);
+    CHECK_INT(n, 3);
+    CHECK_STR(label, "payout");
+    CHECK_STR(other, "transfer");
+    CHECK(detail_cycles(3, three, 3, label, other, &n) > 0);
+    CHECK_INT(n, 0);
+    CHECK(detail_cycles(3, none, 1, label, other, &n) > 0);
+    CHECK_INT(n, 0);
+}
+
 int main(void)
 {
+    test_detail_cycles();
     test_three_cycle();
     test_linear();
     test_detail_rows();

@@ -138,6 +138,28 @@ int ls_finding_lock_order_fires(int64_t deadlocks)
     return deadlocks >= LS_FINDING_ORDER_MIN_DEADLOCKS;
 }
 
+int ls_finding_locks_rows(const char *sql)
+{
+    static const char *const verbs[] = {"update ", "delete ", "select "};
+    ls_buf b;
+    size_t i;
+    int ok = 0;
+
+    if (!sql || ls_sql_kind_of(sql) != LS_SQL_WRITE)
+        return 0;
+    ls_buf_init(&b, 0);
+    if (ls_sql_shape(&b, sql, 16) == 0 && b.ptr)
+        for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]) && !ok; i++)
+            ok = strncmp(b.ptr, verbs[i], strlen(verbs[i])) == 0;
+    ls_buf_free(&b);
+    return ok;
+}
+
+int ls_finding_detail_cycle(int64_t procs, int64_t row_edges, int64_t same_stmt, const char *stmt)
+{
+    return procs >= 2 && row_edges == procs && same_stmt == procs && ls_finding_locks_rows(stmt);
+}
+
 int ls_finding_is_increment(const char *sql)
 {
     return ls_sql_increments(sql);

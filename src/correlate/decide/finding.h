@@ -108,6 +108,31 @@ int ls_finding_queue_fires(const char *mode, int64_t queued);
  */
 int ls_finding_lock_order_fires(int64_t deadlocks);
 
+/*
+ * inconsistent_lock_order read from a deadlock's DETAIL alone, where the
+ * log does not show which rows each side locked first (a threshold log:
+ * samples/blind-rb, 13 deadlocks of `transfer` locking two accounts rows
+ * in request order, none read from the rows). The DETAIL's `procs`
+ * processes form a cycle (PostgreSQL writes only cycles); `row_edges` of
+ * their edges are row locks (ls_is_row_lock: a transaction or a tuple)
+ * and `same_stmt` of them run the victim's statement, `stmt`. When every
+ * process waits for a row lock and runs that one statement, and the
+ * statement locks rows that exist (ls_finding_locks_rows), each process
+ * held a row the statement locks while waiting for another: had they all
+ * locked those rows in one order, none could wait for a row locked
+ * after its own, and the cycle could not close. So the statement's rows
+ * are locked in inconsistent order. A cycle of two statements, a
+ * process without an edge (unknown), a lock on a relation or an object,
+ * an INSERT (its fresh row: the cycle is through a unique index or a
+ * foreign key, not an order of rows) tell nothing: 0.
+ */
+int ls_finding_detail_cycle(int64_t procs, int64_t row_edges, int64_t same_stmt, const char *stmt);
+
+/* Does `sql` lock rows that exist, as UPDATE, DELETE and SELECT ... FOR
+ * UPDATE/SHARE do (ls_sql_kind_of a write, led by one of those verbs)?
+ * An INSERT, a MERGE, a LOCK, a WITH and anything else: 0. */
+int ls_finding_locks_rows(const char *sql);
+
 /* hot_counter_row: is a statement an increment of a column, as in
  * "UPDATE t SET n = n + 1", an ORM's row version aside
  * (ls_sql_increments(), src/common/sqlshape.c, reads its SET list). */
