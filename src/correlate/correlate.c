@@ -1680,8 +1680,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * a whole-second log read with traces a hold's hidden wait is timed at its
  * own evidence's tick (spans or lines), a span-timed logged wait from its
  * span kept inside the acquired line's second (decide/hidden.c
- * ls_hidden_wait_resolution, ls_hidden_span_timed_wait). */
-#define CORRELATION_REV "44"
+ * ls_hidden_wait_resolution, ls_hidden_span_timed_wait). 45: a serialization
+ * failure's or deadlock victim's retry that no trace walked is untold, not
+ * "not retried", where the log does not show its transaction or its
+ * session ran other requests' work around it (a pool: the retry may run on
+ * another connection; samples/blind-zk; decide/retry.c
+ * ls_retry_elsewhere_untold). */
+#define CORRELATION_REV "45"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -176,6 +176,23 @@ static const char shared_sql[] =
     "  (SELECT b.text_id FROM stmt_rows b WHERE b.session_id = :session"
     "   AND b.stmt_id BETWEEN :first AND :last UNION ALL SELECT :text)))";
 
+/* Did the error's :session run another request's work around the error
+ * (:ts): a statement, within LS_RETRY_WINDOW_US either side, of a text
+ * the failed transaction (statements :first .. :last) never ran, nor the
+ * failed statement's (:text)? A pool's connection does (samples/blind-zk:
+ * transfers, orders, page hits and repricings on each of Sequelize's
+ * backends); a client's own connection runs its transaction and its
+ * retries (samples/correlation). ls_retry_elsewhere_untold() reads it. */
+#define POOLED_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, text) X(Q, first) X(Q, last)
+LS_PARAMS(po, POOLED_PARAMS);
+static const char pooled_sql[] =
+    "SELECT EXISTS (SELECT 1 FROM stmt_rows a WHERE a.session_id = :session"
+    " AND a.start_ts BETWEEN :ts - " LS_SQL_INT(LS_RETRY_WINDOW_US) " AND :ts + "
+    LS_SQL_INT(LS_RETRY_WINDOW_US) " AND a.verb IS NOT 5" /* LS_VERB_SPAN */
+    " AND a.text_id IS NOT :text AND a.text_id NOT IN (SELECT b.text_id FROM stmt_rows b"
+    "  WHERE b.session_id = :session AND b.stmt_id BETWEEN :first AND :last"
+    "  AND b.text_id IS NOT NULL))";
+
 /* The transaction a statement (:stmt) ran in: the last one of its
  * :session that began at or before it (transactions_session_stmt), if it
  * spans it. */
@@ -351,7 +368,7 @@ typedef struct shape_slot {
 /* The pass's statements and buffers. */
 typedef struct retry_pass {
     ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd, *fparams;
-    ls_stmt *failed_ins, *rivals, *cands, *claim_tx, *row_cands, *shared, *later;
+    ls_stmt *failed_ins, *rivals, *cands, *claim_tx, *row_cands, *shared, *later, *pooled;
     ls_buf want, got;
     ls_buf params; /* the failed statement's logged parameters, "" unknown */
     ls_retry_end rival[RETRY_STEPS_MAX];
@@ -887,6 +904,36 @@ static int row_untold(retry_pass *p)
     return ls_retry_row_untold(end, p->cand, nc, p->resolution);
 }
 
+/* Is the current error's retry, which nothing matched, untold because a
+ * retry on another pooled connection would not show in what was read
+ * (decide/retry.h ls_retry_elsewhere_untold(); issue 34, samples/blind-zk)?
+ * shows: the log shows the failed transaction (log_shows_failed()). No
+ * trace of it was walked (by_trace() found no span). 1 untold, 0 none,
+ * < 0 an error. */
+static int elsewhere_untold(retry_pass *p, int shows)
+{
+    int asks = ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls));
+    int rc, pooled = 0;
+
+    if (asks && shows && !ls_stmt_isnull(p->errs, le_first_stmt)) {
+        ls_stmt_reset(p->pooled);
+        if ((rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, session),
+                                     ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, ts),
+                                     ls_stmt_int64(p->errs, le_ts))) != 0 ||
+            (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, text),
+                                     ls_stmt_int64(p->errs, le_text_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, first),
+                                     ls_stmt_int64(p->errs, le_first_stmt))) != 0 ||
+            (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, last),
+                                     ls_stmt_int64(p->errs, le_last_stmt))) != 0 ||
+            (rc = ls_stmt_step(p->pooled)) < 0)
+            return rc;
+        pooled = rc == 1 && ls_stmt_int64(p->pooled, LS_ONLY_COLUMN) != 0;
+    }
+    return ls_retry_elsewhere_untold(asks, 0, shows, pooled);
+}
+
 /* Is the current error's retry, which nothing matched, untold because
  * its session ended after it (decide/retry.h ls_retry_ended_untold();
  * issue 34, samples/blind-rb: ActiveRecord retries on a new backend)? 1
@@ -1063,6 +1110,7 @@ static void retry_pass_free(retry_pass *p)
     ls_stmt_finalize(p->row_cands);
     ls_stmt_finalize(p->shared);
     ls_stmt_finalize(p->later);
+    ls_stmt_finalize(p->pooled);
 }
 
 /*
@@ -1120,7 +1168,9 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare_params(s, shared_sql, LS_PARAM_NAMES(SHARED_PARAMS),
                                       &p->shared)) != 0 ||
         (rc = ls_store_prepare_params(s, later_sql, LS_PARAM_NAMES(AFTER_PARAMS), &p->later)) !=
-            0)
+            0 ||
+        (rc = ls_store_prepare_params(s, pooled_sql, LS_PARAM_NAMES(POOLED_PARAMS),
+                                      &p->pooled)) != 0)
         goto out;
     p->slack = LS_REQUEST_SLACK_US;
     if (p->resolution >= LS_WHOLE_SECOND_US)
@@ -1157,7 +1207,7 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
             if ((rc = by_session(p, stats)) < 0)
                 goto out;
             if (rc != 1) {
-                int untold = rc == 2, found, ended = 0;
+                int untold = rc == 2, found, ended = 0, elsewhere = 0;
                 if ((rc = found = by_params(p, stats)) < 0)
                     goto out;
                 /* the own session says none: another may run it again */
@@ -1166,21 +1216,32 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
                 /* the session ended after it: not on this connection */
                 if (found == 0 && !untold && (rc = ended = ended_untold(p)) < 0)
                     goto out;
-                if (found == 0 && (untold || ended) &&
+                /* a pooled connection: the retry may be on another */
+                if (found == 0 && !untold && !ended && (rc = elsewhere = elsewhere_untold(p, 1)) < 0)
+                    goto out;
+                if (found == 0 && (untold || ended || elsewhere) &&
                     (rc = store_retry(p, 0, 0, 0,
-                                      untold ? LS_RETRY_OUTCOME_UNTOLD
-                                             : LS_RETRY_OUTCOME_UNTOLD_ENDED,
+                                      untold  ? LS_RETRY_OUTCOME_UNTOLD
+                                      : ended ? LS_RETRY_OUTCOME_UNTOLD_ENDED
+                                              : LS_RETRY_OUTCOME_UNTOLD_ELSEWHERE,
                                       stats)) < 0)
                     goto out;
             }
         } else if (rc == 0) {
             /* the log does not show the failed transaction (a threshold
-             * log): untold where the session ended after it */
-            int untold;
+             * log, log_statement = 'mod'): untold where the session ended
+             * after it, else where the class asks for a retry: nothing
+             * of the request was walked */
+            int untold, elsewhere = 0;
             if ((rc = untold = ended_untold(p)) < 0)
                 goto out;
-            if (untold &&
-                (rc = store_retry(p, 0, 0, 0, LS_RETRY_OUTCOME_UNTOLD_ENDED, stats)) < 0)
+            if (!untold && (rc = elsewhere = elsewhere_untold(p, 0)) < 0)
+                goto out;
+            if ((untold || elsewhere) &&
+                (rc = store_retry(p, 0, 0, 0,
+                                  untold ? LS_RETRY_OUTCOME_UNTOLD_ENDED
+                                         : LS_RETRY_OUTCOME_UNTOLD_ELSEWHERE,
+                                  stats)) < 0)
                 goto out;
         }
     }

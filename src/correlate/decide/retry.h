@@ -66,6 +66,9 @@ typedef struct ls_retry_found {
 /* ... untold because the failed session logged nothing after it
  * (ls_retry_ended_untold()): the report gives its own reason. */
 #define LS_RETRY_OUTCOME_UNTOLD_ENDED "untold_ended"
+/* ... untold because no stream of the failed request was there to walk
+ * (ls_retry_elsewhere_untold()): the report gives its own reason. */
+#define LS_RETRY_OUTCOME_UNTOLD_ELSEWHERE "untold_elsewhere"
 
 /* What the session's log order tells of the retry ls_retry_walk() found. */
 typedef enum ls_retry_told {
@@ -259,5 +262,28 @@ ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *ste
  * (untold) or 0 (none).
  */
 int ls_retry_ended_untold(int asks_retry, int later_stmt, int by_params);
+
+/*
+ * Is the retry of a failure that neither its trace, its session's order
+ * nor its parameters matched (and that ls_retry_row_untold() and
+ * ls_retry_ended_untold() left as none) untold, rather than none, because
+ * a retry on another pooled connection would not show in what was read?
+ * Issue 34 (samples/blind-zk: Sequelize's pool, log_statement = 'mod';
+ * 177 of 216 serialization failures retried, most on another backend;
+ * the log alone said 65 retried ones "not retried"). "None" needs the
+ * failed request's own stream: its trace (trace_walked: the request's
+ * spans after the failure were walked; that stream is the request's on
+ * any connection), or its session's statements on a connection the
+ * client keeps to itself. So, for a class retried as a matter of course
+ * (asks_retry, ls_retry_class_asks_retry()), untold when no trace was
+ * walked and either the log does not show the failed transaction
+ * (log_shows 0: no BEGIN logged, the request's other statements not
+ * all in the log, so nothing of the request was walked at all) or the
+ * session ran another request's work around the failure (pooled: a
+ * statement of a text the failed transaction never ran, within
+ * LS_RETRY_WINDOW_US either side: the pool gave the connection to other
+ * requests, and the retry to any connection). Returns 1 (untold) or 0.
+ */
+int ls_retry_elsewhere_untold(int asks_retry, int trace_walked, int log_shows, int pooled);
 
 #endif
