@@ -176,22 +176,25 @@ static const char shared_sql[] =
     "  (SELECT b.text_id FROM stmt_rows b WHERE b.session_id = :session"
     "   AND b.stmt_id BETWEEN :first AND :last UNION ALL SELECT :text)))";
 
-/* Did the error's :session run another request's work around the error
- * (:ts): a statement, within LS_RETRY_WINDOW_US either side, of a text
- * the failed transaction (statements :first .. :last) never ran, nor the
- * failed statement's (:text)? A pool's connection does (samples/blind-zk:
- * transfers, orders, page hits and repricings on each of Sequelize's
- * backends); a client's own connection runs its transaction and its
- * retries (samples/correlation). ls_retry_elsewhere_untold() reads it. */
-#define POOLED_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, text) X(Q, first) X(Q, last)
+/* The texts the error's :session ran around the error (:ts), within
+ * LS_RETRY_WINDOW_US either side, outside the failed transaction
+ * (statements :first .. :last) and that it never ran, nor the failed
+ * statement's (:text): one that writes or locks a row (LS_SQL_WRITE: not
+ * a read such as SELECT pg_backend_pid(), not BEGIN, COMMIT, ROLLBACK or
+ * a SETTING) is another request's work, on a pool's
+ * connection (samples/blind-zk: transfers, orders, page hits and
+ * repricings on each of Sequelize's backends); a client's own connection
+ * runs its transaction and its retries (samples/correlation).
+ * ls_retry_elsewhere_untold() reads it. */
+#define POOLED_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, first) X(Q, last) X(Q, text)
 LS_PARAMS(po, POOLED_PARAMS);
 static const char pooled_sql[] =
-    "SELECT EXISTS (SELECT 1 FROM stmt_rows a WHERE a.session_id = :session"
-    " AND a.start_ts BETWEEN :ts - " LS_SQL_INT(LS_RETRY_WINDOW_US) " AND :ts + "
-    LS_SQL_INT(LS_RETRY_WINDOW_US) " AND a.verb IS NOT 5" /* LS_VERB_SPAN */
-    " AND a.text_id IS NOT :text AND a.text_id NOT IN (SELECT b.text_id FROM stmt_rows b"
-    "  WHERE b.session_id = :session AND b.stmt_id BETWEEN :first AND :last"
-    "  AND b.text_id IS NOT NULL))";
+    "SELECT DISTINCT x.text FROM stmt_rows a JOIN stmt_texts x ON x.text_id = a.text_id"
+    " WHERE a.session_id = :session AND a.start_ts BETWEEN :ts - " LS_SQL_INT(LS_RETRY_WINDOW_US)
+    " AND :ts + " LS_SQL_INT(LS_RETRY_WINDOW_US) " AND a.verb IS NOT 5" /* LS_VERB_SPAN */
+    " AND (a.stmt_id < :first OR a.stmt_id > :last) AND a.text_id NOT IN (SELECT b.text_id"
+    "  FROM stmt_rows b WHERE b.session_id = :session AND b.stmt_id BETWEEN :first AND :last"
+    "  AND b.text_id IS NOT NULL) AND a.text_id IS NOT :text LIMIT " LS_SQL_INT(RETRY_READ_MAX);
 
 /* The transaction a statement (:stmt) ran in: the last one of its
  * :session that began at or before it (transactions_session_stmt), if it
@@ -913,25 +916,28 @@ static int row_untold(retry_pass *p)
 static int elsewhere_untold(retry_pass *p, int shows)
 {
     int asks = ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls));
+    int begun = !ls_stmt_isnull(p->errs, le_explicit) && ls_stmt_int64(p->errs, le_explicit) != 0;
     int rc, pooled = 0;
 
-    if (asks && shows && !ls_stmt_isnull(p->errs, le_first_stmt)) {
+    if (asks && shows && !begun && !ls_stmt_isnull(p->errs, le_first_stmt)) {
         ls_stmt_reset(p->pooled);
         if ((rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, session),
                                      ls_stmt_int64(p->errs, le_session_id))) != 0 ||
             (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, ts),
                                      ls_stmt_int64(p->errs, le_ts))) != 0 ||
-            (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, text),
-                                     ls_stmt_int64(p->errs, le_text_id))) != 0 ||
             (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, first),
                                      ls_stmt_int64(p->errs, le_first_stmt))) != 0 ||
             (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, last),
                                      ls_stmt_int64(p->errs, le_last_stmt))) != 0 ||
-            (rc = ls_stmt_step(p->pooled)) < 0)
+            (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, text),
+                                     ls_stmt_int64(p->errs, le_text_id))) != 0)
             return rc;
-        pooled = rc == 1 && ls_stmt_int64(p->pooled, LS_ONLY_COLUMN) != 0;
+        while (!pooled && (rc = ls_stmt_step(p->pooled)) == 1)
+            pooled = ls_sql_kind_of(ls_stmt_text(p->pooled, LS_ONLY_COLUMN)) == LS_SQL_WRITE;
+        if (rc < 0)
+            return rc;
     }
-    return ls_retry_elsewhere_untold(asks, 0, shows, pooled);
+    return ls_retry_elsewhere_untold(asks, 0, shows, begun, pooled);
 }
 
 /* Is the current error's retry, which nothing matched, untold because

@@ -273,17 +273,22 @@ int ls_retry_ended_untold(int asks_retry, int later_stmt, int by_params);
  * the log alone said 65 retried ones "not retried"). "None" needs the
  * failed request's own stream: its trace (trace_walked: the request's
  * spans after the failure were walked; that stream is the request's on
- * any connection), or its session's statements on a connection the
- * client keeps to itself. So, for a class retried as a matter of course
- * (asks_retry, ls_retry_class_asks_retry()), untold when no trace was
- * walked and either the log does not show the failed transaction
- * (log_shows 0: no BEGIN logged, the request's other statements not
- * all in the log, so nothing of the request was walked at all) or the
- * session ran another request's work around the failure (pooled: a
- * statement of a text the failed transaction never ran, within
- * LS_RETRY_WINDOW_US either side: the pool gave the connection to other
- * requests, and the retry to any connection). Returns 1 (untold) or 0.
+ * any connection), or its session's statements where they show the
+ * request: its BEGIN was logged (begun), so the transaction that follows
+ * its ROLLBACK is the session's next, and a client that retries on its
+ * connection runs it there (samples/blind-py, log_statement = 'all':
+ * every retry on the failed session, 3 last attempts followed by another
+ * request's transaction, truly not retried). So, for a class retried as
+ * a matter of course (asks_retry, ls_retry_class_asks_retry()), untold
+ * when no trace was walked and either the log does not show the failed
+ * transaction (log_shows 0: nothing of the request was walked) or shows
+ * it without its BEGIN (begun 0: log_statement = 'mod', an autocommit
+ * statement) on a session that ran another request's work around the
+ * failure (pooled: a statement that writes or locks, of a text the failed
+ * transaction never ran, within LS_RETRY_WINDOW_US either side: the pool
+ * gave the connection to other requests, and the retry to any
+ * connection). Returns 1 (untold) or 0.
  */
-int ls_retry_elsewhere_untold(int asks_retry, int trace_walked, int log_shows, int pooled);
-
+int ls_retry_elsewhere_untold(int asks_retry, int trace_walked, int log_shows, int begun,
+                              int pooled);
 #endif
