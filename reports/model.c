@@ -1452,7 +1452,7 @@ static const ls_mcol error_cols[] = {
      * ls_retry_row_untold()) */
     {"retried",
      "CASE WHEN e.retry_stmt IS NOT NULL OR e.retry_span IS NOT NULL THEN 1"
-     " WHEN e.retry_outcome IN ('untold', 'untold_ended') THEN NULL ELSE 0 END",
+     " WHEN e.retry_outcome IN ('untold', 'untold_ended', 'untold_elsewhere') THEN NULL ELSE 0 END",
      LS_MC_BOOLN},
     {"retry_untold",
      "CASE WHEN e.retry_stmt IS NOT NULL OR e.retry_span IS NOT NULL THEN NULL"
@@ -1464,13 +1464,18 @@ static const ls_mcol error_cols[] = {
      " WHEN e.retry_outcome = 'untold_ended' THEN 'the session logged no statement after"
      " the failure (the client dropped the connection, as ActiveRecord does after a"
      " 40001 or a deadlock): a retry, if any, ran on another connection, and the failed"
-     " statement''s parameters are not in the log to find it by' END",
+     " statement''s parameters are not in the log to find it by'"
+     " WHEN e.retry_outcome = 'untold_elsewhere' THEN 'no trace of the request was found and"
+     " its session does not show that the request gave up: the log does not show the failed"
+     " transaction, or the session ran other requests'' work around it (a pooled"
+     " connection), so a retry, if any, ran on a connection the log cannot tie to it' END",
      LS_MC_STR},
     /* a retry found in the request's trace is a span (retries.c: retry_span) */
     {"retry_time", "coalesce(rs.start_ts, (SELECT sp.start_ts + coalesce((SELECT offset_us FROM"
                    " span_clock), 0) FROM spans sp WHERE sp.span_row = e.retry_span))", LS_MC_TS},
     {"retry_outcome",
-     "CASE WHEN e.retry_outcome IN ('untold', 'untold_ended') THEN NULL ELSE e.retry_outcome END",
+     "CASE WHEN e.retry_outcome IN ('untold', 'untold_ended', 'untold_elsewhere') THEN NULL"
+     " ELSE e.retry_outcome END",
      LS_MC_STR},
     /* a retry statement on another session was matched by its
      * parameters (retries.c by_params()) */

@@ -1704,8 +1704,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * was read from whose DETAIL has every process wait for a row lock running one
  * statement that locks rows names its known transactions' paths in
  * inconsistent_lock_order (dlprocs.c temp.dl_self, decide/finding.c
- * ls_finding_detail_cycle; samples/blind-rb). */
-#define CORRELATION_REV "48"
+ * ls_finding_detail_cycle; samples/blind-rb). 49: a serialization failure's or
+ * deadlock victim's retry that no trace walked is untold, not "not retried",
+ * where the log does not show its transaction or its session ran other
+ * requests' work around it (a pool: the retry may run on another connection;
+ * samples/blind-zk; decide/retry.c ls_retry_elsewhere_untold). */
+#define CORRELATION_REV "49"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

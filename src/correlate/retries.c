@@ -176,6 +176,26 @@ static const char shared_sql[] =
     "  (SELECT b.text_id FROM stmt_rows b WHERE b.session_id = :session"
     "   AND b.stmt_id BETWEEN :first AND :last UNION ALL SELECT :text)))";
 
+/* The texts the error's :session ran around the error (:ts), within
+ * LS_RETRY_WINDOW_US either side, outside the failed transaction
+ * (statements :first .. :last) and that it never ran, nor the failed
+ * statement's (:text): one that writes or locks a row (LS_SQL_WRITE: not
+ * a read such as SELECT pg_backend_pid(), not BEGIN, COMMIT, ROLLBACK or
+ * a SETTING) is another request's work, on a pool's
+ * connection (samples/blind-zk: transfers, orders, page hits and
+ * repricings on each of Sequelize's backends); a client's own connection
+ * runs its transaction and its retries (samples/correlation).
+ * ls_retry_elsewhere_untold() reads it. */
+#define POOLED_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, first) X(Q, last) X(Q, text)
+LS_PARAMS(po, POOLED_PARAMS);
+static const char pooled_sql[] =
+    "SELECT DISTINCT x.text FROM stmt_rows a JOIN stmt_texts x ON x.text_id = a.text_id"
+    " WHERE a.session_id = :session AND a.start_ts BETWEEN :ts - " LS_SQL_INT(LS_RETRY_WINDOW_US)
+    " AND :ts + " LS_SQL_INT(LS_RETRY_WINDOW_US) " AND a.verb IS NOT 5" /* LS_VERB_SPAN */
+    " AND (a.stmt_id < :first OR a.stmt_id > :last) AND a.text_id NOT IN (SELECT b.text_id"
+    "  FROM stmt_rows b WHERE b.session_id = :session AND b.stmt_id BETWEEN :first AND :last"
+    "  AND b.text_id IS NOT NULL) AND a.text_id IS NOT :text LIMIT " LS_SQL_INT(RETRY_READ_MAX);
+
 /* The transaction a statement (:stmt) ran in: the last one of its
  * :session that began at or before it (transactions_session_stmt), if it
  * spans it. */
@@ -351,7 +371,7 @@ typedef struct shape_slot {
 /* The pass's statements and buffers. */
 typedef struct retry_pass {
     ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd, *fparams;
-    ls_stmt *failed_ins, *rivals, *cands, *claim_tx, *row_cands, *shared, *later;
+    ls_stmt *failed_ins, *rivals, *cands, *claim_tx, *row_cands, *shared, *later, *pooled;
     ls_buf want, got;
     ls_buf params; /* the failed statement's logged parameters, "" unknown */
     ls_retry_end rival[RETRY_STEPS_MAX];
@@ -887,6 +907,39 @@ static int row_untold(retry_pass *p)
     return ls_retry_row_untold(end, p->cand, nc, p->resolution);
 }
 
+/* Is the current error's retry, which nothing matched, untold because a
+ * retry on another pooled connection would not show in what was read
+ * (decide/retry.h ls_retry_elsewhere_untold(); issue 34, samples/blind-zk)?
+ * shows: the log shows the failed transaction (log_shows_failed()). No
+ * trace of it was walked (by_trace() found no span). 1 untold, 0 none,
+ * < 0 an error. */
+static int elsewhere_untold(retry_pass *p, int shows)
+{
+    int asks = ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls));
+    int begun = !ls_stmt_isnull(p->errs, le_explicit) && ls_stmt_int64(p->errs, le_explicit) != 0;
+    int rc, pooled = 0;
+
+    if (asks && shows && !begun && !ls_stmt_isnull(p->errs, le_first_stmt)) {
+        ls_stmt_reset(p->pooled);
+        if ((rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, session),
+                                     ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+            (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, ts),
+                                     ls_stmt_int64(p->errs, le_ts))) != 0 ||
+            (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, first),
+                                     ls_stmt_int64(p->errs, le_first_stmt))) != 0 ||
+            (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, last),
+                                     ls_stmt_int64(p->errs, le_last_stmt))) != 0 ||
+            (rc = ls_stmt_bind_int64(p->pooled, LS_PARAM(po, text),
+                                     ls_stmt_int64(p->errs, le_text_id))) != 0)
+            return rc;
+        while (!pooled && (rc = ls_stmt_step(p->pooled)) == 1)
+            pooled = ls_sql_kind_of(ls_stmt_text(p->pooled, LS_ONLY_COLUMN)) == LS_SQL_WRITE;
+        if (rc < 0)
+            return rc;
+    }
+    return ls_retry_elsewhere_untold(asks, 0, shows, begun, pooled);
+}
+
 /* Is the current error's retry, which nothing matched, untold because
  * its session ended after it (decide/retry.h ls_retry_ended_untold();
  * issue 34, samples/blind-rb: ActiveRecord retries on a new backend)? 1
@@ -1063,6 +1116,7 @@ static void retry_pass_free(retry_pass *p)
     ls_stmt_finalize(p->row_cands);
     ls_stmt_finalize(p->shared);
     ls_stmt_finalize(p->later);
+    ls_stmt_finalize(p->pooled);
 }
 
 /*
@@ -1120,7 +1174,9 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare_params(s, shared_sql, LS_PARAM_NAMES(SHARED_PARAMS),
                                       &p->shared)) != 0 ||
         (rc = ls_store_prepare_params(s, later_sql, LS_PARAM_NAMES(AFTER_PARAMS), &p->later)) !=
-            0)
+            0 ||
+        (rc = ls_store_prepare_params(s, pooled_sql, LS_PARAM_NAMES(POOLED_PARAMS),
+                                      &p->pooled)) != 0)
         goto out;
     p->slack = LS_REQUEST_SLACK_US;
     if (p->resolution >= LS_WHOLE_SECOND_US)
@@ -1157,7 +1213,7 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
             if ((rc = by_session(p, stats)) < 0)
                 goto out;
             if (rc != 1) {
-                int untold = rc == 2, found, ended = 0;
+                int untold = rc == 2, found, ended = 0, elsewhere = 0;
                 if ((rc = found = by_params(p, stats)) < 0)
                     goto out;
                 /* the own session says none: another may run it again */
@@ -1166,21 +1222,32 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
                 /* the session ended after it: not on this connection */
                 if (found == 0 && !untold && (rc = ended = ended_untold(p)) < 0)
                     goto out;
-                if (found == 0 && (untold || ended) &&
+                /* a pooled connection: the retry may be on another */
+                if (found == 0 && !untold && !ended && (rc = elsewhere = elsewhere_untold(p, 1)) < 0)
+                    goto out;
+                if (found == 0 && (untold || ended || elsewhere) &&
                     (rc = store_retry(p, 0, 0, 0,
-                                      untold ? LS_RETRY_OUTCOME_UNTOLD
-                                             : LS_RETRY_OUTCOME_UNTOLD_ENDED,
+                                      untold  ? LS_RETRY_OUTCOME_UNTOLD
+                                      : ended ? LS_RETRY_OUTCOME_UNTOLD_ENDED
+                                              : LS_RETRY_OUTCOME_UNTOLD_ELSEWHERE,
                                       stats)) < 0)
                     goto out;
             }
         } else if (rc == 0) {
             /* the log does not show the failed transaction (a threshold
-             * log): untold where the session ended after it */
-            int untold;
+             * log, log_statement = 'mod'): untold where the session ended
+             * after it, else where the class asks for a retry: nothing
+             * of the request was walked */
+            int untold, elsewhere = 0;
             if ((rc = untold = ended_untold(p)) < 0)
                 goto out;
-            if (untold &&
-                (rc = store_retry(p, 0, 0, 0, LS_RETRY_OUTCOME_UNTOLD_ENDED, stats)) < 0)
+            if (!untold && (rc = elsewhere = elsewhere_untold(p, 0)) < 0)
+                goto out;
+            if ((untold || elsewhere) &&
+                (rc = store_retry(p, 0, 0, 0,
+                                  untold ? LS_RETRY_OUTCOME_UNTOLD_ENDED
+                                         : LS_RETRY_OUTCOME_UNTOLD_ELSEWHERE,
+                                  stats)) < 0)
                 goto out;
         }
     }

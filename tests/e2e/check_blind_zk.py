@@ -95,6 +95,13 @@ MUST_HOLD = [
     'log: holds listed: each is a truth hold of that pid, row and time',
     'zk: blocking ranking: reserve_stock first (or none)',
     'log: blocking ranking: reserve_stock first (or none)',
+    # zkspan34: a 40001 or deadlock victim whose retry no trace walked and
+    # whose session is a pool's (or does not show its transaction) is
+    # untold, not "not retried" (decide/retry.h ls_retry_elsewhere_untold)
+    'log: deadlock victims: none said not retried (the app retried both)',
+    "zk: 40001 retries: the finding's retried + untold covers the app's 177 retries",
+    "log: 40001 retries: the finding's retried + untold covers the app's 177 retries",
+    'log: 40001: none said not retried that the app retried (listed errors)',
 ]
 
 # Printed, never asserted: a slow request's row-lock wait that no log line

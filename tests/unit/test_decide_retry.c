@@ -440,8 +440,35 @@ static void test_ended(void)
     CHECK_INT(ls_retry_ended_untold(0, 1, 1), 0);
 }
 
+static void test_elsewhere(void)
+{
+    /* samples/blind-zk (log_statement = 'mod', Sequelize's pool): error
+     * line 153, 40001 on pid 30369 at 15:25:35.922 (UPDATE "products"
+     * ... $2 = '2'), no BEGIN logged; the session's next statement, line
+     * 170, runs the shape on id=1 (another request); the app retried on
+     * pid 30376 */
+    CHECK_INT(ls_retry_elsewhere_untold(1, 0, 1, 0, 1), 1);
+    /* the failed transaction not in the log and no trace: nothing walked */
+    CHECK_INT(ls_retry_elsewhere_untold(1, 0, 0, 0, 0), 1);
+    CHECK_INT(ls_retry_elsewhere_untold(1, 0, 0, 0, 1), 1);
+    /* shown without its BEGIN on a session that ran nothing else: the
+     * client's own connection, its order says none */
+    CHECK_INT(ls_retry_elsewhere_untold(1, 0, 1, 0, 0), 0);
+    /* its BEGIN logged (samples/blind-py, log_statement = 'all'): the
+     * session's next transaction is the retry or none, pool or not */
+    CHECK_INT(ls_retry_elsewhere_untold(1, 0, 1, 1, 1), 0);
+    CHECK_INT(ls_retry_elsewhere_untold(1, 0, 1, 1, 0), 0);
+    /* the request's trace was walked: it says none, on any connection */
+    CHECK_INT(ls_retry_elsewhere_untold(1, 1, 0, 0, 1), 0);
+    CHECK_INT(ls_retry_elsewhere_untold(1, 1, 1, 0, 1), 0);
+    /* a lock or statement timeout: a limit the client gave up by */
+    CHECK_INT(ls_retry_elsewhere_untold(0, 0, 0, 0, 1), 0);
+    CHECK_INT(ls_retry_elsewhere_untold(0, 0, 1, 0, 1), 0);
+}
+
 int main(void)
 {
+    test_elsewhere();
     test_ended();
     test_kept_gap();
     test_row_untold();

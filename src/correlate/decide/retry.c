@@ -194,3 +194,11 @@ int ls_retry_ended_untold(int asks_retry, int later_stmt, int by_params)
 {
     return asks_retry && !later_stmt && !by_params;
 }
+
+int ls_retry_elsewhere_untold(int asks_retry, int trace_walked, int log_shows, int begun,
+                              int pooled)
+{
+    if (!asks_retry || trace_walked)
+        return 0;
+    return !log_shows || (!begun && pooled);
+}

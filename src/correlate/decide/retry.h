@@ -66,6 +66,9 @@ typedef struct ls_retry_found {
 /* ... untold because the failed session logged nothing after it
  * (ls_retry_ended_untold()): the report gives its own reason. */
 #define LS_RETRY_OUTCOME_UNTOLD_ENDED "untold_ended"
+/* ... untold because no stream of the failed request was there to walk
+ * (ls_retry_elsewhere_untold()): the report gives its own reason. */
+#define LS_RETRY_OUTCOME_UNTOLD_ELSEWHERE "untold_elsewhere"
 
 /* What the session's log order tells of the retry ls_retry_walk() found. */
 typedef enum ls_retry_told {
@@ -260,4 +263,32 @@ ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *ste
  */
 int ls_retry_ended_untold(int asks_retry, int later_stmt, int by_params);
 
+/*
+ * Is the retry of a failure that neither its trace, its session's order
+ * nor its parameters matched (and that ls_retry_row_untold() and
+ * ls_retry_ended_untold() left as none) untold, rather than none, because
+ * a retry on another pooled connection would not show in what was read?
+ * Issue 34 (samples/blind-zk: Sequelize's pool, log_statement = 'mod';
+ * 177 of 216 serialization failures retried, most on another backend;
+ * the log alone said 65 retried ones "not retried"). "None" needs the
+ * failed request's own stream: its trace (trace_walked: the request's
+ * spans after the failure were walked; that stream is the request's on
+ * any connection), or its session's statements where they show the
+ * request: its BEGIN was logged (begun), so the transaction that follows
+ * its ROLLBACK is the session's next, and a client that retries on its
+ * connection runs it there (samples/blind-py, log_statement = 'all':
+ * every retry on the failed session, 3 last attempts followed by another
+ * request's transaction, truly not retried). So, for a class retried as
+ * a matter of course (asks_retry, ls_retry_class_asks_retry()), untold
+ * when no trace was walked and either the log does not show the failed
+ * transaction (log_shows 0: nothing of the request was walked) or shows
+ * it without its BEGIN (begun 0: log_statement = 'mod', an autocommit
+ * statement) on a session that ran another request's work around the
+ * failure (pooled: a statement that writes or locks, of a text the failed
+ * transaction never ran, within LS_RETRY_WINDOW_US either side: the pool
+ * gave the connection to other requests, and the retry to any
+ * connection). Returns 1 (untold) or 0.
+ */
+int ls_retry_elsewhere_untold(int asks_retry, int trace_walked, int log_shows, int begun,
+                              int pooled);
 #endif
