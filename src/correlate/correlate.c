@@ -1690,8 +1690,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * ls_hidden_wait_resolution, ls_hidden_span_timed_wait). 45: on a log whose
  * statements are logged only past log_min_duration_statement, a key whose
  * slow locking statements dominate its relation is a row, its waiting a
- * bound (decide/slowkey.c ls_slowkey_makes_row, slowkeys.c). */
-#define CORRELATION_REV "45"
+ * bound (decide/slowkey.c ls_slowkey_makes_row, slowkeys.c). 46: such a
+ * row's waiting is the blocking ranking's, credited to its lockers' path
+ * when they are all of one (decide/slowkey.c ls_slowkey_one_holder_path,
+ * summary.c slowkey_credit). */
+#define CORRELATION_REV "46"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
