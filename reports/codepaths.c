@@ -236,6 +236,23 @@ static void occupancy(model_ctx *m, cJSON *list, int top)
         ls_model_add_str(o, "code_path", paths[i].label);
         ls_model_add_str(o, "named_by", paths[i].source);
         cJSON_AddNumberToObject(o, "holds", (double)paths[i].n);
+        if (ls_logcover_path_occupancy_unknown((ls_logcover)m->logcover, paths[i].n,
+                                               paths[i].max)) {
+            /* no hold of it timed: its 0 ms is not a figure (issue 34) */
+            cJSON_AddNullToObject(o, "total_hold_ms");
+            cJSON_AddNullToObject(o, "max_hold_ms");
+            cJSON_AddNullToObject(o, "p95_hold_ms");
+            cJSON_AddNumberToObject(o, "holds_waited_for", (double)paths[i].waited);
+            cJSON_AddNullToObject(o, "share_pct");
+            ls_model_add_str(o, "occupancy_unknown",
+                             "None of its holds was timed (the log has no transaction "
+                             "boundaries for them), so how long it held hot rows is not "
+                             "knowable from this log.");
+            if (r)
+                add_range(o, "total_hold_min_ms", "total_hold_max_ms", r, n, i, top);
+            cJSON_AddItemToArray(list, o);
+            continue;
+        }
         cJSON_AddNumberToObject(o, "total_hold_ms", round(paths[i].total * 1000.0) / 1000.0);
         cJSON_AddNumberToObject(o, "max_hold_ms", round(paths[i].max * 1000.0) / 1000.0);
         cJSON_AddNumberToObject(o, "p95_hold_ms", round(paths[i].p95 * 1000.0) / 1000.0);

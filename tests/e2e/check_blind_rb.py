@@ -93,7 +93,25 @@ def bound_checks(rep):
          not (top.get("occupied_ms") or 0) and not (top.get("mean_hold_ms") or 0),
          "occupied %s ms, mean hold %s ms" % (top.get("occupied_ms"), top.get("mean_hold_ms")),
          "not knowable"),
-    ] + blocking_bounds(rep)
+    ] + blocking_bounds(rep) + occupancy_unknown(rep)
+
+
+def occupancy_unknown(rep):
+    """No hold of either path was timed: their occupancy is said unknown
+    (null with the reason), never 0 ms, and the story ranks none."""
+    ro = rep["row_occupancy"]
+    return [
+        ("row occupancy: untimed paths said unknown (null + reason), not 0 ms",
+         len(ro) > 0 and all(x["total_hold_ms"] is None and x["share_pct"] is None
+                             and x["max_hold_ms"] is None and bool(x.get("occupancy_unknown"))
+                             for x in ro),
+         [(x["code_path"], x["total_hold_ms"], x["share_pct"]) for x in ro],
+         "not knowable (reserve_stock 49.5 s, 42 %)"),
+        ("story: cannot rank by occupancy (no path named, the reason given)",
+         (rep.get("story") or {}).get("code_path") is None
+         and bool((rep.get("story") or {}).get("occupancy_unknown")),
+         (rep.get("story") or {}).get("occupancy_unknown"), "not knowable"),
+    ]
 
 
 def blocking_bounds(rep):
