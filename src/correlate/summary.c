@@ -1212,43 +1212,41 @@ static int caused_write(ls_store *s, const qw_ctx *x)
  * (slowkey_credit), the slow lockers' durations summed, and every path's
  * waiting caused there is at least its figure (waits under the threshold
  * and deadlock_timeout are not in the log) with no upper bound the log
- * gives: each path's range is its figure up (hi_ms NULL), which leaves
- * the paths in no certain order (reports/codepaths.c). *done 1 then.
+ * gives: each path's range is its figure (or the whole-second range's
+ * least) up, hi_ms NULL, which leaves the paths in no certain order
+ * (reports/codepaths.c).
  */
 static const char slow_any_sql[] =
     "SELECT 1 FROM row_keys WHERE grouped_by = '" LS_SLOWKEY_EVIDENCE "' LIMIT 1";
 static const char caused_at_least_sql[] =
-    "INSERT OR REPLACE INTO temp.path_caused_range SELECT code_path, waiter_ms_caused, NULL"
-    " FROM path_ranking WHERE code_path IS NOT NULL;";
+    "CREATE TEMP TABLE IF NOT EXISTS path_caused_range(code_path TEXT PRIMARY KEY, lo_ms REAL,"
+    " hi_ms REAL);"
+    " INSERT OR IGNORE INTO temp.path_caused_range SELECT code_path, waiter_ms_caused, NULL"
+    " FROM path_ranking WHERE code_path IS NOT NULL;"
+    " UPDATE temp.path_caused_range SET hi_ms = NULL;";
 
-static int caused_at_least(ls_store *s, int *done)
+static int caused_at_least(ls_store *s)
 {
     ls_stmt *q = NULL;
     int rc;
 
-    *done = 0;
     if ((rc = ls_store_prepare(s, slow_any_sql, &q)) != 0)
         return rc;
     rc = ls_stmt_step(q);
     ls_stmt_finalize(q);
     if (rc <= 0)
         return rc;
-    *done = 1;
-    if ((rc = ls_store_exec(s, caused_table_sql)) == 0 &&
-        (rc = ls_store_exec(s, caused_at_least_sql)) == 0)
-        rc = ls_store_exec(s, caused_drop_sql);
-    return rc;
+    return ls_store_exec(s, caused_at_least_sql);
 }
 
-int ls_correlate_caused_ranges(ls_store *s, const char *label_sql, const char *source_sql)
+/* The whole-second ranges (a log with milliseconds: none). */
+static int caused_seconds(ls_store *s, const char *label_sql, const char *source_sql)
 {
     char sql[SUMMARY_SQL_MAX];
     qw_ctx x;
-    int rc, rc2, done = 0;
+    int rc, rc2;
 
     memset(&x, 0, sizeof(x));
-    if ((rc = caused_at_least(s, &done)) != 0 || done)
-        return rc;
     if ((rc = ls_log_resolution(s, &x.res)) != 0 || x.res < LS_WHOLE_SECOND_US)
         return rc;
     snprintf(sql, sizeof(sql), set_paths_fmt, label_sql, source_sql);
@@ -1262,6 +1260,12 @@ int ls_correlate_caused_ranges(ls_store *s, const char *label_sql, const char *s
         rc = rc2;
     rc2 = ls_store_exec(s, caused_drop_sql);
     return rc ? rc : rc2;
+}
+
+int ls_correlate_caused_ranges(ls_store *s, const char *label_sql, const char *source_sql)
+{
+    int rc = caused_seconds(s, label_sql, source_sql);
+    return rc ? rc : caused_at_least(s);
 }
 
 /* Buckets over a row's time: at 1,100 SVG units a bucket is under 3. */
