@@ -141,4 +141,17 @@ ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms);
  */
 int ls_logcover_occupancy_unknown(ls_logcover v, double top_hold_ms);
 
+/*
+ * Is one path's row occupancy unknown: `holds` holds of hot rows, the
+ * longest max_ms? On a log that is not COMPLETE a 0 ms hold is one the
+ * log did not time (its ends are not in it), as for the top of the
+ * ranking (ls_logcover_occupancy_unknown): when none of the path's holds
+ * was timed, its 0 ms total would be a confident figure the log cannot
+ * give (samples/blind-rb: 54 slow FOR UPDATEs of warehouses at 0 ms,
+ * issue 34), and the report says it unknown (null, with the reason). A
+ * path with any hold timed (its total a lower bound the log does give),
+ * or any path of a COMPLETE log: known. Returns 1 when unknown, else 0.
+ */
+int ls_logcover_path_occupancy_unknown(ls_logcover v, int64_t holds, double max_ms);
+
 #endif

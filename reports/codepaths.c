@@ -117,8 +117,11 @@ static void occ_story(model_ctx *m, const occ_path *o)
     m->story.row_timed = o->row_timed;
 }
 
+/* ms in µs; unbounded (infinite) as the largest. */
 static int64_t us_of(double ms)
 {
+    if (isinf(ms) || ms * 1000.0 >= (double)INT64_MAX)
+        return INT64_MAX;
     return (int64_t)llround(ms * 1000.0);
 }
 
@@ -143,7 +146,10 @@ static void add_range(cJSON *o, const char *min_key, const char *max_key, const 
     size_t j;
 
     cJSON_AddNumberToObject(o, min_key, round(r[i].lo * 1000.0) / 1000.0);
-    cJSON_AddNumberToObject(o, max_key, round(r[i].hi * 1000.0) / 1000.0);
+    if (isinf(r[i].hi))
+        cJSON_AddNullToObject(o, max_key); /* no upper bound the log gives */
+    else
+        cJSON_AddNumberToObject(o, max_key, round(r[i].hi * 1000.0) / 1000.0);
     for (j = 0; with && j < n && (top < 0 || j < (size_t)top); j++)
         if (j != i &&
             ls_ranges_overlap(us_of(r[i].lo), us_of(r[i].hi), us_of(r[j].lo), us_of(r[j].hi)))
@@ -230,6 +236,23 @@ static void occupancy(model_ctx *m, cJSON *report, cJSON *list, int top)
         ls_model_add_str(o, "code_path", paths[i].label);
         ls_model_add_str(o, "named_by", paths[i].source);
         cJSON_AddNumberToObject(o, "holds", (double)paths[i].n);
+        if (ls_logcover_path_occupancy_unknown((ls_logcover)m->logcover, paths[i].n,
+                                               paths[i].max)) {
+            /* no hold of it timed: its 0 ms is not a figure (issue 34) */
+            cJSON_AddNullToObject(o, "total_hold_ms");
+            cJSON_AddNullToObject(o, "max_hold_ms");
+            cJSON_AddNullToObject(o, "p95_hold_ms");
+            cJSON_AddNumberToObject(o, "holds_waited_for", (double)paths[i].waited);
+            cJSON_AddNullToObject(o, "share_pct");
+            ls_model_add_str(o, "occupancy_unknown",
+                             "None of its holds was timed (the log has no transaction "
+                             "boundaries for them), so how long it held hot rows is not "
+                             "knowable from this log.");
+            if (r)
+                add_range(o, "total_hold_min_ms", "total_hold_max_ms", r, n, i, top);
+            cJSON_AddItemToArray(list, o);
+            continue;
+        }
         cJSON_AddNumberToObject(o, "total_hold_ms", round(paths[i].total * 1000.0) / 1000.0);
         cJSON_AddNumberToObject(o, "max_hold_ms", round(paths[i].max * 1000.0) / 1000.0);
         cJSON_AddNumberToObject(o, "p95_hold_ms", round(paths[i].p95 * 1000.0) / 1000.0);
@@ -296,7 +319,9 @@ static int caused_ranges(model_ctx *m, cJSON *list)
         if ((rc = ls_stmt_bind_text(q, LS_PARAM(crp, code_path), r[i].label)) == 0 &&
             (rc = ls_stmt_step(q)) == 1) {
             r[i].lo = fmin(e, ls_stmt_double(q, cr_lo_ms));
-            r[i].hi = fmax(e, ls_stmt_double(q, cr_hi_ms));
+            /* NULL: at least the figure, no upper bound (a threshold
+             * log's slow-locker rows: summary.c's caused_at_least) */
+            r[i].hi = ls_stmt_isnull(q, cr_hi_ms) ? INFINITY : fmax(e, ls_stmt_double(q, cr_hi_ms));
         }
         if (rc < 0)
             goto out;

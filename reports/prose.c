@@ -581,7 +581,14 @@ void ls_write_order_uncertain(const ls_writer *w, const cJSON *list, ls_ranking_
                 continue;
             if (n++ == 0) {
                 tag(w, LS_TAG_NOTE);
-                fputs(kind == LS_RANKING_BLOCKING
+                fputs(kind == LS_RANKING_BLOCKING && m_get(o, "waiter_ms_caused_max") &&
+                              cJSON_IsNull(m_get(o, "waiter_ms_caused_max"))
+                          ? "Order uncertain: statements were logged only past a duration "
+                            "threshold, so the waiting these paths' holds caused is at least the "
+                            "figure shown (the shorter waits are not in the log) with no upper "
+                            "bound the log gives, and it cannot tell which made others wait "
+                            "longer: "
+                      : kind == LS_RANKING_BLOCKING
                           ? "Order uncertain: the log's times are whole seconds, and the waiting "
                             "these paths' holds caused can each lie anywhere in the range shown, "
                             "so the log cannot tell which made others wait longer: "

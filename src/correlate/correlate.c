@@ -1708,8 +1708,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * deadlock victim's retry that no trace walked is untold, not "not retried",
  * where the log does not show its transaction or its session ran other
  * requests' work around it (a pool: the retry may run on another connection;
- * samples/blind-zk; decide/retry.c ls_retry_elsewhere_untold). */
-#define CORRELATION_REV "49"
+ * samples/blind-zk; decide/retry.c ls_retry_elsewhere_untold). 50: such a
+ * row's waiting is the blocking ranking's, credited to its lockers' path when
+ * they are all of one (decide/slowkey.c ls_slowkey_one_holder_path, summary.c
+ * slowkey_credit). */
+#define CORRELATION_REV "50"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -39,6 +39,7 @@
 #include "ls_params.h"
 #include "summary_schema.h"
 #include "decide/holdrange.h"
+#include "decide/slowkey.h"
 #include "decide/waitrange.h"
 
 /* A row that is no whole relation's lock (store_schema.h's
@@ -91,7 +92,11 @@ static const char set_paths_drop_sql[] = "DROP TABLE IF EXISTS temp.summary_path
  * the queueing ranking's waiting caused (samples/hidden-failed's dl_a,
  * 4.7 s hidden; samples/hidden's checkout), when that waiting reaches
  * the log's tick (ls_caused_listed_min_ms: a millisecond where the times
- * have them; the test is decide/waitrange.c's ls_caused_listed_sql, %s). The order is the waiting
+ * have them; the test is decide/waitrange.c's ls_caused_listed_sql, %s).
+ * On a threshold log, a row found only by its slow lockers (slowkeys.c)
+ * whose lockers are all of one path gives that path its waiting, at least
+ * the row's total_wait_ms (temp.slowkey_caused, slowkey_credit(); listed
+ * if not already: samples/blind-rb's reserve_stock shape, 32.6 s). The order is the waiting
  * caused, then the hold time, then the name: whose holds made others wait
  * the most (issue 34; on every sample with a truth the truth's order,
  * docs/correlation.md).
@@ -122,7 +127,14 @@ static const char ranking_fmt[] =
     "  FROM %s.path_queueing q WHERE q.code_path IS NOT NULL"
     "  AND %s" /* ls_caused_listed_sql(QUEUED_CAUSED) */
     "  AND q.code_path NOT IN (SELECT label FROM logged WHERE label IS NOT NULL)),"
-    " listed AS (SELECT * FROM logged UNION ALL SELECT * FROM queued)"
+    " slow AS (SELECT label, sum(ms) AS ms FROM temp.slowkey_caused GROUP BY label),"
+    " listed0 AS (SELECT * FROM logged UNION ALL SELECT * FROM queued),"
+    " listed AS (SELECT l.label, l.source, l.episodes, l.waits, l.total, l.mx, l.p95,"
+    "  l.caused + coalesce(k.ms, 0) AS caused FROM listed0 l LEFT JOIN slow k ON k.label = l.label"
+    "  UNION ALL SELECT k.label,"
+    "  (SELECT min(sp.source) FROM temp.summary_paths sp WHERE sp.label = k.label),"
+    "  0, 0, 0.0, NULL, NULL, k.ms FROM slow k"
+    "  WHERE k.label NOT IN (SELECT label FROM listed0 WHERE label IS NOT NULL))"
     " SELECT l.label, l.source, l.episodes, l.waits, l.total, l.mx, l.p95, l.caused,"
     " coalesce(s.waits, 0), coalesce(s.ms, 0)"
     " FROM listed l LEFT JOIN suffered s ON s.label = l.label"
@@ -685,6 +697,56 @@ static int occupancy_write(ls_store *s, const char *schema)
     return rc < 0 ? rc : 0;
 }
 
+/*
+ * On a threshold log, each row found only by its slow lockers (slowkeys.c,
+ * grouped_by LS_SLOWKEY_EVIDENCE): its holds (its lockers' transactions)
+ * counted by path; when they are all of one path
+ * (ls_slowkey_one_holder_path) that path is credited the row's waiting,
+ * the slow lockers' durations summed (a lower bound), into
+ * temp.slowkey_caused (created always, for ranking_fmt; left empty over a
+ * window, whose rows' figures are the whole log's). 0 or an error code.
+ */
+static const char slow_table_sql[] = "DROP TABLE IF EXISTS temp.slowkey_caused;"
+                                     " CREATE TEMP TABLE slowkey_caused(label TEXT, ms REAL);";
+static const char slow_drop_sql[] = "DROP TABLE IF EXISTS temp.slowkey_caused;";
+enum { SK_MS, SK_HOLDS, SK_PATHS, SK_UNNAMED, SK_LABEL };
+static const char slow_rows_sql[] =
+    "SELECT k.total_wait_ms, count(*), count(DISTINCT p.label),"
+    " sum(p.label IS NULL), min(p.label)"
+    " FROM row_keys k JOIN holds h ON h.row_id = k.row_id" PATH_OF("h.tx_id")
+    " WHERE k.grouped_by = '" LS_SLOWKEY_EVIDENCE "' AND k.total_wait_ms IS NOT NULL"
+    " GROUP BY k.row_id";
+#define SLOW_INSERT_PARAMS(X, Q) X(Q, label) X(Q, ms)
+LS_PARAMS(ski, SLOW_INSERT_PARAMS);
+static const char slow_insert_sql[] = "INSERT INTO temp.slowkey_caused VALUES (:label, :ms)";
+
+static int slowkey_credit(ls_store *s, int windowed)
+{
+    ls_stmt *q = NULL, *ins = NULL;
+    int rc;
+
+    if ((rc = ls_store_exec(s, slow_table_sql)) != 0 || windowed)
+        return rc;
+    if ((rc = ls_store_prepare(s, slow_rows_sql, &q)) != 0 ||
+        (rc = ls_store_prepare_params(s, slow_insert_sql, LS_PARAM_NAMES(SLOW_INSERT_PARAMS),
+                                      &ins)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        if (!ls_slowkey_one_holder_path(ls_stmt_int64(q, SK_HOLDS), ls_stmt_int64(q, SK_PATHS),
+                                        ls_stmt_int64(q, SK_UNNAMED)))
+            continue;
+        if ((rc = ls_stmt_reset(ins)) != 0 ||
+            (rc = ls_stmt_bind_text(ins, LS_PARAM(ski, label), ls_stmt_text(q, SK_LABEL))) != 0 ||
+            (rc = ls_stmt_bind_double(ins, LS_PARAM(ski, ms), ls_stmt_double(q, SK_MS))) != 0 ||
+            (rc = ls_stmt_step(ins)) < 0)
+            break;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(ins);
+    return rc < 0 ? rc : 0;
+}
+
 /* The blocking ranking into schema's path_ranking. */
 static int ranking_write(ls_store *s, const char *schema)
 {
@@ -1145,7 +1207,42 @@ static int caused_write(ls_store *s, const qw_ctx *x)
     return rc < 0 ? rc : 0;
 }
 
-int ls_correlate_caused_ranges(ls_store *s, const char *label_sql, const char *source_sql)
+/*
+ * A threshold log with a row found only by its slow lockers (slowkeys.c
+ * makes them only where statements are logged past a duration threshold):
+ * the blocking ranking credits such a row's waiting to its lockers' path
+ * (slowkey_credit), the slow lockers' durations summed, and every path's
+ * waiting caused there is at least its figure (waits under the threshold
+ * and deadlock_timeout are not in the log) with no upper bound the log
+ * gives: each path's range is its figure (or the whole-second range's
+ * least) up, hi_ms NULL, which leaves the paths in no certain order
+ * (reports/codepaths.c).
+ */
+static const char slow_any_sql[] =
+    "SELECT 1 FROM row_keys WHERE grouped_by = '" LS_SLOWKEY_EVIDENCE "' LIMIT 1";
+static const char caused_at_least_sql[] =
+    "CREATE TEMP TABLE IF NOT EXISTS path_caused_range(code_path TEXT PRIMARY KEY, lo_ms REAL,"
+    " hi_ms REAL);"
+    " INSERT OR IGNORE INTO temp.path_caused_range SELECT code_path, waiter_ms_caused, NULL"
+    " FROM path_ranking WHERE code_path IS NOT NULL;"
+    " UPDATE temp.path_caused_range SET hi_ms = NULL;";
+
+static int caused_at_least(ls_store *s)
+{
+    ls_stmt *q = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, slow_any_sql, &q)) != 0)
+        return rc;
+    rc = ls_stmt_step(q);
+    ls_stmt_finalize(q);
+    if (rc <= 0)
+        return rc;
+    return ls_store_exec(s, caused_at_least_sql);
+}
+
+/* The whole-second ranges (a log with milliseconds: none). */
+static int caused_seconds(ls_store *s, const char *label_sql, const char *source_sql)
 {
     char sql[SUMMARY_SQL_MAX];
     qw_ctx x;
@@ -1165,6 +1262,12 @@ int ls_correlate_caused_ranges(ls_store *s, const char *label_sql, const char *s
         rc = rc2;
     rc2 = ls_store_exec(s, caused_drop_sql);
     return rc ? rc : rc2;
+}
+
+int ls_correlate_caused_ranges(ls_store *s, const char *label_sql, const char *source_sql)
+{
+    int rc = caused_seconds(s, label_sql, source_sql);
+    return rc ? rc : caused_at_least(s);
 }
 
 /* Buckets over a row's time: at 1,100 SVG units a bucket is under 3. */
@@ -1295,7 +1398,7 @@ out:
 /* The three rankings of grouping label_sql/source_sql into schema's
  * tables (emptied first). */
 static int summary_write(ls_store *s, const char *schema, const char *label_sql,
-                         const char *source_sql)
+                         const char *source_sql, int windowed)
 {
     char sql[SUMMARY_SQL_MAX];
     int rc;
@@ -1306,11 +1409,12 @@ static int summary_write(ls_store *s, const char *schema, const char *label_sql,
         return rc;
     snprintf(sql, sizeof(sql), set_paths_fmt, label_sql, source_sql);
     if ((rc = ls_store_exec(s, sql)) == 0 && (rc = queueing_write(s, schema)) == 0 &&
-        (rc = ranking_write(s, schema)) == 0)
+        (rc = slowkey_credit(s, windowed)) == 0 && (rc = ranking_write(s, schema)) == 0)
         rc = occupancy_write(s, schema);
     {
         int rc2 = ls_store_exec(s, set_paths_drop_sql);
-        return rc ? rc : rc2;
+        int rc3 = ls_store_exec(s, slow_drop_sql);
+        return rc ? rc : rc2 ? rc2 : rc3;
     }
 }
 
@@ -1329,7 +1433,8 @@ int ls_correlate_summary(ls_store *s, ls_correlate_stats *stats)
 {
     int rc;
     (void)stats;
-    if ((rc = summary_write(s, "main", ls_grouping_default()->label, ls_grouping_default()->source)) != 0)
+    if ((rc = summary_write(s, "main", ls_grouping_default()->label, ls_grouping_default()->source,
+                            0)) != 0)
         return rc;
     return buckets_write(s, "main");
 }
@@ -1346,7 +1451,7 @@ int ls_correlate_summary_scope(ls_store *s, const char *label_sql, const char *s
 {
     int rc = ls_store_exec(s, scope_enter_sql);
     if (rc == 0)
-        rc = summary_write(s, "temp", label_sql, source_sql);
+        rc = summary_write(s, "temp", label_sql, source_sql, windowed);
     /* the buckets know no grouping: summed again only over a window's queue */
     if (rc == 0 && windowed && (rc = ls_store_exec(s, scope_window_sql)) == 0)
         rc = buckets_write(s, "temp");

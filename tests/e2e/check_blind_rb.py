@@ -57,6 +57,10 @@ MUST_HOLD = [
     "holds listed (keyed): each is a truth hold of that pid and row",
     "holds listed: none longer than the truth's (lower bounds)",
     "code paths: said to be named by transaction shape (one application_name, no spans)",
+    # issue 34 (rbrank34): warehouses id=1's lockers are all of one shape
+    # (reserve_stock's), so its waiting (32.6 s at least) is that path's;
+    # ranked by lower bounds, the order said uncertain (blocking_bounds)
+    "top code path by blocking (code_paths[0])",
     "finding not deserved: lock queue behind DDL",
     "finding not deserved: external call in transaction (no traces: not in the log)",
     "finding not deserved: hot counter row on warehouses, accounts or products",
@@ -90,6 +94,45 @@ def bound_checks(rep):
          not (top.get("occupied_ms") or 0) and not (top.get("mean_hold_ms") or 0),
          "occupied %s ms, mean hold %s ms" % (top.get("occupied_ms"), top.get("mean_hold_ms")),
          "not knowable"),
+    ] + blocking_bounds(rep) + occupancy_unknown(rep)
+
+
+def occupancy_unknown(rep):
+    """No hold of either path was timed: their occupancy is said unknown
+    (null with the reason), never 0 ms, and the story ranks none."""
+    ro = rep["row_occupancy"]
+    return [
+        ("row occupancy: untimed paths said unknown (null + reason), not 0 ms",
+         len(ro) > 0 and all(x["total_hold_ms"] is None and x["share_pct"] is None
+                             and x["max_hold_ms"] is None and bool(x.get("occupancy_unknown"))
+                             for x in ro),
+         [(x["code_path"], x["total_hold_ms"], x["share_pct"]) for x in ro],
+         "not knowable (reserve_stock 49.5 s, 42 %)"),
+        ("story: cannot rank by occupancy (no path named, the reason given)",
+         (rep.get("story") or {}).get("code_path") is None
+         and bool((rep.get("story") or {}).get("occupancy_unknown")),
+         (rep.get("story") or {}).get("occupancy_unknown"), "not knowable"),
+    ]
+
+
+def blocking_bounds(rep):
+    """On this log every path's waiting caused is a lower bound (the waits
+    under the threshold are not logged): each listed path says so (its
+    figure the least, no most), and the log cannot order them."""
+    cp = rep["code_paths"]
+    wh = next((x for x in cp if "warehouses" in (x["code_path"] or "")), {})
+    return [
+        ("blocking: warehouses id=1's waiting credited to its lockers' path, at least its 32.6 s",
+         (wh.get("waiter_ms_caused") or 0) >= 32575 and wh.get("waiter_ms_caused_min") == wh.get("waiter_ms_caused")
+         and "waiter_ms_caused_max" in wh and wh["waiter_ms_caused_max"] is None,
+         "%s: %s ms (min %s, max %s)" % (wh.get("code_path"), wh.get("waiter_ms_caused"),
+                                        wh.get("waiter_ms_caused_min"), wh.get("waiter_ms_caused_max")),
+         "reserve_stock 40.5 s caused"),
+        ("blocking: every listed path's waiting a lower bound, the order said uncertain",
+         len(cp) > 1 and all(x.get("order_uncertain") is True and x.get("waiter_ms_caused_max", 0) is None
+                             for x in cp),
+         [(x["code_path"], x.get("waiter_ms_caused_min"), x.get("order_uncertain")) for x in cp],
+         "not knowable which of two lower bounds is the larger"),
     ]
 
 

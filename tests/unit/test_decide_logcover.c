@@ -148,9 +148,24 @@ static void test_occupancy(void)
     CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_COMPLETE, 5.0), 0);
 }
 
+/* Issue 34 (rbrank34): one path's 0 ms occupancy is unknown when none
+ * of its holds was timed on a log that is not complete (blind-rb's 54
+ * untimed warehouses holds); known with any hold timed, with no holds,
+ * or on a complete log. */
+static void test_path_occupancy(void)
+{
+    CHECK_INT(ls_logcover_path_occupancy_unknown(LS_LOGCOVER_THRESHOLD, 54, 0.0), 1);
+    CHECK_INT(ls_logcover_path_occupancy_unknown(LS_LOGCOVER_NO_STATEMENTS, 1, 0.0), 1);
+    CHECK_INT(ls_logcover_path_occupancy_unknown(LS_LOGCOVER_THRESHOLD, 54, 0.001), 0);
+    CHECK_INT(ls_logcover_path_occupancy_unknown(LS_LOGCOVER_THRESHOLD, 0, 0.0), 0);
+    CHECK_INT(ls_logcover_path_occupancy_unknown(LS_LOGCOVER_COMPLETE, 54, 0.0), 0);
+    CHECK_INT(ls_logcover_path_occupancy_unknown(LS_LOGCOVER_THRESHOLD, 54, 0.0 / 0.0), 1);
+}
+
 int main(void)
 {
     test_occupancy();
+    test_path_occupancy();
     test_decide();
     test_classes();
     test_open_end();

@@ -58,9 +58,23 @@ static void test_other_keys(void)
     CHECK_INT(ls_slowkey_makes_row(&in), 1);
 }
 
+/* Whose waiting it was: the lockers of one path credit it; of two, or
+ * one of none, no path; no lockers, none. blind-rb's warehouses id=1:
+ * 54 holds, all "SELECT FOR UPDATE warehouses". */
+static void test_one_holder_path(void)
+{
+    CHECK_INT(ls_slowkey_one_holder_path(54, 1, 0), 1);
+    CHECK_INT(ls_slowkey_one_holder_path(1, 1, 0), 1);
+    CHECK_INT(ls_slowkey_one_holder_path(54, 2, 0), 0);
+    CHECK_INT(ls_slowkey_one_holder_path(54, 1, 1), 0);
+    CHECK_INT(ls_slowkey_one_holder_path(1, 0, 1), 0);
+    CHECK_INT(ls_slowkey_one_holder_path(0, 0, 0), 0);
+}
+
 int main(void)
 {
     test_floors();
     test_other_keys();
+    test_one_holder_path();
     return TEST_REPORT();
 }

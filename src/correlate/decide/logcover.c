@@ -58,3 +58,8 @@ int ls_logcover_occupancy_unknown(ls_logcover v, double top_hold_ms)
 {
     return v != LS_LOGCOVER_COMPLETE && !(top_hold_ms > 0.0);
 }
+
+int ls_logcover_path_occupancy_unknown(ls_logcover v, int64_t holds, double max_ms)
+{
+    return v != LS_LOGCOVER_COMPLETE && holds > 0 && !(max_ms > 0.0);
+}

@@ -13,3 +13,8 @@ int ls_slowkey_makes_row(const ls_slowkey_in *in)
         return 0;
     return in->statements > in->other_keys_sum;
 }
+
+int ls_slowkey_one_holder_path(int64_t lockers, int64_t paths, int64_t unnamed)
+{
+    return lockers > 0 && paths == 1 && unnamed == 0;
+}

@@ -38,4 +38,19 @@ typedef struct ls_slowkey_in {
  */
 int ls_slowkey_makes_row(const ls_slowkey_in *in);
 
+/*
+ * Whose holds made such a row's lockers wait (the blocking ranking,
+ * summary.c). Its lockers' waits are not in the log, nor who held it
+ * when they queued; but every transaction that locks a key is one of its
+ * lockers (a hold of the row is a locking statement naming its key), so
+ * when all of them are of one code path (`lockers` holds of the row,
+ * `paths` distinct names among them, `unnamed` holds with no path), that
+ * path held the row whenever one of them waited for it: the waiting, at
+ * least the row's total_wait_ms, is its own (samples/blind-rb: 54 slow
+ * FOR UPDATEs of warehouses id=1, all of reserve_stock's shape). 1 then;
+ * 0 when the lockers are of several paths or some of none (the holder
+ * is not knowable: no path is credited), or there are none.
+ */
+int ls_slowkey_one_holder_path(int64_t lockers, int64_t paths, int64_t unnamed);
+
 #endif
