@@ -117,11 +117,12 @@ as_pg python3 "$WORK/app/run.py" 127.0.0.1 "$PORT" "$STUB_PORT" "$DURATION_S" "$
 } >"$ROOT$WORK/settings.txt"
 stop_server
 
-rm -f "$OUT"/postgresql.json* "$OUT"/report.*
+rm -f "$OUT"/postgresql.json* "$OUT"/truth.json* "$OUT"/report.*
 cp "$ROOT$WORK/log/postgresql.json" "$OUT/postgresql.json"
 cp "$ROOT$WORK/settings.txt" "$OUT/settings.txt"
 if (($(stat -c %s "$OUT/postgresql.json") > GZIP_OVER)); then gzip -9n "$OUT/postgresql.json"; fi
 python3 "$OUT/app/build_truth.py" "$ROOT$WORK/truth.jsonl" "$OUT/truth.json"
+gzip -9n "$OUT/truth.json"
 if [[ -n ${LOCKSPAN:-} ]]; then
     (cd "$OUT" && "$LOCKSPAN" analyze -q --generated-at "blind-dj.sh" -o report.md postgresql.json*)
 fi

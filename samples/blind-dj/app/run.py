@@ -90,9 +90,7 @@ def bump_order_counter(sender, instance, created, **kw):
     Counter.objects.filter(id=1).update(n=F("n") + 1)
 
 
-def place_order():
-    pid = 1 if random.random() < 0.5 else random.randint(2, 4)
-    qty = random.randint(1, 3)
+def place_order(pid, qty):
     with transaction.atomic():
         want(("products", pid))
         p = Product.objects.select_for_update().get(id=pid)
@@ -103,16 +101,14 @@ def place_order():
         time.sleep(random.uniform(0.005, 0.015))
 
 
-def hit_page():
-    page = 1 if random.random() < 0.6 else random.randint(2, 4)
+def hit_page(page):
     with transaction.atomic():
         want(("pages", page))
         Page.objects.filter(id=page).update(hits=F("hits") + 1)
         time.sleep(random.uniform(0.010, 0.030))
 
 
-def reserve_stock():
-    wid = 1 if random.random() < 0.5 else random.randint(2, 3)
+def reserve_stock(wid):
     with transaction.atomic():
         want(("warehouses", wid))
         Warehouse.objects.select_for_update().get(id=wid)
@@ -121,8 +117,8 @@ def reserve_stock():
         Warehouse.objects.filter(id=wid).update(reserved=F("reserved") + 1)
 
 
-def transfer():
-    a, b = random.sample(range(1, 5), 2)     # request order: deadlocks
+def transfer(a, b):
+    # a, b in request order: deadlocks
     with transaction.atomic():
         want(("accounts", a))
         Account.objects.select_for_update().get(id=a)
@@ -133,8 +129,7 @@ def transfer():
         Account.objects.filter(id=b).update(balance=F("balance") + 10)
 
 
-def reprice():
-    pid = random.randint(1, 2)
+def reprice(pid):
     with transaction.atomic(using="rr"):
         p = Product.objects.using("rr").get(id=pid)
         time.sleep(random.uniform(0.030, 0.100))
@@ -142,18 +137,27 @@ def reprice():
         Product.objects.using("rr").filter(id=pid).update(price=p.price + 1 if p.price < 200 else 100)
 
 
+# A request: its arguments drawn once; a retry runs the same request again.
+ARGS = {
+    "place_order": lambda: (1 if random.random() < 0.5 else random.randint(2, 4), random.randint(1, 3)),
+    "hit_page": lambda: (1 if random.random() < 0.6 else random.randint(2, 4),),
+    "reserve_stock": lambda: (1 if random.random() < 0.5 else random.randint(2, 3),),
+    "transfer": lambda: tuple(random.sample(range(1, 5), 2)),
+    "reprice": lambda: (random.randint(1, 2),),
+}
 PATHS = [(place_order, 30, "default", 1), (hit_page, 25, "default", 1),
          (reserve_stock, 12, "default", 1), (transfer, 10, "default", 2), (reprice, 23, "rr", 3)]
 RETRY_ON = {"transfer": "40P01", "reprice": "40001"}
 
 
 def run_path(fn, alias, tries):
+    args = ARGS[fn.__name__]()
     for attempt_no in range(1, tries + 1):
         a = {"path": fn.__name__, "alias": alias, "pid": pid_of(alias), "try": attempt_no,
-             "thread": threading.current_thread().name, "start": now(), "stmts": []}
+             "args": list(args), "thread": threading.current_thread().name, "start": now(), "stmts": []}
         REC.attempt = a
         try:
-            fn()
+            fn(*args)
             a["outcome"] = "commit"
         except OperationalError as e:
             code = getattr(e.__cause__, "pgcode", None)
