@@ -32,6 +32,7 @@ GZIP_OVER=$((2 * 1024 * 1024))
 
 die() { echo "${0##*/}: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "run as root (chroot, mount)"
+# shellcheck source=samples/chroot.sh
 . "$HERE/chroot.sh"
 
 setup() {
@@ -109,6 +110,7 @@ as_pg python3 "$WORK/app/run.py" 127.0.0.1 "$PORT" "$STUB_PORT" "$DURATION_S" "$
 {
     echo "server: $(as_pg "$PGBIN/postgres" --version)"
     echo "chroot: Debian $(cat "$ROOT/etc/debian_version")"
+    # shellcheck disable=SC2016 # dpkg-query's own format
     in_root dpkg-query -W -f='${Package}: ${Version}\n' python3 python3-django python3-psycopg2
     for s in log_destination log_statement log_duration log_min_duration_statement \
         log_lock_waits deadlock_timeout lc_messages log_timezone log_connections; do
