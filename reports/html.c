@@ -746,25 +746,9 @@ static void panel_hot_rows(FILE *f, const cJSON *model)
         return;
     }
     TABLE(f, ls_tab_hot_rows, rows);
-    /* a row a threshold log shows only by its slow lockers: its figures
-     * are bounds (wait_bounds) */
     {
-        const cJSON *h;
-        char a[32], b[32];
-        cJSON_ArrayForEach(h, rows) {
-            const cJSON *wb = cJSON_GetObjectItemCaseSensitive(h, "wait_bounds");
-            if (!wb)
-                continue;
-            fputs("<p class=\"note\">", f);
-            text(f, m_str(h, "relation"), 64);
-            fputs(" ", f);
-            text(f, m_str(h, "row_key"), 64);
-            fprintf(f, ": total wait at least %s, each wait at most %s. ",
-                    ls_fmt_duration(a, sizeof(a), m_num(h, "total_wait_ms")),
-                    ls_fmt_duration(b, sizeof(b), m_num(h, "max_wait_ms")));
-            text(f, m_str(wb, "reason"), 600);
-            fputs("</p>\n", f);
-        }
+        ls_writer w = html_writer(f);
+        ls_write_wait_bounds(&w, rows);
     }
 }
 

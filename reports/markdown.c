@@ -744,25 +744,9 @@ static void hot_rows(FILE *f, const cJSON *m, const md_caps *caps)
                      "the most transactions per second that can take the row one after another.",
                      ls_no_hot_rows(m), &ls_tab_hot_rows,
                      cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
-    /* a row a threshold log shows only by its slow lockers: its figures
-     * are bounds (wait_bounds) */
     {
-        const cJSON *h;
-        char a[32], b[32];
-        cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(m, "hot_rows")) {
-            const cJSON *wb = cJSON_GetObjectItemCaseSensitive(h, "wait_bounds");
-            if (!wb)
-                continue;
-            fputs("- ", f);
-            ls_md_cell(f, m_str(h, "relation"), 64);
-            fputs(" ", f);
-            ls_md_cell(f, m_str(h, "row_key"), 64);
-            fprintf(f, ": total wait at least %s, each wait at most %s. ",
-                    ls_fmt_duration(a, sizeof(a), m_num(h, "total_wait_ms")),
-                    ls_fmt_duration(b, sizeof(b), m_num(h, "max_wait_ms")));
-            ls_md_cell(f, m_str(wb, "reason"), 600);
-            fputs("\n", f);
-        }
+        ls_writer w = md_writer(f, caps);
+        ls_write_wait_bounds(&w, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
     }
 }
 

@@ -390,6 +390,27 @@ void ls_write_story(const ls_writer *w, const cJSON *story)
     w->table(w, &ls_tab_story, m_get(story, "ranking"));
 }
 
+void ls_write_wait_bounds(const ls_writer *w, const cJSON *rows)
+{
+    const cJSON *h;
+    cJSON_ArrayForEach(h, rows) {
+        const cJSON *wb = cJSON_GetObjectItemCaseSensitive(h, "wait_bounds");
+        if (!wb)
+            continue;
+        tag(w, LS_TAG_NOTE);
+        w->esc(w->f, m_str(h, "relation"), 64);
+        fputs(" ", w->f);
+        w->esc(w->f, m_str(h, "row_key"), 64);
+        fputs(": total wait at least ", w->f);
+        ls_write_duration(w, m_num(h, "total_wait_ms"));
+        fputs(", each wait at most ", w->f);
+        ls_write_duration(w, m_num(h, "max_wait_ms"));
+        fputs(". ", w->f);
+        w->esc(w->f, m_str(wb, "reason"), 600);
+        tag(w, LS_TAG_NOTE_END);
+    }
+}
+
 const char *ls_hidden_unknown_why(const cJSON *model)
 {
     const char *verdict = m_str(m_get(m_get(model, "input"), "logging"), "verdict");

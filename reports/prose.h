@@ -168,4 +168,8 @@ const char *ls_no_hot_rows(const cJSON *model);
  * threshold log, or one of only some statement classes. */
 const char *ls_hidden_unknown_why(const cJSON *model);
 
+/* Under the hot rows table: each row a threshold log shows only by its
+ * slow lockers (hot_rows[].wait_bounds), its figures said as bounds. */
+void ls_write_wait_bounds(const ls_writer *w, const cJSON *rows);
+
 #endif
