@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hot_sql.h"
 #include "model_int.h"
 
 void ls_model_add_str(cJSON *o, const char *key, const char *v)
@@ -839,22 +840,17 @@ static const ls_mquery row_cut_q = LS_MQUERY(
     " FROM lock_waits w WHERE w.row_id = :row_id AND" WAIT_FILTER("w") ") wc");
 
 /* The row's root blockers, one per transaction, in the order of their
- * first wait (waits are stored in time order): the row's waits read in
- * wait_id order (its index, lock_waits_row: wait_rows(row_id), whose
- * entries follow their rowid, the wait_id), each pair kept where it first
- * occurs, and the read stops at the 100th (test_pass_table pins the
- * plan). A GROUP BY pid and transaction, ordered by min(wait_id), sorted
- * all the row's waits twice: 1.44 M SQLite VM steps for pgbench_branches
- * bid=1 at 1 GiB (34,629 waits), 29 k now (issue 38). */
+ * first wait (waits are stored in time order): the columns of
+ * ROW_ROOTS_SQL (hot_sql.h), which stops at the 100th. A GROUP BY pid and
+ * transaction ordered by min(wait_id) sorted all the row's waits twice:
+ * 1.44 M SQLite VM steps for pgbench_branches bid=1 at 1 GiB (34,629
+ * waits), 29 k now (issue 38). */
 static const ls_mcol row_root_cols[] = {
-    /* the first selected column: SELECT DISTINCT root_pid, root_tx */
-    {"pid", "DISTINCT root_pid", LS_MC_INT},
+    {"pid", "root_pid", LS_MC_INT},
     {"", "root_tx", LS_MC_CODE},
     {"root_tx", "root_tx", LS_MC_READ},
 };
-static const ls_mquery row_roots_q =
-    LS_MQUERY(NULL, row_root_cols,
-              "FROM lock_waits WHERE row_id = :row_id AND root_pid IS NOT NULL LIMIT 100");
+static const ls_mquery row_roots_q = LS_MQUERY(NULL, row_root_cols, "");
 
 /* hold_ms, and where the log is silent on when the lock was taken or let
  * go (the evidence is a bound) the hold as a range: shortest (latest
@@ -1024,17 +1020,9 @@ static const ls_mcol hot_cols[] = {
     ":since IS NULL AND :until IS NULL AND :relation IS NULL AND :database IS NULL" \
     " AND :code_path IS NULL"
 /* The busiest rows chosen first (hot_top), and only their waits read, once
- * for all three figures (hot_waits): each a subquery per candidate row
- * read every candidate's waits three times through the lock_waits view
- * (2.80 M SQLite VM steps at 1 GiB, 1.68 M now; issue 38). hot_waits
- * walks the kept rows in row_id order (row_keys' key, no sorter), each
- * row's waits in its index's order (wait_id), as the subqueries did: the
- * root blockers' pids keep the order of their first wait. */
-#define HOT_ROW_WAITS                                                                  \
-    ", hot_waits AS MATERIALIZED (SELECT k.row_id AS row_id, min(w.rel_oid) AS rel_oid,"  \
-    " count(DISTINCT w.pid) AS sessions, group_concat(DISTINCT w.root_pid) AS roots"     \
-    " FROM row_keys k CROSS JOIN lock_waits w ON w.row_id = k.row_id"                    \
-    " WHERE k.row_id IN (SELECT row_id FROM hot_top) GROUP BY k.row_id)"
+ * for all three figures (HOT_ROW_WAITS, hot_sql.h): each a subquery per
+ * candidate row read every candidate's waits three times through the
+ * lock_waits view (2.80 M SQLite VM steps at 1 GiB, 1.68 M now; issue 38). */
 #define HOT_ROW_ORDER                                                                  \
     " ORDER BY r.total_wait_ms + coalesce(r.hidden_wait_ms, 0) DESC, r.total_wait_ms DESC," \
     " r.row_id"
@@ -1110,7 +1098,7 @@ static void hot_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *
     cJSON *tl;
     (void)arg;
     if (strcmp(key, "root_blockers") == 0) {
-        ls_mq_each_row(m, &row_roots_q, row_id, row_root, cJSON_AddArrayToObject(o, key));
+        ls_model_each_row(m, ROW_ROOTS_SQL, row_id, row_root, cJSON_AddArrayToObject(o, key));
         return;
     }
     if (strcmp(key, "wait_bounds") == 0) {
