@@ -1,10 +1,12 @@
 /*
- * hot_sql.h — two reads of a hot row's waits whose answers hang on their plan
- * (model.c), here so that tests/unit/test_pass_table.c checks the plan
- * of the very text the report runs.
+ * plan_sql.h — reads of the report model (model.c) whose answers or cost
+ * hang on their plan, here so that tests/unit/test_pass_table.c checks
+ * the plan of the very text the report runs.
  */
-#ifndef LS_HOT_SQL_H
-#define LS_HOT_SQL_H
+#ifndef LS_PLAN_SQL_H
+#define LS_PLAN_SQL_H
+
+#include "model_int.h"
 
 /* The kept hot rows' waits read once for three figures (after "WITH
  * hot_top AS (...)", the rows kept): walked in row_id order (row_keys'
@@ -25,5 +27,12 @@
 #define ROW_ROOTS_SQL                                                                      \
     "SELECT DISTINCT root_pid, root_tx FROM lock_waits WHERE row_id = :row_id"            \
     " AND root_pid IS NOT NULL LIMIT 100"
+
+/* The first :limit waits in the filter, in time order: wait_id numbers the
+ * waits by (start_ts, pid, build order) (src/correlate/correlate.c,
+ * store_episodes_sql), so (start_ts, wait_id) order is wait_id order,
+ * lock_wait_rows' own: the first ones are read, the rest not. */
+#define FIRST_WAITS_SQL                                                                    \
+    "SELECT w.wait_id FROM lock_waits w WHERE" WAIT_FILTER("w") "ORDER BY w.wait_id LIMIT :limit"
 
 #endif
