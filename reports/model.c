@@ -3,8 +3,9 @@
  *
  * Every section is one query; every string read from the store is cleaned
  * to valid UTF-8 before it enters the model, so the renderers only have to
- * escape for their own syntax. Lists are bounded by opts->top and
- * opts->max_waits; the summary's totals are always exact.
+ * escape for their own syntax. Lists are bounded by opts->top,
+ * max_waits, max_deadlocks and max_errors, and a list cut says so (its
+ * cut.<path>, ls_model_list); the summary's totals are always exact.
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 
 #include "ls_columns.h"
+#include "plan_sql.h"
 #include "model_int.h"
 
 void ls_model_add_str(cJSON *o, const char *key, const char *v)
@@ -855,16 +857,17 @@ static const ls_mquery row_cut_q = LS_MQUERY(
     " FROM lock_waits w WHERE w.row_id = :row_id AND" WAIT_FILTER("w") ") wc");
 
 /* The row's root blockers, one per transaction, in the order of their
- * first wait (waits are stored in time order). */
+ * first wait (waits are stored in time order): the columns of
+ * ROW_ROOTS_SQL (plan_sql.h), which stops at the 100th. A GROUP BY pid and
+ * transaction ordered by min(wait_id) sorted all the row's waits twice:
+ * 1.44 M SQLite VM steps for pgbench_branches bid=1 at 1 GiB (34,629
+ * waits), 29 k now (issue 38). */
 static const ls_mcol row_root_cols[] = {
     {"pid", "root_pid", LS_MC_INT},
     {"", "root_tx", LS_MC_CODE},
     {"root_tx", "root_tx", LS_MC_READ},
 };
-static const ls_mquery row_roots_q =
-    LS_MQUERY(NULL, row_root_cols,
-              "FROM lock_waits WHERE row_id = :row_id AND root_pid IS NOT NULL"
-              " GROUP BY root_pid, root_tx ORDER BY min(wait_id) LIMIT 100");
+static const ls_mquery row_roots_q = LS_MQUERY(NULL, row_root_cols, "");
 
 /* Where the log's times are whole seconds (the hold has a hold_range),
  * the range its idle_ms, an estimate from the stamps (below 0 too), may
@@ -1002,8 +1005,7 @@ static void row_root(model_ctx *m, ls_stmt *q, void *arg)
 static const ls_mcol hot_cols[] = {
     {"row_id", "r.row_id", LS_MC_INT},
     {"relation", "r.relation", LS_MC_STR},
-    {"relation_oid", "(SELECT min(rel_oid) FROM lock_waits w WHERE w.row_id = r.row_id)",
-     LS_MC_INT},
+    {"relation_oid", "hw.rel_oid", LS_MC_INT},
     {"row_key", "r.row_key", LS_MC_STR},
     {"grouped_by", "r.evidence", LS_MC_STR},
     {"ctid", "r.ctids", LS_MC_STR},
@@ -1011,13 +1013,11 @@ static const ls_mcol hot_cols[] = {
     /* 0 for a row whose only waiting is hidden (no logged wait) */
     {"total_wait_ms", "coalesce(r.total_wait_ms, 0)", LS_MC_MS},
     {"max_wait_ms", "r.max_wait_ms", LS_MC_MS},
-    {"waiting_sessions",
-     "(SELECT count(DISTINCT pid) FROM lock_waits w WHERE w.row_id = r.row_id)", LS_MC_INT},
+    {"waiting_sessions", "coalesce(hw.sessions, 0)", LS_MC_INT},
     {"first_wait", "r.first_ts", LS_MC_TS},
     {"last_wait_end", "r.last_ts", LS_MC_TS},
-    {"root_blocker_pids",
-     "(SELECT group_concat(DISTINCT root_pid) FROM lock_waits w WHERE w.row_id = r.row_id)",
-     LS_MC_PIDS},
+    /* in the order of their first wait (hot_waits) */
+    {"root_blocker_pids", "hw.roots", LS_MC_PIDS},
     {"root_blockers", NULL, LS_MC_HOOK},
     {"holds", "r.holds", LS_MC_INT},
     {"mean_hold_ms", "r.mean_hold_ms", LS_MC_MS},
@@ -1062,9 +1062,16 @@ static const ls_mcol hot_cols[] = {
 #define NO_FILTER                                                                      \
     ":since IS NULL AND :until IS NULL AND :relation IS NULL AND :database IS NULL" \
     " AND :code_path IS NULL"
+/* The busiest rows chosen first (hot_top), and only their waits read, once
+ * for all three figures (HOT_ROW_WAITS, plan_sql.h): each a subquery per
+ * candidate row read every candidate's waits three times through the
+ * lock_waits view (2.80 M SQLite VM steps at 1 GiB, 1.68 M now; issue 38). */
+#define HOT_ROW_ORDER                                                                  \
+    " ORDER BY r.total_wait_ms + coalesce(r.hidden_wait_ms, 0) DESC, r.total_wait_ms DESC," \
+    " r.row_id"
 static const ls_mquery hot_rows_q = LS_MQUERY(
-    NULL, hot_cols,
-    "FROM rows r WHERE CASE WHEN " NO_FILTER
+    "WITH hot_top AS MATERIALIZED (SELECT r.row_id AS row_id"
+    " FROM rows r WHERE CASE WHEN " NO_FILTER
     " THEN r.evidence = '" LS_SLOWKEY_EVIDENCE "'"
     " OR EXISTS (SELECT 1 FROM lock_waits w WHERE w.row_id = r.row_id)"
     " OR EXISTS (SELECT 1 FROM row_waits rw WHERE rw.row_id = r.row_id"
@@ -1079,8 +1086,10 @@ static const ls_mquery hot_rows_q = LS_MQUERY(
     " rr.relation, NULL AS rel_oid FROM row_waits rw JOIN rows rr ON rr.row_id = rw.row_id"
     " WHERE rw.kind = 'inferred' AND rw.wait_ms >= " HIDDEN_HOT_MIN_MS ") q"
     " WHERE" WAIT_FILTER("q") ")) END AND " NOT_A_RELATION_LOCK("r.row_id")
-    " ORDER BY r.total_wait_ms + coalesce(r.hidden_wait_ms, 0) DESC, r.total_wait_ms DESC,"
-    " r.row_id LIMIT :limit");
+    HOT_ROW_ORDER " LIMIT :limit)" HOT_ROW_WAITS,
+    hot_cols,
+    "FROM hot_top t CROSS JOIN rows r ON r.row_id = t.row_id"
+    " LEFT JOIN hot_waits hw ON hw.row_id = t.row_id" HOT_ROW_ORDER);
 
 /* ---- relation lock queues ---- */
 
@@ -1132,7 +1141,7 @@ static void hot_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *
     cJSON *tl;
     (void)arg;
     if (strcmp(key, "root_blockers") == 0) {
-        ls_mq_each_row(m, &row_roots_q, row_id, row_root, cJSON_AddArrayToObject(o, key));
+        ls_model_each_row(m, ROW_ROOTS_SQL, row_id, row_root, cJSON_AddArrayToObject(o, key));
         return;
     }
     if (strcmp(key, "wait_bounds") == 0) {
@@ -1313,10 +1322,11 @@ static const ls_mcol wait_cols[] = {
 /* The first waits are chosen first (the order is total), so that the
  * columns the lock_waits view looks up (relation, holders, queue, root)
  * and the joins are read for them alone, not for every wait of the log
- * (2.4 M to 1.2 M SQLite VM steps at 1 GiB). */
+ * (2.4 M to 1.2 M SQLite VM steps at 1 GiB), and in wait_id order, which
+ * is time order: the first ones read and the rest not, no sort of every
+ * wait (FIRST_WAITS_SQL, plan_sql.h; 1.16 M to 0.14 M steps). */
 static const ls_mquery waits_q =
-    LS_MQUERY("WITH first_waits AS MATERIALIZED (SELECT w.wait_id FROM lock_waits w WHERE"
-              WAIT_FILTER("w") "ORDER BY w.start_ts, w.wait_id LIMIT :limit)",
+    LS_MQUERY("WITH first_waits AS MATERIALIZED (" FIRST_WAITS_SQL ")",
               wait_cols,
               "FROM first_waits fw CROSS JOIN lock_waits w ON w.wait_id = fw.wait_id"
               " LEFT JOIN sessions s ON s.session_id = w.session_id"
