@@ -1712,7 +1712,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * row's waiting is the blocking ranking's, credited to its lockers' path when
  * they are all of one (decide/slowkey.c ls_slowkey_one_holder_path, summary.c
  * slowkey_credit). */
-#define CORRELATION_REV "50"
+#define CORRELATION_REV "51"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -164,6 +164,17 @@ static const char later_sql[] =
  * one transaction and its retries)? */
 #define SHARED_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, tx) X(Q, first) X(Q, last) X(Q, text)
 LS_PARAMS(sh, SHARED_PARAMS);
+
+/* The text of the error's :session's statement logged right before the
+ * failed transaction's first statement (:first): a SETTING there too
+ * (ls_retry_sets_session()) is the client's routine before each
+ * transaction (psycopg2's SET default_transaction_isolation TO DEFAULT
+ * on a connection whose isolation level it sets: samples/blind-dj). */
+static const char set_before_sql[] =
+    "SELECT st.text FROM statements st WHERE st.session_id = :session AND st.stmt_id < :first"
+    " ORDER BY st.stmt_id DESC LIMIT 1";
+#define SET_BEFORE_PARAMS(X, Q) X(Q, session) X(Q, first)
+LS_PARAMS(sb, SET_BEFORE_PARAMS);
 static const char shared_sql[] =
     "SELECT EXISTS (SELECT 1 FROM transactions x WHERE x.session_id = :session"
     " AND x.first_stmt BETWEEN (SELECT min(r.stmt_id) FROM stmt_rows r WHERE r.session_id ="
@@ -372,6 +383,7 @@ typedef struct shape_slot {
 typedef struct retry_pass {
     ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd, *fparams;
     ls_stmt *failed_ins, *rivals, *cands, *claim_tx, *row_cands, *shared, *later, *pooled;
+    ls_stmt *set_before;
     ls_buf want, got;
     ls_buf params; /* the failed statement's logged parameters, "" unknown */
     ls_retry_end rival[RETRY_STEPS_MAX];
@@ -670,6 +682,26 @@ static int conn_shared(retry_pass *p)
     return rc == 1 && ls_stmt_int64(p->shared, LS_ONLY_COLUMN) != 0;
 }
 
+/* Was the failed transaction, too, begun after a SETTING of its session
+ * (set_before_sql)? 1 yes, 0 no (or unknown), < 0 an error. */
+static int set_routine(retry_pass *p)
+{
+    int rc;
+    const char *text;
+
+    if (ls_stmt_isnull(p->errs, le_first_stmt))
+        return 0;
+    ls_stmt_reset(p->set_before);
+    if ((rc = ls_stmt_bind_int64(p->set_before, LS_PARAM(sb, session),
+                                 ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->set_before, LS_PARAM(sb, first),
+                                 ls_stmt_int64(p->errs, le_first_stmt))) != 0 ||
+        (rc = ls_stmt_step(p->set_before)) < 0)
+        return rc;
+    text = rc == 1 ? ls_stmt_text(p->set_before, LS_ONLY_COLUMN) : NULL;
+    return text && ls_retry_sets_session(text);
+}
+
 /* The retry in the error's session, whose transaction the log shows: the
  * statements after the error line, walked; its transaction's outcome is
  * the transactions pass's (its transaction claimed). 1 stored, 0 none, 2
@@ -681,7 +713,7 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     ls_logpos err = {ls_stmt_int64(p->errs, le_file_id), ls_stmt_int64(p->errs, le_line)};
     size_t n = 0;
     ls_retry_found f;
-    int rc, have_tx, shared;
+    int rc, have_tx, shared, routine;
 
     ls_stmt_reset(p->after);
     if ((rc = ls_stmt_bind_int64(p->after, LS_PARAM(ap, session), session)) != 0 ||
@@ -720,7 +752,9 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     /* late on a connection kept as it was: is it a pool's? */
     if ((shared = ls_retry_kept_late(f, p->resolution) ? conn_shared(p) : 0) < 0)
         return shared;
-    if (ls_retry_session_told(f, p->resolution, shared) == LS_RETRY_UNTOLD)
+    if ((routine = f.set_between ? set_routine(p) : 0) < 0)
+        return routine;
+    if (ls_retry_session_told(f, p->resolution, shared, routine) == LS_RETRY_UNTOLD)
         return 2;
     ls_stmt_reset(p->txq);
     if ((rc = ls_stmt_bind_int64(p->txq, LS_PARAM(rp, session), session)) != 0 ||
@@ -1115,6 +1149,7 @@ static void retry_pass_free(retry_pass *p)
     ls_stmt_finalize(p->claim_tx);
     ls_stmt_finalize(p->row_cands);
     ls_stmt_finalize(p->shared);
+    ls_stmt_finalize(p->set_before);
     ls_stmt_finalize(p->later);
     ls_stmt_finalize(p->pooled);
 }
@@ -1140,17 +1175,18 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
     ls_buf_init(&p->params, 0);
     if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS transactions_session_stmt"
                                        " ON transactions(session_id, first_stmt)")) != 0 ||
-        (rc = ls_store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS retry_claimed"
-                               "(span_row INTEGER PRIMARY KEY); DELETE FROM temp.retry_claimed;")) != 0 ||
+        (rc = ls_store_exec(
+             s, "CREATE TEMP TABLE IF NOT EXISTS retry_claimed"
+                "(span_row INTEGER PRIMARY KEY); DELETE FROM temp.retry_claimed;")) != 0 ||
         (rc = ls_correlate_log_resolution(s, &p->resolution)) != 0 ||
         (rc = span_offset(s, &p->offset)) != 0 ||
         (rc = ls_store_prepare(s, lock_errors_sql, &p->errs)) != 0 ||
-        (rc = ls_store_prepare_params(s, tx_stmts_sql, LS_PARAM_NAMES(TX_STMTS_PARAMS),
-                                      &p->txs)) != 0 ||
+        (rc = ls_store_prepare_params(s, tx_stmts_sql, LS_PARAM_NAMES(TX_STMTS_PARAMS), &p->txs)) !=
+            0 ||
         (rc = ls_store_prepare_params(s, after_sql, LS_PARAM_NAMES(AFTER_PARAMS), &p->after)) !=
             0 ||
-        (rc = ls_store_prepare_params(s, retry_tx_sql, LS_PARAM_NAMES(RETRY_TX_PARAMS),
-                                      &p->txq)) != 0 ||
+        (rc = ls_store_prepare_params(s, retry_tx_sql, LS_PARAM_NAMES(RETRY_TX_PARAMS), &p->txq)) !=
+            0 ||
         (rc = ls_store_prepare_params(s, failed_span_sql, LS_PARAM_NAMES(FAILED_SPAN_PARAMS),
                                       &p->fspan)) != 0 ||
         (rc = ls_store_prepare_params(s, claim_sql, LS_PARAM_NAMES(CLAIM_PARAMS), &p->claim)) !=
@@ -1163,20 +1199,22 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_exec(s, param_tables_sql)) != 0 ||
         (rc = ls_store_prepare_params(s, failed_ins_sql, LS_PARAM_NAMES(FAILED_INS_PARAMS),
                                       &p->failed_ins)) != 0 ||
-        (rc = ls_store_prepare_params(s, rivals_sql, LS_PARAM_NAMES(RIVAL_PARAMS),
-                                      &p->rivals)) != 0 ||
+        (rc = ls_store_prepare_params(s, rivals_sql, LS_PARAM_NAMES(RIVAL_PARAMS), &p->rivals)) !=
+            0 ||
         (rc = ls_store_prepare_params(s, param_cands_sql, LS_PARAM_NAMES(CAND_PARAMS),
                                       &p->cands)) != 0 ||
         (rc = ls_store_prepare_params(s, claim_tx_sql, LS_PARAM_NAMES(CLAIM_TX_PARAMS),
                                       &p->claim_tx)) != 0 ||
         (rc = ls_store_prepare_params(s, row_cands_sql, LS_PARAM_NAMES(ROW_CAND_PARAMS),
                                       &p->row_cands)) != 0 ||
-        (rc = ls_store_prepare_params(s, shared_sql, LS_PARAM_NAMES(SHARED_PARAMS),
-                                      &p->shared)) != 0 ||
+        (rc = ls_store_prepare_params(s, shared_sql, LS_PARAM_NAMES(SHARED_PARAMS), &p->shared)) !=
+            0 ||
+        (rc = ls_store_prepare_params(s, set_before_sql, LS_PARAM_NAMES(SET_BEFORE_PARAMS),
+                                      &p->set_before)) != 0 ||
         (rc = ls_store_prepare_params(s, later_sql, LS_PARAM_NAMES(AFTER_PARAMS), &p->later)) !=
             0 ||
-        (rc = ls_store_prepare_params(s, pooled_sql, LS_PARAM_NAMES(POOLED_PARAMS),
-                                      &p->pooled)) != 0)
+        (rc = ls_store_prepare_params(s, pooled_sql, LS_PARAM_NAMES(POOLED_PARAMS), &p->pooled)) !=
+            0)
         goto out;
     p->slack = LS_REQUEST_SLACK_US;
     if (p->resolution >= LS_WHOLE_SECOND_US)

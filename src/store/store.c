@@ -1802,10 +1802,14 @@ static int min_int(int a, int b)
 
 /* The verb of a line that may fold into row w (fold_row): a bind line
  * into a parse line's row, an execute line into a bind line's; or -1. */
-static int folds_next(const struct stmt_row *w)
+static int folds_next(const ls_store *s, const struct stmt_row *w)
 {
+    /* log_statement = 'all' with log_duration = on: the statement's line
+     * when it starts, a bare "duration: X ms" line when it ends
+     * (postgres.c, check_log_duration() 1). */
+    (void)s;
     if (!w->has_duration)
-        return -1;
+        return w->verb == LS_VERB_STATEMENT || w->verb == LS_VERB_EXECUTE ? LS_VERB_NONE : -1;
     if (w->verb == LS_VERB_PARSE && w->parse_us < 0)
         return LS_VERB_BIND;
     if (w->verb == LS_VERB_BIND && w->bind_us < 0)
@@ -1818,7 +1822,7 @@ static int folds_next(const struct stmt_row *w)
 static int fold_awaited(const ls_store *s, int i, unsigned gen)
 {
     const struct stmt_row *w = &s->rows[i];
-    return w->slot && w->slot->row_gen == gen && w->slot->row_at == i && folds_next(w) >= 0;
+    return w->slot && w->slot->row_gen == gen && w->slot->row_at == i && folds_next(s, w) >= 0;
 }
 
 /* The session's latest statement row while it waits in rows[], or NULL. */
@@ -1834,7 +1838,7 @@ static struct stmt_row *latest_row(ls_store *s, const session_slot *slot)
 static int slot_awaits(ls_store *s, const session_slot *slot)
 {
     const struct stmt_row *w = latest_row(s, slot);
-    return w && folds_next(w) >= 0;
+    return w && folds_next(s, w) >= 0;
 }
 
 /* ---- transactions cut as statements are written (txcut.c) ---- */
@@ -2416,8 +2420,17 @@ static struct stmt_row *fold_row(ls_store *s, session_slot *slot, int64_t file_i
     int same_vxid;
 
     *ended = 0;
-    if ((w = latest_row(s, slot)) == NULL || verb < 0 || folds_next(w) != verb)
+    if ((w = latest_row(s, slot)) == NULL || verb < 0 || folds_next(s, w) != verb)
         return NULL;
+    if (verb == LS_VERB_NONE) {
+        /* A bare duration: its statement's row, of the same process, file
+         * and session, logged before it. */
+        if ((m->text && m->text[0]) || (m->name && m->name[0]) ||
+            w->session_id != slot->session_id || w->file_id != file_id || w->pid != r->pid ||
+            (int64_t)r->line <= w->line)
+            return NULL;
+        return w;
+    }
     same_vxid = same_text(w->vxid, vxid);
     *ended = !same_vxid && verb == LS_VERB_EXECUTE && r->xid == 0 && tx_ended(w->vxid, vxid);
     if (w->session_id != slot->session_id || w->file_id != file_id ||
@@ -2468,7 +2481,16 @@ static int store_statement(ls_store *s, int64_t file_id, session_slot *slot,
             w->params_ref = params_ref(slot, id, w->params);
         else if (w->params_ref == 0 && w->params && slot->params_at == old)
             slot->params_at = id;
-        if (verb == LS_VERB_EXECUTE) {
+        if (verb == LS_VERB_NONE) {
+            /* The row becomes what "duration: X ms  statement: ..." would
+             * have been: written at the end, with the statement's verb,
+             * vxid and parameters, and the xid the statement took. */
+            w->has_duration = 1;
+            verb = w->verb;
+            if (r->xid > 0)
+                w->xid = r->xid;
+            ended = 1;
+        } else if (verb == LS_VERB_EXECUTE) {
             w->bind_us = w->dur_us;
         } else {
             w->parse_us = w->dur_us;
@@ -2718,6 +2740,7 @@ static void store_connection(session_slot *slot, const ls_event *ev)
 int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev)
 {
     session_slot *slot;
+    struct stmt_row *w;
     int64_t sess;
     int rc;
     int new_conn = ev->kind == LS_EV_CONNECT && ev->u.conn.host != NULL;
@@ -2731,6 +2754,11 @@ int ls_store_event(ls_store *s, int64_t file_id, const ls_event *ev)
     sess = slot ? slot->session_id : 0;
     if (slot && ev->kind != LS_EV_LOCK_WAIT)
         slot->last_event = SLOT_OTHER;
+    /* A statement that failed logs no duration: a bare duration line next
+     * is the session's next statement's (the parse or bind of an execute). */
+    if ((ev->kind == LS_EV_ERROR || ev->kind == LS_EV_DEADLOCK) && slot &&
+        (w = latest_row(s, slot)) != NULL && !w->has_duration && w->pid == ev->rec->pid)
+        slot->row_gen = 0;
     switch (ev->kind) {
     case LS_EV_STATEMENT:
     case LS_EV_DURATION:

@@ -409,6 +409,118 @@ static void test_named_params(const char *path)
     sqlite3_close(close_feed(&f, path));
 }
 
+/* One record of samples/blind-dj/postgresql.json.gz (PostgreSQL 18.6,
+ * jsonlog, lc_messages es_ES: "sentencia:", "duración:"), as the parser
+ * hands it over: its log line, time (ms since 16:27:54.000), vxid, txid
+ * and event. */
+typedef struct dj_line {
+    uint64_t line;
+    int ms;
+    const char *vxid;
+    int64_t xid;
+    ls_event_kind kind; /* LS_EV_STATEMENT, LS_EV_DURATION or LS_EV_ERROR */
+    double dur_ms;
+    const char *text; /* the statement's; "" for a bare duration */
+} dj_line;
+
+static int dj_event(feed *f, int pid, const dj_line *l)
+{
+    ls_record r;
+    ls_event ev;
+
+    memset(&r, 0, sizeof(r));
+    r.file = "postgresql.json";
+    r.line = l->line;
+    r.ts = T0 + (ls_ts)l->ms * 1000;
+    r.pid = pid;
+    r.session_id = "6b16de88.5a3e";
+    r.session_line = -1;
+    r.session_start = LS_TS_NONE;
+    r.vxid = l->vxid;
+    r.xid = l->xid;
+    r.severity = l->kind == LS_EV_ERROR ? "ERROR" : "LOG";
+    r.message = l->text;
+    memset(&ev, 0, sizeof(ev));
+    ev.kind = l->kind;
+    ev.rec = &r;
+    if (l->kind == LS_EV_ERROR) {
+        snprintf(ev.u.error.sqlstate, sizeof(ev.u.error.sqlstate), "40001");
+        ev.u.error.cls = LS_ERRC_SERIALIZATION;
+        r.statement = "UPDATE \"products\" SET \"price\" = 102 WHERE \"products\".\"id\" = 1";
+    } else {
+        ev.u.stmt.duration_ms = l->kind == LS_EV_DURATION ? l->dur_ms : -1;
+        snprintf(ev.u.stmt.verb, sizeof(ev.u.stmt.verb), "%s",
+                 l->kind == LS_EV_STATEMENT ? "statement" : "");
+        ev.u.stmt.name = "";
+        ev.u.stmt.text = l->kind == LS_EV_STATEMENT ? l->text : "";
+    }
+    if (ls_store_event(f->s, f->file_id, &ev) != 0)
+        return -1;
+    return ls_store_detach(f->s);
+}
+
+/*
+ * log_statement = 'all' with log_duration = on (issue 34, samples/blind-dj):
+ * each statement is its "sentencia: ..." record when it starts and a bare
+ * "duración: X ms" record (no statement) of the same pid when it ends; the
+ * duration folds into the statement's row, one row each, whatever other
+ * sessions log between. A statement that failed (the 40001 UPDATE) has no
+ * duration: it stays a row without one, and the next bare duration is the
+ * next statement's. Records 796-926 of pid 23038 in
+ * samples/blind-dj/postgresql.json.gz (times in ms after 16:27:54).
+ * Before the fold (6c72676): 11 rows, 5 of them without text.
+ */
+static void test_fold_bare_durations(const char *path)
+{
+    static const dj_line ls[] = {
+        {790, 680, "15/11", 0, LS_EV_STATEMENT, 0, "BEGIN ISOLATION LEVEL REPEATABLE READ"},
+        {791, 680, "15/11", 0, LS_EV_DURATION, 0.031, ""},
+        {796, 696, "15/11", 0, LS_EV_STATEMENT, 0,
+         "UPDATE \"products\" SET \"price\" = 102 WHERE \"products\".\"id\" = 1"},
+        {797, 696, "15/11", 847, LS_EV_ERROR, 0,
+         "no se pudo serializar el acceso debido a un update concurrente"},
+        {802, 696, "15/0", 847, LS_EV_STATEMENT, 0, "ROLLBACK"},
+        {803, 696, "15/0", 0, LS_EV_DURATION, 0.016, ""},
+        {915, 773, "15/12", 0, LS_EV_STATEMENT, 0, "SET default_transaction_isolation TO DEFAULT"},
+        {916, 773, "15/0", 0, LS_EV_DURATION, 0.023, ""},
+        {921, 774, "15/13", 0, LS_EV_STATEMENT, 0, "BEGIN ISOLATION LEVEL REPEATABLE READ"},
+        {922, 774, "15/13", 0, LS_EV_DURATION, 0.056, ""},
+        {925, 774, "15/13", 0, LS_EV_STATEMENT, 0,
+         "SELECT \"products\".\"id\", \"products\".\"name\", \"products\".\"price\","
+         " \"products\".\"stock\" FROM \"products\" WHERE \"products\".\"id\" = 1 LIMIT 21"},
+        {926, 774, "15/13", 0, LS_EV_DURATION, 0.129, ""},
+    };
+    feed f;
+    sqlite3 *db;
+    size_t i;
+    int ok = open_feed(&f, path) == 0;
+
+    for (i = 0; i < sizeof(ls) / sizeof(ls[0]) && ok; i++) {
+        f.line = ls[i].line * 1000; /* the others' lines after it */
+        ok = dj_event(&f, 23038, &ls[i]) == 0 && others(&f, 300) == 0;
+    }
+    CHECK(ok);
+    db = close_feed(&f, path);
+    CHECK(db != NULL);
+    if (!db)
+        return;
+    CHECK_INT(count(db, "SELECT count(*) FROM statements WHERE pid = 23038"), 6);
+    CHECK_INT(
+        count(db, "SELECT count(*) FROM statements WHERE pid = 23038 AND coalesce(text, '') = ''"),
+        0);
+    /* each timed but the failed UPDATE, at its duration record's line */
+    CHECK_INT(count(db, "SELECT count(*) FROM statements WHERE pid = 23038 AND duration_ms IS NULL"
+                        " AND text LIKE 'UPDATE%' AND line = 796"),
+              1);
+    CHECK_INT(count(db, "SELECT count(*) FROM statements WHERE pid = 23038"
+                        " AND duration_ms IS NOT NULL AND line IN (791, 803, 916, 922, 926)"),
+              5);
+    CHECK_INT(count(db, "SELECT round(sum(duration_ms), 3) * 1000 FROM statements"
+                        " WHERE pid = 23038"),
+              31 + 16 + 23 + 56 + 129);
+    sqlite3_close(db);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/lockspan-test-store.XXXXXX", path[64];
@@ -420,6 +532,7 @@ int main(void)
     test_fold_far_apart(path);
     test_fold_many_waiting(path);
     test_fold_pids_alike(path);
+    test_fold_bare_durations(path);
     test_many_xids(path);
     test_binds();
     test_last_rowid(path);

@@ -124,12 +124,15 @@ int ls_retry_kept_late(ls_retry_found f, int64_t resolution)
     return !f.set_between && f.next_ts - f.ended_ts > ls_retry_param_gap(resolution);
 }
 
-ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution, int shared)
+ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution, int shared,
+                                    int set_routine)
 {
     int64_t gap = f.next_ts - f.ended_ts;
 
     if (!f.set_between) /* the connection kept: a pool's, and late, untold */
         return shared && ls_retry_kept_late(f, resolution) ? LS_RETRY_UNTOLD : LS_RETRY_TOLD;
+    if (set_routine) /* set up before every transaction: the next request's too */
+        return LS_RETRY_UNTOLD;
     if (resolution >= LS_WHOLE_SECOND_US)
         return LS_RETRY_UNTOLD; /* a gap below a second is not measured */
     return gap <= LS_RETRY_GAP_US ? LS_RETRY_TOLD : LS_RETRY_UNTOLD;
