@@ -1708,10 +1708,14 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * deadlock victim's retry that no trace walked is untold, not "not retried",
  * where the log does not show its transaction or its session ran other
  * requests' work around it (a pool: the retry may run on another connection;
- * samples/blind-zk; decide/retry.c ls_retry_elsewhere_untold). 50: such a
- * row's waiting is the blocking ranking's, credited to its lockers' path when
- * they are all of one (decide/slowkey.c ls_slowkey_one_holder_path, summary.c
- * slowkey_credit). */
+ * samples/blind-zk; decide/retry.c ls_retry_elsewhere_untold). 50: a row a
+ * threshold log shows only by its slow lockers gives its waiting to the
+ * blocking ranking, credited to its lockers' path when they are all of one
+ * (decide/slowkey.c ls_slowkey_one_holder_path, summary.c slowkey_credit).
+ * 51: a bare "duration: X ms" record (log_duration = on) is folded into its
+ * session's statement at ingest, and a retry after a SET the driver sends
+ * before every transaction (psycopg2) is untold, never "not retried"
+ * (decide/retry.c ls_retry_session_told's set_routine; samples/blind-dj). */
 #define CORRELATION_REV "51"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
