@@ -16,7 +16,9 @@ compares the JSON report with the app's client-side truth
     MUST_HOLD (samples/blind-rb/JUDGEMENT.md says why each is wrong).
 Exit 0 when every MUST_HOLD check passes. No server is needed.
 """
+import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -136,6 +138,25 @@ def blocking_bounds(rep):
     ]
 
 
+def window_checks(lockspan, tmp):
+    """A report over a window (--since 12:56:50, the log's last 12 s): the
+    slow-locker rows' figures are the whole log's, so no path is credited
+    warehouses id=1's 32.6 s there (summary.c slowkey_credit leaves
+    temp.slowkey_caused empty over a window; mutation m12-27)."""
+    db = os.path.join(tmp, "r0.json.db")
+    out = os.path.join(tmp, "window.json")
+    subprocess.run([lockspan, "report", "-q", "--db", db, "--since", "2026-12-07T12:56:50.000000Z",
+                    "--until", "2026-12-07T12:57:02.000000Z", "-o", out],
+                   check=True, stdout=subprocess.DEVNULL)
+    with open(out) as f:
+        cp = json.load(f)["code_paths"]
+    credited = [(x["code_path"], x.get("waiter_ms_caused")) for x in cp
+                if (x.get("waiter_ms_caused") or 0) >= 32575]
+    return [("window report: no path credited the slow row's whole-log waiting (32.6 s)",
+             not credited, credited or [(x["code_path"], x.get("waiter_ms_caused")) for x in cp],
+             "none credited over a window")]
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: check_blind_rb.py LOCKSPAN [SAMPLE_DIR]")
@@ -147,6 +168,7 @@ def main():
 
     with tempfile.TemporaryDirectory(prefix="check_blind_rb.") as tmp:
         rep = judge.report(lockspan, sample, tmp)
+        window = window_checks(lockspan, tmp)
     truth = judge.load(os.path.join(sample, "truth.json"))
     results = {r["name"]: r for r in judge.Judge(truth, rep).run()}
     # The checker's own: on this threshold log a path's hidden waiting is
@@ -157,7 +179,7 @@ def main():
     first = [("row queueing: no path's hidden waiting said 0 ms on a threshold log",
               not zero, zero or "none", "unknown (null) or a lower bound")]
     sys.exit(lscheck.judged("check_blind_rb", results, MUST_HOLD,
-                            first=bound_checks(rep) + first,
+                            first=bound_checks(rep) + first + window,
                             not_asserted=NOT_ASSERTED))
 
 

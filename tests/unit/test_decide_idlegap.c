@@ -499,6 +499,31 @@ static void test_known(void)
 
 }
 
+/* The known heads' count of holds whose logged wait raised the lower
+ * bound (findings_sum.c's "Of those, N holds idle at least ..."): only a
+ * raise counts, a bound at or below the stamps' is not one (m12-15). */
+static void test_known_waited(void)
+{
+    ls_idle_heads p;
+
+    ls_finding_idle_start(&p);
+    /* samples/realistic's %t accounts.deposit (test_at_least_waited):
+     * raised from 0 to 99.759 ms */
+    CHECK_INT(ls_idle_known_add_waited(&p, 500, 100.204, 100.204, SEC, 100.758, 999), 1);
+    CHECK_INT(p.waited_holds, 1);
+    CHECK(fabs(p.waited_lo_ms - 99.759) < 1e-9);
+    CHECK(fabs(p.known_lo_ms - 99.759) < 1e-9);
+    /* a waited bound below the stamps' 500 ms: counted, not raised */
+    CHECK_INT(ls_idle_known_add_waited(&p, 500, 1500, 1500, SEC, 300, 0), 1);
+    CHECK_INT(p.waited_holds, 1);
+    CHECK(fabs(p.known_lo_ms - 599.759) < 1e-9);
+    /* no wait read: not raised either */
+    CHECK_INT(ls_idle_known_add(&p, 500, 1500, 1500, SEC), 1);
+    CHECK_INT(p.known_holds, 3);
+    CHECK_INT(p.waited_holds, 1);
+    CHECK(fabs(p.waited_lo_ms - 99.759) < 1e-9);
+}
+
 int main(void)
 {
     test_known();
@@ -510,5 +535,6 @@ int main(void)
     test_refused();
     test_by_position();
     test_add();
+    test_known_waited();
     return TEST_REPORT();
 }
