@@ -23,7 +23,6 @@
  * The report says so (reports/model.c). Its holds are the lockers' own,
  * untimed (the log has no transaction ends: occupancy stays unknown).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "corr_tables.h"
@@ -42,92 +41,56 @@ static const char exists_sql[] =
 LS_TABLE_COLUMNS(row_keys);
 static const char insert_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", row_keys);
 
-/* One key's slow lockers. */
+/* Each keyed, timed statement of the log (temp.slow_keys), summed per key
+ * by SQL: the keys of a large log are not held in memory. */
+#define LS_TABLE_slow_keys(F, C, T)                                                                \
+    F(T, rel, LS_TEXT)                                                                             \
+    C(T, row_key, LS_TEXT)                                                                         \
+    C(T, ms, LS_REAL)                                                                              \
+    C(T, start_ts, LS_INT)                                                                         \
+    C(T, end_ts, LS_INT)
+LS_TABLE_COLUMNS(slow_keys);
+static const char slow_table_sql[] =
+    LS_CREATE_TABLE_IN("temp.", slow_keys) "DELETE FROM temp.slow_keys;";
+static const char slow_insert_sql[] = LS_INSERT_INTO_IN("INSERT", "temp.", slow_keys);
+/* emptied, not dropped: the caller (quiet.c) may have statements running,
+ * and a DROP would find the schema locked */
+static const char slow_drop_sql[] = "DELETE FROM temp.slow_keys";
+
+/* One key's slow lockers, with its relation's other keys: the most
+ * statements any key of the relation had (top), the second most (second,
+ * equal to top when two keys tie) and their sum (total). */
+#define SUM_COLS(X, Q)                                                                             \
+    X(Q, rel, "rel")                                                                               \
+    X(Q, row_key, "row_key")                                                                       \
+    X(Q, n, "n")                                                                                   \
+    X(Q, ms, "ms")                                                                                 \
+    X(Q, max_ms, "max_ms")                                                                         \
+    X(Q, first_ts, "first_ts")                                                                     \
+    X(Q, last_ts, "last_ts")                                                                       \
+    X(Q, total, "sum(n) OVER r")                                                                   \
+    X(Q, top, "nth_value(n, 1) OVER r")                                                            \
+    X(Q, second, "coalesce(nth_value(n, 2) OVER r, 0)")
+LS_COLUMNS(sm, SUM_COLS);
+static const char sum_sql[] =
+    "WITH k AS (SELECT rel, row_key, count(*) AS n, sum(ms) AS ms, max(ms) AS max_ms,"
+    "  min(start_ts) AS first_ts, max(end_ts) AS last_ts"
+    "  FROM temp.slow_keys GROUP BY rel, row_key)"
+    " SELECT " LS_SELECT_LIST(sm, SUM_COLS) " FROM k"
+    " WINDOW r AS (PARTITION BY rel ORDER BY n DESC"
+    "  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
+    " ORDER BY rel, row_key";
+
+/* One key's slow lockers, as make_row() writes them. */
 typedef struct skey {
-    char *rel, *key; /* one allocation: rel, NUL, key */
-    int64_t n, first_ts, last_ts;
+    const char *rel, *key;
+    int64_t first_ts, last_ts;
     double ms, max_ms;
 } skey;
 
-typedef struct slow {
-    skey *v;
-    size_t n, cap;
-    size_t *slot; /* index + 1 into v, 0 empty */
-    size_t nslot;
-} slow;
-
-static uint64_t hash2(const char *a, const char *b)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *a; a++)
-        h = (h ^ (unsigned char)*a) * 1099511628211ULL;
-    h = (h ^ 0xff) * 1099511628211ULL;
-    for (; *b; b++)
-        h = (h ^ (unsigned char)*b) * 1099511628211ULL;
-    return h;
-}
-
-static int rehash(slow *m, size_t nslot)
-{
-    size_t *t = calloc(nslot, sizeof(*t)), i;
-    if (!t)
-        return LS_ENOMEM;
-    for (i = 0; i < m->n; i++) {
-        size_t j = (size_t)(hash2(m->v[i].rel, m->v[i].key) % nslot);
-        while (t[j])
-            j = (j + 1) % nslot;
-        t[j] = i + 1;
-    }
-    free(m->slot);
-    m->slot = t;
-    m->nslot = nslot;
-    return 0;
-}
-
-/* The key's entry, added when new. */
-static int key_get(slow *m, const char *rel, const char *key, skey **out)
-{
-    size_t j, lr, lk;
-    int rc;
-    if ((m->n + 1) * 2 > m->nslot && (rc = rehash(m, m->nslot ? m->nslot * 2 : 256)) != 0)
-        return rc;
-    for (j = (size_t)(hash2(rel, key) % m->nslot); m->slot[j]; j = (j + 1) % m->nslot) {
-        skey *k = &m->v[m->slot[j] - 1];
-        if (strcmp(k->rel, rel) == 0 && strcmp(k->key, key) == 0) {
-            *out = k;
-            return 0;
-        }
-    }
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 128;
-        skey *v = realloc(m->v, cap * sizeof(*v));
-        if (!v)
-            return LS_ENOMEM;
-        m->v = v;
-        m->cap = cap;
-    }
-    lr = strlen(rel);
-    lk = strlen(key);
-    memset(&m->v[m->n], 0, sizeof(m->v[m->n]));
-    if (!(m->v[m->n].rel = malloc(lr + lk + 2)))
-        return LS_ENOMEM;
-    memcpy(m->v[m->n].rel, rel, lr + 1);
-    m->v[m->n].key = m->v[m->n].rel + lr + 1;
-    memcpy(m->v[m->n].key, key, lk + 1);
-    m->slot[j] = ++m->n;
-    *out = &m->v[m->n - 1];
-    return 0;
-}
-
-static int by_rel(const void *a, const void *b)
-{
-    const skey *x = a, *y = b;
-    int c = strcmp(x->rel, y->rel);
-    return c ? c : strcmp(x->key, y->key);
-}
-
-/* Sums the timed keyed statements of `keys_sql` (rows of packed keys). */
-static int gather(ls_store *s, const char *keys_sql, slow *m)
+/* Adds the timed keyed statements of `keys_sql` (rows of packed keys) to
+ * temp.slow_keys, a row each. */
+static int gather(ls_store *s, const char *keys_sql, ls_stmt *ins)
 {
     ls_stmt *q = NULL;
     int rc;
@@ -138,23 +101,19 @@ static int gather(ls_store *s, const char *keys_sql, slow *m)
         ls_keypack_entry e;
         int first = 1;
         for (; p < end; first = 0) {
-            skey *k;
-            double ms;
             if (!(p = ls_keypack_next(p, end, first ? NULL : &e, &e)))
                 break; /* malformed: the transactions pass says so */
             if (!e.has_end || !e.start_ts || !e.rel[0] || !e.key[0])
                 continue;
-            if ((rc = key_get(m, e.rel, e.key, &k)) != 0)
+            ls_stmt_reset(ins);
+            if ((rc = ls_stmt_bind_text(ins, LS_PARAM(slow_keys, rel), e.rel)) != 0 ||
+                (rc = ls_stmt_bind_text(ins, LS_PARAM(slow_keys, row_key), e.key)) != 0 ||
+                (rc = ls_stmt_bind_double(ins, LS_PARAM(slow_keys, ms),
+                                          (double)(e.end_ts - e.start_ts) / 1000.0)) != 0 ||
+                (rc = ls_stmt_bind_int64(ins, LS_PARAM(slow_keys, start_ts), e.start_ts)) != 0 ||
+                (rc = ls_stmt_bind_int64(ins, LS_PARAM(slow_keys, end_ts), e.end_ts)) != 0 ||
+                (rc = ls_stmt_step(ins)) < 0)
                 goto out;
-            ms = (double)(e.end_ts - e.start_ts) / 1000.0;
-            if (k->n == 0 || e.start_ts < k->first_ts)
-                k->first_ts = e.start_ts;
-            if (k->n == 0 || e.end_ts > k->last_ts)
-                k->last_ts = e.end_ts;
-            k->n++;
-            k->ms += ms;
-            if (ms > k->max_ms)
-                k->max_ms = ms;
         }
     }
 out:
@@ -189,51 +148,50 @@ static int make_row(ls_stmt *exists, ls_stmt *ins, const skey *k, ls_correlate_s
 
 int ls_correlate_slow_key_rows(ls_store *s, ls_correlate_stats *stats, const char *keys_sql)
 {
-    slow m;
     ls_logcover verdict;
-    ls_stmt *exists = NULL, *ins = NULL;
-    size_t i, j;
-    int rc;
+    ls_stmt *add = NULL, *sum = NULL, *exists = NULL, *ins = NULL;
+    int rc, drc;
 
     if ((rc = ls_correlate_stmt_logging(s, &verdict)) != 0)
         return rc;
     if (verdict != LS_LOGCOVER_THRESHOLD)
         return 0; /* every statement logged: the quiet rows are better */
-    memset(&m, 0, sizeof(m));
-    if ((rc = gather(s, keys_sql, &m)) != 0 || m.n == 0)
-        goto out;
-    qsort(m.v, m.n, sizeof(*m.v), by_rel);
-    if ((rc = ls_store_prepare_params(s, exists_sql, LS_PARAM_NAMES(SE_PARAMS), &exists)) != 0 ||
+    if ((rc = ls_store_exec(s, slow_table_sql)) != 0)
+        return rc;
+    if ((rc = ls_store_prepare(s, slow_insert_sql, &add)) != 0 ||
+        (rc = gather(s, keys_sql, add)) != 0 ||
+        (rc = ls_store_prepare(s, sum_sql, &sum)) != 0 ||
+        (rc = ls_store_prepare_params(s, exists_sql, LS_PARAM_NAMES(SE_PARAMS), &exists)) != 0 ||
         (rc = ls_store_prepare(s, insert_sql, &ins)) != 0)
         goto out;
-    /* each relation's keys: the most and the next most, and the sum */
-    for (i = 0; i < m.n; i = j) {
-        int64_t top = 0, second = 0, sum = 0;
-        size_t t;
-        for (j = i; j < m.n && strcmp(m.v[j].rel, m.v[i].rel) == 0; j++) {
-            sum += m.v[j].n;
-            if (m.v[j].n > top) {
-                second = top;
-                top = m.v[j].n;
-            } else if (m.v[j].n > second)
-                second = m.v[j].n;
-        }
-        for (t = i; t < j; t++) {
-            ls_slowkey_in in;
-            in.statements = m.v[t].n;
-            in.ms = m.v[t].ms;
-            in.next_key = m.v[t].n == top ? second : top;
-            in.other_keys_sum = sum - m.v[t].n;
-            if (ls_slowkey_makes_row(&in) && (rc = make_row(exists, ins, &m.v[t], stats)) != 0)
-                goto out;
-        }
+    /* each key against its relation's others: the most and the next most,
+     * and the sum */
+    while ((rc = ls_stmt_step(sum)) == 1) {
+        ls_slowkey_in in;
+        skey k;
+        int64_t n = ls_stmt_int64(sum, sm_n), top = ls_stmt_int64(sum, sm_top);
+        in.statements = n;
+        in.ms = ls_stmt_double(sum, sm_ms);
+        in.next_key = n == top ? ls_stmt_int64(sum, sm_second) : top;
+        in.other_keys_sum = ls_stmt_int64(sum, sm_total) - n;
+        if (!ls_slowkey_makes_row(&in))
+            continue;
+        k.rel = ls_stmt_text(sum, sm_rel);
+        k.key = ls_stmt_text(sum, sm_row_key);
+        k.ms = in.ms;
+        k.max_ms = ls_stmt_double(sum, sm_max_ms);
+        k.first_ts = ls_stmt_int64(sum, sm_first_ts);
+        k.last_ts = ls_stmt_int64(sum, sm_last_ts);
+        if ((rc = make_row(exists, ins, &k, stats)) != 0)
+            goto out;
     }
 out:
+    ls_stmt_finalize(add);
+    ls_stmt_finalize(sum);
     ls_stmt_finalize(exists);
     ls_stmt_finalize(ins);
-    for (i = 0; i < m.n; i++)
-        free(m.v[i].rel);
-    free(m.v);
-    free(m.slot);
+    drc = ls_store_exec(s, slow_drop_sql);
+    if (rc >= 0 && drc != 0)
+        rc = drc;
     return rc < 0 ? rc : 0;
 }
