@@ -95,16 +95,7 @@ static const char self_tx_sql[] =
     " JOIN (SELECT deadlock_id, tx_id AS tx FROM temp.dl_procs UNION"
     " SELECT deadlock_id, span_tx FROM temp.dl_procs) t ON t.deadlock_id = s.deadlock_id"
     " WHERE s.tx_id IS NULL AND t.tx IS NOT NULL;";
-static const char self_wait_tx_sql[] =
-    "WITH " LS_LOCK_CYCLES_WAITS("d.deadlock_id IN (SELECT deadlock_id FROM temp.dl_self)") ","
-    " lc_w AS (SELECT s.deadlock_id, s.relation, w.waiter_tx, w.holder_tx FROM lc_d d"
-    " JOIN lock_waits w ON w.wait_id = d.wait_id JOIN temp.dl_self s"
-    " ON s.deadlock_id = d.deadlock_id AND s.tx_id IS NULL WHERE EXISTS (SELECT 1"
-    " FROM deadlock_edges e WHERE e.deadlock_id = d.deadlock_id"
-    " AND e.waiter_pid = w.holder_pid))"
-    " INSERT INTO temp.dl_self SELECT deadlock_id, relation, waiter_tx FROM lc_w"
-    " WHERE waiter_tx IS NOT NULL UNION ALL SELECT deadlock_id, relation, holder_tx FROM lc_w"
-    " WHERE holder_tx IS NOT NULL;";
+static const char self_wait_tx_sql[] = LS_DL_SELF_WAIT_TX_SQL;
 static const char self_done_sql[] = "DELETE FROM temp.dl_self WHERE tx_id IS NULL;";
 
 /* One deadlock's processes as self_sql reads them, to decide. */

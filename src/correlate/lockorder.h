@@ -174,4 +174,22 @@
     "  AS rows_longer, sum(detail) AS detail, max(CASE WHEN rk = 1 THEN detail END)"          \
     "  AS rows_detail FROM lc_r GROUP BY label, r1, r2, other)"
 
+/*
+ * A DETAIL cycle's (temp.dl_self, dlprocs.c) victim's wait, as lock_cycles
+ * reads it (lc_d): its waiter's and holder's transactions are the
+ * cycle's only when that holder is a process of the cycle (a waiter of
+ * one of its edges); a victim queued behind a tuple-lock leader outside
+ * the cycle waited for that process (tests/unit/test_dlself.c).
+ */
+#define LS_DL_SELF_WAIT_TX_SQL                                                                     \
+    "WITH " LS_LOCK_CYCLES_WAITS("d.deadlock_id IN (SELECT deadlock_id FROM temp.dl_self)") ","    \
+    " lc_w AS (SELECT s.deadlock_id, s.relation, w.waiter_tx, w.holder_tx FROM lc_d d"             \
+    " JOIN lock_waits w ON w.wait_id = d.wait_id JOIN temp.dl_self s"                              \
+    " ON s.deadlock_id = d.deadlock_id AND s.tx_id IS NULL WHERE EXISTS (SELECT 1"                 \
+    " FROM deadlock_edges e WHERE e.deadlock_id = d.deadlock_id"                                   \
+    " AND e.waiter_pid = w.holder_pid))"                                                           \
+    " INSERT INTO temp.dl_self SELECT deadlock_id, relation, waiter_tx FROM lc_w"                  \
+    " WHERE waiter_tx IS NOT NULL UNION ALL SELECT deadlock_id, relation, holder_tx FROM lc_w"     \
+    " WHERE holder_tx IS NOT NULL;"
+
 #endif

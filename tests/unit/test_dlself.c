@@ -1,5 +1,5 @@
 /*
- * test_dlself.c — dlprocs.c's self_wait_tx_sql: the transactions of a
+ * test_dlself.c — dlprocs.c's self_wait_tx_sql (LS_DL_SELF_WAIT_TX_SQL): the transactions of a
  * deadlock whose DETAIL shows one statement locking rows in inconsistent
  * order (temp.dl_self) take, besides its processes', the waiter and
  * holder of the victim's wait as lock_cycles reads it (lc_d) only when
@@ -9,16 +9,14 @@
  * cycle's (issue 33, mutation m12-23 of docs/mutations.md: the holder
  * check made always true; no sample has such a holder).
  *
- * The statement is static in dlprocs.c: the file is included here (the
- * test then defines ls_deadlock_proc_rows itself, and the linker takes
- * no dlprocs.o from lockspan_core). The tables are the columns the
- * query reads, filled by the test: two deadlocks between pids 100
+ * The statement is lockorder.h's LS_DL_SELF_WAIT_TX_SQL, which dlprocs.c
+ * runs. The tables are the columns the query reads, filled by the test: two deadlocks between pids 100
  * (victim) and 200; deadlock 1's victim waited for pid 300 (no edge),
  * deadlock 2's for pid 200.
  */
 #include <sqlite3.h>
 
-#include "../../src/correlate/dlprocs.c"
+#include "lockorder.h"
 #include "ls_test.h"
 
 static const char schema_sql[] =
@@ -65,7 +63,7 @@ static void test_holder_outside_cycle(void)
 
     CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
     CHECK(sqlite3_exec(db, schema_sql, NULL, NULL, NULL) == SQLITE_OK);
-    CHECK(sqlite3_exec(db, self_wait_tx_sql, NULL, NULL, NULL) == SQLITE_OK);
+    CHECK(sqlite3_exec(db, LS_DL_SELF_WAIT_TX_SQL, NULL, NULL, NULL) == SQLITE_OK);
     /* deadlock 1: the victim waited for pid 300, not of the cycle */
     self_txs(db, 1, txs, sizeof(txs));
     CHECK_STR(txs, "");
