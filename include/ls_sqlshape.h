@@ -136,6 +136,16 @@ int ls_sql_relation(const char *sql, char *rel, size_t rellen);
 int ls_sql_table_of(const char *sql, char *rel, size_t rellen);
 
 /*
+ * The one table whose row locks a statement's tuple-lock wait can be on,
+ * to name a tuple lock's OID by: a SELECT ... FROM t ... FOR UPDATE/SHARE
+ * that reads no other relation (ls_sql_table_of()). It fires no trigger,
+ * so its tuple locks are t's; UPDATE and DELETE are left out (a trigger
+ * may lock another table's rows). Last name component, unquoted. Returns
+ * 1 when found.
+ */
+int ls_sql_row_lock_table(const char *sql, char *rel, size_t rellen);
+
+/*
  * Does the statement increment a column, as "UPDATE t SET n = n + 1"
  * does? An assignment of its SET list (to WHERE, FROM or RETURNING,
  * outside parentheses and quotes) has a '+' in its expression, and

@@ -685,6 +685,15 @@ int ls_sql_table_of(const char *sql, char *rel, size_t rellen)
     return rel[0] != '\0';
 }
 
+int ls_sql_row_lock_table(const char *sql, char *rel, size_t rellen)
+{
+    const char *p = skip_ws(sql ? sql : "");
+    rel[0] = '\0';
+    if (!kw_at(p, "select") || !has_locking_clause(p))
+        return 0;
+    return ls_sql_table_of(p, rel, rellen);
+}
+
 /* Case-insensitive search for `needle` in `hay`. */
 static const char *find_ci(const char *hay, const char *needle)
 {

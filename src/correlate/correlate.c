@@ -1399,27 +1399,38 @@ static const char relation_waits_sql[] =
     "SELECT " LS_SELECT_LIST(rw, REL_WAIT_COLS) " FROM lock_wait_rows"
     " WHERE target_kind = 'relation' AND rel_oid IS NOT NULL AND db_oid IS NOT NULL"
     " ORDER BY db_oid, rel_oid, wait_id";
+/* The same for tuple locks: the waits of the OIDs no holder's CONTEXT
+ * named (relations_step() runs that rule first). */
+static const char row_lock_waits_sql[] =
+    "SELECT " LS_SELECT_LIST(rw, REL_WAIT_COLS) " FROM lock_wait_rows"
+    " WHERE target_kind = 'tuple' AND rel_oid IS NOT NULL AND db_oid IS NOT NULL"
+    " AND NOT EXISTS (SELECT 1 FROM relations r"
+    " WHERE r.db_oid = lock_wait_rows.db_oid AND r.rel_oid = lock_wait_rows.rel_oid)"
+    " ORDER BY db_oid, rel_oid, wait_id";
 
 #define WAITER_STATEMENTS_EVIDENCE "the waiters' statements"
+#define WAITER_ROW_LOCKS_EVIDENCE "the waiters' SELECT ... FOR UPDATE/SHARE"
 
 /* The name of a relation lock's OID where every waiter's statement that
  * names one table as a whole names the same (ls_sql_table_of(),
  * ls_relation_name_vote()): "ALTER TABLE orders ..." and "SELECT ... FROM
  * orders" waiting on relation 16385. */
-static int relations_from_statements(ls_store *s, ls_stmt *ins)
+static int relations_from_statements(ls_store *s, ls_stmt *ins, const char *sql,
+                                     int (*table_of)(const char *, char *, size_t),
+                                     const char *evidence)
 {
     ls_stmt *q = NULL;
     int64_t db = 0, rel = 0;
     char agreed[128] = "", table[128];
     int rc, conflict = 0, have = 0;
 
-    if ((rc = ls_store_prepare(s, relation_waits_sql, &q)) != 0)
+    if ((rc = ls_store_prepare(s, sql, &q)) != 0)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
         int64_t d = ls_stmt_int64(q, rw_db_oid), r = ls_stmt_int64(q, rw_rel_oid);
         if (have && (d != db || r != rel)) {
             if (ls_relation_name_vote(agreed, sizeof(agreed), &conflict, NULL) &&
-                (rc = insert_relation(ins, db, rel, agreed, WAITER_STATEMENTS_EVIDENCE)) != 0)
+                (rc = insert_relation(ins, db, rel, agreed, evidence)) != 0)
                 break;
             agreed[0] = '\0';
             conflict = 0;
@@ -1428,20 +1439,21 @@ static int relations_from_statements(ls_store *s, ls_stmt *ins)
         rel = r;
         have = 1;
         ls_relation_name_vote(agreed, sizeof(agreed), &conflict,
-                              ls_sql_table_of(ls_stmt_text(q, rw_statement), table, sizeof(table))
-                                  ? table
-                                  : NULL);
+                              table_of(ls_stmt_text(q, rw_statement), table, sizeof(table)) ? table
+                                                                                            : NULL);
     }
     if (rc == 0 && have && ls_relation_name_vote(agreed, sizeof(agreed), &conflict, NULL))
-        rc = insert_relation(ins, db, rel, agreed, WAITER_STATEMENTS_EVIDENCE);
+        rc = insert_relation(ins, db, rel, agreed, evidence);
     ls_stmt_finalize(q);
     return rc < 0 ? rc : 0;
 }
 
 /* Relation names: lock messages name a relation by OID only. A tuple
- * wait's is named by the CONTEXT of its holder's transaction wait; a
- * relation lock's by its waiters' statements (readers join the name in:
- * the lock_waits view). */
+ * wait's is named by the CONTEXT of its holder's transaction wait, else
+ * by its waiters' row-locking SELECTs of one table (samples/blind-dj's
+ * accounts wait, whose holder waited on the tuple itself); a relation
+ * lock's by its waiters' statements (readers join the name in: the
+ * lock_waits view). */
 static int relations_step(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *q = NULL, *hq = NULL, *ins = NULL;
@@ -1465,7 +1477,11 @@ static int relations_step(ls_store *s, ls_correlate_stats *stats)
             break;
     }
     if (rc >= 0)
-        rc = relations_from_statements(s, ins);
+        rc = relations_from_statements(s, ins, relation_waits_sql, ls_sql_table_of,
+                                       WAITER_STATEMENTS_EVIDENCE);
+    if (rc >= 0)
+        rc = relations_from_statements(s, ins, row_lock_waits_sql, ls_sql_row_lock_table,
+                                       WAITER_ROW_LOCKS_EVIDENCE);
 out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(hq);
@@ -1716,7 +1732,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * session's statement at ingest, and a retry after a SET the driver sends
  * before every transaction (psycopg2) is untold, never "not retried"
  * (decide/retry.c ls_retry_session_told's set_routine; samples/blind-dj). */
-#define CORRELATION_REV "51"
+#define CORRELATION_REV "52"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -249,4 +249,9 @@ typedef int (*ls_text_rows_fn)(void *ctx, const char *text, int64_t *rows, size_
 int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of, void *ctx,
                      int64_t *rebuilt);
 
+/* The evidence of a row the quiet-rows rule made (quiet.c): every wait
+ * on it below deadlock_timeout; its bounded variant begins the same. The
+ * hot_counter_row rule counts such a row's queued statements as its waits. */
+#define LS_QUIET_EVIDENCE "statements queued below deadlock_timeout"
+
 #endif

@@ -363,10 +363,12 @@ static const finding_rule rules[] = {
       * of the rows in row order would keep them in, so that the gather
       * reads the writers (COUNTER_WRITERS_SQL) only of rows it can still
       * keep (ls_fnd_gather_counter). */
-     "SELECT " LS_SELECT_LIST(cq, COUNTER_COLS) " FROM rows r WHERE r.waits >= :min_waits"
-     " AND r.row_id IN (SELECT k.row_id FROM row_keys k WHERE k.waits >= :min_waits) AND"
-     INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND" NOT_A_RELATION_LOCK("r.row_id")
-     "ORDER BY coalesce(r.total_wait_ms, 0.0) DESC, r.row_id",
+     "SELECT " LS_SELECT_LIST(cq, COUNTER_COLS) " FROM rows r WHERE ((r.waits >= :min_waits"
+     " AND r.row_id IN (SELECT k.row_id FROM row_keys k WHERE k.waits >= :min_waits)) OR"
+     " (" COUNTER_QUIET " AND r.waited_statements >= :min_waits"
+     " AND r.row_id IN (SELECT k.row_id FROM row_keys k)))"
+     " AND" INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND" NOT_A_RELATION_LOCK("r.row_id")
+     "ORDER BY coalesce(" COUNTER_WAIT_MS ", 0.0) DESC, r.row_id",
      "relation:s,row:s,waits:i,total_wait_ms:m,statement:s,transactions:i,held_ms:m,"
      "code_path:s,writing_transactions:i,decided_by:s,trigger_statement:s", NULL,
      ls_fnd_gather_counter, LS_FINDING_MAX_PER_ROW, LS_FINDING_ROW_MIN_WAITS},

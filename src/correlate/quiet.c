@@ -68,10 +68,9 @@
 #define LS_QUIET_MIN_HORIZON_US (10 * 1000000LL)
 #define LS_QUIET_MAX_HORIZON_US (600 * 1000000LL)
 
-#define QUIET_EVIDENCE "statements queued below deadlock_timeout"
+#define QUIET_EVIDENCE LS_QUIET_EVIDENCE
 #define QUIET_BOUNDED_EVIDENCE                                                                     \
-    "statements queued below deadlock_timeout (bounded from the log's order and durations: "       \
-    "whole-second times)"
+    LS_QUIET_EVIDENCE " (bounded from the log's order and durations: whole-second times)"
 
 /* Whole-second logs: every statement logged with its duration (at its
  * end), so the bounds below hold. */

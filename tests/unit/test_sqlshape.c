@@ -157,6 +157,36 @@ static void test_table_of(void)
     CHECK_INT(ls_sql_table_of(NULL, rel, sizeof(rel)), 0);
 }
 
+/* The table of a tuple lock's wait: the row-locking SELECT of one table
+ * only (the first from samples/blind-dj's log, transfer's wait on relation
+ * 16447); UPDATE and DELETE may fire triggers that lock another table. */
+static void test_row_lock_table(void)
+{
+    static const struct {
+        const char *sql, *rel; /* "" when none */
+    } cases[] = {
+        {"SELECT \"accounts\".\"id\", \"accounts\".\"owner\", \"accounts\".\"balance\" FROM "
+         "\"accounts\" WHERE \"accounts\".\"id\" = 4 LIMIT 21 FOR UPDATE",
+         "accounts"},
+        {"select * from public.jobs where id = 1 for no key update skip locked", "jobs"},
+        {"SELECT * FROM t WHERE id = 1 FOR SHARE", "t"},
+        {"SELECT * FROM a JOIN b ON a.id = b.id FOR UPDATE OF a", ""},
+        {"SELECT * FROM t WHERE note = 'for update'", ""},
+        {"SELECT amount FROM orders WHERE id = 2", ""},
+        {"UPDATE pages SET hits = hits + 1 WHERE id = 1", ""},
+        {"DELETE FROM jobs WHERE id = 1", ""},
+        {"", ""},
+    };
+    size_t i;
+    char rel[64];
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        CHECK_INT(ls_sql_row_lock_table(cases[i].sql, rel, sizeof(rel)), cases[i].rel[0] != '\0');
+        CHECK_STR(rel, cases[i].rel);
+    }
+    CHECK_INT(ls_sql_row_lock_table(NULL, rel, sizeof(rel)), 0);
+}
+
 static void test_shared_lock(void)
 {
     /* samples/realistic's FOR SHARE read */
@@ -187,6 +217,7 @@ int main(void)
     test_shared_lock();
     test_relation();
     test_table_of();
+    test_row_lock_table();
     test_kind();
     test_shape();
     test_row_key();
