@@ -1731,7 +1731,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 51: a bare "duration: X ms" record (log_duration = on) is folded into its
  * session's statement at ingest, and a retry after a SET the driver sends
  * before every transaction (psycopg2) is untold, never "not retried"
- * (decide/retry.c ls_retry_session_told's set_routine; samples/blind-dj). */
+ * (decide/retry.c ls_retry_session_told's set_routine; samples/blind-dj).
+ * 52: a tuple wait's relation no holder's CONTEXT names is named by its
+ * waiters' SELECT ... FOR UPDATE/SHARE of one table (ls_sql_row_lock_table),
+ * and a row the quiet-rows rule made (no logged wait) can be a hot counter
+ * row by its queued statements (findings.c, LS_QUIET_EVIDENCE). */
 #define CORRELATION_REV "52"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
