@@ -1801,13 +1801,14 @@ static int min_int(int a, int b)
 }
 
 /* The verb of a line that may fold into row w (fold_row): a bind line
- * into a parse line's row, an execute line into a bind line's; or -1. */
-static int folds_next(const ls_store *s, const struct stmt_row *w)
+ * into a parse line's row, an execute line into a bind line's, a bare
+ * duration (LS_VERB_NONE) into a statement or execute row without one;
+ * or -1. */
+static int folds_next(const struct stmt_row *w)
 {
     /* log_statement = 'all' with log_duration = on: the statement's line
      * when it starts, a bare "duration: X ms" line when it ends
      * (postgres.c, check_log_duration() 1). */
-    (void)s;
     if (!w->has_duration)
         return w->verb == LS_VERB_STATEMENT || w->verb == LS_VERB_EXECUTE ? LS_VERB_NONE : -1;
     if (w->verb == LS_VERB_PARSE && w->parse_us < 0)
@@ -1822,7 +1823,7 @@ static int folds_next(const ls_store *s, const struct stmt_row *w)
 static int fold_awaited(const ls_store *s, int i, unsigned gen)
 {
     const struct stmt_row *w = &s->rows[i];
-    return w->slot && w->slot->row_gen == gen && w->slot->row_at == i && folds_next(s, w) >= 0;
+    return w->slot && w->slot->row_gen == gen && w->slot->row_at == i && folds_next(w) >= 0;
 }
 
 /* The session's latest statement row while it waits in rows[], or NULL. */
@@ -1838,7 +1839,7 @@ static struct stmt_row *latest_row(ls_store *s, const session_slot *slot)
 static int slot_awaits(ls_store *s, const session_slot *slot)
 {
     const struct stmt_row *w = latest_row(s, slot);
-    return w && folds_next(s, w) >= 0;
+    return w && folds_next(w) >= 0;
 }
 
 /* ---- transactions cut as statements are written (txcut.c) ---- */
@@ -2420,7 +2421,7 @@ static struct stmt_row *fold_row(ls_store *s, session_slot *slot, int64_t file_i
     int same_vxid;
 
     *ended = 0;
-    if ((w = latest_row(s, slot)) == NULL || verb < 0 || folds_next(s, w) != verb)
+    if ((w = latest_row(s, slot)) == NULL || verb < 0 || folds_next(w) != verb)
         return NULL;
     if (verb == LS_VERB_NONE) {
         /* A bare duration: its statement's row, of the same process, file
