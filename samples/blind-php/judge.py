@@ -284,7 +284,6 @@ class Judge:
                    not badms and r["holds"], badms[:3] or len(r["holds"]), "all")
 
         # ---- code paths: one function each
-        mixed = {}
         tx_fn = collections.defaultdict(set)
         for h in r["holds"]:
             st = us(h["start"])

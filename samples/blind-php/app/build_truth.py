@@ -253,18 +253,17 @@ def main():
             x["start"] = iso(x["start_us"])
             x["end"] = iso(x["end_us"])
     json.dump(truth, open(dst, "w"), indent=None, separators=(",", ":"))
-    s = truth
     print("build_truth: %d attempts, %d holds, %d waits (%d logged >= 1 s), %d errors, %d deadlocks"
           % (len(atts), len(holds), len(waits), sum(w["logged"] for w in waits), len(errors), dl_n),
           file=sys.stderr)
     for r in hot_rows[:6]:
         print("  row %s %s: %d waits %.0f ms (logged %d, %.0f ms) util %.2f mean hold %.0f" % (
-            r["relation"], r["row"], r["waits"], r["wait_ms"], r["waits_by_logged"] if False else
+            r["relation"], r["row"], r["waits"], r["wait_ms"],
             r["waits_logged_by_deadlock_timeout"], r["logged_wait_ms"], r["utilisation"],
             r["mean_hold_ms"]), file=sys.stderr)
-    print("  occupancy:", [(x["path"], round(x["hold_ms"])) for x in s["rankings"]["occupancy"]],
+    print("  occupancy:", [(x["path"], round(x["hold_ms"])) for x in rankings["occupancy"]],
           file=sys.stderr)
-    print("  blocking:", [(x["path"], round(x["waiting_caused_ms"])) for x in s["rankings"]["blocking"]],
+    print("  blocking:", [(x["path"], round(x["waiting_caused_ms"])) for x in rankings["blocking"]],
           file=sys.stderr)
 
 
