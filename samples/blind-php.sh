@@ -103,7 +103,16 @@ pg13
 pg_require
 
 STUB_PID=
-stop_stub() { [[ -n $STUB_PID ]] && stop_pid "$STUB_PID"; STUB_PID=; }
+# php -S with PHP_CLI_SERVER_WORKERS forks its workers, which outlive a
+# TERM of the parent: stop each child by its pid, then the parent.
+stop_stub() {
+    local c
+    if [[ -n $STUB_PID ]]; then
+        for c in $(pgrep -P "$STUB_PID" || true); do stop_pid "$c"; done
+        stop_pid "$STUB_PID"
+    fi
+    STUB_PID=
+}
 pg_workdir lockspan-blind-php
 PG_ON_EXIT=(stop_stub pg_stop)
 pg_initdb
@@ -133,6 +142,7 @@ for _ in $(seq 50); do
     php -r "exit(@file_get_contents('http://127.0.0.1:$STUB_PORT/?ms=0') === false ? 1 : 0);" && break
     sleep 0.1
 done
+alive "$STUB_PID" || { cat "$WORK/stub.out" >&2; die "the stub did not start (port $STUB_PORT in use?)"; }
 pids=()
 for w in $(seq 1 "$WORKERS"); do
     php "$OUT/app/worker.php" 127.0.0.1 "$PORT" "$STUB_PORT" "$DURATION_S" "$w" "$((3400 + w))" \
