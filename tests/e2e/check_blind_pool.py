@@ -258,6 +258,14 @@ MUST_HOLD = [
     "%t + traces: logged waits' statements: rebuilt wait within max(25 ms, 5 %) of the truth's",
     "%t + traces: events:1 wait, logged + hidden, s",
     "%t + traces: slow requests: row-lock wait within max(25 ms, 5 %)",
+    # since a logged statement is one of a span's only if the span lasted
+    # as long (less each end's millisecond; decide/spantx.c is_span_of,
+    # branch pool34): on whole seconds a statement may be any span of its
+    # text in its second, and a request whose short UPDATE span fell in
+    # the second of another's 63 ms statement was taken as logged, so no
+    # transaction of spans only was made for it (81 transfers holding
+    # accounts id=3 had none). 132 holds of 216 before (mean 96.8 ms)
+    "%t + traces: accounts:3 holds (occupancy)",
 ]
 
 # judge.py's "hidden waiting (waits below deadlock_timeout)" compares
