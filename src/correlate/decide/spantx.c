@@ -112,6 +112,11 @@ int ls_span_tx_logged(const ls_tx_span *v, size_t first, size_t last, const ls_t
     return 0;
 }
 
+int ls_span_may_be_logged(int error)
+{
+    return error == 0;
+}
+
 /* Whether a span of duration e may be a statement's of duration d. */
 static int dur_fits(int64_t d, int64_t e, int64_t lo, int64_t hi)
 {
