@@ -290,11 +290,11 @@ MUST_HOLD = [
 # 200 ms, none covered) + 32.0 s (the unlogged phases of the 249 longer
 # ones); lockspan's 59.4 s rebuilt = 30.0 s in the short waits + 26.2 s
 # in the long ones' unlogged phases + 2.9 s FOR UPDATE + 0.13 s elsewhere.
-# On %t + traces (52.0 s since pool34's spans-only transactions, 44.3 s
-# before) the 9.0 s where the request had no truth wait on the row are
-# 4.7 s in another request's truth wait of the same pid and row (the
-# same-text spans of a second paired wrong), 3.4 s in its own once moved
-# by under a second, 0.9 s neither: the request and the place in the
+# On %t + traces (53.9 s since pool34's spans-only transactions, 44.3 s
+# before) the 8.9 s where the request had no truth wait on the row are
+# 5.7 s in another request's truth wait of the same pid and row (the
+# same-text spans of a second paired wrong), 2.3 s in its own once moved
+# by under a second, 0.8 s neither: the request and the place in the
 # second are wrong, not the waiting; no decision makes waits up.
 
 # "%t + traces: code paths told apart" counted 5 on main a1c8ca7 only
