@@ -1735,8 +1735,14 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 52: a tuple wait's relation no holder's CONTEXT names is named by its
  * waiters' SELECT ... FOR UPDATE/SHARE of one table (ls_sql_row_lock_table),
  * and a row the quiet-rows rule made (no logged wait) can be a hot counter
- * row by its queued statements (findings.c, LS_QUIET_EVIDENCE). */
-#define CORRELATION_REV "52"
+ * row by its queued statements (findings.c, LS_QUIET_EVIDENCE).
+ * 53: a logged statement is one of a span's only if the span lasted as
+ * long, less each end's millisecond (decide/spantx.c is_span_of): on a
+ * whole-second log more requests are transactions of spans only; a span
+ * that ended in an error is no statement logged with a duration
+ * (decide/spantx.c ls_span_may_be_logged, txspans.c sent_span and
+ * pick_in_order). */
+#define CORRELATION_REV "53"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

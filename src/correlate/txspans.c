@@ -80,7 +80,8 @@ static const char alone_sql[] =
  * clock; not an ORM's span of a driver span. */
 #define SENT_COLS(X, Q)               \
     X(Q, span_row, "sp.span_row")     \
-    X(Q, trace_id, "sp.trace_id")
+    X(Q, trace_id, "sp.trace_id")     \
+    X(Q, error, "coalesce(sp.error, 0)")
 LS_COLUMNS(sn, SENT_COLS);
 static const char sent_sql[] =
     "SELECT " LS_SELECT_LIST(sn, SENT_COLS) " FROM spans sp"
@@ -88,7 +89,8 @@ static const char sent_sql[] =
     " AND sp.end_ts BETWEEN :end_lo AND :end_hi"
     " AND sp.end_ts - sp.start_ts BETWEEN :dur_lo AND :dur_hi AND sp.trace_id IS NOT NULL"
     " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
-    "  AND p.how = 'ORM span of a driver span') LIMIT 2";
+    "  AND p.how = 'ORM span of a driver span') ORDER BY sp.end_ts, sp.span_row"
+    " LIMIT " LS_SQL_INT(TX_SPANS_MAX);
 #define SENT_PARAMS(X, Q)                                                                     \
     X(Q, text) X(Q, start_lo) X(Q, start_hi) X(Q, end_lo) X(Q, end_hi) X(Q, dur_lo) X(Q, dur_hi)
 LS_PARAMS(snp, SENT_PARAMS);
@@ -120,7 +122,8 @@ LS_PARAMS(grp, GROUP_PARAMS);
 #define SAME_COLS(X, Q)                       \
     X(Q, span_row, "sp.span_row")             \
     X(Q, trace_id, "sp.trace_id")             \
-    X(Q, dur_us, "sp.end_ts - sp.start_ts")
+    X(Q, dur_us, "sp.end_ts - sp.start_ts")   \
+    X(Q, error, "coalesce(sp.error, 0)")
 LS_COLUMNS(sm, SAME_COLS);
 static const char same_sql[] =
     "SELECT " LS_SELECT_LIST(sm, SAME_COLS) " FROM spans sp"
@@ -402,6 +405,8 @@ static int pick_in_order(txs_ctx *c, int64_t *row, char *trace, size_t tn)
         return rc;
     }
     while (ns < TX_SPANS_MAX && (rc = ls_stmt_step(c->same)) == 1) {
+        if (!ls_span_may_be_logged(ls_stmt_int64(c->same, sm_error)))
+            continue;
         rows[ns] = ls_stmt_int64(c->same, sm_span_row);
         snprintf(traces[ns], sizeof(traces[ns]), "%s", ls_stmt_text(c->same, sm_trace_id));
         e[ns++] = ls_stmt_int64(c->same, sm_dur_us);
@@ -453,7 +458,7 @@ static int sent_span(txs_ctx *c, int64_t *row, char *trace, size_t tn)
         return rc;
     }
     while ((rc = ls_stmt_step(c->sent)) == 1)
-        if (n++ == 0) {
+        if (ls_span_may_be_logged(ls_stmt_int64(c->sent, sn_error)) && n++ == 0) {
             *row = ls_stmt_int64(c->sent, sn_span_row);
             snprintf(trace, tn, "%s", ls_stmt_text(c->sent, sn_trace_id));
         }

@@ -4,6 +4,8 @@
  */
 #include "decide/spantx.h"
 
+#include "decide/tolerances.h"
+
 static int tx_edge(ls_sql_kind k)
 {
     return k == LS_SQL_BEGIN || k == LS_SQL_COMMIT || k == LS_SQL_ROLLBACK;
@@ -44,11 +46,18 @@ int ls_span_tx_of(const ls_tx_span *v, size_t n, size_t k, size_t *first, size_t
 }
 
 /* A statement logged at st ran from st->start to st->end, each up to res
- * later: inside sp when it could have. */
+ * later: inside sp when it could have. The span holds its statement: it
+ * lasted no less than the statement, less each end's millisecond
+ * (LS_SPAN_LOG_SLACK_US; `slack` may be wider, the clock offset's, which
+ * moves both ends alike). With res 0 and the millisecond slack the two
+ * ends' tests imply it; on a whole-second log they do not: a 0.8 ms span
+ * of the text in the second a 63 ms statement was stamped is not its
+ * (blind-pool %t + traces, a transfer's UPDATE accounts). */
 static int is_span_of(const ls_tx_span *sp, const ls_tx_logged *st, int64_t res, int64_t slack)
 {
     return sp->text == st->text && sp->start - slack <= st->start + res &&
-           st->end <= sp->end + slack;
+           st->end <= sp->end + slack &&
+           st->end - st->start <= sp->end - sp->start + 2 * LS_SPAN_LOG_SLACK_US;
 }
 
 int ls_span_tx_fits(const ls_tx_span *v, size_t first, size_t last, const ls_tx_logged *st,
@@ -101,6 +110,11 @@ int ls_span_tx_logged(const ls_tx_span *v, size_t first, size_t last, const ls_t
                 return 1;
     }
     return 0;
+}
+
+int ls_span_may_be_logged(int error)
+{
+    return error == 0;
 }
 
 /* Whether a span of duration e may be a statement's of duration d. */

@@ -89,6 +89,19 @@ int ls_span_tx_logged(const ls_tx_span *v, size_t first, size_t last, const ls_t
                       size_t n, int64_t res, int64_t slack);
 
 /*
+ * Whether a span, by its error flag, may be a statement the log wrote
+ * with its duration (log_min_duration_statement, log_duration): the server
+ * writes a statement's duration when it completes; one that failed (a
+ * deadlock victim's, a 40001, a cancel) has an ERROR line with its text
+ * and no duration. A span that ended in an error is none of them
+ * (blind-pool %t + traces: a deadlock victim's UPDATE span, ended 6 ms
+ * before the second two transfers' UPDATEs of its text were stamped in,
+ * made three spans for two statements, so the log's order could not
+ * pair them). 1: it may be; 0: it ended in an error.
+ */
+int ls_span_may_be_logged(int error);
+
+/*
  * On a whole-second log, the span of a statement logged with others of
  * its text in the same second (the same stamp), where the spans alone do
  * not tell. d[0..nl): the durations of those statements in the log's
