@@ -211,14 +211,30 @@ static void parts_cell(FILE *f, const cJSON *parts)
 }
 
 /* One cell of column c: " value |". A pid's code path is the key's
- * prefix's ("blocker_pid": "blocker_code_path"). */
+ * prefix's ("blocker_pid": "blocker_code_path"); a figure that is a
+ * bound has its mark ("≥ 32.6 s": ls_fmt_bound_mark). */
 static void md_cell(FILE *f, const md_caps *caps, const cJSON *o, const ls_column *c)
 {
-    char prefix[LS_KEY_PREFIX_LEN];
+    char prefix[LS_KEY_PREFIX_LEN], d[LS_DURATION_LEN];
     size_t n = strlen(c->key);
+    const char *mark = ls_fmt_bound_mark(o, c->key);
+    if (*mark && m_has_num(o, c->key) && (c->kind == LS_CELL_INT || c->kind == LS_CELL_MS)) {
+        if (c->kind == LS_CELL_INT)
+            fprintf(f, " %s%.0f |", mark, m_num(o, c->key));
+        else
+            fprintf(f, " %s%s |", mark, ls_fmt_duration(d, sizeof(d), m_num(o, c->key)));
+        return;
+    }
     switch (c->kind) {
     case LS_CELL_INT:
     case LS_CELL_BYTES: cell_num(f, o, c->key); break;
+    case LS_CELL_MS_KNOWN:
+        if (!m_has_num(o, c->key)) {
+            fputs(" unknown |", f);
+            break;
+        }
+        cell_ms(f, o, c->key);
+        break;
     case LS_CELL_MS0:
     case LS_CELL_MS: cell_ms(f, o, c->key); break;
     case LS_CELL_NUM1: cell_num1(f, o, c->key); break;
@@ -994,6 +1010,7 @@ static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
             ls_write_shape_reason(&w, m);
             md_shapes(f, m, caps);
             ls_write_order_uncertain(&w, m_get(m, "row_occupancy"), LS_RANKING_OCCUPANCY);
+            ls_write_order_unknown(&w, m_get(m, "row_occupancy"));
         }
     }
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_queueing")) > 0) {

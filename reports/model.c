@@ -1150,6 +1150,7 @@ static void hot_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *
         if (!ev || strcmp(ev, LS_SLOWKEY_EVIDENCE) != 0)
             return;
         b = cJSON_AddObjectToObject(o, key);
+        ls_model_add_str(b, "waits", "at_least");
         ls_model_add_str(b, "total_wait_ms", "at_least");
         ls_model_add_str(b, "max_wait_ms", "at_most");
         ls_model_add_str(b, "reason", SLOWKEY_REASON);

@@ -632,6 +632,31 @@ void ls_write_order_uncertain(const ls_writer *w, const cJSON *list, ls_ranking_
     }
 }
 
+void ls_write_order_unknown(const ls_writer *w, const cJSON *list)
+{
+    const cJSON *o;
+    int n = 0;
+    cJSON_ArrayForEach(o, list) n += cJSON_IsTrue(m_get(o, "order_unknown"));
+    if (!n)
+        return;
+    tag(w, LS_TAG_NOTE);
+    fputs(n > 1 ? "Order unknown: no hold of these paths was timed, so their totals are unknown "
+                  "and their places in this list are not a ranking: "
+                : "Order unknown: no hold of this path was timed, so its total is unknown and "
+                  "its place in this list is not a ranking: ",
+          w->f);
+    n = 0;
+    cJSON_ArrayForEach(o, list) {
+        if (!cJSON_IsTrue(m_get(o, "order_unknown")))
+            continue;
+        if (n++)
+            fputs(", ", w->f);
+        w->esc(w->f, m_str(o, "code_path"), UNCERTAIN_LABEL_MAX);
+    }
+    fputs(".", w->f);
+    tag(w, LS_TAG_NOTE_END);
+}
+
 const char *ls_no_hot_rows(const cJSON *model)
 {
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(model, "relation_queues")) > 0)

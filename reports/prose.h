@@ -94,6 +94,11 @@ typedef enum { LS_RANKING_OCCUPANCY, LS_RANKING_BLOCKING } ls_ranking_kind;
  */
 void ls_write_order_uncertain(const ls_writer *w, const cJSON *list, ls_ranking_kind kind);
 
+/* Under the occupancy ranking: a note naming the paths whose place is no
+ * rank (order_unknown: none of their holds was timed, their totals
+ * unknown); nothing when every listed path has a total. */
+void ls_write_order_unknown(const ls_writer *w, const cJSON *list);
+
 /* Why transactions are named by their shape, when they are (the model's
  * code_path_identity): a paragraph, or nothing. */
 void ls_write_shape_reason(const ls_writer *w, const cJSON *model);

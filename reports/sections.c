@@ -23,6 +23,7 @@ int ls_column_numeric(const ls_column *c, unsigned in)
     case LS_CELL_INT:
     case LS_CELL_MS:
     case LS_CELL_MS0:
+    case LS_CELL_MS_KNOWN:
     case LS_CELL_NUM1:
     case LS_CELL_BYTES:
     case LS_CELL_HOLD:
@@ -151,7 +152,8 @@ static const ls_column code_path_cols[] = {
     {"Named by", "named_by", LS_CELL_TEXT, 40, A},
     {"Blocking episodes", "blocking_episodes", LS_CELL_INT, 0, A},
     {"Waits caused", "waits_caused", LS_CELL_INT, 0, A},
-    {"Total hold", "total_hold_ms", LS_CELL_MS, 0, A},
+    /* null where no hold of the path was timed (a threshold log): "unknown" */
+    {"Total hold", "total_hold_ms", LS_CELL_MS_KNOWN, 0, A},
     {"Max hold", "max_hold_ms", LS_CELL_MS, 0, A},
     {"p95 hold", "p95_hold_ms", LS_CELL_MS, 0, A},
     /* with whole-second log times, the estimate and the range the log allows */
@@ -184,11 +186,10 @@ const ls_table ls_tab_occupancy =
 static const ls_column queueing_cols[] = {
     {"Code path", "code_path", LS_CELL_TEXT, 120, A},
     {"Statements queued behind it", "statements_queued_behind", LS_CELL_INT, 0, A},
-    {"Hidden wait caused", "hidden_wait_ms_caused", LS_CELL_MS, 0, A},
+    {"Hidden wait caused", "hidden_wait_ms_caused", LS_CELL_MS_KNOWN, 0, A},
     {"Logged wait caused", "logged_wait_ms_caused", LS_CELL_MS, 0, A},
     {"Its statements that waited", "statements_waited", LS_CELL_INT, 0, A},
-    {"Hidden wait suffered", "hidden_wait_ms_suffered", LS_CELL_MS, 0,
-     A},
+    {"Hidden wait suffered", "hidden_wait_ms_suffered", LS_CELL_MS_KNOWN, 0, A},
     {"Logged wait suffered", "logged_wait_ms_suffered", LS_CELL_MS, 0,
      A},
 };
