@@ -504,7 +504,7 @@ static void w_item(const ls_writer *w, int n)
 
 static ls_writer html_writer(FILE *f)
 {
-    ls_writer w = {f, text, w_time, w_table, w_item, LS_IN_HTML, NULL};
+    ls_writer w = {f, text, w_time, w_table, w_item, LS_IN_HTML, NULL, NULL};
     return w;
 }
 
