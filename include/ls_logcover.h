@@ -154,4 +154,17 @@ int ls_logcover_occupancy_unknown(ls_logcover v, double top_hold_ms);
  */
 int ls_logcover_path_occupancy_unknown(ls_logcover v, int64_t holds, double max_ms);
 
+/*
+ * Is one path's hold time in the blocking ranking unknown: `episodes`
+ * holds others waited for, the waiting it is credited with caused_ms, its
+ * longest such hold max_ms? As for its occupancy: on a log that is not
+ * COMPLETE, a path that blocked (an episode, or waiting credited to it:
+ * a threshold log's slow-locker row, ls_slowkey_one_holder_path) with no
+ * hold timed has a 0 ms total the log cannot give (samples/blind-rb's
+ * warehouses path, 32.6 s of waiting credited, its total hold 0 ms; the
+ * accounts path's 6 episodes at 0 ms). Returns 1 when unknown, else 0.
+ */
+int ls_logcover_path_blocking_unknown(ls_logcover v, int64_t episodes, double caused_ms,
+                                      double max_ms);
+
 #endif

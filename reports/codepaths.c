@@ -248,6 +248,8 @@ static void occupancy(model_ctx *m, cJSON *report, cJSON *list, int top)
                              "None of its holds was timed (the log has no transaction "
                              "boundaries for them), so how long it held hot rows is not "
                              "knowable from this log.");
+            /* its place in the list is no rank: its total is unknown */
+            cJSON_AddTrueToObject(o, "order_unknown");
             if (r)
                 add_range(o, "total_hold_min_ms", "total_hold_max_ms", r, n, i, top);
             cJSON_AddItemToArray(list, o);
@@ -530,13 +532,26 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
     while ((rc = ls_stmt_step(q)) == 1) {
         cJSON *o = cJSON_CreateObject(), *pl;
         parts_ctx pc;
+        double caused, max_hold;
         ls_model_col_str(o, "code_path", q, rk_code_path);
         ls_model_col_str(o, "named_by", q, rk_named_by);
         ls_model_col_int(o, "blocking_episodes", q, rk_blocking_episodes);
         ls_model_col_int(o, "waits_caused", q, rk_waits_caused);
-        ls_model_col_ms(o, "total_hold_ms", q, rk_total_hold_ms);
-        ls_model_col_ms(o, "max_hold_ms", q, rk_max_hold_ms);
-        ls_model_col_ms(o, "p95_hold_ms", q, rk_p95_hold_ms);
+        caused = ls_stmt_isnull(q, rk_waiter_ms_caused) ? 0.0
+                                                        : ls_stmt_double(q, rk_waiter_ms_caused);
+        max_hold = ls_stmt_isnull(q, rk_max_hold_ms) ? 0.0 : ls_stmt_double(q, rk_max_hold_ms);
+        if (ls_logcover_path_blocking_unknown((ls_logcover)m->logcover,
+                                              ls_stmt_int64(q, rk_blocking_episodes), caused,
+                                              max_hold)) {
+            /* no hold of it timed: its 0 ms is not a figure (issue 33) */
+            cJSON_AddNullToObject(o, "total_hold_ms");
+            cJSON_AddNullToObject(o, "max_hold_ms");
+            cJSON_AddNullToObject(o, "p95_hold_ms");
+        } else {
+            ls_model_col_ms(o, "total_hold_ms", q, rk_total_hold_ms);
+            ls_model_col_ms(o, "max_hold_ms", q, rk_max_hold_ms);
+            ls_model_col_ms(o, "p95_hold_ms", q, rk_p95_hold_ms);
+        }
         ls_model_col_ms(o, "waiter_ms_caused", q, rk_waiter_ms_caused);
         ls_model_col_int(o, "waits_suffered", q, rk_waits_suffered);
         ls_model_col_ms(o, "waited_ms_suffered", q, rk_waited_ms_suffered);

@@ -122,6 +122,16 @@ static const char minutes_from[] =
     " LEFT JOIN v ON v.mi = m.mi ORDER BY m.mi";
 /* s when no statement began in the strip. */
 #define NO_STATEMENTS "SELECT NULL, NULL WHERE 0"
+/* The strip's last minute uncapped, and the log's last (in minutes): the
+ * minutes CONTEXT_MINUTES_MAX left out, up to where the log ends, are the
+ * strip's cut (cut.context_per_minute; no option lists more). */
+#define STRIP_END_COLS(X, Q) X(Q, full_hi, "full_hi") X(Q, log_hi, "log_hi")
+LS_COLUMNS(se, STRIP_END_COLS);
+static const char strip_end_sql[] =
+    "SELECT max(coalesce(lw.end_ts, lw.logged_ts, lw.start_ts)) / " US_PER_MIN " + " CONTEXT_PAD
+    " AS full_hi, (SELECT max(last_ts) FROM files) / " US_PER_MIN " AS log_hi"
+    " FROM lock_waits lw WHERE" WAIT_FILTER("lw");
+
 /* b when no logged wait is in the filters: no minute. */
 #define NO_BOUNDS "SELECT NULL, NULL"
 #define BOUNDS_SQL_MAX 64
@@ -129,6 +139,7 @@ static const char minutes_from[] =
 /* The strip's statements per minute (count_statements). */
 typedef struct stmt_minutes {
     int64_t lo, hi;                      /* b: the strip's first and last minutes */
+    int64_t left_out;                    /* minutes past hi the cap left out (strip_end_sql) */
     int known;                           /* b has them (a logged wait in the filters) */
     int64_t n[CONTEXT_MINUTES_MAX];      /* statements begun in minute lo + i */
 } stmt_minutes;
@@ -217,6 +228,21 @@ static void strip_bounds(model_ctx *m, ls_stmt *q, void *arg)
     sm->hi = ls_stmt_int64(q, sb_hi);
 }
 
+/* The minutes past the strip's capped end, to the uncapped end or the
+ * log's, whichever is first (a row of strip_end_sql). */
+static void strip_end(model_ctx *m, ls_stmt *q, void *arg)
+{
+    stmt_minutes *sm = arg;
+    int64_t end;
+    (void)m;
+    if (ls_stmt_isnull(q, se_full_hi))
+        return;
+    end = ls_stmt_int64(q, se_full_hi);
+    if (!ls_stmt_isnull(q, se_log_hi) && ls_stmt_int64(q, se_log_hi) < end)
+        end = ls_stmt_int64(q, se_log_hi);
+    sm->left_out = end > sm->hi ? end - sm->hi : 0;
+}
+
 /* Whether ingest's counts answer (a row of minutes_counted_sql). */
 static void minutes_counted(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -251,7 +277,8 @@ static void statement_minute(model_ctx *m, ls_stmt *q, void *arg)
  * (stmt_minutes) when they answer (minutes_counted_sql), else the rows
  * counted here; the strip's bounds as b's SELECT in `bounds`. Returns 0
  * or an error code (m->rc set). */
-static int count_statements(model_ctx *m, ls_buf *values, char bounds[BOUNDS_SQL_MAX])
+static int count_statements(model_ctx *m, ls_buf *values, char bounds[BOUNDS_SQL_MAX],
+                            int64_t *left_out)
 {
     stmt_minutes *sm = ls_calloc(1, sizeof(*sm));
     char sql[STMT_MINUTES_SQL_MAX > COUNTED_MINUTES_SQL_MAX ? STMT_MINUTES_SQL_MAX
@@ -266,6 +293,8 @@ static int count_statements(model_ctx *m, ls_buf *values, char bounds[BOUNDS_SQL
                  (long long)sm->hi);
     else
         snprintf(bounds, BOUNDS_SQL_MAX, "%s", NO_BOUNDS);
+    if (rc == 0 && sm->known && (rc = ls_model_each_row(m, strip_end_sql, -1, strip_end, sm)) == 0)
+        *left_out = sm->left_out;
     if (rc == 0 && sm->known)
         rc = ls_model_each_row(m, minutes_counted_sql, -1, minutes_counted, &counted);
     if (rc == 0 && sm->known && counted) {
@@ -317,10 +346,11 @@ void ls_model_context(model_ctx *m, cJSON *report)
     ls_mquery q = LS_MQUERY(NULL, minute_cols, minutes_from);
     minutes_ctx c;
     char bounds[BOUNDS_SQL_MAX];
+    int64_t left_out = 0;
 
     ls_buf_init(&values, CONTEXT_SQL_MAX);
     ls_buf_init(&with, CONTEXT_SQL_MAX);
-    if (count_statements(m, &values, bounds) == 0) {
+    if (count_statements(m, &values, bounds, &left_out) == 0) {
         ls_buf_printf(&with, minutes_with_fmt, bounds, ls_buf_str(&values));
         if (ls_buf_failed(&with)) {
             m->rc = LS_ENOMEM;
@@ -334,5 +364,8 @@ void ls_model_context(model_ctx *m, cJSON *report)
     ls_buf_free(&values);
     ls_buf_free(&with);
     clip_to_log(minutes, report);
+    if (left_out > 0)
+        ls_model_cut(report, "context_per_minute", cJSON_GetArraySize(minutes),
+                     cJSON_GetArraySize(minutes) + left_out, NULL, 0);
     add_not_kept(m, report);
 }

@@ -154,6 +154,16 @@ double ls_fmt_in_range(double v, double lo, double hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
+const char *ls_fmt_bound_mark(const cJSON *row, const char *key)
+{
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(row, "wait_bounds"), key);
+    const char *v = cJSON_GetStringValue(b);
+    if (!v)
+        return "";
+    return strcmp(v, "at_least") == 0 ? "≥ " : strcmp(v, "at_most") == 0 ? "≤ " : "";
+}
+
 int ls_fmt_range_of(const cJSON *o, const char *key, double *lo, double *hi)
 {
     char kl[LS_RANGE_KEY_LEN], kh[LS_RANGE_KEY_LEN];

@@ -274,7 +274,13 @@ static void number_cell(FILE *f, const cJSON *o, const ls_column *c)
 {
     const cJSON *v = m_get(o, c->key);
     double lo = 0, hi = 0;
-    if (c->kind == LS_CELL_RANGE && cJSON_IsNumber(v) && ls_fmt_range_of(o, c->key, &lo, &hi)) {
+    /* a figure that is a bound has its mark: "≥ 32.6 s" */
+    if (cJSON_IsNumber(v) && (c->kind == LS_CELL_INT || c->kind == LS_CELL_MS))
+        fputs(ls_fmt_bound_mark(o, c->key), f);
+    if (c->kind == LS_CELL_MS_KNOWN && !cJSON_IsNumber(v)) {
+        fputs("unknown", f);
+    } else if (c->kind == LS_CELL_RANGE && cJSON_IsNumber(v) &&
+               ls_fmt_range_of(o, c->key, &lo, &hi)) {
         put_ms(f, ls_fmt_in_range(v->valuedouble, lo, hi));
         fputs(" (", f);
         put_ms(f, lo);
@@ -293,7 +299,7 @@ static void number_cell(FILE *f, const cJSON *o, const ls_column *c)
     } else if (!cJSON_IsNumber(v)) {
         fputs("—", f);
     } else if (c->kind == LS_CELL_MS || c->kind == LS_CELL_MS0 || c->kind == LS_CELL_HOLD ||
-               c->kind == LS_CELL_RANGE) {
+               c->kind == LS_CELL_RANGE || c->kind == LS_CELL_MS_KNOWN) {
         put_ms(f, v->valuedouble);
     } else if (c->kind == LS_CELL_NUM1) {
         fprintf(f, "%.1f", v->valuedouble);
@@ -498,7 +504,7 @@ static void w_item(const ls_writer *w, int n)
 
 static ls_writer html_writer(FILE *f)
 {
-    ls_writer w = {f, text, w_time, w_table, w_item, LS_IN_HTML, NULL};
+    ls_writer w = {f, text, w_time, w_table, w_item, LS_IN_HTML, NULL, NULL};
     return w;
 }
 
@@ -1908,6 +1914,7 @@ static void panel_code_paths(FILE *f, const cJSON *model)
         ls_write_shape_reason(&w, model);
         shapes(f, model);
         ls_write_order_uncertain(&w, m_get(model, "row_occupancy"), LS_RANKING_OCCUPANCY);
+        ls_write_order_unknown(&w, m_get(model, "row_occupancy"));
     }
     if (cJSON_GetArraySize(m_get(model, "row_queueing")) > 0) {
         sub_heading(f, &ls_tab_queueing);

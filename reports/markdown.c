@@ -29,19 +29,24 @@ typedef struct md_caps {
     int charts;     /* gantt charts */
     int deadlocks;    /* deadlocks drawn (the first ones) */
     const char *zone; /* --tz: times in this zone with their offset; NULL: UTC */
+    const cJSON *cut; /* the model's cut (set while rendering): its lists' notes */
 } md_caps;
 
 static const md_caps md_levels[] = {
-    {50, 12, 10, 50, 10, 10, NULL},
-    {20, 6, 5, 20, 5, 5, NULL},
-    {0, 3, 3, 10, 3, 3, NULL},
-    {0, 0, 2, 5, 1, 1, NULL},
+    {50, 12, 10, 50, 10, 10, NULL, NULL},
+    {20, 6, 5, 20, 5, 5, NULL, NULL},
+    {0, 3, 3, 10, 3, 3, NULL, NULL},
+    {0, 0, 2, 5, 1, 1, NULL, NULL},
 };
-static const md_caps md_all = {1 << 30, 1 << 30, 1 << 30, 1 << 30, 10, 1 << 30, NULL};
+static const md_caps md_all = {1 << 30, 1 << 30, 1 << 30, 1 << 30, 10, 1 << 30, NULL, NULL};
 
-/* What a cut list says: how many are not shown and how to see them. */
-static void left_out(FILE *f, int n, const char *what)
+/* What a list trimmed to fit says: how many are not shown and how to see
+ * them. A list the model cut too says both in its one note instead, after
+ * the section (ls_write_cuts with md_shown): nothing here then. */
+static void left_out_of(FILE *f, const md_caps *caps, const char *path, int n, const char *what)
 {
+    if (path && cJSON_GetObjectItemCaseSensitive(caps->cut, path))
+        return;
     if (n > 0)
         fprintf(f, "_%d more %s not shown here: `--full` lists them all in the Markdown, and "
                    "the HTML and JSON reports carry them (`--top` and `--max-waits` set how "
@@ -211,14 +216,30 @@ static void parts_cell(FILE *f, const cJSON *parts)
 }
 
 /* One cell of column c: " value |". A pid's code path is the key's
- * prefix's ("blocker_pid": "blocker_code_path"). */
+ * prefix's ("blocker_pid": "blocker_code_path"); a figure that is a
+ * bound has its mark ("≥ 32.6 s": ls_fmt_bound_mark). */
 static void md_cell(FILE *f, const md_caps *caps, const cJSON *o, const ls_column *c)
 {
-    char prefix[LS_KEY_PREFIX_LEN];
+    char prefix[LS_KEY_PREFIX_LEN], d[LS_DURATION_LEN];
     size_t n = strlen(c->key);
+    const char *mark = ls_fmt_bound_mark(o, c->key);
+    if (*mark && m_has_num(o, c->key) && (c->kind == LS_CELL_INT || c->kind == LS_CELL_MS)) {
+        if (c->kind == LS_CELL_INT)
+            fprintf(f, " %s%.0f |", mark, m_num(o, c->key));
+        else
+            fprintf(f, " %s%s |", mark, ls_fmt_duration(d, sizeof(d), m_num(o, c->key)));
+        return;
+    }
     switch (c->kind) {
     case LS_CELL_INT:
     case LS_CELL_BYTES: cell_num(f, o, c->key); break;
+    case LS_CELL_MS_KNOWN:
+        if (!m_has_num(o, c->key)) {
+            fputs(" unknown |", f);
+            break;
+        }
+        cell_ms(f, o, c->key);
+        break;
     case LS_CELL_MS0:
     case LS_CELL_MS: cell_ms(f, o, c->key); break;
     case LS_CELL_NUM1: cell_num1(f, o, c->key); break;
@@ -322,9 +343,33 @@ static void w_item(const ls_writer *w, int n)
     fprintf(w->f, "%d. **", n);
 }
 
+/* How many of the model's `listed` entries of cut list `path` this
+ * Markdown shows (its caps), LS_CUT_SAID for a root blocker's statements
+ * (each transaction's note says it, root_blockers), LS_CUT_ELSEWHERE for
+ * the unparsable lines (an HTML table only). */
+static int64_t md_shown(const ls_writer *w, const cJSON *model, const char *path, int64_t listed)
+{
+    const md_caps *caps = w->ctx;
+    int64_t cap = listed;
+    (void)model;
+    if (strcmp(path, "root_blockers[].transaction.statements") == 0)
+        return LS_CUT_SAID;
+    if (strcmp(path, "waits") == 0)
+        cap = caps->waits > 0 ? caps->waits : 0;
+    else if (strcmp(path, "root_blockers") == 0)
+        cap = caps->roots;
+    else if (strcmp(path, "deadlocks") == 0)
+        cap = caps->deadlocks;
+    else if (strcmp(path, "worst_moment.waits") == 0 || strcmp(path, "errors") == 0)
+        cap = caps->rows;
+    else if (strcmp(path, "input.bad_line_samples") == 0)
+        return LS_CUT_ELSEWHERE; /* the Markdown lists none (sections.c) */
+    return cap < listed ? cap : listed;
+}
+
 static ls_writer md_writer(FILE *f, const md_caps *caps)
 {
-    ls_writer w = {f, ls_md_cell, w_time, w_table, w_item, LS_IN_MD, caps};
+    ls_writer w = {f, ls_md_cell, w_time, w_table, w_item, LS_IN_MD, caps, md_shown};
     return w;
 }
 
@@ -787,7 +832,8 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
         const cJSON *sts = cJSON_GetObjectItemCaseSensitive(tx, "statements");
         char d[LS_DURATION_LEN];
         if (nroot++ >= caps->roots) {
-            left_out(f, cJSON_GetArraySize(roots) - caps->roots, "root blockers");
+            left_out_of(f, caps, "root_blockers", cJSON_GetArraySize(roots) - caps->roots,
+                        "root blockers");
             break;
         }
         fprintf(f, "### pid %.0f", m_num(r, "pid"));
@@ -827,9 +873,17 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
             md_table(f, caps, &ls_tab_statements, sts, caps->statements);
         }
         fputs("\n", f);
-        if (caps->statements < cJSON_GetArraySize(sts))
-            left_out(f, cJSON_GetArraySize(sts) - (caps->statements > 0 ? caps->statements : 0),
-                     "statements of this transaction");
+        if (m_has_num(tx, "statements_total")) /* the model cut them too: one note */
+            ls_write_cut_note(&w, 0,
+                              caps->statements < cJSON_GetArraySize(sts)
+                                  ? (caps->statements > 0 ? caps->statements : 0)
+                                  : cJSON_GetArraySize(sts),
+                              cJSON_GetArraySize(sts), (int64_t)m_num(tx, "statements_total"),
+                              "statements of this transaction", NULL);
+        else if (caps->statements < cJSON_GetArraySize(sts))
+            left_out_of(f, caps, NULL,
+                        cJSON_GetArraySize(sts) - (caps->statements > 0 ? caps->statements : 0),
+                        "statements of this transaction");
     }
 }
 
@@ -865,7 +919,7 @@ static void waits(FILE *f, const cJSON *ws, const md_caps *caps)
         return;
     }
     if (caps->waits <= 0) {
-        left_out(f, total, "waits");
+        left_out_of(f, caps, "waits", total, "waits");
         return;
     }
     if (min_ms >= 0)
@@ -878,7 +932,7 @@ static void waits(FILE *f, const cJSON *ws, const md_caps *caps)
         md_table_row(f, caps, &ls_tab_waits, w);
     }
     fputs("\n", f);
-    left_out(f, total - shown, "waits");
+    left_out_of(f, caps, "waits", total - shown, "waits");
 }
 
 static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
@@ -893,7 +947,7 @@ static void deadlocks(FILE *f, const cJSON *ds, const md_caps *caps)
     cJSON_ArrayForEach(d, ds) {
         const cJSON *p;
         if (n >= caps->deadlocks) {
-            left_out(f, cJSON_GetArraySize(ds) - n, "deadlocks");
+            left_out_of(f, caps, "deadlocks", cJSON_GetArraySize(ds) - n, "deadlocks");
             break;
         }
         fprintf(f, "### Deadlock %d — ", ++n);
@@ -923,7 +977,7 @@ static void errors(FILE *f, const cJSON *es, const md_caps *caps)
     }
     md_table(f, caps, &ls_tab_errors, es, caps->rows);
     fputs("\n", f);
-    left_out(f, cJSON_GetArraySize(es) - caps->rows, "errors");
+    left_out_of(f, caps, "errors", cJSON_GetArraySize(es) - caps->rows, "errors");
 }
 
 static void inputs(FILE *f, const cJSON *in, const md_caps *caps)
@@ -934,6 +988,7 @@ static void inputs(FILE *f, const cJSON *in, const md_caps *caps)
     ls_write_input_notes(&w, in);
     md_table(f, caps, &ls_tab_files, m_get(in, "files"), INT_MAX);
     fputs("\n", f);
+
     /* An input that broke before its end (ingest's row at the line where
      * it broke, docs/store.md): named under the table. */
     cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(in, "bad_line_samples")) {
@@ -976,7 +1031,7 @@ static void md_shapes(FILE *f, const cJSON *m, const md_caps *caps)
         ls_md_code_block(f, "sql", m_str(o, "statements"));
         fputs("\n", f);
     }
-    left_out(f, more, "transaction shapes' statements");
+    left_out_of(f, caps, NULL, more, "transaction shapes' statements");
 }
 
 /* The headline: code paths ranked by how long they held hot rows. */
@@ -994,6 +1049,7 @@ static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
             ls_write_shape_reason(&w, m);
             md_shapes(f, m, caps);
             ls_write_order_uncertain(&w, m_get(m, "row_occupancy"), LS_RANKING_OCCUPANCY);
+            ls_write_order_unknown(&w, m_get(m, "row_occupancy"));
         }
     }
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "row_queueing")) > 0) {
@@ -1067,7 +1123,8 @@ static void worst_moment(FILE *f, const cJSON *wm, const md_caps *caps)
     fputs(", when the busiest row's queue was longest.\n\n", f);
     md_table(f, caps, &ls_tab_tree, m_get(wm, "waits"), caps->rows);
     fputs("\n", f);
-    left_out(f, cJSON_GetArraySize(m_get(wm, "waits")) - caps->rows, "waits open then");
+    left_out_of(f, caps, "worst_moment.waits", cJSON_GetArraySize(m_get(wm, "waits")) - caps->rows,
+                "waits open then");
 }
 
 /* After a section: what the model cut of its lists (prose.c). */
@@ -1084,6 +1141,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
     char *saved_tz;
 
     zoned.zone = m_str(m, "time_zone");
+    zoned.cut = m_get(m, "cut");
     saved_tz = ls_tz_enter(zoned.zone);
     fputs("# ", f);
     ls_md_cell(f, m_str(m, "title"), 200);
@@ -1126,6 +1184,7 @@ static void render(const cJSON *m, FILE *f, const md_caps *levels)
     errors(f, cJSON_GetObjectItemCaseSensitive(m, "errors"), caps);
     cuts(f, m, caps, LS_SEC_ERRORS);
     inputs(f, cJSON_GetObjectItemCaseSensitive(m, "input"), caps);
+    cuts(f, m, caps, LS_SEC_INPUT);
     ls_tz_leave(saved_tz);
 }
 

@@ -620,6 +620,13 @@ static const ls_mquery tx_stmt_q =
                 " AND (verb IS NULL OR verb NOT IN ('parse', 'bind')) ORDER BY stmt_id LIMIT :max",
                 LS_PARAM_NAMES(TX_STMT_PARAMS));
 
+/* How many statements tx_stmt_q lists of a transaction unbounded. */
+static const char tx_stmt_count_sql[] =
+    "SELECT count(*) FROM statements WHERE +session_id = :session AND stmt_id BETWEEN :first AND"
+    " :last AND (verb IS NULL OR verb NOT IN ('parse', 'bind'))";
+#define TX_COUNT_PARAMS(X, Q) X(Q, session) X(Q, first) X(Q, last)
+LS_PARAMS(tcq, TX_COUNT_PARAMS);
+
 /* A transaction's length in whole ms, when its end is known. */
 static void tx_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
 {
@@ -663,9 +670,10 @@ int ls_mq_prepare(model_ctx *m, const ls_mquery *mq, ls_stmt **out)
  * that is known, where its time went (SQL, idle in transaction, COMMIT),
  * and its statements in log order with the idle gap before each.
  */
-void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id, int max_stmts)
+void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id, int max_stmts,
+                     const char *cut_path)
 {
-    ls_stmt *h = NULL, *q = NULL;
+    ls_stmt *h = NULL, *q = NULL, *c = NULL;
     cJSON *tx, *list;
     int64_t prev_end = 0;
     int rc;
@@ -694,11 +702,28 @@ void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id
         prev_end = ls_mq_isnull(&tx_stmt_q, q, "end_ts") ? start
                                                          : ls_mq_int64(&tx_stmt_q, q, "end_ts");
     }
+    /* a full list may be cut: its cut, counted (no option lists more) */
+    if (rc == 0 && cut_path && cJSON_GetArraySize(list) >= max_stmts && m->report) {
+        if ((rc = ls_store_prepare_params(m->store, tx_stmt_count_sql,
+                                          LS_PARAM_NAMES(TX_COUNT_PARAMS), &c)) != 0)
+            goto out;
+        ls_stmt_bind_int64(c, LS_PARAM(tcq, session), ls_mq_int64(&tx_q, h, "session_id"));
+        ls_stmt_bind_int64(c, LS_PARAM(tcq, first), ls_mq_int64(&tx_q, h, "first_stmt"));
+        ls_stmt_bind_int64(c, LS_PARAM(tcq, last), ls_mq_int64(&tx_q, h, "last_stmt"));
+        if ((rc = ls_stmt_step(c)) == 1) {
+            int64_t total = ls_stmt_int64(c, LS_ONLY_COLUMN);
+            if (total > cJSON_GetArraySize(list))
+                cJSON_AddNumberToObject(tx, "statements_total", (double)total);
+            ls_model_cut_add(m->report, cut_path, cJSON_GetArraySize(list), total, NULL);
+            rc = 0;
+        }
+    }
 out:
     if (rc < 0)
         m->rc = rc;
     ls_stmt_finalize(h);
     ls_stmt_finalize(q);
+    ls_stmt_finalize(c);
 }
 
 /* ---- hot rows ---- */
@@ -1150,6 +1175,7 @@ static void hot_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *
         if (!ev || strcmp(ev, LS_SLOWKEY_EVIDENCE) != 0)
             return;
         b = cJSON_AddObjectToObject(o, key);
+        ls_model_add_str(b, "waits", "at_least");
         ls_model_add_str(b, "total_wait_ms", "at_least");
         ls_model_add_str(b, "max_wait_ms", "at_most");
         ls_model_add_str(b, "reason", SLOWKEY_REASON);
@@ -1235,11 +1261,15 @@ static const ls_mquery roots_q =
     "SELECT count(*) FROM (SELECT 1 FROM lock_waits w WHERE w.root_pid IS NOT NULL AND" \
     WAIT_FILTER("w") " GROUP BY w.root_pid, w.root_session, w.root_tx)"
 
-/* A root blocker's transaction with its first 50 statements. */
+/* A root blocker's transaction with its first 50 statements (more:
+ * cut."root_blockers[].transaction.statements", all root blockers'
+ * summed). */
+#define ROOT_STATEMENTS_LISTED 50
 static void root_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
 {
     (void)arg;
-    ls_model_add_tx(m, o, key, ls_mq_int64(&roots_q, q, "root_tx"), 50);
+    ls_model_add_tx(m, o, key, ls_mq_int64(&roots_q, q, "root_tx"), ROOT_STATEMENTS_LISTED,
+                    "root_blockers[].transaction.statements");
 }
 
 static void root_row(model_ctx *m, ls_stmt *q, void *arg)
@@ -1407,7 +1437,7 @@ static void edge_row(model_ctx *m, ls_stmt *q, void *arg)
 static void proc_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
 {
     (void)arg;
-    ls_model_add_tx(m, o, key, ls_mq_int64(&procs_q, q, "tx_id"), 30);
+    ls_model_add_tx(m, o, key, ls_mq_int64(&procs_q, q, "tx_id"), 30, NULL);
 }
 
 static void proc_row(model_ctx *m, ls_stmt *q, void *arg)
@@ -1623,6 +1653,16 @@ static const ls_mquery bad_q =
               "FROM bad_lines b JOIN files f USING (file_id)"
               " ORDER BY b.file_id, b.line LIMIT :limit");
 
+/* The input files and unparsable lines listed at most (cut.input.files;
+ * cut.input.bad_line_samples of the unparsable lines, summary.bad_lines,
+ * or the rows kept where more: a file's break is a row too; the store
+ * keeps ingest's first 100 of each file). */
+#define FILES_LISTED 1000
+#define BAD_LINES_LISTED 50
+#define BAD_LINES_COUNT                                                                       \
+    "SELECT max((SELECT count(*) FROM bad_lines), (SELECT coalesce(sum(bad_lines), 0) FROM" \
+    " files))"
+
 static void file_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     add_to_array(m, q, arg, &files_q, NULL, NULL);
@@ -1653,11 +1693,34 @@ void ls_model_cut(cJSON *report, const char *path, int64_t listed, int64_t total
     o = cJSON_AddObjectToObject(cut, path);
     cJSON_AddNumberToObject(o, "listed", (double)listed);
     cJSON_AddNumberToObject(o, "total", (double)total);
-    cJSON_AddStringToObject(o, "lift", lift);
+    if (lift)
+        cJSON_AddStringToObject(o, "lift", lift);
+    else
+        cJSON_AddNullToObject(o, "lift"); /* no option lists more */
     if (top)
         cJSON_AddTrueToObject(o, "top");
     if (strcmp(path, "waits") == 0)
         cJSON_AddStringToObject(cut, "lift", lift);
+}
+
+void ls_model_cut_add(cJSON *report, const char *path, int64_t listed, int64_t total,
+                      const char *lift)
+{
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(report, "cut"),
+                                                path);
+    cJSON *l, *t;
+    if (total <= listed)
+        return;
+    if (!o) {
+        ls_model_cut(report, path, listed, total, lift, 0);
+        return;
+    }
+    l = cJSON_GetObjectItemCaseSensitive(o, "listed");
+    t = cJSON_GetObjectItemCaseSensitive(o, "total");
+    if (cJSON_IsNumber(l) && cJSON_IsNumber(t)) {
+        cJSON_SetNumberValue(l, l->valuedouble + (double)listed);
+        cJSON_SetNumberValue(t, t->valuedouble + (double)total);
+    }
 }
 
 /* "SELECT count(*) FROM (q)", q mq's statement with its select list
@@ -1782,10 +1845,11 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
 {
     int timing = getenv("LOCKSPAN_TIMING") != NULL;
     struct timespec t[2];
-    model_ctx m = {s, opts, 0, NULL, {0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0.0, 0, 0, 0}, 0};
+    model_ctx m = {s, opts, 0, NULL, {0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0.0, 0, 0, 0}, 0, NULL};
     cJSON *r = cJSON_CreateObject(), *sum, *input;
     int top = opts->top > 0 ? opts->top : 10;
 
+    m.report = r;
     *out = NULL;
     if (!r)
         return LS_ENOMEM;
@@ -1869,8 +1933,12 @@ int ls_report_build(ls_store *s, const ls_report_opts *opts, cJSON **out)
                   opts->max_errors > 0 ? opts->max_errors : ERRORS_LISTED, error_row, -1,
                   "--max-errors", 0, ERRORS_COUNT);
     input = cJSON_AddObjectToObject(r, "input");
-    ls_mq_each_row(&m, &files_q, 1000, file_row, cJSON_AddArrayToObject(input, "files"));
-    ls_mq_each_row(&m, &bad_q, 50, bad_row, cJSON_AddArrayToObject(input, "bad_line_samples"));
+    /* the files and unparsable lines are the summary's (no option lists
+     * more: the store keeps them) */
+    ls_model_list(&m, r, input, "files", "input.files", &files_q, -1, FILES_LISTED, file_row,
+                  summary_count(r, "files"), NULL, 0, NULL);
+    ls_model_list(&m, r, input, "bad_line_samples", "input.bad_line_samples", &bad_q, -1,
+                  BAD_LINES_LISTED, bad_row, -1, NULL, 0, BAD_LINES_COUNT);
     ls_model_input_notes(&m, input);
     section_mark(timing, t, "errors_input");
     ls_stmt_finalize(m.code_q);

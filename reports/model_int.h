@@ -75,6 +75,7 @@ typedef struct model_ctx {
     int logcover; /* ls_logcover (ls_logcover.h): set by ls_model_logcover() */
     ls_logcover_in logcover_in; /* ... and the counts it was decided on */
     int64_t logcover_open;      /* ... and the holds it makes "at least" */
+    cJSON *report; /* the model being built (its cut: ls_model_cut_add) */
 } model_ctx;
 
 /*
@@ -148,6 +149,12 @@ int ls_mq_each_row(model_ctx *m, const ls_mquery *mq, int64_t arg1,
  * total <= listed (model.c). */
 void ls_model_cut(cJSON *report, const char *path, int64_t listed, int64_t total,
                   const char *lift, int top);
+/* The same for a list inside each entry of another (a root blocker's
+ * transaction's statements): `listed` of `total` added to the entry under
+ * `path`, made when this is the first of them cut; lift NULL when no option
+ * lists more (JSON null). Nothing when total <= listed. */
+void ls_model_cut_add(cJSON *report, const char *path, int64_t listed, int64_t total,
+                      const char *lift);
 /* How many rows mq gives with :limit and :waits_listed unbounded (its
  * other parameters bound as ls_mq_each_row binds them); -1 on error.
  * bare: without its columns (their subqueries not run), for a statement
@@ -184,9 +191,11 @@ void ls_model_col_str(cJSON *o, const char *key, ls_stmt *q, int col);
  * and the filters) and call row() per row. */
 int ls_model_each_row(model_ctx *m, const char *sql, int64_t arg1,
                       void (*row)(model_ctx *, ls_stmt *, void *), void *arg);
-/* A transaction with its statements (max_stmts at most) under `key`. */
+/* A transaction with its statements (max_stmts at most) under `key`;
+ * when it has more, their cut added under cut_path (ls_model_cut_add; no
+ * option lists more), NULL: not recorded. */
 void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id,
-                     int max_stmts);
+                     int max_stmts, const char *cut_path);
 
 /* A transaction's code path beside a pid: adds `<prefix>tx_id`,
  * `<prefix>code_path`, `<prefix>code_path_source` (what named it) and

@@ -632,6 +632,31 @@ void ls_write_order_uncertain(const ls_writer *w, const cJSON *list, ls_ranking_
     }
 }
 
+void ls_write_order_unknown(const ls_writer *w, const cJSON *list)
+{
+    const cJSON *o;
+    int n = 0;
+    cJSON_ArrayForEach(o, list) n += cJSON_IsTrue(m_get(o, "order_unknown"));
+    if (!n)
+        return;
+    tag(w, LS_TAG_NOTE);
+    fputs(n > 1 ? "Order unknown: no hold of these paths was timed, so their totals are unknown "
+                  "and their places in this list are not a ranking: "
+                : "Order unknown: no hold of this path was timed, so its total is unknown and "
+                  "its place in this list is not a ranking: ",
+          w->f);
+    n = 0;
+    cJSON_ArrayForEach(o, list) {
+        if (!cJSON_IsTrue(m_get(o, "order_unknown")))
+            continue;
+        if (n++)
+            fputs(", ", w->f);
+        w->esc(w->f, m_str(o, "code_path"), UNCERTAIN_LABEL_MAX);
+    }
+    fputs(".", w->f);
+    tag(w, LS_TAG_NOTE_END);
+}
+
 const char *ls_no_hot_rows(const cJSON *model)
 {
     if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(model, "relation_queues")) > 0)
@@ -640,20 +665,46 @@ const char *ls_no_hot_rows(const cJSON *model)
     return "No lock waits were logged.";
 }
 
+void ls_write_cut_note(const ls_writer *w, int top, int64_t shown, int64_t listed, int64_t total,
+                       const char *what, const char *lift)
+{
+    int elsewhere = shown == LS_CUT_ELSEWHERE, here = !elsewhere && shown < listed;
+    tag(w, LS_TAG_NOTE);
+    fprintf(w->f, "%s%lld of %lld %s %s (", top ? "Top " : "",
+            (long long)(here ? shown : listed), (long long)total, what,
+            elsewhere ? "listed in the HTML and JSON reports"
+            : here    ? "shown here"
+                      : "shown");
+    if (here) {
+        tag(w, LS_TAG_CODE);
+        fputs("--full", w->f);
+        tag(w, LS_TAG_CODE_END);
+        fprintf(w->f, " shows the %lld the report lists; ", (long long)listed);
+    }
+    if (lift) {
+        tag(w, LS_TAG_CODE);
+        w->esc(w->f, lift, 40);
+        tag(w, LS_TAG_CODE_END);
+        fputs(" to list more).", w->f);
+    } else {
+        fputs("no option lists more).", w->f);
+    }
+    tag(w, LS_TAG_NOTE_END);
+}
+
 void ls_write_cuts(const ls_writer *w, const cJSON *model, int section)
 {
     const cJSON *cut = m_get(model, "cut"), *c;
     const ls_cut_list *l;
     for (l = ls_cut_lists; l->path; l++) {
+        int64_t listed, shown;
         if (l->section != section || !cJSON_IsObject(c = m_get(cut, l->path)))
             continue;
-        tag(w, LS_TAG_NOTE);
-        fprintf(w->f, "%s%.0f of %.0f %s shown (", cJSON_IsTrue(m_get(c, "top")) ? "Top " : "",
-                m_num(c, "listed"), m_num(c, "total"), l->what);
-        tag(w, LS_TAG_CODE);
-        w->esc(w->f, m_str(c, "lift") ? m_str(c, "lift") : "", 40);
-        tag(w, LS_TAG_CODE_END);
-        fputs(" to list more).", w->f);
-        tag(w, LS_TAG_NOTE_END);
+        listed = (int64_t)m_num(c, "listed");
+        shown = w->shown ? w->shown(w, model, l->path, listed) : listed;
+        if (shown == LS_CUT_SAID)
+            continue;
+        ls_write_cut_note(w, cJSON_IsTrue(m_get(c, "top")), shown, listed,
+                          (int64_t)m_num(c, "total"), l->what, m_str(c, "lift"));
     }
 }

@@ -7,6 +7,7 @@
 #ifndef LS_PROSE_H
 #define LS_PROSE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
@@ -55,7 +56,13 @@ struct ls_writer {
     void (*item)(const ls_writer *w, int n);
     unsigned in;     /* LS_IN_HTML or LS_IN_MD: the markup prose.c writes */
     const void *ctx; /* the renderer's own state */
+    /* How many of the `listed` entries of the model's cut list `path` this
+     * format shows (a Markdown trimmed to fit GitHub's size limit shows
+     * fewer), LS_CUT_SAID when it said the cut in place; NULL: all listed. */
+    int64_t (*shown)(const ls_writer *w, const cJSON *model, const char *path, int64_t listed);
 };
+#define LS_CUT_SAID (-1)
+#define LS_CUT_ELSEWHERE (-2) /* the format lists none: the others do */
 
 /* A duration as people write it ("78.1 s"). */
 void ls_write_duration(const ls_writer *w, double ms);
@@ -93,6 +100,11 @@ typedef enum { LS_RANKING_OCCUPANCY, LS_RANKING_BLOCKING } ls_ranking_kind;
  * no order is uncertain.
  */
 void ls_write_order_uncertain(const ls_writer *w, const cJSON *list, ls_ranking_kind kind);
+
+/* Under the occupancy ranking: a note naming the paths whose place is no
+ * rank (order_unknown: none of their holds was timed, their totals
+ * unknown); nothing when every listed path has a total. */
+void ls_write_order_unknown(const ls_writer *w, const cJSON *list);
 
 /* Why transactions are named by their shape, when they are (the model's
  * code_path_identity): a paragraph, or nothing. */
@@ -155,8 +167,20 @@ void ls_write_queue_answer(const ls_writer *w, const cJSON *story, const cJSON *
 /* Under section `section` (LS_SEC_*): for each of its lists the model
  * cut (model.cut, sections.h ls_cut_lists), a note "200 of 247 errors
  * shown (--max-errors to list more)", or for a ranking "Top 10 of 57 hot
- * rows shown (--top to list more)". Nothing when no list is cut. */
+ * rows shown (--top to list more)"; "(no option lists more)" for a list
+ * no option lifts (lift null). Where the format shows fewer than the model
+ * lists (w->shown), the one note says both: "50 of 247 errors shown here
+ * (--full shows the 200 the report lists; --max-errors to list more)".
+ * Nothing when no list is cut. */
 void ls_write_cuts(const ls_writer *w, const cJSON *model, int section);
+
+/* The note of one cut: `shown` of `total` `what` shown, here (`full`: the
+ * model lists `listed`) when fewer than listed, and the option that lists
+ * more (lift, NULL: none). The Markdown's own per-entry notes use it too. */
+void ls_write_cut_note(const ls_writer *w, int top, int64_t shown, int64_t listed, int64_t total,
+                       const char *what, const char *lift);
+/* shown LS_CUT_ELSEWHERE: "50 of 1741 unparsable lines listed in the HTML
+ * and JSON reports (no option lists more)". */
 
 /* What the hot-row sections say when they list no row: that no wait was
  * logged, or (the model has relation lock queues) that the waits were

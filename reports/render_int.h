@@ -38,6 +38,14 @@ int ls_fmt_range_of(const cJSON *o, const char *key, double *lo, double *hi);
  */
 double ls_fmt_in_range(double v, double lo, double hi);
 
+/*
+ * The mark of a figure that is a bound, not a value: "≥ " when the
+ * row's wait_bounds says KEY is "at_least", "≤ " for "at_most", else
+ * "" (a slow-locker row's waits, total and max wait: hot_rows[].wait_bounds).
+ * The same mark in every table cell of both formats. format.c.
+ */
+const char *ls_fmt_bound_mark(const cJSON *row, const char *key);
+
 /* TZ set to the report's zone (UTC0 without one) while a report is
  * written, and put back after (ls_tz_leave takes what ls_tz_enter gave):
  * one thread writes the reports, after ingest. format.c. */

@@ -23,6 +23,7 @@ int ls_column_numeric(const ls_column *c, unsigned in)
     case LS_CELL_INT:
     case LS_CELL_MS:
     case LS_CELL_MS0:
+    case LS_CELL_MS_KNOWN:
     case LS_CELL_NUM1:
     case LS_CELL_BYTES:
     case LS_CELL_HOLD:
@@ -64,15 +65,20 @@ const ls_cut_list ls_cut_lists[] = {
     {"hot_rows", "hot rows", LS_SEC_HOT_ROWS},
     {"relation_queues", "relation lock queues", LS_SEC_RELATION_QUEUES},
     {"root_blockers", "root blockers", LS_SEC_ROOT_BLOCKERS},
+    {"root_blockers[].transaction.statements", "statements of the root blockers' transactions",
+     LS_SEC_ROOT_BLOCKERS},
     {"holds", "holds", LS_SEC_HOLDS},
     {"waits_by_lock", "locks", LS_SEC_BY_STATEMENT},
     {"waiting_statements", "waiting statements", LS_SEC_BY_STATEMENT},
     {"blocking_statements", "blocking statements", LS_SEC_BY_STATEMENT},
     {"learned_rules", "learned statement shapes", LS_SEC_BY_STATEMENT},
+    {"context_per_minute", "minutes of context", LS_SEC_BY_STATEMENT},
     {"worst_moment.waits", "waits open then", LS_SEC_WORST_MOMENT},
     {"waits", "waits", LS_SEC_WAITS},
     {"deadlocks", "deadlocks", LS_SEC_DEADLOCKS},
     {"errors", "errors", LS_SEC_ERRORS},
+    {"input.files", "input files", LS_SEC_INPUT},
+    {"input.bad_line_samples", "unparsable lines", LS_SEC_INPUT},
     {NULL, NULL, 0},
 };
 
@@ -151,7 +157,8 @@ static const ls_column code_path_cols[] = {
     {"Named by", "named_by", LS_CELL_TEXT, 40, A},
     {"Blocking episodes", "blocking_episodes", LS_CELL_INT, 0, A},
     {"Waits caused", "waits_caused", LS_CELL_INT, 0, A},
-    {"Total hold", "total_hold_ms", LS_CELL_MS, 0, A},
+    /* null where no hold of the path was timed (a threshold log): "unknown" */
+    {"Total hold", "total_hold_ms", LS_CELL_MS_KNOWN, 0, A},
     {"Max hold", "max_hold_ms", LS_CELL_MS, 0, A},
     {"p95 hold", "p95_hold_ms", LS_CELL_MS, 0, A},
     /* with whole-second log times, the estimate and the range the log allows */
@@ -184,11 +191,10 @@ const ls_table ls_tab_occupancy =
 static const ls_column queueing_cols[] = {
     {"Code path", "code_path", LS_CELL_TEXT, 120, A},
     {"Statements queued behind it", "statements_queued_behind", LS_CELL_INT, 0, A},
-    {"Hidden wait caused", "hidden_wait_ms_caused", LS_CELL_MS, 0, A},
+    {"Hidden wait caused", "hidden_wait_ms_caused", LS_CELL_MS_KNOWN, 0, A},
     {"Logged wait caused", "logged_wait_ms_caused", LS_CELL_MS, 0, A},
     {"Its statements that waited", "statements_waited", LS_CELL_INT, 0, A},
-    {"Hidden wait suffered", "hidden_wait_ms_suffered", LS_CELL_MS, 0,
-     A},
+    {"Hidden wait suffered", "hidden_wait_ms_suffered", LS_CELL_MS_KNOWN, 0, A},
     {"Logged wait suffered", "logged_wait_ms_suffered", LS_CELL_MS, 0,
      A},
 };

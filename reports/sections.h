@@ -28,6 +28,7 @@ typedef enum ls_cell {
     LS_CELL_INT,     /* whole number */
     LS_CELL_MS,      /* duration: "78.1 s" */
     LS_CELL_MS0,     /* duration from whole ms: "78.1 s" */
+    LS_CELL_MS_KNOWN, /* duration; null reads "unknown" (the log cannot tell: JSON null) */
     LS_CELL_NUM1,    /* a number with one decimal */
     LS_CELL_BYTES,   /* whole number of bytes */
     LS_CELL_PID,     /* key "blocker_pid": the pid and blocker_code_path beside it */

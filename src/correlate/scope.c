@@ -19,7 +19,10 @@
  *   - each row's figures recomputed from those: waits, total and max wait,
  *     first and last wait, holds, occupied time (the sum of its clipped
  *     holds, which do not overlap), mean hold, serial capacity, longest
- *     queue and chain, hidden and logged queueing, utilisation.
+ *     queue and chain, hidden and logged queueing, utilisation; a row a
+ *     threshold log shows only by its slow lockers (no wait logged) is
+ *     kept when some of their statements lie inside the window, its waiting
+ *     theirs (their durations: slowkeys.c).
  * The views over row_queue and hold_parts carry the table's rowid (their
  * order of insertion, which the report sorts ties by).
  * A figure the store keeps per hold (waits, waiting caused, the SQL, idle
@@ -45,6 +48,7 @@
 #include "correlate_int.h"
 #include "findings.h"
 #include "ls_grouping.h"
+#include "ls_logcover.h"
 #include "ls_params.h"
 
 static const char window_sql[] =
@@ -94,21 +98,37 @@ static const char *const views_sql[] = {
     "CREATE TEMP VIEW hold_parts AS SELECT p.rowid AS rowid, p.* FROM main.hold_parts p"
     " WHERE p.hold_id IN (SELECT hold_id FROM temp.holds);",
     "CREATE TEMP VIEW rows AS SELECT r.row_id, r.relation, r.row_key, r.evidence,"
-    " r.grouped_by, r.ctids, w.waits, w.total_wait_ms, w.max_wait_ms,"
+    " r.grouped_by, r.ctids, coalesce(w.waits, 0) AS waits,"
+    " coalesce(w.total_wait_ms, k.total_wait_ms) AS total_wait_ms,"
+    " coalesce(w.max_wait_ms, k.max_wait_ms) AS max_wait_ms,"
     " h.holds, h.mean_hold_ms, CASE WHEN h.mean_hold_ms > 0 THEN 1000.0 / h.mean_hold_ms END"
     "  AS capacity_per_s,"
     " (SELECT max(depth) FROM temp.row_queue p WHERE p.row_id = r.row_id) AS max_queue,"
     " (SELECT p.ts FROM temp.row_queue p WHERE p.row_id = r.row_id ORDER BY p.depth DESC, p.ts"
     "  LIMIT 1) AS max_queue_ts,"
-    " w.longest_chain, w.first_ts, w.last_ts, h.occupancy_holds, h.occupied_ms,"
+    " w.longest_chain, coalesce(w.first_ts, k.first_ts) AS first_ts,"
+    " coalesce(w.last_ts, k.last_ts) AS last_ts, h.occupancy_holds, h.occupied_ms,"
     " q.hidden_wait_ms, q.logged_wait_ms, q.waited_statements,"
     " CASE WHEN h.last > h.first THEN min(1.0, h.occupied_ms * 1000.0 / (h.last - h.first))"
     "  END AS utilisation"
     " FROM main.rows r"
-    " JOIN (SELECT row_id, count(*) AS waits, coalesce(sum(waited_ms), 0) AS total_wait_ms,"
+    " LEFT JOIN (SELECT row_id, count(*) AS waits, coalesce(sum(waited_ms), 0) AS total_wait_ms,"
     "  coalesce(max(waited_ms), 0) AS max_wait_ms, max(chain_depth) AS longest_chain,"
     "  min(start_ts) AS first_ts, max(coalesce(end_ts, logged_ts, start_ts)) AS last_ts"
     "  FROM temp.lock_waits GROUP BY row_id) w ON w.row_id = r.row_id"
+    /* A row a threshold log shows only by its slow lockers (slowkeys.c:
+     * no wait logged) is the window's when some of its lockers' statements
+     * lie inside it; its figures are theirs, as the pass's are the whole
+     * log's: their durations summed (a lower bound) and the longest (each
+     * an upper bound). Its holds are those lockers' (their lock_stmt). */
+    " LEFT JOIN (SELECT r2.row_id AS row_id, sum(s.duration_ms) AS total_wait_ms,"
+    "  max(s.duration_ms) AS max_wait_ms, min(s.start_ts) AS first_ts, max(s.end_ts) AS last_ts"
+    "  FROM main.rows r2 JOIN main.holds h2 ON h2.row_id = r2.row_id"
+    "  JOIN main.statements s ON s.stmt_id = h2.lock_stmt"
+    "  WHERE r2.grouped_by = '" LS_SLOWKEY_EVIDENCE "' AND s.end_ts IS NOT NULL"
+    "  AND (" W_SINCE " IS NULL OR s.start_ts >= " W_SINCE ")"
+    "  AND (" W_UNTIL " IS NULL OR s.end_ts <= " W_UNTIL ")"
+    "  GROUP BY r2.row_id) k ON k.row_id = r.row_id"
     " LEFT JOIN (SELECT row_id, sum(waits > 0) AS holds, count(*) AS occupancy_holds,"
     "  sum(end_ts - start_ts) / 1000.0 AS occupied_ms,"
     "  sum(end_ts - start_ts) / 1000.0 / count(*) AS mean_hold_ms,"
@@ -116,7 +136,8 @@ static const char *const views_sql[] = {
     "  FROM temp.holds WHERE end_ts IS NOT NULL GROUP BY row_id) h ON h.row_id = r.row_id"
     " LEFT JOIN (SELECT row_id, coalesce(sum(max(0, wait_ms - logged_ms)), 0) AS hidden_wait_ms,"
     "  coalesce(sum(logged_ms), 0) AS logged_wait_ms, sum(wait_ms > 20) AS waited_statements"
-    "  FROM temp.row_waits GROUP BY row_id) q ON q.row_id = r.row_id;",
+    "  FROM temp.row_waits GROUP BY row_id) q ON q.row_id = r.row_id"
+    " WHERE w.row_id IS NOT NULL OR k.row_id IS NOT NULL;",
 };
 
 static const char leave_sql[] =

@@ -162,10 +162,24 @@ static void test_path_occupancy(void)
     CHECK_INT(ls_logcover_path_occupancy_unknown(LS_LOGCOVER_THRESHOLD, 54, 0.0 / 0.0), 1);
 }
 
+/* The blocking ranking's hold time of a path that blocked with no hold
+ * timed is unknown on a log that is not complete (blind-rb's warehouses:
+ * 0 episodes, 32.6 s credited; accounts: 6 episodes at 0 ms). */
+static void test_path_blocking(void)
+{
+    CHECK_INT(ls_logcover_path_blocking_unknown(LS_LOGCOVER_THRESHOLD, 0, 32575.71, 0.0 / 0.0), 1);
+    CHECK_INT(ls_logcover_path_blocking_unknown(LS_LOGCOVER_THRESHOLD, 6, 16271.3, 0.0), 1);
+    CHECK_INT(ls_logcover_path_blocking_unknown(LS_LOGCOVER_THRESHOLD, 6, 16271.3, 0.001), 0);
+    CHECK_INT(ls_logcover_path_blocking_unknown(LS_LOGCOVER_THRESHOLD, 0, 0.0, 0.0), 0);
+    CHECK_INT(ls_logcover_path_blocking_unknown(LS_LOGCOVER_COMPLETE, 6, 16271.3, 0.0), 0);
+    CHECK_INT(ls_logcover_path_blocking_unknown(LS_LOGCOVER_CLASSES, 1, 0.0, 0.0), 1);
+}
+
 int main(void)
 {
     test_occupancy();
     test_path_occupancy();
+    test_path_blocking();
     test_decide();
     test_classes();
     test_open_end();

@@ -63,3 +63,9 @@ int ls_logcover_path_occupancy_unknown(ls_logcover v, int64_t holds, double max_
 {
     return v != LS_LOGCOVER_COMPLETE && holds > 0 && !(max_ms > 0.0);
 }
+
+int ls_logcover_path_blocking_unknown(ls_logcover v, int64_t episodes, double caused_ms,
+                                      double max_ms)
+{
+    return v != LS_LOGCOVER_COMPLETE && (episodes > 0 || caused_ms > 0.0) && !(max_ms > 0.0);
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Never a confident wrong answer in the report's tables (issue 33's report
+items), on samples/blind-rb (a real Rails run on a threshold log:
+log_min_duration_statement = 100ms, no BEGIN/COMMIT; warehouses id=1 is
+a row only by its 54 slow FOR UPDATEs, 32.6 s, none of its waits logged).
+
+Usage: check_report_bounds.py LOCKSPAN PROJECT_DIR
+
+Analyzed once into a store, then reported whole and over a window:
+  - row queueing: a hidden waiting the log cannot show (JSON null) reads
+    "unknown" in the Markdown and HTML tables, never "—";
+  - row occupancy: the untimed paths (total null) are said to have no
+    rank (order_unknown, and an "Order unknown" note in both formats);
+    the blocking ranking's paths, no hold of them timed, have a total
+    hold of null ("unknown" in the tables), not 0 ms;
+  - hot rows: the slow-locker row's waits, total and max wait are bounds
+    (wait_bounds), and their cells say so: "≥ 0", "≥ 32.6 s", "≤ 2.0 s";
+  - --since 12:56:40 --until 12:57:02: the slow-locker row is kept, its
+    figures those of its 34 lockers' statements inside the window
+    (20.7 s, longest 2.0 s), still said bounds.
+Prints one FAIL line per wrong fact, then "N passed, N failed".
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from lscheck import check, report
+
+
+def run(args):
+    p = subprocess.run(args, capture_output=True, text=True)
+    check(p.returncode == 0, f"{' '.join(args[1:3])}: exit {p.returncode}: {p.stderr[-300:]}")
+    return p.returncode == 0
+
+
+def md_rows(md, first_head):
+    """The rows of the Markdown table whose header starts with first_head,
+    as lists of cells."""
+    lines = md.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("| " + first_head + " |"):
+            rows = []
+            for row in lines[i + 2:]:
+                if not row.startswith("|"):
+                    break
+                rows.append([c.strip() for c in row.strip().strip("|").split("|")])
+            return rows
+    return []
+
+
+def html_text(page):
+    return re.sub(r"<[^>]+>", "", page)
+
+
+def main():
+    lockspan, root = sys.argv[1], sys.argv[2]
+    d = os.path.join(root, "samples", "blind-rb")
+    tmp = tempfile.mkdtemp(prefix="lockspan-bounds.")
+    try:
+        db = os.path.join(tmp, "rb.db")
+        if not run([lockspan, "ingest", "-q", "--db", db, "--prefix",
+                    open(os.path.join(d, "prefix.txt")).read().strip(),
+                    os.path.join(d, "postgresql.log")]):
+            return report()
+        ways = {"whole": [], "window": ["--since", "2026-12-07T12:56:40Z",
+                                        "--until", "2026-12-07T12:57:02Z"]}
+        m, md, html = {}, {}, {}
+        for k, extra in ways.items():
+            out = {f: os.path.join(tmp, f"{k}.{f}") for f in ("json", "md", "html")}
+            if not run([lockspan, "report", "-q", "--db", db, *extra,
+                        "-o", out["json"], "-o", out["md"], "-o", out["html"]]):
+                return report()
+            m[k] = json.load(open(out["json"]))
+            md[k] = open(out["md"], encoding="utf-8").read()
+            html[k] = open(out["html"], encoding="utf-8").read()
+        r, page = m["whole"], html["whole"]
+
+        # Row queueing: null hidden waiting reads "unknown".
+        q = r["row_queueing"]
+        check(len(q) > 0 and all(x["hidden_wait_ms_caused"] is None for x in q),
+              f"row_queueing: hidden waiting null on a threshold log ({q})")
+        rows = md_rows(md["whole"], "Code path | Statements queued behind it")
+        check(rows and all(row[2] == "unknown" and row[5] == "unknown" for row in rows),
+              f"Markdown queueing: null hidden waiting reads unknown ({rows})")
+        tab = re.search(r"Hidden wait caused.*?</table>", page, re.S)
+        cells = re.findall(r'<td class="n">([^<]*)</td>', tab.group(0)) if tab else []
+        check(cells.count("unknown") == 2 * len(q) and "—" not in cells,
+              f"HTML queueing: null hidden waiting reads unknown ({cells})")
+
+        # Row occupancy: no rank for the untimed paths; blocking totals null.
+        ro = r["row_occupancy"]
+        check(len(ro) == 2 and all(x["total_hold_ms"] is None and x.get("order_unknown") is True
+                                   for x in ro),
+              f"row_occupancy: untimed paths carry order_unknown "
+              f"({[(x['code_path'], x.get('order_unknown')) for x in ro]})")
+        for name, text in (("Markdown", md["whole"]), ("HTML", html_text(page))):
+            note = re.search(r"Order unknown: ([^\n]*?)\.(?:_|\n|$)", text)
+            check(note is not None and all(x["code_path"] in note.group(1) for x in ro)
+                  and "not a ranking" in note.group(1),
+                  f"the {name} says the occupancy order is unknown ({note and note.group(0)})")
+        cp = r["code_paths"]
+        check(len(cp) == 2 and all(x["total_hold_ms"] is None for x in cp),
+              f"code_paths: no path's untimed hold total said 0 ms "
+              f"({[(x['code_path'], x['total_hold_ms']) for x in cp]})")
+        rows = md_rows(md["whole"], "Code path | Named by | Blocking episodes")
+        check(rows and all(row[4] == "unknown" for row in rows),
+              f"Markdown blocking: total hold reads unknown ({[row[4] for row in rows]})")
+
+        # Hot rows: a bounds row's cells are marked.
+        wh = next((h for h in r["hot_rows"] if h["row_key"] == "id=1"
+                   and h["relation"] == "warehouses"), {})
+        b = wh.get("wait_bounds") or {}
+        check(b.get("waits") == "at_least" and b.get("total_wait_ms") == "at_least"
+              and b.get("max_wait_ms") == "at_most", f"warehouses id=1: wait_bounds {b}")
+        rows = [row for row in md_rows(md["whole"], "Relation | Row")
+                if row[:2] == ["warehouses", "id=1"]]
+        check(rows and rows[0][3:6] == ["≥ 0", "≥ 32.6 s", "≤ 2.0 s"],
+              f"Markdown hot rows: warehouses id=1's bounds marked ({rows[:1]})")
+        hot = re.search(r"<td>warehouses</td><td>id=1</td>(.*?)</tr>", page, re.S)
+        cells = re.findall(r'<td class="n">([^<]*)</td>', hot.group(1)) if hot else []
+        check(cells[:3] == ["≥ 0", "≥ 32.6 s", "≤ 2.0 s"],
+              f"HTML hot rows: warehouses id=1's bounds marked ({cells[:3]})")
+        others = [row for row in md_rows(md["whole"], "Relation | Row")
+                  if row[:2] != ["warehouses", "id=1"]]
+        check(others and not any("≥" in c or "≤" in c for row in others for c in row),
+              "Markdown hot rows: rows with logged waits carry no bound mark")
+
+        # A window: the slow-locker row is kept with the window's lockers.
+        w = m["window"]
+        wh = next((h for h in w["hot_rows"] if h["row_key"] == "id=1"
+                   and h["relation"] == "warehouses"), None)
+        check(wh is not None, "--since/--until: warehouses id=1 (its lockers inside) is kept")
+        if wh:
+            check(wh["waits"] == 0 and abs(wh["total_wait_ms"] - 20691.008) < 0.01
+                  and abs(wh["max_wait_ms"] - 2043.262) < 0.01,
+                  f"--since/--until: its figures are the window's 34 lockers' "
+                  f"({wh['waits']}, {wh['total_wait_ms']}, {wh['max_wait_ms']})")
+            check((wh.get("wait_bounds") or {}).get("total_wait_ms") == "at_least",
+                  "--since/--until: still said a bound")
+            check(wh["first_wait"] >= "2026-12-07T12:56:40", f"first_wait {wh['first_wait']}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return report()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
