@@ -1736,7 +1736,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * waiters' SELECT ... FOR UPDATE/SHARE of one table (ls_sql_row_lock_table),
  * and a row the quiet-rows rule made (no logged wait) can be a hot counter
  * row by its queued statements (findings.c, LS_QUIET_EVIDENCE). */
-#define CORRELATION_REV "52"
+#define CORRELATION_REV "53"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
