@@ -117,6 +117,8 @@ OTHER_CHECKS = [
     ("serial_capacity", "fires", "app (the truth's hot row)", "check_findings.py"),
     ("serial_capacity", "silent", "hidden-traces (fewer than 3 logged waits a row)",
      "check_findings.py"),
+    ("serial_capacity", "fires", "blind-php (warehouses id=1: no logged wait, windowed by its "
+     "statements queued below deadlock_timeout)", "check_blind_php.py"),
     ("lock_queue_behind_ddl", "silent", "realistic (no DDL)", "check_ddl_queue.py --absent"),
     # blind-java: a whole-second log with durations, most waits below
     # deadlock_timeout (issue 34, branch java34e)
