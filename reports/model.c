@@ -1077,7 +1077,11 @@ static const ls_mcol hot_cols[] = {
  * The busiest row first: by all its waiting, logged and hidden (as the
  * queueing ranking counts it; samples/blind-java's warehouses id=1, 3.0 s
  * logged and about 160 s hidden, before accounts id=2's 12.5 s logged),
- * then by its logged waiting.
+ * then by its logged waiting. A row no logged wait was for has no
+ * total_wait_ms (NULL): it counts as 0 there, not as no waiting at all
+ * (samples/blind-php's warehouses id=1, 87.6 s hidden and none logged,
+ * was sorted after accounts id=3's 3.0 s logged + 1.9 s hidden, and the
+ * CLI's last line named accounts id=3 the busiest row; issue 34).
  */
 #define HIDDEN_HOT_MIN_MS "5"
 /* With no filter (:since-:code_path NULL) every wait passes WAIT_FILTER: a row is
@@ -1092,8 +1096,8 @@ static const ls_mcol hot_cols[] = {
  * candidate row read every candidate's waits three times through the
  * lock_waits view (2.80 M SQLite VM steps at 1 GiB, 1.68 M now; issue 38). */
 #define HOT_ROW_ORDER                                                                  \
-    " ORDER BY r.total_wait_ms + coalesce(r.hidden_wait_ms, 0) DESC, r.total_wait_ms DESC," \
-    " r.row_id"
+    " ORDER BY coalesce(r.total_wait_ms, 0) + coalesce(r.hidden_wait_ms, 0) DESC,"   \
+    " coalesce(r.total_wait_ms, 0) DESC, r.row_id"
 static const ls_mquery hot_rows_q = LS_MQUERY(
     "WITH hot_top AS MATERIALIZED (SELECT r.row_id AS row_id"
     " FROM rows r WHERE CASE WHEN " NO_FILTER

@@ -1741,8 +1741,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * whole-second log more requests are transactions of spans only; a span
  * that ended in an error is no statement logged with a duration
  * (decide/spantx.c ls_span_may_be_logged, txspans.c sent_span and
- * pick_in_order). */
-#define CORRELATION_REV "53"
+ * pick_in_order).
+ * 54: a counter row's finding needs its bumping writers to have held it at
+ * least half the time all its writers did, and the named one more than 0
+ * (decide/counter.c ls_counter_held_by_bumps; samples/blind-php, basic);
+ * a row with no logged wait counts its statements queued below
+ * deadlock_timeout as its waits for serial capacity. */
+#define CORRELATION_REV "54"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -167,10 +167,26 @@ static int queued_fire(ls_stmt *q, const rule_fields *rf)
 
 /* The serial_capacity rule's rows (r0): those with a known capacity and
  * the floor of waits (:min_waits) whose waits lie inside the window, no relation
- * lock. Its query and gather_serial read them alike. */
+ * lock. Its query and gather_serial read them alike. A row the quiet-rows
+ * rule made (no logged wait, COUNTER_QUIET, as hot_counter_row reads it)
+ * counts its statements queued below deadlock_timeout as its waits, their
+ * hidden waiting as its weight, and their span (row_waits kind 'inferred',
+ * first start to last end) as its window; the transactions that queued
+ * for it count in the demand (serial_waits_sql). samples/blind-php's
+ * warehouses id=1, 163 statements queued and none logged, held 80 % of
+ * the time, had no window before (issue 34). */
+#define SERIAL_QUIET_SPAN(agg, col)                                                     \
+    "(SELECT " agg "(" col ") FROM row_waits rw WHERE rw.row_id = r.row_id"              \
+    " AND rw.kind = 'inferred')"
 #define SERIAL_ROWS                                                                    \
-    "r0 AS MATERIALIZED (SELECT r.* FROM rows r WHERE r.capacity_per_s > 0"            \
-    "  AND r.waits >= :min_waits AND" INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND"            \
+    "r0 AS MATERIALIZED (SELECT * FROM (SELECT r.row_id, r.relation, r.row_key,"        \
+    "  r.mean_hold_ms, r.capacity_per_s, " COUNTER_WAIT_MS " AS total_wait_ms, "         \
+    COUNTER_WAITS " AS waits, CASE WHEN " COUNTER_QUIET " THEN "                         \
+    SERIAL_QUIET_SPAN("min", "rw.start_ts") " ELSE r.first_ts END AS first_ts,"         \
+    "  CASE WHEN " COUNTER_QUIET " THEN "                                                \
+    SERIAL_QUIET_SPAN("max", "coalesce(rw.end_ts, rw.start_ts)") " ELSE r.last_ts END"  \
+    "  AS last_ts FROM rows r WHERE r.capacity_per_s > 0) r"                             \
+    "  WHERE r.waits >= :min_waits AND" INSIDE_WINDOW("r.first_ts", "r.last_ts") "AND"   \
     NOT_A_RELATION_LOCK("r.row_id") ")"
 
 static int gather_serial(ls_store *s, const ls_findings_scope *sc, const finding_rule *r,
@@ -746,8 +762,12 @@ _Static_assert((int)swq_start_ts == (int)shq_start_ts && (int)swq_end_ts == (int
                "serial_inside reads a waiter's hold in SH_COLS' places");
 static const char serial_waits_sql[] =
     "SELECT " LS_SELECT_LIST(swq, SW_COLS)
-    " FROM (SELECT DISTINCT w.row_id AS row_id, w.waiter_tx AS tx FROM lock_waits w"
-    "  WHERE w.row_id IS NOT NULL AND w.waiter_tx IS NOT NULL) w"
+    " FROM (SELECT w.row_id AS row_id, w.waiter_tx AS tx FROM lock_waits w"
+    "  WHERE w.row_id IS NOT NULL AND w.waiter_tx IS NOT NULL"
+    /* a quiet row's statements queued below deadlock_timeout (SERIAL_ROWS) */
+    "  UNION SELECT rw.row_id, rw.tx_id FROM row_waits rw WHERE rw.kind = 'inferred'"
+    "  AND rw.tx_id IS NOT NULL AND rw.row_id IN (SELECT r.row_id FROM rows r WHERE "
+    COUNTER_QUIET ")) w"
     " LEFT JOIN hold_final h ON h.tx_id = w.tx AND h.row_id = w.row_id";
 #define SERIAL_WANT_PARAMS(X, Q) X(Q, row) X(Q, wanting) X(Q, wanting_hi) X(Q, tied) X(Q, mw)
 LS_PARAMS(swp, SERIAL_WANT_PARAMS);

@@ -10,8 +10,9 @@ On the real samples (samples/README.md), each analyzed once into a store:
     correlation (none) has no such finding;
   - retries_after_serialization_failure: basic counts the truth's 40001
     errors; app (no serialization failure in its log) is silent;
-  - hot_counter_row: basic's accounts id=1, incremented by every writer
-    (`balance = balance + 1`), with its waits; app's hot row, decremented
+  - hot_counter_row: basic's accounts id=1, incremented by its waiters
+    (`balance = balance + 1`) behind a decrement held across a sleep, is
+    no counter (the hold time is not the counter's); app's hot row, decremented
     (`qty = qty - 1`), is no counter, nor hidden's accounts id=1, a
     balance debited by most of its writers and credited by a few;
   - commit_wait_head: correlation's payout-batch, whose holder the truth
@@ -30,8 +31,9 @@ On the real samples (samples/README.md), each analyzed once into a store:
     hidden-traces, whose rows have fewer than 3 logged waits;
   - hot_counter_row's code path, per row: samples/forged (forged.sh, its
     three csvlogs) increments accounts id=1 from billing and id=2 from
-    checkout (the forger decrements both), so the two rows' findings
-    name those two paths, each its own;
+    checkout (the forger decrements both, holding id=2 ~350 ms), so
+    id=1's finding names billing, and id=2, whose hold time is the
+    forger's, has none;
   - the store's findings table holds the report's findings, in order;
     a window holding the whole log (decided by the report, into temp
     tables) gives the same findings as the stored ones; --group-by
@@ -110,11 +112,14 @@ def check_basic(ls, root, tmp):
     rt = of(rep, "retries_after_serialization_failure")
     check(n40001 > 0 and len(rt) == 1 and rt[0]["failures"] == n40001,
           f"basic: retries finding {rt}, truth {n40001} serialization failures")
+    # accounts id=1's four "+ 1" queue behind billing's "- 10" held across
+    # a 0.8 s sleep: the row's hold time is not the counter's, so no
+    # counter finding (issue 34, decide/counter.c ls_counter_held_by_bumps;
+    # before, it named the "+ 1", "holding it 0.0 ms in all"); billing's
+    # idle head is the finding
     hc = of(rep, "hot_counter_row")
-    check(len(hc) == 1 and hc[0]["relation"] == "accounts" and hc[0]["row"] == "id=1"
-          and "balance = balance +" in hc[0]["statement"] and hc[0]["waits"] >= ROW_MIN_WAITS
-          and hc[0].get("transactions") == 4,
-          f"basic: counter row {hc}")
+    idle = [f["code_path"] for f in of(rep, "idle_in_transaction_head")]
+    check(hc == [] and "billing" in idle, f"basic: counter row {hc}, idle heads {idle}")
     check(not any(h.get("head_state") == "committing" for h in truth["holds"]),
           "basic: the truth has no holder committing")
     check(of(rep, "commit_wait_head") == [], f"basic: commit_wait_head {of(rep, 'commit_wait_head')}")
@@ -385,7 +390,10 @@ def check_forged_paths(ls, root, tmp):
     d = os.path.join(root, "samples", "forged")
     _, rep = analyze(ls, tmp, "forged", [os.path.join(d, f"{n}.csv") for n in (1, 2, 3)])
     got = sorted((f"{f['relation']} {f['row']}", f["code_path"]) for f in of(rep, "hot_counter_row"))
-    check(got == [("accounts id=1", "billing"), ("accounts id=2", "checkout")],
+    # accounts id=2's checkout increments queue behind the forger's
+    # decrement (held ~350 ms): not the counter's hold time, no finding
+    # (issue 34, ls_counter_held_by_bumps; it named checkout, 0 ms held)
+    check(got == [("accounts id=1", "billing")],
           f"forged: counter rows and their code paths {got}")
 
 

@@ -109,11 +109,16 @@ OTHER_CHECKS = [
     ("inconsistent_lock_order", "fires", "tests/e2e/data/lock-order.log (order-service / "
      "stock-sync, made by lock-order.sh)", "check_findings.py"),
     ("hot_counter_row", "silent", "hidden (accounts id=1, a balance)", "check_findings.py"),
+    ("hot_counter_row", "silent", "blind-php (warehouses id=1, 4, 2: restock's increments held "
+     "them 0 ms, reserve_stock's reservation across an HTTP call the rest)",
+     "check_blind_php.py"),
     ("hidden_waiting", "fires", "hidden (both rows, the truth's hidden waiting within 10 %)",
      "check_findings.py"),
     ("serial_capacity", "fires", "app (the truth's hot row)", "check_findings.py"),
     ("serial_capacity", "silent", "hidden-traces (fewer than 3 logged waits a row)",
      "check_findings.py"),
+    ("serial_capacity", "fires", "blind-php (warehouses id=1: no logged wait, windowed by its "
+     "statements queued below deadlock_timeout)", "check_blind_php.py"),
     ("lock_queue_behind_ddl", "silent", "realistic (no DDL)", "check_ddl_queue.py --absent"),
     # blind-java: a whole-second log with durations, most waits below
     # deadlock_timeout (issue 34, branch java34e)

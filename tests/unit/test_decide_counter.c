@@ -62,17 +62,72 @@ static void test_longest(void)
 }
 
 /* samples/basic's accounts id=1: four "+ 1" of 0 ms and one "- 10" of
- * 802 ms: a counter, named by its increment (the decrement holds longer
- * but bumps nothing). */
+ * 802 ms (held across a sleep, "the HTTP call to the payment
+ * provider"): a counter by its writers, named by its increment (the
+ * decrement holds longer but bumps nothing), but the hold time is the
+ * decrement's: no counter finding (issue 34; idle_in_transaction_head
+ * names billing). */
 static void test_basic(void)
 {
     ls_counter_writer w[] = {{1, 0, 802.0, 0, 0}, {4, 0, 0.0, 1, 0}};
     ls_counter_verdict v;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
     CHECK_INT(v.top, 1);
     CHECK_INT(v.how, LS_COUNTER_HOW_ONLY);
     CHECK_INT(v.bump_holds, 4);
     CHECK_INT(v.all_holds, 5);
+    CHECK_INT(v.held_by_others, 1);
+    CHECK(v.all_held_ms == 802.0 && v.bump_held_ms == 0.0);
+    /* had the increments held it as long as the decrement: a counter */
+    w[1].held_ms = 802.0;
+    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    CHECK_INT(v.held_by_others, 0);
+}
+
+/* samples/blind-php's warehouses id=1 (whole-second log): restock's
+ * "stock = stock + ?" from 167 transactions held it 0.0 ms in all;
+ * reserve_stock's SELECT ... FOR UPDATE (72 transactions) held it across
+ * an HTTP call, 43.5 s of the row's holds (its shape's total over the
+ * hot rows). Not a counter: the queue is behind the reservation. */
+static void test_php(void)
+{
+    ls_counter_writer w[] = {{72, 0, 43500.0, 0, 0}, {167, 0, 0.0, 1, 0}};
+    ls_counter_verdict v;
+    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
+    CHECK_INT(v.top, 1);
+    CHECK_INT(v.held_by_others, 1);
+}
+
+/* The share's boundary: the bumping writers' hold time at exactly
+ * LS_FINDING_COUNTER_HELD_SHARE of all is a counter, under it not; the
+ * named writer must have held the row at all (a row no writer's hold
+ * was timed names nothing). */
+static void test_held_share(void)
+{
+    const double share = LS_FINDING_COUNTER_HELD_SHARE;
+    ls_counter_writer w[] = {{4, 0, 1000.0 * (1.0 - share), 0, 0}, {4, 0, 1000.0 * share, 1, 0}};
+    ls_counter_verdict v;
+    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    w[0].held_ms += 1.0;
+    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
+    CHECK_INT(v.held_by_others, 1);
+    CHECK_INT(ls_counter_held_by_bumps(500.0, 500.0, 1000.0), 1);
+    CHECK_INT(ls_counter_held_by_bumps(499.0, 499.0, 999.0), 0);
+    CHECK_INT(ls_counter_held_by_bumps(0.001, 0.001, 0.001), 1);
+    /* nothing timed: 0 ms named is never the cause */
+    CHECK_INT(ls_counter_held_by_bumps(0.0, 0.0, 0.0), 0);
+    w[0].held_ms = w[1].held_ms = 0.0;
+    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
+    CHECK_INT(v.held_by_others, 1);
+    /* the named one held it, another bumping one not: the share is the
+     * bumping writers' together */
+    {
+        ls_counter_writer x[] = {{3, 0, 300.0, 1, 0}, {9, 0, 0.0, 1, 0}, {2, 0, 600.0, 0, 0}};
+        CHECK_INT(ls_counter_decide(x, N_OF(x), &v), 0);
+        x[1].held_ms = 300.0;
+        CHECK_INT(ls_counter_decide(x, N_OF(x), &v), 1);
+        CHECK_INT(v.top, 1); /* equal hold time: more transactions */
+    }
 }
 
 /* blind-py's merchant_totals:1: place_order's INSERT (its trigger bumps
@@ -175,6 +230,8 @@ int main(void)
     test_longer();
     test_longest();
     test_basic();
+    test_php();
+    test_held_share();
     test_trigger();
     test_ties();
     test_moved();

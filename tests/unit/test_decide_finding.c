@@ -231,6 +231,15 @@ static void test_serial(void)
     CHECK(ls_finding_demand_per_s(3, 2.0) == 1.5);
     CHECK_INT(ls_finding_serial_fires(3, 1, 0, 900.0), 1);
     CHECK_INT(ls_finding_serial_fires(3, 1, 0, 1200.0), 0);
+    /* A quiet row (no logged wait; its statements queued below
+     * deadlock_timeout are its waits and their span its window, issue
+     * 34): samples/blind-php's warehouses id=1, 163 statements queued,
+     * 220 holds and 61 lock-timed-out transactions in 28.42 s at a mean
+     * hold of 109 ms (9.167/s): 108 %, at capacity; with the holds alone
+     * (84 %) it would not be. Its id=4: 53 in 19.0 s at 192 ms: 54 %. */
+    CHECK_INT(ls_finding_serial_fires(163, 281, 28.42, 9.167), 1);
+    CHECK_INT(ls_finding_serial_fires(163, 220, 28.42, 9.167), 0);
+    CHECK_INT(ls_finding_serial_fires(18, 53, 19.0, 5.2), 0);
 }
 
 static void test_slot(void)

@@ -47,6 +47,11 @@ static ls_counter_how how_chosen(const ls_counter_writer *w, size_t n, size_t to
     return how;
 }
 
+int ls_counter_held_by_bumps(double top_held_ms, double bump_held_ms, double all_held_ms)
+{
+    return top_held_ms > 0.0 && bump_held_ms >= LS_FINDING_COUNTER_HELD_SHARE * all_held_ms;
+}
+
 int ls_counter_decide(const ls_counter_writer *w, size_t n, ls_counter_verdict *v)
 {
     size_t i;
@@ -55,14 +60,18 @@ int ls_counter_decide(const ls_counter_writer *w, size_t n, ls_counter_verdict *
     v->top = -1;
     v->how = LS_COUNTER_HOW_NONE;
     v->bump_holds = v->all_holds = v->moved = 0;
+    v->bump_held_ms = v->all_held_ms = 0.0;
+    v->held_by_others = 0;
     for (i = 0; i < n; i++) {
         v->all_holds += w[i].holds;
+        v->all_held_ms += w[i].held_ms;
         if (!ls_counter_bumps(&w[i])) {
             if (w[i].increments || w[i].other_relation)
                 v->moved += w[i].holds;
             continue;
         }
         v->bump_holds += w[i].holds;
+        v->bump_held_ms += w[i].held_ms;
         if (v->top < 0 || ls_counter_longer(&w[i], &w[v->top]))
             v->top = (long)i;
     }
@@ -71,5 +80,10 @@ int ls_counter_decide(const ls_counter_writer *w, size_t n, ls_counter_verdict *
     v->how = how_chosen(w, n, (size_t)v->top);
     v->is_counter =
         w[v->top].holds >= LS_FINDING_COUNTER_MIN_HOLDS && 2 * v->bump_holds >= v->all_holds;
+    if (v->is_counter &&
+        !ls_counter_held_by_bumps(w[v->top].held_ms, v->bump_held_ms, v->all_held_ms)) {
+        v->is_counter = 0;
+        v->held_by_others = 1;
+    }
     return v->is_counter;
 }

@@ -41,6 +41,10 @@ typedef struct ls_counter_verdict {
     int64_t all_holds;  /* transactions of every writer */
     int64_t moved;      /* transactions of the increments and triggers not counted: they
                          * moved an amount to another row */
+    double bump_held_ms; /* the bumping writers' holds of the row, in all */
+    double all_held_ms;  /* every writer's holds of the row, in all */
+    int held_by_others;  /* a counter by its writers, but its hold time is not the bumping
+                          * writers' (ls_counter_held_by_bumps): no finding */
 } ls_counter_verdict;
 
 /*
@@ -66,16 +70,31 @@ int ls_counter_longer(const ls_counter_writer *a, const ls_counter_writer *b);
 size_t ls_counter_longest(const ls_counter_writer *w, size_t n);
 
 /*
+ * Is a row's hold time the counter update's: did its bumping writers
+ * hold it (bump_held_ms) for LS_FINDING_COUNTER_HELD_SHARE or more of
+ * the time all its writers did (all_held_ms), and the named one
+ * (top_held_ms) for more than 0? A queue behind holders doing something
+ * else (samples/blind-php's warehouses id=1: restock's "stock = stock +
+ * ?" held it 0.0 ms in all, reserve_stock's reservation across an HTTP
+ * call all the rest; samples/basic's accounts id=1: four "+ 1" of 0 ms
+ * behind one "- 10" held 802 ms across a sleep) is not a counter's: the
+ * finding would name a statement that held nothing and prescribe
+ * splitting a counter that is not what anyone waits for (issue 34).
+ */
+int ls_counter_held_by_bumps(double top_held_ms, double bump_held_ms, double all_held_ms);
+
+/*
  * The decision over a row's n writers (one per statement shape): the
  * named writer is the bumping one (ls_counter_bumps) that held the row
  * longest (ls_counter_longer; equal on both, the first); the row is a
  * counter when that writer took it from LS_FINDING_COUNTER_MIN_HOLDS
  * transactions or more and the bumping writers are at least half of all
  * the row's writing transactions (samples/basic's accounts id=1: four
- * "+ 1" of 0 ms and one "- 10" of 802 ms is a counter, named by its
- * "+ 1"; as many "+ $1" as "- $1" writers, as pgbench scripts and the
- * correlation sample's ledger have, still is one). Writes *v; returns
- * v->is_counter.
+ * "+ 1" and one "- 10" is a counter by its writers, named by its "+ 1";
+ * as many "+ $1" as "- $1" writers, as pgbench scripts and the
+ * correlation sample's ledger have, still is one), and its hold time is
+ * the bumping writers' (ls_counter_held_by_bumps; else held_by_others).
+ * Writes *v; returns v->is_counter.
  */
 int ls_counter_decide(const ls_counter_writer *w, size_t n, ls_counter_verdict *v);
 

@@ -197,6 +197,11 @@
 /* A counter row is bumped by one statement shape from at least this
  * many transactions. */
 #define LS_FINDING_COUNTER_MIN_HOLDS 3
+/* A counter row's bumping writers held it at least this share of the
+ * time all its writers held it: where others' holds (a reservation held
+ * across an HTTP call) make up most of it, the queue is theirs, and
+ * splitting the counter cures nothing (issue 34, samples/blind-php). */
+#define LS_FINDING_COUNTER_HELD_SHARE 0.5
 /* Waiting below deadlock_timeout is named when it is at least this much
  * and no less than the waiting logged on the row. */
 #define LS_FINDING_HIDDEN_MIN_MS 200.0
