@@ -1746,7 +1746,9 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * least half the time all its writers did, and the named one more than 0
  * (decide/counter.c ls_counter_held_by_bumps; samples/blind-php, basic);
  * a row with no logged wait counts its statements queued below
- * deadlock_timeout as its waits for serial capacity. */
+ * deadlock_timeout as its waits for serial capacity; where no hold of the
+ * row was timed (all under the log's tick) the writers' counts decide and
+ * the finding says the hold time is unknown. */
 #define CORRELATION_REV "54"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

@@ -118,7 +118,8 @@ enum { WORDS_TITLE, WORDS_EVIDENCE };
 
 /* The counter rule's title and evidence (:rel relation, :row row, :waits
  * waits, :wait_ms total wait, :shape the named statement shape,
- * :shape_txs its transactions, :held_ms their holds' length, :increments
+ * :shape_txs its transactions, :timed 0 when no hold of the row was
+ * timed (ls_counter_verdict.untimed), :held_ms their holds' length, :increments
  * 1 when it increments, 0 when it writes another relation: a trigger
  * bumps the row, :held_path its code path that held the row longest,
  * :bump_txs the bumping transactions, :all_txs all writing transactions,
@@ -128,19 +129,21 @@ enum { WORDS_TITLE, WORDS_EVIDENCE };
 #define COUNTER_WORDS_SQL                                                                          \
     "SELECT 'Counter row ' || :rel || ' ' || :row || ' is a bottleneck',"                          \
     " printf('%%d waits (" DUR ") on one row that %%d of the %%d transactions writing it %%s. "    \
-    "Named by %%s: ''%%s'' (%%d transactions, holding it " DUR " in all; the code path that "      \
-    "held it longest: %%s)%%s.', :waits, :wait_ms, :bump_txs, :all_txs,"                           \
+    "Named by %%s: ''%%s'' (%%d transactions, %%s; the code path that held it longest: %%s)%%s.',"  \
+    " :waits, :wait_ms, :bump_txs, :all_txs,"                                                      \
     " CASE :increments WHEN 1 THEN 'increment' ELSE "                                              \
     "'bump (through a trigger or rule: the statement writes another relation' || coalesce("        \
     "'; the trigger''s statement, from the waits'' CONTEXT: ''' || :trigger || '''', '') || ')'"   \
     " END, :how, :shape,"                                                                          \
-    " :shape_txs, :held_ms, :held_path, CASE WHEN :moved > 0 THEN printf('; %%d transactions"      \
+    " :shape_txs, CASE WHEN :timed THEN printf('holding it " DUR " in all', :held_ms) ELSE"         \
+    " 'its hold time unknown: none of the row''s holds was timed' END,"                            \
+    " :held_path, CASE WHEN :moved > 0 THEN printf('; %%d transactions"                            \
     " that also wrote another row"                                                                 \
     " of ' || :rel || ' are not counted (an amount moved between rows)', :moved) ELSE '' END)"
 #define COUNTER_WORDS_PARAMS(X, Q)                                                                 \
     X(Q, rel) X(Q, row) X(Q, waits) X(Q, wait_ms) X(Q, bump_txs) X(Q, all_txs) X(Q, increments)    \
-    X(Q, trigger) X(Q, how) X(Q, shape) X(Q, shape_txs) X(Q, held_ms) X(Q, held_path)              \
-    X(Q, moved)
+    X(Q, trigger) X(Q, how) X(Q, shape) X(Q, shape_txs) X(Q, timed) X(Q, held_ms)                 \
+    X(Q, held_path) X(Q, moved)
 LS_PARAMS(kwp, COUNTER_WORDS_PARAMS);
 /* The statements of a request's trace (:trace), to find another row of
  * the counter row's relation it wrote. */
@@ -694,6 +697,7 @@ typedef struct counter_ctx {
     size_t nt, tcap;
     counter_order *o;
     size_t no, ocap;
+    double tick_ms; /* the log's tick: holds shorter in all were not timed */
     char **labels;
     int64_t *sets;
     size_t nlabels, lcap, scap, last_label;
@@ -916,6 +920,7 @@ static void counter_bind(ls_stmt *words, const counter_row *c, const counter_sha
     ls_fnd_bind_value(words, LS_PARAM(kwp, wait_ms), &c->total_ms, 'm');
     ls_stmt_bind_text(words, LS_PARAM(kwp, shape), top->shape);
     ls_stmt_bind_int64(words, LS_PARAM(kwp, shape_txs), top->n.holds);
+    ls_stmt_bind_int64(words, LS_PARAM(kwp, timed), !v->untimed);
     ls_stmt_bind_double(words, LS_PARAM(kwp, held_ms), top->n.held_ms);
     ls_stmt_bind_int64(words, LS_PARAM(kwp, increments), top->n.increments);
     ls_stmt_bind_text(words, LS_PARAM(kwp, held_path), path);
@@ -951,7 +956,7 @@ static int counter_offer(counter_ctx *x, const finding_rule *r, const rule_field
         return LS_ENOMEM;
     for (i = 0; i < c->nshapes; i++)
         w[i] = c->shapes[i].n;
-    rc = ls_counter_decide(w, c->nshapes, &v);
+    rc = ls_counter_decide(w, c->nshapes, x->tick_ms, &v);
     free(w);
     if (!rc)
         return 0;
@@ -966,6 +971,7 @@ static int counter_offer(counter_ctx *x, const finding_rule *r, const rule_field
     stmt.s = top->shape;
     holds.i = top->n.holds;
     held.d = top->n.held_ms;
+    held.null = v.untimed;
     code.s = (char *)path;
     all.i = v.all_holds;
     how.s = (char *)how_words(v.how);
@@ -1310,6 +1316,11 @@ int ls_fnd_gather_counter(ls_store *s, const ls_findings_scope *sc, const findin
     ls_buf_init(&x.last_shape, 0);
     x.last_label = NO_LABEL;
     rc = counter_prepare(s, sc, &x);
+    if (rc == 0) {
+        int64_t resolution;
+        rc = ls_correlate_log_resolution(s, &resolution);
+        x.tick_ms = (double)resolution / 1000.0;
+    }
     while (rc == 0 && (rc = ls_stmt_step(q)) == 1) {
         if (counter_start(&c, q) != 0) {
             rc = LS_ENOMEM;

@@ -397,6 +397,32 @@ def check_forged_paths(ls, root, tmp):
           f"forged: counter rows and their code paths {got}")
 
 
+def check_counter_untimed(ls, root, tmp):
+    """pgbench_branches is a counter (every writer bumps bbalance); on the
+    whole-second copy of a real pgbench log (tests/e2e/data, each stamp
+    cut to its second as a %t prefix writes it) no hold was timed: the
+    finding still fires, by its writers, and says the hold time is
+    unknown rather than 0 ms (ls_counter_held_by_bumps' tick)."""
+    import gzip
+    src = os.path.join(root, "tests", "e2e", "data", "pgbench-tuple-queue.log.gz")
+    t_log = os.path.join(tmp, "tuple-queue-t.log")
+    with gzip.open(src, "rt") as f, open(t_log, "w") as out:
+        for line in f:
+            out.write(re.sub(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\.\d+ ", r"\1 ", line))
+    for name, path, prefix in (("tuple-queue", src, BENCH_PREFIX),
+                               ("tuple-queue-t", t_log, BENCH_PREFIX.replace("%m", "%t", 1))):
+        _, rep = analyze(ls, tmp, name, [path], prefix)
+        got = {f["row"]: f for f in of(rep, "hot_counter_row")
+               if f["relation"] == "pgbench_branches"}
+        check(len(got) >= 1, f"{name}: no counter finding on pgbench_branches ({sorted(got)})")
+        timed = name == "tuple-queue"
+        for row, f in got.items():
+            check((f["held_ms"] is not None and f["held_ms"] > 0) if timed else
+                  (f["held_ms"] is None and "hold time unknown" in f["evidence"]),
+                  f"{name}: pgbench_branches {row} counter hold time {f['held_ms']}: "
+                  f"{f['evidence'][-160:]}")
+
+
 def main():
     ls, root = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
@@ -407,6 +433,7 @@ def main():
         check_hidden(ls, root, tmp)
         check_lock_order(ls, root, tmp)
         check_forged_paths(ls, root, tmp)
+        check_counter_untimed(ls, root, tmp)
     return report()
 
 

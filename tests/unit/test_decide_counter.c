@@ -71,7 +71,7 @@ static void test_basic(void)
 {
     ls_counter_writer w[] = {{1, 0, 802.0, 0, 0}, {4, 0, 0.0, 1, 0}};
     ls_counter_verdict v;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 0);
     CHECK_INT(v.top, 1);
     CHECK_INT(v.how, LS_COUNTER_HOW_ONLY);
     CHECK_INT(v.bump_holds, 4);
@@ -80,7 +80,7 @@ static void test_basic(void)
     CHECK(v.all_held_ms == 802.0 && v.bump_held_ms == 0.0);
     /* had the increments held it as long as the decrement: a counter */
     w[1].held_ms = 802.0;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 1);
     CHECK_INT(v.held_by_others, 0);
 }
 
@@ -93,39 +93,51 @@ static void test_php(void)
 {
     ls_counter_writer w[] = {{72, 0, 43500.0, 0, 0}, {167, 0, 0.0, 1, 0}};
     ls_counter_verdict v;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 0);
     CHECK_INT(v.top, 1);
     CHECK_INT(v.held_by_others, 1);
 }
 
 /* The share's boundary: the bumping writers' hold time at exactly
  * LS_FINDING_COUNTER_HELD_SHARE of all is a counter, under it not; the
- * named writer must have held the row at all (a row no writer's hold
- * was timed names nothing). */
+ * named writer must have held the row at all where the holds were
+ * timed; where none was (all under the log's tick), the writers' counts
+ * decide. */
 static void test_held_share(void)
 {
     const double share = LS_FINDING_COUNTER_HELD_SHARE;
     ls_counter_writer w[] = {{4, 0, 1000.0 * (1.0 - share), 0, 0}, {4, 0, 1000.0 * share, 1, 0}};
     ls_counter_verdict v;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 1);
     w[0].held_ms += 1.0;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 0);
     CHECK_INT(v.held_by_others, 1);
-    CHECK_INT(ls_counter_held_by_bumps(500.0, 500.0, 1000.0), 1);
-    CHECK_INT(ls_counter_held_by_bumps(499.0, 499.0, 999.0), 0);
-    CHECK_INT(ls_counter_held_by_bumps(0.001, 0.001, 0.001), 1);
-    /* nothing timed: 0 ms named is never the cause */
-    CHECK_INT(ls_counter_held_by_bumps(0.0, 0.0, 0.0), 0);
-    w[0].held_ms = w[1].held_ms = 0.0;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
+    CHECK_INT(ls_counter_held_by_bumps(500.0, 500.0, 1000.0, 1.0), 1);
+    CHECK_INT(ls_counter_held_by_bumps(499.0, 499.0, 999.0, 1.0), 0);
+    CHECK_INT(ls_counter_held_by_bumps(0.001, 0.001, 0.001, 1.0), 1);
+    /* timed, but the named writer held it 0 ms: never the cause */
+    CHECK_INT(ls_counter_held_by_bumps(0.0, 600.0, 1000.0, 1.0), 0);
+    /* nothing timed (all the holds under the log's tick): the times say
+     * nothing, the writers' counts decide */
+    CHECK_INT(ls_counter_held_by_bumps(0.0, 0.0, 0.0, 1.0), 1);
+    CHECK_INT(ls_counter_held_by_bumps(0.0, 0.0, 999.0, 1000.0), 1);
+    CHECK_INT(ls_counter_held_by_bumps(0.0, 0.0, 1000.0, 1000.0), 0);
+    w[0].held_ms = 0.0;
+    w[1].held_ms = 0.0;
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 1);
+    CHECK_INT(v.held_by_others, 0);
+    w[0].held_ms = 0.002; /* a whole-second log's untimed holds */
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1000.0, &v), 1);
+    w[0].held_ms = 1000.0;
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1000.0, &v), 0);
     CHECK_INT(v.held_by_others, 1);
     /* the named one held it, another bumping one not: the share is the
      * bumping writers' together */
     {
         ls_counter_writer x[] = {{3, 0, 300.0, 1, 0}, {9, 0, 0.0, 1, 0}, {2, 0, 600.0, 0, 0}};
-        CHECK_INT(ls_counter_decide(x, N_OF(x), &v), 0);
+        CHECK_INT(ls_counter_decide(x, N_OF(x), 1.0, &v), 0);
         x[1].held_ms = 300.0;
-        CHECK_INT(ls_counter_decide(x, N_OF(x), &v), 1);
+        CHECK_INT(ls_counter_decide(x, N_OF(x), 1.0, &v), 1);
         CHECK_INT(v.top, 1); /* equal hold time: more transactions */
     }
 }
@@ -137,16 +149,16 @@ static void test_trigger(void)
 {
     ls_counter_writer w[] = {{8, 0, 1000.0, 0, 0}, {117, 0, 30000.0, 0, 1}};
     ls_counter_verdict v;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 1);
     CHECK_INT(v.top, 1);
     /* a trigger's statement on both: by hold time */
     w[0].other_relation = 1;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 1);
     CHECK_INT(v.top, 1);
     CHECK_INT(v.how, LS_COUNTER_HOW_HELD);
     /* the minority held it longer: it is the one named */
     w[0].held_ms = 31000.0;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 1);
     CHECK_INT(v.top, 0);
     CHECK_INT(v.how, LS_COUNTER_HOW_HELD);
 }
@@ -157,17 +169,17 @@ static void test_ties(void)
 {
     ls_counter_writer w[] = {{5, 0, 40.0, 1, 0}, {9, 0, 40.0, 1, 0}};
     ls_counter_verdict v;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 1);
     CHECK_INT(v.top, 1);
     CHECK_INT(v.how, LS_COUNTER_HOW_HOLDS);
     w[1].holds = 5;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 1);
     CHECK_INT(v.top, 0);
     CHECK_INT(v.how, LS_COUNTER_HOW_FIRST);
     /* a third, shorter one does not make the choice a tie */
     {
         ls_counter_writer x[] = {{5, 0, 40.0, 1, 0}, {9, 0, 41.0, 1, 0}, {9, 0, 41.0, 0, 0}};
-        CHECK_INT(ls_counter_decide(x, N_OF(x), &v), 1);
+        CHECK_INT(ls_counter_decide(x, N_OF(x), 1.0, &v), 1);
         CHECK_INT(v.top, 1);
         CHECK_INT(v.how, LS_COUNTER_HOW_HELD);
     }
@@ -182,15 +194,15 @@ static void test_moved(void)
     ls_counter_writer pool[] = {{43, 43, 402.0, 1, 0}, {31, 31, 0.0, 0, 0}};
     ls_counter_writer wallet[] = {{43, 43, 356.0, 1, 0}, {67, 67, 5348.0, 0, 0}};
     ls_counter_verdict v;
-    CHECK_INT(ls_counter_decide(pool, N_OF(pool), &v), 0);
+    CHECK_INT(ls_counter_decide(pool, N_OF(pool), 1.0, &v), 0);
     CHECK_INT(v.top, -1);
     CHECK_INT(v.how, LS_COUNTER_HOW_NONE);
     CHECK_INT(v.moved, 43);
-    CHECK_INT(ls_counter_decide(wallet, N_OF(wallet), &v), 0);
+    CHECK_INT(ls_counter_decide(wallet, N_OF(wallet), 1.0, &v), 0);
     /* without the trace's evidence the same row is a counter: the
      * evidence decides, not the names */
     pool[0].moved = 0;
-    CHECK_INT(ls_counter_decide(pool, N_OF(pool), &v), 1);
+    CHECK_INT(ls_counter_decide(pool, N_OF(pool), 1.0, &v), 1);
     CHECK_INT(v.top, 0);
 }
 
@@ -201,26 +213,26 @@ static void test_floors(void)
     const int64_t n = LS_FINDING_COUNTER_MIN_HOLDS;
     ls_counter_writer w[] = {{n, 0, 1.0, 1, 0}, {n - 1, 0, 1.0, 0, 0}};
     ls_counter_verdict v;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 1);
     w[0].holds = n - 1;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 0);
     CHECK_INT(v.top, 0); /* named, but not a counter */
     /* exactly half of the transactions bump: a counter (correlation's
      * accounts id=15: four "+ 1" of ledger, four "- 1" of checkout);
      * under half: not */
     w[0].holds = n;
     w[1].holds = n;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 1);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 1);
     w[1].holds = n + 1;
-    CHECK_INT(ls_counter_decide(w, N_OF(w), &v), 0);
+    CHECK_INT(ls_counter_decide(w, N_OF(w), 1.0, &v), 0);
     /* blind-py's stock sku=2: 12 "+ 0" (report_fix) against 36 "- 1"
      * (place_order): a reservation, not a counter */
     {
         ls_counter_writer s[] = {{12, 0, 0.0, 1, 0}, {36, 0, 17000.0, 0, 0}};
-        CHECK_INT(ls_counter_decide(s, N_OF(s), &v), 0);
+        CHECK_INT(ls_counter_decide(s, N_OF(s), 1.0, &v), 0);
     }
     /* no writers */
-    CHECK_INT(ls_counter_decide(w, 0, &v), 0);
+    CHECK_INT(ls_counter_decide(w, 0, 1.0, &v), 0);
     CHECK_INT(v.top, -1);
 }
 

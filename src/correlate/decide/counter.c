@@ -47,12 +47,15 @@ static ls_counter_how how_chosen(const ls_counter_writer *w, size_t n, size_t to
     return how;
 }
 
-int ls_counter_held_by_bumps(double top_held_ms, double bump_held_ms, double all_held_ms)
+int ls_counter_held_by_bumps(double top_held_ms, double bump_held_ms, double all_held_ms,
+                             double tick_ms)
 {
+    if (all_held_ms < tick_ms)
+        return 1; /* no hold was timed: the times cannot say who held it */
     return top_held_ms > 0.0 && bump_held_ms >= LS_FINDING_COUNTER_HELD_SHARE * all_held_ms;
 }
 
-int ls_counter_decide(const ls_counter_writer *w, size_t n, ls_counter_verdict *v)
+int ls_counter_decide(const ls_counter_writer *w, size_t n, double tick_ms, ls_counter_verdict *v)
 {
     size_t i;
 
@@ -61,7 +64,7 @@ int ls_counter_decide(const ls_counter_writer *w, size_t n, ls_counter_verdict *
     v->how = LS_COUNTER_HOW_NONE;
     v->bump_holds = v->all_holds = v->moved = 0;
     v->bump_held_ms = v->all_held_ms = 0.0;
-    v->held_by_others = 0;
+    v->held_by_others = v->untimed = 0;
     for (i = 0; i < n; i++) {
         v->all_holds += w[i].holds;
         v->all_held_ms += w[i].held_ms;
@@ -78,10 +81,11 @@ int ls_counter_decide(const ls_counter_writer *w, size_t n, ls_counter_verdict *
     if (v->top < 0)
         return 0;
     v->how = how_chosen(w, n, (size_t)v->top);
+    v->untimed = v->all_held_ms < tick_ms;
     v->is_counter =
         w[v->top].holds >= LS_FINDING_COUNTER_MIN_HOLDS && 2 * v->bump_holds >= v->all_holds;
     if (v->is_counter &&
-        !ls_counter_held_by_bumps(w[v->top].held_ms, v->bump_held_ms, v->all_held_ms)) {
+        !ls_counter_held_by_bumps(w[v->top].held_ms, v->bump_held_ms, v->all_held_ms, tick_ms)) {
         v->is_counter = 0;
         v->held_by_others = 1;
     }

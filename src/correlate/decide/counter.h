@@ -45,6 +45,8 @@ typedef struct ls_counter_verdict {
     double all_held_ms;  /* every writer's holds of the row, in all */
     int held_by_others;  /* a counter by its writers, but its hold time is not the bumping
                           * writers' (ls_counter_held_by_bumps): no finding */
+    int untimed;         /* all the writers' holds come to less than the log's tick: none
+                          * was timed, the hold times are unknown */
 } ls_counter_verdict;
 
 /*
@@ -80,8 +82,13 @@ size_t ls_counter_longest(const ls_counter_writer *w, size_t n);
  * behind one "- 10" held 802 ms across a sleep) is not a counter's: the
  * finding would name a statement that held nothing and prescribe
  * splitting a counter that is not what anyone waits for (issue 34).
+ * Where all the writers' holds come to less than the log's tick
+ * (tick_ms: 1000 on a whole-second log) none was timed, and the times
+ * say nothing: 1, the writers' counts decide (the whole-second copies of
+ * the pgbench excerpts, whose pgbench_branches row is a counter).
  */
-int ls_counter_held_by_bumps(double top_held_ms, double bump_held_ms, double all_held_ms);
+int ls_counter_held_by_bumps(double top_held_ms, double bump_held_ms, double all_held_ms,
+                             double tick_ms);
 
 /*
  * The decision over a row's n writers (one per statement shape): the
@@ -96,6 +103,6 @@ int ls_counter_held_by_bumps(double top_held_ms, double bump_held_ms, double all
  * the bumping writers' (ls_counter_held_by_bumps; else held_by_others).
  * Writes *v; returns v->is_counter.
  */
-int ls_counter_decide(const ls_counter_writer *w, size_t n, ls_counter_verdict *v);
+int ls_counter_decide(const ls_counter_writer *w, size_t n, double tick_ms, ls_counter_verdict *v);
 
 #endif
