@@ -1735,8 +1735,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 52: a tuple wait's relation no holder's CONTEXT names is named by its
  * waiters' SELECT ... FOR UPDATE/SHARE of one table (ls_sql_row_lock_table),
  * and a row the quiet-rows rule made (no logged wait) can be a hot counter
- * row by its queued statements (findings.c, LS_QUIET_EVIDENCE). */
-#define CORRELATION_REV "52"
+ * row by its queued statements (findings.c, LS_QUIET_EVIDENCE).
+ * 53: a retry that failed before it reached the failed statement is told
+ * by its first statement (ls_retry_walk's step.again), the session's
+ * statements are read from a whole second before a whole-second error,
+ * and lock errors are taken in log order (retries.c; issue 34, retry34n). */
+#define CORRELATION_REV "53"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
