@@ -73,12 +73,18 @@
     X(Q, end_line, "(SELECT coalesce(r.line, 0) FROM transactions t JOIN stmt_rows r"     \
                    " ON r.stmt_id = t.last_stmt WHERE t.tx_id = l.tx_id)")
 LS_COLUMNS(le, LOCK_ERROR_COLS);
+/* The lock errors in log order (time, then line): error ids are given per
+ * session, and failed_span_sql gives the first failed span to end to the
+ * first error logged (issue 34, samples/blind-zk: taken by id, a later
+ * error on another backend took the span of the error logged 10 ms
+ * before it, and each walked the other's trace). */
 static const char lock_errors_sql[] =
     "SELECT " LS_SELECT_LIST(le, LOCK_ERROR_COLS) " FROM errors e"
     " LEFT JOIN error_links l ON l.error_id = e.error_id"
     " WHERE e.class IN ('lock_timeout', 'lock_nowait', 'statement_timeout',"
     " 'serialization_failure', 'deadlock') AND e.session_id IS NOT NULL"
-    " AND e.text_id IS NOT NULL ORDER BY e.error_id";
+    " AND e.text_id IS NOT NULL"
+    " ORDER BY e.ts, coalesce(e.file_id, 0), coalesce(e.line, 0), e.error_id";
 
 /* The statements of the error's transaction (:session, :first .. :last
  * its first and last statement ids, begun from :tx_start to the error's
