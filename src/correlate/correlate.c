@@ -1739,7 +1739,9 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 53: a retry that failed before it reached the failed statement is told
  * by its first statement (ls_retry_walk's step.again), the session's
  * statements are read from a whole second before a whole-second error,
- * and lock errors are taken in log order (retries.c; issue 34, retry34n). */
+ * lock errors are taken in log order (retries.c), and a timeout's next
+ * run on a shared connection is untold (ls_retry_session_told's
+ * asks_retry; issue 34, retry34n). */
 #define CORRELATION_REV "53"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 

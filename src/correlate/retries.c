@@ -775,7 +775,7 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     ls_logpos err = {ls_stmt_int64(p->errs, le_file_id), ls_stmt_int64(p->errs, le_line)};
     size_t n = 0;
     ls_retry_found f;
-    int rc, have_tx, shared, routine;
+    int rc, have_tx, shared, routine, asks;
 
     if ((rc = lead_of(p)) != 0)
         return rc;
@@ -814,12 +814,13 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
                       p->steps, n);
     if (f.index < 0)
         return 0;
-    /* late on a connection kept as it was: is it a pool's? */
-    if ((shared = ls_retry_kept_late(f, p->resolution) ? conn_shared(p) : 0) < 0)
+    /* late on a connection kept as it was, or a timeout: is it a pool's? */
+    asks = ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls));
+    if ((shared = ls_retry_kept_late(f, p->resolution) || !asks ? conn_shared(p) : 0) < 0)
         return shared;
     if ((routine = f.set_between ? set_routine(p) : 0) < 0)
         return routine;
-    if (ls_retry_session_told(f, p->resolution, shared, routine) == LS_RETRY_UNTOLD)
+    if (ls_retry_session_told(f, p->resolution, shared, routine, asks) == LS_RETRY_UNTOLD)
         return 2;
     ls_stmt_reset(p->txq);
     if ((rc = ls_stmt_bind_int64(p->txq, LS_PARAM(rp, session), session)) != 0 ||

@@ -251,32 +251,32 @@ static void test_told(void)
     CHECK_INT(f.ended_ts == S48, 1);
     CHECK_INT(f.next_ts == S48, 1);
     /* whole seconds: the gap is not measured; untold */
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_UNTOLD);
     /* the same ties with millisecond times: a gap of 0, told */
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD);
 
     f = ls_retry_walk(S48, 1, ms, N(ms));
     CHECK_INT(f.index, 3);
     CHECK_INT(f.next_ts - f.ended_ts == LS_RETRY_GAP_US, 1);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_TOLD); /* at the gap: told */
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD); /* at the gap: told */
     f.next_ts++;
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_UNTOLD); /* 1 us over: untold */
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0), LS_RETRY_UNTOLD); /* set up again: shared */
-    CHECK_INT(ls_retry_session_told(f, 999999, 1, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD); /* 1 us over: untold */
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1), LS_RETRY_UNTOLD); /* set up again: shared */
+    CHECK_INT(ls_retry_session_told(f, 999999, 1, 0, 1), LS_RETRY_UNTOLD);
 
     f = ls_retry_walk(S48, 1, kept, N(kept));
     CHECK_INT(f.index, 2);
     CHECK_INT(f.set_between, 0);
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_TOLD);
 
     /* autocommit: from the error's time to the statement of its own */
     f = ls_retry_walk(S48, 0, own, N(own));
     CHECK_INT(f.index, 1);
     CHECK_INT(f.set_between, 1);
     CHECK_INT(f.next_ts - f.ended_ts == 2000000, 1);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD);
     f.next_ts = f.ended_ts + LS_RETRY_GAP_US;
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD);
 
     /* samples/blind-dj (psycopg2, REPEATABLE READ alias): the SET came
      * before the failed transaction too, the client's routine; pid 23038's
@@ -285,13 +285,13 @@ static void test_told(void)
      * close (a retry's gap there is 5 to 36 ms, a next request's 2 to 84) */
     f = ls_retry_walk(S48, 1, ms, N(ms));
     f.next_ts = f.ended_ts + 77000;
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0), LS_RETRY_TOLD);
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1, 1), LS_RETRY_UNTOLD);
     f.next_ts = f.ended_ts + 2000;
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1, 1), LS_RETRY_UNTOLD);
     /* no SET between: the routine flag is not read */
     f = ls_retry_walk(S48, 1, kept, N(kept));
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1, 1), LS_RETRY_TOLD);
 }
 
 /* Issue 34: a retry on another pooled connection, told by its parameters
@@ -389,25 +389,25 @@ static void test_kept_gap(void)
     CHECK_INT(f.set_between, 0);
     CHECK_INT(f.next_ts - f.ended_ts == 131000, 1);
     CHECK_INT(ls_retry_kept_late(f, 1000), 1);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_UNTOLD); /* 131 ms, shared: untold */
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD); /* 131 ms, shared: untold */
     /* a connection of its own (samples/correlation backs off 100 ms after
      * a 40001, 700 ms after a lock timeout): told */
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1), LS_RETRY_TOLD);
     f = ls_retry_walk(SO18 + 767000, 1, quick, N(quick));
     CHECK_INT(f.index, 2);
     CHECK_INT(ls_retry_kept_late(f, 1000), 0);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_TOLD); /* 7 ms: told */
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD); /* 7 ms: told */
     /* the boundary: LS_RETRY_GAP_US told, 1 us more untold */
     f.next_ts = f.ended_ts + LS_RETRY_GAP_US;
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD);
     f.next_ts++;
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD);
     /* whole seconds: the next second is within the gap, two are not */
     f.ended_ts = SO18;
     f.next_ts = SO18 + LS_WHOLE_SECOND_US;
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_TOLD);
     f.next_ts = SO18 + 2 * LS_WHOLE_SECOND_US;
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_UNTOLD);
 }
 
 /* Issue 34: samples/blind-otel without its traces, pid 8302's 40001 at
@@ -558,8 +558,37 @@ static void test_again(void)
     }
 }
 
+/* Issue 34 (retry34n): samples/blind-java, pid 14696's 55P03 at 06:18:57
+ * (line 8920, recountShelf's UPDATE warehouses ... WHERE id = $1, '1'),
+ * ROLLBACK, then BEGIN; SET LOCAL lock_timeout; the same UPDATE on
+ * warehouses id=1, all in that second: the pool's next recountShelf
+ * (0.1 ms after, the app's records), which never retries a timeout. */
+static void test_timeout(void)
+{
+    const int64_t t = 1796624337000000LL; /* 2026-12-07 06:18:57 */
+    ls_retry_step s[] = {{t, R, 0, 0, 0, 0},
+                         {t, B, 0, 0, 0, 0},
+                         {t, LS_RETRY_STEP_SETTING, 0, 0, 0, 0},
+                         {t, O, 1, 0, 0, 0},
+                         {t, R, 0, 0, 0, 0}};
+    ls_retry_found f = ls_retry_walk(t, 1, s, N(s));
+
+    CHECK_INT(f.index, 3);
+    CHECK_INT(f.set_between, 0);
+    /* a timeout on a shared connection: untold, at any gap */
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 0), LS_RETRY_UNTOLD);
+    /* a connection of its own (samples/correlation: 700 ms after a lock
+     * timeout): told */
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 0), LS_RETRY_TOLD);
+    /* a 40001 or deadlock victim on the same shared connection, soon: told */
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD);
+}
+
 int main(void)
 {
+    test_timeout();
     test_again();
     test_elsewhere();
     test_ended();

@@ -147,10 +147,12 @@ int ls_retry_kept_late(ls_retry_found f, int64_t resolution)
 }
 
 ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution, int shared,
-                                    int set_routine)
+                                    int set_routine, int asks_retry)
 {
     int64_t gap = f.next_ts - f.ended_ts;
 
+    if (shared && !asks_retry) /* a timeout, given up: the pool's next request */
+        return LS_RETRY_UNTOLD;
     if (!f.set_between) /* the connection kept: a pool's, and late, untold */
         return shared && ls_retry_kept_late(f, resolution) ? LS_RETRY_UNTOLD : LS_RETRY_TOLD;
     if (set_routine) /* set up before every transaction: the next request's too */

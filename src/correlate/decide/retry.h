@@ -109,11 +109,17 @@ typedef enum ls_retry_told {
  * 409, and the next transfer between the same wallets, same amount, ran
  * on that connection 131 ms after the ROLLBACK), while a client of its
  * own connection backs off before its retry (samples/correlation: 100 ms
- * after a 40001, 700 ms after a lock timeout). Returns LS_RETRY_TOLD or
- * LS_RETRY_UNTOLD.
+ * after a 40001, 700 ms after a lock timeout). A lock or statement
+ * timeout (asks_retry 0: ls_retry_class_asks_retry()) is a limit the
+ * client gives up by, not a failure it retries as a matter of course: on
+ * a shared connection its next run of the statement is untold, however
+ * soon (issue 34, samples/blind-java: recountShelf never retries its
+ * 55P03, and the pool's next recountShelf of the same warehouse ran on
+ * the connection in the same second, 0.1 ms after the ROLLBACK). Returns
+ * LS_RETRY_TOLD or LS_RETRY_UNTOLD.
  */
 ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution, int shared,
-                                    int set_routine);
+                                    int set_routine, int asks_retry);
 
 /*
  * Did the next transaction f found on a connection kept as it was (no
