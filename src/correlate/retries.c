@@ -186,17 +186,21 @@ static const char set_before_sql[] =
 #define SET_BEFORE_PARAMS(X, Q) X(Q, session) X(Q, first)
 LS_PARAMS(sb, SET_BEFORE_PARAMS);
 /* The error's :session's statements of the failed transaction (ids
- * :first .. :last), in log order: its first statement that is not a
- * BEGIN or a SETTING, with its parameters, is what a retry runs first
- * (lead_of()). */
-#define LEAD_PARAMS(X, Q) X(Q, session) X(Q, first) X(Q, last)
+ * :first .. :last, begun from :tx_start, less the log's :resolution, to
+ * the error's time :ts: the range of statements_session, as the ids of
+ * all sessions interleave), in log order: its first statement that is
+ * not a BEGIN or a SETTING, with its parameters, is what a retry runs
+ * first (lead_of()). */
+#define LEAD_PARAMS(X, Q) \
+    X(Q, session) X(Q, tx_start) X(Q, resolution) X(Q, ts) X(Q, first) X(Q, last)
 LS_PARAMS(ld, LEAD_PARAMS);
 #define LEAD_COLS(X, Q) X(Q, text, "st.text") X(Q, params, "st.params")
 LS_COLUMNS(lc, LEAD_COLS);
 static const char lead_sql[] =
     "SELECT " LS_SELECT_LIST(lc, LEAD_COLS) " FROM statements st WHERE st.session_id = :session"
-    " AND st.stmt_id BETWEEN :first AND :last ORDER BY st.stmt_id"
-    " LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
+    " AND st.start_ts BETWEEN :tx_start - :resolution - " LS_SQL_INT(LS_START_SLACK_US)
+    " AND :ts + " LS_SQL_INT(LS_START_SLACK_US) " AND st.stmt_id BETWEEN :first AND :last"
+    " ORDER BY st.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
 static const char shared_sql[] =
     "SELECT EXISTS (SELECT 1 FROM transactions x WHERE x.session_id = :session"
     " AND x.first_stmt BETWEEN (SELECT min(r.stmt_id) FROM stmt_rows r WHERE r.session_id ="
@@ -740,11 +744,17 @@ static int lead_of(retry_pass *p)
 
     ls_buf_reset(&p->lead_text);
     ls_buf_reset(&p->lead_params);
-    if (ls_stmt_isnull(p->errs, le_first_stmt) || ls_stmt_isnull(p->errs, le_last_stmt))
+    if (ls_stmt_isnull(p->errs, le_first_stmt) || ls_stmt_isnull(p->errs, le_last_stmt) ||
+        ls_stmt_isnull(p->errs, le_tx_start))
         return 0;
     ls_stmt_reset(p->lead);
     if ((rc = ls_stmt_bind_int64(p->lead, LS_PARAM(ld, session),
                                  ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->lead, LS_PARAM(ld, tx_start),
+                                 ls_stmt_int64(p->errs, le_tx_start))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->lead, LS_PARAM(ld, resolution), p->resolution)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->lead, LS_PARAM(ld, ts), ls_stmt_int64(p->errs, le_ts))) !=
+            0 ||
         (rc = ls_stmt_bind_int64(p->lead, LS_PARAM(ld, first),
                                  ls_stmt_int64(p->errs, le_first_stmt))) != 0 ||
         (rc = ls_stmt_bind_int64(p->lead, LS_PARAM(ld, last),

@@ -389,7 +389,8 @@ static void test_kept_gap(void)
     CHECK_INT(f.set_between, 0);
     CHECK_INT(f.next_ts - f.ended_ts == 131000, 1);
     CHECK_INT(ls_retry_kept_late(f, 1000), 1);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD); /* 131 ms, shared: untold */
+    /* 131 ms, shared: untold */
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD);
     /* a connection of its own (samples/correlation backs off 100 ms after
      * a 40001, 700 ms after a lock timeout): told */
     CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1), LS_RETRY_TOLD);
