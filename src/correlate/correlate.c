@@ -1748,8 +1748,14 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * a row with no logged wait counts its statements queued below
  * deadlock_timeout as its waits for serial capacity; where no hold of the
  * row was timed (all under the log's tick) the writers' counts decide and
- * the finding says the hold time is unknown. */
-#define CORRELATION_REV "54"
+ * the finding says the hold time is unknown.
+ * 55: a retry that failed before it reached the failed statement is told
+ * by its first statement (ls_retry_walk's step.again), the session's
+ * statements are read from a whole second before a whole-second error,
+ * lock errors are taken in log order (retries.c), and a timeout's next
+ * run on a shared connection is untold (ls_retry_session_told's
+ * asks_retry; issue 34, retry34n). */
+#define CORRELATION_REV "55"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -73,12 +73,18 @@
     X(Q, end_line, "(SELECT coalesce(r.line, 0) FROM transactions t JOIN stmt_rows r"     \
                    " ON r.stmt_id = t.last_stmt WHERE t.tx_id = l.tx_id)")
 LS_COLUMNS(le, LOCK_ERROR_COLS);
+/* The lock errors in log order (time, then line): error ids are given per
+ * session, and failed_span_sql gives the first failed span to end to the
+ * first error logged (issue 34, samples/blind-zk: taken by id, a later
+ * error on another backend took the span of the error logged 10 ms
+ * before it, and each walked the other's trace). */
 static const char lock_errors_sql[] =
     "SELECT " LS_SELECT_LIST(le, LOCK_ERROR_COLS) " FROM errors e"
     " LEFT JOIN error_links l ON l.error_id = e.error_id"
     " WHERE e.class IN ('lock_timeout', 'lock_nowait', 'statement_timeout',"
     " 'serialization_failure', 'deadlock') AND e.session_id IS NOT NULL"
-    " AND e.text_id IS NOT NULL ORDER BY e.error_id";
+    " AND e.text_id IS NOT NULL"
+    " ORDER BY e.ts, coalesce(e.file_id, 0), coalesce(e.line, 0), e.error_id";
 
 /* The statements of the error's transaction (:session, :first .. :last
  * its first and last statement ids, begun from :tx_start to the error's
@@ -114,7 +120,11 @@ static const char failed_params_sql[] =
     " ORDER BY r.stmt_id DESC LIMIT 1)";
 
 /* The :session's statements written after the error line (:file, :line), or of
- * unknown position begun after its time, within the window, in the order
+ * unknown position begun after its time, within the window (from a
+ * :resolution before the error's time: a start is its line's time less
+ * its duration, and a whole-second line's time is up to a second early;
+ * issue 34, samples/busy-row's whole-second copy: a retry's UPDATE that
+ * waited 1.1 s started "before" the error it retried), in the order
  * of the index statements_session, which serves the range; by_session()
  * keeps the first RETRY_STEPS_MAX in log order (id) of them, reading on
  * until no later start can be logged before those (issue 34: on a
@@ -131,11 +141,11 @@ static const char failed_params_sql[] =
     X(Q, text, "st.text")                                                                 \
     X(Q, params, "st.params")
 LS_COLUMNS(af, AFTER_COLS);
-#define AFTER_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, file) X(Q, line)
+#define AFTER_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, resolution) X(Q, file) X(Q, line)
 LS_PARAMS(ap, AFTER_PARAMS);
 static const char after_sql[] =
     "SELECT " LS_SELECT_LIST(af, AFTER_COLS) " FROM statements st WHERE st.session_id = :session"
-    " AND st.start_ts >= :ts - " LS_SQL_INT(LS_START_SLACK_US)
+    " AND st.start_ts >= :ts - :resolution - " LS_SQL_INT(LS_START_SLACK_US)
     " AND st.start_ts <= :ts + " LS_SQL_INT(LS_RETRY_WINDOW_US)
     " AND CASE WHEN coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
     "  OR :file = 0 AND :line = 0 THEN st.start_ts > :ts"
@@ -148,7 +158,7 @@ static const char after_sql[] =
 LS_PARAMS(la, AFTER_PARAMS);
 static const char later_sql[] =
     "SELECT EXISTS (SELECT 1 FROM statements st WHERE st.session_id = :session"
-    " AND st.start_ts >= :ts - " LS_SQL_INT(LS_START_SLACK_US)
+    " AND st.start_ts >= :ts - :resolution - " LS_SQL_INT(LS_START_SLACK_US)
     " AND CASE WHEN coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
     "  OR :file = 0 AND :line = 0 THEN st.start_ts > :ts"
     "  ELSE (st.file_id, st.line) > (:file, :line) END)";
@@ -175,6 +185,22 @@ static const char set_before_sql[] =
     " ORDER BY st.stmt_id DESC LIMIT 1";
 #define SET_BEFORE_PARAMS(X, Q) X(Q, session) X(Q, first)
 LS_PARAMS(sb, SET_BEFORE_PARAMS);
+/* The error's :session's statements of the failed transaction (ids
+ * :first .. :last, begun from :tx_start, less the log's :resolution, to
+ * the error's time :ts: the range of statements_session, as the ids of
+ * all sessions interleave), in log order: its first statement that is
+ * not a BEGIN or a SETTING, with its parameters, is what a retry runs
+ * first (lead_of()). */
+#define LEAD_PARAMS(X, Q) \
+    X(Q, session) X(Q, tx_start) X(Q, resolution) X(Q, ts) X(Q, first) X(Q, last)
+LS_PARAMS(ld, LEAD_PARAMS);
+#define LEAD_COLS(X, Q) X(Q, text, "st.text") X(Q, params, "st.params")
+LS_COLUMNS(lc, LEAD_COLS);
+static const char lead_sql[] =
+    "SELECT " LS_SELECT_LIST(lc, LEAD_COLS) " FROM statements st WHERE st.session_id = :session"
+    " AND st.start_ts BETWEEN :tx_start - :resolution - " LS_SQL_INT(LS_START_SLACK_US)
+    " AND :ts + " LS_SQL_INT(LS_START_SLACK_US) " AND st.stmt_id BETWEEN :first AND :last"
+    " ORDER BY st.stmt_id LIMIT " LS_SQL_INT(RETRY_STEPS_MAX);
 static const char shared_sql[] =
     "SELECT EXISTS (SELECT 1 FROM transactions x WHERE x.session_id = :session"
     " AND x.first_stmt BETWEEN (SELECT min(r.stmt_id) FROM stmt_rows r WHERE r.session_id ="
@@ -383,9 +409,11 @@ typedef struct shape_slot {
 typedef struct retry_pass {
     ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd, *fparams;
     ls_stmt *failed_ins, *rivals, *cands, *claim_tx, *row_cands, *shared, *later, *pooled;
-    ls_stmt *set_before;
+    ls_stmt *set_before, *lead;
     ls_buf want, got;
     ls_buf params; /* the failed statement's logged parameters, "" unknown */
+    ls_buf lead_text, lead_params; /* the failed transaction's first statement
+                                    * and its logged parameters ("" none) */
     ls_retry_end rival[RETRY_STEPS_MAX];
     ls_retry_cand cand[RETRY_STEPS_MAX];
     int64_t cand_tx[RETRY_STEPS_MAX], cand_stmt[RETRY_STEPS_MAX];
@@ -547,10 +575,15 @@ static int make_step(retry_pass *p, ls_retry_step *st, const char *sql, const ch
     if (!(shape = shape_of(p, sql ? sql : "")))
         return LS_ENOMEM;
     st->shape = strcmp(ls_buf_str(&p->want), shape) == 0;
+    st->other_run = 0;
     if (st->shape) {
         row_of(sql, params, row, sizeof(row));
         st->shape = ls_retry_same_run(1, p->failed_row, row);
+        st->other_run = !st->shape;
     }
+    st->again = params && *params && ls_buf_str(&p->lead_params)[0] != '\0' &&
+                strcmp(params, ls_buf_str(&p->lead_params)) == 0 && sql &&
+                strcmp(sql, ls_buf_str(&p->lead_text)) == 0;
     return 0;
 }
 
@@ -702,6 +735,45 @@ static int set_routine(retry_pass *p)
     return text && ls_retry_sets_session(text);
 }
 
+/* The current error's failed transaction's first statement (not a BEGIN
+ * or a SETTING) and its logged parameters into p->lead_text and
+ * p->lead_params ("" where none or unknown). 0 or an error. */
+static int lead_of(retry_pass *p)
+{
+    int rc;
+
+    ls_buf_reset(&p->lead_text);
+    ls_buf_reset(&p->lead_params);
+    if (ls_stmt_isnull(p->errs, le_first_stmt) || ls_stmt_isnull(p->errs, le_last_stmt) ||
+        ls_stmt_isnull(p->errs, le_tx_start))
+        return 0;
+    ls_stmt_reset(p->lead);
+    if ((rc = ls_stmt_bind_int64(p->lead, LS_PARAM(ld, session),
+                                 ls_stmt_int64(p->errs, le_session_id))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->lead, LS_PARAM(ld, tx_start),
+                                 ls_stmt_int64(p->errs, le_tx_start))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->lead, LS_PARAM(ld, resolution), p->resolution)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->lead, LS_PARAM(ld, ts), ls_stmt_int64(p->errs, le_ts))) !=
+            0 ||
+        (rc = ls_stmt_bind_int64(p->lead, LS_PARAM(ld, first),
+                                 ls_stmt_int64(p->errs, le_first_stmt))) != 0 ||
+        (rc = ls_stmt_bind_int64(p->lead, LS_PARAM(ld, last),
+                                 ls_stmt_int64(p->errs, le_last_stmt))) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(p->lead)) == 1) {
+        const char *text = ls_stmt_text(p->lead, lc_text);
+        if (step_kind(text ? text : "") != LS_RETRY_STEP_OTHER)
+            continue;
+        ls_buf_adds(&p->lead_text, text);
+        if (!ls_stmt_isnull(p->lead, lc_params))
+            ls_buf_adds(&p->lead_params, ls_stmt_text(p->lead, lc_params));
+        if (ls_buf_failed(&p->lead_text) || ls_buf_failed(&p->lead_params))
+            return LS_ENOMEM;
+        return 0;
+    }
+    return rc < 0 ? rc : 0;
+}
+
 /* The retry in the error's session, whose transaction the log shows: the
  * statements after the error line, walked; its transaction's outcome is
  * the transactions pass's (its transaction claimed). 1 stored, 0 none, 2
@@ -713,13 +785,16 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     ls_logpos err = {ls_stmt_int64(p->errs, le_file_id), ls_stmt_int64(p->errs, le_line)};
     size_t n = 0;
     ls_retry_found f;
-    int rc, have_tx, shared, routine;
+    int rc, have_tx, shared, routine, asks;
 
+    if ((rc = lead_of(p)) != 0)
+        return rc;
     ls_stmt_reset(p->after);
     if ((rc = ls_stmt_bind_int64(p->after, LS_PARAM(ap, session), session)) != 0 ||
         (rc = ls_stmt_bind_int64(p->after, LS_PARAM(ap, ts), err_ts)) != 0 ||
         (rc = ls_stmt_bind_int64(p->after, LS_PARAM(ap, file), err.file)) != 0 ||
-        (rc = ls_stmt_bind_int64(p->after, LS_PARAM(ap, line), err.line)) != 0)
+        (rc = ls_stmt_bind_int64(p->after, LS_PARAM(ap, line), err.line)) != 0 ||
+        (rc = ls_stmt_bind_int64(p->after, LS_PARAM(ap, resolution), p->resolution)) != 0)
         return rc;
     /* read in start order, kept in log order: the first RETRY_STEPS_MAX
      * logged, until a statement starts after the last of those was logged
@@ -749,12 +824,13 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
                       p->steps, n);
     if (f.index < 0)
         return 0;
-    /* late on a connection kept as it was: is it a pool's? */
-    if ((shared = ls_retry_kept_late(f, p->resolution) ? conn_shared(p) : 0) < 0)
+    /* late on a connection kept as it was, or a timeout: is it a pool's? */
+    asks = ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls));
+    if ((shared = ls_retry_kept_late(f, p->resolution) || !asks ? conn_shared(p) : 0) < 0)
         return shared;
     if ((routine = f.set_between ? set_routine(p) : 0) < 0)
         return routine;
-    if (ls_retry_session_told(f, p->resolution, shared, routine) == LS_RETRY_UNTOLD)
+    if (ls_retry_session_told(f, p->resolution, shared, routine, asks) == LS_RETRY_UNTOLD)
         return 2;
     ls_stmt_reset(p->txq);
     if ((rc = ls_stmt_bind_int64(p->txq, LS_PARAM(rp, session), session)) != 0 ||
@@ -995,6 +1071,7 @@ static int ended_untold(retry_pass *p)
                                  ls_stmt_int64(p->errs, le_file_id))) != 0 ||
         (rc = ls_stmt_bind_int64(p->later, LS_PARAM(la, line), ls_stmt_int64(p->errs, le_line))) !=
             0 ||
+        (rc = ls_stmt_bind_int64(p->later, LS_PARAM(la, resolution), p->resolution)) != 0 ||
         (rc = ls_stmt_step(p->later)) < 0)
         return rc;
     return ls_retry_ended_untold(asks, rc == 1 && ls_stmt_int64(p->later, LS_ONLY_COLUMN) != 0,
@@ -1127,6 +1204,8 @@ static void retry_pass_free(retry_pass *p)
     ls_buf_free(&p->want);
     ls_buf_free(&p->got);
     ls_buf_free(&p->params);
+    ls_buf_free(&p->lead_text);
+    ls_buf_free(&p->lead_params);
     for (i = 0; i < p->n_err; i++)
         free(p->err_params[i]);
     free(p->err_params);
@@ -1150,6 +1229,7 @@ static void retry_pass_free(retry_pass *p)
     ls_stmt_finalize(p->row_cands);
     ls_stmt_finalize(p->shared);
     ls_stmt_finalize(p->set_before);
+    ls_stmt_finalize(p->lead);
     ls_stmt_finalize(p->later);
     ls_stmt_finalize(p->pooled);
 }
@@ -1173,6 +1253,8 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
     ls_buf_init(&p->want, 0);
     ls_buf_init(&p->got, 0);
     ls_buf_init(&p->params, 0);
+    ls_buf_init(&p->lead_text, 0);
+    ls_buf_init(&p->lead_params, 0);
     if ((rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS transactions_session_stmt"
                                        " ON transactions(session_id, first_stmt)")) != 0 ||
         (rc = ls_store_exec(
@@ -1211,6 +1293,7 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
             0 ||
         (rc = ls_store_prepare_params(s, set_before_sql, LS_PARAM_NAMES(SET_BEFORE_PARAMS),
                                       &p->set_before)) != 0 ||
+        (rc = ls_store_prepare_params(s, lead_sql, LS_PARAM_NAMES(LEAD_PARAMS), &p->lead)) != 0 ||
         (rc = ls_store_prepare_params(s, later_sql, LS_PARAM_NAMES(AFTER_PARAMS), &p->later)) !=
             0 ||
         (rc = ls_store_prepare_params(s, pooled_sql, LS_PARAM_NAMES(POOLED_PARAMS), &p->pooled)) !=
@@ -1231,6 +1314,8 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
     ls_stmt_reset(p->errs);
     for (i = 0; (rc = ls_stmt_step(p->errs)) == 1; i++) {
         ls_buf_reset(&p->want);
+        ls_buf_reset(&p->lead_text); /* by_session() reads them */
+        ls_buf_reset(&p->lead_params);
         ls_sql_shape(&p->want, ls_stmt_text(p->errs, le_text), RETRY_SHAPE_BYTES);
         if ((rc = failed_row_at(p, i)) != 0)
             goto out;

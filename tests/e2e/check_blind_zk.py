@@ -112,6 +112,48 @@ NOT_ASSERTED = [
 ]
 
 
+def own_checks(judge, truth, rep):
+    """Issue 34 (retry34n): per listed 40001 and deadlock victim, matched
+    one to one to the app's error of its pid nearest in time within 50
+    ms, none said retried (true) that the app did not retry, with the
+    Zipkin file and the log alone. On 014e695 the zk report said true of
+    pid 30375's third and last attempt at 15:25:36.815: the retries pass
+    took the errors by id, not in log order, and this one took the failed
+    span of pid 30360's error logged 10 ms before it (and that error the
+    last attempt's span: "not retried")."""
+    out = []
+    for k in ("zk", "log"):
+        r = rep[k]
+        wrong, said = [], 0
+        for state in ("40001", "40P01"):
+            te = [e for e in truth["errors"] if e["sqlstate"] == state]
+            used = set()
+            for e in sorted((e for e in r["errors"] if e["sqlstate"] == state),
+                            key=lambda e: e["time"]):
+                near = [(abs(judge.iso_us(x["time"]) - judge.iso_us(e["time"])), i)
+                        for i, x in enumerate(te) if i not in used and x["pid"] == e["pid"]
+                        and abs(judge.iso_us(x["time"]) - judge.iso_us(e["time"])) <= 50 * judge.MS]
+                if not near:
+                    continue
+                used.add(min(near)[1])
+                said += e["retried"] is True
+                if e["retried"] is True and not te[min(near)[1]]["retried"]:
+                    wrong.append("%d %s" % (e["pid"], e["time"][11:23]))
+        name = ("%s: 40001/40P01: none said retried that the app did not retry (listed errors, "
+                "one to one)" % k)
+        got = "%d of %d said retried (%s)" % (len(wrong), said, ", ".join(wrong[:4])) \
+            if wrong else "none of %d" % said
+        if k == "zk":
+            out.append((name, not wrong, got, 0))
+        else:
+            # KNOWN_WRONG (printed, not asserted): with the log alone, 9 last
+            # attempts (the app's third) said retried: the pool's next
+            # reprice of the same product on that backend (session order) or
+            # with the same new price and id elsewhere (parameters)
+            print("KNOWN_WRONG %s: lockspan %s, truth 0" % (name, got))
+    return out
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: check_blind_zk.py LOCKSPAN [SAMPLE_DIR]")
@@ -125,7 +167,8 @@ def main():
         rep = judge.report(lockspan, sample, tmp)
     truth = judge.load(os.path.join(sample, "truth.json"))
     results = {r["name"]: r for r in judge.Judge(truth, rep).run()}
-    sys.exit(lscheck.judged("check_blind_zk", results, MUST_HOLD, not_asserted=NOT_ASSERTED))
+    sys.exit(lscheck.judged("check_blind_zk", results, MUST_HOLD, not_asserted=NOT_ASSERTED,
+                            first=own_checks(judge, truth, rep)))
 
 
 if __name__ == "__main__":

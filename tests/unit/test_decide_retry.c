@@ -57,14 +57,15 @@ static void test_session(void)
 {
     /* attempt 1: the next transaction runs the shape (its UPDATE, the 4th
      * statement after the error), a second later */
-    ls_retry_step a1[] = {{S18, R, 0, 0}, {S18, B, 0, 0}, {S18, O, 0, 0},
-                          {S18, O, 0, 0}, {S19, O, 1, 0}, {S19, R, 0, 0}};
+    ls_retry_step a1[] = {{S18, R, 0, 0, 0, 0}, {S18, B, 0, 0, 0, 0}, {S18, O, 0, 0, 0, 0},
+                          {S18, O, 0, 0, 0, 0}, {S19, O, 1, 0, 0, 0}, {S19, R, 0, 0, 0, 0}};
     /* attempt 3: the next transaction is another request's (place_order's
      * UPDATE stock ... - 1 is another shape); the report_fix after it
      * runs the shape but is not the retry */
-    ls_retry_step a3[] = {{S19, R, 0, 0}, {S19, B, 0, 0}, {S19, O, 0, 0}, {S19, O, 0, 0},
-                          {S19, C, 0, 0}, {S19, B, 0, 0}, {S19, O, 0, 0}, {S19, O, 0, 0},
-                          {S19, O, 1, 0}, {S19, C, 0, 0}};
+    ls_retry_step a3[] = {{S19, R, 0, 0, 0, 0}, {S19, B, 0, 0, 0, 0}, {S19, O, 0, 0, 0, 0},
+                          {S19, O, 0, 0, 0, 0}, {S19, C, 0, 0, 0, 0}, {S19, B, 0, 0, 0, 0},
+                          {S19, O, 0, 0, 0, 0}, {S19, O, 0, 0, 0, 0}, {S19, O, 1, 0, 0, 0},
+                          {S19, C, 0, 0, 0, 0}};
     ls_retry_found f = ls_retry_walk(S18, 1, a1, N(a1));
     CHECK_INT(f.index, 4);
     CHECK_STR(f.outcome, "rollback");
@@ -77,7 +78,7 @@ static void test_session(void)
     /* the failed transaction's own statements (rejected, 25P02) up to its
      * end are not the next transaction, even of the shape */
     {
-        ls_retry_step s[] = {{S18, O, 1, 0}, {S18, R, 0, 0}, {S18, O, 1, 0}};
+        ls_retry_step s[] = {{S18, O, 1, 0, 0, 0}, {S18, R, 0, 0, 0, 0}, {S18, O, 1, 0, 0, 0}};
         f = ls_retry_walk(S18, 1, s, N(s));
         CHECK_INT(f.index, 2);
         CHECK_STR(f.outcome, "commit");
@@ -90,9 +91,9 @@ static void test_autocommit(void)
 {
     /* a failed statement of its own: the next statement is the next
      * transaction; of the shape, it is the retry; of another, none */
-    ls_retry_step same[] = {{S18 + 5, O, 1, 0}};
-    ls_retry_step other[] = {{S18 + 5, O, 0, 0}, {S18 + 6, O, 1, 0}};
-    ls_retry_step again[] = {{S18 + 5, O, 1, 1}};
+    ls_retry_step same[] = {{S18 + 5, O, 1, 0, 0, 0}};
+    ls_retry_step other[] = {{S18 + 5, O, 0, 0, 0, 0}, {S18 + 6, O, 1, 0, 0, 0}};
+    ls_retry_step again[] = {{S18 + 5, O, 1, 1, 0, 0}};
     CHECK_INT(ls_retry_walk(S18, 0, same, N(same)).index, 0);
     CHECK_INT(ls_retry_walk(S18, 0, other, N(other)).index, -1);
     /* it failed again */
@@ -101,10 +102,10 @@ static void test_autocommit(void)
 
 static void test_window(void)
 {
-    ls_retry_step edge[] = {{S18, R, 0, 0},
-                            {S18, B, 0, 0},
-                            {S18 + LS_RETRY_WINDOW_US, O, 1, 0},
-                            {S18 + LS_RETRY_WINDOW_US, C, 0, 0}};
+    ls_retry_step edge[] = {{S18, R, 0, 0, 0, 0},
+                            {S18, B, 0, 0, 0, 0},
+                            {S18 + LS_RETRY_WINDOW_US, O, 1, 0, 0, 0},
+                            {S18 + LS_RETRY_WINDOW_US, C, 0, 0, 0, 0}};
     ls_retry_found f = ls_retry_walk(S18, 1, edge, N(edge));
     CHECK_INT(f.index, 2);
     CHECK_STR(f.outcome, "commit");
@@ -112,7 +113,7 @@ static void test_window(void)
     CHECK_INT(ls_retry_walk(S18, 1, edge, N(edge)).index, -1);
     /* autocommit, one past the window */
     {
-        ls_retry_step late[] = {{S18 + LS_RETRY_WINDOW_US + 1, O, 1, 0}};
+        ls_retry_step late[] = {{S18 + LS_RETRY_WINDOW_US + 1, O, 1, 0, 0, 0}};
         CHECK_INT(ls_retry_walk(S18, 0, late, N(late)).index, -1);
         late[0].ts--;
         CHECK_INT(ls_retry_walk(S18, 0, late, N(late)).index, 0);
@@ -125,10 +126,11 @@ static void test_trace(void)
      * span and pg's); the repeats of the ROLLBACK, START TRANSACTION and
      * COMMIT change nothing; the retry is the first UPDATE span */
     const int64_t t = 1796578565000000LL;
-    ls_retry_step s[] = {{t + 871000, R, 0, 0}, {t + 871000, R, 0, 0}, {t + 878000, B, 0, 0},
-                         {t + 878000, B, 0, 0}, {t + 880000, O, 0, 0}, {t + 880000, O, 0, 0},
-                         {t + 882000, O, 0, 0}, {t + 882000, O, 0, 0}, {t + 932000, O, 1, 0},
-                         {t + 933000, O, 1, 0}, {t + 938000, C, 0, 0}, {t + 938000, C, 0, 0}};
+    ls_retry_step s[] = {
+        {t + 871000, R, 0, 0, 0, 0}, {t + 871000, R, 0, 0, 0, 0}, {t + 878000, B, 0, 0, 0, 0},
+        {t + 878000, B, 0, 0, 0, 0}, {t + 880000, O, 0, 0, 0, 0}, {t + 880000, O, 0, 0, 0, 0},
+        {t + 882000, O, 0, 0, 0, 0}, {t + 882000, O, 0, 0, 0, 0}, {t + 932000, O, 1, 0, 0, 0},
+        {t + 933000, O, 1, 0, 0, 0}, {t + 938000, C, 0, 0, 0, 0}, {t + 938000, C, 0, 0, 0, 0}};
     ls_retry_found f = ls_retry_walk(t + 870409, 1, s, N(s));
     int open = 0;
     size_t i;
@@ -182,14 +184,18 @@ static void test_same_run(void)
 #define T LS_RETRY_STEP_SETTING
 static void test_setting(void)
 {
-    ls_retry_step s[] = {{S45, R, 0, 0}, {S45, T, 0, 0}, {S45, B, 0, 0},
-                         {S45, O, 0, 0}, {S45, O, 1, 0}, {S45, C, 0, 0}};
+    ls_retry_step s[] = {{S45, R, 0, 0, 0, 0}, {S45, T, 0, 0, 0, 0}, {S45, B, 0, 0, 0, 0},
+                         {S45, O, 0, 0, 0, 0}, {S45, O, 1, 0, 0, 0}, {S45, C, 0, 0, 0, 0}};
     /* another request's SET then another shape: still no retry */
-    ls_retry_step other[] = {{S45, R, 0, 0}, {S45, T, 0, 0}, {S45, B, 0, 0}, {S45, O, 0, 0},
-                             {S45, C, 0, 0}, {S45, B, 0, 0}, {S45, O, 1, 0}, {S45, C, 0, 0}};
+    ls_retry_step other[] = {{S45, R, 0, 0, 0, 0}, {S45, T, 0, 0, 0, 0}, {S45, B, 0, 0, 0, 0},
+                             {S45, O, 0, 0, 0, 0}, {S45, C, 0, 0, 0, 0}, {S45, B, 0, 0, 0, 0},
+                             {S45, O, 1, 0, 0, 0}, {S45, C, 0, 0, 0, 0}};
     /* a statement of its own that is not a setting is a transaction */
-    ls_retry_step plain[] = {
-        {S45, R, 0, 0}, {S45, O, 0, 0}, {S45, B, 0, 0}, {S45, O, 1, 0}, {S45, C, 0, 0}};
+    ls_retry_step plain[] = {{S45, R, 0, 0, 0, 0},
+                             {S45, O, 0, 0, 0, 0},
+                             {S45, B, 0, 0, 0, 0},
+                             {S45, O, 1, 0, 0, 0},
+                             {S45, C, 0, 0, 0, 0}};
     ls_retry_found f = ls_retry_walk(S45, 1, s, N(s));
     CHECK_INT(f.index, 4);
     CHECK_STR(f.outcome, "commit");
@@ -224,18 +230,20 @@ static void test_setting(void)
 #define S48 1796624328000000LL /* 06:18:48 */
 static void test_told(void)
 {
-    ls_retry_step s[] = {{S48, R, 0, 0}, {S48, T, 0, 0}, {S48, T, 0, 0}, {S48, B, 0, 0},
-                         {S48, O, 0, 0}, {S48, O, 1, 0}, {S48, C, 0, 0}};
+    ls_retry_step s[] = {{S48, R, 0, 0, 0, 0}, {S48, T, 0, 0, 0, 0}, {S48, T, 0, 0, 0, 0},
+                         {S48, B, 0, 0, 0, 0}, {S48, O, 0, 0, 0, 0}, {S48, O, 1, 0, 0, 0},
+                         {S48, C, 0, 0, 0, 0}};
     /* the same with ms times: ROLLBACK at +5 ms, BEGIN at +5 ms + gap */
-    ls_retry_step ms[] = {{S48 + 5000, R, 0, 0},
-                          {S48 + 5100, T, 0, 0},
-                          {S48 + 5000 + LS_RETRY_GAP_US, B, 0, 0},
-                          {S48 + 5000 + LS_RETRY_GAP_US + 40000, O, 1, 0},
-                          {S48 + 5000 + LS_RETRY_GAP_US + 41000, C, 0, 0}};
+    ls_retry_step ms[] = {{S48 + 5000, R, 0, 0, 0, 0},
+                          {S48 + 5100, T, 0, 0, 0, 0},
+                          {S48 + 5000 + LS_RETRY_GAP_US, B, 0, 0, 0, 0},
+                          {S48 + 5000 + LS_RETRY_GAP_US + 40000, O, 1, 0, 0, 0},
+                          {S48 + 5000 + LS_RETRY_GAP_US + 41000, C, 0, 0, 0, 0}};
     /* no SET between: a client that kept its connection as it was */
-    ls_retry_step kept[] = {{S48, R, 0, 0}, {S48, B, 0, 0}, {S48, O, 1, 0}, {S48, C, 0, 0}};
+    ls_retry_step kept[] = {
+        {S48, R, 0, 0, 0, 0}, {S48, B, 0, 0, 0, 0}, {S48, O, 1, 0, 0, 0}, {S48, C, 0, 0, 0, 0}};
     /* an autocommit retry right after the failed autocommit statement */
-    ls_retry_step own[] = {{S48 + 2000000, T, 0, 0}, {S48 + 2000000, O, 1, 0}};
+    ls_retry_step own[] = {{S48 + 2000000, T, 0, 0, 0, 0}, {S48 + 2000000, O, 1, 0, 0, 0}};
     ls_retry_found f = ls_retry_walk(S48, 1, s, N(s));
 
     CHECK_INT(f.index, 5);
@@ -243,32 +251,32 @@ static void test_told(void)
     CHECK_INT(f.ended_ts == S48, 1);
     CHECK_INT(f.next_ts == S48, 1);
     /* whole seconds: the gap is not measured; untold */
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_UNTOLD);
     /* the same ties with millisecond times: a gap of 0, told */
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD);
 
     f = ls_retry_walk(S48, 1, ms, N(ms));
     CHECK_INT(f.index, 3);
     CHECK_INT(f.next_ts - f.ended_ts == LS_RETRY_GAP_US, 1);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_TOLD); /* at the gap: told */
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD); /* at the gap: told */
     f.next_ts++;
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_UNTOLD); /* 1 us over: untold */
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0), LS_RETRY_UNTOLD); /* set up again: shared */
-    CHECK_INT(ls_retry_session_told(f, 999999, 1, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD); /* 1 us over: untold */
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1), LS_RETRY_UNTOLD); /* set up again: shared */
+    CHECK_INT(ls_retry_session_told(f, 999999, 1, 0, 1), LS_RETRY_UNTOLD);
 
     f = ls_retry_walk(S48, 1, kept, N(kept));
     CHECK_INT(f.index, 2);
     CHECK_INT(f.set_between, 0);
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_TOLD);
 
     /* autocommit: from the error's time to the statement of its own */
     f = ls_retry_walk(S48, 0, own, N(own));
     CHECK_INT(f.index, 1);
     CHECK_INT(f.set_between, 1);
     CHECK_INT(f.next_ts - f.ended_ts == 2000000, 1);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD);
     f.next_ts = f.ended_ts + LS_RETRY_GAP_US;
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD);
 
     /* samples/blind-dj (psycopg2, REPEATABLE READ alias): the SET came
      * before the failed transaction too, the client's routine; pid 23038's
@@ -277,13 +285,13 @@ static void test_told(void)
      * close (a retry's gap there is 5 to 36 ms, a next request's 2 to 84) */
     f = ls_retry_walk(S48, 1, ms, N(ms));
     f.next_ts = f.ended_ts + 77000;
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0), LS_RETRY_TOLD);
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1, 1), LS_RETRY_UNTOLD);
     f.next_ts = f.ended_ts + 2000;
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1, 1), LS_RETRY_UNTOLD);
     /* no SET between: the routine flag is not read */
     f = ls_retry_walk(S48, 1, kept, N(kept));
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1, 1), LS_RETRY_TOLD);
 }
 
 /* Issue 34: a retry on another pooled connection, told by its parameters
@@ -366,40 +374,41 @@ static void test_params(void)
 #define SO18 1796536338000000LL /* 05:52:18 */
 static void test_kept_gap(void)
 {
-    ls_retry_step next[] = {{SO18 + 769000, R, 0, 0},
-                            {SO18 + 900000, B, 0, 0},
-                            {SO18 + 931000, O, 0, 0},
-                            {SO18 + 950000, O, 1, 0},
-                            {SO18 + 951000, C, 0, 0}};
-    ls_retry_step quick[] = {{SO18 + 769000, R, 0, 0},
-                             {SO18 + 776000, B, 0, 0},
-                             {SO18 + 790000, O, 1, 0},
-                             {SO18 + 791000, C, 0, 0}};
+    ls_retry_step next[] = {{SO18 + 769000, R, 0, 0, 0, 0},
+                            {SO18 + 900000, B, 0, 0, 0, 0},
+                            {SO18 + 931000, O, 0, 0, 0, 0},
+                            {SO18 + 950000, O, 1, 0, 0, 0},
+                            {SO18 + 951000, C, 0, 0, 0, 0}};
+    ls_retry_step quick[] = {{SO18 + 769000, R, 0, 0, 0, 0},
+                             {SO18 + 776000, B, 0, 0, 0, 0},
+                             {SO18 + 790000, O, 1, 0, 0, 0},
+                             {SO18 + 791000, C, 0, 0, 0, 0}};
     ls_retry_found f = ls_retry_walk(SO18 + 767000, 1, next, N(next));
 
     CHECK_INT(f.index, 3);
     CHECK_INT(f.set_between, 0);
     CHECK_INT(f.next_ts - f.ended_ts == 131000, 1);
     CHECK_INT(ls_retry_kept_late(f, 1000), 1);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_UNTOLD); /* 131 ms, shared: untold */
+    /* 131 ms, shared: untold */
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD);
     /* a connection of its own (samples/correlation backs off 100 ms after
      * a 40001, 700 ms after a lock timeout): told */
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1), LS_RETRY_TOLD);
     f = ls_retry_walk(SO18 + 767000, 1, quick, N(quick));
     CHECK_INT(f.index, 2);
     CHECK_INT(ls_retry_kept_late(f, 1000), 0);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_TOLD); /* 7 ms: told */
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD); /* 7 ms: told */
     /* the boundary: LS_RETRY_GAP_US told, 1 us more untold */
     f.next_ts = f.ended_ts + LS_RETRY_GAP_US;
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD);
     f.next_ts++;
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD);
     /* whole seconds: the next second is within the gap, two are not */
     f.ended_ts = SO18;
     f.next_ts = SO18 + LS_WHOLE_SECOND_US;
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_TOLD);
     f.next_ts = SO18 + 2 * LS_WHOLE_SECOND_US;
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_UNTOLD);
 }
 
 /* Issue 34: samples/blind-otel without its traces, pid 8302's 40001 at
@@ -481,8 +490,107 @@ static void test_elsewhere(void)
     CHECK_INT(ls_retry_elsewhere_untold(0, 0, 1, 0, 1), 0);
 }
 
+/*
+ * A retry that failed before it reached the failed statement (issue 34,
+ * retry34n). Backend 15649 of tests/e2e/data/pgbench-tuple-queue.log.gz
+ * (pgbench --max-tries=10, '%m ...'): transaction 12/793 ran
+ *   BEGIN; UPDATE pgbench_branches ... + $1 WHERE bid = 2 ($1 = '2916');
+ *   SELECT pg_sleep(0.01); UPDATE pgbench_branches ... - $1 WHERE bid = 3
+ * which deadlocked at 01:10:05.408 (40P01); ROLLBACK .409; then 12/794:
+ * BEGIN .409, UPDATE ... + $1 WHERE bid = 2 ($1 = '2916') .409, which
+ * waits on a tuple lock until the log ends at .605: pgbench's retry, the
+ * failed statement never reached. In busy-row the retry deadlocks at its
+ * first UPDATE and pgbench sends a ROLLBACK.
+ */
+static void test_again(void)
+{
+    const int64_t t = 1796346605000000LL; /* 2026-12-04 01:10:05 */
+    ls_retry_step s[] = {{t + 409000, R, 0, 0, 0, 0},
+                         {t + 409000, B, 0, 0, 0, 0},
+                         {t + 409000, O, 0, 0, 1, 0},
+                         {t + 610000, R, 0, 0, 0, 0}};
+    ls_retry_found f;
+
+    /* the stream ends inside it: the retry, outcome unknown */
+    f = ls_retry_walk(t + 408000, 1, s, 3);
+    CHECK_INT(f.index, 2);
+    CHECK(f.outcome == NULL);
+    /* it ends in a ROLLBACK: the retry, rolled back */
+    f = ls_retry_walk(t + 408000, 1, s, N(s));
+    CHECK_INT(f.index, 2);
+    CHECK_STR(f.outcome, "rollback");
+    /* it commits without the failed statement: another request's */
+    s[3].kind = C;
+    CHECK_INT(ls_retry_walk(t + 408000, 1, s, N(s)).index, -1);
+    s[3].kind = R;
+    /* its first statement with other parameters: none */
+    s[2].again = 0;
+    CHECK_INT(ls_retry_walk(t + 408000, 1, s, N(s)).index, -1);
+    CHECK_INT(ls_retry_walk(t + 408000, 1, s, 3).index, -1);
+    s[2].again = 1;
+    /* past the window: none */
+    CHECK_INT(ls_retry_walk(s[2].ts - LS_RETRY_WINDOW_US, 1, s, N(s)).index, 2);
+    CHECK_INT(ls_retry_walk(s[2].ts - LS_RETRY_WINDOW_US - 1, 1, s, N(s)).index, -1);
+    {
+        /* the failed statement's shape on another row in it: another
+         * request that began alike */
+        ls_retry_step o[] = {{t + 409000, R, 0, 0, 0, 0},
+                             {t + 409000, B, 0, 0, 0, 0},
+                             {t + 409000, O, 0, 0, 1, 0},
+                             {t + 420000, O, 0, 0, 0, 1},
+                             {t + 421000, R, 0, 0, 0, 0}};
+        /* the first statement is not it, a later one is: none */
+        ls_retry_step l[] = {{t + 409000, R, 0, 0, 0, 0},
+                             {t + 409000, B, 0, 0, 0, 0},
+                             {t + 409000, O, 0, 0, 0, 0},
+                             {t + 420000, O, 0, 0, 1, 0},
+                             {t + 421000, R, 0, 0, 0, 0}};
+        /* it reaches the failed statement: that one, as before */
+        ls_retry_step r[] = {{t + 409000, R, 0, 0, 0, 0},
+                             {t + 409000, B, 0, 0, 0, 0},
+                             {t + 409000, O, 0, 0, 1, 0},
+                             {t + 420000, O, 1, 0, 0, 0},
+                             {t + 421000, C, 0, 0, 0, 0}};
+        CHECK_INT(ls_retry_walk(t + 408000, 1, o, N(o)).index, -1);
+        CHECK_INT(ls_retry_walk(t + 408000, 1, l, N(l)).index, -1);
+        f = ls_retry_walk(t + 408000, 1, r, N(r));
+        CHECK_INT(f.index, 3);
+        CHECK_STR(f.outcome, "commit");
+    }
+}
+
+/* Issue 34 (retry34n): samples/blind-java, pid 14696's 55P03 at 06:18:57
+ * (line 8920, recountShelf's UPDATE warehouses ... WHERE id = $1, '1'),
+ * ROLLBACK, then BEGIN; SET LOCAL lock_timeout; the same UPDATE on
+ * warehouses id=1, all in that second: the pool's next recountShelf
+ * (0.1 ms after, the app's records), which never retries a timeout. */
+static void test_timeout(void)
+{
+    const int64_t t = 1796624337000000LL; /* 2026-12-07 06:18:57 */
+    ls_retry_step s[] = {{t, R, 0, 0, 0, 0},
+                         {t, B, 0, 0, 0, 0},
+                         {t, LS_RETRY_STEP_SETTING, 0, 0, 0, 0},
+                         {t, O, 1, 0, 0, 0},
+                         {t, R, 0, 0, 0, 0}};
+    ls_retry_found f = ls_retry_walk(t, 1, s, N(s));
+
+    CHECK_INT(f.index, 3);
+    CHECK_INT(f.set_between, 0);
+    /* a timeout on a shared connection: untold, at any gap */
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 0), LS_RETRY_UNTOLD);
+    /* a connection of its own (samples/correlation: 700 ms after a lock
+     * timeout): told */
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 0), LS_RETRY_TOLD);
+    /* a 40001 or deadlock victim on the same shared connection, soon: told */
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD);
+}
+
 int main(void)
 {
+    test_timeout();
+    test_again();
     test_elsewhere();
     test_ended();
     test_kept_gap();

@@ -62,10 +62,23 @@ static const char *outcome_of(ls_retry_kind end, int retry_failed)
     return end == LS_RETRY_STEP_COMMIT ? "commit" : "rollback";
 }
 
+/* The next transaction that never ran the failed statement's shape, and
+ * ended in a ROLLBACK or with the stream, as the retry by its first
+ * statement (lead, -1 none; other: it ran the shape on another row): the
+ * lead's index, or -1 (ls_retry_walk()). */
+static int retry_by_lead(const ls_retry_step *steps, int lead, int other, int64_t err_ts)
+{
+    if (lead < 0 || other || !steps[lead].again || steps[lead].ts - err_ts > LS_RETRY_WINDOW_US)
+        return -1;
+    return lead;
+}
+
 ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *steps, size_t n)
 {
     ls_retry_found none = {-1, NULL, 0, 0, 0}, found = {-1, NULL, err_ts, 0, 0};
     enum walk_state st = in_tx ? IN_FAILED : BETWEEN;
+    int lead = -1, other = 0; /* the next transaction's first statement; a
+                               * run of the shape on another row in it */
     size_t i;
 
     for (i = 0; i < n; i++) {
@@ -104,16 +117,25 @@ ls_retry_found ls_retry_walk(int64_t err_ts, int in_tx, const ls_retry_step *ste
         }
         /* IN_NEXT: an explicit transaction, up to its end */
         if (is_end) {
+            if (found.index < 0 && s->kind == LS_RETRY_STEP_ROLLBACK)
+                found.index = retry_by_lead(steps, lead, other, err_ts);
             if (found.index >= 0)
                 found.outcome = outcome_of(s->kind, steps[found.index].failed);
             return found;
         }
-        if (found.index < 0 && s->shape && s->kind == LS_RETRY_STEP_OTHER) {
+        if (s->kind != LS_RETRY_STEP_OTHER)
+            continue;
+        if (lead < 0)
+            lead = (int)i;
+        other |= s->other_run;
+        if (found.index < 0 && s->shape) {
             if (s->ts - err_ts > LS_RETRY_WINDOW_US)
                 return none;
             found.index = (int)i;
         }
     }
+    if (found.index < 0 && st == IN_NEXT)
+        found.index = retry_by_lead(steps, lead, other, err_ts);
     if (found.index >= 0) /* the stream ends inside the retry's transaction */
         found.outcome = NULL;
     return found;
@@ -125,10 +147,12 @@ int ls_retry_kept_late(ls_retry_found f, int64_t resolution)
 }
 
 ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution, int shared,
-                                    int set_routine)
+                                    int set_routine, int asks_retry)
 {
     int64_t gap = f.next_ts - f.ended_ts;
 
+    if (shared && !asks_retry) /* a timeout, given up: the pool's next request */
+        return LS_RETRY_UNTOLD;
     if (!f.set_between) /* the connection kept: a pool's, and late, untold */
         return shared && ls_retry_kept_late(f, resolution) ? LS_RETRY_UNTOLD : LS_RETRY_TOLD;
     if (set_routine) /* set up before every transaction: the next request's too */

@@ -46,6 +46,11 @@ typedef struct ls_retry_step {
     ls_retry_kind kind; /* its effect on the transaction */
     int shape;          /* it runs the failed statement's shape */
     int failed;         /* it ended in an error (a span's status), when known */
+    int again;          /* it runs the failed transaction's first statement
+                         * again: the same text with the same logged
+                         * parameters (none logged: 0) */
+    int other_run;      /* it runs the failed statement's shape on another
+                         * row: another request's */
 } ls_retry_step;
 
 /* The result of ls_retry_walk(). */
@@ -104,11 +109,17 @@ typedef enum ls_retry_told {
  * 409, and the next transfer between the same wallets, same amount, ran
  * on that connection 131 ms after the ROLLBACK), while a client of its
  * own connection backs off before its retry (samples/correlation: 100 ms
- * after a 40001, 700 ms after a lock timeout). Returns LS_RETRY_TOLD or
- * LS_RETRY_UNTOLD.
+ * after a 40001, 700 ms after a lock timeout). A lock or statement
+ * timeout (asks_retry 0: ls_retry_class_asks_retry()) is a limit the
+ * client gives up by, not a failure it retries as a matter of course: on
+ * a shared connection its next run of the statement is untold, however
+ * soon (issue 34, samples/blind-java: recountShelf never retries its
+ * 55P03, and the pool's next recountShelf of the same warehouse ran on
+ * the connection in the same second, 0.1 ms after the ROLLBACK). Returns
+ * LS_RETRY_TOLD or LS_RETRY_UNTOLD.
  */
 ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution, int shared,
-                                    int set_routine);
+                                    int set_routine, int asks_retry);
 
 /*
  * Did the next transaction f found on a connection kept as it was (no
@@ -160,7 +171,16 @@ int ls_retry_open_after(int open, ls_retry_kind kind);
  * transaction (another request's work, in between) means no retry. A
  * BEGIN inside an open transaction, and an end between transactions, are
  * repeats of the same statement (an ORM's span and its driver's) and
- * change nothing.
+ * change nothing. An explicit next transaction that never runs the shape
+ * is the retry all the same when its first statement runs the failed
+ * transaction's first statement again (step.again: same text, same
+ * logged parameters) within the window, no statement of it runs the
+ * shape on another row (step.other_run), and it ends in a ROLLBACK or the
+ * stream ends inside it: the retry failed before it reached the failed
+ * statement, whose failing run logs no duration line (issue 34, pgbench
+ * --max-tries: the retry deadlocks at the script's first UPDATE, or the
+ * log is cut while it waits); its first statement is returned. A next
+ * transaction that commits without the shape is another request's.
  */
 /* A failed transaction's end (its ROLLBACK): time and log position. */
 typedef struct ls_retry_end {
