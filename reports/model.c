@@ -1067,7 +1067,8 @@ static const ls_mcol hot_cols[] = {
  * candidate row read every candidate's waits three times through the
  * lock_waits view (2.80 M SQLite VM steps at 1 GiB, 1.68 M now; issue 38). */
 #define HOT_ROW_ORDER                                                                  \
-    " ORDER BY r.total_wait_ms + coalesce(r.hidden_wait_ms, 0) DESC, r.total_wait_ms DESC," \
+    " ORDER BY coalesce(r.total_wait_ms, 0) + coalesce(r.hidden_wait_ms, 0) DESC,"   \
+    " coalesce(r.total_wait_ms, 0) DESC,"                                             \
     " r.row_id"
 static const ls_mquery hot_rows_q = LS_MQUERY(
     "WITH hot_top AS MATERIALIZED (SELECT r.row_id AS row_id"

@@ -1735,8 +1735,15 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 52: a tuple wait's relation no holder's CONTEXT names is named by its
  * waiters' SELECT ... FOR UPDATE/SHARE of one table (ls_sql_row_lock_table),
  * and a row the quiet-rows rule made (no logged wait) can be a hot counter
- * row by its queued statements (findings.c, LS_QUIET_EVIDENCE). */
-#define CORRELATION_REV "52"
+ * row by its queued statements (findings.c, LS_QUIET_EVIDENCE).
+ * 53: a key on which a locking statement only the spans show queued behind
+ * another request's transaction is a row (spanqueue.c, decide/spanq.c); a
+ * logged statement without a duration is rebuilt into its request's
+ * BEGIN..COMMIT spans (txspans.c), its hold taken from its request's
+ * earlier locking span; a statement logged at its start failed only by an
+ * error before the session's next statement (transactions.c failure_sql);
+ * samples/blind-zk. */
+#define CORRELATION_REV "53"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
@@ -1791,11 +1798,14 @@ int ls_correlate_flag(ls_store *s, const char *sql, int *out)
 }
 
 /* The logical rows: from the waits and errors, then the keys statements
- * queued for below deadlock_timeout (quiet.c). */
+ * queued for below deadlock_timeout (quiet.c), then those locking
+ * statements only the spans show queued for (spanqueue.c). */
 static int rows_step(ls_store *s, ls_correlate_stats *stats)
 {
     int rc = ls_correlate_rows(s, stats);
-    return rc ? rc : ls_correlate_quiet_rows(s, stats);
+    if (rc == 0)
+        rc = ls_correlate_quiet_rows(s, stats);
+    return rc ? rc : ls_correlate_span_queue_rows(s, stats);
 }
 
 static const ls_correlate_pass passes[] = {

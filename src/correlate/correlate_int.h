@@ -108,6 +108,9 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats);
 /* quiet.c: the keys statements queued for, unlogged, behind another
  * transaction's hold (decide/quiet.h), made rows; after ls_correlate_rows. */
 int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats);
+/* spanqueue.c: rows on which locking statements only the spans show
+ * queued behind another request's transaction (decide/spanq.h). */
+int ls_correlate_span_queue_rows(ls_store *s, ls_correlate_stats *stats);
 
 /* One statement as ingest cut it and keyed it (ls_txcut_stmt, and its
  * tx_keys entry, key NULL when it has none), for ls_tx_each_statement(). */
