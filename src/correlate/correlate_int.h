@@ -257,4 +257,16 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of
  * hot_counter_row rule counts such a row's queued statements as its waits. */
 #define LS_QUIET_EVIDENCE "statements queued below deadlock_timeout"
 
+/* Whether hold H (an alias of the holds view) is one others waited for,
+ * as the breakdowns (holdparts.c, the anchors in spans.c) and the
+ * external-call rule read it: a logged wait behind it; or, on a row no
+ * logged wait names (every wait on it rebuilt: quiet.c, spanqueue.c,
+ * samples/blind-zk's warehouses id=1), a rebuilt wait of at least
+ * LS_HOT_HIDDEN_MIN_US behind it (hidden.c's row_waits). */
+#define LS_HOLD_WAITED_SQL(H)                                                                      \
+    "(" H ".waits > 0 OR (" H ".row_id IN (SELECT row_id FROM row_keys WHERE waits = 0)"           \
+    " AND EXISTS (SELECT 1 FROM row_waits rw WHERE rw.row_id = " H ".row_id"                       \
+    " AND rw.behind_hold = " H ".hold_id AND rw.kind = 'inferred'"                                 \
+    " AND rw.wait_ms * 1000 >= " LS_SQL_INT(LS_HOT_HIDDEN_MIN_US) ")))"
+
 #endif

@@ -36,7 +36,7 @@ static const char span_parts_sql[] =
     " FROM holds h JOIN tx_code c ON c.tx_id = h.tx_id"
     " JOIN tx_anchor a ON a.tx_id = h.tx_id JOIN spans cs ON cs.span_row = a.span_row"
     " JOIN spans ch ON ch.trace_id = cs.trace_id AND ch.parent_id = cs.span_id"
-    " WHERE h.waits > 0 AND ch.db_statement IS NULL AND ch.db_system IS NULL"
+    " WHERE " LS_HOLD_WAITED_SQL("h") " AND ch.db_statement IS NULL AND ch.db_system IS NULL"
     "  AND ch.end_ts + c.offset_us > h.start_ts AND ch.start_ts + c.offset_us < h.end_ts"
     " GROUP BY h.hold_id, ch.name;"
     "CREATE TEMP TABLE IF NOT EXISTS hold_stmts(hold_id INTEGER, stmt_id INTEGER,"
@@ -53,7 +53,7 @@ LS_COLUMNS(wh, WAITED_COLS);
 static const char waited_sql[] =
     "SELECT " LS_SELECT_LIST(wh, WAITED_COLS)
     " FROM holds h CROSS JOIN transactions t ON t.tx_id = h.tx_id"
-    " WHERE h.waits > 0 AND t.first_stmt IS NOT NULL AND t.last_stmt IS NOT NULL"
+    " WHERE " LS_HOLD_WAITED_SQL("h") " AND t.first_stmt IS NOT NULL AND t.last_stmt IS NOT NULL"
     " ORDER BY t.first_stmt, h.hold_id";
 enum { SW_STMT_ID, SW_SESSION };
 static const char sweep_ids_sql[] =
@@ -95,7 +95,7 @@ static const char stmt_parts_sql[] =
     "  max(0, (h.end_ts - h.start_ts) / 1000.0"
     "  - coalesce((SELECT sum(ms) FROM hold_parts p WHERE p.hold_id = h.hold_id), 0))"
     " FROM holds h JOIN transactions t ON t.tx_id = h.tx_id"
-    " WHERE t.sql_ms IS NOT NULL AND h.waits > 0;";
+    " WHERE t.sql_ms IS NOT NULL AND " LS_HOLD_WAITED_SQL("h") ";";
 
 /* A waited hold whose transaction's range the sweep is in. */
 typedef struct part_hold {
