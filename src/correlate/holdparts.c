@@ -28,7 +28,11 @@
  * nearest non-database, non-client span up from its code span or linked
  * span), overlapping the hold. Only for holds others waited for: the
  * breakdowns and findings read those (a log has hundreds of thousands of
- * holds nobody waited for). */
+ * holds nobody waited for); on a row whose every wait was rebuilt, those
+ * a rebuilt wait queued behind (LS_HOLD_WAITED_SQL: the external-call
+ * rule reads their spans, samples/blind-zk). Their SQL, COMMIT and idle
+ * parts below stay those of holds with a logged wait: the idle rule
+ * reckons the others' idle time from the log (decide/idlegap.h). */
 static const char span_parts_sql[] =
     "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")"
     " SELECT h.hold_id, 'span', ch.name, sum(max(0, min(h.end_ts, ch.end_ts + c.offset_us)"
@@ -53,7 +57,7 @@ LS_COLUMNS(wh, WAITED_COLS);
 static const char waited_sql[] =
     "SELECT " LS_SELECT_LIST(wh, WAITED_COLS)
     " FROM holds h CROSS JOIN transactions t ON t.tx_id = h.tx_id"
-    " WHERE " LS_HOLD_WAITED_SQL("h") " AND t.first_stmt IS NOT NULL AND t.last_stmt IS NOT NULL"
+    " WHERE h.waits > 0 AND t.first_stmt IS NOT NULL AND t.last_stmt IS NOT NULL"
     " ORDER BY t.first_stmt, h.hold_id";
 enum { SW_STMT_ID, SW_SESSION };
 static const char sweep_ids_sql[] =
@@ -95,7 +99,7 @@ static const char stmt_parts_sql[] =
     "  max(0, (h.end_ts - h.start_ts) / 1000.0"
     "  - coalesce((SELECT sum(ms) FROM hold_parts p WHERE p.hold_id = h.hold_id), 0))"
     " FROM holds h JOIN transactions t ON t.tx_id = h.tx_id"
-    " WHERE t.sql_ms IS NOT NULL AND " LS_HOLD_WAITED_SQL("h") ";";
+    " WHERE t.sql_ms IS NOT NULL AND h.waits > 0;";
 
 /* A waited hold whose transaction's range the sweep is in. */
 typedef struct part_hold {
