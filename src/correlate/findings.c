@@ -201,9 +201,8 @@ static const finding_rule rules[] = {
      "WITH hl AS (SELECT h.*, %s AS label, CASE WHEN h.waits > 0 THEN h.waiter_ms"
      "  ELSE coalesce((SELECT sum(rw.wait_ms) FROM row_waits rw WHERE rw.row_id = h.row_id"
      "  AND rw.behind_hold = h.hold_id AND rw.kind = 'inferred'), 0) END AS caused_ms"
-     "  FROM holds h LEFT JOIN tx_code c"
-     "  ON c.tx_id = h.tx_id WHERE " LS_HOLD_WAITED_SQL("h") " AND"
-     OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
+     "  FROM " LS_HOLDS_WAITED_SQL " h LEFT JOIN tx_code c"
+     "  ON c.tx_id = h.tx_id WHERE" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
      " SELECT " LS_SELECT_LIST(kq, CALL_COLS)
      " FROM hold_parts p JOIN hl ON hl.hold_id = p.hold_id WHERE p.part = 'span'"
      " GROUP BY hl.label, p.name ORDER BY hl.label, p.name",

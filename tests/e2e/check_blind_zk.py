@@ -111,7 +111,7 @@ MUST_HOLD = [
     'zk: finding deserved: inconsistent lock order (transfer with itself, accounts)',
     # zkrow34: a hold on a row whose every wait was rebuilt is one others
     # waited for when a rebuilt wait of 5 ms+ queued behind it
-    # (LS_HOLD_WAITED_SQL): its span parts, and the call rule, read it
+    # (LS_HOLDS_WAITED_SQL): its span parts, and the call rule, read it
     'zk: finding deserved: external call in transaction (reserve_stock, GET /quote span)',
 ]
 
