@@ -1754,8 +1754,15 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * statements are read from a whole second before a whole-second error,
  * lock errors are taken in log order (retries.c), and a timeout's next
  * run on a shared connection is untold (ls_retry_session_told's
- * asks_retry; issue 34, retry34n). */
-#define CORRELATION_REV "55"
+ * asks_retry; issue 34, retry34n).
+ * 56: a key on which a locking statement only the spans show queued behind
+ * another request's transaction is a row (spanqueue.c, decide/spanq.c); a
+ * logged statement without a duration is rebuilt into its request's
+ * BEGIN..COMMIT spans (txspans.c), its hold taken from its request's
+ * earlier locking span; a statement logged at its start failed only by an
+ * error before the session's next statement (transactions.c failure_sql);
+ * samples/blind-zk. */
+#define CORRELATION_REV "56"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
@@ -1810,11 +1817,14 @@ int ls_correlate_flag(ls_store *s, const char *sql, int *out)
 }
 
 /* The logical rows: from the waits and errors, then the keys statements
- * queued for below deadlock_timeout (quiet.c). */
+ * queued for below deadlock_timeout (quiet.c), then those locking
+ * statements only the spans show queued for (spanqueue.c). */
 static int rows_step(ls_store *s, ls_correlate_stats *stats)
 {
     int rc = ls_correlate_rows(s, stats);
-    return rc ? rc : ls_correlate_quiet_rows(s, stats);
+    if (rc == 0)
+        rc = ls_correlate_quiet_rows(s, stats);
+    return rc ? rc : ls_correlate_span_queue_rows(s, stats);
 }
 
 static const ls_correlate_pass passes[] = {

@@ -108,6 +108,9 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats);
 /* quiet.c: the keys statements queued for, unlogged, behind another
  * transaction's hold (decide/quiet.h), made rows; after ls_correlate_rows. */
 int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats);
+/* spanqueue.c: rows on which locking statements only the spans show
+ * queued behind another request's transaction (decide/spanq.h). */
+int ls_correlate_span_queue_rows(ls_store *s, ls_correlate_stats *stats);
 
 /* One statement as ingest cut it and keyed it (ls_txcut_stmt, and its
  * tx_keys entry, key NULL when it has none), for ls_tx_each_statement(). */
@@ -253,5 +256,22 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of
  * on it below deadlock_timeout; its bounded variant begins the same. The
  * hot_counter_row rule counts such a row's queued statements as its waits. */
 #define LS_QUIET_EVIDENCE "statements queued below deadlock_timeout"
+
+/* The holds others waited for, as the breakdowns (holdparts.c's span
+ * parts, the anchors in spans.c) and the external-call rule read them
+ * (their columns hold_id, row_id, tx_id, start_ts, end_ts, waits,
+ * waiter_ms): those with a logged wait behind them (hold_final_waited);
+ * and, on a row no logged wait names (every wait on it rebuilt: quiet.c,
+ * spanqueue.c, samples/blind-zk's warehouses id=1), those a rebuilt wait
+ * of at least LS_HOT_HIDDEN_MIN_US queued behind (hidden.c's row_waits,
+ * read from those rows alone). A UNION ALL, not an OR, so the first reads
+ * the waited holds' index, not every hold (check_stmt_growth.py). */
+#define LS_HOLD_WAITED_COLS "hold_id, row_id, tx_id, start_ts, end_ts, waits, waiter_ms"
+#define LS_HOLDS_WAITED_SQL                                                                        \
+    "(SELECT " LS_HOLD_WAITED_COLS " FROM holds WHERE waits > 0"                                   \
+    " UNION ALL SELECT " LS_HOLD_WAITED_COLS " FROM holds WHERE waits = 0 AND hold_id IN"          \
+    " (SELECT rw.behind_hold FROM row_keys k CROSS JOIN row_waits rw ON rw.row_id = k.row_id"     \
+    "  WHERE k.waits = 0 AND rw.kind = 'inferred'"                                                 \
+    "  AND rw.wait_ms * 1000 >= " LS_SQL_INT(LS_HOT_HIDDEN_MIN_US) "))"
 
 #endif

@@ -212,8 +212,13 @@ static const finding_rule rules[] = {
      /* Each code path's span parts by name; the names of one call-site
       * template (a URL's ids as {id}) are one finding
       * (ls_fnd_gather_call). */
-     "WITH hl AS (SELECT h.*, %s AS label FROM holds h LEFT JOIN tx_code c"
-     "  ON c.tx_id = h.tx_id WHERE h.waits > 0 AND" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
+     /* the waiting a hold caused: its logged waiters', else (a row whose
+      * every wait was rebuilt) the rebuilt waits behind it */
+     "WITH hl AS (SELECT h.*, %s AS label, CASE WHEN h.waits > 0 THEN h.waiter_ms"
+     "  ELSE coalesce((SELECT sum(rw.wait_ms) FROM row_waits rw WHERE rw.row_id = h.row_id"
+     "  AND rw.behind_hold = h.hold_id AND rw.kind = 'inferred'), 0) END AS caused_ms"
+     "  FROM " LS_HOLDS_WAITED_SQL " h LEFT JOIN tx_code c"
+     "  ON c.tx_id = h.tx_id WHERE" OVERLAPS_WINDOW("h.start_ts", "h.end_ts") ")"
      " SELECT " LS_SELECT_LIST(kq, CALL_COLS)
      " FROM hold_parts p JOIN hl ON hl.hold_id = p.hold_id WHERE p.part = 'span'"
      " GROUP BY hl.label, p.name ORDER BY hl.label, p.name",

@@ -141,7 +141,7 @@ LS_COLUMNS(iq, IDLE_COLS);
     X(Q, name, "p.name")                     \
     X(Q, ms, "sum(p.ms)")                    \
     X(Q, holds, "count(*)")                  \
-    X(Q, waiter_ms, "sum(hl.waiter_ms)")     \
+    X(Q, waiter_ms, "sum(hl.caused_ms)")     \
     X(Q, path_ms, "(SELECT sum((x.end_ts - x.start_ts) / 1000.0) FROM hl x" \
                   " WHERE x.label = hl.label)")
 LS_COLUMNS(kq, CALL_COLS);

@@ -28,15 +28,19 @@
  * nearest non-database, non-client span up from its code span or linked
  * span), overlapping the hold. Only for holds others waited for: the
  * breakdowns and findings read those (a log has hundreds of thousands of
- * holds nobody waited for). */
+ * holds nobody waited for); on a row whose every wait was rebuilt, those
+ * a rebuilt wait queued behind (LS_HOLDS_WAITED_SQL: the external-call
+ * rule reads their spans, samples/blind-zk). Their SQL, COMMIT and idle
+ * parts below stay those of holds with a logged wait: the idle rule
+ * reckons the others' idle time from the log (decide/idlegap.h). */
 static const char span_parts_sql[] =
     "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")"
     " SELECT h.hold_id, 'span', ch.name, sum(max(0, min(h.end_ts, ch.end_ts + c.offset_us)"
     "   - max(h.start_ts, ch.start_ts + c.offset_us))) / 1000.0"
-    " FROM holds h JOIN tx_code c ON c.tx_id = h.tx_id"
+    " FROM " LS_HOLDS_WAITED_SQL " h JOIN tx_code c ON c.tx_id = h.tx_id"
     " JOIN tx_anchor a ON a.tx_id = h.tx_id JOIN spans cs ON cs.span_row = a.span_row"
     " JOIN spans ch ON ch.trace_id = cs.trace_id AND ch.parent_id = cs.span_id"
-    " WHERE h.waits > 0 AND ch.db_statement IS NULL AND ch.db_system IS NULL"
+    " WHERE ch.db_statement IS NULL AND ch.db_system IS NULL"
     "  AND ch.end_ts + c.offset_us > h.start_ts AND ch.start_ts + c.offset_us < h.end_ts"
     " GROUP BY h.hold_id, ch.name;"
     "CREATE TEMP TABLE IF NOT EXISTS hold_stmts(hold_id INTEGER, stmt_id INTEGER,"

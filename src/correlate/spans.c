@@ -1316,7 +1316,7 @@ LS_COLUMNS(at, ANCHORED_TX_COLS);
 static const char anchored_tx_sql[] =
     "SELECT " LS_SELECT_LIST(at, ANCHORED_TX_COLS) " FROM tx_code c"
     " JOIN spans sp ON sp.span_row = coalesce(c.code_span_row, c.span_row)"
-    " WHERE c.tx_id IN (SELECT h.tx_id FROM holds h WHERE h.waits > 0)";
+    " WHERE c.tx_id IN (SELECT h.tx_id FROM " LS_HOLDS_WAITED_SQL " h)";
 /* Span :span of trace :trace. */
 static const char anchor_parent_sql[] =
     "SELECT " LS_SELECT_LIST(an, ANCHOR_SPAN_COLS)

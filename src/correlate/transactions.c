@@ -146,6 +146,11 @@ static const char acquired_sql[] =
     X(Q, session) X(Q, from) X(Q, until) X(Q, until_file) X(Q, until_line)
 LS_PARAMS(aqp, ACQUIRED_PARAMS);
 
+/* stmt_rows.verb of lines that are no statement of their own: parse,
+ * bind, a span's (enum values do not stringify) */
+#define VERBS_NOT_STATEMENT_SQL "1, 2, 5"
+_Static_assert(LS_VERB_BIND == 1 && LS_VERB_PARSE == 2 && LS_VERB_SPAN == 5,
+               "VERBS_NOT_STATEMENT_SQL");
 /* How a statement logged at its start (log_statement) ended: the first
  * error of its session (:session) after its line (:file, :line; at or
  * after its start, :start) and before the next statement's (:next_file,
@@ -165,6 +170,15 @@ static const char failure_sql[] =
     " AND (e.file_id > :file OR (e.file_id = :file AND e.line > :line))"
     " AND (:next_file IS NULL OR e.file_id < :next_file"
     "  OR (e.file_id = :next_file AND e.line < :next_line))"
+    /* nor after any other statement of the session (an autocommit
+     * statement's transaction ends with it, so no next statement of its
+     * own bounds it: under log_statement = 'mod' the session's next write,
+     * of another request, is logged before a later 40001 of its own) */
+    " AND NOT EXISTS (SELECT 1 FROM stmt_rows n WHERE n.session_id = :session"
+    "  AND n.start_ts BETWEEN :start AND e.ts AND n.stmt_id <> :stmt"
+    "  AND coalesce(n.verb, 0) NOT IN (" VERBS_NOT_STATEMENT_SQL ")"
+    "  AND (n.file_id > :file OR (n.file_id = :file AND n.line > :line))"
+    "  AND (n.file_id < e.file_id OR (n.file_id = e.file_id AND n.line < e.line)))"
     " ORDER BY e.file_id, e.line LIMIT 1";
 #define FAILURE_PARAMS(X, Q)                                                               \
     X(Q, stmt) X(Q, session) X(Q, start) X(Q, file) X(Q, line) X(Q, next_file) X(Q, next_line)
