@@ -1634,6 +1634,24 @@ enum { SW_STMT_ID, SW_SESSION };
 LS_PARAMS(swp, SWEEP_IDS_PARAMS);
 static const char sweep_ids_sql[] =
     "SELECT stmt_id, session_id FROM stmt_rows WHERE stmt_id BETWEEN :lo AND :hi ORDER BY stmt_id";
+/* The sweep's (hold, statement) pairs, every statement of the hold's
+ * session in its transaction's range (read or not), and the holds it
+ * paired (a transaction with both ends): the code paths' hold parts
+ * (holdparts.c) pair the holds waited for by the same rule, and take
+ * these instead of sweeping the same ranges again (issue 38: 8.95 M
+ * SQLite VM steps at 1 GiB) when its holds are among them with the same
+ * session and range. Temp tables of this connection: holdparts.c drops
+ * them. */
+static const char waited_tables_sql[] = LS_WAITED_STMTS_DROP LS_WAITED_STMTS_DDL;
+static const char waited_swept_sql[] =
+    "INSERT OR IGNORE INTO temp.waited_swept(hold_id, session_id, first_stmt, last_stmt)"
+    " VALUES (:hold, :session, :first, :last)";
+#define WAITED_SWEPT_PARAMS(X, Q) X(Q, hold) X(Q, session) X(Q, first) X(Q, last)
+LS_PARAMS(wswp, WAITED_SWEPT_PARAMS);
+static const char waited_pair_sql[] =
+    "INSERT OR IGNORE INTO temp.waited_stmts(hold_id, stmt_id) VALUES (:hold, :stmt)";
+#define WAITED_PAIR_PARAMS(X, Q) X(Q, hold) X(Q, stmt)
+LS_PARAMS(wprp, WAITED_PAIR_PARAMS);
 /* A bind row alone is a statement whose execute failed (issue 34): its
  * time runs to the session's first error after its line
  * (ls_hold_failed_end()); it counts as the statement's, not idle. */
@@ -1799,6 +1817,7 @@ out:
 typedef struct open_hold {
     int64_t hold_id, session_id, last_stmt, waits, first_tx_wait;
     int has_tx_wait, has_durations;
+    int paired; /* its (hold, statement) pairs kept for the code paths */
     double waiter_ms;
     char *relation, *row_key, *tx_end_known, *start_evidence;
     ls_hold_bound end; /* its evidence is tx_end_known or a constant */
@@ -1816,7 +1835,7 @@ static void open_hold_free(open_hold *h)
 /* The queries, the evidence texts and the open holds of the holds pass.
  * The sweep has read every statement below `next`. */
 typedef struct holds_q {
-    ls_stmt *g, *ids, *sts, *upd;
+    ls_stmt *g, *ids, *sts, *upd, *swept, *pair;
     ls_interner evidence; /* bound_evidence */
     int64_t resolution;
     open_hold *open;
@@ -1896,6 +1915,18 @@ static int hold_open(holds_q *hq)
     h->has_tx_wait = !ls_stmt_isnull(g, gq_first_tx_wait);
     h->first_tx_wait = ls_stmt_int64(g, gq_first_tx_wait);
     h->has_durations = (int)ls_stmt_int64(g, gq_has_durations);
+    if (!ls_stmt_isnull(g, gq_first_stmt) && !ls_stmt_isnull(g, gq_last_stmt)) {
+        int rc;
+        ls_stmt_reset(hq->swept);
+        if ((rc = ls_stmt_bind_int64(hq->swept, LS_PARAM(wswp, hold), h->hold_id)) != 0 ||
+            (rc = ls_stmt_bind_int64(hq->swept, LS_PARAM(wswp, session), h->session_id)) != 0 ||
+            (rc = ls_stmt_bind_int64(hq->swept, LS_PARAM(wswp, first),
+                                     ls_stmt_int64(g, gq_first_stmt))) != 0 ||
+            (rc = ls_stmt_bind_int64(hq->swept, LS_PARAM(wswp, last), h->last_stmt)) != 0 ||
+            (rc = ls_stmt_step(hq->swept)) < 0)
+            return rc < 0 ? rc : LS_ESTORE;
+        h->paired = 1;
+    }
 
     ein.tx_has_end = !ls_stmt_isnull(g, gq_tx_end);
     ein.tx_end = ls_stmt_int64(g, gq_tx_end);
@@ -1976,6 +2007,13 @@ static int sweep_statement(holds_q *hq, int64_t id, int64_t session)
         open_hold *h = &hq->open[i];
         if (h->session_id != session || id > h->last_stmt)
             continue;
+        if (h->paired) {
+            ls_stmt_reset(hq->pair);
+            if ((rc = ls_stmt_bind_int64(hq->pair, LS_PARAM(wprp, hold), h->hold_id)) != 0 ||
+                (rc = ls_stmt_bind_int64(hq->pair, LS_PARAM(wprp, stmt), id)) != 0 ||
+                (rc = ls_stmt_step(hq->pair)) < 0)
+                return rc < 0 ? rc : LS_ESTORE;
+        }
         if (!read) {
             ls_stmt_reset(hq->sts);
             if ((rc = ls_stmt_bind_int64(hq->sts, LS_PARAM(tsp, id), id)) != 0 ||
@@ -2210,6 +2248,11 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare_params(s, sweep_ids_sql, LS_PARAM_NAMES(SWEEP_IDS_PARAMS), &hq.ids)) != 0 ||
         (rc = ls_store_prepare_params(s, tx_statement_sql, LS_PARAM_NAMES(TX_STMT_PARAMS), &hq.sts)) != 0 ||
         (rc = ls_store_prepare(s, update_hold_sql, &hq.upd)) != 0 ||
+        (rc = ls_store_exec(s, waited_tables_sql)) != 0 ||
+        (rc = ls_store_prepare_params(s, waited_swept_sql, LS_PARAM_NAMES(WAITED_SWEPT_PARAMS),
+                                      &hq.swept)) != 0 ||
+        (rc = ls_store_prepare_params(s, waited_pair_sql, LS_PARAM_NAMES(WAITED_PAIR_PARAMS),
+                                      &hq.pair)) != 0 ||
         (rc = holds_sweep(&hq)) != 0)
         goto out;
     /* pg_stat_activity snapshots taken while others waited say what the
@@ -2235,6 +2278,8 @@ out:
     ls_stmt_finalize(hq.ids);
     ls_stmt_finalize(hq.sts);
     ls_stmt_finalize(hq.upd);
+    ls_stmt_finalize(hq.swept);
+    ls_stmt_finalize(hq.pair);
     while (hq.nopen)
         open_hold_free(&hq.open[--hq.nopen]);
     free(hq.open);
