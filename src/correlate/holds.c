@@ -1715,19 +1715,30 @@ static const char observed_sql[] =
     "  WHERE h.hold_id = hold_bounds.hold_id);";
 
 /* Every hold of a row, in start order, its bounds as this pass left
- * them: one sort (the holds table is in time order; walking it row by row
- * would visit its pages once per hot row). A row with no hold has no
- * row_holds row: the final holds and rows pass gives its counts as 0. */
+ * them, as two streams merged in C (row_totals): the holds this pass
+ * left as they were, in the order of the transactions pass's index
+ * holds_row (row_id, start_ts, end_ts, waits: it covers them, no sort),
+ * and the few it bounded (hold_bounds), sorted. One sort of every hold
+ * joined to hold_bounds was 34 SQLite VM steps a hold (14.5 M at 1 GiB,
+ * issue 38). Holds of one row and start may come in either order: the
+ * union of intervals taken in start order does not depend on it. A row
+ * with no hold has no row_holds row: the final holds and rows pass
+ * gives its counts as 0. */
 #define ROW_HOLD_COLS(X, Q)                                                            \
     X(Q, row_id, "h.row_id")                                                           \
     X(Q, waited, "coalesce(b.waits, h.waits) > 0")                                     \
     X(Q, start_ts, "coalesce(b.start_ts, h.start_ts)")                                 \
     X(Q, end_ts, "coalesce(b.end_ts, h.end_ts)")
 LS_COLUMNS(rhq, ROW_HOLD_COLS);
-static const char row_holds_sql[] =
+static const char row_bounded_sql[] =
     "SELECT " LS_SELECT_LIST(rhq, ROW_HOLD_COLS)
-    " FROM hold_rows h LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
-    " WHERE h.row_id IS NOT NULL ORDER BY +h.row_id, 3";
+    " FROM hold_bounds b JOIN hold_rows h ON h.hold_id = b.hold_id"
+    " WHERE h.row_id IS NOT NULL ORDER BY h.row_id, 3";
+static const char row_unbounded_sql[] =
+    "SELECT h.row_id, h.waits > 0, h.start_ts, h.end_ts, NULL FROM hold_rows h"
+    " WHERE h.row_id IS NOT NULL"
+    " AND NOT EXISTS (SELECT 1 FROM hold_bounds b WHERE b.hold_id = h.hold_id)"
+    " ORDER BY h.row_id, h.start_ts";
 /* capacity_per_s: 1000 / mean_hold_ms, NULL when that is not > 0. */
 LS_TABLE_COLUMNS(row_holds);
 LS_TABLE_COLUMNS(row_queue);
@@ -1768,17 +1779,44 @@ static int row_total_store(ls_stmt *upd, const row_total *t)
  * held longer than it existed. One walk of the holds in row and start
  * order.
  */
+/* Is stream a's hold (at a row) before stream b's (or b done)? By row,
+ * then start, a NULL start first (as ORDER BY puts it). */
+static int row_hold_before(ls_stmt *a, ls_stmt *b, int b_done)
+{
+    int64_t ra, rb;
+    int na, nb;
+
+    if (b_done)
+        return 1;
+    ra = ls_stmt_int64(a, rhq_row_id);
+    rb = ls_stmt_int64(b, rhq_row_id);
+    if (ra != rb)
+        return ra < rb;
+    na = ls_stmt_isnull(a, rhq_start_ts);
+    nb = ls_stmt_isnull(b, rhq_start_ts);
+    if (na || nb)
+        return na;
+    return ls_stmt_int64(a, rhq_start_ts) <= ls_stmt_int64(b, rhq_start_ts);
+}
+
 static int row_totals(ls_store *s)
 {
-    ls_stmt *q = NULL, *upd = NULL;
+    ls_stmt *qs[2] = {NULL, NULL}, *upd = NULL;
+    int live[2] = {0, 0};
     row_total t;
-    int rc;
+    int rc, i;
 
     memset(&t, 0, sizeof(t));
-    if ((rc = ls_store_prepare(s, row_holds_sql, &q)) != 0 ||
+    if ((rc = ls_store_prepare(s, row_unbounded_sql, &qs[0])) != 0 ||
+        (rc = ls_store_prepare(s, row_bounded_sql, &qs[1])) != 0 ||
         (rc = ls_store_prepare(s, row_update_sql, &upd)) != 0)
         goto out;
-    while ((rc = ls_stmt_step(q)) == 1) {
+    for (i = 0; i < 2; i++)
+        if ((rc = live[i] = ls_stmt_step(qs[i])) < 0)
+            goto out;
+    while (live[0] == 1 || live[1] == 1) {
+        int k = live[0] == 1 && row_hold_before(qs[0], qs[1], live[1] != 1) ? 0 : 1;
+        ls_stmt *q = qs[k];
         int64_t id = ls_stmt_int64(q, rhq_row_id), a, b;
         if (id != t.row_id) {
             if (t.holds && (rc = row_total_store(upd, &t)) != 0)
@@ -1789,22 +1827,26 @@ static int row_totals(ls_store *s)
         }
         t.holds++;
         t.waited += ls_stmt_int64(q, rhq_waited) != 0;
-        if (ls_stmt_isnull(q, rhq_start_ts) || ls_stmt_isnull(q, rhq_end_ts))
-            continue;
-        a = ls_stmt_int64(q, rhq_start_ts);
-        b = ls_stmt_int64(q, rhq_end_ts);
-        t.timed++;
-        if (a < t.held_to)
-            a = t.held_to;
-        if (b > a)
-            t.us += b - a;
-        if (b > t.held_to)
-            t.held_to = b;
+        if (!ls_stmt_isnull(q, rhq_start_ts) && !ls_stmt_isnull(q, rhq_end_ts)) {
+            a = ls_stmt_int64(q, rhq_start_ts);
+            b = ls_stmt_int64(q, rhq_end_ts);
+            t.timed++;
+            if (a < t.held_to)
+                a = t.held_to;
+            if (b > a)
+                t.us += b - a;
+            if (b > t.held_to)
+                t.held_to = b;
+        }
+        if ((rc = live[k] = ls_stmt_step(q)) < 0)
+            goto out;
     }
-    if (rc == 0 && t.holds)
+    rc = 0;
+    if (t.holds)
         rc = row_total_store(upd, &t);
 out:
-    ls_stmt_finalize(q);
+    ls_stmt_finalize(qs[0]);
+    ls_stmt_finalize(qs[1]);
     ls_stmt_finalize(upd);
     return rc < 0 ? rc : 0;
 }
