@@ -729,7 +729,7 @@ LS_COLUMNS(shq, SH_COLS);
  * names) is not read, nor its tie to a deadlock probed (issue 38). */
 static const char serial_holds_sql[] =
     "SELECT " LS_SELECT_LIST(shq, SH_COLS) " FROM hold_final h"
-    " WHERE h.row_id IN (SELECT row_id FROM temp.serial_rowset) ORDER BY h.hold_id";
+    " WHERE +h.row_id IN (SELECT row_id FROM temp.serial_rowset) ORDER BY h.hold_id";
 static const char serial_rowset_sql[] = "INSERT OR IGNORE INTO temp.serial_rowset VALUES (?)";
 /* Each row and transaction that waited for it, once, with the
  * transaction's hold of the row if it has one (a hold is one per
