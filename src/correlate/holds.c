@@ -1768,17 +1768,6 @@ static int row_total_store(ls_stmt *upd, const row_total *t)
     return rc < 0 ? rc : 0;
 }
 
-/*
- * Each row's totals: its holds, those others waited for, and the time it
- * was held (occupied_ms) — the union of its holds, not their sum: one
- * transaction holds a row at a time, and where holds overlap (whole-second
- * times, where a statement's end and the next commit share their second;
- * a hold bounded only by its transaction's start) the overlap is held
- * once. mean_hold_ms is that time over the holds with both bounds, so that
- * the row's serial capacity (1000 / mean_hold_ms) never claims the row was
- * held longer than it existed. One walk of the holds in row and start
- * order.
- */
 /* Is stream a's hold (at a row) before stream b's (or b done)? By row,
  * then start, a NULL start first (as ORDER BY puts it). */
 static int row_hold_before(ls_stmt *a, ls_stmt *b, int b_done)
@@ -1799,6 +1788,17 @@ static int row_hold_before(ls_stmt *a, ls_stmt *b, int b_done)
     return ls_stmt_int64(a, rhq_start_ts) <= ls_stmt_int64(b, rhq_start_ts);
 }
 
+/*
+ * Each row's totals: its holds, those others waited for, and the time it
+ * was held (occupied_ms) — the union of its holds, not their sum: one
+ * transaction holds a row at a time, and where holds overlap (whole-second
+ * times, where a statement's end and the next commit share their second;
+ * a hold bounded only by its transaction's start) the overlap is held
+ * once. mean_hold_ms is that time over the holds with both bounds, so that
+ * the row's serial capacity (1000 / mean_hold_ms) never claims the row was
+ * held longer than it existed. One walk of the holds in row and start
+ * order (row_unbounded_sql and row_bounded_sql merged).
+ */
 static int row_totals(ls_store *s)
 {
     ls_stmt *qs[2] = {NULL, NULL}, *upd = NULL;
