@@ -723,14 +723,9 @@ LS_COLUMNS(shq, SH_COLS);
  * rule's query above says why it is left out): temp.serial_tied. */
 #define SERIAL_TIED(row, tx)                                                            \
     "EXISTS (SELECT 1 FROM temp.serial_tied d WHERE d.row_id = " row " AND d.tx_id = " tx ")"
-/* Every hold of the rows (temp.serial_rowset, serial_rowset_sql), in hold
- * order: the scan tests each hold's row first, so that a hold of another
- * row (on the 1 GiB bench log 39 % of the holds are of rows no logged wait
- * names) is not read, nor its tie to a deadlock probed (issue 38). */
+/* Every hold, in hold order. */
 static const char serial_holds_sql[] =
-    "SELECT " LS_SELECT_LIST(shq, SH_COLS) " FROM hold_final h"
-    " WHERE +h.row_id IN (SELECT row_id FROM temp.serial_rowset) ORDER BY h.hold_id";
-static const char serial_rowset_sql[] = "INSERT OR IGNORE INTO temp.serial_rowset VALUES (?)";
+    "SELECT " LS_SELECT_LIST(shq, SH_COLS) " FROM hold_final h ORDER BY h.hold_id";
 /* Each row and transaction that waited for it, once, with the
  * transaction's hold of the row if it has one (a hold is one per
  * transaction and row: docs/store.md), in SH_COLS' places: its
@@ -772,9 +767,7 @@ static const char serial_tied_sql[] =
     " wanting INTEGER, wanting_hi INTEGER, tied INTEGER, mw REAL);"                   \
     " DELETE FROM temp.serial_want;"                                                    \
     " CREATE TEMP TABLE IF NOT EXISTS serial_tied(row_id INTEGER, tx_id INTEGER,"       \
-    " PRIMARY KEY (row_id, tx_id)) WITHOUT ROWID; DELETE FROM temp.serial_tied;"        \
-    " CREATE TEMP TABLE IF NOT EXISTS serial_rowset(row_id INTEGER PRIMARY KEY);"      \
-    " DELETE FROM temp.serial_rowset;"
+    " PRIMARY KEY (row_id, tx_id)) WITHOUT ROWID; DELETE FROM temp.serial_tied;"
 
 typedef struct serial_row {
     int64_t row_id, first_ts, last_ts;
@@ -866,19 +859,8 @@ static int serial_rows_read(ls_store *s, const finding_rule *r, const ls_finding
 static int serial_count(ls_store *s, serial_row *rows, size_t nrows)
 {
     ls_stmt *q = NULL;
-    size_t i;
     int rc;
-    if ((rc = ls_store_exec(s, "DELETE FROM temp.serial_rowset;")) != 0 ||
-        (rc = ls_store_prepare(s, serial_rowset_sql, &q)) != 0)
-        return rc;
-    for (i = 0; rc >= 0 && i < nrows; i++) {
-        ls_stmt_reset(q);
-        if ((rc = ls_stmt_bind_int64(q, 1, rows[i].row_id)) == 0)
-            rc = ls_stmt_step(q);
-    }
-    ls_stmt_finalize(q);
-    q = NULL;
-    if (rc < 0 || (rc = ls_store_prepare(s, serial_holds_sql, &q)) != 0)
+    if ((rc = ls_store_prepare(s, serial_holds_sql, &q)) != 0)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
         serial_row *x = serial_find(rows, nrows, ls_stmt_int64(q, shq_row_id));

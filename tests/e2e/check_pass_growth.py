@@ -19,8 +19,7 @@ whole sample: 391 steps a transaction at a1c8ca7, 160 at cp38.
 Branch hold38 (issue 38): the statement logging pass does not read the
 holds of a log whose logging is complete (its steps flat), the waited
 holds' statements are swept by the holds waited for pass alone, and the
-rows' hold totals cost at most MAX_ROW_TOTAL_STEPS_PER_HOLD a hold, and
-the findings' serial capacity MAX_SERIAL_STEPS_PER_HOLD.
+rows' hold totals cost at most MAX_ROW_TOTAL_STEPS_PER_HOLD a hold.
 
 Usage: check_pass_growth.py LOCKSPAN PROJECT_DIR
 
@@ -82,13 +81,6 @@ SWEEP = "SELECT stmt_id, session_id FROM stmt_rows WHERE stmt_id BETWEEN"
 # hold); hold38: 105,965 (21.5).
 ROW_TOTALS = "SELECT h.row_id,"
 MAX_ROW_TOTAL_STEPS_PER_HOLD = 25
-# The findings' serial capacity reads the holds of its rows alone (the
-# rows with the floor of waits), not every hold to drop the others in C:
-# 113,510 VM steps for the 4,932 holds at 014e695 (23.0 a hold); with
-# hold38 below the threshold LOCKSPAN_TIMING=sql prints a statement at
-# (read as 0).
-SERIAL = "SELECT h.row_id, h.tx_id, h.start_ts"
-MAX_SERIAL_STEPS_PER_HOLD = 15
 
 
 def analyze(lockspan, prefix, log, tmp, name):
@@ -110,8 +102,6 @@ def analyze(lockspan, prefix, log, tmp, name):
     out["path UPDATE runs"] = p.stderr.count(PATH_UPDATE)
     out["row totals"] = sum(int(m.group(1)) for m in re.finditer(
         r"sql\s+(\d+) steps .*?\[holds waited for\] " + re.escape(ROW_TOTALS), p.stderr))
-    out["serial"] = sum(int(m.group(1)) for m in re.finditer(
-        r"sql\s+(\d+) steps .*?\[findings\] " + re.escape(SERIAL), p.stderr))
     out["sweeps"] = {m.group(1) for m in re.finditer(r"\[([^\]]+)\] " + re.escape(SWEEP),
                                                       p.stderr)}
     out[LOGGING] = (steps.get(LOGGING), con.execute("SELECT count(*) FROM hold_final").fetchone()[0])
@@ -165,11 +155,6 @@ def main():
         check(0 < b["row totals"] <= MAX_ROW_TOTAL_STEPS_PER_HOLD * n1,
               f"row totals: {b['row totals'] / n1:.1f} VM steps a hold (at most "
               f"{MAX_ROW_TOTAL_STEPS_PER_HOLD}: no sort of every hold)")
-    if n1:
-        print(f"serial capacity: {b['serial'] / n1:.1f} VM steps a hold ({n1} holds)")
-        check(b["serial"] <= MAX_SERIAL_STEPS_PER_HOLD * n1,
-              f"serial capacity: {b['serial'] / n1:.1f} VM steps a hold (at most "
-              f"{MAX_SERIAL_STEPS_PER_HOLD}: the holds of its rows alone)")
     check(b["sweeps"] == {"holds waited for"},
           f"large: the waited holds' statements swept by {sorted(b['sweeps'])}, "
           f"not by the holds waited for pass alone")
