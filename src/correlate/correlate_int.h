@@ -160,6 +160,19 @@ void ls_paths_close(ls_paths *c);
  * pass, after ls_correlate_span_anchors(). */
 int ls_correlate_hold_parts(ls_store *s);
 
+/* The holds waited for pass's sweep of its holds' statements (holds.c),
+ * kept for the hold parts (holdparts.c), which read the same ranges by
+ * the same rule: temp.waited_swept, each hold paired (its transaction's
+ * session and stmt_id range), and temp.waited_stmts, its pairs. The
+ * holds pass makes them; holdparts.c reads and drops them. */
+#define LS_WAITED_STMTS_DROP                                                               \
+    "DROP TABLE IF EXISTS temp.waited_swept; DROP TABLE IF EXISTS temp.waited_stmts;"
+#define LS_WAITED_STMTS_DDL                                                                \
+    "CREATE TEMP TABLE waited_swept(hold_id INTEGER PRIMARY KEY, session_id INTEGER,"      \
+    " first_stmt INTEGER, last_stmt INTEGER);"                                             \
+    "CREATE TEMP TABLE waited_stmts(hold_id INTEGER, stmt_id INTEGER,"                     \
+    " PRIMARY KEY (hold_id, stmt_id)) WITHOUT ROWID;"
+
 /* holdtimes.c: with whole-second log times, each hold's length as a range
  * and an estimate (hold_range); nothing otherwise. */
 int ls_correlate_hold_ranges(ls_store *s);

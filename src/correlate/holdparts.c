@@ -232,11 +232,79 @@ out:
     return rc < 0 ? rc : 0;
 }
 
+/* The holds waited for pass's pairs (LS_WAITED_STMTS_DDL), when they are
+ * there and every hold of waited_sql is among its holds with the same
+ * session and range: a hold's pairs are every statement of its session
+ * in its range, whatever other holds the sweep had open, so they are
+ * this sweep's. Counted in one scan of the holds waited for: the holds,
+ * those the pass paired alike, and the holds it paired. */
+static const char waited_kept_sql[] =
+    "SELECT count(*) = 2 FROM temp.sqlite_master WHERE type = 'table'"
+    " AND name IN ('waited_swept', 'waited_stmts')";
+/* waited_sql's holds (hold_id, tx_id and waits are hold_final's own
+ * columns in the view holds), by the index of the holds waited for: with
+ * no ORDER BY the planner scanned hold_final_tx, every hold (1.5 M VM
+ * steps at 1 GiB). */
+#define WAITED_HOLDS                                                                       \
+    " FROM hold_final h INDEXED BY hold_final_waited"                                      \
+    " CROSS JOIN transactions t ON t.tx_id = h.tx_id"                                      \
+    " WHERE h.waits > 0 AND t.first_stmt IS NOT NULL AND t.last_stmt IS NOT NULL"
+#define WAITED_HOLDS_SWEPT                                                                 \
+    " FROM hold_final h INDEXED BY hold_final_waited"                                      \
+    " CROSS JOIN transactions t ON t.tx_id = h.tx_id"                                      \
+    " LEFT JOIN temp.waited_swept w ON w.hold_id = h.hold_id"                              \
+    " WHERE h.waits > 0 AND t.first_stmt IS NOT NULL AND t.last_stmt IS NOT NULL"
+enum { WS_HOLDS, WS_ALIKE, WS_PAIRED };
+static const char waited_same_sql[] =
+    "SELECT count(*), total(w.session_id = coalesce(t.session_id, 0)"
+    " AND w.first_stmt = t.first_stmt AND w.last_stmt = t.last_stmt),"
+    " (SELECT count(*) FROM temp.waited_swept)" WAITED_HOLDS_SWEPT;
+/* The same holds: every pair, as stored; more: those of waited_sql's
+ * holds. */
+static const char waited_all_sql[] = "INSERT INTO temp.hold_stmts SELECT * FROM temp.waited_stmts";
+static const char waited_pairs_sql[] =
+    "INSERT INTO temp.hold_stmts(hold_id, stmt_id) SELECT p.hold_id, p.stmt_id"
+    " FROM temp.waited_stmts p WHERE p.hold_id IN (SELECT h.hold_id" WAITED_HOLDS ")";
+static const char waited_drop_sql[] = LS_WAITED_STMTS_DROP;
+
+/* Every waited hold's statements as pairs in temp.hold_stmts: the holds
+ * pass's when they serve (waited_same_sql), else swept. */
+static int hold_pairs(ls_store *s)
+{
+    int64_t holds = 0, alike = -1, paired = 0;
+    ls_stmt *q = NULL;
+    int kept = 0, rc;
+
+    if ((rc = ls_correlate_flag(s, waited_kept_sql, &kept)) != 0)
+        return rc;
+    if (kept) {
+        if ((rc = ls_store_prepare(s, waited_same_sql, &q)) != 0)
+            return rc;
+        if ((rc = ls_stmt_step(q)) == 1) {
+            holds = ls_stmt_int64(q, WS_HOLDS);
+            alike = (int64_t)ls_stmt_double(q, WS_ALIKE);
+            paired = ls_stmt_int64(q, WS_PAIRED);
+        }
+        ls_stmt_finalize(q);
+        if (rc < 0)
+            return rc;
+    }
+    if (alike == holds && paired == holds)
+        rc = ls_store_exec(s, waited_all_sql);
+    else if (alike == holds)
+        rc = ls_store_exec(s, waited_pairs_sql);
+    else
+        rc = sweep_pairs(s);
+    if (rc == 0)
+        rc = ls_store_exec(s, waited_drop_sql);
+    return rc;
+}
+
 int ls_correlate_hold_parts(ls_store *s)
 {
     int rc;
 
-    if ((rc = ls_store_exec(s, span_parts_sql)) != 0 || (rc = sweep_pairs(s)) != 0)
+    if ((rc = ls_store_exec(s, span_parts_sql)) != 0 || (rc = hold_pairs(s)) != 0)
         return rc;
     return ls_store_exec(s, stmt_parts_sql);
 }

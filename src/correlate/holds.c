@@ -1634,6 +1634,24 @@ enum { SW_STMT_ID, SW_SESSION };
 LS_PARAMS(swp, SWEEP_IDS_PARAMS);
 static const char sweep_ids_sql[] =
     "SELECT stmt_id, session_id FROM stmt_rows WHERE stmt_id BETWEEN :lo AND :hi ORDER BY stmt_id";
+/* The sweep's (hold, statement) pairs, every statement of the hold's
+ * session in its transaction's range (read or not), and the holds it
+ * paired (a transaction with both ends): the code paths' hold parts
+ * (holdparts.c) pair the holds waited for by the same rule, and take
+ * these instead of sweeping the same ranges again (issue 38: 8.95 M
+ * SQLite VM steps at 1 GiB) when its holds are among them with the same
+ * session and range. Temp tables of this connection: holdparts.c drops
+ * them. */
+static const char waited_tables_sql[] = LS_WAITED_STMTS_DROP LS_WAITED_STMTS_DDL;
+static const char waited_swept_sql[] =
+    "INSERT OR IGNORE INTO temp.waited_swept(hold_id, session_id, first_stmt, last_stmt)"
+    " VALUES (:hold, :session, :first, :last)";
+#define WAITED_SWEPT_PARAMS(X, Q) X(Q, hold) X(Q, session) X(Q, first) X(Q, last)
+LS_PARAMS(wswp, WAITED_SWEPT_PARAMS);
+static const char waited_pair_sql[] =
+    "INSERT OR IGNORE INTO temp.waited_stmts(hold_id, stmt_id) VALUES (:hold, :stmt)";
+#define WAITED_PAIR_PARAMS(X, Q) X(Q, hold) X(Q, stmt)
+LS_PARAMS(wprp, WAITED_PAIR_PARAMS);
 /* A bind row alone is a statement whose execute failed (issue 34): its
  * time runs to the session's first error after its line
  * (ls_hold_failed_end()); it counts as the statement's, not idle. */
@@ -1697,19 +1715,30 @@ static const char observed_sql[] =
     "  WHERE h.hold_id = hold_bounds.hold_id);";
 
 /* Every hold of a row, in start order, its bounds as this pass left
- * them: one sort (the holds table is in time order; walking it row by row
- * would visit its pages once per hot row). A row with no hold has no
- * row_holds row: the final holds and rows pass gives its counts as 0. */
+ * them, as two streams merged in C (row_totals): the holds this pass
+ * left as they were, in the order of the transactions pass's index
+ * holds_row (row_id, start_ts, end_ts, waits: it covers them, no sort),
+ * and the few it bounded (hold_bounds), sorted. One sort of every hold
+ * joined to hold_bounds was 34 SQLite VM steps a hold (14.5 M at 1 GiB,
+ * issue 38). Holds of one row and start may come in either order: the
+ * union of intervals taken in start order does not depend on it. A row
+ * with no hold has no row_holds row: the final holds and rows pass
+ * gives its counts as 0. */
 #define ROW_HOLD_COLS(X, Q)                                                            \
     X(Q, row_id, "h.row_id")                                                           \
     X(Q, waited, "coalesce(b.waits, h.waits) > 0")                                     \
     X(Q, start_ts, "coalesce(b.start_ts, h.start_ts)")                                 \
     X(Q, end_ts, "coalesce(b.end_ts, h.end_ts)")
 LS_COLUMNS(rhq, ROW_HOLD_COLS);
-static const char row_holds_sql[] =
+static const char row_bounded_sql[] =
     "SELECT " LS_SELECT_LIST(rhq, ROW_HOLD_COLS)
-    " FROM hold_rows h LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
-    " WHERE h.row_id IS NOT NULL ORDER BY +h.row_id, 3";
+    " FROM hold_bounds b JOIN hold_rows h ON h.hold_id = b.hold_id"
+    " WHERE h.row_id IS NOT NULL ORDER BY h.row_id, 3";
+static const char row_unbounded_sql[] =
+    "SELECT h.row_id, h.waits > 0, h.start_ts, h.end_ts, NULL FROM hold_rows h"
+    " WHERE h.row_id IS NOT NULL"
+    " AND NOT EXISTS (SELECT 1 FROM hold_bounds b WHERE b.hold_id = h.hold_id)"
+    " ORDER BY h.row_id, h.start_ts";
 /* capacity_per_s: 1000 / mean_hold_ms, NULL when that is not > 0. */
 LS_TABLE_COLUMNS(row_holds);
 LS_TABLE_COLUMNS(row_queue);
@@ -1739,6 +1768,26 @@ static int row_total_store(ls_stmt *upd, const row_total *t)
     return rc < 0 ? rc : 0;
 }
 
+/* Is stream a's hold (at a row) before stream b's (or b done)? By row,
+ * then start, a NULL start first (as ORDER BY puts it). */
+static int row_hold_before(ls_stmt *a, ls_stmt *b, int b_done)
+{
+    int64_t ra, rb;
+    int na, nb;
+
+    if (b_done)
+        return 1;
+    ra = ls_stmt_int64(a, rhq_row_id);
+    rb = ls_stmt_int64(b, rhq_row_id);
+    if (ra != rb)
+        return ra < rb;
+    na = ls_stmt_isnull(a, rhq_start_ts);
+    nb = ls_stmt_isnull(b, rhq_start_ts);
+    if (na || nb)
+        return na;
+    return ls_stmt_int64(a, rhq_start_ts) <= ls_stmt_int64(b, rhq_start_ts);
+}
+
 /*
  * Each row's totals: its holds, those others waited for, and the time it
  * was held (occupied_ms) — the union of its holds, not their sum: one
@@ -1748,19 +1797,26 @@ static int row_total_store(ls_stmt *upd, const row_total *t)
  * once. mean_hold_ms is that time over the holds with both bounds, so that
  * the row's serial capacity (1000 / mean_hold_ms) never claims the row was
  * held longer than it existed. One walk of the holds in row and start
- * order.
+ * order (row_unbounded_sql and row_bounded_sql merged).
  */
 static int row_totals(ls_store *s)
 {
-    ls_stmt *q = NULL, *upd = NULL;
+    ls_stmt *qs[2] = {NULL, NULL}, *upd = NULL;
+    int live[2] = {0, 0};
     row_total t;
-    int rc;
+    int rc, i;
 
     memset(&t, 0, sizeof(t));
-    if ((rc = ls_store_prepare(s, row_holds_sql, &q)) != 0 ||
+    if ((rc = ls_store_prepare(s, row_unbounded_sql, &qs[0])) != 0 ||
+        (rc = ls_store_prepare(s, row_bounded_sql, &qs[1])) != 0 ||
         (rc = ls_store_prepare(s, row_update_sql, &upd)) != 0)
         goto out;
-    while ((rc = ls_stmt_step(q)) == 1) {
+    for (i = 0; i < 2; i++)
+        if ((rc = live[i] = ls_stmt_step(qs[i])) < 0)
+            goto out;
+    while (live[0] == 1 || live[1] == 1) {
+        int k = live[0] == 1 && row_hold_before(qs[0], qs[1], live[1] != 1) ? 0 : 1;
+        ls_stmt *q = qs[k];
         int64_t id = ls_stmt_int64(q, rhq_row_id), a, b;
         if (id != t.row_id) {
             if (t.holds && (rc = row_total_store(upd, &t)) != 0)
@@ -1771,22 +1827,26 @@ static int row_totals(ls_store *s)
         }
         t.holds++;
         t.waited += ls_stmt_int64(q, rhq_waited) != 0;
-        if (ls_stmt_isnull(q, rhq_start_ts) || ls_stmt_isnull(q, rhq_end_ts))
-            continue;
-        a = ls_stmt_int64(q, rhq_start_ts);
-        b = ls_stmt_int64(q, rhq_end_ts);
-        t.timed++;
-        if (a < t.held_to)
-            a = t.held_to;
-        if (b > a)
-            t.us += b - a;
-        if (b > t.held_to)
-            t.held_to = b;
+        if (!ls_stmt_isnull(q, rhq_start_ts) && !ls_stmt_isnull(q, rhq_end_ts)) {
+            a = ls_stmt_int64(q, rhq_start_ts);
+            b = ls_stmt_int64(q, rhq_end_ts);
+            t.timed++;
+            if (a < t.held_to)
+                a = t.held_to;
+            if (b > a)
+                t.us += b - a;
+            if (b > t.held_to)
+                t.held_to = b;
+        }
+        if ((rc = live[k] = ls_stmt_step(q)) < 0)
+            goto out;
     }
-    if (rc == 0 && t.holds)
+    rc = 0;
+    if (t.holds)
         rc = row_total_store(upd, &t);
 out:
-    ls_stmt_finalize(q);
+    ls_stmt_finalize(qs[0]);
+    ls_stmt_finalize(qs[1]);
     ls_stmt_finalize(upd);
     return rc < 0 ? rc : 0;
 }
@@ -1799,6 +1859,7 @@ out:
 typedef struct open_hold {
     int64_t hold_id, session_id, last_stmt, waits, first_tx_wait;
     int has_tx_wait, has_durations;
+    int paired; /* its (hold, statement) pairs kept for the code paths */
     double waiter_ms;
     char *relation, *row_key, *tx_end_known, *start_evidence;
     ls_hold_bound end; /* its evidence is tx_end_known or a constant */
@@ -1816,7 +1877,7 @@ static void open_hold_free(open_hold *h)
 /* The queries, the evidence texts and the open holds of the holds pass.
  * The sweep has read every statement below `next`. */
 typedef struct holds_q {
-    ls_stmt *g, *ids, *sts, *upd;
+    ls_stmt *g, *ids, *sts, *upd, *swept, *pair;
     ls_interner evidence; /* bound_evidence */
     int64_t resolution;
     open_hold *open;
@@ -1896,6 +1957,18 @@ static int hold_open(holds_q *hq)
     h->has_tx_wait = !ls_stmt_isnull(g, gq_first_tx_wait);
     h->first_tx_wait = ls_stmt_int64(g, gq_first_tx_wait);
     h->has_durations = (int)ls_stmt_int64(g, gq_has_durations);
+    if (!ls_stmt_isnull(g, gq_first_stmt) && !ls_stmt_isnull(g, gq_last_stmt)) {
+        int rc;
+        ls_stmt_reset(hq->swept);
+        if ((rc = ls_stmt_bind_int64(hq->swept, LS_PARAM(wswp, hold), h->hold_id)) != 0 ||
+            (rc = ls_stmt_bind_int64(hq->swept, LS_PARAM(wswp, session), h->session_id)) != 0 ||
+            (rc = ls_stmt_bind_int64(hq->swept, LS_PARAM(wswp, first),
+                                     ls_stmt_int64(g, gq_first_stmt))) != 0 ||
+            (rc = ls_stmt_bind_int64(hq->swept, LS_PARAM(wswp, last), h->last_stmt)) != 0 ||
+            (rc = ls_stmt_step(hq->swept)) < 0)
+            return rc < 0 ? rc : LS_ESTORE;
+        h->paired = 1;
+    }
 
     ein.tx_has_end = !ls_stmt_isnull(g, gq_tx_end);
     ein.tx_end = ls_stmt_int64(g, gq_tx_end);
@@ -1976,6 +2049,13 @@ static int sweep_statement(holds_q *hq, int64_t id, int64_t session)
         open_hold *h = &hq->open[i];
         if (h->session_id != session || id > h->last_stmt)
             continue;
+        if (h->paired) {
+            ls_stmt_reset(hq->pair);
+            if ((rc = ls_stmt_bind_int64(hq->pair, LS_PARAM(wprp, hold), h->hold_id)) != 0 ||
+                (rc = ls_stmt_bind_int64(hq->pair, LS_PARAM(wprp, stmt), id)) != 0 ||
+                (rc = ls_stmt_step(hq->pair)) < 0)
+                return rc < 0 ? rc : LS_ESTORE;
+        }
         if (!read) {
             ls_stmt_reset(hq->sts);
             if ((rc = ls_stmt_bind_int64(hq->sts, LS_PARAM(tsp, id), id)) != 0 ||
@@ -2210,6 +2290,11 @@ int ls_correlate_holds(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare_params(s, sweep_ids_sql, LS_PARAM_NAMES(SWEEP_IDS_PARAMS), &hq.ids)) != 0 ||
         (rc = ls_store_prepare_params(s, tx_statement_sql, LS_PARAM_NAMES(TX_STMT_PARAMS), &hq.sts)) != 0 ||
         (rc = ls_store_prepare(s, update_hold_sql, &hq.upd)) != 0 ||
+        (rc = ls_store_exec(s, waited_tables_sql)) != 0 ||
+        (rc = ls_store_prepare_params(s, waited_swept_sql, LS_PARAM_NAMES(WAITED_SWEPT_PARAMS),
+                                      &hq.swept)) != 0 ||
+        (rc = ls_store_prepare_params(s, waited_pair_sql, LS_PARAM_NAMES(WAITED_PAIR_PARAMS),
+                                      &hq.pair)) != 0 ||
         (rc = holds_sweep(&hq)) != 0)
         goto out;
     /* pg_stat_activity snapshots taken while others waited say what the
@@ -2235,6 +2320,8 @@ out:
     ls_stmt_finalize(hq.ids);
     ls_stmt_finalize(hq.sts);
     ls_stmt_finalize(hq.upd);
+    ls_stmt_finalize(hq.swept);
+    ls_stmt_finalize(hq.pair);
     while (hq.nopen)
         open_hold_free(&hq.open[--hq.nopen]);
     free(hq.open);

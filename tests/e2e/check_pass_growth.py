@@ -16,6 +16,11 @@ transaction (each waited hold's statements are swept once, not read as a
 stmt_id range of every session's statements per hold). Measured on the
 whole sample: 391 steps a transaction at a1c8ca7, 160 at cp38.
 
+Branch hold38 (issue 38): the statement logging pass does not read the
+holds of a log whose logging is complete (its steps flat), the waited
+holds' statements are swept by the holds waited for pass alone, and the
+rows' hold totals cost at most MAX_ROW_TOTAL_STEPS_PER_HOLD a hold.
+
 Usage: check_pass_growth.py LOCKSPAN PROJECT_DIR
 
 Measured when written: logical rows 4.2x the steps for 4.1x the waits,
@@ -54,6 +59,28 @@ PASSES = {
 # range read through the statements view some 3,000).
 MAX_PATH_STEPS_PER_TX = 250
 PATH_UPDATE = "UPDATE tx_code_rows SET path_set"
+# The statement logging pass on a log whose statement logging is complete
+# (this one: every statement with its duration) counts the holds, it does
+# not read them by their end's evidence (issue 38, branch hold38: 12 VM
+# steps a hold before, 5.1 M at 1 GiB): its steps do not grow with them.
+# Measured when written: 6,517 -> 59,365 steps (9.1x for 9.3x the holds)
+# at 014e695, 85 -> 85 after.
+LOGGING = "statement logging"
+MAX_LOGGING_GROWTH = 1.2
+# The statements of the holds others waited for are swept once, by the
+# holds waited for pass; the code paths' hold parts take its (hold,
+# statement) pairs (holds.c, holdparts.c; issue 38, branch hold38: the
+# same sweep twice was 8.95 M VM steps each at 1 GiB). On this log at
+# 014e695 the sweep ran in both passes (132,850 steps, 230 runs each).
+SWEEP = "SELECT stmt_id, session_id FROM stmt_rows WHERE stmt_id BETWEEN"
+# The rows' hold totals (row_holds, holds.c row_totals()) read the holds no
+# later pass bounded through the transactions pass's covering index in
+# row and start order, merged with the few bounded, sorted: no sort of
+# every hold joined to hold_bounds. Its reads (the pass's statements that
+# begin ROW_TOTALS) at 014e695: 166,828 steps for 4,932 holds (33.8 a
+# hold); hold38: 105,965 (21.5).
+ROW_TOTALS = "SELECT h.row_id,"
+MAX_ROW_TOTAL_STEPS_PER_HOLD = 25
 
 
 def analyze(lockspan, prefix, log, tmp, name):
@@ -73,6 +100,11 @@ def analyze(lockspan, prefix, log, tmp, name):
     for name_, sql in PASSES.items():
         out[name_] = (steps.get(name_), con.execute(sql).fetchone()[0])
     out["path UPDATE runs"] = p.stderr.count(PATH_UPDATE)
+    out["row totals"] = sum(int(m.group(1)) for m in re.finditer(
+        r"sql\s+(\d+) steps .*?\[holds waited for\] " + re.escape(ROW_TOTALS), p.stderr))
+    out["sweeps"] = {m.group(1) for m in re.finditer(r"\[([^\]]+)\] " + re.escape(SWEEP),
+                                                      p.stderr)}
+    out[LOGGING] = (steps.get(LOGGING), con.execute("SELECT count(*) FROM hold_final").fetchone()[0])
     con.close()
     return out
 
@@ -110,6 +142,22 @@ def main():
         check(s1 <= MAX_PATH_STEPS_PER_TX * n1,
               f"code paths: {s1 / n1:.0f} VM steps a transaction (at most "
               f"{MAX_PATH_STEPS_PER_TX})")
+    (s0, n0), (s1, n1) = a[LOGGING], b[LOGGING]
+    check(s0 and s1 and n1 > n0, f"{LOGGING}: steps {s0}, {s1} and holds {n0} < {n1} measured")
+    if s0 and s1 and n0:
+        print(f"{LOGGING}: {s0} -> {s1} VM steps ({s1 / s0:.2f}x) for {n0} -> {n1} holds")
+        check(s1 <= MAX_LOGGING_GROWTH * s0,
+              f"{LOGGING}: steps grew {s1 / s0:.2f}x for {n1 / n0:.2f}x the holds (at most "
+              f"{MAX_LOGGING_GROWTH:.1f}x: a complete log's holds are counted, not read)")
+    n1 = b[LOGGING][1]
+    if n1:
+        print(f"row totals: {b['row totals'] / n1:.1f} VM steps a hold ({n1} holds)")
+        check(0 < b["row totals"] <= MAX_ROW_TOTAL_STEPS_PER_HOLD * n1,
+              f"row totals: {b['row totals'] / n1:.1f} VM steps a hold (at most "
+              f"{MAX_ROW_TOTAL_STEPS_PER_HOLD}: no sort of every hold)")
+    check(b["sweeps"] == {"holds waited for"},
+          f"large: the waited holds' statements swept by {sorted(b['sweeps'])}, "
+          f"not by the holds waited for pass alone")
     for name, r in (("small", a), ("large", b)):
         check(r["path UPDATE runs"] == 0,
               f"{name}: the path sets were written by '{PATH_UPDATE}' on a log without "
