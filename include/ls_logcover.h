@@ -130,6 +130,23 @@ ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms);
 #define LS_SLOWKEY_EVIDENCE "slow locking statements on one key (threshold log)"
 
 /*
+ * The one rule for a figure summed or averaged over holds (a path's or a
+ * row's total, mean, occupied time, utilisation, hold breakdown): is it
+ * unknown, `holds` holds behind it of which `timed` the log gave a length
+ * above 0 (a caller that only has the figure's sum passes 1 when it is
+ * above 0, else 0)? On a log that is not COMPLETE a 0 ms hold is one the
+ * log did not time (its transaction's end is not in it): when none of
+ * the holds was timed, 0 ms would be a confident figure the log cannot
+ * give (samples/blind-rb: the accounts path's hold breakdown, 0 ms idle
+ * and SQL; warehouses id=1's mean hold 0 ms over 54 untimed holds, issue
+ * 34), and the report says it unknown (null, with the reason). No hold:
+ * nothing summed (the figure is its own 0 or null); any hold timed: the
+ * figure is the log's (a lower bound); a COMPLETE log's 0 ms is a time
+ * below its resolution. Returns 1 when unknown, else 0.
+ */
+int ls_logcover_holds_unknown(ls_logcover v, int64_t holds, int64_t timed);
+
+/*
  * Can the code paths be ranked by how long they held hot rows, when the
  * top of the ranking held them top_hold_ms? Not when that is 0 (so is
  * every path's) and the log is not COMPLETE: no hold was timed, the

@@ -533,6 +533,7 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
         cJSON *o = cJSON_CreateObject(), *pl;
         parts_ctx pc;
         double caused, max_hold;
+        int unknown;
         ls_model_col_str(o, "code_path", q, rk_code_path);
         ls_model_col_str(o, "named_by", q, rk_named_by);
         ls_model_col_int(o, "blocking_episodes", q, rk_blocking_episodes);
@@ -540,9 +541,9 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
         caused = ls_stmt_isnull(q, rk_waiter_ms_caused) ? 0.0
                                                         : ls_stmt_double(q, rk_waiter_ms_caused);
         max_hold = ls_stmt_isnull(q, rk_max_hold_ms) ? 0.0 : ls_stmt_double(q, rk_max_hold_ms);
-        if (ls_logcover_path_blocking_unknown((ls_logcover)m->logcover,
-                                              ls_stmt_int64(q, rk_blocking_episodes), caused,
-                                              max_hold)) {
+        unknown = ls_logcover_path_blocking_unknown(
+            (ls_logcover)m->logcover, ls_stmt_int64(q, rk_blocking_episodes), caused, max_hold);
+        if (unknown) {
             /* no hold of it timed: its 0 ms is not a figure (issue 33) */
             cJSON_AddNullToObject(o, "total_hold_ms");
             cJSON_AddNullToObject(o, "max_hold_ms");
@@ -563,6 +564,14 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
             part_row(m, parts, &pc);
         if (rc < 0)
             goto out;
+        if (unknown && cJSON_GetArraySize(pl) > 0) {
+            /* its parts are of holds none of which was timed: unknown,
+             * not 0 ms (ls_logcover_holds_unknown) */
+            cJSON *p;
+            cJSON_ArrayForEach(p, pl)
+                cJSON_ReplaceItemInObjectCaseSensitive(p, "ms", cJSON_CreateNull());
+            ls_model_add_str(o, "hold_breakdown_unknown_reason", HOLDS_UNKNOWN_REASON);
+        }
         cJSON_AddItemToArray(list, o);
     }
     if (rc < 0)

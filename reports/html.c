@@ -330,7 +330,10 @@ static void parts_cell(FILE *f, const cJSON *parts)
             fputs(", ", f);
         text(f, m_str(p, "name"), 120);
         fputs(" ", f);
-        put_ms(f, m_num(p, "ms"));
+        if (m_has_num(p, "ms"))
+            put_ms(f, m_num(p, "ms"));
+        else
+            fputs("unknown", f); /* none of its holds timed */
     }
     if (!n)
         fputs("—", f);
@@ -1938,6 +1941,11 @@ static void panel_code_paths(FILE *f, const cJSON *model)
         fputs("</h3>\n", f);
         breakdown_bar(f, m_get(c, "hold_breakdown"));
         TABLE(f, ls_tab_parts, m_get(c, "hold_breakdown"));
+        if (m_str(c, "hold_breakdown_unknown_reason")) {
+            fputs("<p class=\"note\">", f);
+            text(f, m_str(c, "hold_breakdown_unknown_reason"), 0);
+            fputs("</p>\n", f);
+        }
     }
     if (cJSON_GetArraySize(m_get(model, "lock_order_conflicts")) > 0) {
         sub_heading(f, &ls_tab_conflicts);

@@ -210,7 +210,10 @@ static void parts_cell(FILE *f, const cJSON *parts)
         if (used + 80 < sizeof(buf))
             used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %s",
                                      used ? ", " : "", m_str(p, "name") ? m_str(p, "name") : "",
-                                     ls_fmt_duration(d, sizeof(d), m_num(p, "ms")));
+                                     /* null: none of its holds timed */
+                                     m_has_num(p, "ms")
+                                         ? ls_fmt_duration(d, sizeof(d), m_num(p, "ms"))
+                                         : "unknown");
     }
     cell(f, buf);
 }

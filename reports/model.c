@@ -1175,7 +1175,18 @@ static void hot_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *
     }
     if (strcmp(key, "wait_bounds") == 0) {
         const char *ev = ls_mq_text(&hot_rows_q, q, "grouped_by");
+        const cJSON *occ = cJSON_GetObjectItemCaseSensitive(o, "occupied_ms");
         cJSON *b;
+        /* its holds' mean, union and share of time: none of them timed
+         * (occupied 0 ms) on a log that is not complete, unknown */
+        if (ls_logcover_holds_unknown((ls_logcover)m->logcover,
+                                      ls_mq_int64(&hot_rows_q, q, "occupancy_holds"),
+                                      cJSON_IsNumber(occ) && occ->valuedouble > 0.0)) {
+            cJSON_ReplaceItemInObjectCaseSensitive(o, "mean_hold_ms", cJSON_CreateNull());
+            cJSON_ReplaceItemInObjectCaseSensitive(o, "occupied_ms", cJSON_CreateNull());
+            cJSON_ReplaceItemInObjectCaseSensitive(o, "utilisation", cJSON_CreateNull());
+            ls_model_add_str(o, "hold_unknown_reason", HOLDS_UNKNOWN_REASON);
+        }
         if (!ev || strcmp(ev, LS_SLOWKEY_EVIDENCE) != 0)
             return;
         b = cJSON_AddObjectToObject(o, key);
@@ -1438,10 +1449,15 @@ static void edge_row(model_ctx *m, ls_stmt *q, void *arg)
 }
 
 /* A participant's transaction with its first 30 statements. */
+/* A deadlocked process's transaction with its first 30 statements (more:
+ * cut."deadlocks[].processes[].transaction.statements", all processes'
+ * summed). */
+#define PROC_STATEMENTS_LISTED 30
 static void proc_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
 {
     (void)arg;
-    ls_model_add_tx(m, o, key, ls_mq_int64(&procs_q, q, "tx_id"), 30, NULL);
+    ls_model_add_tx(m, o, key, ls_mq_int64(&procs_q, q, "tx_id"), PROC_STATEMENTS_LISTED,
+                    "deadlocks[].processes[].transaction.statements");
 }
 
 static void proc_row(model_ctx *m, ls_stmt *q, void *arg)

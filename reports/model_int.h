@@ -66,6 +66,13 @@ typedef struct model_story_path {
     int row_timed;   /* ... NULL when none of them has both times */
 } model_story_path;
 
+/* Why a figure summed or averaged over holds is null: none of its holds
+ * was timed on a log that is not complete (ls_logcover_holds_unknown). */
+#define HOLDS_UNKNOWN_REASON                                                                   \
+    "No hold behind this figure was timed: the log does not have these transactions' ends "    \
+    "(statements logged only past a duration threshold, only some statement classes logged, " \
+    "or no statements), so the time is not knowable from this log, not 0 ms."
+
 typedef struct model_ctx {
     ls_store *store;
     const ls_report_opts *opts;

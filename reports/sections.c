@@ -76,6 +76,8 @@ const ls_cut_list ls_cut_lists[] = {
     {"worst_moment.waits", "waits open then", LS_SEC_WORST_MOMENT},
     {"waits", "waits", LS_SEC_WAITS},
     {"deadlocks", "deadlocks", LS_SEC_DEADLOCKS},
+    {"deadlocks[].processes[].transaction.statements",
+     "statements of the deadlocked processes' transactions", LS_SEC_DEADLOCKS},
     {"errors", "errors", LS_SEC_ERRORS},
     {"input.files", "input files", LS_SEC_INPUT},
     {"input.bad_line_samples", "unparsable lines", LS_SEC_INPUT},
@@ -103,7 +105,9 @@ static const ls_column hot_cols[] = {
     {"Waiting sessions", "waiting_sessions", LS_CELL_INT, 0, H},
     {"Max queue", "max_queue_depth", LS_CELL_INT, 0, A},
     {"Holds", "holds", LS_CELL_INT, 0, A},
-    {"Mean hold", "mean_hold_ms", LS_CELL_MS, 0, A},
+    /* null where none of the row's holds was timed (hold_unknown_reason)
+     * or no hold was found: "unknown" */
+    {"Mean hold", "mean_hold_ms", LS_CELL_MS_KNOWN, 0, A},
     {"Serial capacity /s", "serial_capacity_per_s", LS_CELL_NUM1, 0, A},
     {"First wait", "first_wait", LS_CELL_TIME, 0, H},
     {"Root blocker pid · code path", "root_blockers", LS_CELL_PIDS, 0, A},
@@ -230,7 +234,8 @@ const ls_table ls_tab_trace_waits =
 
 static const ls_column part_cols[] = {
     {"Where the hold time went", "name", LS_CELL_TEXT, 120, H},
-    {"Time", "ms", LS_CELL_MS, 0, H},
+    /* null where none of the path's holds was timed: "unknown" */
+    {"Time", "ms", LS_CELL_MS_KNOWN, 0, H},
 };
 const ls_table ls_tab_parts = TABLE("hold breakdown", "code_paths[].hold_breakdown", part_cols);
 

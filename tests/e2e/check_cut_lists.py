@@ -30,6 +30,9 @@ The lists no option lifts say their cut too (issue 33, item 1), lift null,
   - a root blocker's statements: samples/blind-py's store with its top
     root blocker's transaction widened to its session's statements (the
     store edited: no sample has a transaction of over 50): 50 of them;
+  - a deadlocked process's statements: the same store with a deadlocked
+    process's transaction widened to its session's statements: 30 of them
+    in each deadlock that process is in, summed;
   - the context strip: the same store with its last wait moved 3 h later
     (and the log's end with it): its 120 minutes (those inside the log)
     of the minutes from the strip's first to its end or the log's.
@@ -166,6 +169,37 @@ def unlifted(lockspan, root, tmp):
                          "(--full shows the 50 the report lists; no option lists more)")
               for n in notes(md)) and "more statements of this transaction" not in md,
           f"the Markdown says its root blocker's statements cut, once: {notes(md)}")
+    # a deadlocked process's statements: its transaction widened the same
+    # way (a deadlock process lists 30 at most; issue 34)
+    m0 = json.load(open(os.path.join(tmp, "py0.json")))
+    dtx = next((p["transaction"]["tx_id"] for d in m0.get("deadlocks", [])
+                for p in d.get("processes", []) if (p.get("transaction") or {}).get("tx_id")
+                and p["transaction"]["tx_id"] != tx), None)
+    con = sqlite3.connect(db)
+    dsess = con.execute("SELECT session_id FROM transactions WHERE tx_id = ?", (dtx,)).fetchone()[0]
+    con.execute("UPDATE transactions SET first_stmt = (SELECT min(stmt_id) FROM stmt_rows"
+                " WHERE session_id = ?), last_stmt = (SELECT max(stmt_id) FROM stmt_rows"
+                " WHERE session_id = ?) WHERE tx_id = ?", (dsess, dsess, dtx))
+    dtotal = con.execute("SELECT count(*) FROM statements WHERE session_id = ? AND"
+                         " (verb IS NULL OR verb NOT IN ('parse', 'bind'))", (dsess,)).fetchone()[0]
+    con.commit()
+    con.close()
+    dm, dmd, dhtml = report_all(lockspan, db, tmp, "pydl")
+    procs = [p for d in dm.get("deadlocks", []) for p in d.get("processes", [])
+             if (p.get("transaction") or {}).get("tx_id") == dtx]
+    c = dm.get("cut", {}).get("deadlocks[].processes[].transaction.statements")
+    n = len(procs)
+    check(dtotal > 30 and n > 0 and all(len(p["transaction"]["statements"]) == 30 and
+                                        p["transaction"].get("statements_total") == dtotal
+                                        for p in procs)
+          and c == {"listed": 30 * n, "total": dtotal * n, "lift": None},
+          f"a deadlocked process's statements: 30 of {dtotal} in each of its {n} deadlocks, "
+          f"cut said ({c})")
+    for name, text in (("Markdown", dmd), ("HTML", dhtml)):
+        check(f"{30 * n} of {dtotal * n} statements of the deadlocked processes' transactions "
+              "shown (no option lists more)" in notes(text),
+              f"the {name} says the deadlocked processes' statements cut: {notes(text)}")
+
     # the strip: 120 minutes from 5 before the first wait, those in the log
     want = min(span[1], log_span[1]) - max(span[0], log_span[0]) + 1
     listed = min(span[0] + 119, log_span[1]) - max(span[0], log_span[0]) + 1
@@ -178,9 +212,10 @@ def unlifted(lockspan, root, tmp):
               f"the {name} says {listed} of {want} minutes of context: {notes(text)}")
     m, _, _ = report_all(lockspan, os.path.join(tmp, "rb.db"), tmp, "rbwhole", "--max-errors",
                          "1000")
-    check(not any(k in m.get("cut", {}) for k in ("input.files", "input.bad_line_samples",
-                                                    "context_per_minute",
-                                                    "root_blockers[].transaction.statements")),
+    check(not any(k in m.get("cut", {}) for k in (
+        "input.files", "input.bad_line_samples", "context_per_minute",
+        "root_blockers[].transaction.statements",
+        "deadlocks[].processes[].transaction.statements")),
           f"blind-rb: none of these cut ({m.get('cut')})")
 
 

@@ -15,6 +15,10 @@ Analyzed once into a store, then reported whole and over a window:
     hold of null ("unknown" in the tables), not 0 ms;
   - hot rows: the slow-locker row's waits, total and max wait are bounds
     (wait_bounds), and their cells say so: "≥ 0", "≥ 32.6 s", "≤ 2.0 s";
+  - figures over holds none of which was timed are unknown (null, with
+    the reason; "unknown" in the tables), not 0 ms: the accounts path's
+    hold breakdown (idle and SQL), warehouses id=1's mean hold, occupied
+    time and utilisation over its 54 holds (every hot row's here);
   - --since 12:56:40 --until 12:57:02: the slow-locker row is kept, its
     figures those of its 34 lockers' statements inside the window
     (20.7 s, longest 2.0 s), still said bounds.
@@ -128,6 +132,39 @@ def main():
                   if row[:2] != ["warehouses", "id=1"]]
         check(others and not any("≥" in c or "≤" in c for row in others for c in row),
               "Markdown hot rows: rows with logged waits carry no bound mark")
+
+        # Figures over holds none of which was timed are unknown, not 0 ms
+        # (ls_logcover_holds_unknown): the accounts path's hold breakdown,
+        # warehouses id=1's mean hold (54 holds, none timed).
+        acc = next((x for x in cp if x["code_path"] == "SELECT FOR UPDATE accounts"), {})
+        parts = acc.get("hold_breakdown", [])
+        check(len(parts) > 0 and all(p["ms"] is None for p in parts)
+              and "not knowable" in (acc.get("hold_breakdown_unknown_reason") or ""),
+              f"accounts path: hold breakdown null with its reason ({parts}, "
+              f"{acc.get('hold_breakdown_unknown_reason')})")
+        rows = md_rows(md["whole"], "Code path | Named by | Blocking episodes")
+        cells = [row[-1] for row in rows if row[0] == "SELECT FOR UPDATE accounts"]
+        check(cells and "unknown" in cells[0] and "0.0 ms" not in cells[0],
+              f"Markdown blocking: the accounts path's breakdown reads unknown ({cells})")
+        tab = re.search(r"<h3>SELECT FOR UPDATE accounts</h3>(.*?)</table>(.*?)</p>", page, re.S)
+        check(tab is not None and "0.0 ms" not in tab.group(1) and "unknown" in tab.group(1)
+              and "not knowable" in tab.group(2),
+              f"HTML: the accounts path's breakdown reads unknown, its reason said "
+              f"({tab and html_text(tab.group(0))[:300]})")
+        check(wh.get("occupancy_holds") == 54 and wh.get("mean_hold_ms", 0) is None
+              and wh.get("occupied_ms", 0) is None and wh.get("utilisation", 0) is None
+              and "not knowable" in (wh.get("hold_unknown_reason") or ""),
+              f"warehouses id=1: mean hold, occupied and utilisation null over its "
+              f"{wh.get('occupancy_holds')} untimed holds ({wh.get('mean_hold_ms')}, "
+              f"{wh.get('occupied_ms')}, {wh.get('utilisation')})")
+        untimed = [h for h in r["hot_rows"] if h.get("occupancy_holds")]
+        check(untimed and all(h["mean_hold_ms"] is None for h in untimed),
+              f"no hot row's mean hold is 0 ms on this log "
+              f"({[(h['row_key'], h['mean_hold_ms']) for h in untimed]})")
+        rows = [row for row in md_rows(md["whole"], "Relation | Row")
+                if row[:2] == ["warehouses", "id=1"]]
+        check(rows and rows[0][8] == "unknown",
+              f"Markdown hot rows: warehouses id=1's mean hold reads unknown ({rows[:1]})")
 
         # A window: the slow-locker row is kept with the window's lockers.
         w = m["window"]

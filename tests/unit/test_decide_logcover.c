@@ -175,8 +175,26 @@ static void test_path_blocking(void)
     CHECK_INT(ls_logcover_path_blocking_unknown(LS_LOGCOVER_CLASSES, 1, 0.0, 0.0), 1);
 }
 
+/* A sum or mean over holds none of which was timed is unknown on a log
+ * that is not complete: the boundaries of holds and timed (blind-rb's
+ * warehouses id=1: 54 holds, none timed; its accounts path: 6). */
+static void test_holds_unknown(void)
+{
+    CHECK_INT(ls_logcover_holds_unknown(LS_LOGCOVER_THRESHOLD, 54, 0), 1);
+    CHECK_INT(ls_logcover_holds_unknown(LS_LOGCOVER_THRESHOLD, 1, 0), 1);
+    CHECK_INT(ls_logcover_holds_unknown(LS_LOGCOVER_THRESHOLD, 1, 1), 0);
+    CHECK_INT(ls_logcover_holds_unknown(LS_LOGCOVER_THRESHOLD, 54, 1), 0);
+    CHECK_INT(ls_logcover_holds_unknown(LS_LOGCOVER_THRESHOLD, 0, 0), 0);
+    CHECK_INT(ls_logcover_holds_unknown(LS_LOGCOVER_THRESHOLD, 1, -1), 1);
+    CHECK_INT(ls_logcover_holds_unknown(LS_LOGCOVER_CLASSES, 1, 0), 1);
+    CHECK_INT(ls_logcover_holds_unknown(LS_LOGCOVER_NO_STATEMENTS, 1, 0), 1);
+    CHECK_INT(ls_logcover_holds_unknown(LS_LOGCOVER_COMPLETE, 54, 0), 0);
+    CHECK_INT(ls_logcover_holds_unknown(LS_LOGCOVER_COMPLETE, 0, 0), 0);
+}
+
 int main(void)
 {
+    test_holds_unknown();
     test_occupancy();
     test_path_occupancy();
     test_path_blocking();

@@ -59,13 +59,20 @@ int ls_logcover_occupancy_unknown(ls_logcover v, double top_hold_ms)
     return v != LS_LOGCOVER_COMPLETE && !(top_hold_ms > 0.0);
 }
 
+int ls_logcover_holds_unknown(ls_logcover v, int64_t holds, int64_t timed)
+{
+    return v != LS_LOGCOVER_COMPLETE && holds > 0 && timed <= 0;
+}
+
 int ls_logcover_path_occupancy_unknown(ls_logcover v, int64_t holds, double max_ms)
 {
-    return v != LS_LOGCOVER_COMPLETE && holds > 0 && !(max_ms > 0.0);
+    return ls_logcover_holds_unknown(v, holds, max_ms > 0.0);
 }
 
 int ls_logcover_path_blocking_unknown(ls_logcover v, int64_t episodes, double caused_ms,
                                       double max_ms)
 {
-    return v != LS_LOGCOVER_COMPLETE && (episodes > 0 || caused_ms > 0.0) && !(max_ms > 0.0);
+    /* waiting credited with no episode: a hold behind it all the same */
+    int64_t holds = episodes > 0 ? episodes : caused_ms > 0.0;
+    return ls_logcover_holds_unknown(v, holds, max_ms > 0.0);
 }
