@@ -1735,8 +1735,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 52: a tuple wait's relation no holder's CONTEXT names is named by its
  * waiters' SELECT ... FOR UPDATE/SHARE of one table (ls_sql_row_lock_table),
  * and a row the quiet-rows rule made (no logged wait) can be a hot counter
- * row by its queued statements (findings.c, LS_QUIET_EVIDENCE). */
-#define CORRELATION_REV "52"
+ * row by its queued statements (findings.c, LS_QUIET_EVIDENCE). 53: a
+ * deadlock DETAIL's processes run one statement when their texts have one
+ * shape (values written into the text: decide/finding.c
+ * ls_finding_same_stmt; samples/blind-zk), and a DETAIL cycle none of whose
+ * transactions is known is named by no code path (lockorder.h lc_e). */
+#define CORRELATION_REV "53"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
