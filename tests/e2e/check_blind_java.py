@@ -78,6 +78,10 @@ MUST_HOLD = [
     "finding not deserved: hot counter row on warehouses or accounts",
     "finding not deserved: lock queue behind DDL",
     "story: the top path's holds were mostly idle in transaction (its carrier call)",
+    # order34: a lock timeout's statement names its row (decide/rowid.h
+    # ls_lock_error_names_row): warehouses id=3's holds are counted and
+    # 14686's reserveShipment is its holder at line 2105
+    "lock timeouts: the holder named (reserveShipment held warehouses id=1)",
 ]
 
 
