@@ -52,7 +52,7 @@ int ls_serialization_names_row(const char *message, int keyed);
 
 /* How row_keys.evidence reads for a row only a lock timeout's (or a
  * NOWAIT's) statement named. */
-#define LS_ROW_LOCK_ERROR "key in a statement that failed on a lock timeout"
+#define LS_ROW_LOCK_ERROR "key in a statement that failed on a lock timeout or NOWAIT"
 
 /*
  * Does a lock error (SQLSTATE 55P03) say that its statement waited for
