@@ -1739,7 +1739,9 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * deadlock DETAIL's processes run one statement when their texts have one
  * shape (values written into the text: decide/finding.c
  * ls_finding_same_stmt; samples/blind-zk), and a DETAIL cycle none of whose
- * transactions is known is named by no code path (lockorder.h lc_e); a lock
+ * transactions is known is named by no code path (lockorder.h lc_e), and the
+ * victim's wait's waiter or holder is one of its transactions only when the
+ * log does not show it ended before the deadlock (LS_DL_SELF_TX_OPEN); a lock
  * timeout's (or NOWAIT's) statement names its row (holds.c step 7,
  * decide/rowid.c ls_lock_error_names_row), so its holds are counted and
  * causes.c can read the error's holder (samples/blind-java). */
