@@ -6,7 +6,8 @@
  * naming its holder, so error_links.cause_tx (the logged wait's holder,
  * transactions.c) stays NULL. Where its statement's row is known (the
  * failed lock the transactions pass noted from its bind parameters or its
- * text, temp.failed_locks) and every other hold of that row is known, the
+ * text, temp.failed_locks; a row no logged wait names is made by the
+ * error itself, holds.c step 7) and every other hold of that row is known, the
  * log's order of lines tells which transaction had the row at the error
  * (decide/failwait.h, ls_error_holder()). When it cannot single one out
  * the cause stays NULL; the report says why (errors[].cause_untold).

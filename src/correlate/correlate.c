@@ -1761,8 +1761,17 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * BEGIN..COMMIT spans (txspans.c), its hold taken from its request's
  * earlier locking span; a statement logged at its start failed only by an
  * error before the session's next statement (transactions.c failure_sql);
- * samples/blind-zk. */
-#define CORRELATION_REV "56"
+ * samples/blind-zk.
+ * 57: a deadlock DETAIL's processes run one statement when their texts have one
+ * shape (values written into the text: decide/finding.c
+ * ls_finding_same_stmt; samples/blind-zk), and a DETAIL cycle none of whose
+ * transactions is known is named by no code path (lockorder.h lc_e), and the
+ * victim's wait's waiter or holder is one of its transactions only when the
+ * log does not show it ended before the deadlock (LS_DL_SELF_TX_OPEN); a lock
+ * timeout's (or NOWAIT's) statement names its row (holds.c step 7,
+ * decide/rowid.c ls_lock_error_names_row), so its holds are counted and
+ * causes.c can read the error's holder (samples/blind-java). */
+#define CORRELATION_REV "57"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -27,7 +27,9 @@
  * process's DETAIL transaction, the victim's wait's waiter and holder),
  * for lock_cycles to name by their code paths where it read no pair
  * from the rows (samples/blind-rb: a threshold log, none of its 13
- * deadlocks' victims has a transaction).
+ * deadlocks' victims has a transaction); a cycle with none known keeps
+ * one row, tx_id NULL (samples/blind-zk's log alone: log_statement =
+ * 'mod' logs neither the FOR UPDATE nor a BEGIN).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -96,7 +98,11 @@ static const char self_tx_sql[] =
     " SELECT deadlock_id, span_tx FROM temp.dl_procs) t ON t.deadlock_id = s.deadlock_id"
     " WHERE s.tx_id IS NULL AND t.tx IS NOT NULL;";
 static const char self_wait_tx_sql[] = LS_DL_SELF_WAIT_TX_SQL;
-static const char self_done_sql[] = "DELETE FROM temp.dl_self WHERE tx_id IS NULL;";
+/* A cycle with a known transaction is named by those; one with none keeps
+ * its row without (lock_cycles names it by no code path). */
+static const char self_done_sql[] =
+    "DELETE FROM temp.dl_self WHERE tx_id IS NULL AND deadlock_id IN"
+    " (SELECT deadlock_id FROM temp.dl_self WHERE tx_id IS NOT NULL);";
 
 /* One deadlock's processes as self_sql reads them, to decide. */
 typedef struct self_acc {
@@ -150,8 +156,11 @@ static int self_cycles(ls_store *s)
         }
         a.procs++;
         a.row_edges += kind && ls_is_row_lock(kind);
+        /* the victim's statement by its text, or its shape (an ORM's
+         * values written into the text: ls_finding_same_stmt) */
         a.same += a.text_id && !ls_stmt_isnull(q, slq_text_id) &&
-                  ls_stmt_int64(q, slq_text_id) == a.text_id;
+                  (ls_stmt_int64(q, slq_text_id) == a.text_id ||
+                   ls_finding_same_stmt(a.stmt, ls_stmt_text_or_null(q, slq_text)));
     }
     if (rc >= 0)
         rc = self_flush(ins, &a);

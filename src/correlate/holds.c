@@ -30,6 +30,7 @@
 #include "ls_columns.h"
 #include "ls_sqlshape.h"
 #include "decide/idlegap.h"
+#include "decide/rowid.h"
 #include "decide/victim.h"
 #include "rowkey.h"
 
@@ -1503,6 +1504,53 @@ static int serialization_names(ls_stmt *q, int64_t resolution, ls_rowkey *k)
     return ls_serialization_names_row(ls_stmt_text_or_null(q, sq_message), keyed);
 }
 
+/*
+ * Step 7: rows a lock timeout's (or NOWAIT's) statement names
+ * (ls_lock_error_names_row): a statement that gave up on lock_timeout
+ * below deadlock_timeout logged no wait, so a row whose only contention
+ * ends so was not hot, no hold of it was counted, and the error's holder
+ * could not be read (causes.c; samples/blind-java's recountShelf on
+ * warehouses id=3, held by reserveShipment). Its statement is the
+ * error's, with the parameters of the session's last row of that text
+ * logged before the error (LE_LAST_BEFORE). Such a row has no waits of
+ * its own.
+ */
+/* The session's last row of the error's text logged before the error's
+ * line: on a whole-second log a statement logged after the error may
+ * have a start (its line's second less its duration) before the error's
+ * stamp (samples/blind-java's 14696 at 06:18:46: the bind of id=1 before
+ * the error, the next request's id=3 after it). */
+#define LE_LAST_BEFORE(COL)                                                                  \
+    "(SELECT " COL " FROM stmt_rows r WHERE r.session_id = e.session_id"                      \
+    " AND r.text_id = e.text_id AND r.start_ts <= e.ts AND r.verb IS NOT 2 /* parse */"       \
+    " AND r.file_id IS NOT NULL AND r.line IS NOT NULL"                                       \
+    " AND " LS_LOG_POS_SQL("r") " < " LS_LOG_POS_SQL("e")                                     \
+    " ORDER BY r.start_ts DESC, " LS_LOG_POS_SQL("r") " DESC LIMIT 1)"
+#define LE_COLS(X, Q)                                                                        \
+    X(Q, message, "e.message")                                                               \
+    X(Q, text, "(SELECT t.text FROM stmt_texts t WHERE t.text_id = e.text_id)")                \
+    X(Q, params, LE_LAST_BEFORE(LS_STMT_REF("r", "params")))                                 \
+    X(Q, prepare, LE_LAST_BEFORE("r.prepare"))
+LS_COLUMNS(leq, LE_COLS);
+static const char lock_error_sql[] =
+    "SELECT " LS_SELECT_LIST(leq, LE_COLS) " FROM errors e"
+    " WHERE e.class IN ('lock_timeout', 'lock_nowait') AND e.text_id IS NOT NULL"
+    " AND e.file_id IS NOT NULL AND e.line IS NOT NULL ORDER BY e.error_id";
+
+static int lock_error_names(ls_stmt *q, int64_t resolution, ls_rowkey *k)
+{
+    ls_rowkey_evidence ev;
+    int keyed;
+
+    memset(&ev, 0, sizeof(ev));
+    ev.statement = ls_stmt_text_or_null(q, leq_text);
+    ev.params = ls_stmt_text_or_null(q, leq_params);
+    ev.prepare = ls_stmt_text_or_null(q, leq_prepare);
+    (void)resolution;
+    keyed = ev.statement && ls_rowkey_of(&ev, k);
+    return ls_lock_error_names_row(ls_stmt_text_or_null(q, leq_message), ev.statement, keyed);
+}
+
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *hq = NULL;
@@ -1535,12 +1583,15 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
                    (rc = key_by_ctid(s)) != 0))
         goto out;
     /* 4. Write rows. 5. Rows only a deadlock's DETAIL names. 6. Rows
-     * only a serialization failure's statement names. */
+     * only a serialization failure's statement names. 7. Rows only a
+     * lock timeout's statement names. */
     if ((rc = write_rows(s, stats)) != 0 ||
         (rc = named_rows(s, deadlock_procs_sql, deadlock_names, LS_ROW_DEADLOCK_DETAIL,
                          resolution, stats)) != 0 ||
         (rc = named_rows(s, serialization_sql, serialization_names, LS_ROW_SERIALIZATION,
-                         resolution, stats)) != 0)
+                         resolution, stats)) != 0 ||
+        (rc = named_rows(s, lock_error_sql, lock_error_names, LS_ROW_LOCK_ERROR, resolution,
+                         stats)) != 0)
         goto out;
     rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_row ON"
                                   " wait_rows(row_id);");

@@ -49,7 +49,11 @@
  * the one statement) is named by the code paths of its transactions that
  * are known (one: a path against itself; two: the pair; more: not read)
  * on the statement's relation both ways, its rows unknown (detail: a
- * threshold log shows neither side's first lock; samples/blind-rb).
+ * threshold log shows neither side's first lock; samples/blind-rb); a
+ * cycle none of whose transactions is known (a log_statement = 'mod' log
+ * logs no SELECT ... FOR UPDATE, no BEGIN: samples/blind-zk's log alone)
+ * by no code path (label and other NULL): the rows' order is read, whose
+ * code it is is not.
  */
 #ifndef LS_CORRELATE_LOCKORDER_H
 #define LS_CORRELATE_LOCKORDER_H
@@ -156,11 +160,10 @@
     "  kb.relation || ' ' || kb.row_key AS rowb FROM lc_m m"                                  \
     "  JOIN row_keys ka ON ka.row_id = m.a JOIN row_keys kb ON kb.row_id = m.b),"             \
     " lc_e AS (SELECT q.deadlock_id, d.ts, q.relation, %s AS label FROM temp.dl_self q"      \
-    "  JOIN lc_d d ON d.deadlock_id = q.deadlock_id JOIN tx_code c ON c.tx_id = q.tx_id"      \
+    "  JOIN lc_d d ON d.deadlock_id = q.deadlock_id LEFT JOIN tx_code c ON c.tx_id = q.tx_id" \
     "  WHERE q.deadlock_id NOT IN (SELECT deadlock_id FROM lc_s)),"                           \
     " lc_f AS (SELECT deadlock_id, ts, relation, min(label) AS lv, max(label) AS ls"          \
-    "  FROM lc_e WHERE label IS NOT NULL GROUP BY deadlock_id"                                \
-    "  HAVING count(DISTINCT label) <= 2),"                                                   \
+    "  FROM lc_e GROUP BY deadlock_id HAVING count(DISTINCT label) <= 2),"                    \
     " lc_o AS (SELECT deadlock_id, ts, lv AS label, ra AS r1, rb AS r2, ls AS other,"         \
     "  rowa AS row1, rowb AS row2, longer, 0 AS detail FROM lc_s"                             \
     "  WHERE (lv, ra, rb) <= (ls, rb, ra) UNION ALL SELECT deadlock_id, ts, ls, rb, ra, lv,"  \
@@ -183,13 +186,26 @@
  */
 #define LS_DL_SELF_WAIT_TX_SQL                                                                     \
     "WITH " LS_LOCK_CYCLES_WAITS("d.deadlock_id IN (SELECT deadlock_id FROM temp.dl_self)") ","    \
-    " lc_w AS (SELECT s.deadlock_id, s.relation, w.waiter_tx, w.holder_tx FROM lc_d d"             \
+    " lc_w AS (SELECT s.deadlock_id, s.relation, d.ts, w.waiter_tx, w.holder_tx FROM lc_d d"       \
     " JOIN lock_waits w ON w.wait_id = d.wait_id JOIN temp.dl_self s"                              \
     " ON s.deadlock_id = d.deadlock_id AND s.tx_id IS NULL WHERE EXISTS (SELECT 1"                 \
     " FROM deadlock_edges e WHERE e.deadlock_id = d.deadlock_id"                                   \
     " AND e.waiter_pid = w.holder_pid))"                                                           \
     " INSERT INTO temp.dl_self SELECT deadlock_id, relation, waiter_tx FROM lc_w"                  \
-    " WHERE waiter_tx IS NOT NULL UNION ALL SELECT deadlock_id, relation, holder_tx FROM lc_w"     \
-    " WHERE holder_tx IS NOT NULL;"
+    " WHERE waiter_tx IS NOT NULL AND " LS_DL_SELF_TX_OPEN("waiter_tx")                            \
+    " UNION ALL SELECT deadlock_id, relation, holder_tx FROM lc_w"                                 \
+    " WHERE holder_tx IS NOT NULL AND " LS_DL_SELF_TX_OPEN("holder_tx") ";"
+/* ... and only a transaction whose end the log does not show before the
+ * deadlock (a millisecond's tick: this is not run on whole-second logs):
+ * a cycle's transactions were open at it. On a threshold log behind a
+ * pooler a wait's holder is the backend's last logged transaction, often
+ * a committed one of another client (samples/blind-pool's jsonlog: an
+ * `INSERT checkins` committed 46 ms before the victim began to wait, named
+ * the other side of a transfer's deadlock once its DETAIL statements were
+ * read as one by their shape). */
+#define LS_DL_SELF_TX_OPEN(TX)                                                                     \
+    "NOT EXISTS (SELECT 1 FROM transactions t WHERE t.tx_id = " TX                                 \
+    " AND t.outcome IN ('commit', 'rollback', 'aborted') AND t.end_ts IS NOT NULL"                 \
+    " AND t.end_ts < ts - " LS_SQL_INT(LS_MILLISECOND_US) ")"
 
 #endif

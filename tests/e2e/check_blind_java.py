@@ -81,7 +81,27 @@ MUST_HOLD = [
     "finding not deserved: hot counter row on warehouses or accounts",
     "finding not deserved: lock queue behind DDL",
     "story: the top path's holds were mostly idle in transaction (its carrier call)",
+    # order34: a lock timeout's statement names its row (decide/rowid.h
+    # ls_lock_error_names_row): warehouses id=3's holds are counted and
+    # 14686's reserveShipment is its holder at line 2105
+    "lock timeouts: the holder named (reserveShipment held warehouses id=1)",
 ]
+
+
+def lt_rows(rep):
+    """The hot rows the report keyed from a lock timeout's statement alone."""
+    return sorted("%s %s" % (r["relation"], r["row_key"]) for r in rep["hot_rows"]
+                  if "lock timeout" in (r.get("grouped_by") or ""))
+
+
+def lt_rows_right(truth, rep):
+    """Each row lt_rows() lists is one an app's lock timeout waited for (on
+    a whole-second log the bind before the error, not the next request's:
+    decide/rowid.h, holds.c step 7); at least one is listed."""
+    want = {"%s id=%s" % (w["relation"], w["row"]) for w in truth["waits"]
+            if w["outcome"] == "lock_timeout"}
+    got = lt_rows(rep)
+    return bool(got) and all(r in want for r in got)
 
 
 def lock_timeout_holders(judge, j, truth, rep):
@@ -220,6 +240,13 @@ def own_checks(judge, truth, rep):
     return idle_and_capacity(j, truth, rep) + [
         ("55P03: each holder named had the row at the error (the app's holds), 40+ named",
          named >= 40 and held == named, "%d of %d named held it" % (held, named), "%d errors" % lt),
+        # order34: a lock timeout's statement names its row (warehouses
+        # id=3 at 06:18:46, no logged wait): its holder is read too
+        ("55P03: every holder named, each the app's (a lock timeout's row from its statement)",
+         lt > 0 and named == lt and held == named, "%d of %d named, %d held it" % (named, lt, held),
+         "%d errors" % lt),
+        ("55P03: each row keyed from a lock timeout's statement is a row the app's lock timeouts waited for",
+         lt_rows_right(truth, rep), lt_rows(rep), "warehouses id=1 or id=3"),
         ("55P03: a cause left null says why (cause_untold)",
          unsaid == 0, "%d null without a reason" % unsaid, 0),
         ("40001: every retry on the same connection found (retried or untold)",

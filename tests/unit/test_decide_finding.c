@@ -4,6 +4,7 @@
  * and findings of equal weight keep the order they were found in.
  */
 #include <math.h>
+#include <string.h>
 
 #include "decide/finding.h"
 #include "decide/tolerances.h"
@@ -149,6 +150,52 @@ static void test_detail_cycle(void)
     CHECK_INT(ls_finding_locks_rows("  /* c */ select 1 from t for share"), 1);
     CHECK_INT(ls_finding_locks_rows("WITH x AS (SELECT 1) UPDATE t SET a = 1"), 0);
     CHECK_INT(ls_finding_locks_rows("MERGE INTO t USING s ON true WHEN MATCHED THEN DELETE"), 0);
+}
+
+/* One statement in a DETAIL cycle by its text or its shape: Sequelize
+ * writes the values into the text (samples/blind-zk's two DETAILs, lines
+ * 1497-1500 of its postgresql.log). */
+static void test_same_stmt(void)
+{
+    static const char zk4[] = "SELECT \"id\", \"balance\" FROM \"accounts\" AS \"Account\""
+                              " WHERE \"Account\".\"id\" = 4 FOR UPDATE;";
+    static const char zk2[] = "SELECT \"id\", \"balance\" FROM \"accounts\" AS \"Account\""
+                              " WHERE \"Account\".\"id\" = 2 FOR UPDATE;";
+    char a[LS_FINDING_SHAPE_MAX + 64], b[LS_FINDING_SHAPE_MAX + 64];
+    size_t n;
+
+    CHECK_INT(ls_finding_same_stmt(zk4, zk4), 1);
+    CHECK_INT(ls_finding_same_stmt(zk4, zk2), 1); /* blind-zk: values in the text */
+    CHECK_INT(ls_finding_same_stmt("UPDATE t SET a = 'x' WHERE id = 7",
+                                   "update  t set a = 'y''s' where id = $1"), 1);
+    CHECK_INT(ls_finding_same_stmt(zk4, "SELECT \"id\", \"balance\" FROM \"accounts\" AS"
+                                        " \"Account\" WHERE \"Account\".\"id\" = 4 FOR SHARE;"), 0);
+    CHECK_INT(ls_finding_same_stmt("UPDATE t SET a = 1 WHERE id = 1",
+                                   "UPDATE u SET a = 1 WHERE id = 1"), 0); /* another relation */
+    CHECK_INT(ls_finding_same_stmt("UPDATE t SET a = 1 WHERE id = 1",
+                                   "UPDATE t SET b = 1 WHERE id = 1"), 0); /* another column */
+    CHECK_INT(ls_finding_same_stmt(zk4, NULL), 0);
+    CHECK_INT(ls_finding_same_stmt(NULL, zk4), 0);
+    CHECK_INT(ls_finding_same_stmt(NULL, NULL), 0);
+    /* a shape of LS_FINDING_SHAPE_MAX bytes or more is cut: two that differ
+     * past it are not read as one; the same text still is */
+    n = LS_FINDING_SHAPE_MAX;
+    memset(a, 'x', sizeof(a));
+    memcpy(a, "UPDATE t SET ", 13);
+    memcpy(b, a, sizeof(b));
+    memcpy(a + n + 20, " = 1", 4);
+    memcpy(b + n + 20, " = 2", 4);
+    a[n + 24] = b[n + 24] = '\0';
+    CHECK_INT(ls_finding_same_stmt(a, b), 0);
+    CHECK_INT(ls_finding_same_stmt(a, a), 1);
+    a[n - 40] = b[n - 40] = '\0'; /* well within: the same shape */
+    memcpy(a + n - 44, " = 1", 4);
+    memcpy(b + n - 44, " = 2", 4);
+    CHECK_INT(ls_finding_same_stmt(a, b), 1);
+    /* with it, a DETAIL cycle of those two statements is one statement's */
+    CHECK_INT(ls_finding_detail_cycle(2, 2, 1 + ls_finding_same_stmt(zk4, zk2), zk4), 1);
+    CHECK_INT(ls_finding_detail_cycle(2, 2, 1 + ls_finding_same_stmt(zk4, "INSERT INTO accounts"
+                                                                          " VALUES (4)"), zk4), 0);
 }
 
 static void test_counter(void)
@@ -305,6 +352,7 @@ int main(void)
     test_queue();
     test_lock_order();
     test_detail_cycle();
+    test_same_stmt();
     test_counter();
     test_increment();
     test_hidden();

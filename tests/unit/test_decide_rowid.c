@@ -105,11 +105,41 @@ static void test_serialization_names_row(void)
                                          "concurrente)", 1), 0);
 }
 
+/* A lock error's statement names its row: PostgreSQL's lock_timeout and
+ * NOWAIT-on-a-row messages (samples/blind-java line 2105, recountShelf's
+ * UPDATE; NOWAIT's text as lmgr.c/heapam.c write it), a locking statement
+ * that names a key; a table's lock, an INSERT, no key or other words: no. */
+static void test_lock_error_names_row(void)
+{
+    static const char upd[] = "UPDATE warehouses SET last_counted = now() WHERE id = $1";
+    static const char lt[] = "canceling statement due to lock timeout";
+
+    CHECK_INT(ls_lock_error_names_row(lt, upd, 1), 1);
+    CHECK_INT(ls_lock_error_names_row(lt, "SELECT id FROM w WHERE id = 3 FOR UPDATE", 1), 1);
+    CHECK_INT(ls_lock_error_names_row(lt, "DELETE FROM w WHERE id = 3", 1), 1);
+    CHECK_INT(ls_lock_error_names_row("could not obtain lock on row in relation \"w\"",
+                                      "SELECT * FROM w WHERE id = 3 FOR UPDATE NOWAIT", 1), 1);
+    CHECK_INT(ls_lock_error_names_row(lt, upd, 0), 0); /* no key */
+    CHECK_INT(ls_lock_error_names_row(lt, NULL, 1), 0);
+    CHECK_INT(ls_lock_error_names_row(NULL, upd, 1), 0);
+    /* a fresh row nobody held; a read takes no row lock */
+    CHECK_INT(ls_lock_error_names_row(lt, "INSERT INTO w(id) VALUES (3)", 1), 0);
+    CHECK_INT(ls_lock_error_names_row(lt, "SELECT * FROM w WHERE id = 3", 1), 0);
+    /* a table's lock (NOWAIT on LOCK TABLE), a statement timeout */
+    CHECK_INT(ls_lock_error_names_row("could not obtain lock on relation \"w\"", upd, 1), 0);
+    CHECK_INT(ls_lock_error_names_row("canceling statement due to statement timeout", upd, 1), 0);
+    /* other words (a translated message): not read */
+    CHECK_INT(ls_lock_error_names_row("annulation de la requete a cause du delai d'attente"
+                                      " du verrou", upd, 1), 0);
+    CHECK_INT(ls_lock_error_names_row("canceling statement due to lock timeout!", upd, 1), 0);
+}
+
 int main(void)
 {
     test_row_lock();
     test_deadlock_names_row();
     test_serialization_names_row();
+    test_lock_error_names_row();
     test_row_of_wait();
     return TEST_REPORT();
 }

@@ -12,7 +12,8 @@
  * The statement is lockorder.h's LS_DL_SELF_WAIT_TX_SQL, which dlprocs.c
  * runs. The tables are the columns the query reads, filled by the test: two deadlocks between pids 100
  * (victim) and 200; deadlock 1's victim waited for pid 300 (no edge),
- * deadlock 2's for pid 200.
+ * deadlock 2's for pid 200; deadlocks 3 and 4 as 2, a transaction of
+ * theirs ended before them (order34).
  */
 #include <sqlite3.h>
 
@@ -29,14 +30,26 @@ static const char schema_sql[] =
     "CREATE TABLE lock_waits(wait_id INTEGER PRIMARY KEY, waiter_tx INTEGER, holder_tx INTEGER,"
     " holder_pid INTEGER);"
     "CREATE TEMP TABLE dl_self(deadlock_id INTEGER, relation TEXT, tx_id INTEGER);"
-    "INSERT INTO deadlocks VALUES (1, 1, 10, 1000000, 100), (2, 1, 20, 2000000, 100);"
+    "CREATE TABLE transactions(tx_id INTEGER PRIMARY KEY, outcome TEXT, end_ts INTEGER);"
+    "INSERT INTO deadlocks VALUES (1, 1, 10, 1000000, 100), (2, 1, 20, 2000000, 100),"
+    " (3, 1, 30, 3000000, 100), (4, 1, 40, 4000000, 100);"
     "INSERT INTO deadlock_edges VALUES (1, 1, 100, 200), (1, 2, 200, 100),"
-    " (2, 1, 100, 200), (2, 2, 200, 100);"
+    " (2, 1, 100, 200), (2, 2, 200, 100), (3, 1, 100, 200), (3, 2, 200, 100),"
+    " (4, 1, 100, 200), (4, 2, 200, 100);"
     /* each victim's wait, logged before its deadlock's line */
-    "INSERT INTO lock_wait_rows VALUES (1, 100, 'deadlock', 1, 8), (2, 100, 'deadlock', 1, 18);"
-    "INSERT INTO lock_waits VALUES (1, 11, 13, 300), (2, 21, 22, 200);"
-    /* both deadlocks kept by self_cycles, their transactions still to find */
-    "INSERT INTO dl_self VALUES (1, 'accounts', NULL), (2, 'accounts', NULL);";
+    "INSERT INTO lock_wait_rows VALUES (1, 100, 'deadlock', 1, 8), (2, 100, 'deadlock', 1, 18),"
+    " (3, 100, 'deadlock', 1, 28), (4, 100, 'deadlock', 1, 38);"
+    "INSERT INTO lock_waits VALUES (1, 11, 13, 300), (2, 21, 22, 200), (3, 31, 32, 200),"
+    " (4, 41, 42, 200);"
+    /* deadlock 3's holder transaction committed 46 ms before it (a pooled
+     * backend's last logged one, blind-pool's jsonlog); its victim's ended
+     * at it (rolled back), deadlock 4's holder within the tick (1 ms) */
+    "INSERT INTO transactions VALUES (21, 'aborted', 2000000), (22, 'commit', 2100000),"
+    " (31, 'aborted', 3000500), (32, 'commit', 2954000), (41, 'aborted', NULL),"
+    " (42, 'commit', 3999000);"
+    /* the deadlocks kept by self_cycles, their transactions still to find */
+    "INSERT INTO dl_self VALUES (1, 'accounts', NULL), (2, 'accounts', NULL),"
+    " (3, 'accounts', NULL), (4, 'accounts', NULL);";
 
 /* The transactions dl_self has of deadlock d, as "tx,tx" ascending. */
 static void self_txs(sqlite3 *db, int d, char *out, size_t n)
@@ -70,6 +83,13 @@ static void test_holder_outside_cycle(void)
     /* deadlock 2: the victim waited for pid 200, of the cycle */
     self_txs(db, 2, txs, sizeof(txs));
     CHECK_STR(txs, "21,22");
+    /* deadlock 3: the holder's transaction had ended before it: not the
+     * cycle's; the victim's is */
+    self_txs(db, 3, txs, sizeof(txs));
+    CHECK_STR(txs, "31");
+    /* deadlock 4: ended within the log's tick of it: kept */
+    self_txs(db, 4, txs, sizeof(txs));
+    CHECK_STR(txs, "41,42");
     sqlite3_close(db);
 }
 

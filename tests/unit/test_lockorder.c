@@ -301,7 +301,8 @@ static void test_three_cycle(void)
  * A deadlock read from its DETAIL alone (temp.dl_self, dlprocs.c: every
  * process waits for a row lock running one statement; samples/blind-rb's
  * transfers, no rows known): n deadlocks, each with the transactions
- * `labels` names (a label per transaction; "" for none), no holds and no
+ * `labels` names (a label per transaction; "" for none; NULL: a
+ * transaction not known, dl_self's tx_id NULL), no holds and no
  * DETAIL rows. Returns the VM steps (-1: error), the one pair's fields in
  * *label, *other and *deadlocks (0: no pair).
  */
@@ -321,7 +322,9 @@ static long detail_cycles(int n, const char *const *labels, int nlabels, char *l
         goto done;
     /* exec_per_deadlock's tx_code rows are 2k and 2k+1: these are 10 n + i */
     for (i = 0; i < nlabels; i++) {
-        char *ins = sqlite3_mprintf(
+        char *ins = !labels[i] ? sqlite3_mprintf(
+            "WITH RECURSIVE k(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM k WHERE k < %d)"
+            " INSERT INTO dl_self SELECT k, 'accounts', NULL FROM k;", n) : sqlite3_mprintf(
             "WITH RECURSIVE k(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM k WHERE k < %d)"
             " INSERT INTO dl_self SELECT k, 'accounts', 10 * k + %d FROM k;"
             "WITH RECURSIVE k(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM k WHERE k < %d)"
@@ -340,8 +343,10 @@ static long detail_cycles(int n, const char *const *labels, int nlabels, char *l
         goto done;
     }
     if (sqlite3_step(q) == SQLITE_ROW) {
-        snprintf(label, 32, "%s", (const char *)sqlite3_column_text(q, 0));
-        snprintf(other, 32, "%s", (const char *)sqlite3_column_text(q, 3));
+        const char *l = (const char *)sqlite3_column_text(q, 0);
+        const char *o = (const char *)sqlite3_column_text(q, 3);
+        snprintf(label, 32, "%s", l ? l : "(none)");
+        snprintf(other, 32, "%s", o ? o : "(none)");
         CHECK_STR((const char *)sqlite3_column_text(q, 1), "accounts");
         CHECK_STR((const char *)sqlite3_column_text(q, 2), "accounts");
         CHECK_INT(sqlite3_column_type(q, 4), SQLITE_NULL); /* no rows known */
@@ -358,14 +363,17 @@ done:
     return steps;
 }
 
-/* One path against itself; two paths a pair, named both; three paths or
- * none known: no pair. Linear in the deadlocks. */
+/* One path against itself; two paths a pair, named both; three paths: no
+ * pair; none known: the order, by no code path (samples/blind-zk's log
+ * alone). Linear in the deadlocks. */
 static void test_detail_cycles(void)
 {
     static const char *const one[] = {"transfer", "transfer", ""};
     static const char *const two[] = {"payout", "transfer"};
     static const char *const three[] = {"payout", "transfer", "refund"};
     static const char *const none[] = {""};
+    static const char *const unknown[] = {NULL};
+    static const char *const known_unknown[] = {"transfer", NULL};
     char label[32], other[32];
     int n;
     long small, large;
@@ -384,7 +392,18 @@ static void test_detail_cycles(void)
     CHECK(detail_cycles(3, three, 3, label, other, &n) > 0);
     CHECK_INT(n, 0);
     CHECK(detail_cycles(3, none, 1, label, other, &n) > 0);
-    CHECK_INT(n, 0);
+    CHECK_INT(n, 3);
+    CHECK_STR(label, "(none)");
+    CHECK_STR(other, "(none)");
+    /* no transaction at all (dlprocs.c keeps the cycle's row, tx_id NULL) */
+    CHECK(detail_cycles(3, unknown, 1, label, other, &n) > 0);
+    CHECK_INT(n, 3);
+    CHECK_STR(label, "(none)");
+    /* a known path beside an unknown transaction names the cycle */
+    CHECK(detail_cycles(3, known_unknown, 2, label, other, &n) > 0);
+    CHECK_INT(n, 3);
+    CHECK_STR(label, "transfer");
+    CHECK_STR(other, "transfer");
 }
 
 int main(void)

@@ -155,6 +155,26 @@ int ls_finding_locks_rows(const char *sql)
     return ok;
 }
 
+int ls_finding_same_stmt(const char *a, const char *b)
+{
+    ls_buf x, y;
+    int same = 0;
+
+    if (!a || !b)
+        return 0;
+    if (strcmp(a, b) == 0)
+        return 1;
+    ls_buf_init(&x, 0);
+    ls_buf_init(&y, 0);
+    if (ls_sql_shape(&x, a, LS_FINDING_SHAPE_MAX) == 0 &&
+        ls_sql_shape(&y, b, LS_FINDING_SHAPE_MAX) == 0 && x.ptr && y.ptr &&
+        x.len < LS_FINDING_SHAPE_MAX && y.len < LS_FINDING_SHAPE_MAX)
+        same = strcmp(x.ptr, y.ptr) == 0;
+    ls_buf_free(&x);
+    ls_buf_free(&y);
+    return same;
+}
+
 int ls_finding_detail_cycle(int64_t procs, int64_t row_edges, int64_t same_stmt, const char *stmt)
 {
     return procs >= 2 && row_edges == procs && same_stmt == procs && ls_finding_locks_rows(stmt);

@@ -115,7 +115,8 @@ int ls_finding_lock_order_fires(int64_t deadlocks);
  * in request order, none read from the rows). The DETAIL's `procs`
  * processes form a cycle (PostgreSQL writes only cycles); `row_edges` of
  * their edges are row locks (ls_is_row_lock: a transaction or a tuple)
- * and `same_stmt` of them run the victim's statement, `stmt`. When every
+ * and `same_stmt` of them run the victim's statement, `stmt` (its text or
+ * its shape: ls_finding_same_stmt). When every
  * process waits for a row lock and runs that one statement, and the
  * statement locks rows that exist (ls_finding_locks_rows), each process
  * held a row the statement locks while waiting for another: had they all
@@ -127,6 +128,19 @@ int ls_finding_lock_order_fires(int64_t deadlocks);
  * foreign key, not an order of rows) tell nothing: 0.
  */
 int ls_finding_detail_cycle(int64_t procs, int64_t row_edges, int64_t same_stmt, const char *stmt);
+
+/*
+ * Do two DETAIL statements of a deadlock run one statement
+ * (ls_finding_detail_cycle's same_stmt)? The same text, or the same shape
+ * (ls_sql_shape: literals and $n made ?, case and spaces folded), so that
+ * an ORM that writes its values into the text (Sequelize's
+ * `WHERE "Account"."id" = 4 FOR UPDATE` and `... = 2 ...`, samples/blind-zk)
+ * runs one statement as a driver that binds them ($1) does. A shape of
+ * LS_FINDING_SHAPE_MAX bytes or more (cut: its tails unread) is not read
+ * as the same; NULL (no statement read) is no statement: 0.
+ */
+int ls_finding_same_stmt(const char *a, const char *b);
+#define LS_FINDING_SHAPE_MAX 4096
 
 /* Does `sql` lock rows that exist, as UPDATE, DELETE and SELECT ... FOR
  * UPDATE/SHARE do (ls_sql_kind_of a write, led by one of those verbs)?

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "finding.h"
+
 int ls_is_row_lock(const char *target_kind)
 {
     return !target_kind || strcmp(target_kind, "transaction") == 0 ||
@@ -22,6 +24,17 @@ int ls_serialization_names_row(const char *message, int keyed)
     return keyed && message &&
            (strstr(message, "due to concurrent update") != NULL ||
             strstr(message, "due to concurrent delete") != NULL);
+}
+
+/* NOWAIT's message for a row lock, to its relation's name. */
+#define NOWAIT_ROW "could not obtain lock on row "
+
+int ls_lock_error_names_row(const char *message, const char *sql, int keyed)
+{
+    return keyed && message &&
+           (strcmp(message, "canceling statement due to lock timeout") == 0 ||
+            strncmp(message, NOWAIT_ROW, sizeof(NOWAIT_ROW) - 1) == 0) &&
+           ls_finding_locks_rows(sql);
 }
 
 const char *ls_row_of_wait(const ls_row_wait *w, char *rel, size_t rel_len, char *key,

@@ -50,6 +50,26 @@ typedef struct ls_row_wait {
  */
 int ls_serialization_names_row(const char *message, int keyed);
 
+/* How row_keys.evidence reads for a row only a lock timeout's (or a
+ * NOWAIT's) statement named. */
+#define LS_ROW_LOCK_ERROR "key in a statement that failed on a lock timeout or NOWAIT"
+
+/*
+ * Does a lock error (SQLSTATE 55P03) say that its statement waited for
+ * the row it names? "canceling statement due to lock timeout" ends a
+ * statement that queued for a lock for lock_timeout (below
+ * deadlock_timeout it logged no wait: samples/blind-java's recountShelf,
+ * 500 ms on warehouses id=3, a row no logged wait names, so no hold of it
+ * was counted and the error's holder stayed unknown); NOWAIT's "could
+ * not obtain lock on row in relation ..." names a row lock outright. The
+ * message must be one of those, in English (message NULL or translated:
+ * no evidence; "could not obtain lock on relation" is a table's lock),
+ * the statement (sql) must lock rows that exist (UPDATE, DELETE, SELECT
+ * ... FOR UPDATE/SHARE: ls_finding_locks_rows; an INSERT's key is a row
+ * nobody held) and name a key (keyed).
+ */
+int ls_lock_error_names_row(const char *message, const char *sql, int keyed);
+
 /*
  * Does a deadlock's process say it waited for the row its statement
  * names? Its DETAIL edge ("Process N waits for ShareLock on transaction
