@@ -11,6 +11,7 @@
 
 #include "correlate_int.h"
 #include "decide/finding.h"
+#include "decide/rowid.h"
 #include "decide/tolerances.h"
 #include "findings.h"
 #include "ls_buf.h"
@@ -153,10 +154,14 @@ LS_COLUMNS(kq, CALL_COLS);
  * for a row the quiet-rows rule made (every wait below deadlock_timeout,
  * none logged), its statements that queued for it (rows.waited_statements,
  * rebuilt from the durations) and their time (samples/blind-dj's pages
- * id=1: 21 statements, 1.3 s). Not a row named by a deadlock's DETAIL
- * alone: its unlogged waits are the deadlocks' (samples/deadlock-holds). */
+ * id=1: 21 statements, 1.3 s), or that a lock timeout's statement named
+ * before the quiet-rows rule could (LS_ROW_LOCK_ERROR, no wait logged
+ * either: samples/blind-php's warehouses id=1, 163 statements queued).
+ * Not a row named by a deadlock's DETAIL alone: its unlogged waits are
+ * the deadlocks' (samples/deadlock-holds). */
 #define COUNTER_QUIET                                                                       \
-    "(coalesce(r.waits, 0) = 0 AND instr(r.grouped_by, '" LS_QUIET_EVIDENCE "') = 1)"
+    "(coalesce(r.waits, 0) = 0 AND (instr(r.grouped_by, '" LS_QUIET_EVIDENCE "') = 1"           \
+    " OR r.grouped_by = '" LS_ROW_LOCK_ERROR "'))"
 #define COUNTER_WAITS "CASE WHEN " COUNTER_QUIET " THEN r.waited_statements ELSE r.waits END"
 #define COUNTER_WAIT_MS                                                                     \
     "CASE WHEN " COUNTER_QUIET " THEN r.hidden_wait_ms ELSE r.total_wait_ms END"
