@@ -1224,16 +1224,14 @@ static const ls_mquery roots_q =
               " min(w2.wait_id) AS first FROM lock_waits w2 JOIN rows r ON r.row_id = w2.row_id"
               /* the top roots' alone: the others' are never read (the
                * query 7.3 M to 6.7 M SQLite VM steps at 1 GiB) */
-              " WHERE w2.root_pid IN (SELECT root_pid FROM top_roots) GROUP BY 1, 2, 3)",
+              " WHERE" ROOT_ROWS_OF_TOP("w2") " GROUP BY 1, 2, 3)",
               root_cols,
               "FROM top_roots w LEFT JOIN sessions s ON s.session_id = w.root_session"
               " ORDER BY w.waiter_ms DESC, w.root_pid");
 
 /* How many roots roots_q ranks (its top_roots unbounded, nothing read
  * for them): the root blockers' cut. */
-#define ROOTS_COUNT                                                                    \
-    "SELECT count(*) FROM (SELECT 1 FROM lock_waits w WHERE w.root_pid IS NOT NULL AND" \
-    WAIT_FILTER("w") " GROUP BY w.root_pid, w.root_session, w.root_tx)"
+#define ROOTS_COUNT ROOTS_COUNT_SQL
 
 /* A root blocker's transaction with its first 50 statements. */
 static void root_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void *arg)
