@@ -1070,33 +1070,33 @@ static const ls_mcol hot_cols[] = {
     " ORDER BY r.total_wait_ms + coalesce(r.hidden_wait_ms, 0) DESC, r.total_wait_ms DESC," \
     " r.row_id"
 /* The rows that are hot rows (in the filter), as hot_top chooses them. */
-#define HOT_TOP_FROM                                                                   \
-    " FROM rows r WHERE CASE WHEN " NO_FILTER                                           \
-    " THEN r.evidence = '" LS_SLOWKEY_EVIDENCE "'" \
-    " OR EXISTS (SELECT 1 FROM lock_waits w WHERE w.row_id = r.row_id)" \
-    " OR EXISTS (SELECT 1 FROM row_waits rw WHERE rw.row_id = r.row_id" \
-    " AND rw.kind = 'inferred' AND rw.wait_ms >= " HIDDEN_HOT_MIN_MS ")" \
-    " ELSE ((r.evidence = '" LS_SLOWKEY_EVIDENCE "' AND (:since IS NULL OR r.last_ts >= :since)" \
-    " AND (:until IS NULL OR r.first_ts <= :until)" \
-    " AND (:relation IS NULL OR r.relation = :relation)" \
-    " AND :database IS NULL AND :code_path IS NULL)" \
-    " OR r.row_id IN (SELECT w.row_id FROM lock_waits w WHERE" WAIT_FILTER("w") \
-    ") OR r.row_id IN (SELECT q.row_id FROM (SELECT rw.row_id, rw.start_ts, rw.end_ts," \
-    " NULL AS logged_ts, rw.session_id, rw.tx_id AS waiter_tx, rw.behind_tx AS holder_tx," \
-    " rr.relation, NULL AS rel_oid FROM row_waits rw JOIN rows rr ON rr.row_id = rw.row_id" \
-    " WHERE rw.kind = 'inferred' AND rw.wait_ms >= " HIDDEN_HOT_MIN_MS ") q" \
+#define HOT_TOP_FROM                                                                               \
+    " FROM rows r WHERE CASE WHEN " NO_FILTER                                                      \
+    " THEN r.evidence = '" LS_SLOWKEY_EVIDENCE "'"                                                 \
+    " OR EXISTS (SELECT 1 FROM lock_waits w WHERE w.row_id = r.row_id)"                            \
+    " OR EXISTS (SELECT 1 FROM row_waits rw WHERE rw.row_id = r.row_id"                            \
+    " AND rw.kind = 'inferred' AND rw.wait_ms >= " HIDDEN_HOT_MIN_MS ")"                           \
+    " ELSE ((r.evidence = '" LS_SLOWKEY_EVIDENCE "' AND (:since IS NULL OR r.last_ts >= :since)"   \
+    " AND (:until IS NULL OR r.first_ts <= :until)"                                                \
+    " AND (:relation IS NULL OR r.relation = :relation)"                                           \
+    " AND :database IS NULL AND :code_path IS NULL)"                                               \
+    " OR r.row_id IN (SELECT w.row_id FROM lock_waits w WHERE" WAIT_FILTER("w")                    \
+    ") OR r.row_id IN (SELECT q.row_id FROM (SELECT rw.row_id, rw.start_ts, rw.end_ts,"            \
+    " NULL AS logged_ts, rw.session_id, rw.tx_id AS waiter_tx, rw.behind_tx AS holder_tx,"         \
+    " rr.relation, NULL AS rel_oid FROM row_waits rw JOIN rows rr ON rr.row_id = rw.row_id"        \
+    " WHERE rw.kind = 'inferred' AND rw.wait_ms >= " HIDDEN_HOT_MIN_MS ") q"                       \
     " WHERE" WAIT_FILTER("q") ")) END AND " NOT_A_RELATION_LOCK("r.row_id")
 /* How many rows hot_rows_q ranks: hot_top's unbounded, counted alone
  * (counting hot_rows_q whole read the waits of every candidate row for
  * hot_waits, which the count never reads: 1.81 M SQLite VM steps at
  * 1 GiB). */
 #define HOT_ROWS_COUNT "SELECT count(*)" HOT_TOP_FROM
-static const ls_mquery hot_rows_q = LS_MQUERY(
-    "WITH hot_top AS MATERIALIZED (SELECT r.row_id AS row_id" HOT_TOP_FROM
-    HOT_ROW_ORDER " LIMIT :limit)" HOT_ROW_WAITS,
-    hot_cols,
-    "FROM hot_top t CROSS JOIN rows r ON r.row_id = t.row_id"
-    " LEFT JOIN hot_waits hw ON hw.row_id = t.row_id" HOT_ROW_ORDER);
+static const ls_mquery hot_rows_q =
+    LS_MQUERY("WITH hot_top AS MATERIALIZED (SELECT r.row_id AS row_id" HOT_TOP_FROM HOT_ROW_ORDER
+              " LIMIT :limit)" HOT_ROW_WAITS,
+              hot_cols,
+              "FROM hot_top t CROSS JOIN rows r ON r.row_id = t.row_id"
+              " LEFT JOIN hot_waits hw ON hw.row_id = t.row_id" HOT_ROW_ORDER);
 
 /* ---- relation lock queues ---- */
 
