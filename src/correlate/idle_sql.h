@@ -56,10 +56,10 @@
  * it every wait was read (about 13 SQLite VM steps a wait) even when no
  * hold's head is unknown, as in most logs; with a head, the plan is as
  * before (the waits scanned, g by an automatic index). */
-#define LS_IDLE_HEAD_WAITS_FROM                                                          \
-    " FROM (SELECT 1 FROM g LIMIT 1) AS g1 CROSS JOIN g"                                  \
-    " JOIN wait_links k ON k.holder_tx = g.tx_id"                                         \
-    " JOIN wait_rows wr ON wr.wait_id = k.wait_id AND wr.row_id = g.row_id"               \
+#define LS_IDLE_HEAD_WAITS_FROM                                                                    \
+    " FROM (SELECT 1 FROM g LIMIT 1) AS g1 CROSS JOIN g"                                           \
+    " JOIN wait_links k ON k.holder_tx = g.tx_id"                                                  \
+    " JOIN wait_rows wr ON wr.wait_id = k.wait_id AND wr.row_id = g.row_id"                        \
     " JOIN lock_wait_rows w ON w.wait_id = k.wait_id WHERE w.target_kind = 'transaction'"
 
 #define LS_IDLE_BUSY_SQL(h)                                                              \

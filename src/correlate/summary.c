@@ -615,7 +615,7 @@ static int occ_bounded_ids(const occ_ids *ev, ls_stmt *q, int start_col, int end
  * it, else *set (NULL: *set_null). 0 or an error code. */
 typedef struct occ_tx_walk {
     ls_stmt *q;
-    int at;      /* 1: q is on a row, 0: past the last, -1: not sought yet */
+    int at;       /* 1: q is on a row, 0: past the last, -1: not sought yet */
     int64_t last; /* the last tx asked */
 } occ_tx_walk;
 
@@ -655,8 +655,8 @@ static int occ_scan_exact(ls_store *s, occ_set *set, const occ_ids *ev, const oc
     int rc;
 
     if ((rc = ls_store_prepare(s, OCC_HOLDS_EXACT_SQL, &q)) != 0 ||
-        (rc = ls_store_prepare_params(s, OCC_TX_SETS_SQL, LS_PARAM_NAMES(OCC_TX_PARAMS),
-                                      &w.q)) != 0)
+        (rc = ls_store_prepare_params(s, OCC_TX_SETS_SQL, LS_PARAM_NAMES(OCC_TX_PARAMS), &w.q)) !=
+            0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         const occ_id *p = NULL;
@@ -744,8 +744,9 @@ static int occ_scan(ls_store *s, occ_set *set, int stored)
             source = ls_stmt_text_or_null(q, OC_SOURCE);
         }
         if (!(o = occ_path_of(set, label, source, &rc)) ||
-            (rc = occ_add_hold(set, o, &h, stored ? occ_bounded_ids(&ev, q, OC_START_EV, OC_END_EV)
-                                                      : occ_bounded(q))) != 0)
+            (rc = occ_add_hold(set, o, &h,
+                               stored ? occ_bounded_ids(&ev, q, OC_START_EV, OC_END_EV)
+                                      : occ_bounded(q))) != 0)
             break;
     }
 out:

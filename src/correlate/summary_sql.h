@@ -11,15 +11,14 @@
  * hold order, nothing joined or computed per hold (summary.c,
  * occ_scan_exact, does it in C; each transaction's path set comes from
  * OCC_TX_SETS_SQL walked alongside). */
-#define OCC_HOLDS_EXACT_SQL                                                               \
-    "SELECT h.tx_id, h.waits, h.row_id, h.start_ts, h.end_ts, h.start_evidence,"          \
+#define OCC_HOLDS_EXACT_SQL                                                                        \
+    "SELECT h.tx_id, h.waits, h.row_id, h.start_ts, h.end_ts, h.start_evidence,"                   \
     " h.end_evidence FROM hold_final h WHERE h.end_ts IS NOT NULL ORDER BY h.hold_id"
 
 /* The transactions' path sets from :tx on, in tx_id order (tx_code_rows'
  * key): read alongside the holds, whose tx_ids follow their hold_ids
  * (the transactions pass numbers both in one order), and sought again
  * only where a hold's tx_id goes back. */
-#define OCC_TX_SETS_SQL                                                                   \
-    "SELECT tx_id, path_set FROM tx_code_rows WHERE tx_id >= :tx ORDER BY tx_id"
+#define OCC_TX_SETS_SQL "SELECT tx_id, path_set FROM tx_code_rows WHERE tx_id >= :tx ORDER BY tx_id"
 
 #endif

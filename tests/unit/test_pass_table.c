@@ -393,9 +393,10 @@ static void test_final_reads(ls_store *s)
      * read only when there is a head (g1's loop of one row or none,
      * outside the scan of the waits), not every wait when there is none
      * (0.06 M VM steps at 100 MiB) */
-    CHECK(plan_has(s, "WITH g AS MATERIALIZED (SELECT 1 AS hold_id, 1 AS tx_id, 1 AS row_id)"
-                      " SELECT g.hold_id, min(w.start_ts)" LS_IDLE_HEAD_WAITS_FROM
-                      " GROUP BY g.hold_id",
+    CHECK(plan_has(s,
+                   "WITH g AS MATERIALIZED (SELECT 1 AS hold_id, 1 AS tx_id, 1 AS row_id)"
+                   " SELECT g.hold_id, min(w.start_ts)" LS_IDLE_HEAD_WAITS_FROM
+                   " GROUP BY g.hold_id",
                    "SCAN g1", NULL));
     /* the report summary's occupancy scan (summary.c occ_scan_exact):
      * the holds in hold order with nothing joined per hold, and the
