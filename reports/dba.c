@@ -34,7 +34,7 @@ static const ls_mcol by_lock_cols[] = {
 };
 static const ls_mquery by_lock_q =
     LS_MQUERY(NULL, by_lock_cols,
-              "FROM lock_waits w WHERE" WAIT_FILTER("w") "GROUP BY 1, 2, 3"
+              "FROM " LOCK_WAITS_OWN " w WHERE" WAIT_FILTER("w") "GROUP BY 1, 2, 3"
               " ORDER BY 5 DESC, 4 DESC, 1, 2, 3 LIMIT :limit");
 
 /* Blocking transactions by the shape of their first write: the root of
@@ -59,7 +59,7 @@ static const ls_mcol waiting_cols[] = {
     {"waited_ms", "coalesce(w.waited_ms, 0)", LS_MC_READ},
 };
 static const ls_mquery waiting_q =
-    LS_MQUERY(NULL, waiting_cols, "FROM lock_waits w WHERE" WAIT_FILTER("w"));
+    LS_MQUERY(NULL, waiting_cols, "FROM " LOCK_WAITS_OWN " w WHERE" WAIT_FILTER("w"));
 
 typedef struct fp_sum {
     char *fp;

@@ -465,7 +465,7 @@ static const ls_mquery summary_q =
      * alone, not every column of the lock_waits view (its relation,
      * holders and queue looked up for every wait: 6 M SQLite VM steps at
      * 1 GiB). */
-    LS_MQUERY("WITH fw AS (SELECT w.blocker_pid, w.waited_ms FROM lock_waits w WHERE"
+    LS_MQUERY("WITH fw AS (SELECT w.blocker_pid, w.waited_ms FROM " LOCK_WAITS_OWN " w WHERE"
               WAIT_FILTER("w") "),"
               " fe AS (SELECT e.class FROM errors e WHERE" ERROR_FILTER("e") "),"
               " fd AS (SELECT d.deadlock_id FROM deadlocks d WHERE" DEADLOCK_FILTER("d") ")",
@@ -565,7 +565,7 @@ static const ls_mcol outcome_cols[] = {
 };
 static const ls_mquery outcome_q =
     LS_MQUERY(NULL, outcome_cols,
-              "FROM lock_waits w WHERE" WAIT_FILTER("w") "GROUP BY outcome ORDER BY outcome");
+              "FROM " LOCK_WAITS_OWN " w WHERE" WAIT_FILTER("w") "GROUP BY outcome ORDER BY outcome");
 
 static void outcome_row(model_ctx *m, ls_stmt *q, void *arg)
 {
@@ -854,7 +854,7 @@ static const ls_mcol row_cut_cols[] = {
 static const ls_mquery row_cut_q = LS_MQUERY(
     NULL, row_cut_cols,
     "FROM (SELECT count(*) AS n, max(coalesce(w.end_ts, w.logged_ts, w.start_ts)) AS last"
-    " FROM lock_waits w WHERE w.row_id = :row_id AND" WAIT_FILTER("w") ") wc");
+    " FROM " LOCK_WAITS_OWN_ROW " w WHERE w.row_id = :row_id AND" WAIT_FILTER("w") ") wc");
 
 /* The row's root blockers, one per transaction, in the order of their
  * first wait (waits are stored in time order): the columns of
