@@ -487,14 +487,15 @@ static void test_report_reads(ls_store *s)
      * the lock_waits view's three LEFT JOINs, which an aggregate keeps
      * (0.87 M VM steps at 1 GiB for the outcomes, 1.64 M through the
      * view); with the row, wait_rows and not the other two */
-    unnamed("SELECT w.outcome, count(*) FROM " LOCK_WAITS_OWN " w WHERE" WAIT_FILTER("w")
-            "GROUP BY w.outcome", first_sql, sizeof(first_sql));
+    unnamed("SELECT w.outcome, count(*) FROM " LOCK_WAITS_OWN
+            " w WHERE" WAIT_FILTER("w") "GROUP BY w.outcome",
+            first_sql, sizeof(first_sql));
     CHECK(strlen(first_sql) < sizeof(first_sql) - 8);
     CHECK(reads(s, first_sql, "lock_wait_rows") == 1);
     CHECK(reads(s, first_sql, "wait_chains") == 0);
     CHECK(reads(s, first_sql, "wait_rows") == 0);
-    unnamed("SELECT count(*) FROM " LOCK_WAITS_OWN_ROW " w WHERE w.row_id = 1 AND"
-            WAIT_FILTER("w"), first_sql, sizeof(first_sql));
+    unnamed("SELECT count(*) FROM " LOCK_WAITS_OWN_ROW " w WHERE w.row_id = 1 AND" WAIT_FILTER("w"),
+            first_sql, sizeof(first_sql));
     CHECK(strlen(first_sql) < sizeof(first_sql) - 8);
     CHECK(reads(s, first_sql, "wait_chains") == 0);
     CHECK(plan_has(s, first_sql, "lock_waits_row (row_id=?)", NULL));
