@@ -115,7 +115,7 @@ static const char ranking_fmt[] =
     " ranked AS (SELECT *, row_number() OVER (PARTITION BY label ORDER BY hold_ms) AS rn,"
     "  count(*) OVER (PARTITION BY label) AS n FROM labeled),"
     " suffered AS (SELECT p.label AS label, count(*) AS waits, sum(w.waited_ms) AS ms"
-    "  FROM lock_waits w" PATH_OF("w.waiter_tx") " GROUP BY 1),"
+    "  FROM %s w" PATH_OF("w.waiter_tx") " GROUP BY 1)," /* SUFFERED_WAITS_MAIN or lock_waits */
     " logged AS (SELECT r.label AS label, min(r.source) AS source, count(*) AS episodes,"
     "  sum(r.waits) AS waits, sum(r.hold_ms) AS total, max(r.hold_ms) AS mx,"
     "  max(CASE WHEN r.rn = (95 * r.n + 99) / 100 THEN r.hold_ms END) AS p95,"
@@ -888,7 +888,9 @@ static int ranking_write(ls_store *s, const char *schema)
     if (rc != 0)
         return rc;
     ls_caused_listed_sql(listed, sizeof(listed), QUEUED_CAUSED, res);
-    snprintf(sql, sizeof(sql), ranking_fmt, schema, schema, schema, listed);
+    snprintf(sql, sizeof(sql), ranking_fmt, schema,
+             strcmp(schema, "main") == 0 ? SUFFERED_WAITS_MAIN : "lock_waits", schema, schema,
+             listed);
     return ls_store_exec(s, sql);
 }
 

@@ -21,4 +21,13 @@
  * only where a hold's tx_id goes back. */
 #define OCC_TX_SETS_SQL "SELECT tx_id, path_set FROM tx_code_rows WHERE tx_id >= :tx ORDER BY tx_id"
 
+/* The waits suffered (ranking_fmt's suffered, summary.c) for the stored
+ * ranking: the two columns from their tables, not the lock_waits view,
+ * whose LEFT JOINs of wait_chains and wait_rows an aggregate keeps (2.51
+ * -> 1.99 M SQLite VM steps at 1 GiB); a window's ranking reads its view
+ * (scope.c), which keeps the window's waits. */
+#define SUFFERED_WAITS_MAIN                                                               \
+    "(SELECT x.waited_ms AS waited_ms, l.waiter_tx AS waiter_tx FROM lock_wait_rows x"    \
+    " LEFT JOIN wait_links l ON l.wait_id = x.wait_id)"
+
 #endif

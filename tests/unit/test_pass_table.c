@@ -408,6 +408,12 @@ static void test_final_reads(ls_store *s)
     unnamed(OCC_TX_SETS_SQL, tx_sets_sql, sizeof(tx_sets_sql));
     CHECK(plan_has(s, tx_sets_sql, "SEARCH tx_code_rows USING INTEGER PRIMARY KEY (rowid>?)",
                    "TEMP B-TREE"));
+    /* the stored blocking ranking's waits suffered: not through the
+     * lock_waits view's joins of wait_chains and wait_rows */
+    CHECK(reads(s, "SELECT count(*), sum(w.waited_ms) FROM " SUFFERED_WAITS_MAIN " w",
+                "wait_chains") == 0);
+    CHECK(reads(s, "SELECT count(*), sum(w.waited_ms) FROM " SUFFERED_WAITS_MAIN " w",
+                "wait_links") == 1);
     /* the transactions pass's queue head between two of its waits
      * (BETWEEN_WAITS): the transaction's own waits, not a walk of every
      * earlier wait of the pid, which grows with the log (issue 38) */
