@@ -115,7 +115,8 @@ static const char ranking_fmt[] =
     " ranked AS (SELECT *, row_number() OVER (PARTITION BY label ORDER BY hold_ms) AS rn,"
     "  count(*) OVER (PARTITION BY label) AS n FROM labeled),"
     " suffered AS (SELECT p.label AS label, count(*) AS waits, sum(w.waited_ms) AS ms"
-    "  FROM %s w" PATH_OF("w.waiter_tx") " GROUP BY 1)," /* SUFFERED_WAITS_MAIN or lock_waits */
+    /* %s: SUFFERED_WAITS_MAIN (summary_sql.h) or lock_waits */
+    "  FROM %s w" PATH_OF("w.waiter_tx") " GROUP BY 1),"
     " logged AS (SELECT r.label AS label, min(r.source) AS source, count(*) AS episodes,"
     "  sum(r.waits) AS waits, sum(r.hold_ms) AS total, max(r.hold_ms) AS mx,"
     "  max(CASE WHEN r.rn = (95 * r.n + 99) / 100 THEN r.hold_ms END) AS p95,"

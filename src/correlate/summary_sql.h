@@ -26,8 +26,8 @@
  * whose LEFT JOINs of wait_chains and wait_rows an aggregate keeps (2.51
  * -> 1.99 M SQLite VM steps at 1 GiB); a window's ranking reads its view
  * (scope.c), which keeps the window's waits. */
-#define SUFFERED_WAITS_MAIN                                                               \
-    "(SELECT x.waited_ms AS waited_ms, l.waiter_tx AS waiter_tx FROM lock_wait_rows x"    \
+#define SUFFERED_WAITS_MAIN                                                                        \
+    "(SELECT x.waited_ms AS waited_ms, l.waiter_tx AS waiter_tx FROM lock_wait_rows x"             \
     " LEFT JOIN wait_links l ON l.wait_id = x.wait_id)"
 
 #endif
