@@ -505,6 +505,13 @@ static void test_report_reads(ls_store *s)
     CHECK(strlen(first_sql) < sizeof(first_sql) - 8);
     CHECK(reads(s, first_sql, "wait_chains") == 0);
     CHECK(plan_has(s, first_sql, "lock_waits_row (row_id=?)", NULL));
+    /* dba's blocking shapes: the waits with their links alone */
+    unnamed("SELECT count(DISTINCT coalesce(w.root_tx, w.holder_tx)) FROM " LOCK_WAITS_LINKED
+            " w WHERE" WAIT_FILTER("w"),
+            first_sql, sizeof(first_sql));
+    CHECK(reads(s, first_sql, "wait_links") == 1);
+    CHECK(reads(s, first_sql, "wait_chains") == 0);
+    CHECK(reads(s, first_sql, "wait_rows") == 0);
     /* the root blockers' count: the distinct roots by an index, not a
      * GROUP BY's sort of every wait (2.38 M VM steps at 1 GiB) */
     unnamed(ROOTS_COUNT_SQL, first_sql, sizeof(first_sql));
