@@ -761,6 +761,7 @@ static const char serial_tied_sql[] =
 /* temp.serial_tied's pairs, in its key's order (serial_tied_read). */
 static const char serial_tied_read_sql[] =
     "SELECT row_id, tx_id FROM temp.serial_tied ORDER BY row_id, tx_id";
+enum { STR_ROW_ID, STR_TX_ID };
 #define SERIAL_WANT_TABLE                                                               \
     "CREATE TEMP TABLE IF NOT EXISTS serial_want(row_id INTEGER PRIMARY KEY,"           \
     " wanting INTEGER, wanting_hi INTEGER, tied INTEGER, mw REAL);"                   \
@@ -803,8 +804,8 @@ static int serial_tied_read(ls_store *s, serial_pairs *t)
             }
             t->v = g;
         }
-        t->v[t->n].row_id = ls_stmt_int64(q, 0);
-        t->v[t->n].tx_id = ls_stmt_int64(q, 1);
+        t->v[t->n].row_id = ls_stmt_int64(q, STR_ROW_ID);
+        t->v[t->n].tx_id = ls_stmt_int64(q, STR_TX_ID);
         t->n++;
     }
     ls_stmt_finalize(q);
