@@ -18,7 +18,7 @@
 /* The transactions' path sets from :tx on, in tx_id order (tx_code_rows'
  * key): read alongside the holds, whose tx_ids follow their hold_ids
  * (the transactions pass numbers both in one order), and sought again
- * only where a hold's tx_id goes back. */
+ * where a hold's tx_id goes back or far ahead (summary.c, OCC_TX_WALK_MAX). */
 #define OCC_TX_SETS_SQL "SELECT tx_id, path_set FROM tx_code_rows WHERE tx_id >= :tx ORDER BY tx_id"
 
 /* The waits suffered (ranking_fmt's suffered, summary.c) for the stored
