@@ -44,7 +44,7 @@ static const ls_mcol minute_cols[] = {
     "b(lo, hi) AS (SELECT min(lw.start_ts) / " US_PER_MIN " - " CONTEXT_PAD ","            \
     " min(max(coalesce(lw.end_ts, lw.logged_ts, lw.start_ts)) / " US_PER_MIN " + "         \
     CONTEXT_PAD ", min(lw.start_ts) / " US_PER_MIN " - " CONTEXT_PAD " + " CONTEXT_MINUTES \
-    " - 1) FROM lock_waits lw WHERE" WAIT_FILTER("lw") ")"
+    " - 1) FROM " LOCK_WAITS_OWN " lw WHERE" WAIT_FILTER("lw") ")"
 #define STRIP_MINUTES_CTE                                      \
     " m(mi) AS (SELECT lo FROM b WHERE lo IS NOT NULL UNION ALL" \
     " SELECT mi + 1 FROM m, b WHERE mi < b.hi)"
@@ -104,7 +104,7 @@ static const char counted_minutes_fmt[] =
 static const char minutes_with_fmt[] =
     "WITH RECURSIVE" STRIP_MINUTES_CTE ", b(lo, hi) AS (%s),"
     " s(mi, n) AS (%s),"
-    " w(mi, n) AS (SELECT lw.start_ts / " US_PER_MIN ", count(*) FROM lock_waits lw, b"
+    " w(mi, n) AS (SELECT lw.start_ts / " US_PER_MIN ", count(*) FROM " LOCK_WAITS_OWN " lw, b"
     " WHERE lw.start_ts >= b.lo * " US_PER_MIN " AND lw.start_ts < (b.hi + 1) * " US_PER_MIN
     " AND" WAIT_FILTER("lw") "GROUP BY 1),"
     " e(mi, n) AS (SELECT er.ts / " US_PER_MIN ", count(*) FROM errors er, b"

@@ -49,6 +49,39 @@
  * lock: the hot-row sections and rankings leave relation locks to the
  * relation lock queues (relation_queues). */
 #define NOT_A_RELATION_LOCK(row_id) " " row_id " NOT IN (SELECT row_id FROM relation_lock_rows) "
+/*
+ * The lock_waits view's own columns (lock_wait_rows', its relation's
+ * name, and the link columns IN_CODE reads, each a lookup made only when
+ * --code-path asks for it), for reads of the waits in WAIT_FILTER that
+ * need no chain or link column: the view's LEFT JOINs of wait_chains,
+ * wait_links and wait_rows stay in an aggregate's plan (SQLite leaves out
+ * an unused LEFT JOIN only where the query is no aggregate), about half
+ * of a wait's SQLite VM steps. lock_wait_rows is read whole: a report
+ * window's lock_waits (scope.c) keeps the waits WAIT_FILTER keeps, its
+ * :since and :until being the window's.
+ */
+#define LOCK_WAITS_BASE_COLS                                                                       \
+    "x.wait_id AS wait_id, x.session_id AS session_id, x.pid AS pid, x.mode AS mode,"              \
+    " x.target_kind AS target_kind, x.rel_oid AS rel_oid, x.start_ts AS start_ts,"                 \
+    " x.logged_ts AS logged_ts, x.end_ts AS end_ts, x.waited_ms AS waited_ms,"                     \
+    " x.outcome AS outcome, x.statement AS statement, x.blocker_pid AS blocker_pid,"               \
+    " coalesce(x.relation, (SELECT r.name FROM relations r WHERE r.db_oid = x.db_oid"              \
+    " AND r.rel_oid = x.rel_oid)) AS relation"
+#define LOCK_WAITS_OWN_COLS                                                                        \
+    LOCK_WAITS_BASE_COLS                                                                           \
+    ", (SELECT l.waiter_tx FROM wait_links l WHERE l.wait_id = x.wait_id) AS waiter_tx,"           \
+    " (SELECT l.holder_tx FROM wait_links l WHERE l.wait_id = x.wait_id) AS holder_tx"
+#define LOCK_WAITS_OWN "(SELECT " LOCK_WAITS_OWN_COLS " FROM lock_wait_rows x)"
+/* The same with the wait's row (wait_rows: the logical rows pass's). */
+#define LOCK_WAITS_OWN_ROW                                                                         \
+    "(SELECT " LOCK_WAITS_OWN_COLS ", wr.row_id AS row_id FROM lock_wait_rows x"                   \
+    " LEFT JOIN wait_rows wr ON wr.wait_id = x.wait_id)"
+/* The same with the links the transactions pass set (wait_links, joined
+ * once), for reads of a wait's holder or root transaction but not its
+ * chain (wait_chains) or row (wait_rows): dba's blocking shapes. */
+#define LOCK_WAITS_LINKED                                                                          \
+    "(SELECT " LOCK_WAITS_BASE_COLS ", l.waiter_tx AS waiter_tx, l.holder_tx AS holder_tx,"        \
+    " l.root_tx AS root_tx FROM lock_wait_rows x LEFT JOIN wait_links l ON l.wait_id = x.wait_id)"
 #define WAIT_FILTER(a)                                                                   \
     " (:since IS NULL OR coalesce(" a ".end_ts, " a ".logged_ts, " a ".start_ts) >= :since)" \
     " AND (:until IS NULL OR " a ".start_ts <= :until)"                                  \

@@ -30,6 +30,7 @@
 #include "findings.h"
 #include "findings_int.h"
 #include "findings_schema.h"
+#include "idle_sql.h"
 #include "ls_grouping.h"
 #include "lockorder.h"
 
@@ -273,19 +274,19 @@ static const finding_rule rules[] = {
      " hi AS (SELECT * FROM hu h WHERE" NOT_A_RELATION_LOCK("h.row_id") "AND"
      OVERLAPS_WINDOW("h.start_ts", "h.end_ts") "),"
      " sp AS (SELECT hi.hold_id, l.end_ts AS l_end, (SELECT x.start_ts FROM statements x"
-     "  WHERE x.stmt_id = t.last_stmt AND +x.session_id = l.session_id) AS c_start,"
+     " WHERE x.stmt_id = t.last_stmt AND +x.session_id = l.session_id) AS c_start,"
      /* NULL when a statement between has no duration, or failed (a bind
       * without its execute: a deadlock victim's or a lock timeout's
       * statement waited until its error, it was not idle). */
      " (SELECT CASE WHEN count(x.duration_ms) = count(*) AND total(x.verb IS 'bind') = 0"
-     "  THEN total(x.duration_ms + coalesce(x.bind_ms, 0) + coalesce(x.parse_ms, 0))"
-     "  - total(CASE WHEN x.stmt_id = t.last_stmt THEN x.duration_ms END) END"
+     " THEN total(x.duration_ms + coalesce(x.bind_ms, 0) + coalesce(x.parse_ms, 0))"
+     " - total(CASE WHEN x.stmt_id = t.last_stmt THEN x.duration_ms END) END"
      /* by the stmt_id range (the transaction's span of the log), the
       * session a filter (+): the session's index would read every
       * statement the session ever ran before the range, per hold */
-     "  FROM statements x WHERE +x.session_id = l.session_id"
-     "  AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
-     "  AND (x.verb IS NULL OR x.verb <> 'parse')) AS busy_ms"
+     " FROM statements x WHERE +x.session_id = l.session_id"
+     " AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
+     " AND (x.verb IS NULL OR x.verb <> 'parse')) AS busy_ms"
      " FROM hi JOIN statements l ON l.stmt_id = hi.lock_stmt"
      " JOIN transactions t ON t.tx_id = hi.tx_id"
      " WHERE hi.head_state IS NULL AND l.end_ts IS NOT NULL),"
@@ -297,20 +298,17 @@ static const finding_rule rules[] = {
       * not the stmt_id range from L, which holds every other session's
       * statements logged during the silence. */
      " JOIN statements n ON n.stmt_id = (SELECT x.stmt_id FROM statements x"
-     "  WHERE x.session_id = l.session_id AND x.start_ts >= l.start_ts"
-     "  AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
-     "  AND (x.verb IS NULL OR x.verb NOT IN ('parse', 'bind'))"
-     "  ORDER BY x.start_ts, x.stmt_id LIMIT 1)"
+     " WHERE x.session_id = l.session_id AND x.start_ts >= l.start_ts"
+     " AND x.stmt_id > l.stmt_id AND x.stmt_id <= t.last_stmt"
+     " AND (x.verb IS NULL OR x.verb NOT IN ('parse', 'bind'))"
+     " ORDER BY x.start_ts, x.stmt_id LIMIT 1)"
      " WHERE hi.head_state = 'unknown'),"
      " tw AS (SELECT g.hold_id, min(w.start_ts) AS t_ts, min(" LOG_POS("w") ") AS t_pos,"
      " max(CASE WHEN " LOG_POS("w") " <= g.l_pos THEN NULL"
-     "  WHEN w.end_line IS NOT NULL AND " LOG_END_POS("w") " < g.n_pos THEN w.waited_ms"
-     "  WHEN " LOG_POS("w") " < g.n_pos THEN (w.logged_ts - w.start_ts) / 1000.0 END)"
+     " WHEN w.end_line IS NOT NULL AND " LOG_END_POS("w") " < g.n_pos THEN w.waited_ms"
+     " WHEN " LOG_POS("w") " < g.n_pos THEN (w.logged_ts - w.start_ts) / 1000.0 END)"
      " AS logged_ms"
-     " FROM g JOIN wait_links k ON k.holder_tx = g.tx_id"
-     " JOIN wait_rows wr ON wr.wait_id = k.wait_id AND wr.row_id = g.row_id"
-     " JOIN lock_wait_rows w ON w.wait_id = k.wait_id"
-     " WHERE w.target_kind = 'transaction' GROUP BY g.hold_id)"
+     LS_IDLE_HEAD_WAITS_FROM " GROUP BY g.hold_id)"
      " SELECT " LS_SELECT_LIST(iq, IDLE_COLS) " FROM hi LEFT JOIN g ON g.hold_id = hi.hold_id"
      " LEFT JOIN tw ON tw.hold_id = hi.hold_id LEFT JOIN sp ON sp.hold_id = hi.hold_id"
      /* a path's holds in hold order, as the one scan of the holds read
@@ -741,14 +739,13 @@ static const char serial_rows_sql[] =
     X(Q, start_hi, "h.start_hi")      \
     X(Q, end_ts, "h.end_ts")          \
     X(Q, end_lo, "h.end_lo")          \
-    X(Q, end_hi, "h.end_hi")          \
-    X(Q, tied, SERIAL_TIED("h.row_id", "h.tx_id"))
+    X(Q, end_hi, "h.end_hi")
 LS_COLUMNS(shq, SH_COLS);
-/* Whether transaction tx is tied up in a deadlock on row row (the
- * rule's query above says why it is left out): temp.serial_tied. */
-#define SERIAL_TIED(row, tx)                                                            \
-    "EXISTS (SELECT 1 FROM temp.serial_tied d WHERE d.row_id = " row " AND d.tx_id = " tx ")"
-/* Every hold, in hold order. */
+/* Every hold, in hold order. Whether its transaction is tied up in a
+ * deadlock on its row (the rule's query above says why it is left out)
+ * is looked up in C among temp.serial_tied's pairs (serial_tied()): an
+ * EXISTS on temp.serial_tied for every hold was 9.84 M of the
+ * statement's SQLite VM steps at 1 GiB. */
 static const char serial_holds_sql[] =
     "SELECT " LS_SELECT_LIST(shq, SH_COLS) " FROM hold_final h ORDER BY h.hold_id";
 /* Each row and transaction that waited for it, once, with the
@@ -764,8 +761,7 @@ static const char serial_holds_sql[] =
     X(Q, end_ts, "h.end_ts")          \
     X(Q, end_lo, "h.end_lo")          \
     X(Q, end_hi, "h.end_hi")          \
-    X(Q, held, "h.hold_id IS NOT NULL")  \
-    X(Q, tied, SERIAL_TIED("w.row_id", "w.tx"))
+    X(Q, held, "h.hold_id IS NOT NULL")
 LS_COLUMNS(swq, SW_COLS);
 _Static_assert((int)swq_start_ts == (int)shq_start_ts && (int)swq_end_ts == (int)shq_end_ts,
                "serial_inside reads a waiter's hold in SH_COLS' places");
@@ -791,6 +787,10 @@ static const char serial_tied_sql[] =
     "  AND w.row_id IS NOT NULL AND w.waiter_tx IS NOT NULL"
     " UNION SELECT w.row_id, w.holder_tx FROM lock_waits w WHERE w.outcome = 'deadlock'"
     "  AND w.row_id IS NOT NULL AND w.holder_tx IS NOT NULL";
+/* temp.serial_tied's pairs, in its key's order (serial_tied_read). */
+static const char serial_tied_read_sql[] =
+    "SELECT row_id, tx_id FROM temp.serial_tied ORDER BY row_id, tx_id";
+enum { STR_ROW_ID, STR_TX_ID };
 #define SERIAL_WANT_TABLE                                                               \
     "CREATE TEMP TABLE IF NOT EXISTS serial_want(row_id INTEGER PRIMARY KEY,"           \
     " wanting INTEGER, wanting_hi INTEGER, tied INTEGER, mw REAL);"                   \
@@ -806,6 +806,62 @@ typedef struct serial_row {
     double sum_ms;               /* of the holds surely inside, in hold order */
     int64_t n_ms;
 } serial_row;
+
+/* The (row, transaction) pairs of temp.serial_tied, sorted. */
+typedef struct serial_pair {
+    int64_t row_id, tx_id;
+} serial_pair;
+typedef struct serial_pairs {
+    serial_pair *v;
+    size_t n;
+} serial_pairs;
+
+/* Read temp.serial_tied (filled) into *t. 0 or an error code. */
+static int serial_tied_read(ls_store *s, serial_pairs *t)
+{
+    ls_stmt *q = NULL;
+    size_t cap = 0;
+    int rc;
+    if ((rc = ls_store_prepare(s, serial_tied_read_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        if (t->n == cap) {
+            serial_pair *g = realloc(t->v, (cap = cap ? cap * 2 : 64) * sizeof(*g));
+            if (!g) {
+                rc = LS_ENOMEM;
+                break;
+            }
+            t->v = g;
+        }
+        t->v[t->n].row_id = ls_stmt_int64(q, STR_ROW_ID);
+        t->v[t->n].tx_id = ls_stmt_int64(q, STR_TX_ID);
+        t->n++;
+    }
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
+}
+
+/* Whether the transaction in column tx_col of q is tied up in a deadlock
+ * on row row_id (a NULL transaction never is). */
+static int serial_tied(const serial_pairs *t, int64_t row_id, ls_stmt *q, int tx_col)
+{
+    size_t lo = 0, hi = t->n;
+    int64_t tx;
+    if (t->n == 0 || ls_stmt_isnull(q, tx_col))
+        return 0;
+    tx = ls_stmt_int64(q, tx_col);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const serial_pair *p = &t->v[mid];
+        if (p->row_id == row_id && p->tx_id == tx)
+            return 1;
+        if (p->row_id < row_id || (p->row_id == row_id && p->tx_id < tx))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
 
 static serial_row *serial_find(serial_row *rows, size_t n, int64_t row_id)
 {
@@ -888,16 +944,20 @@ static int serial_rows_read(ls_store *s, const finding_rule *r, const ls_finding
 static int serial_count(ls_store *s, serial_row *rows, size_t nrows)
 {
     ls_stmt *q = NULL;
+    serial_pairs tied = {NULL, 0};
     int rc;
-    if ((rc = ls_store_prepare(s, serial_holds_sql, &q)) != 0)
+    if ((rc = serial_tied_read(s, &tied)) != 0 ||
+        (rc = ls_store_prepare(s, serial_holds_sql, &q)) != 0) {
+        free(tied.v);
         return rc;
+    }
     while ((rc = ls_stmt_step(q)) == 1) {
         serial_row *x = serial_find(rows, nrows, ls_stmt_int64(q, shq_row_id));
         int sure;
         if (!x)
             continue;
         sure = serial_inside(q, shq_start_hi, shq_end_lo, x);
-        if (ls_stmt_int64(q, shq_tied)) { /* in neither the demand nor the mean */
+        if (serial_tied(&tied, x->row_id, q, shq_tx_id)) { /* in neither the demand nor the mean */
             x->tied += sure;
             continue;
         }
@@ -913,17 +973,18 @@ static int serial_count(ls_store *s, serial_row *rows, size_t nrows)
         x->wanting_hi += serial_inside(q, shq_start_lo, shq_end_hi, x);
     }
     ls_stmt_finalize(q);
-    if (rc < 0)
+    q = NULL;
+    if (rc < 0 || (rc = ls_store_prepare(s, serial_waits_sql, &q)) != 0) {
+        free(tied.v);
         return rc;
-    if ((rc = ls_store_prepare(s, serial_waits_sql, &q)) != 0)
-        return rc;
+    }
     while ((rc = ls_stmt_step(q)) == 1) {
         serial_row *x = serial_find(rows, nrows, ls_stmt_int64(q, swq_row_id));
         int held;
         if (!x)
             continue;
         held = (int)ls_stmt_int64(q, swq_held);
-        if (ls_stmt_int64(q, swq_tied)) {
+        if (serial_tied(&tied, x->row_id, q, swq_tx_id)) {
             x->tied += !held || !serial_inside(q, swq_start_hi, swq_end_lo, x);
             continue;
         }
@@ -933,6 +994,7 @@ static int serial_count(ls_store *s, serial_row *rows, size_t nrows)
             x->wanting_hi++;
     }
     ls_stmt_finalize(q);
+    free(tied.v);
     return rc < 0 ? rc : 0;
 }
 

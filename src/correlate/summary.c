@@ -38,6 +38,7 @@
 #include "ls_grouping.h"
 #include "ls_params.h"
 #include "summary_schema.h"
+#include "summary_sql.h"
 #include "decide/holdrange.h"
 #include "decide/slowkey.h"
 #include "decide/waitrange.h"
@@ -114,7 +115,8 @@ static const char ranking_fmt[] =
     " ranked AS (SELECT *, row_number() OVER (PARTITION BY label ORDER BY hold_ms) AS rn,"
     "  count(*) OVER (PARTITION BY label) AS n FROM labeled),"
     " suffered AS (SELECT p.label AS label, count(*) AS waits, sum(w.waited_ms) AS ms"
-    "  FROM lock_waits w" PATH_OF("w.waiter_tx") " GROUP BY 1),"
+    /* %s: SUFFERED_WAITS_MAIN (summary_sql.h) or lock_waits */
+    "  FROM %s w" PATH_OF("w.waiter_tx") " GROUP BY 1),"
     " logged AS (SELECT r.label AS label, min(r.source) AS source, count(*) AS episodes,"
     "  sum(r.waits) AS waits, sum(r.hold_ms) AS total, max(r.hold_ms) AS mx,"
     "  max(CASE WHEN r.rn = (95 * r.n + 99) / 100 THEN r.hold_ms END) AS p95,"
@@ -419,43 +421,69 @@ static occ_path *occ_path_of(occ_set *set, const char *label, const char *source
     return o;
 }
 
-/* Adds the hold of row q (occupancy_sql, or occupancy_main_sql: the
- * columns from OC_HOLD_ID on alike), bounded by another's time or not
- * (occ_bounded), to path o. 0 or LS_ENOMEM. */
-static int occ_add_hold(occ_set *set, occ_path *o, ls_stmt *q, int bounded)
+/* What the occupancy ranking sums of a hold: its length (µs; us_null
+ * when SQL's is NULL), whether it was waited for, its row, its length's
+ * range (ms; ranged when both are known) and the span it lies in. */
+typedef struct occ_hold {
+    int64_t us, row_id, span_lo, span_hi;
+    int us_null, waited, row_null, ranged, lo_null, hi_null;
+    double lo_ms, hi_ms;
+} occ_hold;
+
+/* The hold of row q (occupancy_sql, or occupancy_main_sql: the columns
+ * from OC_HOLD_ID on alike). */
+static occ_hold occ_hold_of(ls_stmt *q)
 {
-    double ms = (double)ls_stmt_int64(q, OC_HOLD_US) / 1000.0, lo, hi;
-    int ranged = !ls_stmt_isnull(q, OC_LO_MS) && !ls_stmt_isnull(q, OC_HI_MS);
+    occ_hold h;
+    h.us = ls_stmt_int64(q, OC_HOLD_US);
+    h.us_null = ls_stmt_isnull(q, OC_HOLD_US);
+    h.waited = (int)ls_stmt_int64(q, OC_WAITED);
+    h.row_id = ls_stmt_int64(q, OC_ROW_ID);
+    h.row_null = ls_stmt_isnull(q, OC_ROW_ID);
+    h.ranged = !ls_stmt_isnull(q, OC_LO_MS) && !ls_stmt_isnull(q, OC_HI_MS);
+    h.lo_ms = h.ranged ? ls_stmt_double(q, OC_LO_MS) : 0;
+    h.hi_ms = h.ranged ? ls_stmt_double(q, OC_HI_MS) : 0;
+    h.span_lo = ls_stmt_int64(q, OC_SPAN_LO);
+    h.lo_null = ls_stmt_isnull(q, OC_SPAN_LO);
+    h.span_hi = ls_stmt_int64(q, OC_SPAN_HI);
+    h.hi_null = ls_stmt_isnull(q, OC_SPAN_HI);
+    return h;
+}
+
+/* Adds hold h, bounded by another's time or not (occ_bounded), to path
+ * o. 0 or LS_ENOMEM. */
+static int occ_add_hold(occ_set *set, occ_path *o, const occ_hold *h, int bounded)
+{
+    double ms = (double)h->us / 1000.0, lo, hi;
     occ_span *sp;
     o->n++;
     o->total += ms;
     set->all += ms;
     if (ms > o->max)
         o->max = ms;
-    o->waited += ls_stmt_int64(q, OC_WAITED);
+    o->waited += h->waited;
     o->bounded += bounded;
-    if (ranged) {
+    if (h->ranged) {
         o->ranged++;
-        o->total_lo += ls_stmt_double(q, OC_LO_MS);
-        o->total_hi += ls_stmt_double(q, OC_HI_MS);
+        o->total_lo += h->lo_ms;
+        o->total_hi += h->hi_ms;
     } else {
         o->total_lo += ms;
         o->total_hi += ms;
     }
     o->hist[occ_bucket(ms)]++;
-    if (ls_stmt_isnull(q, OC_ROW_ID))
+    if (h->row_null)
         return 0;
-    lo = ranged ? ls_stmt_double(q, OC_LO_MS) : ms;
-    hi = ranged ? ls_stmt_double(q, OC_HI_MS) : ms;
-    if (!(sp = occ_span_of(set, ls_stmt_int64(q, OC_ROW_ID))))
+    lo = h->ranged ? h->lo_ms : ms;
+    hi = h->ranged ? h->hi_ms : ms;
+    if (!(sp = occ_span_of(set, h->row_id)))
         return LS_ENOMEM;
     sp->lo += lo;
-    if (!ls_stmt_isnull(q, OC_SPAN_LO) && ls_stmt_int64(q, OC_SPAN_LO) < sp->first)
-        sp->first = ls_stmt_int64(q, OC_SPAN_LO);
-    if (!ls_stmt_isnull(q, OC_SPAN_HI) && ls_stmt_int64(q, OC_SPAN_HI) > sp->last)
-        sp->last = ls_stmt_int64(q, OC_SPAN_HI);
-    return occ_add_row(o, ls_stmt_int64(q, OC_ROW_ID), ls_stmt_int64(q, OC_HOLD_US),
-                       !ls_stmt_isnull(q, OC_HOLD_US), lo, hi);
+    if (!h->lo_null && h->span_lo < sp->first)
+        sp->first = h->span_lo;
+    if (!h->hi_null && h->span_hi > sp->last)
+        sp->last = h->span_hi;
+    return occ_add_row(o, h->row_id, h->us, !h->us_null, lo, hi);
 }
 
 /*
@@ -466,8 +494,8 @@ static int occ_add_hold(occ_set *set, occ_path *o, ls_stmt *q, int bounded)
  * The rows that are a relation's lock are read once (occ_rel_sql) and
  * left out in C, as NOT_A_RELATION_LOCK leaves them: the NOT IN cost 10
  * VM steps a hold even when no row is one (4.5 M at 1 GiB). A store
- * without hold_range rows (a log with sub-second times) is read without
- * its join (occupancy_main_exact_sql, the same columns: 4.3 M).
+ * without hold_range rows (a log with sub-second times) is read by
+ * occ_scan_exact (OCC_HOLDS_EXACT_SQL, summary_sql.h).
  */
 #define OCC_MAIN_COLS(est, lo, hi, start, end)                                          \
     "SELECT c.path_set, NULL, h.hold_id, h.waits > 0, h.row_id,"                        \
@@ -478,8 +506,11 @@ static int occ_add_hold(occ_set *set, occ_path *o, ls_stmt *q, int bounded)
 static const char occupancy_main_sql[] =
     OCC_MAIN_COLS("r.est_us", "r.lo_us", "r.hi_us", "r.start_lo", "r.end_hi")
     " LEFT JOIN hold_range r ON r.hold_id = h.hold_id WHERE h.end_ts IS NOT NULL";
-static const char occupancy_main_exact_sql[] =
-    OCC_MAIN_COLS("NULL", "NULL", "NULL", "NULL", "NULL") " WHERE h.end_ts IS NOT NULL";
+/* The columns of OCC_HOLDS_EXACT_SQL and of OCC_TX_SETS_SQL. */
+enum { OX_TX_ID, OX_WAITS, OX_ROW_ID, OX_START, OX_END, OX_START_EV, OX_END_EV };
+enum { OT_TX_ID, OT_SET };
+#define OCC_TX_PARAMS(X, Q) X(Q, tx)
+LS_PARAMS(otx, OCC_TX_PARAMS);
 static const char occ_ranged_sql[] = "SELECT hold_id, NULL, NULL FROM hold_range LIMIT 1";
 static const char occ_rel_sql[] =
     "SELECT row_id, NULL, NULL FROM relation_lock_rows ORDER BY row_id";
@@ -569,13 +600,131 @@ static const occ_id *occ_ids_find(const occ_ids *t, ls_stmt *q, int col)
     return NULL;
 }
 
-/* occ_bounded for a row of occupancy_main_sql, its evidence ids' texts in ev. */
-static int occ_bounded_ids(const occ_ids *ev, ls_stmt *q)
+/* occ_bounded for a row of occupancy_main_sql (its evidence ids in
+ * columns start_col and end_col), the ids' texts in ev. */
+static int occ_bounded_ids(const occ_ids *ev, ls_stmt *q, int start_col, int end_col)
 {
-    const occ_id *start = occ_ids_find(ev, q, OC_START_EV), *end = occ_ids_find(ev, q, OC_END_EV);
+    const occ_id *start = occ_ids_find(ev, q, start_col), *end = occ_ids_find(ev, q, end_col);
     return occ_like_prefix(start ? start->a : NULL, "bounded by") ||
            occ_like_prefix(end ? end->a : NULL, "bounded by") ||
            occ_like_prefix(end ? end->a : NULL, "first waiter acquired");
+}
+
+/* The path set of transaction tx (OCC_TX_SETS_SQL walked by cursor q
+ * from where the last call left it, sought again from tx when tx is
+ * below the last one asked): *found 0 when tx_code_rows has no row for
+ * it, else *set (NULL: *set_null). 0 or an error code. */
+typedef struct occ_tx_walk {
+    ls_stmt *q;
+    int at;       /* 1: q is on a row, 0: past the last, -1: not sought yet */
+    int64_t last; /* the last tx asked */
+} occ_tx_walk;
+
+/* Rows occ_tx_set() steps over before it seeks instead: a hold's tx_id
+ * that goes far ahead (transactions with no hold between) costs a seek,
+ * not a walk of every transaction between (tests/e2e stmt_growth). */
+#define OCC_TX_WALK_MAX 8
+
+/* Seek w to the first row from tx on. 0 or an error code. */
+static int occ_tx_seek(occ_tx_walk *w, int64_t tx)
+{
+    int rc;
+    if ((rc = ls_stmt_reset(w->q)) != 0 ||
+        (rc = ls_stmt_bind_int64(w->q, LS_PARAM(otx, tx), tx)) != 0)
+        return rc;
+    w->at = ls_stmt_step(w->q);
+    return w->at < 0 ? w->at : 0;
+}
+
+static int occ_tx_set(occ_tx_walk *w, int64_t tx, int *found, int64_t *set, int *set_null)
+{
+    int rc = 0, n;
+    *found = 0;
+    if (w->at < 0 || tx < w->last)
+        rc = occ_tx_seek(w, tx);
+    else
+        for (n = 0; rc == 0 && w->at == 1 && ls_stmt_int64(w->q, OT_TX_ID) < tx; n++) {
+            if (n == OCC_TX_WALK_MAX) {
+                rc = occ_tx_seek(w, tx);
+                break;
+            }
+            if ((w->at = ls_stmt_step(w->q)) < 0)
+                rc = w->at;
+        }
+    if (rc != 0)
+        return rc;
+    w->last = tx;
+    if (w->at == 1 && ls_stmt_int64(w->q, OT_TX_ID) == tx) {
+        *found = 1;
+        *set = ls_stmt_int64(w->q, OT_SET);
+        *set_null = ls_stmt_isnull(w->q, OT_SET);
+    }
+    return 0;
+}
+
+/* occ_scan's holds on a store without hold_range rows: OCC_HOLDS_EXACT_SQL,
+ * its path set read alongside (occ_tx_set), the rest computed in C as
+ * the SQL of occupancy_main_sql's columns did (a join of tx_code_rows
+ * and the expressions per hold were 32 SQLite VM steps a hold, 13.67 M
+ * at 1 GiB). 0 or an error code. */
+static int occ_scan_exact(ls_store *s, occ_set *set, const occ_ids *ev, const occ_ids *sets,
+                          const occ_ids *rel)
+{
+    ls_stmt *q = NULL;
+    occ_tx_walk w = {NULL, -1, 0};
+    int rc;
+
+    if ((rc = ls_store_prepare(s, OCC_HOLDS_EXACT_SQL, &q)) != 0 ||
+        (rc = ls_store_prepare_params(s, OCC_TX_SETS_SQL, LS_PARAM_NAMES(OCC_TX_PARAMS), &w.q)) !=
+            0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        const occ_id *p = NULL;
+        occ_path *o;
+        occ_hold h;
+        size_t lo = 0, hi = sets->n;
+        int found = 0, set_null = 1;
+        int64_t set_id = 0;
+        int start_null = ls_stmt_isnull(q, OX_START);
+
+        rc = 0;
+        h.row_null = ls_stmt_isnull(q, OX_ROW_ID);
+        h.row_id = ls_stmt_int64(q, OX_ROW_ID);
+        /* NOT_A_RELATION_LOCK: a NULL row is not in the list, nor out of it */
+        if (rel->n && (h.row_null || occ_ids_find(rel, q, OX_ROW_ID)))
+            continue;
+        if (!ls_stmt_isnull(q, OX_TX_ID) &&
+            (rc = occ_tx_set(&w, ls_stmt_int64(q, OX_TX_ID), &found, &set_id, &set_null)) != 0)
+            break;
+        while (found && !set_null && lo < hi) { /* occ_ids_find's, by value */
+            size_t mid = lo + (hi - lo) / 2;
+            if (sets->v[mid].id == set_id) {
+                p = &sets->v[mid];
+                break;
+            }
+            if (sets->v[mid].id < set_id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        /* SQL's end_ts - start_ts (end_ts is not NULL), waits > 0 */
+        h.us_null = start_null;
+        h.us = start_null ? 0 : ls_stmt_int64(q, OX_END) - ls_stmt_int64(q, OX_START);
+        h.waited = !ls_stmt_isnull(q, OX_WAITS) && ls_stmt_int64(q, OX_WAITS) > 0;
+        h.ranged = 0;
+        h.lo_ms = h.hi_ms = 0;
+        h.span_lo = ls_stmt_int64(q, OX_START);
+        h.lo_null = start_null;
+        h.span_hi = ls_stmt_int64(q, OX_END);
+        h.hi_null = 0;
+        if (!(o = occ_path_of(set, p && p->a ? p->a : "unknown", p ? p->b : NULL, &rc)) ||
+            (rc = occ_add_hold(set, o, &h, occ_bounded_ids(ev, q, OX_START_EV, OX_END_EV))) != 0)
+            break;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(w.q);
+    return rc < 0 ? rc : 0;
 }
 
 /* Every hold of a hot row summed into set's paths (temp.summary_paths),
@@ -593,15 +742,16 @@ static int occ_scan(ls_store *s, occ_set *set, int stored)
                    (rc = occ_ids_read(s, occ_rel_sql, &rel)) != 0 ||
                    (rc = occ_ids_read(s, occ_ranged_sql, &ranged)) != 0))
         goto out;
-    if ((rc = ls_store_prepare(s,
-                               !stored  ? occupancy_sql
-                               : ranged.n ? occupancy_main_sql
-                                        : occupancy_main_exact_sql,
-                               &q)) != 0)
+    if (stored && !ranged.n) {
+        rc = occ_scan_exact(s, set, &ev, &sets, &rel);
+        goto out;
+    }
+    if ((rc = ls_store_prepare(s, !stored ? occupancy_sql : occupancy_main_sql, &q)) != 0)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         const char *label, *source;
         occ_path *o;
+        occ_hold h = occ_hold_of(q);
         /* NOT_A_RELATION_LOCK: a NULL row is not in the list, nor out of it */
         if (stored && rel.n && (ls_stmt_isnull(q, OC_ROW_ID) || occ_ids_find(&rel, q, OC_ROW_ID)))
             continue;
@@ -614,7 +764,9 @@ static int occ_scan(ls_store *s, occ_set *set, int stored)
             source = ls_stmt_text_or_null(q, OC_SOURCE);
         }
         if (!(o = occ_path_of(set, label, source, &rc)) ||
-            (rc = occ_add_hold(set, o, q, stored ? occ_bounded_ids(&ev, q) : occ_bounded(q))) != 0)
+            (rc = occ_add_hold(set, o, &h,
+                               stored ? occ_bounded_ids(&ev, q, OC_START_EV, OC_END_EV)
+                                      : occ_bounded(q))) != 0)
             break;
     }
 out:
@@ -756,7 +908,9 @@ static int ranking_write(ls_store *s, const char *schema)
     if (rc != 0)
         return rc;
     ls_caused_listed_sql(listed, sizeof(listed), QUEUED_CAUSED, res);
-    snprintf(sql, sizeof(sql), ranking_fmt, schema, schema, schema, listed);
+    snprintf(sql, sizeof(sql), ranking_fmt, schema,
+             strcmp(schema, "main") == 0 ? SUFFERED_WAITS_MAIN : "lock_waits", schema, schema,
+             listed);
     return ls_store_exec(s, sql);
 }
 

@@ -22,6 +22,8 @@
 
 #include "../../reports/plan_sql.h"
 #include "between_waits.h"
+#include "idle_sql.h"
+#include "summary_sql.h"
 #include "pos_tx.h"
 #include "ls_correlate.h"
 #include "ls_store.h"
@@ -251,7 +253,7 @@ static void test_views_flatten(ls_store *s)
  * `unwanted` is not NULL, no line containing it)? */
 static int plan_has(ls_store *s, const char *sql, const char *want, const char *unwanted)
 {
-    char text[1024];
+    char text[4096];
     ls_stmt *q = NULL;
     int rc, found = 0, bad = 0;
     snprintf(text, sizeof(text), "EXPLAIN QUERY PLAN %s", sql);
@@ -274,7 +276,7 @@ static int plan_has(ls_store *s, const char *sql, const char *want, const char *
  * root page, since a query plan names a table by its alias. */
 static int reads(ls_store *s, const char *sql, const char *table)
 {
-    char text[1024];
+    char text[4096];
     ls_stmt *q = NULL;
     int64_t root = -1, db = 0;
     int rc, found = 0;
@@ -310,8 +312,11 @@ static int reads(ls_store *s, const char *sql, const char *table)
  * the code paths and findings passes). Run on a correlated (empty)
  * store, which has the pass's indexes.
  */
+static void unnamed(const char *sql, char *out, size_t len);
+
 static void test_final_reads(ls_store *s)
 {
+    char tx_sets_sql[256];
     static const char holds_sql[] =
         "SELECT h.start_ts, h.start_lo, h.start_hi, h.end_ts, h.end_lo, h.end_hi,"
         " h.start_evidence, h.end_evidence, h.waits, h.waiter_ms, h.head_state FROM holds h";
@@ -384,6 +389,31 @@ static void test_final_reads(ls_store *s)
     CHECK(plan_has(s, "SELECT hh.head_state FROM holds hh WHERE hh.tx_id = 1 AND hh.waits > 0"
                       " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1",
                    "USING INDEX hold_final_tx", NULL));
+    /* the idle head's waits on its 'unknown' heads (findings.c, tw):
+     * read only when there is a head (g1's loop of one row or none,
+     * outside the scan of the waits), not every wait when there is none
+     * (0.06 M VM steps at 100 MiB) */
+    CHECK(plan_has(s,
+                   "WITH g AS MATERIALIZED (SELECT 1 AS hold_id, 1 AS tx_id, 1 AS row_id)"
+                   " SELECT g.hold_id, min(w.start_ts)" LS_IDLE_HEAD_WAITS_FROM
+                   " GROUP BY g.hold_id",
+                   "SCAN g1", NULL));
+    /* the report summary's occupancy scan (summary.c occ_scan_exact):
+     * the holds in hold order with nothing joined per hold, and the
+     * transactions' path sets walked by their key, no sort (a LEFT JOIN
+     * of tx_code_rows per hold with the expressions was 13.67 M VM steps
+     * at 1 GiB) */
+    CHECK(plan_has(s, OCC_HOLDS_EXACT_SQL, "SCAN h", "TEMP B-TREE"));
+    CHECK(reads(s, OCC_HOLDS_EXACT_SQL, "tx_code_rows") == 0);
+    unnamed(OCC_TX_SETS_SQL, tx_sets_sql, sizeof(tx_sets_sql));
+    CHECK(plan_has(s, tx_sets_sql, "SEARCH tx_code_rows USING INTEGER PRIMARY KEY (rowid>?)",
+                   "TEMP B-TREE"));
+    /* the stored blocking ranking's waits suffered: not through the
+     * lock_waits view's joins of wait_chains and wait_rows */
+    CHECK(reads(s, "SELECT count(*), sum(w.waited_ms) FROM " SUFFERED_WAITS_MAIN " w",
+                "wait_chains") == 0);
+    CHECK(reads(s, "SELECT count(*), sum(w.waited_ms) FROM " SUFFERED_WAITS_MAIN " w",
+                "wait_links") == 1);
     /* the transactions pass's queue head between two of its waits
      * (BETWEEN_WAITS): the transaction's own waits, not a walk of every
      * earlier wait of the pid, which grows with the log (issue 38) */
@@ -434,7 +464,7 @@ static void unnamed(const char *sql, char *out, size_t len)
  * (reports/plan_sql.h). Run on a correlated (empty) store. */
 static void test_report_reads(ls_store *s)
 {
-    char roots_sql[512], first_sql[1024];
+    char roots_sql[512], first_sql[2048];
     /* the report's hot rows: the kept rows' waits read once, each row's by
      * its index in wait_id order and the rows in row_id order, no sorter
      * (the root blockers' pids in the order of their first wait; three
@@ -457,6 +487,36 @@ static void test_report_reads(ls_store *s)
      * wait (1.16 M VM steps at 1 GiB) */
     unnamed(FIRST_WAITS_SQL, first_sql, sizeof(first_sql));
     CHECK(plan_has(s, first_sql, "SCAN lock_wait_rows", "ORDER BY"));
+    /* the report's aggregates of the waits that need none of their
+     * chain, link or row columns (dba's by lock, the outcomes, the
+     * context strip, the summary's totals): lock_wait_rows alone, not
+     * the lock_waits view's three LEFT JOINs, which an aggregate keeps
+     * (0.87 M VM steps at 1 GiB for the outcomes, 1.64 M through the
+     * view); with the row, wait_rows and not the other two */
+    unnamed("SELECT w.outcome, count(*) FROM " LOCK_WAITS_OWN
+            " w WHERE" WAIT_FILTER("w") "GROUP BY w.outcome",
+            first_sql, sizeof(first_sql));
+    CHECK(strlen(first_sql) < sizeof(first_sql) - 8);
+    CHECK(reads(s, first_sql, "lock_wait_rows") == 1);
+    CHECK(reads(s, first_sql, "wait_chains") == 0);
+    CHECK(reads(s, first_sql, "wait_rows") == 0);
+    unnamed("SELECT count(*) FROM " LOCK_WAITS_OWN_ROW " w WHERE w.row_id = 1 AND" WAIT_FILTER("w"),
+            first_sql, sizeof(first_sql));
+    CHECK(strlen(first_sql) < sizeof(first_sql) - 8);
+    CHECK(reads(s, first_sql, "wait_chains") == 0);
+    CHECK(plan_has(s, first_sql, "lock_waits_row (row_id=?)", NULL));
+    /* dba's blocking shapes: the waits with their links alone */
+    unnamed("SELECT count(DISTINCT coalesce(w.root_tx, w.holder_tx)) FROM " LOCK_WAITS_LINKED
+            " w WHERE" WAIT_FILTER("w"),
+            first_sql, sizeof(first_sql));
+    CHECK(reads(s, first_sql, "wait_links") == 1);
+    CHECK(reads(s, first_sql, "wait_chains") == 0);
+    CHECK(reads(s, first_sql, "wait_rows") == 0);
+    /* the root blockers' count: the distinct roots by an index, not a
+     * GROUP BY's sort of every wait (2.38 M VM steps at 1 GiB) */
+    unnamed(ROOTS_COUNT_SQL, first_sql, sizeof(first_sql));
+    CHECK(strlen(first_sql) < sizeof(first_sql) - 8);
+    CHECK(plan_has(s, first_sql, "TEMP B-TREE FOR DISTINCT", "GROUP BY"));
 }
 
 static void test_retry_reads(ls_store *s)
