@@ -1762,7 +1762,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * earlier locking span; a statement logged at its start failed only by an
  * error before the session's next statement (transactions.c failure_sql);
  * samples/blind-zk. */
-#define CORRELATION_REV "56"
+#define CORRELATION_REV "57"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
