@@ -45,9 +45,15 @@ typedef enum ls_logcover {
     LS_LOGCOVER_COMPLETE = 0, /* nothing says statements are missing */
     LS_LOGCOVER_THRESHOLD,    /* logged only past a duration threshold */
     LS_LOGCOVER_NO_STATEMENTS, /* locks taken, no statement logged at all */
-    LS_LOGCOVER_CLASSES        /* only some statement classes logged
+    LS_LOGCOVER_CLASSES,       /* only some statement classes logged
                                   (log_statement = 'mod' or 'ddl'): no
                                   BEGIN/COMMIT, no reads, no durations */
+    LS_LOGCOVER_NONE           /* no statement logged at all, none taken
+                                  from spans, no lock found taken: the log
+                                  has only waits, deadlocks and errors
+                                  (log_statement = 'none', no
+                                  log_min_duration_statement; samples/
+                                  blind-pl): no hold can be timed */
 } ls_logcover;
 
 /*
@@ -67,8 +73,10 @@ typedef enum ls_logcover {
  * than LS_LOGCOVER_FLOOR_MS (a COMMIT slower than the threshold is logged
  * too: tx_control does not decide, the report shows it); NO_STATEMENTS when
  * holds were found but no statement was logged nor taken from spans (the
- * spans' statements, BEGIN and COMMIT among them, time the holds); else
- * COMPLETE.
+ * spans' statements, BEGIN and COMMIT among them, time the holds); NONE
+ * when no statement was logged nor taken from spans and no hold was found
+ * (a log of only lock waits, deadlocks and errors, samples/blind-pl: its
+ * logging is not complete, it times nothing); else COMPLETE.
  */
 ls_logcover ls_logcover_decide(const ls_logcover_in *in);
 
@@ -111,9 +119,10 @@ typedef enum ls_logcover_hidden {
 } ls_logcover_hidden;
 
 /*
- * KNOWN when the log is COMPLETE (or has no statements: the report says
- * "not rebuilt" then); under THRESHOLD or CLASSES, AT_LEAST when
- * hidden_ms > 0, else UNKNOWN.
+ * KNOWN when the log is COMPLETE; UNKNOWN when it has no statements
+ * (NONE or NO_STATEMENTS: nothing to rebuild from, so a 0 is no answer,
+ * samples/blind-pl: 158 s unlogged); under THRESHOLD or CLASSES, AT_LEAST
+ * when hidden_ms > 0, else UNKNOWN.
  */
 ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms);
 
@@ -183,5 +192,23 @@ int ls_logcover_path_occupancy_unknown(ls_logcover v, int64_t holds, double max_
  */
 int ls_logcover_path_blocking_unknown(ls_logcover v, int64_t episodes, double caused_ms,
                                       double max_ms);
+
+/*
+ * What the blocking ranking may say when it ranks no code path (the
+ * words: reports/prose.c ls_write_no_code_paths). "No transaction held a
+ * row others waited for" is a fact only when no holder is known: with
+ * root blockers listed (holders named by the logged waits' blocker pids)
+ * it is false (samples/blind-pl: 4 root blockers, 33 holds with a logged
+ * wait behind them, no statement logged). NONE_HELD when root_blockers is
+ * 0; else UNLOGGED when the statement logging is not complete (the
+ * holders' statements are not in the log), UNNAMED when it is (their
+ * transactions were found, no code path could be named for them).
+ */
+typedef enum ls_nopaths {
+    LS_NOPATHS_NONE_HELD = 0,
+    LS_NOPATHS_UNLOGGED,
+    LS_NOPATHS_UNNAMED
+} ls_nopaths;
+ls_nopaths ls_logcover_no_paths(int64_t root_blockers, int logging_complete);
 
 #endif

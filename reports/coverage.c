@@ -68,6 +68,7 @@ static void logcover_row(model_ctx *m, ls_stmt *q, void *arg)
     c->verdict = v == LS_LOGCOVER_THRESHOLD       ? LS_LOGCOVER_THRESHOLD
                  : v == LS_LOGCOVER_NO_STATEMENTS ? LS_LOGCOVER_NO_STATEMENTS
                  : v == LS_LOGCOVER_CLASSES       ? LS_LOGCOVER_CLASSES
+                 : v == LS_LOGCOVER_NONE          ? LS_LOGCOVER_NONE
                                                   : LS_LOGCOVER_COMPLETE;
     c->found = 1;
 }

@@ -1925,7 +1925,8 @@ static void panel_code_paths(FILE *f, const cJSON *model)
     }
     sub_heading(f, &ls_tab_code_paths);
     if (cJSON_GetArraySize(m_get(model, "code_paths")) == 0) {
-        fputs("<p>No transaction held a row others waited for.</p>\n", f);
+        ls_writer w = html_writer(f);
+        ls_write_no_code_paths(&w, model);
         return;
     }
     TABLE(f, ls_tab_code_paths, m_get(model, "code_paths"));

@@ -1062,7 +1062,8 @@ static void code_paths(FILE *f, const cJSON *m, const md_caps *caps)
     }
     md_sub_heading(f, &ls_tab_code_paths);
     if (cJSON_GetArraySize(list) == 0) {
-        fputs("No transaction held a row others waited for.\n\n", f);
+        ls_writer w = md_writer(f, caps);
+        ls_write_no_code_paths(&w, m);
         return;
     }
     fputs("Code paths named by ", f);

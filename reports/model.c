@@ -552,11 +552,23 @@ static void hidden_row(model_ctx *m, ls_stmt *q, void *arg)
         }
         if (k == LS_HIDDEN_AT_LEAST)
             cJSON_AddTrueToObject(h, "at_least");
-    } else
+    } else {
+        /* No statement logged (verdict none or no_statements): nothing to
+         * rebuild from, so the 0 the query gives is no answer (samples/
+         * blind-pl: 158 s never logged); unknown, with the reason. */
+        if (ls_logcover_hidden_decide((ls_logcover)m->logcover, 0.0) == LS_HIDDEN_UNKNOWN) {
+            cJSON_ReplaceItemInObjectCaseSensitive(h, "hidden_wait_ms", cJSON_CreateNull());
+            ls_model_add_str(h, "unknown_reason",
+                             "No statement was logged (log_statement = 'none', no "
+                             "log_min_duration_statement): a statement that waited less than "
+                             "deadlock_timeout is not in the log, so the hidden waiting is not "
+                             "knowable from this log.");
+        }
         ls_model_add_str(h, "note",
                          "The log has no statements, so waits shorter than deadlock_timeout "
                          "cannot be rebuilt: set log_min_duration_statement = 0 (or "
                          "log_statement = 'all'), or pass the application's traces.");
+    }
 }
 
 static const ls_mcol outcome_cols[] = {
@@ -1526,6 +1538,11 @@ static const ls_mcol error_cols[] = {
      " retry follows its ROLLBACK (100 ms) on a connection other requests share, or"
      " on another connection with other parameters: a retry or the next request a"
      " pool gave a connection to, which the log cannot tell apart'"
+     " WHEN e.retry_outcome = 'untold_ended' AND NOT EXISTS (SELECT 1 FROM statements)"
+     " THEN 'the log has no statement of any session (log_statement = ''none'', no"
+     " log_min_duration_statement): what the session ran after the failure, a retry on it"
+     " or not, is not in the log, nor the failed statement''s parameters to find a retry"
+     " on another connection by'"
      " WHEN e.retry_outcome = 'untold_ended' THEN 'the session logged no statement after"
      " the failure (the client dropped the connection, as ActiveRecord does after a"
      " 40001 or a deadlock): a retry, if any, ran on another connection, and the failed"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ls_logcover.h"
 #include "prose.h"
 #include "render_int.h"
 
@@ -416,6 +417,8 @@ const char *ls_hidden_unknown_why(const cJSON *model)
     const char *verdict = m_str(m_get(m_get(model, "input"), "logging"), "verdict");
     if (verdict && strcmp(verdict, "statement_classes") == 0)
         return "only some statement classes logged: log_statement = 'mod'";
+    if (verdict && (strcmp(verdict, "none") == 0 || strcmp(verdict, "no_statements") == 0))
+        return "no statement logged: log_statement = 'none'";
     return "statements logged only past a duration threshold";
 }
 
@@ -427,6 +430,21 @@ static void write_logging(const ls_writer *w, const cJSON *lg)
         return;
     tag(w, LS_TAG_P);
     tag(w, LS_TAG_B);
+    if (strcmp(verdict, "none") == 0) {
+        /* No statement at all: nothing to bound a hold with (blind-pl). */
+        fputs("Hold times cannot be read from this log.", w->f);
+        tag(w, LS_TAG_B_END);
+        fputs(" The log shows no statement (log_statement = 'none', no"
+              " log_min_duration_statement): only lock waits past deadlock_timeout,"
+              " deadlocks and errors. No transaction's start or end is in it, so no hold"
+              " is timed, the waits shorter than deadlock_timeout are missing, and which"
+              " code path held a row is not known. To time holds, ",
+              w->f);
+        w->esc(w->f, m_str(lg, "advice"), 200);
+        fputs(".", w->f);
+        tag(w, LS_TAG_P_END);
+        return;
+    }
     fputs("Hold times are lower bounds.", w->f);
     tag(w, LS_TAG_B_END);
     if (strcmp(verdict, "threshold") == 0)
@@ -655,6 +673,31 @@ void ls_write_order_unknown(const ls_writer *w, const cJSON *list)
     }
     fputs(".", w->f);
     tag(w, LS_TAG_NOTE_END);
+}
+
+void ls_write_no_code_paths(const ls_writer *w, const cJSON *model)
+{
+    const char *verdict = m_str(m_get(m_get(model, "input"), "logging"), "verdict");
+    int blockers = cJSON_GetArraySize(m_get(model, "root_blockers"));
+    tag(w, LS_TAG_P);
+    switch (ls_logcover_no_paths(blockers, !verdict || strcmp(verdict, "complete") == 0)) {
+    case LS_NOPATHS_UNLOGGED:
+        fputs("Transactions held rows others waited for (see Root blockers: the logged waits"
+              " name their pids), but the log does not show which code path held them: none"
+              " of their statements is logged (see Input), so no hold is timed and no path is"
+              " ranked.",
+              w->f);
+        break;
+    case LS_NOPATHS_UNNAMED:
+        fputs("Transactions held rows others waited for (see Root blockers), but no code path"
+              " could be named for them, so none is ranked.",
+              w->f);
+        break;
+    case LS_NOPATHS_NONE_HELD:
+        fputs("No transaction held a row others waited for.", w->f);
+        break;
+    }
+    tag(w, LS_TAG_P_END);
 }
 
 const char *ls_no_hot_rows(const cJSON *model)

@@ -185,6 +185,11 @@ void ls_write_cut_note(const ls_writer *w, int top, int64_t shown, int64_t liste
 /* What the hot-row sections say when they list no row: that no wait was
  * logged, or (the model has relation lock queues) that the waits were
  * for relation locks. A static string (no log text). */
+/* The blocking ranking's paragraph when it ranks no code path: that no
+ * transaction held a row others waited for, or (root blockers listed)
+ * that holders are known but not their paths (ls_logcover_no_paths). */
+void ls_write_no_code_paths(const ls_writer *w, const cJSON *model);
+
 const char *ls_no_hot_rows(const cJSON *model);
 
 /* Why the hidden waiting is unknown, in a few words for the summary's

@@ -1770,8 +1770,12 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * log does not show it ended before the deadlock (LS_DL_SELF_TX_OPEN); a lock
  * timeout's (or NOWAIT's) statement names its row (holds.c step 7,
  * decide/rowid.c ls_lock_error_names_row), so its holds are counted and
- * causes.c can read the error's holder (samples/blind-java). */
-#define CORRELATION_REV "57"
+ * causes.c can read the error's holder (samples/blind-java).
+ * 58: a log that logs no statement (none from spans, no hold) has the
+ * logging verdict none (decide/logcover.c), its hidden waiting unknown,
+ * and its untold retries' reason says the log has no statement
+ * (samples/blind-pl). */
+#define CORRELATION_REV "58"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -49,8 +49,19 @@ static void test_decide(void)
     i.from_spans = 1;
     CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
     i.from_spans = 0;
+    /* No statement and no hold (samples/blind-pl: log_statement = 'none',
+     * no durations; only waits over deadlock_timeout, deadlocks and
+     * errors): not complete, its own verdict (it was "complete"). */
     i.holds = 0;
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_NONE);
+    i.from_spans = 1; /* the spans' statements time what holds there are */
     CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
+    i = in(1, 0, 0.0, 0); /* one statement logged: too few to judge */
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_COMPLETE);
+    CHECK_STR(ls_logcover_name(LS_LOGCOVER_NONE), "none");
+    CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_NONE, "statement"), 1);
+    CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_NONE, 0.0), 1);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0);
     CHECK_STR(ls_logcover_name(LS_LOGCOVER_THRESHOLD), "threshold");
     CHECK_STR(ls_logcover_name(LS_LOGCOVER_NO_STATEMENTS), "no_statements");
     CHECK_STR(ls_logcover_name(LS_LOGCOVER_COMPLETE), "complete");
@@ -124,6 +135,17 @@ static void test_open_end(void)
     CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_NO_STATEMENTS, "statements"), 0);
 }
 
+/* samples/blind-pl: "No transaction held a row others waited for" beside
+ * 4 root blockers; the sentence follows the holders the waits name. */
+static void test_no_paths(void)
+{
+    CHECK_INT(ls_logcover_no_paths(0, 1), LS_NOPATHS_NONE_HELD);
+    CHECK_INT(ls_logcover_no_paths(0, 0), LS_NOPATHS_NONE_HELD);
+    CHECK_INT(ls_logcover_no_paths(1, 0), LS_NOPATHS_UNLOGGED);
+    CHECK_INT(ls_logcover_no_paths(4, 0), LS_NOPATHS_UNLOGGED);
+    CHECK_INT(ls_logcover_no_paths(1, 1), LS_NOPATHS_UNNAMED);
+}
+
 /* Issue 34 (samples/blind-rb: log_min_duration_statement = 100ms, the
  * report said "Hidden waits: 0.0 ms" where the app waited 50.4 s under
  * deadlock_timeout): a threshold log's zero is unknown, its sum at least. */
@@ -131,7 +153,11 @@ static void test_hidden(void)
 {
     CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_COMPLETE, 0.0), LS_HIDDEN_KNOWN);
     CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_COMPLETE, 120.0), LS_HIDDEN_KNOWN);
-    CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_NO_STATEMENTS, 0.0), LS_HIDDEN_KNOWN);
+    /* No statement logged (samples/blind-pl: hidden_wait_ms was 0 where
+     * 158 s went unlogged): nothing to rebuild from, unknown. */
+    CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_NO_STATEMENTS, 0.0), LS_HIDDEN_UNKNOWN);
+    CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_NONE, 0.0), LS_HIDDEN_UNKNOWN);
+    CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_NONE, 10.0), LS_HIDDEN_UNKNOWN);
     CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_THRESHOLD, 0.0), LS_HIDDEN_UNKNOWN);
     CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_THRESHOLD, 0.001), LS_HIDDEN_AT_LEAST);
     CHECK_INT(ls_logcover_hidden_decide(LS_LOGCOVER_THRESHOLD, 800.0), LS_HIDDEN_AT_LEAST);
@@ -202,5 +228,6 @@ int main(void)
     test_classes();
     test_open_end();
     test_hidden();
+    test_no_paths();
     return TEST_REPORT();
 }

@@ -13,9 +13,11 @@ int ls_logcover_reads_needed(const ls_logcover_in *in)
 
 ls_logcover ls_logcover_decide(const ls_logcover_in *in)
 {
-    if (in->statements == 0)
-        return in->holds > 0 && in->from_spans == 0 ? LS_LOGCOVER_NO_STATEMENTS
-                                                     : LS_LOGCOVER_COMPLETE;
+    if (in->statements == 0) {
+        if (in->from_spans > 0)
+            return LS_LOGCOVER_COMPLETE;
+        return in->holds > 0 ? LS_LOGCOVER_NO_STATEMENTS : LS_LOGCOVER_NONE;
+    }
     if (ls_logcover_reads_needed(in))
         return in->reads == 0 ? LS_LOGCOVER_CLASSES : LS_LOGCOVER_COMPLETE;
     if (in->statements < LS_LOGCOVER_MIN_STATEMENTS || in->timed != in->statements)
@@ -34,6 +36,7 @@ const char *ls_logcover_name(ls_logcover v)
     case LS_LOGCOVER_THRESHOLD: return "threshold";
     case LS_LOGCOVER_NO_STATEMENTS: return "no_statements";
     case LS_LOGCOVER_CLASSES: return "statement_classes";
+    case LS_LOGCOVER_NONE: return "none";
     case LS_LOGCOVER_COMPLETE: break;
     }
     return "complete";
@@ -49,6 +52,8 @@ int ls_logcover_open_end(ls_logcover v, const char *end_evidence)
 
 ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms)
 {
+    if (v == LS_LOGCOVER_NONE || v == LS_LOGCOVER_NO_STATEMENTS)
+        return LS_HIDDEN_UNKNOWN;
     if (v != LS_LOGCOVER_THRESHOLD && v != LS_LOGCOVER_CLASSES)
         return LS_HIDDEN_KNOWN;
     return hidden_ms > 0.0 ? LS_HIDDEN_AT_LEAST : LS_HIDDEN_UNKNOWN;
@@ -75,4 +80,11 @@ int ls_logcover_path_blocking_unknown(ls_logcover v, int64_t episodes, double ca
     /* waiting credited with no episode: a hold behind it all the same */
     int64_t holds = episodes > 0 ? episodes : caused_ms > 0.0;
     return ls_logcover_holds_unknown(v, holds, max_ms > 0.0);
+}
+
+ls_nopaths ls_logcover_no_paths(int64_t root_blockers, int logging_complete)
+{
+    if (root_blockers <= 0)
+        return LS_NOPATHS_NONE_HELD;
+    return logging_complete ? LS_NOPATHS_UNNAMED : LS_NOPATHS_UNLOGGED;
 }
