@@ -1761,8 +1761,14 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * BEGIN..COMMIT spans (txspans.c), its hold taken from its request's
  * earlier locking span; a statement logged at its start failed only by an
  * error before the session's next statement (transactions.c failure_sql);
- * samples/blind-zk. */
-#define CORRELATION_REV "56"
+ * samples/blind-zk.
+ * 57: a timeout's next run on its session that binds the failed
+ * statement's parameters, one beyond the row's key, is its retry even on
+ * a shared connection, one that binds other parameters another request's
+ * (ls_retry_other_request); untold ('untold_tries') from as many tries as
+ * the log shows the client giving up after (ls_retry_tries_untold);
+ * issue 34, samples/blind-php. */
+#define CORRELATION_REV "57"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*
