@@ -1529,7 +1529,7 @@ static const ls_mcol error_cols[] = {
      * ls_retry_row_untold()) */
     {"retried",
      "CASE WHEN e.retry_stmt IS NOT NULL OR e.retry_span IS NOT NULL THEN 1"
-     " WHEN e.retry_outcome IN ('untold', 'untold_ended', 'untold_elsewhere') THEN NULL ELSE 0 END",
+     " WHEN e.retry_outcome IN ('untold', 'untold_ended', 'untold_elsewhere', 'untold_tries') THEN NULL ELSE 0 END",
      LS_MC_BOOLN},
     {"retry_untold",
      "CASE WHEN e.retry_stmt IS NOT NULL OR e.retry_span IS NOT NULL THEN NULL"
@@ -1550,13 +1550,17 @@ static const ls_mcol error_cols[] = {
      " WHEN e.retry_outcome = 'untold_elsewhere' THEN 'no trace of the request was found and"
      " its session does not show that the request gave up: the log does not show the failed"
      " transaction, or the session ran other requests'' work around it (a pooled"
-     " connection), so a retry, if any, ran on a connection the log cannot tie to it' END",
+     " connection), so a retry, if any, ran on a connection the log cannot tie to it'"
+     " WHEN e.retry_outcome = 'untold_tries' THEN 'the session ran the failed statement again"
+     " with the same parameters, but after as many failed tries the log shows the client"
+     " giving up on this statement: a retry, or the next request binding the same values'"
+     " END",
      LS_MC_STR},
     /* a retry found in the request's trace is a span (retries.c: retry_span) */
     {"retry_time", "coalesce(rs.start_ts, (SELECT sp.start_ts + coalesce((SELECT offset_us FROM"
                    " span_clock), 0) FROM spans sp WHERE sp.span_row = e.retry_span))", LS_MC_TS},
     {"retry_outcome",
-     "CASE WHEN e.retry_outcome IN ('untold', 'untold_ended', 'untold_elsewhere') THEN NULL"
+     "CASE WHEN e.retry_outcome IN ('untold', 'untold_ended', 'untold_elsewhere', 'untold_tries') THEN NULL"
      " ELSE e.retry_outcome END",
      LS_MC_STR},
     /* a retry statement on another session was matched by its

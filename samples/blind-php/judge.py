@@ -213,6 +213,13 @@ class Judge:
         self.check("lock timeouts: none said retried that the app did not retry (3rd try failed)",
                    not said_yes, "%d wrong %s" % (len(said_yes), said_yes[:2]),
                    "%d not retried" % sum(not b["retried"] for a, b in pairs))
+        # added by phpretry34 (issue 34), not blind: untold is allowed, but
+        # the log shows each retry's bind parameters on the failed pid
+        told = sum(a["retried"] is not None for a, b in pairs)
+        self.check("lock timeouts: the retry told (not untold) for at least 90 % (the log shows "
+                   "each retry's bind parameters on the same pid)",
+                   told >= 0.9 * len(pairs), "%d told, %d untold" % (told, len(pairs) - told),
+                   len(pairs))
 
         # ---- logged waits
         tw = t["waits"]

@@ -1774,8 +1774,14 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 58: a log that logs no statement (none from spans, no hold) has the
  * logging verdict none (decide/logcover.c), its hidden waiting unknown,
  * and its untold retries' reason says the log has no statement
- * (samples/blind-pl). */
-#define CORRELATION_REV "58"
+ * (samples/blind-pl).
+ * 59: a timeout's next run on its session that binds the failed
+ * statement's parameters, one beyond the row's key, is its retry even on
+ * a shared connection, one that binds other parameters another request's
+ * (ls_retry_other_request); untold ('untold_tries') from as many tries as
+ * the log shows the client giving up after (ls_retry_tries_untold);
+ * issue 34, samples/blind-php. */
+#define CORRELATION_REV "59"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

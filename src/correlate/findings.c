@@ -425,10 +425,14 @@ static const finding_rule rules[] = {
      " CASE WHEN sum(retry_outcome = 'untold_elsewhere') > 0 THEN printf(' %%d could not be"
      " told: no trace of the request, and its session ran other requests'' work around it or"
      " does not show its transaction, so a retry, if any, ran on a connection the log cannot"
-     " tie to it.', sum(retry_outcome = 'untold_elsewhere')) ELSE '' END),"
+     " tie to it.', sum(retry_outcome = 'untold_elsewhere')) ELSE '' END ||"
+     " CASE WHEN sum(retry_outcome = 'untold_tries') > 0 THEN printf(' %%d could not be"
+     " told: the session ran the statement again with the same parameters after as many"
+     " failed tries as the client was seen to give up after.',"
+     " sum(retry_outcome = 'untold_tries')) ELSE '' END),"
      " count(*), count(retry_stmt) + count(retry_span), sum(retry_outcome = 'commit'),"
      " count(retry_stmt) - " OTHER_SESSION_RETRIES ", count(retry_span),"
-     " coalesce(sum(retry_outcome IN ('untold', 'untold_ended', 'untold_elsewhere')), 0), " OTHER_SESSION_RETRIES
+     " coalesce(sum(retry_outcome IN ('untold', 'untold_ended', 'untold_elsewhere', 'untold_tries')), 0), " OTHER_SESSION_RETRIES
      /* retries.c: a retry found in the session's statements is a
       * statement (retry_stmt), one found in the trace's spans a span
       * (retry_span); neither, with retry_outcome 'untold', one the log

@@ -393,6 +393,12 @@ static const char claim_tx_sql[] =
 /* The retry of an error (one row of the pass's own table). */
 LS_TABLE_COLUMNS(retries);
 static const char set_retry_sql[] = LS_INSERT_INTO("INSERT", retries);
+/* A timeout's retry by repeated parameters made untold (tries_untold()). */
+#define UNTELL_PARAMS(X, Q) X(Q, error)
+LS_PARAMS(ut, UNTELL_PARAMS);
+static const char untell_sql[] =
+    "UPDATE retries SET retry_stmt = NULL, retry_span = NULL, retry_tx = NULL,"
+    " retry_outcome = '" LS_RETRY_OUTCOME_UNTOLD_TRIES "' WHERE error_id = :error";
 
 /* Statement texts whose shape is kept (a direct-mapped cache: a log's
  * statements are of a few texts, each shaped once, where every step
@@ -404,6 +410,18 @@ typedef struct shape_slot {
     uint64_t hash;
     char *text, *shape; /* NULL: empty */
 } shape_slot;
+
+/* A lock error's place in its session's run of timeouts retried with the
+ * same parameters (ls_retry_tries_untold()), kept in lock_errors_sql's
+ * order. */
+typedef struct err_try {
+    int64_t error_id, session, text_id, ts;
+    int64_t first_stmt, last_stmt; /* its transaction's, 0 unknown */
+    int64_t retry_stmt;            /* its retry told by repeated parameters, 0 none */
+    int try_no;                    /* 1 a first failure, 2 its retry's, ... */
+    int timeout;                   /* of a class no client retries as a matter of course */
+    int walked_none;               /* its session's order told it not retried */
+} err_try;
 
 /* The pass's statements and buffers. */
 typedef struct retry_pass {
@@ -420,6 +438,8 @@ typedef struct retry_pass {
     char cand_outcome[RETRY_STEPS_MAX][16];
     shape_slot shapes[SHAPE_CACHE_SLOTS];
     ls_retry_step steps[RETRY_STEPS_MAX + 1]; /* + 1: a session's next read */
+    ls_retry_params step_params[RETRY_STEPS_MAX + 1]; /* each step's parameters against
+                                                       * the failed statement's */
     int64_t ids[RETRY_STEPS_MAX + 1];         /* each step's stmt_id, or span_row */
     int64_t log_ts[RETRY_STEPS_MAX + 1];      /* a session step's log line time */
     char **err_params; /* each lock error's failed statement's parameters (NULL
@@ -434,6 +454,12 @@ typedef struct retry_pass {
                                    * the offset itself is estimated (blind-pool's %t
                                    * log: -414 ms, against 0.08 ms measured) */
     char failed_row[RETRY_ROW_BYTES]; /* the failed statement's row, "" unknown */
+    err_try *tries;                   /* n_err of them */
+    size_t cur;                       /* the current error's index */
+    ls_stmt *untell;
+    int asks;   /* ls_retry_class_asks_retry() of the current error's class */
+    int beyond; /* its failed statement's parameters bind a value beyond
+                 * its row's key (ls_retry_params_beyond_key()) */
 } retry_pass;
 
 /* The row a statement addresses by key into row ("" when it names none):
@@ -455,8 +481,14 @@ static int bind_id(ls_stmt *q, int i, int64_t id);
  * LS_ENOMEM. */
 static int set_failed(retry_pass *p, const char *params)
 {
+    const char *text = ls_stmt_text(p->errs, le_text);
+    ls_row_ref ref;
+
     ls_buf_reset(&p->params);
-    row_of(ls_stmt_text(p->errs, le_text), params, p->failed_row, sizeof(p->failed_row));
+    row_of(text, params, p->failed_row, sizeof(p->failed_row));
+    p->asks = ls_retry_class_asks_retry(ls_stmt_text(p->errs, le_cls));
+    p->beyond = text && ls_sql_row_ref(text, &ref) == 1 &&
+                ls_retry_params_beyond_key(params, ref.kind == LS_REF_PARAM ? ref.param : 0);
     if (params) {
         ls_buf_adds(&p->params, params);
         if (ls_buf_failed(&p->params))
@@ -568,6 +600,7 @@ static int make_step(retry_pass *p, ls_retry_step *st, const char *sql, const ch
 {
     char row[RETRY_ROW_BYTES];
     const char *shape;
+    ls_retry_params *sp = &p->step_params[st - p->steps];
 
     st->ts = ts;
     st->kind = step_kind(sql ? sql : "");
@@ -576,9 +609,17 @@ static int make_step(retry_pass *p, ls_retry_step *st, const char *sql, const ch
         return LS_ENOMEM;
     st->shape = strcmp(ls_buf_str(&p->want), shape) == 0;
     st->other_run = 0;
+    *sp = LS_RETRY_PARAMS_UNKNOWN;
     if (st->shape) {
+        const char *ftext = ls_stmt_text(p->errs, le_text);
         row_of(sql, params, row, sizeof(row));
         st->shape = ls_retry_same_run(1, p->failed_row, row);
+        if (params && *params && ls_buf_str(&p->params)[0] != '\0' && sql && ftext &&
+            strcmp(sql, ftext) == 0)
+            *sp = strcmp(params, ls_buf_str(&p->params)) == 0 ? LS_RETRY_PARAMS_SAME
+                                                              : LS_RETRY_PARAMS_OTHER;
+        if (st->shape && ls_retry_other_request(p->asks, *sp))
+            st->shape = 0; /* a timeout's run with other values: the next request's */
         st->other_run = !st->shape;
     }
     st->again = params && *params && ls_buf_str(&p->lead_params)[0] != '\0' &&
@@ -666,15 +707,18 @@ static void log_insert(retry_pass *p, size_t n)
     size_t j = n - 1;
     int64_t id = p->ids[j], log_ts = p->log_ts[j];
     ls_retry_step st = p->steps[j];
+    ls_retry_params sp = p->step_params[j];
 
     for (; j > 0 && p->ids[j - 1] > id; j--) {
         p->ids[j] = p->ids[j - 1];
         p->log_ts[j] = p->log_ts[j - 1];
         p->steps[j] = p->steps[j - 1];
+        p->step_params[j] = p->step_params[j - 1];
     }
     p->ids[j] = id;
     p->log_ts[j] = log_ts;
     p->steps[j] = st;
+    p->step_params[j] = sp;
 }
 
 /* The latest log line time of the n steps kept. */
@@ -785,7 +829,7 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     ls_logpos err = {ls_stmt_int64(p->errs, le_file_id), ls_stmt_int64(p->errs, le_line)};
     size_t n = 0;
     ls_retry_found f;
-    int rc, have_tx, shared, routine, asks;
+    int rc, have_tx, shared, routine, asks, repeats;
 
     if ((rc = lead_of(p)) != 0)
         return rc;
@@ -830,8 +874,11 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
         return shared;
     if ((routine = f.set_between ? set_routine(p) : 0) < 0)
         return routine;
-    if (ls_retry_session_told(f, p->resolution, shared, routine, asks) == LS_RETRY_UNTOLD)
+    repeats = p->beyond && p->step_params[f.index] == LS_RETRY_PARAMS_SAME;
+    if (ls_retry_session_told(f, p->resolution, shared, routine, asks, repeats) == LS_RETRY_UNTOLD)
         return 2;
+    if (repeats)
+        p->tries[p->cur].retry_stmt = p->ids[f.index];
     ls_stmt_reset(p->txq);
     if ((rc = ls_stmt_bind_int64(p->txq, LS_PARAM(rp, session), session)) != 0 ||
         (rc = ls_stmt_bind_int64(p->txq, LS_PARAM(rp, stmt), p->ids[f.index])) != 0 ||
@@ -1198,6 +1245,80 @@ static int span_offset(ls_store *s, int64_t *out)
     return rc < 0 ? rc : 0;
 }
 
+/* Note the current error (the i-th) in p->tries: its session, text and
+ * transaction, and its try: one more than the earlier timeout's on its
+ * session whose retry by repeated parameters (by_session()) is a
+ * statement of its transaction, within LS_RETRY_WINDOW_US before it. */
+static void note_try(retry_pass *p, size_t i)
+{
+    err_try *t = &p->tries[i];
+    size_t j;
+
+    t->error_id = ls_stmt_int64(p->errs, le_error_id);
+    t->session = ls_stmt_int64(p->errs, le_session_id);
+    t->text_id = ls_stmt_int64(p->errs, le_text_id);
+    t->ts = ls_stmt_int64(p->errs, le_ts);
+    t->first_stmt =
+        ls_stmt_isnull(p->errs, le_first_stmt) ? 0 : ls_stmt_int64(p->errs, le_first_stmt);
+    t->last_stmt = ls_stmt_isnull(p->errs, le_last_stmt) ? 0 : ls_stmt_int64(p->errs, le_last_stmt);
+    t->timeout = !p->asks;
+    t->try_no = 1;
+    for (j = i; j-- > 0 && t->ts - p->tries[j].ts <= LS_RETRY_WINDOW_US;) {
+        const err_try *e = &p->tries[j];
+        if (e->session != t->session || !e->timeout || e->text_id != t->text_id)
+            continue;
+        if (e->retry_stmt != 0 && t->first_stmt != 0 && e->retry_stmt >= t->first_stmt &&
+            e->retry_stmt <= t->last_stmt)
+            t->try_no = e->try_no + 1;
+        break; /* the session's previous timeout of the text */
+    }
+}
+
+/* The timeouts' retries told by repeated parameters, made untold where
+ * the log shows the client giving up after as many tries of the text
+ * (ls_retry_tries_untold()): the fewest tries of a run the session's
+ * order told not retried. 0 or an error. */
+static int tries_untold(retry_pass *p, ls_correlate_stats *stats)
+{
+    size_t i, j, nt = 0;
+    int rc = 0;
+    err_try *give_up = NULL; /* per text: text_id, and the fewest tries in try_no */
+
+    for (i = 0; i < p->n_err; i++) {
+        const err_try *e = &p->tries[i];
+        if (!e->timeout || !e->walked_none)
+            continue;
+        if (!give_up && !(give_up = calloc(p->n_err, sizeof(*give_up))))
+            return LS_ENOMEM;
+        for (j = 0; j < nt && give_up[j].text_id != e->text_id; j++)
+            ;
+        if (j == nt) {
+            give_up[nt].text_id = e->text_id;
+            give_up[nt++].try_no = e->try_no;
+        } else if (e->try_no < give_up[j].try_no) {
+            give_up[j].try_no = e->try_no;
+        }
+    }
+    for (i = 0; i < p->n_err && nt > 0; i++) {
+        const err_try *t = &p->tries[i];
+        if (!t->timeout || t->retry_stmt == 0)
+            continue;
+        for (j = 0; j < nt && give_up[j].text_id != t->text_id; j++)
+            ;
+        if (!ls_retry_tries_untold(t->try_no, j < nt ? give_up[j].try_no : 0))
+            continue;
+        ls_stmt_reset(p->untell);
+        if ((rc = ls_stmt_bind_int64(p->untell, LS_PARAM(ut, error), t->error_id)) != 0 ||
+            (rc = ls_stmt_step(p->untell)) < 0)
+            break;
+        rc = 0;
+        if (stats->retries > 0)
+            stats->retries--;
+    }
+    free(give_up);
+    return rc;
+}
+
 static void retry_pass_free(retry_pass *p)
 {
     size_t i;
@@ -1209,6 +1330,8 @@ static void retry_pass_free(retry_pass *p)
     for (i = 0; i < p->n_err; i++)
         free(p->err_params[i]);
     free(p->err_params);
+    free(p->tries);
+    ls_stmt_finalize(p->untell);
     for (i = 0; i < SHAPE_CACHE_SLOTS; i++) {
         free(p->shapes[i].text);
         free(p->shapes[i].shape);
@@ -1276,6 +1399,8 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare_params(s, trace_sql, LS_PARAM_NAMES(TRACE_PARAMS), &p->trace)) !=
             0 ||
         (rc = ls_store_prepare(s, set_retry_sql, &p->upd)) != 0 ||
+        (rc = ls_store_prepare_params(s, untell_sql, LS_PARAM_NAMES(UNTELL_PARAMS), &p->untell)) !=
+            0 ||
         (rc = ls_store_prepare_params(s, failed_params_sql, LS_PARAM_NAMES(FAILED_PARAMS_PARAMS),
                                       &p->fparams)) != 0 ||
         (rc = ls_store_exec(s, param_tables_sql)) != 0 ||
@@ -1311,14 +1436,20 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
             goto out;
     if (rc < 0 || (rc = gap_transactions(s, p->gap, p->n_failed)) != 0)
         goto out;
+    if (p->n_err && !(p->tries = calloc(p->n_err, sizeof(*p->tries)))) {
+        rc = LS_ENOMEM;
+        goto out;
+    }
     ls_stmt_reset(p->errs);
-    for (i = 0; (rc = ls_stmt_step(p->errs)) == 1; i++) {
+    for (i = 0; i < p->n_err && (rc = ls_stmt_step(p->errs)) == 1; i++) {
         ls_buf_reset(&p->want);
         ls_buf_reset(&p->lead_text); /* by_session() reads them */
         ls_buf_reset(&p->lead_params);
         ls_sql_shape(&p->want, ls_stmt_text(p->errs, le_text), RETRY_SHAPE_BYTES);
         if ((rc = failed_row_at(p, i)) != 0)
             goto out;
+        p->cur = i;
+        note_try(p, i);
         if (ls_buf_failed(&p->want)) {
             rc = LS_ENOMEM;
             goto out;
@@ -1348,6 +1479,7 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
                 /* a pooled connection: the retry may be on another */
                 if (found == 0 && !untold && !ended && (rc = elsewhere = elsewhere_untold(p, 1)) < 0)
                     goto out;
+                p->tries[i].walked_none = found == 0 && !untold && !ended && !elsewhere;
                 if (found == 0 && (untold || ended || elsewhere) &&
                     (rc = store_retry(p, 0, 0, 0,
                                       untold  ? LS_RETRY_OUTCOME_UNTOLD
@@ -1374,6 +1506,8 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
                 goto out;
         }
     }
+    if (rc >= 0)
+        rc = tries_untold(p, stats);
 out:
     if (ls_buf_failed(&trace))
         rc = LS_ENOMEM;

@@ -251,32 +251,32 @@ static void test_told(void)
     CHECK_INT(f.ended_ts == S48, 1);
     CHECK_INT(f.next_ts == S48, 1);
     /* whole seconds: the gap is not measured; untold */
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1, 0), LS_RETRY_UNTOLD);
     /* the same ties with millisecond times: a gap of 0, told */
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1, 0), LS_RETRY_TOLD);
 
     f = ls_retry_walk(S48, 1, ms, N(ms));
     CHECK_INT(f.index, 3);
     CHECK_INT(f.next_ts - f.ended_ts == LS_RETRY_GAP_US, 1);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD); /* at the gap: told */
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1, 0), LS_RETRY_TOLD); /* at the gap: told */
     f.next_ts++;
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD); /* 1 us over: untold */
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1), LS_RETRY_UNTOLD); /* set up again: shared */
-    CHECK_INT(ls_retry_session_told(f, 999999, 1, 0, 1), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1, 0), LS_RETRY_UNTOLD); /* 1 us over: untold */
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1, 0), LS_RETRY_UNTOLD); /* set up again: shared */
+    CHECK_INT(ls_retry_session_told(f, 999999, 1, 0, 1, 0), LS_RETRY_UNTOLD);
 
     f = ls_retry_walk(S48, 1, kept, N(kept));
     CHECK_INT(f.index, 2);
     CHECK_INT(f.set_between, 0);
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1, 0), LS_RETRY_TOLD);
 
     /* autocommit: from the error's time to the statement of its own */
     f = ls_retry_walk(S48, 0, own, N(own));
     CHECK_INT(f.index, 1);
     CHECK_INT(f.set_between, 1);
     CHECK_INT(f.next_ts - f.ended_ts == 2000000, 1);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1, 0), LS_RETRY_UNTOLD);
     f.next_ts = f.ended_ts + LS_RETRY_GAP_US;
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1, 0), LS_RETRY_TOLD);
 
     /* samples/blind-dj (psycopg2, REPEATABLE READ alias): the SET came
      * before the failed transaction too, the client's routine; pid 23038's
@@ -285,13 +285,13 @@ static void test_told(void)
      * close (a retry's gap there is 5 to 36 ms, a next request's 2 to 84) */
     f = ls_retry_walk(S48, 1, ms, N(ms));
     f.next_ts = f.ended_ts + 77000;
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1), LS_RETRY_TOLD);
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1, 1), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1, 1, 0), LS_RETRY_UNTOLD);
     f.next_ts = f.ended_ts + 2000;
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1, 1), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1, 1, 0), LS_RETRY_UNTOLD);
     /* no SET between: the routine flag is not read */
     f = ls_retry_walk(S48, 1, kept, N(kept));
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 1, 1, 0), LS_RETRY_TOLD);
 }
 
 /* Issue 34: a retry on another pooled connection, told by its parameters
@@ -390,25 +390,25 @@ static void test_kept_gap(void)
     CHECK_INT(f.next_ts - f.ended_ts == 131000, 1);
     CHECK_INT(ls_retry_kept_late(f, 1000), 1);
     /* 131 ms, shared: untold */
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1, 0), LS_RETRY_UNTOLD);
     /* a connection of its own (samples/correlation backs off 100 ms after
      * a 40001, 700 ms after a lock timeout): told */
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 1, 0), LS_RETRY_TOLD);
     f = ls_retry_walk(SO18 + 767000, 1, quick, N(quick));
     CHECK_INT(f.index, 2);
     CHECK_INT(ls_retry_kept_late(f, 1000), 0);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD); /* 7 ms: told */
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1, 0), LS_RETRY_TOLD); /* 7 ms: told */
     /* the boundary: LS_RETRY_GAP_US told, 1 us more untold */
     f.next_ts = f.ended_ts + LS_RETRY_GAP_US;
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1, 0), LS_RETRY_TOLD);
     f.next_ts++;
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1, 0), LS_RETRY_UNTOLD);
     /* whole seconds: the next second is within the gap, two are not */
     f.ended_ts = SO18;
     f.next_ts = SO18 + LS_WHOLE_SECOND_US;
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1, 0), LS_RETRY_TOLD);
     f.next_ts = SO18 + 2 * LS_WHOLE_SECOND_US;
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1, 0), LS_RETRY_UNTOLD);
 }
 
 /* Issue 34: samples/blind-otel without its traces, pid 8302's 40001 at
@@ -577,18 +577,87 @@ static void test_timeout(void)
     CHECK_INT(f.index, 3);
     CHECK_INT(f.set_between, 0);
     /* a timeout on a shared connection: untold, at any gap */
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 0), LS_RETRY_UNTOLD);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 0, 0), LS_RETRY_UNTOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 0, 0), LS_RETRY_UNTOLD);
     /* a connection of its own (samples/correlation: 700 ms after a lock
      * timeout): told */
-    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 0, 0, 0, 0), LS_RETRY_TOLD);
     /* a 40001 or deadlock victim on the same shared connection, soon: told */
-    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1), LS_RETRY_TOLD);
-    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 1, 0), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, 1000, 1, 0, 1, 0), LS_RETRY_TOLD);
+}
+
+/* Issue 34 (phpretry34): samples/blind-php/postgresql.log.gz (PHP PDO,
+ * PostgreSQL 13 in French, '%t [%p]: [%l-1] ...'; each php-cli worker runs
+ * every request on its own connection, restock retries a 55P03 up to 3
+ * tries with the same arguments):
+ *   pid 11894, 18:46:23: line 295 DÉTAIL: paramètres : $1 = '15', $2 = '2'
+ *     (UPDATE warehouses SET stock = stock + $1 WHERE id = $2), 503 ERREUR
+ *     (55P03), 509 ROLLBACK, 556 BEGIN, 557 SET LOCAL lock_timeout =
+ *     '150ms', 560 paramètres : $1 = '15', $2 = '2', 621 exécute (30 ms):
+ *     its retry, which committed;
+ *   pid 11894, 18:46:26: line 2718 ERREUR (55P03) for $1 = '12', $2 = '1',
+ *     ROLLBACK, BEGIN, SET LOCAL, line 2734 paramètres : $1 = '15', $2 =
+ *     '1': the worker's next restock of warehouses id=1 (its third try had
+ *     failed), not a retry;
+ *   pid 11887, 18:46:51-53: six failures in a row of $1 = '15', $2 = '1'
+ *     (lines 23195 to 24036): two requests of the same quantity, while 74
+ *     runs of 3 failures ended in another request. */
+static void test_php(void)
+{
+    const int64_t t = 1796669183000000LL; /* 2026-12-07 18:46:23 */
+    ls_retry_step s[] = {{t, R, 0, 0, 0, 0},
+                         {t, B, 0, 0, 0, 0},
+                         {t, LS_RETRY_STEP_SETTING, 0, 0, 0, 0},
+                         {t, O, 1, 0, 0, 0},
+                         {t, C, 0, 0, 0, 0}};
+    ls_retry_found f = ls_retry_walk(t, 1, s, N(s));
+
+    CHECK_INT(f.index, 3);
+    CHECK_STR(f.outcome, "commit");
+    /* the request's quantity is beyond the row's key ($2) */
+    CHECK_INT(ls_retry_params_beyond_key("$1 = '15', $2 = '2'", 2), 1);
+    CHECK_INT(ls_retry_params_beyond_key("$1 = '15', $2 = '2'", 1), 1);
+    /* blind-java's recountShelf binds only the warehouse, its key */
+    CHECK_INT(ls_retry_params_beyond_key("$1 = '1'", 1), 0);
+    /* a row named by a literal (0): any bound value is beyond it */
+    CHECK_INT(ls_retry_params_beyond_key("$1 = '1'", 0), 1);
+    /* quoted values are skipped whole, '' inside them and a comma too */
+    CHECK_INT(ls_retry_params_beyond_key("$1 = 'a, $2 = ''b'''", 1), 0);
+    CHECK_INT(ls_retry_params_beyond_key("$1 = 'it''s', $2 = '2'", 1), 1);
+    CHECK_INT(ls_retry_params_beyond_key("$2 = NULL, $1 = '7'", 2), 1);
+    /* none, nothing or unparsable: 0 */
+    CHECK_INT(ls_retry_params_beyond_key(NULL, 1), 0);
+    CHECK_INT(ls_retry_params_beyond_key("", 1), 0);
+    CHECK_INT(ls_retry_params_beyond_key("$2 = '2", 2), 0);
+    CHECK_INT(ls_retry_params_beyond_key("parameters: $1 = '1'", 2), 0);
+    /* on a shared connection, a timeout's run that repeats the request's
+     * parameters is its retry; without them untold, as before */
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 0, 1), LS_RETRY_TOLD);
+    CHECK_INT(ls_retry_session_told(f, LS_WHOLE_SECOND_US, 1, 0, 0, 0), LS_RETRY_UNTOLD);
+    /* a timeout's run of the same text with other parameters is another
+     * request's (line 2734); a 40001's or victim's may compute its
+     * values again; parameters unknown or the same tell nothing */
+    CHECK_INT(ls_retry_other_request(0, LS_RETRY_PARAMS_OTHER), 1);
+    CHECK_INT(ls_retry_other_request(1, LS_RETRY_PARAMS_OTHER), 0);
+    CHECK_INT(ls_retry_other_request(0, LS_RETRY_PARAMS_SAME), 0);
+    CHECK_INT(ls_retry_other_request(0, LS_RETRY_PARAMS_UNKNOWN), 0);
+    s[3].shape = 0; /* the next restock, marked another request's */
+    s[3].other_run = 1;
+    CHECK_INT(ls_retry_walk(t, 1, s, N(s)).index, -1);
+    /* the tries: the client gave up after 3; a third failure's same-value
+     * run (pid 11887's fourth) untold, a second's told */
+    CHECK_INT(ls_retry_tries_untold(3, 3), 1);
+    CHECK_INT(ls_retry_tries_untold(4, 3), 1);
+    CHECK_INT(ls_retry_tries_untold(2, 3), 0);
+    CHECK_INT(ls_retry_tries_untold(1, 1), 1);
+    /* no run seen given up: told */
+    CHECK_INT(ls_retry_tries_untold(5, 0), 0);
 }
 
 int main(void)
 {
+    test_php();
     test_timeout();
     test_again();
     test_elsewhere();

@@ -147,11 +147,11 @@ int ls_retry_kept_late(ls_retry_found f, int64_t resolution)
 }
 
 ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution, int shared,
-                                    int set_routine, int asks_retry)
+                                    int set_routine, int asks_retry, int repeats)
 {
     int64_t gap = f.next_ts - f.ended_ts;
 
-    if (shared && !asks_retry) /* a timeout, given up: the pool's next request */
+    if (shared && !asks_retry && !repeats) /* a timeout, given up: the pool's next request */
         return LS_RETRY_UNTOLD;
     if (!f.set_between) /* the connection kept: a pool's, and late, untold */
         return shared && ls_retry_kept_late(f, resolution) ? LS_RETRY_UNTOLD : LS_RETRY_TOLD;
@@ -209,6 +209,51 @@ int ls_retry_row_untold(ls_retry_end end, const ls_retry_cand *c, size_t nc, int
         if (!c[i].own_session && !c[i].claimed && !c[i].other_request &&
             ls_retry_param_in_gap(end, c[i].begun_ts, c[i].pos, resolution))
             return 1;
+    return 0;
+}
+
+int ls_retry_other_request(int asks_retry, ls_retry_params params)
+{
+    return !asks_retry && params == LS_RETRY_PARAMS_OTHER;
+}
+
+int ls_retry_tries_untold(int try_no, int give_up)
+{
+    return give_up > 0 && try_no >= give_up;
+}
+
+int ls_retry_params_beyond_key(const char *params, int key_param)
+{
+    const char *p = params;
+
+    if (!p)
+        return 0;
+    while (*p) {
+        int n = 0;
+        if (*p++ != '$' || !isdigit((unsigned char)*p))
+            return 0;
+        while (isdigit((unsigned char)*p) && n < 100000)
+            n = n * 10 + (*p++ - '0');
+        if (strncmp(p, " = ", 3) != 0)
+            return 0;
+        if (n != key_param)
+            return 1;
+        p += 3;
+        if (*p == '\'') { /* a quoted value, '' inside it */
+            for (p++; *p && !(p[0] == '\'' && p[1] != '\''); p += p[0] == '\'' ? 2 : 1)
+                ;
+            if (!*p++)
+                return 0;
+        } else {
+            while (*p && *p != ',')
+                p++;
+        }
+        if (!*p)
+            return 0;
+        if (strncmp(p, ", ", 2) != 0)
+            return 0;
+        p += 2;
+    }
     return 0;
 }
 

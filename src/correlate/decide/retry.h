@@ -40,6 +40,14 @@ typedef enum ls_retry_kind {
  */
 int ls_retry_sets_session(const char *sql);
 
+/* How a run of the failed statement's text binds its parameters against
+ * the failed statement's logged ones. */
+typedef enum ls_retry_params {
+    LS_RETRY_PARAMS_UNKNOWN = 0, /* either not logged, or another text */
+    LS_RETRY_PARAMS_SAME,        /* the same text, the same logged parameters */
+    LS_RETRY_PARAMS_OTHER        /* the same text, other logged parameters */
+} ls_retry_params;
+
 /* One statement of the stream after the failed statement. */
 typedef struct ls_retry_step {
     int64_t ts;         /* when it started, us */
@@ -50,8 +58,51 @@ typedef struct ls_retry_step {
                          * again: the same text with the same logged
                          * parameters (none logged: 0) */
     int other_run;      /* it runs the failed statement's shape on another
-                         * row: another request's */
+                         * row, or (a timeout) with other parameters:
+                         * another request's (ls_retry_other_request()) */
 } ls_retry_step;
+
+/*
+ * Does the failed statement's logged parameter text (`params`, a DETAIL
+ * "parameters: $1 = '15', $2 = '2'" body) bind a parameter other than
+ * $key_param, the one its WHERE clause names its row by (0: the row is
+ * named by a literal or not at all)? Such a value is the request's own
+ * (restock's quantity), not the row's: a run that binds it again is the
+ * same request's. Quoted values are skipped whole ('' inside them).
+ * Returns 1 or 0 (none, NULL or unparsable text).
+ */
+int ls_retry_params_beyond_key(const char *params, int key_param);
+
+/*
+ * Is a run of the failed statement's shape on its row, after a lock or
+ * statement timeout (asks_retry 0: ls_retry_class_asks_retry()), another
+ * request's because it binds other parameters (params, both logged)?
+ * A client that retries a timeout runs the same request again, with its
+ * values (issue 34, samples/blind-php: restock retries its UPDATE
+ * warehouses with the same `$1 = '15', $2 = '2'`; after its third failed
+ * try the worker's next restock of the same row binds another quantity).
+ * A serialization failure's or deadlock victim's retry computes its
+ * values again (ls_retry_row_untold()): never by parameters. Returns 1
+ * (another request's) or 0.
+ */
+int ls_retry_other_request(int asks_retry, ls_retry_params params);
+
+/*
+ * Is a timeout's retry told by its repeated parameters (repeats in
+ * ls_retry_session_told()) untold, because the client may have given up
+ * by then? try_no: the failed run's place in its session's run of failures
+ * of the same text with the same parameters, each the previous one's
+ * retry (1: a first failure); give_up: the fewest failures of such a run
+ * after which the log shows the session moving on to another request
+ * (told not retried), for the failed statement's text, 0 none seen. A
+ * client gives up after a fixed number of tries, and its next request
+ * may bind the same values by chance (issue 34, samples/blind-php:
+ * restock tries 3 times; pid 11887 failed 6 times in a row with
+ * `$1 = '15', $2 = '1'` at 18:46:51-53, two requests of the same
+ * quantity, while 74 runs of 3 failures ended in another request).
+ * Returns 1 (untold) when give_up > 0 and try >= give_up, else 0.
+ */
+int ls_retry_tries_untold(int try_no, int give_up);
 
 /* The result of ls_retry_walk(). */
 typedef struct ls_retry_found {
@@ -71,6 +122,9 @@ typedef struct ls_retry_found {
 /* ... untold because the failed session logged nothing after it
  * (ls_retry_ended_untold()): the report gives its own reason. */
 #define LS_RETRY_OUTCOME_UNTOLD_ENDED "untold_ended"
+/* ... untold because the client was seen to give up after as many tries
+ * (ls_retry_tries_untold()): the report gives its own reason. */
+#define LS_RETRY_OUTCOME_UNTOLD_TRIES "untold_tries"
 /* ... untold because no stream of the failed request was there to walk
  * (ls_retry_elsewhere_untold()): the report gives its own reason. */
 #define LS_RETRY_OUTCOME_UNTOLD_ELSEWHERE "untold_elsewhere"
@@ -115,11 +169,17 @@ typedef enum ls_retry_told {
  * a shared connection its next run of the statement is untold, however
  * soon (issue 34, samples/blind-java: recountShelf never retries its
  * 55P03, and the pool's next recountShelf of the same warehouse ran on
- * the connection in the same second, 0.1 ms after the ROLLBACK). Returns
+ * the connection in the same second, 0.1 ms after the ROLLBACK), unless
+ * that run repeats the request (repeats: it binds the failed statement's
+ * logged parameters, one of them beyond the row's key,
+ * ls_retry_params_beyond_key(); issue 34, samples/blind-php: PDO's
+ * restock retried on its worker's connection with the same quantity and
+ * warehouse; blind-java's recountShelf binds only the warehouse, which
+ * the pool's next recountShelf of that row binds too). Returns
  * LS_RETRY_TOLD or LS_RETRY_UNTOLD.
  */
 ls_retry_told ls_retry_session_told(ls_retry_found f, int64_t resolution, int shared,
-                                    int set_routine, int asks_retry);
+                                    int set_routine, int asks_retry, int repeats);
 
 /*
  * Did the next transaction f found on a connection kept as it was (no
