@@ -135,6 +135,7 @@ static void test_detail_cycle(void)
                              " = $1 LIMIT $2 FOR UPDATE";
     static const char otel[] = "update \"wallets\" set \"balance\" = \"balance\" - $1 where \"id\""
                                " = $2 returning 1";
+    static const char pl[] = "SELECT balance FROM accounts WHERE id = $1 FOR UPDATE";
     CHECK_INT(ls_finding_detail_cycle(3, 3, 3, rb), 1); /* blind-rb's first */
     CHECK_INT(ls_finding_detail_cycle(5, 5, 5, rb), 1);
     CHECK_INT(ls_finding_detail_cycle(2, 2, 2, otel), 1);
@@ -147,6 +148,14 @@ static void test_detail_cycle(void)
     CHECK_INT(ls_finding_detail_cycle(2, 2, 2, "INSERT INTO orders VALUES ($1)"), 0);
     CHECK_INT(ls_finding_detail_cycle(2, 2, 2, "SELECT * FROM t WHERE id = 1"), 0); /* no lock */
     CHECK_INT(ls_finding_detail_cycle(2, 2, 2, "LOCK TABLE t"), 0);
+    /* samples/blind-pl (DBD::Pg, log_statement = 'none': no transaction is
+     * known): each DETAIL's two processes wait for a transaction lock
+     * running this one statement (postgresql.log lines 153-154) */
+    CHECK_INT(ls_finding_detail_cycle(2, 2, 2, pl), 1);
+    CHECK_INT(ls_finding_detail_cycle(2, 1, 2, pl), 0);     /* one edge not a row lock */
+    CHECK_INT(ls_finding_detail_cycle(2, 2, 1, pl), 0);     /* the other ran another */
+    CHECK_INT(ls_finding_detail_cycle(2, 2, 2, "SELECT balance FROM accounts WHERE id = $1"),
+              0); /* the same read without FOR UPDATE locks no row */
     CHECK_INT(ls_finding_locks_rows("  /* c */ select 1 from t for share"), 1);
     CHECK_INT(ls_finding_locks_rows("WITH x AS (SELECT 1) UPDATE t SET a = 1"), 0);
     CHECK_INT(ls_finding_locks_rows("MERGE INTO t USING s ON true WHEN MATCHED THEN DELETE"), 0);
