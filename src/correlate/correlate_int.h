@@ -268,6 +268,9 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of
 /* The evidence of a row the quiet-rows rule made (quiet.c): every wait
  * on it below deadlock_timeout; its bounded variant begins the same. The
  * hot_counter_row rule counts such a row's queued statements as its waits. */
+/* span_placement.how of an ORM's span that duplicates its driver's span
+ * of the same statement (spans.c places it; every later reader skips it). */
+#define LS_HOW_ORM_SPAN "ORM span of a driver span"
 #define LS_QUIET_EVIDENCE "statements queued below deadlock_timeout"
 
 /* The holds others waited for, as the breakdowns (holdparts.c's span

@@ -61,7 +61,7 @@ static const char spans_sql[] = "SELECT " LS_SELECT_LIST(
                  " WHERE sp.db_statement IS NOT NULL AND sp.trace_id IS NOT NULL"
                  " AND sp.start_ts IS NOT NULL AND sp.end_ts IS NOT NULL"
                  " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
-                 "  AND p.how = 'ORM span of a driver span')"
+                 "  AND p.how = '" LS_HOW_ORM_SPAN "')"
                  " ORDER BY sp.trace_id, sp.start_ts, sp.span_row";
 
 /* The texts the log has a statement of (not one the spans pass added). */

@@ -327,7 +327,7 @@ out:
 }
 
 /* How span_placement says a span is its driver's statement. */
-#define HOW_ORM "ORM span of a driver span"
+#define HOW_ORM LS_HOW_ORM_SPAN
 
 /* Each span to place, and the other database spans of its trace that
  * start near it (on spans_id: a trace has a few). */

@@ -89,7 +89,7 @@ static const char sent_sql[] =
     " AND sp.end_ts BETWEEN :end_lo AND :end_hi"
     " AND sp.end_ts - sp.start_ts BETWEEN :dur_lo AND :dur_hi AND sp.trace_id IS NOT NULL"
     " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
-    "  AND p.how = 'ORM span of a driver span') ORDER BY sp.end_ts, sp.span_row"
+    "  AND p.how = '" LS_HOW_ORM_SPAN "') ORDER BY sp.end_ts, sp.span_row"
     " LIMIT " LS_SQL_INT(TX_SPANS_MAX);
 #define SENT_PARAMS(X, Q)                                                                     \
     X(Q, text) X(Q, start_lo) X(Q, start_hi) X(Q, end_lo) X(Q, end_hi) X(Q, dur_lo) X(Q, dur_hi)
@@ -131,7 +131,7 @@ static const char same_sql[] =
     " AND sp.end_ts BETWEEN :end_lo AND :hi"
     " AND sp.trace_id IS NOT NULL"
     " AND NOT EXISTS (SELECT 1 FROM span_placement p WHERE p.span_row = sp.span_row"
-    "  AND p.how = 'ORM span of a driver span') ORDER BY sp.end_ts, sp.span_row"
+    "  AND p.how = '" LS_HOW_ORM_SPAN "') ORDER BY sp.end_ts, sp.span_row"
     " LIMIT " LS_SQL_INT(TX_SPANS_MAX);
 #define SAME_PARAMS(X, Q) X(Q, text) X(Q, start_lo) X(Q, hi) X(Q, end_lo)
 LS_PARAMS(smp, SAME_PARAMS);
@@ -149,7 +149,7 @@ static const char req_sql[] =
     "SELECT " LS_SELECT_LIST(rq, REQ_COLS) " FROM spans sp"
     " WHERE sp.trace_id = :trace AND sp.db_statement IS NOT NULL AND sp.start_ts IS NOT NULL"
     " AND sp.end_ts IS NOT NULL AND NOT EXISTS (SELECT 1 FROM span_placement p"
-    "  WHERE p.span_row = sp.span_row AND p.how = 'ORM span of a driver span')"
+    "  WHERE p.span_row = sp.span_row AND p.how = '" LS_HOW_ORM_SPAN "')"
     " ORDER BY sp.start_ts, sp.span_row LIMIT " LS_SQL_INT(TX_SPANS_MAX);
 #define REQ_PARAMS(X, Q) X(Q, offset) X(Q, trace)
 LS_PARAMS(rqp, REQ_PARAMS);
