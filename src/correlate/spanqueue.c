@@ -225,6 +225,20 @@ static int make_row(sq_ctx *c, const char *name)
     return 0;
 }
 
+/* The end of e[a, b)'s entries that got the row by t: the first index
+ * whose lock_end is after t (e[a, b) in lock_end order). */
+static size_t got_by(const sq_entry *e, size_t a, size_t b, int64_t t)
+{
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (e[m].l.lock_end <= t)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+}
+
 /* Per key (entries sorted by key, then when the row was got): whether
  * some unlogged locking span queued long enough behind another's hold. */
 static int decide_keys(sq_ctx *c)
@@ -241,10 +255,12 @@ static int decide_keys(sq_ctx *c)
             size_t tried = 0;
             if (!c->e[i].unlogged)
                 continue;
-            /* the holds got by its start: the last SPANQ_WINDOW of them */
-            for (j = b; j-- > a && tried < SPANQ_WINDOW && !make;) {
-                if (c->e[j].l.lock_end > c->e[i].l.lock_start)
-                    continue;
+            /* the holds got by its start: the last SPANQ_WINDOW of them
+             * (the key's entries are in lock_end order: found by
+             * bisection, not by a walk back over every later one, which
+             * made a hot key's pass quadratic in its spans) */
+            for (j = got_by(c->e, a, b, c->e[i].l.lock_start);
+                 j-- > a && tried < SPANQ_WINDOW && !make;) {
                 tried++;
                 make = ls_quiet_makes_row(ls_spanq_queued_us(&c->e[j].l, &c->e[i].l), 1);
             }
