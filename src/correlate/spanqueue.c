@@ -85,17 +85,52 @@ static const char exists_sql[] =
 LS_TABLE_COLUMNS(row_keys);
 static const char insert_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", row_keys);
 
-/* A transaction's first locking span on a key. */
-typedef struct sq_entry {
-    char *key; /* "relation\x1fcol=value", owned */
-    ls_spanq_lock l;
-    int unlogged; /* its text is in no log line: it may be a waiter */
-} sq_entry;
+/* Each transaction's first locking span on a key (key "relation\x1fcol=
+ * value"; unlogged: its text is in no log line, it may be a waiter), in
+ * a temp table the sorter reads back by key and when the row was got:
+ * memory stays flat however many spans lock keys. */
+#define LS_TABLE_spanq_locks(F, C, T)                                                              \
+    F(T, key, LS_TEXT " NOT NULL")                                                                 \
+    C(T, tx, LS_INT)                                                                               \
+    C(T, lock_start, LS_INT)                                                                       \
+    C(T, lock_end, LS_INT)                                                                         \
+    C(T, end_start, LS_INT)                                                                        \
+    C(T, end_end, LS_INT)                                                                          \
+    C(T, shared, LS_INT)                                                                           \
+    C(T, unlogged, LS_INT)
+LS_TABLE_COLUMNS(spanq_locks);
+/* Keyed by how decide_keys reads it, so that the read needs no sort (the
+ * columns as LS_TABLE_spanq_locks declares them, for its INSERT). */
+static const char locks_table_sql[] =
+    "DROP TABLE IF EXISTS temp.spanq_locks;"
+    "CREATE TABLE temp.spanq_locks(key TEXT NOT NULL, tx INTEGER, lock_start INTEGER,"
+    " lock_end INTEGER, end_start INTEGER, end_end INTEGER, shared INTEGER, unlogged INTEGER,"
+    " PRIMARY KEY(key, lock_end, tx)) WITHOUT ROWID;";
+static const char locks_drop_sql[] = "DROP TABLE IF EXISTS temp.spanq_locks";
+static const char locks_insert_sql[] = LS_INSERT_INTO_IN("INSERT OR IGNORE", "temp.", spanq_locks);
+#define SL_COLS(X, Q)                                                                              \
+    X(Q, key, "key")                                                                               \
+    X(Q, tx, "tx")                                                                                 \
+    X(Q, lock_start, "lock_start")                                                                 \
+    X(Q, lock_end, "lock_end")                                                                     \
+    X(Q, end_start, "end_start")                                                                   \
+    X(Q, end_end, "end_end")                                                                       \
+    X(Q, shared, "shared")                                                                         \
+    X(Q, unlogged, "unlogged")
+LS_COLUMNS(sl, SL_COLS);
+static const char locks_sql[] =
+    "SELECT " LS_SELECT_LIST(sl, SL_COLS) " FROM temp.spanq_locks ORDER BY key, lock_end, tx";
+
+/* A key's last SPANQ_RING locking spans, in when the row was got: an
+ * unlogged span's candidates are the last SPANQ_WINDOW of them that got
+ * the row by its start; more than SPANQ_RING - SPANQ_WINDOW got after its
+ * start and before its end (a queue that deep while it waited) would
+ * hide some, which can only leave a row unmade. */
+#define SPANQ_RING 1024
 
 typedef struct sq_ctx {
-    ls_stmt *logged, *exists, *ins;
-    sq_entry *e;
-    size_t n, cap;
+    ls_stmt *logged, *exists, *ins, *add;
+    ls_spanq_lock *ring; /* SPANQ_RING, a circular buffer */
     int64_t rows;
 } sq_ctx;
 
@@ -122,30 +157,25 @@ static int text_logged(sq_ctx *c, const char *text, int *out)
 static int entry_add(sq_ctx *c, const char *rel, const char *key, const ls_spanq_lock *l,
                      int unlogged)
 {
-    size_t nr = strlen(rel), nk = strlen(key);
-    char *k;
-    if (c->n == c->cap) {
-        size_t nc = c->cap ? 2 * c->cap : 256;
-        sq_entry *p = realloc(c->e, nc * sizeof(*p));
-        if (!p)
-            return LS_ENOMEM;
-        c->e = p;
-        c->cap = nc;
-    }
-    if (!(k = malloc(nr + nk + 2)))
-        return LS_ENOMEM;
-    memcpy(k, rel, nr);
-    k[nr] = '\x1f';
-    memcpy(k + nr + 1, key, nk + 1);
-    c->e[c->n].key = k;
-    c->e[c->n].l = *l;
-    c->e[c->n].unlogged = unlogged;
-    c->n++;
+    char k[512];
+    int rc, nk = snprintf(k, sizeof(k), "%s\x1f%s", rel, key);
+
+    if (nk < 0 || (size_t)nk >= sizeof(k))
+        return 0; /* a key too long to be a row's */
+    ls_stmt_reset(c->add);
+    if ((rc = ls_stmt_bind_text(c->add, LS_PARAM(spanq_locks, key), k)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->add, LS_PARAM(spanq_locks, tx), l->tx)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->add, LS_PARAM(spanq_locks, lock_start), l->lock_start)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->add, LS_PARAM(spanq_locks, lock_end), l->lock_end)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->add, LS_PARAM(spanq_locks, end_start), l->end_start)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->add, LS_PARAM(spanq_locks, end_end), l->end_end)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->add, LS_PARAM(spanq_locks, shared), l->shared)) != 0 ||
+        (rc = ls_stmt_bind_int64(c->add, LS_PARAM(spanq_locks, unlogged), unlogged)) != 0 ||
+        (rc = ls_stmt_step(c->add)) < 0)
+        return rc;
     return 0;
 }
 
-/* One request's spans v[0..n): each transaction's first locking span on
- * each key it names. */
 static int request(sq_ctx *c, const ls_tx_span *v, const sq_span *sp, size_t n)
 {
     size_t k, first, last, j;
@@ -184,17 +214,6 @@ static int request(sq_ctx *c, const ls_tx_span *v, const sq_span *sp, size_t n)
     return 0;
 }
 
-static int by_key_then_got(const void *a, const void *b)
-{
-    const sq_entry *x = a, *y = b;
-    int d = strcmp(x->key, y->key);
-    if (d)
-        return d;
-    if (x->l.lock_end != y->l.lock_end)
-        return x->l.lock_end < y->l.lock_end ? -1 : 1;
-    return x->l.tx < y->l.tx ? -1 : x->l.tx > y->l.tx;
-}
-
 static int make_row(sq_ctx *c, const char *name)
 {
     const char *sep = strchr(name, '\x1f');
@@ -225,13 +244,17 @@ static int make_row(sq_ctx *c, const char *name)
     return 0;
 }
 
-/* The end of e[a, b)'s entries that got the row by t: the first index
- * whose lock_end is after t (e[a, b) in lock_end order). */
-static size_t got_by(const sq_entry *e, size_t a, size_t b, int64_t t)
+/* The ring's entry at logical index i (0 the oldest of n kept). */
+#define RING_AT(c, first, i) ((c)->ring[((first) + (i)) % SPANQ_RING])
+
+/* How many of the ring's n entries (from first, in lock_end order) got
+ * the row by t: the first logical index whose lock_end is after t. */
+static size_t got_by(const sq_ctx *c, size_t first, size_t n, int64_t t)
 {
+    size_t a = 0, b = n;
     while (a < b) {
         size_t m = a + (b - a) / 2;
-        if (e[m].l.lock_end <= t)
+        if (RING_AT(c, first, m).lock_end <= t)
             a = m + 1;
         else
             b = m;
@@ -239,36 +262,60 @@ static size_t got_by(const sq_entry *e, size_t a, size_t b, int64_t t)
     return a;
 }
 
-/* Per key (entries sorted by key, then when the row was got): whether
- * some unlogged locking span queued long enough behind another's hold. */
-static int decide_keys(sq_ctx *c)
+/* Per key (the locks read in key order, then when the row was got):
+ * whether some unlogged locking span queued long enough behind another's
+ * hold (ls_spanq_queued_us) among the last SPANQ_WINDOW holds got by its
+ * start (found by bisection of the key's ring). A span's lock_end is not
+ * before its lock_start, so every hold got by its start has been read
+ * when it is. */
+static int decide_keys(ls_store *s, sq_ctx *c)
 {
-    size_t a = 0, b, i, j;
-    int rc;
+    ls_stmt *q = NULL;
+    char key[512] = "";
+    size_t first = 0, n = 0;
+    int rc, made = 0, have_key = 0;
 
-    qsort(c->e, c->n, sizeof(*c->e), by_key_then_got);
-    for (; a < c->n; a = b) {
-        int make = 0;
-        for (b = a + 1; b < c->n && strcmp(c->e[b].key, c->e[a].key) == 0; b++)
-            ;
-        for (i = a; i < b && !make; i++) {
-            size_t tried = 0;
-            if (!c->e[i].unlogged)
-                continue;
-            /* the holds got by its start: the last SPANQ_WINDOW of them
-             * (the key's entries are in lock_end order: found by
-             * bisection, not by a walk back over every later one, which
-             * made a hot key's pass quadratic in its spans) */
-            for (j = got_by(c->e, a, b, c->e[i].l.lock_start);
-                 j-- > a && tried < SPANQ_WINDOW && !make;) {
+    if ((rc = ls_store_prepare(s, locks_sql, &q)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        ls_spanq_lock l;
+        const char *k = ls_stmt_text(q, sl_key);
+
+        if (!have_key || strcmp(k, key) != 0) {
+            snprintf(key, sizeof(key), "%s", k);
+            have_key = 1;
+            first = n = 0;
+            made = 0;
+        }
+        if (made)
+            continue;
+        l.tx = ls_stmt_int64(q, sl_tx);
+        l.lock_start = ls_stmt_int64(q, sl_lock_start);
+        l.lock_end = ls_stmt_int64(q, sl_lock_end);
+        l.end_start = ls_stmt_int64(q, sl_end_start);
+        l.end_end = ls_stmt_int64(q, sl_end_end);
+        l.shared = (int)ls_stmt_int64(q, sl_shared);
+        if (ls_stmt_int64(q, sl_unlogged)) {
+            size_t j = got_by(c, first, n, l.lock_start), tried = 0;
+            while (j-- > 0 && tried < SPANQ_WINDOW && !made) {
                 tried++;
-                make = ls_quiet_makes_row(ls_spanq_queued_us(&c->e[j].l, &c->e[i].l), 1);
+                made = ls_quiet_makes_row(ls_spanq_queued_us(&RING_AT(c, first, j), &l), 1);
+            }
+            if (made) {
+                if ((rc = make_row(c, key)) != 0)
+                    break;
+                continue;
             }
         }
-        if (make && (rc = make_row(c, c->e[a].key)) != 0)
-            return rc;
+        if (n < SPANQ_RING)
+            RING_AT(c, first, n++) = l;
+        else {
+            c->ring[first] = l;
+            first = (first + 1) % SPANQ_RING;
+        }
     }
-    return 0;
+    ls_stmt_finalize(q);
+    return rc < 0 ? rc : 0;
 }
 
 int ls_correlate_span_queue_rows(ls_store *s, ls_correlate_stats *stats)
@@ -288,7 +335,11 @@ int ls_correlate_span_queue_rows(ls_store *s, ls_correlate_stats *stats)
                                 &have)) != 0 ||
         !have)
         return rc;
+    if (!(c.ring = malloc(SPANQ_RING * sizeof(*c.ring))))
+        return LS_ENOMEM;
     if ((rc = ls_store_exec(s, logged_table_sql)) != 0 ||
+        (rc = ls_store_exec(s, locks_table_sql)) != 0 ||
+        (rc = ls_store_prepare(s, locks_insert_sql, &c.add)) != 0 ||
         (rc = ls_store_prepare(s, spans_sql, &q)) != 0 ||
         (rc = ls_store_prepare_params(s, logged_sql, LS_PARAM_NAMES(LOGGED_PARAMS), &c.logged)) !=
             0 ||
@@ -329,20 +380,21 @@ int ls_correlate_span_queue_rows(ls_store *s, ls_correlate_stats *stats)
         }
         n++;
     } while (more);
-    rc = decide_keys(&c);
+    rc = decide_keys(s, &c);
     stats->rows += c.rows;
 out:
     for (i = 0; i < n; i++)
         free(sp[i].text);
-    for (i = 0; i < c.n; i++)
-        free(c.e[i].key);
-    free(c.e);
+    free(c.ring);
     ls_stmt_finalize(q);
+    ls_stmt_finalize(c.add);
     ls_stmt_finalize(c.logged);
     ls_stmt_finalize(c.exists);
     ls_stmt_finalize(c.ins);
     if (rc >= 0) {
         int drc = ls_store_exec(s, logged_drop_sql);
+        if (drc == 0)
+            drc = ls_store_exec(s, locks_drop_sql);
         if (drc != 0)
             rc = drc;
     }
