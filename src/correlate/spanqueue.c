@@ -87,8 +87,8 @@ static const char insert_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", row_keys);
 
 /* Each transaction's first locking span on a key (key "relation\x1fcol=
  * value"; unlogged: its text is in no log line, it may be a waiter), in
- * a temp table the sorter reads back by key and when the row was got:
- * memory stays flat however many spans lock keys. */
+ * a temp table read back by key and when the row was got: memory stays
+ * flat however many spans lock keys. */
 #define LS_TABLE_spanq_locks(F, C, T)                                                              \
     F(T, key, LS_TEXT " NOT NULL")                                                                 \
     C(T, tx, LS_INT)                                                                               \
@@ -154,6 +154,7 @@ static int text_logged(sq_ctx *c, const char *text, int *out)
     return 0;
 }
 
+/* Add a transaction's first locking span l on rel's key to the table. */
 static int entry_add(sq_ctx *c, const char *rel, const char *key, const ls_spanq_lock *l,
                      int unlogged)
 {
@@ -176,6 +177,8 @@ static int entry_add(sq_ctx *c, const char *rel, const char *key, const ls_spanq
     return 0;
 }
 
+/* One request's spans v[0..n): each transaction's first locking span on
+ * each key it names. */
 static int request(sq_ctx *c, const ls_tx_span *v, const sq_span *sp, size_t n)
 {
     size_t k, first, last, j;
