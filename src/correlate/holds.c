@@ -1490,17 +1490,24 @@ static const char serialization_sql[] =
 /* A serialization failure's statement, with its bind, names a row when
  * the message says the row was updated concurrently
  * (ls_serialization_names_row). */
-static int serialization_names(ls_stmt *q, int64_t resolution, ls_rowkey *k)
+/* Whether an error's statement (with its bind's parameters and its
+ * PREPARE) names a row key, *k. */
+static int error_keyed(const char *statement, const char *params, const char *prepare, ls_rowkey *k)
 {
     ls_rowkey_evidence ev;
-    int keyed;
 
     memset(&ev, 0, sizeof(ev));
-    ev.statement = ls_stmt_text_or_null(q, sq_text);
-    ev.params = ls_stmt_text_or_null(q, sq_params);
-    ev.prepare = ls_stmt_text_or_null(q, sq_prepare);
+    ev.statement = statement;
+    ev.params = params;
+    ev.prepare = prepare;
+    return statement && ls_rowkey_of(&ev, k);
+}
+
+static int serialization_names(ls_stmt *q, int64_t resolution, ls_rowkey *k)
+{
+    int keyed = error_keyed(ls_stmt_text_or_null(q, sq_text), ls_stmt_text_or_null(q, sq_params),
+                            ls_stmt_text_or_null(q, sq_prepare), k);
     (void)resolution;
-    keyed = ev.statement && ls_rowkey_of(&ev, k);
     return ls_serialization_names_row(ls_stmt_text_or_null(q, sq_message), keyed);
 }
 
@@ -1539,16 +1546,11 @@ static const char lock_error_sql[] =
 
 static int lock_error_names(ls_stmt *q, int64_t resolution, ls_rowkey *k)
 {
-    ls_rowkey_evidence ev;
-    int keyed;
-
-    memset(&ev, 0, sizeof(ev));
-    ev.statement = ls_stmt_text_or_null(q, leq_text);
-    ev.params = ls_stmt_text_or_null(q, leq_params);
-    ev.prepare = ls_stmt_text_or_null(q, leq_prepare);
+    const char *statement = ls_stmt_text_or_null(q, leq_text);
+    int keyed = error_keyed(statement, ls_stmt_text_or_null(q, leq_params),
+                            ls_stmt_text_or_null(q, leq_prepare), k);
     (void)resolution;
-    keyed = ev.statement && ls_rowkey_of(&ev, k);
-    return ls_lock_error_names_row(ls_stmt_text_or_null(q, leq_message), ev.statement, keyed);
+    return ls_lock_error_names_row(ls_stmt_text_or_null(q, leq_message), statement, keyed);
 }
 
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
