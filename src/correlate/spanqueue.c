@@ -34,6 +34,7 @@
 #include "decide/spanq.h"
 #include "decide/spantx.h"
 #include "decide/tolerances.h"
+#include "ls_buf.h"
 #include "ls_columns.h"
 #include "ls_params.h"
 #include "ls_sqlshape.h"
@@ -85,12 +86,13 @@ static const char exists_sql[] =
 LS_TABLE_COLUMNS(row_keys);
 static const char insert_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", row_keys);
 
-/* Each transaction's first locking span on a key (key "relation\x1fcol=
- * value"; unlogged: its text is in no log line, it may be a waiter), in
+/* Each transaction's first locking span on a key (rel, key "col=value";
+ * unlogged: its text is in no log line, it may be a waiter), in
  * a temp table read back by key and when the row was got: memory stays
  * flat however many spans lock keys. */
 #define LS_TABLE_spanq_locks(F, C, T)                                                              \
-    F(T, key, LS_TEXT " NOT NULL")                                                                 \
+    F(T, rel, LS_TEXT " NOT NULL")                                                                 \
+    C(T, key, LS_TEXT " NOT NULL")                                                                 \
     C(T, tx, LS_INT)                                                                               \
     C(T, lock_start, LS_INT)                                                                       \
     C(T, lock_end, LS_INT)                                                                         \
@@ -103,12 +105,13 @@ LS_TABLE_COLUMNS(spanq_locks);
  * columns as LS_TABLE_spanq_locks declares them, for its INSERT). */
 static const char locks_table_sql[] =
     "DROP TABLE IF EXISTS temp.spanq_locks;"
-    "CREATE TABLE temp.spanq_locks(key TEXT NOT NULL, tx INTEGER, lock_start INTEGER,"
-    " lock_end INTEGER, end_start INTEGER, end_end INTEGER, shared INTEGER, unlogged INTEGER,"
-    " PRIMARY KEY(key, lock_end, tx)) WITHOUT ROWID;";
+    "CREATE TABLE temp.spanq_locks(rel TEXT NOT NULL, key TEXT NOT NULL, tx INTEGER,"
+    " lock_start INTEGER, lock_end INTEGER, end_start INTEGER, end_end INTEGER, shared INTEGER,"
+    " unlogged INTEGER, PRIMARY KEY(rel, key, lock_end, tx)) WITHOUT ROWID;";
 static const char locks_drop_sql[] = "DROP TABLE IF EXISTS temp.spanq_locks";
 static const char locks_insert_sql[] = LS_INSERT_INTO_IN("INSERT OR IGNORE", "temp.", spanq_locks);
 #define SL_COLS(X, Q)                                                                              \
+    X(Q, rel, "rel")                                                                               \
     X(Q, key, "key")                                                                               \
     X(Q, tx, "tx")                                                                                 \
     X(Q, lock_start, "lock_start")                                                                 \
@@ -119,7 +122,7 @@ static const char locks_insert_sql[] = LS_INSERT_INTO_IN("INSERT OR IGNORE", "te
     X(Q, unlogged, "unlogged")
 LS_COLUMNS(sl, SL_COLS);
 static const char locks_sql[] =
-    "SELECT " LS_SELECT_LIST(sl, SL_COLS) " FROM temp.spanq_locks ORDER BY key, lock_end, tx";
+    "SELECT " LS_SELECT_LIST(sl, SL_COLS) " FROM temp.spanq_locks ORDER BY rel, key, lock_end, tx";
 
 /* A key's last SPANQ_RING locking spans, in when the row was got: an
  * unlogged span's candidates are the last SPANQ_WINDOW of them that got
@@ -158,13 +161,11 @@ static int text_logged(sq_ctx *c, const char *text, int *out)
 static int entry_add(sq_ctx *c, const char *rel, const char *key, const ls_spanq_lock *l,
                      int unlogged)
 {
-    char k[512];
-    int rc, nk = snprintf(k, sizeof(k), "%s\x1f%s", rel, key);
+    int rc;
 
-    if (nk < 0 || (size_t)nk >= sizeof(k))
-        return 0; /* a key too long to be a row's */
     ls_stmt_reset(c->add);
-    if ((rc = ls_stmt_bind_text(c->add, LS_PARAM(spanq_locks, key), k)) != 0 ||
+    if ((rc = ls_stmt_bind_text(c->add, LS_PARAM(spanq_locks, rel), rel)) != 0 ||
+        (rc = ls_stmt_bind_text(c->add, LS_PARAM(spanq_locks, key), key)) != 0 ||
         (rc = ls_stmt_bind_int64(c->add, LS_PARAM(spanq_locks, tx), l->tx)) != 0 ||
         (rc = ls_stmt_bind_int64(c->add, LS_PARAM(spanq_locks, lock_start), l->lock_start)) != 0 ||
         (rc = ls_stmt_bind_int64(c->add, LS_PARAM(spanq_locks, lock_end), l->lock_end)) != 0 ||
@@ -217,26 +218,19 @@ static int request(sq_ctx *c, const ls_tx_span *v, const sq_span *sp, size_t n)
     return 0;
 }
 
-static int make_row(sq_ctx *c, const char *name)
+static int make_row(sq_ctx *c, const char *rel, const char *key)
 {
-    const char *sep = strchr(name, '\x1f');
-    char rel[128];
-    size_t nr = (size_t)(sep - name);
     int rc;
 
-    if (nr >= sizeof(rel))
-        return 0;
-    memcpy(rel, name, nr);
-    rel[nr] = '\0';
     ls_stmt_reset(c->exists);
     if ((rc = ls_stmt_bind_text(c->exists, LS_PARAM(ep, relation), rel)) != 0 ||
-        (rc = ls_stmt_bind_text(c->exists, LS_PARAM(ep, row_key), sep + 1)) != 0)
+        (rc = ls_stmt_bind_text(c->exists, LS_PARAM(ep, row_key), key)) != 0)
         return rc;
     if ((rc = ls_stmt_step(c->exists)) != 0)
         return rc < 0 ? rc : 0; /* a row already */
     ls_stmt_reset(c->ins);
     if ((rc = ls_stmt_bind_text(c->ins, LS_PARAM(row_keys, relation), rel)) != 0 ||
-        (rc = ls_stmt_bind_text(c->ins, LS_PARAM(row_keys, row_key), sep + 1)) != 0 ||
+        (rc = ls_stmt_bind_text(c->ins, LS_PARAM(row_keys, row_key), key)) != 0 ||
         (rc = ls_stmt_bind_text(c->ins, LS_PARAM(row_keys, evidence), SPANQ_EVIDENCE)) != 0 ||
         (rc = ls_stmt_bind_text(c->ins, LS_PARAM(row_keys, grouped_by), LS_GROUPED_STATEMENT)) !=
             0 ||
@@ -274,7 +268,7 @@ static size_t got_by(const sq_ctx *c, size_t first, size_t n, int64_t t)
 static int decide_keys(ls_store *s, sq_ctx *c)
 {
     ls_stmt *q = NULL;
-    char key[512] = "";
+    ls_buf rel = LS_BUF_INIT(0), key = LS_BUF_INIT(0);
     size_t first = 0, n = 0;
     int rc, made = 0, have_key = 0;
 
@@ -282,10 +276,17 @@ static int decide_keys(ls_store *s, sq_ctx *c)
         return rc;
     while ((rc = ls_stmt_step(q)) == 1) {
         ls_spanq_lock l;
-        const char *k = ls_stmt_text(q, sl_key);
+        const char *r = ls_stmt_text(q, sl_rel), *k = ls_stmt_text(q, sl_key);
 
-        if (!have_key || strcmp(k, key) != 0) {
-            snprintf(key, sizeof(key), "%s", k);
+        if (!have_key || strcmp(k, ls_buf_str(&key)) != 0 || strcmp(r, ls_buf_str(&rel)) != 0) {
+            ls_buf_reset(&rel);
+            ls_buf_reset(&key);
+            ls_buf_adds(&rel, r);
+            ls_buf_adds(&key, k);
+            if (ls_buf_failed(&rel) || ls_buf_failed(&key)) {
+                rc = LS_ENOMEM;
+                break;
+            }
             have_key = 1;
             first = n = 0;
             made = 0;
@@ -305,7 +306,7 @@ static int decide_keys(ls_store *s, sq_ctx *c)
                 made = ls_quiet_makes_row(ls_spanq_queued_us(&RING_AT(c, first, j), &l), 1);
             }
             if (made) {
-                if ((rc = make_row(c, key)) != 0)
+                if ((rc = make_row(c, ls_buf_str(&rel), ls_buf_str(&key))) != 0)
                     break;
                 continue;
             }
@@ -318,6 +319,8 @@ static int decide_keys(ls_store *s, sq_ctx *c)
         }
     }
     ls_stmt_finalize(q);
+    ls_buf_free(&rel);
+    ls_buf_free(&key);
     return rc < 0 ? rc : 0;
 }
 
