@@ -30,6 +30,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Stop on a failed check, saying why on stdout: tests/fuzz/run.sh closes the
+ * target's stderr (-close_fd_mask=2, lockspan's warnings), and a bare abort()
+ * leaves only libFuzzer's "deadly signal" in the log. */
+static void die(const char *what, int rc, const char *detail)
+{
+    printf("fuzz_e2e: %s (rc %d): %s\n", what, rc, detail ? detail : "");
+    fflush(stdout);
+    abort();
+}
+
 /* Write `n` bytes to a new temporary file; its name goes to `name` (caller unlinks). */
 static int write_temp(char name[64], const char *p, size_t n)
 {
@@ -61,7 +71,7 @@ static char *render(int (*fn)(const cJSON *, FILE *), const cJSON *model)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
-        abort();
+        die("open_memstream", 0, NULL);
     if (fn(model, f) != 0) {
         fclose(f);
         free(buf);
@@ -103,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             q = nl ? nl + 1 : end;
         }
         if (write_temp(names[nfiles], p, (size_t)(cut - p)) != 0)
-            abort();
+            die("cannot write a temporary file", 0, NULL);
         paths[nfiles] = names[nfiles];
         nfiles++;
         p = next;
@@ -113,19 +123,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
 
     if (ls_store_open(&store, ":memory:", errbuf, sizeof(errbuf)) != 0) {
-        fprintf(stderr, "fuzz_e2e: %s\n", errbuf);
-        abort();
+        die("store open", 0, errbuf);
     }
     rc = ls_ingest_paths(store, paths, &io, &tot);
     if (rc == LS_ESTORE || rc == LS_ENOMEM) {
         /* The CLI's "store error": a bug unless SQLite ran out of something. */
-        fprintf(stderr, "fuzz_e2e: ingest: store error %d: %s\n", rc, ls_store_errmsg(store));
-        abort();
+        die("ingest: store error", rc, ls_store_errmsg(store));
     }
     if (rc == 0) {
         if ((rc = ls_correlate(store, &cs)) != 0) {
-            fprintf(stderr, "fuzz_e2e: correlate: %d: %s\n", rc, ls_store_errmsg(store));
-            abort();
+            die("correlate", rc, ls_store_errmsg(store));
         }
         if (getenv("LOCKSPAN_FUZZ_DEBUG"))
             fprintf(stderr, "fuzz_e2e: %d files, %llu records, %llu events; %lld waits, "
@@ -136,8 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memset(&ro, 0, sizeof(ro));
         ro.generated_at = "fuzz";
         if ((rc = ls_report_build(store, &ro, &model)) != 0) {
-            fprintf(stderr, "fuzz_e2e: report: %d: %s\n", rc, ls_store_errmsg(store));
-            abort();
+            die("report", rc, ls_store_errmsg(store));
         }
         {
             char *json = render(ls_report_write_json, model);
@@ -145,11 +151,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             char *html = render(ls_report_write_html, model);
             cJSON *back;
             if (!json || !md || !html)
-                abort();
+                die("a renderer failed", 0, !json ? "json" : !md ? "markdown" : "html");
             back = cJSON_Parse(json);
             if (!back) {
-                fprintf(stderr, "fuzz_e2e: the JSON report does not parse\n");
-                abort();
+                die("the JSON report does not parse", 0, NULL);
             }
             cJSON_Delete(back);
             free(json);

@@ -82,7 +82,17 @@ for t in "${targets[@]}"; do
     printf '%-14s %12s %8s %9s  %s\n' "$t" "$execs" "$secs" \
         "$(( execs / (secs > 0 ? secs : 1) ))" "$result"
     if [ "$rc" -ne 0 ]; then
-        grep -m1 -E "ERROR: |runtime error|SUMMARY" "$log" >&2 || tail -5 "$log" >&2
+        # What the CI log must carry, the build directory being gone after
+        # it: the target's own message, the sanitizer's report with its
+        # stack, and each crashing input (gzip, base64: `base64 -d | gunzip`).
+        grep -E "^fuzz_[a-z0-9_]*: |ERROR: |runtime error|SUMMARY|^ *#[0-9]+ 0x" "$log" |
+            grep -v "in __sanitizer\|in fuzzer::\|libc.so\|in _start" | head -40 >&2 ||
+            tail -5 "$log" >&2
+        for a in "$build/fuzz-artifacts/$t"/*; do
+            [ -f "$a" ] && [ "$(stat -c %s "$a")" -le 65536 ] || continue
+            echo "input $(basename "$a") ($(stat -c %s "$a") bytes), gzip | base64:" >&2
+            gzip -9nc "$a" | base64 -w 120 >&2
+        done
     fi
 done
 exit $failed
