@@ -73,8 +73,11 @@ for t in "${targets[@]}"; do
     secs=$(( $(date +%s) - start ))
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     execs=${execs:-0}
+    skipped=$(grep -c "^fuzz_[a-z0-9_]*: input skipped" "$log" || true)
     if [ "$rc" -eq 0 ]; then
         result=ok
+        # inputs the machine could not run (its shared disk full), said
+        [ "$skipped" -gt 0 ] && result="ok ($skipped inputs skipped: the machine's disk)"
     else
         result="FAILED (exit $rc; see $log, inputs in $build/fuzz-artifacts/$t/)"
         failed=1
