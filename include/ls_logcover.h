@@ -106,6 +106,23 @@ const char *ls_logcover_name(ls_logcover v);
  */
 int ls_logcover_open_end(ls_logcover v, const char *end_evidence);
 
+/*
+ * Is the split of a hold's or a transaction's time into idle in
+ * transaction and COMMIT unknown, its end's evidence end_evidence? Where
+ * the log does not show the end (ls_logcover_open_end: the log is not
+ * COMPLETE and the end is its last logged statement), what came after
+ * that statement (idle, fast statements under the threshold, the COMMIT)
+ * is not in the log, nor are the statements between two logged ones: 0 ms
+ * idle and 0 ms commit would be figures the log cannot give (samples/
+ * blind-rb's root blockers: "idle in transaction 0.0 ms, commit 0.0 ms"
+ * beside holds read "at least", issue 34). The report then leaves idle,
+ * longest gap, commit and each statement's idle before it null, and the
+ * holder's state (where that time mostly went) unknown. An end the log or
+ * a trace shows (COMMIT, ROLLBACK, its span, a bound), or any end on a
+ * COMPLETE log: known. Returns 1 when unknown, else 0.
+ */
+int ls_logcover_split_unknown(ls_logcover v, const char *end_evidence);
+
 /* What the report may say of the waiting the log never showed (waits
  * shorter than deadlock_timeout, rebuilt from the logged statements). */
 typedef enum ls_logcover_hidden {

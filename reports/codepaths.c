@@ -544,10 +544,13 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
         unknown = ls_logcover_path_blocking_unknown(
             (ls_logcover)m->logcover, ls_stmt_int64(q, rk_blocking_episodes), caused, max_hold);
         if (unknown) {
-            /* no hold of it timed: its 0 ms is not a figure (issue 33) */
+            /* no hold of it timed: its 0 ms is not a figure (issue 33);
+             * the reason makes each null read "unknown", not "—" (a path
+             * that held nothing has no longest hold) */
             cJSON_AddNullToObject(o, "total_hold_ms");
             cJSON_AddNullToObject(o, "max_hold_ms");
             cJSON_AddNullToObject(o, "p95_hold_ms");
+            ls_model_add_str(o, "hold_unknown_reason", HOLDS_UNKNOWN_REASON);
         } else {
             ls_model_col_ms(o, "total_hold_ms", q, rk_total_hold_ms);
             ls_model_col_ms(o, "max_hold_ms", q, rk_max_hold_ms);

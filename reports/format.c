@@ -149,6 +149,39 @@ void ls_fmt_state_of(FILE *f, const cJSON *o, void (*esc)(FILE *f, const char *s
     esc(f, ls_fmt_state(state), 40);
 }
 
+/* Each reason a model row gives for leaving figures null as unknown, and
+ * the figures it covers (the model: reports/model.c, codepaths.c). */
+static const struct {
+    const char *reason;
+    const char *const figures[7];
+} unknown_by[] = {
+    {"hold_unknown_reason",
+     {"total_hold_ms", "max_hold_ms", "p95_hold_ms", "mean_hold_ms", "occupied_ms", "utilisation",
+      NULL}},
+    {"occupancy_unknown", {"total_hold_ms", "max_hold_ms", "p95_hold_ms", "share_pct", NULL}},
+    {"split_unknown_reason", {"idle_ms", "max_idle_ms", "commit_ms", NULL}},
+};
+
+const char *ls_fmt_null_cell(const cJSON *row, const ls_column *c)
+{
+    size_t i, k;
+    if (c->kind == LS_CELL_MS_KNOWN)
+        return LS_UNKNOWN;
+    for (i = 0; i < sizeof(unknown_by) / sizeof(unknown_by[0]); i++) {
+        if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(row, unknown_by[i].reason)))
+            continue;
+        for (k = 0; unknown_by[i].figures[k]; k++)
+            if (strcmp(unknown_by[i].figures[k], c->key) == 0)
+                return LS_UNKNOWN;
+    }
+    return "—";
+}
+
+const char *ls_fmt_figure(char *buf, size_t n, const cJSON *v)
+{
+    return cJSON_IsNumber(v) ? ls_fmt_duration(buf, n, v->valuedouble) : LS_UNKNOWN;
+}
+
 double ls_fmt_in_range(double v, double lo, double hi)
 {
     return v < lo ? lo : v > hi ? hi : v;

@@ -274,13 +274,14 @@ static void number_cell(FILE *f, const cJSON *o, const ls_column *c)
 {
     const cJSON *v = m_get(o, c->key);
     double lo = 0, hi = 0;
+    if (!cJSON_IsNumber(v)) { /* "unknown", or "—": nothing to show */
+        fputs(ls_fmt_null_cell(o, c), f);
+        return;
+    }
     /* a figure that is a bound has its mark: "≥ 32.6 s" */
-    if (cJSON_IsNumber(v) && (c->kind == LS_CELL_INT || c->kind == LS_CELL_MS))
+    if (c->kind == LS_CELL_INT || c->kind == LS_CELL_MS)
         fputs(ls_fmt_bound_mark(o, c->key), f);
-    if (c->kind == LS_CELL_MS_KNOWN && !cJSON_IsNumber(v)) {
-        fputs("unknown", f);
-    } else if (c->kind == LS_CELL_RANGE && cJSON_IsNumber(v) &&
-               ls_fmt_range_of(o, c->key, &lo, &hi)) {
+    if (c->kind == LS_CELL_RANGE && cJSON_IsNumber(v) && ls_fmt_range_of(o, c->key, &lo, &hi)) {
         put_ms(f, ls_fmt_in_range(v->valuedouble, lo, hi));
         fputs(" (", f);
         put_ms(f, lo);
@@ -296,8 +297,6 @@ static void number_cell(FILE *f, const cJSON *o, const ls_column *c)
         put_ms(f, m_num(o, "hold_min_ms"));
         fputs("–", f);
         put_ms(f, m_num(o, "hold_max_ms"));
-    } else if (!cJSON_IsNumber(v)) {
-        fputs("—", f);
     } else if (c->kind == LS_CELL_MS || c->kind == LS_CELL_MS0 || c->kind == LS_CELL_HOLD ||
                c->kind == LS_CELL_RANGE || c->kind == LS_CELL_MS_KNOWN) {
         put_ms(f, v->valuedouble);
@@ -333,7 +332,7 @@ static void parts_cell(FILE *f, const cJSON *parts)
         if (m_has_num(p, "ms"))
             put_ms(f, m_num(p, "ms"));
         else
-            fputs("unknown", f); /* none of its holds timed */
+            fputs(LS_UNKNOWN, f); /* none of its holds timed */
     }
     if (!n)
         fputs("—", f);
@@ -1748,7 +1747,14 @@ static void panel_roots(FILE *f, const cJSON *model)
         fputs("</li>\n", f);
         ls_write_bullet(&w, "Rows: ", m_str(r, "rows"), 200);
         ls_write_holder_state(&w, r);
-        if (m_has_num(tx, "duration_ms")) {
+        if (m_has_num(tx, "duration_ms") && m_str(tx, "split_unknown_reason")) {
+            /* its end not in the log: a lower bound, its idle unknown */
+            fputs("<li>Transaction lasted at least ", f);
+            put_ms(f, m_num(tx, "duration_ms"));
+            fputs(", its idle time between statements " LS_UNKNOWN ": ", f);
+            text(f, m_str(tx, "split_unknown_reason"), 0);
+            fputs("</li>\n", f);
+        } else if (m_has_num(tx, "duration_ms")) {
             fputs("<li>Transaction lasted ", f);
             put_ms(f, m_num(tx, "duration_ms"));
             fputs(", ", f);

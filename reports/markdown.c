@@ -211,9 +211,7 @@ static void parts_cell(FILE *f, const cJSON *parts)
             used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s %s",
                                      used ? ", " : "", m_str(p, "name") ? m_str(p, "name") : "",
                                      /* null: none of its holds timed */
-                                     m_has_num(p, "ms")
-                                         ? ls_fmt_duration(d, sizeof(d), m_num(p, "ms"))
-                                         : "unknown");
+                                     ls_fmt_figure(d, sizeof(d), m_get(p, "ms")));
     }
     cell(f, buf);
 }
@@ -233,16 +231,16 @@ static void md_cell(FILE *f, const md_caps *caps, const cJSON *o, const ls_colum
             fprintf(f, " %s%s |", mark, ls_fmt_duration(d, sizeof(d), m_num(o, c->key)));
         return;
     }
+    /* a null figure: "unknown", or "—" (nothing to show); the figures
+     * numeric in both formats (not a pid) */
+    if (ls_column_numeric(c, LS_IN_HTML) && !m_has_num(o, c->key)) {
+        fprintf(f, " %s |", ls_fmt_null_cell(o, c));
+        return;
+    }
     switch (c->kind) {
     case LS_CELL_INT:
     case LS_CELL_BYTES: cell_num(f, o, c->key); break;
     case LS_CELL_MS_KNOWN:
-        if (!m_has_num(o, c->key)) {
-            fputs(" unknown |", f);
-            break;
-        }
-        cell_ms(f, o, c->key);
-        break;
     case LS_CELL_MS0:
     case LS_CELL_MS: cell_ms(f, o, c->key); break;
     case LS_CELL_NUM1: cell_num1(f, o, c->key); break;
@@ -704,11 +702,12 @@ static void trace_spans(FILE *f, const cJSON *t, const md_caps *caps)
 static void tx_parts(FILE *f, const cJSON *tx)
 {
     char sql[LS_DURATION_LEN], idle[LS_DURATION_LEN], gap[LS_DURATION_LEN], commit[LS_DURATION_LEN];
+    /* idle and commit null where the log does not show its end: unknown */
     fprintf(f, ": SQL %s, idle in transaction %s (longest gap %s), commit %s",
             ls_fmt_duration(sql, sizeof(sql), m_num(tx, "sql_ms")),
-            ls_fmt_duration(idle, sizeof(idle), m_num(tx, "idle_ms")),
-            ls_fmt_duration(gap, sizeof(gap), m_num(tx, "max_idle_ms")),
-            ls_fmt_duration(commit, sizeof(commit), m_num(tx, "commit_ms")));
+            ls_fmt_figure(idle, sizeof(idle), m_get(tx, "idle_ms")),
+            ls_fmt_figure(gap, sizeof(gap), m_get(tx, "max_idle_ms")),
+            ls_fmt_figure(commit, sizeof(commit), m_get(tx, "commit_ms")));
 }
 
 static void summary(FILE *f, const cJSON *model, const cJSON *s, const cJSON *story,
@@ -859,7 +858,9 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
         ls_write_bullet(&w, "Rows: ", m_str(r, "rows"), 200);
         ls_write_holder_state(&w, r);
         if (tx && m_has_num(tx, "duration_ms")) {
-            fprintf(f, "- Transaction lasted %s (",
+            /* its end not in the log: a lower bound */
+            fprintf(f, "- Transaction lasted %s%s (",
+                    m_str(tx, "split_unknown_reason") ? "at least " : "",
                     ls_fmt_duration(d, sizeof(d), m_num(tx, "duration_ms")));
             ls_md_cell(f, m_str(tx, "start_known"), 40);
             fputs(" to ", f);

@@ -407,6 +407,14 @@ int ls_mq_each_row(model_ctx *m, const ls_mquery *mq, int64_t arg1,
     return rc;
 }
 
+/* Figures of o (keys, NULL-ended) made null. */
+static void to_null(cJSON *o, const char *const *keys)
+{
+    for (; *keys; keys++)
+        if (cJSON_GetObjectItemCaseSensitive(o, *keys))
+            cJSON_ReplaceItemInObjectCaseSensitive(o, *keys, cJSON_CreateNull());
+}
+
 /* ---- summary ---- */
 
 /* Something from time s to e (e NULL: s alone) that overlaps the time
@@ -536,7 +544,11 @@ static void hidden_row(model_ctx *m, ls_stmt *q, void *arg)
         ls_logcover_hidden k = ls_logcover_hidden_decide(
             (ls_logcover)m->logcover, cJSON_IsNumber(ms) ? ms->valuedouble : 0.0);
         if (k == LS_HIDDEN_UNKNOWN) {
+            /* and how many statements waited unlogged: those are the
+             * statements not in the log (its 0 is no count) */
             cJSON_ReplaceItemInObjectCaseSensitive(h, "hidden_wait_ms", cJSON_CreateNull());
+            cJSON_ReplaceItemInObjectCaseSensitive(h, "statements_waited_unlogged",
+                                                   cJSON_CreateNull());
             ls_model_add_str(h, "unknown_reason",
                              m->logcover == LS_LOGCOVER_CLASSES
                                  ? "Only some statement classes were logged (log_statement = "
@@ -557,7 +569,13 @@ static void hidden_row(model_ctx *m, ls_stmt *q, void *arg)
          * rebuild from, so the 0 the query gives is no answer (samples/
          * blind-pl: 158 s never logged); unknown, with the reason. */
         if (ls_logcover_hidden_decide((ls_logcover)m->logcover, 0.0) == LS_HIDDEN_UNKNOWN) {
-            cJSON_ReplaceItemInObjectCaseSensitive(h, "hidden_wait_ms", cJSON_CreateNull());
+            /* nor the share of the rebuilt queueing the log showed, nor
+             * how many statements waited unlogged: nothing was rebuilt,
+             * so their 0s are no figures either (samples/blind-pl, whose
+             * log has 33 waits over 1 s) */
+            static const char *const keys[] = {"hidden_wait_ms", "logged_wait_ms",
+                                               "statements_waited_unlogged", NULL};
+            to_null(h, keys);
             ls_model_add_str(h, "unknown_reason",
                              "No statement was logged (log_statement = 'none', no "
                              "log_min_duration_statement): a statement that waited less than "
@@ -688,7 +706,7 @@ void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id
     ls_stmt *h = NULL, *q = NULL, *c = NULL;
     cJSON *tx, *list;
     int64_t prev_end = 0;
-    int rc;
+    int rc, split;
 
     if (tx_id <= 0) {
         cJSON_AddNullToObject(parent, key);
@@ -701,6 +719,16 @@ void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id
         goto out;
     tx = cJSON_AddObjectToObject(parent, key);
     ls_mq_add_row(m, tx, &tx_q, h, tx_hook, NULL);
+    /* its end not in the log: nor what it did after its last logged
+     * statement or between two (ls_logcover_split_unknown) */
+    split = ls_logcover_split_unknown(
+        (ls_logcover)m->logcover,
+        ls_mq_isnull(&tx_q, h, "end_known") ? NULL : ls_mq_text(&tx_q, h, "end_known"));
+    if (split) {
+        static const char *const keys[] = {"idle_ms", "max_idle_ms", "commit_ms", NULL};
+        to_null(tx, keys);
+        ls_model_add_str(tx, "split_unknown_reason", SPLIT_UNKNOWN_REASON);
+    }
     list = cJSON_AddArrayToObject(tx, "statements");
     ls_stmt_bind_int64(q, LS_PARAM(tsq, session), ls_mq_int64(&tx_q, h, "session_id"));
     ls_stmt_bind_int64(q, LS_PARAM(tsq, first), ls_mq_int64(&tx_q, h, "first_stmt"));
@@ -710,6 +738,8 @@ void ls_model_add_tx(model_ctx *m, cJSON *parent, const char *key, int64_t tx_id
         cJSON *st = cJSON_CreateObject();
         int64_t start = ls_mq_int64(&tx_stmt_q, q, "start_ts");
         ls_mq_add_row(m, st, &tx_stmt_q, q, idle_hook, &prev_end);
+        if (split)
+            cJSON_ReplaceItemInObjectCaseSensitive(st, "idle_before_ms", cJSON_CreateNull());
         cJSON_AddItemToArray(list, st);
         prev_end = ls_mq_isnull(&tx_stmt_q, q, "end_ts") ? start
                                                          : ls_mq_int64(&tx_stmt_q, q, "end_ts");
@@ -959,6 +989,31 @@ static void hold_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void 
         cJSON_AddNumberToObject(o, "hold_max_ms", (double)((hi > 0 ? hi : 0) / 1000));
 }
 
+/* A hold whose end the log does not show (ls_logcover_split_unknown):
+ * where its contended time went after its last logged statement is not
+ * in the log, so its idle and commit time are null (the whole-second idle
+ * range gone with them) and its state, where that time mostly went,
+ * unknown; split_unknown_reason says why. Its SQL time stays: the logged
+ * statements' (the hold is "at least"). */
+static void hold_split(model_ctx *m, cJSON *o)
+{
+    static const char *const split[] = {"idle_ms", "commit_ms", "head_span", NULL};
+    /* a hold nobody waited for has no split to withdraw (null already) */
+    if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "idle_ms")) &&
+        !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "commit_ms")))
+        return;
+    if (!ls_logcover_split_unknown(
+            (ls_logcover)m->logcover,
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "end_evidence"))))
+        return;
+    to_null(o, split);
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "idle_min_ms");
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "idle_max_ms");
+    if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "head_state")))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "head_state", cJSON_CreateString("unknown"));
+    ls_model_add_str(o, "split_unknown_reason", SPLIT_UNKNOWN_REASON);
+}
+
 /* A row of mq added to the array arg. */
 static void add_to_array(model_ctx *m, ls_stmt *q, void *arg, const ls_mquery *mq,
                          ls_mq_hook hook, void *hook_arg)
@@ -971,6 +1026,7 @@ static void add_to_array(model_ctx *m, ls_stmt *q, void *arg, const ls_mquery *m
 static void row_hold_row(model_ctx *m, ls_stmt *q, void *arg)
 {
     add_to_array(m, q, arg, &row_holds_q, hold_hook, (void *)&row_holds_q);
+    hold_split(m, cJSON_GetArrayItem(arg, cJSON_GetArraySize(arg) - 1));
 }
 
 static void row_wait_row(model_ctx *m, ls_stmt *q, void *arg)
@@ -1265,6 +1321,12 @@ static const ls_mcol root_cols[] = {
      LS_MC_STR},
     {"transaction", NULL, LS_MC_HOOK},
     {"root_tx", "w.root_tx", LS_MC_READ},
+    /* that hold's end evidence: its state unknown where the log does not
+     * show the end (ls_logcover_split_unknown) */
+    {"head_end",
+     "(SELECT hh.end_evidence FROM holds hh WHERE hh.tx_id = w.root_tx AND hh.waits > 0"
+     " ORDER BY hh.waiter_ms DESC, hh.hold_id LIMIT 1)",
+     LS_MC_READ},
 };
 static const ls_mquery roots_q =
     LS_MQUERY("WITH top_roots AS (SELECT w.root_pid AS root_pid, w.root_session AS root_session,"
@@ -1306,7 +1368,16 @@ static void root_hook(model_ctx *m, cJSON *o, ls_stmt *q, const char *key, void 
 
 static void root_row(model_ctx *m, ls_stmt *q, void *arg)
 {
+    cJSON *o;
     add_to_array(m, q, arg, &roots_q, root_hook, NULL);
+    o = cJSON_GetArrayItem(arg, cJSON_GetArraySize(arg) - 1);
+    /* its hold's end not in the log: where that hold's time went is not
+     * known (as the hold's own head_state, hold_split) */
+    if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "head_state")) &&
+        ls_logcover_split_unknown((ls_logcover)m->logcover, ls_mq_text(&roots_q, q, "head_end"))) {
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "head_state", cJSON_CreateString("unknown"));
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "head_span", cJSON_CreateNull());
+    }
 }
 
 /* ---- holds, ranked ---- */
@@ -1336,6 +1407,7 @@ static const ls_mquery holds_q =
 static void ranked_hold(model_ctx *m, ls_stmt *q, void *arg)
 {
     add_to_array(m, q, arg, &holds_q, hold_hook, (void *)&holds_q);
+    hold_split(m, cJSON_GetArrayItem(arg, cJSON_GetArraySize(arg) - 1));
 }
 
 /* ---- waits ---- */

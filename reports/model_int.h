@@ -106,6 +106,15 @@ typedef struct model_story_path {
     "(statements logged only past a duration threshold, only some statement classes logged, " \
     "or no statements), so the time is not knowable from this log, not 0 ms."
 
+/* Why a hold's or a transaction's idle and commit time (and its state,
+ * where that time mostly went) are null: the log does not show its end
+ * (ls_logcover_split_unknown). */
+#define SPLIT_UNKNOWN_REASON                                                                       \
+    "The log does not show this transaction's end (statements logged only past a duration "        \
+    "threshold, only some statement classes logged, or no statements): what it did after its "     \
+    "last logged statement, and between two logged ones, is not in the log, so its idle and "      \
+    "commit time are not knowable from this log, not 0 ms."
+
 typedef struct model_ctx {
     ls_store *store;
     const ls_report_opts *opts;

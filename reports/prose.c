@@ -546,6 +546,14 @@ void ls_write_holder_state(const ls_writer *w, const cJSON *o)
     if (!m_str(o, "head_state"))
         return;
     tag(w, LS_TAG_BULLET);
+    if (strcmp(m_str(o, "head_state"), "unknown") == 0) {
+        /* its time not split (no durations, or its end not in the log) */
+        fputs("What it was mostly doing while others waited is " LS_UNKNOWN
+              ": the log does not show where its time went",
+              w->f);
+        tag(w, LS_TAG_BULLET_END);
+        return;
+    }
     fputs("While others waited for it, it was mostly ", w->f);
     ls_fmt_state_of(w->f, o, w->esc);
     tag(w, LS_TAG_BULLET_END);

@@ -17,6 +17,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "sections.h"
+
 /* A duration as people write it ("350 ms", "78.1 s", "1 h 02 min") into
  * buf (32 bytes is enough); returns buf. format.c. */
 #define LS_DURATION_LEN 32
@@ -45,6 +47,24 @@ double ls_fmt_in_range(double v, double lo, double hi);
  * The same mark in every table cell of both formats. format.c.
  */
 const char *ls_fmt_bound_mark(const cJSON *row, const char *key);
+
+/*
+ * The one reading of a figure the model left null (JSON null: not known),
+ * for every cell and sentence of both formats. A null figure is either
+ * unknown, the log cannot tell it (LS_UNKNOWN: a threshold log's idle and
+ * commit time, the holds of a path none of which was timed), or there is
+ * nothing to tell ("—": a path that held no row has no longest hold).
+ * ls_fmt_null_cell() says which for column c of model row `row`: unknown
+ * when the column's figure is null only when unknown (LS_CELL_MS_KNOWN),
+ * or when the row carries the reason its figures of that kind are null
+ * (hold_unknown_reason: code_paths[], hot_rows[]; occupancy_unknown:
+ * row_occupancy[]; split_unknown_reason: holds[], a transaction),
+ * else "—". ls_fmt_figure() writes a duration, or LS_UNKNOWN for a null.
+ * format.c.
+ */
+#define LS_UNKNOWN "unknown"
+const char *ls_fmt_null_cell(const cJSON *row, const ls_column *c);
+const char *ls_fmt_figure(char *buf, size_t n, const cJSON *v);
 
 /* TZ set to the report's zone (UTC0 without one) while a report is
  * written, and put back after (ls_tz_leave takes what ls_tz_enter gave):

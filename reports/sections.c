@@ -282,7 +282,9 @@ const ls_table ls_tab_waits = TABLE("waits", "waits", wait_cols);
 static const ls_column stmt_cols[] = {
     {"Start", "start", LS_CELL_TIME, 0, A},
     {"Duration", "duration_ms", LS_CELL_MS, 0, A},
-    {"Idle before", "idle_before_ms", LS_CELL_MS0, 0, A},
+    /* null where the log does not show the transaction's end (its
+     * split_unknown_reason): "unknown" */
+    {"Idle before", "idle_before_ms", LS_CELL_MS_KNOWN, 0, A},
     {"Statement", "text", LS_CELL_CODE, 500, A},
 };
 const ls_table ls_tab_statements =

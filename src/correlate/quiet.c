@@ -47,6 +47,7 @@
 #include "ls_keypack.h"
 #include "ls_sqlshape.h"
 #include "ls_txcut.h"
+#include "rowmake.h"
 
 /* How many holds of a key are kept: a statement queues behind the hold
  * that had the row at its start, which is among the last few got. */
@@ -147,13 +148,6 @@ static const char text_sql[] =
                                           " LEFT JOIN stmt_texts t ON t.text_id = r.text_id"
                                           " WHERE r.stmt_id = :stmt_id";
 
-#define EXISTS_PARAMS(X, Q) X(Q, relation) X(Q, row_key)
-LS_PARAMS(ep, EXISTS_PARAMS);
-static const char exists_sql[] =
-    "SELECT 1 FROM row_keys WHERE relation = :relation AND row_key = :row_key";
-LS_TABLE_COLUMNS(row_keys);
-static const char insert_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", row_keys);
-
 typedef struct cut {
     int64_t session, first, last, end_ts;
 } cut;
@@ -178,7 +172,8 @@ typedef struct quiet {
     size_t kcap, kused, kpurge;
     int64_t latest_end, max_dur; /* latest_end: as of LS_QUIET_READ_LAG reads ago */
     ls_quiet_lag lag;
-    ls_stmt *text_q, *exists, *ins;
+    ls_stmt *text_q;
+    ls_rowmake rows; /* the rows it makes */
     ls_stmt *bounds; /* whole seconds: bounds_get_sql; NULL: sub-second */
     ls_correlate_stats *stats;
 } quiet;
@@ -346,25 +341,14 @@ static int both_shared(quiet *m, int64_t a, int64_t b, int *out)
     return 0;
 }
 
+/* The row unless it is one already (a logged wait's): rowmake.h. */
 static int make_row(quiet *m, const ls_keypack_entry *e, const char *evidence)
 {
-    int rc;
-    ls_stmt_reset(m->exists);
-    if ((rc = ls_stmt_bind_text(m->exists, LS_PARAM(ep, relation), e->rel)) != 0 ||
-        (rc = ls_stmt_bind_text(m->exists, LS_PARAM(ep, row_key), e->key)) != 0)
-        return rc;
-    if ((rc = ls_stmt_step(m->exists)) != 0)
-        return rc < 0 ? rc : 0; /* a row already (a logged wait's) */
-    ls_stmt_reset(m->ins);
-    if ((rc = ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, relation), e->rel)) != 0 ||
-        (rc = ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, row_key), e->key)) != 0 ||
-        (rc = ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, evidence), evidence)) != 0 ||
-        (rc = ls_stmt_bind_text(m->ins, LS_PARAM(row_keys, grouped_by), QUIET_EVIDENCE)) != 0 ||
-        (rc = ls_stmt_bind_int64(m->ins, LS_PARAM(row_keys, waits), 0)) != 0 ||
-        (rc = ls_stmt_step(m->ins)) < 0)
-        return rc;
-    m->stats->rows++;
-    return 0;
+    ls_rowmake_row r = {
+        .rel = e->rel, .key = e->key, .evidence = evidence, .grouped_by = QUIET_EVIDENCE};
+    int made, rc = ls_rowmake_add(&m->rows, &r, &made);
+    m->stats->rows += made;
+    return rc;
 }
 
 /* A statement line's place in the log and bounds (temp.quiet_lo, hi);
@@ -839,9 +823,7 @@ int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
     if ((rc = ls_store_prepare(s, usable ? keys_sql : fb_keys_sql, &kq)) != 0 ||
         (rc = ls_store_prepare(s, usable ? cuts_sql : fb_cuts_sql, &cq)) != 0 ||
         (rc = ls_store_prepare_params(s, text_sql, LS_PARAM_NAMES(TEXT_PARAMS), &m.text_q)) != 0 ||
-        (rc = ls_store_prepare_params(s, exists_sql, LS_PARAM_NAMES(EXISTS_PARAMS), &m.exists)) !=
-            0 ||
-        (rc = ls_store_prepare(s, insert_sql, &m.ins)) != 0)
+        (rc = ls_rowmake_open(s, &m.rows)) != 0)
         goto out;
     rc = scan(&m, kq, cq, subsecond);
     if (rc == 0)
@@ -850,8 +832,7 @@ out:
     ls_stmt_finalize(kq);
     ls_stmt_finalize(cq);
     ls_stmt_finalize(m.text_q);
-    ls_stmt_finalize(m.exists);
-    ls_stmt_finalize(m.ins);
+    ls_rowmake_close(&m.rows);
     ls_stmt_finalize(m.bounds);
     for (i = 0; i < m.kcap; i++)
         free(m.keys[i].name);

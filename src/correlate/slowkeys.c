@@ -30,16 +30,10 @@
 #include "decide/slowkey.h"
 #include "ls_columns.h"
 #include "ls_keypack.h"
+#include "rowmake.h"
 
 #define SK_COLS(X, Q) X(Q, keys, "keys")
 LS_COLUMNS(sk, SK_COLS);
-
-#define SE_PARAMS(X, Q) X(Q, relation) X(Q, row_key)
-LS_PARAMS(se, SE_PARAMS);
-static const char exists_sql[] =
-    "SELECT 1 FROM row_keys WHERE relation = :relation AND row_key = :row_key";
-LS_TABLE_COLUMNS(row_keys);
-static const char insert_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", row_keys);
 
 /* Each keyed, timed statement of the log (temp.slow_keys), summed per key
  * by SQL: the keys of a large log are not held in memory. */
@@ -121,35 +115,29 @@ out:
     return rc < 0 ? rc : 0;
 }
 
-static int make_row(ls_stmt *exists, ls_stmt *ins, const skey *k, ls_correlate_stats *stats)
+/* The key's row unless it is one already (a logged wait's, a quiet one):
+ * rowmake.h, with the slow lockers' bounds. */
+static int make_row(ls_rowmake *rm, const skey *k, ls_correlate_stats *stats)
 {
-    int rc;
-    ls_stmt_reset(exists);
-    if ((rc = ls_stmt_bind_text(exists, LS_PARAM(se, relation), k->rel)) != 0 ||
-        (rc = ls_stmt_bind_text(exists, LS_PARAM(se, row_key), k->key)) != 0)
-        return rc;
-    if ((rc = ls_stmt_step(exists)) != 0)
-        return rc < 0 ? rc : 0; /* a row already (a logged wait's, a quiet one) */
-    ls_stmt_reset(ins);
-    if ((rc = ls_stmt_bind_text(ins, LS_PARAM(row_keys, relation), k->rel)) != 0 ||
-        (rc = ls_stmt_bind_text(ins, LS_PARAM(row_keys, row_key), k->key)) != 0 ||
-        (rc = ls_stmt_bind_text(ins, LS_PARAM(row_keys, evidence), LS_SLOWKEY_EVIDENCE)) != 0 ||
-        (rc = ls_stmt_bind_text(ins, LS_PARAM(row_keys, grouped_by), LS_SLOWKEY_EVIDENCE)) != 0 ||
-        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_keys, waits), 0)) != 0 ||
-        (rc = ls_stmt_bind_double(ins, LS_PARAM(row_keys, total_wait_ms), k->ms)) != 0 ||
-        (rc = ls_stmt_bind_double(ins, LS_PARAM(row_keys, max_wait_ms), k->max_ms)) != 0 ||
-        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_keys, first_ts), k->first_ts)) != 0 ||
-        (rc = ls_stmt_bind_int64(ins, LS_PARAM(row_keys, last_ts), k->last_ts)) != 0 ||
-        (rc = ls_stmt_step(ins)) < 0)
-        return rc;
-    stats->rows++;
-    return 0;
+    ls_rowmake_row r = {.rel = k->rel,
+                        .key = k->key,
+                        .evidence = LS_SLOWKEY_EVIDENCE,
+                        .grouped_by = LS_SLOWKEY_EVIDENCE,
+                        .bounds = 1,
+                        .total_wait_ms = k->ms,
+                        .max_wait_ms = k->max_ms,
+                        .first_ts = k->first_ts,
+                        .last_ts = k->last_ts};
+    int made, rc = ls_rowmake_add(rm, &r, &made);
+    stats->rows += made;
+    return rc;
 }
 
 int ls_correlate_slow_key_rows(ls_store *s, ls_correlate_stats *stats, const char *keys_sql)
 {
     ls_logcover verdict;
-    ls_stmt *add = NULL, *sum = NULL, *exists = NULL, *ins = NULL;
+    ls_stmt *add = NULL, *sum = NULL;
+    ls_rowmake rows = {NULL, NULL};
     int rc, drc;
 
     if ((rc = ls_correlate_stmt_logging(s, &verdict)) != 0)
@@ -161,8 +149,7 @@ int ls_correlate_slow_key_rows(ls_store *s, ls_correlate_stats *stats, const cha
     if ((rc = ls_store_prepare(s, slow_insert_sql, &add)) != 0 ||
         (rc = gather(s, keys_sql, add)) != 0 ||
         (rc = ls_store_prepare(s, sum_sql, &sum)) != 0 ||
-        (rc = ls_store_prepare_params(s, exists_sql, LS_PARAM_NAMES(SE_PARAMS), &exists)) != 0 ||
-        (rc = ls_store_prepare(s, insert_sql, &ins)) != 0)
+        (rc = ls_rowmake_open(s, &rows)) != 0)
         goto out;
     /* each key against its relation's others: the most and the next most,
      * and the sum */
@@ -182,14 +169,13 @@ int ls_correlate_slow_key_rows(ls_store *s, ls_correlate_stats *stats, const cha
         k.max_ms = ls_stmt_double(sum, sm_max_ms);
         k.first_ts = ls_stmt_int64(sum, sm_first_ts);
         k.last_ts = ls_stmt_int64(sum, sm_last_ts);
-        if ((rc = make_row(exists, ins, &k, stats)) != 0)
+        if ((rc = make_row(&rows, &k, stats)) != 0)
             goto out;
     }
 out:
     ls_stmt_finalize(add);
     ls_stmt_finalize(sum);
-    ls_stmt_finalize(exists);
-    ls_stmt_finalize(ins);
+    ls_rowmake_close(&rows);
     drc = ls_store_exec(s, slow_drop_sql);
     if (rc >= 0 && drc != 0)
         rc = drc;

@@ -35,6 +35,7 @@
 #include "decide/spantx.h"
 #include "decide/tolerances.h"
 #include "ls_buf.h"
+#include "rowmake.h"
 #include "ls_columns.h"
 #include "ls_params.h"
 #include "ls_sqlshape.h"
@@ -78,13 +79,6 @@ static const char logged_sql[] =
     " WHERE t.hash = :hash AND t.text = :text)";
 #define LOGGED_PARAMS(X, Q) X(Q, hash) X(Q, text)
 LS_PARAMS(lgp, LOGGED_PARAMS);
-
-#define EXISTS_PARAMS(X, Q) X(Q, relation) X(Q, row_key)
-LS_PARAMS(ep, EXISTS_PARAMS);
-static const char exists_sql[] =
-    "SELECT 1 FROM row_keys WHERE relation = :relation AND row_key = :row_key";
-LS_TABLE_COLUMNS(row_keys);
-static const char insert_sql[] = LS_INSERT_INTO("INSERT OR IGNORE", row_keys);
 
 /* Each transaction's first locking span on a key (rel, key "col=value";
  * unlogged: its text is in no log line, it may be a waiter), in
@@ -132,7 +126,8 @@ static const char locks_sql[] =
 #define SPANQ_RING 1024
 
 typedef struct sq_ctx {
-    ls_stmt *logged, *exists, *ins, *add;
+    ls_stmt *logged, *add;
+    ls_rowmake maker;    /* the rows it makes */
     ls_spanq_lock *ring; /* SPANQ_RING, a circular buffer */
     int64_t rows;
 } sq_ctx;
@@ -218,27 +213,14 @@ static int request(sq_ctx *c, const ls_tx_span *v, const sq_span *sp, size_t n)
     return 0;
 }
 
+/* The key's row unless it is one already: rowmake.h. */
 static int make_row(sq_ctx *c, const char *rel, const char *key)
 {
-    int rc;
-
-    ls_stmt_reset(c->exists);
-    if ((rc = ls_stmt_bind_text(c->exists, LS_PARAM(ep, relation), rel)) != 0 ||
-        (rc = ls_stmt_bind_text(c->exists, LS_PARAM(ep, row_key), key)) != 0)
-        return rc;
-    if ((rc = ls_stmt_step(c->exists)) != 0)
-        return rc < 0 ? rc : 0; /* a row already */
-    ls_stmt_reset(c->ins);
-    if ((rc = ls_stmt_bind_text(c->ins, LS_PARAM(row_keys, relation), rel)) != 0 ||
-        (rc = ls_stmt_bind_text(c->ins, LS_PARAM(row_keys, row_key), key)) != 0 ||
-        (rc = ls_stmt_bind_text(c->ins, LS_PARAM(row_keys, evidence), SPANQ_EVIDENCE)) != 0 ||
-        (rc = ls_stmt_bind_text(c->ins, LS_PARAM(row_keys, grouped_by), LS_GROUPED_STATEMENT)) !=
-            0 ||
-        (rc = ls_stmt_bind_int64(c->ins, LS_PARAM(row_keys, waits), 0)) != 0 ||
-        (rc = ls_stmt_step(c->ins)) < 0)
-        return rc;
-    c->rows++;
-    return 0;
+    ls_rowmake_row r = {
+        .rel = rel, .key = key, .evidence = SPANQ_EVIDENCE, .grouped_by = LS_GROUPED_STATEMENT};
+    int made, rc = ls_rowmake_add(&c->maker, &r, &made);
+    c->rows += made;
+    return rc;
 }
 
 /* The ring's entry at logical index i (0 the oldest of n kept). */
@@ -349,9 +331,7 @@ int ls_correlate_span_queue_rows(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare(s, spans_sql, &q)) != 0 ||
         (rc = ls_store_prepare_params(s, logged_sql, LS_PARAM_NAMES(LOGGED_PARAMS), &c.logged)) !=
             0 ||
-        (rc = ls_store_prepare_params(s, exists_sql, LS_PARAM_NAMES(EXISTS_PARAMS), &c.exists)) !=
-            0 ||
-        (rc = ls_store_prepare(s, insert_sql, &c.ins)) != 0)
+        (rc = ls_rowmake_open(s, &c.maker)) != 0)
         goto out;
     do {
         more = ls_stmt_step(q);
@@ -395,8 +375,7 @@ out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(c.add);
     ls_stmt_finalize(c.logged);
-    ls_stmt_finalize(c.exists);
-    ls_stmt_finalize(c.ins);
+    ls_rowmake_close(&c.maker);
     if (rc >= 0) {
         int drc = ls_store_exec(s, logged_drop_sql);
         if (drc == 0)

@@ -21,7 +21,19 @@ Analyzed once into a store, then reported whole and over a window:
     time and utilisation over its 54 holds (every hot row's here);
   - --since 12:56:40 --until 12:57:02: the slow-locker row is kept, its
     figures those of its 34 lockers' statements inside the window
-    (20.7 s, longest 2.0 s), still said bounds.
+    (20.7 s, longest 2.0 s), still said bounds;
+  - where the log does not show a hold's or transaction's end (every
+    hold here is "at least"), its idle and commit time are unknown, not
+    0 ms (issue 34): holds[] and the timelines' holds, the root blockers'
+    transactions (idle, longest gap, commit, each statement's idle
+    before) null with split_unknown_reason, the holder's state unknown;
+    "unknown" in the Markdown and HTML (holds table, root blockers), the
+    transaction "at least" its length;
+  - a null max and p95 hold read "unknown" where the path's holds were
+    not timed (both rankings), in both formats; a path that held nothing
+    on a complete log (samples/hidden's checkout) keeps "—";
+  - samples/blind-pl (no statement logged): summary.hidden_waits'
+    logged_wait_ms and statements_waited_unlogged null, as hidden_wait_ms.
 Prints one FAIL line per wrong fact, then "N passed, N failed".
 """
 import json
@@ -166,6 +178,63 @@ def main():
         check(rows and rows[0][8] == "unknown",
               f"Markdown hot rows: warehouses id=1's mean hold reads unknown ({rows[:1]})")
 
+        # Idle and commit of holds whose end the log does not show: null,
+        # "unknown", the holder's state unknown (ls_logcover_split_unknown).
+        holds = r["holds"] + [h for x in r["hot_rows"] for h in x["timeline"]["holds"]
+                              if h["waits"] > 0]
+        check(len(r["holds"]) == 6 and all(h.get("hold_at_least") for h in holds),
+              f"holds: 6 listed, every one 'at least' ({len(r['holds'])})")
+        check(all(h["idle_ms"] is None and h["commit_ms"] is None
+                  and h["head_state"] == "unknown" and "idle_min_ms" not in h
+                  and "not knowable" in (h.get("split_unknown_reason") or "") for h in holds),
+              f"holds: idle and commit null, state unknown, with the reason "
+              f"({[(h['idle_ms'], h['commit_ms'], h['head_state']) for h in holds]})")
+        rows = md_rows(md["whole"], "Row | Holder pid · code path")
+        check(len(rows) == 6 and all(row[6] == "unknown" and row[8:10] == ["unknown", "unknown"]
+                                     for row in rows),
+              f"Markdown holds: state, idle and commit read unknown ({[row[6:10] for row in rows]})")
+        tab = re.search(r'<section id="holds">.*?</table>', page, re.S)
+        trs = re.findall(r"<tr><td>.*?</tr>", tab.group(0)) if tab else []
+        cells = [re.findall(r"<td[^>]*>([^<]*)</td>", tr) for tr in trs]
+        # ... Mostly, SQL, Idle, Commit, End evidence
+        check(len(cells) == 6 and all(c[-5] == "unknown" and c[-3:-1] == ["unknown", "unknown"]
+                                      for c in cells),
+              f"HTML holds: state, idle and commit read unknown ({[c[-5:-1] for c in cells]})")
+        roots = [x for x in r["root_blockers"] if x.get("transaction")]
+        check(len(roots) == 4 and all(
+            x["transaction"]["idle_ms"] is None and x["transaction"]["max_idle_ms"] is None
+            and x["transaction"]["commit_ms"] is None and x["head_state"] == "unknown"
+            and x["transaction"]["split_unknown_reason"]
+            and all(st["idle_before_ms"] is None for st in x["transaction"]["statements"])
+            for x in roots),
+              f"root blockers: their transactions' idle, gap and commit null, state unknown "
+              f"({[(x['head_state'], x['transaction']['idle_ms']) for x in roots]})")
+        check("idle in transaction 0.0 ms" not in md["whole"]
+              and md["whole"].count("idle in transaction unknown (longest gap unknown), "
+                                    "commit unknown") == 4
+              and md["whole"].count("- Transaction lasted at least ") == 4
+              and "it was mostly idle in transaction" not in md["whole"],
+              "Markdown root blockers: idle, gap and commit read unknown, the length at least")
+        text = html_text(page)
+        check(text.count("Transaction lasted at least ") == 4
+              and "of it idle between statements" not in text,
+              "HTML root blockers: the length at least, the idle unknown")
+
+        # A null max and p95 hold read "unknown" where no hold was timed.
+        for head in ("Code path | Named by | Blocking episodes",
+                     "Code path | Named by | Holds of hot rows"):
+            rows = md_rows(md["whole"], head)
+            check(len(rows) == 2 and all(row[4:7] == ["unknown"] * 3 for row in rows),
+                  f"Markdown {head.split('|')[2].strip()}: total, max, p95 hold read unknown "
+                  f"({[row[4:7] for row in rows]})")
+        for head in ("Waiting caused</th>", "Share of hot-row time %</th>"):
+            tab = re.search(r"p95 hold</th><th class=\"n\">" + re.escape(head) + r".*?</table>",
+                            page, re.S)
+            rows = re.findall(r"<tr><td>.*?</tr>", tab.group(0)) if tab else []
+            check(len(rows) == 2 and all(re.findall(r'<td class="n">([^<]*)</td>', tr)[2:5]
+                                         == ["unknown"] * 3 for tr in rows),
+                  f"HTML {head}: total, max, p95 hold read unknown")
+
         # A window: the slow-locker row is kept with the window's lockers.
         w = m["window"]
         wh = next((h for h in w["hot_rows"] if h["row_key"] == "id=1"
@@ -179,6 +248,37 @@ def main():
             check((wh.get("wait_bounds") or {}).get("total_wait_ms") == "at_least",
                   "--since/--until: still said a bound")
             check(wh["first_wait"] >= "2026-12-07T12:56:40", f"first_wait {wh['first_wait']}")
+
+        # A complete log's path that held nothing: its null max hold is no
+        # unknown ("—"), samples/hidden's checkout (blocking ranking).
+        hd = os.path.join(root, "samples", "hidden")
+        out = {f: os.path.join(tmp, f"hidden.{f}") for f in ("json", "md")}
+        if run([lockspan, "analyze", "-q", "--db", os.path.join(tmp, "hidden.db"), "--prefix",
+                open(os.path.join(hd, "prefix.txt")).read().rstrip("\n"),
+                os.path.join(hd, "postgresql.log"), "-o", out["json"], "-o", out["md"]]):
+            h = json.load(open(out["json"]))
+            co = next((x for x in h["code_paths"] if x["code_path"] == "checkout"), {})
+            check(co.get("blocking_episodes") == 0 and co.get("total_hold_ms") == 0
+                  and co.get("max_hold_ms", 0) is None and "hold_unknown_reason" not in co,
+                  f"hidden: checkout held nothing others waited for ({co})")
+            rows = [row for row in md_rows(open(out["md"], encoding="utf-8").read(),
+                                           "Code path | Named by | Blocking episodes")
+                    if row[0] == "checkout"]
+            check(rows and rows[0][4:7] == ["0.0 ms", "—", "—"],
+                  f"hidden: checkout's max and p95 hold read — ({rows[:1]})")
+
+        # A log with no statement (samples/blind-pl): nothing rebuilt, so
+        # the logged share and the count of unlogged waits are unknown too.
+        pl = os.path.join(root, "samples", "blind-pl")
+        out = os.path.join(tmp, "pl.json")
+        if run([lockspan, "analyze", "-q", "--db", os.path.join(tmp, "pl.db"),
+                os.path.join(pl, "postgresql.log"), "-o", out]):
+            hw = json.load(open(out))["summary"]["hidden_waits"]
+            check(hw.get("reconstructed") is False
+                  and all(k in hw and hw[k] is None for k in
+                          ("hidden_wait_ms", "logged_wait_ms", "statements_waited_unlogged"))
+                  and "not knowable" in (hw.get("unknown_reason") or ""),
+                  f"blind-pl: hidden_waits' figures null with the reason ({hw})")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return report()

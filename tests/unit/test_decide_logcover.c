@@ -135,6 +135,26 @@ static void test_open_end(void)
     CHECK_INT(ls_logcover_open_end(LS_LOGCOVER_NO_STATEMENTS, "statements"), 0);
 }
 
+/* The idle/commit split of a hold or transaction whose end the log does
+ * not show is unknown (samples/blind-rb's root blockers: 0.0 ms idle and
+ * commit, their ends "statement" on a threshold log); a shown end, or a
+ * complete log, keeps its figures. */
+static void test_split_unknown(void)
+{
+    CHECK_INT(ls_logcover_split_unknown(LS_LOGCOVER_THRESHOLD, "statement"), 1);
+    CHECK_INT(ls_logcover_split_unknown(LS_LOGCOVER_THRESHOLD, "statement start"), 1);
+    CHECK_INT(ls_logcover_split_unknown(LS_LOGCOVER_THRESHOLD, NULL), 1);
+    CHECK_INT(ls_logcover_split_unknown(LS_LOGCOVER_CLASSES, "statement"), 1);
+    CHECK_INT(ls_logcover_split_unknown(LS_LOGCOVER_NONE, "statement"), 1);
+    CHECK_INT(ls_logcover_split_unknown(LS_LOGCOVER_THRESHOLD, "commit"), 0);
+    CHECK_INT(ls_logcover_split_unknown(LS_LOGCOVER_THRESHOLD, "rollback"), 0);
+    CHECK_INT(
+        ls_logcover_split_unknown(LS_LOGCOVER_THRESHOLD, "COMMIT span of its request (not logged)"),
+        0);
+    CHECK_INT(ls_logcover_split_unknown(LS_LOGCOVER_COMPLETE, "statement"), 0);
+    CHECK_INT(ls_logcover_split_unknown(LS_LOGCOVER_COMPLETE, NULL), 0);
+}
+
 /* samples/blind-pl: "No transaction held a row others waited for" beside
  * 4 root blockers; the sentence follows the holders the waits name. */
 static void test_no_paths(void)
@@ -227,6 +247,7 @@ int main(void)
     test_decide();
     test_classes();
     test_open_end();
+    test_split_unknown();
     test_hidden();
     test_no_paths();
     return TEST_REPORT();

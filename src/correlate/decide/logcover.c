@@ -50,6 +50,12 @@ int ls_logcover_open_end(ls_logcover v, const char *end_evidence)
            strcmp(end_evidence, "statement start") == 0;
 }
 
+int ls_logcover_split_unknown(ls_logcover v, const char *end_evidence)
+{
+    /* the end not in the log: nor is what ran, or idled, before it */
+    return ls_logcover_open_end(v, end_evidence);
+}
+
 ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms)
 {
     if (v == LS_LOGCOVER_NONE || v == LS_LOGCOVER_NO_STATEMENTS)
