@@ -16,6 +16,9 @@ transaction (each waited hold's statements are swept once, not read as a
 stmt_id range of every session's statements per hold). Measured on the
 whole sample: 391 steps a transaction at a1c8ca7, 160 at cp38.
 
+Branch fin38b (issue 38): the final holds and rows pass copies the
+holds' row index with them, it does not sort every hold again.
+
 Branch hold38 (issue 38): the statement logging pass does not read the
 holds of a log whose logging is complete (its steps flat), the waited
 holds' statements are swept by the holds waited for pass alone, and the
@@ -81,6 +84,15 @@ SWEEP = "SELECT stmt_id, session_id FROM stmt_rows WHERE stmt_id BETWEEN"
 # hold); hold38: 105,965 (21.5).
 ROW_TOTALS = "SELECT h.row_id,"
 MAX_ROW_TOTAL_STEPS_PER_HOLD = 25
+# The final holds and rows pass copies every hold with its row index
+# (hold_final_row) from the transactions pass's (holds_row, the same
+# columns: LS_HOLDS_ROW_KEY), by SQLite's transfer optimization, entry by
+# entry in order: no sort of every hold again (issue 38, branch fin38b:
+# 5.1 M of the pass's 16.4 M VM steps at 1 GiB). The statements that
+# write hold_final_row's entries (the copy, the index's CREATE) at
+# f96521b: 5 + 12 VM steps a hold on the whole sample; fin38b: 8.
+FINAL_ROW_INDEX = ("INSERT INTO hold_final SELECT", "CREATE INDEX IF NOT EXISTS hold_final_row")
+MAX_FINAL_ROW_INDEX_STEPS_PER_HOLD = 11
 
 
 def analyze(lockspan, prefix, log, tmp, name):
@@ -102,6 +114,8 @@ def analyze(lockspan, prefix, log, tmp, name):
     out["path UPDATE runs"] = p.stderr.count(PATH_UPDATE)
     out["row totals"] = sum(int(m.group(1)) for m in re.finditer(
         r"sql\s+(\d+) steps .*?\[holds waited for\] " + re.escape(ROW_TOTALS), p.stderr))
+    out["final row index"] = sum(int(m.group(1)) for what in FINAL_ROW_INDEX for m in re.finditer(
+        r"sql\s+(\d+) steps .*?\[final holds and rows\] " + re.escape(what), p.stderr))
     out["sweeps"] = {m.group(1) for m in re.finditer(r"\[([^\]]+)\] " + re.escape(SWEEP),
                                                       p.stderr)}
     out[LOGGING] = (steps.get(LOGGING), con.execute("SELECT count(*) FROM hold_final").fetchone()[0])
@@ -155,6 +169,12 @@ def main():
         check(0 < b["row totals"] <= MAX_ROW_TOTAL_STEPS_PER_HOLD * n1,
               f"row totals: {b['row totals'] / n1:.1f} VM steps a hold (at most "
               f"{MAX_ROW_TOTAL_STEPS_PER_HOLD}: no sort of every hold)")
+    if n1:
+        print(f"final row index: {b['final row index'] / n1:.1f} VM steps a hold ({n1} holds)")
+        check(0 < b["final row index"] <= MAX_FINAL_ROW_INDEX_STEPS_PER_HOLD * n1,
+              f"final holds and rows: hold_final_row's entries cost "
+              f"{b['final row index'] / n1:.1f} VM steps a hold (at most "
+              f"{MAX_FINAL_ROW_INDEX_STEPS_PER_HOLD}: copied with the holds, not sorted again)")
     check(b["sweeps"] == {"holds waited for"},
           f"large: the waited holds' statements swept by {sorted(b['sweeps'])}, "
           f"not by the holds waited for pass alone")
