@@ -59,11 +59,13 @@
  * optimization of INSERT INTO ... SELECT *: no column is decoded; issue
  * 38, where joining every hold to the two later passes' tables cost 146
  * VM steps a hold). hold_final is empty here (the pass's clear), and
- * its index of a row's holds is made empty first with the columns of
- * hold_rows' holds_row (LS_HOLDS_ROW_KEY): the transfer then copies its
- * entries too, in order, not a sort of every hold after the copy (were
- * hold_rows without it, SQLite would insert each hold and its entry one
- * by one: the same table, slower). The other indexes are made after
+ * its two indexes on every hold are made empty first with the columns of
+ * hold_rows' holds_row and holds_tx_row (LS_HOLDS_ROW_KEY,
+ * LS_HOLDS_TX_KEY): the transfer then copies their entries too, in
+ * order, not a sort of every hold for each after the copy (9.4 M of the
+ * pass's 16.4 M VM steps at 1 GiB, and most of its CPU). Were hold_rows
+ * without them, SQLite would insert each hold and its entries one by
+ * one: the same table, slower. The partial indexes are made after
  * (final_hold_index_sql): the transfer takes none unless it can take all.
  */
 static const char copy_holds_sql[] =
@@ -73,8 +75,9 @@ static const char copy_holds_sql[] =
     " FROM hold_evidence ORDER BY evidence_id;"
     "INSERT OR IGNORE INTO hold_final_evidence(text) SELECT text FROM bound_evidence"
     " UNION SELECT " QUEUED_EVIDENCE ";"
-    /* copied with the holds from hold_rows' holds_row (above) */
+    /* copied with the holds from hold_rows' holds_row and holds_tx_row */
     "CREATE INDEX IF NOT EXISTS hold_final_row ON hold_final" LS_HOLDS_ROW_KEY ";"
+    "CREATE INDEX IF NOT EXISTS hold_final_tx ON hold_final" LS_HOLDS_TX_KEY ";"
     "INSERT INTO hold_final SELECT * FROM temp.hold_rows;"
     /* Each bound_evidence id's hold_final_evidence id (final_holds_sql). */
     "CREATE TEMP TABLE IF NOT EXISTS final_bound_evidence(bound_id INTEGER PRIMARY KEY,"
@@ -116,8 +119,9 @@ static const char final_holds_sql[] =
  * hold took most of the findings pass at 1 GiB) and ends (the code paths'
  * row cover, cover.c: read in the index's order, where a sort of every
  * hold was 11.1 M of the pass's 52 M VM steps at 1 GiB), hold_final_row,
- * copied with the holds (copy_holds_sql); here a transaction's holds
- * (root blockers), the holds with a head state (the findings'
+ * and a transaction's holds (root blockers, the lock orders, the counter
+ * rule's probe of a waiter's hold), hold_final_tx, both copied with the
+ * holds (copy_holds_sql); here the holds with a head state (the findings'
  * idle-in-transaction and commit heads: 2 % of the holds at 1 GiB, where a
  * scan of every hold was 3.4 M and 1.3 M VM steps; the partial index
  * costs 1.4 M to make), the holds waited for in hold order (the code
@@ -128,7 +132,6 @@ static const char final_holds_sql[] =
  * of every hold: 1.26 M VM steps at 1 GiB). Made after the holds a
  * later pass decided are written. */
 static const char final_hold_index_sql[] =
-    "CREATE INDEX IF NOT EXISTS hold_final_tx ON hold_final(tx_id, waits);"
     "CREATE INDEX IF NOT EXISTS hold_final_head ON hold_final(head_state)"
     " WHERE head_state IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS hold_final_waited ON hold_final(hold_id, row_id, waits)"

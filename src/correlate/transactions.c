@@ -283,7 +283,7 @@ static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS transactions_session ON transactions(session_id, start_ts);"
     "CREATE INDEX IF NOT EXISTS transactions_xid ON transactions(xid) WHERE xid IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
-    "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows(tx_id, row_id);"
+    "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows" LS_HOLDS_TX_KEY ";"
     "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);"
     POS_TX_INDEX_SQL
     /* a whole-second deadlock wait's deadlock (relink_whole_waiters()) */
