@@ -283,6 +283,23 @@ int ls_tx_from_spans(ls_store *s, ls_interner *evidence, ls_text_rows_fn rows_of
  * read from those rows alone). A UNION ALL, not an OR, so the first reads
  * the waited holds' index, not every hold (check_stmt_growth.py). */
 #define LS_HOLD_WAITED_COLS "hold_id, row_id, tx_id, start_ts, end_ts, waits, waiter_ms"
+
+/*
+ * The two indexes of every hold, one definition each for the transactions
+ * pass's working table (hold_rows: holds_row, holds_tx_row) and the final
+ * holds and rows pass's (hold_final: hold_final_row, hold_final_tx).
+ * SQLite's transfer optimization copies an index of the source whose
+ * columns are those of the destination's entry by entry, in order, so the
+ * final pass copies them with the holds instead of sorting every hold
+ * twice again (issue 38: 9.4 M VM steps at 1 GiB, and most of the pass's
+ * CPU). A row's holds in start order, ties by transaction (the order the
+ * report and the row cover read them in), with their ends and waits (the
+ * rows' totals, holds.c, read them from it alone); a transaction's holds
+ * by row (the links' probes of a transaction's hold of a row), with their
+ * waits (the findings' serial capacity reads them from it alone).
+ */
+#define LS_HOLDS_ROW_KEY "(row_id, start_ts, tx_id, end_ts, waits)"
+#define LS_HOLDS_TX_KEY "(tx_id, row_id, waits)"
 #define LS_HOLDS_WAITED_SQL                                                                        \
     "(SELECT " LS_HOLD_WAITED_COLS " FROM holds WHERE waits > 0"                                   \
     " UNION ALL SELECT " LS_HOLD_WAITED_COLS " FROM holds WHERE waits = 0 AND hold_id IN"          \

@@ -29,13 +29,14 @@
 /* The start evidence of a hold in hold_queued (the hidden waits pass). */
 #define QUEUED_EVIDENCE "'the hold before it ended (statement queued)'"
 
-/* SQL: the id in hold_final_evidence of bound_evidence id ID, and of
- * the queued start. hold_final_evidence keeps hold_evidence's ids (most
- * holds are as the transactions pass left them: theirs is taken as it
- * is); the few texts only the later passes give are added after them. */
-#define FINAL_OF_BOUND(ID)                                                               \
-    "(SELECT e.evidence_id FROM hold_final_evidence e WHERE e.text ="                   \
-    " (SELECT text FROM bound_evidence WHERE evidence_id = " ID "))"
+/* SQL: the id in hold_final_evidence of the queued start.
+ * hold_final_evidence keeps hold_evidence's ids (most holds are as the
+ * transactions pass left them: theirs is taken as it is); the few texts
+ * only the later passes give are added after them. A bound_evidence id's
+ * is looked up in temp.final_bound_evidence (copy_holds_sql: each of the
+ * pass's few texts matched once, not a text compare and two lookups for
+ * each bound of each hold a later pass decided: 230 VM steps a hold at
+ * both sizes, 2.16 M at 1 GiB). */
 #define FINAL_QUEUED \
     "(SELECT e.evidence_id FROM hold_final_evidence e WHERE e.text = " QUEUED_EVIDENCE ")"
 
@@ -57,7 +58,15 @@
  * its time as NULL, so SQLite copies each record as it is (the transfer
  * optimization of INSERT INTO ... SELECT *: no column is decoded; issue
  * 38, where joining every hold to the two later passes' tables cost 146
- * VM steps a hold). hold_final is empty here (the pass's clear).
+ * VM steps a hold). hold_final is empty here (the pass's clear), and
+ * its two indexes on every hold are made empty first with the columns of
+ * hold_rows' holds_row and holds_tx_row (LS_HOLDS_ROW_KEY,
+ * LS_HOLDS_TX_KEY): the transfer then copies their entries too, in
+ * order, not a sort of every hold for each after the copy (9.4 M of the
+ * pass's 16.4 M VM steps at 1 GiB, and most of its CPU). Were hold_rows
+ * without them, SQLite would insert each hold and its entries one by
+ * one: the same table, slower. The partial indexes are made after
+ * (final_hold_index_sql): the transfer takes none unless it can take all.
  */
 static const char copy_holds_sql[] =
     /* Every evidence text a hold may have, once. */
@@ -66,7 +75,15 @@ static const char copy_holds_sql[] =
     " FROM hold_evidence ORDER BY evidence_id;"
     "INSERT OR IGNORE INTO hold_final_evidence(text) SELECT text FROM bound_evidence"
     " UNION SELECT " QUEUED_EVIDENCE ";"
-    "INSERT INTO hold_final SELECT * FROM temp.hold_rows;";
+    /* copied with the holds from hold_rows' holds_row and holds_tx_row */
+    "CREATE INDEX IF NOT EXISTS hold_final_row ON hold_final" LS_HOLDS_ROW_KEY ";"
+    "CREATE INDEX IF NOT EXISTS hold_final_tx ON hold_final" LS_HOLDS_TX_KEY ";"
+    "INSERT INTO hold_final SELECT * FROM temp.hold_rows;"
+    /* Each bound_evidence id's hold_final_evidence id (final_holds_sql). */
+    "CREATE TEMP TABLE IF NOT EXISTS final_bound_evidence(bound_id INTEGER PRIMARY KEY,"
+    " final_id INTEGER); DELETE FROM temp.final_bound_evidence;"
+    "INSERT INTO temp.final_bound_evidence(bound_id, final_id) SELECT b.evidence_id,"
+    " e.evidence_id FROM bound_evidence b JOIN hold_final_evidence e ON e.text = b.text;";
 
 /* SQL: the holds a later pass decided about (the few others waited for,
  * and those whose start the hidden waits pass moved). */
@@ -80,39 +97,45 @@ static const char final_holds_sql[] =
     "), " START_TS "),"
     "  nullif(coalesce(q.start_ts, " BOUND_TS("start_hi", "start_ts") "), " START_TS "),"
     "  CASE WHEN q.hold_id IS NOT NULL THEN " FINAL_QUEUED
-    "   WHEN b.start_evidence IS NOT NULL THEN " FINAL_OF_BOUND("b.start_evidence")
+    "   WHEN b.start_evidence IS NOT NULL THEN sv.final_id"
     "   ELSE h.start_evidence END,"
     "  " BOUND("end_ts") ", nullif(" BOUND_TS("end_lo", "end_ts") ", " BOUND("end_ts") "),"
     "  nullif(" BOUND_TS("end_hi", "end_ts") ", " BOUND("end_ts") "),"
-    "  CASE WHEN b.end_evidence IS NOT NULL THEN " FINAL_OF_BOUND("b.end_evidence")
+    "  CASE WHEN b.end_evidence IS NOT NULL THEN ev.final_id"
     "   ELSE h.end_evidence END,"
     "  " BOUND("lock_stmt") ", " BOUND("waits") ", " BOUND("waiter_ms") ", h.max_queue,"
     "  " BOUND("contended_ms") ", " BOUND("sql_ms") ", " BOUND("idle_ms") ","
     "  " BOUND("commit_ms") ", " BOUND("head_state") ", " BOUND("observed_state") ","
     "  " BOUND("observed_samples")
-    " FROM (" DECIDED_LATER ") d JOIN hold_rows h ON h.hold_id = d.hold_id"
-    " LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
-    " LEFT JOIN hold_queued q ON q.hold_id = h.hold_id ORDER BY h.hold_id;";
+    " FROM hold_rows h LEFT JOIN hold_bounds b ON b.hold_id = h.hold_id"
+    " LEFT JOIN hold_queued q ON q.hold_id = h.hold_id"
+    " LEFT JOIN temp.final_bound_evidence sv ON sv.bound_id = b.start_evidence"
+    " LEFT JOIN temp.final_bound_evidence ev ON ev.bound_id = b.end_evidence"
+    " WHERE h.hold_id IN (" DECIDED_LATER ") ORDER BY h.hold_id;";
 
 /* What the readers search by: a row's holds in time order (the report's
  * timelines, requests, row totals) and their transactions (the findings'
  * serial capacity: the index covers it, where a visit of the table per
  * hold took most of the findings pass at 1 GiB) and ends (the code paths'
  * row cover, cover.c: read in the index's order, where a sort of every
- * hold was 11.1 M of the pass's 52 M VM steps at 1 GiB), a transaction's
- * holds (root blockers), the holds with a head state (the findings'
+ * hold was 11.1 M of the pass's 52 M VM steps at 1 GiB), hold_final_row,
+ * and a transaction's holds (root blockers, the lock orders, the counter
+ * rule's probe of a waiter's hold), hold_final_tx, both copied with the
+ * holds (copy_holds_sql); here the holds with a head state (the findings'
  * idle-in-transaction and commit heads: 2 % of the holds at 1 GiB, where a
  * scan of every hold was 3.4 M and 1.3 M VM steps; the partial index
  * costs 1.4 M to make), the holds waited for in hold order (the code
  * paths' hold parts, the findings' external calls, the report's: the
- * same 2 %, read in the order a scan of the table gave them). Sorted
- * once, after the rows are in. */
+ * same 2 %, read in the order a scan of the table gave them; with their
+ * rows and waits, it alone covers the report's count of them, where
+ * hold_final_row, which covers them too since it has waits, was a scan
+ * of every hold: 1.26 M VM steps at 1 GiB). Made after the holds a
+ * later pass decided are written. */
 static const char final_hold_index_sql[] =
-    "CREATE INDEX IF NOT EXISTS hold_final_row ON hold_final(row_id, start_ts, tx_id, end_ts);"
-    "CREATE INDEX IF NOT EXISTS hold_final_tx ON hold_final(tx_id, waits);"
     "CREATE INDEX IF NOT EXISTS hold_final_head ON hold_final(head_state)"
     " WHERE head_state IS NOT NULL;"
-    "CREATE INDEX IF NOT EXISTS hold_final_waited ON hold_final(hold_id) WHERE waits > 0;";
+    "CREATE INDEX IF NOT EXISTS hold_final_waited ON hold_final(hold_id, row_id, waits)"
+    " WHERE waits > 0;";
 
 /* Every logical row, its totals 0 where no pass had any (as the view rows
  * gave them before this pass). */

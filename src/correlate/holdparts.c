@@ -98,7 +98,7 @@ static const char stmt_parts_sql[] =
     " SELECT h.hold_id, 'idle', 'idle in transaction, no span',"
     "  max(0, (h.end_ts - h.start_ts) / 1000.0"
     "  - coalesce((SELECT sum(ms) FROM hold_parts p WHERE p.hold_id = h.hold_id), 0))"
-    " FROM holds h JOIN transactions t ON t.tx_id = h.tx_id"
+    " FROM hold_final h INDEXED BY hold_final_waited JOIN transactions t ON t.tx_id = h.tx_id"
     " WHERE t.sql_ms IS NOT NULL AND h.waits > 0;";
 
 /* A waited hold whose transaction's range the sweep is in. */

@@ -283,13 +283,14 @@ static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS transactions_session ON transactions(session_id, start_ts);"
     "CREATE INDEX IF NOT EXISTS transactions_xid ON transactions(xid) WHERE xid IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
-    "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows(tx_id, row_id);"
+    "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows" LS_HOLDS_TX_KEY ";"
     "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);"
     POS_TX_INDEX_SQL
     /* a whole-second deadlock wait's deadlock (relink_whole_waiters()) */
     "CREATE INDEX IF NOT EXISTS deadlocks_victim ON deadlocks(victim_pid, file_id, line);"
-    /* end_ts and waits: it covers the walk of each row's holds (holds.c) */
-    "CREATE INDEX IF NOT EXISTS holds_row ON hold_rows(row_id, start_ts, end_ts, waits);";
+    /* end_ts and waits: it covers the walk of each row's holds (holds.c);
+     * hold_final's too (correlate_int.h) */
+    "CREATE INDEX IF NOT EXISTS holds_row ON hold_rows" LS_HOLDS_ROW_KEY ";";
 
 /* Those of link_index_sql that only this pass reads (OPEN_TX, POS_TX, the
  * links by xid; no later pass or report query searches a transaction by its

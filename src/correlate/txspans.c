@@ -195,7 +195,7 @@ static const char note_table_sql[] =
  * are the links' own indexes (transactions.c link_index_sql), made here
  * first. */
 static const char rebuild_index_sql[] =
-    "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows(tx_id, row_id);"
+    "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows" LS_HOLDS_TX_KEY ";"
     "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);";
 /* The rows a rebuilt transaction's statements the log does not have
  * locked, from their spans: each its span's start and end (the lock was
