@@ -100,7 +100,8 @@ LS_TABLE_COLUMNS(quiet_lo);
 LS_TABLE_COLUMNS(quiet_hi);
 /* each text's shortest logged duration (ls_quiet_excess_us()) */
 #define FAST_TABLE_SQL                                                                             \
-    "CREATE TABLE temp.quiet_fast AS SELECT text_id, min(dur_us) AS fast FROM stmt_rows"           \
+    "CREATE TABLE temp.quiet_fast (text_id INTEGER PRIMARY KEY, fast INTEGER);"                    \
+    " INSERT INTO temp.quiet_fast SELECT text_id, min(dur_us) FROM stmt_rows"                      \
     " WHERE text_id IS NOT NULL GROUP BY text_id;"
 static const char bounds_table_sql[] =
     "DROP TABLE IF EXISTS temp.quiet_lo; DROP TABLE IF EXISTS temp.quiet_hi;"
