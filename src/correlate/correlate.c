@@ -1780,8 +1780,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * a shared connection, one that binds other parameters another request's
  * (ls_retry_other_request); untold ('untold_tries') from as many tries as
  * the log shows the client giving up after (ls_retry_tries_untold);
- * issue 34, samples/blind-php. */
-#define CORRELATION_REV "59"
+ * issue 34, samples/blind-php.
+ * 60: on a whole-second log that logs every statement, a statement that ran
+ * 5 ms or more past its text's fastest run across another transaction's end
+ * line of its key is taken to have queued that excess, and its key becomes a
+ * row (quiet.c excess_rows, decide/quiet.c ls_quiet_excess_us; samples/
+ * blind-php's products id=1, blind-java's warehouses id=4 and id=5). */
+#define CORRELATION_REV "60"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

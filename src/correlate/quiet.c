@@ -72,6 +72,9 @@
 #define QUIET_EVIDENCE LS_QUIET_EVIDENCE
 #define QUIET_BOUNDED_EVIDENCE                                                                     \
     LS_QUIET_EVIDENCE " (bounded from the log's order and durations: whole-second times)"
+#define QUIET_EXCESS_EVIDENCE                                                                      \
+    LS_QUIET_EVIDENCE " (estimated from durations beyond the statement's fastest and the log's"    \
+                      " order: whole-second times)"
 
 /* Whole-second logs: every statement logged with its duration (at its
  * end), so the bounds below hold. */
@@ -89,17 +92,25 @@ LS_COLUMNS(qb, QB_COLS);
 #define LS_TABLE_quiet_lo(F, C, T)                                                                 \
     F(T, stmt_id, LS_INT " PRIMARY KEY")                                                           \
     C(T, pos, LS_INT)                                                                              \
+    C(T, prev_pos, LS_INT)                                                                         \
     C(T, lo, LS_INT)
 #define LS_TABLE_quiet_hi(F, C, T)                                                                 \
     F(T, stmt_id, LS_INT " PRIMARY KEY")                                                           \
     C(T, hi, LS_INT)
 LS_TABLE_COLUMNS(quiet_lo);
 LS_TABLE_COLUMNS(quiet_hi);
+/* each text's shortest logged duration (ls_quiet_excess_us()) */
+#define FAST_TABLE_SQL                                                                             \
+    "CREATE TABLE temp.quiet_fast (text_id INTEGER PRIMARY KEY, fast INTEGER);"                    \
+    " INSERT INTO temp.quiet_fast SELECT text_id, min(dur_us) FROM stmt_rows"                      \
+    " WHERE text_id IS NOT NULL GROUP BY text_id;"
 static const char bounds_table_sql[] =
-    "DROP TABLE IF EXISTS temp.quiet_lo; DROP TABLE IF EXISTS temp.quiet_hi;" LS_CREATE_TABLE_IN(
-        "temp.", quiet_lo) LS_CREATE_TABLE_IN("temp.", quiet_hi);
-static const char bounds_drop_sql[] =
-    "DROP TABLE IF EXISTS temp.quiet_lo; DROP TABLE IF EXISTS temp.quiet_hi;";
+    "DROP TABLE IF EXISTS temp.quiet_lo; DROP TABLE IF EXISTS temp.quiet_hi;"
+    " DROP TABLE IF EXISTS temp.quiet_fast;" LS_CREATE_TABLE_IN("temp.", quiet_lo)
+        LS_CREATE_TABLE_IN("temp.", quiet_hi) FAST_TABLE_SQL;
+static const char bounds_drop_sql[] = "DROP TABLE IF EXISTS temp.quiet_lo;"
+                                      " DROP TABLE IF EXISTS temp.quiet_hi;"
+                                      " DROP TABLE IF EXISTS temp.quiet_fast;";
 static const char bounds_fwd_sql[] =
     "SELECT " LS_SELECT_LIST(qb, QB_COLS) " FROM stmt_rows ORDER BY file_id, line, stmt_id";
 static const char bounds_bwd_sql[] = "SELECT " LS_SELECT_LIST(
@@ -107,13 +118,17 @@ static const char bounds_bwd_sql[] = "SELECT " LS_SELECT_LIST(
 static const char bounds_lo_sql[] = LS_INSERT_INTO_IN("INSERT", "temp.", quiet_lo);
 static const char bounds_hi_sql[] = LS_INSERT_INTO_IN("INSERT", "temp.", quiet_hi);
 #define QG_COLS(X, Q)                                                                              \
-    X(Q, pos, "pos")                                                                               \
-    X(Q, lo, "lo")                                                                                 \
-    X(Q, hi, "hi")
+    X(Q, pos, "l.pos")                                                                             \
+    X(Q, prev_pos, "l.prev_pos")                                                                   \
+    X(Q, lo, "l.lo")                                                                               \
+    X(Q, hi, "h.hi")                                                                               \
+    X(Q, fast, "f.fast")
 LS_COLUMNS(qg, QG_COLS);
-static const char bounds_get_sql[] =
-    "SELECT " LS_SELECT_LIST(qg, QG_COLS) " FROM temp.quiet_lo JOIN temp.quiet_hi USING (stmt_id)"
-                                          " WHERE stmt_id = ?";
+static const char bounds_get_sql[] = "SELECT " LS_SELECT_LIST(
+    qg, QG_COLS) " FROM temp.quiet_lo l JOIN temp.quiet_hi h USING (stmt_id)"
+                 " JOIN stmt_rows r USING (stmt_id)"
+                 " LEFT JOIN temp.quiet_fast f ON f.text_id = r.text_id"
+                 " WHERE stmt_id = ?";
 enum { QG_PARAM_STMT = 1 }; /* its one parameter */
 
 static const char usable_sql[] =
@@ -162,6 +177,7 @@ typedef struct qkey {
     char *name; /* rel NUL key NUL; NULL: empty slot */
     int64_t last_end;
     int n, next, done;
+    int excess; /* whole seconds: queued by excess duration, not proven yet */
     qhold w[LS_QUIET_WINDOW];
 } qkey;
 
@@ -175,6 +191,8 @@ typedef struct quiet {
     ls_stmt *text_q;
     ls_rowmake rows; /* the rows it makes */
     ls_stmt *bounds; /* whole seconds: bounds_get_sql; NULL: sub-second */
+    ls_buf excess;   /* whole seconds: keys queued for by excess duration ("rel\0key\0" each) */
+    int every_statement; /* whole seconds: the statement logging verdict is complete */
     ls_correlate_stats *stats;
 } quiet;
 
@@ -353,7 +371,12 @@ static int make_row(quiet *m, const ls_keypack_entry *e, const char *evidence)
 
 /* A statement line's place in the log and bounds (temp.quiet_lo, hi);
  * *found 0 when it has none. */
-static int bounds_of(quiet *m, int64_t stmt_id, int64_t *pos, int64_t *lo, int64_t *hi, int *found)
+typedef struct bline {
+    int64_t pos, prev_pos, lo, hi;
+    int64_t fast; /* its text's shortest duration; INT64_MAX: none */
+} bline;
+
+static int bounds_of(quiet *m, int64_t stmt_id, bline *b, int *found)
 {
     int rc;
     *found = 0;
@@ -361,9 +384,12 @@ static int bounds_of(quiet *m, int64_t stmt_id, int64_t *pos, int64_t *lo, int64
     if ((rc = ls_stmt_bind_int64(m->bounds, QG_PARAM_STMT, stmt_id)) != 0)
         return rc;
     if ((rc = ls_stmt_step(m->bounds)) == 1 && !ls_stmt_isnull(m->bounds, qg_hi)) {
-        *pos = ls_stmt_int64(m->bounds, qg_pos);
-        *lo = ls_stmt_int64(m->bounds, qg_lo);
-        *hi = ls_stmt_int64(m->bounds, qg_hi);
+        b->pos = ls_stmt_int64(m->bounds, qg_pos);
+        b->prev_pos = ls_stmt_int64(m->bounds, qg_prev_pos);
+        b->lo = ls_stmt_int64(m->bounds, qg_lo);
+        b->hi = ls_stmt_int64(m->bounds, qg_hi);
+        b->fast =
+            ls_stmt_isnull(m->bounds, qg_fast) ? INT64_MAX : ls_stmt_int64(m->bounds, qg_fast);
         *found = 1;
     }
     ls_stmt_reset(m->bounds);
@@ -390,13 +416,34 @@ static int64_t bounded_queued(const qhold *h, const ls_keypack_entry *e, int64_t
     return ls_quiet_bounded_us(&q);
 }
 
+/* Whole seconds: how long statement e (line b) queued behind hold h by
+ * its duration's excess over its text's fastest run. */
+static int64_t excess_queued(const qhold *h, const ls_keypack_entry *e, int64_t tx, const bline *b,
+                             int every_statement)
+{
+    ls_quiet_excess q;
+    if (!h->a_pos || !e->has_end || b->fast == INT64_MAX)
+        return 0;
+    q.tx_a = h->h.tx;
+    q.tx_b = tx;
+    q.both_shared = 0; /* asked of the text once the rest holds */
+    q.a_pos = h->a_pos;
+    q.c_pos = h->c_pos;
+    q.b_pos = b->pos;
+    q.b_prev_pos = b->prev_pos;
+    q.b_dur = e->end_ts - e->start_ts;
+    q.b_fastest = b->fast;
+    q.every_statement = every_statement;
+    return ls_quiet_excess_us(&q);
+}
+
 /* One keyed statement, its transaction c. */
 static int entry(quiet *m, const ls_keypack_entry *e, const cut *c, int subsecond)
 {
     qkey *k;
     ls_quiet_stmt st;
     int i, rc, has_tx = 0, b_found = 0;
-    int64_t b_pos = 0, b_lo = 0, b_hi = 0;
+    bline b;
 
     if (!e->start_ts)
         return 0;
@@ -411,24 +458,40 @@ static int entry(quiet *m, const ls_keypack_entry *e, const cut *c, int subsecon
     st.start_ts = e->start_ts;
     st.end_ts = e->end_ts;
     st.shared = 0;
-    if (!subsecond && (rc = bounds_of(m, e->stmt_id, &b_pos, &b_lo, &b_hi, &b_found)) != 0)
+    memset(&b, 0, sizeof(b));
+    if (!subsecond && (rc = bounds_of(m, e->stmt_id, &b, &b_found)) != 0)
         return rc;
     for (i = 0; i < k->n; i++) {
         const qhold *h = &k->w[i];
-        int made;
+        int made, proven = 0;
         if (h->h.tx == st.tx)
             has_tx = 1;
         if (k->done || !e->has_end)
             continue;
-        made = subsecond ? ls_quiet_makes_row(ls_quiet_queued_us(&h->h, &st), 1)
-                         : b_found &&
-                               ls_quiet_bounded_makes_row(bounded_queued(h, e, st.tx, b_pos, b_hi));
+        if (subsecond)
+            made = ls_quiet_makes_row(ls_quiet_queued_us(&h->h, &st), 1);
+        else {
+            proven =
+                b_found && ls_quiet_bounded_makes_row(bounded_queued(h, e, st.tx, b.pos, b.hi));
+            made = proven || (b_found && ls_quiet_excess_makes_row(
+                                             excess_queued(h, e, st.tx, &b, m->every_statement)));
+        }
+        if (made && !proven && k->excess)
+            continue; /* known by excess already: only a proof adds anything */
         if (made) {
             int shared;
             if ((rc = both_shared(m, h->stmt_id, e->stmt_id, &shared)) != 0)
                 return rc;
             if (shared)
                 continue;
+            if (!subsecond && !proven) {
+                /* made after the scan, unless a later statement proves
+                 * the queueing (the bounded evidence is the stronger) */
+                k->excess = 1;
+                ls_buf_add(&m->excess, k->name,
+                           name_len(k->name)); /* failure: sticky, excess_rows() */
+                continue;
+            }
             if ((rc = make_row(m, e, subsecond ? QUIET_EVIDENCE : QUIET_BOUNDED_EVIDENCE)) != 0)
                 return rc;
             k->done = 1;
@@ -445,16 +508,39 @@ static int entry(quiet *m, const ls_keypack_entry *e, const cut *c, int subsecon
         h->stmt_id = e->stmt_id;
         h->a_pos = h->c_pos = h->c_lo = 0;
         if (!subsecond && b_found) {
-            int64_t c_pos, c_lo, c_hi;
+            bline cl;
             int found;
-            if ((rc = bounds_of(m, c->last, &c_pos, &c_lo, &c_hi, &found)) != 0)
+            if ((rc = bounds_of(m, c->last, &cl, &found)) != 0)
                 return rc;
             if (found) {
-                h->a_pos = b_pos;
-                h->c_pos = c_pos;
-                h->c_lo = c_lo;
+                h->a_pos = b.pos;
+                h->c_pos = cl.pos;
+                h->c_lo = cl.lo;
             }
         }
+    }
+    return 0;
+}
+
+/* Whole seconds, after the scan: the keys queued for by excess duration
+ * that no statement proved (make_row() skips a key made already). */
+static int excess_rows(quiet *m)
+{
+    const char *p = m->excess.ptr, *end = p ? p + m->excess.len : NULL;
+    ls_keypack_entry e;
+    int rc;
+    if (ls_buf_failed(&m->excess))
+        return LS_ENOMEM;
+    memset(&e, 0, sizeof(e));
+    while (p && p < end) {
+        size_t a = strlen(p) + 1, b = strlen(p + a) + 1;
+        if (a > sizeof(e.rel) || b > sizeof(e.key))
+            return LS_ERR; /* key_get() took no longer ones */
+        memcpy(e.rel, p, a);
+        memcpy(e.key, p + a, b);
+        if ((rc = make_row(m, &e, QUIET_EXCESS_EVIDENCE)) != 0)
+            return rc;
+        p += a + b;
     }
     return 0;
 }
@@ -760,6 +846,8 @@ static int bounds_build(ls_store *s, quiet *m, int64_t tick)
             ls_stmt_reset(w);
             if (fwd && ((rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_lo, stmt_id), id)) != 0 ||
                         (rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_lo, pos), ++pos)) != 0 ||
+                        (rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_lo, prev_pos),
+                                                 known ? c->first : -1)) != 0 ||
                         (rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_lo, lo), v)) != 0))
                 goto out;
             if (!fwd && ((rc = ls_stmt_bind_int64(w, LS_PARAM(quiet_hi, stmt_id), id)) != 0 ||
@@ -770,6 +858,7 @@ static int bounds_build(ls_store *s, quiet *m, int64_t tick)
             if (ses) {
                 memset(&put, 0, sizeof(put));
                 put.session = ses;
+                put.first = pos; /* forward: this line's place, the session's previous next time */
                 put.end_ts = fwd ? v : v - dur;
                 if ((rc = cut_put(m, &put)) != 0)
                     goto out;
@@ -794,9 +883,11 @@ int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
     ls_stmt *kq = NULL, *cq = NULL;
     int64_t resolution = LS_MILLISECOND_US;
     int usable, subsecond, durations = 0, bounded = 0, rc;
+    ls_logcover verdict;
     size_t i;
 
     memset(&m, 0, sizeof(m));
+    ls_buf_init(&m.excess, 0);
     ls_quiet_lag_init(&m.lag);
     m.latest_end = INT64_MIN;
     m.stats = stats;
@@ -812,6 +903,9 @@ int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
             return rc;
         if (!durations)
             return 0;
+        if ((rc = ls_correlate_stmt_logging(s, &verdict)) != 0)
+            return rc;
+        m.every_statement = verdict == LS_LOGCOVER_COMPLETE;
         bounded = 1;
         if ((rc = bounds_build(s, &m, resolution)) != 0 ||
             (rc = ls_store_prepare(s, bounds_get_sql, &m.bounds)) != 0)
@@ -827,6 +921,8 @@ int ls_correlate_quiet_rows(ls_store *s, ls_correlate_stats *stats)
         goto out;
     rc = scan(&m, kq, cq, subsecond);
     if (rc == 0)
+        rc = excess_rows(&m);
+    if (rc == 0)
         rc = ls_correlate_slow_key_rows(s, stats, usable ? keys_sql : fb_keys_sql);
 out:
     ls_stmt_finalize(kq);
@@ -834,6 +930,7 @@ out:
     ls_stmt_finalize(m.text_q);
     ls_rowmake_close(&m.rows);
     ls_stmt_finalize(m.bounds);
+    ls_buf_free(&m.excess);
     for (i = 0; i < m.kcap; i++)
         free(m.keys[i].name);
     free(m.keys);

@@ -78,6 +78,14 @@ MUST_HOLD = [
     "code paths: every ranked shape is one of the app's functions' shapes",
     'occupancy ranking: reserve_stock first',
     'occupancy ranking (shapes summed per function): the first two functions',
+    # issue 34 (php34c): products id=1 and pages id=1 are rows now (their
+    # waits, 5-95 ms, are all below deadlock_timeout): on a whole-second
+    # log the queueing is estimated from a statement's run past its text's
+    # fastest with another transaction's end line of its key within it
+    # (decide/quiet.c ls_quiet_excess_us); place_order 8.0 s (251 holds),
+    # hit_page 4.0 s (198), after reserve_stock 53.5 s and transfer 17.5 s.
+    # Fails on f96521b (place_order held no row: reserve_stock, transfer)
+    'occupancy ranking (shapes summed per function): the first three functions',
     "occupancy: reserve_stock's total hold range contains the truth's 55.8 s",
     "story: names reserve_stock's shape",
     'blocking ranking: reserve_stock first',

@@ -6,7 +6,9 @@
  * SHARE, the same transaction's second statement. Whole seconds
  * (ls_quiet_line_lo/hi, ls_quiet_bounded_us): lines in the same second,
  * adjacent seconds, bounds tightened by a session's durations, the 5 ms
- * limit, A == B's transaction, A's lines after b's.
+ * limit, A == B's transaction, A's lines after b's. By excess duration
+ * (ls_quiet_excess_us): A's end exactly on b's session's previous line
+ * or on b's line, 4.999 vs 5 ms beyond the text's fastest run.
  */
 #include "decide/quiet.h"
 #include "decide/tolerances.h"
@@ -143,6 +145,61 @@ static void test_bounded(void)
     CHECK_INT(ls_quiet_bounded_us(&q), 100 * MS);
 }
 
+/* samples/blind-php/postgresql.log.gz, 18:46:27 (whole seconds, every
+ * statement with its duration; positions are the store's log order of
+ * statement lines): pid 11891's SELECT ... FROM products WHERE id = $1
+ * FOR UPDATE ($1 = '1', line 3094, pos 1302) and its COMMIT (line 3130,
+ * pos 1316); pid 11894's DEALLOCATE (pos 1301), then its bind of the same
+ * SELECT for id 1 (line 3098) and its execute "durée : 30.832 ms" (line
+ * 3132, pos 1318); the text's fastest run 0.011 ms. The bounds of
+ * test_bounded prove nothing (the second holds ~800 lines). */
+static void test_excess(void)
+{
+    ls_quiet_excess q = {2106, 2138, 0, 1302, 1316, 1318, 1301, 30832, 11, 1};
+    CHECK_INT(ls_quiet_excess_us(&q), 30821);
+    CHECK_INT(ls_quiet_excess_makes_row(ls_quiet_excess_us(&q)), 1);
+    /* 5 ms beyond the fastest run is enough, 4.999 ms is not */
+    q.b_dur = 5 * MS + 11;
+    CHECK_INT(ls_quiet_excess_makes_row(ls_quiet_excess_us(&q)), 1);
+    q.b_dur = 5 * MS + 10;
+    CHECK_INT(ls_quiet_excess_makes_row(ls_quiet_excess_us(&q)), 0);
+    /* no faster than its fastest: nothing */
+    q.b_dur = 11;
+    CHECK_INT(ls_quiet_excess_us(&q), 0);
+    q.b_dur = 30832;
+    /* A's end on or before b's session's previous line: b may have
+     * started after it */
+    q.c_pos = 1301;
+    CHECK_INT(ls_quiet_excess_us(&q), 0);
+    q.c_pos = 1300;
+    CHECK_INT(ls_quiet_excess_us(&q), 0);
+    /* A's end on or after b's line: b ended before A freed the row */
+    q.c_pos = 1318;
+    CHECK_INT(ls_quiet_excess_us(&q), 0);
+    q.c_pos = 1317;
+    CHECK_INT(ls_quiet_excess_us(&q), 30821);
+    /* A got the row after b's line */
+    q.a_pos = 1319;
+    CHECK_INT(ls_quiet_excess_us(&q), 0);
+    q.a_pos = 1302;
+    /* b's session's first statement (no previous line) */
+    q.b_prev_pos = -1;
+    CHECK_INT(ls_quiet_excess_us(&q), 30821);
+    /* its own transaction; FOR SHARE among FOR SHARE */
+    q.tx_b = 2106;
+    CHECK_INT(ls_quiet_excess_us(&q), 0);
+    q.tx_b = 2138;
+    q.both_shared = 1;
+    CHECK_INT(ls_quiet_excess_us(&q), 0);
+    q.both_shared = 0;
+    /* a log of slow statements only: neither the previous line nor the
+     * fastest run is what the rule needs */
+    q.every_statement = 0;
+    CHECK_INT(ls_quiet_excess_us(&q), 0);
+    q.every_statement = 1;
+    CHECK_INT(ls_quiet_excess_us(&q), 30821);
+}
+
 /* The latest end as of LS_QUIET_READ_LAG reads ago (ls_quiet_lag_read).
  * The order is samples/blind-java's: stmt 2510 (an execute at line 3615
  * of its postgresql.log, its process's next line 3673) is read after
@@ -191,6 +248,7 @@ int main(void)
     test_read_lag();
     test_line_bounds();
     test_bounded();
+    test_excess();
     test_times();
     test_same_tx_and_shared();
     test_threshold();

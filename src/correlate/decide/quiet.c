@@ -58,6 +58,22 @@ int ls_quiet_bounded_makes_row(int64_t proven_us)
     return proven_us >= LS_HOT_HIDDEN_MIN_US;
 }
 
+int64_t ls_quiet_excess_us(const ls_quiet_excess *q)
+{
+    int64_t excess;
+    if (!q->every_statement || q->tx_a == q->tx_b || q->both_shared)
+        return 0;
+    if (!(q->a_pos < q->b_pos && q->b_prev_pos < q->c_pos && q->c_pos < q->b_pos))
+        return 0;
+    excess = q->b_dur - q->b_fastest;
+    return excess > 0 ? excess : 0;
+}
+
+int ls_quiet_excess_makes_row(int64_t excess_us)
+{
+    return excess_us >= LS_HOT_HIDDEN_MIN_US;
+}
+
 void ls_quiet_lag_init(ls_quiet_lag *l)
 {
     size_t i;

@@ -105,6 +105,42 @@ int64_t ls_quiet_bounded_us(const ls_quiet_bounded *q);
 int ls_quiet_bounded_makes_row(int64_t proven_us);
 
 /*
+ * Whole-second logs where the bounds above prove nothing (issue 34,
+ * samples/blind-php: 10 sessions write ~800 lines a second, so hi(b) -
+ * lo(c) is hundreds of ms against waits of 5-30 ms). What the log still
+ * shows exactly is each statement's duration, and its order: b queued
+ * behind A's hold when A got the row before b's line (line a before line
+ * b, as above), A freed it after b's session's previous line (b started
+ * after that line, so A's end can lie within b) and before b's line (b
+ * got the row after A freed it), and b ran longer than its text's fastest
+ * logged run: that excess is taken as its queueing (as the sub-second
+ * rule, a statement of one row is taken to reach it at once; and once it
+ * has it, to take no longer than its fastest run). An estimate, not a
+ * proof: a slow run for another reason whose span A's end fell in counts
+ * too, so the excess must reach LS_HOT_HIDDEN_MIN_US.
+ */
+typedef struct ls_quiet_excess {
+    int64_t tx_a, tx_b;
+    int both_shared;             /* FOR SHARE among FOR SHARE */
+    int64_t a_pos, c_pos, b_pos; /* log positions of A's key line, A's end line, b's line */
+    int64_t b_prev_pos;          /* b's session's previous statement line (-1: none) */
+    int64_t b_dur, b_fastest;    /* b's duration, its text's shortest logged duration */
+    int every_statement;         /* the log has every statement (statement logging verdict
+                                    complete): b's session's previous line is its previous
+                                    statement, and the fastest run a real one (a log of slow
+                                    statements only has neither) */
+} ls_quiet_excess;
+
+/* How long (µs) b queued behind A's hold by its excess duration, 0 when
+ * the lines' order does not put A's end within b, b's run was no longer
+ * than its text's fastest, or the log lacks statements. */
+int64_t ls_quiet_excess_us(const ls_quiet_excess *q);
+
+/* Does queueing by excess duration (ls_quiet_excess_us()) make the key a
+ * row: at least LS_HOT_HIDDEN_MIN_US? */
+int ls_quiet_excess_makes_row(int64_t excess_us);
+
+/*
  * The quiet-rows step reads the keyed statements in stmt_id order. That
  * is not quite the log's: ingest numbers a statement when the parser
  * hands its record over, and a stderr or syslog parser holds each
