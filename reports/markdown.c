@@ -857,6 +857,7 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
             fputs("\n", f);
         }
         ls_write_bullet(&w, "Rows: ", m_str(r, "rows"), 200);
+        ls_write_root_tx_unknown(&w, r);
         ls_write_holder_state(&w, r);
         if (tx && m_has_num(tx, "duration_ms")) {
             fprintf(f, "- Transaction lasted %s (",

@@ -85,6 +85,19 @@ void ls_write_bullet(const ls_writer *w, const char *label, const char *s, size_
     tag(w, LS_TAG_BULLET_END);
 }
 
+void ls_write_root_tx_unknown(const ls_writer *w, const cJSON *root)
+{
+    const cJSON *tx = cJSON_GetObjectItemCaseSensitive(root, "transaction");
+    const char *rows = m_str(root, "rows");
+    if (m_has_num(root, "xid") || (tx && !cJSON_IsNull(tx)) || !rows || !strstr(rows, ", "))
+        return;
+    tag(w, LS_TAG_BULLET);
+    fputs("Transactions unknown: the log names none of this pid's, so these rows may have been "
+          "held by different transactions of it",
+          w->f);
+    tag(w, LS_TAG_BULLET_END);
+}
+
 void ls_write_trace_spans(const ls_writer *w, const cJSON *t, const char *lead, const char *label,
                           const char *end)
 {

@@ -143,6 +143,12 @@ void ls_write_input_notes(const ls_writer *w, const cJSON *input);
  * model does not say. */
 void ls_write_holder_state(const ls_writer *w, const cJSON *o);
 
+/* A root blocker known by its pid alone (no transaction, no xid named:
+ * ls_root_apart_xid) that lists several rows: a bullet saying they may
+ * be different transactions' (samples/blind-pl, issue 34); nothing
+ * otherwise. */
+void ls_write_root_tx_unknown(const ls_writer *w, const cJSON *root);
+
 /* The DBA's views (waits_by_lock, waiting_statements,
  * blocking_statements): each table's title, sentence and rows, or a
  * sentence saying there are none. */
