@@ -758,6 +758,7 @@ static void panel_hot_rows(FILE *f, const cJSON *model)
     {
         ls_writer w = html_writer(f);
         ls_write_wait_bounds(&w, rows);
+        ls_write_ctid_versions(&w, rows);
     }
 }
 

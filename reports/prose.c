@@ -425,6 +425,63 @@ void ls_write_wait_bounds(const ls_writer *w, const cJSON *rows)
     }
 }
 
+static int may_be_version(const cJSON *h)
+{
+    const char *ev = m_str(h, "grouped_by");
+    return ev && strstr(ev, LS_ROW_MAY_BE_VERSION) != NULL;
+}
+
+int ls_hot_rows_may_join(const cJSON *rows)
+{
+    const cJSON *h;
+    cJSON_ArrayForEach(h, rows) {
+        if (may_be_version(h))
+            return 1;
+    }
+    return 0;
+}
+
+/* A listed row known only by a ctid that may be a version of another
+ * listed row of relation `rel`. */
+static int version_of(const cJSON *h, const char *rel)
+{
+    return may_be_version(h) && m_str(h, "relation") && strcmp(m_str(h, "relation"), rel) == 0;
+}
+
+void ls_write_ctid_versions(const ls_writer *w, const cJSON *rows)
+{
+    int i, n = cJSON_GetArraySize(rows);
+    for (i = 0; i < n; i++) {
+        const cJSON *h = cJSON_GetArrayItem(rows, i), *g;
+        const char *rel = m_str(h, "relation");
+        int j, same = 0, k = 0, seen = 0;
+        if (!rel || !may_be_version(h))
+            continue;
+        /* the relation's first such row speaks for them all */
+        for (j = 0; j < i && !seen; j++)
+            seen = version_of(cJSON_GetArrayItem(rows, j), rel);
+        if (seen)
+            continue;
+        cJSON_ArrayForEach(g, rows) same += version_of(g, rel);
+        if (same < 2)
+            continue;
+        tag(w, LS_TAG_NOTE);
+        w->esc(w->f, rel, 64);
+        fputs(": ", w->f);
+        cJSON_ArrayForEach(g, rows) {
+            if (!version_of(g, rel))
+                continue;
+            fputs(k == 0 ? "" : k == same - 1 ? " and " : ", ", w->f);
+            w->esc(w->f, m_str(g, "row_key"), 64);
+            k++;
+        }
+        fputs(" are rows known only by their ctids, and may be versions of one row: an UPDATE "
+              "gives a row a new ctid, and the log names no key that tells them apart.",
+              w->f);
+        tag(w, LS_TAG_NOTE_END);
+    }
+}
+
 const char *ls_hidden_unknown_why(const cJSON *model)
 {
     const char *verdict = m_str(m_get(m_get(model, "input"), "logging"), "verdict");

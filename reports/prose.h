@@ -207,4 +207,14 @@ const char *ls_hidden_unknown_why(const cJSON *model);
  * slow lockers (hot_rows[].wait_bounds), its figures said as bounds. */
 void ls_write_wait_bounds(const ls_writer *w, const cJSON *rows);
 
+/* Does a listed hot row known only by a ctid carry LS_ROW_MAY_BE_VERSION
+ * (ls_logcover.h): the list's rows are then not all logical rows. */
+int ls_hot_rows_may_join(const cJSON *rows);
+
+/* Under the hot rows table: each relation two or more of whose listed
+ * rows are known only by ctids that may be versions of one row
+ * (LS_ROW_MAY_BE_VERSION), named with those rows (samples/blind-pl's
+ * warehouses (0,13), (0,15), (0,78): one row, warehouses id=1). */
+void ls_write_ctid_versions(const ls_writer *w, const cJSON *rows);
+
 #endif
