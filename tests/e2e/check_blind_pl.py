@@ -107,7 +107,7 @@ def own_checks(rep):
     """The checker's own checks (pl34c), beside the judge's: warehouses
     id=1, waited for as ctids (0,13), (0,15) and (0,78) with no key in the
     log, cannot be joined into one row from this log (no statement names
-    its key; (0,78) is 20 s and 60 row versions after (0,15)), so the
+    its key; (0,78) is 20 s after (0,15), no xid links them), so the
     report must say they may be versions of one row (JUDGEMENT Wrong 7):
     each one's grouped_by, and the Markdown, whose hot rows no longer
     claim to be logical rows. Fail on f96521b."""
