@@ -146,7 +146,7 @@ ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms);
  * warehouses id=1, three ctid rows).
  */
 #define LS_ROW_MAY_BE_VERSION                                                             \
-    "may be a version of another row of its relation (an UPDATE gives a row a new ctid;" \
+    "may be a version of another row of its relation (an update gives a row a new ctid;" \
     " no key in the log tells them apart)"
 
 /*
