@@ -156,6 +156,17 @@ ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms);
 #define LS_SLOWKEY_EVIDENCE "slow locking statements on one key (threshold log)"
 
 /*
+ * What the evidence (rows.grouped_by) of a row known only by its ctid
+ * ("ctid only: ...") adds when its relation has other rows
+ * (ls_ctid_row_may_be_other, decide/rowid.c): it may be a version of one
+ * of them. The reports say so under the hot rows (samples/blind-pl's
+ * warehouses id=1, three ctid rows).
+ */
+#define LS_ROW_MAY_BE_VERSION                                                             \
+    "may be a version of another row of its relation (an update gives a row a new ctid;" \
+    " no key in the log tells them apart)"
+
+/*
  * The one rule for a figure summed or averaged over holds (a path's or a
  * row's total, mean, occupied time, utilisation, hold breakdown): is it
  * unknown, `holds` holds behind it of which `timed` the log gave a length

@@ -757,6 +757,7 @@ static void panel_hot_rows(FILE *f, const cJSON *model)
     {
         ls_writer w = html_writer(f);
         ls_write_wait_bounds(&w, rows);
+        ls_write_ctid_versions(&w, rows);
     }
 }
 
@@ -1746,6 +1747,7 @@ static void panel_roots(FILE *f, const cJSON *model)
         text(f, m_str(r, "database"), 64);
         fputs("</li>\n", f);
         ls_write_bullet(&w, "Rows: ", m_str(r, "rows"), 200);
+        ls_write_root_tx_unknown(&w, r);
         ls_write_holder_state(&w, r);
         if (m_has_num(tx, "duration_ms") && m_str(tx, "split_unknown_reason")) {
             /* its end not in the log: a lower bound, its idle unknown */

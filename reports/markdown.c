@@ -785,15 +785,25 @@ static void md_table_section(FILE *f, const md_caps *caps, int section, const ch
 
 static void hot_rows(FILE *f, const cJSON *m, const md_caps *caps)
 {
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(m, "hot_rows");
     md_table_section(f, caps, LS_SEC_HOT_ROWS,
-                     "Logical rows (one row however many ctids its updates gave it), ranked by "
-                     "the total time others waited for them. Serial capacity is 1 / mean hold: "
-                     "the most transactions per second that can take the row one after another.",
-                     ls_no_hot_rows(m), &ls_tab_hot_rows,
-                     cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
+                     ls_hot_rows_may_join(rows)
+                         /* some rows known only by ctids that may be one
+                          * row's versions: not said to be logical rows */
+                         ? "Rows as the log tells them apart (a row known by its key is one row "
+                           "however many ctids its updates gave it; rows known only by ctids may "
+                           "be versions of one row, see below), ranked by the total time others "
+                           "waited for them. Serial capacity is 1 / mean hold: the most "
+                           "transactions per second that can take the row one after another."
+                         : "Logical rows (one row however many ctids its updates gave it), ranked "
+                           "by the total time others waited for them. Serial capacity is 1 / mean "
+                           "hold: the most transactions per second that can take the row one "
+                           "after another.",
+                     ls_no_hot_rows(m), &ls_tab_hot_rows, rows);
     {
         ls_writer w = md_writer(f, caps);
-        ls_write_wait_bounds(&w, cJSON_GetObjectItemCaseSensitive(m, "hot_rows"));
+        ls_write_wait_bounds(&w, rows);
+        ls_write_ctid_versions(&w, rows);
     }
 }
 
@@ -856,6 +866,7 @@ static void root_blockers(FILE *f, const cJSON *roots, const md_caps *caps)
             fputs("\n", f);
         }
         ls_write_bullet(&w, "Rows: ", m_str(r, "rows"), 200);
+        ls_write_root_tx_unknown(&w, r);
         ls_write_holder_state(&w, r);
         if (tx && m_has_num(tx, "duration_ms")) {
             /* its end not in the log: a lower bound */

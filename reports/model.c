@@ -1307,7 +1307,8 @@ static const ls_mcol root_cols[] = {
      /* in the order they were first waited for (wait_id is time order),
       * not the order a plan happens to read them in (root_rows) */
      "(SELECT group_concat(x, ', ') FROM (SELECT rr.x FROM root_rows rr"
-     "  WHERE rr.root_pid = w.root_pid AND rr.root_tx IS w.root_tx ORDER BY rr.first, rr.x))",
+     "  WHERE rr.root_pid = w.root_pid AND rr.root_tx IS w.root_tx AND rr.apart IS w.apart"
+     "  ORDER BY rr.first, rr.x))",
      LS_MC_STR},
     {"", "root_tx", LS_MC_CODE},
     /* What its hold that caused the most waiting was mostly doing. */
@@ -1330,26 +1331,28 @@ static const ls_mcol root_cols[] = {
 };
 static const ls_mquery roots_q =
     LS_MQUERY("WITH top_roots AS (SELECT w.root_pid AS root_pid, w.root_session AS root_session,"
-              " w.root_tx AS root_tx, max(w.root_xid) AS xid, count(*) AS waits,"
+              " w.root_tx AS root_tx," ROOT_APART_XID("w") " AS apart,"
+              " max(w.root_xid) AS xid, count(*) AS waits,"
               " sum(w.waited_ms) AS waiter_ms, min(w.start_ts) AS first_wait,"
               " max(coalesce(w.end_ts, w.logged_ts)) AS last_wait_end"
               " FROM lock_waits w WHERE w.root_pid IS NOT NULL AND" WAIT_FILTER("w")
-              " GROUP BY w.root_pid, w.root_session, w.root_tx"
-              " ORDER BY sum(w.waited_ms) DESC, w.root_pid LIMIT :limit),"
+              " GROUP BY w.root_pid, w.root_session, w.root_tx, apart"
+              " ORDER BY sum(w.waited_ms) DESC, w.root_pid, apart LIMIT :limit),"
               /* Every root's rows, each with its first wait, from one
                * scan of the waits: a search per root scanned them all
                * (no index has root_pid), 3.2 M SQLite VM steps for 10
                * roots on the 256 MiB bench log, 222 M for --top 1000;
                * 1.8 M and 13 M now. */
               " root_rows AS MATERIALIZED (SELECT w2.root_pid AS root_pid,"
-              " w2.root_tx AS root_tx, r.relation || ' ' || r.row_key AS x,"
+              " w2.root_tx AS root_tx," ROOT_APART_XID("w2") " AS apart,"
+              " r.relation || ' ' || r.row_key AS x,"
               " min(w2.wait_id) AS first FROM lock_waits w2 JOIN rows r ON r.row_id = w2.row_id"
               /* the top roots' alone: the others' are never read (the
                * query 7.3 M to 6.7 M SQLite VM steps at 1 GiB) */
-              " WHERE" ROOT_ROWS_OF_TOP("w2") " GROUP BY 1, 2, 3)",
+              " WHERE" ROOT_ROWS_OF_TOP("w2") " GROUP BY 1, 2, 3, 4)",
               root_cols,
               "FROM top_roots w LEFT JOIN sessions s ON s.session_id = w.root_session"
-              " ORDER BY w.waiter_ms DESC, w.root_pid");
+              " ORDER BY w.waiter_ms DESC, w.root_pid, w.apart");
 
 /* How many roots roots_q ranks (its top_roots unbounded, nothing read
  * for them): the root blockers' cut. */

@@ -35,6 +35,14 @@
 #define FIRST_WAITS_SQL                                                                    \
     "SELECT w.wait_id FROM lock_waits w WHERE" WAIT_FILTER("w") "ORDER BY w.wait_id LIMIT :limit"
 
+/* What sets a root blocker apart beside its pid, session and transaction:
+ * with no transaction known, the xid its waiters named, a process's
+ * different xids being different transactions (ls_root_apart_xid(),
+ * src/correlate/decide/link.h; samples/blind-pl's pid 9132: three
+ * transactions 20 s apart were one root listing the rows of all three).
+ * NULL where the transaction is known or no xid was named. */
+#define ROOT_APART_XID(w) " (CASE WHEN " w ".root_tx IS NULL THEN " w ".root_xid END)"
+
 /* The waits of the top roots (root blockers' root_rows, after "WITH
  * top_roots AS (...)"): those whose root transaction is a top root's, or,
  * without one, whose root pid is a top root's: a superset of the pairs
@@ -51,7 +59,8 @@
  * both), by a DISTINCT's index rather than a GROUP BY's sort of every
  * wait (2.38 -> 1.62 M SQLite VM steps at 1 GiB). */
 #define ROOTS_COUNT_SQL                                                                    \
-    "SELECT count(*) FROM (SELECT DISTINCT w.root_pid, w.root_session, w.root_tx"          \
-    " FROM lock_waits w WHERE w.root_pid IS NOT NULL AND" WAIT_FILTER("w") ")"
+    "SELECT count(*) FROM (SELECT DISTINCT w.root_pid, w.root_session, w.root_tx,"         \
+    ROOT_APART_XID("w") " FROM lock_waits w WHERE w.root_pid IS NOT NULL AND"              \
+    WAIT_FILTER("w") ")"
 
 #endif

@@ -85,6 +85,19 @@ void ls_write_bullet(const ls_writer *w, const char *label, const char *s, size_
     tag(w, LS_TAG_BULLET_END);
 }
 
+void ls_write_root_tx_unknown(const ls_writer *w, const cJSON *root)
+{
+    const cJSON *tx = cJSON_GetObjectItemCaseSensitive(root, "transaction");
+    const char *rows = m_str(root, "rows");
+    if (m_has_num(root, "xid") || (tx && !cJSON_IsNull(tx)) || !rows || !strstr(rows, ", "))
+        return;
+    tag(w, LS_TAG_BULLET);
+    fputs("Transactions unknown: the log names none of this pid's, so these rows may have been "
+          "held by different transactions of it",
+          w->f);
+    tag(w, LS_TAG_BULLET_END);
+}
+
 void ls_write_trace_spans(const ls_writer *w, const cJSON *t, const char *lead, const char *label,
                           const char *end)
 {
@@ -408,6 +421,63 @@ void ls_write_wait_bounds(const ls_writer *w, const cJSON *rows)
         ls_write_duration(w, m_num(h, "max_wait_ms"));
         fputs(". ", w->f);
         w->esc(w->f, m_str(wb, "reason"), 600);
+        tag(w, LS_TAG_NOTE_END);
+    }
+}
+
+static int may_be_version(const cJSON *h)
+{
+    const char *ev = m_str(h, "grouped_by");
+    return ev && strstr(ev, LS_ROW_MAY_BE_VERSION) != NULL;
+}
+
+int ls_hot_rows_may_join(const cJSON *rows)
+{
+    const cJSON *h;
+    cJSON_ArrayForEach(h, rows) {
+        if (may_be_version(h))
+            return 1;
+    }
+    return 0;
+}
+
+/* A listed row known only by a ctid that may be a version of another
+ * listed row of relation `rel`. */
+static int version_of(const cJSON *h, const char *rel)
+{
+    return may_be_version(h) && m_str(h, "relation") && strcmp(m_str(h, "relation"), rel) == 0;
+}
+
+void ls_write_ctid_versions(const ls_writer *w, const cJSON *rows)
+{
+    int i, n = cJSON_GetArraySize(rows);
+    for (i = 0; i < n; i++) {
+        const cJSON *h = cJSON_GetArrayItem(rows, i), *g;
+        const char *rel = m_str(h, "relation");
+        int j, same = 0, k = 0, seen = 0;
+        if (!rel || !may_be_version(h))
+            continue;
+        /* the relation's first such row speaks for them all */
+        for (j = 0; j < i && !seen; j++)
+            seen = version_of(cJSON_GetArrayItem(rows, j), rel);
+        if (seen)
+            continue;
+        cJSON_ArrayForEach(g, rows) same += version_of(g, rel);
+        if (same < 2)
+            continue;
+        tag(w, LS_TAG_NOTE);
+        w->esc(w->f, rel, 64);
+        fputs(": ", w->f);
+        cJSON_ArrayForEach(g, rows) {
+            if (!version_of(g, rel))
+                continue;
+            fputs(k == 0 ? "" : k == same - 1 ? " and " : ", ", w->f);
+            w->esc(w->f, m_str(g, "row_key"), 64);
+            k++;
+        }
+        fputs(" are rows known only by their ctids, and may be versions of one row: an UPDATE "
+              "gives a row a new ctid, and the log names no key that tells them apart.",
+              w->f);
         tag(w, LS_TAG_NOTE_END);
     }
 }

@@ -143,6 +143,12 @@ void ls_write_input_notes(const ls_writer *w, const cJSON *input);
  * model does not say. */
 void ls_write_holder_state(const ls_writer *w, const cJSON *o);
 
+/* A root blocker known by its pid alone (no transaction, no xid named:
+ * ls_root_apart_xid) that lists several rows: a bullet saying they may
+ * be different transactions' (samples/blind-pl, issue 34); nothing
+ * otherwise. */
+void ls_write_root_tx_unknown(const ls_writer *w, const cJSON *root);
+
 /* The DBA's views (waits_by_lock, waiting_statements,
  * blocking_statements): each table's title, sentence and rows, or a
  * sentence saying there are none. */
@@ -200,5 +206,15 @@ const char *ls_hidden_unknown_why(const cJSON *model);
 /* Under the hot rows table: each row a threshold log shows only by its
  * slow lockers (hot_rows[].wait_bounds), its figures said as bounds. */
 void ls_write_wait_bounds(const ls_writer *w, const cJSON *rows);
+
+/* Does a listed hot row known only by a ctid carry LS_ROW_MAY_BE_VERSION
+ * (ls_logcover.h): the list's rows are then not all logical rows. */
+int ls_hot_rows_may_join(const cJSON *rows);
+
+/* Under the hot rows table: each relation two or more of whose listed
+ * rows are known only by ctids that may be versions of one row
+ * (LS_ROW_MAY_BE_VERSION), named with those rows (samples/blind-pl's
+ * warehouses (0,13), (0,15), (0,78): one row, warehouses id=1). */
+void ls_write_ctid_versions(const ls_writer *w, const cJSON *rows);
 
 #endif

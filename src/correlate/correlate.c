@@ -1785,8 +1785,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 5 ms or more past its text's fastest run across another transaction's end
  * line of its key is taken to have queued that excess, and its key becomes a
  * row (quiet.c excess_rows, decide/quiet.c ls_quiet_excess_us; samples/
- * blind-php's products id=1, blind-java's warehouses id=4 and id=5). */
-#define CORRELATION_REV "60"
+ * blind-php's products id=1, blind-java's warehouses id=4 and id=5).
+ * 61: a ctid row beside other rows of its relation may be a version of one
+ * of them, and its evidence says so (holds.c step 8, decide/rowid.c
+ * ls_ctid_row_may_be_other; samples/blind-pl). */
+#define CORRELATION_REV "61"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -31,6 +31,7 @@
 #include "ls_sqlshape.h"
 #include "decide/idlegap.h"
 #include "decide/rowid.h"
+#include "ls_logcover.h"
 #include "decide/victim.h"
 #include "rowkey.h"
 
@@ -1553,6 +1554,54 @@ static int lock_error_names(ls_stmt *q, int64_t resolution, ls_rowkey *k)
     return ls_lock_error_names_row(ls_stmt_text_or_null(q, leq_message), statement, keyed);
 }
 
+/*
+ * Step 8: a row known only by its ctid whose relation has other rows may
+ * be a version of one of them (ls_ctid_row_may_be_other): its evidence
+ * says so, and the reports with it (samples/blind-pl's warehouses id=1,
+ * three ctid rows). Each relation's rows counted once (lock targets left
+ * out); at most one note a row, however often correlation runs.
+ */
+#define CTID_RELS_COLS(X, Q)                                                           \
+    X(Q, relation, "relation")                                                         \
+    X(Q, rows, "count(*)")                                                             \
+    X(Q, ctid_rows, "sum(substr(evidence, 1, 11) = 'ctid only: ')")
+LS_COLUMNS(crq, CTID_RELS_COLS);
+static const char ctid_rels_sql[] =
+    "SELECT " LS_SELECT_LIST(crq, CTID_RELS_COLS) " FROM row_keys"
+    " WHERE evidence IS NOT '" LS_ROW_LOCK_TARGET "' AND relation IS NOT NULL"
+    " GROUP BY relation HAVING sum(substr(evidence, 1, 11) = 'ctid only: ') > 0";
+#define CTID_NOTE_PARAMS(X, Q) X(Q, note) X(Q, rel)
+LS_PARAMS(cnp, CTID_NOTE_PARAMS);
+static const char ctid_note_sql[] =
+    "UPDATE row_keys SET evidence = evidence || '; ' || :note,"
+    " grouped_by = grouped_by || '; ' || :note"
+    " WHERE relation = :rel AND substr(evidence, 1, 11) = 'ctid only: '"
+    " AND instr(evidence, :note) = 0";
+
+static int note_ctid_versions(ls_store *s)
+{
+    ls_stmt *q = NULL, *up = NULL;
+    int rc;
+
+    if ((rc = ls_store_prepare(s, ctid_rels_sql, &q)) != 0 ||
+        (rc = ls_store_prepare_params(s, ctid_note_sql, LS_PARAM_NAMES(CTID_NOTE_PARAMS), &up)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1) {
+        const char *rel = ls_stmt_text(q, crq_relation);
+        if (!ls_ctid_row_may_be_other(1, strcmp(rel, "?") != 0, (long)ls_stmt_int64(q, crq_rows)))
+            continue;
+        ls_stmt_reset(up);
+        if ((rc = ls_stmt_bind_text(up, LS_PARAM(cnp, note), LS_ROW_MAY_BE_VERSION)) != 0 ||
+            (rc = ls_stmt_bind_text(up, LS_PARAM(cnp, rel), rel)) != 0 ||
+            (rc = ls_stmt_step(up)) < 0)
+            goto out;
+    }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(up);
+    return rc < 0 ? rc : 0;
+}
+
 int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
 {
     ls_stmt *hq = NULL;
@@ -1586,14 +1635,16 @@ int ls_correlate_rows(ls_store *s, ls_correlate_stats *stats)
         goto out;
     /* 4. Write rows. 5. Rows only a deadlock's DETAIL names. 6. Rows
      * only a serialization failure's statement names. 7. Rows only a
-     * lock timeout's statement names. */
+     * lock timeout's statement names. 8. Ctid rows that may be versions
+     * of their relation's other rows. */
     if ((rc = write_rows(s, stats)) != 0 ||
         (rc = named_rows(s, deadlock_procs_sql, deadlock_names, LS_ROW_DEADLOCK_DETAIL,
                          resolution, stats)) != 0 ||
         (rc = named_rows(s, serialization_sql, serialization_names, LS_ROW_SERIALIZATION,
                          resolution, stats)) != 0 ||
         (rc = named_rows(s, lock_error_sql, lock_error_names, LS_ROW_LOCK_ERROR, resolution,
-                         stats)) != 0)
+                         stats)) != 0 ||
+        (rc = note_ctid_versions(s)) != 0)
         goto out;
     rc = ls_store_exec_sorting(s, "CREATE INDEX IF NOT EXISTS lock_waits_row ON"
                                   " wait_rows(row_id);");

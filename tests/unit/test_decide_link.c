@@ -268,8 +268,27 @@ static void test_ends_unlogged(void)
     CHECK_INT(ls_root_tx(&root), 743);
 }
 
+/* A root blocker whose transaction is unknown is set apart by the xid its
+ * waiters named: samples/blind-pl's pid 9132 (no statement logged) was
+ * awaited as transaction 856 at 19:32:49 ("ShareLock on transaction 856",
+ * a transfer's deadlock), 1011 at 19:33:03 and 1094 at 19:33:09 (while
+ * locking tuple (0,78) in relation "warehouses"): three roots, not one. */
+static void test_root_apart_xid(void)
+{
+    CHECK_INT(ls_root_apart_xid(0, 856), 856);
+    CHECK_INT(ls_root_apart_xid(0, 1094), 1094);
+    /* the transaction known: it alone sets the root apart (one
+     * transaction, one xid) */
+    CHECK_INT(ls_root_apart_xid(7, 1094), 0);
+    /* no xid named (a chain ending at a tuple lock's queue head): the pid's
+     * waits stay one root, its transactions unknown */
+    CHECK_INT(ls_root_apart_xid(0, 0), 0);
+    CHECK_INT(ls_root_apart_xid(7, 0), 0);
+}
+
 int main(void)
 {
+    test_root_apart_xid();
     test_ends_unlogged();
     test_root_tx();
     test_root_tx_rest();

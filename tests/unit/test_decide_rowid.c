@@ -134,8 +134,23 @@ static void test_lock_error_names_row(void)
     CHECK_INT(ls_lock_error_names_row("canceling statement due to lock timeout!", upd, 1), 0);
 }
 
+/* samples/blind-pl: warehouses id=1 waited for as three ctids, none keyed
+ * (log_statement none): each may be a version of the others. */
+static void test_ctid_row_may_be_other(void)
+{
+    CHECK_INT(ls_ctid_row_may_be_other(1, 1, 3), 1);
+    CHECK_INT(ls_ctid_row_may_be_other(1, 1, 2), 1);
+    /* its relation's one row: nothing to join */
+    CHECK_INT(ls_ctid_row_may_be_other(1, 1, 1), 0);
+    /* a keyed row is its key's, however many rows its relation has */
+    CHECK_INT(ls_ctid_row_may_be_other(0, 1, 3), 0);
+    /* relation "?": the ctids may be of several relations */
+    CHECK_INT(ls_ctid_row_may_be_other(1, 0, 3), 0);
+}
+
 int main(void)
 {
+    test_ctid_row_may_be_other();
     test_row_lock();
     test_deadlock_names_row();
     test_serialization_names_row();

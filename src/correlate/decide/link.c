@@ -24,6 +24,11 @@ int64_t ls_root_tx(const ls_root_link *l)
     return l->by_time_tx;
 }
 
+int64_t ls_root_apart_xid(int64_t root_tx, int64_t root_xid)
+{
+    return root_tx ? 0 : root_xid;
+}
+
 int ls_head_wait_on(const ls_head_wait *h, int whole_seconds)
 {
     if (!whole_seconds)

@@ -47,6 +47,22 @@ int64_t ls_root_tx_linked(const ls_root_link *l);
  */
 int64_t ls_root_tx(const ls_root_link *l);
 
+/*
+ * What sets a root blocker apart beside its pid and session when its
+ * transaction is not known (root_tx 0: no statement, BEGIN or COMMIT of it
+ * is logged): the xid its waiters named (root_xid, "ShareLock on
+ * transaction N" of the chain's last link; 0 when none did). A process's
+ * different xids are different transactions, so the report lists each
+ * apart, with only the rows waited for behind it, and never one
+ * transaction holding rows another held (samples/blind-pl: pid 9132's
+ * xids 856, 1011 and 1094, two transfers and a reserve_stock 20 s apart,
+ * were one root). 0 where the transaction is known (it alone sets the
+ * root apart) or no xid was named (the pid's waits stay one root whose
+ * transactions are unknown). reports/plan_sql.h's ROOT_APART_XID is its
+ * SQL.
+ */
+int64_t ls_root_apart_xid(int64_t root_tx, int64_t root_xid);
+
 /* A tuple wait and the queue head's latest wait by then (a wait for the
  * row's transaction). */
 typedef struct ls_head_wait {

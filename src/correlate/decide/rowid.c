@@ -56,3 +56,8 @@ const char *ls_row_of_wait(const ls_row_wait *w, char *rel, size_t rel_len, char
     snprintf(key, key_len, "%s", w->target);
     return LS_ROW_LOCK_TARGET;
 }
+
+int ls_ctid_row_may_be_other(int ctid_only, int relation_known, long rows_of_relation)
+{
+    return ctid_only && relation_known && rows_of_relation >= 2;
+}

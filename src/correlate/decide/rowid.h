@@ -94,4 +94,21 @@ int ls_deadlock_names_row(const char *edge_kind, int keyed);
 const char *ls_row_of_wait(const ls_row_wait *w, char *rel, size_t rel_len, char *key,
                            size_t key_len, char *why, size_t why_len);
 
+/* What a row known only by its ctid adds to its evidence when
+ * ls_ctid_row_may_be_other() says so: LS_ROW_MAY_BE_VERSION
+ * (ls_logcover.h, which the reports read it by). */
+/*
+ * May a row known only by a ctid (ctid_only: its evidence is "ctid
+ * only: ...") be the same logical row as another row the report lists
+ * apart? A row's ctid changes with every UPDATE, so without a key, a
+ * ctid chain or any other evidence joining them, a ctid row of a relation
+ * with other rows (rows_of_relation counts it and them, lock targets
+ * left out) may be a version of any of them: samples/blind-pl's
+ * warehouses id=1, waited for as ctids (0,13), (0,15) and (0,78), none
+ * keyed (log_statement none, no parameters). Not for a relation the log
+ * did not name (relation_known 0: "?" may be several relations), nor a
+ * relation's one row.
+ */
+int ls_ctid_row_may_be_other(int ctid_only, int relation_known, long rows_of_relation);
+
 #endif
