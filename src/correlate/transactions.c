@@ -34,6 +34,7 @@
 
 #include "corr_tables.h"
 #include "between_waits.h"
+#include "bind_errors.h"
 #include "pos_tx.h"
 #include "correlate_int.h"
 #include "ls_buf.h"
@@ -3077,8 +3078,7 @@ out:
  * it a statement, and the row it failed on and its queueing for it would
  * be lost. Each error of a session, with its transaction (error_links,
  * linked above) and the session's statement row logged last before it
- * (by log position; the latest few by start, and those begun within two
- * ticks of the log's stamps before it);
+ * (BIND_ERRORS_SQL, bind_errors.h);
  * the first error after that row decides (ls_error_ended_bind()).
  */
 #define BIND_ERR_COLS(X, Q)                                                                \
@@ -3090,26 +3090,7 @@ out:
     X(Q, wait_row, "(SELECT w.row_id FROM lock_waits w WHERE w.wait_id = l.wait_id)")     \
     X(Q, last, "e.last")
 LS_COLUMNS(be, BIND_ERR_COLS);
-static const char bind_errors_sql[] =
-    "SELECT " LS_SELECT_LIST(be, BIND_ERR_COLS) " FROM (SELECT x.*,"
-    " (SELECT max(c.stmt_id) FROM (SELECT * FROM (SELECT r.stmt_id FROM stmt_rows r"
-    "  WHERE r.session_id = x.session_id AND r.start_ts <= x.ts"
-    "  AND " POS_BEFORE("r.file_id", "r.line", "x.file_id", "x.line")
-    "  ORDER BY r.start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ")"
-    /* and every row that began within two ticks (:window) before it: a start
-     * derived as its stamp less its duration puts a bind line of 81 us
-     * behind 32 lines of 1 us stamped in the same second
-     * (samples/blind-java, line 3397 before the error at 3669) */
-    "  UNION ALL SELECT r.stmt_id FROM stmt_rows r"
-    "  WHERE r.session_id = x.session_id AND r.start_ts <= x.ts AND r.start_ts >= x.ts - :window"
-    "  AND " POS_BEFORE("r.file_id", "r.line", "x.file_id", "x.line") ") c) AS last"
-    " FROM errors x WHERE x.session_id IS NOT NULL AND x.file_id IS NOT NULL"
-    " AND x.line IS NOT NULL) e"
-    /* every error counts for which came first; only one in a
-     * transaction notes a lock */
-    " LEFT JOIN error_links l ON l.error_id = e.error_id"
-    " LEFT JOIN transactions t ON t.tx_id = l.tx_id"
-    " WHERE e.last IS NOT NULL ORDER BY e.last, e.file_id, e.line";
+static const char bind_errors_sql[] = BIND_ERRORS_SQL(LS_SELECT_LIST(be, BIND_ERR_COLS));
 #define BIND_ERR_PARAMS(X, Q) X(Q, window)
 LS_PARAMS(bep, BIND_ERR_PARAMS);
 static const char bind_row_sql[] = LOCK_STMTS_FROM("r.stmt_id = :stmt");
@@ -3218,10 +3199,14 @@ static int bind_failures(ls_store *s, tx_pass *p)
                                       &held)) != 0)
         goto out;
     while ((rc = ls_stmt_step(e)) == 1) {
-        int64_t last = ls_stmt_int64(e, be_last), verb, bind_ts;
-        int first = last != prev;
+        int64_t last, verb, bind_ts;
+        int first;
         ls_last_line kind;
         stmt_text st;
+        if (ls_stmt_isnull(e, be_last))
+            continue; /* no statement row of its session before it */
+        last = ls_stmt_int64(e, be_last);
+        first = last != prev;
         prev = last;
         if (!first)
             continue; /* a later error after the same row: the first ended it */
