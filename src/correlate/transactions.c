@@ -331,21 +331,12 @@ static const char first_pos_sql[] =
     " WHERE r.stmt_id = transactions.first_stmt)"
     " WHERE first_pos IS NULL AND session_id IS NOT NULL;";
 
-/* A transaction's holds by row, made before the pass writes a hold: the
- * holds come in tx_id order (each transaction's as it is stored), so the
- * index grows at its end, at about 3 VM steps a hold, where a CREATE
- * INDEX after them read and sorted every hold again (issue 38: 4.27 M VM
- * steps on the 1 GiB bench store, the same CPU). */
-static const char holds_tx_index_sql[] =
-    "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows(tx_id, row_id);";
-
 /* Indexes the links below probe (holds_row: a tuple wait's row holder;
  * later passes use it too). */
 static const char link_index_sql[] =
     "CREATE INDEX IF NOT EXISTS transactions_session ON transactions(session_id, start_ts);"
     "CREATE INDEX IF NOT EXISTS transactions_xid ON transactions(xid) WHERE xid IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS errors_session ON errors(session_id, ts);"
-    /* made before the holds (holds_tx_index_sql): IF NOT EXISTS, no work */
     "CREATE INDEX IF NOT EXISTS holds_tx_row ON hold_rows(tx_id, row_id);"
     "CREATE INDEX IF NOT EXISTS transactions_session_stmt ON transactions(session_id, first_stmt);"
     POS_TX_INDEX_SQL
@@ -3309,7 +3300,7 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     int rc, subsecond, cuts, keys, ends_unlogged = 0;
 
     memset(&p, 0, sizeof(p));
-    if ((rc = interest_waits(s)) != 0 || (rc = ls_store_exec(s, holds_tx_index_sql)) != 0 || (rc = tx_pass_load(s, &p)) != 0 ||
+    if ((rc = interest_waits(s)) != 0 || (rc = tx_pass_load(s, &p)) != 0 ||
         (rc = ls_store_prepare_params(s, session_sql, LS_PARAM_NAMES(SESSION_PARAMS), &sq)) != 0 ||
         (rc = ls_store_prepare(s, insert_tx_sql, &p.ins)) != 0 ||
         (rc = ls_store_prepare(s, insert_hold_sql, &p.hold)) != 0 ||
