@@ -34,6 +34,7 @@
 
 #include "corr_tables.h"
 #include "between_waits.h"
+#include "bind_errors.h"
 #include "pos_tx.h"
 #include "correlate_int.h"
 #include "ls_buf.h"
@@ -49,14 +50,67 @@
 #include "rowkey.h"
 #include "textcache.h"
 
+/* The sessions of interest: those of the lock errors and deadlock
+ * victims here, those of the waits (waiter, blocker, root) by
+ * interest_waits(). */
 static const char interest_sql[] =
     "DROP TABLE IF EXISTS temp.interest;"
     "CREATE TEMP TABLE interest(session_id INTEGER PRIMARY KEY);"
-    "INSERT OR IGNORE INTO interest SELECT session_id FROM lock_waits WHERE session_id IS NOT NULL"
-    " UNION SELECT blocker_session FROM lock_waits WHERE blocker_session IS NOT NULL"
-    " UNION SELECT root_session FROM lock_waits WHERE root_session IS NOT NULL"
-    " UNION SELECT session_id FROM errors WHERE class NOT IN ('other') AND session_id IS NOT NULL"
+    "INSERT OR IGNORE INTO interest"
+    " SELECT session_id FROM errors WHERE class NOT IN ('other') AND session_id IS NOT NULL"
     " UNION SELECT victim_session FROM deadlocks WHERE victim_session IS NOT NULL;";
+/* Each wait's sessions, read once (issue 38: a UNION of three scans of the
+ * view, one a column, was 2.2 M VM steps on the 1 GiB bench store). */
+#define INTEREST_COLS(X, Q)                                                                \
+    X(Q, session_id, "session_id")                                                        \
+    X(Q, blocker_session, "blocker_session")                                              \
+    X(Q, root_session, "root_session")
+LS_COLUMNS(iw, INTEREST_COLS);
+static const char interest_waits_sql[] =
+    "SELECT " LS_SELECT_LIST(iw, INTEREST_COLS) " FROM lock_waits";
+static const char interest_add_sql[] = "INSERT OR IGNORE INTO temp.interest VALUES (:session)";
+#define INTEREST_ADD_PARAMS(X, Q) X(Q, session)
+LS_PARAMS(iap, INTEREST_ADD_PARAMS);
+#define INTEREST_SEEN 256 /* sessions added lately, direct-mapped: most waits repeat them */
+
+/* temp.interest: interest_sql, then each wait's sessions (a session
+ * added lately is not added again; INSERT OR IGNORE keeps the rest). */
+static int interest_waits(ls_store *s)
+{
+    static const int cols[] = {iw_session_id, iw_blocker_session, iw_root_session};
+    int64_t seen[INTEREST_SEEN];
+    ls_stmt *q = NULL, *add = NULL;
+    size_t i;
+    int rc;
+
+    for (i = 0; i < INTEREST_SEEN; i++)
+        seen[i] = INT64_MIN; /* none */
+    if ((rc = ls_store_exec(s, interest_sql)) != 0 ||
+        (rc = ls_store_prepare(s, interest_waits_sql, &q)) != 0 ||
+        (rc = ls_store_prepare_params(s, interest_add_sql, LS_PARAM_NAMES(INTEREST_ADD_PARAMS),
+                                      &add)) != 0)
+        goto out;
+    while ((rc = ls_stmt_step(q)) == 1)
+        for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+            int64_t id;
+            size_t slot;
+            if (ls_stmt_isnull(q, cols[i]))
+                continue;
+            id = ls_stmt_int64(q, cols[i]);
+            slot = (size_t)((uint64_t)id % INTEREST_SEEN);
+            if (seen[slot] == id)
+                continue;
+            ls_stmt_reset(add);
+            if ((rc = ls_stmt_bind_int64(add, LS_PARAM(iap, session), id)) != 0 ||
+                (rc = ls_stmt_step(add)) < 0)
+                goto out;
+            seen[slot] = id;
+        }
+out:
+    ls_stmt_finalize(q);
+    ls_stmt_finalize(add);
+    return rc < 0 ? rc : 0;
+}
 
 /* Every statement once, in log order (the table's own order: no sort);
  * each session's state is kept while it has a transaction open. */
@@ -3078,8 +3132,7 @@ out:
  * it a statement, and the row it failed on and its queueing for it would
  * be lost. Each error of a session, with its transaction (error_links,
  * linked above) and the session's statement row logged last before it
- * (by log position; the latest few by start, and those begun within two
- * ticks of the log's stamps before it);
+ * (BIND_ERRORS_SQL, bind_errors.h);
  * the first error after that row decides (ls_error_ended_bind()).
  */
 #define BIND_ERR_COLS(X, Q)                                                                \
@@ -3091,26 +3144,7 @@ out:
     X(Q, wait_row, "(SELECT w.row_id FROM lock_waits w WHERE w.wait_id = l.wait_id)")     \
     X(Q, last, "e.last")
 LS_COLUMNS(be, BIND_ERR_COLS);
-static const char bind_errors_sql[] =
-    "SELECT " LS_SELECT_LIST(be, BIND_ERR_COLS) " FROM (SELECT x.*,"
-    " (SELECT max(c.stmt_id) FROM (SELECT * FROM (SELECT r.stmt_id FROM stmt_rows r"
-    "  WHERE r.session_id = x.session_id AND r.start_ts <= x.ts"
-    "  AND " POS_BEFORE("r.file_id", "r.line", "x.file_id", "x.line")
-    "  ORDER BY r.start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE) ")"
-    /* and every row that began within two ticks (:window) before it: a start
-     * derived as its stamp less its duration puts a bind line of 81 us
-     * behind 32 lines of 1 us stamped in the same second
-     * (samples/blind-java, line 3397 before the error at 3669) */
-    "  UNION ALL SELECT r.stmt_id FROM stmt_rows r"
-    "  WHERE r.session_id = x.session_id AND r.start_ts <= x.ts AND r.start_ts >= x.ts - :window"
-    "  AND " POS_BEFORE("r.file_id", "r.line", "x.file_id", "x.line") ") c) AS last"
-    " FROM errors x WHERE x.session_id IS NOT NULL AND x.file_id IS NOT NULL"
-    " AND x.line IS NOT NULL) e"
-    /* every error counts for which came first; only one in a
-     * transaction notes a lock */
-    " LEFT JOIN error_links l ON l.error_id = e.error_id"
-    " LEFT JOIN transactions t ON t.tx_id = l.tx_id"
-    " WHERE e.last IS NOT NULL ORDER BY e.last, e.file_id, e.line";
+static const char bind_errors_sql[] = BIND_ERRORS_SQL(LS_SELECT_LIST(be, BIND_ERR_COLS));
 #define BIND_ERR_PARAMS(X, Q) X(Q, window)
 LS_PARAMS(bep, BIND_ERR_PARAMS);
 static const char bind_row_sql[] = LOCK_STMTS_FROM("r.stmt_id = :stmt");
@@ -3219,10 +3253,14 @@ static int bind_failures(ls_store *s, tx_pass *p)
                                       &held)) != 0)
         goto out;
     while ((rc = ls_stmt_step(e)) == 1) {
-        int64_t last = ls_stmt_int64(e, be_last), verb, bind_ts;
-        int first = last != prev;
+        int64_t last, verb, bind_ts;
+        int first;
         ls_last_line kind;
         stmt_text st;
+        if (ls_stmt_isnull(e, be_last))
+            continue; /* no statement row of its session before it */
+        last = ls_stmt_int64(e, be_last);
+        first = last != prev;
         prev = last;
         if (!first)
             continue; /* a later error after the same row: the first ended it */
@@ -3263,7 +3301,7 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
     int rc, subsecond, cuts, keys, ends_unlogged = 0;
 
     memset(&p, 0, sizeof(p));
-    if ((rc = ls_store_exec(s, interest_sql)) != 0 || (rc = tx_pass_load(s, &p)) != 0 ||
+    if ((rc = interest_waits(s)) != 0 || (rc = tx_pass_load(s, &p)) != 0 ||
         (rc = ls_store_prepare_params(s, session_sql, LS_PARAM_NAMES(SESSION_PARAMS), &sq)) != 0 ||
         (rc = ls_store_prepare(s, insert_tx_sql, &p.ins)) != 0 ||
         (rc = ls_store_prepare(s, insert_hold_sql, &p.hold)) != 0 ||
