@@ -78,12 +78,13 @@
  * pgbench log): the victim's wait is its process's last deadlock wait at
  * or before the deadlock's line, found by a running count over the
  * process's deadlock waits and deadlocks in line order (lc_k, lc_g,
- * lc_d), not a probe of all the process's waits; the edges are probed on
- * deadlock_edges_waiter (correlate.c's index pass); `+hs.row_id` keeps
- * the survivor's holds on hold_final_tx (a transaction's few holds), not
- * hold_final_row (all of a hot row's holds); and each side's label is
- * read by tx_code's key (lc_t, lc_l, lc_m), never by a join of two
- * unindexed CTEs. test_lockorder checks the steps grow linearly.
+ * lc_dv, made once per pass into temp.lc_victims), not a probe of all
+ * the process's waits; the edges are probed on deadlock_edges_waiter
+ * (correlate.c's index pass); `+hs.row_id` keeps the survivor's holds on
+ * hold_final_tx (a transaction's few holds), not hold_final_row (all of
+ * a hot row's holds); and each side's label is read by tx_code's key
+ * (lc_t, lc_l, lc_m), never by a join of two unindexed CTEs.
+ * test_lockorder checks the steps grow linearly.
  */
 /* Each deadlock's victim's wait (pid, deadlock_id, ts, kind, wait_id): a
  * pid's waits and deadlocks in a file numbered in line order, the wait a
@@ -212,15 +213,6 @@
     " WHERE waiter_tx IS NOT NULL AND " LS_DL_SELF_TX_OPEN("waiter_tx")                            \
     " UNION ALL SELECT deadlock_id, relation, holder_tx FROM lc_w"                                 \
     " WHERE holder_tx IS NOT NULL AND " LS_DL_SELF_TX_OPEN("holder_tx") ";"
-/* temp.dl_self (dlprocs.c): the deadlocks whose DETAIL alone shows one
- * statement's rows locked in inconsistent order, and their transactions;
- * LS_DL_SELF_WAIT_TX_SQL joins it by deadlock (without the index, a scan
- * of it per deadlock: 3.2 M SQLite VM steps of the findings pass at 1 GiB,
- * tests/unit/test_dlself.c checks the plan). */
-#define LS_DL_SELF_DDL                                                                             \
-    "CREATE TEMP TABLE IF NOT EXISTS dl_self(deadlock_id INTEGER, relation TEXT,"                  \
-    " tx_id INTEGER);"                                                                             \
-    " CREATE INDEX IF NOT EXISTS temp.dl_self_deadlock ON dl_self(deadlock_id);"
 /* ... and only a transaction whose end the log does not show before the
  * deadlock (a millisecond's tick: this is not run on whole-second logs):
  * a cycle's transactions were open at it. On a threshold log behind a
@@ -233,5 +225,15 @@
     "NOT EXISTS (SELECT 1 FROM transactions t WHERE t.tx_id = " TX                                 \
     " AND t.outcome IN ('commit', 'rollback', 'aborted') AND t.end_ts IS NOT NULL"                 \
     " AND t.end_ts < ts - " LS_SQL_INT(LS_MILLISECOND_US) ")"
+
+/* temp.dl_self (dlprocs.c): the deadlocks whose DETAIL alone shows one
+ * statement's rows locked in inconsistent order, and their transactions;
+ * LS_DL_SELF_WAIT_TX_SQL joins it by deadlock (without the index, a scan
+ * of it per deadlock: 3.2 M SQLite VM steps of the findings pass at 1 GiB,
+ * tests/unit/test_dlself.c checks the plan). */
+#define LS_DL_SELF_DDL                                                                             \
+    "CREATE TEMP TABLE IF NOT EXISTS dl_self(deadlock_id INTEGER, relation TEXT,"                  \
+    " tx_id INTEGER);"                                                                             \
+    " CREATE INDEX IF NOT EXISTS temp.dl_self_deadlock ON dl_self(deadlock_id);"
 
 #endif
