@@ -55,9 +55,9 @@ static const char create_sql[] =
      * deadlock's victim and the holder of the victim's wait lc_d gives it;
      * a longer cycle's other processes are read by no one, and their
      * lookups were 2 in 5 of this pass's on a pgbench log */
-    "CREATE TEMP TABLE IF NOT EXISTS dl_self(deadlock_id INTEGER, relation TEXT,"
-    " tx_id INTEGER);"
+    LS_DL_SELF_DDL
     "DELETE FROM temp.dl_self;"
+    LS_LOCK_CYCLES_VICTIMS_SQL /* the victims' waits, once for the pass's three readers */
     "DROP TABLE IF EXISTS temp.dl_sides;"
     "CREATE TEMP TABLE dl_sides(deadlock_id INTEGER, pid INTEGER,"
     " PRIMARY KEY(deadlock_id, pid)) WITHOUT ROWID;"
@@ -207,9 +207,7 @@ LS_PARAMS(frp, FIND_ROW_PARAMS);
     X(Q, stmt_id, "stmt_id")                                                 \
     X(Q, text_id, "text_id")                                                 \
     X(Q, start_ts, "start_ts")                                               \
-    X(Q, end_ts, "CASE WHEN dur_us IS NULL THEN -1 ELSE start_ts + dur_us END")  \
-    X(Q, params, LS_STMT_REF("stmt_rows", "params"))                          \
-    X(Q, prepare, "prepare")
+    X(Q, end_ts, "CASE WHEN dur_us IS NULL THEN -1 ELSE start_ts + dur_us END")
 LS_COLUMNS(sq, STMT_COLS);
 static const char stmts_sql[] =
     "SELECT " LS_SELECT_LIST(sq, STMT_COLS) " FROM stmt_rows WHERE session_id = :session"
@@ -217,6 +215,18 @@ static const char stmts_sql[] =
     " ORDER BY start_ts DESC LIMIT " LS_SQL_INT(LS_POS_CANDIDATES_WHOLE);
 #define STMTS_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, res)
 LS_PARAMS(stp, STMTS_PARAMS);
+/* The parameters of the one found (issue 38: read with each candidate,
+ * a parameter list's reference followed for each, where most processes'
+ * statements are not among them, they were a fifth of stmts_sql's 6.5 M
+ * SQLite VM steps at 1 GiB). */
+#define STMT_ARGS_COLS(X, Q)                                                 \
+    X(Q, params, LS_STMT_REF("stmt_rows", "params"))                          \
+    X(Q, prepare, "prepare")
+LS_COLUMNS(sa, STMT_ARGS_COLS);
+static const char stmt_args_sql[] =
+    "SELECT " LS_SELECT_LIST(sa, STMT_ARGS_COLS) " FROM stmt_rows WHERE stmt_id = :id";
+#define STMT_ARGS_PARAMS(X, Q) X(Q, id)
+LS_PARAMS(sap, STMT_ARGS_PARAMS);
 
 /* The session's (:session) transaction holding statement :stmt
  * (transactions_session_stmt), the latest begun by it ... */
@@ -238,7 +248,7 @@ static const char insert_sql[] =
 LS_PARAMS(dip, INSERT_PARAMS);
 
 typedef struct dp_q {
-    ls_stmt *row, *stmts, *tx, *last, *ins;
+    ls_stmt *row, *stmts, *args, *tx, *last, *ins;
     int64_t res;
 } dp_q;
 
@@ -274,8 +284,8 @@ static int proc_row(dp_q *c, ls_stmt *q, const char *params, const char *prepare
 }
 
 /* The logged statement of process q's session running its DETAIL
- * statement when the deadlock was written (*stmt, 0: none), left on
- * c->stmts' row for its parameters; c->stmts is reset by the caller. */
+ * statement when the deadlock was written (*stmt, 0: none); c->stmts is
+ * reset by the caller. */
 static int proc_stmt(dp_q *c, ls_stmt *q, int64_t *stmt)
 {
     int64_t ts = ls_stmt_int64(q, pq_ts), text = ls_stmt_int64(q, pq_text_id);
@@ -346,6 +356,8 @@ int ls_deadlock_proc_rows(ls_store *s)
         (rc = ls_store_prepare_params(s, find_row_sql, LS_PARAM_NAMES(FIND_ROW_PARAMS), &c.row)) !=
             0 ||
         (rc = ls_store_prepare_params(s, stmts_sql, LS_PARAM_NAMES(STMTS_PARAMS), &c.stmts)) != 0 ||
+        (rc = ls_store_prepare_params(s, stmt_args_sql, LS_PARAM_NAMES(STMT_ARGS_PARAMS),
+                                      &c.args)) != 0 ||
         (rc = ls_store_prepare_params(s, tx_of_sql, LS_PARAM_NAMES(TX_OF_PARAMS), &c.tx)) != 0 ||
         (rc = ls_store_prepare_params(s, tx_last_sql, LS_PARAM_NAMES(TX_LAST_PARAMS), &c.last)) !=
             0 ||
@@ -353,12 +365,22 @@ int ls_deadlock_proc_rows(ls_store *s)
         goto out;
     while ((rc = ls_stmt_step(q)) == 1) {
         int64_t row, tx, stmt;
-        if ((rc = proc_stmt(&c, q, &stmt)) != 0 ||
-            (rc = proc_row(&c, q, stmt && !c.res ? ls_stmt_text_or_null(c.stmts, sq_params) : NULL,
-                           stmt && !c.res ? ls_stmt_text_or_null(c.stmts, sq_prepare) : NULL,
-                           &row)) != 0)
+        int args = 0;
+        if ((rc = proc_stmt(&c, q, &stmt)) != 0)
             goto out;
         ls_stmt_reset(c.stmts);
+        if (stmt && !c.res) {
+            ls_stmt_reset(c.args);
+            if ((rc = ls_stmt_bind_int64(c.args, LS_PARAM(sap, id), stmt)) != 0 ||
+                (rc = ls_stmt_step(c.args)) < 0)
+                goto out;
+            args = rc == 1;
+        }
+        rc = proc_row(&c, q, args ? ls_stmt_text_or_null(c.args, sa_params) : NULL,
+                      args ? ls_stmt_text_or_null(c.args, sa_prepare) : NULL, &row);
+        ls_stmt_reset(c.args);
+        if (rc != 0)
+            goto out;
         if ((rc = proc_tx(&c, q, stmt, &tx)) != 0)
             goto out;
         if (!row && !tx && ls_stmt_isnull(q, pq_span_tx))
@@ -388,6 +410,7 @@ out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(c.row);
     ls_stmt_finalize(c.stmts);
+    ls_stmt_finalize(c.args);
     ls_stmt_finalize(c.tx);
     ls_stmt_finalize(c.last);
     ls_stmt_finalize(c.ins);

@@ -34,22 +34,10 @@
 #include "ls_logcover.h"
 #include "decide/victim.h"
 #include "rowkey.h"
+#include "rowstats_sql.h"
 
-/* Each row's waits, in one pass over them grouped by row (issue 38: one
- * subquery per column and row read the waits six times); a row no wait is
- * keyed to (a deadlock's) has waits 0 and the rest NULL, as count(*) and
- * the other aggregates of no rows say. The pass made row_keys' rows with
- * these columns NULL. */
-static const char row_stats_sql[] =
-    "UPDATE row_keys SET waits = a.n, total_wait_ms = a.total_ms, max_wait_ms = a.max_ms,"
-    " longest_chain = a.chain, first_ts = a.first_ts, last_ts = a.last_ts,"
-    " ctids = (SELECT group_concat(ctid, ' ') FROM (SELECT DISTINCT ctid FROM lock_waits w"
-    "          WHERE w.row_id = row_keys.row_id AND ctid IS NOT NULL ORDER BY ctid))"
-    " FROM (SELECT row_id, count(*) AS n, sum(waited_ms) AS total_ms, max(waited_ms) AS max_ms,"
-    "  max(chain_depth) AS chain, min(start_ts) AS first_ts,"
-    "  max(coalesce(end_ts, logged_ts)) AS last_ts FROM lock_waits WHERE row_id IS NOT NULL"
-    "  GROUP BY row_id) a WHERE row_keys.row_id = a.row_id;"
-    "UPDATE row_keys SET waits = 0 WHERE waits IS NULL;";
+/* Each row's waits (rowstats_sql.h). */
+static const char row_stats_sql[] = LS_ROW_STATS_SQL LS_ROW_CTIDS_SQL LS_ROW_NO_WAITS_SQL;
 
 /* ---- logical rows ---- */
 

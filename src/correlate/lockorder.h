@@ -78,28 +78,46 @@
  * pgbench log): the victim's wait is its process's last deadlock wait at
  * or before the deadlock's line, found by a running count over the
  * process's deadlock waits and deadlocks in line order (lc_k, lc_g,
- * lc_d), not a probe of all the process's waits; the edges are probed on
- * deadlock_edges_waiter (correlate.c's index pass); `+hs.row_id` keeps
- * the survivor's holds on hold_final_tx (a transaction's few holds), not
- * hold_final_row (all of a hot row's holds); and each side's label is
- * read by tx_code's key (lc_t, lc_l, lc_m), never by a join of two
- * unindexed CTEs. test_lockorder checks the steps grow linearly.
+ * lc_dv, made once per pass into temp.lc_victims), not a probe of all
+ * the process's waits; the edges are probed on deadlock_edges_waiter
+ * (correlate.c's index pass); `+hs.row_id` keeps the survivor's holds on
+ * hold_final_tx (a transaction's few holds), not hold_final_row (all of
+ * a hot row's holds); and each side's label is read by tx_code's key
+ * (lc_t, lc_l, lc_m), never by a join of two unindexed CTEs.
+ * test_lockorder checks the steps grow linearly.
  */
-/* lc_d (pid, deadlock_id, ts, kind, wait_id): each deadlock d for which
- * cond holds, with its victim's wait (a pid's waits and deadlocks in a
- * file are numbered in line order, so which wait a deadlock gets does not
- * depend on cond); dlprocs.c reads it too. */
-#define LS_LOCK_CYCLES_WAITS(cond)                                                          \
+/* Each deadlock's victim's wait (pid, deadlock_id, ts, kind, wait_id): a
+ * pid's waits and deadlocks in a file numbered in line order, the wait a
+ * deadlock gets the last of its victim's deadlock waits at or before its
+ * line (NULL: none). Made once per findings pass into temp.lc_victims
+ * (LS_LOCK_CYCLES_VICTIMS_SQL, dlprocs.c), which the lock cycles, the
+ * DETAIL cycles' transactions and dl_sides read (issue 38: the window
+ * functions over every deadlock wait were 1.75 M SQLite VM steps at
+ * 1 GiB, run by each of the three). */
+#define LS_LOCK_CYCLES_VICTIMS_WITH                                                          \
     "lc_x AS (SELECT wait_id, pid, file_id, line FROM lock_wait_rows"                        \
     "  WHERE outcome = 'deadlock' AND pid IS NOT NULL AND file_id IS NOT NULL"                \
     "  AND line IS NOT NULL),"                                                                \
     " lc_k AS (SELECT pid, file_id, line, 0 AS kind, wait_id, NULL AS deadlock_id,"           \
     "  NULL AS ts FROM lc_x UNION ALL SELECT d.victim_pid, d.file_id, d.line, 1, NULL,"       \
-    "  d.deadlock_id, d.ts FROM deadlocks d WHERE " cond "),"                                 \
+    "  d.deadlock_id, d.ts FROM deadlocks d),"                                                \
     " lc_g AS (SELECT *, count(wait_id) OVER (PARTITION BY pid, file_id ORDER BY line, kind"  \
     "  ROWS UNBOUNDED PRECEDING) AS grp FROM lc_k),"                                          \
-    " lc_d AS (SELECT * FROM (SELECT pid, deadlock_id, ts, kind, max(wait_id) OVER"           \
+    " lc_dv AS (SELECT * FROM (SELECT pid, deadlock_id, ts, kind, max(wait_id) OVER"          \
     "  (PARTITION BY pid, file_id, grp) AS wait_id FROM lc_g) WHERE kind = 1)"
+#define LS_LOCK_CYCLES_VICTIMS_SQL                                                           \
+    "DROP TABLE IF EXISTS temp.lc_victims;"                                                  \
+    " CREATE TEMP TABLE lc_victims(deadlock_id INTEGER PRIMARY KEY, pid INTEGER,"            \
+    "  ts INTEGER, kind INTEGER, wait_id INTEGER);"                                           \
+    " WITH " LS_LOCK_CYCLES_VICTIMS_WITH " INSERT INTO temp.lc_victims(deadlock_id, pid, ts,"  \
+    "  kind, wait_id) SELECT deadlock_id, pid, ts, kind, wait_id FROM lc_dv;"
+/* lc_d (pid, deadlock_id, ts, kind, wait_id): each deadlock d for which
+ * cond holds, with its victim's wait (temp.lc_victims: which wait a
+ * deadlock gets does not depend on cond); dlprocs.c reads it too. */
+#define LS_LOCK_CYCLES_WAITS(cond)                                                          \
+    "lc_d AS (SELECT v.pid AS pid, v.deadlock_id AS deadlock_id, v.ts AS ts,"                \
+    "  v.kind AS kind, v.wait_id AS wait_id FROM temp.lc_victims v"                          \
+    "  JOIN deadlocks d ON d.deadlock_id = v.deadlock_id WHERE " cond ")"
 /* LS_LOCK_CYCLES_WHERE(cond) is LS_LOCK_CYCLES_HEAD(cond) "," LS_LOCK_CYCLES_TAIL:
  * two string literals each within the length C11 compilers must take
  * (findings.c joins them at run time, its ls_fnd_expand's %W). */
@@ -207,5 +225,15 @@
     "NOT EXISTS (SELECT 1 FROM transactions t WHERE t.tx_id = " TX                                 \
     " AND t.outcome IN ('commit', 'rollback', 'aborted') AND t.end_ts IS NOT NULL"                 \
     " AND t.end_ts < ts - " LS_SQL_INT(LS_MILLISECOND_US) ")"
+
+/* temp.dl_self (dlprocs.c): the deadlocks whose DETAIL alone shows one
+ * statement's rows locked in inconsistent order, and their transactions;
+ * LS_DL_SELF_WAIT_TX_SQL joins it by deadlock (without the index, a scan
+ * of it per deadlock: 3.2 M SQLite VM steps of the findings pass at 1 GiB,
+ * tests/unit/test_dlself.c checks the plan). */
+#define LS_DL_SELF_DDL                                                                             \
+    "CREATE TEMP TABLE IF NOT EXISTS dl_self(deadlock_id INTEGER, relation TEXT,"                  \
+    " tx_id INTEGER);"                                                                             \
+    " CREATE INDEX IF NOT EXISTS temp.dl_self_deadlock ON dl_self(deadlock_id);"
 
 #endif

@@ -61,7 +61,7 @@ static const char schema_sql[] =
     "CREATE TABLE tx_code(tx_id INTEGER PRIMARY KEY, label TEXT);"
     "CREATE TEMP TABLE dl_procs(deadlock_id INTEGER, pid INTEGER, row_id INTEGER,"
     " tx_id INTEGER, span_tx INTEGER, PRIMARY KEY(deadlock_id, pid));"
-    "CREATE TEMP TABLE dl_self(deadlock_id INTEGER, relation TEXT, tx_id INTEGER);"
+    LS_DL_SELF_DDL
     "CREATE TABLE row_keys(row_id INTEGER PRIMARY KEY, relation TEXT, row_key TEXT);"
     "INSERT INTO row_keys VALUES (1, 'accounts', 'aid=1'), (2, 'accounts', 'aid=2'),"
     " (3, 'accounts', 'aid=3'), (4, 'branches', 'bid=1');";
@@ -164,6 +164,9 @@ static long lock_cycles_steps(int n, int with)
         sqlite3_exec(db, schema_sql, NULL, NULL, NULL) != SQLITE_OK || exec_per_deadlock(db, n, with) ||
         sqlite3_exec(db, "ANALYZE", NULL, NULL, NULL) != SQLITE_OK)
         goto done;
+    /* the victims' waits, as dlprocs.c makes them before the query */
+    if (sqlite3_exec(db, LS_LOCK_CYCLES_VICTIMS_SQL, NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
     sql = cycles_query();
     if (!sql || sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
         fprintf(stderr, "prepare: %s\n", sqlite3_errmsg(db));
@@ -256,6 +259,9 @@ static int three_cycle(int wanted, int *longer)
         if (!wait || sqlite3_exec(db, wait, NULL, NULL, NULL) != SQLITE_OK)
             goto done;
     }
+    /* the victims' waits, as dlprocs.c makes them before the query */
+    if (sqlite3_exec(db, LS_LOCK_CYCLES_VICTIMS_SQL, NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
     sql = cycles_query();
     if (!sql || sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
         fprintf(stderr, "prepare: %s\n", sqlite3_errmsg(db));
@@ -336,6 +342,9 @@ static long detail_cycles(int n, const char *const *labels, int nlabels, char *l
             goto done;
     }
     if (sqlite3_exec(db, "ANALYZE", NULL, NULL, NULL) != SQLITE_OK)
+        goto done;
+    /* the victims' waits, as dlprocs.c makes them before the query */
+    if (sqlite3_exec(db, LS_LOCK_CYCLES_VICTIMS_SQL, NULL, NULL, NULL) != SQLITE_OK)
         goto done;
     sql = cycles_query();
     if (!sql || sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
