@@ -137,8 +137,8 @@ static const char failed_params_sql[] =
     X(Q, stmt_id, "st.stmt_id")                                                           \
     X(Q, start_ts, "st.start_ts")                                                         \
     X(Q, dur_us, "st.dur_us")                                                             \
-    X(Q, file_id, "coalesce(st.file_id, 0)")                                              \
-    X(Q, line, "coalesce(st.line, 0)")                                                    \
+    X(Q, file_id, "st.file_id") /* NULL read as 0 */                                       \
+    X(Q, line, "st.line")                                                                 \
     X(Q, text_id, "st.text_id")                                                           \
     X(Q, params, LS_STMT_REF("st", "params"))
 LS_COLUMNS(af, AFTER_COLS);
