@@ -30,6 +30,7 @@
 #include "decide/retry.h"
 #include "decide/tolerances.h"
 #include "retry_gap.h"
+#include "textcache.h"
 #include "ls_buf.h"
 #include "ls_columns.h"
 #include "ls_params.h"
@@ -135,22 +136,27 @@ static const char failed_params_sql[] =
 #define AFTER_COLS(X, Q)                                                                   \
     X(Q, stmt_id, "st.stmt_id")                                                           \
     X(Q, start_ts, "st.start_ts")                                                         \
-    X(Q, log_ts, "st.log_ts")                                                             \
-    X(Q, file_id, "coalesce(st.file_id, 0)")                                              \
-    X(Q, line, "coalesce(st.line, 0)")                                                    \
-    X(Q, text, "st.text")                                                                 \
-    X(Q, params, "st.params")
+    X(Q, dur_us, "st.dur_us")                                                             \
+    X(Q, file_id, "st.file_id") /* NULL read as 0 */                                       \
+    X(Q, line, "st.line")                                                                 \
+    X(Q, text_id, "st.text_id")                                                           \
+    X(Q, params, LS_STMT_REF("st", "params"))
 LS_COLUMNS(af, AFTER_COLS);
 #define AFTER_PARAMS(X, Q) X(Q, session) X(Q, ts) X(Q, resolution) X(Q, file) X(Q, line)
 LS_PARAMS(ap, AFTER_PARAMS);
 static const char after_sql[] =
-    "SELECT " LS_SELECT_LIST(af, AFTER_COLS) " FROM statements st WHERE st.session_id = :session"
+    "SELECT " LS_SELECT_LIST(af, AFTER_COLS) RETRY_AFTER_FROM
     " AND st.start_ts >= :ts - :resolution - " LS_SQL_INT(LS_START_SLACK_US)
     " AND st.start_ts <= :ts + " LS_SQL_INT(LS_RETRY_WINDOW_US)
     " AND CASE WHEN coalesce(st.file_id, 0) = 0 AND coalesce(st.line, 0) = 0"
     "  OR :file = 0 AND :line = 0 THEN st.start_ts > :ts"
     "  ELSE (st.file_id, st.line) > (:file, :line) END"
     " ORDER BY st.session_id, st.start_ts, st.stmt_id LIMIT " LS_SQL_INT(RETRY_READ_MAX);
+
+/* The text of a statement's :text (its text_id): after_text(). */
+#define TEXT_PARAMS(X, Q) X(Q, text)
+LS_PARAMS(tx, TEXT_PARAMS);
+static const char text_sql[] = "SELECT text FROM stmt_texts WHERE text_id = :text";
 
 /* Did the error's :session log a statement after the error line (:file,
  * :line; by time, :ts, where either position is unknown), at any time
@@ -319,11 +325,10 @@ static const char param_tables_sql[] =
     " DELETE FROM temp.retry_claimed_tx;";
 /* The transactions begun in the failures' gaps (:gap after each end):
  * retry_gap.h; none read when there is no failure to match. */
-#define GAP_TX_PARAMS(X, Q) X(Q, gap)
+#define GAP_TX_PARAMS(X, Q) X(Q, start) X(Q, tx)
 LS_PARAMS(gt, GAP_TX_PARAMS);
 static const char gap_tx_sql[] =
-    "INSERT OR IGNORE INTO temp.retry_gap_tx(start_ts, tx_id) SELECT t.start_ts, t.tx_id"
-    RETRY_GAP_TX_WHERE;
+    "INSERT OR IGNORE INTO temp.retry_gap_tx(start_ts, tx_id) VALUES (:start, :tx)";
 #define FAILED_INS_PARAMS(X, Q) \
     X(Q, error) X(Q, text) X(Q, params) X(Q, end_ts) X(Q, end_file) X(Q, end_line)
 LS_PARAMS(fi, FAILED_INS_PARAMS);
@@ -427,7 +432,8 @@ typedef struct err_try {
 typedef struct retry_pass {
     ls_stmt *errs, *txs, *after, *txq, *fspan, *claim, *trace, *upd, *fparams;
     ls_stmt *failed_ins, *rivals, *cands, *claim_tx, *row_cands, *shared, *later, *pooled;
-    ls_stmt *set_before, *lead;
+    ls_stmt *set_before, *lead, *text_q;
+    ls_text_cache texts; /* the texts after_text() read, by text_id */
     ls_buf want, got;
     ls_buf params; /* the failed statement's logged parameters, "" unknown */
     ls_buf lead_text, lead_params; /* the failed transaction's first statement
@@ -818,6 +824,35 @@ static int lead_of(retry_pass *p)
     return rc < 0 ? rc : 0;
 }
 
+/* The text of p->after's current statement, in *out: NULL where it has
+ * none (as the view statements gives it), else its text_id's, read from
+ * stmt_texts once per text_id (p->texts). 0 or an error. */
+static int after_text(retry_pass *p, const char **out)
+{
+    ls_text_slot *e;
+    int64_t id;
+    int rc;
+
+    *out = NULL;
+    if (ls_stmt_isnull(p->after, af_text_id))
+        return 0;
+    id = ls_stmt_int64(p->after, af_text_id);
+    if (!ls_text_cache_find(&p->texts, id, &e)) {
+        ls_stmt_reset(p->text_q);
+        if ((rc = ls_stmt_bind_int64(p->text_q, LS_PARAM(tx, text), id)) != 0 ||
+            (rc = ls_stmt_step(p->text_q)) < 0)
+            return rc;
+        if (rc == 0) /* a text_id no text has: none, as the view's join */
+            return 0;
+        rc = ls_text_cache_fill(e, id, ls_stmt_text(p->text_q, LS_ONLY_COLUMN));
+        ls_stmt_reset(p->text_q);
+        if (rc != 0)
+            return rc;
+    }
+    *out = e->text;
+    return 0;
+}
+
 /* The retry in the error's session, whose transaction the log shows: the
  * statements after the error line, walked; its transaction's outcome is
  * the transactions pass's (its transaction claimed). 1 stored, 0 none, 2
@@ -829,6 +864,7 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
     ls_logpos err = {ls_stmt_int64(p->errs, le_file_id), ls_stmt_int64(p->errs, le_line)};
     size_t n = 0;
     ls_retry_found f;
+    const char *text;
     int rc, have_tx, shared, routine, asks, repeats;
 
     if ((rc = lead_of(p)) != 0)
@@ -851,12 +887,14 @@ static int by_session(retry_pass *p, ls_correlate_stats *stats)
             break;
         if (!ls_retry_after(err, err_ts, pos, ts))
             continue;
-        if ((rc = make_step(p, &p->steps[n], ls_stmt_text(p->after, af_text),
-                            ls_stmt_text(p->after, af_params), ts, 0)) != 0)
+        if ((rc = after_text(p, &text)) != 0 ||
+            (rc = make_step(p, &p->steps[n], text, ls_stmt_text(p->after, af_params), ts, 0)) !=
+                0)
             return rc;
         p->ids[n] = ls_stmt_int64(p->after, af_stmt_id);
+        /* the line's time, as the view statements gives log_ts */
         p->log_ts[n] =
-            ls_stmt_isnull(p->after, af_log_ts) ? ts : ls_stmt_int64(p->after, af_log_ts);
+            ls_stmt_isnull(p->after, af_dur_us) ? ts : ts + ls_stmt_int64(p->after, af_dur_us);
         log_insert(p, ++n);
         if (n > RETRY_STEPS_MAX)
             n = RETRY_STEPS_MAX; /* the latest logged of them is dropped */
@@ -1218,15 +1256,39 @@ static int by_trace(retry_pass *p, int shows, ls_buf *trace, ls_correlate_stats 
  * scan). 0 or an error. */
 static int gap_transactions(ls_store *s, int64_t gap, size_t nfailed)
 {
-    ls_stmt *q = NULL;
+    ls_stmt *q = NULL, *ins = NULL;
+    int64_t *ends;
+    size_t n = 0;
     int rc;
 
     if (nfailed == 0)
         return 0;
-    rc = ls_store_prepare_params(s, gap_tx_sql, LS_PARAM_NAMES(GAP_TX_PARAMS), &q);
-    if (rc == 0 && (rc = ls_stmt_bind_int64(q, LS_PARAM(gt, gap), gap)) == 0)
-        rc = ls_stmt_step(q);
+    if (!(ends = malloc(nfailed * sizeof(*ends))))
+        return LS_ENOMEM;
+    /* the ends in order, then each transaction against them (retry_gap.h) */
+    if ((rc = ls_store_prepare(s, RETRY_FAILED_ENDS_SQL, &q)) == 0) {
+        while (n < nfailed && (rc = ls_stmt_step(q)) == 1)
+            ends[n++] = ls_stmt_int64(q, LS_ONLY_COLUMN);
+        ls_stmt_finalize(q);
+        q = NULL;
+    }
+    if (rc >= 0 && n > 0 &&
+        (rc = ls_store_prepare_params(s, gap_tx_sql, LS_PARAM_NAMES(GAP_TX_PARAMS), &ins)) == 0 &&
+        (rc = ls_store_prepare(s, RETRY_GAP_TX_SCAN_SQL, &q)) == 0) {
+        while ((rc = ls_stmt_step(q)) == 1) {
+            int64_t start = ls_stmt_int64(q, 0);
+            if (!ls_retry_in_gap(ends, n, start, gap))
+                continue;
+            ls_stmt_reset(ins);
+            if ((rc = ls_stmt_bind_int64(ins, LS_PARAM(gt, start), start)) != 0 ||
+                (rc = ls_stmt_bind_int64(ins, LS_PARAM(gt, tx), ls_stmt_int64(q, 1))) != 0 ||
+                (rc = ls_stmt_step(ins)) < 0)
+                break;
+        }
+    }
     ls_stmt_finalize(q);
+    ls_stmt_finalize(ins);
+    free(ends);
     return rc < 0 ? rc : 0;
 }
 
@@ -1355,6 +1417,8 @@ static void retry_pass_free(retry_pass *p)
     ls_stmt_finalize(p->lead);
     ls_stmt_finalize(p->later);
     ls_stmt_finalize(p->pooled);
+    ls_stmt_finalize(p->text_q);
+    ls_text_cache_free(&p->texts);
 }
 
 /*
@@ -1422,7 +1486,8 @@ int ls_correlate_retries(ls_store *s, ls_correlate_stats *stats)
         (rc = ls_store_prepare_params(s, later_sql, LS_PARAM_NAMES(AFTER_PARAMS), &p->later)) !=
             0 ||
         (rc = ls_store_prepare_params(s, pooled_sql, LS_PARAM_NAMES(POOLED_PARAMS), &p->pooled)) !=
-            0)
+            0 ||
+        (rc = ls_store_prepare_params(s, text_sql, LS_PARAM_NAMES(TEXT_PARAMS), &p->text_q)) != 0)
         goto out;
     p->slack = LS_REQUEST_SLACK_US;
     if (p->resolution >= LS_WHOLE_SECOND_US)

@@ -22,12 +22,50 @@
 #ifndef LS_RETRY_GAP_H
 #define LS_RETRY_GAP_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "decide/tolerances.h"
 
 #define RETRY_GAP_TX_WHERE                                                                         \
     " FROM transactions t WHERE t.session_id IS NOT NULL AND EXISTS (SELECT 1"                     \
     " FROM temp.retry_failed f WHERE f.end_ts BETWEEN t.start_ts - :gap AND t.start_ts + "         \
     LS_SQL_INT(LS_START_SLACK_US) ")"
+
+/* RETRY_GAP_TX_WHERE as the pass runs it (issue 38: a probe of
+ * retry_failed_end per transaction was 24 VM steps of each, 5.5 M at
+ * 1 GiB): the failures' ends once, in order (RETRY_FAILED_ENDS_SQL),
+ * then one plain scan of the transactions (RETRY_GAP_TX_SCAN_SQL), each
+ * kept where ls_retry_in_gap() finds an end in its range. */
+#define RETRY_FAILED_ENDS_SQL                                                                      \
+    "SELECT f.end_ts FROM temp.retry_failed f WHERE f.end_ts IS NOT NULL ORDER BY f.end_ts"
+#define RETRY_GAP_TX_SCAN_SQL                                                                      \
+    "SELECT t.start_ts, t.tx_id FROM transactions t WHERE t.session_id IS NOT NULL"               \
+    " AND t.start_ts IS NOT NULL"
+
+/* Is some end of ends[0 .. n) (ascending) within start - gap .. start +
+ * LS_START_SLACK_US (both ends in), as RETRY_GAP_TX_WHERE's EXISTS? */
+static inline int ls_retry_in_gap(const int64_t *ends, size_t n, int64_t start, int64_t gap)
+{
+    size_t lo = 0, hi = n;
+    int64_t from = start - gap;
+
+    while (lo < hi) { /* the first end >= from */
+        size_t mid = lo + (hi - lo) / 2;
+        if (ends[mid] < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && ends[lo] <= start + LS_START_SLACK_US;
+}
+
+/* The statements of a :session after an error (retries.c, after_sql's
+ * FROM and WHERE): read from stmt_rows by its session index, not through
+ * the view statements, whose text and parameters are subqueries of each
+ * row read (issue 38: 1,800 VM steps an error, 9.6 M at 1 GiB); the
+ * pass looks a text up by its text_id once (after_text()). */
+#define RETRY_AFTER_FROM " FROM stmt_rows st WHERE st.session_id = :session"
 
 #define RETRY_CANDS_FROM_(PARAMS)                                                                  \
     " FROM temp.retry_gap_tx g CROSS JOIN transactions t CROSS JOIN stmt_rows c"                   \
