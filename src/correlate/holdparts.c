@@ -23,6 +23,7 @@
 #include "correlate_int.h"
 #include "ls_columns.h"
 #include "ls_params.h"
+#include "tx_end.h"
 
 /* Non-database children of the transaction's anchor (spans.c: the
  * nearest non-database, non-client span up from its code span or linked
@@ -69,11 +70,6 @@ static const char pair_sql[] =
 #define PAIR_PARAMS(X, Q) X(Q, hold) X(Q, stmt)
 LS_PARAMS(pp, PAIR_PARAMS);
 
-/* Does u, a statement's text upper(ltrim())ed, end its transaction? */
-#define IS_END(u)                                                                        \
-    "(" u " GLOB 'COMMIT*' OR " u " GLOB 'END*' OR " u " GLOB 'ROLLBACK*' OR " u            \
-    " GLOB 'ABORT*')"
-
 /* The holder's statements overlapping the hold, SQL and COMMIT (a row's
  * parse and bind lines, folded into it, ran just before it); then what
  * remains, idle in transaction that no span explains. The pairs are read
@@ -83,8 +79,8 @@ LS_PARAMS(pp, PAIR_PARAMS);
  * eight times (142 VM steps a pair). */
 static const char stmt_parts_sql[] =
     "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")"
-    " SELECT hold_id, CASE WHEN " IS_END("u") " THEN 'commit' ELSE 'sql' END,"
-    "  CASE WHEN " IS_END("u") " THEN 'COMMIT' ELSE 'SQL' END, sum(v) / 1000.0"
+    " SELECT hold_id, CASE WHEN " LS_TX_END("u") " THEN 'commit' ELSE 'sql' END,"
+    "  CASE WHEN " LS_TX_END("u") " THEN 'COMMIT' ELSE 'SQL' END, sum(v) / 1000.0"
     " FROM (SELECT h.hold_id AS hold_id, upper(ltrim(st.text)) AS u,"
     "  max(0, min(h.end_ts, st.end_ts) - max(h.start_ts, st.start_ts"
     "   - coalesce(st.bind_ms, 0) * 1000 - coalesce(st.parse_ms, 0) * 1000)) AS v"
