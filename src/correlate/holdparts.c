@@ -81,22 +81,22 @@ LS_PARAMS(pp, PAIR_PARAMS);
  * they are every pair (read where they are, not copied: 0.25 M VM steps
  * at 1 GiB). */
 #define STMT_PARTS_SQL(pairs)                                                              \
-    "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")" \
-    " SELECT hold_id, CASE WHEN " LS_TX_END("u") " THEN 'commit' ELSE 'sql' END," \
-    "  CASE WHEN " LS_TX_END("u") " THEN 'COMMIT' ELSE 'SQL' END, sum(v) / 1000.0" \
-    " FROM (SELECT h.hold_id AS hold_id, upper(ltrim(st.text)) AS u," \
-    "  max(0, min(h.end_ts, st.end_ts) - max(h.start_ts, st.start_ts" \
-    "   - coalesce(st.bind_ms, 0) * 1000 - coalesce(st.parse_ms, 0) * 1000)) AS v" \
-    "  FROM " pairs " p CROSS JOIN holds h ON h.hold_id = p.hold_id" \
-    "  CROSS JOIN statements st ON st.stmt_id = p.stmt_id AND st.end_ts IS NOT NULL" \
-    "  LIMIT -1)" \
+    "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")"                              \
+    " SELECT hold_id, CASE WHEN " LS_TX_END("u") " THEN 'commit' ELSE 'sql' END,"          \
+    "  CASE WHEN " LS_TX_END("u") " THEN 'COMMIT' ELSE 'SQL' END, sum(v) / 1000.0"         \
+    " FROM (SELECT h.hold_id AS hold_id, upper(ltrim(st.text)) AS u,"                      \
+    "  max(0, min(h.end_ts, st.end_ts) - max(h.start_ts, st.start_ts"                      \
+    "   - coalesce(st.bind_ms, 0) * 1000 - coalesce(st.parse_ms, 0) * 1000)) AS v"         \
+    "  FROM " pairs " p CROSS JOIN holds h ON h.hold_id = p.hold_id"                       \
+    "  CROSS JOIN statements st ON st.stmt_id = p.stmt_id AND st.end_ts IS NOT NULL"       \
+    "  LIMIT -1)"                                                                          \
     " GROUP BY hold_id, 2;"                                                                \
     "DELETE FROM " pairs ";"                                                               \
-    "CREATE INDEX IF NOT EXISTS hold_parts_hold ON hold_parts(hold_id);"                  \
+    "CREATE INDEX IF NOT EXISTS hold_parts_hold ON hold_parts(hold_id);"                   \
     "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")"                              \
     " SELECT h.hold_id, 'idle', 'idle in transaction, no span',"                           \
     "  max(0, (h.end_ts - h.start_ts) / 1000.0"                                            \
-    "  - coalesce((SELECT sum(ms) FROM hold_parts p WHERE p.hold_id = h.hold_id), 0))"    \
+    "  - coalesce((SELECT sum(ms) FROM hold_parts p WHERE p.hold_id = h.hold_id), 0))"     \
     " FROM hold_final h INDEXED BY hold_final_waited JOIN transactions t ON t.tx_id = h.tx_id" \
     " WHERE t.sql_ms IS NOT NULL AND h.waits > 0;"
 static const char stmt_parts_sql[] = STMT_PARTS_SQL("temp.hold_stmts");
