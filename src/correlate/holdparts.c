@@ -23,6 +23,7 @@
 #include "correlate_int.h"
 #include "ls_columns.h"
 #include "ls_params.h"
+#include "tx_end.h"
 
 /* Non-database children of the transaction's anchor (spans.c: the
  * nearest non-database, non-client span up from its code span or linked
@@ -69,37 +70,37 @@ static const char pair_sql[] =
 #define PAIR_PARAMS(X, Q) X(Q, hold) X(Q, stmt)
 LS_PARAMS(pp, PAIR_PARAMS);
 
-/* Does u, a statement's text upper(ltrim())ed, end its transaction? */
-#define IS_END(u)                                                                        \
-    "(" u " GLOB 'COMMIT*' OR " u " GLOB 'END*' OR " u " GLOB 'ROLLBACK*' OR " u            \
-    " GLOB 'ABORT*')"
-
 /* The holder's statements overlapping the hold, SQL and COMMIT (a row's
  * parse and bind lines, folded into it, ran just before it); then what
  * remains, idle in transaction that no span explains. The pairs are read
  * in (hold, statement) order, as the statements were by each hold; the
  * subquery (a co-routine: LIMIT keeps it from being flattened) reads each
  * statement's text once, where the two tests of the text read it up to
- * eight times (142 VM steps a pair). */
-static const char stmt_parts_sql[] =
-    "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")"
-    " SELECT hold_id, CASE WHEN " IS_END("u") " THEN 'commit' ELSE 'sql' END,"
-    "  CASE WHEN " IS_END("u") " THEN 'COMMIT' ELSE 'SQL' END, sum(v) / 1000.0"
-    " FROM (SELECT h.hold_id AS hold_id, upper(ltrim(st.text)) AS u,"
-    "  max(0, min(h.end_ts, st.end_ts) - max(h.start_ts, st.start_ts"
-    "   - coalesce(st.bind_ms, 0) * 1000 - coalesce(st.parse_ms, 0) * 1000)) AS v"
-    "  FROM temp.hold_stmts p CROSS JOIN holds h ON h.hold_id = p.hold_id"
-    "  CROSS JOIN statements st ON st.stmt_id = p.stmt_id AND st.end_ts IS NOT NULL"
-    "  LIMIT -1)"
-    " GROUP BY hold_id, 2;"
-    "DELETE FROM temp.hold_stmts;"
-    "CREATE INDEX IF NOT EXISTS hold_parts_hold ON hold_parts(hold_id);"
-    "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")"
-    " SELECT h.hold_id, 'idle', 'idle in transaction, no span',"
-    "  max(0, (h.end_ts - h.start_ts) / 1000.0"
-    "  - coalesce((SELECT sum(ms) FROM hold_parts p WHERE p.hold_id = h.hold_id), 0))"
-    " FROM hold_final h INDEXED BY hold_final_waited JOIN transactions t ON t.tx_id = h.tx_id"
-    " WHERE t.sql_ms IS NOT NULL AND h.waits > 0;";
+ * eight times (142 VM steps a pair). The pairs from `pairs`: the
+ * sweep's temp.hold_stmts, or the holds pass's temp.waited_stmts when
+ * they are every pair (read where they are, not copied: 0.25 M VM steps
+ * at 1 GiB). */
+#define STMT_PARTS_SQL(pairs)                                                              \
+    "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")"                              \
+    " SELECT hold_id, CASE WHEN " LS_TX_END("u") " THEN 'commit' ELSE 'sql' END,"          \
+    "  CASE WHEN " LS_TX_END("u") " THEN 'COMMIT' ELSE 'SQL' END, sum(v) / 1000.0"         \
+    " FROM (SELECT h.hold_id AS hold_id, upper(ltrim(st.text)) AS u,"                      \
+    "  max(0, min(h.end_ts, st.end_ts) - max(h.start_ts, st.start_ts"                      \
+    "   - coalesce(st.bind_ms, 0) * 1000 - coalesce(st.parse_ms, 0) * 1000)) AS v"         \
+    "  FROM " pairs " p CROSS JOIN holds h ON h.hold_id = p.hold_id"                       \
+    "  CROSS JOIN statements st ON st.stmt_id = p.stmt_id AND st.end_ts IS NOT NULL"       \
+    "  LIMIT -1)"                                                                          \
+    " GROUP BY hold_id, 2;"                                                                \
+    "DELETE FROM " pairs ";"                                                               \
+    "CREATE INDEX IF NOT EXISTS hold_parts_hold ON hold_parts(hold_id);"                   \
+    "INSERT INTO hold_parts(" LS_COLUMN_NAMES(hold_parts) ")"                              \
+    " SELECT h.hold_id, 'idle', 'idle in transaction, no span',"                           \
+    "  max(0, (h.end_ts - h.start_ts) / 1000.0"                                            \
+    "  - coalesce((SELECT sum(ms) FROM hold_parts p WHERE p.hold_id = h.hold_id), 0))"     \
+    " FROM hold_final h INDEXED BY hold_final_waited JOIN transactions t ON t.tx_id = h.tx_id" \
+    " WHERE t.sql_ms IS NOT NULL AND h.waits > 0;"
+static const char stmt_parts_sql[] = STMT_PARTS_SQL("temp.hold_stmts");
+static const char stmt_parts_kept_sql[] = STMT_PARTS_SQL("temp.waited_stmts");
 
 /* A waited hold whose transaction's range the sweep is in. */
 typedef struct part_hold {
@@ -259,22 +260,23 @@ static const char waited_same_sql[] =
     "SELECT count(*), total(w.session_id = coalesce(t.session_id, 0)"
     " AND w.first_stmt = t.first_stmt AND w.last_stmt = t.last_stmt),"
     " (SELECT count(*) FROM temp.waited_swept)" WAITED_HOLDS_SWEPT;
-/* The same holds: every pair, as stored; more: those of waited_sql's
- * holds. */
-static const char waited_all_sql[] = "INSERT INTO temp.hold_stmts SELECT * FROM temp.waited_stmts";
+/* The same holds: every pair, read where it is (stmt_parts_kept_sql);
+ * more: those of waited_sql's holds. */
 static const char waited_pairs_sql[] =
     "INSERT INTO temp.hold_stmts(hold_id, stmt_id) SELECT p.hold_id, p.stmt_id"
     " FROM temp.waited_stmts p WHERE p.hold_id IN (SELECT h.hold_id" WAITED_HOLDS ")";
 static const char waited_drop_sql[] = LS_WAITED_STMTS_DROP;
 
-/* Every waited hold's statements as pairs in temp.hold_stmts: the holds
- * pass's when they serve (waited_same_sql), else swept. */
-static int hold_pairs(ls_store *s)
+/* Every waited hold's statements as pairs: the holds pass's when they
+ * serve (waited_same_sql), else swept into temp.hold_stmts; *parts_sql
+ * is the hold parts' SQL that reads them. */
+static int hold_pairs(ls_store *s, const char **parts_sql)
 {
     int64_t holds = 0, alike = -1, paired = 0;
     ls_stmt *q = NULL;
     int kept = 0, rc;
 
+    *parts_sql = stmt_parts_sql;
     if ((rc = ls_correlate_flag(s, waited_kept_sql, &kept)) != 0)
         return rc;
     if (kept) {
@@ -289,22 +291,22 @@ static int hold_pairs(ls_store *s)
         if (rc < 0)
             return rc;
     }
-    if (alike == holds && paired == holds)
-        rc = ls_store_exec(s, waited_all_sql);
-    else if (alike == holds)
-        rc = ls_store_exec(s, waited_pairs_sql);
-    else
-        rc = sweep_pairs(s);
-    if (rc == 0)
-        rc = ls_store_exec(s, waited_drop_sql);
-    return rc;
+    if (alike == holds && paired == holds) {
+        *parts_sql = stmt_parts_kept_sql;
+        return 0;
+    }
+    if (alike == holds)
+        return ls_store_exec(s, waited_pairs_sql);
+    return sweep_pairs(s);
 }
 
 int ls_correlate_hold_parts(ls_store *s)
 {
+    const char *parts_sql = NULL;
     int rc;
 
-    if ((rc = ls_store_exec(s, span_parts_sql)) != 0 || (rc = hold_pairs(s)) != 0)
+    if ((rc = ls_store_exec(s, span_parts_sql)) != 0 || (rc = hold_pairs(s, &parts_sql)) != 0 ||
+        (rc = ls_store_exec(s, parts_sql)) != 0)
         return rc;
-    return ls_store_exec(s, stmt_parts_sql);
+    return ls_store_exec(s, waited_drop_sql);
 }
