@@ -1254,6 +1254,8 @@ static int by_trace(retry_pass *p, int shows, ls_buf *trace, ls_correlate_stats 
 /* Fill temp.retry_gap_tx: the transactions begun in the gap (gap) after
  * the end of a failure noted (note_failed(): nfailed of them; none, no
  * scan). 0 or an error. */
+LS_COLUMNS(gs, RETRY_GAP_TX_SCAN_COLS);
+
 static int gap_transactions(ls_store *s, int64_t gap, size_t nfailed)
 {
     ls_stmt *q = NULL, *ins = NULL;
@@ -1276,12 +1278,12 @@ static int gap_transactions(ls_store *s, int64_t gap, size_t nfailed)
         (rc = ls_store_prepare_params(s, gap_tx_sql, LS_PARAM_NAMES(GAP_TX_PARAMS), &ins)) == 0 &&
         (rc = ls_store_prepare(s, RETRY_GAP_TX_SCAN_SQL, &q)) == 0) {
         while ((rc = ls_stmt_step(q)) == 1) {
-            int64_t start = ls_stmt_int64(q, 0);
+            int64_t start = ls_stmt_int64(q, gs_start_ts);
             if (!ls_retry_in_gap(ends, n, start, gap))
                 continue;
             ls_stmt_reset(ins);
             if ((rc = ls_stmt_bind_int64(ins, LS_PARAM(gt, start), start)) != 0 ||
-                (rc = ls_stmt_bind_int64(ins, LS_PARAM(gt, tx), ls_stmt_int64(q, 1))) != 0 ||
+                (rc = ls_stmt_bind_int64(ins, LS_PARAM(gt, tx), ls_stmt_int64(q, gs_tx_id))) != 0 ||
                 (rc = ls_stmt_step(ins)) < 0)
                 break;
         }

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "decide/tolerances.h"
+#include "ls_columns.h"
 
 #define RETRY_GAP_TX_WHERE                                                                         \
     " FROM transactions t WHERE t.session_id IS NOT NULL AND EXISTS (SELECT 1"                     \
@@ -39,9 +40,12 @@
  * kept where ls_retry_in_gap() finds an end in its range. */
 #define RETRY_FAILED_ENDS_SQL                                                                      \
     "SELECT f.end_ts FROM temp.retry_failed f WHERE f.end_ts IS NOT NULL ORDER BY f.end_ts"
+#define RETRY_GAP_TX_SCAN_COLS(X, Q)                                                               \
+    X(Q, start_ts, "t.start_ts")                                                                   \
+    X(Q, tx_id, "t.tx_id")
 #define RETRY_GAP_TX_SCAN_SQL                                                                      \
-    "SELECT t.start_ts, t.tx_id FROM transactions t WHERE t.session_id IS NOT NULL"               \
-    " AND t.start_ts IS NOT NULL"
+    "SELECT " LS_SELECT_LIST(gs, RETRY_GAP_TX_SCAN_COLS) " FROM transactions t"                   \
+    " WHERE t.session_id IS NOT NULL AND t.start_ts IS NOT NULL"
 
 /* Is some end of ends[0 .. n) (ascending) within start - gap .. start +
  * LS_START_SLACK_US (both ends in), as RETRY_GAP_TX_WHERE's EXISTS? */
