@@ -90,8 +90,10 @@ int ls_logcover_reads_needed(const ls_logcover_in *in);
  * session's last logged statement is not known to be in the transaction
  * it had open later (the links from a wait to its holder, decide/link.c
  * ends_unlogged): CLASSES, decided on the statements alone (holds do not
- * decide it). A threshold log keeps the links it had (its slow COMMITs
- * may be logged; issue 34 left it).
+ * decide it), and THRESHOLD with no BEGIN, COMMIT or ROLLBACK logged
+ * (samples/blind-go: a pooled connection's slow statement and the
+ * transaction it ran next were one). A threshold log whose slow COMMITs
+ * are logged keeps the links it had.
  */
 int ls_logcover_tx_ends_unlogged(const ls_logcover_in *in);
 

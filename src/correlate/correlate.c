@@ -1781,7 +1781,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * (ls_retry_other_request); untold ('untold_tries') from as many tries as
  * the log shows the client giving up after (ls_retry_tries_untold);
  * issue 34, samples/blind-php. */
-#define CORRELATION_REV "59"
+#define CORRELATION_REV "60"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

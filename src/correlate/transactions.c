@@ -512,7 +512,11 @@ static const char link_next_sec_sql[] = LINK_NEXT_SQL(
     X(Q, holder_tx, "w.holder_tx")                                                        \
     X(Q, by_xid, "coalesce(t.xid IS NOT NULL AND t.xid = w.blocker_xid, 0)")              \
     X(Q, tx_start, "t.start_ts")                                                          \
-    X(Q, tx_end, "t.end_ts")
+    X(Q, tx_end, "t.end_ts")                                                              \
+    X(Q, locks_relation, "coalesce((SELECT 1 FROM hold_rows h JOIN rows hr"               \
+                         " ON hr.row_id = h.row_id JOIN rows wr ON wr.row_id = w.row_id"  \
+                         " WHERE h.tx_id = w.holder_tx AND hr.relation = wr.relation"     \
+                         " LIMIT 1), 0)")
 LS_COLUMNS(hw, HOLDER_COLS);
 static const char holder_waits_sql[] =
     "SELECT " LS_SELECT_LIST(hw, HOLDER_COLS) " FROM lock_waits w"
@@ -572,6 +576,7 @@ static int link_pooled_holders(ls_store *s, int ends_unlogged)
         w.linked_start = ls_stmt_int64(q, hw_tx_start);
         w.linked_end = ls_stmt_isnull(q, hw_tx_end) ? INT64_MAX : ls_stmt_int64(q, hw_tx_end);
         w.ends_unlogged = ends_unlogged;
+        w.linked_locks_relation = (int)ls_stmt_int64(q, hw_locks_relation);
         if (ls_holder_linked_kept(&w))
             continue; /* no probe */
         ls_stmt_reset(hq);

@@ -113,8 +113,15 @@ static void test_classes(void)
     CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 1);
     i.reads = 1;
     CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0);
+    /* a threshold log (samples/blind-go: 250 ms, no BEGIN or COMMIT
+     * logged) cannot delimit transactions either */
+    i = in(n, n, 250.0, 0);
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_THRESHOLD);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 1);
     i = in(n, n, 50.0, 5);
-    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0); /* threshold: kept as it was */
+    i.tx_control = 3;
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_THRESHOLD);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0); /* slow COMMITs logged: kept */
     i = in(0, 0, 0.0, 5);
     CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0);
 }

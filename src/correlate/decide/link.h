@@ -90,10 +90,17 @@ typedef struct ls_holder_wait {
     int has_linked_span; /* linked_tx's start and end are known: */
     int64_t linked_start;
     int64_t linked_end; /* (INT64_MAX: still open at the log's end) */
-    /* The log has no transaction control (log_statement = 'mod', issue
-     * 34): linked_tx is the pid's last logged statement's transaction,
-     * not known to be the one that held the row when it had ended. */
+    /* The log has no transaction control (log_statement = 'mod', or a
+     * threshold log with no BEGIN or COMMIT logged; issue 34): linked_tx
+     * is the pid's last logged statement's transaction, not known to be
+     * the one that held the row when it had ended. */
     int ends_unlogged;
+    /* linked_tx's own logged statements locked a row of the waited row's
+     * relation (a hold of it before the links): it may have gone on,
+     * unlogged, to lock this one. Else the row is another transaction's
+     * (samples/blind-go: a pooled connection's slow inventory FOR UPDATE
+     * named the holder of the accounts row its next transaction took). */
+    int linked_locks_relation;
 } ls_holder_wait;
 
 /* A hold of the wait's row. */
@@ -129,7 +136,11 @@ int ls_holder_linked_kept(const ls_holder_wait *w);
  * does not decide (none, or several alike): linked_tx; 0 (unknown) where
  * ends_unlogged (samples/blind-zk: pid 30377's INSERT orders, committed
  * 24 ms before the wait, named as the holder of accounts id=4 that its
- * next transaction's unlogged SELECT ... FOR UPDATE took).
+ * next transaction's unlogged SELECT ... FOR UPDATE took) and linked_tx
+ * locked no row of that relation itself (a threshold log's transferCredit,
+ * whose logged FOR UPDATE of accounts may be followed by unlogged ones,
+ * is kept; samples/blind-go's reserveWithPayment, which locks inventory
+ * only, is not).
  */
 int64_t ls_holder_tx(const ls_holder_wait *w, const ls_holder_hold *c, size_t n);
 
