@@ -183,6 +183,19 @@ int ls_logcover_occupancy_unknown(ls_logcover v, double top_hold_ms);
 int ls_logcover_path_occupancy_unknown(ls_logcover v, int64_t holds, double max_ms);
 
 /*
+ * Has the blocking ranking's waiting caused no upper bound the log gives?
+ * On a THRESHOLD log, the statements under the threshold are not in it,
+ * nor the waits in them under deadlock_timeout, so each path's waiting
+ * caused is at least its figure (samples/blind-go: transferCredit's
+ * 144.8 s printed as 141.8-167.8 s, the app's 234.0 s outside it), unless
+ * trace spans (has_spans) time the statements the log leaves out
+ * (samples/blind-pool's %t log and traces keep their ranges); so too
+ * where a row was found only by its slow lockers (slow_key_rows: made on
+ * threshold logs alone). 1: the range is its figure up (no maximum).
+ */
+int ls_logcover_caused_unbounded(ls_logcover v, int slow_key_rows, int has_spans);
+
+/*
  * Is one path's hold time in the blocking ranking unknown: `episodes`
  * holds others waited for, the waiting it is credited with caused_ms, its
  * longest such hold max_ms? As for its occupancy: on a log that is not

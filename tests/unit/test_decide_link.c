@@ -128,6 +128,8 @@ static ls_holder_wait pooled(int64_t linked, int64_t lstart, int64_t lend)
     w.linked_end = lend;
     w.ends_unlogged = 0;
     w.linked_locks_relation = 0;
+    w.start = 0;
+    w.tick = 1000;
     return w;
 }
 
@@ -243,6 +245,7 @@ static void test_ends_unlogged(void)
     ls_root_link root = {30377, 0, 30377, 0, 30377, 0, 743, 0, 1};
 
     w.at = 1370000;
+    w.start = 369823;
     w.holder_pid = 30377;
     w.waiter_tx = 0;
     /* a complete log: the link stands, as before */
@@ -286,11 +289,22 @@ static void test_threshold_other_relation(void)
     ls_holder_wait w = pooled(18, 2342000, 8000000);
 
     w.at = 12000000;
+    w.start = 11000000; /* logged at 12 after 1000 ms */
+    w.tick = 1000000;   /* whole seconds */
     w.holder_pid = 10173;
     w.waiter_tx = 0;
     w.ends_unlogged = 1;
-    /* its own statements locked no accounts row: unknown */
+    /* its own statements locked no accounts row, and it had ended 3 s
+     * before the wait began: unknown */
     CHECK_INT(ls_holder_tx(&w, NULL, 0), 0);
+    /* ended within a tick of the wait's start (samples/blind-pool: a
+     * booking's INSERT logged, its UPDATE events before it unlogged):
+     * the log cannot say it had ended; kept */
+    w.start = 8900000;
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 18);
+    w.start = 9000001;
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 0);
+    w.start = 11000000;
     /* a transaction that locked a row of the relation itself may have
      * gone on, unlogged, to lock this one: kept */
     w.linked_locks_relation = 1;

@@ -126,6 +126,22 @@ static void test_classes(void)
     CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0);
 }
 
+/* The blocking ranking's range: unbounded above on a threshold log
+ * (samples/blind-go: transferCredit 141.8-167.8 s printed, the app's
+ * 234.0 s outside it; waits under 250 ms and deadlock_timeout unlogged). */
+static void test_caused_unbounded(void)
+{
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_THRESHOLD, 0, 0), 1);
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_THRESHOLD, 1, 0), 1);
+    /* spans time the statements under the threshold: bounded */
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_THRESHOLD, 0, 1), 0);
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_THRESHOLD, 1, 1), 1); /* as before */
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_COMPLETE, 0, 0), 0);
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_COMPLETE, 1, 0), 1); /* as before */
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_CLASSES, 0, 0), 0);
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_NONE, 0, 0), 0);
+}
+
 static void test_open_end(void)
 {
     /* A complete log: the last statement is the end (autocommit). */
@@ -227,6 +243,7 @@ static void test_holds_unknown(void)
 
 int main(void)
 {
+    test_caused_unbounded();
     test_holds_unknown();
     test_occupancy();
     test_path_occupancy();

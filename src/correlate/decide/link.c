@@ -81,5 +81,8 @@ int64_t ls_holder_tx(const ls_holder_wait *w, const ls_holder_hold *c, size_t n)
         tx = holder_pick(w, c, n, 0);
     if (tx > 0)
         return tx;
-    return w->ends_unlogged && !w->linked_locks_relation ? 0 : w->linked_tx;
+    if (w->ends_unlogged && !w->linked_locks_relation &&
+        !(w->has_linked_span && w->linked_end + w->tick >= w->start))
+        return 0;
+    return w->linked_tx;
 }

@@ -101,6 +101,8 @@ typedef struct ls_holder_wait {
      * (samples/blind-go: a pooled connection's slow inventory FOR UPDATE
      * named the holder of the accounts row its next transaction took). */
     int linked_locks_relation;
+    int64_t start; /* when the wait began */
+    int64_t tick;  /* the log's time resolution (µs): 1000, or a second for %t */
 } ls_holder_wait;
 
 /* A hold of the wait's row. */
@@ -140,7 +142,10 @@ int ls_holder_linked_kept(const ls_holder_wait *w);
  * locked no row of that relation itself (a threshold log's transferCredit,
  * whose logged FOR UPDATE of accounts may be followed by unlogged ones,
  * is kept; samples/blind-go's reserveWithPayment, which locks inventory
- * only, is not).
+ * only, is not) and its last logged statement had ended more than a tick
+ * before the wait began (samples/blind-go: 3 and 7 s; samples/blind-pool's
+ * bookings, whose unlogged UPDATE events came before their logged INSERT,
+ * within 1.8 s of a whole-second log: kept).
  */
 int64_t ls_holder_tx(const ls_holder_wait *w, const ls_holder_hold *c, size_t n);
 

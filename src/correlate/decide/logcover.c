@@ -89,3 +89,8 @@ ls_nopaths ls_logcover_no_paths(int64_t root_blockers, int logging_complete)
         return LS_NOPATHS_NONE_HELD;
     return logging_complete ? LS_NOPATHS_UNNAMED : LS_NOPATHS_UNLOGGED;
 }
+
+int ls_logcover_caused_unbounded(ls_logcover v, int slow_key_rows, int has_spans)
+{
+    return (v == LS_LOGCOVER_THRESHOLD && !has_spans) || slow_key_rows != 0;
+}
