@@ -55,6 +55,9 @@ typedef enum ls_logcover {
                                   log_min_duration_statement; samples/
                                   blind-pl): no hold can be timed */
 } ls_logcover;
+/* LS_LOGCOVER_THRESHOLD as SQL reads logcover.verdict. */
+#define LS_LOGCOVER_THRESHOLD_SQL "1"
+_Static_assert(LS_LOGCOVER_THRESHOLD == 1, "LS_LOGCOVER_THRESHOLD_SQL");
 
 /*
  * The one rule for a log whose transactions' ends are missing (issue 34):
