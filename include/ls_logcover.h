@@ -96,8 +96,12 @@ int ls_logcover_reads_needed(const ls_logcover_in *in);
  * decide it), and THRESHOLD with no BEGIN, COMMIT or ROLLBACK logged
  * (samples/blind-go: a pooled connection's slow statement and the
  * transaction it ran next were one). A threshold log whose slow COMMITs
- * are logged keeps the links it had.
+ * are logged keeps the links it had. Returns 0, LS_ENDS_UNLOGGED_CLASSES
+ * or LS_ENDS_UNLOGGED_THRESHOLD (decide/link.c tells them apart: a
+ * threshold log's unlogged statements may be the linked transaction's own).
  */
+#define LS_ENDS_UNLOGGED_CLASSES 1
+#define LS_ENDS_UNLOGGED_THRESHOLD 2
 int ls_logcover_tx_ends_unlogged(const ls_logcover_in *in);
 
 /* The verdict's name in the report's JSON (input.logging.verdict). */

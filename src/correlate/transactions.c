@@ -627,7 +627,8 @@ static int link_pooled_holders(ls_store *s, int ends_unlogged)
         w.tick = tick;
         if (ls_holder_linked_kept(&w))
             continue; /* no probe */
-        if (ends_unlogged && w.linked_tx && !w.linked_locks_relation) {
+        if (ends_unlogged == LS_ENDS_UNLOGGED_THRESHOLD && w.linked_tx &&
+            !w.linked_locks_relation) {
             if ((rc = linked_names_relation(q, tq)) < 0)
                 goto out;
             w.linked_locks_relation = rc;

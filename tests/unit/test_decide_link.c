@@ -293,7 +293,7 @@ static void test_threshold_other_relation(void)
     w.tick = 1000000;   /* whole seconds */
     w.holder_pid = 10173;
     w.waiter_tx = 0;
-    w.ends_unlogged = 1;
+    w.ends_unlogged = LS_ENDS_UNLOGGED_THRESHOLD;
     /* its own statements locked no accounts row, and it had ended 3 s
      * before the wait began: unknown */
     CHECK_INT(ls_holder_tx(&w, NULL, 0), 0);
@@ -313,8 +313,12 @@ static void test_threshold_other_relation(void)
     w.ends_unlogged = 0;
     w.linked_locks_relation = 0;
     CHECK_INT(ls_holder_tx(&w, NULL, 0), 18);
+    /* a classes log (log_statement = 'mod'): unknown either way */
+    w.ends_unlogged = LS_ENDS_UNLOGGED_CLASSES;
+    w.linked_locks_relation = 1;
+    w.start = 8900000;
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 0);
     /* open at the message: kept */
-    w.ends_unlogged = 1;
     w.linked_end = 12000001;
     CHECK_INT(ls_holder_tx(&w, NULL, 0), 18);
 }

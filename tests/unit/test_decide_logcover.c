@@ -110,14 +110,14 @@ static void test_classes(void)
     CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_CLASSES, 0.001), 0);
     /* The holder links: only a classes log leaves the ends out of them. */
     i = in(n, 0, 0.0, 0);
-    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 1);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), LS_ENDS_UNLOGGED_CLASSES);
     i.reads = 1;
     CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0);
     /* a threshold log (samples/blind-go: 250 ms, no BEGIN or COMMIT
      * logged) cannot delimit transactions either */
     i = in(n, n, 250.0, 0);
     CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_THRESHOLD);
-    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 1);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), LS_ENDS_UNLOGGED_THRESHOLD);
     i = in(n, n, 50.0, 5);
     i.tx_control = 3;
     CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_THRESHOLD);

@@ -28,7 +28,9 @@ ls_logcover ls_logcover_decide(const ls_logcover_in *in)
 int ls_logcover_tx_ends_unlogged(const ls_logcover_in *in)
 {
     ls_logcover v = ls_logcover_decide(in);
-    return v == LS_LOGCOVER_CLASSES || (v == LS_LOGCOVER_THRESHOLD && in->tx_control == 0);
+    if (v == LS_LOGCOVER_CLASSES)
+        return LS_ENDS_UNLOGGED_CLASSES;
+    return v == LS_LOGCOVER_THRESHOLD && in->tx_control == 0 ? LS_ENDS_UNLOGGED_THRESHOLD : 0;
 }
 
 const char *ls_logcover_name(ls_logcover v)
