@@ -527,8 +527,11 @@ LS_COLUMNS(hw, HOLDER_COLS);
 /* The texts of a transaction's logged statements (its session's, from
  * its first to its last), for the relation each writes or locks
  * (ls_sql_relation). */
+#define TX_TEXT_COLS(X, Q) X(Q, text, "st.text")
+LS_COLUMNS(ttx, TX_TEXT_COLS);
 static const char tx_texts_sql[] =
-    "SELECT st.text FROM stmt_rows r JOIN stmt_texts st ON st.text_id = r.text_id"
+    "SELECT " LS_SELECT_LIST(ttx, TX_TEXT_COLS)
+    " FROM stmt_rows r JOIN stmt_texts st ON st.text_id = r.text_id"
     " WHERE r.session_id = :sess AND r.stmt_id BETWEEN :first AND :last";
 #define TX_TEXTS_PARAMS(X, Q) X(Q, sess) X(Q, first) X(Q, last)
 LS_PARAMS(ttp, TX_TEXTS_PARAMS);
@@ -551,7 +554,7 @@ static int linked_names_relation(ls_stmt *q, ls_stmt *tq)
         (rc = ls_stmt_bind_int64(tq, LS_PARAM(ttp, last), ls_stmt_int64(q, hw_tx_last))) != 0)
         return rc;
     while ((rc = ls_stmt_step(tq)) == 1) {
-        const char *sql = ls_stmt_text_or_null(tq, 0);
+        const char *sql = ls_stmt_text_or_null(tq, ttx_text);
         if (sql && ls_sql_relation(sql, rel, sizeof(rel)) && strcasecmp(rel, want) == 0) {
             rc = 1;
             break;
