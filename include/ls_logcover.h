@@ -164,6 +164,12 @@ ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms);
  */
 int ls_logcover_holds_unknown(ls_logcover v, int64_t holds, int64_t timed);
 
+/* Is the story's hold total of the top code path a lower bound, its share
+ * of the timed holds no share of the time hot rows were held? On a log
+ * that is not COMPLETE (samples/blind-go: "95.9 %" of the hold time was
+ * 3 glued holds timed from their statements' starts). 1 or 0. */
+int ls_logcover_hold_total_at_least(ls_logcover v);
+
 /*
  * Can the code paths be ranked by how long they held hot rows, when the
  * top of the ranking held them top_hold_ms? Not when that is 0 (so is

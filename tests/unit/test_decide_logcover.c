@@ -140,6 +140,10 @@ static void test_caused_unbounded(void)
     CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_COMPLETE, 1, 0), 1); /* as before */
     CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_CLASSES, 0, 0), 0);
     CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_NONE, 0, 0), 0);
+    /* the story's hold total: a lower bound unless the log is complete */
+    CHECK_INT(ls_logcover_hold_total_at_least(LS_LOGCOVER_COMPLETE), 0);
+    CHECK_INT(ls_logcover_hold_total_at_least(LS_LOGCOVER_THRESHOLD), 1);
+    CHECK_INT(ls_logcover_hold_total_at_least(LS_LOGCOVER_CLASSES), 1);
 }
 
 static void test_open_end(void)

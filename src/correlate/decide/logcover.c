@@ -96,3 +96,8 @@ int ls_logcover_caused_unbounded(ls_logcover v, int slow_key_rows, int has_spans
 {
     return (v == LS_LOGCOVER_THRESHOLD && !has_spans) || slow_key_rows != 0;
 }
+
+int ls_logcover_hold_total_at_least(ls_logcover v)
+{
+    return v != LS_LOGCOVER_COMPLETE;
+}
