@@ -55,6 +55,9 @@ typedef enum ls_logcover {
                                   log_min_duration_statement; samples/
                                   blind-pl): no hold can be timed */
 } ls_logcover;
+/* LS_LOGCOVER_THRESHOLD as SQL reads logcover.verdict. */
+#define LS_LOGCOVER_THRESHOLD_SQL "1"
+_Static_assert(LS_LOGCOVER_THRESHOLD == 1, "LS_LOGCOVER_THRESHOLD_SQL");
 
 /*
  * The one rule for a log whose transactions' ends are missing (issue 34):
@@ -90,9 +93,15 @@ int ls_logcover_reads_needed(const ls_logcover_in *in);
  * session's last logged statement is not known to be in the transaction
  * it had open later (the links from a wait to its holder, decide/link.c
  * ends_unlogged): CLASSES, decided on the statements alone (holds do not
- * decide it). A threshold log keeps the links it had (its slow COMMITs
- * may be logged; issue 34 left it).
+ * decide it), and THRESHOLD with no BEGIN, COMMIT or ROLLBACK logged
+ * (samples/blind-go: a pooled connection's slow statement and the
+ * transaction it ran next were one). A threshold log whose slow COMMITs
+ * are logged keeps the links it had. Returns 0, LS_ENDS_UNLOGGED_CLASSES
+ * or LS_ENDS_UNLOGGED_THRESHOLD (decide/link.c tells them apart: a
+ * threshold log's unlogged statements may be the linked transaction's own).
  */
+#define LS_ENDS_UNLOGGED_CLASSES 1
+#define LS_ENDS_UNLOGGED_THRESHOLD 2
 int ls_logcover_tx_ends_unlogged(const ls_logcover_in *in);
 
 /* The verdict's name in the report's JSON (input.logging.verdict). */
@@ -183,6 +192,12 @@ ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms);
  */
 int ls_logcover_holds_unknown(ls_logcover v, int64_t holds, int64_t timed);
 
+/* Is the story's hold total of the top code path a lower bound, its share
+ * of the timed holds no share of the time hot rows were held? On a log
+ * that is not COMPLETE (samples/blind-go: "95.9 %" of the hold time was
+ * 3 glued holds timed from their statements' starts). 1 or 0. */
+int ls_logcover_hold_total_at_least(ls_logcover v);
+
 /*
  * Can the code paths be ranked by how long they held hot rows, when the
  * top of the ranking held them top_hold_ms? Not when that is 0 (so is
@@ -207,6 +222,19 @@ int ls_logcover_occupancy_unknown(ls_logcover v, double top_hold_ms);
  * or any path of a COMPLETE log: known. Returns 1 when unknown, else 0.
  */
 int ls_logcover_path_occupancy_unknown(ls_logcover v, int64_t holds, double max_ms);
+
+/*
+ * Has the blocking ranking's waiting caused no upper bound the log gives?
+ * On a THRESHOLD log, the statements under the threshold are not in it,
+ * nor the waits in them under deadlock_timeout, so each path's waiting
+ * caused is at least its figure (samples/blind-go: transferCredit's
+ * 144.8 s printed as 141.8-167.8 s, the app's 234.0 s outside it), unless
+ * trace spans (has_spans) time the statements the log leaves out
+ * (samples/blind-pool's %t log and traces keep their ranges); so too
+ * where a row was found only by its slow lockers (slow_key_rows: made on
+ * threshold logs alone). 1: the range is its figure up (no maximum).
+ */
+int ls_logcover_caused_unbounded(ls_logcover v, int slow_key_rows, int has_spans);
 
 /*
  * Is one path's hold time in the blocking ranking unknown: `episodes`

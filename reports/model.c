@@ -1380,6 +1380,13 @@ static void root_row(model_ctx *m, ls_stmt *q, void *arg)
         ls_logcover_split_unknown((ls_logcover)m->logcover, ls_mq_text(&roots_q, q, "head_end"))) {
         cJSON_ReplaceItemInObjectCaseSensitive(o, "head_state", cJSON_CreateString("unknown"));
         cJSON_ReplaceItemInObjectCaseSensitive(o, "head_span", cJSON_CreateNull());
+    } else if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "head_state"))) {
+        /* no hold of it was waited for (its waits linked to it by its pid
+         * alone): what it was doing is as unknown as its transaction's
+         * split, where the log does not show that */
+        const cJSON *tx = cJSON_GetObjectItemCaseSensitive(o, "transaction");
+        if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(tx, "split_unknown_reason")))
+            cJSON_ReplaceItemInObjectCaseSensitive(o, "head_state", cJSON_CreateString("unknown"));
     }
 }
 
@@ -1618,6 +1625,15 @@ static const ls_mcol error_cols[] = {
      " log_min_duration_statement): what the session ran after the failure, a retry on it"
      " or not, is not in the log, nor the failed statement''s parameters to find a retry"
      " on another connection by'"
+     /* a threshold log (logcover.verdict LS_LOGCOVER_THRESHOLD): a session
+      * that logged nothing after the failure ran nothing slow; whether it
+      * kept its connection is not in the log (samples/blind-go: pgx kept
+      * it, the retry ran under 250 ms) */
+     " WHEN e.retry_outcome = 'untold_ended' AND (SELECT verdict FROM logcover) = "
+     LS_LOGCOVER_THRESHOLD_SQL
+     " THEN 'the session logged no statement after the failure, and statements are logged"
+     " only past a duration threshold: a retry, if any, ran below the threshold on that"
+     " connection or on another one, which the log does not show'"
      " WHEN e.retry_outcome = 'untold_ended' THEN 'the session logged no statement after"
      " the failure (the client dropped the connection, as ActiveRecord does after a"
      " 40001 or a deadlock): a retry, if any, ran on another connection, and the failed"

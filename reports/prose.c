@@ -365,10 +365,22 @@ void ls_write_story(const ls_writer *w, const cJSON *story)
     w->esc(w->f, m_str(story, "code_path"), 120);
     tag(w, LS_TAG_B_END);
     fputs(" holds the hot rows longest: ", w->f);
-    ls_write_duration(w, m_num(story, "hold_ms"));
-    fprintf(w->f, ", %.1f %% of the time hot rows were held (%.0f holds; %.0f with a wait the log "
-                  "shows)",
-            m_num(story, "share_pct"), m_num(story, "holds"), m_num(story, "holds_waited_for"));
+    if (cJSON_IsTrue(m_get(story, "hold_at_least"))) {
+        /* lower bounds (story.c): no share of the time stated as a fact */
+        fputs("at least ", w->f);
+        ls_write_duration(w, m_num(story, "hold_ms"));
+        fprintf(w->f, " (hold times are lower bounds, the log has no transaction boundaries: "
+                      "%.1f %% of the hold time it times, not of the time hot rows were held; "
+                      "%.0f holds; %.0f with a wait the log shows)",
+                m_num(story, "share_pct"), m_num(story, "holds"),
+                m_num(story, "holds_waited_for"));
+    } else {
+        ls_write_duration(w, m_num(story, "hold_ms"));
+        fprintf(w->f,
+                ", %.1f %% of the time hot rows were held (%.0f holds; %.0f with a wait the log "
+                "shows)",
+                m_num(story, "share_pct"), m_num(story, "holds"), m_num(story, "holds_waited_for"));
+    }
     if (cJSON_IsObject(row)) {
         fputs(", most of it on ", w->f);
         w->esc(w->f, m_str(row, "relation"), 64);

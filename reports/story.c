@@ -201,6 +201,12 @@ void ls_model_story(model_ctx *m, cJSON *report)
     cJSON_AddNumberToObject(story, "share_pct", num(top, "share_pct"));
     cJSON_AddNumberToObject(story, "holds", num(top, "holds"));
     cJSON_AddNumberToObject(story, "holds_waited_for", num(top, "holds_waited_for"));
+    /* A log that is not complete times its holds as lower bounds (a
+     * statement's logged duration is no hold's end, no BEGIN its start):
+     * the total is "at least", its share of the timed holds no fact
+     * (samples/blind-go, issue 34). Left out on a complete log. */
+    if (ls_logcover_hold_total_at_least((ls_logcover)m->logcover))
+        cJSON_AddTrueToObject(story, "hold_at_least");
     if (!m->rc)
         m->rc = add_row(m, story);
     if (!m->rc)

@@ -970,10 +970,18 @@ static void answer_text(const cJSON *model, char *buf, size_t n)
         len = answer_put_safe(buf, n, len, cJSON_GetStringValue(
                   cJSON_GetObjectItemCaseSensitive(top, "code_path")));
         len = answer_put(buf, n, len, " holds hot rows longest (");
-        len = answer_put(buf, n, len, held);
-        len = answer_put(buf, n, len, " of ");
-        len = answer_put(buf, n, len, all);
-        len = answer_put(buf, n, len, "); ");
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(model, "story"), "hold_at_least"))) {
+            /* lower bounds (reports/story.c): no "of" a total */
+            len = answer_put(buf, n, len, "at least ");
+            len = answer_put(buf, n, len, held);
+            len = answer_put(buf, n, len, ", hold times lower bounds); ");
+        } else {
+            len = answer_put(buf, n, len, held);
+            len = answer_put(buf, n, len, " of ");
+            len = answer_put(buf, n, len, all);
+            len = answer_put(buf, n, len, "); ");
+        }
     } else {
         len = answer_put(buf, n, len, "no code path ranked by hold time; ");
     }

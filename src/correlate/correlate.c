@@ -1788,8 +1788,13 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * blind-php's products id=1, blind-java's warehouses id=4 and id=5).
  * 61: a ctid row beside other rows of its relation may be a version of one
  * of them, and its evidence says so (holds.c step 8, decide/rowid.c
- * ls_ctid_row_may_be_other; samples/blind-pl). */
-#define CORRELATION_REV "61"
+ * ls_ctid_row_may_be_other; samples/blind-pl).
+ * 62: on a threshold log with no BEGIN or COMMIT a wait's holder is the pid's
+ * linked transaction only when that transaction held a row of the waited
+ * row's relation or its last statement ended within a tick of the wait;
+ * otherwise the pid alone (decide/link.c ls_holder_tx, decide/logcover.c
+ * ls_logcover_tx_ends_unlogged; samples/blind-go). */
+#define CORRELATION_REV "62"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

@@ -1362,8 +1362,9 @@ static int caused_write(ls_store *s, const qw_ctx *x)
 }
 
 /*
- * A threshold log with a row found only by its slow lockers (slowkeys.c
- * makes them only where statements are logged past a duration threshold):
+ * A threshold log (ls_logcover_caused_unbounded), and one with a row
+ * found only by its slow lockers (slowkeys.c makes them only where
+ * statements are logged past a duration threshold):
  * the blocking ranking credits such a row's waiting to its lockers' path
  * (slowkey_credit), the slow lockers' durations summed, and every path's
  * waiting caused there is at least its figure (waits under the threshold
@@ -1374,6 +1375,7 @@ static int caused_write(ls_store *s, const qw_ctx *x)
  */
 static const char slow_any_sql[] =
     "SELECT 1 FROM row_keys WHERE grouped_by = '" LS_SLOWKEY_EVIDENCE "' LIMIT 1";
+static const char spans_any_sql[] = "SELECT 1 FROM spans LIMIT 1";
 static const char caused_at_least_sql[] =
     "CREATE TEMP TABLE IF NOT EXISTS path_caused_range(code_path TEXT PRIMARY KEY, lo_ms REAL,"
     " hi_ms REAL);"
@@ -1383,15 +1385,27 @@ static const char caused_at_least_sql[] =
 
 static int caused_at_least(ls_store *s)
 {
+    ls_logcover verdict;
     ls_stmt *q = NULL;
     int rc;
 
-    if ((rc = ls_store_prepare(s, slow_any_sql, &q)) != 0)
+    int slow, spans;
+
+    if ((rc = ls_correlate_stmt_logging(s, &verdict)) != 0 ||
+        (rc = ls_store_prepare(s, slow_any_sql, &q)) != 0)
         return rc;
-    rc = ls_stmt_step(q);
+    slow = ls_stmt_step(q);
     ls_stmt_finalize(q);
-    if (rc <= 0)
+    if (slow < 0)
+        return slow;
+    if ((rc = ls_store_prepare(s, spans_any_sql, &q)) != 0)
         return rc;
+    spans = ls_stmt_step(q);
+    ls_stmt_finalize(q);
+    if (spans < 0)
+        return spans;
+    if (!ls_logcover_caused_unbounded(verdict, slow, spans))
+        return 0;
     return ls_store_exec(s, caused_at_least_sql);
 }
 

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "corr_tables.h"
 #include "between_waits.h"
@@ -567,8 +568,56 @@ static const char link_next_sec_sql[] = LINK_NEXT_SQL(
     X(Q, holder_tx, "w.holder_tx")                                                        \
     X(Q, by_xid, "coalesce(t.xid IS NOT NULL AND t.xid = w.blocker_xid, 0)")              \
     X(Q, tx_start, "t.start_ts")                                                          \
-    X(Q, tx_end, "t.end_ts")
+    X(Q, tx_end, "t.end_ts")                                                              \
+    X(Q, locks_relation, "coalesce((SELECT 1 FROM hold_rows h JOIN rows hr"               \
+                         " ON hr.row_id = h.row_id JOIN rows wr ON wr.row_id = w.row_id"  \
+                         " WHERE h.tx_id = w.holder_tx AND hr.relation = wr.relation"     \
+                         " LIMIT 1), 0)")                                                 \
+    X(Q, relation, "(SELECT wr.relation FROM rows wr WHERE wr.row_id = w.row_id)")      \
+    X(Q, tx_session, "t.session_id")                                                      \
+    X(Q, tx_first, "t.first_stmt")                                                        \
+    X(Q, tx_last, "t.last_stmt")                                                          \
+    X(Q, start_ts, "w.start_ts")
 LS_COLUMNS(hw, HOLDER_COLS);
+/* The texts of a transaction's logged statements (its session's, from
+ * its first to its last), for the relation each writes or locks
+ * (ls_sql_relation). */
+#define TX_TEXT_COLS(X, Q) X(Q, text, "st.text")
+LS_COLUMNS(ttx, TX_TEXT_COLS);
+static const char tx_texts_sql[] =
+    "SELECT " LS_SELECT_LIST(ttx, TX_TEXT_COLS)
+    " FROM stmt_rows r JOIN stmt_texts st ON st.text_id = r.text_id"
+    " WHERE r.session_id = :sess AND r.stmt_id BETWEEN :first AND :last";
+#define TX_TEXTS_PARAMS(X, Q) X(Q, sess) X(Q, first) X(Q, last)
+LS_PARAMS(ttp, TX_TEXTS_PARAMS);
+
+/* Whether a statement of the holder's linked transaction (the row of q,
+ * holder_waits_sql) writes or locks the waited row's relation: 1, 0, or
+ * an error code. */
+static int linked_names_relation(ls_stmt *q, ls_stmt *tq)
+{
+    const char *want = ls_stmt_text_or_null(q, hw_relation);
+    char rel[128];
+    int rc;
+
+    if (!want || ls_stmt_isnull(q, hw_tx_session) || ls_stmt_isnull(q, hw_tx_first) ||
+        ls_stmt_isnull(q, hw_tx_last))
+        return 0;
+    ls_stmt_reset(tq);
+    if ((rc = ls_stmt_bind_int64(tq, LS_PARAM(ttp, sess), ls_stmt_int64(q, hw_tx_session))) != 0 ||
+        (rc = ls_stmt_bind_int64(tq, LS_PARAM(ttp, first), ls_stmt_int64(q, hw_tx_first))) != 0 ||
+        (rc = ls_stmt_bind_int64(tq, LS_PARAM(ttp, last), ls_stmt_int64(q, hw_tx_last))) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(tq)) == 1) {
+        const char *sql = ls_stmt_text_or_null(tq, ttx_text);
+        if (sql && ls_sql_relation(sql, rel, sizeof(rel)) && strcasecmp(rel, want) == 0) {
+            rc = 1;
+            break;
+        }
+    }
+    ls_stmt_reset(tq);
+    return rc;
+}
 static const char holder_waits_sql[] =
     "SELECT " LS_SELECT_LIST(hw, HOLDER_COLS) " FROM lock_waits w"
     " LEFT JOIN transactions t ON t.tx_id = w.holder_tx"
@@ -603,10 +652,14 @@ LS_PARAMS(shp, SET_HOLDER_PARAMS);
 static int link_pooled_holders(ls_store *s, int ends_unlogged)
 {
     ls_holder_hold c[LS_HOLDER_HOLD_CANDIDATES];
-    ls_stmt *q = NULL, *hq = NULL, *u = NULL;
+    ls_stmt *q = NULL, *hq = NULL, *u = NULL, *tq = NULL;
+    int64_t tick = 0;
     int rc;
 
-    if ((rc = ls_store_prepare(s, holder_waits_sql, &q)) != 0 ||
+    if ((rc = ls_log_resolution(s, &tick)) != 0 ||
+        (rc = ls_store_prepare(s, holder_waits_sql, &q)) != 0 ||
+        (rc = ls_store_prepare_params(s, tx_texts_sql, LS_PARAM_NAMES(TX_TEXTS_PARAMS),
+                                      &tq)) != 0 ||
         (rc = ls_store_prepare_params(s, holder_holds_sql, LS_PARAM_NAMES(HOLDER_HOLD_PARAMS),
                                       &hq)) != 0 ||
         (rc = ls_store_prepare_params(s, set_holder_tx_sql, LS_PARAM_NAMES(SET_HOLDER_PARAMS),
@@ -627,8 +680,17 @@ static int link_pooled_holders(ls_store *s, int ends_unlogged)
         w.linked_start = ls_stmt_int64(q, hw_tx_start);
         w.linked_end = ls_stmt_isnull(q, hw_tx_end) ? INT64_MAX : ls_stmt_int64(q, hw_tx_end);
         w.ends_unlogged = ends_unlogged;
+        w.linked_locks_relation = (int)ls_stmt_int64(q, hw_locks_relation);
+        w.start = ls_stmt_isnull(q, hw_start_ts) ? w.at : ls_stmt_int64(q, hw_start_ts);
+        w.tick = tick;
         if (ls_holder_linked_kept(&w))
             continue; /* no probe */
+        if (ends_unlogged == LS_ENDS_UNLOGGED_THRESHOLD && w.linked_tx &&
+            !w.linked_locks_relation) {
+            if ((rc = linked_names_relation(q, tq)) < 0)
+                goto out;
+            w.linked_locks_relation = rc;
+        }
         ls_stmt_reset(hq);
         ls_stmt_bind_int64(hq, LS_PARAM(hhp, row), ls_stmt_int64(q, hw_row_id));
         ls_stmt_bind_int64(hq, LS_PARAM(hhp, at), w.at);
@@ -659,6 +721,7 @@ out:
     ls_stmt_finalize(q);
     ls_stmt_finalize(hq);
     ls_stmt_finalize(u);
+    ls_stmt_finalize(tq);
     return rc < 0 ? rc : 0;
 }
 

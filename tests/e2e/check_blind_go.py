@@ -64,6 +64,24 @@ MUST_HOLD = [
     'finding not deserved: external_call_in_transaction (no spans: not in the log)',
     "finding not deserved: hot_counter_row (the hot counter's waits are never logged)",
     'serialization failures: 0',
+    # go34 (issue 34): a threshold log with no BEGIN or COMMIT cannot
+    # delimit transactions; a pid's last logged transaction is not the
+    # holder of a row of a relation its statements never locked when it
+    # ended more than the log's tick before the wait began (the pooled
+    # connection ran another request's next: decide/link.c ls_holder_tx).
+    # Within the tick it is kept: 3 glued links of 123 remain (XFAIL).
+    "occupancy ranking: transferCredit's shape first, or said unknown (truth: transferCredit 121.8 s, 73 %; "
+    "reserveWithPayment 30.2 s)",
+    "stderr's headline: names transferCredit's shape as holding longest, or no path",
+    # go34: a threshold log's waiting caused has no upper bound the log
+    # gives (ls_logcover_caused_unbounded): 'at least' the figure
+    "blocking: transferCredit's range of waiting caused holds the truth's 234.0 s",
+    # go34: on a threshold log an untold retry is not blamed on a dropped
+    # connection (the session may simply have run nothing slow after)
+    'deadlock victims: the untold retry is not blamed on a dropped connection (pgx kept the pooled '
+    'connection and retried)',
+    "occupancy: reserveWithPayment's share not stated above the truth's 18 % as a figure",
+    'story: the path said to hold longest is not given rows of a relation it never locks',
 ]
 
 
@@ -80,7 +98,20 @@ def main():
         rep = judge.report(lockspan, sample, tmp)
     truth = judge.load(os.path.join(sample, "truth.json.gz"))
     results = {r["name"]: r for r in judge.Judge(truth, rep).run()}
-    sys.exit(lscheck.judged("check_blind_go", results, MUST_HOLD))
+    sys.exit(lscheck.judged("check_blind_go", results, MUST_HOLD, first=hedged(rep)))
+
+
+def hedged(rep):
+    """go34 (issue 34): no hold of this log has a known start or end, so
+    the occupancy headline's total is a lower bound and its share one of
+    the timed holds only: said so in the JSON story, on stderr and in the
+    Markdown summary (f96521b: '95.9 % of the time hot rows were held')."""
+    st = rep.get("story") or {}
+    top = [l for l in rep["_stderr"].splitlines() if "holds hot rows longest" in l]
+    said = "of the time hot rows were held (" in rep["_md"]
+    return [("occupancy headline: a lower bound, its share not of the time hot rows were held",
+             st.get("hold_at_least") is True and bool(top) and "at least" in top[0] and not said,
+             [st.get("hold_at_least"), top[:1], said], [True, "at least", False])]
 
 
 if __name__ == "__main__":

@@ -200,8 +200,11 @@ def main():
         check(len(cells) == 6 and all(c[-5] == "unknown" and c[-3:-1] == ["unknown", "unknown"]
                                       for c in cells),
               f"HTML holds: state, idle and commit read unknown ({[c[-5:-1] for c in cells]})")
+        # (as many as the log ties a transaction to: 4 at f96521b, 3 since
+        # go34 names two roots by their pid alone)
         roots = [x for x in r["root_blockers"] if x.get("transaction")]
-        check(len(roots) == 4 and all(
+        n = len(roots)
+        check(n >= 3 and all(
             x["transaction"]["idle_ms"] is None and x["transaction"]["max_idle_ms"] is None
             and x["transaction"]["commit_ms"] is None and x["head_state"] == "unknown"
             and x["transaction"]["split_unknown_reason"]
@@ -211,12 +214,12 @@ def main():
               f"({[(x['head_state'], x['transaction']['idle_ms']) for x in roots]})")
         check("idle in transaction 0.0 ms" not in md["whole"]
               and md["whole"].count("idle in transaction unknown (longest gap unknown), "
-                                    "commit unknown") == 4
-              and md["whole"].count("- Transaction lasted at least ") == 4
+                                    "commit unknown") == n
+              and md["whole"].count("- Transaction lasted at least ") == n
               and "it was mostly idle in transaction" not in md["whole"],
               "Markdown root blockers: idle, gap and commit read unknown, the length at least")
         text = html_text(page)
-        check(text.count("Transaction lasted at least ") == 4
+        check(text.count("Transaction lasted at least ") == n
               and "of it idle between statements" not in text,
               "HTML root blockers: the length at least, the idle unknown")
 

@@ -127,6 +127,9 @@ static ls_holder_wait pooled(int64_t linked, int64_t lstart, int64_t lend)
     w.linked_start = lstart;
     w.linked_end = lend;
     w.ends_unlogged = 0;
+    w.linked_locks_relation = 0;
+    w.start = 0;
+    w.tick = 1000;
     return w;
 }
 
@@ -242,6 +245,7 @@ static void test_ends_unlogged(void)
     ls_root_link root = {30377, 0, 30377, 0, 30377, 0, 743, 0, 1};
 
     w.at = 1370000;
+    w.start = 369823;
     w.holder_pid = 30377;
     w.waiter_tx = 0;
     /* a complete log: the link stands, as before */
@@ -286,9 +290,61 @@ static void test_root_apart_xid(void)
     CHECK_INT(ls_root_apart_xid(7, 0), 0);
 }
 
+/*
+ * samples/blind-go (issue 34: a Go pgx pool, PostgreSQL 15 through
+ * rsyslog, log_min_duration_statement = 250ms, no BEGIN or COMMIT logged):
+ *   21:54:08 postgres[10173]: LOG:  duration: 5658.012 ms  execute
+ *            lrupsc_4_0: SELECT sku, on_hand, reserved FROM inventory
+ *            WHERE sku = $1 FOR UPDATE
+ *   21:54:12 postgres[10166]: DETAIL:  Process holding the lock: 10173.
+ *            CONTEXT:  while locking tuple (0,89) in relation "accounts"
+ * Pid 10173's last logged statement's transaction (tx 18, 02.342..08.000)
+ * locked inventory only; the accounts row was its next, unlogged
+ * transaction's (a transferCredit). Times in µs from 21:54:00.
+ */
+static void test_threshold_other_relation(void)
+{
+    ls_holder_wait w = pooled(18, 2342000, 8000000);
+
+    w.at = 12000000;
+    w.start = 11000000; /* logged at 12 after 1000 ms */
+    w.tick = 1000000;   /* whole seconds */
+    w.holder_pid = 10173;
+    w.waiter_tx = 0;
+    w.ends_unlogged = LS_ENDS_UNLOGGED_THRESHOLD;
+    /* its own statements locked no accounts row, and it had ended 3 s
+     * before the wait began: unknown */
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 0);
+    /* ended within a tick of the wait's start (samples/blind-pool: a
+     * booking's INSERT logged, its UPDATE events before it unlogged):
+     * the log cannot say it had ended; kept */
+    w.start = 8900000;
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 18);
+    w.start = 9000001;
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 0);
+    w.start = 11000000;
+    /* a transaction that locked a row of the relation itself may have
+     * gone on, unlogged, to lock this one: kept */
+    w.linked_locks_relation = 1;
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 18);
+    /* a complete log: kept either way, as before */
+    w.ends_unlogged = 0;
+    w.linked_locks_relation = 0;
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 18);
+    /* a classes log (log_statement = 'mod'): unknown either way */
+    w.ends_unlogged = LS_ENDS_UNLOGGED_CLASSES;
+    w.linked_locks_relation = 1;
+    w.start = 8900000;
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 0);
+    /* open at the message: kept */
+    w.linked_end = 12000001;
+    CHECK_INT(ls_holder_tx(&w, NULL, 0), 18);
+}
+
 int main(void)
 {
     test_root_apart_xid();
+    test_threshold_other_relation();
     test_ends_unlogged();
     test_root_tx();
     test_root_tx_rest();

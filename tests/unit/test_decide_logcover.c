@@ -110,13 +110,40 @@ static void test_classes(void)
     CHECK_INT(ls_logcover_occupancy_unknown(LS_LOGCOVER_CLASSES, 0.001), 0);
     /* The holder links: only a classes log leaves the ends out of them. */
     i = in(n, 0, 0.0, 0);
-    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 1);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), LS_ENDS_UNLOGGED_CLASSES);
     i.reads = 1;
     CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0);
+    /* a threshold log (samples/blind-go: 250 ms, no BEGIN or COMMIT
+     * logged) cannot delimit transactions either */
+    i = in(n, n, 250.0, 0);
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_THRESHOLD);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), LS_ENDS_UNLOGGED_THRESHOLD);
     i = in(n, n, 50.0, 5);
-    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0); /* threshold: kept as it was */
+    i.tx_control = 3;
+    CHECK_INT(ls_logcover_decide(&i), LS_LOGCOVER_THRESHOLD);
+    CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0); /* slow COMMITs logged: kept */
     i = in(0, 0, 0.0, 5);
     CHECK_INT(ls_logcover_tx_ends_unlogged(&i), 0);
+}
+
+/* The blocking ranking's range: unbounded above on a threshold log
+ * (samples/blind-go: transferCredit 141.8-167.8 s printed, the app's
+ * 234.0 s outside it; waits under 250 ms and deadlock_timeout unlogged). */
+static void test_caused_unbounded(void)
+{
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_THRESHOLD, 0, 0), 1);
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_THRESHOLD, 1, 0), 1);
+    /* spans time the statements under the threshold: bounded */
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_THRESHOLD, 0, 1), 0);
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_THRESHOLD, 1, 1), 1); /* as before */
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_COMPLETE, 0, 0), 0);
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_COMPLETE, 1, 0), 1); /* as before */
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_CLASSES, 0, 0), 0);
+    CHECK_INT(ls_logcover_caused_unbounded(LS_LOGCOVER_NONE, 0, 0), 0);
+    /* the story's hold total: a lower bound unless the log is complete */
+    CHECK_INT(ls_logcover_hold_total_at_least(LS_LOGCOVER_COMPLETE), 0);
+    CHECK_INT(ls_logcover_hold_total_at_least(LS_LOGCOVER_THRESHOLD), 1);
+    CHECK_INT(ls_logcover_hold_total_at_least(LS_LOGCOVER_CLASSES), 1);
 }
 
 static void test_open_end(void)
@@ -240,6 +267,7 @@ static void test_holds_unknown(void)
 
 int main(void)
 {
+    test_caused_unbounded();
     test_holds_unknown();
     test_occupancy();
     test_path_occupancy();

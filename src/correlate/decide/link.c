@@ -86,5 +86,10 @@ int64_t ls_holder_tx(const ls_holder_wait *w, const ls_holder_hold *c, size_t n)
         tx = holder_pick(w, c, n, 0);
     if (tx > 0)
         return tx;
+    if (w->ends_unlogged == LS_ENDS_UNLOGGED_THRESHOLD)
+        return w->linked_locks_relation ||
+                       (w->has_linked_span && w->linked_end + w->tick >= w->start)
+                   ? w->linked_tx
+                   : 0;
     return w->ends_unlogged ? 0 : w->linked_tx;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "logpos.h"
+#include "ls_logcover.h"
 
 /* What the earlier links found for one wait (0: none, for any id). */
 typedef struct ls_root_link {
@@ -106,10 +107,19 @@ typedef struct ls_holder_wait {
     int has_linked_span; /* linked_tx's start and end are known: */
     int64_t linked_start;
     int64_t linked_end; /* (INT64_MAX: still open at the log's end) */
-    /* The log has no transaction control (log_statement = 'mod', issue
-     * 34): linked_tx is the pid's last logged statement's transaction,
-     * not known to be the one that held the row when it had ended. */
-    int ends_unlogged;
+    /* The log has no transaction control (log_statement = 'mod', or a
+     * threshold log with no BEGIN or COMMIT logged; issue 34): linked_tx
+     * is the pid's last logged statement's transaction, not known to be
+     * the one that held the row when it had ended. */
+    int ends_unlogged; /* 0, LS_ENDS_UNLOGGED_CLASSES or _THRESHOLD (ls_logcover.h) */
+    /* (THRESHOLD only) linked_tx's own logged statements locked a row of the waited row's
+     * relation (a hold of it before the links): it may have gone on,
+     * unlogged, to lock this one. Else the row is another transaction's
+     * (samples/blind-go: a pooled connection's slow inventory FOR UPDATE
+     * named the holder of the accounts row its next transaction took). */
+    int linked_locks_relation;
+    int64_t start; /* when the wait began */
+    int64_t tick;  /* the log's time resolution (µs): 1000, or a second for %t */
 } ls_holder_wait;
 
 /* A hold of the wait's row. */
@@ -143,9 +153,17 @@ int ls_holder_linked_kept(const ls_holder_wait *w);
  * else those of no pid; of them the only one, else the only one that
  * surely held the row by then (start <= at). Where that
  * does not decide (none, or several alike): linked_tx; 0 (unknown) where
- * ends_unlogged (samples/blind-zk: pid 30377's INSERT orders, committed
- * 24 ms before the wait, named as the holder of accounts id=4 that its
- * next transaction's unlogged SELECT ... FOR UPDATE took).
+ * ends_unlogged is CLASSES (samples/blind-zk: pid 30377's INSERT orders,
+ * committed 24 ms before the wait, named as the holder of accounts id=4
+ * that its next transaction's unlogged SELECT ... FOR UPDATE took), and
+ * where it is THRESHOLD when no statement of linked_tx wrote or locked a
+ * row of that relation (a transferCredit, whose logged FOR UPDATE of
+ * accounts may be followed by unlogged ones, is kept; samples/blind-go's
+ * reserveWithPayment, which locks inventory only, is not) and its last
+ * logged statement had ended more than a tick before the wait began
+ * (samples/blind-go: 3 and 7 s; samples/blind-pool's bookings, whose
+ * unlogged UPDATE events came before their logged INSERT, within 1.8 s of
+ * a whole-second log: kept).
  */
 int64_t ls_holder_tx(const ls_holder_wait *w, const ls_holder_hold *c, size_t n);
 

@@ -27,7 +27,10 @@ ls_logcover ls_logcover_decide(const ls_logcover_in *in)
 
 int ls_logcover_tx_ends_unlogged(const ls_logcover_in *in)
 {
-    return ls_logcover_decide(in) == LS_LOGCOVER_CLASSES;
+    ls_logcover v = ls_logcover_decide(in);
+    if (v == LS_LOGCOVER_CLASSES)
+        return LS_ENDS_UNLOGGED_CLASSES;
+    return v == LS_LOGCOVER_THRESHOLD && in->tx_control == 0 ? LS_ENDS_UNLOGGED_THRESHOLD : 0;
 }
 
 const char *ls_logcover_name(ls_logcover v)
@@ -93,4 +96,14 @@ ls_nopaths ls_logcover_no_paths(int64_t root_blockers, int logging_complete)
     if (root_blockers <= 0)
         return LS_NOPATHS_NONE_HELD;
     return logging_complete ? LS_NOPATHS_UNNAMED : LS_NOPATHS_UNLOGGED;
+}
+
+int ls_logcover_caused_unbounded(ls_logcover v, int slow_key_rows, int has_spans)
+{
+    return (v == LS_LOGCOVER_THRESHOLD && !has_spans) || slow_key_rows != 0;
+}
+
+int ls_logcover_hold_total_at_least(ls_logcover v)
+{
+    return v != LS_LOGCOVER_COMPLETE;
 }
