@@ -1793,8 +1793,11 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * linked transaction only when that transaction held a row of the waited
  * row's relation or its last statement ended within a tick of the wait;
  * otherwise the pid alone (decide/link.c ls_holder_tx, decide/logcover.c
- * ls_logcover_tx_ends_unlogged; samples/blind-go). */
-#define CORRELATION_REV "62"
+ * ls_logcover_tx_ends_unlogged; samples/blind-go).
+ * 63: one xid, one transaction: the waits behind a root pid's xid all take
+ * the transaction the waits naming that xid were linked to, when they agree
+ * (transactions.c root_one_tx_sql; samples/blind-rb's pid 22163). */
+#define CORRELATION_REV "63"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

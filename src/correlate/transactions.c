@@ -794,6 +794,24 @@ static const char root_holder_sql[] =
     " AND f.target_kind = 'tuple' AND f.root_pid = f.blocker_pid"
     " AND f.holder_pid <> f.blocker_pid;";
 
+/* One xid, one transaction: every wait whose chain ends at a root pid's
+ * xid is behind the same transaction, whatever each wait's own links chose
+ * (on a log that cuts no transaction, a pid's statements are apart; the
+ * waits after the xid's first statement ended were given the pid's next:
+ * samples/blind-rb's pid 22163, xid 1432, one root listed twice). The
+ * transaction is the one the waits that name the xid themselves (blocker
+ * = root) were linked to, when they agree; else each wait keeps its own. */
+static const char root_one_tx_sql[] =
+    "DROP TABLE IF EXISTS temp.root_xid_tx;"
+    "CREATE TEMP TABLE root_xid_tx AS SELECT w.root_pid AS pid, w.root_xid AS xid,"
+    " min(w.root_tx) AS tx FROM lock_waits w WHERE w.root_xid IS NOT NULL"
+    " AND w.root_tx IS NOT NULL AND w.blocker_pid = w.root_pid AND w.blocker_xid = w.root_xid"
+    " GROUP BY w.root_pid, w.root_xid HAVING count(DISTINCT w.root_tx) = 1;"
+    "UPDATE wait_links SET root_tx = d.tx FROM lock_waits w JOIN temp.root_xid_tx d"
+    " ON d.pid = w.root_pid AND d.xid = w.root_xid"
+    " WHERE wait_links.wait_id = w.wait_id AND wait_links.root_tx IS NOT d.tx;"
+    "DROP TABLE temp.root_xid_tx;";
+
 /* Each tuple wait's holder from the queue head's wait (head_sql): the
  * transaction that wait was for when it was still on at the tuple wait
  * (ls_head_wait_on()). */
@@ -3422,6 +3440,8 @@ int ls_correlate_transactions(ls_store *s, ls_correlate_stats *stats)
         rc = link_roots(s, ends_unlogged);
     if (rc == 0)
         rc = ls_store_exec(s, root_holder_sql);
+    if (rc == 0)
+        rc = ls_store_exec(s, root_one_tx_sql);
     if (rc == 0)
         rc = ls_store_exec(s, link_errors_sql);
     if (rc == 0)
