@@ -1797,7 +1797,7 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * 63: one xid, one transaction: the waits behind a root pid's xid all take
  * the transaction the waits naming that xid were linked to, when they agree
  * (transactions.c root_one_tx_sql; samples/blind-rb's pid 22163). */
-#define CORRELATION_REV "63"
+#define CORRELATION_REV "64"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
 /*

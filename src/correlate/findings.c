@@ -40,7 +40,7 @@
  * and the scope's time window (:since and :until, NULL when open),
  * bound by bind_rule() where the rule's SQL has them.
  */
-#define RULE_PARAMS(X, Q) X(Q, min_waits) X(Q, since) X(Q, until)
+#define RULE_PARAMS(X, Q) X(Q, min_waits) X(Q, since) X(Q, until) X(Q, untimed_unknown)
 
 /*
  * The time window in a rule's SQL: :since and :until. A point
@@ -87,6 +87,15 @@
  * session's silence after a failure then says nothing of it (samples/
  * blind-pl, log_statement = 'none': DBD::Pg retried 32 of 34 40001s on
  * the same connection). Chooses the words of an untold retry. */
+/* A row's share of the time it was held (rows.utilisation), NULL when
+ * the log cannot give it: :untimed_unknown (bind_rule: 1 when the log's
+ * statement logging is not complete, ls_logcover_holds_unknown) and the
+ * row has holds of which none has a length above 0 (no BEGIN/COMMIT,
+ * threshold logging: samples/blind-go's inventory sku=SKU-1, 20 holds of
+ * 0 ms, "held 0 % of the time" against the truth's 45 %, issue 34). */
+#define HELD_SHARE                                                                         \
+    " (CASE WHEN :untimed_unknown = 1 AND coalesce(r.occupancy_holds, 0) > 0 AND NOT"      \
+    " coalesce(r.occupied_ms, 0) > 0 THEN NULL ELSE r.utilisation END) "
 #define NO_STATEMENTS_LOGGED "NOT EXISTS (SELECT 1 FROM statements)"
 
 #define OTHER_SESSION_RETRIES                                                           \
@@ -454,10 +463,13 @@ static const finding_rule rules[] = {
      "deadlock_timeout and never logged', 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms +"
      " r.logged_wait_ms), r.relation, r.row_key),"
      " printf('%%d statements queued for the row: " DUR " of waiting rebuilt from the holds "
-     "before them, " DUR " logged as lock waits; the row was held %%.0f %%%% of the time.',"
-     " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, 100.0 * r.utilisation),"
+     "before them, " DUR " logged as lock waits; ', r.waited_statements, r.hidden_wait_ms,"
+     " r.logged_wait_ms) || CASE WHEN " HELD_SHARE " IS NULL THEN 'how much of the time the row"
+     " was held is unknown: no hold of it is timed (the log has no transaction boundaries or"
+     " none of its holds ends in it).' ELSE printf('the row was held %%.0f %%%% of the time.',"
+     " 100.0 * " HELD_SHARE ") END,"
      " r.relation, r.row_key, 100.0 * r.hidden_wait_ms / (r.hidden_wait_ms + r.logged_wait_ms),"
-     " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, r.utilisation"
+     " r.waited_statements, r.hidden_wait_ms, r.logged_wait_ms, " HELD_SHARE ""
      " FROM rows r WHERE" INSIDE_WINDOW("r.first_ts", "r.last_ts")
      "AND" NOT_A_RELATION_LOCK("r.row_id"),
      "relation:s,row:s,hidden_share_pct:m,statements_waited:i,hidden_wait_ms:m,"
@@ -683,9 +695,16 @@ static int window_set(int64_t t)
 /* Bind the rule's floor of waits (:min_waits, unbound at 0) and the
  * scope's window (:since, :until; unbound when open) where q (prepared
  * with RULE_PARAMS) has them. 0 or the bind's error. */
-static int bind_rule(ls_stmt *q, const finding_rule *r, const ls_findings_scope *sc)
+static int bind_rule(ls_store *s, ls_stmt *q, const finding_rule *r,
+                     const ls_findings_scope *sc)
 {
     int p, rc = 0;
+    if ((p = ls_stmt_param(q, "untimed_unknown")) != 0) {
+        ls_logcover v;
+        /* a row none of whose holds the log timed: its share unknown? */
+        if ((rc = ls_correlate_stmt_logging(s, &v)) == 0)
+            rc = ls_stmt_bind_int64(q, p, ls_logcover_holds_unknown(v, 1, 0));
+    }
     if (r->min_waits != 0 && (p = ls_stmt_param(q, "min_waits")) != 0)
         rc = ls_stmt_bind_double(q, p, r->min_waits);
     if (rc == 0 && window_set(sc->since) && (p = ls_stmt_param(q, "since")) != 0)
@@ -931,7 +950,7 @@ static int serial_rows_read(ls_store *s, const finding_rule *r, const ls_finding
     int rc;
     if ((rc = ls_store_prepare_vocab(s, serial_rows_sql, LS_PARAM_NAMES(RULE_PARAMS), &q)) != 0)
         return rc;
-    if ((rc = bind_rule(q, r, sc)) != 0) {
+    if ((rc = bind_rule(s, q, r, sc)) != 0) {
         ls_stmt_finalize(q);
         return rc;
     }
@@ -1094,7 +1113,7 @@ static int run_rule(ls_store *s, const finding_rule *r, const ls_findings_scope 
         return rc;
     k.n = 0;
     k.limit = r->limit;
-    if ((rc = bind_rule(q, r, sc)) == 0)
+    if ((rc = bind_rule(s, q, r, sc)) == 0)
         rc = (r->gather ? r->gather : gather_rows)(s, sc, r, &rf, q, &k);
     ls_stmt_finalize(q);
     for (i = 0; i < k.n; i++) {

@@ -82,6 +82,10 @@ MUST_HOLD = [
     'connection and retried)',
     "occupancy: reserveWithPayment's share not stated above the truth's 18 % as a figure",
     'story: the path said to hold longest is not given rows of a relation it never locks',
+    # go34b: a row none of whose holds the log timed (threshold logging, no
+    # BEGIN/COMMIT) has no share of the time held: the hidden_waiting
+    # finding says it unknown (utilisation null), not 0 %
+    'SKU-1: not said held 0 % of the time (truth: held 20.3 s; no hold of it is in the log)',
 ]
 
 
