@@ -132,6 +132,20 @@ int ls_logcover_open_end(ls_logcover v, const char *end_evidence);
  */
 int ls_logcover_split_unknown(ls_logcover v, const char *end_evidence);
 
+/*
+ * Is a code path's hold breakdown (where its holds others waited for
+ * went: SQL, idle in transaction, commit) unknown but for its SQL, over
+ * `holds` holds of which `split_known` have an end the log shows
+ * (ls_logcover_split_unknown 0)? When none has, the idle and commit
+ * parts are not in the log and 0 ms of them is no figure: a path whose
+ * holds were mostly an outbound call, idle in transaction, would read
+ * "mostly SQL" (samples/blind-go's reserveWithPayment: 99.7 % of its hold
+ * time the payment call; its one hold behind the breakdown ends at its
+ * last logged statement, issue 34). No hold: nothing to say (0). Any end
+ * known: the breakdown is the log's (0). Returns 1 when unknown.
+ */
+int ls_logcover_breakdown_unknown(int64_t holds, int64_t split_known);
+
 /* What the report may say of the waiting the log never showed (waits
  * shorter than deadlock_timeout, rebuilt from the logged statements). */
 typedef enum ls_logcover_hidden {

@@ -412,6 +412,58 @@ static const char parts_fmt[] =
     " AND" NOT_A_RELATION_LOCK("h.row_id")
     " GROUP BY p.part, p.name ORDER BY sum(p.ms) DESC LIMIT 20";
 
+/* The path's holds behind its breakdown by their end's evidence (whether
+ * the log shows each end: ls_logcover_split_unknown). */
+#define ENDS_COLS(X, Q)                  \
+    X(Q, end_evidence, "h.end_evidence") \
+    X(Q, holds, "count(DISTINCT h.hold_id)")
+LS_COLUMNS(en, ENDS_COLS);
+static const char ends_fmt[] =
+    "SELECT " LS_SELECT_LIST(en, ENDS_COLS)
+    " FROM hold_parts p JOIN holds h ON h.hold_id = p.hold_id"
+    " LEFT JOIN tx_code c ON c.tx_id = h.tx_id WHERE h.waits > 0 AND %s = :code_path"
+    " AND" NOT_A_RELATION_LOCK("h.row_id") " GROUP BY h.end_evidence";
+
+#define BREAKDOWN_UNKNOWN_REASON                                                                   \
+    "The log shows the end of none of the holds behind this breakdown (statements logged only "    \
+    "past a duration threshold, only some statement classes logged, or no statements): their "     \
+    "idle in transaction and commit time are not in the log, so they are unknown, not 0 ms, and "  \
+    "so is where the hold time mostly went; SQL is the logged statements' time only."
+
+/* Where none of the path's holds behind its breakdown has an end the log
+ * shows (ls_logcover_breakdown_unknown), its parts but SQL (idle in
+ * transaction, commit) are unknown, not 0 ms, and so is which part is
+ * the largest (story.c: no "mostly"). 0 or a store error. */
+static int breakdown_split(model_ctx *m, ls_stmt *ends, const char *path, cJSON *o, cJSON *pl)
+{
+    int64_t holds = 0, known = 0;
+    cJSON *p;
+    int rc;
+    ls_stmt_reset(ends);
+    if ((rc = ls_stmt_bind_text(ends, LS_PARAM(pap, code_path), path)) != 0)
+        return rc;
+    while ((rc = ls_stmt_step(ends)) == 1) {
+        int64_t n = ls_stmt_int64(ends, en_holds);
+        const char *ev =
+            ls_stmt_isnull(ends, en_end_evidence) ? NULL : ls_stmt_text(ends, en_end_evidence);
+        holds += n;
+        if (!ls_logcover_split_unknown((ls_logcover)m->logcover, ev))
+            known += n;
+    }
+    if (rc < 0)
+        return rc;
+    if (!ls_logcover_breakdown_unknown(holds, known) ||
+        cJSON_GetObjectItemCaseSensitive(o, "hold_breakdown_unknown_reason"))
+        return 0;
+    cJSON_ArrayForEach(p, pl) {
+        const cJSON *part = cJSON_GetObjectItemCaseSensitive(p, "part");
+        if (!cJSON_IsString(part) || strcmp(part->valuestring, "sql") != 0)
+            cJSON_ReplaceItemInObjectCaseSensitive(p, "ms", cJSON_CreateNull());
+    }
+    ls_model_add_str(o, "hold_breakdown_unknown_reason", BREAKDOWN_UNKNOWN_REASON);
+    return 0;
+}
+
 typedef struct parts_ctx {
     cJSON *list;
 } parts_ctx;
@@ -515,18 +567,20 @@ static void ranking_cut(model_ctx *m, cJSON *report, const char *key, const char
 void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
 {
     const ls_grouping *g = grouping_of(m->opts->group_by);
-    char parts_sql[8192]; /* the labels are long SQL */
+    char parts_sql[8192], ends_sql[8192]; /* the labels are long SQL */
     cJSON *list, *occ;
-    ls_stmt *q = NULL, *parts = NULL;
+    ls_stmt *q = NULL, *parts = NULL, *ends = NULL;
     int rc;
 
     cJSON_AddStringToObject(report, "code_path_grouping", g->name);
     list = cJSON_AddArrayToObject(report, "code_paths");
     snprintf(parts_sql, sizeof(parts_sql), parts_fmt, g->label);
+    snprintf(ends_sql, sizeof(ends_sql), ends_fmt, g->label);
     if ((rc = ls_store_prepare_params(m->store, ranking_sql, LS_PARAM_NAMES(RANKING_PARAMS), &q)) !=
             0 ||
         (rc = ls_store_prepare_params(m->store, parts_sql, LS_PARAM_NAMES(PARTS_PARAMS), &parts)) !=
-            0)
+            0 ||
+        (rc = ls_store_prepare_params(m->store, ends_sql, LS_PARAM_NAMES(PARTS_PARAMS), &ends)) != 0)
         goto out;
     ls_stmt_bind_int64(q, LS_PARAM(rkp, limit), top);
     while ((rc = ls_stmt_step(q)) == 1) {
@@ -575,6 +629,10 @@ void ls_model_code_paths(model_ctx *m, cJSON *report, int top)
                 cJSON_ReplaceItemInObjectCaseSensitive(p, "ms", cJSON_CreateNull());
             ls_model_add_str(o, "hold_breakdown_unknown_reason", HOLDS_UNKNOWN_REASON);
         }
+        if ((rc = breakdown_split(m, ends, ls_stmt_text(q, rk_code_path), o, pl)) != 0) {
+            cJSON_Delete(o);
+            goto out;
+        }
         cJSON_AddItemToArray(list, o);
     }
     if (rc < 0)
@@ -597,4 +655,5 @@ out:
         m->rc = rc;
     ls_stmt_finalize(q);
     ls_stmt_finalize(parts);
+    ls_stmt_finalize(ends);
 }

@@ -322,9 +322,16 @@ void ls_write_findings(const ls_writer *w, const cJSON *list, const cJSON *flt)
 
 /* " While others waited, it was mostly in the span HTTP POST payments-api
  * /charge (3.5 s of 3.8 s)." */
-static void story_doing(const ls_writer *w, const cJSON *d)
+static void story_doing(const ls_writer *w, const cJSON *d, const char *unknown)
 {
     const char *part = m_str(d, "part");
+    if (!part && unknown) {
+        /* its idle and commit time not in the log (story.c) */
+        fputs(" Where its hold time went while others waited is unknown: the log shows none of "
+              "those holds' ends, so their idle in transaction and commit time are not in it.",
+              w->f);
+        return;
+    }
     if (!part) {
         fputs(" None of its holds was waited for long enough to be logged, so lockspan has no "
               "split of their time (it splits the holds others waited for).",
@@ -388,7 +395,7 @@ void ls_write_story(const ls_writer *w, const cJSON *story)
         w->esc(w->f, m_str(row, "row_key") ? m_str(row, "row_key") : m_str(row, "ctid"), 64);
     }
     fputs(".", w->f);
-    story_doing(w, m_get(story, "doing"));
+    story_doing(w, m_get(story, "doing"), m_str(story, "doing_unknown_reason"));
     if (m_str(story, "fix")) {
         fputs(" ", w->f);
         tag(w, LS_TAG_B);

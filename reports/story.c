@@ -51,12 +51,16 @@ static const cJSON *blocking_of(const cJSON *report, const char *path)
 }
 
 /* The largest part of a path's hold breakdown (what its holds others
- * waited for were mostly spent on), and the parts' sum in *all. */
+ * waited for were mostly spent on), and the parts' sum in *all; NULL
+ * when a part is unknown (null ms: codepaths.c breakdown_split), since
+ * then which is largest is too. */
 static const cJSON *top_part(const cJSON *blocking, double *all)
 {
     const cJSON *p, *best = NULL;
     *all = 0;
     cJSON_ArrayForEach(p, get(blocking, "hold_breakdown")) {
+        if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(p, "ms")))
+            return NULL;
         *all += num(p, "ms");
         if (!best || num(p, "ms") > num(best, "ms"))
             best = p;
@@ -112,7 +116,8 @@ static int add_row(model_ctx *m, cJSON *story)
 static int add_doing(model_ctx *m, cJSON *story, const cJSON *report, const char *path)
 {
     double all = 0;
-    const cJSON *part = top_part(blocking_of(report, path), &all);
+    const cJSON *blocking = blocking_of(report, path);
+    const cJSON *part = top_part(blocking, &all);
     cJSON *ev;
 
     if (part) {
@@ -123,6 +128,10 @@ static int add_doing(model_ctx *m, cJSON *story, const cJSON *report, const char
         cJSON_AddNumberToObject(doing, "of_ms", all);
     } else {
         cJSON_AddNullToObject(story, "doing");
+        /* its breakdown's idle and commit unknown (codepaths.c) */
+        if (str(blocking, "hold_breakdown_unknown_reason"))
+            ls_model_add_str(story, "doing_unknown_reason",
+                             str(blocking, "hold_breakdown_unknown_reason"));
     }
     ev = cJSON_AddObjectToObject(story, "evidence");
     cJSON_AddNumberToObject(ev, "holds", (double)m->story.holds);

@@ -251,6 +251,16 @@ static void test_path_blocking(void)
 /* A sum or mean over holds none of which was timed is unknown on a log
  * that is not complete: the boundaries of holds and timed (blind-rb's
  * warehouses id=1: 54 holds, none timed; its accounts path: 6). */
+static void test_breakdown_unknown(void)
+{
+    /* samples/blind-go: 1 hold behind the breakdown, its end not logged */
+    CHECK_INT(ls_logcover_breakdown_unknown(1, 0), 1);
+    CHECK_INT(ls_logcover_breakdown_unknown(54, 0), 1);
+    CHECK_INT(ls_logcover_breakdown_unknown(54, 1), 0);
+    CHECK_INT(ls_logcover_breakdown_unknown(1, 1), 0);
+    CHECK_INT(ls_logcover_breakdown_unknown(0, 0), 0);
+}
+
 static void test_holds_unknown(void)
 {
     CHECK_INT(ls_logcover_holds_unknown(LS_LOGCOVER_THRESHOLD, 54, 0), 1);
@@ -269,6 +279,7 @@ int main(void)
 {
     test_caused_unbounded();
     test_holds_unknown();
+    test_breakdown_unknown();
     test_occupancy();
     test_path_occupancy();
     test_path_blocking();

@@ -59,6 +59,11 @@ int ls_logcover_split_unknown(ls_logcover v, const char *end_evidence)
     return ls_logcover_open_end(v, end_evidence);
 }
 
+int ls_logcover_breakdown_unknown(int64_t holds, int64_t split_known)
+{
+    return holds > 0 && split_known <= 0;
+}
+
 ls_logcover_hidden ls_logcover_hidden_decide(ls_logcover v, double hidden_ms)
 {
     if (v == LS_LOGCOVER_NONE || v == LS_LOGCOVER_NO_STATEMENTS)
