@@ -10,11 +10,12 @@
  * machine ingest already runs (ls_txcut), each statement's row key
  * decided once per text as ingest decides it (ls_sql_stmt_key); a hold is
  * a transaction that keyed a hot row (row_keys, the logical rows pass's
- * rows, read first), from its first keyed statement's start to the
- * transaction's end, counted per (row, cut shape) in memory. What is kept
- * while streaming: the statements keyed to hot rows of each session's
- * open transaction (none once it ends), and the (row, shape) counts.
- * Prints transactions, holds, (row, shape) pairs, CPU and peak RSS.
+ * rows, read first), from its first keyed statement's end (its start
+ * without a duration) to the transaction's end, counted per (row, cut shape) in memory. What is
+ * kept while streaming: the statements keyed to hot rows of each session's open transaction (none
+ * once it ends), and the (row, shape) counts. Prints transactions, holds, (row, shape) pairs, CPU
+ * and peak RSS; with LS_STREAM_PROTO_PAIRS set, each pair's holds and milliseconds; with
+ * LS_STREAM_PROTO_HOLDS, each hold's row and first keyed statement.
  */
 #include <sqlite3.h>
 #include <stdint.h>
@@ -66,6 +67,9 @@ typedef struct proto {
     size_t pairs_cap, npairs;
     int64_t tx, holds, keyed, unfinished, stmts;
     size_t pend_peak, pend_now;
+    int dump_holds; /* LS_STREAM_PROTO_HOLDS set */
+    sqlite3_stmt *params_of;
+    int64_t params_refs;
 } proto;
 
 static uint64_t hash_str(const char *a, const char *b)
@@ -184,6 +188,8 @@ static int on_tx(void *ctx, const ls_txcut_row *r)
             dup = s->p[j].row_id == e->row_id && s->p[j].stmt_id >= r->first_stmt &&
                   s->p[j].stmt_id <= r->last_stmt;
         if (!dup) {
+            if (p->dump_holds) /* the hold's row and first keyed statement */
+                printf("hold %lld %lld\n", (long long)e->row_id, (long long)e->stmt_id);
             p->holds++;
             if (pair_add(p, e->row_id, r->shape,
                          (double)(r->end_ts > e->start_ts ? r->end_ts - e->start_ts : 0) /
@@ -269,12 +275,9 @@ static int load(proto *p, sqlite3 *db)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int keyed(proto *p, sqlite3_stmt *st, int64_t text_id, int64_t stmt_id, int64_t session,
-                 int64_t start_ts)
+static int keyed_as(proto *p, const text_info *ti, const char *params, const char *prepare,
+                    int64_t stmt_id, int64_t session, int64_t start_ts)
 {
-    const text_info *ti = &p->texts[text_id];
-    const char *params = (const char *)sqlite3_column_text(st, 9);
-    const char *prepare = (const char *)sqlite3_column_text(st, 10);
     char rel[128], key[192];
     int64_t row;
     sess *s;
@@ -307,6 +310,39 @@ static int keyed(proto *p, sqlite3_stmt *st, int64_t text_id, int64_t stmt_id, i
     return 0;
 }
 
+static int keyed(proto *p, sqlite3_stmt *st, int64_t text_id, int64_t stmt_id, int64_t session,
+                 int64_t start_ts)
+{
+    const char *params = (const char *)sqlite3_column_text(st, 9);
+    const char *prepare = (const char *)sqlite3_column_text(st, 10);
+    char *ref_params = NULL;
+    int rc;
+    if (sqlite3_column_type(st, 9) == SQLITE_INTEGER) {
+        /* the params of an earlier row, stmt_id - params (LS_STMT_REF):
+         * ingest has them in hand, the prototype looks them up */
+        int64_t at = stmt_id - sqlite3_column_int64(st, 9);
+        p->params_refs++;
+        for (;;) {
+            sqlite3_bind_int64(p->params_of, 1, at);
+            rc = sqlite3_step(p->params_of);
+            if (rc != SQLITE_ROW || sqlite3_column_type(p->params_of, 0) != SQLITE_INTEGER)
+                break;
+            at -= sqlite3_column_int64(p->params_of, 0);
+            sqlite3_reset(p->params_of);
+        }
+        if (rc == SQLITE_ROW && sqlite3_column_type(p->params_of, 0) == SQLITE_TEXT &&
+            !(ref_params = strdup((const char *)sqlite3_column_text(p->params_of, 0))))
+            rc = SQLITE_NOMEM;
+        sqlite3_reset(p->params_of);
+        if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+            return -1;
+        params = ref_params;
+    }
+    rc = keyed_as(p, &p->texts[text_id], params, prepare, stmt_id, session, start_ts);
+    free(ref_params);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     proto p;
@@ -320,6 +356,7 @@ int main(int argc, char **argv)
         return 2;
     }
     memset(&p, 0, sizeof p);
+    p.dump_holds = getenv("LS_STREAM_PROTO_HOLDS") != NULL;
     if (sqlite3_open_v2(argv[1], &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
         fprintf(stderr, "ls_stream_proto: %s\n", sqlite3_errmsg(db));
         return 1;
@@ -327,6 +364,11 @@ int main(int argc, char **argv)
     getrusage(RUSAGE_SELF, &ru0);
     if (load(&p, db) != 0 || !(cut = ls_txcut_new(on_tx, on_reload, &p))) {
         fprintf(stderr, "ls_stream_proto: load: %s\n", sqlite3_errmsg(db));
+        return 1;
+    }
+    if (sqlite3_prepare_v2(db, "SELECT params FROM stmt_rows WHERE stmt_id = ?", -1, &p.params_of,
+                           NULL) != SQLITE_OK) {
+        fprintf(stderr, "ls_stream_proto: %s\n", sqlite3_errmsg(db));
         return 1;
     }
     if (sqlite3_prepare_v2(db,
@@ -356,7 +398,8 @@ int main(int argc, char **argv)
         s.pos = 0;
         if (text_id > 0 && text_id < p.ntexts && s.kind != LS_SQL_BEGIN &&
             s.kind != LS_SQL_COMMIT && s.kind != LS_SQL_ROLLBACK &&
-            keyed(&p, st, text_id, s.stmt_id, s.session_id, s.start_ts) != 0)
+            keyed(&p, st, text_id, s.stmt_id, s.session_id,
+                  s.start_ts + (s.has_dur ? s.dur_us : 0)) != 0)
             return 1;
         if (ls_txcut_feed(cut, &s) != 0)
             return 1;
@@ -366,7 +409,9 @@ int main(int argc, char **argv)
         return 1;
     }
     getrusage(RUSAGE_SELF, &ru1);
-    printf("stream's SQLite VM steps %d\n", sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0));
+    printf("stream's SQLite VM steps %d, params looked up %lld (%d steps)\n",
+           sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 0), (long long)p.params_refs,
+           sqlite3_stmt_status(p.params_of, SQLITE_STMTSTATUS_VM_STEP, 0));
     printf("statements %lld\ntransactions %lld (unfinished %lld)\nkeyed statements %lld\n"
            "holds on hot rows %lld\n(row, shape) pairs %zu\nsessions seen with a hot key %zu\n"
            "keyed statements held at once (peak) %zu\n",
@@ -383,7 +428,14 @@ int main(int argc, char **argv)
            (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
                (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6,
            ru1.ru_maxrss);
+    if (getenv("LS_STREAM_PROTO_PAIRS")) /* each (row, shape): holds, ms */
+        for (size_t i = 0; i < p.pairs_cap; i++)
+            if (p.pairs[i].row_id)
+                printf("pair %lld %016llx %lld %.3f\n", (long long)p.pairs[i].row_id,
+                       (unsigned long long)p.pairs[i].shape, (long long)p.pairs[i].holds,
+                       p.pairs[i].ms);
     sqlite3_finalize(st);
+    sqlite3_finalize(p.params_of);
     ls_txcut_free(cut);
     sqlite3_close(db);
     return 0;
