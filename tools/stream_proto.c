@@ -8,14 +8,16 @@
  * One read of stmt_rows in stmt_id order (as ingest would see the
  * statements, each session's in order) through the per-session state
  * machine ingest already runs (ls_txcut), each statement's row key
- * decided once per text as ingest decides it (ls_sql_stmt_key); a hold is
- * a transaction that keyed a hot row (row_keys, the logical rows pass's
- * rows, read first), from its first keyed statement's end (its start
- * without a duration) to the transaction's end, counted per (row, cut shape) in memory. What is
- * kept while streaming: the statements keyed to hot rows of each session's open transaction (none
- * once it ends), and the (row, shape) counts. Prints transactions, holds, (row, shape) pairs, CPU
- * and peak RSS; with LS_STREAM_PROTO_PAIRS set, each pair's holds and milliseconds; with
- * LS_STREAM_PROTO_HOLDS, each hold's row and first keyed statement.
+ * decided once per text as ingest decides it (ls_sql_stmt_key); a hold
+ * is a transaction that keyed a hot row (row_keys, the logical rows
+ * pass's rows, read first), from its first keyed statement's end (its
+ * start without a duration) to the transaction's end, counted per (row,
+ * cut shape) in memory. What is kept while streaming: the statements
+ * keyed to hot rows of each session's open transaction (none once it
+ * ends), and the (row, shape) counts. Prints transactions, holds, (row,
+ * shape) pairs, CPU and peak RSS; with LS_STREAM_PROTO_PAIRS set, each
+ * pair's holds and milliseconds; with LS_STREAM_PROTO_HOLDS, each hold's
+ * row and first keyed statement.
  */
 #include <sqlite3.h>
 #include <stdint.h>
