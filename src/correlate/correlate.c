@@ -1796,7 +1796,10 @@ static int queue_step(ls_store *s, ls_correlate_stats *stats)
  * ls_logcover_tx_ends_unlogged; samples/blind-go).
  * 63: one xid, one transaction: the waits behind a root pid's xid all take
  * the transaction the waits naming that xid were linked to, when they agree
- * (transactions.c root_one_tx_sql; samples/blind-rb's pid 22163). */
+ * (transactions.c root_one_tx_sql; samples/blind-rb's pid 22163).
+ * 64: a row none of whose holds the log timed has no share of the time
+ * held (the hidden_waiting rule's utilisation null: findings.c HELD_SHARE,
+ * ls_logcover_holds_unknown; samples/blind-go's inventory SKU-1). */
 #define CORRELATION_REV "64"
 #define CORRELATED_MARK "lockspan " LS_VERSION " correlation " CORRELATION_REV
 
