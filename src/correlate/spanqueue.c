@@ -95,13 +95,12 @@ LS_PARAMS(lgp, LOGGED_PARAMS);
     C(T, shared, LS_INT)                                                                           \
     C(T, unlogged, LS_INT)
 LS_TABLE_COLUMNS(spanq_locks);
-/* Keyed by how decide_keys reads it, so that the read needs no sort (the
- * columns as LS_TABLE_spanq_locks declares them, for its INSERT). */
+/* Keyed by how decide_keys reads it, so that the read needs no sort; the
+ * columns made from LS_TABLE_spanq_locks, as its INSERT is. */
+#define LS_KEY_spanq_locks "PRIMARY KEY(rel, key, lock_end, tx)"
 static const char locks_table_sql[] =
     "DROP TABLE IF EXISTS temp.spanq_locks;"
-    "CREATE TABLE temp.spanq_locks(rel TEXT NOT NULL, key TEXT NOT NULL, tx INTEGER,"
-    " lock_start INTEGER, lock_end INTEGER, end_start INTEGER, end_end INTEGER, shared INTEGER,"
-    " unlogged INTEGER, PRIMARY KEY(rel, key, lock_end, tx)) WITHOUT ROWID;";
+    "CREATE TABLE temp.spanq_locks" LS_TABLE_DEFN_KEYED(spanq_locks) " WITHOUT ROWID;";
 static const char locks_drop_sql[] = "DROP TABLE IF EXISTS temp.spanq_locks";
 static const char locks_insert_sql[] = LS_INSERT_INTO_IN("INSERT OR IGNORE", "temp.", spanq_locks);
 #define SL_COLS(X, Q)                                                                              \
